@@ -1,0 +1,220 @@
+"""One TCP connection to one broker: pipelined requests, responses matched in order.
+
+Owns: the socket, a reader task, and a FIFO of in-flight requests (futures keyed by
+correlation id).  Responses arrive in request order (the broker guarantees it);
+closing the connection, or losing it, fails every in-flight future with
+``KafkaConnectionError`` chained to the cause.  Used by the client core and by the
+broker itself (replica fetchers, controller channel, lifecycle manager), as Kafka's
+brokers use the clients module's ``NetworkClient``.
+
+Kafka concept: ``NetworkClient``/``KafkaChannel``; shape from ``aiokafka/conn.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import socket
+from typing import Any
+
+from protocol.api_keys import API_REGISTRY, spec_for_request
+from protocol.errors import KafkaConnectionError, KafkaTimeoutError
+from protocol.framing import (
+    DEFAULT_MAX_FRAME_BYTES,
+    LENGTH,
+    FrameError,
+    check_frame_length,
+    decode_response_envelope,
+    encode_request,
+)
+from protocol.schema import SchemaError, Struct
+
+logger = logging.getLogger(__name__)
+
+
+class BrokerConnection:
+    """A pipelined connection to ``host:port``.
+
+    Args:
+        host, port: broker address.
+        client_id: sent in every request header.
+        request_timeout_ms: default per-request deadline (ms).
+        max_in_flight: bound on requests awaiting a response; ``send`` waits for room.
+
+    Use ``await connect()`` (or ``async with``), then ``await send(request)``.
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        client_id: str = "kafkette",
+        request_timeout_ms: int = 30000,
+        max_in_flight: int = 1000,
+        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.client_id = client_id
+        self.request_timeout_ms = request_timeout_ms
+        self._max_frame_bytes = max_frame_bytes
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._read_task: asyncio.Task[None] | None = None
+        self._in_flight: collections.deque[tuple[int, type[Struct], int, asyncio.Future[Struct]]] = collections.deque()
+        self._slots = asyncio.Semaphore(max_in_flight)
+        self._correlation_id = 0
+        self._closed_exc: BaseException | None = None
+
+    def __repr__(self) -> str:
+        return f"<BrokerConnection {self.host}:{self.port}>"
+
+    @property
+    def connected(self) -> bool:
+        return self._writer is not None and self._closed_exc is None
+
+    async def connect(self, timeout_ms: int | None = None) -> BrokerConnection:
+        """Open the TCP connection.
+
+        Raises:
+            KafkaConnectionError: refused, unreachable, or not done within the timeout.
+        """
+        timeout = (timeout_ms if timeout_ms is not None else self.request_timeout_ms) / 1000
+        try:
+            self._reader, self._writer = await asyncio.wait_for(
+                asyncio.open_connection(self.host, self.port, limit=1 << 20), timeout
+            )
+        except (OSError, asyncio.TimeoutError) as exc:
+            raise KafkaConnectionError(f"cannot connect to {self.host}:{self.port}: {exc!r}") from exc
+        sock = self._writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._read_task = asyncio.get_running_loop().create_task(self._read_loop(), name=f"conn-read-{self.host}:{self.port}")
+        return self
+
+    async def __aenter__(self) -> BrokerConnection:
+        return await self.connect()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _next_correlation_id(self) -> int:
+        self._correlation_id = (self._correlation_id + 1) & 0x7FFFFFFF
+        return self._correlation_id
+
+    async def send(self, request: Struct, *, api_version: int | None = None, timeout_ms: int | None = None,
+                   expect_response: bool = True) -> Any:
+        """Send ``request`` and return the decoded response struct.
+
+        Args:
+            request: a registered request struct.
+            api_version: defaults to the highest version this build speaks.
+            timeout_ms: deadline for the response (default ``request_timeout_ms``).
+            expect_response: False for Produce with acks=0 (returns None at once).
+
+        Raises:
+            KafkaConnectionError: the connection is closed or lost.
+            KafkaTimeoutError: no response in time (the connection is then closed,
+                since later responses can no longer be matched).
+        """
+        if self._closed_exc is not None or self._writer is None:
+            raise KafkaConnectionError(f"connection to {self.host}:{self.port} is closed") from self._closed_exc
+        spec = spec_for_request(request)
+        version = spec.max_version if api_version is None else api_version
+        timeout = (timeout_ms if timeout_ms is not None else self.request_timeout_ms) / 1000
+        correlation_id = self._next_correlation_id()
+        data = encode_request(request, version, correlation_id, self.client_id)
+        if not expect_response:
+            self._writer.write(data)
+            await self._drain()
+            return None
+        try:
+            await asyncio.wait_for(self._slots.acquire(), timeout)
+        except asyncio.TimeoutError as exc:
+            raise KafkaTimeoutError(f"no in-flight slot to {self.host}:{self.port} within {timeout}s") from exc
+        fut: asyncio.Future[Struct] = asyncio.get_running_loop().create_future()
+        try:
+            if self._closed_exc is not None:
+                raise KafkaConnectionError(f"connection to {self.host}:{self.port} is closed") from self._closed_exc
+            self._in_flight.append((correlation_id, spec.response, version, fut))
+            self._writer.write(data)
+            await self._drain()
+            try:
+                return await asyncio.wait_for(asyncio.shield(fut), timeout)
+            except asyncio.TimeoutError as exc:
+                err = KafkaTimeoutError(
+                    f"{spec.key.name} to {self.host}:{self.port} timed out after {timeout * 1000:.0f} ms"
+                )
+                self._fail_all(err)
+                raise err from exc
+        finally:
+            self._slots.release()
+
+    async def _drain(self) -> None:
+        assert self._writer is not None
+        try:
+            await self._writer.drain()
+        except (OSError, RuntimeError) as exc:
+            err = KafkaConnectionError(f"write to {self.host}:{self.port} failed: {exc!r}")
+            self._fail_all(err)
+            raise err from exc
+
+    async def _read_loop(self) -> None:
+        assert self._reader is not None
+        try:
+            while True:
+                (length,) = LENGTH.unpack(await self._reader.readexactly(LENGTH.size))
+                check_frame_length(length, self._max_frame_bytes)
+                payload = await self._reader.readexactly(length)
+                correlation_id, body = decode_response_envelope(payload)
+                if not self._in_flight:
+                    raise FrameError(f"unexpected response with correlation id {correlation_id}")
+                expected_id, response_cls, version, fut = self._in_flight.popleft()
+                if correlation_id != expected_id:
+                    raise FrameError(f"correlation id {correlation_id} does not match expected {expected_id}")
+                if fut.done():
+                    continue
+                try:
+                    fut.set_result(response_cls.from_wire(body, version))
+                except SchemaError as exc:
+                    fut.set_exception(KafkaConnectionError(f"malformed response from {self.host}:{self.port}: {exc}"))
+        except asyncio.CancelledError:
+            self._fail_all(KafkaConnectionError(f"connection to {self.host}:{self.port} closed"))
+            raise
+        except (asyncio.IncompleteReadError, OSError, FrameError) as exc:
+            err = KafkaConnectionError(f"connection to {self.host}:{self.port} lost: {exc!r}")
+            err.__cause__ = exc
+            self._fail_all(err)
+
+    def _fail_all(self, exc: BaseException) -> None:
+        if self._closed_exc is None:
+            self._closed_exc = exc
+        while self._in_flight:
+            _, _, _, fut = self._in_flight.popleft()
+            if not fut.done():
+                fut.set_exception(exc)
+        if self._writer is not None:
+            self._writer.close()
+
+    async def close(self) -> None:
+        """Close the socket, fail in-flight requests, and await the reader task."""
+        self._fail_all(KafkaConnectionError(f"connection to {self.host}:{self.port} closed by client"))
+        if self._read_task is not None:
+            self._read_task.cancel()
+            try:
+                await asyncio.wait_for(self._read_task, 5)
+            except (asyncio.CancelledError, asyncio.TimeoutError):
+                pass
+            self._read_task = None
+        if self._writer is not None:
+            try:
+                await asyncio.wait_for(self._writer.wait_closed(), 5)
+            except (OSError, asyncio.TimeoutError):
+                pass
+
+
+def supported_versions() -> dict[int, tuple[int, int]]:
+    """``{api_key: (min_version, max_version)}`` this build speaks (for ApiVersions)."""
+    return {int(k): (s.min_version, s.max_version) for k, s in API_REGISTRY.items()}

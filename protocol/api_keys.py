@@ -1,0 +1,93 @@
+"""The API registry: api key -> request/response schema and supported versions.
+
+Kafka concept: ``ApiKeys`` (numbers are Kafka's).  The broker's ApiVersions answer
+and the client's version choice both come from ``API_REGISTRY``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
+from protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
+from protocol.apis.broker_registration import (
+    BrokerHeartbeatRequest,
+    BrokerHeartbeatResponse,
+    BrokerRegistrationRequest,
+    BrokerRegistrationResponse,
+)
+from protocol.apis.create_topics import CreateTopicsRequest, CreateTopicsResponse
+from protocol.apis.fetch import FetchRequest, FetchResponse
+from protocol.apis.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
+from protocol.apis.list_offsets import ListOffsetsRequest, ListOffsetsResponse
+from protocol.apis.metadata import MetadataRequest, MetadataResponse
+from protocol.apis.produce import ProduceRequest, ProduceResponse
+from protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
+from protocol.schema import Struct
+
+
+class ApiKey(IntEnum):
+    """Kafka's API keys."""
+
+    PRODUCE = 0
+    FETCH = 1
+    LIST_OFFSETS = 2
+    METADATA = 3
+    LEADER_AND_ISR = 4
+    STOP_REPLICA = 5
+    UPDATE_METADATA = 6
+    CONTROLLED_SHUTDOWN = 7
+    API_VERSIONS = 18
+    CREATE_TOPICS = 19
+    DELETE_TOPICS = 20
+    DELETE_RECORDS = 21
+    OFFSET_FOR_LEADER_EPOCH = 23
+    CREATE_PARTITIONS = 37
+    ELECT_LEADERS = 43
+    ALTER_PARTITION = 56
+    BROKER_REGISTRATION = 62
+    BROKER_HEARTBEAT = 63
+
+
+@dataclass(frozen=True)
+class ApiSpec:
+    """One API: its key, schemas and the inclusive version range this build speaks."""
+
+    key: ApiKey
+    request: type[Struct]
+    response: type[Struct]
+    min_version: int = 0
+    max_version: int = 0
+
+
+API_REGISTRY: dict[int, ApiSpec] = {
+    spec.key: spec
+    for spec in (
+        ApiSpec(ApiKey.PRODUCE, ProduceRequest, ProduceResponse),
+        ApiSpec(ApiKey.FETCH, FetchRequest, FetchResponse),
+        ApiSpec(ApiKey.LIST_OFFSETS, ListOffsetsRequest, ListOffsetsResponse),
+        ApiSpec(ApiKey.METADATA, MetadataRequest, MetadataResponse, 0, 1),
+        ApiSpec(ApiKey.LEADER_AND_ISR, LeaderAndIsrRequest, LeaderAndIsrResponse),
+        ApiSpec(ApiKey.UPDATE_METADATA, UpdateMetadataRequest, UpdateMetadataResponse),
+        ApiSpec(ApiKey.API_VERSIONS, ApiVersionsRequest, ApiVersionsResponse),
+        ApiSpec(ApiKey.CREATE_TOPICS, CreateTopicsRequest, CreateTopicsResponse),
+        ApiSpec(ApiKey.ALTER_PARTITION, AlterPartitionRequest, AlterPartitionResponse),
+        ApiSpec(ApiKey.BROKER_REGISTRATION, BrokerRegistrationRequest, BrokerRegistrationResponse),
+        ApiSpec(ApiKey.BROKER_HEARTBEAT, BrokerHeartbeatRequest, BrokerHeartbeatResponse),
+    )
+}
+
+_BY_REQUEST: dict[type[Struct], ApiSpec] = {spec.request: spec for spec in API_REGISTRY.values()}
+
+
+def spec_for_request(request: Struct) -> ApiSpec:
+    """Return the ApiSpec of a request instance.
+
+    Raises:
+        TypeError: the object is not a registered request.
+    """
+    spec = _BY_REQUEST.get(type(request))
+    if spec is None:
+        raise TypeError(f"{type(request).__name__} is not a registered request")
+    return spec

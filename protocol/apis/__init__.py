@@ -1,0 +1,1 @@
+"""Request and response schemas, one module per API family (all versions declared once)."""

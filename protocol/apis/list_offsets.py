@@ -1,0 +1,56 @@
+"""ListOffsets (key 2): offsets by timestamp, earliest (-2) or latest (-1).
+
+Kafka concept: ``ListOffsetsRequest``; ``EARLIEST_TIMESTAMP``/``LATEST_TIMESTAMP``.
+"""
+
+from protocol.schema import Array, Field, Int8, Int16, Int32, Int64, String, Struct
+
+EARLIEST_TIMESTAMP = -2
+LATEST_TIMESTAMP = -1
+
+
+class ListOffsetsPartition(Struct):
+    FIELDS = (
+        Field("partition_index", Int32),
+        Field("current_leader_epoch", Int32, default=-1),
+        Field("timestamp", Int64),
+    )
+
+
+class ListOffsetsTopic(Struct):
+    FIELDS = (
+        Field("name", String),
+        Field("partitions", Array(ListOffsetsPartition)),
+    )
+
+
+class ListOffsetsRequest(Struct):
+    FIELDS = (
+        Field("replica_id", Int32, default=-1),
+        Field("isolation_level", Int8),
+        Field("topics", Array(ListOffsetsTopic)),
+    )
+
+
+class ListOffsetsPartitionResponse(Struct):
+    FIELDS = (
+        Field("partition_index", Int32),
+        Field("error_code", Int16),
+        Field("timestamp", Int64, default=-1),
+        Field("offset", Int64, default=-1),
+        Field("leader_epoch", Int32, default=-1),
+    )
+
+
+class ListOffsetsTopicResponse(Struct):
+    FIELDS = (
+        Field("name", String),
+        Field("partitions", Array(ListOffsetsPartitionResponse)),
+    )
+
+
+class ListOffsetsResponse(Struct):
+    FIELDS = (
+        Field("throttle_time_ms", Int32),
+        Field("topics", Array(ListOffsetsTopicResponse)),
+    )

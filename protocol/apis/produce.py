@@ -1,0 +1,56 @@
+"""Produce (key 0): record batches appended to partition leaders.
+
+``records`` holds one or more record batches exactly as ``protocol.record_batch``
+lays them out; the broker checks their headers and CRCs but never decodes records.
+Kafka concept: ``ProduceRequest``/``ProduceResponse`` (acks 0, 1, -1).
+"""
+
+from protocol.schema import Array, Bytes, Field, Int16, Int32, Int64, Nullable, String, Struct
+
+
+class ProducePartitionData(Struct):
+    FIELDS = (
+        Field("index", Int32),
+        Field("records", Nullable(Bytes)),
+    )
+
+
+class ProduceTopicData(Struct):
+    FIELDS = (
+        Field("name", String),
+        Field("partition_data", Array(ProducePartitionData)),
+    )
+
+
+class ProduceRequest(Struct):
+    FIELDS = (
+        Field("transactional_id", Nullable(String)),
+        Field("acks", Int16, default=-1),
+        Field("timeout_ms", Int32, default=30000),
+        Field("topic_data", Array(ProduceTopicData)),
+    )
+
+
+class ProducePartitionResponse(Struct):
+    FIELDS = (
+        Field("index", Int32),
+        Field("error_code", Int16),
+        Field("base_offset", Int64, default=-1),
+        Field("log_append_time_ms", Int64, default=-1),
+        Field("log_start_offset", Int64, default=-1),
+        Field("error_message", Nullable(String)),
+    )
+
+
+class ProduceTopicResponse(Struct):
+    FIELDS = (
+        Field("name", String),
+        Field("partition_responses", Array(ProducePartitionResponse)),
+    )
+
+
+class ProduceResponse(Struct):
+    FIELDS = (
+        Field("responses", Array(ProduceTopicResponse)),
+        Field("throttle_time_ms", Int32),
+    )

@@ -1,0 +1,47 @@
+"""UpdateMetadata (key 6): the controller pushes cluster metadata to every broker.
+
+Carries live brokers and partition states; each broker's MetadataCache replaces what
+it holds for the listed partitions and answers Metadata requests from it.  Kafka
+concept: ``UpdateMetadataRequest`` (seed 004, MetadataCache).
+"""
+
+from protocol.schema import Array, Bool, Field, Int16, Int32, Int64, Nullable, String, Struct
+
+
+class UpdateMetadataPartitionState(Struct):
+    FIELDS = (
+        Field("topic_name", String),
+        Field("partition_index", Int32),
+        Field("controller_epoch", Int32),
+        Field("leader", Int32, default=-1),
+        Field("leader_epoch", Int32),
+        Field("isr", Array(Int32)),
+        Field("partition_epoch", Int32),
+        Field("replicas", Array(Int32)),
+        Field("offline_replicas", Array(Int32)),
+    )
+
+
+class UpdateMetadataBroker(Struct):
+    FIELDS = (
+        Field("id", Int32),
+        Field("host", String),
+        Field("port", Int32),
+        Field("rack", Nullable(String)),
+    )
+
+
+class UpdateMetadataRequest(Struct):
+    FIELDS = (
+        Field("controller_id", Int32),
+        Field("controller_epoch", Int32),
+        Field("broker_epoch", Int64, default=-1),
+        Field("full", Bool),
+        Field("partition_states", Array(UpdateMetadataPartitionState)),
+        Field("live_brokers", Array(UpdateMetadataBroker)),
+        Field("deleted_topics", Array(String)),
+    )
+
+
+class UpdateMetadataResponse(Struct):
+    FIELDS = (Field("error_code", Int16),)

@@ -1,0 +1,224 @@
+"""Kafka's error codes and the exception hierarchy generated from them.
+
+Owns: the `Errors` IntEnum (Kafka's numbers and names), one table saying which codes
+are retriable and which invalidate cached metadata, and one exception class per
+code (``NOT_LEADER_OR_FOLLOWER`` -> ``NotLeaderOrFollowerError``).  Does not own any
+I/O: the broker converts internal exceptions to codes at its handler boundary and the
+client raises these classes from codes it receives.
+
+Kafka concept: ``org.apache.kafka.common.protocol.Errors``.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class Errors(IntEnum):
+    """Error codes sent on the wire, with Kafka's numbers and names."""
+
+    UNKNOWN_SERVER_ERROR = -1
+    NONE = 0
+    OFFSET_OUT_OF_RANGE = 1
+    CORRUPT_MESSAGE = 2
+    UNKNOWN_TOPIC_OR_PARTITION = 3
+    INVALID_FETCH_SIZE = 4
+    LEADER_NOT_AVAILABLE = 5
+    NOT_LEADER_OR_FOLLOWER = 6
+    REQUEST_TIMED_OUT = 7
+    BROKER_NOT_AVAILABLE = 8
+    REPLICA_NOT_AVAILABLE = 9
+    MESSAGE_TOO_LARGE = 10
+    STALE_CONTROLLER_EPOCH = 11
+    OFFSET_METADATA_TOO_LARGE = 12
+    NETWORK_EXCEPTION = 13
+    INVALID_TOPIC_EXCEPTION = 17
+    RECORD_LIST_TOO_LARGE = 18
+    NOT_ENOUGH_REPLICAS = 19
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20
+    INVALID_REQUIRED_ACKS = 21
+    INVALID_TIMESTAMP = 32
+    UNSUPPORTED_VERSION = 35
+    TOPIC_ALREADY_EXISTS = 36
+    INVALID_PARTITIONS = 37
+    INVALID_REPLICATION_FACTOR = 38
+    INVALID_REPLICA_ASSIGNMENT = 39
+    INVALID_CONFIG = 40
+    NOT_CONTROLLER = 41
+    INVALID_REQUEST = 42
+    POLICY_VIOLATION = 44
+    KAFKA_STORAGE_ERROR = 56
+    TOPIC_DELETION_DISABLED = 73
+    FENCED_LEADER_EPOCH = 74
+    UNKNOWN_LEADER_EPOCH = 75
+    STALE_BROKER_EPOCH = 77
+    OFFSET_NOT_AVAILABLE = 78
+    PREFERRED_LEADER_NOT_AVAILABLE = 80
+    ELIGIBLE_LEADERS_NOT_AVAILABLE = 83
+    ELECTION_NOT_NEEDED = 84
+    INVALID_RECORD = 87
+    INVALID_UPDATE_VERSION = 95
+    DUPLICATE_BROKER_REGISTRATION = 101
+    BROKER_ID_NOT_REGISTERED = 102
+    INCONSISTENT_TOPIC_ID = 103
+    INELIGIBLE_REPLICA = 107
+    NEW_LEADER_ELECTED = 108
+
+
+# code -> (retriable, invalid_metadata, message).  One table, as in Kafka's Errors.
+_ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
+    Errors.UNKNOWN_SERVER_ERROR: (False, False, "The server experienced an unexpected error."),
+    Errors.NONE: (False, False, ""),
+    Errors.OFFSET_OUT_OF_RANGE: (False, False, "The requested offset is not within the range of offsets maintained by the server."),
+    Errors.CORRUPT_MESSAGE: (True, False, "The record batch failed its CRC check or is otherwise corrupt."),
+    Errors.UNKNOWN_TOPIC_OR_PARTITION: (True, True, "This server does not host this topic-partition."),
+    Errors.INVALID_FETCH_SIZE: (False, False, "The requested fetch size is invalid."),
+    Errors.LEADER_NOT_AVAILABLE: (True, True, "There is no leader for this topic-partition."),
+    Errors.NOT_LEADER_OR_FOLLOWER: (True, True, "This server is not the leader or a follower for that topic-partition."),
+    Errors.REQUEST_TIMED_OUT: (True, False, "The request timed out."),
+    Errors.BROKER_NOT_AVAILABLE: (False, False, "The broker is not available."),
+    Errors.REPLICA_NOT_AVAILABLE: (True, True, "The replica is not available for the requested topic-partition."),
+    Errors.MESSAGE_TOO_LARGE: (False, False, "The request included a message larger than the max message size the server will accept."),
+    Errors.STALE_CONTROLLER_EPOCH: (False, False, "The controller moved to another broker."),
+    Errors.OFFSET_METADATA_TOO_LARGE: (False, False, "The metadata field of the offset request was too large."),
+    Errors.NETWORK_EXCEPTION: (True, True, "The server disconnected before a response was received."),
+    Errors.INVALID_TOPIC_EXCEPTION: (False, False, "The request attempted to perform an operation on an invalid topic."),
+    Errors.RECORD_LIST_TOO_LARGE: (False, False, "The request included message batch larger than the configured segment size on the server."),
+    Errors.NOT_ENOUGH_REPLICAS: (True, False, "Messages are rejected since there are fewer in-sync replicas than required."),
+    Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND: (True, False, "Messages are written to the log, but to fewer in-sync replicas than required."),
+    Errors.INVALID_REQUIRED_ACKS: (False, False, "Produce request specified an invalid value for required acks."),
+    Errors.INVALID_TIMESTAMP: (False, False, "The timestamp of the message is out of acceptable range."),
+    Errors.UNSUPPORTED_VERSION: (False, False, "The version of API is not supported."),
+    Errors.TOPIC_ALREADY_EXISTS: (False, False, "Topic with this name already exists."),
+    Errors.INVALID_PARTITIONS: (False, False, "Number of partitions is below 1."),
+    Errors.INVALID_REPLICATION_FACTOR: (False, False, "Replication factor is below 1 or larger than the number of available brokers."),
+    Errors.INVALID_REPLICA_ASSIGNMENT: (False, False, "Replica assignment is invalid."),
+    Errors.INVALID_CONFIG: (False, False, "Configuration is invalid."),
+    Errors.NOT_CONTROLLER: (True, True, "This is not the correct controller for this cluster."),
+    Errors.INVALID_REQUEST: (False, False, "This most likely occurs because of a request being malformed by the client library."),
+    Errors.POLICY_VIOLATION: (False, False, "Request parameters do not satisfy the configured policy."),
+    Errors.KAFKA_STORAGE_ERROR: (True, True, "Disk error when trying to access log file on the disk."),
+    Errors.TOPIC_DELETION_DISABLED: (False, False, "Topic deletion is disabled."),
+    Errors.FENCED_LEADER_EPOCH: (True, True, "The leader epoch in the request is older than the epoch on the broker."),
+    Errors.UNKNOWN_LEADER_EPOCH: (True, True, "The leader epoch in the request is newer than the epoch on the broker."),
+    Errors.STALE_BROKER_EPOCH: (False, False, "Broker epoch has changed."),
+    Errors.OFFSET_NOT_AVAILABLE: (True, False, "The leader high watermark has not caught up from a recent leader election."),
+    Errors.PREFERRED_LEADER_NOT_AVAILABLE: (True, True, "The preferred leader was not available."),
+    Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE: (True, True, "Eligible topic partition leaders are not available."),
+    Errors.ELECTION_NOT_NEEDED: (False, False, "Leader election not needed for topic partition."),
+    Errors.INVALID_RECORD: (False, False, "This record has failed the validation on broker and hence will be rejected."),
+    Errors.INVALID_UPDATE_VERSION: (False, False, "The given update version was invalid."),
+    Errors.DUPLICATE_BROKER_REGISTRATION: (False, False, "This broker ID is already in use."),
+    Errors.BROKER_ID_NOT_REGISTERED: (False, False, "The given broker ID was not registered."),
+    Errors.INCONSISTENT_TOPIC_ID: (True, True, "The log's topic ID did not match the topic ID in the request."),
+    Errors.INELIGIBLE_REPLICA: (False, False, "The new ISR contains at least one ineligible replica."),
+    Errors.NEW_LEADER_ELECTED: (False, False, "The AlterPartition request successfully updated the partition state but the leader has changed."),
+}
+
+
+class KafkaError(Exception):
+    """Base of every Kafkette error raised to users.
+
+    Attributes:
+        errno: the ``Errors`` code, or None for client-side errors with no code.
+        retriable: True when the same request may succeed later.
+        invalid_metadata: True when the client should refresh its metadata first.
+    """
+
+    errno: Errors | None = None
+    retriable = False
+    invalid_metadata = False
+    message = ""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(args or ((self.message,) if self.message else ())))
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        name = self.errno.name if self.errno is not None else type(self).__name__
+        return f"[Error {int(self.errno)}] {name}: {text}" if self.errno is not None else f"{name}: {text}"
+
+
+class KafkaConnectionError(KafkaError, ConnectionError):
+    """The connection to a broker failed or was closed with requests in flight."""
+
+    retriable = True
+    invalid_metadata = True
+
+
+class KafkaTimeoutError(KafkaError, TimeoutError):
+    """A client-side deadline (request, delivery or metadata timeout) passed."""
+
+    retriable = True
+
+
+class IllegalStateError(KafkaError):
+    """An operation was called in a state that does not allow it (e.g. a closed client)."""
+
+
+def _class_name(code: Errors) -> str:
+    parts = code.name.lower().split("_")
+    if parts[-1] in ("error", "exception"):
+        parts = parts[:-1]
+    return "".join(part.capitalize() for part in parts) + "Error"
+
+
+_BY_CODE: dict[int, type[KafkaError]] = {}
+
+for _code, (_retriable, _invalid_metadata, _message) in _ERROR_TABLE.items():
+    if _code == Errors.NONE:
+        continue
+    _base: tuple[type, ...] = (KafkaError, TimeoutError) if _code == Errors.REQUEST_TIMED_OUT else (KafkaError,)
+    _cls = type(
+        _class_name(_code),
+        _base,
+        {
+            "errno": _code,
+            "retriable": _retriable,
+            "invalid_metadata": _invalid_metadata,
+            "message": _message,
+            "__doc__": f"Kafka error {_code.name} ({int(_code)}): {_message}",
+            "__module__": __name__,
+        },
+    )
+    _BY_CODE[int(_code)] = _cls
+    globals()[_cls.__name__] = _cls
+
+
+def error_class(code: int) -> type[KafkaError]:
+    """Return the exception class for a wire error code.
+
+    Args:
+        code: an error code received on the wire (may be unknown to this version).
+
+    Returns:
+        The generated class (e.g. ``NotLeaderOrFollowerError``); unknown codes map to
+        ``UnknownServerError``.
+    """
+    return _BY_CODE.get(int(code), _BY_CODE[int(Errors.UNKNOWN_SERVER_ERROR)])
+
+
+def raise_for_code(code: int, detail: str | None = None) -> None:
+    """Raise the exception for ``code`` unless it is NONE (0).
+
+    Args:
+        code: wire error code.
+        detail: optional error message from the server, preferred over the generic text.
+
+    Raises:
+        KafkaError subclass for the code.
+    """
+    if code == 0:
+        return
+    cls = error_class(code)
+    raise cls(detail) if detail else cls()
+
+
+def is_retriable(code: int) -> bool:
+    """True when the code is retriable per Kafka's table (unknown codes are not)."""
+    return error_class(code).retriable
+
+
+def all_error_classes() -> dict[str, type[KafkaError]]:
+    """Return ``{class_name: class}`` for every generated error class (for re-export)."""
+    return {cls.__name__: cls for cls in _BY_CODE.values()}

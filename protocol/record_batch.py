@@ -1,0 +1,312 @@
+"""The record batch format: a fixed binary header with CRC32C, then msgpack records.
+
+On-disk and on-wire layout of one batch (big-endian), modeled on Kafka's RecordBatch
+v2 (``DefaultRecordBatch``)::
+
+    offset  size  field
+         0     8  base_offset              (assigned by the leader, in place)
+         8     4  batch_length             (bytes after this field)
+        12     4  partition_leader_epoch   (assigned by the leader, in place)
+        16     1  magic                    (2)
+        17     4  crc                      (CRC32C of bytes 21..end)
+        21     2  attributes               (bits 0-2 codec, bit 3 timestamp type)
+        23     4  last_offset_delta
+        27     8  base_timestamp           (ms)
+        35     8  max_timestamp            (ms)
+        43     8  producer_id              (-1: none)
+        51     2  producer_epoch
+        53     4  base_sequence
+        57     4  records_count
+        61     -  records: msgpack array of [offset_delta, timestamp_delta, key,
+                  value, headers], headers a list of [key, value]; the whole array
+                  compressed when the codec bits say so.
+
+Because the CRC starts at ``attributes``, the leader can write the base offset and
+leader epoch without recomputing it, and the broker moves batches as bytes without
+decoding records.  Pure code, no I/O.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import crc32c
+import msgpack
+
+HEADER = struct.Struct(">qiibIhiqqqhii")
+HEADER_SIZE = HEADER.size  # 61
+LOG_OVERHEAD = 12  # base_offset + batch_length: bytes not counted in batch_length
+MAGIC = 2
+CRC_OFFSET = 17
+ATTRIBUTES_OFFSET = 21
+BASE_OFFSET_AND_LENGTH = struct.Struct(">qi")
+LEADER_EPOCH = struct.Struct(">i")
+BASE_OFFSET = struct.Struct(">q")
+
+COMPRESSION_NONE = 0
+COMPRESSION_GZIP = 1
+COMPRESSION_SNAPPY = 2
+COMPRESSION_LZ4 = 3
+COMPRESSION_ZSTD = 4
+COMPRESSION_CODEC_MASK = 0x07
+TIMESTAMP_TYPE_MASK = 0x08  # set: LogAppendTime; clear: CreateTime
+
+CREATE_TIME = 0
+LOG_APPEND_TIME = 1
+
+
+class CorruptRecordError(ValueError):
+    """A batch is malformed: bad length, bad magic, or a CRC mismatch."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchHeader:
+    """The decoded fixed header of one batch (see the module docstring for layout)."""
+
+    base_offset: int
+    batch_length: int
+    partition_leader_epoch: int
+    magic: int
+    crc: int
+    attributes: int
+    last_offset_delta: int
+    base_timestamp: int
+    max_timestamp: int
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    records_count: int
+
+    @property
+    def size_in_bytes(self) -> int:
+        """Whole batch size in bytes, header included."""
+        return self.batch_length + LOG_OVERHEAD
+
+    @property
+    def last_offset(self) -> int:
+        return self.base_offset + self.last_offset_delta
+
+    @property
+    def next_offset(self) -> int:
+        return self.base_offset + self.last_offset_delta + 1
+
+    @property
+    def compression(self) -> int:
+        return self.attributes & COMPRESSION_CODEC_MASK
+
+    @property
+    def timestamp_type(self) -> int:
+        return LOG_APPEND_TIME if self.attributes & TIMESTAMP_TYPE_MASK else CREATE_TIME
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One decoded record with absolute offset and timestamp (ms)."""
+
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: list[tuple[str, bytes | None]]
+
+
+def read_header(buf: bytes | bytearray | memoryview, pos: int = 0) -> BatchHeader:
+    """Decode the fixed header of the batch starting at ``pos``.
+
+    Raises:
+        CorruptRecordError: fewer than HEADER_SIZE bytes are left.
+    """
+    if len(buf) - pos < HEADER_SIZE:
+        raise CorruptRecordError(f"batch header needs {HEADER_SIZE} bytes, {len(buf) - pos} left")
+    return BatchHeader(*HEADER.unpack_from(buf, pos))
+
+
+def build_batch(
+    records: Sequence[tuple[bytes | None, bytes | None, Sequence[tuple[str, bytes | None]] | None, int]],
+    *,
+    base_offset: int = 0,
+    partition_leader_epoch: int = -1,
+    compression: int = COMPRESSION_NONE,
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+) -> bytes:
+    """Build one batch from ``(key, value, headers, timestamp_ms)`` tuples.
+
+    The records are encoded with one msgpack call.  Compression codecs other than
+    none are added by a later issue; asking for one raises ValueError.
+
+    Returns:
+        The batch bytes, CRC set.
+    """
+    if not records:
+        raise ValueError("a batch needs at least one record")
+    if compression != COMPRESSION_NONE:
+        raise ValueError(f"compression codec {compression} is not supported yet")
+    base_timestamp = records[0][3]
+    max_timestamp = base_timestamp
+    rows: list[list[Any]] = []
+    for delta, (key, value, headers, ts) in enumerate(records):
+        if ts > max_timestamp:
+            max_timestamp = ts
+        rows.append([delta, ts - base_timestamp, key, value, [list(h) for h in headers] if headers else []])
+    payload = msgpack.packb(rows, use_bin_type=True)
+    return build_batch_from_payload(
+        payload,
+        record_count=len(records),
+        base_timestamp=base_timestamp,
+        max_timestamp=max_timestamp,
+        base_offset=base_offset,
+        partition_leader_epoch=partition_leader_epoch,
+        attributes=compression,
+        producer_id=producer_id,
+        producer_epoch=producer_epoch,
+        base_sequence=base_sequence,
+    )
+
+
+def build_batch_from_payload(
+    payload: bytes,
+    *,
+    record_count: int,
+    base_timestamp: int,
+    max_timestamp: int,
+    base_offset: int = 0,
+    partition_leader_epoch: int = -1,
+    attributes: int = 0,
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+) -> bytes:
+    """Wrap an already-encoded records payload in a batch header (CRC computed).
+
+    Args:
+        payload: the msgpack (possibly compressed) records array.
+        record_count: number of records; offsets deltas run 0..record_count-1.
+    """
+    header = bytearray(
+        HEADER.pack(
+            base_offset,
+            HEADER_SIZE - LOG_OVERHEAD + len(payload),
+            partition_leader_epoch,
+            MAGIC,
+            0,
+            attributes,
+            record_count - 1,
+            base_timestamp,
+            max_timestamp,
+            producer_id,
+            producer_epoch,
+            base_sequence,
+            record_count,
+        )
+    )
+    crc = crc32c.crc32c(payload, crc32c.crc32c(memoryview(header)[ATTRIBUTES_OFFSET:]))
+    struct.pack_into(">I", header, CRC_OFFSET, crc)
+    return bytes(header) + payload
+
+
+def compute_crc(buf: bytes | bytearray | memoryview, pos: int, size: int) -> int:
+    """CRC32C over ``buf[pos+21 : pos+size]`` (the bytes the batch CRC covers)."""
+    return crc32c.crc32c(memoryview(buf)[pos + ATTRIBUTES_OFFSET : pos + size])
+
+
+def iter_batches(
+    buf: bytes | bytearray | memoryview, *, verify_crc: bool = False
+) -> Iterator[tuple[int, BatchHeader]]:
+    """Yield ``(position, header)`` for each complete batch in ``buf``.
+
+    Stops silently at a trailing partial batch (as a fetch response may end in one).
+
+    Raises:
+        CorruptRecordError: a batch has a bad magic, an impossible length, or (with
+            ``verify_crc``) a CRC mismatch.
+    """
+    pos = 0
+    end = len(buf)
+    while end - pos >= HEADER_SIZE:
+        header = read_header(buf, pos)
+        size = header.batch_length + LOG_OVERHEAD
+        if header.magic != MAGIC:
+            raise CorruptRecordError(f"batch at byte {pos} has magic {header.magic}, expected {MAGIC}")
+        if size < HEADER_SIZE or header.records_count < 1 or header.last_offset_delta < 0:
+            raise CorruptRecordError(f"batch at byte {pos} has invalid length {header.batch_length}")
+        if pos + size > end:
+            return
+        if verify_crc and compute_crc(buf, pos, size) != header.crc:
+            raise CorruptRecordError(f"batch at byte {pos} (base offset {header.base_offset}) fails its CRC")
+        yield pos, header
+        pos += size
+
+
+def validate_batches(buf: bytes | bytearray | memoryview) -> list[tuple[int, BatchHeader]]:
+    """Check that ``buf`` is a sequence of whole, CRC-valid batches (produce path).
+
+    Returns:
+        ``[(position, header)]`` of every batch, in order.
+
+    Raises:
+        CorruptRecordError: empty input, trailing bytes, bad length, magic or CRC.
+    """
+    found = list(iter_batches(buf, verify_crc=True))
+    consumed = found[-1][0] + found[-1][1].size_in_bytes if found else 0
+    if not found:
+        raise CorruptRecordError("no complete record batch in the records field")
+    if consumed != len(buf):
+        raise CorruptRecordError(f"{len(buf) - consumed} trailing bytes after the last batch")
+    return found
+
+
+def assign_offsets(buf: bytearray, positions: Sequence[tuple[int, BatchHeader]], base_offset: int, leader_epoch: int) -> int:
+    """Write base offsets and the leader epoch into batches in place (leader append).
+
+    Args:
+        buf: the batches, mutable.
+        positions: output of ``validate_batches`` for ``buf``.
+        base_offset: offset of the first record of the first batch.
+        leader_epoch: the leader's current epoch.
+
+    Returns:
+        The next offset after the last record (the new log end offset).
+    """
+    offset = base_offset
+    for pos, header in positions:
+        BASE_OFFSET.pack_into(buf, pos, offset)
+        LEADER_EPOCH.pack_into(buf, pos + 12, leader_epoch)
+        offset += header.last_offset_delta + 1
+    return offset
+
+
+def set_timestamps_log_append_time(buf: bytearray, positions: Sequence[tuple[int, BatchHeader]], now_ms: int) -> None:
+    """Mark batches LogAppendTime with ``now_ms`` as max timestamp (recomputes CRCs)."""
+    for pos, header in positions:
+        struct.pack_into(">h", buf, pos + ATTRIBUTES_OFFSET, header.attributes | TIMESTAMP_TYPE_MASK)
+        struct.pack_into(">q", buf, pos + 35, now_ms)
+        struct.pack_into(">I", buf, pos + CRC_OFFSET, compute_crc(buf, pos, header.size_in_bytes))
+
+
+def decode_records(batch: bytes | bytearray | memoryview, pos: int = 0, header: BatchHeader | None = None) -> list[Record]:
+    """Decode the records of the batch at ``pos`` (client side; one msgpack call).
+
+    Raises:
+        CorruptRecordError: the payload is not a msgpack array of records.
+    """
+    header = header or read_header(batch, pos)
+    if header.compression != COMPRESSION_NONE:
+        raise CorruptRecordError(f"compression codec {header.compression} is not supported yet")
+    payload = memoryview(batch)[pos + HEADER_SIZE : pos + header.size_in_bytes]
+    try:
+        rows = msgpack.unpackb(payload, raw=False, use_list=True)
+    except Exception as exc:
+        raise CorruptRecordError(f"records of batch at offset {header.base_offset} are not msgpack: {exc}") from exc
+    base_offset = header.base_offset
+    log_append = header.timestamp_type == LOG_APPEND_TIME
+    base_ts = header.base_timestamp
+    out = []
+    for delta, ts_delta, key, value, headers in rows:
+        ts = header.max_timestamp if log_append else base_ts + ts_delta
+        out.append(Record(base_offset + delta, ts, key, value, [(h[0], h[1]) for h in headers]))
+    return out
