@@ -1,0 +1,301 @@
+"""The broker's typed configuration: Kafka property names, defaults, validation.
+
+Owns: ``ConfigKey`` (dotted name, type, default, doc, validator), ``BROKER_CONFIGS``
+(every property a broker accepts) and ``KafkaConfig`` (one attribute per property,
+dots as underscores: ``log.segment.bytes`` -> ``log_segment_bytes``).  A
+``server.properties`` file is read with the ``javaproperties`` library; an unknown
+key or a bad value raises ``ConfigError`` naming the property, and start-up stops.
+
+Kafka concept: ``KafkaConfig``/``ConfigDef`` (same names and defaults).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import javaproperties
+
+
+class ConfigError(ValueError):
+    """A configuration value is missing, unknown or invalid; the message names the property."""
+
+
+@dataclass(frozen=True)
+class ConfigKey:
+    """One property: dotted Kafka name, type ('int', 'long', 'bool', 'string', 'list'),
+    default (None = required), doc, and an optional validator raising ValueError."""
+
+    name: str
+    type: str
+    default: Any
+    doc: str
+    validator: Callable[[Any], None] | None = None
+
+    @property
+    def attr(self) -> str:
+        return self.name.replace(".", "_")
+
+    def parse(self, raw: Any) -> Any:
+        """Convert a raw (string or typed) value and validate it.
+
+        Raises:
+            ConfigError: the value has the wrong type or fails validation.
+        """
+        try:
+            value = _PARSERS[self.type](raw)
+            if self.validator is not None and value is not None:
+                self.validator(value)
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(f"Invalid value {raw!r} for configuration {self.name}: {exc}") from None
+        return value
+
+
+def _parse_bool(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in ("true", "false"):
+        return text == "true"
+    raise ValueError("expected true or false")
+
+
+def _parse_int(raw: Any) -> int:
+    if isinstance(raw, bool):
+        raise ValueError("expected an integer")
+    return int(str(raw).strip()) if not isinstance(raw, int) else raw
+
+
+def _parse_list(raw: Any) -> list[str]:
+    if isinstance(raw, (list, tuple)):
+        return [str(x) for x in raw]
+    return [part.strip() for part in str(raw).split(",") if part.strip()]
+
+
+def _parse_string(raw: Any) -> str | None:
+    return None if raw is None else str(raw).strip()
+
+
+_PARSERS: dict[str, Callable[[Any], Any]] = {
+    "int": _parse_int,
+    "long": _parse_int,
+    "bool": _parse_bool,
+    "string": _parse_string,
+    "list": _parse_list,
+}
+
+
+def at_least(lo: int) -> Callable[[Any], None]:
+    """Validator: value >= lo."""
+
+    def check(value: Any) -> None:
+        if value < lo:
+            raise ValueError(f"Value must be at least {lo}")
+
+    return check
+
+
+def in_range(lo: int, hi: int) -> Callable[[Any], None]:
+    """Validator: lo <= value <= hi."""
+
+    def check(value: Any) -> None:
+        if not lo <= value <= hi:
+            raise ValueError(f"Value must be in [{lo}, {hi}]")
+
+    return check
+
+
+def one_of(*choices: str) -> Callable[[Any], None]:
+    """Validator: every list item (or the string) is one of ``choices``."""
+
+    def check(value: Any) -> None:
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if item not in choices:
+                raise ValueError(f"String must be one of: {', '.join(choices)}")
+
+    return check
+
+
+def _check_listeners(value: list[str]) -> None:
+    if not value:
+        raise ValueError("at least one listener is required")
+    for item in value:
+        parse_listener(item)
+
+
+def _check_optional_listeners(value: list[str]) -> None:
+    for item in value:
+        parse_listener(item)
+
+
+def _check_voters(value: list[str]) -> None:
+    for item in value:
+        parse_voter(item)
+
+
+def parse_listener(text: str) -> tuple[str, str, int]:
+    """Parse ``PLAINTEXT://host:port`` into (name, host, port).
+
+    Raises:
+        ValueError: not NAME://HOST:PORT with a port in 0..65535.
+    """
+    name, sep, rest = text.partition("://")
+    host, colon, port = rest.rpartition(":")
+    if not sep or not colon or not name:
+        raise ValueError(f"listener {text!r} must look like PLAINTEXT://host:port")
+    port_num = int(port)
+    if not 0 <= port_num <= 65535:
+        raise ValueError(f"listener {text!r} has port outside 0..65535")
+    return name, host, port_num
+
+
+def parse_voter(text: str) -> tuple[int, str, int]:
+    """Parse a ``controller.quorum.voters`` entry ``id@host:port`` into (id, host, port).
+
+    Raises:
+        ValueError: malformed entry.
+    """
+    node, at, address = text.partition("@")
+    host, colon, port = address.rpartition(":")
+    if not at or not colon:
+        raise ValueError(f"voter {text!r} must look like id@host:port")
+    return int(node), host, int(port)
+
+
+BROKER_CONFIGS: tuple[ConfigKey, ...] = (
+    ConfigKey("node.id", "int", None, "The node id of this broker.", at_least(0)),
+    ConfigKey("process.roles", "list", ["broker"], "Roles: broker and/or controller.", one_of("broker", "controller")),
+    ConfigKey("listeners", "list", ["PLAINTEXT://127.0.0.1:9092"], "Listener URIs NAME://host:port.", _check_listeners),
+    ConfigKey("advertised.listeners", "list", [], "Listeners published to clients; default: listeners.", _check_optional_listeners),
+    ConfigKey("log.dirs", "list", ["/tmp/kafkette-logs"], "Directories holding partition logs."),
+    ConfigKey("broker.rack", "string", None, "Rack of this broker (rack-aware assignment)."),
+    ConfigKey("cluster.id", "string", "kafkette-cluster", "The cluster id reported in Metadata."),
+    ConfigKey("controller.quorum.voters", "list", [], "Controller voters id@host:port; the first is the active controller.", _check_voters),
+    ConfigKey("num.partitions", "int", 1, "Default partitions for new topics.", at_least(1)),
+    ConfigKey("default.replication.factor", "int", 1, "Default replication factor for new topics.", in_range(1, 32767)),
+    ConfigKey("min.insync.replicas", "int", 1, "Minimum ISR size for acks=all produce.", at_least(1)),
+    ConfigKey("auto.create.topics.enable", "bool", True, "Create unknown topics on Metadata requests."),
+    ConfigKey("delete.topic.enable", "bool", True, "Allow DeleteTopics."),
+    ConfigKey("unclean.leader.election.enable", "bool", False, "Elect out-of-sync replicas as a last resort."),
+    ConfigKey("replica.lag.time.max.ms", "long", 30000, "ISR shrink after a follower is behind this long (ms).", at_least(1)),
+    ConfigKey("num.replica.fetchers", "int", 1, "Fetcher tasks per source broker.", at_least(1)),
+    ConfigKey("replica.fetch.max.bytes", "int", 1048576, "Bytes per partition per follower fetch.", at_least(1)),
+    ConfigKey("replica.fetch.min.bytes", "int", 1, "Min bytes for a follower fetch response.", at_least(1)),
+    ConfigKey("replica.fetch.wait.max.ms", "int", 500, "Max wait of a follower fetch (ms).", at_least(0)),
+    ConfigKey("replica.fetch.response.max.bytes", "int", 10485760, "Max bytes of a follower fetch response.", at_least(1)),
+    ConfigKey("replica.fetch.backoff.ms", "int", 1000, "Backoff after a follower fetch error (ms).", at_least(0)),
+    ConfigKey("replica.high.watermark.checkpoint.interval.ms", "long", 5000, "High watermark checkpoint period (ms).", at_least(1)),
+    ConfigKey("replica.socket.timeout.ms", "int", 30000, "Socket timeout of follower fetches (ms).", at_least(1)),
+    ConfigKey("broker.session.timeout.ms", "int", 9000, "A broker missing heartbeats this long is fenced (ms).", at_least(1)),
+    ConfigKey("broker.heartbeat.interval.ms", "int", 2000, "Heartbeat period (ms).", at_least(1)),
+    ConfigKey("controller.socket.timeout.ms", "int", 30000, "Timeout of controller-to-broker requests (ms).", at_least(1)),
+    ConfigKey("request.timeout.ms", "int", 30000, "Default timeout for internal requests (ms).", at_least(1)),
+    ConfigKey("socket.request.max.bytes", "int", 104857600, "Largest request frame accepted (bytes).", at_least(1)),
+    ConfigKey("queued.max.requests", "int", 500, "In-flight requests per connection before reading pauses.", at_least(1)),
+    ConfigKey("message.max.bytes", "int", 1048588, "Largest record batch accepted (bytes).", at_least(0)),
+    ConfigKey("log.segment.bytes", "int", 1073741824, "Segment size before a roll (bytes).", at_least(14)),
+    ConfigKey("log.index.interval.bytes", "int", 4096, "Bytes between offset index entries.", at_least(0)),
+    ConfigKey("log.index.size.max.bytes", "int", 10485760, "Max offset index size (bytes).", at_least(4)),
+    ConfigKey("log.flush.interval.messages", "long", 2**63 - 1, "Messages before an fsync.", at_least(1)),
+    ConfigKey("log.flush.interval.ms", "long", None, "Max time between fsyncs (ms); unset = never forced.", at_least(0)),
+    ConfigKey("log.flush.offset.checkpoint.interval.ms", "int", 60000, "Recovery point checkpoint period (ms).", at_least(0)),
+    ConfigKey("log.retention.ms", "long", None, "Retention time (ms); unset = log.retention.hours.", at_least(-1)),
+    ConfigKey("log.retention.hours", "int", 168, "Retention time (hours).", at_least(-1)),
+    ConfigKey("log.retention.bytes", "long", -1, "Retention size per partition (bytes), -1 = none.", at_least(-1)),
+    ConfigKey("log.retention.check.interval.ms", "long", 300000, "Retention check period (ms).", at_least(1)),
+)
+
+_BY_NAME: dict[str, ConfigKey] = {key.name: key for key in BROKER_CONFIGS}
+# Kafka keys that carry no meaning here but appear in copied server.properties files.
+_IGNORED = frozenset({"controller.listener.names", "inter.broker.listener.name", "listener.security.protocol.map"})
+
+
+class KafkaConfig:
+    """A validated broker configuration; one attribute per property of ``BROKER_CONFIGS``.
+
+    Args:
+        props: ``{dotted name: value}`` (strings as read from a file, or typed values).
+
+    Raises:
+        ConfigError: unknown key, missing required key, or invalid value.
+    """
+
+    def __init__(self, props: Mapping[str, Any]) -> None:
+        unknown = sorted(k for k in props if k not in _BY_NAME and k not in _IGNORED)
+        if unknown:
+            raise ConfigError(f"Unknown configuration {unknown[0]!r}" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
+        self.originals = dict(props)
+        for key in BROKER_CONFIGS:
+            if key.name in props:
+                value = key.parse(props[key.name])
+            elif key.default is None and key.name == "node.id":
+                raise ConfigError("Missing required configuration 'node.id' which has no default value")
+            else:
+                value = list(key.default) if isinstance(key.default, list) else key.default
+            setattr(self, key.attr, value)
+        if not self.log_dirs:
+            raise ConfigError("Invalid value for configuration log.dirs: at least one directory is required")
+
+    @classmethod
+    def from_file(cls, path: str) -> KafkaConfig:
+        """Read a ``server.properties`` file.
+
+        Raises:
+            ConfigError: unreadable file or invalid contents.
+        """
+        try:
+            with open(path, encoding="utf-8") as fh:
+                props = javaproperties.load(fh)
+        except OSError as exc:
+            raise ConfigError(f"Cannot read config file {path}: {exc.strerror}") from None
+        return cls(props)
+
+    def __getattr__(self, name: str) -> Any:  # only reached for unknown attributes
+        raise AttributeError(f"KafkaConfig has no property {name!r}")
+
+    @property
+    def listener(self) -> tuple[str, int]:
+        """(host, port) of the first listener."""
+        _, host, port = parse_listener(self.listeners[0])
+        return host, port
+
+    @property
+    def advertised_listener(self) -> tuple[str, int]:
+        """(host, port) published to clients (first advertised listener, else listener)."""
+        source = self.advertised_listeners or self.listeners
+        _, host, port = parse_listener(source[0])
+        return host, port
+
+    @property
+    def is_controller(self) -> bool:
+        """True when this process runs the active controller (first voter, controller role)."""
+        return "controller" in self.process_roles and self.controller_node_id == self.node_id
+
+    @property
+    def controller_node_id(self) -> int:
+        """Node id of the active controller: the first of ``controller.quorum.voters`` (-1 if none)."""
+        return parse_voter(self.controller_quorum_voters[0])[0] if self.controller_quorum_voters else -1
+
+    @property
+    def controller_address(self) -> tuple[str, int] | None:
+        """(host, port) of the active controller, or None when no voter is configured."""
+        if not self.controller_quorum_voters:
+            return None
+        _, host, port = parse_voter(self.controller_quorum_voters[0])
+        return host, port
+
+    @property
+    def retention_ms(self) -> int:
+        """Effective ``log.retention.ms`` (falls back to hours; -1 = unlimited)."""
+        if self.log_retention_ms is not None:
+            return self.log_retention_ms
+        return -1 if self.log_retention_hours < 0 else self.log_retention_hours * 3600 * 1000
+
+
+def render_properties(props: Mapping[str, Any]) -> str:
+    """Render ``props`` as ``server.properties`` text (lists joined with commas)."""
+    rendered = {k: ",".join(v) if isinstance(v, (list, tuple)) else str(v).lower() if isinstance(v, bool) else str(v)
+                for k, v in props.items()}
+    return javaproperties.dumps(rendered, timestamp=False)
