@@ -1,0 +1,19 @@
+"""AlterPartition handler: ISR changes from partition leaders, for the controller."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
+from protocol.errors import Errors
+from protocol.framing import RequestHeader
+
+if TYPE_CHECKING:
+    from broker.apis.kafka_apis import ApisContext
+
+
+async def handle(ctx: ApisContext, header: RequestHeader, request: AlterPartitionRequest) -> AlterPartitionResponse:
+    """Pass to the controller, or answer NOT_CONTROLLER."""
+    if ctx.controller is None:
+        return AlterPartitionResponse(error_code=Errors.NOT_CONTROLLER)
+    return await ctx.controller.alter_partition(request)

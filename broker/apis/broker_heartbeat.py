@@ -1,0 +1,19 @@
+"""BrokerHeartbeat handler: keeps a broker's session alive at the controller."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from protocol.apis.broker_registration import BrokerHeartbeatRequest, BrokerHeartbeatResponse
+from protocol.errors import Errors
+from protocol.framing import RequestHeader
+
+if TYPE_CHECKING:
+    from broker.apis.kafka_apis import ApisContext
+
+
+async def handle(ctx: ApisContext, header: RequestHeader, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse:
+    """Pass to the controller, or answer NOT_CONTROLLER."""
+    if ctx.controller is None:
+        return BrokerHeartbeatResponse(error_code=Errors.NOT_CONTROLLER)
+    return await ctx.controller.broker_heartbeat(request)

@@ -1,0 +1,20 @@
+"""BrokerRegistration handler: a broker joins the cluster through the controller."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from protocol.apis.broker_registration import BrokerRegistrationRequest, BrokerRegistrationResponse
+from protocol.errors import Errors
+from protocol.framing import RequestHeader
+
+if TYPE_CHECKING:
+    from broker.apis.kafka_apis import ApisContext
+
+
+async def handle(ctx: ApisContext, header: RequestHeader,
+                 request: BrokerRegistrationRequest) -> BrokerRegistrationResponse:
+    """Pass to the controller, or answer NOT_CONTROLLER."""
+    if ctx.controller is None:
+        return BrokerRegistrationResponse(error_code=Errors.NOT_CONTROLLER)
+    return await ctx.controller.register_broker(request)

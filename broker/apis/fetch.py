@@ -1,0 +1,46 @@
+"""Fetch handler: consumer and follower fetches through the ReplicaManager.
+
+Kafka concept: ``KafkaApis.handleFetchRequest`` -> ``ReplicaManager.fetchMessages``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from broker.delayed_fetch import FetchPartitionInfo
+from protocol.apis.fetch import FetchPartitionData, FetchRequest, FetchResponse, FetchTopicResponse
+from protocol.framing import RequestHeader
+from protocol.topic_partition import TopicPartition
+
+if TYPE_CHECKING:
+    from broker.apis.kafka_apis import ApisContext
+
+
+async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest) -> FetchResponse:
+    """Read (possibly after waiting up to ``max_wait_ms``) and answer per partition."""
+    infos: dict[TopicPartition, FetchPartitionInfo] = {}
+    for topic in request.topics:
+        for part in topic.partitions:
+            infos[TopicPartition(topic.topic, part.partition)] = FetchPartitionInfo(
+                part.fetch_offset, part.partition_max_bytes, part.current_leader_epoch
+            )
+    results = await ctx.replica_manager.fetch_messages(
+        replica_id=request.replica_id,
+        max_wait_ms=request.max_wait_ms,
+        min_bytes=request.min_bytes,
+        max_bytes=request.max_bytes,
+        fetch_infos=infos,
+    )
+    by_topic: dict[str, list[FetchPartitionData]] = {}
+    for tp, result in results.items():
+        by_topic.setdefault(tp.topic, []).append(
+            FetchPartitionData(
+                partition_index=tp.partition,
+                error_code=int(result.error),
+                high_watermark=result.high_watermark,
+                last_stable_offset=result.high_watermark,
+                log_start_offset=result.log_start_offset,
+                records=result.records,
+            )
+        )
+    return FetchResponse(responses=[FetchTopicResponse(topic=t, partitions=p) for t, p in by_topic.items()])

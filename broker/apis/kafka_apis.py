@@ -1,0 +1,84 @@
+"""KafkaApis: dispatches each decoded request to its API's handler module.
+
+Owns: the table api key -> handler and the components handlers may use
+(``ApisContext``).  Every handler has one signature,
+``async handle(ctx, header, request) -> response | None``.  Internal exceptions are
+turned into error codes inside the handlers, per partition; an exception escaping a
+handler is logged by the socket server and answered with UNKNOWN_SERVER_ERROR.
+
+Kafka concept: ``KafkaApis.handle`` (kept small: one module per API, as Redpanda's
+``handlers/`` and Tansu's ``service/`` do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from broker.apis import (
+    alter_partition,
+    api_versions,
+    broker_heartbeat,
+    broker_registration,
+    create_topics,
+    fetch,
+    leader_and_isr,
+    list_offsets,
+    metadata,
+    produce,
+    update_metadata,
+)
+from protocol.api_keys import ApiKey, ApiSpec
+from protocol.framing import RequestHeader
+from protocol.schema import Struct
+
+if TYPE_CHECKING:
+    from controller.controller import KafkaController
+
+    from broker.config import KafkaConfig
+    from broker.metadata_cache import MetadataCache
+    from broker.replica_manager import ReplicaManager
+
+
+@dataclass
+class ApisContext:
+    """What request handlers may touch: config, replicas, metadata, and the controller
+    when this broker runs it (None otherwise: controller APIs answer NOT_CONTROLLER)."""
+
+    config: KafkaConfig
+    replica_manager: ReplicaManager
+    metadata_cache: MetadataCache
+    controller: KafkaController | None
+
+
+Handler = Callable[[ApisContext, RequestHeader, Any], Awaitable[Struct | None]]
+
+HANDLERS: dict[int, Handler] = {
+    ApiKey.PRODUCE: produce.handle,
+    ApiKey.FETCH: fetch.handle,
+    ApiKey.LIST_OFFSETS: list_offsets.handle,
+    ApiKey.METADATA: metadata.handle,
+    ApiKey.LEADER_AND_ISR: leader_and_isr.handle,
+    ApiKey.UPDATE_METADATA: update_metadata.handle,
+    ApiKey.API_VERSIONS: api_versions.handle,
+    ApiKey.CREATE_TOPICS: create_topics.handle,
+    ApiKey.ALTER_PARTITION: alter_partition.handle,
+    ApiKey.BROKER_REGISTRATION: broker_registration.handle,
+    ApiKey.BROKER_HEARTBEAT: broker_heartbeat.handle,
+}
+
+
+class KafkaApis:
+    """Routes requests by api key.
+
+    Args:
+        ctx: the components handlers use.
+    """
+
+    def __init__(self, ctx: ApisContext) -> None:
+        self.ctx = ctx
+
+    async def handle(self, header: RequestHeader, spec: ApiSpec, request: Struct) -> Struct | None:
+        """Run the handler for ``spec.key``; returns its response (None: no answer)."""
+        return await HANDLERS[spec.key](self.ctx, header, request)

@@ -1,0 +1,1 @@
+"""Replica fetchers: followers pulling record batches from partition leaders."""

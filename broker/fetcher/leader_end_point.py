@@ -1,0 +1,92 @@
+"""The seam through which a replica fetcher reaches a partition leader.
+
+Owns: one BrokerConnection to the leader broker, reopened after failures.  Tests
+can replace it with a fake leader.  Kafka concept: ``LeaderEndPoint`` /
+``RemoteLeaderEndPoint`` (fetch, fetchEarliestOffset, fetchLatestOffset).
+"""
+
+from __future__ import annotations
+
+from client.connection import BrokerConnection
+from protocol.apis.fetch import FetchRequest, FetchResponse
+from protocol.apis.list_offsets import (
+    EARLIEST_TIMESTAMP,
+    LATEST_TIMESTAMP,
+    ListOffsetsPartition,
+    ListOffsetsRequest,
+    ListOffsetsTopic,
+)
+from protocol.errors import KafkaConnectionError, KafkaTimeoutError, raise_for_code
+from protocol.topic_partition import TopicPartition
+
+
+class LeaderEndPoint:
+    """Requests to one leader broker on behalf of a follower.
+
+    Args:
+        broker_id: this (follower) broker's id, sent as ``replica_id``.
+        leader_id, host, port: the leader broker.
+        socket_timeout_ms: per-request timeout (``replica.socket.timeout.ms``).
+    """
+
+    def __init__(self, broker_id: int, leader_id: int, host: str, port: int, socket_timeout_ms: int) -> None:
+        self.broker_id = broker_id
+        self.leader_id = leader_id
+        self.host = host
+        self.port = port
+        self._timeout_ms = socket_timeout_ms
+        self._connection: BrokerConnection | None = None
+
+    async def _conn(self) -> BrokerConnection:
+        if self._connection is None or not self._connection.connected:
+            if self._connection is not None:
+                await self._connection.close()
+            self._connection = None
+            conn = BrokerConnection(self.host, self.port, client_id=f"replica-fetcher-{self.broker_id}",
+                                    request_timeout_ms=self._timeout_ms)
+            await conn.connect(timeout_ms=min(self._timeout_ms, 5000))
+            self._connection = conn
+        return self._connection
+
+    async def fetch(self, request: FetchRequest, timeout_ms: int) -> FetchResponse:
+        """Send a follower fetch.
+
+        Raises:
+            KafkaConnectionError, KafkaTimeoutError: the leader is unreachable.
+        """
+        conn = await self._conn()
+        try:
+            return await conn.send(request, timeout_ms=timeout_ms)
+        except (KafkaConnectionError, KafkaTimeoutError):
+            await self.close()
+            raise
+
+    async def _list_offset(self, tp: TopicPartition, timestamp: int, leader_epoch: int) -> int:
+        conn = await self._conn()
+        request = ListOffsetsRequest(
+            replica_id=self.broker_id,
+            topics=[ListOffsetsTopic(name=tp.topic, partitions=[
+                ListOffsetsPartition(partition_index=tp.partition, current_leader_epoch=leader_epoch,
+                                     timestamp=timestamp)])],
+        )
+        try:
+            response = await conn.send(request, timeout_ms=self._timeout_ms)
+        except (KafkaConnectionError, KafkaTimeoutError):
+            await self.close()
+            raise
+        part = response.topics[0].partitions[0]
+        raise_for_code(part.error_code)
+        return part.offset
+
+    async def fetch_latest_offset(self, tp: TopicPartition, leader_epoch: int) -> int:
+        """The leader's log end offset for ``tp`` (follower ListOffsets, -1)."""
+        return await self._list_offset(tp, LATEST_TIMESTAMP, leader_epoch)
+
+    async def fetch_earliest_offset(self, tp: TopicPartition, leader_epoch: int) -> int:
+        """The leader's log start offset for ``tp`` (ListOffsets, -2)."""
+        return await self._list_offset(tp, EARLIEST_TIMESTAMP, leader_epoch)
+
+    async def close(self) -> None:
+        if self._connection is not None:
+            conn, self._connection = self._connection, None
+            await conn.close()

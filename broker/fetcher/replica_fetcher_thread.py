@@ -1,0 +1,263 @@
+"""ReplicaFetcherThread: an asyncio task replicating partitions from one leader broker.
+
+Owns: the fetch state of each partition it replicates from that leader
+(``PartitionFetchState``: fetch offset, leader epoch, Truncating or Fetching, backoff
+deadline), the partition order used for round-robin fairness, and one task running
+the loop ``maybe_truncate`` then ``maybe_fetch``.  Does not own the partitions or
+their logs (the ReplicaManager does) nor the connection (``LeaderEndPoint``).
+
+State of a partition here:
+    added -> Truncating --truncate to high watermark--> Fetching
+    Fetching --OFFSET_OUT_OF_RANGE--> Fetching at the leader's end or start offset
+    Fetching --error--> Fetching, delayed by ``replica.fetch.backoff.ms``
+    Fetching --unexpected append offset--> Truncating
+
+Kafka concept: ``AbstractFetcherThread``/``ReplicaFetcherThread`` (seed 004:
+PartitionFetchState, delayed partitions, round-robin, maybeTruncate with the high
+watermark, maybeFetch, processPartitionData, handleOffsetOutOfRange).  Leader-epoch
+based truncation is a later step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from broker.config import KafkaConfig
+from broker.fetcher.leader_end_point import LeaderEndPoint
+from broker.partition import Partition
+from protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
+from protocol.errors import Errors, KafkaError
+from protocol.record_batch import CorruptRecordError
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+TRUNCATING = "Truncating"
+FETCHING = "Fetching"
+
+
+@dataclass(slots=True)
+class PartitionFetchState:
+    """Fetch state of one partition (Kafka's ``PartitionFetchState``)."""
+
+    fetch_offset: int
+    leader_epoch: int
+    state: str = TRUNCATING
+    delayed_until: float = 0.0  # monotonic seconds; 0 = not delayed
+
+
+class ReplicaFetcherThread:
+    """Fetches from ``leader`` for the partitions added to it.
+
+    Args:
+        name: task name, e.g. ``ReplicaFetcherThread-0-2``.
+        broker_id: this broker's id.
+        leader: the LeaderEndPoint of the source broker.
+        config: broker config (``replica.fetch.*``).
+        get_partition: ``tp -> Partition | None`` from the ReplicaManager.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        broker_id: int,
+        leader: LeaderEndPoint,
+        config: KafkaConfig,
+        get_partition: Callable[[TopicPartition], Partition | None],
+    ) -> None:
+        self.name = name
+        self.broker_id = broker_id
+        self.leader = leader
+        self._config = config
+        self._get_partition = get_partition
+        self._states: collections.OrderedDict[TopicPartition, PartitionFetchState] = collections.OrderedDict()
+        self._wakeup = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._backoff_s = config.replica_fetch_backoff_ms / 1000
+        self._prefix = f"[ReplicaFetcher replicaId={broker_id}, leaderId={leader.leader_id}, fetcherId={name}]"
+
+    # ----- partition set ------------------------------------------------------------
+
+    def add_partitions(self, partitions: dict[TopicPartition, int]) -> None:
+        """Start replicating ``{tp: leader_epoch}``; each starts in Truncating."""
+        for tp, leader_epoch in partitions.items():
+            self._states.pop(tp, None)
+            self._states[tp] = PartitionFetchState(fetch_offset=-1, leader_epoch=leader_epoch)
+        self._wakeup.set()
+
+    def remove_partitions(self, tps: list[TopicPartition]) -> None:
+        for tp in tps:
+            self._states.pop(tp, None)
+
+    @property
+    def partition_count(self) -> int:
+        return len(self._states)
+
+    def fetch_state(self, tp: TopicPartition) -> PartitionFetchState | None:
+        return self._states.get(tp)
+
+    # ----- lifecycle ----------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=self.name)
+
+    async def stop(self) -> None:
+        """Cancel and await the task, then close the leader connection."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+        await self.leader.close()
+
+    async def _run(self) -> None:
+        logger.info("%s Starting", self._prefix)
+        try:
+            while True:
+                self.maybe_truncate()
+                await self.maybe_fetch()
+        except asyncio.CancelledError:
+            logger.info("%s Stopped", self._prefix)
+            raise
+        except Exception:
+            logger.exception("%s Crashed", self._prefix)
+            raise
+
+    # ----- truncate -----------------------------------------------------------------
+
+    def maybe_truncate(self) -> None:
+        """Truncate every Truncating partition to its high watermark, then fetch from its LEO."""
+        for tp, state in self._states.items():
+            if state.state != TRUNCATING:
+                continue
+            partition = self._get_partition(tp)
+            if partition is None or partition.log is None:
+                state.delayed_until = time.monotonic() + self._backoff_s
+                continue
+            partition.truncate_to(partition.high_watermark)
+            state.fetch_offset = partition.log.log_end_offset
+            state.state = FETCHING
+
+    # ----- fetch --------------------------------------------------------------------
+
+    def _fetchable(self) -> list[tuple[TopicPartition, PartitionFetchState]]:
+        now = time.monotonic()
+        return [(tp, s) for tp, s in self._states.items() if s.state == FETCHING and s.delayed_until <= now]
+
+    async def _wait_for_work(self) -> None:
+        now = time.monotonic()
+        delays = [s.delayed_until - now for s in self._states.values() if s.delayed_until > now]
+        timeout = min(delays) if delays else self._backoff_s
+        self._wakeup.clear()
+        try:
+            await asyncio.wait_for(self._wakeup.wait(), max(timeout, 0.001))
+        except TimeoutError:
+            pass
+
+    def build_fetch_request(self, fetchable: list[tuple[TopicPartition, PartitionFetchState]]) -> FetchRequest:
+        """One FetchRequest for ``fetchable`` in round-robin order."""
+        topics: dict[str, list[FetchPartition]] = {}
+        for tp, state in fetchable:
+            partition = self._get_partition(tp)
+            log_start = partition.log.log_start_offset if partition is not None and partition.log is not None else -1
+            topics.setdefault(tp.topic, []).append(
+                FetchPartition(
+                    partition=tp.partition,
+                    current_leader_epoch=state.leader_epoch,
+                    fetch_offset=state.fetch_offset,
+                    log_start_offset=log_start,
+                    partition_max_bytes=self._config.replica_fetch_max_bytes,
+                )
+            )
+        return FetchRequest(
+            replica_id=self.broker_id,
+            max_wait_ms=self._config.replica_fetch_wait_max_ms,
+            min_bytes=self._config.replica_fetch_min_bytes,
+            max_bytes=self._config.replica_fetch_response_max_bytes,
+            topics=[FetchTopic(topic=t, partitions=p) for t, p in topics.items()],
+        )
+
+    async def maybe_fetch(self) -> None:
+        """Send one fetch for the ready partitions and process the answer."""
+        fetchable = self._fetchable()
+        if not fetchable:
+            await self._wait_for_work()
+            return
+        sent = {tp: (state, state.fetch_offset) for tp, state in fetchable}
+        request = self.build_fetch_request(fetchable)
+        timeout_ms = self._config.replica_socket_timeout_ms + self._config.replica_fetch_wait_max_ms
+        try:
+            response = await self.leader.fetch(request, timeout_ms)
+        except KafkaError as exc:
+            logger.warning("%s Error sending fetch request: %s", self._prefix, exc)
+            self._delay(sent)
+            await self._wait_for_work()
+            return
+        for topic in response.responses:
+            for data in topic.partitions:
+                tp = TopicPartition(topic.topic, data.partition_index)
+                state, offset = sent.get(tp, (None, -1))
+                if state is None or self._states.get(tp) is not state or state.fetch_offset != offset:
+                    continue  # removed, re-added or moved while the fetch was in flight
+                await self._process_partition_data(tp, state, data.error_code, data.high_watermark, data.records)
+
+    def _delay(self, sent: dict[TopicPartition, tuple[PartitionFetchState, int]]) -> None:
+        until = time.monotonic() + self._backoff_s
+        for tp, (state, _) in sent.items():
+            if self._states.get(tp) is state:
+                state.delayed_until = until
+
+    async def _process_partition_data(
+        self, tp: TopicPartition, state: PartitionFetchState, error_code: int, high_watermark: int,
+        records: bytes | None,
+    ) -> None:
+        partition = self._get_partition(tp)
+        if partition is None or partition.log is None:
+            self._states.pop(tp, None)
+            return
+        if error_code == Errors.NONE:
+            if records:
+                try:
+                    partition.append_records_to_follower(records)
+                except (CorruptRecordError, KafkaError, ValueError) as exc:
+                    logger.warning("%s Append of fetched data for %s failed (%s); truncating again",
+                                   self._prefix, tp, exc)
+                    state.state = TRUNCATING
+                    state.delayed_until = time.monotonic() + self._backoff_s
+                    return
+                state.fetch_offset = partition.log.log_end_offset
+                self._states.move_to_end(tp)
+            partition.update_follower_high_watermark(high_watermark)
+            return
+        if error_code == Errors.OFFSET_OUT_OF_RANGE:
+            await self._handle_offset_out_of_range(tp, state, partition)
+            return
+        logger.info("%s Partition %s got %s; backing off", self._prefix, tp,
+                    Errors(error_code).name if error_code in Errors._value2member_map_ else error_code)
+        state.delayed_until = time.monotonic() + self._backoff_s
+
+    async def _handle_offset_out_of_range(self, tp: TopicPartition, state: PartitionFetchState,
+                                          partition: Partition) -> None:
+        assert partition.log is not None
+        try:
+            leader_end = await self.leader.fetch_latest_offset(tp, state.leader_epoch)
+            if self._states.get(tp) is not state:
+                return
+            if state.fetch_offset > leader_end:
+                # We have more than the leader: drop what it does not have.
+                partition.truncate_to(leader_end)
+                state.fetch_offset = partition.log.log_end_offset
+                return
+            leader_start = await self.leader.fetch_earliest_offset(tp, state.leader_epoch)
+            if self._states.get(tp) is not state:
+                return
+            if state.fetch_offset < leader_start:
+                partition.truncate_fully_and_start_at(leader_start)
+                state.fetch_offset = leader_start
+        except KafkaError as exc:
+            logger.warning("%s Offset out of range handling for %s failed: %s", self._prefix, tp, exc)
+            state.delayed_until = time.monotonic() + self._backoff_s

@@ -1,0 +1,134 @@
+"""The broker's cache of cluster metadata, fed by UpdateMetadata from the controller.
+
+Owns: live brokers (id -> host, port, rack), the controller id, and per partition the
+leader, leader epoch, ISR, replicas and offline replicas.  Answers Metadata requests
+on every broker.  Does not own replica state (see ``replica_manager.py``).
+
+Kafka concept: ``ZkMetadataCache`` (seed 004: updateMetadata replaces partition
+states for the partitions listed, refreshes the live broker set, and removes deleted
+topics).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from protocol.apis.metadata import (
+    MetadataResponse,
+    MetadataResponseBroker,
+    MetadataResponsePartition,
+    MetadataResponseTopic,
+)
+from protocol.apis.update_metadata import UpdateMetadataPartitionState, UpdateMetadataRequest
+from protocol.errors import Errors
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerEndpoint:
+    """A live broker's address as published by the controller."""
+
+    id: int
+    host: str
+    port: int
+    rack: str | None
+
+
+class MetadataCache:
+    """Cluster metadata as last told by the controller.
+
+    Args:
+        broker_id: this broker's node id (for log prefixes).
+        cluster_id: reported in Metadata responses.
+    """
+
+    def __init__(self, broker_id: int, cluster_id: str | None) -> None:
+        self.broker_id = broker_id
+        self.cluster_id = cluster_id
+        self.controller_id = -1
+        self.controller_epoch = -1
+        self.live_brokers: dict[int, BrokerEndpoint] = {}
+        self._topics: dict[str, dict[int, UpdateMetadataPartitionState]] = {}
+
+    def update_metadata(self, request: UpdateMetadataRequest) -> list[TopicPartition]:
+        """Apply an UpdateMetadata request.
+
+        A ``full`` request replaces every partition state; otherwise the listed
+        partitions are replaced and the rest kept.  Deleted topics are dropped.
+
+        Returns:
+            The TopicPartitions of the topics deleted by this request.
+        """
+        self.controller_id = request.controller_id
+        self.controller_epoch = request.controller_epoch
+        self.live_brokers = {b.id: BrokerEndpoint(b.id, b.host, b.port, b.rack) for b in request.live_brokers}
+        if request.full:
+            self._topics = {}
+        for state in request.partition_states:
+            self._topics.setdefault(state.topic_name, {})[state.partition_index] = state
+        deleted: list[TopicPartition] = []
+        for topic in request.deleted_topics:
+            for partition in self._topics.pop(topic, {}):
+                deleted.append(TopicPartition(topic, partition))
+        return deleted
+
+    def contains_topic(self, topic: str) -> bool:
+        return topic in self._topics
+
+    def topic_names(self) -> list[str]:
+        """Sorted names of the topics the cache knows."""
+        return sorted(self._topics)
+
+    def partition_state(self, tp: TopicPartition) -> UpdateMetadataPartitionState | None:
+        return self._topics.get(tp.topic, {}).get(tp.partition)
+
+    def num_partitions(self, topic: str) -> int | None:
+        partitions = self._topics.get(topic)
+        return None if partitions is None else len(partitions)
+
+    def get_alive_broker(self, broker_id: int) -> BrokerEndpoint | None:
+        return self.live_brokers.get(broker_id)
+
+    def metadata_response(self, topics: list[str] | None) -> MetadataResponse:
+        """Build a Metadata response for ``topics`` (None: every topic).
+
+        Unknown topics get UNKNOWN_TOPIC_OR_PARTITION; partitions with no live
+        leader get LEADER_NOT_AVAILABLE; replicas on dead brokers are listed in
+        ``offline_replicas``.
+        """
+        brokers = [
+            MetadataResponseBroker(node_id=b.id, host=b.host, port=b.port, rack=b.rack)
+            for b in sorted(self.live_brokers.values(), key=lambda b: b.id)
+        ]
+        names = self.topic_names() if topics is None else topics
+        out: list[MetadataResponseTopic] = []
+        for name in names:
+            partitions = self._topics.get(name)
+            if partitions is None:
+                out.append(MetadataResponseTopic(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, name=name))
+                continue
+            parts = []
+            for index in sorted(partitions):
+                state = partitions[index]
+                leader_alive = state.leader in self.live_brokers
+                parts.append(
+                    MetadataResponsePartition(
+                        error_code=Errors.NONE if leader_alive else Errors.LEADER_NOT_AVAILABLE,
+                        partition_index=index,
+                        leader_id=state.leader if leader_alive else -1,
+                        leader_epoch=state.leader_epoch,
+                        replica_nodes=list(state.replicas),
+                        isr_nodes=list(state.isr),
+                        offline_replicas=[r for r in state.replicas if r not in self.live_brokers],
+                    )
+                )
+            out.append(MetadataResponseTopic(error_code=Errors.NONE, name=name, partitions=parts))
+        return MetadataResponse(
+            brokers=brokers,
+            cluster_id=self.cluster_id,
+            controller_id=self.controller_id,
+            topics=out,
+        )

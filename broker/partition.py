@@ -1,0 +1,429 @@
+"""One partition's replica on this broker: leader or follower role, ISR and high watermark.
+
+Owns: the partition's Log (through the LogManager), its leader id, leader epoch,
+partition epoch, assigned replicas and ISR, the high watermark, and, as leader, the
+fetch state of every follower (``ReplicaState``).  Proposes ISR changes to the
+controller through the AlterPartitionManager and applies them only when the
+controller commits them.  Does not own request handling or purgatories (see
+``replica_manager.py``) nor fetching from a leader (see ``fetcher/``).
+
+State transitions (driven by LeaderAndIsr):
+    none --make_leader--> leader --make_follower--> follower --make_leader--> leader
+
+Kafka concept: ``kafka.cluster.Partition`` (seed 004: makeLeader, makeFollower,
+appendRecordsToLeader, updateFollowerFetchState, maybeExpandIsr, maybeShrinkIsr,
+maybeIncrementLeaderHW, checkEnoughReplicasReachOffset) with KIP-497's
+AlterPartition and "maximal ISR" while a change is in flight.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from broker.log.log import Log, LogAppendInfo
+from broker.log.log_config import LogConfig
+from broker.log.log_manager import LogManager
+from protocol.apis.alter_partition import AlterPartitionResponsePartition
+from protocol.apis.leader_and_isr import LeaderAndIsrPartitionState
+from protocol.errors import (
+    Errors,
+    FencedLeaderEpochError,
+    NotEnoughReplicasError,
+    NotLeaderOrFollowerError,
+    UnknownLeaderEpochError,
+)
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class ReplicaState:
+    """The leader's view of one follower (Kafka's ``Replica``).
+
+    Attributes:
+        broker_id: the follower's node id.
+        log_end_offset: the follower's LEO as of its last fetch (-1: unknown).
+        last_caught_up_time_ms: last time (monotonic ms) the follower was caught up.
+        last_fetch_leader_log_end_offset: the leader's LEO at the follower's last fetch.
+        last_fetch_time_ms: monotonic ms of the follower's last fetch.
+    """
+
+    broker_id: int
+    log_end_offset: int = -1
+    last_caught_up_time_ms: int = 0
+    last_fetch_leader_log_end_offset: int = -1
+    last_fetch_time_ms: int = 0
+
+
+@dataclass(slots=True)
+class PendingIsrChange:
+    """An AlterPartition in flight: the proposed ISR and whether it expands."""
+
+    proposed_isr: list[int]
+    is_expand: bool
+
+
+class Partition:
+    """A partition replica hosted by this broker.
+
+    Args:
+        tp: the partition.
+        local_broker_id: this broker's node id.
+        log_manager: where the partition's Log lives.
+        default_config: callable giving a LogConfig for topic overrides
+            (``{name: value}`` -> LogConfig).
+        submit_alter_partition: ``(partition, leader_epoch, new_isr, partition_epoch)``
+            -> None; sends an AlterPartition and later calls
+            ``handle_alter_partition_result`` on this partition.
+        on_high_watermark_advanced: called with ``tp`` when the leader's high
+            watermark moves (completes delayed produce and fetch operations).
+        clock_ms: monotonic clock in ms.
+        replica_lag_time_max_ms: ``replica.lag.time.max.ms``.
+    """
+
+    def __init__(
+        self,
+        tp: TopicPartition,
+        *,
+        local_broker_id: int,
+        log_manager: LogManager,
+        make_log_config: Callable[[dict[str, str]], LogConfig],
+        submit_alter_partition: Callable[[Partition, int, list[int], int], None],
+        on_high_watermark_advanced: Callable[[TopicPartition], None],
+        clock_ms: Callable[[], int],
+        replica_lag_time_max_ms: int,
+        initial_high_watermark: int = 0,
+    ) -> None:
+        self.tp = tp
+        self.local_broker_id = local_broker_id
+        self._log_manager = log_manager
+        self._make_log_config = make_log_config
+        self._submit_alter_partition = submit_alter_partition
+        self._on_hw_advanced = on_high_watermark_advanced
+        self._clock_ms = clock_ms
+        self._lag_max_ms = replica_lag_time_max_ms
+        self.log: Log | None = log_manager.get_log(tp)
+        self.leader_id = -1
+        self.leader_epoch = -1
+        self.partition_epoch = -1
+        self.controller_epoch = -1
+        self.assigned_replicas: list[int] = []
+        self.isr: list[int] = []
+        self.remote_replicas: dict[int, ReplicaState] = {}
+        self.pending_isr: PendingIsrChange | None = None
+        self.topic_configs: dict[str, str] = {}
+        self.high_watermark = initial_high_watermark
+        if self.log is not None:
+            self.high_watermark = min(max(initial_high_watermark, self.log.log_start_offset), self.log.log_end_offset)
+        self._prefix = f"[Partition {tp} broker={local_broker_id}]"
+
+    # ----- role changes -------------------------------------------------------------
+
+    @property
+    def is_leader(self) -> bool:
+        return self.leader_id == self.local_broker_id
+
+    def _ensure_log(self, state: LeaderAndIsrPartitionState) -> Log:
+        configs = dict(item.split("=", 1) for item in state.configs if "=" in item)
+        self.topic_configs = configs
+        log_config = self._make_log_config(configs)
+        if self.log is None:
+            self.log = self._log_manager.get_or_create_log(self.tp, log_config)
+            self.high_watermark = min(max(self.high_watermark, self.log.log_start_offset), self.log.log_end_offset)
+        else:
+            self.log.update_config(log_config)
+        return self.log
+
+    def _apply_state(self, state: LeaderAndIsrPartitionState) -> None:
+        self.controller_epoch = state.controller_epoch
+        self.leader_id = state.leader
+        self.leader_epoch = state.leader_epoch
+        self.partition_epoch = state.partition_epoch
+        self.assigned_replicas = list(state.replicas)
+        self.isr = list(state.isr)
+        self.pending_isr = None
+
+    def make_leader(self, state: LeaderAndIsrPartitionState) -> bool:
+        """Become (or stay) leader per a LeaderAndIsr partition state.
+
+        Follower fetch states are reset; ISR members count as caught up now so
+        they are not shrunk before their first fetch.
+
+        Returns:
+            True when this broker was not leader before or the leader epoch changed.
+        """
+        log = self._ensure_log(state)
+        was_leader = self.is_leader
+        epoch_changed = state.leader_epoch != self.leader_epoch
+        self._apply_state(state)
+        now = self._clock_ms()
+        old = self.remote_replicas
+        self.remote_replicas = {}
+        for replica in self.assigned_replicas:
+            if replica == self.local_broker_id:
+                continue
+            keep = old.get(replica) if was_leader and not epoch_changed else None
+            self.remote_replicas[replica] = keep or ReplicaState(
+                replica, last_caught_up_time_ms=now if replica in self.isr else 0
+            )
+        self.high_watermark = min(max(self.high_watermark, log.log_start_offset), log.log_end_offset)
+        if not was_leader or epoch_changed:
+            logger.info(
+                "%s Leader with epoch %d, ISR %s, replicas %s, high watermark %d, log end offset %d",
+                self._prefix, self.leader_epoch, self.isr, self.assigned_replicas, self.high_watermark,
+                log.log_end_offset,
+            )
+        self.maybe_increment_leader_high_watermark()
+        return not was_leader or epoch_changed
+
+    def make_follower(self, state: LeaderAndIsrPartitionState) -> bool:
+        """Become (or stay) follower of ``state.leader``.
+
+        Returns:
+            True when the leader or the leader epoch changed (the caller then
+            truncates to the high watermark and restarts fetching).
+        """
+        self._ensure_log(state)
+        changed = state.leader != self.leader_id or state.leader_epoch != self.leader_epoch
+        self._apply_state(state)
+        self.remote_replicas = {}
+        if changed:
+            logger.info("%s Follower of %d with leader epoch %d", self._prefix, self.leader_id, self.leader_epoch)
+        return changed
+
+    def stop_as_replica(self) -> None:
+        """Forget leadership state (the partition is no longer hosted here)."""
+        self.leader_id = -1
+        self.remote_replicas = {}
+        self.pending_isr = None
+
+    # ----- leader: produce ----------------------------------------------------------
+
+    def _require_leader(self, current_leader_epoch: int = -1) -> Log:
+        if not self.is_leader or self.log is None:
+            raise NotLeaderOrFollowerError(f"Broker {self.local_broker_id} is not the leader of {self.tp}")
+        self._check_leader_epoch(current_leader_epoch)
+        return self.log
+
+    def _check_leader_epoch(self, current_leader_epoch: int) -> None:
+        if current_leader_epoch < 0 or current_leader_epoch == self.leader_epoch:
+            return
+        if current_leader_epoch < self.leader_epoch:
+            raise FencedLeaderEpochError(f"leader epoch {current_leader_epoch} < {self.leader_epoch} for {self.tp}")
+        raise UnknownLeaderEpochError(f"leader epoch {current_leader_epoch} > {self.leader_epoch} for {self.tp}")
+
+    @property
+    def min_insync_replicas(self) -> int:
+        return self.log.config.min_insync_replicas if self.log is not None else 1
+
+    def append_records_to_leader(self, records: bytearray, required_acks: int) -> LogAppendInfo:
+        """Append producer batches as leader.
+
+        Raises:
+            NotLeaderOrFollowerError: not the leader.
+            NotEnoughReplicasError: acks=-1 and ISR smaller than ``min.insync.replicas``.
+            CorruptRecordError, MessageTooLargeError: from the log.
+        """
+        log = self._require_leader()
+        if required_acks == -1 and len(self.isr) < self.min_insync_replicas:
+            raise NotEnoughReplicasError(
+                f"The size of the current ISR {self.isr} is insufficient to satisfy the min.isr requirement "
+                f"of {self.min_insync_replicas} for partition {self.tp}"
+            )
+        info = log.append_as_leader(records, self.leader_epoch)
+        self._log_manager.maybe_flush(log)
+        self.maybe_increment_leader_high_watermark()
+        return info
+
+    def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:
+        """For acks=-1: has the high watermark reached ``required_offset``?
+
+        Returns:
+            (done, error): (True, NONE) when replicated to the ISR with enough
+            members; (True, NOT_ENOUGH_REPLICAS_AFTER_APPEND) when replicated but
+            the ISR shrank below min.insync.replicas; (True, NOT_LEADER_OR_FOLLOWER)
+            when leadership moved; (False, NONE) to keep waiting.
+        """
+        if not self.is_leader:
+            return True, Errors.NOT_LEADER_OR_FOLLOWER
+        if self.high_watermark >= required_offset:
+            if len(self.isr) >= self.min_insync_replicas:
+                return True, Errors.NONE
+            return True, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+        return False, Errors.NONE
+
+    # ----- leader: follower fetch state, ISR and high watermark ---------------------
+
+    def update_follower_fetch_state(self, replica_id: int, fetch_offset: int) -> None:
+        """Record a follower's fetch at ``fetch_offset`` (its log end offset).
+
+        Updates its caught-up time, may propose an ISR expansion, and may advance
+        the high watermark.
+
+        Raises:
+            NotLeaderOrFollowerError: not the leader, or the fetcher is not a replica.
+        """
+        log = self._require_leader()
+        replica = self.remote_replicas.get(replica_id)
+        if replica is None:
+            raise NotLeaderOrFollowerError(f"Broker {replica_id} is not a replica of {self.tp}")
+        now = self._clock_ms()
+        leader_leo = log.log_end_offset
+        if fetch_offset >= leader_leo:
+            replica.last_caught_up_time_ms = now
+        elif fetch_offset >= replica.last_fetch_leader_log_end_offset >= 0:
+            replica.last_caught_up_time_ms = max(replica.last_caught_up_time_ms, replica.last_fetch_time_ms)
+        replica.log_end_offset = fetch_offset
+        replica.last_fetch_leader_log_end_offset = leader_leo
+        replica.last_fetch_time_ms = now
+        self.maybe_expand_isr(replica)
+        self.maybe_increment_leader_high_watermark()
+
+    def _maximal_isr(self) -> list[int]:
+        if self.pending_isr is not None and self.pending_isr.is_expand:
+            return self.pending_isr.proposed_isr
+        return self.isr
+
+    def maybe_expand_isr(self, replica: ReplicaState) -> None:
+        """Propose adding a caught-up follower (LEO >= high watermark) to the ISR."""
+        if self.pending_isr is not None or replica.broker_id in self.isr:
+            return
+        if replica.log_end_offset < self.high_watermark or replica.log_end_offset < 0:
+            return
+        new_isr = sorted(set(self.isr) | {replica.broker_id}, key=self.assigned_replicas.index)
+        logger.info("%s Expanding ISR from %s to %s", self._prefix, self.isr, new_isr)
+        self.pending_isr = PendingIsrChange(new_isr, is_expand=True)
+        self._submit_alter_partition(self, self.leader_epoch, new_isr, self.partition_epoch)
+
+    def maybe_shrink_isr(self) -> None:
+        """Propose removing followers not caught up for ``replica.lag.time.max.ms``."""
+        if not self.is_leader or self.pending_isr is not None:
+            return
+        now = self._clock_ms()
+        log = self.log
+        assert log is not None
+        out_of_sync = [
+            r for r in self.isr
+            if r != self.local_broker_id
+            and (r not in self.remote_replicas
+                 or (now - self.remote_replicas[r].last_caught_up_time_ms > self._lag_max_ms
+                     and self.remote_replicas[r].log_end_offset < log.log_end_offset))
+        ]
+        if not out_of_sync:
+            return
+        new_isr = [r for r in self.isr if r not in out_of_sync]
+        logger.info(
+            "%s Shrinking ISR from %s to %s (out of sync: %s, leader log end offset %d)",
+            self._prefix, self.isr, new_isr, out_of_sync, log.log_end_offset,
+        )
+        self.pending_isr = PendingIsrChange(new_isr, is_expand=False)
+        self._submit_alter_partition(self, self.leader_epoch, new_isr, self.partition_epoch)
+
+    def handle_alter_partition_result(self, leader_epoch: int, result: AlterPartitionResponsePartition | None) -> None:
+        """Apply the controller's answer to our AlterPartition (None: send failed)."""
+        if leader_epoch != self.leader_epoch or not self.is_leader:
+            return
+        self.pending_isr = None
+        if result is None:
+            return
+        if result.error_code != Errors.NONE:
+            logger.warning("%s AlterPartition failed: %s", self._prefix, Errors(result.error_code).name
+                           if result.error_code in Errors._value2member_map_ else result.error_code)
+            return
+        if result.leader_epoch != self.leader_epoch:
+            return
+        if result.isr != self.isr:
+            logger.info("%s ISR updated to %s (partition epoch %d)", self._prefix, result.isr, result.partition_epoch)
+        self.isr = list(result.isr)
+        self.partition_epoch = result.partition_epoch
+        self.maybe_increment_leader_high_watermark()
+
+    def maybe_increment_leader_high_watermark(self) -> bool:
+        """Advance the high watermark to the minimum LEO of the (maximal) ISR.
+
+        Returns:
+            True when it moved (the on-advance callback has then been called).
+        """
+        if not self.is_leader or self.log is None:
+            return False
+        new_hw = self.log.log_end_offset
+        for replica_id in self._maximal_isr():
+            if replica_id == self.local_broker_id:
+                continue
+            replica = self.remote_replicas.get(replica_id)
+            leo = replica.log_end_offset if replica is not None else -1
+            if leo < new_hw:
+                new_hw = leo
+        if new_hw > self.high_watermark:
+            self.high_watermark = new_hw
+            self._on_hw_advanced(self.tp)
+            return True
+        return False
+
+    # ----- reads --------------------------------------------------------------------
+
+    def read_records(
+        self,
+        fetch_offset: int,
+        max_bytes: int,
+        *,
+        is_follower_fetch: bool,
+        current_leader_epoch: int = -1,
+        min_one_message: bool = True,
+    ) -> bytes:
+        """Read batches from ``fetch_offset``: followers up to the LEO, consumers to the HW.
+
+        Raises:
+            NotLeaderOrFollowerError, FencedLeaderEpochError, UnknownLeaderEpochError,
+            OffsetOutOfRangeError.
+        """
+        log = self._require_leader(current_leader_epoch)
+        upper = log.log_end_offset if is_follower_fetch else self.high_watermark
+        if upper <= fetch_offset <= log.log_end_offset and fetch_offset >= log.log_start_offset:
+            return b""  # nothing readable yet (a consumer may be ahead of a new leader's HW)
+        return log.read(fetch_offset, max_bytes, upper, min_one_message).records
+
+    def end_offset_for(self, is_follower_fetch: bool) -> int:
+        """The offset a fetch may read up to (LEO for followers, HW for consumers)."""
+        if self.log is None:
+            return 0
+        return self.log.log_end_offset if is_follower_fetch else self.high_watermark
+
+    # ----- follower side ------------------------------------------------------------
+
+    def append_records_to_follower(self, records: bytes | memoryview) -> LogAppendInfo | None:
+        """Append batches fetched from the leader (offsets already assigned)."""
+        if self.log is None:
+            raise NotLeaderOrFollowerError(f"no log for {self.tp}")
+        info = self.log.append_as_follower(records)
+        if info is not None:
+            self._log_manager.maybe_flush(self.log)
+        return info
+
+    def update_follower_high_watermark(self, leader_high_watermark: int) -> None:
+        """Follower high watermark = min(leader's HW, own LEO); never moves back."""
+        if self.log is None:
+            return
+        new_hw = min(leader_high_watermark, self.log.log_end_offset)
+        if new_hw > self.high_watermark:
+            self.high_watermark = new_hw
+
+    def truncate_to(self, offset: int) -> None:
+        """Truncate the local log to ``offset`` (follower only); the HW follows down."""
+        if self.log is None:
+            return
+        if offset < self.log.log_end_offset:
+            logger.info("%s Truncating log from %d to %d", self._prefix, self.log.log_end_offset, offset)
+            self.log.truncate_to(offset)
+        self.high_watermark = min(self.high_watermark, self.log.log_end_offset)
+
+    def truncate_fully_and_start_at(self, offset: int) -> None:
+        """Empty the local log and restart it at ``offset`` (follower below leader's log start)."""
+        if self.log is None:
+            return
+        logger.info("%s Truncating fully and restarting at %d", self._prefix, offset)
+        self.log.truncate_fully_and_start_at(offset)
+        self.high_watermark = offset

@@ -1,0 +1,358 @@
+"""ReplicaManager: the partitions this broker hosts and the produce/fetch paths over them.
+
+Owns: ``all_partitions`` (TopicPartition -> Partition), the produce and fetch
+purgatories, the ReplicaFetcherManager, and two periodic tasks (ISR shrink checks
+every ``replica.lag.time.max.ms`` / 2, high watermark checkpoints every
+``replica.high.watermark.checkpoint.interval.ms``).  Applies LeaderAndIsr
+(``become_leader_or_follower``).  Does not own logs (LogManager), metadata
+(MetadataCache) or the wire format (the API handlers convert results to responses).
+
+Kafka concept: ``kafka.server.ReplicaManager`` (seed 004: appendRecords with acks,
+fetchMessages with min bytes / max wait, becomeLeaderOrFollower with controller
+epoch fencing, makeLeaders / makeFollowers, ISR shrink, HW checkpoints).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from broker.alter_partition_manager import AlterPartitionManager
+from broker.config import KafkaConfig
+from broker.delayed_fetch import DelayedFetch, FetchPartitionInfo
+from broker.delayed_produce import DelayedProduce, ProducePartitionStatus
+from broker.fetcher.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
+from broker.log.log_config import LogConfig
+from broker.log.log_manager import LogManager
+from broker.metadata_cache import MetadataCache
+from broker.partition import Partition
+from broker.purgatory import DelayedOperationPurgatory
+from protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
+from protocol.errors import Errors, KafkaError, UnknownTopicOrPartitionError
+from protocol.record_batch import CorruptRecordError
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class FetchPartitionResult:
+    """One partition's part of a fetch answer."""
+
+    error: Errors
+    high_watermark: int = -1
+    log_start_offset: int = -1
+    records: bytes | None = None
+
+
+def error_code_of(exc: BaseException) -> Errors:
+    """Map an exception raised while serving a partition to its wire error code.
+
+    Kafka errors carry their code; a corrupt batch is CORRUPT_MESSAGE; anything else
+    is UNKNOWN_SERVER_ERROR (the caller logs the traceback).
+    """
+    if isinstance(exc, KafkaError) and exc.errno is not None:
+        return exc.errno
+    if isinstance(exc, CorruptRecordError):
+        return Errors.CORRUPT_MESSAGE
+    return Errors.UNKNOWN_SERVER_ERROR
+
+
+class ReplicaManager:
+    """Partitions hosted here, with replication and the delayed-operation purgatories.
+
+    Args:
+        config: broker config.
+        log_manager: the started LogManager.
+        metadata_cache: the broker's MetadataCache (leader addresses for fetchers).
+        alter_partition_manager: sends ISR changes to the controller.
+        clock_ms: monotonic clock in ms (injectable for tests).
+    """
+
+    def __init__(
+        self,
+        config: KafkaConfig,
+        log_manager: LogManager,
+        metadata_cache: MetadataCache,
+        alter_partition_manager: AlterPartitionManager,
+        clock_ms: Callable[[], int] = lambda: int(time.monotonic() * 1000),
+    ) -> None:
+        self.config = config
+        self.broker_id = config.node_id
+        self.log_manager = log_manager
+        self.metadata_cache = metadata_cache
+        self._alter_partition_manager = alter_partition_manager
+        self._clock_ms = clock_ms
+        self.all_partitions: dict[TopicPartition, Partition] = {}
+        self.controller_epoch = -1
+        self.produce_purgatory = DelayedOperationPurgatory("Produce")
+        self.fetch_purgatory = DelayedOperationPurgatory("Fetch")
+        self.fetcher_manager = ReplicaFetcherManager(config, self.get_partition)
+        self._hw_checkpoints = log_manager.read_high_watermarks()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._state_lock = asyncio.Lock()
+        self._prefix = f"[ReplicaManager broker={self.broker_id}]"
+
+    # ----- lifecycle ----------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the ISR-shrink and high-watermark-checkpoint tasks."""
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self._periodic(self.config.replica_lag_time_max_ms / 2, self.maybe_shrink_isr),
+                             name="isr-expiration"),
+            loop.create_task(self._periodic(self.config.replica_high_watermark_checkpoint_interval_ms,
+                                            self.checkpoint_high_watermarks), name="highwatermark-checkpoint"),
+        ]
+
+    async def stop(self) -> None:
+        """Stop tasks and fetchers, answer delayed operations, write the HW checkpoint."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        await self.fetcher_manager.shutdown()
+        self.produce_purgatory.shutdown()
+        self.fetch_purgatory.shutdown()
+        await self.checkpoint_high_watermarks()
+
+    async def _periodic(self, interval_ms: float, action: Callable[[], object]) -> None:
+        while True:
+            await asyncio.sleep(interval_ms / 1000)
+            try:
+                result = action()
+                if asyncio.iscoroutine(result):
+                    await result
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("%s Periodic task %s failed", self._prefix, getattr(action, "__name__", action))
+
+    # ----- partitions ---------------------------------------------------------------
+
+    def get_partition(self, tp: TopicPartition) -> Partition | None:
+        return self.all_partitions.get(tp)
+
+    def _get_or_create_partition(self, tp: TopicPartition) -> Partition:
+        partition = self.all_partitions.get(tp)
+        if partition is None:
+            partition = Partition(
+                tp,
+                local_broker_id=self.broker_id,
+                log_manager=self.log_manager,
+                make_log_config=lambda overrides: LogConfig.from_broker(self.config, overrides),
+                submit_alter_partition=self._alter_partition_manager.submit,
+                on_high_watermark_advanced=self._on_high_watermark_advanced,
+                clock_ms=self._clock_ms,
+                replica_lag_time_max_ms=self.config.replica_lag_time_max_ms,
+                initial_high_watermark=self._hw_checkpoints.get(tp, 0),
+            )
+            self.all_partitions[tp] = partition
+        return partition
+
+    def _on_high_watermark_advanced(self, tp: TopicPartition) -> None:
+        self.produce_purgatory.check_and_complete(tp)
+        self.fetch_purgatory.check_and_complete(tp)
+
+    def maybe_shrink_isr(self) -> None:
+        """Ask every led partition to drop followers lagging over ``replica.lag.time.max.ms``."""
+        for partition in list(self.all_partitions.values()):
+            if partition.is_leader:
+                partition.maybe_shrink_isr()
+
+    async def checkpoint_high_watermarks(self) -> None:
+        """Write every local partition's high watermark to ``replication-offset-checkpoint``."""
+        hws = {tp: p.high_watermark for tp, p in self.all_partitions.items() if p.log is not None}
+        if hws:
+            await self.log_manager.write_high_watermarks(hws)
+
+    # ----- produce ------------------------------------------------------------------
+
+    async def append_records(
+        self, timeout_ms: int, required_acks: int, entries: dict[TopicPartition, bytes]
+    ) -> dict[TopicPartition, ProducePartitionStatus]:
+        """Append producer batches to the leaders here; wait for the ISR when acks=-1.
+
+        Args:
+            timeout_ms: how long an acks=-1 produce may wait for replication.
+            required_acks: 0, 1 or -1.
+            entries: ``{tp: record batches}`` as sent by the producer.
+
+        Returns:
+            ``{tp: ProducePartitionStatus}`` with base offset and error per partition.
+        """
+        statuses: dict[TopicPartition, ProducePartitionStatus] = {}
+        for tp, records in entries.items():
+            partition = self.all_partitions.get(tp)
+            try:
+                if partition is None:
+                    raise UnknownTopicOrPartitionError(f"This server does not host {tp}")
+                info = partition.append_records_to_leader(bytearray(records), required_acks)
+                statuses[tp] = ProducePartitionStatus(
+                    required_offset=info.last_offset + 1, base_offset=info.first_offset,
+                    log_start_offset=partition.log.log_start_offset if partition.log else -1,
+                )
+                self.fetch_purgatory.check_and_complete(tp)
+            except Exception as exc:
+                code = error_code_of(exc)
+                if code == Errors.UNKNOWN_SERVER_ERROR:
+                    logger.exception("%s Error appending to %s", self._prefix, tp)
+                statuses[tp] = ProducePartitionStatus(required_offset=-1, base_offset=-1, error=code, pending=False)
+        if required_acks != -1 or not any(s.pending for s in statuses.values()):
+            for status in statuses.values():
+                status.pending = False
+            return statuses
+        future: asyncio.Future[dict[TopicPartition, ProducePartitionStatus]] = asyncio.get_running_loop().create_future()
+        operation = DelayedProduce(timeout_ms, statuses, self.get_partition, future)
+        self.produce_purgatory.try_complete_else_watch(operation, [tp for tp, s in statuses.items() if s.pending])
+        return await future
+
+    # ----- fetch --------------------------------------------------------------------
+
+    def read_from_local_log(
+        self, replica_id: int, fetch_infos: dict[TopicPartition, FetchPartitionInfo], max_bytes: int
+    ) -> dict[TopicPartition, FetchPartitionResult]:
+        """Read each partition once (follower fetches also update the follower's state)."""
+        is_follower = replica_id >= 0
+        results: dict[TopicPartition, FetchPartitionResult] = {}
+        budget = max_bytes
+        for tp, info in fetch_infos.items():
+            partition = self.all_partitions.get(tp)
+            try:
+                if partition is None:
+                    raise UnknownTopicOrPartitionError(f"This server does not host {tp}")
+                if is_follower:
+                    partition.update_follower_fetch_state(replica_id, info.fetch_offset)
+                records = partition.read_records(
+                    info.fetch_offset,
+                    max(0, min(info.partition_max_bytes, budget)),
+                    is_follower_fetch=is_follower,
+                    current_leader_epoch=info.current_leader_epoch,
+                    min_one_message=budget == max_bytes,
+                )
+                budget -= len(records)
+                assert partition.log is not None
+                results[tp] = FetchPartitionResult(
+                    Errors.NONE, partition.high_watermark, partition.log.log_start_offset, records
+                )
+            except Exception as exc:
+                code = error_code_of(exc)
+                if code == Errors.UNKNOWN_SERVER_ERROR:
+                    logger.exception("%s Error reading %s", self._prefix, tp)
+                hw = partition.high_watermark if partition is not None else -1
+                log_start = partition.log.log_start_offset if partition is not None and partition.log else -1
+                results[tp] = FetchPartitionResult(code, hw, log_start, None)
+        return results
+
+    async def fetch_messages(
+        self,
+        *,
+        replica_id: int,
+        max_wait_ms: int,
+        min_bytes: int,
+        max_bytes: int,
+        fetch_infos: dict[TopicPartition, FetchPartitionInfo],
+    ) -> dict[TopicPartition, FetchPartitionResult]:
+        """Answer a fetch at once when it can be, else wait in the fetch purgatory.
+
+        Responds immediately when ``max_wait_ms`` <= 0, there is nothing to fetch,
+        ``min_bytes`` are available, or any partition has an error; otherwise waits
+        until DelayedFetch completes and reads again.
+        """
+        results = self.read_from_local_log(replica_id, fetch_infos, max_bytes)
+        available = sum(len(r.records or b"") for r in results.values())
+        has_error = any(r.error != Errors.NONE for r in results.values())
+        if max_wait_ms <= 0 or not fetch_infos or available >= min_bytes or has_error:
+            return results
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        operation = DelayedFetch(
+            max_wait_ms, fetch_infos, is_follower_fetch=replica_id >= 0, min_bytes=min_bytes,
+            get_partition=self.get_partition, result=future,
+        )
+        if not self.fetch_purgatory.try_complete_else_watch(operation, list(fetch_infos)):
+            await future
+        return self.read_from_local_log(replica_id, fetch_infos, max_bytes)
+
+    # ----- LeaderAndIsr -------------------------------------------------------------
+
+    async def become_leader_or_follower(self, request: LeaderAndIsrRequest) -> tuple[Errors, dict[TopicPartition, Errors]]:
+        """Apply a LeaderAndIsr request from the controller.
+
+        A request from an older controller epoch is refused whole
+        (STALE_CONTROLLER_EPOCH).  A partition state whose leader epoch is older
+        than ours (or equal with no newer partition epoch) is ignored with
+        STALE_CONTROLLER_EPOCH for that partition, as Kafka does.
+
+        Returns:
+            (top-level error, ``{tp: error}``).
+        """
+        async with self._state_lock:
+            if request.controller_epoch < self.controller_epoch:
+                logger.warning("%s Ignoring LeaderAndIsr from controller %d with stale epoch %d < %d",
+                               self._prefix, request.controller_id, request.controller_epoch, self.controller_epoch)
+                return Errors.STALE_CONTROLLER_EPOCH, {}
+            self.controller_epoch = request.controller_epoch
+            errors: dict[TopicPartition, Errors] = {}
+            leaders: dict[TopicPartition, LeaderAndIsrPartitionState] = {}
+            followers: dict[TopicPartition, LeaderAndIsrPartitionState] = {}
+            for state in request.partition_states:
+                tp = TopicPartition(state.topic_name, state.partition_index)
+                partition = self.all_partitions.get(tp)
+                if partition is not None and partition.leader_epoch >= 0 and (
+                    state.leader_epoch < partition.leader_epoch
+                    or (state.leader_epoch == partition.leader_epoch
+                        and state.partition_epoch <= partition.partition_epoch
+                        and state.leader == partition.leader_id)
+                ):
+                    errors[tp] = Errors.STALE_CONTROLLER_EPOCH
+                    continue
+                if self.broker_id not in state.replicas:
+                    errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    continue
+                errors[tp] = Errors.NONE
+                (leaders if state.leader == self.broker_id else followers)[tp] = state
+            addresses = {leader.broker_id: (leader.host_name, leader.port) for leader in request.live_leaders}
+            for tp, code in list(errors.items()):
+                if code != Errors.NONE:
+                    continue
+                try:
+                    if tp in leaders:
+                        await self._make_leader(tp, leaders[tp])
+                    else:
+                        await self._make_follower(tp, followers[tp], addresses)
+                except Exception as exc:
+                    logger.exception("%s Error applying LeaderAndIsr for %s", self._prefix, tp)
+                    errors[tp] = error_code_of(exc) if not isinstance(exc, OSError) else Errors.KAFKA_STORAGE_ERROR
+            return Errors.NONE, errors
+
+    async def _make_leader(self, tp: TopicPartition, state: LeaderAndIsrPartitionState) -> None:
+        await self.fetcher_manager.remove_fetcher_for_partitions([tp])
+        partition = self._get_or_create_partition(tp)
+        partition.make_leader(state)
+        self._complete_delayed(tp)
+
+    async def _make_follower(self, tp: TopicPartition, state: LeaderAndIsrPartitionState,
+                             addresses: dict[int, tuple[str, int]]) -> None:
+        partition = self._get_or_create_partition(tp)
+        changed = partition.make_follower(state)
+        self._complete_delayed(tp)
+        if not changed and self.fetcher_manager.fetcher_for(tp) is not None:
+            return
+        await self.fetcher_manager.remove_fetcher_for_partitions([tp])
+        address = addresses.get(state.leader)
+        if address is None:
+            endpoint = self.metadata_cache.get_alive_broker(state.leader)
+            address = (endpoint.host, endpoint.port) if endpoint is not None else None
+        if state.leader < 0 or address is None:
+            logger.info("%s No live leader for %s (leader %d); not fetching", self._prefix, tp, state.leader)
+            return
+        await self.fetcher_manager.add_fetcher_for_partitions(
+            {tp: InitialFetchState(state.leader, address[0], address[1], state.leader_epoch)}
+        )
+
+    def _complete_delayed(self, tp: TopicPartition) -> None:
+        self.produce_purgatory.check_and_complete(tp)
+        self.fetch_purgatory.check_and_complete(tp)

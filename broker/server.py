@@ -1,0 +1,152 @@
+"""KafkaServer: one broker process, owning every component and its start/stop order.
+
+Owns: LogManager, MetadataCache, ReplicaManager, the controller channel, the
+lifecycle and AlterPartition managers, the KafkaController when this node is the
+first controller voter, and the SocketServer.  Start-up: logs (recovery), replica
+manager, controller, listener, then registration.  Shutdown (SIGTERM/SIGINT):
+tell the controller we leave, stop accepting, stop replication and answer delayed
+requests, close connections, stop the controller, flush logs and write the
+clean-shutdown marker, each step bounded in time.
+
+Kafka concept: ``KafkaServer``/``BrokerServer`` (startup and shutdown sequences).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+
+from broker.alter_partition_manager import AlterPartitionManager
+from broker.apis.kafka_apis import ApisContext, KafkaApis
+from broker.broker_lifecycle_manager import BrokerLifecycleManager
+from broker.config import ConfigError, KafkaConfig
+from broker.log.log_manager import LogManager
+from broker.metadata_cache import MetadataCache
+from broker.node_to_controller_channel import NodeToControllerChannelManager
+from broker.replica_manager import ReplicaManager
+from broker.socket_server import SocketServer
+
+logger = logging.getLogger(__name__)
+
+SHUTDOWN_STEP_TIMEOUT_S = 15
+
+
+class KafkaServer:
+    """A broker (and, on the first voter, the controller).
+
+    Args:
+        config: the validated broker configuration.
+    """
+
+    def __init__(self, config: KafkaConfig) -> None:
+        self.config = config
+        self.broker_id = config.node_id
+        self.log_manager = LogManager(config)
+        self.metadata_cache = MetadataCache(config.node_id, config.cluster_id)
+        self.controller_channel = NodeToControllerChannelManager(config)
+        self.lifecycle_manager = BrokerLifecycleManager(config, self.controller_channel)
+        self.alter_partition_manager = AlterPartitionManager(
+            config.node_id, lambda: self.lifecycle_manager.broker_epoch, self.controller_channel
+        )
+        self.replica_manager: ReplicaManager | None = None
+        self.controller = None
+        self.socket_server: SocketServer | None = None
+        self._prefix = f"[KafkaServer id={self.broker_id}]"
+
+    async def startup(self) -> None:
+        """Start every component; raises on a failure that stops start-up (bad log dir, port in use)."""
+        logger.info("%s Starting", self._prefix)
+        await self.log_manager.start()
+        self.replica_manager = ReplicaManager(
+            self.config, self.log_manager, self.metadata_cache, self.alter_partition_manager
+        )
+        if self.config.is_controller:
+            from controller.controller import KafkaController
+
+            self.controller = KafkaController(self.config, metadata_log_dir=self.config.log_dirs[0])
+            await self.controller.start()
+        apis = KafkaApis(ApisContext(self.config, self.replica_manager, self.metadata_cache, self.controller))
+        host, port = self.config.listener
+        self.socket_server = SocketServer(
+            host, port, apis.handle, max_request_bytes=self.config.socket_request_max_bytes,
+            max_queued_requests=self.config.queued_max_requests, broker_id=self.broker_id,
+        )
+        await self.socket_server.start()
+        self.replica_manager.start()
+        self.alter_partition_manager.start()
+        self.lifecycle_manager.start()
+        logger.info("%s Started", self._prefix)
+
+    async def shutdown(self) -> None:
+        """Stop in order; each step bounded by SHUTDOWN_STEP_TIMEOUT_S."""
+        logger.info("%s Shutting down", self._prefix)
+
+        async def step(name: str, coro: object) -> None:
+            try:
+                await asyncio.wait_for(coro, SHUTDOWN_STEP_TIMEOUT_S)  # type: ignore[arg-type]
+            except Exception:
+                logger.exception("%s Shutdown step %s failed", self._prefix, name)
+
+        await step("lifecycle", self.lifecycle_manager.stop(controlled=True))
+        if self.socket_server is not None:
+            await step("stop accepting", self.socket_server.stop_accepting())
+        if self.replica_manager is not None:
+            await step("replica manager", self.replica_manager.stop())
+        await step("alter partition manager", self.alter_partition_manager.stop())
+        if self.socket_server is not None:
+            await step("socket server", self.socket_server.stop())
+        if self.controller is not None:
+            await step("controller", self.controller.stop())
+        await step("controller channel", self.controller_channel.close())
+        await step("log manager", self.log_manager.stop())
+        logger.info("%s Shut down completed", self._prefix)
+
+
+def configure_logging(node_id: int | str) -> None:
+    """Log to stderr at INFO with time, level, logger name and message."""
+    logging.basicConfig(
+        level=logging.INFO,
+        format=f"%(asctime)s %(levelname)s [node {node_id}] %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+async def serve(config: KafkaConfig) -> None:
+    """Run a broker until SIGTERM or SIGINT, then shut it down cleanly."""
+    server = KafkaServer(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await server.startup()
+        await stop.wait()
+    finally:
+        await server.shutdown()
+
+
+def run_broker(config_path: str) -> int:
+    """Entry point of ``kafkette broker start`` and ``python -m broker``.
+
+    Returns:
+        Process exit code: 0 after a clean shutdown, 1 for a configuration error.
+    """
+    try:
+        config = KafkaConfig.from_file(config_path)
+    except ConfigError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    configure_logging(config.node_id)
+    try:
+        import uvloop
+
+        uvloop.run(serve(config))
+    except ConfigError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    return 0

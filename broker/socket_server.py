@@ -1,0 +1,220 @@
+"""The broker's TCP listener and per-connection request processing.
+
+Owns: the asyncio server, one ``Connection`` per client socket (a reader loop and a
+writer loop), and the guarantee that responses on a connection leave in request
+order even though requests are handled concurrently (pipelining).  A connection
+holds at most ``queued.max.requests`` requests in flight before reading pauses.
+
+Bad input never reaches other connections: a frame longer than
+``socket.request.max.bytes``, a body that is not msgpack or a header that is not
+``[api_key, api_version, correlation_id, client_id, body]`` closes that connection
+alone; an unknown API or version is answered with UNSUPPORTED_VERSION where the
+response has an ``error_code`` field and otherwise closes the connection; a body that
+does not match its schema is answered with INVALID_REQUEST likewise.
+
+Kafka concept: ``SocketServer``/``Processor`` (channel muting replaced by ordered
+per-connection response queues).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from collections.abc import Awaitable, Callable
+
+from protocol.api_keys import API_REGISTRY, ApiSpec
+from protocol.errors import Errors
+from protocol.framing import (
+    LENGTH,
+    FrameError,
+    RequestHeader,
+    UnsupportedVersionError,
+    check_frame_length,
+    decode_request,
+    encode_response,
+)
+from protocol.schema import SchemaError, Struct
+
+logger = logging.getLogger(__name__)
+
+RequestHandler = Callable[[RequestHeader, ApiSpec, Struct], Awaitable[Struct | None]]
+
+
+def error_response(spec: ApiSpec, code: Errors) -> Struct | None:
+    """A response for ``spec`` carrying ``code`` at top level, or None if it has no such field."""
+    if "error_code" not in spec.response._field_names:
+        return None
+    return spec.response(error_code=int(code))
+
+
+class Connection:
+    """One client connection: reads frames, dispatches them, writes answers in order."""
+
+    def __init__(self, server: SocketServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._server = server
+        self._reader = reader
+        self._writer = writer
+        peer = writer.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if peer else "?"
+        self._responses: asyncio.Queue[tuple[int, int, ApiSpec, asyncio.Future[Struct | None]] | None] = asyncio.Queue(
+            maxsize=server.max_queued_requests
+        )
+        self._handlers: set[asyncio.Task[Struct | None]] = set()
+
+    async def run(self) -> None:
+        writer_task = asyncio.get_running_loop().create_task(self._write_loop(), name=f"conn-write-{self.peer}")
+        try:
+            await self._read_loop()
+        finally:
+            await self._responses.put(None)
+            try:
+                await asyncio.wait_for(writer_task, self._server.drain_timeout_s)
+            except (TimeoutError, asyncio.CancelledError):
+                writer_task.cancel()
+                await asyncio.gather(writer_task, return_exceptions=True)
+            for task in self._handlers:
+                task.cancel()
+            await asyncio.gather(*self._handlers, return_exceptions=True)
+            self._writer.close()
+
+    async def _read_loop(self) -> None:
+        reader = self._reader
+        while True:
+            try:
+                (length,) = LENGTH.unpack(await reader.readexactly(LENGTH.size))
+                check_frame_length(length, self._server.max_request_bytes)
+                payload = await reader.readexactly(length)
+            except asyncio.IncompleteReadError:
+                return
+            except (ConnectionError, OSError):
+                return
+            except FrameError as exc:
+                logger.warning("[SocketServer] Closing connection from %s: %s", self.peer, exc)
+                return
+            try:
+                header, spec, request = decode_request(payload)
+            except UnsupportedVersionError as exc:
+                if not await self._answer_error(exc.header, exc.header.api_key, Errors.UNSUPPORTED_VERSION, str(exc)):
+                    return
+                continue
+            except SchemaError as exc:
+                header = getattr(exc, "header", None)
+                if header is None or not await self._answer_error(header, header.api_key, Errors.INVALID_REQUEST,
+                                                                  str(exc)):
+                    logger.warning("[SocketServer] Closing connection from %s: invalid request: %s", self.peer, exc)
+                    return
+                continue
+            except FrameError as exc:
+                logger.warning("[SocketServer] Closing connection from %s: %s", self.peer, exc)
+                return
+            task = asyncio.get_running_loop().create_task(self._server.handler(header, spec, request))
+            self._handlers.add(task)
+            task.add_done_callback(self._handlers.discard)
+            await self._responses.put((header.correlation_id, header.api_version, spec, task))
+
+    async def _answer_error(self, header: RequestHeader, api_key: int, code: Errors, detail: str) -> bool:
+        spec = API_REGISTRY.get(api_key)
+        response = error_response(spec, code) if spec is not None else None
+        logger.warning("[SocketServer] %s from %s (api_key=%d): %s", code.name, self.peer, api_key, detail)
+        if response is None:
+            return False
+        fut: asyncio.Future[Struct | None] = asyncio.get_running_loop().create_future()
+        fut.set_result(response)
+        version = header.api_version if spec and spec.min_version <= header.api_version <= spec.max_version else 0
+        await self._responses.put((header.correlation_id, version, spec, fut))
+        return True
+
+    async def _write_loop(self) -> None:
+        writer = self._writer
+        while True:
+            item = await self._responses.get()
+            if item is None:
+                return
+            correlation_id, version, spec, fut = item
+            try:
+                response = await fut
+            except asyncio.CancelledError:
+                if not fut.cancelled():
+                    raise
+                return
+            except Exception:
+                logger.exception("[SocketServer] Handler for %s from %s failed", spec.key.name, self.peer)
+                response = error_response(spec, Errors.UNKNOWN_SERVER_ERROR)
+                if response is None:
+                    writer.close()
+                    return
+            if response is None:  # acks=0 produce: no answer
+                continue
+            try:
+                writer.write(encode_response(correlation_id, response, version))
+                if self._responses.empty():
+                    await writer.drain()
+            except (ConnectionError, OSError):
+                return
+
+
+class SocketServer:
+    """Accepts connections on the broker's listener.
+
+    Args:
+        host, port: where to listen (port 0 picks a free port; see ``bound_port``).
+        handler: ``(header, spec, request) -> response | None``; raising makes the
+            connection answer UNKNOWN_SERVER_ERROR (or close if it cannot).
+        max_request_bytes: ``socket.request.max.bytes``.
+        max_queued_requests: ``queued.max.requests`` per connection.
+    """
+
+    def __init__(self, host: str, port: int, handler: RequestHandler, *, max_request_bytes: int,
+                 max_queued_requests: int, broker_id: int) -> None:
+        self.host = host
+        self.port = port
+        self.handler = handler
+        self.max_request_bytes = max_request_bytes
+        self.max_queued_requests = max_queued_requests
+        self.drain_timeout_s = 5.0
+        self._server: asyncio.base_events.Server | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+        self._broker_id = broker_id
+        self.bound_port = port
+
+    async def start(self) -> None:
+        """Bind and start accepting.
+
+        Raises:
+            OSError: the address is in use or cannot be bound.
+        """
+        self._server = await asyncio.start_server(self._accept, self.host, self.port, reuse_address=True,
+                                                  limit=1 << 20, backlog=1024)
+        self.bound_port = self._server.sockets[0].getsockname()[1]
+        logger.info("[SocketServer brokerId=%d] Listening on %s:%d", self._broker_id, self.host, self.bound_port)
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            await Connection(self, reader, writer).run()
+        finally:
+            self._connections.discard(task)
+
+    async def stop_accepting(self) -> None:
+        if self._server is not None:
+            self._server.close()
+
+    async def stop(self) -> None:
+        """Stop accepting, then cancel and await every connection."""
+        await self.stop_accepting()
+        for task in list(self._connections):
+            task.cancel()
+        await asyncio.gather(*self._connections, return_exceptions=True)
+        if self._server is not None:
+            try:
+                await asyncio.wait_for(self._server.wait_closed(), 5)
+            except TimeoutError:
+                pass
+            self._server = None
+
