@@ -1,0 +1,484 @@
+"""One partition's log: an ordered list of segments with a log end offset.
+
+Owns the partition directory, segment loading and crash recovery, leader and follower
+appends (offset assignment, size checks, rolling), reads for fetches, truncation and
+the fsync / recovery point bookkeeping.  Does not own the high watermark, the ISR or
+when to flush (``LogManager`` schedules flushes; ``Partition`` owns the HW).
+
+Kafka concept: ``UnifiedLog`` / ``LocalLog`` / ``LogLoader``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import logging
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from broker.log.checkpoint import fsync_dir
+from broker.log.log_config import LogConfig
+from broker.log.log_loader import load_segments, new_segment
+from broker.log.log_segment import LogSegment
+from broker.log.offset_index import INT32_MAX
+from protocol.errors import MessageTooLargeError, OffsetOutOfRangeError
+from protocol.record_batch import BASE_OFFSET, assign_offsets, iter_batches, validate_batches
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+class UnexpectedAppendOffsetError(ValueError):
+    """A follower append does not start at the log end offset (the follower must truncate)."""
+
+    def __init__(self, message: str, first_offset: int, log_end_offset: int) -> None:
+        super().__init__(message)
+        self.first_offset = first_offset
+        self.log_end_offset = log_end_offset
+
+
+@dataclass(frozen=True, slots=True)
+class LogAppendInfo:
+    """What an append wrote.
+
+    Attributes:
+        first_offset: offset of the first record appended.
+        last_offset: offset of the last record appended.
+        num_records: records appended (sum of batch record counts).
+        valid_bytes: bytes appended.
+        max_timestamp: largest batch max timestamp (ms).
+        log_append_time_ms: -1 (CreateTime) unless the broker stamped LogAppendTime.
+    """
+
+    first_offset: int
+    last_offset: int
+    num_records: int
+    valid_bytes: int
+    max_timestamp: int
+    log_append_time_ms: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class FetchDataInfo:
+    """The result of a read: whole batches, and the base offset of the first one.
+
+    ``first_batch_offset`` may be below the requested offset (the batch containing it);
+    with no records it equals the requested offset.
+    """
+
+    records: bytes
+    first_batch_offset: int
+
+
+class Log:
+    """The replicated log of one partition, stored as segments in one directory.
+
+    On-disk layout::
+
+        <log.dirs entry>/<topic>-<partition>/
+            00000000000000000000.log     batches back to back (protocol.record_batch format)
+            00000000000000000000.index   sparse offset index (OffsetIndex)
+            00000000000000012345.log     next segment: base offset 12345
+            00000000000000012345.index
+
+    Segments are sorted by base offset; only the last (active) one is appended to.
+    Offsets increase with no gap inside a segment; each segment starts at the log end
+    offset of the moment it was rolled.  Stray ``.tmp``/``.cleaned``/``.deleted``/
+    ``.swap`` files are removed on open.
+
+    Invariants: ``log_start_offset <= log_end_offset``; ``recovery_point <=
+    log_end_offset`` and every offset below it is fsynced; there is always at least one
+    segment.  The log is used from the event loop only; blocking fsyncs run in the
+    default executor on duplicated file descriptors.
+    """
+
+    def __init__(self, dir: Path, tp: TopicPartition, config: LogConfig, segments: list[LogSegment]) -> None:
+        self.dir = Path(dir)
+        self.tp = tp
+        self.config = config
+        self._segments = segments
+        self._bases = [segment.base_offset for segment in segments]
+        self._log_end_offset = segments[-1].next_offset()
+        self._log_start_offset = segments[0].base_offset
+        self._recovery_point = self._log_end_offset
+        self._truncations = 0
+        self._dir_dirty = False
+        self._prefix = f"[Log partition={tp}, dir={self.dir.parent}]"
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def open(
+        cls,
+        dir: Path,
+        tp: TopicPartition,
+        config: LogConfig,
+        *,
+        recovery_point: int = 0,
+        log_start_offset: int = 0,
+        had_clean_shutdown: bool,
+    ) -> Log:
+        """Open (or create) the log in partition directory ``dir`` (blocking: use an executor).
+
+        Loads every segment, deletes stray files, rebuilds missing or corrupt indexes,
+        and after an unclean shutdown recovers every segment from the one holding
+        ``recovery_point``: the first torn or corrupt batch ends the log (the file is
+        truncated there, later segments are deleted, a WARNING gives the bytes dropped).
+
+        Args:
+            dir: the partition directory ``<log dir>/<topic>-<partition>``; created if missing.
+            tp: the partition.
+            config: its log config.
+            recovery_point: offset below which data is known to be fsynced (checkpoint).
+            log_start_offset: checkpointed log start offset.
+            had_clean_shutdown: True when the clean-shutdown marker was present.
+
+        Returns:
+            The opened log.
+        """
+        dir = Path(dir)
+        dir.mkdir(parents=True, exist_ok=True)
+        segments = load_segments(
+            dir, tp, config,
+            recovery_point=recovery_point, log_start_offset=log_start_offset, had_clean_shutdown=had_clean_shutdown,
+        )
+        log = cls(dir, tp, config, segments)
+        leo = log._log_end_offset
+        log._recovery_point = leo if had_clean_shutdown else min(max(recovery_point, segments[0].base_offset), leo)
+        log._log_start_offset = max(log_start_offset, segments[0].base_offset)
+        if log._log_start_offset > leo:
+            logger.warning(
+                "%s Log start offset %d is past the log end offset %d; starting an empty log there",
+                log._prefix, log._log_start_offset, leo,
+            )
+            log.truncate_fully_and_start_at(log._log_start_offset)
+        logger.info(
+            "%s Loaded log with %d segments, log start offset %d, log end offset %d, recovery point %d",
+            log._prefix, len(log._segments), log._log_start_offset, log._log_end_offset, log._recovery_point,
+        )
+        return log
+
+    # --------------------------------------------------------------- properties
+    @property
+    def log_end_offset(self) -> int:
+        """Offset the next appended record will get (LEO)."""
+        return self._log_end_offset
+
+    @property
+    def log_start_offset(self) -> int:
+        """First offset readable from this log."""
+        return self._log_start_offset
+
+    @property
+    def recovery_point(self) -> int:
+        """Offset below which every record is fsynced."""
+        return self._recovery_point
+
+    @property
+    def size_in_bytes(self) -> int:
+        """Total size of the segments' ``.log`` files in bytes."""
+        return sum(segment.size for segment in self._segments)
+
+    @property
+    def segments(self) -> list[LogSegment]:
+        """The segments, oldest first (a copy of the list)."""
+        return list(self._segments)
+
+    @property
+    def active_segment(self) -> LogSegment:
+        """The last segment, the one appended to."""
+        return self._segments[-1]
+
+    @property
+    def unflushed_messages(self) -> int:
+        """Offsets appended since the recovery point (log end offset - recovery point)."""
+        return self._log_end_offset - self._recovery_point
+
+    @property
+    def flush_needed(self) -> bool:
+        """True when ``unflushed_messages >= flush.messages``."""
+        return self.unflushed_messages >= self.config.flush_messages
+
+    def update_config(self, config: LogConfig) -> None:
+        """Replace the topic config (segment size, flush policy, ...) for future appends."""
+        self.config = config
+
+    # ------------------------------------------------------------------ appends
+    def append_as_leader(self, records: bytearray, leader_epoch: int) -> LogAppendInfo:
+        """Validate, assign offsets from the LEO and the leader epoch (in place), and append.
+
+        Args:
+            records: one or more batches from a Produce request (mutable; offsets and
+                epoch are written into it).
+            leader_epoch: the leader's current epoch.
+
+        Returns:
+            The LogAppendInfo (offsets of the first and last records, ...).
+
+        Raises:
+            CorruptRecordError: malformed batches or a CRC mismatch.
+            MessageTooLargeError: a batch is larger than ``max.message.bytes``.
+            TypeError: ``records`` is not a bytearray.
+        """
+        if not isinstance(records, bytearray):
+            raise TypeError(f"records must be a bytearray, got {type(records).__name__}")
+        positions = validate_batches(records)
+        num_records = 0
+        max_timestamp = -1
+        for _, header in positions:
+            if header.size_in_bytes > self.config.max_message_bytes:
+                raise MessageTooLargeError(
+                    f"batch of {header.size_in_bytes} bytes is larger than max.message.bytes "
+                    f"{self.config.max_message_bytes} of {self.tp}"
+                )
+            num_records += header.records_count
+            max_timestamp = max(max_timestamp, header.max_timestamp)
+        first_offset = self._log_end_offset
+        next_offset = assign_offsets(records, positions, first_offset, leader_epoch)
+        self._append(records, next_offset - 1)
+        return LogAppendInfo(first_offset, next_offset - 1, num_records, len(records), max_timestamp)
+
+    def append_as_follower(self, records: bytes | bytearray | memoryview) -> LogAppendInfo | None:
+        """Append batches copied from the leader (offsets and epochs already set).
+
+        Batches entirely below the LEO are skipped; a trailing partial batch is ignored.
+
+        Args:
+            records: batches from a Fetch response.
+
+        Returns:
+            The LogAppendInfo, or None when nothing was appended.
+
+        Raises:
+            CorruptRecordError: bad magic, length or CRC.
+            UnexpectedAppendOffsetError: the first kept batch does not start at the LEO,
+                or offsets go backwards.
+        """
+        view = memoryview(records)
+        start = end = -1
+        first_offset = expected = self._log_end_offset
+        num_records = 0
+        max_timestamp = -1
+        for position, header in iter_batches(view, verify_crc=True):
+            if start < 0:
+                if header.last_offset < self._log_end_offset:
+                    continue
+                if header.base_offset != self._log_end_offset:
+                    raise UnexpectedAppendOffsetError(
+                        f"{self._prefix} follower append starts at offset {header.base_offset}, "
+                        f"expected the log end offset {self._log_end_offset}",
+                        header.base_offset, self._log_end_offset,
+                    )
+                start = position
+            elif header.base_offset < expected:
+                raise UnexpectedAppendOffsetError(
+                    f"{self._prefix} out of order offsets in follower append: {header.base_offset} after {expected}",
+                    header.base_offset, self._log_end_offset,
+                )
+            expected = header.next_offset
+            end = position + header.size_in_bytes
+            num_records += header.records_count
+            max_timestamp = max(max_timestamp, header.max_timestamp)
+        if start < 0:
+            return None
+        self._append(view[start:end], expected - 1)
+        return LogAppendInfo(first_offset, expected - 1, num_records, end - start, max_timestamp)
+
+    def _append(self, records: bytes | bytearray | memoryview, last_offset: int) -> None:
+        segment = self._maybe_roll(len(records), last_offset)
+        segment.append(records, last_offset)
+        self._log_end_offset = last_offset + 1
+
+    def _maybe_roll(self, size: int, last_offset: int) -> LogSegment:
+        """Roll a new segment at the LEO when the active one is full (bytes, index, offsets)."""
+        segment = self._segments[-1]
+        if segment.size == 0:
+            return segment
+        reason = None
+        if segment.size + size > self.config.segment_bytes:
+            reason = f"size {segment.size} + {size} bytes > segment.bytes {self.config.segment_bytes}"
+        elif segment.index.is_full:
+            reason = f"offset index full ({segment.index.entries} entries)"
+        elif last_offset - segment.base_offset > INT32_MAX:
+            reason = "relative offset overflow"
+        if reason is None:
+            return segment
+        return self.roll(reason)
+
+    def roll(self, reason: str = "requested") -> LogSegment:
+        """Start a new active segment at the log end offset.
+
+        Returns:
+            The new active segment (the current one if it is empty at the LEO already).
+        """
+        active = self._segments[-1]
+        if active.base_offset == self._log_end_offset:
+            return active
+        segment = new_segment(self.dir, self._log_end_offset, self.config)
+        self._segments.append(segment)
+        self._bases.append(segment.base_offset)
+        self._dir_dirty = True
+        logger.info("%s Rolled new log segment at offset %d (%s)", self._prefix, segment.base_offset, reason)
+        return segment
+
+    # -------------------------------------------------------------------- reads
+    def read(
+        self,
+        start_offset: int,
+        max_bytes: int,
+        max_offset_exclusive: int | None = None,
+        min_one_message: bool = True,
+    ) -> FetchDataInfo:
+        """Read whole batches starting with the batch that contains ``start_offset``.
+
+        Cost: a bisect over segment base offsets, an index binary search and a scan of
+        at most ``index.interval.bytes`` of headers, then one pread.
+
+        Args:
+            start_offset: fetch offset.
+            max_bytes: size limit in bytes (whole batches only).
+            max_offset_exclusive: do not return batches whose base offset is >= this
+                (the high watermark for consumers); None = up to the LEO.
+            min_one_message: return the first batch even if larger than ``max_bytes``.
+
+        Returns:
+            FetchDataInfo; empty records at the LEO or at ``max_offset_exclusive``.
+
+        Raises:
+            OffsetOutOfRangeError: ``start_offset`` is below the log start offset or above
+                the log end offset.
+        """
+        if start_offset < self._log_start_offset or start_offset > self._log_end_offset:
+            raise OffsetOutOfRangeError(
+                f"offset {start_offset} is out of range for {self.tp}: log start offset "
+                f"{self._log_start_offset}, log end offset {self._log_end_offset}"
+            )
+        if start_offset == self._log_end_offset or (
+            max_offset_exclusive is not None and start_offset >= max_offset_exclusive
+        ):
+            return FetchDataInfo(b"", start_offset)
+        index = max(0, bisect.bisect_right(self._bases, start_offset) - 1)
+        for segment in self._segments[index:]:
+            if segment.next_offset() <= start_offset:
+                continue  # start_offset lies past this segment's last batch: the next one holds it
+            data = segment.read(start_offset, max_bytes, max_offset_exclusive, min_one_message)
+            if data:
+                return FetchDataInfo(data, BASE_OFFSET.unpack_from(data, 0)[0])
+            break
+        return FetchDataInfo(b"", start_offset)
+
+    # --------------------------------------------------------------- truncation
+    def truncate_to(self, target_offset: int) -> bool:
+        """Drop every batch at or after ``target_offset`` (follower truncation).
+
+        A batch straddling the target is dropped whole, so the LEO becomes the end of the
+        last kept batch (<= target).  Segments starting at or after the target are deleted.
+
+        Returns:
+            True when anything was removed.
+
+        Raises:
+            ValueError: negative target.
+        """
+        if target_offset < 0:
+            raise ValueError(f"cannot truncate {self.tp} to negative offset {target_offset}")
+        if target_offset >= self._log_end_offset:
+            return False
+        logger.info("%s Truncating to offset %d (log end offset %d)", self._prefix, target_offset, self._log_end_offset)
+        if target_offset <= self._segments[0].base_offset:
+            self.truncate_fully_and_start_at(target_offset)
+            return True
+        self._truncations += 1
+        while self._segments[-1].base_offset >= target_offset:
+            self._segments.pop().delete()
+            self._bases.pop()
+        self._segments[-1].truncate_to(target_offset)
+        self._log_end_offset = self._segments[-1].next_offset()
+        self._recovery_point = min(self._recovery_point, self._log_end_offset)
+        self._log_start_offset = min(self._log_start_offset, self._log_end_offset)
+        return True
+
+    def truncate_fully_and_start_at(self, offset: int) -> None:
+        """Delete every segment and start an empty log at ``offset`` (LEO = start = offset).
+
+        Raises:
+            ValueError: negative offset.
+        """
+        if offset < 0:
+            raise ValueError(f"cannot start {self.tp} at negative offset {offset}")
+        logger.info("%s Truncating fully and starting at offset %d", self._prefix, offset)
+        self._truncations += 1
+        for segment in self._segments:
+            segment.delete()
+        self._segments = [new_segment(self.dir, offset, self.config)]
+        self._bases = [offset]
+        self._dir_dirty = True
+        self._log_end_offset = self._log_start_offset = self._recovery_point = offset
+
+    # ------------------------------------------------------------------ flushing
+    def _segments_to_flush(self, up_to: int) -> list[LogSegment]:
+        first = max(0, bisect.bisect_right(self._bases, self._recovery_point) - 1)
+        return [segment for segment in self._segments[first:] if segment.base_offset < up_to]
+
+    async def flush(self, up_to: int | None = None) -> None:
+        """fsync every segment holding offsets in ``[recovery_point, up_to)`` in the default
+        executor, then advance the recovery point to ``up_to``.
+
+        Args:
+            up_to: exclusive offset to flush up to; None = the current log end offset.
+
+        Raises:
+            OSError: an fsync failed (the recovery point does not move).
+            CancelledError: the fsync may still complete; the recovery point does not move.
+        """
+        target = self._log_end_offset if up_to is None else min(up_to, self._log_end_offset)
+        if target <= self._recovery_point:
+            return
+        fds: list[int] = []
+        for segment in self._segments_to_flush(target):
+            fds.extend(segment.dup_fds())
+        sync_dir = self._dir_dirty
+        self._dir_dirty = False
+        truncations = self._truncations
+        await asyncio.get_running_loop().run_in_executor(None, _fsync_and_close, fds, self.dir if sync_dir else None)
+        if truncations == self._truncations:
+            self._recovery_point = max(self._recovery_point, min(target, self._log_end_offset))
+
+    def flush_sync(self) -> None:
+        """fsync everything up to the LEO now (blocking; for shutdown) and advance the recovery point."""
+        for segment in self._segments_to_flush(self._log_end_offset):
+            segment.flush()
+        if self._dir_dirty:
+            fsync_dir(self.dir)
+            self._dir_dirty = False
+        self._recovery_point = self._log_end_offset
+
+    # ----------------------------------------------------------------- lifecycle
+    def close(self) -> None:
+        """Close every segment's files (does not flush)."""
+        for segment in self._segments:
+            segment.close()
+
+    def delete(self) -> None:
+        """Close and remove the whole partition directory (blocking)."""
+        self.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        logger.info("%s Deleted log", self._prefix)
+
+    def __repr__(self) -> str:
+        return (
+            f"Log(tp={self.tp}, dir={self.dir}, log_start_offset={self._log_start_offset}, "
+            f"log_end_offset={self._log_end_offset}, segments={len(self._segments)})"
+        )
+
+
+def _fsync_and_close(fds: list[int], dir: Path | None) -> None:
+    """fsync and close duplicated descriptors, then the directory (executor side)."""
+    try:
+        for fd in fds:
+            os.fsync(fd)
+        if dir is not None:
+            fsync_dir(dir)
+    finally:
+        for fd in fds:
+            os.close(fd)

@@ -1,0 +1,365 @@
+"""The broker's logs across its ``log.dirs``: start-up loading, creation, deletion,
+scheduled flushes, offset checkpoints and the clean-shutdown marker.
+
+Owns every ``Log`` of this broker and the files at the top of each log dir
+(``meta.properties``, ``.kafka_cleanshutdown``, ``recovery-point-offset-checkpoint``,
+``log-start-offset-checkpoint``, ``replication-offset-checkpoint``).  Owns one
+background task (flush scheduler and checkpointer) and the flush tasks started by
+``maybe_flush``.  Does not own high watermark values (the ReplicaManager passes them
+to ``write_high_watermarks``) or topic configs (callers pass a ``LogConfig``).
+
+Kafka concept: ``LogManager``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import javaproperties
+
+from broker.config import ConfigError, KafkaConfig
+from broker.log.checkpoint import (
+    CorruptCheckpointError,
+    OffsetCheckpointFile,
+    fsync_dir,
+    write_file_atomically,
+)
+from broker.log.log import Log
+from broker.log.log_config import LogConfig
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
+META_PROPERTIES_FILE = "meta.properties"
+RECOVERY_POINT_CHECKPOINT_FILE = "recovery-point-offset-checkpoint"
+LOG_START_OFFSET_CHECKPOINT_FILE = "log-start-offset-checkpoint"
+HIGH_WATERMARK_CHECKPOINT_FILE = "replication-offset-checkpoint"
+MAX_SCHEDULER_TICK_MS = 1000
+MIN_SCHEDULER_TICK_MS = 10
+STOP_FLUSH_TIMEOUT_S = 30.0
+
+
+def _monotonic_ms() -> int:
+    return int(time.monotonic() * 1000)
+
+
+class LogManager:
+    """Creates, loads, flushes, checkpoints and deletes the partition logs of one broker.
+
+    Lifecycle: ``__init__`` -> ``await start()`` (load every log dir) -> use ->
+    ``await stop()`` (flush, checkpoint, close, write the clean-shutdown marker).  Also
+    an async context manager.  New logs go to the log dir holding the fewest logs.
+
+    Args:
+        config: the broker config (``log.dirs``, ``node.id``, ``cluster.id``, log defaults,
+            ``log.flush.offset.checkpoint.interval.ms``).
+        time_ms: monotonic clock in ms (injected for tests).
+    """
+
+    def __init__(self, config: KafkaConfig, *, time_ms: Callable[[], int] = _monotonic_ms) -> None:
+        self.config = config
+        self.log_dirs = [Path(d) for d in config.log_dirs]
+        self.default_log_config = LogConfig.from_broker(config)
+        self._time_ms = time_ms
+        self._logs: dict[TopicPartition, Log] = {}
+        self._last_flush_ms: dict[TopicPartition, int] = {}
+        self._flush_tasks: dict[TopicPartition, asyncio.Task[None]] = {}
+        self._scheduler_task: asyncio.Task[None] | None = None
+        self._checkpoint_lock = asyncio.Lock()
+        self._checkpoint_interval_ms = max(MIN_SCHEDULER_TICK_MS, config.log_flush_offset_checkpoint_interval_ms)
+        self._next_checkpoint_ms = 0
+        self._stopping = False
+        self._started = False
+        self._prefix = f"[LogManager id={config.node_id}]"
+
+    async def __aenter__(self) -> LogManager:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    # ------------------------------------------------------------------ start-up
+    async def start(self) -> None:
+        """Load every log dir (in the default executor) and start the scheduler task.
+
+        Raises:
+            ConfigError: ``meta.properties`` names another node.id or cluster.id, or a
+                partition appears in two log dirs.
+            OSError: a log dir cannot be created or read.
+        """
+        loop = asyncio.get_running_loop()
+        for log_dir in self.log_dirs:
+            logs = await loop.run_in_executor(None, self._load_log_dir, log_dir)
+            for tp, log in logs.items():
+                if tp in self._logs:
+                    raise ConfigError(f"Duplicate log directories for {tp}: {self._logs[tp].dir} and {log.dir}")
+                self._logs[tp] = log
+        now = self._time_ms()
+        self._last_flush_ms = dict.fromkeys(self._logs, now)
+        self._next_checkpoint_ms = now + self._checkpoint_interval_ms
+        self._scheduler_task = loop.create_task(self._run_scheduler(), name="log-manager-scheduler")
+        self._started = True
+        logger.info("%s Started with %d logs in %d log dirs", self._prefix, len(self._logs), len(self.log_dirs))
+
+    def _load_log_dir(self, log_dir: Path) -> dict[TopicPartition, Log]:
+        """Blocking: check meta.properties, read checkpoints and the marker, open every log."""
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self._check_meta_properties(log_dir)
+        marker = log_dir / CLEAN_SHUTDOWN_FILE
+        had_clean_shutdown = marker.exists()
+        recovery_points = self._read_checkpoint(log_dir / RECOVERY_POINT_CHECKPOINT_FILE)
+        log_start_offsets = self._read_checkpoint(log_dir / LOG_START_OFFSET_CHECKPOINT_FILE)
+        logger.info(
+            "%s Loading logs from %s (%s shutdown)", self._prefix, log_dir, "clean" if had_clean_shutdown else "unclean"
+        )
+        logs: dict[TopicPartition, Log] = {}
+        for child in sorted(log_dir.iterdir()):
+            if not child.is_dir():
+                continue
+            try:
+                tp = TopicPartition.parse(child.name)
+            except ValueError:
+                logger.warning("%s Ignoring directory %s: not <topic>-<partition>", self._prefix, child)
+                continue
+            logs[tp] = Log.open(
+                child,
+                tp,
+                self.default_log_config,
+                recovery_point=recovery_points.get(tp, 0),
+                log_start_offset=log_start_offsets.get(tp, 0),
+                had_clean_shutdown=had_clean_shutdown,
+            )
+        marker.unlink(missing_ok=True)
+        return logs
+
+    def _check_meta_properties(self, log_dir: Path) -> None:
+        path = log_dir / META_PROPERTIES_FILE
+        node_id, cluster_id = str(self.config.node_id), str(self.config.cluster_id)
+        if not path.exists():
+            text = javaproperties.dumps({"version": "1", "node.id": node_id, "cluster.id": cluster_id}, timestamp=False)
+            write_file_atomically(path, text.encode("utf-8"))
+            return
+        with open(path, encoding="utf-8") as fh:
+            props = javaproperties.load(fh)
+        if props.get("node.id", node_id) != node_id:
+            raise ConfigError(
+                f"Invalid value {node_id} for configuration node.id: log dir {log_dir} belongs to node "
+                f"{props.get('node.id')} (see {path})"
+            )
+        if props.get("cluster.id", cluster_id) != cluster_id:
+            raise ConfigError(
+                f"Invalid value {cluster_id} for configuration cluster.id: log dir {log_dir} belongs to cluster "
+                f"{props.get('cluster.id')} (see {path})"
+            )
+
+    def _read_checkpoint(self, path: Path) -> dict[TopicPartition, int]:
+        try:
+            return OffsetCheckpointFile(path).read()
+        except CorruptCheckpointError as exc:
+            logger.warning("%s %s; ignoring it", self._prefix, exc)
+            return {}
+
+    # ---------------------------------------------------------------- the logs
+    def get_log(self, tp: TopicPartition) -> Log | None:
+        """The log of ``tp`` or None."""
+        return self._logs.get(tp)
+
+    def all_logs(self) -> dict[TopicPartition, Log]:
+        """``{TopicPartition: Log}`` (a copy)."""
+        return dict(self._logs)
+
+    def get_or_create_log(self, tp: TopicPartition, config: LogConfig) -> Log:
+        """Return the log of ``tp``, creating its directory in the least loaded log dir.
+
+        An existing log gets ``config`` as its new config.  Creation blocks briefly
+        (mkdir and two empty files) on the calling thread.
+
+        Args:
+            tp: the partition.
+            config: its effective topic config (``LogConfig.from_broker(config, overrides)``).
+
+        Returns:
+            The log.
+        """
+        log = self._logs.get(tp)
+        if log is not None:
+            if log.config != config:
+                log.update_config(config)
+            return log
+        counts = dict.fromkeys(self.log_dirs, 0)
+        for existing in self._logs.values():
+            parent = existing.dir.parent
+            counts[parent] = counts.get(parent, 0) + 1
+        log_dir = min(self.log_dirs, key=lambda d: counts[d])
+        log = Log.open(log_dir / str(tp), tp, config, had_clean_shutdown=True)
+        self._logs[tp] = log
+        self._last_flush_ms[tp] = self._time_ms()
+        logger.info("%s Created log for partition %s in %s", self._prefix, tp, log_dir)
+        return log
+
+    async def delete_log(self, tp: TopicPartition) -> None:
+        """Forget the log of ``tp`` and remove its directory (in the default executor).
+
+        A missing log is ignored.
+        """
+        log = self._logs.pop(tp, None)
+        self._last_flush_ms.pop(tp, None)
+        if log is None:
+            return
+        await asyncio.get_running_loop().run_in_executor(None, log.delete)
+        logger.info("%s Deleted log for partition %s", self._prefix, tp)
+
+    # ------------------------------------------------------------------ flushing
+    def maybe_flush(self, log: Log) -> None:
+        """Start a background flush of ``log`` when ``log.flush_needed`` (call after an append).
+
+        At most one such flush runs per partition; stop() awaits them.  A failure is
+        logged with its traceback.
+        """
+        if self._stopping or not log.flush_needed or log.tp in self._flush_tasks:
+            return
+        task = asyncio.get_running_loop().create_task(self._flush_log(log), name=f"flush-{log.tp}")
+        self._flush_tasks[log.tp] = task
+        task.add_done_callback(lambda done, tp=log.tp: self._on_flush_done(tp, done))
+
+    def _on_flush_done(self, tp: TopicPartition, task: asyncio.Task[None]) -> None:
+        if self._flush_tasks.get(tp) is task:
+            del self._flush_tasks[tp]
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("%s Flush of %s failed", self._prefix, tp, exc_info=task.exception())
+
+    async def _flush_log(self, log: Log) -> None:
+        await log.flush()
+        self._last_flush_ms[log.tp] = self._time_ms()
+
+    async def flush_dirty_logs(self) -> None:
+        """Flush every log with unflushed messages whose ``flush.ms`` elapsed or that needs it."""
+        now = self._time_ms()
+        for tp, log in list(self._logs.items()):
+            if log.unflushed_messages <= 0:
+                continue
+            last = self._last_flush_ms.setdefault(tp, now)
+            if log.flush_needed or now - last >= log.config.flush_ms:
+                await self._flush_log(log)
+
+    # --------------------------------------------------------------- checkpoints
+    def _logs_in(self, log_dir: Path) -> dict[TopicPartition, Log]:
+        return {tp: log for tp, log in self._logs.items() if log.dir.parent == log_dir}
+
+    def _write_offset_checkpoints(self) -> None:
+        """Blocking: write recovery points and log start offsets of every log dir."""
+        for log_dir in self.log_dirs:
+            logs = self._logs_in(log_dir)
+            OffsetCheckpointFile(log_dir / RECOVERY_POINT_CHECKPOINT_FILE).write(
+                {tp: log.recovery_point for tp, log in logs.items()}
+            )
+            OffsetCheckpointFile(log_dir / LOG_START_OFFSET_CHECKPOINT_FILE).write(
+                {tp: log.log_start_offset for tp, log in logs.items()}
+            )
+
+    async def checkpoint_log_offsets(self) -> None:
+        """Write ``recovery-point-offset-checkpoint`` and ``log-start-offset-checkpoint``
+        in every log dir (in the default executor)."""
+        async with self._checkpoint_lock:
+            await asyncio.get_running_loop().run_in_executor(None, self._write_offset_checkpoints)
+
+    def read_high_watermarks(self) -> dict[TopicPartition, int]:
+        """Read ``replication-offset-checkpoint`` of every log dir (blocking, small files).
+
+        Returns:
+            ``{TopicPartition: high watermark}`` merged over the log dirs; a corrupt file is
+            logged and skipped.
+        """
+        merged: dict[TopicPartition, int] = {}
+        for log_dir in self.log_dirs:
+            merged.update(self._read_checkpoint(log_dir / HIGH_WATERMARK_CHECKPOINT_FILE))
+        return merged
+
+    async def write_high_watermarks(self, high_watermarks: dict[TopicPartition, int]) -> None:
+        """Write each log dir's ``replication-offset-checkpoint`` with the HWs of its logs.
+
+        Args:
+            high_watermarks: ``{TopicPartition: high watermark}``; partitions without a log
+                here are left out.
+        """
+        per_dir = {
+            log_dir: {tp: hw for tp, hw in high_watermarks.items() if tp in self._logs_in(log_dir)}
+            for log_dir in self.log_dirs
+        }
+
+        def write() -> None:
+            for log_dir, offsets in per_dir.items():
+                OffsetCheckpointFile(log_dir / HIGH_WATERMARK_CHECKPOINT_FILE).write(offsets)
+
+        async with self._checkpoint_lock:
+            await asyncio.get_running_loop().run_in_executor(None, write)
+
+    # ----------------------------------------------------------------- scheduler
+    def _tick_ms(self) -> int:
+        tick = min(MAX_SCHEDULER_TICK_MS, self._checkpoint_interval_ms)
+        for log in self._logs.values():
+            tick = min(tick, log.config.flush_ms)
+        return max(MIN_SCHEDULER_TICK_MS, tick)
+
+    async def run_scheduled_work(self) -> None:
+        """One scheduler round: flush dirty logs, checkpoint offsets when the interval passed."""
+        await self.flush_dirty_logs()
+        now = self._time_ms()
+        if now >= self._next_checkpoint_ms:
+            self._next_checkpoint_ms = now + self._checkpoint_interval_ms
+            await self.checkpoint_log_offsets()
+
+    async def _run_scheduler(self) -> None:
+        while True:
+            await asyncio.sleep(self._tick_ms() / 1000)
+            try:
+                await self.run_scheduled_work()
+            except Exception:
+                logger.exception("%s Scheduled flush or checkpoint failed", self._prefix)
+
+    # ------------------------------------------------------------------ shutdown
+    async def stop(self) -> None:
+        """Stop the scheduler, finish flushes, fsync every log, write the offset checkpoints,
+        close the logs and write the clean-shutdown marker in every log dir.
+
+        The ReplicaManager writes its high watermarks (``write_high_watermarks``) before
+        calling this.  Waits at most 30 s for in-flight flushes, then cancels them.
+
+        Raises:
+            OSError: a flush or checkpoint failed (no clean-shutdown marker is written).
+        """
+        if not self._started or self._stopping:
+            return
+        self._stopping = True
+        if self._scheduler_task is not None:
+            self._scheduler_task.cancel()
+            await asyncio.wait([self._scheduler_task])
+            self._scheduler_task = None
+        pending = list(self._flush_tasks.values())
+        if pending:
+            _, not_done = await asyncio.wait(pending, timeout=STOP_FLUSH_TIMEOUT_S)
+            for task in not_done:
+                task.cancel()
+            if not_done:
+                await asyncio.wait(not_done)
+        async with self._checkpoint_lock:
+            await asyncio.get_running_loop().run_in_executor(None, self._shutdown_sync)
+        logger.info("%s Shut down cleanly", self._prefix)
+
+    def _shutdown_sync(self) -> None:
+        """Blocking: flush, checkpoint, close, write markers."""
+        for log in self._logs.values():
+            log.flush_sync()
+        self._write_offset_checkpoints()
+        for log in self._logs.values():
+            log.close()
+        self._logs.clear()
+        for log_dir in self.log_dirs:
+            (log_dir / CLEAN_SHUTDOWN_FILE).write_bytes(b"")
+            fsync_dir(log_dir)

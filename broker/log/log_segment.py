@@ -1,0 +1,334 @@
+"""One log segment: ``<20-digit base offset>.log`` plus its ``.index``.
+
+Owns the segment's files: append, read of whole batches, offset-to-position
+translation, recovery (validate and truncate a torn or corrupt tail, rebuild the
+index) and truncation.  Does not own rolling, offsets assignment or the flush policy
+(``Log``).  Appends and reads use ``os.pwrite``/``os.pread`` directly on the event
+loop (page cache); ``flush()`` blocks and is meant for an executor.
+
+Kafka concept: ``LogSegment``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from broker.log.offset_index import INT32_MAX, CorruptIndexError, OffsetIndex
+from protocol.record_batch import (
+    BASE_OFFSET_AND_LENGTH,
+    HEADER_SIZE,
+    LOG_OVERHEAD,
+    MAGIC,
+    BatchHeader,
+    compute_crc,
+    read_header,
+)
+
+logger = logging.getLogger(__name__)
+
+LOG_SUFFIX = ".log"
+INDEX_SUFFIX = ".index"
+_SCAN_CHUNK_BYTES = 16 * 1024
+
+
+def segment_file_name(base_offset: int, suffix: str) -> str:
+    """File name of a segment file: 20-digit zero-padded base offset plus suffix."""
+    return f"{base_offset:020d}{suffix}"
+
+
+class LogSegment:
+    """A contiguous run of batches in one file, with a sparse offset index.
+
+    Files: ``<dir>/<base:020d>.log`` (batches back to back, exactly as received; see
+    ``protocol.record_batch`` for the 61-byte header) and ``<dir>/<base:020d>.index``
+    (see ``OffsetIndex``).  Every batch's offsets lie in
+    ``[base_offset, base_offset + 2**31 - 1]`` and increase through the file.
+
+    An index entry is added when more than ``index_interval_bytes`` were appended since
+    the previous one.  ``needs_recovery`` is set on open when the index was missing or
+    corrupt, or the tail of the log is not a whole batch; the owning ``Log`` then calls
+    ``recover()``.
+
+    Args:
+        dir: the partition directory.
+        base_offset: first offset this segment may hold.
+        index_interval_bytes: ``index.interval.bytes``.
+        max_index_size_bytes: ``segment.index.bytes``.
+    """
+
+    def __init__(self, dir: Path, base_offset: int, *, index_interval_bytes: int, max_index_size_bytes: int) -> None:
+        if base_offset < 0:
+            raise ValueError(f"base_offset must be >= 0, got {base_offset}")
+        self.dir = Path(dir)
+        self.base_offset = base_offset
+        self.index_interval_bytes = index_interval_bytes
+        self.log_path = self.dir / segment_file_name(base_offset, LOG_SUFFIX)
+        self.index_path = self.dir / segment_file_name(base_offset, INDEX_SUFFIX)
+        self.needs_recovery = False
+        self.last_recovery_error: str | None = None
+        index_existed = self.index_path.exists()
+        self._fd = os.open(self.log_path, os.O_RDWR | os.O_CREAT, 0o644)
+        self._size = os.fstat(self._fd).st_size
+        try:
+            self.index = OffsetIndex(self.index_path, base_offset, max_index_size_bytes)
+            self.index.sanity_check(self._size)
+        except CorruptIndexError as exc:
+            logger.warning("Found a corrupt index %s (%s); it will be rebuilt", self.index_path, exc)
+            if hasattr(self, "index"):
+                self.index.close()
+            self.index_path.unlink(missing_ok=True)
+            self.index = OffsetIndex(self.index_path, base_offset, max_index_size_bytes)
+            self.needs_recovery = True
+        if not index_existed and self._size > 0:
+            self.needs_recovery = True
+        self._bytes_since_last_index_entry = 0
+        self._next_offset = self._load_next_offset()
+
+    def _load_next_offset(self) -> int:
+        """Scan from the last index entry to the end; flag a torn tail for recovery."""
+        _, position = self.index.last_entry
+        next_offset = self.base_offset
+        end = position
+        try:
+            for pos, header in self._iter_headers(position):
+                if pos + header.size_in_bytes > self._size:
+                    break
+                next_offset = header.next_offset
+                end = pos + header.size_in_bytes
+        except ValueError:
+            pass
+        if end != self._size:
+            self.needs_recovery = True
+        if self.index.entries and next_offset == self.base_offset:
+            self.needs_recovery = True
+        return next_offset
+
+    @property
+    def size(self) -> int:
+        """Size of the ``.log`` file in bytes."""
+        return self._size
+
+    def next_offset(self) -> int:
+        """Offset after the last batch, or ``base_offset`` when empty."""
+        return self._next_offset
+
+    def _iter_headers(self, start_position: int) -> Iterator[tuple[int, BatchHeader]]:
+        """Yield ``(position, header)`` of each batch from ``start_position`` (no CRC check).
+
+        Reads 16 KiB chunks and skips payloads by position, so a scan costs one pread per
+        chunk of headers.  Stops when fewer than HEADER_SIZE bytes remain.
+
+        Raises:
+            ValueError: a header has a bad magic or an impossible length.
+        """
+        pos = start_position
+        chunk = b""
+        chunk_start = pos
+        while self._size - pos >= HEADER_SIZE:
+            offset_in_chunk = pos - chunk_start
+            if offset_in_chunk < 0 or offset_in_chunk + HEADER_SIZE > len(chunk):
+                chunk = os.pread(self._fd, min(_SCAN_CHUNK_BYTES, self._size - pos), pos)
+                chunk_start, offset_in_chunk = pos, 0
+                if len(chunk) < HEADER_SIZE:
+                    return
+            header = read_header(chunk, offset_in_chunk)
+            if header.magic != MAGIC or header.size_in_bytes < HEADER_SIZE or header.last_offset_delta < 0:
+                raise ValueError(f"invalid batch header at position {pos} of {self.log_path}")
+            yield pos, header
+            pos += header.size_in_bytes
+
+    def append(self, records: bytes | bytearray | memoryview, largest_offset: int) -> None:
+        """Append whole batches at the end of the file; maybe add an index entry.
+
+        Args:
+            records: one or more batches with offsets already assigned.
+            largest_offset: last offset of the last batch in ``records``.
+
+        Raises:
+            ValueError: ``largest_offset`` is below the segment's next offset or does not fit
+                the segment's int32 relative offsets.
+            OSError: the write failed.
+        """
+        if not records:
+            return
+        if largest_offset < self._next_offset or largest_offset - self.base_offset > INT32_MAX:
+            raise ValueError(
+                f"largest offset {largest_offset} cannot be appended to segment {self.log_path} "
+                f"(next offset {self._next_offset})"
+            )
+        position = self._size
+        view = memoryview(records)
+        written = 0
+        while written < len(view):
+            written += os.pwrite(self._fd, view[written:], position + written)
+        if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.index.is_full:
+            self.index.append(largest_offset, position)
+            self._bytes_since_last_index_entry = 0
+        self._bytes_since_last_index_entry += len(view)
+        self._size += len(view)
+        self._next_offset = largest_offset + 1
+
+    def translate_offset(self, offset: int) -> tuple[int, BatchHeader] | None:
+        """Find the first batch whose last offset is >= ``offset`` (index lookup + scan).
+
+        Returns:
+            ``(position, header)`` of that batch, or None when every batch ends before
+            ``offset``.
+        """
+        if offset >= self._next_offset:
+            return None
+        _, position = self.index.lookup(offset)
+        for pos, header in self._iter_headers(position):
+            if header.last_offset >= offset:
+                return pos, header
+        return None
+
+    def read(
+        self,
+        start_offset: int,
+        max_bytes: int,
+        max_offset_exclusive: int | None = None,
+        min_one_message: bool = True,
+    ) -> bytes:
+        """Read whole batches starting with the batch that holds (or follows) ``start_offset``.
+
+        Args:
+            start_offset: the first batch returned is the first whose last offset is >= this.
+            max_bytes: at most this many bytes, in whole batches.
+            max_offset_exclusive: stop before a batch whose base offset is >= this
+                (the high watermark for consumers); None for no limit.
+            min_one_message: return the first batch even when it exceeds ``max_bytes``.
+
+        Returns:
+            The batches, byte-for-byte; empty when none qualifies.
+        """
+        found = self.translate_offset(start_offset)
+        if found is None:
+            return b""
+        position, header = found
+        if max_offset_exclusive is not None and header.base_offset >= max_offset_exclusive:
+            return b""
+        want = max_bytes
+        if header.size_in_bytes > max_bytes:
+            if not min_one_message:
+                return b""
+            want = header.size_in_bytes
+        data = os.pread(self._fd, min(want, self._size - position), position)
+        end = 0
+        while len(data) - end >= LOG_OVERHEAD:
+            base_offset, batch_length = BASE_OFFSET_AND_LENGTH.unpack_from(data, end)
+            if end + batch_length + LOG_OVERHEAD > len(data):
+                break
+            if max_offset_exclusive is not None and base_offset >= max_offset_exclusive:
+                break
+            end += batch_length + LOG_OVERHEAD
+        return data if end == len(data) else data[:end]
+
+    def recover(self, max_message_bytes: int) -> int:
+        """Validate every batch, truncate at the first invalid one, rebuild the index.
+
+        A batch is valid when its header is whole, its magic is 2, its length is at least
+        a header and at most ``max_message_bytes``, it ends inside the file, its CRC32C
+        matches, its base offset is not below the previous batch's next offset (nor the
+        segment's base offset) and its last offset fits the segment.
+
+        Args:
+            max_message_bytes: largest acceptable batch size in bytes.
+
+        Returns:
+            Bytes truncated from the end of the file (0 when the whole file was valid).
+        """
+        self.index.reset()
+        self._bytes_since_last_index_entry = 0
+        position = 0
+        next_offset = self.base_offset
+        self.last_recovery_error = None
+        while position < self._size:
+            reason = None
+            if self._size - position < HEADER_SIZE:
+                self.last_recovery_error = f"torn batch header at position {position}"
+                break
+            header = read_header(os.pread(self._fd, HEADER_SIZE, position))
+            size = header.size_in_bytes
+            if header.magic != MAGIC:
+                reason = f"magic {header.magic}"
+            elif size < HEADER_SIZE or header.last_offset_delta < 0 or header.records_count < 1:
+                reason = f"invalid batch length {header.batch_length}"
+            elif size > max_message_bytes:
+                reason = f"batch of {size} bytes exceeds max.message.bytes {max_message_bytes}"
+            elif position + size > self._size:
+                reason = f"torn batch ({self._size - position} of {size} bytes present)"
+            elif header.base_offset < next_offset or header.last_offset - self.base_offset > INT32_MAX:
+                reason = f"offset {header.base_offset} out of order (expected >= {next_offset})"
+            elif compute_crc(os.pread(self._fd, size, position), 0, size) != header.crc:
+                reason = f"CRC mismatch in batch at offset {header.base_offset}"
+            if reason is not None:
+                self.last_recovery_error = f"{reason} at position {position}"
+                break
+            if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.index.is_full:
+                self.index.append(header.last_offset, position)
+                self._bytes_since_last_index_entry = 0
+            self._bytes_since_last_index_entry += size
+            next_offset = header.next_offset
+            position += size
+        truncated = self._size - position
+        if truncated:
+            os.ftruncate(self._fd, position)
+            self._size = position
+        self._next_offset = next_offset
+        self.needs_recovery = False
+        return truncated
+
+    def truncate_to(self, offset: int) -> int:
+        """Drop every batch whose last offset is >= ``offset``.
+
+        That is every batch with base offset >= ``offset`` plus a batch that straddles it
+        (base < offset <= last): offsets in a batch are never split.
+
+        Returns:
+            Bytes removed from the ``.log`` file.
+        """
+        found = self.translate_offset(offset)
+        if found is None:
+            return 0
+        position, _ = found
+        removed = self._size - position
+        self.index.truncate_to(offset)
+        os.ftruncate(self._fd, position)
+        self._size = position
+        self._bytes_since_last_index_entry = 0
+        self._next_offset = self._load_next_offset()
+        return removed
+
+    def dup_fds(self) -> list[int]:
+        """Duplicates of the log and index file descriptors for an fsync off the event loop.
+
+        The caller fsyncs and closes them; a duplicate stays valid if the segment is closed
+        or deleted meanwhile.
+        """
+        return [os.dup(self._fd), self.index.dup_fd()]
+
+    def flush(self) -> None:
+        """fsync the log and index files (blocking)."""
+        if self._fd >= 0:
+            os.fsync(self._fd)
+        self.index.flush()
+
+    def close(self) -> None:
+        """Close both files; idempotent."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        self.index.close()
+
+    def delete(self) -> None:
+        """Close and remove both files."""
+        self.close()
+        self.log_path.unlink(missing_ok=True)
+        self.index.delete()
+
+    def __repr__(self) -> str:
+        return f"LogSegment(base_offset={self.base_offset}, size={self._size}, next_offset={self._next_offset})"
