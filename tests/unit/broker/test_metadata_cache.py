@@ -1,0 +1,54 @@
+"""MetadataCache: UpdateMetadata in, Metadata responses out."""
+
+from broker.metadata_cache import MetadataCache
+from protocol.apis.update_metadata import (
+    UpdateMetadataBroker,
+    UpdateMetadataPartitionState,
+    UpdateMetadataRequest,
+)
+from protocol.errors import Errors
+from protocol.topic_partition import TopicPartition
+
+
+def _state(p, leader, isr, replicas=(1, 2, 3)):
+    return UpdateMetadataPartitionState(topic_name="t", partition_index=p, controller_epoch=1, leader=leader,
+                                        leader_epoch=0, isr=list(isr), replicas=list(replicas))
+
+
+def _brokers(*ids):
+    return [UpdateMetadataBroker(id=i, host="127.0.0.1", port=9000 + i) for i in ids]
+
+
+def test_update_then_describe_topic():
+    cache = MetadataCache(1, "c")
+    cache.update_metadata(UpdateMetadataRequest(controller_id=1, controller_epoch=1, full=True,
+                                                partition_states=[_state(0, 1, [1, 2, 3]), _state(1, 2, [2, 3])],
+                                                live_brokers=_brokers(1, 2, 3)))
+    resp = cache.metadata_response(["t", "missing"])
+    assert resp.controller_id == 1 and [b.node_id for b in resp.brokers] == [1, 2, 3]
+    topic, missing = resp.topics
+    assert missing.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
+    assert [(p.partition_index, p.leader_id, p.isr_nodes) for p in topic.partitions] == [(0, 1, [1, 2, 3]), (1, 2, [2, 3])]
+
+
+def test_dead_leader_reports_leader_not_available_and_offline_replicas():
+    cache = MetadataCache(1, "c")
+    cache.update_metadata(UpdateMetadataRequest(controller_id=1, controller_epoch=1, full=True,
+                                                partition_states=[_state(0, 3, [3])], live_brokers=_brokers(1, 2)))
+    (p,) = cache.metadata_response(["t"]).topics[0].partitions
+    assert p.error_code == Errors.LEADER_NOT_AVAILABLE and p.leader_id == -1 and p.offline_replicas == [3]
+
+
+def test_incremental_update_keeps_other_partitions_and_deletes_topics():
+    cache = MetadataCache(1, "c")
+    cache.update_metadata(UpdateMetadataRequest(controller_id=1, controller_epoch=1, full=True,
+                                                partition_states=[_state(0, 1, [1]), _state(1, 1, [1])],
+                                                live_brokers=_brokers(1)))
+    cache.update_metadata(UpdateMetadataRequest(controller_id=1, controller_epoch=1,
+                                                partition_states=[_state(1, 2, [2])], live_brokers=_brokers(1, 2)))
+    assert cache.num_partitions("t") == 2
+    assert cache.partition_state(TopicPartition("t", 1)).leader == 2
+    assert [p.leader_id for p in cache.metadata_response(["t"]).topics[0].partitions] == [1, 2]
+    deleted = cache.update_metadata(UpdateMetadataRequest(controller_id=1, controller_epoch=1,
+                                                          live_brokers=_brokers(1, 2), deleted_topics=["t"]))
+    assert len(deleted) == 2 and not cache.contains_topic("t")

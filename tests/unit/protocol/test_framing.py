@@ -1,0 +1,63 @@
+"""Framing: request/response envelopes and the errors bad frames raise."""
+
+import msgpack
+import pytest
+
+from protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
+from protocol.apis.metadata import MetadataRequest
+from protocol.framing import (
+    FrameError,
+    UnsupportedVersionError,
+    check_frame_length,
+    decode_request,
+    decode_response_envelope,
+    encode_request,
+    encode_response,
+)
+from protocol.schema import SchemaError
+
+
+def test_request_round_trips_with_header():
+    frame = encode_request(MetadataRequest(topics=None), 1, 42, "me")
+    header, spec, req = decode_request(frame[4:])
+    assert (header.api_key, header.api_version, header.correlation_id, header.client_id) == (3, 1, 42, "me")
+    assert spec.request is MetadataRequest and req.topics is None
+
+
+def test_response_envelope_carries_correlation_id():
+    frame = encode_response(9, ApiVersionsResponse(error_code=0), 0)
+    cid, body = decode_response_envelope(frame[4:])
+    assert cid == 9 and ApiVersionsResponse.from_wire(body, 0).error_code == 0
+
+
+def test_garbage_is_a_frame_error():
+    with pytest.raises(FrameError):
+        decode_request(b"\xc1\xc1\xc1")
+    with pytest.raises(FrameError):
+        decode_request(msgpack.packb({"not": "a header"}))
+
+
+def test_unknown_api_and_version_are_unsupported():
+    with pytest.raises(UnsupportedVersionError) as info:
+        decode_request(msgpack.packb([999, 0, 1, None, []]))
+    assert info.value.header.correlation_id == 1
+    with pytest.raises(UnsupportedVersionError):
+        decode_request(msgpack.packb([18, 7, 1, None, ["a", "b"]]))
+
+
+def test_wrong_field_types_raise_schema_error_with_header():
+    with pytest.raises(SchemaError) as info:
+        decode_request(msgpack.packb([18, 0, 5, None, [1, 2]]))
+    assert info.value.header.correlation_id == 5
+
+
+def test_frame_length_bounds():
+    check_frame_length(10, 100)
+    with pytest.raises(FrameError):
+        check_frame_length(101, 100)
+    with pytest.raises(FrameError):
+        check_frame_length(-1, 100)
+
+
+def test_api_versions_request_encodes():
+    assert decode_request(encode_request(ApiVersionsRequest(), 0, 1, None)[4:])[2] == ApiVersionsRequest()
