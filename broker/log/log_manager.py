@@ -228,6 +228,11 @@ class LogManager:
         self._flush_tasks[log.tp] = task
         task.add_done_callback(lambda done, tp=log.tp: self._on_flush_done(tp, done))
 
+    @property
+    def pending_flushes(self) -> list[asyncio.Task[None]]:
+        """Flush tasks started by ``maybe_flush`` that have not finished."""
+        return list(self._flush_tasks.values())
+
     def _on_flush_done(self, tp: TopicPartition, task: asyncio.Task[None]) -> None:
         if self._flush_tasks.get(tp) is task:
             del self._flush_tasks[tp]
