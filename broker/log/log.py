@@ -204,12 +204,12 @@ class Log:
         self.config = config
 
     # ------------------------------------------------------------------ appends
-    def append_as_leader(self, records: bytearray, leader_epoch: int) -> LogAppendInfo:
+    def append_as_leader(self, records: bytearray | bytes | memoryview, leader_epoch: int) -> LogAppendInfo:
         """Validate, assign offsets from the LEO and the leader epoch (in place), and append.
 
         Args:
-            records: one or more batches from a Produce request (mutable; offsets and
-                epoch are written into it).
+            records: one or more batches from a Produce request.  A bytearray gets its
+                offsets and epoch written in place (no copy); other types are copied first.
             leader_epoch: the leader's current epoch.
 
         Returns:
@@ -218,10 +218,9 @@ class Log:
         Raises:
             CorruptRecordError: malformed batches or a CRC mismatch.
             MessageTooLargeError: a batch is larger than ``max.message.bytes``.
-            TypeError: ``records`` is not a bytearray.
         """
         if not isinstance(records, bytearray):
-            raise TypeError(f"records must be a bytearray, got {type(records).__name__}")
+            records = bytearray(records)
         positions = validate_batches(records)
         num_records = 0
         max_timestamp = -1

@@ -94,12 +94,19 @@ class LogManager:
             OSError: a log dir cannot be created or read.
         """
         loop = asyncio.get_running_loop()
-        for log_dir in self.log_dirs:
-            logs = await loop.run_in_executor(None, self._load_log_dir, log_dir)
-            for tp, log in logs.items():
-                if tp in self._logs:
-                    raise ConfigError(f"Duplicate log directories for {tp}: {self._logs[tp].dir} and {log.dir}")
-                self._logs[tp] = log
+        try:
+            for log_dir in self.log_dirs:
+                logs = await loop.run_in_executor(None, self._load_log_dir, log_dir)
+                for tp, log in logs.items():
+                    if tp in self._logs:
+                        log.close()
+                        raise ConfigError(f"Duplicate log directories for {tp}: {self._logs[tp].dir} and {log.dir}")
+                    self._logs[tp] = log
+        except BaseException:
+            for log in self._logs.values():
+                log.close()
+            self._logs.clear()
+            raise
         now = self._time_ms()
         self._last_flush_ms = dict.fromkeys(self._logs, now)
         self._next_checkpoint_ms = now + self._checkpoint_interval_ms

@@ -293,3 +293,11 @@ def test_delete_removes_directory(tmp_path, make_batch, small_config):
     _append(log, make_batch, batches=1)
     log.delete()
     assert not (tmp_path / "flights-0").exists()
+
+
+def test_leader_append_accepts_immutable_bytes(tmp_path, make_batch, small_config):
+    log = _open(tmp_path, small_config)
+    _append(log, make_batch)
+    info = log.append_as_leader(make_batch(2), 9)
+    assert (info.first_offset, info.last_offset) == (5, 6)
+    assert log.read(5, 1 << 20).first_batch_offset == 5

@@ -204,3 +204,10 @@ async def test_async_context_manager_starts_and_stops(tmp_path):
     async with LogManager(_config(tmp_path / "d1")) as manager:
         assert manager.all_logs() == {}
     assert (tmp_path / "d1" / CLEAN_SHUTDOWN_FILE).exists()
+
+
+async def test_same_partition_in_two_log_dirs_raises_config_error(tmp_path):
+    for name in ("d1", "d2"):
+        (tmp_path / name / "flights-0").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="Duplicate"):
+        await LogManager(_config(tmp_path / "d1", tmp_path / "d2")).start()
