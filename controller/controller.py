@@ -1,0 +1,444 @@
+"""KafkaController: the active controller inside the first voter's broker process.
+
+Owns: the controller's lifecycle (replay the metadata log, bump and persist the
+controller epoch, tell live brokers the full state, start the event task and the
+broker session timer), the event handlers behind its public API (CreateTopics,
+BrokerRegistration, BrokerHeartbeat, AlterPartition, session expiry), writing records
+(fsync before apply) and the propagation of every change by LeaderAndIsr and
+UpdateMetadata.  Decisions are delegated to ``ClusterControlManager`` and
+``ReplicationControlManager``; state lives in ``ControllerContext``.  Does not own the
+network listener (the broker routes requests here) nor broker-side handling of the
+requests it sends.
+
+Kafka concept: ``KafkaController`` (ZK-era pushes: ``onBrokerFailure``,
+``onBrokerStartup``, ``onNewPartitionCreation``) driven KRaft-style: broker liveness by
+registration and heartbeats, state as a replayed metadata log, one event queue
+(``QuorumController``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from broker.config import KafkaConfig
+from controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
+from controller.controller_broker_request_batch import ChannelManager, ControllerBrokerRequestBatch
+from controller.controller_channel_manager import ControllerChannelManager
+from controller.controller_context import ControllerContext
+from controller.event_queue import ControllerEventManager
+from controller.metadata_log import MetadataLog
+from controller.metadata_records import (
+    BeginTransactionRecord,
+    ControllerEpochRecord,
+    EndTransactionRecord,
+    FenceBrokerRecord,
+    MetadataRecord,
+    PartitionChangeRecord,
+    PartitionRecord,
+    RegisterBrokerRecord,
+    TopicRecord,
+    UnfenceBrokerRecord,
+)
+from controller.replication_control_manager import CreateTopicsOutcome, ReplicationControlManager
+from protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
+from protocol.apis.broker_registration import (
+    BrokerHeartbeatRequest,
+    BrokerHeartbeatResponse,
+    BrokerRegistrationRequest,
+    BrokerRegistrationResponse,
+)
+from protocol.apis.create_topics import CreatableTopicResult, CreateTopicsRequest, CreateTopicsResponse
+from protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+STOP_TIMEOUT_S = 10.0
+
+
+def _monotonic_ms() -> int:
+    return int(time.monotonic() * 1000)
+
+
+class KafkaController:
+    """The active controller.
+
+    Args:
+        config: the broker's configuration (``node.id``, ``num.partitions``,
+            ``default.replication.factor``, ``unclean.leader.election.enable``,
+            ``broker.session.timeout.ms``, ``broker.heartbeat.interval.ms``,
+            ``request.timeout.ms``, ``controller.socket.timeout.ms``, ``cluster.id``).
+        metadata_log_dir: directory of the metadata log (``__cluster_metadata-0/``).
+        channel_manager: where LeaderAndIsr / UpdateMetadata go; default a
+            ``ControllerChannelManager`` over ``BrokerConnection`` (tests pass a fake with
+            ``start``, ``stop``, ``add_broker``, ``remove_broker`` and ``send``).
+        clock_ms: monotonic clock in ms for broker sessions (tests pass a manual clock).
+        rng: randomness for replica assignment.
+
+    Public methods may be called from any task on the controller's event loop; each
+    becomes an event run on the single event task and is bounded by
+    ``request.timeout.ms`` (CreateTopics additionally by its ``timeout_ms``).
+    """
+
+    def __init__(
+        self,
+        config: KafkaConfig,
+        *,
+        metadata_log_dir: str | os.PathLike[str],
+        channel_manager: Any | None = None,
+        clock_ms: Callable[[], int] | None = None,
+        rng: random.Random | object = random,
+    ) -> None:
+        self.config = config
+        self.controller_id: int = config.node_id
+        self._clock_ms = clock_ms or _monotonic_ms
+        self._metadata_log = MetadataLog(metadata_log_dir)
+        self.context = ControllerContext(self._clock_ms, self._log_prefix)
+        self._cluster_control = ClusterControlManager(
+            self.context, cluster_id=config.cluster_id, session_timeout_ms=config.broker_session_timeout_ms,
+            log_prefix=self._log_prefix,
+        )
+        self._replication_control = ReplicationControlManager(
+            self.context, default_num_partitions=config.num_partitions,
+            default_replication_factor=config.default_replication_factor,
+            unclean_leader_election_enable=config.unclean_leader_election_enable, rng=rng,
+            log_prefix=self._log_prefix,
+        )
+        self._channel: Any = channel_manager or ControllerChannelManager(
+            self.controller_id, request_timeout_ms=config.controller_socket_timeout_ms
+        )
+        self._events = ControllerEventManager(self._log_prefix)
+        self._request_timeout_ms: int = config.request_timeout_ms
+        self.session_check_interval_ms = max(
+            1, min(config.broker_heartbeat_interval_ms // 2, config.broker_session_timeout_ms // 4)
+        )
+        self._session_timer: asyncio.Task[None] | None = None
+        self._state = "new"
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def controller_epoch(self) -> int:
+        """The epoch of this controller (last persisted ``ControllerEpochRecord``)."""
+        return self.context.controller_epoch
+
+    def _log_prefix(self) -> str:
+        return f"[Controller id={self.controller_id} epoch={self.context.controller_epoch}]"
+
+    async def start(self) -> None:
+        """Replay the metadata log, persist epoch + 1, push state to live brokers, start tasks.
+
+        Raises:
+            OSError: the metadata log cannot be read or written (the controller is stopped).
+            RuntimeError: called twice.
+        """
+        if self._state != "new":
+            raise RuntimeError(f"KafkaController.start() called in state {self._state}")
+        self._state = "starting"
+        try:
+            loop = asyncio.get_running_loop()
+            records = await loop.run_in_executor(None, self._metadata_log.replay)
+            for record in records:
+                self.context.replay(record)
+            await self._write([ControllerEpochRecord(epoch=self.context.controller_epoch + 1)])
+            logger.info("%s Controller started: replayed %d metadata records; %d brokers, %d topics, %d partitions",
+                        self._log_prefix(), len(records), len(self.context.brokers), len(self.context.topics),
+                        len(self.context.partitions))
+            await self._channel.start()
+            self._on_controller_failover()
+            self._events.start()
+            self._session_timer = loop.create_task(self._run_session_timer(), name="controller-session-timer")
+            self._state = "running"
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def stop(self) -> None:
+        """Stop the session timer and the event task, close channels and the metadata log."""
+        if self._state == "stopped":
+            return
+        self._state = "stopped"
+        if self._session_timer is not None:
+            self._session_timer.cancel()
+            await asyncio.wait({self._session_timer}, timeout=STOP_TIMEOUT_S)
+            self._session_timer = None
+        await self._events.stop()
+        await self._channel.stop()
+        await self._metadata_log.close()
+        logger.info("%s Controller stopped", self._log_prefix())
+
+    def _on_controller_failover(self) -> None:
+        """Open channels to live brokers and send each its partitions and the full metadata."""
+        batch = self._new_batch()
+        for reg in self.context.live_brokers():
+            self._channel.add_broker(reg.broker_id, reg.host, reg.port)
+            batch.add_leader_and_isr_request_for_brokers(
+                [reg.broker_id], self.context.partitions_on_broker(reg.broker_id), full=True
+            )
+            batch.add_update_metadata_request_for_brokers([reg.broker_id], full=True)
+        batch.send_requests_to_brokers()
+
+    async def _run_session_timer(self) -> None:
+        pending: asyncio.Future[Any] | None = None
+        while True:
+            await asyncio.sleep(self.session_check_interval_ms / 1000)
+            if pending is None or pending.done():
+                pending = self._events.try_submit("BrokerSessionCheck", self._handle_session_check)
+                if pending is not None:
+                    pending.add_done_callback(_mark_retrieved)
+
+    # ---------------------------------------------------------------- public API
+
+    async def create_topics(self, request: CreateTopicsRequest) -> CreateTopicsResponse:
+        """Create topics (seeds 000, 002, 003).
+
+        Each topic is validated on its own; created topics are written to the metadata
+        log, their partitions go New -> Online, replicas get LeaderAndIsr (``is_new``)
+        and all live brokers UpdateMetadata.  The response waits until those requests
+        are acknowledged or ``request.timeout_ms`` passes (REQUEST_TIMED_OUT for the
+        topics not yet propagated; their creation stands).  ``timeout_ms <= 0`` or
+        ``validate_only`` answers without waiting.
+
+        Returns:
+            ``CreateTopicsResponse`` with one result per requested topic (NOT_CONTROLLER
+            for all if the controller is stopped, REQUEST_TIMED_OUT if the event queue
+            did not run it in time).
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(0, request.timeout_ms) / 1000
+        try:
+            outcome, acks = await self._submit("CreateTopics", lambda: self._handle_create_topics(request))
+        except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
+            code = _error_for(exc)
+            return CreateTopicsResponse(topics=[
+                CreatableTopicResult(name=t.name, error_code=code, error_message=_message(exc)) for t in request.topics
+            ])
+        if request.timeout_ms > 0 and acks:
+            pending = {f for futures in acks.values() for f in futures if not f.done()}
+            if pending:
+                await asyncio.wait(pending, timeout=max(0.0, deadline - loop.time()))
+            for result in outcome.response.topics:
+                futures = acks.get(result.name)
+                if futures and not all(f.done() for f in futures):
+                    result.error_code = Errors.REQUEST_TIMED_OUT
+                    result.error_message = (
+                        f"Topic {result.name} was created but its partitions were not propagated to the brokers "
+                        f"within {request.timeout_ms} ms."
+                    )
+        return outcome.response
+
+    async def register_broker(self, request: BrokerRegistrationRequest) -> BrokerRegistrationResponse:
+        """Register a broker (KIP-631): a new broker epoch, fenced until it heartbeats.
+
+        A different incarnation of a live broker first fences the old one (its partitions
+        are re-elected); the same incarnation gets its existing epoch back.
+        """
+        try:
+            return await self._submit("BrokerRegistration", lambda: self._handle_register_broker(request))
+        except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
+            return BrokerRegistrationResponse(error_code=_error_for(exc), error_message=_message(exc))
+
+    async def broker_heartbeat(self, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse:
+        """Handle a heartbeat: BROKER_ID_NOT_REGISTERED, STALE_BROKER_EPOCH, else record it and
+        unfence (or fence on ``want_fence`` / ``want_shut_down``) the broker."""
+        try:
+            return await self._submit("BrokerHeartbeat", lambda: self._handle_broker_heartbeat(request))
+        except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
+            return BrokerHeartbeatResponse(error_code=_error_for(exc), is_fenced=True)
+
+    async def alter_partition(self, request: AlterPartitionRequest) -> AlterPartitionResponse:
+        """Apply ISR changes requested by partition leaders (KIP-497); see
+        ``ReplicationControlManager.alter_partition`` for the per-partition errors."""
+        try:
+            return await self._submit("AlterPartition", lambda: self._handle_alter_partition(request))
+        except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
+            return AlterPartitionResponse(error_code=_error_for(exc))
+
+    async def check_broker_sessions(self) -> list[int]:
+        """Run the session check now (it also runs every ``session_check_interval_ms``).
+
+        Returns:
+            Ids of the brokers fenced because their session expired.
+        """
+        return await self._submit("BrokerSessionCheck", self._handle_session_check)
+
+    async def _submit(self, name: str, handler: Callable[[], Awaitable[T]]) -> T:
+        return await self._events.submit(name, handler, timeout_ms=self._request_timeout_ms)
+
+    # ---------------------------------------------------------- event handlers
+
+    async def _handle_create_topics(
+        self, request: CreateTopicsRequest
+    ) -> tuple[CreateTopicsOutcome, dict[str, list[asyncio.Future[Any]]]]:
+        result = self._replication_control.create_topics(request)
+        outcome = result.response
+        assert outcome is not None
+        if not result.records:
+            return outcome, {}
+        await self._write(result.records, "CreateTopics")
+        new_partitions = [tp for t in outcome.created_topics for tp in self.context.partitions_of_topic(t)]
+        live = self.context.live_broker_ids()
+        batch = self._new_batch()
+        batch.add_leader_and_isr_request_for_brokers(live, new_partitions, is_new=True)
+        batch.add_update_metadata_request_for_brokers(live, new_partitions)
+        futures = batch.send_requests_to_brokers()
+        acks = {
+            t: [f for tp in self.context.partitions_of_topic(t) for f in futures.get(tp, [])]
+            for t in outcome.created_topics
+        }
+        return outcome, acks
+
+    async def _handle_register_broker(self, request: BrokerRegistrationRequest) -> BrokerRegistrationResponse:
+        broker_id = request.broker_id
+        replaces = self._cluster_control.replaces_live_incarnation(request)
+        result = self._cluster_control.register_broker(request, broker_epoch=self._metadata_log.next_offset)
+        assert result.response is not None
+        if not result.records:
+            return result.response
+        changes: list[PartitionChangeRecord] = []
+        records: list[MetadataRecord] = []
+        if replaces:
+            logger.info("%s Broker %d registered with a new incarnation %s; fencing the old incarnation",
+                        self._log_prefix(), broker_id, request.incarnation_id)
+            changes = self._replication_control.handle_broker_fenced(broker_id)
+            records += [self._cluster_control.fence_broker(broker_id), *changes]
+        await self._write([*records, *result.records], "BrokerRegistration")
+        if replaces:
+            self._on_broker_fenced(broker_id, changes)
+        return result.response
+
+    async def _handle_broker_heartbeat(self, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse:
+        decision = self._cluster_control.broker_heartbeat(request, self._clock_ms())
+        if decision.action == HeartbeatAction.UNFENCE:
+            changes = self._replication_control.handle_broker_unfenced(request.broker_id)
+            await self._write([self._cluster_control.unfence_broker(request.broker_id), *changes], "BrokerUnfenced")
+            self._on_broker_unfenced(request.broker_id, changes)
+        elif decision.action in (HeartbeatAction.FENCE, HeartbeatAction.CONTROLLED_SHUTDOWN):
+            await self._fence_broker(request.broker_id, decision.action.name.lower().replace("_", " "))
+        return decision.response
+
+    async def _handle_session_check(self) -> list[int]:
+        now_ms = self._clock_ms()
+        expired = self._cluster_control.expired_brokers(now_ms)
+        for broker_id in expired:
+            last = self.context.brokers[broker_id].last_heartbeat_ms
+            await self._fence_broker(broker_id, f"session expired: no heartbeat for {now_ms - last} ms")
+        return expired
+
+    async def _handle_alter_partition(self, request: AlterPartitionRequest) -> AlterPartitionResponse:
+        result = self._replication_control.alter_partition(request)
+        assert result.response is not None
+        if result.records:
+            await self._write(result.records, "AlterPartition")
+            changed = [r.topic_partition for r in result.records if isinstance(r, PartitionChangeRecord)]
+            batch = self._new_batch()
+            batch.add_update_metadata_request_for_brokers(self.context.live_broker_ids(), changed)
+            batch.send_requests_to_brokers()
+        return result.response
+
+    # ----------------------------------------------------- fencing and propagation
+
+    async def _fence_broker(self, broker_id: int, reason: str) -> None:
+        changes = self._replication_control.handle_broker_fenced(broker_id)
+        logger.info("%s Fencing broker %d (%s); %d partitions change", self._log_prefix(), broker_id, reason,
+                    len(changes))
+        await self._write([self._cluster_control.fence_broker(broker_id), *changes], "BrokerFenced")
+        self._on_broker_fenced(broker_id, changes)
+
+    def _on_broker_fenced(self, broker_id: int, changes: list[PartitionChangeRecord]) -> None:
+        """Kafka's onBrokerFailure: drop the channel, tell the remaining replicas and brokers."""
+        self._channel.remove_broker(broker_id)
+        changed = [r.topic_partition for r in changes]
+        live = self.context.live_broker_ids()
+        batch = self._new_batch()
+        batch.add_leader_and_isr_request_for_brokers(live, changed)
+        batch.add_update_metadata_request_for_brokers(live, changed)
+        batch.send_requests_to_brokers()
+
+    def _on_broker_unfenced(self, broker_id: int, changes: list[PartitionChangeRecord]) -> None:
+        """Kafka's onBrokerStartup: open the channel, send the broker all its partitions and the
+        full metadata, and tell the others about newly elected leaders and the new live broker."""
+        reg = self.context.brokers[broker_id]
+        self._channel.add_broker(broker_id, reg.host, reg.port)
+        changed = [r.topic_partition for r in changes]
+        others = [b for b in self.context.live_broker_ids() if b != broker_id]
+        batch = self._new_batch()
+        batch.add_leader_and_isr_request_for_brokers([broker_id], self.context.partitions_on_broker(broker_id), full=True)
+        batch.add_leader_and_isr_request_for_brokers(others, changed)
+        batch.add_update_metadata_request_for_brokers([broker_id], full=True)
+        batch.add_update_metadata_request_for_brokers(others, changed)
+        batch.send_requests_to_brokers()
+
+    def _new_batch(self) -> ControllerBrokerRequestBatch:
+        channel: ChannelManager = self._channel
+        return ControllerBrokerRequestBatch(self.context, self.controller_id, channel)
+
+    # ------------------------------------------------------------------- writes
+
+    async def _write(self, records: list[MetadataRecord], name: str = "") -> None:
+        """Check, append (fsync) and then replay ``records``; a multi-record write is one
+        transaction in the log.
+
+        Raises:
+            IllegalStateTransitionError: the records would make an illegal transition
+                (nothing is written).
+            OSError: the metadata log write failed (nothing is applied).
+        """
+        if not records:
+            return
+        self.context.check_records(records)
+        framed = records if len(records) == 1 else [BeginTransactionRecord(name), *records, EndTransactionRecord()]
+        await self._metadata_log.append(framed)
+        for record in records:
+            self._log_change(record)
+            self.context.replay(record)
+
+    def _log_change(self, record: MetadataRecord) -> None:
+        """INFO log of a change about to be applied (old state still in the context)."""
+        ctx, prefix = self.context, self._log_prefix()
+        if isinstance(record, RegisterBrokerRecord):
+            logger.info("%s Registered broker %d at %s:%d rack=%s with broker epoch %d (fenced until it heartbeats)",
+                        prefix, record.broker_id, record.host, record.port, record.rack, record.broker_epoch)
+        elif isinstance(record, FenceBrokerRecord):
+            logger.info("%s Fenced broker %d (broker epoch %d)", prefix, record.broker_id, record.broker_epoch)
+        elif isinstance(record, UnfenceBrokerRecord):
+            logger.info("%s Unfenced broker %d (broker epoch %d)", prefix, record.broker_id, record.broker_epoch)
+        elif isinstance(record, TopicRecord):
+            logger.info("%s Created topic %s with topic id %s", prefix, record.name, record.topic_id)
+        elif isinstance(record, PartitionRecord):
+            logger.info("%s Created partition %s-%d with replicas %s, leader %d, ISR %s", prefix, record.topic,
+                        record.partition, record.replicas, record.leader, record.isr)
+        elif isinstance(record, PartitionChangeRecord):
+            old = ctx.partitions.get(TopicPartition(record.topic, record.partition))
+            if old is not None and old.leader != record.leader:
+                logger.info("%s Leader of partition %s-%d changed from %d to %d (leader epoch %d)", prefix,
+                            record.topic, record.partition, old.leader, record.leader, record.leader_epoch)
+            if old is not None and old.isr != record.isr:
+                logger.info("%s ISR of partition %s-%d changed from %s to %s (partition epoch %d)", prefix,
+                            record.topic, record.partition, old.isr, record.isr, record.partition_epoch)
+        elif isinstance(record, ControllerEpochRecord):
+            logger.info("%s Controller epoch is now %d", prefix, record.epoch)
+
+
+def _error_for(exc: BaseException) -> Errors:
+    if isinstance(exc, NotControllerError):
+        return Errors.NOT_CONTROLLER
+    if isinstance(exc, KafkaTimeoutError):
+        return Errors.REQUEST_TIMED_OUT
+    return Errors.UNKNOWN_SERVER_ERROR
+
+
+def _message(exc: BaseException) -> str:
+    return str(exc.args[0]) if exc.args else type(exc).__name__
+
+
+def _mark_retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()

@@ -1,0 +1,176 @@
+"""ControllerBrokerRequestBatch: collects which brokers must hear about which
+partitions, then builds and sends one LeaderAndIsr and one UpdateMetadata per broker.
+
+Owns: the per-broker sets of partitions for LeaderAndIsr and UpdateMetadata, and the
+construction of those requests from ``ControllerContext`` at send time (controller id
+and epoch, leader, leader epoch, ISR, partition epoch, replicas, offline replicas,
+live leaders, live brokers, topic configs).  Does not own delivery or retries
+(``ControllerChannelManager``) nor the decision of what changed (the controller).
+
+Kafka concept: ``ControllerBrokerRequestBatch`` (``addLeaderAndIsrRequestForBrokers``,
+``addUpdateMetadataRequestForBrokers``, ``sendRequestsToBrokers``).  Per broker the
+LeaderAndIsr is queued before the UpdateMetadata, as in Kafka.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from controller.controller_context import ControllerContext
+from protocol.apis.leader_and_isr import (
+    LeaderAndIsrLiveLeader,
+    LeaderAndIsrPartitionState,
+    LeaderAndIsrRequest,
+)
+from protocol.apis.update_metadata import (
+    UpdateMetadataBroker,
+    UpdateMetadataPartitionState,
+    UpdateMetadataRequest,
+)
+from protocol.schema import Struct
+from protocol.topic_partition import TopicPartition
+
+LEADER_AND_ISR_TYPE_INCREMENTAL = 1
+LEADER_AND_ISR_TYPE_FULL = 2
+
+
+class ChannelManager(Protocol):
+    """What the batch needs from ``ControllerChannelManager`` (tests pass a fake)."""
+
+    def send(self, broker_id: int, request: Struct) -> asyncio.Future[Any]: ...
+
+
+class ControllerBrokerRequestBatch:
+    """One round of controller-to-broker requests.
+
+    Args:
+        context: read at ``send_requests_to_brokers`` time for partition and broker state.
+        controller_id: this controller's node id.
+        channel: where requests are queued.
+    """
+
+    def __init__(self, context: ControllerContext, controller_id: int, channel: ChannelManager) -> None:
+        self._context = context
+        self._controller_id = controller_id
+        self._channel = channel
+        self._leader_and_isr: dict[int, dict[TopicPartition, bool]] = {}  # broker -> {tp: is_new}
+        self._leader_and_isr_full: set[int] = set()
+        self._update_metadata: dict[int, set[TopicPartition]] = {}
+        self._update_metadata_full: set[int] = set()
+
+    def add_leader_and_isr_request_for_brokers(
+        self, broker_ids: Iterable[int], partitions: Iterable[TopicPartition], *, is_new: bool = False,
+        full: bool = False,
+    ) -> None:
+        """Tell ``broker_ids`` the leader and ISR of ``partitions`` (each broker only about
+        partitions it hosts).
+
+        Args:
+            is_new: the partitions were just created (brokers create their logs).
+            full: the request lists every partition the broker hosts (type FULL).
+        """
+        partitions = list(partitions)
+        for broker_id in broker_ids:
+            entries = self._leader_and_isr.setdefault(broker_id, {})
+            for tp in partitions:
+                if broker_id in self._context.partitions[tp].replicas:
+                    entries[tp] = entries.get(tp, False) or is_new
+            if full:
+                self._leader_and_isr_full.add(broker_id)
+
+    def add_update_metadata_request_for_brokers(
+        self, broker_ids: Iterable[int], partitions: Iterable[TopicPartition] = (), *, full: bool = False
+    ) -> None:
+        """Send ``broker_ids`` the state of ``partitions`` plus the live broker list.
+
+        Args:
+            full: the request carries every partition (the broker replaces its cache).
+        """
+        partitions = list(partitions)
+        for broker_id in broker_ids:
+            self._update_metadata.setdefault(broker_id, set()).update(partitions)
+            if full:
+                self._update_metadata_full.add(broker_id)
+
+    def send_requests_to_brokers(self) -> dict[TopicPartition, list[asyncio.Future[Any]]]:
+        """Build and queue the requests; the batch is empty afterwards.
+
+        Returns:
+            For each partition named in any request, the futures of the requests that
+            carry it (each completes with the broker's response, or fails if the broker's
+            channel is removed first).
+        """
+        futures: dict[TopicPartition, list[asyncio.Future[Any]]] = {}
+        for broker_id in sorted(self._leader_and_isr):
+            partitions = sorted(self._leader_and_isr[broker_id])
+            if not partitions:
+                continue
+            request = self._leader_and_isr_request(broker_id, self._leader_and_isr[broker_id])
+            future = self._channel.send(broker_id, request)
+            for tp in partitions:
+                futures.setdefault(tp, []).append(future)
+        for broker_id in sorted(self._update_metadata):
+            full = broker_id in self._update_metadata_full
+            partitions = sorted(self._context.partitions) if full else sorted(self._update_metadata[broker_id])
+            request = self._update_metadata_request(broker_id, partitions, full)
+            future = self._channel.send(broker_id, request)
+            for tp in partitions:
+                futures.setdefault(tp, []).append(future)
+        self._leader_and_isr.clear()
+        self._leader_and_isr_full.clear()
+        self._update_metadata.clear()
+        self._update_metadata_full.clear()
+        return futures
+
+    def _broker_epoch(self, broker_id: int) -> int:
+        reg = self._context.brokers.get(broker_id)
+        return reg.broker_epoch if reg is not None else -1
+
+    def _leader_and_isr_request(self, broker_id: int, entries: dict[TopicPartition, bool]) -> LeaderAndIsrRequest:
+        ctx = self._context
+        states = []
+        leaders: set[int] = set()
+        for tp in sorted(entries):
+            part = ctx.partitions[tp]
+            configs = ctx.topic_configs(tp.topic)
+            states.append(LeaderAndIsrPartitionState(
+                topic_name=tp.topic, partition_index=tp.partition, controller_epoch=ctx.controller_epoch,
+                leader=part.leader, leader_epoch=part.leader_epoch, isr=list(part.isr),
+                partition_epoch=part.partition_epoch, replicas=list(part.replicas), is_new=entries[tp],
+                configs=[f"{k}={v}" for k, v in configs.items()],
+            ))
+            if part.leader >= 0:
+                leaders.add(part.leader)
+        live_leaders = [
+            LeaderAndIsrLiveLeader(broker_id=b, host_name=ctx.brokers[b].host, port=ctx.brokers[b].port)
+            for b in sorted(leaders) if b in ctx.brokers
+        ]
+        return LeaderAndIsrRequest(
+            controller_id=self._controller_id, controller_epoch=ctx.controller_epoch,
+            broker_epoch=self._broker_epoch(broker_id),
+            type=LEADER_AND_ISR_TYPE_FULL if broker_id in self._leader_and_isr_full else LEADER_AND_ISR_TYPE_INCREMENTAL,
+            partition_states=states, live_leaders=live_leaders,
+        )
+
+    def _update_metadata_request(self, broker_id: int, partitions: list[TopicPartition], full: bool) -> UpdateMetadataRequest:
+        ctx = self._context
+        states = []
+        for tp in partitions:
+            part = ctx.partitions[tp]
+            states.append(UpdateMetadataPartitionState(
+                topic_name=tp.topic, partition_index=tp.partition, controller_epoch=ctx.controller_epoch,
+                leader=part.leader, leader_epoch=part.leader_epoch, isr=list(part.isr),
+                partition_epoch=part.partition_epoch, replicas=list(part.replicas),
+                offline_replicas=ctx.offline_replicas(tp),
+            ))
+        live_brokers = [
+            UpdateMetadataBroker(id=reg.broker_id, host=reg.host, port=reg.port, rack=reg.rack)
+            for reg in ctx.live_brokers()
+        ]
+        return UpdateMetadataRequest(
+            controller_id=self._controller_id, controller_epoch=ctx.controller_epoch,
+            broker_epoch=self._broker_epoch(broker_id), full=full, partition_states=states,
+            live_brokers=live_brokers, deleted_topics=[],
+        )

@@ -1,0 +1,226 @@
+"""ControllerContext: the controller's in-memory view, built only by replaying records.
+
+Owns: broker registrations (epoch, incarnation, address, rack, fenced flag, last
+heartbeat time), topics (id, config overrides), partitions (replicas, ISR, leader,
+leader epoch, partition epoch), the controller epoch, and the partition and replica
+state machines, which it moves as records are replayed (creation New -> Online,
+leader loss Online -> Offline, election Offline -> Online, broker fenced/unfenced
+replicas Offline/Online).  Also answers derived queries (live brokers, partitions led
+by or hosted on a broker).  Does not decide anything and does no I/O: managers read
+it to produce records; ``replay`` is the only mutator besides heartbeat times (which,
+as in Kafka's BrokerHeartbeatManager, are not persisted).
+
+Kafka concept: ``ControllerContext`` (ZK controller) merged with the replay side of
+KRaft's ``ClusterControlManager`` / ``ReplicationControlManager``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from controller.metadata_records import (
+    ConfigRecord,
+    ControllerEpochRecord,
+    FenceBrokerRecord,
+    MetadataRecord,
+    PartitionChangeRecord,
+    PartitionRecord,
+    RegisterBrokerRecord,
+    TopicRecord,
+    UnfenceBrokerRecord,
+)
+from controller.partition_state_machine import PartitionState, PartitionStateMachine
+from controller.replica_state_machine import PartitionAndReplica, ReplicaState, ReplicaStateMachine
+from protocol.topic_partition import TopicPartition
+
+Transition = tuple[str, object, object]  # ("partition" | "replica", key, target state)
+
+
+@dataclass
+class BrokerRegistration:
+    """A registered broker.  ``fenced`` brokers are not live: they lead nothing and get no requests."""
+
+    broker_id: int
+    broker_epoch: int
+    incarnation_id: str
+    host: str
+    port: int
+    rack: str | None
+    fenced: bool = True
+    last_heartbeat_ms: int = 0
+
+
+@dataclass
+class TopicInfo:
+    """A topic: its id, partition count and config overrides (``{name: value}``)."""
+
+    name: str
+    topic_id: str
+    configs: dict[str, str] = field(default_factory=dict)
+    num_partitions: int = 0
+
+
+@dataclass
+class PartitionRegistration:
+    """Leader and ISR state of one partition (leader -1 = none)."""
+
+    replicas: list[int]
+    isr: list[int]
+    leader: int
+    leader_epoch: int
+    partition_epoch: int
+
+
+class ControllerContext:
+    """Everything the active controller knows; changed only by ``replay``.
+
+    Args:
+        clock_ms: monotonic clock in ms (heartbeat times of replayed registrations).
+        log_prefix: callable returning ``[Controller id=N epoch=E]`` for state-change logs.
+    """
+
+    def __init__(self, clock_ms: Callable[[], int], log_prefix: Callable[[], str] = lambda: "") -> None:
+        self.clock_ms = clock_ms
+        self.brokers: dict[int, BrokerRegistration] = {}
+        self.topics: dict[str, TopicInfo] = {}
+        self.partitions: dict[TopicPartition, PartitionRegistration] = {}
+        self.controller_epoch = 0
+        self.partition_state_machine = PartitionStateMachine(log_prefix)
+        self.replica_state_machine = ReplicaStateMachine(log_prefix)
+
+    # ----------------------------------------------------------------- queries
+
+    def is_live(self, broker_id: int) -> bool:
+        """True when ``broker_id`` is registered and unfenced."""
+        reg = self.brokers.get(broker_id)
+        return reg is not None and not reg.fenced
+
+    def live_broker_ids(self) -> list[int]:
+        """Sorted ids of registered, unfenced brokers."""
+        return sorted(b for b, reg in self.brokers.items() if not reg.fenced)
+
+    def live_brokers(self) -> list[BrokerRegistration]:
+        """Registrations of live brokers, sorted by id."""
+        return [self.brokers[b] for b in self.live_broker_ids()]
+
+    def partitions_led_by(self, broker_id: int) -> list[TopicPartition]:
+        """Partitions whose current leader is ``broker_id``, sorted."""
+        return sorted(tp for tp, p in self.partitions.items() if p.leader == broker_id)
+
+    def partitions_on_broker(self, broker_id: int) -> list[TopicPartition]:
+        """Partitions with a replica on ``broker_id``, sorted."""
+        return sorted(tp for tp, p in self.partitions.items() if broker_id in p.replicas)
+
+    def partitions_of_topic(self, topic: str) -> list[TopicPartition]:
+        """Partitions of ``topic`` in partition order."""
+        info = self.topics.get(topic)
+        return [] if info is None else [TopicPartition(topic, i) for i in range(info.num_partitions)]
+
+    def topic_configs(self, topic: str) -> dict[str, str]:
+        """Config overrides of ``topic`` (empty if none or unknown)."""
+        info = self.topics.get(topic)
+        return dict(info.configs) if info is not None else {}
+
+    def offline_replicas(self, tp: TopicPartition) -> list[int]:
+        """Replicas of ``tp`` whose broker is not live."""
+        return [r for r in self.partitions[tp].replicas if not self.is_live(r)]
+
+    # ------------------------------------------------------------------ replay
+
+    def check_records(self, records: Iterable[MetadataRecord]) -> None:
+        """Dry-run the state-machine transitions ``records`` would cause.
+
+        Called before records are written so that replaying them cannot fail.
+
+        Raises:
+            IllegalStateTransitionError: a record would cause an illegal transition.
+        """
+        transitions = [t for record in records for t in self._transitions(record)]
+        self.partition_state_machine.check_transitions((k, s) for m, k, s in transitions if m == "partition")  # type: ignore[misc]
+        self.replica_state_machine.check_transitions((k, s) for m, k, s in transitions if m == "replica")  # type: ignore[misc]
+
+    def replay(self, record: MetadataRecord) -> None:
+        """Apply one record (and the state transitions it implies).
+
+        Raises:
+            IllegalStateTransitionError: the record implies an illegal transition.
+            ValueError: the record refers to an unknown broker, topic or partition.
+        """
+        transitions = list(self._transitions(record))
+        if isinstance(record, RegisterBrokerRecord):
+            self.brokers[record.broker_id] = BrokerRegistration(
+                record.broker_id, record.broker_epoch, record.incarnation_id, record.host, record.port,
+                record.rack, fenced=True, last_heartbeat_ms=self.clock_ms(),
+            )
+        elif isinstance(record, (FenceBrokerRecord, UnfenceBrokerRecord)):
+            reg = self._broker(record.broker_id)
+            reg.fenced = isinstance(record, FenceBrokerRecord)
+        elif isinstance(record, TopicRecord):
+            self.topics[record.name] = TopicInfo(record.name, record.topic_id)
+        elif isinstance(record, ConfigRecord):
+            if record.resource_type == "topic":
+                configs = self._topic(record.resource_name).configs
+                if record.value is None:
+                    configs.pop(record.name, None)
+                else:
+                    configs[record.name] = record.value
+        elif isinstance(record, PartitionRecord):
+            info = self._topic(record.topic)
+            info.num_partitions = max(info.num_partitions, record.partition + 1)
+            self.partitions[record.topic_partition] = PartitionRegistration(
+                list(record.replicas), list(record.isr), record.leader, record.leader_epoch, record.partition_epoch
+            )
+        elif isinstance(record, PartitionChangeRecord):
+            part = self._partition(record.topic_partition)
+            part.leader, part.isr = record.leader, list(record.isr)
+            part.leader_epoch, part.partition_epoch = record.leader_epoch, record.partition_epoch
+        elif isinstance(record, ControllerEpochRecord):
+            self.controller_epoch = record.epoch
+        for machine, key, target in transitions:
+            if machine == "partition":
+                self.partition_state_machine.transition(key, target)  # type: ignore[arg-type]
+            else:
+                self.replica_state_machine.transition(key, target)  # type: ignore[arg-type]
+
+    def _transitions(self, record: MetadataRecord) -> Iterator[Transition]:
+        """State transitions implied by ``record`` given the current (pre-record) state."""
+        if isinstance(record, PartitionRecord):
+            tp = record.topic_partition
+            yield "partition", tp, PartitionState.NewPartition
+            for r in record.replicas:
+                yield "replica", PartitionAndReplica(tp, r), ReplicaState.NewReplica
+            leader_state = PartitionState.OnlinePartition if record.leader >= 0 else PartitionState.OfflinePartition
+            yield "partition", tp, leader_state
+            for r in record.replicas:
+                live = self.is_live(r)
+                yield "replica", PartitionAndReplica(tp, r), ReplicaState.OnlineReplica if live else ReplicaState.OfflineReplica
+        elif isinstance(record, PartitionChangeRecord):
+            target = PartitionState.OnlinePartition if record.leader >= 0 else PartitionState.OfflinePartition
+            yield "partition", record.topic_partition, target
+        elif isinstance(record, FenceBrokerRecord):
+            for tp in self.partitions_led_by(record.broker_id):
+                yield "partition", tp, PartitionState.OfflinePartition
+            for tp in self.partitions_on_broker(record.broker_id):
+                yield "replica", PartitionAndReplica(tp, record.broker_id), ReplicaState.OfflineReplica
+        elif isinstance(record, UnfenceBrokerRecord):
+            for tp in self.partitions_on_broker(record.broker_id):
+                yield "replica", PartitionAndReplica(tp, record.broker_id), ReplicaState.OnlineReplica
+
+    def _broker(self, broker_id: int) -> BrokerRegistration:
+        reg = self.brokers.get(broker_id)
+        if reg is None:
+            raise ValueError(f"record refers to unregistered broker {broker_id}")
+        return reg
+
+    def _topic(self, name: str) -> TopicInfo:
+        info = self.topics.get(name)
+        if info is None:
+            raise ValueError(f"record refers to unknown topic {name!r}")
+        return info
+
+    def _partition(self, tp: TopicPartition) -> PartitionRegistration:
+        part = self.partitions.get(tp)
+        if part is None:
+            raise ValueError(f"record refers to unknown partition {tp}")
+        return part

@@ -1,0 +1,169 @@
+"""Metadata records: the only way controller state changes, and ``ControllerResult``.
+
+Owns: one frozen dataclass per record type (Kafka's names), their wire form
+``[record_type, {field: value}]`` (``to_wire`` / ``record_from_wire``), and
+``ControllerResult`` (records a manager wants written, plus the response to give once
+they are durable).  Does not own the file format (``metadata_log.py``) nor how a
+record changes state (``ControllerContext.replay``).
+
+Kafka concept: the KRaft metadata records (``metadata/src/main/resources/common/
+metadata/*Record.json``) and ``ControllerResult``.  ``BeginTransactionRecord`` /
+``EndTransactionRecord`` (KIP-868) bracket a multi-record write so that a torn tail
+never leaves half of it (for example a topic without all its partitions).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from protocol.topic_partition import TopicPartition
+
+R = TypeVar("R")
+
+
+class MetadataRecord:
+    """Base of every metadata record; ``record_type`` is the class name."""
+
+    record_type: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.record_type = cls.__name__
+        RECORD_TYPES[cls.__name__] = cls
+
+    def to_wire(self) -> list[Any]:
+        """``[record_type, {field: value}]``, msgpack-ready."""
+        return [self.record_type, {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}]  # type: ignore[arg-type]
+
+
+RECORD_TYPES: dict[str, type[MetadataRecord]] = {}
+
+
+@dataclass(frozen=True)
+class RegisterBrokerRecord(MetadataRecord):
+    """A broker (``broker_id``) registered with a new ``broker_epoch``; it starts fenced."""
+
+    broker_id: int
+    broker_epoch: int
+    incarnation_id: str
+    host: str
+    port: int
+    rack: str | None = None
+
+
+@dataclass(frozen=True)
+class FenceBrokerRecord(MetadataRecord):
+    """The broker was fenced (session expired, shut down, or replaced by a new incarnation)."""
+
+    broker_id: int
+    broker_epoch: int
+
+
+@dataclass(frozen=True)
+class UnfenceBrokerRecord(MetadataRecord):
+    """The broker heartbeated while fenced and is live again."""
+
+    broker_id: int
+    broker_epoch: int
+
+
+@dataclass(frozen=True)
+class TopicRecord(MetadataRecord):
+    """A topic was created with a unique ``topic_id``."""
+
+    name: str
+    topic_id: str
+
+
+@dataclass(frozen=True)
+class PartitionRecord(MetadataRecord):
+    """A partition was created with its assignment, first leader and ISR."""
+
+    topic: str
+    partition: int
+    replicas: list[int]
+    isr: list[int]
+    leader: int
+    leader_epoch: int = 0
+    partition_epoch: int = 0
+
+    @property
+    def topic_partition(self) -> TopicPartition:
+        return TopicPartition(self.topic, self.partition)
+
+
+@dataclass(frozen=True)
+class PartitionChangeRecord(MetadataRecord):
+    """A partition's leader and/or ISR changed; carries the full new leader/ISR state."""
+
+    topic: str
+    partition: int
+    leader: int
+    isr: list[int]
+    leader_epoch: int
+    partition_epoch: int
+
+    @property
+    def topic_partition(self) -> TopicPartition:
+        return TopicPartition(self.topic, self.partition)
+
+
+@dataclass(frozen=True)
+class ConfigRecord(MetadataRecord):
+    """A config override (``name=value``) of a resource; only ``resource_type="topic"`` for now."""
+
+    resource_type: str
+    resource_name: str
+    name: str
+    value: str | None
+
+
+@dataclass(frozen=True)
+class ControllerEpochRecord(MetadataRecord):
+    """A controller became active with ``epoch`` (one more than the last one)."""
+
+    epoch: int
+
+
+@dataclass(frozen=True)
+class BeginTransactionRecord(MetadataRecord):
+    """Starts an atomic group of records (``name`` describes the operation)."""
+
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class EndTransactionRecord(MetadataRecord):
+    """Ends the atomic group opened by the last ``BeginTransactionRecord``."""
+
+
+def record_from_wire(obj: Any) -> MetadataRecord:
+    """Decode ``[record_type, {field: value}]``.
+
+    Raises:
+        ValueError: not that shape, an unknown record type, or wrong fields.
+    """
+    if not isinstance(obj, list) or len(obj) != 2 or not isinstance(obj[0], str) or not isinstance(obj[1], dict):
+        raise ValueError(f"metadata record must be [record_type, fields], got {obj!r:.200}")
+    cls = RECORD_TYPES.get(obj[0])
+    if cls is None:
+        raise ValueError(f"unknown metadata record type {obj[0]!r}")
+    try:
+        return cls(**obj[1])
+    except TypeError as exc:
+        raise ValueError(f"bad fields for {obj[0]}: {exc}") from None
+
+
+@dataclass
+class ControllerResult(Generic[R]):
+    """What a controller manager decided: records to write, then a response to return.
+
+    The controller writes ``records`` to the metadata log (fsynced), replays them into
+    its context, and only then returns ``response``.  An empty ``records`` list means
+    nothing changes.  Kafka concept: ``ControllerResult``.
+    """
+
+    records: list[MetadataRecord] = field(default_factory=list)
+    response: R | None = None

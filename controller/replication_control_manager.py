@@ -1,0 +1,320 @@
+"""ReplicationControlManager: topics, partitions, leaders and ISRs as records.
+
+Owns: the decisions of CreateTopics (validation per topic, replica assignment,
+initial leader/ISR), AlterPartition (ISR changes requested by leaders), and the
+partition changes caused by a broker being fenced (re-election from the live ISR,
+ISR shrink) or unfenced (election of leaderless partitions).  Each returns records
+(and a response) without changing state: the controller writes the records, and the
+context changes only when they are replayed.  Does not own request propagation
+(``ControllerBrokerRequestBatch``) nor broker liveness rules
+(``ClusterControlManager``).
+
+Kafka concept: KRaft's ``ReplicationControlManager`` (``createTopics``,
+``alterPartition``, ``handleBrokerFenced``, ``handleBrokerUnfenced``), with the
+ZK-era leader epoch bump on ISR shrink; seeds 000, 002, 003.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import random
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from controller.controller_context import ControllerContext
+from controller.leader_election import (
+    NO_LEADER,
+    initial_leader_and_isr,
+    offline_partition_leader_election,
+    unclean_leader_election_enabled,
+)
+from controller.metadata_records import (
+    ConfigRecord,
+    ControllerResult,
+    MetadataRecord,
+    PartitionChangeRecord,
+    PartitionRecord,
+    TopicRecord,
+)
+from controller.replica_assignment import assign_replicas_to_brokers
+from controller.topic_validation import (
+    has_collision_chars,
+    resolve_num_partitions,
+    resolve_replication_factor,
+    unify_collision_chars,
+    validate_manual_assignment,
+    validate_topic_configs,
+    validate_topic_name,
+)
+from protocol.apis.alter_partition import (
+    AlterPartitionRequest,
+    AlterPartitionResponse,
+    AlterPartitionResponsePartition,
+    AlterPartitionResponseTopic,
+)
+from protocol.apis.create_topics import (
+    CreatableTopic,
+    CreatableTopicResult,
+    CreateTopicsRequest,
+    CreateTopicsResponse,
+)
+from protocol.errors import Errors, InvalidReplicaAssignmentError, KafkaError, TopicAlreadyExistsError  # type: ignore[attr-defined]
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class CreateTopicsOutcome:
+    """CreateTopics decision: the response, and the topics whose records are to be written."""
+
+    response: CreateTopicsResponse
+    created_topics: list[str] = field(default_factory=list)
+
+
+class ReplicationControlManager:
+    """Turns topic and partition operations into metadata records.
+
+    Args:
+        context: the controller context (read only).
+        default_num_partitions: ``num.partitions``.
+        default_replication_factor: ``default.replication.factor``.
+        unclean_leader_election_enable: broker-level ``unclean.leader.election.enable``.
+        rng: randomness for replica assignment (``randrange``), injectable for tests.
+        log_prefix: callable returning ``[Controller id=N epoch=E]``.
+    """
+
+    def __init__(
+        self,
+        context: ControllerContext,
+        *,
+        default_num_partitions: int,
+        default_replication_factor: int,
+        unclean_leader_election_enable: bool,
+        rng: random.Random | object = random,
+        log_prefix: Callable[[], str] = lambda: "",
+    ) -> None:
+        self._context = context
+        self._default_num_partitions = default_num_partitions
+        self._default_replication_factor = default_replication_factor
+        self._unclean_leader_election_enable = unclean_leader_election_enable
+        self._rng = rng
+        self._log_prefix = log_prefix
+
+    # ---------------------------------------------------------------- CreateTopics
+
+    def create_topics(self, request: CreateTopicsRequest) -> ControllerResult[CreateTopicsOutcome]:
+        """Validate and plan the creation of every topic of ``request``.
+
+        Each topic succeeds or fails on its own (its result carries the error code and
+        message).  With ``validate_only`` nothing is written.
+
+        Returns:
+            ``ControllerResult``: per created topic a ``TopicRecord``, its
+            ``ConfigRecord``s and one ``PartitionRecord`` per partition (first live
+            replica leads, live replicas form the ISR, epochs 0); and the outcome.
+        """
+        counts: dict[str, int] = {}
+        for topic in request.topics:
+            counts[topic.name] = counts.get(topic.name, 0) + 1
+        records: list[MetadataRecord] = []
+        results: list[CreatableTopicResult] = []
+        created: list[str] = []
+        for topic in request.topics:
+            if counts[topic.name] > 1:
+                results.append(CreatableTopicResult(
+                    name=topic.name, error_code=Errors.INVALID_REQUEST,
+                    error_message=f"Found multiple entries for topic {topic.name} in the request.",
+                ))
+                continue
+            try:
+                topic_records, num_partitions, replication_factor = self._create_topic(topic, created)
+            except KafkaError as exc:
+                results.append(CreatableTopicResult(
+                    name=topic.name, error_code=exc.errno if exc.errno is not None else Errors.UNKNOWN_SERVER_ERROR, error_message=str(exc.args[0]) if exc.args else None,
+                ))
+                continue
+            results.append(CreatableTopicResult(
+                name=topic.name, error_code=0, num_partitions=num_partitions, replication_factor=replication_factor,
+            ))
+            if not request.validate_only:
+                records.extend(topic_records)
+                created.append(topic.name)
+        outcome = CreateTopicsOutcome(CreateTopicsResponse(topics=results), created)
+        return ControllerResult(records, outcome)
+
+    def _create_topic(self, topic: CreatableTopic, pending: list[str]) -> tuple[list[MetadataRecord], int, int]:
+        ctx = self._context
+        validate_topic_name(topic.name)
+        if topic.name in ctx.topics or topic.name in pending:
+            raise TopicAlreadyExistsError(f"Topic '{topic.name}' already exists.")
+        configs = validate_topic_configs(topic.configs)
+        if topic.assignments:
+            assignment = validate_manual_assignment(
+                topic.assignments, topic.num_partitions, topic.replication_factor, ctx.brokers.keys()
+            )
+            for partition, replicas in assignment.items():
+                if not any(ctx.is_live(b) for b in replicas):
+                    raise InvalidReplicaAssignmentError(
+                        f"All brokers specified in the manual partition assignment for partition {partition} "
+                        "are fenced."
+                    )
+        else:
+            num_partitions = resolve_num_partitions(topic.num_partitions, self._default_num_partitions)
+            live = ctx.live_broker_ids()
+            replication_factor = resolve_replication_factor(
+                topic.replication_factor, self._default_replication_factor, len(live)
+            )
+            assignment = assign_replicas_to_brokers(num_partitions, replication_factor, live, rng=self._rng)
+        if has_collision_chars(topic.name):
+            unified = unify_collision_chars(topic.name)
+            for other in [*ctx.topics, *pending]:
+                if other != topic.name and unify_collision_chars(other) == unified:
+                    logger.warning("%s Topic %s collides with existing topic %s: '.' and '_' collide in metric names",
+                                   self._log_prefix(), topic.name, other)
+        topic_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        records: list[MetadataRecord] = [TopicRecord(name=topic.name, topic_id=topic_id)]
+        records.extend(ConfigRecord("topic", topic.name, k, v) for k, v in configs.items())
+        for partition in sorted(assignment):
+            replicas = assignment[partition]
+            initial = initial_leader_and_isr(replicas, ctx.is_live)
+            records.append(PartitionRecord(
+                topic=topic.name, partition=partition, replicas=list(replicas), isr=initial.isr,
+                leader=initial.leader, leader_epoch=0, partition_epoch=0,
+            ))
+        return records, len(assignment), len(assignment[0])
+
+    # -------------------------------------------------------------- AlterPartition
+
+    def alter_partition(self, request: AlterPartitionRequest) -> ControllerResult[AlterPartitionResponse]:
+        """Validate ISR changes sent by partition leaders.
+
+        Per partition: UNKNOWN_TOPIC_OR_PARTITION, FENCED_LEADER_EPOCH (sender is not
+        the leader, or its leader epoch differs), INVALID_UPDATE_VERSION (partition epoch
+        differs), INVALID_REQUEST (duplicates), INELIGIBLE_REPLICA (new ISR not a subset
+        of the replicas, without the leader, or with a fenced broker).  A stale or
+        unknown broker epoch fails the whole request with STALE_BROKER_EPOCH.
+
+        Returns:
+            ``ControllerResult``: one ``PartitionChangeRecord`` per changed partition
+            (partition epoch + 1, leader epoch unchanged) and the response carrying the
+            committed leader, leader epoch, ISR and partition epoch.
+        """
+        ctx = self._context
+        reg = ctx.brokers.get(request.broker_id)
+        if reg is None or reg.broker_epoch != request.broker_epoch:
+            topics = [
+                AlterPartitionResponseTopic(topic_name=t.topic_name, partitions=[
+                    AlterPartitionResponsePartition(partition_index=p.partition_index,
+                                                    error_code=Errors.STALE_BROKER_EPOCH)
+                    for p in t.partitions])
+                for t in request.topics
+            ]
+            return ControllerResult([], AlterPartitionResponse(error_code=Errors.STALE_BROKER_EPOCH, topics=topics))
+        records: list[MetadataRecord] = []
+        seen: set[TopicPartition] = set()
+        response_topics = []
+        for topic in request.topics:
+            partitions = []
+            for data in topic.partitions:
+                tp = TopicPartition(topic.topic_name, data.partition_index)
+                error = self._check_alter_partition(request.broker_id, tp, data, seen)
+                seen.add(tp)
+                if error != Errors.NONE:
+                    partitions.append(AlterPartitionResponsePartition(partition_index=tp.partition, error_code=error))
+                    continue
+                part = ctx.partitions[tp]
+                new_isr = list(data.new_isr)
+                partition_epoch = part.partition_epoch
+                if new_isr != part.isr:
+                    partition_epoch += 1
+                    records.append(PartitionChangeRecord(
+                        topic=tp.topic, partition=tp.partition, leader=part.leader, isr=new_isr,
+                        leader_epoch=part.leader_epoch, partition_epoch=partition_epoch,
+                    ))
+                partitions.append(AlterPartitionResponsePartition(
+                    partition_index=tp.partition, error_code=0, leader_id=part.leader,
+                    leader_epoch=part.leader_epoch, isr=new_isr, partition_epoch=partition_epoch,
+                ))
+            response_topics.append(AlterPartitionResponseTopic(topic_name=topic.topic_name, partitions=partitions))
+        return ControllerResult(records, AlterPartitionResponse(error_code=0, topics=response_topics))
+
+    def _check_alter_partition(self, broker_id: int, tp: TopicPartition, data: object, seen: set[TopicPartition]) -> Errors:
+        part = self._context.partitions.get(tp)
+        if part is None:
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION
+        if tp in seen:
+            return Errors.INVALID_REQUEST
+        if part.leader != broker_id or data.leader_epoch != part.leader_epoch:  # type: ignore[attr-defined]
+            return Errors.FENCED_LEADER_EPOCH
+        if data.partition_epoch != part.partition_epoch:  # type: ignore[attr-defined]
+            return Errors.INVALID_UPDATE_VERSION
+        new_isr = list(data.new_isr)  # type: ignore[attr-defined]
+        if len(set(new_isr)) != len(new_isr):
+            return Errors.INVALID_REQUEST
+        if broker_id not in new_isr or any(r not in part.replicas or not self._context.is_live(r) for r in new_isr):
+            return Errors.INELIGIBLE_REPLICA
+        return Errors.NONE
+
+    # ----------------------------------------------------- broker fenced/unfenced
+
+    def handle_broker_fenced(self, broker_id: int) -> list[PartitionChangeRecord]:
+        """Partition changes when ``broker_id`` is fenced.
+
+        - partitions it leads: elect the first live ISR replica (assignment order) with
+          ISR minus the broker; unclean election if enabled; else leader -1, and the
+          ISR keeps its last member rather than becoming empty;
+        - partitions where it is an ISR follower: remove it from the ISR.
+        Both bump leader epoch and partition epoch.
+        """
+        ctx = self._context
+
+        def is_live(b: int) -> bool:
+            return b != broker_id and ctx.is_live(b)
+
+        records = []
+        for tp in ctx.partitions_on_broker(broker_id):
+            part = ctx.partitions[tp]
+            shrunk = [r for r in part.isr if r != broker_id]
+            if part.leader == broker_id:
+                election = offline_partition_leader_election(part.replicas, shrunk, is_live, self._unclean(tp))
+                leader = election.leader
+                isr = election.isr if election.has_leader else (shrunk or [broker_id])
+            elif broker_id in part.isr and shrunk:
+                leader, isr = part.leader, shrunk
+            else:
+                continue
+            records.append(PartitionChangeRecord(
+                topic=tp.topic, partition=tp.partition, leader=leader, isr=isr,
+                leader_epoch=part.leader_epoch + 1, partition_epoch=part.partition_epoch + 1,
+            ))
+        return records
+
+    def handle_broker_unfenced(self, broker_id: int) -> list[PartitionChangeRecord]:
+        """Partition changes when ``broker_id`` becomes live: leaderless partitions it hosts
+        elect a leader (clean: it must be in the ISR; unclean if enabled), leader epoch + 1."""
+        ctx = self._context
+
+        def is_live(b: int) -> bool:
+            return b == broker_id or ctx.is_live(b)
+
+        records = []
+        for tp in ctx.partitions_on_broker(broker_id):
+            part = ctx.partitions[tp]
+            if part.leader != NO_LEADER:
+                continue
+            election = offline_partition_leader_election(part.replicas, part.isr, is_live, self._unclean(tp))
+            if not election.has_leader:
+                continue
+            records.append(PartitionChangeRecord(
+                topic=tp.topic, partition=tp.partition, leader=election.leader, isr=election.isr,
+                leader_epoch=part.leader_epoch + 1, partition_epoch=part.partition_epoch + 1,
+            ))
+        return records
+
+    def _unclean(self, tp: TopicPartition) -> bool:
+        return unclean_leader_election_enabled(
+            self._unclean_leader_election_enable, self._context.topic_configs(tp.topic)
+        )

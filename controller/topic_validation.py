@@ -1,0 +1,207 @@
+"""CreateTopics validation: topic names, partition counts, replication factors,
+manual replica assignments and topic configs.
+
+Owns: the checks and Kafka's error messages; each check raises the ``protocol.errors``
+class whose code the controller puts in that topic's result.  Does not own replica
+assignment (``replica_assignment.py``), nor whether the topic already exists or which
+brokers are live (the caller passes what it knows).
+
+Kafka concept: ``org.apache.kafka.common.internals.Topic.validate``, the checks of
+``ReplicationControlManager.createTopic`` / ``AdminZkClient.validateTopicCreate``
+(seeds 000, 002, 003).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+from broker.log import log_config
+from broker.log.log_config import TOPIC_CONFIG_NAMES
+from protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopicConfig
+from protocol.errors import (  # type: ignore[attr-defined]
+    InvalidConfigError,
+    InvalidPartitionsError,
+    InvalidReplicaAssignmentError,
+    InvalidReplicationFactorError,
+    InvalidRequestError,
+    InvalidTopicError,
+)
+
+MAX_NAME_LENGTH = 249
+MAX_REPLICATION_FACTOR = 32767  # Short.MaxValue
+NO_NUM_PARTITIONS = -1
+NO_REPLICATION_FACTOR = -1
+_LEGAL_CHARS = re.compile(r"[a-zA-Z0-9._-]+")
+
+
+def validate_topic_name(name: str) -> None:
+    """Check a topic name: non-empty, not "." or "..", <= 249 chars of [a-zA-Z0-9._-].
+
+    Raises:
+        InvalidTopicError: (INVALID_TOPIC_EXCEPTION) with Kafka's message.
+    """
+    if not name:
+        raise InvalidTopicError("Topic name is illegal, it can't be empty")
+    if name in (".", ".."):
+        raise InvalidTopicError('Topic name cannot be "." or ".."')
+    if len(name) > MAX_NAME_LENGTH:
+        raise InvalidTopicError(
+            f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters, topic name: {name}"
+        )
+    if not _LEGAL_CHARS.fullmatch(name):
+        raise InvalidTopicError(
+            f'Topic name "{name}" is illegal, it contains a character other than '
+            "ASCII alphanumerics, '.', '_' and '-'"
+        )
+
+
+def has_collision_chars(name: str) -> bool:
+    """True when ``name`` contains '.' or '_' (which collide in metric names)."""
+    return "." in name or "_" in name
+
+
+def unify_collision_chars(name: str) -> str:
+    """``name`` with '.' replaced by '_' (two topics equal under this collide)."""
+    return name.replace(".", "_")
+
+
+def resolve_num_partitions(num_partitions: int, default_num_partitions: int) -> int:
+    """Resolve ``num_partitions`` (-1 = ``num.partitions``) and check it is >= 1.
+
+    Raises:
+        InvalidPartitionsError: (INVALID_PARTITIONS) zero or negative other than -1.
+    """
+    resolved = default_num_partitions if num_partitions == NO_NUM_PARTITIONS else num_partitions
+    if resolved <= 0:
+        raise InvalidPartitionsError("Number of partitions was set to an invalid non-positive value.")
+    return resolved
+
+
+def resolve_replication_factor(replication_factor: int, default_replication_factor: int, num_live_brokers: int) -> int:
+    """Resolve ``replication_factor`` (-1 = ``default.replication.factor``) and check it.
+
+    Args:
+        replication_factor: from the request.
+        default_replication_factor: the controller's ``default.replication.factor``.
+        num_live_brokers: unfenced brokers available to host replicas.
+
+    Returns:
+        The replication factor to use.
+
+    Raises:
+        InvalidReplicationFactorError: (INVALID_REPLICATION_FACTOR) outside 1..32767 or
+            larger than the number of live brokers.
+    """
+    resolved = default_replication_factor if replication_factor == NO_REPLICATION_FACTOR else replication_factor
+    if not 1 <= resolved <= MAX_REPLICATION_FACTOR:
+        raise InvalidReplicationFactorError(
+            f"Replication factor must be between 1 and {MAX_REPLICATION_FACTOR} inclusive, or -1 to use the "
+            "default value."
+        )
+    if resolved > num_live_brokers:
+        raise InvalidReplicationFactorError(
+            f"Replication factor: {resolved} larger than available brokers: {num_live_brokers}."
+        )
+    return resolved
+
+
+def validate_manual_assignment(
+    assignments: Sequence[CreatableReplicaAssignment],
+    num_partitions: int,
+    replication_factor: int,
+    registered_broker_ids: Collection[int],
+) -> dict[int, list[int]]:
+    """Validate a manual replica assignment (``--replica-assignment``).
+
+    Args:
+        assignments: one entry per partition from the request.
+        num_partitions, replication_factor: from the request; both must be -1.
+        registered_broker_ids: brokers known to the controller.
+
+    Returns:
+        ``{partition id: [broker ids]}``.
+
+    Raises:
+        InvalidRequestError: (INVALID_REQUEST) combined with num_partitions or
+            replication_factor other than -1.
+        InvalidReplicaAssignmentError: (INVALID_REPLICA_ASSIGNMENT) partition ids not
+            0..n-1, an empty or duplicate-broker replica list, unequal replication
+            factors, or an unregistered broker.
+    """
+    if num_partitions != NO_NUM_PARTITIONS:
+        raise InvalidRequestError("A manual partition assignment was specified, but numPartitions was not set to -1.")
+    if replication_factor != NO_REPLICATION_FACTOR:
+        raise InvalidRequestError(
+            "A manual partition assignment was specified, but replicationFactor was not set to -1."
+        )
+    result: dict[int, list[int]] = {}
+    for entry in assignments:
+        if entry.partition_index in result:
+            raise InvalidReplicaAssignmentError(
+                f"The manual partition assignment includes the partition {entry.partition_index} more than once."
+            )
+        result[entry.partition_index] = list(entry.broker_ids)
+    if sorted(result) != list(range(len(result))):
+        raise InvalidReplicaAssignmentError(
+            f"Partitions should be a consecutive 0-based integer sequence, got {sorted(result)}."
+        )
+    first_rf = len(result[0]) if result else 0
+    for partition, replicas in sorted(result.items()):
+        if not replicas:
+            raise InvalidReplicaAssignmentError(
+                f"The manual partition assignment includes an empty replica list for partition {partition}."
+            )
+        duplicates = sorted({b for b in replicas if replicas.count(b) > 1})
+        if duplicates:
+            raise InvalidReplicaAssignmentError(
+                "Partition replica lists may not contain duplicate entries: " + ",".join(map(str, duplicates))
+            )
+        if len(replicas) != first_rf:
+            raise InvalidReplicaAssignmentError(f"Partition {partition} has different replication factor: {replicas}")
+        for broker_id in replicas:
+            if broker_id not in registered_broker_ids:
+                raise InvalidReplicaAssignmentError(
+                    f"The manual partition assignment includes broker {broker_id}, but no such broker is registered."
+                )
+    return result
+
+
+def validate_topic_configs(configs: Sequence[CreatableTopicConfig]) -> dict[str, str]:
+    """Validate topic config overrides from CreateTopics.
+
+    Names must be topic-level configs (``TOPIC_CONFIG_NAMES``); values must parse
+    (``min.insync.replicas`` an integer >= 1, and so on).
+
+    Returns:
+        ``{name: value}`` in request order.
+
+    Raises:
+        InvalidRequestError: (INVALID_REQUEST) a null value or a name given twice.
+        InvalidConfigError: (INVALID_CONFIG) an unknown name or an invalid value; the
+            message names the key.
+    """
+    result: dict[str, str] = {}
+    for entry in configs:
+        if entry.name in result:
+            raise InvalidRequestError(f"Duplicate topic config name: {entry.name}")
+        if entry.value is None:
+            raise InvalidRequestError(f"Null value not supported for topic configs: {entry.name}")
+        if entry.name not in TOPIC_CONFIG_NAMES:
+            raise InvalidConfigError(f"Unknown topic config name: {entry.name}")
+        result[entry.name] = entry.value
+    min_isr = result.get("min.insync.replicas")
+    if min_isr is not None:
+        try:
+            ok = int(min_isr.strip()) >= 1
+        except ValueError:
+            ok = False
+        if not ok:
+            raise InvalidConfigError(
+                f"Invalid value {min_isr} for configuration min.insync.replicas: Value must be an integer >= 1"
+            )
+    try:
+        log_config.validate_topic_configs(result)
+    except ValueError as exc:
+        raise InvalidConfigError(str(exc)) from None
+    return result
