@@ -9,6 +9,7 @@ Kafka concept: ``NodeToControllerChannelManager``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -35,6 +36,7 @@ class NodeToControllerChannelManager:
         self._client_id = f"broker-{config.node_id}-to-controller"
         self._timeout_ms = config.request_timeout_ms
         self._connection: BrokerConnection | None = None
+        self._connect_lock = asyncio.Lock()
 
     async def send(self, request: Struct, timeout_ms: int | None = None) -> Any:
         """Send ``request`` to the controller and return its response.
@@ -44,15 +46,18 @@ class NodeToControllerChannelManager:
                 is dropped and reopened by the next call).
             KafkaTimeoutError: no answer within ``timeout_ms``.
         """
-        if self._connection is None or not self._connection.connected:
-            if self._connection is not None:
-                await self._connection.close()
-            self._connection = None
-            conn = BrokerConnection(self.host, self.port, client_id=self._client_id, request_timeout_ms=self._timeout_ms)
-            await conn.connect(timeout_ms=min(self._timeout_ms, 5000))
-            self._connection = conn
+        async with self._connect_lock:
+            if self._connection is None or not self._connection.connected:
+                if self._connection is not None:
+                    await self._connection.close()
+                self._connection = None
+                conn = BrokerConnection(self.host, self.port, client_id=self._client_id,
+                                        request_timeout_ms=self._timeout_ms)
+                await conn.connect(timeout_ms=min(self._timeout_ms, 5000))
+                self._connection = conn
+            connection = self._connection
         try:
-            return await self._connection.send(request, timeout_ms=timeout_ms or self._timeout_ms)
+            return await connection.send(request, timeout_ms=timeout_ms or self._timeout_ms)
         except (KafkaConnectionError, KafkaTimeoutError):
             await self.close()
             raise

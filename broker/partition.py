@@ -25,15 +25,18 @@ from dataclasses import dataclass
 from broker.log.log import Log, LogAppendInfo
 from broker.log.log_config import LogConfig
 from broker.log.log_manager import LogManager
+from broker.producer_state_manager import ProducerStateManager
 from protocol.apis.alter_partition import AlterPartitionResponsePartition
 from protocol.apis.leader_and_isr import LeaderAndIsrPartitionState
 from protocol.errors import (
+    DuplicateSequenceNumberError,
     Errors,
     FencedLeaderEpochError,
     NotEnoughReplicasError,
     NotLeaderOrFollowerError,
     UnknownLeaderEpochError,
 )
+from protocol.record_batch import iter_batches
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -116,8 +119,10 @@ class Partition:
         self.pending_isr: PendingIsrChange | None = None
         self.topic_configs: dict[str, str] = {}
         self.high_watermark = initial_high_watermark
+        self.producer_state = ProducerStateManager()
         if self.log is not None:
             self.high_watermark = min(max(initial_high_watermark, self.log.log_start_offset), self.log.log_end_offset)
+            self.producer_state.rebuild(self.log)
         self._prefix = f"[Partition {tp} broker={local_broker_id}]"
 
     # ----- role changes -------------------------------------------------------------
@@ -133,6 +138,7 @@ class Partition:
         if self.log is None:
             self.log = self._log_manager.get_or_create_log(self.tp, log_config)
             self.high_watermark = min(max(self.high_watermark, self.log.log_start_offset), self.log.log_end_offset)
+            self.producer_state.rebuild(self.log)
         else:
             self.log.update_config(log_config)
         return self.log
@@ -233,7 +239,21 @@ class Partition:
                 f"The size of the current ISR {self.isr} is insufficient to satisfy the min.isr requirement "
                 f"of {self.min_insync_replicas} for partition {self.tp}"
             )
+        headers = [h for _, h in iter_batches(records)]
+        duplicates = [self.producer_state.check(h) for h in headers]
+        if any(d is not None for d in duplicates):
+            original = duplicates[0]
+            if len(headers) != 1 or original is None:
+                raise DuplicateSequenceNumberError(f"a retried batch was sent together with others to {self.tp}")
+            logger.debug("%s Duplicate batch from producer %d: offsets %d-%d", self._prefix,
+                         headers[0].producer_id, original.first_offset, original.last_offset)
+            return LogAppendInfo(original.first_offset, original.last_offset, headers[0].records_count, 0,
+                                 headers[0].max_timestamp, -1)
         info = log.append_as_leader(records, self.leader_epoch)
+        offset = info.first_offset
+        for header in headers:
+            self.producer_state.update(header, offset)
+            offset += header.last_offset_delta + 1
         self._log_manager.maybe_flush(log)
         self.maybe_increment_leader_high_watermark()
         return info
@@ -398,8 +418,10 @@ class Partition:
         """Append batches fetched from the leader (offsets already assigned)."""
         if self.log is None:
             raise NotLeaderOrFollowerError(f"no log for {self.tp}")
+        old_log_end_offset = self.log.log_end_offset
         info = self.log.append_as_follower(records)
         if info is not None:
+            self.producer_state.update_from_batches(records, old_log_end_offset)
             self._log_manager.maybe_flush(self.log)
         return info
 
@@ -418,6 +440,7 @@ class Partition:
         if offset < self.log.log_end_offset:
             logger.info("%s Truncating log from %d to %d", self._prefix, self.log.log_end_offset, offset)
             self.log.truncate_to(offset)
+            self.producer_state.rebuild(self.log)
         self.high_watermark = min(self.high_watermark, self.log.log_end_offset)
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
@@ -426,4 +449,5 @@ class Partition:
             return
         logger.info("%s Truncating fully and restarting at %d", self._prefix, offset)
         self.log.truncate_fully_and_start_at(offset)
+        self.producer_state.rebuild(self.log)
         self.high_watermark = offset

@@ -25,6 +25,7 @@ from broker.config import ConfigError, KafkaConfig
 from broker.log.log_manager import LogManager
 from broker.metadata_cache import MetadataCache
 from broker.node_to_controller_channel import NodeToControllerChannelManager
+from broker.producer_id_manager import ProducerIdManager
 from broker.replica_manager import ReplicaManager
 from broker.socket_server import SocketServer
 
@@ -50,6 +51,9 @@ class KafkaServer:
         self.alter_partition_manager = AlterPartitionManager(
             config.node_id, lambda: self.lifecycle_manager.broker_epoch, self.controller_channel
         )
+        self.producer_id_manager = ProducerIdManager(
+            config.node_id, lambda: self.lifecycle_manager.broker_epoch, self.controller_channel
+        )
         self.replica_manager: ReplicaManager | None = None
         self.controller = None
         self.socket_server: SocketServer | None = None
@@ -67,7 +71,8 @@ class KafkaServer:
 
             self.controller = KafkaController(self.config, metadata_log_dir=self.config.log_dirs[0])
             await self.controller.start()
-        apis = KafkaApis(ApisContext(self.config, self.replica_manager, self.metadata_cache, self.controller))
+        apis = KafkaApis(ApisContext(self.config, self.replica_manager, self.metadata_cache, self.controller,
+                                     self.producer_id_manager))
         host, port = self.config.listener
         self.socket_server = SocketServer(
             host, port, apis.handle, max_request_bytes=self.config.socket_request_max_bytes,

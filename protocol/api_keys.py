@@ -23,6 +23,12 @@ from protocol.apis.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrRespon
 from protocol.apis.list_offsets import ListOffsetsRequest, ListOffsetsResponse
 from protocol.apis.metadata import MetadataRequest, MetadataResponse
 from protocol.apis.produce import ProduceRequest, ProduceResponse
+from protocol.apis.producer_ids import (
+    AllocateProducerIdsRequest,
+    AllocateProducerIdsResponse,
+    InitProducerIdRequest,
+    InitProducerIdResponse,
+)
 from protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
 from protocol.schema import Struct
 
@@ -42,12 +48,14 @@ class ApiKey(IntEnum):
     CREATE_TOPICS = 19
     DELETE_TOPICS = 20
     DELETE_RECORDS = 21
+    INIT_PRODUCER_ID = 22
     OFFSET_FOR_LEADER_EPOCH = 23
     CREATE_PARTITIONS = 37
     ELECT_LEADERS = 43
     ALTER_PARTITION = 56
     BROKER_REGISTRATION = 62
     BROKER_HEARTBEAT = 63
+    ALLOCATE_PRODUCER_IDS = 67
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,8 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.ALTER_PARTITION, AlterPartitionRequest, AlterPartitionResponse),
         ApiSpec(ApiKey.BROKER_REGISTRATION, BrokerRegistrationRequest, BrokerRegistrationResponse),
         ApiSpec(ApiKey.BROKER_HEARTBEAT, BrokerHeartbeatRequest, BrokerHeartbeatResponse),
+        ApiSpec(ApiKey.INIT_PRODUCER_ID, InitProducerIdRequest, InitProducerIdResponse),
+        ApiSpec(ApiKey.ALLOCATE_PRODUCER_IDS, AllocateProducerIdsRequest, AllocateProducerIdsResponse),
     )
 }
 

@@ -37,6 +37,7 @@ class Errors(IntEnum):
     NOT_ENOUGH_REPLICAS = 19
     NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20
     INVALID_REQUIRED_ACKS = 21
+    COORDINATOR_NOT_AVAILABLE = 15
     INVALID_TIMESTAMP = 32
     UNSUPPORTED_VERSION = 35
     TOPIC_ALREADY_EXISTS = 36
@@ -47,7 +48,11 @@ class Errors(IntEnum):
     NOT_CONTROLLER = 41
     INVALID_REQUEST = 42
     POLICY_VIOLATION = 44
+    OUT_OF_ORDER_SEQUENCE_NUMBER = 45
+    DUPLICATE_SEQUENCE_NUMBER = 46
+    INVALID_PRODUCER_EPOCH = 47
     KAFKA_STORAGE_ERROR = 56
+    UNKNOWN_PRODUCER_ID = 59
     TOPIC_DELETION_DISABLED = 73
     FENCED_LEADER_EPOCH = 74
     UNKNOWN_LEADER_EPOCH = 75
@@ -86,6 +91,7 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.RECORD_LIST_TOO_LARGE: (False, False, "The request included message batch larger than the configured segment size on the server."),
     Errors.NOT_ENOUGH_REPLICAS: (True, False, "Messages are rejected since there are fewer in-sync replicas than required."),
     Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND: (True, False, "Messages are written to the log, but to fewer in-sync replicas than required."),
+    Errors.COORDINATOR_NOT_AVAILABLE: (True, False, "The coordinator is not available."),
     Errors.INVALID_REQUIRED_ACKS: (False, False, "Produce request specified an invalid value for required acks."),
     Errors.INVALID_TIMESTAMP: (False, False, "The timestamp of the message is out of acceptable range."),
     Errors.UNSUPPORTED_VERSION: (False, False, "The version of API is not supported."),
@@ -97,6 +103,10 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.NOT_CONTROLLER: (True, True, "This is not the correct controller for this cluster."),
     Errors.INVALID_REQUEST: (False, False, "This most likely occurs because of a request being malformed by the client library."),
     Errors.POLICY_VIOLATION: (False, False, "Request parameters do not satisfy the configured policy."),
+    Errors.OUT_OF_ORDER_SEQUENCE_NUMBER: (False, False, "The broker received an out of order sequence number."),
+    Errors.DUPLICATE_SEQUENCE_NUMBER: (False, False, "The broker received a duplicate sequence number."),
+    Errors.INVALID_PRODUCER_EPOCH: (False, False, "Producer attempted to produce with an old epoch."),
+    Errors.UNKNOWN_PRODUCER_ID: (False, False, "The broker could not locate the producer metadata associated with the producer id."),
     Errors.KAFKA_STORAGE_ERROR: (True, True, "Disk error when trying to access log file on the disk."),
     Errors.TOPIC_DELETION_DISABLED: (False, False, "Topic deletion is disabled."),
     Errors.FENCED_LEADER_EPOCH: (True, True, "The leader epoch in the request is older than the epoch on the broker."),

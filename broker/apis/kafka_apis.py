@@ -17,12 +17,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from broker.apis import (
+    allocate_producer_ids,
     alter_partition,
     api_versions,
     broker_heartbeat,
     broker_registration,
     create_topics,
     fetch,
+    init_producer_id,
     leader_and_isr,
     list_offsets,
     metadata,
@@ -34,11 +36,11 @@ from protocol.framing import RequestHeader
 from protocol.schema import Struct
 
 if TYPE_CHECKING:
-    from controller.controller import KafkaController
-
     from broker.config import KafkaConfig
     from broker.metadata_cache import MetadataCache
+    from broker.producer_id_manager import ProducerIdManager
     from broker.replica_manager import ReplicaManager
+    from controller.controller import KafkaController
 
 
 @dataclass
@@ -50,6 +52,7 @@ class ApisContext:
     replica_manager: ReplicaManager
     metadata_cache: MetadataCache
     controller: KafkaController | None
+    producer_id_manager: ProducerIdManager
 
 
 Handler = Callable[[ApisContext, RequestHeader, Any], Awaitable[Struct | None]]
@@ -66,6 +69,8 @@ HANDLERS: dict[int, Handler] = {
     ApiKey.ALTER_PARTITION: alter_partition.handle,
     ApiKey.BROKER_REGISTRATION: broker_registration.handle,
     ApiKey.BROKER_HEARTBEAT: broker_heartbeat.handle,
+    ApiKey.INIT_PRODUCER_ID: init_producer_id.handle,
+    ApiKey.ALLOCATE_PRODUCER_IDS: allocate_producer_ids.handle,
 }
 
 

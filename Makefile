@@ -1,0 +1,35 @@
+# Kafkette: every target works from a fresh clone (each depends on setup).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup test unit cluster demo bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/pytest
+
+unit: setup
+	$(BIN)/pytest tests/unit
+
+cluster: setup
+	$(BIN)/kafkette cluster start --brokers 3 --data-dir data/cluster
+
+demo: setup
+	$(BIN)/pip install --quiet -e '.[demo]'
+	$(BIN)/python -m client.demo.flights
+
+bench: setup
+	$(BIN)/python -m tests.perf.bench
+
+clean:
+	rm -rf $(VENV) data build *.egg-info

@@ -1,0 +1,20 @@
+"""AllocateProducerIds handler: producer id blocks, for the controller to hand out."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
+from protocol.errors import Errors
+from protocol.framing import RequestHeader
+
+if TYPE_CHECKING:
+    from broker.apis.kafka_apis import ApisContext
+
+
+async def handle(ctx: ApisContext, header: RequestHeader,
+                 request: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse:
+    """Pass to the controller, or answer NOT_CONTROLLER."""
+    if ctx.controller is None:
+        return AllocateProducerIdsResponse(error_code=Errors.NOT_CONTROLLER)
+    return await ctx.controller.allocate_producer_ids(request)

@@ -1,0 +1,28 @@
+"""InitProducerId handler: a new producer id (epoch 0) for an idempotent producer.
+
+Transactions are out of scope: a request naming a ``transactional_id`` is refused
+with INVALID_REQUEST.  Kafka concept: ``handleInitProducerIdRequest`` (KIP-98).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from protocol.apis.producer_ids import InitProducerIdRequest, InitProducerIdResponse
+from protocol.errors import Errors, KafkaError
+from protocol.framing import RequestHeader
+
+if TYPE_CHECKING:
+    from broker.apis.kafka_apis import ApisContext
+
+
+async def handle(ctx: ApisContext, header: RequestHeader, request: InitProducerIdRequest) -> InitProducerIdResponse:
+    """Allocate a producer id through the ProducerIdManager."""
+    if request.transactional_id is not None:
+        return InitProducerIdResponse(error_code=Errors.INVALID_REQUEST)
+    try:
+        producer_id = await ctx.producer_id_manager.generate_producer_id()
+    except KafkaError as exc:
+        code = exc.errno if exc.errno is not None else Errors.COORDINATOR_NOT_AVAILABLE
+        return InitProducerIdResponse(error_code=int(code))
+    return InitProducerIdResponse(error_code=Errors.NONE, producer_id=producer_id, producer_epoch=0)

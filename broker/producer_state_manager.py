@@ -1,0 +1,140 @@
+"""Idempotent producer state of one partition: last batches per producer id.
+
+Owns: for each producer id, its epoch and the metadata of its last five batches
+(first/last sequence, first/last offset).  The leader consults it before appending
+so a retried batch (same producer id, epoch and sequences) is answered with its
+original offsets instead of being written twice, and a batch whose sequence does not
+follow the last one is refused with OUT_OF_ORDER_SEQUENCE_NUMBER.  Followers and
+log loading replay batch headers into it, so a new leader dedupes retries too.
+Rebuilt from the log's tail after truncation or at start-up (no snapshots yet).
+
+Kafka concept: ``ProducerStateManager``/``ProducerStateEntry`` (KIP-98), with
+``NUM_BATCHES_TO_RETAIN`` = 5 (= max.in.flight.requests.per.connection).
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from protocol.errors import InvalidProducerEpochError, OutOfOrderSequenceNumberError
+from protocol.record_batch import BatchHeader, iter_batches
+
+if TYPE_CHECKING:
+    from broker.log.log import Log
+
+NUM_BATCHES_TO_RETAIN = 5
+REBUILD_READ_BYTES = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class BatchMetadata:
+    """Where one producer batch landed: sequences and offsets (inclusive)."""
+
+    first_seq: int
+    last_seq: int
+    first_offset: int
+    last_offset: int
+
+
+@dataclass(slots=True)
+class ProducerStateEntry:
+    """One producer's epoch and its last batches."""
+
+    producer_id: int
+    producer_epoch: int
+    batches: collections.deque[BatchMetadata] = field(
+        default_factory=lambda: collections.deque(maxlen=NUM_BATCHES_TO_RETAIN)
+    )
+
+    @property
+    def last_seq(self) -> int:
+        return self.batches[-1].last_seq if self.batches else -1
+
+
+def _last_seq(header: BatchHeader) -> int:
+    return header.base_sequence + header.last_offset_delta
+
+
+class ProducerStateManager:
+    """Per-partition producer id -> ProducerStateEntry."""
+
+    def __init__(self) -> None:
+        self.entries: dict[int, ProducerStateEntry] = {}
+
+    def check(self, header: BatchHeader) -> BatchMetadata | None:
+        """Validate a producer batch about to be appended by the leader.
+
+        Args:
+            header: the batch header (offsets not yet assigned).
+
+        Returns:
+            The original BatchMetadata when the batch is a duplicate (do not append),
+            None when it should be appended.
+
+        Raises:
+            InvalidProducerEpochError: the epoch is older than the producer's.
+            OutOfOrderSequenceNumberError: the sequence does not follow the last one.
+        """
+        if header.producer_id < 0:
+            return None
+        entry = self.entries.get(header.producer_id)
+        if entry is None:
+            return None
+        if header.producer_epoch < entry.producer_epoch:
+            raise InvalidProducerEpochError(
+                f"Producer {header.producer_id} epoch {header.producer_epoch} is older than {entry.producer_epoch}"
+            )
+        if header.producer_epoch > entry.producer_epoch:
+            return None
+        last = _last_seq(header)
+        for batch in entry.batches:
+            if batch.first_seq == header.base_sequence and batch.last_seq == last:
+                return batch
+        if entry.batches and header.base_sequence != entry.last_seq + 1:
+            raise OutOfOrderSequenceNumberError(
+                f"Out of order sequence number for producer {header.producer_id}: "
+                f"{header.base_sequence} (incoming), {entry.last_seq} (current end sequence)"
+            )
+        return None
+
+    def update(self, header: BatchHeader, first_offset: int) -> None:
+        """Record an appended batch (``first_offset`` = its base offset in the log)."""
+        if header.producer_id < 0:
+            return
+        entry = self.entries.get(header.producer_id)
+        if entry is None or header.producer_epoch > entry.producer_epoch:
+            entry = ProducerStateEntry(header.producer_id, header.producer_epoch)
+            self.entries[header.producer_id] = entry
+        elif header.producer_epoch < entry.producer_epoch:
+            return
+        entry.batches.append(
+            BatchMetadata(header.base_sequence, _last_seq(header), first_offset, first_offset + header.last_offset_delta)
+        )
+
+    def update_from_batches(self, data: bytes | bytearray | memoryview, min_offset: int = 0) -> None:
+        """Replay the headers of appended batches (offsets assigned) at or above ``min_offset``."""
+        for _, header in iter_batches(data):
+            if header.base_offset >= min_offset:
+                self.update(header, header.base_offset)
+
+    def rebuild(self, log: Log) -> None:
+        """Rebuild from the tail of ``log`` (its last two segments)."""
+        self.entries.clear()
+        segments = log.segments
+        start = log.log_start_offset
+        if len(segments) >= 2:
+            start = max(start, segments[-2].base_offset)
+        end = log.log_end_offset
+        offset = start
+        while offset < end:
+            data = log.read(offset, REBUILD_READ_BYTES, None, True).records
+            last_next = offset
+            for _, header in iter_batches(data):
+                if header.base_offset >= offset:
+                    self.update(header, header.base_offset)
+                last_next = header.next_offset
+            if last_next <= offset:
+                break
+            offset = last_next

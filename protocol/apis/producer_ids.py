@@ -1,0 +1,42 @@
+"""InitProducerId (key 22) and AllocateProducerIds (key 67): idempotent producer ids.
+
+A producer asks any broker for a producer id (InitProducerId); brokers hand out ids
+from blocks the controller allocates to them (AllocateProducerIds), so ids are
+unique cluster-wide.  Kafka concept: KIP-98 idempotence, KIP-730 id blocks.
+"""
+
+from protocol.schema import Field, Int16, Int32, Int64, Nullable, String, Struct
+
+
+class InitProducerIdRequest(Struct):
+    FIELDS = (
+        Field("transactional_id", Nullable(String)),
+        Field("transaction_timeout_ms", Int32, default=-1),
+        Field("producer_id", Int64, default=-1),
+        Field("producer_epoch", Int16, default=-1),
+    )
+
+
+class InitProducerIdResponse(Struct):
+    FIELDS = (
+        Field("throttle_time_ms", Int32),
+        Field("error_code", Int16),
+        Field("producer_id", Int64, default=-1),
+        Field("producer_epoch", Int16, default=-1),
+    )
+
+
+class AllocateProducerIdsRequest(Struct):
+    FIELDS = (
+        Field("broker_id", Int32),
+        Field("broker_epoch", Int64, default=-1),
+    )
+
+
+class AllocateProducerIdsResponse(Struct):
+    FIELDS = (
+        Field("throttle_time_ms", Int32),
+        Field("error_code", Int16),
+        Field("producer_id_start", Int64, default=-1),
+        Field("producer_id_len", Int32),
+    )

@@ -1,0 +1,116 @@
+"""Issue 2, tests 3 and 4: kill -9 a leader under acks=all load, then bring it back.
+
+Invariants checked: every acknowledged record is consumed exactly once; the killed
+broker's partitions get new leaders and a shrunk ISR; after the restart the broker
+truncates, catches up and rejoins the ISR; the three replicas of every partition
+then hold byte-identical batches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from protocol.record_batch import iter_batches
+
+TOPIC = "failover"
+PARTITIONS = 6
+RECORDS = 20000
+
+
+async def _describe(bootstrap: str):
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        return (await admin.describe_topics([TOPIC]))[TOPIC].partitions
+
+
+async def _wait_for(predicate, timeout_s: float, what: str, bootstrap: str):
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while True:
+        parts = await _describe(bootstrap)
+        if predicate(parts):
+            return parts
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}; last state: "
+                                 f"{[(p.partition, p.leader, p.isr) for p in parts]}")
+        await asyncio.sleep(0.25)
+
+
+async def _consume_all(bootstrap: str, expected: int) -> list:
+    tps = [TopicPartition(TOPIC, p) for p in range(PARTITIONS)]
+    out = []
+    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        end = await consumer.end_offsets(tps)
+        total = sum(end.values())
+        assert total >= expected
+        deadline = asyncio.get_running_loop().time() + 60
+        while len(out) < total:
+            assert asyncio.get_running_loop().time() < deadline, f"consumed {len(out)} of {total}"
+            for recs in (await consumer.getmany(timeout_ms=500)).values():
+                out.extend(recs)
+    return out
+
+
+def _replica_bytes(cluster, broker_id: int, partition: int) -> bytes:
+    log_dir = Path(cluster.data_dir) / f"broker-{broker_id}" / "logs" / f"{TOPIC}-{partition}"
+    return b"".join(p.read_bytes() for p in sorted(log_dir.glob("*.log")))
+
+
+async def test_kill_leader_under_load_then_restart_it(cluster_factory):
+    cluster = cluster_factory(3)
+    bootstrap = cluster.bootstrap_servers
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic(TOPIC, num_partitions=PARTITIONS, replication_factor=3,
+                                            configs={"min.insync.replicas": "2"})])
+    before = await _describe(bootstrap)
+    controller_id = 1
+    victim = next(p.leader for p in before if p.leader != controller_id)
+    victim_partitions = {p.partition for p in before if p.leader == victim}
+
+    acked: dict[bytes, object] = {}
+    async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=5,
+                        request_timeout_ms=5000, delivery_timeout_ms=60000) as producer:
+        futures = []
+        for i in range(RECORDS):
+            value = f"record-{i}".encode()
+            futures.append((value, await producer.send(TOPIC, value, key=str(i).encode())))
+            if i == RECORDS // 3:
+                await asyncio.sleep(0.2)
+                cluster.stop_broker(victim, hard=True)
+            if i % 500 == 0:
+                await asyncio.sleep(0)
+        results = await asyncio.gather(*(f for _, f in futures), return_exceptions=True)
+    failures = [r for r in results if isinstance(r, BaseException)]
+    assert not failures, f"{len(failures)} sends failed, first: {failures[0]!r}"
+    for (value, _), meta in zip(futures, results, strict=True):
+        acked[value] = meta
+
+    after = await _wait_for(
+        lambda parts: all(p.leader not in (victim, -1) and victim not in p.isr for p in parts),
+        30, "new leaders and shrunk ISRs", bootstrap)
+    for p in after:
+        if p.partition in victim_partitions:
+            assert p.leader != victim and p.leader in p.replicas
+        assert victim not in p.isr and len(p.isr) == 2
+
+    records = await _consume_all(bootstrap, len(acked))
+    values = [r.value for r in records]
+    assert len(values) == len(set(values)), "a record was consumed twice"
+    missing = set(acked) - set(values)
+    assert not missing, f"{len(missing)} acknowledged records lost"
+
+    # Test 4: restart the victim; it truncates, catches up and rejoins every ISR.
+    cluster.start_broker(victim)
+    await _wait_for(lambda parts: all(sorted(p.isr) == sorted(p.replicas) for p in parts), 60,
+                    "the restarted broker to rejoin every ISR", bootstrap)
+    cluster.stop()
+    for partition in range(PARTITIONS):
+        copies = {b: _replica_bytes(cluster, b, partition) for b in cluster.broker_ids}
+        reference = copies[victim]
+        assert reference, f"partition {partition} is empty on broker {victim}"
+        for broker_id, data in copies.items():
+            assert data == reference, f"partition {partition}: broker {broker_id} differs from broker {victim}"
+        count = sum(h.records_count for _, h in iter_batches(reference, verify_crc=True))
+        assert count == sum(1 for r in records if r.partition == partition)
