@@ -1,0 +1,1 @@
+"""Runnable demos of Kafkette on real data (``make demo``)."""
