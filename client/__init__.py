@@ -1,0 +1,35 @@
+"""Kafkette's Python SDK: AdminClient, Producer, Consumer, LocalCluster and errors.
+
+Exports the public API (aiokafka-shaped, Kafka's names) and every error class of
+``protocol.errors`` (``KafkaError``, ``KafkaConnectionError``, ``KafkaTimeoutError``
+and one class per Kafka error code, e.g. ``NotLeaderOrFollowerError``).
+"""
+
+from client.admin import AdminClient, NewTopic, PartitionInfo, TopicDescription
+from client.consumer import Consumer, ConsumerRecord
+from client.local_cluster import LocalCluster, LocalClusterError
+from client.producer import Producer, RecordMetadata
+from protocol import errors as _errors
+from protocol.errors import IllegalStateError, KafkaConnectionError, KafkaError, KafkaTimeoutError
+from protocol.topic_partition import TopicPartition
+
+globals().update(_errors.all_error_classes())
+
+__all__ = [
+    "AdminClient",
+    "Consumer",
+    "ConsumerRecord",
+    "IllegalStateError",
+    "KafkaConnectionError",
+    "KafkaError",
+    "KafkaTimeoutError",
+    "LocalCluster",
+    "LocalClusterError",
+    "NewTopic",
+    "PartitionInfo",
+    "Producer",
+    "RecordMetadata",
+    "TopicDescription",
+    "TopicPartition",
+    *sorted(_errors.all_error_classes()),
+]

@@ -86,7 +86,7 @@ class BrokerConnection:
             self._reader, self._writer = await asyncio.wait_for(
                 asyncio.open_connection(self.host, self.port, limit=1 << 20), timeout
             )
-        except (OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, OSError) as exc:
             raise KafkaConnectionError(f"cannot connect to {self.host}:{self.port}: {exc!r}") from exc
         sock = self._writer.get_extra_info("socket")
         if sock is not None:
@@ -132,7 +132,7 @@ class BrokerConnection:
             return None
         try:
             await asyncio.wait_for(self._slots.acquire(), timeout)
-        except asyncio.TimeoutError as exc:
+        except TimeoutError as exc:
             raise KafkaTimeoutError(f"no in-flight slot to {self.host}:{self.port} within {timeout}s") from exc
         fut: asyncio.Future[Struct] = asyncio.get_running_loop().create_future()
         try:
@@ -143,7 +143,7 @@ class BrokerConnection:
             await self._drain()
             try:
                 return await asyncio.wait_for(asyncio.shield(fut), timeout)
-            except asyncio.TimeoutError as exc:
+            except TimeoutError as exc:
                 err = KafkaTimeoutError(
                     f"{spec.key.name} to {self.host}:{self.port} timed out after {timeout * 1000:.0f} ms"
                 )
@@ -205,13 +205,13 @@ class BrokerConnection:
             self._read_task.cancel()
             try:
                 await asyncio.wait_for(self._read_task, 5)
-            except (asyncio.CancelledError, asyncio.TimeoutError):
+            except (TimeoutError, asyncio.CancelledError):
                 pass
             self._read_task = None
         if self._writer is not None:
             try:
                 await asyncio.wait_for(self._writer.wait_closed(), 5)
-            except (OSError, asyncio.TimeoutError):
+            except (TimeoutError, OSError):
                 pass
 
 

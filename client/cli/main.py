@@ -1,0 +1,75 @@
+"""The ``kafkette`` command: the click group, its subcommands and one-line errors.
+
+Owns: ``KafketteGroup`` (runs click in non-standalone mode and turns user mistakes
+into one ``Error: ...`` line on stderr with a non-zero exit, no traceback), the
+``kafkette`` group and ``main()`` (console script ``kafkette``).  Each command group
+lives in its own module (cluster, broker, topics, produce, consume, perf).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from client.cli.broker import broker
+from client.cli.cluster import cluster
+from client.cli.consume import consume
+from client.cli.perf import perf
+from client.cli.produce import produce
+from client.cli.topics import topics
+from client.local_cluster import LocalClusterError
+from protocol.errors import KafkaError
+
+# Exceptions that mean "the user asked for something that cannot be done".
+USER_ERRORS: tuple[type[BaseException], ...] = (KafkaError, LocalClusterError, ValueError, OSError)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+class KafketteGroup(click.Group):
+    """A click group whose errors are one ``Error: ...`` line on stderr."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as exc:
+            click.echo(f"Error: {_one_line(Exception(exc.format_message()))}", err=True)
+            sys.exit(exc.exit_code)
+        except (click.Abort, KeyboardInterrupt):
+            click.echo("Aborted.", err=True)
+            sys.exit(130)
+        except USER_ERRORS as exc:
+            click.echo(f"Error: {_one_line(exc)}", err=True)
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+@click.group(cls=KafketteGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="kafkette", prog_name="kafkette")
+def kafkette() -> None:
+    """Kafkette: a Kafka-style replicated broker cluster, its SDK and tools."""
+
+
+kafkette.add_command(cluster)
+kafkette.add_command(broker)
+kafkette.add_command(topics)
+kafkette.add_command(produce)
+kafkette.add_command(consume)
+kafkette.add_command(perf)
+
+
+def main() -> None:
+    """Console-script entry point (``kafkette``)."""
+    kafkette.main(prog_name="kafkette")
+
+
+if __name__ == "__main__":
+    main()

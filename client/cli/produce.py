@@ -1,0 +1,97 @@
+"""``kafkette produce``: stdin lines become records, in the manner of the console producer.
+
+Owns: the command and its line parsing (``--key-separator``, or Kafka's
+``--property parse.key=true --property key.separator=S``).  Each line is one record;
+with a separator the text before it is the key.  Kafka concept:
+``kafka-console-producer.sh``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import click
+
+from client.cli.shared_options import bootstrap_server_option, parse_key_value, run_coroutine
+from client.producer import Producer
+
+SUPPORTED_PROPERTIES = ("parse.key", "key.separator")
+
+
+def split_line(line: bytes, separator: bytes | None, line_number: int) -> tuple[bytes | None, bytes]:
+    """Split one input line into (key, value).
+
+    Raises:
+        click.ClickException: a separator is set and the line lacks it.
+    """
+    if separator is None:
+        return None, line
+    key, sep, value = line.partition(separator)
+    if not sep:
+        raise click.ClickException(f"No key separator found on line number {line_number}: {line[:80]!r}")
+    return key, value
+
+
+def key_separator_from(key_separator: str | None, properties: tuple[str, ...]) -> bytes | None:
+    """The separator to split keys on, from ``--key-separator`` or ``--property``.
+
+    Raises:
+        click.UsageError: unknown property or parse.key=true without a usable separator.
+    """
+    props = dict(parse_key_value(p, "--property") for p in properties)
+    unknown = sorted(set(props) - set(SUPPORTED_PROPERTIES))
+    if unknown:
+        raise click.UsageError(f"Unknown --property {unknown[0]!r} (supported: {', '.join(SUPPORTED_PROPERTIES)})")
+    if key_separator is not None:
+        if not key_separator:
+            raise click.UsageError("--key-separator must not be empty")
+        return key_separator.encode("utf-8")
+    if props.get("parse.key", "false").lower() == "true":
+        separator = props.get("key.separator", "\t")
+        if not separator:
+            raise click.UsageError("key.separator must not be empty")
+        return separator.encode("utf-8")
+    return None
+
+
+@click.command()
+@click.option("--topic", required=True, help="Topic to produce to.")
+@click.option("--key-separator", default=None, help="Split each line into key and value at the first S.")
+@click.option("--acks", type=click.Choice(["all", "-1", "0", "1"]), default="all", show_default=True)
+@click.option("--linger-ms", type=click.IntRange(0), default=5, show_default=True)
+@click.option("--batch-size", type=click.IntRange(1), default=16384, show_default=True, help="Bytes per batch.")
+@click.option("--property", "properties", multiple=True, metavar="KEY=VALUE",
+              help="parse.key=true and key.separator=S, as in kafka-console-producer.")
+@click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
+@bootstrap_server_option
+def produce(topic: str, key_separator: str | None, acks: str, linger_ms: int, batch_size: int,
+            properties: tuple[str, ...], request_timeout_ms: int, bootstrap_server: str) -> None:
+    """Send each line of standard input as one record to TOPIC."""
+    separator = key_separator_from(key_separator, properties)
+    stdin = click.get_binary_stream("stdin")
+
+    async def run() -> int:
+        failures: list[BaseException] = []
+
+        def on_done(fut: asyncio.Future) -> None:
+            if not fut.cancelled() and fut.exception() is not None and not failures:
+                failures.append(fut.exception())  # type: ignore[arg-type]
+
+        count = 0
+        async with Producer(bootstrap_servers=bootstrap_server, acks=acks, linger_ms=linger_ms,
+                            max_batch_size=batch_size, request_timeout_ms=request_timeout_ms,
+                            client_id="kafkette-console-producer") as producer:
+            for line_number, raw in enumerate(stdin, start=1):
+                if failures:
+                    break
+                line = raw.rstrip(b"\r\n")
+                key, value = split_line(line, separator, line_number)
+                fut = await producer.send(topic, value, key=key)
+                fut.add_done_callback(on_done)
+                count += 1
+            await producer.flush()
+        if failures:
+            raise failures[0]
+        return count
+
+    run_coroutine(run())

@@ -1,0 +1,231 @@
+"""The client's cache of cluster metadata: brokers, controller and partition leadership.
+
+Owns: ``BrokerMetadata``, ``PartitionMetadata`` and ``ClusterMetadata``, a plain
+in-memory view built from Metadata responses, with the bookkeeping that decides when
+the next refresh is due (``metadata.max.age.ms``, explicit update requests, backoff).
+Does not own any I/O or asyncio: ``client.kafka_client.KafkaClient`` sends the
+Metadata requests and feeds the responses in here.
+
+Kafka concept: ``org.apache.kafka.clients.Metadata`` and ``Cluster`` (aiokafka's
+``ClusterMetadata``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from protocol.apis.metadata import MetadataResponse
+from protocol.errors import Errors
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerMetadata:
+    """One live broker as published in Metadata: ``node_id`` at ``host:port``."""
+
+    node_id: int
+    host: str
+    port: int
+    rack: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionMetadata:
+    """Leadership of one partition as published in Metadata.
+
+    Attributes:
+        leader: broker id of the leader, -1 when the partition has none.
+        leader_epoch: epoch of that leadership (-1 unknown).
+        replicas, isr, offline_replicas: broker ids, in the controller's order.
+        error_code: the partition's Metadata error (LEADER_NOT_AVAILABLE when leaderless).
+    """
+
+    topic: str
+    partition: int
+    leader: int
+    leader_epoch: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    offline_replicas: tuple[int, ...]
+    error_code: int = 0
+
+
+class ClusterMetadata:
+    """A cache of the cluster's brokers, controller and partitions.
+
+    Invariants: ``brokers`` only changes on a non-empty broker list (an empty answer
+    from a starting broker is ignored, as Kafka does); a response for a list of topics
+    replaces exactly those topics, a response for all topics replaces them all.
+
+    Args:
+        metadata_max_age_ms: refresh at least this often even without errors (ms).
+        retry_backoff_ms: minimum time between two refreshes (ms).
+        clock: monotonic clock in seconds (injected for tests).
+    """
+
+    def __init__(
+        self,
+        *,
+        metadata_max_age_ms: int = 300000,
+        retry_backoff_ms: int = 100,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if metadata_max_age_ms < 0 or retry_backoff_ms < 0:
+            raise ValueError("metadata_max_age_ms and retry_backoff_ms must be >= 0")
+        self.metadata_max_age_ms = metadata_max_age_ms
+        self.retry_backoff_ms = retry_backoff_ms
+        self._clock = clock
+        self._brokers: dict[int, BrokerMetadata] = {}
+        self._partitions: dict[str, dict[int, PartitionMetadata]] = {}
+        self._topic_errors: dict[str, int] = {}
+        self.controller_id = -1
+        self.cluster_id: str | None = None
+        self._need_update = True
+        self._last_refresh_ms = -1.0e18
+        self._last_successful_refresh_ms = -1.0e18
+        self.version = 0
+
+    # --- reads -------------------------------------------------------------------
+
+    def brokers(self) -> dict[int, BrokerMetadata]:
+        """``{node_id: BrokerMetadata}`` of the live brokers last seen."""
+        return dict(self._brokers)
+
+    def broker(self, node_id: int) -> BrokerMetadata | None:
+        """The broker with ``node_id``, or None when it is not (or no longer) live."""
+        return self._brokers.get(node_id)
+
+    def topics(self) -> set[str]:
+        """Names of the topics whose partitions are cached."""
+        return set(self._partitions)
+
+    def topic_error(self, topic: str) -> int:
+        """The topic-level error of the last response naming ``topic`` (0 = none)."""
+        return self._topic_errors.get(topic, 0)
+
+    def partitions_for_topic(self, topic: str) -> list[int] | None:
+        """Sorted partition ids of ``topic``, or None when the topic is not cached."""
+        parts = self._partitions.get(topic)
+        return None if parts is None else sorted(parts)
+
+    def available_partitions_for_topic(self, topic: str) -> list[int]:
+        """Sorted partition ids of ``topic`` that have a live leader (empty if unknown)."""
+        parts = self._partitions.get(topic)
+        if not parts:
+            return []
+        return sorted(p for p, meta in parts.items() if meta.leader >= 0 and meta.leader in self._brokers)
+
+    def partition(self, tp: TopicPartition) -> PartitionMetadata | None:
+        """Cached metadata of ``tp``, or None."""
+        parts = self._partitions.get(tp.topic)
+        return None if parts is None else parts.get(tp.partition)
+
+    def leader_for(self, tp: TopicPartition) -> int | None:
+        """Broker id leading ``tp``, or None when unknown or leaderless."""
+        parts = self._partitions.get(tp[0])
+        if parts is None:
+            return None
+        meta = parts.get(tp[1])
+        if meta is None or meta.leader < 0:
+            return None
+        return meta.leader
+
+    # --- refresh bookkeeping ---------------------------------------------------------
+
+    def _now_ms(self) -> float:
+        return self._clock() * 1000.0
+
+    def request_update(self) -> None:
+        """Mark the cache stale: the next refresh happens as soon as backoff allows."""
+        self._need_update = True
+
+    @property
+    def need_update(self) -> bool:
+        return self._need_update
+
+    def ttl_ms(self) -> float:
+        """Milliseconds until the next refresh is due (0 = due now), respecting backoff."""
+        now = self._now_ms()
+        if self._need_update:
+            due = 0.0
+        else:
+            due = max(self._last_successful_refresh_ms + self.metadata_max_age_ms - now, 0.0)
+        backoff = max(self._last_refresh_ms + self.retry_backoff_ms - now, 0.0)
+        return max(due, backoff)
+
+    def backoff_remaining_ms(self) -> float:
+        """Milliseconds before another refresh may be sent (``retry.backoff.ms``)."""
+        return max(self._last_refresh_ms + self.retry_backoff_ms - self._now_ms(), 0.0)
+
+    def failed_update(self) -> None:
+        """Record a refresh attempt that got no response (starts the backoff)."""
+        self._last_refresh_ms = self._now_ms()
+
+    # --- update ----------------------------------------------------------------------
+
+    def update(self, response: MetadataResponse, requested_topics: Iterable[str] | None) -> None:
+        """Apply a Metadata response.
+
+        Args:
+            response: the decoded MetadataResponse.
+            requested_topics: the topics asked for, or None when all topics were asked
+                for (then topics missing from the answer are dropped from the cache).
+        """
+        now = self._now_ms()
+        self._last_refresh_ms = now
+        if not response.brokers:
+            logger.debug("Ignoring metadata response without brokers")
+            self._need_update = True
+            return
+        self._brokers = {
+            b.node_id: BrokerMetadata(b.node_id, b.host, b.port, b.rack) for b in response.brokers
+        }
+        self.controller_id = response.controller_id
+        self.cluster_id = response.cluster_id
+        if requested_topics is None:
+            self._partitions = {}
+            self._topic_errors = {}
+        else:
+            for name in requested_topics:
+                self._partitions.pop(name, None)
+                self._topic_errors.pop(name, None)
+        need_update = False
+        for topic in response.topics:
+            self._topic_errors[topic.name] = topic.error_code
+            if topic.error_code != Errors.NONE:
+                if topic.error_code == Errors.LEADER_NOT_AVAILABLE:
+                    need_update = True
+                continue
+            parts: dict[int, PartitionMetadata] = {}
+            for p in topic.partitions:
+                parts[p.partition_index] = PartitionMetadata(
+                    topic.name,
+                    p.partition_index,
+                    p.leader_id,
+                    p.leader_epoch,
+                    tuple(p.replica_nodes),
+                    tuple(p.isr_nodes),
+                    tuple(p.offline_replicas),
+                    p.error_code,
+                )
+                if p.leader_id < 0:
+                    need_update = True
+            self._partitions[topic.name] = parts
+        self._need_update = need_update
+        self._last_successful_refresh_ms = now
+        self.version += 1
+        logger.debug(
+            "Updated cluster metadata version %d: brokers=%s controller=%d topics=%d",
+            self.version, sorted(self._brokers), self.controller_id, len(self._partitions),
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"ClusterMetadata(brokers={sorted(self._brokers)}, controller_id={self.controller_id}, "
+            f"topics={sorted(self._partitions)})"
+        )

@@ -1,0 +1,273 @@
+"""The public Consumer: manual assignment, seeks, ``getmany`` and ``async for``.
+
+Owns: the consumer's lifecycle (``start``/``stop``, ``async with``) and its public
+API over SubscriptionState (positions), Fetcher (background fetching) and
+OffsetFetcher (ListOffsets).  Consumer groups (subscribe, commits) are a later issue.
+
+Kafka concept: ``KafkaConsumer`` with ``assign()``; API shape of aiokafka's
+``AIOKafkaConsumer``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+
+from client.consumer.fetcher import ConsumerRecord, Fetcher
+from client.consumer.offset_fetcher import OffsetFetcher
+from client.consumer.subscription_state import SubscriptionState
+from client.kafka_client import KafkaClient
+from protocol.apis.list_offsets import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
+from protocol.errors import IllegalStateError
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+_client_ids = iter(range(1, 1 << 62))
+
+
+class Consumer:
+    """An asyncio consumer of manually assigned partitions.
+
+    Args:
+        bootstrap_servers: ``"host:port,..."``.
+        client_id: name in request headers (default ``kafkette-consumer-N``).
+        auto_offset_reset: where to start without a valid position, or after
+            OFFSET_OUT_OF_RANGE: ``"earliest"``, ``"latest"`` or ``"none"`` (raise).
+        fetch_max_wait_ms: how long the broker may hold a fetch for ``fetch_min_bytes`` (ms).
+        fetch_min_bytes: bytes the broker waits for before answering (bytes).
+        fetch_max_bytes: bound of one fetch response (bytes).
+        max_partition_fetch_bytes: bound per partition per fetch (bytes).
+        request_timeout_ms: per-request deadline (ms).
+        retry_backoff_ms: pause after errors (ms).
+        allow_auto_create_topics: Metadata's allow_auto_topic_creation flag.
+
+    Raises:
+        ValueError: invalid settings.
+    """
+
+    def __init__(
+        self,
+        *,
+        bootstrap_servers: str = "127.0.0.1:9092",
+        client_id: str | None = None,
+        auto_offset_reset: str = "latest",
+        fetch_max_wait_ms: int = 500,
+        fetch_min_bytes: int = 1,
+        fetch_max_bytes: int = 52428800,
+        max_partition_fetch_bytes: int = 1048576,
+        request_timeout_ms: int = 30000,
+        retry_backoff_ms: int = 100,
+        metadata_max_age_ms: int = 300000,
+        allow_auto_create_topics: bool = False,
+    ) -> None:
+        if fetch_max_wait_ms < 0 or fetch_min_bytes < 0 or fetch_max_bytes < 1 or max_partition_fetch_bytes < 1:
+            raise ValueError("fetch sizes must be positive and fetch_max_wait_ms >= 0")
+        self.client_id = client_id or f"kafkette-consumer-{next(_client_ids)}"
+        self._request_timeout_ms = request_timeout_ms
+        self._subscriptions = SubscriptionState(auto_offset_reset)
+        self._client = KafkaClient(
+            bootstrap_servers, client_id=self.client_id, request_timeout_ms=request_timeout_ms,
+            retry_backoff_ms=retry_backoff_ms, metadata_max_age_ms=metadata_max_age_ms,
+            allow_auto_topic_creation=allow_auto_create_topics,
+        )
+        self._offset_fetcher = OffsetFetcher(self._client, request_timeout_ms=request_timeout_ms,
+                                             retry_backoff_ms=retry_backoff_ms)
+        self._fetcher = Fetcher(
+            self._client, self._subscriptions, self._offset_fetcher,
+            fetch_max_wait_ms=fetch_max_wait_ms, fetch_min_bytes=fetch_min_bytes, fetch_max_bytes=fetch_max_bytes,
+            max_partition_fetch_bytes=max_partition_fetch_bytes, request_timeout_ms=request_timeout_ms,
+            retry_backoff_ms=retry_backoff_ms, client_id=self.client_id,
+        )
+        self._started = False
+        self._closed = False
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Bootstrap metadata and start the fetcher.
+
+        Raises:
+            KafkaConnectionError: no bootstrap server answered within ``request_timeout_ms``.
+        """
+        await self._client.start()
+        self._fetcher.start()
+        self._started = True
+
+    async def stop(self) -> None:
+        """Stop the fetcher and close connections (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._fetcher.stop()
+        await self._client.close()
+
+    async def __aenter__(self) -> Consumer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def _check_open(self) -> None:
+        if not self._started or self._closed:
+            raise IllegalStateError("Consumer is not started" if not self._closed else "Consumer is closed")
+
+    # --- assignment and positions ------------------------------------------------------------
+
+    def assign(self, partitions: Iterable[TopicPartition]) -> None:
+        """Consume exactly these partitions (replaces the previous assignment).
+
+        Raises:
+            TypeError: an element is not a TopicPartition.
+        """
+        partitions = list(partitions)
+        self._subscriptions.assign(partitions)
+        for tp in partitions:
+            self._client.add_topic(tp.topic)
+        self._fetcher.discard()
+
+    def assignment(self) -> set[TopicPartition]:
+        """The currently assigned partitions."""
+        return self._subscriptions.assignment()
+
+    async def partitions_for_topic(self, topic: str) -> set[int]:
+        """Partition ids of ``topic`` (waits for its metadata).
+
+        Raises:
+            UnknownTopicOrPartitionError: the topic is unknown after ``request_timeout_ms``.
+        """
+        return set(await self._client.wait_for_metadata(topic, self._request_timeout_ms))
+
+    def seek(self, tp: TopicPartition, offset: int) -> None:
+        """Fetch ``tp`` from ``offset`` next (buffered records of ``tp`` are dropped).
+
+        Raises:
+            IllegalStateError: ``tp`` is not assigned.
+            ValueError: negative offset.
+        """
+        self._subscriptions.seek(tp, offset)
+        self._fetcher.discard({tp})
+
+    def _request_reset(self, tps: tuple[TopicPartition, ...], timestamp: int) -> None:
+        targets = tps or tuple(self._subscriptions.assignment())
+        for tp in targets:
+            self._subscriptions.request_reset(tp, timestamp)
+        self._fetcher.discard(set(targets))
+
+    def seek_to_beginning(self, *partitions: TopicPartition) -> None:
+        """Reset ``partitions`` (default: all assigned) to their log start offsets (lazily).
+
+        Raises:
+            IllegalStateError: a partition is not assigned.
+        """
+        self._request_reset(partitions, EARLIEST_TIMESTAMP)
+
+    def seek_to_end(self, *partitions: TopicPartition) -> None:
+        """Reset ``partitions`` (default: all assigned) to their high watermarks (lazily).
+
+        Raises:
+            IllegalStateError: a partition is not assigned.
+        """
+        self._request_reset(partitions, LATEST_TIMESTAMP)
+
+    async def position(self, tp: TopicPartition) -> int:
+        """The offset of the next record ``getmany`` will return for ``tp``.
+
+        Resolves a pending reset first (ListOffsets, bounded by ``request_timeout_ms``).
+
+        Raises:
+            IllegalStateError: not assigned, or no position and ``auto_offset_reset="none"``.
+            KafkaError: the ListOffsets lookup failed.
+        """
+        self._check_open()
+        while True:
+            timestamp = self._subscriptions.reset_timestamp(tp)
+            if timestamp is None:
+                position = self._subscriptions.position(tp)
+                if position is not None:
+                    return position
+                continue
+            offsets = await self._offset_fetcher.list_offsets({tp: timestamp}, self._request_timeout_ms)
+            self._subscriptions.complete_reset(tp, timestamp, offsets[tp])
+            self._fetcher.wake()
+
+    async def beginning_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """Log start offsets of ``partitions`` (ListOffsets -2).
+
+        Raises:
+            KafkaError: lookup failed within ``request_timeout_ms``.
+        """
+        self._check_open()
+        return await self._offset_fetcher.list_offsets(dict.fromkeys(partitions, EARLIEST_TIMESTAMP))
+
+    async def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """High watermarks of ``partitions`` (ListOffsets -1): the offset after the last
+        committed record.
+
+        Raises:
+            KafkaError: lookup failed within ``request_timeout_ms``.
+        """
+        self._check_open()
+        return await self._offset_fetcher.list_offsets(dict.fromkeys(partitions, LATEST_TIMESTAMP))
+
+    def highwater(self, tp: TopicPartition) -> int:
+        """The high watermark seen in the last fetch of ``tp`` (-1 before any)."""
+        return self._subscriptions.state(tp).high_watermark
+
+    # --- consuming ---------------------------------------------------------------------------
+
+    async def getmany(self, *partitions: TopicPartition, timeout_ms: int = 0, max_records: int | None = None
+                      ) -> dict[TopicPartition, list[ConsumerRecord]]:
+        """Return buffered records, waiting up to ``timeout_ms`` when none are ready.
+
+        Args:
+            partitions: restrict to these (default: every assigned partition).
+            timeout_ms: how long to wait for records (ms); 0 returns at once.
+            max_records: bound on the total number of records returned.
+
+        Returns:
+            ``{TopicPartition: [ConsumerRecord, ...]}`` in offset order per partition
+            (empty when nothing arrived in time).
+
+        Raises:
+            IllegalStateError: not started.
+            OffsetOutOfRangeError: out of range with ``auto_offset_reset="none"``.
+            KafkaError: another non-retriable fetch error.
+        """
+        self._check_open()
+        if max_records is not None and max_records < 1:
+            raise ValueError("max_records must be >= 1")
+        fetcher = self._fetcher
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_ms / 1000
+        while True:
+            fetcher.raise_pending_error()
+            records = fetcher.fetched_records(partitions, max_records)
+            if records:
+                return records
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return {}
+            fetcher.data_ready.clear()
+            fetcher.wake()
+            try:
+                await asyncio.wait_for(fetcher.data_ready.wait(), remaining)
+            except TimeoutError:
+                pass
+
+    async def getone(self, *partitions: TopicPartition) -> ConsumerRecord:
+        """Wait for and return the next record (of ``partitions`` if given)."""
+        while True:
+            records = await self.getmany(*partitions, timeout_ms=1000, max_records=1)
+            for batch in records.values():
+                return batch[0]
+
+    def __aiter__(self) -> Consumer:
+        return self
+
+    async def __anext__(self) -> ConsumerRecord:
+        if self._closed:
+            raise StopAsyncIteration
+        return await self.getone()

@@ -1,0 +1,346 @@
+"""The consumer's Fetcher: pipelined FetchRequests per leader, decoded into records.
+
+Owns: the fetcher task, which (1) resets positions that need it with ListOffsets,
+(2) keeps one FetchRequest in flight per leader broker for every fetchable partition
+without buffered records (so the next fetch runs while the user processes the last),
+and (3) turns responses into ``ConsumerRecord`` lists (``iter_batches`` +
+``decode_records``, dropping records below the fetch position).  Leader changes
+(NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION, ...) trigger a metadata refresh
+and a per-partition backoff; OFFSET_OUT_OF_RANGE resets per ``auto_offset_reset``.
+Errors meant for the user are kept and raised by the next ``fetched_records``.
+
+Kafka concept: ``org.apache.kafka.clients.consumer.internals.Fetcher`` and
+``OffsetFetcher`` (aiokafka's ``consumer/fetcher.py``).  Does not own positions
+(SubscriptionState) nor the public API (Consumer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from typing import NamedTuple
+
+from client.consumer.offset_fetcher import OffsetFetcher
+from client.consumer.subscription_state import SubscriptionState
+from client.kafka_client import KafkaClient
+from protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
+from protocol.errors import Errors, KafkaError, error_class
+from protocol.record_batch import CorruptRecordError, decode_records, iter_batches
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+
+class ConsumerRecord(NamedTuple):
+    """One consumed record.
+
+    Attributes:
+        timestamp: ms; ``timestamp_type`` 0 = CreateTime, 1 = LogAppendTime.
+        headers: list of ``(str, bytes | None)``.
+    """
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int
+    timestamp_type: int
+    key: bytes | None
+    value: bytes | None
+    headers: list[tuple[str, bytes | None]]
+
+
+class PartitionRecords:
+    """Records fetched for one partition, handed out in order.
+
+    ``position`` is the offset the consumer must be at for these records to be valid
+    (a seek in between makes them stale).
+    """
+
+    __slots__ = ("tp", "records", "index", "position")
+
+    def __init__(self, tp: TopicPartition, position: int, records: list[ConsumerRecord]) -> None:
+        self.tp = tp
+        self.records = records
+        self.index = 0
+        self.position = position
+
+    def take(self, max_records: int | None) -> list[ConsumerRecord]:
+        end = len(self.records) if max_records is None else min(len(self.records), self.index + max_records)
+        out = self.records[self.index:end] if self.index or end != len(self.records) else self.records
+        self.index = end
+        if out:
+            self.position = out[-1].offset + 1
+        return out
+
+    @property
+    def exhausted(self) -> bool:
+        return self.index >= len(self.records)
+
+
+def parse_records(tp: TopicPartition, buf: bytes, fetch_offset: int) -> list[ConsumerRecord]:
+    """Decode every whole batch of a fetch answer, dropping offsets below ``fetch_offset``.
+
+    Raises:
+        CorruptRecordError: a batch fails its CRC or cannot be decoded.
+    """
+    topic, partition = tp
+    out: list[ConsumerRecord] = []
+    for pos, header in iter_batches(buf, verify_crc=True):
+        if header.next_offset <= fetch_offset:
+            continue
+        ts_type = header.timestamp_type
+        for r in decode_records(buf, pos, header):
+            if r.offset >= fetch_offset:
+                out.append(ConsumerRecord(topic, partition, r.offset, r.timestamp, ts_type, r.key, r.value, r.headers))
+    return out
+
+
+class Fetcher:
+    """Fetches records for the assigned partitions in the background.
+
+    Args:
+        client: shared KafkaClient.
+        subscriptions: the consumer's SubscriptionState.
+        offset_fetcher: ListOffsets lookups for position resets.
+        fetch_max_wait_ms, fetch_min_bytes, fetch_max_bytes, max_partition_fetch_bytes:
+            the FetchRequest's max_wait_ms / min_bytes / max_bytes / partition_max_bytes.
+        request_timeout_ms: response deadline on top of ``fetch_max_wait_ms`` (ms).
+        retry_backoff_ms: per-partition pause after an error (ms).
+    """
+
+    def __init__(
+        self,
+        client: KafkaClient,
+        subscriptions: SubscriptionState,
+        offset_fetcher: OffsetFetcher,
+        *,
+        fetch_max_wait_ms: int = 500,
+        fetch_min_bytes: int = 1,
+        fetch_max_bytes: int = 52428800,
+        max_partition_fetch_bytes: int = 1048576,
+        request_timeout_ms: int = 30000,
+        retry_backoff_ms: int = 100,
+        client_id: str = "kafkette",
+    ) -> None:
+        self._client = client
+        self._subs = subscriptions
+        self._offset_fetcher = offset_fetcher
+        self._fetch_max_wait_ms = fetch_max_wait_ms
+        self._fetch_min_bytes = fetch_min_bytes
+        self._fetch_max_bytes = fetch_max_bytes
+        self._max_partition_fetch_bytes = max_partition_fetch_bytes
+        self._request_timeout_ms = request_timeout_ms
+        self._retry_backoff_ms = retry_backoff_ms
+        self._log_prefix = f"[Consumer clientId={client_id}]"
+        self._records: dict[TopicPartition, PartitionRecords] = {}
+        self._in_flight_nodes: set[int] = set()
+        self._in_flight_tps: set[TopicPartition] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._wakeup = asyncio.Event()
+        self.data_ready = asyncio.Event()
+        self._error: BaseException | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="consumer-fetcher")
+        self._task.add_done_callback(self._on_done)
+
+    async def stop(self, timeout_s: float = 5.0) -> None:
+        """Cancel the fetcher task and in-flight fetches; await them (bounded)."""
+        tasks = [t for t in [self._task, *self._tasks] if t is not None and not t.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout_s)
+        self._task = None
+
+    def _on_done(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            self._error = KafkaError(f"Consumer fetcher task crashed: {task.exception()!r}")
+            self.data_ready.set()
+
+    def wake(self) -> None:
+        """Ask the fetcher to look again (assignment change, seek, records consumed)."""
+        self._wakeup.set()
+
+    def discard(self, tps: set[TopicPartition] | None = None) -> None:
+        """Drop buffered records (of ``tps``, or of partitions no longer assigned)."""
+        for tp in list(self._records):
+            if (tps is not None and tp in tps) or not self._subs.is_assigned(tp):
+                del self._records[tp]
+        self.wake()
+
+    # --- handing records to the user ---------------------------------------------------------
+
+    def raise_pending_error(self) -> None:
+        """Raise (once) an error a fetch stored for the user."""
+        if self._error is not None:
+            exc, self._error = self._error, None
+            raise exc
+
+    def has_records(self) -> bool:
+        return bool(self._records)
+
+    def fetched_records(self, tps: tuple[TopicPartition, ...], max_records: int | None
+                        ) -> dict[TopicPartition, list[ConsumerRecord]]:
+        """Take buffered records (of ``tps`` if given), at most ``max_records`` in total,
+        advancing positions.  Never waits."""
+        out: dict[TopicPartition, list[ConsumerRecord]] = {}
+        remaining = max_records
+        for tp, pr in list(self._records.items()):
+            if tps and tp not in tps:
+                continue
+            if not self._subs.is_assigned(tp) or self._subs.position(tp) != pr.position:
+                del self._records[tp]
+                continue
+            taken = pr.take(remaining)
+            if taken:
+                out[tp] = taken
+                self._subs.advance(tp, pr.position)
+            if pr.exhausted:
+                del self._records[tp]
+                self._wakeup.set()
+            if remaining is not None:
+                remaining -= len(taken)
+                if remaining <= 0:
+                    break
+        if not self._records:
+            self.data_ready.clear()
+        return out
+
+    # --- the fetcher task ----------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            self._wakeup.clear()
+            await self._reset_offsets()
+            wait_ms = min(self._send_fetches(), self._subs.next_backoff_expiry_ms())
+            timeout = None if wait_ms == float("inf") else max(wait_ms, 1.0) / 1000
+            try:
+                await asyncio.wait_for(self._wakeup.wait(), timeout)
+            except TimeoutError:
+                pass
+
+    async def _reset_offsets(self) -> None:
+        needing = self._subs.partitions_needing_reset()
+        if not needing:
+            return
+        found, errors = await self._offset_fetcher.list_offsets_once(needing)
+        for tp, offset in found.items():
+            if self._subs.complete_reset(tp, needing[tp], offset):
+                logger.info("%s Resetting offset for partition %s to position %d", self._log_prefix, tp, offset)
+        for tp, exc in errors.items():
+            self._subs.backoff(tp, self._retry_backoff_ms)
+            if not exc.retriable:
+                self._error = exc
+                self.data_ready.set()
+
+    def _send_fetches(self) -> float:
+        cluster = self._client.cluster
+        by_node: dict[int, list[TopicPartition]] = defaultdict(list)
+        unknown_leader = False
+        for tp in self._subs.fetchable_partitions():
+            if tp in self._records or tp in self._in_flight_tps:
+                continue
+            leader = cluster.leader_for(tp)
+            if leader is None or cluster.broker(leader) is None:
+                unknown_leader = True
+                continue
+            by_node[leader].append(tp)
+        for node_id, tps in by_node.items():
+            if node_id in self._in_flight_nodes:
+                continue
+            offsets = {tp: self._subs.position(tp) for tp in tps}
+            self._in_flight_nodes.add(node_id)
+            self._in_flight_tps.update(tps)
+            task = asyncio.get_running_loop().create_task(self._fetch(node_id, offsets))  # type: ignore[arg-type]
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        if unknown_leader:
+            self._client.request_metadata_update()
+            return float(self._retry_backoff_ms)
+        return float("inf")
+
+    def _build_request(self, offsets: dict[TopicPartition, int]) -> FetchRequest:
+        by_topic: dict[str, list[FetchPartition]] = defaultdict(list)
+        for (topic, partition), offset in offsets.items():
+            by_topic[topic].append(FetchPartition(partition=partition, fetch_offset=offset,
+                                                  partition_max_bytes=self._max_partition_fetch_bytes))
+        return FetchRequest(
+            replica_id=-1, max_wait_ms=self._fetch_max_wait_ms, min_bytes=self._fetch_min_bytes,
+            max_bytes=self._fetch_max_bytes, isolation_level=0,
+            topics=[FetchTopic(topic=t, partitions=parts) for t, parts in by_topic.items()],
+        )
+
+    async def _fetch(self, node_id: int, offsets: dict[TopicPartition, int]) -> None:
+        try:
+            response: FetchResponse = await self._client.send(
+                node_id, self._build_request(offsets),
+                timeout_ms=self._request_timeout_ms + self._fetch_max_wait_ms,
+            )
+            self._handle_response(node_id, offsets, response)
+        except asyncio.CancelledError:
+            raise
+        except KafkaError as exc:
+            logger.warning("%s Fetch from broker %d failed: %s", self._log_prefix, node_id, exc)
+            for tp in offsets:
+                self._subs.backoff(tp, self._retry_backoff_ms)
+        except Exception as exc:
+            logger.exception("%s Unexpected error fetching from broker %d", self._log_prefix, node_id)
+            self._error = KafkaError(f"Unexpected error fetching from broker {node_id}: {exc!r}")
+            self.data_ready.set()
+        finally:
+            self._in_flight_nodes.discard(node_id)
+            self._in_flight_tps.difference_update(offsets)
+            self._wakeup.set()
+
+    def _handle_response(self, node_id: int, offsets: dict[TopicPartition, int], response: FetchResponse) -> None:
+        if response.error_code:
+            raise error_class(response.error_code)(f"Fetch from broker {node_id} failed")
+        for topic_data in response.responses:
+            for part in topic_data.partitions:
+                tp = TopicPartition(topic_data.topic, part.partition_index)
+                fetch_offset = offsets.get(tp)
+                if fetch_offset is None or not self._subs.is_assigned(tp):
+                    continue
+                if self._subs.position(tp) != fetch_offset:
+                    continue  # a seek or reset happened while the fetch was in flight
+                self._handle_partition(tp, fetch_offset, part.error_code, part.high_watermark, part.records)
+
+    def _handle_partition(self, tp: TopicPartition, fetch_offset: int, code: int, high_watermark: int,
+                          records: bytes | None) -> None:
+        if code == Errors.NONE:
+            self._subs.state(tp).high_watermark = high_watermark
+            if not records:
+                return
+            try:
+                parsed = parse_records(tp, records, fetch_offset)
+            except CorruptRecordError as exc:
+                self._error = error_class(Errors.CORRUPT_MESSAGE)(f"{tp} at offset {fetch_offset}: {exc}")
+                self._subs.backoff(tp, self._retry_backoff_ms)
+                self.data_ready.set()
+                return
+            if parsed:
+                self._records[tp] = PartitionRecords(tp, fetch_offset, parsed)
+                self.data_ready.set()
+            return
+        if code == Errors.OFFSET_OUT_OF_RANGE:
+            strategy = self._subs.default_reset_timestamp
+            if strategy is None:
+                self._error = error_class(code)(f"Fetch position {fetch_offset} is out of range for partition {tp}")
+                self._subs.backoff(tp, self._retry_backoff_ms)
+                self.data_ready.set()
+            else:
+                logger.info("%s Fetch position %d is out of range for partition %s, resetting offset",
+                            self._log_prefix, fetch_offset, tp)
+                self._subs.request_reset(tp, strategy)
+            return
+        cls = error_class(code)
+        self._subs.backoff(tp, self._retry_backoff_ms)
+        if cls.invalid_metadata:
+            logger.info("%s %s fetching %s; refreshing metadata", self._log_prefix, cls.__name__, tp)
+            self._client.request_metadata_update()
+        elif not cls.retriable:
+            self._error = cls(f"Fetch of {tp} at offset {fetch_offset} failed")
+            self.data_ready.set()

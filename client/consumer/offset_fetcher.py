@@ -1,0 +1,156 @@
+"""ListOffsets lookups for the consumer: earliest (-2) and latest (-1) offsets.
+
+Owns: grouping partitions by leader into ListOffsetsRequests, one pass
+(``list_offsets_once``, used by the Fetcher's background resets) and a retrying
+call bounded by a timeout (``list_offsets``, behind ``beginning_offsets``,
+``end_offsets`` and ``position``).  Leader errors request a metadata refresh.
+
+Kafka concept: ``OffsetFetcher`` (``ListOffsets`` with EARLIEST/LATEST timestamps).
+Does not own positions (SubscriptionState).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+
+from client.kafka_client import KafkaClient
+from protocol.apis.list_offsets import (
+    ListOffsetsPartition,
+    ListOffsetsRequest,
+    ListOffsetsResponse,
+    ListOffsetsTopic,
+)
+from protocol.errors import (  # type: ignore[attr-defined]
+    Errors,
+    KafkaError,
+    KafkaTimeoutError,
+    LeaderNotAvailableError,
+    error_class,
+)
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+
+class OffsetFetcher:
+    """Looks up partition offsets by timestamp from partition leaders.
+
+    Args:
+        client: shared KafkaClient.
+        request_timeout_ms: default bound of ``list_offsets`` (ms).
+        retry_backoff_ms: pause between attempts (ms).
+    """
+
+    def __init__(self, client: KafkaClient, *, request_timeout_ms: int = 30000, retry_backoff_ms: int = 100) -> None:
+        self._client = client
+        self._request_timeout_ms = request_timeout_ms
+        self._retry_backoff_ms = retry_backoff_ms
+
+    async def list_offsets_once(
+        self, timestamps: dict[TopicPartition, int]
+    ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, KafkaError]]:
+        """One attempt: send ListOffsets to each partition's leader.
+
+        Args:
+            timestamps: ``{tp: -2 (earliest) | -1 (latest) | timestamp ms}``.
+
+        Returns:
+            (``{tp: offset}`` found, ``{tp: error}`` for the rest).
+        """
+        cluster = self._client.cluster
+        by_node: dict[int, dict[TopicPartition, int]] = defaultdict(dict)
+        errors: dict[TopicPartition, KafkaError] = {}
+        for tp, ts in timestamps.items():
+            self._client.add_topic(tp.topic)
+            leader = cluster.leader_for(tp)
+            if leader is None or cluster.broker(leader) is None:
+                code = cluster.topic_error(tp.topic)
+                errors[tp] = error_class(code)(f"Topic {tp.topic}") if code else LeaderNotAvailableError(
+                    f"No leader known for {tp}")
+                continue
+            by_node[leader][tp] = ts
+        if errors:
+            self._client.request_metadata_update()
+        found: dict[TopicPartition, int] = {}
+        results = await asyncio.gather(
+            *(self._send(node_id, tps) for node_id, tps in by_node.items()), return_exceptions=True
+        )
+        for tps, result in zip(by_node.values(), results, strict=True):
+            if isinstance(result, KafkaError):
+                for tp in tps:
+                    errors[tp] = result
+                continue
+            if isinstance(result, BaseException):
+                raise result
+            node_found, node_errors = result
+            found.update(node_found)
+            errors.update(node_errors)
+        return found, errors
+
+    async def _send(self, node_id: int, timestamps: dict[TopicPartition, int]
+                    ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, KafkaError]]:
+        by_topic: dict[str, list[ListOffsetsPartition]] = defaultdict(list)
+        for (topic, partition), ts in timestamps.items():
+            by_topic[topic].append(ListOffsetsPartition(partition_index=partition, timestamp=ts))
+        request = ListOffsetsRequest(
+            replica_id=-1, isolation_level=0,
+            topics=[ListOffsetsTopic(name=t, partitions=parts) for t, parts in by_topic.items()],
+        )
+        response: ListOffsetsResponse = await self._client.send(node_id, request)
+        found: dict[TopicPartition, int] = {}
+        errors: dict[TopicPartition, KafkaError] = {}
+        for topic in response.topics:
+            for part in topic.partitions:
+                tp = TopicPartition(topic.name, part.partition_index)
+                if tp not in timestamps:
+                    continue
+                if part.error_code == Errors.NONE:
+                    found[tp] = part.offset
+                else:
+                    cls = error_class(part.error_code)
+                    errors[tp] = cls(f"ListOffsets for {tp} failed")
+                    if cls.invalid_metadata:
+                        self._client.request_metadata_update()
+        for tp in timestamps:
+            if tp not in found and tp not in errors:
+                errors[tp] = KafkaError(f"No ListOffsets answer for {tp} from broker {node_id}")
+        return found, errors
+
+    async def list_offsets(self, timestamps: dict[TopicPartition, int], timeout_ms: int | None = None
+                           ) -> dict[TopicPartition, int]:
+        """Look up offsets, retrying retriable errors until ``timeout_ms``.
+
+        Raises:
+            KafkaError: a non-retriable error for some partition (e.g. the topic is
+                invalid), or the last retriable error once the timeout passes.
+            KafkaTimeoutError: the timeout passed without any answer.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (timeout_ms if timeout_ms is not None else self._request_timeout_ms) / 1000
+        for topic in {tp.topic for tp in timestamps}:
+            await self._client.wait_for_metadata(topic, max(int((deadline - loop.time()) * 1000), 1))
+        remaining = dict(timestamps)
+        result: dict[TopicPartition, int] = {}
+        while True:
+            found, errors = await self.list_offsets_once(remaining)
+            result.update(found)
+            for tp in found:
+                remaining.pop(tp, None)
+            if not remaining:
+                return result
+            for exc in errors.values():
+                if not exc.retriable:
+                    raise exc
+            if loop.time() + self._retry_backoff_ms / 1000 >= deadline:
+                exc = next(iter(errors.values()), None)
+                if exc is not None:
+                    raise exc
+                raise KafkaTimeoutError(f"ListOffsets for {sorted(map(str, remaining))} timed out")
+            await asyncio.sleep(self._retry_backoff_ms / 1000)
+            if self._client.cluster.need_update:
+                try:
+                    await self._client.refresh_metadata()
+                except KafkaError as exc:
+                    logger.debug("Metadata refresh before ListOffsets retry failed: %s", exc)

@@ -1,0 +1,375 @@
+"""The asyncio client core shared by AdminClient, Producer and Consumer.
+
+Owns: the bootstrap list, one ``BrokerConnection`` per broker address (dead ones are
+dropped and reopened on next use), the ``ClusterMetadata`` cache and the background
+task that refreshes it (on request, on ``metadata.max.age.ms``, never faster than
+``retry.backoff.ms``), and request routing: to a node, to any broker, to the
+controller.  Does not own batching, fetching or admin logic.
+
+Kafka concept: ``NetworkClient`` + ``Metadata`` updater (aiokafka's ``AIOKafkaClient``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Iterable
+from typing import Any
+
+from client.cluster_metadata import ClusterMetadata
+from client.connection import BrokerConnection
+from protocol.apis.metadata import MetadataRequest, MetadataRequestTopic, MetadataResponse
+from protocol.errors import (
+    Errors,
+    KafkaConnectionError,
+    KafkaError,
+    KafkaTimeoutError,
+    error_class,
+)
+from protocol.schema import Struct
+
+logger = logging.getLogger(__name__)
+
+Address = tuple[str, int]
+
+
+def parse_bootstrap_servers(bootstrap_servers: str | Iterable[str]) -> list[Address]:
+    """Parse ``"host:port,host:port"`` (or a list of ``host:port``) into addresses.
+
+    Raises:
+        ValueError: empty list, or an entry without a valid port.
+    """
+    entries = bootstrap_servers.split(",") if isinstance(bootstrap_servers, str) else list(bootstrap_servers)
+    out: list[Address] = []
+    for entry in entries:
+        entry = entry.strip()
+        if not entry:
+            continue
+        host, sep, port = entry.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"Invalid bootstrap server {entry!r}: expected host:port")
+        out.append((host.strip("[]"), int(port)))
+    if not out:
+        raise ValueError("bootstrap_servers must name at least one host:port")
+    return out
+
+
+def _reason(exc: BaseException | None) -> str:
+    """The bare message of a client error (without the class-name prefix)."""
+    if exc is None:
+        return "no answer"
+    return str(exc.args[0]) if exc.args else type(exc).__name__
+
+
+class KafkaClient:
+    """Connections, metadata and routing for one client instance.
+
+    Args:
+        bootstrap_servers: ``"host:port,..."`` used until the first Metadata answer.
+        client_id: sent in every request header.
+        request_timeout_ms: per-request deadline, and the bound of ``start()`` (ms).
+        retry_backoff_ms: minimum pause between metadata refreshes (ms).
+        metadata_max_age_ms: periodic refresh interval (ms).
+        allow_auto_topic_creation: Metadata v1 flag; False keeps unknown topics unknown.
+
+    Lifecycle: ``await start()`` bootstraps (raises KafkaConnectionError when no
+    bootstrap server answers within ``request_timeout_ms``); ``await close()`` cancels
+    the metadata task and closes every connection.
+    """
+
+    def __init__(
+        self,
+        bootstrap_servers: str | Iterable[str],
+        *,
+        client_id: str = "kafkette",
+        request_timeout_ms: int = 30000,
+        retry_backoff_ms: int = 100,
+        metadata_max_age_ms: int = 300000,
+        allow_auto_topic_creation: bool = False,
+    ) -> None:
+        if request_timeout_ms <= 0:
+            raise ValueError("request_timeout_ms must be > 0")
+        self._bootstrap = parse_bootstrap_servers(bootstrap_servers)
+        self.client_id = client_id
+        self.request_timeout_ms = request_timeout_ms
+        self.retry_backoff_ms = retry_backoff_ms
+        self.allow_auto_topic_creation = allow_auto_topic_creation
+        self.cluster = ClusterMetadata(metadata_max_age_ms=metadata_max_age_ms, retry_backoff_ms=retry_backoff_ms)
+        self._conns: dict[Address, BrokerConnection] = {}
+        self._conn_locks: dict[Address, asyncio.Lock] = {}
+        self._topics: set[str] = set()
+        self._md_task: asyncio.Task[None] | None = None
+        self._md_refresh: asyncio.Task[None] | None = None
+        self._md_wakeup = asyncio.Event()
+        self._closed = False
+
+    # --- lifecycle --------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Bootstrap: fetch metadata from any bootstrap server, then start the refresher.
+
+        Raises:
+            KafkaConnectionError: no bootstrap server answered within ``request_timeout_ms``.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.request_timeout_ms / 1000
+        last_exc: BaseException | None = None
+        while True:
+            try:
+                await self._refresh_from(list(self._bootstrap))
+                break
+            except KafkaError as exc:
+                last_exc = exc
+            if loop.time() + self.retry_backoff_ms / 1000 > deadline:
+                servers = ",".join(f"{h}:{p}" for h, p in self._bootstrap)
+                raise KafkaConnectionError(f"Unable to bootstrap from {servers}: {_reason(last_exc)}") from last_exc
+            await asyncio.sleep(self.retry_backoff_ms / 1000)
+        self._md_task = loop.create_task(self._metadata_loop(), name="kafka-client-metadata")
+
+    async def close(self) -> None:
+        """Cancel the metadata tasks and close every connection (idempotent)."""
+        self._closed = True
+        for task in (self._md_task, self._md_refresh):
+            if task is not None and not task.done():
+                task.cancel()
+                try:
+                    await asyncio.wait_for(task, 5)
+                except (TimeoutError, asyncio.CancelledError, KafkaError):
+                    pass
+        self._md_task = self._md_refresh = None
+        conns, self._conns = list(self._conns.values()), {}
+        await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
+
+    # --- topics of interest and metadata ------------------------------------------------
+
+    def add_topic(self, topic: str) -> None:
+        """Track ``topic`` in every metadata refresh; requests a refresh when new."""
+        if topic not in self._topics:
+            self._topics.add(topic)
+            self.request_metadata_update()
+
+    @property
+    def topics(self) -> set[str]:
+        return set(self._topics)
+
+    def request_metadata_update(self) -> None:
+        """Ask the refresher for new metadata as soon as ``retry_backoff_ms`` allows."""
+        self.cluster.request_update()
+        self._md_wakeup.set()
+
+    async def refresh_metadata(self) -> None:
+        """Refresh metadata now (single flight: concurrent callers share one request).
+
+        Raises:
+            KafkaConnectionError: no known broker answered.
+        """
+        if self._md_refresh is None or self._md_refresh.done():
+            self._md_refresh = asyncio.get_running_loop().create_task(self._refresh_once(), name="metadata-refresh")
+        await asyncio.shield(self._md_refresh)
+
+    async def wait_for_metadata(self, topic: str, timeout_ms: int | None = None) -> list[int]:
+        """Return the partition ids of ``topic``, refreshing metadata until it is known.
+
+        Args:
+            topic: the topic; it is added to the tracked topics.
+            timeout_ms: bound (default ``request_timeout_ms``).
+
+        Raises:
+            UnknownTopicOrPartitionError: the topic is still unknown at the deadline.
+            KafkaError: a non-retriable topic error (e.g. InvalidTopicError).
+            KafkaTimeoutError: no metadata could be fetched before the deadline.
+        """
+        parts = self.cluster.partitions_for_topic(topic)
+        if parts:
+            return parts
+        self.add_topic(topic)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (timeout_ms if timeout_ms is not None else self.request_timeout_ms) / 1000
+        last_exc: BaseException | None = None
+        while True:
+            try:
+                await self.refresh_metadata()
+            except KafkaError as exc:
+                last_exc = exc
+            parts = self.cluster.partitions_for_topic(topic)
+            if parts:
+                return parts
+            code = self.cluster.topic_error(topic)
+            if code and not error_class(code).retriable:
+                raise error_class(code)(f"Topic {topic}: {error_class(code).message}")
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                if code == Errors.UNKNOWN_TOPIC_OR_PARTITION:
+                    raise error_class(code)(f"Topic {topic} not present in metadata after {timeout_ms or self.request_timeout_ms} ms")
+                raise KafkaTimeoutError(f"Metadata for topic {topic} not available: {last_exc or 'no answer'}")
+            await asyncio.sleep(min(self.retry_backoff_ms / 1000, remaining))
+
+    async def _metadata_loop(self) -> None:
+        try:
+            while not self._closed:
+                ttl = self.cluster.ttl_ms()
+                if ttl > 0:
+                    self._md_wakeup.clear()
+                    try:
+                        await asyncio.wait_for(self._md_wakeup.wait(), ttl / 1000)
+                    except TimeoutError:
+                        pass
+                    continue
+                try:
+                    await self.refresh_metadata()
+                except KafkaError as exc:
+                    logger.warning("[Client clientId=%s] Metadata refresh failed: %s", self.client_id, exc)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("[Client clientId=%s] Metadata task crashed", self.client_id)
+
+    async def _refresh_once(self) -> None:
+        backoff = self.cluster.backoff_remaining_ms()
+        if backoff > 0:
+            await asyncio.sleep(backoff / 1000)
+        brokers = list(self.cluster.brokers().values())
+        random.shuffle(brokers)
+        connected = [b for b in brokers if (c := self._conns.get((b.host, b.port))) is not None and c.connected]
+        others = [b for b in brokers if b not in connected]
+        candidates = [(b.host, b.port) for b in connected + others]
+        candidates += [a for a in self._bootstrap if a not in candidates]
+        await self._refresh_from(candidates)
+
+    async def _refresh_from(self, addresses: list[Address]) -> None:
+        topics = sorted(self._topics)
+        request = MetadataRequest(
+            topics=[MetadataRequestTopic(name=t) for t in topics],
+            allow_auto_topic_creation=self.allow_auto_topic_creation,
+        )
+        last_exc: BaseException | None = None
+        for address in addresses:
+            try:
+                response = await self._send_to_address(address, request)
+            except KafkaError as exc:
+                last_exc = exc
+                continue
+            self.cluster.update(response, topics)
+            return
+        self.cluster.failed_update()
+        raise KafkaConnectionError(f"No broker answered Metadata: {_reason(last_exc)}") from last_exc
+
+    async def metadata_for(self, topics: list[str] | None) -> MetadataResponse:
+        """Send one Metadata request (``None`` = all topics) to any broker and cache it.
+
+        Returns:
+            The MetadataResponse (topic errors are left for the caller to inspect).
+        """
+        request = MetadataRequest(
+            topics=None if topics is None else [MetadataRequestTopic(name=t) for t in topics],
+            allow_auto_topic_creation=False,
+        )
+        response: MetadataResponse = await self.send_to_any(request)
+        self.cluster.update(response, topics)
+        return response
+
+    # --- connections and routing ----------------------------------------------------------
+
+    async def _connection(self, address: Address) -> BrokerConnection:
+        conn = self._conns.get(address)
+        if conn is not None and conn.connected:
+            return conn
+        lock = self._conn_locks.setdefault(address, asyncio.Lock())
+        async with lock:
+            conn = self._conns.get(address)
+            if conn is not None and conn.connected:
+                return conn
+            if conn is not None:
+                self._conns.pop(address, None)
+                await conn.close()
+            if self._closed:
+                raise KafkaConnectionError("client is closed")
+            conn = BrokerConnection(address[0], address[1], client_id=self.client_id,
+                                    request_timeout_ms=self.request_timeout_ms)
+            await conn.connect()
+            self._conns[address] = conn
+            logger.debug("[Client clientId=%s] Connected to %s:%d", self.client_id, *address)
+            return conn
+
+    async def _send_to_address(self, address: Address, request: Struct, **kwargs: Any) -> Any:
+        conn = await self._connection(address)
+        try:
+            return await conn.send(request, **kwargs)
+        except (KafkaConnectionError, KafkaTimeoutError):
+            if self._conns.get(address) is conn:
+                del self._conns[address]
+            await conn.close()
+            raise
+
+    async def get_connection(self, node_id: int) -> BrokerConnection:
+        """Return an open connection to broker ``node_id`` (opening it if needed).
+
+        Raises:
+            KafkaConnectionError: the broker is unknown or cannot be reached.
+        """
+        broker = self.cluster.broker(node_id)
+        if broker is None:
+            self.request_metadata_update()
+            raise KafkaConnectionError(f"Broker {node_id} is not in the cluster metadata")
+        return await self._connection((broker.host, broker.port))
+
+    async def send(self, node_id: int, request: Struct, *, timeout_ms: int | None = None,
+                   expect_response: bool = True) -> Any:
+        """Send ``request`` to broker ``node_id`` and return its response.
+
+        Args:
+            node_id: destination broker id.
+            request: a registered request struct.
+            timeout_ms: response deadline (default ``request_timeout_ms``).
+            expect_response: False for Produce with acks=0 (returns None).
+
+        Raises:
+            KafkaConnectionError: unknown broker, refused or lost connection (the
+                connection is dropped and a metadata refresh requested).
+            KafkaTimeoutError: no response in time (the connection is dropped).
+        """
+        broker = self.cluster.broker(node_id)
+        if broker is None:
+            self.request_metadata_update()
+            raise KafkaConnectionError(f"Broker {node_id} is not in the cluster metadata")
+        try:
+            return await self._send_to_address((broker.host, broker.port), request, timeout_ms=timeout_ms,
+                                               expect_response=expect_response)
+        except (KafkaConnectionError, KafkaTimeoutError):
+            self.request_metadata_update()
+            raise
+
+    async def send_to_any(self, request: Struct, *, timeout_ms: int | None = None) -> Any:
+        """Send to a connected broker if any, else any known broker, else a bootstrap server.
+
+        Raises:
+            KafkaConnectionError: no broker could be reached.
+        """
+        brokers = list(self.cluster.brokers().values())
+        random.shuffle(brokers)
+        addresses = [(b.host, b.port) for b in brokers]
+        addresses.sort(key=lambda a: not (a in self._conns and self._conns[a].connected))
+        addresses += [a for a in self._bootstrap if a not in addresses]
+        last_exc: BaseException | None = None
+        for address in addresses:
+            try:
+                return await self._send_to_address(address, request, timeout_ms=timeout_ms)
+            except (KafkaConnectionError, KafkaTimeoutError) as exc:
+                last_exc = exc
+        self.request_metadata_update()
+        raise KafkaConnectionError(f"No broker could be reached: {_reason(last_exc)}") from last_exc
+
+    async def send_to_controller(self, request: Struct, *, timeout_ms: int | None = None) -> Any:
+        """Send to the active controller (``controller_id`` of the cached metadata).
+
+        Raises:
+            KafkaConnectionError: no controller is known or it cannot be reached.
+        """
+        controller_id = self.cluster.controller_id
+        if controller_id < 0 or self.cluster.broker(controller_id) is None:
+            await self.refresh_metadata()
+            controller_id = self.cluster.controller_id
+            if controller_id < 0:
+                raise KafkaConnectionError("No controller is known in the cluster metadata")
+        return await self.send(controller_id, request, timeout_ms=timeout_ms)

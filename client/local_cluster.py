@@ -1,0 +1,304 @@
+"""LocalCluster: N real broker processes on 127.0.0.1, for tests, demos and the CLI.
+
+Owns: port choice, one ``server.properties`` per broker under
+``<data_dir>/broker-<id>/``, the broker processes (``python -m broker --config``,
+output to ``broker.log``), readiness checks (every broker answers Metadata listing
+every expected broker id) and teardown (SIGTERM, then SIGKILL after a timeout).
+Synchronous and loop-free on purpose (plain blocking sockets for the readiness
+Metadata requests), so it works from sync fixtures and from inside async tests.
+
+Node 1 is the first voter of ``controller.quorum.voters`` and runs the controller
+(``process.roles=broker,controller``); the others are ``broker`` only.  Does not own
+any broker logic.  Kafka concept: the test harness of Kafka's ``KafkaClusterTestKit``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from protocol.apis.metadata import MetadataRequest, MetadataResponse
+from protocol.framing import LENGTH, decode_response_envelope, encode_request
+
+logger = logging.getLogger(__name__)
+
+HOST = "127.0.0.1"
+_REPO_ROOT = Path(__file__).resolve().parents[1]  # makes `python -m broker` importable uninstalled
+_correlation_ids = itertools.count(1)
+
+
+class LocalClusterError(RuntimeError):
+    """A broker did not start, exited, or did not register in time (message has log tails)."""
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct TCP ports free on 127.0.0.1 right now (bind to port 0)."""
+    sockets = []
+    try:
+        for _ in range(count):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.bind((HOST, 0))
+            sockets.append(sock)
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def fetch_metadata(port: int, timeout_s: float = 2.0) -> MetadataResponse:
+    """Send one Metadata v1 request (no topics) to ``127.0.0.1:port`` with a blocking socket.
+
+    Raises:
+        OSError: connection or I/O failure (including timeouts).
+        ValueError: an undecodable answer.
+    """
+    request = MetadataRequest(topics=[], allow_auto_topic_creation=False)
+    correlation_id = next(_correlation_ids) & 0x7FFFFFFF
+    with socket.create_connection((HOST, port), timeout=timeout_s) as sock:
+        sock.sendall(encode_request(request, 1, correlation_id, "kafkette-local-cluster"))
+        (length,) = LENGTH.unpack(_recv_exactly(sock, LENGTH.size))
+        if length < 0 or length > 64 * 1024 * 1024:
+            raise ValueError(f"implausible response length {length}")
+        _, body = decode_response_envelope(_recv_exactly(sock, length))
+    return MetadataResponse.from_wire(body, 1)  # type: ignore[return-value]
+
+
+def _recv_exactly(sock: socket.socket, size: int) -> bytes:
+    chunks = bytearray()
+    while len(chunks) < size:
+        chunk = sock.recv(size - len(chunks))
+        if not chunk:
+            raise ConnectionError("connection closed by the broker")
+        chunks += chunk
+    return bytes(chunks)
+
+
+class LocalCluster:
+    """Starts and stops ``num_brokers`` broker processes (node ids 1..N).
+
+    Args:
+        num_brokers: how many brokers (>= 1).
+        data_dir: root of the brokers' directories (created if missing).
+        base_port: listener ports base_port..base_port+N-1 (default: free ports).
+        broker_configs: extra ``server.properties`` entries for every broker
+            (e.g. ``{"broker.session.timeout.ms": 3000}``); they override generated ones.
+        startup_timeout_s: bound of ``start``/``start_broker`` (s).
+
+    Use as ``with LocalCluster(...) as cluster:`` or ``start()``/``stop()``.
+    """
+
+    def __init__(self, num_brokers: int = 3, data_dir: str | os.PathLike[str] = "kafkette-data",
+                 base_port: int | None = None, broker_configs: Mapping[str, Any] | None = None,
+                 startup_timeout_s: float = 60) -> None:
+        if type(num_brokers) is not int or num_brokers < 1:
+            raise ValueError("num_brokers must be an int >= 1")
+        if base_port is not None and not 0 < base_port <= 65535 - num_brokers:
+            raise ValueError(f"base_port {base_port} leaves no room for {num_brokers} ports")
+        self.num_brokers = num_brokers
+        self.data_dir = Path(data_dir).resolve()
+        self.broker_ids = list(range(1, num_brokers + 1))
+        self._ports = list(range(base_port, base_port + num_brokers)) if base_port else free_ports(num_brokers)
+        self.ports = dict(zip(self.broker_ids, self._ports, strict=True))
+        self._broker_configs = dict(broker_configs or {})
+        self.startup_timeout_s = startup_timeout_s
+        self._procs: dict[int, subprocess.Popen[bytes]] = {}
+
+    # --- layout ------------------------------------------------------------------------------
+
+    @property
+    def bootstrap_servers(self) -> str:
+        """``"127.0.0.1:p1,127.0.0.1:p2,..."`` of every broker."""
+        return ",".join(f"{HOST}:{self.ports[b]}" for b in self.broker_ids)
+
+    def broker_dir(self, broker_id: int) -> Path:
+        self._check_id(broker_id)
+        return self.data_dir / f"broker-{broker_id}"
+
+    def config_path(self, broker_id: int) -> Path:
+        return self.broker_dir(broker_id) / "server.properties"
+
+    def log_path(self, broker_id: int) -> Path:
+        return self.broker_dir(broker_id) / "broker.log"
+
+    def _check_id(self, broker_id: int) -> None:
+        if broker_id not in self.ports:
+            raise ValueError(f"unknown broker id {broker_id}; this cluster has {self.broker_ids}")
+
+    def broker_properties(self, broker_id: int) -> dict[str, str]:
+        """The ``server.properties`` entries of ``broker_id`` (overrides applied)."""
+        controller = self.broker_ids[0]
+        props: dict[str, Any] = {
+            "node.id": broker_id,
+            "process.roles": "broker,controller" if broker_id == controller else "broker",
+            "listeners": f"PLAINTEXT://{HOST}:{self.ports[broker_id]}",
+            "log.dirs": str(self.broker_dir(broker_id) / "logs"),
+            "controller.quorum.voters": f"{controller}@{HOST}:{self.ports[controller]}",
+        }
+        props.update(self._broker_configs)
+        return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in props.items()}
+
+    def _write_config(self, broker_id: int) -> Path:
+        path = self.config_path(broker_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [f"{k}={v}" for k, v in self.broker_properties(broker_id).items()]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> LocalCluster:
+        """Start every broker and wait until all are registered (see ``wait_for_broker``).
+
+        Raises:
+            LocalClusterError: a broker exited or the cluster was not ready in time.
+        """
+        try:
+            for broker_id in self.broker_ids:
+                self._spawn(broker_id)
+            deadline = time.monotonic() + self.startup_timeout_s
+            for broker_id in self.broker_ids:
+                self._wait_registered(broker_id, deadline)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __enter__(self) -> LocalCluster:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _spawn(self, broker_id: int) -> None:
+        proc = self._procs.get(broker_id)
+        if proc is not None and proc.poll() is None:
+            raise LocalClusterError(f"broker {broker_id} is already running (pid {proc.pid})")
+        config = self._write_config(broker_id)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+        log = open(self.log_path(broker_id), "ab")  # handed to the child process, closed below
+        try:
+            self._procs[broker_id] = subprocess.Popen(
+                [sys.executable, "-m", "broker", "--config", str(config)],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                cwd=str(self.data_dir), env=env,
+            )
+        finally:
+            log.close()
+        logger.info("[LocalCluster] Started broker %d (pid %d) on port %d", broker_id,
+                    self._procs[broker_id].pid, self.ports[broker_id])
+
+    def pid(self, broker_id: int) -> int | None:
+        """Process id of a running broker, or None when it is stopped."""
+        self._check_id(broker_id)
+        proc = self._procs.get(broker_id)
+        return proc.pid if proc is not None and proc.poll() is None else None
+
+    def is_running(self, broker_id: int) -> bool:
+        return self.pid(broker_id) is not None
+
+    def stop_broker(self, broker_id: int, hard: bool = True, timeout_s: float = 30) -> None:
+        """Stop one broker: SIGKILL when ``hard``, else SIGTERM; waits for the exit.
+
+        A SIGTERM'd broker that has not exited after ``timeout_s`` is killed.
+        """
+        self._check_id(broker_id)
+        proc = self._procs.get(broker_id)
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(signal.SIGKILL if hard else signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            logger.warning("[LocalCluster] Broker %d ignored SIGTERM for %.0f s; killing it", broker_id, timeout_s)
+            proc.kill()
+            proc.wait(timeout=timeout_s)
+        logger.info("[LocalCluster] Stopped broker %d (%s)", broker_id, "SIGKILL" if hard else "SIGTERM")
+
+    def start_broker(self, broker_id: int) -> None:
+        """Restart a stopped broker with the same config and port; waits until registered.
+
+        Raises:
+            LocalClusterError: it exited or did not register within ``startup_timeout_s``.
+        """
+        self._check_id(broker_id)
+        self._spawn(broker_id)
+        self.wait_for_broker(broker_id)
+
+    def wait_for_broker(self, broker_id: int, timeout_s: float | None = None) -> None:
+        """Wait until ``broker_id`` answers Metadata listing itself and every other running
+        broker lists it too (it registered and was unfenced).
+
+        Raises:
+            LocalClusterError: it exited or the timeout passed.
+        """
+        self._check_id(broker_id)
+        deadline = time.monotonic() + (self.startup_timeout_s if timeout_s is None else timeout_s)
+        self._wait_registered(broker_id, deadline)
+
+    def _wait_registered(self, broker_id: int, deadline: float) -> None:
+        expected_self = {b for b in self.broker_ids if self.is_running(b)} | {broker_id}
+        pause = 0.05
+        last_problem = "no answer yet"
+        while True:
+            proc = self._procs.get(broker_id)
+            if proc is None or proc.poll() is not None:
+                code = None if proc is None else proc.returncode
+                raise LocalClusterError(f"broker {broker_id} exited with code {code}\n{self._log_tails([broker_id])}")
+            problem = self._registration_problem(broker_id, expected_self)
+            if problem is None:
+                return
+            last_problem = problem
+            if time.monotonic() >= deadline:
+                raise LocalClusterError(
+                    f"broker {broker_id} not registered after {self.startup_timeout_s:.0f} s ({last_problem})\n"
+                    f"{self._log_tails(self.broker_ids)}"
+                )
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+    def _registration_problem(self, broker_id: int, expected: set[int]) -> str | None:
+        for asked in sorted(b for b in expected if self.is_running(b)):
+            try:
+                response = fetch_metadata(self.ports[asked])
+            except (OSError, ValueError) as exc:
+                return f"broker {asked} does not answer Metadata: {exc}"
+            listed = {b.node_id for b in response.brokers}
+            wanted = expected if asked == broker_id else {broker_id}
+            if not wanted <= listed:
+                return f"broker {asked} lists brokers {sorted(listed)}, waiting for {sorted(wanted)}"
+        return None
+
+    def _log_tails(self, broker_ids: list[int], lines: int = 20) -> str:
+        out = []
+        for broker_id in broker_ids:
+            path = self.log_path(broker_id)
+            try:
+                tail = path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]
+            except OSError:
+                tail = ["<no log>"]
+            out.append(f"--- {path} (last {len(tail)} lines) ---\n" + "\n".join(tail))
+        return "\n".join(out)
+
+    def stop(self, timeout_s: float = 15) -> None:
+        """Stop every broker this cluster started: SIGTERM, then SIGKILL after ``timeout_s``."""
+        running = {b: p for b, p in self._procs.items() if p.poll() is None}
+        for proc in running.values():
+            proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        for broker_id, proc in running.items():
+            try:
+                proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
+            except subprocess.TimeoutExpired:
+                logger.warning("[LocalCluster] Broker %d did not stop after SIGTERM; killing it", broker_id)
+                proc.kill()
+                proc.wait(timeout=10)

@@ -1,0 +1,281 @@
+"""The public Producer: ``send`` enqueues a record and returns a future of its metadata.
+
+Owns: argument checks, key/value encoding, partition choice (DefaultPartitioner),
+the RecordAccumulator and the Sender, and their lifecycle (``start``/``stop``,
+``async with``).  Does not own network details (KafkaClient) nor batching rules.
+
+Kafka concept: ``KafkaProducer``; API shape of aiokafka's ``AIOKafkaProducer``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from client.kafka_client import KafkaClient
+from client.producer.partitioner import DefaultPartitioner
+from client.producer.producer_batch import RecordMetadata, record_size_in_bytes
+from client.producer.record_accumulator import RecordAccumulator
+from client.producer.sender import Sender
+from protocol.errors import IllegalStateError, KafkaError, KafkaTimeoutError
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+_ACKS = {"all": -1, -1: -1, "-1": -1, 0: 0, "0": 0, 1: 1, "1": 1}
+_client_ids = iter(range(1, 1 << 62))
+
+
+def normalize_acks(acks: int | str) -> int:
+    """Map ``"all"``/-1/0/1 to the wire value.
+
+    Raises:
+        ValueError: any other value.
+    """
+    if isinstance(acks, bool) or acks not in _ACKS:
+        raise ValueError(f"acks must be one of 'all', -1, 0, 1; got {acks!r}")
+    return _ACKS[acks]
+
+
+def to_bytes(value: Any, what: str) -> bytes | None:
+    """Accept bytes-like or str (UTF-8) or None.
+
+    Raises:
+        TypeError: any other type.
+    """
+    if value is None or type(value) is bytes:
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"{what} must be bytes, str or None, not {type(value).__name__}")
+
+
+def _check_headers(headers: Any) -> list[tuple[str, bytes | None]] | None:
+    if not headers:
+        return None
+    out: list[tuple[str, bytes | None]] = []
+    for item in headers:
+        if not isinstance(item, (tuple, list)) or len(item) != 2 or not isinstance(item[0], str):
+            raise TypeError("headers must be a list of (str, bytes | None) pairs")
+        out.append((item[0], to_bytes(item[1], "header value")))
+    return out
+
+
+class Producer:
+    """An asyncio producer with per-partition batching.
+
+    Args:
+        bootstrap_servers: ``"host:port,..."``.
+        client_id: name in request headers (default ``kafkette-producer-N``).
+        acks: ``"all"``/-1 (full ISR), 1 (leader only) or 0 (no response, offset -1).
+        linger_ms: how long a batch waits for more records (ms).
+        max_batch_size: target batch size (bytes).
+        max_buffer_size: bytes buffered before ``send`` waits for room (bytes).
+        request_timeout_ms: per-request deadline (ms).
+        delivery_timeout_ms: a record not acknowledged this long after ``send`` fails (ms).
+        retry_backoff_ms: pause before a retry and between metadata refreshes (ms).
+        max_in_flight_requests_per_connection: unanswered ProduceRequests per broker.
+        metadata_max_age_ms: periodic metadata refresh (ms).
+
+    Raises:
+        ValueError: invalid settings.
+    """
+
+    def __init__(
+        self,
+        *,
+        bootstrap_servers: str = "127.0.0.1:9092",
+        client_id: str | None = None,
+        acks: int | str = "all",
+        linger_ms: float = 5,
+        max_batch_size: int = 16384,
+        max_buffer_size: int = 32 * 1024 * 1024,
+        request_timeout_ms: int = 30000,
+        delivery_timeout_ms: int = 120000,
+        retry_backoff_ms: int = 100,
+        max_in_flight_requests_per_connection: int = 5,
+        metadata_max_age_ms: int = 300000,
+    ) -> None:
+        self._acks = normalize_acks(acks)
+        if max_in_flight_requests_per_connection < 1:
+            raise ValueError("max_in_flight_requests_per_connection must be >= 1")
+        self.client_id = client_id or f"kafkette-producer-{next(_client_ids)}"
+        self._request_timeout_ms = request_timeout_ms
+        self._delivery_timeout_ms = delivery_timeout_ms
+        self._client = KafkaClient(
+            bootstrap_servers, client_id=self.client_id, request_timeout_ms=request_timeout_ms,
+            retry_backoff_ms=retry_backoff_ms, metadata_max_age_ms=metadata_max_age_ms,
+        )
+        self._accumulator_args = dict(
+            max_batch_size=max_batch_size, linger_ms=linger_ms, max_buffer_size=max_buffer_size,
+            delivery_timeout_ms=delivery_timeout_ms, retry_backoff_ms=retry_backoff_ms,
+        )
+        RecordAccumulator(**self._accumulator_args)  # validate settings eagerly
+        self._max_in_flight = max_in_flight_requests_per_connection
+        self._partitioner = DefaultPartitioner()
+        self._accumulator: RecordAccumulator | None = None
+        self._sender: Sender | None = None
+        self._partition_cache: dict[str, tuple[int, list[int], list[int]]] = {}
+        self._closed = False
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Bootstrap metadata and start the sender task.
+
+        Raises:
+            KafkaConnectionError: no bootstrap server answered within ``request_timeout_ms``.
+        """
+        self._accumulator = RecordAccumulator(**self._accumulator_args)
+        await self._client.start()
+        self._sender = Sender(
+            self._client, self._accumulator, acks=self._acks, request_timeout_ms=self._request_timeout_ms,
+            max_in_flight_requests_per_connection=self._max_in_flight, client_id=self.client_id,
+        )
+        self._sender.start()
+
+    async def stop(self, timeout: float | None = None) -> None:
+        """Flush what is buffered (bounded by ``timeout`` s, default the delivery timeout),
+        then stop the sender and close connections; unsent records fail."""
+        if self._closed:
+            return
+        self._closed = True
+        acc = self._accumulator
+        if acc is not None:
+            acc.close()
+            if self._sender is not None and self._sender.running:
+                try:
+                    await self.flush(timeout if timeout is not None else self._delivery_timeout_ms / 1000)
+                except KafkaTimeoutError:
+                    logger.warning("[Producer clientId=%s] Records still pending at close", self.client_id)
+        if self._sender is not None:
+            await self._sender.stop()
+        if acc is not None:
+            acc.abort_batches(IllegalStateError("Producer closed before the record was sent"))
+        await self._client.close()
+
+    async def __aenter__(self) -> Producer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # --- sending -------------------------------------------------------------------------
+
+    async def _partitions(self, topic: str) -> tuple[list[int], list[int]]:
+        cluster = self._client.cluster
+        cached = self._partition_cache.get(topic)
+        if cached is not None and cached[0] == cluster.version:
+            return cached[1], cached[2]
+        parts = cluster.partitions_for_topic(topic)
+        if not parts:
+            parts = await self._client.wait_for_metadata(topic, self._request_timeout_ms)
+        available = cluster.available_partitions_for_topic(topic)
+        self._partition_cache[topic] = (cluster.version, parts, available)
+        return parts, available
+
+    async def partitions_for(self, topic: str) -> list[int]:
+        """Sorted partition ids of ``topic`` (waits for its metadata).
+
+        Raises:
+            UnknownTopicOrPartitionError: the topic does not exist.
+        """
+        return (await self._partitions(topic))[0]
+
+    async def send(
+        self,
+        topic: str,
+        value: bytes | str | None = None,
+        key: bytes | str | None = None,
+        partition: int | None = None,
+        headers: list[tuple[str, bytes | None]] | None = None,
+        timestamp_ms: int | None = None,
+    ) -> asyncio.Future[RecordMetadata]:
+        """Enqueue one record; awaits only metadata of a new topic and buffer room.
+
+        Args:
+            topic: destination topic.
+            value, key: bytes or str (UTF-8); None allowed.
+            partition: explicit partition; otherwise murmur2(key) or the sticky partition.
+            headers: list of ``(str, bytes | None)``.
+            timestamp_ms: CreateTime in ms (default: now).
+
+        Returns:
+            A future resolving to RecordMetadata, or failing with the KafkaError that
+            ended delivery (after retries, or ``delivery_timeout_ms``).
+
+        Raises:
+            IllegalStateError: not started, or stopped.
+            TypeError / ValueError: bad arguments (e.g. a partition the topic lacks).
+            UnknownTopicOrPartitionError: the topic is unknown after ``request_timeout_ms``.
+            KafkaTimeoutError: no buffer room within ``delivery_timeout_ms``.
+        """
+        acc = self._accumulator
+        if acc is None or self._closed:
+            raise IllegalStateError("Producer is not started" if not self._closed else "Producer is closed")
+        key_bytes = to_bytes(key, "key")
+        value_bytes = to_bytes(value, "value")
+        header_list = _check_headers(headers)
+        if timestamp_ms is None:
+            timestamp_ms = int(time.time() * 1000)
+        parts, available = await self._partitions(topic)
+        size = record_size_in_bytes(key_bytes, value_bytes, header_list)
+        if acc.buffered_bytes + size > acc.max_buffer_size:
+            await acc.wait_for_room(size, self._delivery_timeout_ms)
+        if partition is not None:
+            if type(partition) is not int or partition not in parts:
+                raise ValueError(f"Invalid partition {partition!r} for topic {topic} with partitions 0..{len(parts) - 1}")
+        elif key_bytes is not None:
+            partition = self._partitioner.partition(topic, key_bytes, parts, available)
+        else:
+            partition = self._partitioner.sticky_partition(topic, parts, available)
+            fut = acc.append(TopicPartition(topic, partition), key_bytes, value_bytes, header_list, timestamp_ms,
+                             size, abort_on_new_batch=True)
+            if fut is not None:
+                return fut
+            partition = self._partitioner.on_new_batch(topic, parts, available, partition)
+        fut = acc.append(TopicPartition(topic, partition), key_bytes, value_bytes, header_list, timestamp_ms, size)
+        if fut is None:  # only possible with abort_on_new_batch
+            raise KafkaError("record was not appended")
+        return fut
+
+    async def send_and_wait(
+        self,
+        topic: str,
+        value: bytes | str | None = None,
+        key: bytes | str | None = None,
+        partition: int | None = None,
+        headers: list[tuple[str, bytes | None]] | None = None,
+        timestamp_ms: int | None = None,
+    ) -> RecordMetadata:
+        """``send`` then await the record's acknowledgement (see ``send`` for errors)."""
+        fut = await self.send(topic, value, key=key, partition=partition, headers=headers, timestamp_ms=timestamp_ms)
+        return await fut
+
+    async def flush(self, timeout: float | None = None) -> None:
+        """Send every buffered record now and wait until each batch is completed.
+
+        Args:
+            timeout: seconds to wait (None: until done; batches still end at
+                ``delivery_timeout_ms``).
+
+        Raises:
+            KafkaTimeoutError: batches still incomplete after ``timeout``.
+        """
+        acc = self._accumulator
+        if acc is None:
+            return
+        acc.begin_flush()
+        try:
+            pending = acc.incomplete_completions()
+            if pending:
+                _, not_done = await asyncio.wait(pending, timeout=timeout)
+                if not_done:
+                    raise KafkaTimeoutError(f"Flush timed out with {len(not_done)} batches incomplete")
+        finally:
+            acc.end_flush()

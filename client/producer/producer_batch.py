@@ -1,0 +1,141 @@
+"""One producer batch: the records bound for one partition and their futures.
+
+Owns: ``RecordMetadata`` (what a send resolves to) and ``ProducerBatch`` (records as
+plain ``(key, value, headers, timestamp_ms)`` tuples, one future per record, size
+accounting, attempt bookkeeping, and completion).  Does not own the queueing of
+batches (RecordAccumulator) nor the network (Sender).
+
+Kafka concept: ``ProducerBatch`` and ``RecordMetadata`` of the Java producer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import NamedTuple
+
+from protocol.record_batch import HEADER_SIZE, build_batch
+from protocol.topic_partition import TopicPartition
+
+# Approximate msgpack overhead of one record row: array header, offset and
+# timestamp deltas, nil markers and the headers array.
+RECORD_OVERHEAD_BYTES = 12
+
+
+class RecordMetadata(NamedTuple):
+    """Where an acknowledged record landed.
+
+    Attributes:
+        topic, partition: the destination.
+        offset: the record's offset in the partition (-1 with acks=0).
+        timestamp: the record's timestamp in ms (the broker's LogAppendTime when set).
+    """
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int
+
+
+def record_size_in_bytes(key: bytes | None, value: bytes | None,
+                         headers: list[tuple[str, bytes | None]] | None) -> int:
+    """Estimated encoded size of one record (bytes), used for batch and buffer limits."""
+    size = RECORD_OVERHEAD_BYTES + (len(key) if key is not None else 0) + (len(value) if value is not None else 0)
+    if headers:
+        for hkey, hvalue in headers:
+            size += len(hkey) + (len(hvalue) if hvalue is not None else 0) + 4
+    return size
+
+
+class ProducerBatch:
+    """Records for one partition, sent together as one record batch.
+
+    States: open (accepting appends) -> closed (drained by the Sender; may be
+    re-enqueued for a retry) -> done (every future completed exactly once).
+
+    Args:
+        tp: destination partition.
+        created_ms: creation time on the producer's monotonic clock (ms).
+        delivery_deadline_ms: created_ms + ``delivery.timeout.ms``.
+    """
+
+    __slots__ = (
+        "tp", "records", "futures", "size_bytes", "created_ms", "delivery_deadline_ms",
+        "attempts", "retry_at_ms", "closed", "done", "completion", "_encoded",
+    )
+
+    def __init__(self, tp: TopicPartition, created_ms: float, delivery_deadline_ms: float) -> None:
+        self.tp = tp
+        self.records: list[tuple[bytes | None, bytes | None, list[tuple[str, bytes | None]] | None, int]] = []
+        self.futures: list[asyncio.Future[RecordMetadata]] = []
+        self.size_bytes = HEADER_SIZE
+        self.created_ms = created_ms
+        self.delivery_deadline_ms = delivery_deadline_ms
+        self.attempts = 0
+        self.retry_at_ms = 0.0
+        self.closed = False
+        self.done = False
+        self.completion: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._encoded: bytes | None = None
+
+    def __repr__(self) -> str:
+        return f"ProducerBatch({self.tp}, records={len(self.records)}, bytes={self.size_bytes}, attempts={self.attempts})"
+
+    def try_append(self, record: tuple, size: int, max_batch_size: int) -> asyncio.Future[RecordMetadata] | None:
+        """Append ``record`` when it fits (an empty batch takes any record).
+
+        Returns:
+            The record's future, or None when the batch is closed or full.
+        """
+        if self.closed or (self.records and self.size_bytes + size > max_batch_size):
+            return None
+        fut: asyncio.Future[RecordMetadata] = self.completion.get_loop().create_future()
+        self.records.append(record)
+        self.futures.append(fut)
+        self.size_bytes += size
+        return fut
+
+    def is_full(self, max_batch_size: int) -> bool:
+        return self.size_bytes >= max_batch_size
+
+    @property
+    def record_count(self) -> int:
+        return len(self.records)
+
+    def encoded(self) -> bytes:
+        """The record batch bytes (built once with one msgpack call, reused on retries)."""
+        if self._encoded is None:
+            self._encoded = build_batch(self.records)
+        return self._encoded
+
+    def complete(self, base_offset: int, log_append_time_ms: int = -1) -> None:
+        """Resolve every future with its RecordMetadata (offset = base_offset + index).
+
+        Args:
+            base_offset: offset of the first record, or -1 when unknown (acks=0).
+            log_append_time_ms: the broker's append time when the topic uses it, else -1.
+        """
+        if self.done:
+            return
+        self.done = True
+        topic, partition = self.tp
+        for index, (fut, record) in enumerate(zip(self.futures, self.records, strict=True)):
+            if fut.done():
+                continue
+            offset = base_offset + index if base_offset >= 0 else -1
+            timestamp = log_append_time_ms if log_append_time_ms >= 0 else record[3]
+            fut.set_result(RecordMetadata(topic, partition, offset, timestamp))
+        if not self.completion.done():
+            self.completion.set_result(None)
+
+    def fail(self, exc: BaseException) -> None:
+        """Fail every future of the batch with ``exc`` (once)."""
+        if self.done:
+            return
+        self.done = True
+        for fut in self.futures:
+            if not fut.done():
+                fut.set_exception(exc)
+                # The caller may never await a fire-and-forget send; mark it retrieved.
+                fut.exception()
+        if not self.completion.done():
+            self.completion.set_result(None)

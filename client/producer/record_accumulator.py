@@ -1,0 +1,279 @@
+"""The producer's RecordAccumulator: per-partition queues of batches awaiting send.
+
+Owns: one deque of ``ProducerBatch`` per partition, the buffer bound
+(``max_buffer_size`` bytes over every incomplete batch; ``wait_for_room`` awaits
+space), readiness (a batch is sendable when full, when ``linger_ms`` passed, during a
+flush, or when its retry backoff passed), draining for the Sender, re-enqueueing a
+retried batch at the head of its deque (so order within a partition holds), expiry
+after ``delivery_timeout_ms``, and flush.  Does not own any I/O, metadata or
+partition choice.
+
+Kafka concept: ``org.apache.kafka.clients.producer.internals.RecordAccumulator``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import time
+from collections.abc import Callable, Collection
+
+from client.producer.producer_batch import ProducerBatch, RecordMetadata
+from protocol.errors import (  # type: ignore[attr-defined]
+    IllegalStateError,
+    KafkaTimeoutError,
+    MessageTooLargeError,
+)
+from protocol.topic_partition import TopicPartition
+
+
+class RecordAccumulator:
+    """Batches records per partition until the Sender drains them.
+
+    Args:
+        max_batch_size: target batch size (bytes); a single larger record gets its own batch.
+        linger_ms: how long a non-full batch waits for more records (ms).
+        max_buffer_size: bound on bytes held by incomplete batches (bytes).
+        delivery_timeout_ms: a batch not acknowledged this long after creation fails (ms).
+        retry_backoff_ms: pause before a retried batch is sendable again (ms).
+        clock: monotonic clock in seconds (injected for tests).
+
+    ``wakeup`` is set whenever the Sender should look again (new batch, full batch,
+    flush, re-enqueue, completion); the Sender clears it before each pass.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_batch_size: int = 16384,
+        linger_ms: float = 5,
+        max_buffer_size: int = 32 * 1024 * 1024,
+        delivery_timeout_ms: int = 120000,
+        retry_backoff_ms: int = 100,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if max_batch_size < 1 or max_buffer_size < 1:
+            raise ValueError("max_batch_size and max_buffer_size must be >= 1")
+        if linger_ms < 0 or delivery_timeout_ms < 1 or retry_backoff_ms < 0:
+            raise ValueError("linger_ms and retry_backoff_ms must be >= 0, delivery_timeout_ms >= 1")
+        self.max_batch_size = max_batch_size
+        self.linger_ms = linger_ms
+        self.max_buffer_size = max_buffer_size
+        self.delivery_timeout_ms = delivery_timeout_ms
+        self.retry_backoff_ms = retry_backoff_ms
+        self._clock = clock
+        self._batches: dict[TopicPartition, collections.deque[ProducerBatch]] = {}
+        self._incomplete: set[ProducerBatch] = set()
+        self._buffered_bytes = 0
+        self._room = asyncio.Event()
+        self._room.set()
+        self.wakeup = asyncio.Event()
+        self._flushes_in_progress = 0
+        self._closed = False
+
+    def now_ms(self) -> float:
+        return self._clock() * 1000.0
+
+    @property
+    def buffered_bytes(self) -> int:
+        """Bytes held by batches not yet completed."""
+        return self._buffered_bytes
+
+    def has_incomplete(self) -> bool:
+        """True while any batch is queued or in flight."""
+        return bool(self._incomplete)
+
+    def queued_batches(self, tp: TopicPartition) -> list[ProducerBatch]:
+        """The batches queued for ``tp`` (head first); for inspection and tests."""
+        return list(self._batches.get(tp, ()))
+
+    # --- appending ---------------------------------------------------------------------
+
+    async def wait_for_room(self, size: int, timeout_ms: float) -> None:
+        """Wait until ``size`` more bytes fit in the buffer.
+
+        Raises:
+            MessageTooLargeError: ``size`` exceeds ``max_buffer_size`` on its own.
+            KafkaTimeoutError: no room within ``timeout_ms``.
+        """
+        if size > self.max_buffer_size:
+            raise MessageTooLargeError(f"The record is {size} bytes, larger than max_buffer_size={self.max_buffer_size}")
+        if self._buffered_bytes + size <= self.max_buffer_size:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_ms / 1000
+        while self._buffered_bytes + size > self.max_buffer_size and self._buffered_bytes > 0:
+            self._room.clear()
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise KafkaTimeoutError(f"Failed to allocate {size} bytes within {timeout_ms} ms (max_buffer_size)")
+            try:
+                await asyncio.wait_for(self._room.wait(), remaining)
+            except TimeoutError:
+                pass
+
+    def append(
+        self,
+        tp: TopicPartition,
+        key: bytes | None,
+        value: bytes | None,
+        headers: list[tuple[str, bytes | None]] | None,
+        timestamp_ms: int,
+        size: int,
+        *,
+        abort_on_new_batch: bool = False,
+    ) -> asyncio.Future[RecordMetadata] | None:
+        """Add a record to the open batch of ``tp``, opening a new batch if needed.
+
+        Args:
+            size: the record's estimated size (``record_size_in_bytes``), in bytes.
+            abort_on_new_batch: return None instead of opening a new batch (the sticky
+                partitioner then moves to another partition and appends there).
+
+        Returns:
+            The record's future (resolves to RecordMetadata), or None when aborted.
+
+        Raises:
+            IllegalStateError: the accumulator is closed.
+        """
+        if self._closed:
+            raise IllegalStateError("Cannot send after the producer is closed")
+        dq = self._batches.get(tp)
+        if dq is None:
+            dq = self._batches[tp] = collections.deque()
+        record = (key, value, headers, timestamp_ms)
+        if dq:
+            last = dq[-1]
+            fut = last.try_append(record, size, self.max_batch_size)
+            if fut is not None:
+                self._buffered_bytes += size
+                if last.is_full(self.max_batch_size):
+                    self.wakeup.set()
+                return fut
+            last.closed = True
+        if abort_on_new_batch:
+            return None
+        now = self.now_ms()
+        batch = ProducerBatch(tp, now, now + self.delivery_timeout_ms)
+        fut = batch.try_append(record, size, self.max_batch_size)
+        dq.append(batch)
+        self._incomplete.add(batch)
+        self._buffered_bytes += batch.size_bytes
+        self.wakeup.set()
+        return fut  # type: ignore[return-value]  # an empty batch accepts any record
+
+    # --- readiness and draining ------------------------------------------------------------
+
+    def ready(self, muted: Collection[TopicPartition] = ()) -> tuple[list[TopicPartition], float]:
+        """Partitions whose head batch is sendable now.
+
+        Args:
+            muted: partitions with a batch in flight (skipped to keep per-partition order).
+
+        Returns:
+            (ready partitions, ms until the next non-ready head batch may become
+            ready; ``inf`` when nothing is waiting).
+        """
+        now = self.now_ms()
+        flushing = self._flushes_in_progress > 0 or self._closed
+        ready: list[TopicPartition] = []
+        next_ms = float("inf")
+        for tp, dq in self._batches.items():
+            if not dq or tp in muted:
+                continue
+            head = dq[0]
+            if head.attempts > 0:
+                wait = head.retry_at_ms - now
+                if wait > 0:
+                    next_ms = min(next_ms, wait)
+                    continue
+                ready.append(tp)
+                continue
+            if len(dq) > 1 or flushing or head.is_full(self.max_batch_size):
+                ready.append(tp)
+                continue
+            wait = head.created_ms + self.linger_ms - now
+            if wait <= 0:
+                ready.append(tp)
+            else:
+                next_ms = min(next_ms, wait)
+        return ready, next_ms
+
+    def drain(self, tp: TopicPartition) -> ProducerBatch | None:
+        """Remove and return the head batch of ``tp`` (closed to further appends)."""
+        dq = self._batches.get(tp)
+        if not dq:
+            return None
+        batch = dq.popleft()
+        batch.closed = True
+        batch.attempts += 1
+        return batch
+
+    def reenqueue(self, batch: ProducerBatch) -> None:
+        """Put a batch back at the head of its partition for a retry after the backoff."""
+        batch.retry_at_ms = self.now_ms() + self.retry_backoff_ms
+        dq = self._batches.get(batch.tp)
+        if dq is None:
+            dq = self._batches[batch.tp] = collections.deque()
+        dq.appendleft(batch)
+        self.wakeup.set()
+
+    def deallocate(self, batch: ProducerBatch) -> None:
+        """Release the buffer space of a completed batch."""
+        if batch in self._incomplete:
+            self._incomplete.discard(batch)
+            self._buffered_bytes -= batch.size_bytes
+            self._room.set()
+        self.wakeup.set()
+
+    def expire(self) -> list[ProducerBatch]:
+        """Remove and fail queued batches older than ``delivery_timeout_ms``.
+
+        Returns:
+            The batches expired (already failed with KafkaTimeoutError and deallocated).
+        """
+        now = self.now_ms()
+        expired: list[ProducerBatch] = []
+        for tp, dq in self._batches.items():
+            while dq and dq[0].delivery_deadline_ms <= now:
+                batch = dq.popleft()
+                batch.fail(KafkaTimeoutError(
+                    f"Expiring {batch.record_count} record(s) for {tp}: "
+                    f"{now - batch.created_ms:.0f} ms has passed since batch creation"
+                ))
+                self.deallocate(batch)
+                expired.append(batch)
+        return expired
+
+    # --- flush and close -------------------------------------------------------------
+
+    def begin_flush(self) -> None:
+        """Make every queued batch sendable immediately until ``end_flush``."""
+        self._flushes_in_progress += 1
+        self.wakeup.set()
+
+    def end_flush(self) -> None:
+        self._flushes_in_progress -= 1
+
+    def incomplete_completions(self) -> list[asyncio.Future[None]]:
+        """Completion futures of every batch queued or in flight right now."""
+        return [b.completion for b in self._incomplete]
+
+    def close(self) -> None:
+        """Refuse further appends; every queued batch becomes sendable."""
+        self._closed = True
+        self.wakeup.set()
+
+    def abort_batches(self, exc: BaseException) -> int:
+        """Fail and release every incomplete batch (queued or in flight).
+
+        Returns:
+            The number of batches failed.
+        """
+        batches = list(self._incomplete)
+        for batch in batches:
+            batch.fail(exc)
+            self.deallocate(batch)
+        for dq in self._batches.values():
+            dq.clear()
+        return len(batches)

@@ -1,0 +1,221 @@
+"""The producer's Sender: drains ready batches into ProduceRequests, one per leader.
+
+Owns: the sender task (a loop over ``RecordAccumulator.ready``), the in-flight
+ProduceRequest tasks (at most ``max_in_flight_requests_per_connection`` per broker,
+at most one batch in flight per partition so retries keep per-partition order), and
+the handling of responses: complete futures, retry retriable errors after a metadata
+refresh and ``retry_backoff_ms`` until ``delivery_timeout_ms``, or fail.  A
+done-callback on the sender task fails every pending batch if the task crashes.
+
+Kafka concept: ``org.apache.kafka.clients.producer.internals.Sender``
+(aiokafka's ``producer/sender.py``).  Does not own batching or partitioning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+
+from client.kafka_client import KafkaClient
+from client.producer.producer_batch import ProducerBatch
+from client.producer.record_accumulator import RecordAccumulator
+from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceResponse, ProduceTopicData
+from protocol.errors import KafkaError, error_class
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+# Upper bound of one ProduceRequest's record bytes (Kafka's max.request.size default).
+MAX_REQUEST_SIZE_BYTES = 1048576
+
+
+class Sender:
+    """Moves batches from the accumulator to partition leaders.
+
+    Args:
+        client: the shared KafkaClient (metadata and connections).
+        accumulator: source of batches.
+        acks: 0, 1 or -1.
+        request_timeout_ms: ProduceRequest ``timeout_ms`` and the response deadline (ms).
+        max_in_flight_requests_per_connection: bound on unanswered requests per broker.
+        client_id: for log messages.
+    """
+
+    def __init__(
+        self,
+        client: KafkaClient,
+        accumulator: RecordAccumulator,
+        *,
+        acks: int,
+        request_timeout_ms: int,
+        max_in_flight_requests_per_connection: int,
+        client_id: str,
+    ) -> None:
+        self._client = client
+        self._acc = accumulator
+        self._acks = acks
+        self._request_timeout_ms = request_timeout_ms
+        self._max_in_flight = max_in_flight_requests_per_connection
+        self._log_prefix = f"[Producer clientId={client_id}]"
+        self._muted: set[TopicPartition] = set()
+        self._in_flight: dict[int, int] = defaultdict(int)
+        self._requests: set[asyncio.Task[None]] = set()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start the sender task (its crash fails every pending batch)."""
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="producer-sender")
+        self._task.add_done_callback(self._on_sender_done)
+
+    async def stop(self, timeout_s: float = 5.0) -> None:
+        """Cancel the sender task and in-flight requests; await them (bounded)."""
+        tasks = [t for t in [self._task, *self._requests] if t is not None and not t.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout_s)
+        self._task = None
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def _on_sender_done(self, task: asyncio.Task[None]) -> None:
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            failed = self._acc.abort_batches(KafkaError(f"Producer sender task crashed: {exc!r}"))
+            logger.error("%s Sender task crashed; failed %d pending batches", self._log_prefix, failed,
+                         exc_info=exc)
+
+    async def _run(self) -> None:
+        acc = self._acc
+        while True:
+            acc.wakeup.clear()
+            acc.expire()
+            ready, next_ms = acc.ready(self._muted)
+            if ready:
+                wait_ms = self._send_ready(ready)
+                next_ms = min(next_ms, wait_ms)
+            timeout = None if next_ms == float("inf") else max(next_ms, 1.0) / 1000
+            if timeout is None and acc.has_incomplete():
+                timeout = 1.0  # re-check delivery timeouts of queued batches
+            try:
+                await asyncio.wait_for(acc.wakeup.wait(), timeout)
+            except TimeoutError:
+                pass
+
+    def _send_ready(self, ready: list[TopicPartition]) -> float:
+        """Drain ready partitions grouped by leader and start one request per broker.
+
+        Returns:
+            ms until the sender should look again for partitions it had to skip.
+        """
+        cluster = self._client.cluster
+        by_node: dict[int, list[TopicPartition]] = defaultdict(list)
+        unknown_leader = False
+        for tp in ready:
+            leader = cluster.leader_for(tp)
+            if leader is None or cluster.broker(leader) is None:
+                unknown_leader = True
+                continue
+            by_node[leader].append(tp)
+        for node_id, tps in by_node.items():
+            if self._in_flight[node_id] >= self._max_in_flight:
+                continue
+            batches: list[ProducerBatch] = []
+            total = 0
+            for tp in tps:
+                if batches and total >= MAX_REQUEST_SIZE_BYTES:
+                    break
+                batch = self._acc.drain(tp)
+                if batch is None:
+                    continue
+                batches.append(batch)
+                total += batch.size_bytes
+                self._muted.add(tp)
+            if batches:
+                self._in_flight[node_id] += 1
+                task = asyncio.get_running_loop().create_task(self._send_produce(node_id, batches))
+                self._requests.add(task)
+                task.add_done_callback(self._requests.discard)
+        if unknown_leader:
+            self._client.request_metadata_update()
+            return float(self._client.retry_backoff_ms)
+        return float("inf")
+
+    def _build_request(self, batches: list[ProducerBatch]) -> ProduceRequest:
+        by_topic: dict[str, list[ProducePartitionData]] = defaultdict(list)
+        for batch in batches:
+            by_topic[batch.tp.topic].append(ProducePartitionData(index=batch.tp.partition, records=batch.encoded()))
+        return ProduceRequest(
+            transactional_id=None,
+            acks=self._acks,
+            timeout_ms=self._request_timeout_ms,
+            topic_data=[ProduceTopicData(name=t, partition_data=parts) for t, parts in by_topic.items()],
+        )
+
+    async def _send_produce(self, node_id: int, batches: list[ProducerBatch]) -> None:
+        try:
+            request = self._build_request(batches)
+            if self._acks == 0:
+                await self._client.send(node_id, request, expect_response=False)
+                for batch in batches:
+                    self._complete(batch, -1, -1)
+                return
+            response: ProduceResponse = await self._client.send(
+                node_id, request, timeout_ms=self._request_timeout_ms + 5000
+            )
+            self._handle_response(node_id, batches, response)
+        except asyncio.CancelledError:
+            raise
+        except KafkaError as exc:
+            logger.warning("%s Produce to broker %d failed: %s", self._log_prefix, node_id, exc)
+            for batch in batches:
+                self._retry_or_fail(batch, exc)
+        except Exception as exc:
+            logger.exception("%s Unexpected error sending produce to broker %d", self._log_prefix, node_id)
+            for batch in batches:
+                self._fail(batch, KafkaError(f"Unexpected error sending produce request: {exc!r}"))
+        finally:
+            self._in_flight[node_id] -= 1
+            for batch in batches:
+                self._muted.discard(batch.tp)
+            self._acc.wakeup.set()
+
+    def _handle_response(self, node_id: int, batches: list[ProducerBatch], response: ProduceResponse) -> None:
+        results = {
+            (topic.name, part.index): part
+            for topic in response.responses
+            for part in topic.partition_responses
+        }
+        for batch in batches:
+            part = results.get(batch.tp)
+            if part is None:
+                self._retry_or_fail(batch, KafkaError(f"No produce response for {batch.tp} from broker {node_id}"))
+            elif part.error_code == 0:
+                self._complete(batch, part.base_offset, part.log_append_time_ms)
+            else:
+                cls = error_class(part.error_code)
+                exc = cls(part.error_message) if part.error_message else cls()
+                self._retry_or_fail(batch, exc)
+
+    def _complete(self, batch: ProducerBatch, base_offset: int, log_append_time_ms: int) -> None:
+        batch.complete(base_offset, log_append_time_ms)
+        self._acc.deallocate(batch)
+
+    def _fail(self, batch: ProducerBatch, exc: BaseException) -> None:
+        batch.fail(exc)
+        self._acc.deallocate(batch)
+
+    def _retry_or_fail(self, batch: ProducerBatch, exc: KafkaError) -> None:
+        if exc.invalid_metadata:
+            self._client.request_metadata_update()
+        if exc.retriable and self._acc.now_ms() < batch.delivery_deadline_ms:
+            logger.warning("%s Retrying batch for %s (attempt %d): %s", self._log_prefix, batch.tp,
+                           batch.attempts + 1, exc)
+            self._acc.reenqueue(batch)
+        else:
+            self._fail(batch, exc)
