@@ -67,6 +67,9 @@ class Connection:
         try:
             await self._read_loop()
         finally:
+            if self._writer.transport.is_closing():
+                for task in self._handlers:
+                    task.cancel()
             await self._responses.put(None)
             try:
                 await asyncio.wait_for(writer_task, self._server.drain_timeout_s)
@@ -77,6 +80,10 @@ class Connection:
                 task.cancel()
             await asyncio.gather(*self._handlers, return_exceptions=True)
             self._writer.close()
+
+    def abort(self) -> None:
+        """Close the socket at once; the read loop then ends and in-flight handlers are cancelled."""
+        self._writer.transport.abort()
 
     async def _read_loop(self) -> None:
         reader = self._reader
@@ -174,7 +181,8 @@ class SocketServer:
         self.max_queued_requests = max_queued_requests
         self.drain_timeout_s = 5.0
         self._server: asyncio.base_events.Server | None = None
-        self._connections: set[asyncio.Task[None]] = set()
+        self._connections: set[Connection] = set()
+        self._closed = asyncio.Event()
         self._broker_id = broker_id
         self.bound_port = port
 
@@ -193,24 +201,34 @@ class SocketServer:
         sock = writer.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        task = asyncio.current_task()
-        assert task is not None
-        self._connections.add(task)
+        connection = Connection(self, reader, writer)
+        self._connections.add(connection)
         try:
-            await Connection(self, reader, writer).run()
+            await connection.run()
         finally:
-            self._connections.discard(task)
+            self._connections.discard(connection)
+            self._closed.set()
 
     async def stop_accepting(self) -> None:
         if self._server is not None:
             self._server.close()
 
     async def stop(self) -> None:
-        """Stop accepting, then cancel and await every connection."""
+        """Stop accepting, then close every connection and wait (bounded) until they end.
+
+        Closing the transport ends each connection's read loop normally, so the
+        connection tasks (owned by asyncio's server) finish without cancellation.
+        """
         await self.stop_accepting()
-        for task in list(self._connections):
-            task.cancel()
-        await asyncio.gather(*self._connections, return_exceptions=True)
+        for connection in list(self._connections):
+            connection.abort()
+        deadline = asyncio.get_running_loop().time() + self.drain_timeout_s
+        while self._connections and asyncio.get_running_loop().time() < deadline:
+            self._closed.clear()
+            try:
+                await asyncio.wait_for(self._closed.wait(), 0.1)
+            except TimeoutError:
+                pass
         if self._server is not None:
             try:
                 await asyncio.wait_for(self._server.wait_closed(), 5)

@@ -199,20 +199,18 @@ class BrokerConnection:
             self._writer.close()
 
     async def close(self) -> None:
-        """Close the socket, fail in-flight requests, and await the reader task."""
+        """Close the socket, fail in-flight requests, and wait (at most 1 s) for the reader task.
+
+        Cancelling the caller while it waits here propagates; the reader task's own
+        cancellation is not re-raised.
+        """
         self._fail_all(KafkaConnectionError(f"connection to {self.host}:{self.port} closed by client"))
-        if self._read_task is not None:
-            self._read_task.cancel()
-            try:
-                await asyncio.wait_for(self._read_task, 5)
-            except (TimeoutError, asyncio.CancelledError):
-                pass
-            self._read_task = None
         if self._writer is not None:
-            try:
-                await asyncio.wait_for(self._writer.wait_closed(), 5)
-            except (TimeoutError, OSError):
-                pass
+            self._writer.transport.abort()
+        if self._read_task is not None:
+            task, self._read_task = self._read_task, None
+            task.cancel()
+            await asyncio.wait({task}, timeout=1)
 
 
 def supported_versions() -> dict[int, tuple[int, int]]:

@@ -10,6 +10,7 @@ Kafka concept: ``AbstractFetcherManager``/``ReplicaFetcherManager``
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import zlib
 from collections.abc import Callable
@@ -106,6 +107,8 @@ class ReplicaFetcherManager:
         return self._fetchers.get(key) if key is not None else None
 
     async def shutdown(self) -> None:
-        """Stop every fetcher task and close their connections."""
-        for key in list(self._fetchers):
-            await self._stop_fetcher(key)
+        """Stop every fetcher task (all at once) and close their connections."""
+        fetchers = list(self._fetchers.values())
+        self._fetchers.clear()
+        self._owner.clear()
+        await asyncio.gather(*(f.stop() for f in fetchers))

@@ -109,9 +109,9 @@ class ReplicaFetcherThread:
     async def stop(self) -> None:
         """Cancel and await the task, then close the leader connection."""
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
+            task, self._task = self._task, None
+            task.cancel()
+            await asyncio.wait({task}, timeout=5)
         await self.leader.close()
 
     async def _run(self) -> None:
