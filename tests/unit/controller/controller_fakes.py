@@ -1,0 +1,131 @@
+"""Test doubles and request builders for controller unit tests (fake channel manager, manual clock)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from broker.config import KafkaConfig
+from controller.controller import KafkaController
+from protocol.apis.broker_registration import (
+    BrokerHeartbeatRequest,
+    BrokerRegistrationListener,
+    BrokerRegistrationRequest,
+)
+from protocol.apis.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
+from protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
+
+
+class ManualClock:
+    """A monotonic clock in ms that only moves when a test advances it."""
+
+    def __init__(self, now_ms: int = 1_000_000) -> None:
+        self.now_ms = now_ms
+
+    def __call__(self) -> int:
+        return self.now_ms
+
+    def advance(self, ms: int) -> None:
+        self.now_ms += ms
+
+
+class FakeChannelManager:
+    """Captures controller requests instead of sending them; acks at once unless told not to."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[int, Any]] = []
+        self.brokers: dict[int, tuple[str, int]] = {}
+        self.auto_ack = True
+        self.pending: list[tuple[int, Any, asyncio.Future[Any]]] = []
+        self.sent_event = asyncio.Event()
+        self.started = self.stopped = False
+
+    async def start(self) -> None:
+        self.started = True
+
+    async def stop(self) -> None:
+        self.stopped = True
+
+    def add_broker(self, broker_id: int, host: str, port: int) -> None:
+        self.brokers[broker_id] = (host, port)
+
+    def remove_broker(self, broker_id: int) -> None:
+        self.brokers.pop(broker_id, None)
+
+    def send(self, broker_id: int, request: Any) -> asyncio.Future[Any]:
+        if broker_id not in self.brokers:
+            raise AssertionError(f"controller sent {type(request).__name__} to broker {broker_id} without a channel")
+        self.sent.append((broker_id, request))
+        self.sent_event.set()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        if self.auto_ack:
+            future.set_result(_response_for(request))
+        else:
+            self.pending.append((broker_id, request, future))
+        return future
+
+    def ack_all(self) -> None:
+        for _, request, future in self.pending:
+            if not future.done():
+                future.set_result(_response_for(request))
+        self.pending.clear()
+
+    def leader_and_isr(self) -> dict[int, list[LeaderAndIsrRequest]]:
+        return self._by_broker(LeaderAndIsrRequest)
+
+    def update_metadata(self) -> dict[int, list[UpdateMetadataRequest]]:
+        return self._by_broker(UpdateMetadataRequest)
+
+    def _by_broker(self, cls: type) -> dict[int, list[Any]]:
+        out: dict[int, list[Any]] = {}
+        for broker_id, request in self.sent:
+            if isinstance(request, cls):
+                out.setdefault(broker_id, []).append(request)
+        return out
+
+    def clear(self) -> None:
+        self.sent.clear()
+        self.sent_event.clear()
+
+
+def _response_for(request: Any) -> Any:
+    if isinstance(request, LeaderAndIsrRequest):
+        return LeaderAndIsrResponse(error_code=0)
+    return UpdateMetadataResponse(error_code=0)
+
+
+def make_config(**overrides: Any) -> KafkaConfig:
+    props: dict[str, Any] = {
+        "node.id": 1,
+        "process.roles": "broker,controller",
+        "controller.quorum.voters": "1@127.0.0.1:9001",
+        "listeners": "PLAINTEXT://127.0.0.1:9001",
+        "broker.session.timeout.ms": 9000,
+        "broker.heartbeat.interval.ms": 2000,
+    }
+    props.update({k.replace("_", "."): v for k, v in overrides.items()})
+    return KafkaConfig(props)
+
+
+def registration(broker_id: int, incarnation: str | None = None, rack: str | None = None) -> BrokerRegistrationRequest:
+    return BrokerRegistrationRequest(
+        broker_id=broker_id, cluster_id=None, incarnation_id=incarnation or f"incarnation-{broker_id}",
+        listeners=[BrokerRegistrationListener(name="PLAINTEXT", host="127.0.0.1", port=9000 + broker_id)],
+        rack=rack,
+    )
+
+
+def heartbeat(broker_id: int, broker_epoch: int, **kwargs: Any) -> BrokerHeartbeatRequest:
+    return BrokerHeartbeatRequest(broker_id=broker_id, broker_epoch=broker_epoch, **kwargs)
+
+
+async def register_live_brokers(controller: KafkaController, *broker_ids: int) -> dict[int, int]:
+    """Register and unfence brokers; returns ``{broker_id: broker_epoch}``."""
+    epochs = {}
+    for broker_id in broker_ids:
+        response = await controller.register_broker(registration(broker_id))
+        assert response.error_code == 0, response
+        epochs[broker_id] = response.broker_epoch
+        beat = await controller.broker_heartbeat(heartbeat(broker_id, response.broker_epoch))
+        assert beat.error_code == 0 and not beat.is_fenced, beat
+    return epochs
