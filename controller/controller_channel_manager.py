@@ -65,6 +65,7 @@ class RequestSendThread:
         self._connection_factory = connection_factory
         self._queue: asyncio.Queue[tuple[Struct, asyncio.Future[Any]]] = asyncio.Queue(max_queued_requests)
         self._connection: Any = None
+        self._current: asyncio.Future[Any] | None = None
         self._prefix = f"[RequestSendThread controllerId={controller_id}, brokerId={broker_id}]"
         self.task = asyncio.get_running_loop().create_task(self._run(), name=f"controller-send-{broker_id}")
 
@@ -90,7 +91,9 @@ class RequestSendThread:
                 request, future = await self._queue.get()
                 if future.done():
                     continue
+                self._current = future
                 response = await self._send_with_retries(request)
+                self._current = None
                 error_code = getattr(response, "error_code", 0)
                 if error_code:
                     logger.warning("%s %s answered with error code %d", self._prefix, type(request).__name__, error_code)
@@ -132,6 +135,9 @@ class RequestSendThread:
                 backoff_ms = min(max(1, backoff_ms) * 2, self._max_retry_backoff_ms)
 
     def _fail_queued(self, exc: BaseException) -> None:
+        if self._current is not None and not self._current.done():
+            self._current.set_exception(exc)
+        self._current = None
         while not self._queue.empty():
             _, future = self._queue.get_nowait()
             if not future.done():
