@@ -156,16 +156,20 @@ class Consumer:
             self._subscriptions.request_reset(tp, timestamp)
         self._fetcher.discard(set(targets))
 
-    def seek_to_beginning(self, *partitions: TopicPartition) -> None:
-        """Reset ``partitions`` (default: all assigned) to their log start offsets (lazily).
+    async def seek_to_beginning(self, *partitions: TopicPartition) -> None:
+        """Move ``partitions`` (default: all assigned) to their log start offsets.
+
+        The reset is requested at once and resolved by the fetcher in the background
+        (ListOffsets -2); ``position`` waits for it.  A coroutine, as in aiokafka.
 
         Raises:
             IllegalStateError: a partition is not assigned.
         """
         self._request_reset(partitions, EARLIEST_TIMESTAMP)
 
-    def seek_to_end(self, *partitions: TopicPartition) -> None:
-        """Reset ``partitions`` (default: all assigned) to their high watermarks (lazily).
+    async def seek_to_end(self, *partitions: TopicPartition) -> None:
+        """Move ``partitions`` (default: all assigned) to their high watermarks
+        (ListOffsets -1, resolved in the background like ``seek_to_beginning``).
 
         Raises:
             IllegalStateError: a partition is not assigned.

@@ -19,6 +19,7 @@ from client.producer.partitioner import DefaultPartitioner
 from client.producer.producer_batch import RecordMetadata, record_size_in_bytes
 from client.producer.record_accumulator import RecordAccumulator
 from client.producer.sender import Sender
+from client.producer.transaction_manager import TransactionManager
 from protocol.errors import IllegalStateError, KafkaError, KafkaTimeoutError
 from protocol.topic_partition import TopicPartition
 
@@ -80,6 +81,11 @@ class Producer:
         retry_backoff_ms: pause before a retry and between metadata refreshes (ms).
         max_in_flight_requests_per_connection: unanswered ProduceRequests per broker.
         metadata_max_age_ms: periodic metadata refresh (ms).
+        enable_idempotence: stamp batches with a producer id and sequence numbers so
+            the leader drops retried duplicates (KIP-98).  Default: on with acks="all"
+            (as Kafka 3.0+), off otherwise; requires acks="all" and at most 5 in flight.
+            When left to the default and the cluster cannot hand out producer ids,
+            the producer logs a warning and carries on without idempotence.
 
     Raises:
         ValueError: invalid settings.
@@ -99,10 +105,20 @@ class Producer:
         retry_backoff_ms: int = 100,
         max_in_flight_requests_per_connection: int = 5,
         metadata_max_age_ms: int = 300000,
+        enable_idempotence: bool | None = None,
     ) -> None:
         self._acks = normalize_acks(acks)
         if max_in_flight_requests_per_connection < 1:
             raise ValueError("max_in_flight_requests_per_connection must be >= 1")
+        self._idempotence_required = bool(enable_idempotence)
+        if enable_idempotence is None:
+            enable_idempotence = self._acks == -1 and max_in_flight_requests_per_connection <= 5
+        elif enable_idempotence and self._acks != -1:
+            raise ValueError("Must set acks to 'all' in order to use the idempotent producer")
+        elif enable_idempotence and max_in_flight_requests_per_connection > 5:
+            raise ValueError("max_in_flight_requests_per_connection must be <= 5 for the idempotent producer")
+        self.enable_idempotence = enable_idempotence
+        self._retry_backoff_ms = retry_backoff_ms
         self.client_id = client_id or f"kafkette-producer-{next(_client_ids)}"
         self._request_timeout_ms = request_timeout_ms
         self._delivery_timeout_ms = delivery_timeout_ms
@@ -132,9 +148,14 @@ class Producer:
         """
         self._accumulator = RecordAccumulator(**self._accumulator_args)
         await self._client.start()
+        transaction_manager = TransactionManager(
+            self._client, retry_backoff_ms=self._retry_backoff_ms, request_timeout_ms=self._request_timeout_ms,
+            client_id=self.client_id, required=self._idempotence_required,
+        ) if self.enable_idempotence else None
         self._sender = Sender(
             self._client, self._accumulator, acks=self._acks, request_timeout_ms=self._request_timeout_ms,
             max_in_flight_requests_per_connection=self._max_in_flight, client_id=self.client_id,
+            transaction_manager=transaction_manager,
         )
         self._sender.start()
 

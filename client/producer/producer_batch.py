@@ -61,6 +61,7 @@ class ProducerBatch:
     __slots__ = (
         "tp", "records", "futures", "size_bytes", "created_ms", "delivery_deadline_ms",
         "attempts", "retry_at_ms", "closed", "done", "completion", "_encoded",
+        "producer_id", "producer_epoch", "base_sequence",
     )
 
     def __init__(self, tp: TopicPartition, created_ms: float, delivery_deadline_ms: float) -> None:
@@ -76,6 +77,9 @@ class ProducerBatch:
         self.done = False
         self.completion: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._encoded: bytes | None = None
+        self.producer_id = -1  # idempotence stamp, set once by the TransactionManager
+        self.producer_epoch = -1
+        self.base_sequence = -1
 
     def __repr__(self) -> str:
         return f"ProducerBatch({self.tp}, records={len(self.records)}, bytes={self.size_bytes}, attempts={self.attempts})"
@@ -104,7 +108,8 @@ class ProducerBatch:
     def encoded(self) -> bytes:
         """The record batch bytes (built once with one msgpack call, reused on retries)."""
         if self._encoded is None:
-            self._encoded = build_batch(self.records)
+            self._encoded = build_batch(self.records, producer_id=self.producer_id,
+                                        producer_epoch=self.producer_epoch, base_sequence=self.base_sequence)
         return self._encoded
 
     def complete(self, base_offset: int, log_append_time_ms: int = -1) -> None:

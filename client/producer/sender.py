@@ -20,8 +20,9 @@ from collections import defaultdict
 from client.kafka_client import KafkaClient
 from client.producer.producer_batch import ProducerBatch
 from client.producer.record_accumulator import RecordAccumulator
+from client.producer.transaction_manager import TransactionManager
 from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceResponse, ProduceTopicData
-from protocol.errors import KafkaError, error_class
+from protocol.errors import Errors, KafkaError, error_class
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -40,6 +41,8 @@ class Sender:
         request_timeout_ms: ProduceRequest ``timeout_ms`` and the response deadline (ms).
         max_in_flight_requests_per_connection: bound on unanswered requests per broker.
         client_id: for log messages.
+        transaction_manager: set for an idempotent producer (stamps batches with
+            producer id, epoch and sequence); None otherwise.
     """
 
     def __init__(
@@ -51,8 +54,10 @@ class Sender:
         request_timeout_ms: int,
         max_in_flight_requests_per_connection: int,
         client_id: str,
+        transaction_manager: TransactionManager | None = None,
     ) -> None:
         self._client = client
+        self._tm = transaction_manager
         self._acc = accumulator
         self._acks = acks
         self._request_timeout_ms = request_timeout_ms
@@ -94,7 +99,11 @@ class Sender:
         acc = self._acc
         while True:
             acc.wakeup.clear()
-            acc.expire()
+            for batch in acc.expire():
+                self._maybe_reset_producer_id(batch, KafkaError("batch expired"))
+            if self._tm is not None and not self._tm.has_producer_id and acc.has_incomplete():
+                await self._ensure_producer_id()
+                continue
             ready, next_ms = acc.ready(self._muted)
             if ready:
                 wait_ms = self._send_ready(ready)
@@ -106,6 +115,27 @@ class Sender:
                 await asyncio.wait_for(acc.wakeup.wait(), timeout)
             except TimeoutError:
                 pass
+
+    async def _ensure_producer_id(self) -> None:
+        if self._tm is None:
+            return
+        try:
+            await self._tm.ensure_producer_id()
+        except KafkaError as exc:
+            if exc.retriable:
+                logger.warning("%s No producer id yet: %s", self._log_prefix, exc)
+                await asyncio.sleep(self._client.retry_backoff_ms / 1000)
+            elif self._tm.required:
+                failed = self._acc.abort_batches(exc)
+                logger.error("%s InitProducerId failed; failed %d batches: %s", self._log_prefix, failed, exc)
+            else:
+                logger.warning("%s InitProducerId failed (%s); continuing without idempotence", self._log_prefix, exc)
+                self._tm = None
+
+    def _maybe_reset_producer_id(self, batch: ProducerBatch, exc: BaseException) -> None:
+        tm = self._tm
+        if tm is not None and batch.producer_id >= 0 and batch.producer_id == tm.producer_id:
+            tm.reset_producer_id(exc)
 
     def _send_ready(self, ready: list[TopicPartition]) -> float:
         """Drain ready partitions grouped by leader and start one request per broker.
@@ -133,6 +163,8 @@ class Sender:
                 batch = self._acc.drain(tp)
                 if batch is None:
                     continue
+                if self._tm is not None:
+                    self._tm.stamp(batch)
                 batches.append(batch)
                 total += batch.size_bytes
                 self._muted.add(tp)
@@ -195,7 +227,7 @@ class Sender:
             part = results.get(batch.tp)
             if part is None:
                 self._retry_or_fail(batch, KafkaError(f"No produce response for {batch.tp} from broker {node_id}"))
-            elif part.error_code == 0:
+            elif part.error_code in (Errors.NONE, Errors.DUPLICATE_SEQUENCE_NUMBER):
                 self._complete(batch, part.base_offset, part.log_append_time_ms)
             else:
                 cls = error_class(part.error_code)
@@ -219,3 +251,4 @@ class Sender:
             self._acc.reenqueue(batch)
         else:
             self._fail(batch, exc)
+            self._maybe_reset_producer_id(batch, exc)
