@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import msgpack
+
 from broker.config import KafkaConfig
 from controller.controller import KafkaController
 from protocol.apis.broker_registration import (
@@ -38,6 +40,7 @@ class FakeChannelManager:
         self.auto_ack = True
         self.pending: list[tuple[int, Any, asyncio.Future[Any]]] = []
         self.sent_event = asyncio.Event()
+        self.removed_event = asyncio.Event()
         self.started = self.stopped = False
 
     async def start(self) -> None:
@@ -51,11 +54,12 @@ class FakeChannelManager:
 
     def remove_broker(self, broker_id: int) -> None:
         self.brokers.pop(broker_id, None)
+        self.removed_event.set()
 
     def send(self, broker_id: int, request: Any) -> asyncio.Future[Any]:
         if broker_id not in self.brokers:
             raise AssertionError(f"controller sent {type(request).__name__} to broker {broker_id} without a channel")
-        self.sent.append((broker_id, request))
+        self.sent.append((broker_id, wire_roundtrip(request)))
         self.sent_event.set()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         if self.auto_ack:
@@ -86,6 +90,14 @@ class FakeChannelManager:
     def clear(self) -> None:
         self.sent.clear()
         self.sent_event.clear()
+
+
+def wire_roundtrip(struct: Any) -> Any:
+    """Encode and decode ``struct`` as the wire would (catches values the schema rejects)."""
+    wire = msgpack.unpackb(msgpack.packb(struct.to_wire(0), use_bin_type=True), raw=False)
+    decoded = type(struct).from_wire(wire, 0)
+    assert decoded == struct, (decoded, struct)
+    return decoded
 
 
 def _response_for(request: Any) -> Any:

@@ -7,7 +7,13 @@ from __future__ import annotations
 import asyncio
 import random
 
-from controller_fakes import FakeChannelManager, make_config, register_live_brokers, registration
+from controller_fakes import (
+    FakeChannelManager,
+    make_config,
+    register_live_brokers,
+    registration,
+    wire_roundtrip,
+)
 from controller_fakes import heartbeat as hb
 
 from controller.controller import KafkaController
@@ -46,9 +52,10 @@ def topic(name, partitions=-1, rf=-1, assignment=None, **configs):
 
 
 async def create(controller, *topics, timeout_ms=5000, validate_only=False):
-    return await controller.create_topics(
+    response = await controller.create_topics(
         CreateTopicsRequest(topics=list(topics), timeout_ms=timeout_ms, validate_only=validate_only)
     )
+    return wire_roundtrip(response)
 
 
 def alter(broker_id, broker_epoch, name, partition, leader_epoch, isr, partition_epoch):
@@ -87,7 +94,7 @@ async def test_stopped_controller_answers_not_controller(controller):
 
 
 async def test_registered_broker_stays_fenced_until_it_heartbeats(controller, channel):
-    response = await controller.register_broker(registration(2))
+    response = wire_roundtrip(await controller.register_broker(registration(2)))
     assert response.error_code == 0 and response.broker_epoch > 0
     assert controller.context.brokers[2].fenced
     assert channel.brokers == {}
@@ -119,7 +126,7 @@ async def test_heartbeat_from_unknown_broker_is_broker_id_not_registered(control
 
 async def test_heartbeat_with_wrong_epoch_is_stale_broker_epoch(controller):
     response = await controller.register_broker(registration(2))
-    beat = await controller.broker_heartbeat(hb(2, response.broker_epoch + 100))
+    beat = wire_roundtrip(await controller.broker_heartbeat(hb(2, response.broker_epoch + 100)))
     assert beat.error_code == Errors.STALE_BROKER_EPOCH
     assert controller.context.brokers[2].fenced
 
@@ -404,7 +411,7 @@ async def test_alter_partition_commits_isr_and_sends_update_metadata_only(contro
     epochs = await register_live_brokers(controller, 1, 2, 3)
     await create(controller, topic("t", assignment=[[1, 2, 3]]))
     channel.clear()
-    response = await controller.alter_partition(alter(1, epochs[1], "t", 0, 0, [1, 3], 0))
+    response = wire_roundtrip(await controller.alter_partition(alter(1, epochs[1], "t", 0, 0, [1, 3], 0)))
     assert response.error_code == 0
     p = response.topics[0].partitions[0]
     assert (p.error_code, p.leader_id, p.leader_epoch, p.isr, p.partition_epoch) == (0, 1, 0, [1, 3], 1)
@@ -420,7 +427,7 @@ async def test_alter_partition_validation_errors(controller, channel, clock):
     await create(controller, topic("t", assignment=[[1, 2, 3]]))
 
     async def error(request):
-        response = await controller.alter_partition(request)
+        response = wire_roundtrip(await controller.alter_partition(request))
         return response.error_code or response.topics[0].partitions[0].error_code
 
     assert await error(alter(1, epochs[1] + 1, "t", 0, 0, [1], 0)) == Errors.STALE_BROKER_EPOCH
@@ -494,11 +501,7 @@ async def test_session_timer_runs_the_check_on_its_own(tmp_path, clock, channel)
     try:
         await register_live_brokers(ctrl, 2)
         clock.advance(10)
-        await asyncio.wait_for(_until(lambda: ctrl.context.brokers[2].fenced), 5)
+        await asyncio.wait_for(channel.removed_event.wait(), 5)
+        assert ctrl.context.brokers[2].fenced
     finally:
         await ctrl.stop()
-
-
-async def _until(predicate):
-    while not predicate():
-        await asyncio.sleep(0.001)
