@@ -30,6 +30,7 @@ from broker.log.checkpoint import (
 )
 from broker.log.log import Log
 from broker.log.log_config import LogConfig
+from controller.metadata_log import METADATA_TOPIC_PARTITION_DIR
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -127,8 +128,8 @@ class LogManager:
         )
         logs: dict[TopicPartition, Log] = {}
         for child in sorted(log_dir.iterdir()):
-            if not child.is_dir():
-                continue
+            if not child.is_dir() or child.name == METADATA_TOPIC_PARTITION_DIR:
+                continue  # the controller's metadata log is not a partition log
             try:
                 tp = TopicPartition.parse(child.name)
             except ValueError:
