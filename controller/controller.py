@@ -41,6 +41,7 @@ from controller.metadata_records import (
     MetadataRecord,
     PartitionChangeRecord,
     PartitionRecord,
+    ProducerIdsRecord,
     RegisterBrokerRecord,
     TopicRecord,
     UnfenceBrokerRecord,
@@ -54,6 +55,7 @@ from protocol.apis.broker_registration import (
     BrokerRegistrationResponse,
 )
 from protocol.apis.create_topics import CreatableTopicResult, CreateTopicsRequest, CreateTopicsResponse
+from protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
 from protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
 from protocol.topic_partition import TopicPartition
 
@@ -62,6 +64,8 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 STOP_TIMEOUT_S = 10.0
 
+
+PRODUCER_ID_BLOCK_SIZE = 1000  # Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE
 
 def _monotonic_ms() -> int:
     return int(time.monotonic() * 1000)
@@ -260,6 +264,31 @@ class KafkaController:
             return await self._submit("AlterPartition", lambda: self._handle_alter_partition(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             return AlterPartitionResponse(error_code=_error_for(exc))
+
+    async def allocate_producer_ids(self, request: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse:
+        """Give a broker the next block of ``PRODUCER_ID_BLOCK_SIZE`` producer ids (KIP-730).
+
+        The block is recorded (ProducerIdsRecord) before it is handed out, so no id is
+        ever given twice, across controller restarts too.  Unknown broker:
+        BROKER_ID_NOT_REGISTERED; wrong broker epoch: STALE_BROKER_EPOCH.
+        """
+        try:
+            return await self._submit("AllocateProducerIds", lambda: self._handle_allocate_producer_ids(request))
+        except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
+            return AllocateProducerIdsResponse(error_code=_error_for(exc))
+
+    async def _handle_allocate_producer_ids(self, request: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse:
+        registration = self.context.brokers.get(request.broker_id)
+        if registration is None:
+            return AllocateProducerIdsResponse(error_code=Errors.BROKER_ID_NOT_REGISTERED)
+        if request.broker_epoch != registration.broker_epoch:
+            return AllocateProducerIdsResponse(error_code=Errors.STALE_BROKER_EPOCH)
+        start = self.context.next_producer_id
+        await self._write(
+            [ProducerIdsRecord(request.broker_id, request.broker_epoch, start + PRODUCER_ID_BLOCK_SIZE)],
+            "AllocateProducerIds",
+        )
+        return AllocateProducerIdsResponse(producer_id_start=start, producer_id_len=PRODUCER_ID_BLOCK_SIZE)
 
     async def check_broker_sessions(self) -> list[int]:
         """Run the session check now (it also runs every ``session_check_interval_ms``).

@@ -26,6 +26,7 @@ from controller.metadata_records import (
     MetadataRecord,
     PartitionChangeRecord,
     PartitionRecord,
+    ProducerIdsRecord,
     RegisterBrokerRecord,
     TopicRecord,
     UnfenceBrokerRecord,
@@ -83,6 +84,7 @@ class ControllerContext:
     def __init__(self, clock_ms: Callable[[], int], log_prefix: Callable[[], str] = lambda: "") -> None:
         self.clock_ms = clock_ms
         self.brokers: dict[int, BrokerRegistration] = {}
+        self.next_producer_id = 0
         self.topics: dict[str, TopicInfo] = {}
         self.partitions: dict[TopicPartition, PartitionRegistration] = {}
         self.controller_epoch = 0
@@ -177,6 +179,8 @@ class ControllerContext:
             part.leader_epoch, part.partition_epoch = record.leader_epoch, record.partition_epoch
         elif isinstance(record, ControllerEpochRecord):
             self.controller_epoch = record.epoch
+        elif isinstance(record, ProducerIdsRecord):
+            self.next_producer_id = record.next_producer_id
         for machine, key, target in transitions:
             if machine == "partition":
                 self.partition_state_machine.transition(key, target)  # type: ignore[arg-type]

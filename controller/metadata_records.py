@@ -128,6 +128,15 @@ class ControllerEpochRecord(MetadataRecord):
 
 
 @dataclass(frozen=True)
+class ProducerIdsRecord(MetadataRecord):
+    """A block of producer ids went to ``broker_id``; the next block starts at ``next_producer_id``."""
+
+    broker_id: int
+    broker_epoch: int
+    next_producer_id: int
+
+
+@dataclass(frozen=True)
 class BeginTransactionRecord(MetadataRecord):
     """Starts an atomic group of records (``name`` describes the operation)."""
 

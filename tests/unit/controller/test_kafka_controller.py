@@ -505,3 +505,32 @@ async def test_session_timer_runs_the_check_on_its_own(tmp_path, clock, channel)
         assert ctrl.context.brokers[2].fenced
     finally:
         await ctrl.stop()
+
+
+# ------------------------------------------------------------- producer ids
+
+
+async def test_producer_id_blocks_are_disjoint_and_survive_restart(tmp_path, clock, channel):
+    from protocol.apis.producer_ids import AllocateProducerIdsRequest
+
+    first = KafkaController(make_config(), metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock)
+    await first.start()
+    epochs = await register_live_brokers(first, 1, 2)
+    a = await first.allocate_producer_ids(AllocateProducerIdsRequest(broker_id=1, broker_epoch=epochs[1]))
+    b = await first.allocate_producer_ids(AllocateProducerIdsRequest(broker_id=2, broker_epoch=epochs[2]))
+    stale = await first.allocate_producer_ids(AllocateProducerIdsRequest(broker_id=2, broker_epoch=epochs[2] + 99))
+    unknown = await first.allocate_producer_ids(AllocateProducerIdsRequest(broker_id=7, broker_epoch=1))
+    await first.stop()
+    assert (a.error_code, b.error_code) == (0, 0)
+    assert a.producer_id_len == b.producer_id_len > 0
+    assert b.producer_id_start >= a.producer_id_start + a.producer_id_len
+    assert stale.error_code == Errors.STALE_BROKER_EPOCH and unknown.error_code == Errors.BROKER_ID_NOT_REGISTERED
+
+    second = KafkaController(make_config(), metadata_log_dir=tmp_path, channel_manager=FakeChannelManager(),
+                             clock_ms=clock)
+    await second.start()
+    try:
+        c = await second.allocate_producer_ids(AllocateProducerIdsRequest(broker_id=1, broker_epoch=epochs[1]))
+        assert c.error_code == 0 and c.producer_id_start >= b.producer_id_start + b.producer_id_len
+    finally:
+        await second.stop()
