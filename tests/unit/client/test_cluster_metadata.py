@@ -1,0 +1,140 @@
+"""ClusterMetadata: updates from Metadata responses and refresh bookkeeping."""
+
+from __future__ import annotations
+
+import pytest
+
+from client.cluster_metadata import ClusterMetadata
+from client.kafka_client import parse_bootstrap_servers
+from protocol.apis.metadata import (
+    MetadataResponse,
+    MetadataResponseBroker,
+    MetadataResponsePartition,
+    MetadataResponseTopic,
+)
+from protocol.errors import Errors
+from protocol.topic_partition import TopicPartition
+
+
+class ManualClock:
+    def __init__(self) -> None:
+        self.now_s = 50.0
+
+    def __call__(self) -> float:
+        return self.now_s
+
+
+def broker(node_id: int) -> MetadataResponseBroker:
+    return MetadataResponseBroker(node_id=node_id, host="127.0.0.1", port=9000 + node_id, rack=None)
+
+
+def topic(name: str, leaders: list[int], error_code: int = 0) -> MetadataResponseTopic:
+    partitions = [
+        MetadataResponsePartition(
+            error_code=Errors.LEADER_NOT_AVAILABLE if leader < 0 else 0, partition_index=i, leader_id=leader,
+            leader_epoch=3, replica_nodes=[1, 2, 3], isr_nodes=[1, 2] if leader >= 0 else [],
+            offline_replicas=[],
+        )
+        for i, leader in enumerate(leaders)
+    ]
+    return MetadataResponseTopic(error_code=error_code, name=name, is_internal=False, partitions=partitions)
+
+
+def response(brokers=(1, 2, 3), topics=(), controller_id=1) -> MetadataResponse:
+    return MetadataResponse(throttle_time_ms=0, brokers=[broker(b) for b in brokers], cluster_id="c1",
+                            controller_id=controller_id, topics=list(topics))
+
+
+def test_update_caches_brokers_controller_and_partition_leaders():
+    cluster = ClusterMetadata(clock=ManualClock())
+    cluster.update(response(topics=[topic("t", [1, 2, 3])]), ["t"])
+    assert sorted(cluster.brokers()) == [1, 2, 3]
+    assert cluster.broker(2).port == 9002
+    assert cluster.controller_id == 1 and cluster.cluster_id == "c1"
+    assert cluster.partitions_for_topic("t") == [0, 1, 2]
+    assert cluster.leader_for(TopicPartition("t", 1)) == 2
+    meta = cluster.partition(TopicPartition("t", 0))
+    assert meta.replicas == (1, 2, 3) and meta.isr == (1, 2) and meta.leader_epoch == 3
+    assert not cluster.need_update
+
+
+def test_update_for_some_topics_keeps_the_others():
+    cluster = ClusterMetadata(clock=ManualClock())
+    cluster.update(response(topics=[topic("a", [1]), topic("b", [2])]), None)
+    cluster.update(response(topics=[topic("a", [3])]), ["a"])
+    assert cluster.leader_for(TopicPartition("a", 0)) == 3
+    assert cluster.leader_for(TopicPartition("b", 0)) == 2
+
+
+def test_update_for_all_topics_drops_topics_no_longer_listed():
+    cluster = ClusterMetadata(clock=ManualClock())
+    cluster.update(response(topics=[topic("a", [1]), topic("b", [2])]), None)
+    cluster.update(response(topics=[topic("a", [1])]), None)
+    assert cluster.topics() == {"a"}
+    assert cluster.partitions_for_topic("b") is None
+
+
+def test_unknown_topic_is_recorded_as_a_topic_error():
+    cluster = ClusterMetadata(clock=ManualClock())
+    cluster.update(response(topics=[topic("gone", [], Errors.UNKNOWN_TOPIC_OR_PARTITION)]), ["gone"])
+    assert cluster.partitions_for_topic("gone") is None
+    assert cluster.topic_error("gone") == Errors.UNKNOWN_TOPIC_OR_PARTITION
+
+
+def test_leaderless_partition_has_no_leader_and_asks_for_another_refresh():
+    cluster = ClusterMetadata(clock=ManualClock())
+    cluster.update(response(topics=[topic("t", [1, -1])]), ["t"])
+    assert cluster.leader_for(TopicPartition("t", 1)) is None
+    assert cluster.available_partitions_for_topic("t") == [0]
+    assert cluster.need_update
+
+
+def test_partition_led_by_a_broker_that_left_is_not_available():
+    cluster = ClusterMetadata(clock=ManualClock())
+    cluster.update(response(brokers=(1, 2), topics=[topic("t", [1, 3])]), ["t"])
+    assert cluster.available_partitions_for_topic("t") == [0]
+
+
+def test_response_without_brokers_is_ignored():
+    cluster = ClusterMetadata(clock=ManualClock())
+    cluster.update(response(topics=[topic("t", [1])]), ["t"])
+    cluster.update(response(brokers=(), topics=[]), ["t"])
+    assert sorted(cluster.brokers()) == [1, 2, 3]
+    assert cluster.leader_for(TopicPartition("t", 0)) == 1
+    assert cluster.need_update
+
+
+def test_ttl_follows_max_age_and_requested_updates_respect_the_backoff():
+    clock = ManualClock()
+    cluster = ClusterMetadata(metadata_max_age_ms=1000, retry_backoff_ms=100, clock=clock)
+    assert cluster.ttl_ms() == 0  # never refreshed
+    cluster.update(response(), [])
+    assert cluster.ttl_ms() == pytest.approx(1000)
+    clock.now_s += 0.5
+    assert cluster.ttl_ms() == pytest.approx(500)
+    cluster.request_update()
+    assert cluster.ttl_ms() == 0  # backoff of 100 ms already passed
+    cluster.update(response(), [])
+    cluster.request_update()
+    assert cluster.ttl_ms() == pytest.approx(100)
+    clock.now_s += 0.1
+    assert cluster.ttl_ms() == 0
+
+
+def test_failed_update_starts_the_backoff():
+    clock = ManualClock()
+    cluster = ClusterMetadata(retry_backoff_ms=100, clock=clock)
+    cluster.failed_update()
+    assert cluster.backoff_remaining_ms() == pytest.approx(100)
+    assert cluster.ttl_ms() == pytest.approx(100)
+
+
+def test_bootstrap_servers_are_parsed_from_a_string_or_a_list():
+    assert parse_bootstrap_servers("127.0.0.1:9092, localhost:9093") == [("127.0.0.1", 9092), ("localhost", 9093)]
+    assert parse_bootstrap_servers(["h:1"]) == [("h", 1)]
+
+
+@pytest.mark.parametrize("bad", ["", "host", "host:", ":9092", "host:abc", "host:70000"])
+def test_bad_bootstrap_servers_are_rejected(bad):
+    with pytest.raises(ValueError):
+        parse_bootstrap_servers(bad)

@@ -1,0 +1,59 @@
+"""Fetch answers decode into ConsumerRecords; records below the fetch offset are dropped."""
+
+from __future__ import annotations
+
+import pytest
+
+from client.consumer.fetcher import PartitionRecords, parse_records
+from protocol.record_batch import CorruptRecordError, assign_offsets, build_batch, validate_batches
+from protocol.topic_partition import TopicPartition
+
+TP = TopicPartition("t", 2)
+
+
+def log_bytes(batch_sizes: list[int]) -> bytes:
+    """Batches as a leader would store them: consecutive offsets from 0."""
+    buf = bytearray()
+    value = 0
+    for size in batch_sizes:
+        records = [(f"k{value + i}".encode(), f"v{value + i}".encode(), [("h", b"1")], 1000 + value + i)
+                   for i in range(size)]
+        buf += build_batch(records)
+        value += size
+    assign_offsets(buf, validate_batches(buf), 0, 5)
+    return bytes(buf)
+
+
+def test_records_are_decoded_with_offsets_timestamps_and_headers():
+    records = parse_records(TP, log_bytes([2, 3]), 0)
+    assert [r.offset for r in records] == [0, 1, 2, 3, 4]
+    first = records[0]
+    assert (first.topic, first.partition, first.key, first.value, first.timestamp) == ("t", 2, b"k0", b"v0", 1000)
+    assert first.headers == [("h", b"1")] and first.timestamp_type == 0
+
+
+def test_records_below_the_fetch_offset_are_dropped():
+    records = parse_records(TP, log_bytes([3, 3]), 4)
+    assert [r.offset for r in records] == [4, 5]
+
+
+def test_a_trailing_partial_batch_is_ignored():
+    data = log_bytes([2, 2])
+    records = parse_records(TP, data[:-5], 0)
+    assert [r.offset for r in records] == [0, 1]
+
+
+def test_a_corrupt_batch_raises():
+    data = bytearray(log_bytes([2]))
+    data[-1] ^= 0xFF
+    with pytest.raises(CorruptRecordError):
+        parse_records(TP, bytes(data), 0)
+
+
+def test_partition_records_are_taken_in_order_and_track_the_position():
+    records = parse_records(TP, log_bytes([5]), 0)
+    pr = PartitionRecords(TP, 0, records)
+    assert [r.offset for r in pr.take(2)] == [0, 1]
+    assert pr.position == 2 and not pr.exhausted
+    assert [r.offset for r in pr.take(None)] == [2, 3, 4]
+    assert pr.position == 5 and pr.exhausted
