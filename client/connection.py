@@ -195,6 +195,9 @@ class BrokerConnection:
             _, _, _, fut = self._in_flight.popleft()
             if not fut.done():
                 fut.set_exception(exc)
+                # The sender may have stopped waiting (timeout or cancellation): mark
+                # the exception retrieved so asyncio does not log it as lost.
+                fut.exception()
         if self._writer is not None:
             self._writer.close()
 
