@@ -83,9 +83,8 @@ class BrokerConnection:
         """
         timeout = (timeout_ms if timeout_ms is not None else self.request_timeout_ms) / 1000
         try:
-            self._reader, self._writer = await asyncio.wait_for(
-                asyncio.open_connection(self.host, self.port, limit=1 << 20), timeout
-            )
+            async with asyncio.timeout(timeout):
+                self._reader, self._writer = await asyncio.open_connection(self.host, self.port, limit=1 << 20)
         except (TimeoutError, OSError) as exc:
             raise KafkaConnectionError(f"cannot connect to {self.host}:{self.port}: {exc!r}") from exc
         sock = self._writer.get_extra_info("socket")
@@ -131,7 +130,8 @@ class BrokerConnection:
             await self._drain()
             return None
         try:
-            await asyncio.wait_for(self._slots.acquire(), timeout)
+            async with asyncio.timeout(timeout):
+                await self._slots.acquire()
         except TimeoutError as exc:
             raise KafkaTimeoutError(f"no in-flight slot to {self.host}:{self.port} within {timeout}s") from exc
         fut: asyncio.Future[Struct] = asyncio.get_running_loop().create_future()
@@ -142,7 +142,10 @@ class BrokerConnection:
             self._writer.write(data)
             await self._drain()
             try:
-                return await asyncio.wait_for(asyncio.shield(fut), timeout)
+                # asyncio.timeout, not wait_for: on 3.11 wait_for may swallow a
+                # cancellation that races with the response.
+                async with asyncio.timeout(timeout):
+                    return await asyncio.shield(fut)
             except TimeoutError as exc:
                 err = KafkaTimeoutError(
                     f"{spec.key.name} to {self.host}:{self.port} timed out after {timeout * 1000:.0f} ms"

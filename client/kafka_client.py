@@ -130,13 +130,11 @@ class KafkaClient:
     async def close(self) -> None:
         """Cancel the metadata tasks and close every connection (idempotent)."""
         self._closed = True
-        for task in (self._md_task, self._md_refresh):
-            if task is not None and not task.done():
-                task.cancel()
-                try:
-                    await asyncio.wait_for(task, 5)
-                except (TimeoutError, asyncio.CancelledError, KafkaError):
-                    pass
+        tasks = [t for t in (self._md_task, self._md_refresh) if t is not None and not t.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
         self._md_task = self._md_refresh = None
         conns, self._conns = list(self._conns.values()), {}
         await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
@@ -166,6 +164,8 @@ class KafkaClient:
         """
         if self._md_refresh is None or self._md_refresh.done():
             self._md_refresh = asyncio.get_running_loop().create_task(self._refresh_once(), name="metadata-refresh")
+            # Callers may all be cancelled; the failure is still consumed here.
+            self._md_refresh.add_done_callback(lambda t: t.cancelled() or t.exception())
         await asyncio.shield(self._md_refresh)
 
     async def wait_for_metadata(self, topic: str, timeout_ms: int | None = None) -> list[int]:
@@ -212,7 +212,8 @@ class KafkaClient:
                 if ttl > 0:
                     self._md_wakeup.clear()
                     try:
-                        await asyncio.wait_for(self._md_wakeup.wait(), ttl / 1000)
+                        async with asyncio.timeout(ttl / 1000):
+                            await self._md_wakeup.wait()
                     except TimeoutError:
                         pass
                     continue

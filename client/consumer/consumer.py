@@ -257,7 +257,8 @@ class Consumer:
             fetcher.data_ready.clear()
             fetcher.wake()
             try:
-                await asyncio.wait_for(fetcher.data_ready.wait(), remaining)
+                async with asyncio.timeout(remaining):
+                    await fetcher.data_ready.wait()
             except TimeoutError:
                 pass
 

@@ -218,7 +218,8 @@ class Fetcher:
             wait_ms = min(self._send_fetches(), self._subs.next_backoff_expiry_ms())
             timeout = None if wait_ms == float("inf") else max(wait_ms, 1.0) / 1000
             try:
-                await asyncio.wait_for(self._wakeup.wait(), timeout)
+                async with asyncio.timeout(timeout):
+                    await self._wakeup.wait()
             except TimeoutError:
                 pass
 

@@ -108,7 +108,8 @@ class RecordAccumulator:
             if remaining <= 0:
                 raise KafkaTimeoutError(f"Failed to allocate {size} bytes within {timeout_ms} ms (max_buffer_size)")
             try:
-                await asyncio.wait_for(self._room.wait(), remaining)
+                async with asyncio.timeout(remaining):
+                    await self._room.wait()
             except TimeoutError:
                 pass
 

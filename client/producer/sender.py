@@ -111,8 +111,11 @@ class Sender:
             timeout = None if next_ms == float("inf") else max(next_ms, 1.0) / 1000
             if timeout is None and acc.has_incomplete():
                 timeout = 1.0  # re-check delivery timeouts of queued batches
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation
+            # that races with the event being set, and stop() would never finish.
             try:
-                await asyncio.wait_for(acc.wakeup.wait(), timeout)
+                async with asyncio.timeout(timeout):
+                    await acc.wakeup.wait()
             except TimeoutError:
                 pass
 
