@@ -123,6 +123,7 @@ class KafkaClient:
                 last_exc = exc
             if loop.time() + self.retry_backoff_ms / 1000 > deadline:
                 servers = ",".join(f"{h}:{p}" for h, p in self._bootstrap)
+                await self.close()
                 raise KafkaConnectionError(f"Unable to bootstrap from {servers}: {_reason(last_exc)}") from last_exc
             await asyncio.sleep(self.retry_backoff_ms / 1000)
         self._md_task = loop.create_task(self._metadata_loop(), name="kafka-client-metadata")

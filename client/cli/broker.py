@@ -17,8 +17,8 @@ def broker() -> None:
 @broker.command("start")
 @click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
               help="Path of the broker's server.properties.")
-def start(config_path: str) -> None:
-    """Run one broker until SIGINT/SIGTERM."""
+def start(config_path: str) -> int:
+    """Run one broker until SIGINT/SIGTERM; exits with the broker's exit code."""
     from broker.server import run_broker
 
-    run_broker(config_path)
+    return run_broker(config_path)

@@ -60,7 +60,7 @@ class ProducerBatch:
 
     __slots__ = (
         "tp", "records", "futures", "size_bytes", "created_ms", "delivery_deadline_ms",
-        "attempts", "retry_at_ms", "closed", "done", "completion", "_encoded",
+        "attempts", "retry_at_ms", "closed", "done", "completion", "_encoded", "_loop",
         "producer_id", "producer_epoch", "base_sequence",
     )
 
@@ -75,7 +75,8 @@ class ProducerBatch:
         self.retry_at_ms = 0.0
         self.closed = False
         self.done = False
-        self.completion: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._loop = asyncio.get_running_loop()
+        self.completion: asyncio.Future[None] = self._loop.create_future()
         self._encoded: bytes | None = None
         self.producer_id = -1  # idempotence stamp, set once by the TransactionManager
         self.producer_epoch = -1
@@ -92,7 +93,7 @@ class ProducerBatch:
         """
         if self.closed or (self.records and self.size_bytes + size > max_batch_size):
             return None
-        fut: asyncio.Future[RecordMetadata] = self.completion.get_loop().create_future()
+        fut: asyncio.Future[RecordMetadata] = self._loop.create_future()
         self.records.append(record)
         self.futures.append(fut)
         self.size_bytes += size
