@@ -9,7 +9,6 @@ Owns: the commands and the parsing of Kafka's ``--replica-assignment`` flag
 from __future__ import annotations
 
 import click
-from tabulate import tabulate
 
 from client.admin import AdminClient, NewTopic, TopicDescription
 from client.cli.shared_options import bootstrap_server_option, parse_key_value, run_coroutine
@@ -85,6 +84,8 @@ def check_create_arguments(partitions: int | None, replication_factor: int | Non
 
 def describe_table(descriptions: dict[str, TopicDescription]) -> str:
     """Render descriptions as a table: Topic, Partition, Leader, Replicas, Isr."""
+    from tabulate import tabulate  # only `topics describe` needs it
+
     rows = [
         [d.name, p.partition, p.leader if p.leader >= 0 else "none",
          ",".join(map(str, p.replicas)), ",".join(map(str, p.isr))]
