@@ -6,6 +6,16 @@ from client import AdminClient, NewTopic, TopicAlreadyExistsError
 from controller.replica_assignment import assign_replicas_to_brokers
 
 
+class _Draws:
+    """A stand-in random source returning the given start index, then the replica shift."""
+
+    def __init__(self, *values: int) -> None:
+        self._values = list(values)
+
+    def randrange(self, n: int) -> int:
+        return self._values.pop(0)
+
+
 async def test_create_topic_gives_three_distinct_replicas_leader_first_and_full_isr(shared_cluster):
     async with AdminClient(bootstrap_servers=shared_cluster.bootstrap_servers) as admin:
         await admin.create_topics([NewTopic("created", num_partitions=6, replication_factor=3)])
@@ -20,8 +30,7 @@ async def test_create_topic_gives_three_distinct_replicas_leader_first_and_full_
     actual = {p.partition: p.replicas for p in partitions}
     brokers = sorted(shared_cluster.broker_ids)
     candidates = [
-        assign_replicas_to_brokers(6, 3, brokers, fixed_start_index=start, start_partition_id=0,
-                                   next_replica_shift=shift)
+        assign_replicas_to_brokers(6, 3, brokers, rng=_Draws(start, shift))
         for start in range(len(brokers)) for shift in range(len(brokers))
     ]
     assert actual in candidates
