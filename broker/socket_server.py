@@ -24,7 +24,7 @@ import socket
 from collections.abc import Awaitable, Callable
 
 from protocol.api_keys import API_REGISTRY, ApiSpec
-from protocol.errors import Errors
+from protocol.errors import Errors, KafkaError
 from protocol.framing import (
     LENGTH,
     FrameError,
@@ -145,6 +145,10 @@ class Connection:
                 if not fut.cancelled():
                     raise
                 return
+            except KafkaError as exc:
+                logger.warning("[SocketServer] %s from %s answered with %s: %s", spec.key.name, self.peer,
+                               exc.errno.name if exc.errno is not None else "UNKNOWN_SERVER_ERROR", exc)
+                response = error_response(spec, exc.errno or Errors.UNKNOWN_SERVER_ERROR)
             except Exception:
                 logger.exception("[SocketServer] Handler for %s from %s failed", spec.key.name, self.peer)
                 response = error_response(spec, Errors.UNKNOWN_SERVER_ERROR)

@@ -17,7 +17,9 @@ from protocol.apis.broker_registration import (
     BrokerRegistrationRequest,
     BrokerRegistrationResponse,
 )
+from protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
 from protocol.apis.create_topics import CreateTopicsRequest, CreateTopicsResponse
+from protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from protocol.apis.fetch import FetchRequest, FetchResponse
 from protocol.apis.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
 from protocol.apis.list_offsets import ListOffsetsRequest, ListOffsetsResponse
@@ -29,6 +31,7 @@ from protocol.apis.producer_ids import (
     InitProducerIdRequest,
     InitProducerIdResponse,
 )
+from protocol.apis.stop_replica import StopReplicaRequest, StopReplicaResponse
 from protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
 from protocol.schema import Struct
 
@@ -78,8 +81,11 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.METADATA, MetadataRequest, MetadataResponse, 0, 1),
         ApiSpec(ApiKey.LEADER_AND_ISR, LeaderAndIsrRequest, LeaderAndIsrResponse),
         ApiSpec(ApiKey.UPDATE_METADATA, UpdateMetadataRequest, UpdateMetadataResponse),
+        ApiSpec(ApiKey.STOP_REPLICA, StopReplicaRequest, StopReplicaResponse),
         ApiSpec(ApiKey.API_VERSIONS, ApiVersionsRequest, ApiVersionsResponse),
         ApiSpec(ApiKey.CREATE_TOPICS, CreateTopicsRequest, CreateTopicsResponse),
+        ApiSpec(ApiKey.DELETE_TOPICS, DeleteTopicsRequest, DeleteTopicsResponse),
+        ApiSpec(ApiKey.CREATE_PARTITIONS, CreatePartitionsRequest, CreatePartitionsResponse),
         ApiSpec(ApiKey.ALTER_PARTITION, AlterPartitionRequest, AlterPartitionResponse),
         ApiSpec(ApiKey.BROKER_REGISTRATION, BrokerRegistrationRequest, BrokerRegistrationResponse),
         ApiSpec(ApiKey.BROKER_HEARTBEAT, BrokerHeartbeatRequest, BrokerHeartbeatResponse),

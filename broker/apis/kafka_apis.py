@@ -22,7 +22,9 @@ from broker.apis import (
     api_versions,
     broker_heartbeat,
     broker_registration,
+    create_partitions,
     create_topics,
+    delete_topics,
     fetch,
     init_producer_id,
     leader_and_isr,
@@ -32,6 +34,7 @@ from broker.apis import (
     update_metadata,
 )
 from protocol.api_keys import ApiKey, ApiSpec
+from protocol.errors import UnsupportedVersionError
 from protocol.framing import RequestHeader
 from protocol.schema import Struct
 
@@ -66,6 +69,8 @@ HANDLERS: dict[int, Handler] = {
     ApiKey.UPDATE_METADATA: update_metadata.handle,
     ApiKey.API_VERSIONS: api_versions.handle,
     ApiKey.CREATE_TOPICS: create_topics.handle,
+    ApiKey.DELETE_TOPICS: delete_topics.handle,
+    ApiKey.CREATE_PARTITIONS: create_partitions.handle,
     ApiKey.ALTER_PARTITION: alter_partition.handle,
     ApiKey.BROKER_REGISTRATION: broker_registration.handle,
     ApiKey.BROKER_HEARTBEAT: broker_heartbeat.handle,
@@ -85,5 +90,13 @@ class KafkaApis:
         self.ctx = ctx
 
     async def handle(self, header: RequestHeader, spec: ApiSpec, request: Struct) -> Struct | None:
-        """Run the handler for ``spec.key``; returns its response (None: no answer)."""
-        return await HANDLERS[spec.key](self.ctx, header, request)
+        """Run the handler for ``spec.key``; returns its response (None: no answer).
+
+        Raises:
+            UnsupportedVersionError: the protocol knows the API but this broker has no
+                handler for it (the socket server answers UNSUPPORTED_VERSION or closes).
+        """
+        handler = HANDLERS.get(spec.key)
+        if handler is None:
+            raise UnsupportedVersionError(f"{spec.key.name} is not handled by this broker")
+        return await handler(self.ctx, header, request)

@@ -1,0 +1,30 @@
+"""DeleteTopics (key 20): sent to the controller, which queues topics for deletion.
+
+The response waits until each topic is fully deleted or ``timeout_ms`` passes
+(REQUEST_TIMED_OUT; the deletion still completes later).  Kafka concept: seed 001
+(TopicDeletionManager), ``DeleteTopicsRequest``.
+"""
+
+from protocol.schema import Array, Field, Int16, Int32, Nullable, String, Struct
+
+
+class DeleteTopicsRequest(Struct):
+    FIELDS = (
+        Field("topic_names", Array(String)),
+        Field("timeout_ms", Int32, default=30000),
+    )
+
+
+class DeletableTopicResult(Struct):
+    FIELDS = (
+        Field("name", String),
+        Field("error_code", Int16),
+        Field("error_message", Nullable(String)),
+    )
+
+
+class DeleteTopicsResponse(Struct):
+    FIELDS = (
+        Field("throttle_time_ms", Int32),
+        Field("responses", Array(DeletableTopicResult)),
+    )
