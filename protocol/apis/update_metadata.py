@@ -31,6 +31,13 @@ class UpdateMetadataBroker(Struct):
     )
 
 
+class UpdateMetadataTopicConfigs(Struct):
+    FIELDS = (
+        Field("topic_name", String),
+        Field("configs", Array(String)),  # "name=value" topic overrides, the whole set
+    )
+
+
 class UpdateMetadataRequest(Struct):
     FIELDS = (
         Field("controller_id", Int32),
@@ -40,6 +47,7 @@ class UpdateMetadataRequest(Struct):
         Field("partition_states", Array(UpdateMetadataPartitionState)),
         Field("live_brokers", Array(UpdateMetadataBroker)),
         Field("deleted_topics", Array(String)),
+        Field("topic_configs", Array(UpdateMetadataTopicConfigs)),
     )
 
 

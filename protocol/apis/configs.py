@@ -1,0 +1,103 @@
+"""DescribeConfigs (key 32) and IncrementalAlterConfigs (key 44): topic and broker configs.
+
+Resource types use Kafka's numbers (TOPIC = 2, BROKER = 4); config sources too
+(DYNAMIC_TOPIC_CONFIG = 1, DYNAMIC_BROKER_CONFIG = 2, STATIC_BROKER_CONFIG = 4,
+DEFAULT_CONFIG = 5); operations SET = 0, DELETE = 1, APPEND = 2, SUBTRACT = 3.
+Kafka concept: KIP-133 / KIP-339.
+"""
+
+from protocol.schema import Array, Bool, Field, Int8, Int16, Int32, Nullable, String, Struct
+
+RESOURCE_TOPIC = 2
+RESOURCE_BROKER = 4
+
+SOURCE_DYNAMIC_TOPIC_CONFIG = 1
+SOURCE_DYNAMIC_BROKER_CONFIG = 2
+SOURCE_STATIC_BROKER_CONFIG = 4
+SOURCE_DEFAULT_CONFIG = 5
+
+OP_SET = 0
+OP_DELETE = 1
+OP_APPEND = 2
+OP_SUBTRACT = 3
+
+
+class DescribeConfigsResource(Struct):
+    FIELDS = (
+        Field("resource_type", Int8),
+        Field("resource_name", String),
+        Field("configuration_keys", Nullable(Array(String))),
+    )
+
+
+class DescribeConfigsRequest(Struct):
+    FIELDS = (
+        Field("resources", Array(DescribeConfigsResource)),
+        Field("include_synonyms", Bool),
+    )
+
+
+class DescribeConfigsResourceResult(Struct):
+    FIELDS = (
+        Field("name", String),
+        Field("value", Nullable(String)),
+        Field("read_only", Bool),
+        Field("config_source", Int8, default=SOURCE_DEFAULT_CONFIG),
+        Field("is_sensitive", Bool),
+    )
+
+
+class DescribeConfigsResult(Struct):
+    FIELDS = (
+        Field("error_code", Int16),
+        Field("error_message", Nullable(String)),
+        Field("resource_type", Int8),
+        Field("resource_name", String),
+        Field("configs", Array(DescribeConfigsResourceResult)),
+    )
+
+
+class DescribeConfigsResponse(Struct):
+    FIELDS = (
+        Field("throttle_time_ms", Int32),
+        Field("results", Array(DescribeConfigsResult)),
+    )
+
+
+class AlterableConfig(Struct):
+    FIELDS = (
+        Field("name", String),
+        Field("config_operation", Int8, default=OP_SET),
+        Field("value", Nullable(String)),
+    )
+
+
+class AlterConfigsResource(Struct):
+    FIELDS = (
+        Field("resource_type", Int8),
+        Field("resource_name", String),
+        Field("configs", Array(AlterableConfig)),
+    )
+
+
+class IncrementalAlterConfigsRequest(Struct):
+    FIELDS = (
+        Field("resources", Array(AlterConfigsResource)),
+        Field("validate_only", Bool),
+    )
+
+
+class AlterConfigsResourceResponse(Struct):
+    FIELDS = (
+        Field("error_code", Int16),
+        Field("error_message", Nullable(String)),
+        Field("resource_type", Int8),
+        Field("resource_name", String),
+    )
+
+
+class IncrementalAlterConfigsResponse(Struct):
+    FIELDS = (
+        Field("throttle_time_ms", Int32),
+        Field("responses", Array(AlterConfigsResourceResponse)),
+    )
