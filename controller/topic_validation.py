@@ -170,8 +170,9 @@ def validate_manual_assignment(
 def validate_topic_configs(configs: Sequence[CreatableTopicConfig]) -> dict[str, str]:
     """Validate topic config overrides from CreateTopics.
 
-    Names must be topic-level configs (``TOPIC_CONFIG_NAMES``); values must parse
-    (``min.insync.replicas`` an integer >= 1, and so on).
+    Names must be topic-level configs (``TOPIC_CONFIG_NAMES``); values must have the
+    config's type and lie in its range or valid values (``broker.log.log_config``, the
+    table ``LogConfig`` uses too).
 
     Returns:
         ``{name: value}`` in request order.
@@ -190,16 +191,6 @@ def validate_topic_configs(configs: Sequence[CreatableTopicConfig]) -> dict[str,
         if entry.name not in TOPIC_CONFIG_NAMES:
             raise InvalidConfigError(f"Unknown topic config name: {entry.name}")
         result[entry.name] = entry.value
-    min_isr = result.get("min.insync.replicas")
-    if min_isr is not None:
-        try:
-            ok = int(min_isr.strip()) >= 1
-        except ValueError:
-            ok = False
-        if not ok:
-            raise InvalidConfigError(
-                f"Invalid value {min_isr} for configuration min.insync.replicas: Value must be an integer >= 1"
-            )
     try:
         log_config.validate_topic_configs(result)
     except ValueError as exc:

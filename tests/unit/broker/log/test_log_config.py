@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from broker.config import KafkaConfig
-from broker.log.log_config import TOPIC_CONFIG_NAMES, LogConfig, validate_topic_configs
+from broker.log.log_config import TOPIC_CONFIG_DEFS, TOPIC_CONFIG_NAMES, LogConfig, validate_topic_configs
 
 
 def _broker(**props):
@@ -58,10 +60,81 @@ def test_bad_override_raises_value_error_naming_the_key(overrides, named):
         validate_topic_configs(overrides)
 
 
-def test_topic_config_names_lists_every_override():
-    assert {"segment.bytes", "segment.index.bytes", "index.interval.bytes", "max.message.bytes", "flush.messages",
-            "flush.ms", "retention.ms", "retention.bytes", "min.insync.replicas", "unclean.leader.election.enable",
-            "cleanup.policy"} == TOPIC_CONFIG_NAMES
+SEED_002_TOPIC_CONFIGS = {
+    "cleanup.policy", "compression.type", "delete.retention.ms", "file.delete.delay.ms", "flush.messages", "flush.ms",
+    "follower.replication.throttled.replicas", "index.interval.bytes", "leader.replication.throttled.replicas",
+    "max.compaction.lag.ms", "max.message.bytes", "message.downconversion.enable", "message.format.version",
+    "message.timestamp.difference.max.ms", "message.timestamp.type", "min.cleanable.dirty.ratio",
+    "min.compaction.lag.ms", "min.insync.replicas", "preallocate", "retention.bytes", "retention.ms",
+    "segment.bytes", "segment.index.bytes", "segment.jitter.ms", "segment.ms", "unclean.leader.election.enable",
+}
+
+
+def test_topic_config_names_are_seed_002s_list():
+    assert TOPIC_CONFIG_NAMES == SEED_002_TOPIC_CONFIGS
+
+
+def test_every_topic_config_has_a_log_config_field_with_kafkas_default():
+    assert {f.name for f in dataclasses.fields(LogConfig)} == {d.field for d in TOPIC_CONFIG_DEFS.values()}
+    defaults = LogConfig()
+    for definition in TOPIC_CONFIG_DEFS.values():
+        expected = definition.default
+        if definition.type == "list":
+            expected = ",".join(expected)
+        assert getattr(defaults, definition.field) == expected, definition.name
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("segment.bytes", "2147483648"),  # beyond a Java int
+        ("retention.ms", str(2**63)),  # beyond a Java long
+        ("flush.messages", "-1"),
+        ("index.interval.bytes", "-1"),
+        ("segment.ms", "0"),
+        ("max.compaction.lag.ms", "0"),
+        ("min.compaction.lag.ms", "-1"),
+        ("delete.retention.ms", "-5"),
+        ("min.cleanable.dirty.ratio", "1.5"),
+        ("min.cleanable.dirty.ratio", "half"),
+        ("compression.type", "brotli"),
+        ("message.timestamp.type", "EventTime"),
+        ("message.format.version", "9.9"),
+        ("message.format.version", "2.5-IV7"),
+        ("preallocate", "maybe"),
+        ("message.downconversion.enable", "1"),
+        ("leader.replication.throttled.replicas", "0-1"),
+        ("follower.replication.throttled.replicas", "*,0:1"),
+        ("cleanup.policy", ""),
+    ],
+)
+def test_values_outside_kafkas_types_and_ranges_are_rejected_naming_the_key(name, value):
+    with pytest.raises(ValueError, match=name.replace(".", r"\.")):
+        validate_topic_configs({name: value})
+    with pytest.raises(ValueError, match=name.replace(".", r"\.")):
+        LogConfig().with_overrides({name: value})
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "field", "typed"),
+    [
+        ("retention.ms", "-1", "retention_ms", -1),
+        ("retention.bytes", "-2", "retention_bytes", -2),
+        ("segment.index.bytes", "0", "segment_index_bytes", 0),
+        ("min.cleanable.dirty.ratio", "0.25", "min_cleanable_dirty_ratio", 0.25),
+        ("compression.type", "zstd", "compression_type", "zstd"),
+        ("message.timestamp.type", "LogAppendTime", "message_timestamp_type", "LogAppendTime"),
+        ("message.format.version", "2.5.1", "message_format_version", "2.5.1"),
+        ("message.format.version", "0.10.0-IV1", "message_format_version", "0.10.0-IV1"),
+        ("preallocate", "TRUE", "preallocate", True),
+        ("leader.replication.throttled.replicas", "0:1, 1:2", "leader_replication_throttled_replicas", "0:1,1:2"),
+        ("follower.replication.throttled.replicas", "*", "follower_replication_throttled_replicas", "*"),
+        ("segment.jitter.ms", "10", "segment_jitter_ms", 10),
+        ("segment.ms", "1", "segment_ms", 1),
+    ],
+)
+def test_valid_values_are_parsed_to_their_type(name, value, field, typed):
+    assert getattr(LogConfig().with_overrides({name: value}), field) == typed
 
 
 def test_to_topic_configs_round_trips():
