@@ -1,11 +1,20 @@
 """Kafkette's Python SDK: AdminClient, Producer, Consumer, LocalCluster and errors.
 
-Exports the public API (aiokafka-shaped, Kafka's names) and every error class of
+Exports the public API (aiokafka-shaped, Kafka's names: AdminClient with NewTopic,
+NewPartitions and ConfigResource, ...) and every error class of
 ``protocol.errors`` (``KafkaError``, ``KafkaConnectionError``, ``KafkaTimeoutError``
 and one class per Kafka error code, e.g. ``NotLeaderOrFollowerError``).
 """
 
-from client.admin import AdminClient, NewTopic, PartitionInfo, TopicDescription
+from client.admin import AdminClient, NewPartitions, NewTopic, PartitionInfo, TopicDescription
+from client.config_resource import (
+    AlterConfigOp,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    ConfigResourceType,
+    ConfigSource,
+)
 from client.consumer import Consumer, ConsumerRecord
 from client.local_cluster import LocalCluster, LocalClusterError
 from client.producer import Producer, RecordMetadata
@@ -17,6 +26,12 @@ globals().update(_errors.all_error_classes())
 
 __all__ = [
     "AdminClient",
+    "AlterConfigOp",
+    "AlterConfigOpType",
+    "ConfigEntry",
+    "ConfigResource",
+    "ConfigResourceType",
+    "ConfigSource",
     "Consumer",
     "ConsumerRecord",
     "IllegalStateError",
@@ -25,6 +40,7 @@ __all__ = [
     "KafkaTimeoutError",
     "LocalCluster",
     "LocalClusterError",
+    "NewPartitions",
     "NewTopic",
     "PartitionInfo",
     "Producer",

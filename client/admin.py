@@ -1,133 +1,83 @@
-"""The AdminClient: create, list and describe topics; describe the cluster.
+"""The AdminClient: topics, partitions, configs and leaders, through the controller.
 
-Owns: ``NewTopic``, ``TopicDescription``, ``PartitionInfo`` and ``AdminClient``
-(CreateTopics to the controller, retried after a metadata refresh on NOT_CONTROLLER
-or a lost connection; Metadata for listing and describing).  Does not own
-connections or the metadata cache (KafkaClient).
+Owns: ``AdminClient`` — CreateTopics, CreatePartitions, DeleteTopics, ElectLeaders and
+the topic half of DescribeConfigs / IncrementalAlterConfigs go to the controller and
+are retried after a metadata refresh on NOT_CONTROLLER or a lost connection; broker
+configs go to the broker they name; Metadata serves listing and describing.  Does not
+own connections or the metadata cache (KafkaClient), nor the request shapes
+(``client.topic_specs``, ``client.config_resource``).
 
 Kafka concept: ``org.apache.kafka.clients.admin.Admin`` (``createTopics``,
-``listTopics``, ``describeTopics``, ``describeCluster``); shape of aiokafka's
-``AIOKafkaAdminClient``.
+``createPartitions``, ``deleteTopics``, ``electLeaders``, ``describeConfigs``,
+``incrementalAlterConfigs``, ``listTopics``, ``describeTopics``, ``describeCluster``);
+shape of aiokafka's ``AIOKafkaAdminClient``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from client.cluster_metadata import BrokerMetadata
+from client.config_resource import (
+    ConfigEntry,
+    ConfigResource,
+    ConfigResourceType,
+    alter_resource,
+    describe_resource,
+    normalize_alter_ops,
+    read_described,
+    resource_error,
+)
 from client.kafka_client import KafkaClient
-from protocol.apis.create_topics import (
-    CreatableReplicaAssignment,
-    CreatableTopic,
-    CreatableTopicConfig,
-    CreateTopicsRequest,
-    CreateTopicsResponse,
+from client.topic_specs import (
+    NewPartitions,
+    NewTopic,
+    PartitionInfo,
+    TopicDescription,
+    normalize_replica_assignment,
+)
+from protocol.apis.configs import (
+    DescribeConfigsRequest,
+    DescribeConfigsResponse,
+    IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
+)
+from protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
+from protocol.apis.create_topics import CreateTopicsRequest, CreateTopicsResponse
+from protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
+from protocol.apis.elect_leaders import (
+    ELECTION_PREFERRED,
+    ELECTION_UNCLEAN,
+    ElectLeadersRequest,
+    ElectLeadersResponse,
+    ElectLeadersTopicPartitions,
 )
 from protocol.errors import Errors, KafkaConnectionError, KafkaError, KafkaTimeoutError, error_class
+from protocol.schema import Struct
+from protocol.topic_partition import TopicPartition
+
+__all__ = [
+    "AdminClient",
+    "NewPartitions",
+    "NewTopic",
+    "PartitionInfo",
+    "TopicDescription",
+    "normalize_replica_assignment",
+]
+
+_ELECTION_TYPES = {"preferred": ELECTION_PREFERRED, "unclean": ELECTION_UNCLEAN}
+
+
+def _topic_error(code: int, message: str | None, topic: str) -> KafkaError:
+    """The exception for a per-topic error code, with the server's message when it sent one."""
+    cls = error_class(code)
+    return cls(message) if message else cls(f"Topic '{topic}': {cls.message}")
+
 
 logger = logging.getLogger(__name__)
-
-
-def normalize_replica_assignment(
-    assignment: Mapping[int, Sequence[int]] | Sequence[Sequence[int]] | None,
-) -> dict[int, list[int]] | None:
-    """Turn ``{partition: [broker ids]}`` or a list of lists (index = partition) into a dict.
-
-    Raises:
-        TypeError: not a mapping or a sequence of integer sequences.
-        ValueError: empty, a negative partition, or an empty replica list.
-    """
-    if assignment is None:
-        return None
-    if isinstance(assignment, Mapping):
-        items = list(assignment.items())
-    elif isinstance(assignment, Sequence) and not isinstance(assignment, (str, bytes)):
-        items = list(enumerate(assignment))
-    else:
-        raise TypeError("replica_assignment must be {partition: [broker ids]} or a list of lists")
-    if not items:
-        raise ValueError("replica_assignment must not be empty")
-    out: dict[int, list[int]] = {}
-    for partition, replicas in items:
-        if type(partition) is not int or partition < 0:
-            raise ValueError(f"replica_assignment partition {partition!r} must be an int >= 0")
-        if isinstance(replicas, (str, bytes)) or not isinstance(replicas, Sequence):
-            raise TypeError(f"replica list of partition {partition} must be a list of broker ids")
-        broker_ids = list(replicas)
-        if not broker_ids or any(type(b) is not int for b in broker_ids):
-            raise ValueError(f"replica list of partition {partition} must be non-empty broker ids")
-        out[partition] = broker_ids
-    return out
-
-
-@dataclass
-class NewTopic:
-    """A topic to create.
-
-    Args:
-        name: topic name.
-        num_partitions: partitions, or -1 for the broker's ``num.partitions``.
-        replication_factor: replicas per partition, or -1 for ``default.replication.factor``.
-        replica_assignment: manual assignment ``{partition: [broker ids]}`` or a list of
-            lists; excludes num_partitions/replication_factor (leave them -1).
-        configs: topic configs such as ``{"min.insync.replicas": "2"}``.
-    """
-
-    name: str
-    num_partitions: int = -1
-    replication_factor: int = -1
-    replica_assignment: Mapping[int, Sequence[int]] | Sequence[Sequence[int]] | None = None
-    configs: Mapping[str, Any] | None = field(default=None)
-
-    def to_creatable(self) -> CreatableTopic:
-        """The CreateTopics request entry for this topic.
-
-        Raises:
-            TypeError / ValueError: malformed fields.
-        """
-        if not isinstance(self.name, str) or not self.name:
-            raise ValueError("NewTopic.name must be a non-empty string")
-        assignment = normalize_replica_assignment(self.replica_assignment)
-        if assignment is not None and (self.num_partitions != -1 or self.replication_factor != -1):
-            if self.num_partitions not in (-1, len(assignment)) or self.replication_factor not in (
-                -1, len(next(iter(assignment.values())))
-            ):
-                raise ValueError("replica_assignment cannot be combined with num_partitions/replication_factor")
-        return CreatableTopic(
-            name=self.name,
-            num_partitions=-1 if assignment is not None else int(self.num_partitions),
-            replication_factor=-1 if assignment is not None else int(self.replication_factor),
-            assignments=[
-                CreatableReplicaAssignment(partition_index=p, broker_ids=b) for p, b in sorted((assignment or {}).items())
-            ],
-            configs=[
-                CreatableTopicConfig(name=k, value=None if v is None else str(v)) for k, v in (self.configs or {}).items()
-            ],
-        )
-
-
-@dataclass(frozen=True)
-class PartitionInfo:
-    """One partition of a described topic (broker ids; leader -1 when none)."""
-
-    partition: int
-    leader: int
-    replicas: list[int]
-    isr: list[int]
-    offline_replicas: list[int]
-
-
-@dataclass(frozen=True)
-class TopicDescription:
-    """A described topic: ``partitions`` sorted by partition id."""
-
-    name: str
-    partitions: list[PartitionInfo]
-    is_internal: bool = False
 
 
 class AdminClient:
@@ -222,6 +172,195 @@ class AdminClient:
         if first_error is not None:
             raise first_error
 
+    # --- controller requests -----------------------------------------------------------
+
+    async def _send_to_controller(self, build: Callable[[], Struct], not_controller: Callable[[Any], bool],
+                                  server_timeout_ms: int, what: str) -> Any:
+        """Send ``build()`` to the active controller until it answers as the controller.
+
+        A lost connection, a client-side timeout or a NOT_CONTROLLER answer (as judged
+        by ``not_controller(response)``) leads to a metadata refresh and another try,
+        ``retry_backoff_ms`` apart, within ``server_timeout_ms + request_timeout_ms``.
+
+        Returns:
+            The first response that is not NOT_CONTROLLER.
+
+        Raises:
+            KafkaTimeoutError: no controller answered in time (the cause is chained).
+        """
+        loop = asyncio.get_running_loop()
+        budget_ms = server_timeout_ms + self._request_timeout_ms
+        deadline = loop.time() + budget_ms / 1000
+        last_exc: BaseException | None = None
+        while True:
+            try:
+                response = await self._client.send_to_controller(build(), timeout_ms=budget_ms)
+            except (KafkaConnectionError, KafkaTimeoutError) as exc:
+                last_exc = exc
+            else:
+                if not not_controller(response):
+                    return response
+                last_exc = error_class(Errors.NOT_CONTROLLER)(
+                    f"Broker {self._client.cluster.controller_id} is not the controller")
+            if loop.time() + self._retry_backoff_ms / 1000 >= deadline:
+                raise KafkaTimeoutError(f"{what} did not complete in time: {last_exc}") from last_exc
+            logger.info("[AdminClient] Retrying %s: %s", what, last_exc)
+            await asyncio.sleep(self._retry_backoff_ms / 1000)
+            try:
+                await self._client.refresh_metadata()
+            except KafkaError as exc:
+                last_exc = exc
+
+    def _server_timeout(self, timeout_ms: int | None) -> int:
+        if timeout_ms is None:
+            return self._request_timeout_ms
+        if type(timeout_ms) is not int or timeout_ms < 0:
+            raise ValueError(f"timeout_ms must be an int >= 0, got {timeout_ms!r}")
+        return timeout_ms
+
+    async def create_partitions(self, topic_partitions: Mapping[str, NewPartitions], timeout_ms: int | None = None,
+                                validate_only: bool = False) -> None:
+        """Raise the partition count of topics (CreatePartitions, at the controller).
+
+        New partitions are online (led) when this returns, unless the controller's
+        ``timeout_ms`` passed first.
+
+        Args:
+            topic_partitions: ``{topic: NewPartitions(total_count, new_assignments)}``.
+            timeout_ms: how long the controller may wait for the new partitions' leaders
+                (ms; default ``request_timeout_ms``).
+            validate_only: check without changing anything.
+
+        Raises:
+            TypeError / ValueError: malformed arguments.
+            InvalidPartitionsError: the count does not increase (INVALID_PARTITIONS);
+            InvalidReplicaAssignmentError, UnknownTopicOrPartitionError,
+            InvalidReplicationFactorError, RequestTimedOutError, ...: the first topic's
+                error, with the server's message.
+            KafkaTimeoutError: no controller answered in time.
+        """
+        if not isinstance(topic_partitions, Mapping):
+            raise TypeError("create_partitions takes {topic name: NewPartitions}")
+        topics = []
+        for name, spec in topic_partitions.items():
+            if not isinstance(spec, NewPartitions):
+                raise TypeError(f"partitions of topic {name!r} must be a NewPartitions, not {type(spec).__name__}")
+            topics.append(spec.to_request_topic(name))
+        if not topics:
+            return
+        server_timeout_ms = self._server_timeout(timeout_ms)
+        response: CreatePartitionsResponse = await self._send_to_controller(
+            lambda: CreatePartitionsRequest(topics=topics, timeout_ms=server_timeout_ms, validate_only=validate_only),
+            lambda r: any(x.error_code == Errors.NOT_CONTROLLER for x in r.results),
+            server_timeout_ms, "CreatePartitions",
+        )
+        self._raise_first_topic_error([t.name for t in topics], response.results)
+
+    async def delete_topics(self, topics: Iterable[str], timeout_ms: int | None = None) -> None:
+        """Delete topics (DeleteTopics, at the controller); returns once they are gone.
+
+        Args:
+            topics: topic names.
+            timeout_ms: how long the controller may wait for the deletion to complete
+                (ms; default ``request_timeout_ms``).  When it passes the controller
+                answers REQUEST_TIMED_OUT and finishes the deletion later (e.g. once a
+                stopped replica's broker returns).
+
+        Raises:
+            TypeError: ``topics`` is a single string.
+            UnknownTopicOrPartitionError, TopicDeletionDisabledError, InvalidTopicError,
+            RequestTimedOutError: the first topic's error, with the server's message.
+            KafkaTimeoutError: no controller answered in time.
+        """
+        if isinstance(topics, (str, bytes)):
+            raise TypeError("delete_topics takes a list of topic names, not a single string")
+        names = list(dict.fromkeys(topics))
+        if any(not isinstance(n, str) or not n for n in names):
+            raise ValueError("topic names must be non-empty strings")
+        if not names:
+            return
+        server_timeout_ms = self._server_timeout(timeout_ms)
+        response: DeleteTopicsResponse = await self._send_to_controller(
+            lambda: DeleteTopicsRequest(topic_names=names, timeout_ms=server_timeout_ms),
+            lambda r: any(x.error_code == Errors.NOT_CONTROLLER for x in r.responses),
+            server_timeout_ms, "DeleteTopics",
+        )
+        self._raise_first_topic_error(names, response.responses)
+        self._client.request_metadata_update()
+
+    @staticmethod
+    def _raise_first_topic_error(names: list[str], results: Iterable[Any]) -> None:
+        by_name = {r.name: r for r in results}
+        for name in names:
+            result = by_name.get(name)
+            if result is not None and result.error_code != Errors.NONE:
+                raise _topic_error(result.error_code, result.error_message, name)
+
+    async def elect_leaders(self, topics: Iterable[str | TopicPartition] | None = None,
+                            election_type: str = "preferred",
+                            timeout_ms: int | None = None) -> dict[TopicPartition, KafkaError | None]:
+        """Elect leaders (ElectLeaders, at the controller): the preferred replica, or with
+        ``"unclean"`` any live replica of a leaderless partition.
+
+        Args:
+            topics: None for every partition of every topic; else topic names (each
+                meaning all of its partitions) and/or ``TopicPartition`` s.
+            election_type: ``"preferred"`` or ``"unclean"``.
+            timeout_ms: how long the controller may wait for the elections (ms).
+
+        Returns:
+            ``{TopicPartition: None | KafkaError}`` — None when the partition got its
+            leader; else e.g. ``ElectionNotNeededError`` (already led by it),
+            ``PreferredLeaderNotAvailableError``, ``EligibleLeadersNotAvailableError``,
+            ``UnknownTopicOrPartitionError``.
+
+        Raises:
+            ValueError: an unknown election type.
+            UnknownTopicOrPartitionError: a named topic does not exist.
+            KafkaError: a request-level error code (with the server's message).
+            KafkaTimeoutError: no controller answered in time.
+        """
+        kind = _ELECTION_TYPES.get(election_type.lower()) if isinstance(election_type, str) else None
+        if kind is None:
+            raise ValueError(f"election_type must be 'preferred' or 'unclean', got {election_type!r}")
+        topic_partitions: list[ElectLeadersTopicPartitions] | None = None
+        if topics is not None:
+            if isinstance(topics, (str, bytes)):
+                raise TypeError("elect_leaders takes a list of topic names or TopicPartitions, not a single string")
+            wanted: dict[str, set[int]] = {}
+            items = list(topics)
+            names = [t for t in items if isinstance(t, str)]
+            if names:
+                for name, description in (await self.describe_topics(names)).items():
+                    wanted.setdefault(name, set()).update(p.partition for p in description.partitions)
+            for item in items:
+                if isinstance(item, TopicPartition):
+                    wanted.setdefault(item.topic, set()).add(item.partition)
+                elif not isinstance(item, str):
+                    raise TypeError(f"elect_leaders items must be topic names or TopicPartitions, not {item!r}")
+            topic_partitions = [ElectLeadersTopicPartitions(topic=t, partitions=sorted(p)) for t, p in wanted.items()]
+            if not topic_partitions:
+                return {}
+        server_timeout_ms = self._server_timeout(timeout_ms)
+        response: ElectLeadersResponse = await self._send_to_controller(
+            lambda: ElectLeadersRequest(election_type=kind, topic_partitions=topic_partitions,
+                                        timeout_ms=server_timeout_ms),
+            lambda r: r.error_code == Errors.NOT_CONTROLLER, server_timeout_ms, "ElectLeaders",
+        )
+        if response.error_code != Errors.NONE:
+            raise error_class(response.error_code)()
+        out: dict[TopicPartition, KafkaError | None] = {}
+        for topic_result in response.replica_election_results:
+            for p in topic_result.partition_result:
+                tp = TopicPartition(topic_result.topic, p.partition_id)
+                if p.error_code == Errors.NONE:
+                    out[tp] = None
+                else:
+                    cls = error_class(p.error_code)
+                    out[tp] = cls(p.error_message) if p.error_message else cls(f"Partition {tp}: {cls.message}")
+        self._client.request_metadata_update()
+        return dict(sorted(out.items()))
+
     async def list_topics(self) -> list[str]:
         """Names of every topic, sorted.
 
@@ -277,3 +416,127 @@ class AdminClient:
             "controller_id": response.controller_id,
             "brokers": sorted(brokers, key=lambda b: b.node_id),
         }
+
+    # --- configs -----------------------------------------------------------------------
+
+    async def _broker_id(self, resource: ConfigResource) -> int:
+        """The node id a BROKER resource names, refreshing metadata once if it is unknown.
+
+        Raises:
+            BrokerNotAvailableError: no live broker has that id.
+        """
+        node_id = int(resource.name)
+        if self._client.cluster.broker(node_id) is None:
+            await self._client.refresh_metadata()
+        if self._client.cluster.broker(node_id) is None:
+            raise error_class(Errors.BROKER_NOT_AVAILABLE)(f"Broker {node_id} is not a live broker of the cluster")
+        return node_id
+
+    async def describe_configs(self, resources: Iterable[ConfigResource], config_names: Iterable[str] | None = None,
+                               ) -> dict[ConfigResource, dict[str, ConfigEntry]]:
+        """Describe the configs of topics (at the controller) and brokers (at each broker).
+
+        Args:
+            resources: ``ConfigResource(ConfigResourceType.TOPIC, name)`` /
+                ``ConfigResource(ConfigResourceType.BROKER, "1")``.
+            config_names: only these configs (None: every config).
+
+        Returns:
+            ``{resource: {name: ConfigEntry}}`` in request order; entries sorted by name.
+            A topic override has source DYNAMIC_TOPIC_CONFIG; an inherited value the
+            broker's source (STATIC_BROKER_CONFIG or DEFAULT_CONFIG).
+
+        Raises:
+            TypeError: an element is not a ConfigResource.
+            UnknownTopicOrPartitionError, BrokerNotAvailableError, InvalidRequestError, ...:
+                the first resource's error, with the server's message.
+            KafkaTimeoutError / KafkaConnectionError: no broker answered in time.
+        """
+        wanted = list(dict.fromkeys(resources))
+        if any(not isinstance(r, ConfigResource) for r in wanted):
+            raise TypeError("describe_configs takes ConfigResource objects")
+        names = None if config_names is None else list(config_names)
+        results: dict[ConfigResource, Any] = {}
+        topics = [r for r in wanted if r.resource_type is ConfigResourceType.TOPIC]
+        if topics:
+            response: DescribeConfigsResponse = await self._send_to_controller(
+                lambda: DescribeConfigsRequest(resources=[describe_resource(r, names) for r in topics]),
+                lambda resp: any(x.error_code == Errors.NOT_CONTROLLER for x in resp.results),
+                0, "DescribeConfigs",
+            )
+            self._collect(topics, response.results, results)
+        for resource in (r for r in wanted if r.resource_type is ConfigResourceType.BROKER):
+            node_id = await self._broker_id(resource)
+            answer: DescribeConfigsResponse = await self._client.send(
+                node_id, DescribeConfigsRequest(resources=[describe_resource(resource, names)]))
+            self._collect([resource], answer.results, results)
+        out: dict[ConfigResource, dict[str, ConfigEntry]] = {}
+        for resource in wanted:
+            result = results[resource]
+            error = resource_error(result.error_code, result.error_message, resource)
+            if error is not None:
+                raise error
+            out[resource] = read_described(result)
+        return out
+
+    @staticmethod
+    def _collect(resources: list[ConfigResource], answered: Iterable[Any], into: dict[ConfigResource, Any]) -> None:
+        """Match per-resource results to the resources asked for (a missing one is an error)."""
+        by_key = {(int(r.resource_type), r.resource_name): r for r in answered}
+        for resource in resources:
+            result = by_key.get((int(resource.resource_type), resource.name))
+            if result is None:
+                raise error_class(Errors.UNKNOWN_SERVER_ERROR)(f"No result for {resource} in the response")
+            into[resource] = result
+
+    async def alter_configs(self, configs: Mapping[ConfigResource, Any], validate_only: bool = False) -> None:
+        """Change configs incrementally (IncrementalAlterConfigs): topic configs at the
+        controller, broker configs at the broker named (at the controller when that
+        broker answers NOT_CONTROLLER).
+
+        Args:
+            configs: ``{ConfigResource: changes}`` where changes is ``{name: value}``
+                (SET; None DELETEs the override, restoring the default) or a list of
+                ``AlterConfigOp`` / ``(name, op, value)`` with op in SET, DELETE,
+                APPEND, SUBTRACT.
+            validate_only: check without changing anything.
+
+        Raises:
+            TypeError / ValueError: malformed arguments.
+            InvalidConfigError (names the key), UnknownTopicOrPartitionError,
+            InvalidRequestError, BrokerNotAvailableError, ...: the first resource's
+                error, with the server's message.
+            KafkaTimeoutError: no controller answered in time.
+        """
+        if not isinstance(configs, Mapping):
+            raise TypeError("alter_configs takes {ConfigResource: changes}")
+        entries: dict[ConfigResource, Any] = {}
+        for resource, changes in configs.items():
+            if not isinstance(resource, ConfigResource):
+                raise TypeError(f"alter_configs keys must be ConfigResource objects, not {resource!r}")
+            entries[resource] = alter_resource(resource, normalize_alter_ops(changes))
+        if not entries:
+            return
+        results: dict[ConfigResource, Any] = {}
+        to_controller = [r for r in entries if r.resource_type is ConfigResourceType.TOPIC]
+        for resource in (r for r in entries if r.resource_type is ConfigResourceType.BROKER):
+            node_id = await self._broker_id(resource)
+            answer: IncrementalAlterConfigsResponse = await self._client.send(
+                node_id, IncrementalAlterConfigsRequest(resources=[entries[resource]], validate_only=validate_only))
+            if any(x.error_code == Errors.NOT_CONTROLLER for x in answer.responses):
+                to_controller.append(resource)
+            else:
+                self._collect([resource], answer.responses, results)
+        if to_controller:
+            response: IncrementalAlterConfigsResponse = await self._send_to_controller(
+                lambda: IncrementalAlterConfigsRequest(resources=[entries[r] for r in to_controller],
+                                                       validate_only=validate_only),
+                lambda resp: any(x.error_code == Errors.NOT_CONTROLLER for x in resp.responses),
+                0, "IncrementalAlterConfigs",
+            )
+            self._collect(to_controller, response.responses, results)
+        for resource in entries:
+            result = results[resource]
+            error = resource_error(result.error_code, result.error_message, resource)
+            if error is not None:
+                raise error

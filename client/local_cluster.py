@@ -1,7 +1,7 @@
 """LocalCluster: N real broker processes on 127.0.0.1, for tests, demos and the CLI.
 
 Owns: port choice, one ``server.properties`` per broker under
-``<data_dir>/broker-<id>/``, the broker processes (``python -m broker --config``,
+``<data_dir>/broker-<id>/`` (with ``broker.rack`` when racks are given), the broker processes (``python -m broker --config``,
 output to ``broker.log``), readiness checks (every broker answers Metadata listing
 every expected broker id) and teardown (SIGTERM, then SIGKILL after a timeout).
 Synchronous and loop-free on purpose (plain blocking sockets for the readiness
@@ -22,7 +22,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +91,8 @@ class LocalCluster:
         base_port: listener ports base_port..base_port+N-1 (default: free ports).
         broker_configs: extra ``server.properties`` entries for every broker
             (e.g. ``{"broker.session.timeout.ms": 3000}``); they override generated ones.
+        racks: one ``broker.rack`` per broker in node-id order (None entries leave
+            that broker without a rack), for rack-aware replica assignment.
         startup_timeout_s: bound of ``start``/``start_broker`` (s).
 
     Use as ``with LocalCluster(...) as cluster:`` or ``start()``/``stop()``.
@@ -98,9 +100,16 @@ class LocalCluster:
 
     def __init__(self, num_brokers: int = 3, data_dir: str | os.PathLike[str] = "kafkette-data",
                  base_port: int | None = None, broker_configs: Mapping[str, Any] | None = None,
-                 startup_timeout_s: float = 60) -> None:
+                 startup_timeout_s: float = 60, racks: Sequence[str | None] | None = None) -> None:
         if type(num_brokers) is not int or num_brokers < 1:
             raise ValueError("num_brokers must be an int >= 1")
+        if racks is not None:
+            if isinstance(racks, str) or not isinstance(racks, Sequence):
+                raise TypeError("racks must be a list with one rack name (or None) per broker")
+            if len(racks) != num_brokers:
+                raise ValueError(f"racks names {len(racks)} racks for {num_brokers} brokers; give one per broker")
+            if any(r is not None and (not isinstance(r, str) or not r.strip()) for r in racks):
+                raise ValueError("each rack must be a non-empty string or None")
         if base_port is not None and not 0 < base_port <= 65535 - num_brokers:
             raise ValueError(f"base_port {base_port} leaves no room for {num_brokers} ports")
         self.num_brokers = num_brokers
@@ -109,6 +118,7 @@ class LocalCluster:
         self._ports = list(range(base_port, base_port + num_brokers)) if base_port else free_ports(num_brokers)
         self.ports = dict(zip(self.broker_ids, self._ports, strict=True))
         self._broker_configs = dict(broker_configs or {})
+        self.racks: dict[int, str | None] = dict(zip(self.broker_ids, racks or [None] * num_brokers, strict=True))
         self.startup_timeout_s = startup_timeout_s
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
 
@@ -143,6 +153,8 @@ class LocalCluster:
             "log.dirs": str(self.broker_dir(broker_id) / "logs"),
             "controller.quorum.voters": f"{controller}@{HOST}:{self.ports[controller]}",
         }
+        if self.racks[broker_id] is not None:
+            props["broker.rack"] = self.racks[broker_id]
         props.update(self._broker_configs)
         return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in props.items()}
 

@@ -3,7 +3,7 @@
 Owns: ``KafketteGroup`` (runs click in non-standalone mode and turns user mistakes
 into one ``Error: ...`` line on stderr with a non-zero exit, no traceback), the
 ``kafkette`` group and ``main()`` (console script ``kafkette``).  Each command group
-lives in its own module (cluster, broker, topics, produce, consume, perf).
+lives in its own module (cluster, broker, topics, configs, produce, consume, perf).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import click
 
 from client.cli.broker import broker
 from client.cli.cluster import cluster
+from client.cli.configs import configs
 from client.cli.consume import consume
 from client.cli.perf import perf
 from client.cli.produce import produce
@@ -61,6 +62,7 @@ def kafkette() -> None:
 kafkette.add_command(cluster)
 kafkette.add_command(broker)
 kafkette.add_command(topics)
+kafkette.add_command(configs)
 kafkette.add_command(produce)
 kafkette.add_command(consume)
 kafkette.add_command(perf)

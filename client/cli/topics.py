@@ -1,18 +1,28 @@
-"""``kafkette topics create|list|describe``: topic administration from the shell.
+"""``kafkette topics create|list|describe|alter|delete|elect-leaders``: topic administration.
 
-Owns: the commands and the parsing of Kafka's ``--replica-assignment`` flag
+Owns: the commands, the parsing of Kafka's ``--replica-assignment`` flag
 (comma-separated partitions, colon-separated broker ids: ``1:2,2:3`` gives partition
-0 replicas [1, 2] and partition 1 replicas [2, 3]).  The work is done by
-``client.admin.AdminClient``.  Kafka concept: ``kafka-topics.sh`` (``TopicCommand``).
+0 replicas [1, 2] and partition 1 replicas [2, 3]) and the describe output (a
+``Topic: ... Configs: k=v,...`` line per topic, then its partitions; the
+``--under-replicated-partitions`` / ``--unavailable-partitions`` filters print only
+matching partitions).  The work is done by ``client.admin.AdminClient``.
+Kafka concept: ``kafka-topics.sh`` (``TopicCommand``) and ``kafka-leader-election.sh``.
 """
 
 from __future__ import annotations
 
 import click
 
-from client.admin import AdminClient, NewTopic, TopicDescription
+from client.admin import AdminClient, NewPartitions, NewTopic, TopicDescription
 from client.cli.shared_options import bootstrap_server_option, parse_key_value, run_coroutine
-from protocol.errors import TopicAlreadyExistsError  # type: ignore[attr-defined]
+from client.config_resource import ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource
+from protocol.errors import (  # type: ignore[attr-defined]
+    ElectionNotNeededError,
+    KafkaError,
+    TopicAlreadyExistsError,
+    UnknownTopicOrPartitionError,
+)
+from protocol.topic_partition import TopicPartition
 
 
 def parse_replica_assignment(text: str) -> dict[int, list[int]]:
@@ -95,9 +105,91 @@ def describe_table(descriptions: dict[str, TopicDescription]) -> str:
     return tabulate(rows, headers=["Topic", "Partition", "Leader", "Replicas", "Isr"], tablefmt="plain")
 
 
+def check_alter_arguments(partitions: int | None, replica_assignment: str | None) -> dict[int, list[int]] | None:
+    """Validate ``topics alter`` flags the way TopicCommand does.
+
+    Returns:
+        The parsed ``--replica-assignment`` (every partition, or only the new ones), or None.
+
+    Raises:
+        click.UsageError: no ``--partitions``, a count below 1, a malformed assignment,
+            or one listing more partitions than ``--partitions``.
+    """
+    if partitions is None:
+        raise click.UsageError("Option --partitions is required to alter a topic")
+    if partitions < 1:
+        raise click.UsageError("The partitions must be greater than 0")
+    if replica_assignment is None:
+        return None
+    try:
+        assignment = parse_replica_assignment(replica_assignment)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    if len(assignment) > partitions:
+        raise click.UsageError(
+            f"--replica-assignment lists {len(assignment)} partitions but --partitions is {partitions}"
+        )
+    return assignment
+
+
+def new_partition_assignments(assignment: dict[int, list[int]], total: int, current: int) -> list[list[int]]:
+    """The replicas of the new partitions ``current..total-1`` from an alter assignment.
+
+    As ``kafka-topics.sh --alter``, the assignment may list every partition (existing
+    ones first, ignored); it may also list only the new ones.
+
+    Raises:
+        ValueError: it lists neither ``total`` nor ``total - current`` partitions.
+    """
+    groups = [assignment[p] for p in sorted(assignment)]
+    if len(groups) == total:
+        return groups[current:]
+    if len(groups) == total - current:
+        return groups
+    raise ValueError(
+        f"--replica-assignment must list all {total} partitions or the {total - current} new ones, "
+        f"got {len(groups)}"
+    )
+
+
+def filter_partitions(descriptions: dict[str, TopicDescription], live_brokers: set[int], *,
+                      under_replicated: bool, unavailable: bool) -> dict[str, TopicDescription]:
+    """Keep the partitions matching any requested filter (TopicCommand's describe options).
+
+    A partition is under-replicated when its ISR is smaller than its replica list, and
+    unavailable when it has no leader or its leader is not a live broker.
+    """
+    out: dict[str, TopicDescription] = {}
+    for name, description in descriptions.items():
+        kept = [
+            p for p in description.partitions
+            if (under_replicated and len(p.isr) < len(p.replicas))
+            or (unavailable and (p.leader < 0 or p.leader not in live_brokers))
+        ]
+        if kept:
+            out[name] = TopicDescription(name, kept, description.is_internal)
+    return out
+
+
+def topic_summary_line(description: TopicDescription, configs: dict[str, ConfigEntry]) -> str:
+    """``Topic: t<TAB>PartitionCount: n<TAB>ReplicationFactor: r<TAB>Configs: k=v,...``
+    (the topic's overrides only, as kafka-topics.sh prints them)."""
+    replication_factor = max((len(p.replicas) for p in description.partitions), default=0)
+    overrides = ",".join(
+        f"{e.name}={e.value}" for e in configs.values() if e.source == ConfigSource.DYNAMIC_TOPIC_CONFIG
+    )
+    return (f"Topic: {description.name}\tPartitionCount: {len(description.partitions)}\t"
+            f"ReplicationFactor: {replication_factor}\tConfigs: {overrides}")
+
+
+def _admin(bootstrap_server: str, request_timeout_ms: int) -> AdminClient:
+    return AdminClient(bootstrap_servers=bootstrap_server, request_timeout_ms=request_timeout_ms,
+                       client_id="kafkette-topics")
+
+
 @click.group()
 def topics() -> None:
-    """Create, list and describe topics."""
+    """Create, list, describe, alter and delete topics; elect leaders."""
 
 
 @topics.command("create")
@@ -156,16 +248,133 @@ def list_(request_timeout_ms: int, bootstrap_server: str) -> None:
 
 @topics.command("describe")
 @click.argument("name", required=False)
+@click.option("--under-replicated-partitions", is_flag=True,
+              help="Only partitions whose ISR is smaller than their replica list.")
+@click.option("--unavailable-partitions", is_flag=True, help="Only partitions without a live leader.")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
-def describe(name: str | None, request_timeout_ms: int, bootstrap_server: str) -> None:
-    """Describe topic NAME (default: every topic) as a table."""
+def describe(name: str | None, under_replicated_partitions: bool, unavailable_partitions: bool,
+             request_timeout_ms: int, bootstrap_server: str) -> None:
+    """Describe topic NAME (default: every topic): configs and partitions."""
+    filtering = under_replicated_partitions or unavailable_partitions
 
-    async def run() -> dict[str, TopicDescription]:
-        async with AdminClient(bootstrap_servers=bootstrap_server, request_timeout_ms=request_timeout_ms,
-                               client_id="kafkette-topics") as admin:
-            return await admin.describe_topics(None if name is None else [name])
+    async def run() -> tuple[dict[str, TopicDescription], dict[str, dict[str, ConfigEntry]], set[int]]:
+        async with _admin(bootstrap_server, request_timeout_ms) as admin:
+            descriptions = await admin.describe_topics(None if name is None else [name])
+            live = {b.node_id for b in (await admin.describe_cluster())["brokers"]}
+            configs: dict[str, dict[str, ConfigEntry]] = {}
+            if descriptions and not filtering:
+                described = await admin.describe_configs(
+                    [ConfigResource(ConfigResourceType.TOPIC, topic) for topic in descriptions])
+                configs = {resource.name: entries for resource, entries in described.items()}
+            return descriptions, configs, live
 
-    descriptions = run_coroutine(run())
-    if descriptions:
-        click.echo(describe_table(descriptions))
+    descriptions, configs, live = run_coroutine(run())
+    if filtering:
+        matching = filter_partitions(descriptions, live, under_replicated=under_replicated_partitions,
+                                     unavailable=unavailable_partitions)
+        if matching:
+            click.echo(describe_table(matching))
+        return
+    for topic, description in descriptions.items():
+        click.echo(topic_summary_line(description, configs.get(topic, {})))
+        if description.partitions:
+            click.echo(describe_table({topic: description}))
+
+
+@topics.command("alter")
+@click.argument("name")
+@click.option("--partitions", type=int, default=None, help="The new (larger) number of partitions.")
+@click.option("--replica-assignment", default=None, metavar="B:B,B:B,...",
+              help="Replicas of the partitions (all of them, existing first, or only the new ones).")
+@click.option("--if-exists", is_flag=True, help="Do nothing when the topic does not exist.")
+@click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
+@bootstrap_server_option
+def alter(name: str, partitions: int | None, replica_assignment: str | None, if_exists: bool,
+          request_timeout_ms: int, bootstrap_server: str) -> None:
+    """Increase the partitions of topic NAME (CreatePartitions)."""
+    assignment = check_alter_arguments(partitions, replica_assignment)
+    total = int(partitions or 0)  # check_alter_arguments refused None
+
+    async def run() -> bool:
+        async with _admin(bootstrap_server, request_timeout_ms) as admin:
+            try:
+                new_assignments = None
+                if assignment is not None:
+                    current = len((await admin.describe_topics([name]))[name].partitions)
+                    new_assignments = new_partition_assignments(assignment, total, current)
+                await admin.create_partitions({name: NewPartitions(total, new_assignments or None)})
+            except UnknownTopicOrPartitionError:
+                if if_exists:
+                    return False
+                raise
+            return True
+
+    if run_coroutine(run()):
+        click.echo(f"Topic {name} now has {total} partitions.")
+
+
+@topics.command("delete")
+@click.argument("name")
+@click.option("--if-exists", is_flag=True, help="Do nothing when the topic does not exist.")
+@click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
+@bootstrap_server_option
+def delete(name: str, if_exists: bool, request_timeout_ms: int, bootstrap_server: str) -> None:
+    """Delete topic NAME (DeleteTopics)."""
+    from protocol.errors import RequestTimedOutError  # type: ignore[attr-defined]
+
+    async def run() -> str | None:
+        async with _admin(bootstrap_server, request_timeout_ms) as admin:
+            try:
+                await admin.delete_topics([name])
+            except UnknownTopicOrPartitionError:
+                if if_exists:
+                    return None
+                raise
+            except RequestTimedOutError:
+                return (f"Topic {name} is marked for deletion; it is removed once every replica's broker "
+                        "has deleted it.")
+            return f"Deleted topic {name}."
+
+    message = run_coroutine(run())
+    if message:
+        click.echo(message)
+
+
+def _partition_list(tps: list[TopicPartition]) -> str:
+    return ", ".join(str(tp) for tp in tps)
+
+
+@topics.command("elect-leaders")
+@click.argument("name", required=False)
+@click.option("--partition", type=click.IntRange(0), default=None, help="Only this partition of NAME.")
+@click.option("--election-type", type=click.Choice(["preferred", "unclean"], case_sensitive=False),
+              default="preferred", show_default=True)
+@click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
+@bootstrap_server_option
+def elect_leaders(name: str | None, partition: int | None, election_type: str, request_timeout_ms: int,
+                  bootstrap_server: str) -> None:
+    """Elect the preferred (or, unclean, any live) leader of NAME's partitions (default: all)."""
+    if partition is not None and name is None:
+        raise click.UsageError("Option --partition needs a topic NAME")
+    targets: list[str | TopicPartition] | None = None
+    if name is not None:
+        targets = [name] if partition is None else [TopicPartition(name, partition)]
+
+    async def run() -> dict[TopicPartition, KafkaError | None]:
+        async with _admin(bootstrap_server, request_timeout_ms) as admin:
+            return await admin.elect_leaders(targets, election_type=election_type.lower())
+
+    results = run_coroutine(run())
+    kind = election_type.upper()
+    elected = [tp for tp, error in results.items() if error is None]
+    not_needed = [tp for tp, error in results.items() if isinstance(error, ElectionNotNeededError)]
+    failed = {tp: error for tp, error in results.items()
+              if error is not None and not isinstance(error, ElectionNotNeededError)}
+    if elected:
+        click.echo(f"Successfully completed leader election ({kind}) for partitions {_partition_list(elected)}")
+    if not_needed:
+        click.echo(f"Valid replica already elected for partitions {_partition_list(not_needed)}")
+    if failed:
+        details = "; ".join(f"{tp}: {error}" for tp, error in failed.items())
+        raise click.ClickException(f"Leader election ({kind}) failed for {len(failed)} partition(s): {details}")

@@ -41,7 +41,9 @@ class Consumer:
         max_partition_fetch_bytes: bound per partition per fetch (bytes).
         request_timeout_ms: per-request deadline (ms).
         retry_backoff_ms: pause after errors (ms).
-        allow_auto_create_topics: Metadata's allow_auto_topic_creation flag.
+        allow_auto_create_topics: Metadata's allow_auto_topic_creation flag (Kafka's
+            ``allow.auto.create.topics``, default true): when False, assigning or
+            asking for an unknown topic never creates it.
 
     Raises:
         ValueError: invalid settings.
@@ -60,7 +62,7 @@ class Consumer:
         request_timeout_ms: int = 30000,
         retry_backoff_ms: int = 100,
         metadata_max_age_ms: int = 300000,
-        allow_auto_create_topics: bool = False,
+        allow_auto_create_topics: bool = True,
     ) -> None:
         if fetch_max_wait_ms < 0 or fetch_min_bytes < 0 or fetch_max_bytes < 1 or max_partition_fetch_bytes < 1:
             raise ValueError("fetch sizes must be positive and fetch_max_wait_ms >= 0")

@@ -76,7 +76,11 @@ class Producer:
         linger_ms: how long a batch waits for more records (ms).
         max_batch_size: target batch size (bytes).
         max_buffer_size: bytes buffered before ``send`` waits for room (bytes).
-        request_timeout_ms: per-request deadline (ms).
+        request_timeout_ms: per-request deadline (ms), and how long ``send`` waits for
+            the metadata of a new topic (Kafka's ``max.block.ms``).  The producer's
+            Metadata requests allow auto-creation, so a send to a topic that does not
+            exist yet succeeds once the brokers (``auto.create.topics.enable``) have
+            created it; LEADER_NOT_AVAILABLE and UNKNOWN_TOPIC_OR_PARTITION are retried.
         delivery_timeout_ms: a record not acknowledged this long after ``send`` fails (ms).
         retry_backoff_ms: pause before a retry and between metadata refreshes (ms).
         max_in_flight_requests_per_connection: unanswered ProduceRequests per broker.
@@ -125,6 +129,7 @@ class Producer:
         self._client = KafkaClient(
             bootstrap_servers, client_id=self.client_id, request_timeout_ms=request_timeout_ms,
             retry_backoff_ms=retry_backoff_ms, metadata_max_age_ms=metadata_max_age_ms,
+            allow_auto_topic_creation=True,
         )
         self._accumulator_args = dict(
             max_batch_size=max_batch_size, linger_ms=linger_ms, max_buffer_size=max_buffer_size,

@@ -1,0 +1,208 @@
+"""``kafkette configs describe|alter``: topic and broker configs from the shell.
+
+Owns: the commands and the parsing of kafka-configs.sh's flags: ``--add-config
+k=v,k2=v2`` (a value holding commas is written in brackets, ``k=[a,b]``) and
+``--delete-config k,k2``.  ``describe`` prints the dynamic overrides by default and
+every config with ``--all``, one ``name=value`` per line with its source.  The work is
+done by ``client.admin.AdminClient`` (DescribeConfigs, IncrementalAlterConfigs).
+Kafka concept: ``kafka-configs.sh`` (``ConfigCommand``).
+"""
+
+from __future__ import annotations
+
+import click
+
+from client.admin import AdminClient
+from client.cli.shared_options import bootstrap_server_option, run_coroutine
+from client.config_resource import (
+    AlterConfigOp,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    ConfigResourceType,
+    ConfigSource,
+)
+
+ENTITY_TYPES = {"topics": ConfigResourceType.TOPIC, "brokers": ConfigResourceType.BROKER}
+_DYNAMIC = (ConfigSource.DYNAMIC_TOPIC_CONFIG, ConfigSource.DYNAMIC_BROKER_CONFIG,
+            ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG)
+
+
+def split_config_list(text: str) -> list[str]:
+    """Split at commas outside square brackets: ``"a=1,b=[x,y]"`` -> ``["a=1", "b=[x,y]"]``.
+
+    Raises:
+        ValueError: unbalanced brackets.
+    """
+    items: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for char in text:
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"Unbalanced ']' in {text!r}")
+        if char == "," and depth == 0:
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    if depth != 0:
+        raise ValueError(f"Unbalanced '[' in {text!r}")
+    items.append("".join(current))
+    return [item.strip() for item in items if item.strip()]
+
+
+def parse_add_config(text: str) -> dict[str, str]:
+    """Parse ``--add-config k=v,k2=[a,b]`` into ``{"k": "v", "k2": "a,b"}``.
+
+    Raises:
+        ValueError: an entry without ``=`` or with an empty key, or a key given twice.
+    """
+    out: dict[str, str] = {}
+    for item in split_config_list(text):
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise ValueError(f'Invalid --add-config entry {item!r}: all configs to be added must be in the format "key=val"')
+        if value.startswith("[") and value.endswith("]"):
+            value = value[1:-1]
+        if key in out:
+            raise ValueError(f"Config {key!r} is given twice in --add-config")
+        out[key] = value
+    if not out:
+        raise ValueError("--add-config must name at least one key=val")
+    return out
+
+
+def parse_delete_config(text: str) -> list[str]:
+    """Parse ``--delete-config k,k2`` into ``["k", "k2"]``.
+
+    Raises:
+        ValueError: no key, or an entry holding ``=``.
+    """
+    keys = [k.strip() for k in text.split(",") if k.strip()]
+    if not keys:
+        raise ValueError("--delete-config must name at least one key")
+    bad = [k for k in keys if "=" in k]
+    if bad:
+        raise ValueError(f"Invalid --delete-config entry {bad[0]!r}: give config names only")
+    return keys
+
+
+def alter_ops(add_config: str | None, delete_config: str | None) -> list[AlterConfigOp]:
+    """The changes of ``configs alter``: SET for each added key, DELETE for each removed one.
+
+    Raises:
+        click.UsageError: neither flag, a malformed flag, or a key both added and deleted.
+    """
+    if add_config is None and delete_config is None:
+        raise click.UsageError("configs alter needs --add-config and/or --delete-config")
+    try:
+        added = parse_add_config(add_config) if add_config is not None else {}
+        deleted = parse_delete_config(delete_config) if delete_config is not None else []
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    both = sorted(set(added) & set(deleted))
+    if both:
+        raise click.UsageError(f"Config {both[0]!r} is both added and deleted")
+    return ([AlterConfigOp(k, v, AlterConfigOpType.SET) for k, v in added.items()]
+            + [AlterConfigOp(k, None, AlterConfigOpType.DELETE) for k in deleted])
+
+
+def check_entity(entity_type: str, entity_name: str | None, *, required: bool) -> ConfigResource | None:
+    """The resource named by ``--entity-type``/``--entity-name``.
+
+    Raises:
+        click.UsageError: a missing name when ``required``, or a broker name that is not an id.
+    """
+    if entity_name is None:
+        if required:
+            raise click.UsageError("Option --entity-name is required")
+        return None
+    try:
+        return ConfigResource(ENTITY_TYPES[entity_type], entity_name)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def entity_label(resource: ConfigResource) -> str:
+    """``topic t`` or ``broker 1``, as kafka-configs.sh words it."""
+    return f"{resource.resource_type.name.lower()} {resource.name}"
+
+
+def format_entries(resource: ConfigResource, entries: dict[str, ConfigEntry], show_all: bool) -> str:
+    """The describe output of one resource: a heading, then ``  name=value ...`` lines."""
+    shown = [e for e in entries.values() if show_all or e.source in _DYNAMIC]
+    heading = f"{'All' if show_all else 'Dynamic'} configs for {entity_label(resource)} are:"
+    lines = [heading]
+    for entry in shown:
+        value = "null" if entry.value is None else entry.value
+        lines.append(f"  {entry.name}={value} sensitive={str(entry.is_sensitive).lower()} "
+                     f"source={entry.source.name}")
+    return "\n".join(lines)
+
+
+def _admin(bootstrap_server: str, request_timeout_ms: int) -> AdminClient:
+    return AdminClient(bootstrap_servers=bootstrap_server, request_timeout_ms=request_timeout_ms,
+                       client_id="kafkette-configs")
+
+
+_entity_type_option = click.option("--entity-type", type=click.Choice(sorted(ENTITY_TYPES)), required=True,
+                                   help="topics or brokers.")
+
+
+@click.group()
+def configs() -> None:
+    """Describe and alter topic and broker configs."""
+
+
+@configs.command("describe")
+@_entity_type_option
+@click.option("--entity-name", default=None, help="Topic name or broker id (default: every topic/broker).")
+@click.option("--all", "show_all", is_flag=True, help="Every config, not only the dynamic overrides.")
+@click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
+@bootstrap_server_option
+def describe(entity_type: str, entity_name: str | None, show_all: bool, request_timeout_ms: int,
+             bootstrap_server: str) -> None:
+    """Describe the configs of a topic or a broker."""
+    named = check_entity(entity_type, entity_name, required=False)
+
+    async def run() -> dict[ConfigResource, dict[str, ConfigEntry]]:
+        async with _admin(bootstrap_server, request_timeout_ms) as admin:
+            if named is not None:
+                resources = [named]
+            elif entity_type == "topics":
+                resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in await admin.list_topics()]
+            else:
+                brokers = (await admin.describe_cluster())["brokers"]
+                resources = [ConfigResource(ConfigResourceType.BROKER, b.node_id) for b in brokers]
+            return await admin.describe_configs(resources) if resources else {}
+
+    for resource, entries in run_coroutine(run()).items():
+        click.echo(format_entries(resource, entries, show_all))
+
+
+@configs.command("alter")
+@_entity_type_option
+@click.option("--entity-name", default=None, help="Topic name or broker id.")
+@click.option("--add-config", default=None, metavar="K=V,K2=V2", help="Configs to set (k=[a,b] for lists).")
+@click.option("--delete-config", default=None, metavar="K,K2", help="Overrides to remove.")
+@click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
+@bootstrap_server_option
+def alter(entity_type: str, entity_name: str | None, add_config: str | None, delete_config: str | None,
+          request_timeout_ms: int, bootstrap_server: str) -> None:
+    """Set or remove config overrides of a topic or a broker."""
+    resource = check_entity(entity_type, entity_name, required=True)
+    ops = alter_ops(add_config, delete_config)
+    if resource is None:  # check_entity(required=True) never returns None
+        raise click.UsageError("Option --entity-name is required")
+
+    async def run() -> None:
+        async with _admin(bootstrap_server, request_timeout_ms) as admin:
+            await admin.alter_configs({resource: ops})
+
+    run_coroutine(run())
+    click.echo(f"Completed updating config for {entity_label(resource)}.")
