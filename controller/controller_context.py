@@ -106,6 +106,10 @@ class ControllerContext:
         """Registrations of live brokers, sorted by id."""
         return [self.brokers[b] for b in self.live_broker_ids()]
 
+    def live_broker_racks(self) -> dict[int, str | None]:
+        """``{broker id: broker.rack or None}`` of live brokers (for rack-aware assignment)."""
+        return {reg.broker_id: reg.rack for reg in self.live_brokers()}
+
     def partitions_led_by(self, broker_id: int) -> list[TopicPartition]:
         """Partitions whose current leader is ``broker_id``, sorted."""
         return sorted(tp for tp, p in self.partitions.items() if p.leader == broker_id)

@@ -167,7 +167,9 @@ class ReplicationControlManager:
             replication_factor = resolve_replication_factor(
                 topic.replication_factor, self._default_replication_factor, len(live)
             )
-            assignment = assign_replicas_to_brokers(num_partitions, replication_factor, live, rng=self._rng)
+            assignment = assign_replicas_to_brokers(
+                num_partitions, replication_factor, live, broker_racks=ctx.live_broker_racks(), rng=self._rng
+            )
         if has_collision_chars(topic.name):
             unified = unify_collision_chars(topic.name)
             for other in [*ctx.topics, *pending]:
