@@ -1,0 +1,382 @@
+"""ReplicaManager: LeaderAndIsr, produce with acks and the produce purgatory, fetch with
+min_bytes / max_wait and the fetch purgatory.
+
+Real event loop, LogManager and logs on tmp_path; the AlterPartitionManager is a
+recorder and replica fetchers get a fake leader (no sockets).  Purgatory timers are
+real, so the timeouts used are tiny.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from broker_fakes import (
+    TP0,
+    TP1,
+    AlterPartitionRecorder,
+    FakeLeaderEndPointFactory,
+    ManualClock,
+    base_offsets,
+    make_batch,
+    make_config,
+    make_state,
+)
+
+from broker.delayed_fetch import FetchPartitionInfo
+from broker.fetcher.replica_fetcher_manager import ReplicaFetcherManager
+from broker.log.log_manager import LogManager
+from broker.metadata_cache import MetadataCache
+from broker.replica_manager import ReplicaManager
+from protocol.apis.leader_and_isr import LeaderAndIsrLiveLeader, LeaderAndIsrRequest
+from protocol.errors import Errors
+from protocol.topic_partition import TopicPartition
+
+WAIT_S = 2.0  # bound on awaiting something that should happen at once
+
+
+class Harness:
+    def __init__(self, rm: ReplicaManager, recorder: AlterPartitionRecorder, endpoints: FakeLeaderEndPointFactory,
+                 clock: ManualClock) -> None:
+        self.rm = rm
+        self.recorder = recorder
+        self.endpoints = endpoints
+        self.clock = clock
+
+    async def leader_and_isr(self, *states, controller_epoch: int = 1, live_leaders=()):
+        request = LeaderAndIsrRequest(
+            controller_id=1, controller_epoch=controller_epoch, partition_states=list(states),
+            live_leaders=[LeaderAndIsrLiveLeader(broker_id=b, host_name="127.0.0.1", port=9000 + b)
+                          for b in live_leaders],
+        )
+        return await self.rm.become_leader_or_follower(request)
+
+    async def produce(self, acks: int, entries: dict[TopicPartition, bytes], timeout_ms: int = 5_000):
+        return await self.rm.append_records(timeout_ms, acks, entries)
+
+    def follower_fetch(self, replica_id: int, tp: TopicPartition, offset: int, leader_epoch: int = -1):
+        return self.rm.read_from_local_log(replica_id, {tp: FetchPartitionInfo(offset, 1 << 20, leader_epoch)}, 1 << 20)
+
+
+@pytest.fixture
+async def harness(tmp_path):
+    config = make_config(tmp_path / "logs", node_id=1)
+    log_manager = LogManager(config)
+    await log_manager.start()
+    recorder = AlterPartitionRecorder()
+    clock = ManualClock()
+    rm = ReplicaManager(config, log_manager, MetadataCache(1, "c"), recorder, clock_ms=clock)
+    endpoints = FakeLeaderEndPointFactory()
+    rm.fetcher_manager = ReplicaFetcherManager(config, rm.get_partition, endpoints)
+    yield Harness(rm, recorder, endpoints, clock)
+    await rm.stop()
+    await log_manager.stop()
+
+
+async def yield_until(predicate, rounds: int = 20) -> None:
+    """Let other tasks run (no time passes) until ``predicate()`` holds."""
+    for _ in range(rounds):
+        if predicate():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("condition not reached")
+
+
+# ----- LeaderAndIsr ---------------------------------------------------------------------
+
+
+async def test_become_leader_creates_the_partition_as_leader(harness):
+    error, errors = await harness.leader_and_isr(make_state(leader_epoch=3, replicas=[1, 2], isr=[1, 2]))
+    assert (error, errors) == (Errors.NONE, {TP0: Errors.NONE})
+    partition = harness.rm.get_partition(TP0)
+    assert partition.is_leader and partition.leader_epoch == 3 and partition.isr == [1, 2]
+    assert harness.rm.log_manager.get_log(TP0) is partition.log
+
+
+async def test_become_follower_starts_fetching_from_the_leader(harness):
+    error, errors = await harness.leader_and_isr(make_state(leader=2, leader_epoch=3, replicas=[1, 2]),
+                                                 live_leaders=[2])
+    assert (error, errors) == (Errors.NONE, {TP0: Errors.NONE})
+    partition = harness.rm.get_partition(TP0)
+    assert not partition.is_leader and partition.leader_id == 2
+    fetcher = harness.rm.fetcher_manager.fetcher_for(TP0)
+    assert fetcher is not None and fetcher.fetch_state(TP0).leader_epoch == 3
+    [endpoint] = harness.endpoints.built
+    assert (endpoint.broker_id, endpoint.leader_id, endpoint.host, endpoint.port) == (1, 2, "127.0.0.1", 9002)
+
+
+async def test_follower_becoming_leader_stops_fetching(harness):
+    await harness.leader_and_isr(make_state(leader=2, leader_epoch=3, replicas=[1, 2]), live_leaders=[2])
+    await harness.leader_and_isr(make_state(leader=1, leader_epoch=4, replicas=[1, 2], isr=[1]))
+    assert harness.rm.get_partition(TP0).is_leader
+    assert harness.rm.fetcher_manager.fetcher_for(TP0) is None
+    assert harness.endpoints.built[0].closed == 1
+
+
+async def test_follower_without_a_known_leader_address_does_not_fetch(harness):
+    _, errors = await harness.leader_and_isr(make_state(leader=2, replicas=[1, 2]))
+    assert errors == {TP0: Errors.NONE}
+    assert harness.rm.fetcher_manager.fetcher_for(TP0) is None
+
+
+async def test_request_from_a_stale_controller_epoch_is_refused_whole(harness):
+    await harness.leader_and_isr(make_state(leader_epoch=1), controller_epoch=5)
+    error, errors = await harness.leader_and_isr(make_state(leader_epoch=2, controller_epoch=4), controller_epoch=4)
+    assert (error, errors) == (Errors.STALE_CONTROLLER_EPOCH, {})
+    assert harness.rm.get_partition(TP0).leader_epoch == 1
+    assert harness.rm.controller_epoch == 5
+
+
+async def test_partition_state_with_a_stale_leader_epoch_is_ignored_per_partition(harness):
+    await harness.leader_and_isr(make_state(TP0, leader_epoch=5), make_state(TP1, leader_epoch=5))
+    error, errors = await harness.leader_and_isr(
+        make_state(TP0, leader_epoch=4, leader=2, replicas=[1, 2]),
+        make_state(TP1, leader_epoch=6, leader=1, replicas=[1]),
+    )
+    assert error == Errors.NONE
+    assert errors == {TP0: Errors.STALE_CONTROLLER_EPOCH, TP1: Errors.NONE}
+    assert harness.rm.get_partition(TP0).is_leader and harness.rm.get_partition(TP0).leader_epoch == 5
+    assert harness.rm.get_partition(TP1).leader_epoch == 6
+
+
+async def test_same_leader_epoch_and_partition_epoch_is_stale_but_a_newer_partition_epoch_applies(harness):
+    await harness.leader_and_isr(make_state(leader_epoch=5, partition_epoch=2, replicas=[1, 2], isr=[1, 2]))
+    _, errors = await harness.leader_and_isr(make_state(leader_epoch=5, partition_epoch=2, replicas=[1, 2], isr=[1]))
+    assert errors == {TP0: Errors.STALE_CONTROLLER_EPOCH}
+    _, errors = await harness.leader_and_isr(make_state(leader_epoch=5, partition_epoch=3, replicas=[1, 2], isr=[1]))
+    assert errors == {TP0: Errors.NONE}
+    assert harness.rm.get_partition(TP0).isr == [1]
+
+
+async def test_partition_state_not_naming_this_broker_as_replica_is_refused(harness):
+    _, errors = await harness.leader_and_isr(make_state(leader=2, replicas=[2, 3]))
+    assert errors == {TP0: Errors.UNKNOWN_TOPIC_OR_PARTITION}
+    assert harness.rm.get_partition(TP0) is None
+
+
+# ----- produce --------------------------------------------------------------------------
+
+
+async def test_append_with_acks_one_returns_base_offsets_per_partition(harness):
+    await harness.leader_and_isr(make_state(TP0), make_state(TP1))
+    first = await harness.produce(1, {TP0: make_batch(3), TP1: make_batch(1)})
+    second = await harness.produce(1, {TP0: make_batch(2)})
+    assert {tp: (s.error, s.base_offset) for tp, s in first.items()} == {TP0: (Errors.NONE, 0), TP1: (Errors.NONE, 0)}
+    assert (second[TP0].error, second[TP0].base_offset, second[TP0].log_start_offset) == (Errors.NONE, 3, 0)
+    assert not any(s.pending for s in first.values())
+
+
+async def test_append_to_an_unknown_partition_returns_unknown_topic_or_partition(harness):
+    await harness.leader_and_isr(make_state(TP0))
+    statuses = await harness.produce(1, {TopicPartition("nope", 0): make_batch(1), TP0: make_batch(1)})
+    assert statuses[TopicPartition("nope", 0)].error == Errors.UNKNOWN_TOPIC_OR_PARTITION
+    assert statuses[TopicPartition("nope", 0)].base_offset == -1
+    assert statuses[TP0].error == Errors.NONE
+
+
+async def test_append_to_a_follower_returns_not_leader_or_follower(harness):
+    await harness.leader_and_isr(make_state(leader=2, replicas=[1, 2]))
+    statuses = await harness.produce(1, {TP0: make_batch(1)})
+    assert statuses[TP0].error == Errors.NOT_LEADER_OR_FOLLOWER
+
+
+async def test_append_of_a_corrupt_batch_returns_corrupt_message(harness):
+    await harness.leader_and_isr(make_state())
+    batch = bytearray(make_batch(2))
+    batch[-1] ^= 0xFF
+    statuses = await harness.produce(1, {TP0: bytes(batch)})
+    assert statuses[TP0].error == Errors.CORRUPT_MESSAGE
+
+
+async def test_acks_all_on_a_single_replica_isr_completes_at_once(harness):
+    await harness.leader_and_isr(make_state())
+    async with asyncio.timeout(WAIT_S):
+        statuses = await harness.produce(-1, {TP0: make_batch(2)})
+    assert (statuses[TP0].error, statuses[TP0].base_offset) == (Errors.NONE, 0)
+
+
+async def test_acks_all_waits_until_a_follower_fetch_advances_the_high_watermark(harness):
+    await harness.leader_and_isr(make_state(replicas=[1, 2], isr=[1, 2]))
+    task = asyncio.create_task(harness.produce(-1, {TP0: make_batch(3)}))
+    await yield_until(lambda: len(harness.rm.produce_purgatory) == 1)
+    assert not task.done()
+    harness.follower_fetch(2, TP0, 2)
+    await asyncio.sleep(0)
+    assert not task.done(), "the follower has only offsets below 2"
+    harness.follower_fetch(2, TP0, 3)
+    async with asyncio.timeout(WAIT_S):
+        statuses = await task
+    assert (statuses[TP0].error, statuses[TP0].base_offset) == (Errors.NONE, 0)
+    assert len(harness.rm.produce_purgatory) == 0
+
+
+async def test_acks_all_times_out_with_request_timed_out_when_followers_do_not_fetch(harness):
+    await harness.leader_and_isr(make_state(replicas=[1, 2], isr=[1, 2]))
+    async with asyncio.timeout(WAIT_S):
+        statuses = await harness.produce(-1, {TP0: make_batch(1)}, timeout_ms=30)
+    assert statuses[TP0].error == Errors.REQUEST_TIMED_OUT
+    assert harness.rm.get_partition(TP0).log.log_end_offset == 1, "the batch stays in the leader's log"
+
+
+async def test_acks_all_with_isr_below_min_insync_replicas_returns_not_enough_replicas(harness):
+    await harness.leader_and_isr(make_state(replicas=[1, 2], isr=[1], configs=["min.insync.replicas=2"]))
+    statuses = await harness.produce(-1, {TP0: make_batch(1)})
+    assert statuses[TP0].error == Errors.NOT_ENOUGH_REPLICAS
+    assert len(harness.rm.produce_purgatory) == 0
+
+
+async def test_acks_all_answers_not_leader_when_leadership_moves_while_waiting(harness):
+    await harness.leader_and_isr(make_state(replicas=[1, 2], isr=[1, 2], leader_epoch=1))
+    task = asyncio.create_task(harness.produce(-1, {TP0: make_batch(1)}))
+    await yield_until(lambda: len(harness.rm.produce_purgatory) == 1)
+    await harness.leader_and_isr(make_state(leader=2, replicas=[1, 2], isr=[2], leader_epoch=2))
+    async with asyncio.timeout(WAIT_S):
+        statuses = await task
+    assert statuses[TP0].error == Errors.NOT_LEADER_OR_FOLLOWER
+
+
+async def test_stop_answers_waiting_produce_requests(harness):
+    await harness.leader_and_isr(make_state(replicas=[1, 2], isr=[1, 2]))
+    task = asyncio.create_task(harness.produce(-1, {TP0: make_batch(1)}))
+    await yield_until(lambda: len(harness.rm.produce_purgatory) == 1)
+    await harness.rm.stop()
+    assert (await task)[TP0].error == Errors.REQUEST_TIMED_OUT
+
+
+# ----- fetch ----------------------------------------------------------------------------
+
+
+def consumer_fetch(harness, offsets: dict[TopicPartition, int], *, max_wait_ms=10_000, min_bytes=1,
+                   replica_id=-1):
+    return harness.rm.fetch_messages(
+        replica_id=replica_id, max_wait_ms=max_wait_ms, min_bytes=min_bytes, max_bytes=1 << 20,
+        fetch_infos={tp: FetchPartitionInfo(offset, 1 << 20, -1) for tp, offset in offsets.items()},
+    )
+
+
+async def test_fetch_returns_at_once_when_data_is_available(harness):
+    await harness.leader_and_isr(make_state())
+    await harness.produce(1, {TP0: make_batch(3)})
+    async with asyncio.timeout(WAIT_S):
+        results = await consumer_fetch(harness, {TP0: 0})
+    result = results[TP0]
+    assert (result.error, result.high_watermark, result.log_start_offset) == (Errors.NONE, 3, 0)
+    assert base_offsets(result.records) == [0]
+
+
+async def test_fetch_waits_for_min_bytes_and_is_completed_early_by_an_append(harness):
+    await harness.leader_and_isr(make_state())
+    batch = make_batch(2)
+    task = asyncio.create_task(consumer_fetch(harness, {TP0: 0}, min_bytes=2 * len(batch)))
+    await yield_until(lambda: len(harness.rm.fetch_purgatory) == 1)
+    await harness.produce(1, {TP0: batch})
+    await asyncio.sleep(0)
+    assert not task.done(), "one batch is below min_bytes"
+    await harness.produce(1, {TP0: make_batch(2)})
+    async with asyncio.timeout(WAIT_S):
+        results = await task
+    assert base_offsets(results[TP0].records) == [0, 2]
+
+
+async def test_consumer_fetch_waits_for_the_high_watermark_not_the_log_end_offset(harness):
+    await harness.leader_and_isr(make_state(replicas=[1, 2], isr=[1, 2]))
+    task = asyncio.create_task(consumer_fetch(harness, {TP0: 0}))
+    await yield_until(lambda: len(harness.rm.fetch_purgatory) == 1)
+    await harness.produce(1, {TP0: make_batch(2)})
+    await asyncio.sleep(0)
+    assert not task.done(), "the records are not committed yet"
+    harness.follower_fetch(2, TP0, 2)
+    async with asyncio.timeout(WAIT_S):
+        results = await task
+    assert base_offsets(results[TP0].records) == [0] and results[TP0].high_watermark == 2
+
+
+async def test_fetch_returns_empty_records_after_max_wait(harness):
+    await harness.leader_and_isr(make_state())
+    async with asyncio.timeout(WAIT_S):
+        results = await consumer_fetch(harness, {TP0: 0}, max_wait_ms=30)
+    assert results[TP0].error == Errors.NONE and results[TP0].records == b""
+    assert len(harness.rm.fetch_purgatory) == 0
+
+
+async def test_fetch_of_an_unknown_partition_answers_at_once_with_unknown_topic_or_partition(harness):
+    await harness.leader_and_isr(make_state())
+    async with asyncio.timeout(WAIT_S):
+        results = await consumer_fetch(harness, {TopicPartition("nope", 0): 0, TP0: 0})
+    assert results[TopicPartition("nope", 0)].error == Errors.UNKNOWN_TOPIC_OR_PARTITION
+    assert results[TP0].error == Errors.NONE
+
+
+async def test_fetch_out_of_range_answers_offset_out_of_range(harness):
+    await harness.leader_and_isr(make_state())
+    await harness.produce(1, {TP0: make_batch(2)})
+    results = await consumer_fetch(harness, {TP0: 5})
+    assert results[TP0].error == Errors.OFFSET_OUT_OF_RANGE
+
+
+async def test_fetch_with_a_stale_leader_epoch_answers_fenced_leader_epoch(harness):
+    await harness.leader_and_isr(make_state(leader_epoch=4))
+    results = harness.rm.read_from_local_log(-1, {TP0: FetchPartitionInfo(0, 1 << 20, 3)}, 1 << 20)
+    assert results[TP0].error == Errors.FENCED_LEADER_EPOCH
+
+
+async def test_follower_fetch_reads_past_the_high_watermark_and_updates_follower_state(harness):
+    await harness.leader_and_isr(make_state(replicas=[1, 2, 3], isr=[1, 2, 3]))
+    await harness.produce(1, {TP0: make_batch(2)})
+    await harness.produce(1, {TP0: make_batch(2)})
+    results = harness.follower_fetch(2, TP0, 0)
+    assert base_offsets(results[TP0].records) == [0, 2]
+    assert results[TP0].high_watermark == 0
+    assert harness.rm.get_partition(TP0).remote_replicas[2].log_end_offset == 0
+
+
+async def test_follower_fetch_with_a_fenced_leader_epoch_does_not_update_follower_state(harness):
+    # Kafka's Partition.fetchRecords validates the leader epoch before
+    # updateFollowerFetchState; a fenced fetch must not move the ISR or the HW.
+    await harness.leader_and_isr(make_state(replicas=[1, 2], isr=[1, 2], leader_epoch=5))
+    await harness.produce(1, {TP0: make_batch(3)})
+    results = harness.follower_fetch(2, TP0, 3, leader_epoch=4)
+    assert results[TP0].error == Errors.FENCED_LEADER_EPOCH
+    partition = harness.rm.get_partition(TP0)
+    assert partition.remote_replicas[2].log_end_offset == -1
+    assert partition.high_watermark == 0
+
+
+async def test_follower_fetch_beyond_the_leader_log_end_offset_does_not_advance_the_high_watermark(harness):
+    # The read fails with OFFSET_OUT_OF_RANGE: the follower has diverged, so its
+    # offset must not count towards the high watermark (Kafka reads before updating).
+    await harness.leader_and_isr(make_state(replicas=[1, 2], isr=[1, 2]))
+    await harness.produce(1, {TP0: make_batch(3)})
+    results = harness.follower_fetch(2, TP0, 10)
+    assert results[TP0].error == Errors.OFFSET_OUT_OF_RANGE
+    assert harness.rm.get_partition(TP0).high_watermark == 0
+
+
+async def test_follower_fetch_from_a_broker_outside_the_replicas_answers_not_leader_or_follower(harness):
+    await harness.leader_and_isr(make_state(replicas=[1, 2], isr=[1, 2]))
+    results = harness.follower_fetch(7, TP0, 0)
+    assert results[TP0].error == Errors.NOT_LEADER_OR_FOLLOWER
+
+
+# ----- ISR shrink and checkpoints -------------------------------------------------------
+
+
+async def test_maybe_shrink_isr_proposes_dropping_lagging_followers_of_led_partitions(harness):
+    await harness.leader_and_isr(make_state(replicas=[1, 2], isr=[1, 2]))
+    await harness.leader_and_isr(make_state(TP1, leader=2, replicas=[1, 2], isr=[1, 2]))
+    await harness.produce(1, {TP0: make_batch(1)})
+    harness.clock.advance(harness.rm.config.replica_lag_time_max_ms + 1)
+    harness.rm.maybe_shrink_isr()
+    assert [(p.tp, p.new_isr) for p in harness.recorder.proposals] == [(TP0, [1])]
+
+
+async def test_high_watermarks_are_checkpointed_and_restored_by_a_new_replica_manager(harness, tmp_path):
+    await harness.leader_and_isr(make_state())
+    await harness.produce(1, {TP0: make_batch(4)})
+    await harness.rm.checkpoint_high_watermarks()
+    rm2 = ReplicaManager(harness.rm.config, harness.rm.log_manager, MetadataCache(1, "c"), AlterPartitionRecorder())
+    await rm2.become_leader_or_follower(LeaderAndIsrRequest(
+        controller_id=1, controller_epoch=1, partition_states=[make_state(leader=2, replicas=[1, 2])]))
+    assert rm2.get_partition(TP0).high_watermark == 4
+    await rm2.stop()
+

@@ -1,0 +1,208 @@
+"""SocketServer: ordered responses on a pipelined connection and isolation of bad input.
+
+The listener is the unit under test, so these tests use real loopback sockets (port 0)
+with raw frames; the request handler is a stub.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgpack
+import pytest
+
+from broker.socket_server import SocketServer
+from protocol.api_keys import ApiKey
+from protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
+from protocol.apis.produce import ProduceRequest
+from protocol.errors import Errors
+from protocol.framing import LENGTH, decode_response_envelope, encode_request, frame
+
+MAX_REQUEST_BYTES = 4096
+WAIT_S = 5.0
+
+
+class StubHandler:
+    """Answers ApiVersions with ``throttle_time_ms`` = the correlation id.
+
+    ``hold_first`` makes the first request wait until a later one has been handled.
+    ``fail_on`` raises for that correlation id.
+    """
+
+    def __init__(self) -> None:
+        self.hold_first = False
+        self.fail_on: int | None = None
+        self.handled: list[int] = []
+        self._later_handled = asyncio.Event()
+
+    async def __call__(self, header, spec, request):
+        if header.correlation_id == self.fail_on:
+            raise RuntimeError("handler failure")
+        if self.hold_first and not self.handled and header.correlation_id == 1:
+            self.handled.append(-1)  # mark the first request as started
+            await asyncio.wait_for(self._later_handled.wait(), WAIT_S)
+        else:
+            self._later_handled.set()
+        self.handled.append(header.correlation_id)
+        return ApiVersionsResponse(error_code=0, api_keys=[], throttle_time_ms=header.correlation_id)
+
+
+@pytest.fixture
+def handler():
+    return StubHandler()
+
+
+@pytest.fixture
+async def server(handler):
+    server = SocketServer("127.0.0.1", 0, handler, max_request_bytes=MAX_REQUEST_BYTES, max_queued_requests=16,
+                          broker_id=1)
+    await server.start()
+    yield server
+    await server.stop()
+
+
+class Client:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    @classmethod
+    async def connect(cls, server: SocketServer) -> Client:
+        return cls(*await asyncio.open_connection("127.0.0.1", server.bound_port))
+
+    async def send_raw(self, data: bytes) -> None:
+        self.writer.write(data)
+        await self.writer.drain()
+
+    async def send(self, correlation_id: int, request=None) -> None:
+        await self.send_raw(encode_request(request or ApiVersionsRequest(), 0, correlation_id, "test"))
+
+    async def receive(self) -> tuple[int, ApiVersionsResponse]:
+        async with asyncio.timeout(WAIT_S):
+            (length,) = LENGTH.unpack(await self.reader.readexactly(LENGTH.size))
+            correlation_id, body = decode_response_envelope(await self.reader.readexactly(length))
+        return correlation_id, ApiVersionsResponse.from_wire(body, 0)
+
+    async def closed_by_server(self) -> bool:
+        async with asyncio.timeout(WAIT_S):
+            return await self.reader.read(1) == b""
+
+    async def close(self) -> None:
+        self.writer.close()
+        try:
+            await self.writer.wait_closed()
+        except ConnectionError:
+            pass
+
+
+def raw_request(api_key: int, api_version: int, correlation_id: int, body) -> bytes:
+    return frame(msgpack.packb([api_key, api_version, correlation_id, "test", body], use_bin_type=True))
+
+
+async def test_responses_come_back_in_request_order_when_the_first_handler_is_slower(server, handler):
+    handler.hold_first = True
+    client = await Client.connect(server)
+    await client.send(1)
+    await client.send(2)
+    first = await client.receive()
+    second = await client.receive()
+    assert handler.handled == [-1, 2, 1], "the second request was handled before the first finished"
+    assert [first[0], second[0]] == [1, 2]
+    assert [first[1].throttle_time_ms, second[1].throttle_time_ms] == [1, 2]
+    await client.close()
+
+
+async def test_garbage_frame_closes_only_that_connection(server):
+    bad = await Client.connect(server)
+    good = await Client.connect(server)
+    await bad.send_raw(frame(b"\xc1\xc1 not msgpack"))
+    assert await bad.closed_by_server()
+    await good.send(5)
+    assert (await good.receive())[0] == 5
+    await bad.close()
+    await good.close()
+
+
+async def test_frame_with_a_bad_header_closes_the_connection(server):
+    client = await Client.connect(server)
+    await client.send_raw(frame(msgpack.packb(["not", "a", "header"])))
+    assert await client.closed_by_server()
+    await client.close()
+
+
+async def test_oversized_frame_closes_the_connection_before_reading_the_body(server):
+    client = await Client.connect(server)
+    await client.send_raw(LENGTH.pack(MAX_REQUEST_BYTES + 1) + b"\x00" * 16)
+    assert await client.closed_by_server()
+    await client.close()
+
+
+async def test_frame_of_exactly_max_request_bytes_is_accepted(server):
+    client = await Client.connect(server)
+    body = ["kafkette-python", "0"]
+    overhead = len(msgpack.packb([int(ApiKey.API_VERSIONS), 0, 3, "", body], use_bin_type=True))
+    client_id = "x" * (MAX_REQUEST_BYTES - overhead - 2)  # a str of this size has a 3-byte header, not 1
+    payload = msgpack.packb([int(ApiKey.API_VERSIONS), 0, 3, client_id, body], use_bin_type=True)
+    assert len(payload) == MAX_REQUEST_BYTES
+    await client.send_raw(frame(payload))
+    assert (await client.receive())[0] == 3
+    await client.close()
+
+
+async def test_schema_error_on_an_api_with_a_top_level_error_code_is_answered_invalid_request(server, handler):
+    client = await Client.connect(server)
+    await client.send_raw(raw_request(int(ApiKey.API_VERSIONS), 0, 7, [123, "0"]))
+    correlation_id, response = await client.receive()
+    assert (correlation_id, response.error_code) == (7, Errors.INVALID_REQUEST)
+    assert handler.handled == []
+    await client.send(8)
+    assert (await client.receive())[0] == 8, "the connection stays usable"
+    await client.close()
+
+
+async def test_schema_error_on_an_api_without_a_top_level_error_code_closes_the_connection(server):
+    client = await Client.connect(server)
+    assert "error_code" not in ProduceRequest._field_names
+    await client.send_raw(raw_request(int(ApiKey.PRODUCE), 0, 7, ["wrong"]))
+    assert await client.closed_by_server()
+    await client.close()
+
+
+async def test_unsupported_version_is_answered_unsupported_version(server):
+    client = await Client.connect(server)
+    await client.send_raw(raw_request(int(ApiKey.API_VERSIONS), 99, 4, ["kafkette-python", "0"]))
+    correlation_id, response = await client.receive()
+    assert (correlation_id, response.error_code) == (4, Errors.UNSUPPORTED_VERSION)
+    await client.close()
+
+
+async def test_unknown_api_key_closes_the_connection(server):
+    client = await Client.connect(server)
+    await client.send_raw(raw_request(999, 0, 4, []))
+    assert await client.closed_by_server()
+    await client.close()
+
+
+async def test_handler_failure_is_answered_unknown_server_error_in_order(server, handler):
+    handler.fail_on = 1
+    client = await Client.connect(server)
+    await client.send(1)
+    await client.send(2)
+    first = await client.receive()
+    second = await client.receive()
+    assert (first[0], first[1].error_code) == (1, Errors.UNKNOWN_SERVER_ERROR)
+    assert (second[0], second[1].error_code) == (2, Errors.NONE)
+    await client.close()
+
+
+async def test_stop_closes_open_connections(handler):
+    server = SocketServer("127.0.0.1", 0, handler, max_request_bytes=MAX_REQUEST_BYTES, max_queued_requests=16,
+                          broker_id=1)
+    await server.start()
+    client = await Client.connect(server)
+    await client.send(1)
+    await client.receive()
+    async with asyncio.timeout(WAIT_S):
+        await server.stop()
+    assert await client.closed_by_server()
+    await client.close()
