@@ -117,6 +117,7 @@ class Partition:
         self.isr: list[int] = []
         self.remote_replicas: dict[int, ReplicaState] = {}
         self.pending_isr: PendingIsrChange | None = None
+        self.leader_epoch_start_offset = 0  # LEO when this broker became leader in the current epoch
         self.topic_configs: dict[str, str] = {}
         self.high_watermark = initial_high_watermark
         self.producer_state = ProducerStateManager()
@@ -177,6 +178,7 @@ class Partition:
             )
         self.high_watermark = min(max(self.high_watermark, log.log_start_offset), log.log_end_offset)
         if not was_leader or epoch_changed:
+            self.leader_epoch_start_offset = log.log_end_offset
             logger.info(
                 "%s Leader with epoch %d, ISR %s, replicas %s, high watermark %d, log end offset %d",
                 self._prefix, self.leader_epoch, self.isr, self.assigned_replicas, self.high_watermark,
@@ -240,7 +242,7 @@ class Partition:
                 f"of {self.min_insync_replicas} for partition {self.tp}"
             )
         headers = [h for _, h in iter_batches(records)]
-        duplicates = [self.producer_state.check(h) for h in headers]
+        duplicates = self.producer_state.check_batches(headers)
         if any(d is not None for d in duplicates):
             original = duplicates[0]
             if len(headers) != 1 or original is None:
@@ -308,11 +310,16 @@ class Partition:
         return self.isr
 
     def maybe_expand_isr(self, replica: ReplicaState) -> None:
-        """Propose adding a caught-up follower (LEO >= high watermark) to the ISR."""
+        """Propose adding a caught-up follower to the ISR.
+
+        Caught up means its LEO reached both the high watermark and the offset at
+        which the current leader epoch began (so it holds everything a previous
+        leader may have acknowledged).
+        """
         if self.pending_isr is not None or replica.broker_id in self.isr:
             return
-        if replica.log_end_offset < self.high_watermark or replica.log_end_offset < 0:
-            return
+        if replica.log_end_offset < max(self.high_watermark, self.leader_epoch_start_offset) or replica.log_end_offset < 0:
+            return  # not caught up: below the HW or below where this leader epoch began (KIP-101)
         new_isr = sorted(set(self.isr) | {replica.broker_id}, key=self.assigned_replicas.index)
         logger.info("%s Expanding ISR from %s to %s", self._prefix, self.isr, new_isr)
         self.pending_isr = PendingIsrChange(new_isr, is_expand=True)

@@ -87,6 +87,11 @@ class ProducerStateManager:
                 f"Producer {header.producer_id} epoch {header.producer_epoch} is older than {entry.producer_epoch}"
             )
         if header.producer_epoch > entry.producer_epoch:
+            if header.base_sequence != 0:
+                raise OutOfOrderSequenceNumberError(
+                    f"Producer {header.producer_id} started epoch {header.producer_epoch} at sequence "
+                    f"{header.base_sequence}, expected 0"
+                )
             return None
         last = _last_seq(header)
         for batch in entry.batches:
@@ -98,6 +103,46 @@ class ProducerStateManager:
                 f"{header.base_sequence} (incoming), {entry.last_seq} (current end sequence)"
             )
         return None
+
+    def check_batches(self, headers: list[BatchHeader]) -> list[BatchMetadata | None]:
+        """``check`` for the batches of one produce request, in order.
+
+        A batch is checked against the stored state and the batches before it in the
+        same request (Kafka's ``ProducerAppendInfo``), so consecutive sequences in one
+        request are accepted.
+
+        Returns:
+            One entry per header: the original BatchMetadata of a duplicate, else None.
+
+        Raises:
+            InvalidProducerEpochError, OutOfOrderSequenceNumberError: as ``check``.
+        """
+        pending: dict[int, tuple[int, int]] = {}  # producer id -> (epoch, last sequence) in this request
+        results: list[BatchMetadata | None] = []
+        for header in headers:
+            if header.producer_id < 0:
+                results.append(None)
+                continue
+            earlier = pending.get(header.producer_id)
+            if earlier is None:
+                result = self.check(header)
+            else:
+                epoch, last_seq = earlier
+                if header.producer_epoch < epoch:
+                    raise InvalidProducerEpochError(
+                        f"Producer {header.producer_id} epoch {header.producer_epoch} is older than {epoch}"
+                    )
+                expected = last_seq + 1 if header.producer_epoch == epoch else 0
+                if header.base_sequence != expected:
+                    raise OutOfOrderSequenceNumberError(
+                        f"Out of order sequence number for producer {header.producer_id}: "
+                        f"{header.base_sequence} (incoming), {expected - 1} (current end sequence)"
+                    )
+                result = None
+            results.append(result)
+            if result is None:
+                pending[header.producer_id] = (header.producer_epoch, _last_seq(header))
+        return results
 
     def update(self, header: BatchHeader, first_offset: int) -> None:
         """Record an appended batch (``first_offset`` = its base offset in the log)."""

@@ -224,8 +224,6 @@ class ReplicaManager:
             try:
                 if partition is None:
                     raise UnknownTopicOrPartitionError(f"This server does not host {tp}")
-                if is_follower:
-                    partition.update_follower_fetch_state(replica_id, info.fetch_offset)
                 records = partition.read_records(
                     info.fetch_offset,
                     max(0, min(info.partition_max_bytes, budget)),
@@ -233,6 +231,8 @@ class ReplicaManager:
                     current_leader_epoch=info.current_leader_epoch,
                     min_one_message=budget == max_bytes,
                 )
+                if is_follower:  # only a fetch that passed validation counts as the follower's position
+                    partition.update_follower_fetch_state(replica_id, info.fetch_offset)
                 budget -= len(records)
                 assert partition.log is not None
                 results[tp] = FetchPartitionResult(

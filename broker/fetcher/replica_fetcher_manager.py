@@ -68,7 +68,11 @@ class ReplicaFetcherManager:
             key = (init.leader_id, self.fetcher_id(tp))
             address = (init.leader_host, init.leader_port)
             fetcher = self._fetchers.get(key)
+            moved: dict[TopicPartition, int] = {}
             if fetcher is not None and self._addresses.get(init.leader_id) != address:
+                # The leader is reachable elsewhere now: move this fetcher's other partitions too.
+                moved = {other: state.leader_epoch for other, owner in self._owner.items()
+                         if owner == key and (state := fetcher.fetch_state(other)) is not None}
                 await self._stop_fetcher(key)
                 fetcher = None
             if fetcher is None:
@@ -81,8 +85,9 @@ class ReplicaFetcherManager:
                 self._fetchers[key] = fetcher
                 self._addresses[init.leader_id] = address
                 fetcher.start()
-            fetcher.add_partitions({tp: init.leader_epoch})
-            self._owner[tp] = key
+            fetcher.add_partitions({**moved, tp: init.leader_epoch})
+            for added in (*moved, tp):
+                self._owner[added] = key
 
     async def remove_fetcher_for_partitions(self, tps: list[TopicPartition]) -> None:
         """Stop replicating ``tps`` (no-op for partitions not being fetched)."""
