@@ -6,8 +6,11 @@ answered with STALE_BROKER_EPOCH or BROKER_ID_NOT_REGISTERED (the controller
 restarted or fenced us for good) triggers a new registration.  On a clean shutdown
 the last heartbeat carries ``want_shut_down`` so the controller fences the broker
 and moves its leaderships at once instead of waiting for the session to lapse.
+Before that, ``controlled_shutdown`` asks the controller (ControlledShutdown) to move
+this broker's leaderships away while it still serves, retrying while partitions
+remain (``controlled.shutdown.max.retries``, ``controlled.shutdown.retry.backoff.ms``).
 
-Kafka concept: ``BrokerLifecycleManager`` (KIP-631).
+Kafka concept: ``BrokerLifecycleManager`` (KIP-631) and ``KafkaServer.controlledShutdown``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from collections.abc import Awaitable, Callable
 
 from broker.config import KafkaConfig
 from broker.node_to_controller_channel import NodeToControllerChannelManager
@@ -23,6 +27,7 @@ from protocol.apis.broker_registration import (
     BrokerRegistrationListener,
     BrokerRegistrationRequest,
 )
+from protocol.apis.controlled_shutdown import ControlledShutdownRequest
 from protocol.errors import Errors, KafkaError
 
 logger = logging.getLogger(__name__)
@@ -76,6 +81,66 @@ class BrokerLifecycleManager:
                 )
             except KafkaError as exc:
                 logger.info("%s Shutdown heartbeat not delivered: %s", self._prefix, exc)
+
+    async def controlled_shutdown(
+        self,
+        *,
+        max_retries: int,
+        retry_backoff_ms: int,
+        timeout_ms: int,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> bool:
+        """Ask the controller to move this broker's leaderships away before it stops.
+
+        Sends ControlledShutdown(broker_id, broker_epoch) up to ``max_retries`` times
+        (at least once), waiting ``retry_backoff_ms`` after a failed attempt: a
+        failure is an unreachable controller, an error code, or a non-empty
+        ``remaining_partitions`` (leaderships the controller could not move yet).
+        Heartbeats go on meanwhile, so the broker stays unfenced and keeps serving.
+
+        Args:
+            max_retries: ``controlled.shutdown.max.retries`` (attempts; 0 counts as 1).
+            retry_backoff_ms: ``controlled.shutdown.retry.backoff.ms``.
+            timeout_ms: bound on the whole procedure (ms); each attempt's request
+                timeout is cut to the time left.
+            sleep: ``asyncio.sleep`` (injected by tests).
+
+        Returns:
+            True when the controller reported no remaining partitions; False when the
+            broker was never registered, or retries or time ran out (the broker then
+            stops anyway, an unclean leadership change for what remains).
+        """
+        if self.broker_epoch < 0:
+            logger.info("%s Not registered; skipping controlled shutdown", self._prefix)
+            return False
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_ms / 1000
+        attempts = max(1, max_retries)
+        for attempt in range(1, attempts + 1):
+            left_ms = int((deadline - loop.time()) * 1000)
+            if left_ms <= 0:
+                break
+            request = ControlledShutdownRequest(broker_id=self.broker_id, broker_epoch=self.broker_epoch)
+            try:
+                response = await self._channel.send(request, timeout_ms=left_ms)
+            except KafkaError as exc:
+                logger.warning("%s Controlled shutdown attempt %d/%d failed: %s", self._prefix, attempt, attempts, exc)
+            else:
+                if response.error_code == Errors.NONE and not response.remaining_partitions:
+                    logger.info("%s Controlled shutdown succeeded", self._prefix)
+                    return True
+                if response.error_code != Errors.NONE:
+                    logger.warning("%s Controlled shutdown attempt %d/%d refused with error %d", self._prefix,
+                                   attempt, attempts, response.error_code)
+                else:
+                    remaining = [f"{p.topic_name}-{p.partition_index}" for p in response.remaining_partitions]
+                    logger.info("%s Controlled shutdown attempt %d/%d: %d partitions still led here: %s",
+                                self._prefix, attempt, attempts, len(remaining), remaining[:20])
+            if attempt < attempts:
+                backoff_s = min(retry_backoff_ms / 1000, max(0.0, deadline - loop.time()))
+                await sleep(backoff_s)
+        logger.warning("%s Controlled shutdown did not complete; proceeding with an unclean shutdown", self._prefix)
+        return False
 
     async def _register(self) -> None:
         host, port = self._config.advertised_listener

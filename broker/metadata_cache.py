@@ -1,7 +1,8 @@
 """The broker's cache of cluster metadata, fed by UpdateMetadata from the controller.
 
-Owns: live brokers (id -> host, port, rack), the controller id, and per partition the
-leader, leader epoch, ISR, replicas and offline replicas.  Answers Metadata requests
+Owns: live brokers (id -> host, port, rack), the controller id, per partition the
+leader, leader epoch, ISR, replicas and offline replicas, and per topic its config
+overrides (``topic_configs``, the whole set per topic as the controller sends it).  Answers Metadata requests
 on every broker.  Does not own replica state (see ``replica_manager.py``).
 
 Kafka concept: ``ZkMetadataCache`` (seed 004: updateMetadata replaces partition
@@ -37,6 +38,21 @@ class BrokerEndpoint:
     rack: str | None
 
 
+def parse_topic_configs(items: list[str]) -> dict[str, str]:
+    """Parse UpdateMetadata/LeaderAndIsr ``"name=value"`` items into ``{name: value}``.
+
+    Items without ``=`` are ignored (logged at WARNING).
+    """
+    configs: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep:
+            logger.warning("Ignoring malformed topic config item %r", item)
+            continue
+        configs[name] = value
+    return configs
+
+
 class MetadataCache:
     """Cluster metadata as last told by the controller.
 
@@ -52,12 +68,14 @@ class MetadataCache:
         self.controller_epoch = -1
         self.live_brokers: dict[int, BrokerEndpoint] = {}
         self._topics: dict[str, dict[int, UpdateMetadataPartitionState]] = {}
+        self._topic_configs: dict[str, dict[str, str]] = {}
 
     def update_metadata(self, request: UpdateMetadataRequest) -> list[TopicPartition]:
         """Apply an UpdateMetadata request.
 
-        A ``full`` request replaces every partition state; otherwise the listed
-        partitions are replaced and the rest kept.  Deleted topics are dropped.
+        A ``full`` request replaces every partition state and topic config set;
+        otherwise the listed partitions and topics' config sets are replaced and the
+        rest kept.  Deleted topics are dropped (partitions and configs).
 
         Returns:
             The TopicPartitions of the topics deleted by this request.
@@ -67,13 +85,21 @@ class MetadataCache:
         self.live_brokers = {b.id: BrokerEndpoint(b.id, b.host, b.port, b.rack) for b in request.live_brokers}
         if request.full:
             self._topics = {}
+            self._topic_configs = {}
         for state in request.partition_states:
             self._topics.setdefault(state.topic_name, {})[state.partition_index] = state
+        for entry in request.topic_configs:
+            self._topic_configs[entry.topic_name] = parse_topic_configs(entry.configs)
         deleted: list[TopicPartition] = []
         for topic in request.deleted_topics:
+            self._topic_configs.pop(topic, None)
             for partition in self._topics.pop(topic, {}):
                 deleted.append(TopicPartition(topic, partition))
         return deleted
+
+    def topic_configs(self, topic: str) -> dict[str, str]:
+        """The config overrides of ``topic`` as last sent by the controller (a copy; {} if none)."""
+        return dict(self._topic_configs.get(topic, {}))
 
     def contains_topic(self, topic: str) -> bool:
         return topic in self._topics

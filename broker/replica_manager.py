@@ -4,12 +4,16 @@ Owns: ``all_partitions`` (TopicPartition -> Partition), the produce and fetch
 purgatories, the ReplicaFetcherManager, and two periodic tasks (ISR shrink checks
 every ``replica.lag.time.max.ms`` / 2, high watermark checkpoints every
 ``replica.high.watermark.checkpoint.interval.ms``).  Applies LeaderAndIsr
-(``become_leader_or_follower``).  Does not own logs (LogManager), metadata
-(MetadataCache) or the wire format (the API handlers convert results to responses).
+(``become_leader_or_follower``), StopReplica (``stop_replicas``: stop, and with
+``delete_partition`` delete, replicas) and topic config changes to the partitions'
+LogConfig (``update_topic_configs``, ``reconfigure_log_defaults``).  Does not own
+logs (LogManager), metadata (MetadataCache) or the wire format (the API handlers
+convert results to responses).
 
 Kafka concept: ``kafka.server.ReplicaManager`` (seed 004: appendRecords with acks,
 fetchMessages with min bytes / max wait, becomeLeaderOrFollower with controller
-epoch fencing, makeLeaders / makeFollowers, ISR shrink, HW checkpoints).
+epoch fencing, makeLeaders / makeFollowers, ISR shrink, HW checkpoints; seed 001:
+stopReplicas with deletePartition).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from broker.metadata_cache import MetadataCache
 from broker.partition import Partition
 from broker.purgatory import DelayedOperationPurgatory
 from protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
+from protocol.apis.stop_replica import StopReplicaRequest
 from protocol.errors import Errors, KafkaError, UnknownTopicOrPartitionError
 from protocol.record_batch import CorruptRecordError
 from protocol.topic_partition import TopicPartition
@@ -81,6 +86,7 @@ class ReplicaManager:
         clock_ms: Callable[[], int] = lambda: int(time.monotonic() * 1000),
     ) -> None:
         self.config = config
+        self.log_defaults_config = config  # replaced by reconfigure_log_defaults (dynamic broker configs)
         self.broker_id = config.node_id
         self.log_manager = log_manager
         self.metadata_cache = metadata_cache
@@ -143,7 +149,7 @@ class ReplicaManager:
                 tp,
                 local_broker_id=self.broker_id,
                 log_manager=self.log_manager,
-                make_log_config=lambda overrides: LogConfig.from_broker(self.config, overrides),
+                make_log_config=lambda overrides: LogConfig.from_broker(self.log_defaults_config, overrides),
                 submit_alter_partition=self._alter_partition_manager.submit,
                 on_high_watermark_advanced=self._on_high_watermark_advanced,
                 clock_ms=self._clock_ms,
@@ -356,3 +362,126 @@ class ReplicaManager:
     def _complete_delayed(self, tp: TopicPartition) -> None:
         self.produce_purgatory.check_and_complete(tp)
         self.fetch_purgatory.check_and_complete(tp)
+
+    # ----- StopReplica --------------------------------------------------------------
+
+    async def stop_replicas(self, request: StopReplicaRequest) -> tuple[Errors, dict[TopicPartition, Errors]]:
+        """Apply a StopReplica request from the controller (seed 001, topic deletion).
+
+        A request from an older controller epoch is refused whole
+        (STALE_CONTROLLER_EPOCH).  Per partition: a ``leader_epoch`` >= 0 lower than
+        ours is FENCED_LEADER_EPOCH (-1 and -2, Kafka's "no epoch" and "epoch during
+        delete", always pass).  Accepted partitions: fetchers are removed first, then
+        the Partition stops acting as a replica (its waiting produce and fetch
+        requests complete with NOT_LEADER_OR_FOLLOWER or UNKNOWN_TOPIC_OR_PARTITION);
+        with ``delete_partition`` the Partition is dropped, its log deleted from disk
+        (``LogManager.delete_log``) and the offset checkpoints rewritten without it.
+        A partition not hosted here is answered NONE (its log, if one was loaded at
+        start-up, is still deleted), so the request is idempotent.
+
+        Returns:
+            (top-level error, ``{tp: error}``); a failed log deletion is
+            KAFKA_STORAGE_ERROR for that partition.
+        """
+        async with self._state_lock:
+            if request.controller_epoch < self.controller_epoch:
+                logger.warning("%s Ignoring StopReplica from controller %d with stale epoch %d < %d",
+                               self._prefix, request.controller_id, request.controller_epoch, self.controller_epoch)
+                return Errors.STALE_CONTROLLER_EPOCH, {}
+            self.controller_epoch = request.controller_epoch
+            errors: dict[TopicPartition, Errors] = {}
+            to_stop: dict[TopicPartition, bool] = {}
+            for topic_state in request.topic_states:
+                for state in topic_state.partition_states:
+                    tp = TopicPartition(topic_state.topic_name, state.partition_index)
+                    partition = self.all_partitions.get(tp)
+                    if partition is not None and 0 <= state.leader_epoch < partition.leader_epoch:
+                        logger.info("%s Ignoring StopReplica for %s: leader epoch %d < %d", self._prefix, tp,
+                                    state.leader_epoch, partition.leader_epoch)
+                        errors[tp] = Errors.FENCED_LEADER_EPOCH
+                        continue
+                    errors[tp] = Errors.NONE
+                    to_stop[tp] = to_stop.get(tp, False) or state.delete_partition
+            if not to_stop:
+                return Errors.NONE, errors
+            await self.fetcher_manager.remove_fetcher_for_partitions(list(to_stop))
+            for tp, delete in to_stop.items():
+                partition = self.all_partitions.get(tp)
+                if partition is not None:
+                    partition.stop_as_replica()
+                    if delete:
+                        del self.all_partitions[tp]
+                if delete:
+                    self._hw_checkpoints.pop(tp, None)
+                self._complete_delayed(tp)
+            deleted = [tp for tp, delete in to_stop.items() if delete]
+            for tp in deleted:
+                try:
+                    await self.log_manager.delete_log(tp)
+                except OSError:
+                    logger.exception("%s Error deleting the log of %s", self._prefix, tp)
+                    errors[tp] = Errors.KAFKA_STORAGE_ERROR
+            logger.info("%s Stopped replicas %s (deleted: %s)", self._prefix, sorted(map(str, to_stop)),
+                        sorted(map(str, deleted)))
+            if deleted:
+                await self._checkpoint_after_deletion()
+            return Errors.NONE, errors
+
+    async def _checkpoint_after_deletion(self) -> None:
+        """Rewrite the HW, recovery point and log start checkpoints without deleted partitions."""
+        try:
+            hws = {tp: p.high_watermark for tp, p in self.all_partitions.items() if p.log is not None}
+            await self.log_manager.write_high_watermarks(hws)
+            await self.log_manager.checkpoint_log_offsets()
+        except OSError:
+            logger.exception("%s Error writing checkpoints after deleting logs", self._prefix)
+
+    # ----- topic configs ------------------------------------------------------------
+
+    def update_topic_configs(self, topic_configs: dict[str, dict[str, str]]) -> None:
+        """Apply topic config overrides (the whole set per topic) to local partitions' logs.
+
+        Each hosted partition of a listed topic gets ``LogConfig.from_broker(broker
+        defaults, overrides)`` at once (e.g. a new ``min.insync.replicas`` applies to the
+        next acks=all produce).  An invalid set is logged and leaves that topic's logs
+        unchanged.
+
+        Args:
+            topic_configs: ``{topic: {topic config name: string value}}``.
+        """
+        for topic, configs in topic_configs.items():
+            partitions = [p for tp, p in self.all_partitions.items() if tp.topic == topic]
+            if not partitions:
+                continue
+            try:
+                log_config = LogConfig.from_broker(self.log_defaults_config, configs)
+            except ValueError as exc:
+                logger.warning("%s Ignoring invalid configs %s of topic %s: %s", self._prefix, configs, topic, exc)
+                continue
+            for partition in partitions:
+                partition.topic_configs = dict(configs)
+                if partition.log is not None and partition.log.config != log_config:
+                    partition.log.update_config(log_config)
+                    logger.info("%s Updated log config of %s: %s", self._prefix, partition.tp, configs)
+
+    def reconfigure_log_defaults(self, config: KafkaConfig) -> None:
+        """Make ``config`` the source of broker-level log defaults and re-apply them.
+
+        Called when dynamic broker configs change (``log.retention.ms``,
+        ``min.insync.replicas``, ...); topic overrides still win.
+
+        Args:
+            config: the broker config with dynamic values applied.
+        """
+        self.log_defaults_config = config
+        self.log_manager.default_log_config = LogConfig.from_broker(config)
+        for partition in list(self.all_partitions.values()):
+            if partition.log is None:
+                continue
+            try:
+                log_config = LogConfig.from_broker(config, partition.topic_configs)
+            except ValueError as exc:
+                logger.warning("%s Keeping the log config of %s: %s", self._prefix, partition.tp, exc)
+                continue
+            if partition.log.config != log_config:
+                partition.log.update_config(log_config)

@@ -1,12 +1,15 @@
 """KafkaServer: one broker process, owning every component and its start/stop order.
 
 Owns: LogManager, MetadataCache, ReplicaManager, the controller channel, the
-lifecycle and AlterPartition managers, the KafkaController when this node is the
-first controller voter, and the SocketServer.  Start-up: logs (recovery), replica
+lifecycle and AlterPartition managers, the dynamic broker configs, the
+AutoTopicCreationManager, the KafkaController when this node is the first
+controller voter, and the SocketServer.  Start-up: logs (recovery), replica
 manager, controller, listener, then registration.  Shutdown (SIGTERM/SIGINT):
-tell the controller we leave, stop accepting, stop replication and answer delayed
-requests, close connections, stop the controller, flush logs and write the
-clean-shutdown marker, each step bounded in time.
+controlled shutdown (ControlledShutdown to the controller, which moves our
+leaderships away while we still serve; ``controlled.shutdown.enable``), then tell
+the controller we leave (last heartbeat), stop accepting, stop replication and
+answer delayed requests, close connections, stop the controller, flush logs and
+write the clean-shutdown marker, each step bounded in time.
 
 Kafka concept: ``KafkaServer``/``BrokerServer`` (startup and shutdown sequences).
 """
@@ -20,8 +23,10 @@ import sys
 
 from broker.alter_partition_manager import AlterPartitionManager
 from broker.apis.kafka_apis import ApisContext, KafkaApis
+from broker.auto_topic_creation_manager import AutoTopicCreationManager
 from broker.broker_lifecycle_manager import BrokerLifecycleManager
 from broker.config import ConfigError, KafkaConfig
+from broker.dynamic_broker_config import DynamicBrokerConfig
 from broker.log.log_manager import LogManager
 from broker.metadata_cache import MetadataCache
 from broker.node_to_controller_channel import NodeToControllerChannelManager
@@ -32,6 +37,8 @@ from broker.socket_server import SocketServer
 logger = logging.getLogger(__name__)
 
 SHUTDOWN_STEP_TIMEOUT_S = 15
+CONTROLLED_SHUTDOWN_TIMEOUT_MS = 12000
+"""Bound on the whole controlled shutdown (all attempts and backoffs), in ms."""
 
 
 class KafkaServer:
@@ -54,7 +61,9 @@ class KafkaServer:
         self.producer_id_manager = ProducerIdManager(
             config.node_id, lambda: self.lifecycle_manager.broker_epoch, self.controller_channel
         )
+        self.dynamic_config = DynamicBrokerConfig(config)
         self.replica_manager: ReplicaManager | None = None
+        self.auto_topic_creation_manager: AutoTopicCreationManager | None = None
         self.controller = None
         self.socket_server: SocketServer | None = None
         self._prefix = f"[KafkaServer id={self.broker_id}]"
@@ -71,8 +80,15 @@ class KafkaServer:
 
             self.controller = KafkaController(self.config, metadata_log_dir=self.config.log_dirs[0])
             await self.controller.start()
+        self.dynamic_config.add_reconfigurable(self.replica_manager.reconfigure_log_defaults)
+        self.auto_topic_creation_manager = AutoTopicCreationManager(
+            self.broker_id, self.controller_channel,
+            local_create_topics=self.controller.create_topics if self.controller is not None else None,
+            request_timeout_ms=self.config.request_timeout_ms,
+        )
         apis = KafkaApis(ApisContext(self.config, self.replica_manager, self.metadata_cache, self.controller,
-                                     self.producer_id_manager))
+                                     self.producer_id_manager, dynamic_config=self.dynamic_config,
+                                     auto_topic_creation_manager=self.auto_topic_creation_manager))
         host, port = self.config.listener
         self.socket_server = SocketServer(
             host, port, apis.handle, max_request_bytes=self.config.socket_request_max_bytes,
@@ -94,9 +110,17 @@ class KafkaServer:
             except Exception:
                 logger.exception("%s Shutdown step %s failed", self._prefix, name)
 
+        if self.config.controlled_shutdown_enable and self.socket_server is not None:
+            await step("controlled shutdown", self.lifecycle_manager.controlled_shutdown(
+                max_retries=self.config.controlled_shutdown_max_retries,
+                retry_backoff_ms=self.config.controlled_shutdown_retry_backoff_ms,
+                timeout_ms=CONTROLLED_SHUTDOWN_TIMEOUT_MS,
+            ))
         await step("lifecycle", self.lifecycle_manager.stop(controlled=True))
         if self.socket_server is not None:
             await step("stop accepting", self.socket_server.stop_accepting())
+        if self.auto_topic_creation_manager is not None:
+            await step("auto topic creation", self.auto_topic_creation_manager.stop())
         if self.replica_manager is not None:
             await step("replica manager", self.replica_manager.stop())
         await step("alter partition manager", self.alter_partition_manager.stop())

@@ -13,7 +13,7 @@ Kafka concept: ``KafkaApis.handle`` (kept small: one module per API, as Redpanda
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from broker.apis import (
@@ -22,23 +22,30 @@ from broker.apis import (
     api_versions,
     broker_heartbeat,
     broker_registration,
+    controlled_shutdown,
     create_partitions,
     create_topics,
     delete_topics,
+    describe_configs,
+    elect_leaders,
     fetch,
+    incremental_alter_configs,
     init_producer_id,
     leader_and_isr,
     list_offsets,
     metadata,
     produce,
+    stop_replica,
     update_metadata,
 )
+from broker.dynamic_broker_config import DynamicBrokerConfig
 from protocol.api_keys import ApiKey, ApiSpec
 from protocol.errors import UnsupportedVersionError
 from protocol.framing import RequestHeader
 from protocol.schema import Struct
 
 if TYPE_CHECKING:
+    from broker.auto_topic_creation_manager import AutoTopicCreationManager
     from broker.config import KafkaConfig
     from broker.metadata_cache import MetadataCache
     from broker.producer_id_manager import ProducerIdManager
@@ -49,13 +56,22 @@ if TYPE_CHECKING:
 @dataclass
 class ApisContext:
     """What request handlers may touch: config, replicas, metadata, and the controller
-    when this broker runs it (None otherwise: controller APIs answer NOT_CONTROLLER)."""
+    when this broker runs it (None otherwise: controller APIs answer NOT_CONTROLLER).
+
+    ``dynamic_config`` holds the run-time broker configs (a fresh one over ``config``
+    when not given); ``auto_topic_creation_manager`` None disables auto-creation."""
 
     config: KafkaConfig
     replica_manager: ReplicaManager
     metadata_cache: MetadataCache
     controller: KafkaController | None
     producer_id_manager: ProducerIdManager
+    dynamic_config: DynamicBrokerConfig = field(default=None)  # type: ignore[assignment]
+    auto_topic_creation_manager: AutoTopicCreationManager | None = None
+
+    def __post_init__(self) -> None:
+        if self.dynamic_config is None:
+            self.dynamic_config = DynamicBrokerConfig(self.config)
 
 
 Handler = Callable[[ApisContext, RequestHeader, Any], Awaitable[Struct | None]]
@@ -67,10 +83,15 @@ HANDLERS: dict[int, Handler] = {
     ApiKey.METADATA: metadata.handle,
     ApiKey.LEADER_AND_ISR: leader_and_isr.handle,
     ApiKey.UPDATE_METADATA: update_metadata.handle,
+    ApiKey.STOP_REPLICA: stop_replica.handle,
+    ApiKey.CONTROLLED_SHUTDOWN: controlled_shutdown.handle,
     ApiKey.API_VERSIONS: api_versions.handle,
     ApiKey.CREATE_TOPICS: create_topics.handle,
     ApiKey.DELETE_TOPICS: delete_topics.handle,
     ApiKey.CREATE_PARTITIONS: create_partitions.handle,
+    ApiKey.ELECT_LEADERS: elect_leaders.handle,
+    ApiKey.DESCRIBE_CONFIGS: describe_configs.handle,
+    ApiKey.INCREMENTAL_ALTER_CONFIGS: incremental_alter_configs.handle,
     ApiKey.ALTER_PARTITION: alter_partition.handle,
     ApiKey.BROKER_REGISTRATION: broker_registration.handle,
     ApiKey.BROKER_HEARTBEAT: broker_heartbeat.handle,

@@ -1,14 +1,22 @@
-"""Metadata handler: answered from the MetadataCache on any broker.
+"""Metadata handler: answered from the MetadataCache on any broker, auto-creating topics.
 
-Auto-creation of unknown topics is a later issue; ``allow_auto_topic_creation`` is
-accepted and currently creates nothing.
+Requested topics unknown to the cache are auto-created (``AutoTopicCreationManager``)
+when ``auto.create.topics.enable`` is true and the request allows it
+(``allow_auto_topic_creation``, Metadata v1; v0 always allows); they are answered
+LEADER_NOT_AVAILABLE until they exist with leaders.  Requests for all topics
+(``topics`` None) never create.  Without auto-creation an unknown topic is
+UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION when its name is illegal.
+Kafka concept: ``KafkaApis.handleTopicMetadataRequest`` / ``getTopicMetadata``
+(seed 003).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from protocol.apis.metadata import MetadataRequest, MetadataResponse
+from broker.auto_topic_creation_manager import topic_name_error
+from protocol.apis.metadata import MetadataRequest, MetadataResponse, MetadataResponseTopic
+from protocol.errors import Errors
 from protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
@@ -18,4 +26,16 @@ if TYPE_CHECKING:
 async def handle(ctx: ApisContext, header: RequestHeader, request: MetadataRequest) -> MetadataResponse:
     """Build the response from the cache (``topics`` None: every topic)."""
     topics = None if request.topics is None else [t.name for t in request.topics]
-    return ctx.metadata_cache.metadata_response(topics)
+    response = ctx.metadata_cache.metadata_response(topics)
+    unknown = [t.name for t in response.topics if t.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION]
+    if topics is None or not unknown:
+        return response
+    manager = ctx.auto_topic_creation_manager
+    if manager is not None and request.allow_auto_topic_creation and ctx.config.auto_create_topics_enable:
+        answers = {t.name: t for t in manager.create_topics(unknown)}
+    else:
+        answers = {name: MetadataResponseTopic(error_code=Errors.INVALID_TOPIC_EXCEPTION, name=name)
+                   for name in unknown if topic_name_error(name) is not None}
+    response.topics = [answers.get(t.name, t) if t.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION else t
+                       for t in response.topics]
+    return response

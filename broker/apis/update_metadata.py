@@ -1,7 +1,12 @@
 """UpdateMetadata handler: the controller refreshes this broker's MetadataCache.
 
 A request from an older controller epoch is refused with STALE_CONTROLLER_EPOCH.
-Kafka concept: ``KafkaApis.handleUpdateMetadataRequest`` (seed 004).
+Deleted topics leave the cache (Metadata answers UNKNOWN_TOPIC_OR_PARTITION for
+them); ``topic_configs`` are cached and applied at once to the LogConfig of every
+local partition of those topics (a new ``min.insync.replicas`` or ``retention.ms``
+takes effect without a LeaderAndIsr).
+Kafka concept: ``KafkaApis.handleUpdateMetadataRequest`` (seed 004) plus the
+broker's config change handling (``TopicConfigHandler``).
 """
 
 from __future__ import annotations
@@ -21,4 +26,8 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: UpdateMetadat
     if request.controller_epoch < ctx.metadata_cache.controller_epoch:
         return UpdateMetadataResponse(error_code=Errors.STALE_CONTROLLER_EPOCH)
     ctx.metadata_cache.update_metadata(request)
+    if request.topic_configs:
+        ctx.replica_manager.update_topic_configs(
+            {entry.topic_name: ctx.metadata_cache.topic_configs(entry.topic_name) for entry in request.topic_configs}
+        )
     return UpdateMetadataResponse(error_code=Errors.NONE)

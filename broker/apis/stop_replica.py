@@ -1,0 +1,27 @@
+"""StopReplica handler: the controller stops (and with delete_partition deletes) replicas.
+
+Kafka concept: ``KafkaApis.handleStopReplicaRequest`` -> ``ReplicaManager.stopReplicas``
+(seed 001: the per-partition codes drive ReplicaDeletionSuccessful / Ineligible).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from protocol.apis.stop_replica import StopReplicaPartitionError, StopReplicaRequest, StopReplicaResponse
+from protocol.framing import RequestHeader
+
+if TYPE_CHECKING:
+    from broker.apis.kafka_apis import ApisContext
+
+
+async def handle(ctx: ApisContext, header: RequestHeader, request: StopReplicaRequest) -> StopReplicaResponse:
+    """Stop the listed replicas and report an error code per partition."""
+    error, partition_errors = await ctx.replica_manager.stop_replicas(request)
+    return StopReplicaResponse(
+        error_code=int(error),
+        partition_errors=[
+            StopReplicaPartitionError(topic_name=tp.topic, partition_index=tp.partition, error_code=int(code))
+            for tp, code in partition_errors.items()
+        ],
+    )

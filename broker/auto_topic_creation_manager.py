@@ -1,0 +1,154 @@
+"""Auto topic creation: unknown topics asked for in Metadata requests are created with
+the controller's defaults.
+
+Owns: the set of topics whose CreateTopics request is in flight (so one topic is
+asked for once however many Metadata requests name it meanwhile) and the tasks
+sending those requests; ``stop()`` cancels and awaits them.  The Metadata handler
+decides *whether* to auto-create (``auto.create.topics.enable``, the request's
+``allow_auto_topic_creation``, never for all-topics requests); this manager decides
+*how*: invalid names get INVALID_TOPIC_EXCEPTION, valid ones a CreateTopics request
+(``num_partitions``/``replication_factor`` -1: ``num.partitions`` and
+``default.replication.factor`` of the controller) sent without waiting for it, through
+the NodeToControllerChannelManager, or straight to the local controller when this
+broker runs it.  Until the topic exists with leaders its Metadata entry is
+LEADER_NOT_AVAILABLE, and the client retries.  TOPIC_ALREADY_EXISTS is fine (someone
+else created it first).  Does not own topic validation rules (``controller/
+topic_validation.py``, reused here) nor the creation itself (the controller).
+
+Kafka concept: ``AutoTopicCreationManager`` (seeds 000 and 003: ``createTopics``,
+``filterCreatableTopics``, ``sendCreateTopicRequest`` with ``inflightTopics``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Protocol
+
+from controller.topic_validation import validate_topic_name
+from protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest, CreateTopicsResponse
+from protocol.apis.metadata import MetadataResponseTopic
+from protocol.errors import Errors, InvalidTopicError, KafkaError  # type: ignore[attr-defined]
+
+logger = logging.getLogger(__name__)
+
+MAX_IN_FLIGHT_TOPICS = 1000
+"""Bound on topics being created at once; further ones wait for a later Metadata request."""
+
+
+class ControllerChannel(Protocol):
+    """The seam to the controller: ``NodeToControllerChannelManager.send``."""
+
+    async def send(self, request: Any, timeout_ms: int | None = None) -> Any: ...
+
+
+def topic_name_error(name: str) -> str | None:
+    """The INVALID_TOPIC_EXCEPTION message for an illegal topic name, or None when legal."""
+    try:
+        validate_topic_name(name)
+    except InvalidTopicError as exc:
+        return exc.args[0] if exc.args else str(exc)
+    return None
+
+
+class AutoTopicCreationManager:
+    """Sends CreateTopics for unknown topics to the controller, deduplicating in-flight ones.
+
+    Args:
+        broker_id: this broker's node id (log prefix).
+        channel: the channel to the active controller.
+        local_create_topics: the local ``KafkaController.create_topics`` when this
+            broker runs the controller (then used instead of ``channel``), else None.
+        request_timeout_ms: ``timeout_ms`` of the CreateTopics request (how long the
+            controller waits for the partitions to get leaders) and, plus a margin, of
+            the send.
+    """
+
+    def __init__(
+        self,
+        broker_id: int,
+        channel: ControllerChannel | None,
+        *,
+        local_create_topics: Callable[[CreateTopicsRequest], Awaitable[CreateTopicsResponse]] | None = None,
+        request_timeout_ms: int = 30000,
+    ) -> None:
+        if channel is None and local_create_topics is None:
+            raise ValueError("AutoTopicCreationManager needs a controller channel or the local controller")
+        self._channel = channel
+        self._local_create_topics = local_create_topics
+        self._request_timeout_ms = request_timeout_ms
+        self.in_flight_topics: set[str] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._stopped = False
+        self._prefix = f"[AutoTopicCreationManager id={broker_id}]"
+
+    def create_topics(self, topics: Iterable[str]) -> list[MetadataResponseTopic]:
+        """Start creating ``topics`` (unknown to the MetadataCache) and answer for them.
+
+        Does not wait for the creation.  Must be called on the event loop.
+
+        Args:
+            topics: topic names; duplicates are answered once.
+
+        Returns:
+            One Metadata topic entry per distinct name: INVALID_TOPIC_EXCEPTION for an
+            illegal name, LEADER_NOT_AVAILABLE for the others (being created).
+        """
+        responses: list[MetadataResponseTopic] = []
+        to_create: list[str] = []
+        for name in dict.fromkeys(topics):
+            problem = topic_name_error(name)
+            if problem is not None:
+                logger.info("%s Not auto-creating %r: %s", self._prefix, name, problem)
+                responses.append(MetadataResponseTopic(error_code=Errors.INVALID_TOPIC_EXCEPTION, name=name))
+                continue
+            responses.append(MetadataResponseTopic(error_code=Errors.LEADER_NOT_AVAILABLE, name=name))
+            if name not in self.in_flight_topics and len(self.in_flight_topics) < MAX_IN_FLIGHT_TOPICS:
+                to_create.append(name)
+        if to_create and not self._stopped:
+            self.in_flight_topics.update(to_create)
+            task = asyncio.get_running_loop().create_task(self._send(to_create), name="auto-topic-creation")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return responses
+
+    async def _send(self, topics: list[str]) -> None:
+        request = CreateTopicsRequest(
+            topics=[CreatableTopic(name=name, num_partitions=-1, replication_factor=-1) for name in topics],
+            timeout_ms=self._request_timeout_ms,
+        )
+        logger.info("%s Auto-creating topics %s", self._prefix, topics)
+        try:
+            if self._local_create_topics is not None:
+                response = await self._local_create_topics(request)
+            elif self._channel is not None:
+                response = await self._channel.send(request, timeout_ms=self._request_timeout_ms + 5000)
+            else:  # excluded by __init__
+                raise ValueError("no route to the controller")
+            for result in response.topics:
+                if result.error_code not in (Errors.NONE, Errors.TOPIC_ALREADY_EXISTS):
+                    logger.warning("%s Auto-creation of topic %s failed: %s %s", self._prefix, result.name,
+                                   _error_name(result.error_code), result.error_message or "")
+        except KafkaError as exc:
+            logger.warning("%s Auto-creation of topics %s not delivered: %s", self._prefix, topics, exc)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("%s Auto-creation of topics %s failed", self._prefix, topics)
+        finally:
+            self.in_flight_topics.difference_update(topics)
+
+    async def stop(self) -> None:
+        """Cancel and await in-flight creations (the controller may still complete them)."""
+        self._stopped = True
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        self._tasks.clear()
+
+
+def _error_name(code: int) -> str:
+    return Errors(code).name if code in Errors._value2member_map_ else str(code)
