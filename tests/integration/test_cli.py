@@ -1,0 +1,158 @@
+"""Issue 2: the ``kafkette`` console script end to end.
+
+``kafkette cluster start`` runs a 3-broker cluster in the foreground and prints
+``bootstrap.servers=...``; ``topics create|list|describe``, ``produce``, ``consume`` and
+``perf produce|consume`` work against it; SIGINT stops the cluster (exit 0) and every
+broker process it started.  A broker config with a bad value is refused with one line.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.timeout(240)
+
+KAFKETTE = Path(sys.executable).parent / "kafkette"
+STARTUP_TIMEOUT_S = 60
+
+
+def _cli(*args: str, input: str | None = None, timeout_s: float = 90) -> subprocess.CompletedProcess:
+    return subprocess.run([str(KAFKETTE), *args], capture_output=True, text=True, input=input, timeout=timeout_s)
+
+
+def _ok(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 0, f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    return result.stdout
+
+
+def _read_bootstrap_line(proc: subprocess.Popen, timeout_s: float) -> str:
+    """Read the cluster's stdout until ``bootstrap.servers=...`` (bounded)."""
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout_s
+    seen: list[str] = []
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        while time.monotonic() < deadline:
+            if not selector.select(timeout=max(deadline - time.monotonic(), 0.01)):
+                continue
+            line = proc.stdout.readline()
+            if not line:
+                break  # the process closed stdout (it exited)
+            seen.append(line)
+            if line.startswith("bootstrap.servers="):
+                return line.strip().split("=", 1)[1]
+    raise AssertionError(f"no bootstrap.servers line within {timeout_s} s (exit code {proc.poll()}): {seen}")
+
+
+def _pids_using(data_dir: Path) -> set[int]:
+    """Pids of live processes whose command line mentions ``data_dir`` (the brokers)."""
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = next(line for line in (entry / "status").read_text().splitlines() if line.startswith("State:"))
+        except (OSError, StopIteration):
+            continue
+        if str(data_dir) in cmdline and "Z" not in state.split()[1]:
+            pids.add(int(entry.name))
+    return pids
+
+
+def _alive(pid: int) -> bool:
+    """True when ``pid`` is a live process (a zombie awaiting its reaper counts as gone)."""
+    try:
+        os.kill(pid, 0)
+        status = Path(f"/proc/{pid}/status").read_text()
+    except (ProcessLookupError, FileNotFoundError):
+        return False
+    state = next((line for line in status.splitlines() if line.startswith("State:")), "State: Z")
+    return "Z" not in state.split()[1]
+
+
+def test_cluster_start_topics_produce_consume_perf_and_sigint_from_the_console_script(tmp_path):
+    data_dir = tmp_path / "cli-cluster"
+    proc = subprocess.Popen([str(KAFKETTE), "cluster", "start", "--brokers", "3", "--data-dir", str(data_dir)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    broker_pids: set[int] = set()
+    try:
+        bootstrap = _read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
+        assert len(bootstrap.split(",")) == 3
+        broker_pids = _pids_using(data_dir) - {proc.pid}
+        assert len(broker_pids) == 3, f"expected 3 broker processes under {data_dir}, found {broker_pids}"
+        server = ["--bootstrap-server", bootstrap]
+
+        out = _ok(_cli("topics", "create", "cli-topic", "--partitions", "3", "--replication-factor", "3",
+                       "--config", "min.insync.replicas=2", *server))
+        assert "cli-topic" in out
+        _ok(_cli("topics", "create", "cli-perf", "--partitions", "2", "--replication-factor", "2", *server))
+        assert _ok(_cli("topics", "list", *server)).split() == ["cli-perf", "cli-topic"]
+
+        table = [line.split() for line in _ok(_cli("topics", "describe", "cli-topic", *server)).splitlines()
+                 if line.strip()]
+        assert table[0] == ["Topic", "Partition", "Leader", "Replicas", "Isr"]
+        rows = table[1:]
+        assert [row[1] for row in rows] == ["0", "1", "2"]
+        for topic, _, leader, replicas, isr in rows:
+            assert topic == "cli-topic"
+            assert sorted(replicas.split(",")) == ["1", "2", "3"]
+            assert leader == replicas.split(",")[0]
+            assert sorted(isr.split(",")) == ["1", "2", "3"]
+
+        lines = [f"k{i}:v{i}" for i in range(12)]
+        _ok(_cli("produce", "--topic", "cli-topic", "--key-separator", ":", *server, input="\n".join(lines) + "\n"))
+        consumed = _ok(_cli("consume", "--topic", "cli-topic", "--from-beginning", "--max-messages", "12", *server))
+        assert sorted(consumed.splitlines()) == sorted(f"v{i}" for i in range(12))
+        keyed = _ok(_cli("consume", "--topic", "cli-topic", "--from-beginning", "--max-messages", "12",
+                         "--property", "print.key=true", "--property", "key.separator=:", *server))
+        assert sorted(keyed.splitlines()) == sorted(lines)
+
+        produced = _ok(_cli("perf", "produce", "--topic", "cli-perf", "--num-records", "20000",
+                            "--record-size", "100", *server))
+        assert "20000 records sent" in produced and "records/sec" in produced, produced
+        perf_consumed = _ok(_cli("perf", "consume", "--topic", "cli-perf", "--messages", "20000", *server))
+        assert "20000 records consumed" in perf_consumed and "records/sec" in perf_consumed, perf_consumed
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+        try:
+            exit_code = proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
+            for pid in broker_pids:  # only if the cluster failed to stop its own brokers
+                if _alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+    stderr = proc.stderr.read() if proc.stderr else ""
+    assert exit_code == 0, f"cluster start exited {exit_code} after SIGINT: {stderr}"
+    assert "Traceback" not in stderr, stderr
+    still_alive = {pid for pid in broker_pids if _alive(pid)}
+    assert not still_alive, f"broker processes {still_alive} outlived the cluster"
+
+
+def test_broker_start_with_a_bad_property_value_prints_one_line_naming_it(tmp_path):
+    config = tmp_path / "server.properties"
+    config.write_text(
+        "node.id=1\n"
+        "process.roles=broker,controller\n"
+        "listeners=PLAINTEXT://127.0.0.1:0\n"
+        f"log.dirs={tmp_path / 'logs'}\n"
+        "controller.quorum.voters=1@127.0.0.1:1\n"
+        "log.segment.bytes=abc\n"
+    )
+    result = _cli("broker", "start", "--config", str(config), timeout_s=30)
+    assert result.returncode != 0
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert "log.segment.bytes" in lines[0]
+    assert "Traceback" not in result.stderr
