@@ -1,0 +1,195 @@
+"""Dynamic broker configs (DynamicBrokerConfig) and the DescribeConfigs /
+IncrementalAlterConfigs handlers for BROKER and TOPIC resources."""
+
+from __future__ import annotations
+
+import pytest
+from lifecycle_fakes import TP0, apis_context, leader_and_isr, make_config, running_replica_manager
+
+from broker.apis import describe_configs as describe_api
+from broker.apis import incremental_alter_configs as alter_api
+from broker.config import BROKER_CONFIGS
+from broker.dynamic_broker_config import DYNAMIC_BROKER_CONFIGS, DynamicBrokerConfig
+from protocol.apis.configs import (
+    OP_APPEND,
+    OP_DELETE,
+    OP_SET,
+    RESOURCE_BROKER,
+    RESOURCE_TOPIC,
+    SOURCE_DEFAULT_CONFIG,
+    SOURCE_DYNAMIC_BROKER_CONFIG,
+    SOURCE_STATIC_BROKER_CONFIG,
+    AlterableConfig,
+    AlterConfigsResource,
+    AlterConfigsResourceResponse,
+    DescribeConfigsRequest,
+    DescribeConfigsResource,
+    DescribeConfigsResponse,
+    DescribeConfigsResult,
+    IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
+)
+from protocol.errors import Errors, InvalidConfigError  # type: ignore[attr-defined]
+from protocol.framing import RequestHeader
+
+HEADER = RequestHeader(api_key=32, api_version=0, correlation_id=1, client_id="admin")
+
+
+def set_op(name: str, value: str | None, op: int = OP_SET) -> AlterableConfig:
+    return AlterableConfig(name=name, config_operation=op, value=value)
+
+
+def alter(*resources: AlterConfigsResource, validate_only: bool = False) -> IncrementalAlterConfigsRequest:
+    return IncrementalAlterConfigsRequest(resources=list(resources), validate_only=validate_only)
+
+
+def broker_resource(name: str, *ops: AlterableConfig) -> AlterConfigsResource:
+    return AlterConfigsResource(resource_type=RESOURCE_BROKER, resource_name=name, configs=list(ops))
+
+
+def describe(*resources: tuple[int, str], keys: list[str] | None = None) -> DescribeConfigsRequest:
+    return DescribeConfigsRequest(resources=[
+        DescribeConfigsResource(resource_type=t, resource_name=n, configuration_keys=keys) for t, n in resources
+    ])
+
+
+class FakeConfigController:
+    """Answers TOPIC resources as the controller would, recording what it was sent."""
+
+    def __init__(self) -> None:
+        self.describe_requests: list[DescribeConfigsRequest] = []
+        self.alter_requests: list[IncrementalAlterConfigsRequest] = []
+
+    async def describe_configs(self, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
+        self.describe_requests.append(request)
+        return DescribeConfigsResponse(results=[
+            DescribeConfigsResult(resource_type=r.resource_type, resource_name=r.resource_name) for r in request.resources
+        ])
+
+    async def incremental_alter_configs(self, request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
+        self.alter_requests.append(request)
+        return IncrementalAlterConfigsResponse(responses=[
+            AlterConfigsResourceResponse(resource_type=r.resource_type, resource_name=r.resource_name)
+            for r in request.resources
+        ])
+
+
+def test_describe_lists_every_broker_property_with_its_source(tmp_path):
+    dynamic = DynamicBrokerConfig(make_config(tmp_path, log_segment_bytes=2048))
+    dynamic.incremental_alter([set_op("log.retention.ms", "60000")])
+
+    by_name = {c.name: c for c in dynamic.describe()}
+
+    assert set(by_name) == {key.name for key in BROKER_CONFIGS}
+    assert (by_name["log.segment.bytes"].value, by_name["log.segment.bytes"].config_source) == (
+        "2048", SOURCE_STATIC_BROKER_CONFIG)
+    assert (by_name["log.retention.ms"].value, by_name["log.retention.ms"].config_source) == (
+        "60000", SOURCE_DYNAMIC_BROKER_CONFIG)
+    assert (by_name["num.partitions"].value, by_name["num.partitions"].config_source) == ("1", SOURCE_DEFAULT_CONFIG)
+    assert by_name["auto.create.topics.enable"].value == "true"
+    assert {n for n, c in by_name.items() if not c.read_only} == DYNAMIC_BROKER_CONFIGS
+
+
+def test_describe_with_configuration_keys_returns_only_those(tmp_path):
+    dynamic = DynamicBrokerConfig(make_config(tmp_path))
+
+    assert [c.name for c in dynamic.describe(["min.insync.replicas", "no.such.key"])] == ["min.insync.replicas"]
+
+
+def test_a_property_that_cannot_change_at_run_time_is_refused_with_invalid_config(tmp_path):
+    dynamic = DynamicBrokerConfig(make_config(tmp_path))
+
+    with pytest.raises(InvalidConfigError, match="cannot be updated dynamically"):
+        dynamic.incremental_alter([set_op("num.partitions", "3")])
+    assert dynamic.current_config.num_partitions == 1
+
+
+async def test_incremental_alter_of_this_broker_answers_per_resource_errors(tmp_path):
+    async with running_replica_manager(make_config(tmp_path)) as manager:
+        ctx = apis_context(manager)
+
+        response = await alter_api.handle(ctx, HEADER, alter(
+            broker_resource("1", set_op("min.insync.replicas", "0")),
+            broker_resource("1", set_op("log.retention.bytes", None)),
+            broker_resource("1", set_op("log.retention.bytes", "5"), set_op("log.retention.bytes", "6")),
+            broker_resource("1", set_op("unknown.key", "1")),
+            broker_resource("1", set_op("min.insync.replicas", "2", op=OP_APPEND)),
+            broker_resource("2", set_op("min.insync.replicas", "2")),
+            broker_resource("", set_op("min.insync.replicas", "2")),
+        ))
+
+        codes = [r.error_code for r in response.responses]
+        assert codes == [Errors.INVALID_CONFIG, Errors.INVALID_REQUEST, Errors.INVALID_REQUEST,
+                         Errors.INVALID_CONFIG, Errors.INVALID_CONFIG, Errors.INVALID_REQUEST, Errors.INVALID_REQUEST]
+        assert "min.insync.replicas" in response.responses[0].error_message
+        assert "broker 2" in response.responses[5].error_message
+        assert ctx.dynamic_config.dynamic_configs == {}
+
+
+async def test_a_dynamic_broker_default_reaches_local_logs_but_topic_overrides_win(tmp_path):
+    async with running_replica_manager(make_config(tmp_path)) as manager:
+        dynamic = DynamicBrokerConfig(manager.config)
+        dynamic.add_reconfigurable(manager.reconfigure_log_defaults)
+        ctx = apis_context(manager, dynamic_config=dynamic)
+        await manager.become_leader_or_follower(leader_and_isr(TP0, configs=["retention.ms=1000"]))
+
+        response = await alter_api.handle(ctx, HEADER, alter(broker_resource(
+            "1", set_op("min.insync.replicas", "2"), set_op("log.retention.ms", "99999"),
+            set_op("log.segment.bytes", "4096"))))
+
+        assert response.responses[0].error_code == Errors.NONE
+        config = manager.get_partition(TP0).log.config
+        assert (config.min_insync_replicas, config.segment_bytes, config.retention_ms) == (2, 4096, 1000)
+        described = await describe_api.handle(ctx, HEADER, describe((RESOURCE_BROKER, "1"),
+                                                                    keys=["min.insync.replicas"]))
+        entry = described.results[0].configs[0]
+        assert (entry.value, entry.config_source) == ("2", SOURCE_DYNAMIC_BROKER_CONFIG)
+
+        await alter_api.handle(ctx, HEADER, alter(broker_resource("1", set_op("min.insync.replicas", None, OP_DELETE))))
+
+        assert manager.get_partition(TP0).log.config.min_insync_replicas == 1
+        assert manager.get_partition(TP0).log.config.segment_bytes == 4096
+
+
+async def test_validate_only_checks_a_broker_change_without_applying_it(tmp_path):
+    async with running_replica_manager(make_config(tmp_path)) as manager:
+        ctx = apis_context(manager)
+
+        response = await alter_api.handle(
+            ctx, HEADER, alter(broker_resource("1", set_op("log.flush.interval.ms", "10")), validate_only=True))
+
+        assert response.responses[0].error_code == Errors.NONE
+        assert ctx.dynamic_config.dynamic_configs == {}
+        assert ctx.dynamic_config.current_config.log_flush_interval_ms is None
+
+
+async def test_topic_resources_go_to_the_controller_in_request_order(tmp_path):
+    async with running_replica_manager(make_config(tmp_path)) as manager:
+        controller = FakeConfigController()
+        ctx = apis_context(manager, controller=controller)
+
+        response = await describe_api.handle(ctx, HEADER, describe(
+            (RESOURCE_TOPIC, "a"), (RESOURCE_BROKER, "1"), (RESOURCE_TOPIC, "b")))
+
+        assert [(r.resource_type, r.resource_name) for r in response.results] == [
+            (RESOURCE_TOPIC, "a"), (RESOURCE_BROKER, "1"), (RESOURCE_TOPIC, "b")]
+        assert [r.resource_name for r in controller.describe_requests[0].resources] == ["a", "b"]
+        assert response.results[1].configs
+
+        altered = await alter_api.handle(ctx, HEADER, alter(
+            AlterConfigsResource(resource_type=RESOURCE_TOPIC, resource_name="a", configs=[set_op("retention.ms", "1")]),
+            broker_resource("1", set_op("log.retention.ms", "5"))))
+        assert [r.error_code for r in altered.responses] == [Errors.NONE, Errors.NONE]
+        assert [r.resource_type for r in controller.alter_requests[0].resources] == [RESOURCE_TOPIC]
+
+
+async def test_topic_resources_on_a_broker_without_the_controller_are_not_controller(tmp_path):
+    async with running_replica_manager(make_config(tmp_path)) as manager:
+        ctx = apis_context(manager)
+
+        described = await describe_api.handle(ctx, HEADER, describe((RESOURCE_TOPIC, "a"), (RESOURCE_BROKER, "1")))
+        altered = await alter_api.handle(ctx, HEADER, alter(
+            AlterConfigsResource(resource_type=RESOURCE_TOPIC, resource_name="a", configs=[set_op("retention.ms", "1")])))
+
+        assert [r.error_code for r in described.results] == [Errors.NOT_CONTROLLER, Errors.NONE]
+        assert [r.error_code for r in altered.responses] == [Errors.NOT_CONTROLLER]

@@ -1,0 +1,118 @@
+"""UpdateMetadata's topic configs and deleted topics on the broker: the MetadataCache keeps
+them and local partitions' LogConfig follows at once."""
+
+from __future__ import annotations
+
+from lifecycle_fakes import (
+    TOPIC,
+    TP0,
+    TP1,
+    apis_context,
+    leader_and_isr,
+    make_batch,
+    make_config,
+    running_replica_manager,
+)
+
+from broker.apis import update_metadata as update_metadata_api
+from protocol.apis.update_metadata import (
+    UpdateMetadataPartitionState,
+    UpdateMetadataRequest,
+    UpdateMetadataTopicConfigs,
+)
+from protocol.errors import Errors
+from protocol.framing import RequestHeader
+
+HEADER = RequestHeader(api_key=6, api_version=0, correlation_id=1, client_id="controller")
+
+
+def update(*, configs: dict[str, list[str]] | None = None, deleted: list[str] | None = None, full: bool = False,
+           topics: list[str] = (), controller_epoch: int = 1) -> UpdateMetadataRequest:
+    return UpdateMetadataRequest(
+        controller_id=1, controller_epoch=controller_epoch, full=full,
+        partition_states=[
+            UpdateMetadataPartitionState(topic_name=t, partition_index=0, controller_epoch=controller_epoch, leader=1,
+                                         leader_epoch=0, isr=[1], partition_epoch=0, replicas=[1])
+            for t in topics
+        ],
+        deleted_topics=list(deleted or []),
+        topic_configs=[UpdateMetadataTopicConfigs(topic_name=t, configs=c) for t, c in (configs or {}).items()],
+    )
+
+
+async def test_a_topic_config_change_applies_to_the_local_logs_at_once(tmp_path):
+    async with running_replica_manager(make_config(tmp_path)) as manager:
+        await manager.become_leader_or_follower(leader_and_isr(TP0, TP1))
+        ctx = apis_context(manager)
+
+        response = await update_metadata_api.handle(
+            ctx, HEADER, update(topics=[TOPIC], configs={TOPIC: ["min.insync.replicas=2", "segment.bytes=1048576"]}))
+
+        assert response.error_code == Errors.NONE
+        for tp in (TP0, TP1):
+            config = manager.get_partition(tp).log.config
+            assert (config.min_insync_replicas, config.segment_bytes) == (2, 1048576)
+        statuses = await manager.append_records(1000, -1, {TP0: make_batch()})
+        assert statuses[TP0].error == Errors.NOT_ENOUGH_REPLICAS
+        assert ctx.metadata_cache.topic_configs(TOPIC) == {"min.insync.replicas": "2", "segment.bytes": "1048576"}
+
+
+async def test_a_config_set_without_a_key_reverts_that_key_to_the_broker_default(tmp_path):
+    async with running_replica_manager(make_config(tmp_path, min_insync_replicas=1)) as manager:
+        await manager.become_leader_or_follower(leader_and_isr(TP0, configs=["min.insync.replicas=3"]))
+        assert manager.get_partition(TP0).log.config.min_insync_replicas == 3
+
+        await update_metadata_api.handle(apis_context(manager), HEADER, update(configs={TOPIC: []}))
+
+        assert manager.get_partition(TP0).log.config.min_insync_replicas == 1
+
+
+async def test_an_invalid_topic_config_set_leaves_the_logs_unchanged(tmp_path):
+    async with running_replica_manager(make_config(tmp_path)) as manager:
+        await manager.become_leader_or_follower(leader_and_isr(TP0, configs=["retention.ms=1000"]))
+
+        response = await update_metadata_api.handle(
+            apis_context(manager), HEADER, update(configs={TOPIC: ["retention.ms=not-a-number"]}))
+
+        assert response.error_code == Errors.NONE
+        assert manager.get_partition(TP0).log.config.retention_ms == 1000
+
+
+async def test_deleted_topics_leave_the_metadata_cache_with_their_configs(tmp_path):
+    async with running_replica_manager(make_config(tmp_path)) as manager:
+        ctx = apis_context(manager)
+        await update_metadata_api.handle(ctx, HEADER, update(topics=[TOPIC, "other"],
+                                                               configs={TOPIC: ["retention.ms=5"]}))
+        assert ctx.metadata_cache.contains_topic(TOPIC)
+
+        await update_metadata_api.handle(ctx, HEADER, update(deleted=[TOPIC]))
+
+        assert not ctx.metadata_cache.contains_topic(TOPIC)
+        assert ctx.metadata_cache.contains_topic("other")
+        assert ctx.metadata_cache.topic_configs(TOPIC) == {}
+        entry = ctx.metadata_cache.metadata_response([TOPIC]).topics[0]
+        assert entry.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
+
+
+async def test_a_full_update_replaces_every_cached_topic_config(tmp_path):
+    async with running_replica_manager(make_config(tmp_path)) as manager:
+        ctx = apis_context(manager)
+        await update_metadata_api.handle(ctx, HEADER, update(configs={TOPIC: ["retention.ms=5"], "b": ["flush.ms=1"]}))
+
+        await update_metadata_api.handle(ctx, HEADER, update(full=True, configs={"b": ["flush.ms=2"]}))
+
+        assert ctx.metadata_cache.topic_configs(TOPIC) == {}
+        assert ctx.metadata_cache.topic_configs("b") == {"flush.ms": "2"}
+
+
+async def test_an_update_from_a_stale_controller_epoch_changes_no_config(tmp_path):
+    async with running_replica_manager(make_config(tmp_path)) as manager:
+        await manager.become_leader_or_follower(leader_and_isr(TP0))
+        ctx = apis_context(manager)
+        await update_metadata_api.handle(ctx, HEADER, update(controller_epoch=4))
+
+        response = await update_metadata_api.handle(
+            ctx, HEADER, update(controller_epoch=3, configs={TOPIC: ["min.insync.replicas=2"]}))
+
+        assert response.error_code == Errors.STALE_CONTROLLER_EPOCH
+        assert manager.get_partition(TP0).log.config.min_insync_replicas == 1
