@@ -1,11 +1,15 @@
 """KafkaController: the active controller inside the first voter's broker process.
 
 Owns: the controller's lifecycle (replay the metadata log, bump and persist the
-controller epoch, tell live brokers the full state, start the event task and the
-broker session timer), the event handlers behind its public API (CreateTopics,
-BrokerRegistration, BrokerHeartbeat, AlterPartition, session expiry), writing records
-(fsync before apply) and the propagation of every change by LeaderAndIsr and
-UpdateMetadata.  Decisions are delegated to ``ClusterControlManager`` and
+controller epoch, finish in-flight work - elect leaderless partitions, resume queued
+topic deletions - tell live brokers the full state, start the event task, the broker
+session timer and the leader rebalance timer), the event handlers behind its core API
+(CreateTopics, BrokerRegistration, BrokerHeartbeat, AlterPartition, session expiry),
+writing records (fsync before apply) and the propagation of every change by
+LeaderAndIsr and UpdateMetadata.  The topic lifecycle APIs (CreatePartitions,
+DeleteTopics, ElectLeaders, ControlledShutdown, DescribeConfigs,
+IncrementalAlterConfigs) come from the ``TopicLifecycleApis`` mixin
+(``topic_lifecycle_apis.py``).  Decisions are delegated to ``ClusterControlManager`` and
 ``ReplicationControlManager``; state lives in ``ControllerContext``.  Does not own the
 network listener (the broker routes requests here) nor broker-side handling of the
 requests it sends.
@@ -28,6 +32,7 @@ from typing import Any, TypeVar
 
 from broker.config import KafkaConfig
 from controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
+from controller.config_control_manager import ConfigControlManager
 from controller.controller_broker_request_batch import ChannelManager, ControllerBrokerRequestBatch
 from controller.controller_channel_manager import ControllerChannelManager
 from controller.controller_context import ControllerContext
@@ -43,10 +48,14 @@ from controller.metadata_records import (
     PartitionRecord,
     ProducerIdsRecord,
     RegisterBrokerRecord,
+    RemoveTopicRecord,
+    TopicDeletionRecord,
     TopicRecord,
     UnfenceBrokerRecord,
 )
 from controller.replication_control_manager import CreateTopicsOutcome, ReplicationControlManager
+from controller.topic_deletion_manager import TopicDeletionManager
+from controller.topic_lifecycle_apis import TopicLifecycleApis
 from protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
 from protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
@@ -71,18 +80,22 @@ def _monotonic_ms() -> int:
     return int(time.monotonic() * 1000)
 
 
-class KafkaController:
+class KafkaController(TopicLifecycleApis):
     """The active controller.
 
     Args:
         config: the broker's configuration (``node.id``, ``num.partitions``,
             ``default.replication.factor``, ``unclean.leader.election.enable``,
+            ``delete.topic.enable``, ``auto.leader.rebalance.enable``,
+            ``leader.imbalance.per.broker.percentage``,
+            ``leader.imbalance.check.interval.seconds``, topic config defaults,
             ``broker.session.timeout.ms``, ``broker.heartbeat.interval.ms``,
             ``request.timeout.ms``, ``controller.socket.timeout.ms``, ``cluster.id``).
         metadata_log_dir: directory of the metadata log (``__cluster_metadata-0/``).
         channel_manager: where LeaderAndIsr / UpdateMetadata go; default a
             ``ControllerChannelManager`` over ``BrokerConnection`` (tests pass a fake with
-            ``start``, ``stop``, ``add_broker``, ``remove_broker`` and ``send``).
+            ``start``, ``stop``, ``add_broker``, ``remove_broker`` and ``send``; StopReplica
+            responses carry per-partition errors).
         clock_ms: monotonic clock in ms for broker sessions (tests pass a manual clock).
         rng: randomness for replica assignment.
 
@@ -118,12 +131,21 @@ class KafkaController:
         self._channel: Any = channel_manager or ControllerChannelManager(
             self.controller_id, request_timeout_ms=config.controller_socket_timeout_ms
         )
+        self._config_control = ConfigControlManager(self.context, config, self._log_prefix)
+        self._deletion = TopicDeletionManager(
+            self.context, delete_topic_enable=config.delete_topic_enable, log_prefix=self._log_prefix
+        )
         self._events = ControllerEventManager(self._log_prefix)
         self._request_timeout_ms: int = config.request_timeout_ms
         self.session_check_interval_ms = max(
             1, min(config.broker_heartbeat_interval_ms // 2, config.broker_session_timeout_ms // 4)
         )
         self._session_timer: asyncio.Task[None] | None = None
+        self._rebalance_timer: asyncio.Task[None] | None = None
+        self._background_tasks: set[asyncio.Task[None]] = set()
+        self._shutting_down_broker_ids: set[int] = set()
+        self._stop_replica_results: list[tuple[int, TopicPartition, int]] = []
+        self._stop_replica_event_pending = False
         self._state = "new"
 
     # ------------------------------------------------------------------ lifecycle
@@ -156,9 +178,13 @@ class KafkaController:
                         self._log_prefix(), len(records), len(self.context.brokers), len(self.context.topics),
                         len(self.context.partitions))
             await self._channel.start()
-            self._on_controller_failover()
+            await self._on_controller_failover()
             self._events.start()
             self._session_timer = loop.create_task(self._run_session_timer(), name="controller-session-timer")
+            if self.config.auto_leader_rebalance_enable:
+                self._rebalance_timer = loop.create_task(
+                    self._run_leader_rebalance_timer(), name="controller-leader-rebalance-timer"
+                )
             self._state = "running"
         except BaseException:
             await self.stop()
@@ -169,17 +195,28 @@ class KafkaController:
         if self._state == "stopped":
             return
         self._state = "stopped"
-        if self._session_timer is not None:
-            self._session_timer.cancel()
-            await asyncio.wait({self._session_timer}, timeout=STOP_TIMEOUT_S)
-            self._session_timer = None
+        timers = {t for t in (self._session_timer, self._rebalance_timer, *self._background_tasks) if t is not None}
+        for task in timers:
+            task.cancel()
+        if timers:
+            await asyncio.wait(timers, timeout=STOP_TIMEOUT_S)
+        self._session_timer = self._rebalance_timer = None
         await self._events.stop()
+        self._deletion.fail_waiters(NotControllerError(f"{self._log_prefix()} controller stopped"))
         await self._channel.stop()
         await self._metadata_log.close()
         logger.info("%s Controller stopped", self._log_prefix())
 
-    def _on_controller_failover(self) -> None:
-        """Open channels to live brokers and send each its partitions and the full metadata."""
+    async def _on_controller_failover(self) -> None:
+        """Finish in-flight work and tell live brokers everything (seed 002, "what if the
+        controller dies after the write").
+
+        Leaderless partitions with a live ISR member (or any live replica where unclean
+        election is enabled) are elected; channels open to live brokers, each gets its
+        partitions (LeaderAndIsr, full) and the full metadata; queued topic deletions
+        resume (topics with a replica on a down broker are ineligible until it returns).
+        """
+        await self._write(self._replication_control.elect_offline_partitions(), "ControllerFailoverElection")
         batch = self._new_batch()
         for reg in self.context.live_brokers():
             self._channel.add_broker(reg.broker_id, reg.host, reg.port)
@@ -188,6 +225,10 @@ class KafkaController:
             )
             batch.add_update_metadata_request_for_brokers([reg.broker_id], full=True)
         batch.send_requests_to_brokers()
+        if self.context.topics_to_be_deleted:
+            logger.info("%s Resuming deletion of topics %s", self._log_prefix(),
+                        ",".join(sorted(self.context.topics_to_be_deleted)))
+        await self._resume_deletions()
 
     async def _run_session_timer(self) -> None:
         pending: asyncio.Future[Any] | None = None
@@ -339,8 +380,9 @@ class KafkaController:
             changes = self._replication_control.handle_broker_fenced(broker_id)
             records += [self._cluster_control.fence_broker(broker_id), *changes]
         await self._write([*records, *result.records], "BrokerRegistration")
+        self._shutting_down_broker_ids.discard(broker_id)
         if replaces:
-            self._on_broker_fenced(broker_id, changes)
+            await self._on_broker_fenced(broker_id, changes)
         return result.response
 
     async def _handle_broker_heartbeat(self, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse:
@@ -348,7 +390,7 @@ class KafkaController:
         if decision.action == HeartbeatAction.UNFENCE:
             changes = self._replication_control.handle_broker_unfenced(request.broker_id)
             await self._write([self._cluster_control.unfence_broker(request.broker_id), *changes], "BrokerUnfenced")
-            self._on_broker_unfenced(request.broker_id, changes)
+            await self._on_broker_unfenced(request.broker_id, changes)
         elif decision.action in (HeartbeatAction.FENCE, HeartbeatAction.CONTROLLED_SHUTDOWN):
             await self._fence_broker(request.broker_id, decision.action.name.lower().replace("_", " "))
         return decision.response
@@ -379,21 +421,26 @@ class KafkaController:
         logger.info("%s Fencing broker %d (%s); %d partitions change", self._log_prefix(), broker_id, reason,
                     len(changes))
         await self._write([self._cluster_control.fence_broker(broker_id), *changes], "BrokerFenced")
-        self._on_broker_fenced(broker_id, changes)
+        await self._on_broker_fenced(broker_id, changes)
 
-    def _on_broker_fenced(self, broker_id: int, changes: list[PartitionChangeRecord]) -> None:
-        """Kafka's onBrokerFailure: drop the channel, tell the remaining replicas and brokers."""
+    async def _on_broker_fenced(self, broker_id: int, changes: list[PartitionChangeRecord]) -> None:
+        """Kafka's onBrokerFailure: drop the channel, tell the remaining replicas and brokers;
+        topics being deleted with a replica there become ineligible for deletion."""
         self._channel.remove_broker(broker_id)
+        self._shutting_down_broker_ids.discard(broker_id)
+        self._deletion.on_broker_fenced(broker_id)
         changed = [r.topic_partition for r in changes]
         live = self.context.live_broker_ids()
         batch = self._new_batch()
         batch.add_leader_and_isr_request_for_brokers(live, changed)
         batch.add_update_metadata_request_for_brokers(live, changed)
         batch.send_requests_to_brokers()
+        await self._resume_deletions()
 
-    def _on_broker_unfenced(self, broker_id: int, changes: list[PartitionChangeRecord]) -> None:
+    async def _on_broker_unfenced(self, broker_id: int, changes: list[PartitionChangeRecord]) -> None:
         """Kafka's onBrokerStartup: open the channel, send the broker all its partitions and the
-        full metadata, and tell the others about newly elected leaders and the new live broker."""
+        full metadata, and tell the others about newly elected leaders and the new live broker;
+        deletions of topics with a replica there resume (StopReplica to it)."""
         reg = self.context.brokers[broker_id]
         self._channel.add_broker(broker_id, reg.host, reg.port)
         changed = [r.topic_partition for r in changes]
@@ -404,6 +451,8 @@ class KafkaController:
         batch.add_update_metadata_request_for_brokers([broker_id], full=True)
         batch.add_update_metadata_request_for_brokers(others, changed)
         batch.send_requests_to_brokers()
+        self._deletion.on_broker_unfenced(broker_id)
+        await self._resume_deletions()
 
     def _new_batch(self) -> ControllerBrokerRequestBatch:
         channel: ChannelManager = self._channel
@@ -454,6 +503,10 @@ class KafkaController:
                             record.topic, record.partition, old.isr, record.isr, record.partition_epoch)
         elif isinstance(record, ControllerEpochRecord):
             logger.info("%s Controller epoch is now %d", prefix, record.epoch)
+        elif isinstance(record, TopicDeletionRecord):
+            logger.info("%s Topic %s queued for deletion", prefix, record.name)
+        elif isinstance(record, RemoveTopicRecord):
+            logger.info("%s Removed topic %s (topic id %s)", prefix, record.name, record.topic_id)
 
 
 def _error_for(exc: BaseException) -> Errors:

@@ -1,21 +1,31 @@
 """ControllerBrokerRequestBatch: collects which brokers must hear about which
-partitions, then builds and sends one LeaderAndIsr and one UpdateMetadata per broker.
+partitions, then builds and sends one LeaderAndIsr, one UpdateMetadata and one
+StopReplica per broker.
 
-Owns: the per-broker sets of partitions for LeaderAndIsr and UpdateMetadata, and the
-construction of those requests from ``ControllerContext`` at send time (controller id
-and epoch, leader, leader epoch, ISR, partition epoch, replicas, offline replicas,
-live leaders, live brokers, topic configs).  Does not own delivery or retries
-(``ControllerChannelManager``) nor the decision of what changed (the controller).
+Owns: the per-broker sets of partitions for LeaderAndIsr, UpdateMetadata and
+StopReplica, and the construction of those requests from ``ControllerContext`` at send
+time (controller id and epoch, leader, leader epoch, ISR, partition epoch, replicas,
+offline replicas, live leaders, live brokers, topic configs, topics queued for
+deletion), and the per-partition StopReplica callbacks.  Does not own delivery or
+retries (``ControllerChannelManager``) nor the decision of what changed (the
+controller).
+
+Topics queued for deletion are never sent in LeaderAndIsr (a broker would recreate
+them) nor as UpdateMetadata partition states; every UpdateMetadata lists them in
+``deleted_topics`` so brokers stop serving them.  ``topic_configs`` carries the whole
+override set of every topic whose partitions the UpdateMetadata names (all topics in a
+full one).
 
 Kafka concept: ``ControllerBrokerRequestBatch`` (``addLeaderAndIsrRequestForBrokers``,
-``addUpdateMetadataRequestForBrokers``, ``sendRequestsToBrokers``).  Per broker the
-LeaderAndIsr is queued before the UpdateMetadata, as in Kafka.
+``addUpdateMetadataRequestForBrokers``, ``addStopReplicaRequestForBrokers``,
+``sendRequestsToBrokers``).  Per broker the LeaderAndIsr is queued before the
+UpdateMetadata and that before the StopReplica, as in Kafka.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from controller.controller_context import ControllerContext
@@ -24,13 +34,26 @@ from protocol.apis.leader_and_isr import (
     LeaderAndIsrPartitionState,
     LeaderAndIsrRequest,
 )
+from protocol.apis.stop_replica import (
+    StopReplicaPartitionState,
+    StopReplicaRequest,
+    StopReplicaResponse,
+    StopReplicaTopicState,
+)
 from protocol.apis.update_metadata import (
     UpdateMetadataBroker,
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
+    UpdateMetadataTopicConfigs,
 )
+from protocol.errors import Errors
 from protocol.schema import Struct
 from protocol.topic_partition import TopicPartition
+
+StopReplicaCallback = Callable[[int, TopicPartition, int], None]
+"""``callback(broker_id, topic_partition, error_code)`` once per partition of a StopReplica:
+the broker's per-partition error, or the request's error (UNKNOWN_SERVER_ERROR when the
+request failed to be delivered, e.g. the broker was fenced first)."""
 
 LEADER_AND_ISR_TYPE_INCREMENTAL = 1
 LEADER_AND_ISR_TYPE_FULL = 2
@@ -59,6 +82,8 @@ class ControllerBrokerRequestBatch:
         self._leader_and_isr_full: set[int] = set()
         self._update_metadata: dict[int, set[TopicPartition]] = {}
         self._update_metadata_full: set[int] = set()
+        # broker -> {tp: (delete_partition, callback)}
+        self._stop_replica: dict[int, dict[TopicPartition, tuple[bool, StopReplicaCallback | None]]] = {}
 
     def add_leader_and_isr_request_for_brokers(
         self, broker_ids: Iterable[int], partitions: Iterable[TopicPartition], *, is_new: bool = False,
@@ -71,7 +96,7 @@ class ControllerBrokerRequestBatch:
             is_new: the partitions were just created (brokers create their logs).
             full: the request lists every partition the broker hosts (type FULL).
         """
-        partitions = list(partitions)
+        partitions = [tp for tp in partitions if not self._context.is_topic_queued_up_for_deletion(tp.topic)]
         for broker_id in broker_ids:
             entries = self._leader_and_isr.setdefault(broker_id, {})
             for tp in partitions:
@@ -94,6 +119,15 @@ class ControllerBrokerRequestBatch:
             if full:
                 self._update_metadata_full.add(broker_id)
 
+    def add_stop_replica_request_for_brokers(
+        self, broker_ids: Iterable[int], tp: TopicPartition, *, delete_partition: bool,
+        callback: StopReplicaCallback | None = None,
+    ) -> None:
+        """Tell ``broker_ids`` to stop their replica of ``tp`` (and delete its log when
+        ``delete_partition``); ``callback`` gets each broker's per-partition outcome."""
+        for broker_id in broker_ids:
+            self._stop_replica.setdefault(broker_id, {})[tp] = (delete_partition, callback)
+
     def send_requests_to_brokers(self) -> dict[TopicPartition, list[asyncio.Future[Any]]]:
         """Build and queue the requests; the batch is empty afterwards.
 
@@ -114,10 +148,20 @@ class ControllerBrokerRequestBatch:
         for broker_id in sorted(self._update_metadata):
             full = broker_id in self._update_metadata_full
             partitions = sorted(self._context.partitions) if full else sorted(self._update_metadata[broker_id])
+            partitions = [tp for tp in partitions if not self._context.is_topic_queued_up_for_deletion(tp.topic)]
             request = self._update_metadata_request(broker_id, partitions, full)
             future = self._channel.send(broker_id, request)
             for tp in partitions:
                 futures.setdefault(tp, []).append(future)
+        for broker_id in sorted(self._stop_replica):
+            entries = self._stop_replica[broker_id]
+            future = self._channel.send(broker_id, self._stop_replica_request(broker_id, entries))
+            callbacks = {tp: cb for tp, (_, cb) in entries.items() if cb is not None}
+            if callbacks:
+                future.add_done_callback(_stop_replica_done(broker_id, callbacks))
+            for tp in entries:
+                futures.setdefault(tp, []).append(future)
+        self._stop_replica.clear()
         self._leader_and_isr.clear()
         self._leader_and_isr_full.clear()
         self._update_metadata.clear()
@@ -169,8 +213,51 @@ class ControllerBrokerRequestBatch:
             UpdateMetadataBroker(id=reg.broker_id, host=reg.host, port=reg.port, rack=reg.rack)
             for reg in ctx.live_brokers()
         ]
+        topics = sorted(t for t in ctx.topics if not ctx.is_topic_queued_up_for_deletion(t)) if full else sorted(
+            {tp.topic for tp in partitions}
+        )
+        topic_configs = [
+            UpdateMetadataTopicConfigs(topic_name=t, configs=[f"{k}={v}" for k, v in sorted(ctx.topic_configs(t).items())])
+            for t in topics
+        ]
         return UpdateMetadataRequest(
             controller_id=self._controller_id, controller_epoch=ctx.controller_epoch,
             broker_epoch=self._broker_epoch(broker_id), full=full, partition_states=states,
-            live_brokers=live_brokers, deleted_topics=[],
+            live_brokers=live_brokers, deleted_topics=sorted(ctx.topics_to_be_deleted), topic_configs=topic_configs,
         )
+
+    def _stop_replica_request(
+        self, broker_id: int, entries: dict[TopicPartition, tuple[bool, StopReplicaCallback | None]]
+    ) -> StopReplicaRequest:
+        by_topic: dict[str, list[StopReplicaPartitionState]] = {}
+        for tp in sorted(entries):
+            part = self._context.partitions.get(tp)
+            by_topic.setdefault(tp.topic, []).append(StopReplicaPartitionState(
+                partition_index=tp.partition, leader_epoch=part.leader_epoch if part is not None else -1,
+                delete_partition=entries[tp][0],
+            ))
+        return StopReplicaRequest(
+            controller_id=self._controller_id, controller_epoch=self._context.controller_epoch,
+            broker_epoch=self._broker_epoch(broker_id),
+            topic_states=[StopReplicaTopicState(topic_name=t, partition_states=p) for t, p in by_topic.items()],
+        )
+
+
+def _stop_replica_done(
+    broker_id: int, callbacks: dict[TopicPartition, StopReplicaCallback]
+) -> Callable[[asyncio.Future[Any]], None]:
+    """Done-callback of a StopReplica future: one callback per partition with its error code."""
+
+    def done(future: asyncio.Future[Any]) -> None:
+        errors: dict[TopicPartition, int] = {}
+        if future.cancelled() or future.exception() is not None:
+            default = int(Errors.UNKNOWN_SERVER_ERROR)
+        else:
+            response: StopReplicaResponse = future.result()
+            default = response.error_code
+            for entry in response.partition_errors or []:
+                errors[TopicPartition(entry.topic_name, entry.partition_index)] = entry.error_code
+        for tp, callback in callbacks.items():
+            callback(broker_id, tp, errors.get(tp, default) if default == 0 else default)
+
+    return done

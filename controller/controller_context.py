@@ -28,6 +28,8 @@ from controller.metadata_records import (
     PartitionRecord,
     ProducerIdsRecord,
     RegisterBrokerRecord,
+    RemoveTopicRecord,
+    TopicDeletionRecord,
     TopicRecord,
     UnfenceBrokerRecord,
 )
@@ -88,6 +90,7 @@ class ControllerContext:
         self.topics: dict[str, TopicInfo] = {}
         self.partitions: dict[TopicPartition, PartitionRegistration] = {}
         self.controller_epoch = 0
+        self.topics_to_be_deleted: set[str] = set()
         self.partition_state_machine = PartitionStateMachine(log_prefix)
         self.replica_state_machine = ReplicaStateMachine(log_prefix)
 
@@ -128,6 +131,29 @@ class ControllerContext:
         info = self.topics.get(topic)
         return dict(info.configs) if info is not None else {}
 
+    def is_topic_queued_up_for_deletion(self, topic: str) -> bool:
+        """True while ``topic`` is queued for deletion (a ``TopicDeletionRecord`` without
+        its ``RemoveTopicRecord``)."""
+        return topic in self.topics_to_be_deleted
+
+    def replicas_of_topic(self, topic: str) -> list[PartitionAndReplica]:
+        """Every replica of ``topic``, in partition then assignment order."""
+        return [PartitionAndReplica(tp, r) for tp in self.partitions_of_topic(topic) for r in self.partitions[tp].replicas]
+
+    def transition_replicas(self, replicas: Iterable[PartitionAndReplica], target: ReplicaState) -> None:
+        """Move replicas of a topic queued for deletion through the deletion states.
+
+        Topic deletion progress (ReplicaDeletionStarted / Successful / Ineligible) is
+        controller memory, not metadata records: as in Kafka, a restarted controller
+        starts the deletion of the queued topics again.
+
+        Raises:
+            IllegalStateTransitionError: an illegal transition (logged; nothing is applied
+                for that replica or the ones after it).
+        """
+        for replica in replicas:
+            self.replica_state_machine.transition(replica, target)
+
     def offline_replicas(self, tp: TopicPartition) -> list[int]:
         """Replicas of ``tp`` whose broker is not live."""
         return [r for r in self.partitions[tp].replicas if not self.is_live(r)]
@@ -164,6 +190,15 @@ class ControllerContext:
             reg.fenced = isinstance(record, FenceBrokerRecord)
         elif isinstance(record, TopicRecord):
             self.topics[record.name] = TopicInfo(record.name, record.topic_id)
+        elif isinstance(record, TopicDeletionRecord):
+            self._topic(record.name)
+            self.topics_to_be_deleted.add(record.name)
+        elif isinstance(record, RemoveTopicRecord):
+            for tp in self.partitions_of_topic(record.name):
+                self.partitions.pop(tp, None)
+            self._topic(record.name)
+            del self.topics[record.name]
+            self.topics_to_be_deleted.discard(record.name)
         elif isinstance(record, ConfigRecord):
             if record.resource_type == "topic":
                 configs = self._topic(record.resource_name).configs
@@ -210,10 +245,29 @@ class ControllerContext:
             for tp in self.partitions_led_by(record.broker_id):
                 yield "partition", tp, PartitionState.OfflinePartition
             for tp in self.partitions_on_broker(record.broker_id):
-                yield "replica", PartitionAndReplica(tp, record.broker_id), ReplicaState.OfflineReplica
+                replica = PartitionAndReplica(tp, record.broker_id)
+                if not self.is_topic_queued_up_for_deletion(tp.topic):
+                    yield "replica", replica, ReplicaState.OfflineReplica
+                    continue
+                # Kafka's onReplicasBecomeOffline: a replica being deleted becomes ineligible.
+                current = self.replica_state_machine.state(replica)
+                if current == ReplicaState.ReplicaDeletionStarted:
+                    yield "replica", replica, ReplicaState.ReplicaDeletionIneligible
+                elif current in (ReplicaState.NewReplica, ReplicaState.OnlineReplica):
+                    yield "replica", replica, ReplicaState.OfflineReplica
         elif isinstance(record, UnfenceBrokerRecord):
             for tp in self.partitions_on_broker(record.broker_id):
-                yield "replica", PartitionAndReplica(tp, record.broker_id), ReplicaState.OnlineReplica
+                if not self.is_topic_queued_up_for_deletion(tp.topic):  # deletion resumes instead
+                    yield "replica", PartitionAndReplica(tp, record.broker_id), ReplicaState.OnlineReplica
+        elif isinstance(record, RemoveTopicRecord):
+            for tp in self.partitions_of_topic(record.name):
+                for r in self.partitions[tp].replicas:
+                    replica = PartitionAndReplica(tp, r)
+                    for target in _replica_deletion_path(self.replica_state_machine.state(replica)):
+                        yield "replica", replica, target
+                if self.partition_state_machine.state(tp) != PartitionState.NonExistentPartition:
+                    yield "partition", tp, PartitionState.OfflinePartition
+                    yield "partition", tp, PartitionState.NonExistentPartition
 
     def _broker(self, broker_id: int) -> BrokerRegistration:
         reg = self.brokers.get(broker_id)
@@ -232,3 +286,25 @@ class ControllerContext:
         if part is None:
             raise ValueError(f"record refers to unknown partition {tp}")
         return part
+
+
+_DELETION_PATH = (
+    ReplicaState.OfflineReplica,
+    ReplicaState.ReplicaDeletionStarted,
+    ReplicaState.ReplicaDeletionSuccessful,
+    ReplicaState.NonExistentReplica,
+)
+
+
+def _replica_deletion_path(current: ReplicaState) -> tuple[ReplicaState, ...]:
+    """Legal states from ``current`` to NonExistentReplica along Kafka's deletion path.
+
+    Normally the replica is already ReplicaDeletionSuccessful (one step).  When a
+    ``RemoveTopicRecord`` is replayed from the log at start-up, the in-memory deletion
+    progress is gone and the replica walks the whole path, each step checked.
+    """
+    if current == ReplicaState.NonExistentReplica:
+        return ()
+    if current in _DELETION_PATH:
+        return _DELETION_PATH[_DELETION_PATH.index(current) + 1:]
+    return _DELETION_PATH  # New, Online or ReplicaDeletionIneligible: via OfflineReplica

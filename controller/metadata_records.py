@@ -112,12 +112,37 @@ class PartitionChangeRecord(MetadataRecord):
 
 @dataclass(frozen=True)
 class ConfigRecord(MetadataRecord):
-    """A config override (``name=value``) of a resource; only ``resource_type="topic"`` for now."""
+    """A config override (``name=value``) of a resource; only ``resource_type="topic"`` for now.
+
+    ``value`` None removes the override (IncrementalAlterConfigs DELETE).
+    """
 
     resource_type: str
     resource_name: str
     name: str
     value: str | None
+
+
+@dataclass(frozen=True)
+class TopicDeletionRecord(MetadataRecord):
+    """The topic is queued for deletion (Kafka's ``/admin/delete_topics/<name>`` znode).
+
+    It stays queued - served by no broker, refusing CreatePartitions and re-creation -
+    until every replica is deleted and a ``RemoveTopicRecord`` follows; a restarted
+    controller resumes the deletion from this record.
+    """
+
+    name: str
+    topic_id: str
+
+
+@dataclass(frozen=True)
+class RemoveTopicRecord(MetadataRecord):
+    """The topic is gone: its partitions, configs and replica/partition states are removed
+    (Kafka's ``completeDeleteTopic``; KRaft's ``RemoveTopicRecord``)."""
+
+    name: str
+    topic_id: str
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,21 @@
 """ReplicationControlManager: topics, partitions, leaders and ISRs as records.
 
 Owns: the decisions of CreateTopics (validation per topic, replica assignment,
-initial leader/ISR), AlterPartition (ISR changes requested by leaders), and the
-partition changes caused by a broker being fenced (re-election from the live ISR,
-ISR shrink) or unfenced (election of leaderless partitions).  Each returns records
+initial leader/ISR), CreatePartitions (more partitions for a topic), AlterPartition
+(ISR changes requested by leaders), and the partition changes caused by a broker
+being fenced (re-election from the live ISR, ISR shrink) or unfenced (election of
+leaderless partitions), and the election of offline partitions (controller failover,
+a topic's unclean.leader.election.enable turned on).  Partitions of topics queued
+for deletion are never re-elected.  Each returns records
 (and a response) without changing state: the controller writes the records, and the
 context changes only when they are replayed.  Does not own request propagation
 (``ControllerBrokerRequestBatch``) nor broker liveness rules
 (``ClusterControlManager``).
 
 Kafka concept: KRaft's ``ReplicationControlManager`` (``createTopics``,
-``alterPartition``, ``handleBrokerFenced``, ``handleBrokerUnfenced``), with the
-ZK-era leader epoch bump on ISR shrink; seeds 000, 002, 003.
+``createPartitions``, ``alterPartition``, ``handleBrokerFenced``,
+``handleBrokerUnfenced``), with the ZK-era leader epoch bump on ISR shrink; seeds 000,
+001, 002, 003.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import base64
 import logging
 import random
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from controller.controller_context import ControllerContext
@@ -54,13 +58,29 @@ from protocol.apis.alter_partition import (
     AlterPartitionResponsePartition,
     AlterPartitionResponseTopic,
 )
+from protocol.apis.create_partitions import (
+    CreatePartitionsRequest,
+    CreatePartitionsResponse,
+    CreatePartitionsTopic,
+    CreatePartitionsTopicResult,
+)
 from protocol.apis.create_topics import (
     CreatableTopic,
     CreatableTopicResult,
     CreateTopicsRequest,
     CreateTopicsResponse,
 )
-from protocol.errors import Errors, InvalidReplicaAssignmentError, KafkaError, TopicAlreadyExistsError  # type: ignore[attr-defined]
+from protocol.errors import (  # type: ignore[attr-defined]
+    Errors,
+    InvalidPartitionsError,
+    InvalidReplicaAssignmentError,
+    InvalidReplicationFactorError,
+    InvalidRequestError,
+    InvalidTopicError,
+    KafkaError,
+    TopicAlreadyExistsError,
+    UnknownTopicOrPartitionError,
+)
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -148,6 +168,8 @@ class ReplicationControlManager:
     def _create_topic(self, topic: CreatableTopic, pending: list[str]) -> tuple[list[MetadataRecord], int, int]:
         ctx = self._context
         validate_topic_name(topic.name)
+        if ctx.is_topic_queued_up_for_deletion(topic.name):
+            raise TopicAlreadyExistsError(f"Topic '{topic.name}' is marked for deletion.")
         if topic.name in ctx.topics or topic.name in pending:
             raise TopicAlreadyExistsError(f"Topic '{topic.name}' already exists.")
         configs = validate_topic_configs(topic.configs)
@@ -187,6 +209,121 @@ class ReplicationControlManager:
                 leader=initial.leader, leader_epoch=0, partition_epoch=0,
             ))
         return records, len(assignment), len(assignment[0])
+
+    # ------------------------------------------------------------ CreatePartitions
+
+    def create_partitions(self, request: CreatePartitionsRequest) -> ControllerResult[CreatePartitionsResponse]:
+        """Validate and plan new partitions for existing topics (seed 001).
+
+        Per topic: INVALID_REQUEST (named twice), UNKNOWN_TOPIC_OR_PARTITION,
+        INVALID_TOPIC_EXCEPTION "The topic is queued for deletion.", INVALID_PARTITIONS
+        (the count does not increase), INVALID_REPLICA_ASSIGNMENT (assignments for a
+        different number of new partitions, a replication factor unlike the existing
+        partitions', duplicate or unregistered brokers, every broker fenced),
+        INVALID_REPLICATION_FACTOR (fewer live brokers than the replication factor).
+        Without assignments the new partitions are placed by Kafka's algorithm
+        continuing at ``start_partition_id`` = current count (rack-aware when every
+        live broker has a rack).  ``validate_only`` writes nothing.
+
+        Returns:
+            ``ControllerResult``: one ``PartitionRecord`` per new partition (first live
+            replica leads, live replicas form the ISR) and the response.
+        """
+        counts: dict[str, int] = {}
+        for topic in request.topics:
+            counts[topic.name] = counts.get(topic.name, 0) + 1
+        records: list[MetadataRecord] = []
+        results = []
+        for topic in request.topics:
+            error, message = Errors.NONE, None
+            try:
+                if counts[topic.name] > 1:
+                    raise InvalidRequestError("Duplicate topic name.")
+                topic_records = self._create_partitions(topic)
+            except KafkaError as exc:
+                error = Errors(exc.errno) if exc.errno is not None else Errors.UNKNOWN_SERVER_ERROR
+                message = str(exc.args[0]) if exc.args else None
+            else:
+                if not request.validate_only:
+                    records.extend(topic_records)
+            results.append(CreatePartitionsTopicResult(name=topic.name, error_code=error, error_message=message))
+        return ControllerResult(records, CreatePartitionsResponse(results=results))
+
+    def _create_partitions(self, topic: CreatePartitionsTopic) -> list[MetadataRecord]:
+        ctx = self._context
+        info = ctx.topics.get(topic.name)
+        if info is None:
+            raise UnknownTopicOrPartitionError(f"The topic '{topic.name}' does not exist.")
+        if ctx.is_topic_queued_up_for_deletion(topic.name):
+            raise InvalidTopicError("The topic is queued for deletion.")
+        current = info.num_partitions
+        if topic.count < current:
+            raise InvalidPartitionsError(
+                f"Topic currently has {current} partitions, which is higher than the requested {topic.count}."
+            )
+        if topic.count == current:
+            raise InvalidPartitionsError(f"Topic already has {current} partitions.")
+        additional = topic.count - current
+        replication_factor = len(ctx.partitions[TopicPartition(topic.name, 0)].replicas)
+        if topic.assignments is not None:
+            if len(topic.assignments) != additional:
+                raise InvalidReplicaAssignmentError(
+                    f"Attempted to add {additional} additional partition(s), but only {len(topic.assignments)} "
+                    "assignment(s) were specified." if len(topic.assignments) < additional else
+                    f"Increasing the number of partitions by {additional} but {len(topic.assignments)} "
+                    "assignments provided."
+                )
+            assignment: dict[int, list[int]] = {}
+            for i, entry in enumerate(topic.assignments):
+                replicas = list(entry.broker_ids)
+                self._check_new_partition_assignment(replicas, replication_factor)
+                assignment[current + i] = replicas
+        else:
+            live = ctx.live_broker_ids()
+            if replication_factor > len(live):
+                raise InvalidReplicationFactorError(
+                    f"Replication factor: {replication_factor} larger than available brokers: {len(live)}."
+                )
+            # AdminZkClient.addPartitions: continue from the broker of partition 0's first replica.
+            first = ctx.partitions[TopicPartition(topic.name, 0)].replicas[0]
+            start_index = next((i for i, b in enumerate(live) if b >= first), 0)
+            assignment = assign_replicas_to_brokers(
+                additional, replication_factor, live, broker_racks=ctx.live_broker_racks(),
+                fixed_start_index=start_index, start_partition_id=current, rng=self._rng,
+            )
+        records: list[MetadataRecord] = []
+        for partition in sorted(assignment):
+            replicas = assignment[partition]
+            initial = initial_leader_and_isr(replicas, ctx.is_live)
+            records.append(PartitionRecord(
+                topic=topic.name, partition=partition, replicas=list(replicas), isr=initial.isr,
+                leader=initial.leader, leader_epoch=0, partition_epoch=0,
+            ))
+        return records
+
+    def _check_new_partition_assignment(self, replicas: list[int], replication_factor: int) -> None:
+        ctx = self._context
+        if not replicas:
+            raise InvalidReplicaAssignmentError("The manual partition assignment includes an empty replica list.")
+        duplicates = sorted({b for b in replicas if replicas.count(b) > 1})
+        if duplicates:
+            raise InvalidReplicaAssignmentError(
+                "Partition replica lists may not contain duplicate entries: " + ",".join(map(str, duplicates))
+            )
+        if len(replicas) != replication_factor:
+            raise InvalidReplicaAssignmentError(
+                f"The manual partition assignment includes a partition with {len(replicas)} replica(s), but this "
+                f"is not consistent with previous partitions, which have {replication_factor} replica(s)."
+            )
+        for broker_id in replicas:
+            if broker_id not in ctx.brokers:
+                raise InvalidReplicaAssignmentError(
+                    f"The manual partition assignment includes broker {broker_id}, but no such broker is registered."
+                )
+        if not any(ctx.is_live(b) for b in replicas):
+            raise InvalidReplicaAssignmentError(
+                f"All brokers specified in the manual partition assignment {replicas} are fenced."
+            )
 
     # -------------------------------------------------------------- AlterPartition
 
@@ -278,6 +415,8 @@ class ReplicationControlManager:
 
         records = []
         for tp in ctx.partitions_on_broker(broker_id):
+            if ctx.is_topic_queued_up_for_deletion(tp.topic):
+                continue  # Kafka: partitions being deleted are not re-elected
             part = ctx.partitions[tp]
             shrunk = [r for r in part.isr if r != broker_id]
             if part.leader == broker_id:
@@ -305,10 +444,41 @@ class ReplicationControlManager:
         records = []
         for tp in ctx.partitions_on_broker(broker_id):
             part = ctx.partitions[tp]
-            if part.leader != NO_LEADER:
+            if part.leader != NO_LEADER or ctx.is_topic_queued_up_for_deletion(tp.topic):
                 continue
             election = offline_partition_leader_election(part.replicas, part.isr, is_live, self._unclean(tp))
             if not election.has_leader:
+                continue
+            records.append(PartitionChangeRecord(
+                topic=tp.topic, partition=tp.partition, leader=election.leader, isr=election.isr,
+                leader_epoch=part.leader_epoch + 1, partition_epoch=part.partition_epoch + 1,
+            ))
+        return records
+
+    def elect_offline_partitions(self, topics: Iterable[str] | None = None) -> list[PartitionChangeRecord]:
+        """Elect leaders for leaderless partitions (of ``topics``, or all).
+
+        Used when a controller starts (partitions written without a leader, or whose
+        leader's broker is gone, come online from a live ISR member) and when a topic's
+        ``unclean.leader.election.enable`` is turned on.  Clean election first; unclean
+        only where enabled; otherwise the partition stays offline.  Topics queued for
+        deletion are skipped.
+
+        Returns:
+            One ``PartitionChangeRecord`` per elected partition (leader epoch and
+            partition epoch + 1).
+        """
+        ctx = self._context
+        wanted = None if topics is None else set(topics)
+        records = []
+        for tp in sorted(ctx.partitions):
+            part = ctx.partitions[tp]
+            if (wanted is not None and tp.topic not in wanted) or ctx.is_topic_queued_up_for_deletion(tp.topic):
+                continue
+            if part.leader != NO_LEADER and ctx.is_live(part.leader):
+                continue
+            election = offline_partition_leader_election(part.replicas, part.isr, ctx.is_live, self._unclean(tp))
+            if not election.has_leader or election.leader == part.leader:
                 continue
             records.append(PartitionChangeRecord(
                 topic=tp.topic, partition=tp.partition, leader=election.leader, isr=election.isr,

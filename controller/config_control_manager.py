@@ -1,0 +1,206 @@
+"""ConfigControlManager: topic config overrides - describe them, change them.
+
+Owns: DescribeConfigs for TOPIC resources (every topic config with its effective value
+and source) and the IncrementalAlterConfigs decision for TOPIC resources (SET, DELETE,
+APPEND, SUBTRACT, validated against the topic config table) as ``ConfigRecord``s.
+Does not own the config table (``broker.log.log_config``), BROKER resources (answered
+by each broker itself), nor propagation (the controller sends UpdateMetadata with
+``topic_configs`` and re-elects offline partitions when
+``unclean.leader.election.enable`` changes).
+
+Kafka concept: KRaft's ``ConfigurationControlManager`` (``incrementalAlterConfigs``)
+and ``ConfigHelper.describeConfigs`` for topics (KIP-133, KIP-339).  Sources:
+DYNAMIC_TOPIC_CONFIG for an override, STATIC_BROKER_CONFIG when the broker's
+``server.properties`` sets the synonym (``log.segment.bytes`` for ``segment.bytes``),
+else DEFAULT_CONFIG.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from broker.config import KafkaConfig
+from broker.log.log_config import TOPIC_CONFIG_DEFS, LogConfig, parse_topic_config
+from controller.controller_context import ControllerContext
+from controller.metadata_records import ConfigRecord, ControllerResult, MetadataRecord
+from protocol.apis.configs import (
+    OP_APPEND,
+    OP_DELETE,
+    OP_SET,
+    OP_SUBTRACT,
+    RESOURCE_BROKER,
+    RESOURCE_TOPIC,
+    SOURCE_DEFAULT_CONFIG,
+    SOURCE_DYNAMIC_TOPIC_CONFIG,
+    SOURCE_STATIC_BROKER_CONFIG,
+    AlterConfigsResource,
+    AlterConfigsResourceResponse,
+    DescribeConfigsRequest,
+    DescribeConfigsResourceResult,
+    DescribeConfigsResponse,
+    DescribeConfigsResult,
+    IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
+)
+from protocol.errors import (  # type: ignore[attr-defined]
+    Errors,
+    InvalidConfigError,
+    InvalidRequestError,
+    KafkaError,
+    UnknownTopicOrPartitionError,
+)
+
+_OPERATION_NAMES = {OP_APPEND: "append", OP_SUBTRACT: "subtract"}
+
+
+class ConfigControlManager:
+    """Decides DescribeConfigs / IncrementalAlterConfigs for topics.
+
+    Args:
+        context: the controller context (topic overrides are read here).
+        config: the controller's broker config (the defaults overrides fall back to).
+        log_prefix: callable returning ``[Controller id=N epoch=E]``.
+    """
+
+    def __init__(self, context: ControllerContext, config: KafkaConfig, log_prefix: Callable[[], str] = lambda: "") -> None:
+        self._context = context
+        self._config = config
+        self._log_prefix = log_prefix
+        self._defaults = LogConfig.from_broker(config).to_topic_configs()
+
+    # ----------------------------------------------------------- DescribeConfigs
+
+    def describe_configs(self, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
+        """Describe TOPIC resources.
+
+        Per resource: UNKNOWN_TOPIC_OR_PARTITION for an unknown topic (or one queued for
+        deletion); INVALID_REQUEST for BROKER resources (brokers answer those) and
+        unknown resource types; else every topic config (only ``configuration_keys``
+        when given; unknown keys are left out), sorted by name, with value and source.
+        """
+        results = []
+        for resource in request.resources:
+            result = DescribeConfigsResult(
+                error_code=0, resource_type=resource.resource_type, resource_name=resource.resource_name, configs=[]
+            )
+            try:
+                self._check_topic_resource(resource.resource_type, resource.resource_name)
+            except KafkaError as exc:
+                result.error_code = exc.errno if exc.errno is not None else Errors.UNKNOWN_SERVER_ERROR
+                result.error_message = str(exc.args[0]) if exc.args else None
+                results.append(result)
+                continue
+            overrides = self._context.topic_configs(resource.resource_name)
+            names = sorted(TOPIC_CONFIG_DEFS) if resource.configuration_keys is None else [
+                k for k in dict.fromkeys(resource.configuration_keys) if k in TOPIC_CONFIG_DEFS
+            ]
+            for name in names:
+                if name in overrides:
+                    value, source = overrides[name], SOURCE_DYNAMIC_TOPIC_CONFIG
+                else:
+                    value, source = self._defaults[name], self._default_source(name)
+                result.configs.append(DescribeConfigsResourceResult(
+                    name=name, value=value, read_only=False, config_source=source, is_sensitive=False,
+                ))
+            results.append(result)
+        return DescribeConfigsResponse(results=results)
+
+    def _default_source(self, name: str) -> int:
+        synonyms = TOPIC_CONFIG_DEFS[name].broker_synonyms
+        return SOURCE_STATIC_BROKER_CONFIG if any(s in self._config.originals for s in synonyms) else SOURCE_DEFAULT_CONFIG
+
+    def _check_topic_resource(self, resource_type: int, name: str) -> None:
+        if resource_type == RESOURCE_BROKER:
+            raise InvalidRequestError("BROKER resources are answered by the broker itself, not the controller.")
+        if resource_type != RESOURCE_TOPIC:
+            raise InvalidRequestError(f"Unsupported resource type {resource_type}.")
+        if name not in self._context.topics or self._context.is_topic_queued_up_for_deletion(name):
+            raise UnknownTopicOrPartitionError(f"The topic '{name}' does not exist.")
+
+    # --------------------------------------------------- IncrementalAlterConfigs
+
+    def incremental_alter_configs(
+        self, request: IncrementalAlterConfigsRequest
+    ) -> ControllerResult[IncrementalAlterConfigsResponse]:
+        """Decide an IncrementalAlterConfigs request for TOPIC resources.
+
+        Per resource (each succeeds or fails as a whole): INVALID_REQUEST for a resource
+        named twice, a key named twice, a null SET value, an unknown operation, or a
+        non-TOPIC resource; UNKNOWN_TOPIC_OR_PARTITION; INVALID_CONFIG naming the key
+        for an unknown key, an invalid value, or APPEND/SUBTRACT on a non-list config.
+        SET stores the value, DELETE removes the override, APPEND adds list items not
+        present yet and SUBTRACT removes items (both starting from the override, else
+        the broker default).  ``validate_only`` writes nothing.
+
+        Returns:
+            ``ControllerResult``: a ``ConfigRecord`` per changed key (value None for a
+            removed override) and the response.
+        """
+        counts: dict[tuple[int, str], int] = {}
+        for resource in request.resources:
+            key = (resource.resource_type, resource.resource_name)
+            counts[key] = counts.get(key, 0) + 1
+        records: list[MetadataRecord] = []
+        responses = []
+        for resource in request.resources:
+            response = AlterConfigsResourceResponse(
+                error_code=0, resource_type=resource.resource_type, resource_name=resource.resource_name,
+            )
+            try:
+                if counts[(resource.resource_type, resource.resource_name)] > 1:
+                    raise InvalidRequestError(f"Duplicate resource {resource.resource_name} in the request.")
+                self._check_topic_resource(resource.resource_type, resource.resource_name)
+                changes = self._alter_topic(resource)
+            except KafkaError as exc:
+                response.error_code = exc.errno if exc.errno is not None else Errors.UNKNOWN_SERVER_ERROR
+                response.error_message = str(exc.args[0]) if exc.args else None
+            else:
+                if not request.validate_only:
+                    records.extend(changes)
+            responses.append(response)
+        return ControllerResult(records, IncrementalAlterConfigsResponse(responses=responses))
+
+    def _alter_topic(self, resource: AlterConfigsResource) -> list[ConfigRecord]:
+        topic = resource.resource_name
+        names = [c.name for c in resource.configs]
+        if len(set(names)) != len(names):
+            raise InvalidRequestError("Error due to duplicate config keys")
+        current = self._context.topic_configs(topic)
+        updated = dict(current)
+        for entry in resource.configs:
+            definition = TOPIC_CONFIG_DEFS.get(entry.name)
+            if definition is None:
+                raise InvalidConfigError(f"Unknown topic config name: {entry.name}")
+            op = entry.config_operation
+            if op == OP_SET:
+                if entry.value is None:
+                    raise InvalidRequestError(f"Null value not supported for : {entry.name}")
+                updated[entry.name] = str(entry.value).strip()
+            elif op == OP_DELETE:
+                updated.pop(entry.name, None)
+            elif op in (OP_APPEND, OP_SUBTRACT):
+                if definition.type != "list":
+                    raise InvalidConfigError(
+                        f"Config value {_OPERATION_NAMES[op]} is not allowed for config key: {entry.name}"
+                    )
+                try:
+                    base = parse_topic_config(entry.name, updated.get(entry.name, self._defaults[entry.name]))
+                    items = parse_topic_config(entry.name, entry.value) if entry.value else []
+                except ValueError as exc:
+                    raise InvalidConfigError(str(exc)) from None
+                if op == OP_APPEND:
+                    merged = base + [i for i in items if i not in base]
+                else:
+                    merged = [i for i in base if i not in items]
+                updated[entry.name] = ",".join(merged)
+            else:
+                raise InvalidRequestError(f"Unknown config operation {op} for config key: {entry.name}")
+            if entry.name in updated:
+                try:
+                    parse_topic_config(entry.name, updated[entry.name])
+                except ValueError as exc:
+                    raise InvalidConfigError(str(exc)) from None
+        return [
+            ConfigRecord("topic", topic, name, updated.get(name))
+            for name in sorted(set(current) | set(updated)) if current.get(name) != updated.get(name)
+        ]
