@@ -28,7 +28,7 @@ from protocol.apis.broker_registration import (
     BrokerRegistrationRequest,
 )
 from protocol.apis.controlled_shutdown import ControlledShutdownRequest
-from protocol.errors import Errors, KafkaError
+from protocol.errors import Errors, KafkaError, is_retriable
 
 logger = logging.getLogger(__name__)
 
@@ -94,8 +94,10 @@ class BrokerLifecycleManager:
 
         Sends ControlledShutdown(broker_id, broker_epoch) up to ``max_retries`` times
         (at least once), waiting ``retry_backoff_ms`` after a failed attempt: a
-        failure is an unreachable controller, an error code, or a non-empty
-        ``remaining_partitions`` (leaderships the controller could not move yet).
+        failure is an unreachable controller, a retriable error code (NOT_CONTROLLER,
+        ...), or a non-empty ``remaining_partitions`` (leaderships the controller could
+        not move yet).  A non-retriable error code (STALE_BROKER_EPOCH,
+        UNKNOWN_SERVER_ERROR, ...) ends the attempts at once.
         Heartbeats go on meanwhile, so the broker stays unfenced and keeps serving.
 
         Args:
@@ -132,6 +134,8 @@ class BrokerLifecycleManager:
                 if response.error_code != Errors.NONE:
                     logger.warning("%s Controlled shutdown attempt %d/%d refused with error %d", self._prefix,
                                    attempt, attempts, response.error_code)
+                    if not is_retriable(response.error_code):
+                        break  # e.g. STALE_BROKER_EPOCH or a controller without the API: retrying cannot help
                 else:
                     remaining = [f"{p.topic_name}-{p.partition_index}" for p in response.remaining_partitions]
                     logger.info("%s Controlled shutdown attempt %d/%d: %d partitions still led here: %s",

@@ -92,6 +92,18 @@ async def test_controlled_shutdown_gives_up_after_max_retries(tmp_path):
     assert sleeps.delays == [0.1, 0.1]
 
 
+async def test_controlled_shutdown_stops_retrying_on_a_non_retriable_error(tmp_path):
+    channel = scripted(ControlledShutdownResponse(error_code=Errors.STALE_BROKER_EPOCH))
+    sleeps = Sleeps()
+
+    done = await lifecycle(tmp_path, channel).controlled_shutdown(
+        max_retries=3, retry_backoff_ms=100, timeout_ms=60_000, sleep=sleeps)
+
+    assert done is False
+    assert len(channel.requests) == 1
+    assert sleeps.delays == []
+
+
 async def test_controlled_shutdown_is_attempted_once_with_zero_retries_and_bounded_by_its_timeout(tmp_path):
     channel = scripted(ControlledShutdownResponse(error_code=Errors.NONE, remaining_partitions=STILL_LEADING))
 
