@@ -15,7 +15,9 @@ from protocol.apis.broker_registration import (
     BrokerRegistrationRequest,
 )
 from protocol.apis.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
+from protocol.apis.stop_replica import StopReplicaPartitionError, StopReplicaRequest, StopReplicaResponse
 from protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
+from protocol.topic_partition import TopicPartition
 
 
 class ManualClock:
@@ -32,9 +34,14 @@ class ManualClock:
 
 
 class FakeChannelManager:
-    """Captures controller requests instead of sending them; acks at once unless told not to."""
+    """Captures controller requests instead of sending them; acks at once unless told not to.
+
+    StopReplica responses carry a per-partition error: ``stop_replica_errors[(broker_id,
+    TopicPartition)]``, else 0.
+    """
 
     def __init__(self) -> None:
+        self.stop_replica_errors: dict[tuple[int, TopicPartition], int] = {}
         self.sent: list[tuple[int, Any]] = []
         self.brokers: dict[int, tuple[str, int]] = {}
         self.auto_ack = True
@@ -63,16 +70,50 @@ class FakeChannelManager:
         self.sent_event.set()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         if self.auto_ack:
-            future.set_result(_response_for(request))
+            future.set_result(self._response_for(broker_id, request))
         else:
             self.pending.append((broker_id, request, future))
         return future
 
     def ack_all(self) -> None:
-        for _, request, future in self.pending:
+        pending, self.pending = self.pending, []
+        for broker_id, request, future in pending:
             if not future.done():
-                future.set_result(_response_for(request))
-        self.pending.clear()
+                future.set_result(self._response_for(broker_id, request))
+
+    def fail_pending(self, broker_id: int) -> None:
+        """Fail the unanswered requests to ``broker_id`` as a removed channel does."""
+        from protocol.errors import KafkaConnectionError
+
+        keep = []
+        for entry in self.pending:
+            if entry[0] == broker_id and not entry[2].done():
+                entry[2].set_exception(KafkaConnectionError(f"broker {broker_id} removed"))
+            elif entry[0] != broker_id:
+                keep.append(entry)
+        self.pending = keep
+
+    def stop_replica(self) -> dict[int, list[StopReplicaRequest]]:
+        return self._by_broker(StopReplicaRequest)
+
+    def stopped_partitions(self, broker_id: int) -> list[tuple[TopicPartition, bool]]:
+        return [
+            (TopicPartition(t.topic_name, p.partition_index), p.delete_partition)
+            for r in self.stop_replica().get(broker_id, []) for t in r.topic_states for p in t.partition_states
+        ]
+
+    def _response_for(self, broker_id: int, request: Any) -> Any:
+        if isinstance(request, LeaderAndIsrRequest):
+            return LeaderAndIsrResponse(error_code=0)
+        if isinstance(request, StopReplicaRequest):
+            return StopReplicaResponse(error_code=0, partition_errors=[
+                StopReplicaPartitionError(
+                    topic_name=t.topic_name, partition_index=p.partition_index,
+                    error_code=self.stop_replica_errors.get((broker_id, TopicPartition(t.topic_name, p.partition_index)), 0),
+                )
+                for t in request.topic_states for p in t.partition_states
+            ])
+        return UpdateMetadataResponse(error_code=0)
 
     def leader_and_isr(self) -> dict[int, list[LeaderAndIsrRequest]]:
         return self._by_broker(LeaderAndIsrRequest)
@@ -98,12 +139,6 @@ def wire_roundtrip(struct: Any) -> Any:
     decoded = type(struct).from_wire(wire, 0)
     assert decoded == struct, (decoded, struct)
     return decoded
-
-
-def _response_for(request: Any) -> Any:
-    if isinstance(request, LeaderAndIsrRequest):
-        return LeaderAndIsrResponse(error_code=0)
-    return UpdateMetadataResponse(error_code=0)
 
 
 def make_config(**overrides: Any) -> KafkaConfig:
