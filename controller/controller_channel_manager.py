@@ -6,8 +6,11 @@ broker's registered host:port.  A request is sent when every earlier request to 
 broker has been answered (one in flight per broker, so brokers see controller requests
 in order).  Connection errors and timeouts are retried with exponential backoff until
 the send succeeds or the broker is removed (fenced); removal fails that broker's
-queued futures.  Does not decide what to send (``ControllerBrokerRequestBatch``) and
-does not interpret response error codes beyond logging them.
+queued futures.  Any request struct goes through it (LeaderAndIsr, UpdateMetadata,
+StopReplica); the returned future carries the broker's response, and
+``ControllerBrokerRequestBatch`` turns a StopReplica response (or a failed future)
+into one callback per partition.  Does not decide what to send and does not
+interpret response error codes beyond logging them.
 
 Kafka concept: ``ControllerChannelManager`` / ``RequestSendThread``.
 """
