@@ -207,6 +207,9 @@ def create(name: str, partitions: int | None, replication_factor: int | None, re
            configs: tuple[str, ...], if_not_exists: bool, request_timeout_ms: int, bootstrap_server: str) -> None:
     """Create topic NAME."""
     assignment = check_create_arguments(partitions, replication_factor, replica_assignment)
+    if "." in name or "_" in name:
+        click.echo("WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') "
+                   "could collide. To avoid issues it is best to use either, but not both.")
     topic_configs = dict(parse_key_value(c, "--config") for c in configs)
     new_topic = NewTopic(
         name,
