@@ -1,0 +1,88 @@
+"""Issue 3 on real brokers: deletion refused by config, and deletion while a replica's
+broker is down (completed once it returns).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from client import (
+    AdminClient,
+    Consumer,
+    LocalCluster,
+    NewTopic,
+    Producer,
+    RequestTimedOutError,
+    TopicDeletionDisabledError,
+    TopicPartition,
+)
+from client.cli.main import kafkette
+
+pytestmark = pytest.mark.timeout(150)
+
+
+def partition_dirs(cluster: LocalCluster, topic: str, broker_ids: list[int] | None = None) -> list[Path]:
+    """``<data_dir>/broker-<id>/logs/<topic>-<p>`` directories on the given brokers (default all)."""
+    found = []
+    for broker_id in broker_ids or cluster.broker_ids:
+        logs = cluster.broker_dir(broker_id) / "logs"
+        if logs.is_dir():
+            found += [p for p in logs.iterdir() if p.is_dir() and p.name.rpartition("-")[0] == topic]
+    return sorted(found)
+
+
+async def wait_until(predicate, what: str, timeout_s: float = 20) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not predicate():
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.2)
+
+
+async def test_delete_topic_enable_false_refuses_deletion(cluster_factory):
+    cluster = cluster_factory(1, delete_topic_enable=False)
+    async with AdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin:
+        await admin.create_topics([NewTopic("kept", 1, 1)])
+        with pytest.raises(TopicDeletionDisabledError):
+            await admin.delete_topics(["kept"])
+        assert "kept" in await admin.list_topics()
+    result = await asyncio.to_thread(CliRunner().invoke, kafkette,
+                                     ["topics", "delete", "kept", "--bootstrap-server", cluster.bootstrap_servers])
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.exit_code != 0 and len(lines) == 1 and "TOPIC_DELETION_DISABLED" in lines[0], result.stderr
+    assert partition_dirs(cluster, "kept")
+
+
+async def test_topic_deleted_while_a_replica_is_down_is_fully_deleted_after_it_returns(cluster_factory):
+    cluster = cluster_factory(3)
+    bootstrap = cluster.bootstrap_servers
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic("half-deleted", 2, 3)])
+    async with Producer(bootstrap_servers=bootstrap, acks="all") as producer:
+        for i in range(20):
+            await producer.send("half-deleted", f"v{i}".encode(), partition=i % 2)
+    assert len(partition_dirs(cluster, "half-deleted")) == 6
+
+    cluster.stop_broker(3, hard=True)
+    async with AdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10000) as admin:
+        try:
+            await admin.delete_topics(["half-deleted"], timeout_ms=3000)
+        except RequestTimedOutError:
+            pass  # expected: broker 3 cannot delete its replicas yet; the deletion stays queued
+        assert "half-deleted" not in await admin.list_topics()
+    await wait_until(lambda: not partition_dirs(cluster, "half-deleted", [1, 2]), "live brokers to delete their replicas")
+    assert len(partition_dirs(cluster, "half-deleted", [3])) == 2  # broker 3 is down: its copy is still there
+
+    cluster.start_broker(3)
+    await wait_until(lambda: not partition_dirs(cluster, "half-deleted"), "broker 3 to delete its replicas")
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        assert "half-deleted" not in await admin.list_topics()
+        await admin.create_topics([NewTopic("half-deleted", 2, 3)])  # the name is free again
+    tps = [TopicPartition("half-deleted", p) for p in (0, 1)]
+    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
+        consumer.assign(tps)
+        assert await consumer.end_offsets(tps) == {tp: 0 for tp in tps}
