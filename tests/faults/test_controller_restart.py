@@ -18,6 +18,10 @@ from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
 
 pytestmark = pytest.mark.timeout(180)
 
+# Stopping every broker at once leaves the last one retrying ControlledShutdown against
+# the stopped controller (controlled.shutdown.retry.backoff.ms, 5 s by default).
+QUICK_STOP = {"controlled_shutdown_retry_backoff_ms": 100}
+
 SERVED = "ctl-served"  # led by brokers 2 and 3 only: must stay readable without the controller
 CONFIGURED = "ctl-config"  # on brokers [1, 2] with a tiny segment.bytes
 SPREAD = "ctl-spread"  # automatic assignment over all three brokers
@@ -79,7 +83,7 @@ def _segment_bases(cluster, broker_id: int, topic: str) -> list[int]:
 
 
 async def test_controller_killed_and_restarted_replays_its_metadata_log(cluster_factory):
-    cluster = cluster_factory(3)
+    cluster = cluster_factory(3, **QUICK_STOP)
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([

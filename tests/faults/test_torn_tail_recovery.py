@@ -21,6 +21,10 @@ from protocol.record_batch import build_batch, decode_records, iter_batches
 
 pytestmark = pytest.mark.timeout(180)
 
+# Stopping every broker at once leaves the last one retrying ControlledShutdown against
+# the stopped controller (controlled.shutdown.retry.backoff.ms, 5 s by default).
+QUICK_STOP = {"controlled_shutdown_retry_backoff_ms": 100}
+
 TORN_HEADER_BYTES = 30
 PAYLOAD_BYTES_CUT = 7
 
@@ -118,7 +122,7 @@ async def _consume_all(bootstrap: str, tps: list[TopicPartition], timeout_s: flo
 
 
 async def test_follower_restarted_after_kill_9_drops_torn_tail_batches_and_rejoins_the_isr(cluster_factory):
-    cluster = cluster_factory(3)
+    cluster = cluster_factory(3, **QUICK_STOP)
     bootstrap = cluster.bootstrap_servers
     topic = "torn-tail"
     leader, victim = 3, 2  # neither is node 1, which hosts the controller
@@ -178,7 +182,7 @@ async def test_follower_restarted_after_kill_9_drops_torn_tail_batches_and_rejoi
 
 
 async def test_leader_killed_mid_produce_reopens_its_log_when_restarted(cluster_factory):
-    cluster = cluster_factory(3)
+    cluster = cluster_factory(3, **QUICK_STOP)
     bootstrap = cluster.bootstrap_servers
     topic = "killed-leader"
     victim = 2

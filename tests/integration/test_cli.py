@@ -81,7 +81,9 @@ def _alive(pid: int) -> bool:
 
 def test_cluster_start_topics_produce_consume_perf_and_sigint_from_the_console_script(tmp_path):
     data_dir = tmp_path / "cli-cluster"
-    proc = subprocess.Popen([str(KAFKETTE), "cluster", "start", "--brokers", "3", "--data-dir", str(data_dir)],
+    # A short ControlledShutdown backoff: SIGINT stops every broker, the controller among them.
+    proc = subprocess.Popen([str(KAFKETTE), "cluster", "start", "--brokers", "3", "--data-dir", str(data_dir),
+                             "--config", "controlled.shutdown.retry.backoff.ms=100"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     broker_pids: set[int] = set()
     try:
@@ -97,10 +99,11 @@ def test_cluster_start_topics_produce_consume_perf_and_sigint_from_the_console_s
         _ok(_cli("topics", "create", "cli-perf", "--partitions", "2", "--replication-factor", "2", *server))
         assert _ok(_cli("topics", "list", *server)).split() == ["cli-perf", "cli-topic"]
 
-        table = [line.split() for line in _ok(_cli("topics", "describe", "cli-topic", *server)).splitlines()
-                 if line.strip()]
-        assert table[0] == ["Topic", "Partition", "Leader", "Replicas", "Isr"]
-        rows = table[1:]
+        described = _ok(_cli("topics", "describe", "cli-topic", *server))
+        table = [line.split() for line in described.splitlines() if line.strip()]
+        header = ["Topic", "Partition", "Leader", "Replicas", "Isr"]
+        assert header in table, described
+        rows = table[table.index(header) + 1:]
         assert [row[1] for row in rows] == ["0", "1", "2"]
         for topic, _, leader, replicas, isr in rows:
             assert topic == "cli-topic"

@@ -13,7 +13,7 @@ import asyncio
 
 import pytest
 
-from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
 from client.connection import BrokerConnection
 from protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
 from protocol.apis.list_offsets import (
@@ -28,7 +28,19 @@ from protocol.record_batch import decode_records, iter_batches
 
 pytestmark = pytest.mark.timeout(120)
 
+# Stopping every broker at once leaves the last one retrying ControlledShutdown against
+# the stopped controller (controlled.shutdown.retry.backoff.ms, 5 s by default).
+QUICK_STOP = {"controlled_shutdown_retry_backoff_ms": 100}
+
 HOST = "127.0.0.1"
+
+
+@pytest.fixture(scope="module")
+def delayed_fetch_cluster(tmp_path_factory: pytest.TempPathFactory):
+    """3 brokers shared by the DelayedFetch tests of this module (distinct topics)."""
+    with LocalCluster(num_brokers=3, data_dir=tmp_path_factory.mktemp("delayed-fetch"),
+                      broker_configs={"controlled.shutdown.retry.backoff.ms": 100}) as cluster:
+        yield cluster
 
 
 async def _create(bootstrap: str, topic: NewTopic) -> int:
@@ -76,13 +88,13 @@ async def _latest_offset(conn: BrokerConnection, topic: str, replica_id: int) ->
     return part.offset
 
 
-async def test_fetch_waiting_at_the_log_end_is_completed_by_new_data(shared_cluster):
-    bootstrap = shared_cluster.bootstrap_servers
+async def test_fetch_waiting_at_the_log_end_is_completed_by_new_data(delayed_fetch_cluster):
+    bootstrap = delayed_fetch_cluster.bootstrap_servers
     topic = "delayed-new-data"
     leader = await _create(bootstrap, NewTopic(topic, num_partitions=1, replication_factor=3))
     async with Producer(bootstrap_servers=bootstrap, acks="all") as producer:
         assert (await producer.send_and_wait(topic, b"first")).offset == 0
-        async with BrokerConnection(HOST, shared_cluster.ports[leader], request_timeout_ms=20000) as conn:
+        async with BrokerConnection(HOST, delayed_fetch_cluster.ports[leader], request_timeout_ms=20000) as conn:
             loop = asyncio.get_running_loop()
             started = loop.time()
             fetch = asyncio.ensure_future(conn.send(_fetch_request(topic, 1, max_wait_ms=10000, min_bytes=1)))
@@ -102,14 +114,14 @@ async def test_fetch_waiting_at_the_log_end_is_completed_by_new_data(shared_clus
     assert elapsed_s < 8, f"the parked fetch took {elapsed_s:.1f} s: it was not completed by the new data"
 
 
-async def test_fetch_that_cannot_reach_min_bytes_returns_the_available_data_after_max_wait(shared_cluster):
-    bootstrap = shared_cluster.bootstrap_servers
+async def test_fetch_that_cannot_reach_min_bytes_returns_the_available_data_after_max_wait(delayed_fetch_cluster):
+    bootstrap = delayed_fetch_cluster.bootstrap_servers
     topic = "delayed-min-bytes"
     leader = await _create(bootstrap, NewTopic(topic, num_partitions=1, replication_factor=3))
     async with Producer(bootstrap_servers=bootstrap, acks="all") as producer:
         for i in range(3):
             await producer.send_and_wait(topic, f"small-{i}".encode())
-    async with BrokerConnection(HOST, shared_cluster.ports[leader], request_timeout_ms=20000) as conn:
+    async with BrokerConnection(HOST, delayed_fetch_cluster.ports[leader], request_timeout_ms=20000) as conn:
         loop = asyncio.get_running_loop()
         started = loop.time()
         response = await conn.send(_fetch_request(topic, 0, max_wait_ms=300, min_bytes=10_000_000))
@@ -124,7 +136,8 @@ async def test_fetch_that_cannot_reach_min_bytes_returns_the_available_data_afte
 async def test_consumer_fetch_never_returns_records_above_the_high_watermark(cluster_factory):
     # A dead follower stays in the ISR (long lag and session timeouts), so the high
     # watermark cannot pass what it had replicated.
-    cluster = cluster_factory(2, replica_lag_time_max_ms=30000, broker_session_timeout_ms=30000)
+    cluster = cluster_factory(2, replica_lag_time_max_ms=30000, broker_session_timeout_ms=30000,
+                              **QUICK_STOP)
     bootstrap = cluster.bootstrap_servers
     topic = "above-high-watermark"
     leader = await _create(bootstrap, NewTopic(topic, replica_assignment={0: [1, 2]}))

@@ -25,6 +25,10 @@ from client import (
 
 pytestmark = pytest.mark.timeout(120)
 
+# Stopping every broker at once leaves the last one retrying ControlledShutdown against
+# the stopped controller (controlled.shutdown.retry.backoff.ms, 5 s by default).
+QUICK_STOP = {"controlled_shutdown_retry_backoff_ms": 100}
+
 TOPIC = "min-isr"
 TP = TopicPartition(TOPIC, 0)
 
@@ -61,7 +65,7 @@ async def _consume_values(bootstrap: str, expected: int, timeout_s: float = 30) 
 
 
 async def test_acks_all_fails_with_not_enough_replicas_when_isr_is_below_min_insync_replicas(cluster_factory):
-    cluster = cluster_factory(3)
+    cluster = cluster_factory(3, **QUICK_STOP)
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([NewTopic(TOPIC, replica_assignment={0: [2, 3]},
