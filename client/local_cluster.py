@@ -302,15 +302,23 @@ class LocalCluster:
         return "\n".join(out)
 
     def stop(self, timeout_s: float = 15) -> None:
-        """Stop every broker this cluster started: SIGTERM, then SIGKILL after ``timeout_s``."""
+        """Stop every broker this cluster started: SIGTERM, then SIGKILL after ``timeout_s``.
+
+        Brokers other than the controller's node stop first (together), so that their
+        controlled shutdown still finds a live controller; the controller's node last.
+        """
+        controller = self.broker_ids[0]
         running = {b: p for b, p in self._procs.items() if p.poll() is None}
-        for proc in running.values():
-            proc.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + timeout_s
-        for broker_id, proc in running.items():
-            try:
-                proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
-            except subprocess.TimeoutExpired:
-                logger.warning("[LocalCluster] Broker %d did not stop after SIGTERM; killing it", broker_id)
-                proc.kill()
-                proc.wait(timeout=10)
+        followers = {b: p for b, p in running.items() if b != controller}
+        last = {b: p for b, p in running.items() if b == controller}
+        for group in (followers, last):
+            for proc in group.values():
+                proc.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + timeout_s
+            for broker_id, proc in group.items():
+                try:
+                    proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
+                except subprocess.TimeoutExpired:
+                    logger.warning("[LocalCluster] Broker %d did not stop after SIGTERM; killing it", broker_id)
+                    proc.kill()
+                    proc.wait(timeout=10)
