@@ -34,9 +34,9 @@ from broker.config import KafkaConfig
 from controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
 from controller.config_control_manager import ConfigControlManager
 from controller.controller_broker_request_batch import ChannelManager, ControllerBrokerRequestBatch
-from controller.controller_channel_manager import ControllerChannelManager
+from controller.controller_channel_manager import ControllerChannelManager, mark_retrieved
 from controller.controller_context import ControllerContext
-from controller.event_queue import ControllerEventManager
+from controller.event_queue import ControllerEventManager, error_code_for, error_message
 from controller.metadata_log import MetadataLog
 from controller.metadata_records import (
     BeginTransactionRecord,
@@ -65,7 +65,7 @@ from protocol.apis.broker_registration import (
 )
 from protocol.apis.create_topics import CreatableTopicResult, CreateTopicsRequest, CreateTopicsResponse
 from protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
-from protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
+from protocol.errors import Errors, NotControllerError  # type: ignore[attr-defined]
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -237,7 +237,7 @@ class KafkaController(TopicLifecycleApis):
             if pending is None or pending.done():
                 pending = self._events.try_submit("BrokerSessionCheck", self._handle_session_check)
                 if pending is not None:
-                    pending.add_done_callback(_mark_retrieved)
+                    pending.add_done_callback(mark_retrieved)
 
     # ---------------------------------------------------------------- public API
 
@@ -261,9 +261,9 @@ class KafkaController(TopicLifecycleApis):
         try:
             outcome, acks = await self._submit("CreateTopics", lambda: self._handle_create_topics(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
-            code = _error_for(exc)
+            code = error_code_for(exc)
             return CreateTopicsResponse(topics=[
-                CreatableTopicResult(name=t.name, error_code=code, error_message=_message(exc)) for t in request.topics
+                CreatableTopicResult(name=t.name, error_code=code, error_message=error_message(exc)) for t in request.topics
             ])
         if request.timeout_ms > 0 and acks:
             pending = {f for futures in acks.values() for f in futures if not f.done()}
@@ -288,7 +288,7 @@ class KafkaController(TopicLifecycleApis):
         try:
             return await self._submit("BrokerRegistration", lambda: self._handle_register_broker(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
-            return BrokerRegistrationResponse(error_code=_error_for(exc), error_message=_message(exc))
+            return BrokerRegistrationResponse(error_code=error_code_for(exc), error_message=error_message(exc))
 
     async def broker_heartbeat(self, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse:
         """Handle a heartbeat: BROKER_ID_NOT_REGISTERED, STALE_BROKER_EPOCH, else record it and
@@ -296,7 +296,7 @@ class KafkaController(TopicLifecycleApis):
         try:
             return await self._submit("BrokerHeartbeat", lambda: self._handle_broker_heartbeat(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
-            return BrokerHeartbeatResponse(error_code=_error_for(exc), is_fenced=True)
+            return BrokerHeartbeatResponse(error_code=error_code_for(exc), is_fenced=True)
 
     async def alter_partition(self, request: AlterPartitionRequest) -> AlterPartitionResponse:
         """Apply ISR changes requested by partition leaders (KIP-497); see
@@ -304,7 +304,7 @@ class KafkaController(TopicLifecycleApis):
         try:
             return await self._submit("AlterPartition", lambda: self._handle_alter_partition(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
-            return AlterPartitionResponse(error_code=_error_for(exc))
+            return AlterPartitionResponse(error_code=error_code_for(exc))
 
     async def allocate_producer_ids(self, request: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse:
         """Give a broker the next block of ``PRODUCER_ID_BLOCK_SIZE`` producer ids (KIP-730).
@@ -316,7 +316,7 @@ class KafkaController(TopicLifecycleApis):
         try:
             return await self._submit("AllocateProducerIds", lambda: self._handle_allocate_producer_ids(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
-            return AllocateProducerIdsResponse(error_code=_error_for(exc))
+            return AllocateProducerIdsResponse(error_code=error_code_for(exc))
 
     async def _handle_allocate_producer_ids(self, request: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse:
         registration = self.context.brokers.get(request.broker_id)
@@ -508,19 +508,3 @@ class KafkaController(TopicLifecycleApis):
         elif isinstance(record, RemoveTopicRecord):
             logger.info("%s Removed topic %s (topic id %s)", prefix, record.name, record.topic_id)
 
-
-def _error_for(exc: BaseException) -> Errors:
-    if isinstance(exc, NotControllerError):
-        return Errors.NOT_CONTROLLER
-    if isinstance(exc, KafkaTimeoutError):
-        return Errors.REQUEST_TIMED_OUT
-    return Errors.UNKNOWN_SERVER_ERROR
-
-
-def _message(exc: BaseException) -> str:
-    return str(exc.args[0]) if exc.args else type(exc).__name__
-
-
-def _mark_retrieved(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()

@@ -79,7 +79,7 @@ class RequestSendThread:
         or at once if the queue is full (the request is then not sent).
         """
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        future.add_done_callback(_mark_retrieved)
+        future.add_done_callback(mark_retrieved)
         try:
             self._queue.put_nowait((request, future))
         except asyncio.QueueFull:
@@ -227,7 +227,7 @@ class ControllerChannelManager:
         thread = self._threads.get(broker_id)
         if thread is None:
             future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-            future.add_done_callback(_mark_retrieved)
+            future.add_done_callback(mark_retrieved)
             future.set_exception(KafkaConnectionError(f"no controller channel to broker {broker_id}"))
             return future
         return thread.enqueue(request)
@@ -240,7 +240,7 @@ class ControllerChannelManager:
             await asyncio.wait(set(self._retired), timeout=STOP_TIMEOUT_S)
 
 
-def _mark_retrieved(future: asyncio.Future[Any]) -> None:
+def mark_retrieved(future: asyncio.Future[Any]) -> None:
     """Mark a failed send as seen: most sends are fire-and-forget, and a failure is already logged."""
     if not future.cancelled():
         future.exception()

@@ -32,6 +32,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from controller.controlled_shutdown import controlled_shutdown as plan_controlled_shutdown
+from controller.controller_channel_manager import mark_retrieved
+from controller.event_queue import error_code_for, error_message
 from controller.metadata_records import ConfigRecord, PartitionChangeRecord, PartitionRecord
 from controller.preferred_leader_election import auto_leader_rebalance, elect_leaders
 from protocol.apis.configs import (
@@ -84,7 +86,7 @@ class TopicLifecycleApis:
             response, acks = await self._submit("CreatePartitions", lambda: self._handle_create_partitions(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             return CreatePartitionsResponse(results=[
-                CreatePartitionsTopicResult(name=t.name, error_code=_error_for(exc), error_message=_message(exc))
+                CreatePartitionsTopicResult(name=t.name, error_code=error_code_for(exc), error_message=error_message(exc))
                 for t in request.topics
             ])
         await _wait_all([f for fs in acks.values() for f in fs], deadline)
@@ -131,7 +133,7 @@ class TopicLifecycleApis:
             response, waiters = await self._submit("DeleteTopics", lambda: self._handle_delete_topics(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             return DeleteTopicsResponse(responses=[
-                DeletableTopicResult(name=n, error_code=_error_for(exc), error_message=_message(exc))
+                DeletableTopicResult(name=n, error_code=error_code_for(exc), error_message=error_message(exc))
                 for n in request.topic_names
             ])
         await _wait_all(list(waiters.values()), deadline)
@@ -144,8 +146,8 @@ class TopicLifecycleApis:
                 result.error_message = (f"Topic {result.name} is queued for deletion but was not fully deleted within "
                                         f"{request.timeout_ms} ms; the deletion continues.")
             elif waiter.exception() is not None:
-                result.error_code = _error_for(waiter.exception())  # type: ignore[arg-type]
-                result.error_message = _message(waiter.exception())  # type: ignore[arg-type]
+                result.error_code = error_code_for(waiter.exception())  # type: ignore[arg-type]
+                result.error_message = error_message(waiter.exception())  # type: ignore[arg-type]
         return response
 
     async def _handle_delete_topics(
@@ -226,7 +228,7 @@ class TopicLifecycleApis:
         try:
             response, acks = await self._submit("ElectLeaders", lambda: self._handle_elect_leaders(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
-            return ElectLeadersResponse(error_code=_error_for(exc), replica_election_results=[])
+            return ElectLeadersResponse(error_code=error_code_for(exc), replica_election_results=[])
         await _wait_all([f for fs in acks.values() for f in fs], deadline)
         for topic_result in response.replica_election_results:
             for result in topic_result.partition_result:
@@ -273,7 +275,7 @@ class TopicLifecycleApis:
                 pending = self._events.try_submit("AutoPreferredReplicaLeaderElection",
                                                   self._handle_auto_leader_rebalance)
                 if pending is not None:
-                    pending.add_done_callback(_mark_retrieved)
+                    pending.add_done_callback(mark_retrieved)
 
     async def _write_partition_changes(
         self: KafkaController, records: list[PartitionChangeRecord], name: str
@@ -308,7 +310,7 @@ class TopicLifecycleApis:
         try:
             return await self._submit("ControlledShutdown", lambda: self._handle_controlled_shutdown(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
-            return ControlledShutdownResponse(error_code=_error_for(exc), remaining_partitions=[])
+            return ControlledShutdownResponse(error_code=error_code_for(exc), remaining_partitions=[])
 
     async def _handle_controlled_shutdown(self: KafkaController, request: ControlledShutdownRequest) -> ControlledShutdownResponse:
         registration = self.context.brokers.get(request.broker_id)
@@ -336,7 +338,7 @@ class TopicLifecycleApis:
             return await self._submit("DescribeConfigs", handle)
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             return DescribeConfigsResponse(results=[
-                DescribeConfigsResult(error_code=_error_for(exc), error_message=_message(exc), resource_type=r.resource_type,
+                DescribeConfigsResult(error_code=error_code_for(exc), error_message=error_message(exc), resource_type=r.resource_type,
                                       resource_name=r.resource_name, configs=[])
                 for r in request.resources
             ])
@@ -355,7 +357,7 @@ class TopicLifecycleApis:
             return await self._submit("IncrementalAlterConfigs", lambda: self._handle_incremental_alter_configs(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             return IncrementalAlterConfigsResponse(responses=[
-                AlterConfigsResourceResponse(error_code=_error_for(exc), error_message=_message(exc),
+                AlterConfigsResourceResponse(error_code=error_code_for(exc), error_message=error_message(exc),
                                              resource_type=r.resource_type, resource_name=r.resource_name)
                 for r in request.resources
             ])
@@ -397,21 +399,4 @@ async def _wait_all(futures: list[Any], deadline: float) -> None:
     pending = {f for f in futures if not f.done()}
     if pending:
         await asyncio.wait(pending, timeout=max(0.0, deadline - asyncio.get_running_loop().time()))
-
-
-def _error_for(exc: BaseException) -> Errors:
-    if isinstance(exc, NotControllerError):
-        return Errors.NOT_CONTROLLER
-    if isinstance(exc, KafkaTimeoutError):
-        return Errors.REQUEST_TIMED_OUT
-    return Errors.UNKNOWN_SERVER_ERROR
-
-
-def _message(exc: BaseException) -> str:
-    return str(exc.args[0]) if exc.args else type(exc).__name__
-
-
-def _mark_retrieved(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
 

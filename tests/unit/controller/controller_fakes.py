@@ -9,6 +9,7 @@ import msgpack
 
 from broker.config import KafkaConfig
 from controller.controller import KafkaController
+from controller.controller_channel_manager import mark_retrieved
 from protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
     BrokerRegistrationListener,
@@ -69,6 +70,7 @@ class FakeChannelManager:
         self.sent.append((broker_id, wire_roundtrip(request)))
         self.sent_event.set()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future.add_done_callback(mark_retrieved)  # as the real channel does: most sends are fire-and-forget
         if self.auto_ack:
             future.set_result(self._response_for(broker_id, request))
         else:
