@@ -90,6 +90,9 @@ def test_every_topic_config_has_a_log_config_field_with_kafkas_default():
         ("segment.bytes", "2147483648"),  # beyond a Java int
         ("retention.ms", str(2**63)),  # beyond a Java long
         ("flush.messages", "-1"),
+        ("flush.messages", "0"),
+        ("retention.ms", "-5"),
+        ("segment.index.bytes", "3"),
         ("index.interval.bytes", "-1"),
         ("segment.ms", "0"),
         ("max.compaction.lag.ms", "0"),
@@ -120,7 +123,7 @@ def test_values_outside_kafkas_types_and_ranges_are_rejected_naming_the_key(name
     [
         ("retention.ms", "-1", "retention_ms", -1),
         ("retention.bytes", "-2", "retention_bytes", -2),
-        ("segment.index.bytes", "0", "segment_index_bytes", 0),
+        ("segment.index.bytes", "4", "segment_index_bytes", 4),
         ("min.cleanable.dirty.ratio", "0.25", "min_cleanable_dirty_ratio", 0.25),
         ("compression.type", "zstd", "compression_type", "zstd"),
         ("message.timestamp.type", "LogAppendTime", "message_timestamp_type", "LogAppendTime"),
