@@ -60,7 +60,7 @@ class ProducerBatch:
 
     __slots__ = (
         "tp", "records", "futures", "size_bytes", "created_ms", "delivery_deadline_ms",
-        "attempts", "retry_at_ms", "closed", "done", "completion", "_encoded", "_loop",
+        "attempts", "last_error", "retry_at_ms", "closed", "done", "completion", "_encoded", "_loop",
         "producer_id", "producer_epoch", "base_sequence",
     )
 
@@ -72,6 +72,7 @@ class ProducerBatch:
         self.created_ms = created_ms
         self.delivery_deadline_ms = delivery_deadline_ms
         self.attempts = 0
+        self.last_error: BaseException | None = None  # the retriable error of the last attempt
         self.retry_at_ms = 0.0
         self.closed = False
         self.done = False

@@ -230,18 +230,25 @@ class RecordAccumulator:
     def expire(self) -> list[ProducerBatch]:
         """Remove and fail queued batches older than ``delivery_timeout_ms``.
 
+        A batch that was retried fails with the error of its last attempt (for example
+        NotEnoughReplicasError), as Kafka's sender does once the delivery timeout has
+        passed; a batch never sent fails with KafkaTimeoutError.
+
         Returns:
-            The batches expired (already failed with KafkaTimeoutError and deallocated).
+            The batches expired (already failed and deallocated).
         """
         now = self.now_ms()
         expired: list[ProducerBatch] = []
         for tp, dq in self._batches.items():
             while dq and dq[0].delivery_deadline_ms <= now:
                 batch = dq.popleft()
-                batch.fail(KafkaTimeoutError(
+                timeout = KafkaTimeoutError(
                     f"Expiring {batch.record_count} record(s) for {tp}: "
                     f"{now - batch.created_ms:.0f} ms has passed since batch creation"
-                ))
+                )
+                if batch.last_error is not None:
+                    batch.last_error.__cause__ = timeout
+                batch.fail(batch.last_error or timeout)
                 self.deallocate(batch)
                 expired.append(batch)
         return expired

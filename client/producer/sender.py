@@ -251,6 +251,7 @@ class Sender:
         if exc.retriable and self._acc.now_ms() < batch.delivery_deadline_ms:
             logger.warning("%s Retrying batch for %s (attempt %d): %s", self._log_prefix, batch.tp,
                            batch.attempts + 1, exc)
+            batch.last_error = exc
             self._acc.reenqueue(batch)
         else:
             self._fail(batch, exc)

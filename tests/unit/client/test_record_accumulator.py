@@ -172,6 +172,22 @@ async def test_expired_batches_fail_with_a_timeout():
     assert acc.buffered_bytes == 0
 
 
+async def test_a_retried_batch_expires_with_its_last_broker_error():
+    from protocol.errors import NotEnoughReplicasError
+
+    clock = ManualClock()
+    acc = make(clock, delivery_timeout_ms=1000, linger_ms=0)
+    fut = append(acc, TP, b"v")
+    batch = acc.drain(TP)
+    batch.last_error = NotEnoughReplicasError("ISR [2] below min.insync.replicas 2")
+    acc.reenqueue(batch)
+    clock.advance_ms(1000)
+    [expired] = acc.expire()
+    assert expired is batch
+    assert isinstance(fut.exception(), NotEnoughReplicasError)
+    assert isinstance(fut.exception().__cause__, KafkaTimeoutError)
+
+
 async def test_abort_batches_fails_every_incomplete_batch():
     clock = ManualClock()
     acc = make(clock)
