@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from broker.config import render_properties
 from protocol.apis.metadata import MetadataRequest, MetadataResponse
 from protocol.framing import LENGTH, decode_response_envelope, encode_request
 
@@ -35,6 +36,10 @@ HOST = "127.0.0.1"
 _REPO_ROOT = Path(__file__).resolve().parents[1]  # makes `python -m broker` importable uninstalled
 _correlation_ids = itertools.count(1)
 
+
+# Like Kafka's own test harness (TestUtils.createBrokerConfig): a local cluster is stopped
+# whole, so a broker whose partitions cannot move retries its controlled shutdown briefly.
+LOCAL_CLUSTER_DEFAULTS: dict[str, Any] = {"controlled.shutdown.retry.backoff.ms": 100}
 
 class LocalClusterError(RuntimeError):
     """A broker did not start, exited, or did not register in time (message has log tails)."""
@@ -155,14 +160,14 @@ class LocalCluster:
         }
         if self.racks[broker_id] is not None:
             props["broker.rack"] = self.racks[broker_id]
+        props.update(LOCAL_CLUSTER_DEFAULTS)
         props.update(self._broker_configs)
         return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in props.items()}
 
     def _write_config(self, broker_id: int) -> Path:
         path = self.config_path(broker_id)
         path.parent.mkdir(parents=True, exist_ok=True)
-        lines = [f"{k}={v}" for k, v in self.broker_properties(broker_id).items()]
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        path.write_text(render_properties(self.broker_properties(broker_id)), encoding="utf-8")
         return path
 
     # --- lifecycle ------------------------------------------------------------------------
