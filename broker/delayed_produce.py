@@ -24,13 +24,17 @@ from protocol.topic_partition import TopicPartition
 
 @dataclass(slots=True)
 class ProducePartitionStatus:
-    """Per-partition state of a produce: required offset (last offset + 1) and result."""
+    """Per-partition state of a produce: required offset (last offset + 1) and result.
+
+    ``log_append_time_ms`` is the leader's LogAppendTime stamp (ms), -1 under CreateTime.
+    """
 
     required_offset: int
     base_offset: int
     error: Errors = Errors.NONE
     pending: bool = True
     log_start_offset: int = -1
+    log_append_time_ms: int = -1
 
 
 class DelayedProduce(DelayedOperation):

@@ -200,6 +200,7 @@ class ReplicaManager:
                 statuses[tp] = ProducePartitionStatus(
                     required_offset=info.last_offset + 1, base_offset=info.first_offset,
                     log_start_offset=partition.log.log_start_offset if partition.log else -1,
+                    log_append_time_ms=info.log_append_time_ms,
                 )
                 self.fetch_purgatory.check_and_complete(tp)
             except Exception as exc:

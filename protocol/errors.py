@@ -56,6 +56,7 @@ class Errors(IntEnum):
     TOPIC_DELETION_DISABLED = 73
     FENCED_LEADER_EPOCH = 74
     UNKNOWN_LEADER_EPOCH = 75
+    UNSUPPORTED_COMPRESSION_TYPE = 76
     STALE_BROKER_EPOCH = 77
     OFFSET_NOT_AVAILABLE = 78
     PREFERRED_LEADER_NOT_AVAILABLE = 80
@@ -111,6 +112,7 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.TOPIC_DELETION_DISABLED: (False, False, "Topic deletion is disabled."),
     Errors.FENCED_LEADER_EPOCH: (True, True, "The leader epoch in the request is older than the epoch on the broker."),
     Errors.UNKNOWN_LEADER_EPOCH: (True, True, "The leader epoch in the request is newer than the epoch on the broker."),
+    Errors.UNSUPPORTED_COMPRESSION_TYPE: (False, False, "The requesting client does not support the compression type of given partition."),
     Errors.STALE_BROKER_EPOCH: (False, False, "Broker epoch has changed."),
     Errors.OFFSET_NOT_AVAILABLE: (True, False, "The leader high watermark has not caught up from a recent leader election."),
     Errors.PREFERRED_LEADER_NOT_AVAILABLE: (True, True, "The preferred leader was not available."),

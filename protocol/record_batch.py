@@ -36,6 +36,19 @@ from typing import Any
 import crc32c
 import msgpack
 
+from protocol.compression import (  # noqa: F401  (codec ids and the error are part of this module's API)
+    COMPRESSION_GZIP,
+    COMPRESSION_LZ4,
+    COMPRESSION_NONE,
+    COMPRESSION_SNAPPY,
+    COMPRESSION_ZSTD,
+    NAME_BY_CODEC,
+    CorruptRecordError,
+    check_codec,
+    compress,
+    decompress,
+)
+
 HEADER = struct.Struct(">qiibIhiqqqhii")
 HEADER_SIZE = HEADER.size  # 61
 LOG_OVERHEAD = 12  # base_offset + batch_length: bytes not counted in batch_length
@@ -46,20 +59,11 @@ BASE_OFFSET_AND_LENGTH = struct.Struct(">qi")
 LEADER_EPOCH = struct.Struct(">i")
 BASE_OFFSET = struct.Struct(">q")
 
-COMPRESSION_NONE = 0
-COMPRESSION_GZIP = 1
-COMPRESSION_SNAPPY = 2
-COMPRESSION_LZ4 = 3
-COMPRESSION_ZSTD = 4
 COMPRESSION_CODEC_MASK = 0x07
 TIMESTAMP_TYPE_MASK = 0x08  # set: LogAppendTime; clear: CreateTime
 
 CREATE_TIME = 0
 LOG_APPEND_TIME = 1
-
-
-class CorruptRecordError(ValueError):
-    """A batch is malformed: bad length, bad magic, or a CRC mismatch."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,16 +140,24 @@ def build_batch(
 ) -> bytes:
     """Build one batch from ``(key, value, headers, timestamp_ms)`` tuples.
 
-    The records are encoded with one msgpack call.  Compression codecs other than
-    none are added by a later issue; asking for one raises ValueError.
+    The records are encoded with one msgpack call and, unless ``compression`` is
+    ``COMPRESSION_NONE``, the whole msgpack array is compressed with one codec call
+    (Kafka's per-batch compression); the codec goes into the attributes.
+
+    Args:
+        records: ``(key, value, headers, timestamp_ms)`` tuples, at least one.
+        compression: a ``COMPRESSION_*`` codec id.
 
     Returns:
         The batch bytes, CRC set.
+
+    Raises:
+        ValueError: no records.
+        UnsupportedCompressionTypeError: an unknown codec id.
     """
     if not records:
         raise ValueError("a batch needs at least one record")
-    if compression != COMPRESSION_NONE:
-        raise ValueError(f"compression codec {compression} is not supported yet")
+    check_codec(compression)
     base_timestamp = records[0][3]
     max_timestamp = base_timestamp
     rows: list[list[Any]] = []
@@ -153,7 +165,7 @@ def build_batch(
         if ts > max_timestamp:
             max_timestamp = ts
         rows.append([delta, ts - base_timestamp, key, value, [list(h) for h in headers] if headers else []])
-    payload = msgpack.packb(rows, use_bin_type=True)
+    payload = compress(compression, msgpack.packb(rows, use_bin_type=True))
     return build_batch_from_payload(
         payload,
         record_count=len(records),
@@ -288,20 +300,59 @@ def set_timestamps_log_append_time(buf: bytearray, positions: Sequence[tuple[int
         struct.pack_into(">I", buf, pos + CRC_OFFSET, compute_crc(buf, pos, header.size_in_bytes))
 
 
-def decode_records(batch: bytes | bytearray | memoryview, pos: int = 0, header: BatchHeader | None = None) -> list[Record]:
-    """Decode the records of the batch at ``pos`` (client side; one msgpack call).
+def records_payload(batch: bytes | bytearray | memoryview, pos: int, header: BatchHeader) -> bytes | memoryview:
+    """The uncompressed msgpack records array of the batch at ``pos``.
+
+    Returns:
+        A view into ``batch`` for an uncompressed batch, else the decompressed bytes.
 
     Raises:
-        CorruptRecordError: the payload is not a msgpack array of records.
+        CorruptRecordError: the payload does not decompress or the attributes name an
+            unknown codec.
     """
-    header = header or read_header(batch, pos)
-    if header.compression != COMPRESSION_NONE:
-        raise CorruptRecordError(f"compression codec {header.compression} is not supported yet")
     payload = memoryview(batch)[pos + HEADER_SIZE : pos + header.size_in_bytes]
+    if header.compression == COMPRESSION_NONE:
+        return payload
+    if header.compression not in NAME_BY_CODEC:
+        raise CorruptRecordError(f"batch at offset {header.base_offset} names unknown codec id {header.compression}")
+    try:
+        return decompress(header.compression, payload)
+    except CorruptRecordError as exc:
+        raise CorruptRecordError(f"records of batch at offset {header.base_offset}: {exc}") from exc
+
+
+def decode_rows(batch: bytes | bytearray | memoryview, pos: int, header: BatchHeader) -> list[list[Any]]:
+    """The raw record rows ``[offset_delta, timestamp_delta, key, value, headers]`` of a batch.
+
+    Raises:
+        CorruptRecordError: an unknown codec, the payload does not decompress, is not a
+            msgpack array, or its length differs from ``records_count``.
+    """
+    payload = records_payload(batch, pos, header)
     try:
         rows = msgpack.unpackb(payload, raw=False, use_list=True)
     except Exception as exc:
         raise CorruptRecordError(f"records of batch at offset {header.base_offset} are not msgpack: {exc}") from exc
+    if not isinstance(rows, list) or len(rows) != header.records_count:
+        count = len(rows) if isinstance(rows, list) else type(rows).__name__
+        raise CorruptRecordError(
+            f"batch at offset {header.base_offset} declares {header.records_count} records but holds {count}"
+        )
+    return rows
+
+
+def decode_records(batch: bytes | bytearray | memoryview, pos: int = 0, header: BatchHeader | None = None) -> list[Record]:
+    """Decode the records of the batch at ``pos`` (client side; one msgpack call).
+
+    A compressed batch is decompressed first (one codec call), transparently.
+
+    Raises:
+        CorruptRecordError: an unknown codec, the payload does not decompress, is not
+            a msgpack array of records, or holds a different number of records than the
+            header says.
+    """
+    header = header or read_header(batch, pos)
+    rows = decode_rows(batch, pos, header)
     base_offset = header.base_offset
     log_append = header.timestamp_type == LOG_APPEND_TIME
     base_ts = header.base_timestamp

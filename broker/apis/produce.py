@@ -48,6 +48,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ProduceReques
                 error_code=int(status.error),
                 base_offset=status.base_offset if status.error == Errors.NONE else -1,
                 log_start_offset=status.log_start_offset,
+                log_append_time_ms=status.log_append_time_ms if status.error == Errors.NONE else -1,
             )
         )
     for tp, code in errors.items():

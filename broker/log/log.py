@@ -15,6 +15,7 @@ import bisect
 import logging
 import os
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from broker.log.checkpoint import fsync_dir
 from broker.log.log_config import LogConfig
 from broker.log.log_loader import load_segments, new_segment
 from broker.log.log_segment import LogSegment
+from broker.log.log_validator import validate_and_convert
 from broker.log.offset_index import INT32_MAX
 from protocol.errors import MessageTooLargeError, OffsetOutOfRangeError
 from protocol.record_batch import BASE_OFFSET, assign_offsets, iter_batches, validate_batches
@@ -204,24 +206,39 @@ class Log:
         self.config = config
 
     # ------------------------------------------------------------------ appends
-    def append_as_leader(self, records: bytearray | bytes | memoryview, leader_epoch: int) -> LogAppendInfo:
-        """Validate, assign offsets from the LEO and the leader epoch (in place), and append.
+    def append_as_leader(
+        self, records: bytearray | bytes | memoryview, leader_epoch: int, *, now_ms: int | None = None
+    ) -> LogAppendInfo:
+        """Validate, convert (LogValidator), assign offsets from the LEO and the leader epoch
+        (in place), and append.
+
+        Batches are recompressed to the topic's ``compression.type`` unless it is
+        ``producer``, and stamped with ``now_ms`` under ``message.timestamp.type=LogAppendTime``
+        (see ``broker.log.log_validator``); ``max.message.bytes`` applies to the result.
 
         Args:
             records: one or more batches from a Produce request.  A bytearray gets its
                 offsets and epoch written in place (no copy); other types are copied first.
             leader_epoch: the leader's current epoch.
+            now_ms: the broker's wall clock in ms for LogAppendTime (default: now).
 
         Returns:
-            The LogAppendInfo (offsets of the first and last records, ...).
+            The LogAppendInfo (offsets of the first and last records, ``log_append_time_ms``, ...).
 
         Raises:
-            CorruptRecordError: malformed batches or a CRC mismatch.
-            MessageTooLargeError: a batch is larger than ``max.message.bytes``.
+            CorruptRecordError: malformed batches, a CRC mismatch, or a payload that does
+                not decompress when it must be recompressed.
+            UnsupportedCompressionTypeError: a batch names an unknown codec id.
+            MessageTooLargeError: a batch (after recompression) is larger than ``max.message.bytes``.
         """
         if not isinstance(records, bytearray):
             records = bytearray(records)
-        positions = validate_batches(records)
+        validated = validate_and_convert(
+            records, validate_batches(records),
+            compression_type=self.config.compression_type, timestamp_type=self.config.message_timestamp_type,
+            now_ms=int(time.time() * 1000) if now_ms is None else now_ms,
+        )
+        records, positions = validated.records, validated.positions
         num_records = 0
         max_timestamp = -1
         for _, header in positions:
@@ -235,7 +252,9 @@ class Log:
         first_offset = self._log_end_offset
         next_offset = assign_offsets(records, positions, first_offset, leader_epoch)
         self._append(records, next_offset - 1)
-        return LogAppendInfo(first_offset, next_offset - 1, num_records, len(records), max_timestamp)
+        return LogAppendInfo(
+            first_offset, next_offset - 1, num_records, len(records), max_timestamp, validated.log_append_time_ms
+        )
 
     def append_as_follower(self, records: bytes | bytearray | memoryview) -> LogAppendInfo | None:
         """Append batches copied from the leader (offsets and epochs already set).

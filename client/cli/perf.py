@@ -17,6 +17,7 @@ import click
 from client.cli.shared_options import bootstrap_server_option, run_coroutine
 from client.consumer import Consumer
 from client.producer import Producer
+from protocol.compression import CODEC_BY_NAME
 from protocol.topic_partition import TopicPartition
 
 MB = 1024 * 1024
@@ -71,9 +72,11 @@ def perf() -> None:
 @click.option("--batch-size", type=click.IntRange(1), default=16384, show_default=True, help="Bytes per batch.")
 @click.option("--linger-ms", type=click.IntRange(0), default=5, show_default=True)
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
+@click.option("--compression-type", type=click.Choice(list(CODEC_BY_NAME)), default="none", show_default=True,
+              help="Codec of each batch (the producer's compression.type).")
 @bootstrap_server_option
 def produce(topic: str, num_records: int, record_size: int, throughput: int, acks: str, batch_size: int,
-            linger_ms: int, request_timeout_ms: int, bootstrap_server: str) -> None:
+            linger_ms: int, request_timeout_ms: int, compression_type: str, bootstrap_server: str) -> None:
     """Produce NUM-RECORDS records of RECORD-SIZE bytes and report throughput and latency."""
     if throughput == 0 or throughput < -1:
         raise click.UsageError("--throughput must be a positive number of records/s, or -1")
@@ -84,6 +87,7 @@ def produce(topic: str, num_records: int, record_size: int, throughput: int, ack
         stats = ProduceStats()
         async with Producer(bootstrap_servers=bootstrap_server, acks=acks, linger_ms=linger_ms,
                             max_batch_size=batch_size, request_timeout_ms=request_timeout_ms,
+                            compression_type=compression_type,
                             client_id="kafkette-perf-producer") as producer:
             await producer.partitions_for(topic)
             perf_counter = time.perf_counter

@@ -14,6 +14,7 @@ import click
 
 from client.cli.shared_options import bootstrap_server_option, parse_key_value, run_coroutine
 from client.producer import Producer
+from protocol.compression import CODEC_BY_NAME
 
 SUPPORTED_PROPERTIES = ("parse.key", "key.separator")
 
@@ -63,9 +64,13 @@ def key_separator_from(key_separator: str | None, properties: tuple[str, ...]) -
 @click.option("--property", "properties", multiple=True, metavar="KEY=VALUE",
               help="parse.key=true and key.separator=S, as in kafka-console-producer.")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
+@click.option("--compression-codec", type=click.Choice(list(CODEC_BY_NAME)), default="none", show_default=True,
+              is_flag=False, flag_value="gzip",
+              help="Codec of each batch; given without a value it is gzip, as in kafka-console-producer.")
 @bootstrap_server_option
 def produce(topic: str, key_separator: str | None, acks: str, linger_ms: int, batch_size: int,
-            properties: tuple[str, ...], request_timeout_ms: int, bootstrap_server: str) -> None:
+            properties: tuple[str, ...], request_timeout_ms: int, compression_codec: str,
+            bootstrap_server: str) -> None:
     """Send each line of standard input as one record to TOPIC."""
     separator = key_separator_from(key_separator, properties)
     stdin = click.get_binary_stream("stdin")
@@ -80,6 +85,7 @@ def produce(topic: str, key_separator: str | None, acks: str, linger_ms: int, ba
         count = 0
         async with Producer(bootstrap_servers=bootstrap_server, acks=acks, linger_ms=linger_ms,
                             max_batch_size=batch_size, request_timeout_ms=request_timeout_ms,
+                            compression_type=compression_codec,
                             client_id="kafkette-console-producer") as producer:
             for line_number, raw in enumerate(stdin, start=1):
                 if failures:

@@ -20,6 +20,7 @@ from client.producer.producer_batch import RecordMetadata, record_size_in_bytes
 from client.producer.record_accumulator import RecordAccumulator
 from client.producer.sender import Sender
 from client.producer.transaction_manager import TransactionManager
+from protocol.compression import COMPRESSION_NONE, codec_for_name
 from protocol.errors import IllegalStateError, KafkaError, KafkaTimeoutError
 from protocol.topic_partition import TopicPartition
 
@@ -90,6 +91,10 @@ class Producer:
             (as Kafka 3.0+), off otherwise; requires acks="all" and at most 5 in flight.
             When left to the default and the cluster cannot hand out producer ids,
             the producer logs a warning and carries on without idempotence.
+        compression_type: None (or ``"none"``), ``"gzip"``, ``"snappy"``, ``"lz4"`` or
+            ``"zstd"``: the codec each batch's records are compressed with (Kafka's
+            ``compression.type``, applied per batch; aiokafka's keyword).  The broker keeps
+            the batch as sent unless the topic's ``compression.type`` names another codec.
 
     Raises:
         ValueError: invalid settings.
@@ -110,8 +115,11 @@ class Producer:
         max_in_flight_requests_per_connection: int = 5,
         metadata_max_age_ms: int = 300000,
         enable_idempotence: bool | None = None,
+        compression_type: str | None = None,
     ) -> None:
         self._acks = normalize_acks(acks)
+        self.compression_type = compression_type
+        compression = COMPRESSION_NONE if compression_type is None else codec_for_name(compression_type)
         if max_in_flight_requests_per_connection < 1:
             raise ValueError("max_in_flight_requests_per_connection must be >= 1")
         self._idempotence_required = bool(enable_idempotence)
@@ -133,7 +141,7 @@ class Producer:
         )
         self._accumulator_args = dict(
             max_batch_size=max_batch_size, linger_ms=linger_ms, max_buffer_size=max_buffer_size,
-            delivery_timeout_ms=delivery_timeout_ms, retry_backoff_ms=retry_backoff_ms,
+            delivery_timeout_ms=delivery_timeout_ms, retry_backoff_ms=retry_backoff_ms, compression=compression,
         )
         RecordAccumulator(**self._accumulator_args)  # validate settings eagerly
         self._max_in_flight = max_in_flight_requests_per_connection

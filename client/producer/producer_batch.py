@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import NamedTuple
 
-from protocol.record_batch import HEADER_SIZE, build_batch
+from protocol.record_batch import COMPRESSION_NONE, HEADER_SIZE, build_batch
 from protocol.topic_partition import TopicPartition
 
 # Approximate msgpack overhead of one record row: array header, offset and
@@ -56,16 +56,20 @@ class ProducerBatch:
         tp: destination partition.
         created_ms: creation time on the producer's monotonic clock (ms).
         delivery_deadline_ms: created_ms + ``delivery.timeout.ms``.
+        compression: codec id (``protocol.compression``) the records array is compressed
+            with when the batch is encoded; sizes are counted uncompressed.
     """
 
     __slots__ = (
         "tp", "records", "futures", "size_bytes", "created_ms", "delivery_deadline_ms",
         "attempts", "last_error", "retry_at_ms", "closed", "done", "completion", "_encoded", "_loop",
-        "producer_id", "producer_epoch", "base_sequence",
+        "producer_id", "producer_epoch", "base_sequence", "compression",
     )
 
-    def __init__(self, tp: TopicPartition, created_ms: float, delivery_deadline_ms: float) -> None:
+    def __init__(self, tp: TopicPartition, created_ms: float, delivery_deadline_ms: float,
+                 compression: int = COMPRESSION_NONE) -> None:
         self.tp = tp
+        self.compression = compression
         self.records: list[tuple[bytes | None, bytes | None, list[tuple[str, bytes | None]] | None, int]] = []
         self.futures: list[asyncio.Future[RecordMetadata]] = []
         self.size_bytes = HEADER_SIZE
@@ -108,9 +112,10 @@ class ProducerBatch:
         return len(self.records)
 
     def encoded(self) -> bytes:
-        """The record batch bytes (built once with one msgpack call, reused on retries)."""
+        """The record batch bytes (built once with one msgpack call and at most one codec
+        call, reused on retries)."""
         if self._encoded is None:
-            self._encoded = build_batch(self.records, producer_id=self.producer_id,
+            self._encoded = build_batch(self.records, compression=self.compression, producer_id=self.producer_id,
                                         producer_epoch=self.producer_epoch, base_sequence=self.base_sequence)
         return self._encoded
 

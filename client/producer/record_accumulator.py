@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Collection
 
 from client.producer.producer_batch import ProducerBatch, RecordMetadata
+from protocol.compression import COMPRESSION_NONE, check_codec
 from protocol.errors import (  # type: ignore[attr-defined]
     IllegalStateError,
     KafkaTimeoutError,
@@ -36,6 +37,8 @@ class RecordAccumulator:
         max_buffer_size: bound on bytes held by incomplete batches (bytes).
         delivery_timeout_ms: a batch not acknowledged this long after creation fails (ms).
         retry_backoff_ms: pause before a retried batch is sendable again (ms).
+        compression: codec id of every batch (``protocol.compression``; Kafka's
+            ``compression.type``, applied per batch).
         clock: monotonic clock in seconds (injected for tests).
 
     ``wakeup`` is set whenever the Sender should look again (new batch, full batch,
@@ -50,6 +53,7 @@ class RecordAccumulator:
         max_buffer_size: int = 32 * 1024 * 1024,
         delivery_timeout_ms: int = 120000,
         retry_backoff_ms: int = 100,
+        compression: int = COMPRESSION_NONE,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_batch_size < 1 or max_buffer_size < 1:
@@ -61,6 +65,7 @@ class RecordAccumulator:
         self.max_buffer_size = max_buffer_size
         self.delivery_timeout_ms = delivery_timeout_ms
         self.retry_backoff_ms = retry_backoff_ms
+        self.compression = check_codec(compression)
         self._clock = clock
         self._batches: dict[TopicPartition, collections.deque[ProducerBatch]] = {}
         self._incomplete: set[ProducerBatch] = set()
@@ -155,7 +160,7 @@ class RecordAccumulator:
         if abort_on_new_batch:
             return None
         now = self.now_ms()
-        batch = ProducerBatch(tp, now, now + self.delivery_timeout_ms)
+        batch = ProducerBatch(tp, now, now + self.delivery_timeout_ms, self.compression)
         fut = batch.try_append(record, size, self.max_batch_size)
         dq.append(batch)
         self._incomplete.add(batch)

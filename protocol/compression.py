@@ -1,0 +1,190 @@
+"""Compression codecs for record batch payloads, under Kafka's codec ids and names.
+
+Owns: the codec ids stored in bits 0-2 of a batch's attributes (Kafka's
+``CompressionType``: 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd), the maps between
+those ids and Kafka's names (producer ``compression.type`` and topic
+``compression.type``, which adds ``producer`` and ``uncompressed``), and
+``compress``/``decompress`` of one payload through well-kept libraries: gzip from
+the standard library, ``lz4.frame``, ``zstandard`` and ``cramjam``'s snappy (raw
+snappy blocks; Kafka's Java client frames snappy with xerial's stream format, which
+only matters to foreign clients, and Kafkette's wire is its own).
+
+Also owns ``CorruptRecordError`` (re-exported by ``protocol.record_batch``, which
+imports this module): a corrupt compressed payload is a corrupt batch.
+
+Does not own the batch layout, which bytes get compressed (``record_batch``), nor
+when the broker recompresses (``broker.log.log_validator``).  Pure code, no I/O.
+
+Kafka concept: ``org.apache.kafka.common.record.CompressionType`` and its codecs.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+
+import cramjam
+import lz4.frame
+import zstandard
+
+from protocol.errors import UnsupportedCompressionTypeError  # type: ignore[attr-defined]
+
+COMPRESSION_NONE = 0
+COMPRESSION_GZIP = 1
+COMPRESSION_SNAPPY = 2
+COMPRESSION_LZ4 = 3
+COMPRESSION_ZSTD = 4
+
+CODEC_BY_NAME: dict[str, int] = {
+    "none": COMPRESSION_NONE,
+    "gzip": COMPRESSION_GZIP,
+    "snappy": COMPRESSION_SNAPPY,
+    "lz4": COMPRESSION_LZ4,
+    "zstd": COMPRESSION_ZSTD,
+}
+"""Producer ``compression.type`` names -> codec id (Kafka's names)."""
+
+NAME_BY_CODEC: dict[int, str] = {codec: name for name, codec in CODEC_BY_NAME.items()}
+"""Codec id -> Kafka's name."""
+
+TOPIC_COMPRESSION_PRODUCER = "producer"
+"""Topic ``compression.type`` value that keeps each batch as the producer sent it."""
+
+GZIP_LEVEL = 6  # java.util.zip.Deflater's default, as Kafka's gzip codec
+ZSTD_LEVEL = 3  # zstd's default level, as Kafka's
+
+
+class CorruptRecordError(ValueError):
+    """A batch is malformed: bad length, bad magic, a CRC mismatch, or a compressed
+    payload that does not decompress (Kafka's ``CorruptRecordException``, wire error
+    CORRUPT_MESSAGE)."""
+
+
+def codec_for_name(name: str) -> int:
+    """Codec id for a producer ``compression_type`` name.
+
+    Args:
+        name: one of ``none``, ``gzip``, ``snappy``, ``lz4``, ``zstd`` (case-insensitive).
+
+    Returns:
+        The codec id (``COMPRESSION_*``).
+
+    Raises:
+        ValueError: an unknown name; the message lists the valid ones.
+    """
+    codec = CODEC_BY_NAME.get(name.lower()) if isinstance(name, str) else None
+    if codec is None:
+        raise ValueError(f"Invalid compression type {name!r}: expected one of {', '.join(CODEC_BY_NAME)}")
+    return codec
+
+
+def topic_codec(compression_type: str) -> int | None:
+    """Codec the broker stores a topic's batches with (topic ``compression.type``).
+
+    Args:
+        compression_type: ``producer``, ``uncompressed`` or a codec name.
+
+    Returns:
+        None for ``producer`` (keep the producer's codec), else the codec id
+        (``uncompressed`` is ``COMPRESSION_NONE``).
+
+    Raises:
+        ValueError: an unknown name.
+    """
+    if compression_type == TOPIC_COMPRESSION_PRODUCER:
+        return None
+    if compression_type == "uncompressed":
+        return COMPRESSION_NONE
+    return codec_for_name(compression_type)
+
+
+def check_codec(codec: int) -> int:
+    """Return ``codec`` when it is a known codec id.
+
+    Raises:
+        UnsupportedCompressionTypeError: ids 5-7 (or any other unknown id); Kafka
+            error 76 UNSUPPORTED_COMPRESSION_TYPE.
+    """
+    if codec not in NAME_BY_CODEC:
+        raise UnsupportedCompressionTypeError(
+            f"Unknown compression codec id {codec}: expected one of "
+            + ", ".join(f"{c} ({n})" for c, n in NAME_BY_CODEC.items())
+        )
+    return codec
+
+
+def compress(codec: int, data: bytes | bytearray | memoryview) -> bytes:
+    """Compress one payload with ``codec``.
+
+    Args:
+        codec: a ``COMPRESSION_*`` id; ``COMPRESSION_NONE`` returns the bytes unchanged.
+        data: the uncompressed payload (may be empty).
+
+    Returns:
+        The compressed bytes (a gzip member, an LZ4 frame, a zstd frame or a raw
+        snappy block).
+
+    Raises:
+        UnsupportedCompressionTypeError: an unknown codec id.
+    """
+    check_codec(codec)
+    if codec == COMPRESSION_NONE:
+        return bytes(data)
+    if codec == COMPRESSION_GZIP:
+        return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
+    if codec == COMPRESSION_LZ4:
+        return lz4.frame.compress(data)
+    if codec == COMPRESSION_ZSTD:
+        return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(data)
+    return bytes(cramjam.snappy.compress_raw(bytes(data)))
+
+
+def decompress(codec: int, data: bytes | bytearray | memoryview) -> bytes:
+    """Decompress one payload written by ``compress(codec, ...)``.
+
+    Args:
+        codec: a ``COMPRESSION_*`` id; ``COMPRESSION_NONE`` returns the bytes unchanged.
+        data: the compressed payload.
+
+    Returns:
+        The uncompressed bytes.
+
+    Raises:
+        CorruptRecordError: the payload is not valid for the codec (bad magic,
+            checksum, truncated frame, trailing garbage); the message names the codec.
+        UnsupportedCompressionTypeError: an unknown codec id.
+    """
+    check_codec(codec)
+    if codec == COMPRESSION_NONE:
+        return bytes(data)
+    try:
+        if codec == COMPRESSION_GZIP:
+            return gzip.decompress(data)
+        if codec == COMPRESSION_LZ4:
+            return _lz4_decompress(data)
+        if codec == COMPRESSION_ZSTD:
+            return _zstd_decompress(data)
+        return bytes(cramjam.snappy.decompress_raw(bytes(data)))
+    except CorruptRecordError:
+        raise
+    except (OSError, EOFError, zlib.error, RuntimeError, ValueError, zstandard.ZstdError,
+            cramjam.DecompressionError) as exc:
+        raise CorruptRecordError(
+            f"{NAME_BY_CODEC[codec]} payload of {len(data)} bytes does not decompress: {exc}"
+        ) from exc
+
+
+def _lz4_decompress(data: bytes | bytearray | memoryview) -> bytes:
+    decompressor = lz4.frame.LZ4FrameDecompressor()
+    out = decompressor.decompress(data)
+    if not decompressor.eof or decompressor.unused_data:
+        raise CorruptRecordError(f"lz4 payload of {len(data)} bytes is not exactly one whole LZ4 frame")
+    return out
+
+
+def _zstd_decompress(data: bytes | bytearray | memoryview) -> bytes:
+    decompressor = zstandard.ZstdDecompressor().decompressobj()
+    out = decompressor.decompress(data)
+    if not decompressor.eof or decompressor.unused_data:
+        raise CorruptRecordError(f"zstd payload of {len(data)} bytes is not exactly one whole zstd frame")
+    return out
