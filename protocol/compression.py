@@ -5,9 +5,10 @@ Owns: the codec ids stored in bits 0-2 of a batch's attributes (Kafka's
 those ids and Kafka's names (producer ``compression.type`` and topic
 ``compression.type``, which adds ``producer`` and ``uncompressed``), and
 ``compress``/``decompress`` of one payload through well-kept libraries: gzip from
-the standard library, ``lz4.frame``, ``zstandard`` and ``cramjam``'s snappy (raw
-snappy blocks; Kafka's Java client frames snappy with xerial's stream format, which
-only matters to foreign clients, and Kafkette's wire is its own).
+the standard library, ``lz4.frame``, ``zstandard`` and ``cramjam``'s snappy (the
+snappy framing format, whose chunks carry CRC32C checksums; Kafka's Java client frames
+snappy with xerial's stream format instead, which only matters to foreign clients, and
+Kafkette's wire is its own).
 
 Also owns ``CorruptRecordError`` (re-exported by ``protocol.record_batch``, which
 imports this module): a corrupt compressed payload is a corrupt batch.
@@ -121,8 +122,8 @@ def compress(codec: int, data: bytes | bytearray | memoryview) -> bytes:
         data: the uncompressed payload (may be empty).
 
     Returns:
-        The compressed bytes (a gzip member, an LZ4 frame, a zstd frame or a raw
-        snappy block).
+        The compressed bytes (a gzip member, an LZ4 frame, a zstd frame or a snappy
+        framed stream).
 
     Raises:
         UnsupportedCompressionTypeError: an unknown codec id.
@@ -133,10 +134,10 @@ def compress(codec: int, data: bytes | bytearray | memoryview) -> bytes:
     if codec == COMPRESSION_GZIP:
         return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
     if codec == COMPRESSION_LZ4:
-        return lz4.frame.compress(data)
+        return lz4.frame.compress(data, content_checksum=True)
     if codec == COMPRESSION_ZSTD:
-        return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(data)
-    return bytes(cramjam.snappy.compress_raw(bytes(data)))
+        return zstandard.ZstdCompressor(level=ZSTD_LEVEL, write_checksum=True).compress(data)
+    return bytes(cramjam.snappy.compress(bytes(data)))
 
 
 def decompress(codec: int, data: bytes | bytearray | memoryview) -> bytes:
@@ -164,7 +165,7 @@ def decompress(codec: int, data: bytes | bytearray | memoryview) -> bytes:
             return _lz4_decompress(data)
         if codec == COMPRESSION_ZSTD:
             return _zstd_decompress(data)
-        return bytes(cramjam.snappy.decompress_raw(bytes(data)))
+        return bytes(cramjam.snappy.decompress(bytes(data)))
     except CorruptRecordError:
         raise
     except (OSError, EOFError, zlib.error, RuntimeError, ValueError, zstandard.ZstdError,
