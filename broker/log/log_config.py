@@ -331,6 +331,8 @@ class LogConfig:
             retention_ms=config.retention_ms,
             retention_bytes=config.log_retention_bytes,
             min_insync_replicas=config.min_insync_replicas,
+            compression_type=config.compression_type,
+            message_timestamp_type=config.log_message_timestamp_type,
             unclean_leader_election_enable=config.unclean_leader_election_enable,
         )
         return base.with_overrides(overrides or {})

@@ -54,9 +54,10 @@ def _records(n: int, tag: str) -> list[tuple[bytes, bytes, list]]:
              [("seq", str(i).encode()), ("none", None)] if i % 2 else []) for i in range(n)]
 
 
-async def _produce(bootstrap: str, topic: str, records, **producer_args) -> list:
+async def _produce(bootstrap: str, topic: str, records, timestamp_ms: int | None = None, **producer_args) -> list:
     async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=5, **producer_args) as producer:
-        futures = [await producer.send(topic, v, key=k, headers=h or None) for k, v, h in records]
+        futures = [await producer.send(topic, v, key=k, headers=h or None, timestamp_ms=timestamp_ms)
+                   for k, v, h in records]
         return await asyncio.gather(*futures)
 
 
@@ -139,3 +140,18 @@ async def test_console_producer_compression_codec_reaches_the_segment_files(shar
     assert set(_stored_codecs(_segment_bytes(shared_cluster, "cli-codec")[1])) == {CODEC_BY_NAME["lz4"]}
     got = await _consume(bootstrap, "cli-codec", 40)
     assert [(r.key, r.value) for r in got] == [(f"k{i}".encode(), f"line {i}".encode()) for i in range(40)]
+
+
+async def test_broker_defaults_compression_type_and_log_append_time_apply_to_auto_created_topics(cluster_factory):
+    cluster = cluster_factory(num_brokers=1, compression_type="gzip", log_message_timestamp_type="LogAppendTime")
+    bootstrap = cluster.bootstrap_servers
+    sent = _records(100, "auto")
+    before_ms = int(time.time() * 1000)
+    metas = await _produce(bootstrap, "auto-created", sent, timestamp_ms=1_000_000, compression_type="snappy")
+    after_ms = int(time.time() * 1000)
+    assert all(before_ms <= m.timestamp <= after_ms for m in metas), metas[:3]
+    assert set(_stored_codecs(_segment_bytes(cluster, "auto-created")[1])) == {CODEC_BY_NAME["gzip"]}
+    got = await _consume(bootstrap, "auto-created", 100)
+    assert {r.timestamp_type for r in got} == {LOG_APPEND_TIME}
+    assert [r.timestamp for r in got] == [m.timestamp for m in metas]
+    assert [r.value for r in got] == [v for _, v, _ in sent]

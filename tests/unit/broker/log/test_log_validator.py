@@ -182,3 +182,21 @@ def test_follower_append_copies_compressed_batches_as_they_are(tmp_path):
     follower = _log(tmp_path / "follower", compression_type="gzip")
     follower.append_as_follower(data)
     assert follower.read(0, 1 << 20).records == data
+
+
+# --- broker-level defaults -----------------------------------------------------------------------
+
+def test_broker_compression_and_timestamp_type_are_topic_defaults_that_overrides_beat():
+    from broker.config import ConfigError, KafkaConfig
+
+    broker = KafkaConfig({"node.id": 1, "compression.type": "lz4", "log.message.timestamp.type": "LogAppendTime"})
+    default = LogConfig.from_broker(broker)
+    assert (default.compression_type, default.message_timestamp_type) == ("lz4", "LogAppendTime")
+    topic = LogConfig.from_broker(broker, {"compression.type": "producer", "message.timestamp.type": "CreateTime"})
+    assert (topic.compression_type, topic.message_timestamp_type) == ("producer", "CreateTime")
+    plain = LogConfig.from_broker(KafkaConfig({"node.id": 1}))
+    assert (plain.compression_type, plain.message_timestamp_type) == ("producer", "CreateTime")
+    with pytest.raises(ConfigError, match="compression.type"):
+        KafkaConfig({"node.id": 1, "compression.type": "brotli"})
+    with pytest.raises(ConfigError, match="log.message.timestamp.type"):
+        KafkaConfig({"node.id": 1, "log.message.timestamp.type": "Now"})
