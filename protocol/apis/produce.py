@@ -1,7 +1,9 @@
 """Produce (key 0): record batches appended to partition leaders.
 
 ``records`` holds one or more record batches exactly as ``protocol.record_batch``
-lays them out; the broker checks their headers and CRCs but never decodes records.
+lays them out; the broker checks their headers and CRCs and decodes records only to
+recompress them to the topic's ``compression.type`` (``broker.log.log_validator``).
+``log_append_time_ms`` in the response is the leader's LogAppendTime stamp, else -1.
 Kafka concept: ``ProduceRequest``/``ProduceResponse`` (acks 0, 1, -1).
 """
 

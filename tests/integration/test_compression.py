@@ -14,8 +14,17 @@ from pathlib import Path
 import pytest
 
 from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from client.kafka_client import KafkaClient
+from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from protocol.compression import CODEC_BY_NAME
-from protocol.record_batch import LOG_APPEND_TIME, iter_batches
+from protocol.errors import Errors
+from protocol.record_batch import (
+    HEADER_SIZE,
+    LOG_APPEND_TIME,
+    build_batch,
+    build_batch_from_payload,
+    iter_batches,
+)
 
 KAFKETTE = Path(sys.executable).with_name("kafkette")
 
@@ -155,3 +164,41 @@ async def test_broker_defaults_compression_type_and_log_append_time_apply_to_aut
     assert {r.timestamp_type for r in got} == {LOG_APPEND_TIME}
     assert [r.timestamp for r in got] == [m.timestamp for m in metas]
     assert [r.value for r in got] == [v for _, v, _ in sent]
+
+
+async def _produce_raw(bootstrap: str, topic: str, records: bytes) -> tuple[int, int]:
+    """Send one ProduceRequest (acks=all) with ``records`` to the leader of partition 0;
+    return (error code, base offset)."""
+    client = KafkaClient(bootstrap)
+    await client.start()
+    try:
+        await client.wait_for_metadata(topic, 10_000)
+        leader = client.cluster.leader_for(TopicPartition(topic, 0))
+        response = await client.send(leader, ProduceRequest(acks=-1, timeout_ms=10_000, topic_data=[
+            ProduceTopicData(name=topic, partition_data=[ProducePartitionData(index=0, records=records)])]))
+    finally:
+        await client.close()
+    part = response.responses[0].partition_responses[0]
+    return part.error_code, part.base_offset
+
+
+async def test_bad_compressed_batches_are_refused_with_clear_codes_and_the_log_stays_intact(shared_cluster):
+    bootstrap = shared_cluster.bootstrap_servers
+    topic = "bad-compressed"
+    await _create(bootstrap, topic, **{"compression.type": "zstd"})
+    good = _records(10, "good")
+    await _produce(bootstrap, topic, good)
+    not_gzip = build_batch_from_payload(b"\x1f\x8b\x08 truncated", record_count=1, base_timestamp=1,
+                                        max_timestamp=1, attributes=CODEC_BY_NAME["gzip"])
+    assert await _produce_raw(bootstrap, topic, not_gzip) == (Errors.CORRUPT_MESSAGE, -1)
+    unknown_codec = build_batch_from_payload(build_batch([(None, b"v", None, 1)])[HEADER_SIZE:], record_count=1,
+                                             base_timestamp=1, max_timestamp=1, attributes=6)
+    assert await _produce_raw(bootstrap, topic, unknown_codec) == (Errors.UNSUPPORTED_COMPRESSION_TYPE, -1)
+    # A request whose second batch is bad appends neither: nothing half-written.
+    mixed = build_batch([(None, b"lost?", None, 1)]) + not_gzip
+    assert await _produce_raw(bootstrap, topic, mixed) == (Errors.CORRUPT_MESSAGE, -1)
+    error, base_offset = await _produce_raw(bootstrap, topic, build_batch([(None, b"after", None, 1)]))
+    assert (error, base_offset) == (Errors.NONE, 10)
+    got = await _consume(bootstrap, topic, 11)
+    assert [r.value for r in got] == [v for _, v, _ in good] + [b"after"]
+    assert set(_stored_codecs(_segment_bytes(shared_cluster, topic)[1])) == {CODEC_BY_NAME["zstd"]}
