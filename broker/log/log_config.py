@@ -274,8 +274,9 @@ class LogConfig:
     One attribute per entry of ``TOPIC_CONFIG_DEFS`` (name with dots as underscores),
     defaulting to Kafka's default.  ``cleanup_policy`` and the throttled replica lists
     are comma-joined strings.  Only some settings are acted on by the log (segment
-    roll, index, flush, retention, max message size, min ISR, unclean election); the
-    rest are accepted, stored and described as in Kafka.
+    roll, index, flush, retention, max message size, min ISR, unclean election,
+    compression type and message timestamp type via the LogValidator); the rest are
+    accepted, stored and described as in Kafka.
     """
 
     cleanup_policy: str = "delete"
