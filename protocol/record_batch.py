@@ -19,7 +19,9 @@ v2 (``DefaultRecordBatch``)::
         57     4  records_count
         61     -  records: msgpack array of [offset_delta, timestamp_delta, key,
                   value, headers], headers a list of [key, value]; the whole array
-                  compressed when the codec bits say so.
+                  compressed when the codec bits say so (codecs and
+                  ``CorruptRecordError`` live in ``protocol.compression`` and are
+                  re-exported here).
 
 Because the CRC starts at ``attributes``, the leader can write the base offset and
 leader epoch without recomputing it, and the broker moves batches as bytes without
