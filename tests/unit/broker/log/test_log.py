@@ -259,10 +259,12 @@ def test_stray_temporary_files_are_deleted_on_open(tmp_path, small_config):
     (part / "00000000000000000000.log.cleaned").write_bytes(b"x")
     (part / "whatever.tmp").write_bytes(b"x")
     (part / "00000000000000000099.index").write_bytes(b"")
+    (part / "00000000000000000099.timeindex").write_bytes(b"")
     (part / "leader-epoch-checkpoint").write_bytes(b"0\n0\n")
     _open(tmp_path, small_config)
     assert sorted(p.name for p in part.iterdir()) == [
-        "00000000000000000000.index", "00000000000000000000.log", "leader-epoch-checkpoint"]
+        "00000000000000000000.index", "00000000000000000000.log", "00000000000000000000.timeindex",
+        "leader-epoch-checkpoint"]
 
 
 def test_log_start_offset_checkpoint_is_honoured(tmp_path, make_batch, small_config):
