@@ -26,6 +26,7 @@ from broker.log.log_config import LogConfig
 from broker.log.log_loader import load_segments, new_segment
 from broker.log.log_segment import LogSegment, TimestampAndOffset
 from broker.log.offset_index import INT32_MAX
+from protocol.apis.list_offsets import MAX_TIMESTAMP
 from protocol.errors import MessageTooLargeError, OffsetOutOfRangeError
 from protocol.record_batch import (
     BASE_OFFSET,
@@ -38,9 +39,6 @@ from protocol.record_batch import (
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
-
-MAX_TIMESTAMP = -3  # ListOffsets: the record with the largest timestamp (protocol.apis.list_offsets)
-
 
 def _monotonic_ms() -> int:
     return int(time.monotonic() * 1000)
