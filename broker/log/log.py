@@ -24,21 +24,15 @@ from pathlib import Path
 from broker.log.checkpoint import fsync_dir
 from broker.log.log_config import LogConfig
 from broker.log.log_loader import load_segments, new_segment
-from broker.log.log_segment import LogSegment, TimestampAndOffset
+from broker.log.log_segment import LogSegment, TimestampAndOffset, max_timestamp_and_offset
 from broker.log.offset_index import INT32_MAX
 from protocol.apis.list_offsets import MAX_TIMESTAMP
 from protocol.errors import MessageTooLargeError, OffsetOutOfRangeError
-from protocol.record_batch import (
-    BASE_OFFSET,
-    HEADER_SIZE,
-    assign_offsets,
-    iter_batches,
-    read_header,
-    validate_batches,
-)
+from protocol.record_batch import BASE_OFFSET, assign_offsets, iter_batches, validate_batches
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
+
 
 def _monotonic_ms() -> int:
     return int(time.monotonic() * 1000)
@@ -94,6 +88,7 @@ class Log:
         <log.dirs entry>/<topic>-<partition>/
             00000000000000000000.log     batches back to back (protocol.record_batch format)
             00000000000000000000.index   sparse offset index (OffsetIndex)
+            00000000000000000000.timeindex  sparse time index (TimeIndex)
             00000000000000012345.log     next segment: base offset 12345
             00000000000000012345.index
 
@@ -314,15 +309,16 @@ class Log:
         return LogAppendInfo(first_offset, expected - 1, num_records, end - start, max_timestamp)
 
     def _append(self, records: bytes | bytearray | memoryview, last_offset: int) -> None:
-        segment = self._maybe_roll(len(records), last_offset, records)
-        segment.append(records, last_offset)
+        max_timestamp = max_timestamp_and_offset(records)
+        segment = self._maybe_roll(len(records), last_offset, max_timestamp[0])
+        segment.append(records, last_offset, max_timestamp)
         self._log_end_offset = last_offset + 1
 
-    def _maybe_roll(self, size: int, last_offset: int, records: bytes | bytearray | memoryview = b"") -> LogSegment:
+    def _maybe_roll(self, size: int, last_offset: int, max_timestamp: int = -1) -> LogSegment:
         """Roll a new segment at the LEO when the active one is full (bytes, time, indexes, offsets).
 
-        Kafka's ``LogSegment.shouldRoll``; ``records`` (the batches about to be appended)
-        give the max timestamp that ``segment.ms`` is measured with.
+        Kafka's ``LogSegment.shouldRoll``; ``max_timestamp`` (ms, of the batches about to be
+        appended) is what ``segment.ms`` is measured with.
         """
         segment = self._segments[-1]
         if segment.size == 0:
@@ -330,7 +326,9 @@ class Log:
         reason = None
         if segment.size + size > self.config.segment_bytes:
             reason = f"size {segment.size} + {size} bytes > segment.bytes {self.config.segment_bytes}"
-        elif self._reached_roll_ms(segment, records):
+        elif segment.time_waited_for_roll(self._time_ms(), max_timestamp) > (
+            self.config.segment_ms - segment.roll_jitter_ms
+        ):
             reason = f"segment.ms {self.config.segment_ms} reached (jitter {segment.roll_jitter_ms} ms)"
         elif segment.index.is_full:
             reason = f"offset index full ({segment.index.entries} entries)"
@@ -341,17 +339,6 @@ class Log:
         if reason is None:
             return segment
         return self.roll(reason)
-
-    def _reached_roll_ms(self, segment: LogSegment, records: bytes | bytearray | memoryview) -> bool:
-        """True when the active segment has been open longer than ``segment.ms`` less its jitter."""
-        max_timestamp = -1
-        position = 0
-        while len(records) - position >= HEADER_SIZE:
-            header = read_header(records, position)
-            max_timestamp = max(max_timestamp, header.max_timestamp)
-            position += header.size_in_bytes
-        waited = segment.time_waited_for_roll(self._time_ms(), max_timestamp)
-        return waited > self.config.segment_ms - segment.roll_jitter_ms
 
     def roll(self, reason: str = "requested") -> LogSegment:
         """Start a new active segment at the log end offset.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import struct
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -61,6 +62,30 @@ class TimestampAndOffset:
 
 def _monotonic_ms() -> int:
     return int(time.monotonic() * 1000)
+
+
+# base offset, batch length, (leader epoch, magic, crc, attributes skipped), last offset delta,
+# base timestamp, max timestamp: the header fields the max-timestamp scan needs.
+_TIMESTAMP_FIELDS = struct.Struct(">qi11xiqq")
+
+
+def max_timestamp_and_offset(records: bytes | bytearray | memoryview) -> tuple[int, int]:
+    """Largest batch max timestamp in ``records`` and the last offset of the first batch carrying it.
+
+    Reads only batch headers (one small unpack per batch: this is on the append path).
+
+    Returns:
+        ``(max timestamp ms, offset)``; ``(-1, -1)`` when ``records`` holds no whole header.
+    """
+    max_timestamp = offset = NO_TIMESTAMP
+    position = 0
+    end = len(records)
+    while end - position >= HEADER_SIZE:
+        base_offset, batch_length, last_offset_delta, _, batch_max = _TIMESTAMP_FIELDS.unpack_from(records, position)
+        if batch_max > max_timestamp:
+            max_timestamp, offset = batch_max, base_offset + last_offset_delta
+        position += batch_length + LOG_OVERHEAD
+    return max_timestamp, offset
 
 
 class LogSegment:
@@ -262,12 +287,15 @@ class LogSegment:
             yield pos, header
             pos += header.size_in_bytes
 
-    def append(self, records: bytes | bytearray | memoryview, largest_offset: int) -> None:
-        """Append whole batches at the end of the file; maybe add an index entry.
+    def append(self, records: bytes | bytearray | memoryview, largest_offset: int,
+               max_timestamp: tuple[int, int] | None = None) -> None:
+        """Append whole batches at the end of the file; maybe add an index and a time index entry.
 
         Args:
             records: one or more batches with offsets already assigned.
             largest_offset: last offset of the last batch in ``records``.
+            max_timestamp: ``max_timestamp_and_offset(records)`` when the caller has it
+                (Kafka's largestTimestampMs and shallowOffsetOfMaxTimestamp); computed when None.
 
         Raises:
             ValueError: ``largest_offset`` is below the segment's next offset or does not fit
@@ -286,11 +314,9 @@ class LogSegment:
         written = 0
         while written < len(view):
             written += os.pwrite(self._fd, view[written:], position + written)
-        batch_position = 0
-        while len(view) - batch_position >= HEADER_SIZE:
-            header = read_header(view, batch_position)
-            self._track_max_timestamp(header)
-            batch_position += header.size_in_bytes
+        largest_timestamp, offset_of_largest = max_timestamp or max_timestamp_and_offset(view)
+        if largest_timestamp > self._max_timestamp_so_far:
+            self._max_timestamp_so_far, self._offset_of_max_timestamp_so_far = largest_timestamp, offset_of_largest
         if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.time_index.is_full:
             self.time_index.maybe_append(self._max_timestamp_so_far, self._offset_of_max_timestamp_so_far)
         if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.index.is_full:
