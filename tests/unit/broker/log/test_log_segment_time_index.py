@@ -145,3 +145,13 @@ def test_time_waited_for_roll_uses_the_first_batch_timestamp_else_creation_time(
     assert segment.time_waited_for_roll(now_ms=12_500, max_timestamp_in_messages=99_999) == 2_500
     _append(segment, make_batch, [50_000])
     assert segment.time_waited_for_roll(now_ms=12_500, max_timestamp_in_messages=60_000) == 9_996
+
+
+def test_one_append_of_several_batches_tracks_the_first_batch_carrying_the_max(tmp_path, make_batch):
+    segment = _segment(tmp_path)
+    records = (make_batch(5, base_offset=0, timestamp_ms=3_000) + make_batch(5, base_offset=5, timestamp_ms=1_000)
+               + make_batch(5, base_offset=10, timestamp_ms=3_000))
+    segment.append(records, 14)
+    assert (segment.max_timestamp_so_far, segment.offset_of_max_timestamp_so_far) == (3_004, 4)
+    assert _entries(segment) == [(3_004, 4)]
+    assert segment.find_offset_by_timestamp(2_000).offset == 0
