@@ -3,8 +3,8 @@
 Owns the partition directory, segment loading and crash recovery, leader and follower
 appends (offset assignment, size checks, rolling by size, time and full indexes), reads
 for fetches, lookups by timestamp (ListOffsets), truncation and the fsync / recovery
-point bookkeeping.  Does not own the high watermark, the ISR or
-when to flush (``LogManager`` schedules flushes; ``Partition`` owns the HW).
+point bookkeeping.  Does not own the high watermark, the ISR or when to flush
+(``LogManager`` schedules flushes; ``Partition`` owns the HW).
 
 Kafka concept: ``UnifiedLog`` / ``LocalLog`` / ``LogLoader``.
 """

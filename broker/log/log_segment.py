@@ -2,7 +2,8 @@
 
 Owns the segment's files: append, read of whole batches, offset-to-position and
 timestamp-to-offset translation, the segment's max timestamp, recovery (validate and
-truncate a torn or corrupt tail, rebuild both indexes) and truncation.  Does not own rolling, offsets assignment or the flush policy
+truncate a torn or corrupt tail, rebuild both indexes) and truncation.  Does not own
+rolling (it answers ``time_waited_for_roll``), offsets assignment or the flush policy
 (``Log``).  Appends and reads use ``os.pwrite``/``os.pread`` directly on the event
 loop (page cache); ``flush()`` blocks and is meant for an executor.
 
