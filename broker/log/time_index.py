@@ -50,7 +50,8 @@ class TimeIndex:
     Args:
         path: the ``.timeindex`` file; created when missing.
         base_offset: the segment's base offset.
-        max_index_size_bytes: ``segment.index.bytes`` (Kafka sizes both indexes by it).
+        max_index_size_bytes: ``segment.index.bytes`` (Kafka sizes both indexes by it):
+            ``max_index_size_bytes // 12`` slots, at least 2 (one usable, one kept).
 
     Raises:
         CorruptIndexError: the existing file's size is not a multiple of 12, its
