@@ -206,6 +206,10 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
               one_of("CreateTime", "LogAppendTime")),
     ConfigKey("message.max.bytes", "int", 1048588, "Largest record batch accepted (bytes).", at_least(0)),
     ConfigKey("log.segment.bytes", "int", 1073741824, "Segment size before a roll (bytes).", at_least(14)),
+    ConfigKey("log.roll.ms", "long", None, "Time before a segment rolls (ms); unset = log.roll.hours.", at_least(1)),
+    ConfigKey("log.roll.hours", "int", 168, "Time before a segment rolls (hours).", at_least(1)),
+    ConfigKey("log.roll.jitter.ms", "long", None, "Max random jitter subtracted from the roll time (ms); unset = log.roll.jitter.hours.", at_least(0)),
+    ConfigKey("log.roll.jitter.hours", "int", 0, "Max random jitter subtracted from the roll time (hours).", at_least(0)),
     ConfigKey("log.index.interval.bytes", "int", 4096, "Bytes between offset index entries.", at_least(0)),
     ConfigKey("log.index.size.max.bytes", "int", 10485760, "Max offset index size (bytes).", at_least(4)),
     ConfigKey("log.flush.interval.messages", "long", 2**63 - 1, "Messages before an fsync.", at_least(1)),
@@ -295,6 +299,16 @@ class KafkaConfig:
             return None
         _, host, port = parse_voter(self.controller_quorum_voters[0])
         return host, port
+
+    @property
+    def roll_ms(self) -> int:
+        """Effective ``log.roll.ms`` (falls back to ``log.roll.hours``), ms."""
+        return self.log_roll_ms if self.log_roll_ms is not None else self.log_roll_hours * 3600 * 1000
+
+    @property
+    def roll_jitter_ms(self) -> int:
+        """Effective ``log.roll.jitter.ms`` (falls back to ``log.roll.jitter.hours``), ms."""
+        return self.log_roll_jitter_ms if self.log_roll_jitter_ms is not None else self.log_roll_jitter_hours * 3600 * 1000
 
     @property
     def retention_ms(self) -> int:

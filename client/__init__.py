@@ -15,7 +15,7 @@ from client.config_resource import (
     ConfigResourceType,
     ConfigSource,
 )
-from client.consumer import Consumer, ConsumerRecord
+from client.consumer import Consumer, ConsumerRecord, ListOffsetsResultInfo, OffsetAndTimestamp, OffsetSpec
 from client.local_cluster import LocalCluster, LocalClusterError
 from client.producer import Producer, RecordMetadata
 from protocol import errors as _errors
@@ -41,7 +41,10 @@ __all__ = [
     "LocalCluster",
     "LocalClusterError",
     "NewPartitions",
+    "ListOffsetsResultInfo",
     "NewTopic",
+    "OffsetAndTimestamp",
+    "OffsetSpec",
     "PartitionInfo",
     "Producer",
     "RecordMetadata",

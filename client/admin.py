@@ -31,6 +31,7 @@ from client.config_resource import (
     read_described,
     resource_error,
 )
+from client.consumer.offset_fetcher import ListOffsetsResultInfo, OffsetFetcher, OffsetSpec
 from client.kafka_client import KafkaClient
 from client.topic_specs import (
     NewPartitions,
@@ -416,6 +417,36 @@ class AdminClient:
             "controller_id": response.controller_id,
             "brokers": sorted(brokers, key=lambda b: b.node_id),
         }
+
+    async def list_offsets(self, topic_partition_offsets: Mapping[TopicPartition, OffsetSpec],
+                           timeout_ms: int | None = None) -> dict[TopicPartition, ListOffsetsResultInfo]:
+        """Offsets by spec from each partition's leader (Kafka's ``Admin.listOffsets``, ListOffsets).
+
+        Args:
+            topic_partition_offsets: ``{TopicPartition: OffsetSpec}`` (earliest, latest,
+                max_timestamp, for_timestamp).
+            timeout_ms: bound of the call, retries included (ms); default ``request_timeout_ms``.
+
+        Returns:
+            ``{TopicPartition: ListOffsetsResultInfo(offset, timestamp, leader_epoch)}``;
+            offset -1 and timestamp -1 when a timestamp spec matches no record below the
+            high watermark.
+
+        Raises:
+            TypeError: a key is not a TopicPartition or a value not an OffsetSpec.
+            KafkaError: e.g. UnknownTopicOrPartitionError, or the last retriable error
+                (KafkaTimeoutError when none) once the timeout passes.
+        """
+        timestamps: dict[TopicPartition, int] = {}
+        for tp, spec in topic_partition_offsets.items():
+            if not isinstance(tp, TopicPartition) or not isinstance(spec, OffsetSpec):
+                raise TypeError(f"expected TopicPartition: OffsetSpec, got {tp!r}: {spec!r}")
+            timestamps[tp] = spec.timestamp
+        if not timestamps:
+            return {}
+        fetcher = OffsetFetcher(self._client, request_timeout_ms=self._request_timeout_ms,
+                                retry_backoff_ms=self._retry_backoff_ms)
+        return await fetcher.list_offsets_and_timestamps(timestamps, timeout_ms)
 
     # --- configs -----------------------------------------------------------------------
 

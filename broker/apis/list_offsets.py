@@ -1,18 +1,27 @@
-"""ListOffsets handler: earliest (-2) and latest (-1) offsets from the partition leader.
+"""ListOffsets handler: earliest (-2), latest (-1), max timestamp (-3) and by timestamp.
 
-Consumers get the high watermark as "latest"; followers (``replica_id`` >= 0) get the
-log end offset.  Lookup by timestamp arrives with the time index (a later issue):
-until then it answers INVALID_REQUEST with a message saying so.
-Kafka concept: ``KafkaApis.handleListOffsetRequest``.
+Answers each partition from its leader's log: earliest is the log start offset;
+latest is the high watermark for consumers and the log end offset for followers
+(``replica_id`` >= 0); max timestamp and a timestamp >= 0 look the record up by time
+(``Log.fetch_offset_by_timestamp``: time index, offset index, one batch decoded) and
+answer its offset, timestamp and batch leader epoch, or offset -1 / timestamp -1 when
+no record qualifies, including a record at or past the high watermark for consumers.
+Does not own the lookups themselves (``Log``) nor the client side (``OffsetFetcher``).
+
+Kafka concept: ``KafkaApis.handleListOffsetRequest`` / ``Partition.fetchOffsetForTimestamp``.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
+from broker.replica_manager import error_code_of
 from protocol.apis.list_offsets import (
     EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
+    MAX_TIMESTAMP,
+    ListOffsetsPartition,
     ListOffsetsPartitionResponse,
     ListOffsetsRequest,
     ListOffsetsResponse,
@@ -24,10 +33,19 @@ from protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
     from broker.apis.kafka_apis import ApisContext
+    from broker.partition import Partition
+
+logger = logging.getLogger(__name__)
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRequest) -> ListOffsetsResponse:
-    """Answer each partition from its leader's log."""
+    """Answer each partition from its leader's log.
+
+    Per partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER,
+    FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH (stale or future ``current_leader_epoch``),
+    INVALID_REQUEST (a negative timestamp other than -1, -2, -3), CORRUPT_MESSAGE (the
+    batch holding the record cannot be decoded), UNKNOWN_SERVER_ERROR (logged).
+    """
     topics = []
     for topic in request.topics:
         parts = []
@@ -48,9 +66,25 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
             elif req.timestamp == LATEST_TIMESTAMP:
                 resp.offset = partition.log.log_end_offset if request.replica_id >= 0 else partition.high_watermark
                 resp.leader_epoch = partition.leader_epoch
+            elif req.timestamp == MAX_TIMESTAMP or req.timestamp >= 0:
+                _answer_by_timestamp(tp, partition, req, request.replica_id, resp)
             else:
                 resp.error_code = Errors.INVALID_REQUEST
             parts.append(resp)
         topics.append(ListOffsetsTopicResponse(name=topic.name, partitions=parts))
     return ListOffsetsResponse(topics=topics)
 
+
+def _answer_by_timestamp(tp: TopicPartition, partition: Partition, req: ListOffsetsPartition, replica_id: int,
+                         resp: ListOffsetsPartitionResponse) -> None:
+    """Fill ``resp`` from a lookup by timestamp; a record consumers may not read yet is not returned."""
+    try:
+        found = partition.log.fetch_offset_by_timestamp(req.timestamp)
+    except Exception as exc:
+        resp.error_code = error_code_of(exc)
+        if resp.error_code == Errors.UNKNOWN_SERVER_ERROR:
+            logger.exception("Error looking up %s by timestamp %d", tp, req.timestamp)
+        return
+    last_fetchable_offset = partition.log.log_end_offset if replica_id >= 0 else partition.high_watermark
+    if found is not None and found.offset < last_fetchable_offset:
+        resp.timestamp, resp.offset, resp.leader_epoch = found.timestamp, found.offset, found.leader_epoch

@@ -1,9 +1,10 @@
 """One partition's log: an ordered list of segments with a log end offset.
 
 Owns the partition directory, segment loading and crash recovery, leader and follower
-appends (offset assignment, size checks, rolling), reads for fetches, truncation and
-the fsync / recovery point bookkeeping.  Does not own the high watermark, the ISR or
-when to flush (``LogManager`` schedules flushes; ``Partition`` owns the HW).
+appends (offset assignment, size checks, rolling by size, time and full indexes), reads
+for fetches, lookups by timestamp (ListOffsets), truncation and the fsync / recovery
+point bookkeeping.  Does not own the high watermark, the ISR or when to flush
+(``LogManager`` schedules flushes; ``Partition`` owns the HW).
 
 Kafka concept: ``UnifiedLog`` / ``LocalLog`` / ``LogLoader``.
 """
@@ -16,20 +17,27 @@ import logging
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from broker.log.checkpoint import fsync_dir
 from broker.log.log_config import LogConfig
 from broker.log.log_loader import load_segments, new_segment
-from broker.log.log_segment import LogSegment
+from broker.log.log_segment import LogSegment, TimestampAndOffset, max_timestamp_and_offset
 from broker.log.log_validator import validate_and_convert
 from broker.log.offset_index import INT32_MAX
+from protocol.apis.list_offsets import MAX_TIMESTAMP
 from protocol.errors import MessageTooLargeError, OffsetOutOfRangeError
 from protocol.record_batch import BASE_OFFSET, assign_offsets, iter_batches, validate_batches
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
+
+
+def _monotonic_ms() -> int:
+    return int(time.monotonic() * 1000)
+
 
 class UnexpectedAppendOffsetError(ValueError):
     """A follower append does not start at the log end offset (the follower must truncate)."""
@@ -81,6 +89,7 @@ class Log:
         <log.dirs entry>/<topic>-<partition>/
             00000000000000000000.log     batches back to back (protocol.record_batch format)
             00000000000000000000.index   sparse offset index (OffsetIndex)
+            00000000000000000000.timeindex  sparse time index (TimeIndex)
             00000000000000012345.log     next segment: base offset 12345
             00000000000000012345.index
 
@@ -93,12 +102,24 @@ class Log:
     log_end_offset`` and every offset below it is fsynced; there is always at least one
     segment.  The log is used from the event loop only; blocking fsyncs run in the
     default executor on duplicated file descriptors.
+
+    Each segment also has a ``.timeindex`` (``TimeIndex``).  The active segment rolls
+    when the append would pass ``segment.bytes``, when the appended batches' max
+    timestamp is ``segment.ms`` (less the segment's jitter) past its first batch's
+    (Kafka's ``timeWaitedForRoll``), when either index is full, or when offsets would
+    overflow the segment's int32 relative offsets.
+
+    Args:
+        time_ms: clock for ``segment.ms`` when batches carry no timestamp (ms; default
+            monotonic).
     """
 
-    def __init__(self, dir: Path, tp: TopicPartition, config: LogConfig, segments: list[LogSegment]) -> None:
+    def __init__(self, dir: Path, tp: TopicPartition, config: LogConfig, segments: list[LogSegment], *,
+                 time_ms: Callable[[], int] = _monotonic_ms) -> None:
         self.dir = Path(dir)
         self.tp = tp
         self.config = config
+        self._time_ms = time_ms
         self._segments = segments
         self._bases = [segment.base_offset for segment in segments]
         self._log_end_offset = segments[-1].next_offset()
@@ -119,6 +140,7 @@ class Log:
         recovery_point: int = 0,
         log_start_offset: int = 0,
         had_clean_shutdown: bool,
+        time_ms: Callable[[], int] = _monotonic_ms,
     ) -> Log:
         """Open (or create) the log in partition directory ``dir`` (blocking: use an executor).
 
@@ -134,6 +156,7 @@ class Log:
             recovery_point: offset below which data is known to be fsynced (checkpoint).
             log_start_offset: checkpointed log start offset.
             had_clean_shutdown: True when the clean-shutdown marker was present.
+            time_ms: the log's clock (ms) for ``segment.ms`` without timestamps; default monotonic.
 
         Returns:
             The opened log.
@@ -143,8 +166,9 @@ class Log:
         segments = load_segments(
             dir, tp, config,
             recovery_point=recovery_point, log_start_offset=log_start_offset, had_clean_shutdown=had_clean_shutdown,
+            now_ms=time_ms(),
         )
-        log = cls(dir, tp, config, segments)
+        log = cls(dir, tp, config, segments, time_ms=time_ms)
         leo = log._log_end_offset
         log._recovery_point = leo if had_clean_shutdown else min(max(recovery_point, segments[0].base_offset), leo)
         log._log_start_offset = max(log_start_offset, segments[0].base_offset)
@@ -303,20 +327,31 @@ class Log:
         return LogAppendInfo(first_offset, expected - 1, num_records, end - start, max_timestamp)
 
     def _append(self, records: bytes | bytearray | memoryview, last_offset: int) -> None:
-        segment = self._maybe_roll(len(records), last_offset)
-        segment.append(records, last_offset)
+        max_timestamp = max_timestamp_and_offset(records)
+        segment = self._maybe_roll(len(records), last_offset, max_timestamp[0])
+        segment.append(records, last_offset, max_timestamp)
         self._log_end_offset = last_offset + 1
 
-    def _maybe_roll(self, size: int, last_offset: int) -> LogSegment:
-        """Roll a new segment at the LEO when the active one is full (bytes, index, offsets)."""
+    def _maybe_roll(self, size: int, last_offset: int, max_timestamp: int = -1) -> LogSegment:
+        """Roll a new segment at the LEO when the active one is full (bytes, time, indexes, offsets).
+
+        Kafka's ``LogSegment.shouldRoll``; ``max_timestamp`` (ms, of the batches about to be
+        appended) is what ``segment.ms`` is measured with.
+        """
         segment = self._segments[-1]
         if segment.size == 0:
             return segment
         reason = None
         if segment.size + size > self.config.segment_bytes:
             reason = f"size {segment.size} + {size} bytes > segment.bytes {self.config.segment_bytes}"
+        elif segment.time_waited_for_roll(self._time_ms(), max_timestamp) > (
+            self.config.segment_ms - segment.roll_jitter_ms
+        ):
+            reason = f"segment.ms {self.config.segment_ms} reached (jitter {segment.roll_jitter_ms} ms)"
         elif segment.index.is_full:
             reason = f"offset index full ({segment.index.entries} entries)"
+        elif segment.time_index.is_full:
+            reason = f"time index full ({segment.time_index.entries} entries)"
         elif last_offset - segment.base_offset > INT32_MAX:
             reason = "relative offset overflow"
         if reason is None:
@@ -332,7 +367,8 @@ class Log:
         active = self._segments[-1]
         if active.base_offset == self._log_end_offset:
             return active
-        segment = new_segment(self.dir, self._log_end_offset, self.config)
+        active.on_become_inactive_segment()
+        segment = new_segment(self.dir, self._log_end_offset, self.config, created_ms=self._time_ms())
         self._segments.append(segment)
         self._bases.append(segment.base_offset)
         self._dir_dirty = True
@@ -385,6 +421,41 @@ class Log:
             break
         return FetchDataInfo(b"", start_offset)
 
+    def fetch_offset_by_timestamp(self, timestamp_ms: int) -> TimestampAndOffset | None:
+        """Find a record by timestamp for ListOffsets (Kafka's ``UnifiedLog.fetchOffsetByTimestamp``).
+
+        Args:
+            timestamp_ms: a timestamp >= 0 (ms): the first record at or after the log start
+                offset whose timestamp is >= it, searched from the first segment whose
+                ``largest_timestamp`` reaches it (time index, offset index, one batch
+                decoded); or ``MAX_TIMESTAMP`` (-3): the first record carrying the largest
+                timestamp of the log.
+
+        Returns:
+            The record's timestamp, offset and batch leader epoch; None when no record
+            qualifies (Kafka then answers offset -1, timestamp -1).
+
+        Raises:
+            ValueError: another negative ``timestamp_ms`` (earliest and latest are not
+                timestamps: the caller answers them from the offsets).
+            CorruptRecordError: a batch's records cannot be decoded.
+        """
+        if timestamp_ms == MAX_TIMESTAMP:
+            best = None
+            for segment in self._segments:
+                if best is None or segment.max_timestamp_so_far > best.max_timestamp_so_far:
+                    best = segment
+            return best.read_max_timestamp_and_offset() if best is not None else None
+        if timestamp_ms < 0:
+            raise ValueError(f"cannot look up {self.tp} by timestamp {timestamp_ms}")
+        for segment in self._segments:
+            if segment.next_offset() <= self._log_start_offset or segment.largest_timestamp < timestamp_ms:
+                continue
+            found = segment.find_offset_by_timestamp(timestamp_ms, self._log_start_offset)
+            if found is not None:
+                return found
+        return None
+
     # --------------------------------------------------------------- truncation
     def truncate_to(self, target_offset: int) -> bool:
         """Drop every batch at or after ``target_offset`` (follower truncation).
@@ -428,7 +499,7 @@ class Log:
         self._truncations += 1
         for segment in self._segments:
             segment.delete()
-        self._segments = [new_segment(self.dir, offset, self.config)]
+        self._segments = [new_segment(self.dir, offset, self.config, created_ms=self._time_ms())]
         self._bases = [offset]
         self._dir_dirty = True
         self._log_end_offset = self._log_start_offset = self._recovery_point = offset

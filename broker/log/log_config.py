@@ -232,8 +232,9 @@ TOPIC_CONFIG_DEFS: dict[str, TopicConfigDef] = {d.name: d for d in (
     _def("segment.index.bytes", "int", 10485760, "Max offset index size (bytes).", _check_range(4, None),
          "log.index.size.max.bytes"),
     _def("segment.jitter.ms", "long", 0, "Random jitter subtracted from segment.ms (ms).", _check_range(0, None),
-         "log.roll.jitter.ms"),
-    _def("segment.ms", "long", 604800000, "Time before a segment rolls (ms).", _check_range(1, None), "log.roll.ms"),
+         "log.roll.jitter.ms", "log.roll.jitter.hours"),
+    _def("segment.ms", "long", 604800000, "Time before a segment rolls (ms).", _check_range(1, None), "log.roll.ms",
+         "log.roll.hours"),
     _def("unclean.leader.election.enable", "boolean", False, "Elect out-of-sync replicas as a last resort.", None,
          "unclean.leader.election.enable"),
 )}
@@ -324,6 +325,8 @@ class LogConfig:
         """
         base = cls(
             segment_bytes=config.log_segment_bytes,
+            segment_ms=config.roll_ms,
+            segment_jitter_ms=config.roll_jitter_ms,
             segment_index_bytes=config.log_index_size_max_bytes,
             index_interval_bytes=config.log_index_interval_bytes,
             max_message_bytes=config.message_max_bytes,

@@ -13,24 +13,39 @@ from __future__ import annotations
 
 import bisect
 import logging
+import random
 from pathlib import Path
 
 from broker.log.log_config import LogConfig
-from broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, LogSegment
+from broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
 STRAY_SUFFIXES = (".tmp", ".cleaned", ".deleted", ".swap")
+INDEX_SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX)
 
 
-def new_segment(dir: Path, base_offset: int, config: LogConfig) -> LogSegment:
-    """Open or create the segment of ``dir`` at ``base_offset`` with ``config``'s index settings."""
+def roll_jitter_ms(config: LogConfig) -> int:
+    """A random share of ``segment.jitter.ms`` below ``segment.ms`` (Kafka's ``randomSegmentJitter``), ms."""
+    if config.segment_jitter_ms <= 0:
+        return 0
+    return random.randrange(min(config.segment_jitter_ms, config.segment_ms))
+
+
+def new_segment(dir: Path, base_offset: int, config: LogConfig, *, created_ms: int | None = None) -> LogSegment:
+    """Open or create the segment of ``dir`` at ``base_offset`` with ``config``'s index and roll settings.
+
+    Args:
+        created_ms: creation time on the log's clock (ms); default: monotonic now.
+    """
     return LogSegment(
         dir,
         base_offset,
         index_interval_bytes=config.index_interval_bytes,
         max_index_size_bytes=config.segment_index_bytes,
+        roll_jitter_ms=roll_jitter_ms(config),
+        created_ms=created_ms,
     )
 
 
@@ -42,12 +57,14 @@ def load_segments(
     recovery_point: int,
     log_start_offset: int,
     had_clean_shutdown: bool,
+    now_ms: int | None = None,
 ) -> list[LogSegment]:
     """Open every segment of partition directory ``dir``, recovering as needed.
 
-    Steps: delete ``.tmp``/``.cleaned``/``.deleted``/``.swap`` files and ``.index`` files
-    without a ``.log``; open segments sorted by base offset; recover (validate, truncate,
-    rebuild index) every segment whose index was missing or corrupt or whose tail is
+    Steps: delete ``.tmp``/``.cleaned``/``.deleted``/``.swap`` files and ``.index`` or
+    ``.timeindex`` files without a ``.log``; open segments sorted by base offset; recover
+    (validate, truncate, rebuild indexes) every segment whose index or time index was
+    missing or corrupt or whose tail is
     torn, and, when ``had_clean_shutdown`` is False, every segment from the one that
     holds ``recovery_point`` on.  The first recovery that truncates ends the log: later
     segments are deleted and a WARNING gives the bytes dropped.
@@ -59,6 +76,7 @@ def load_segments(
         recovery_point: checkpointed offset below which data was fsynced.
         log_start_offset: base offset of the segment created when the directory is empty.
         had_clean_shutdown: True when the clean-shutdown marker was present.
+        now_ms: the log's clock (ms), creation time of the loaded segments; default monotonic now.
 
     Returns:
         The segments, oldest first; never empty.
@@ -71,13 +89,13 @@ def load_segments(
             path.unlink(missing_ok=True)
         elif path.suffix == LOG_SUFFIX and path.stem.isdigit():
             bases.append(int(path.stem))
-        elif path.suffix == INDEX_SUFFIX and path.stem.isdigit() and not path.with_suffix(LOG_SUFFIX).exists():
+        elif path.suffix in INDEX_SUFFIXES and path.stem.isdigit() and not path.with_suffix(LOG_SUFFIX).exists():
             logger.info("%s Deleting index %s without a log file", prefix, path.name)
             path.unlink(missing_ok=True)
     bases.sort()
-    segments = [new_segment(dir, base, config) for base in bases]
+    segments = [new_segment(dir, base, config, created_ms=now_ms) for base in bases]
     if not segments:
-        return [new_segment(dir, log_start_offset, config)]
+        return [new_segment(dir, log_start_offset, config, created_ms=now_ms)]
     first_to_recover = len(segments)
     if not had_clean_shutdown:
         first_to_recover = max(0, bisect.bisect_right(bases, recovery_point) - 1)

@@ -1,8 +1,9 @@
-"""One log segment: ``<20-digit base offset>.log`` plus its ``.index``.
+"""One log segment: ``<20-digit base offset>.log`` plus its ``.index`` and ``.timeindex``.
 
-Owns the segment's files: append, read of whole batches, offset-to-position
-translation, recovery (validate and truncate a torn or corrupt tail, rebuild the
-index) and truncation.  Does not own rolling, offsets assignment or the flush policy
+Owns the segment's files: append, read of whole batches, offset-to-position and
+timestamp-to-offset translation, the segment's max timestamp, recovery (validate and
+truncate a torn or corrupt tail, rebuild both indexes) and truncation.  Does not own
+rolling (it answers ``time_waited_for_roll``), offsets assignment or the flush policy
 (``Log``).  Appends and reads use ``os.pwrite``/``os.pread`` directly on the event
 loop (page cache); ``flush()`` blocks and is meant for an executor.
 
@@ -13,10 +14,14 @@ from __future__ import annotations
 
 import logging
 import os
+import struct
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from broker.log.offset_index import INT32_MAX, CorruptIndexError, OffsetIndex
+from broker.log.time_index import NO_TIMESTAMP, TimeIndex
 from protocol.record_batch import (
     BASE_OFFSET_AND_LENGTH,
     HEADER_SIZE,
@@ -24,6 +29,7 @@ from protocol.record_batch import (
     MAGIC,
     BatchHeader,
     compute_crc,
+    decode_records,
     read_header,
 )
 
@@ -31,6 +37,7 @@ logger = logging.getLogger(__name__)
 
 LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
+TIME_INDEX_SUFFIX = ".timeindex"
 _SCAN_CHUNK_BYTES = 16 * 1024
 
 
@@ -39,27 +46,77 @@ def segment_file_name(base_offset: int, suffix: str) -> str:
     return f"{base_offset:020d}{suffix}"
 
 
+@dataclass(frozen=True, slots=True)
+class TimestampAndOffset:
+    """A record found by timestamp (Kafka's ``FileRecords.TimestampAndOffset``).
+
+    Attributes:
+        timestamp: the record's timestamp (ms).
+        offset: the record's offset.
+        leader_epoch: partition leader epoch of its batch (-1 when unknown).
+    """
+
+    timestamp: int
+    offset: int
+    leader_epoch: int = -1
+
+
+def _monotonic_ms() -> int:
+    return int(time.monotonic() * 1000)
+
+
+# base offset, batch length, (leader epoch, magic, crc, attributes skipped), last offset delta,
+# base timestamp, max timestamp: the header fields the max-timestamp scan needs.
+_TIMESTAMP_FIELDS = struct.Struct(">qi11xiqq")
+
+
+def max_timestamp_and_offset(records: bytes | bytearray | memoryview) -> tuple[int, int]:
+    """Largest batch max timestamp in ``records`` and the last offset of the first batch carrying it.
+
+    Reads only batch headers (one small unpack per batch: this is on the append path).
+
+    Returns:
+        ``(max timestamp ms, offset)``; ``(-1, -1)`` when ``records`` holds no whole header.
+    """
+    max_timestamp = offset = NO_TIMESTAMP
+    position = 0
+    end = len(records)
+    while end - position >= HEADER_SIZE:
+        base_offset, batch_length, last_offset_delta, _, batch_max = _TIMESTAMP_FIELDS.unpack_from(records, position)
+        if batch_max > max_timestamp:
+            max_timestamp, offset = batch_max, base_offset + last_offset_delta
+        position += batch_length + LOG_OVERHEAD
+    return max_timestamp, offset
+
+
 class LogSegment:
-    """A contiguous run of batches in one file, with a sparse offset index.
+    """A contiguous run of batches in one file, with a sparse offset index and a time index.
 
     Files: ``<dir>/<base:020d>.log`` (batches back to back, exactly as received; see
-    ``protocol.record_batch`` for the 61-byte header) and ``<dir>/<base:020d>.index``
-    (see ``OffsetIndex``).  Every batch's offsets lie in
-    ``[base_offset, base_offset + 2**31 - 1]`` and increase through the file.
+    ``protocol.record_batch`` for the 61-byte header), ``<dir>/<base:020d>.index``
+    (see ``OffsetIndex``) and ``<dir>/<base:020d>.timeindex`` (see ``TimeIndex``).
+    Every batch's offsets lie in ``[base_offset, base_offset + 2**31 - 1]`` and
+    increase through the file.
 
-    An index entry is added when more than ``index_interval_bytes`` were appended since
-    the previous one.  ``needs_recovery`` is set on open when the index was missing or
-    corrupt, or the tail of the log is not a whole batch; the owning ``Log`` then calls
-    ``recover()``.
+    An offset index entry is added when more than ``index_interval_bytes`` were
+    appended since the previous one; at the same moment the time index gets the
+    segment's max timestamp so far if it grew (Kafka's ``maxTimestampAndOffsetSoFar``,
+    tracked from batch headers on append, load, recovery and truncation), and once
+    more when the segment stops being the active one (``on_become_inactive_segment``).
+    ``needs_recovery`` is set on open when an index was missing or corrupt, or the tail
+    of the log is not a whole batch; the owning ``Log`` then calls ``recover()``.
 
     Args:
         dir: the partition directory.
         base_offset: first offset this segment may hold.
         index_interval_bytes: ``index.interval.bytes``.
-        max_index_size_bytes: ``segment.index.bytes``.
+        max_index_size_bytes: ``segment.index.bytes`` (sizes both indexes, as in Kafka).
+        roll_jitter_ms: this segment's random share of ``segment.jitter.ms`` (ms).
+        created_ms: creation time on the owning log's clock (ms); default: monotonic now.
     """
 
-    def __init__(self, dir: Path, base_offset: int, *, index_interval_bytes: int, max_index_size_bytes: int) -> None:
+    def __init__(self, dir: Path, base_offset: int, *, index_interval_bytes: int, max_index_size_bytes: int,
+                 roll_jitter_ms: int = 0, created_ms: int | None = None) -> None:
         if base_offset < 0:
             raise ValueError(f"base_offset must be >= 0, got {base_offset}")
         self.dir = Path(dir)
@@ -67,6 +124,10 @@ class LogSegment:
         self.index_interval_bytes = index_interval_bytes
         self.log_path = self.dir / segment_file_name(base_offset, LOG_SUFFIX)
         self.index_path = self.dir / segment_file_name(base_offset, INDEX_SUFFIX)
+        self.time_index_path = self.dir / segment_file_name(base_offset, TIME_INDEX_SUFFIX)
+        self.roll_jitter_ms = roll_jitter_ms
+        self.created_ms = _monotonic_ms() if created_ms is None else created_ms
+        self._first_batch_timestamp: int | None = None
         self.needs_recovery = False
         self.last_recovery_error: str | None = None
         index_existed = self.index_path.exists()
@@ -84,20 +145,47 @@ class LogSegment:
             self.needs_recovery = True
         if not index_existed and self._size > 0:
             self.needs_recovery = True
+        self.time_index = self._open_time_index(max_index_size_bytes)
         self._bytes_since_last_index_entry = 0
         self._next_offset = self._load_next_offset()
+        try:
+            self.time_index.sanity_check(self._next_offset)
+        except CorruptIndexError as exc:
+            logger.warning("Found a corrupt time index %s (%s); it will be rebuilt", self.time_index_path, exc)
+            self.time_index.delete()
+            self.time_index = TimeIndex(self.time_index_path, self.base_offset, max_index_size_bytes)
+            self.needs_recovery = True
+
+    def _open_time_index(self, max_index_size_bytes: int) -> TimeIndex:
+        """Open the ``.timeindex``; a missing (with data) or corrupt one flags recovery."""
+        if not self.time_index_path.exists() and self._size > 0:
+            self.needs_recovery = True
+        try:
+            return TimeIndex(self.time_index_path, self.base_offset, max_index_size_bytes)
+        except CorruptIndexError as exc:
+            logger.warning("Found a corrupt time index %s (%s); it will be rebuilt", self.time_index_path, exc)
+            self.time_index_path.unlink(missing_ok=True)
+            self.needs_recovery = True
+            return TimeIndex(self.time_index_path, self.base_offset, max_index_size_bytes)
 
     def _load_next_offset(self) -> int:
-        """Scan from the last index entry to the end; flag a torn tail for recovery."""
+        """Scan from the last index entry to the end; flag a torn tail for recovery.
+
+        Also sets the max timestamp so far: the time index's last entry, raised by the
+        batches scanned (the time index covers every batch before that position).
+        """
         _, position = self.index.last_entry
         next_offset = self.base_offset
         end = position
+        self._max_timestamp_so_far, self._offset_of_max_timestamp_so_far = self.time_index.last_entry
+        self._first_batch_timestamp = None
         try:
             for pos, header in self._iter_headers(position):
                 if pos + header.size_in_bytes > self._size:
                     break
                 next_offset = header.next_offset
                 end = pos + header.size_in_bytes
+                self._track_max_timestamp(header)
         except ValueError:
             pass
         if end != self._size:
@@ -110,6 +198,66 @@ class LogSegment:
     def size(self) -> int:
         """Size of the ``.log`` file in bytes."""
         return self._size
+
+    def _track_max_timestamp(self, header: BatchHeader) -> None:
+        if header.max_timestamp > self._max_timestamp_so_far:
+            self._max_timestamp_so_far = header.max_timestamp
+            self._offset_of_max_timestamp_so_far = header.last_offset
+
+    @property
+    def max_timestamp_so_far(self) -> int:
+        """Largest batch max timestamp in the segment (ms), -1 when empty (Kafka's maxTimestampSoFar)."""
+        return self._max_timestamp_so_far
+
+    @property
+    def offset_of_max_timestamp_so_far(self) -> int:
+        """Last offset of the first batch that carries ``max_timestamp_so_far`` (base offset when empty)."""
+        return self._offset_of_max_timestamp_so_far
+
+    @property
+    def largest_timestamp(self) -> int:
+        """The segment's largest timestamp (ms) as retention sees it (Kafka's ``largestTimestamp``).
+
+        The largest batch max timestamp, or, when the segment has no timestamped batch,
+        the ``.log`` file's modification time in ms.
+        """
+        if self._max_timestamp_so_far >= 0:
+            return self._max_timestamp_so_far
+        stat = os.fstat(self._fd) if self._fd >= 0 else self.log_path.stat()
+        return stat.st_mtime_ns // 1_000_000
+
+    def first_batch_timestamp(self) -> int:
+        """Max timestamp of the first batch (ms), -1 when empty (Kafka's ``rollingBasedTimestamp``)."""
+        if self._first_batch_timestamp is None:
+            if self._size < HEADER_SIZE:
+                return NO_TIMESTAMP
+            self._first_batch_timestamp = read_header(os.pread(self._fd, HEADER_SIZE, 0)).max_timestamp
+        return self._first_batch_timestamp
+
+    def time_waited_for_roll(self, now_ms: int, max_timestamp_in_messages: int) -> int:
+        """How long the segment has been open, as ``segment.ms`` counts it (ms).
+
+        Kafka's ``timeWaitedForRoll``: the appending batch's max timestamp minus the first
+        batch's max timestamp; when the first batch carries no timestamp, the time since
+        the segment was created on the log's clock.
+
+        Args:
+            now_ms: the log's clock (ms, same clock as ``created_ms``).
+            max_timestamp_in_messages: max timestamp of the batches being appended (ms).
+        """
+        first = self.first_batch_timestamp()
+        if first >= 0:
+            return max_timestamp_in_messages - first
+        return now_ms - self.created_ms
+
+    def on_become_inactive_segment(self) -> None:
+        """Add the max timestamp so far to the time index (into its kept slot) when the log
+        rolls past this segment, so the last entry holds the segment's max (Kafka's
+        ``onBecomeInactiveSegment``)."""
+        if self._max_timestamp_so_far >= 0:
+            self.time_index.maybe_append(
+                self._max_timestamp_so_far, self._offset_of_max_timestamp_so_far, skip_full_check=True
+            )
 
     def next_offset(self) -> int:
         """Offset after the last batch, or ``base_offset`` when empty."""
@@ -140,12 +288,15 @@ class LogSegment:
             yield pos, header
             pos += header.size_in_bytes
 
-    def append(self, records: bytes | bytearray | memoryview, largest_offset: int) -> None:
-        """Append whole batches at the end of the file; maybe add an index entry.
+    def append(self, records: bytes | bytearray | memoryview, largest_offset: int,
+               max_timestamp: tuple[int, int] | None = None) -> None:
+        """Append whole batches at the end of the file; maybe add an index and a time index entry.
 
         Args:
             records: one or more batches with offsets already assigned.
             largest_offset: last offset of the last batch in ``records``.
+            max_timestamp: ``max_timestamp_and_offset(records)`` when the caller has it
+                (Kafka's largestTimestampMs and shallowOffsetOfMaxTimestamp); computed when None.
 
         Raises:
             ValueError: ``largest_offset`` is below the segment's next offset or does not fit
@@ -164,6 +315,11 @@ class LogSegment:
         written = 0
         while written < len(view):
             written += os.pwrite(self._fd, view[written:], position + written)
+        largest_timestamp, offset_of_largest = max_timestamp or max_timestamp_and_offset(view)
+        if largest_timestamp > self._max_timestamp_so_far:
+            self._max_timestamp_so_far, self._offset_of_max_timestamp_so_far = largest_timestamp, offset_of_largest
+        if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.time_index.is_full:
+            self.time_index.maybe_append(self._max_timestamp_so_far, self._offset_of_max_timestamp_so_far)
         if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.index.is_full:
             self.index.append(largest_offset, position)
             self._bytes_since_last_index_entry = 0
@@ -227,8 +383,60 @@ class LogSegment:
             end += batch_length + LOG_OVERHEAD
         return data if end == len(data) else data[:end]
 
+    def find_offset_by_timestamp(self, timestamp_ms: int, starting_offset: int = 0) -> TimestampAndOffset | None:
+        """Find the first record at or after ``starting_offset`` whose timestamp is >= ``timestamp_ms``.
+
+        Time index lookup (largest entry not above the target), offset index lookup of its
+        offset, a scan of batch headers to the first batch whose max timestamp reaches the
+        target, then a decode of that one batch's records.  Kafka's
+        ``LogSegment.findOffsetByTimestamp`` / ``FileRecords.searchForTimestamp``.
+
+        Args:
+            timestamp_ms: target timestamp (ms).
+            starting_offset: ignore records below this offset (the log start offset).
+
+        Returns:
+            The record's timestamp, offset and batch leader epoch; None when no record qualifies.
+
+        Raises:
+            CorruptRecordError: the batch's records cannot be decoded.
+        """
+        _, offset = self.time_index.lookup(timestamp_ms)
+        _, position = self.index.lookup(max(offset, starting_offset))
+        for pos, header in self._iter_headers(position):
+            if header.max_timestamp < timestamp_ms or header.last_offset < starting_offset:
+                continue
+            for record in decode_records(os.pread(self._fd, header.size_in_bytes, pos), 0, header):
+                if record.timestamp >= timestamp_ms and record.offset >= starting_offset:
+                    return TimestampAndOffset(record.timestamp, record.offset, header.partition_leader_epoch)
+        return None
+
+    def read_max_timestamp_and_offset(self) -> TimestampAndOffset | None:
+        """The first record carrying the segment's max timestamp (ListOffsets MAX_TIMESTAMP, -3).
+
+        Finds the batch holding ``offset_of_max_timestamp_so_far`` and decodes it.
+
+        Returns:
+            Its timestamp, offset and batch leader epoch; None when the segment has no
+            timestamped record.
+
+        Raises:
+            CorruptRecordError: the batch's records cannot be decoded.
+        """
+        if self._max_timestamp_so_far < 0:
+            return None
+        found = self.translate_offset(self._offset_of_max_timestamp_so_far)
+        if found is None:
+            return None
+        position, header = found
+        best: TimestampAndOffset | None = None
+        for record in decode_records(os.pread(self._fd, header.size_in_bytes, position), 0, header):
+            if best is None or record.timestamp > best.timestamp:
+                best = TimestampAndOffset(record.timestamp, record.offset, header.partition_leader_epoch)
+        return best
+
     def recover(self, max_message_bytes: int) -> int:
-        """Validate every batch, truncate at the first invalid one, rebuild the index.
+        """Validate every batch, truncate at the first invalid one, rebuild both indexes.
 
         A batch is valid when its header is whole, its magic is 2, its length is at least
         a header and at most ``max_message_bytes``, it ends inside the file, its CRC32C
@@ -242,6 +450,9 @@ class LogSegment:
             Bytes truncated from the end of the file (0 when the whole file was valid).
         """
         self.index.reset()
+        self.time_index.reset()
+        self._max_timestamp_so_far, self._offset_of_max_timestamp_so_far = NO_TIMESTAMP, self.base_offset
+        self._first_batch_timestamp = None
         self._bytes_since_last_index_entry = 0
         position = 0
         next_offset = self.base_offset
@@ -268,6 +479,9 @@ class LogSegment:
             if reason is not None:
                 self.last_recovery_error = f"{reason} at position {position}"
                 break
+            self._track_max_timestamp(header)
+            if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.time_index.is_full:
+                self.time_index.maybe_append(self._max_timestamp_so_far, self._offset_of_max_timestamp_so_far)
             if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.index.is_full:
                 self.index.append(header.last_offset, position)
                 self._bytes_since_last_index_entry = 0
@@ -297,6 +511,7 @@ class LogSegment:
         position, _ = found
         removed = self._size - position
         self.index.truncate_to(offset)
+        self.time_index.truncate_to(offset)
         os.ftruncate(self._fd, position)
         self._size = position
         self._bytes_since_last_index_entry = 0
@@ -304,31 +519,34 @@ class LogSegment:
         return removed
 
     def dup_fds(self) -> list[int]:
-        """Duplicates of the log and index file descriptors for an fsync off the event loop.
+        """Duplicates of the log and both index file descriptors for an fsync off the event loop.
 
         The caller fsyncs and closes them; a duplicate stays valid if the segment is closed
         or deleted meanwhile.
         """
-        return [os.dup(self._fd), self.index.dup_fd()]
+        return [os.dup(self._fd), self.index.dup_fd(), self.time_index.dup_fd()]
 
     def flush(self) -> None:
-        """fsync the log and index files (blocking)."""
+        """fsync the log and both index files (blocking)."""
         if self._fd >= 0:
             os.fsync(self._fd)
         self.index.flush()
+        self.time_index.flush()
 
     def close(self) -> None:
-        """Close both files; idempotent."""
+        """Close the three files; idempotent."""
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
         self.index.close()
+        self.time_index.close()
 
     def delete(self) -> None:
-        """Close and remove both files."""
+        """Close and remove the three files."""
         self.close()
         self.log_path.unlink(missing_ok=True)
         self.index.delete()
+        self.time_index.delete()
 
     def __repr__(self) -> str:
         return f"LogSegment(base_offset={self.base_offset}, size={self._size}, next_offset={self._next_offset})"

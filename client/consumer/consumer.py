@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from client.consumer.fetcher import ConsumerRecord, Fetcher
-from client.consumer.offset_fetcher import OffsetFetcher
+from client.consumer.offset_fetcher import OffsetAndTimestamp, OffsetFetcher
 from client.consumer.subscription_state import SubscriptionState
 from client.kafka_client import KafkaClient
 from protocol.apis.list_offsets import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
@@ -217,6 +217,38 @@ class Consumer:
         """
         self._check_open()
         return await self._offset_fetcher.list_offsets(dict.fromkeys(partitions, LATEST_TIMESTAMP))
+
+    async def offsets_for_times(self, timestamps: Mapping[TopicPartition, int]
+                                ) -> dict[TopicPartition, OffsetAndTimestamp | None]:
+        """The earliest offset of each partition whose record timestamp is >= the given one.
+
+        Kafka's ``KafkaConsumer.offsetsForTimes`` (ListOffsets by timestamp), in
+        aiokafka's shape.  Only records below the high watermark are considered.
+
+        Args:
+            timestamps: ``{TopicPartition: timestamp ms}`` (each >= 0).
+
+        Returns:
+            ``{TopicPartition: OffsetAndTimestamp(offset, timestamp)}`` with the found
+            record's offset and timestamp (ms), or None for a partition holding no such
+            record.
+
+        Raises:
+            ValueError: a negative timestamp.
+            TypeError: a key is not a TopicPartition.
+            KafkaError: lookup failed within ``request_timeout_ms``.
+        """
+        for tp, ts in timestamps.items():
+            if not isinstance(tp, TopicPartition):
+                raise TypeError(f"expected TopicPartition, got {tp!r}")
+            if not isinstance(ts, int) or isinstance(ts, bool) or ts < 0:
+                raise ValueError(f"The target time for partition {tp} is {ts!r}. The target time cannot be negative.")
+        self._check_open()
+        if not timestamps:
+            return {}
+        found = await self._offset_fetcher.list_offsets_and_timestamps(dict(timestamps), self._request_timeout_ms)
+        return {tp: None if answer.offset < 0 else OffsetAndTimestamp(answer.offset, answer.timestamp)
+                for tp, answer in found.items()}
 
     def highwater(self, tp: TopicPartition) -> int:
         """The high watermark seen in the last fetch of ``tp`` (-1 before any)."""

@@ -1,12 +1,16 @@
-"""ListOffsets lookups for the consumer: earliest (-2) and latest (-1) offsets.
+"""ListOffsets lookups for the consumer and the admin client: earliest (-2), latest (-1),
+max timestamp (-3) and by timestamp.
 
 Owns: grouping partitions by leader into ListOffsetsRequests, one pass
 (``list_offsets_once``, used by the Fetcher's background resets) and a retrying
 call bounded by a timeout (``list_offsets``, behind ``beginning_offsets``,
-``end_offsets`` and ``position``).  Leader errors request a metadata refresh.
+``end_offsets`` and ``position``; ``list_offsets_and_timestamps`` behind
+``offsets_for_times`` and ``AdminClient.list_offsets``), ``OffsetAndTimestamp``,
+``ListOffsetsResultInfo`` and ``OffsetSpec``.
+Leader errors request a metadata refresh.
 
-Kafka concept: ``OffsetFetcher`` (``ListOffsets`` with EARLIEST/LATEST timestamps).
-Does not own positions (SubscriptionState).
+Kafka concept: ``OffsetFetcher`` (``ListOffsets`` with EARLIEST/LATEST timestamps,
+``offsetsForTimes``).  Does not own positions (SubscriptionState).
 """
 
 from __future__ import annotations
@@ -14,9 +18,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from client.kafka_client import KafkaClient
 from protocol.apis.list_offsets import (
+    EARLIEST_TIMESTAMP,
+    LATEST_TIMESTAMP,
+    MAX_TIMESTAMP,
     ListOffsetsPartition,
     ListOffsetsRequest,
     ListOffsetsResponse,
@@ -32,6 +41,73 @@ from protocol.errors import (  # type: ignore[attr-defined]
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
+
+
+class OffsetAndTimestamp(NamedTuple):
+    """What ``Consumer.offsets_for_times`` finds: a record's offset and timestamp (aiokafka's shape).
+
+    Attributes:
+        offset: the record's offset.
+        timestamp: the record's timestamp (ms).
+    """
+
+    offset: int
+    timestamp: int
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetSpec:
+    """What ``AdminClient.list_offsets`` asks of a partition (Kafka's admin ``OffsetSpec``).
+
+    Build with ``earliest()``, ``latest()``, ``max_timestamp()`` or ``for_timestamp(ms)``.
+
+    Attributes:
+        timestamp: the ListOffsets timestamp: -2 earliest, -1 latest, -3 max timestamp,
+            or a timestamp in ms (>= 0).
+    """
+
+    timestamp: int
+
+    @classmethod
+    def earliest(cls) -> OffsetSpec:
+        """The log start offset."""
+        return cls(EARLIEST_TIMESTAMP)
+
+    @classmethod
+    def latest(cls) -> OffsetSpec:
+        """The high watermark (offset after the last committed record)."""
+        return cls(LATEST_TIMESTAMP)
+
+    @classmethod
+    def max_timestamp(cls) -> OffsetSpec:
+        """The first record carrying the largest timestamp (KIP-734)."""
+        return cls(MAX_TIMESTAMP)
+
+    @classmethod
+    def for_timestamp(cls, timestamp_ms: int) -> OffsetSpec:
+        """The first record whose timestamp is >= ``timestamp_ms``.
+
+        Raises:
+            ValueError: a negative or non-integer timestamp.
+        """
+        if not isinstance(timestamp_ms, int) or isinstance(timestamp_ms, bool) or timestamp_ms < 0:
+            raise ValueError(f"timestamp must be an integer >= 0 (ms), got {timestamp_ms!r}")
+        return cls(timestamp_ms)
+
+
+class ListOffsetsResultInfo(NamedTuple):
+    """One partition's ListOffsets answer (Kafka's ``ListOffsetsResultInfo``).
+
+    Attributes:
+        offset: the offset; -1 when a timestamp lookup found no record.
+        timestamp: the found record's timestamp (ms); -1 for earliest/latest lookups.
+        leader_epoch: leader epoch of the record's batch, or the leader's epoch for
+            earliest/latest; -1 when unknown.
+    """
+
+    offset: int
+    timestamp: int
+    leader_epoch: int
 
 
 class OffsetFetcher:
@@ -59,6 +135,12 @@ class OffsetFetcher:
         Returns:
             (``{tp: offset}`` found, ``{tp: error}`` for the rest).
         """
+        found, errors = await self._list_once(timestamps)
+        return {tp: answer.offset for tp, answer in found.items()}, errors
+
+    async def _list_once(
+        self, timestamps: dict[TopicPartition, int]
+    ) -> tuple[dict[TopicPartition, ListOffsetsResultInfo], dict[TopicPartition, KafkaError]]:
         cluster = self._client.cluster
         by_node: dict[int, dict[TopicPartition, int]] = defaultdict(dict)
         errors: dict[TopicPartition, KafkaError] = {}
@@ -73,7 +155,7 @@ class OffsetFetcher:
             by_node[leader][tp] = ts
         if errors:
             self._client.request_metadata_update()
-        found: dict[TopicPartition, int] = {}
+        found: dict[TopicPartition, ListOffsetsResultInfo] = {}
         results = await asyncio.gather(
             *(self._send(node_id, tps) for node_id, tps in by_node.items()), return_exceptions=True
         )
@@ -90,7 +172,7 @@ class OffsetFetcher:
         return found, errors
 
     async def _send(self, node_id: int, timestamps: dict[TopicPartition, int]
-                    ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, KafkaError]]:
+                    ) -> tuple[dict[TopicPartition, ListOffsetsResultInfo], dict[TopicPartition, KafkaError]]:
         by_topic: dict[str, list[ListOffsetsPartition]] = defaultdict(list)
         for (topic, partition), ts in timestamps.items():
             by_topic[topic].append(ListOffsetsPartition(partition_index=partition, timestamp=ts))
@@ -99,7 +181,7 @@ class OffsetFetcher:
             topics=[ListOffsetsTopic(name=t, partitions=parts) for t, parts in by_topic.items()],
         )
         response: ListOffsetsResponse = await self._client.send(node_id, request)
-        found: dict[TopicPartition, int] = {}
+        found: dict[TopicPartition, ListOffsetsResultInfo] = {}
         errors: dict[TopicPartition, KafkaError] = {}
         for topic in response.topics:
             for part in topic.partitions:
@@ -107,7 +189,7 @@ class OffsetFetcher:
                 if tp not in timestamps:
                     continue
                 if part.error_code == Errors.NONE:
-                    found[tp] = part.offset
+                    found[tp] = ListOffsetsResultInfo(part.offset, part.timestamp, part.leader_epoch)
                 else:
                     cls = error_class(part.error_code)
                     errors[tp] = cls(f"ListOffsets for {tp} failed")
@@ -122,6 +204,27 @@ class OffsetFetcher:
                            ) -> dict[TopicPartition, int]:
         """Look up offsets, retrying retriable errors until ``timeout_ms``.
 
+        Returns:
+            ``{tp: offset}`` (-1 when a timestamp lookup found no record).
+
+        Raises:
+            KafkaError: as ``list_offsets_and_timestamps``.
+        """
+        found = await self.list_offsets_and_timestamps(timestamps, timeout_ms)
+        return {tp: answer.offset for tp, answer in found.items()}
+
+    async def list_offsets_and_timestamps(self, timestamps: dict[TopicPartition, int], timeout_ms: int | None = None
+                                          ) -> dict[TopicPartition, ListOffsetsResultInfo]:
+        """Look up offsets with their records' timestamps, retrying retriable errors until ``timeout_ms``.
+
+        Args:
+            timestamps: ``{tp: -3 (max timestamp) | -2 (earliest) | -1 (latest) | timestamp ms}``.
+            timeout_ms: bound of the whole call, retries included (ms); default the
+                request timeout.
+
+        Returns:
+            ``{tp: ListOffsetsResultInfo}``; offset -1 and timestamp -1 when no record qualifies.
+
         Raises:
             KafkaError: a non-retriable error for some partition (e.g. the topic is
                 invalid), or the last retriable error once the timeout passes.
@@ -132,9 +235,9 @@ class OffsetFetcher:
         for topic in {tp.topic for tp in timestamps}:
             await self._client.wait_for_metadata(topic, max(int((deadline - loop.time()) * 1000), 1))
         remaining = dict(timestamps)
-        result: dict[TopicPartition, int] = {}
+        result: dict[TopicPartition, ListOffsetsResultInfo] = {}
         while True:
-            found, errors = await self.list_offsets_once(remaining)
+            found, errors = await self._list_once(remaining)
             result.update(found)
             for tp in found:
                 remaining.pop(tp, None)

@@ -1,12 +1,20 @@
-"""ListOffsets (key 2): offsets by timestamp, earliest (-2) or latest (-1).
+"""ListOffsets (key 2): offsets by timestamp, earliest (-2), latest (-1) or max timestamp (-3).
 
-Kafka concept: ``ListOffsetsRequest``; ``EARLIEST_TIMESTAMP``/``LATEST_TIMESTAMP``.
+A partition's ``timestamp`` is either a target timestamp in ms (>= 0: the first offset
+whose record timestamp is >= it) or one of the special values below.  The response
+carries the offset and, for timestamp lookups, the found record's timestamp and its
+batch's leader epoch; offset -1 and timestamp -1 mean no record qualifies.
+
+Kafka concept: ``ListOffsetsRequest``; ``EARLIEST_TIMESTAMP``/``LATEST_TIMESTAMP``/
+``MAX_TIMESTAMP`` (KIP-734).
 """
 
 from protocol.schema import Array, Field, Int8, Int16, Int32, Int64, String, Struct
 
 EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
+MAX_TIMESTAMP = -3
+UNKNOWN_OFFSET = -1
 
 
 class ListOffsetsPartition(Struct):

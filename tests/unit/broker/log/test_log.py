@@ -51,9 +51,11 @@ def test_segment_rolls_when_segment_bytes_would_be_exceeded(tmp_path, make_batch
 
 
 def test_segment_rolls_when_index_is_full(tmp_path, make_batch):
-    log = _open(tmp_path, LogConfig(index_interval_bytes=0, segment_index_bytes=16))
-    _append(log, make_batch, batches=5)
-    assert [s.base_offset for s in log.segments] == [0, 10, 20]
+    # 36 bytes: 4 offset index entries; the time index (3 slots, one kept for the roll) never
+    # fills because every batch has the same timestamps.
+    log = _open(tmp_path, LogConfig(index_interval_bytes=0, segment_index_bytes=36))
+    _append(log, make_batch, batches=9)
+    assert [s.base_offset for s in log.segments] == [0, 20, 40]
 
 
 def test_read_from_middle_of_batch_returns_containing_batch(tmp_path, make_batch, small_config):
@@ -259,10 +261,12 @@ def test_stray_temporary_files_are_deleted_on_open(tmp_path, small_config):
     (part / "00000000000000000000.log.cleaned").write_bytes(b"x")
     (part / "whatever.tmp").write_bytes(b"x")
     (part / "00000000000000000099.index").write_bytes(b"")
+    (part / "00000000000000000099.timeindex").write_bytes(b"")
     (part / "leader-epoch-checkpoint").write_bytes(b"0\n0\n")
     _open(tmp_path, small_config)
     assert sorted(p.name for p in part.iterdir()) == [
-        "00000000000000000000.index", "00000000000000000000.log", "leader-epoch-checkpoint"]
+        "00000000000000000000.index", "00000000000000000000.log", "00000000000000000000.timeindex",
+        "leader-epoch-checkpoint"]
 
 
 def test_log_start_offset_checkpoint_is_honoured(tmp_path, make_batch, small_config):
