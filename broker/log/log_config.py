@@ -226,7 +226,7 @@ TOPIC_CONFIG_DEFS: dict[str, TopicConfigDef] = {d.name: d for d in (
     _def("retention.bytes", "long", -1, "Retention size per partition (bytes); -1 = none.", None,
          "log.retention.bytes"),
     _def("retention.ms", "long", 604800000, "Retention time (ms); -1 = none.", _check_range(-1, None),
-         "log.retention.ms", "log.retention.hours"),
+         "log.retention.ms", "log.retention.minutes", "log.retention.hours"),
     _def("segment.bytes", "int", 1073741824, "Segment size before a roll (bytes).",
          _check_range(RECORD_OVERHEAD_V0, None), "log.segment.bytes"),
     _def("segment.index.bytes", "int", 10485760, "Max offset index size (bytes).", _check_range(4, None),
@@ -330,6 +330,7 @@ class LogConfig:
             flush_ms=LONG_MAX if config.log_flush_interval_ms is None else config.log_flush_interval_ms,
             retention_ms=config.retention_ms,
             retention_bytes=config.log_retention_bytes,
+            file_delete_delay_ms=config.log_segment_delete_delay_ms,
             min_insync_replicas=config.min_insync_replicas,
             unclean_leader_election_enable=config.unclean_leader_election_enable,
         )

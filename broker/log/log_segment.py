@@ -85,6 +85,7 @@ class LogSegment:
         if not index_existed and self._size > 0:
             self.needs_recovery = True
         self._bytes_since_last_index_entry = 0
+        self._max_timestamp_ms: int | None = None  # None: not known yet (computed on first use)
         self._next_offset = self._load_next_offset()
 
     def _load_next_offset(self) -> int:
@@ -114,6 +115,26 @@ class LogSegment:
     def next_offset(self) -> int:
         """Offset after the last batch, or ``base_offset`` when empty."""
         return self._next_offset
+
+    @property
+    def largest_timestamp(self) -> int:
+        """Largest batch ``max_timestamp`` in the segment (ms), used by ``retention.ms``.
+
+        Tracked on append and in ``recover()``; after a plain open it is computed once by
+        a header scan of the file (no payload reads).  An empty segment answers its
+        file's modification time in ms, as Kafka's ``LogSegment.largestTimestamp``.
+        """
+        if self._size == 0:
+            return int(os.stat(self.log_path).st_mtime * 1000)
+        if self._max_timestamp_ms is None:
+            max_timestamp = -1
+            try:
+                for _, header in self._iter_headers(0):
+                    max_timestamp = max(max_timestamp, header.max_timestamp)
+            except ValueError:
+                pass
+            self._max_timestamp_ms = max_timestamp
+        return self._max_timestamp_ms
 
     def _iter_headers(self, start_position: int) -> Iterator[tuple[int, BatchHeader]]:
         """Yield ``(position, header)`` of each batch from ``start_position`` (no CRC check).
@@ -167,6 +188,10 @@ class LogSegment:
         if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.index.is_full:
             self.index.append(largest_offset, position)
             self._bytes_since_last_index_entry = 0
+        if self._size == 0:
+            self._max_timestamp_ms = _max_batch_timestamp(view)
+        elif self._max_timestamp_ms is not None:
+            self._max_timestamp_ms = max(self._max_timestamp_ms, _max_batch_timestamp(view))
         self._bytes_since_last_index_entry += len(view)
         self._size += len(view)
         self._next_offset = largest_offset + 1
@@ -245,6 +270,7 @@ class LogSegment:
         self._bytes_since_last_index_entry = 0
         position = 0
         next_offset = self.base_offset
+        max_timestamp = -1
         self.last_recovery_error = None
         while position < self._size:
             reason = None
@@ -273,12 +299,14 @@ class LogSegment:
                 self._bytes_since_last_index_entry = 0
             self._bytes_since_last_index_entry += size
             next_offset = header.next_offset
+            max_timestamp = max(max_timestamp, header.max_timestamp)
             position += size
         truncated = self._size - position
         if truncated:
             os.ftruncate(self._fd, position)
             self._size = position
         self._next_offset = next_offset
+        self._max_timestamp_ms = max_timestamp
         self.needs_recovery = False
         return truncated
 
@@ -300,6 +328,7 @@ class LogSegment:
         os.ftruncate(self._fd, position)
         self._size = position
         self._bytes_since_last_index_entry = 0
+        self._max_timestamp_ms = None
         self._next_offset = self._load_next_offset()
         return removed
 
@@ -332,3 +361,16 @@ class LogSegment:
 
     def __repr__(self) -> str:
         return f"LogSegment(base_offset={self.base_offset}, size={self._size}, next_offset={self._next_offset})"
+
+
+def _max_batch_timestamp(records: memoryview) -> int:
+    """Largest ``max_timestamp`` of the whole batches in ``records`` (ms; -1 when none)."""
+    max_timestamp = -1
+    position = 0
+    while len(records) - position >= HEADER_SIZE:
+        header = read_header(records, position)
+        max_timestamp = max(max_timestamp, header.max_timestamp)
+        if header.size_in_bytes < HEADER_SIZE:
+            break
+        position += header.size_in_bytes
+    return max_timestamp
