@@ -1,9 +1,11 @@
 """One partition's log: an ordered list of segments with a log end offset.
 
 Owns the partition directory, segment loading and crash recovery, leader and follower
-appends (offset assignment, size checks, rolling), reads for fetches, truncation and
-the fsync / recovery point bookkeeping.  Does not own the high watermark, the ISR or
-when to flush (``LogManager`` schedules flushes; ``Partition`` owns the HW).
+appends (offset assignment, size checks, rolling), reads for fetches, truncation, the
+fsync / recovery point bookkeeping, the log start offset and which segments retention
+deletes (renamed ``*.deleted``).  Does not own the high watermark, the ISR or when to
+flush, check retention or unlink deleted files (``LogManager`` schedules those;
+``Partition`` owns the HW and passes it with ``update_high_watermark``).
 
 Kafka concept: ``UnifiedLog`` / ``LocalLog`` / ``LogLoader``.
 """
@@ -88,9 +90,13 @@ class Log:
     Segments are sorted by base offset; only the last (active) one is appended to.
     Offsets increase with no gap inside a segment; each segment starts at the log end
     offset of the moment it was rolled.  Stray ``.tmp``/``.cleaned``/``.deleted``/
-    ``.swap`` files are removed on open.
+    ``.swap`` files are removed on open.  Segments deleted by retention leave the list
+    at once and their files are renamed ``<name>.deleted`` until the LogManager unlinks
+    them (``file.delete.delay.ms``).
 
-    Invariants: ``log_start_offset <= log_end_offset``; ``recovery_point <=
+    Invariants: ``log_start_offset <= high_watermark <= log_end_offset`` (the HW as last
+    given by the Partition); retention never deletes the active segment nor a segment
+    holding offsets at or above the HW; ``recovery_point <=
     log_end_offset`` and every offset below it is fsynced; there is always at least one
     segment.  The log is used from the event loop only; blocking fsyncs run in the
     default executor on duplicated file descriptors.

@@ -263,11 +263,6 @@ async def test_none_raises_offset_out_of_range_naming_the_partition_and_offset(c
         assert await consumer.position(tp) == 10  # nothing was skipped
 
 
-def test_a_bad_auto_offset_reset_is_a_value_error():
-    with pytest.raises(ValueError, match="auto_offset_reset"):
-        Consumer(auto_offset_reset="smallest")
-
-
 def test_delete_records_cli_prints_the_low_watermarks_and_rejects_bad_files(cluster, tmp_path):
     import json
     import subprocess
