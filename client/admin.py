@@ -468,11 +468,12 @@ class AdminClient:
         server_timeout_ms = self._server_timeout(timeout_ms)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + (server_timeout_ms + self._request_timeout_ms) / 1000
-        for topic in dict.fromkeys(tp.topic for tp in wanted):
-            partitions = await self._client.wait_for_metadata(topic, self._request_timeout_ms)
-            for tp in wanted:
-                if tp.topic == topic and tp.partition not in partitions:
-                    raise error_class(Errors.UNKNOWN_TOPIC_OR_PARTITION)(f"Partition {tp} does not exist")
+        topics = list(dict.fromkeys(tp.topic for tp in wanted))
+        descriptions = await self.describe_topics(topics)  # caches leaders; unknown topics raise here
+        for tp in wanted:
+            self._client.add_topic(tp.topic)
+            if all(p.partition != tp.partition for p in descriptions[tp.topic].partitions):
+                raise error_class(Errors.UNKNOWN_TOPIC_OR_PARTITION)(f"Partition {tp} does not exist")
         low_watermarks: dict[TopicPartition, int] = {}
         failures: dict[TopicPartition, KafkaError] = {}
         remaining = dict(wanted)

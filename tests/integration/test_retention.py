@@ -175,6 +175,8 @@ async def test_delete_records_returns_the_low_watermark_after_the_followers_move
             await admin.delete_records({tp: 51})
         with pytest.raises(UnknownTopicOrPartitionError):
             await admin.delete_records({TopicPartition(tp.topic, 5): 1})
+        with pytest.raises(UnknownTopicOrPartitionError):
+            await asyncio.wait_for(admin.delete_records({TopicPartition("no-such-topic", 0): 1}), WAIT_S)
     assert await beginning_and_end(bootstrap, tp) == (30, 50)
     assert await first_record_offset(bootstrap, tp, auto_offset_reset="earliest") == 30
     # The answer came only once the followers had moved: a follower that takes over
