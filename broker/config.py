@@ -216,9 +216,11 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("log.flush.interval.ms", "long", None, "Max time between fsyncs (ms); unset = never forced.", at_least(0)),
     ConfigKey("log.flush.offset.checkpoint.interval.ms", "int", 60000, "Recovery point checkpoint period (ms).", at_least(0)),
     ConfigKey("log.retention.ms", "long", None, "Retention time (ms); unset = log.retention.hours.", at_least(-1)),
+    ConfigKey("log.retention.minutes", "int", None, "Retention time (minutes); unset = log.retention.hours.", at_least(-1)),
     ConfigKey("log.retention.hours", "int", 168, "Retention time (hours).", at_least(-1)),
     ConfigKey("log.retention.bytes", "long", -1, "Retention size per partition (bytes), -1 = none.", at_least(-1)),
     ConfigKey("log.retention.check.interval.ms", "long", 300000, "Retention check period (ms).", at_least(1)),
+    ConfigKey("log.segment.delete.delay.ms", "long", 60000, "Delay before a deleted segment's files are removed (ms).", at_least(0)),
 )
 
 _BY_NAME: dict[str, ConfigKey] = {key.name: key for key in BROKER_CONFIGS}
@@ -312,9 +314,11 @@ class KafkaConfig:
 
     @property
     def retention_ms(self) -> int:
-        """Effective ``log.retention.ms`` (falls back to hours; -1 = unlimited)."""
+        """Effective ``log.retention.ms`` (falls back to minutes, then hours; -1 = unlimited)."""
         if self.log_retention_ms is not None:
             return self.log_retention_ms
+        if self.log_retention_minutes is not None:
+            return -1 if self.log_retention_minutes < 0 else self.log_retention_minutes * 60 * 1000
         return -1 if self.log_retention_hours < 0 else self.log_retention_hours * 3600 * 1000
 
 

@@ -30,6 +30,7 @@ class FetchPartitionInfo:
     fetch_offset: int
     partition_max_bytes: int
     current_leader_epoch: int
+    log_start_offset: int = -1  # a follower's own log start offset (-1 for consumers)
 
 
 class DelayedFetch(DelayedOperation):

@@ -34,6 +34,8 @@ from protocol.errors import (
     FencedLeaderEpochError,
     NotEnoughReplicasError,
     NotLeaderOrFollowerError,
+    OffsetOutOfRangeError,
+    PolicyViolationError,
     UnknownLeaderEpochError,
 )
 from protocol.record_batch import iter_batches
@@ -52,6 +54,7 @@ class ReplicaState:
         last_caught_up_time_ms: last time (monotonic ms) the follower was caught up.
         last_fetch_leader_log_end_offset: the leader's LEO at the follower's last fetch.
         last_fetch_time_ms: monotonic ms of the follower's last fetch.
+        log_start_offset: the follower's log start offset as sent in its last fetch (-1: unknown).
     """
 
     broker_id: int
@@ -59,6 +62,7 @@ class ReplicaState:
     last_caught_up_time_ms: int = 0
     last_fetch_leader_log_end_offset: int = -1
     last_fetch_time_ms: int = 0
+    log_start_offset: int = -1
 
 
 @dataclass(slots=True)
@@ -125,6 +129,17 @@ class Partition:
             self.high_watermark = min(max(initial_high_watermark, self.log.log_start_offset), self.log.log_end_offset)
             self.producer_state.rebuild(self.log)
         self._prefix = f"[Partition {tp} broker={local_broker_id}]"
+
+    @property
+    def high_watermark(self) -> int:
+        """The partition's high watermark (offset); setting it also tells the Log (retention bound)."""
+        return self._high_watermark
+
+    @high_watermark.setter
+    def high_watermark(self, value: int) -> None:
+        self._high_watermark = value
+        if self.log is not None:
+            self.log.update_high_watermark(value)
 
     # ----- role changes -------------------------------------------------------------
 
@@ -279,11 +294,12 @@ class Partition:
 
     # ----- leader: follower fetch state, ISR and high watermark ---------------------
 
-    def update_follower_fetch_state(self, replica_id: int, fetch_offset: int) -> None:
+    def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, log_start_offset: int = -1) -> None:
         """Record a follower's fetch at ``fetch_offset`` (its log end offset).
 
-        Updates its caught-up time, may propose an ISR expansion, and may advance
-        the high watermark.
+        Updates its caught-up time and log start offset (``log_start_offset`` >= 0, as
+        sent in the fetch), may propose an ISR expansion, and may advance the high
+        watermark.
 
         Raises:
             NotLeaderOrFollowerError: not the leader, or the fetcher is not a replica.
@@ -299,6 +315,8 @@ class Partition:
         elif fetch_offset >= replica.last_fetch_leader_log_end_offset >= 0:
             replica.last_caught_up_time_ms = max(replica.last_caught_up_time_ms, replica.last_fetch_time_ms)
         replica.log_end_offset = fetch_offset
+        if log_start_offset >= 0:
+            replica.log_start_offset = log_start_offset
         replica.last_fetch_leader_log_end_offset = leader_leo
         replica.last_fetch_time_ms = now
         self.maybe_expand_isr(replica)
@@ -390,6 +408,55 @@ class Partition:
             return True
         return False
 
+    # ----- leader: DeleteRecords ------------------------------------------------------
+
+    def delete_records_on_leader(self, offset: int) -> int:
+        """Advance the leader's log start offset for DeleteRecords.
+
+        Kafka concept: ``Partition.deleteRecordsOnLeader``.
+
+        Args:
+            offset: delete every record below this offset; -1 means the high watermark.
+
+        Returns:
+            The offset the log start offset was moved to (at least; it may already be higher).
+
+        Raises:
+            NotLeaderOrFollowerError: not the leader.
+            PolicyViolationError: ``cleanup.policy`` does not contain ``delete``.
+            OffsetOutOfRangeError: the offset is negative (other than -1) or above the high watermark.
+        """
+        log = self._require_leader()
+        if "delete" not in log.config.cleanup_policy.split(","):
+            raise PolicyViolationError(
+                f"Records of partition {self.tp} can not be deleted due to the configured policy "
+                f"cleanup.policy={log.config.cleanup_policy}"
+            )
+        requested = self.high_watermark if offset == -1 else offset
+        if requested < 0:
+            raise OffsetOutOfRangeError(f"The offset {offset} for partition {self.tp} is not valid")
+        log.maybe_increment_log_start_offset(requested, "client delete records")
+        return requested
+
+    def low_watermark_if_leader(self, is_alive: Callable[[int], bool]) -> int:
+        """The smallest log start offset among the leader and its live followers.
+
+        A live follower that has not fetched since this broker became leader counts as
+        -1 (unknown), as in Kafka.  Kafka concept: ``Partition.lowWatermarkIfLeader``.
+
+        Args:
+            is_alive: ``broker_id -> bool`` (the MetadataCache's view of live brokers).
+
+        Raises:
+            NotLeaderOrFollowerError: not the leader.
+        """
+        log = self._require_leader()
+        low_watermark = log.log_start_offset
+        for replica in self.remote_replicas.values():
+            if is_alive(replica.broker_id) and replica.log_start_offset < low_watermark:
+                low_watermark = replica.log_start_offset
+        return low_watermark
+
     # ----- reads --------------------------------------------------------------------
 
     def read_records(
@@ -439,6 +506,23 @@ class Partition:
         new_hw = min(leader_high_watermark, self.log.log_end_offset)
         if new_hw > self.high_watermark:
             self.high_watermark = new_hw
+
+    def update_follower_log_start_offset(self, leader_log_start_offset: int) -> bool:
+        """Follow the leader's log start offset (sent in every Fetch response).
+
+        The local log start offset moves up to it, bounded by the local high watermark;
+        the segments wholly below it are deleted by the next retention pass.
+
+        Kafka concept: ``ReplicaFetcherThread.processPartitionData`` ->
+        ``UnifiedLog.maybeIncrementLogStartOffset(LeaderOffsetIncremented)``.
+
+        Returns:
+            True when the local log start offset moved.
+        """
+        if self.log is None or leader_log_start_offset < 0:
+            return False
+        target = min(leader_log_start_offset, self.log.high_watermark)
+        return self.log.maybe_increment_log_start_offset(target, "leader log start offset incremented")
 
     def truncate_to(self, offset: int) -> None:
         """Truncate the local log to ``offset`` (follower only); the HW follows down."""

@@ -1,7 +1,7 @@
 """ReplicaManager: the partitions this broker hosts and the produce/fetch paths over them.
 
-Owns: ``all_partitions`` (TopicPartition -> Partition), the produce and fetch
-purgatories, the ReplicaFetcherManager, and two periodic tasks (ISR shrink checks
+Owns: ``all_partitions`` (TopicPartition -> Partition), the produce, fetch and
+DeleteRecords purgatories, the ReplicaFetcherManager, and two periodic tasks (ISR shrink checks
 every ``replica.lag.time.max.ms`` / 2, high watermark checkpoints every
 ``replica.high.watermark.checkpoint.interval.ms``).  Applies LeaderAndIsr
 (``become_leader_or_follower``), StopReplica (``stop_replicas``: stop, and with
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from broker.alter_partition_manager import AlterPartitionManager
 from broker.config import KafkaConfig
+from broker.delayed_delete_records import DelayedDeleteRecords, DeleteRecordsPartitionStatus
 from broker.delayed_fetch import DelayedFetch, FetchPartitionInfo
 from broker.delayed_produce import DelayedProduce, ProducePartitionStatus
 from broker.fetcher.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
@@ -96,6 +97,7 @@ class ReplicaManager:
         self.controller_epoch = -1
         self.produce_purgatory = DelayedOperationPurgatory("Produce")
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch")
+        self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords")
         self.fetcher_manager = ReplicaFetcherManager(config, self.get_partition)
         self._hw_checkpoints = log_manager.read_high_watermarks()
         self._tasks: list[asyncio.Task[None]] = []
@@ -123,6 +125,7 @@ class ReplicaManager:
         await self.fetcher_manager.shutdown()
         self.produce_purgatory.shutdown()
         self.fetch_purgatory.shutdown()
+        self.delete_records_purgatory.shutdown()
         await self.checkpoint_high_watermarks()
 
     async def _periodic(self, interval_ms: float, action: Callable[[], object]) -> None:
@@ -239,7 +242,8 @@ class ReplicaManager:
                     min_one_message=budget == max_bytes,
                 )
                 if is_follower:  # only a fetch that passed validation counts as the follower's position
-                    partition.update_follower_fetch_state(replica_id, info.fetch_offset)
+                    partition.update_follower_fetch_state(replica_id, info.fetch_offset, info.log_start_offset)
+                    self.delete_records_purgatory.check_and_complete(tp)
                 budget -= len(records)
                 assert partition.log is not None
                 results[tp] = FetchPartitionResult(
@@ -363,6 +367,55 @@ class ReplicaManager:
     def _complete_delayed(self, tp: TopicPartition) -> None:
         self.produce_purgatory.check_and_complete(tp)
         self.fetch_purgatory.check_and_complete(tp)
+        self.delete_records_purgatory.check_and_complete(tp)
+
+    # ----- DeleteRecords ------------------------------------------------------------
+
+    def _is_alive(self, broker_id: int) -> bool:
+        return self.metadata_cache.get_alive_broker(broker_id) is not None
+
+    async def delete_records(
+        self, timeout_ms: int, offsets: dict[TopicPartition, int]
+    ) -> dict[TopicPartition, DeleteRecordsPartitionStatus]:
+        """Move the log start offset of led partitions, then wait for the followers.
+
+        Each leader's log start offset moves at once (``Partition.delete_records_on_leader``);
+        the answer waits in the DeleteRecords purgatory (``DelayedDeleteRecords``) until
+        the low watermark of every partition reaches its requested offset, or
+        ``timeout_ms`` passes (REQUEST_TIMED_OUT for those still waiting).
+
+        Kafka concept: ``ReplicaManager.deleteRecords`` (seed 004).
+
+        Args:
+            timeout_ms: how long to wait for the followers (ms).
+            offsets: ``{tp: offset}``; records below ``offset`` are deleted; -1 means the
+                high watermark.
+
+        Returns:
+            ``{tp: DeleteRecordsPartitionStatus}`` with the low watermark and error per
+            partition: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER,
+            OFFSET_OUT_OF_RANGE (above the high watermark, or negative), POLICY_VIOLATION
+            (a compact-only topic), REQUEST_TIMED_OUT.
+        """
+        statuses: dict[TopicPartition, DeleteRecordsPartitionStatus] = {}
+        for tp, offset in offsets.items():
+            partition = self.all_partitions.get(tp)
+            try:
+                if partition is None:
+                    raise UnknownTopicOrPartitionError(f"This server does not host {tp}")
+                requested = partition.delete_records_on_leader(offset)
+                statuses[tp] = DeleteRecordsPartitionStatus(requested)
+            except Exception as exc:
+                code = error_code_of(exc)
+                if code == Errors.UNKNOWN_SERVER_ERROR:
+                    logger.exception("%s Error deleting records of %s", self._prefix, tp)
+                statuses[tp] = DeleteRecordsPartitionStatus(-1, error=code, pending=False)
+        future: asyncio.Future[dict[TopicPartition, DeleteRecordsPartitionStatus]] = (
+            asyncio.get_running_loop().create_future())
+        operation = DelayedDeleteRecords(timeout_ms, statuses, self.get_partition, self._is_alive, future)
+        self.delete_records_purgatory.try_complete_else_watch(
+            operation, [tp for tp, s in statuses.items() if s.pending])
+        return await future
 
     # ----- StopReplica --------------------------------------------------------------
 

@@ -9,7 +9,8 @@ own connections or the metadata cache (KafkaClient), nor the request shapes
 
 Kafka concept: ``org.apache.kafka.clients.admin.Admin`` (``createTopics``,
 ``createPartitions``, ``deleteTopics``, ``electLeaders``, ``describeConfigs``,
-``incrementalAlterConfigs``, ``listTopics``, ``describeTopics``, ``describeCluster``);
+``incrementalAlterConfigs``, ``listTopics``, ``describeTopics``, ``describeCluster``,
+``deleteRecords`` at partition leaders);
 shape of aiokafka's ``AIOKafkaAdminClient``.
 """
 
@@ -48,6 +49,12 @@ from protocol.apis.configs import (
 )
 from protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
 from protocol.apis.create_topics import CreateTopicsRequest, CreateTopicsResponse
+from protocol.apis.delete_records import (
+    DeleteRecordsPartition,
+    DeleteRecordsRequest,
+    DeleteRecordsResponse,
+    DeleteRecordsTopic,
+)
 from protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from protocol.apis.elect_leaders import (
     ELECTION_PREFERRED,
@@ -447,6 +454,125 @@ class AdminClient:
         fetcher = OffsetFetcher(self._client, request_timeout_ms=self._request_timeout_ms,
                                 retry_backoff_ms=self._retry_backoff_ms)
         return await fetcher.list_offsets_and_timestamps(timestamps, timeout_ms)
+
+    # --- records -----------------------------------------------------------------------
+
+    async def delete_records(self, records_to_delete: Mapping[TopicPartition, int],
+                             timeout_ms: int | None = None) -> dict[TopicPartition, int]:
+        """Delete every record below the given offsets (DeleteRecords, at each partition's leader).
+
+        The leader moves its log start offset at once and answers when every live
+        replica has moved its own (the low watermark reached the offset) or its
+        ``timeout_ms`` passed.  Leader changes and unknown leaders are retried after a
+        metadata refresh within ``timeout_ms + request_timeout_ms``.
+
+        Kafka concept: ``Admin.deleteRecords`` (KIP-107), ``kafka-delete-records.sh``.
+
+        Args:
+            records_to_delete: ``{TopicPartition: offset}``; -1 means the high watermark.
+            timeout_ms: how long each leader may wait for its followers (ms; default
+                ``request_timeout_ms``).
+
+        Returns:
+            ``{TopicPartition: low watermark}`` (the new first offset of each partition).
+
+        Raises:
+            TypeError / ValueError: malformed arguments (an offset below -1).
+            OffsetOutOfRangeError: an offset above the partition's high watermark.
+            UnknownTopicOrPartitionError: an unknown topic or partition.
+            PolicyViolationError: the topic's ``cleanup.policy`` does not contain ``delete``.
+            RequestTimedOutError: the followers did not catch up within ``timeout_ms``.
+            KafkaTimeoutError: no leader answered in time.
+            The first failing partition's error (in argument order) is raised, naming it.
+        """
+        if not isinstance(records_to_delete, Mapping):
+            raise TypeError("delete_records takes {TopicPartition: offset}")
+        wanted: dict[TopicPartition, int] = {}
+        for tp, offset in records_to_delete.items():
+            if not isinstance(tp, TopicPartition):
+                raise TypeError(f"delete_records keys must be TopicPartitions, not {tp!r}")
+            if type(offset) is not int or offset < -1:
+                raise ValueError(f"offset of {tp} must be an int >= -1 (-1 = high watermark), got {offset!r}")
+            wanted[tp] = offset
+        if not wanted:
+            return {}
+        server_timeout_ms = self._server_timeout(timeout_ms)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (server_timeout_ms + self._request_timeout_ms) / 1000
+        topics = list(dict.fromkeys(tp.topic for tp in wanted))
+        descriptions = await self.describe_topics(topics)  # caches leaders; unknown topics raise here
+        for tp in wanted:
+            self._client.add_topic(tp.topic)
+            if all(p.partition != tp.partition for p in descriptions[tp.topic].partitions):
+                raise error_class(Errors.UNKNOWN_TOPIC_OR_PARTITION)(f"Partition {tp} does not exist")
+        low_watermarks: dict[TopicPartition, int] = {}
+        failures: dict[TopicPartition, KafkaError] = {}
+        remaining = dict(wanted)
+        while True:
+            retry: dict[TopicPartition, KafkaError] = {}
+            by_leader: dict[int, dict[TopicPartition, int]] = {}
+            for tp, offset in remaining.items():
+                leader = self._client.cluster.leader_for(tp)
+                if leader is None or leader < 0:
+                    retry[tp] = error_class(Errors.LEADER_NOT_AVAILABLE)(f"No leader known for {tp}")
+                else:
+                    by_leader.setdefault(leader, {})[tp] = offset
+            answers = await asyncio.gather(
+                *(self._delete_records_at(node_id, offsets, server_timeout_ms) for node_id, offsets in by_leader.items()),
+                return_exceptions=True,
+            )
+            for offsets, answer in zip(by_leader.values(), answers, strict=True):
+                if isinstance(answer, (KafkaConnectionError, KafkaTimeoutError)):
+                    retry.update(dict.fromkeys(offsets, answer))
+                    continue
+                if isinstance(answer, BaseException):
+                    raise answer
+                for tp, (low_watermark, code) in answer.items():
+                    if code == Errors.NONE:
+                        low_watermarks[tp] = low_watermark
+                        continue
+                    cls = error_class(code)
+                    exc = cls(f"Partition {tp}: {cls.message}")
+                    if cls.invalid_metadata:
+                        retry[tp] = exc
+                    else:
+                        failures[tp] = exc
+                for tp in offsets:
+                    if tp not in answer:
+                        retry[tp] = KafkaError(f"No DeleteRecords answer for {tp}")
+            if not retry:
+                break
+            if loop.time() + self._retry_backoff_ms / 1000 >= deadline:
+                failures.update(retry)
+                break
+            logger.info("[AdminClient] Retrying DeleteRecords for %s: %s", sorted(map(str, retry)),
+                        next(iter(retry.values())))
+            remaining = {tp: wanted[tp] for tp in retry}
+            await asyncio.sleep(self._retry_backoff_ms / 1000)
+            try:
+                await self._client.refresh_metadata()
+            except KafkaError as exc:
+                logger.debug("[AdminClient] Metadata refresh before DeleteRecords retry failed: %s", exc)
+        for tp in wanted:
+            if tp in failures:
+                raise failures[tp]
+        return {tp: low_watermarks[tp] for tp in wanted}
+
+    async def _delete_records_at(self, node_id: int, offsets: dict[TopicPartition, int], server_timeout_ms: int
+                                 ) -> dict[TopicPartition, tuple[int, int]]:
+        """One DeleteRecords to broker ``node_id``; returns ``{tp: (low watermark, error code)}``."""
+        by_topic: dict[str, list[DeleteRecordsPartition]] = {}
+        for tp, offset in offsets.items():
+            by_topic.setdefault(tp.topic, []).append(DeleteRecordsPartition(partition_index=tp.partition,
+                                                                            offset=offset))
+        request = DeleteRecordsRequest(
+            topics=[DeleteRecordsTopic(name=t, partitions=p) for t, p in by_topic.items()], timeout_ms=server_timeout_ms)
+        response: DeleteRecordsResponse = await self._client.send(
+            node_id, request, timeout_ms=server_timeout_ms + self._request_timeout_ms)
+        return {
+            TopicPartition(topic.name, p.partition_index): (p.low_watermark, p.error_code)
+            for topic in response.topics for p in topic.partitions
+        }
 
     # --- configs -----------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from protocol.apis.configs import (
 from protocol.apis.controlled_shutdown import ControlledShutdownRequest, ControlledShutdownResponse
 from protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
 from protocol.apis.create_topics import CreateTopicsRequest, CreateTopicsResponse
+from protocol.apis.delete_records import DeleteRecordsRequest, DeleteRecordsResponse
 from protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from protocol.apis.fetch import FetchRequest, FetchResponse
@@ -99,6 +100,7 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.API_VERSIONS, ApiVersionsRequest, ApiVersionsResponse),
         ApiSpec(ApiKey.CREATE_TOPICS, CreateTopicsRequest, CreateTopicsResponse),
         ApiSpec(ApiKey.DELETE_TOPICS, DeleteTopicsRequest, DeleteTopicsResponse),
+        ApiSpec(ApiKey.DELETE_RECORDS, DeleteRecordsRequest, DeleteRecordsResponse),
         ApiSpec(ApiKey.CREATE_PARTITIONS, CreatePartitionsRequest, CreatePartitionsResponse),
         ApiSpec(ApiKey.ALTER_PARTITION, AlterPartitionRequest, AlterPartitionResponse),
         ApiSpec(ApiKey.BROKER_REGISTRATION, BrokerRegistrationRequest, BrokerRegistrationResponse),

@@ -22,7 +22,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     for topic in request.topics:
         for part in topic.partitions:
             infos[TopicPartition(topic.topic, part.partition)] = FetchPartitionInfo(
-                part.fetch_offset, part.partition_max_bytes, part.current_leader_epoch
+                part.fetch_offset, part.partition_max_bytes, part.current_leader_epoch, part.log_start_offset
             )
     results = await ctx.replica_manager.fetch_messages(
         replica_id=request.replica_id,

@@ -9,6 +9,9 @@ their logs (the ReplicaManager does) nor the connection (``LeaderEndPoint``).
 State of a partition here:
     added -> Truncating --truncate to high watermark--> Fetching
     Fetching --OFFSET_OUT_OF_RANGE--> Fetching at the leader's end or start offset
+    Fetching --data--> Fetching; the leader's log start offset (in every response)
+        raises the local one (``Partition.update_follower_log_start_offset``), and the
+        next request carries the local log start offset back to the leader
     Fetching --error--> Fetching, delayed by ``replica.fetch.backoff.ms``
     Fetching --unexpected append offset--> Truncating
 
@@ -203,7 +206,8 @@ class ReplicaFetcherThread:
                 state, offset = sent.get(tp, (None, -1))
                 if state is None or self._states.get(tp) is not state or state.fetch_offset != offset:
                     continue  # removed, re-added or moved while the fetch was in flight
-                await self._process_partition_data(tp, state, data.error_code, data.high_watermark, data.records)
+                await self._process_partition_data(tp, state, data.error_code, data.high_watermark, data.records,
+                                                   data.log_start_offset)
 
     def _delay(self, sent: dict[TopicPartition, tuple[PartitionFetchState, int]]) -> None:
         until = time.monotonic() + self._backoff_s
@@ -213,7 +217,7 @@ class ReplicaFetcherThread:
 
     async def _process_partition_data(
         self, tp: TopicPartition, state: PartitionFetchState, error_code: int, high_watermark: int,
-        records: bytes | None,
+        records: bytes | None, leader_log_start_offset: int = -1,
     ) -> None:
         partition = self._get_partition(tp)
         if partition is None or partition.log is None:
@@ -232,6 +236,7 @@ class ReplicaFetcherThread:
                 state.fetch_offset = partition.log.log_end_offset
                 self._states.move_to_end(tp)
             partition.update_follower_high_watermark(high_watermark)
+            partition.update_follower_log_start_offset(leader_log_start_offset)
             return
         if error_code == Errors.OFFSET_OUT_OF_RANGE:
             await self._handle_offset_out_of_range(tp, state, partition)

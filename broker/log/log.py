@@ -2,9 +2,11 @@
 
 Owns the partition directory, segment loading and crash recovery, leader and follower
 appends (offset assignment, size checks, rolling by size, time and full indexes), reads
-for fetches, lookups by timestamp (ListOffsets), truncation and the fsync / recovery
-point bookkeeping.  Does not own the high watermark, the ISR or when to flush
-(``LogManager`` schedules flushes; ``Partition`` owns the HW).
+for fetches, lookups by timestamp (ListOffsets), truncation, the fsync / recovery point
+bookkeeping, the log start offset and which segments retention deletes (renamed
+``*.deleted``).  Does not own the high watermark, the ISR or when to flush, check
+retention or unlink deleted files (``LogManager`` schedules those; ``Partition`` owns the
+HW and passes it with ``update_high_watermark``).
 
 Kafka concept: ``UnifiedLog`` / ``LocalLog`` / ``LogLoader``.
 """
@@ -37,6 +39,9 @@ logger = logging.getLogger(__name__)
 
 def _monotonic_ms() -> int:
     return int(time.monotonic() * 1000)
+
+
+DELETED_SUFFIX = ".deleted"
 
 
 class UnexpectedAppendOffsetError(ValueError):
@@ -96,9 +101,13 @@ class Log:
     Segments are sorted by base offset; only the last (active) one is appended to.
     Offsets increase with no gap inside a segment; each segment starts at the log end
     offset of the moment it was rolled.  Stray ``.tmp``/``.cleaned``/``.deleted``/
-    ``.swap`` files are removed on open.
+    ``.swap`` files are removed on open.  Segments deleted by retention leave the list
+    at once and their files are renamed ``<name>.deleted`` until the LogManager unlinks
+    them (``file.delete.delay.ms``).
 
-    Invariants: ``log_start_offset <= log_end_offset``; ``recovery_point <=
+    Invariants: ``log_start_offset <= high_watermark <= log_end_offset`` (the HW as last
+    given by the Partition); retention never deletes the active segment nor a segment
+    holding offsets at or above the HW; ``recovery_point <=
     log_end_offset`` and every offset below it is fsynced; there is always at least one
     segment.  The log is used from the event loop only; blocking fsyncs run in the
     default executor on duplicated file descriptors.
@@ -125,6 +134,7 @@ class Log:
         self._log_end_offset = segments[-1].next_offset()
         self._log_start_offset = segments[0].base_offset
         self._recovery_point = self._log_end_offset
+        self._high_watermark = self._log_start_offset
         self._truncations = 0
         self._dir_dirty = False
         self._prefix = f"[Log partition={tp}, dir={self.dir.parent}]"
@@ -194,6 +204,28 @@ class Log:
     def log_start_offset(self) -> int:
         """First offset readable from this log."""
         return self._log_start_offset
+
+    @property
+    def high_watermark(self) -> int:
+        """The high watermark as last set by the owning Partition (``update_high_watermark``).
+
+        Retention never deletes a segment holding offsets at or above it.
+        """
+        return self._high_watermark
+
+    def update_high_watermark(self, high_watermark: int) -> int:
+        """Record the partition's high watermark, clamped to [log start offset, log end offset].
+
+        Kafka concept: ``UnifiedLog.updateHighWatermark``.
+
+        Args:
+            high_watermark: the partition's high watermark (offset).
+
+        Returns:
+            The value stored.
+        """
+        self._high_watermark = min(max(high_watermark, self._log_start_offset), self._log_end_offset)
+        return self._high_watermark
 
     @property
     def recovery_point(self) -> int:
@@ -485,6 +517,7 @@ class Log:
         self._log_end_offset = self._segments[-1].next_offset()
         self._recovery_point = min(self._recovery_point, self._log_end_offset)
         self._log_start_offset = min(self._log_start_offset, self._log_end_offset)
+        self._high_watermark = min(self._high_watermark, self._log_end_offset)
         return True
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
@@ -502,7 +535,119 @@ class Log:
         self._segments = [new_segment(self.dir, offset, self.config, created_ms=self._time_ms())]
         self._bases = [offset]
         self._dir_dirty = True
-        self._log_end_offset = self._log_start_offset = self._recovery_point = offset
+        self._log_end_offset = self._log_start_offset = self._recovery_point = self._high_watermark = offset
+
+    # ------------------------------------------------- retention and log start offset
+    def maybe_increment_log_start_offset(self, new_log_start_offset: int, reason: str) -> bool:
+        """Move the log start offset up to ``new_log_start_offset`` (never down).
+
+        Offsets below it stop being readable at once; the segments wholly below it are
+        deleted by the next retention pass (``delete_old_segments``).  The recovery point
+        follows when it was lower.
+
+        Kafka concept: ``UnifiedLog.maybeIncrementLogStartOffset`` (DeleteRecords on the
+        leader, the leader's log start offset on followers).
+
+        Args:
+            new_log_start_offset: the wanted log start offset.
+            reason: why, for the INFO log line (e.g. "client delete records").
+
+        Returns:
+            True when the log start offset moved.
+
+        Raises:
+            OffsetOutOfRangeError: ``new_log_start_offset`` is above the high watermark.
+        """
+        if new_log_start_offset > self._high_watermark:
+            raise OffsetOutOfRangeError(
+                f"Cannot increment the log start offset of {self.tp} to {new_log_start_offset}: it is above "
+                f"the high watermark {self._high_watermark}"
+            )
+        if new_log_start_offset <= self._log_start_offset:
+            return False
+        logger.info("%s Incremented log start offset from %d to %d (%s)", self._prefix, self._log_start_offset,
+                    new_log_start_offset, reason)
+        self._log_start_offset = new_log_start_offset
+        self._recovery_point = max(self._recovery_point, new_log_start_offset)
+        return True
+
+    def delete_old_segments(self, now_ms: int) -> list[Path]:
+        """Delete the segments retention no longer keeps; return their renamed files.
+
+        Deletes, oldest first and stopping at the first segment kept: segments wholly
+        below the log start offset (any cleanup policy), and, when ``cleanup.policy``
+        contains ``delete``, segments whose ``largest_timestamp`` is older than
+        ``retention.ms`` and the oldest segments while the log is larger than
+        ``retention.bytes`` (-1 disables either).  Never the active segment, and never a
+        segment holding an offset at or above the high watermark.  Deleted segments are
+        closed and their files (``.log``, ``.index``, any other file of the same base
+        name) renamed with a ``.deleted`` suffix; the caller removes them after
+        ``file.delete.delay.ms``.  The log start offset moves to the first kept segment.
+
+        Kafka concept: ``UnifiedLog.deleteOldSegments`` (retentionMs, retentionSize and
+        logStartOffset breaches) and ``LocalLog.asyncDeleteSegment``.
+
+        Args:
+            now_ms: wall-clock time in ms (compared with record timestamps).
+
+        Returns:
+            The ``.deleted`` paths to remove later (empty when nothing was deleted).
+
+        Raises:
+            OSError: a rename failed (segments before it are already removed).
+        """
+        renamed: list[Path] = []
+        if "delete" in self.config.cleanup_policy.split(","):
+            retention_ms = self.config.retention_ms
+            if retention_ms >= 0:
+                renamed += self._delete_segments(
+                    lambda segment: now_ms - segment.largest_timestamp > retention_ms,
+                    f"retention time {retention_ms}ms breach",
+                )
+            retention_bytes = self.config.retention_bytes
+            if retention_bytes >= 0 and self.size_in_bytes > retention_bytes:
+                excess = [self.size_in_bytes - retention_bytes]
+
+                def over_size(segment: LogSegment) -> bool:
+                    if excess[0] - segment.size < 0:
+                        return False
+                    excess[0] -= segment.size
+                    return True
+
+                renamed += self._delete_segments(over_size, f"retention size {retention_bytes} bytes breach")
+        renamed += self._delete_segments(lambda _: True, f"log start offset {self._log_start_offset} breach",
+                                         below_log_start_offset=True)
+        return renamed
+
+    def _delete_segments(self, predicate: Callable[[LogSegment], bool], reason: str, *,
+                         below_log_start_offset: bool = False) -> list[Path]:
+        """Remove the leading non-active segments that end at or below the HW and match."""
+        count = 0
+        for segment, following in zip(self._segments, self._segments[1:], strict=False):
+            if following.base_offset > self._high_watermark:
+                break
+            if below_log_start_offset and following.base_offset > self._log_start_offset:
+                break
+            if not predicate(segment):
+                break
+            count += 1
+        if count == 0:
+            return []
+        deleted, self._segments = self._segments[:count], self._segments[count:]
+        self._bases = self._bases[count:]
+        self._dir_dirty = True
+        new_start = self._segments[0].base_offset
+        if new_start > self._log_start_offset:
+            self._log_start_offset = new_start
+            self._recovery_point = max(self._recovery_point, new_start)
+        logger.info(
+            "%s Deleting segments %s due to %s; log start offset is now %d",
+            self._prefix, [s.base_offset for s in deleted], reason, self._log_start_offset,
+        )
+        renamed: list[Path] = []
+        for segment in deleted:
+            renamed += _rename_to_deleted(segment)
+        return renamed
 
     # ------------------------------------------------------------------ flushing
     def _segments_to_flush(self, up_to: int) -> list[LogSegment]:
@@ -559,6 +704,20 @@ class Log:
             f"Log(tp={self.tp}, dir={self.dir}, log_start_offset={self._log_start_offset}, "
             f"log_end_offset={self._log_end_offset}, segments={len(self._segments)})"
         )
+
+
+def _rename_to_deleted(segment: LogSegment) -> list[Path]:
+    """Close ``segment`` and rename every file of its base name to ``<name>.deleted``."""
+    segment.close()
+    stem = segment.log_path.stem
+    renamed = []
+    for path in sorted(segment.dir.glob(f"{stem}.*")):
+        if path.name.endswith(DELETED_SUFFIX):
+            continue
+        target = path.with_name(path.name + DELETED_SUFFIX)
+        os.rename(path, target)
+        renamed.append(target)
+    return renamed
 
 
 def _fsync_and_close(fds: list[int], dir: Path | None) -> None:

@@ -4,8 +4,8 @@ scheduled flushes, offset checkpoints and the clean-shutdown marker.
 Owns every ``Log`` of this broker and the files at the top of each log dir
 (``meta.properties``, ``.kafka_cleanshutdown``, ``recovery-point-offset-checkpoint``,
 ``log-start-offset-checkpoint``, ``replication-offset-checkpoint``).  Owns one
-background task (flush scheduler and checkpointer) and the flush tasks started by
-``maybe_flush``.  Does not own high watermark values (the ReplicaManager passes them
+background task (flush scheduler, retention checks, delayed deletion of segment
+files, checkpointer) and the flush tasks started by ``maybe_flush``.  Does not own high watermark values (the ReplicaManager passes them
 to ``write_high_watermarks``) or topic configs (callers pass a ``LogConfig``).
 
 Kafka concept: ``LogManager``.
@@ -49,6 +49,16 @@ def _monotonic_ms() -> int:
     return int(time.monotonic() * 1000)
 
 
+def _wall_clock_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _delete_files(paths: list[Path]) -> None:
+    """Blocking: unlink ``paths`` (already gone is fine)."""
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
 class LogManager:
     """Creates, loads, flushes, checkpoints and deletes the partition logs of one broker.
 
@@ -56,17 +66,31 @@ class LogManager:
     ``await stop()`` (flush, checkpoint, close, write the clean-shutdown marker).  Also
     an async context manager.  New logs go to the log dir holding the fewest logs.
 
+    Retention (Kafka's ``LogManager.cleanupLogs``): every
+    ``log.retention.check.interval.ms`` the scheduler asks each log to delete the
+    segments its retention settings no longer keep (``Log.delete_old_segments``); the
+    files, renamed ``*.deleted`` at once, are unlinked ``file.delete.delay.ms`` later
+    by the same scheduler (in the default executor).  Files still pending at shutdown
+    are removed by the loader at the next start-up.
+
     Args:
         config: the broker config (``log.dirs``, ``node.id``, ``cluster.id``, log defaults,
-            ``log.flush.offset.checkpoint.interval.ms``).
+            ``log.flush.offset.checkpoint.interval.ms``, ``log.retention.check.interval.ms``).
         time_ms: monotonic clock in ms (injected for tests).
+        wall_clock_ms: wall-clock time in ms, compared with record timestamps by
+            ``retention.ms`` (injected for tests).
     """
 
-    def __init__(self, config: KafkaConfig, *, time_ms: Callable[[], int] = _monotonic_ms) -> None:
+    def __init__(self, config: KafkaConfig, *, time_ms: Callable[[], int] = _monotonic_ms,
+                 wall_clock_ms: Callable[[], int] = _wall_clock_ms) -> None:
         self.config = config
         self.log_dirs = [Path(d) for d in config.log_dirs]
         self.default_log_config = LogConfig.from_broker(config)
         self._time_ms = time_ms
+        self._wall_clock_ms = wall_clock_ms
+        self._retention_check_interval_ms = max(MIN_SCHEDULER_TICK_MS, config.log_retention_check_interval_ms)
+        self._next_retention_check_ms = 0
+        self._pending_deletions: list[tuple[int, list[Path]]] = []  # (due monotonic ms, files)
         self._logs: dict[TopicPartition, Log] = {}
         self._last_flush_ms: dict[TopicPartition, int] = {}
         self._flush_tasks: dict[TopicPartition, asyncio.Task[None]] = {}
@@ -111,6 +135,7 @@ class LogManager:
         now = self._time_ms()
         self._last_flush_ms = dict.fromkeys(self._logs, now)
         self._next_checkpoint_ms = now + self._checkpoint_interval_ms
+        self._next_retention_check_ms = now + self._retention_check_interval_ms
         self._scheduler_task = loop.create_task(self._run_scheduler(), name="log-manager-scheduler")
         self._started = True
         logger.info("%s Started with %d logs in %d log dirs", self._prefix, len(self._logs), len(self.log_dirs))
@@ -261,6 +286,65 @@ class LogManager:
             if log.flush_needed or now - last >= log.config.flush_ms:
                 await self._flush_log(log)
 
+    # ----------------------------------------------------------------- retention
+    async def cleanup_logs(self) -> int:
+        """Apply retention to every log now (Kafka's ``LogManager.cleanupLogs``).
+
+        Each log deletes the segments its retention no longer keeps
+        (``Log.delete_old_segments`` with the wall clock); their ``.deleted`` files are
+        scheduled for removal after the log's ``file.delete.delay.ms``.  When anything was
+        deleted the offset checkpoints are rewritten (new log start offsets).  A log whose
+        deletion fails is logged and skipped; the others are still cleaned.
+
+        Returns:
+            Number of files renamed to ``.deleted`` by this pass.
+        """
+        now_wall = self._wall_clock_ms()
+        total = 0
+        for tp, log in list(self._logs.items()):
+            try:
+                renamed = log.delete_old_segments(now_wall)
+            except OSError:
+                logger.exception("%s Retention of %s failed", self._prefix, tp)
+                continue
+            if renamed:
+                self.schedule_file_deletion(renamed, log.config.file_delete_delay_ms)
+                total += len(renamed)
+        if total:
+            await self.checkpoint_log_offsets()
+        return total
+
+    def schedule_file_deletion(self, paths: list[Path], delay_ms: int) -> None:
+        """Unlink ``paths`` after ``delay_ms`` (Kafka's ``file.delete.delay.ms``), from the scheduler.
+
+        Args:
+            paths: files already renamed out of the log (``*.deleted``).
+            delay_ms: delay in ms (0: at the next scheduler round).
+        """
+        if paths:
+            self._pending_deletions.append((self._time_ms() + delay_ms, list(paths)))
+
+    @property
+    def pending_file_deletions(self) -> list[Path]:
+        """Files waiting for their ``file.delete.delay.ms`` to pass."""
+        return [path for _, paths in self._pending_deletions for path in paths]
+
+    async def delete_due_files(self) -> int:
+        """Unlink (in the default executor) the scheduled files whose delay has passed.
+
+        Returns:
+            Number of files removed.
+        """
+        now = self._time_ms()
+        due = [paths for at, paths in self._pending_deletions if at <= now]
+        if not due:
+            return 0
+        self._pending_deletions = [(at, paths) for at, paths in self._pending_deletions if at > now]
+        files = [path for paths in due for path in paths]
+        await asyncio.get_running_loop().run_in_executor(None, _delete_files, files)
+        logger.info("%s Deleted %d files of deleted segments", self._prefix, len(files))
+        return len(files)
+
     # --------------------------------------------------------------- checkpoints
     def _logs_in(self, log_dir: Path) -> dict[TopicPartition, Log]:
         return {tp: log for tp, log in self._logs.items() if log.dir.parent == log_dir}
@@ -315,14 +399,24 @@ class LogManager:
 
     # ----------------------------------------------------------------- scheduler
     def _tick_ms(self) -> int:
-        tick = min(MAX_SCHEDULER_TICK_MS, self._checkpoint_interval_ms)
+        tick = min(MAX_SCHEDULER_TICK_MS, self._checkpoint_interval_ms, self._retention_check_interval_ms)
+        now = self._time_ms()
+        for at, _ in self._pending_deletions:
+            tick = min(tick, at - now)
         for log in self._logs.values():
             tick = min(tick, log.config.flush_ms)
         return max(MIN_SCHEDULER_TICK_MS, tick)
 
     async def run_scheduled_work(self) -> None:
-        """One scheduler round: flush dirty logs, checkpoint offsets when the interval passed."""
+        """One scheduler round: flush dirty logs, apply retention when
+        ``log.retention.check.interval.ms`` passed, unlink deleted segment files that are
+        due, checkpoint offsets when the interval passed."""
         await self.flush_dirty_logs()
+        now = self._time_ms()
+        if now >= self._next_retention_check_ms:
+            self._next_retention_check_ms = now + self._retention_check_interval_ms
+            await self.cleanup_logs()
+        await self.delete_due_files()
         now = self._time_ms()
         if now >= self._next_checkpoint_ms:
             self._next_checkpoint_ms = now + self._checkpoint_interval_ms

@@ -3,7 +3,8 @@
 Owns: ``KafketteGroup`` (runs click in non-standalone mode and turns user mistakes
 into one ``Error: ...`` line on stderr with a non-zero exit, no traceback), the
 ``kafkette`` group and ``main()`` (console script ``kafkette``).  Each command group
-lives in its own module (cluster, broker, topics, configs, produce, consume, perf).
+lives in its own module (cluster, broker, topics, configs, produce, consume, perf,
+delete-records).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from client.cli.broker import broker
 from client.cli.cluster import cluster
 from client.cli.configs import configs
 from client.cli.consume import consume
+from client.cli.delete_records import delete_records
 from client.cli.perf import perf
 from client.cli.produce import produce
 from client.cli.topics import topics
@@ -66,6 +68,7 @@ kafkette.add_command(configs)
 kafkette.add_command(produce)
 kafkette.add_command(consume)
 kafkette.add_command(perf)
+kafkette.add_command(delete_records)
 
 
 def main() -> None:

@@ -1,0 +1,43 @@
+"""DeleteRecords handler: advance log start offsets at this broker's leaders, then wait
+(DelayedDeleteRecords) until the followers have moved too.
+
+A negative ``timeout_ms`` is INVALID_REQUEST for every partition.  Kafka concept:
+``KafkaApis.handleDeleteRecordsRequest`` -> ``ReplicaManager.deleteRecords``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from protocol.apis.delete_records import (
+    DeleteRecordsPartitionResult,
+    DeleteRecordsRequest,
+    DeleteRecordsResponse,
+    DeleteRecordsTopicResult,
+)
+from protocol.errors import Errors
+from protocol.framing import RequestHeader
+from protocol.topic_partition import TopicPartition
+
+if TYPE_CHECKING:
+    from broker.apis.kafka_apis import ApisContext
+
+
+async def handle(ctx: ApisContext, header: RequestHeader, request: DeleteRecordsRequest) -> DeleteRecordsResponse:
+    """Delete records below the requested offsets; answer each partition's low watermark or error."""
+    offsets: dict[TopicPartition, int] = {}
+    for topic in request.topics:
+        for part in topic.partitions:
+            offsets[TopicPartition(topic.name, part.partition_index)] = part.offset
+    if request.timeout_ms < 0:
+        results = {tp: (-1, Errors.INVALID_REQUEST) for tp in offsets}
+    else:
+        statuses = await ctx.replica_manager.delete_records(request.timeout_ms, offsets)
+        results = {tp: (s.low_watermark if s.error == Errors.NONE else -1, s.error) for tp, s in statuses.items()}
+    by_topic: dict[str, list[DeleteRecordsPartitionResult]] = {}
+    for tp, (low_watermark, error) in results.items():
+        by_topic.setdefault(tp.topic, []).append(
+            DeleteRecordsPartitionResult(partition_index=tp.partition, low_watermark=low_watermark,
+                                         error_code=int(error))
+        )
+    return DeleteRecordsResponse(topics=[DeleteRecordsTopicResult(name=t, partitions=p) for t, p in by_topic.items()])

@@ -1,0 +1,110 @@
+"""LogManager retention checks and delayed deletion of segment files, with manual clocks."""
+
+from __future__ import annotations
+
+from broker.config import KafkaConfig
+from broker.log.checkpoint import OffsetCheckpointFile
+from broker.log.log_config import LogConfig
+from broker.log.log_manager import LogManager
+from protocol.topic_partition import TopicPartition
+
+T0 = TopicPartition("flights", 0)
+T1 = TopicPartition("planes", 0)
+
+
+class ManualClock:
+    def __init__(self, now_ms: int) -> None:
+        self.now_ms = now_ms
+
+    def __call__(self) -> int:
+        return self.now_ms
+
+
+def _config(log_dir, **props):
+    return KafkaConfig({"node.id": 1, "log.dirs": str(log_dir), **props})
+
+
+def _fill(log, make_batch, segments, timestamp_ms=1_000):
+    for _ in range(segments):
+        log.append_as_leader(bytearray(make_batch(5, timestamp_ms=timestamp_ms)), 1)
+        log.roll("test")
+    log.update_high_watermark(log.log_end_offset)
+
+
+async def test_retention_check_runs_every_interval_and_deletes_files_after_the_delay(tmp_path, make_batch):
+    config = _config(tmp_path, **{"log.retention.check.interval.ms": "1000", "log.retention.ms": "60000",
+                                  "log.segment.delete.delay.ms": "5000"})
+    monotonic, wall = ManualClock(1_000_000), ManualClock(1_000)
+    manager = LogManager(config, time_ms=monotonic, wall_clock_ms=wall)
+    await manager.start()
+    try:
+        log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
+        _fill(log, make_batch, segments=2)
+        wall.now_ms = 1_000_000  # the records are now older than 60 s
+        monotonic.now_ms += 500
+        await manager.run_scheduled_work()
+        assert log.log_start_offset == 0  # the check interval has not passed yet
+        monotonic.now_ms += 600
+        await manager.run_scheduled_work()
+        assert log.log_start_offset == 10 and [s.base_offset for s in log.segments] == [10]
+        deleted = sorted(p.name for p in log.dir.iterdir() if p.name.endswith(".deleted"))
+        assert deleted == [f"{base:020d}.{kind}.deleted" for base in (0, 5) for kind in ("index", "log", "timeindex")]
+        assert OffsetCheckpointFile(tmp_path / "log-start-offset-checkpoint").read() == {T0: 10}
+        monotonic.now_ms += 4_000
+        await manager.run_scheduled_work()
+        assert len(manager.pending_file_deletions) == 6
+        monotonic.now_ms += 1_000
+        await manager.run_scheduled_work()
+        assert manager.pending_file_deletions == []
+        assert not any(p.name.endswith(".deleted") for p in log.dir.iterdir())
+    finally:
+        await manager.stop()
+
+
+async def test_cleanup_logs_applies_each_topics_own_retention(tmp_path, make_batch):
+    config = _config(tmp_path)
+    wall = ManualClock(10**9)
+    manager = LogManager(config, wall_clock_ms=wall)
+    await manager.start()
+    try:
+        kept = manager.get_or_create_log(T0, LogConfig.from_broker(config))  # broker default: 7 days
+        trimmed = manager.get_or_create_log(T1, LogConfig.from_broker(config, {"retention.ms": "1000",
+                                                                                "file.delete.delay.ms": "0"}))
+        _fill(kept, make_batch, segments=2, timestamp_ms=wall.now_ms - 10_000)
+        _fill(trimmed, make_batch, segments=2, timestamp_ms=wall.now_ms - 10_000)
+        assert await manager.cleanup_logs() == 6  # .log, .index, .timeindex of 2 segments
+        assert (kept.log_start_offset, trimmed.log_start_offset) == (0, 10)
+        await manager.delete_due_files()  # due at once (the background scheduler may have been first)
+        assert manager.pending_file_deletions == []
+        assert not any(p.name.endswith(".deleted") for p in trimmed.dir.iterdir())
+        assert len(list(kept.dir.glob("*.log"))) == 3
+    finally:
+        await manager.stop()
+
+
+async def test_leftover_deleted_files_are_removed_at_the_next_start(tmp_path, make_batch):
+    config = _config(tmp_path, **{"log.retention.bytes": "0"})
+    manager = LogManager(config)
+    await manager.start()
+    log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
+    _fill(log, make_batch, segments=2)
+    await manager.cleanup_logs()
+    assert len(manager.pending_file_deletions) == 6
+    await manager.stop()
+    again = LogManager(config)
+    await again.start()
+    try:
+        reopened = again.get_log(T0)
+        assert reopened.log_start_offset == 10
+        assert not any(p.name.endswith(".deleted") for p in reopened.dir.iterdir())
+    finally:
+        await again.stop()
+
+
+def test_broker_retention_falls_back_from_ms_to_minutes_to_hours(tmp_path):
+    assert _config(tmp_path).retention_ms == 168 * 3600 * 1000
+    assert _config(tmp_path, **{"log.retention.minutes": "5"}).retention_ms == 300_000
+    assert _config(tmp_path, **{"log.retention.minutes": "5", "log.retention.ms": "7"}).retention_ms == 7
+    config = _config(tmp_path, **{"log.segment.delete.delay.ms": "10"})
+    assert LogConfig.from_broker(config).file_delete_delay_ms == 10
+    assert LogConfig.from_broker(_config(tmp_path)).file_delete_delay_ms == 60000
