@@ -332,6 +332,10 @@ class LogConfig:
             retention_bytes=config.log_retention_bytes,
             min_insync_replicas=config.min_insync_replicas,
             unclean_leader_election_enable=config.unclean_leader_election_enable,
+            cleanup_policy=",".join(config.log_cleanup_policy),
+            delete_retention_ms=config.log_cleaner_delete_retention_ms,
+            min_cleanable_dirty_ratio=config.log_cleaner_min_cleanable_ratio,
+            min_compaction_lag_ms=config.log_cleaner_min_compaction_lag_ms,
         )
         return base.with_overrides(overrides or {})
 
