@@ -375,8 +375,8 @@ class Log:
             return FetchDataInfo(b"", start_offset)
         index = max(0, bisect.bisect_right(self._bases, start_offset) - 1)
         for segment in self._segments[index:]:
-            if segment.next_offset() <= start_offset:
-                continue  # start_offset lies past this segment's last batch: the next one holds it
+            if segment.next_offset() <= start_offset or segment.size == 0:
+                continue  # start_offset lies past this segment's last batch (or compaction emptied it)
             data = segment.read(start_offset, max_bytes, max_offset_exclusive, min_one_message)
             if data:
                 return FetchDataInfo(data, BASE_OFFSET.unpack_from(data, 0)[0])

@@ -226,11 +226,16 @@ class Cleaner:
                                     to_clean.first_uncleanable_offset)
         config = to_clean.log.config
         segments = [s for s in to_clean.segments if s.base_offset < end]
+        cleaned_ms = {
+            s.base_offset: now_ms if s.next_offset > to_clean.first_dirty_offset else _mtime_ms(s.log_path)
+            for s in segments
+        }
+        horizon = {base: ms if ms + config.delete_retention_ms > now_ms else None for base, ms in cleaned_ms.items()}
         written: list[CleanedSegment] = []
         counts = [0, 0]
         try:
-            for group in group_segments_by_size(segments, config.segment_bytes):
-                written.append(self._clean_group(to_clean, group, end, now_ms, counts))
+            for group in group_segments_by_size(segments, config.segment_bytes, horizon):
+                written.append(self._clean_group(to_clean, group, end, now_ms, cleaned_ms, counts))
         except BaseException:
             for cleaned in written:
                 cleaned.log_path.unlink(missing_ok=True)
@@ -239,7 +244,7 @@ class Cleaner:
         return CleanResult(end, written, counts[0], counts[1])
 
     def _clean_group(self, to_clean: LogToClean, group: list[SegmentSnapshot], end: int, now_ms: int,
-                     counts: list[int]) -> CleanedSegment:
+                     cleaned_ms_of: dict[int, int], counts: list[int]) -> CleanedSegment:
         config = to_clean.log.config
         base = group[0].base_offset
         directory = group[0].log_path.parent
@@ -252,8 +257,7 @@ class Cleaner:
         try:
             with open(log_path, "wb") as out:
                 for snapshot in group:
-                    dirty = snapshot.next_offset > to_clean.first_dirty_offset
-                    segment_cleaned_ms = now_ms if dirty else _mtime_ms(snapshot.log_path)
+                    segment_cleaned_ms = cleaned_ms_of[snapshot.base_offset]
                     cleaned_ms = max(cleaned_ms, segment_cleaned_ms)
                     retain_deletes = segment_cleaned_ms + config.delete_retention_ms > now_ms
                     for header, batch in iter_file_batches(snapshot.log_path, snapshot.size):
@@ -307,23 +311,36 @@ class Cleaner:
         return row[3] is not None or retain_deletes
 
 
-def group_segments_by_size(segments: list[SegmentSnapshot], max_size_bytes: int) -> list[list[SegmentSnapshot]]:
+def group_segments_by_size(
+    segments: list[SegmentSnapshot], max_size_bytes: int, tombstone_cleaned_ms: dict[int, int | None] | None = None
+) -> list[list[SegmentSnapshot]]:
     """Group consecutive segments whose total size fits ``max_size_bytes`` and whose offsets
     fit one segment (int32 relative offsets), as Kafka's ``groupSegmentsBySize``.
+
+    A group never mixes segments whose tombstones are still retained but were cleaned at
+    different times (``tombstone_cleaned_ms``: base offset -> cleaned time in ms, None
+    once ``delete.retention.ms`` passed): the cleaned file's mtime carries one time, so
+    merging would stretch or cut the retention of some tombstones.
 
     Returns:
         Non-empty groups, in order, covering every segment once.
     """
+    times = tombstone_cleaned_ms or {}
     groups: list[list[SegmentSnapshot]] = []
     size = 0
+    group_time: int | None = None
     for snapshot in segments:
+        time_ms = times.get(snapshot.base_offset)
         if groups and size + snapshot.size <= max_size_bytes \
-                and snapshot.next_offset - 1 - groups[-1][0].base_offset <= INT32_MAX:
+                and snapshot.next_offset - 1 - groups[-1][0].base_offset <= INT32_MAX \
+                and (time_ms is None or group_time is None or time_ms == group_time):
             groups[-1].append(snapshot)
             size += snapshot.size
+            group_time = group_time if time_ms is None else time_ms
         else:
             groups.append([snapshot])
             size = snapshot.size
+            group_time = time_ms
     return groups
 
 
