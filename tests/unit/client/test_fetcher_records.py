@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from client.consumer.fetcher import PartitionRecords, next_fetch_offset, parse_records
-from protocol.record_batch import CorruptRecordError, assign_offsets, build_batch, compute_crc, validate_batches
+from protocol.record_batch import (
+    CorruptRecordError,
+    assign_offsets,
+    build_batch,
+    compute_crc,
+    validate_batches,
+)
 from protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("t", 2)
