@@ -40,6 +40,7 @@ from broker.log.log_loader import CLEANED_SUFFIX
 from broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, segment_file_name
 from broker.log.offset_index import INT32_MAX, OffsetIndex
 from broker.log.offset_map import OffsetMap
+from protocol.errors import InvalidRecordError
 from protocol.record_batch import (
     COMPRESSION_NONE,
     CRC_OFFSET,
@@ -51,6 +52,7 @@ from protocol.record_batch import (
     BatchHeader,
     CorruptRecordError,
     compute_crc,
+    iter_batches,
     read_header,
 )
 from protocol.topic_partition import TopicPartition
@@ -107,6 +109,21 @@ def decode_rows(batch: bytes, header: BatchHeader) -> list[list[Any]]:
         return msgpack.unpackb(payload, raw=False, use_list=True)
     except Exception as exc:
         raise CorruptRecordError(f"records of batch at offset {header.base_offset} are not msgpack: {exc}") from exc
+
+
+def ensure_keys_for_compaction(records: bytes | bytearray | memoryview, tp: TopicPartition) -> None:
+    """Reject produced batches holding a record without a key (``cleanup.policy`` has ``compact``).
+
+    Kafka's ``LogValidator``: "Compacted topic cannot accept message without key".
+
+    Raises:
+        InvalidRecordError: a record has no key (INVALID_RECORD, 87).
+        CorruptRecordError: a batch cannot be decoded.
+    """
+    for position, header in iter_batches(records):
+        batch = bytes(memoryview(records)[position:position + header.size_in_bytes])
+        if any(row[2] is None for row in decode_rows(batch, header)):
+            raise InvalidRecordError(f"Compacted topic cannot accept message without key in topic partition {tp}")
 
 
 def rebuild_batch(header: BatchHeader, rows: list[list[Any]]) -> bytes:

@@ -1,17 +1,21 @@
 """Issue 4, compaction: a cleanup.policy=compact topic on real brokers keeps exactly the last
 value of each key at its original offset; a follower that was down copies the compacted
-log (offset gaps) from the leader; consumers read across the gaps; all replicas agree."""
+log (offset gaps) from the leader; consumers read across the gaps; all replicas agree;
+keyless records are rejected with INVALID_RECORD."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 
+import pytest
+
 from broker.log.checkpoint import OffsetCheckpointFile
 from broker.log.log import Log
 from broker.log.log_cleaner_manager import CLEANER_CHECKPOINT_FILE
 from broker.log.log_config import LogConfig
 from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from protocol.errors import InvalidRecordError
 from protocol.record_batch import decode_records, iter_batches
 
 TOPIC = "compacted-prices"
@@ -111,3 +115,15 @@ async def test_compacted_topic_keeps_the_last_value_per_key_at_its_offset_on_eve
     cluster.stop()
     for broker_id in (LEADER, 1, DOWN_FOLLOWER):
         assert _replica_records(cluster, broker_id) == expected, f"replica on broker {broker_id}"
+
+
+async def test_keyless_produce_to_a_compacted_topic_fails_with_invalid_record(shared_cluster):
+    bootstrap = shared_cluster.bootstrap_servers
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic("compacted-keys", num_partitions=1, replication_factor=3,
+                                            configs={"cleanup.policy": "compact,delete"})])
+    async with Producer(bootstrap_servers=bootstrap, acks="all") as producer:
+        with pytest.raises(InvalidRecordError):
+            await producer.send_and_wait("compacted-keys", b"no key")
+        meta = await producer.send_and_wait("compacted-keys", b"value", key=b"key")
+    assert meta.offset == 0  # nothing of the rejected batch was written; the partition keeps serving
