@@ -64,7 +64,7 @@ STOP_TIMEOUT_S = 30.0
 
 
 class CleaningAbortedError(Exception):
-    """The cleaning of a log was aborted (broker stopping); its ``.cleaned`` files are removed."""
+    """The cleaning of a log was aborted (broker stopping, log deleted); its ``.cleaned`` files are removed."""
 
 
 def _wall_clock_ms() -> int:
@@ -391,7 +391,7 @@ class LogCleaner:
         log_dirs: the broker's log dirs (checkpoint files).
         logs: returns the current ``{TopicPartition: Log}``.
         backoff_ms: ``log.cleaner.backoff.ms``.
-        dedupe_buffer_size_bytes: ``log.cleaner.dedupe.buffer.size`` (offset map capacity).
+        offset_map_capacity: keys the offset map holds (from ``log.cleaner.dedupe.buffer.size``).
         high_watermark: returns a partition's high watermark (cleaning stays below it) or
             None when unknown.
         now_ms: wall clock in ms (batch timestamps, delete horizon); injected in tests.
@@ -414,14 +414,16 @@ class LogCleaner:
         self.high_watermark = high_watermark
         self._now_ms = now_ms
         self._task: asyncio.Task[None] | None = None
-        self._abort = threading.Event()
+        self._abort = threading.Event()  # of the cleaning in flight; a new one per cleaning
+        self._cleaning: TopicPartition | None = None
+        self._idle = asyncio.Event()
+        self._idle.set()
         self._prefix = "[kafka-log-cleaner-thread-0]"
 
     async def start(self) -> None:
         """Load the cleaner checkpoints (executor) and start the cleaner task."""
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, self.manager.load_checkpoints)
-        self._abort.clear()
         self._task = loop.create_task(self._run(), name="log-cleaner")
         logger.info("%s Started (backoff %d ms)", self._prefix, self._backoff_ms)
 
@@ -432,6 +434,17 @@ class LogCleaner:
         if task is not None:
             task.cancel()
             await asyncio.wait([task], timeout=STOP_TIMEOUT_S)
+
+    async def abort_cleaning(self, tp: TopicPartition) -> None:
+        """Abort a cleaning of ``tp`` in flight and wait (at most 30 s) until it has stopped
+        and removed its files (Kafka's ``abortCleaning``, called before a log is deleted)."""
+        if self._cleaning != tp:
+            return
+        self._abort.set()
+        try:
+            await asyncio.wait_for(self._idle.wait(), STOP_TIMEOUT_S)
+        except TimeoutError:
+            logger.warning("%s Cleaning of %s did not stop within %.0f s", self._prefix, tp, STOP_TIMEOUT_S)
 
     async def _run(self) -> None:
         while True:
@@ -469,10 +482,15 @@ class LogCleaner:
             return False
         try:
             await self.clean(chosen, now_ms)
+        except CleaningAbortedError:
+            logger.info("%s Cleaning of %s was aborted", self._prefix, chosen.tp)
         except (CorruptRecordError, OSError) as exc:
-            self.manager.uncleanable.add(chosen.tp)
-            logger.error("%s Cleaning of %s failed; it will not be cleaned until restart: %s",
-                         self._prefix, chosen.tp, exc)
+            if self._logs().get(chosen.tp) is not chosen.log:
+                logger.info("%s Cleaning of %s stopped: the log was removed (%s)", self._prefix, chosen.tp, exc)
+            else:
+                self.manager.uncleanable.add(chosen.tp)
+                logger.error("%s Cleaning of %s failed; it will not be cleaned until restart: %s",
+                             self._prefix, chosen.tp, exc)
         return True
 
     async def clean(self, to_clean: LogToClean, now_ms: int) -> CleanResult | None:
@@ -486,19 +504,32 @@ class LogCleaner:
             The CleanResult, or None when the log changed meanwhile (cleaned files dropped).
 
         Raises:
+            CleaningAbortedError: ``abort_cleaning`` or ``stop`` was called meanwhile.
             CorruptRecordError, OSError: from the rewrite.
             CancelledError: the executor job is told to abort.
         """
         loop = asyncio.get_running_loop()
-        cleaner = Cleaner(self._offset_map_capacity, self._abort)
+        self._abort = threading.Event()
+        self._cleaning = to_clean.tp
+        self._idle.clear()
         try:
-            result = await loop.run_in_executor(None, cleaner.clean, to_clean, now_ms)
+            return await self._clean(loop, to_clean, now_ms)
         except asyncio.CancelledError:
             self._abort.set()
             raise
+        finally:
+            self._cleaning = None
+            self._idle.set()
+
+    async def _clean(self, loop: asyncio.AbstractEventLoop, to_clean: LogToClean, now_ms: int) -> CleanResult | None:
+        cleaner = Cleaner(self._offset_map_capacity, self._abort)
+        result = await loop.run_in_executor(None, cleaner.clean, to_clean, now_ms)
         log = to_clean.log
         files = [path for c in result.cleaned for path in (c.log_path, c.index_path)]
         sources = [s.segment for c in result.cleaned for s in c.sources]
+        if self._abort.is_set():
+            await loop.run_in_executor(None, _delete_files, files, None)
+            raise CleaningAbortedError(f"cleaning of {to_clean.tp} aborted")
         if self._logs().get(to_clean.tp) is not log:
             await loop.run_in_executor(None, _delete_files, files, None)
             return None

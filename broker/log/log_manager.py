@@ -227,6 +227,8 @@ class LogManager:
 
         A missing log is ignored.
         """
+        if self.cleaner is not None:
+            await self.cleaner.abort_cleaning(tp)
         log = self._logs.pop(tp, None)
         self._last_flush_ms.pop(tp, None)
         if log is None:

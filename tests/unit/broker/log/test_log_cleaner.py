@@ -8,11 +8,15 @@ import os
 import random
 import threading
 
+import pytest
+
+from broker.config import ConfigError, KafkaConfig
 from broker.log.checkpoint import OffsetCheckpointFile
 from broker.log.log import Log
-from broker.log.log_cleaner import Cleaner, LogCleaner, group_segments_by_size
+from broker.log.log_cleaner import Cleaner, CleaningAbortedError, LogCleaner, group_segments_by_size
 from broker.log.log_cleaner_manager import CLEANER_CHECKPOINT_FILE, LogCleanerManager
 from broker.log.log_config import LogConfig
+from broker.log.log_manager import LogManager
 from protocol.record_batch import build_batch, decode_records, iter_batches
 from protocol.topic_partition import TopicPartition
 
@@ -311,3 +315,48 @@ def test_segments_are_grouped_up_to_segment_bytes_without_mixing_tombstone_clean
     assert all(len(g) == 1 for g in group_segments_by_size(snapshots, 1 << 30, times))
     expired = dict.fromkeys(times)
     assert len(group_segments_by_size(snapshots, 1 << 30, expired)) == 1
+
+
+def test_aborted_cleaning_raises_and_leaves_no_cleaned_files(tmp_path):
+    log = _open(tmp_path, _config(segment_bytes=600))
+    _write_updates(log, 150, 6)
+    log.roll()
+    to_clean = LogCleanerManager([tmp_path]).snapshot(TP, log, None)
+    LogCleanerManager.grab_filthiest([to_clean], START_MS)
+    abort = threading.Event()
+    abort.set()
+    with pytest.raises(CleaningAbortedError):
+        Cleaner(1000, abort).clean(to_clean, START_MS)
+    assert not [p for p in log.dir.iterdir() if p.name.endswith(".cleaned")]
+
+
+def test_broker_log_cleaner_configs_have_kafkas_defaults_and_reach_topic_configs(tmp_path):
+    defaults = KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path)})
+    assert (defaults.log_cleaner_enable, defaults.log_cleaner_backoff_ms, defaults.log_cleaner_dedupe_buffer_size,
+            defaults.log_cleaner_min_cleanable_ratio, defaults.log_cleaner_delete_retention_ms,
+            defaults.log_cleaner_min_compaction_lag_ms, defaults.log_cleanup_policy) == (
+        True, 15000, 134217728, 0.5, 86400000, 0, ["delete"])
+    config = KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path), "log.cleanup.policy": "compact",
+                          "log.cleaner.min.cleanable.ratio": "0.25", "log.cleaner.delete.retention.ms": "5",
+                          "log.cleaner.min.compaction.lag.ms": "7"})
+    log_config = LogConfig.from_broker(config)
+    assert (log_config.cleanup_policy, log_config.min_cleanable_dirty_ratio, log_config.delete_retention_ms,
+            log_config.min_compaction_lag_ms) == ("compact", 0.25, 5, 7)
+    assert LogConfig.from_broker(config, {"min.cleanable.dirty.ratio": "0.9"}).min_cleanable_dirty_ratio == 0.9
+    for bad in ({"log.cleaner.min.cleanable.ratio": "1.5"}, {"log.cleaner.min.cleanable.ratio": "x"},
+                {"log.cleanup.policy": "shred"}, {"log.cleaner.backoff.ms": "-1"}):
+        with pytest.raises(ConfigError, match=next(iter(bad))):
+            KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path), **bad})
+
+
+async def test_log_manager_owns_the_cleaner_task_unless_log_cleaner_enable_is_false(tmp_path):
+    manager = LogManager(KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path / "a"), "log.cleaner.backoff.ms": 5}))
+    await manager.start()
+    try:
+        task = manager.cleaner._task
+        assert task is not None and not task.done()
+    finally:
+        await manager.stop()
+    assert task.done() and manager.cleaner._task is None
+    disabled = LogManager(KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path / "b"), "log.cleaner.enable": "false"}))
+    assert disabled.cleaner is None
