@@ -541,7 +541,7 @@ class LogCleaner:
             logger.info("%s Dropping the cleaning of %s: %s", self._prefix, to_clean.tp, exc)
             await loop.run_in_executor(None, _delete_files, files, None)
             return None
-        self.manager.update_checkpoint(to_clean.tp, result.end_offset)
+        self.manager.update_checkpoint(to_clean.tp, result.end_offset, to_clean.truncations)
         await loop.run_in_executor(None, _delete_files, retired, log.dir)
         await loop.run_in_executor(None, self.manager.write_checkpoints, dict(self._logs()))
         before = sum(s.size for s in sources)

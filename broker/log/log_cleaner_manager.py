@@ -79,6 +79,8 @@ class LogToClean:
         truncations: the log's truncation count at snapshot time (a change aborts).
         clean_bytes: bytes of segments wholly below the first dirty offset.
         cleanable_bytes: bytes of segments in [first dirty, first uncleanable).
+        min_cleanable_ratio: the log's ``min.cleanable.dirty.ratio``.
+        min_compaction_lag_ms: the log's ``min.compaction.lag.ms``.
     """
 
     tp: TopicPartition
@@ -165,6 +167,7 @@ class LogCleanerManager:
     def __init__(self, log_dirs: list[Path]) -> None:
         self.log_dirs = [Path(d) for d in log_dirs]
         self._checkpoints: dict[TopicPartition, int] = {}
+        self._truncations_at_checkpoint: dict[TopicPartition, int] = {}
         self.uncleanable: set[TopicPartition] = set()
 
     def load_checkpoints(self) -> None:
@@ -182,8 +185,9 @@ class LogCleanerManager:
     def snapshot(self, tp: TopicPartition, log: Log, high_watermark: int | None) -> LogToClean | None:
         """Take a LogToClean snapshot of ``log`` on the event loop (None when nothing can be cleaned).
 
-        A checkpoint outside [log start offset, log end offset] is reset to the log start
-        offset, as in Kafka.
+        A checkpoint outside [log start offset, log end offset], or taken before the log
+        was last truncated, is reset to the log start offset (the whole log is cleaned
+        again), as Kafka truncates the checkpoint with the log.
 
         Args:
             tp: the partition.
@@ -192,6 +196,8 @@ class LogCleanerManager:
                 segment then bounds cleaning alone).
         """
         checkpoint = self._checkpoints.get(tp)
+        if self._truncations_at_checkpoint.get(tp, log.truncation_count) != log.truncation_count:
+            checkpoint = None
         first_dirty = log.log_start_offset
         if checkpoint is not None and log.log_start_offset <= checkpoint <= log.log_end_offset:
             first_dirty = checkpoint
@@ -232,9 +238,16 @@ class LogCleanerManager:
                 best = candidate
         return best
 
-    def update_checkpoint(self, tp: TopicPartition, offset: int) -> None:
-        """Record ``offset`` as the first dirty offset of ``tp`` (memory only; see write_checkpoints)."""
+    def update_checkpoint(self, tp: TopicPartition, offset: int, truncations: int) -> None:
+        """Record ``offset`` as the first dirty offset of ``tp`` (memory only; see write_checkpoints).
+
+        Args:
+            tp: the partition.
+            offset: the next first dirty offset.
+            truncations: the log's ``truncation_count`` the cleaning was based on.
+        """
         self._checkpoints[tp] = offset
+        self._truncations_at_checkpoint[tp] = truncations
 
     def write_checkpoints(self, logs: dict[TopicPartition, Log]) -> None:
         """Rewrite every log dir's cleaner checkpoint with the partitions it holds (blocking).

@@ -360,3 +360,18 @@ async def test_log_manager_owns_the_cleaner_task_unless_log_cleaner_enable_is_fa
     assert task.done() and manager.cleaner._task is None
     disabled = LogManager(KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path / "b"), "log.cleaner.enable": "false"}))
     assert disabled.cleaner is None
+
+
+async def test_a_truncation_after_cleaning_makes_the_next_cleaning_start_from_the_log_start(tmp_path):
+    clock = ManualClock()
+    log = _open(tmp_path, _config(min_cleanable_dirty_ratio=0.0))
+    _write_updates(log, 100, 5)
+    log.roll()
+    cleaner = _cleaner(tmp_path, {TP: log}, clock)
+    assert await cleaner.clean_once()
+    assert cleaner.manager.snapshot(TP, log, None) is None  # nothing dirty
+    _append(log, [(b"a", b"1")])
+    log.truncate_to(log.log_end_offset - 1)
+    _append(log, [(b"a", b"2")])
+    log.roll()
+    assert cleaner.manager.snapshot(TP, log, None).first_dirty_offset == 0
