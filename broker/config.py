@@ -24,7 +24,7 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class ConfigKey:
-    """One property: dotted Kafka name, type ('int', 'long', 'bool', 'string', 'list'),
+    """One property: dotted Kafka name, type ('int', 'long', 'bool', 'double', 'string', 'list'),
     default (None = required), doc, and an optional validator raising ValueError."""
 
     name: str
@@ -73,6 +73,15 @@ def _parse_list(raw: Any) -> list[str]:
     return [part.strip() for part in str(raw).split(",") if part.strip()]
 
 
+def _parse_double(raw: Any) -> float:
+    if isinstance(raw, bool):
+        raise ValueError("expected a number")
+    value = float(raw) if isinstance(raw, (int, float)) else float(str(raw).strip())
+    if value != value:
+        raise ValueError("expected a number")
+    return value
+
+
 def _parse_string(raw: Any) -> str | None:
     return None if raw is None else str(raw).strip()
 
@@ -81,6 +90,7 @@ _PARSERS: dict[str, Callable[[Any], Any]] = {
     "int": _parse_int,
     "long": _parse_int,
     "bool": _parse_bool,
+    "double": _parse_double,
     "string": _parse_string,
     "list": _parse_list,
 }
@@ -221,6 +231,13 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("log.retention.bytes", "long", -1, "Retention size per partition (bytes), -1 = none.", at_least(-1)),
     ConfigKey("log.retention.check.interval.ms", "long", 300000, "Retention check period (ms).", at_least(1)),
     ConfigKey("log.segment.delete.delay.ms", "long", 60000, "Delay before a deleted segment's files are removed (ms).", at_least(0)),
+    ConfigKey("log.cleanup.policy", "list", ["delete"], "Default cleanup policy: delete and/or compact.", one_of("compact", "delete")),
+    ConfigKey("log.cleaner.enable", "bool", True, "Run the log cleaner (compaction of cleanup.policy=compact topics)."),
+    ConfigKey("log.cleaner.backoff.ms", "long", 15000, "Sleep of the log cleaner when no log needs cleaning (ms).", at_least(0)),
+    ConfigKey("log.cleaner.dedupe.buffer.size", "long", 134217728, "Memory for the cleaner's key -> offset map (bytes).", at_least(24)),
+    ConfigKey("log.cleaner.min.cleanable.ratio", "double", 0.5, "Default min.cleanable.dirty.ratio.", in_range(0, 1)),
+    ConfigKey("log.cleaner.delete.retention.ms", "long", 86400000, "Default delete.retention.ms of tombstones (ms).", at_least(0)),
+    ConfigKey("log.cleaner.min.compaction.lag.ms", "long", 0, "Default min.compaction.lag.ms (ms).", at_least(0)),
 )
 
 _BY_NAME: dict[str, ConfigKey] = {key.name: key for key in BROKER_CONFIGS}

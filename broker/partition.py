@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from broker.log.log import Log, LogAppendInfo
+from broker.log.log_cleaner import ensure_keys_for_compaction
+from broker.log.log_cleaner_manager import is_compacted
 from broker.log.log_config import LogConfig
 from broker.log.log_manager import LogManager
 from broker.producer_state_manager import ProducerStateManager
@@ -249,6 +251,7 @@ class Partition:
             NotLeaderOrFollowerError: not the leader.
             NotEnoughReplicasError: acks=-1 and ISR smaller than ``min.insync.replicas``.
             CorruptRecordError, MessageTooLargeError: from the log.
+            InvalidRecordError: a record without a key for a compacted topic.
         """
         log = self._require_leader()
         if required_acks == -1 and len(self.isr) < self.min_insync_replicas:
@@ -256,6 +259,8 @@ class Partition:
                 f"The size of the current ISR {self.isr} is insufficient to satisfy the min.isr requirement "
                 f"of {self.min_insync_replicas} for partition {self.tp}"
             )
+        if is_compacted(log):
+            ensure_keys_for_compaction(records, self.tp)
         headers = [h for _, h in iter_batches(records)]
         duplicates = self.producer_state.check_batches(headers)
         if any(d is not None for d in duplicates):

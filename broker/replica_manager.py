@@ -103,6 +103,8 @@ class ReplicaManager:
         self._tasks: list[asyncio.Task[None]] = []
         self._state_lock = asyncio.Lock()
         self._prefix = f"[ReplicaManager broker={self.broker_id}]"
+        if log_manager.cleaner is not None:
+            log_manager.cleaner.high_watermark = self.cleanable_high_watermark
 
     # ----- lifecycle ----------------------------------------------------------------
 
@@ -141,6 +143,11 @@ class ReplicaManager:
                 logger.exception("%s Periodic task %s failed", self._prefix, getattr(action, "__name__", action))
 
     # ----- partitions ---------------------------------------------------------------
+
+    def cleanable_high_watermark(self, tp: TopicPartition) -> int:
+        """The log cleaner's upper bound for ``tp``: its high watermark (0 while the partition is unknown)."""
+        partition = self.all_partitions.get(tp)
+        return partition.high_watermark if partition is not None and partition.log is not None else 0
 
     def get_partition(self, tp: TopicPartition) -> Partition | None:
         return self.all_partitions.get(tp)

@@ -25,7 +25,14 @@ from pathlib import Path
 
 from broker.log.checkpoint import fsync_dir
 from broker.log.log_config import LogConfig
-from broker.log.log_loader import load_segments, new_segment
+from broker.log.log_loader import (
+    CLEANED_SUFFIX,
+    DELETED_SUFFIX,
+    SWAP_SUFFIX,
+    load_segments,
+    new_segment,
+    segment_files,
+)
 from broker.log.log_segment import LogSegment, TimestampAndOffset, max_timestamp_and_offset
 from broker.log.log_validator import validate_and_convert
 from broker.log.offset_index import INT32_MAX
@@ -39,9 +46,6 @@ logger = logging.getLogger(__name__)
 
 def _monotonic_ms() -> int:
     return int(time.monotonic() * 1000)
-
-
-DELETED_SUFFIX = ".deleted"
 
 
 class UnexpectedAppendOffsetError(ValueError):
@@ -99,9 +103,11 @@ class Log:
             00000000000000012345.index
 
     Segments are sorted by base offset; only the last (active) one is appended to.
-    Offsets increase with no gap inside a segment; each segment starts at the log end
-    offset of the moment it was rolled.  Stray ``.tmp``/``.cleaned``/``.deleted``/
-    ``.swap`` files are removed on open.  Segments deleted by retention leave the list
+    Offsets increase through the log; each segment starts at the log end offset of the
+    moment it was rolled.  A compacted log has gaps between batches (the log cleaner
+    removes records but never changes offsets, see ``replace_segments``).  Stray
+    ``.tmp``/``.cleaned``/``.deleted`` files are removed on open and ``.swap`` files
+    complete an interrupted segment swap.  Segments deleted by retention leave the list
     at once and their files are renamed ``<name>.deleted`` until the LogManager unlinks
     them (``file.delete.delay.ms``).
 
@@ -248,6 +254,11 @@ class Log:
         return self._segments[-1]
 
     @property
+    def truncation_count(self) -> int:
+        """Times the log was truncated since it was opened (the cleaner aborts a swap when it moved)."""
+        return self._truncations
+
+    @property
     def unflushed_messages(self) -> int:
         """Offsets appended since the recovery point (log end offset - recovery point)."""
         return self._log_end_offset - self._recovery_point
@@ -316,6 +327,8 @@ class Log:
         """Append batches copied from the leader (offsets and epochs already set).
 
         Batches entirely below the LEO are skipped; a trailing partial batch is ignored.
+        The first kept batch may start above the LEO: a compacted leader log has gaps
+        between batches (Kafka only rejects a batch starting below the LEO).
 
         Args:
             records: batches from a Fetch response.
@@ -325,8 +338,8 @@ class Log:
 
         Raises:
             CorruptRecordError: bad magic, length or CRC.
-            UnexpectedAppendOffsetError: the first kept batch does not start at the LEO,
-                or offsets go backwards.
+            UnexpectedAppendOffsetError: the first kept batch starts below the LEO, or
+                offsets go backwards.
         """
         view = memoryview(records)
         start = end = -1
@@ -337,13 +350,14 @@ class Log:
             if start < 0:
                 if header.last_offset < self._log_end_offset:
                     continue
-                if header.base_offset != self._log_end_offset:
+                if header.base_offset < self._log_end_offset:
                     raise UnexpectedAppendOffsetError(
                         f"{self._prefix} follower append starts at offset {header.base_offset}, "
                         f"expected the log end offset {self._log_end_offset}",
                         header.base_offset, self._log_end_offset,
                     )
                 start = position
+                first_offset = header.base_offset
             elif header.base_offset < expected:
                 raise UnexpectedAppendOffsetError(
                     f"{self._prefix} out of order offsets in follower append: {header.base_offset} after {expected}",
@@ -445,8 +459,8 @@ class Log:
             return FetchDataInfo(b"", start_offset)
         index = max(0, bisect.bisect_right(self._bases, start_offset) - 1)
         for segment in self._segments[index:]:
-            if segment.next_offset() <= start_offset:
-                continue  # start_offset lies past this segment's last batch: the next one holds it
+            if segment.next_offset() <= start_offset or segment.size == 0:
+                continue  # start_offset lies past this segment's last batch (or compaction emptied it)
             data = segment.read(start_offset, max_bytes, max_offset_exclusive, min_one_message)
             if data:
                 return FetchDataInfo(data, BASE_OFFSET.unpack_from(data, 0)[0])
@@ -649,6 +663,67 @@ class Log:
             renamed += _rename_to_deleted(segment)
         return renamed
 
+    # ----------------------------------------------------------------- cleaning
+    def replace_segments(
+        self, old: list[LogSegment], cleaned: list[tuple[int, Path, Path]], expected_truncations: int
+    ) -> list[Path]:
+        """Swap cleaned segments in for ``old`` atomically on the event loop (log cleaner).
+
+        Kafka's ``replaceSegments``: every ``<base>.{index,log}.cleaned`` is renamed to
+        ``.swap`` (the index first: a ``.log.swap`` commits its group), every file of the
+        old segments to ``.deleted``, then every ``.swap`` into place, and the in-memory
+        segment list is spliced.  A crash anywhere in between is completed or undone
+        by ``log_loader.load_segments``.  The renames rely on in-order metadata
+        journaling (ext4, xfs); the caller fsyncs the directory and deletes the
+        returned files in an executor.
+
+        Args:
+            old: contiguous non-active segments of this log, oldest first.
+            cleaned: ``(base_offset, cleaned .log path, cleaned .index path)`` per new
+                segment, oldest first; the first base offset equals ``old[0]``'s.
+            expected_truncations: ``truncation_count`` when the cleaner took its snapshot.
+
+        Returns:
+            The renamed ``.deleted`` files of the old segments (to delete).
+
+        Raises:
+            ValueError: the log changed since the snapshot (truncated, or ``old`` is no longer
+                a contiguous run of non-active segments); nothing was renamed.
+        """
+        if expected_truncations != self._truncations or not old or not cleaned:
+            raise ValueError(f"{self._prefix} log changed while it was cleaned")
+        try:
+            first = next(i for i, s in enumerate(self._segments) if s is old[0])
+        except StopIteration:
+            raise ValueError(f"{self._prefix} segment {old[0].base_offset} is gone") from None
+        if self._segments[first:first + len(old)] != old or first + len(old) >= len(self._segments) \
+                or cleaned[0][0] != old[0].base_offset:
+            raise ValueError(f"{self._prefix} segments changed while they were cleaned")
+        swaps: list[tuple[Path, Path]] = []
+        for _, log_path, index_path in cleaned:
+            pair = []
+            for path in (index_path, log_path):
+                swap = path.with_name(path.name.removesuffix(CLEANED_SUFFIX) + SWAP_SUFFIX)
+                os.replace(path, swap)
+                pair.append(swap)
+            swaps.append((pair[0], pair[1]))
+        retired: list[Path] = []
+        for segment in old:
+            retired += _rename_to_deleted(segment)
+        new_segments = []
+        for (base, _, _), (index_swap, log_swap) in zip(cleaned, swaps, strict=True):
+            for swap in (index_swap, log_swap):
+                os.replace(swap, swap.with_name(swap.name.removesuffix(SWAP_SUFFIX)))
+            new_segments.append(new_segment(self.dir, base, self.config))
+        self._segments[first:first + len(old)] = new_segments
+        self._bases = [segment.base_offset for segment in self._segments]
+        self._dir_dirty = True
+        logger.info(
+            "%s Replaced %d segments from offset %d with %d cleaned segments",
+            self._prefix, len(old), old[0].base_offset, len(new_segments),
+        )
+        return retired
+
     # ------------------------------------------------------------------ flushing
     def _segments_to_flush(self, up_to: int) -> list[LogSegment]:
         first = max(0, bisect.bisect_right(self._bases, self._recovery_point) - 1)
@@ -709,13 +784,10 @@ class Log:
 def _rename_to_deleted(segment: LogSegment) -> list[Path]:
     """Close ``segment`` and rename every file of its base name to ``<name>.deleted``."""
     segment.close()
-    stem = segment.log_path.stem
     renamed = []
-    for path in sorted(segment.dir.glob(f"{stem}.*")):
-        if path.name.endswith(DELETED_SUFFIX):
-            continue
+    for path in segment_files(segment.dir, segment.base_offset):
         target = path.with_name(path.name + DELETED_SUFFIX)
-        os.rename(path, target)
+        os.replace(path, target)
         renamed.append(target)
     return renamed
 

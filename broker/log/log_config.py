@@ -339,6 +339,10 @@ class LogConfig:
             compression_type=config.compression_type,
             message_timestamp_type=config.log_message_timestamp_type,
             unclean_leader_election_enable=config.unclean_leader_election_enable,
+            cleanup_policy=",".join(config.log_cleanup_policy),
+            delete_retention_ms=config.log_cleaner_delete_retention_ms,
+            min_cleanable_dirty_ratio=config.log_cleaner_min_cleanable_ratio,
+            min_compaction_lag_ms=config.log_cleaner_min_compaction_lag_ms,
         )
         return base.with_overrides(overrides or {})
 

@@ -1,6 +1,7 @@
 """Loading a partition directory into segments, with crash recovery.
 
-Owns the start-up scan of ``<log dir>/<topic>-<partition>/``: removing stray files,
+Owns the start-up scan of ``<log dir>/<topic>-<partition>/``: completing segment swaps
+the log cleaner left half done, removing stray files,
 opening segments in base offset order, rebuilding missing or corrupt indexes and,
 after an unclean shutdown, validating every batch past the recovery point.  Does not
 own the resulting ``Log`` (``broker.log.log``) or checkpoints (``LogManager``).
@@ -16,14 +17,79 @@ import logging
 import random
 from pathlib import Path
 
+from broker.log.checkpoint import fsync_dir
 from broker.log.log_config import LogConfig
-from broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment
+from broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment, segment_file_name
+from protocol.record_batch import HEADER_SIZE, read_header
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
-STRAY_SUFFIXES = (".tmp", ".cleaned", ".deleted", ".swap")
+CLEANED_SUFFIX = ".cleaned"
+SWAP_SUFFIX = ".swap"
+DELETED_SUFFIX = ".deleted"
+STRAY_SUFFIXES = (".tmp", CLEANED_SUFFIX, DELETED_SUFFIX)
+SEGMENT_FILE_SUFFIXES = (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, ".txnindex")
 INDEX_SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX)
+
+
+def segment_files(dir: Path, base_offset: int) -> list[Path]:
+    """The existing files of the segment at ``base_offset`` (``.log``, ``.index``, ``.timeindex``, ...)."""
+    paths = (dir / segment_file_name(base_offset, suffix) for suffix in SEGMENT_FILE_SUFFIXES)
+    return [path for path in paths if path.exists()]
+
+
+def _swap_next_offset(path: Path) -> int | None:
+    """Offset after the last whole batch of a swap log file (header scan), None when empty."""
+    next_offset = None
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        position = 0
+        while size - position >= HEADER_SIZE:
+            fh.seek(position)
+            header = read_header(fh.read(HEADER_SIZE))
+            if header.size_in_bytes < HEADER_SIZE or position + header.size_in_bytes > size:
+                break
+            next_offset = header.next_offset
+            position += header.size_in_bytes
+    return next_offset
+
+
+def complete_swaps(dir: Path, prefix: str) -> None:
+    """Finish segment swaps interrupted by a crash (Kafka: ``.swap`` files complete the swap).
+
+    A ``<base>.log.swap`` holds a cleaned segment that replaces every segment whose base
+    offset lies in ``[base, max(base + 1, its next offset))``: their files are deleted and
+    the swap files are renamed into place (a missing ``.index.swap`` means the index is
+    rebuilt on open).  A lone ``<base>.index.swap`` is renamed into place when its
+    ``.log`` exists without an index (the swap got that far), and deleted otherwise.
+    """
+    log_swaps = sorted(dir.glob(f"*{LOG_SUFFIX}{SWAP_SUFFIX}"))
+    for log_swap in log_swaps:
+        stem = log_swap.name.split(".", 1)[0]
+        if not stem.isdigit():
+            log_swap.unlink(missing_ok=True)
+            continue
+        base = int(stem)
+        next_offset = _swap_next_offset(log_swap)
+        end = max(base + 1, next_offset if next_offset is not None else base)
+        for path in dir.iterdir():
+            name_stem, _, suffix = path.name.partition(".")
+            if name_stem.isdigit() and "." + suffix in SEGMENT_FILE_SUFFIXES and base <= int(name_stem) < end:
+                path.unlink(missing_ok=True)
+        index_swap = dir / segment_file_name(base, INDEX_SUFFIX + SWAP_SUFFIX)
+        if index_swap.exists():
+            index_swap.replace(dir / segment_file_name(base, INDEX_SUFFIX))
+        log_swap.replace(dir / segment_file_name(base, LOG_SUFFIX))
+        logger.info("%s Completed the swap of cleaned segment %d (offsets %d to %d)", prefix, base, base, end)
+    for index_swap in sorted(dir.glob(f"*{INDEX_SUFFIX}{SWAP_SUFFIX}")):
+        target = index_swap.with_name(index_swap.name.removesuffix(SWAP_SUFFIX))
+        if target.with_suffix(LOG_SUFFIX).exists() and not target.exists():
+            index_swap.replace(target)
+        else:
+            index_swap.unlink(missing_ok=True)
+    if log_swaps:
+        fsync_dir(dir)
 
 
 def roll_jitter_ms(config: LogConfig) -> int:
@@ -61,10 +127,10 @@ def load_segments(
 ) -> list[LogSegment]:
     """Open every segment of partition directory ``dir``, recovering as needed.
 
-    Steps: delete ``.tmp``/``.cleaned``/``.deleted``/``.swap`` files and ``.index`` or
-    ``.timeindex`` files without a ``.log``; open segments sorted by base offset; recover
-    (validate, truncate, rebuild indexes) every segment whose index or time index was
-    missing or corrupt or whose tail is
+    Steps: complete interrupted segment swaps (``complete_swaps``); delete
+    ``.tmp``/``.cleaned``/``.deleted`` files and ``.index`` or ``.timeindex`` files without
+    a ``.log``; open segments sorted by base offset; recover (validate, truncate, rebuild
+    indexes) every segment whose index or time index was missing or corrupt or whose tail is
     torn, and, when ``had_clean_shutdown`` is False, every segment from the one that
     holds ``recovery_point`` on.  The first recovery that truncates ends the log: later
     segments are deleted and a WARNING gives the bytes dropped.
@@ -82,6 +148,7 @@ def load_segments(
         The segments, oldest first; never empty.
     """
     prefix = f"[LogLoader partition={tp}, dir={dir.parent}]"
+    complete_swaps(dir, prefix)
     bases = []
     for path in dir.iterdir():
         if path.name.endswith(STRAY_SUFFIXES):

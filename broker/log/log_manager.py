@@ -5,7 +5,8 @@ Owns every ``Log`` of this broker and the files at the top of each log dir
 (``meta.properties``, ``.kafka_cleanshutdown``, ``recovery-point-offset-checkpoint``,
 ``log-start-offset-checkpoint``, ``replication-offset-checkpoint``).  Owns one
 background task (flush scheduler, retention checks, delayed deletion of segment
-files, checkpointer) and the flush tasks started by ``maybe_flush``.  Does not own high watermark values (the ReplicaManager passes them
+files, checkpointer), the flush tasks started by ``maybe_flush`` and the ``LogCleaner``
+(compaction, when ``log.cleaner.enable``).  Does not own high watermark values (the ReplicaManager passes them
 to ``write_high_watermarks``) or topic configs (callers pass a ``LogConfig``).
 
 Kafka concept: ``LogManager``.
@@ -29,7 +30,9 @@ from broker.log.checkpoint import (
     write_file_atomically,
 )
 from broker.log.log import Log
+from broker.log.log_cleaner import LogCleaner
 from broker.log.log_config import LogConfig
+from broker.log.offset_map import capacity_for_buffer
 from controller.metadata_log import METADATA_TOPIC_PARTITION_DIR
 from protocol.topic_partition import TopicPartition
 
@@ -101,6 +104,13 @@ class LogManager:
         self._stopping = False
         self._started = False
         self._prefix = f"[LogManager id={config.node_id}]"
+        self.cleaner: LogCleaner | None = None
+        if config.log_cleaner_enable:
+            self.cleaner = LogCleaner(
+                self.log_dirs, self.all_logs,
+                backoff_ms=config.log_cleaner_backoff_ms,
+                offset_map_capacity=capacity_for_buffer(config.log_cleaner_dedupe_buffer_size),
+            )
 
     async def __aenter__(self) -> LogManager:
         await self.start()
@@ -137,6 +147,8 @@ class LogManager:
         self._next_checkpoint_ms = now + self._checkpoint_interval_ms
         self._next_retention_check_ms = now + self._retention_check_interval_ms
         self._scheduler_task = loop.create_task(self._run_scheduler(), name="log-manager-scheduler")
+        if self.cleaner is not None:
+            await self.cleaner.start()
         self._started = True
         logger.info("%s Started with %d logs in %d log dirs", self._prefix, len(self._logs), len(self.log_dirs))
 
@@ -241,6 +253,8 @@ class LogManager:
 
         A missing log is ignored.
         """
+        if self.cleaner is not None:
+            await self.cleaner.abort_cleaning(tp)
         log = self._logs.pop(tp, None)
         self._last_flush_ms.pop(tp, None)
         if log is None:
@@ -444,6 +458,8 @@ class LogManager:
         if not self._started or self._stopping:
             return
         self._stopping = True
+        if self.cleaner is not None:
+            await self.cleaner.stop()
         if self._scheduler_task is not None:
             self._scheduler_task.cancel()
             await asyncio.wait([self._scheduler_task])

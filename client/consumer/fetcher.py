@@ -96,6 +96,19 @@ def parse_records(tp: TopicPartition, buf: bytes, fetch_offset: int) -> list[Con
     return out
 
 
+def next_fetch_offset(buf: bytes, fetch_offset: int) -> int:
+    """Offset after the last whole batch of a fetch answer (``fetch_offset`` when none ends past it).
+
+    A compacted log keeps each batch's offset range while removing records, so a batch
+    may hold no record at or after the fetch offset: the position then moves past the
+    batch, as Kafka's consumer does.
+    """
+    end = fetch_offset
+    for _, header in iter_batches(buf):
+        end = max(end, header.next_offset)
+    return end
+
+
 class Fetcher:
     """Fetches records for the assigned partitions in the background.
 
@@ -325,6 +338,10 @@ class Fetcher:
             if parsed:
                 self._records[tp] = PartitionRecords(tp, fetch_offset, parsed)
                 self.data_ready.set()
+            else:
+                skip_to = next_fetch_offset(records, fetch_offset)
+                if skip_to > fetch_offset:
+                    self._subs.advance(tp, skip_to)  # only removed records (compaction) in these batches
             return
         if code == Errors.OFFSET_OUT_OF_RANGE:
             strategy = self._subs.default_reset_timestamp

@@ -216,12 +216,20 @@ async def test_failed_fetch_request_delays_every_partition_sent(tmp_path, monoto
 
 
 async def test_append_at_an_unexpected_offset_sends_the_partition_back_to_truncating(follower):
+    partition = follower.host(TP0, records=make_batch(5, base_offset=0), high_watermark=5)
+    follower.add(TP0)
+    follower.answer({TP0: data(make_batch(4, base_offset=3))})  # starts below the log end offset 5
+    await follower.fetcher.maybe_fetch()
+    assert partition.log.log_end_offset == 5
+    assert follower.fetcher.fetch_state(TP0).state == TRUNCATING
+
+
+async def test_follower_appends_batches_after_a_gap_left_by_compaction(follower):
     partition = follower.host(TP0)
     follower.add(TP0)
     follower.answer({TP0: data(make_batch(2, base_offset=7))})
     await follower.fetcher.maybe_fetch()
-    assert partition.log.log_end_offset == 0
-    assert follower.fetcher.fetch_state(TP0).state == TRUNCATING
+    assert partition.log.log_end_offset == 9
 
 
 async def test_response_for_a_partition_removed_while_in_flight_is_ignored(follower):

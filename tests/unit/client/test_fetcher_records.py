@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from client.consumer.fetcher import PartitionRecords, parse_records
-from protocol.record_batch import CorruptRecordError, assign_offsets, build_batch, validate_batches
+from client.consumer.fetcher import PartitionRecords, next_fetch_offset, parse_records
+from protocol.record_batch import (
+    CorruptRecordError,
+    assign_offsets,
+    build_batch,
+    compute_crc,
+    validate_batches,
+)
 from protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("t", 2)
@@ -57,3 +63,13 @@ def test_partition_records_are_taken_in_order_and_track_the_position():
     assert pr.position == 2 and not pr.exhausted
     assert [r.offset for r in pr.take(None)] == [2, 3, 4]
     assert pr.position == 5 and pr.exhausted
+
+
+def test_next_fetch_offset_moves_past_batches_whose_records_were_compacted_away():
+    # A compacted batch keeps its offset range 0..4 but holds only the record at offset 1.
+    batch = bytearray(build_batch([(b"k", b"v", None, 1000), (b"k2", b"v2", None, 1000)]))
+    batch[23:27] = (4).to_bytes(4, "big")  # last_offset_delta 4; record deltas stay 0 and 1
+    batch[17:21] = compute_crc(batch, 0, len(batch)).to_bytes(4, "big")
+    assert parse_records(TP, bytes(batch), 2) == []
+    assert next_fetch_offset(bytes(batch), 2) == 5
+    assert next_fetch_offset(b"", 2) == 2

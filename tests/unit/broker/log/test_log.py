@@ -119,14 +119,22 @@ def test_follower_append_skips_batches_below_log_end_offset(tmp_path, make_batch
     assert _base_offsets(log.read(0, 1 << 20).records) == [0, 5, 10]
 
 
-def test_follower_append_with_gap_raises_unexpected_append_offset(tmp_path, make_batch, small_config):
+def test_follower_append_below_log_end_offset_raises_unexpected_append_offset(tmp_path, make_batch, small_config):
     log = _open(tmp_path, small_config)
     log.append_as_follower(make_batch(5, base_offset=0))
     with pytest.raises(UnexpectedAppendOffsetError) as excinfo:
-        log.append_as_follower(make_batch(5, base_offset=7))
-    assert excinfo.value.log_end_offset == 5
-    with pytest.raises(UnexpectedAppendOffsetError):
         log.append_as_follower(make_batch(5, base_offset=3))
+    assert excinfo.value.log_end_offset == 5
+
+
+def test_follower_append_accepts_a_gap_left_by_compaction_on_the_leader(tmp_path, make_batch, small_config):
+    log = _open(tmp_path, small_config)
+    log.append_as_follower(make_batch(5, base_offset=0))
+    info = log.append_as_follower(make_batch(5, base_offset=7) + make_batch(2, base_offset=20))
+    assert (info.first_offset, info.last_offset) == (7, 21)
+    assert log.log_end_offset == 22
+    assert _base_offsets(log.read(5, 1 << 20).records) == [7, 20]
+    assert _base_offsets(log.read(12, 1 << 20).records) == [20]
 
 
 def test_follower_append_ignores_trailing_partial_batch(tmp_path, make_batch, small_config):

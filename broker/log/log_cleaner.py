@@ -1,0 +1,554 @@
+"""Log compaction: the cleaner task and the segment rewrite it runs in an executor.
+
+Owns ``LogCleaner`` (one background task, owned by ``LogManager``: every
+``log.cleaner.backoff.ms`` it cleans the dirtiest compacted log) and ``Cleaner`` (the
+blocking work: build the key -> latest offset map from the dirty section, rewrite the
+cleanable segments into ``.cleaned`` files keeping the latest record per key).  Does
+not own the choice of log or the checkpoints (``log_cleaner_manager``), the swap of
+segments in the log (``Log.replace_segments``) or the completion of an interrupted
+swap at start-up (``log_loader``).
+
+Rules (Kafka's ``Cleaner.shouldRetainRecord``): below the end of the offset map a
+record is kept when its key's latest offset is its own (or the key is not in the map);
+records without a key are dropped; a tombstone (value None) is kept only while the
+segment holding it was cleaned less than ``delete.retention.ms`` ago (Kafka's delete
+horizon; the cleaned time is the ``.log`` file's mtime, set when the cleaner writes
+it).  Offsets never change: a rewritten batch keeps its base offset, last offset delta,
+producer fields, timestamps base and codec, and each kept record its offset delta.
+
+Kafka concept: ``LogCleaner`` / ``Cleaner`` (``core/.../log/LogCleaner.scala``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from broker.log.checkpoint import fsync_dir
+from broker.log.log import Log
+from broker.log.log_cleaner_manager import LogCleanerManager, LogToClean, SegmentSnapshot, is_compacted
+from broker.log.log_loader import CLEANED_SUFFIX
+from broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, segment_file_name
+from broker.log.offset_index import INT32_MAX, OffsetIndex
+from broker.log.offset_map import OffsetMap
+from protocol.errors import InvalidRecordError
+from protocol.record_batch import (
+    COMPRESSION_NONE,
+    CRC_OFFSET,
+    HEADER,
+    HEADER_SIZE,
+    LOG_APPEND_TIME,
+    LOG_OVERHEAD,
+    MAGIC,
+    BatchHeader,
+    CorruptRecordError,
+    compute_crc,
+    iter_batches,
+    read_header,
+)
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+_READ_BUFFER_BYTES = 1 << 20
+STOP_TIMEOUT_S = 30.0
+
+
+class CleaningAbortedError(Exception):
+    """The cleaning of a log was aborted (broker stopping, log deleted); its ``.cleaned`` files are removed."""
+
+
+def _wall_clock_ms() -> int:
+    return int(time.time() * 1000)
+
+
+# ---------------------------------------------------------------------------- batches
+def iter_file_batches(path: Path, size: int) -> Any:
+    """Yield ``(header, batch bytes)`` for each batch of the first ``size`` bytes of a segment file.
+
+    Raises:
+        CorruptRecordError: a header is invalid, a batch is torn, or a CRC does not match.
+        OSError: the file cannot be read.
+    """
+    with open(path, "rb", buffering=_READ_BUFFER_BYTES) as fh:
+        position = 0
+        while size - position >= HEADER_SIZE:
+            head = fh.read(HEADER_SIZE)
+            header = read_header(head)
+            length = header.size_in_bytes
+            if header.magic != MAGIC or length < HEADER_SIZE or position + length > size or header.records_count < 1:
+                raise CorruptRecordError(f"invalid batch at position {position} of {path}")
+            batch = head + fh.read(length - HEADER_SIZE)
+            if len(batch) != length or compute_crc(batch, 0, length) != header.crc:
+                raise CorruptRecordError(f"batch at offset {header.base_offset} of {path} fails its CRC")
+            yield header, batch
+            position += length
+
+
+def decode_rows(batch: bytes, header: BatchHeader) -> list[list[Any]]:
+    """The raw record rows ``[offset_delta, timestamp_delta, key, value, headers]`` of a batch.
+
+    Raises:
+        CorruptRecordError: the payload is not a msgpack array.
+    """
+    payload: bytes | memoryview = memoryview(batch)[HEADER_SIZE:]
+    if header.compression != COMPRESSION_NONE:
+        from protocol.compression import decompress  # added by the compression part of issue 4
+
+        payload = decompress(header.compression, payload)
+    try:
+        return msgpack.unpackb(payload, raw=False, use_list=True)
+    except Exception as exc:
+        raise CorruptRecordError(f"records of batch at offset {header.base_offset} are not msgpack: {exc}") from exc
+
+
+def ensure_keys_for_compaction(records: bytes | bytearray | memoryview, tp: TopicPartition) -> None:
+    """Reject produced batches holding a record without a key (``cleanup.policy`` has ``compact``).
+
+    Kafka's ``LogValidator``: "Compacted topic cannot accept message without key".
+
+    Raises:
+        InvalidRecordError: a record has no key (INVALID_RECORD, 87).
+        CorruptRecordError: a batch cannot be decoded.
+    """
+    for position, header in iter_batches(records):
+        batch = bytes(memoryview(records)[position:position + header.size_in_bytes])
+        if any(row[2] is None for row in decode_rows(batch, header)):
+            raise InvalidRecordError(f"Compacted topic cannot accept message without key in topic partition {tp}")
+
+
+def rebuild_batch(header: BatchHeader, rows: list[list[Any]]) -> bytes:
+    """A batch holding ``rows`` with ``header``'s offsets range, producer fields and codec (CRC recomputed).
+
+    The base offset and last offset delta are kept, so the batch covers the same offsets
+    (Kafka keeps a batch's last offset for producer state); the max timestamp is that
+    of the kept records for CreateTime, unchanged for LogAppendTime.
+    """
+    payload: bytes = msgpack.packb(rows, use_bin_type=True)
+    if header.compression != COMPRESSION_NONE:
+        from protocol.compression import compress  # added by the compression part of issue 4
+
+        payload = compress(header.compression, payload)
+    max_timestamp = header.max_timestamp
+    if header.timestamp_type != LOG_APPEND_TIME:
+        max_timestamp = header.base_timestamp + max(row[1] for row in rows)
+    head = bytearray(HEADER.pack(
+        header.base_offset, HEADER_SIZE - LOG_OVERHEAD + len(payload), header.partition_leader_epoch, MAGIC, 0,
+        header.attributes, header.last_offset_delta, header.base_timestamp, max_timestamp, header.producer_id,
+        header.producer_epoch, header.base_sequence, len(rows),
+    ))
+    batch = head + payload
+    batch[CRC_OFFSET:CRC_OFFSET + 4] = compute_crc(batch, 0, len(batch)).to_bytes(4, "big")
+    return bytes(batch)
+
+
+# ---------------------------------------------------------------------------- cleaner
+@dataclass(frozen=True, slots=True)
+class CleanedSegment:
+    """One rewritten segment: ``<base>.log.cleaned`` and ``<base>.index.cleaned``, and the sources it replaces."""
+
+    base_offset: int
+    log_path: Path
+    index_path: Path
+    sources: tuple[SegmentSnapshot, ...]
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class CleanResult:
+    """What one cleaning produced.
+
+    Attributes:
+        end_offset: first offset not covered by the offset map (the next first dirty offset).
+        cleaned: the new segments, oldest first.
+        records_read: records examined in the rewritten segments.
+        records_kept: records written.
+    """
+
+    end_offset: int
+    cleaned: list[CleanedSegment]
+    records_read: int
+    records_kept: int
+
+
+class Cleaner:
+    """Blocking compaction of one log's cleanable segments (runs in an executor).
+
+    Args:
+        offset_map_capacity: keys the offset map may hold (``log.cleaner.dedupe.buffer.size``).
+        abort: set from the event loop to stop between batches.
+    """
+
+    def __init__(self, offset_map_capacity: int, abort: threading.Event) -> None:
+        self.offset_map = OffsetMap(offset_map_capacity)
+        self.abort = abort
+
+    def _check_abort(self) -> None:
+        if self.abort.is_set():
+            raise CleaningAbortedError("cleaning aborted")
+
+    def build_offset_map(self, segments: list[SegmentSnapshot], start: int, end: int) -> int:
+        """Fill the offset map with the keys of records in ``[start, end)``.
+
+        Returns:
+            The first offset not in the map: ``end``, or the offset of the first record
+            whose key did not fit the full map.
+        """
+        self.offset_map.clear()
+        for snapshot in segments:
+            if snapshot.next_offset <= start or snapshot.base_offset >= end:
+                continue
+            for header, batch in iter_file_batches(snapshot.log_path, snapshot.size):
+                self._check_abort()
+                if header.last_offset < start or header.base_offset >= end:
+                    continue
+                for row in decode_rows(batch, header):
+                    offset = header.base_offset + row[0]
+                    if offset < start or offset >= end or row[2] is None:
+                        continue
+                    if not self.offset_map.can_put(row[2]):
+                        return offset
+                    self.offset_map.put(row[2], offset)
+        return end
+
+    def clean(self, to_clean: LogToClean, now_ms: int) -> CleanResult:
+        """Build the offset map from the dirty section and write the cleaned segments.
+
+        Every segment below the map's end is rewritten, grouped into segments of at most
+        ``segment.bytes`` (by source size).  On failure or abort the ``.cleaned`` files
+        written so far are removed.
+
+        Args:
+            to_clean: the log and its range (``compute_range`` done).
+            now_ms: wall-clock time in ms (delete horizon; mtime of the cleaned files).
+
+        Returns:
+            The CleanResult.
+
+        Raises:
+            CleaningAbortedError: ``abort`` was set.
+            CorruptRecordError: a batch in the range is invalid.
+            OSError: a file could not be read or written.
+        """
+        end = self.build_offset_map(to_clean.segments, to_clean.first_dirty_offset,
+                                    to_clean.first_uncleanable_offset)
+        config = to_clean.log.config
+        segments = [s for s in to_clean.segments if s.base_offset < end]
+        cleaned_ms = {
+            s.base_offset: now_ms if s.next_offset > to_clean.first_dirty_offset else _mtime_ms(s.log_path)
+            for s in segments
+        }
+        horizon = {base: ms if ms + config.delete_retention_ms > now_ms else None for base, ms in cleaned_ms.items()}
+        written: list[CleanedSegment] = []
+        counts = [0, 0]
+        try:
+            for group in group_segments_by_size(segments, config.segment_bytes, horizon):
+                written.append(self._clean_group(to_clean, group, end, now_ms, cleaned_ms, counts))
+        except BaseException:
+            for cleaned in written:
+                cleaned.log_path.unlink(missing_ok=True)
+                cleaned.index_path.unlink(missing_ok=True)
+            raise
+        return CleanResult(end, written, counts[0], counts[1])
+
+    def _clean_group(self, to_clean: LogToClean, group: list[SegmentSnapshot], end: int, now_ms: int,
+                     cleaned_ms_of: dict[int, int], counts: list[int]) -> CleanedSegment:
+        config = to_clean.log.config
+        base = group[0].base_offset
+        directory = group[0].log_path.parent
+        log_path = directory / segment_file_name(base, LOG_SUFFIX + CLEANED_SUFFIX)
+        index_path = directory / segment_file_name(base, INDEX_SUFFIX + CLEANED_SUFFIX)
+        index_path.unlink(missing_ok=True)
+        index = OffsetIndex(index_path, base, config.segment_index_bytes)
+        cleaned_ms = 0
+        position = bytes_since_index_entry = 0
+        try:
+            with open(log_path, "wb") as out:
+                for snapshot in group:
+                    segment_cleaned_ms = cleaned_ms_of[snapshot.base_offset]
+                    cleaned_ms = max(cleaned_ms, segment_cleaned_ms)
+                    retain_deletes = segment_cleaned_ms + config.delete_retention_ms > now_ms
+                    for header, batch in iter_file_batches(snapshot.log_path, snapshot.size):
+                        self._check_abort()
+                        kept = self._filter_batch(header, batch, end, retain_deletes, counts)
+                        if kept is None:
+                            continue
+                        out.write(kept)
+                        if bytes_since_index_entry >= config.index_interval_bytes and not index.is_full:
+                            index.append(header.last_offset, position)
+                            bytes_since_index_entry = 0
+                        bytes_since_index_entry += len(kept)
+                        position += len(kept)
+                out.flush()
+                os.fsync(out.fileno())
+            index.flush()
+        except BaseException:
+            index.close()
+            log_path.unlink(missing_ok=True)
+            index_path.unlink(missing_ok=True)
+            raise
+        index.close()
+        stamp_ns = cleaned_ms * 1_000_000
+        os.utime(log_path, ns=(stamp_ns, stamp_ns))
+        return CleanedSegment(base, log_path, index_path, tuple(group), position)
+
+    def _filter_batch(self, header: BatchHeader, batch: bytes, end: int, retain_deletes: bool,
+                      counts: list[int]) -> bytes | None:
+        """The batch with only the records to retain: itself when all are, None when none is."""
+        if header.base_offset >= end:
+            counts[0] += header.records_count
+            counts[1] += header.records_count
+            return batch
+        rows = decode_rows(batch, header)
+        kept = [row for row in rows if self._should_retain(header.base_offset + row[0], row, end, retain_deletes)]
+        counts[0] += len(rows)
+        counts[1] += len(kept)
+        if len(kept) == len(rows):
+            return batch
+        return rebuild_batch(header, kept) if kept else None
+
+    def _should_retain(self, offset: int, row: list[Any], end: int, retain_deletes: bool) -> bool:
+        if offset >= end:
+            return True
+        key = row[2]
+        if key is None:
+            return False  # Kafka drops keyless records from compacted logs
+        latest = self.offset_map.get(key)
+        if latest > offset:
+            return False  # a later record has this key
+        return row[3] is not None or retain_deletes
+
+
+def group_segments_by_size(
+    segments: list[SegmentSnapshot], max_size_bytes: int, tombstone_cleaned_ms: dict[int, int | None] | None = None
+) -> list[list[SegmentSnapshot]]:
+    """Group consecutive segments whose total size fits ``max_size_bytes`` and whose offsets
+    fit one segment (int32 relative offsets), as Kafka's ``groupSegmentsBySize``.
+
+    A group never mixes segments whose tombstones are still retained but were cleaned at
+    different times (``tombstone_cleaned_ms``: base offset -> cleaned time in ms, None
+    once ``delete.retention.ms`` passed): the cleaned file's mtime carries one time, so
+    merging would stretch or cut the retention of some tombstones.
+
+    Returns:
+        Non-empty groups, in order, covering every segment once.
+    """
+    times = tombstone_cleaned_ms or {}
+    groups: list[list[SegmentSnapshot]] = []
+    size = 0
+    group_time: int | None = None
+    for snapshot in segments:
+        time_ms = times.get(snapshot.base_offset)
+        if groups and size + snapshot.size <= max_size_bytes \
+                and snapshot.next_offset - 1 - groups[-1][0].base_offset <= INT32_MAX \
+                and (time_ms is None or group_time is None or time_ms == group_time):
+            groups[-1].append(snapshot)
+            size += snapshot.size
+            group_time = group_time if time_ms is None else time_ms
+        else:
+            groups.append([snapshot])
+            size = snapshot.size
+            group_time = time_ms
+    return groups
+
+
+def _mtime_ms(path: Path) -> int:
+    return os.stat(path).st_mtime_ns // 1_000_000
+
+
+def _delete_files(paths: list[Path], directory: Path | None) -> None:
+    """Executor side: fsync the directory (after a swap), then delete files."""
+    if directory is not None:
+        fsync_dir(directory)
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
+# ------------------------------------------------------------------------- the task
+class LogCleaner:
+    """The background cleaner of compacted logs (one task; Kafka runs ``log.cleaner.threads``).
+
+    Each round snapshots every compacted log on the event loop, picks the dirtiest one
+    in the executor (``LogCleanerManager.grab_filthiest``), cleans it in the executor
+    (``Cleaner``), swaps the segments in on the event loop (``Log.replace_segments``),
+    then deletes the old files and writes the cleaner checkpoint in the executor.  When
+    no log needs cleaning it sleeps ``log.cleaner.backoff.ms``.  A log whose cleaning
+    fails is logged and skipped until restart; reads and appends continue throughout.
+
+    Lifecycle: ``start()`` (loads checkpoints) -> ``stop()`` (cancels and awaits the task;
+    an executor job in flight is aborted between batches and removes its files).
+
+    Args:
+        log_dirs: the broker's log dirs (checkpoint files).
+        logs: returns the current ``{TopicPartition: Log}``.
+        backoff_ms: ``log.cleaner.backoff.ms``.
+        offset_map_capacity: keys the offset map holds (from ``log.cleaner.dedupe.buffer.size``).
+        high_watermark: returns a partition's high watermark (cleaning stays below it) or
+            None when unknown.
+        now_ms: wall clock in ms (batch timestamps, delete horizon); injected in tests.
+    """
+
+    def __init__(
+        self,
+        log_dirs: list[Path],
+        logs: Callable[[], dict[TopicPartition, Log]],
+        *,
+        backoff_ms: int,
+        offset_map_capacity: int,
+        high_watermark: Callable[[TopicPartition], int | None] | None = None,
+        now_ms: Callable[[], int] = _wall_clock_ms,
+    ) -> None:
+        self.manager = LogCleanerManager(log_dirs)
+        self._logs = logs
+        self._backoff_ms = backoff_ms
+        self._offset_map_capacity = offset_map_capacity
+        self.high_watermark = high_watermark
+        self._now_ms = now_ms
+        self._task: asyncio.Task[None] | None = None
+        self._abort = threading.Event()  # of the cleaning in flight; a new one per cleaning
+        self._cleaning: TopicPartition | None = None
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._prefix = "[kafka-log-cleaner-thread-0]"
+
+    async def start(self) -> None:
+        """Load the cleaner checkpoints (executor) and start the cleaner task."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, self.manager.load_checkpoints)
+        self._task = loop.create_task(self._run(), name="log-cleaner")
+        logger.info("%s Started (backoff %d ms)", self._prefix, self._backoff_ms)
+
+    async def stop(self) -> None:
+        """Abort the cleaning in flight, cancel the task and await it (at most 30 s)."""
+        self._abort.set()
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.wait([task], timeout=STOP_TIMEOUT_S)
+
+    async def abort_cleaning(self, tp: TopicPartition) -> None:
+        """Abort a cleaning of ``tp`` in flight and wait (at most 30 s) until it has stopped
+        and removed its files (Kafka's ``abortCleaning``, called before a log is deleted)."""
+        if self._cleaning != tp:
+            return
+        self._abort.set()
+        try:
+            await asyncio.wait_for(self._idle.wait(), STOP_TIMEOUT_S)
+        except TimeoutError:
+            logger.warning("%s Cleaning of %s did not stop within %.0f s", self._prefix, tp, STOP_TIMEOUT_S)
+
+    async def _run(self) -> None:
+        while True:
+            cleaned = False
+            try:
+                cleaned = await self.clean_once()
+            except Exception:
+                logger.exception("%s Cleaning round failed", self._prefix)
+            if not cleaned:
+                await asyncio.sleep(self._backoff_ms / 1000)
+
+    async def clean_once(self) -> bool:
+        """Clean the dirtiest compacted log, if one is at or above its ``min.cleanable.dirty.ratio``.
+
+        Returns:
+            True when a log was cleaned.
+
+        Raises:
+            CancelledError: the in-flight executor job is told to abort.
+        """
+        candidates = []
+        for tp, log in self._logs().items():
+            if tp in self.manager.uncleanable or not is_compacted(log):
+                continue
+            high_watermark = self.high_watermark(tp) if self.high_watermark is not None else None
+            snapshot = self.manager.snapshot(tp, log, high_watermark)
+            if snapshot is not None:
+                candidates.append(snapshot)
+        if not candidates:
+            return False
+        loop = asyncio.get_running_loop()
+        now_ms = self._now_ms()
+        chosen = await loop.run_in_executor(None, LogCleanerManager.grab_filthiest, candidates, now_ms)
+        if chosen is None:
+            return False
+        try:
+            await self.clean(chosen, now_ms)
+        except CleaningAbortedError:
+            logger.info("%s Cleaning of %s was aborted", self._prefix, chosen.tp)
+        except (CorruptRecordError, OSError) as exc:
+            if self._logs().get(chosen.tp) is not chosen.log:
+                logger.info("%s Cleaning of %s stopped: the log was removed (%s)", self._prefix, chosen.tp, exc)
+            else:
+                self.manager.uncleanable.add(chosen.tp)
+                logger.error("%s Cleaning of %s failed; it will not be cleaned until restart: %s",
+                             self._prefix, chosen.tp, exc)
+        return True
+
+    async def clean(self, to_clean: LogToClean, now_ms: int) -> CleanResult | None:
+        """Clean one log: rewrite in the executor, swap on the event loop, then tidy up.
+
+        Args:
+            to_clean: the log and its computed range.
+            now_ms: wall-clock time in ms.
+
+        Returns:
+            The CleanResult, or None when the log changed meanwhile (cleaned files dropped).
+
+        Raises:
+            CleaningAbortedError: ``abort_cleaning`` or ``stop`` was called meanwhile.
+            CorruptRecordError, OSError: from the rewrite.
+            CancelledError: the executor job is told to abort.
+        """
+        loop = asyncio.get_running_loop()
+        self._abort = threading.Event()
+        self._cleaning = to_clean.tp
+        self._idle.clear()
+        try:
+            return await self._clean(loop, to_clean, now_ms)
+        except asyncio.CancelledError:
+            self._abort.set()
+            raise
+        finally:
+            self._cleaning = None
+            self._idle.set()
+
+    async def _clean(self, loop: asyncio.AbstractEventLoop, to_clean: LogToClean, now_ms: int) -> CleanResult | None:
+        cleaner = Cleaner(self._offset_map_capacity, self._abort)
+        result = await loop.run_in_executor(None, cleaner.clean, to_clean, now_ms)
+        log = to_clean.log
+        files = [path for c in result.cleaned for path in (c.log_path, c.index_path)]
+        sources = [s.segment for c in result.cleaned for s in c.sources]
+        if self._abort.is_set():
+            await loop.run_in_executor(None, _delete_files, files, None)
+            raise CleaningAbortedError(f"cleaning of {to_clean.tp} aborted")
+        if self._logs().get(to_clean.tp) is not log:
+            await loop.run_in_executor(None, _delete_files, files, None)
+            return None
+        try:
+            retired = log.replace_segments(
+                sources, [(c.base_offset, c.log_path, c.index_path) for c in result.cleaned], to_clean.truncations
+            )
+        except ValueError as exc:
+            logger.info("%s Dropping the cleaning of %s: %s", self._prefix, to_clean.tp, exc)
+            await loop.run_in_executor(None, _delete_files, files, None)
+            return None
+        self.manager.update_checkpoint(to_clean.tp, result.end_offset, to_clean.truncations)
+        await loop.run_in_executor(None, _delete_files, retired, log.dir)
+        await loop.run_in_executor(None, self.manager.write_checkpoints, dict(self._logs()))
+        before = sum(s.size for s in sources)
+        after = sum(c.size for c in result.cleaned)
+        logger.info(
+            "%s Cleaned %s offsets %d to %d: %d segments, %d -> %d bytes, %d of %d records kept",
+            self._prefix, to_clean.tp, to_clean.segments[0].base_offset, result.end_offset, len(result.cleaned),
+            before, after, result.records_kept, result.records_read,
+        )
+        return result

@@ -1,0 +1,263 @@
+"""Which compacted log to clean next, and how far each log has been cleaned.
+
+Owns the cleaner checkpoints (``cleaner-offset-checkpoint`` in each log dir: the first
+dirty offset of every compacted log), the snapshot of a log's segments taken on the
+event loop, the cleanable range of a log (first dirty offset .. first uncleanable
+offset) and its dirty ratio, the choice of the dirtiest log, and the set of logs
+that failed to clean.  Does not read record data or rewrite segments
+(``broker.log.log_cleaner``).
+
+Kafka concept: ``LogCleanerManager`` (``grabFilthiestCompactedLog``,
+``cleanableOffsets``, ``LogToClean``, ``updateCheckpoints``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from broker.log.checkpoint import CorruptCheckpointError, OffsetCheckpointFile
+from broker.log.log import Log
+from broker.log.log_segment import LogSegment
+from protocol.record_batch import HEADER_SIZE, read_header
+from protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+CLEANER_CHECKPOINT_FILE = "cleaner-offset-checkpoint"
+_HEADER_SCAN_CHUNK_BYTES = 64 * 1024
+
+
+def is_compacted(log: Log) -> bool:
+    """True when the log's ``cleanup.policy`` contains ``compact`` (``compact`` or ``compact,delete``)."""
+    return "compact" in (part.strip() for part in log.config.cleanup_policy.split(","))
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentSnapshot:
+    """An immutable view of one non-active segment, taken on the event loop.
+
+    Attributes:
+        segment: the LogSegment object (identity is checked again before the swap).
+        base_offset: first offset the segment may hold.
+        next_offset: offset after its last batch (``base_offset`` when empty).
+        size: bytes of its ``.log`` file.
+        log_path: its ``.log`` file (read by path in the executor).
+        largest_timestamp: max batch timestamp in ms when the segment tracks it, else
+            None (computed by a header scan when ``min.compaction.lag.ms`` needs it).
+    """
+
+    segment: LogSegment
+    base_offset: int
+    next_offset: int
+    size: int
+    log_path: Path
+    largest_timestamp: int | None
+
+    @classmethod
+    def of(cls, segment: LogSegment) -> SegmentSnapshot:
+        """Snapshot ``segment`` (event loop)."""
+        largest = getattr(segment, "largest_timestamp", None)
+        return cls(segment, segment.base_offset, segment.next_offset(), segment.size, segment.log_path,
+                   largest if isinstance(largest, int) else None)
+
+
+@dataclass(slots=True)
+class LogToClean:
+    """A compacted log and its cleanable range (Kafka's ``LogToClean``).
+
+    Attributes:
+        tp: the partition.
+        log: its Log.
+        segments: every segment before the active one and below ``upper_bound_offset``,
+            oldest first.
+        first_dirty_offset: first offset not yet cleaned (checkpoint, or the log start).
+        first_uncleanable_offset: first offset that may not be cleaned yet (active
+            segment, high watermark, ``min.compaction.lag.ms``); set by ``compute_range``.
+        upper_bound_offset: min(active segment base offset, high watermark).
+        truncations: the log's truncation count at snapshot time (a change aborts).
+        clean_bytes: bytes of segments wholly below the first dirty offset.
+        cleanable_bytes: bytes of segments in [first dirty, first uncleanable).
+        min_cleanable_ratio: the log's ``min.cleanable.dirty.ratio``.
+        min_compaction_lag_ms: the log's ``min.compaction.lag.ms``.
+    """
+
+    tp: TopicPartition
+    log: Log
+    segments: list[SegmentSnapshot]
+    first_dirty_offset: int
+    upper_bound_offset: int
+    truncations: int
+    first_uncleanable_offset: int = -1
+    clean_bytes: int = 0
+    cleanable_bytes: int = 0
+    min_cleanable_ratio: float = field(default=0.5)
+    min_compaction_lag_ms: int = 0
+
+    @property
+    def cleanable_ratio(self) -> float:
+        """``cleanable_bytes / (clean_bytes + cleanable_bytes)`` (0.0 for an empty range)."""
+        total = self.clean_bytes + self.cleanable_bytes
+        return self.cleanable_bytes / total if total else 0.0
+
+    def compute_range(self, now_ms: int) -> None:
+        """Set the first uncleanable offset and the byte counts (blocking: may scan headers).
+
+        The first uncleanable offset is the smallest of the upper bound and the base
+        offset of the first dirty segment holding a record younger than
+        ``min.compaction.lag.ms`` (by batch max timestamp, ms since the epoch).
+
+        Args:
+            now_ms: wall-clock time in ms.
+        """
+        uncleanable = self.upper_bound_offset
+        if self.min_compaction_lag_ms > 0:
+            for snapshot in self.segments:
+                if snapshot.next_offset <= self.first_dirty_offset or snapshot.base_offset >= uncleanable:
+                    continue
+                largest = snapshot.largest_timestamp
+                if largest is None:
+                    largest = scan_largest_timestamp(snapshot.log_path, snapshot.size)
+                if largest > now_ms - self.min_compaction_lag_ms:
+                    uncleanable = max(self.first_dirty_offset, snapshot.base_offset)
+                    break
+        self.first_uncleanable_offset = uncleanable
+        self.clean_bytes = sum(s.size for s in self.segments if s.next_offset <= self.first_dirty_offset)
+        self.cleanable_bytes = sum(
+            s.size for s in self.segments
+            if s.next_offset > self.first_dirty_offset and s.base_offset < uncleanable
+        )
+
+
+def scan_largest_timestamp(log_path: Path, size: int) -> int:
+    """Largest batch ``max_timestamp`` (ms) of a segment file, by a header scan (blocking).
+
+    Returns:
+        The timestamp, or -1 for an empty or unreadable file.
+    """
+    largest = -1
+    try:
+        with open(log_path, "rb") as fh:
+            position = 0
+            while size - position >= HEADER_SIZE:
+                fh.seek(position)
+                header = read_header(fh.read(HEADER_SIZE))
+                if header.size_in_bytes < HEADER_SIZE:
+                    break
+                largest = max(largest, header.max_timestamp)
+                position += header.size_in_bytes
+    except (OSError, ValueError):
+        return largest
+    return largest
+
+
+class LogCleanerManager:
+    """Tracks cleaner checkpoints per partition and picks the dirtiest compacted log.
+
+    Checkpoints live in ``<log dir>/cleaner-offset-checkpoint`` (the
+    ``OffsetCheckpointFile`` format, written atomically).  A log whose cleaning failed
+    is marked uncleanable and skipped until the broker restarts (Kafka's
+    ``uncleanablePartitions``).  Used from the event loop except ``write_checkpoint``.
+
+    Args:
+        log_dirs: the broker's log dirs.
+    """
+
+    def __init__(self, log_dirs: list[Path]) -> None:
+        self.log_dirs = [Path(d) for d in log_dirs]
+        self._checkpoints: dict[TopicPartition, int] = {}
+        self._truncations_at_checkpoint: dict[TopicPartition, int] = {}
+        self.uncleanable: set[TopicPartition] = set()
+
+    def load_checkpoints(self) -> None:
+        """Read every log dir's cleaner checkpoint (blocking; a corrupt file is logged and ignored)."""
+        for log_dir in self.log_dirs:
+            try:
+                self._checkpoints.update(OffsetCheckpointFile(log_dir / CLEANER_CHECKPOINT_FILE).read())
+            except CorruptCheckpointError as exc:
+                logger.warning("[LogCleanerManager] %s; cleaning those logs from their start", exc)
+
+    def checkpoint(self, tp: TopicPartition) -> int | None:
+        """The first dirty offset recorded for ``tp``, or None."""
+        return self._checkpoints.get(tp)
+
+    def snapshot(self, tp: TopicPartition, log: Log, high_watermark: int | None) -> LogToClean | None:
+        """Take a LogToClean snapshot of ``log`` on the event loop (None when nothing can be cleaned).
+
+        A checkpoint outside [log start offset, log end offset], or taken before the log
+        was last truncated, is reset to the log start offset (the whole log is cleaned
+        again), as Kafka truncates the checkpoint with the log.
+
+        Args:
+            tp: the partition.
+            log: its Log (must be compacted).
+            high_watermark: the partition's high watermark, None when unknown (the active
+                segment then bounds cleaning alone).
+        """
+        checkpoint = self._checkpoints.get(tp)
+        if self._truncations_at_checkpoint.get(tp, log.truncation_count) != log.truncation_count:
+            checkpoint = None
+        first_dirty = log.log_start_offset
+        if checkpoint is not None and log.log_start_offset <= checkpoint <= log.log_end_offset:
+            first_dirty = checkpoint
+        upper = log.active_segment.base_offset
+        if high_watermark is not None:
+            upper = min(upper, high_watermark)
+        if first_dirty >= upper:
+            return None
+        segments = [SegmentSnapshot.of(s) for s in log.segments[:-1] if s.base_offset < upper]
+        if not segments:
+            return None
+        return LogToClean(
+            tp, log, segments, first_dirty, upper, log.truncation_count,
+            min_cleanable_ratio=log.config.min_cleanable_dirty_ratio,
+            min_compaction_lag_ms=log.config.min_compaction_lag_ms,
+        )
+
+    @staticmethod
+    def grab_filthiest(candidates: list[LogToClean], now_ms: int) -> LogToClean | None:
+        """Compute each candidate's range and return the one with the highest dirty ratio
+        at or above its ``min.cleanable.dirty.ratio`` (blocking: may scan headers).
+
+        Args:
+            candidates: snapshots from ``snapshot``.
+            now_ms: wall-clock time in ms.
+
+        Returns:
+            The dirtiest cleanable log, or None.
+        """
+        best: LogToClean | None = None
+        for candidate in candidates:
+            candidate.compute_range(now_ms)
+            if candidate.cleanable_bytes <= 0 or candidate.first_uncleanable_offset <= candidate.first_dirty_offset:
+                continue
+            if candidate.cleanable_ratio < candidate.min_cleanable_ratio:
+                continue
+            if best is None or candidate.cleanable_ratio > best.cleanable_ratio:
+                best = candidate
+        return best
+
+    def update_checkpoint(self, tp: TopicPartition, offset: int, truncations: int) -> None:
+        """Record ``offset`` as the first dirty offset of ``tp`` (memory only; see write_checkpoints).
+
+        Args:
+            tp: the partition.
+            offset: the next first dirty offset.
+            truncations: the log's ``truncation_count`` the cleaning was based on.
+        """
+        self._checkpoints[tp] = offset
+        self._truncations_at_checkpoint[tp] = truncations
+
+    def write_checkpoints(self, logs: dict[TopicPartition, Log]) -> None:
+        """Rewrite every log dir's cleaner checkpoint with the partitions it holds (blocking).
+
+        Partitions without a log here are dropped from the checkpoints.
+
+        Raises:
+            OSError: a file could not be written.
+        """
+        self._checkpoints = {tp: off for tp, off in self._checkpoints.items() if tp in logs}
+        for log_dir in self.log_dirs:
+            offsets = {tp: off for tp, off in self._checkpoints.items() if logs[tp].dir.parent == log_dir}
+            OffsetCheckpointFile(log_dir / CLEANER_CHECKPOINT_FILE).write(offsets)
