@@ -179,6 +179,9 @@ class Partition:
         self.high_watermark = min(max(self.high_watermark, log.log_start_offset), log.log_end_offset)
         if not was_leader or epoch_changed:
             self.leader_epoch_start_offset = log.log_end_offset
+            if not log.is_offline:
+                log.maybe_assign_epoch_start_offset(self.leader_epoch, log.log_end_offset)
+                self._log_manager.maybe_flush(log)
             logger.info(
                 "%s Leader with epoch %d, ISR %s, replicas %s, high watermark %d, log end offset %d",
                 self._prefix, self.leader_epoch, self.isr, self.assigned_replicas, self.high_watermark,

@@ -6,6 +6,16 @@ after an unclean shutdown, validating every batch past the recovery point.  Does
 own the resulting ``Log`` (``broker.log.log``) or checkpoints (``LogManager``).
 Everything here blocks on disk: run it in an executor.
 
+Where corruption is told from a torn tail: a crash mid-write can only tear the end of
+the log past the recovery point, so an invalid batch in the last segment at or past
+the recovery point is cut off (the records after it were never fsynced).  An invalid
+batch anywhere else (a segment with later segments after it, or offsets below the
+recovery point, i.e. fsynced data) is corruption of data the broker promised to keep:
+nothing is truncated, the error is logged with the file and position, and the loader
+reports the log offline (the partition then answers KAFKA_STORAGE_ERROR on this
+broker).  Corruption in segments that are not scanned (below the recovery point,
+after a clean shutdown) is found on the read path instead (``Log.read``).
+
 Kafka concept: ``LogLoader`` (``loadSegmentFiles``, ``recoverLog``).
 """
 
@@ -13,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 from broker.log.log_config import LogConfig
@@ -22,6 +33,22 @@ from protocol.topic_partition import TopicPartition
 logger = logging.getLogger(__name__)
 
 STRAY_SUFFIXES = (".tmp", ".cleaned", ".deleted", ".swap")
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedSegments:
+    """What ``load_segments`` found.
+
+    Attributes:
+        segments: the segments, oldest first; never empty.
+        offline_reason: None, or why the log must go offline (corruption that is not a
+            torn tail: file, position and what is wrong).
+        offline_segment: index in ``segments`` of the corrupt segment, or -1.
+    """
+
+    segments: list[LogSegment]
+    offline_reason: str | None = None
+    offline_segment: int = -1
 
 
 def new_segment(dir: Path, base_offset: int, config: LogConfig) -> LogSegment:
@@ -42,15 +69,17 @@ def load_segments(
     recovery_point: int,
     log_start_offset: int,
     had_clean_shutdown: bool,
-) -> list[LogSegment]:
+) -> LoadedSegments:
     """Open every segment of partition directory ``dir``, recovering as needed.
 
     Steps: delete ``.tmp``/``.cleaned``/``.deleted``/``.swap`` files and ``.index`` files
     without a ``.log``; open segments sorted by base offset; recover (validate, truncate,
     rebuild index) every segment whose index was missing or corrupt or whose tail is
     torn, and, when ``had_clean_shutdown`` is False, every segment from the one that
-    holds ``recovery_point`` on.  The first recovery that truncates ends the log: later
-    segments are deleted and a WARNING gives the bytes dropped.
+    holds ``recovery_point`` on.  The first recovery that finds a torn tail (last
+    segment, at or past the recovery point) ends the log: the file is truncated and a
+    WARNING gives the bytes dropped.  Any other invalid batch keeps every file as it is,
+    is logged at ERROR and makes the result offline (see the module docstring).
 
     Args:
         dir: the partition directory (must exist).
@@ -61,7 +90,7 @@ def load_segments(
         had_clean_shutdown: True when the clean-shutdown marker was present.
 
     Returns:
-        The segments, oldest first; never empty.
+        LoadedSegments: the segments, and the offline reason when corruption was found.
     """
     prefix = f"[LogLoader partition={tp}, dir={dir.parent}]"
     bases = []
@@ -77,7 +106,7 @@ def load_segments(
     bases.sort()
     segments = [new_segment(dir, base, config) for base in bases]
     if not segments:
-        return [new_segment(dir, log_start_offset, config)]
+        return LoadedSegments([new_segment(dir, log_start_offset, config)])
     first_to_recover = len(segments)
     if not had_clean_shutdown:
         first_to_recover = max(0, bisect.bisect_right(bases, recovery_point) - 1)
@@ -88,14 +117,22 @@ def load_segments(
     for index, segment in enumerate(segments):
         if index < first_to_recover and not segment.needs_recovery:
             continue
-        truncated = segment.recover(config.max_message_bytes)
-        if truncated:
-            later = segments[index + 1 :]
-            logger.warning(
-                "%s Recovery of segment %d dropped %d bytes (%s) and %d later segments",
-                prefix, segment.base_offset, truncated, segment.last_recovery_error, len(later),
+        invalid = segment.recover(config.max_message_bytes, truncate=False)
+        if not invalid:
+            continue
+        later = segments[index + 1 :]
+        if later or segment.next_offset() < recovery_point:
+            reason = (
+                f"corrupt batch in {segment.log_path} at position {segment.last_recovery_position} "
+                f"({segment.last_recovery_error}; {invalid} bytes after it, {len(later)} later segments, "
+                f"recovery point {recovery_point})"
             )
-            for dropped in later:
-                dropped.delete()
-            return segments[: index + 1]
-    return segments
+            logger.error("%s Taking the log offline: %s", prefix, reason)
+            return LoadedSegments(segments, reason, index)
+        segment.recover(config.max_message_bytes)
+        logger.warning(
+            "%s Recovery of segment %d dropped %d bytes (torn tail: %s)",
+            prefix, segment.base_offset, invalid, segment.last_recovery_error,
+        )
+        return LoadedSegments(segments)
+    return LoadedSegments(segments)
