@@ -3,6 +3,7 @@
 Consumers get the high watermark as "latest"; followers (``replica_id`` >= 0) get the
 log end offset.  Lookup by timestamp arrives with the time index (a later issue):
 until then it answers INVALID_REQUEST with a message saying so.
+A log taken offline by corruption answers KAFKA_STORAGE_ERROR.
 Kafka concept: ``KafkaApis.handleListOffsetRequest``.
 """
 
@@ -39,6 +40,8 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
                 resp.error_code = Errors.UNKNOWN_TOPIC_OR_PARTITION
             elif not partition.is_leader or partition.log is None:
                 resp.error_code = Errors.NOT_LEADER_OR_FOLLOWER
+            elif partition.log.is_offline:
+                resp.error_code = Errors.KAFKA_STORAGE_ERROR
             elif req.current_leader_epoch >= 0 and req.current_leader_epoch != partition.leader_epoch:
                 resp.error_code = (Errors.FENCED_LEADER_EPOCH if req.current_leader_epoch < partition.leader_epoch
                                    else Errors.UNKNOWN_LEADER_EPOCH)

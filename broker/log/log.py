@@ -467,19 +467,19 @@ class Log:
         for segment in self._segments[index:]:
             if segment.next_offset() <= start_offset:
                 continue  # start_offset lies past this segment's last batch: the next one holds it
+            data = b""
+            checked = 0
             try:
                 data = segment.read(start_offset, max_bytes, max_offset_exclusive, min_one_message)
-                for _ in iter_batches(data, verify_crc=True):
-                    pass
-            except (ValueError, CorruptRecordError) as exc:  # a bad header, or a bad CRC
-                found = None
-                try:
-                    found = segment.translate_offset(start_offset)
-                except ValueError:
-                    pass
-                where = f"the batch read at position {found[0]}" if found else "a batch header"
-                self.mark_offline(f"corrupt data in {segment.log_path} reading offset {start_offset} "
-                                  f"from {where}: {exc}")
+                for position, header in iter_batches(data, verify_crc=True):
+                    checked = position + header.size_in_bytes
+            except CorruptRecordError as exc:  # a bad CRC, magic or length in the bytes read
+                found = segment.translate_offset(start_offset)
+                where = f"position {found[0] + checked}" if found else "an unknown position"
+                self.mark_offline(f"corrupt batch in {segment.log_path} at {where} (reading offset {start_offset}): {exc}")
+                self._check_online()
+            except ValueError as exc:  # a bad header met by the index scan; the message gives file and position
+                self.mark_offline(f"corrupt batch header in {segment.log_path} (reading offset {start_offset}): {exc}")
                 self._check_online()
             if data:
                 return FetchDataInfo(data, BASE_OFFSET.unpack_from(data, 0)[0])

@@ -271,6 +271,7 @@ def test_read_meeting_a_crc_mismatch_takes_the_log_offline(tmp_path, make_batch,
     with pytest.raises(KafkaStorageError):
         log.read(5, 1 << 20)
     assert log.is_offline and "CRC" in log.offline_reason and str(segment.log_path) in log.offline_reason
+    assert f"at position {len(make_batch(5))} " in log.offline_reason  # the corrupt batch, not the read start
     assert any(r.levelname == "ERROR" and str(segment.log_path) in r.getMessage() for r in caplog.records)
     with pytest.raises(KafkaStorageError):
         log.read(0, 10)  # offline now, even for the intact batch
