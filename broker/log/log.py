@@ -492,6 +492,7 @@ class Log:
 
         A batch straddling the target is dropped whole, so the LEO becomes the end of the
         last kept batch (<= target).  Segments starting at or after the target are deleted.
+        An offline log is left as it is (False).
 
         Returns:
             True when anything was removed.
@@ -501,6 +502,9 @@ class Log:
         """
         if target_offset < 0:
             raise ValueError(f"cannot truncate {self.tp} to negative offset {target_offset}")
+        if self.offline_reason is not None:
+            logger.warning("%s Not truncating the offline log to offset %d", self._prefix, target_offset)
+            return False
         if target_offset >= self._log_end_offset:
             return False
         logger.info("%s Truncating to offset %d (log end offset %d)", self._prefix, target_offset, self._log_end_offset)
@@ -521,11 +525,16 @@ class Log:
     def truncate_fully_and_start_at(self, offset: int) -> None:
         """Delete every segment and start an empty log at ``offset`` (LEO = start = offset).
 
+        An offline log is left as it is.
+
         Raises:
             ValueError: negative offset.
         """
         if offset < 0:
             raise ValueError(f"cannot start {self.tp} at negative offset {offset}")
+        if self.offline_reason is not None:
+            logger.warning("%s Not truncating the offline log fully (to start at %d)", self._prefix, offset)
+            return
         logger.info("%s Truncating fully and starting at offset %d", self._prefix, offset)
         self._truncations += 1
         for segment in self._segments:

@@ -7,8 +7,12 @@ segments, so the corruption is found by the first read that meets it (the CRC32C
 check of batches served): from then on that partition answers KAFKA_STORAGE_ERROR
 to fetch, produce and ListOffsets on this broker, the error is logged with the file
 and position, and another partition of the same broker keeps serving produce and
-consume.  A second restart, now without a clean-shutdown marker in that log dir,
-finds the same corruption in its start-up scan and keeps the partition offline.
+consume.  The log dir holding the offline log gets no clean-shutdown marker.
+
+The second test kills the broker with -9 instead, with flushing off (the default, so
+the recovery point stays at 0): the start-up scan meets the corrupt batch in a
+segment that has later segments, which is not a torn tail, so it truncates nothing
+and the partition is offline before anything reads it.
 """
 
 from __future__ import annotations
@@ -114,9 +118,41 @@ async def test_corrupt_byte_in_an_old_segment_isolates_only_that_partition(clust
                for line in broker_log.splitlines()), "no ERROR line naming the file and position"
     assert oldest.stat().st_size == len(data), "the corrupt segment was modified"
 
-    cluster.stop_broker(1, hard=False)  # no clean-shutdown marker: the start-up scan finds it again
-    assert not (Path(cluster.data_dir) / "broker-1" / "logs" / ".kafka_cleanshutdown").exists()
+    cluster.stop_broker(1, hard=False)
+    assert not (Path(cluster.data_dir) / "broker-1" / "logs" / ".kafka_cleanshutdown").exists(), \
+        "a log dir holding an offline log got the clean-shutdown marker"
+
+
+async def test_corruption_found_by_the_start_up_scan_after_kill_9_isolates_only_that_partition(cluster_factory):
+    cluster = cluster_factory(1)  # flushing off (Kafka's default): the recovery point stays at 0
+    bootstrap = cluster.bootstrap_servers
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic(t, 1, 1, configs={"segment.bytes": str(SEGMENT_BYTES)})
+                                   for t in ("damaged", "healthy")])
+    await _produce(bootstrap, "damaged", "d", RECORDS)
+    healthy = await _produce(bootstrap, "healthy", "h", RECORDS)
+    cluster.stop_broker(1, hard=True)
+    segments = sorted(_partition_dir(cluster, "damaged", 0).glob("*.log"), key=lambda p: int(p.stem))
+    assert len(segments) >= 3, f"expected several segments, got {[p.name for p in segments]}"
+    data = bytearray(segments[0].read_bytes())
+    position = list(iter_batches(data))[2][0]
+    data[position + HEADER_SIZE + 3] ^= 0x40
+    segments[0].write_bytes(data)
+    sizes = {p: p.stat().st_size for p in segments}
+
     cluster.start_broker(1)
     async with BrokerConnection(HOST, cluster.ports[1], request_timeout_ms=20000) as conn:
-        assert (await _codes(conn, "damaged"))["list_offsets"] == Errors.KAFKA_STORAGE_ERROR
-        assert (await _codes(conn, "healthy"))["produce"] == Errors.NONE
+        listed = await conn.send(ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
+            ListOffsetsTopic(name="damaged", partitions=[ListOffsetsPartition(partition_index=0,
+                                                                              timestamp=EARLIEST_TIMESTAMP)])]))
+        # Offline before anything read the data: the start-up scan found it.
+        assert listed.topics[0].partitions[0].error_code == Errors.KAFKA_STORAGE_ERROR
+        assert await _codes(conn, "damaged") == {
+            "fetch": Errors.KAFKA_STORAGE_ERROR, "list_offsets": Errors.KAFKA_STORAGE_ERROR,
+            "produce": Errors.KAFKA_STORAGE_ERROR}
+    healthy += await _produce(bootstrap, "healthy", "after", 50)
+    assert await _consume(bootstrap, "healthy", len(healthy)) == healthy
+    assert {p: p.stat().st_size for p in segments} == sizes, "the corrupt log was truncated or deleted"
+    broker_log = cluster.log_path(1).read_text(errors="replace")
+    assert any("ERROR" in line and "offline" in line and str(segments[0]) in line and f"position {position}" in line
+               for line in broker_log.splitlines()), "no ERROR line naming the file and position"
