@@ -214,7 +214,7 @@ class Log:
             for _, header in segment.iter_headers():
                 cache.assign(header.partition_leader_epoch, header.base_offset)
         cache.truncate_from_start(self._log_start_offset)
-        if entries is None or cache.version != self._epoch_checkpoint_version:
+        if cache.version != self._epoch_checkpoint_version:  # a new empty log writes nothing (no fsync here)
             self._epoch_checkpoint.write(cache.entries)
             self._epoch_checkpoint_version = cache.version
 

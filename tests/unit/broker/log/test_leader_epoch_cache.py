@@ -162,3 +162,9 @@ def test_unclean_start_relearns_epochs_past_the_recovery_point_and_drops_entries
     LeaderEpochCheckpointFile(tmp_path / "flights-0" / "leader-epoch-checkpoint").write(
         [EpochEntry(1, 0), EpochEntry(3, 5), EpochEntry(9, 40)])  # an entry the log no longer has
     assert _pairs(_open(tmp_path, clean=True).leader_epoch_cache) == [(1, 0), (3, 5)]
+
+
+def test_a_new_empty_log_writes_no_epoch_checkpoint_on_open(tmp_path):
+    log = _open(tmp_path)
+    assert not (tmp_path / "flights-0" / "leader-epoch-checkpoint").exists()
+    assert not log.leader_epoch_checkpoint_dirty
