@@ -367,3 +367,20 @@ def test_leader_append_accepts_immutable_bytes(tmp_path, make_batch, small_confi
     info = log.append_as_leader(make_batch(2), 9)
     assert (info.first_offset, info.last_offset) == (5, 6)
     assert log.read(5, 1 << 20).first_batch_offset == 5
+
+
+@pytest.mark.parametrize(("byte", "what"), [(16, "invalid batch header"), (8, "invalid batch header"),
+                                            (70, "CRC mismatch")])
+def test_read_meeting_a_bad_magic_length_or_crc_in_a_later_batch_takes_the_log_offline(tmp_path, make_batch, byte,
+                                                                                        what):
+    log = _open(tmp_path, LogConfig(index_interval_bytes=1 << 20))
+    _append(log, make_batch, batches=4)
+    batch_size = len(make_batch(5))
+    with open(log.segments[0].log_path, "r+b") as f:  # magic (16), length (8) or payload (70) of the third batch
+        f.seek(2 * batch_size + byte)
+        value = f.read(1)[0]
+        f.seek(2 * batch_size + byte)
+        f.write(bytes([value ^ 0x7F]))
+    with pytest.raises(KafkaStorageError):
+        log.read(10, 1 << 20)  # a consumer reaching the third batch
+    assert what in log.offline_reason and f"at position {2 * batch_size} " in log.offline_reason
