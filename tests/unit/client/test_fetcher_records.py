@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from client.consumer.fetcher import PartitionRecords, parse_records
+from client.consumer.fetcher import Fetcher, PartitionRecords, parse_records
+from client.consumer.subscription_state import SubscriptionState
+from protocol.errors import Errors, KafkaError
 from protocol.record_batch import CorruptRecordError, assign_offsets, build_batch, validate_batches
 from protocol.topic_partition import TopicPartition
 
@@ -57,3 +59,18 @@ def test_partition_records_are_taken_in_order_and_track_the_position():
     assert pr.position == 2 and not pr.exhausted
     assert [r.offset for r in pr.take(None)] == [2, 3, 4]
     assert pr.position == 5 and pr.exhausted
+
+
+def test_fetcher_hands_the_user_no_record_of_a_corrupt_batch_and_raises_corrupt_message():
+    data = bytearray(log_bytes([2]))
+    position = data.index(b"v1")
+    data[position + 1] ^= 0x01  # "v1" -> "v0": still valid msgpack, only the CRC32C tells
+    subs = SubscriptionState(auto_offset_reset="earliest")
+    subs.assign([TP])
+    subs.seek(TP, 0)
+    fetcher = Fetcher(None, subs, None)  # no I/O in _handle_partition
+    fetcher._handle_partition(TP, 0, Errors.NONE, 2, bytes(data))
+    assert fetcher._records == {}
+    with pytest.raises(KafkaError) as raised:
+        fetcher.raise_pending_error()
+    assert raised.value.errno == Errors.CORRUPT_MESSAGE and "CRC" in str(raised.value)
