@@ -5,7 +5,9 @@ Owns every ``Log`` of this broker and the files at the top of each log dir
 (``meta.properties``, ``.kafka_cleanshutdown``, ``recovery-point-offset-checkpoint``,
 ``log-start-offset-checkpoint``, ``replication-offset-checkpoint``).  Owns one
 background task (flush scheduler and checkpointer) and the flush tasks started by
-``maybe_flush``.  Does not own high watermark values (the ReplicaManager passes them
+``maybe_flush`` (which also write a log's ``leader-epoch-checkpoint`` when a new
+leader epoch was recorded).  A log dir holding an offline log gets no clean-shutdown
+marker, so the next start-up scans past the recovery points again.  Does not own high watermark values (the ReplicaManager passes them
 to ``write_high_watermarks``) or topic configs (callers pass a ``LogConfig``).
 
 Kafka concept: ``LogManager``.
