@@ -193,6 +193,17 @@ async def test_offline_leader_log_answers_kafka_storage_error_and_other_partitio
     assert results[TP1].records
 
 
+async def test_a_new_leader_records_its_epoch_at_the_log_end_offset_and_checkpoints_it(harness):
+    await harness.leader_and_isr(make_state(TP0, leader_epoch=1))
+    await harness.produce(1, {TP0: make_batch(3)})
+    await harness.leader_and_isr(make_state(TP0, leader_epoch=4))
+    log = harness.rm.get_partition(TP0).log
+    assert [(e.epoch, e.start_offset) for e in log.leader_epoch_cache.entries] == [(1, 0), (4, 3)]
+    await asyncio.wait_for(asyncio.gather(*harness.rm.log_manager.pending_flushes), 5)
+    assert not log.leader_epoch_checkpoint_dirty
+    assert (log.dir / "leader-epoch-checkpoint").read_text() == "0\n2\n1 0\n4 3\n"
+
+
 async def test_partition_over_a_log_found_offline_at_start_up_answers_kafka_storage_error(harness):
     log = harness.rm.log_manager.get_or_create_log(TP0, LogConfig())
     log.append_as_leader(bytearray(make_batch(2)), 0)
