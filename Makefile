@@ -34,6 +34,7 @@ demo: $(DEMO_STAMP)
 
 bench: setup
 	$(BIN)/python -m tests.perf.bench
+	$(BIN)/python -m tests.perf.recovery_bench
 
 clean:
 	rm -rf $(VENV) data build *.egg-info

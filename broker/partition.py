@@ -129,7 +129,8 @@ class Partition:
         self.producer_state = ProducerStateManager()
         if self.log is not None:
             self.high_watermark = min(max(initial_high_watermark, self.log.log_start_offset), self.log.log_end_offset)
-            self.producer_state.rebuild(self.log)
+            if not self.log.is_offline:  # an offline log cannot be read; it serves nothing
+                self.producer_state.rebuild(self.log)
         self._prefix = f"[Partition {tp} broker={local_broker_id}]"
 
     @property
@@ -156,7 +157,8 @@ class Partition:
         if self.log is None:
             self.log = self._log_manager.get_or_create_log(self.tp, log_config)
             self.high_watermark = min(max(self.high_watermark, self.log.log_start_offset), self.log.log_end_offset)
-            self.producer_state.rebuild(self.log)
+            if not self.log.is_offline:  # an offline log cannot be read; it serves nothing
+                self.producer_state.rebuild(self.log)
         else:
             self.log.update_config(log_config)
         return self.log
@@ -196,6 +198,9 @@ class Partition:
         self.high_watermark = min(max(self.high_watermark, log.log_start_offset), log.log_end_offset)
         if not was_leader or epoch_changed:
             self.leader_epoch_start_offset = log.log_end_offset
+            if not log.is_offline:
+                log.maybe_assign_epoch_start_offset(self.leader_epoch, log.log_end_offset)
+                self._log_manager.maybe_flush(log)
             logger.info(
                 "%s Leader with epoch %d, ISR %s, replicas %s, high watermark %d, log end offset %d",
                 self._prefix, self.leader_epoch, self.isr, self.assigned_replicas, self.high_watermark,
@@ -535,8 +540,8 @@ class Partition:
             return
         if offset < self.log.log_end_offset:
             logger.info("%s Truncating log from %d to %d", self._prefix, self.log.log_end_offset, offset)
-            self.log.truncate_to(offset)
-            self.producer_state.rebuild(self.log)
+            if self.log.truncate_to(offset):  # False for an offline log, left as it is
+                self.producer_state.rebuild(self.log)
         self.high_watermark = min(self.high_watermark, self.log.log_end_offset)
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
@@ -544,6 +549,8 @@ class Partition:
         if self.log is None:
             return
         logger.info("%s Truncating fully and restarting at %d", self._prefix, offset)
+        if self.log.is_offline:
+            return
         self.log.truncate_fully_and_start_at(offset)
         self.producer_state.rebuild(self.log)
         self.high_watermark = offset

@@ -37,7 +37,7 @@ from broker.partition import Partition
 from broker.purgatory import DelayedOperationPurgatory
 from protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
 from protocol.apis.stop_replica import StopReplicaRequest
-from protocol.errors import Errors, KafkaError, UnknownTopicOrPartitionError
+from protocol.errors import Errors, KafkaError, KafkaStorageError, UnknownTopicOrPartitionError
 from protocol.record_batch import CorruptRecordError
 from protocol.topic_partition import TopicPartition
 
@@ -357,6 +357,10 @@ class ReplicaManager:
         partition = self._get_or_create_partition(tp)
         changed = partition.make_follower(state)
         self._complete_delayed(tp)
+        if partition.log is not None and partition.log.is_offline:  # Kafka: no fetcher for an offline log
+            await self.fetcher_manager.remove_fetcher_for_partitions([tp])
+            raise KafkaStorageError(f"The log of {tp} is offline on broker {self.broker_id}: "
+                                    f"{partition.log.offline_reason}")
         if not changed and self.fetcher_manager.fetcher_for(tp) is not None:
             return
         await self.fetcher_manager.remove_fetcher_for_partitions([tp])

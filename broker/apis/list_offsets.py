@@ -6,7 +6,7 @@ latest is the high watermark for consumers and the log end offset for followers
 (``Log.fetch_offset_by_timestamp``: time index, offset index, one batch decoded) and
 answer its offset, timestamp and batch leader epoch, or offset -1 / timestamp -1 when
 no record qualifies, including a record at or past the high watermark for consumers.
-Does not own the lookups themselves (``Log``) nor the client side (``OffsetFetcher``).
+A log taken offline by corruption answers KAFKA_STORAGE_ERROR.  Does not own the lookups themselves (``Log``) nor the client side (``OffsetFetcher``).
 
 Kafka concept: ``KafkaApis.handleListOffsetRequest`` / ``Partition.fetchOffsetForTimestamp``.
 """
@@ -57,6 +57,8 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
                 resp.error_code = Errors.UNKNOWN_TOPIC_OR_PARTITION
             elif not partition.is_leader or partition.log is None:
                 resp.error_code = Errors.NOT_LEADER_OR_FOLLOWER
+            elif partition.log.is_offline:
+                resp.error_code = Errors.KAFKA_STORAGE_ERROR
             elif req.current_leader_epoch >= 0 and req.current_leader_epoch != partition.leader_epoch:
                 resp.error_code = (Errors.FENCED_LEADER_EPOCH if req.current_leader_epoch < partition.leader_epoch
                                    else Errors.UNKNOWN_LEADER_EPOCH)

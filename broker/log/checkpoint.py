@@ -1,8 +1,10 @@
 """Offset checkpoint files: ``recovery-point-offset-checkpoint``, ``log-start-offset-checkpoint``
 and ``replication-offset-checkpoint`` in each log dir.
 
-Owns the text format and the atomic write.  Does not decide what is checkpointed or
-when (``LogManager`` and the ReplicaManager do).  All functions are synchronous and
+Owns the text format and the atomic write (``write_file_atomically``, also used for
+each partition's ``leader-epoch-checkpoint`` by ``broker.log.leader_epoch_cache``).
+Does not decide what is checkpointed or when (``LogManager``, ``Log`` and the
+ReplicaManager do).  All functions are synchronous and
 block on disk: callers on the event loop run them in an executor.
 
 Kafka concept: ``OffsetCheckpointFile`` / ``CheckpointFile``.

@@ -18,12 +18,21 @@ import bisect
 import logging
 import os
 import shutil
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from broker.log.checkpoint import fsync_dir
+import crc32c
+
+from broker.log.checkpoint import CorruptCheckpointError, fsync_dir
+from broker.log.leader_epoch_cache import (
+    LEADER_EPOCH_CHECKPOINT_FILE,
+    EpochEntry,
+    LeaderEpochCheckpointFile,
+    LeaderEpochFileCache,
+)
 from broker.log.log_config import LogConfig
 from broker.log.log_loader import (
     CLEANED_SUFFIX,
@@ -37,8 +46,17 @@ from broker.log.log_segment import LogSegment, TimestampAndOffset, max_timestamp
 from broker.log.log_validator import validate_and_convert
 from broker.log.offset_index import INT32_MAX
 from protocol.apis.list_offsets import MAX_TIMESTAMP
-from protocol.errors import MessageTooLargeError, OffsetOutOfRangeError
-from protocol.record_batch import BASE_OFFSET, assign_offsets, iter_batches, validate_batches
+from protocol.errors import KafkaStorageError, MessageTooLargeError, OffsetOutOfRangeError
+from protocol.record_batch import (
+    ATTRIBUTES_OFFSET,
+    BASE_OFFSET,
+    HEADER_SIZE,
+    LOG_OVERHEAD,
+    MAGIC,
+    assign_offsets,
+    iter_batches,
+    validate_batches,
+)
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -101,6 +119,7 @@ class Log:
             00000000000000000000.timeindex  sparse time index (TimeIndex)
             00000000000000012345.log     next segment: base offset 12345
             00000000000000012345.index
+            leader-epoch-checkpoint      LeaderEpochFileCache entries (LeaderEpochCheckpointFile)
 
     Segments are sorted by base offset; only the last (active) one is appended to.
     Offsets increase through the log; each segment starts at the log end offset of the
@@ -127,6 +146,19 @@ class Log:
     Args:
         time_ms: clock for ``segment.ms`` when batches carry no timestamp (ms; default
             monotonic).
+
+    Leader epochs: ``leader_epoch_cache`` gets ``(epoch, LEO)`` when a leader appends in
+    a new epoch and the epochs of a follower's appended batches; it is truncated with
+    the log.  Its checkpoint is written (in the executor) before a flush advances the
+    recovery point, so the file covers every fsynced batch; ``open`` rebuilds it from
+    batch headers when it is missing or corrupt and re-learns the epochs of batches
+    past the recovery point.
+
+    Offline: corruption found by the loader (not a torn tail) or by a read (a batch
+    failing its header checks or CRC32C) takes the log offline: appends and reads
+    raise KafkaStorageError (KAFKA_STORAGE_ERROR on the wire), the recovery point stops
+    moving, and the files are left untouched for an operator.  Kafka concept: an
+    offline log dir (``LogDirFailureChannel``), per partition here.
     """
 
     def __init__(self, dir: Path, tp: TopicPartition, config: LogConfig, segments: list[LogSegment], *,
@@ -144,6 +176,11 @@ class Log:
         self._truncations = 0
         self._dir_dirty = False
         self._prefix = f"[Log partition={tp}, dir={self.dir.parent}]"
+        self.leader_epoch_cache = LeaderEpochFileCache()
+        self._epoch_checkpoint = LeaderEpochCheckpointFile(self.dir / LEADER_EPOCH_CHECKPOINT_FILE)
+        self._epoch_checkpoint_version = 0
+        self._epoch_checkpoint_lock = asyncio.Lock()
+        self.offline_reason: str | None = None
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -179,15 +216,21 @@ class Log:
         """
         dir = Path(dir)
         dir.mkdir(parents=True, exist_ok=True)
-        segments = load_segments(
+        loaded = load_segments(
             dir, tp, config,
             recovery_point=recovery_point, log_start_offset=log_start_offset, had_clean_shutdown=had_clean_shutdown,
             now_ms=time_ms(),
         )
+        segments = loaded.segments
         log = cls(dir, tp, config, segments, time_ms=time_ms)
         leo = log._log_end_offset
         log._recovery_point = leo if had_clean_shutdown else min(max(recovery_point, segments[0].base_offset), leo)
         log._log_start_offset = max(log_start_offset, segments[0].base_offset)
+        if loaded.offline_reason is not None:
+            log._recovery_point = recovery_point  # unchanged: the next start-up scans the same range
+            log.offline_reason = loaded.offline_reason
+            return log
+        log._load_leader_epoch_cache(had_clean_shutdown)
         if log._log_start_offset > leo:
             logger.warning(
                 "%s Log start offset %d is past the log end offset %d; starting an empty log there",
@@ -199,6 +242,32 @@ class Log:
             log._prefix, len(log._segments), log._log_start_offset, log._log_end_offset, log._recovery_point,
         )
         return log
+
+    def _load_leader_epoch_cache(self, had_clean_shutdown: bool) -> None:
+        """Blocking: read the checkpoint, else rebuild from every batch header; fold in the
+        epochs of batches past the recovery point; drop entries outside the log."""
+        try:
+            entries = self._epoch_checkpoint.read()
+        except CorruptCheckpointError as exc:
+            logger.warning("%s %s; rebuilding it from the batch headers", self._prefix, exc)
+            entries = None
+        first_scanned = 0
+        if entries is not None:
+            self.leader_epoch_cache = LeaderEpochFileCache(entries)
+            self._epoch_checkpoint_version = self.leader_epoch_cache.version
+            first_scanned = len(self._segments) if had_clean_shutdown else self._segment_index(self._recovery_point)
+        cache = self.leader_epoch_cache
+        cache.truncate_from_end(self._log_end_offset)
+        for segment in self._segments[first_scanned:]:
+            for _, header in segment.iter_headers():
+                cache.assign(header.partition_leader_epoch, header.base_offset)
+        cache.truncate_from_start(self._log_start_offset)
+        if cache.version != self._epoch_checkpoint_version:  # a new empty log writes nothing (no fsync here)
+            self._epoch_checkpoint.write(cache.entries)
+            self._epoch_checkpoint_version = cache.version
+
+    def _segment_index(self, offset: int) -> int:
+        return max(0, bisect.bisect_right(self._bases, offset) - 1)
 
     # --------------------------------------------------------------- properties
     @property
@@ -268,6 +337,34 @@ class Log:
         """True when ``unflushed_messages >= flush.messages``."""
         return self.unflushed_messages >= self.config.flush_messages
 
+    @property
+    def is_offline(self) -> bool:
+        """True when corruption took this log offline (see ``offline_reason``)."""
+        return self.offline_reason is not None
+
+    def mark_offline(self, reason: str) -> None:
+        """Take the log offline: appends and reads raise KafkaStorageError from now on.
+
+        Logged at ERROR once; the files are left as they are.
+
+        Args:
+            reason: what is wrong, with the file and position.
+        """
+        if self.offline_reason is None:
+            self.offline_reason = reason
+            logger.error("%s Taking the log offline: %s", self._prefix, reason)
+
+    def _check_online(self) -> None:
+        if self.offline_reason is not None:
+            raise KafkaStorageError(f"The log of {self.tp} in {self.dir.parent} is offline: {self.offline_reason}")
+
+    def maybe_assign_epoch_start_offset(self, leader_epoch: int, start_offset: int) -> None:
+        """Record that ``leader_epoch`` starts at ``start_offset`` (a new leader, at its LEO).
+
+        The checkpoint is written by the next ``checkpoint_leader_epochs`` or flush.
+        """
+        self.leader_epoch_cache.assign(leader_epoch, start_offset)
+
     def update_config(self, config: LogConfig) -> None:
         """Replace the topic config (segment size, flush policy, ...) for future appends."""
         self.config = config
@@ -297,7 +394,9 @@ class Log:
                 not decompress when it must be recompressed.
             UnsupportedCompressionTypeError: a batch names an unknown codec id.
             MessageTooLargeError: a batch (after recompression) is larger than ``max.message.bytes``.
+            KafkaStorageError: the log is offline.
         """
+        self._check_online()
         if not isinstance(records, bytearray):
             records = bytearray(records)
         validated = validate_and_convert(
@@ -319,6 +418,8 @@ class Log:
         first_offset = self._log_end_offset
         next_offset = assign_offsets(records, positions, first_offset, leader_epoch)
         self._append(records, next_offset - 1)
+        if leader_epoch > self.leader_epoch_cache.latest_epoch:
+            self.leader_epoch_cache.assign(leader_epoch, first_offset)
         return LogAppendInfo(
             first_offset, next_offset - 1, num_records, len(records), max_timestamp, validated.log_append_time_ms
         )
@@ -340,12 +441,15 @@ class Log:
             CorruptRecordError: bad magic, length or CRC.
             UnexpectedAppendOffsetError: the first kept batch starts below the LEO, or
                 offsets go backwards.
+            KafkaStorageError: the log is offline.
         """
+        self._check_online()
         view = memoryview(records)
         start = end = -1
         first_offset = expected = self._log_end_offset
         num_records = 0
         max_timestamp = -1
+        epochs: list[tuple[int, int]] = []
         for position, header in iter_batches(view, verify_crc=True):
             if start < 0:
                 if header.last_offset < self._log_end_offset:
@@ -364,12 +468,16 @@ class Log:
                     header.base_offset, self._log_end_offset,
                 )
             expected = header.next_offset
+            if header.partition_leader_epoch > (epochs[-1][0] if epochs else self.leader_epoch_cache.latest_epoch):
+                epochs.append((header.partition_leader_epoch, header.base_offset))
             end = position + header.size_in_bytes
             num_records += header.records_count
             max_timestamp = max(max_timestamp, header.max_timestamp)
         if start < 0:
             return None
         self._append(view[start:end], expected - 1)
+        for epoch, epoch_start in epochs:
+            self.leader_epoch_cache.assign(epoch, epoch_start)
         return LogAppendInfo(first_offset, expected - 1, num_records, end - start, max_timestamp)
 
     def _append(self, records: bytes | bytearray | memoryview, last_offset: int) -> None:
@@ -432,7 +540,9 @@ class Log:
         """Read whole batches starting with the batch that contains ``start_offset``.
 
         Cost: a bisect over segment base offsets, an index binary search and a scan of
-        at most ``index.interval.bytes`` of headers, then one pread.
+        at most ``index.interval.bytes`` of headers, then one pread and a CRC32C check
+        of the batches returned (hardware accelerated), so that no replica or consumer
+        is ever served a corrupt batch.
 
         Args:
             start_offset: fetch offset.
@@ -447,7 +557,10 @@ class Log:
         Raises:
             OffsetOutOfRangeError: ``start_offset`` is below the log start offset or above
                 the log end offset.
+            KafkaStorageError: the log is offline, or this read found a corrupt batch
+                (which takes it offline).
         """
+        self._check_online()
         if start_offset < self._log_start_offset or start_offset > self._log_end_offset:
             raise OffsetOutOfRangeError(
                 f"offset {start_offset} is out of range for {self.tp}: log start offset "
@@ -461,7 +574,28 @@ class Log:
         for segment in self._segments[index:]:
             if segment.next_offset() <= start_offset or segment.size == 0:
                 continue  # start_offset lies past this segment's last batch (or compaction emptied it)
-            data = segment.read(start_offset, max_bytes, max_offset_exclusive, min_one_message)
+            try:
+                data = segment.read(start_offset, max_bytes, max_offset_exclusive, min_one_message)
+                invalid = _first_invalid_batch(data)
+                if invalid is not None:  # a bad CRC, magic or length in the bytes read
+                    found = segment.translate_offset(start_offset)
+                    where = f"position {found[0] + invalid[0]}" if found else "an unknown position"
+                    self.mark_offline(f"corrupt batch in {segment.log_path} at {where} (reading offset "
+                                      f"{start_offset}): {invalid[1]}")
+                    self._check_online()
+                if not data and min_one_message and start_offset < segment.next_offset():
+                    found = segment.translate_offset(start_offset)
+                    if found is not None and (max_offset_exclusive is None
+                                              or found[1].base_offset < max_offset_exclusive):
+                        # The first batch always fits unless its length is corrupt.
+                        self.mark_offline(
+                            f"corrupt batch in {segment.log_path} at position {found[0]} (reading offset "
+                            f"{start_offset}): invalid batch header: {found[1].size_in_bytes} bytes run past the "
+                            f"end of the file ({segment.size} bytes)")
+                        self._check_online()
+            except ValueError as exc:  # a bad header met by the index scan; the message gives file and position
+                self.mark_offline(f"corrupt batch header in {segment.log_path} (reading offset {start_offset}): {exc}")
+                self._check_online()
             if data:
                 return FetchDataInfo(data, BASE_OFFSET.unpack_from(data, 0)[0])
             break
@@ -508,6 +642,7 @@ class Log:
 
         A batch straddling the target is dropped whole, so the LEO becomes the end of the
         last kept batch (<= target).  Segments starting at or after the target are deleted.
+        An offline log is left as it is (False).
 
         Returns:
             True when anything was removed.
@@ -517,6 +652,9 @@ class Log:
         """
         if target_offset < 0:
             raise ValueError(f"cannot truncate {self.tp} to negative offset {target_offset}")
+        if self.offline_reason is not None:
+            logger.warning("%s Not truncating the offline log to offset %d", self._prefix, target_offset)
+            return False
         if target_offset >= self._log_end_offset:
             return False
         logger.info("%s Truncating to offset %d (log end offset %d)", self._prefix, target_offset, self._log_end_offset)
@@ -529,6 +667,7 @@ class Log:
             self._bases.pop()
         self._segments[-1].truncate_to(target_offset)
         self._log_end_offset = self._segments[-1].next_offset()
+        self.leader_epoch_cache.truncate_from_end(self._log_end_offset)
         self._recovery_point = min(self._recovery_point, self._log_end_offset)
         self._log_start_offset = min(self._log_start_offset, self._log_end_offset)
         self._high_watermark = min(self._high_watermark, self._log_end_offset)
@@ -537,11 +676,16 @@ class Log:
     def truncate_fully_and_start_at(self, offset: int) -> None:
         """Delete every segment and start an empty log at ``offset`` (LEO = start = offset).
 
+        An offline log is left as it is.
+
         Raises:
             ValueError: negative offset.
         """
         if offset < 0:
             raise ValueError(f"cannot start {self.tp} at negative offset {offset}")
+        if self.offline_reason is not None:
+            logger.warning("%s Not truncating the offline log fully (to start at %d)", self._prefix, offset)
+            return
         logger.info("%s Truncating fully and starting at offset %d", self._prefix, offset)
         self._truncations += 1
         for segment in self._segments:
@@ -550,6 +694,7 @@ class Log:
         self._bases = [offset]
         self._dir_dirty = True
         self._log_end_offset = self._log_start_offset = self._recovery_point = self._high_watermark = offset
+        self.leader_epoch_cache.clear()
 
     # ------------------------------------------------- retention and log start offset
     def maybe_increment_log_start_offset(self, new_log_start_offset: int, reason: str) -> bool:
@@ -583,6 +728,7 @@ class Log:
                     new_log_start_offset, reason)
         self._log_start_offset = new_log_start_offset
         self._recovery_point = max(self._recovery_point, new_log_start_offset)
+        self.leader_epoch_cache.truncate_from_start(new_log_start_offset)
         return True
 
     def delete_old_segments(self, now_ms: int) -> list[Path]:
@@ -654,6 +800,7 @@ class Log:
         if new_start > self._log_start_offset:
             self._log_start_offset = new_start
             self._recovery_point = max(self._recovery_point, new_start)
+            self.leader_epoch_cache.truncate_from_start(new_start)
         logger.info(
             "%s Deleting segments %s due to %s; log start offset is now %d",
             self._prefix, [s.base_offset for s in deleted], reason, self._log_start_offset,
@@ -736,10 +883,16 @@ class Log:
         Args:
             up_to: exclusive offset to flush up to; None = the current log end offset.
 
+        The leader epoch checkpoint is written first when it changed, so that it covers
+        every batch below the recovery point.  An offline log is not flushed.
+
         Raises:
             OSError: an fsync failed (the recovery point does not move).
             CancelledError: the fsync may still complete; the recovery point does not move.
         """
+        if self.offline_reason is not None:
+            return
+        await self.checkpoint_leader_epochs()
         target = self._log_end_offset if up_to is None else min(up_to, self._log_end_offset)
         if target <= self._recovery_point:
             return
@@ -753,8 +906,34 @@ class Log:
         if truncations == self._truncations:
             self._recovery_point = max(self._recovery_point, min(target, self._log_end_offset))
 
+    @property
+    def leader_epoch_checkpoint_dirty(self) -> bool:
+        """True when the leader epoch cache changed since its checkpoint was last written."""
+        return self.leader_epoch_cache.version != self._epoch_checkpoint_version
+
+    async def checkpoint_leader_epochs(self) -> None:
+        """Write ``leader-epoch-checkpoint`` atomically in the default executor if the cache changed.
+
+        Raises:
+            OSError: the write failed (the next call retries).
+        """
+        async with self._epoch_checkpoint_lock:  # one writer at a time: they share the temp file
+            if not self.leader_epoch_checkpoint_dirty or self.offline_reason is not None:
+                return
+            version, entries = self.leader_epoch_cache.version, self.leader_epoch_cache.entries
+            await asyncio.get_running_loop().run_in_executor(None, self._write_epoch_checkpoint, version, entries)
+
+    def _write_epoch_checkpoint(self, version: int, entries: list[EpochEntry]) -> None:
+        self._epoch_checkpoint.write(entries)
+        self._epoch_checkpoint_version = version
+
     def flush_sync(self) -> None:
-        """fsync everything up to the LEO now (blocking; for shutdown) and advance the recovery point."""
+        """fsync everything up to the LEO now (blocking; for shutdown) and advance the recovery
+        point; writes the leader epoch checkpoint first when it changed.  No-op when offline."""
+        if self.offline_reason is not None:
+            return
+        if self.leader_epoch_checkpoint_dirty:
+            self._write_epoch_checkpoint(self.leader_epoch_cache.version, self.leader_epoch_cache.entries)
         for segment in self._segments_to_flush(self._log_end_offset):
             segment.flush()
         if self._dir_dirty:
@@ -790,6 +969,34 @@ def _rename_to_deleted(segment: LogSegment) -> list[Path]:
         os.replace(path, target)
         renamed.append(target)
     return renamed
+
+
+_LENGTH_MAGIC_CRC = struct.Struct(">8xi4xbI")  # batch_length, magic, crc of a batch header
+
+
+def _first_invalid_batch(data: bytes) -> tuple[int, str] | None:
+    """Check that ``data`` is whole batches with valid magic, length and CRC32C (the read path).
+
+    A tight loop (one unpack and one CRC per batch, no header objects): about 6x
+    cheaper than ``iter_batches(verify_crc=True)`` on small batches.
+
+    Returns:
+        None when all is valid, else ``(position in data, what is wrong)``.
+    """
+    view = memoryview(data)
+    pos, end = 0, len(data)
+    unpack = _LENGTH_MAGIC_CRC.unpack_from
+    while pos < end:
+        if end - pos < HEADER_SIZE:
+            return pos, f"{end - pos} bytes after the last whole batch"
+        length, magic, crc = unpack(view, pos)
+        size = length + LOG_OVERHEAD
+        if magic != MAGIC or size < HEADER_SIZE or pos + size > end:
+            return pos, f"invalid batch header (magic {magic}, length {length})"
+        if crc32c.crc32c(view[pos + ATTRIBUTES_OFFSET : pos + size]) != crc:
+            return pos, "CRC mismatch"
+        pos += size
+    return None
 
 
 def _fsync_and_close(fds: list[int], dir: Path | None) -> None:

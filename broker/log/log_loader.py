@@ -7,6 +7,16 @@ after an unclean shutdown, validating every batch past the recovery point.  Does
 own the resulting ``Log`` (``broker.log.log``) or checkpoints (``LogManager``).
 Everything here blocks on disk: run it in an executor.
 
+Where corruption is told from a torn tail: a crash mid-write can only tear the end of
+the log past the recovery point, so an invalid batch in the last segment at or past
+the recovery point is cut off (the records after it were never fsynced).  An invalid
+batch anywhere else (a segment with later segments after it, or offsets below the
+recovery point, i.e. fsynced data) is corruption of data the broker promised to keep:
+nothing is truncated, the error is logged with the file and position, and the loader
+reports the log offline (the partition then answers KAFKA_STORAGE_ERROR on this
+broker).  Corruption in segments that are not scanned (below the recovery point,
+after a clean shutdown) is found on the read path instead (``Log.read``).
+
 Kafka concept: ``LogLoader`` (``loadSegmentFiles``, ``recoverLog``).
 """
 
@@ -15,6 +25,7 @@ from __future__ import annotations
 import bisect
 import logging
 import random
+from dataclasses import dataclass
 from pathlib import Path
 
 from broker.log.checkpoint import fsync_dir
@@ -92,6 +103,22 @@ def complete_swaps(dir: Path, prefix: str) -> None:
         fsync_dir(dir)
 
 
+@dataclass(frozen=True, slots=True)
+class LoadedSegments:
+    """What ``load_segments`` found.
+
+    Attributes:
+        segments: the segments, oldest first; never empty.
+        offline_reason: None, or why the log must go offline (corruption that is not a
+            torn tail: file, position and what is wrong).
+        offline_segment: index in ``segments`` of the corrupt segment, or -1.
+    """
+
+    segments: list[LogSegment]
+    offline_reason: str | None = None
+    offline_segment: int = -1
+
+
 def roll_jitter_ms(config: LogConfig) -> int:
     """A random share of ``segment.jitter.ms`` below ``segment.ms`` (Kafka's ``randomSegmentJitter``), ms."""
     if config.segment_jitter_ms <= 0:
@@ -124,7 +151,7 @@ def load_segments(
     log_start_offset: int,
     had_clean_shutdown: bool,
     now_ms: int | None = None,
-) -> list[LogSegment]:
+) -> LoadedSegments:
     """Open every segment of partition directory ``dir``, recovering as needed.
 
     Steps: complete interrupted segment swaps (``complete_swaps``); delete
@@ -132,8 +159,10 @@ def load_segments(
     a ``.log``; open segments sorted by base offset; recover (validate, truncate, rebuild
     indexes) every segment whose index or time index was missing or corrupt or whose tail is
     torn, and, when ``had_clean_shutdown`` is False, every segment from the one that
-    holds ``recovery_point`` on.  The first recovery that truncates ends the log: later
-    segments are deleted and a WARNING gives the bytes dropped.
+    holds ``recovery_point`` on.  The first recovery that finds a torn tail (last
+    segment, at or past the recovery point) ends the log: the file is truncated and a
+    WARNING gives the bytes dropped.  Any other invalid batch keeps every file as it is,
+    is logged at ERROR and makes the result offline (see the module docstring).
 
     Args:
         dir: the partition directory (must exist).
@@ -145,7 +174,7 @@ def load_segments(
         now_ms: the log's clock (ms), creation time of the loaded segments; default monotonic now.
 
     Returns:
-        The segments, oldest first; never empty.
+        LoadedSegments: the segments, and the offline reason when corruption was found.
     """
     prefix = f"[LogLoader partition={tp}, dir={dir.parent}]"
     complete_swaps(dir, prefix)
@@ -162,7 +191,7 @@ def load_segments(
     bases.sort()
     segments = [new_segment(dir, base, config, created_ms=now_ms) for base in bases]
     if not segments:
-        return [new_segment(dir, log_start_offset, config, created_ms=now_ms)]
+        return LoadedSegments([new_segment(dir, log_start_offset, config, created_ms=now_ms)])
     first_to_recover = len(segments)
     if not had_clean_shutdown:
         first_to_recover = max(0, bisect.bisect_right(bases, recovery_point) - 1)
@@ -173,14 +202,24 @@ def load_segments(
     for index, segment in enumerate(segments):
         if index < first_to_recover and not segment.needs_recovery:
             continue
-        truncated = segment.recover(config.max_message_bytes)
-        if truncated:
-            later = segments[index + 1 :]
-            logger.warning(
-                "%s Recovery of segment %d dropped %d bytes (%s) and %d later segments",
-                prefix, segment.base_offset, truncated, segment.last_recovery_error, len(later),
+        invalid = segment.recover(config.max_message_bytes, truncate=False)
+        if not invalid:
+            continue
+        later = segments[index + 1 :]
+        if any(s.size for s in later) or segment.next_offset() < recovery_point:
+            reason = (
+                f"corrupt batch in {segment.log_path} at position {segment.last_recovery_position} "
+                f"({segment.last_recovery_error}; {invalid} bytes after it, {len(later)} later segments, "
+                f"recovery point {recovery_point})"
             )
-            for dropped in later:
-                dropped.delete()
-            return segments[: index + 1]
-    return segments
+            logger.error("%s Taking the log offline: %s", prefix, reason)
+            return LoadedSegments(segments, reason, index)
+        segment.recover(config.max_message_bytes)
+        for empty in later:  # rolled just before the crash: they would start past the new end
+            empty.delete()
+        logger.warning(
+            "%s Recovery of segment %d dropped %d bytes (torn tail: %s) and %d empty later segments",
+            prefix, segment.base_offset, invalid, segment.last_recovery_error, len(later),
+        )
+        return LoadedSegments(segments[: index + 1])
+    return LoadedSegments(segments)

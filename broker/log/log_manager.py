@@ -5,8 +5,11 @@ Owns every ``Log`` of this broker and the files at the top of each log dir
 (``meta.properties``, ``.kafka_cleanshutdown``, ``recovery-point-offset-checkpoint``,
 ``log-start-offset-checkpoint``, ``replication-offset-checkpoint``).  Owns one
 background task (flush scheduler, retention checks, delayed deletion of segment
-files, checkpointer), the flush tasks started by ``maybe_flush`` and the ``LogCleaner``
-(compaction, when ``log.cleaner.enable``).  Does not own high watermark values (the ReplicaManager passes them
+files, checkpointer), the flush tasks started by ``maybe_flush`` (which also write a
+log's ``leader-epoch-checkpoint`` when a new leader epoch was recorded) and the
+``LogCleaner`` (compaction, when ``log.cleaner.enable``).  A log dir holding an offline
+log gets no clean-shutdown marker, so the next start-up scans past the recovery points
+again.  Does not own high watermark values (the ReplicaManager passes them
 to ``write_high_watermarks``) or topic configs (callers pass a ``LogConfig``).
 
 Kafka concept: ``LogManager``.
@@ -251,7 +254,8 @@ class LogManager:
     async def delete_log(self, tp: TopicPartition) -> None:
         """Forget the log of ``tp`` and remove its directory (in the default executor).
 
-        A missing log is ignored.
+        Waits (at most 30 s) for its in-flight background flush first.  A missing log is
+        ignored.
         """
         if self.cleaner is not None:
             await self.cleaner.abort_cleaning(tp)
@@ -259,19 +263,33 @@ class LogManager:
         self._last_flush_ms.pop(tp, None)
         if log is None:
             return
+        pending = self._flush_tasks.get(tp)
+        if pending is not None:  # a flush or checkpoint write must not recreate files in the removed dir
+            _, not_done = await asyncio.wait([pending], timeout=STOP_FLUSH_TIMEOUT_S)
+            for task in not_done:
+                task.cancel()
+            if not_done:
+                await asyncio.wait(not_done)
         await asyncio.get_running_loop().run_in_executor(None, log.delete)
         logger.info("%s Deleted log for partition %s", self._prefix, tp)
 
     # ------------------------------------------------------------------ flushing
     def maybe_flush(self, log: Log) -> None:
-        """Start a background flush of ``log`` when ``log.flush_needed`` (call after an append).
+        """Start a background flush of ``log`` when ``log.flush_needed``, or a write of its
+        leader epoch checkpoint when that changed (call after an append or a new epoch).
 
         At most one such flush runs per partition; stop() awaits them.  A failure is
         logged with its traceback.
         """
-        if self._stopping or not log.flush_needed or log.tp in self._flush_tasks:
+        if self._stopping or log.tp in self._flush_tasks:
             return
-        task = asyncio.get_running_loop().create_task(self._flush_log(log), name=f"flush-{log.tp}")
+        if log.flush_needed:
+            work = self._flush_log(log)
+        elif log.leader_epoch_checkpoint_dirty:
+            work = log.checkpoint_leader_epochs()  # a new leader epoch: rare, written at once as Kafka does
+        else:
+            return
+        task = asyncio.get_running_loop().create_task(work, name=f"flush-{log.tp}")
         self._flush_tasks[log.tp] = task
         task.add_done_callback(lambda done, tp=log.tp: self._on_flush_done(tp, done))
 
@@ -480,9 +498,14 @@ class LogManager:
         for log in self._logs.values():
             log.flush_sync()
         self._write_offset_checkpoints()
+        offline_dirs = {log.dir.parent for log in self._logs.values() if log.is_offline}
         for log in self._logs.values():
             log.close()
         self._logs.clear()
         for log_dir in self.log_dirs:
+            if log_dir in offline_dirs:
+                logger.error("%s Not writing the clean-shutdown marker in %s: it holds offline logs", self._prefix,
+                             log_dir)
+                continue  # the next start-up scans past the recovery points again
             (log_dir / CLEAN_SHUTDOWN_FILE).write_bytes(b"")
             fsync_dir(log_dir)

@@ -130,6 +130,7 @@ class LogSegment:
         self._first_batch_timestamp: int | None = None
         self.needs_recovery = False
         self.last_recovery_error: str | None = None
+        self.last_recovery_position = 0
         index_existed = self.index_path.exists()
         self._fd = os.open(self.log_path, os.O_RDWR | os.O_CREAT, 0o644)
         self._size = os.fstat(self._fd).st_size
@@ -288,6 +289,15 @@ class LogSegment:
             yield pos, header
             pos += header.size_in_bytes
 
+    def iter_headers(self, start_position: int = 0) -> Iterator[tuple[int, BatchHeader]]:
+        """Yield ``(position, header)`` of each batch from ``start_position`` (headers only,
+        no CRC check; blocking, one pread per 16 KiB of headers).
+
+        Raises:
+            ValueError: a header has a bad magic or an impossible length.
+        """
+        return self._iter_headers(start_position)
+
     def append(self, records: bytes | bytearray | memoryview, largest_offset: int,
                max_timestamp: tuple[int, int] | None = None) -> None:
         """Append whole batches at the end of the file; maybe add an index and a time index entry.
@@ -435,7 +445,7 @@ class LogSegment:
                 best = TimestampAndOffset(record.timestamp, record.offset, header.partition_leader_epoch)
         return best
 
-    def recover(self, max_message_bytes: int) -> int:
+    def recover(self, max_message_bytes: int, *, truncate: bool = True) -> int:
         """Validate every batch, truncate at the first invalid one, rebuild both indexes.
 
         A batch is valid when its header is whole, its magic is 2, its length is at least
@@ -445,9 +455,12 @@ class LogSegment:
 
         Args:
             max_message_bytes: largest acceptable batch size in bytes.
+            truncate: False to only validate: the file keeps its invalid bytes (the caller
+                takes the log offline instead; ``last_recovery_position`` says where).
 
         Returns:
-            Bytes truncated from the end of the file (0 when the whole file was valid).
+            Bytes invalid at the end of the file, truncated when ``truncate`` (0 when the
+            whole file was valid).
         """
         self.index.reset()
         self.time_index.reset()
@@ -489,7 +502,8 @@ class LogSegment:
             next_offset = header.next_offset
             position += size
         truncated = self._size - position
-        if truncated:
+        self.last_recovery_position = position
+        if truncated and truncate:
             os.ftruncate(self._fd, position)
             self._size = position
         self._next_offset = next_offset

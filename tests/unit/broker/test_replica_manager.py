@@ -25,6 +25,7 @@ from broker_fakes import (
 
 from broker.delayed_fetch import FetchPartitionInfo
 from broker.fetcher.replica_fetcher_manager import ReplicaFetcherManager
+from broker.log.log_config import LogConfig
 from broker.log.log_manager import LogManager
 from broker.metadata_cache import MetadataCache
 from broker.replica_manager import ReplicaManager
@@ -178,6 +179,52 @@ async def test_append_to_a_follower_returns_not_leader_or_follower(harness):
     await harness.leader_and_isr(make_state(leader=2, replicas=[1, 2]))
     statuses = await harness.produce(1, {TP0: make_batch(1)})
     assert statuses[TP0].error == Errors.NOT_LEADER_OR_FOLLOWER
+
+
+async def test_offline_leader_log_answers_kafka_storage_error_and_other_partitions_keep_serving(harness):
+    await harness.leader_and_isr(make_state(TP0), make_state(TP1))
+    await harness.produce(1, {TP0: make_batch(2), TP1: make_batch(2)})
+    harness.rm.get_partition(TP0).log.mark_offline("test corruption")
+    statuses = await harness.produce(1, {TP0: make_batch(1), TP1: make_batch(1)})
+    assert (statuses[TP0].error, statuses[TP1].error) == (Errors.KAFKA_STORAGE_ERROR, Errors.NONE)
+    results = harness.rm.read_from_local_log(-1, {tp: FetchPartitionInfo(0, 1 << 20, -1) for tp in (TP0, TP1)},
+                                             1 << 20)
+    assert (results[TP0].error, results[TP1].error) == (Errors.KAFKA_STORAGE_ERROR, Errors.NONE)
+    assert results[TP1].records
+
+
+async def test_a_new_leader_records_its_epoch_at_the_log_end_offset_and_checkpoints_it(harness):
+    await harness.leader_and_isr(make_state(TP0, leader_epoch=1))
+    await harness.produce(1, {TP0: make_batch(3)})
+    await harness.leader_and_isr(make_state(TP0, leader_epoch=4))
+    log = harness.rm.get_partition(TP0).log
+    assert [(e.epoch, e.start_offset) for e in log.leader_epoch_cache.entries] == [(1, 0), (4, 3)]
+    await asyncio.wait_for(asyncio.gather(*harness.rm.log_manager.pending_flushes), 5)
+    assert not log.leader_epoch_checkpoint_dirty
+    assert (log.dir / "leader-epoch-checkpoint").read_text() == "0\n2\n1 0\n4 3\n"
+
+
+async def test_partition_over_a_log_found_offline_at_start_up_answers_kafka_storage_error(harness):
+    log = harness.rm.log_manager.get_or_create_log(TP0, LogConfig())
+    log.append_as_leader(bytearray(make_batch(2)), 0)
+    log.mark_offline("corrupt segment found by the start-up scan")
+    _, errors = await harness.leader_and_isr(make_state(TP0), make_state(TP1))
+    assert errors == {TP0: Errors.NONE, TP1: Errors.NONE}
+    statuses = await harness.produce(1, {TP0: make_batch(1), TP1: make_batch(1)})
+    assert (statuses[TP0].error, statuses[TP1].error) == (Errors.KAFKA_STORAGE_ERROR, Errors.NONE)
+
+
+async def test_offline_log_becoming_follower_gets_no_fetcher_and_is_not_truncated(harness):
+    await harness.leader_and_isr(make_state(TP0, leader_epoch=1))
+    await harness.produce(1, {TP0: make_batch(3)})
+    log = harness.rm.get_partition(TP0).log
+    log.mark_offline("test corruption")
+    _, errors = await harness.leader_and_isr(make_state(TP0, leader=2, leader_epoch=2, replicas=[1, 2]),
+                                             live_leaders=[2])
+    assert errors == {TP0: Errors.KAFKA_STORAGE_ERROR}
+    assert harness.rm.fetcher_manager.fetcher_for(TP0) is None
+    harness.rm.get_partition(TP0).truncate_to(0)
+    assert log.log_end_offset == 3 and log.segments[0].size > 0
 
 
 async def test_append_of_a_corrupt_batch_returns_corrupt_message(harness):

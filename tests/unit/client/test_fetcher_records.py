@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from client.consumer.fetcher import PartitionRecords, next_fetch_offset, parse_records
+from client.consumer.fetcher import Fetcher, PartitionRecords, next_fetch_offset, parse_records
+from client.consumer.subscription_state import SubscriptionState
+from protocol.errors import Errors, KafkaError
 from protocol.record_batch import (
     CorruptRecordError,
     assign_offsets,
@@ -73,3 +75,18 @@ def test_next_fetch_offset_moves_past_batches_whose_records_were_compacted_away(
     assert parse_records(TP, bytes(batch), 2) == []
     assert next_fetch_offset(bytes(batch), 2) == 5
     assert next_fetch_offset(b"", 2) == 2
+
+
+def test_fetcher_hands_the_user_no_record_of_a_corrupt_batch_and_raises_corrupt_message():
+    data = bytearray(log_bytes([2]))
+    position = data.index(b"v1")
+    data[position + 1] ^= 0x01  # "v1" -> "v0": still valid msgpack, only the CRC32C tells
+    subs = SubscriptionState(auto_offset_reset="earliest")
+    subs.assign([TP])
+    subs.seek(TP, 0)
+    fetcher = Fetcher(None, subs, None)  # no I/O in _handle_partition
+    fetcher._handle_partition(TP, 0, Errors.NONE, 2, bytes(data))
+    assert fetcher._records == {}
+    with pytest.raises(KafkaError) as raised:
+        fetcher.raise_pending_error()
+    assert raised.value.errno == Errors.CORRUPT_MESSAGE and "CRC" in str(raised.value)

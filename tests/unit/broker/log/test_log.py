@@ -4,7 +4,7 @@ import pytest
 
 from broker.log.log import Log, UnexpectedAppendOffsetError
 from broker.log.log_config import LogConfig
-from protocol.errors import MessageTooLargeError, OffsetOutOfRangeError
+from protocol.errors import KafkaStorageError, MessageTooLargeError, OffsetOutOfRangeError
 from protocol.record_batch import CorruptRecordError, iter_batches
 from protocol.topic_partition import TopicPartition
 
@@ -215,21 +215,87 @@ def test_flipped_byte_in_last_batch_is_dropped_on_unclean_reopen(tmp_path, make_
     assert _base_offsets(reopened.read(0, 1 << 20).records) == [0, 5]
 
 
-def test_corrupt_batch_in_middle_segment_ends_the_log_and_deletes_later_segments(tmp_path, make_batch):
+def test_corrupt_batch_in_a_segment_with_later_segments_takes_the_log_offline_and_keeps_every_file(
+        tmp_path, make_batch):
     batch_size = len(make_batch(5))
     config = LogConfig(segment_bytes=batch_size * 2, index_interval_bytes=0)
     log = _open(tmp_path, config)
     _append(log, make_batch, batches=6)
     log.close()
-    middle = tmp_path / "flights-0" / "00000000000000000010.log"
+    part = tmp_path / "flights-0"
+    middle = part / "00000000000000000010.log"
     data = bytearray(middle.read_bytes())
     data[batch_size + 65] ^= 0xFF
     middle.write_bytes(data)
+    sizes = {p.name: p.stat().st_size for p in part.glob("*.log")}
     reopened = _open(tmp_path, config, clean=False, recovery_point=10)
-    assert [s.base_offset for s in reopened.segments] == [0, 10]
-    assert reopened.log_end_offset == 15
+    assert reopened.is_offline
+    assert str(middle) in reopened.offline_reason and f"position {batch_size}" in reopened.offline_reason
+    assert {p.name: p.stat().st_size for p in part.glob("*.log")} == sizes  # nothing truncated or deleted
     assert reopened.recovery_point == 10
-    assert not (tmp_path / "flights-0" / "00000000000000000020.log").exists()
+    with pytest.raises(KafkaStorageError):
+        reopened.read(0, 1 << 20)
+    with pytest.raises(KafkaStorageError):
+        reopened.append_as_leader(bytearray(make_batch(1)), 3)
+    with pytest.raises(KafkaStorageError):
+        reopened.append_as_follower(make_batch(1))
+
+
+def test_corrupt_batch_below_the_recovery_point_in_the_last_segment_takes_the_log_offline(tmp_path, make_batch):
+    log = _open(tmp_path, LogConfig(index_interval_bytes=0))
+    _append(log, make_batch, batches=4)
+    log.close()
+    active = tmp_path / "flights-0" / "00000000000000000000.log"
+    data = bytearray(active.read_bytes())
+    data[len(make_batch(5)) + 65] ^= 0xFF
+    active.write_bytes(data)
+    (tmp_path / "flights-0" / "00000000000000000000.index").unlink()  # forces the scan of that segment
+    reopened = _open(tmp_path, LogConfig(index_interval_bytes=0), clean=True, recovery_point=20)
+    assert reopened.is_offline
+    assert active.stat().st_size == len(data)
+
+
+def test_torn_tail_past_the_recovery_point_is_still_truncated(tmp_path, make_batch):
+    log = _open(tmp_path, LogConfig(index_interval_bytes=0))
+    _append(log, make_batch, batches=4)
+    log.close()
+    active = tmp_path / "flights-0" / "00000000000000000000.log"
+    data = bytearray(active.read_bytes())
+    data[3 * len(make_batch(5)) + 65] ^= 0xFF  # the last batch, offsets 15..19, past recovery point 10
+    active.write_bytes(data)
+    reopened = _open(tmp_path, LogConfig(index_interval_bytes=0), clean=False, recovery_point=10)
+    assert not reopened.is_offline
+    assert reopened.log_end_offset == 15
+
+
+def test_read_meeting_a_crc_mismatch_takes_the_log_offline(tmp_path, make_batch, caplog):
+    log = _open(tmp_path, LogConfig(index_interval_bytes=0))
+    _append(log, make_batch, batches=4)
+    segment = log.segments[0]
+    with open(segment.log_path, "r+b") as f:  # a bit flips on disk under a running broker
+        f.seek(len(make_batch(5)) + 70)
+        byte = f.read(1)
+        f.seek(-1, 1)
+        f.write(bytes([byte[0] ^ 0x10]))
+    assert _base_offsets(log.read(0, 10).records) == [0]  # min one message: the intact first batch
+    with pytest.raises(KafkaStorageError):
+        log.read(5, 1 << 20)
+    assert log.is_offline and "CRC" in log.offline_reason and str(segment.log_path) in log.offline_reason
+    assert f"at position {len(make_batch(5))} " in log.offline_reason  # the corrupt batch, not the read start
+    assert any(r.levelname == "ERROR" and str(segment.log_path) in r.getMessage() for r in caplog.records)
+    with pytest.raises(KafkaStorageError):
+        log.read(0, 10)  # offline now, even for the intact batch
+    with pytest.raises(KafkaStorageError):
+        log.append_as_leader(bytearray(make_batch(1)), 3)
+
+
+async def test_offline_log_is_not_flushed(tmp_path, make_batch):
+    log = _open(tmp_path, LogConfig(flush_messages=1))
+    _append(log, make_batch, batches=2)
+    log.mark_offline("test")
+    await log.flush()
+    log.flush_sync()
+    assert log.recovery_point == 0
 
 
 def test_segments_below_recovery_point_are_not_rescanned(tmp_path, make_batch):
@@ -313,3 +379,20 @@ def test_leader_append_accepts_immutable_bytes(tmp_path, make_batch, small_confi
     info = log.append_as_leader(make_batch(2), 9)
     assert (info.first_offset, info.last_offset) == (5, 6)
     assert log.read(5, 1 << 20).first_batch_offset == 5
+
+
+@pytest.mark.parametrize(("byte", "what"), [(16, "invalid batch header"), (8, "invalid batch header"),
+                                            (70, "CRC mismatch")])
+def test_read_meeting_a_bad_magic_length_or_crc_in_a_later_batch_takes_the_log_offline(tmp_path, make_batch, byte,
+                                                                                        what):
+    log = _open(tmp_path, LogConfig(index_interval_bytes=1 << 20))
+    _append(log, make_batch, batches=4)
+    batch_size = len(make_batch(5))
+    with open(log.segments[0].log_path, "r+b") as f:  # magic (16), length (8) or payload (70) of the third batch
+        f.seek(2 * batch_size + byte)
+        value = f.read(1)[0]
+        f.seek(2 * batch_size + byte)
+        f.write(bytes([value ^ 0x7F]))
+    with pytest.raises(KafkaStorageError):
+        log.read(10, 1 << 20)  # a consumer reaching the third batch
+    assert what in log.offline_reason and f"at position {2 * batch_size} " in log.offline_reason

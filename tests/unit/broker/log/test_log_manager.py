@@ -4,6 +4,7 @@ import pytest
 
 from broker.config import ConfigError, KafkaConfig
 from broker.log.checkpoint import OffsetCheckpointFile
+from broker.log.leader_epoch_cache import EpochEntry, LeaderEpochCheckpointFile
 from broker.log.log_config import LogConfig
 from broker.log.log_manager import CLEAN_SHUTDOWN_FILE, LogManager
 from protocol.record_batch import iter_batches
@@ -155,6 +156,10 @@ async def test_maybe_flush_flushes_when_flush_messages_reached(tmp_path, make_ba
     try:
         log = manager.get_or_create_log(T0, LogConfig.from_broker(config, {"flush.messages": "8"}))
         _append(log, make_batch)
+        manager.maybe_flush(log)  # the first epoch: only its leader epoch checkpoint is written
+        for task in manager.pending_flushes:
+            await task
+        assert log.recovery_point == 0 and not log.leader_epoch_checkpoint_dirty
         manager.maybe_flush(log)
         assert manager.pending_flushes == []
         _append(log, make_batch)
@@ -166,6 +171,36 @@ async def test_maybe_flush_flushes_when_flush_messages_reached(tmp_path, make_ba
         assert log.recovery_point == 10 and not log.flush_needed
     finally:
         await manager.stop()
+
+
+async def test_new_leader_epoch_gets_its_checkpoint_written_in_the_background(tmp_path, make_batch):
+    config = _config(tmp_path / "d1")
+    manager = LogManager(config)
+    await manager.start()
+    try:
+        log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
+        _append(log, make_batch)
+        log.append_as_leader(bytearray(make_batch(5)), 4)
+        manager.maybe_flush(log)
+        assert len(manager.pending_flushes) == 1
+        await manager.pending_flushes[0]
+        assert LeaderEpochCheckpointFile(log.dir / "leader-epoch-checkpoint").read() == [
+            EpochEntry(1, 0), EpochEntry(4, 5)]
+        assert log.recovery_point == 0  # flush.messages not reached: no data fsync
+    finally:
+        await manager.stop()
+
+
+async def test_offline_log_dir_gets_no_clean_shutdown_marker(tmp_path, make_batch):
+    config = _config(tmp_path / "d1")
+    manager = LogManager(config)
+    await manager.start()
+    log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
+    _append(log, make_batch)
+    log.mark_offline("test corruption")
+    await manager.stop()
+    assert not (tmp_path / "d1" / ".kafka_cleanshutdown").exists()
+    assert OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").read() == {T0: 0}
 
 
 async def test_delete_log_removes_directory_and_checkpoint_entries(tmp_path, make_batch):
