@@ -228,6 +228,8 @@ async def test_min_insync_replicas_override_takes_effect_in_the_partition(cluste
         (["cli-assign", "--replica-assignment", "1:1"], "duplicate"),
         (["cli-assign", "--replica-assignment", "1:2,3"], "different replication factor"),
         (["cli-assign", "--replica-assignment", "1:2", "--partitions", "1"], "can't be used with --partitions"),
+        (["cli-assign", "--replica-assignment", "1:2", "--replication-factor", "2"],
+         "can't be used with --partitions or --replication-factor"),
         (["cli-config", "--partitions", "1", "--config", "retention.ms=soon"], "retention.ms"),
     ],
 )
@@ -247,6 +249,16 @@ def test_cli_create_warns_about_colliding_characters(cluster):
     result = cli(cluster, "topics", "create", "with.period", "--partitions", "1")
     assert result.exit_code == 0, result.output
     assert "could collide" in result.stdout
+
+
+def test_cli_create_warns_when_the_name_collides_with_an_existing_topic(cluster):
+    first = cli(cluster, "topics", "create", "metrics.cpu", "--partitions", "1")
+    assert first.exit_code == 0, first.output
+    assert "collides with existing topic" not in first.stdout
+    second = cli(cluster, "topics", "create", "metrics_cpu", "--partitions", "1")
+    assert second.exit_code == 0, second.output
+    assert "WARNING: Topic metrics_cpu collides with existing topic metrics.cpu" in second.stdout
+    assert {"metrics.cpu", "metrics_cpu"} <= set(asyncio.run(list_topics(cluster)))
 
 
 def test_cli_describe_shows_topic_configs(cluster):
