@@ -2,8 +2,8 @@
 
 ``kafkette cluster start`` runs a 3-broker cluster in the foreground and prints
 ``bootstrap.servers=...``; ``topics create|list|describe``, ``produce``, ``consume`` and
-``perf produce|consume`` work against it; SIGINT stops the cluster (exit 0) and every
-broker process it started.  A broker config with a bad value is refused with one line.
+``perf produce|consume`` work against it; SIGINT (or SIGTERM) stops the cluster (exit 0)
+and every broker process it started.  A broker config with a bad value is refused with one line.
 """
 
 from __future__ import annotations
@@ -159,3 +159,31 @@ def test_broker_start_with_a_bad_property_value_prints_one_line_naming_it(tmp_pa
     assert len(lines) == 1, result.stderr
     assert "log.segment.bytes" in lines[0]
     assert "Traceback" not in result.stderr
+
+
+def test_cluster_start_stops_its_brokers_on_sigterm(tmp_path):
+    data_dir = tmp_path / "sigterm-cluster"
+    proc = subprocess.Popen([str(KAFKETTE), "cluster", "start", "--brokers", "2", "--data-dir", str(data_dir),
+                             "--config", "controlled.shutdown.retry.backoff.ms=100"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    broker_pids: set[int] = set()
+    try:
+        bootstrap = _read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
+        assert len(bootstrap.split(",")) == 2
+        broker_pids = _pids_using(data_dir) - {proc.pid}
+        assert len(broker_pids) == 2, f"expected 2 broker processes under {data_dir}, found {broker_pids}"
+        assert _ok(_cli("topics", "list", "--bootstrap-server", bootstrap)) == ""  # the cluster serves
+        proc.send_signal(signal.SIGTERM)
+        exit_code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        for pid in broker_pids:  # only if the cluster failed to stop its own brokers
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    stderr = proc.stderr.read() if proc.stderr else ""
+    assert exit_code == 0, f"cluster start exited {exit_code} after SIGTERM: {stderr}"
+    assert "Traceback" not in stderr, stderr
+    still_alive = {pid for pid in broker_pids if _alive(pid)}
+    assert not still_alive, f"broker processes {still_alive} outlived the cluster"
