@@ -3,7 +3,8 @@
 ``kafkette cluster start`` runs a 3-broker cluster in the foreground and prints
 ``bootstrap.servers=...``; ``topics create|list|describe``, ``produce``, ``consume`` and
 ``perf produce|consume`` work against it; SIGINT (or SIGTERM) stops the cluster (exit 0)
-and every broker process it started.  A broker config with a bad value is refused with one line.
+and every broker process it started.  ``kafkette broker start --config`` runs one node
+from a server.properties file until SIGTERM.  A broker config with a bad value is refused with one line.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from client.local_cluster import fetch_metadata, free_ports
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -120,10 +123,14 @@ def test_cluster_start_topics_produce_consume_perf_and_sigint_from_the_console_s
         assert sorted(keyed.splitlines()) == sorted(lines)
 
         produced = _ok(_cli("perf", "produce", "--topic", "cli-perf", "--num-records", "20000",
-                            "--record-size", "100", *server))
+                            "--record-size", "100", "--acks", "all", "--batch-size", "65536", "--linger-ms", "2",
+                            *server))
         assert "20000 records sent" in produced and "records/sec" in produced, produced
+        for fragment in ("MB/sec", "ms avg latency", "ms 50th", "ms 95th", "ms 99th", "ms 99.9th"):
+            assert fragment in produced, produced
         perf_consumed = _ok(_cli("perf", "consume", "--topic", "cli-perf", "--messages", "20000", *server))
         assert "20000 records consumed" in perf_consumed and "records/sec" in perf_consumed, perf_consumed
+        assert "MB/sec" in perf_consumed, perf_consumed
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
@@ -187,3 +194,46 @@ def test_cluster_start_stops_its_brokers_on_sigterm(tmp_path):
     assert "Traceback" not in stderr, stderr
     still_alive = {pid for pid in broker_pids if _alive(pid)}
     assert not still_alive, f"broker processes {still_alive} outlived the cluster"
+
+
+def test_broker_start_serves_from_a_server_properties_file_until_sigterm(tmp_path):
+    (port,) = free_ports(1)
+    config = tmp_path / "server.properties"
+    config.write_text(
+        "node.id=1\n"
+        "process.roles=broker,controller\n"
+        f"listeners=PLAINTEXT://127.0.0.1:{port}\n"
+        f"log.dirs={tmp_path / 'logs'}\n"
+        f"controller.quorum.voters=1@127.0.0.1:{port}\n"
+        "controlled.shutdown.retry.backoff.ms=100\n"
+    )
+    log_path = tmp_path / "broker.log"  # a file, not a pipe nobody drains while the broker logs
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([str(KAFKETTE), "broker", "start", "--config", str(config)],
+                                stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while True:  # registered and unfenced: it lists itself in Metadata
+            assert proc.poll() is None, f"broker exited with {proc.returncode}: {log_path.read_text()}"
+            try:
+                if [b.node_id for b in fetch_metadata(port).brokers] == [1]:
+                    break
+            except (OSError, ValueError):
+                pass
+            assert time.monotonic() < deadline, "the broker never answered Metadata listing itself"
+            time.sleep(0.2)
+        server = ["--bootstrap-server", f"127.0.0.1:{port}"]
+        _ok(_cli("topics", "create", "single", "--partitions", "1", "--replication-factor", "1", *server))
+        _ok(_cli("produce", "--topic", "single", *server, input="one\ntwo\n"))
+        consumed = _ok(_cli("consume", "--topic", "single", "--from-beginning", "--max-messages", "2", *server))
+        assert consumed.splitlines() == ["one", "two"]
+        proc.send_signal(signal.SIGTERM)
+        exit_code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    output = log_path.read_text()
+    assert exit_code == 0, f"broker start exited {exit_code} after SIGTERM: {output}"
+    assert "Traceback" not in output, output
+    assert (tmp_path / "logs" / "single-0").is_dir()
