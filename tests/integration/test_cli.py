@@ -4,11 +4,13 @@
 ``bootstrap.servers=...``; ``topics create|list|describe``, ``produce``, ``consume`` and
 ``perf produce|consume`` work against it; SIGINT (or SIGTERM) stops the cluster (exit 0)
 and every broker process it started.  ``kafkette broker start --config`` runs one node
-from a server.properties file until SIGTERM.  A broker config with a bad value is refused with one line.
+from a server.properties file until SIGTERM.  ``kafkette produce`` sends each line of an open
+pipe as it comes.  A broker config with a bad value is refused with one line.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import selectors
 import signal
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from client import AdminClient, Consumer, NewTopic, TopicPartition
 from client.local_cluster import fetch_metadata, free_ports
 
 pytestmark = pytest.mark.timeout(240)
@@ -237,3 +240,36 @@ def test_broker_start_serves_from_a_server_properties_file_until_sigterm(tmp_pat
     assert exit_code == 0, f"broker start exited {exit_code} after SIGTERM: {output}"
     assert "Traceback" not in output, output
     assert (tmp_path / "logs" / "single-0").is_dir()
+
+
+async def test_produce_sends_each_line_while_stdin_stays_open(cluster_factory):
+    cluster = cluster_factory(1)
+    bootstrap = cluster.bootstrap_servers
+    tp = TopicPartition("typed", 0)
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic("typed", 1, 1)])
+    proc = subprocess.Popen([str(KAFKETTE), "produce", "--topic", "typed", "--bootstrap-server", bootstrap],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
+            consumer.assign([tp])
+            for line in (b"first", b"second"):  # as typed at a terminal: the pipe stays open
+                proc.stdin.write(line + b"\n")
+                proc.stdin.flush()
+                got: list = []
+                async with asyncio.timeout(30):
+                    while not got:
+                        got = (await consumer.getmany(timeout_ms=500)).get(tp, [])
+                assert [r.value for r in got] == [line]
+                assert proc.poll() is None  # still reading standard input
+        proc.stdin.close()
+        assert await asyncio.to_thread(proc.wait, 30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    # Standard input that the event loop cannot poll is read directly.
+    devnull = await asyncio.to_thread(subprocess.run, [str(KAFKETTE), "produce", "--topic", "typed",
+                                                       "--bootstrap-server", bootstrap],
+                                      stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert devnull.returncode == 0 and devnull.stderr == "", devnull.stderr
