@@ -33,6 +33,7 @@ from client import (
 )
 from client.cli.main import kafkette
 from client.kafka_client import KafkaClient
+from controller.replica_assignment import assign_replicas_to_brokers
 from protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopic, CreateTopicsRequest
 from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from protocol.errors import Errors
@@ -282,6 +283,11 @@ async def test_create_partitions_adds_partitions_that_are_served_at_once(cluster
         partitions = (await admin.describe_topics(["grow"]))["grow"].partitions
     assert [p.partition for p in partitions] == [0, 1, 2]
     assert all(p.leader >= 0 and len(p.replicas) == 2 and sorted(p.isr) == sorted(p.replicas) for p in partitions)
+    # Kafka's continuation: start index and shift fixed at partition 0's first replica, ids from 1.
+    brokers = sorted(cluster.broker_ids)
+    expected = assign_replicas_to_brokers(2, 2, brokers, fixed_start_index=brokers.index(partitions[0].replicas[0]),
+                                          start_partition_id=1)
+    assert {p.partition: p.replicas for p in partitions[1:]} == expected
     async with Producer(bootstrap_servers=cluster.bootstrap_servers, acks="all", request_timeout_ms=10000) as producer:
         metadata = await producer.send_and_wait("grow", b"in-new-partition", partition=2)
     assert (metadata.partition, metadata.offset) == (2, 0)
