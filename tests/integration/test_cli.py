@@ -14,6 +14,7 @@ import asyncio
 import os
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -273,3 +274,16 @@ async def test_produce_sends_each_line_while_stdin_stays_open(cluster_factory):
                                                        "--bootstrap-server", bootstrap],
                                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert devnull.returncode == 0 and devnull.stderr == "", devnull.stderr
+
+
+def test_cluster_start_on_a_busy_port_prints_the_reason_in_one_line(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = _cli("cluster", "start", "--brokers", "1", "--base-port", str(port),
+                      "--data-dir", str(tmp_path / "busy"), timeout_s=60)
+    assert result.returncode != 0
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1 and "address already in use" in errors[0], result.stderr
+    assert "Traceback" not in result.stderr
