@@ -1,5 +1,6 @@
 """Issue 2, test 2: produce with keys, values and headers; consume it all back.  Also the SDK's
-shapes: RecordMetadata with the given timestamps, seek, seek_to_end, position, async for."""
+shapes: RecordMetadata with the given timestamps, seek, seek_to_end, position, async for; and
+acks=all replicated through two replica fetchers per broker (``num.replica.fetchers``)."""
 
 from __future__ import annotations
 
