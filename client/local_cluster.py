@@ -270,7 +270,9 @@ class LocalCluster:
             proc = self._procs.get(broker_id)
             if proc is None or proc.poll() is not None:
                 code = None if proc is None else proc.returncode
-                raise LocalClusterError(f"broker {broker_id} exited with code {code}\n{self._log_tails([broker_id])}")
+                reason = self._last_error_line(broker_id)
+                raise LocalClusterError(f"broker {broker_id} exited with code {code}{': ' + reason if reason else ''}"
+                                        f"\n{self._log_tails([broker_id])}")
             problem = self._registration_problem(broker_id, expected_self)
             if problem is None:
                 return
@@ -294,6 +296,16 @@ class LocalCluster:
             if not wanted <= listed:
                 return f"broker {asked} lists brokers {sorted(listed)}, waiting for {sorted(wanted)}"
         return None
+
+    def _last_error_line(self, broker_id: int) -> str:
+        """The broker's last one-line ``Error: ...`` (how it reports a bad config or a busy
+        port), without the prefix; empty when there is none."""
+        try:
+            text = self.log_path(broker_id).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        errors = [line[len("Error: "):].strip() for line in text.splitlines() if line.startswith("Error: ")]
+        return errors[-1] if errors else ""
 
     def _log_tails(self, broker_ids: list[int], lines: int = 20) -> str:
         out = []

@@ -9,6 +9,10 @@ with a separator the text before it is the key.  Kafka concept:
 from __future__ import annotations
 
 import asyncio
+import os
+import stat
+from collections.abc import AsyncIterator
+from typing import BinaryIO
 
 import click
 
@@ -17,6 +21,41 @@ from client.producer import Producer
 from protocol.compression import CODEC_BY_NAME
 
 SUPPORTED_PROPERTIES = ("parse.key", "key.separator")
+MAX_LINE_BYTES = 16 * 1024 * 1024  # longest stdin line read from a pipe or terminal (bytes)
+
+
+async def stdin_lines(stdin: BinaryIO) -> AsyncIterator[bytes]:
+    """Yield the lines of ``stdin`` (with their line ends) without blocking the event loop.
+
+    A pipe or a terminal is read through the event loop, so that each line is sent while
+    the user types the next one (kafka-console-producer sends lines as they come); a
+    regular file, another device (``/dev/null``) or an in-memory stream never waits for
+    input and is read directly.
+
+    Raises:
+        ValueError: a line longer than ``MAX_LINE_BYTES``.
+    """
+    try:
+        mode = os.fstat(stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):  # no file descriptor (an in-memory stream)
+        mode = None
+    transport = None
+    if mode is not None and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stdin.isatty()):
+        reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+        try:
+            transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), stdin)
+        except (OSError, ValueError):  # the event loop cannot poll it: read it directly
+            transport = None
+    if transport is None:
+        for raw in stdin:
+            yield raw
+        return
+    try:
+        while raw := await reader.readline():
+            yield raw
+    finally:
+        transport.close()
 
 
 def split_line(line: bytes, separator: bytes | None, line_number: int) -> tuple[bytes | None, bytes]:
@@ -87,7 +126,9 @@ def produce(topic: str, key_separator: str | None, acks: str, linger_ms: int, ba
                             max_batch_size=batch_size, request_timeout_ms=request_timeout_ms,
                             compression_type=compression_codec,
                             client_id="kafkette-console-producer") as producer:
-            for line_number, raw in enumerate(stdin, start=1):
+            line_number = 0
+            async for raw in stdin_lines(stdin):
+                line_number += 1
                 if failures:
                     break
                 line = raw.rstrip(b"\r\n")

@@ -152,6 +152,21 @@ def new_partition_assignments(assignment: dict[int, list[int]], total: int, curr
     )
 
 
+def colliding_topics(name: str, existing: list[str]) -> list[str]:
+    """The existing topics that ``name`` collides with once '.' and '_' are mapped to one character
+    (Kafka's ``Topic.unifyCollisionChars``); ``name`` itself is not a collision.
+
+    Args:
+        name: the topic about to be created.
+        existing: the cluster's topic names.
+
+    Returns:
+        The colliding names, sorted.
+    """
+    unified = name.replace(".", "_")
+    return sorted(t for t in existing if t != name and t.replace(".", "_") == unified)
+
+
 def filter_partitions(descriptions: dict[str, TopicDescription], live_brokers: set[int], *,
                       under_replicated: bool, unavailable: bool) -> dict[str, TopicDescription]:
     """Keep the partitions matching any requested filter (TopicCommand's describe options).
@@ -222,6 +237,10 @@ def create(name: str, partitions: int | None, replication_factor: int | None, re
     async def run() -> bool:
         async with AdminClient(bootstrap_servers=bootstrap_server, request_timeout_ms=request_timeout_ms,
                                client_id="kafkette-topics") as admin:
+            if "." in name or "_" in name:
+                for other in colliding_topics(name, await admin.list_topics()):
+                    click.echo(f"WARNING: Topic {name} collides with existing topic {other}: '.' and '_' are the "
+                               "same character in metric names.")
             try:
                 await admin.create_topics([new_topic])
             except TopicAlreadyExistsError:

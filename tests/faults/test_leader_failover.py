@@ -3,7 +3,8 @@
 Invariants checked: every acknowledged record is consumed exactly once; the killed
 broker's partitions get new leaders and a shrunk ISR; after the restart the broker
 truncates, catches up and rejoins the ISR; the three replicas of every partition
-then hold byte-identical batches.
+then hold byte-identical batches.  A consumer in the middle of a partition follows
+its leader change without user action.
 """
 
 from __future__ import annotations
@@ -114,3 +115,40 @@ async def test_kill_leader_under_load_then_restart_it(cluster_factory):
             assert data == reference, f"partition {partition}: broker {broker_id} differs from broker {victim}"
         count = sum(h.records_count for _, h in iter_batches(reference, verify_crc=True))
         assert count == sum(1 for r in records if r.partition == partition)
+
+
+async def test_a_consumer_keeps_consuming_across_a_leader_change(cluster_factory):
+    cluster = cluster_factory(3)
+    bootstrap = cluster.bootstrap_servers
+    topic, tp = "followed", TopicPartition("followed", 0)
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic(topic, replica_assignment={0: [2, 3, 1]})])
+
+    async def produce(tag: str) -> list[bytes]:
+        values = [f"{tag}-{i}".encode() for i in range(50)]
+        async with Producer(bootstrap_servers=bootstrap, acks="all", delivery_timeout_ms=30000) as producer:
+            for value in values:
+                await producer.send_and_wait(topic, value, partition=0)
+        return values
+
+    async def take(consumer: Consumer, count: int) -> list[bytes]:
+        got: list[bytes] = []
+        async with asyncio.timeout(30):
+            while len(got) < count:
+                got += [r.value for r in (await consumer.getmany(timeout_ms=500)).get(tp, [])]
+        return got
+
+    before = await produce("before")
+    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
+                        request_timeout_ms=5000) as consumer:
+        consumer.assign([tp])
+        assert await take(consumer, len(before)) == before
+        cluster.stop_broker(2, hard=True)  # the leader
+        after = await produce("after")  # acknowledged by the new leader
+        assert await take(consumer, len(after)) == after  # the same consumer, no user action
+    assert (await _describe_topic(bootstrap, topic))[0].leader in (3, 1)
+
+
+async def _describe_topic(bootstrap: str, topic: str):
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        return (await admin.describe_topics([topic]))[topic].partitions

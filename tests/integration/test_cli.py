@@ -2,21 +2,28 @@
 
 ``kafkette cluster start`` runs a 3-broker cluster in the foreground and prints
 ``bootstrap.servers=...``; ``topics create|list|describe``, ``produce``, ``consume`` and
-``perf produce|consume`` work against it; SIGINT stops the cluster (exit 0) and every
-broker process it started.  A broker config with a bad value is refused with one line.
+``perf produce|consume`` work against it; SIGINT (or SIGTERM) stops the cluster (exit 0)
+and every broker process it started.  ``kafkette broker start --config`` runs one node
+from a server.properties file until SIGTERM.  ``kafkette produce`` sends each line of an open
+pipe as it comes.  A broker config with a bad value is refused with one line.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from client import AdminClient, Consumer, NewTopic, TopicPartition
+from client.local_cluster import fetch_metadata, free_ports
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -120,10 +127,14 @@ def test_cluster_start_topics_produce_consume_perf_and_sigint_from_the_console_s
         assert sorted(keyed.splitlines()) == sorted(lines)
 
         produced = _ok(_cli("perf", "produce", "--topic", "cli-perf", "--num-records", "20000",
-                            "--record-size", "100", *server))
+                            "--record-size", "100", "--acks", "all", "--batch-size", "65536", "--linger-ms", "2",
+                            *server))
         assert "20000 records sent" in produced and "records/sec" in produced, produced
+        for fragment in ("MB/sec", "ms avg latency", "ms 50th", "ms 95th", "ms 99th", "ms 99.9th"):
+            assert fragment in produced, produced
         perf_consumed = _ok(_cli("perf", "consume", "--topic", "cli-perf", "--messages", "20000", *server))
         assert "20000 records consumed" in perf_consumed and "records/sec" in perf_consumed, perf_consumed
+        assert "MB/sec" in perf_consumed, perf_consumed
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
@@ -158,4 +169,121 @@ def test_broker_start_with_a_bad_property_value_prints_one_line_naming_it(tmp_pa
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, result.stderr
     assert "log.segment.bytes" in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_cluster_start_stops_its_brokers_on_sigterm(tmp_path):
+    data_dir = tmp_path / "sigterm-cluster"
+    proc = subprocess.Popen([str(KAFKETTE), "cluster", "start", "--brokers", "2", "--data-dir", str(data_dir),
+                             "--config", "controlled.shutdown.retry.backoff.ms=100"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    broker_pids: set[int] = set()
+    try:
+        bootstrap = _read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
+        assert len(bootstrap.split(",")) == 2
+        broker_pids = _pids_using(data_dir) - {proc.pid}
+        assert len(broker_pids) == 2, f"expected 2 broker processes under {data_dir}, found {broker_pids}"
+        assert _ok(_cli("topics", "list", "--bootstrap-server", bootstrap)) == ""  # the cluster serves
+        proc.send_signal(signal.SIGTERM)
+        exit_code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        for pid in broker_pids:  # only if the cluster failed to stop its own brokers
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    stderr = proc.stderr.read() if proc.stderr else ""
+    assert exit_code == 0, f"cluster start exited {exit_code} after SIGTERM: {stderr}"
+    assert "Traceback" not in stderr, stderr
+    still_alive = {pid for pid in broker_pids if _alive(pid)}
+    assert not still_alive, f"broker processes {still_alive} outlived the cluster"
+
+
+def test_broker_start_serves_from_a_server_properties_file_until_sigterm(tmp_path):
+    (port,) = free_ports(1)
+    config = tmp_path / "server.properties"
+    config.write_text(
+        "node.id=1\n"
+        "process.roles=broker,controller\n"
+        f"listeners=PLAINTEXT://127.0.0.1:{port}\n"
+        f"log.dirs={tmp_path / 'logs'}\n"
+        f"controller.quorum.voters=1@127.0.0.1:{port}\n"
+        "controlled.shutdown.retry.backoff.ms=100\n"
+    )
+    log_path = tmp_path / "broker.log"  # a file, not a pipe nobody drains while the broker logs
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([str(KAFKETTE), "broker", "start", "--config", str(config)],
+                                stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while True:  # registered and unfenced: it lists itself in Metadata
+            assert proc.poll() is None, f"broker exited with {proc.returncode}: {log_path.read_text()}"
+            try:
+                if [b.node_id for b in fetch_metadata(port).brokers] == [1]:
+                    break
+            except (OSError, ValueError):
+                pass
+            assert time.monotonic() < deadline, "the broker never answered Metadata listing itself"
+            time.sleep(0.2)
+        server = ["--bootstrap-server", f"127.0.0.1:{port}"]
+        _ok(_cli("topics", "create", "single", "--partitions", "1", "--replication-factor", "1", *server))
+        _ok(_cli("produce", "--topic", "single", *server, input="one\ntwo\n"))
+        consumed = _ok(_cli("consume", "--topic", "single", "--from-beginning", "--max-messages", "2", *server))
+        assert consumed.splitlines() == ["one", "two"]
+        proc.send_signal(signal.SIGTERM)
+        exit_code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    output = log_path.read_text()
+    assert exit_code == 0, f"broker start exited {exit_code} after SIGTERM: {output}"
+    assert "Traceback" not in output, output
+    assert (tmp_path / "logs" / "single-0").is_dir()
+
+
+async def test_produce_sends_each_line_while_stdin_stays_open(cluster_factory):
+    cluster = cluster_factory(1)
+    bootstrap = cluster.bootstrap_servers
+    tp = TopicPartition("typed", 0)
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic("typed", 1, 1)])
+    proc = subprocess.Popen([str(KAFKETTE), "produce", "--topic", "typed", "--bootstrap-server", bootstrap],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
+            consumer.assign([tp])
+            for line in (b"first", b"second"):  # as typed at a terminal: the pipe stays open
+                proc.stdin.write(line + b"\n")
+                proc.stdin.flush()
+                got: list = []
+                async with asyncio.timeout(30):
+                    while not got:
+                        got = (await consumer.getmany(timeout_ms=500)).get(tp, [])
+                assert [r.value for r in got] == [line]
+                assert proc.poll() is None  # still reading standard input
+        proc.stdin.close()
+        assert await asyncio.to_thread(proc.wait, 30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    # Standard input that the event loop cannot poll is read directly.
+    devnull = await asyncio.to_thread(subprocess.run, [str(KAFKETTE), "produce", "--topic", "typed",
+                                                       "--bootstrap-server", bootstrap],
+                                      stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert devnull.returncode == 0 and devnull.stderr == "", devnull.stderr
+
+
+def test_cluster_start_on_a_busy_port_prints_the_reason_in_one_line(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = _cli("cluster", "start", "--brokers", "1", "--base-port", str(port),
+                      "--data-dir", str(tmp_path / "busy"), timeout_s=60)
+    assert result.returncode != 0
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1 and "address already in use" in errors[0], result.stderr
     assert "Traceback" not in result.stderr

@@ -3,8 +3,10 @@
 - A partition whose only ISR member is killed (-9) goes offline and stays so (its
   out-of-sync replica is not elected) unless ``unclean.leader.election.enable=true``
   for the topic, which elects the live out-of-sync replica; ``kafkette topics describe
-  --unavailable-partitions`` lists the offline one, and an unclean ElectLeaders
-  brings it back.
+  --under-replicated-partitions`` lists the partitions whose ISR shrank,
+  ``--unavailable-partitions`` the offline one, and an unclean ElectLeaders brings it back.
+  With ``unclean.leader.election.enable=true`` on the brokers the unclean election is the
+  default, and a topic override ``false`` still keeps its partition offline.
 - After a broker restart moved leaderships away, preferred leader election (the
   AdminClient and ``kafkette topics elect-leaders``) moves them back; and with
   ``auto.leader.rebalance.enable`` the controller does so by itself.
@@ -66,13 +68,25 @@ async def test_offline_partition_stays_offline_unless_unclean_election_is_enable
                 NewTopic("clean-only", replica_assignment={0: [2, 3]}),
                 NewTopic("unclean-ok", replica_assignment={0: [2, 3]},
                          configs={"unclean.leader.election.enable": "true"}),
+                NewTopic("in-sync", replica_assignment={0: [1, 2]}),
             ])
         for topic in ("clean-only", "unclean-ok"):
             await wait_for(bootstrap, topic, lambda ps: sorted(ps[0].isr) == [2, 3], "full ISR")
+        await wait_for(bootstrap, "in-sync", lambda ps: sorted(ps[0].isr) == [1, 2], "full ISR")
+        result = await asyncio.to_thread(cli, bootstrap, "topics", "describe", "--under-replicated-partitions")
+        assert result.exit_code == 0 and result.stdout == "", result.output  # nothing under-replicated yet
 
         cluster.stop_broker(3, hard=True)  # 3 falls out of the ISR, then misses writes
         for topic in ("clean-only", "unclean-ok"):
             await wait_for(bootstrap, topic, lambda ps: ps[0].isr == [2] and ps[0].leader == 2, "ISR [2]")
+        result = await asyncio.to_thread(cli, bootstrap, "topics", "describe", "--under-replicated-partitions")
+        assert result.exit_code == 0, result.output
+        rows = [line.split() for line in result.stdout.splitlines()[1:]]
+        assert sorted(row[:2] for row in rows) == [["clean-only", "0"], ["unclean-ok", "0"]], result.stdout
+        assert all(row[3:] == ["2,3", "2"] for row in rows), result.stdout  # Replicas 2,3 and Isr 2
+        one = await asyncio.to_thread(cli, bootstrap, "topics", "describe", "unclean-ok",
+                                      "--under-replicated-partitions")
+        assert [line.split()[:2] for line in one.stdout.splitlines()[1:]] == [["unclean-ok", "0"]], one.output
         async with Producer(bootstrap_servers=bootstrap, acks=1) as producer:
             for topic in ("clean-only", "unclean-ok"):
                 await producer.send_and_wait(topic, b"only-on-2")
@@ -148,5 +162,28 @@ async def test_auto_leader_rebalance_restores_preferred_leaders(tmp_path):
         await wait_for(bootstrap, "rebalanced", lambda ps: ps[0].leader == 1, "partition 0 led by 1")
         cluster.start_broker(2)
         await wait_for(bootstrap, "rebalanced", lambda ps: [p.leader for p in ps] == [2, 1], "automatic rebalance")
+    finally:
+        cluster.stop()
+
+
+async def test_cluster_wide_unclean_election_applies_unless_the_topic_turns_it_off(tmp_path):
+    cluster = start_cluster(tmp_path, **{"unclean.leader.election.enable": True})
+    try:
+        bootstrap = cluster.bootstrap_servers
+        async with AdminClient(bootstrap_servers=bootstrap) as admin:
+            await admin.create_topics([
+                NewTopic("cluster-default", replica_assignment={0: [2, 3]}),
+                NewTopic("topic-says-no", replica_assignment={0: [2, 3]},
+                         configs={"unclean.leader.election.enable": "false"}),
+            ])
+        for topic in ("cluster-default", "topic-says-no"):
+            await wait_for(bootstrap, topic, lambda ps: sorted(ps[0].isr) == [2, 3], "full ISR")
+        cluster.stop_broker(3, hard=True)
+        for topic in ("cluster-default", "topic-says-no"):
+            await wait_for(bootstrap, topic, lambda ps: ps[0].isr == [2] and ps[0].leader == 2, "ISR [2]")
+        cluster.stop_broker(2, hard=True)  # the sole ISR member dies
+        cluster.start_broker(3)  # one controller event elects (or not) every offline partition of broker 3
+        await wait_for(bootstrap, "cluster-default", lambda ps: ps[0].leader == 3, "unclean election of broker 3")
+        assert (await partitions_of(bootstrap, "topic-says-no"))[0].leader == -1
     finally:
         cluster.stop()

@@ -1,10 +1,12 @@
-"""Issue 2, test 2: produce with keys, values and headers; consume it all back."""
+"""Issue 2, test 2: produce with keys, values and headers; consume it all back.  Also the SDK's
+shapes: RecordMetadata with the given timestamps, seek, seek_to_end, position, async for; and
+acks=all replicated through two replica fetchers per broker (``num.replica.fetchers``)."""
 
 from __future__ import annotations
 
 import asyncio
 
-from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from client import AdminClient, Consumer, ConsumerRecord, NewTopic, Producer, RecordMetadata, TopicPartition
 
 
 async def _consume_all(bootstrap: str, tps: list[TopicPartition], expected: int, timeout_s: float = 60):
@@ -67,3 +69,53 @@ async def test_acks_1_and_acks_0_are_delivered(shared_cluster):
         await producer.flush()
     got = await _consume_all(bootstrap, [TopicPartition("acks", 0)], 2)
     assert [r.value for r in got[TopicPartition("acks", 0)]] == [b"one", b"zero"]
+
+
+async def test_record_metadata_timestamps_seek_position_and_async_iteration(shared_cluster):
+    bootstrap = shared_cluster.bootstrap_servers
+    tp = TopicPartition("positions", 0)
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic("positions", num_partitions=1, replication_factor=3)])
+    base_ms = 1_700_000_000_000
+    async with Producer(bootstrap_servers=bootstrap, acks="all") as producer:
+        metas = [await producer.send_and_wait("positions", f"v{i}".encode(), timestamp_ms=base_ms + i)
+                 for i in range(10)]
+    assert all(isinstance(m, RecordMetadata) for m in metas)
+    assert [tuple(m) for m in metas] == [("positions", 0, i, base_ms + i) for i in range(10)]
+
+    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
+        consumer.assign([tp])
+        await consumer.seek_to_end(tp)
+        assert await consumer.position(tp) == 10
+        consumer.seek(tp, 4)
+        assert await consumer.position(tp) == 4
+        first = (await consumer.getmany(timeout_ms=5000, max_records=3))[tp]
+        assert [r.offset for r in first] == [4, 5, 6]
+        assert await consumer.position(tp) == 7
+        iterated: list[ConsumerRecord] = []
+        async with asyncio.timeout(30):
+            async for record in consumer:
+                iterated.append(record)
+                if record.offset == 9:
+                    break
+        assert [(r.topic, r.partition, r.offset, r.timestamp, r.value) for r in iterated] == [
+            ("positions", 0, i, base_ms + i, f"v{i}".encode()) for i in (7, 8, 9)]
+        await consumer.seek_to_beginning(tp)
+        assert await consumer.position(tp) == 0
+
+
+async def test_acks_all_replicates_through_two_replica_fetchers_per_broker(cluster_factory):
+    cluster = cluster_factory(3, num_replica_fetchers=2, replica_fetch_max_bytes=4096)
+    bootstrap = cluster.bootstrap_servers
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic("fetchers", num_partitions=6, replication_factor=3,
+                                            configs={"min.insync.replicas": "3"})])
+    async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=2, delivery_timeout_ms=30000) as producer:
+        futures = [await producer.send("fetchers", f"v{i}".encode() * 40, key=str(i).encode()) for i in range(600)]
+        metas = await asyncio.gather(*futures)  # min.insync.replicas=3: every follower fetched every batch
+    tps = [TopicPartition("fetchers", p) for p in range(6)]
+    got = await _consume_all(bootstrap, tps, len(metas))
+    assert sorted(r.value for recs in got.values() for r in recs) == sorted(f"v{i}".encode() * 40 for i in range(600))
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        partitions = (await admin.describe_topics(["fetchers"]))["fetchers"].partitions
+    assert all(sorted(p.isr) == [1, 2, 3] for p in partitions)

@@ -1,5 +1,6 @@
 """Issue 3 on real brokers: deletion refused by config, and deletion while a replica's
-broker is down (completed once it returns).
+broker is down (completed once it returns; meanwhile the topic, queued for deletion,
+refuses CreatePartitions and a new CreateTopics of its name).
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from click.testing import CliRunner
 from client import (
     AdminClient,
     Consumer,
+    InvalidTopicError,
     LocalCluster,
+    NewPartitions,
     NewTopic,
     Producer,
     RequestTimedOutError,
+    TopicAlreadyExistsError,
     TopicDeletionDisabledError,
     TopicPartition,
 )
@@ -76,6 +80,17 @@ async def test_topic_deleted_while_a_replica_is_down_is_fully_deleted_after_it_r
         assert "half-deleted" not in await admin.list_topics()
     await wait_until(lambda: not partition_dirs(cluster, "half-deleted", [1, 2]), "live brokers to delete their replicas")
     assert len(partition_dirs(cluster, "half-deleted", [3])) == 2  # broker 3 is down: its copy is still there
+
+    # While queued for deletion the topic can be neither expanded nor created again.
+    async with AdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10000) as admin:
+        with pytest.raises(InvalidTopicError, match="queued for deletion"):
+            await admin.create_partitions({"half-deleted": NewPartitions(4)})
+        with pytest.raises(TopicAlreadyExistsError, match="marked for deletion"):
+            await admin.create_topics([NewTopic("half-deleted", 2, 3)])
+    result = await asyncio.to_thread(CliRunner().invoke, kafkette, ["topics", "alter", "half-deleted", "--partitions", "4",
+                                                                    "--bootstrap-server", bootstrap])
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.exit_code != 0 and len(lines) == 1 and "queued for deletion" in lines[0], result.output
 
     cluster.start_broker(3)
     await wait_until(lambda: not partition_dirs(cluster, "half-deleted"), "broker 3 to delete its replicas")

@@ -33,6 +33,7 @@ from client import (
 )
 from client.cli.main import kafkette
 from client.kafka_client import KafkaClient
+from controller.replica_assignment import assign_replicas_to_brokers
 from protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopic, CreateTopicsRequest
 from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from protocol.errors import Errors
@@ -228,6 +229,8 @@ async def test_min_insync_replicas_override_takes_effect_in_the_partition(cluste
         (["cli-assign", "--replica-assignment", "1:1"], "duplicate"),
         (["cli-assign", "--replica-assignment", "1:2,3"], "different replication factor"),
         (["cli-assign", "--replica-assignment", "1:2", "--partitions", "1"], "can't be used with --partitions"),
+        (["cli-assign", "--replica-assignment", "1:2", "--replication-factor", "2"],
+         "can't be used with --partitions or --replication-factor"),
         (["cli-config", "--partitions", "1", "--config", "retention.ms=soon"], "retention.ms"),
     ],
 )
@@ -247,6 +250,16 @@ def test_cli_create_warns_about_colliding_characters(cluster):
     result = cli(cluster, "topics", "create", "with.period", "--partitions", "1")
     assert result.exit_code == 0, result.output
     assert "could collide" in result.stdout
+
+
+def test_cli_create_warns_when_the_name_collides_with_an_existing_topic(cluster):
+    first = cli(cluster, "topics", "create", "metrics.cpu", "--partitions", "1")
+    assert first.exit_code == 0, first.output
+    assert "collides with existing topic" not in first.stdout
+    second = cli(cluster, "topics", "create", "metrics_cpu", "--partitions", "1")
+    assert second.exit_code == 0, second.output
+    assert "WARNING: Topic metrics_cpu collides with existing topic metrics.cpu" in second.stdout
+    assert {"metrics.cpu", "metrics_cpu"} <= set(asyncio.run(list_topics(cluster)))
 
 
 def test_cli_describe_shows_topic_configs(cluster):
@@ -270,6 +283,11 @@ async def test_create_partitions_adds_partitions_that_are_served_at_once(cluster
         partitions = (await admin.describe_topics(["grow"]))["grow"].partitions
     assert [p.partition for p in partitions] == [0, 1, 2]
     assert all(p.leader >= 0 and len(p.replicas) == 2 and sorted(p.isr) == sorted(p.replicas) for p in partitions)
+    # Kafka's continuation: start index and shift fixed at partition 0's first replica, ids from 1.
+    brokers = sorted(cluster.broker_ids)
+    expected = assign_replicas_to_brokers(2, 2, brokers, fixed_start_index=brokers.index(partitions[0].replicas[0]),
+                                          start_partition_id=1)
+    assert {p.partition: p.replicas for p in partitions[1:]} == expected
     async with Producer(bootstrap_servers=cluster.bootstrap_servers, acks="all", request_timeout_ms=10000) as producer:
         metadata = await producer.send_and_wait("grow", b"in-new-partition", partition=2)
     assert (metadata.partition, metadata.offset) == (2, 0)

@@ -9,7 +9,12 @@ from client import ConfigEntry, ConfigResource, ConfigSource
 from client.admin import PartitionInfo, TopicDescription
 from client.cli.configs import format_entries, parse_add_config, parse_delete_config, split_config_list
 from client.cli.main import kafkette
-from client.cli.topics import filter_partitions, new_partition_assignments, topic_summary_line
+from client.cli.topics import (
+    colliding_topics,
+    filter_partitions,
+    new_partition_assignments,
+    topic_summary_line,
+)
 
 
 def run(*args: str):
@@ -131,3 +136,11 @@ def test_configs_describe_prints_dynamic_entries_unless_all():
         "  min.insync.replicas=2 sensitive=false source=DYNAMIC_TOPIC_CONFIG",
     ]
     assert len(format_entries(resource, entries, True).splitlines()) == 3
+
+
+def test_colliding_topics_map_dot_and_underscore_to_one_character():
+    existing = ["metrics.cpu", "metrics_cpu", "metrics-cpu", "a.b_c"]
+    assert colliding_topics("metrics_cpu", existing) == ["metrics.cpu"]
+    assert colliding_topics("metrics.cpu", existing) == ["metrics_cpu"]
+    assert colliding_topics("a_b.c", existing) == ["a.b_c"]
+    assert colliding_topics("metrics.mem", existing) == []

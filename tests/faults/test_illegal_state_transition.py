@@ -1,0 +1,38 @@
+"""Issue 3: an illegal state transition is an error in the state-change log, never applied.
+
+On a real controller process: a metadata log that creates partition ``t-0`` twice (as
+a bad copy or a bug could leave it) would move an OnlinePartition back to
+NewPartition.  The restarted controller's node must refuse the replay: it logs the
+illegal transition at ERROR on ``state.change.logger`` (naming the partition and both
+states) and does not come up with that state.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from client import AdminClient, LocalClusterError, NewTopic
+from controller.metadata_log import MetadataLog
+from controller.metadata_records import PartitionRecord
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def test_replaying_a_record_with_an_illegal_transition_is_logged_and_refused(cluster_factory):
+    cluster = cluster_factory(1)
+    async with AdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin:
+        await admin.create_topics([NewTopic("t", 1, 1)])
+    cluster.stop_broker(1, hard=True)
+    log = MetadataLog(cluster.broker_dir(1) / "logs")
+    try:
+        log.replay()
+        await log.append([PartitionRecord("t", 0, replicas=[1], isr=[1], leader=1)])  # t-0 is already online
+    finally:
+        await log.close()
+
+    with pytest.raises(LocalClusterError, match="exited"):
+        cluster.start_broker(1)
+    errors = [line for line in cluster.log_path(1).read_text().splitlines()
+              if "ERROR" in line and "state.change.logger" in line]
+    assert any("Illegal state transition for partition t-0 from OnlinePartition to NewPartition" in line
+               for line in errors), errors
