@@ -268,6 +268,24 @@ def test_torn_tail_past_the_recovery_point_is_still_truncated(tmp_path, make_bat
     assert reopened.log_end_offset == 15
 
 
+def test_torn_tail_followed_only_by_an_empty_rolled_segment_is_truncated_and_the_empty_segment_dropped(
+        tmp_path, make_batch):
+    log = _open(tmp_path, LogConfig(index_interval_bytes=0))
+    _append(log, make_batch, batches=4)
+    log.roll("test")  # a crash right after a roll leaves an empty segment at offset 20
+    log.close()
+    part = tmp_path / "flights-0"
+    active = part / "00000000000000000000.log"
+    data = bytearray(active.read_bytes())
+    data[3 * len(make_batch(5)) + 65] ^= 0xFF  # the last batch, offsets 15..19, past recovery point 10
+    active.write_bytes(data)
+    reopened = _open(tmp_path, LogConfig(index_interval_bytes=0), clean=False, recovery_point=10)
+    assert not reopened.is_offline
+    assert reopened.log_end_offset == 15 and [s.base_offset for s in reopened.segments] == [0]
+    assert not (part / "00000000000000000020.log").exists()
+    assert reopened.append_as_leader(bytearray(make_batch(1)), 0).first_offset == 15
+
+
 def test_read_meeting_a_crc_mismatch_takes_the_log_offline(tmp_path, make_batch, caplog):
     log = _open(tmp_path, LogConfig(index_interval_bytes=0))
     _append(log, make_batch, batches=4)
