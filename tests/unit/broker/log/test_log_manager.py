@@ -58,6 +58,27 @@ async def test_start_stop_round_trip_with_clean_shutdown_marker_and_high_waterma
         await again.stop()
 
 
+async def test_clean_shutdown_marker_makes_start_up_skip_the_recovery_scan(tmp_path, make_batch):
+    config = _config(tmp_path / "d1")
+    manager = LogManager(config)
+    await manager.start()
+    _append(manager.get_or_create_log(T0, LogConfig.from_broker(config)), make_batch, batches=3)
+    await manager.stop()
+    segment = tmp_path / "d1" / "flights-0" / "00000000000000000000.log"
+    data = bytearray(segment.read_bytes())
+    data[-2] ^= 0x10  # a CRC failure the scan would truncate; with the marker nothing scans it
+    segment.write_bytes(data)
+
+    again = LogManager(config)
+    await again.start()
+    try:
+        reopened = again.get_log(T0)
+        assert reopened.log_end_offset == 15 and not reopened.is_offline
+        assert segment.stat().st_size == len(data)
+    finally:
+        await again.stop()
+
+
 async def test_unclean_restart_recovers_from_the_recovery_point_checkpoint(tmp_path, make_batch):
     config = _config(tmp_path / "d1")
     manager = LogManager(config)
