@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 import sys
+from pathlib import Path
 
 from broker.alter_partition_manager import AlterPartitionManager
 from broker.apis.kafka_apis import ApisContext, KafkaApis
@@ -133,13 +135,27 @@ class KafkaServer:
         logger.info("%s Shut down completed", self._prefix)
 
 
+STATE_CHANGE_LOG_FILE = "state-change.log"
+
+
 def configure_logging(node_id: int | str) -> None:
-    """Log to stderr at INFO with time, level, logger name and message."""
-    logging.basicConfig(
-        level=logging.INFO,
-        format=f"%(asctime)s %(levelname)s [node {node_id}] %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    """Log to stderr at INFO with time, level, logger name and message, and the controller's
+    state transitions (``state.change.logger``) also to ``state-change.log``.
+
+    The state-change log goes to ``$LOG_DIR`` (the directory Kafka's start scripts use
+    for ``kafka.logs.dir``), by default ``logs`` under the working directory, as Kafka's
+    ``log4j.properties`` ``stateChangeAppender`` does.
+
+    Raises:
+        OSError: the state-change log directory cannot be created.
+    """
+    fmt = f"%(asctime)s %(levelname)s [node {node_id}] %(name)s: %(message)s"
+    logging.basicConfig(level=logging.INFO, format=fmt, stream=sys.stderr)
+    log_dir = Path(os.environ.get("LOG_DIR") or "logs")
+    log_dir.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(log_dir / STATE_CHANGE_LOG_FILE, encoding="utf-8")
+    handler.setFormatter(logging.Formatter(fmt))
+    logging.getLogger("state.change.logger").addHandler(handler)
 
 
 async def serve(config: KafkaConfig) -> None:
@@ -167,8 +183,8 @@ def run_broker(config_path: str) -> int:
     except ConfigError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
-    configure_logging(config.node_id)
     try:
+        configure_logging(config.node_id)
         import uvloop
 
         uvloop.run(serve(config))

@@ -202,6 +202,7 @@ class LocalCluster:
         config = self._write_config(broker_id)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+        env["LOG_DIR"] = str(self.broker_dir(broker_id))  # state-change.log beside broker.log
         log = open(self.log_path(broker_id), "ab")  # handed to the child process, closed below
         try:
             self._procs[broker_id] = subprocess.Popen(

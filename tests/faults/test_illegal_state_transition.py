@@ -4,7 +4,7 @@ On a real controller process: a metadata log that creates partition ``t-0`` twic
 a bad copy or a bug could leave it) would move an OnlinePartition back to
 NewPartition.  The restarted controller's node must refuse the replay: it logs the
 illegal transition at ERROR on ``state.change.logger`` (naming the partition and both
-states) and does not come up with that state.
+states), which also writes ``state-change.log``, and does not come up with that state.
 """
 
 from __future__ import annotations
@@ -36,3 +36,5 @@ async def test_replaying_a_record_with_an_illegal_transition_is_logged_and_refus
               if "ERROR" in line and "state.change.logger" in line]
     assert any("Illegal state transition for partition t-0 from OnlinePartition to NewPartition" in line
                for line in errors), errors
+    state_change_log = (cluster.broker_dir(1) / "state-change.log").read_text()
+    assert "Illegal state transition for partition t-0 from OnlinePartition to NewPartition" in state_change_log
