@@ -26,6 +26,7 @@ from pathlib import Path
 
 import crc32c
 
+from broker.log.abstract_index import INT32_MAX
 from broker.log.checkpoint import CorruptCheckpointError, fsync_dir
 from broker.log.leader_epoch_cache import (
     LEADER_EPOCH_CHECKPOINT_FILE,
@@ -44,7 +45,6 @@ from broker.log.log_loader import (
 )
 from broker.log.log_segment import LogSegment, TimestampAndOffset, max_timestamp_and_offset
 from broker.log.log_validator import validate_and_convert
-from broker.log.offset_index import INT32_MAX
 from protocol.apis.list_offsets import MAX_TIMESTAMP
 from protocol.errors import KafkaStorageError, MessageTooLargeError, OffsetOutOfRangeError
 from protocol.record_batch import (

@@ -33,12 +33,13 @@ from typing import Any
 
 import msgpack
 
+from broker.log.abstract_index import INT32_MAX
 from broker.log.checkpoint import fsync_dir
 from broker.log.log import Log
 from broker.log.log_cleaner_manager import LogCleanerManager, LogToClean, SegmentSnapshot, is_compacted
 from broker.log.log_loader import CLEANED_SUFFIX
 from broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, segment_file_name
-from broker.log.offset_index import INT32_MAX, OffsetIndex
+from broker.log.offset_index import OffsetIndex
 from broker.log.offset_map import OffsetMap
 from protocol.errors import InvalidRecordError
 from protocol.record_batch import (

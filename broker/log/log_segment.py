@@ -20,7 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from broker.log.offset_index import INT32_MAX, CorruptIndexError, OffsetIndex
+from broker.log.abstract_index import INT32_MAX, CorruptIndexError
+from broker.log.offset_index import OffsetIndex
 from broker.log.time_index import NO_TIMESTAMP, TimeIndex
 from protocol.record_batch import (
     BASE_OFFSET_AND_LENGTH,

@@ -9,25 +9,18 @@ Kafka concept: ``OffsetIndex`` (``storage/.../log/OffsetIndex.java``).
 
 from __future__ import annotations
 
-import os
 import struct
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from pathlib import Path
+
+from broker.log.abstract_index import INT32_MAX, AbstractIndex, CorruptIndexError
 
 ENTRY = struct.Struct(">ii")
 ENTRY_SIZE = ENTRY.size  # 8
-INT32_MAX = 2**31 - 1
 
 
-class CorruptIndexError(Exception):
-    """An index file is unusable (torn entry, offsets not increasing, positions past the log).
-
-    The owning segment deletes the file and rebuilds it from the log.
-    """
-
-
-class OffsetIndex:
+class OffsetIndex(AbstractIndex):
     """Maps offsets to byte positions in the segment's ``.log`` file, sparsely.
 
     On-disk format: a flat array of 8-byte big-endian entries, no header::
@@ -57,27 +50,19 @@ class OffsetIndex:
             are not increasing (the file is left in place for the caller to delete).
     """
 
+    ENTRY = ENTRY
+
     def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int) -> None:
         if max_index_size_bytes < 0:
             raise ValueError(f"max_index_size_bytes must be >= 0, got {max_index_size_bytes}")
-        self.path = Path(path)
-        self.base_offset = base_offset
-        self.max_entries = max(1, max_index_size_bytes // ENTRY_SIZE)
-        self._relative_offsets = array("i")
         self._positions = array("i")
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            self._load()
-        except BaseException:
-            os.close(self._fd)
-            self._fd = -1
-            raise
+        super().__init__(path, base_offset, max(1, max_index_size_bytes // ENTRY_SIZE))
+
+    def _columns(self) -> tuple[array, ...]:
+        return self._relative_offsets, self._positions
 
     def _load(self) -> None:
-        size = os.fstat(self._fd).st_size
-        if size % ENTRY_SIZE:
-            raise CorruptIndexError(f"index file {self.path} has size {size}, not a multiple of {ENTRY_SIZE}")
-        data = os.pread(self._fd, size, 0) if size else b""
+        data = self._read_entries("index")
         last_rel = last_pos = -1
         for rel, pos in ENTRY.iter_unpack(data):
             if rel <= last_rel or pos < last_pos or pos < 0:
@@ -101,19 +86,9 @@ class OffsetIndex:
             )
 
     @property
-    def entries(self) -> int:
-        """Number of entries."""
-        return len(self._positions)
-
-    @property
     def is_full(self) -> bool:
         """True when no entry can be added (``segment.index.bytes`` reached): the log rolls."""
         return len(self._positions) >= self.max_entries
-
-    @property
-    def size_in_bytes(self) -> int:
-        """File size in bytes (entries * 8)."""
-        return len(self._positions) * ENTRY_SIZE
 
     def entry(self, n: int) -> tuple[int, int]:
         """Return entry ``n`` as ``(absolute offset, position)``."""
@@ -149,7 +124,7 @@ class OffsetIndex:
             )
         if self._positions and position < self._positions[-1]:
             raise ValueError(f"position {position} is before the last entry's in index {self.path}")
-        os.pwrite(self._fd, ENTRY.pack(rel, position), len(self._positions) * ENTRY_SIZE)
+        self._write_entry(rel, position)
         self._relative_offsets.append(rel)
         self._positions.append(position)
 
@@ -166,39 +141,3 @@ class OffsetIndex:
         if slot < 0:
             return self.base_offset, 0
         return self.base_offset + self._relative_offsets[slot], self._positions[slot]
-
-    def truncate_to(self, offset: int) -> None:
-        """Drop every entry whose offset is >= ``offset`` (memory and file)."""
-        rel = offset - self.base_offset
-        keep = 0 if rel <= 0 else bisect_left(self._relative_offsets, min(rel, INT32_MAX + 1))
-        if keep < len(self._positions):
-            del self._relative_offsets[keep:]
-            del self._positions[keep:]
-        os.ftruncate(self._fd, keep * ENTRY_SIZE)
-
-    def reset(self) -> None:
-        """Drop every entry (before a rebuild)."""
-        self.truncate_to(self.base_offset)
-
-    def dup_fd(self) -> int:
-        """A duplicate of the file descriptor, for an fsync in an executor; the caller closes it."""
-        return os.dup(self._fd)
-
-    def flush(self) -> None:
-        """fsync the index file (blocking)."""
-        if self._fd >= 0:
-            os.fsync(self._fd)
-
-    def close(self) -> None:
-        """Close the file; idempotent."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def delete(self) -> None:
-        """Close and remove the file (missing is fine)."""
-        self.close()
-        self.path.unlink(missing_ok=True)
-
-    def __repr__(self) -> str:
-        return f"OffsetIndex(path={self.path}, base_offset={self.base_offset}, entries={self.entries})"

@@ -11,20 +11,19 @@ Kafka concept: ``TimeIndex`` (``storage/.../log/TimeIndex.java``).
 
 from __future__ import annotations
 
-import os
 import struct
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from pathlib import Path
 
-from broker.log.offset_index import INT32_MAX, CorruptIndexError
+from broker.log.abstract_index import INT32_MAX, AbstractIndex, CorruptIndexError
 
 ENTRY = struct.Struct(">qi")
 ENTRY_SIZE = ENTRY.size  # 12
 NO_TIMESTAMP = -1
 
 
-class TimeIndex:
+class TimeIndex(AbstractIndex):
     """Maps timestamps to offsets in one segment, sparsely.
 
     On-disk format: a flat array of 12-byte big-endian entries, no header::
@@ -59,27 +58,19 @@ class TimeIndex:
             (the file is left in place for the caller to delete).
     """
 
+    ENTRY = ENTRY
+
     def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int) -> None:
         if max_index_size_bytes < 0:
             raise ValueError(f"max_index_size_bytes must be >= 0, got {max_index_size_bytes}")
-        self.path = Path(path)
-        self.base_offset = base_offset
-        self.max_entries = max(2, max_index_size_bytes // ENTRY_SIZE)
         self._timestamps = array("q")
-        self._relative_offsets = array("i")
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            self._load()
-        except BaseException:
-            os.close(self._fd)
-            self._fd = -1
-            raise
+        super().__init__(path, base_offset, max(2, max_index_size_bytes // ENTRY_SIZE))
+
+    def _columns(self) -> tuple[array, ...]:
+        return self._timestamps, self._relative_offsets
 
     def _load(self) -> None:
-        size = os.fstat(self._fd).st_size
-        if size % ENTRY_SIZE:
-            raise CorruptIndexError(f"time index file {self.path} has size {size}, not a multiple of {ENTRY_SIZE}")
-        data = os.pread(self._fd, size, 0) if size else b""
+        data = self._read_entries("time index")
         last_ts = NO_TIMESTAMP
         last_rel = 0
         for timestamp, rel in ENTRY.iter_unpack(data):
@@ -105,19 +96,9 @@ class TimeIndex:
             )
 
     @property
-    def entries(self) -> int:
-        """Number of entries."""
-        return len(self._timestamps)
-
-    @property
     def is_full(self) -> bool:
         """True when only the slot kept for the roll entry is left: the log rolls."""
         return len(self._timestamps) >= self.max_entries - 1
-
-    @property
-    def size_in_bytes(self) -> int:
-        """File size in bytes (entries * 12)."""
-        return len(self._timestamps) * ENTRY_SIZE
 
     def entry(self, n: int) -> tuple[int, int]:
         """Return entry ``n`` as ``(timestamp ms, absolute offset)``."""
@@ -158,7 +139,7 @@ class TimeIndex:
             raise ValueError(f"timestamp {timestamp} is below the last entry {last_ts} of time index {self.path}")
         if timestamp <= last_ts:
             return False
-        os.pwrite(self._fd, ENTRY.pack(timestamp, rel), len(self._timestamps) * ENTRY_SIZE)
+        self._write_entry(timestamp, rel)
         self._timestamps.append(timestamp)
         self._relative_offsets.append(rel)
         return True
@@ -173,39 +154,3 @@ class TimeIndex:
         if slot < 0:
             return NO_TIMESTAMP, self.base_offset
         return self.entry(slot)
-
-    def truncate_to(self, offset: int) -> None:
-        """Drop every entry whose offset is >= ``offset`` (memory and file)."""
-        rel = offset - self.base_offset
-        keep = 0 if rel <= 0 else bisect_left(self._relative_offsets, min(rel, INT32_MAX + 1))
-        if keep < len(self._timestamps):
-            del self._timestamps[keep:]
-            del self._relative_offsets[keep:]
-        os.ftruncate(self._fd, keep * ENTRY_SIZE)
-
-    def reset(self) -> None:
-        """Drop every entry (before a rebuild)."""
-        self.truncate_to(self.base_offset)
-
-    def dup_fd(self) -> int:
-        """A duplicate of the file descriptor, for an fsync in an executor; the caller closes it."""
-        return os.dup(self._fd)
-
-    def flush(self) -> None:
-        """fsync the index file (blocking)."""
-        if self._fd >= 0:
-            os.fsync(self._fd)
-
-    def close(self) -> None:
-        """Close the file; idempotent."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def delete(self) -> None:
-        """Close and remove the file (missing is fine)."""
-        self.close()
-        self.path.unlink(missing_ok=True)
-
-    def __repr__(self) -> str:
-        return f"TimeIndex(path={self.path}, base_offset={self.base_offset}, entries={self.entries})"

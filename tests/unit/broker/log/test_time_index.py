@@ -4,7 +4,7 @@ import struct
 
 import pytest
 
-from broker.log.offset_index import CorruptIndexError
+from broker.log.abstract_index import CorruptIndexError
 from broker.log.time_index import TimeIndex
 
 
