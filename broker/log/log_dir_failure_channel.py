@@ -14,12 +14,9 @@ here, consumed as ``BrokerLifecycleManager.propagateDirectoryFailure`` does.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
 
 from protocol.topic_partition import TopicPartition
-
-logger = logging.getLogger(__name__)
 
 OfflineLogListener = Callable[[TopicPartition], None]
 
@@ -44,11 +41,6 @@ class LogDirFailureChannel:
         """
         self._loop = asyncio.get_running_loop()
         self._listeners.append(listener)
-
-    def remove_listener(self, listener: OfflineLogListener) -> None:
-        """Stop notifying ``listener`` (absent is fine)."""
-        if listener in self._listeners:
-            self._listeners.remove(listener)
 
     def maybe_add_offline_log(self, tp: TopicPartition) -> None:
         """Report that the log of ``tp`` went offline (thread-safe; listeners run on the loop)."""
