@@ -9,6 +9,10 @@ and moves its leaderships at once instead of waiting for the session to lapse.
 Before that, ``controlled_shutdown`` asks the controller (ControlledShutdown) to move
 this broker's leaderships away while it still serves, retrying while partitions
 remain (``controlled.shutdown.max.retries``, ``controlled.shutdown.retry.backoff.ms``).
+Every heartbeat (v1) carries the replicas whose log is offline here, the whole set;
+when a log goes offline (``propagate_offline_replica``) the next heartbeat goes out
+at once, so the controller moves leadership away and drops the replica from the ISR
+(KIP-858's ``OfflineLogDirs``, Kafka's ``propagateDirectoryFailure``).
 
 Kafka concept: ``BrokerLifecycleManager`` (KIP-631) and ``KafkaServer.controlledShutdown``.
 """
@@ -18,17 +22,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from broker.config import KafkaConfig
 from broker.node_to_controller_channel import NodeToControllerChannelManager
 from protocol.apis.broker_registration import (
+    BrokerHeartbeatOfflineReplicaTopic,
     BrokerHeartbeatRequest,
     BrokerRegistrationListener,
     BrokerRegistrationRequest,
 )
 from protocol.apis.controlled_shutdown import ControlledShutdownRequest
 from protocol.errors import Errors, KafkaError, is_retriable
+from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
@@ -39,11 +45,17 @@ class BrokerLifecycleManager:
     Args:
         config: broker config (node id, advertised listener, rack, heartbeat interval).
         channel: the channel to the controller.
+        offline_replicas: returns the partitions whose log is offline here (default none).
     """
 
-    def __init__(self, config: KafkaConfig, channel: NodeToControllerChannelManager) -> None:
+    def __init__(
+        self, config: KafkaConfig, channel: NodeToControllerChannelManager,
+        offline_replicas: Callable[[], Sequence[TopicPartition]] = list,
+    ) -> None:
         self._config = config
         self._channel = channel
+        self._offline_replicas = offline_replicas
+        self._heartbeat_now = asyncio.Event()
         self.broker_id = config.node_id
         self.incarnation_id = uuid.uuid4().hex
         self.broker_epoch = -1
@@ -56,6 +68,21 @@ class BrokerLifecycleManager:
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="broker-lifecycle")
+
+    def propagate_offline_replica(self, tp: TopicPartition) -> None:
+        """A log went offline: send the next heartbeat (with every offline replica) now.
+
+        Args:
+            tp: the partition whose log went offline (logged; the heartbeat reads the full set).
+        """
+        logger.warning("%s The log of %s went offline; reporting it to the controller", self._prefix, tp)
+        self._heartbeat_now.set()
+
+    def _offline_replica_topics(self) -> list[BrokerHeartbeatOfflineReplicaTopic]:
+        by_topic: dict[str, list[int]] = {}
+        for tp in self._offline_replicas():
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+        return [BrokerHeartbeatOfflineReplicaTopic(topic_name=t, partitions=sorted(p)) for t, p in sorted(by_topic.items())]
 
     async def wait_for_unfence(self, timeout_s: float) -> bool:
         """Wait until the controller has unfenced this broker; False on timeout."""
@@ -75,7 +102,8 @@ class BrokerLifecycleManager:
             try:
                 await self._channel.send(
                     BrokerHeartbeatRequest(
-                        broker_id=self.broker_id, broker_epoch=self.broker_epoch, want_fence=True, want_shut_down=True
+                        broker_id=self.broker_id, broker_epoch=self.broker_epoch, want_fence=True, want_shut_down=True,
+                        offline_replicas=self._offline_replica_topics(),
                     ),
                     timeout_ms=2000,
                 )
@@ -163,9 +191,10 @@ class BrokerLifecycleManager:
         logger.info("%s Registered with broker epoch %d", self._prefix, self.broker_epoch)
 
     async def _heartbeat(self) -> None:
-        response = await self._channel.send(
-            BrokerHeartbeatRequest(broker_id=self.broker_id, broker_epoch=self.broker_epoch, want_fence=False)
-        )
+        response = await self._channel.send(BrokerHeartbeatRequest(
+            broker_id=self.broker_id, broker_epoch=self.broker_epoch, want_fence=False,
+            offline_replicas=self._offline_replica_topics(),
+        ))
         if response.error_code in (Errors.STALE_BROKER_EPOCH, Errors.BROKER_ID_NOT_REGISTERED):
             logger.warning("%s Heartbeat refused (%d); registering again", self._prefix, response.error_code)
             self.broker_epoch = -1
@@ -185,6 +214,7 @@ class BrokerLifecycleManager:
     async def _run(self) -> None:
         backoff = 0.1
         while True:
+            self._heartbeat_now.clear()  # the heartbeat below carries every offline replica known now
             try:
                 if self.broker_epoch < 0:
                     await self._register()
@@ -198,4 +228,7 @@ class BrokerLifecycleManager:
             except Exception:
                 logger.exception("%s Unexpected error; retrying", self._prefix)
                 delay = self._interval_s
-            await asyncio.sleep(delay)
+            try:  # a log going offline cuts the wait short
+                await asyncio.wait_for(self._heartbeat_now.wait(), delay)
+            except TimeoutError:
+                pass

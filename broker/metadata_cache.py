@@ -122,8 +122,9 @@ class MetadataCache:
         """Build a Metadata response for ``topics`` (None: every topic).
 
         Unknown topics get UNKNOWN_TOPIC_OR_PARTITION; partitions with no live
-        leader get LEADER_NOT_AVAILABLE; replicas on dead brokers are listed in
-        ``offline_replicas``.
+        leader get LEADER_NOT_AVAILABLE; replicas on dead brokers, and those the
+        controller marked offline (their log is offline on a live broker), are listed
+        in ``offline_replicas``.
         """
         brokers = [
             MetadataResponseBroker(node_id=b.id, host=b.host, port=b.port, rack=b.rack)
@@ -148,7 +149,9 @@ class MetadataCache:
                         leader_epoch=state.leader_epoch,
                         replica_nodes=list(state.replicas),
                         isr_nodes=list(state.isr),
-                        offline_replicas=[r for r in state.replicas if r not in self.live_brokers],
+                        offline_replicas=[
+                            r for r in state.replicas if r not in self.live_brokers or r in state.offline_replicas
+                        ],
                     )
                 )
             out.append(MetadataResponseTopic(error_code=Errors.NONE, name=name, partitions=parts))

@@ -34,6 +34,7 @@ from protocol.errors import (
     DuplicateSequenceNumberError,
     Errors,
     FencedLeaderEpochError,
+    KafkaStorageError,
     NotEnoughReplicasError,
     NotLeaderOrFollowerError,
     OffsetOutOfRangeError,
@@ -233,6 +234,8 @@ class Partition:
     # ----- leader: produce ----------------------------------------------------------
 
     def _require_leader(self, current_leader_epoch: int = -1) -> Log:
+        if self.log is not None and self.log.is_offline:  # Kafka's HostedPartition.Offline, leader or not
+            raise KafkaStorageError(f"The log of {self.tp} is offline on broker {self.local_broker_id}")
         if not self.is_leader or self.log is None:
             raise NotLeaderOrFollowerError(f"Broker {self.local_broker_id} is not the leader of {self.tp}")
         self._check_leader_epoch(current_leader_epoch)

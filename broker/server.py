@@ -56,7 +56,9 @@ class KafkaServer:
         self.log_manager = LogManager(config)
         self.metadata_cache = MetadataCache(config.node_id, config.cluster_id)
         self.controller_channel = NodeToControllerChannelManager(config)
-        self.lifecycle_manager = BrokerLifecycleManager(config, self.controller_channel)
+        self.lifecycle_manager = BrokerLifecycleManager(
+            config, self.controller_channel, offline_replicas=self.log_manager.offline_logs
+        )
         self.alter_partition_manager = AlterPartitionManager(
             config.node_id, lambda: self.lifecycle_manager.broker_epoch, self.controller_channel
         )
@@ -99,6 +101,7 @@ class KafkaServer:
         await self.socket_server.start()
         self.replica_manager.start()
         self.alter_partition_manager.start()
+        self.log_manager.log_dir_failure_channel.add_listener(self.lifecycle_manager.propagate_offline_replica)
         self.lifecycle_manager.start()
         logger.info("%s Started", self._prefix)
 

@@ -4,7 +4,8 @@ Owns: the controller's lifecycle (replay the metadata log, bump and persist the
 controller epoch, finish in-flight work - elect leaderless partitions, resume queued
 topic deletions - tell live brokers the full state, start the event task, the broker
 session timer and the leader rebalance timer), the event handlers behind its core API
-(CreateTopics, BrokerRegistration, BrokerHeartbeat, AlterPartition, session expiry),
+(CreateTopics, BrokerRegistration, BrokerHeartbeat with its offline replicas,
+AlterPartition, session expiry),
 writing records (fsync before apply) and the propagation of every change by
 LeaderAndIsr and UpdateMetadata.  The topic lifecycle APIs (CreatePartitions,
 DeleteTopics, ElectLeaders, ControlledShutdown, DescribeConfigs,
@@ -292,7 +293,12 @@ class KafkaController(TopicLifecycleApis):
 
     async def broker_heartbeat(self, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse:
         """Handle a heartbeat: BROKER_ID_NOT_REGISTERED, STALE_BROKER_EPOCH, else record it and
-        unfence (or fence on ``want_fence`` / ``want_shut_down``) the broker."""
+        unfence (or fence on ``want_fence`` / ``want_shut_down``) the broker.
+
+        First, its ``offline_replicas`` (v1+, the broker's whole set of replicas whose log
+        is offline) are compared with the marks the controller holds: newly offline
+        replicas lose leadership and ISR membership, replicas no longer reported become
+        eligible again (``ReplicationControlManager.handle_replicas_offline``)."""
         try:
             return await self._submit("BrokerHeartbeat", lambda: self._handle_broker_heartbeat(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
@@ -387,6 +393,9 @@ class KafkaController(TopicLifecycleApis):
 
     async def _handle_broker_heartbeat(self, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse:
         decision = self._cluster_control.broker_heartbeat(request, self._clock_ms())
+        if decision.error == Errors.NONE:  # before unfencing, so that an offline replica is never elected
+            offline = [TopicPartition(t.topic_name, p) for t in request.offline_replicas for p in t.partitions]
+            await self._handle_replicas_offline(request.broker_id, offline)
         if decision.action == HeartbeatAction.UNFENCE:
             changes = self._replication_control.handle_broker_unfenced(request.broker_id)
             await self._write([self._cluster_control.unfence_broker(request.broker_id), *changes], "BrokerUnfenced")
@@ -415,6 +424,23 @@ class KafkaController(TopicLifecycleApis):
         return result.response
 
     # ----------------------------------------------------- fencing and propagation
+
+    async def _handle_replicas_offline(self, broker_id: int, offline: list[TopicPartition]) -> None:
+        """Kafka's onReplicasBecomeOffline for replicas whose log went offline on ``broker_id``
+        (and the way back): write the partition changes, then LeaderAndIsr to the live
+        replicas of the changed partitions and UpdateMetadata to every live broker."""
+        changes = self._replication_control.handle_replicas_offline(broker_id, offline)
+        if not changes:
+            return
+        logger.info("%s Broker %d reports offline replicas %s; %d partitions change", self._log_prefix(), broker_id,
+                    sorted(map(str, offline)), len(changes))
+        await self._write(list(changes), "ReplicasOffline")
+        changed = [r.topic_partition for r in changes]
+        live = self.context.live_broker_ids()
+        batch = self._new_batch()
+        batch.add_leader_and_isr_request_for_brokers(live, changed)
+        batch.add_update_metadata_request_for_brokers(live, changed)
+        batch.send_requests_to_brokers()
 
     async def _fence_broker(self, broker_id: int, reason: str) -> None:
         changes = self._replication_control.handle_broker_fenced(broker_id)
@@ -501,6 +527,10 @@ class KafkaController(TopicLifecycleApis):
             if old is not None and old.isr != record.isr:
                 logger.info("%s ISR of partition %s-%d changed from %s to %s (partition epoch %d)", prefix,
                             record.topic, record.partition, old.isr, record.isr, record.partition_epoch)
+            if old is not None and record.offline_replicas is not None and old.offline_replicas != record.offline_replicas:
+                logger.info("%s Offline replicas of partition %s-%d changed from %s to %s (partition epoch %d)",
+                            prefix, record.topic, record.partition, old.offline_replicas, record.offline_replicas,
+                            record.partition_epoch)
         elif isinstance(record, ControllerEpochRecord):
             logger.info("%s Controller epoch is now %d", prefix, record.epoch)
         elif isinstance(record, TopicDeletionRecord):

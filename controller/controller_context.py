@@ -5,7 +5,8 @@ heartbeat time), topics (id, config overrides), partitions (replicas, ISR, leade
 leader epoch, partition epoch), the controller epoch, and the partition and replica
 state machines, which it moves as records are replayed (creation New -> Online,
 leader loss Online -> Offline, election Offline -> Online, broker fenced/unfenced
-replicas Offline/Online).  Also answers derived queries (live brokers, partitions led
+replicas Offline/Online, replicas whose log went offline on a live broker Offline and
+back Online when the broker no longer reports them).  Also answers derived queries (live brokers, partitions led
 by or hosted on a broker).  Does not decide anything and does no I/O: managers read
 it to produce records; ``replay`` is the only mutator besides heartbeat times (which,
 as in Kafka's BrokerHeartbeatManager, are not persisted).
@@ -66,13 +67,18 @@ class TopicInfo:
 
 @dataclass
 class PartitionRegistration:
-    """Leader and ISR state of one partition (leader -1 = none)."""
+    """Leader and ISR state of one partition (leader -1 = none).
+
+    ``offline_replicas``: replicas whose log is offline on their broker (reported by its
+    heartbeats); they lead nothing and join no ISR until the broker stops reporting them.
+    """
 
     replicas: list[int]
     isr: list[int]
     leader: int
     leader_epoch: int
     partition_epoch: int
+    offline_replicas: list[int] = field(default_factory=list)
 
 
 class ControllerContext:
@@ -155,8 +161,19 @@ class ControllerContext:
             self.replica_state_machine.transition(replica, target)
 
     def offline_replicas(self, tp: TopicPartition) -> list[int]:
-        """Replicas of ``tp`` whose broker is not live."""
-        return [r for r in self.partitions[tp].replicas if not self.is_live(r)]
+        """Replicas of ``tp`` whose broker is not live or whose log is offline there."""
+        part = self.partitions[tp]
+        return [r for r in part.replicas if not self.is_live(r) or r in part.offline_replicas]
+
+    def is_replica_online(self, broker_id: int, tp: TopicPartition) -> bool:
+        """True when ``broker_id`` is live and its replica of ``tp`` is not offline (may lead
+        or join the ISR).  Kafka concept: ``ControllerContext.isReplicaOnline``."""
+        part = self.partitions.get(tp)
+        return self.is_live(broker_id) and (part is None or broker_id not in part.offline_replicas)
+
+    def offline_replicas_on_broker(self, broker_id: int) -> set[TopicPartition]:
+        """Partitions whose replica on ``broker_id`` is marked offline (its log went offline)."""
+        return {tp for tp, p in self.partitions.items() if broker_id in p.offline_replicas}
 
     # ------------------------------------------------------------------ replay
 
@@ -216,6 +233,8 @@ class ControllerContext:
             part = self._partition(record.topic_partition)
             part.leader, part.isr = record.leader, list(record.isr)
             part.leader_epoch, part.partition_epoch = record.leader_epoch, record.partition_epoch
+            if record.offline_replicas is not None:
+                part.offline_replicas = sorted(record.offline_replicas)
         elif isinstance(record, ControllerEpochRecord):
             self.controller_epoch = record.epoch
         elif isinstance(record, ProducerIdsRecord):
@@ -241,6 +260,13 @@ class ControllerContext:
         elif isinstance(record, PartitionChangeRecord):
             target = PartitionState.OnlinePartition if record.leader >= 0 else PartitionState.OfflinePartition
             yield "partition", record.topic_partition, target
+            part = self.partitions.get(record.topic_partition)
+            if record.offline_replicas is not None and part is not None:
+                for r in sorted(set(record.offline_replicas) - set(part.offline_replicas)):
+                    yield "replica", PartitionAndReplica(record.topic_partition, r), ReplicaState.OfflineReplica
+                for r in sorted(set(part.offline_replicas) - set(record.offline_replicas)):
+                    if self.is_live(r):  # its log is back; a fenced broker's replica stays offline
+                        yield "replica", PartitionAndReplica(record.topic_partition, r), ReplicaState.OnlineReplica
         elif isinstance(record, FenceBrokerRecord):
             for tp in self.partitions_led_by(record.broker_id):
                 yield "partition", tp, PartitionState.OfflinePartition
@@ -257,7 +283,9 @@ class ControllerContext:
                     yield "replica", replica, ReplicaState.OfflineReplica
         elif isinstance(record, UnfenceBrokerRecord):
             for tp in self.partitions_on_broker(record.broker_id):
-                if not self.is_topic_queued_up_for_deletion(tp.topic):  # deletion resumes instead
+                if self.is_topic_queued_up_for_deletion(tp.topic):  # deletion resumes instead
+                    continue
+                if record.broker_id not in self.partitions[tp].offline_replicas:  # an offline log stays offline
                     yield "replica", PartitionAndReplica(tp, record.broker_id), ReplicaState.OnlineReplica
         elif isinstance(record, RemoveTopicRecord):
             for tp in self.partitions_of_topic(record.name):

@@ -96,7 +96,12 @@ class PartitionRecord(MetadataRecord):
 
 @dataclass(frozen=True)
 class PartitionChangeRecord(MetadataRecord):
-    """A partition's leader and/or ISR changed; carries the full new leader/ISR state."""
+    """A partition's leader and/or ISR changed; carries the full new leader/ISR state.
+
+    ``offline_replicas``: the replicas whose log is offline on their (possibly live)
+    broker, the whole list; None leaves the list unchanged (Kafka's KRaft record
+    marks them in ``Directories`` as ``DirectoryId.LOST``, KIP-858).
+    """
 
     topic: str
     partition: int
@@ -104,6 +109,7 @@ class PartitionChangeRecord(MetadataRecord):
     isr: list[int]
     leader_epoch: int
     partition_epoch: int
+    offline_replicas: list[int] | None = None
 
     @property
     def topic_partition(self) -> TopicPartition:

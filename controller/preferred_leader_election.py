@@ -94,7 +94,7 @@ def _elect(
         return None, Errors.UNKNOWN_TOPIC_OR_PARTITION, f"The partition {tp} does not exist."
 
     def eligible(b: int) -> bool:
-        return context.is_live(b) and b not in shutting_down
+        return context.is_replica_online(b, tp) and b not in shutting_down
 
     if election_type == ELECTION_PREFERRED:
         preferred = part.replicas[0]
@@ -105,7 +105,7 @@ def _elect(
                 f"Failed to elect leader for partition {tp} under strategy PreferredReplicaPartitionLeaderElectionStrategy"
             )
         return _change(tp, part, preferred, list(part.isr)), Errors.NONE, None
-    if part.leader != NO_LEADER and context.is_live(part.leader):
+    if part.leader != NO_LEADER and context.is_replica_online(part.leader, tp):
         return None, Errors.ELECTION_NOT_NEEDED, "Leader election not needed for topic partition."
     election = offline_partition_leader_election(part.replicas, part.isr, eligible, True)
     if not election.has_leader:

@@ -4,7 +4,9 @@ Owns: the decisions of CreateTopics (validation per topic, replica assignment,
 initial leader/ISR), CreatePartitions (more partitions for a topic), AlterPartition
 (ISR changes requested by leaders), and the partition changes caused by a broker
 being fenced (re-election from the live ISR, ISR shrink) or unfenced (election of
-leaderless partitions), and the election of offline partitions (controller failover,
+leaderless partitions), by replicas whose log went offline on a live broker (the same
+re-election and ISR shrink for that replica alone; it stays ineligible while reported),
+and the election of offline partitions (controller failover,
 a topic's unclean.leader.election.enable turned on).  Partitions of topics queued
 for deletion are never re-elected.  Each returns records
 (and a response) without changing state: the controller writes the records, and the
@@ -14,20 +16,21 @@ context changes only when they are replayed.  Does not own request propagation
 
 Kafka concept: KRaft's ``ReplicationControlManager`` (``createTopics``,
 ``createPartitions``, ``alterPartition``, ``handleBrokerFenced``,
-``handleBrokerUnfenced``), with the ZK-era leader epoch bump on ISR shrink; seeds 000,
+``handleBrokerUnfenced``, ``handleDirectoriesOffline`` of KIP-858), with the ZK-era leader epoch bump on ISR shrink; seeds 000,
 001, 002, 003.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import logging
 import random
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from controller.controller_context import ControllerContext
+from controller.controller_context import ControllerContext, PartitionRegistration
 from controller.leader_election import (
     NO_LEADER,
     initial_leader_and_isr,
@@ -393,7 +396,9 @@ class ReplicationControlManager:
         new_isr = list(data.new_isr)  # type: ignore[attr-defined]
         if len(set(new_isr)) != len(new_isr):
             return Errors.INVALID_REQUEST
-        if broker_id not in new_isr or any(r not in part.replicas or not self._context.is_live(r) for r in new_isr):
+        if broker_id not in new_isr or any(
+            r not in part.replicas or not self._context.is_replica_online(r, tp) for r in new_isr
+        ):
             return Errors.INELIGIBLE_REPLICA
         return Errors.NONE
 
@@ -402,34 +407,95 @@ class ReplicationControlManager:
     def handle_broker_fenced(self, broker_id: int) -> list[PartitionChangeRecord]:
         """Partition changes when ``broker_id`` is fenced.
 
-        - partitions it leads: elect the first live ISR replica (assignment order) with
+        - partitions it leads: elect the first online ISR replica (assignment order) with
           ISR minus the broker; unclean election if enabled; else leader -1, and the
           ISR keeps its last member rather than becoming empty;
         - partitions where it is an ISR follower: remove it from the ISR.
         Both bump leader epoch and partition epoch.
         """
-        ctx = self._context
-
-        def is_live(b: int) -> bool:
-            return b != broker_id and ctx.is_live(b)
-
         records = []
-        for tp in ctx.partitions_on_broker(broker_id):
-            if ctx.is_topic_queued_up_for_deletion(tp.topic):
+        for tp in self._context.partitions_on_broker(broker_id):
+            if self._context.is_topic_queued_up_for_deletion(tp.topic):
                 continue  # Kafka: partitions being deleted are not re-elected
-            part = ctx.partitions[tp]
-            shrunk = [r for r in part.isr if r != broker_id]
-            if part.leader == broker_id:
-                election = offline_partition_leader_election(part.replicas, shrunk, is_live, self._unclean(tp))
-                leader = election.leader
-                isr = election.isr if election.has_leader else (shrunk or [broker_id])
-            elif broker_id in part.isr and shrunk:
-                leader, isr = part.leader, shrunk
-            else:
+            record = self._remove_replica(tp, broker_id)
+            if record is not None:
+                records.append(record)
+        return records
+
+    def _remove_replica(self, tp: TopicPartition, broker_id: int) -> PartitionChangeRecord | None:
+        """The change taking ``broker_id``'s replica of ``tp`` out of leadership and the ISR
+        (Kafka's OfflineReplica transition), or None when it neither leads nor follows in the ISR."""
+        ctx = self._context
+        part = ctx.partitions[tp]
+        shrunk = [r for r in part.isr if r != broker_id]
+        if part.leader == broker_id:
+            def eligible(b: int) -> bool:
+                return b != broker_id and ctx.is_replica_online(b, tp)
+
+            election = offline_partition_leader_election(part.replicas, shrunk, eligible, self._unclean(tp))
+            leader = election.leader
+            isr = election.isr if election.has_leader else (shrunk or [broker_id])
+        elif broker_id in part.isr and shrunk:
+            leader, isr = part.leader, shrunk
+        else:
+            return None
+        return PartitionChangeRecord(
+            topic=tp.topic, partition=tp.partition, leader=leader, isr=isr,
+            leader_epoch=part.leader_epoch + 1, partition_epoch=part.partition_epoch + 1,
+        )
+
+    def handle_replicas_offline(self, broker_id: int, offline: Iterable[TopicPartition]) -> list[PartitionChangeRecord]:
+        """Partition changes when ``broker_id`` reports the replicas whose log is offline.
+
+        ``offline`` is the broker's whole current set (every heartbeat carries it).
+        A replica newly reported is marked offline and moved out as when its broker is
+        fenced: a partition it leads elects the first online ISR replica (unclean if
+        enabled; else leader -1 keeping the last ISR member), and it leaves the ISR
+        (leader epoch + 1); where it neither leads nor is in the ISR only the mark is
+        added (partition epoch + 1).  A replica no longer reported (the broker restarted
+        with that log repaired or removed) loses its mark (partition epoch + 1), and a
+        leaderless partition then elects a leader as when a broker is unfenced.
+        Partitions unknown to the controller and topics queued for deletion are skipped.
+
+        Kafka concept: KRaft ``ReplicationControlManager.handleDirectoriesOffline``
+        (KIP-858) / ZK ``onReplicasBecomeOffline`` for a replica on an offline log dir.
+
+        Args:
+            broker_id: the reporting broker (registered).
+            offline: partitions whose log is offline on it.
+
+        Returns:
+            One ``PartitionChangeRecord`` per partition whose mark changes, carrying the
+            new ``offline_replicas``.
+        """
+        ctx = self._context
+        reported = {tp for tp in offline if tp in ctx.partitions and broker_id in ctx.partitions[tp].replicas}
+        marked = ctx.offline_replicas_on_broker(broker_id)
+        records: list[PartitionChangeRecord] = []
+        for tp in sorted(reported ^ marked):
+            if ctx.is_topic_queued_up_for_deletion(tp.topic):
                 continue
+            part = ctx.partitions[tp]
+            if tp in reported:
+                marks = sorted({*part.offline_replicas, broker_id})
+                record = self._remove_replica(tp, broker_id) or PartitionChangeRecord(
+                    topic=tp.topic, partition=tp.partition, leader=part.leader, isr=list(part.isr),
+                    leader_epoch=part.leader_epoch, partition_epoch=part.partition_epoch + 1,
+                )
+                records.append(dataclasses.replace(record, offline_replicas=marks))
+                continue
+            marks = [r for r in part.offline_replicas if r != broker_id]
+            leader, isr, leader_epoch = part.leader, list(part.isr), part.leader_epoch
+            if part.leader == NO_LEADER:
+                def eligible(b: int, tp: TopicPartition = tp) -> bool:
+                    return ctx.is_live(b) and (b == broker_id or ctx.is_replica_online(b, tp))
+
+                election = offline_partition_leader_election(part.replicas, part.isr, eligible, self._unclean(tp))
+                if election.has_leader:
+                    leader, isr, leader_epoch = election.leader, election.isr, leader_epoch + 1
             records.append(PartitionChangeRecord(
-                topic=tp.topic, partition=tp.partition, leader=leader, isr=isr,
-                leader_epoch=part.leader_epoch + 1, partition_epoch=part.partition_epoch + 1,
+                topic=tp.topic, partition=tp.partition, leader=leader, isr=isr, leader_epoch=leader_epoch,
+                partition_epoch=part.partition_epoch + 1, offline_replicas=marks,
             ))
         return records
 
@@ -438,14 +504,15 @@ class ReplicationControlManager:
         elect a leader (clean: it must be in the ISR; unclean if enabled), leader epoch + 1."""
         ctx = self._context
 
-        def is_live(b: int) -> bool:
-            return b == broker_id or ctx.is_live(b)
-
         records = []
         for tp in ctx.partitions_on_broker(broker_id):
             part = ctx.partitions[tp]
             if part.leader != NO_LEADER or ctx.is_topic_queued_up_for_deletion(tp.topic):
                 continue
+
+            def is_live(b: int, part: PartitionRegistration = part) -> bool:
+                return (b == broker_id or ctx.is_live(b)) and b not in part.offline_replicas
+
             election = offline_partition_leader_election(part.replicas, part.isr, is_live, self._unclean(tp))
             if not election.has_leader:
                 continue
@@ -475,9 +542,13 @@ class ReplicationControlManager:
             part = ctx.partitions[tp]
             if (wanted is not None and tp.topic not in wanted) or ctx.is_topic_queued_up_for_deletion(tp.topic):
                 continue
-            if part.leader != NO_LEADER and ctx.is_live(part.leader):
+            if part.leader != NO_LEADER and ctx.is_replica_online(part.leader, tp):
                 continue
-            election = offline_partition_leader_election(part.replicas, part.isr, ctx.is_live, self._unclean(tp))
+
+            def is_online(b: int, tp: TopicPartition = tp) -> bool:
+                return ctx.is_replica_online(b, tp)
+
+            election = offline_partition_leader_election(part.replicas, part.isr, is_online, self._unclean(tp))
             if not election.has_leader or election.leader == part.leader:
                 continue
             records.append(PartitionChangeRecord(

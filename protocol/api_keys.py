@@ -104,7 +104,7 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.CREATE_PARTITIONS, CreatePartitionsRequest, CreatePartitionsResponse),
         ApiSpec(ApiKey.ALTER_PARTITION, AlterPartitionRequest, AlterPartitionResponse),
         ApiSpec(ApiKey.BROKER_REGISTRATION, BrokerRegistrationRequest, BrokerRegistrationResponse),
-        ApiSpec(ApiKey.BROKER_HEARTBEAT, BrokerHeartbeatRequest, BrokerHeartbeatResponse),
+        ApiSpec(ApiKey.BROKER_HEARTBEAT, BrokerHeartbeatRequest, BrokerHeartbeatResponse, 0, 1),
         ApiSpec(ApiKey.INIT_PRODUCER_ID, InitProducerIdRequest, InitProducerIdResponse),
         ApiSpec(ApiKey.ALLOCATE_PRODUCER_IDS, AllocateProducerIdsRequest, AllocateProducerIdsResponse),
     )

@@ -55,10 +55,10 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
             resp = ListOffsetsPartitionResponse(partition_index=req.partition_index)
             if partition is None:
                 resp.error_code = Errors.UNKNOWN_TOPIC_OR_PARTITION
+            elif partition.log is not None and partition.log.is_offline:  # leader or not, as in Kafka
+                resp.error_code = Errors.KAFKA_STORAGE_ERROR
             elif not partition.is_leader or partition.log is None:
                 resp.error_code = Errors.NOT_LEADER_OR_FOLLOWER
-            elif partition.log.is_offline:
-                resp.error_code = Errors.KAFKA_STORAGE_ERROR
             elif req.current_leader_epoch >= 0 and req.current_leader_epoch != partition.leader_epoch:
                 resp.error_code = (Errors.FENCED_LEADER_EPOCH if req.current_leader_epoch < partition.leader_epoch
                                    else Errors.UNKNOWN_LEADER_EPOCH)

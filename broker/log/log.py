@@ -181,6 +181,7 @@ class Log:
         self._epoch_checkpoint_version = 0
         self._epoch_checkpoint_lock = asyncio.Lock()
         self.offline_reason: str | None = None
+        self.on_offline: Callable[[TopicPartition], None] | None = None  # LogDirFailureChannel, set by LogManager
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -353,6 +354,8 @@ class Log:
         if self.offline_reason is None:
             self.offline_reason = reason
             logger.error("%s Taking the log offline: %s", self._prefix, reason)
+            if self.on_offline is not None:
+                self.on_offline(self.tp)
 
     def _check_online(self) -> None:
         if self.offline_reason is not None:

@@ -35,6 +35,7 @@ from broker.log.checkpoint import (
 from broker.log.log import Log
 from broker.log.log_cleaner import LogCleaner
 from broker.log.log_config import LogConfig
+from broker.log.log_dir_failure_channel import LogDirFailureChannel
 from broker.log.offset_map import capacity_for_buffer
 from controller.metadata_log import METADATA_TOPIC_PARTITION_DIR
 from protocol.topic_partition import TopicPartition
@@ -107,6 +108,7 @@ class LogManager:
         self._stopping = False
         self._started = False
         self._prefix = f"[LogManager id={config.node_id}]"
+        self.log_dir_failure_channel = LogDirFailureChannel()  # every log reports going offline here
         self.cleaner: LogCleaner | None = None
         if config.log_cleaner_enable:
             self.cleaner = LogCleaner(
@@ -140,6 +142,7 @@ class LogManager:
                         log.close()
                         raise ConfigError(f"Duplicate log directories for {tp}: {self._logs[tp].dir} and {log.dir}")
                     self._logs[tp] = log
+                    log.on_offline = self.log_dir_failure_channel.maybe_add_offline_log
         except BaseException:
             for log in self._logs.values():
                 log.close()
@@ -222,6 +225,10 @@ class LogManager:
         """``{TopicPartition: Log}`` (a copy)."""
         return dict(self._logs)
 
+    def offline_logs(self) -> list[TopicPartition]:
+        """Partitions whose log is offline here (corruption found at load or by a read), sorted."""
+        return sorted(tp for tp, log in self._logs.items() if log.is_offline)
+
     def get_or_create_log(self, tp: TopicPartition, config: LogConfig) -> Log:
         """Return the log of ``tp``, creating its directory in the least loaded log dir.
 
@@ -246,6 +253,7 @@ class LogManager:
             counts[parent] = counts.get(parent, 0) + 1
         log_dir = min(self.log_dirs, key=lambda d: counts[d])
         log = Log.open(log_dir / str(tp), tp, config, had_clean_shutdown=True)
+        log.on_offline = self.log_dir_failure_channel.maybe_add_offline_log
         self._logs[tp] = log
         self._last_flush_ms[tp] = self._time_ms()
         logger.info("%s Created log for partition %s in %s", self._prefix, tp, log_dir)

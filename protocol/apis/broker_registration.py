@@ -3,6 +3,11 @@
 A broker registers with the controller at start-up and gets a broker epoch; it then
 heartbeats every ``broker.heartbeat.interval.ms``.  A broker whose heartbeats stop
 for ``broker.session.timeout.ms`` is fenced.  Kafka concept: KIP-631 (KRaft).
+
+BrokerHeartbeat v1 adds ``offline_replicas``: every replica whose log is offline on
+the broker (corruption took it offline), sent in full on every heartbeat, so the
+controller moves leadership away and keeps those replicas out of the ISR.  Kafka
+concept: ``OfflineLogDirs`` of BrokerHeartbeat (KIP-858), per partition here.
 """
 
 from protocol.schema import Array, Bool, Field, Int16, Int32, Int64, Nullable, String, Struct
@@ -36,6 +41,15 @@ class BrokerRegistrationResponse(Struct):
     )
 
 
+class BrokerHeartbeatOfflineReplicaTopic(Struct):
+    """The partitions of one topic whose log is offline on the heartbeating broker."""
+
+    FIELDS = (
+        Field("topic_name", String),
+        Field("partitions", Array(Int32)),
+    )
+
+
 class BrokerHeartbeatRequest(Struct):
     FIELDS = (
         Field("broker_id", Int32),
@@ -43,6 +57,7 @@ class BrokerHeartbeatRequest(Struct):
         Field("current_metadata_offset", Int64, default=-1),
         Field("want_fence", Bool),
         Field("want_shut_down", Bool),
+        Field("offline_replicas", Array(BrokerHeartbeatOfflineReplicaTopic), versions="1+"),
     )
 
 

@@ -52,3 +52,13 @@ def test_incremental_update_keeps_other_partitions_and_deletes_topics():
     deleted = cache.update_metadata(UpdateMetadataRequest(controller_id=1, controller_epoch=1,
                                                           live_brokers=_brokers(1, 2), deleted_topics=["t"]))
     assert len(deleted) == 2 and not cache.contains_topic("t")
+
+
+def test_replicas_the_controller_marked_offline_are_listed_though_their_broker_is_live():
+    cache = MetadataCache(1, "c")
+    state = _state(0, 2, [2, 3])
+    state.offline_replicas = [1]  # broker 1 is live but its log of t-0 is offline
+    cache.update_metadata(UpdateMetadataRequest(controller_id=1, controller_epoch=1, full=True,
+                                                partition_states=[state], live_brokers=_brokers(1, 2, 3)))
+    (p,) = cache.metadata_response(["t"]).topics[0].partitions
+    assert (p.error_code, p.leader_id, p.isr_nodes, p.offline_replicas) == (Errors.NONE, 2, [2, 3], [1])

@@ -27,3 +27,10 @@ def test_raise_for_code_uses_server_message():
 
 def test_unknown_code_maps_to_unknown_server_error():
     assert error_class(12345) is errors.UnknownServerError
+
+
+def test_kafka_storage_error_is_retriable_and_invalidates_metadata():
+    """As in Kafka's client: a replica whose log is offline makes the client look for the new leader."""
+    cls = error_class(Errors.KAFKA_STORAGE_ERROR)
+    assert Errors.KAFKA_STORAGE_ERROR == 56
+    assert cls is errors.KafkaStorageError and cls.retriable and cls.invalid_metadata

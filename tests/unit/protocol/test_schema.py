@@ -2,6 +2,8 @@
 
 import pytest
 
+from protocol.api_keys import API_REGISTRY, ApiKey
+from protocol.apis.broker_registration import BrokerHeartbeatOfflineReplicaTopic, BrokerHeartbeatRequest
 from protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
 from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from protocol.schema import Array, Field, Int8, Int32, SchemaError, String, Struct, parse_versions
@@ -57,3 +59,12 @@ def test_nested_structs_round_trip_and_compare_equal():
 def test_unknown_constructor_field_is_a_type_error():
     with pytest.raises(TypeError):
         Sample(nope=1)
+
+
+def test_broker_heartbeat_carries_offline_replicas_from_version_1():
+    request = BrokerHeartbeatRequest(broker_id=2, broker_epoch=7, offline_replicas=[
+        BrokerHeartbeatOfflineReplicaTopic(topic_name="t", partitions=[0, 3])])
+    assert API_REGISTRY[ApiKey.BROKER_HEARTBEAT].max_version == 1
+    v1 = BrokerHeartbeatRequest.from_wire(request.to_wire(1), 1)
+    assert [(t.topic_name, t.partitions) for t in v1.offline_replicas] == [("t", [0, 3])]
+    assert BrokerHeartbeatRequest.from_wire(request.to_wire(0), 0).offline_replicas == []
