@@ -1,0 +1,51 @@
+"""Synchronous helpers for the Spark tests: create topics, produce and consume records
+with the SDK against the real test cluster (each call runs and closes its own loop)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+
+from client import AdminClient, Consumer, ConsumerRecord, NewTopic, Producer, TopicPartition
+
+
+def create_topic(bootstrap: str, topic: str, partitions: int = 3, replication_factor: int = 3,
+                 configs: dict[str, str] | None = None) -> None:
+    """Create ``topic`` and wait until it has leaders."""
+    async def run() -> None:
+        async with AdminClient(bootstrap_servers=bootstrap) as admin:
+            await admin.create_topics([NewTopic(topic, num_partitions=partitions,
+                                                replication_factor=replication_factor, configs=configs or {})])
+    asyncio.run(run())
+
+
+def produce(bootstrap: str, topic: str, records: Iterable[tuple[bytes | None, bytes, int | None]],
+            headers: list[tuple[str, bytes | None]] | None = None) -> list[tuple[int, int]]:
+    """Produce ``(key, value, partition)`` records with acks=all.
+
+    Returns:
+        ``(partition, offset)`` of each record, in order.
+    """
+    async def run() -> list[tuple[int, int]]:
+        async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=2) as producer:
+            futures = [await producer.send(topic, value, key=key, partition=partition, headers=headers)
+                       for key, value, partition in records]
+            return [(m.partition, m.offset) for m in await asyncio.gather(*futures)]
+    return asyncio.run(run())
+
+
+def consume_all(bootstrap: str, topic: str, timeout_s: float = 60) -> list[ConsumerRecord]:
+    """Every record of ``topic`` from the beginning up to its current high watermarks."""
+    async def run() -> list[ConsumerRecord]:
+        async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
+            tps = [TopicPartition(topic, p) for p in sorted(await consumer.partitions_for_topic(topic))]
+            consumer.assign(tps)
+            ends = await consumer.end_offsets(tps)
+            out: list[ConsumerRecord] = []
+            async with asyncio.timeout(timeout_s):
+                for tp in tps:
+                    while await consumer.position(tp) < ends[tp]:
+                        for batch in (await consumer.getmany(tp, timeout_ms=500)).values():
+                            out.extend(r for r in batch if r.offset < ends[tp])
+            return out
+    return asyncio.run(run())
