@@ -6,7 +6,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 
-from client import AdminClient, Consumer, ConsumerRecord, NewTopic, Producer, TopicPartition
+from client import (
+    AdminClient,
+    Consumer,
+    ConsumerRecord,
+    NewPartitions,
+    NewTopic,
+    Producer,
+    TopicAlreadyExistsError,
+    TopicPartition,
+)
 
 
 def create_topic(bootstrap: str, topic: str, partitions: int = 3, replication_factor: int = 3,
@@ -48,4 +57,35 @@ def consume_all(bootstrap: str, topic: str, timeout_s: float = 60) -> list[Consu
                         for batch in (await consumer.getmany(tp, timeout_ms=500)).values():
                             out.extend(r for r in batch if r.offset < ends[tp])
             return out
+    return asyncio.run(run())
+
+
+def add_partitions(bootstrap: str, topic: str, total_count: int) -> None:
+    """Raise ``topic``'s partition count to ``total_count`` (CreatePartitions)."""
+    async def run() -> None:
+        async with AdminClient(bootstrap_servers=bootstrap) as admin:
+            await admin.create_partitions({topic: NewPartitions(total_count)})
+    asyncio.run(run())
+
+
+def recreate_topic(bootstrap: str, topic: str, partitions: int, timeout_s: float = 60) -> None:
+    """Delete ``topic`` and create it again, empty (retrying while the deletion completes)."""
+    async def run() -> None:
+        async with AdminClient(bootstrap_servers=bootstrap) as admin:
+            await admin.delete_topics([topic])
+            async with asyncio.timeout(timeout_s):
+                while True:
+                    try:
+                        await admin.create_topics([NewTopic(topic, num_partitions=partitions, replication_factor=3)])
+                        return
+                    except TopicAlreadyExistsError:
+                        await asyncio.sleep(0.2)
+    asyncio.run(run())
+
+
+def leader_of(bootstrap: str, topic: str, partition: int) -> int:
+    """The broker id leading ``topic``-``partition``."""
+    async def run() -> int:
+        async with AdminClient(bootstrap_servers=bootstrap) as admin:
+            return (await admin.describe_topics([topic]))[topic].partitions[partition].leader
     return asyncio.run(run())
