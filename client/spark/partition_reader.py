@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import pyarrow as pa
 import uvloop
@@ -91,6 +91,8 @@ class OffsetRangeReader:
         options: the source options (bootstrap servers, consumer settings,
             ``failOnDataLoss``, ``includeHeaders``, ``kafkaConsumer.pollTimeoutMs``).
         offset_range: the records to read, ``[from_offset, until_offset)``.
+        consumer_factory: builds the consumer from Consumer's keyword arguments (the
+            SDK's ``Consumer``; unit tests pass a fake log).
 
     ``read_batches`` yields every record of the range once, in offset order, and stops at
     ``until_offset``.  Offsets deleted before it could read them are reported as data
@@ -98,8 +100,10 @@ class OffsetRangeReader:
     the high watermark is below it, otherwise a ``KafkaTimeoutError``.
     """
 
-    def __init__(self, options: SourceOptions, offset_range: OffsetRange) -> None:
+    def __init__(self, options: SourceOptions, offset_range: OffsetRange,
+                 consumer_factory: Callable[..., Consumer] = Consumer) -> None:
         self._options = options
+        self._consumer_factory = consumer_factory
         self._range = offset_range
         self._tp = TopicPartition(offset_range.topic, offset_range.partition)
 
@@ -113,7 +117,7 @@ class OffsetRangeReader:
         if self._range.size <= 0:
             return
         loop = uvloop.new_event_loop()
-        consumer = Consumer(bootstrap_servers=self._options.bootstrap_servers, auto_offset_reset="none",
+        consumer = self._consumer_factory(bootstrap_servers=self._options.bootstrap_servers, auto_offset_reset="none",
                             allow_auto_create_topics=False, **self._options.consumer_settings)
         try:
             loop.run_until_complete(consumer.start())
