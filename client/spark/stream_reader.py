@@ -19,6 +19,7 @@ second instance: everything ``read`` needs travels in the OffsetRange or the opt
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Sequence
 
 import pyarrow as pa
@@ -38,6 +39,9 @@ from client.spark.partition_reader import OffsetRangeReader
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
+
+BEHIND_START_WAIT_S = 5.0
+BEHIND_START_POLL_S = 0.25
 
 
 class KafketteStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
@@ -89,7 +93,7 @@ class KafketteStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             ``{"topic": {"partition": offset}}``; equal to ``start`` when nothing is new.
         """
         start_offsets = offsets_from_json(start)
-        latest, new_earliest = self._offset_reader.latest_and_new_earliest(start_offsets)
+        latest, new_earliest = self._latest_offsets(start_offsets)
         self._latest = latest
         if self._available_now is not None:
             latest = dict(self._available_now)
@@ -99,6 +103,21 @@ class KafketteStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         else:
             end = latest
         return offsets_to_json(end)
+
+    def _latest_offsets(self, start: dict[TopicPartition, int]
+                        ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, int]]:
+        """High watermarks (and log start offsets of new partitions), looked up again for up
+        to ``BEHIND_START_WAIT_S`` while one is below ``start``: a newly elected leader
+        answers its own high watermark, which catches up once its followers fetch.  Still
+        behind after that, the offsets went backwards for good (``partitions`` reports it)."""
+        deadline = time.monotonic() + BEHIND_START_WAIT_S
+        while True:
+            latest, new_earliest = self._offset_reader.latest_and_new_earliest(start)
+            behind = sorted(tp for tp, offset in latest.items() if tp in start and offset < start[tp])
+            if not behind or time.monotonic() >= deadline:
+                return latest, new_earliest
+            logger.info("High watermark of %s is below the query's offset; looking again", ", ".join(map(str, behind)))
+            time.sleep(BEHIND_START_POLL_S)
 
     def reportLatestOffset(self) -> dict | None:
         """The high watermarks seen by the last ``latestOffset`` (progress reports)."""

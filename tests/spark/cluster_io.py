@@ -89,3 +89,15 @@ def leader_of(bootstrap: str, topic: str, partition: int) -> int:
         async with AdminClient(bootstrap_servers=bootstrap) as admin:
             return (await admin.describe_topics([topic]))[topic].partitions[partition].leader
     return asyncio.run(run())
+
+
+def wait_for_end_offset(bootstrap: str, topic: str, partition: int, expected: int, timeout_s: float = 60) -> None:
+    """Wait until the high watermark of ``topic``-``partition`` reaches ``expected`` (after a
+    restart the leader's high watermark catches up once its followers fetch)."""
+    async def run() -> None:
+        tp = TopicPartition(topic, partition)
+        async with Consumer(bootstrap_servers=bootstrap) as consumer:
+            async with asyncio.timeout(timeout_s):
+                while (await consumer.end_offsets([tp]))[tp] < expected:
+                    await asyncio.sleep(0.2)
+    asyncio.run(run())
