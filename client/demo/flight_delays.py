@@ -163,7 +163,7 @@ def run(data_dir: Path) -> bool:
         print(f"Started 3 brokers: bootstrap.servers={bootstrap}")
         asyncio.run(create_topics(bootstrap))
         spark = (SparkSession.builder.master("local[2]").appName("kafkette-flight-delays")
-                 .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+                 .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "4")
                  .config("spark.sql.session.timeZone", "UTC").getOrCreate())
         try:
             spark.sparkContext.setLogLevel("ERROR")
