@@ -40,6 +40,7 @@ _REJECTED_CONSUMER = {
     "auto.offset.reset": "the connector positions its consumers itself; use startingOffsets",
     "enable.auto.commit": "the connector never commits offsets; progress lives in the checkpoint",
     "group.id": "the connector assigns partitions itself and uses no consumer group",
+    "allow.auto.create.topics": "reading never creates topics",
     "key.deserializer": "keys are always read as bytes (cast the key column to deserialize it)",
     "value.deserializer": "values are always read as bytes (cast the value column to deserialize it)",
     "bootstrap.servers": "",

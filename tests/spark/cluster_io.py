@@ -83,11 +83,11 @@ def recreate_topic(bootstrap: str, topic: str, partitions: int, timeout_s: float
     asyncio.run(run())
 
 
-def leader_of(bootstrap: str, topic: str, partition: int) -> int:
-    """The broker id leading ``topic``-``partition``."""
-    async def run() -> int:
+def leaders(bootstrap: str, topic: str) -> dict[int, int]:
+    """``{partition: leader broker id}`` of ``topic``."""
+    async def run() -> dict[int, int]:
         async with AdminClient(bootstrap_servers=bootstrap) as admin:
-            return (await admin.describe_topics([topic]))[topic].partitions[partition].leader
+            return {p.partition: p.leader for p in (await admin.describe_topics([topic]))[topic].partitions}
     return asyncio.run(run())
 
 

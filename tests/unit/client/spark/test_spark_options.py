@@ -76,6 +76,7 @@ def test_subscribe_pattern_matches_whole_topic_names():
     ({**BOOT, "subscribe": "t", "endingOffsets": "latest"}, "not supported for streaming"),
     ({**BOOT, "subscribe": "t", "kafkette.auto.offset.reset": "earliest"}, "startingOffsets"),
     ({**BOOT, "subscribe": "t", "kafkette.group.id": "g"}, "no consumer group"),
+    ({**BOOT, "subscribe": "t", "kafkette.allow.auto.create.topics": "true"}, "never creates topics"),
     ({**BOOT, "subscribe": "t", "kafkette.no.such.setting": "1"}, "Unknown Kafkette client option"),
     ({**BOOT, "subscribe": "t", "kafkette.request.timeout.ms": "soon"}, "bad value"),
 ])
