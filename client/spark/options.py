@@ -147,9 +147,6 @@ class Subscribe:
 
     topics: tuple[str, ...]
 
-    def matches(self, topic: str) -> bool:
-        return topic in self.topics
-
 
 @dataclass(frozen=True)
 class SubscribePattern:
@@ -159,6 +156,7 @@ class SubscribePattern:
     pattern: str
 
     def matches(self, topic: str) -> bool:
+        """Whether the whole of ``topic`` matches the pattern."""
         return re.fullmatch(self.pattern, topic) is not None
 
 
@@ -167,9 +165,6 @@ class Assign:
     """``assign``: exactly these topic-partitions (``{"topicA":[0,1],"topicB":[2]}``)."""
 
     partitions: tuple[TopicPartition, ...]
-
-    def matches(self, topic: str) -> bool:
-        return any(tp.topic == topic for tp in self.partitions)
 
 
 Subscription = Subscribe | SubscribePattern | Assign

@@ -24,7 +24,6 @@ from client.spark.data_loss import report_data_loss
 from client.spark.offsets import OffsetRange
 from client.spark.options import SourceOptions
 from protocol.errors import KafkaTimeoutError, OffsetOutOfRangeError  # type: ignore[attr-defined]
-from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +104,7 @@ class OffsetRangeReader:
         self._options = options
         self._consumer_factory = consumer_factory
         self._range = offset_range
-        self._tp = TopicPartition(offset_range.topic, offset_range.partition)
+        self._tp = offset_range.topic_partition
 
     def read_batches(self) -> Iterator[pa.RecordBatch]:
         """Yield Arrow batches (at most ``ROWS_PER_ARROW_BATCH`` rows each) of the range.
