@@ -5,14 +5,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.demo-installed
 
-.PHONY: setup test unit cluster demo bench clean
+.PHONY: setup test unit cluster demo spark-demo bench clean
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,spark]'
 	touch $(STAMP)
 
 test: setup
@@ -31,6 +31,9 @@ $(DEMO_STAMP): $(STAMP)
 
 demo: $(DEMO_STAMP)
 	$(BIN)/python -m client.demo.flights
+
+spark-demo: $(DEMO_STAMP)
+	$(BIN)/python -m client.demo.flight_delays
 
 bench: setup
 	$(BIN)/python -m tests.perf.bench
