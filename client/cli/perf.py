@@ -231,8 +231,8 @@ class EndToEndStats:
         )
 
 
-async def _receive_all(consumer: Consumer, stats: EndToEndStats, num_records: int, sending_done: asyncio.Event,
-                       timeout_ms: int) -> None:
+async def _receive_all(consumer: Consumer, stats: EndToEndStats, num_records: int,
+                       sending_done: asyncio.Event, timeout_ms: int) -> None:
     """Consume until ``num_records`` carried a send time, or nothing came for ``timeout_ms``
     after the last send (returns early then; the caller reports the shortfall)."""
     loop = asyncio.get_running_loop()
@@ -256,7 +256,8 @@ async def _receive_all(consumer: Consumer, stats: EndToEndStats, num_records: in
 @click.option("--num-records", type=click.IntRange(1), required=True)
 @click.option("--record-size", type=click.IntRange(SEND_TIME.size), default=100, show_default=True,
               help="Value size (bytes); the first 8 hold the send time.")
-@click.option("--throughput", type=click.IntRange(1), default=10000, show_default=True, help="Records/s sent.")
+@click.option("--throughput", type=click.IntRange(1), default=10000, show_default=True,
+              help="Records/s sent.")
 @click.option("--acks", type=click.Choice(["all", "-1", "0", "1"]), default="all", show_default=True)
 @click.option("--linger-ms", type=click.IntRange(0), default=0, show_default=True)
 @click.option("--fetch-max-wait-ms", type=click.IntRange(0), default=500, show_default=True)
@@ -265,7 +266,8 @@ async def _receive_all(consumer: Consumer, stats: EndToEndStats, num_records: in
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
 def end_to_end(topic: str, num_records: int, record_size: int, throughput: int, acks: str, linger_ms: int,
-               fetch_max_wait_ms: int, timeout_ms: int, request_timeout_ms: int, bootstrap_server: str) -> None:
+               fetch_max_wait_ms: int, timeout_ms: int, request_timeout_ms: int,
+               bootstrap_server: str) -> None:
     """Send NUM-RECORDS at THROUGHPUT records/s and report latency from send to receipt.
 
     A consumer in the same process is assigned every partition of TOPIC at its end
@@ -294,7 +296,8 @@ def end_to_end(topic: str, num_records: int, record_size: int, throughput: int, 
                 if not fut.cancelled() and fut.exception() is not None:
                     failures.append(fut.exception())
 
-            receiver = asyncio.create_task(_receive_all(consumer, stats, num_records, sending_done, timeout_ms))
+            receiver = asyncio.create_task(
+                _receive_all(consumer, stats, num_records, sending_done, timeout_ms))
             try:
                 perf_counter = time.perf_counter
                 start = perf_counter()
@@ -311,7 +314,8 @@ def end_to_end(topic: str, num_records: int, record_size: int, throughput: int, 
                 if failures:
                     raise failures[0]
                 sending_done.set()
-                await asyncio.wait_for(asyncio.shield(receiver), timeout=(timeout_ms + request_timeout_ms) / 1000)
+                await asyncio.wait_for(asyncio.shield(receiver),
+                                       timeout=(timeout_ms + request_timeout_ms) / 1000)
                 elapsed = perf_counter() - start
             finally:
                 if not receiver.done():
@@ -325,4 +329,5 @@ def end_to_end(topic: str, num_records: int, record_size: int, throughput: int, 
     click.echo(stats.summary(elapsed))
     received = len(stats.latencies_ms)
     if received < num_records:
-        raise click.ClickException(f"Only {received} of {num_records} records received before --timeout-ms expired")
+        raise click.ClickException(
+            f"Only {received} of {num_records} records received before --timeout-ms expired")

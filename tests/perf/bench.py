@@ -85,7 +85,8 @@ def parse_only(text: str | None) -> set[str]:
     parts = {p.strip() for p in text.split(",") if p.strip()}
     unknown = parts - set(PARTS)
     if unknown:
-        raise ValueError(f"unknown --only part(s) {', '.join(sorted(unknown))}; choose from {', '.join(PARTS)}")
+        raise ValueError(f"unknown --only part(s) {', '.join(sorted(unknown))}; "
+                         f"choose from {', '.join(PARTS)}")
     return parts
 
 
@@ -121,10 +122,12 @@ def peer_workload(peer: str, binary: str, data_dir: Path, name: str, nodes: int,
                   ) -> list[Row]:
     """Produce then consume on fresh ``peer`` servers (NATS: ``nodes`` servers, stream replicas = nodes)."""
     if peer == "nats":
-        system, servers, commands = f"nats-r{nodes}", start_nats(binary, data_dir, nodes), ("nats-produce", "nats-consume")
+        system, commands = f"nats-r{nodes}", ("nats-produce", "nats-consume")
+        servers = start_nats(binary, data_dir, nodes)
         notes = (f"R{nodes} file stream, publish_async, 4000 acks outstanding", "pull fetch(1000), ack none")
     else:
-        system, servers, commands = "redis", start_redis(binary, data_dir), ("redis-produce", "redis-consume")
+        system, commands = "redis", ("redis-produce", "redis-consume")
+        servers = start_redis(binary, data_dir)
         notes = ("XADD pipelines of 1000, appendfsync everysec, hiredis", "XRANGE chunks of 10,000, hiredis")
     with servers:
         common = ["--url", servers.url, "--records", str(records)]
@@ -153,9 +156,24 @@ def limit_rows(plan: Plan, data_dir: Path) -> list[Row]:
     return rows
 
 
-def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str]) -> list[Row]:
-    """Every selected part of the benchmark; peers that cannot run are added to ``skipped``."""
-    installer = Installer(log=log)
+def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], installer: Installer | None = None
+        ) -> list[Row]:
+    """Every selected part of the benchmark; peers that cannot run are added to ``skipped``.
+
+    Args:
+        plan: sizes.
+        parts: what to run (``PARTS``).
+        tmp: scratch directory for every server's data.
+        skipped: filled with system -> exactly what was missing or failed.
+        installer: finds or installs the peers (default: ``Installer(log=log)``).
+
+    Returns:
+        Rows in table order: workloads, end-to-end, scale, limits (ratios not yet applied).
+
+    Raises:
+        kafkette_workloads.KafketteRunError: a Kafkette command failed (Kafkette is never skipped).
+    """
+    installer = installer or Installer(log=log)
     binaries: dict[str, str] = {}
     for peer in PEERS:
         if peer in parts:
@@ -173,8 +191,8 @@ def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str]) -> list
             name = workload_name(size, records, nodes)
             if "kafkette" in parts:
                 log(f"running: {name}: kafkette, {nodes} broker(s), acks={acks} ...")
-                rows += kafkette_workloads.workload(tmp / f"kafkette-{size}-{nodes}", name, nodes, acks, records,
-                                                    size, plan.partitions)
+                rows += kafkette_workloads.workload(tmp / f"kafkette-{size}-{nodes}", name, nodes, acks,
+                                                    records, size, plan.partitions)
             for peer in peers:
                 if peer not in binaries:
                     continue
@@ -198,9 +216,12 @@ def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str]) -> list
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Kafkette against NATS JetStream and Redis Streams, and limits")
-    parser.add_argument("--quick", action="store_true", help="10x fewer records, shorter limits and end-to-end")
-    parser.add_argument("--only", help=f"comma-separated parts to run, from: {', '.join(PARTS)} (default: all)")
+    parser = argparse.ArgumentParser(
+        description="Kafkette against NATS JetStream and Redis Streams, and the machine's limits")
+    parser.add_argument("--quick", action="store_true",
+                        help="10x fewer records, shorter limits and end-to-end")
+    parser.add_argument("--only",
+                        help=f"comma-separated parts to run, from: {', '.join(PARTS)} (default: all)")
     parser.add_argument("--partitions", type=int, default=6, help="partitions of Kafkette's workload topic")
     parser.add_argument("--results-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)

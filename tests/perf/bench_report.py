@@ -90,7 +90,8 @@ def apply_ratios(rows: Sequence[Row]) -> list[Row]:
     for row in rows:
         if row.system == KAFKETTE and row.phase in ("produce", "consume"):
             row.vs_limit = ratio(row.mb_per_s, loopback)
-            if row.phase == "produce" and row.workload.startswith("10 KiB") and row.workload.endswith("1 node"):
+            large_on_one_node = row.workload.startswith("10 KiB") and row.workload.endswith("1 node")
+            if row.phase == "produce" and large_on_one_node:
                 ok = (row.mb_per_s or 0) >= LARGE_PRODUCE_MIN_MB_PER_S and (
                     row.vs_limit or 0) >= LARGE_PRODUCE_MIN_SHARE_OF_LOOPBACK
                 row.target = (f">={LARGE_PRODUCE_MIN_MB_PER_S:,.0f} MB/s and "

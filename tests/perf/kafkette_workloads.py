@@ -27,7 +27,8 @@ PRODUCE_LINE = re.compile(
     r"(?P<n>\d+) records sent, (?P<rate>[\d.]+) records/sec \((?P<mb>[\d.]+) MB/sec\), .*? "
     r"(?P<p50>[\d.]+) ms 50th, .*? (?P<p99>[\d.]+) ms 99th, (?P<p999>[\d.]+) ms 99\.9th"
 )
-CONSUME_LINE = re.compile(r"(?P<n>\d+) records consumed, (?P<rate>[\d.]+) records/sec \((?P<mb>[\d.]+) MB/sec\)")
+CONSUME_LINE = re.compile(
+    r"(?P<n>\d+) records consumed, (?P<rate>[\d.]+) records/sec \((?P<mb>[\d.]+) MB/sec\)")
 END_TO_END_LINES = re.compile(
     r"(?P<n>\d+) records received, (?P<rate>[\d.]+) records/sec, Avg latency: (?P<avg>[\d.]+) ms\s+"
     r"Percentiles: 50th = (?P<p50>[\d.]+) ms, 99th = (?P<p99>[\d.]+) ms, 99\.9th = (?P<p999>[\d.]+) ms"
@@ -46,7 +47,8 @@ def kafkette(*args: str) -> str:
     """
     result = subprocess.run([KAFKETTE_CLI, *args], capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
     if result.returncode != 0:
-        raise KafketteRunError(f"kafkette {' '.join(args)} exited {result.returncode}: {result.stderr.strip()}")
+        raise KafketteRunError(
+            f"kafkette {' '.join(args)} exited {result.returncode}: {result.stderr.strip()}")
     return result.stdout
 
 
@@ -60,8 +62,8 @@ def _parse(pattern: re.Pattern, text: str, what: str) -> re.Match:
 def produce_row(output: str, workload: str, note: str) -> Row:
     """A produce ``Row`` from ``kafkette perf produce`` output."""
     m = _parse(PRODUCE_LINE, output, "kafkette perf produce")
-    return Row(workload, KAFKETTE, "produce", float(m["rate"]), float(m["mb"]), float(m["p50"]), float(m["p99"]),
-               float(m["p999"]), note=note)
+    return Row(workload, KAFKETTE, "produce", float(m["rate"]), float(m["mb"]), float(m["p50"]),
+               float(m["p99"]), float(m["p999"]), note=note)
 
 
 def consume_row(output: str, workload: str, note: str) -> Row:
@@ -78,16 +80,17 @@ def end_to_end_row(output: str, workload: str, note: str) -> Row:
 
 
 def _create_topic(bootstrap: str, topic: str, partitions: int, replication_factor: int) -> None:
+    min_insync = ["--config", "min.insync.replicas=2"] if replication_factor >= 3 else []
     kafkette("topics", "create", topic, "--partitions", str(partitions), "--replication-factor",
-             str(replication_factor), *(["--config", "min.insync.replicas=2"] if replication_factor >= 3 else []),
-             "--bootstrap-server", bootstrap)
+             str(replication_factor), *min_insync, "--bootstrap-server", bootstrap)
 
 
 def produce_args(topic: str, records: int, size: int, acks: str, bootstrap: str) -> list[str]:
     """The ``kafkette perf produce`` arguments every Kafkette workload uses."""
     batch_bytes = 1024 * 1024 if size >= 4096 else 256 * 1024
     return ["perf", "produce", "--topic", topic, "--num-records", str(records), "--record-size", str(size),
-            "--acks", acks, "--batch-size", str(batch_bytes), "--linger-ms", "5", "--bootstrap-server", bootstrap]
+            "--acks", acks, "--batch-size", str(batch_bytes), "--linger-ms", "5",
+            "--bootstrap-server", bootstrap]
 
 
 def workload(data_dir: Path, workload_name: str, brokers: int, acks: str, records: int, size: int,
@@ -164,9 +167,10 @@ def scale(data_dir: Path, partitions: int, records: int) -> Row:
         produced = kafkette(*produce_args("scale", records, 100, "1", bootstrap))
         rss_after = rss_bytes(pid)
     mib = 1024 * 1024
-    row = produce_row(produced, f"scale, 100 B x {records:,}, {partitions:,} partition{'s' if partitions > 1 else ''}/broker",
-                      f"create {create_s:.2f} s; RSS empty {rss_empty / mib:.0f} MiB, idle {rss_idle / mib:.0f} MiB, "
-                      f"after produce {rss_after / mib:.0f} MiB")
+    plural = "s" if partitions > 1 else ""
+    row = produce_row(produced, f"scale, 100 B x {records:,}, {partitions:,} partition{plural}/broker",
+                      f"create {create_s:.2f} s; RSS empty {rss_empty / mib:.0f} MiB, "
+                      f"idle {rss_idle / mib:.0f} MiB, after produce {rss_after / mib:.0f} MiB")
     row.phase = "scale produce"
     row.extra = {"partitions": partitions, "create_s": create_s, "rss_empty_bytes": rss_empty,
                  "rss_idle_bytes": rss_idle, "rss_after_produce_bytes": rss_after}

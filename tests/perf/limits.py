@@ -52,7 +52,8 @@ class _CountingReceiver(asyncio.Protocol):
 
 async def _receive(total_bytes: int) -> None:
     done = asyncio.get_running_loop().create_future()
-    server = await asyncio.get_running_loop().create_server(lambda: _CountingReceiver(total_bytes, done), HOST, 0)
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(lambda: _CountingReceiver(total_bytes, done), HOST, 0)
     print(server.sockets[0].getsockname()[1], flush=True)
     try:
         await asyncio.wait_for(done, timeout=TIMEOUT_S)

@@ -36,7 +36,8 @@ def _payload(size: int) -> bytes:
     return bytes(65 + i % 26 for i in range(size))
 
 
-async def nats_produce(url: str, subject: str, records: int, size: int, replicas: int, max_pending: int) -> dict:
+async def nats_produce(url: str, subject: str, records: int, size: int, replicas: int,
+                       max_pending: int) -> dict:
     """Create the stream (file storage, ``replicas``) and publish ``records`` values of ``size`` bytes."""
     import nats
     from nats.js.api import StorageType
@@ -48,7 +49,8 @@ async def nats_produce(url: str, subject: str, records: int, size: int, replicas
         deadline = time.monotonic() + SETUP_TIMEOUT_S
         while True:
             try:
-                await js.add_stream(name=STREAM, subjects=[subject], num_replicas=replicas, storage=StorageType.FILE)
+                await js.add_stream(name=STREAM, subjects=[subject], num_replicas=replicas,
+                                    storage=StorageType.FILE)
                 break
             except Exception:
                 if time.monotonic() > deadline:
@@ -79,8 +81,8 @@ async def nats_consume(url: str, subject: str, records: int) -> dict:
     nc = await nats.connect(servers=url.split(","), connect_timeout=10, max_reconnect_attempts=3)
     try:
         js = nc.jetstream()
-        sub = await js.pull_subscribe(subject, durable="bench-reader", stream=STREAM,
-                                      config=ConsumerConfig(ack_policy=AckPolicy.NONE, deliver_policy=DeliverPolicy.ALL))
+        config = ConsumerConfig(ack_policy=AckPolicy.NONE, deliver_policy=DeliverPolicy.ALL)
+        sub = await js.pull_subscribe(subject, durable="bench-reader", stream=STREAM, config=config)
         count = total_bytes = 0
         start = time.perf_counter()
         while count < records:
@@ -148,7 +150,8 @@ async def redis_consume(url: str, key: str, records: int, chunk: int) -> dict:
 
 def _consumed(count: int, total_bytes: int, elapsed: float) -> dict:
     rate = count / elapsed if elapsed > 0 else 0.0
-    return {"records": count, "records_per_s": rate, "mb_per_s": total_bytes / MB / elapsed if elapsed > 0 else 0.0}
+    mb_per_s = total_bytes / MB / elapsed if elapsed > 0 else 0.0
+    return {"records": count, "records_per_s": rate, "mb_per_s": mb_per_s}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from client.local_cluster import HOST, free_ports
@@ -25,29 +26,36 @@ from client.local_cluster import HOST, free_ports
 # What the benchmark needs for each peer: Debian binaries (binary, apt package) and Python modules
 # (import name, pip requirement).
 DEBIAN_BINARIES = {"nats": ("nats-server", "nats-server"), "redis": ("redis-server", "redis-server")}
-PYTHON_MODULES = {"nats": [("nats", "nats-py>=2.6")], "redis": [("redis", "redis>=5.0"), ("hiredis", "hiredis>=2.3")]}
+PYTHON_MODULES = {"nats": [("nats", "nats-py>=2.6")],
+                  "redis": [("redis", "redis>=5.0"), ("hiredis", "hiredis>=2.3")]}
 STARTUP_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 15.0
 
 
-def find_binary(name: str) -> str | None:
-    """Path of ``name`` on PATH or in /usr/sbin, /usr/bin (Debian puts nats-server in /usr/sbin)."""
-    found = shutil.which(name)
-    if found:
-        return found
-    for folder in ("/usr/sbin", "/usr/bin", "/usr/local/bin"):
-        candidate = Path(folder) / name
-        if os.access(candidate, os.X_OK):
-            return str(candidate)
-    return None
+def default_search_path() -> str:
+    """PATH plus /usr/sbin, /usr/bin and /usr/local/bin (Debian puts nats-server in /usr/sbin)."""
+    return os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/usr/bin", "/usr/local/bin"])
 
 
 class Installer:
-    """Installs what a peer needs, once per run; says exactly what is missing otherwise."""
+    """Installs what a peer needs, once per run; says exactly what is missing otherwise.
 
-    def __init__(self, log=print) -> None:
+    Args:
+        log: where progress lines go.
+        is_root: whether ``apt-get install`` may run (default: the effective uid is 0).
+        search_path: ``PATH``-style folders searched for the servers (default: ``default_search_path()``).
+    """
+
+    def __init__(self, log: Callable[[str], None] = print, *, is_root: bool | None = None,
+                 search_path: str | None = None) -> None:
         self._log = log
+        self._is_root = os.geteuid() == 0 if is_root is None else is_root
+        self._search_path = default_search_path() if search_path is None else search_path
         self._apt_updated = False
+
+    def find_binary(self, name: str) -> str | None:
+        """Path of the executable ``name`` on the search path, or None."""
+        return shutil.which(name, path=self._search_path)
 
     def _apt_install(self, package: str) -> str | None:
         """Returns None on success, else the reason (the last line apt-get printed)."""
@@ -69,13 +77,13 @@ class Installer:
 
     def ensure_binary(self, binary: str, package: str) -> tuple[str | None, str | None]:
         """``(path, None)`` when ``binary`` is (or could be) installed, else ``(None, what is missing)``."""
-        path = find_binary(binary)
+        path = self.find_binary(binary)
         if path:
             return path, None
-        if os.geteuid() != 0:
+        if not self._is_root:
             return None, f"{binary} is not installed and this is not root: run `apt-get install -y {package}`"
         problem = self._apt_install(package)
-        path = find_binary(binary)
+        path = self.find_binary(binary)
         if path:
             return path, None
         return None, problem or f"apt-get install -y {package} did not provide {binary}"
@@ -97,7 +105,7 @@ class Installer:
         return None
 
     def ensure_peer(self, peer: str) -> tuple[str | None, str | None]:
-        """``(server binary path, None)`` when ``peer`` ("nats" or "redis") can run, else ``(None, reason)``."""
+        """``(server path, None)`` when ``peer`` ("nats" or "redis") can run, else ``(None, reason)``."""
         binary, package = DEBIAN_BINARIES[peer]
         path, problem = self.ensure_binary(binary, package)
         if problem:
@@ -109,7 +117,8 @@ class Installer:
         return path, None
 
 
-def wait_for_port(port: int, proc: subprocess.Popen, log_path: Path, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+def wait_for_port(port: int, proc: subprocess.Popen, log_path: Path,
+                  timeout_s: float = STARTUP_TIMEOUT_S) -> None:
     """Return once 127.0.0.1:``port`` accepts a connection.
 
     Raises:
@@ -196,7 +205,8 @@ def start_nats(binary: str, data_dir: Path, nodes: int) -> PeerServers:
                      f'jetstream {{ store_dir: "{node_dir / "store"}" }}']
             if nodes > 1:
                 routes = ", ".join(f"nats-route://{HOST}:{p}" for p in route_ports)
-                lines.append(f"cluster {{ name: bench, listen: {HOST}:{route_ports[i]}, routes: [{routes}] }}")
+                lines.append(
+                    f"cluster {{ name: bench, listen: {HOST}:{route_ports[i]}, routes: [{routes}] }}")
             config = node_dir / "nats.conf"
             config.write_text("\n".join(lines) + "\n")
             servers._spawn([binary, "-c", str(config)], node_dir / "nats.log")

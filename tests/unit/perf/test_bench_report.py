@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.perf.bench import PARTS, Plan, parse_only, workload_name
+from tests.perf.bench import PARTS, Plan, parse_only, run, workload_name
 from tests.perf.bench_report import (
     KAFKETTE,
     LOOPBACK,
@@ -20,6 +20,7 @@ from tests.perf.bench_report import (
     result_document,
 )
 from tests.perf.kafkette_workloads import consume_row, end_to_end_row, produce_row
+from tests.perf.peer_servers import Installer
 
 SMALL = "100 B x 1,000,000, 1 node"
 LARGE = "10 KiB x 100,000, 1 node"
@@ -34,7 +35,8 @@ def rows_of_one_run() -> list[Row]:
         Row(SMALL, "redis", "produce", records_per_s=100_000.0, mb_per_s=9.5),
         Row(SMALL, "redis", "consume", records_per_s=1_000_000.0, mb_per_s=95.4),
         Row(LARGE, KAFKETTE, "produce", records_per_s=100_000.0, mb_per_s=1_200.0),
-        Row("end-to-end, 10,000 records/s for 30 s, 3 nodes", KAFKETTE, "end-to-end", 10_000.0, None, 3.0, 25.0, 40.0),
+        Row("end-to-end, 10,000 records/s for 30 s, 3 nodes", KAFKETTE, "end-to-end", 10_000.0, None,
+            3.0, 25.0, 40.0),
         Row("limit: 4,096 MiB", LOOPBACK, "limit", mb_per_s=5_000.0),
     ]
 
@@ -93,7 +95,8 @@ def test_the_table_has_one_line_per_row_with_ratios_formatted():
 
 def test_the_result_document_is_json_with_every_row_and_the_skipped_peers():
     rows = apply_ratios(rows_of_one_run())
-    document = result_document(rows, {"redis": "redis-server is not installed"}, date="2026-11-23T03:00:00+00:00",
+    document = result_document(rows, {"redis": "redis-server is not installed"},
+                               date="2026-11-23T03:00:00+00:00",
                                machine={"cpus": 2}, command="python -m tests.perf.bench --quick",
                                options={"quick": True})
 
@@ -115,10 +118,11 @@ def test_the_perf_tools_output_lines_parse_into_rows():
     latency = end_to_end_row("300000 records received, 9999.1 records/sec, Avg latency: 2.1000 ms\n"
                              "Percentiles: 50th = 1.50 ms, 99th = 12.00 ms, 99.9th = 18.40 ms", "e2e", "")
 
-    assert (produced.records_per_s, produced.mb_per_s, produced.p50_ms, produced.p99_ms, produced.p999_ms) == (
-        250000.0, 23.84, 3.5, 8.25, 8.9)
+    figures = (produced.records_per_s, produced.mb_per_s, produced.p50_ms, produced.p99_ms, produced.p999_ms)
+    assert figures == (250000.0, 23.84, 3.5, 8.25, 8.9)
     assert (consumed.phase, consumed.records_per_s, consumed.mb_per_s) == ("consume", 500000.0, 47.68)
-    assert (latency.p50_ms, latency.p99_ms, latency.p999_ms, latency.extra["avg_ms"]) == (1.5, 12.0, 18.4, 2.1)
+    percentiles = (latency.p50_ms, latency.p99_ms, latency.p999_ms, latency.extra["avg_ms"])
+    assert percentiles == (1.5, 12.0, 18.4, 2.1)
 
 
 def test_workload_labels_are_shared_by_every_system_and_quick_runs_ten_times_fewer_records():
@@ -133,3 +137,15 @@ def test_only_selects_parts_and_rejects_unknown_ones():
     assert parse_only("kafkette, limits") == {"kafkette", "limits"}
     with pytest.raises(ValueError, match="unknown --only part"):
         parse_only("kafkette,kafka")
+
+
+def test_a_peer_whose_server_is_missing_and_cannot_be_installed_is_skipped_saying_exactly_what_is_missing(
+        tmp_path):
+    installer = Installer(log=lambda line: None, is_root=False, search_path=str(tmp_path))
+    skipped: dict[str, str] = {}
+
+    rows = run(Plan.quick(), {"redis"}, tmp_path, skipped, installer=installer)
+
+    assert rows == []
+    assert skipped == {"redis": "redis-server is not installed and this is not root: "
+                                "run `apt-get install -y redis-server`"}
