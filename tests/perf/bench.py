@@ -13,6 +13,8 @@ In one invocation on 127.0.0.1 (``python -m tests.perf.bench [--quick] [--only .
 - End-to-end latency: 10,000 records/s for 30 s (``--quick``: 5 s) on RF 3 acks=all.
 - Scale: producer throughput and broker RSS at 1, 100 and 1,000 partitions per broker,
   time to create them, idle RSS of the broker holding them.
+- Broker capacity: load processes resending one pre-encoded ProduceRequest to one
+  broker pinned to one CPU (``broker_capacity``), records/s the broker acknowledges.
 
 Prints one table (records/s, MB/s, produce latency p50/p99, Kafkette / peer,
 Kafkette / limit, the issue's targets) and writes the figures as JSON under
@@ -36,13 +38,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.perf import kafkette_workloads, limits
+from tests.perf import broker_capacity, kafkette_workloads, limits
 from tests.perf.bench_report import LOOPBACK, Row, apply_ratios, format_table, result_document
 from tests.perf.peer_servers import Installer, start_nats, start_redis
 
 RESULTS = Path(__file__).parent / "results"
 PEERS = ("nats", "redis")
-PARTS = ("kafkette", *PEERS, "limits", "end-to-end", "scale")
+PARTS = ("kafkette", *PEERS, "limits", "end-to-end", "scale", "capacity")
 PEER_RUN_TIMEOUT_S = 900
 KIB = 1024
 MIB = 1024 * 1024
@@ -61,11 +63,14 @@ class Plan:
     loopback_bytes: int = 4096 * MIB
     disk_bytes: int = 2048 * MIB
     partitions: int = 6
+    capacity_producers: int = 2
+    capacity_records_per_producer: int = 3_000_000
 
     @classmethod
     def quick(cls, partitions: int = 6) -> Plan:
         return cls(small_records=100_000, large_records=10_000, scale_records=20_000, end_to_end_duration_s=5,
-                   loopback_bytes=512 * MIB, disk_bytes=256 * MIB, partitions=partitions)
+                   loopback_bytes=512 * MIB, disk_bytes=256 * MIB, partitions=partitions,
+                   capacity_records_per_producer=300_000)
 
 
 def workload_name(size: int, records: int, nodes: int) -> str:
@@ -168,7 +173,7 @@ def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], install
         installer: finds or installs the peers (default: ``Installer(log=log)``).
 
     Returns:
-        Rows in table order: workloads, end-to-end, scale, limits (ratios not yet applied).
+        Rows in table order: workloads, end-to-end, scale, capacity, limits (ratios not yet applied).
 
     Raises:
         kafkette_workloads.KafketteRunError: a Kafkette command failed (Kafkette is never skipped).
@@ -212,6 +217,10 @@ def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], install
         for partitions in plan.scale_partitions:
             log(f"running: scale, {partitions:,} partition(s) on 1 broker ...")
             rows.append(kafkette_workloads.scale(tmp / f"scale-{partitions}", partitions, plan.scale_records))
+    if "capacity" in parts:
+        log(f"running: broker capacity, {plan.capacity_producers} load processes, 1 broker on one CPU ...")
+        rows.append(broker_capacity.capacity(tmp / "capacity", plan.capacity_producers,
+                                             plan.capacity_records_per_producer))
     return rows + limit
 
 

@@ -27,7 +27,8 @@ class Row:
     Attributes:
         workload: what was run, identical across systems (e.g. ``"100 B x 1,000,000, 1 node"``).
         system: ``"kafkette"``, a peer (``"nats-r1"``, ``"nats-r3"``, ``"redis"``) or a limit.
-        phase: ``"produce"``, ``"consume"``, ``"end-to-end"``, ``"limit"``, ``"scale"``, ...
+        phase: ``"produce"``, ``"consume"``, ``"end-to-end"``, ``"scale produce"``, ``"capacity"``,
+            ``"limit"``.
         records_per_s, mb_per_s: throughput (MB = 2**20 bytes); None when not applicable.
         p50_ms, p99_ms, p999_ms: latency percentiles (ms); produce: send to acknowledgement.
         note: free text (settings, RSS, create time).
@@ -65,6 +66,7 @@ PEER_TARGETS: dict[tuple[str, str, str], float] = {
 LARGE_PRODUCE_MIN_MB_PER_S = 1000.0
 LARGE_PRODUCE_MIN_SHARE_OF_LOOPBACK = 0.2
 END_TO_END_MAX_P99_MS = 20.0
+BROKER_CAPACITY_MIN_RECORDS_PER_S = 1_000_000.0
 
 
 def ratio(numerator: float | None, denominator: float | None) -> float | None:
@@ -96,6 +98,9 @@ def apply_ratios(rows: Sequence[Row]) -> list[Row]:
                     row.vs_limit or 0) >= LARGE_PRODUCE_MIN_SHARE_OF_LOOPBACK
                 row.target = (f">={LARGE_PRODUCE_MIN_MB_PER_S:,.0f} MB/s and "
                               f">={LARGE_PRODUCE_MIN_SHARE_OF_LOOPBACK:.0%} of loopback: {_met(ok)}")
+        elif row.system == KAFKETTE and row.phase == "capacity" and row.records_per_s is not None:
+            ok = row.records_per_s >= BROKER_CAPACITY_MIN_RECORDS_PER_S
+            row.target = f">={BROKER_CAPACITY_MIN_RECORDS_PER_S:,.0f} records/s: {_met(ok)}"
         elif row.system == KAFKETTE and row.phase == "end-to-end" and row.p99_ms is not None:
             row.target = f"p99 <{END_TO_END_MAX_P99_MS:.0f} ms: {_met(row.p99_ms < END_TO_END_MAX_P99_MS)}"
         elif row.phase in ("produce", "consume") and row.system != KAFKETTE:

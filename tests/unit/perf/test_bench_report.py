@@ -37,6 +37,7 @@ def rows_of_one_run() -> list[Row]:
         Row(LARGE, KAFKETTE, "produce", records_per_s=100_000.0, mb_per_s=1_200.0),
         Row("end-to-end, 10,000 records/s for 30 s, 3 nodes", KAFKETTE, "end-to-end", 10_000.0, None,
             3.0, 25.0, 40.0),
+        Row("broker capacity, 100 B in batches of 1,000, 2 load processes", KAFKETTE, "capacity", 900_000.0),
         Row("limit: 4,096 MiB", LOOPBACK, "limit", mb_per_s=5_000.0),
     ]
 
@@ -71,6 +72,8 @@ def test_kafkette_rows_get_their_share_of_the_loopback_limit_and_the_large_recor
     assert rows[(KAFKETTE, "consume", SMALL)].vs_limit == pytest.approx(38.1 / 5000)
     end_to_end = next(r for r in rows.values() if r.phase == "end-to-end")
     assert end_to_end.target == "p99 <20 ms: MISSED"
+    capacity = next(r for r in rows.values() if r.phase == "capacity")
+    assert capacity.target == ">=1,000,000 records/s: MISSED"
 
 
 def test_a_peer_without_a_kafkette_row_and_a_run_without_limits_leave_ratios_empty():
