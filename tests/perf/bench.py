@@ -64,13 +64,13 @@ class Plan:
     disk_bytes: int = 2048 * MIB
     partitions: int = 6
     capacity_producers: int = 2
-    capacity_records_per_producer: int = 3_000_000
+    capacity_records_per_producer: int = 10_000_000
 
     @classmethod
     def quick(cls, partitions: int = 6) -> Plan:
         return cls(small_records=100_000, large_records=10_000, scale_records=20_000, end_to_end_duration_s=5,
                    loopback_bytes=512 * MIB, disk_bytes=256 * MIB, partitions=partitions,
-                   capacity_records_per_producer=300_000)
+                   capacity_records_per_producer=1_000_000)
 
 
 def workload_name(size: int, records: int, nodes: int) -> str:
