@@ -58,6 +58,7 @@ class ProduceStats:
         self.first_error: BaseException | None = None
 
     def record(self, start: float, fut: asyncio.Future) -> None:
+        """Done-callback of one send: its latency since ``start`` (``perf_counter`` s), or a failure."""
         if fut.cancelled() or fut.exception() is not None:
             self.errors += 1
             if self.first_error is None and not fut.cancelled():

@@ -40,6 +40,7 @@ async def nats_produce(url: str, subject: str, records: int, size: int, replicas
                        max_pending: int) -> dict:
     """Create the stream (file storage, ``replicas``) and publish ``records`` values of ``size`` bytes."""
     import nats
+    from nats.errors import Error as NatsError
     from nats.js.api import StorageType
 
     payload = _payload(size)
@@ -52,7 +53,7 @@ async def nats_produce(url: str, subject: str, records: int, size: int, replicas
                 await js.add_stream(name=STREAM, subjects=[subject], num_replicas=replicas,
                                     storage=StorageType.FILE)
                 break
-            except Exception:
+            except NatsError:  # e.g. no JetStream meta leader yet in a new cluster
                 if time.monotonic() > deadline:
                     raise
                 await asyncio.sleep(0.5)
