@@ -1,14 +1,20 @@
-"""``kafkette perf produce|consume``: throughput and latency benchmarks.
+"""``kafkette perf produce|consume|end-to-end``: throughput and latency benchmarks.
 
-Owns: the two commands and their statistics (``ProduceStats``: per-record latency
-from ``send`` to acknowledgement, percentiles; consume throughput).  Output follows
-Kafka's ``kafka-producer-perf-test.sh`` / ``kafka-consumer-perf-test.sh``.
+Owns: the three commands and their statistics (``ProduceStats``: per-record latency
+from ``send`` to acknowledgement; ``percentile``; consume throughput; end-to-end
+latency from ``send`` to receipt by a consumer).  Output follows Kafka's
+``kafka-producer-perf-test.sh``, ``kafka-consumer-perf-test.sh`` and
+``kafka.tools.EndToEndLatency``; ``tests/perf/bench.py`` parses these lines, and the
+peers' benchmark clients (``tests/perf/``) use the same ``ProduceStats``, so the
+tools and the benchmark report the same figures.  Does not own the producer or
+consumer (``client.producer``, ``client.consumer``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import struct
 import time
 from array import array
 
@@ -21,10 +27,30 @@ from protocol.compression import CODEC_BY_NAME
 from protocol.topic_partition import TopicPartition
 
 MB = 1024 * 1024
+SEND_TIME = struct.Struct(">q")  # end-to-end: the first 8 bytes of a value, perf_counter_ns at send
+
+
+def percentile(sorted_ms: list[float], fraction: float) -> float:
+    """The ``fraction`` percentile of ascending latencies, as Kafka's perf tools pick it.
+
+    Args:
+        sorted_ms: latencies in ascending order (ms).
+        fraction: 0.5 for the median, 0.99 for p99, ...
+
+    Returns:
+        ``sorted_ms[int(len * fraction)]`` (clamped to the last element); 0.0 when empty.
+    """
+    if not sorted_ms:
+        return 0.0
+    return sorted_ms[min(int(len(sorted_ms) * fraction), len(sorted_ms) - 1)]
 
 
 class ProduceStats:
-    """Latencies (ms) of acknowledged records and a count of failures."""
+    """Latencies (ms) of acknowledged records and a count of failures.
+
+    Kafka concept: the ``Stats`` of ``ProducerPerformance`` (latency from ``send`` to
+    the acknowledgement's callback).
+    """
 
     def __init__(self) -> None:
         self.latencies_ms = array("d")
@@ -32,6 +58,7 @@ class ProduceStats:
         self.first_error: BaseException | None = None
 
     def record(self, start: float, fut: asyncio.Future) -> None:
+        """Done-callback of one send: its latency since ``start`` (``perf_counter`` s), or a failure."""
         if fut.cancelled() or fut.exception() is not None:
             self.errors += 1
             if self.first_error is None and not fut.cancelled():
@@ -39,21 +66,39 @@ class ProduceStats:
             return
         self.latencies_ms.append((time.perf_counter() - start) * 1000.0)
 
-    def percentile(self, sorted_ms: list[float], fraction: float) -> float:
-        if not sorted_ms:
-            return 0.0
-        return sorted_ms[min(int(len(sorted_ms) * fraction), len(sorted_ms) - 1)]
+    def record_latency_ms(self, latency_ms: float) -> None:
+        """Add one acknowledged record's latency (ms), for clients without futures."""
+        self.latencies_ms.append(latency_ms)
 
-    def summary(self, num_records: int, record_size: int, elapsed_s: float) -> str:
-        """The final line of kafka-producer-perf-test."""
+    def figures(self, num_records: int, record_size: int, elapsed_s: float) -> dict[str, float]:
+        """Throughput and latency of a run, the figures the benchmark tables.
+
+        Args:
+            num_records: records sent.
+            record_size: value size (bytes).
+            elapsed_s: wall time from the first send to the last acknowledgement (s).
+
+        Returns:
+            ``records_per_s``, ``mb_per_s`` (MB = 2**20 bytes), ``avg_ms``, ``max_ms``,
+            ``p50_ms``, ``p95_ms``, ``p99_ms``, ``p999_ms``.
+        """
         lat = sorted(self.latencies_ms)
         rate = num_records / elapsed_s if elapsed_s > 0 else 0.0
-        avg = sum(lat) / len(lat) if lat else 0.0
+        return {
+            "records_per_s": rate, "mb_per_s": rate * record_size / MB,
+            "avg_ms": sum(lat) / len(lat) if lat else 0.0, "max_ms": lat[-1] if lat else 0.0,
+            "p50_ms": percentile(lat, 0.5), "p95_ms": percentile(lat, 0.95),
+            "p99_ms": percentile(lat, 0.99), "p999_ms": percentile(lat, 0.999),
+        }
+
+    def summary(self, num_records: int, record_size: int, elapsed_s: float) -> str:
+        """The final line of kafka-producer-perf-test (percentiles with two decimals, in ms)."""
+        f = self.figures(num_records, record_size, elapsed_s)
         return (
-            f"{num_records} records sent, {rate:.1f} records/sec ({rate * record_size / MB:.2f} MB/sec), "
-            f"{avg:.2f} ms avg latency, {lat[-1] if lat else 0.0:.2f} ms max latency, "
-            f"{self.percentile(lat, 0.5):.0f} ms 50th, {self.percentile(lat, 0.95):.0f} ms 95th, "
-            f"{self.percentile(lat, 0.99):.0f} ms 99th, {self.percentile(lat, 0.999):.0f} ms 99.9th."
+            f"{num_records} records sent, {f['records_per_s']:.1f} records/sec ({f['mb_per_s']:.2f} MB/sec), "
+            f"{f['avg_ms']:.2f} ms avg latency, {f['max_ms']:.2f} ms max latency, "
+            f"{f['p50_ms']:.2f} ms 50th, {f['p95_ms']:.2f} ms 95th, "
+            f"{f['p99_ms']:.2f} ms 99th, {f['p999_ms']:.2f} ms 99.9th."
         )
 
 
@@ -155,3 +200,135 @@ def consume(topic: str, messages: int, timeout_ms: int, fetch_max_wait_ms: int, 
     click.echo(f"{count} records consumed, {rate:.1f} records/sec ({mb / elapsed if elapsed > 0 else 0:.2f} MB/sec)")
     if count < messages:
         raise click.ClickException(f"Only {count} of {messages} records consumed before --timeout-ms expired")
+
+
+class EndToEndStats:
+    """Latencies (ms) from ``send`` to receipt by a consumer in the same process.
+
+    Each value starts with ``SEND_TIME`` (``time.perf_counter_ns()`` at send), so one
+    clock measures both ends.  Kafka concept: ``kafka.tools.EndToEndLatency``.
+    """
+
+    def __init__(self) -> None:
+        self.latencies_ms = array("d")
+
+    def receive(self, value: bytes | None, received_ns: int) -> bool:
+        """Record one received value; False when it carries no send time (too short)."""
+        if value is None or len(value) < SEND_TIME.size:
+            return False
+        (sent_ns,) = SEND_TIME.unpack_from(value)
+        self.latencies_ms.append((received_ns - sent_ns) / 1e6)
+        return True
+
+    def summary(self, elapsed_s: float) -> str:
+        """Two lines: count, rate and average, then p50 / p99 / p99.9 (ms, two decimals)."""
+        lat = sorted(self.latencies_ms)
+        rate = len(lat) / elapsed_s if elapsed_s > 0 else 0.0
+        avg = sum(lat) / len(lat) if lat else 0.0
+        return (
+            f"{len(lat)} records received, {rate:.1f} records/sec, Avg latency: {avg:.4f} ms\n"
+            f"Percentiles: 50th = {percentile(lat, 0.5):.2f} ms, 99th = {percentile(lat, 0.99):.2f} ms, "
+            f"99.9th = {percentile(lat, 0.999):.2f} ms"
+        )
+
+
+async def _receive_all(consumer: Consumer, stats: EndToEndStats, num_records: int,
+                       sending_done: asyncio.Event, timeout_ms: int) -> None:
+    """Consume until ``num_records`` carried a send time, or nothing came for ``timeout_ms``
+    after the last send (returns early then; the caller reports the shortfall)."""
+    loop = asyncio.get_running_loop()
+    received = 0
+    last_progress = loop.time()
+    while received < num_records:
+        batches = await consumer.getmany(timeout_ms=100, max_records=num_records - received)
+        now_ns = time.perf_counter_ns()
+        if not batches:
+            if sending_done.is_set() and (loop.time() - last_progress) * 1000 >= timeout_ms:
+                return
+            continue
+        last_progress = loop.time()
+        for records in batches.values():
+            for r in records:
+                received += stats.receive(r.value, now_ns)
+
+
+@perf.command("end-to-end")
+@click.option("--topic", required=True)
+@click.option("--num-records", type=click.IntRange(1), required=True)
+@click.option("--record-size", type=click.IntRange(SEND_TIME.size), default=100, show_default=True,
+              help="Value size (bytes); the first 8 hold the send time.")
+@click.option("--throughput", type=click.IntRange(1), default=10000, show_default=True,
+              help="Records/s sent.")
+@click.option("--acks", type=click.Choice(["all", "-1", "0", "1"]), default="all", show_default=True)
+@click.option("--linger-ms", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--fetch-max-wait-ms", type=click.IntRange(0), default=500, show_default=True)
+@click.option("--timeout-ms", type=click.IntRange(1), default=10000, show_default=True,
+              help="After the last send, give up when no record arrives for this long (ms).")
+@click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
+@bootstrap_server_option
+def end_to_end(topic: str, num_records: int, record_size: int, throughput: int, acks: str, linger_ms: int,
+               fetch_max_wait_ms: int, timeout_ms: int, request_timeout_ms: int,
+               bootstrap_server: str) -> None:
+    """Send NUM-RECORDS at THROUGHPUT records/s and report latency from send to receipt.
+
+    A consumer in the same process is assigned every partition of TOPIC at its end
+    before the first send; each value carries its send time.  Prints p50, p99 and
+    p99.9 in ms, as Kafka's EndToEndLatency tool.
+    """
+    padding = b"x" * (record_size - SEND_TIME.size)
+
+    async def run() -> tuple[EndToEndStats, float]:
+        stats = EndToEndStats()
+        sending_done = asyncio.Event()
+        async with Consumer(bootstrap_servers=bootstrap_server, auto_offset_reset="latest",
+                            fetch_max_wait_ms=fetch_max_wait_ms, request_timeout_ms=request_timeout_ms,
+                            client_id="kafkette-perf-end-to-end-consumer") as consumer, \
+                Producer(bootstrap_servers=bootstrap_server, acks=acks, linger_ms=linger_ms,
+                         request_timeout_ms=request_timeout_ms,
+                         client_id="kafkette-perf-end-to-end-producer") as producer:
+            partitions = await producer.partitions_for(topic)
+            assigned = [TopicPartition(topic, p) for p in partitions]
+            consumer.assign(assigned)
+            for tp in assigned:  # resolve "latest" before anything is sent
+                await consumer.position(tp)
+            failures: list[BaseException] = []
+
+            def on_ack(fut: asyncio.Future) -> None:
+                if not fut.cancelled() and fut.exception() is not None:
+                    failures.append(fut.exception())
+
+            receiver = asyncio.create_task(
+                _receive_all(consumer, stats, num_records, sending_done, timeout_ms))
+            try:
+                perf_counter = time.perf_counter
+                start = perf_counter()
+                for i in range(num_records):
+                    fut = await producer.send(topic, SEND_TIME.pack(time.perf_counter_ns()) + padding)
+                    fut.add_done_callback(on_ack)
+                    if failures:
+                        raise failures[0]
+                    if (i + 1) > throughput * (perf_counter() - start):
+                        await asyncio.sleep((i + 1) / throughput - (perf_counter() - start))
+                    if receiver.done():
+                        break  # it failed; its exception is raised below
+                await producer.flush(timeout=request_timeout_ms / 1000)
+                if failures:
+                    raise failures[0]
+                sending_done.set()
+                await asyncio.wait_for(asyncio.shield(receiver),
+                                       timeout=(timeout_ms + request_timeout_ms) / 1000)
+                elapsed = perf_counter() - start
+            finally:
+                if not receiver.done():
+                    receiver.cancel()
+                    await asyncio.wait([receiver], timeout=5)
+                elif not receiver.cancelled():
+                    receiver.exception()  # retrieved; re-raised by the await above when set
+        return stats, elapsed
+
+    stats, elapsed = run_coroutine(run())
+    click.echo(stats.summary(elapsed))
+    received = len(stats.latencies_ms)
+    if received < num_records:
+        raise click.ClickException(
+            f"Only {received} of {num_records} records received before --timeout-ms expired")

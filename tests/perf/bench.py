@@ -1,10 +1,25 @@
-"""``make bench``: Kafkette's own throughput and latency on this machine.
+"""``make bench``: Kafkette side by side with NATS JetStream and Redis Streams, and the machine's limits.
 
-Runs, on 127.0.0.1, the perf tools (``kafkette perf produce|consume``) against
-(a) 1 broker, replication factor 1, acks=1 and (b) 3 brokers, replication factor 3,
-acks=all, ``min.insync.replicas=2``; 100-byte records.  Prints one table and writes
-the figures as JSON under ``tests/perf/results/`` so runs can be compared.  The
-side-by-side comparison with NATS JetStream and Redis Streams is a later issue.
+In one invocation on 127.0.0.1 (``python -m tests.perf.bench [--quick] [--only ...]``):
+
+- Workloads, identical for every system: 1,000,000 records of 100 B and 100,000 of
+  10 KiB (``--quick``: 10x fewer), one producer process with pipelining, then one
+  consumer process reading all from the start.  On 1 node: Kafkette 1 broker (RF 1,
+  acks=1) against NATS JetStream R1 and Redis (appendonly, everysec); on 3 nodes:
+  Kafkette 3 brokers (RF 3, acks=all, ``min.insync.replicas=2``) against a 3-node NATS
+  JetStream R3 cluster.  Each run starts fresh servers.
+- Limits: raw asyncio+uvloop loopback bandwidth between two processes (64 KiB
+  writes), sequential disk write (page cache, and with fdatasync).
+- End-to-end latency: 10,000 records/s for 30 s (``--quick``: 5 s) on RF 3 acks=all.
+- Scale: producer throughput and broker RSS at 1, 100 and 1,000 partitions per broker,
+  time to create them, idle RSS of the broker holding them.
+- Broker capacity: load processes resending one pre-encoded ProduceRequest to one
+  broker pinned to one CPU (``broker_capacity``), records/s the broker acknowledges.
+
+Prints one table (records/s, MB/s, produce latency p50/p99, Kafkette / peer,
+Kafkette / limit, the issue's targets) and writes the figures as JSON under
+``tests/perf/results/``.  Installs what the peers need (``apt-get`` as root, pip);
+when it cannot, it says exactly what is missing and skips only that peer.
 
 This is a benchmark, not a test: it reports and never fails on a figure.
 """
@@ -12,83 +27,238 @@ This is a benchmark, not a test: it reports and never fails on a figure.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import json
 import os
 import platform
-import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-from tabulate import tabulate
+from tests.perf import broker_capacity, kafkette_workloads, limits
+from tests.perf.bench_report import LOOPBACK, Row, apply_ratios, format_table, result_document
+from tests.perf.peer_servers import Installer, start_nats, start_redis
 
-from client import LocalCluster
-
-KAFKETTE = str(Path(sys.executable).parent / "kafkette")
 RESULTS = Path(__file__).parent / "results"
-PRODUCE_LINE = re.compile(
-    r"(?P<n>\d+) records sent, (?P<rate>[\d.]+) records/sec \((?P<mb>[\d.]+) MB/sec\), (?P<avg>[\d.]+) ms avg "
-    r"latency, (?P<max>[\d.]+) ms max latency, (?P<p50>\d+) ms 50th, (?P<p95>\d+) ms 95th, (?P<p99>\d+) ms 99th"
-)
-CONSUME_LINE = re.compile(r"(?P<n>\d+) records consumed, (?P<rate>[\d.]+) records/sec \((?P<mb>[\d.]+) MB/sec\)")
+PEERS = ("nats", "redis")
+PARTS = ("kafkette", *PEERS, "limits", "end-to-end", "scale", "capacity")
+PEER_RUN_TIMEOUT_S = 900
+KIB = 1024
+MIB = 1024 * 1024
 
 
-def _run(*args: str) -> str:
-    result = subprocess.run([KAFKETTE, *args], capture_output=True, text=True, timeout=900)
-    if result.returncode != 0:
-        raise SystemExit(f"kafkette {' '.join(args)} failed: {result.stderr.strip()}")
-    return result.stdout
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """Sizes of one run (full, or ``--quick`` with 10x fewer records and shorter limits)."""
+
+    small_records: int = 1_000_000
+    large_records: int = 100_000
+    scale_records: int = 200_000
+    scale_partitions: tuple[int, ...] = (1, 100, 1000)
+    end_to_end_records_per_s: int = 10_000
+    end_to_end_duration_s: int = 30
+    loopback_bytes: int = 4096 * MIB
+    disk_bytes: int = 2048 * MIB
+    partitions: int = 6
+    capacity_producers: int = 2
+    capacity_records_per_producer: int = 10_000_000
+
+    @classmethod
+    def quick(cls, partitions: int = 6) -> Plan:
+        return cls(small_records=100_000, large_records=10_000, scale_records=20_000, end_to_end_duration_s=5,
+                   loopback_bytes=512 * MIB, disk_bytes=256 * MIB, partitions=partitions,
+                   capacity_records_per_producer=1_000_000)
 
 
-def workload(name: str, brokers: int, rf: int, acks: str, records: int, size: int, data_dir: Path) -> dict:
-    """Run one produce + consume workload on a fresh cluster; returns its figures."""
-    with LocalCluster(num_brokers=brokers, data_dir=data_dir / name) as cluster:
-        bootstrap = cluster.bootstrap_servers
-        _run("topics", "create", "bench", "--partitions", "6", "--replication-factor", str(rf),
-             *(["--config", "min.insync.replicas=2"] if rf >= 3 else []), "--bootstrap-server", bootstrap)
-        produced = PRODUCE_LINE.search(_run(
-            "perf", "produce", "--topic", "bench", "--num-records", str(records), "--record-size", str(size),
-            "--acks", acks, "--batch-size", "262144", "--linger-ms", "5", "--bootstrap-server", bootstrap))
-        consumed = CONSUME_LINE.search(_run(
-            "perf", "consume", "--topic", "bench", "--messages", str(records), "--bootstrap-server", bootstrap))
-    if produced is None or consumed is None:
-        raise SystemExit(f"could not parse the perf tool output of {name}")
-    return {
-        "workload": name, "brokers": brokers, "replication_factor": rf, "acks": acks,
-        "records": records, "record_size_bytes": size,
-        "produce_records_per_s": float(produced["rate"]), "produce_mb_per_s": float(produced["mb"]),
-        "produce_latency_p50_ms": float(produced["p50"]), "produce_latency_p99_ms": float(produced["p99"]),
-        "consume_records_per_s": float(consumed["rate"]), "consume_mb_per_s": float(consumed["mb"]),
-    }
+def workload_name(size: int, records: int, nodes: int) -> str:
+    """``"100 B x 1,000,000, 1 node"``: the same label for every system of a workload."""
+    size_label = f"{size // KIB} KiB" if size >= KIB and size % KIB == 0 else f"{size} B"
+    return f"{size_label} x {records:,}, {nodes} node{'s' if nodes > 1 else ''}"
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description="Kafkette benchmark")
-    parser.add_argument("--records", type=int, default=1_000_000)
-    parser.add_argument("--record-size", type=int, default=100)
-    args = parser.parse_args()
-    rows = []
+def parse_only(text: str | None) -> set[str]:
+    """``--only kafkette,limits`` -> the parts to run (default: all).
+
+    Raises:
+        ValueError: an unknown part.
+    """
+    if not text:
+        return set(PARTS)
+    parts = {p.strip() for p in text.split(",") if p.strip()}
+    unknown = parts - set(PARTS)
+    if unknown:
+        raise ValueError(f"unknown --only part(s) {', '.join(sorted(unknown))}; "
+                         f"choose from {', '.join(PARTS)}")
+    return parts
+
+
+def log(message: str) -> None:
+    print(message, flush=True)
+
+
+class PeerRunError(RuntimeError):
+    """A peer client process failed."""
+
+
+def peer_client(*args: str) -> dict:
+    """Run ``python -m tests.perf.peer_clients ARGS``; its last stdout line as JSON.
+
+    Raises:
+        PeerRunError: non-zero exit, timeout or no JSON.
+    """
+    try:
+        done = subprocess.run([sys.executable, "-m", "tests.perf.peer_clients", *args], capture_output=True,
+                              text=True, timeout=PEER_RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired as exc:
+        raise PeerRunError(f"peer_clients {args[0]} timed out after {PEER_RUN_TIMEOUT_S} s") from exc
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise PeerRunError(f"peer_clients {args[0]} exited {done.returncode}: {tail}")
+    try:
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError) as exc:
+        raise PeerRunError(f"peer_clients {args[0]} printed no JSON: {done.stdout[-200:]}") from exc
+
+
+def peer_workload(peer: str, binary: str, data_dir: Path, name: str, nodes: int, records: int, size: int
+                  ) -> list[Row]:
+    """Produce then consume on fresh ``peer`` servers (NATS: ``nodes`` servers, stream replicas = nodes)."""
+    if peer == "nats":
+        system, commands = f"nats-r{nodes}", ("nats-produce", "nats-consume")
+        servers = start_nats(binary, data_dir, nodes)
+        notes = (f"R{nodes} file stream, publish_async, 4000 acks outstanding", "pull fetch(1000), ack none")
+    else:
+        system, commands = "redis", ("redis-produce", "redis-consume")
+        servers = start_redis(binary, data_dir)
+        notes = ("XADD pipelines of 1000, appendfsync everysec, hiredis", "XRANGE chunks of 10,000, hiredis")
+    with servers:
+        common = ["--url", servers.url, "--records", str(records)]
+        produced = peer_client(commands[0], *common, "--size", str(size), "--replicas", str(nodes))
+        consumed = peer_client(commands[1], *common)
+    if consumed["records"] < records:
+        raise PeerRunError(f"{system} consumer read {consumed['records']} of {records} records")
+    return [
+        Row(name, system, "produce", produced["records_per_s"], produced["mb_per_s"], produced["p50_ms"],
+            produced["p99_ms"], produced["p999_ms"], note=notes[0]),
+        Row(name, system, "consume", consumed["records_per_s"], consumed["mb_per_s"], note=notes[1]),
+    ]
+
+
+def limit_rows(plan: Plan, data_dir: Path) -> list[Row]:
+    """Loopback bandwidth and sequential disk write (disk: the better of two runs, the first warms up)."""
+    log(f"running: loopback limit, {plan.loopback_bytes // MIB:,} MiB in 64 KiB writes ...")
+    loopback = limits.loopback_mb_per_s(plan.loopback_bytes)
+    rows = [Row(f"limit: {plan.loopback_bytes // MIB:,} MiB", LOOPBACK, "limit", mb_per_s=loopback,
+                note="asyncio+uvloop, 2 processes, 127.0.0.1, 64 KiB writes")]
+    for sync, label in ((False, "disk (page cache)"), (True, "disk (fdatasync)")):
+        log(f"running: {label}, {plan.disk_bytes // MIB:,} MiB in 1 MiB writes ...")
+        best = max(limits.disk_write_mb_per_s(data_dir, plan.disk_bytes, sync) for _ in range(2))
+        rows.append(Row(f"limit: {plan.disk_bytes // MIB:,} MiB", label, "limit", mb_per_s=best,
+                        note="sequential 1 MiB writes" + (", fdatasync at the end" if sync else "")))
+    return rows
+
+
+def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], installer: Installer | None = None
+        ) -> list[Row]:
+    """Every selected part of the benchmark; peers that cannot run are added to ``skipped``.
+
+    Args:
+        plan: sizes.
+        parts: what to run (``PARTS``).
+        tmp: scratch directory for every server's data.
+        skipped: filled with system -> exactly what was missing or failed.
+        installer: finds or installs the peers (default: ``Installer(log=log)``).
+
+    Returns:
+        Rows in table order: workloads, end-to-end, scale, capacity, limits (ratios not yet applied).
+
+    Raises:
+        kafkette_workloads.KafketteRunError: a Kafkette command failed (Kafkette is never skipped).
+    """
+    installer = installer or Installer(log=log)
+    binaries: dict[str, str] = {}
+    for peer in PEERS:
+        if peer in parts:
+            log(f"checking: {peer} (server and Python client) ...")
+            binary, problem = installer.ensure_peer(peer)
+            if problem:
+                skipped[peer] = problem
+                log(f"SKIPPING {peer}: {problem}")
+            else:
+                binaries[peer] = binary  # type: ignore[assignment]
+    limit = limit_rows(plan, tmp) if "limits" in parts else []
+    rows: list[Row] = []
+    for size, records in ((100, plan.small_records), (10 * KIB, plan.large_records)):
+        for nodes, acks, peers in ((1, "1", ("nats", "redis")), (3, "all", ("nats",))):
+            name = workload_name(size, records, nodes)
+            if "kafkette" in parts:
+                log(f"running: {name}: kafkette, {nodes} broker(s), acks={acks} ...")
+                rows += kafkette_workloads.workload(tmp / f"kafkette-{size}-{nodes}", name, nodes, acks,
+                                                    records, size, plan.partitions)
+            for peer in peers:
+                if peer not in binaries:
+                    continue
+                log(f"running: {name}: {peer} ...")
+                try:
+                    rows += peer_workload(peer, binaries[peer], tmp / f"{peer}-{size}-{nodes}", name, nodes,
+                                          records, size)
+                except (PeerRunError, RuntimeError) as exc:
+                    skipped[f"{peer}: {name}"] = str(exc)
+                    log(f"FAILED {peer} on {name}: {exc}")
+    if "end-to-end" in parts:
+        log(f"running: end-to-end latency, {plan.end_to_end_records_per_s:,} records/s for "
+            f"{plan.end_to_end_duration_s} s, 3 brokers ...")
+        rows.append(kafkette_workloads.end_to_end(tmp / "end-to-end", plan.end_to_end_records_per_s,
+                                                  plan.end_to_end_duration_s))
+    if "scale" in parts:
+        for partitions in plan.scale_partitions:
+            log(f"running: scale, {partitions:,} partition(s) on 1 broker ...")
+            rows.append(kafkette_workloads.scale(tmp / f"scale-{partitions}", partitions, plan.scale_records))
+    if "capacity" in parts:
+        log(f"running: broker capacity, {plan.capacity_producers} load processes, 1 broker on one CPU ...")
+        rows.append(broker_capacity.capacity(tmp / "capacity", plan.capacity_producers,
+                                             plan.capacity_records_per_producer))
+    return rows + limit
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Kafkette against NATS JetStream and Redis Streams, and the machine's limits")
+    parser.add_argument("--quick", action="store_true",
+                        help="10x fewer records, shorter limits and end-to-end")
+    parser.add_argument("--only",
+                        help=f"comma-separated parts to run, from: {', '.join(PARTS)} (default: all)")
+    parser.add_argument("--partitions", type=int, default=6, help="partitions of Kafkette's workload topic")
+    parser.add_argument("--results-dir", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    try:
+        parts = parse_only(args.only)
+    except ValueError as exc:
+        parser.error(str(exc))
+    plan = Plan.quick(args.partitions) if args.quick else Plan(partitions=args.partitions)
+    started = time.monotonic()
+    skipped: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="kafkette-bench-") as tmp:
-        for name, brokers, rf, acks in (("1 broker RF1 acks=1", 1, 1, "1"), ("3 brokers RF3 acks=all", 3, 3, "all")):
-            print(f"running: {name}, {args.records:,} records of {args.record_size} B ...", flush=True)
-            rows.append(workload(name, brokers, rf, acks, args.records, args.record_size, Path(tmp)))
-    print(tabulate(
-        [[r["workload"], f"{r['produce_records_per_s']:,.0f}", f"{r['produce_mb_per_s']:.1f}",
-          f"{r['produce_latency_p50_ms']:.0f}", f"{r['produce_latency_p99_ms']:.0f}",
-          f"{r['consume_records_per_s']:,.0f}", f"{r['consume_mb_per_s']:.1f}"] for r in rows],
-        headers=["workload", "produce rec/s", "produce MB/s", "p50 ms", "p99 ms", "consume rec/s", "consume MB/s"],
-    ))
+        rows = apply_ratios(run(plan, parts, Path(tmp), skipped))
+    log("")
+    log(format_table(rows))
+    for what, reason in skipped.items():
+        log(f"skipped {what}: {reason}")
     now = datetime.datetime.now(datetime.UTC)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"{now:%Y%m%dT%H%M%SZ}.json"
-    out.write_text(json.dumps({
-        "date": now.isoformat(), "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                                             "platform": platform.platform()},
-        "command": "make bench", "results": rows,
-    }, indent=2))
-    print(f"results written to {out}")
+    command = " ".join(["python -m tests.perf.bench", *(sys.argv[1:] if argv is None else argv)])
+    document = result_document(
+        rows, skipped, date=now.isoformat(timespec="seconds"), command=command,
+        machine={"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
+                 "load_average_1m": os.getloadavg()[0]},
+        options={**dataclasses.asdict(plan), "parts": sorted(parts), "quick": args.quick},
+    )
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    out = args.results_dir / f"bench-{now:%Y%m%dT%H%M%SZ}{'-quick' if args.quick else ''}.json"
+    out.write_text(json.dumps(document, indent=2) + "\n")
+    log(f"results written to {out} ({time.monotonic() - started:.0f} s)")
     return 0
 
 

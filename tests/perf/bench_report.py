@@ -1,0 +1,156 @@
+"""The benchmark's figures as rows: ratios, targets, the one table and the JSON document.
+
+Owns: the ``Row`` shape every measurement is reported in, the ratio math (Kafkette /
+peer for the same workload and phase, Kafkette / the machine's limit), the issue's
+targets, the printed table and the result document written under
+``tests/perf/results/``.  Pure: no processes, sockets or files; ``bench.py`` runs the
+measurements and hands their rows here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from tabulate import tabulate
+
+KAFKETTE = "kafkette"
+LOOPBACK = "loopback"  # system name of the raw asyncio+uvloop loopback limit row
+RESULT_SCHEMA_VERSION = 1
+
+
+@dataclasses.dataclass
+class Row:
+    """One measured figure set.
+
+    Attributes:
+        workload: what was run, identical across systems (e.g. ``"100 B x 1,000,000, 1 node"``).
+        system: ``"kafkette"``, a peer (``"nats-r1"``, ``"nats-r3"``, ``"redis"``) or a limit.
+        phase: ``"produce"``, ``"consume"``, ``"end-to-end"``, ``"scale produce"``, ``"capacity"``,
+            ``"limit"``.
+        records_per_s, mb_per_s: throughput (MB = 2**20 bytes); None when not applicable.
+        p50_ms, p99_ms, p999_ms: latency percentiles (ms); produce: send to acknowledgement.
+        note: free text (settings, RSS, create time).
+        extra: further figures for the JSON (e.g. ``{"rss_bytes": ...}``).
+        vs_peer: Kafkette / this peer, records/s of the same workload and phase (peer rows).
+        vs_limit: this row's MB/s / the loopback limit's MB/s (Kafkette rows).
+        target: the issue's target for this ratio, and whether it was met.
+    """
+
+    workload: str
+    system: str
+    phase: str
+    records_per_s: float | None = None
+    mb_per_s: float | None = None
+    p50_ms: float | None = None
+    p99_ms: float | None = None
+    p999_ms: float | None = None
+    note: str = ""
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    vs_peer: float | None = None
+    vs_limit: float | None = None
+    target: str = ""
+
+
+# (workload prefix, peer system, phase) -> minimum Kafkette / peer ratio (issue 6 "Targets").
+PEER_TARGETS: dict[tuple[str, str, str], float] = {
+    ("100 B", "nats-r1", "produce"): 3.0,
+    ("100 B", "redis", "produce"): 2.0,
+    ("100 B", "nats-r3", "produce"): 3.0,
+    ("100 B", "nats-r1", "consume"): 3.0,
+    ("100 B", "nats-r3", "consume"): 3.0,
+    ("100 B", "redis", "consume"): 0.5,
+}
+# Kafkette 10 KiB produce on 1 node: at least this many MB/s and this share of the loopback limit.
+LARGE_PRODUCE_MIN_MB_PER_S = 1000.0
+LARGE_PRODUCE_MIN_SHARE_OF_LOOPBACK = 0.2
+END_TO_END_MAX_P99_MS = 20.0
+BROKER_CAPACITY_MIN_RECORDS_PER_S = 1_000_000.0
+
+
+def ratio(numerator: float | None, denominator: float | None) -> float | None:
+    """``numerator / denominator``, or None when either is missing or the denominator is not positive."""
+    if numerator is None or denominator is None or denominator <= 0:
+        return None
+    return numerator / denominator
+
+
+def _met(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def apply_ratios(rows: Sequence[Row]) -> list[Row]:
+    """Fill ``vs_peer``, ``vs_limit`` and ``target`` in place (and return the rows).
+
+    A peer row gets Kafkette's records/s of the same workload and phase divided by its
+    own; a Kafkette produce/consume row gets its MB/s divided by the loopback limit's.
+    A ratio whose figures are missing (a skipped system) stays None.
+    """
+    kafkette = {(r.workload, r.phase): r for r in rows if r.system == KAFKETTE}
+    loopback = next((r.mb_per_s for r in rows if r.system == LOOPBACK), None)
+    for row in rows:
+        if row.system == KAFKETTE and row.phase in ("produce", "consume"):
+            row.vs_limit = ratio(row.mb_per_s, loopback)
+            large_on_one_node = row.workload.startswith("10 KiB") and row.workload.endswith("1 node")
+            if row.phase == "produce" and large_on_one_node:
+                ok = (row.mb_per_s or 0) >= LARGE_PRODUCE_MIN_MB_PER_S and (
+                    row.vs_limit or 0) >= LARGE_PRODUCE_MIN_SHARE_OF_LOOPBACK
+                row.target = (f">={LARGE_PRODUCE_MIN_MB_PER_S:,.0f} MB/s and "
+                              f">={LARGE_PRODUCE_MIN_SHARE_OF_LOOPBACK:.0%} of loopback: {_met(ok)}")
+        elif row.system == KAFKETTE and row.phase == "capacity" and row.records_per_s is not None:
+            ok = row.records_per_s >= BROKER_CAPACITY_MIN_RECORDS_PER_S
+            row.target = f">={BROKER_CAPACITY_MIN_RECORDS_PER_S:,.0f} records/s: {_met(ok)}"
+        elif row.system == KAFKETTE and row.phase == "end-to-end" and row.p99_ms is not None:
+            row.target = f"p99 <{END_TO_END_MAX_P99_MS:.0f} ms: {_met(row.p99_ms < END_TO_END_MAX_P99_MS)}"
+        elif row.phase in ("produce", "consume") and row.system != KAFKETTE:
+            ours = kafkette.get((row.workload, row.phase))
+            row.vs_peer = ratio(ours.records_per_s if ours else None, row.records_per_s)
+            size = row.workload.split(" x ", 1)[0]
+            minimum = PEER_TARGETS.get((size, row.system, row.phase))
+            if minimum is not None and row.vs_peer is not None:
+                row.target = f">={minimum:g}x: {_met(row.vs_peer >= minimum)}"
+    return list(rows)
+
+
+def _number(value: float | None, digits: int = 0) -> str:
+    return "" if value is None else f"{value:,.{digits}f}"
+
+
+def _times(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}x"
+
+
+TABLE_HEADERS = ["workload", "system", "phase", "records/s", "MB/s", "p50 ms", "p99 ms", "p99.9 ms",
+                 "Kafkette/peer", "Kafkette/limit", "target", "note"]
+
+
+def format_table(rows: Iterable[Row], tablefmt: str = "github") -> str:
+    """The one table ``make bench`` prints (GitHub markdown, pasteable into README.md)."""
+    return tabulate(
+        [[r.workload, r.system, r.phase, _number(r.records_per_s), _number(r.mb_per_s, 1),
+          _number(r.p50_ms, 2), _number(r.p99_ms, 2), _number(r.p999_ms, 2), _times(r.vs_peer),
+          "" if r.vs_limit is None else f"{r.vs_limit:.1%}", r.target, r.note] for r in rows],
+        headers=TABLE_HEADERS, tablefmt=tablefmt, disable_numparse=True,
+    )
+
+
+def result_document(rows: Sequence[Row], skipped: dict[str, str], *, date: str, machine: dict[str, Any],
+                    command: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The JSON written under ``tests/perf/results/`` so runs can be compared.
+
+    Args:
+        rows: every measured row, ratios applied.
+        skipped: system -> exactly what was missing (or failed), for each skipped peer.
+        date: ISO 8601 UTC time of the run.
+        machine: cpus, python, platform, ...
+        command: the exact command line.
+        options: the harness's parsed options (records, sizes, subsets).
+
+    Returns:
+        ``{"schema_version", "date", "machine", "command", "options", "skipped", "results": [row, ...]}``.
+    """
+    return {
+        "schema_version": RESULT_SCHEMA_VERSION, "date": date, "machine": machine, "command": command,
+        "options": options, "skipped": dict(skipped), "results": [dataclasses.asdict(r) for r in rows],
+    }
