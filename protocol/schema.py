@@ -144,7 +144,9 @@ class Array(FieldType):
         return []
 
 
-class _StructType(FieldType):
+class StructType(FieldType):
+    """A nested struct field (built by ``Field`` from a Struct subclass)."""
+
     def __init__(self, cls: type[Struct]) -> None:
         self.cls = cls
         self.name = cls.__name__
@@ -170,7 +172,7 @@ def _as_type(t: FieldType | type[Struct]) -> FieldType:
     if isinstance(t, FieldType):
         return t
     if isinstance(t, type) and issubclass(t, Struct):
-        return _StructType(t)
+        return StructType(t)
     raise TypeError(f"not a field type: {t!r}")
 
 
