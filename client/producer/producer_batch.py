@@ -12,6 +12,7 @@ Kafka concept: ``ProducerBatch`` and ``RecordMetadata`` of the Java producer.
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import NamedTuple
 
 import msgpack
@@ -22,6 +23,18 @@ from protocol.topic_partition import TopicPartition
 # Approximate msgpack overhead of one record row: array header, offset and
 # timestamp deltas, nil markers and the headers array.
 RECORD_OVERHEAD_BYTES = 12
+
+_packers = threading.local()
+
+
+def _packer() -> msgpack.Packer:
+    """This thread's reusable msgpack Packer (``msgpack.packb`` builds and frees a Packer
+    with a fresh 1 MiB buffer on every call: about 30% of a 256 KiB batch's encoding)."""
+    packer = getattr(_packers, "packer", None)
+    if packer is None:
+        packer = _packers.packer = msgpack.Packer(use_bin_type=True, autoreset=True)
+    return packer
+
 
 _NO_HEADERS: tuple[()] = ()  # packed as an empty msgpack array, shared by every header-less row
 _new_tuple = tuple.__new__
@@ -149,7 +162,7 @@ class ProducerBatch:
         if self._encoded is None:
             if not self.rows:
                 raise ValueError("a batch needs at least one record")
-            payload = compress(self.compression, msgpack.packb(self.rows, use_bin_type=True))
+            payload = compress(self.compression, _packer().pack(self.rows))
             self._encoded = build_batch_from_payload(
                 payload, record_count=len(self.rows), base_timestamp=self.base_timestamp,
                 max_timestamp=self.max_timestamp, attributes=self.compression, producer_id=self.producer_id,
