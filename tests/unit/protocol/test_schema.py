@@ -57,3 +57,14 @@ def test_nested_structs_round_trip_and_compare_equal():
 def test_unknown_constructor_field_is_a_type_error():
     with pytest.raises(TypeError):
         Sample(nope=1)
+
+
+def test_a_bad_nested_value_is_reported_with_its_full_path():
+    request = ProduceRequest(acks=1, topic_data=[ProduceTopicData(name="t", partition_data=[
+        ProducePartitionData(index=0, records=b"ok"), ProducePartitionData(index=1, records=b"ok")])])
+    wire = request.to_wire(0)
+    wire[3][0][1][1][1] = "not bytes"
+    with pytest.raises(SchemaError, match=r"^ProduceRequest\.topic_data\[0\]\.partition_data\[1\]\.records: "
+                                          r"expected bytes, got str$"):
+        ProduceRequest.from_wire(wire, 0)
+    assert ProduceRequest.from_wire(request.to_wire(0), 0) == request
