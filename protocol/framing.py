@@ -172,6 +172,13 @@ def _pack_spliced(value: Any, packer: msgpack.Packer, chunk: bytearray, buffers:
     appended to ``buffers`` after its bin header (the bytes msgpack itself would write)."""
     kind = type(value)
     if kind is list:
+        for item in value:
+            item_kind = type(item)
+            if item_kind is list or ((item_kind is bytes or item_kind is memoryview) and len(item) >= SPLICE_MIN_BYTES):
+                break
+        else:  # nothing to splice below: one msgpack call for the whole list
+            chunk += packer.pack(value)
+            return
         chunk += packer.pack_array_header(len(value))
         for item in value:
             _pack_spliced(item, packer, chunk, buffers)
