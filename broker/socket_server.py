@@ -32,11 +32,14 @@ from protocol.framing import (
     UnsupportedVersionError,
     check_frame_length,
     decode_request,
-    encode_response,
+    encode_response_buffers,
 )
 from protocol.schema import SchemaError, Struct
 
 logger = logging.getLogger(__name__)
+
+_MAX_COALESCED = 64  # answers written with one writelines call at most
+_NEXT = ("next",)  # marker: nothing taken from the response queue yet
 
 RequestHandler = Callable[[RequestHeader, ApiSpec, Struct], Awaitable[Struct | None]]
 
@@ -133,17 +136,26 @@ class Connection:
         return True
 
     async def _write_loop(self) -> None:
+        """Write answers in request order.
+
+        Answers that are ready one after another (pipelined requests) leave in one
+        ``writelines`` call, at most ``_MAX_COALESCED`` at a time: one system call and
+        one wake-up of the client instead of one per answer.  Record batches are passed
+        to the socket as they were read (``encode_response_buffers``), not copied.
+        """
         writer = self._writer
-        while True:
-            item = await self._responses.get()
-            if item is None:
-                return
+        responses = self._responses
+        buffers: list[bytes | memoryview] = []
+        coalesced = 0
+        item = await responses.get()
+        while item is not None:
             correlation_id, version, spec, fut = item
             try:
                 response = await fut
             except asyncio.CancelledError:
                 if not fut.cancelled():
                     raise
+                self._write_buffers(buffers)
                 return
             except KafkaError as exc:
                 logger.warning("[SocketServer] %s from %s answered with %s: %s", spec.key.name, self.peer,
@@ -153,16 +165,37 @@ class Connection:
                 logger.exception("[SocketServer] Handler for %s from %s failed", spec.key.name, self.peer)
                 response = error_response(spec, Errors.UNKNOWN_SERVER_ERROR)
                 if response is None:
+                    self._write_buffers(buffers)
                     writer.close()
                     return
-            if response is None:  # acks=0 produce: no answer
-                continue
+            if response is not None:  # None: acks=0 produce, no answer
+                buffers += encode_response_buffers(correlation_id, response, version)
+                coalesced += 1
+            if not responses.empty():
+                item = responses.get_nowait()
+                if item is not None and item[3].done() and coalesced < _MAX_COALESCED:
+                    continue  # its answer is ready: write it together with the ones before
+            else:
+                item = _NEXT
+            if buffers:
+                try:
+                    writer.writelines(buffers)
+                    if item is _NEXT:
+                        await writer.drain()
+                except (ConnectionError, OSError):
+                    return
+                buffers = []
+                coalesced = 0
+            if item is _NEXT:
+                item = await responses.get()
+
+    def _write_buffers(self, buffers: list[bytes | memoryview]) -> None:
+        """Hand answers already encoded to the transport before the write loop ends."""
+        if buffers:
             try:
-                writer.write(encode_response(correlation_id, response, version))
-                if self._responses.empty():
-                    await writer.drain()
+                self._writer.writelines(buffers)
             except (ConnectionError, OSError):
-                return
+                pass
 
 
 class SocketServer:

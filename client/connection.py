@@ -26,7 +26,7 @@ from protocol.framing import (
     FrameError,
     check_frame_length,
     decode_response_envelope,
-    encode_request,
+    encode_request_buffers,
 )
 from protocol.schema import SchemaError, Struct
 
@@ -124,9 +124,9 @@ class BrokerConnection:
         version = spec.max_version if api_version is None else api_version
         timeout = (timeout_ms if timeout_ms is not None else self.request_timeout_ms) / 1000
         correlation_id = self._next_correlation_id()
-        data = encode_request(request, version, correlation_id, self.client_id)
+        data = encode_request_buffers(request, version, correlation_id, self.client_id)
         if not expect_response:
-            self._writer.write(data)
+            self._writer.writelines(data)
             await self._drain()
             return None
         try:
@@ -139,7 +139,7 @@ class BrokerConnection:
             if self._closed_exc is not None:
                 raise KafkaConnectionError(f"connection to {self.host}:{self.port} is closed") from self._closed_exc
             self._in_flight.append((correlation_id, spec.response, version, fut))
-            self._writer.write(data)
+            self._writer.writelines(data)  # record batches go to the socket uncopied
             await self._drain()
             try:
                 # asyncio.timeout, not wait_for: on 3.11 wait_for may swallow a

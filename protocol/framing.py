@@ -11,6 +11,7 @@ Kafka concept: the request header v1 and the size-delimited frames of Kafka's
 
 from __future__ import annotations
 
+import functools
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import msgpack
 
 from protocol.api_keys import API_REGISTRY, ApiSpec, spec_for_request
-from protocol.schema import SchemaError, Struct
+from protocol.schema import Array, Bytes, FieldType, Nullable, SchemaError, Struct, StructType
 
 LENGTH = struct.Struct(">i")
 DEFAULT_MAX_FRAME_BYTES = 104857600  # socket.request.max.bytes default (100 MiB)
@@ -50,6 +51,13 @@ class RequestHeader:
     client_id: str | None
 
 
+SPLICE_MIN_BYTES = 4096
+"""A bytes field at least this long is not copied into the msgpack body but passed on
+as its own buffer (record batches in Produce requests and Fetch responses)."""
+
+Buffers = list[bytes | memoryview]
+
+
 def frame(body: bytes) -> bytes:
     """Prefix ``body`` with its 4-byte big-endian length."""
     return LENGTH.pack(len(body)) + body
@@ -74,12 +82,20 @@ def encode_request(request: Struct, api_version: int, correlation_id: int, clien
         correlation_id: int32 echoed by the response.
         client_id: free-form client name, or None.
     """
+    return b"".join(encode_request_buffers(request, api_version, correlation_id, client_id))
+
+
+def encode_request_buffers(request: Struct, api_version: int, correlation_id: int, client_id: str | None) -> Buffers:
+    """Encode a request as buffers whose concatenation is the frame (for ``writelines``).
+
+    Same bytes as ``encode_request``, but record batches (bytes fields of at least
+    ``SPLICE_MIN_BYTES``) are not copied: they are buffers of the list themselves.
+
+    Args: as ``encode_request``.
+    """
     spec = spec_for_request(request)
-    body = msgpack.packb(
-        [int(spec.key), api_version, correlation_id, client_id, request.to_wire(api_version)],
-        use_bin_type=True,
-    )
-    return LENGTH.pack(len(body)) + body
+    wire = [int(spec.key), api_version, correlation_id, client_id, request.to_wire(api_version)]
+    return _encode_buffers(wire, _carries_bytes(type(request)))
 
 
 def decode_request(payload: bytes | memoryview) -> tuple[RequestHeader, ApiSpec, Struct]:
@@ -124,8 +140,74 @@ def decode_request(payload: bytes | memoryview) -> tuple[RequestHeader, ApiSpec,
 
 def encode_response(correlation_id: int, response: Struct, api_version: int) -> bytes:
     """Encode a response as a whole frame (length prefix included)."""
-    body = msgpack.packb([correlation_id, response.to_wire(api_version)], use_bin_type=True)
-    return LENGTH.pack(len(body)) + body
+    return b"".join(encode_response_buffers(correlation_id, response, api_version))
+
+
+def encode_response_buffers(correlation_id: int, response: Struct, api_version: int) -> Buffers:
+    """Encode a response as buffers whose concatenation is the frame (for ``writelines``).
+
+    Same bytes as ``encode_response``; record batches read from segment files (bytes
+    fields of at least ``SPLICE_MIN_BYTES``) go to the socket without being copied
+    into the msgpack body.
+    """
+    return _encode_buffers([correlation_id, response.to_wire(api_version)], _carries_bytes(type(response)))
+
+
+def _encode_buffers(wire: list[Any], splice: bool) -> Buffers:
+    """msgpack ``wire`` into ``[length prefix, body parts...]``, large bytes spliced in as they are."""
+    if not splice:
+        body = msgpack.packb(wire, use_bin_type=True)
+        return [LENGTH.pack(len(body)), body]
+    buffers: Buffers = [b""]
+    chunk = bytearray()
+    _pack_spliced(wire, msgpack.Packer(use_bin_type=True, autoreset=True), chunk, buffers)
+    if chunk:
+        buffers.append(bytes(chunk))
+    buffers[0] = LENGTH.pack(sum(len(b) for b in buffers))
+    return buffers
+
+
+def _pack_spliced(value: Any, packer: msgpack.Packer, chunk: bytearray, buffers: Buffers) -> None:
+    """Append msgpack of ``value`` to ``chunk``; a large bytes value closes the chunk and is
+    appended to ``buffers`` after its bin header (the bytes msgpack itself would write)."""
+    kind = type(value)
+    if kind is list:
+        for item in value:
+            item_kind = type(item)
+            if item_kind is list or ((item_kind is bytes or item_kind is memoryview) and len(item) >= SPLICE_MIN_BYTES):
+                break
+        else:  # nothing to splice below: one msgpack call for the whole list
+            chunk += packer.pack(value)
+            return
+        chunk += packer.pack_array_header(len(value))
+        for item in value:
+            _pack_spliced(item, packer, chunk, buffers)
+    elif (kind is bytes or kind is memoryview) and len(value) >= SPLICE_MIN_BYTES:
+        size = len(value)
+        chunk += BIN32_HEADER.pack(0xC6, size) if size > 0xFFFF else BIN16_HEADER.pack(0xC5, size)
+        buffers.append(bytes(chunk))
+        chunk.clear()
+        buffers.append(value)
+    else:
+        chunk += packer.pack(value)
+
+
+BIN16_HEADER = struct.Struct(">BH")
+BIN32_HEADER = struct.Struct(">BI")
+
+
+@functools.cache
+def _carries_bytes(cls: type[Struct]) -> bool:
+    """True when some version of ``cls`` has a bytes field, at any depth (worth splicing)."""
+    return any(_type_carries_bytes(field.type) for field in cls.FIELDS)
+
+
+def _type_carries_bytes(field_type: FieldType) -> bool:
+    if isinstance(field_type, (Nullable, Array)):
+        return _type_carries_bytes(field_type.inner)
+    if isinstance(field_type, StructType):
+        return _carries_bytes(field_type.cls)
+    return field_type is Bytes
 
 
 def decode_response_envelope(payload: bytes | memoryview) -> tuple[int, Any]:

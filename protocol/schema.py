@@ -138,13 +138,20 @@ class Array(FieldType):
         if type(value) is not list:
             raise SchemaError(f"{path}: expected array, got {type(value).__name__}")
         conv = self.inner.from_wire
-        return [conv(v, version, f"{path}[{i}]") for i, v in enumerate(value)]
+        try:
+            return [conv(v, version, path) for v in value]
+        except SchemaError:
+            # Decoding is pure: redo it with each element's own path for the error message
+            # (building those paths up front costs more than the decoding of a valid array).
+            return [conv(v, version, f"{path}[{i}]") for i, v in enumerate(value)]
 
     def default(self) -> Any:
         return []
 
 
-class _StructType(FieldType):
+class StructType(FieldType):
+    """A nested struct field (built by ``Field`` from a Struct subclass)."""
+
     def __init__(self, cls: type[Struct]) -> None:
         self.cls = cls
         self.name = cls.__name__
@@ -170,7 +177,7 @@ def _as_type(t: FieldType | type[Struct]) -> FieldType:
     if isinstance(t, FieldType):
         return t
     if isinstance(t, type) and issubclass(t, Struct):
-        return _StructType(t)
+        return StructType(t)
     raise TypeError(f"not a field type: {t!r}")
 
 
@@ -260,14 +267,18 @@ class Struct:
             SchemaError: wrong container, arity or field type.
         """
         path = path or cls.__name__
-        fields = cls.fields_for(version)
+        fields = cls._by_version.get(version) or cls.fields_for(version)
         if type(obj) is not list:
             raise SchemaError(f"{path}: expected array, got {type(obj).__name__}")
         if len(obj) != len(fields):
             raise SchemaError(f"{path}: expected {len(fields)} fields for v{version}, got {len(obj)}")
         inst = cls.__new__(cls)
-        for f, value in zip(fields, obj, strict=True):
-            setattr(inst, f.name, f.type.from_wire(value, version, f"{path}.{f.name}"))
+        try:
+            for f, value in zip(fields, obj, strict=True):
+                setattr(inst, f.name, f.type.from_wire(value, version, path))
+        except SchemaError:  # redo with each field's own path for the error message (decoding is pure)
+            for f, value in zip(fields, obj, strict=True):
+                setattr(inst, f.name, f.type.from_wire(value, version, f"{path}.{f.name}"))
         if len(fields) != len(cls.FIELDS):
             for f in cls.FIELDS:
                 if not f.in_version(version):

@@ -4,7 +4,7 @@ Owns: the fetcher task, which (1) resets positions that need it with ListOffsets
 (2) keeps one FetchRequest in flight per leader broker for every fetchable partition
 without buffered records (so the next fetch runs while the user processes the last),
 and (3) turns responses into ``ConsumerRecord`` lists (``iter_batches`` +
-``decode_records``, dropping records below the fetch position).  Leader changes
+``decode_rows``, dropping records below the fetch position).  Leader changes
 (NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION, ...) trigger a metadata refresh
 and a per-partition backoff; OFFSET_OUT_OF_RANGE resets per ``auto_offset_reset``.
 Errors meant for the user are kept and raised by the next ``fetched_records``.
@@ -17,8 +17,11 @@ Kafka concept: ``org.apache.kafka.clients.consumer.internals.Fetcher`` and
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import logging
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from client.consumer.offset_fetcher import OffsetFetcher
@@ -26,10 +29,12 @@ from client.consumer.subscription_state import SubscriptionState
 from client.kafka_client import KafkaClient
 from protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
 from protocol.errors import Errors, KafkaError, error_class
-from protocol.record_batch import CorruptRecordError, decode_records, iter_batches
+from protocol.record_batch import LOG_APPEND_TIME, CorruptRecordError, decode_rows, iter_batches
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
+
+_new_tuple = tuple.__new__
 
 
 class ConsumerRecord(NamedTuple):
@@ -81,18 +86,63 @@ class PartitionRecords:
 def parse_records(tp: TopicPartition, buf: bytes, fetch_offset: int) -> list[ConsumerRecord]:
     """Decode every whole batch of a fetch answer, dropping offsets below ``fetch_offset``.
 
+    Per batch: one CRC32C check and one msgpack call (``decode_rows``); per record only
+    the ConsumerRecord itself is built (with ``tuple.__new__``: a NamedTuple's own
+    constructor is a Python-level function), the consumer's hot loop.
+
     Raises:
-        CorruptRecordError: a batch fails its CRC or cannot be decoded.
+        CorruptRecordError: a batch fails its CRC or cannot be decoded, or a record row
+            is not ``[offset_delta, timestamp_delta, key, value, headers]``.
     """
+    with _gc_paused():
+        return _decode(tp, buf, fetch_offset)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Keep the cyclic GC from running while a fetch answer is turned into records.
+
+    Decoding allocates about three tracked containers per record that all survive (the
+    records are buffered for the user), so the collector would run every 700 records
+    and promote them towards the old generation, whose full collections then rescan
+    every buffered record: measured on 1 MiB answers of 100-byte records, 1.9 us per
+    record with the collector against 0.4 us without.  The collector's state is
+    restored afterwards (it stays off if the application had turned it off); it runs
+    again at the next allocation that crosses its threshold.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _decode(tp: TopicPartition, buf: bytes, fetch_offset: int) -> list[ConsumerRecord]:
     topic, partition = tp
     out: list[ConsumerRecord] = []
+    append = out.append
+    new = _new_tuple
     for pos, header in iter_batches(buf, verify_crc=True):
         if header.next_offset <= fetch_offset:
             continue
+        rows = decode_rows(buf, pos, header)
+        base_offset = header.base_offset
+        first_delta = fetch_offset - base_offset  # rows with a smaller offset delta were consumed already
+        log_append = header.timestamp_type == LOG_APPEND_TIME
         ts_type = header.timestamp_type
-        for r in decode_records(buf, pos, header):
-            if r.offset >= fetch_offset:
-                out.append(ConsumerRecord(topic, partition, r.offset, r.timestamp, ts_type, r.key, r.value, r.headers))
+        base_ts = header.max_timestamp if log_append else header.base_timestamp
+        try:
+            for delta, ts_delta, key, value, headers in rows:
+                if delta < first_delta:
+                    continue
+                append(new(ConsumerRecord, (
+                    topic, partition, base_offset + delta, base_ts if log_append else base_ts + ts_delta, ts_type,
+                    key, value, [(h[0], h[1]) for h in headers] if headers else headers,
+                )))
+        except (TypeError, ValueError, IndexError) as exc:
+            raise CorruptRecordError(f"batch at offset {base_offset} holds a malformed record: {exc}") from exc
     return out
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from client.kafka_client import KafkaClient
 from client.producer.partitioner import DefaultPartitioner
-from client.producer.producer_batch import RecordMetadata, record_size_in_bytes
+from client.producer.producer_batch import RECORD_OVERHEAD_BYTES, RecordMetadata, record_size_in_bytes
 from client.producer.record_accumulator import RecordAccumulator
 from client.producer.sender import Sender
 from client.producer.transaction_manager import TransactionManager
@@ -148,7 +148,8 @@ class Producer:
         self._partitioner = DefaultPartitioner()
         self._accumulator: RecordAccumulator | None = None
         self._sender: Sender | None = None
-        self._partition_cache: dict[str, tuple[int, list[int], list[int]]] = {}
+        # topic -> (metadata version, partitions, available partitions, {partition: TopicPartition})
+        self._partition_cache: dict[str, tuple[int, list[int], list[int], dict[int, TopicPartition]]] = {}
         self._closed = False
 
     # --- lifecycle -----------------------------------------------------------------------
@@ -201,17 +202,18 @@ class Producer:
 
     # --- sending -------------------------------------------------------------------------
 
-    async def _partitions(self, topic: str) -> tuple[list[int], list[int]]:
+    async def _partitions(self, topic: str) -> tuple[int, list[int], list[int], dict[int, TopicPartition]]:
         cluster = self._client.cluster
         cached = self._partition_cache.get(topic)
         if cached is not None and cached[0] == cluster.version:
-            return cached[1], cached[2]
+            return cached
         parts = cluster.partitions_for_topic(topic)
         if not parts:
             parts = await self._client.wait_for_metadata(topic, self._request_timeout_ms)
         available = cluster.available_partitions_for_topic(topic)
-        self._partition_cache[topic] = (cluster.version, parts, available)
-        return parts, available
+        cached = (cluster.version, parts, available, {p: TopicPartition(topic, p) for p in parts})
+        self._partition_cache[topic] = cached
+        return cached
 
     async def partitions_for(self, topic: str) -> list[int]:
         """Sorted partition ids of ``topic`` (waits for its metadata).
@@ -219,7 +221,7 @@ class Producer:
         Raises:
             UnknownTopicOrPartitionError: the topic does not exist.
         """
-        return (await self._partitions(topic))[0]
+        return (await self._partitions(topic))[1]
 
     async def send(
         self,
@@ -252,13 +254,21 @@ class Producer:
         acc = self._accumulator
         if acc is None or self._closed:
             raise IllegalStateError("Producer is not started" if not self._closed else "Producer is closed")
-        key_bytes = to_bytes(key, "key")
-        value_bytes = to_bytes(value, "value")
-        header_list = _check_headers(headers)
+        # The common case (bytes or None, no headers, cached metadata) takes no extra calls:
+        # this runs once per record.
+        key_bytes = key if key is None or type(key) is bytes else to_bytes(key, "key")
+        value_bytes = value if value is None or type(value) is bytes else to_bytes(value, "value")
+        header_list = _check_headers(headers) if headers else None
         if timestamp_ms is None:
-            timestamp_ms = int(time.time() * 1000)
-        parts, available = await self._partitions(topic)
-        size = record_size_in_bytes(key_bytes, value_bytes, header_list)
+            timestamp_ms = time.time_ns() // 1_000_000
+        cached = self._partition_cache.get(topic)
+        if cached is None or cached[0] != self._client.cluster.version:
+            cached = await self._partitions(topic)
+        _, parts, available, tps = cached
+        if header_list is None and key_bytes is None:
+            size = RECORD_OVERHEAD_BYTES + (len(value_bytes) if value_bytes is not None else 0)
+        else:
+            size = record_size_in_bytes(key_bytes, value_bytes, header_list)
         if acc.buffered_bytes + size > acc.max_buffer_size:
             await acc.wait_for_room(size, self._delivery_timeout_ms)
         if partition is not None:
@@ -268,12 +278,12 @@ class Producer:
             partition = self._partitioner.partition(topic, key_bytes, parts, available)
         else:
             partition = self._partitioner.sticky_partition(topic, parts, available)
-            fut = acc.append(TopicPartition(topic, partition), key_bytes, value_bytes, header_list, timestamp_ms,
+            fut = acc.append(tps[partition], key_bytes, value_bytes, header_list, timestamp_ms,
                              size, abort_on_new_batch=True)
             if fut is not None:
                 return fut
             partition = self._partitioner.on_new_batch(topic, parts, available, partition)
-        fut = acc.append(TopicPartition(topic, partition), key_bytes, value_bytes, header_list, timestamp_ms, size)
+        fut = acc.append(tps[partition], key_bytes, value_bytes, header_list, timestamp_ms, size)
         if fut is None:  # only possible with abort_on_new_batch
             raise KafkaError("record was not appended")
         return fut

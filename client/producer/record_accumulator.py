@@ -147,13 +147,13 @@ class RecordAccumulator:
         dq = self._batches.get(tp)
         if dq is None:
             dq = self._batches[tp] = collections.deque()
-        record = (key, value, headers, timestamp_ms)
+        max_batch_size = self.max_batch_size
         if dq:
             last = dq[-1]
-            fut = last.try_append(record, size, self.max_batch_size)
+            fut = last.try_append(key, value, headers, timestamp_ms, size, max_batch_size)
             if fut is not None:
                 self._buffered_bytes += size
-                if last.is_full(self.max_batch_size):
+                if last.size_bytes >= max_batch_size:
                     self.wakeup.set()
                 return fut
             last.closed = True
@@ -161,7 +161,7 @@ class RecordAccumulator:
             return None
         now = self.now_ms()
         batch = ProducerBatch(tp, now, now + self.delivery_timeout_ms, self.compression)
-        fut = batch.try_append(record, size, self.max_batch_size)
+        fut = batch.try_append(key, value, headers, timestamp_ms, size, max_batch_size)
         dq.append(batch)
         self._incomplete.add(batch)
         self._buffered_bytes += batch.size_bytes

@@ -11,7 +11,7 @@ import asyncio
 import msgpack
 import pytest
 
-from broker.socket_server import SocketServer
+from broker.socket_server import Connection, SocketServer
 from protocol.api_keys import ApiKey
 from protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
 from protocol.apis.produce import ProduceRequest
@@ -206,3 +206,47 @@ async def test_stop_closes_open_connections(handler):
         await server.stop()
     assert await client.closed_by_server()
     await client.close()
+
+
+class RecordingWriter:
+    """A StreamWriter stand-in that records each write call (no socket)."""
+
+    def __init__(self) -> None:
+        self.calls: list[bytes] = []
+        self.transport = self
+
+    def get_extra_info(self, name):
+        return ("127.0.0.1", 1) if name == "peername" else None
+
+    def is_closing(self) -> bool:
+        return False
+
+    def write(self, data) -> None:
+        self.calls.append(bytes(data))
+
+    def writelines(self, buffers) -> None:
+        self.calls.append(b"".join(buffers))
+
+    async def drain(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+async def test_answers_ready_together_leave_in_one_write_in_request_order(handler):
+    server = SocketServer("127.0.0.1", 0, handler, max_request_bytes=MAX_REQUEST_BYTES, max_queued_requests=16,
+                          broker_id=1)
+    reader = asyncio.StreamReader()
+    for correlation_id in range(1, 6):
+        reader.feed_data(encode_request(ApiVersionsRequest(), 0, correlation_id, "test"))
+    reader.feed_eof()
+    writer = RecordingWriter()
+    await asyncio.wait_for(Connection(server, reader, writer).run(), WAIT_S)
+    assert len(writer.calls) == 1
+    data, ids = writer.calls[0], []
+    while data:
+        (length,) = LENGTH.unpack_from(data)
+        ids.append(decode_response_envelope(data[4:4 + length])[0])
+        data = data[4 + length:]
+    assert ids == [1, 2, 3, 4, 5]

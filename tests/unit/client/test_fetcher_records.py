@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+
+import msgpack
 import pytest
 
 from client.consumer.fetcher import Fetcher, PartitionRecords, next_fetch_offset, parse_records
@@ -11,7 +14,10 @@ from protocol.record_batch import (
     CorruptRecordError,
     assign_offsets,
     build_batch,
+    build_batch_from_payload,
     compute_crc,
+    iter_batches,
+    set_timestamps_log_append_time,
     validate_batches,
 )
 from protocol.topic_partition import TopicPartition
@@ -90,3 +96,32 @@ def test_fetcher_hands_the_user_no_record_of_a_corrupt_batch_and_raises_corrupt_
     with pytest.raises(KafkaError) as raised:
         fetcher.raise_pending_error()
     assert raised.value.errno == Errors.CORRUPT_MESSAGE and "CRC" in str(raised.value)
+
+
+def test_log_append_time_batches_give_every_record_the_broker_time():
+    buf = bytearray(log_bytes([3]))
+    set_timestamps_log_append_time(buf, list(iter_batches(buf)), 99_000)
+    records = parse_records(TP, bytes(buf), 1)
+    assert [(r.offset, r.timestamp, r.timestamp_type) for r in records] == [(1, 99_000, 1), (2, 99_000, 1)]
+
+
+def test_a_batch_whose_record_rows_are_malformed_is_corrupt():
+    batch = build_batch_from_payload(msgpack.packb([[0, 0, None]]), record_count=1, base_timestamp=1, max_timestamp=1)
+    with pytest.raises(CorruptRecordError, match="malformed record"):
+        parse_records(TP, batch, 0)
+
+
+@pytest.mark.parametrize("enabled_before", [True, False])
+def test_decoding_leaves_the_garbage_collector_as_the_application_set_it(enabled_before):
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled_before else gc.disable)()
+        assert [r.offset for r in parse_records(TP, log_bytes([2]), 0)] == [0, 1]
+        assert gc.isenabled() is enabled_before
+        data = bytearray(log_bytes([2]))
+        data[-1] ^= 0xFF
+        with pytest.raises(CorruptRecordError):
+            parse_records(TP, bytes(data), 0)
+        assert gc.isenabled() is enabled_before
+    finally:
+        (gc.enable if was else gc.disable)()

@@ -4,15 +4,21 @@ import msgpack
 import pytest
 
 from protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
+from protocol.apis.fetch import FetchPartitionData, FetchResponse, FetchTopicResponse
 from protocol.apis.metadata import MetadataRequest
+from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from protocol.framing import (
+    LENGTH,
+    SPLICE_MIN_BYTES,
     FrameError,
     UnsupportedVersionError,
     check_frame_length,
     decode_request,
     decode_response_envelope,
     encode_request,
+    encode_request_buffers,
     encode_response,
+    encode_response_buffers,
 )
 from protocol.schema import SchemaError
 
@@ -61,3 +67,24 @@ def test_frame_length_bounds():
 
 def test_api_versions_request_encodes():
     assert decode_request(encode_request(ApiVersionsRequest(), 0, 1, None)[4:])[2] == ApiVersionsRequest()
+
+
+@pytest.mark.parametrize("size", [0, 100, SPLICE_MIN_BYTES - 1, SPLICE_MIN_BYTES, 70_000])
+def test_buffers_encoding_is_byte_identical_and_passes_record_batches_uncopied(size):
+    records = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    response = FetchResponse(responses=[FetchTopicResponse(topic="t", partitions=[
+        FetchPartitionData(partition_index=0, error_code=0, records=records),
+        FetchPartitionData(partition_index=1, error_code=0, records=None),
+        FetchPartitionData(partition_index=2, error_code=0, records=records),
+    ])])
+    body = msgpack.packb([5, response.to_wire(0)], use_bin_type=True)
+    buffers = encode_response_buffers(5, response, 0)
+    assert b"".join(buffers) == LENGTH.pack(len(body)) + body == encode_response(5, response, 0)
+    assert sum(1 for b in buffers if b is records) == (2 if size >= SPLICE_MIN_BYTES else 0)
+    request = ProduceRequest(acks=1, topic_data=[ProduceTopicData(name="t", partition_data=[
+        ProducePartitionData(index=0, records=records)])])
+    request_buffers = encode_request_buffers(request, 0, 9, "me")
+    request_body = msgpack.packb([0, 0, 9, "me", request.to_wire(0)], use_bin_type=True)
+    assert b"".join(request_buffers) == LENGTH.pack(len(request_body)) + request_body
+    assert sum(1 for b in request_buffers if b is records) == (1 if size >= SPLICE_MIN_BYTES else 0)
+    assert decode_request(b"".join(request_buffers)[4:])[2] == request

@@ -68,3 +68,14 @@ def test_broker_heartbeat_carries_offline_replicas_from_version_1():
     v1 = BrokerHeartbeatRequest.from_wire(request.to_wire(1), 1)
     assert [(t.topic_name, t.partitions) for t in v1.offline_replicas] == [("t", [0, 3])]
     assert BrokerHeartbeatRequest.from_wire(request.to_wire(0), 0).offline_replicas == []
+
+
+def test_a_bad_nested_value_is_reported_with_its_full_path():
+    request = ProduceRequest(acks=1, topic_data=[ProduceTopicData(name="t", partition_data=[
+        ProducePartitionData(index=0, records=b"ok"), ProducePartitionData(index=1, records=b"ok")])])
+    wire = request.to_wire(0)
+    wire[3][0][1][1][1] = "not bytes"
+    with pytest.raises(SchemaError, match=r"^ProduceRequest\.topic_data\[0\]\.partition_data\[1\]\.records: "
+                                          r"expected bytes, got str$"):
+        ProduceRequest.from_wire(wire, 0)
+    assert ProduceRequest.from_wire(request.to_wire(0), 0) == request
