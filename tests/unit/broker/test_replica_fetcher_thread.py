@@ -63,9 +63,9 @@ class Follower:
         self.partitions[tp] = partition
         return partition
 
-    def add(self, *tps):
+    async def add(self, *tps):
         self.fetcher.add_partitions(dict.fromkeys(tps, LEADER_EPOCH))
-        self.fetcher.maybe_truncate()
+        await self.fetcher.maybe_truncate()
 
     def answer(self, parts):
         """Make the leader answer the next fetches with ``{tp: FetchPartitionData}`` (others empty)."""
@@ -98,7 +98,7 @@ async def test_added_partition_truncates_to_its_high_watermark_then_fetches_from
     state = follower.fetcher.fetch_state(TP0)
     assert (state.state, state.fetch_offset) == (TRUNCATING, -1)
     assert partition.log.log_end_offset == 5, "nothing is truncated before maybe_truncate"
-    follower.fetcher.maybe_truncate()
+    await follower.fetcher.maybe_truncate()
     assert partition.log.log_end_offset == 3
     assert (state.state, state.fetch_offset) == (FETCHING, 3)
     await follower.fetcher.maybe_fetch()
@@ -111,7 +111,7 @@ async def test_added_partition_truncates_to_its_high_watermark_then_fetches_from
 
 async def test_fetched_data_is_appended_and_the_follower_high_watermark_updated(follower):
     partition = follower.host(TP0)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.answer({TP0: data(make_batch(3, base_offset=0, leader_epoch=LEADER_EPOCH), high_watermark=2)})
     await follower.fetcher.maybe_fetch()
     assert partition.log.log_end_offset == 3
@@ -127,7 +127,7 @@ async def test_fetched_data_is_appended_and_the_follower_high_watermark_updated(
 async def test_partition_that_returned_data_moves_to_the_end_of_the_next_request(follower):
     follower.host(TP0)
     follower.host(TP1)
-    follower.add(TP0, TP1)
+    await follower.add(TP0, TP1)
     follower.answer({TP0: data(make_batch(1, base_offset=0), high_watermark=0)})
     await follower.fetcher.maybe_fetch()
     assert [tp for tp, _ in requested(follower.leader.requests[0])] == [TP0, TP1]
@@ -144,7 +144,7 @@ async def test_partition_that_returned_data_moves_to_the_end_of_the_next_request
 async def test_offset_out_of_range_above_the_leader_log_end_offset_truncates_to_it(follower):
     partition = follower.host(TP0, records=make_batch(3, base_offset=0) + make_batch(2, base_offset=3),
                               high_watermark=5)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.leader.latest_offsets[TP0] = 3
     follower.answer({TP0: data(error=Errors.OFFSET_OUT_OF_RANGE)})
     await follower.fetcher.maybe_fetch()
@@ -155,7 +155,7 @@ async def test_offset_out_of_range_above_the_leader_log_end_offset_truncates_to_
 
 async def test_offset_out_of_range_below_the_leader_log_start_truncates_fully_to_it(follower):
     partition = follower.host(TP0, records=make_batch(5, base_offset=0), high_watermark=5)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.leader.latest_offsets[TP0] = 30
     follower.leader.earliest_offsets[TP0] = 20
     follower.answer({TP0: data(error=Errors.OFFSET_OUT_OF_RANGE)})
@@ -170,7 +170,7 @@ async def test_offset_out_of_range_below_the_leader_log_start_truncates_fully_to
 
 async def test_offset_out_of_range_inside_the_leader_log_keeps_the_log(follower):
     partition = follower.host(TP0, records=make_batch(5, base_offset=0), high_watermark=5)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.leader.latest_offsets[TP0] = 30
     follower.leader.earliest_offsets[TP0] = 0
     follower.answer({TP0: data(error=Errors.OFFSET_OUT_OF_RANGE)})
@@ -182,7 +182,7 @@ async def test_offset_out_of_range_inside_the_leader_log_keeps_the_log(follower)
 async def test_partition_error_delays_only_that_partition_by_replica_fetch_backoff_ms(follower, monotonic):
     follower.host(TP0)
     follower.host(TP1)
-    follower.add(TP0, TP1)
+    await follower.add(TP0, TP1)
     follower.answer({TP0: data(error=Errors.NOT_LEADER_OR_FOLLOWER)})
     await follower.fetcher.maybe_fetch()
     follower.answer({})
@@ -203,7 +203,7 @@ async def test_failed_fetch_request_delays_every_partition_sent(tmp_path, monoto
     try:
         follower.host(TP0)
         follower.host(TP1)
-        follower.add(TP0, TP1)
+        await follower.add(TP0, TP1)
         follower.leader.fetch_error = KafkaConnectionError("leader unreachable")
         async with asyncio.timeout(2):
             await follower.fetcher.maybe_fetch()
@@ -217,7 +217,7 @@ async def test_failed_fetch_request_delays_every_partition_sent(tmp_path, monoto
 
 async def test_append_at_an_unexpected_offset_sends_the_partition_back_to_truncating(follower):
     partition = follower.host(TP0, records=make_batch(5, base_offset=0), high_watermark=5)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.answer({TP0: data(make_batch(4, base_offset=3))})  # starts below the log end offset 5
     await follower.fetcher.maybe_fetch()
     assert partition.log.log_end_offset == 5
@@ -226,7 +226,7 @@ async def test_append_at_an_unexpected_offset_sends_the_partition_back_to_trunca
 
 async def test_follower_appends_batches_after_a_gap_left_by_compaction(follower):
     partition = follower.host(TP0)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.answer({TP0: data(make_batch(2, base_offset=7))})
     await follower.fetcher.maybe_fetch()
     assert partition.log.log_end_offset == 9
@@ -234,7 +234,7 @@ async def test_follower_appends_batches_after_a_gap_left_by_compaction(follower)
 
 async def test_response_for_a_partition_removed_while_in_flight_is_ignored(follower):
     partition = follower.host(TP0)
-    follower.add(TP0)
+    await follower.add(TP0)
 
     def respond_after_removal(request):
         follower.fetcher.remove_partitions([TP0])
@@ -248,7 +248,7 @@ async def test_response_for_a_partition_removed_while_in_flight_is_ignored(follo
 
 async def test_response_for_a_partition_re_added_while_in_flight_is_ignored(follower):
     partition = follower.host(TP0)
-    follower.add(TP0)
+    await follower.add(TP0)
 
     def respond_after_re_add(request):
         follower.fetcher.remove_partitions([TP0])
@@ -264,7 +264,7 @@ async def test_response_for_a_partition_re_added_while_in_flight_is_ignored(foll
 
 async def test_partition_no_longer_hosted_is_dropped_when_its_answer_arrives(follower):
     follower.host(TP0)
-    follower.add(TP0)
+    await follower.add(TP0)
     del follower.partitions[TP0]
     follower.answer({TP0: data(make_batch(1, base_offset=0))})
     await follower.fetcher.maybe_fetch()
