@@ -7,7 +7,7 @@ Real Partition and Log on tmp_path.
 from __future__ import annotations
 
 import pytest
-from broker_fakes import TP0, make_batch, make_config, make_state, new_partition
+from broker_fakes import make_batch, make_config, make_state, new_partition
 
 from broker.log.log_manager import LogManager
 
