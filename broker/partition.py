@@ -215,7 +215,7 @@ class Partition:
 
         Returns:
             True when the leader or the leader epoch changed (the caller then
-            truncates to the high watermark and restarts fetching).
+            restarts fetching; the fetcher truncates by leader epoch, nothing here does).
         """
         self._ensure_log(state)
         changed = state.leader != self.leader_id or state.leader_epoch != self.leader_epoch
