@@ -215,7 +215,7 @@ class Partition:
 
         Returns:
             True when the leader or the leader epoch changed (the caller then
-            truncates to the high watermark and restarts fetching).
+            restarts fetching; the fetcher truncates by leader epoch, nothing here does).
         """
         self._ensure_log(state)
         changed = state.leader != self.leader_id or state.leader_epoch != self.leader_epoch
@@ -538,13 +538,24 @@ class Partition:
         return self.log.maybe_increment_log_start_offset(target, "leader log start offset incremented")
 
     def truncate_to(self, offset: int) -> None:
-        """Truncate the local log to ``offset`` (follower only); the HW follows down."""
+        """Truncate the local log to ``offset`` (follower only); the HW follows down.
+
+        Leader epoch cache entries starting at or after the resulting log end offset are
+        dropped too, even when no batch is (Kafka: ``UnifiedLog.truncateTo``).
+
+        Args:
+            offset: the new log end offset at most (a batch straddling it is dropped whole).
+        """
         if self.log is None:
             return
         if offset < self.log.log_end_offset:
             logger.info("%s Truncating log from %d to %d", self._prefix, self.log.log_end_offset, offset)
             if self.log.truncate_to(offset):  # False for an offline log, left as it is
                 self.producer_state.rebuild(self.log)
+        elif not self.log.is_offline:
+            # Nothing to drop, but an epoch this broker assigned as leader at its log end offset
+            # and never wrote must go, or the follower keeps asking about it (Kafka's truncateTo).
+            self.log.leader_epoch_cache.truncate_from_end(self.log.log_end_offset)
         self.high_watermark = min(self.high_watermark, self.log.log_end_offset)
 
     def truncate_fully_and_start_at(self, offset: int) -> None:

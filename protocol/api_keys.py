@@ -33,6 +33,7 @@ from protocol.apis.fetch import FetchRequest, FetchResponse
 from protocol.apis.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
 from protocol.apis.list_offsets import ListOffsetsRequest, ListOffsetsResponse
 from protocol.apis.metadata import MetadataRequest, MetadataResponse
+from protocol.apis.offsets_for_leader_epoch import OffsetsForLeaderEpochRequest, OffsetsForLeaderEpochResponse
 from protocol.apis.produce import ProduceRequest, ProduceResponse
 from protocol.apis.producer_ids import (
     AllocateProducerIdsRequest,
@@ -106,6 +107,7 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.BROKER_REGISTRATION, BrokerRegistrationRequest, BrokerRegistrationResponse),
         ApiSpec(ApiKey.BROKER_HEARTBEAT, BrokerHeartbeatRequest, BrokerHeartbeatResponse, 0, 1),
         ApiSpec(ApiKey.INIT_PRODUCER_ID, InitProducerIdRequest, InitProducerIdResponse),
+        ApiSpec(ApiKey.OFFSET_FOR_LEADER_EPOCH, OffsetsForLeaderEpochRequest, OffsetsForLeaderEpochResponse),
         ApiSpec(ApiKey.ALLOCATE_PRODUCER_IDS, AllocateProducerIdsRequest, AllocateProducerIdsResponse),
     )
 }

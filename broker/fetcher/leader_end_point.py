@@ -2,7 +2,8 @@
 
 Owns: one BrokerConnection to the leader broker, reopened after failures.  Tests
 can replace it with a fake leader.  Kafka concept: ``LeaderEndPoint`` /
-``RemoteLeaderEndPoint`` (fetch, fetchEarliestOffset, fetchLatestOffset).
+``RemoteLeaderEndPoint`` (fetch, fetchEarliestOffset, fetchLatestOffset,
+fetchEpochEndOffsets).
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from protocol.apis.list_offsets import (
     ListOffsetsRequest,
     ListOffsetsTopic,
 )
-from protocol.errors import KafkaConnectionError, KafkaTimeoutError, raise_for_code
+from protocol.apis.offsets_for_leader_epoch import (
+    EpochEndOffset,
+    OffsetForLeaderPartition,
+    OffsetForLeaderTopic,
+    OffsetsForLeaderEpochRequest,
+)
+from protocol.errors import Errors, KafkaConnectionError, KafkaTimeoutError, raise_for_code
 from protocol.topic_partition import TopicPartition
 
 
@@ -85,6 +92,40 @@ class LeaderEndPoint:
     async def fetch_earliest_offset(self, tp: TopicPartition, leader_epoch: int) -> int:
         """The leader's log start offset for ``tp`` (ListOffsets, -2)."""
         return await self._list_offset(tp, EARLIEST_TIMESTAMP, leader_epoch)
+
+    async def fetch_epoch_end_offsets(
+        self, partitions: dict[TopicPartition, OffsetForLeaderPartition]
+    ) -> dict[TopicPartition, EpochEndOffset]:
+        """Ask the leader where each partition's requested leader epoch ends (OffsetsForLeaderEpoch).
+
+        Args:
+            partitions: ``{tp: OffsetForLeaderPartition}`` carrying the epoch the follower
+                follows (``current_leader_epoch``) and the epoch it asks about (``leader_epoch``).
+
+        Returns:
+            ``{tp: EpochEndOffset}`` as answered, errors per partition included; a partition
+            missing from the answer gets UNKNOWN_SERVER_ERROR.
+
+        Raises:
+            KafkaConnectionError, KafkaTimeoutError: the leader is unreachable.
+        """
+        topics: dict[str, list[OffsetForLeaderPartition]] = {}
+        for tp, data in partitions.items():
+            data.partition = tp.partition
+            topics.setdefault(tp.topic, []).append(data)
+        request = OffsetsForLeaderEpochRequest(
+            replica_id=self.broker_id,
+            topics=[OffsetForLeaderTopic(name=name, partitions=parts) for name, parts in topics.items()],
+        )
+        conn = await self._conn()
+        try:
+            response = await conn.send(request, timeout_ms=self._timeout_ms)
+        except (KafkaConnectionError, KafkaTimeoutError):
+            await self.close()
+            raise
+        answered = {TopicPartition(topic.name, p.partition): p for topic in response.topics for p in topic.partitions}
+        return {tp: answered.get(tp) or EpochEndOffset(error_code=Errors.UNKNOWN_SERVER_ERROR, partition=tp.partition)
+                for tp in partitions}
 
     async def close(self) -> None:
         if self._connection is not None:

@@ -7,7 +7,10 @@ the loop ``maybe_truncate`` then ``maybe_fetch``.  Does not own the partitions o
 their logs (the ReplicaManager does) nor the connection (``LeaderEndPoint``).
 
 State of a partition here:
-    added -> Truncating --truncate to high watermark--> Fetching
+    added -> Truncating --OffsetsForLeaderEpoch answered, truncation complete--> Fetching
+    Truncating --the follower never had the leader's epoch: truncated part way--> Truncating
+    Truncating --error answer or leader unreachable--> Truncating, delayed by ``replica.fetch.backoff.ms``
+    Truncating --no epoch in the follower's cache--> truncate to high watermark --> Fetching
     Fetching --OFFSET_OUT_OF_RANGE--> Fetching at the leader's end or start offset
     Fetching --data--> Fetching; the leader's log start offset (in every response)
         raises the local one (``Partition.update_follower_log_start_offset``), and the
@@ -15,10 +18,15 @@ State of a partition here:
     Fetching --error--> Fetching, delayed by ``replica.fetch.backoff.ms``
     Fetching --unexpected append offset--> Truncating
 
+Truncation asks the leader where the follower's latest leader epoch ends
+(OffsetsForLeaderEpoch) and truncates by ``offset_truncation.offset_truncation_state``,
+so records the leader has are kept even above the follower's high watermark (which
+lags the leader's by one fetch), and records it never had are dropped (KIP-101).
+
 Kafka concept: ``AbstractFetcherThread``/``ReplicaFetcherThread`` (seed 004:
-PartitionFetchState, delayed partitions, round-robin, maybeTruncate with the high
-watermark, maybeFetch, processPartitionData, handleOffsetOutOfRange).  Leader-epoch
-based truncation is a later step.
+PartitionFetchState, delayed partitions, round-robin, maybeTruncate with
+truncateToEpochEndOffsets and truncateToHighWatermark, maybeFetch,
+processPartitionData, handleOffsetOutOfRange).
 """
 
 from __future__ import annotations
@@ -32,8 +40,11 @@ from dataclasses import dataclass
 
 from broker.config import KafkaConfig
 from broker.fetcher.leader_end_point import LeaderEndPoint
+from broker.fetcher.offset_truncation import offset_truncation_state
+from broker.log.leader_epoch_cache import UNDEFINED_EPOCH
 from broker.partition import Partition
 from protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
+from protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderPartition
 from protocol.errors import Errors, KafkaError
 from protocol.record_batch import CorruptRecordError
 from protocol.topic_partition import TopicPartition
@@ -121,7 +132,7 @@ class ReplicaFetcherThread:
         logger.info("%s Starting", self._prefix)
         try:
             while True:
-                self.maybe_truncate()
+                await self.maybe_truncate()
                 await self.maybe_fetch()
         except asyncio.CancelledError:
             logger.info("%s Stopped", self._prefix)
@@ -132,17 +143,88 @@ class ReplicaFetcherThread:
 
     # ----- truncate -----------------------------------------------------------------
 
-    def maybe_truncate(self) -> None:
-        """Truncate every Truncating partition to its high watermark, then fetch from its LEO."""
+    async def maybe_truncate(self) -> None:
+        """Truncate every ready Truncating partition, then let it fetch from its log end offset.
+
+        A partition whose log has a leader epoch asks the leader where that epoch ends
+        (one OffsetsForLeaderEpoch for all of them) and truncates by Kafka's rule; one
+        without falls back to its high watermark.  Errors delay the partition by
+        ``replica.fetch.backoff.ms``; it stays Truncating.  Kafka concept:
+        ``AbstractFetcherThread.maybeTruncate``.
+
+        Cancellation: cancelled while the request is in flight, nothing is truncated.
+        """
+        now = time.monotonic()
+        with_epochs: dict[TopicPartition, tuple[PartitionFetchState, int]] = {}
         for tp, state in self._states.items():
-            if state.state != TRUNCATING:
+            if state.state != TRUNCATING or state.delayed_until > now:
                 continue
+            partition = self._get_partition(tp)
+            if partition is None or partition.log is None:
+                state.delayed_until = now + self._backoff_s
+                continue
+            latest_epoch = partition.log.leader_epoch_cache.latest_epoch
+            if latest_epoch == UNDEFINED_EPOCH:
+                self._truncate(tp, state, partition, partition.high_watermark, truncation_completed=True)
+            else:
+                with_epochs[tp] = (state, latest_epoch)
+        if with_epochs:
+            await self._truncate_to_epoch_end_offsets(with_epochs)
+
+    async def _truncate_to_epoch_end_offsets(
+        self, with_epochs: dict[TopicPartition, tuple[PartitionFetchState, int]]
+    ) -> None:
+        request = {tp: OffsetForLeaderPartition(partition=tp.partition, current_leader_epoch=state.leader_epoch,
+                                                leader_epoch=epoch)
+                   for tp, (state, epoch) in with_epochs.items()}
+        try:
+            answers = await self.leader.fetch_epoch_end_offsets(request)
+        except KafkaError as exc:
+            logger.warning("%s Error sending OffsetsForLeaderEpoch: %s", self._prefix, exc)
+            self._delay({tp: (state, state.fetch_offset) for tp, (state, _) in with_epochs.items()})
+            return
+        for tp, (state, epoch) in with_epochs.items():
+            answer = answers[tp]
+            if self._states.get(tp) is not state or state.state != TRUNCATING:
+                continue  # removed or re-added (maybe with another leader epoch) while in flight
             partition = self._get_partition(tp)
             if partition is None or partition.log is None:
                 state.delayed_until = time.monotonic() + self._backoff_s
                 continue
-            partition.truncate_to(partition.high_watermark)
-            state.fetch_offset = partition.log.log_end_offset
+            if answer.error_code != Errors.NONE:
+                logger.info("%s OffsetsForLeaderEpoch for %s (epoch %d) got %s; backing off", self._prefix, tp,
+                            epoch, _error_name(answer.error_code))
+                state.delayed_until = time.monotonic() + self._backoff_s
+                continue
+            self._truncate_to_epoch_end_offset(tp, state, partition, epoch, answer)
+
+    def _truncate_to_epoch_end_offset(self, tp: TopicPartition, state: PartitionFetchState, partition: Partition,
+                                      requested_epoch: int, answer: EpochEndOffset) -> None:
+        log = partition.log
+        assert log is not None
+        decision = offset_truncation_state(
+            leader_epoch=answer.leader_epoch, leader_end_offset=answer.end_offset,
+            follower_epochs=log.leader_epoch_cache, log_end_offset=log.log_end_offset,
+            high_watermark=partition.high_watermark,
+        )
+        logger.info("%s Partition %s: leader answered epoch %d ends at %d for requested epoch %d; truncating to %d%s",
+                    self._prefix, tp, answer.leader_epoch, answer.end_offset, requested_epoch, decision.offset,
+                    "" if decision.truncation_completed else " and asking again")
+        self._truncate(tp, state, partition, decision.offset, truncation_completed=decision.truncation_completed)
+
+    def _truncate(self, tp: TopicPartition, state: PartitionFetchState, partition: Partition, offset: int, *,
+                  truncation_completed: bool) -> None:
+        """Truncate to ``offset``; Fetching from the new log end offset when complete."""
+        assert partition.log is not None
+        if offset < partition.high_watermark:
+            logger.warning("%s Truncating %s to %d, below its high watermark %d", self._prefix, tp, offset,
+                           partition.high_watermark)
+        partition.truncate_to(offset)
+        if partition.log.is_offline:
+            state.delayed_until = time.monotonic() + self._backoff_s
+            return
+        state.fetch_offset = partition.log.log_end_offset
+        if truncation_completed:
             state.state = FETCHING
 
     # ----- fetch --------------------------------------------------------------------
@@ -153,6 +235,8 @@ class ReplicaFetcherThread:
 
     async def _wait_for_work(self) -> None:
         now = time.monotonic()
+        if any(s.state == TRUNCATING and s.delayed_until <= now for s in self._states.values()):
+            return  # another truncation round is due at once
         delays = [s.delayed_until - now for s in self._states.values() if s.delayed_until > now]
         timeout = min(delays) if delays else self._backoff_s
         self._wakeup.clear()
@@ -241,8 +325,7 @@ class ReplicaFetcherThread:
         if error_code == Errors.OFFSET_OUT_OF_RANGE:
             await self._handle_offset_out_of_range(tp, state, partition)
             return
-        logger.info("%s Partition %s got %s; backing off", self._prefix, tp,
-                    Errors(error_code).name if error_code in Errors._value2member_map_ else error_code)
+        logger.info("%s Partition %s got %s; backing off", self._prefix, tp, _error_name(error_code))
         state.delayed_until = time.monotonic() + self._backoff_s
 
     async def _handle_offset_out_of_range(self, tp: TopicPartition, state: PartitionFetchState,
@@ -266,3 +349,7 @@ class ReplicaFetcherThread:
         except KafkaError as exc:
             logger.warning("%s Offset out of range handling for %s failed: %s", self._prefix, tp, exc)
             state.delayed_until = time.monotonic() + self._backoff_s
+
+
+def _error_name(error_code: int) -> str:
+    return Errors(error_code).name if error_code in Errors._value2member_map_ else str(error_code)

@@ -20,6 +20,7 @@ from broker.partition import Partition
 from protocol.apis.alter_partition import AlterPartitionResponsePartition
 from protocol.apis.fetch import FetchPartitionData, FetchRequest, FetchResponse, FetchTopicResponse
 from protocol.apis.leader_and_isr import LeaderAndIsrPartitionState
+from protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderPartition
 from protocol.errors import Errors
 from protocol.record_batch import build_batch, iter_batches, read_header
 from protocol.topic_partition import TopicPartition
@@ -182,6 +183,8 @@ class FakeLeaderEndPoint:
     ``responder(request)`` builds each FetchResponse (default: empty answers); it may
     also change the fetcher's partitions to simulate a LeaderAndIsr racing a fetch.
     ``block`` makes ``fetch`` wait until cancelled (for background-task tests).
+    ``epoch_end_offsets`` answers OffsetsForLeaderEpoch: ``{tp: (epoch, end offset)}`` or
+    ``{tp: error code}``; ``epoch_responder(partitions)`` may replace it (to race changes).
     """
 
     def __init__(self, broker_id: int = 2, leader_id: int = 1, host: str = "leader", port: int = 9092,
@@ -196,6 +199,10 @@ class FakeLeaderEndPoint:
         self.latest_offsets: dict[TopicPartition, int] = {}
         self.earliest_offsets: dict[TopicPartition, int] = {}
         self.offset_requests: list[tuple[str, TopicPartition, int]] = []
+        self.epoch_end_offsets: dict[TopicPartition, tuple[int, int] | int] = {}
+        self.epoch_requests: list[dict[TopicPartition, tuple[int, int]]] = []
+        self.epoch_error: Exception | None = None
+        self.epoch_responder: Callable[[dict[TopicPartition, OffsetForLeaderPartition]], None] | None = None
         self.block = False
         self.closed = 0
 
@@ -219,6 +226,25 @@ class FakeLeaderEndPoint:
     async def fetch_earliest_offset(self, tp: TopicPartition, leader_epoch: int) -> int:
         self.offset_requests.append(("earliest", tp, leader_epoch))
         return self.earliest_offsets[tp]
+
+    async def fetch_epoch_end_offsets(
+        self, partitions: dict[TopicPartition, OffsetForLeaderPartition]
+    ) -> dict[TopicPartition, EpochEndOffset]:
+        """Records ``{tp: (current_leader_epoch, leader_epoch)}``; answers from ``epoch_end_offsets``."""
+        self.epoch_requests.append({tp: (p.current_leader_epoch, p.leader_epoch) for tp, p in partitions.items()})
+        if self.epoch_responder is not None:
+            self.epoch_responder(partitions)
+        if self.epoch_error is not None:
+            raise self.epoch_error
+        out = {}
+        for tp in partitions:
+            answer = self.epoch_end_offsets[tp]
+            if isinstance(answer, tuple):
+                out[tp] = EpochEndOffset(error_code=Errors.NONE, partition=tp.partition, leader_epoch=answer[0],
+                                         end_offset=answer[1])
+            else:
+                out[tp] = EpochEndOffset(error_code=answer, partition=tp.partition)
+        return out
 
     async def close(self) -> None:
         self.closed += 1

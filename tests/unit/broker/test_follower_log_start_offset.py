@@ -20,7 +20,7 @@ def with_log_start(records=b"", high_watermark=-1, log_start_offset=-1):
 
 async def test_follower_raises_its_log_start_offset_to_the_leaders_and_sends_it_back(follower):
     partition = follower.host(TP0)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.answer({TP0: with_log_start(make_batch(5, base_offset=0), high_watermark=5, log_start_offset=0)})
     await follower.fetcher.maybe_fetch()
     partition.log.roll("test")
@@ -42,7 +42,7 @@ async def test_follower_raises_its_log_start_offset_to_the_leaders_and_sends_it_
 
 async def test_follower_log_start_offset_never_passes_its_own_high_watermark(follower):
     partition = follower.host(TP0)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.answer({TP0: with_log_start(make_batch(5, base_offset=0), high_watermark=3, log_start_offset=4)})
     await follower.fetcher.maybe_fetch()
     assert (partition.high_watermark, partition.log.log_start_offset) == (3, 3)

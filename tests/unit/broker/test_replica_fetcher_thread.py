@@ -63,9 +63,9 @@ class Follower:
         self.partitions[tp] = partition
         return partition
 
-    def add(self, *tps):
+    async def add(self, *tps):
         self.fetcher.add_partitions(dict.fromkeys(tps, LEADER_EPOCH))
-        self.fetcher.maybe_truncate()
+        await self.fetcher.maybe_truncate()
 
     def answer(self, parts):
         """Make the leader answer the next fetches with ``{tp: FetchPartitionData}`` (others empty)."""
@@ -98,7 +98,7 @@ async def test_added_partition_truncates_to_its_high_watermark_then_fetches_from
     state = follower.fetcher.fetch_state(TP0)
     assert (state.state, state.fetch_offset) == (TRUNCATING, -1)
     assert partition.log.log_end_offset == 5, "nothing is truncated before maybe_truncate"
-    follower.fetcher.maybe_truncate()
+    await follower.fetcher.maybe_truncate()
     assert partition.log.log_end_offset == 3
     assert (state.state, state.fetch_offset) == (FETCHING, 3)
     await follower.fetcher.maybe_fetch()
@@ -111,7 +111,7 @@ async def test_added_partition_truncates_to_its_high_watermark_then_fetches_from
 
 async def test_fetched_data_is_appended_and_the_follower_high_watermark_updated(follower):
     partition = follower.host(TP0)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.answer({TP0: data(make_batch(3, base_offset=0, leader_epoch=LEADER_EPOCH), high_watermark=2)})
     await follower.fetcher.maybe_fetch()
     assert partition.log.log_end_offset == 3
@@ -127,7 +127,7 @@ async def test_fetched_data_is_appended_and_the_follower_high_watermark_updated(
 async def test_partition_that_returned_data_moves_to_the_end_of_the_next_request(follower):
     follower.host(TP0)
     follower.host(TP1)
-    follower.add(TP0, TP1)
+    await follower.add(TP0, TP1)
     follower.answer({TP0: data(make_batch(1, base_offset=0), high_watermark=0)})
     await follower.fetcher.maybe_fetch()
     assert [tp for tp, _ in requested(follower.leader.requests[0])] == [TP0, TP1]
@@ -144,7 +144,7 @@ async def test_partition_that_returned_data_moves_to_the_end_of_the_next_request
 async def test_offset_out_of_range_above_the_leader_log_end_offset_truncates_to_it(follower):
     partition = follower.host(TP0, records=make_batch(3, base_offset=0) + make_batch(2, base_offset=3),
                               high_watermark=5)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.leader.latest_offsets[TP0] = 3
     follower.answer({TP0: data(error=Errors.OFFSET_OUT_OF_RANGE)})
     await follower.fetcher.maybe_fetch()
@@ -155,7 +155,7 @@ async def test_offset_out_of_range_above_the_leader_log_end_offset_truncates_to_
 
 async def test_offset_out_of_range_below_the_leader_log_start_truncates_fully_to_it(follower):
     partition = follower.host(TP0, records=make_batch(5, base_offset=0), high_watermark=5)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.leader.latest_offsets[TP0] = 30
     follower.leader.earliest_offsets[TP0] = 20
     follower.answer({TP0: data(error=Errors.OFFSET_OUT_OF_RANGE)})
@@ -170,7 +170,7 @@ async def test_offset_out_of_range_below_the_leader_log_start_truncates_fully_to
 
 async def test_offset_out_of_range_inside_the_leader_log_keeps_the_log(follower):
     partition = follower.host(TP0, records=make_batch(5, base_offset=0), high_watermark=5)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.leader.latest_offsets[TP0] = 30
     follower.leader.earliest_offsets[TP0] = 0
     follower.answer({TP0: data(error=Errors.OFFSET_OUT_OF_RANGE)})
@@ -182,7 +182,7 @@ async def test_offset_out_of_range_inside_the_leader_log_keeps_the_log(follower)
 async def test_partition_error_delays_only_that_partition_by_replica_fetch_backoff_ms(follower, monotonic):
     follower.host(TP0)
     follower.host(TP1)
-    follower.add(TP0, TP1)
+    await follower.add(TP0, TP1)
     follower.answer({TP0: data(error=Errors.NOT_LEADER_OR_FOLLOWER)})
     await follower.fetcher.maybe_fetch()
     follower.answer({})
@@ -203,7 +203,7 @@ async def test_failed_fetch_request_delays_every_partition_sent(tmp_path, monoto
     try:
         follower.host(TP0)
         follower.host(TP1)
-        follower.add(TP0, TP1)
+        await follower.add(TP0, TP1)
         follower.leader.fetch_error = KafkaConnectionError("leader unreachable")
         async with asyncio.timeout(2):
             await follower.fetcher.maybe_fetch()
@@ -217,7 +217,7 @@ async def test_failed_fetch_request_delays_every_partition_sent(tmp_path, monoto
 
 async def test_append_at_an_unexpected_offset_sends_the_partition_back_to_truncating(follower):
     partition = follower.host(TP0, records=make_batch(5, base_offset=0), high_watermark=5)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.answer({TP0: data(make_batch(4, base_offset=3))})  # starts below the log end offset 5
     await follower.fetcher.maybe_fetch()
     assert partition.log.log_end_offset == 5
@@ -226,7 +226,7 @@ async def test_append_at_an_unexpected_offset_sends_the_partition_back_to_trunca
 
 async def test_follower_appends_batches_after_a_gap_left_by_compaction(follower):
     partition = follower.host(TP0)
-    follower.add(TP0)
+    await follower.add(TP0)
     follower.answer({TP0: data(make_batch(2, base_offset=7))})
     await follower.fetcher.maybe_fetch()
     assert partition.log.log_end_offset == 9
@@ -234,7 +234,7 @@ async def test_follower_appends_batches_after_a_gap_left_by_compaction(follower)
 
 async def test_response_for_a_partition_removed_while_in_flight_is_ignored(follower):
     partition = follower.host(TP0)
-    follower.add(TP0)
+    await follower.add(TP0)
 
     def respond_after_removal(request):
         follower.fetcher.remove_partitions([TP0])
@@ -248,7 +248,7 @@ async def test_response_for_a_partition_removed_while_in_flight_is_ignored(follo
 
 async def test_response_for_a_partition_re_added_while_in_flight_is_ignored(follower):
     partition = follower.host(TP0)
-    follower.add(TP0)
+    await follower.add(TP0)
 
     def respond_after_re_add(request):
         follower.fetcher.remove_partitions([TP0])
@@ -264,7 +264,7 @@ async def test_response_for_a_partition_re_added_while_in_flight_is_ignored(foll
 
 async def test_partition_no_longer_hosted_is_dropped_when_its_answer_arrives(follower):
     follower.host(TP0)
-    follower.add(TP0)
+    await follower.add(TP0)
     del follower.partitions[TP0]
     follower.answer({TP0: data(make_batch(1, base_offset=0))})
     await follower.fetcher.maybe_fetch()
@@ -283,3 +283,142 @@ async def test_stop_cancels_a_fetch_in_flight_and_closes_the_leader(follower):
         await follower.fetcher.stop()
     assert task.cancelled()
     assert follower.leader.closed == 1
+
+
+# ----- truncation by leader epoch (OffsetsForLeaderEpoch, KIP-101) ----------------------------
+
+
+def epochs_of(partition):
+    return [(e.epoch, e.start_offset) for e in partition.log.leader_epoch_cache.entries]
+
+
+async def test_follower_with_a_lagging_high_watermark_keeps_what_the_leader_has(follower):
+    # 0..39 written in epoch 0 and acknowledged; this follower only knows high watermark 30.
+    records = b"".join(make_batch(10, base_offset=o, leader_epoch=0) for o in (0, 10, 20, 30))
+    partition = follower.host(TP0, records=records, high_watermark=30)
+    follower.leader.epoch_end_offsets[TP0] = (0, 40)  # the leader's epoch 0 ends where its new epoch starts
+    await follower.add(TP0)
+    assert follower.leader.epoch_requests == [{TP0: (LEADER_EPOCH, 0)}]  # (current leader epoch, latest own epoch)
+    assert partition.log.log_end_offset == 40
+    state = follower.fetcher.fetch_state(TP0)
+    assert (state.state, state.fetch_offset) == (FETCHING, 40)
+
+
+async def test_follower_drops_what_the_leader_never_had_in_the_same_epoch(follower):
+    records = make_batch(5, base_offset=0, leader_epoch=2) + make_batch(3, base_offset=5, leader_epoch=2)
+    partition = follower.host(TP0, records=records, high_watermark=5)
+    follower.leader.epoch_end_offsets[TP0] = (2, 5)
+    await follower.add(TP0)
+    assert partition.log.log_end_offset == 5
+    assert follower.fetcher.fetch_state(TP0).fetch_offset == 5
+
+
+async def test_follower_with_an_epoch_the_leader_never_had_truncates_in_rounds(follower):
+    records = (make_batch(5, base_offset=0, leader_epoch=0) + make_batch(5, base_offset=5, leader_epoch=1)
+               + make_batch(5, base_offset=10, leader_epoch=3))
+    partition = follower.host(TP0, records=records, high_watermark=4)
+    assert epochs_of(partition) == [(0, 0), (1, 5), (3, 10)]
+    # The leader has epochs 0 (0..6) and 2 (from 7): asked about 3 it answers (2, 12).
+    follower.leader.epoch_end_offsets[TP0] = (2, 12)
+    await follower.add(TP0)
+    state = follower.fetcher.fetch_state(TP0)
+    assert (partition.log.log_end_offset, state.state) == (10, TRUNCATING)  # dropped epoch 3, asks again
+    follower.leader.epoch_end_offsets[TP0] = (0, 7)  # asked about 1: the leader's epoch 0 ends at 7
+    await follower.fetcher.maybe_truncate()
+    assert follower.leader.epoch_requests == [{TP0: (LEADER_EPOCH, 3)}, {TP0: (LEADER_EPOCH, 1)}]
+    assert partition.log.log_end_offset == 5  # min(7, where the follower's epoch 0 ends) = 5
+    assert (state.state, state.fetch_offset) == (FETCHING, 5)
+    assert epochs_of(partition) == [(0, 0)]
+
+
+async def test_undefined_answer_falls_back_to_the_high_watermark(follower):
+    partition = follower.host(TP0, records=make_batch(8, base_offset=0, leader_epoch=5), high_watermark=3)
+    follower.leader.epoch_end_offsets[TP0] = (-1, -1)
+    await follower.add(TP0)
+    assert partition.log.log_end_offset == 0  # the single batch straddles 3: dropped whole
+    assert follower.fetcher.fetch_state(TP0).state == FETCHING
+
+
+async def test_follower_without_leader_epochs_truncates_to_its_high_watermark_without_asking(follower):
+    partition = follower.host(TP0, records=make_batch(3, base_offset=0) + make_batch(2, base_offset=3),
+                              high_watermark=3)
+    await follower.add(TP0)
+    assert follower.leader.epoch_requests == []
+    assert partition.log.log_end_offset == 3
+
+
+async def test_error_answer_backs_off_without_truncating_then_retries(follower, monotonic):
+    partition = follower.host(TP0, records=make_batch(10, base_offset=0, leader_epoch=1), high_watermark=0)
+    follower.host(TP1, records=make_batch(4, base_offset=0, leader_epoch=1), high_watermark=0)
+    follower.leader.epoch_end_offsets[TP0] = Errors.UNKNOWN_LEADER_EPOCH  # leader has not seen the new epoch yet
+    follower.leader.epoch_end_offsets[TP1] = (1, 4)
+    await follower.add(TP0, TP1)
+    state = follower.fetcher.fetch_state(TP0)
+    assert (partition.log.log_end_offset, state.state) == (10, TRUNCATING)
+    assert follower.fetcher.fetch_state(TP1).state == FETCHING
+    follower.leader.epoch_end_offsets[TP0] = (1, 10)
+    monotonic.advance_ms(BACKOFF_MS - 1)
+    await follower.fetcher.maybe_truncate()
+    assert len(follower.leader.epoch_requests) == 1, "asked again before replica.fetch.backoff.ms"
+    monotonic.advance_ms(1)
+    await follower.fetcher.maybe_truncate()
+    assert follower.leader.epoch_requests[-1] == {TP0: (LEADER_EPOCH, 1)}
+    assert (partition.log.log_end_offset, state.state, state.fetch_offset) == (10, FETCHING, 10)
+
+
+async def test_unreachable_leader_delays_every_truncating_partition(follower, monotonic):
+    partition = follower.host(TP0, records=make_batch(10, base_offset=0, leader_epoch=1), high_watermark=0)
+    follower.leader.epoch_error = KafkaConnectionError("leader unreachable")
+    await follower.add(TP0)
+    state = follower.fetcher.fetch_state(TP0)
+    assert (partition.log.log_end_offset, state.state) == (10, TRUNCATING)
+    assert state.delayed_until == pytest.approx(monotonic.now_s + BACKOFF_MS / 1000)
+
+
+async def test_epoch_answer_for_a_partition_re_added_while_in_flight_is_ignored(follower):
+    partition = follower.host(TP0, records=make_batch(10, base_offset=0, leader_epoch=1), high_watermark=0)
+
+    def re_add(partitions):
+        follower.fetcher.add_partitions({TP0: LEADER_EPOCH + 1})
+
+    follower.leader.epoch_end_offsets[TP0] = (1, 2)
+    follower.leader.epoch_responder = re_add
+    await follower.add(TP0)
+    state = follower.fetcher.fetch_state(TP0)
+    assert partition.log.log_end_offset == 10
+    assert (state.state, state.leader_epoch) == (TRUNCATING, LEADER_EPOCH + 1)
+
+
+async def test_running_fetcher_truncates_in_rounds_then_fetches(follower):
+    records = make_batch(5, base_offset=0, leader_epoch=0) + make_batch(5, base_offset=5, leader_epoch=3)
+    partition = follower.host(TP0, records=records, high_watermark=0)
+    answers = {3: (2, 7), 0: (0, 7)}  # the leader never had epoch 3; its epoch 0 ends at 7
+
+    def answer(partitions):
+        follower.leader.epoch_end_offsets[TP0] = answers[partitions[TP0].leader_epoch]
+
+    follower.leader.epoch_responder = answer
+    follower.leader.block = True  # the first fetch waits until the fetcher is stopped
+    follower.fetcher.add_partitions({TP0: LEADER_EPOCH})
+    follower.fetcher.start()
+    async with asyncio.timeout(5):
+        while not follower.leader.requests:
+            await asyncio.sleep(0)
+    assert [r[TP0][1] for r in follower.leader.epoch_requests] == [3, 0]
+    assert partition.log.log_end_offset == 5
+    assert requested(follower.leader.requests[0]) == [(TP0, 5)]
+
+
+async def test_epoch_started_at_the_log_end_offset_and_never_written_is_dropped_between_rounds(follower):
+    # This broker led epoch 2 from offset 10 but wrote nothing before becoming a follower.
+    records = make_batch(8, base_offset=0, leader_epoch=0) + make_batch(2, base_offset=8, leader_epoch=0)
+    partition = follower.host(TP0, records=records, high_watermark=5)
+    partition.log.maybe_assign_epoch_start_offset(2, 10)
+    follower.leader.epoch_end_offsets[TP0] = (1, 12)  # the leader never had epoch 2 (nor 0 past 8, below)
+    await follower.add(TP0)
+    assert partition.log.log_end_offset == 10 and epochs_of(partition) == [(0, 0)]
+    follower.leader.epoch_end_offsets[TP0] = (0, 8)
+    await follower.fetcher.maybe_truncate()
+    assert [r[TP0][1] for r in follower.leader.epoch_requests] == [2, 0]
+    assert partition.log.log_end_offset == 8
+    assert follower.fetcher.fetch_state(TP0).state == FETCHING
