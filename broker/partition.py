@@ -233,7 +233,22 @@ class Partition:
 
     # ----- leader: produce ----------------------------------------------------------
 
-    def _require_leader(self, current_leader_epoch: int = -1) -> Log:
+    def leader_log(self, current_leader_epoch: int = -1) -> Log:
+        """This replica's log, when it is the leader in ``current_leader_epoch`` (Kafka's
+        ``Partition.localLogWithEpochOrThrow``).
+
+        Args:
+            current_leader_epoch: the client's view of the leader epoch; -1 skips the check.
+
+        Returns:
+            The leader's Log.
+
+        Raises:
+            KafkaStorageError: the log is offline here (leader or not, as in Kafka).
+            NotLeaderOrFollowerError: this broker does not lead the partition.
+            FencedLeaderEpochError / UnknownLeaderEpochError: ``current_leader_epoch`` is
+                older / newer than this leader's epoch.
+        """
         if self.log is not None and self.log.is_offline:  # Kafka's HostedPartition.Offline, leader or not
             raise KafkaStorageError(f"The log of {self.tp} is offline on broker {self.local_broker_id}")
         if not self.is_leader or self.log is None:
@@ -261,7 +276,7 @@ class Partition:
             CorruptRecordError, MessageTooLargeError: from the log.
             InvalidRecordError: a record without a key for a compacted topic.
         """
-        log = self._require_leader()
+        log = self.leader_log()
         if required_acks == -1 and len(self.isr) < self.min_insync_replicas:
             raise NotEnoughReplicasError(
                 f"The size of the current ISR {self.isr} is insufficient to satisfy the min.isr requirement "
@@ -317,7 +332,7 @@ class Partition:
         Raises:
             NotLeaderOrFollowerError: not the leader, or the fetcher is not a replica.
         """
-        log = self._require_leader()
+        log = self.leader_log()
         replica = self.remote_replicas.get(replica_id)
         if replica is None:
             raise NotLeaderOrFollowerError(f"Broker {replica_id} is not a replica of {self.tp}")
@@ -439,7 +454,7 @@ class Partition:
             PolicyViolationError: ``cleanup.policy`` does not contain ``delete``.
             OffsetOutOfRangeError: the offset is negative (other than -1) or above the high watermark.
         """
-        log = self._require_leader()
+        log = self.leader_log()
         if "delete" not in log.config.cleanup_policy.split(","):
             raise PolicyViolationError(
                 f"Records of partition {self.tp} can not be deleted due to the configured policy "
@@ -463,7 +478,7 @@ class Partition:
         Raises:
             NotLeaderOrFollowerError: not the leader.
         """
-        log = self._require_leader()
+        log = self.leader_log()
         low_watermark = log.log_start_offset
         for replica in self.remote_replicas.values():
             if is_alive(replica.broker_id) and replica.log_start_offset < low_watermark:
@@ -487,7 +502,7 @@ class Partition:
             NotLeaderOrFollowerError, FencedLeaderEpochError, UnknownLeaderEpochError,
             OffsetOutOfRangeError.
         """
-        log = self._require_leader(current_leader_epoch)
+        log = self.leader_log(current_leader_epoch)
         upper = log.log_end_offset if is_follower_fetch else self.high_watermark
         if upper <= fetch_offset <= log.log_end_offset and fetch_offset >= log.log_start_offset:
             return b""  # nothing readable yet (a consumer may be ahead of a new leader's HW)

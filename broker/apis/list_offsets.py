@@ -27,7 +27,7 @@ from protocol.apis.list_offsets import (
     ListOffsetsResponse,
     ListOffsetsTopicResponse,
 )
-from protocol.errors import Errors
+from protocol.errors import Errors, KafkaError
 from protocol.framing import RequestHeader
 from protocol.topic_partition import TopicPartition
 
@@ -55,13 +55,8 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
             resp = ListOffsetsPartitionResponse(partition_index=req.partition_index)
             if partition is None:
                 resp.error_code = Errors.UNKNOWN_TOPIC_OR_PARTITION
-            elif partition.log is not None and partition.log.is_offline:  # leader or not, as in Kafka
-                resp.error_code = Errors.KAFKA_STORAGE_ERROR
-            elif not partition.is_leader or partition.log is None:
-                resp.error_code = Errors.NOT_LEADER_OR_FOLLOWER
-            elif req.current_leader_epoch >= 0 and req.current_leader_epoch != partition.leader_epoch:
-                resp.error_code = (Errors.FENCED_LEADER_EPOCH if req.current_leader_epoch < partition.leader_epoch
-                                   else Errors.UNKNOWN_LEADER_EPOCH)
+            elif (error := _leader_error(partition, req.current_leader_epoch)) != Errors.NONE:
+                resp.error_code = error
             elif req.timestamp == EARLIEST_TIMESTAMP:
                 resp.offset = partition.log.log_start_offset
                 resp.leader_epoch = partition.leader_epoch
@@ -75,6 +70,15 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
             parts.append(resp)
         topics.append(ListOffsetsTopicResponse(name=topic.name, partitions=parts))
     return ListOffsetsResponse(topics=topics)
+
+
+def _leader_error(partition: Partition, current_leader_epoch: int) -> Errors:
+    """NONE when ``partition`` may answer as leader in ``current_leader_epoch``, else the error code."""
+    try:
+        partition.leader_log(current_leader_epoch)
+    except KafkaError as exc:
+        return error_code_of(exc)
+    return Errors.NONE
 
 
 def _answer_by_timestamp(tp: TopicPartition, partition: Partition, req: ListOffsetsPartition, replica_id: int,

@@ -71,18 +71,11 @@ async def handle(ctx: ApisContext, header: RequestHeader,
 
 
 def _end_offset(partition: Partition | None, req: OffsetForLeaderPartition) -> EpochEndOffset:
-    resp = EpochEndOffset(error_code=Errors.NONE, partition=req.partition)
+    """The leader's answer for one partition; Kafka errors are raised (``Partition.leader_log``)
+    and turned into the partition's error code by the caller."""
     if partition is None:
-        resp.error_code = Errors.UNKNOWN_TOPIC_OR_PARTITION
-    elif partition.log is not None and partition.log.is_offline:  # leader or not, as in Kafka
-        resp.error_code = Errors.KAFKA_STORAGE_ERROR
-    elif not partition.is_leader or partition.log is None:
-        resp.error_code = Errors.NOT_LEADER_OR_FOLLOWER
-    elif req.current_leader_epoch >= 0 and req.current_leader_epoch != partition.leader_epoch:
-        resp.error_code = (Errors.FENCED_LEADER_EPOCH if req.current_leader_epoch < partition.leader_epoch
-                           else Errors.UNKNOWN_LEADER_EPOCH)
-    else:
-        log = partition.log
-        resp.leader_epoch, resp.end_offset = log.leader_epoch_cache.end_offset_for(req.leader_epoch,
-                                                                                   log.log_end_offset)
-    return resp
+        return EpochEndOffset(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, partition=req.partition)
+    log = partition.leader_log(req.current_leader_epoch)
+    leader_epoch, end_offset = log.leader_epoch_cache.end_offset_for(req.leader_epoch, log.log_end_offset)
+    return EpochEndOffset(error_code=Errors.NONE, partition=req.partition, leader_epoch=leader_epoch,
+                          end_offset=end_offset)

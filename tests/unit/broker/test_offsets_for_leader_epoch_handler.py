@@ -111,11 +111,7 @@ async def test_unexpected_error_fails_only_that_partition(log_manager, caplog):
     leader = _leader_with_epochs(log_manager, TP1)
 
     class Broken:
-        is_leader = True
-        leader_epoch = 4
-
-        @property
-        def log(self):
+        def leader_log(self, current_leader_epoch):
             raise RuntimeError("boom")
 
     answers = await _ask({TP0: Broken(), TP1: leader}, [(TP0, 4, 4), (TP1, 4, 4)])
