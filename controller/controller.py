@@ -434,13 +434,7 @@ class KafkaController(TopicLifecycleApis):
             return
         logger.info("%s Broker %d reports offline replicas %s; %d partitions change", self._log_prefix(), broker_id,
                     sorted(map(str, offline)), len(changes))
-        await self._write(list(changes), "ReplicasOffline")
-        changed = [r.topic_partition for r in changes]
-        live = self.context.live_broker_ids()
-        batch = self._new_batch()
-        batch.add_leader_and_isr_request_for_brokers(live, changed)
-        batch.add_update_metadata_request_for_brokers(live, changed)
-        batch.send_requests_to_brokers()
+        await self._write_partition_changes(list(changes), "ReplicasOffline")
 
     async def _fence_broker(self, broker_id: int, reason: str) -> None:
         changes = self._replication_control.handle_broker_fenced(broker_id)
@@ -455,12 +449,7 @@ class KafkaController(TopicLifecycleApis):
         self._channel.remove_broker(broker_id)
         self._shutting_down_broker_ids.discard(broker_id)
         self._deletion.on_broker_fenced(broker_id)
-        changed = [r.topic_partition for r in changes]
-        live = self.context.live_broker_ids()
-        batch = self._new_batch()
-        batch.add_leader_and_isr_request_for_brokers(live, changed)
-        batch.add_update_metadata_request_for_brokers(live, changed)
-        batch.send_requests_to_brokers()
+        self._announce_partition_changes([r.topic_partition for r in changes])
         await self._resume_deletions()
 
     async def _on_broker_unfenced(self, broker_id: int, changes: list[PartitionChangeRecord]) -> None:

@@ -289,7 +289,17 @@ class TopicLifecycleApis:
         if not records:
             return {}
         await self._write(list(records), name)
-        changed = [r.topic_partition for r in records]
+        return self._announce_partition_changes([r.topic_partition for r in records])
+
+    def _announce_partition_changes(
+        self: KafkaController, changed: list[TopicPartition]
+    ) -> dict[TopicPartition, Futures]:
+        """LeaderAndIsr to the live replicas of ``changed`` and UpdateMetadata to every live
+        broker, after their records were written.
+
+        Returns:
+            The request futures per changed partition.
+        """
         live = self.context.live_broker_ids()
         batch = self._new_batch()
         batch.add_leader_and_isr_request_for_brokers(live, changed)
