@@ -158,8 +158,9 @@ def write_rows(rows: Iterator[Row], options: SinkOptions, columns: SinkColumns) 
         loop.close()
 
 
-class KafketteBatchWriter(DataSourceWriter):
-    """``df.write.format("kafkette").mode("append")``: every row becomes one record.
+class _RowsToRecords:
+    """What the batch and the streaming writer share: the sink columns checked on the
+    driver, and each task's rows produced as records on the executor.
 
     Args:
         options: parsed sink options.
@@ -177,6 +178,12 @@ class KafketteBatchWriter(DataSourceWriter):
         """Produce one task's rows (executor); see ``write_rows``."""
         return write_rows(iterator, self._options, self._columns)
 
+
+class KafketteBatchWriter(_RowsToRecords, DataSourceWriter):
+    """``df.write.format("kafkette").mode("append")``: every row becomes one record
+    (arguments and errors: ``_RowsToRecords``).
+    """
+
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
         """Log what the job wrote (records are already acknowledged)."""
         total = sum(m.records for m in messages if isinstance(m, KafketteCommitMessage))
@@ -188,25 +195,11 @@ class KafketteBatchWriter(DataSourceWriter):
         logger.warning("Kafkette batch write aborted; %d records of successful tasks remain written", written)
 
 
-class KafketteStreamWriter(DataSourceStreamWriter):
+class KafketteStreamWriter(_RowsToRecords, DataSourceStreamWriter):
     """``df.writeStream.format("kafkette")``: every row of every micro-batch becomes one
-    record (at-least-once: a retried micro-batch may write its records again).
-
-    Args:
-        options: parsed sink options.
-        schema: the stream's schema (checked on the driver).
-
-    Raises:
-        ValueError: the schema breaks the sink's rules.
+    record (at-least-once: a retried micro-batch may write its records again; arguments
+    and errors: ``_RowsToRecords``).
     """
-
-    def __init__(self, options: SinkOptions, schema: StructType) -> None:
-        self._options = options
-        self._columns = sink_columns(schema, options.topic)
-
-    def write(self, iterator: Iterator[Row]) -> KafketteCommitMessage:
-        """Produce one task's rows (executor); see ``write_rows``."""
-        return write_rows(iterator, self._options, self._columns)
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         """Log what the micro-batch wrote."""
