@@ -9,6 +9,7 @@ import gc
 import pytest
 
 from client import LocalCluster
+from tests.cluster_configs import FAST_FAILOVER
 
 
 @pytest.fixture(autouse=True)
@@ -30,15 +31,6 @@ def fail_on_unhandled_task_exception(monkeypatch: pytest.MonkeyPatch):
                     + "; ".join(f"{c.get('message')}: {c.get('exception')!r}" for c in reported))
 
 
-# Faster failure detection than Kafka's defaults so fault tests finish quickly.
-FAST_FAILOVER = {
-    "broker.session.timeout.ms": 3000,
-    "broker.heartbeat.interval.ms": 500,
-    "replica.lag.time.max.ms": 3000,
-    "replica.fetch.backoff.ms": 200,
-    "replica.high.watermark.checkpoint.interval.ms": 1000,
-    "controlled.shutdown.retry.backoff.ms": 100,
-}
 
 
 @pytest.fixture(scope="module")

@@ -10,16 +10,7 @@ import pytest
 
 from client import LocalCluster
 from client.spark import KafketteDataSource, configure_spark_environment
-
-# Fast failure detection, as the fault tests use (see tests/conftest.py).
-FAST_FAILOVER = {
-    "broker.session.timeout.ms": 3000,
-    "broker.heartbeat.interval.ms": 500,
-    "replica.lag.time.max.ms": 3000,
-    "replica.fetch.backoff.ms": 200,
-    "replica.high.watermark.checkpoint.interval.ms": 1000,
-    "controlled.shutdown.retry.backoff.ms": 100,
-}
+from tests.cluster_configs import FAST_FAILOVER
 
 
 @pytest.fixture(scope="session")
