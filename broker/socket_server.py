@@ -25,12 +25,11 @@ from collections.abc import Awaitable, Callable
 
 from protocol.api_keys import API_REGISTRY, ApiSpec
 from protocol.errors import Errors, KafkaError
+from protocol.frame_stream import FrameStream, start_frame_server
 from protocol.framing import (
-    LENGTH,
     FrameError,
     RequestHeader,
     UnsupportedVersionError,
-    check_frame_length,
     decode_request,
     encode_response_buffers,
 )
@@ -54,11 +53,10 @@ def error_response(spec: ApiSpec, code: Errors) -> Struct | None:
 class Connection:
     """One client connection: reads frames, dispatches them, writes answers in order."""
 
-    def __init__(self, server: SocketServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, server: SocketServer, stream: FrameStream) -> None:
         self._server = server
-        self._reader = reader
-        self._writer = writer
-        peer = writer.get_extra_info("peername")
+        self._stream = stream
+        peer = stream.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if peer else "?"
         self._responses: asyncio.Queue[tuple[int, int, ApiSpec, asyncio.Future[Struct | None]] | None] = asyncio.Queue(
             maxsize=server.max_queued_requests
@@ -70,7 +68,7 @@ class Connection:
         try:
             await self._read_loop()
         finally:
-            if self._writer.transport.is_closing():
+            if self._stream.is_closing():
                 for task in self._handlers:
                     task.cancel()
             await self._responses.put(None)
@@ -82,19 +80,17 @@ class Connection:
             for task in self._handlers:
                 task.cancel()
             await asyncio.gather(*self._handlers, return_exceptions=True)
-            self._writer.close()
+            self._stream.close()
 
     def abort(self) -> None:
         """Close the socket at once; the read loop then ends and in-flight handlers are cancelled."""
-        self._writer.transport.abort()
+        self._stream.abort()
 
     async def _read_loop(self) -> None:
-        reader = self._reader
+        stream = self._stream
         while True:
             try:
-                (length,) = LENGTH.unpack(await reader.readexactly(LENGTH.size))
-                check_frame_length(length, self._server.max_request_bytes)
-                payload = await reader.readexactly(length)
+                payload = await stream.read_frame()
             except asyncio.IncompleteReadError:
                 return
             except (ConnectionError, OSError):
@@ -143,7 +139,7 @@ class Connection:
         one wake-up of the client instead of one per answer.  Record batches are passed
         to the socket as they were read (``encode_response_buffers``), not copied.
         """
-        writer = self._writer
+        writer = self._stream
         responses = self._responses
         buffers: list[bytes | memoryview] = []
         coalesced = 0
@@ -193,7 +189,7 @@ class Connection:
         """Hand answers already encoded to the transport before the write loop ends."""
         if buffers:
             try:
-                self._writer.writelines(buffers)
+                self._stream.writelines(buffers)
             except (ConnectionError, OSError):
                 pass
 
@@ -217,9 +213,8 @@ class SocketServer:
         self.max_request_bytes = max_request_bytes
         self.max_queued_requests = max_queued_requests
         self.drain_timeout_s = 5.0
-        self._server: asyncio.base_events.Server | None = None
-        self._connections: set[Connection] = set()
-        self._closed = asyncio.Event()
+        self._server: asyncio.Server | None = None
+        self._connections: dict[Connection, asyncio.Task[None]] = {}
         self._broker_id = broker_id
         self.bound_port = port
 
@@ -229,22 +224,18 @@ class SocketServer:
         Raises:
             OSError: the address is in use or cannot be bound.
         """
-        self._server = await asyncio.start_server(self._accept, self.host, self.port, reuse_address=True,
-                                                  limit=1 << 20, backlog=1024)
+        self._server = await start_frame_server(self._accept, self.host, self.port, self.max_request_bytes)
         self.bound_port = self._server.sockets[0].getsockname()[1]
         logger.info("[SocketServer brokerId=%d] Listening on %s:%d", self._broker_id, self.host, self.bound_port)
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        sock = writer.get_extra_info("socket")
+    def _accept(self, stream: FrameStream) -> None:
+        sock = stream.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        connection = Connection(self, reader, writer)
-        self._connections.add(connection)
-        try:
-            await connection.run()
-        finally:
-            self._connections.discard(connection)
-            self._closed.set()
+        connection = Connection(self, stream)
+        task = asyncio.get_running_loop().create_task(connection.run(), name=f"conn-{connection.peer}")
+        self._connections[connection] = task
+        task.add_done_callback(lambda _: self._connections.pop(connection, None))
 
     async def stop_accepting(self) -> None:
         if self._server is not None:
@@ -254,22 +245,21 @@ class SocketServer:
         """Stop accepting, then close every connection and wait (bounded) until they end.
 
         Closing the transport ends each connection's read loop normally, so the
-        connection tasks (owned by asyncio's server) finish without cancellation.
+        connection tasks (owned here) finish without cancellation; any still running
+        after ``drain_timeout_s`` are cancelled and awaited.
         """
         await self.stop_accepting()
         for connection in list(self._connections):
             connection.abort()
-        deadline = asyncio.get_running_loop().time() + self.drain_timeout_s
-        while self._connections and asyncio.get_running_loop().time() < deadline:
-            self._closed.clear()
-            try:
-                await asyncio.wait_for(self._closed.wait(), 0.1)
-            except TimeoutError:
-                pass
+        tasks = list(self._connections.values())
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=self.drain_timeout_s)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
         if self._server is not None:
             try:
                 await asyncio.wait_for(self._server.wait_closed(), 5)
             except TimeoutError:
                 pass
             self._server = None
-

@@ -20,11 +20,10 @@ from typing import Any
 
 from protocol.api_keys import API_REGISTRY, spec_for_request
 from protocol.errors import KafkaConnectionError, KafkaTimeoutError
+from protocol.frame_stream import FrameStream, open_frame_stream
 from protocol.framing import (
     DEFAULT_MAX_FRAME_BYTES,
-    LENGTH,
     FrameError,
-    check_frame_length,
     decode_response_envelope,
     encode_request_buffers,
 )
@@ -60,8 +59,7 @@ class BrokerConnection:
         self.client_id = client_id
         self.request_timeout_ms = request_timeout_ms
         self._max_frame_bytes = max_frame_bytes
-        self._reader: asyncio.StreamReader | None = None
-        self._writer: asyncio.StreamWriter | None = None
+        self._stream: FrameStream | None = None
         self._read_task: asyncio.Task[None] | None = None
         self._in_flight: collections.deque[tuple[int, type[Struct], int, asyncio.Future[Struct]]] = collections.deque()
         self._slots = asyncio.Semaphore(max_in_flight)
@@ -73,7 +71,7 @@ class BrokerConnection:
 
     @property
     def connected(self) -> bool:
-        return self._writer is not None and self._closed_exc is None
+        return self._stream is not None and self._closed_exc is None
 
     async def connect(self, timeout_ms: int | None = None) -> BrokerConnection:
         """Open the TCP connection.
@@ -84,10 +82,10 @@ class BrokerConnection:
         timeout = (timeout_ms if timeout_ms is not None else self.request_timeout_ms) / 1000
         try:
             async with asyncio.timeout(timeout):
-                self._reader, self._writer = await asyncio.open_connection(self.host, self.port, limit=1 << 20)
+                self._stream = await open_frame_stream(self.host, self.port, self._max_frame_bytes)
         except (TimeoutError, OSError) as exc:
             raise KafkaConnectionError(f"cannot connect to {self.host}:{self.port}: {exc!r}") from exc
-        sock = self._writer.get_extra_info("socket")
+        sock = self._stream.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._read_task = asyncio.get_running_loop().create_task(self._read_loop(), name=f"conn-read-{self.host}:{self.port}")
@@ -118,7 +116,7 @@ class BrokerConnection:
             KafkaTimeoutError: no response in time (the connection is then closed,
                 since later responses can no longer be matched).
         """
-        if self._closed_exc is not None or self._writer is None:
+        if self._closed_exc is not None or self._stream is None:
             raise KafkaConnectionError(f"connection to {self.host}:{self.port} is closed") from self._closed_exc
         spec = spec_for_request(request)
         version = spec.max_version if api_version is None else api_version
@@ -126,7 +124,7 @@ class BrokerConnection:
         correlation_id = self._next_correlation_id()
         data = encode_request_buffers(request, version, correlation_id, self.client_id)
         if not expect_response:
-            self._writer.writelines(data)
+            self._stream.writelines(data)
             await self._drain()
             return None
         try:
@@ -139,7 +137,7 @@ class BrokerConnection:
             if self._closed_exc is not None:
                 raise KafkaConnectionError(f"connection to {self.host}:{self.port} is closed") from self._closed_exc
             self._in_flight.append((correlation_id, spec.response, version, fut))
-            self._writer.writelines(data)  # record batches go to the socket uncopied
+            self._stream.writelines(data)  # record batches go to the socket uncopied
             await self._drain()
             try:
                 # asyncio.timeout, not wait_for: on 3.11 wait_for may swallow a
@@ -156,21 +154,20 @@ class BrokerConnection:
             self._slots.release()
 
     async def _drain(self) -> None:
-        assert self._writer is not None
+        assert self._stream is not None
         try:
-            await self._writer.drain()
+            await self._stream.drain()
         except (OSError, RuntimeError) as exc:
             err = KafkaConnectionError(f"write to {self.host}:{self.port} failed: {exc!r}")
             self._fail_all(err)
             raise err from exc
 
     async def _read_loop(self) -> None:
-        assert self._reader is not None
+        stream = self._stream
+        assert stream is not None
         try:
             while True:
-                (length,) = LENGTH.unpack(await self._reader.readexactly(LENGTH.size))
-                check_frame_length(length, self._max_frame_bytes)
-                payload = await self._reader.readexactly(length)
+                payload = await stream.read_frame()
                 correlation_id, body = decode_response_envelope(payload)
                 if not self._in_flight:
                     raise FrameError(f"unexpected response with correlation id {correlation_id}")
@@ -201,8 +198,8 @@ class BrokerConnection:
                 # The sender may have stopped waiting (timeout or cancellation): mark
                 # the exception retrieved so asyncio does not log it as lost.
                 fut.exception()
-        if self._writer is not None:
-            self._writer.close()
+        if self._stream is not None:
+            self._stream.close()
 
     async def close(self) -> None:
         """Close the socket, fail in-flight requests, and wait (at most 1 s) for the reader task.
@@ -211,8 +208,8 @@ class BrokerConnection:
         cancellation is not re-raised.
         """
         self._fail_all(KafkaConnectionError(f"connection to {self.host}:{self.port} closed by client"))
-        if self._writer is not None:
-            self._writer.transport.abort()
+        if self._stream is not None:
+            self._stream.abort()
         if self._read_task is not None:
             task, self._read_task = self._read_task, None
             task.cancel()

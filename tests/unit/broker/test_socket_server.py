@@ -16,7 +16,9 @@ from protocol.api_keys import ApiKey
 from protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
 from protocol.apis.produce import ProduceRequest
 from protocol.errors import Errors
+from protocol.frame_stream import FrameStream
 from protocol.framing import LENGTH, decode_response_envelope, encode_request, frame
+from tests.unit.protocol.frame_stream_fakes import RecordingTransport, feed
 
 MAX_REQUEST_BYTES = 4096
 WAIT_S = 5.0
@@ -208,43 +210,18 @@ async def test_stop_closes_open_connections(handler):
     await client.close()
 
 
-class RecordingWriter:
-    """A StreamWriter stand-in that records each write call (no socket)."""
-
-    def __init__(self) -> None:
-        self.calls: list[bytes] = []
-        self.transport = self
-
-    def get_extra_info(self, name):
-        return ("127.0.0.1", 1) if name == "peername" else None
-
-    def is_closing(self) -> bool:
-        return False
-
-    def write(self, data) -> None:
-        self.calls.append(bytes(data))
-
-    def writelines(self, buffers) -> None:
-        self.calls.append(b"".join(buffers))
-
-    async def drain(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
 async def test_answers_ready_together_leave_in_one_write_in_request_order(handler):
     server = SocketServer("127.0.0.1", 0, handler, max_request_bytes=MAX_REQUEST_BYTES, max_queued_requests=16,
                           broker_id=1)
-    reader = asyncio.StreamReader()
-    for correlation_id in range(1, 6):
-        reader.feed_data(encode_request(ApiVersionsRequest(), 0, correlation_id, "test"))
-    reader.feed_eof()
-    writer = RecordingWriter()
-    await asyncio.wait_for(Connection(server, reader, writer).run(), WAIT_S)
-    assert len(writer.calls) == 1
-    data, ids = writer.calls[0], []
+    transport = RecordingTransport()
+    stream = FrameStream(MAX_REQUEST_BYTES)
+    stream.connection_made(transport)
+    feed(stream, b"".join(encode_request(ApiVersionsRequest(), 0, correlation_id, "test")
+                          for correlation_id in range(1, 6)))
+    stream.eof_received()
+    await asyncio.wait_for(Connection(server, stream).run(), WAIT_S)
+    assert len(transport.calls) == 1
+    data, ids = transport.calls[0], []
     while data:
         (length,) = LENGTH.unpack_from(data)
         ids.append(decode_response_envelope(data[4:4 + length])[0])
