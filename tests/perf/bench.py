@@ -1,20 +1,32 @@
 """``make bench``: Kafkette side by side with NATS JetStream and Redis Streams, and the machine's limits.
 
-In one invocation on 127.0.0.1 (``python -m tests.perf.bench [--quick] [--only ...]``):
+In one invocation on 127.0.0.1 (``python -m tests.perf.bench [--quick] [--only ...] [--repeat N]``):
 
 - Workloads, identical for every system: 1,000,000 records of 100 B and 100,000 of
   10 KiB (``--quick``: 10x fewer), one producer process with pipelining, then one
   consumer process reading all from the start.  On 1 node: Kafkette 1 broker (RF 1,
   acks=1) against NATS JetStream R1 and Redis (appendonly, everysec); on 3 nodes:
   Kafkette 3 brokers (RF 3, acks=all, ``min.insync.replicas=2``) against a 3-node NATS
-  JetStream R3 cluster.  Each run starts fresh servers.
+  JetStream R3 cluster.  Each run starts fresh servers on a fresh data dir (deleted after
+  the run).  Every workload runs ``--repeat`` times per system (default 3; 1 with
+  ``--quick``), the systems taking turns (Kafkette run 1, each peer's run 1, Kafkette
+  run 2, ...); each (workload, system, phase) reports its median run by records/s
+  (``bench_report.median_run``: one real run, the lower-middle one for an even count),
+  produce and consume chosen independently, with every run's records/s in the JSON.  A
+  failed peer run is reported under ``skipped`` and the median is over the runs that
+  succeeded.
 - Limits: raw asyncio+uvloop loopback bandwidth between two processes (64 KiB
   writes), sequential disk write (page cache, and with fdatasync).
 - End-to-end latency: 10,000 records/s for 30 s (``--quick``: 5 s) on RF 3 acks=all.
+  End-to-end, scale, capacity and the limits are single runs (not repeated).
 - Scale: producer throughput and broker RSS at 1, 100 and 1,000 partitions per broker,
   time to create them, idle RSS of the broker holding them.
 - Broker capacity: load processes resending one pre-encoded ProduceRequest to one
   broker pinned to one CPU (``broker_capacity``), records/s the broker acknowledges.
+
+Before every measured run the machine is settled the same way for every system
+(``settle.settle_page_cache``: ``os.sync()``, then at most 30 s until less than 64 MiB is
+dirty or under writeback), so a run's figure does not depend on what ran before it.
 
 Prints one table (records/s, MB/s, produce latency p50/p99, Kafkette / peer,
 Kafkette / limit, the issue's targets) and writes the figures as JSON under
@@ -29,23 +41,28 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import functools
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.perf import broker_capacity, kafkette_workloads, limits
-from tests.perf.bench_report import LOOPBACK, Row, apply_ratios, format_table, result_document
+from tests.perf.bench_report import LOOPBACK, Row, apply_ratios, format_table, median_rows, result_document
 from tests.perf.peer_servers import Installer, start_nats, start_redis
+from tests.perf.settle import settle_page_cache
 
 RESULTS = Path(__file__).parent / "results"
 PEERS = ("nats", "redis")
 PARTS = ("kafkette", *PEERS, "limits", "end-to-end", "scale", "capacity")
 PEER_RUN_TIMEOUT_S = 900
+FULL_REPEAT = 3  # runs per workload and system of the full run; --quick runs each once
 KIB = 1024
 MIB = 1024 * 1024
 
@@ -95,8 +112,26 @@ def parse_only(text: str | None) -> set[str]:
     return parts
 
 
+def repeat_count(given: int | None, quick: bool) -> int:
+    """Runs per throughput workload and system: ``--repeat`` if given, else 3 (full) or 1 (``--quick``).
+
+    Raises:
+        ValueError: ``given`` is below 1.
+    """
+    if given is None:
+        return 1 if quick else FULL_REPEAT
+    if given < 1:
+        raise ValueError(f"--repeat must be at least 1, not {given}")
+    return given
+
+
 def log(message: str) -> None:
     print(message, flush=True)
+
+
+def settle() -> None:
+    """Settle the machine before a measured run (``settle.settle_page_cache``, logging here)."""
+    settle_page_cache(log)
 
 
 class PeerRunError(RuntimeError):
@@ -147,22 +182,84 @@ def peer_workload(peer: str, binary: str, data_dir: Path, name: str, nodes: int,
     ]
 
 
-def limit_rows(plan: Plan, data_dir: Path) -> list[Row]:
+@dataclasses.dataclass
+class Contender:
+    """One system on one throughput workload, run repeatedly by ``repeat_workload``.
+
+    Attributes:
+        label: what runs, for the log and, for a failed run, the ``skipped`` key
+            (e.g. ``"nats: 100 B x 100,000, 1 node"``).
+        data_dir: parent of each run's fresh data dir (``run-1``, ``run-2``, ...).
+        attempt: one run on fresh servers under the given data dir -> its produce and consume rows.
+        failures: exceptions that fail only this run (recorded in ``skipped``); anything else
+            propagates (Kafkette's failures are never skipped).
+        runs: the rows of each run that succeeded, in run order.
+    """
+
+    label: str
+    data_dir: Path
+    attempt: Callable[[Path], list[Row]]
+    failures: tuple[type[Exception], ...] = ()
+    runs: list[list[Row]] = dataclasses.field(default_factory=list)
+
+
+def repeat_workload(contenders: list[Contender], repeat: int, skipped: dict[str, str],
+                    settle_machine: Callable[[], object] = settle) -> list[Row]:
+    """Run every contender ``repeat`` times, taking turns, and report each one's median rows.
+
+    Each run is preceded by ``settle_machine()`` and gets a fresh data dir, deleted after
+    the run.  A run that raises one of its contender's ``failures`` is logged and recorded
+    in ``skipped`` (``"<label>, run i of N"`` when repeated) and the other runs still count.
+
+    Args:
+        contenders: the systems of one workload, in table order.
+        repeat: runs per contender (at least 1).
+        skipped: filled with label -> why a run failed.
+        settle_machine: called before every run.
+
+    Returns:
+        ``bench_report.median_rows`` of each contender, in contender order.
+
+    Raises:
+        Exception: whatever a run raises outside its contender's ``failures``.
+    """
+    for run_number in range(1, repeat + 1):
+        suffix = f", run {run_number} of {repeat}" if repeat > 1 else ""
+        for contender in contenders:
+            run_dir = contender.data_dir / f"run-{run_number}"
+            settle_machine()
+            log(f"running: {contender.label}{suffix} ...")
+            try:
+                contender.runs.append(contender.attempt(run_dir))
+            except contender.failures as exc:
+                skipped[contender.label + suffix] = str(exc)
+                log(f"FAILED {contender.label}{suffix}: {exc}")
+            finally:
+                shutil.rmtree(run_dir, ignore_errors=True)
+    return [row for contender in contenders for row in median_rows(contender.runs, repeat)]
+
+
+def limit_rows(plan: Plan, data_dir: Path, settle_machine: Callable[[], object] = settle) -> list[Row]:
     """Loopback bandwidth and sequential disk write (disk: the better of two runs, the first warms up)."""
+    settle_machine()
     log(f"running: loopback limit, {plan.loopback_bytes // MIB:,} MiB in 64 KiB writes ...")
     loopback = limits.loopback_mb_per_s(plan.loopback_bytes)
     rows = [Row(f"limit: {plan.loopback_bytes // MIB:,} MiB", LOOPBACK, "limit", mb_per_s=loopback,
                 note="asyncio+uvloop, 2 processes, 127.0.0.1, 64 KiB writes")]
     for sync, label in ((False, "disk (page cache)"), (True, "disk (fdatasync)")):
         log(f"running: {label}, {plan.disk_bytes // MIB:,} MiB in 1 MiB writes ...")
-        best = max(limits.disk_write_mb_per_s(data_dir, plan.disk_bytes, sync) for _ in range(2))
+        disk_runs = []
+        for _ in range(2):
+            settle_machine()
+            disk_runs.append(limits.disk_write_mb_per_s(data_dir, plan.disk_bytes, sync))
+        best = max(disk_runs)
         rows.append(Row(f"limit: {plan.disk_bytes // MIB:,} MiB", label, "limit", mb_per_s=best,
                         note="sequential 1 MiB writes" + (", fdatasync at the end" if sync else "")))
     return rows
 
 
-def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], installer: Installer | None = None
-        ) -> list[Row]:
+def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], installer: Installer | None = None,
+        repeat: int = 1, settle_machine: Callable[[], object] = settle) -> list[Row]:
     """Every selected part of the benchmark; peers that cannot run are added to ``skipped``.
 
     Args:
@@ -171,9 +268,12 @@ def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], install
         tmp: scratch directory for every server's data.
         skipped: filled with system -> exactly what was missing or failed.
         installer: finds or installs the peers (default: ``Installer(log=log)``).
+        repeat: runs per throughput workload and system (their median is reported).
+        settle_machine: called before every measured run (default: ``settle``).
 
     Returns:
-        Rows in table order: workloads, end-to-end, scale, capacity, limits (ratios not yet applied).
+        Rows in table order: workloads (medians), end-to-end, scale, capacity, limits (ratios not
+        yet applied).
 
     Raises:
         kafkette_workloads.KafketteRunError: a Kafkette command failed (Kafkette is never skipped).
@@ -189,35 +289,38 @@ def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], install
                 log(f"SKIPPING {peer}: {problem}")
             else:
                 binaries[peer] = binary  # type: ignore[assignment]
-    limit = limit_rows(plan, tmp) if "limits" in parts else []
+    limit = limit_rows(plan, tmp, settle_machine) if "limits" in parts else []
     rows: list[Row] = []
     for size, records in ((100, plan.small_records), (10 * KIB, plan.large_records)):
         for nodes, acks, peers in ((1, "1", ("nats", "redis")), (3, "all", ("nats",))):
             name = workload_name(size, records, nodes)
+            contenders = []
             if "kafkette" in parts:
-                log(f"running: {name}: kafkette, {nodes} broker(s), acks={acks} ...")
-                rows += kafkette_workloads.workload(tmp / f"kafkette-{size}-{nodes}", name, nodes, acks,
-                                                    records, size, plan.partitions)
+                contenders.append(Contender(
+                    f"kafkette: {name}, {nodes} broker(s), acks={acks}", tmp / f"kafkette-{size}-{nodes}",
+                    functools.partial(kafkette_workloads.workload, workload_name=name, brokers=nodes, acks=acks,
+                                      records=records, size=size, partitions=plan.partitions)))
             for peer in peers:
-                if peer not in binaries:
-                    continue
-                log(f"running: {name}: {peer} ...")
-                try:
-                    rows += peer_workload(peer, binaries[peer], tmp / f"{peer}-{size}-{nodes}", name, nodes,
-                                          records, size)
-                except (PeerRunError, RuntimeError) as exc:
-                    skipped[f"{peer}: {name}"] = str(exc)
-                    log(f"FAILED {peer} on {name}: {exc}")
+                if peer in binaries:
+                    contenders.append(Contender(
+                        f"{peer}: {name}", tmp / f"{peer}-{size}-{nodes}",
+                        functools.partial(peer_workload, peer, binaries[peer], name=name, nodes=nodes,
+                                          records=records, size=size),
+                        failures=(PeerRunError, RuntimeError)))
+            rows += repeat_workload(contenders, repeat, skipped, settle_machine)
     if "end-to-end" in parts:
+        settle_machine()
         log(f"running: end-to-end latency, {plan.end_to_end_records_per_s:,} records/s for "
             f"{plan.end_to_end_duration_s} s, 3 brokers ...")
         rows.append(kafkette_workloads.end_to_end(tmp / "end-to-end", plan.end_to_end_records_per_s,
                                                   plan.end_to_end_duration_s))
     if "scale" in parts:
         for partitions in plan.scale_partitions:
+            settle_machine()
             log(f"running: scale, {partitions:,} partition(s) on 1 broker ...")
             rows.append(kafkette_workloads.scale(tmp / f"scale-{partitions}", partitions, plan.scale_records))
     if "capacity" in parts:
+        settle_machine()
         log(f"running: broker capacity, {plan.capacity_producers} load processes, 1 broker on one CPU ...")
         rows.append(broker_capacity.capacity(tmp / "capacity", plan.capacity_producers,
                                              plan.capacity_records_per_producer))
@@ -231,18 +334,22 @@ def main(argv: list[str] | None = None) -> int:
                         help="10x fewer records, shorter limits and end-to-end")
     parser.add_argument("--only",
                         help=f"comma-separated parts to run, from: {', '.join(PARTS)} (default: all)")
+    parser.add_argument("--repeat", type=int,
+                        help=f"runs per throughput workload and system, their median reported "
+                             f"(default: {FULL_REPEAT}, with --quick 1)")
     parser.add_argument("--partitions", type=int, default=6, help="partitions of Kafkette's workload topic")
     parser.add_argument("--results-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     try:
         parts = parse_only(args.only)
+        repeat = repeat_count(args.repeat, args.quick)
     except ValueError as exc:
         parser.error(str(exc))
     plan = Plan.quick(args.partitions) if args.quick else Plan(partitions=args.partitions)
     started = time.monotonic()
     skipped: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="kafkette-bench-") as tmp:
-        rows = apply_ratios(run(plan, parts, Path(tmp), skipped))
+        rows = apply_ratios(run(plan, parts, Path(tmp), skipped, repeat=repeat))
     log("")
     log(format_table(rows))
     for what, reason in skipped.items():
@@ -253,7 +360,8 @@ def main(argv: list[str] | None = None) -> int:
         rows, skipped, date=now.isoformat(timespec="seconds"), command=command,
         machine={"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
                  "load_average_1m": os.getloadavg()[0]},
-        options={**dataclasses.asdict(plan), "parts": sorted(parts), "quick": args.quick},
+        options={**dataclasses.asdict(plan), "parts": sorted(parts), "quick": args.quick,
+                 "repeat": repeat},
     )
     args.results_dir.mkdir(parents=True, exist_ok=True)
     out = args.results_dir / f"bench-{now:%Y%m%dT%H%M%SZ}{'-quick' if args.quick else ''}.json"

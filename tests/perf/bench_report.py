@@ -1,8 +1,8 @@
 """The benchmark's figures as rows: ratios, targets, the one table and the JSON document.
 
-Owns: the ``Row`` shape every measurement is reported in, the ratio math (Kafkette /
-peer for the same workload and phase, Kafkette / the machine's limit), the issue's
-targets, the printed table and the result document written under
+Owns: the ``Row`` shape every measurement is reported in, the choice of the median run
+among repeated runs, the ratio math (Kafkette / peer for the same workload and phase,
+Kafkette / the machine's limit), the issue's targets, the printed table and the result document written under
 ``tests/perf/results/``.  Pure: no processes, sockets or files; ``bench.py`` runs the
 measurements and hands their rows here.
 """
@@ -17,7 +17,7 @@ from tabulate import tabulate
 
 KAFKETTE = "kafkette"
 LOOPBACK = "loopback"  # system name of the raw asyncio+uvloop loopback limit row
-RESULT_SCHEMA_VERSION = 1
+RESULT_SCHEMA_VERSION = 2  # 2: throughput rows are the median of repeated runs
 
 
 @dataclasses.dataclass
@@ -67,6 +67,69 @@ LARGE_PRODUCE_MIN_MB_PER_S = 1000.0
 LARGE_PRODUCE_MIN_SHARE_OF_LOOPBACK = 0.2
 END_TO_END_MAX_P99_MS = 20.0
 BROKER_CAPACITY_MIN_RECORDS_PER_S = 1_000_000.0
+
+
+def median_run(runs: Sequence[Row]) -> Row:
+    """The median of repeated runs of one workload, system and phase, by records/s.
+
+    The whole row of that one run is returned (its MB/s and p50/p99/p99.9 are that run's,
+    never a mix of runs).  With an even number of runs it is the lower-middle run (the
+    slower of the two middle ones), so the reported figure is one that was really
+    measured; ties keep run order (the earlier run ranks lower).  A run without
+    records/s ranks lowest.
+
+    Args:
+        runs: the rows of the runs that succeeded, in run order.
+
+    Returns:
+        The median run's row (not a copy).
+
+    Raises:
+        ValueError: no runs.
+    """
+    if not runs:
+        raise ValueError("no runs to take the median of")
+    ranked = sorted(runs, key=lambda r: (r.records_per_s is not None, r.records_per_s or 0.0))
+    return ranked[(len(ranked) - 1) // 2]
+
+
+def median_rows(runs: Sequence[Sequence[Row]], attempted: int) -> list[Row]:
+    """One row per (workload, system, phase) out of repeated runs: each phase's ``median_run``.
+
+    Produce and consume medians are chosen independently (the median produce run and the
+    median consume run may be different runs).  Each returned row is a copy of its median
+    run's row with ``extra["runs_records_per_s"]`` (records/s of every run that succeeded,
+    in run order) and ``extra["runs_failed"]``; when more than one run was attempted its
+    note ends with ``(median of N)``, and with ``K of M runs failed`` when some did.
+
+    Args:
+        runs: the rows of each run that succeeded, in run order (a failed run has no rows).
+        attempted: how many runs were attempted, those that failed included.
+
+    Returns:
+        The median rows, in the order their (workload, system, phase) first appear; empty
+        when no run succeeded.
+
+    Raises:
+        ValueError: ``attempted`` is smaller than the number of runs given.
+    """
+    if attempted < len(runs):
+        raise ValueError(f"{len(runs)} runs given but only {attempted} attempted")
+    failed = attempted - len(runs)
+    by_key: dict[tuple[str, str, str], list[Row]] = {}
+    for rows in runs:
+        for row in rows:
+            by_key.setdefault((row.workload, row.system, row.phase), []).append(row)
+    medians = []
+    for same in by_key.values():
+        chosen = median_run(same)
+        note = chosen.note
+        if attempted > 1:
+            summary = f"median of {len(same)}" + (f", {failed} of {attempted} runs failed" if failed else "")
+            note = f"{note} ({summary})" if note else f"({summary})"
+        extra = {**chosen.extra, "runs_records_per_s": [r.records_per_s for r in same], "runs_failed": failed}
+        medians.append(dataclasses.replace(chosen, note=note, extra=extra))
+    return medians
 
 
 def ratio(numerator: float | None, denominator: float | None) -> float | None:
