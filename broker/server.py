@@ -35,6 +35,7 @@ from broker.node_to_controller_channel import NodeToControllerChannelManager
 from broker.producer_id_manager import ProducerIdManager
 from broker.replica_manager import ReplicaManager
 from broker.socket_server import SocketServer
+from client.process_tuning import tune_process_memory
 
 logger = logging.getLogger(__name__)
 
@@ -170,6 +171,7 @@ async def serve(config: KafkaConfig) -> None:
         loop.add_signal_handler(sig, stop.set)
     try:
         await server.startup()
+        tune_process_memory()  # after start-up: what the broker loaded leaves the collector's generations
         await stop.wait()
     finally:
         await server.shutdown()

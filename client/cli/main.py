@@ -23,6 +23,7 @@ from client.cli.perf import perf
 from client.cli.produce import produce
 from client.cli.topics import topics
 from client.local_cluster import LocalClusterError
+from client.process_tuning import tune_process_memory
 from protocol.errors import KafkaError
 
 # Exceptions that mean "the user asked for something that cannot be done".
@@ -73,6 +74,7 @@ kafkette.add_command(delete_records)
 
 def main() -> None:
     """Console-script entry point (``kafkette``)."""
+    tune_process_memory()
     kafkette.main(prog_name="kafkette")
 
 
