@@ -13,6 +13,9 @@ percentiles ``p50_ms`` ... from ``client.cli.perf.ProduceStats``, the statistics
 - Redis Streams (redis.asyncio, hiredis parser): XADD in pipelines of 1000, latency
   of a record from its pipeline's start to the pipeline's reply; XRANGE chunks of 10,000.
 
+Each client process gets the allocator and collector settings of Kafkette's own client
+processes (``client.process_tuning``), so neither side gains from them alone.
+
 Owns only the client side; servers are started by ``peer_servers``.
 """
 
@@ -26,6 +29,7 @@ import time
 
 from client.cli.perf import MB, ProduceStats
 from client.cli.shared_options import run_coroutine
+from client.process_tuning import tune_process_memory
 
 STREAM = "BENCH"
 SETUP_TIMEOUT_S = 60.0  # a new JetStream cluster elects its meta leader before streams can be added
@@ -167,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pipeline", type=int, default=1000, help="Redis XADDs per pipeline")
     parser.add_argument("--chunk", type=int, default=10000, help="Redis XRANGE count")
     args = parser.parse_args(argv)
+    tune_process_memory()  # the same allocator and collector settings as Kafkette's own client processes
     if args.command == "nats-produce":
         coro = nats_produce(args.url, args.subject, args.records, args.size, args.replicas, args.max_pending)
     elif args.command == "nats-consume":
