@@ -135,6 +135,28 @@ class ClusterMetadata:
             return None
         return meta.leader
 
+    def partitions_by_leader(
+        self, tps: Iterable[TopicPartition]
+    ) -> tuple[dict[int, list[TopicPartition]], list[TopicPartition]]:
+        """Group partitions by the live broker leading them (how requests are routed).
+
+        Args:
+            tps: the partitions to route.
+
+        Returns:
+            (``{leader broker id: [tp, ...]}`` in the order of ``tps``, the partitions
+            whose leader is unknown, absent or not a live broker in this cache).
+        """
+        by_leader: dict[int, list[TopicPartition]] = {}
+        no_leader: list[TopicPartition] = []
+        for tp in tps:
+            leader = self.leader_for(tp)
+            if leader is None or leader not in self._brokers:
+                no_leader.append(tp)
+            else:
+                by_leader.setdefault(leader, []).append(tp)
+        return by_leader, no_leader
+
     # --- refresh bookkeeping ---------------------------------------------------------
 
     def _now_ms(self) -> float:

@@ -24,6 +24,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from client.background_tasks import BackgroundTasks, wait_for_wakeup
 from client.consumer.offset_fetcher import OffsetFetcher
 from client.consumer.subscription_state import SubscriptionState
 from client.kafka_client import KafkaClient
@@ -199,24 +200,18 @@ class Fetcher:
         self._records: dict[TopicPartition, PartitionRecords] = {}
         self._in_flight_nodes: set[int] = set()
         self._in_flight_tps: set[TopicPartition] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._task: asyncio.Task[None] | None = None
+        self._tasks = BackgroundTasks()
         self._wakeup = asyncio.Event()
         self.data_ready = asyncio.Event()
         self._error: BaseException | None = None
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="consumer-fetcher")
-        self._task.add_done_callback(self._on_done)
+        """Start the fetcher task (its crash is raised by the next ``fetched_records``)."""
+        self._tasks.start(self._run(), "consumer-fetcher", self._on_done)
 
     async def stop(self, timeout_s: float = 5.0) -> None:
-        """Cancel the fetcher task and in-flight fetches; await them (bounded)."""
-        tasks = [t for t in [self._task, *self._tasks] if t is not None and not t.done()]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=timeout_s)
-        self._task = None
+        """Cancel the fetcher task and in-flight fetches; await them (bounded, seconds)."""
+        await self._tasks.stop(timeout_s)
 
     def _on_done(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:
@@ -279,12 +274,7 @@ class Fetcher:
             self._wakeup.clear()
             await self._reset_offsets()
             wait_ms = min(self._send_fetches(), self._subs.next_backoff_expiry_ms())
-            timeout = None if wait_ms == float("inf") else max(wait_ms, 1.0) / 1000
-            try:
-                async with asyncio.timeout(timeout):
-                    await self._wakeup.wait()
-            except TimeoutError:
-                pass
+            await wait_for_wakeup(self._wakeup, wait_ms)
 
     async def _reset_offsets(self) -> None:
         needing = self._subs.partitions_needing_reset()
@@ -301,27 +291,17 @@ class Fetcher:
                 self.data_ready.set()
 
     def _send_fetches(self) -> float:
-        cluster = self._client.cluster
-        by_node: dict[int, list[TopicPartition]] = defaultdict(list)
-        unknown_leader = False
-        for tp in self._subs.fetchable_partitions():
-            if tp in self._records or tp in self._in_flight_tps:
-                continue
-            leader = cluster.leader_for(tp)
-            if leader is None or cluster.broker(leader) is None:
-                unknown_leader = True
-                continue
-            by_node[leader].append(tp)
+        wanted = (tp for tp in self._subs.fetchable_partitions()
+                  if tp not in self._records and tp not in self._in_flight_tps)
+        by_node, no_leader = self._client.cluster.partitions_by_leader(wanted)
         for node_id, tps in by_node.items():
             if node_id in self._in_flight_nodes:
                 continue
             offsets = {tp: self._subs.position(tp) for tp in tps}
             self._in_flight_nodes.add(node_id)
             self._in_flight_tps.update(tps)
-            task = asyncio.get_running_loop().create_task(self._fetch(node_id, offsets))  # type: ignore[arg-type]
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-        if unknown_leader:
+            self._tasks.spawn(self._fetch(node_id, offsets))
+        if no_leader:
             self._client.request_metadata_update()
             return float(self._retry_backoff_ms)
         return float("inf")

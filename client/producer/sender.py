@@ -17,6 +17,7 @@ import asyncio
 import logging
 from collections import defaultdict
 
+from client.background_tasks import BackgroundTasks, wait_for_wakeup
 from client.kafka_client import KafkaClient
 from client.producer.producer_batch import ProducerBatch
 from client.producer.record_accumulator import RecordAccumulator
@@ -65,26 +66,20 @@ class Sender:
         self._log_prefix = f"[Producer clientId={client_id}]"
         self._muted: set[TopicPartition] = set()
         self._in_flight: dict[int, int] = defaultdict(int)
-        self._requests: set[asyncio.Task[None]] = set()
-        self._task: asyncio.Task[None] | None = None
+        self._tasks = BackgroundTasks()
 
     def start(self) -> None:
         """Start the sender task (its crash fails every pending batch)."""
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="producer-sender")
-        self._task.add_done_callback(self._on_sender_done)
+        self._tasks.start(self._run(), "producer-sender", self._on_sender_done)
 
     async def stop(self, timeout_s: float = 5.0) -> None:
-        """Cancel the sender task and in-flight requests; await them (bounded)."""
-        tasks = [t for t in [self._task, *self._requests] if t is not None and not t.done()]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=timeout_s)
-        self._task = None
+        """Cancel the sender task and in-flight requests; await them (bounded, seconds)."""
+        await self._tasks.stop(timeout_s)
 
     @property
     def running(self) -> bool:
-        return self._task is not None and not self._task.done()
+        """True while the sender task runs."""
+        return self._tasks.running
 
     def _on_sender_done(self, task: asyncio.Task[None]) -> None:
         if task.cancelled():
@@ -108,16 +103,9 @@ class Sender:
             if ready:
                 wait_ms = self._send_ready(ready)
                 next_ms = min(next_ms, wait_ms)
-            timeout = None if next_ms == float("inf") else max(next_ms, 1.0) / 1000
-            if timeout is None and acc.has_incomplete():
-                timeout = 1.0  # re-check delivery timeouts of queued batches
-            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation
-            # that races with the event being set, and stop() would never finish.
-            try:
-                async with asyncio.timeout(timeout):
-                    await acc.wakeup.wait()
-            except TimeoutError:
-                pass
+            if next_ms == float("inf") and acc.has_incomplete():
+                next_ms = 1000.0  # re-check delivery timeouts of queued batches
+            await wait_for_wakeup(acc.wakeup, next_ms)
 
     async def _ensure_producer_id(self) -> None:
         if self._tm is None:
@@ -146,15 +134,7 @@ class Sender:
         Returns:
             ms until the sender should look again for partitions it had to skip.
         """
-        cluster = self._client.cluster
-        by_node: dict[int, list[TopicPartition]] = defaultdict(list)
-        unknown_leader = False
-        for tp in ready:
-            leader = cluster.leader_for(tp)
-            if leader is None or cluster.broker(leader) is None:
-                unknown_leader = True
-                continue
-            by_node[leader].append(tp)
+        by_node, no_leader = self._client.cluster.partitions_by_leader(ready)
         for node_id, tps in by_node.items():
             if self._in_flight[node_id] >= self._max_in_flight:
                 continue
@@ -173,10 +153,8 @@ class Sender:
                 self._muted.add(tp)
             if batches:
                 self._in_flight[node_id] += 1
-                task = asyncio.get_running_loop().create_task(self._send_produce(node_id, batches))
-                self._requests.add(task)
-                task.add_done_callback(self._requests.discard)
-        if unknown_leader:
+                self._tasks.spawn(self._send_produce(node_id, batches))
+        if no_leader:
             self._client.request_metadata_update()
             return float(self._client.retry_backoff_ms)
         return float("inf")

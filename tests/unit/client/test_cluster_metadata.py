@@ -95,6 +95,15 @@ def test_partition_led_by_a_broker_that_left_is_not_available():
     assert cluster.available_partitions_for_topic("t") == [0]
 
 
+def test_partitions_are_routed_to_live_leaders_and_the_rest_reported_leaderless():
+    cluster = ClusterMetadata(clock=ManualClock())
+    cluster.update(response(brokers=(1, 2), topics=[topic("t", [1, 2, 1, -1, 3])]), ["t"])
+    tps = [TopicPartition("t", p) for p in range(5)] + [TopicPartition("unknown", 0)]
+    by_leader, no_leader = cluster.partitions_by_leader(tps)
+    assert by_leader == {1: [tps[0], tps[2]], 2: [tps[1]]}
+    assert no_leader == [tps[3], tps[4], tps[5]]
+
+
 def test_response_without_brokers_is_ignored():
     cluster = ClusterMetadata(clock=ManualClock())
     cluster.update(response(topics=[topic("t", [1])]), ["t"])
