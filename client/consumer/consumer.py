@@ -14,6 +14,7 @@ import asyncio
 import logging
 from collections.abc import Iterable, Mapping
 
+from client.consumer.fetch_config import FetchConfig
 from client.consumer.fetcher import ConsumerRecord, Fetcher
 from client.consumer.offset_fetcher import OffsetAndTimestamp, OffsetFetcher
 from client.consumer.subscription_state import SubscriptionState
@@ -64,8 +65,7 @@ class Consumer:
         metadata_max_age_ms: int = 300000,
         allow_auto_create_topics: bool = True,
     ) -> None:
-        if fetch_max_wait_ms < 0 or fetch_min_bytes < 0 or fetch_max_bytes < 1 or max_partition_fetch_bytes < 1:
-            raise ValueError("fetch sizes must be positive and fetch_max_wait_ms >= 0")
+        fetch_config = FetchConfig(fetch_max_wait_ms, fetch_min_bytes, fetch_max_bytes, max_partition_fetch_bytes)
         self.client_id = client_id or f"kafkette-consumer-{next(_client_ids)}"
         self._request_timeout_ms = request_timeout_ms
         self._subscriptions = SubscriptionState(auto_offset_reset)
@@ -77,10 +77,8 @@ class Consumer:
         self._offset_fetcher = OffsetFetcher(self._client, request_timeout_ms=request_timeout_ms,
                                              retry_backoff_ms=retry_backoff_ms)
         self._fetcher = Fetcher(
-            self._client, self._subscriptions, self._offset_fetcher,
-            fetch_max_wait_ms=fetch_max_wait_ms, fetch_min_bytes=fetch_min_bytes, fetch_max_bytes=fetch_max_bytes,
-            max_partition_fetch_bytes=max_partition_fetch_bytes, request_timeout_ms=request_timeout_ms,
-            retry_backoff_ms=retry_backoff_ms, client_id=self.client_id,
+            self._client, self._subscriptions, self._offset_fetcher, fetch_config=fetch_config,
+            request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms, client_id=self.client_id,
         )
         self._started = False
         self._closed = False

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from client.background_tasks import BackgroundTasks, wait_for_wakeup
+from client.consumer.fetch_config import FetchConfig
 from client.consumer.offset_fetcher import OffsetFetcher
 from client.consumer.subscription_state import SubscriptionState
 from client.kafka_client import KafkaClient
@@ -167,8 +168,7 @@ class Fetcher:
         client: shared KafkaClient.
         subscriptions: the consumer's SubscriptionState.
         offset_fetcher: ListOffsets lookups for position resets.
-        fetch_max_wait_ms, fetch_min_bytes, fetch_max_bytes, max_partition_fetch_bytes:
-            the FetchRequest's max_wait_ms / min_bytes / max_bytes / partition_max_bytes.
+        fetch_config: the FetchRequest's max_wait_ms / min_bytes / max_bytes / partition_max_bytes.
         request_timeout_ms: response deadline on top of ``fetch_max_wait_ms`` (ms).
         retry_backoff_ms: per-partition pause after an error (ms).
     """
@@ -179,10 +179,7 @@ class Fetcher:
         subscriptions: SubscriptionState,
         offset_fetcher: OffsetFetcher,
         *,
-        fetch_max_wait_ms: int = 500,
-        fetch_min_bytes: int = 1,
-        fetch_max_bytes: int = 52428800,
-        max_partition_fetch_bytes: int = 1048576,
+        fetch_config: FetchConfig = FetchConfig(),
         request_timeout_ms: int = 30000,
         retry_backoff_ms: int = 100,
         client_id: str = "kafkette",
@@ -190,10 +187,7 @@ class Fetcher:
         self._client = client
         self._subs = subscriptions
         self._offset_fetcher = offset_fetcher
-        self._fetch_max_wait_ms = fetch_max_wait_ms
-        self._fetch_min_bytes = fetch_min_bytes
-        self._fetch_max_bytes = fetch_max_bytes
-        self._max_partition_fetch_bytes = max_partition_fetch_bytes
+        self._config = fetch_config
         self._request_timeout_ms = request_timeout_ms
         self._retry_backoff_ms = retry_backoff_ms
         self._log_prefix = f"[Consumer clientId={client_id}]"
@@ -307,13 +301,14 @@ class Fetcher:
         return float("inf")
 
     def _build_request(self, offsets: dict[TopicPartition, int]) -> FetchRequest:
+        config = self._config
         by_topic: dict[str, list[FetchPartition]] = defaultdict(list)
         for (topic, partition), offset in offsets.items():
             by_topic[topic].append(FetchPartition(partition=partition, fetch_offset=offset,
-                                                  partition_max_bytes=self._max_partition_fetch_bytes))
+                                                  partition_max_bytes=config.max_partition_fetch_bytes))
         return FetchRequest(
-            replica_id=-1, max_wait_ms=self._fetch_max_wait_ms, min_bytes=self._fetch_min_bytes,
-            max_bytes=self._fetch_max_bytes, isolation_level=0,
+            replica_id=-1, max_wait_ms=config.fetch_max_wait_ms, min_bytes=config.fetch_min_bytes,
+            max_bytes=config.fetch_max_bytes, isolation_level=0,
             topics=[FetchTopic(topic=t, partitions=parts) for t, parts in by_topic.items()],
         )
 
@@ -321,7 +316,7 @@ class Fetcher:
         try:
             response: FetchResponse = await self._client.send(
                 node_id, self._build_request(offsets),
-                timeout_ms=self._request_timeout_ms + self._fetch_max_wait_ms,
+                timeout_ms=self._request_timeout_ms + self._config.fetch_max_wait_ms,
             )
             self._handle_response(node_id, offsets, response)
         except asyncio.CancelledError:
