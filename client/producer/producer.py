@@ -288,17 +288,20 @@ class Producer:
             raise KafkaError("record was not appended")
         return fut
 
-    async def send_and_wait(
-        self,
-        topic: str,
-        value: bytes | str | None = None,
-        key: bytes | str | None = None,
-        partition: int | None = None,
-        headers: list[tuple[str, bytes | None]] | None = None,
-        timestamp_ms: int | None = None,
-    ) -> RecordMetadata:
-        """``send`` then await the record's acknowledgement (see ``send`` for errors)."""
-        fut = await self.send(topic, value, key=key, partition=partition, headers=headers, timestamp_ms=timestamp_ms)
+    async def send_and_wait(self, *args: Any, **kwargs: Any) -> RecordMetadata:
+        """``send`` then await the record's acknowledgement.
+
+        Args:
+            args, kwargs: exactly ``send``'s arguments (topic, value, key, partition,
+                headers, timestamp_ms), positional or by name.
+
+        Returns:
+            The record's RecordMetadata once acknowledged.
+
+        Raises:
+            What ``send`` raises, and the KafkaError that ended delivery.
+        """
+        fut = await self.send(*args, **kwargs)
         return await fut
 
     async def flush(self, timeout: float | None = None) -> None:
