@@ -14,13 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from client import AdminClient, NewTopic, Producer, TopicPartition
+from tests.cluster_configs import QUICK_STOP
+from tests.cluster_helpers import consume_from_beginning
 
 pytestmark = pytest.mark.timeout(180)
-
-# Stopping every broker at once leaves the last one retrying ControlledShutdown against
-# the stopped controller (controlled.shutdown.retry.backoff.ms, 5 s by default).
-QUICK_STOP = {"controlled_shutdown_retry_backoff_ms": 100}
 
 SERVED = "ctl-served"  # led by brokers 2 and 3 only: must stay readable without the controller
 CONFIGURED = "ctl-config"  # on brokers [1, 2] with a tiny segment.bytes
@@ -62,19 +60,8 @@ async def _produce(bootstrap: str, topic: str, tag: str, partitions: int, idempo
     return values
 
 
-async def _consume(bootstrap: str, topic: str, partitions: list[int], timeout_s: float = 30) -> list[bytes]:
-    tps = [TopicPartition(topic, p) for p in partitions]
-    values: list[bytes] = []
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
-        consumer.assign(tps)
-        await consumer.seek_to_beginning(*tps)
-        total = sum((await consumer.end_offsets(tps)).values())
-        deadline = asyncio.get_running_loop().time() + timeout_s
-        while len(values) < total:
-            assert asyncio.get_running_loop().time() < deadline, f"{topic}: consumed {len(values)} of {total}"
-            for records in (await consumer.getmany(timeout_ms=500)).values():
-                values.extend(r.value for r in records)
-    return values
+async def _consume(bootstrap: str, topic: str, partitions: list[int]) -> list[bytes]:
+    return [r.value for r in await consume_from_beginning(bootstrap, [TopicPartition(topic, p) for p in partitions])]
 
 
 def _segment_bases(cluster, broker_id: int, topic: str) -> list[int]:

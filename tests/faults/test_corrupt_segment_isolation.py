@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from client import AdminClient, NewTopic, Producer, TopicPartition
 from client.connection import BrokerConnection
 from protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from protocol.apis.list_offsets import (
@@ -33,17 +33,16 @@ from protocol.apis.list_offsets import (
 )
 from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from protocol.errors import Errors
-from protocol.record_batch import HEADER_SIZE, build_batch, iter_batches
+from protocol.record_batch import build_batch
+from tests.cluster_helpers import consume_from_beginning, corrupt_oldest_segment, partition_dir
 
 pytestmark = pytest.mark.timeout(180)
 
 HOST = "127.0.0.1"
 SEGMENT_BYTES = 4096
 RECORDS = 300
-
-
-def _partition_dir(cluster, topic: str, partition: int) -> Path:
-    return Path(cluster.data_dir) / "broker-1" / "logs" / f"{topic}-{partition}"
+OFFLINE_CODES = {"fetch": Errors.KAFKA_STORAGE_ERROR, "list_offsets": Errors.KAFKA_STORAGE_ERROR,
+                 "produce": Errors.KAFKA_STORAGE_ERROR}
 
 
 async def _codes(conn: BrokerConnection, topic: str) -> dict[str, int]:
@@ -70,53 +69,46 @@ async def _produce(bootstrap: str, topic: str, tag: str, count: int) -> list[byt
     return values
 
 
-async def _consume(bootstrap: str, topic: str, count: int, timeout_s: float = 30) -> list[bytes]:
-    tp = TopicPartition(topic, 0)
-    out: list[bytes] = []
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
-        consumer.assign([tp])
-        await consumer.seek_to_beginning(tp)
-        deadline = asyncio.get_running_loop().time() + timeout_s
-        while len(out) < count:
-            assert asyncio.get_running_loop().time() < deadline, f"consumed {len(out)} of {count}"
-            for records in (await consumer.getmany(timeout_ms=500)).values():
-                out.extend(r.value for r in records)
-    return out
+async def _consume(bootstrap: str, topic: str, count: int) -> list[bytes]:
+    return [r.value for r in await consume_from_beginning(bootstrap, [TopicPartition(topic, 0)], count)]
+
+
+def _logged_offline(cluster, segment: Path, position: int) -> bool:
+    """True when broker 1 logged an ERROR taking the log offline that names ``segment`` and ``position``."""
+    broker_log = cluster.log_path(1).read_text(errors="replace")
+    return any("ERROR" in line and "offline" in line and str(segment) in line and f"position {position}" in line
+               for line in broker_log.splitlines())
+
+
+async def _create_damaged_and_healthy(bootstrap: str) -> list[bytes]:
+    """Create ``damaged`` and ``healthy`` (small segments) and fill both; returns healthy's values."""
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic(t, 1, 1, configs={"segment.bytes": str(SEGMENT_BYTES)})
+                                   for t in ("damaged", "healthy")])
+    await _produce(bootstrap, "damaged", "d", RECORDS)
+    return await _produce(bootstrap, "healthy", "h", RECORDS)
 
 
 async def test_corrupt_byte_in_an_old_segment_isolates_only_that_partition(cluster_factory):
     cluster = cluster_factory(1)
     bootstrap = cluster.bootstrap_servers
-    async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(t, 1, 1, configs={"segment.bytes": str(SEGMENT_BYTES)})
-                                   for t in ("damaged", "healthy")])
-    await _produce(bootstrap, "damaged", "d", RECORDS)
-    healthy = await _produce(bootstrap, "healthy", "h", RECORDS)
+    healthy = await _create_damaged_and_healthy(bootstrap)
 
     cluster.stop_broker(1, hard=False)
-    segments = sorted(_partition_dir(cluster, "damaged", 0).glob("*.log"), key=lambda p: int(p.stem))
-    assert len(segments) >= 3, f"expected several segments, got {[p.name for p in segments]}"
+    segments, position = corrupt_oldest_segment(partition_dir(cluster, 1, TopicPartition("damaged", 0)))
     oldest = segments[0]
-    data = bytearray(oldest.read_bytes())
-    batches = list(iter_batches(data, verify_crc=True))
-    position = batches[len(batches) // 2][0]
-    data[position + HEADER_SIZE + 3] ^= 0x40  # inside the records of a batch in the middle of the file
-    oldest.write_bytes(data)
+    size = oldest.stat().st_size
 
     cluster.start_broker(1)
     async with BrokerConnection(HOST, cluster.ports[1], request_timeout_ms=20000) as conn:
-        assert await _codes(conn, "damaged") == {
-            "fetch": Errors.KAFKA_STORAGE_ERROR, "list_offsets": Errors.KAFKA_STORAGE_ERROR,
-            "produce": Errors.KAFKA_STORAGE_ERROR}
+        assert await _codes(conn, "damaged") == OFFLINE_CODES
         assert await _codes(conn, "healthy") == {"fetch": Errors.NONE, "list_offsets": Errors.NONE,
                                                  "produce": Errors.NONE}
     healthy.append(b"x")  # the raw produce above
     healthy += await _produce(bootstrap, "healthy", "after", 50)
     assert await _consume(bootstrap, "healthy", len(healthy)) == healthy
-    broker_log = cluster.log_path(1).read_text(errors="replace")
-    assert any("ERROR" in line and "offline" in line and str(oldest) in line and f"position {position}" in line
-               for line in broker_log.splitlines()), "no ERROR line naming the file and position"
-    assert oldest.stat().st_size == len(data), "the corrupt segment was modified"
+    assert _logged_offline(cluster, oldest, position), "no ERROR line naming the file and position"
+    assert oldest.stat().st_size == size, "the corrupt segment was modified"
 
     cluster.stop_broker(1, hard=False)
     assert not (Path(cluster.data_dir) / "broker-1" / "logs" / ".kafka_cleanshutdown").exists(), \
@@ -126,18 +118,10 @@ async def test_corrupt_byte_in_an_old_segment_isolates_only_that_partition(clust
 async def test_corruption_found_by_the_start_up_scan_after_kill_9_isolates_only_that_partition(cluster_factory):
     cluster = cluster_factory(1)  # flushing off (Kafka's default): the recovery point stays at 0
     bootstrap = cluster.bootstrap_servers
-    async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(t, 1, 1, configs={"segment.bytes": str(SEGMENT_BYTES)})
-                                   for t in ("damaged", "healthy")])
-    await _produce(bootstrap, "damaged", "d", RECORDS)
-    healthy = await _produce(bootstrap, "healthy", "h", RECORDS)
+    healthy = await _create_damaged_and_healthy(bootstrap)
     cluster.stop_broker(1, hard=True)
-    segments = sorted(_partition_dir(cluster, "damaged", 0).glob("*.log"), key=lambda p: int(p.stem))
-    assert len(segments) >= 3, f"expected several segments, got {[p.name for p in segments]}"
-    data = bytearray(segments[0].read_bytes())
-    position = list(iter_batches(data))[2][0]
-    data[position + HEADER_SIZE + 3] ^= 0x40
-    segments[0].write_bytes(data)
+    segments, position = corrupt_oldest_segment(partition_dir(cluster, 1, TopicPartition("damaged", 0)),
+                                                batch_index=2)
     sizes = {p: p.stat().st_size for p in segments}
 
     cluster.start_broker(1)
@@ -147,12 +131,8 @@ async def test_corruption_found_by_the_start_up_scan_after_kill_9_isolates_only_
                                                                               timestamp=EARLIEST_TIMESTAMP)])]))
         # Offline before anything read the data: the start-up scan found it.
         assert listed.topics[0].partitions[0].error_code == Errors.KAFKA_STORAGE_ERROR
-        assert await _codes(conn, "damaged") == {
-            "fetch": Errors.KAFKA_STORAGE_ERROR, "list_offsets": Errors.KAFKA_STORAGE_ERROR,
-            "produce": Errors.KAFKA_STORAGE_ERROR}
+        assert await _codes(conn, "damaged") == OFFLINE_CODES
     healthy += await _produce(bootstrap, "healthy", "after", 50)
     assert await _consume(bootstrap, "healthy", len(healthy)) == healthy
     assert {p: p.stat().st_size for p in segments} == sizes, "the corrupt log was truncated or deleted"
-    broker_log = cluster.log_path(1).read_text(errors="replace")
-    assert any("ERROR" in line and "offline" in line and str(segments[0]) in line and f"position {position}" in line
-               for line in broker_log.splitlines()), "no ERROR line naming the file and position"
+    assert _logged_offline(cluster, segments[0], position), "no ERROR line naming the file and position"

@@ -22,6 +22,7 @@ import pytest
 
 from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
 from protocol.record_batch import decode_records, iter_batches
+from tests.cluster_helpers import wait_for_partition
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -30,20 +31,8 @@ LEADER, FOLLOWER = 2, 3  # node 1 runs the controller and stays out of the parti
 COMMITTED, DIVERGENT, AFTER = 50, 8, 40
 
 
-async def _partition(bootstrap: str):
-    async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        return (await admin.describe_topics([TOPIC]))[TOPIC].partitions[0]
-
-
-async def _wait_for(bootstrap: str, predicate, what: str, timeout_s: float = 30):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while True:
-        p = await _partition(bootstrap)
-        if predicate(p):
-            return p
-        assert loop.time() < deadline, f"timed out waiting for {what}: leader {p.leader}, isr {p.isr}"
-        await asyncio.sleep(0.2)
+async def _wait_for(bootstrap: str, predicate, what: str):
+    return await wait_for_partition(bootstrap, TopicPartition(TOPIC, 0), predicate, what)
 
 
 def _log_bytes(cluster, broker_id: int) -> bytes:

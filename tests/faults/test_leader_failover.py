@@ -14,6 +14,7 @@ from pathlib import Path
 
 from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
 from protocol.record_batch import iter_batches
+from tests.cluster_helpers import consume_from_beginning
 
 TOPIC = "failover"
 PARTITIONS = 6
@@ -38,20 +39,10 @@ async def _wait_for(predicate, timeout_s: float, what: str, bootstrap: str):
 
 
 async def _consume_all(bootstrap: str, expected: int) -> list:
-    tps = [TopicPartition(TOPIC, p) for p in range(PARTITIONS)]
-    out = []
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
-        consumer.assign(tps)
-        await consumer.seek_to_beginning(*tps)
-        end = await consumer.end_offsets(tps)
-        total = sum(end.values())
-        assert total >= expected
-        deadline = asyncio.get_running_loop().time() + 60
-        while len(out) < total:
-            assert asyncio.get_running_loop().time() < deadline, f"consumed {len(out)} of {total}"
-            for recs in (await consumer.getmany(timeout_ms=500)).values():
-                out.extend(recs)
-    return out
+    records = await consume_from_beginning(bootstrap, [TopicPartition(TOPIC, p) for p in range(PARTITIONS)],
+                                           timeout_s=60)
+    assert len(records) >= expected
+    return records
 
 
 def _replica_bytes(cluster, broker_id: int, partition: int) -> bytes:

@@ -19,12 +19,17 @@ KAFKA_STORAGE_ERROR forever: the consumer would never get past the first fetch.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
-from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
-from protocol.record_batch import HEADER_SIZE, iter_batches
+from client import AdminClient, NewTopic, Producer, TopicPartition
+from tests.cluster_helpers import (
+    consume_from_beginning,
+    corrupt_oldest_segment,
+    describe_partitions,
+    partition_dir,
+    wait_for_partition,
+)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -34,21 +39,8 @@ BEFORE, DURING = 300, 60
 DAMAGED, HEALTHY = TopicPartition("damaged", 0), TopicPartition("healthy", 0)
 
 
-async def _describe(bootstrap: str, tp: TopicPartition):
-    async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        return (await admin.describe_topics([tp.topic]))[tp.topic].partitions[tp.partition]
-
-
-async def _wait_for(bootstrap: str, tp: TopicPartition, predicate, what: str, timeout_s: float = 60):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while True:
-        p = await _describe(bootstrap, tp)
-        if predicate(p):
-            return p
-        assert loop.time() < deadline, (f"timed out waiting for {what} of {tp}: leader {p.leader}, isr {p.isr}, "
-                                        f"offline {p.offline_replicas}")
-        await asyncio.sleep(0.2)
+async def _wait_for(bootstrap: str, tp: TopicPartition, predicate, what: str):
+    return await wait_for_partition(bootstrap, tp, predicate, what, timeout_s=60)
 
 
 async def _produce(bootstrap: str, tp: TopicPartition, values: list[bytes], *, batch: int = 10) -> None:
@@ -59,29 +51,8 @@ async def _produce(bootstrap: str, tp: TopicPartition, values: list[bytes], *, b
             await asyncio.gather(*futures)
 
 
-async def _consume(bootstrap: str, tp: TopicPartition, count: int, timeout_s: float = 60) -> list[bytes]:
-    out: list[bytes] = []
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
-        consumer.assign([tp])
-        await consumer.seek_to_beginning(tp)
-        deadline = asyncio.get_running_loop().time() + timeout_s
-        while len(out) < count:
-            assert asyncio.get_running_loop().time() < deadline, f"consumed {len(out)} of {count} from {tp}"
-            for records in (await consumer.getmany(timeout_ms=500)).values():
-                out.extend(r.value for r in records)
-    return out
-
-
-def _corrupt_middle_of_oldest_segment(cluster, tp: TopicPartition) -> Path:
-    directory = Path(cluster.data_dir) / f"broker-{X}" / "logs" / f"{tp.topic}-{tp.partition}"
-    segments = sorted(directory.glob("*.log"), key=lambda p: int(p.stem))
-    assert len(segments) >= 3, f"expected several segments, got {[p.name for p in segments]}"
-    data = bytearray(segments[0].read_bytes())
-    batches = list(iter_batches(data, verify_crc=True))
-    position = batches[len(batches) // 2][0]
-    data[position + HEADER_SIZE + 3] ^= 0x40  # inside the records of a batch in the middle of the file
-    segments[0].write_bytes(data)
-    return segments[0]
+async def _consume(bootstrap: str, tp: TopicPartition, count: int) -> list[bytes]:
+    return [r.value for r in await consume_from_beginning(bootstrap, [tp], count, timeout_s=60)]
 
 
 async def test_leadership_moves_away_from_a_replica_whose_log_went_offline(cluster_factory):
@@ -100,7 +71,7 @@ async def test_leadership_moves_away_from_a_replica_whose_log_went_offline(clust
     await _produce(bootstrap, HEALTHY, healthy)
 
     cluster.stop_broker(X, hard=False)
-    corrupt = _corrupt_middle_of_oldest_segment(cluster, DAMAGED)
+    corrupt = corrupt_oldest_segment(partition_dir(cluster, X, DAMAGED)).segments[0]
     cluster.start_broker(X)
     for tp in (DAMAGED, HEALTHY):
         await _wait_for(bootstrap, tp, lambda p: X in p.isr, f"broker {X} back in the ISR")
@@ -127,7 +98,7 @@ async def test_leadership_moves_away_from_a_replica_whose_log_went_offline(clust
     assert any("reporting it to the controller" in line and "damaged-0" in line for line in broker_log.splitlines())
 
     # Broker 2's other partition is still led and served by broker 2.
-    still = await _describe(bootstrap, HEALTHY)
+    still = (await describe_partitions(bootstrap, HEALTHY.topic))[HEALTHY.partition]
     assert still.leader == X and X in still.isr and still.offline_replicas == []
     more = [f"h-after-{i:05d}".encode() for i in range(30)]
     await _produce(bootstrap, HEALTHY, more)

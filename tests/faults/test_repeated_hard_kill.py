@@ -26,8 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from client import AdminClient, NewTopic, Producer, TopicPartition
 from protocol.record_batch import iter_batches
+from tests.cluster_helpers import consume_from_beginning
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -72,19 +73,9 @@ async def _load_until_killed(cluster, bootstrap: str, rng: random.Random, round_
     return acked, sent
 
 
-async def _read_all(bootstrap: str, timeout_s: float = 60) -> list:
+async def _read_all(bootstrap: str) -> list:
     """Every record of the partition through a consumer (CRC-checked per batch)."""
-    out: list = []
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
-        consumer.assign([TP])
-        await consumer.seek_to_beginning(TP)
-        end = (await consumer.end_offsets([TP]))[TP]
-        deadline = asyncio.get_running_loop().time() + timeout_s
-        while len(out) < end:
-            assert asyncio.get_running_loop().time() < deadline, f"read {len(out)} of {end} records"
-            for records in (await consumer.getmany(timeout_ms=500)).values():
-                out.extend(records)
-    return out
+    return await consume_from_beginning(bootstrap, [TP], timeout_s=60)
 
 
 def check_log_valid(records: list, all_sent: set[bytes]) -> None:

@@ -16,45 +16,25 @@ from pathlib import Path
 
 import pytest
 
-from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from client import AdminClient, NewTopic, Producer, TopicPartition
 from protocol.record_batch import build_batch, decode_records, iter_batches
+from tests.cluster_configs import QUICK_STOP
+from tests.cluster_helpers import consume_from_beginning, partition_dir, wait_for_partitions
 
 pytestmark = pytest.mark.timeout(180)
-
-# Stopping every broker at once leaves the last one retrying ControlledShutdown against
-# the stopped controller (controlled.shutdown.retry.backoff.ms, 5 s by default).
-QUICK_STOP = {"controlled_shutdown_retry_backoff_ms": 100}
 
 TORN_HEADER_BYTES = 30
 PAYLOAD_BYTES_CUT = 7
 
 
-async def _describe(bootstrap: str, topic: str) -> list:
-    async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        return (await admin.describe_topics([topic]))[topic].partitions
-
-
-async def _wait_for(bootstrap: str, topic: str, predicate, what: str, timeout_s: float = 30) -> list:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while True:
-        parts = await _describe(bootstrap, topic)
-        if predicate(parts):
-            return parts
-        assert loop.time() < deadline, f"timed out waiting for {what}: {[(p.leader, p.isr) for p in parts]}"
-        await asyncio.sleep(0.2)
-
-
-def _partition_dir(cluster, broker_id: int, topic: str, partition: int) -> Path:
-    return Path(cluster.data_dir) / f"broker-{broker_id}" / "logs" / f"{topic}-{partition}"
-
-
 def _active_segment(cluster, broker_id: int, topic: str, partition: int) -> Path:
-    return max(_partition_dir(cluster, broker_id, topic, partition).glob("*.log"), key=lambda p: int(p.stem))
+    directory = partition_dir(cluster, broker_id, TopicPartition(topic, partition))
+    return max(directory.glob("*.log"), key=lambda p: int(p.stem))
 
 
 def _log_bytes(cluster, broker_id: int, topic: str, partition: int) -> bytes:
-    segments = sorted(_partition_dir(cluster, broker_id, topic, partition).glob("*.log"), key=lambda p: int(p.stem))
+    directory = partition_dir(cluster, broker_id, TopicPartition(topic, partition))
+    segments = sorted(directory.glob("*.log"), key=lambda p: int(p.stem))
     return b"".join(p.read_bytes() for p in segments)
 
 
@@ -107,20 +87,6 @@ def _tear(segment: Path, how: str) -> int:
     return len(torn)
 
 
-async def _consume_all(bootstrap: str, tps: list[TopicPartition], timeout_s: float = 30) -> dict[int, list]:
-    out: dict[int, list] = {tp.partition: [] for tp in tps}
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
-        consumer.assign(tps)
-        await consumer.seek_to_beginning(*tps)
-        total = sum((await consumer.end_offsets(tps)).values())
-        deadline = asyncio.get_running_loop().time() + timeout_s
-        while sum(len(v) for v in out.values()) < total:
-            assert asyncio.get_running_loop().time() < deadline, "timed out consuming"
-            for tp, records in (await consumer.getmany(timeout_ms=500)).items():
-                out[tp.partition].extend(records)
-    return out
-
-
 async def test_follower_restarted_after_kill_9_drops_torn_tail_batches_and_rejoins_the_isr(cluster_factory):
     cluster = cluster_factory(3, **QUICK_STOP)
     bootstrap = cluster.bootstrap_servers
@@ -128,7 +94,8 @@ async def test_follower_restarted_after_kill_9_drops_torn_tail_batches_and_rejoi
     leader, victim = 3, 2  # neither is node 1, which hosts the controller
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([NewTopic(topic, replica_assignment={0: [leader, victim], 1: [leader, victim]})])
-    await _wait_for(bootstrap, topic, lambda ps: all(p.leader == leader and len(p.isr) == 2 for p in ps),
+    await wait_for_partitions(bootstrap, topic,
+                              lambda ps: all(p.leader == leader and len(p.isr) == 2 for p in ps),
                     "leaders and full ISRs")
     sent: dict[int, list[bytes]] = {0: [], 1: []}
 
@@ -157,7 +124,8 @@ async def test_follower_restarted_after_kill_9_drops_torn_tail_batches_and_rejoi
     assert torn_bytes[0] == TORN_HEADER_BYTES and torn_bytes[1] > TORN_HEADER_BYTES
 
     cluster.start_broker(victim)
-    await _wait_for(bootstrap, topic, lambda ps: all(sorted(p.isr) == sorted([leader, victim]) for p in ps),
+    await wait_for_partitions(bootstrap, topic,
+                              lambda ps: all(sorted(p.isr) == sorted([leader, victim]) for p in ps),
                     "the restarted follower to rejoin the ISR")
     for segment, inode in inodes.values():
         assert os.stat(segment).st_ino == inode, f"{segment} was replaced instead of recovered in place"
@@ -165,12 +133,12 @@ async def test_follower_restarted_after_kill_9_drops_torn_tail_batches_and_rejoi
 
     # Hand leadership to the recovered broker: every record must now come from its log.
     cluster.stop_broker(leader, hard=True)
-    await _wait_for(bootstrap, topic, lambda ps: all(p.leader == victim for p in ps),
+    await wait_for_partitions(bootstrap, topic, lambda ps: all(p.leader == victim for p in ps),
                     "the recovered broker to lead")
     tps = [TopicPartition(topic, p) for p in (0, 1)]
-    consumed = await _consume_all(bootstrap, tps)
+    consumed = await consume_from_beginning(bootstrap, tps)
     for partition in (0, 1):
-        records = consumed[partition]
+        records = [r for r in consumed if r.partition == partition]
         assert [r.value for r in records] == sent[partition], f"partition {partition}: records differ"
         assert [r.offset for r in records] == list(range(len(sent[partition])))
 
@@ -188,7 +156,8 @@ async def test_leader_killed_mid_produce_reopens_its_log_when_restarted(cluster_
     victim = 2
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([NewTopic(topic, replica_assignment={0: [victim, 3, 1]})])
-    await _wait_for(bootstrap, topic, lambda ps: ps[0].leader == victim and len(ps[0].isr) == 3, "a full ISR")
+    await wait_for_partitions(bootstrap, topic, lambda ps: ps[0].leader == victim and len(ps[0].isr) == 3,
+                              "a full ISR")
 
     sent: set[bytes] = set()
     acked = 0
@@ -214,19 +183,19 @@ async def test_leader_killed_mid_produce_reopens_its_log_when_restarted(cluster_
     failures = [r for r in results if isinstance(r, BaseException)]
     assert not failures, f"{len(failures)} sends failed after the leader was killed, first: {failures[0]!r}"
 
-    segment = _partition_dir(cluster, victim, topic, 0) / f"{0:020d}.log"
+    segment = partition_dir(cluster, victim, TopicPartition(topic, 0)) / f"{0:020d}.log"
     inode_before = os.stat(segment).st_ino
     records_before = sum(h.records_count for _, h in iter_batches(segment.read_bytes()))
     assert records_before > acked  # the killed leader's file holds what it acknowledged, and more
 
-    await _wait_for(bootstrap, topic, lambda ps: ps[0].leader in (1, 3), "a new leader")
+    await wait_for_partitions(bootstrap, topic, lambda ps: ps[0].leader in (1, 3), "a new leader")
     cluster.start_broker(victim)
-    await _wait_for(bootstrap, topic, lambda ps: sorted(ps[0].isr) == [1, 2, 3],
+    await wait_for_partitions(bootstrap, topic, lambda ps: sorted(ps[0].isr) == [1, 2, 3],
                     "the restarted broker to rejoin the ISR")
     # It reopened its segment (same file, not deleted and fetched again from scratch).
     assert os.stat(segment).st_ino == inode_before
 
-    consumed = (await _consume_all(bootstrap, [TopicPartition(topic, 0)]))[0]
+    consumed = await consume_from_beginning(bootstrap, [TopicPartition(topic, 0)])
     assert [r.offset for r in consumed] == list(range(len(consumed)))
     assert {r.value for r in consumed} <= sent
     committed = {f"record-{i}".encode() for i in range(acked)}  # below the checkpointed high watermark

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from client import AdminClient, NewTopic, Producer, TopicPartition
 from client.kafka_client import KafkaClient
 from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from protocol.compression import CODEC_BY_NAME
@@ -25,6 +25,7 @@ from protocol.record_batch import (
     build_batch_from_payload,
     iter_batches,
 )
+from tests.cluster_helpers import consume_from_beginning
 
 KAFKETTE = Path(sys.executable).with_name("kafkette")
 
@@ -34,18 +35,8 @@ async def _create(bootstrap: str, topic: str, **configs: str) -> None:
         await admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=3, configs=configs or None)])
 
 
-async def _consume(bootstrap: str, topic: str, expected: int, timeout_s: float = 60) -> list:
-    tp = TopicPartition(topic, 0)
-    records: list = []
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
-        consumer.assign([tp])
-        await consumer.seek_to_beginning(tp)
-        deadline = asyncio.get_running_loop().time() + timeout_s
-        while len(records) < expected:
-            assert asyncio.get_running_loop().time() < deadline, f"consumed {len(records)} of {expected}"
-            for recs in (await consumer.getmany(timeout_ms=500)).values():
-                records.extend(recs)
-    return records
+async def _consume(bootstrap: str, topic: str, expected: int) -> list:
+    return await consume_from_beginning(bootstrap, [TopicPartition(topic, 0)], expected, timeout_s=60)
 
 
 def _segment_bytes(cluster, topic: str) -> dict[int, bytes]:

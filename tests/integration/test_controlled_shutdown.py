@@ -14,7 +14,8 @@ from collections import Counter
 
 import pytest
 
-from client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
+from client import AdminClient, LocalCluster, NewTopic, Producer, TopicPartition
+from tests.cluster_helpers import consume_from_beginning
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -34,20 +35,10 @@ async def describe(bootstrap: str):
         return (await admin.describe_topics([TOPIC]))[TOPIC].partitions
 
 
-async def consume_all(bootstrap: str, expected: int, timeout_s: float = 30) -> list[bytes]:
-    tps = [TopicPartition(TOPIC, p) for p in range(PARTITIONS)]
-    values: list[bytes] = []
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
-        consumer.assign(tps)
-        end = sum((await consumer.end_offsets(tps)).values())
-        assert end >= expected, f"high watermarks sum to {end}, fewer than {expected} acknowledged records"
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while len(values) < end:
-            assert loop.time() < deadline, f"consumed {len(values)} of {end}"
-            for records in (await consumer.getmany(timeout_ms=500)).values():
-                values.extend(r.value for r in records)
-    return values
+async def consume_all(bootstrap: str, expected: int) -> list[bytes]:
+    records = await consume_from_beginning(bootstrap, [TopicPartition(TOPIC, p) for p in range(PARTITIONS)])
+    assert len(records) >= expected, f"high watermarks sum to {len(records)}, fewer than {expected} acknowledged records"
+    return [r.value for r in records]
 
 
 async def test_sigterm_moves_leaders_away_before_exit_and_acks_all_loses_nothing(tmp_path):

@@ -25,12 +25,9 @@ from protocol.apis.list_offsets import (
 )
 from protocol.errors import Errors
 from protocol.record_batch import decode_records, iter_batches
+from tests.cluster_configs import QUICK_STOP
 
 pytestmark = pytest.mark.timeout(120)
-
-# Stopping every broker at once leaves the last one retrying ControlledShutdown against
-# the stopped controller (controlled.shutdown.retry.backoff.ms, 5 s by default).
-QUICK_STOP = {"controlled_shutdown_retry_backoff_ms": 100}
 
 HOST = "127.0.0.1"
 

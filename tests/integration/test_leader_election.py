@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from client import AdminClient, ElectionNotNeededError, LocalCluster, NewTopic, Producer, TopicPartition
 from client.cli.main import kafkette
+from tests.cluster_helpers import describe_partitions, wait_for_partitions
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -36,23 +37,6 @@ FAST = {
 
 def start_cluster(path, **extra) -> LocalCluster:
     return LocalCluster(num_brokers=3, data_dir=path, broker_configs={**FAST, **extra}).start()
-
-
-async def partitions_of(bootstrap: str, topic: str):
-    async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        return (await admin.describe_topics([topic]))[topic].partitions
-
-
-async def wait_for(bootstrap: str, topic: str, check, what: str, timeout_s: float = 30):
-    """Poll ``describe_topics`` until ``check(partitions)`` holds; returns the partitions."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while True:
-        partitions = await partitions_of(bootstrap, topic)
-        if check(partitions):
-            return partitions
-        assert loop.time() < deadline, f"{topic}: timed out waiting for {what}; last {partitions}"
-        await asyncio.sleep(0.2)
 
 
 def cli(bootstrap: str, *args: str):
@@ -71,14 +55,14 @@ async def test_offline_partition_stays_offline_unless_unclean_election_is_enable
                 NewTopic("in-sync", replica_assignment={0: [1, 2]}),
             ])
         for topic in ("clean-only", "unclean-ok"):
-            await wait_for(bootstrap, topic, lambda ps: sorted(ps[0].isr) == [2, 3], "full ISR")
-        await wait_for(bootstrap, "in-sync", lambda ps: sorted(ps[0].isr) == [1, 2], "full ISR")
+            await wait_for_partitions(bootstrap, topic, lambda ps: sorted(ps[0].isr) == [2, 3], "full ISR")
+        await wait_for_partitions(bootstrap, "in-sync", lambda ps: sorted(ps[0].isr) == [1, 2], "full ISR")
         result = await asyncio.to_thread(cli, bootstrap, "topics", "describe", "--under-replicated-partitions")
         assert result.exit_code == 0 and result.stdout == "", result.output  # nothing under-replicated yet
 
         cluster.stop_broker(3, hard=True)  # 3 falls out of the ISR, then misses writes
         for topic in ("clean-only", "unclean-ok"):
-            await wait_for(bootstrap, topic, lambda ps: ps[0].isr == [2] and ps[0].leader == 2, "ISR [2]")
+            await wait_for_partitions(bootstrap, topic, lambda ps: ps[0].isr == [2] and ps[0].leader == 2, "ISR [2]")
         result = await asyncio.to_thread(cli, bootstrap, "topics", "describe", "--under-replicated-partitions")
         assert result.exit_code == 0, result.output
         rows = [line.split() for line in result.stdout.splitlines()[1:]]
@@ -93,10 +77,10 @@ async def test_offline_partition_stays_offline_unless_unclean_election_is_enable
 
         cluster.stop_broker(2, hard=True)  # the sole ISR member dies
         cluster.start_broker(3)
-        await wait_for(bootstrap, "unclean-ok", lambda ps: ps[0].leader == 3, "unclean election of broker 3")
-        offline = await wait_for(bootstrap, "clean-only", lambda ps: ps[0].leader == -1, "clean-only offline")
+        await wait_for_partitions(bootstrap, "unclean-ok", lambda ps: ps[0].leader == 3, "unclean election of broker 3")
+        offline = await wait_for_partitions(bootstrap, "clean-only", lambda ps: ps[0].leader == -1, "clean-only offline")
         await asyncio.sleep(2)  # broker 3 is live: a clean-only election of it would have happened by now
-        assert (await partitions_of(bootstrap, "clean-only"))[0].leader == -1, offline
+        assert (await describe_partitions(bootstrap, "clean-only"))[0].leader == -1, offline
 
         result = await asyncio.to_thread(cli, bootstrap, "topics", "describe", "--unavailable-partitions")
         assert result.exit_code == 0, result.output
@@ -106,7 +90,7 @@ async def test_offline_partition_stays_offline_unless_unclean_election_is_enable
         async with AdminClient(bootstrap_servers=bootstrap) as admin:
             results = await admin.elect_leaders([TopicPartition("clean-only", 0)], election_type="unclean")
         assert results == {TopicPartition("clean-only", 0): None}
-        await wait_for(bootstrap, "clean-only", lambda ps: ps[0].leader == 3, "leader 3 after unclean ElectLeaders")
+        await wait_for_partitions(bootstrap, "clean-only", lambda ps: ps[0].leader == 3, "leader 3 after unclean ElectLeaders")
     finally:
         cluster.stop()
 
@@ -119,12 +103,12 @@ async def test_preferred_leader_election_moves_leaders_back_after_a_restart(tmp_
         async with AdminClient(bootstrap_servers=bootstrap) as admin:
             await admin.create_topics([NewTopic("preferred", replica_assignment=assignment)])
         full = lambda ps: all(sorted(p.isr) == [1, 2, 3] for p in ps)  # noqa: E731
-        await wait_for(bootstrap, "preferred", full, "full ISR")
+        await wait_for_partitions(bootstrap, "preferred", full, "full ISR")
 
         cluster.stop_broker(2, hard=True)
-        await wait_for(bootstrap, "preferred", lambda ps: ps[1].leader == 3, "partition 1 led by 3")
+        await wait_for_partitions(bootstrap, "preferred", lambda ps: ps[1].leader == 3, "partition 1 led by 3")
         cluster.start_broker(2)
-        moved = await wait_for(bootstrap, "preferred", full, "broker 2 back in every ISR")
+        moved = await wait_for_partitions(bootstrap, "preferred", full, "broker 2 back in every ISR")
         assert [p.leader for p in moved] == [1, 3, 3]
 
         async with AdminClient(bootstrap_servers=bootstrap) as admin:
@@ -132,16 +116,16 @@ async def test_preferred_leader_election_moves_leaders_back_after_a_restart(tmp_
         assert results[TopicPartition("preferred", 1)] is None
         assert isinstance(results[TopicPartition("preferred", 0)], ElectionNotNeededError)
         assert isinstance(results[TopicPartition("preferred", 2)], ElectionNotNeededError)
-        await wait_for(bootstrap, "preferred", lambda ps: [p.leader for p in ps] == [1, 2, 3], "preferred leaders")
+        await wait_for_partitions(bootstrap, "preferred", lambda ps: [p.leader for p in ps] == [1, 2, 3], "preferred leaders")
 
         cluster.stop_broker(3, hard=True)
-        await wait_for(bootstrap, "preferred", lambda ps: ps[2].leader == 1, "partition 2 led by 1")
+        await wait_for_partitions(bootstrap, "preferred", lambda ps: ps[2].leader == 1, "partition 2 led by 1")
         cluster.start_broker(3)
-        await wait_for(bootstrap, "preferred", full, "broker 3 back in every ISR")
+        await wait_for_partitions(bootstrap, "preferred", full, "broker 3 back in every ISR")
         result = await asyncio.to_thread(cli, bootstrap, "topics", "elect-leaders")
         assert result.exit_code == 0, result.output
         assert "Successfully completed leader election (PREFERRED) for partitions preferred-2" in result.stdout
-        await wait_for(bootstrap, "preferred", lambda ps: [p.leader for p in ps] == [1, 2, 3], "preferred leaders")
+        await wait_for_partitions(bootstrap, "preferred", lambda ps: [p.leader for p in ps] == [1, 2, 3], "preferred leaders")
         again = await asyncio.to_thread(cli, bootstrap, "topics", "elect-leaders", "preferred")
         assert again.exit_code == 0 and "Valid replica already elected" in again.stdout, again.output
     finally:
@@ -157,11 +141,11 @@ async def test_auto_leader_rebalance_restores_preferred_leaders(tmp_path):
         async with AdminClient(bootstrap_servers=bootstrap) as admin:
             await admin.create_topics([NewTopic("rebalanced", replica_assignment={0: [2, 1], 1: [1, 2]})])
         full = lambda ps: all(sorted(p.isr) == [1, 2] for p in ps)  # noqa: E731
-        await wait_for(bootstrap, "rebalanced", full, "full ISR")
+        await wait_for_partitions(bootstrap, "rebalanced", full, "full ISR")
         cluster.stop_broker(2, hard=True)
-        await wait_for(bootstrap, "rebalanced", lambda ps: ps[0].leader == 1, "partition 0 led by 1")
+        await wait_for_partitions(bootstrap, "rebalanced", lambda ps: ps[0].leader == 1, "partition 0 led by 1")
         cluster.start_broker(2)
-        await wait_for(bootstrap, "rebalanced", lambda ps: [p.leader for p in ps] == [2, 1], "automatic rebalance")
+        await wait_for_partitions(bootstrap, "rebalanced", lambda ps: [p.leader for p in ps] == [2, 1], "automatic rebalance")
     finally:
         cluster.stop()
 
@@ -177,13 +161,13 @@ async def test_cluster_wide_unclean_election_applies_unless_the_topic_turns_it_o
                          configs={"unclean.leader.election.enable": "false"}),
             ])
         for topic in ("cluster-default", "topic-says-no"):
-            await wait_for(bootstrap, topic, lambda ps: sorted(ps[0].isr) == [2, 3], "full ISR")
+            await wait_for_partitions(bootstrap, topic, lambda ps: sorted(ps[0].isr) == [2, 3], "full ISR")
         cluster.stop_broker(3, hard=True)
         for topic in ("cluster-default", "topic-says-no"):
-            await wait_for(bootstrap, topic, lambda ps: ps[0].isr == [2] and ps[0].leader == 2, "ISR [2]")
+            await wait_for_partitions(bootstrap, topic, lambda ps: ps[0].isr == [2] and ps[0].leader == 2, "ISR [2]")
         cluster.stop_broker(2, hard=True)  # the sole ISR member dies
         cluster.start_broker(3)  # one controller event elects (or not) every offline partition of broker 3
-        await wait_for(bootstrap, "cluster-default", lambda ps: ps[0].leader == 3, "unclean election of broker 3")
-        assert (await partitions_of(bootstrap, "topic-says-no"))[0].leader == -1
+        await wait_for_partitions(bootstrap, "cluster-default", lambda ps: ps[0].leader == 3, "unclean election of broker 3")
+        assert (await describe_partitions(bootstrap, "topic-says-no"))[0].leader == -1
     finally:
         cluster.stop()

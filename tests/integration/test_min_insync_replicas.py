@@ -15,53 +15,23 @@ import pytest
 
 from client import (
     AdminClient,
-    Consumer,
     KafkaError,
     NewTopic,
     NotEnoughReplicasError,
     Producer,
     TopicPartition,
 )
+from tests.cluster_configs import QUICK_STOP
+from tests.cluster_helpers import consume_from_beginning, wait_for_partition
 
 pytestmark = pytest.mark.timeout(120)
-
-# Stopping every broker at once leaves the last one retrying ControlledShutdown against
-# the stopped controller (controlled.shutdown.retry.backoff.ms, 5 s by default).
-QUICK_STOP = {"controlled_shutdown_retry_backoff_ms": 100}
 
 TOPIC = "min-isr"
 TP = TopicPartition(TOPIC, 0)
 
 
-async def _partition(bootstrap: str):
-    async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        return (await admin.describe_topics([TOPIC]))[TOPIC].partitions[0]
-
-
-async def _wait_for_isr(bootstrap: str, isr: list[int], timeout_s: float = 30):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while True:
-        info = await _partition(bootstrap)
-        if sorted(info.isr) == isr and info.leader in isr:
-            return info
-        assert loop.time() < deadline, f"ISR never became {isr}; last: leader={info.leader} isr={info.isr}"
-        await asyncio.sleep(0.2)
-
-
-async def _consume_values(bootstrap: str, expected: int, timeout_s: float = 30) -> list[bytes]:
-    values: list[bytes] = []
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
-        consumer.assign([TP])
-        await consumer.seek_to_beginning(TP)
-        end = (await consumer.end_offsets([TP]))[TP]
-        assert end == expected, f"high watermark {end}, expected {expected}"
-        deadline = asyncio.get_running_loop().time() + timeout_s
-        while len(values) < end:
-            assert asyncio.get_running_loop().time() < deadline, f"consumed {len(values)} of {end}"
-            for records in (await consumer.getmany(timeout_ms=500)).values():
-                values.extend(r.value for r in records)
-    return values
+async def _wait_for_isr(bootstrap: str, isr: list[int]):
+    return await wait_for_partition(bootstrap, TP, lambda p: sorted(p.isr) == isr and p.leader in isr, f"ISR {isr}")
 
 
 async def test_acks_all_fails_with_not_enough_replicas_when_isr_is_below_min_insync_replicas(cluster_factory):
@@ -91,7 +61,7 @@ async def test_acks_all_fails_with_not_enough_replicas_when_isr_is_below_min_ins
     async with Producer(bootstrap_servers=bootstrap, acks="all", delivery_timeout_ms=20000) as producer:
         assert (await producer.send_and_wait(TOPIC, b"after")).offset == 2
 
-    assert await _consume_values(bootstrap, 3) == [b"before", b"leader-only", b"after"]
+    assert [r.value for r in await consume_from_beginning(bootstrap, [TP])] == [b"before", b"leader-only", b"after"]
     # Checked last so the phases above still run: after its retries the producer must
     # surface the leader's NOT_ENOUGH_REPLICAS (itself, or as the cause of a timeout).
     error = rejection.value

@@ -7,20 +7,12 @@ from __future__ import annotations
 import asyncio
 
 from client import AdminClient, Consumer, ConsumerRecord, NewTopic, Producer, RecordMetadata, TopicPartition
+from tests.cluster_helpers import consume_from_beginning
 
 
-async def _consume_all(bootstrap: str, tps: list[TopicPartition], expected: int, timeout_s: float = 60):
-    records = {tp: [] for tp in tps}
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
-        consumer.assign(tps)
-        await consumer.seek_to_beginning(*tps)
-        deadline = asyncio.get_running_loop().time() + timeout_s
-        while sum(len(v) for v in records.values()) < expected:
-            assert asyncio.get_running_loop().time() < deadline, "timed out consuming"
-            batch = await consumer.getmany(timeout_ms=500)
-            for tp, recs in batch.items():
-                records[tp].extend(recs)
-    return records
+async def _consume_all(bootstrap: str, tps: list[TopicPartition], expected: int):
+    records = await consume_from_beginning(bootstrap, tps, expected, timeout_s=60)
+    return {tp: [r for r in records if TopicPartition(r.topic, r.partition) == tp] for tp in tps}
 
 
 async def test_records_round_trip_with_order_and_contiguous_offsets(shared_cluster):

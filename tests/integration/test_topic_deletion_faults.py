@@ -6,7 +6,6 @@ refuses CreatePartitions and a new CreateTopics of its name).
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -15,7 +14,6 @@ from client import (
     AdminClient,
     Consumer,
     InvalidTopicError,
-    LocalCluster,
     NewPartitions,
     NewTopic,
     Producer,
@@ -25,26 +23,9 @@ from client import (
     TopicPartition,
 )
 from client.cli.main import kafkette
+from tests.cluster_helpers import partition_dirs, wait_until
 
 pytestmark = pytest.mark.timeout(150)
-
-
-def partition_dirs(cluster: LocalCluster, topic: str, broker_ids: list[int] | None = None) -> list[Path]:
-    """``<data_dir>/broker-<id>/logs/<topic>-<p>`` directories on the given brokers (default all)."""
-    found = []
-    for broker_id in broker_ids or cluster.broker_ids:
-        logs = cluster.broker_dir(broker_id) / "logs"
-        if logs.is_dir():
-            found += [p for p in logs.iterdir() if p.is_dir() and p.name.rpartition("-")[0] == topic]
-    return sorted(found)
-
-
-async def wait_until(predicate, what: str, timeout_s: float = 20) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not predicate():
-        assert loop.time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.2)
 
 
 async def test_delete_topic_enable_false_refuses_deletion(cluster_factory):

@@ -8,7 +8,6 @@ every test uses its own topic names.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -38,6 +37,7 @@ from protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTop
 from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from protocol.errors import Errors
 from protocol.record_batch import build_batch
+from tests.cluster_helpers import partition_dirs, wait_until
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -86,24 +86,6 @@ async def describe(cluster: LocalCluster, name: str):
 async def list_topics(cluster: LocalCluster) -> list[str]:
     async with admin_for(cluster) as admin:
         return await admin.list_topics()
-
-
-def partition_dirs(cluster: LocalCluster, topic: str) -> list[Path]:
-    """Every ``<data_dir>/broker-<id>/logs/<topic>-<p>`` directory on any broker."""
-    found = []
-    for broker_id in cluster.broker_ids:
-        logs = cluster.broker_dir(broker_id) / "logs"
-        if logs.is_dir():
-            found += [p for p in logs.iterdir() if p.is_dir() and p.name.rpartition("-")[0] == topic]
-    return sorted(found)
-
-
-async def wait_until(predicate, what: str, timeout_s: float = 20) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not await predicate():
-        assert loop.time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.2)
 
 
 # --- creation: validation --------------------------------------------------------------
