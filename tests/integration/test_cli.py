@@ -75,6 +75,39 @@ def _pids_using(data_dir: Path) -> set[int]:
     return pids
 
 
+def _server_properties(tmp_path: Path, *, port: int, voter_port: int, extra: str) -> Path:
+    """Write a one-node (broker and controller) server.properties under ``tmp_path``, plus ``extra`` lines."""
+    config = tmp_path / "server.properties"
+    config.write_text(
+        "node.id=1\n"
+        "process.roles=broker,controller\n"
+        f"listeners=PLAINTEXT://127.0.0.1:{port}\n"
+        f"log.dirs={tmp_path / 'logs'}\n"
+        f"controller.quorum.voters=1@127.0.0.1:{voter_port}\n"
+        + extra
+    )
+    return config
+
+
+def _kill_leftovers(proc: subprocess.Popen, broker_pids: set[int] = frozenset()) -> None:
+    """Kill ``proc`` and any of ``broker_pids`` still running: only a failed test leaves any."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(timeout=10)
+    for pid in broker_pids:  # only if the cluster failed to stop its own brokers
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _assert_stopped_cleanly(proc: subprocess.Popen, exit_code: int, broker_pids: set[int], signal_name: str) -> None:
+    """``kafkette cluster start`` exited 0 after ``signal_name``, without a traceback, and took its brokers along."""
+    stderr = proc.stderr.read() if proc.stderr else ""
+    assert exit_code == 0, f"cluster start exited {exit_code} after {signal_name}: {stderr}"
+    assert "Traceback" not in stderr, stderr
+    still_alive = {pid for pid in broker_pids if _alive(pid)}
+    assert not still_alive, f"broker processes {still_alive} outlived the cluster"
+
+
 def _alive(pid: int) -> bool:
     """True when ``pid`` is a live process (a zombie awaiting its reaper counts as gone)."""
     try:
@@ -141,29 +174,12 @@ def test_cluster_start_topics_produce_consume_perf_and_sigint_from_the_console_s
         try:
             exit_code = proc.wait(timeout=60)
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(timeout=10)
-            for pid in broker_pids:  # only if the cluster failed to stop its own brokers
-                if _alive(pid):
-                    os.kill(pid, signal.SIGKILL)
-    stderr = proc.stderr.read() if proc.stderr else ""
-    assert exit_code == 0, f"cluster start exited {exit_code} after SIGINT: {stderr}"
-    assert "Traceback" not in stderr, stderr
-    still_alive = {pid for pid in broker_pids if _alive(pid)}
-    assert not still_alive, f"broker processes {still_alive} outlived the cluster"
+            _kill_leftovers(proc, broker_pids)
+    _assert_stopped_cleanly(proc, exit_code, broker_pids, "SIGINT")
 
 
 def test_broker_start_with_a_bad_property_value_prints_one_line_naming_it(tmp_path):
-    config = tmp_path / "server.properties"
-    config.write_text(
-        "node.id=1\n"
-        "process.roles=broker,controller\n"
-        "listeners=PLAINTEXT://127.0.0.1:0\n"
-        f"log.dirs={tmp_path / 'logs'}\n"
-        "controller.quorum.voters=1@127.0.0.1:1\n"
-        "log.segment.bytes=abc\n"
-    )
+    config = _server_properties(tmp_path, port=0, voter_port=1, extra="log.segment.bytes=abc\n")
     result = _cli("broker", "start", "--config", str(config), timeout_s=30)
     assert result.returncode != 0
     lines = [line for line in result.stderr.splitlines() if line.strip()]
@@ -187,30 +203,14 @@ def test_cluster_start_stops_its_brokers_on_sigterm(tmp_path):
         proc.send_signal(signal.SIGTERM)
         exit_code = proc.wait(timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        for pid in broker_pids:  # only if the cluster failed to stop its own brokers
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
-    stderr = proc.stderr.read() if proc.stderr else ""
-    assert exit_code == 0, f"cluster start exited {exit_code} after SIGTERM: {stderr}"
-    assert "Traceback" not in stderr, stderr
-    still_alive = {pid for pid in broker_pids if _alive(pid)}
-    assert not still_alive, f"broker processes {still_alive} outlived the cluster"
+        _kill_leftovers(proc, broker_pids)
+    _assert_stopped_cleanly(proc, exit_code, broker_pids, "SIGTERM")
 
 
 def test_broker_start_serves_from_a_server_properties_file_until_sigterm(tmp_path):
     (port,) = free_ports(1)
-    config = tmp_path / "server.properties"
-    config.write_text(
-        "node.id=1\n"
-        "process.roles=broker,controller\n"
-        f"listeners=PLAINTEXT://127.0.0.1:{port}\n"
-        f"log.dirs={tmp_path / 'logs'}\n"
-        f"controller.quorum.voters=1@127.0.0.1:{port}\n"
-        "controlled.shutdown.retry.backoff.ms=100\n"
-    )
+    config = _server_properties(tmp_path, port=port, voter_port=port,
+                                extra="controlled.shutdown.retry.backoff.ms=100\n")
     log_path = tmp_path / "broker.log"  # a file, not a pipe nobody drains while the broker logs
     with open(log_path, "wb") as log:
         proc = subprocess.Popen([str(KAFKETTE), "broker", "start", "--config", str(config)],
@@ -234,9 +234,7 @@ def test_broker_start_serves_from_a_server_properties_file_until_sigterm(tmp_pat
         proc.send_signal(signal.SIGTERM)
         exit_code = proc.wait(timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
+        _kill_leftovers(proc)
     output = log_path.read_text()
     assert exit_code == 0, f"broker start exited {exit_code} after SIGTERM: {output}"
     assert "Traceback" not in output, output
@@ -266,9 +264,7 @@ async def test_produce_sends_each_line_while_stdin_stays_open(cluster_factory):
         proc.stdin.close()
         assert await asyncio.to_thread(proc.wait, 30) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
+        _kill_leftovers(proc)
     # Standard input that the event loop cannot poll is read directly.
     devnull = await asyncio.to_thread(subprocess.run, [str(KAFKETTE), "produce", "--topic", "typed",
                                                        "--bootstrap-server", bootstrap],
