@@ -3,25 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from click.testing import CliRunner
 
 from client.admin import PartitionInfo, TopicDescription
-from client.cli.main import kafkette
 from client.cli.produce import key_separator_from, split_line
 from client.cli.topics import describe_table, parse_replica_assignment
-
-
-def run(*args: str, stdin: str | None = None):
-    return CliRunner().invoke(kafkette, list(args), input=stdin)
-
-
-def assert_one_line_error(result, fragment: str) -> None:
-    assert result.exit_code != 0
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("Error: ")
-    assert fragment.lower() in lines[0].lower(), lines[0]
-    assert "Traceback" not in result.output
+from tests.unit.client.cli_runner import assert_one_line_error, run
 
 
 def test_replica_assignment_groups_are_partitions_in_order():

@@ -3,31 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from click.testing import CliRunner
 
 from client import ConfigEntry, ConfigResource, ConfigSource
 from client.admin import PartitionInfo, TopicDescription
 from client.cli.configs import format_entries, parse_add_config, parse_delete_config, split_config_list
-from client.cli.main import kafkette
 from client.cli.topics import (
     colliding_topics,
     filter_partitions,
     new_partition_assignments,
     topic_summary_line,
 )
-
-
-def run(*args: str):
-    return CliRunner().invoke(kafkette, list(args))
-
-
-def assert_one_line_error(result, fragment: str) -> None:
-    assert result.exit_code != 0
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("Error: ")
-    assert fragment.lower() in lines[0].lower(), lines[0]
-    assert "Traceback" not in result.output
+from tests.unit.client.cli_runner import assert_one_line_error, run
 
 
 def test_topics_alter_needs_partitions():
