@@ -75,6 +75,26 @@ def _pids_using(data_dir: Path) -> set[int]:
     return pids
 
 
+def _start_cluster(data_dir: Path, brokers: int) -> subprocess.Popen:
+    """``kafkette cluster start`` in the background, output piped.
+
+    A short ControlledShutdown backoff: a signal stops every broker, the controller among them.
+    """
+    return subprocess.Popen([str(KAFKETTE), "cluster", "start", "--brokers", str(brokers), "--data-dir", str(data_dir),
+                             "--config", "controlled.shutdown.retry.backoff.ms=100"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _cluster_started(proc: subprocess.Popen, data_dir: Path, brokers: int, broker_pids: set[int]) -> str:
+    """Wait for the cluster's ``bootstrap.servers`` line; add its broker processes to ``broker_pids``
+    (so a failing test still kills them) and check there are ``brokers`` of each; returns the bootstrap."""
+    bootstrap = _read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
+    assert len(bootstrap.split(",")) == brokers
+    broker_pids.update(_pids_using(data_dir) - {proc.pid})
+    assert len(broker_pids) == brokers, f"expected {brokers} broker processes under {data_dir}, found {broker_pids}"
+    return bootstrap
+
+
 def _server_properties(tmp_path: Path, *, port: int, voter_port: int, extra: str) -> Path:
     """Write a one-node (broker and controller) server.properties under ``tmp_path``, plus ``extra`` lines."""
     config = tmp_path / "server.properties"
@@ -121,16 +141,10 @@ def _alive(pid: int) -> bool:
 
 def test_cluster_start_topics_produce_consume_perf_and_sigint_from_the_console_script(tmp_path):
     data_dir = tmp_path / "cli-cluster"
-    # A short ControlledShutdown backoff: SIGINT stops every broker, the controller among them.
-    proc = subprocess.Popen([str(KAFKETTE), "cluster", "start", "--brokers", "3", "--data-dir", str(data_dir),
-                             "--config", "controlled.shutdown.retry.backoff.ms=100"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = _start_cluster(data_dir, 3)
     broker_pids: set[int] = set()
     try:
-        bootstrap = _read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
-        assert len(bootstrap.split(",")) == 3
-        broker_pids = _pids_using(data_dir) - {proc.pid}
-        assert len(broker_pids) == 3, f"expected 3 broker processes under {data_dir}, found {broker_pids}"
+        bootstrap = _cluster_started(proc, data_dir, 3, broker_pids)
         server = ["--bootstrap-server", bootstrap]
 
         out = _ok(_cli("topics", "create", "cli-topic", "--partitions", "3", "--replication-factor", "3",
@@ -190,15 +204,10 @@ def test_broker_start_with_a_bad_property_value_prints_one_line_naming_it(tmp_pa
 
 def test_cluster_start_stops_its_brokers_on_sigterm(tmp_path):
     data_dir = tmp_path / "sigterm-cluster"
-    proc = subprocess.Popen([str(KAFKETTE), "cluster", "start", "--brokers", "2", "--data-dir", str(data_dir),
-                             "--config", "controlled.shutdown.retry.backoff.ms=100"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = _start_cluster(data_dir, 2)
     broker_pids: set[int] = set()
     try:
-        bootstrap = _read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
-        assert len(bootstrap.split(",")) == 2
-        broker_pids = _pids_using(data_dir) - {proc.pid}
-        assert len(broker_pids) == 2, f"expected 2 broker processes under {data_dir}, found {broker_pids}"
+        bootstrap = _cluster_started(proc, data_dir, 2, broker_pids)
         assert _ok(_cli("topics", "list", "--bootstrap-server", bootstrap)) == ""  # the cluster serves
         proc.send_signal(signal.SIGTERM)
         exit_code = proc.wait(timeout=60)
