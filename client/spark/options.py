@@ -200,6 +200,21 @@ def parse_subscription(options: dict[str, str]) -> Subscription:
     return Assign(tuple(parse_assign_json(raw)))
 
 
+def _json_object(raw: str, problem: str) -> dict:
+    """``raw`` parsed as a non-empty JSON object (a per-topic option value).
+
+    Raises:
+        ValueError: with ``problem`` as its message, when ``raw`` is not JSON or not a non-empty object.
+    """
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError:
+        raise ValueError(problem) from None
+    if not isinstance(parsed, dict) or not parsed:
+        raise ValueError(problem)
+    return parsed
+
+
 def parse_assign_json(raw: str) -> list[TopicPartition]:
     """Parse ``{"topicA":[0,1],"topicB":[2,4]}`` into sorted TopicPartitions.
 
@@ -207,12 +222,7 @@ def parse_assign_json(raw: str) -> list[TopicPartition]:
         ValueError: not that shape.
     """
     problem = (f"Expected e.g. {{\"topicA\":[0,1],\"topicB\":[0,1]}} for option 'assign', got {raw!r}")
-    try:
-        parsed = json.loads(raw)
-    except json.JSONDecodeError:
-        raise ValueError(problem) from None
-    if not isinstance(parsed, dict) or not parsed:
-        raise ValueError(problem)
+    parsed = _json_object(raw, problem)
     out: set[TopicPartition] = set()
     for topic, partitions in parsed.items():
         if not isinstance(partitions, list) or not all(type(p) is int and p >= 0 for p in partitions):
@@ -245,12 +255,7 @@ def parse_offset_spec(options: dict[str, str], name: str, default: str) -> Offse
         return OffsetSpec(raw.lower())
     problem = (f"Expected 'earliest', 'latest' or JSON like {{\"topicA\":{{\"0\":23,\"1\":-1}},"
                f"\"topicB\":{{\"0\":-2}}}} for option '{name}', got {raw!r}")
-    try:
-        parsed = json.loads(raw)
-    except json.JSONDecodeError:
-        raise ValueError(problem) from None
-    if not isinstance(parsed, dict) or not parsed:
-        raise ValueError(problem)
+    parsed = _json_object(raw, problem)
     offsets: dict[TopicPartition, int] = {}
     for topic, per_partition in parsed.items():
         if not isinstance(per_partition, dict):
