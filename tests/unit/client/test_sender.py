@@ -92,15 +92,20 @@ async def wait_all(futures):
     return await asyncio.wait_for(asyncio.gather(*futures, return_exceptions=True), 5)
 
 
+async def send_all(sender: Sender, futures):
+    """Run the sender until every future is done (bounded); their results or exceptions."""
+    sender.start()
+    try:
+        return await wait_all(futures)
+    finally:
+        await sender.stop()
+
+
 async def test_batches_are_grouped_into_one_request_per_leader():
     client = FakeClient(leaders=[1, 2, 1])
     acc, sender = make(client)
     futures = [send(acc, tp) for tp in (TP0, TP1, TP2)]
-    sender.start()
-    try:
-        results = await wait_all(futures)
-    finally:
-        await sender.stop()
+    results = await send_all(sender, futures)
     assert [r.offset for r in results] == [0, 0, 0]
     by_node = {node: sorted(p.index for t in req.topic_data for p in t.partition_data)
                for node, req, _ in client.requests}
@@ -112,11 +117,7 @@ async def test_retriable_error_is_retried_after_a_metadata_refresh():
     client.errors[(TP0, 0)] = Errors.NOT_LEADER_OR_FOLLOWER
     acc, sender = make(client)
     futures = [send(acc, TP0, b"a"), send(acc, TP0, b"b")]
-    sender.start()
-    try:
-        results = await wait_all(futures)
-    finally:
-        await sender.stop()
+    results = await send_all(sender, futures)
     assert [r.offset for r in results] == [0, 1]
     assert client.attempts[TP0] == 2 and client.metadata_updates >= 1
 
@@ -126,11 +127,7 @@ async def test_non_retriable_error_fails_the_records():
     client.errors[(TP0, 0)] = Errors.MESSAGE_TOO_LARGE
     acc, sender = make(client)
     future = send(acc, TP0)
-    sender.start()
-    try:
-        [result] = await wait_all([future])
-    finally:
-        await sender.stop()
+    [result] = await send_all(sender, [future])
     assert isinstance(result, MessageTooLargeError)
     assert client.attempts[TP0] == 1 and not acc.has_incomplete()
 
@@ -139,11 +136,7 @@ async def test_acks_zero_sends_without_waiting_and_reports_offset_minus_one():
     client = FakeClient(leaders=[1])
     acc, sender = make(client, acks=0)
     future = send(acc, TP0)
-    sender.start()
-    try:
-        [result] = await wait_all([future])
-    finally:
-        await sender.stop()
+    [result] = await send_all(sender, [future])
     assert result.offset == -1
     assert client.requests[0][2] is False and client.requests[0][1].acks == 0
 
