@@ -14,28 +14,11 @@ from pathlib import Path
 
 from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
 from protocol.record_batch import iter_batches
-from tests.cluster_helpers import consume_from_beginning
+from tests.cluster_helpers import consume_from_beginning, describe_partitions, wait_for_partitions
 
 TOPIC = "failover"
 PARTITIONS = 6
 RECORDS = 20000
-
-
-async def _describe(bootstrap: str):
-    async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        return (await admin.describe_topics([TOPIC]))[TOPIC].partitions
-
-
-async def _wait_for(predicate, timeout_s: float, what: str, bootstrap: str):
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while True:
-        parts = await _describe(bootstrap)
-        if predicate(parts):
-            return parts
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}; last state: "
-                                 f"{[(p.partition, p.leader, p.isr) for p in parts]}")
-        await asyncio.sleep(0.25)
 
 
 async def _consume_all(bootstrap: str, expected: int) -> list:
@@ -56,7 +39,7 @@ async def test_kill_leader_under_load_then_restart_it(cluster_factory):
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([NewTopic(TOPIC, num_partitions=PARTITIONS, replication_factor=3,
                                             configs={"min.insync.replicas": "2"})])
-    before = await _describe(bootstrap)
+    before = await describe_partitions(bootstrap, TOPIC)
     controller_id = 1
     victim = next(p.leader for p in before if p.leader != controller_id)
     victim_partitions = {p.partition for p in before if p.leader == victim}
@@ -79,9 +62,9 @@ async def test_kill_leader_under_load_then_restart_it(cluster_factory):
     for (value, _), meta in zip(futures, results, strict=True):
         acked[value] = meta
 
-    after = await _wait_for(
-        lambda parts: all(p.leader not in (victim, -1) and victim not in p.isr for p in parts),
-        30, "new leaders and shrunk ISRs", bootstrap)
+    after = await wait_for_partitions(
+        bootstrap, TOPIC, lambda parts: all(p.leader not in (victim, -1) and victim not in p.isr for p in parts),
+        "new leaders and shrunk ISRs", timeout_s=30)
     for p in after:
         if p.partition in victim_partitions:
             assert p.leader != victim and p.leader in p.replicas
@@ -95,8 +78,8 @@ async def test_kill_leader_under_load_then_restart_it(cluster_factory):
 
     # Test 4: restart the victim; it truncates, catches up and rejoins every ISR.
     cluster.start_broker(victim)
-    await _wait_for(lambda parts: all(sorted(p.isr) == sorted(p.replicas) for p in parts), 60,
-                    "the restarted broker to rejoin every ISR", bootstrap)
+    await wait_for_partitions(bootstrap, TOPIC, lambda parts: all(sorted(p.isr) == sorted(p.replicas) for p in parts),
+                              "the restarted broker to rejoin every ISR", timeout_s=60)
     cluster.stop()
     for partition in range(PARTITIONS):
         copies = {b: _replica_bytes(cluster, b, partition) for b in cluster.broker_ids}
@@ -137,9 +120,4 @@ async def test_a_consumer_keeps_consuming_across_a_leader_change(cluster_factory
         cluster.stop_broker(2, hard=True)  # the leader
         after = await produce("after")  # acknowledged by the new leader
         assert await take(consumer, len(after)) == after  # the same consumer, no user action
-    assert (await _describe_topic(bootstrap, topic))[0].leader in (3, 1)
-
-
-async def _describe_topic(bootstrap: str, topic: str):
-    async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        return (await admin.describe_topics([topic]))[topic].partitions
+    assert (await describe_partitions(bootstrap, topic))[0].leader in (3, 1)

@@ -15,7 +15,7 @@ from collections import Counter
 import pytest
 
 from client import AdminClient, LocalCluster, NewTopic, Producer, TopicPartition
-from tests.cluster_helpers import consume_from_beginning
+from tests.cluster_helpers import consume_from_beginning, describe_partitions, wait_for_partitions
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -30,11 +30,6 @@ PROPS = {
 }
 
 
-async def describe(bootstrap: str):
-    async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        return (await admin.describe_topics([TOPIC]))[TOPIC].partitions
-
-
 async def consume_all(bootstrap: str, expected: int) -> list[bytes]:
     records = await consume_from_beginning(bootstrap, [TopicPartition(TOPIC, p) for p in range(PARTITIONS)])
     assert len(records) >= expected, f"high watermarks sum to {len(records)}, fewer than {expected} acknowledged records"
@@ -47,13 +42,9 @@ async def test_sigterm_moves_leaders_away_before_exit_and_acks_all_loses_nothing
         bootstrap = cluster.bootstrap_servers
         async with AdminClient(bootstrap_servers=bootstrap) as admin:
             await admin.create_topics([NewTopic(TOPIC, PARTITIONS, 3, configs={"min.insync.replicas": "2"})])
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 30
-        while not all(sorted(p.isr) == [1, 2, 3] for p in await describe(bootstrap)):
-            assert loop.time() < deadline, "ISR never full"
-            await asyncio.sleep(0.2)
+        await wait_for_partitions(bootstrap, TOPIC, lambda ps: all(sorted(p.isr) == [1, 2, 3] for p in ps), "full ISRs")
         victim = 2
-        assert any(p.leader == victim for p in await describe(bootstrap))
+        assert any(p.leader == victim for p in await describe_partitions(bootstrap, TOPIC))
 
         stop_producing = asyncio.Event()
         futures: list[asyncio.Future] = []
@@ -71,7 +62,7 @@ async def test_sigterm_moves_leaders_away_before_exit_and_acks_all_loses_nothing
             try:
                 await asyncio.sleep(1.0)
                 await asyncio.to_thread(cluster.stop_broker, victim, False)  # SIGTERM; returns once it exited
-                leaders_after_exit = [p.leader for p in await describe(bootstrap)]
+                leaders_after_exit = [p.leader for p in await describe_partitions(bootstrap, TOPIC)]
                 await asyncio.sleep(1.5)
             finally:
                 stop_producing.set()
