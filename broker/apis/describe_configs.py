@@ -42,10 +42,8 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: DescribeConfi
     controller = ctx.controller
 
     async def forward_topics(resources: list[DescribeConfigsResource]) -> list[DescribeConfigsResult]:
-        response = await controller.describe_configs(DescribeConfigsRequest(
-            resources=resources, include_synonyms=request.include_synonyms,
-        ))
-        return response.results
+        forwarded = DescribeConfigsRequest(resources=resources, include_synonyms=request.include_synonyms)
+        return (await controller.describe_configs(forwarded)).results
 
     results = await answer_config_resources(
         request.resources, DescribeConfigsResult, lambda resource: _describe_broker(ctx, resource),

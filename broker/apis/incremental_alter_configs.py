@@ -46,10 +46,8 @@ async def handle(ctx: ApisContext, header: RequestHeader,
     controller = ctx.controller
 
     async def forward_topics(resources: list[AlterConfigsResource]) -> list[AlterConfigsResourceResponse]:
-        response = await controller.incremental_alter_configs(IncrementalAlterConfigsRequest(
-            resources=resources, validate_only=request.validate_only,
-        ))
-        return response.responses
+        forwarded = IncrementalAlterConfigsRequest(resources=resources, validate_only=request.validate_only)
+        return (await controller.incremental_alter_configs(forwarded)).responses
 
     responses = await answer_config_resources(
         request.resources, AlterConfigsResourceResponse,
