@@ -204,14 +204,31 @@ class ReplicationControlManager:
         topic_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
         records: list[MetadataRecord] = [TopicRecord(name=topic.name, topic_id=topic_id)]
         records.extend(ConfigRecord("topic", topic.name, k, v) for k, v in configs.items())
+        records.extend(self._partition_records(topic.name, assignment))
+        return records, len(assignment), len(assignment[0])
+
+    def _partition_records(self, topic: str, assignment: dict[int, list[int]]) -> list[MetadataRecord]:
+        """One PartitionRecord per new partition, in partition order, at leader and partition epoch 0.
+
+        Leader and ISR come from ``initial_leader_and_isr`` over the live brokers (Kafka's
+        ``ReplicationControlManager`` builds the same record for CreateTopics and CreatePartitions).
+
+        Args:
+            topic: the topic's name.
+            assignment: ``{partition id: replicas}``.
+
+        Returns:
+            The records, to be replayed by the controller context.
+        """
+        records: list[MetadataRecord] = []
         for partition in sorted(assignment):
             replicas = assignment[partition]
-            initial = initial_leader_and_isr(replicas, ctx.is_live)
+            initial = initial_leader_and_isr(replicas, self._context.is_live)
             records.append(PartitionRecord(
-                topic=topic.name, partition=partition, replicas=list(replicas), isr=initial.isr,
+                topic=topic, partition=partition, replicas=list(replicas), isr=initial.isr,
                 leader=initial.leader, leader_epoch=0, partition_epoch=0,
             ))
-        return records, len(assignment), len(assignment[0])
+        return records
 
     # ------------------------------------------------------------ CreatePartitions
 
@@ -294,15 +311,7 @@ class ReplicationControlManager:
                 additional, replication_factor, live, broker_racks=ctx.live_broker_racks(),
                 fixed_start_index=start_index, start_partition_id=current, rng=self._rng,
             )
-        records: list[MetadataRecord] = []
-        for partition in sorted(assignment):
-            replicas = assignment[partition]
-            initial = initial_leader_and_isr(replicas, ctx.is_live)
-            records.append(PartitionRecord(
-                topic=topic.name, partition=partition, replicas=list(replicas), isr=initial.isr,
-                leader=initial.leader, leader_epoch=0, partition_epoch=0,
-            ))
-        return records
+        return self._partition_records(topic.name, assignment)
 
     def _check_new_partition_assignment(self, replicas: list[int], replication_factor: int) -> None:
         ctx = self._context
