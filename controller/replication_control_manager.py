@@ -448,10 +448,7 @@ class ReplicationControlManager:
             leader, isr = part.leader, shrunk
         else:
             return None
-        return PartitionChangeRecord(
-            topic=tp.topic, partition=tp.partition, leader=leader, isr=isr,
-            leader_epoch=part.leader_epoch + 1, partition_epoch=part.partition_epoch + 1,
-        )
+        return part.leader_change(tp, leader, isr)
 
     def handle_replicas_offline(self, broker_id: int, offline: Iterable[TopicPartition]) -> list[PartitionChangeRecord]:
         """Partition changes when ``broker_id`` reports the replicas whose log is offline.
@@ -525,10 +522,7 @@ class ReplicationControlManager:
             election = offline_partition_leader_election(part.replicas, part.isr, is_live, self._unclean(tp))
             if not election.has_leader:
                 continue
-            records.append(PartitionChangeRecord(
-                topic=tp.topic, partition=tp.partition, leader=election.leader, isr=election.isr,
-                leader_epoch=part.leader_epoch + 1, partition_epoch=part.partition_epoch + 1,
-            ))
+            records.append(part.leader_change(tp, election.leader, election.isr))
         return records
 
     def elect_offline_partitions(self, topics: Iterable[str] | None = None) -> list[PartitionChangeRecord]:
@@ -560,10 +554,7 @@ class ReplicationControlManager:
             election = offline_partition_leader_election(part.replicas, part.isr, is_online, self._unclean(tp))
             if not election.has_leader or election.leader == part.leader:
                 continue
-            records.append(PartitionChangeRecord(
-                topic=tp.topic, partition=tp.partition, leader=election.leader, isr=election.isr,
-                leader_epoch=part.leader_epoch + 1, partition_epoch=part.partition_epoch + 1,
-            ))
+            records.append(part.leader_change(tp, election.leader, election.isr))
         return records
 
     def _unclean(self, tp: TopicPartition) -> bool:
