@@ -47,6 +47,8 @@ from controller.metadata_records import (
 )
 from controller.replica_assignment import assign_replicas_to_brokers
 from controller.topic_validation import (
+    check_no_duplicate_replicas,
+    check_replicas_registered,
     has_collision_chars,
     resolve_num_partitions,
     resolve_replication_factor,
@@ -317,21 +319,13 @@ class ReplicationControlManager:
         ctx = self._context
         if not replicas:
             raise InvalidReplicaAssignmentError("The manual partition assignment includes an empty replica list.")
-        duplicates = sorted({b for b in replicas if replicas.count(b) > 1})
-        if duplicates:
-            raise InvalidReplicaAssignmentError(
-                "Partition replica lists may not contain duplicate entries: " + ",".join(map(str, duplicates))
-            )
+        check_no_duplicate_replicas(replicas)
         if len(replicas) != replication_factor:
             raise InvalidReplicaAssignmentError(
                 f"The manual partition assignment includes a partition with {len(replicas)} replica(s), but this "
                 f"is not consistent with previous partitions, which have {replication_factor} replica(s)."
             )
-        for broker_id in replicas:
-            if broker_id not in ctx.brokers:
-                raise InvalidReplicaAssignmentError(
-                    f"The manual partition assignment includes broker {broker_id}, but no such broker is registered."
-                )
+        check_replicas_registered(replicas, ctx.brokers)
         if not any(ctx.is_live(b) for b in replicas):
             raise InvalidReplicaAssignmentError(
                 f"All brokers specified in the manual partition assignment {replicas} are fenced."
