@@ -329,7 +329,8 @@ class ReplicaManager:
             (top-level error, ``{tp: error}``).
         """
         async with self._state_lock:
-            if not self._accept_controller_epoch("LeaderAndIsr", request.controller_id, request.controller_epoch):
+            if not self._accept_controller_epoch(
+                    "LeaderAndIsr", request.controller_id, request.controller_epoch):
                 return Errors.STALE_CONTROLLER_EPOCH, {}
             errors: dict[TopicPartition, Errors] = {}
             leaders: dict[TopicPartition, LeaderAndIsrPartitionState] = {}
@@ -467,7 +468,8 @@ class ReplicaManager:
             KAFKA_STORAGE_ERROR for that partition.
         """
         async with self._state_lock:
-            if not self._accept_controller_epoch("StopReplica", request.controller_id, request.controller_epoch):
+            if not self._accept_controller_epoch(
+                    "StopReplica", request.controller_id, request.controller_epoch):
                 return Errors.STALE_CONTROLLER_EPOCH, {}
             errors: dict[TopicPartition, Errors] = {}
             to_stop: dict[TopicPartition, bool] = {}

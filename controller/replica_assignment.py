@@ -210,7 +210,8 @@ def _assign_replicas_to_brokers_rack_aware(
                     break
         return replicas
 
-    return _assign_round_robin(n_partitions, arranged, fixed_start_index, start_partition_id, rng, replicas_for)
+    return _assign_round_robin(
+        n_partitions, arranged, fixed_start_index, start_partition_id, rng, replicas_for)
 
 
 def _assign_replicas_to_brokers_rack_unaware(
@@ -229,7 +230,8 @@ def _assign_replicas_to_brokers_rack_unaware(
             for j in range(replication_factor - 1)
         ]
 
-    return _assign_round_robin(n_partitions, broker_array, fixed_start_index, start_partition_id, rng, replicas_for)
+    return _assign_round_robin(
+        n_partitions, broker_array, fixed_start_index, start_partition_id, rng, replicas_for)
 
 
 def replica_index(first_replica_index: int, second_replica_shift: int, replica_index: int, n_brokers: int) -> int:

@@ -108,7 +108,9 @@ class TopicLifecycleApis:
             return result.response, {}
         return result.response, self._on_new_partition_creation(new_partitions)
 
-    def _on_new_partition_creation(self: KafkaController, new_partitions: list[TopicPartition]) -> dict[str, Futures]:
+    def _on_new_partition_creation(
+        self: KafkaController, new_partitions: list[TopicPartition]
+    ) -> dict[str, Futures]:
         """Tell every live broker about partitions just written: LeaderAndIsr (``is_new``) and UpdateMetadata.
 
         Kafka concept: ``KafkaController.onNewPartitionCreation`` (seed 000), shared by

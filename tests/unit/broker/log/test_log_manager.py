@@ -39,18 +39,6 @@ async def _write_and_stop(config, make_batch, batches):
         _append(manager.get_or_create_log(T0, LogConfig.from_broker(config)), make_batch, batches=batches)
 
 
-def _corrupt_last_batch(segment):
-    """Flip a bit in the last batch of ``segment``: a CRC failure a recovery scan truncates.
-
-    Returns:
-        The corrupted bytes written back.
-    """
-    data = bytearray(segment.read_bytes())
-    data[-2] ^= 0x10
-    segment.write_bytes(data)
-    return data
-
-
 async def test_start_stop_round_trip_with_clean_shutdown_marker_and_high_watermarks(tmp_path, make_batch):
     config = _config(tmp_path / "d1")
     async with LogManager(config) as manager:
@@ -70,11 +58,11 @@ async def test_start_stop_round_trip_with_clean_shutdown_marker_and_high_waterma
         assert again.read_high_watermarks() == {T0: 10}
 
 
-async def test_clean_shutdown_marker_makes_start_up_skip_the_recovery_scan(tmp_path, make_batch):
+async def test_clean_shutdown_marker_makes_start_up_skip_the_recovery_scan(tmp_path, make_batch, flip_byte):
     config = _config(tmp_path / "d1")
     await _write_and_stop(config, make_batch, batches=3)
     segment = tmp_path / "d1" / "flights-0" / "00000000000000000000.log"
-    data = _corrupt_last_batch(segment)  # the scan would truncate it; with the marker nothing scans it
+    data = flip_byte(segment, -2, 0x10)  # a CRC failure the scan would truncate; with the marker nothing scans it
 
     async with LogManager(config) as again:
         reopened = again.get_log(T0)
@@ -82,12 +70,12 @@ async def test_clean_shutdown_marker_makes_start_up_skip_the_recovery_scan(tmp_p
         assert segment.stat().st_size == len(data)
 
 
-async def test_unclean_restart_recovers_from_the_recovery_point_checkpoint(tmp_path, make_batch):
+async def test_unclean_restart_recovers_from_the_recovery_point_checkpoint(tmp_path, make_batch, flip_byte):
     config = _config(tmp_path / "d1")
     await _write_and_stop(config, make_batch, batches=3)
     (tmp_path / "d1" / CLEAN_SHUTDOWN_FILE).unlink()
     OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").write({T0: 0})
-    _corrupt_last_batch(tmp_path / "d1" / "flights-0" / "00000000000000000000.log")
+    flip_byte(tmp_path / "d1" / "flights-0" / "00000000000000000000.log", -2, 0x10)
 
     async with LogManager(config) as again:
         assert again.get_log(T0).log_end_offset == 10
