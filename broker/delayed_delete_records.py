@@ -22,8 +22,8 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from broker.delayed_partition_operation import DelayedPartitionsOperation
 from broker.partition import Partition
-from broker.purgatory import DelayedOperation
 from protocol.errors import Errors, NotLeaderOrFollowerError
 from protocol.topic_partition import TopicPartition
 
@@ -45,8 +45,10 @@ class DeleteRecordsPartitionStatus:
     pending: bool = True
 
 
-class DelayedDeleteRecords(DelayedOperation):
+class DelayedDeleteRecords(DelayedPartitionsOperation[DeleteRecordsPartitionStatus]):
     """Waits until every pending partition's low watermark reaches its requested offset.
+
+    Case A (partition gone) and case D (timeout) are handled by ``DelayedPartitionsOperation``.
 
     Args:
         delay_ms: the request's ``timeout_ms``.
@@ -65,35 +67,16 @@ class DelayedDeleteRecords(DelayedOperation):
         is_alive: Callable[[int], bool],
         result: asyncio.Future[dict[TopicPartition, DeleteRecordsPartitionStatus]],
     ) -> None:
-        super().__init__(delay_ms)
-        self.statuses = statuses
-        self._get_partition = get_partition
+        super().__init__(delay_ms, statuses, get_partition, result)
         self._is_alive = is_alive
-        self._result = result
 
-    def try_complete(self) -> bool:
-        for tp, status in self.statuses.items():
-            if not status.pending:
-                continue
-            partition = self._get_partition(tp)
-            if partition is None:
-                status.pending, status.error = False, Errors.UNKNOWN_TOPIC_OR_PARTITION  # case A
-                continue
-            try:
-                low_watermark = partition.low_watermark_if_leader(self._is_alive)
-            except NotLeaderOrFollowerError:
-                status.pending, status.error = False, Errors.NOT_LEADER_OR_FOLLOWER  # case B
-                continue
-            status.low_watermark = low_watermark
-            if low_watermark >= status.requested_offset:
-                status.pending = False  # case C
-        if any(s.pending for s in self.statuses.values()):
-            return False
-        return self.force_complete()
-
-    def on_complete(self) -> None:
-        for status in self.statuses.values():
-            if status.pending:  # case D
-                status.pending, status.error = False, Errors.REQUEST_TIMED_OUT
-        if not self._result.done():
-            self._result.set_result(self.statuses)
+    def try_complete_partition(self, partition: Partition, status: DeleteRecordsPartitionStatus) -> None:
+        """Cases B and C: leadership lost, or the low watermark reached the requested offset."""
+        try:
+            low_watermark = partition.low_watermark_if_leader(self._is_alive)
+        except NotLeaderOrFollowerError:
+            status.pending, status.error = False, Errors.NOT_LEADER_OR_FOLLOWER  # case B
+            return
+        status.low_watermark = low_watermark
+        if low_watermark >= status.requested_offset:
+            status.pending = False  # case C

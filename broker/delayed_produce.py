@@ -12,14 +12,11 @@ Kafka concept: ``kafka.server.DelayedProduce`` (seed 004, ReplicaManager.appendR
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from broker.delayed_partition_operation import DelayedPartitionsOperation
 from broker.partition import Partition
-from broker.purgatory import DelayedOperation
 from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
 
 
 @dataclass(slots=True)
@@ -37,8 +34,11 @@ class ProducePartitionStatus:
     log_append_time_ms: int = -1
 
 
-class DelayedProduce(DelayedOperation):
+class DelayedProduce(DelayedPartitionsOperation[ProducePartitionStatus]):
     """Waits until every partition's high watermark passes its appended batches.
+
+    A partition no longer hosted here gets UNKNOWN_TOPIC_OR_PARTITION, and case C (timeout)
+    is handled by ``DelayedPartitionsOperation``.
 
     Args:
         delay_ms: the request's ``timeout_ms``.
@@ -48,36 +48,8 @@ class DelayedProduce(DelayedOperation):
         result: resolved with ``statuses`` on completion (never with an exception).
     """
 
-    def __init__(
-        self,
-        delay_ms: int,
-        statuses: dict[TopicPartition, ProducePartitionStatus],
-        get_partition: Callable[[TopicPartition], Partition | None],
-        result: asyncio.Future[dict[TopicPartition, ProducePartitionStatus]],
-    ) -> None:
-        super().__init__(delay_ms)
-        self.statuses = statuses
-        self._get_partition = get_partition
-        self._result = result
-
-    def try_complete(self) -> bool:
-        for tp, status in self.statuses.items():
-            if not status.pending:
-                continue
-            partition = self._get_partition(tp)
-            if partition is None:
-                status.pending, status.error = False, Errors.UNKNOWN_TOPIC_OR_PARTITION  # case A
-                continue
-            done, error = partition.check_enough_replicas_reach_offset(status.required_offset)  # A, B
-            if done:
-                status.pending, status.error = False, error
-        if any(s.pending for s in self.statuses.values()):
-            return False
-        return self.force_complete()
-
-    def on_complete(self) -> None:
-        for status in self.statuses.values():
-            if status.pending:  # case C
-                status.pending, status.error = False, Errors.REQUEST_TIMED_OUT
-        if not self._result.done():
-            self._result.set_result(self.statuses)
+    def try_complete_partition(self, partition: Partition, status: ProducePartitionStatus) -> None:
+        """Cases A and B: leadership lost, or the high watermark reached the required offset."""
+        done, error = partition.check_enough_replicas_reach_offset(status.required_offset)  # A, B
+        if done:
+            status.pending, status.error = False, error

@@ -5,7 +5,8 @@ Owns: ``DelayedOperation`` (an operation that completes exactly once: when
 ``DelayedOperationPurgatory`` (operations watched by keys such as a
 TopicPartition; ``check_and_complete(key)`` retries the operations watching a key;
 a timer per operation expires it).  Does not own what the operations do: see
-``delayed_produce.py`` and ``delayed_fetch.py``.
+``delayed_produce.py``, ``delayed_delete_records.py`` (both over
+``delayed_partition_operation.py``) and ``delayed_fetch.py``.
 
 Everything runs on the event loop, so the "exactly once" guarantee needs no lock:
 ``force_complete`` flips ``is_completed`` before calling ``on_complete``.

@@ -296,6 +296,27 @@ class ReplicaManager:
 
     # ----- LeaderAndIsr -------------------------------------------------------------
 
+    def _accept_controller_epoch(self, api: str, controller_id: int, controller_epoch: int) -> bool:
+        """Adopt ``controller_epoch`` unless it is older than the last one seen (a stale controller).
+
+        Kafka concept: the ``controllerEpoch < this.controllerEpoch`` check that opens
+        ``ReplicaManager.becomeLeaderOrFollower`` and ``stopReplicas``.  Call under ``_state_lock``.
+
+        Args:
+            api: the request's API name for the warning ("LeaderAndIsr", "StopReplica").
+            controller_id: the sending controller's broker id.
+            controller_epoch: the request's controller epoch.
+
+        Returns:
+            False (logged at WARNING) when the epoch is stale: the caller answers STALE_CONTROLLER_EPOCH.
+        """
+        if controller_epoch < self.controller_epoch:
+            logger.warning("%s Ignoring %s from controller %d with stale epoch %d < %d",
+                           self._prefix, api, controller_id, controller_epoch, self.controller_epoch)
+            return False
+        self.controller_epoch = controller_epoch
+        return True
+
     async def become_leader_or_follower(self, request: LeaderAndIsrRequest) -> tuple[Errors, dict[TopicPartition, Errors]]:
         """Apply a LeaderAndIsr request from the controller.
 
@@ -308,11 +329,9 @@ class ReplicaManager:
             (top-level error, ``{tp: error}``).
         """
         async with self._state_lock:
-            if request.controller_epoch < self.controller_epoch:
-                logger.warning("%s Ignoring LeaderAndIsr from controller %d with stale epoch %d < %d",
-                               self._prefix, request.controller_id, request.controller_epoch, self.controller_epoch)
+            if not self._accept_controller_epoch(
+                    "LeaderAndIsr", request.controller_id, request.controller_epoch):
                 return Errors.STALE_CONTROLLER_EPOCH, {}
-            self.controller_epoch = request.controller_epoch
             errors: dict[TopicPartition, Errors] = {}
             leaders: dict[TopicPartition, LeaderAndIsrPartitionState] = {}
             followers: dict[TopicPartition, LeaderAndIsrPartitionState] = {}
@@ -449,11 +468,9 @@ class ReplicaManager:
             KAFKA_STORAGE_ERROR for that partition.
         """
         async with self._state_lock:
-            if request.controller_epoch < self.controller_epoch:
-                logger.warning("%s Ignoring StopReplica from controller %d with stale epoch %d < %d",
-                               self._prefix, request.controller_id, request.controller_epoch, self.controller_epoch)
+            if not self._accept_controller_epoch(
+                    "StopReplica", request.controller_id, request.controller_epoch):
                 return Errors.STALE_CONTROLLER_EPOCH, {}
-            self.controller_epoch = request.controller_epoch
             errors: dict[TopicPartition, Errors] = {}
             to_stop: dict[TopicPartition, bool] = {}
             for topic_state in request.topic_states:

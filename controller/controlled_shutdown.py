@@ -65,8 +65,5 @@ def controlled_shutdown(
             leader = part.leader
         else:
             continue
-        records.append(PartitionChangeRecord(
-            topic=tp.topic, partition=tp.partition, leader=leader, isr=new_isr,
-            leader_epoch=part.leader_epoch + 1, partition_epoch=part.partition_epoch + 1,
-        ))
+        records.append(part.leader_change(tp, leader, new_isr))
     return records, remaining

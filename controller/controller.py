@@ -360,16 +360,7 @@ class KafkaController(TopicLifecycleApis):
             return outcome, {}
         await self._write(result.records, "CreateTopics")
         new_partitions = [tp for t in outcome.created_topics for tp in self.context.partitions_of_topic(t)]
-        live = self.context.live_broker_ids()
-        batch = self._new_batch()
-        batch.add_leader_and_isr_request_for_brokers(live, new_partitions, is_new=True)
-        batch.add_update_metadata_request_for_brokers(live, new_partitions)
-        futures = batch.send_requests_to_brokers()
-        acks = {
-            t: [f for tp in self.context.partitions_of_topic(t) for f in futures.get(tp, [])]
-            for t in outcome.created_topics
-        }
-        return outcome, acks
+        return outcome, self._on_new_partition_creation(new_partitions)
 
     async def _handle_register_broker(self, request: BrokerRegistrationRequest) -> BrokerRegistrationResponse:
         broker_id = request.broker_id

@@ -80,6 +80,26 @@ class PartitionRegistration:
     partition_epoch: int
     offline_replicas: list[int] = field(default_factory=list)
 
+    def leader_change(self, tp: TopicPartition, leader: int, isr: list[int]) -> PartitionChangeRecord:
+        """The record giving this partition ``leader`` and ``isr`` at the next leader and partition epochs.
+
+        Kafka concept: a leader election's ``PartitionChangeRecord`` (KRaft's
+        ``PartitionChangeBuilder``: a new leadership bumps the leader epoch).  Changes nothing
+        here: the context moves when the record is replayed.
+
+        Args:
+            tp: this partition's topic-partition.
+            leader: the new leader's broker id (may be the current one, still bumped).
+            isr: the new ISR (broker ids).
+
+        Returns:
+            The record, ``leader_epoch`` and ``partition_epoch`` each one above this registration's.
+        """
+        return PartitionChangeRecord(
+            topic=tp.topic, partition=tp.partition, leader=leader, isr=isr,
+            leader_epoch=self.leader_epoch + 1, partition_epoch=self.partition_epoch + 1,
+        )
+
 
 class ControllerContext:
     """Everything the active controller knows; changed only by ``replay``.

@@ -104,7 +104,7 @@ def _elect(
             return None, Errors.PREFERRED_LEADER_NOT_AVAILABLE, (
                 f"Failed to elect leader for partition {tp} under strategy PreferredReplicaPartitionLeaderElectionStrategy"
             )
-        return _change(tp, part, preferred, list(part.isr)), Errors.NONE, None
+        return part.leader_change(tp, preferred, list(part.isr)), Errors.NONE, None
     if part.leader != NO_LEADER and context.is_replica_online(part.leader, tp):
         return None, Errors.ELECTION_NOT_NEEDED, "Leader election not needed for topic partition."
     election = offline_partition_leader_election(part.replicas, part.isr, eligible, True)
@@ -112,14 +112,7 @@ def _elect(
         return None, Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, (
             f"Failed to elect leader for partition {tp} under strategy UncleanLeaderElectionStrategy"
         )
-    return _change(tp, part, election.leader, election.isr), Errors.NONE, None
-
-
-def _change(tp: TopicPartition, part: object, leader: int, isr: list[int]) -> PartitionChangeRecord:
-    return PartitionChangeRecord(
-        topic=tp.topic, partition=tp.partition, leader=leader, isr=isr,
-        leader_epoch=part.leader_epoch + 1, partition_epoch=part.partition_epoch + 1,  # type: ignore[attr-defined]
-    )
+    return part.leader_change(tp, election.leader, election.isr), Errors.NONE, None
 
 
 def leader_imbalance_ratios(context: ControllerContext) -> dict[int, float]:
@@ -166,5 +159,5 @@ def auto_leader_rebalance(
             part = context.partitions[tp]
             if (part.replicas and part.replicas[0] == broker_id and part.leader != broker_id
                     and broker_id in part.isr and not context.is_topic_queued_up_for_deletion(tp.topic)):
-                records.append(_change(tp, part, broker_id, list(part.isr)))
+                records.append(part.leader_change(tp, broker_id, list(part.isr)))
     return records

@@ -42,7 +42,7 @@ brokers), and followers are spread like the rack-unaware ones.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from protocol.errors import (  # type: ignore[attr-defined]
     InvalidPartitionsError,
@@ -139,6 +139,46 @@ def get_rack_alternated_broker_list(broker_racks: Mapping[int, str]) -> list[int
     return result
 
 
+def _assign_round_robin(
+    n_partitions: int,
+    broker_array: list[int],
+    fixed_start_index: int,
+    start_partition_id: int,
+    rng: object,
+    replicas_for: Callable[[int, int], list[int]],
+) -> dict[int, list[int]]:
+    """Kafka's round-robin walk shared by the rack-aware and rack-unaware assignments.
+
+    Picks a start index and a replica shift (fixed, or drawn from ``rng`` in that order),
+    places partition ``p``'s first replica at ``(p + start_index) % n_brokers`` and bumps the
+    shift each time the partition id wraps around the broker array.
+
+    Args:
+        n_partitions: how many partitions to assign.
+        broker_array: the brokers in walk order.
+        fixed_start_index: start index and initial shift; negative to draw both from ``rng``.
+        start_partition_id: first partition id to assign (negative counts as 0).
+        rng: source of ``randrange`` (a ``random.Random`` or the ``random`` module).
+        replicas_for: ``(first_replica_index, next_replica_shift) -> replicas`` for one partition.
+
+    Returns:
+        ``{partition_id: replicas}``.
+    """
+    n_brokers = len(broker_array)
+    randrange = rng.randrange  # type: ignore[attr-defined]
+    start_index = fixed_start_index if fixed_start_index >= 0 else randrange(n_brokers)
+    next_replica_shift = fixed_start_index if fixed_start_index >= 0 else randrange(n_brokers)
+    current_partition_id = max(0, start_partition_id)
+    assignment: dict[int, list[int]] = {}
+    for _ in range(n_partitions):
+        if current_partition_id > 0 and current_partition_id % n_brokers == 0:
+            next_replica_shift += 1
+        first_replica_index = (current_partition_id + start_index) % n_brokers
+        assignment[current_partition_id] = replicas_for(first_replica_index, next_replica_shift)
+        current_partition_id += 1
+    return assignment
+
+
 def _assign_replicas_to_brokers_rack_aware(
     n_partitions: int,
     replication_factor: int,
@@ -150,15 +190,8 @@ def _assign_replicas_to_brokers_rack_aware(
     num_racks = len(set(broker_racks.values()))
     arranged = get_rack_alternated_broker_list(broker_racks)
     n_brokers = len(arranged)
-    randrange = rng.randrange  # type: ignore[attr-defined]
-    start_index = fixed_start_index if fixed_start_index >= 0 else randrange(n_brokers)
-    next_replica_shift = fixed_start_index if fixed_start_index >= 0 else randrange(n_brokers)
-    current_partition_id = max(0, start_partition_id)
-    assignment: dict[int, list[int]] = {}
-    for _ in range(n_partitions):
-        if current_partition_id > 0 and current_partition_id % n_brokers == 0:
-            next_replica_shift += 1
-        first_replica_index = (current_partition_id + start_index) % n_brokers
+
+    def replicas_for(first_replica_index: int, next_replica_shift: int) -> list[int]:
         leader = arranged[first_replica_index]
         replicas = [leader]
         racks_with_replicas = {broker_racks[leader]}
@@ -175,9 +208,10 @@ def _assign_replicas_to_brokers_rack_aware(
                     racks_with_replicas.add(rack)
                     brokers_with_replicas.add(broker)
                     break
-        assignment[current_partition_id] = replicas
-        current_partition_id += 1
-    return assignment
+        return replicas
+
+    return _assign_round_robin(
+        n_partitions, arranged, fixed_start_index, start_partition_id, rng, replicas_for)
 
 
 def _assign_replicas_to_brokers_rack_unaware(
@@ -189,21 +223,15 @@ def _assign_replicas_to_brokers_rack_unaware(
     rng: object,
 ) -> dict[int, list[int]]:
     n_brokers = len(broker_array)
-    randrange = rng.randrange  # type: ignore[attr-defined]
-    start_index = fixed_start_index if fixed_start_index >= 0 else randrange(n_brokers)
-    next_replica_shift = fixed_start_index if fixed_start_index >= 0 else randrange(n_brokers)
-    current_partition_id = max(0, start_partition_id)
-    assignment: dict[int, list[int]] = {}
-    for _ in range(n_partitions):
-        if current_partition_id > 0 and current_partition_id % n_brokers == 0:
-            next_replica_shift += 1
-        first_replica_index = (current_partition_id + start_index) % n_brokers
-        replicas = [broker_array[first_replica_index]]
-        for j in range(replication_factor - 1):
-            replicas.append(broker_array[replica_index(first_replica_index, next_replica_shift, j, n_brokers)])
-        assignment[current_partition_id] = replicas
-        current_partition_id += 1
-    return assignment
+
+    def replicas_for(first_replica_index: int, next_replica_shift: int) -> list[int]:
+        return [broker_array[first_replica_index]] + [
+            broker_array[replica_index(first_replica_index, next_replica_shift, j, n_brokers)]
+            for j in range(replication_factor - 1)
+        ]
+
+    return _assign_round_robin(
+        n_partitions, broker_array, fixed_start_index, start_partition_id, rng, replicas_for)
 
 
 def replica_index(first_replica_index: int, second_replica_shift: int, replica_index: int, n_brokers: int) -> int:

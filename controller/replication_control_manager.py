@@ -47,6 +47,8 @@ from controller.metadata_records import (
 )
 from controller.replica_assignment import assign_replicas_to_brokers
 from controller.topic_validation import (
+    check_no_duplicate_replicas,
+    check_replicas_registered,
     has_collision_chars,
     resolve_num_partitions,
     resolve_replication_factor,
@@ -204,14 +206,31 @@ class ReplicationControlManager:
         topic_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
         records: list[MetadataRecord] = [TopicRecord(name=topic.name, topic_id=topic_id)]
         records.extend(ConfigRecord("topic", topic.name, k, v) for k, v in configs.items())
+        records.extend(self._partition_records(topic.name, assignment))
+        return records, len(assignment), len(assignment[0])
+
+    def _partition_records(self, topic: str, assignment: dict[int, list[int]]) -> list[MetadataRecord]:
+        """One PartitionRecord per new partition, in partition order, at leader and partition epoch 0.
+
+        Leader and ISR come from ``initial_leader_and_isr`` over the live brokers (Kafka's
+        ``ReplicationControlManager`` builds the same record for CreateTopics and CreatePartitions).
+
+        Args:
+            topic: the topic's name.
+            assignment: ``{partition id: replicas}``.
+
+        Returns:
+            The records, to be replayed by the controller context.
+        """
+        records: list[MetadataRecord] = []
         for partition in sorted(assignment):
             replicas = assignment[partition]
-            initial = initial_leader_and_isr(replicas, ctx.is_live)
+            initial = initial_leader_and_isr(replicas, self._context.is_live)
             records.append(PartitionRecord(
-                topic=topic.name, partition=partition, replicas=list(replicas), isr=initial.isr,
+                topic=topic, partition=partition, replicas=list(replicas), isr=initial.isr,
                 leader=initial.leader, leader_epoch=0, partition_epoch=0,
             ))
-        return records, len(assignment), len(assignment[0])
+        return records
 
     # ------------------------------------------------------------ CreatePartitions
 
@@ -294,35 +313,19 @@ class ReplicationControlManager:
                 additional, replication_factor, live, broker_racks=ctx.live_broker_racks(),
                 fixed_start_index=start_index, start_partition_id=current, rng=self._rng,
             )
-        records: list[MetadataRecord] = []
-        for partition in sorted(assignment):
-            replicas = assignment[partition]
-            initial = initial_leader_and_isr(replicas, ctx.is_live)
-            records.append(PartitionRecord(
-                topic=topic.name, partition=partition, replicas=list(replicas), isr=initial.isr,
-                leader=initial.leader, leader_epoch=0, partition_epoch=0,
-            ))
-        return records
+        return self._partition_records(topic.name, assignment)
 
     def _check_new_partition_assignment(self, replicas: list[int], replication_factor: int) -> None:
         ctx = self._context
         if not replicas:
             raise InvalidReplicaAssignmentError("The manual partition assignment includes an empty replica list.")
-        duplicates = sorted({b for b in replicas if replicas.count(b) > 1})
-        if duplicates:
-            raise InvalidReplicaAssignmentError(
-                "Partition replica lists may not contain duplicate entries: " + ",".join(map(str, duplicates))
-            )
+        check_no_duplicate_replicas(replicas)
         if len(replicas) != replication_factor:
             raise InvalidReplicaAssignmentError(
                 f"The manual partition assignment includes a partition with {len(replicas)} replica(s), but this "
                 f"is not consistent with previous partitions, which have {replication_factor} replica(s)."
             )
-        for broker_id in replicas:
-            if broker_id not in ctx.brokers:
-                raise InvalidReplicaAssignmentError(
-                    f"The manual partition assignment includes broker {broker_id}, but no such broker is registered."
-                )
+        check_replicas_registered(replicas, ctx.brokers)
         if not any(ctx.is_live(b) for b in replicas):
             raise InvalidReplicaAssignmentError(
                 f"All brokers specified in the manual partition assignment {replicas} are fenced."
@@ -439,10 +442,7 @@ class ReplicationControlManager:
             leader, isr = part.leader, shrunk
         else:
             return None
-        return PartitionChangeRecord(
-            topic=tp.topic, partition=tp.partition, leader=leader, isr=isr,
-            leader_epoch=part.leader_epoch + 1, partition_epoch=part.partition_epoch + 1,
-        )
+        return part.leader_change(tp, leader, isr)
 
     def handle_replicas_offline(self, broker_id: int, offline: Iterable[TopicPartition]) -> list[PartitionChangeRecord]:
         """Partition changes when ``broker_id`` reports the replicas whose log is offline.
@@ -516,10 +516,7 @@ class ReplicationControlManager:
             election = offline_partition_leader_election(part.replicas, part.isr, is_live, self._unclean(tp))
             if not election.has_leader:
                 continue
-            records.append(PartitionChangeRecord(
-                topic=tp.topic, partition=tp.partition, leader=election.leader, isr=election.isr,
-                leader_epoch=part.leader_epoch + 1, partition_epoch=part.partition_epoch + 1,
-            ))
+            records.append(part.leader_change(tp, election.leader, election.isr))
         return records
 
     def elect_offline_partitions(self, topics: Iterable[str] | None = None) -> list[PartitionChangeRecord]:
@@ -551,10 +548,7 @@ class ReplicationControlManager:
             election = offline_partition_leader_election(part.replicas, part.isr, is_online, self._unclean(tp))
             if not election.has_leader or election.leader == part.leader:
                 continue
-            records.append(PartitionChangeRecord(
-                topic=tp.topic, partition=tp.partition, leader=election.leader, isr=election.isr,
-                leader_epoch=part.leader_epoch + 1, partition_epoch=part.partition_epoch + 1,
-            ))
+            records.append(part.leader_change(tp, election.leader, election.isr))
         return records
 
     def _unclean(self, tp: TopicPartition) -> bool:

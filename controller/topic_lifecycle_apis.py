@@ -106,6 +106,23 @@ class TopicLifecycleApis:
         new_partitions = [r.topic_partition for r in result.records if isinstance(r, PartitionRecord)]
         if not new_partitions:
             return result.response, {}
+        return result.response, self._on_new_partition_creation(new_partitions)
+
+    def _on_new_partition_creation(
+        self: KafkaController, new_partitions: list[TopicPartition]
+    ) -> dict[str, Futures]:
+        """Tell every live broker about partitions just written: LeaderAndIsr (``is_new``) and UpdateMetadata.
+
+        Kafka concept: ``KafkaController.onNewPartitionCreation`` (seed 000), shared by
+        CreateTopics and CreatePartitions.  Call after the PartitionRecords are written.
+
+        Args:
+            new_partitions: the new partitions, in the order their records were written.
+
+        Returns:
+            ``{topic: futures}``: the brokers' acknowledgements of the requests carrying each
+            topic's new partitions (the topic is present even when no request carried it).
+        """
         live = self.context.live_broker_ids()
         batch = self._new_batch()
         batch.add_leader_and_isr_request_for_brokers(live, new_partitions, is_new=True)
@@ -114,7 +131,7 @@ class TopicLifecycleApis:
         acks: dict[str, Futures] = {}
         for tp in new_partitions:
             acks.setdefault(tp.topic, []).extend(futures.get(tp, []))
-        return result.response, acks
+        return acks
 
     # ---------------------------------------------------------------- DeleteTopics
 

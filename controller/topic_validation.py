@@ -152,19 +152,44 @@ def validate_manual_assignment(
             raise InvalidReplicaAssignmentError(
                 f"The manual partition assignment includes an empty replica list for partition {partition}."
             )
-        duplicates = sorted({b for b in replicas if replicas.count(b) > 1})
-        if duplicates:
-            raise InvalidReplicaAssignmentError(
-                "Partition replica lists may not contain duplicate entries: " + ",".join(map(str, duplicates))
-            )
+        check_no_duplicate_replicas(replicas)
         if len(replicas) != first_rf:
             raise InvalidReplicaAssignmentError(f"Partition {partition} has different replication factor: {replicas}")
-        for broker_id in replicas:
-            if broker_id not in registered_broker_ids:
-                raise InvalidReplicaAssignmentError(
-                    f"The manual partition assignment includes broker {broker_id}, but no such broker is registered."
-                )
+        check_replicas_registered(replicas, registered_broker_ids)
     return result
+
+
+def check_no_duplicate_replicas(replicas: Sequence[int]) -> None:
+    """Refuse a manual replica list naming a broker twice (Kafka's ``validateManualPartitionAssignment``).
+
+    Args:
+        replicas: one partition's replica list (broker ids).
+
+    Raises:
+        InvalidReplicaAssignmentError: (INVALID_REPLICA_ASSIGNMENT) naming the repeated brokers.
+    """
+    duplicates = sorted({b for b in replicas if replicas.count(b) > 1})
+    if duplicates:
+        raise InvalidReplicaAssignmentError(
+            "Partition replica lists may not contain duplicate entries: " + ",".join(map(str, duplicates))
+        )
+
+
+def check_replicas_registered(replicas: Sequence[int], registered_broker_ids: Collection[int]) -> None:
+    """Refuse a manual replica list naming a broker the controller has never registered.
+
+    Args:
+        replicas: one partition's replica list (broker ids).
+        registered_broker_ids: brokers known to the controller.
+
+    Raises:
+        InvalidReplicaAssignmentError: (INVALID_REPLICA_ASSIGNMENT) naming the first unknown broker.
+    """
+    for broker_id in replicas:
+        if broker_id not in registered_broker_ids:
+            raise InvalidReplicaAssignmentError(
+                f"The manual partition assignment includes broker {broker_id}, but no such broker is registered."
+            )
 
 
 def validate_topic_configs(configs: Sequence[CreatableTopicConfig]) -> dict[str, str]:

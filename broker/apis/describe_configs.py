@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from broker.apis.config_resources import answer_config_resources, broker_resource_error
 from protocol.apis.configs import (
     RESOURCE_BROKER,
-    RESOURCE_TOPIC,
     DescribeConfigsRequest,
     DescribeConfigsResource,
     DescribeConfigsResponse,
@@ -25,31 +25,6 @@ from protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
     from broker.apis.kafka_apis import ApisContext
-
-NOT_CONTROLLER_MESSAGE = "This is not the correct controller for this cluster."
-
-
-def broker_resource_error(resource_name: str, broker_id: int) -> str | None:
-    """Why a BROKER resource cannot be handled by broker ``broker_id`` (None when it can).
-
-    Args:
-        resource_name: the resource's name (a broker id as a string).
-        broker_id: this broker's node id.
-
-    Returns:
-        An INVALID_REQUEST message, or None when the name is this broker's id.
-    """
-    if resource_name.strip() == "":
-        return ("Cluster-wide default broker configs are not supported; name a broker id "
-                "and send the request to that broker")
-    try:
-        target = int(resource_name)
-    except ValueError:
-        return f"Broker id must be an integer, got {resource_name!r}"
-    if target != broker_id:
-        return (f"Unexpected broker id, expected {broker_id} but received {target}: "
-                f"send the request for broker {target} to that broker")
-    return None
 
 
 def _describe_broker(ctx: ApisContext, resource: DescribeConfigsResource) -> DescribeConfigsResult:
@@ -64,34 +39,14 @@ def _describe_broker(ctx: ApisContext, resource: DescribeConfigsResource) -> Des
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
     """Describe each resource; one result per requested resource, in request order."""
-    results: list[DescribeConfigsResult | None] = []
-    topic_resources: list[tuple[int, DescribeConfigsResource]] = []
-    for resource in request.resources:
-        if resource.resource_type == RESOURCE_BROKER:
-            results.append(_describe_broker(ctx, resource))
-        elif resource.resource_type == RESOURCE_TOPIC:
-            topic_resources.append((len(results), resource))
-            results.append(None)
-        else:
-            results.append(DescribeConfigsResult(
-                error_code=Errors.INVALID_REQUEST, resource_type=resource.resource_type,
-                resource_name=resource.resource_name,
-                error_message=f"Unsupported resource type {resource.resource_type} (TOPIC=2, BROKER=4)",
-            ))
-    if topic_resources:
-        by_key: dict[tuple[int, str], DescribeConfigsResult] = {}
-        if ctx.controller is not None:
-            response = await ctx.controller.describe_configs(DescribeConfigsRequest(
-                resources=[r for _, r in topic_resources], include_synonyms=request.include_synonyms,
-            ))
-            by_key = {(r.resource_type, r.resource_name): r for r in response.results}
-        for index, resource in topic_resources:
-            found = by_key.get((resource.resource_type, resource.resource_name))
-            if found is None:
-                code = Errors.NOT_CONTROLLER if ctx.controller is None else Errors.UNKNOWN_SERVER_ERROR
-                message = NOT_CONTROLLER_MESSAGE if ctx.controller is None else "The controller gave no result"
-                found = DescribeConfigsResult(error_code=code, error_message=message,
-                                              resource_type=resource.resource_type,
-                                              resource_name=resource.resource_name)
-            results[index] = found
-    return DescribeConfigsResponse(results=[r for r in results if r is not None])
+    controller = ctx.controller
+
+    async def forward_topics(resources: list[DescribeConfigsResource]) -> list[DescribeConfigsResult]:
+        forwarded = DescribeConfigsRequest(resources=resources, include_synonyms=request.include_synonyms)
+        return (await controller.describe_configs(forwarded)).results
+
+    results = await answer_config_resources(
+        request.resources, DescribeConfigsResult, lambda resource: _describe_broker(ctx, resource),
+        forward_topics if controller is not None else None,
+    )
+    return DescribeConfigsResponse(results=results)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from broker.apis.describe_configs import NOT_CONTROLLER_MESSAGE
+from broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
 from protocol.apis.elect_leaders import (
     ElectLeadersPartitionResult,
     ElectLeadersReplicaElectionResult,

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from broker.apis.describe_configs import NOT_CONTROLLER_MESSAGE, broker_resource_error
+from broker.apis.config_resources import answer_config_resources, broker_resource_error
 from protocol.apis.configs import (
     RESOURCE_BROKER,
-    RESOURCE_TOPIC,
     AlterConfigsResource,
     AlterConfigsResourceResponse,
     IncrementalAlterConfigsRequest,
@@ -44,34 +43,15 @@ def _alter_broker(ctx: ApisContext, resource: AlterConfigsResource, validate_onl
 async def handle(ctx: ApisContext, header: RequestHeader,
                  request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
     """Alter each resource; one response per requested resource, in request order."""
-    results: list[AlterConfigsResourceResponse | None] = []
-    topic_resources: list[tuple[int, AlterConfigsResource]] = []
-    for resource in request.resources:
-        if resource.resource_type == RESOURCE_BROKER:
-            results.append(_alter_broker(ctx, resource, request.validate_only))
-        elif resource.resource_type == RESOURCE_TOPIC:
-            topic_resources.append((len(results), resource))
-            results.append(None)
-        else:
-            results.append(AlterConfigsResourceResponse(
-                error_code=Errors.INVALID_REQUEST, resource_type=resource.resource_type,
-                resource_name=resource.resource_name,
-                error_message=f"Unsupported resource type {resource.resource_type} (TOPIC=2, BROKER=4)",
-            ))
-    if topic_resources:
-        by_key: dict[tuple[int, str], AlterConfigsResourceResponse] = {}
-        if ctx.controller is not None:
-            response = await ctx.controller.incremental_alter_configs(IncrementalAlterConfigsRequest(
-                resources=[r for _, r in topic_resources], validate_only=request.validate_only,
-            ))
-            by_key = {(r.resource_type, r.resource_name): r for r in response.responses}
-        for index, resource in topic_resources:
-            found = by_key.get((resource.resource_type, resource.resource_name))
-            if found is None:
-                code = Errors.NOT_CONTROLLER if ctx.controller is None else Errors.UNKNOWN_SERVER_ERROR
-                message = NOT_CONTROLLER_MESSAGE if ctx.controller is None else "The controller gave no result"
-                found = AlterConfigsResourceResponse(error_code=code, error_message=message,
-                                                     resource_type=resource.resource_type,
-                                                     resource_name=resource.resource_name)
-            results[index] = found
-    return IncrementalAlterConfigsResponse(responses=[r for r in results if r is not None])
+    controller = ctx.controller
+
+    async def forward_topics(resources: list[AlterConfigsResource]) -> list[AlterConfigsResourceResponse]:
+        forwarded = IncrementalAlterConfigsRequest(resources=resources, validate_only=request.validate_only)
+        return (await controller.incremental_alter_configs(forwarded)).responses
+
+    responses = await answer_config_resources(
+        request.resources, AlterConfigsResourceResponse,
+        lambda resource: _alter_broker(ctx, resource, request.validate_only),
+        forward_topics if controller is not None else None,
+    )
+    return IncrementalAlterConfigsResponse(responses=responses)

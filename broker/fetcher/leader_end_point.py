@@ -8,6 +8,8 @@ fetchEpochEndOffsets).
 
 from __future__ import annotations
 
+from typing import Any
+
 from client.connection import BrokerConnection
 from protocol.apis.fetch import FetchRequest, FetchResponse
 from protocol.apis.list_offsets import (
@@ -61,6 +63,23 @@ class LeaderEndPoint:
         Raises:
             KafkaConnectionError, KafkaTimeoutError: the leader is unreachable.
         """
+        return await self._send(request, timeout_ms)
+
+    async def _send(self, request: Any, timeout_ms: int) -> Any:
+        """Send ``request`` on the connection to the leader; a failed connection is closed, then re-raised.
+
+        The next call reconnects (``_conn``).
+
+        Args:
+            request: a request dataclass (Fetch, ListOffsets, OffsetsForLeaderEpoch).
+            timeout_ms: how long to wait for the response (ms).
+
+        Returns:
+            The response.
+
+        Raises:
+            KafkaConnectionError, KafkaTimeoutError: the leader is unreachable.
+        """
         conn = await self._conn()
         try:
             return await conn.send(request, timeout_ms=timeout_ms)
@@ -69,18 +88,13 @@ class LeaderEndPoint:
             raise
 
     async def _list_offset(self, tp: TopicPartition, timestamp: int, leader_epoch: int) -> int:
-        conn = await self._conn()
         request = ListOffsetsRequest(
             replica_id=self.broker_id,
             topics=[ListOffsetsTopic(name=tp.topic, partitions=[
                 ListOffsetsPartition(partition_index=tp.partition, current_leader_epoch=leader_epoch,
                                      timestamp=timestamp)])],
         )
-        try:
-            response = await conn.send(request, timeout_ms=self._timeout_ms)
-        except (KafkaConnectionError, KafkaTimeoutError):
-            await self.close()
-            raise
+        response = await self._send(request, self._timeout_ms)
         part = response.topics[0].partitions[0]
         raise_for_code(part.error_code)
         return part.offset
@@ -117,12 +131,7 @@ class LeaderEndPoint:
             replica_id=self.broker_id,
             topics=[OffsetForLeaderTopic(name=name, partitions=parts) for name, parts in topics.items()],
         )
-        conn = await self._conn()
-        try:
-            response = await conn.send(request, timeout_ms=self._timeout_ms)
-        except (KafkaConnectionError, KafkaTimeoutError):
-            await self.close()
-            raise
+        response = await self._send(request, self._timeout_ms)
         answered = {TopicPartition(topic.name, p.partition): p for topic in response.topics for p in topic.partitions}
         return {tp: answered.get(tp) or EpochEndOffset(error_code=Errors.UNKNOWN_SERVER_ERROR, partition=tp.partition)
                 for tp in partitions}

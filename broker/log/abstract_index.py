@@ -62,6 +62,24 @@ class AbstractIndex:
             self._fd = -1
             raise
 
+    @classmethod
+    def entries_fitting(cls, max_index_size_bytes: int, minimum_entries: int) -> int:
+        """How many ``ENTRY``-sized entries the index may hold (Kafka's ``maxIndexSize / entrySize``).
+
+        Args:
+            max_index_size_bytes: the segment's ``segment.index.bytes`` (bytes).
+            minimum_entries: the floor, whatever the size (1 for the offset index, 2 for the time index).
+
+        Returns:
+            ``max(minimum_entries, max_index_size_bytes // ENTRY.size)``.
+
+        Raises:
+            ValueError: ``max_index_size_bytes`` < 0.
+        """
+        if max_index_size_bytes < 0:
+            raise ValueError(f"max_index_size_bytes must be >= 0, got {max_index_size_bytes}")
+        return max(minimum_entries, max_index_size_bytes // cls.ENTRY.size)
+
     def _columns(self) -> tuple[array, ...]:
         """Every in-memory column (truncated together)."""
         raise NotImplementedError

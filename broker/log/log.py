@@ -34,7 +34,7 @@ from broker.log.leader_epoch_cache import (
 )
 from broker.log.log_config import LogConfig
 from broker.log.log_loader import load_segments, new_segment
-from broker.log.log_segment import LogSegment, TimestampAndOffset, max_timestamp_and_offset
+from broker.log.log_segment import LogSegment, TimestampAndOffset, max_timestamp_and_offset, monotonic_ms
 from broker.log.log_validator import validate_and_convert
 from broker.log.segment_removal import SegmentRemoval
 from protocol.apis.list_offsets import MAX_TIMESTAMP
@@ -49,10 +49,6 @@ from protocol.record_batch import (
 from protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
-
-
-def _monotonic_ms() -> int:
-    return int(time.monotonic() * 1000)
 
 
 class UnexpectedAppendOffsetError(ValueError):
@@ -151,7 +147,7 @@ class Log(SegmentRemoval):
     """
 
     def __init__(self, dir: Path, tp: TopicPartition, config: LogConfig, segments: list[LogSegment], *,
-                 time_ms: Callable[[], int] = _monotonic_ms) -> None:
+                 time_ms: Callable[[], int] = monotonic_ms) -> None:
         self.dir = Path(dir)
         self.tp = tp
         self.config = config
@@ -183,7 +179,7 @@ class Log(SegmentRemoval):
         recovery_point: int = 0,
         log_start_offset: int = 0,
         had_clean_shutdown: bool,
-        time_ms: Callable[[], int] = _monotonic_ms,
+        time_ms: Callable[[], int] = monotonic_ms,
     ) -> Log:
         """Open (or create) the log in partition directory ``dir`` (blocking: use an executor).
 

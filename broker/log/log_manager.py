@@ -36,6 +36,7 @@ from broker.log.log import Log
 from broker.log.log_cleaner import LogCleaner
 from broker.log.log_config import LogConfig
 from broker.log.log_dir_failure_channel import LogDirFailureChannel
+from broker.log.log_segment import monotonic_ms
 from broker.log.offset_map import capacity_for_buffer
 from controller.metadata_log import METADATA_TOPIC_PARTITION_DIR
 from protocol.topic_partition import TopicPartition
@@ -50,10 +51,6 @@ HIGH_WATERMARK_CHECKPOINT_FILE = "replication-offset-checkpoint"
 MAX_SCHEDULER_TICK_MS = 1000
 MIN_SCHEDULER_TICK_MS = 10
 STOP_FLUSH_TIMEOUT_S = 30.0
-
-
-def _monotonic_ms() -> int:
-    return int(time.monotonic() * 1000)
 
 
 def _wall_clock_ms() -> int:
@@ -88,7 +85,7 @@ class LogManager:
             ``retention.ms`` (injected for tests).
     """
 
-    def __init__(self, config: KafkaConfig, *, time_ms: Callable[[], int] = _monotonic_ms,
+    def __init__(self, config: KafkaConfig, *, time_ms: Callable[[], int] = monotonic_ms,
                  wall_clock_ms: Callable[[], int] = _wall_clock_ms) -> None:
         self.config = config
         self.log_dirs = [Path(d) for d in config.log_dirs]

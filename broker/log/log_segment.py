@@ -62,7 +62,15 @@ class TimestampAndOffset:
     leader_epoch: int = -1
 
 
-def _monotonic_ms() -> int:
+def monotonic_ms() -> int:
+    """The log's default clock: ``time.monotonic()`` in ms (Kafka's ``Time.SYSTEM.milliseconds()`` role).
+
+    Segment ages (``segment.ms`` rolls) and the log manager's schedules compare readings of
+    this clock; tests inject their own ``time_ms`` instead.
+
+    Returns:
+        Monotonic time in ms (only differences are meaningful).
+    """
     return int(time.monotonic() * 1000)
 
 
@@ -127,7 +135,7 @@ class LogSegment:
         self.index_path = self.dir / segment_file_name(base_offset, INDEX_SUFFIX)
         self.time_index_path = self.dir / segment_file_name(base_offset, TIME_INDEX_SUFFIX)
         self.roll_jitter_ms = roll_jitter_ms
-        self.created_ms = _monotonic_ms() if created_ms is None else created_ms
+        self.created_ms = monotonic_ms() if created_ms is None else created_ms
         self._first_batch_timestamp: int | None = None
         self.needs_recovery = False
         self.last_recovery_error: str | None = None

@@ -17,7 +17,6 @@ from pathlib import Path
 from broker.log.abstract_index import INT32_MAX, AbstractIndex, CorruptIndexError
 
 ENTRY = struct.Struct(">ii")
-ENTRY_SIZE = ENTRY.size  # 8
 
 
 class OffsetIndex(AbstractIndex):
@@ -53,10 +52,8 @@ class OffsetIndex(AbstractIndex):
     ENTRY = ENTRY
 
     def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int) -> None:
-        if max_index_size_bytes < 0:
-            raise ValueError(f"max_index_size_bytes must be >= 0, got {max_index_size_bytes}")
         self._positions = array("i")
-        super().__init__(path, base_offset, max(1, max_index_size_bytes // ENTRY_SIZE))
+        super().__init__(path, base_offset, self.entries_fitting(max_index_size_bytes, 1))
 
     def _columns(self) -> tuple[array, ...]:
         return self._relative_offsets, self._positions

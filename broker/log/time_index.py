@@ -19,7 +19,6 @@ from pathlib import Path
 from broker.log.abstract_index import INT32_MAX, AbstractIndex, CorruptIndexError
 
 ENTRY = struct.Struct(">qi")
-ENTRY_SIZE = ENTRY.size  # 12
 NO_TIMESTAMP = -1
 
 
@@ -61,10 +60,8 @@ class TimeIndex(AbstractIndex):
     ENTRY = ENTRY
 
     def __init__(self, path: Path, base_offset: int, max_index_size_bytes: int) -> None:
-        if max_index_size_bytes < 0:
-            raise ValueError(f"max_index_size_bytes must be >= 0, got {max_index_size_bytes}")
         self._timestamps = array("q")
-        super().__init__(path, base_offset, max(2, max_index_size_bytes // ENTRY_SIZE))
+        super().__init__(path, base_offset, self.entries_fitting(max_index_size_bytes, 2))
 
     def _columns(self) -> tuple[array, ...]:
         return self._timestamps, self._relative_offsets

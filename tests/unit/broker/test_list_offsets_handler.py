@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import pytest
-from broker_fakes import TP0, make_config, make_state, new_partition
+from broker_fakes import TP0, make_state, new_partition
 
 from broker.apis import list_offsets
-from broker.log.log_manager import LogManager
 from protocol.apis.list_offsets import (
     EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
@@ -23,14 +21,6 @@ from protocol.apis.list_offsets import (
 from protocol.errors import Errors
 from protocol.framing import RequestHeader
 from protocol.record_batch import build_batch
-
-
-@pytest.fixture
-async def log_manager(tmp_path):
-    manager = LogManager(make_config(tmp_path / "logs"))
-    await manager.start()
-    yield manager
-    await manager.stop()
 
 
 def _batch(timestamps_ms):

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import pytest
-from broker_fakes import TP0, TP1, make_batch, make_config, make_state, new_partition
+from broker_fakes import TP0, TP1, make_batch, make_state, new_partition
 
 from broker.apis import api_versions, offsets_for_leader_epoch
-from broker.log.log_manager import LogManager
 from protocol.api_keys import API_REGISTRY, ApiKey
 from protocol.apis.api_versions import ApiVersionsRequest
 from protocol.apis.offsets_for_leader_epoch import (
@@ -27,13 +25,6 @@ from protocol.topic_partition import TopicPartition
 
 HEADER = RequestHeader(api_key=ApiKey.OFFSET_FOR_LEADER_EPOCH, api_version=0, correlation_id=1, client_id="test")
 
-
-@pytest.fixture
-async def log_manager(tmp_path):
-    manager = LogManager(make_config(tmp_path / "logs"))
-    await manager.start()
-    yield manager
-    await manager.stop()
 
 
 def _leader_with_epochs(log_manager, tp=TP0):

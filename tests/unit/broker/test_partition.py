@@ -13,12 +13,10 @@ from broker_fakes import (
     ManualClock,
     base_offsets,
     make_batch,
-    make_config,
     make_state,
     new_partition,
 )
 
-from broker.log.log_manager import LogManager
 from protocol.apis.alter_partition import AlterPartitionResponsePartition
 from protocol.errors import (
     Errors,
@@ -32,13 +30,6 @@ from protocol.errors import (
 
 LAG_MS = 10_000
 
-
-@pytest.fixture
-async def log_manager(tmp_path):
-    manager = LogManager(make_config(tmp_path / "logs"))
-    await manager.start()
-    yield manager
-    await manager.stop()
 
 
 @pytest.fixture

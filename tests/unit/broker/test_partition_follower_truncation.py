@@ -6,18 +6,7 @@ Real Partition and Log on tmp_path.
 
 from __future__ import annotations
 
-import pytest
-from broker_fakes import make_batch, make_config, make_state, new_partition
-
-from broker.log.log_manager import LogManager
-
-
-@pytest.fixture
-async def log_manager(tmp_path):
-    manager = LogManager(make_config(tmp_path / "logs", node_id=1))
-    await manager.start()
-    yield manager
-    await manager.stop()
+from broker_fakes import make_batch, make_state, new_partition
 
 
 def _epochs(partition):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +30,19 @@ def make_batch() -> Callable[..., bytes]:
 def small_config() -> LogConfig:
     """A config with small segments and an index entry for every append."""
     return LogConfig(segment_bytes=1024, index_interval_bytes=0, segment_index_bytes=4096, max_message_bytes=100_000)
+
+
+def _flip_byte(path: Path, index: int, mask: int) -> bytearray:
+    data = bytearray(path.read_bytes())
+    data[index] ^= mask
+    path.write_bytes(data)
+    return data
+
+
+@pytest.fixture
+def flip_byte() -> Callable[[Path, int, int], bytearray]:
+    """``flip_byte(path, index, mask)``: XOR one byte of a file in place (a CRC failure).
+
+    Returns the file's new bytes.
+    """
+    return _flip_byte

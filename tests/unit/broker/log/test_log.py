@@ -202,21 +202,20 @@ def test_torn_tail_is_dropped_on_unclean_reopen(tmp_path, make_batch, small_conf
     assert "dropped" in caplog.text
 
 
-def test_flipped_byte_in_last_batch_is_dropped_on_unclean_reopen(tmp_path, make_batch, small_config):
+def test_flipped_byte_in_last_batch_is_dropped_on_unclean_reopen(
+        tmp_path, make_batch, small_config, flip_byte):
     log = _open(tmp_path, small_config)
     _append(log, make_batch, batches=3)
     log.close()
     active = tmp_path / "flights-0" / "00000000000000000000.log"
-    data = bytearray(active.read_bytes())
-    data[-3] ^= 0x01
-    active.write_bytes(data)
+    flip_byte(active, -3, 0x01)
     reopened = _open(tmp_path, small_config, clean=False, recovery_point=0)
     assert reopened.log_end_offset == 10
     assert _base_offsets(reopened.read(0, 1 << 20).records) == [0, 5]
 
 
 def test_corrupt_batch_in_a_segment_with_later_segments_takes_the_log_offline_and_keeps_every_file(
-        tmp_path, make_batch):
+        tmp_path, make_batch, flip_byte):
     batch_size = len(make_batch(5))
     config = LogConfig(segment_bytes=batch_size * 2, index_interval_bytes=0)
     log = _open(tmp_path, config)
@@ -224,9 +223,7 @@ def test_corrupt_batch_in_a_segment_with_later_segments_takes_the_log_offline_an
     log.close()
     part = tmp_path / "flights-0"
     middle = part / "00000000000000000010.log"
-    data = bytearray(middle.read_bytes())
-    data[batch_size + 65] ^= 0xFF
-    middle.write_bytes(data)
+    flip_byte(middle, batch_size + 65, 0xFF)
     sizes = {p.name: p.stat().st_size for p in part.glob("*.log")}
     reopened = _open(tmp_path, config, clean=False, recovery_point=10)
     assert reopened.is_offline
@@ -241,44 +238,39 @@ def test_corrupt_batch_in_a_segment_with_later_segments_takes_the_log_offline_an
         reopened.append_as_follower(make_batch(1))
 
 
-def test_corrupt_batch_below_the_recovery_point_in_the_last_segment_takes_the_log_offline(tmp_path, make_batch):
+def test_corrupt_batch_below_the_recovery_point_in_the_last_segment_takes_the_log_offline(
+        tmp_path, make_batch, flip_byte):
     log = _open(tmp_path, LogConfig(index_interval_bytes=0))
     _append(log, make_batch, batches=4)
     log.close()
     active = tmp_path / "flights-0" / "00000000000000000000.log"
-    data = bytearray(active.read_bytes())
-    data[len(make_batch(5)) + 65] ^= 0xFF
-    active.write_bytes(data)
+    data = flip_byte(active, len(make_batch(5)) + 65, 0xFF)
     (tmp_path / "flights-0" / "00000000000000000000.index").unlink()  # forces the scan of that segment
     reopened = _open(tmp_path, LogConfig(index_interval_bytes=0), clean=True, recovery_point=20)
     assert reopened.is_offline
     assert active.stat().st_size == len(data)
 
 
-def test_torn_tail_past_the_recovery_point_is_still_truncated(tmp_path, make_batch):
+def test_torn_tail_past_the_recovery_point_is_still_truncated(tmp_path, make_batch, flip_byte):
     log = _open(tmp_path, LogConfig(index_interval_bytes=0))
     _append(log, make_batch, batches=4)
     log.close()
     active = tmp_path / "flights-0" / "00000000000000000000.log"
-    data = bytearray(active.read_bytes())
-    data[3 * len(make_batch(5)) + 65] ^= 0xFF  # the last batch, offsets 15..19, past recovery point 10
-    active.write_bytes(data)
+    flip_byte(active, 3 * len(make_batch(5)) + 65, 0xFF)  # the last batch, offsets 15..19, past recovery point 10
     reopened = _open(tmp_path, LogConfig(index_interval_bytes=0), clean=False, recovery_point=10)
     assert not reopened.is_offline
     assert reopened.log_end_offset == 15
 
 
 def test_torn_tail_followed_only_by_an_empty_rolled_segment_is_truncated_and_the_empty_segment_dropped(
-        tmp_path, make_batch):
+        tmp_path, make_batch, flip_byte):
     log = _open(tmp_path, LogConfig(index_interval_bytes=0))
     _append(log, make_batch, batches=4)
     log.roll("test")  # a crash right after a roll leaves an empty segment at offset 20
     log.close()
     part = tmp_path / "flights-0"
     active = part / "00000000000000000000.log"
-    data = bytearray(active.read_bytes())
-    data[3 * len(make_batch(5)) + 65] ^= 0xFF  # the last batch, offsets 15..19, past recovery point 10
-    active.write_bytes(data)
+    flip_byte(active, 3 * len(make_batch(5)) + 65, 0xFF)  # the last batch, offsets 15..19, past recovery point 10
     reopened = _open(tmp_path, LogConfig(index_interval_bytes=0), clean=False, recovery_point=10)
     assert not reopened.is_offline
     assert reopened.log_end_offset == 15 and [s.base_offset for s in reopened.segments] == [0]
@@ -316,16 +308,14 @@ async def test_offline_log_is_not_flushed(tmp_path, make_batch):
     assert log.recovery_point == 0
 
 
-def test_segments_below_recovery_point_are_not_rescanned(tmp_path, make_batch):
+def test_segments_below_recovery_point_are_not_rescanned(tmp_path, make_batch, flip_byte):
     batch_size = len(make_batch(5))
     config = LogConfig(segment_bytes=batch_size * 2, index_interval_bytes=0)
     log = _open(tmp_path, config)
     _append(log, make_batch, batches=6)
     log.close()
     first = tmp_path / "flights-0" / "00000000000000000000.log"
-    data = bytearray(first.read_bytes())
-    data[-3] ^= 0x01  # corrupt payload, header intact: only a CRC scan would notice
-    first.write_bytes(data)
+    flip_byte(first, -3, 0x01)  # corrupt payload, header intact: only a CRC scan would notice
     reopened = _open(tmp_path, config, clean=False, recovery_point=20)
     assert reopened.log_end_offset == 30
 

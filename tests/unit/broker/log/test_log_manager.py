@@ -33,129 +33,94 @@ def _append(log, make_batch, batches=1):
         log.append_as_leader(bytearray(make_batch(5)), 1)
 
 
+async def _write_and_stop(config, make_batch, batches):
+    """Start a LogManager on ``config``, append ``batches`` batches of 5 records to T0, stop it cleanly."""
+    async with LogManager(config) as manager:
+        _append(manager.get_or_create_log(T0, LogConfig.from_broker(config)), make_batch, batches=batches)
+
+
 async def test_start_stop_round_trip_with_clean_shutdown_marker_and_high_watermarks(tmp_path, make_batch):
     config = _config(tmp_path / "d1")
-    manager = LogManager(config)
-    await manager.start()
-    assert (tmp_path / "d1" / "meta.properties").exists()
-    log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
-    _append(log, make_batch, batches=3)
-    await manager.write_high_watermarks({T0: 10, T2: 99})
-    await manager.stop()
+    async with LogManager(config) as manager:
+        assert (tmp_path / "d1" / "meta.properties").exists()
+        log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
+        _append(log, make_batch, batches=3)
+        await manager.write_high_watermarks({T0: 10, T2: 99})
     assert (tmp_path / "d1" / CLEAN_SHUTDOWN_FILE).exists()
     assert OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").read() == {T0: 15}
     assert OffsetCheckpointFile(tmp_path / "d1" / "log-start-offset-checkpoint").read() == {T0: 0}
 
-    again = LogManager(config)
-    await again.start()
-    try:
+    async with LogManager(config) as again:
         assert not (tmp_path / "d1" / CLEAN_SHUTDOWN_FILE).exists()
         assert set(again.all_logs()) == {T0}
         reopened = again.get_log(T0)
         assert reopened.log_end_offset == 15 and reopened.recovery_point == 15
         assert again.read_high_watermarks() == {T0: 10}
-    finally:
-        await again.stop()
 
 
-async def test_clean_shutdown_marker_makes_start_up_skip_the_recovery_scan(tmp_path, make_batch):
+async def test_clean_shutdown_marker_makes_start_up_skip_the_recovery_scan(tmp_path, make_batch, flip_byte):
     config = _config(tmp_path / "d1")
-    manager = LogManager(config)
-    await manager.start()
-    _append(manager.get_or_create_log(T0, LogConfig.from_broker(config)), make_batch, batches=3)
-    await manager.stop()
+    await _write_and_stop(config, make_batch, batches=3)
     segment = tmp_path / "d1" / "flights-0" / "00000000000000000000.log"
-    data = bytearray(segment.read_bytes())
-    data[-2] ^= 0x10  # a CRC failure the scan would truncate; with the marker nothing scans it
-    segment.write_bytes(data)
+    data = flip_byte(segment, -2, 0x10)  # a CRC failure the scan would truncate; with the marker nothing scans it
 
-    again = LogManager(config)
-    await again.start()
-    try:
+    async with LogManager(config) as again:
         reopened = again.get_log(T0)
         assert reopened.log_end_offset == 15 and not reopened.is_offline
         assert segment.stat().st_size == len(data)
-    finally:
-        await again.stop()
 
 
-async def test_unclean_restart_recovers_from_the_recovery_point_checkpoint(tmp_path, make_batch):
+async def test_unclean_restart_recovers_from_the_recovery_point_checkpoint(tmp_path, make_batch, flip_byte):
     config = _config(tmp_path / "d1")
-    manager = LogManager(config)
-    await manager.start()
-    log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
-    _append(log, make_batch, batches=3)
-    await manager.stop()
+    await _write_and_stop(config, make_batch, batches=3)
     (tmp_path / "d1" / CLEAN_SHUTDOWN_FILE).unlink()
     OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").write({T0: 0})
-    segment = tmp_path / "d1" / "flights-0" / "00000000000000000000.log"
-    data = bytearray(segment.read_bytes())
-    data[-2] ^= 0x10
-    segment.write_bytes(data)
+    flip_byte(tmp_path / "d1" / "flights-0" / "00000000000000000000.log", -2, 0x10)
 
-    again = LogManager(config)
-    await again.start()
-    try:
+    async with LogManager(config) as again:
         assert again.get_log(T0).log_end_offset == 10
-    finally:
-        await again.stop()
 
 
 async def test_node_id_mismatch_in_meta_properties_raises_config_error(tmp_path):
-    manager = LogManager(_config(tmp_path / "d1", node_id=1))
-    await manager.start()
-    await manager.stop()
+    async with LogManager(_config(tmp_path / "d1", node_id=1)):
+        pass
     with pytest.raises(ConfigError, match="node.id"):
         await LogManager(_config(tmp_path / "d1", node_id=2)).start()
 
 
 async def test_new_logs_go_to_the_log_dir_with_fewest_partitions(tmp_path):
     config = _config(tmp_path / "d1", tmp_path / "d2")
-    manager = LogManager(config)
-    await manager.start()
-    try:
+    async with LogManager(config) as manager:
         log_config = LogConfig.from_broker(config)
         dirs = [manager.get_or_create_log(tp, log_config).dir.parent.name for tp in (T0, T1, T2)]
         assert dirs == ["d1", "d2", "d1"]
         assert manager.get_or_create_log(T0, log_config).dir.parent.name == "d1"
-    finally:
-        await manager.stop()
 
 
 async def test_high_watermark_checkpoint_holds_only_the_logs_of_its_dir(tmp_path):
     config = _config(tmp_path / "d1", tmp_path / "d2")
-    manager = LogManager(config)
-    await manager.start()
-    try:
+    async with LogManager(config) as manager:
         for tp in (T0, T1):
             manager.get_or_create_log(tp, LogConfig.from_broker(config))
         await manager.write_high_watermarks({T0: 3, T1: 4})
         assert OffsetCheckpointFile(tmp_path / "d1" / "replication-offset-checkpoint").read() == {T0: 3}
         assert OffsetCheckpointFile(tmp_path / "d2" / "replication-offset-checkpoint").read() == {T1: 4}
         assert manager.read_high_watermarks() == {T0: 3, T1: 4}
-    finally:
-        await manager.stop()
 
 
 async def test_existing_log_gets_the_new_config(tmp_path):
     config = _config(tmp_path / "d1")
-    manager = LogManager(config)
-    await manager.start()
-    try:
+    async with LogManager(config) as manager:
         log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
         updated = LogConfig.from_broker(config, {"segment.bytes": "4096"})
         assert manager.get_or_create_log(T0, updated) is log
         assert log.config.segment_bytes == 4096
-    finally:
-        await manager.stop()
 
 
 async def test_scheduled_work_flushes_after_flush_ms_and_checkpoints_after_interval(tmp_path, make_batch):
     config = _config(tmp_path / "d1")
     clock = ManualClock()
-    manager = LogManager(config, time_ms=clock)
-    await manager.start()
-    try:
+    async with LogManager(config, time_ms=clock) as manager:
         log = manager.get_or_create_log(T0, LogConfig.from_broker(config, {"flush.ms": "100"}))
         _append(log, make_batch, batches=2)
         clock.now_ms += 50
@@ -166,15 +131,11 @@ async def test_scheduled_work_flushes_after_flush_ms_and_checkpoints_after_inter
         await manager.run_scheduled_work()
         assert log.recovery_point == 10
         assert OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").read() == {T0: 10}
-    finally:
-        await manager.stop()
 
 
 async def test_maybe_flush_flushes_when_flush_messages_reached(tmp_path, make_batch):
     config = _config(tmp_path / "d1")
-    manager = LogManager(config)
-    await manager.start()
-    try:
+    async with LogManager(config) as manager:
         log = manager.get_or_create_log(T0, LogConfig.from_broker(config, {"flush.messages": "8"}))
         _append(log, make_batch)
         manager.maybe_flush(log)  # the first epoch: only its leader epoch checkpoint is written
@@ -190,15 +151,11 @@ async def test_maybe_flush_flushes_when_flush_messages_reached(tmp_path, make_ba
         for task in manager.pending_flushes:
             await task
         assert log.recovery_point == 10 and not log.flush_needed
-    finally:
-        await manager.stop()
 
 
 async def test_new_leader_epoch_gets_its_checkpoint_written_in_the_background(tmp_path, make_batch):
     config = _config(tmp_path / "d1")
-    manager = LogManager(config)
-    await manager.start()
-    try:
+    async with LogManager(config) as manager:
         log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
         _append(log, make_batch)
         log.append_as_leader(bytearray(make_batch(5)), 4)
@@ -208,52 +165,39 @@ async def test_new_leader_epoch_gets_its_checkpoint_written_in_the_background(tm
         assert LeaderEpochCheckpointFile(log.dir / "leader-epoch-checkpoint").read() == [
             EpochEntry(1, 0), EpochEntry(4, 5)]
         assert log.recovery_point == 0  # flush.messages not reached: no data fsync
-    finally:
-        await manager.stop()
 
 
 async def test_offline_log_dir_gets_no_clean_shutdown_marker(tmp_path, make_batch):
     config = _config(tmp_path / "d1")
-    manager = LogManager(config)
-    await manager.start()
-    log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
-    _append(log, make_batch)
-    log.mark_offline("test corruption")
-    await manager.stop()
+    async with LogManager(config) as manager:
+        log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
+        _append(log, make_batch)
+        log.mark_offline("test corruption")
     assert not (tmp_path / "d1" / ".kafka_cleanshutdown").exists()
     assert OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").read() == {T0: 0}
 
 
 async def test_delete_log_removes_directory_and_checkpoint_entries(tmp_path, make_batch):
     config = _config(tmp_path / "d1")
-    manager = LogManager(config)
-    await manager.start()
-    log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
-    _append(log, make_batch)
-    manager.get_or_create_log(T1, LogConfig.from_broker(config))
-    await manager.delete_log(T0)
-    assert manager.get_log(T0) is None
-    assert not (tmp_path / "d1" / "flights-0").exists()
-    await manager.stop()
+    async with LogManager(config) as manager:
+        log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
+        _append(log, make_batch)
+        manager.get_or_create_log(T1, LogConfig.from_broker(config))
+        await manager.delete_log(T0)
+        assert manager.get_log(T0) is None
+        assert not (tmp_path / "d1" / "flights-0").exists()
     assert OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").read() == {T1: 0}
 
 
 async def test_corrupt_recovery_checkpoint_is_ignored_and_logs_still_load(tmp_path, make_batch):
     config = _config(tmp_path / "d1")
-    manager = LogManager(config)
-    await manager.start()
-    _append(manager.get_or_create_log(T0, LogConfig.from_broker(config)), make_batch, batches=2)
-    await manager.stop()
+    await _write_and_stop(config, make_batch, batches=2)
     (tmp_path / "d1" / "recovery-point-offset-checkpoint").write_text("garbage")
     (tmp_path / "d1" / CLEAN_SHUTDOWN_FILE).unlink()
-    again = LogManager(config)
-    await again.start()
-    try:
+    async with LogManager(config) as again:
         log = again.get_log(T0)
         assert log.log_end_offset == 10
         assert [h.base_offset for _, h in iter_batches(log.read(0, 1 << 20).records)] == [0, 5]
-    finally:
-        await again.stop()
 
 
 async def test_async_context_manager_starts_and_stops(tmp_path):

@@ -99,13 +99,11 @@ def test_recover_truncates_torn_tail_and_rebuilds_index(tmp_path, make_batch):
     assert reopened.last_recovery_error
 
 
-def test_recover_truncates_at_batch_with_bad_crc(tmp_path, make_batch):
+def test_recover_truncates_at_batch_with_bad_crc(tmp_path, make_batch, flip_byte):
     segment = _segment(tmp_path)
     _fill(segment, make_batch, 3)
     batch_size = len(make_batch(5))
-    data = bytearray(segment.log_path.read_bytes())
-    data[batch_size + 70] ^= 0xFF
-    segment.log_path.write_bytes(data)
+    flip_byte(segment.log_path, batch_size + 70, 0xFF)
     assert segment.recover(1_000_000) == 2 * batch_size
     assert segment.next_offset() == 5
     assert "CRC" in segment.last_recovery_error

@@ -93,3 +93,11 @@ def test_delete_removes_file(tmp_path):
     index = OffsetIndex(path, 0, 1024)
     index.delete()
     assert not path.exists()
+
+
+def test_room_is_segment_index_bytes_over_eight_with_at_least_one_entry_and_negative_refused(tmp_path):
+    assert OffsetIndex(tmp_path / "a.index", 0, 100).max_entries == 12
+    assert OffsetIndex(tmp_path / "b.index", 0, 0).max_entries == 1
+    with pytest.raises(ValueError, match="max_index_size_bytes must be >= 0"):
+        OffsetIndex(tmp_path / "c.index", 0, -1)
+    assert not (tmp_path / "c.index").exists()

@@ -99,3 +99,11 @@ def test_sanity_check_rejects_offsets_past_the_segment(tmp_path):
     index.sanity_check(151)
     with pytest.raises(CorruptIndexError):
         index.sanity_check(150)
+
+
+def test_room_is_segment_index_bytes_over_twelve_with_at_least_two_entries_and_negative_refused(tmp_path):
+    assert TimeIndex(tmp_path / "a.timeindex", 0, 100).max_entries == 8
+    assert TimeIndex(tmp_path / "b.timeindex", 0, 12).max_entries == 2
+    with pytest.raises(ValueError, match="max_index_size_bytes must be >= 0"):
+        TimeIndex(tmp_path / "c.timeindex", 0, -1)
+    assert not (tmp_path / "c.timeindex").exists()

@@ -1,0 +1,119 @@
+"""Config resources (KIP-133 DescribeConfigs, KIP-339 IncrementalAlterConfigs): who answers which.
+
+Owns the routing shared by the two config handlers: a BROKER resource is answered
+by this broker (only for its own id: ``broker_resource_error``), TOPIC resources are
+forwarded in one request to the controller when this broker runs it and answered
+NOT_CONTROLLER otherwise, any other type is INVALID_REQUEST; the results keep the
+order of the request.  Does not own what describing or altering does: see
+``describe_configs.py``, ``incremental_alter_configs.py`` and the controller's
+``config_control_manager.py``.
+
+Kafka concept: the resource split in ``KafkaApis.handleDescribeConfigsRequest`` and
+``handleIncrementalAlterConfigsRequest`` (``ConfigHelper``, ``ConfigAdminManager``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol, TypeVar
+
+from protocol.apis.configs import RESOURCE_BROKER, RESOURCE_TOPIC
+from protocol.errors import Errors
+
+NOT_CONTROLLER_MESSAGE = "This is not the correct controller for this cluster."
+
+
+class ConfigResource(Protocol):
+    """A requested resource: its type (TOPIC=2, BROKER=4) and name."""
+
+    resource_type: int
+    resource_name: str
+
+
+class ConfigResourceResult(Protocol):
+    """A per-resource result: the resource it answers for."""
+
+    resource_type: int
+    resource_name: str
+
+
+ResourceT = TypeVar("ResourceT", bound=ConfigResource)
+ResultT = TypeVar("ResultT", bound=ConfigResourceResult)
+
+
+def broker_resource_error(resource_name: str, broker_id: int) -> str | None:
+    """Why a BROKER resource cannot be handled by broker ``broker_id`` (None when it can).
+
+    Args:
+        resource_name: the resource's name (a broker id as a string).
+        broker_id: this broker's node id.
+
+    Returns:
+        An INVALID_REQUEST message, or None when the name is this broker's id.
+    """
+    if resource_name.strip() == "":
+        return ("Cluster-wide default broker configs are not supported; name a broker id "
+                "and send the request to that broker")
+    try:
+        target = int(resource_name)
+    except ValueError:
+        return f"Broker id must be an integer, got {resource_name!r}"
+    if target != broker_id:
+        return (f"Unexpected broker id, expected {broker_id} but received {target}: "
+                f"send the request for broker {target} to that broker")
+    return None
+
+
+async def answer_config_resources(
+    resources: Sequence[ResourceT],
+    result_type: Callable[..., ResultT],
+    answer_broker: Callable[[ResourceT], ResultT],
+    forward_topics: Callable[[list[ResourceT]], Awaitable[Sequence[ResultT]]] | None,
+) -> list[ResultT]:
+    """Answer every resource, BROKER ones here and TOPIC ones at the controller, in request order.
+
+    Args:
+        resources: the request's resources.
+        result_type: the response's per-resource class, built with ``error_code``,
+            ``error_message``, ``resource_type`` and ``resource_name`` for the errors made here.
+        answer_broker: answers one BROKER resource at this broker.
+        forward_topics: sends all TOPIC resources in one request to the controller and
+            returns its per-resource results; None when this broker is not the controller
+            (each TOPIC resource then gets NOT_CONTROLLER).
+
+    Returns:
+        One result per resource, in request order: an unsupported type is INVALID_REQUEST,
+        a TOPIC resource the controller left unanswered is UNKNOWN_SERVER_ERROR.
+
+    Raises:
+        Whatever ``answer_broker`` or ``forward_topics`` raise.
+    """
+    results: list[ResultT | None] = []
+    topic_resources: list[tuple[int, ResourceT]] = []
+    for resource in resources:
+        if resource.resource_type == RESOURCE_BROKER:
+            results.append(answer_broker(resource))
+        elif resource.resource_type == RESOURCE_TOPIC:
+            topic_resources.append((len(results), resource))
+            results.append(None)
+        else:
+            results.append(result_type(
+                error_code=Errors.INVALID_REQUEST, resource_type=resource.resource_type,
+                resource_name=resource.resource_name,
+                error_message=f"Unsupported resource type {resource.resource_type} (TOPIC=2, BROKER=4)",
+            ))
+    if topic_resources:
+        by_key: dict[tuple[int, str], ResultT] = {}
+        if forward_topics is not None:
+            answered = await forward_topics([r for _, r in topic_resources])
+            by_key = {(r.resource_type, r.resource_name): r for r in answered}
+        for index, resource in topic_resources:
+            found = by_key.get((resource.resource_type, resource.resource_name))
+            if found is None:
+                code = Errors.NOT_CONTROLLER if forward_topics is None else Errors.UNKNOWN_SERVER_ERROR
+                message = NOT_CONTROLLER_MESSAGE if forward_topics is None else "The controller gave no result"
+                found = result_type(error_code=code, error_message=message,
+                                    resource_type=resource.resource_type,
+                                    resource_name=resource.resource_name)
+            results[index] = found
+    return [r for r in results if r is not None]
