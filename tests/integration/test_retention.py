@@ -11,6 +11,7 @@ look at every broker's partition directory.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from pathlib import Path
 
@@ -18,6 +19,8 @@ import pytest
 
 from client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
 from protocol.errors import OffsetOutOfRangeError, PolicyViolationError, UnknownTopicOrPartitionError
+from tests.cluster_helpers import partition_dir
+from tests.cluster_helpers import wait_until as wait_until_within
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -28,24 +31,7 @@ RETENTION_CONFIGS = {
 }
 SEGMENT_BYTES = 1024
 WAIT_S = 30.0
-
-
-async def wait_until(predicate, what: str, timeout_s: float = WAIT_S) -> None:
-    """Poll ``predicate`` (sync or async) until true; fail naming ``what`` after ``timeout_s``."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while True:
-        result = predicate()
-        if asyncio.iscoroutine(result):
-            result = await result
-        if result:
-            return
-        assert loop.time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.2)
-
-
-def partition_dir(cluster: LocalCluster, broker_id: int, tp: TopicPartition) -> Path:
-    return cluster.broker_dir(broker_id) / "logs" / f"{tp.topic}-{tp.partition}"
+wait_until = functools.partial(wait_until_within, timeout_s=WAIT_S)
 
 
 def segment_bases(cluster: LocalCluster, broker_id: int, tp: TopicPartition) -> list[int]:
