@@ -139,7 +139,7 @@ class Connection:
         one wake-up of the client instead of one per answer.  Record batches are passed
         to the socket as they were read (``encode_response_buffers``), not copied.
         """
-        writer = self._stream
+        stream = self._stream
         responses = self._responses
         buffers: list[bytes | memoryview] = []
         coalesced = 0
@@ -162,7 +162,7 @@ class Connection:
                 response = error_response(spec, Errors.UNKNOWN_SERVER_ERROR)
                 if response is None:
                     self._write_buffers(buffers)
-                    writer.close()
+                    stream.close()
                     return
             if response is not None:  # None: acks=0 produce, no answer
                 buffers += encode_response_buffers(correlation_id, response, version)
@@ -175,9 +175,9 @@ class Connection:
                 item = _NEXT
             if buffers:
                 try:
-                    writer.writelines(buffers)
+                    stream.writelines(buffers)
                     if item is _NEXT:
-                        await writer.drain()
+                        await stream.drain()
                 except (ConnectionError, OSError):
                     return
                 buffers = []

@@ -57,7 +57,6 @@ class FrameStream(asyncio.BufferedProtocol):
         self._start = 0  # first unparsed byte of the scratch buffer
         self._end = 0  # end of the received bytes in the scratch buffer
         self._frame: bytearray | None = None  # a large frame being received in place
-        self._frame_view: memoryview | None = None
         self._filled = 0  # bytes of self._frame received so far
         self._frames: collections.deque[bytes | bytearray] = collections.deque()
         self._queued_bytes = 0
@@ -66,8 +65,7 @@ class FrameStream(asyncio.BufferedProtocol):
         self._reading_paused = False
         self._writing_paused = False
         self._drain_waiters: collections.deque[asyncio.Future[None]] = collections.deque()
-        self._lost = False
-        self._lost_exc: BaseException | None = None
+        self._lost_error: BaseException | None = None  # set once the connection is lost: what drain raises
 
     # -- asyncio.BufferedProtocol ------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -76,8 +74,8 @@ class FrameStream(asyncio.BufferedProtocol):
             self._on_connect(self)
 
     def get_buffer(self, sizehint: int) -> memoryview:
-        if self._frame_view is not None:
-            return self._frame_view[self._filled:]
+        if self._frame is not None:
+            return memoryview(self._frame)[self._filled:]
         if self._start and SCRATCH_BYTES - self._end < COMPACT_BELOW_BYTES:
             # nearly full: move the unparsed tail (part of a small frame) to the front
             tail = self._end - self._start
@@ -89,7 +87,7 @@ class FrameStream(asyncio.BufferedProtocol):
         if self._frame is not None:
             self._filled += nbytes
             if self._filled == len(self._frame):
-                frame, self._frame, self._frame_view = self._frame, None, None
+                frame, self._frame = self._frame, None
                 self._deliver(frame)
             return
         self._end += nbytes
@@ -100,13 +98,12 @@ class FrameStream(asyncio.BufferedProtocol):
         return True  # half-closed: answers already owed can still be written, then close()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._lost = True
-        self._lost_exc = exc
+        self._lost_error = exc if exc is not None else ConnectionResetError("connection lost")
         self._finish(exc if exc is not None else asyncio.IncompleteReadError(b"", None))
         while self._drain_waiters:
             waiter = self._drain_waiters.popleft()
             if not waiter.done():
-                waiter.set_exception(ConnectionResetError("connection lost") if exc is None else exc)
+                waiter.set_exception(self._lost_error)
                 waiter.exception()  # a writer that stopped waiting must not log it as lost
 
     def pause_writing(self) -> None:
@@ -143,7 +140,7 @@ class FrameStream(asyncio.BufferedProtocol):
                 frame = bytearray(length)
                 received = end - body_start
                 frame[:received] = view[body_start:end]
-                self._frame, self._frame_view, self._filled = frame, memoryview(frame), received
+                self._frame, self._filled = frame, received
                 start = end = 0
             break
         if start == end:
@@ -201,7 +198,7 @@ class FrameStream(asyncio.BufferedProtocol):
 
         On a lost connection the buffers are dropped; the ``drain`` that follows raises.
         """
-        if self.transport is not None and not self._lost:
+        if self.transport is not None and self._lost_error is None:
             self.transport.writelines(buffers)
 
     async def drain(self) -> None:
@@ -210,8 +207,8 @@ class FrameStream(asyncio.BufferedProtocol):
         Raises:
             ConnectionResetError / OSError: the connection was lost (meanwhile).
         """
-        if self._lost:
-            raise self._lost_exc if self._lost_exc is not None else ConnectionResetError("connection lost")
+        if self._lost_error is not None:
+            raise self._lost_error
         if not self._writing_paused:
             return
         waiter = self._loop.create_future()
