@@ -3,7 +3,8 @@ wait for the cluster to reach a state, find and damage a replica's files.
 
 Owns: bounded waits on ``describe_topics`` and on any predicate, consuming from the
 beginning with a deadline, the ``<data_dir>/broker-<id>/logs/<topic>-<p>`` directories
-of a topic, and flipping one byte inside a batch of a partition's oldest segment.  Does
+of a topic, flipping one byte inside a batch of a partition's oldest segment, and reading
+every record of an open ``Log`` (replica files, the compaction benchmark).  Does
 not own cluster start-up or broker settings (``tests/conftest.py``,
 ``tests/cluster_configs.py``).  Every wait fails the test with what it last saw.
 """
@@ -16,9 +17,10 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from broker.log.log import Log
 from client import AdminClient, Consumer, ConsumerRecord, LocalCluster, TopicPartition
 from client.topic_specs import PartitionInfo
-from protocol.record_batch import HEADER_SIZE, iter_batches
+from protocol.record_batch import HEADER_SIZE, decode_records, iter_batches
 
 POLL_INTERVAL_S = 0.2
 
@@ -173,3 +175,16 @@ def corrupt_oldest_segment(directory: Path, batch_index: int | None = None) -> C
     data[position + HEADER_SIZE + 3] ^= 0x40  # inside the records of the batch
     segments[0].write_bytes(data)
     return CorruptBatch(segments, position)
+
+
+def log_records(log: Log) -> list[tuple[int, bytes | None, bytes | None]]:
+    """Every record of an open ``Log`` from its log start offset to its end, as ``(offset, key, value)``."""
+    out, offset = [], log.log_start_offset
+    while offset < log.log_end_offset:
+        data = log.read(offset, 1 << 24).records
+        if not data:
+            break
+        for position, header in iter_batches(data):
+            out.extend((r.offset, r.key, r.value) for r in decode_records(data, position, header))
+            offset = header.next_offset
+    return out

@@ -16,7 +16,7 @@ from broker.log.log_cleaner_manager import CLEANER_CHECKPOINT_FILE
 from broker.log.log_config import LogConfig
 from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
 from protocol.errors import InvalidRecordError
-from protocol.record_batch import decode_records, iter_batches
+from tests.cluster_helpers import log_records
 
 TOPIC = "compacted-prices"
 TP = TopicPartition(TOPIC, 0)
@@ -58,15 +58,7 @@ async def _consume_to_end(bootstrap: str, end_offset: int, timeout_s: float = 60
 def _replica_records(cluster, broker_id: int):
     log = Log.open(cluster.broker_dir(broker_id) / "logs" / str(TP), TP, LogConfig(), had_clean_shutdown=True)
     try:
-        out, offset = [], log.log_start_offset
-        while offset < log.log_end_offset:
-            data = log.read(offset, 1 << 24).records
-            if not data:
-                break
-            for position, header in iter_batches(data):
-                out.extend((r.offset, r.key, r.value) for r in decode_records(data, position, header))
-                offset = header.next_offset
-        return out
+        return log_records(log)
     finally:
         log.close()
 

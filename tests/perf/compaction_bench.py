@@ -22,22 +22,11 @@ from pathlib import Path
 from broker.log.log import Log
 from broker.log.log_cleaner import LogCleaner
 from broker.log.log_config import LogConfig
-from protocol.record_batch import build_batch, decode_records, iter_batches
+from protocol.record_batch import build_batch
 from protocol.topic_partition import TopicPartition
+from tests.cluster_helpers import log_records
 
 TP = TopicPartition("compaction-bench", 0)
-
-
-def _read_all(log: Log) -> list[tuple[int, bytes, bytes]]:
-    out, offset = [], log.log_start_offset
-    while offset < log.log_end_offset:
-        data = log.read(offset, 1 << 24).records
-        if not data:
-            break
-        for position, header in iter_batches(data):
-            out.extend((r.offset, r.key, r.value) for r in decode_records(data, position, header))
-            offset = header.next_offset
-    return out
 
 
 async def run(updates: int, keys: int, value_bytes: int, batch_records: int, data_dir: Path) -> dict[str, float]:
@@ -62,7 +51,7 @@ async def run(updates: int, keys: int, value_bytes: int, batch_records: int, dat
     started = time.perf_counter()
     cleaned = await cleaner.clean_once()
     seconds = time.perf_counter() - started
-    kept = _read_all(log)
+    kept = log_records(log)
     if not cleaned or kept != sorted((o, k, v) for k, (o, v) in latest.items()):
         raise SystemExit("compaction did not keep exactly the last value of each key")
     figures = {
