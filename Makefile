@@ -33,10 +33,10 @@ $(DEMO_STAMP): $(STAMP)
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
-	$(BIN)/python -m client.demo.flights
+	$(BIN)/python -m kafkette.client.demo.flights
 
 spark-demo: $(DEMO_STAMP)
-	$(BIN)/python -m client.demo.flight_delays
+	$(BIN)/python -m kafkette.client.demo.flight_delays
 
 # The peers' Python clients; when pip cannot install them the benchmark names what is missing
 # and skips only those peers (it installs nats-server and redis-server itself, with apt-get as root).

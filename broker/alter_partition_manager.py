@@ -16,18 +16,18 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from broker.node_to_controller_channel import NodeToControllerChannelManager
-from protocol.apis.alter_partition import (
+from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
+from kafkette.protocol.apis.alter_partition import (
     AlterPartitionRequest,
     AlterPartitionRequestPartition,
     AlterPartitionRequestTopic,
     AlterPartitionResponsePartition,
 )
-from protocol.errors import Errors, KafkaError
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.errors import Errors, KafkaError
+from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
-    from broker.partition import Partition
+    from kafkette.broker.partition import Partition
 
 logger = logging.getLogger(__name__)
 

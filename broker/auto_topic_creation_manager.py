@@ -26,10 +26,10 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
-from controller.topic_validation import validate_topic_name
-from protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest, CreateTopicsResponse
-from protocol.apis.metadata import MetadataResponseTopic
-from protocol.errors import Errors, InvalidTopicError, KafkaError  # type: ignore[attr-defined]
+from kafkette.controller.topic_validation import validate_topic_name
+from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest, CreateTopicsResponse
+from kafkette.protocol.apis.metadata import MetadataResponseTopic
+from kafkette.protocol.errors import Errors, InvalidTopicError, KafkaError  # type: ignore[attr-defined]
 
 logger = logging.getLogger(__name__)
 

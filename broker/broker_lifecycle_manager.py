@@ -24,17 +24,17 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 
-from broker.config import KafkaConfig
-from broker.node_to_controller_channel import NodeToControllerChannelManager
-from protocol.apis.broker_registration import (
+from kafkette.broker.config import KafkaConfig
+from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
+from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatOfflineReplicaTopic,
     BrokerHeartbeatRequest,
     BrokerRegistrationListener,
     BrokerRegistrationRequest,
 )
-from protocol.apis.controlled_shutdown import ControlledShutdownRequest
-from protocol.errors import Errors, KafkaError, is_retriable
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.apis.controlled_shutdown import ControlledShutdownRequest
+from kafkette.protocol.errors import Errors, KafkaError, is_retriable
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

@@ -22,10 +22,10 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from broker.delayed_partition_operation import DelayedPartitionsOperation
-from broker.partition import Partition
-from protocol.errors import Errors, NotLeaderOrFollowerError
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.delayed_partition_operation import DelayedPartitionsOperation
+from kafkette.broker.partition import Partition
+from kafkette.protocol.errors import Errors, NotLeaderOrFollowerError
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 @dataclass(slots=True)

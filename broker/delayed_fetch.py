@@ -18,9 +18,9 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from broker.partition import Partition
-from broker.purgatory import DelayedOperation
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.partition import Partition
+from kafkette.broker.purgatory import DelayedOperation
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 @dataclass(frozen=True, slots=True)

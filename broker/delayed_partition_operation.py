@@ -22,10 +22,10 @@ import asyncio
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
-from broker.partition import Partition
-from broker.purgatory import DelayedOperation
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.partition import Partition
+from kafkette.broker.purgatory import DelayedOperation
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 class PartitionStatus(Protocol):

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from broker.delayed_partition_operation import DelayedPartitionsOperation
-from broker.partition import Partition
-from protocol.errors import Errors
+from kafkette.broker.delayed_partition_operation import DelayedPartitionsOperation
+from kafkette.broker.partition import Partition
+from kafkette.protocol.errors import Errors
 
 
 @dataclass(slots=True)

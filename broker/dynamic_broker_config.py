@@ -23,8 +23,8 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
-from protocol.apis.configs import (
+from kafkette.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafkette.protocol.apis.configs import (
     OP_APPEND,
     OP_DELETE,
     OP_SET,
@@ -35,7 +35,7 @@ from protocol.apis.configs import (
     AlterableConfig,
     DescribeConfigsResourceResult,
 )
-from protocol.errors import InvalidConfigError, InvalidRequestError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import InvalidConfigError, InvalidRequestError  # type: ignore[attr-defined]
 
 logger = logging.getLogger(__name__)
 

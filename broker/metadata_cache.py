@@ -15,15 +15,15 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from protocol.apis.metadata import (
+from kafkette.protocol.apis.metadata import (
     MetadataResponse,
     MetadataResponseBroker,
     MetadataResponsePartition,
     MetadataResponseTopic,
 )
-from protocol.apis.update_metadata import UpdateMetadataPartitionState, UpdateMetadataRequest
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.apis.update_metadata import UpdateMetadataPartitionState, UpdateMetadataRequest
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

@@ -13,10 +13,10 @@ import asyncio
 import logging
 from typing import Any
 
-from broker.config import KafkaConfig
-from client.connection import BrokerConnection
-from protocol.errors import KafkaConnectionError, KafkaTimeoutError
-from protocol.schema import Struct
+from kafkette.broker.config import KafkaConfig
+from kafkette.client.connection import BrokerConnection
+from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
+from kafkette.protocol.schema import Struct
 
 logger = logging.getLogger(__name__)
 

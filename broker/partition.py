@@ -22,15 +22,15 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from broker.log.log import Log, LogAppendInfo
-from broker.log.log_cleaner import ensure_keys_for_compaction
-from broker.log.log_cleaner_manager import is_compacted
-from broker.log.log_config import LogConfig
-from broker.log.log_manager import LogManager
-from broker.producer_state_manager import ProducerStateManager
-from protocol.apis.alter_partition import AlterPartitionResponsePartition
-from protocol.apis.leader_and_isr import LeaderAndIsrPartitionState
-from protocol.errors import (
+from kafkette.broker.log.log import Log, LogAppendInfo
+from kafkette.broker.log.log_cleaner import ensure_keys_for_compaction
+from kafkette.broker.log.log_cleaner_manager import is_compacted
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_manager import LogManager
+from kafkette.broker.producer_state_manager import ProducerStateManager
+from kafkette.protocol.apis.alter_partition import AlterPartitionResponsePartition
+from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState
+from kafkette.protocol.errors import (
     DuplicateSequenceNumberError,
     Errors,
     FencedLeaderEpochError,
@@ -41,8 +41,8 @@ from protocol.errors import (
     PolicyViolationError,
     UnknownLeaderEpochError,
 )
-from protocol.record_batch import iter_batches
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.record_batch import iter_batches
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from broker.node_to_controller_channel import NodeToControllerChannelManager
-from protocol.apis.producer_ids import AllocateProducerIdsRequest
-from protocol.errors import raise_for_code
+from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
+from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest
+from kafkette.protocol.errors import raise_for_code
 
 logger = logging.getLogger(__name__)
 

@@ -18,11 +18,11 @@ import collections
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from protocol.errors import InvalidProducerEpochError, OutOfOrderSequenceNumberError
-from protocol.record_batch import BatchHeader, iter_batches
+from kafkette.protocol.errors import InvalidProducerEpochError, OutOfOrderSequenceNumberError
+from kafkette.protocol.record_batch import BatchHeader, iter_batches
 
 if TYPE_CHECKING:
-    from broker.log.log import Log
+    from kafkette.broker.log.log import Log
 
 NUM_BATCHES_TO_RETAIN = 5
 REBUILD_READ_BYTES = 1 << 20

@@ -24,22 +24,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from broker.alter_partition_manager import AlterPartitionManager
-from broker.config import KafkaConfig
-from broker.delayed_delete_records import DelayedDeleteRecords, DeleteRecordsPartitionStatus
-from broker.delayed_fetch import DelayedFetch, FetchPartitionInfo
-from broker.delayed_produce import DelayedProduce, ProducePartitionStatus
-from broker.fetcher.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
-from broker.log.log_config import LogConfig
-from broker.log.log_manager import LogManager
-from broker.metadata_cache import MetadataCache
-from broker.partition import Partition
-from broker.purgatory import DelayedOperationPurgatory
-from protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
-from protocol.apis.stop_replica import StopReplicaRequest
-from protocol.errors import Errors, KafkaError, KafkaStorageError, UnknownTopicOrPartitionError
-from protocol.record_batch import CorruptRecordError
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.alter_partition_manager import AlterPartitionManager
+from kafkette.broker.config import KafkaConfig
+from kafkette.broker.delayed_delete_records import DelayedDeleteRecords, DeleteRecordsPartitionStatus
+from kafkette.broker.delayed_fetch import DelayedFetch, FetchPartitionInfo
+from kafkette.broker.delayed_produce import DelayedProduce, ProducePartitionStatus
+from kafkette.broker.fetcher.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_manager import LogManager
+from kafkette.broker.metadata_cache import MetadataCache
+from kafkette.broker.partition import Partition
+from kafkette.broker.purgatory import DelayedOperationPurgatory
+from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
+from kafkette.protocol.apis.stop_replica import StopReplicaRequest
+from kafkette.protocol.errors import Errors, KafkaError, KafkaStorageError, UnknownTopicOrPartitionError
+from kafkette.protocol.record_batch import CorruptRecordError
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

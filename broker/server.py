@@ -23,19 +23,19 @@ import signal
 import sys
 from pathlib import Path
 
-from broker.alter_partition_manager import AlterPartitionManager
-from broker.apis.kafka_apis import ApisContext, KafkaApis
-from broker.auto_topic_creation_manager import AutoTopicCreationManager
-from broker.broker_lifecycle_manager import BrokerLifecycleManager
-from broker.config import ConfigError, KafkaConfig
-from broker.dynamic_broker_config import DynamicBrokerConfig
-from broker.log.log_manager import LogManager
-from broker.metadata_cache import MetadataCache
-from broker.node_to_controller_channel import NodeToControllerChannelManager
-from broker.producer_id_manager import ProducerIdManager
-from broker.replica_manager import ReplicaManager
-from broker.socket_server import SocketServer
-from client.process_tuning import tune_process_memory
+from kafkette.broker.alter_partition_manager import AlterPartitionManager
+from kafkette.broker.apis.kafka_apis import ApisContext, KafkaApis
+from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
+from kafkette.broker.broker_lifecycle_manager import BrokerLifecycleManager
+from kafkette.broker.config import ConfigError, KafkaConfig
+from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
+from kafkette.broker.log.log_manager import LogManager
+from kafkette.broker.metadata_cache import MetadataCache
+from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
+from kafkette.broker.producer_id_manager import ProducerIdManager
+from kafkette.broker.replica_manager import ReplicaManager
+from kafkette.broker.socket_server import SocketServer
+from kafkette.client.process_tuning import tune_process_memory
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ class KafkaServer:
             self.config, self.log_manager, self.metadata_cache, self.alter_partition_manager
         )
         if self.config.is_controller:
-            from controller.controller import KafkaController
+            from kafkette.controller.controller import KafkaController
 
             self.controller = KafkaController(self.config, metadata_log_dir=self.config.log_dirs[0])
             await self.controller.start()
@@ -178,7 +178,7 @@ async def serve(config: KafkaConfig) -> None:
 
 
 def run_broker(config_path: str) -> int:
-    """Entry point of ``kafkette broker start`` and ``python -m broker``.
+    """Entry point of ``kafkette broker start`` and ``python -m kafkette.broker``.
 
     Returns:
         Process exit code: 0 after a clean shutdown, 1 for a configuration error.

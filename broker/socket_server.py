@@ -23,17 +23,17 @@ import logging
 import socket
 from collections.abc import Awaitable, Callable
 
-from protocol.api_keys import API_REGISTRY, ApiSpec
-from protocol.errors import Errors, KafkaError
-from protocol.frame_stream import FrameStream, start_frame_server
-from protocol.framing import (
+from kafkette.protocol.api_keys import API_REGISTRY, ApiSpec
+from kafkette.protocol.errors import Errors, KafkaError
+from kafkette.protocol.frame_stream import FrameStream, start_frame_server
+from kafkette.protocol.framing import (
     FrameError,
     RequestHeader,
     UnsupportedVersionError,
     decode_request,
     encode_response_buffers,
 )
-from protocol.schema import SchemaError, Struct
+from kafkette.protocol.schema import SchemaError, Struct
 
 logger = logging.getLogger(__name__)
 

@@ -2,12 +2,12 @@
 
 Exports the public API (aiokafka-shaped, Kafka's names: AdminClient with NewTopic,
 NewPartitions and ConfigResource, ...) and every error class of
-``protocol.errors`` (``KafkaError``, ``KafkaConnectionError``, ``KafkaTimeoutError``
+``kafkette.protocol.errors`` (``KafkaError``, ``KafkaConnectionError``, ``KafkaTimeoutError``
 and one class per Kafka error code, e.g. ``NotLeaderOrFollowerError``).
 """
 
-from client.admin import AdminClient, NewPartitions, NewTopic, PartitionInfo, TopicDescription
-from client.config_resource import (
+from kafkette.client.admin import AdminClient, NewPartitions, NewTopic, PartitionInfo, TopicDescription
+from kafkette.client.config_resource import (
     AlterConfigOp,
     AlterConfigOpType,
     ConfigEntry,
@@ -15,12 +15,18 @@ from client.config_resource import (
     ConfigResourceType,
     ConfigSource,
 )
-from client.consumer import Consumer, ConsumerRecord, ListOffsetsResultInfo, OffsetAndTimestamp, OffsetSpec
-from client.local_cluster import LocalCluster, LocalClusterError
-from client.producer import Producer, RecordMetadata
-from protocol import errors as _errors
-from protocol.errors import IllegalStateError, KafkaConnectionError, KafkaError, KafkaTimeoutError
-from protocol.topic_partition import TopicPartition
+from kafkette.client.consumer import (
+    Consumer,
+    ConsumerRecord,
+    ListOffsetsResultInfo,
+    OffsetAndTimestamp,
+    OffsetSpec,
+)
+from kafkette.client.local_cluster import LocalCluster, LocalClusterError
+from kafkette.client.producer import Producer, RecordMetadata
+from kafkette.protocol import errors as _errors
+from kafkette.protocol.errors import IllegalStateError, KafkaConnectionError, KafkaError, KafkaTimeoutError
+from kafkette.protocol.topic_partition import TopicPartition
 
 globals().update(_errors.all_error_classes())
 

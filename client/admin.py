@@ -5,7 +5,7 @@ the topic half of DescribeConfigs / IncrementalAlterConfigs go to the controller
 are retried after a metadata refresh on NOT_CONTROLLER or a lost connection; broker
 configs go to the broker they name; Metadata serves listing and describing.  Does not
 own connections or the metadata cache (KafkaClient), nor the request shapes
-(``client.topic_specs``, ``client.config_resource``).
+(``kafkette.client.topic_specs``, ``kafkette.client.config_resource``).
 
 Kafka concept: ``org.apache.kafka.clients.admin.Admin`` (``createTopics``,
 ``createPartitions``, ``deleteTopics``, ``electLeaders``, ``describeConfigs``,
@@ -21,8 +21,8 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from client.cluster_metadata import BrokerMetadata
-from client.config_resource import (
+from kafkette.client.cluster_metadata import BrokerMetadata
+from kafkette.client.config_resource import (
     ConfigEntry,
     ConfigResource,
     ConfigResourceType,
@@ -32,40 +32,40 @@ from client.config_resource import (
     read_described,
     resource_error,
 )
-from client.consumer.offset_fetcher import ListOffsetsResultInfo, OffsetFetcher, OffsetSpec
-from client.kafka_client import KafkaClient
-from client.topic_specs import (
+from kafkette.client.consumer.offset_fetcher import ListOffsetsResultInfo, OffsetFetcher, OffsetSpec
+from kafkette.client.kafka_client import KafkaClient
+from kafkette.client.topic_specs import (
     NewPartitions,
     NewTopic,
     PartitionInfo,
     TopicDescription,
     normalize_replica_assignment,
 )
-from protocol.apis.configs import (
+from kafkette.protocol.apis.configs import (
     DescribeConfigsRequest,
     DescribeConfigsResponse,
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
-from protocol.apis.create_topics import CreateTopicsRequest, CreateTopicsResponse
-from protocol.apis.delete_records import (
+from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
+from kafkette.protocol.apis.create_topics import CreateTopicsRequest, CreateTopicsResponse
+from kafkette.protocol.apis.delete_records import (
     DeleteRecordsPartition,
     DeleteRecordsRequest,
     DeleteRecordsResponse,
     DeleteRecordsTopic,
 )
-from protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
-from protocol.apis.elect_leaders import (
+from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
+from kafkette.protocol.apis.elect_leaders import (
     ELECTION_PREFERRED,
     ELECTION_UNCLEAN,
     ElectLeadersRequest,
     ElectLeadersResponse,
     ElectLeadersTopicPartitions,
 )
-from protocol.errors import Errors, KafkaConnectionError, KafkaError, KafkaTimeoutError, error_class
-from protocol.schema import Struct
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.errors import Errors, KafkaConnectionError, KafkaError, KafkaTimeoutError, error_class
+from kafkette.protocol.schema import Struct
+from kafkette.protocol.topic_partition import TopicPartition
 
 __all__ = [
     "AdminClient",

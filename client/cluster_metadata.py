@@ -3,7 +3,7 @@
 Owns: ``BrokerMetadata``, ``PartitionMetadata`` and ``ClusterMetadata``, a plain
 in-memory view built from Metadata responses, with the bookkeeping that decides when
 the next refresh is due (``metadata.max.age.ms``, explicit update requests, backoff).
-Does not own any I/O or asyncio: ``client.kafka_client.KafkaClient`` sends the
+Does not own any I/O or asyncio: ``kafkette.client.kafka_client.KafkaClient`` sends the
 Metadata requests and feeds the responses in here.
 
 Kafka concept: ``org.apache.kafka.clients.Metadata`` and ``Cluster`` (aiokafka's
@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from protocol.apis.metadata import MetadataResponse
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.apis.metadata import MetadataResponse
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ Owns: ``ConfigResourceType`` (Kafka's numbers: TOPIC = 2, BROKER = 4),
 described config), ``AlterConfigOpType`` / ``AlterConfigOp`` (one incremental change),
 ``normalize_alter_ops`` (the accepted shapes of ``AdminClient.alter_configs``) and the
 request builders and response readers of DescribeConfigs / IncrementalAlterConfigs.
-Does not own routing or retries (``client.admin``).
+Does not own routing or retries (``kafkette.client.admin``).
 
 Kafka concept: ``org.apache.kafka.common.config.ConfigResource``,
 ``org.apache.kafka.clients.admin.ConfigEntry`` and ``AlterConfigOp`` (KIP-133, KIP-339);
@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from protocol.apis.configs import (
+from kafkette.protocol.apis.configs import (
     AlterableConfig,
     AlterConfigsResource,
     DescribeConfigsResource,
     DescribeConfigsResult,
 )
-from protocol.errors import Errors, KafkaError, error_class
+from kafkette.protocol.errors import Errors, KafkaError, error_class
 
 
 class ConfigResourceType(IntEnum):

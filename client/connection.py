@@ -18,16 +18,16 @@ import logging
 import socket
 from typing import Any
 
-from protocol.api_keys import API_REGISTRY, spec_for_request
-from protocol.errors import KafkaConnectionError, KafkaTimeoutError
-from protocol.frame_stream import FrameStream, open_frame_stream
-from protocol.framing import (
+from kafkette.protocol.api_keys import API_REGISTRY, spec_for_request
+from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
+from kafkette.protocol.frame_stream import FrameStream, open_frame_stream
+from kafkette.protocol.framing import (
     DEFAULT_MAX_FRAME_BYTES,
     FrameError,
     decode_response_envelope,
     encode_request_buffers,
 )
-from protocol.schema import SchemaError, Struct
+from kafkette.protocol.schema import SchemaError, Struct
 
 logger = logging.getLogger(__name__)
 

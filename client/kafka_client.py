@@ -17,17 +17,17 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
-from client.cluster_metadata import ClusterMetadata
-from client.connection import BrokerConnection
-from protocol.apis.metadata import MetadataRequest, MetadataRequestTopic, MetadataResponse
-from protocol.errors import (
+from kafkette.client.cluster_metadata import ClusterMetadata
+from kafkette.client.connection import BrokerConnection
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic, MetadataResponse
+from kafkette.protocol.errors import (
     Errors,
     KafkaConnectionError,
     KafkaError,
     KafkaTimeoutError,
     error_class,
 )
-from protocol.schema import Struct
+from kafkette.protocol.schema import Struct
 
 logger = logging.getLogger(__name__)
 

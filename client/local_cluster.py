@@ -1,8 +1,8 @@
 """LocalCluster: N real broker processes on 127.0.0.1, for tests, demos and the CLI.
 
 Owns: port choice, one ``server.properties`` per broker under
-``<data_dir>/broker-<id>/`` (with ``broker.rack`` when racks are given), the broker processes (``python -m broker --config``,
-output to ``broker.log``), readiness checks (every broker answers Metadata listing
+``<data_dir>/broker-<id>/`` (with ``broker.rack`` when racks are given), the broker processes (``python -m kafkette.broker --config``,
+output to ``kafkette.broker.log``), readiness checks (every broker answers Metadata listing
 every expected broker id) and teardown (SIGTERM, then SIGKILL after a timeout).
 Synchronous and loop-free on purpose (plain blocking sockets for the readiness
 Metadata requests), so it works from sync fixtures and from inside async tests.
@@ -26,14 +26,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from broker.config import render_properties
-from protocol.apis.metadata import MetadataRequest, MetadataResponse
-from protocol.framing import LENGTH, decode_response_envelope, encode_request
+from kafkette.broker.config import render_properties
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
+from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_request
 
 logger = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
-_REPO_ROOT = Path(__file__).resolve().parents[1]  # makes `python -m broker` importable uninstalled
 _correlation_ids = itertools.count(1)
 
 
@@ -201,12 +200,11 @@ class LocalCluster:
             raise LocalClusterError(f"broker {broker_id} is already running (pid {proc.pid})")
         config = self._write_config(broker_id)
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO_ROOT), env.get("PYTHONPATH", "")) if p)
         env["LOG_DIR"] = str(self.broker_dir(broker_id))  # state-change.log beside broker.log
         log = open(self.log_path(broker_id), "ab")  # handed to the child process, closed below
         try:
             self._procs[broker_id] = subprocess.Popen(
-                [sys.executable, "-m", "broker", "--config", str(config)],
+                [sys.executable, "-m", "kafkette.broker", "--config", str(config)],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 cwd=str(self.data_dir), env=env,
             )

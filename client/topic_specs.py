@@ -2,7 +2,7 @@
 
 Owns: ``NewTopic`` (a CreateTopics entry), ``NewPartitions`` (a CreatePartitions
 entry), ``normalize_replica_assignment``, and the described shapes ``TopicDescription``
-and ``PartitionInfo``.  Does not own any I/O (``client.admin.AdminClient``).
+and ``PartitionInfo``.  Does not own any I/O (``kafkette.client.admin.AdminClient``).
 
 Kafka concept: ``org.apache.kafka.clients.admin.NewTopic``, ``NewPartitions``,
 ``TopicDescription`` and ``TopicPartitionInfo``.
@@ -14,8 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.apis.create_partitions import CreatePartitionsAssignment, CreatePartitionsTopic
-from protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopic, CreatableTopicConfig
+from kafkette.protocol.apis.create_partitions import CreatePartitionsAssignment, CreatePartitionsTopic
+from kafkette.protocol.apis.create_topics import (
+    CreatableReplicaAssignment,
+    CreatableTopic,
+    CreatableTopicConfig,
+)
 
 
 def normalize_replica_assignment(

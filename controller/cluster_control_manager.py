@@ -19,20 +19,20 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from controller.controller_context import ControllerContext
-from controller.metadata_records import (
+from kafkette.controller.controller_context import ControllerContext
+from kafkette.controller.metadata_records import (
     ControllerResult,
     FenceBrokerRecord,
     RegisterBrokerRecord,
     UnfenceBrokerRecord,
 )
-from protocol.apis.broker_registration import (
+from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
     BrokerHeartbeatResponse,
     BrokerRegistrationRequest,
     BrokerRegistrationResponse,
 )
-from protocol.errors import Errors
+from kafkette.protocol.errors import Errors
 
 logger = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 Owns: DescribeConfigs for TOPIC resources (every topic config with its effective value
 and source) and the IncrementalAlterConfigs decision for TOPIC resources (SET, DELETE,
 APPEND, SUBTRACT, validated against the topic config table) as ``ConfigRecord``s.
-Does not own the config table (``broker.log.log_config``), BROKER resources (answered
+Does not own the config table (``kafkette.broker.log.log_config``), BROKER resources (answered
 by each broker itself), nor propagation (the controller sends UpdateMetadata with
 ``topic_configs`` and re-elects offline partitions when
 ``unclean.leader.election.enable`` changes).
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from broker.config import KafkaConfig
-from broker.log.log_config import TOPIC_CONFIG_DEFS, LogConfig, parse_topic_config
-from controller.controller_context import ControllerContext
-from controller.metadata_records import ConfigRecord, ControllerResult, MetadataRecord
-from protocol.apis.configs import (
+from kafkette.broker.config import KafkaConfig
+from kafkette.broker.log.log_config import TOPIC_CONFIG_DEFS, LogConfig, parse_topic_config
+from kafkette.controller.controller_context import ControllerContext
+from kafkette.controller.metadata_records import ConfigRecord, ControllerResult, MetadataRecord
+from kafkette.protocol.apis.configs import (
     OP_APPEND,
     OP_DELETE,
     OP_SET,
@@ -42,7 +42,7 @@ from protocol.apis.configs import (
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     Errors,
     InvalidConfigError,
     InvalidRequestError,

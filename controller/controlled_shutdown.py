@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from controller.controller_context import ControllerContext
-from controller.metadata_records import PartitionChangeRecord
-from protocol.topic_partition import TopicPartition
+from kafkette.controller.controller_context import ControllerContext
+from kafkette.controller.metadata_records import PartitionChangeRecord
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 def controlled_shutdown(

@@ -31,15 +31,15 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from broker.config import KafkaConfig
-from controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
-from controller.config_control_manager import ConfigControlManager
-from controller.controller_broker_request_batch import ChannelManager, ControllerBrokerRequestBatch
-from controller.controller_channel_manager import ControllerChannelManager, mark_retrieved
-from controller.controller_context import ControllerContext
-from controller.event_queue import ControllerEventManager, error_code_for, error_message
-from controller.metadata_log import MetadataLog
-from controller.metadata_records import (
+from kafkette.broker.config import KafkaConfig
+from kafkette.controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
+from kafkette.controller.config_control_manager import ConfigControlManager
+from kafkette.controller.controller_broker_request_batch import ChannelManager, ControllerBrokerRequestBatch
+from kafkette.controller.controller_channel_manager import ControllerChannelManager, mark_retrieved
+from kafkette.controller.controller_context import ControllerContext
+from kafkette.controller.event_queue import ControllerEventManager, error_code_for, error_message
+from kafkette.controller.metadata_log import MetadataLog
+from kafkette.controller.metadata_records import (
     BeginTransactionRecord,
     ControllerEpochRecord,
     EndTransactionRecord,
@@ -54,20 +54,24 @@ from controller.metadata_records import (
     TopicRecord,
     UnfenceBrokerRecord,
 )
-from controller.replication_control_manager import CreateTopicsOutcome, ReplicationControlManager
-from controller.topic_deletion_manager import TopicDeletionManager
-from controller.topic_lifecycle_apis import TopicLifecycleApis
-from protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
-from protocol.apis.broker_registration import (
+from kafkette.controller.replication_control_manager import CreateTopicsOutcome, ReplicationControlManager
+from kafkette.controller.topic_deletion_manager import TopicDeletionManager
+from kafkette.controller.topic_lifecycle_apis import TopicLifecycleApis
+from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
+from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
     BrokerHeartbeatResponse,
     BrokerRegistrationRequest,
     BrokerRegistrationResponse,
 )
-from protocol.apis.create_topics import CreatableTopicResult, CreateTopicsRequest, CreateTopicsResponse
-from protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
-from protocol.errors import Errors, NotControllerError  # type: ignore[attr-defined]
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.apis.create_topics import (
+    CreatableTopicResult,
+    CreateTopicsRequest,
+    CreateTopicsResponse,
+)
+from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
+from kafkette.protocol.errors import Errors, NotControllerError  # type: ignore[attr-defined]
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

@@ -28,27 +28,27 @@ import asyncio
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from controller.controller_context import ControllerContext
-from protocol.apis.leader_and_isr import (
+from kafkette.controller.controller_context import ControllerContext
+from kafkette.protocol.apis.leader_and_isr import (
     LeaderAndIsrLiveLeader,
     LeaderAndIsrPartitionState,
     LeaderAndIsrRequest,
 )
-from protocol.apis.stop_replica import (
+from kafkette.protocol.apis.stop_replica import (
     StopReplicaPartitionState,
     StopReplicaRequest,
     StopReplicaResponse,
     StopReplicaTopicState,
 )
-from protocol.apis.update_metadata import (
+from kafkette.protocol.apis.update_metadata import (
     UpdateMetadataBroker,
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
     UpdateMetadataTopicConfigs,
 )
-from protocol.errors import Errors
-from protocol.schema import Struct
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.schema import Struct
+from kafkette.protocol.topic_partition import TopicPartition
 
 StopReplicaCallback = Callable[[int, TopicPartition, int], None]
 """``callback(broker_id, topic_partition, error_code)`` once per partition of a StopReplica:

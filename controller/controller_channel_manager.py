@@ -22,9 +22,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from client.connection import BrokerConnection
-from protocol.errors import KafkaConnectionError, KafkaTimeoutError
-from protocol.schema import Struct
+from kafkette.client.connection import BrokerConnection
+from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
+from kafkette.protocol.schema import Struct
 
 logger = logging.getLogger(__name__)
 

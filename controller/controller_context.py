@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from controller.metadata_records import (
+from kafkette.controller.metadata_records import (
     ConfigRecord,
     ControllerEpochRecord,
     FenceBrokerRecord,
@@ -34,9 +34,9 @@ from controller.metadata_records import (
     TopicRecord,
     UnfenceBrokerRecord,
 )
-from controller.partition_state_machine import PartitionState, PartitionStateMachine
-from controller.replica_state_machine import PartitionAndReplica, ReplicaState, ReplicaStateMachine
-from protocol.topic_partition import TopicPartition
+from kafkette.controller.partition_state_machine import PartitionState, PartitionStateMachine
+from kafkette.controller.replica_state_machine import PartitionAndReplica, ReplicaState, ReplicaStateMachine
+from kafkette.protocol.topic_partition import TopicPartition
 
 Transition = tuple[str, object, object]  # ("partition" | "replica", key, target state)
 

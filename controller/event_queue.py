@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
 
 logger = logging.getLogger(__name__)
 

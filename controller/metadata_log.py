@@ -34,7 +34,7 @@ from typing import BinaryIO
 import crc32c
 import msgpack
 
-from controller.metadata_records import (
+from kafkette.controller.metadata_records import (
     BeginTransactionRecord,
     EndTransactionRecord,
     MetadataRecord,

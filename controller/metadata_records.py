@@ -18,7 +18,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.topic_partition import TopicPartition
 
 R = TypeVar("R")
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import Enum
 
-from controller.state_machine import StateMachine
-from protocol.topic_partition import TopicPartition
+from kafkette.controller.state_machine import StateMachine
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 class PartitionState(Enum):

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from controller.controller_context import ControllerContext
-from controller.leader_election import NO_LEADER, offline_partition_leader_election
-from controller.metadata_records import ControllerResult, PartitionChangeRecord
-from protocol.apis.elect_leaders import (
+from kafkette.controller.controller_context import ControllerContext
+from kafkette.controller.leader_election import NO_LEADER, offline_partition_leader_election
+from kafkette.controller.metadata_records import ControllerResult, PartitionChangeRecord
+from kafkette.protocol.apis.elect_leaders import (
     ELECTION_PREFERRED,
     ELECTION_UNCLEAN,
     ElectLeadersPartitionResult,
@@ -37,8 +37,8 @@ from protocol.apis.elect_leaders import (
     ElectLeadersRequest,
     ElectLeadersResponse,
 )
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 def elect_leaders(

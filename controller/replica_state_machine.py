@@ -33,8 +33,8 @@ from collections.abc import Callable
 from enum import Enum
 from typing import NamedTuple
 
-from controller.state_machine import StateMachine
-from protocol.topic_partition import TopicPartition
+from kafkette.controller.state_machine import StateMachine
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 class ReplicaState(Enum):

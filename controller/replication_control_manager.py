@@ -30,14 +30,14 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from controller.controller_context import ControllerContext, PartitionRegistration
-from controller.leader_election import (
+from kafkette.controller.controller_context import ControllerContext, PartitionRegistration
+from kafkette.controller.leader_election import (
     NO_LEADER,
     initial_leader_and_isr,
     offline_partition_leader_election,
     unclean_leader_election_enabled,
 )
-from controller.metadata_records import (
+from kafkette.controller.metadata_records import (
     ConfigRecord,
     ControllerResult,
     MetadataRecord,
@@ -45,8 +45,8 @@ from controller.metadata_records import (
     PartitionRecord,
     TopicRecord,
 )
-from controller.replica_assignment import assign_replicas_to_brokers
-from controller.topic_validation import (
+from kafkette.controller.replica_assignment import assign_replicas_to_brokers
+from kafkette.controller.topic_validation import (
     check_no_duplicate_replicas,
     check_replicas_registered,
     has_collision_chars,
@@ -57,25 +57,25 @@ from controller.topic_validation import (
     validate_topic_configs,
     validate_topic_name,
 )
-from protocol.apis.alter_partition import (
+from kafkette.protocol.apis.alter_partition import (
     AlterPartitionRequest,
     AlterPartitionResponse,
     AlterPartitionResponsePartition,
     AlterPartitionResponseTopic,
 )
-from protocol.apis.create_partitions import (
+from kafkette.protocol.apis.create_partitions import (
     CreatePartitionsRequest,
     CreatePartitionsResponse,
     CreatePartitionsTopic,
     CreatePartitionsTopicResult,
 )
-from protocol.apis.create_topics import (
+from kafkette.protocol.apis.create_topics import (
     CreatableTopic,
     CreatableTopicResult,
     CreateTopicsRequest,
     CreateTopicsResponse,
 )
-from protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     Errors,
     InvalidPartitionsError,
     InvalidReplicaAssignmentError,
@@ -86,7 +86,7 @@ from protocol.errors import (  # type: ignore[attr-defined]
     TopicAlreadyExistsError,
     UnknownTopicOrPartitionError,
 )
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

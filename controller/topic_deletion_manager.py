@@ -39,17 +39,21 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from controller.controller_context import ControllerContext
-from controller.metadata_records import (
+from kafkette.controller.controller_context import ControllerContext
+from kafkette.controller.metadata_records import (
     ControllerResult,
     MetadataRecord,
     RemoveTopicRecord,
     TopicDeletionRecord,
 )
-from controller.replica_state_machine import PartitionAndReplica, ReplicaState
-from protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsRequest, DeleteTopicsResponse
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.controller.replica_state_machine import PartitionAndReplica, ReplicaState
+from kafkette.protocol.apis.delete_topics import (
+    DeletableTopicResult,
+    DeleteTopicsRequest,
+    DeleteTopicsResponse,
+)
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

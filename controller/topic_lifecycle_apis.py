@@ -31,12 +31,12 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from controller.controlled_shutdown import controlled_shutdown as plan_controlled_shutdown
-from controller.controller_channel_manager import mark_retrieved
-from controller.event_queue import error_code_for, error_message
-from controller.metadata_records import ConfigRecord, PartitionChangeRecord, PartitionRecord
-from controller.preferred_leader_election import auto_leader_rebalance, elect_leaders
-from protocol.apis.configs import (
+from kafkette.controller.controlled_shutdown import controlled_shutdown as plan_controlled_shutdown
+from kafkette.controller.controller_channel_manager import mark_retrieved
+from kafkette.controller.event_queue import error_code_for, error_message
+from kafkette.controller.metadata_records import ConfigRecord, PartitionChangeRecord, PartitionRecord
+from kafkette.controller.preferred_leader_election import auto_leader_rebalance, elect_leaders
+from kafkette.protocol.apis.configs import (
     AlterConfigsResourceResponse,
     DescribeConfigsRequest,
     DescribeConfigsResponse,
@@ -44,23 +44,27 @@ from protocol.apis.configs import (
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from protocol.apis.controlled_shutdown import (
+from kafkette.protocol.apis.controlled_shutdown import (
     ControlledShutdownRequest,
     ControlledShutdownResponse,
     RemainingPartition,
 )
-from protocol.apis.create_partitions import (
+from kafkette.protocol.apis.create_partitions import (
     CreatePartitionsRequest,
     CreatePartitionsResponse,
     CreatePartitionsTopicResult,
 )
-from protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsRequest, DeleteTopicsResponse
-from protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
-from protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.apis.delete_topics import (
+    DeletableTopicResult,
+    DeleteTopicsRequest,
+    DeleteTopicsResponse,
+)
+from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
+from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
+from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
-    from controller.controller import KafkaController
+    from kafkette.controller.controller import KafkaController
 
 logger = logging.getLogger(__name__)
 

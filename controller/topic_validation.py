@@ -1,7 +1,7 @@
 """CreateTopics validation: topic names, partition counts, replication factors,
 manual replica assignments and topic configs.
 
-Owns: the checks and Kafka's error messages; each check raises the ``protocol.errors``
+Owns: the checks and Kafka's error messages; each check raises the ``kafkette.protocol.errors``
 class whose code the controller puts in that topic's result.  Does not own replica
 assignment (``replica_assignment.py``), nor whether the topic already exists or which
 brokers are live (the caller passes what it knows).
@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from broker.log import log_config
-from broker.log.log_config import TOPIC_CONFIG_NAMES
-from protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopicConfig
-from protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.broker.log import log_config
+from kafkette.broker.log.log_config import TOPIC_CONFIG_NAMES
+from kafkette.protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopicConfig
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     InvalidConfigError,
     InvalidPartitionsError,
     InvalidReplicaAssignmentError,
@@ -196,7 +196,7 @@ def validate_topic_configs(configs: Sequence[CreatableTopicConfig]) -> dict[str,
     """Validate topic config overrides from CreateTopics.
 
     Names must be topic-level configs (``TOPIC_CONFIG_NAMES``); values must have the
-    config's type and lie in its range or valid values (``broker.log.log_config``, the
+    config's type and lie in its range or valid values (``kafkette.broker.log.log_config``, the
     table ``LogConfig`` uses too).
 
     Returns:

@@ -9,41 +9,44 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
-from protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
-from protocol.apis.broker_registration import (
+from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
+from kafkette.protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
+from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
     BrokerHeartbeatResponse,
     BrokerRegistrationRequest,
     BrokerRegistrationResponse,
 )
-from protocol.apis.configs import (
+from kafkette.protocol.apis.configs import (
     DescribeConfigsRequest,
     DescribeConfigsResponse,
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from protocol.apis.controlled_shutdown import ControlledShutdownRequest, ControlledShutdownResponse
-from protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
-from protocol.apis.create_topics import CreateTopicsRequest, CreateTopicsResponse
-from protocol.apis.delete_records import DeleteRecordsRequest, DeleteRecordsResponse
-from protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
-from protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
-from protocol.apis.fetch import FetchRequest, FetchResponse
-from protocol.apis.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
-from protocol.apis.list_offsets import ListOffsetsRequest, ListOffsetsResponse
-from protocol.apis.metadata import MetadataRequest, MetadataResponse
-from protocol.apis.offsets_for_leader_epoch import OffsetsForLeaderEpochRequest, OffsetsForLeaderEpochResponse
-from protocol.apis.produce import ProduceRequest, ProduceResponse
-from protocol.apis.producer_ids import (
+from kafkette.protocol.apis.controlled_shutdown import ControlledShutdownRequest, ControlledShutdownResponse
+from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
+from kafkette.protocol.apis.create_topics import CreateTopicsRequest, CreateTopicsResponse
+from kafkette.protocol.apis.delete_records import DeleteRecordsRequest, DeleteRecordsResponse
+from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
+from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
+from kafkette.protocol.apis.fetch import FetchRequest, FetchResponse
+from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
+from kafkette.protocol.apis.list_offsets import ListOffsetsRequest, ListOffsetsResponse
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
+from kafkette.protocol.apis.offsets_for_leader_epoch import (
+    OffsetsForLeaderEpochRequest,
+    OffsetsForLeaderEpochResponse,
+)
+from kafkette.protocol.apis.produce import ProduceRequest, ProduceResponse
+from kafkette.protocol.apis.producer_ids import (
     AllocateProducerIdsRequest,
     AllocateProducerIdsResponse,
     InitProducerIdRequest,
     InitProducerIdResponse,
 )
-from protocol.apis.stop_replica import StopReplicaRequest, StopReplicaResponse
-from protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
-from protocol.schema import Struct
+from kafkette.protocol.apis.stop_replica import StopReplicaRequest, StopReplicaResponse
+from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
+from kafkette.protocol.schema import Struct
 
 
 class ApiKey(IntEnum):

@@ -10,11 +10,11 @@ snappy framing format, whose chunks carry CRC32C checksums; Kafka's Java client 
 snappy with xerial's stream format instead, which only matters to foreign clients, and
 Kafkette's wire is its own).
 
-Also owns ``CorruptRecordError`` (re-exported by ``protocol.record_batch``, which
+Also owns ``CorruptRecordError`` (re-exported by ``kafkette.protocol.record_batch``, which
 imports this module): a corrupt compressed payload is a corrupt batch.
 
 Does not own the batch layout, which bytes get compressed (``record_batch``), nor
-when the broker recompresses (``broker.log.log_validator``).  Pure code, no I/O.
+when the broker recompresses (``kafkette.broker.log.log_validator``).  Pure code, no I/O.
 
 Kafka concept: ``org.apache.kafka.common.record.CompressionType`` and its codecs.
 """
@@ -28,7 +28,7 @@ import cramjam
 import lz4.frame
 import zstandard
 
-from protocol.errors import UnsupportedCompressionTypeError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import UnsupportedCompressionTypeError  # type: ignore[attr-defined]
 
 COMPRESSION_NONE = 0
 COMPRESSION_GZIP = 1

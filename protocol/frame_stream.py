@@ -6,7 +6,7 @@ lands in one buffer of its exact size with no further copy; small frames are cut
 of a 64 KiB scratch buffer), the queue of received frames with read back-pressure,
 the write side (``writelines`` and ``drain`` with the transport's write flow control),
 and ``open_frame_stream`` / ``start_frame_server`` that make one.  Does not own what a
-frame holds (``protocol.framing`` encodes and decodes bodies) nor any request logic.
+frame holds (``kafkette.protocol.framing`` encodes and decodes bodies) nor any request logic.
 
 asyncio's ``StreamReader`` copies every byte four times on the way to a frame (the
 transport's bytes object, the reader's buffer, ``readexactly``'s slice, and the
@@ -23,7 +23,7 @@ import collections
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from protocol.framing import LENGTH, FrameError, check_frame_length
+from kafkette.protocol.framing import LENGTH, FrameError, check_frame_length
 
 SCRATCH_BYTES = 64 * 1024
 """Receive buffer for small frames; a frame that does not fit in it gets a buffer of its own."""

@@ -2,7 +2,7 @@
 
 Request body: ``[api_key, api_version, correlation_id, client_id, body]``.
 Response body: ``[correlation_id, body]``.  ``body`` is the message schema's wire
-list for that version (``protocol.schema``).  No I/O here: callers read
+list for that version (``kafkette.protocol.schema``).  No I/O here: callers read
 ``LENGTH.size`` bytes, then ``length`` bytes, and hand them to the decoders.
 
 Kafka concept: the request header v1 and the size-delimited frames of Kafka's
@@ -18,8 +18,8 @@ from typing import Any
 
 import msgpack
 
-from protocol.api_keys import API_REGISTRY, ApiSpec, spec_for_request
-from protocol.schema import Array, Bytes, FieldType, Nullable, SchemaError, Struct, StructType
+from kafkette.protocol.api_keys import API_REGISTRY, ApiSpec, spec_for_request
+from kafkette.protocol.schema import Array, Bytes, FieldType, Nullable, SchemaError, Struct, StructType
 
 LENGTH = struct.Struct(">i")
 DEFAULT_MAX_FRAME_BYTES = 104857600  # socket.request.max.bytes default (100 MiB)

@@ -20,7 +20,7 @@ v2 (``DefaultRecordBatch``)::
         61     -  records: msgpack array of [offset_delta, timestamp_delta, key,
                   value, headers], headers a list of [key, value]; the whole array
                   compressed when the codec bits say so (codecs and
-                  ``CorruptRecordError`` live in ``protocol.compression`` and are
+                  ``CorruptRecordError`` live in ``kafkette.protocol.compression`` and are
                   re-exported here).
 
 Because the CRC starts at ``attributes``, the leader can write the base offset and
@@ -38,7 +38,7 @@ from typing import Any
 import crc32c
 import msgpack
 
-from protocol.compression import (  # noqa: F401  (codec ids and the error are part of this module's API)
+from kafkette.protocol.compression import (  # noqa: F401  (codec ids and the error are part of this module's API)
     COMPRESSION_GZIP,
     COMPRESSION_LZ4,
     COMPRESSION_NONE,

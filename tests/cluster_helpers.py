@@ -17,10 +17,10 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from broker.log.log import Log
-from client import AdminClient, Consumer, ConsumerRecord, LocalCluster, TopicPartition
-from client.topic_specs import PartitionInfo
-from protocol.record_batch import HEADER_SIZE, decode_records, iter_batches
+from kafkette.broker.log.log import Log
+from kafkette.client import AdminClient, Consumer, ConsumerRecord, LocalCluster, TopicPartition
+from kafkette.client.topic_specs import PartitionInfo
+from kafkette.protocol.record_batch import HEADER_SIZE, decode_records, iter_batches
 
 POLL_INTERVAL_S = 0.2
 

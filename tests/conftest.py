@@ -8,7 +8,7 @@ import gc
 
 import pytest
 
-from client import LocalCluster
+from kafkette.client import LocalCluster
 from tests.cluster_configs import FAST_FAILOVER
 
 

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.api_keys import API_REGISTRY
-from protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse, ApiVersionsResponseKey
-from protocol.framing import RequestHeader
+from kafkette.protocol.api_keys import API_REGISTRY
+from kafkette.protocol.apis.api_versions import (
+    ApiVersionsRequest,
+    ApiVersionsResponse,
+    ApiVersionsResponseKey,
+)
+from kafkette.protocol.framing import RequestHeader
 
 
 async def handle(ctx: Any, header: RequestHeader, request: ApiVersionsRequest) -> ApiVersionsResponse:
     """Answer with ``API_REGISTRY``'s version ranges of handled APIs (Kafka's ApiVersionsResponse)."""
-    from broker.apis.kafka_apis import HANDLERS  # the dispatch table imports this module
+    from kafkette.broker.apis.kafka_apis import HANDLERS  # the dispatch table imports this module
 
     return ApiVersionsResponse(
         api_keys=[

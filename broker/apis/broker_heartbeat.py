@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from protocol.apis.broker_registration import BrokerHeartbeatRequest, BrokerHeartbeatResponse
-from protocol.errors import Errors
-from protocol.framing import RequestHeader
+from kafkette.protocol.apis.broker_registration import BrokerHeartbeatRequest, BrokerHeartbeatResponse
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.kafka_apis import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol, TypeVar
 
-from protocol.apis.configs import RESOURCE_BROKER, RESOURCE_TOPIC
-from protocol.errors import Errors
+from kafkette.protocol.apis.configs import RESOURCE_BROKER, RESOURCE_TOPIC
+from kafkette.protocol.errors import Errors
 
 NOT_CONTROLLER_MESSAGE = "This is not the correct controller for this cluster."
 

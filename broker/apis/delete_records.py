@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from protocol.apis.delete_records import (
+from kafkette.protocol.apis.delete_records import (
     DeleteRecordsPartitionResult,
     DeleteRecordsRequest,
     DeleteRecordsResponse,
     DeleteRecordsTopicResult,
 )
-from protocol.errors import Errors
-from protocol.framing import RequestHeader
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
-    from broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.kafka_apis import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: DeleteRecordsRequest) -> DeleteRecordsResponse:

@@ -12,19 +12,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from broker.apis.config_resources import answer_config_resources, broker_resource_error
-from protocol.apis.configs import (
+from kafkette.broker.apis.config_resources import answer_config_resources, broker_resource_error
+from kafkette.protocol.apis.configs import (
     RESOURCE_BROKER,
     DescribeConfigsRequest,
     DescribeConfigsResource,
     DescribeConfigsResponse,
     DescribeConfigsResult,
 )
-from protocol.errors import Errors
-from protocol.framing import RequestHeader
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.kafka_apis import ApisContext
 
 
 def _describe_broker(ctx: ApisContext, resource: DescribeConfigsResource) -> DescribeConfigsResult:

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
-from protocol.apis.elect_leaders import (
+from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
+from kafkette.protocol.apis.elect_leaders import (
     ElectLeadersPartitionResult,
     ElectLeadersReplicaElectionResult,
     ElectLeadersRequest,
     ElectLeadersResponse,
 )
-from protocol.errors import Errors
-from protocol.framing import RequestHeader
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.kafka_apis import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: ElectLeadersRequest) -> ElectLeadersResponse:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from broker.delayed_fetch import FetchPartitionInfo
-from protocol.apis.fetch import FetchPartitionData, FetchRequest, FetchResponse, FetchTopicResponse
-from protocol.framing import RequestHeader
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.delayed_fetch import FetchPartitionInfo
+from kafkette.protocol.apis.fetch import FetchPartitionData, FetchRequest, FetchResponse, FetchTopicResponse
+from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
-    from broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.kafka_apis import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest) -> FetchResponse:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from protocol.apis.producer_ids import InitProducerIdRequest, InitProducerIdResponse
-from protocol.errors import Errors, KafkaError
-from protocol.framing import RequestHeader
+from kafkette.protocol.apis.producer_ids import InitProducerIdRequest, InitProducerIdResponse
+from kafkette.protocol.errors import Errors, KafkaError
+from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.kafka_apis import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: InitProducerIdRequest) -> InitProducerIdResponse:

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from broker.apis import (
+from kafkette.broker.apis import (
     allocate_producer_ids,
     alter_partition,
     api_versions,
@@ -40,19 +40,19 @@ from broker.apis import (
     stop_replica,
     update_metadata,
 )
-from broker.dynamic_broker_config import DynamicBrokerConfig
-from protocol.api_keys import ApiKey, ApiSpec
-from protocol.errors import UnsupportedVersionError
-from protocol.framing import RequestHeader
-from protocol.schema import Struct
+from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
+from kafkette.protocol.api_keys import ApiKey, ApiSpec
+from kafkette.protocol.errors import UnsupportedVersionError
+from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.schema import Struct
 
 if TYPE_CHECKING:
-    from broker.auto_topic_creation_manager import AutoTopicCreationManager
-    from broker.config import KafkaConfig
-    from broker.metadata_cache import MetadataCache
-    from broker.producer_id_manager import ProducerIdManager
-    from broker.replica_manager import ReplicaManager
-    from controller.controller import KafkaController
+    from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
+    from kafkette.broker.config import KafkaConfig
+    from kafkette.broker.metadata_cache import MetadataCache
+    from kafkette.broker.producer_id_manager import ProducerIdManager
+    from kafkette.broker.replica_manager import ReplicaManager
+    from kafkette.controller.controller import KafkaController
 
 
 @dataclass

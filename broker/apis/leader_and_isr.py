@@ -7,11 +7,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from protocol.apis.leader_and_isr import LeaderAndIsrPartitionError, LeaderAndIsrRequest, LeaderAndIsrResponse
-from protocol.framing import RequestHeader
+from kafkette.protocol.apis.leader_and_isr import (
+    LeaderAndIsrPartitionError,
+    LeaderAndIsrRequest,
+    LeaderAndIsrResponse,
+)
+from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.kafka_apis import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: LeaderAndIsrRequest) -> LeaderAndIsrResponse:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from broker.auto_topic_creation_manager import topic_name_error
-from protocol.apis.metadata import MetadataRequest, MetadataResponse, MetadataResponseTopic
-from protocol.errors import Errors
-from protocol.framing import RequestHeader
+from kafkette.broker.auto_topic_creation_manager import topic_name_error
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse, MetadataResponseTopic
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.kafka_apis import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: MetadataRequest) -> MetadataResponse:

@@ -21,21 +21,21 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from broker.replica_manager import error_code_of
-from protocol.apis.offsets_for_leader_epoch import (
+from kafkette.broker.replica_manager import error_code_of
+from kafkette.protocol.apis.offsets_for_leader_epoch import (
     EpochEndOffset,
     OffsetForLeaderPartition,
     OffsetForLeaderTopicResult,
     OffsetsForLeaderEpochRequest,
     OffsetsForLeaderEpochResponse,
 )
-from protocol.errors import Errors
-from protocol.framing import RequestHeader
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
-    from broker.apis.kafka_apis import ApisContext
-    from broker.partition import Partition
+    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.partition import Partition
 
 logger = logging.getLogger(__name__)
 

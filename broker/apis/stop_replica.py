@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from protocol.apis.stop_replica import StopReplicaPartitionError, StopReplicaRequest, StopReplicaResponse
-from protocol.framing import RequestHeader
+from kafkette.protocol.apis.stop_replica import (
+    StopReplicaPartitionError,
+    StopReplicaRequest,
+    StopReplicaResponse,
+)
+from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.kafka_apis import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: StopReplicaRequest) -> StopReplicaResponse:

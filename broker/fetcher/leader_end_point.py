@@ -10,23 +10,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from client.connection import BrokerConnection
-from protocol.apis.fetch import FetchRequest, FetchResponse
-from protocol.apis.list_offsets import (
+from kafkette.client.connection import BrokerConnection
+from kafkette.protocol.apis.fetch import FetchRequest, FetchResponse
+from kafkette.protocol.apis.list_offsets import (
     EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
     ListOffsetsPartition,
     ListOffsetsRequest,
     ListOffsetsTopic,
 )
-from protocol.apis.offsets_for_leader_epoch import (
+from kafkette.protocol.apis.offsets_for_leader_epoch import (
     EpochEndOffset,
     OffsetForLeaderPartition,
     OffsetForLeaderTopic,
     OffsetsForLeaderEpochRequest,
 )
-from protocol.errors import Errors, KafkaConnectionError, KafkaTimeoutError, raise_for_code
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.errors import Errors, KafkaConnectionError, KafkaTimeoutError, raise_for_code
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 class LeaderEndPoint:

@@ -27,7 +27,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from broker.log.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, LeaderEpochFileCache
+from kafkette.broker.log.leader_epoch_cache import (
+    UNDEFINED_EPOCH,
+    UNDEFINED_EPOCH_OFFSET,
+    LeaderEpochFileCache,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,11 +16,11 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from broker.config import KafkaConfig
-from broker.fetcher.leader_end_point import LeaderEndPoint
-from broker.fetcher.replica_fetcher_thread import ReplicaFetcherThread
-from broker.partition import Partition
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.config import KafkaConfig
+from kafkette.broker.fetcher.leader_end_point import LeaderEndPoint
+from kafkette.broker.fetcher.replica_fetcher_thread import ReplicaFetcherThread
+from kafkette.broker.partition import Partition
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

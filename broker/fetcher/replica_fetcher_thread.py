@@ -38,16 +38,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from broker.config import KafkaConfig
-from broker.fetcher.leader_end_point import LeaderEndPoint
-from broker.fetcher.offset_truncation import offset_truncation_state
-from broker.log.leader_epoch_cache import UNDEFINED_EPOCH
-from broker.partition import Partition
-from protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
-from protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderPartition
-from protocol.errors import Errors, KafkaError
-from protocol.record_batch import CorruptRecordError
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.config import KafkaConfig
+from kafkette.broker.fetcher.leader_end_point import LeaderEndPoint
+from kafkette.broker.fetcher.offset_truncation import offset_truncation_state
+from kafkette.broker.log.leader_epoch_cache import UNDEFINED_EPOCH
+from kafkette.broker.partition import Partition
+from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
+from kafkette.protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderPartition
+from kafkette.protocol.errors import Errors, KafkaError
+from kafkette.protocol.record_batch import CorruptRecordError
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

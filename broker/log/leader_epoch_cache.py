@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from broker.log.checkpoint import CHECKPOINT_VERSION, CorruptCheckpointError, write_file_atomically
+from kafkette.broker.log.checkpoint import CHECKPOINT_VERSION, CorruptCheckpointError, write_file_atomically
 
 LEADER_EPOCH_CHECKPOINT_FILE = "leader-epoch-checkpoint"
 UNDEFINED_EPOCH = -1

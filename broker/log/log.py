@@ -24,29 +24,34 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from broker.log.abstract_index import INT32_MAX
-from broker.log.checkpoint import CorruptCheckpointError, fsync_dir
-from broker.log.leader_epoch_cache import (
+from kafkette.broker.log.abstract_index import INT32_MAX
+from kafkette.broker.log.checkpoint import CorruptCheckpointError, fsync_dir
+from kafkette.broker.log.leader_epoch_cache import (
     LEADER_EPOCH_CHECKPOINT_FILE,
     EpochEntry,
     LeaderEpochCheckpointFile,
     LeaderEpochFileCache,
 )
-from broker.log.log_config import LogConfig
-from broker.log.log_loader import load_segments, new_segment
-from broker.log.log_segment import LogSegment, TimestampAndOffset, max_timestamp_and_offset, monotonic_ms
-from broker.log.log_validator import validate_and_convert
-from broker.log.segment_removal import SegmentRemoval
-from protocol.apis.list_offsets import MAX_TIMESTAMP
-from protocol.errors import KafkaStorageError, MessageTooLargeError, OffsetOutOfRangeError
-from protocol.record_batch import (
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_loader import load_segments, new_segment
+from kafkette.broker.log.log_segment import (
+    LogSegment,
+    TimestampAndOffset,
+    max_timestamp_and_offset,
+    monotonic_ms,
+)
+from kafkette.broker.log.log_validator import validate_and_convert
+from kafkette.broker.log.segment_removal import SegmentRemoval
+from kafkette.protocol.apis.list_offsets import MAX_TIMESTAMP
+from kafkette.protocol.errors import KafkaStorageError, MessageTooLargeError, OffsetOutOfRangeError
+from kafkette.protocol.record_batch import (
     BASE_OFFSET,
     assign_offsets,
     first_invalid_batch,
     iter_batches,
     validate_batches,
 )
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
@@ -366,7 +371,7 @@ class Log(SegmentRemoval):
 
         Batches are recompressed to the topic's ``compression.type`` unless it is
         ``producer``, and stamped with ``now_ms`` under ``message.timestamp.type=LogAppendTime``
-        (see ``broker.log.log_validator``); ``max.message.bytes`` applies to the result.
+        (see ``kafkette.broker.log.log_validator``); ``max.message.bytes`` applies to the result.
 
         Args:
             records: one or more batches from a Produce request.  A bytearray gets its

@@ -33,16 +33,21 @@ from typing import Any
 
 import msgpack
 
-from broker.log.abstract_index import INT32_MAX
-from broker.log.checkpoint import fsync_dir
-from broker.log.log import Log
-from broker.log.log_cleaner_manager import LogCleanerManager, LogToClean, SegmentSnapshot, is_compacted
-from broker.log.log_loader import CLEANED_SUFFIX
-from broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, segment_file_name
-from broker.log.offset_index import OffsetIndex
-from broker.log.offset_map import OffsetMap
-from protocol.errors import InvalidRecordError
-from protocol.record_batch import (
+from kafkette.broker.log.abstract_index import INT32_MAX
+from kafkette.broker.log.checkpoint import fsync_dir
+from kafkette.broker.log.log import Log
+from kafkette.broker.log.log_cleaner_manager import (
+    LogCleanerManager,
+    LogToClean,
+    SegmentSnapshot,
+    is_compacted,
+)
+from kafkette.broker.log.log_loader import CLEANED_SUFFIX
+from kafkette.broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, segment_file_name
+from kafkette.broker.log.offset_index import OffsetIndex
+from kafkette.broker.log.offset_map import OffsetMap
+from kafkette.protocol.errors import InvalidRecordError
+from kafkette.protocol.record_batch import (
     COMPRESSION_NONE,
     CRC_OFFSET,
     HEADER,
@@ -56,7 +61,7 @@ from protocol.record_batch import (
     iter_batches,
     read_header,
 )
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +108,7 @@ def decode_rows(batch: bytes, header: BatchHeader) -> list[list[Any]]:
     """
     payload: bytes | memoryview = memoryview(batch)[HEADER_SIZE:]
     if header.compression != COMPRESSION_NONE:
-        from protocol.compression import decompress  # added by the compression part of issue 4
+        from kafkette.protocol.compression import decompress  # added by the compression part of issue 4
 
         payload = decompress(header.compression, payload)
     try:
@@ -136,7 +141,7 @@ def rebuild_batch(header: BatchHeader, rows: list[list[Any]]) -> bytes:
     """
     payload: bytes = msgpack.packb(rows, use_bin_type=True)
     if header.compression != COMPRESSION_NONE:
-        from protocol.compression import compress  # added by the compression part of issue 4
+        from kafkette.protocol.compression import compress  # added by the compression part of issue 4
 
         payload = compress(header.compression, payload)
     max_timestamp = header.max_timestamp

@@ -5,7 +5,7 @@ dirty offset of every compacted log), the snapshot of a log's segments taken on 
 event loop, the cleanable range of a log (first dirty offset .. first uncleanable
 offset) and its dirty ratio, the choice of the dirtiest log, and the set of logs
 that failed to clean.  Does not read record data or rewrite segments
-(``broker.log.log_cleaner``).
+(``kafkette.broker.log.log_cleaner``).
 
 Kafka concept: ``LogCleanerManager`` (``grabFilthiestCompactedLog``,
 ``cleanableOffsets``, ``LogToClean``, ``updateCheckpoints``).
@@ -17,11 +17,11 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from broker.log.checkpoint import CorruptCheckpointError, OffsetCheckpointFile
-from broker.log.log import Log
-from broker.log.log_segment import LogSegment
-from protocol.record_batch import HEADER_SIZE, read_header
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.log.checkpoint import CorruptCheckpointError, OffsetCheckpointFile
+from kafkette.broker.log.log import Log
+from kafkette.broker.log.log_segment import LogSegment
+from kafkette.protocol.record_batch import HEADER_SIZE, read_header
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ property it overrides), parsing and validation of override values
 (``validate_topic_configs``, ``parse_topic_config``), and ``LogConfig`` (one field per
 topic config, snake_case).  The controller validates CreateTopics / CreatePartitions /
 IncrementalAlterConfigs against this same table, and DescribeConfigs renders it.  Does
-not own the broker properties (``broker.config``) or where overrides are stored (the
+not own the broker properties (``kafkette.broker.config``) or where overrides are stored (the
 controller's metadata log).
 
 Kafka concept: ``LogConfig`` / ``TopicConfig`` / its ``ConfigDef``: topic names such as
@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from broker.config import ConfigError, KafkaConfig
+from kafkette.broker.config import ConfigError, KafkaConfig
 
 LONG_MAX = 2**63 - 1
 LONG_MIN = -(2**63)

@@ -4,7 +4,7 @@ Owns the start-up scan of ``<log dir>/<topic>-<partition>/``: completing segment
 the log cleaner left half done, removing stray files,
 opening segments in base offset order, rebuilding missing or corrupt indexes and,
 after an unclean shutdown, validating every batch past the recovery point.  Does not
-own the resulting ``Log`` (``broker.log.log``) or checkpoints (``LogManager``).
+own the resulting ``Log`` (``kafkette.broker.log.log``) or checkpoints (``LogManager``).
 Everything here blocks on disk: run it in an executor.
 
 Where corruption is told from a torn tail: a crash mid-write can only tear the end of
@@ -28,11 +28,17 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from broker.log.checkpoint import fsync_dir
-from broker.log.log_config import LogConfig
-from broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment, segment_file_name
-from protocol.record_batch import HEADER_SIZE, read_header
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.log.checkpoint import fsync_dir
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_segment import (
+    INDEX_SUFFIX,
+    LOG_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    LogSegment,
+    segment_file_name,
+)
+from kafkette.protocol.record_batch import HEADER_SIZE, read_header
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

@@ -25,21 +25,21 @@ from pathlib import Path
 
 import javaproperties
 
-from broker.config import ConfigError, KafkaConfig
-from broker.log.checkpoint import (
+from kafkette.broker.config import ConfigError, KafkaConfig
+from kafkette.broker.log.checkpoint import (
     CorruptCheckpointError,
     OffsetCheckpointFile,
     fsync_dir,
     write_file_atomically,
 )
-from broker.log.log import Log
-from broker.log.log_cleaner import LogCleaner
-from broker.log.log_config import LogConfig
-from broker.log.log_dir_failure_channel import LogDirFailureChannel
-from broker.log.log_segment import monotonic_ms
-from broker.log.offset_map import capacity_for_buffer
-from controller.metadata_log import METADATA_TOPIC_PARTITION_DIR
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.log.log import Log
+from kafkette.broker.log.log_cleaner import LogCleaner
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_dir_failure_channel import LogDirFailureChannel
+from kafkette.broker.log.log_segment import monotonic_ms
+from kafkette.broker.log.offset_map import capacity_for_buffer
+from kafkette.controller.metadata_log import METADATA_TOPIC_PARTITION_DIR
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

@@ -20,10 +20,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from broker.log.abstract_index import INT32_MAX, CorruptIndexError
-from broker.log.offset_index import OffsetIndex
-from broker.log.time_index import NO_TIMESTAMP, TimeIndex
-from protocol.record_batch import (
+from kafkette.broker.log.abstract_index import INT32_MAX, CorruptIndexError
+from kafkette.broker.log.offset_index import OffsetIndex
+from kafkette.broker.log.time_index import NO_TIMESTAMP, TimeIndex
+from kafkette.protocol.record_batch import (
     BASE_OFFSET_AND_LENGTH,
     HEADER_SIZE,
     LOG_OVERHEAD,
@@ -102,7 +102,7 @@ class LogSegment:
     """A contiguous run of batches in one file, with a sparse offset index and a time index.
 
     Files: ``<dir>/<base:020d>.log`` (batches back to back, exactly as received; see
-    ``protocol.record_batch`` for the 61-byte header), ``<dir>/<base:020d>.index``
+    ``kafkette.protocol.record_batch`` for the 61-byte header), ``<dir>/<base:020d>.index``
     (see ``OffsetIndex``) and ``<dir>/<base:020d>.timeindex`` (see ``TimeIndex``).
     Every batch's offsets lie in ``[base_offset, base_offset + 2**31 - 1]`` and
     increase through the file.

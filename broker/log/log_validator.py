@@ -33,8 +33,8 @@ from dataclasses import dataclass
 
 import msgpack
 
-from protocol.compression import NAME_BY_CODEC, check_codec, compress, topic_codec
-from protocol.record_batch import (
+from kafkette.protocol.compression import NAME_BY_CODEC, check_codec, compress, topic_codec
+from kafkette.protocol.record_batch import (
     COMPRESSION_CODEC_MASK,
     BatchHeader,
     CorruptRecordError,

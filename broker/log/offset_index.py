@@ -14,7 +14,7 @@ from array import array
 from bisect import bisect_right
 from pathlib import Path
 
-from broker.log.abstract_index import INT32_MAX, AbstractIndex, CorruptIndexError
+from kafkette.broker.log.abstract_index import INT32_MAX, AbstractIndex, CorruptIndexError
 
 ENTRY = struct.Struct(">ii")
 

@@ -1,7 +1,7 @@
 """The log cleaner's key -> latest offset map, bounded by ``log.cleaner.dedupe.buffer.size``.
 
 Owns the map built from the dirty section of a compacted log and its capacity rule.
-Does not read logs (``broker.log.log_cleaner`` feeds it) or decide what to keep.
+Does not read logs (``kafkette.broker.log.log_cleaner`` feeds it) or decide what to keep.
 
 Kafka concept: ``OffsetMap`` / ``SkippableOffsetMap`` (Kafka stores a 16-byte MD5 of the
 key and an 8-byte offset per slot, loaded to ``log.cleaner.io.buffer.load.factor`` 0.9;

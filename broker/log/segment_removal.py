@@ -20,12 +20,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from broker.log.log_loader import CLEANED_SUFFIX, DELETED_SUFFIX, SWAP_SUFFIX, new_segment, segment_files
-from broker.log.log_segment import LogSegment
-from protocol.errors import OffsetOutOfRangeError
+from kafkette.broker.log.log_loader import (
+    CLEANED_SUFFIX,
+    DELETED_SUFFIX,
+    SWAP_SUFFIX,
+    new_segment,
+    segment_files,
+)
+from kafkette.broker.log.log_segment import LogSegment
+from kafkette.protocol.errors import OffsetOutOfRangeError
 
 if TYPE_CHECKING:
-    from broker.log.log import Log
+    from kafkette.broker.log.log import Log
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """``kafkette broker start --config server.properties``: one broker in the foreground.
 
-Owns only the command; the broker itself is ``broker.server.run_broker`` (imported
+Owns only the command; the broker itself is ``kafkette.broker.server.run_broker`` (imported
 lazily so the client CLI does not load broker code for other commands).
 """
 
@@ -19,6 +19,6 @@ def broker() -> None:
               help="Path of the broker's server.properties.")
 def start(config_path: str) -> int:
     """Run one broker until SIGINT/SIGTERM; exits with the broker's exit code."""
-    from broker.server import run_broker
+    from kafkette.broker.server import run_broker
 
     return run_broker(config_path)

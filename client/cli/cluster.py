@@ -2,7 +2,7 @@
 
 Prints ``bootstrap.servers=HOST:PORT,...`` once every broker is registered, runs
 until SIGINT or SIGTERM, then stops its brokers.  Does not own the launcher
-(``client.local_cluster``).
+(``kafkette.client.local_cluster``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from types import FrameType
 
 import click
 
-from client.local_cluster import LocalCluster
+from kafkette.client.local_cluster import LocalCluster
 
 
 @click.group()
@@ -33,7 +33,7 @@ def cluster() -> None:
               help="Extra server.properties entry for every broker (repeatable).")
 def start(num_brokers: int, data_dir: str | None, base_port: int | None, configs: tuple[str, ...]) -> None:
     """Start N brokers, print bootstrap.servers, run until Ctrl-C."""
-    from client.cli.shared_options import parse_key_value
+    from kafkette.client.cli.shared_options import parse_key_value
 
     overrides = dict(parse_key_value(c, "--config") for c in configs)
     data_dir = data_dir or tempfile.mkdtemp(prefix="kafkette-cluster-")

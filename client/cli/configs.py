@@ -4,7 +4,7 @@ Owns: the commands and the parsing of kafka-configs.sh's flags: ``--add-config
 k=v,k2=v2`` (a value holding commas is written in brackets, ``k=[a,b]``) and
 ``--delete-config k,k2``.  ``describe`` prints the dynamic overrides by default and
 every config with ``--all``, one ``name=value`` per line with its source.  The work is
-done by ``client.admin.AdminClient`` (DescribeConfigs, IncrementalAlterConfigs).
+done by ``kafkette.client.admin.AdminClient`` (DescribeConfigs, IncrementalAlterConfigs).
 Kafka concept: ``kafka-configs.sh`` (``ConfigCommand``).
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import click
 
-from client.admin import AdminClient
-from client.cli.shared_options import bootstrap_server_option, run_coroutine
-from client.config_resource import (
+from kafkette.client.admin import AdminClient
+from kafkette.client.cli.shared_options import bootstrap_server_option, run_coroutine
+from kafkette.client.config_resource import (
     AlterConfigOp,
     AlterConfigOpType,
     ConfigEntry,

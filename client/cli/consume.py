@@ -12,9 +12,9 @@ import asyncio
 
 import click
 
-from client.cli.shared_options import bootstrap_server_option, parse_key_value, run_coroutine
-from client.consumer import Consumer
-from protocol.topic_partition import TopicPartition
+from kafkette.client.cli.shared_options import bootstrap_server_option, parse_key_value, run_coroutine
+from kafkette.client.consumer import Consumer
+from kafkette.protocol.topic_partition import TopicPartition
 
 SUPPORTED_PROPERTIES = ("print.key", "key.separator", "print.partition", "print.offset")
 

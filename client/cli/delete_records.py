@@ -17,9 +17,9 @@ from typing import Any
 
 import click
 
-from client.admin import AdminClient
-from client.cli.shared_options import bootstrap_server_option, run_coroutine
-from protocol.topic_partition import TopicPartition
+from kafkette.client.admin import AdminClient
+from kafkette.client.cli.shared_options import bootstrap_server_option, run_coroutine
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 def parse_offset_json(text: str) -> dict[TopicPartition, int]:

@@ -14,17 +14,17 @@ from typing import Any
 
 import click
 
-from client.cli.broker import broker
-from client.cli.cluster import cluster
-from client.cli.configs import configs
-from client.cli.consume import consume
-from client.cli.delete_records import delete_records
-from client.cli.perf import perf
-from client.cli.produce import produce
-from client.cli.topics import topics
-from client.local_cluster import LocalClusterError
-from client.process_tuning import tune_process_memory
-from protocol.errors import KafkaError
+from kafkette.client.cli.broker import broker
+from kafkette.client.cli.cluster import cluster
+from kafkette.client.cli.configs import configs
+from kafkette.client.cli.consume import consume
+from kafkette.client.cli.delete_records import delete_records
+from kafkette.client.cli.perf import perf
+from kafkette.client.cli.produce import produce
+from kafkette.client.cli.topics import topics
+from kafkette.client.local_cluster import LocalClusterError
+from kafkette.client.process_tuning import tune_process_memory
+from kafkette.protocol.errors import KafkaError
 
 # Exceptions that mean "the user asked for something that cannot be done".
 USER_ERRORS: tuple[type[BaseException], ...] = (KafkaError, LocalClusterError, ValueError, OSError)

@@ -7,7 +7,7 @@ latency from ``send`` to receipt by a consumer).  Output follows Kafka's
 ``kafka.tools.EndToEndLatency``; ``tests/perf/bench.py`` parses these lines, and the
 peers' benchmark clients (``tests/perf/``) use the same ``ProduceStats``, so the
 tools and the benchmark report the same figures.  Does not own the producer or
-consumer (``client.producer``, ``client.consumer``).
+consumer (``kafkette.client.producer``, ``kafkette.client.consumer``).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from array import array
 
 import click
 
-from client.cli.shared_options import bootstrap_server_option, run_coroutine
-from client.consumer import Consumer
-from client.producer import Producer
-from protocol.compression import CODEC_BY_NAME
-from protocol.topic_partition import TopicPartition
+from kafkette.client.cli.shared_options import bootstrap_server_option, run_coroutine
+from kafkette.client.consumer import Consumer
+from kafkette.client.producer import Producer
+from kafkette.protocol.compression import CODEC_BY_NAME
+from kafkette.protocol.topic_partition import TopicPartition
 
 MB = 1024 * 1024
 SEND_TIME = struct.Struct(">q")  # end-to-end: the first 8 bytes of a value, perf_counter_ns at send

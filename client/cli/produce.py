@@ -16,9 +16,9 @@ from typing import BinaryIO
 
 import click
 
-from client.cli.shared_options import bootstrap_server_option, parse_key_value, run_coroutine
-from client.producer import Producer
-from protocol.compression import CODEC_BY_NAME
+from kafkette.client.cli.shared_options import bootstrap_server_option, parse_key_value, run_coroutine
+from kafkette.client.producer import Producer
+from kafkette.protocol.compression import CODEC_BY_NAME
 
 SUPPORTED_PROPERTIES = ("parse.key", "key.separator")
 MAX_LINE_BYTES = 16 * 1024 * 1024  # longest stdin line read from a pipe or terminal (bytes)

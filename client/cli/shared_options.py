@@ -2,7 +2,7 @@
 
 Owns: the ``bootstrap_server_option`` decorator (Kafka's flag name and default) and
 ``run_coroutine`` (runs a command's coroutine on uvloop when available).  Error
-presentation (one line on stderr) lives in ``client.cli.main``.
+presentation (one line on stderr) lives in ``kafkette.client.cli.main``.
 """
 
 from __future__ import annotations

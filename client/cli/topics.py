@@ -5,7 +5,7 @@ Owns: the commands, the parsing of Kafka's ``--replica-assignment`` flag
 0 replicas [1, 2] and partition 1 replicas [2, 3]) and the describe output (a
 ``Topic: ... Configs: k=v,...`` line per topic, then its partitions; the
 ``--under-replicated-partitions`` / ``--unavailable-partitions`` filters print only
-matching partitions).  The work is done by ``client.admin.AdminClient``.
+matching partitions).  The work is done by ``kafkette.client.admin.AdminClient``.
 Kafka concept: ``kafka-topics.sh`` (``TopicCommand``) and ``kafka-leader-election.sh``.
 """
 
@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import click
 
-from client.admin import AdminClient, NewPartitions, NewTopic, TopicDescription
-from client.cli.shared_options import bootstrap_server_option, parse_key_value, run_coroutine
-from client.config_resource import ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource
-from protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.client.admin import AdminClient, NewPartitions, NewTopic, TopicDescription
+from kafkette.client.cli.shared_options import bootstrap_server_option, parse_key_value, run_coroutine
+from kafkette.client.config_resource import ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     ElectionNotNeededError,
     KafkaError,
     TopicAlreadyExistsError,
     UnknownTopicOrPartitionError,
 )
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 def parse_replica_assignment(text: str) -> dict[int, list[int]]:
@@ -343,7 +343,7 @@ def alter(name: str, partitions: int | None, replica_assignment: str | None, if_
 @bootstrap_server_option
 def delete(name: str, if_exists: bool, request_timeout_ms: int, bootstrap_server: str) -> None:
     """Delete topic NAME (DeleteTopics)."""
-    from protocol.errors import RequestTimedOutError  # type: ignore[attr-defined]
+    from kafkette.protocol.errors import RequestTimedOutError  # type: ignore[attr-defined]
 
     async def run() -> str | None:
         async with _admin(bootstrap_server, request_timeout_ms) as admin:

@@ -14,14 +14,14 @@ import asyncio
 import logging
 from collections.abc import Iterable, Mapping
 
-from client.consumer.fetch_config import FetchConfig
-from client.consumer.fetcher import ConsumerRecord, Fetcher
-from client.consumer.offset_fetcher import OffsetAndTimestamp, OffsetFetcher
-from client.consumer.subscription_state import SubscriptionState
-from client.kafka_client import KafkaClient
-from protocol.apis.list_offsets import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
-from protocol.errors import IllegalStateError
-from protocol.topic_partition import TopicPartition
+from kafkette.client.consumer.fetch_config import FetchConfig
+from kafkette.client.consumer.fetcher import ConsumerRecord, Fetcher
+from kafkette.client.consumer.offset_fetcher import OffsetAndTimestamp, OffsetFetcher
+from kafkette.client.consumer.subscription_state import SubscriptionState
+from kafkette.client.kafka_client import KafkaClient
+from kafkette.protocol.apis.list_offsets import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
+from kafkette.protocol.errors import IllegalStateError
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

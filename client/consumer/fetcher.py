@@ -24,15 +24,15 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from client.background_tasks import BackgroundTasks, wait_for_wakeup
-from client.consumer.fetch_config import FetchConfig
-from client.consumer.offset_fetcher import OffsetFetcher
-from client.consumer.subscription_state import SubscriptionState
-from client.kafka_client import KafkaClient
-from protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
-from protocol.errors import Errors, KafkaError, error_class
-from protocol.record_batch import LOG_APPEND_TIME, CorruptRecordError, decode_rows, iter_batches
-from protocol.topic_partition import TopicPartition
+from kafkette.client.background_tasks import BackgroundTasks, wait_for_wakeup
+from kafkette.client.consumer.fetch_config import FetchConfig
+from kafkette.client.consumer.offset_fetcher import OffsetFetcher
+from kafkette.client.consumer.subscription_state import SubscriptionState
+from kafkette.client.kafka_client import KafkaClient
+from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
+from kafkette.protocol.errors import Errors, KafkaError, error_class
+from kafkette.protocol.record_batch import LOG_APPEND_TIME, CorruptRecordError, decode_rows, iter_batches
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

@@ -21,8 +21,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from client.kafka_client import KafkaClient
-from protocol.apis.list_offsets import (
+from kafkette.client.kafka_client import KafkaClient
+from kafkette.protocol.apis.list_offsets import (
     EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
     MAX_TIMESTAMP,
@@ -31,14 +31,14 @@ from protocol.apis.list_offsets import (
     ListOffsetsResponse,
     ListOffsetsTopic,
 )
-from protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     Errors,
     KafkaError,
     KafkaTimeoutError,
     LeaderNotAvailableError,
     error_class,
 )
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

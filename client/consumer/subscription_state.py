@@ -15,9 +15,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 
-from protocol.apis.list_offsets import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
-from protocol.errors import IllegalStateError
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.apis.list_offsets import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
+from kafkette.protocol.errors import IllegalStateError
+from kafkette.protocol.topic_partition import TopicPartition
 
 _STRATEGIES = {"earliest": EARLIEST_TIMESTAMP, "latest": LATEST_TIMESTAMP, "none": None}
 

@@ -25,9 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-from client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
-from client.demo.data_dir import demo_data_dir
-from client.spark import KafketteDataSource, configure_spark_environment
+from kafkette.client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
+from kafkette.client.demo.data_dir import demo_data_dir
+from kafkette.client.spark import KafketteDataSource, configure_spark_environment
 
 SOURCE_TOPIC = "flights"
 RESULT_TOPIC = "flight-delays"

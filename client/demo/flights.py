@@ -17,8 +17,8 @@ import collections
 import sys
 import time
 
-from client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
-from client.demo.data_dir import demo_data_dir
+from kafkette.client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
+from kafkette.client.demo.data_dir import demo_data_dir
 
 TOPIC = "flights"
 PARTITIONS = 6

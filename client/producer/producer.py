@@ -14,15 +14,19 @@ import logging
 import time
 from typing import Any
 
-from client.kafka_client import KafkaClient
-from client.producer.partitioner import DefaultPartitioner
-from client.producer.producer_batch import RECORD_OVERHEAD_BYTES, RecordMetadata, record_size_in_bytes
-from client.producer.record_accumulator import RecordAccumulator
-from client.producer.sender import Sender
-from client.producer.transaction_manager import TransactionManager
-from protocol.compression import COMPRESSION_NONE, codec_for_name
-from protocol.errors import IllegalStateError, KafkaError, KafkaTimeoutError
-from protocol.topic_partition import TopicPartition
+from kafkette.client.kafka_client import KafkaClient
+from kafkette.client.producer.partitioner import DefaultPartitioner
+from kafkette.client.producer.producer_batch import (
+    RECORD_OVERHEAD_BYTES,
+    RecordMetadata,
+    record_size_in_bytes,
+)
+from kafkette.client.producer.record_accumulator import RecordAccumulator
+from kafkette.client.producer.sender import Sender
+from kafkette.client.producer.transaction_manager import TransactionManager
+from kafkette.protocol.compression import COMPRESSION_NONE, codec_for_name
+from kafkette.protocol.errors import IllegalStateError, KafkaError, KafkaTimeoutError
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

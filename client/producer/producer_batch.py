@@ -17,8 +17,8 @@ from typing import NamedTuple
 
 import msgpack
 
-from protocol.record_batch import COMPRESSION_NONE, HEADER_SIZE, build_batch_from_payload, compress
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.record_batch import COMPRESSION_NONE, HEADER_SIZE, build_batch_from_payload, compress
+from kafkette.protocol.topic_partition import TopicPartition
 
 # Approximate msgpack overhead of one record row: array header, offset and
 # timestamp deltas, nil markers and the headers array.
@@ -75,7 +75,7 @@ class ProducerBatch:
         tp: destination partition.
         created_ms: creation time on the producer's monotonic clock (ms).
         delivery_deadline_ms: created_ms + ``delivery.timeout.ms``.
-        compression: codec id (``protocol.compression``) the records array is compressed
+        compression: codec id (``kafkette.protocol.compression``) the records array is compressed
             with when the batch is encoded; sizes are counted uncompressed.
     """
 
@@ -154,7 +154,7 @@ class ProducerBatch:
 
     def encoded(self) -> bytes:
         """The record batch bytes (built once with one msgpack call and at most one codec
-        call, reused on retries); the same bytes ``protocol.record_batch.build_batch`` gives.
+        call, reused on retries); the same bytes ``kafkette.protocol.record_batch.build_batch`` gives.
 
         Raises:
             ValueError: the batch holds no record.

@@ -18,14 +18,14 @@ import collections
 import time
 from collections.abc import Callable, Collection
 
-from client.producer.producer_batch import ProducerBatch, RecordMetadata
-from protocol.compression import COMPRESSION_NONE, check_codec
-from protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.client.producer.producer_batch import ProducerBatch, RecordMetadata
+from kafkette.protocol.compression import COMPRESSION_NONE, check_codec
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     IllegalStateError,
     KafkaTimeoutError,
     MessageTooLargeError,
 )
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 class RecordAccumulator:
@@ -37,7 +37,7 @@ class RecordAccumulator:
         max_buffer_size: bound on bytes held by incomplete batches (bytes).
         delivery_timeout_ms: a batch not acknowledged this long after creation fails (ms).
         retry_backoff_ms: pause before a retried batch is sendable again (ms).
-        compression: codec id of every batch (``protocol.compression``; Kafka's
+        compression: codec id of every batch (``kafkette.protocol.compression``; Kafka's
             ``compression.type``, applied per batch).
         clock: monotonic clock in seconds (injected for tests).
 

@@ -17,14 +17,19 @@ import asyncio
 import logging
 from collections import defaultdict
 
-from client.background_tasks import BackgroundTasks, wait_for_wakeup
-from client.kafka_client import KafkaClient
-from client.producer.producer_batch import ProducerBatch
-from client.producer.record_accumulator import RecordAccumulator
-from client.producer.transaction_manager import TransactionManager
-from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceResponse, ProduceTopicData
-from protocol.errors import Errors, KafkaError, error_class
-from protocol.topic_partition import TopicPartition
+from kafkette.client.background_tasks import BackgroundTasks, wait_for_wakeup
+from kafkette.client.kafka_client import KafkaClient
+from kafkette.client.producer.producer_batch import ProducerBatch
+from kafkette.client.producer.record_accumulator import RecordAccumulator
+from kafkette.client.producer.transaction_manager import TransactionManager
+from kafkette.protocol.apis.produce import (
+    ProducePartitionData,
+    ProduceRequest,
+    ProduceResponse,
+    ProduceTopicData,
+)
+from kafkette.protocol.errors import Errors, KafkaError, error_class
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from client.kafka_client import KafkaClient
-from client.producer.producer_batch import ProducerBatch
-from protocol.apis.producer_ids import InitProducerIdRequest, InitProducerIdResponse
-from protocol.errors import KafkaError, KafkaTimeoutError, error_class
-from protocol.topic_partition import TopicPartition
+from kafkette.client.kafka_client import KafkaClient
+from kafkette.client.producer.producer_batch import ProducerBatch
+from kafkette.protocol.apis.producer_ids import InitProducerIdRequest, InitProducerIdResponse
+from kafkette.protocol.errors import KafkaError, KafkaTimeoutError, error_class
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

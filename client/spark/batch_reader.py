@@ -15,10 +15,10 @@ from collections.abc import Iterator, Sequence
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
-from client.spark.offset_reader import KafketteOffsetReader
-from client.spark.offsets import OffsetRange
-from client.spark.options import SourceOptions
-from client.spark.partition_reader import OffsetRangeReader
+from kafkette.client.spark.offset_reader import KafketteOffsetReader
+from kafkette.client.spark.offsets import OffsetRange
+from kafkette.client.spark.options import SourceOptions
+from kafkette.client.spark.partition_reader import OffsetRangeReader
 
 logger = logging.getLogger(__name__)
 

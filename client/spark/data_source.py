@@ -21,17 +21,17 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.types import StructType
 
-from client.spark.batch_reader import KafketteBatchReader
-from client.spark.options import SinkOptions, SourceOptions
-from client.spark.partition_reader import arrow_schema, source_schema
-from client.spark.stream_reader import KafketteStreamReader
-from client.spark.writer import KafketteBatchWriter, KafketteStreamWriter
+from kafkette.client.spark.batch_reader import KafketteBatchReader
+from kafkette.client.spark.options import SinkOptions, SourceOptions
+from kafkette.client.spark.partition_reader import arrow_schema, source_schema
+from kafkette.client.spark.stream_reader import KafketteStreamReader
+from kafkette.client.spark.writer import KafketteBatchWriter, KafketteStreamWriter
 
 
 class KafketteDataSource(DataSource):
     """Spark's Kafka source and sink, for Kafkette.
 
-    Options: see ``client.spark.options`` (``kafkette.bootstrap.servers``, ``subscribe`` |
+    Options: see ``kafkette.client.spark.options`` (``kafkette.bootstrap.servers``, ``subscribe`` |
     ``subscribePattern`` | ``assign``, ``startingOffsets``, ``endingOffsets``,
     ``maxOffsetsPerTrigger``, ``failOnDataLoss``, ``includeHeaders``, ``topic``,
     ``kafkette.<client property>``).

@@ -16,10 +16,10 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TypeVar
 
-from client.admin import AdminClient
-from client.consumer import Consumer
-from client.spark.options import EARLIEST, LATEST, Assign, OffsetSpec, SourceOptions, Subscribe
-from protocol.topic_partition import TopicPartition
+from kafkette.client.admin import AdminClient
+from kafkette.client.consumer import Consumer
+from kafkette.client.spark.options import EARLIEST, LATEST, Assign, OffsetSpec, SourceOptions, Subscribe
+from kafkette.protocol.topic_partition import TopicPartition
 
 T = TypeVar("T")
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from pyspark.sql.datasource import InputPartition
 
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.topic_partition import TopicPartition
 
 PartitionOffsets = dict[TopicPartition, int]
 

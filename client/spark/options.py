@@ -8,7 +8,7 @@ of ``subscribe`` / ``subscribePattern`` / ``assign``, ``startingOffsets``,
 handed to the SDK's Consumer and Producer.  Names, defaults and rejections follow
 Spark's Kafka source and sink (``KafkaSourceProvider``) with the ``kafka.`` prefix
 spelled ``kafkette.``.  Does not own any I/O: topics and offsets are resolved by
-``client.spark.offset_reader``.
+``kafkette.client.spark.offset_reader``.
 
 Every mistake raises ``ValueError`` naming the option, before any Spark task runs.
 """
@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from client.consumer import Consumer
-from client.producer import Producer
-from protocol.topic_partition import TopicPartition
+from kafkette.client.consumer import Consumer
+from kafkette.client.producer import Producer
+from kafkette.protocol.topic_partition import TopicPartition
 
 CLIENT_PREFIX = "kafkette."
 BOOTSTRAP_SERVERS = "kafkette.bootstrap.servers"

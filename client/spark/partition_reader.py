@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterator, Sequence
 import pyarrow as pa
 import uvloop
 
-from client.consumer import Consumer, ConsumerRecord
-from client.spark.data_loss import report_data_loss
-from client.spark.offsets import OffsetRange
-from client.spark.options import SourceOptions
-from protocol.errors import KafkaTimeoutError, OffsetOutOfRangeError  # type: ignore[attr-defined]
+from kafkette.client.consumer import Consumer, ConsumerRecord
+from kafkette.client.spark.data_loss import report_data_loss
+from kafkette.client.spark.offsets import OffsetRange
+from kafkette.client.spark.options import SourceOptions
+from kafkette.protocol.errors import KafkaTimeoutError, OffsetOutOfRangeError  # type: ignore[attr-defined]
 
 logger = logging.getLogger(__name__)
 

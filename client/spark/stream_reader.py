@@ -31,12 +31,18 @@ from pyspark.sql.streaming.datasource import (
     SupportsTriggerAvailableNow,
 )
 
-from client.spark.data_loss import report_data_loss
-from client.spark.offset_reader import KafketteOffsetReader
-from client.spark.offsets import OffsetRange, offset_ranges, offsets_from_json, offsets_to_json, rate_limit
-from client.spark.options import EARLIEST, SourceOptions
-from client.spark.partition_reader import OffsetRangeReader
-from protocol.topic_partition import TopicPartition
+from kafkette.client.spark.data_loss import report_data_loss
+from kafkette.client.spark.offset_reader import KafketteOffsetReader
+from kafkette.client.spark.offsets import (
+    OffsetRange,
+    offset_ranges,
+    offsets_from_json,
+    offsets_to_json,
+    rate_limit,
+)
+from kafkette.client.spark.options import EARLIEST, SourceOptions
+from kafkette.client.spark.partition_reader import OffsetRangeReader
+from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 

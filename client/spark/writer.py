@@ -23,8 +23,8 @@ from pyspark.sql import Row
 from pyspark.sql.datasource import DataSourceStreamWriter, DataSourceWriter, WriterCommitMessage
 from pyspark.sql.types import ArrayType, BinaryType, IntegerType, StringType, StructType
 
-from client.producer import Producer
-from client.spark.options import SinkOptions
+from kafkette.client.producer import Producer
+from kafkette.client.spark.options import SinkOptions
 
 logger = logging.getLogger(__name__)
 

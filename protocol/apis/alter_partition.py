@@ -5,7 +5,7 @@ ones (FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION) and answers with the committe
 leader then applies.  Kafka concept: KIP-497 ``AlterPartition`` (ISR shrink/expand).
 """
 
-from protocol.schema import Array, Field, Int16, Int32, Int64, String, Struct
+from kafkette.protocol.schema import Array, Field, Int16, Int32, Int64, String, Struct
 
 
 class AlterPartitionRequestPartition(Struct):

@@ -4,7 +4,7 @@ Kafka concept: ``ApiVersionsRequest``/``ApiVersionsResponse``; a client may send
 first on a connection to pick the highest version both sides speak.
 """
 
-from protocol.schema import Array, Field, Int16, Int32, String, Struct
+from kafkette.protocol.schema import Array, Field, Int16, Int32, String, Struct
 
 
 class ApiVersionsRequest(Struct):

@@ -10,7 +10,7 @@ controller moves leadership away and keeps those replicas out of the ISR.  Kafka
 concept: ``OfflineLogDirs`` of BrokerHeartbeat (KIP-858), per partition here.
 """
 
-from protocol.schema import Array, Bool, Field, Int16, Int32, Int64, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Int64, Nullable, String, Struct
 
 
 class BrokerRegistrationListener(Struct):

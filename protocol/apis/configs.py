@@ -6,7 +6,7 @@ DEFAULT_CONFIG = 5); operations SET = 0, DELETE = 1, APPEND = 2, SUBTRACT = 3.
 Kafka concept: KIP-133 / KIP-339.
 """
 
-from protocol.schema import Array, Bool, Field, Int8, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int8, Int16, Int32, Nullable, String, Struct
 
 RESOURCE_TOPIC = 2
 RESOURCE_BROKER = 4

@@ -7,7 +7,7 @@ or it gives up.  Kafka concept: ``ControlledShutdownRequest``
 (``controlled.shutdown.enable``, ``controlled.shutdown.max.retries``).
 """
 
-from protocol.schema import Array, Field, Int16, Int32, Int64, String, Struct
+from kafkette.protocol.schema import Array, Field, Int16, Int32, Int64, String, Struct
 
 
 class ControlledShutdownRequest(Struct):

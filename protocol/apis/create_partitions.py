@@ -5,7 +5,7 @@ partition.  Kafka concept: seed 001 (PartitionModificationsListener,
 onNewPartitionCreation), ``CreatePartitionsRequest``.
 """
 
-from protocol.schema import Array, Bool, Field, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Nullable, String, Struct
 
 
 class CreatePartitionsAssignment(Struct):

@@ -5,7 +5,7 @@
 replica assignment and excludes both.  Kafka concept: seeds 002 and 003.
 """
 
-from protocol.schema import Array, Bool, Field, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Nullable, String, Struct
 
 
 class CreatableReplicaAssignment(Struct):

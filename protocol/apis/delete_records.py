@@ -8,7 +8,7 @@ REQUEST_TIMED_OUT).  Kafka concept: ``DeleteRecordsRequest`` / ``DeleteRecordsRe
 (KIP-107, ``kafka-delete-records.sh``).
 """
 
-from protocol.schema import Array, Field, Int16, Int32, Int64, String, Struct
+from kafkette.protocol.schema import Array, Field, Int16, Int32, Int64, String, Struct
 
 HIGH_WATERMARK = -1
 

@@ -5,7 +5,7 @@ The response waits until each topic is fully deleted or ``timeout_ms`` passes
 (TopicDeletionManager), ``DeleteTopicsRequest``.
 """
 
-from protocol.schema import Array, Field, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Field, Int16, Int32, Nullable, String, Struct
 
 
 class DeleteTopicsRequest(Struct):

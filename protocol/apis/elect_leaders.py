@@ -5,7 +5,7 @@ ELECTION_NOT_NEEDED, PREFERRED_LEADER_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILA
 UNKNOWN_TOPIC_OR_PARTITION.  Kafka concept: KIP-460, ``kafka-leader-election.sh``.
 """
 
-from protocol.schema import Array, Field, Int8, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Field, Int8, Int16, Int32, Nullable, String, Struct
 
 ELECTION_PREFERRED = 0
 ELECTION_UNCLEAN = 1

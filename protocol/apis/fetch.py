@@ -5,7 +5,7 @@ for followers (read up to the log end offset, and report their fetch offset).
 Kafka concept: ``FetchRequest``/``FetchResponse`` with min bytes and max wait.
 """
 
-from protocol.schema import Array, Bytes, Field, Int8, Int16, Int32, Int64, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bytes, Field, Int8, Int16, Int32, Int64, Nullable, String, Struct
 
 
 class FetchPartition(Struct):

@@ -5,7 +5,7 @@ the leader epoch (a state older than the broker's is ignored).  Kafka concept:
 ``LeaderAndIsrRequest`` handled by ``ReplicaManager.becomeLeaderOrFollower``.
 """
 
-from protocol.schema import Array, Bool, Field, Int8, Int16, Int32, Int64, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int8, Int16, Int32, Int64, String, Struct
 
 
 class LeaderAndIsrPartitionState(Struct):

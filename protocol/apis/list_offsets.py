@@ -9,7 +9,7 @@ Kafka concept: ``ListOffsetsRequest``; ``EARLIEST_TIMESTAMP``/``LATEST_TIMESTAMP
 ``MAX_TIMESTAMP`` (KIP-734).
 """
 
-from protocol.schema import Array, Field, Int8, Int16, Int32, Int64, String, Struct
+from kafkette.protocol.schema import Array, Field, Int8, Int16, Int32, Int64, String, Struct
 
 EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1

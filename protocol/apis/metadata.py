@@ -4,7 +4,7 @@ v0 asks for topics only (None = all topics); v1 adds ``allow_auto_topic_creation
 Kafka concept: ``MetadataRequest``/``MetadataResponse`` answered from the MetadataCache.
 """
 
-from protocol.schema import Array, Bool, Field, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Nullable, String, Struct
 
 
 class MetadataRequestTopic(Struct):

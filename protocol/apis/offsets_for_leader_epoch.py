@@ -11,7 +11,7 @@ high watermark.
 Kafka concept: ``OffsetsForLeaderEpochRequest`` / ``EpochEndOffset`` (KIP-101, KIP-279).
 """
 
-from protocol.schema import Array, Field, Int16, Int32, Int64, String, Struct
+from kafkette.protocol.schema import Array, Field, Int16, Int32, Int64, String, Struct
 
 UNDEFINED_EPOCH = -1
 UNDEFINED_EPOCH_OFFSET = -1

@@ -1,13 +1,13 @@
 """Produce (key 0): record batches appended to partition leaders.
 
-``records`` holds one or more record batches exactly as ``protocol.record_batch``
+``records`` holds one or more record batches exactly as ``kafkette.protocol.record_batch``
 lays them out; the broker checks their headers and CRCs and decodes records only to
-recompress them to the topic's ``compression.type`` (``broker.log.log_validator``).
+recompress them to the topic's ``compression.type`` (``kafkette.broker.log.log_validator``).
 ``log_append_time_ms`` in the response is the leader's LogAppendTime stamp, else -1.
 Kafka concept: ``ProduceRequest``/``ProduceResponse`` (acks 0, 1, -1).
 """
 
-from protocol.schema import Array, Bytes, Field, Int16, Int32, Int64, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bytes, Field, Int16, Int32, Int64, Nullable, String, Struct
 
 
 class ProducePartitionData(Struct):

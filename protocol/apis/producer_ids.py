@@ -5,7 +5,7 @@ from blocks the controller allocates to them (AllocateProducerIds), so ids are
 unique cluster-wide.  Kafka concept: KIP-98 idempotence, KIP-730 id blocks.
 """
 
-from protocol.schema import Field, Int16, Int32, Int64, Nullable, String, Struct
+from kafkette.protocol.schema import Field, Int16, Int32, Int64, Nullable, String, Struct
 
 
 class InitProducerIdRequest(Struct):

@@ -5,7 +5,7 @@ per-partition error codes drive the controller's ReplicaDeletionSuccessful /
 ReplicaDeletionIneligible transitions.  Kafka concept: seed 001, ``StopReplicaRequest``.
 """
 
-from protocol.schema import Array, Bool, Field, Int16, Int32, Int64, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Int64, String, Struct
 
 
 class StopReplicaPartitionState(Struct):

@@ -5,7 +5,7 @@ it holds for the listed partitions and answers Metadata requests from it.  Kafka
 concept: ``UpdateMetadataRequest`` (seed 004, MetadataCache).
 """
 
-from protocol.schema import Array, Bool, Field, Int16, Int32, Int64, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Int64, Nullable, String, Struct
 
 
 class UpdateMetadataPartitionState(Struct):

@@ -23,7 +23,7 @@ import asyncio
 
 import pytest
 
-from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from kafkette.client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
 
 pytestmark = pytest.mark.timeout(420)
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from client import AdminClient, Consumer, Producer, TopicPartition
-from controller.metadata_log import MetadataLog
-from controller.metadata_records import (
+from kafkette.client import AdminClient, Consumer, Producer, TopicPartition
+from kafkette.controller.metadata_log import MetadataLog
+from kafkette.controller.metadata_records import (
     BeginTransactionRecord,
     EndTransactionRecord,
     PartitionRecord,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from client import AdminClient, NewTopic, Producer, TopicPartition
+from kafkette.client import AdminClient, NewTopic, Producer, TopicPartition
 from tests.cluster_configs import QUICK_STOP
 from tests.cluster_helpers import consume_from_beginning
 

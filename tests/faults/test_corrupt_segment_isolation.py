@@ -22,18 +22,18 @@ from pathlib import Path
 
 import pytest
 
-from client import AdminClient, NewTopic, Producer, TopicPartition
-from client.connection import BrokerConnection
-from protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
-from protocol.apis.list_offsets import (
+from kafkette.client import AdminClient, NewTopic, Producer, TopicPartition
+from kafkette.client.connection import BrokerConnection
+from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
+from kafkette.protocol.apis.list_offsets import (
     EARLIEST_TIMESTAMP,
     ListOffsetsPartition,
     ListOffsetsRequest,
     ListOffsetsTopic,
 )
-from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
-from protocol.errors import Errors
-from protocol.record_batch import build_batch
+from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.record_batch import build_batch
 from tests.cluster_helpers import consume_from_beginning, corrupt_oldest_segment, partition_dir
 
 pytestmark = pytest.mark.timeout(180)

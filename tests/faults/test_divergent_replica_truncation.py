@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
-from protocol.record_batch import decode_records, iter_batches
+from kafkette.client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from kafkette.protocol.record_batch import decode_records, iter_batches
 from tests.cluster_helpers import wait_for_partition
 
 pytestmark = pytest.mark.timeout(180)

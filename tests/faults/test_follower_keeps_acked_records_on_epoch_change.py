@@ -25,7 +25,7 @@ import signal
 
 import pytest
 
-from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from kafkette.client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from client import AdminClient, LocalClusterError, NewTopic
-from controller.metadata_log import MetadataLog
-from controller.metadata_records import PartitionRecord
+from kafkette.client import AdminClient, LocalClusterError, NewTopic
+from kafkette.controller.metadata_log import MetadataLog
+from kafkette.controller.metadata_records import PartitionRecord
 
 pytestmark = pytest.mark.timeout(120)
 

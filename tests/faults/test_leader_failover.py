@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
-from protocol.record_batch import iter_batches
+from kafkette.client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from kafkette.protocol.record_batch import iter_batches
 from tests.cluster_helpers import consume_from_beginning, describe_partitions, wait_for_partitions
 
 TOPIC = "failover"

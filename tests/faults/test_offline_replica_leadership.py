@@ -22,7 +22,7 @@ import asyncio
 
 import pytest
 
-from client import AdminClient, NewTopic, Producer, TopicPartition
+from kafkette.client import AdminClient, NewTopic, Producer, TopicPartition
 from tests.cluster_helpers import (
     consume_from_beginning,
     corrupt_oldest_segment,

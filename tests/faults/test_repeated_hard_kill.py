@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from client import AdminClient, NewTopic, Producer, TopicPartition
-from protocol.record_batch import iter_batches
+from kafkette.client import AdminClient, NewTopic, Producer, TopicPartition
+from kafkette.protocol.record_batch import iter_batches
 from tests.cluster_helpers import consume_from_beginning
 
 pytestmark = pytest.mark.timeout(300)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from client import AdminClient, NewTopic, Producer, TopicPartition
-from protocol.record_batch import build_batch, decode_records, iter_batches
+from kafkette.client import AdminClient, NewTopic, Producer, TopicPartition
+from kafkette.protocol.record_batch import build_batch, decode_records, iter_batches
 from tests.cluster_configs import QUICK_STOP
 from tests.cluster_helpers import consume_from_beginning, partition_dir, wait_for_partitions
 

@@ -9,10 +9,10 @@ each with the version range of its declarative schema.
 
 from __future__ import annotations
 
-from client.connection import BrokerConnection
-from protocol.api_keys import API_REGISTRY, ApiKey
-from protocol.apis.api_versions import ApiVersionsRequest
-from protocol.errors import Errors
+from kafkette.client.connection import BrokerConnection
+from kafkette.protocol.api_keys import API_REGISTRY, ApiKey
+from kafkette.protocol.apis.api_versions import ApiVersionsRequest
+from kafkette.protocol.errors import Errors
 
 ISSUE_2_APIS = {
     ApiKey.API_VERSIONS, ApiKey.METADATA, ApiKey.PRODUCE, ApiKey.FETCH, ApiKey.LIST_OFFSETS, ApiKey.CREATE_TOPICS,

@@ -15,7 +15,7 @@ import asyncio
 
 import pytest
 
-from client import (
+from kafkette.client import (
     AdminClient,
     Consumer,
     InvalidTopicError,
@@ -24,9 +24,9 @@ from client import (
     Producer,
     UnknownTopicOrPartitionError,
 )
-from client.connection import BrokerConnection
-from protocol.apis.metadata import MetadataRequest, MetadataRequestTopic, MetadataResponse
-from protocol.errors import Errors
+from kafkette.client.connection import BrokerConnection
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic, MetadataResponse
+from kafkette.protocol.errors import Errors
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from client import AdminClient
-from protocol.apis.api_versions import ApiVersionsResponse
-from protocol.errors import Errors
-from protocol.framing import decode_response_envelope
+from kafkette.client import AdminClient
+from kafkette.protocol.apis.api_versions import ApiVersionsResponse
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import decode_response_envelope
 
 KAFKETTE = Path(sys.executable).parent / "kafkette"
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from client import Consumer, TopicPartition
-from client.cli.shared_options import run_coroutine
+from kafkette.client import Consumer, TopicPartition
+from kafkette.client.cli.shared_options import run_coroutine
 from tests.perf import broker_capacity, kafkette_workloads
 from tests.perf.bench_report import KAFKETTE
 

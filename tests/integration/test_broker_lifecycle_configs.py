@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from client.connection import BrokerConnection
-from protocol.apis.configs import (
+from kafkette.client.connection import BrokerConnection
+from kafkette.protocol.apis.configs import (
     OP_SET,
     RESOURCE_BROKER,
     SOURCE_DEFAULT_CONFIG,
@@ -21,8 +21,8 @@ from protocol.apis.configs import (
     DescribeConfigsResource,
     IncrementalAlterConfigsRequest,
 )
-from protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
-from protocol.errors import Errors
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
+from kafkette.protocol.errors import Errors
 
 pytestmark = pytest.mark.timeout(120)
 

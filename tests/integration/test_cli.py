@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from client import AdminClient, Consumer, NewTopic, TopicPartition
-from client.local_cluster import fetch_metadata, free_ports
+from kafkette.client import AdminClient, Consumer, NewTopic, TopicPartition
+from kafkette.client.local_cluster import fetch_metadata, free_ports
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from client import AdminClient, NewTopic, Producer, TopicPartition
-from client.kafka_client import KafkaClient
-from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
-from protocol.compression import CODEC_BY_NAME
-from protocol.errors import Errors
-from protocol.record_batch import (
+from kafkette.client import AdminClient, NewTopic, Producer, TopicPartition
+from kafkette.client.kafka_client import KafkaClient
+from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
+from kafkette.protocol.compression import CODEC_BY_NAME
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.record_batch import (
     HEADER_SIZE,
     LOG_APPEND_TIME,
     build_batch,

@@ -10,7 +10,7 @@ import asyncio
 import pytest
 from click.testing import CliRunner
 
-from client import (
+from kafkette.client import (
     AdminClient,
     BrokerNotAvailableError,
     ConfigResource,
@@ -25,11 +25,11 @@ from client import (
     TopicPartition,
     UnknownTopicOrPartitionError,
 )
-from client.cli.main import kafkette
-from client.kafka_client import KafkaClient
-from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
-from protocol.errors import Errors
-from protocol.record_batch import build_batch
+from kafkette.client.cli.main import kafkette
+from kafkette.client.kafka_client import KafkaClient
+from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.record_batch import build_batch
 
 pytestmark = pytest.mark.timeout(120)
 

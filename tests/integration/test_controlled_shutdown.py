@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from client import AdminClient, LocalCluster, NewTopic, Producer, TopicPartition
+from kafkette.client import AdminClient, LocalCluster, NewTopic, Producer, TopicPartition
 from tests.cluster_helpers import consume_from_beginning, describe_partitions, wait_for_partitions
 
 pytestmark = pytest.mark.timeout(150)

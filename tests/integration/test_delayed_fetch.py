@@ -13,18 +13,18 @@ import asyncio
 
 import pytest
 
-from client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
-from client.connection import BrokerConnection
-from protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
-from protocol.apis.list_offsets import (
+from kafkette.client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
+from kafkette.client.connection import BrokerConnection
+from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
+from kafkette.protocol.apis.list_offsets import (
     LATEST_TIMESTAMP,
     ListOffsetsPartition,
     ListOffsetsRequest,
     ListOffsetsResponse,
     ListOffsetsTopic,
 )
-from protocol.errors import Errors
-from protocol.record_batch import decode_records, iter_batches
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.record_batch import decode_records, iter_batches
 from tests.cluster_configs import QUICK_STOP
 
 pytestmark = pytest.mark.timeout(120)

@@ -19,8 +19,15 @@ import asyncio
 import pytest
 from click.testing import CliRunner
 
-from client import AdminClient, ElectionNotNeededError, LocalCluster, NewTopic, Producer, TopicPartition
-from client.cli.main import kafkette
+from kafkette.client import (
+    AdminClient,
+    ElectionNotNeededError,
+    LocalCluster,
+    NewTopic,
+    Producer,
+    TopicPartition,
+)
+from kafkette.client.cli.main import kafkette
 from tests.cluster_helpers import describe_partitions, wait_for_partitions
 
 pytestmark = pytest.mark.timeout(150)

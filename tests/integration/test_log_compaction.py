@@ -10,12 +10,12 @@ import random
 
 import pytest
 
-from broker.log.checkpoint import OffsetCheckpointFile
-from broker.log.log import Log
-from broker.log.log_cleaner_manager import CLEANER_CHECKPOINT_FILE
-from broker.log.log_config import LogConfig
-from client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
-from protocol.errors import InvalidRecordError
+from kafkette.broker.log.checkpoint import OffsetCheckpointFile
+from kafkette.broker.log.log import Log
+from kafkette.broker.log.log_cleaner_manager import CLEANER_CHECKPOINT_FILE
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+from kafkette.protocol.errors import InvalidRecordError
 from tests.cluster_helpers import log_records
 
 TOPIC = "compacted-prices"

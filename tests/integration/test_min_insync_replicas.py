@@ -13,7 +13,7 @@ import asyncio
 
 import pytest
 
-from client import (
+from kafkette.client import (
     AdminClient,
     KafkaError,
     NewTopic,

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 
-from broker.fetcher.leader_end_point import LeaderEndPoint
-from client import AdminClient, NewTopic, Producer, TopicPartition
-from client.connection import BrokerConnection
-from protocol.api_keys import ApiKey
-from protocol.apis.api_versions import ApiVersionsRequest
-from protocol.apis.offsets_for_leader_epoch import OffsetForLeaderPartition
-from protocol.errors import Errors
+from kafkette.broker.fetcher.leader_end_point import LeaderEndPoint
+from kafkette.client import AdminClient, NewTopic, Producer, TopicPartition
+from kafkette.client.connection import BrokerConnection
+from kafkette.protocol.api_keys import ApiKey
+from kafkette.protocol.apis.api_versions import ApiVersionsRequest
+from kafkette.protocol.apis.offsets_for_leader_epoch import OffsetForLeaderPartition
+from kafkette.protocol.errors import Errors
 
 TOPIC = "epoch-end-offsets"
 TP = TopicPartition(TOPIC, 0)

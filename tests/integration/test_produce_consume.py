@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import asyncio
 
-from client import AdminClient, Consumer, ConsumerRecord, NewTopic, Producer, RecordMetadata, TopicPartition
+from kafkette.client import (
+    AdminClient,
+    Consumer,
+    ConsumerRecord,
+    NewTopic,
+    Producer,
+    RecordMetadata,
+    TopicPartition,
+)
 from tests.cluster_helpers import consume_from_beginning
 
 

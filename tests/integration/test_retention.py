@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
-from protocol.errors import OffsetOutOfRangeError, PolicyViolationError, UnknownTopicOrPartitionError
+from kafkette.client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
+from kafkette.protocol.errors import OffsetOutOfRangeError, PolicyViolationError, UnknownTopicOrPartitionError
 from tests.cluster_helpers import partition_dir
 from tests.cluster_helpers import wait_until as wait_until_within
 
@@ -256,7 +256,7 @@ def test_delete_records_cli_prints_the_low_watermarks_and_rejects_bad_files(clus
     import subprocess
     import sys
 
-    from client.cli.shared_options import run_coroutine
+    from kafkette.client.cli.shared_options import run_coroutine
 
     tp = TopicPartition("delete-records-cli", 0)
     run_coroutine(create_topic(cluster.bootstrap_servers, NewTopic(tp.topic, 1, 3)))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from client import (
+from kafkette.client import (
     AdminClient,
     Consumer,
     MessageTooLargeError,

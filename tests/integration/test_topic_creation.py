@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from client import AdminClient, NewTopic, TopicAlreadyExistsError
-from controller.replica_assignment import assign_replicas_to_brokers
+from kafkette.client import AdminClient, NewTopic, TopicAlreadyExistsError
+from kafkette.controller.replica_assignment import assign_replicas_to_brokers
 
 
 class _Draws:

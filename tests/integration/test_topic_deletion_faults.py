@@ -10,7 +10,7 @@ import asyncio
 import pytest
 from click.testing import CliRunner
 
-from client import (
+from kafkette.client import (
     AdminClient,
     Consumer,
     InvalidTopicError,
@@ -22,7 +22,7 @@ from client import (
     TopicDeletionDisabledError,
     TopicPartition,
 )
-from client.cli.main import kafkette
+from kafkette.client.cli.main import kafkette
 from tests.cluster_helpers import partition_dirs, wait_until
 
 pytestmark = pytest.mark.timeout(150)

@@ -12,7 +12,7 @@ import asyncio
 import pytest
 from click.testing import CliRunner
 
-from client import (
+from kafkette.client import (
     AdminClient,
     ConfigResource,
     ConfigSource,
@@ -30,13 +30,17 @@ from client import (
     TopicPartition,
     UnknownTopicOrPartitionError,
 )
-from client.cli.main import kafkette
-from client.kafka_client import KafkaClient
-from controller.replica_assignment import assign_replicas_to_brokers
-from protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopic, CreateTopicsRequest
-from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
-from protocol.errors import Errors
-from protocol.record_batch import build_batch
+from kafkette.client.cli.main import kafkette
+from kafkette.client.kafka_client import KafkaClient
+from kafkette.controller.replica_assignment import assign_replicas_to_brokers
+from kafkette.protocol.apis.create_topics import (
+    CreatableReplicaAssignment,
+    CreatableTopic,
+    CreateTopicsRequest,
+)
+from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.record_batch import build_batch
 from tests.cluster_helpers import partition_dirs, wait_until
 
 pytestmark = pytest.mark.timeout(120)

@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from client import AdminClient, KafkaError, LocalCluster, NewPartitions, NewTopic
+from kafkette.client import AdminClient, KafkaError, LocalCluster, NewPartitions, NewTopic
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -2,7 +2,7 @@
 
 The Python producer is the bottleneck of the workloads, so this part takes it out:
 each of ``--producers`` load processes encodes one ProduceRequest once (one batch of
-``--batch-records`` records per partition it owns, built by ``protocol.record_batch``)
+``--batch-records`` records per partition it owns, built by ``kafkette.protocol.record_batch``)
 and sends that same frame again and again over one connection, with at most
 ``--in-flight`` requests unanswered, checking every response's error codes.  The broker
 process is pinned to CPU 0 and the load processes to the other CPUs
@@ -26,14 +26,19 @@ import sys
 import time
 from pathlib import Path
 
-from client import LocalCluster
-from client.cli.perf import MB
-from client.cli.shared_options import run_coroutine
-from client.local_cluster import HOST
-from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceResponse, ProduceTopicData
-from protocol.errors import Errors
-from protocol.framing import LENGTH, decode_response_envelope, encode_request
-from protocol.record_batch import build_batch
+from kafkette.client import LocalCluster
+from kafkette.client.cli.perf import MB
+from kafkette.client.cli.shared_options import run_coroutine
+from kafkette.client.local_cluster import HOST
+from kafkette.protocol.apis.produce import (
+    ProducePartitionData,
+    ProduceRequest,
+    ProduceResponse,
+    ProduceTopicData,
+)
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_request
+from kafkette.protocol.record_batch import build_batch
 from tests.perf.bench_report import KAFKETTE, Row
 from tests.perf.kafkette_workloads import kafkette
 

@@ -19,11 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from broker.log.log import Log
-from broker.log.log_cleaner import LogCleaner
-from broker.log.log_config import LogConfig
-from protocol.record_batch import build_batch
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.log.log import Log
+from kafkette.broker.log.log_cleaner import LogCleaner
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.protocol.record_batch import build_batch
+from kafkette.protocol.topic_partition import TopicPartition
 from tests.cluster_helpers import log_records
 
 TP = TopicPartition("compaction-bench", 0)

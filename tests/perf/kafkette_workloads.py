@@ -16,8 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from client import AdminClient, LocalCluster, NewTopic
-from client.cli.shared_options import run_coroutine
+from kafkette.client import AdminClient, LocalCluster, NewTopic
+from kafkette.client.cli.shared_options import run_coroutine
 from tests.perf.bench_report import KAFKETTE, Row
 
 KAFKETTE_CLI = str(Path(sys.executable).parent / "kafkette")

@@ -18,9 +18,9 @@ import sys
 import time
 from pathlib import Path
 
-from client.cli.perf import MB
-from client.cli.shared_options import run_coroutine
-from client.local_cluster import HOST
+from kafkette.client.cli.perf import MB
+from kafkette.client.cli.shared_options import run_coroutine
+from kafkette.client.local_cluster import HOST
 
 CHUNK_BYTES = 64 * 1024
 DISK_WRITE_BYTES = 1024 * 1024

@@ -3,7 +3,7 @@
 ``python -m tests.perf.peer_clients {nats-produce|nats-consume|redis-produce|redis-consume} ...``
 runs one producer or one consumer process and prints one JSON line of figures
 (``records``, ``records_per_s``, ``mb_per_s``, and for producers the latency
-percentiles ``p50_ms`` ... from ``client.cli.perf.ProduceStats``, the statistics
+percentiles ``p50_ms`` ... from ``kafkette.client.cli.perf.ProduceStats``, the statistics
 ``kafkette perf produce`` reports), so every system is measured the same way.
 
 - NATS JetStream (nats-py): ``publish_async`` with at most ``--max-pending`` acks
@@ -14,7 +14,7 @@ percentiles ``p50_ms`` ... from ``client.cli.perf.ProduceStats``, the statistics
   of a record from its pipeline's start to the pipeline's reply; XRANGE chunks of 10,000.
 
 Each client process gets the allocator and collector settings of Kafkette's own client
-processes (``client.process_tuning``), so neither side gains from them alone.
+processes (``kafkette.client.process_tuning``), so neither side gains from them alone.
 
 Owns only the client side; servers are started by ``peer_servers``.
 """
@@ -27,9 +27,9 @@ import json
 import sys
 import time
 
-from client.cli.perf import MB, ProduceStats
-from client.cli.shared_options import run_coroutine
-from client.process_tuning import tune_process_memory
+from kafkette.client.cli.perf import MB, ProduceStats
+from kafkette.client.cli.shared_options import run_coroutine
+from kafkette.client.process_tuning import tune_process_memory
 
 STREAM = "BENCH"
 SETUP_TIMEOUT_S = 60.0  # a new JetStream cluster elects its meta leader before streams can be added

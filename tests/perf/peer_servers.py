@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from client.local_cluster import HOST, free_ports
+from kafkette.client.local_cluster import HOST, free_ports
 
 # What the benchmark needs for each peer: Debian binaries (binary, apt package) and Python modules
 # (import name, pip requirement).

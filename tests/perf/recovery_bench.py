@@ -27,10 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from broker.log.log import Log
-from broker.log.log_config import LogConfig
-from protocol.record_batch import build_batch
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.log.log import Log
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.protocol.record_batch import build_batch
+from kafkette.protocol.topic_partition import TopicPartition
 
 RESULTS = Path(__file__).parent / "results"
 TP = TopicPartition("recovery-bench", 0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 
-from client import (
+from kafkette.client import (
     AdminClient,
     Consumer,
     ConsumerRecord,

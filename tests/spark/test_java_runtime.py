@@ -14,7 +14,7 @@ from .cluster_io import create_topic, produce
 
 SCRIPT = textwrap.dedent("""
     import os, sys
-    from client.spark import KafketteDataSource, configure_spark_environment
+    from kafkette.client.spark import KafketteDataSource, configure_spark_environment
     print("JAVA_HOME=" + str(configure_spark_environment()))
     from pyspark.sql import SparkSession
     spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()

@@ -3,7 +3,7 @@ on after re-election and its sink holds every acknowledged record exactly once."
 
 from __future__ import annotations
 
-from client import LocalCluster
+from kafkette.client import LocalCluster
 from tests.cluster_configs import FAST_FAILOVER
 
 from .cluster_io import create_topic, leaders, produce

@@ -13,17 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from broker.config import KafkaConfig
-from broker.log.log_config import LogConfig
-from broker.log.log_manager import LogManager
-from broker.partition import Partition
-from protocol.apis.alter_partition import AlterPartitionResponsePartition
-from protocol.apis.fetch import FetchPartitionData, FetchRequest, FetchResponse, FetchTopicResponse
-from protocol.apis.leader_and_isr import LeaderAndIsrPartitionState
-from protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderPartition
-from protocol.errors import Errors
-from protocol.record_batch import build_batch, iter_batches, read_header
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.config import KafkaConfig
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_manager import LogManager
+from kafkette.broker.partition import Partition
+from kafkette.protocol.apis.alter_partition import AlterPartitionResponsePartition
+from kafkette.protocol.apis.fetch import FetchPartitionData, FetchRequest, FetchResponse, FetchTopicResponse
+from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState
+from kafkette.protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderPartition
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.record_batch import build_batch, iter_batches, read_header
+from kafkette.protocol.topic_partition import TopicPartition
 
 TOPIC = "flights"
 TP0 = TopicPartition(TOPIC, 0)

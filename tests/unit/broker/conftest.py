@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from broker_fakes import make_config
 
-from broker.log.log_manager import LogManager
+from kafkette.broker.log.log_manager import LogManager
 
 
 @pytest.fixture

@@ -14,16 +14,20 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from broker.apis.kafka_apis import ApisContext
-from broker.config import KafkaConfig
-from broker.dynamic_broker_config import DynamicBrokerConfig
-from broker.log.log_manager import LogManager
-from broker.metadata_cache import MetadataCache
-from broker.replica_manager import ReplicaManager
-from protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
-from protocol.apis.stop_replica import StopReplicaPartitionState, StopReplicaRequest, StopReplicaTopicState
-from protocol.record_batch import build_batch
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.apis.kafka_apis import ApisContext
+from kafkette.broker.config import KafkaConfig
+from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
+from kafkette.broker.log.log_manager import LogManager
+from kafkette.broker.metadata_cache import MetadataCache
+from kafkette.broker.replica_manager import ReplicaManager
+from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
+from kafkette.protocol.apis.stop_replica import (
+    StopReplicaPartitionState,
+    StopReplicaRequest,
+    StopReplicaTopicState,
+)
+from kafkette.protocol.record_batch import build_batch
+from kafkette.protocol.topic_partition import TopicPartition
 
 TOPIC = "flights"
 TP0 = TopicPartition(TOPIC, 0)

@@ -8,12 +8,16 @@ import asyncio
 import pytest
 from lifecycle_fakes import FakeControllerChannel, apis_context, make_config, running_replica_manager
 
-from broker.apis import metadata as metadata_api
-from broker.auto_topic_creation_manager import AutoTopicCreationManager
-from protocol.apis.create_topics import CreatableTopicResult, CreateTopicsRequest, CreateTopicsResponse
-from protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
-from protocol.errors import Errors, KafkaConnectionError
-from protocol.framing import RequestHeader
+from kafkette.broker.apis import metadata as metadata_api
+from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
+from kafkette.protocol.apis.create_topics import (
+    CreatableTopicResult,
+    CreateTopicsRequest,
+    CreateTopicsResponse,
+)
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
+from kafkette.protocol.errors import Errors, KafkaConnectionError
+from kafkette.protocol.framing import RequestHeader
 
 HEADER = RequestHeader(api_key=3, api_version=1, correlation_id=1, client_id="producer")
 

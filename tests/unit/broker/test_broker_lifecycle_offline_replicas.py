@@ -7,9 +7,9 @@ import asyncio
 
 from lifecycle_fakes import FakeControllerChannel, make_config
 
-from broker.broker_lifecycle_manager import BrokerLifecycleManager
-from protocol.apis.broker_registration import BrokerHeartbeatRequest, BrokerHeartbeatResponse
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.broker_lifecycle_manager import BrokerLifecycleManager
+from kafkette.protocol.apis.broker_registration import BrokerHeartbeatRequest, BrokerHeartbeatResponse
+from kafkette.protocol.topic_partition import TopicPartition
 
 HOUR_MS = 3_600_000
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from broker.apis.config_resources import NOT_CONTROLLER_MESSAGE, answer_config_resources
-from protocol.apis.configs import (
+from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE, answer_config_resources
+from kafkette.protocol.apis.configs import (
     RESOURCE_BROKER,
     RESOURCE_TOPIC,
     AlterConfigsResourceResponse,
     DescribeConfigsResource,
     DescribeConfigsResult,
 )
-from protocol.errors import Errors
+from kafkette.protocol.errors import Errors
 
 
 def resource(resource_type: int, name: str) -> DescribeConfigsResource:

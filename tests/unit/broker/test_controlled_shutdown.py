@@ -5,17 +5,21 @@ from __future__ import annotations
 
 from lifecycle_fakes import FakeControllerChannel, apis_context, make_config, running_replica_manager
 
-from broker.apis import controlled_shutdown as controlled_shutdown_api
-from broker.apis import elect_leaders as elect_leaders_api
-from broker.broker_lifecycle_manager import BrokerLifecycleManager
-from protocol.apis.controlled_shutdown import (
+from kafkette.broker.apis import controlled_shutdown as controlled_shutdown_api
+from kafkette.broker.apis import elect_leaders as elect_leaders_api
+from kafkette.broker.broker_lifecycle_manager import BrokerLifecycleManager
+from kafkette.protocol.apis.controlled_shutdown import (
     ControlledShutdownRequest,
     ControlledShutdownResponse,
     RemainingPartition,
 )
-from protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse, ElectLeadersTopicPartitions
-from protocol.errors import Errors, KafkaConnectionError
-from protocol.framing import RequestHeader
+from kafkette.protocol.apis.elect_leaders import (
+    ElectLeadersRequest,
+    ElectLeadersResponse,
+    ElectLeadersTopicPartitions,
+)
+from kafkette.protocol.errors import Errors, KafkaConnectionError
+from kafkette.protocol.framing import RequestHeader
 
 HEADER = RequestHeader(api_key=7, api_version=0, correlation_id=1, client_id="broker-2")
 STILL_LEADING = [RemainingPartition(topic_name="flights", partition_index=0)]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from broker.delayed_partition_operation import DelayedPartitionsOperation
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.delayed_partition_operation import DelayedPartitionsOperation
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 TP0 = TopicPartition("flights", 0)
 TP1 = TopicPartition("flights", 1)

@@ -11,16 +11,20 @@ import asyncio
 import pytest
 from broker_fakes import TP0, TP1, AlterPartitionRecorder, ManualClock, make_batch, make_config, make_state
 
-from broker.apis import delete_records as delete_records_api
-from broker.apis.kafka_apis import ApisContext
-from broker.delayed_fetch import FetchPartitionInfo
-from broker.log.log_manager import LogManager
-from broker.metadata_cache import MetadataCache
-from broker.replica_manager import ReplicaManager
-from protocol.apis.delete_records import DeleteRecordsPartition, DeleteRecordsRequest, DeleteRecordsTopic
-from protocol.apis.leader_and_isr import LeaderAndIsrRequest
-from protocol.apis.update_metadata import UpdateMetadataBroker, UpdateMetadataRequest
-from protocol.errors import Errors
+from kafkette.broker.apis import delete_records as delete_records_api
+from kafkette.broker.apis.kafka_apis import ApisContext
+from kafkette.broker.delayed_fetch import FetchPartitionInfo
+from kafkette.broker.log.log_manager import LogManager
+from kafkette.broker.metadata_cache import MetadataCache
+from kafkette.broker.replica_manager import ReplicaManager
+from kafkette.protocol.apis.delete_records import (
+    DeleteRecordsPartition,
+    DeleteRecordsRequest,
+    DeleteRecordsTopic,
+)
+from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrRequest
+from kafkette.protocol.apis.update_metadata import UpdateMetadataBroker, UpdateMetadataRequest
+from kafkette.protocol.errors import Errors
 
 WAIT_S = 2.0
 

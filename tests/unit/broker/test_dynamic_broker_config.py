@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from lifecycle_fakes import TP0, apis_context, leader_and_isr, make_config, running_replica_manager
 
-from broker.apis import describe_configs as describe_api
-from broker.apis import incremental_alter_configs as alter_api
-from broker.config import BROKER_CONFIGS
-from broker.dynamic_broker_config import DYNAMIC_BROKER_CONFIGS, DynamicBrokerConfig
-from protocol.apis.configs import (
+from kafkette.broker.apis import describe_configs as describe_api
+from kafkette.broker.apis import incremental_alter_configs as alter_api
+from kafkette.broker.config import BROKER_CONFIGS
+from kafkette.broker.dynamic_broker_config import DYNAMIC_BROKER_CONFIGS, DynamicBrokerConfig
+from kafkette.protocol.apis.configs import (
     OP_APPEND,
     OP_DELETE,
     OP_SET,
@@ -29,8 +29,8 @@ from protocol.apis.configs import (
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from protocol.errors import Errors, InvalidConfigError  # type: ignore[attr-defined]
-from protocol.framing import RequestHeader
+from kafkette.protocol.errors import Errors, InvalidConfigError  # type: ignore[attr-defined]
+from kafkette.protocol.framing import RequestHeader
 
 HEADER = RequestHeader(api_key=32, api_version=0, correlation_id=1, client_id="admin")
 

@@ -9,8 +9,8 @@ from broker_fakes import TP0, make_batch
 from test_replica_fetcher_thread import follower as follower  # noqa: F401  (the follower harness fixture)
 from test_replica_fetcher_thread import monotonic as monotonic  # noqa: F401  (fixture)
 
-from protocol.apis.fetch import FetchPartitionData
-from protocol.errors import Errors
+from kafkette.protocol.apis.fetch import FetchPartitionData
+from kafkette.protocol.errors import Errors
 
 
 def with_log_start(records=b"", high_watermark=-1, log_start_offset=-1):

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 from broker_fakes import TP0, make_state, new_partition
 
-from broker.apis import list_offsets
-from protocol.apis.list_offsets import (
+from kafkette.broker.apis import list_offsets
+from kafkette.protocol.apis.list_offsets import (
     EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
     MAX_TIMESTAMP,
@@ -18,9 +18,9 @@ from protocol.apis.list_offsets import (
     ListOffsetsRequest,
     ListOffsetsTopic,
 )
-from protocol.errors import Errors
-from protocol.framing import RequestHeader
-from protocol.record_batch import build_batch
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.record_batch import build_batch
 
 
 def _batch(timestamps_ms):

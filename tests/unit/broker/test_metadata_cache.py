@@ -1,13 +1,13 @@
 """MetadataCache: UpdateMetadata in, Metadata responses out."""
 
-from broker.metadata_cache import MetadataCache
-from protocol.apis.update_metadata import (
+from kafkette.broker.metadata_cache import MetadataCache
+from kafkette.protocol.apis.update_metadata import (
     UpdateMetadataBroker,
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
 )
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 def _state(p, leader, isr, replicas=(1, 2, 3)):

@@ -5,8 +5,8 @@ Pure: a LeaderEpochFileCache and numbers in, an OffsetTruncationState out.
 
 from __future__ import annotations
 
-from broker.fetcher.offset_truncation import OffsetTruncationState, offset_truncation_state
-from broker.log.leader_epoch_cache import EpochEntry, LeaderEpochFileCache
+from kafkette.broker.fetcher.offset_truncation import OffsetTruncationState, offset_truncation_state
+from kafkette.broker.log.leader_epoch_cache import EpochEntry, LeaderEpochFileCache
 
 
 def _cache(*pairs):

@@ -10,18 +10,18 @@ from types import SimpleNamespace
 
 from broker_fakes import TP0, TP1, make_batch, make_state, new_partition
 
-from broker.apis import api_versions, offsets_for_leader_epoch
-from protocol.api_keys import API_REGISTRY, ApiKey
-from protocol.apis.api_versions import ApiVersionsRequest
-from protocol.apis.offsets_for_leader_epoch import (
+from kafkette.broker.apis import api_versions, offsets_for_leader_epoch
+from kafkette.protocol.api_keys import API_REGISTRY, ApiKey
+from kafkette.protocol.apis.api_versions import ApiVersionsRequest
+from kafkette.protocol.apis.offsets_for_leader_epoch import (
     OffsetForLeaderPartition,
     OffsetForLeaderTopic,
     OffsetsForLeaderEpochRequest,
     OffsetsForLeaderEpochResponse,
 )
-from protocol.errors import Errors
-from protocol.framing import RequestHeader
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.topic_partition import TopicPartition
 
 HEADER = RequestHeader(api_key=ApiKey.OFFSET_FOR_LEADER_EPOCH, api_version=0, correlation_id=1, client_id="test")
 

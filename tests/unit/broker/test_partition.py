@@ -17,8 +17,8 @@ from broker_fakes import (
     new_partition,
 )
 
-from protocol.apis.alter_partition import AlterPartitionResponsePartition
-from protocol.errors import (
+from kafkette.protocol.apis.alter_partition import AlterPartitionResponsePartition
+from kafkette.protocol.errors import (
     Errors,
     FencedLeaderEpochError,
     NotEnoughReplicasError,

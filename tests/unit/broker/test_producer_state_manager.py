@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from broker_fakes import TP0, header_of, make_batch
 
-from broker.log.log import Log
-from broker.log.log_config import LogConfig
-from broker.producer_state_manager import NUM_BATCHES_TO_RETAIN, BatchMetadata, ProducerStateManager
-from protocol.errors import InvalidProducerEpochError, OutOfOrderSequenceNumberError
+from kafkette.broker.log.log import Log
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.producer_state_manager import NUM_BATCHES_TO_RETAIN, BatchMetadata, ProducerStateManager
+from kafkette.protocol.errors import InvalidProducerEpochError, OutOfOrderSequenceNumberError
 
 
 def header(records=1, *, producer_id=7, epoch=0, seq=0, base_offset=0):

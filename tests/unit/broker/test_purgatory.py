@@ -2,7 +2,7 @@
 
 import asyncio
 
-from broker.purgatory import DelayedOperation, DelayedOperationPurgatory
+from kafkette.broker.purgatory import DelayedOperation, DelayedOperationPurgatory
 
 
 class Op(DelayedOperation):

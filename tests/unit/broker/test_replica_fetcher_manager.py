@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from broker_fakes import TP0, TP1, FakeLeaderEndPointFactory, make_config
 
-from broker.fetcher.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.fetcher.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 @pytest.fixture

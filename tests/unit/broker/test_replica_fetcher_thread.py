@@ -26,11 +26,11 @@ from broker_fakes import (
     requested,
 )
 
-import broker.fetcher.replica_fetcher_thread as fetcher_module
-from broker.fetcher.replica_fetcher_thread import FETCHING, TRUNCATING, ReplicaFetcherThread
-from broker.log.log_manager import LogManager
-from protocol.apis.fetch import FetchPartitionData
-from protocol.errors import Errors, KafkaConnectionError
+import kafkette.broker.fetcher.replica_fetcher_thread as fetcher_module
+from kafkette.broker.fetcher.replica_fetcher_thread import FETCHING, TRUNCATING, ReplicaFetcherThread
+from kafkette.broker.log.log_manager import LogManager
+from kafkette.protocol.apis.fetch import FetchPartitionData
+from kafkette.protocol.errors import Errors, KafkaConnectionError
 
 BACKOFF_MS = 500
 LEADER_EPOCH = 3

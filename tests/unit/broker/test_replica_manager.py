@@ -23,15 +23,15 @@ from broker_fakes import (
     make_state,
 )
 
-from broker.delayed_fetch import FetchPartitionInfo
-from broker.fetcher.replica_fetcher_manager import ReplicaFetcherManager
-from broker.log.log_config import LogConfig
-from broker.log.log_manager import LogManager
-from broker.metadata_cache import MetadataCache
-from broker.replica_manager import ReplicaManager
-from protocol.apis.leader_and_isr import LeaderAndIsrLiveLeader, LeaderAndIsrRequest
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.delayed_fetch import FetchPartitionInfo
+from kafkette.broker.fetcher.replica_fetcher_manager import ReplicaFetcherManager
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_manager import LogManager
+from kafkette.broker.metadata_cache import MetadataCache
+from kafkette.broker.replica_manager import ReplicaManager
+from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrLiveLeader, LeaderAndIsrRequest
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 WAIT_S = 2.0  # bound on awaiting something that should happen at once
 

@@ -15,13 +15,13 @@ from lifecycle_fakes import (
     stop_replica,
 )
 
-from broker.apis import stop_replica as stop_replica_api
-from broker.log.checkpoint import OffsetCheckpointFile
-from broker.log.log_config import LogConfig
-from broker.log.log_manager import HIGH_WATERMARK_CHECKPOINT_FILE, RECOVERY_POINT_CHECKPOINT_FILE
-from protocol.errors import Errors
-from protocol.framing import RequestHeader
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.apis import stop_replica as stop_replica_api
+from kafkette.broker.log.checkpoint import OffsetCheckpointFile
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_manager import HIGH_WATERMARK_CHECKPOINT_FILE, RECOVERY_POINT_CHECKPOINT_FILE
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.topic_partition import TopicPartition
 
 HEADER = RequestHeader(api_key=5, api_version=0, correlation_id=1, client_id="controller")
 
@@ -118,7 +118,7 @@ async def test_an_acks_all_produce_waiting_on_a_deleted_partition_completes_at_o
 
 
 async def test_a_delayed_fetch_on_a_stopped_partition_answers_not_leader(tmp_path):
-    from broker.delayed_fetch import FetchPartitionInfo
+    from kafkette.broker.delayed_fetch import FetchPartitionInfo
 
     async with running_replica_manager(make_config(tmp_path)) as manager:
         await manager.become_leader_or_follower(leader_and_isr(TP0))

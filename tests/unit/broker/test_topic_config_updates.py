@@ -14,14 +14,14 @@ from lifecycle_fakes import (
     running_replica_manager,
 )
 
-from broker.apis import update_metadata as update_metadata_api
-from protocol.apis.update_metadata import (
+from kafkette.broker.apis import update_metadata as update_metadata_api
+from kafkette.protocol.apis.update_metadata import (
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
     UpdateMetadataTopicConfigs,
 )
-from protocol.errors import Errors
-from protocol.framing import RequestHeader
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
 
 HEADER = RequestHeader(api_key=6, api_version=0, correlation_id=1, client_id="controller")
 

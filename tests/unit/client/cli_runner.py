@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from click.testing import CliRunner, Result
 
-from client.cli.main import kafkette
+from kafkette.client.cli.main import kafkette
 
 
 def run(*args: str, stdin: str | None = None) -> Result:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from client.admin import NewTopic, normalize_replica_assignment
-from client.local_cluster import LocalCluster
+from kafkette.client.admin import NewTopic, normalize_replica_assignment
+from kafkette.client.local_cluster import LocalCluster
 
 
 def test_new_topic_becomes_a_create_topics_entry():

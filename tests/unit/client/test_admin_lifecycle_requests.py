@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from client import (
+from kafkette.client import (
     AdminClient,
     AlterConfigOp,
     AlterConfigOpType,
@@ -24,8 +24,8 @@ from client import (
     TopicDeletionDisabledError,
     TopicPartition,
 )
-from client.config_resource import normalize_alter_ops
-from protocol.apis.configs import (
+from kafkette.client.config_resource import normalize_alter_ops
+from kafkette.protocol.apis.configs import (
     AlterConfigsResourceResponse,
     DescribeConfigsResourceResult,
     DescribeConfigsResponse,
@@ -33,15 +33,15 @@ from protocol.apis.configs import (
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from protocol.apis.create_partitions import CreatePartitionsResponse, CreatePartitionsTopicResult
-from protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsResponse
-from protocol.apis.elect_leaders import (
+from kafkette.protocol.apis.create_partitions import CreatePartitionsResponse, CreatePartitionsTopicResult
+from kafkette.protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsResponse
+from kafkette.protocol.apis.elect_leaders import (
     ELECTION_UNCLEAN,
     ElectLeadersPartitionResult,
     ElectLeadersReplicaElectionResult,
     ElectLeadersResponse,
 )
-from protocol.errors import Errors
+from kafkette.protocol.errors import Errors
 
 
 class FakeClient:

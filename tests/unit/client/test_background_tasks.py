@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from client.background_tasks import BackgroundTasks, wait_for_wakeup
+from kafkette.client.background_tasks import BackgroundTasks, wait_for_wakeup
 
 
 async def test_stop_cancels_and_awaits_the_loop_and_every_in_flight_request():

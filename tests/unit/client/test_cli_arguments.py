@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from client.admin import PartitionInfo, TopicDescription
-from client.cli.produce import key_separator_from, split_line
-from client.cli.topics import describe_table, parse_replica_assignment
+from kafkette.client.admin import PartitionInfo, TopicDescription
+from kafkette.client.cli.produce import key_separator_from, split_line
+from kafkette.client.cli.topics import describe_table, parse_replica_assignment
 from tests.unit.client.cli_runner import assert_one_line_error, run
 
 

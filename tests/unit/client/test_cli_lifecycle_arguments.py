@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from client import ConfigEntry, ConfigResource, ConfigSource
-from client.admin import PartitionInfo, TopicDescription
-from client.cli.configs import format_entries, parse_add_config, parse_delete_config, split_config_list
-from client.cli.topics import (
+from kafkette.client import ConfigEntry, ConfigResource, ConfigSource
+from kafkette.client.admin import PartitionInfo, TopicDescription
+from kafkette.client.cli.configs import (
+    format_entries,
+    parse_add_config,
+    parse_delete_config,
+    split_config_list,
+)
+from kafkette.client.cli.topics import (
     colliding_topics,
     filter_partitions,
     new_partition_assignments,

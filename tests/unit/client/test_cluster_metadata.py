@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from client.cluster_metadata import ClusterMetadata
-from client.kafka_client import parse_bootstrap_servers
-from protocol.apis.metadata import (
+from kafkette.client.cluster_metadata import ClusterMetadata
+from kafkette.client.kafka_client import parse_bootstrap_servers
+from kafkette.protocol.apis.metadata import (
     MetadataResponse,
     MetadataResponseBroker,
     MetadataResponsePartition,
     MetadataResponseTopic,
 )
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 class ManualClock:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from client import Consumer
+from kafkette.client import Consumer
 
 
 @pytest.mark.parametrize("value", ["smallest", "largest", "", "EARLIEST"])

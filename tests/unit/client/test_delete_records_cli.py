@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from client.cli.delete_records import parse_offset_json
-from protocol.topic_partition import TopicPartition
+from kafkette.client.cli.delete_records import parse_offset_json
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 def test_kafka_offset_json_is_parsed_into_topic_partitions():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from client.demo.data_dir import demo_data_dir
+from kafkette.client.demo.data_dir import demo_data_dir
 
 
 def test_a_temporary_directory_is_made_and_removed_with_its_contents():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from client.consumer.consumer import Consumer
-from client.consumer.fetch_config import FetchConfig
+from kafkette.client.consumer.consumer import Consumer
+from kafkette.client.consumer.fetch_config import FetchConfig
 
 
 def test_defaults_are_kafkas_consumer_defaults():

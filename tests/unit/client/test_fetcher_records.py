@@ -7,10 +7,10 @@ import gc
 import msgpack
 import pytest
 
-from client.consumer.fetcher import Fetcher, PartitionRecords, next_fetch_offset, parse_records
-from client.consumer.subscription_state import SubscriptionState
-from protocol.errors import Errors, KafkaError
-from protocol.record_batch import (
+from kafkette.client.consumer.fetcher import Fetcher, PartitionRecords, next_fetch_offset, parse_records
+from kafkette.client.consumer.subscription_state import SubscriptionState
+from kafkette.protocol.errors import Errors, KafkaError
+from kafkette.protocol.record_batch import (
     CorruptRecordError,
     assign_offsets,
     build_batch,
@@ -20,7 +20,7 @@ from protocol.record_batch import (
     set_timestamps_log_append_time,
     validate_batches,
 )
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("t", 2)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from client.local_cluster import LocalCluster
+from kafkette.client.local_cluster import LocalCluster
 
 
 def test_racks_set_broker_rack_per_broker(tmp_path):

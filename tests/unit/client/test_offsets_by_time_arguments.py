@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from client import Consumer, OffsetSpec, TopicPartition
-from protocol.errors import IllegalStateError
+from kafkette.client import Consumer, OffsetSpec, TopicPartition
+from kafkette.protocol.errors import IllegalStateError
 
 
 def test_offset_spec_maps_to_list_offsets_timestamps():

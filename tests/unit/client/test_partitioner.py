@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from client.producer.partitioner import DefaultPartitioner, murmur2, partition_for_key, to_positive
+from kafkette.client.producer.partitioner import DefaultPartitioner, murmur2, partition_for_key, to_positive
 
 # Kafka's UtilsTest.testMurmur2 (signed Java ints).
 KAFKA_MURMUR2_VECTORS = {

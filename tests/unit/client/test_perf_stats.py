@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from client.cli.main import kafkette
-from client.cli.perf import SEND_TIME, EndToEndStats, ProduceStats, percentile
+from kafkette.client.cli.main import kafkette
+from kafkette.client.cli.perf import SEND_TIME, EndToEndStats, ProduceStats, percentile
 
 
 def test_percentile_takes_the_element_at_len_times_fraction_clamped_to_the_last():

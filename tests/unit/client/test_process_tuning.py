@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import platform
 
-from client.process_tuning import tune_malloc, tune_process_memory
+from kafkette.client.process_tuning import tune_malloc, tune_process_memory
 
 
 def test_glibc_accepts_the_allocator_settings():

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from client.producer.producer_batch import ProducerBatch, RecordMetadata
-from protocol.record_batch import COMPRESSION_GZIP, COMPRESSION_NONE, build_batch, decode_records
-from protocol.topic_partition import TopicPartition
+from kafkette.client.producer.producer_batch import ProducerBatch, RecordMetadata
+from kafkette.protocol.record_batch import COMPRESSION_GZIP, COMPRESSION_NONE, build_batch, decode_records
+from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("t", 3)
 RECORDS = [

@@ -5,13 +5,13 @@ from __future__ import annotations
 import click
 import pytest
 
-from client.cli.perf import produce as perf_produce
-from client.cli.produce import produce as console_produce
-from client.producer import Producer
-from client.producer.producer_batch import record_size_in_bytes
-from client.producer.record_accumulator import RecordAccumulator
-from protocol.record_batch import COMPRESSION_NONE, COMPRESSION_ZSTD, decode_records, read_header
-from protocol.topic_partition import TopicPartition
+from kafkette.client.cli.perf import produce as perf_produce
+from kafkette.client.cli.produce import produce as console_produce
+from kafkette.client.producer import Producer
+from kafkette.client.producer.producer_batch import record_size_in_bytes
+from kafkette.client.producer.record_accumulator import RecordAccumulator
+from kafkette.protocol.record_batch import COMPRESSION_NONE, COMPRESSION_ZSTD, decode_records, read_header
+from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("t", 0)
 

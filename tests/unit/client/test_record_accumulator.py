@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from client.producer.producer_batch import record_size_in_bytes
-from client.producer.record_accumulator import RecordAccumulator
-from protocol.errors import IllegalStateError, KafkaError, KafkaTimeoutError, MessageTooLargeError
-from protocol.record_batch import decode_records, iter_batches
-from protocol.topic_partition import TopicPartition
+from kafkette.client.producer.producer_batch import record_size_in_bytes
+from kafkette.client.producer.record_accumulator import RecordAccumulator
+from kafkette.protocol.errors import IllegalStateError, KafkaError, KafkaTimeoutError, MessageTooLargeError
+from kafkette.protocol.record_batch import decode_records, iter_batches
+from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("t", 0)
 TP1 = TopicPartition("t", 1)
@@ -173,7 +173,7 @@ async def test_expired_batches_fail_with_a_timeout():
 
 
 async def test_a_retried_batch_expires_with_its_last_broker_error():
-    from protocol.errors import NotEnoughReplicasError
+    from kafkette.protocol.errors import NotEnoughReplicasError
 
     clock = ManualClock()
     acc = make(clock, delivery_timeout_ms=1000, linger_ms=0)

@@ -6,22 +6,22 @@ import asyncio
 
 import pytest
 
-from client.cluster_metadata import ClusterMetadata
-from client.producer.producer_batch import record_size_in_bytes
-from client.producer.record_accumulator import RecordAccumulator
-from client.producer.sender import Sender
-from client.producer.transaction_manager import TransactionManager
-from protocol.apis.metadata import (
+from kafkette.client.cluster_metadata import ClusterMetadata
+from kafkette.client.producer.producer_batch import record_size_in_bytes
+from kafkette.client.producer.record_accumulator import RecordAccumulator
+from kafkette.client.producer.sender import Sender
+from kafkette.client.producer.transaction_manager import TransactionManager
+from kafkette.protocol.apis.metadata import (
     MetadataResponse,
     MetadataResponseBroker,
     MetadataResponsePartition,
     MetadataResponseTopic,
 )
-from protocol.apis.produce import ProducePartitionResponse, ProduceResponse, ProduceTopicResponse
-from protocol.apis.producer_ids import InitProducerIdResponse
-from protocol.errors import Errors, KafkaError, MessageTooLargeError
-from protocol.record_batch import read_header
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceResponse, ProduceTopicResponse
+from kafkette.protocol.apis.producer_ids import InitProducerIdResponse
+from kafkette.protocol.errors import Errors, KafkaError, MessageTooLargeError
+from kafkette.protocol.record_batch import read_header
+from kafkette.protocol.topic_partition import TopicPartition
 
 TP0, TP1, TP2 = (TopicPartition("t", p) for p in range(3))
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from client.consumer.subscription_state import SubscriptionState, parse_offset_reset
-from protocol.apis.list_offsets import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
-from protocol.errors import IllegalStateError
-from protocol.topic_partition import TopicPartition
+from kafkette.client.consumer.subscription_state import SubscriptionState, parse_offset_reset
+from kafkette.protocol.apis.list_offsets import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
+from kafkette.protocol.errors import IllegalStateError
+from kafkette.protocol.topic_partition import TopicPartition
 
 A = TopicPartition("t", 0)
 B = TopicPartition("t", 1)

@@ -7,7 +7,7 @@ import random
 import pytest
 from controller_fakes import FakeChannelManager, ManualClock, make_config
 
-from controller.controller import KafkaController
+from kafkette.controller.controller import KafkaController
 
 
 @pytest.fixture

@@ -7,18 +7,22 @@ from typing import Any
 
 import msgpack
 
-from broker.config import KafkaConfig
-from controller.controller import KafkaController
-from controller.controller_channel_manager import mark_retrieved
-from protocol.apis.broker_registration import (
+from kafkette.broker.config import KafkaConfig
+from kafkette.controller.controller import KafkaController
+from kafkette.controller.controller_channel_manager import mark_retrieved
+from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
     BrokerRegistrationListener,
     BrokerRegistrationRequest,
 )
-from protocol.apis.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
-from protocol.apis.stop_replica import StopReplicaPartitionError, StopReplicaRequest, StopReplicaResponse
-from protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
+from kafkette.protocol.apis.stop_replica import (
+    StopReplicaPartitionError,
+    StopReplicaRequest,
+    StopReplicaResponse,
+)
+from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 class ManualClock:
@@ -85,7 +89,7 @@ class FakeChannelManager:
 
     def fail_pending(self, broker_id: int) -> None:
         """Fail the unanswered requests to ``broker_id`` as a removed channel does."""
-        from protocol.errors import KafkaConnectionError
+        from kafkette.protocol.errors import KafkaConnectionError
 
         keep = []
         for entry in self.pending:

@@ -9,11 +9,15 @@ import logging
 from controller_fakes import register_live_brokers
 from test_kafka_controller import create, topic
 
-from controller.controller_broker_request_batch import ControllerBrokerRequestBatch
-from controller.controller_context import ControllerContext, PartitionRegistration, TopicInfo
-from protocol.apis.stop_replica import StopReplicaPartitionError, StopReplicaRequest, StopReplicaResponse
-from protocol.errors import Errors, KafkaConnectionError
-from protocol.topic_partition import TopicPartition
+from kafkette.controller.controller_broker_request_batch import ControllerBrokerRequestBatch
+from kafkette.controller.controller_context import ControllerContext, PartitionRegistration, TopicInfo
+from kafkette.protocol.apis.stop_replica import (
+    StopReplicaPartitionError,
+    StopReplicaRequest,
+    StopReplicaResponse,
+)
+from kafkette.protocol.errors import Errors, KafkaConnectionError
+from kafkette.protocol.topic_partition import TopicPartition
 
 A0, A1 = TopicPartition("a", 0), TopicPartition("a", 1)
 
@@ -84,7 +88,7 @@ async def test_topics_queued_for_deletion_are_not_sent_as_partitions():
 async def test_creating_a_topic_that_collides_on_dot_and_underscore_logs_a_warning(controller, caplog):
     await register_live_brokers(controller, 1)
     await create(controller, topic("metrics.cpu", 1, 1))
-    with caplog.at_level(logging.WARNING, logger="controller.replication_control_manager"):
+    with caplog.at_level(logging.WARNING, logger="kafkette.controller.replication_control_manager"):
         result = (await create(controller, topic("metrics_cpu", 1, 1))).topics[0]
     assert result.error_code == 0
     assert any("metrics_cpu collides with existing topic metrics.cpu" in r.getMessage() for r in caplog.records)

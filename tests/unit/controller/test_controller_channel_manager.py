@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from controller.controller_channel_manager import ControllerChannelManager
-from protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
-from protocol.errors import KafkaConnectionError, KafkaTimeoutError
+from kafkette.controller.controller_channel_manager import ControllerChannelManager
+from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
+from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
 
 
 class FakeNetwork:

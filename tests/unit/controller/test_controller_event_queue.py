@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from controller.event_queue import ControllerEventManager
-from protocol.errors import KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
+from kafkette.controller.event_queue import ControllerEventManager
+from kafkette.protocol.errors import KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
 
 
 @pytest.fixture

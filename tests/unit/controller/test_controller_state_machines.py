@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from controller.controller_context import ControllerContext
-from controller.metadata_records import (
+from kafkette.controller.controller_context import ControllerContext
+from kafkette.controller.metadata_records import (
     FenceBrokerRecord,
     PartitionChangeRecord,
     PartitionRecord,
@@ -15,10 +15,10 @@ from controller.metadata_records import (
     TopicRecord,
     UnfenceBrokerRecord,
 )
-from controller.partition_state_machine import PartitionState, PartitionStateMachine
-from controller.replica_state_machine import PartitionAndReplica, ReplicaState, ReplicaStateMachine
-from controller.state_machine import IllegalStateTransitionError
-from protocol.topic_partition import TopicPartition
+from kafkette.controller.partition_state_machine import PartitionState, PartitionStateMachine
+from kafkette.controller.replica_state_machine import PartitionAndReplica, ReplicaState, ReplicaStateMachine
+from kafkette.controller.state_machine import IllegalStateTransitionError
+from kafkette.protocol.topic_partition import TopicPartition
 
 P = PartitionState
 R = ReplicaState

@@ -10,15 +10,15 @@ from controller_fakes import heartbeat as hb
 from controller_fakes import register_live_brokers, registration, wire_roundtrip
 from test_kafka_controller import create, topic
 
-from controller.partition_state_machine import PartitionState
-from controller.replica_assignment import assign_replicas_to_brokers
-from protocol.apis.create_partitions import (
+from kafkette.controller.partition_state_machine import PartitionState
+from kafkette.controller.replica_assignment import assign_replicas_to_brokers
+from kafkette.protocol.apis.create_partitions import (
     CreatePartitionsAssignment,
     CreatePartitionsRequest,
     CreatePartitionsTopic,
 )
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 async def add_partitions(controller, name, count, assignments=None, *, validate_only=False, timeout_ms=2000):

@@ -16,9 +16,9 @@ from controller_fakes import (
 )
 from controller_fakes import heartbeat as hb
 
-from controller.controller import KafkaController
-from controller.metadata_log import MetadataLog
-from controller.metadata_records import (
+from kafkette.controller.controller import KafkaController
+from kafkette.controller.metadata_log import MetadataLog
+from kafkette.controller.metadata_records import (
     ConfigRecord,
     ControllerEpochRecord,
     FenceBrokerRecord,
@@ -26,21 +26,21 @@ from controller.metadata_records import (
     PartitionRecord,
     TopicRecord,
 )
-from controller.partition_state_machine import PartitionState
-from controller.replica_state_machine import PartitionAndReplica, ReplicaState
-from protocol.apis.alter_partition import (
+from kafkette.controller.partition_state_machine import PartitionState
+from kafkette.controller.replica_state_machine import PartitionAndReplica, ReplicaState
+from kafkette.protocol.apis.alter_partition import (
     AlterPartitionRequest,
     AlterPartitionRequestPartition,
     AlterPartitionRequestTopic,
 )
-from protocol.apis.create_topics import (
+from kafkette.protocol.apis.create_topics import (
     CreatableReplicaAssignment,
     CreatableTopic,
     CreatableTopicConfig,
     CreateTopicsRequest,
 )
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 def topic(name, partitions=-1, rf=-1, assignment=None, **configs):
@@ -511,7 +511,7 @@ async def test_session_timer_runs_the_check_on_its_own(tmp_path, clock, channel)
 
 
 async def test_producer_id_blocks_are_disjoint_and_survive_restart(tmp_path, clock, channel):
-    from protocol.apis.producer_ids import AllocateProducerIdsRequest
+    from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest
 
     first = KafkaController(make_config(), metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock)
     await first.start()

@@ -10,25 +10,25 @@ from controller_fakes import heartbeat as hb
 from controller_fakes import make_config, register_live_brokers, wire_roundtrip
 from test_kafka_controller import create, topic
 
-from controller.controller import KafkaController
-from controller.metadata_records import PartitionRecord, TopicRecord
-from controller.preferred_leader_election import leader_imbalance_ratios
-from protocol.apis.configs import (
+from kafkette.controller.controller import KafkaController
+from kafkette.controller.metadata_records import PartitionRecord, TopicRecord
+from kafkette.controller.preferred_leader_election import leader_imbalance_ratios
+from kafkette.protocol.apis.configs import (
     OP_SET,
     RESOURCE_TOPIC,
     AlterableConfig,
     AlterConfigsResource,
     IncrementalAlterConfigsRequest,
 )
-from protocol.apis.controlled_shutdown import ControlledShutdownRequest
-from protocol.apis.elect_leaders import (
+from kafkette.protocol.apis.controlled_shutdown import ControlledShutdownRequest
+from kafkette.protocol.apis.elect_leaders import (
     ELECTION_PREFERRED,
     ELECTION_UNCLEAN,
     ElectLeadersRequest,
     ElectLeadersTopicPartitions,
 )
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 T0 = TopicPartition("t", 0)
 
@@ -123,7 +123,7 @@ async def test_offline_partition_stays_offline_until_unclean_election_is_enabled
 
 
 def test_leader_imbalance_ratio_counts_partitions_led_away_from_their_preferred_broker():
-    from controller.controller_context import ControllerContext, PartitionRegistration, TopicInfo
+    from kafkette.controller.controller_context import ControllerContext, PartitionRegistration, TopicInfo
 
     ctx = ControllerContext(lambda: 0)
     ctx.topics["t"] = TopicInfo("t", "id", num_partitions=4)

@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from controller.metadata_log import FRAME_HEADER, MetadataLog, MetadataLogError, encode_frame
-from controller.metadata_records import (
+from kafkette.controller.metadata_log import FRAME_HEADER, MetadataLog, MetadataLogError, encode_frame
+from kafkette.controller.metadata_records import (
     BeginTransactionRecord,
     ConfigRecord,
     ControllerEpochRecord,

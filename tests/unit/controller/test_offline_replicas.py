@@ -14,14 +14,18 @@ from controller_fakes import heartbeat as hb
 from controller_fakes import register_live_brokers, registration
 from test_kafka_controller import alter, create, replay_log, topic
 
-from controller.controller import KafkaController
-from controller.metadata_records import PartitionChangeRecord
-from controller.partition_state_machine import PartitionState
-from controller.replica_state_machine import PartitionAndReplica, ReplicaState
-from protocol.apis.broker_registration import BrokerHeartbeatOfflineReplicaTopic
-from protocol.apis.elect_leaders import ELECTION_PREFERRED, ElectLeadersRequest, ElectLeadersTopicPartitions
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.controller.controller import KafkaController
+from kafkette.controller.metadata_records import PartitionChangeRecord
+from kafkette.controller.partition_state_machine import PartitionState
+from kafkette.controller.replica_state_machine import PartitionAndReplica, ReplicaState
+from kafkette.protocol.apis.broker_registration import BrokerHeartbeatOfflineReplicaTopic
+from kafkette.protocol.apis.elect_leaders import (
+    ELECTION_PREFERRED,
+    ElectLeadersRequest,
+    ElectLeadersTopicPartitions,
+)
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 T0 = TopicPartition("t", 0)
 T1 = TopicPartition("t", 1)

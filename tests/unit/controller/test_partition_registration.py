@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from controller.controller_context import PartitionRegistration
-from controller.metadata_records import PartitionChangeRecord
-from protocol.topic_partition import TopicPartition
+from kafkette.controller.controller_context import PartitionRegistration
+from kafkette.controller.metadata_records import PartitionChangeRecord
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 def test_a_leader_change_bumps_both_epochs_even_when_the_leader_stays():

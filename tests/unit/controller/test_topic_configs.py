@@ -9,10 +9,10 @@ import random
 from controller_fakes import make_config, register_live_brokers, wire_roundtrip
 from test_kafka_controller import create, replay_log, topic
 
-from broker.log.log_config import TOPIC_CONFIG_NAMES
-from controller.controller import KafkaController
-from controller.metadata_records import ConfigRecord
-from protocol.apis.configs import (
+from kafkette.broker.log.log_config import TOPIC_CONFIG_NAMES
+from kafkette.controller.controller import KafkaController
+from kafkette.controller.metadata_records import ConfigRecord
+from kafkette.protocol.apis.configs import (
     OP_APPEND,
     OP_DELETE,
     OP_SET,
@@ -28,7 +28,7 @@ from protocol.apis.configs import (
     DescribeConfigsResource,
     IncrementalAlterConfigsRequest,
 )
-from protocol.errors import Errors
+from kafkette.protocol.errors import Errors
 
 
 async def describe(controller, name, keys=None, resource_type=RESOURCE_TOPIC):

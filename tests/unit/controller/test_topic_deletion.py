@@ -11,16 +11,16 @@ from controller_fakes import heartbeat as hb
 from controller_fakes import make_config, register_live_brokers, wire_roundtrip
 from test_kafka_controller import create, replay_log, topic
 
-from controller.controller import KafkaController
-from controller.metadata_records import RemoveTopicRecord, TopicDeletionRecord
-from controller.partition_state_machine import PartitionState
-from controller.replica_state_machine import PartitionAndReplica, ReplicaState
-from protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsTopic
-from protocol.apis.delete_topics import DeleteTopicsRequest
-from protocol.apis.stop_replica import StopReplicaRequest
-from protocol.apis.update_metadata import UpdateMetadataRequest
-from protocol.errors import Errors
-from protocol.topic_partition import TopicPartition
+from kafkette.controller.controller import KafkaController
+from kafkette.controller.metadata_records import RemoveTopicRecord, TopicDeletionRecord
+from kafkette.controller.partition_state_machine import PartitionState
+from kafkette.controller.replica_state_machine import PartitionAndReplica, ReplicaState
+from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsTopic
+from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest
+from kafkette.protocol.apis.stop_replica import StopReplicaRequest
+from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 async def delete(controller, *names, timeout_ms=2000):

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from controller.topic_validation import (
+from kafkette.controller.topic_validation import (
     resolve_num_partitions,
     resolve_replication_factor,
     validate_manual_assignment,
     validate_topic_configs,
     validate_topic_name,
 )
-from protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopicConfig
-from protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopicConfig
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     Errors,
     InvalidConfigError,
     InvalidPartitionsError,

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from protocol.compression import (
+from kafkette.protocol.compression import (
     CODEC_BY_NAME,
     COMPRESSION_GZIP,
     COMPRESSION_LZ4,
@@ -18,7 +18,7 @@ from protocol.compression import (
     decompress,
     topic_codec,
 )
-from protocol.errors import Errors, UnsupportedCompressionTypeError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, UnsupportedCompressionTypeError  # type: ignore[attr-defined]
 
 CODECS = [COMPRESSION_GZIP, COMPRESSION_SNAPPY, COMPRESSION_LZ4, COMPRESSION_ZSTD]
 PAYLOADS = {

@@ -2,8 +2,8 @@
 
 import pytest
 
-from protocol import errors
-from protocol.errors import Errors, error_class, raise_for_code
+from kafkette.protocol import errors
+from kafkette.protocol.errors import Errors, error_class, raise_for_code
 
 
 def test_codes_keep_kafkas_numbers():

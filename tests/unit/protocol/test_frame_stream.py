@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from protocol.frame_stream import QUEUED_HIGH_BYTES, SCRATCH_BYTES, FrameStream
-from protocol.framing import FrameError, frame
+from kafkette.protocol.frame_stream import QUEUED_HIGH_BYTES, SCRATCH_BYTES, FrameStream
+from kafkette.protocol.framing import FrameError, frame
 from tests.unit.protocol.frame_stream_fakes import RecordingTransport, feed
 
 MAX_FRAME = 8 * 1024 * 1024

@@ -3,11 +3,11 @@
 import msgpack
 import pytest
 
-from protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
-from protocol.apis.fetch import FetchPartitionData, FetchResponse, FetchTopicResponse
-from protocol.apis.metadata import MetadataRequest
-from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
-from protocol.framing import (
+from kafkette.protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
+from kafkette.protocol.apis.fetch import FetchPartitionData, FetchResponse, FetchTopicResponse
+from kafkette.protocol.apis.metadata import MetadataRequest
+from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
+from kafkette.protocol.framing import (
     LENGTH,
     SPLICE_MIN_BYTES,
     FrameError,
@@ -20,7 +20,7 @@ from protocol.framing import (
     encode_response,
     encode_response_buffers,
 )
-from protocol.schema import SchemaError
+from kafkette.protocol.schema import SchemaError
 
 
 def test_request_round_trips_with_header():

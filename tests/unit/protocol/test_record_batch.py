@@ -2,7 +2,7 @@
 
 import pytest
 
-from protocol.record_batch import (
+from kafkette.protocol.record_batch import (
     HEADER_SIZE,
     CorruptRecordError,
     assign_offsets,

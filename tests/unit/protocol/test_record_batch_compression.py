@@ -5,9 +5,9 @@ import struct
 import msgpack
 import pytest
 
-from protocol.compression import NAME_BY_CODEC, compress
-from protocol.errors import UnsupportedCompressionTypeError  # type: ignore[attr-defined]
-from protocol.record_batch import (
+from kafkette.protocol.compression import NAME_BY_CODEC, compress
+from kafkette.protocol.errors import UnsupportedCompressionTypeError  # type: ignore[attr-defined]
+from kafkette.protocol.record_batch import (
     COMPRESSION_GZIP,
     COMPRESSION_LZ4,
     COMPRESSION_NONE,

@@ -2,11 +2,14 @@
 
 import pytest
 
-from protocol.api_keys import API_REGISTRY, ApiKey
-from protocol.apis.broker_registration import BrokerHeartbeatOfflineReplicaTopic, BrokerHeartbeatRequest
-from protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
-from protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
-from protocol.schema import Array, Field, Int8, Int32, SchemaError, String, Struct, parse_versions
+from kafkette.protocol.api_keys import API_REGISTRY, ApiKey
+from kafkette.protocol.apis.broker_registration import (
+    BrokerHeartbeatOfflineReplicaTopic,
+    BrokerHeartbeatRequest,
+)
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
+from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
+from kafkette.protocol.schema import Array, Field, Int8, Int32, SchemaError, String, Struct, parse_versions
 
 
 class Sample(Struct):

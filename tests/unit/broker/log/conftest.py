@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from broker.log.log_config import LogConfig
-from protocol.record_batch import build_batch
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.protocol.record_batch import build_batch
 
 
 def _make_batch(records: int = 1, *, value_bytes: int = 10, base_offset: int = 0, leader_epoch: int = -1,

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from broker.log.checkpoint import CorruptCheckpointError, OffsetCheckpointFile
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.log.checkpoint import CorruptCheckpointError, OffsetCheckpointFile
+from kafkette.protocol.topic_partition import TopicPartition
 
 
 def test_round_trip_writes_kafka_text_format(tmp_path):

@@ -14,16 +14,16 @@ import os
 
 import pytest
 
-from broker.config import KafkaConfig
-from broker.log.checkpoint import OffsetCheckpointFile
-from broker.log.leader_epoch_cache import EpochEntry, LeaderEpochCheckpointFile
-from broker.log.log_manager import (
+from kafkette.broker.config import KafkaConfig
+from kafkette.broker.log.checkpoint import OffsetCheckpointFile
+from kafkette.broker.log.leader_epoch_cache import EpochEntry, LeaderEpochCheckpointFile
+from kafkette.broker.log.log_manager import (
     HIGH_WATERMARK_CHECKPOINT_FILE,
     LOG_START_OFFSET_CHECKPOINT_FILE,
     RECOVERY_POINT_CHECKPOINT_FILE,
     LogManager,
 )
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.topic_partition import TopicPartition
 
 T0, T1 = TopicPartition("flights", 0), TopicPartition("flights", 1)
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from broker.log.checkpoint import CorruptCheckpointError
-from broker.log.leader_epoch_cache import (
+from kafkette.broker.log.checkpoint import CorruptCheckpointError
+from kafkette.broker.log.leader_epoch_cache import (
     EpochEntry,
     LeaderEpochCheckpointFile,
     LeaderEpochFileCache,
 )
-from broker.log.log import Log
-from broker.log.log_config import LogConfig
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.log.log import Log
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("flights", 0)
 

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from broker.log.log import Log, UnexpectedAppendOffsetError
-from broker.log.log_config import LogConfig
-from protocol.errors import KafkaStorageError, MessageTooLargeError, OffsetOutOfRangeError
-from protocol.record_batch import CorruptRecordError, iter_batches
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.log.log import Log, UnexpectedAppendOffsetError
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.protocol.errors import KafkaStorageError, MessageTooLargeError, OffsetOutOfRangeError
+from kafkette.protocol.record_batch import CorruptRecordError, iter_batches
+from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("flights", 0)
 

@@ -10,15 +10,15 @@ import threading
 
 import pytest
 
-from broker.config import ConfigError, KafkaConfig
-from broker.log.checkpoint import OffsetCheckpointFile
-from broker.log.log import Log
-from broker.log.log_cleaner import Cleaner, CleaningAbortedError, LogCleaner, group_segments_by_size
-from broker.log.log_cleaner_manager import CLEANER_CHECKPOINT_FILE, LogCleanerManager
-from broker.log.log_config import LogConfig
-from broker.log.log_manager import LogManager
-from protocol.record_batch import build_batch, decode_records, iter_batches
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.config import ConfigError, KafkaConfig
+from kafkette.broker.log.checkpoint import OffsetCheckpointFile
+from kafkette.broker.log.log import Log
+from kafkette.broker.log.log_cleaner import Cleaner, CleaningAbortedError, LogCleaner, group_segments_by_size
+from kafkette.broker.log.log_cleaner_manager import CLEANER_CHECKPOINT_FILE, LogCleanerManager
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_manager import LogManager
+from kafkette.protocol.record_batch import build_batch, decode_records, iter_batches
+from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("prices", 0)
 START_MS = 1_700_000_000_000

@@ -4,8 +4,13 @@ import dataclasses
 
 import pytest
 
-from broker.config import KafkaConfig
-from broker.log.log_config import TOPIC_CONFIG_DEFS, TOPIC_CONFIG_NAMES, LogConfig, validate_topic_configs
+from kafkette.broker.config import KafkaConfig
+from kafkette.broker.log.log_config import (
+    TOPIC_CONFIG_DEFS,
+    TOPIC_CONFIG_NAMES,
+    LogConfig,
+    validate_topic_configs,
+)
 
 
 def _broker(**props):

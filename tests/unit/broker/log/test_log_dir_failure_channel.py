@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncio
 
-from broker.config import KafkaConfig
-from broker.log.log_config import LogConfig
-from broker.log.log_manager import LogManager
-from protocol.record_batch import HEADER_SIZE, iter_batches
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.config import KafkaConfig
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_manager import LogManager
+from kafkette.protocol.record_batch import HEADER_SIZE, iter_batches
+from kafkette.protocol.topic_partition import TopicPartition
 
 T0 = TopicPartition("t", 0)
 T1 = TopicPartition("t", 1)

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from broker.config import ConfigError, KafkaConfig
-from broker.log.checkpoint import OffsetCheckpointFile
-from broker.log.leader_epoch_cache import EpochEntry, LeaderEpochCheckpointFile
-from broker.log.log_config import LogConfig
-from broker.log.log_manager import CLEAN_SHUTDOWN_FILE, LogManager
-from protocol.record_batch import iter_batches
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.config import ConfigError, KafkaConfig
+from kafkette.broker.log.checkpoint import OffsetCheckpointFile
+from kafkette.broker.log.leader_epoch_cache import EpochEntry, LeaderEpochCheckpointFile
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_manager import CLEAN_SHUTDOWN_FILE, LogManager
+from kafkette.protocol.record_batch import iter_batches
+from kafkette.protocol.topic_partition import TopicPartition
 
 T0 = TopicPartition("flights", 0)
 T1 = TopicPartition("flights", 1)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from broker.config import KafkaConfig
-from broker.log.checkpoint import OffsetCheckpointFile
-from broker.log.log_config import LogConfig
-from broker.log.log_manager import LogManager
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.config import KafkaConfig
+from kafkette.broker.log.checkpoint import OffsetCheckpointFile
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_manager import LogManager
+from kafkette.protocol.topic_partition import TopicPartition
 
 T0 = TopicPartition("flights", 0)
 T1 = TopicPartition("planes", 0)

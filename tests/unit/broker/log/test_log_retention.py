@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import pytest
 
-from broker.log.log import Log
-from broker.log.log_config import LogConfig
-from broker.log.log_segment import LogSegment
-from protocol.errors import OffsetOutOfRangeError
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.log.log import Log
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_segment import LogSegment
+from kafkette.protocol.errors import OffsetOutOfRangeError
+from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("flights", 0)
 BASE_CONFIG = LogConfig(segment_bytes=1 << 20, index_interval_bytes=0, segment_index_bytes=4096,

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from broker.log.log_segment import LogSegment
-from protocol.record_batch import BASE_OFFSET, iter_batches
+from kafkette.broker.log.log_segment import LogSegment
+from kafkette.protocol.record_batch import BASE_OFFSET, iter_batches
 
 
 def _segment(tmp_path, base_offset=0, index_interval_bytes=0):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import struct
 
-from broker.log.log_segment import LogSegment, TimestampAndOffset
+from kafkette.broker.log.log_segment import LogSegment, TimestampAndOffset
 
 
 def _segment(tmp_path, base_offset=0, index_interval_bytes=0, max_index_size_bytes=4096):

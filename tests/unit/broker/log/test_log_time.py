@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from broker.config import KafkaConfig
-from broker.log.log import MAX_TIMESTAMP, Log
-from broker.log.log_config import LogConfig
-from broker.log.log_segment import TimestampAndOffset
-from protocol.topic_partition import TopicPartition
+from kafkette.broker.config import KafkaConfig
+from kafkette.broker.log.log import MAX_TIMESTAMP, Log
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_segment import TimestampAndOffset
+from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("flights", 0)
 HOUR_MS = 3_600_000

@@ -3,12 +3,12 @@
 import msgpack
 import pytest
 
-from broker.log.log import Log
-from broker.log.log_config import LogConfig
-from broker.log.log_validator import validate_and_convert
-from protocol.compression import NAME_BY_CODEC, compress
-from protocol.errors import MessageTooLargeError, UnsupportedCompressionTypeError  # type: ignore[attr-defined]
-from protocol.record_batch import (
+from kafkette.broker.log.log import Log
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.log_validator import validate_and_convert
+from kafkette.protocol.compression import NAME_BY_CODEC, compress
+from kafkette.protocol.errors import MessageTooLargeError, UnsupportedCompressionTypeError  # type: ignore[attr-defined]
+from kafkette.protocol.record_batch import (
     COMPRESSION_GZIP,
     COMPRESSION_LZ4,
     COMPRESSION_NONE,
@@ -22,7 +22,7 @@ from protocol.record_batch import (
     iter_batches,
     validate_batches,
 )
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.topic_partition import TopicPartition
 
 NOW_MS = 1_700_000_000_000
 CODECS = [COMPRESSION_NONE, COMPRESSION_GZIP, COMPRESSION_SNAPPY, COMPRESSION_LZ4, COMPRESSION_ZSTD]
@@ -187,7 +187,7 @@ def test_follower_append_copies_compressed_batches_as_they_are(tmp_path):
 # --- broker-level defaults -----------------------------------------------------------------------
 
 def test_broker_compression_and_timestamp_type_are_topic_defaults_that_overrides_beat():
-    from broker.config import ConfigError, KafkaConfig
+    from kafkette.broker.config import ConfigError, KafkaConfig
 
     broker = KafkaConfig({"node.id": 1, "compression.type": "lz4", "log.message.timestamp.type": "LogAppendTime"})
     default = LogConfig.from_broker(broker)

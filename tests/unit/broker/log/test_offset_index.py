@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from broker.log.abstract_index import CorruptIndexError
-from broker.log.offset_index import OffsetIndex
+from kafkette.broker.log.abstract_index import CorruptIndexError
+from kafkette.broker.log.offset_index import OffsetIndex
 
 
 def test_lookup_on_empty_index_returns_base_offset_and_position_zero(tmp_path):

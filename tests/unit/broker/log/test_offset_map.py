@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from broker.log.offset_map import OffsetMap, capacity_for_buffer
+from kafkette.broker.log.offset_map import OffsetMap, capacity_for_buffer
 
 
 def test_offset_map_keeps_the_latest_offset_of_each_key():

@@ -4,8 +4,8 @@ import struct
 
 import pytest
 
-from broker.log.abstract_index import CorruptIndexError
-from broker.log.time_index import TimeIndex
+from kafkette.broker.log.abstract_index import CorruptIndexError
+from kafkette.broker.log.time_index import TimeIndex
 
 
 def _index(tmp_path, base_offset=100, max_bytes=1200):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from client.spark.java_runtime import parse_java_major_version, shim_java_home
+from kafkette.client.spark.java_runtime import parse_java_major_version, shim_java_home
 
 
 def test_java_version_output_is_parsed_to_the_major_version():

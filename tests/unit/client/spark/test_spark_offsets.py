@@ -6,8 +6,14 @@ import json
 
 import pytest
 
-from client.spark.offsets import OffsetRange, offset_ranges, offsets_from_json, offsets_to_json, rate_limit
-from protocol.topic_partition import TopicPartition
+from kafkette.client.spark.offsets import (
+    OffsetRange,
+    offset_ranges,
+    offsets_from_json,
+    offsets_to_json,
+    rate_limit,
+)
+from kafkette.protocol.topic_partition import TopicPartition
 
 A0, A1, A10, B0 = (TopicPartition("a", 0), TopicPartition("a", 1), TopicPartition("a", 10),
                    TopicPartition("b", 0))

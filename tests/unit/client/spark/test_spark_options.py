@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from client.spark.options import (
+from kafkette.client.spark.options import (
     Assign,
     OffsetSpec,
     SinkOptions,
@@ -13,7 +13,7 @@ from client.spark.options import (
     SubscribePattern,
     parse_assign_json,
 )
-from protocol.topic_partition import TopicPartition
+from kafkette.protocol.topic_partition import TopicPartition
 
 BOOT = {"kafkette.bootstrap.servers": "127.0.0.1:9092"}
 

@@ -7,13 +7,13 @@ import datetime
 
 import pytest
 
-from client.consumer import ConsumerRecord
-from client.spark.data_loss import DataLossError
-from client.spark.offsets import OffsetRange
-from client.spark.options import SourceOptions
-from client.spark.partition_reader import OffsetRangeReader, arrow_schema, records_to_arrow
-from protocol.errors import OffsetOutOfRangeError  # type: ignore[attr-defined]
-from protocol.topic_partition import TopicPartition
+from kafkette.client.consumer import ConsumerRecord
+from kafkette.client.spark.data_loss import DataLossError
+from kafkette.client.spark.offsets import OffsetRange
+from kafkette.client.spark.options import SourceOptions
+from kafkette.client.spark.partition_reader import OffsetRangeReader, arrow_schema, records_to_arrow
+from kafkette.protocol.errors import OffsetOutOfRangeError  # type: ignore[attr-defined]
+from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("t", 0)
 

@@ -13,7 +13,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from client.spark.writer import SinkColumns, sink_columns
+from kafkette.client.spark.writer import SinkColumns, sink_columns
 
 HEADERS = ArrayType(StructType([StructField("key", StringType()), StructField("value", BinaryType())]))
 
