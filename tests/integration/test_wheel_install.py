@@ -1,0 +1,141 @@
+"""The built wheel works outside the repository.
+
+``python -m build`` makes an sdist and, from it, a wheel; the wheel (not an editable
+install) goes into a fresh venv in a temporary directory, and there, with the
+repository nowhere on ``sys.path``: only ``kafkette`` (and its dist-info) lands in
+site-packages, ``kafkette cluster start`` runs a 3-broker cluster, a create / produce /
+consume round trip goes through the installed CLI, and README.md's SDK example runs as
+written.  Needs PyPI for the build backend and the wheel's dependencies (as ``make
+setup`` does); without it the test fails, naming the step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.timeout(600)
+
+REPO = Path(__file__).resolve().parents[2]
+STARTUP_TIMEOUT_S = 60
+
+
+def _run(args: list[str], *, cwd: Path, timeout_s: float = 300, input: str | None = None,
+         env: dict[str, str] | None = None) -> str:
+    """Run a command; fail the test with its output when it exits non-zero."""
+    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout_s, input=input, env=env)
+    assert done.returncode == 0, (f"{' '.join(args)} exited {done.returncode}\n"
+                                  f"stdout: {done.stdout[-3000:]}\nstderr: {done.stderr[-3000:]}")
+    return done.stdout
+
+
+def _clean_env() -> dict[str, str]:
+    """The environment without anything pointing into the repository or its venv."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    repo_bin = str(Path(sys.executable).parent)
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p != repo_bin)
+    return env
+
+
+def _readme_sdk_example() -> str:
+    """The first ``python`` block of README.md's "The SDK" section."""
+    text = (REPO / "README.md").read_text()
+    section = text.split("\n## The SDK", 1)[1]
+    match = re.search(r"```python\n(.*?)```", section, re.S)
+    assert match, "README.md's SDK section has no python block"
+    return match.group(1)
+
+
+def _read_bootstrap_line(proc: subprocess.Popen, timeout_s: float) -> str:
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout_s
+    seen: list[str] = []
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        while time.monotonic() < deadline:
+            if not selector.select(timeout=max(deadline - time.monotonic(), 0.01)):
+                continue
+            line = proc.stdout.readline()
+            if not line:
+                break
+            seen.append(line)
+            if line.startswith("bootstrap.servers="):
+                return line.strip().split("=", 1)[1]
+    raise AssertionError(f"no bootstrap.servers line within {timeout_s} s (exit code {proc.poll()}): {seen}")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the built wheel installed; returns its bin directory."""
+    root = tmp_path_factory.mktemp("wheel")
+    dist = root / "dist"
+    _run([sys.executable, "-m", "build", "--outdir", str(dist), str(REPO)], cwd=root)
+    wheels = sorted(dist.glob("kafkette-*.whl"))
+    sdists = sorted(dist.glob("kafkette-*.tar.gz"))
+    assert len(wheels) == 1 and len(sdists) == 1, sorted(p.name for p in dist.iterdir())
+    venv = root / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)], cwd=root)
+    _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheels[0])], cwd=root,
+         env=_clean_env())
+    return venv / "bin"
+
+
+def test_wheel_installs_only_the_kafkette_namespace(installed: Path, tmp_path: Path):
+    python = str(installed / "python")
+    out = _run([python, "-c",
+                "import importlib.util, json, kafkette, sys\n"
+                "from importlib.metadata import distribution\n"
+                "files = {str(f).split('/')[0] for f in distribution('kafkette').files}\n"
+                "print(json.dumps({'file': kafkette.__file__, 'top': sorted(files),\n"
+                "  'bare': [n for n in ('client', 'broker', 'controller', 'protocol')\n"
+                "           if importlib.util.find_spec(n)],\n"
+                "  'producer': kafkette.Producer.__module__}))"], cwd=tmp_path, env=_clean_env())
+    seen = json.loads(out)
+    assert seen["file"].startswith(str(installed.parent)), seen  # the venv's copy, not the repository's
+    assert [t for t in seen["top"] if not t.startswith("kafkette-")] == ["..", "kafkette"], seen  # ../bin/kafkette
+    assert seen["bare"] == []
+    assert seen["producer"] == "kafkette.client.producer.producer"
+    assert "kafkette/py.typed" in _run([python, "-c", "from importlib.metadata import distribution; "
+                                        "print('\\n'.join(str(f) for f in distribution('kafkette').files))"],
+                                       cwd=tmp_path, env=_clean_env())
+
+
+def test_installed_cli_runs_a_cluster_and_a_round_trip(installed: Path, tmp_path: Path):
+    env = _clean_env()
+    kafkette = str(installed / "kafkette")
+    proc = subprocess.Popen([kafkette, "cluster", "start", "--brokers", "3", "--data-dir", str(tmp_path / "data")],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        bootstrap = _read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
+        _run([kafkette, "topics", "create", "wheel-events", "--partitions", "3", "--replication-factor", "3",
+              "--bootstrap-server", bootstrap], cwd=tmp_path, env=env)
+        _run([kafkette, "produce", "--topic", "wheel-events", "--key-separator", ":", "--bootstrap-server",
+              bootstrap], cwd=tmp_path, env=env, input="k1:v1\nk2:v2\nk3:v3\n")
+        out = _run([kafkette, "consume", "--topic", "wheel-events", "--from-beginning", "--max-messages", "3",
+                    "--timeout-ms", "30000", "--bootstrap-server", bootstrap], cwd=tmp_path, env=env)
+        assert sorted(out.split()) == ["v1", "v2", "v3"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            assert proc.wait(timeout=60) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+
+def test_readme_sdk_example_runs_against_the_installed_wheel(installed: Path, tmp_path: Path):
+    example = tmp_path / "example.py"
+    example.write_text(_readme_sdk_example())
+    out = _run([str(installed / "python"), str(example)], cwd=tmp_path, env=_clean_env(), timeout_s=240)
+    lines = out.splitlines()
+    assert any(line.startswith("[PartitionInfo(") or "PartitionInfo(" in line for line in lines), out
+    assert re.search(r"b'user-1' b'hello' \[\('h', b'v'\)\]", out), out
