@@ -26,7 +26,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
-from kafkette.controller.topic_validation import validate_topic_name
+from kafkette.client.topic_names import validate_topic_name
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest, CreateTopicsResponse
 from kafkette.protocol.apis.metadata import MetadataResponseTopic
 from kafkette.protocol.errors import Errors, InvalidTopicError, KafkaError  # type: ignore[attr-defined]

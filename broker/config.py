@@ -1,7 +1,7 @@
 """The broker's typed configuration: Kafka property names, defaults, validation.
 
-Owns: ``ConfigKey`` (dotted name, type, default, doc, validator), ``BROKER_CONFIGS``
-(every property a broker accepts) and ``KafkaConfig`` (one attribute per property,
+Owns: ``BROKER_CONFIGS`` (every property a node accepts, as ``ConfigKey``s of
+``kafkette.client.config_def``) and ``KafkaConfig`` (one attribute per property,
 dots as underscores: ``log.segment.bytes`` -> ``log_segment_bytes``).  A
 ``server.properties`` file is read with the ``javaproperties`` library; an unknown
 key or a bad value raises ``ConfigError`` naming the property, and start-up stops.
@@ -11,121 +11,12 @@ Kafka concept: ``KafkaConfig``/``ConfigDef`` (same names and defaults).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 import javaproperties
 
-
-class ConfigError(ValueError):
-    """A configuration value is missing, unknown or invalid; the message names the property."""
-
-
-@dataclass(frozen=True)
-class ConfigKey:
-    """One property: dotted Kafka name, type ('int', 'long', 'bool', 'double', 'string', 'list'),
-    default (None = required), doc, and an optional validator raising ValueError."""
-
-    name: str
-    type: str
-    default: Any
-    doc: str
-    validator: Callable[[Any], None] | None = None
-
-    @property
-    def attr(self) -> str:
-        return self.name.replace(".", "_")
-
-    def parse(self, raw: Any) -> Any:
-        """Convert a raw (string or typed) value and validate it.
-
-        Raises:
-            ConfigError: the value has the wrong type or fails validation.
-        """
-        try:
-            value = _PARSERS[self.type](raw)
-            if self.validator is not None and value is not None:
-                self.validator(value)
-        except (ValueError, TypeError) as exc:
-            raise ConfigError(f"Invalid value {raw!r} for configuration {self.name}: {exc}") from None
-        return value
-
-
-def _parse_bool(raw: Any) -> bool:
-    if isinstance(raw, bool):
-        return raw
-    text = str(raw).strip().lower()
-    if text in ("true", "false"):
-        return text == "true"
-    raise ValueError("expected true or false")
-
-
-def _parse_int(raw: Any) -> int:
-    if isinstance(raw, bool):
-        raise ValueError("expected an integer")
-    return int(str(raw).strip()) if not isinstance(raw, int) else raw
-
-
-def _parse_list(raw: Any) -> list[str]:
-    if isinstance(raw, (list, tuple)):
-        return [str(x) for x in raw]
-    return [part.strip() for part in str(raw).split(",") if part.strip()]
-
-
-def _parse_double(raw: Any) -> float:
-    if isinstance(raw, bool):
-        raise ValueError("expected a number")
-    value = float(raw) if isinstance(raw, (int, float)) else float(str(raw).strip())
-    if value != value:
-        raise ValueError("expected a number")
-    return value
-
-
-def _parse_string(raw: Any) -> str | None:
-    return None if raw is None else str(raw).strip()
-
-
-_PARSERS: dict[str, Callable[[Any], Any]] = {
-    "int": _parse_int,
-    "long": _parse_int,
-    "bool": _parse_bool,
-    "double": _parse_double,
-    "string": _parse_string,
-    "list": _parse_list,
-}
-
-
-def at_least(lo: int) -> Callable[[Any], None]:
-    """Validator: value >= lo."""
-
-    def check(value: Any) -> None:
-        if value < lo:
-            raise ValueError(f"Value must be at least {lo}")
-
-    return check
-
-
-def in_range(lo: int, hi: int) -> Callable[[Any], None]:
-    """Validator: lo <= value <= hi."""
-
-    def check(value: Any) -> None:
-        if not lo <= value <= hi:
-            raise ValueError(f"Value must be in [{lo}, {hi}]")
-
-    return check
-
-
-def one_of(*choices: str) -> Callable[[Any], None]:
-    """Validator: every list item (or the string) is one of ``choices``."""
-
-    def check(value: Any) -> None:
-        items = value if isinstance(value, list) else [value]
-        for item in items:
-            if item not in choices:
-                raise ValueError(f"String must be one of: {', '.join(choices)}")
-
-    return check
+from kafkette.client.config_def import ConfigError, ConfigKey, at_least, in_range, one_of, table
 
 
 def _check_listeners(value: list[str]) -> None:
@@ -186,13 +77,13 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("num.partitions", "int", 1, "Default partitions for new topics.", at_least(1)),
     ConfigKey("default.replication.factor", "int", 1, "Default replication factor for new topics.", in_range(1, 32767)),
     ConfigKey("min.insync.replicas", "int", 1, "Minimum ISR size for acks=all produce.", at_least(1)),
-    ConfigKey("auto.create.topics.enable", "bool", True, "Create unknown topics on Metadata requests."),
-    ConfigKey("delete.topic.enable", "bool", True, "Allow DeleteTopics."),
-    ConfigKey("unclean.leader.election.enable", "bool", False, "Elect out-of-sync replicas as a last resort."),
-    ConfigKey("auto.leader.rebalance.enable", "bool", True, "Periodically move leadership back to preferred replicas."),
+    ConfigKey("auto.create.topics.enable", "boolean", True, "Create unknown topics on Metadata requests."),
+    ConfigKey("delete.topic.enable", "boolean", True, "Allow DeleteTopics."),
+    ConfigKey("unclean.leader.election.enable", "boolean", False, "Elect out-of-sync replicas as a last resort."),
+    ConfigKey("auto.leader.rebalance.enable", "boolean", True, "Periodically move leadership back to preferred replicas."),
     ConfigKey("leader.imbalance.per.broker.percentage", "int", 10, "Allowed share of a broker's preferred partitions led elsewhere (%).", at_least(0)),
     ConfigKey("leader.imbalance.check.interval.seconds", "long", 300, "Period of the leader imbalance check (s).", at_least(1)),
-    ConfigKey("controlled.shutdown.enable", "bool", True, "Move leaderships away (ControlledShutdown) before stopping."),
+    ConfigKey("controlled.shutdown.enable", "boolean", True, "Move leaderships away (ControlledShutdown) before stopping."),
     ConfigKey("controlled.shutdown.max.retries", "int", 3, "ControlledShutdown attempts before an unclean stop.", at_least(0)),
     ConfigKey("controlled.shutdown.retry.backoff.ms", "long", 5000, "Backoff between ControlledShutdown attempts (ms).", at_least(0)),
     ConfigKey("replica.lag.time.max.ms", "long", 30000, "ISR shrink after a follower is behind this long (ms).", at_least(1)),
@@ -232,7 +123,7 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("log.retention.check.interval.ms", "long", 300000, "Retention check period (ms).", at_least(1)),
     ConfigKey("log.segment.delete.delay.ms", "long", 60000, "Delay before a deleted segment's files are removed (ms).", at_least(0)),
     ConfigKey("log.cleanup.policy", "list", ["delete"], "Default cleanup policy: delete and/or compact.", one_of("compact", "delete")),
-    ConfigKey("log.cleaner.enable", "bool", True, "Run the log cleaner (compaction of cleanup.policy=compact topics)."),
+    ConfigKey("log.cleaner.enable", "boolean", True, "Run the log cleaner (compaction of cleanup.policy=compact topics)."),
     ConfigKey("log.cleaner.backoff.ms", "long", 15000, "Sleep of the log cleaner when no log needs cleaning (ms).", at_least(0)),
     ConfigKey("log.cleaner.dedupe.buffer.size", "long", 134217728, "Memory for the cleaner's key -> offset map (bytes).", at_least(24)),
     ConfigKey("log.cleaner.min.cleanable.ratio", "double", 0.5, "Default min.cleanable.dirty.ratio.", in_range(0, 1)),
@@ -240,7 +131,7 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("log.cleaner.min.compaction.lag.ms", "long", 0, "Default min.compaction.lag.ms (ms).", at_least(0)),
 )
 
-_BY_NAME: dict[str, ConfigKey] = {key.name: key for key in BROKER_CONFIGS}
+_BY_NAME: dict[str, ConfigKey] = table(BROKER_CONFIGS)
 # Kafka keys that carry no meaning here but appear in copied server.properties files.
 _IGNORED = frozenset({"controller.listener.names", "inter.broker.listener.name", "listener.security.protocol.map"})
 

@@ -29,6 +29,7 @@ from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
 from kafkette.broker.broker_lifecycle_manager import BrokerLifecycleManager
 from kafkette.broker.config import ConfigError, KafkaConfig
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
+from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
@@ -36,12 +37,40 @@ from kafkette.broker.producer_id_manager import ProducerIdManager
 from kafkette.broker.replica_manager import ReplicaManager
 from kafkette.broker.socket_server import SocketServer
 from kafkette.client.process_tuning import tune_process_memory
+from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
+from kafkette.controller.controller_config import ControllerConfig
 
 logger = logging.getLogger(__name__)
 
 SHUTDOWN_STEP_TIMEOUT_S = 15
 CONTROLLED_SHUTDOWN_TIMEOUT_MS = 12000
 """Bound on the whole controlled shutdown (all attempts and backoffs), in ms."""
+
+
+def controller_config(config: KafkaConfig) -> ControllerConfig:
+    """The controller's settings from a node's properties (Kafka's ``QuorumController.Builder``).
+
+    Topic config defaults are the node's effective log settings (``log.segment.bytes``
+    for ``segment.bytes``, ...); a topic config is "static" when ``server.properties``
+    sets one of its broker synonyms.
+    """
+    static = frozenset(name for name, key in TOPIC_CONFIG_DEFS.items()
+                       if any(s in config.originals for s in key.synonyms))
+    return ControllerConfig(
+        node_id=config.node_id, cluster_id=config.cluster_id, num_partitions=config.num_partitions,
+        default_replication_factor=config.default_replication_factor,
+        unclean_leader_election_enable=config.unclean_leader_election_enable,
+        delete_topic_enable=config.delete_topic_enable,
+        auto_leader_rebalance_enable=config.auto_leader_rebalance_enable,
+        leader_imbalance_per_broker_percentage=config.leader_imbalance_per_broker_percentage,
+        leader_imbalance_check_interval_seconds=config.leader_imbalance_check_interval_seconds,
+        broker_session_timeout_ms=config.broker_session_timeout_ms,
+        broker_heartbeat_interval_ms=config.broker_heartbeat_interval_ms,
+        request_timeout_ms=config.request_timeout_ms,
+        controller_socket_timeout_ms=config.controller_socket_timeout_ms,
+        topic_config_defaults=LogConfig.from_broker(config).to_topic_configs(),
+        static_topic_config_names=static,
+    )
 
 
 class KafkaServer:
@@ -83,7 +112,7 @@ class KafkaServer:
         if self.config.is_controller:
             from kafkette.controller.controller import KafkaController
 
-            self.controller = KafkaController(self.config, metadata_log_dir=self.config.log_dirs[0])
+            self.controller = KafkaController(controller_config(self.config), metadata_log_dir=self.config.log_dirs[0])
             await self.controller.start()
         self.dynamic_config.add_reconfigurable(self.replica_manager.reconfigure_log_defaults)
         self.auto_topic_creation_manager = AutoTopicCreationManager(

@@ -3,7 +3,7 @@
 Owns: DescribeConfigs for TOPIC resources (every topic config with its effective value
 and source) and the IncrementalAlterConfigs decision for TOPIC resources (SET, DELETE,
 APPEND, SUBTRACT, validated against the topic config table) as ``ConfigRecord``s.
-Does not own the config table (``kafkette.broker.log.log_config``), BROKER resources (answered
+Does not own the config table (``kafkette.client.topic_config``), BROKER resources (answered
 by each broker itself), nor propagation (the controller sends UpdateMetadata with
 ``topic_configs`` and re-elects offline partitions when
 ``unclean.leader.election.enable`` changes).
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kafkette.broker.config import KafkaConfig
-from kafkette.broker.log.log_config import TOPIC_CONFIG_DEFS, LogConfig, parse_topic_config
+from kafkette.client.topic_config import TOPIC_CONFIG_DEFS, parse_topic_config
+from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_context import ControllerContext
 from kafkette.controller.metadata_records import ConfigRecord, ControllerResult, MetadataRecord
 from kafkette.protocol.apis.configs import (
@@ -58,15 +58,18 @@ class ConfigControlManager:
 
     Args:
         context: the controller context (topic overrides are read here).
-        config: the controller's broker config (the defaults overrides fall back to).
+        config: the controller's settings (``topic_config_defaults``, what a topic without
+            an override has, falling back to Kafka's defaults, and ``static_topic_config_names``).
         log_prefix: callable returning ``[Controller id=N epoch=E]``.
     """
 
-    def __init__(self, context: ControllerContext, config: KafkaConfig, log_prefix: Callable[[], str] = lambda: "") -> None:
+    def __init__(self, context: ControllerContext, config: ControllerConfig,
+                 log_prefix: Callable[[], str] = lambda: "") -> None:
         self._context = context
-        self._config = config
+        self._static_names = config.static_topic_config_names
         self._log_prefix = log_prefix
-        self._defaults = LogConfig.from_broker(config).to_topic_configs()
+        self._defaults = {name: key.render(key.default) for name, key in TOPIC_CONFIG_DEFS.items()}
+        self._defaults.update(config.topic_config_defaults)
 
     # ----------------------------------------------------------- DescribeConfigs
 
@@ -106,8 +109,7 @@ class ConfigControlManager:
         return DescribeConfigsResponse(results=results)
 
     def _default_source(self, name: str) -> int:
-        synonyms = TOPIC_CONFIG_DEFS[name].broker_synonyms
-        return SOURCE_STATIC_BROKER_CONFIG if any(s in self._config.originals for s in synonyms) else SOURCE_DEFAULT_CONFIG
+        return SOURCE_STATIC_BROKER_CONFIG if name in self._static_names else SOURCE_DEFAULT_CONFIG
 
     def _check_topic_resource(self, resource_type: int, name: str) -> None:
         if resource_type == RESOURCE_BROKER:

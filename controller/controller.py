@@ -31,11 +31,11 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from kafkette.broker.config import KafkaConfig
 from kafkette.controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
 from kafkette.controller.config_control_manager import ConfigControlManager
 from kafkette.controller.controller_broker_request_batch import ChannelManager, ControllerBrokerRequestBatch
 from kafkette.controller.controller_channel_manager import ControllerChannelManager, mark_retrieved
+from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_context import ControllerContext
 from kafkette.controller.event_queue import ControllerEventManager, error_code_for, error_message
 from kafkette.controller.metadata_log import MetadataLog
@@ -89,13 +89,12 @@ class KafkaController(TopicLifecycleApis):
     """The active controller.
 
     Args:
-        config: the broker's configuration (``node.id``, ``num.partitions``,
+        config: the controller's settings (``node.id``, ``num.partitions``,
             ``default.replication.factor``, ``unclean.leader.election.enable``,
-            ``delete.topic.enable``, ``auto.leader.rebalance.enable``,
-            ``leader.imbalance.per.broker.percentage``,
-            ``leader.imbalance.check.interval.seconds``, topic config defaults,
-            ``broker.session.timeout.ms``, ``broker.heartbeat.interval.ms``,
-            ``request.timeout.ms``, ``controller.socket.timeout.ms``, ``cluster.id``).
+            ``delete.topic.enable``, ``auto.leader.rebalance.enable``, the leader
+            imbalance check, topic config defaults, ``broker.session.timeout.ms``,
+            ``broker.heartbeat.interval.ms``, ``request.timeout.ms``,
+            ``controller.socket.timeout.ms``, ``cluster.id``), built by the node.
         metadata_log_dir: directory of the metadata log (``__cluster_metadata-0/``).
         channel_manager: where LeaderAndIsr / UpdateMetadata go; default a
             ``ControllerChannelManager`` over ``BrokerConnection`` (tests pass a fake with
@@ -111,7 +110,7 @@ class KafkaController(TopicLifecycleApis):
 
     def __init__(
         self,
-        config: KafkaConfig,
+        config: ControllerConfig,
         *,
         metadata_log_dir: str | os.PathLike[str],
         channel_manager: Any | None = None,

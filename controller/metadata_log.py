@@ -34,6 +34,7 @@ from typing import BinaryIO
 import crc32c
 import msgpack
 
+from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.controller.metadata_records import (
     BeginTransactionRecord,
     EndTransactionRecord,
@@ -43,7 +44,6 @@ from kafkette.controller.metadata_records import (
 
 logger = logging.getLogger(__name__)
 
-METADATA_TOPIC_PARTITION_DIR = "__cluster_metadata-0"
 SEGMENT_FILE_NAME = "00000000000000000000.log"
 FRAME_HEADER = struct.Struct(">II")
 MAX_RECORD_BYTES = 16 * 1024 * 1024

@@ -30,6 +30,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from kafkette.client.topic_names import has_collision_chars, unify_collision_chars, validate_topic_name
 from kafkette.controller.controller_context import ControllerContext, PartitionRegistration
 from kafkette.controller.leader_election import (
     NO_LEADER,
@@ -49,13 +50,10 @@ from kafkette.controller.replica_assignment import assign_replicas_to_brokers
 from kafkette.controller.topic_validation import (
     check_no_duplicate_replicas,
     check_replicas_registered,
-    has_collision_chars,
     resolve_num_partitions,
     resolve_replication_factor,
-    unify_collision_chars,
     validate_manual_assignment,
     validate_topic_configs,
-    validate_topic_name,
 )
 from kafkette.protocol.apis.alter_partition import (
     AlterPartitionRequest,

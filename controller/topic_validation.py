@@ -1,5 +1,5 @@
-"""CreateTopics validation: topic names, partition counts, replication factors,
-manual replica assignments and topic configs.
+"""CreateTopics validation: partition counts, replication factors, manual replica
+assignments and topic configs (topic names: ``kafkette.client.topic_names``).
 
 Owns: the checks and Kafka's error messages; each check raises the ``kafkette.protocol.errors``
 class whose code the controller puts in that topic's result.  Does not own replica
@@ -13,11 +13,10 @@ Kafka concept: ``org.apache.kafka.common.internals.Topic.validate``, the checks 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 
-from kafkette.broker.log import log_config
-from kafkette.broker.log.log_config import TOPIC_CONFIG_NAMES
+from kafkette.client import topic_config
+from kafkette.client.topic_config import TOPIC_CONFIG_NAMES
 from kafkette.protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopicConfig
 from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     InvalidConfigError,
@@ -25,45 +24,11 @@ from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     InvalidReplicaAssignmentError,
     InvalidReplicationFactorError,
     InvalidRequestError,
-    InvalidTopicError,
 )
 
-MAX_NAME_LENGTH = 249
 MAX_REPLICATION_FACTOR = 32767  # Short.MaxValue
 NO_NUM_PARTITIONS = -1
 NO_REPLICATION_FACTOR = -1
-_LEGAL_CHARS = re.compile(r"[a-zA-Z0-9._-]+")
-
-
-def validate_topic_name(name: str) -> None:
-    """Check a topic name: non-empty, not "." or "..", <= 249 chars of [a-zA-Z0-9._-].
-
-    Raises:
-        InvalidTopicError: (INVALID_TOPIC_EXCEPTION) with Kafka's message.
-    """
-    if not name:
-        raise InvalidTopicError("Topic name is illegal, it can't be empty")
-    if name in (".", ".."):
-        raise InvalidTopicError('Topic name cannot be "." or ".."')
-    if len(name) > MAX_NAME_LENGTH:
-        raise InvalidTopicError(
-            f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters, topic name: {name}"
-        )
-    if not _LEGAL_CHARS.fullmatch(name):
-        raise InvalidTopicError(
-            f'Topic name "{name}" is illegal, it contains a character other than '
-            "ASCII alphanumerics, '.', '_' and '-'"
-        )
-
-
-def has_collision_chars(name: str) -> bool:
-    """True when ``name`` contains '.' or '_' (which collide in metric names)."""
-    return "." in name or "_" in name
-
-
-def unify_collision_chars(name: str) -> str:
-    """``name`` with '.' replaced by '_' (two topics equal under this collide)."""
-    return name.replace(".", "_")
 
 
 def resolve_num_partitions(num_partitions: int, default_num_partitions: int) -> int:
@@ -196,8 +161,8 @@ def validate_topic_configs(configs: Sequence[CreatableTopicConfig]) -> dict[str,
     """Validate topic config overrides from CreateTopics.
 
     Names must be topic-level configs (``TOPIC_CONFIG_NAMES``); values must have the
-    config's type and lie in its range or valid values (``kafkette.broker.log.log_config``, the
-    table ``LogConfig`` uses too).
+    config's type and lie in its range or valid values (``kafkette.client.topic_config``, the
+    table the broker's ``LogConfig`` uses too).
 
     Returns:
         ``{name: value}`` in request order.
@@ -217,7 +182,7 @@ def validate_topic_configs(configs: Sequence[CreatableTopicConfig]) -> dict[str,
             raise InvalidConfigError(f"Unknown topic config name: {entry.name}")
         result[entry.name] = entry.value
     try:
-        log_config.validate_topic_configs(result)
+        topic_config.validate_topic_configs(result)
     except ValueError as exc:
         raise InvalidConfigError(str(exc)) from None
     return result

@@ -40,6 +40,7 @@ from kafkette.broker.apis import (
     stop_replica,
     update_metadata,
 )
+from kafkette.broker.apis.controller_endpoint import ControllerEndpoint
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
 from kafkette.protocol.api_keys import ApiKey, ApiSpec
 from kafkette.protocol.errors import UnsupportedVersionError
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
     from kafkette.broker.metadata_cache import MetadataCache
     from kafkette.broker.producer_id_manager import ProducerIdManager
     from kafkette.broker.replica_manager import ReplicaManager
-    from kafkette.controller.controller import KafkaController
 
 
 @dataclass
@@ -66,7 +66,7 @@ class ApisContext:
     config: KafkaConfig
     replica_manager: ReplicaManager
     metadata_cache: MetadataCache
-    controller: KafkaController | None
+    controller: ControllerEndpoint | None
     producer_id_manager: ProducerIdManager
     dynamic_config: DynamicBrokerConfig = field(default=None)  # type: ignore[assignment]
     auto_topic_creation_manager: AutoTopicCreationManager | None = None

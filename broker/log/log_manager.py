@@ -38,7 +38,7 @@ from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_dir_failure_channel import LogDirFailureChannel
 from kafkette.broker.log.log_segment import monotonic_ms
 from kafkette.broker.log.offset_map import capacity_for_buffer
-from kafkette.controller.metadata_log import METADATA_TOPIC_PARTITION_DIR
+from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)

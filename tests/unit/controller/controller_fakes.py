@@ -8,8 +8,10 @@ from typing import Any
 import msgpack
 
 from kafkette.broker.config import KafkaConfig
+from kafkette.broker.server import controller_config
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.controller_channel_manager import mark_retrieved
+from kafkette.controller.controller_config import ControllerConfig
 from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
     BrokerRegistrationListener,
@@ -147,7 +149,8 @@ def wire_roundtrip(struct: Any) -> Any:
     return decoded
 
 
-def make_config(**overrides: Any) -> KafkaConfig:
+def make_config(**overrides: Any) -> ControllerConfig:
+    """The controller settings a node with these properties would give its controller."""
     props: dict[str, Any] = {
         "node.id": 1,
         "process.roles": "broker,controller",
@@ -157,7 +160,7 @@ def make_config(**overrides: Any) -> KafkaConfig:
         "broker.heartbeat.interval.ms": 2000,
     }
     props.update({k.replace("_", "."): v for k, v in overrides.items()})
-    return KafkaConfig(props)
+    return controller_config(KafkaConfig(props))
 
 
 def registration(broker_id: int, incarnation: str | None = None, rack: str | None = None) -> BrokerRegistrationRequest:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from kafkette.client.topic_names import validate_topic_name
 from kafkette.controller.topic_validation import (
     resolve_num_partitions,
     resolve_replication_factor,
     validate_manual_assignment,
     validate_topic_configs,
-    validate_topic_name,
 )
 from kafkette.protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopicConfig
 from kafkette.protocol.errors import (  # type: ignore[attr-defined]

@@ -5,12 +5,8 @@ import dataclasses
 import pytest
 
 from kafkette.broker.config import KafkaConfig
-from kafkette.broker.log.log_config import (
-    TOPIC_CONFIG_DEFS,
-    TOPIC_CONFIG_NAMES,
-    LogConfig,
-    validate_topic_configs,
-)
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.client.topic_config import TOPIC_CONFIG_DEFS, TOPIC_CONFIG_NAMES, validate_topic_configs
 
 
 def _broker(**props):
@@ -80,13 +76,13 @@ def test_topic_config_names_are_seed_002s_list():
 
 
 def test_every_topic_config_has_a_log_config_field_with_kafkas_default():
-    assert {f.name for f in dataclasses.fields(LogConfig)} == {d.field for d in TOPIC_CONFIG_DEFS.values()}
+    assert {f.name for f in dataclasses.fields(LogConfig)} == {d.attr for d in TOPIC_CONFIG_DEFS.values()}
     defaults = LogConfig()
     for definition in TOPIC_CONFIG_DEFS.values():
         expected = definition.default
         if definition.type == "list":
             expected = ",".join(expected)
-        assert getattr(defaults, definition.field) == expected, definition.name
+        assert getattr(defaults, definition.attr) == expected, definition.name
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,63 @@
+"""ControllerEndpoint: what the broker's request handlers may ask of the controller on their node.
+
+Owns: the ``ControllerEndpoint`` protocol, one coroutine per API the controller
+answers (CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders, DescribeConfigs and
+IncrementalAlterConfigs for topics, BrokerRegistration, BrokerHeartbeat,
+AlterPartition, ControlledShutdown, AllocateProducerIds), each taking the decoded
+request and returning its response.  The broker never imports the controller package:
+the node (``kafkette.broker.server``) hands its controller in as this.
+
+Kafka concept: the controller-side APIs of ``ControllerApis``, reached here through the
+broker's listener.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
+from kafkette.protocol.apis.broker_registration import (
+    BrokerHeartbeatRequest,
+    BrokerHeartbeatResponse,
+    BrokerRegistrationRequest,
+    BrokerRegistrationResponse,
+)
+from kafkette.protocol.apis.configs import (
+    DescribeConfigsRequest,
+    DescribeConfigsResponse,
+    IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
+)
+from kafkette.protocol.apis.controlled_shutdown import ControlledShutdownRequest, ControlledShutdownResponse
+from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
+from kafkette.protocol.apis.create_topics import CreateTopicsRequest, CreateTopicsResponse
+from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
+from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
+from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
+
+
+class ControllerEndpoint(Protocol):
+    """The controller's request surface; each method answers errors in its response."""
+
+    async def create_topics(self, request: CreateTopicsRequest) -> CreateTopicsResponse: ...
+
+    async def delete_topics(self, request: DeleteTopicsRequest) -> DeleteTopicsResponse: ...
+
+    async def create_partitions(self, request: CreatePartitionsRequest) -> CreatePartitionsResponse: ...
+
+    async def elect_leaders(self, request: ElectLeadersRequest) -> ElectLeadersResponse: ...
+
+    async def describe_configs(self, request: DescribeConfigsRequest) -> DescribeConfigsResponse: ...
+
+    async def incremental_alter_configs(
+        self, request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse: ...
+
+    async def register_broker(self, request: BrokerRegistrationRequest) -> BrokerRegistrationResponse: ...
+
+    async def broker_heartbeat(self, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse: ...
+
+    async def alter_partition(self, request: AlterPartitionRequest) -> AlterPartitionResponse: ...
+
+    async def controlled_shutdown(self, request: ControlledShutdownRequest) -> ControlledShutdownResponse: ...
+
+    async def allocate_producer_ids(self, request: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse: ...

@@ -1,0 +1,145 @@
+"""TopicConfig: every topic-level config, its type, default, valid values and broker synonyms.
+
+Owns: ``TOPIC_CONFIG_DEFS`` (Kafka's topic configs, with the broker properties each
+overrides: ``segment.bytes`` overrides ``log.segment.bytes``), ``TOPIC_CONFIG_NAMES`` and
+the parsing and validation of override values (``parse_topic_config``,
+``validate_topic_configs``).  The controller validates CreateTopics, CreatePartitions and
+IncrementalAlterConfigs against this table and describes topics with it; the broker's
+``LogConfig`` (``kafkette.broker.log.log_config``) has one field per entry.  Does not own
+where overrides are stored (the controller's metadata log) or the broker's properties.
+
+Kafka concept: ``TopicConfig`` and ``LogConfig``'s ``ConfigDef``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from kafkette.client.config_def import (
+    LONG_MAX,
+    ConfigError,
+    ConfigKey,
+    at_least,
+    in_range,
+    non_empty_list_of,
+    one_of,
+    table,
+)
+
+RECORD_OVERHEAD_V0 = 14  # LegacyRecord.RECORD_OVERHEAD_V0: the smallest segment.bytes
+
+# message.format.version: Kafka's ApiVersion names, each release alone or with "-IVn".
+_RELEASES = {
+    "0.8.0": (), "0.8.1": (), "0.8.2": (), "0.9.0": (), "0.10.0": (0, 1), "0.10.1": (0, 1, 2), "0.10.2": (0,),
+    "0.11.0": (0, 1, 2), "1.0": (0,), "1.1": (0,), "2.0": (0, 1), "2.1": (0, 1, 2), "2.2": (0, 1), "2.3": (0, 1),
+    "2.4": (0, 1), "2.5": (0,), "2.6": (0,), "2.7": (0, 1, 2), "2.8": (0, 1), "3.0": (0, 1),
+}
+API_VERSIONS: frozenset[str] = frozenset(
+    [*_RELEASES, *(f"{release}-IV{n}" for release, ivs in _RELEASES.items() for n in ivs)]
+)
+_THROTTLED_REPLICA = re.compile(r"\d+:\d+")
+
+
+def _check_api_version(value: str) -> None:
+    # Kafka's ApiVersion.apply: "0.x.y..." is named by 3 dot-separated segments, later ones by 2.
+    segments = value.split(".")
+    key = ".".join(segments[: 3 if value.startswith("0.") else 2])
+    if key not in API_VERSIONS:
+        raise ValueError(f"Version `{value}` is not a valid version (for example 2.5, 2.5-IV0, 0.10.2)")
+
+
+def _check_throttled_replicas(value: list[str]) -> None:
+    if value == ["*"] or all(_THROTTLED_REPLICA.fullmatch(item) for item in value):
+        return
+    raise ValueError("must be the literal '*' or a list of replicas in the format "
+                     "[partitionId]:[brokerId],[partitionId]:[brokerId],...")
+
+
+def _def(name: str, type_: str, default: Any, doc: str, validator: Any = None, *synonyms: str) -> ConfigKey:
+    return ConfigKey(name, type_, default, doc, validator, synonyms)
+
+
+TOPIC_CONFIG_DEFS: dict[str, ConfigKey] = table((
+    _def("cleanup.policy", "list", ["delete"], "Retention policy: delete and/or compact.",
+         non_empty_list_of("compact", "delete"), "log.cleanup.policy"),
+    _def("compression.type", "string", "producer", "Final compression of the topic's batches.",
+         one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"), "compression.type"),
+    _def("delete.retention.ms", "long", 86400000, "Retention of delete tombstones in compacted topics (ms).",
+         at_least(0), "log.cleaner.delete.retention.ms"),
+    _def("file.delete.delay.ms", "long", 60000, "Delay before a deleted segment file is removed (ms).",
+         at_least(0), "log.segment.delete.delay.ms"),
+    _def("flush.messages", "long", LONG_MAX, "Messages between forced fsyncs.", at_least(1),
+         "log.flush.interval.messages"),
+    _def("flush.ms", "long", LONG_MAX, "Max time between forced fsyncs (ms).", at_least(0),
+         "log.flush.interval.ms"),
+    _def("follower.replication.throttled.replicas", "list", [], "Replicas throttled on the follower side.",
+         _check_throttled_replicas),
+    _def("index.interval.bytes", "int", 4096, "Bytes between offset index entries.", at_least(0),
+         "log.index.interval.bytes"),
+    _def("leader.replication.throttled.replicas", "list", [], "Replicas throttled on the leader side.",
+         _check_throttled_replicas),
+    _def("max.compaction.lag.ms", "long", LONG_MAX, "Max time a message stays ineligible for compaction (ms).",
+         at_least(1), "log.cleaner.max.compaction.lag.ms"),
+    _def("max.message.bytes", "int", 1048588, "Largest record batch accepted (bytes).", at_least(0),
+         "message.max.bytes"),
+    _def("message.downconversion.enable", "boolean", True, "Down-convert batches for old consumers.", None,
+         "log.message.downconversion.enable"),
+    _def("message.format.version", "string", "2.5-IV0", "Message format version of the topic's batches.",
+         _check_api_version, "log.message.format.version"),
+    _def("message.timestamp.difference.max.ms", "long", LONG_MAX,
+         "Max difference between broker time and a CreateTime timestamp (ms).", at_least(0),
+         "log.message.timestamp.difference.max.ms"),
+    _def("message.timestamp.type", "string", "CreateTime", "CreateTime or LogAppendTime.",
+         one_of("CreateTime", "LogAppendTime"), "log.message.timestamp.type"),
+    _def("min.cleanable.dirty.ratio", "double", 0.5, "Dirty share of the log that triggers compaction.",
+         in_range(0, 1), "log.cleaner.min.cleanable.ratio"),
+    _def("min.compaction.lag.ms", "long", 0, "Min time a message stays uncompacted (ms).", at_least(0),
+         "log.cleaner.min.compaction.lag.ms"),
+    _def("min.insync.replicas", "int", 1, "Min ISR size for acks=all produce.", at_least(1),
+         "min.insync.replicas"),
+    _def("preallocate", "boolean", False, "Preallocate segment files.", None, "log.preallocate"),
+    _def("retention.bytes", "long", -1, "Retention size per partition (bytes); -1 = none.", None,
+         "log.retention.bytes"),
+    _def("retention.ms", "long", 604800000, "Retention time (ms); -1 = none.", at_least(-1),
+         "log.retention.ms", "log.retention.minutes", "log.retention.hours"),
+    _def("segment.bytes", "int", 1073741824, "Segment size before a roll (bytes).",
+         at_least(RECORD_OVERHEAD_V0), "log.segment.bytes"),
+    _def("segment.index.bytes", "int", 10485760, "Max offset index size (bytes).", at_least(4),
+         "log.index.size.max.bytes"),
+    _def("segment.jitter.ms", "long", 0, "Random jitter subtracted from segment.ms (ms).", at_least(0),
+         "log.roll.jitter.ms", "log.roll.jitter.hours"),
+    _def("segment.ms", "long", 604800000, "Time before a segment rolls (ms).", at_least(1), "log.roll.ms",
+         "log.roll.hours"),
+    _def("unclean.leader.election.enable", "boolean", False, "Elect out-of-sync replicas as a last resort.", None,
+         "unclean.leader.election.enable"),
+))
+
+TOPIC_CONFIG_NAMES: frozenset[str] = frozenset(TOPIC_CONFIG_DEFS)
+"""Every topic-level config name a topic may override."""
+
+
+def parse_topic_config(name: str, raw: Any) -> Any:
+    """Parse and validate one topic config override.
+
+    Returns:
+        The typed value.
+
+    Raises:
+        ConfigError: (a ValueError) unknown name or invalid value; the message names the config.
+    """
+    key = TOPIC_CONFIG_DEFS.get(name)
+    if key is None:
+        raise ConfigError(f"Unknown topic config name: {name}")
+    return key.parse(raw)
+
+
+def validate_topic_configs(configs: Mapping[str, Any]) -> None:
+    """Check topic config overrides against the table (controller-side validation).
+
+    Raises:
+        ConfigError: (a ValueError) the first unknown name or invalid value, naming the config.
+    """
+    for name, raw in configs.items():
+        parse_topic_config(name, raw)
