@@ -44,6 +44,18 @@ from kafkette.protocol.apis.producer_ids import (
     InitProducerIdRequest,
     InitProducerIdResponse,
 )
+from kafkette.protocol.apis.raft import (
+    BeginQuorumEpochRequest,
+    BeginQuorumEpochResponse,
+    DescribeQuorumRequest,
+    DescribeQuorumResponse,
+    EndQuorumEpochRequest,
+    EndQuorumEpochResponse,
+    FetchSnapshotRequest,
+    FetchSnapshotResponse,
+    VoteRequest,
+    VoteResponse,
+)
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest, StopReplicaResponse
 from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
 from kafkette.protocol.schema import Struct
@@ -70,7 +82,12 @@ class ApiKey(IntEnum):
     CREATE_PARTITIONS = 37
     ELECT_LEADERS = 43
     INCREMENTAL_ALTER_CONFIGS = 44
+    VOTE = 52
+    BEGIN_QUORUM_EPOCH = 53
+    END_QUORUM_EPOCH = 54
+    DESCRIBE_QUORUM = 55
     ALTER_PARTITION = 56
+    FETCH_SNAPSHOT = 59
     BROKER_REGISTRATION = 62
     BROKER_HEARTBEAT = 63
     ALLOCATE_PRODUCER_IDS = 67
@@ -91,7 +108,7 @@ API_REGISTRY: dict[int, ApiSpec] = {
     spec.key: spec
     for spec in (
         ApiSpec(ApiKey.PRODUCE, ProduceRequest, ProduceResponse),
-        ApiSpec(ApiKey.FETCH, FetchRequest, FetchResponse),
+        ApiSpec(ApiKey.FETCH, FetchRequest, FetchResponse, 0, 1),
         ApiSpec(ApiKey.LIST_OFFSETS, ListOffsetsRequest, ListOffsetsResponse),
         ApiSpec(ApiKey.METADATA, MetadataRequest, MetadataResponse, 0, 1),
         ApiSpec(ApiKey.LEADER_AND_ISR, LeaderAndIsrRequest, LeaderAndIsrResponse),
@@ -112,6 +129,11 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.INIT_PRODUCER_ID, InitProducerIdRequest, InitProducerIdResponse),
         ApiSpec(ApiKey.OFFSET_FOR_LEADER_EPOCH, OffsetsForLeaderEpochRequest, OffsetsForLeaderEpochResponse),
         ApiSpec(ApiKey.ALLOCATE_PRODUCER_IDS, AllocateProducerIdsRequest, AllocateProducerIdsResponse),
+        ApiSpec(ApiKey.VOTE, VoteRequest, VoteResponse),
+        ApiSpec(ApiKey.BEGIN_QUORUM_EPOCH, BeginQuorumEpochRequest, BeginQuorumEpochResponse),
+        ApiSpec(ApiKey.END_QUORUM_EPOCH, EndQuorumEpochRequest, EndQuorumEpochResponse),
+        ApiSpec(ApiKey.DESCRIBE_QUORUM, DescribeQuorumRequest, DescribeQuorumResponse),
+        ApiSpec(ApiKey.FETCH_SNAPSHOT, FetchSnapshotRequest, FetchSnapshotResponse),
     )
 }
 

@@ -162,6 +162,9 @@ class StructType(FieldType):
     def from_wire(self, value: Any, version: int, path: str) -> Any:
         return self.cls.from_wire(value, version, path)
 
+    def default(self) -> Any:
+        return self.cls()
+
 
 Int8 = _Int("int8", 8)
 Int16 = _Int("int16", 16)

@@ -2,6 +2,10 @@
 
 ``replica_id`` is -1 for consumers (read up to the high watermark) and the broker id
 for followers (read up to the log end offset, and report their fetch offset).
+Version 1 adds what the KRaft quorum's followers need to fetch the metadata log
+(``__cluster_metadata-0``) from its leader (KIP-595, Fetch v12 in Kafka):
+``cluster_id``, ``last_fetched_epoch`` and, in the answer, ``diverging_epoch`` (truncate
+to it), ``current_leader`` and ``snapshot_id`` (fetch that snapshot first).
 Kafka concept: ``FetchRequest``/``FetchResponse`` with min bytes and max wait.
 """
 
@@ -13,6 +17,7 @@ class FetchPartition(Struct):
         Field("partition", Int32),
         Field("current_leader_epoch", Int32, default=-1),
         Field("fetch_offset", Int64),
+        Field("last_fetched_epoch", Int32, versions="1+", default=-1),
         Field("log_start_offset", Int64, default=-1),
         Field("partition_max_bytes", Int32, default=1048576),
     )
@@ -27,6 +32,7 @@ class FetchTopic(Struct):
 
 class FetchRequest(Struct):
     FIELDS = (
+        Field("cluster_id", Nullable(String), versions="1+"),
         Field("replica_id", Int32, default=-1),
         Field("replica_epoch", Int64, default=-1),
         Field("max_wait_ms", Int32, default=500),
@@ -37,6 +43,31 @@ class FetchRequest(Struct):
     )
 
 
+class EpochEndOffset(Struct):
+    """Where the leader's log diverges from the fetcher's: the end offset of ``epoch``."""
+
+    FIELDS = (
+        Field("epoch", Int32, default=-1),
+        Field("end_offset", Int64, default=-1),
+    )
+
+
+class LeaderIdAndEpoch(Struct):
+    FIELDS = (
+        Field("leader_id", Int32, default=-1),
+        Field("leader_epoch", Int32, default=-1),
+    )
+
+
+class FetchSnapshotId(Struct):
+    """The snapshot a fetcher below the log start offset must load first (KIP-630)."""
+
+    FIELDS = (
+        Field("end_offset", Int64, default=-1),
+        Field("epoch", Int32, default=-1),
+    )
+
+
 class FetchPartitionData(Struct):
     FIELDS = (
         Field("partition_index", Int32),
@@ -44,6 +75,9 @@ class FetchPartitionData(Struct):
         Field("high_watermark", Int64, default=-1),
         Field("last_stable_offset", Int64, default=-1),
         Field("log_start_offset", Int64, default=-1),
+        Field("diverging_epoch", EpochEndOffset, versions="1+"),
+        Field("current_leader", LeaderIdAndEpoch, versions="1+"),
+        Field("snapshot_id", FetchSnapshotId, versions="1+"),
         Field("records", Nullable(Bytes)),
     )
 

@@ -1,0 +1,273 @@
+"""The KRaft quorum's RPCs: Vote (52), BeginQuorumEpoch (53), EndQuorumEpoch (54),
+DescribeQuorum (55) and FetchSnapshot (59).
+
+Voters of ``controller.quorum.voters`` send these to each other about the one
+partition of the metadata log, ``__cluster_metadata-0``; followers replicate that log
+with Fetch (key 1, ``last_fetched_epoch`` and the answer's ``diverging_epoch``,
+``current_leader`` and ``snapshot_id``).  Field names are Kafka's, in snake_case, with
+the same topic / partition nesting, so a request names the partition it is about.
+Errors use Kafka's codes (FENCED_LEADER_EPOCH, INCONSISTENT_VOTER_SET,
+INCONSISTENT_CLUSTER_ID, NOT_LEADER_OR_FOLLOWER, ...).
+
+Kafka concept: KIP-595 (the Raft protocol), KIP-630 (snapshots), KIP-642
+(DescribeQuorum's replica states); the message JSON of the same names.
+"""
+
+from kafkette.protocol.schema import Array, Bool, Bytes, Field, Int16, Int32, Int64, Nullable, String, Struct
+
+# --------------------------------------------------------------------------- Vote
+
+
+class VotePartitionRequest(Struct):
+    FIELDS = (
+        Field("partition_index", Int32),
+        Field("candidate_epoch", Int32),
+        Field("candidate_id", Int32),
+        Field("last_offset_epoch", Int32),
+        Field("last_offset", Int64),
+    )
+
+
+class VoteTopicRequest(Struct):
+    FIELDS = (
+        Field("topic_name", String),
+        Field("partitions", Array(VotePartitionRequest)),
+    )
+
+
+class VoteRequest(Struct):
+    FIELDS = (
+        Field("cluster_id", Nullable(String)),
+        Field("voter_id", Int32, default=-1),
+        Field("topics", Array(VoteTopicRequest)),
+    )
+
+
+class VotePartitionResponse(Struct):
+    FIELDS = (
+        Field("partition_index", Int32),
+        Field("error_code", Int16),
+        Field("leader_id", Int32, default=-1),
+        Field("leader_epoch", Int32, default=-1),
+        Field("vote_granted", Bool),
+    )
+
+
+class VoteTopicResponse(Struct):
+    FIELDS = (
+        Field("topic_name", String),
+        Field("partitions", Array(VotePartitionResponse)),
+    )
+
+
+class VoteResponse(Struct):
+    FIELDS = (
+        Field("error_code", Int16),
+        Field("topics", Array(VoteTopicResponse)),
+    )
+
+
+# -------------------------------------------------------------- BeginQuorumEpoch
+
+
+class BeginQuorumEpochPartitionRequest(Struct):
+    FIELDS = (
+        Field("partition_index", Int32),
+        Field("leader_id", Int32),
+        Field("leader_epoch", Int32),
+    )
+
+
+class BeginQuorumEpochTopicRequest(Struct):
+    FIELDS = (
+        Field("topic_name", String),
+        Field("partitions", Array(BeginQuorumEpochPartitionRequest)),
+    )
+
+
+class BeginQuorumEpochRequest(Struct):
+    FIELDS = (
+        Field("cluster_id", Nullable(String)),
+        Field("voter_id", Int32, default=-1),
+        Field("topics", Array(BeginQuorumEpochTopicRequest)),
+    )
+
+
+class QuorumEpochPartitionResponse(Struct):
+    """Per-partition answer of BeginQuorumEpoch and EndQuorumEpoch."""
+
+    FIELDS = (
+        Field("partition_index", Int32),
+        Field("error_code", Int16),
+        Field("leader_id", Int32, default=-1),
+        Field("leader_epoch", Int32, default=-1),
+    )
+
+
+class QuorumEpochTopicResponse(Struct):
+    FIELDS = (
+        Field("topic_name", String),
+        Field("partitions", Array(QuorumEpochPartitionResponse)),
+    )
+
+
+class BeginQuorumEpochResponse(Struct):
+    FIELDS = (
+        Field("error_code", Int16),
+        Field("topics", Array(QuorumEpochTopicResponse)),
+    )
+
+
+# ---------------------------------------------------------------- EndQuorumEpoch
+
+
+class EndQuorumEpochPartitionRequest(Struct):
+    FIELDS = (
+        Field("partition_index", Int32),
+        Field("leader_id", Int32),
+        Field("leader_epoch", Int32),
+        Field("preferred_successors", Array(Int32)),
+    )
+
+
+class EndQuorumEpochTopicRequest(Struct):
+    FIELDS = (
+        Field("topic_name", String),
+        Field("partitions", Array(EndQuorumEpochPartitionRequest)),
+    )
+
+
+class EndQuorumEpochRequest(Struct):
+    FIELDS = (
+        Field("cluster_id", Nullable(String)),
+        Field("topics", Array(EndQuorumEpochTopicRequest)),
+    )
+
+
+class EndQuorumEpochResponse(Struct):
+    FIELDS = (
+        Field("error_code", Int16),
+        Field("topics", Array(QuorumEpochTopicResponse)),
+    )
+
+
+# ---------------------------------------------------------------- DescribeQuorum
+
+
+class DescribeQuorumPartitionRequest(Struct):
+    FIELDS = (Field("partition_index", Int32),)
+
+
+class DescribeQuorumTopicRequest(Struct):
+    FIELDS = (
+        Field("topic_name", String),
+        Field("partitions", Array(DescribeQuorumPartitionRequest)),
+    )
+
+
+class DescribeQuorumRequest(Struct):
+    FIELDS = (Field("topics", Array(DescribeQuorumTopicRequest)),)
+
+
+class QuorumReplicaState(Struct):
+    """One voter or observer as the leader sees it (times in ms since the epoch, -1 unknown)."""
+
+    FIELDS = (
+        Field("replica_id", Int32),
+        Field("log_end_offset", Int64, default=-1),
+        Field("last_fetch_timestamp", Int64, default=-1),
+        Field("last_caught_up_timestamp", Int64, default=-1),
+    )
+
+
+class DescribeQuorumPartitionResponse(Struct):
+    FIELDS = (
+        Field("partition_index", Int32),
+        Field("error_code", Int16),
+        Field("error_message", Nullable(String)),
+        Field("leader_id", Int32, default=-1),
+        Field("leader_epoch", Int32, default=-1),
+        Field("high_watermark", Int64, default=-1),
+        Field("current_voters", Array(QuorumReplicaState)),
+        Field("observers", Array(QuorumReplicaState)),
+    )
+
+
+class DescribeQuorumTopicResponse(Struct):
+    FIELDS = (
+        Field("topic_name", String),
+        Field("partitions", Array(DescribeQuorumPartitionResponse)),
+    )
+
+
+class DescribeQuorumResponse(Struct):
+    FIELDS = (
+        Field("error_code", Int16),
+        Field("error_message", Nullable(String)),
+        Field("topics", Array(DescribeQuorumTopicResponse)),
+    )
+
+
+# ----------------------------------------------------------------- FetchSnapshot
+
+
+class SnapshotId(Struct):
+    """A snapshot's id: the log offset it ends before and the epoch of the entry before it."""
+
+    FIELDS = (
+        Field("end_offset", Int64, default=-1),
+        Field("epoch", Int32, default=-1),
+    )
+
+
+class FetchSnapshotPartitionRequest(Struct):
+    FIELDS = (
+        Field("partition", Int32),
+        Field("current_leader_epoch", Int32),
+        Field("snapshot_id", SnapshotId),
+        Field("position", Int64),
+    )
+
+
+class FetchSnapshotTopicRequest(Struct):
+    FIELDS = (
+        Field("name", String),
+        Field("partitions", Array(FetchSnapshotPartitionRequest)),
+    )
+
+
+class FetchSnapshotRequest(Struct):
+    FIELDS = (
+        Field("cluster_id", Nullable(String)),
+        Field("replica_id", Int32, default=-1),
+        Field("max_bytes", Int32, default=0x7FFFFFFF),
+        Field("topics", Array(FetchSnapshotTopicRequest)),
+    )
+
+
+class FetchSnapshotPartitionResponse(Struct):
+    FIELDS = (
+        Field("index", Int32),
+        Field("error_code", Int16),
+        Field("snapshot_id", SnapshotId),
+        Field("leader_id", Int32, default=-1),
+        Field("leader_epoch", Int32, default=-1),
+        Field("size", Int64, default=0),
+        Field("position", Int64, default=0),
+        Field("unaligned_records", Nullable(Bytes)),
+    )
+
+
+class FetchSnapshotTopicResponse(Struct):
+    FIELDS = (
+        Field("name", String),
+        Field("partitions", Array(FetchSnapshotPartitionResponse)),
+    )
+
+
+class FetchSnapshotResponse(Struct):
+    FIELDS = (
+        Field("throttle_time_ms", Int32),
+        Field("error_code", Int16),
+        Field("topics", Array(FetchSnapshotTopicResponse)),
+    )
