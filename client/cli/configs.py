@@ -10,10 +10,14 @@ Kafka concept: ``kafka-configs.sh`` (``ConfigCommand``).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 from kafkette.client.admin import AdminClient
-from kafkette.client.cli.shared_options import bootstrap_server_option, run_coroutine
+from kafkette.client.cli.shared_options import admin_client, bootstrap_server_option, run_coroutine
 from kafkette.client.config_resource import (
     AlterConfigOp,
     AlterConfigOpType,
@@ -146,12 +150,46 @@ def format_entries(resource: ConfigResource, entries: dict[str, ConfigEntry], sh
 
 
 def _admin(bootstrap_server: str, request_timeout_ms: int) -> AdminClient:
-    return AdminClient(bootstrap_servers=bootstrap_server, request_timeout_ms=request_timeout_ms,
-                       client_id="kafkette-configs")
+    return admin_client(bootstrap_server, request_timeout_ms, "kafkette-configs")
 
 
-_entity_type_option = click.option("--entity-type", type=click.Choice(sorted(ENTITY_TYPES)), required=True,
-                                   help="topics or brokers.")
+def resolve_entity(entity_type: str | None, entity_name: str | None, topic: str | None,
+                   broker: str | None) -> tuple[str, str | None]:
+    """The (entity type, entity name) from ``--entity-type/--entity-name`` or kafka-configs.sh's
+    shorthands ``--topic NAME`` and ``--broker ID``.
+
+    Raises:
+        click.UsageError: no entity type, or shorthands that contradict the long form.
+    """
+    for flag, kind, value in (("--topic", "topics", topic), ("--broker", "brokers", broker)):
+        if value is None:
+            continue
+        if (entity_type not in (None, kind)) or (entity_name not in (None, value)) or (topic and broker):
+            raise click.UsageError(f"{flag} {value} contradicts the other entity flags")
+        return kind, value
+    if entity_type is None:
+        raise click.UsageError("Option --entity-type is required (or --topic NAME / --broker ID)")
+    return entity_type, entity_name
+
+
+def entity_options(func: Callable[..., None]) -> Callable[..., None]:
+    """Add ``--entity-type``, ``--entity-name``, ``--topic`` and ``--broker``; the command
+    receives ``entity_type`` and ``entity_name``."""
+
+    @functools.wraps(func)
+    def command(*args: Any, entity_type: str | None, entity_name: str | None, topic: str | None,
+                broker: str | None, **kwargs: Any) -> None:
+        kind, name = resolve_entity(entity_type, entity_name, topic, broker)
+        func(*args, entity_type=kind, entity_name=name, **kwargs)
+
+    command = click.option("--broker", default=None, metavar="ID",
+                           help="Same as --entity-type brokers --entity-name ID.")(command)
+    command = click.option("--topic", default=None, metavar="NAME",
+                           help="Same as --entity-type topics --entity-name NAME.")(command)
+    command = click.option("--entity-name", default=None,
+                           help="Topic name or broker id (describe: default every topic/broker).")(command)
+    return click.option("--entity-type", type=click.Choice(sorted(ENTITY_TYPES)), default=None,
+                        help="topics or brokers.")(command)
 
 
 @click.group()
@@ -160,11 +198,10 @@ def configs() -> None:
 
 
 @configs.command("describe")
-@_entity_type_option
-@click.option("--entity-name", default=None, help="Topic name or broker id (default: every topic/broker).")
 @click.option("--all", "show_all", is_flag=True, help="Every config, not only the dynamic overrides.")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
+@entity_options
 def describe(entity_type: str, entity_name: str | None, show_all: bool, request_timeout_ms: int,
              bootstrap_server: str) -> None:
     """Describe the configs of a topic or a broker."""
@@ -186,12 +223,11 @@ def describe(entity_type: str, entity_name: str | None, show_all: bool, request_
 
 
 @configs.command("alter")
-@_entity_type_option
-@click.option("--entity-name", default=None, help="Topic name or broker id.")
 @click.option("--add-config", default=None, metavar="K=V,K2=V2", help="Configs to set (k=[a,b] for lists).")
 @click.option("--delete-config", default=None, metavar="K,K2", help="Overrides to remove.")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
+@entity_options
 def alter(entity_type: str, entity_name: str | None, add_config: str | None, delete_config: str | None,
           request_timeout_ms: int, bootstrap_server: str) -> None:
     """Set or remove config overrides of a topic or a broker."""

@@ -1,9 +1,13 @@
 """``kafkette consume``: print records of a topic, in the manner of the console consumer.
 
-Owns: the command.  Values go to stdout one per line (``null`` for a null value);
-with ``--property print.key=true`` each line is key, separator, value.  Stops after
+Owns: the command and its ``--offset`` rules.  Records are printed by
+``DefaultMessageFormatter`` (values one per line by default; ``--property print.key=true``
+and the other ``print.*`` properties add fields).  ``--partition`` with ``--offset``
+(a number, ``earliest`` or ``latest``) starts there; ``--consumer-property k=v`` and
+``--consumer.config FILE`` set Kafka consumer properties.  Stops after
 ``--max-messages`` or after ``--timeout-ms`` without a record; otherwise runs until
-Ctrl-C.  Kafka concept: ``kafka-console-consumer.sh``.
+Ctrl-C.  A progress line goes to stderr when it is a terminal.  Kafka concept:
+``kafka-console-consumer.sh``.
 """
 
 from __future__ import annotations
@@ -12,20 +16,49 @@ import asyncio
 
 import click
 
-from kafkette.client.cli.shared_options import bootstrap_server_option, parse_key_value, run_coroutine
+from kafkette.client.cli.message_formatter import DefaultMessageFormatter
+from kafkette.client.cli.progress import progress_bar
+from kafkette.client.cli.shared_options import (
+    bootstrap_server_option,
+    parse_key_value,
+    remember_command_config,
+    run_coroutine,
+    sdk_settings,
+)
 from kafkette.client.consumer import Consumer
 from kafkette.protocol.topic_partition import TopicPartition
 
-SUPPORTED_PROPERTIES = ("print.key", "key.separator", "print.partition", "print.offset")
+
+def parse_offset(offset: str | None, partition: int | None, from_beginning: bool) -> int | str | None:
+    """``--offset``: a non-negative offset, ``earliest`` or ``latest`` (kafka-console-consumer's rules).
+
+    Returns:
+        The offset, ``"earliest"``, ``"latest"`` or None when not given.
+
+    Raises:
+        click.UsageError: --offset without --partition, with --from-beginning, or malformed.
+    """
+    if offset is None:
+        return None
+    if partition is None:
+        raise click.UsageError("The partition is required when offset is specified.")
+    if from_beginning:
+        raise click.UsageError("Options from-beginning and offset cannot be specified together.")
+    text = offset.strip().lower()
+    if text in ("earliest", "latest"):
+        return text
+    if not text.isdigit():
+        raise click.UsageError(f"The offset {offset!r} must be a non-negative number, 'earliest' or 'latest'")
+    return int(text)
 
 
-def format_record(key: bytes | None, value: bytes | None, *, print_key: bool, separator: bytes,
-                  prefix: bytes = b"") -> bytes:
-    """One output line (newline included) for a record."""
-    value_text = b"null" if value is None else value
-    if print_key:
-        return prefix + (b"null" if key is None else key) + separator + value_text + b"\n"
-    return prefix + value_text + b"\n"
+async def _position(consumer: Consumer, tp: TopicPartition, start: int | str | None) -> None:
+    if start == "earliest":
+        await consumer.seek_to_beginning(tp)
+    elif start == "latest":
+        await consumer.seek_to_end(tp)
+    elif isinstance(start, int):
+        consumer.seek(tp, start)
 
 
 @click.command()
@@ -33,31 +66,40 @@ def format_record(key: bytes | None, value: bytes | None, *, print_key: bool, se
 @click.option("--from-beginning", is_flag=True, help="Start at the earliest offset (default: the end).")
 @click.option("--max-messages", type=click.IntRange(1), default=None, help="Exit after N records.")
 @click.option("--partition", type=click.IntRange(0), default=None, help="Consume only this partition.")
+@click.option("--offset", default=None, metavar="OFFSET|earliest|latest",
+              help="Where to start in --partition (default: latest, or earliest with --from-beginning).")
 @click.option("--timeout-ms", type=click.IntRange(1), default=None,
               help="Exit when no record arrives for this long (ms).")
 @click.option("--property", "properties", multiple=True, metavar="KEY=VALUE",
-              help="print.key=true, key.separator=S, print.partition=true, print.offset=true.")
+              help="Formatter property: print.timestamp, print.partition, print.offset, print.headers, "
+                   "print.key, print.value, key.separator, line.separator, headers.separator, null.literal.")
+@click.option("--consumer-property", "consumer_properties", multiple=True, metavar="KEY=VALUE",
+              help="Kafka consumer property (fetch.max.wait.ms=100, client.id=..., ...); repeatable.")
+@click.option("--consumer.config", "consumer_config", default=None, metavar="FILE",
+              type=click.Path(exists=True, dir_okay=False), expose_value=False, callback=remember_command_config,
+              is_eager=True, help="Same as --command-config.")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
-def consume(topic: str, from_beginning: bool, max_messages: int | None, partition: int | None,
-            timeout_ms: int | None, properties: tuple[str, ...], request_timeout_ms: int,
-            bootstrap_server: str) -> None:
+def consume(topic: str, from_beginning: bool, max_messages: int | None, partition: int | None, offset: str | None,
+            timeout_ms: int | None, properties: tuple[str, ...], consumer_properties: tuple[str, ...],
+            request_timeout_ms: int, bootstrap_server: str) -> None:
     """Print the records of TOPIC to standard output."""
-    props = dict(parse_key_value(p, "--property") for p in properties)
-    unknown = sorted(set(props) - set(SUPPORTED_PROPERTIES))
-    if unknown:
-        raise click.UsageError(f"Unknown --property {unknown[0]!r} (supported: {', '.join(SUPPORTED_PROPERTIES)})")
-    print_key = props.get("print.key", "false").lower() == "true"
-    print_partition = props.get("print.partition", "false").lower() == "true"
-    print_offset = props.get("print.offset", "false").lower() == "true"
-    separator = props.get("key.separator", "\t").encode("utf-8")
+    start = parse_offset(offset, partition, from_beginning)
+    try:
+        formatter = DefaultMessageFormatter.from_properties(dict(parse_key_value(p, "--property") for p in properties))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    settings = sdk_settings(Consumer, properties=consumer_properties, property_flag="--consumer-property", flags={
+        "bootstrap_servers": ("bootstrap_server", bootstrap_server),
+        "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
+        "auto_offset_reset": ("from_beginning", "earliest" if from_beginning else "latest"),
+        "client_id": (None, "kafkette-console-consumer"),
+    })
     out = click.get_binary_stream("stdout")
 
     async def run() -> int:
         count = 0
-        async with Consumer(bootstrap_servers=bootstrap_server, request_timeout_ms=request_timeout_ms,
-                            auto_offset_reset="earliest" if from_beginning else "latest",
-                            client_id="kafkette-console-consumer") as consumer:
+        async with Consumer(**settings) as consumer:
             if partition is not None:
                 known = await consumer.partitions_for_topic(topic)
                 if partition not in known:
@@ -65,28 +107,26 @@ def consume(topic: str, from_beginning: bool, max_messages: int | None, partitio
                 partitions = [partition]
             else:
                 partitions = sorted(await consumer.partitions_for_topic(topic))
-            consumer.assign([TopicPartition(topic, p) for p in partitions])
+            assigned = [TopicPartition(topic, p) for p in partitions]
+            consumer.assign(assigned)
+            for tp in assigned:
+                await _position(consumer, tp, start)
             loop = asyncio.get_running_loop()
             last_record = loop.time()
-            while max_messages is None or count < max_messages:
-                remaining = None if max_messages is None else max_messages - count
-                batches = await consumer.getmany(timeout_ms=500, max_records=remaining)
-                if not batches:
-                    if timeout_ms is not None and (loop.time() - last_record) * 1000 >= timeout_ms:
-                        break
-                    continue
-                last_record = loop.time()
-                for records in batches.values():
-                    for r in records:
-                        prefix = b""
-                        if print_partition:
-                            prefix += f"Partition:{r.partition}\t".encode()
-                        if print_offset:
-                            prefix += f"Offset:{r.offset}\t".encode()
-                        out.write(format_record(r.key, r.value, print_key=print_key, separator=separator,
-                                                prefix=prefix))
-                        count += 1
-                out.flush()
+            with progress_bar("consume", total=max_messages) as progress:
+                while max_messages is None or count < max_messages:
+                    remaining = None if max_messages is None else max_messages - count
+                    batches = await consumer.getmany(timeout_ms=500, max_records=remaining)
+                    if not batches:
+                        if timeout_ms is not None and (loop.time() - last_record) * 1000 >= timeout_ms:
+                            break
+                        continue
+                    last_record = loop.time()
+                    for records in batches.values():
+                        out.write(b"".join(formatter.format(r) for r in records))
+                        count += len(records)
+                        progress.update(len(records))
+                    out.flush()
         return count
 
     try:

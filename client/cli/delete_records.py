@@ -17,8 +17,7 @@ from typing import Any
 
 import click
 
-from kafkette.client.admin import AdminClient
-from kafkette.client.cli.shared_options import bootstrap_server_option, run_coroutine
+from kafkette.client.cli.shared_options import admin_client, bootstrap_server_option, run_coroutine
 from kafkette.protocol.topic_partition import TopicPartition
 
 
@@ -65,7 +64,7 @@ def delete_records(offset_json_file: Path, timeout_ms: int, bootstrap_server: st
     offsets = parse_offset_json(offset_json_file.read_text(encoding="utf-8"))
 
     async def run() -> dict[TopicPartition, int]:
-        async with AdminClient(bootstrap_servers=bootstrap_server) as admin:
+        async with admin_client(bootstrap_server, None, "kafkette-delete-records") as admin:
             return await admin.delete_records(offsets, timeout_ms=timeout_ms)
 
     click.echo("Executing records delete operation")

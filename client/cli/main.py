@@ -1,7 +1,8 @@
 """The ``kafkette`` command: the click group, its subcommands and one-line errors.
 
 Owns: ``KafketteGroup`` (runs click in non-standalone mode and turns user mistakes
-into one ``Error: ...`` line on stderr with a non-zero exit, no traceback), the
+into one ``Error: ...`` line on stderr with a non-zero exit, no traceback; a flag of
+Kafka's tools that kafkette does not take names what to use instead), the
 ``kafkette`` group and ``main()`` (console script ``kafkette``).  Each command group
 lives in its own module (cluster, broker, topics, configs, produce, consume, perf,
 delete-records).
@@ -19,6 +20,7 @@ from kafkette.client.cli.cluster import cluster
 from kafkette.client.cli.configs import configs
 from kafkette.client.cli.consume import consume
 from kafkette.client.cli.delete_records import delete_records
+from kafkette.client.cli.kafka_flags import advice_for
 from kafkette.client.cli.perf import perf
 from kafkette.client.cli.produce import produce
 from kafkette.client.cli.topics import topics
@@ -44,6 +46,11 @@ class KafketteGroup(click.Group):
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
             result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.NoSuchOption as exc:
+            path = exc.ctx.command_path if exc.ctx is not None else "kafkette"
+            message = advice_for(exc.option_name, path) or _one_line(Exception(exc.format_message()))
+            click.echo(f"Error: {message}", err=True)
+            sys.exit(exc.exit_code)
         except click.ClickException as exc:
             click.echo(f"Error: {_one_line(Exception(exc.format_message()))}", err=True)
             sys.exit(exc.exit_code)

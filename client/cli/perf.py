@@ -20,7 +20,8 @@ from array import array
 
 import click
 
-from kafkette.client.cli.shared_options import bootstrap_server_option, run_coroutine
+from kafkette.client.cli.progress import progress_bar
+from kafkette.client.cli.shared_options import bootstrap_server_option, run_coroutine, sdk_settings
 from kafkette.client.consumer import Consumer
 from kafkette.client.producer import Producer
 from kafkette.protocol.compression import CODEC_BY_NAME
@@ -128,26 +129,33 @@ def produce(topic: str, num_records: int, record_size: int, throughput: int, ack
     rng = random.Random(0)
     payload = bytes(rng.randrange(65, 91) for _ in range(record_size))
 
+    settings = sdk_settings(Producer, flags={
+        "bootstrap_servers": ("bootstrap_server", bootstrap_server), "acks": ("acks", acks),
+        "linger_ms": ("linger_ms", linger_ms), "max_batch_size": ("batch_size", batch_size),
+        "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
+        "compression_type": ("compression_type", compression_type), "client_id": (None, "kafkette-perf-producer"),
+    })
+
     async def run() -> str:
         stats = ProduceStats()
-        async with Producer(bootstrap_servers=bootstrap_server, acks=acks, linger_ms=linger_ms,
-                            max_batch_size=batch_size, request_timeout_ms=request_timeout_ms,
-                            compression_type=compression_type,
-                            client_id="kafkette-perf-producer") as producer:
+        async with Producer(**settings) as producer:
             await producer.partitions_for(topic)
             perf_counter = time.perf_counter
             start = perf_counter()
-            for i in range(num_records):
-                sent_at = perf_counter()
-                fut = await producer.send(topic, payload)
-                fut.add_done_callback(lambda f, t=sent_at: stats.record(t, f))
-                if throughput > 0 and (i + 1) > throughput * (perf_counter() - start):
-                    await asyncio.sleep((i + 1) / throughput - (perf_counter() - start))
-                elif i % 1000 == 999:
-                    await asyncio.sleep(0)  # let the sender and callbacks run
-                if stats.first_error is not None:
-                    raise stats.first_error
-            await producer.flush()
+            with progress_bar("perf produce", total=num_records) as progress:
+                for i in range(num_records):
+                    sent_at = perf_counter()
+                    fut = await producer.send(topic, payload)
+                    fut.add_done_callback(lambda f, t=sent_at: stats.record(t, f))
+                    if throughput > 0 and (i + 1) > throughput * (perf_counter() - start):
+                        await asyncio.sleep((i + 1) / throughput - (perf_counter() - start))
+                    elif i % 1000 == 999:
+                        progress.update(1000)
+                        await asyncio.sleep(0)  # let the sender and callbacks run
+                    if stats.first_error is not None:
+                        raise stats.first_error
+                progress.update(num_records - progress.n)
+                await producer.flush()
             elapsed = perf_counter() - start
         if stats.first_error is not None:
             raise stats.first_error
@@ -168,27 +176,33 @@ def consume(topic: str, messages: int, timeout_ms: int, fetch_max_wait_ms: int, 
             bootstrap_server: str) -> None:
     """Consume MESSAGES records from the beginning of TOPIC and report throughput."""
 
+    settings = sdk_settings(Consumer, flags={
+        "bootstrap_servers": ("bootstrap_server", bootstrap_server), "auto_offset_reset": (None, "earliest"),
+        "fetch_max_wait_ms": ("fetch_max_wait_ms", fetch_max_wait_ms),
+        "request_timeout_ms": ("request_timeout_ms", request_timeout_ms), "client_id": (None, "kafkette-perf-consumer"),
+    })
+
     async def run() -> tuple[int, int, float]:
         count = 0
         total_bytes = 0
-        async with Consumer(bootstrap_servers=bootstrap_server, auto_offset_reset="earliest",
-                            fetch_max_wait_ms=fetch_max_wait_ms, request_timeout_ms=request_timeout_ms,
-                            client_id="kafkette-perf-consumer") as consumer:
+        async with Consumer(**settings) as consumer:
             partitions = sorted(await consumer.partitions_for_topic(topic))
             consumer.assign([TopicPartition(topic, p) for p in partitions])
             start = last_record = time.perf_counter()
-            while count < messages:
-                batches = await consumer.getmany(timeout_ms=200, max_records=messages - count)
-                now = time.perf_counter()
-                if not batches:
-                    if (now - last_record) * 1000 >= timeout_ms:
-                        break
-                    continue
-                last_record = now
-                for records in batches.values():
-                    count += len(records)
-                    for r in records:
-                        total_bytes += len(r.value) if r.value is not None else 0
+            with progress_bar("perf consume", total=messages) as progress:
+                while count < messages:
+                    batches = await consumer.getmany(timeout_ms=200, max_records=messages - count)
+                    now = time.perf_counter()
+                    if not batches:
+                        if (now - last_record) * 1000 >= timeout_ms:
+                            break
+                        continue
+                    last_record = now
+                    for records in batches.values():
+                        count += len(records)
+                        progress.update(len(records))
+                        for r in records:
+                            total_bytes += len(r.value) if r.value is not None else 0
             elapsed = time.perf_counter() - start
         return count, total_bytes, elapsed
 
@@ -276,16 +290,19 @@ def end_to_end(topic: str, num_records: int, record_size: int, throughput: int, 
     p99.9 in ms, as Kafka's EndToEndLatency tool.
     """
     padding = b"x" * (record_size - SEND_TIME.size)
+    common = {"bootstrap_servers": ("bootstrap_server", bootstrap_server),
+              "request_timeout_ms": ("request_timeout_ms", request_timeout_ms)}
+    consumer_settings = sdk_settings(Consumer, flags={
+        **common, "auto_offset_reset": (None, "latest"), "fetch_max_wait_ms": ("fetch_max_wait_ms", fetch_max_wait_ms),
+        "client_id": (None, "kafkette-perf-end-to-end-consumer")})
+    producer_settings = sdk_settings(Producer, flags={
+        **common, "acks": ("acks", acks), "linger_ms": ("linger_ms", linger_ms),
+        "client_id": (None, "kafkette-perf-end-to-end-producer")})
 
     async def run() -> tuple[EndToEndStats, float]:
         stats = EndToEndStats()
         sending_done = asyncio.Event()
-        async with Consumer(bootstrap_servers=bootstrap_server, auto_offset_reset="latest",
-                            fetch_max_wait_ms=fetch_max_wait_ms, request_timeout_ms=request_timeout_ms,
-                            client_id="kafkette-perf-end-to-end-consumer") as consumer, \
-                Producer(bootstrap_servers=bootstrap_server, acks=acks, linger_ms=linger_ms,
-                         request_timeout_ms=request_timeout_ms,
-                         client_id="kafkette-perf-end-to-end-producer") as producer:
+        async with Consumer(**consumer_settings) as consumer, Producer(**producer_settings) as producer:
             partitions = await producer.partitions_for(topic)
             assigned = [TopicPartition(topic, p) for p in partitions]
             consumer.assign(assigned)

@@ -2,7 +2,10 @@
 
 Owns: the command and its line parsing (``--key-separator``, or Kafka's
 ``--property parse.key=true --property key.separator=S``).  Each line is one record;
-with a separator the text before it is the key.  Kafka concept:
+with a separator the text before it is the key.  ``--producer-property k=v``,
+``--producer.config FILE`` (or ``--command-config``) and ``--request-required-acks`` are
+the console producer's; a progress line goes to stderr when it is a terminal (bytes of
+a file on stdin, else records).  Kafka concept:
 ``kafka-console-producer.sh``.
 """
 
@@ -16,7 +19,14 @@ from typing import BinaryIO
 
 import click
 
-from kafkette.client.cli.shared_options import bootstrap_server_option, parse_key_value, run_coroutine
+from kafkette.client.cli.progress import input_size_bytes, progress_bar
+from kafkette.client.cli.shared_options import (
+    bootstrap_server_option,
+    parse_key_value,
+    remember_command_config,
+    run_coroutine,
+    sdk_settings,
+)
 from kafkette.client.producer import Producer
 from kafkette.protocol.compression import CODEC_BY_NAME
 
@@ -97,22 +107,36 @@ def key_separator_from(key_separator: str | None, properties: tuple[str, ...]) -
 @click.command()
 @click.option("--topic", required=True, help="Topic to produce to.")
 @click.option("--key-separator", default=None, help="Split each line into key and value at the first S.")
-@click.option("--acks", type=click.Choice(["all", "-1", "0", "1"]), default="all", show_default=True)
+@click.option("--acks", "--request-required-acks", "acks", type=click.Choice(["all", "-1", "0", "1"]), default="all",
+              show_default=True, help="Acknowledgements the leader waits for (Kafka's --request-required-acks).")
 @click.option("--linger-ms", type=click.IntRange(0), default=5, show_default=True)
 @click.option("--batch-size", type=click.IntRange(1), default=16384, show_default=True, help="Bytes per batch.")
 @click.option("--property", "properties", multiple=True, metavar="KEY=VALUE",
               help="parse.key=true and key.separator=S, as in kafka-console-producer.")
+@click.option("--producer-property", "producer_properties", multiple=True, metavar="KEY=VALUE",
+              help="Kafka producer property (linger.ms=10, enable.idempotence=false, ...); repeatable.")
+@click.option("--producer.config", "producer_config", default=None, metavar="FILE",
+              type=click.Path(exists=True, dir_okay=False), expose_value=False, callback=remember_command_config,
+              is_eager=True, help="Same as --command-config.")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @click.option("--compression-codec", type=click.Choice(list(CODEC_BY_NAME)), default="none", show_default=True,
               is_flag=False, flag_value="gzip",
               help="Codec of each batch; given without a value it is gzip, as in kafka-console-producer.")
 @bootstrap_server_option
 def produce(topic: str, key_separator: str | None, acks: str, linger_ms: int, batch_size: int,
-            properties: tuple[str, ...], request_timeout_ms: int, compression_codec: str,
-            bootstrap_server: str) -> None:
+            properties: tuple[str, ...], producer_properties: tuple[str, ...], request_timeout_ms: int,
+            compression_codec: str, bootstrap_server: str) -> None:
     """Send each line of standard input as one record to TOPIC."""
     separator = key_separator_from(key_separator, properties)
+    settings = sdk_settings(Producer, properties=producer_properties, property_flag="--producer-property", flags={
+        "bootstrap_servers": ("bootstrap_server", bootstrap_server), "acks": ("acks", acks),
+        "linger_ms": ("linger_ms", linger_ms), "max_batch_size": ("batch_size", batch_size),
+        "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
+        "compression_type": ("compression_codec", compression_codec),
+        "client_id": (None, "kafkette-console-producer"),
+    })
     stdin = click.get_binary_stream("stdin")
+    size = input_size_bytes(stdin)
 
     async def run() -> int:
         failures: list[BaseException] = []
@@ -122,21 +146,20 @@ def produce(topic: str, key_separator: str | None, acks: str, linger_ms: int, ba
                 failures.append(fut.exception())  # type: ignore[arg-type]
 
         count = 0
-        async with Producer(bootstrap_servers=bootstrap_server, acks=acks, linger_ms=linger_ms,
-                            max_batch_size=batch_size, request_timeout_ms=request_timeout_ms,
-                            compression_type=compression_codec,
-                            client_id="kafkette-console-producer") as producer:
+        async with Producer(**settings) as producer:
             line_number = 0
-            async for raw in stdin_lines(stdin):
-                line_number += 1
-                if failures:
-                    break
-                line = raw.rstrip(b"\r\n")
-                key, value = split_line(line, separator, line_number)
-                fut = await producer.send(topic, value, key=key)
-                fut.add_done_callback(on_done)
-                count += 1
-            await producer.flush()
+            with progress_bar("produce", total=size, unit="B" if size is not None else "records") as progress:
+                async for raw in stdin_lines(stdin):
+                    line_number += 1
+                    if failures:
+                        break
+                    line = raw.rstrip(b"\r\n")
+                    key, value = split_line(line, separator, line_number)
+                    fut = await producer.send(topic, value, key=key)
+                    fut.add_done_callback(on_done)
+                    count += 1
+                    progress.update(len(raw) if size is not None else 1)
+                await producer.flush()
         if failures:
             raise failures[0]
         return count

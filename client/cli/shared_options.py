@@ -1,17 +1,24 @@
-"""What every ``kafkette`` command shares: ``--bootstrap-server`` and the event loop.
+"""What every ``kafkette`` client command shares: ``--bootstrap-server``, ``--command-config``
+and the event loop.
 
-Owns: the ``bootstrap_server_option`` decorator (Kafka's flag name and default) and
-``run_coroutine`` (runs a command's coroutine on uvloop when available).  Error
-presentation (one line on stderr) lives in ``kafkette.client.cli.main``.
+Owns: the ``bootstrap_server_option`` and ``command_config_option`` decorators (Kafka's
+flag names and defaults), ``sdk_settings`` (the keyword arguments of the SDK class a
+command builds: Kafka client properties from ``--command-config FILE`` and from
+``--producer-property`` / ``--consumer-property k=v``, under the command's own flags
+when those are given) and ``run_coroutine`` (runs a command's coroutine on uvloop).
+Error presentation (one line on stderr) lives in ``kafkette.client.cli.main``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
+
+from kafkette.client.client_properties import client_settings, read_properties_file
 
 DEFAULT_BOOTSTRAP_SERVER = "127.0.0.1:9092"
 
@@ -19,12 +26,83 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+COMMAND_CONFIG_KEY = "kafkette.command_config"
+
+
+def remember_command_config(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """Click callback of ``--command-config`` and its aliases (``--producer.config``, ...)."""
+    if value is not None or COMMAND_CONFIG_KEY not in ctx.meta:
+        ctx.meta[COMMAND_CONFIG_KEY] = value
+
+
 def bootstrap_server_option(func: F) -> F:
-    """Add ``--bootstrap-server HOST:PORT[,HOST:PORT...]`` (default 127.0.0.1:9092)."""
+    """Add the flags every client command takes: ``--bootstrap-server HOST:PORT[,...]``
+    (default 127.0.0.1:9092) and ``--command-config FILE`` (a Kafka client properties file:
+    ``request.timeout.ms``, ``client.id``, ``bootstrap.servers``, ...; read by ``sdk_settings``)."""
+    func = click.option(
+        "--command-config", default=None, metavar="FILE", type=click.Path(exists=True, dir_okay=False),
+        expose_value=False, callback=remember_command_config, is_eager=True,
+        help="Kafka client properties file (request.timeout.ms, client.id, ...); flags given win.",
+    )(func)
     return click.option(
         "--bootstrap-server", "bootstrap_server", default=DEFAULT_BOOTSTRAP_SERVER, show_default=True,
         metavar="HOST:PORT[,...]", help="Broker(s) to bootstrap from.",
     )(func)
+
+
+def sdk_settings(target: type, *, properties: Sequence[str] = (), property_flag: str = "--property",
+                 flags: Mapping[str, tuple[str | None, Any]]) -> dict[str, Any]:
+    """The keyword arguments for ``target`` (``Producer``, ``Consumer`` or ``AdminClient``).
+
+    Precedence, lowest first: the command's flag defaults, ``--command-config FILE``,
+    ``properties`` (``k=v`` from ``--producer-property`` / ``--consumer-property``), then the
+    flags the user typed.
+
+    Args:
+        target: the SDK class the command builds.
+        properties: ``key=value`` strings given to ``property_flag``.
+        property_flag: the flag ``properties`` came from, for messages.
+        flags: ``{keyword: (click parameter name, value)}`` of the command's own flags,
+            ``bootstrap_servers`` included (``{"request_timeout_ms": ("request_timeout_ms", 30000)}``);
+            a parameter name of None marks a value the command sets only by default.
+
+    Returns:
+        ``{keyword: value}`` for ``target(**settings)``.
+
+    Raises:
+        click.UsageError: a malformed ``k=v``, an unknown property or a bad value; the
+            message names the property and where it came from.
+    """
+    ctx = click.get_current_context()
+    command_config = ctx.meta.get(COMMAND_CONFIG_KEY)
+    try:
+        settings = client_settings(read_properties_file(command_config), target, source=command_config) \
+            if command_config else {}
+        given = dict(parse_key_value(p, property_flag) for p in properties)
+        settings.update(client_settings(given, target, source=property_flag) if given else {})
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    for keyword, (parameter, value) in flags.items():
+        typed = parameter is not None and ctx.get_parameter_source(parameter) is not ParameterSource.DEFAULT
+        if keyword not in settings or typed:
+            settings[keyword] = value
+    return settings
+
+
+def admin_client(bootstrap_server: str, request_timeout_ms: int | None, client_id: str) -> Any:
+    """An ``AdminClient`` from ``--bootstrap-server``, ``--request-timeout-ms`` (when the command
+    has it) and ``--command-config`` (see ``sdk_settings``).
+
+    Raises:
+        click.UsageError: a bad ``--command-config`` file.
+    """
+    from kafkette.client.admin import AdminClient  # the CLI's commands import this module first
+
+    flags: dict[str, tuple[str | None, Any]] = {"bootstrap_servers": ("bootstrap_server", bootstrap_server),
+                                         "client_id": (None, client_id)}
+    if request_timeout_ms is not None:
+        flags["request_timeout_ms"] = ("request_timeout_ms", request_timeout_ms)
+    return AdminClient(**sdk_settings(AdminClient, flags=flags))
 
 
 def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:

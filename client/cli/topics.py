@@ -11,10 +11,19 @@ Kafka concept: ``kafka-topics.sh`` (``TopicCommand``) and ``kafka-leader-electio
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 from kafkette.client.admin import AdminClient, NewPartitions, NewTopic, TopicDescription
-from kafkette.client.cli.shared_options import bootstrap_server_option, parse_key_value, run_coroutine
+from kafkette.client.cli.shared_options import (
+    admin_client,
+    bootstrap_server_option,
+    parse_key_value,
+    run_coroutine,
+)
 from kafkette.client.config_resource import ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource
 from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     ElectionNotNeededError,
@@ -197,9 +206,37 @@ def topic_summary_line(description: TopicDescription, configs: dict[str, ConfigE
             f"ReplicationFactor: {replication_factor}\tConfigs: {overrides}")
 
 
+def resolve_topic_name(positional: str | None, option: str | None, *, required: bool) -> str | None:
+    """The topic NAME given positionally or as ``--topic NAME`` (kafka-topics.sh's form).
+
+    Raises:
+        click.UsageError: two different names, or none where one is required.
+    """
+    if positional is not None and option is not None and positional != option:
+        raise click.UsageError(f"Topic given twice: {positional!r} and --topic {option!r}")
+    name = positional if positional is not None else option
+    if required and name is None:
+        raise click.UsageError("Missing option '--topic' (or the topic NAME)")
+    return name
+
+
+def topic_name_argument(*, required: bool) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Add ``NAME`` and ``--topic NAME`` to a command; it receives one ``name``."""
+
+    def decorate(func: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(func)
+        def command(*args: Any, name: str | None, topic: str | None, **kwargs: Any) -> None:
+            func(*args, name=resolve_topic_name(name, topic, required=required), **kwargs)
+
+        command = click.option("--topic", "topic", default=None, metavar="NAME",
+                               help="The topic (same as the positional NAME).")(command)
+        return click.argument("name", required=False)(command)
+
+    return decorate
+
+
 def _admin(bootstrap_server: str, request_timeout_ms: int) -> AdminClient:
-    return AdminClient(bootstrap_servers=bootstrap_server, request_timeout_ms=request_timeout_ms,
-                       client_id="kafkette-topics")
+    return admin_client(bootstrap_server, request_timeout_ms, "kafkette-topics")
 
 
 @click.group()
@@ -208,7 +245,6 @@ def topics() -> None:
 
 
 @topics.command("create")
-@click.argument("name")
 @click.option("--partitions", type=int, default=None, help="Number of partitions (default: broker's num.partitions).")
 @click.option("--replication-factor", type=int, default=None,
               help="Replicas per partition (default: broker's default.replication.factor).")
@@ -218,6 +254,7 @@ def topics() -> None:
 @click.option("--if-not-exists", is_flag=True, help="Succeed silently when the topic exists.")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
+@topic_name_argument(required=True)
 def create(name: str, partitions: int | None, replication_factor: int | None, replica_assignment: str | None,
            configs: tuple[str, ...], if_not_exists: bool, request_timeout_ms: int, bootstrap_server: str) -> None:
     """Create topic NAME."""
@@ -235,8 +272,7 @@ def create(name: str, partitions: int | None, replication_factor: int | None, re
     )
 
     async def run() -> bool:
-        async with AdminClient(bootstrap_servers=bootstrap_server, request_timeout_ms=request_timeout_ms,
-                               client_id="kafkette-topics") as admin:
+        async with _admin(bootstrap_server, request_timeout_ms) as admin:
             if "." in name or "_" in name:
                 for other in colliding_topics(name, await admin.list_topics()):
                     click.echo(f"WARNING: Topic {name} collides with existing topic {other}: '.' and '_' are the "
@@ -260,8 +296,7 @@ def list_(request_timeout_ms: int, bootstrap_server: str) -> None:
     """List topic names."""
 
     async def run() -> list[str]:
-        async with AdminClient(bootstrap_servers=bootstrap_server, request_timeout_ms=request_timeout_ms,
-                               client_id="kafkette-topics") as admin:
+        async with _admin(bootstrap_server, request_timeout_ms) as admin:
             return await admin.list_topics()
 
     for name in run_coroutine(run()):
@@ -269,12 +304,12 @@ def list_(request_timeout_ms: int, bootstrap_server: str) -> None:
 
 
 @topics.command("describe")
-@click.argument("name", required=False)
 @click.option("--under-replicated-partitions", is_flag=True,
               help="Only partitions whose ISR is smaller than their replica list.")
 @click.option("--unavailable-partitions", is_flag=True, help="Only partitions without a live leader.")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
+@topic_name_argument(required=False)
 def describe(name: str | None, under_replicated_partitions: bool, unavailable_partitions: bool,
              request_timeout_ms: int, bootstrap_server: str) -> None:
     """Describe topic NAME (default: every topic): configs and partitions."""
@@ -305,13 +340,13 @@ def describe(name: str | None, under_replicated_partitions: bool, unavailable_pa
 
 
 @topics.command("alter")
-@click.argument("name")
 @click.option("--partitions", type=int, default=None, help="The new (larger) number of partitions.")
 @click.option("--replica-assignment", default=None, metavar="B:B,B:B,...",
               help="Replicas of the partitions (all of them, existing first, or only the new ones).")
 @click.option("--if-exists", is_flag=True, help="Do nothing when the topic does not exist.")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
+@topic_name_argument(required=True)
 def alter(name: str, partitions: int | None, replica_assignment: str | None, if_exists: bool,
           request_timeout_ms: int, bootstrap_server: str) -> None:
     """Increase the partitions of topic NAME (CreatePartitions)."""
@@ -337,10 +372,10 @@ def alter(name: str, partitions: int | None, replica_assignment: str | None, if_
 
 
 @topics.command("delete")
-@click.argument("name")
 @click.option("--if-exists", is_flag=True, help="Do nothing when the topic does not exist.")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
+@topic_name_argument(required=True)
 def delete(name: str, if_exists: bool, request_timeout_ms: int, bootstrap_server: str) -> None:
     """Delete topic NAME (DeleteTopics)."""
     from kafkette.protocol.errors import RequestTimedOutError  # type: ignore[attr-defined]
@@ -368,12 +403,12 @@ def _partition_list(tps: list[TopicPartition]) -> str:
 
 
 @topics.command("elect-leaders")
-@click.argument("name", required=False)
 @click.option("--partition", type=click.IntRange(0), default=None, help="Only this partition of NAME.")
 @click.option("--election-type", type=click.Choice(["preferred", "unclean"], case_sensitive=False),
               default="preferred", show_default=True)
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
+@topic_name_argument(required=False)
 def elect_leaders(name: str | None, partition: int | None, election_type: str, request_timeout_ms: int,
                   bootstrap_server: str) -> None:
     """Elect the preferred (or, unclean, any live) leader of NAME's partitions (default: all)."""

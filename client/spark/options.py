@@ -15,13 +15,13 @@ Every mistake raises ``ValueError`` naming the option, before any Spark task run
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafkette.client.client_properties import client_settings
 from kafkette.client.consumer import Consumer
 from kafkette.client.producer import Producer
 from kafkette.protocol.topic_partition import TopicPartition
@@ -50,8 +50,6 @@ _REJECTED_PRODUCER = {
     "value.serializer": "values are always written as bytes (cast the value column to string or binary)",
     "bootstrap.servers": "",
 }
-# Kafka property names that differ from the SDK's keyword names.
-_PRODUCER_ALIASES = {"batch.size": "max_batch_size", "buffer.memory": "max_buffer_size"}
 
 
 def _options_lower(options: Mapping[str, str]) -> dict[str, str]:
@@ -90,18 +88,14 @@ def _bootstrap_servers(options: dict[str, str]) -> str:
     return servers
 
 
-def _client_settings(options: dict[str, str], target: type, rejected: Mapping[str, str],
-                     aliases: Mapping[str, str]) -> dict[str, Any]:
-    """Turn ``kafkette.<property>`` options into SDK keyword arguments of ``target``.
-
-    ``kafkette.request.timeout.ms`` becomes ``request_timeout_ms=...``, converted to the
-    type of the keyword's default.
+def _client_settings(options: dict[str, str], target: type, rejected: Mapping[str, str]) -> dict[str, Any]:
+    """Turn ``kafkette.<property>`` options into SDK keyword arguments of ``target``
+    (``kafkette.request.timeout.ms`` becomes ``request_timeout_ms=...``).
 
     Raises:
         ValueError: a rejected property, one ``target`` does not know, or a bad value.
     """
-    parameters = inspect.signature(target.__init__).parameters
-    settings: dict[str, Any] = {}
+    properties: dict[str, str] = {}
     for key, raw in options.items():
         if not key.startswith(CLIENT_PREFIX):
             continue
@@ -110,32 +104,8 @@ def _client_settings(options: dict[str, str], target: type, rejected: Mapping[st
             if prop == "bootstrap.servers":
                 continue
             raise ValueError(f"Kafkette option '{key}' is not supported as {rejected[prop]}")
-        keyword = aliases.get(prop, prop.replace(".", "_"))
-        parameter = parameters.get(keyword)
-        if parameter is None or parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
-            raise ValueError(f"Unknown Kafkette client option '{key}' for the {target.__name__}")
-        default = parameter.default
-        try:
-            if isinstance(default, bool):
-                if raw.strip().lower() not in ("true", "false"):
-                    raise ValueError
-                value: Any = raw.strip().lower() == "true"
-            elif keyword == "acks":
-                value = int(raw) if raw.strip().lstrip("-").isdigit() else raw.strip()
-            elif isinstance(default, int):
-                value = int(raw)
-            elif isinstance(default, float):
-                value = float(raw)
-            else:
-                value = raw
-        except ValueError:
-            raise ValueError(f"Kafkette option '{key}' has a bad value {raw!r}") from None
-        settings[keyword] = value
-    try:  # the SDK checks ranges and combinations itself
-        target(bootstrap_servers="127.0.0.1:1", **settings)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"Bad Kafkette client options: {exc}") from None
-    return settings
+        properties[prop] = raw
+    return client_settings(properties, target, source="the Spark options", prefix=CLIENT_PREFIX)
 
 
 # --- subscriptions ---------------------------------------------------------------------------
@@ -335,7 +305,7 @@ class SourceOptions:
             fail_on_data_loss=_parse_bool(opts, "failOnDataLoss", True),
             include_headers=_parse_bool(opts, "includeHeaders", False),
             poll_timeout_ms=_parse_positive_int(opts, "kafkaConsumer.pollTimeoutMs") or DEFAULT_POLL_TIMEOUT_MS,
-            consumer_settings=_client_settings(opts, Consumer, _REJECTED_CONSUMER, {}),
+            consumer_settings=_client_settings(opts, Consumer, _REJECTED_CONSUMER),
         )
 
 
@@ -368,5 +338,5 @@ class SinkOptions:
         return cls(
             bootstrap_servers=_bootstrap_servers(opts),
             topic=topic.strip() if topic is not None else None,
-            producer_settings=_client_settings(opts, Producer, _REJECTED_PRODUCER, _PRODUCER_ALIASES),
+            producer_settings=_client_settings(opts, Producer, _REJECTED_PRODUCER),
         )

@@ -54,7 +54,7 @@ def test_topics_create_reports_a_bad_config_entry():
 
 
 def test_missing_argument_and_unknown_command_are_one_line_errors():
-    assert_one_line_error(run("topics", "create"), "missing argument")
+    assert_one_line_error(run("topics", "create"), "missing option '--topic'")
     assert_one_line_error(run("topics", "crate"), "no such command")
     assert_one_line_error(run("produce"), "--topic")
 
@@ -68,7 +68,8 @@ def test_produce_refuses_unknown_properties():
 
 
 def test_consume_refuses_unknown_properties():
-    assert_one_line_error(run("consume", "--topic", "t", "--property", "print.value=x"), "unknown --property")
+    assert_one_line_error(run("consume", "--topic", "t", "--property", "print.colour=true"), "unknown --property")
+    assert_one_line_error(run("consume", "--topic", "t", "--property", "print.value=x"), "must be true or false")
 
 
 def test_perf_produce_refuses_zero_throughput():

@@ -39,7 +39,7 @@ def test_topics_alter_reports_a_bad_replica_assignment():
 
 
 def test_topics_delete_needs_a_name():
-    assert_one_line_error(run("topics", "delete"), "missing argument")
+    assert_one_line_error(run("topics", "delete"), "missing option '--topic'")
 
 
 def test_elect_leaders_partition_needs_a_topic():

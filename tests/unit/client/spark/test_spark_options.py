@@ -81,8 +81,10 @@ def test_subscribe_pattern_matches_whole_topic_names():
     ({**BOOT, "subscribe": "t", "kafkette.auto.offset.reset": "earliest"}, "startingOffsets"),
     ({**BOOT, "subscribe": "t", "kafkette.group.id": "g"}, "no consumer group"),
     ({**BOOT, "subscribe": "t", "kafkette.allow.auto.create.topics": "true"}, "never creates topics"),
-    ({**BOOT, "subscribe": "t", "kafkette.no.such.setting": "1"}, "Unknown Kafkette client option"),
-    ({**BOOT, "subscribe": "t", "kafkette.request.timeout.ms": "soon"}, "bad value"),
+    ({**BOOT, "subscribe": "t", "kafkette.no.such.setting": "1"},
+     "Unknown Consumer property 'kafkette.no.such.setting' in the Spark options"),
+    ({**BOOT, "subscribe": "t", "kafkette.request.timeout.ms": "soon"},
+     "Invalid value 'soon' for property 'kafkette.request.timeout.ms'"),
 ])
 def test_bad_stream_options_are_refused_naming_the_option(options, message):
     with pytest.raises(ValueError, match=message):

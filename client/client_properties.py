@@ -1,0 +1,98 @@
+"""Kafka client properties (``request.timeout.ms=...``) as keyword arguments of the SDK's classes.
+
+Owns: ``client_settings`` (``{"linger.ms": "5"}`` -> ``{"linger_ms": 5}`` for the
+Producer, the Consumer or the AdminClient, converted to the type of each keyword's
+default and checked by constructing the class once) and ``read_properties_file`` (a
+Java properties file, as Kafka's ``--command-config`` / ``--producer.config`` take).
+Used by the CLI (``--command-config``, ``--producer-property``, ``--consumer-property``)
+and the Spark data source (``kafkette.<property>`` options).  Does not own which
+properties a caller refuses.
+
+Kafka concept: ``ProducerConfig`` / ``ConsumerConfig`` / ``AdminClientConfig`` property
+names; the SDK's keyword names are those names with dots as underscores, except
+``batch.size`` (``max_batch_size``) and ``buffer.memory`` (``max_buffer_size``), as in
+aiokafka.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import Any
+
+import javaproperties
+
+# Kafka property names whose SDK keyword is not the name with dots as underscores.
+PROPERTY_ALIASES = {"batch.size": "max_batch_size", "buffer.memory": "max_buffer_size"}
+
+
+def keyword_for(prop: str) -> str:
+    """The SDK keyword of a Kafka client property name (``linger.ms`` -> ``linger_ms``)."""
+    return PROPERTY_ALIASES.get(prop, prop.replace(".", "_"))
+
+
+def _convert(keyword: str, default: Any, raw: str) -> Any:
+    text = raw.strip()
+    if isinstance(default, bool) or keyword == "enable_idempotence":
+        if text.lower() not in ("true", "false"):
+            raise ValueError
+        return text.lower() == "true"
+    if keyword == "acks":
+        return int(text) if text.lstrip("-").isdigit() else text
+    if isinstance(default, int):
+        return int(text)
+    if isinstance(default, float):
+        return float(text)
+    return raw
+
+
+def client_settings(properties: Mapping[str, str], target: type, *, source: str | None = None,
+                    prefix: str = "") -> dict[str, Any]:
+    """Turn Kafka client properties into keyword arguments of ``target``.
+
+    Args:
+        properties: ``{property name: string value}``, e.g. ``{"request.timeout.ms": "5000"}``.
+            ``bootstrap.servers`` is returned under ``bootstrap_servers`` unchecked.
+        target: the SDK class (``Producer``, ``Consumer``, ``AdminClient``); its
+            keyword-only constructor parameters are the properties it knows.
+        source: where the properties came from, for messages (``"admin.properties"``).
+        prefix: how the user spelled the names' prefix, for messages (``"kafkette."``).
+
+    Returns:
+        ``{keyword: typed value}``.
+
+    Raises:
+        ValueError: a property ``target`` does not know, a value of the wrong type, or
+            values the SDK refuses (the message names the property and ``source``).
+    """
+    parameters = inspect.signature(target.__init__).parameters
+    where = f" in {source}" if source else ""
+    settings: dict[str, Any] = {}
+    for prop, raw in properties.items():
+        keyword = keyword_for(prop)
+        parameter = parameters.get(keyword)
+        if parameter is None or parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+            raise ValueError(f"Unknown {target.__name__} property '{prefix}{prop}'{where}")
+        try:
+            settings[keyword] = _convert(keyword, parameter.default, str(raw))
+        except ValueError:
+            raise ValueError(f"Invalid value {raw!r} for property '{prefix}{prop}'{where}") from None
+    checked = {k: v for k, v in settings.items() if k != "bootstrap_servers"}
+    try:  # the SDK checks ranges and combinations itself
+        target(bootstrap_servers="127.0.0.1:1", **checked)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"Bad {target.__name__} properties{where}: {exc}") from None
+    return settings
+
+
+def read_properties_file(path: str) -> dict[str, str]:
+    """Read a Java properties file (``key=value`` lines, ``#`` comments).
+
+    Raises:
+        ValueError: the file cannot be read (the message names it).
+    """
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return dict(javaproperties.load(fh))
+    except OSError as exc:
+        raise ValueError(f"Cannot read properties file {path}: {exc.strerror}") from None
