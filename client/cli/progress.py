@@ -17,6 +17,7 @@ from typing import IO
 from tqdm import tqdm
 
 REFRESH_INTERVAL_S = 0.5  # at most two redraws a second: the bar must not cost throughput
+DEFAULT_COLUMNS, DEFAULT_ROWS = 80, 24  # a terminal that reports no size (a fresh pseudo-terminal)
 
 
 def progress_bar(description: str, *, total: int | None = None, unit: str = "records",
@@ -39,8 +40,14 @@ def progress_bar(description: str, *, total: int | None = None, unit: str = "rec
         interactive = out.isatty()
     except (AttributeError, ValueError):  # a closed or fake stream
         interactive = False
-    return tqdm(desc=description, total=total, unit=unit, unit_scale=True, unit_divisor=1024 if unit == "B" else 1000,
-                file=out, disable=not interactive, mininterval=REFRESH_INTERVAL_S, dynamic_ncols=True, leave=True)
+    try:
+        sized = interactive and os.get_terminal_size(out.fileno()).columns > 0
+    except (OSError, ValueError, AttributeError):
+        sized = False
+    return tqdm(desc=description, total=total, unit=unit, unit_scale=unit == "B", unit_divisor=1024,
+                file=out, disable=not interactive, mininterval=REFRESH_INTERVAL_S, leave=True,
+                dynamic_ncols=sized, ncols=None if sized else DEFAULT_COLUMNS,
+                nrows=None if sized else DEFAULT_ROWS)
 
 
 def input_size_bytes(stream: IO[bytes]) -> int | None:

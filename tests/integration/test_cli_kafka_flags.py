@@ -5,6 +5,9 @@
 
 from __future__ import annotations
 
+import os
+import pty
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -54,3 +57,36 @@ def test_console_producer_and_consumer_flags(shared_cluster):
     earliest = _cli("consume", "--topic", "console", "--partition", "0", "--offset", "earliest",
                     "--max-messages", "1", "--timeout-ms", "20000", *bootstrap)
     assert earliest == "v0\n"
+
+
+def _consume_with_stderr_on_a_terminal(args: list[str]) -> tuple[int, str]:
+    """Run ``kafkette consume ARGS`` with stderr on a pseudo-terminal; (exit code, what the terminal got)."""
+    controller, terminal = pty.openpty()
+    try:
+        proc = subprocess.Popen([str(KAFKETTE), "consume", *args], stdout=subprocess.DEVNULL, stderr=terminal,
+                                stdin=subprocess.DEVNULL)
+        os.close(terminal)
+        chunks: list[bytes] = []
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # EIO: the process closed its end
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return proc.wait(timeout=60), b"".join(chunks).decode(errors="replace")
+    finally:
+        os.close(controller)
+
+
+def test_progress_line_only_when_stderr_is_a_terminal(shared_cluster):
+    bootstrap = ["--bootstrap-server", shared_cluster.bootstrap_servers]
+    _cli("topics", "create", "--topic", "progress", "--partitions", "1", "--replication-factor", "1", *bootstrap)
+    _cli("produce", "--topic", "progress", *bootstrap, input="".join(f"v{i}\n" for i in range(50)))
+    args = ["--topic", "progress", "--from-beginning", "--max-messages", "50", "--timeout-ms", "20000", *bootstrap]
+    code, terminal = _consume_with_stderr_on_a_terminal(args)
+    assert code == 0, terminal
+    assert re.search(r"consume: 100%\|.*\| 50/50", terminal), terminal
+    piped = subprocess.run([str(KAFKETTE), "consume", *args], capture_output=True, text=True, timeout=90)
+    assert piped.returncode == 0 and piped.stderr == "Processed a total of 50 messages\n", piped.stderr
