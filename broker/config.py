@@ -228,10 +228,3 @@ class KafkaConfig:
         if self.log_retention_minutes is not None:
             return -1 if self.log_retention_minutes < 0 else self.log_retention_minutes * 60 * 1000
         return -1 if self.log_retention_hours < 0 else self.log_retention_hours * 3600 * 1000
-
-
-def render_properties(props: Mapping[str, Any]) -> str:
-    """Render ``props`` as ``server.properties`` text (lists joined with commas)."""
-    rendered = {k: ",".join(v) if isinstance(v, (list, tuple)) else str(v).lower() if isinstance(v, bool) else str(v)
-                for k, v in props.items()}
-    return javaproperties.dumps(rendered, timestamp=False)

@@ -9,15 +9,18 @@ configs (``kafkette.client.topic_config``) are both tables of ``ConfigKey``; the
 and the controller read them, neither owns the other's.  Does not own any table.
 
 Kafka concept: ``org.apache.kafka.common.config.ConfigDef`` (its ``Type``, ``Range``,
-``ValidString``, ``ValidList`` and their error messages).
+``ValidString``, ``ValidList`` and their error messages); ``render_properties`` writes a
+``server.properties`` text.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import javaproperties
 
 LONG_MAX = 2**63 - 1
 LONG_MIN = -(2**63)
@@ -199,3 +202,10 @@ def table(keys: Sequence[ConfigKey]) -> dict[str, ConfigKey]:
             raise ValueError(f"Config {key.name} is defined twice")
         by_name[key.name] = key
     return by_name
+
+
+def render_properties(props: Mapping[str, Any]) -> str:
+    """Render ``props`` as ``server.properties`` text (lists joined with commas)."""
+    rendered = {k: ",".join(v) if isinstance(v, (list, tuple)) else str(v).lower() if isinstance(v, bool) else str(v)
+                for k, v in props.items()}
+    return javaproperties.dumps(rendered, timestamp=False)

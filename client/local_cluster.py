@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from kafkette.broker.config import render_properties
+from kafkette.client.config_def import render_properties
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
 from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_request
 
@@ -98,13 +98,16 @@ class LocalCluster:
         racks: one ``broker.rack`` per broker in node-id order (None entries leave
             that broker without a rack), for rack-aware replica assignment.
         startup_timeout_s: bound of ``start``/``start_broker`` (s).
+        detached: start each broker in a session of its own, so that it outlives this
+            process and its terminal (``kafkette cluster start --daemon``).
 
     Use as ``with LocalCluster(...) as cluster:`` or ``start()``/``stop()``.
     """
 
     def __init__(self, num_brokers: int = 3, data_dir: str | os.PathLike[str] = "kafkette-data",
                  base_port: int | None = None, broker_configs: Mapping[str, Any] | None = None,
-                 startup_timeout_s: float = 60, racks: Sequence[str | None] | None = None) -> None:
+                 startup_timeout_s: float = 60, racks: Sequence[str | None] | None = None,
+                 detached: bool = False) -> None:
         if type(num_brokers) is not int or num_brokers < 1:
             raise ValueError("num_brokers must be an int >= 1")
         if racks is not None:
@@ -124,6 +127,7 @@ class LocalCluster:
         self._broker_configs = dict(broker_configs or {})
         self.racks: dict[int, str | None] = dict(zip(self.broker_ids, racks or [None] * num_brokers, strict=True))
         self.startup_timeout_s = startup_timeout_s
+        self.detached = detached
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
 
     # --- layout ------------------------------------------------------------------------------
@@ -206,7 +210,7 @@ class LocalCluster:
             self._procs[broker_id] = subprocess.Popen(
                 [sys.executable, "-m", "kafkette.broker", "--config", str(config)],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                cwd=str(self.data_dir), env=env,
+                cwd=str(self.data_dir), env=env, start_new_session=self.detached,
             )
         finally:
             log.close()
@@ -218,6 +222,10 @@ class LocalCluster:
         self._check_id(broker_id)
         proc = self._procs.get(broker_id)
         return proc.pid if proc is not None and proc.poll() is None else None
+
+    def pids(self) -> dict[int, int]:
+        """``{node id: process id}`` of the running brokers."""
+        return {b: pid for b in self.broker_ids if (pid := self.pid(b)) is not None}
 
     def is_running(self, broker_id: int) -> bool:
         return self.pid(broker_id) is not None

@@ -1,8 +1,14 @@
-"""``kafkette cluster start``: a LocalCluster of N brokers in the foreground.
+"""``kafkette cluster start|status|stop``: a local cluster you can run, see and stop.
 
-Prints ``bootstrap.servers=HOST:PORT,...`` once every broker is registered, runs
-until SIGINT or SIGTERM, then stops its brokers.  Does not own the launcher
-(``kafkette.client.local_cluster``).
+``start`` launches a LocalCluster of N brokers, prints ``bootstrap.servers=HOST:PORT,...``
+once every broker is registered and records the brokers in ``<data-dir>/cluster.json``;
+in the foreground it runs until SIGINT or SIGTERM and then stops them, with ``--daemon``
+it returns and leaves them running.  ``status`` shows the brokers (id, address, alive,
+controller) and the topic, partition, under-replicated and offline partition counts;
+``stop`` stops a data directory's brokers with SIGTERM (each does its controlled
+shutdown, the controller's node last) and reports any it had to kill.  Does not own the
+launcher (``kafkette.client.local_cluster``) or the pid file
+(``kafkette.client.cluster_pid_file``).
 """
 
 from __future__ import annotations
@@ -10,16 +16,45 @@ from __future__ import annotations
 import signal
 import tempfile
 import threading
+from pathlib import Path
 from types import FrameType
 
 import click
 
+from kafkette.client.cli.shared_options import admin_client, parse_key_value, run_coroutine
+from kafkette.client.cluster_pid_file import (
+    ClusterPidFile,
+    is_alive,
+    read_pid_file,
+    remove_pid_file,
+    running_brokers,
+    stop_brokers,
+    write_pid_file,
+)
 from kafkette.client.local_cluster import LocalCluster
+from kafkette.client.topic_specs import TopicDescription
 
 
 @click.group()
 def cluster() -> None:
-    """Run a local multi-broker cluster."""
+    """Run, inspect and stop a local multi-broker cluster."""
+
+
+def _refuse_if_running(data_dir: Path) -> None:
+    """Raise a one-line error when ``data_dir``'s pid file names live brokers; drop a stale one."""
+    try:
+        record = read_pid_file(data_dir)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    if record is None:
+        return
+    alive = running_brokers(record)
+    if not alive:
+        remove_pid_file(data_dir)
+        return
+    pids = ", ".join(str(b.pid) for b in alive)
+    raise click.ClickException(f"A cluster is already running in {data_dir} (pids {pids}); "
+                               f"stop it with: kafkette cluster stop --data-dir {data_dir}")
 
 
 @cluster.command("start")
@@ -31,23 +66,29 @@ def cluster() -> None:
               help="Listener port of broker 1; broker N uses base-port+N-1 (default: free ports).")
 @click.option("--config", "configs", multiple=True, metavar="KEY=VALUE",
               help="Extra server.properties entry for every broker (repeatable).")
-def start(num_brokers: int, data_dir: str | None, base_port: int | None, configs: tuple[str, ...]) -> None:
-    """Start N brokers, print bootstrap.servers, run until Ctrl-C."""
-    from kafkette.client.cli.shared_options import parse_key_value
-
+@click.option("--daemon", is_flag=True,
+              help="Return once the cluster serves and leave it running (stop it with 'kafkette cluster stop').")
+def start(num_brokers: int, data_dir: str | None, base_port: int | None, configs: tuple[str, ...],
+          daemon: bool) -> None:
+    """Start N brokers and print bootstrap.servers; run until Ctrl-C, or return with --daemon."""
     overrides = dict(parse_key_value(c, "--config") for c in configs)
-    data_dir = data_dir or tempfile.mkdtemp(prefix="kafkette-cluster-")
+    directory = Path(data_dir or tempfile.mkdtemp(prefix="kafkette-cluster-")).resolve()
+    _refuse_if_running(directory)
+    local = LocalCluster(num_brokers=num_brokers, data_dir=directory, base_port=base_port,
+                         broker_configs=overrides, detached=daemon)
+    if daemon:
+        _start_daemon(local)
+        return
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    local = LocalCluster(num_brokers=num_brokers, data_dir=data_dir, base_port=base_port,
-                         broker_configs=overrides)
     try:
         click.echo(f"Starting {num_brokers} broker(s) in {local.data_dir} ...", err=True)
         local.start()
+        write_pid_file(local.data_dir, local.bootstrap_servers, local.broker_ids[0], local.pids(), local.ports)
         click.echo(f"bootstrap.servers={local.bootstrap_servers}")
         click.get_text_stream("stdout").flush()
         while not stop.wait(1.0):
@@ -55,5 +96,88 @@ def start(num_brokers: int, data_dir: str | None, base_port: int | None, configs
         click.echo("Stopping brokers ...", err=True)
     finally:
         local.stop()
+        remove_pid_file(local.data_dir)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _start_daemon(local: LocalCluster) -> None:
+    click.echo(f"Starting {local.num_brokers} broker(s) in {local.data_dir} ...", err=True)
+    local.start()  # stops what it started when a broker fails to come up
+    write_pid_file(local.data_dir, local.bootstrap_servers, local.broker_ids[0], local.pids(), local.ports)
+    click.echo(f"bootstrap.servers={local.bootstrap_servers}")
+    click.echo(f"The cluster runs in the background; stop it with: kafkette cluster stop --data-dir {local.data_dir}",
+               err=True)
+
+
+@cluster.command("status")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+              help="Data directory of a cluster started by 'kafkette cluster start'.")
+@click.option("--bootstrap-server", default=None, metavar="HOST:PORT[,...]",
+              help="Any cluster's brokers (instead of --data-dir).")
+@click.option("--request-timeout-ms", type=click.IntRange(1), default=10000, show_default=True)
+def status(data_dir: str | None, bootstrap_server: str | None, request_timeout_ms: int) -> None:
+    """Show the brokers (id, address, alive, controller) and partition counts."""
+    from tabulate import tabulate  # only `cluster status` needs it
+
+    if (data_dir is None) == (bootstrap_server is None):
+        raise click.UsageError("Give exactly one of --data-dir and --bootstrap-server")
+    record = _read_record(Path(data_dir)) if data_dir is not None else None
+    bootstrap = record.bootstrap_servers if record is not None else bootstrap_server
+    assert bootstrap is not None
+
+    async def run() -> tuple[dict, dict[str, TopicDescription]]:
+        async with admin_client(bootstrap, request_timeout_ms, "kafkette-cluster-status") as admin:
+            described = await admin.describe_cluster()
+            names = await admin.list_topics()
+            return described, (await admin.describe_topics(names) if names else {})
+
+    try:
+        described, topics = run_coroutine(run())
+    except OSError as exc:  # KafkaConnectionError and timeouts: nothing answers
+        raise click.ClickException(f"No broker of {bootstrap} answers: {exc}") from None
+    recorded = {b.id: b for b in record.brokers} if record is not None else {}
+    exited = {b.id for b in recorded.values() if not is_alive(b)}  # Metadata lists them until their session ends
+    live = {b.node_id: f"{b.host}:{b.port}" for b in described["brokers"] if b.node_id not in exited}
+    controller = described.get("controller_id", -1)
+    rows = []
+    for broker_id in sorted(set(live) | set(recorded)):
+        address = live.get(broker_id) or (f"127.0.0.1:{recorded[broker_id].port}" if broker_id in recorded
+                                           else "?")
+        rows.append([broker_id, address, "yes" if broker_id in live else "no",
+                     "yes" if broker_id == controller else "no"])
+    click.echo(tabulate(rows, headers=["Broker", "Address", "Alive", "Controller"], tablefmt="plain"))
+    partitions = [p for t in topics.values() for p in t.partitions]
+    under = sum(1 for p in partitions if len(p.isr) < len(p.replicas))
+    offline = sum(1 for p in partitions if p.leader < 0 or p.leader not in live)
+    click.echo(f"Topics: {len(topics)}, partitions: {len(partitions)}, under-replicated: {under}, offline: {offline}")
+
+
+def _read_record(data_dir: Path) -> ClusterPidFile:
+    try:
+        record = read_pid_file(data_dir)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    if record is None:
+        raise click.ClickException(f"No cluster was started in {data_dir.resolve()} (no {data_dir / 'cluster.json'})")
+    return record
+
+
+@cluster.command("stop")
+@click.option("--data-dir", type=click.Path(file_okay=False), required=True,
+              help="Data directory of a cluster started by 'kafkette cluster start'.")
+@click.option("--timeout-ms", type=click.IntRange(1), default=60000, show_default=True,
+              help="How long each broker may take to stop cleanly before it is killed (ms).")
+def stop(data_dir: str, timeout_ms: int) -> None:
+    """Stop every broker of a data directory cleanly (controlled shutdown), killing any that hang."""
+    directory = Path(data_dir).resolve()
+    record = _read_record(directory)
+    if not running_brokers(record):
+        remove_pid_file(directory)
+        raise click.ClickException(f"No cluster is running in {directory} (its brokers have all exited)")
+    stopped, killed = stop_brokers(record, timeout_ms)
+    remove_pid_file(directory)
+    for broker in killed:
+        click.echo(f"Broker {broker.id} (pid {broker.pid}) did not stop within {timeout_ms} ms; killed it", err=True)
+    click.echo(f"Stopped {len(stopped) + len(killed)} broker(s) in {directory}"
+               + (f" ({len(killed)} killed)" if killed else ""))

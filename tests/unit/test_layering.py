@@ -26,7 +26,6 @@ FORBIDDEN = {
 # modules that compose or start nodes: (module path, the imports it may make of the forbidden ones)
 ALLOWED = {
     "broker/server.py": ("kafkette.controller",),
-    "client/local_cluster.py": ("kafkette.broker.config",),
     "client/cli/broker.py": ("kafkette.broker.server",),
 }
 
