@@ -161,6 +161,13 @@ class KafkaConfig:
             setattr(self, key.attr, value)
         if not self.log_dirs:
             raise ConfigError("Invalid value for configuration log.dirs: at least one directory is required")
+        voter_ids = [parse_voter(v)[0] for v in self.controller_quorum_voters]
+        if len(set(voter_ids)) != len(voter_ids):
+            raise ConfigError(f"Invalid value for configuration controller.quorum.voters: a node id appears twice "
+                              f"in {','.join(self.controller_quorum_voters)}")
+        if "controller" in self.process_roles and self.node_id not in voter_ids:
+            raise ConfigError(f"If process.roles contains the 'controller' role, the node id {self.node_id} must be "
+                              f"included in the set of voters controller.quorum.voters={sorted(voter_ids)}")
 
     @classmethod
     def from_file(cls, path: str) -> KafkaConfig:
