@@ -21,7 +21,12 @@ from types import FrameType
 
 import click
 
-from kafkette.client.cli.shared_options import admin_client, parse_key_value, run_coroutine
+from kafkette.client.cli.shared_options import (
+    admin_client,
+    parse_key_value,
+    remember_command_config,
+    run_coroutine,
+)
 from kafkette.client.cluster_pid_file import (
     ClusterPidFile,
     is_alive,
@@ -116,6 +121,9 @@ def _start_daemon(local: LocalCluster) -> None:
 @click.option("--bootstrap-server", default=None, metavar="HOST:PORT[,...]",
               help="Any cluster's brokers (instead of --data-dir).")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=10000, show_default=True)
+@click.option("--command-config", default=None, metavar="FILE", type=click.Path(exists=True, dir_okay=False),
+              expose_value=False, callback=remember_command_config, is_eager=True,
+              help="Kafka client properties file (request.timeout.ms, client.id, ...); flags given win.")
 def status(data_dir: str | None, bootstrap_server: str | None, request_timeout_ms: int) -> None:
     """Show the brokers (id, address, alive, controller) and partition counts."""
     from tabulate import tabulate  # only `cluster status` needs it

@@ -123,3 +123,20 @@ def test_command_line_mistakes_in_the_new_flags_are_one_line_errors(tmp_path):
     assert_one_line_error(run("consume", "--topic", "t", "--offset", "3"), "partition is required")
     assert_one_line_error(run("produce", "--topic", "t", "--request-required-acks", "2"), "--request-required-acks")
     assert_one_line_error(run("topics", "delete", "a", "--topic", "b"), "given twice")
+
+
+def _commands(group: click.Group, path: str = "kafkette"):
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            yield from _commands(command, f"{path} {name}")
+        else:
+            yield f"{path} {name}", command
+
+
+def test_every_client_command_takes_command_config():
+    from kafkette.client.cli.main import kafkette
+
+    clients = {path: {o for p in cmd.params for o in p.opts} for path, cmd in _commands(kafkette)
+               if any("--bootstrap-server" in p.opts for p in cmd.params)}
+    assert len(clients) >= 15, sorted(clients)
+    assert [path for path, opts in clients.items() if "--command-config" not in opts] == []
