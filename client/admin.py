@@ -34,6 +34,8 @@ from kafkette.client.config_resource import (
 )
 from kafkette.client.consumer.offset_fetcher import ListOffsetsResultInfo, OffsetFetcher, OffsetSpec
 from kafkette.client.kafka_client import KafkaClient
+from kafkette.client.quorum_info import QuorumInfo
+from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.client.topic_specs import (
     NewPartitions,
     NewTopic,
@@ -62,6 +64,12 @@ from kafkette.protocol.apis.elect_leaders import (
     ElectLeadersRequest,
     ElectLeadersResponse,
     ElectLeadersTopicPartitions,
+)
+from kafkette.protocol.apis.raft import (
+    DescribeQuorumPartitionRequest,
+    DescribeQuorumRequest,
+    DescribeQuorumResponse,
+    DescribeQuorumTopicRequest,
 )
 from kafkette.protocol.errors import Errors, KafkaConnectionError, KafkaError, KafkaTimeoutError, error_class
 from kafkette.protocol.schema import Struct
@@ -424,6 +432,26 @@ class AdminClient:
             "controller_id": response.controller_id,
             "brokers": sorted(brokers, key=lambda b: b.node_id),
         }
+
+    async def describe_metadata_quorum(self, timeout_ms: int | None = None) -> QuorumInfo:
+        """The metadata quorum: leader, leader epoch, high watermark, voters and observers
+        (Kafka's ``Admin.describeMetadataQuorum``, DescribeQuorum, KIP-836).
+
+        Raises:
+            KafkaTimeoutError: no controller answered within the timeout.
+            KafkaError: the quorum's error (its class named after the code).
+        """
+        response: DescribeQuorumResponse = await self._send_to_controller(
+            lambda: DescribeQuorumRequest(topics=[DescribeQuorumTopicRequest(
+                topic_name=CLUSTER_METADATA_TOPIC_NAME, partitions=[DescribeQuorumPartitionRequest(partition_index=0)])]),
+            lambda r: r.error_code == Errors.NOT_CONTROLLER, self._server_timeout(timeout_ms), "DescribeQuorum",
+        )
+        if response.error_code != Errors.NONE:
+            raise error_class(response.error_code)(response.error_message or "DescribeQuorum failed")
+        partition = response.topics[0].partitions[0]
+        if partition.error_code != Errors.NONE:
+            raise error_class(partition.error_code)(partition.error_message or "DescribeQuorum failed")
+        return QuorumInfo.from_wire(partition)
 
     async def list_offsets(self, topic_partition_offsets: Mapping[TopicPartition, OffsetSpec],
                            timeout_ms: int | None = None) -> dict[TopicPartition, ListOffsetsResultInfo]:

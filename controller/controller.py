@@ -31,6 +31,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
 from kafkette.controller.config_control_manager import ConfigControlManager
 from kafkette.controller.controller_broker_request_batch import ChannelManager, ControllerBrokerRequestBatch
@@ -70,6 +71,13 @@ from kafkette.protocol.apis.create_topics import (
     CreateTopicsResponse,
 )
 from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
+from kafkette.protocol.apis.raft import (
+    DescribeQuorumPartitionResponse,
+    DescribeQuorumRequest,
+    DescribeQuorumResponse,
+    DescribeQuorumTopicResponse,
+    QuorumReplicaState,
+)
 from kafkette.protocol.errors import Errors, NotControllerError  # type: ignore[attr-defined]
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -339,6 +347,34 @@ class KafkaController(TopicLifecycleApis):
             "AllocateProducerIds",
         )
         return AllocateProducerIdsResponse(producer_id_start=start, producer_id_len=PRODUCER_ID_BLOCK_SIZE)
+
+    async def describe_quorum(self, request: DescribeQuorumRequest) -> DescribeQuorumResponse:
+        """Describe the metadata quorum (Kafka's DescribeQuorum, KIP-595).
+
+        The metadata log lives on this node alone: it is the quorum's only voter and its
+        leader, the leader epoch is the controller epoch and the high watermark is the
+        log's end offset (every record is fsynced before it is applied).  Brokers do not
+        replicate the log, so there are no observers.  A partition other than
+        ``__cluster_metadata-0`` gets UNKNOWN_TOPIC_OR_PARTITION.
+        """
+        now_ms = int(time.time() * 1000)
+        end_offset = self._metadata_log.next_offset
+        topics = []
+        for topic in request.topics:
+            partitions = []
+            for partition in topic.partitions:
+                if (topic.topic_name, partition.partition_index) != (CLUSTER_METADATA_TOPIC_NAME, 0):
+                    partitions.append(DescribeQuorumPartitionResponse(
+                        partition_index=partition.partition_index, error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION))
+                    continue
+                partitions.append(DescribeQuorumPartitionResponse(
+                    partition_index=0, leader_id=self.controller_id, leader_epoch=self.controller_epoch,
+                    high_watermark=end_offset, observers=[], current_voters=[QuorumReplicaState(
+                        replica_id=self.controller_id, log_end_offset=end_offset, last_fetch_timestamp=now_ms,
+                        last_caught_up_timestamp=now_ms)],
+                ))
+            topics.append(DescribeQuorumTopicResponse(topic_name=topic.topic_name, partitions=partitions))
+        return DescribeQuorumResponse(topics=topics)
 
     async def check_broker_sessions(self) -> list[int]:
         """Run the session check now (it also runs every ``session_check_interval_ms``).

@@ -3,7 +3,7 @@
 Owns: the ``ControllerEndpoint`` protocol, one coroutine per API the controller
 answers (CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders, DescribeConfigs and
 IncrementalAlterConfigs for topics, BrokerRegistration, BrokerHeartbeat,
-AlterPartition, ControlledShutdown, AllocateProducerIds), each taking the decoded
+AlterPartition, ControlledShutdown, AllocateProducerIds, DescribeQuorum), each taking the decoded
 request and returning its response.  The broker never imports the controller package:
 the node (``kafkette.broker.server``) hands its controller in as this.
 
@@ -34,6 +34,7 @@ from kafkette.protocol.apis.create_topics import CreateTopicsRequest, CreateTopi
 from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
+from kafkette.protocol.apis.raft import DescribeQuorumRequest, DescribeQuorumResponse
 
 
 class ControllerEndpoint(Protocol):
@@ -61,3 +62,5 @@ class ControllerEndpoint(Protocol):
     async def controlled_shutdown(self, request: ControlledShutdownRequest) -> ControlledShutdownResponse: ...
 
     async def allocate_producer_ids(self, request: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse: ...
+
+    async def describe_quorum(self, request: DescribeQuorumRequest) -> DescribeQuorumResponse: ...

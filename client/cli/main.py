@@ -5,7 +5,7 @@ into one ``Error: ...`` line on stderr with a non-zero exit, no traceback; a fla
 Kafka's tools that kafkette does not take names what to use instead), the
 ``kafkette`` group and ``main()`` (console script ``kafkette``).  Each command group
 lives in its own module (cluster, broker, topics, configs, produce, consume, perf,
-delete-records).
+delete-records, metadata-quorum).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from kafkette.client.cli.configs import configs
 from kafkette.client.cli.consume import consume
 from kafkette.client.cli.delete_records import delete_records
 from kafkette.client.cli.kafka_flags import advice_for
+from kafkette.client.cli.metadata_quorum import metadata_quorum
 from kafkette.client.cli.perf import perf
 from kafkette.client.cli.produce import produce
 from kafkette.client.cli.topics import topics
@@ -77,6 +78,7 @@ kafkette.add_command(produce)
 kafkette.add_command(consume)
 kafkette.add_command(perf)
 kafkette.add_command(delete_records)
+kafkette.add_command(metadata_quorum)
 
 
 def main() -> None:
