@@ -9,8 +9,9 @@ AlterPartition, session expiry),
 writing records (fsync before apply) and the propagation of every change by
 LeaderAndIsr and UpdateMetadata.  The topic lifecycle APIs (CreatePartitions,
 DeleteTopics, ElectLeaders, ControlledShutdown, DescribeConfigs,
-IncrementalAlterConfigs) come from the ``TopicLifecycleApis`` mixin
-(``topic_lifecycle_apis.py``).  Decisions are delegated to ``ClusterControlManager`` and
+IncrementalAlterConfigs) are handled by ``PartitionApis``, ``TopicDeletionApis`` and
+``ConfigApis``, which reach the controller only through ``ControllerOperations`` (which
+this class implements).  Decisions are delegated to ``ClusterControlManager`` and
 ``ReplicationControlManager``; state lives in ``ControllerContext``.  Does not own the
 network listener (the broker routes requests here) nor broker-side handling of the
 requests it sends.
@@ -33,6 +34,7 @@ from typing import Any, TypeVar
 
 from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
+from kafkette.controller.config_apis import ConfigApis
 from kafkette.controller.config_control_manager import ConfigControlManager
 from kafkette.controller.controller_broker_request_batch import ChannelManager, ControllerBrokerRequestBatch
 from kafkette.controller.controller_channel_manager import ControllerChannelManager, mark_retrieved
@@ -55,9 +57,15 @@ from kafkette.controller.metadata_records import (
     TopicRecord,
     UnfenceBrokerRecord,
 )
+from kafkette.controller.partition_apis import PartitionApis
+from kafkette.controller.partition_propagation import (
+    announce_partition_changes,
+    on_new_partition_creation,
+    write_partition_changes,
+)
 from kafkette.controller.replication_control_manager import CreateTopicsOutcome, ReplicationControlManager
+from kafkette.controller.topic_deletion_apis import TopicDeletionApis
 from kafkette.controller.topic_deletion_manager import TopicDeletionManager
-from kafkette.controller.topic_lifecycle_apis import TopicLifecycleApis
 from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
 from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
@@ -65,11 +73,21 @@ from kafkette.protocol.apis.broker_registration import (
     BrokerRegistrationRequest,
     BrokerRegistrationResponse,
 )
+from kafkette.protocol.apis.configs import (
+    DescribeConfigsRequest,
+    DescribeConfigsResponse,
+    IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
+)
+from kafkette.protocol.apis.controlled_shutdown import ControlledShutdownRequest, ControlledShutdownResponse
+from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
 from kafkette.protocol.apis.create_topics import (
     CreatableTopicResult,
     CreateTopicsRequest,
     CreateTopicsResponse,
 )
+from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
+from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
 from kafkette.protocol.apis.raft import (
     DescribeQuorumPartitionResponse,
@@ -78,7 +96,7 @@ from kafkette.protocol.apis.raft import (
     DescribeQuorumTopicResponse,
     QuorumReplicaState,
 )
-from kafkette.protocol.errors import Errors, NotControllerError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -93,7 +111,7 @@ def _monotonic_ms() -> int:
     return int(time.monotonic() * 1000)
 
 
-class KafkaController(TopicLifecycleApis):
+class KafkaController:
     """The active controller.
 
     Args:
@@ -129,25 +147,32 @@ class KafkaController(TopicLifecycleApis):
         self.controller_id: int = config.node_id
         self._clock_ms = clock_ms or _monotonic_ms
         self._metadata_log = MetadataLog(metadata_log_dir)
-        self.context = ControllerContext(self._clock_ms, self._log_prefix)
+        self.context = ControllerContext(self._clock_ms, self.log_prefix)
         self._cluster_control = ClusterControlManager(
             self.context, cluster_id=config.cluster_id, session_timeout_ms=config.broker_session_timeout_ms,
-            log_prefix=self._log_prefix,
+            log_prefix=self.log_prefix,
         )
         self._replication_control = ReplicationControlManager(
             self.context, default_num_partitions=config.num_partitions,
             default_replication_factor=config.default_replication_factor,
             unclean_leader_election_enable=config.unclean_leader_election_enable, rng=rng,
-            log_prefix=self._log_prefix,
+            log_prefix=self.log_prefix,
         )
         self._channel: Any = channel_manager or ControllerChannelManager(
             self.controller_id, request_timeout_ms=config.controller_socket_timeout_ms
         )
-        self._config_control = ConfigControlManager(self.context, config, self._log_prefix)
+        self._config_control = ConfigControlManager(self.context, config, self.log_prefix)
         self._deletion = TopicDeletionManager(
-            self.context, delete_topic_enable=config.delete_topic_enable, log_prefix=self._log_prefix
+            self.context, delete_topic_enable=config.delete_topic_enable, log_prefix=self.log_prefix
         )
-        self._events = ControllerEventManager(self._log_prefix)
+        self._events = ControllerEventManager(self.log_prefix)
+        self._deletion_apis = TopicDeletionApis(self, self._deletion)
+        self._partition_apis = PartitionApis(
+            self, self._replication_control,
+            leader_imbalance_per_broker_percentage=config.leader_imbalance_per_broker_percentage,
+            leader_imbalance_check_interval_seconds=config.leader_imbalance_check_interval_seconds,
+        )
+        self._config_apis = ConfigApis(self, self._config_control, self._replication_control)
         self._request_timeout_ms: int = config.request_timeout_ms
         self.session_check_interval_ms = max(
             1, min(config.broker_heartbeat_interval_ms // 2, config.broker_session_timeout_ms // 4)
@@ -155,9 +180,7 @@ class KafkaController(TopicLifecycleApis):
         self._session_timer: asyncio.Task[None] | None = None
         self._rebalance_timer: asyncio.Task[None] | None = None
         self._background_tasks: set[asyncio.Task[None]] = set()
-        self._shutting_down_broker_ids: set[int] = set()
-        self._stop_replica_results: list[tuple[int, TopicPartition, int]] = []
-        self._stop_replica_event_pending = False
+        self.shutting_down_broker_ids: set[int] = set()
         self._state = "new"
 
     # ------------------------------------------------------------------ lifecycle
@@ -167,7 +190,7 @@ class KafkaController(TopicLifecycleApis):
         """The epoch of this controller (last persisted ``ControllerEpochRecord``)."""
         return self.context.controller_epoch
 
-    def _log_prefix(self) -> str:
+    def log_prefix(self) -> str:
         return f"[Controller id={self.controller_id} epoch={self.context.controller_epoch}]"
 
     async def start(self) -> None:
@@ -185,9 +208,9 @@ class KafkaController(TopicLifecycleApis):
             records = await loop.run_in_executor(None, self._metadata_log.replay)
             for record in records:
                 self.context.replay(record)
-            await self._write([ControllerEpochRecord(epoch=self.context.controller_epoch + 1)])
+            await self.write([ControllerEpochRecord(epoch=self.context.controller_epoch + 1)])
             logger.info("%s Controller started: replayed %d metadata records; %d brokers, %d topics, %d partitions",
-                        self._log_prefix(), len(records), len(self.context.brokers), len(self.context.topics),
+                        self.log_prefix(), len(records), len(self.context.brokers), len(self.context.topics),
                         len(self.context.partitions))
             await self._channel.start()
             await self._on_controller_failover()
@@ -195,7 +218,7 @@ class KafkaController(TopicLifecycleApis):
             self._session_timer = loop.create_task(self._run_session_timer(), name="controller-session-timer")
             if self.config.auto_leader_rebalance_enable:
                 self._rebalance_timer = loop.create_task(
-                    self._run_leader_rebalance_timer(), name="controller-leader-rebalance-timer"
+                    self._partition_apis.run_leader_rebalance_timer(), name="controller-leader-rebalance-timer"
                 )
             self._state = "running"
         except BaseException:
@@ -214,10 +237,10 @@ class KafkaController(TopicLifecycleApis):
             await asyncio.wait(timers, timeout=STOP_TIMEOUT_S)
         self._session_timer = self._rebalance_timer = None
         await self._events.stop()
-        self._deletion.fail_waiters(NotControllerError(f"{self._log_prefix()} controller stopped"))
+        self._deletion.fail_waiters(NotControllerError(f"{self.log_prefix()} controller stopped"))
         await self._channel.stop()
         await self._metadata_log.close()
-        logger.info("%s Controller stopped", self._log_prefix())
+        logger.info("%s Controller stopped", self.log_prefix())
 
     async def _on_controller_failover(self) -> None:
         """Finish in-flight work and tell live brokers everything (seed 002, "what if the
@@ -228,8 +251,8 @@ class KafkaController(TopicLifecycleApis):
         partitions (LeaderAndIsr, full) and the full metadata; queued topic deletions
         resume (topics with a replica on a down broker are ineligible until it returns).
         """
-        await self._write(self._replication_control.elect_offline_partitions(), "ControllerFailoverElection")
-        batch = self._new_batch()
+        await self.write(self._replication_control.elect_offline_partitions(), "ControllerFailoverElection")
+        batch = self.new_batch()
         for reg in self.context.live_brokers():
             self._channel.add_broker(reg.broker_id, reg.host, reg.port)
             batch.add_leader_and_isr_request_for_brokers(
@@ -238,9 +261,9 @@ class KafkaController(TopicLifecycleApis):
             batch.add_update_metadata_request_for_brokers([reg.broker_id], full=True)
         batch.send_requests_to_brokers()
         if self.context.topics_to_be_deleted:
-            logger.info("%s Resuming deletion of topics %s", self._log_prefix(),
+            logger.info("%s Resuming deletion of topics %s", self.log_prefix(),
                         ",".join(sorted(self.context.topics_to_be_deleted)))
-        await self._resume_deletions()
+        await self._deletion_apis.resume_deletions()
 
     async def _run_session_timer(self) -> None:
         pending: asyncio.Future[Any] | None = None
@@ -271,7 +294,7 @@ class KafkaController(TopicLifecycleApis):
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(0, request.timeout_ms) / 1000
         try:
-            outcome, acks = await self._submit("CreateTopics", lambda: self._handle_create_topics(request))
+            outcome, acks = await self.submit("CreateTopics", lambda: self._handle_create_topics(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             code = error_code_for(exc)
             return CreateTopicsResponse(topics=[
@@ -298,7 +321,7 @@ class KafkaController(TopicLifecycleApis):
         are re-elected); the same incarnation gets its existing epoch back.
         """
         try:
-            return await self._submit("BrokerRegistration", lambda: self._handle_register_broker(request))
+            return await self.submit("BrokerRegistration", lambda: self._handle_register_broker(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             return BrokerRegistrationResponse(error_code=error_code_for(exc), error_message=error_message(exc))
 
@@ -311,7 +334,7 @@ class KafkaController(TopicLifecycleApis):
         replicas lose leadership and ISR membership, replicas no longer reported become
         eligible again (``ReplicationControlManager.handle_replicas_offline``)."""
         try:
-            return await self._submit("BrokerHeartbeat", lambda: self._handle_broker_heartbeat(request))
+            return await self.submit("BrokerHeartbeat", lambda: self._handle_broker_heartbeat(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             return BrokerHeartbeatResponse(error_code=error_code_for(exc), is_fenced=True)
 
@@ -319,7 +342,7 @@ class KafkaController(TopicLifecycleApis):
         """Apply ISR changes requested by partition leaders (KIP-497); see
         ``ReplicationControlManager.alter_partition`` for the per-partition errors."""
         try:
-            return await self._submit("AlterPartition", lambda: self._handle_alter_partition(request))
+            return await self.submit("AlterPartition", lambda: self._handle_alter_partition(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             return AlterPartitionResponse(error_code=error_code_for(exc))
 
@@ -331,7 +354,7 @@ class KafkaController(TopicLifecycleApis):
         BROKER_ID_NOT_REGISTERED; wrong broker epoch: STALE_BROKER_EPOCH.
         """
         try:
-            return await self._submit("AllocateProducerIds", lambda: self._handle_allocate_producer_ids(request))
+            return await self.submit("AllocateProducerIds", lambda: self._handle_allocate_producer_ids(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             return AllocateProducerIdsResponse(error_code=error_code_for(exc))
 
@@ -342,7 +365,7 @@ class KafkaController(TopicLifecycleApis):
         if request.broker_epoch != registration.broker_epoch:
             return AllocateProducerIdsResponse(error_code=Errors.STALE_BROKER_EPOCH)
         start = self.context.next_producer_id
-        await self._write(
+        await self.write(
             [ProducerIdsRecord(request.broker_id, request.broker_epoch, start + PRODUCER_ID_BLOCK_SIZE)],
             "AllocateProducerIds",
         )
@@ -382,10 +405,62 @@ class KafkaController(TopicLifecycleApis):
         Returns:
             Ids of the brokers fenced because their session expired.
         """
-        return await self._submit("BrokerSessionCheck", self._handle_session_check)
+        return await self.submit("BrokerSessionCheck", self._handle_session_check)
 
-    async def _submit(self, name: str, handler: Callable[[], Awaitable[T]]) -> T:
+    async def create_partitions(self, request: CreatePartitionsRequest) -> CreatePartitionsResponse:
+        """CreatePartitions (see ``PartitionApis.create_partitions``)."""
+        return await self._partition_apis.create_partitions(request)
+
+    async def elect_leaders(self, request: ElectLeadersRequest) -> ElectLeadersResponse:
+        """ElectLeaders (see ``PartitionApis.elect_leaders``)."""
+        return await self._partition_apis.elect_leaders(request)
+
+    async def check_leader_imbalance(self) -> list[TopicPartition]:
+        """Run the auto leader rebalance now (see ``PartitionApis.check_leader_imbalance``)."""
+        return await self._partition_apis.check_leader_imbalance()
+
+    async def controlled_shutdown(self, request: ControlledShutdownRequest) -> ControlledShutdownResponse:
+        """ControlledShutdown (see ``PartitionApis.controlled_shutdown``)."""
+        return await self._partition_apis.controlled_shutdown(request)
+
+    async def delete_topics(self, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
+        """DeleteTopics (see ``TopicDeletionApis.delete_topics``)."""
+        return await self._deletion_apis.delete_topics(request)
+
+    async def describe_configs(self, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
+        """DescribeConfigs for topics (see ``ConfigApis.describe_configs``)."""
+        return await self._config_apis.describe_configs(request)
+
+    async def incremental_alter_configs(self, request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
+        """IncrementalAlterConfigs for topics (see ``ConfigApis.incremental_alter_configs``)."""
+        return await self._config_apis.incremental_alter_configs(request)
+
+    # ------------------------------------------------------ ControllerOperations
+
+    async def submit(self, name: str, handler: Callable[[], Awaitable[T]]) -> T:
+        """Run ``handler`` as an event, bounded by ``request.timeout.ms`` (``ControllerOperations``)."""
         return await self._events.submit(name, handler, timeout_ms=self._request_timeout_ms)
+
+    def try_submit(self, name: str, handler: Callable[[], Awaitable[Any]]) -> asyncio.Future[Any] | None:
+        """Queue a periodic event without waiting (``ControllerOperations``)."""
+        return self._events.try_submit(name, handler)
+
+    def submit_in_background(self, name: str, handler: Callable[[], Awaitable[Any]]) -> None:
+        """Queue an event from a callback; the task is owned (cancelled by ``stop``)."""
+        if not self._events.running:
+            return
+
+        async def run() -> None:
+            try:
+                await self._events.submit(name, handler, timeout_ms=self._request_timeout_ms)
+            except (NotControllerError, KafkaTimeoutError) as exc:
+                logger.warning("%s Event %s not run: %s", self.log_prefix(), name, exc)
+            except Exception:
+                logger.exception("%s Event %s failed", self.log_prefix(), name)
+
+        task = asyncio.get_running_loop().create_task(run(), name=f"controller-{name}")
+        self._background_tasks.add(task)
+        task.add_done_callback(self._background_tasks.discard)
 
     # ---------------------------------------------------------- event handlers
 
@@ -397,9 +472,9 @@ class KafkaController(TopicLifecycleApis):
         assert outcome is not None
         if not result.records:
             return outcome, {}
-        await self._write(result.records, "CreateTopics")
+        await self.write(result.records, "CreateTopics")
         new_partitions = [tp for t in outcome.created_topics for tp in self.context.partitions_of_topic(t)]
-        return outcome, self._on_new_partition_creation(new_partitions)
+        return outcome, on_new_partition_creation(self, new_partitions)
 
     async def _handle_register_broker(self, request: BrokerRegistrationRequest) -> BrokerRegistrationResponse:
         broker_id = request.broker_id
@@ -412,11 +487,11 @@ class KafkaController(TopicLifecycleApis):
         records: list[MetadataRecord] = []
         if replaces:
             logger.info("%s Broker %d registered with a new incarnation %s; fencing the old incarnation",
-                        self._log_prefix(), broker_id, request.incarnation_id)
+                        self.log_prefix(), broker_id, request.incarnation_id)
             changes = self._replication_control.handle_broker_fenced(broker_id)
             records += [self._cluster_control.fence_broker(broker_id), *changes]
-        await self._write([*records, *result.records], "BrokerRegistration")
-        self._shutting_down_broker_ids.discard(broker_id)
+        await self.write([*records, *result.records], "BrokerRegistration")
+        self.shutting_down_broker_ids.discard(broker_id)
         if replaces:
             await self._on_broker_fenced(broker_id, changes)
         return result.response
@@ -428,7 +503,7 @@ class KafkaController(TopicLifecycleApis):
             await self._handle_replicas_offline(request.broker_id, offline)
         if decision.action == HeartbeatAction.UNFENCE:
             changes = self._replication_control.handle_broker_unfenced(request.broker_id)
-            await self._write([self._cluster_control.unfence_broker(request.broker_id), *changes], "BrokerUnfenced")
+            await self.write([self._cluster_control.unfence_broker(request.broker_id), *changes], "BrokerUnfenced")
             await self._on_broker_unfenced(request.broker_id, changes)
         elif decision.action in (HeartbeatAction.FENCE, HeartbeatAction.CONTROLLED_SHUTDOWN):
             await self._fence_broker(request.broker_id, decision.action.name.lower().replace("_", " "))
@@ -446,9 +521,9 @@ class KafkaController(TopicLifecycleApis):
         result = self._replication_control.alter_partition(request)
         assert result.response is not None
         if result.records:
-            await self._write(result.records, "AlterPartition")
+            await self.write(result.records, "AlterPartition")
             changed = [r.topic_partition for r in result.records if isinstance(r, PartitionChangeRecord)]
-            batch = self._new_batch()
+            batch = self.new_batch()
             batch.add_update_metadata_request_for_brokers(self.context.live_broker_ids(), changed)
             batch.send_requests_to_brokers()
         return result.response
@@ -462,25 +537,25 @@ class KafkaController(TopicLifecycleApis):
         changes = self._replication_control.handle_replicas_offline(broker_id, offline)
         if not changes:
             return
-        logger.info("%s Broker %d reports offline replicas %s; %d partitions change", self._log_prefix(), broker_id,
+        logger.info("%s Broker %d reports offline replicas %s; %d partitions change", self.log_prefix(), broker_id,
                     sorted(map(str, offline)), len(changes))
-        await self._write_partition_changes(list(changes), "ReplicasOffline")
+        await write_partition_changes(self, list(changes), "ReplicasOffline")
 
     async def _fence_broker(self, broker_id: int, reason: str) -> None:
         changes = self._replication_control.handle_broker_fenced(broker_id)
-        logger.info("%s Fencing broker %d (%s); %d partitions change", self._log_prefix(), broker_id, reason,
+        logger.info("%s Fencing broker %d (%s); %d partitions change", self.log_prefix(), broker_id, reason,
                     len(changes))
-        await self._write([self._cluster_control.fence_broker(broker_id), *changes], "BrokerFenced")
+        await self.write([self._cluster_control.fence_broker(broker_id), *changes], "BrokerFenced")
         await self._on_broker_fenced(broker_id, changes)
 
     async def _on_broker_fenced(self, broker_id: int, changes: list[PartitionChangeRecord]) -> None:
         """Kafka's onBrokerFailure: drop the channel, tell the remaining replicas and brokers;
         topics being deleted with a replica there become ineligible for deletion."""
         self._channel.remove_broker(broker_id)
-        self._shutting_down_broker_ids.discard(broker_id)
+        self.shutting_down_broker_ids.discard(broker_id)
         self._deletion.on_broker_fenced(broker_id)
-        self._announce_partition_changes([r.topic_partition for r in changes])
-        await self._resume_deletions()
+        announce_partition_changes(self, [r.topic_partition for r in changes])
+        await self._deletion_apis.resume_deletions()
 
     async def _on_broker_unfenced(self, broker_id: int, changes: list[PartitionChangeRecord]) -> None:
         """Kafka's onBrokerStartup: open the channel, send the broker all its partitions and the
@@ -490,22 +565,22 @@ class KafkaController(TopicLifecycleApis):
         self._channel.add_broker(broker_id, reg.host, reg.port)
         changed = [r.topic_partition for r in changes]
         others = [b for b in self.context.live_broker_ids() if b != broker_id]
-        batch = self._new_batch()
+        batch = self.new_batch()
         batch.add_leader_and_isr_request_for_brokers([broker_id], self.context.partitions_on_broker(broker_id), full=True)
         batch.add_leader_and_isr_request_for_brokers(others, changed)
         batch.add_update_metadata_request_for_brokers([broker_id], full=True)
         batch.add_update_metadata_request_for_brokers(others, changed)
         batch.send_requests_to_brokers()
         self._deletion.on_broker_unfenced(broker_id)
-        await self._resume_deletions()
+        await self._deletion_apis.resume_deletions()
 
-    def _new_batch(self) -> ControllerBrokerRequestBatch:
+    def new_batch(self) -> ControllerBrokerRequestBatch:
         channel: ChannelManager = self._channel
         return ControllerBrokerRequestBatch(self.context, self.controller_id, channel)
 
     # ------------------------------------------------------------------- writes
 
-    async def _write(self, records: list[MetadataRecord], name: str = "") -> None:
+    async def write(self, records: list[MetadataRecord], name: str = "") -> None:
         """Check, append (fsync) and then replay ``records``; a multi-record write is one
         transaction in the log.
 
@@ -525,7 +600,7 @@ class KafkaController(TopicLifecycleApis):
 
     def _log_change(self, record: MetadataRecord) -> None:
         """INFO log of a change about to be applied (old state still in the context)."""
-        ctx, prefix = self.context, self._log_prefix()
+        ctx, prefix = self.context, self.log_prefix()
         if isinstance(record, RegisterBrokerRecord):
             logger.info("%s Registered broker %d at %s:%d rack=%s with broker epoch %d (fenced until it heartbeats)",
                         prefix, record.broker_id, record.host, record.port, record.rack, record.broker_epoch)

@@ -5,8 +5,8 @@ offset on followers) and the log cleaner's swap of cleaned segments.
 Owns the rules for which leading segments go and the renames (``.deleted``, ``.swap``).
 Does not own scheduling the checks or unlinking ``.deleted`` files after
 ``file.delete.delay.ms`` (``LogManager``), nor cleaning itself (``LogCleaner``).
-``SegmentRemoval`` is a part of ``Log`` (a mixin over its state, as the controller's
-``TopicLifecycleApis`` is of ``KafkaController``), used from the event loop only.
+``SegmentRemoval`` is a part of ``Log`` (a mixin over its state), used from the event
+loop only.
 
 Kafka concept: ``UnifiedLog.deleteOldSegments`` / ``maybeIncrementLogStartOffset`` and
 ``LocalLog.replaceSegments`` / ``asyncDeleteSegment``.

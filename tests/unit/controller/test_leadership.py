@@ -221,7 +221,7 @@ async def test_restart_brings_leaderless_partitions_with_a_live_isr_online(tmp_p
     await register_live_brokers(first, 1, 2)
     # a topic written to the log whose partition was never brought online (the controller died
     # right after the write): leader -1, ISR [2]
-    await first._submit("Test", lambda: first._write(
+    await first.submit("Test", lambda: first.write(
         [TopicRecord("late", "id-late"), PartitionRecord("late", 0, [1, 2], [2], -1)], "Test"))
     await first.stop()
     channel.clear()
