@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import selectors
+import subprocess
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
@@ -188,3 +191,26 @@ def log_records(log: Log) -> list[tuple[int, bytes | None, bytes | None]]:
             out.extend((r.offset, r.key, r.value) for r in decode_records(data, position, header))
             offset = header.next_offset
     return out
+
+
+def read_bootstrap_line(proc: subprocess.Popen, timeout_s: float) -> str:
+    """Read ``kafkette cluster start``'s stdout until ``bootstrap.servers=...``; its value.
+
+    Raises:
+        AssertionError: no such line within ``timeout_s`` (seconds) or the process exited.
+    """
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout_s
+    seen: list[str] = []
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        while time.monotonic() < deadline:
+            if not selector.select(timeout=max(deadline - time.monotonic(), 0.01)):
+                continue
+            line = proc.stdout.readline()
+            if not line:
+                break  # the process closed stdout (it exited)
+            seen.append(line)
+            if line.startswith("bootstrap.servers="):
+                return line.strip().split("=", 1)[1]
+    raise AssertionError(f"no bootstrap.servers line within {timeout_s} s (exit code {proc.poll()}): {seen}")

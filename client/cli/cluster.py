@@ -45,12 +45,17 @@ def cluster() -> None:
     """Run, inspect and stop a local multi-broker cluster."""
 
 
-def _refuse_if_running(data_dir: Path) -> None:
-    """Raise a one-line error when ``data_dir``'s pid file names live brokers; drop a stale one."""
+def _pid_file(data_dir: Path) -> ClusterPidFile | None:
+    """``data_dir``'s pid file, or None; a corrupt one is a one-line error."""
     try:
-        record = read_pid_file(data_dir)
+        return read_pid_file(data_dir)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _refuse_if_running(data_dir: Path) -> None:
+    """Raise a one-line error when ``data_dir``'s pid file names live brokers; drop a stale one."""
+    record = _pid_file(data_dir)
     if record is None:
         return
     alive = running_brokers(record)
@@ -162,10 +167,8 @@ def status(data_dir: str | None, bootstrap_server: str | None, request_timeout_m
 
 
 def _read_record(data_dir: Path) -> ClusterPidFile:
-    try:
-        record = read_pid_file(data_dir)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
+    """``data_dir``'s pid file; its absence is a one-line error."""
+    record = _pid_file(data_dir)
     if record is None:
         raise click.ClickException(f"No cluster was started in {data_dir.resolve()} (no {data_dir / 'cluster.json'})")
     return record

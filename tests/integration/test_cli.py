@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import selectors
 import signal
 import socket
 import subprocess
@@ -24,6 +23,7 @@ import pytest
 
 from kafkette.client import AdminClient, Consumer, NewTopic, TopicPartition
 from kafkette.client.local_cluster import fetch_metadata, free_ports
+from tests.cluster_helpers import read_bootstrap_line
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -38,25 +38,6 @@ def _cli(*args: str, input: str | None = None, timeout_s: float = 90) -> subproc
 def _ok(result: subprocess.CompletedProcess) -> str:
     assert result.returncode == 0, f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
     return result.stdout
-
-
-def _read_bootstrap_line(proc: subprocess.Popen, timeout_s: float) -> str:
-    """Read the cluster's stdout until ``bootstrap.servers=...`` (bounded)."""
-    assert proc.stdout is not None
-    deadline = time.monotonic() + timeout_s
-    seen: list[str] = []
-    with selectors.DefaultSelector() as selector:
-        selector.register(proc.stdout, selectors.EVENT_READ)
-        while time.monotonic() < deadline:
-            if not selector.select(timeout=max(deadline - time.monotonic(), 0.01)):
-                continue
-            line = proc.stdout.readline()
-            if not line:
-                break  # the process closed stdout (it exited)
-            seen.append(line)
-            if line.startswith("bootstrap.servers="):
-                return line.strip().split("=", 1)[1]
-    raise AssertionError(f"no bootstrap.servers line within {timeout_s} s (exit code {proc.poll()}): {seen}")
 
 
 def _pids_using(data_dir: Path) -> set[int]:
@@ -88,7 +69,7 @@ def _start_cluster(data_dir: Path, brokers: int) -> subprocess.Popen:
 def _cluster_started(proc: subprocess.Popen, data_dir: Path, brokers: int, broker_pids: set[int]) -> str:
     """Wait for the cluster's ``bootstrap.servers`` line; add its broker processes to ``broker_pids``
     (so a failing test still kills them) and check there are ``brokers`` of each; returns the bootstrap."""
-    bootstrap = _read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
+    bootstrap = read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
     assert len(bootstrap.split(",")) == brokers
     broker_pids.update(_pids_using(data_dir) - {proc.pid})
     assert len(broker_pids) == brokers, f"expected {brokers} broker processes under {data_dir}, found {broker_pids}"

@@ -14,14 +14,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import selectors
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.cluster_helpers import read_bootstrap_line
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -53,24 +53,6 @@ def _readme_sdk_example() -> str:
     match = re.search(r"```python\n(.*?)```", section, re.S)
     assert match, "README.md's SDK section has no python block"
     return match.group(1)
-
-
-def _read_bootstrap_line(proc: subprocess.Popen, timeout_s: float) -> str:
-    assert proc.stdout is not None
-    deadline = time.monotonic() + timeout_s
-    seen: list[str] = []
-    with selectors.DefaultSelector() as selector:
-        selector.register(proc.stdout, selectors.EVENT_READ)
-        while time.monotonic() < deadline:
-            if not selector.select(timeout=max(deadline - time.monotonic(), 0.01)):
-                continue
-            line = proc.stdout.readline()
-            if not line:
-                break
-            seen.append(line)
-            if line.startswith("bootstrap.servers="):
-                return line.strip().split("=", 1)[1]
-    raise AssertionError(f"no bootstrap.servers line within {timeout_s} s (exit code {proc.poll()}): {seen}")
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +97,7 @@ def test_installed_cli_runs_a_cluster_and_a_round_trip(installed: Path, tmp_path
     proc = subprocess.Popen([kafkette, "cluster", "start", "--brokers", "3", "--data-dir", str(tmp_path / "data")],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        bootstrap = _read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
+        bootstrap = read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
         _run([kafkette, "topics", "create", "wheel-events", "--partitions", "3", "--replication-factor", "3",
               "--bootstrap-server", bootstrap], cwd=tmp_path, env=env)
         _run([kafkette, "produce", "--topic", "wheel-events", "--key-separator", ":", "--bootstrap-server",
