@@ -7,8 +7,12 @@ DEMO_STAMP := $(VENV)/.demo-installed
 BENCH_STAMP := $(VENV)/.bench-installed
 # make bench BENCH_ARGS="--quick --only kafkette": a short run (see python -m tests.perf.bench --help)
 BENCH_ARGS ?=
+# make simulate SEEDS=100000 runs more seeds; make simulate SEED=n replays one (python -m tests.simulation.run --help)
+SEEDS ?= 10000
+SEED ?=
+SIMULATE_ARGS ?=
 
-.PHONY: setup test unit cluster demo spark-demo bench clean
+.PHONY: setup test unit cluster demo spark-demo bench simulate clean
 
 setup: $(STAMP)
 
@@ -47,6 +51,9 @@ $(BENCH_STAMP): $(STAMP)
 bench: setup $(BENCH_STAMP)
 	$(BIN)/python -m tests.perf.bench $(BENCH_ARGS)
 	$(BIN)/python -m tests.perf.recovery_bench
+
+simulate: setup
+	$(BIN)/python -m tests.simulation.run $(if $(SEED),--seed $(SEED),--seeds $(SEEDS)) $(SIMULATE_ARGS)
 
 clean:
 	rm -rf $(VENV) data build *.egg-info

@@ -54,6 +54,7 @@ class Errors(IntEnum):
     KAFKA_STORAGE_ERROR = 56
     UNKNOWN_PRODUCER_ID = 59
     TOPIC_DELETION_DISABLED = 73
+    INCONSISTENT_VOTER_SET = 68
     FENCED_LEADER_EPOCH = 74
     UNKNOWN_LEADER_EPOCH = 75
     UNSUPPORTED_COMPRESSION_TYPE = 76
@@ -67,6 +68,7 @@ class Errors(IntEnum):
     DUPLICATE_BROKER_REGISTRATION = 101
     BROKER_ID_NOT_REGISTERED = 102
     INCONSISTENT_TOPIC_ID = 103
+    INCONSISTENT_CLUSTER_ID = 104
     INELIGIBLE_REPLICA = 107
     NEW_LEADER_ELECTED = 108
 
@@ -115,6 +117,7 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.UNSUPPORTED_COMPRESSION_TYPE: (False, False, "The requesting client does not support the compression type of given partition."),
     Errors.STALE_BROKER_EPOCH: (False, False, "Broker epoch has changed."),
     Errors.OFFSET_NOT_AVAILABLE: (True, False, "The leader high watermark has not caught up from a recent leader election."),
+    Errors.INCONSISTENT_VOTER_SET: (False, False, "Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters."),
     Errors.PREFERRED_LEADER_NOT_AVAILABLE: (True, True, "The preferred leader was not available."),
     Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE: (True, True, "Eligible topic partition leaders are not available."),
     Errors.ELECTION_NOT_NEEDED: (False, False, "Leader election not needed for topic partition."),
@@ -123,6 +126,7 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.DUPLICATE_BROKER_REGISTRATION: (False, False, "This broker ID is already in use."),
     Errors.BROKER_ID_NOT_REGISTERED: (False, False, "The given broker ID was not registered."),
     Errors.INCONSISTENT_TOPIC_ID: (True, True, "The log's topic ID did not match the topic ID in the request."),
+    Errors.INCONSISTENT_CLUSTER_ID: (False, False, "The clusterId in the request does not match that found on the server."),
     Errors.INELIGIBLE_REPLICA: (False, False, "The new ISR contains at least one ineligible replica."),
     Errors.NEW_LEADER_ELECTED: (False, False, "The AlterPartition request successfully updated the partition state but the leader has changed."),
 }
