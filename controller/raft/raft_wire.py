@@ -1,0 +1,184 @@
+"""The Raft core's messages on the wire, and the metadata log's entries as bytes.
+
+Owns: ``to_wire`` (a core message -> the protocol struct of Vote, BeginQuorumEpoch,
+EndQuorumEpoch or Fetch, about partition ``__cluster_metadata-0``), ``from_wire`` (a
+protocol struct -> ``(source node id, core message)``; a request naming another
+partition, or malformed, raises ``ValueError``), and the entry codecs: a payload is a
+metadata record (``[record_type, fields]``) or the ``LeaderChange`` control entry, msgpack
+encoded; Fetch carries entries as ``msgpack([[offset, epoch, payload bytes], ...])``.
+The frame's correlation id stands for the core's ``correlation_id`` of a Fetch.
+
+Kafka concept: the ``RaftUtil`` conversions between ``RaftMessage`` and the ``*Data`` classes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
+from kafkette.controller.metadata_records import MetadataRecord, record_from_wire
+from kafkette.controller.raft import raft_messages as core
+from kafkette.controller.raft.kafka_raft_client import LeaderChange
+from kafkette.controller.raft.replicated_log import LogEntry
+from kafkette.protocol.apis import fetch as wire_fetch
+from kafkette.protocol.apis import raft as wire
+
+LEADER_CHANGE = "LeaderChange"
+NO_EPOCH_END = (-1, -1)
+
+
+def encode_payload(payload: Any) -> bytes:
+    """A metadata record or ``LeaderChange`` as bytes.
+
+    Raises:
+        TypeError: any other payload.
+    """
+    if isinstance(payload, LeaderChange):
+        return msgpack.packb([LEADER_CHANGE, {"leader_id": payload.leader_id, "voters": list(payload.voters)}])
+    if isinstance(payload, MetadataRecord):
+        return msgpack.packb(payload.to_wire(), use_bin_type=True)
+    raise TypeError(f"not a metadata log payload: {type(payload).__name__}")
+
+
+def decode_payload(data: bytes) -> Any:
+    """The inverse of ``encode_payload``.
+
+    Raises:
+        ValueError: bytes that are no payload.
+    """
+    try:
+        obj = msgpack.unpackb(data, raw=False)
+    except (msgpack.UnpackException, ValueError) as exc:
+        raise ValueError(f"undecodable metadata log payload: {exc}") from None
+    if isinstance(obj, list) and len(obj) == 2 and obj[0] == LEADER_CHANGE and isinstance(obj[1], dict):
+        return LeaderChange(int(obj[1]["leader_id"]), tuple(int(v) for v in obj[1]["voters"]))
+    return record_from_wire(obj)
+
+
+def encode_entries(entries: tuple[LogEntry, ...]) -> bytes:
+    return msgpack.packb([[e.offset, e.epoch, encode_payload(e.payload)] for e in entries], use_bin_type=True)
+
+
+def decode_entries(data: bytes | None) -> tuple[LogEntry, ...]:
+    """Entries from a Fetch answer's ``records``.
+
+    Raises:
+        ValueError: malformed bytes or entries out of order.
+    """
+    if not data:
+        return ()
+    try:
+        raw = msgpack.unpackb(data, raw=False)
+        entries = tuple(LogEntry(int(o), int(e), decode_payload(p)) for o, e, p in raw)
+    except (msgpack.UnpackException, TypeError) as exc:
+        raise ValueError(f"undecodable metadata log entries: {exc}") from None
+    if any(b.offset != a.offset + 1 for a, b in zip(entries, entries[1:], strict=False)):
+        raise ValueError("metadata log entries out of order")
+    return entries
+
+
+def to_wire(message: Any, cluster_id: str | None) -> Any:
+    """The protocol struct for a core message.
+
+    Raises:
+        TypeError: not a core Raft message.
+    """
+    topic = CLUSTER_METADATA_TOPIC_NAME
+    if isinstance(message, core.VoteRequest):
+        return wire.VoteRequest(cluster_id=cluster_id, topics=[wire.VoteTopicRequest(topic_name=topic, partitions=[
+            wire.VotePartitionRequest(partition_index=0, candidate_epoch=message.candidate_epoch,
+                                      candidate_id=message.candidate_id, last_offset_epoch=message.last_offset_epoch,
+                                      last_offset=message.last_offset)])])
+    if isinstance(message, core.VoteResponse):
+        return wire.VoteResponse(topics=[wire.VoteTopicResponse(topic_name=topic, partitions=[
+            wire.VotePartitionResponse(partition_index=0, error_code=message.error_code, leader_id=message.leader_id,
+                                       leader_epoch=message.leader_epoch, vote_granted=message.vote_granted)])])
+    if isinstance(message, core.BeginQuorumEpochRequest):
+        return wire.BeginQuorumEpochRequest(cluster_id=cluster_id, topics=[wire.BeginQuorumEpochTopicRequest(
+            topic_name=topic, partitions=[wire.BeginQuorumEpochPartitionRequest(
+                partition_index=0, leader_id=message.leader_id, leader_epoch=message.leader_epoch)])])
+    if isinstance(message, core.EndQuorumEpochRequest):
+        return wire.EndQuorumEpochRequest(cluster_id=cluster_id, topics=[wire.EndQuorumEpochTopicRequest(
+            topic_name=topic, partitions=[wire.EndQuorumEpochPartitionRequest(
+                partition_index=0, leader_id=message.leader_id, leader_epoch=message.leader_epoch,
+                preferred_successors=list(message.preferred_successors))])])
+    if isinstance(message, (core.BeginQuorumEpochResponse, core.EndQuorumEpochResponse)):
+        cls = wire.BeginQuorumEpochResponse if isinstance(message, core.BeginQuorumEpochResponse) \
+            else wire.EndQuorumEpochResponse
+        return cls(topics=[wire.QuorumEpochTopicResponse(topic_name=topic, partitions=[
+            wire.QuorumEpochPartitionResponse(partition_index=0, error_code=message.error_code,
+                                              leader_id=message.leader_id, leader_epoch=message.leader_epoch)])])
+    if isinstance(message, core.FetchRequest):
+        return wire_fetch.FetchRequest(cluster_id=cluster_id, replica_id=message.replica_id, max_wait_ms=0,
+                                       min_bytes=0, topics=[wire_fetch.FetchTopic(topic=topic, partitions=[
+                                           wire_fetch.FetchPartition(
+                                               partition=0, current_leader_epoch=message.current_leader_epoch,
+                                               fetch_offset=message.fetch_offset,
+                                               last_fetched_epoch=message.last_fetched_epoch)])])
+    if isinstance(message, core.FetchResponse):
+        epoch, end_offset = message.diverging_epoch or NO_EPOCH_END
+        return wire_fetch.FetchResponse(responses=[wire_fetch.FetchTopicResponse(topic=topic, partitions=[
+            wire_fetch.FetchPartitionData(
+                partition_index=0, error_code=message.error_code, high_watermark=message.high_watermark,
+                diverging_epoch=wire_fetch.EpochEndOffset(epoch=epoch, end_offset=end_offset),
+                current_leader=wire_fetch.LeaderIdAndEpoch(leader_id=message.leader_id,
+                                                           leader_epoch=message.leader_epoch),
+                records=encode_entries(message.entries))])])
+    raise TypeError(f"not a Raft message: {type(message).__name__}")
+
+
+def _only_partition(topics: list[Any], name_field: str) -> Any:
+    if len(topics) != 1 or getattr(topics[0], name_field) != CLUSTER_METADATA_TOPIC_NAME \
+            or len(topics[0].partitions) != 1:
+        raise ValueError(f"a quorum request is about {CLUSTER_METADATA_TOPIC_NAME}-0 alone")
+    partition = topics[0].partitions[0]
+    index = getattr(partition, "partition_index", getattr(partition, "partition", 0))
+    if index != 0:
+        raise ValueError(f"{CLUSTER_METADATA_TOPIC_NAME} has one partition, not {index}")
+    return partition
+
+
+def from_wire(message: Any, source: int = -1, correlation_id: int = 0) -> tuple[int, Any]:
+    """``(source node id, core message)`` for a protocol struct.
+
+    Args:
+        message: a decoded request or response.
+        source: the node a response came from (requests name their sender).
+        correlation_id: the frame's correlation id (a Fetch's ``correlation_id``).
+
+    Raises:
+        ValueError: another partition than ``__cluster_metadata-0``, or malformed entries.
+        TypeError: not a quorum message.
+    """
+    if isinstance(message, wire.VoteRequest):
+        p = _only_partition(message.topics, "topic_name")
+        return p.candidate_id, core.VoteRequest(p.candidate_epoch, p.candidate_id, p.last_offset_epoch, p.last_offset)
+    if isinstance(message, wire.VoteResponse):
+        p = _only_partition(message.topics, "topic_name")
+        return source, core.VoteResponse(message.error_code or p.error_code, p.leader_id, p.leader_epoch,
+                                         p.vote_granted)
+    if isinstance(message, wire.BeginQuorumEpochRequest):
+        p = _only_partition(message.topics, "topic_name")
+        return p.leader_id, core.BeginQuorumEpochRequest(p.leader_id, p.leader_epoch)
+    if isinstance(message, wire.EndQuorumEpochRequest):
+        p = _only_partition(message.topics, "topic_name")
+        return p.leader_id, core.EndQuorumEpochRequest(p.leader_id, p.leader_epoch, tuple(p.preferred_successors))
+    if isinstance(message, (wire.BeginQuorumEpochResponse, wire.EndQuorumEpochResponse)):
+        p = _only_partition(message.topics, "topic_name")
+        cls = core.BeginQuorumEpochResponse if isinstance(message, wire.BeginQuorumEpochResponse) \
+            else core.EndQuorumEpochResponse
+        return source, cls(message.error_code or p.error_code, p.leader_id, p.leader_epoch)
+    if isinstance(message, wire_fetch.FetchRequest):
+        p = _only_partition(message.topics, "topic")
+        return message.replica_id, core.FetchRequest(message.replica_id, p.current_leader_epoch, p.fetch_offset,
+                                                     p.last_fetched_epoch, correlation_id)
+    if isinstance(message, wire_fetch.FetchResponse):
+        p = _only_partition(message.responses, "topic")
+        diverging = (p.diverging_epoch.epoch, p.diverging_epoch.end_offset)
+        return source, core.FetchResponse(
+            message.error_code or p.error_code, p.current_leader.leader_id, p.current_leader.leader_epoch,
+            p.high_watermark, None if diverging == NO_EPOCH_END else diverging, decode_entries(p.records),
+            correlation_id)
+    raise TypeError(f"not a quorum message: {type(message).__name__}")
