@@ -1,0 +1,242 @@
+"""RaftManager: one voter's ``KafkaRaftClient`` on the event loop, over real connections and files.
+
+Owns: the metadata log (``FileReplicatedLog``) and ``quorum-state`` file in
+``<metadata log dir>/__cluster_metadata-0``, the core, one task that polls it at its next
+deadline (or when woken by a message), the outbound requests (a ``BrokerConnection`` per
+voter, each request in an owned task; a lost connection or timeout just drops the request,
+the core retries), inbound requests (``handle_request``, called by the node's listener),
+proposals and waits for their commitment, and the delivery of committed entries, in
+order, to ``on_commit``.  Does not own the listener or what the entries mean.
+
+Kafka concept: ``KafkaRaftManager`` (the thread driving ``KafkaRaftClient.poll``) and
+``RaftClient.Listener.handleCommit``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kafkette.client.connection import BrokerConnection
+from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
+from kafkette.controller.raft import raft_messages as core
+from kafkette.controller.raft.file_replicated_log import FileReplicatedLog
+from kafkette.controller.raft.kafka_raft_client import KafkaRaftClient
+from kafkette.controller.raft.quorum_state_store import FileQuorumStateStore
+from kafkette.controller.raft.raft_config import RaftConfig
+from kafkette.controller.raft.raft_wire import decode_payload, encode_payload, from_wire, to_wire
+from kafkette.controller.raft.replicated_log import LogEntry
+from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError, NotLeaderOrFollowerError
+
+logger = logging.getLogger(__name__)
+
+STOP_TIMEOUT_S = 5.0
+
+
+def _monotonic_ms() -> int:
+    return int(time.monotonic() * 1000)
+
+
+class RaftManager:
+    """Runs the Raft replica of node ``node_id``.
+
+    Args:
+        node_id: this voter.
+        voters: ``{node id: (host, port)}`` of ``controller.quorum.voters``.
+        metadata_log_dir: the directory holding ``__cluster_metadata-0/``.
+        cluster_id: sent in every quorum request.
+        config: the quorum's timeouts.
+        on_commit: called with each run of newly committed entries, in offset order.
+        rng: randomness for election timeouts.
+        clock_ms: monotonic clock (ms).
+    """
+
+    def __init__(self, node_id: int, voters: Mapping[int, tuple[str, int]], metadata_log_dir: str, *,
+                 cluster_id: str | None, config: RaftConfig | None = None,
+                 on_commit: Callable[[list[LogEntry]], None] | None = None,
+                 rng: random.Random | None = None, clock_ms: Callable[[], int] = _monotonic_ms) -> None:
+        self.node_id = node_id
+        self.voters = dict(voters)
+        self.directory = f"{metadata_log_dir}/{METADATA_TOPIC_PARTITION_DIR}"
+        self.cluster_id = cluster_id
+        self.config = config or RaftConfig()
+        self._on_commit = on_commit
+        self._rng = rng or random.Random()
+        self._clock_ms = clock_ms
+        self.client: KafkaRaftClient | None = None
+        self._log: FileReplicatedLog | None = None
+        self._delivered = 0
+        self._commit_waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self._connections: dict[int, BrokerConnection] = {}
+        self._requests: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._prefix = f"[RaftManager nodeId={node_id}]"
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Open the log and the quorum state, then start polling.
+
+        Raises:
+            OSError: the directory or files cannot be used.
+            ValueError: a corrupt quorum-state file.
+        """
+        loop = asyncio.get_running_loop()
+        self._log = await loop.run_in_executor(None, FileReplicatedLog, self.directory, encode_payload, decode_payload)
+        store = FileQuorumStateStore(self.directory)
+        self.client = KafkaRaftClient(self.node_id, frozenset(self.voters), self._log, store, self.config, self._rng,
+                                      self._clock_ms())
+        logger.info("%s Started in epoch %d with %d entries", self._prefix, self.client.epoch, self._log.end_offset())
+        self._task = loop.create_task(self._run(), name=f"raft-manager-{self.node_id}")
+
+    async def stop(self) -> None:
+        """Stop polling, drop outbound requests, fail commit waiters, close connections and the log."""
+        tasks = {t for t in (self._task, *self._requests) if t is not None}
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
+        self._task = None
+        for _, waiter in self._commit_waiters:
+            if not waiter.done():
+                waiter.set_exception(NotLeaderOrFollowerError(f"{self._prefix} stopped"))
+        self._commit_waiters.clear()
+        for connection in self._connections.values():
+            await connection.close()
+        self._connections.clear()
+        if self._log is not None:
+            self._log.close()
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def epoch(self) -> int:
+        return self._core().epoch
+
+    def leader_id(self) -> int:
+        return self._core().leader_id()
+
+    @property
+    def high_watermark(self) -> int:
+        return self._core().high_watermark
+
+    def _core(self) -> KafkaRaftClient:
+        if self.client is None:
+            raise RuntimeError(f"{self._prefix} not started")
+        return self.client
+
+    # ------------------------------------------------------------------ writes
+
+    async def propose(self, payloads: list[Any], timeout_ms: int) -> int:
+        """Append ``payloads`` as the leader and wait until they are committed.
+
+        Returns:
+            The offset of the last entry.
+
+        Raises:
+            NotLeaderOrFollowerError: this node is not the leader (or stopped before the commit).
+            KafkaTimeoutError: not committed within ``timeout_ms`` (the entries may commit later).
+        """
+        _, last = self._core().propose(payloads, self._clock_ms())
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._commit_waiters.append((last, waiter))
+        self._wake.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter), timeout_ms / 1000)
+        except TimeoutError:
+            raise KafkaTimeoutError(f"{self._prefix} entries up to {last} not committed in {timeout_ms} ms") from None
+        return last
+
+    # ------------------------------------------------------------------ inbound
+
+    async def handle_request(self, request: Any) -> Any:
+        """Answer a quorum request from another voter (Vote, BeginQuorumEpoch, EndQuorumEpoch,
+        Fetch of ``__cluster_metadata-0``).
+
+        Raises:
+            ValueError: a request about another partition or with malformed entries.
+            TypeError: not a quorum request.
+        """
+        source, message = from_wire(request)
+        outs = self._core().handle(source, message, self._clock_ms())
+        self._after_change()
+        replies = [out.message for out in outs if out.destination == source]
+        for out in outs:
+            if out.destination != source:
+                self._send(out)
+        return to_wire(replies[0], self.cluster_id)
+
+    # ------------------------------------------------------------------ the loop
+
+    async def _run(self) -> None:
+        client = self._core()
+        while True:
+            for out in client.poll(self._clock_ms()):
+                self._send(out)
+            self._after_change()
+            delay_ms = max(1, min(client.next_deadline_ms() - self._clock_ms(), self.config.request_timeout_ms))
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), delay_ms / 1000)
+            except TimeoutError:
+                pass
+
+    def _after_change(self) -> None:
+        """Deliver newly committed entries and complete the waits they satisfy."""
+        client = self._core()
+        assert self._log is not None
+        high_watermark = client.high_watermark
+        if high_watermark > self._delivered:
+            entries = self._log.read(self._delivered, high_watermark - self._delivered)
+            self._delivered = high_watermark
+            if self._on_commit is not None:
+                self._on_commit(entries)
+        waiting = []
+        for offset, waiter in self._commit_waiters:
+            if waiter.done():
+                continue
+            if offset < high_watermark:
+                waiter.set_result(None)
+            elif not client.is_leader():
+                waiter.set_exception(NotLeaderOrFollowerError(f"{self._prefix} lost leadership before offset "
+                                                              f"{offset} committed"))
+            else:
+                waiting.append((offset, waiter))
+        self._commit_waiters = waiting
+
+    # ------------------------------------------------------------------ outbound
+
+    def _send(self, out: core.Outbound) -> None:
+        task = asyncio.get_running_loop().create_task(self._request(out), name=f"raft-request-{out.destination}")
+        self._requests.add(task)
+        task.add_done_callback(self._requests.discard)
+
+    async def _request(self, out: core.Outbound) -> None:
+        address = self.voters.get(out.destination)
+        if address is None:
+            return
+        correlation_id = getattr(out.message, "correlation_id", 0)
+        try:
+            connection = self._connections.get(out.destination)
+            if connection is None or not connection.connected:
+                connection = BrokerConnection(*address, client_id=f"raft-{self.node_id}",
+                                              request_timeout_ms=self.config.request_timeout_ms)
+                self._connections[out.destination] = connection
+                await connection.connect()
+            response = await connection.send(to_wire(out.message, self.cluster_id))
+            source, message = from_wire(response, source=out.destination, correlation_id=correlation_id)
+        except (KafkaConnectionError, KafkaTimeoutError, OSError) as exc:
+            logger.debug("%s Request to %d failed: %s", self._prefix, out.destination, exc)
+            return
+        except (ValueError, TypeError) as exc:
+            logger.warning("%s Bad answer from %d: %s", self._prefix, out.destination, exc)
+            return
+        for follow_up in self._core().handle(source, message, self._clock_ms()):
+            self._send(follow_up)
+        self._after_change()
+        self._wake.set()
