@@ -25,16 +25,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import struct
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO
 
-import crc32c
 import msgpack
 
 from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
+from kafkette.controller.log_frames import FRAME_HEADER, FrameScan, frame
 from kafkette.controller.metadata_records import (
     BeginTransactionRecord,
     EndTransactionRecord,
@@ -45,8 +44,6 @@ from kafkette.controller.metadata_records import (
 logger = logging.getLogger(__name__)
 
 SEGMENT_FILE_NAME = "00000000000000000000.log"
-FRAME_HEADER = struct.Struct(">II")
-MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 
 class MetadataLogError(RuntimeError):
@@ -88,40 +85,27 @@ class MetadataLog:
         """
         self.dir.mkdir(parents=True, exist_ok=True)
         data = self.path.read_bytes() if self.path.exists() else b""
+        scan = FrameScan(data)
         records: list[MetadataRecord] = []
-        position = 0
         offset = 0
         open_transaction: tuple[int, int, int] | None = None  # (file position, offset, len(records))
         valid_end = 0
-        reason = ""
-        while position < len(data):
-            if len(data) - position < FRAME_HEADER.size:
-                reason = f"torn frame header at position {position}"
-                break
-            length, crc = FRAME_HEADER.unpack_from(data, position)
-            body_start = position + FRAME_HEADER.size
-            if length > MAX_RECORD_BYTES or body_start + length > len(data):
-                reason = f"torn record of {length} bytes at position {position}"
-                break
-            payload = data[body_start:body_start + length]
-            if crc32c.crc32c(payload) != crc:
-                reason = f"CRC mismatch at position {position}"
-                break
+        for position, payload in scan:
             try:
                 record = record_from_wire(msgpack.unpackb(payload, raw=False))
             except (ValueError, msgpack.UnpackException) as exc:
-                reason = f"undecodable record at position {position}: {exc}"
-                break
+                scan.stop(f"undecodable record at position {position}: {exc}")
+                continue
             if isinstance(record, BeginTransactionRecord):
                 open_transaction = (position, offset, len(records))
             elif isinstance(record, EndTransactionRecord):
                 open_transaction = None
             else:
                 records.append(record)
-            position = body_start + length
             offset += 1
             if open_transaction is None:
-                valid_end, self._next_offset = position, offset
+                valid_end, self._next_offset = position + FRAME_HEADER.size + len(payload), offset
+        reason = scan.reason
         if open_transaction is not None and not reason:
             reason = f"unfinished transaction starting at position {open_transaction[0]}"
         if open_transaction is not None:
@@ -194,5 +178,4 @@ class MetadataLog:
 
 def encode_frame(record: MetadataRecord) -> bytes:
     """Frame one record: length, CRC32C, msgpack payload (see module docstring)."""
-    payload = msgpack.packb(record.to_wire(), use_bin_type=True)
-    return FRAME_HEADER.pack(len(payload), crc32c.crc32c(payload)) + payload
+    return frame(msgpack.packb(record.to_wire(), use_bin_type=True))

@@ -23,21 +23,18 @@ from __future__ import annotations
 import bisect
 import logging
 import os
-import struct
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import crc32c
 import msgpack
 
+from kafkette.controller.log_frames import FrameScan, frame
 from kafkette.controller.raft.replicated_log import LogEntry
 
 logger = logging.getLogger(__name__)
 
 SEGMENT_FILE_NAME = "00000000000000000000.log"
-FRAME_HEADER = struct.Struct(">II")
-MAX_ENTRY_BYTES = 16 * 1024 * 1024
 
 
 class FileReplicatedLog:
@@ -73,36 +70,21 @@ class FileReplicatedLog:
         self._flushed = len(self._entries)
 
     def _load(self) -> int:
-        data = self.path.read_bytes() if self.path.exists() else b""
-        position = 0
-        reason = ""
-        while position < len(data):
-            if len(data) - position < FRAME_HEADER.size:
-                reason = f"torn frame header at position {position}"
-                break
-            length, crc = FRAME_HEADER.unpack_from(data, position)
-            body_start = position + FRAME_HEADER.size
-            if length > MAX_ENTRY_BYTES or body_start + length > len(data):
-                reason = f"torn entry of {length} bytes at position {position}"
-                break
-            body = data[body_start:body_start + length]
-            if crc32c.crc32c(body) != crc:
-                reason = f"CRC mismatch at position {position}"
-                break
+        scan = FrameScan(self.path.read_bytes() if self.path.exists() else b"")
+        for position, body in scan:
             try:
                 offset, epoch, payload = msgpack.unpackb(body, raw=False)
                 entry = LogEntry(offset, epoch, self._decode(payload))
                 if offset != len(self._entries) or epoch < self.last_epoch():
                     raise ValueError(f"entry {offset} (epoch {epoch}) out of order")
             except (ValueError, TypeError, msgpack.UnpackException) as exc:
-                reason = f"undecodable entry at position {position}: {exc}"
-                break
+                scan.stop(f"undecodable entry at position {position}: {exc}")
+                continue
             self._remember(entry, position)
-            position = body_start + length
-        if position < len(data):
-            logger.warning("Truncating metadata log %s from %d to %d bytes (%s); %d entries kept", self.path,
-                           len(data), position, reason, len(self._entries))
-        return position
+        if scan.reason:
+            logger.warning("Truncating metadata log %s at byte %d (%s); %d entries kept", self.path,
+                           scan.valid_end, scan.reason, len(self._entries))
+        return scan.valid_end
 
     def _remember(self, entry: LogEntry, position: int) -> None:
         if not self._epoch_starts or self._epoch_starts[-1][0] != entry.epoch:
@@ -131,11 +113,10 @@ class FileReplicatedLog:
             if entry.offset != len(self._entries) or entry.epoch < self.last_epoch():
                 raise ValueError(f"entry {entry.offset} (epoch {entry.epoch}) does not continue a log ending at "
                                  f"{len(self._entries)} (epoch {self.last_epoch()})")
-            body = msgpack.packb([entry.offset, entry.epoch, self._encode(entry.payload)], use_bin_type=True)
-            frame = FRAME_HEADER.pack(len(body), crc32c.crc32c(body)) + body
+            framed = frame(msgpack.packb([entry.offset, entry.epoch, self._encode(entry.payload)], use_bin_type=True))
             self._remember(entry, position)
-            position += len(frame)
-            frames.append(frame)
+            position += len(framed)
+            frames.append(framed)
         self._file.write(b"".join(frames))
 
     def truncate_to(self, offset: int) -> None:

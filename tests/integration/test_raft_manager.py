@@ -71,31 +71,35 @@ async def _until(predicate, timeout_s: float = 10) -> None:
         await asyncio.sleep(0.05)
 
 
-async def test_three_voters_elect_commit_fail_over_and_catch_up(tmp_path):
-    ports = free_ports(3)
-    addresses = {i + 1: ("127.0.0.1", port) for i, port in enumerate(ports)}
+@pytest.fixture
+async def quorum(tmp_path):
+    """Three started voters on free loopback ports (stopped at teardown), and their addresses."""
+    addresses = {i + 1: ("127.0.0.1", port) for i, port in enumerate(free_ports(3))}
     voters = [await Voter(i, addresses, str(tmp_path / f"node-{i}")).start() for i in (1, 2, 3)]
-    try:
-        leader = await _leader(voters)
-        first = [RegisterBrokerRecord(1, 1, "i1", "127.0.0.1", 9092), TopicRecord("events", "id-1")]
-        await leader.manager.propose(first, timeout_ms=5000)
-        await _until(lambda: all(v.records() == first for v in voters))
+    yield voters, addresses
+    for voter in voters:
+        await voter.stop()
 
-        await leader.stop()
-        rest = [v for v in voters if v is not leader]
-        new_leader = await _leader(rest)
-        assert new_leader.manager.epoch > leader.manager.epoch
-        second = [TopicRecord("orders", "id-2")]
-        await new_leader.manager.propose(second, timeout_ms=5000)
-        await _until(lambda: all(v.records() == first + second for v in rest))
 
-        restarted = await Voter(leader.node_id, addresses, str(tmp_path / f"node-{leader.node_id}")).start()
-        voters[voters.index(leader)] = restarted
-        await _until(lambda: restarted.records() == first + second)
-        assert restarted.manager.epoch == new_leader.manager.epoch
-    finally:
-        for voter in voters:
-            await voter.stop()
+async def test_three_voters_elect_commit_fail_over_and_catch_up(quorum, tmp_path):
+    voters, addresses = quorum
+    leader = await _leader(voters)
+    first = [RegisterBrokerRecord(1, 1, "i1", "127.0.0.1", 9092), TopicRecord("events", "id-1")]
+    await leader.manager.propose(first, timeout_ms=5000)
+    await _until(lambda: all(v.records() == first for v in voters))
+
+    await leader.stop()
+    rest = [v for v in voters if v is not leader]
+    new_leader = await _leader(rest)
+    assert new_leader.manager.epoch > leader.manager.epoch
+    second = [TopicRecord("orders", "id-2")]
+    await new_leader.manager.propose(second, timeout_ms=5000)
+    await _until(lambda: all(v.records() == first + second for v in rest))
+
+    restarted = await Voter(leader.node_id, addresses, str(tmp_path / f"node-{leader.node_id}")).start()
+    voters[voters.index(leader)] = restarted
+    await _until(lambda: restarted.records() == first + second)
+    assert restarted.manager.epoch == new_leader.manager.epoch
 
 
 async def test_a_follower_refuses_to_propose(tmp_path):
