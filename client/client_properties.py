@@ -2,8 +2,9 @@
 
 Owns: ``client_settings`` (``{"linger.ms": "5"}`` -> ``{"linger_ms": 5}`` for the
 Producer, the Consumer or the AdminClient, converted to the type of each keyword's
-default and checked by constructing the class once) and ``read_properties_file`` (a
-Java properties file, as Kafka's ``--command-config`` / ``--producer.config`` take).
+default and checked by constructing the class once), ``takes_property`` (whether a
+class knows a property) and ``read_properties_file`` (a Java properties file, as
+Kafka's ``--command-config`` / ``--producer.config`` take).
 Used by the CLI (``--command-config``, ``--producer-property``, ``--consumer-property``)
 and the Spark data source (``kafkette.<property>`` options).  Does not own which
 properties a caller refuses.
@@ -29,6 +30,17 @@ PROPERTY_ALIASES = {"batch.size": "max_batch_size", "buffer.memory": "max_buffer
 def keyword_for(prop: str) -> str:
     """The SDK keyword of a Kafka client property name (``linger.ms`` -> ``linger_ms``)."""
     return PROPERTY_ALIASES.get(prop, prop.replace(".", "_"))
+
+
+def takes_property(target: type, prop: str) -> bool:
+    """Whether ``target``'s constructor has a keyword-only parameter for Kafka property ``prop``.
+
+    Args:
+        target: the SDK class (``Producer``, ``Consumer``, ``AdminClient``).
+        prop: a Kafka client property name (``fetch.max.wait.ms``).
+    """
+    parameter = inspect.signature(target.__init__).parameters.get(keyword_for(prop))
+    return parameter is not None and parameter.kind is inspect.Parameter.KEYWORD_ONLY
 
 
 def _convert(keyword: str, default: Any, raw: str) -> Any:
@@ -69,12 +81,11 @@ def client_settings(properties: Mapping[str, str], target: type, *, source: str 
     where = f" in {source}" if source else ""
     settings: dict[str, Any] = {}
     for prop, raw in properties.items():
-        keyword = keyword_for(prop)
-        parameter = parameters.get(keyword)
-        if parameter is None or parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+        if not takes_property(target, prop):
             raise ValueError(f"Unknown {target.__name__} property '{prefix}{prop}'{where}")
+        keyword = keyword_for(prop)
         try:
-            settings[keyword] = _convert(keyword, parameter.default, str(raw))
+            settings[keyword] = _convert(keyword, parameters[keyword].default, str(raw))
         except ValueError:
             raise ValueError(f"Invalid value {raw!r} for property '{prefix}{prop}'{where}") from None
     checked = {k: v for k, v in settings.items() if k != "bootstrap_servers"}
@@ -86,13 +97,22 @@ def client_settings(properties: Mapping[str, str], target: type, *, source: str 
 
 
 def read_properties_file(path: str) -> dict[str, str]:
-    """Read a Java properties file (``key=value`` lines, ``#`` comments).
+    """Read a Java properties file (``key=value`` or ``key: value`` lines, ``#`` and ``!``
+    comments, ``\\`` continuations), as Kafka's tools load ``--command-config``.
+
+    Args:
+        path: the file, UTF-8 text.
+
+    Returns:
+        ``{property name: string value}`` (a key given twice keeps its last value).
 
     Raises:
-        ValueError: the file cannot be read (the message names it).
+        ValueError: the file cannot be read or is not UTF-8 text (the message names it).
     """
     try:
         with open(path, encoding="utf-8") as fh:
             return dict(javaproperties.load(fh))
     except OSError as exc:
         raise ValueError(f"Cannot read properties file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"Properties file {path} is not UTF-8 text (byte {exc.start})") from None

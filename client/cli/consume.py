@@ -20,8 +20,8 @@ from kafkette.client.cli.message_formatter import DefaultMessageFormatter
 from kafkette.client.cli.progress import progress_bar
 from kafkette.client.cli.shared_options import (
     bootstrap_server_option,
+    command_config_alias_option,
     parse_key_value,
-    remember_command_config,
     run_coroutine,
     sdk_settings,
 )
@@ -75,9 +75,7 @@ async def _position(consumer: Consumer, tp: TopicPartition, start: int | str | N
                    "print.key, print.value, key.separator, line.separator, headers.separator, null.literal.")
 @click.option("--consumer-property", "consumer_properties", multiple=True, metavar="KEY=VALUE",
               help="Kafka consumer property (fetch.max.wait.ms=100, client.id=..., ...); repeatable.")
-@click.option("--consumer.config", "consumer_config", default=None, metavar="FILE",
-              type=click.Path(exists=True, dir_okay=False), expose_value=False, callback=remember_command_config,
-              is_eager=True, help="Same as --command-config.")
+@command_config_alias_option("--consumer.config")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
 def consume(topic: str, from_beginning: bool, max_messages: int | None, partition: int | None, offset: str | None,

@@ -1,47 +1,101 @@
 """Kafka tool flags that ``kafkette`` does not take, and what to use instead.
 
 Owns: ``KAFKA_FLAG_ADVICE`` (a flag of kafka-topics.sh, kafka-configs.sh,
-kafka-console-producer.sh, kafka-console-consumer.sh or the perf tools -> one sentence
-naming kafkette's way, or why it does not exist yet) and ``advice_for`` (the one-line
-error the CLI prints instead of click's bare "No such option").  Flags kafkette does
-take are declared on the commands themselves; README.md's table maps the two.
+kafka-console-producer.sh, kafka-console-consumer.sh, kafka-leader-election.sh or the
+perf tools -> one sentence naming kafkette's way, or why it does not exist yet),
+``COMMAND_FLAG_ADVICE`` (the same for a flag whose advice depends on the command it was
+given to: ``--timeout`` is the linger time in kafka-console-producer.sh) and
+``advice_for`` (the one-line error ``kafkette.client.cli.main`` prints where click
+would print its bare "No such option").  Flags kafkette does take are declared on the
+commands themselves; README.md's table maps the two.
 """
 
 from __future__ import annotations
 
 KAFKA_FLAG_ADVICE: dict[str, str] = {
+    # every tool
     "--zookeeper": "ZooKeeper is gone (as in Kafka 4); use --bootstrap-server HOST:PORT",
     "--bootstrap-controller": "use --bootstrap-server; brokers route controller requests",
+    "--producer.config": "use --command-config FILE (kafkette produce and perf produce also take --producer.config)",
+    "--consumer.config": "use --command-config FILE (kafkette consume and perf consume also take --consumer.config)",
+    "--producer-property": "use --command-config FILE (only kafkette produce takes --producer-property)",
+    "--consumer-property": "use --command-config FILE (only kafkette consume takes --consumer-property)",
+    "--timeout": "use --timeout-ms",
+    "--group": "consumer groups are not supported yet",
+    # kafka-topics.sh
     "--create": "kafka-topics.sh's action flags are subcommands: kafkette topics create --topic NAME",
     "--list": "kafka-topics.sh's action flags are subcommands: kafkette topics list",
     "--describe": "action flags are subcommands: kafkette topics describe or kafkette configs describe",
     "--alter": "action flags are subcommands: kafkette topics alter or kafkette configs alter",
     "--delete": "action flags are subcommands: kafkette topics delete --topic NAME",
-    "--group": "consumer groups are not supported yet; use --partition and --offset",
-    "--isolation-level": "transactions are not supported yet: every read is read_uncommitted",
-    "--formatter": "only Kafka's DefaultMessageFormatter exists; choose fields with --property print.*=true",
-    "--key-deserializer": "keys are printed as their bytes",
-    "--value-deserializer": "values are printed as their bytes",
-    "--include": "consume one --topic at a time",
-    "--whitelist": "consume one --topic at a time",
-    "--timeout": "use --timeout-ms",
-    "--sync": "use --request-required-acks all (or --acks all)",
-    "--message-send-max-retries": "the producer retries until delivery.timeout.ms: --producer-property delivery.timeout.ms=N",
-    "--retry-backoff-ms": "use --producer-property retry.backoff.ms=N",
-    "--max-memory-bytes": "use --producer-property buffer.memory=N",
-    "--max-partition-memory-bytes": "use --batch-size N",
-    "--request-timeout-ms-config": "use --request-timeout-ms",
+    "--topic-id": "topics are named with --topic NAME",
+    "--topics-with-overrides": "not supported yet; kafkette topics describe prints each topic's overrides "
+                               "after Configs:",
+    "--exclude-internal": "not supported yet; kafkette topics list prints every topic",
+    "--at-min-isr-partitions": "not supported yet; use --under-replicated-partitions or --unavailable-partitions",
+    "--under-min-isr-partitions": "not supported yet; use --under-replicated-partitions or --unavailable-partitions",
+    # kafka-configs.sh
     "--entity-default": "cluster-wide defaults are set in each broker's server.properties",
     "--add-config-file": "use --add-config k=v,k2=v2",
-    "--producer.config": "this command is not a producer; use --command-config FILE",
-    "--consumer.config": "this command is not a consumer; use --command-config FILE",
-    "--producer-property": "this command is not a producer; use --command-config FILE",
-    "--consumer-property": "this command is not a consumer; use --command-config FILE",
-    "--reporting-interval": "kafkette perf prints one summary at the end (and a progress line on a terminal)",
-    "--print-metrics": "client metrics are not exported yet",
+    "--user": "only topic and broker configs exist: --topic NAME or --broker ID",
+    "--client": "only topic and broker configs exist: --topic NAME or --broker ID",
+    "--ip": "only topic and broker configs exist: --topic NAME or --broker ID",
+    "--client-metrics": "only topic and broker configs exist: --topic NAME or --broker ID",
+    "--broker-logger": "only topic and broker configs exist: --topic NAME or --broker ID",
+    "--broker-defaults": "cluster-wide defaults are set in each broker's server.properties",
+    # kafka-console-producer.sh
+    "--sync": "use --request-required-acks all (or --acks all)",
+    "--message-send-max-retries": "the producer retries until delivery.timeout.ms: "
+                                  "--producer-property delivery.timeout.ms=N",
+    "--retry-backoff-ms": "use --producer-property retry.backoff.ms=N",
+    "--metadata-expiry-ms": "use --producer-property metadata.max.age.ms=N",
+    "--max-memory-bytes": "use --producer-property buffer.memory=N",
+    "--max-partition-memory-bytes": "use --batch-size N",
+    "--max-block-ms": "not supported yet (the producer has no max.block.ms)",
+    "--socket-buffer-size": "not supported yet (sockets use the system's buffer sizes)",
+    "--line-reader": "each stdin line is one record; split keys with --property parse.key=true",
+    "--reader-config": "use --property parse.key=true --property key.separator=S",
+    "--key-serializer": "keys are sent as the bytes of the line",
+    "--value-serializer": "values are sent as the bytes of the line",
+    # kafka-console-consumer.sh
+    "--isolation-level": "transactions are not supported yet: every read is read_uncommitted",
+    "--formatter": "only Kafka's DefaultMessageFormatter exists; choose fields with --property print.*=true",
+    "--formatter-config": "use --property print.key=true (and the other DefaultMessageFormatter properties)",
+    "--key-deserializer": "keys are printed as their bytes",
+    "--value-deserializer": "values are printed as their bytes",
+    "--skip-message-on-error": "records are printed as their bytes, which cannot fail",
+    "--include": "consume one --topic at a time",
+    "--whitelist": "consume one --topic at a time",
+    # kafka-producer-perf-test.sh, kafka-consumer-perf-test.sh
     "--producer-props": "use --command-config FILE (client properties) or the flags of kafkette perf produce",
     "--payload-file": "use --record-size N (random payloads)",
-    "--topic-id": "topics are named with --topic NAME",
+    "--payload-delimiter": "use --record-size N (random payloads)",
+    "--transactional-id": "transactions are not supported yet",
+    "--transaction-duration-ms": "transactions are not supported yet",
+    "--reporting-interval": "kafkette perf prints one summary at the end (and a progress line on a terminal)",
+    "--show-detailed-stats": "kafkette perf prints one summary at the end (and a progress line on a terminal)",
+    "--print-metrics": "client metrics are not exported yet",
+    "--from-latest": "kafkette perf consume reads from the earliest offset",
+    "--fetch-size": "use --command-config FILE with max.partition.fetch.bytes=N",
+    "--threads": "kafkette perf consume is one consumer on one event loop",
+    "--num-fetch-threads": "kafkette perf consume is one consumer on one event loop",
+    # kafka-leader-election.sh
+    "--all-topic-partitions": "kafkette topics elect-leaders without --topic elects every partition",
+    "--path-to-json-file": "name the partition with --topic NAME --partition N",
+}
+
+# (command path after "kafkette", flag) -> advice; a path names its subcommands too ("topics": every
+# topics command).  The longest matching path wins over KAFKA_FLAG_ADVICE.
+COMMAND_FLAG_ADVICE: dict[tuple[str, str], str] = {
+    ("produce", "--timeout"): "kafka-console-producer.sh's --timeout is how long a batch waits: use --linger-ms",
+    ("perf produce", "--timeout"): "use --request-timeout-ms",
+    ("topics", "--timeout"): "use --request-timeout-ms",
+    ("cluster status", "--timeout"): "use --request-timeout-ms",
+    ("configs", "--timeout"): "use --request-timeout-ms",
+    ("metadata-quorum", "--timeout"): "use --request-timeout-ms",
+    ("consume", "--group"): "consumer groups are not supported yet; use --partition and --offset",
+    ("perf consume", "--group"): "consumer groups are not supported yet; perf consume reads every partition",
+    ("configs", "--group"): "only topic and broker configs exist (consumer groups are not supported yet)",
 }
 
 
@@ -51,8 +105,15 @@ def advice_for(flag: str, command_path: str) -> str | None:
     Args:
         flag: the option as typed (``--zookeeper``).
         command_path: the command it was given to (``kafkette topics create``).
+
+    Returns:
+        ``"<command_path> does not take Kafka's <flag>: <advice>"``, or None for a flag
+        that is not one of Kafka's (click's own message, with its "Did you mean", stays).
     """
-    advice = KAFKA_FLAG_ADVICE.get(flag)
+    words = command_path.split()[1:]  # without the program name
+    paths = (" ".join(words[:n]) for n in range(len(words), 0, -1))  # "perf consume", then "perf"
+    advice = next((COMMAND_FLAG_ADVICE[(path, flag)] for path in paths if (path, flag) in COMMAND_FLAG_ADVICE),
+                  KAFKA_FLAG_ADVICE.get(flag))
     if advice is None:
         return None
     return f"{command_path} does not take Kafka's {flag}: {advice}"

@@ -64,11 +64,12 @@ class DefaultMessageFormatter:
         return cls(**settings)  # type: ignore[arg-type]
 
     def format(self, record: ConsumerRecord) -> bytes:
-        """The output of one record: its enabled fields, separated, then the line separator."""
+        """The output of one record: its enabled fields, separated, then the line separator
+        (nothing when every ``print.*`` is false, as in Kafka)."""
         fields: list[bytes] = []
         if self.print_timestamp:
-            kind = TIMESTAMP_TYPES.get(record.timestamp_type)
-            fields.append(f"{kind}:{record.timestamp}".encode() if kind and record.timestamp >= 0 else b"NO_TIMESTAMP")
+            kind = TIMESTAMP_TYPES.get(record.timestamp_type)  # Kafka: NO_TIMESTAMP only without a type
+            fields.append(f"{kind}:{record.timestamp}".encode() if kind else b"NO_TIMESTAMP")
         if self.print_partition:
             fields.append(f"Partition:{record.partition}".encode())
         if self.print_offset:
@@ -81,4 +82,4 @@ class DefaultMessageFormatter:
             fields.append(self.null_literal if record.key is None else record.key)
         if self.print_value:
             fields.append(self.null_literal if record.value is None else record.value)
-        return self.key_separator.join(fields) + self.line_separator
+        return self.key_separator.join(fields) + self.line_separator if fields else b""

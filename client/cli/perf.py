@@ -6,8 +6,11 @@ latency from ``send`` to receipt by a consumer).  Output follows Kafka's
 ``kafka-producer-perf-test.sh``, ``kafka-consumer-perf-test.sh`` and
 ``kafka.tools.EndToEndLatency``; ``tests/perf/bench.py`` parses these lines, and the
 peers' benchmark clients (``tests/perf/``) use the same ``ProduceStats``, so the
-tools and the benchmark report the same figures.  Does not own the producer or
-consumer (``kafkette.client.producer``, ``kafkette.client.consumer``).
+tools and the benchmark report the same figures.  Client properties come from
+``--command-config FILE`` (spelled ``--producer.config`` / ``--consumer.config`` too, as
+in Kafka's perf tools; end-to-end gives each client the properties it takes), under the
+commands' own flags.  Does not own the producer or consumer
+(``kafkette.client.producer``, ``kafkette.client.consumer``).
 """
 
 from __future__ import annotations
@@ -21,7 +24,12 @@ from array import array
 import click
 
 from kafkette.client.cli.progress import progress_bar
-from kafkette.client.cli.shared_options import bootstrap_server_option, run_coroutine, sdk_settings
+from kafkette.client.cli.shared_options import (
+    bootstrap_server_option,
+    command_config_alias_option,
+    run_coroutine,
+    sdk_settings,
+)
 from kafkette.client.consumer import Consumer
 from kafkette.client.producer import Producer
 from kafkette.protocol.compression import CODEC_BY_NAME
@@ -120,6 +128,7 @@ def perf() -> None:
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @click.option("--compression-type", type=click.Choice(list(CODEC_BY_NAME)), default="none", show_default=True,
               help="Codec of each batch (the producer's compression.type).")
+@command_config_alias_option("--producer.config")
 @bootstrap_server_option
 def produce(topic: str, num_records: int, record_size: int, throughput: int, acks: str, batch_size: int,
             linger_ms: int, request_timeout_ms: int, compression_type: str, bootstrap_server: str) -> None:
@@ -171,6 +180,7 @@ def produce(topic: str, num_records: int, record_size: int, throughput: int, ack
               help="Give up when no record arrives for this long (ms).")
 @click.option("--fetch-max-wait-ms", type=click.IntRange(0), default=500, show_default=True)
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
+@command_config_alias_option("--consumer.config")
 @bootstrap_server_option
 def consume(topic: str, messages: int, timeout_ms: int, fetch_max_wait_ms: int, request_timeout_ms: int,
             bootstrap_server: str) -> None:
@@ -294,10 +304,10 @@ def end_to_end(topic: str, num_records: int, record_size: int, throughput: int, 
               "request_timeout_ms": ("request_timeout_ms", request_timeout_ms)}
     consumer_settings = sdk_settings(Consumer, flags={
         **common, "auto_offset_reset": (None, "latest"), "fetch_max_wait_ms": ("fetch_max_wait_ms", fetch_max_wait_ms),
-        "client_id": (None, "kafkette-perf-end-to-end-consumer")})
+        "client_id": (None, "kafkette-perf-end-to-end-consumer")}, shared_with=(Producer,))
     producer_settings = sdk_settings(Producer, flags={
         **common, "acks": ("acks", acks), "linger_ms": ("linger_ms", linger_ms),
-        "client_id": (None, "kafkette-perf-end-to-end-producer")})
+        "client_id": (None, "kafkette-perf-end-to-end-producer")}, shared_with=(Consumer,))
 
     async def run() -> tuple[EndToEndStats, float]:
         stats = EndToEndStats()

@@ -22,8 +22,8 @@ import click
 from kafkette.client.cli.progress import input_size_bytes, progress_bar
 from kafkette.client.cli.shared_options import (
     bootstrap_server_option,
+    command_config_alias_option,
     parse_key_value,
-    remember_command_config,
     run_coroutine,
     sdk_settings,
 )
@@ -115,9 +115,7 @@ def key_separator_from(key_separator: str | None, properties: tuple[str, ...]) -
               help="parse.key=true and key.separator=S, as in kafka-console-producer.")
 @click.option("--producer-property", "producer_properties", multiple=True, metavar="KEY=VALUE",
               help="Kafka producer property (linger.ms=10, enable.idempotence=false, ...); repeatable.")
-@click.option("--producer.config", "producer_config", default=None, metavar="FILE",
-              type=click.Path(exists=True, dir_okay=False), expose_value=False, callback=remember_command_config,
-              is_eager=True, help="Same as --command-config.")
+@command_config_alias_option("--producer.config")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @click.option("--compression-codec", type=click.Choice(list(CODEC_BY_NAME)), default="none", show_default=True,
               is_flag=False, flag_value="gzip",

@@ -1,11 +1,13 @@
 """What every ``kafkette`` client command shares: ``--bootstrap-server``, ``--command-config``
 and the event loop.
 
-Owns: the ``bootstrap_server_option`` and ``command_config_option`` decorators (Kafka's
-flag names and defaults), ``sdk_settings`` (the keyword arguments of the SDK class a
-command builds: Kafka client properties from ``--command-config FILE`` and from
-``--producer-property`` / ``--consumer-property k=v``, under the command's own flags
-when those are given) and ``run_coroutine`` (runs a command's coroutine on uvloop).
+Owns: the ``bootstrap_server_option`` decorator (``--bootstrap-server`` and
+``--command-config``, Kafka's flag names and defaults), ``command_config_alias_option``
+(``--producer.config`` / ``--consumer.config``), ``sdk_settings`` (the keyword arguments
+of the SDK class a command builds: Kafka client properties from ``--command-config
+FILE`` and from ``--producer-property`` / ``--consumer-property k=v``, under the
+command's own flags when those are given) and ``run_coroutine`` (runs a command's
+coroutine on uvloop).
 Error presentation (one line on stderr) lives in ``kafkette.client.cli.main``.
 """
 
@@ -18,7 +20,7 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from kafkette.client.client_properties import client_settings, read_properties_file
+from kafkette.client.client_properties import client_settings, read_properties_file, takes_property
 
 DEFAULT_BOOTSTRAP_SERVER = "127.0.0.1:9092"
 
@@ -26,13 +28,33 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-COMMAND_CONFIG_KEY = "kafkette.command_config"
+COMMAND_CONFIG_KEY = "kafkette.command_config"  # ctx.meta: (flag, FILE) or None
 
 
 def remember_command_config(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
-    """Click callback of ``--command-config`` and its aliases (``--producer.config``, ...)."""
-    if value is not None or COMMAND_CONFIG_KEY not in ctx.meta:
-        ctx.meta[COMMAND_CONFIG_KEY] = value
+    """Click callback of ``--command-config`` and its aliases (``--producer.config``, ...).
+
+    Raises:
+        click.UsageError: two of these flags name different files.
+    """
+    flag = param.opts[0]
+    given = ctx.meta.get(COMMAND_CONFIG_KEY)
+    if value is None:
+        ctx.meta.setdefault(COMMAND_CONFIG_KEY, None)
+    elif given is None or given[1] == value:
+        ctx.meta[COMMAND_CONFIG_KEY] = (flag, value)
+    else:
+        raise click.UsageError(f"{given[0]} {given[1]} and {flag} {value} are two client properties files; give one")
+
+
+def command_config_alias_option(flag: str) -> Callable[[F], F]:
+    """Add ``flag FILE`` (``--producer.config``, ``--consumer.config``: Kafka's console and perf
+    tools' name for it) as another spelling of ``--command-config FILE``."""
+    return click.option(
+        flag, flag.lstrip("-").replace(".", "_").replace("-", "_"), default=None, metavar="FILE",
+        type=click.Path(exists=True, dir_okay=False), expose_value=False, callback=remember_command_config,
+        is_eager=True, help="Same as --command-config.",
+    )
 
 
 def bootstrap_server_option(func: F) -> F:
@@ -51,7 +73,7 @@ def bootstrap_server_option(func: F) -> F:
 
 
 def sdk_settings(target: type, *, properties: Sequence[str] = (), property_flag: str = "--property",
-                 flags: Mapping[str, tuple[str | None, Any]]) -> dict[str, Any]:
+                 flags: Mapping[str, tuple[str | None, Any]], shared_with: Sequence[type] = ()) -> dict[str, Any]:
     """The keyword arguments for ``target`` (``Producer``, ``Consumer`` or ``AdminClient``).
 
     Precedence, lowest first: the command's flag defaults, ``--command-config FILE``,
@@ -65,6 +87,9 @@ def sdk_settings(target: type, *, properties: Sequence[str] = (), property_flag:
         flags: ``{keyword: (click parameter name, value)}`` of the command's own flags,
             ``bootstrap_servers`` included (``{"request_timeout_ms": ("request_timeout_ms", 30000)}``);
             a parameter name of None marks a value the command sets only by default.
+        shared_with: the other SDK classes a command builds from the same file
+            (``perf end-to-end``: a Consumer and a Producer); a property ``target`` lacks
+            but one of them takes is left to it instead of refused.
 
     Returns:
         ``{keyword: value}`` for ``target(**settings)``.
@@ -75,11 +100,16 @@ def sdk_settings(target: type, *, properties: Sequence[str] = (), property_flag:
     """
     ctx = click.get_current_context()
     command_config = ctx.meta.get(COMMAND_CONFIG_KEY)
+
+    def own(props: dict[str, str]) -> dict[str, str]:
+        return {k: v for k, v in props.items()
+                if takes_property(target, k) or not any(takes_property(other, k) for other in shared_with)}
+
     try:
-        settings = client_settings(read_properties_file(command_config), target, source=command_config) \
+        settings = client_settings(own(read_properties_file(command_config[1])), target, source=command_config[1]) \
             if command_config else {}
         given = dict(parse_key_value(p, property_flag) for p in properties)
-        settings.update(client_settings(given, target, source=property_flag) if given else {})
+        settings.update(client_settings(own(given), target, source=property_flag) if given else {})
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     for keyword, (parameter, value) in flags.items():

@@ -413,7 +413,7 @@ def elect_leaders(name: str | None, partition: int | None, election_type: str, r
                   bootstrap_server: str) -> None:
     """Elect the preferred (or, unclean, any live) leader of NAME's partitions (default: all)."""
     if partition is not None and name is None:
-        raise click.UsageError("Option --partition needs a topic NAME")
+        raise click.UsageError("Option --partition needs a topic: --topic NAME")
     targets: list[str | TopicPartition] | None = None
     if name is not None:
         targets = [name] if partition is None else [TopicPartition(name, partition)]
