@@ -65,6 +65,8 @@ class Errors(IntEnum):
     ELECTION_NOT_NEEDED = 84
     INVALID_RECORD = 87
     INVALID_UPDATE_VERSION = 95
+    SNAPSHOT_NOT_FOUND = 98
+    POSITION_OUT_OF_RANGE = 99
     DUPLICATE_BROKER_REGISTRATION = 101
     BROKER_ID_NOT_REGISTERED = 102
     INCONSISTENT_TOPIC_ID = 103
@@ -123,6 +125,8 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.ELECTION_NOT_NEEDED: (False, False, "Leader election not needed for topic partition."),
     Errors.INVALID_RECORD: (False, False, "This record has failed the validation on broker and hence will be rejected."),
     Errors.INVALID_UPDATE_VERSION: (False, False, "The given update version was invalid."),
+    Errors.SNAPSHOT_NOT_FOUND: (False, False, "Requested snapshot was not found."),
+    Errors.POSITION_OUT_OF_RANGE: (False, False, "Requested position is not greater than or equal to zero, and less than the size of the snapshot."),
     Errors.DUPLICATE_BROKER_REGISTRATION: (False, False, "This broker ID is already in use."),
     Errors.BROKER_ID_NOT_REGISTERED: (False, False, "The given broker ID was not registered."),
     Errors.INCONSISTENT_TOPIC_ID: (True, True, "The log's topic ID did not match the topic ID in the request."),

@@ -1,1 +1,7 @@
-"""A sans-I/O KRaft-style Raft over the metadata log (KIP-595): no sockets, clocks or files of its own."""
+"""The metadata quorum: a KRaft-style Raft over the metadata log (KIP-595, snapshots per KIP-630).
+
+The core (``KafkaRaftClient``, ``QuorumState`` and its role states, ``ReplicatedLog``, the
+messages, ``RaftConfig``) is sans-I/O: no sockets, clocks, randomness or files of its own.
+``FileReplicatedLog``, ``FileQuorumStateStore``, ``raft_wire`` and ``RaftManager`` put it on
+disk and on the network.
+"""

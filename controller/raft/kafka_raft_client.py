@@ -1,37 +1,42 @@
-"""KafkaRaftClient: the sans-I/O Raft replica of the metadata log, one per voter.
+"""KafkaRaftClient: the sans-I/O Raft replica of the metadata log, one per voter (KIP-595, KIP-630).
 
-Owns: elections (Vote with the log up-to-date rule, one vote per epoch, persisted before
-it is answered), leadership (a ``LeaderChange`` entry opens each epoch; BeginQuorumEpoch
-to the voters; the high watermark advances once a majority of voters has fetched past an
-offset of the current epoch; check quorum: a leader not fetched from by a majority within
-1.5 x ``controller.quorum.fetch.timeout.ms`` resigns and sends EndQuorumEpoch), following
-(pull-based Fetch with ``last_fetched_epoch``; a diverging epoch truncates the log) and
-the stale-epoch and unknown-voter refusals with Kafka's error codes.  It takes messages
-and time in (``handle``, ``poll``) and gives messages out (``Outbound``); its only side
-effects are on the injected ``ReplicatedLog`` and quorum-state store.  Appended entries
-count for the high watermark once flushed, which ``poll`` does, so a crash between two
-calls loses only what no majority acknowledged.  Does not own sockets, clocks or what
-entries mean.
+Owns the protocol over one ``ReplicatedLog``: elections (Vote with the log up-to-date rule,
+one vote per epoch, written to the quorum-state store before it is answered or asked
+for); leadership (a ``LeaderChange`` entry opens each epoch, BeginQuorumEpoch until the
+voters fetch, the high watermark advanced once a majority of voters has fetched past an
+offset of the current epoch, check quorum with EndQuorumEpoch naming the successors);
+following (pull-based Fetch with ``last_fetched_epoch``, truncation where the leader says
+the logs diverge, never below the high watermark, and FetchSnapshot in chunks when the
+entries needed are gone); ``create_snapshot`` at a committed offset; and the refusals with
+Kafka's error codes (an unknown voter, a stale or unknown epoch, a missing snapshot: an
+error answer, never a crash).  Proposals are atomic batches.
 
-Kafka concept: ``org.apache.kafka.raft.KafkaRaftClient`` (KIP-595).
+It takes messages and time in (``handle``, ``poll``) and gives messages out
+(``Outbound``); its only side effects are on the injected log and quorum-state store, its
+only randomness the injected ``random.Random``.  Appended entries count for the high
+watermark once flushed, which ``poll`` does first, so a crash between two calls loses only
+what no majority acknowledged.  Does not own sockets, clocks, or what entries and
+snapshots mean; committed entries are read through the log below ``high_watermark``.
+
+Kafka concept: ``org.apache.kafka.raft.KafkaRaftClient``.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 from dataclasses import dataclass
 from typing import Any
 
-from kafkette.controller.raft.quorum_state import (
-    CandidateState,
+from kafkette.controller.raft.candidate_state import CandidateState
+from kafkette.controller.raft.follower_state import (
     FollowerState,
-    LeaderState,
-    QuorumState,
-    ResignedState,
-    RoleState,
-    UnattachedState,
-    VotedState,
+    SnapshotDownload,
+    end_epoch_election_backoff_ms,
 )
+from kafkette.controller.raft.leader_state import LeaderState
+from kafkette.controller.raft.quorum_state import QuorumState, RoleState, restart_state
+from kafkette.controller.raft.quorum_state_store import QuorumStateStore
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.controller.raft.raft_messages import (
     BeginQuorumEpochRequest,
@@ -40,14 +45,31 @@ from kafkette.controller.raft.raft_messages import (
     EndQuorumEpochResponse,
     FetchRequest,
     FetchResponse,
+    FetchSnapshotRequest,
+    FetchSnapshotResponse,
     Outbound,
     VoteRequest,
     VoteResponse,
 )
-from kafkette.controller.raft.replicated_log import LogEntry, ReplicatedLog
-from kafkette.protocol.errors import Errors, NotLeaderOrFollowerError  # type: ignore[attr-defined]
+from kafkette.controller.raft.replicated_log import (
+    Kind,
+    LogEntry,
+    OffsetAndEpoch,
+    ReplicatedLog,
+    read_whole_batches,
+    truncation_offset,
+    validate_offset_and_epoch,
+)
+from kafkette.controller.raft.resigned_state import ResignedState
+from kafkette.controller.raft.unattached_state import UnattachedState
+from kafkette.controller.raft.voted_state import VotedState
+from kafkette.protocol.errors import Errors, IllegalStateError, NotLeaderOrFollowerError  # type: ignore[attr-defined]
 
-IDLE_FETCH_BACKOFF_MS = 50  # a follower whose last fetch brought nothing asks again after this
+logger = logging.getLogger(__name__)
+
+# A follower whose last fetch brought nothing asks again after this (ms); it stands in for
+# the leader holding an empty fetch up to max_wait_ms, which a sans-I/O core cannot do.
+IDLE_FETCH_BACKOFF_MS = 50
 
 
 @dataclass(frozen=True)
@@ -59,23 +81,23 @@ class LeaderChange:
 
 
 class KafkaRaftClient:
-    """One voter's Raft replica.
+    """One voter's Raft replica (see the module docstring).
 
     Args:
         node_id: this voter's id (must be in ``voters``).
         voters: the ids of ``controller.quorum.voters``.
         log: the metadata log.
-        store: the quorum-state store (``read()``, ``write(ElectionState)``).
-        config: timeouts.
-        rng: randomness for election timeouts.
+        store: the quorum-state store; its state gives the role to restart in.
+        config: timeouts and sizes.
+        rng: randomness for election timeouts and backoffs.
         now_ms: the time of creation (ms).
 
     Raises:
         ValueError: ``node_id`` is not a voter.
     """
 
-    def __init__(self, node_id: int, voters: frozenset[int], log: ReplicatedLog, store: Any, config: RaftConfig,
-                 rng: random.Random, now_ms: int) -> None:
+    def __init__(self, node_id: int, voters: frozenset[int], log: ReplicatedLog, store: QuorumStateStore,
+                 config: RaftConfig, rng: random.Random, now_ms: int) -> None:
         if node_id not in voters:
             raise ValueError(f"node {node_id} is not among the voters {sorted(voters)}")
         self.node_id = node_id
@@ -83,17 +105,12 @@ class KafkaRaftClient:
         self.log = log
         self.config = config
         self._rng = rng
-        self.high_watermark = 0
+        self.high_watermark = log.log_start_offset()  # a snapshot holds only committed entries
         self._correlation_ids = 0
-        stored = store.read()
-        initial: RoleState
-        if stored.voted_id >= 0:  # a vote (a candidate's or a leader's for itself) is never given twice
-            initial = VotedState(stored.epoch, stored.voted_id, self._election_deadline(now_ms))
-        elif stored.leader_id >= 0 and stored.leader_id != node_id:
-            initial = FollowerState(stored.epoch, stored.leader_id, now_ms + config.fetch_timeout_ms)
-        else:
-            initial = UnattachedState(stored.epoch, self._election_deadline(now_ms))
+        initial = restart_state(store.read(), node_id, self.voters, self._election_deadline(now_ms),
+                                now_ms + config.fetch_timeout_ms)
         self.quorum = QuorumState(node_id, store, initial)
+        self._prefix = f"[RaftClient id={node_id}]"
 
     # ------------------------------------------------------------------ queries
 
@@ -116,28 +133,19 @@ class KafkaRaftClient:
             return self.state.leader_id
         return -1
 
-    def majority(self) -> int:
-        return len(self.voters) // 2 + 1
-
     def next_deadline_ms(self) -> int:
-        """When ``poll`` next has timer work to do (ms)."""
-        state = self.state
-        if isinstance(state, (UnattachedState, VotedState, ResignedState)):
-            return state.election_deadline_ms
-        if isinstance(state, CandidateState):
-            return min([state.election_deadline_ms, *state.next_request_ms.values()])
-        if isinstance(state, FollowerState):
-            return min(state.fetch_deadline_ms, max(state.fetch_outstanding_until_ms, 0))
-        return min([state.check_quorum_deadline_ms, *state.next_begin_ms.values()])
+        """When ``poll`` next has timer work to do (ms); a message may bring it forward."""
+        return self.state.next_deadline_ms()
 
     # ------------------------------------------------------------------ writes
 
     def propose(self, payloads: list[Any], now_ms: int) -> tuple[int, int]:
-        """Append ``payloads`` as entries of the current epoch (leader only).
+        """Append ``payloads`` as one batch of entries of the current epoch (leader only): it is
+        fetched, truncated and committed whole (Kafka's atomic append).
 
         Returns:
             (offset of the first entry, offset of the last); they are committed once the
-            high watermark passes the last.
+            high watermark passes the last (if this node stays leader until then).
 
         Raises:
             NotLeaderOrFollowerError: this node is not the leader.
@@ -148,247 +156,413 @@ class KafkaRaftClient:
         if not payloads:
             raise ValueError("nothing to propose")
         base = self.log.end_offset()
-        self.log.append([LogEntry(base + i, self.epoch, payload) for i, payload in enumerate(payloads)])
+        end = base + len(payloads)
+        self.log.append([LogEntry(base + i, self.epoch, payload, end) for i, payload in enumerate(payloads)])
         return base, base + len(payloads) - 1
+
+    def create_snapshot(self, end_offset: int, data: bytes) -> OffsetAndEpoch:
+        """Store ``data``, the caller's state after applying every entry below ``end_offset``, as a
+        snapshot, and drop those entries from the log (KIP-630).  Any role may.
+
+        Args:
+            end_offset: the first offset not in the snapshot; at most the high watermark.
+            data: the state, in the caller's encoding.
+
+        Returns:
+            The snapshot id (``end_offset``, epoch of the entry before it).
+
+        Raises:
+            ValueError: ``end_offset`` is above the high watermark or not above the log start offset.
+        """
+        if end_offset > self.high_watermark:
+            raise ValueError(f"snapshot end offset {end_offset} is above the high watermark "
+                             f"{self.high_watermark}")
+        if end_offset <= self.log.log_start_offset():
+            raise ValueError(f"snapshot end offset {end_offset} is not above the log start offset "
+                             f"{self.log.log_start_offset()}")
+        snapshot_id = OffsetAndEpoch(end_offset, self.log.read(end_offset - 1, 1)[0].epoch)
+        self.log.create_snapshot(snapshot_id, data)
+        logger.info("%s Created snapshot %s", self._prefix, snapshot_id)
+        return snapshot_id
 
     # ------------------------------------------------------------------ time
 
     def poll(self, now_ms: int) -> list[Outbound]:
-        """Flush what was appended, then run the timers: elections, vote and BeginQuorumEpoch
-        retries, check quorum, follower fetches.  Returns the messages to send."""
+        """Flush what was appended, then run the timers: elections, vote, BeginQuorumEpoch and
+        EndQuorumEpoch retries, check quorum, follower fetches.
+
+        Returns:
+            The messages to send.
+        """
         self.log.flush()
         state = self.state
         if isinstance(state, LeaderState):
-            state.end_offsets[self.node_id] = self.log.flushed_offset()
+            state.update_local_state(self.log.flushed_offset())
             self._maybe_advance_high_watermark(state)
             return self._poll_leader(state, now_ms)
-        if isinstance(state, (UnattachedState, VotedState, ResignedState)):
-            return self._become_candidate(now_ms) if now_ms >= state.election_deadline_ms else []
-        if isinstance(state, CandidateState):
-            if now_ms >= state.election_deadline_ms:
+        if isinstance(state, FollowerState):
+            if now_ms >= state.fetch_deadline_ms:
                 return self._become_candidate(now_ms)
-            return self._request_votes(state, now_ms)
-        assert isinstance(state, FollowerState)
-        if now_ms >= state.fetch_deadline_ms:
+            return self._send_fetch(state, now_ms) if now_ms >= state.next_fetch_ms else []
+        if now_ms >= state.election_deadline_ms:
             return self._become_candidate(now_ms)
-        if now_ms >= state.fetch_outstanding_until_ms:
-            state.fetch_outstanding_until_ms = now_ms + self.config.request_timeout_ms
-            self._correlation_ids += 1
-            state.inflight_correlation_id = self._correlation_ids
-            return [Outbound(state.leader_id, FetchRequest(self.node_id, self.epoch, self.log.end_offset(),
-                                                           self.log.last_epoch(), self._correlation_ids))]
+        if isinstance(state, CandidateState):
+            return self._request_votes(state, now_ms)
+        if isinstance(state, ResignedState):
+            return self._send_end_quorum_epoch(state, now_ms)
         return []
 
     def _poll_leader(self, state: LeaderState, now_ms: int) -> list[Outbound]:
-        if now_ms >= state.check_quorum_deadline_ms:
-            window = now_ms - self.config.fetch_timeout_ms * 3 // 2
-            heard = 1 + sum(1 for v, t in state.last_fetch_ms.items() if v != self.node_id and t >= window)
-            if heard < self.majority():
-                return self._resign(state, now_ms)
-            state.check_quorum_deadline_ms = now_ms + self.config.fetch_timeout_ms
+        if state.has_lost_quorum(now_ms):
+            logger.warning("%s No majority fetched within %d ms: resigning epoch %d", self._prefix,
+                           self.config.check_quorum_timeout_ms, state.epoch)
+            successors = state.voters_by_descending_end_offset()
+            resigned = ResignedState(state.epoch, self.node_id, self._election_deadline(now_ms), successors,
+                                     set(successors))
+            self.quorum.transition(resigned)
+            return self._send_end_quorum_epoch(resigned, now_ms)
+        return self._send_due(state.unacknowledged, state.next_begin_ms,
+                              BeginQuorumEpochRequest(self.node_id, self.epoch), now_ms)
+
+    def _send_end_quorum_epoch(self, state: ResignedState, now_ms: int) -> list[Outbound]:
+        request = EndQuorumEpochRequest(self.node_id, state.epoch, state.preferred_successors)
+        return self._send_due(state.unacknowledged, state.next_request_ms, request, now_ms)
+
+    def _send_due(self, voters: set[int] | list[int], next_ms: dict[int, int], request: Any,
+                  now_ms: int) -> list[Outbound]:
+        """``request`` to each of ``voters`` not asked within the request timeout (``next_ms``: when
+        each may be asked again, updated)."""
         out = []
-        for voter in sorted(state.unacknowledged):
-            if now_ms >= state.next_begin_ms.get(voter, 0):
-                state.next_begin_ms[voter] = now_ms + self.config.request_timeout_ms
-                out.append(Outbound(voter, BeginQuorumEpochRequest(self.node_id, self.epoch)))
+        for voter in sorted(voters):
+            if now_ms >= next_ms.get(voter, 0):
+                next_ms[voter] = now_ms + self.config.request_timeout_ms
+                out.append(Outbound(voter, request))
         return out
+
+    def _send_fetch(self, state: FollowerState, now_ms: int) -> list[Outbound]:
+        state.next_fetch_ms = now_ms + self.config.request_timeout_ms
+        self._correlation_ids += 1
+        state.inflight_correlation_id = self._correlation_ids
+        download = state.fetching_snapshot
+        if download is not None:
+            return [Outbound(state.leader_id, FetchSnapshotRequest(
+                self.node_id, state.epoch, download.snapshot_id, len(download.data),
+                self.config.fetch_snapshot_max_bytes, self._correlation_ids))]
+        state.inflight_fetch_offset = self.log.end_offset()
+        return [Outbound(state.leader_id, FetchRequest(self.node_id, state.epoch, state.inflight_fetch_offset,
+                                                       self.log.last_epoch(), self._correlation_ids))]
 
     # ------------------------------------------------------------------ messages
 
     def handle(self, source: int, message: Any, now_ms: int) -> list[Outbound]:
-        """Handle a request or response from node ``source``; returns the messages to send.
+        """Handle a request or response from node ``source``.
 
-        A request from a node outside the voters (other than a Fetch, which observers may
-        send) is answered INCONSISTENT_VOTER_SET; one with a stale epoch
-        FENCED_LEADER_EPOCH; neither changes this node's state.
+        A request from a node outside the voters (other than Fetch and FetchSnapshot, which
+        observers may send) is answered INCONSISTENT_VOTER_SET; one with a stale epoch
+        FENCED_LEADER_EPOCH; a fetch with a newer one UNKNOWN_LEADER_EPOCH, and one sent to a
+        non-leader NOT_LEADER_OR_FOLLOWER; none of them changes this node's state.
+
+        Returns:
+            The messages to send (the answer to a request first).
 
         Raises:
             TypeError: not a Raft message.
+            OSError: the quorum-state store could not write (nothing was answered or changed).
         """
-        if isinstance(message, VoteRequest):
-            return [Outbound(source, self._handle_vote_request(source, message, now_ms))]
-        if isinstance(message, BeginQuorumEpochRequest):
-            return [Outbound(source, self._handle_begin_quorum_epoch(source, message, now_ms))]
-        if isinstance(message, EndQuorumEpochRequest):
-            return [Outbound(source, self._handle_end_quorum_epoch(source, message, now_ms))]
-        if isinstance(message, FetchRequest):
-            return [Outbound(source, self._handle_fetch_request(source, message, now_ms))]
-        if isinstance(message, VoteResponse):
-            return self._handle_vote_response(source, message, now_ms)
-        if isinstance(message, FetchResponse):
-            return self._handle_fetch_response(source, message, now_ms)
-        if isinstance(message, (BeginQuorumEpochResponse, EndQuorumEpochResponse)):
-            self._observe_epoch(message.leader_epoch, message.leader_id, now_ms)
-            return []
-        raise TypeError(f"not a Raft message: {type(message).__name__}")
+        if source not in self.voters and type(message) in _RESPONSE_HANDLERS:
+            return []  # answers come only from the voters asked
+        request_handler = _REQUEST_HANDLERS.get(type(message))
+        if request_handler is not None:
+            return [Outbound(source, getattr(self, request_handler)(source, message, now_ms))]
+        response_handler = _RESPONSE_HANDLERS.get(type(message))
+        if response_handler is None:
+            raise TypeError(f"not a Raft message: {type(message).__name__}")
+        return getattr(self, response_handler)(source, message, now_ms)  # type: ignore[no-any-return]
+
+    def _refusal(self, source: int, claimed_id: int, epoch: int) -> int:
+        """The error for a voter-only request from ``source`` in ``epoch``, or NONE."""
+        if source not in self.voters or claimed_id != source or source == self.node_id:
+            return Errors.INCONSISTENT_VOTER_SET
+        return Errors.FENCED_LEADER_EPOCH if epoch < self.epoch else Errors.NONE
 
     def _handle_vote_request(self, source: int, request: VoteRequest, now_ms: int) -> VoteResponse:
-        if source not in self.voters or request.candidate_id != source:
-            return VoteResponse(Errors.INCONSISTENT_VOTER_SET, self.leader_id(), self.epoch, False)
-        if request.candidate_epoch < self.epoch:
-            return VoteResponse(Errors.FENCED_LEADER_EPOCH, self.leader_id(), self.epoch, False)
+        error = self._refusal(source, request.candidate_id, request.candidate_epoch)
+        if error != Errors.NONE:
+            return VoteResponse(error, self.leader_id(), self.epoch, False)
         if request.candidate_epoch > self.epoch:
-            self.quorum.transition(UnattachedState(request.candidate_epoch, self._election_deadline(now_ms)))
+            self._become_unattached(request.candidate_epoch, now_ms)
+        last = (self.log.last_epoch(), self.log.end_offset())
+        up_to_date = (request.last_offset_epoch, request.last_offset) >= last
         state = self.state
-        up_to_date = (request.last_offset_epoch, request.last_offset) >= (self.log.last_epoch(), self.log.end_offset())
-        granted = False
-        if isinstance(state, UnattachedState) and up_to_date:
+        granted = state.can_grant_vote(source, up_to_date)
+        if granted and isinstance(state, UnattachedState):
             self.quorum.transition(VotedState(self.epoch, source, self._election_deadline(now_ms)))
-            granted = True
-        elif isinstance(state, VotedState) and state.voted_id == source:
-            granted = True
         return VoteResponse(Errors.NONE, self.leader_id(), self.epoch, granted)
 
     def _handle_vote_response(self, source: int, response: VoteResponse, now_ms: int) -> list[Outbound]:
         if self._observe_epoch(response.leader_epoch, response.leader_id, now_ms):
             return []
         state = self.state
-        if not isinstance(state, CandidateState) or response.leader_epoch != state.epoch or source not in self.voters:
+        if not isinstance(state, CandidateState) or response.leader_epoch != state.epoch \
+                or response.error_code != Errors.NONE or source in state.granted | state.rejected:
             return []
-        if response.error_code != Errors.NONE:
-            return []
-        (state.granted if response.vote_granted else state.rejected).add(source)
-        state.next_request_ms.pop(source, None)
-        if len(state.granted) >= self.majority():
-            return self._become_leader(now_ms)
+        if response.vote_granted:
+            state.record_granted_vote(source)
+            return self._become_leader(state, now_ms) if state.is_vote_granted() else []
+        state.record_rejected_vote(source)
+        if state.is_vote_rejected():  # lost: back off a random while before the next try
+            backoff = now_ms + self._rng.randint(0, self.config.election_backoff_max_ms)
+            state.election_deadline_ms = min(state.election_deadline_ms, backoff)
+        return []
+
+    def _handle_quorum_epoch_response(self, source: int,
+                                      response: BeginQuorumEpochResponse | EndQuorumEpochResponse,
+                                      now_ms: int) -> list[Outbound]:
+        if not self._observe_epoch(response.leader_epoch, response.leader_id, now_ms) \
+                and isinstance(response, EndQuorumEpochResponse) and isinstance(self.state, ResignedState) \
+                and response.leader_epoch == self.epoch:
+            self.state.acknowledge_end_quorum_epoch(source)
         return []
 
     def _handle_begin_quorum_epoch(self, source: int, request: BeginQuorumEpochRequest,
                                    now_ms: int) -> BeginQuorumEpochResponse:
-        if source not in self.voters or request.leader_id != source:
-            return BeginQuorumEpochResponse(Errors.INCONSISTENT_VOTER_SET, self.leader_id(), self.epoch)
-        if request.leader_epoch < self.epoch:
-            return BeginQuorumEpochResponse(Errors.FENCED_LEADER_EPOCH, self.leader_id(), self.epoch)
-        self._follow(request.leader_epoch, request.leader_id, now_ms)
-        return BeginQuorumEpochResponse(Errors.NONE, self.leader_id(), self.epoch)
+        error = self._refusal(source, request.leader_id, request.leader_epoch)
+        if error == Errors.NONE:
+            self._follow(request.leader_epoch, request.leader_id, now_ms)
+        return BeginQuorumEpochResponse(error, self.leader_id(), self.epoch)
 
     def _handle_end_quorum_epoch(self, source: int, request: EndQuorumEpochRequest,
                                  now_ms: int) -> EndQuorumEpochResponse:
-        if source not in self.voters or request.leader_id != source:
-            return EndQuorumEpochResponse(Errors.INCONSISTENT_VOTER_SET, self.leader_id(), self.epoch)
-        if request.leader_epoch < self.epoch:
-            return EndQuorumEpochResponse(Errors.FENCED_LEADER_EPOCH, self.leader_id(), self.epoch)
+        error = self._refusal(source, request.leader_id, request.leader_epoch)
+        if error != Errors.NONE:
+            return EndQuorumEpochResponse(error, self.leader_id(), self.epoch)
+        if request.leader_epoch > self.epoch:
+            self._follow(request.leader_epoch, source, now_ms)
         state = self.state
-        if isinstance(state, FollowerState) and state.epoch == request.leader_epoch and state.leader_id == source:
-            # the leader gave up: preferred successors campaign first (KIP-595)
-            rank = list(request.preferred_successors).index(self.node_id) \
-                if self.node_id in request.preferred_successors else len(self.voters)
-            state.fetch_deadline_ms = min(state.fetch_deadline_ms, now_ms + rank * self.config.election_backoff_max_ms
-                                          // max(len(self.voters), 1))
+        if isinstance(state, FollowerState) and state.leader_id == source:
+            backoff_ms = end_epoch_election_backoff_ms(request.preferred_successors, self.node_id,
+                                                       self.config.retry_backoff_ms,
+                                                       self.config.election_backoff_max_ms)
+            state.override_fetch_timeout(now_ms, backoff_ms)
         return EndQuorumEpochResponse(Errors.NONE, self.leader_id(), self.epoch)
 
-    def _handle_fetch_request(self, source: int, request: FetchRequest, now_ms: int) -> FetchResponse:
-        state = self.state
-        if request.current_leader_epoch < self.epoch:
-            return self._fetch_error(Errors.FENCED_LEADER_EPOCH, request)
-        if request.current_leader_epoch > self.epoch:
-            return self._fetch_error(Errors.UNKNOWN_LEADER_EPOCH, request)
-        if not isinstance(state, LeaderState):
-            return self._fetch_error(Errors.NOT_LEADER_OR_FOLLOWER, request)
-        if request.fetch_offset > 0:
-            epoch, end_offset = self.log.end_offset_for_epoch(request.last_fetched_epoch)
-            if epoch != request.last_fetched_epoch or end_offset < request.fetch_offset:
-                return FetchResponse(Errors.NONE, self.node_id, self.epoch, self.high_watermark,
-                                     (epoch, end_offset), (), request.correlation_id)
-        if source in self.voters:
-            state.end_offsets[source] = request.fetch_offset
-            state.last_fetch_ms[source] = now_ms
-            state.unacknowledged.discard(source)
-            self._maybe_advance_high_watermark(state)
-        entries = tuple(self.log.read(request.fetch_offset, self.config.max_fetch_entries))
-        return FetchResponse(Errors.NONE, self.node_id, self.epoch, self.high_watermark, None, entries,
-                             request.correlation_id)
+    def _fetch_refusal(self, epoch: int) -> int:
+        if epoch < self.epoch:
+            return Errors.FENCED_LEADER_EPOCH
+        if epoch > self.epoch:
+            return Errors.UNKNOWN_LEADER_EPOCH
+        return Errors.NONE if self.is_leader() else Errors.NOT_LEADER_OR_FOLLOWER
 
-    def _fetch_error(self, code: int, request: FetchRequest) -> FetchResponse:
-        return FetchResponse(code, self.leader_id(), self.epoch, -1, None, (), request.correlation_id)
+    def _handle_fetch_request(self, source: int, request: FetchRequest, now_ms: int) -> FetchResponse:
+        error = Errors.INVALID_REQUEST if request.replica_id != source or request.fetch_offset < 0 \
+            else self._fetch_refusal(request.current_leader_epoch)
+        state = self.state
+        if error != Errors.NONE or not isinstance(state, LeaderState):
+            return FetchResponse(error, self.leader_id(), self.epoch, -1,
+                                 correlation_id=request.correlation_id)
+        is_voter = source in self.voters and source != self.node_id
+        if is_voter:
+            state.record_voter_fetch(source, now_ms, self.config.check_quorum_timeout_ms)
+        verdict = validate_offset_and_epoch(self.log, request.fetch_offset, request.last_fetched_epoch)
+        if verdict.kind is Kind.SNAPSHOT:
+            return FetchResponse(Errors.NONE, self.node_id, self.epoch, self.high_watermark,
+                                 snapshot_id=verdict.offset_and_epoch, correlation_id=request.correlation_id)
+        if verdict.kind is Kind.DIVERGING:
+            return FetchResponse(Errors.NONE, self.node_id, self.epoch, self.high_watermark,
+                                 diverging_epoch=verdict.offset_and_epoch,
+                                 correlation_id=request.correlation_id)
+        if is_voter:
+            state.update_replica_state(source, request.fetch_offset, now_ms)
+            self._maybe_advance_high_watermark(state)
+        entries = tuple(read_whole_batches(self.log, request.fetch_offset, self.config.max_fetch_entries))
+        return FetchResponse(Errors.NONE, self.node_id, self.epoch, self.high_watermark, entries=entries,
+                             correlation_id=request.correlation_id)
+
+    def _handle_fetch_snapshot_request(self, source: int, request: FetchSnapshotRequest,
+                                       now_ms: int) -> FetchSnapshotResponse:
+        error = Errors.INVALID_REQUEST if request.replica_id != source or request.max_bytes < 1 \
+            else self._fetch_refusal(request.current_leader_epoch)
+        state = self.state
+        if error == Errors.NONE and isinstance(state, LeaderState):
+            if source in self.voters and source != self.node_id:
+                state.record_voter_fetch(source, now_ms, self.config.check_quorum_timeout_ms)
+            data = self.log.read_snapshot(request.snapshot_id)
+            if data is None:
+                error = Errors.SNAPSHOT_NOT_FOUND
+            elif not 0 <= request.position < len(data):
+                error = Errors.POSITION_OUT_OF_RANGE
+            else:
+                chunk = data[request.position:request.position + request.max_bytes]
+                return FetchSnapshotResponse(Errors.NONE, self.node_id, self.epoch, request.snapshot_id,
+                                             len(data), request.position, chunk, request.correlation_id)
+        return FetchSnapshotResponse(error, self.leader_id(), self.epoch, request.snapshot_id,
+                                     correlation_id=request.correlation_id)
+
+    def _awaited_answer(self, source: int, error_code: int, leader_epoch: int, leader_id: int,
+                        correlation_id: int, now_ms: int) -> FollowerState | None:
+        """The follower state if this answer is the one awaited from the leader of this epoch
+        (it is then no longer awaited, and the next request is scheduled); None otherwise."""
+        if self._observe_epoch(leader_epoch, leader_id, now_ms):
+            return None
+        state = self.state
+        if not isinstance(state, FollowerState) or source != state.leader_id or leader_epoch != state.epoch \
+                or not state.complete_inflight(correlation_id):
+            return None  # not ours: from another node or epoch, or duplicated or overtaken
+        if error_code == Errors.NONE:
+            state.reset_fetch_timeout(now_ms, self.config.fetch_timeout_ms)
+            state.next_fetch_ms = now_ms
+        else:
+            state.next_fetch_ms = now_ms + self.config.retry_backoff_ms
+        return state
 
     def _handle_fetch_response(self, source: int, response: FetchResponse, now_ms: int) -> list[Outbound]:
-        if self._observe_epoch(response.leader_epoch, response.leader_id, now_ms):
+        state = self._awaited_answer(source, response.error_code, response.leader_epoch, response.leader_id,
+                                     response.correlation_id, now_ms)
+        if state is None or response.error_code != Errors.NONE:
             return []
-        state = self.state
-        if (not isinstance(state, FollowerState) or source != state.leader_id
-                or response.leader_epoch != state.epoch or response.error_code != Errors.NONE
-                or response.correlation_id != state.inflight_correlation_id):
-            return []  # an error, or the answer to an older fetch (duplicated or overtaken)
-        state.inflight_correlation_id = -1
-        state.fetch_deadline_ms = now_ms + self.config.fetch_timeout_ms
         if response.diverging_epoch is not None:
-            epoch, end_offset = response.diverging_epoch
-            self.log.truncate_to(min(end_offset, self.log.end_offset_for_epoch(epoch)[1]))
-            state.fetch_outstanding_until_ms = now_ms
-            return []
-        entries = list(response.entries)
-        if entries and entries[0].offset == self.log.end_offset():
-            self.log.append(entries)
-        self.high_watermark = max(self.high_watermark, min(response.high_watermark, self.log.end_offset()))
-        state.fetch_outstanding_until_ms = now_ms if entries else now_ms + IDLE_FETCH_BACKOFF_MS
+            self._truncate_to_end_offset(response.diverging_epoch)
+        elif response.snapshot_id is not None:
+            if state.fetching_snapshot is None or state.fetching_snapshot.snapshot_id != response.snapshot_id:
+                logger.info("%s Fetching snapshot %s from leader %d", self._prefix, response.snapshot_id,
+                            state.leader_id)
+                state.fetching_snapshot = SnapshotDownload(response.snapshot_id)
+        else:
+            fetch_offset = state.inflight_fetch_offset
+            entries = list(response.entries)
+            if fetch_offset != self.log.end_offset() or (entries and entries[0].offset != fetch_offset):
+                return []  # the log moved since this fetch went out: ask again
+            if entries:
+                self.log.append(entries)
+            else:
+                state.next_fetch_ms = now_ms + IDLE_FETCH_BACKOFF_MS
+            # the log matches the leader's up to its end now: that much of it may be committed
+            committed = min(response.high_watermark, self.log.end_offset())
+            self.high_watermark = max(self.high_watermark, committed)
         return []
+
+    def _handle_fetch_snapshot_response(self, source: int, response: FetchSnapshotResponse,
+                                        now_ms: int) -> list[Outbound]:
+        state = self._awaited_answer(source, response.error_code, response.leader_epoch, response.leader_id,
+                                     response.correlation_id, now_ms)
+        if state is None:
+            return []
+        download = state.fetching_snapshot
+        if response.error_code != Errors.NONE or download is None \
+                or download.snapshot_id != response.snapshot_id or response.position != len(download.data):
+            # SNAPSHOT_NOT_FOUND (the leader has a newer one), POSITION_OUT_OF_RANGE, or an answer
+            # that does not continue the download: start again from a Fetch
+            state.fetching_snapshot = None
+            return []
+        download.data += response.unaligned_records
+        if len(download.data) >= response.size:
+            state.fetching_snapshot = None
+            self.log.install_snapshot(download.snapshot_id, bytes(download.data))
+            self.high_watermark = max(self.high_watermark, download.snapshot_id.offset)
+            logger.info("%s Installed snapshot %s from leader %d", self._prefix, download.snapshot_id,
+                        state.leader_id)
+        return []
+
+    def _truncate_to_end_offset(self, end: OffsetAndEpoch) -> None:
+        """Cut the log where it stops agreeing with the leader's.
+
+        Raises:
+            IllegalStateError: the cut would drop a committed entry (below the high watermark).
+        """
+        offset = truncation_offset(self.log, end)
+        if offset < self.high_watermark:
+            raise IllegalStateError(f"{self._prefix} the leader asks to truncate to {offset}, below the high "
+                                    f"watermark {self.high_watermark}")
+        logger.info("%s Truncating the log to %d (diverging epoch %s)", self._prefix, offset, end)
+        self.log.truncate_to(offset)
 
     # ------------------------------------------------------------------ transitions
 
     def _observe_epoch(self, epoch: int, leader_id: int, now_ms: int) -> bool:
-        """Move to a higher epoch learnt from a message (following its leader when named).
+        """Move to a higher epoch learnt from an answer (following its leader when named), or
+        follow the now known leader of the current epoch.
 
         Returns:
-            True when the epoch was higher (the message is then not handled further).
+            True when the role changed (the answer is then not handled further).
         """
-        if epoch <= self.epoch:
-            if epoch == self.epoch and leader_id >= 0 and leader_id != self.node_id \
-                    and isinstance(self.state, (UnattachedState, VotedState, CandidateState)):
-                self._follow(epoch, leader_id, now_ms)
-                return True
-            return False
-        if leader_id >= 0 and leader_id != self.node_id and leader_id in self.voters:
-            self._follow(epoch, leader_id, now_ms)
-        else:
-            self.quorum.transition(UnattachedState(epoch, self._election_deadline(now_ms)))
-        return True
+        known_leader = leader_id if leader_id != self.node_id and leader_id in self.voters else -1
+        if epoch > self.epoch:
+            if known_leader >= 0:
+                self._follow(epoch, known_leader, now_ms)
+            else:
+                self._become_unattached(epoch, now_ms)
+            return True
+        if epoch == self.epoch and known_leader >= 0 \
+                and isinstance(self.state, (UnattachedState, VotedState, CandidateState)):
+            self._follow(epoch, known_leader, now_ms)
+            return True
+        return False
+
+    def _become_unattached(self, epoch: int, now_ms: int) -> None:
+        """Move to ``epoch`` with no leader known.  A voter that was already waiting for an
+        election keeps its timer: learning of a higher epoch is no reason to wait longer (as in
+        Raft, only granting a vote or hearing from a leader resets it), so a candidate that
+        cannot win does not hold off, round after round, the voters that could."""
+        state = self.state
+        deadline = getattr(state, "election_deadline_ms", None)
+        if deadline is None or deadline < now_ms:
+            deadline = self._election_deadline(now_ms)
+        self.quorum.transition(UnattachedState(epoch, deadline))
 
     def _follow(self, epoch: int, leader_id: int, now_ms: int) -> None:
         state = self.state
-        if isinstance(state, FollowerState) and state.epoch == epoch and state.leader_id == leader_id:
+        if epoch == state.epoch and (isinstance(state, (LeaderState, ResignedState))
+                                     or (isinstance(state, FollowerState) and state.leader_id == leader_id)):
+            return  # already following it, or this node led ``epoch``: no other leader of it exists
+        if isinstance(state, FollowerState) and epoch == state.epoch:
+            logger.error("%s Leader %d of epoch %d announced while following %d", self._prefix, leader_id,
+                         epoch, state.leader_id)
             return
-        if isinstance(state, (LeaderState, ResignedState)) and epoch == state.epoch:
-            return  # this node led ``epoch``: another leader of the same epoch cannot exist
         self.quorum.transition(FollowerState(epoch, leader_id, now_ms + self.config.fetch_timeout_ms))
 
     def _become_candidate(self, now_ms: int) -> list[Outbound]:
         deadline = self._election_deadline(now_ms) + self._rng.randint(0, self.config.election_backoff_max_ms)
-        state = CandidateState(self.epoch + 1, {self.node_id}, set(), deadline)
+        state = CandidateState(self.epoch + 1, self.node_id, self.voters, deadline)
         self.quorum.transition(state)
-        if len(state.granted) >= self.majority():
-            return self._become_leader(now_ms)
+        if state.is_vote_granted():
+            return self._become_leader(state, now_ms)
         return self._request_votes(state, now_ms)
 
     def _request_votes(self, state: CandidateState, now_ms: int) -> list[Outbound]:
-        out = []
         request = VoteRequest(state.epoch, self.node_id, self.log.last_epoch(), self.log.end_offset())
-        for voter in sorted(self.voters - state.granted - state.rejected):
-            if now_ms >= state.next_request_ms.get(voter, 0):
-                state.next_request_ms[voter] = now_ms + self.config.request_timeout_ms
-                out.append(Outbound(voter, request))
-        return out
+        return self._send_due(state.unrecorded_voters(), state.next_request_ms, request, now_ms)
 
-    def _become_leader(self, now_ms: int) -> list[Outbound]:
+    def _become_leader(self, candidate: CandidateState, now_ms: int) -> list[Outbound]:
         start = self.log.end_offset()
-        others = set(self.voters - {self.node_id})
-        state = LeaderState(self.epoch, start, {v: 0 for v in self.voters}, {}, others,
-                            check_quorum_deadline_ms=now_ms + self.config.fetch_timeout_ms)
+        state = LeaderState(candidate.epoch, self.node_id, self.voters, start,
+                            now_ms + self.config.check_quorum_timeout_ms)
         self.quorum.transition(state)
         self.log.append([LogEntry(start, self.epoch, LeaderChange(self.node_id, tuple(sorted(self.voters))))])
         return self._poll_leader(state, now_ms)
 
-    def _resign(self, state: LeaderState, now_ms: int) -> list[Outbound]:
-        self.quorum.transition(ResignedState(state.epoch, self._election_deadline(now_ms)))
-        request = EndQuorumEpochRequest(self.node_id, state.epoch, ())
-        return [Outbound(v, request) for v in sorted(self.voters - {self.node_id})]
-
     def _maybe_advance_high_watermark(self, state: LeaderState) -> None:
-        offsets = sorted(state.end_offsets.values(), reverse=True)
-        candidate = offsets[self.majority() - 1]
-        if candidate > self.high_watermark and candidate > state.epoch_start_offset:
+        candidate = state.high_watermark_candidate()
+        if candidate is not None and candidate > self.high_watermark:
             self.high_watermark = candidate
 
     def _election_deadline(self, now_ms: int) -> int:
         timeout = self.config.election_timeout_ms
         return now_ms + timeout + self._rng.randint(0, timeout)
+
+
+# The handler method of each message type: (source, message, now_ms) -> an answer (requests) or the
+# messages to send (responses).  Looked up by name, so a subclass's override is the one called.
+_REQUEST_HANDLERS = {
+    VoteRequest: "_handle_vote_request",
+    BeginQuorumEpochRequest: "_handle_begin_quorum_epoch",
+    EndQuorumEpochRequest: "_handle_end_quorum_epoch",
+    FetchRequest: "_handle_fetch_request",
+    FetchSnapshotRequest: "_handle_fetch_snapshot_request",
+}
+_RESPONSE_HANDLERS = {
+    VoteResponse: "_handle_vote_response",
+    BeginQuorumEpochResponse: "_handle_quorum_epoch_response",
+    EndQuorumEpochResponse: "_handle_quorum_epoch_response",
+    FetchResponse: "_handle_fetch_response",
+    FetchSnapshotResponse: "_handle_fetch_snapshot_response",
+}

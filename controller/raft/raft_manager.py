@@ -88,7 +88,7 @@ class RaftManager:
         """
         loop = asyncio.get_running_loop()
         self._log = await loop.run_in_executor(None, FileReplicatedLog, self.directory, encode_payload, decode_payload)
-        store = FileQuorumStateStore(self.directory)
+        store = FileQuorumStateStore(self.directory, self.voters)
         self.client = KafkaRaftClient(self.node_id, frozenset(self.voters), self._log, store, self.config, self._rng,
                                       self._clock_ms())
         logger.info("%s Started in epoch %d with %d entries", self._prefix, self.client.epoch, self._log.end_offset())

@@ -1,12 +1,13 @@
 """The Raft core's messages on the wire, and the metadata log's entries as bytes.
 
 Owns: ``to_wire`` (a core message -> the protocol struct of Vote, BeginQuorumEpoch,
-EndQuorumEpoch or Fetch, about partition ``__cluster_metadata-0``), ``from_wire`` (a
+EndQuorumEpoch, Fetch or FetchSnapshot, about partition ``__cluster_metadata-0``), ``from_wire`` (a
 protocol struct -> ``(source node id, core message)``; a request naming another
 partition, or malformed, raises ``ValueError``), and the entry codecs: a payload is a
 metadata record (``[record_type, fields]``) or the ``LeaderChange`` control entry, msgpack
-encoded; Fetch carries entries as ``msgpack([[offset, epoch, payload bytes], ...])``.
-The frame's correlation id stands for the core's ``correlation_id`` of a Fetch.
+encoded; Fetch carries entries as ``msgpack([[offset, epoch, payload bytes, batch end offset], ...])``.
+The frame's correlation id stands for the core's ``correlation_id`` of a Fetch or
+FetchSnapshot; a FetchSnapshot chunk travels as the bytes it is (``unaligned_records``).
 
 Kafka concept: the ``RaftUtil`` conversions between ``RaftMessage`` and the ``*Data`` classes.
 """
@@ -21,12 +22,12 @@ from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.controller.metadata_records import MetadataRecord, record_from_wire
 from kafkette.controller.raft import raft_messages as core
 from kafkette.controller.raft.kafka_raft_client import LeaderChange
-from kafkette.controller.raft.replicated_log import LogEntry
+from kafkette.controller.raft.replicated_log import LogEntry, OffsetAndEpoch
 from kafkette.protocol.apis import fetch as wire_fetch
 from kafkette.protocol.apis import raft as wire
 
 LEADER_CHANGE = "LeaderChange"
-NO_EPOCH_END = (-1, -1)
+NO_OFFSET_AND_EPOCH = OffsetAndEpoch(-1, -1)
 
 
 def encode_payload(payload: Any) -> bytes:
@@ -58,7 +59,8 @@ def decode_payload(data: bytes) -> Any:
 
 
 def encode_entries(entries: tuple[LogEntry, ...]) -> bytes:
-    return msgpack.packb([[e.offset, e.epoch, encode_payload(e.payload)] for e in entries], use_bin_type=True)
+    rows = [[e.offset, e.epoch, encode_payload(e.payload), e.batch_end_offset] for e in entries]
+    return msgpack.packb(rows, use_bin_type=True)
 
 
 def decode_entries(data: bytes | None) -> tuple[LogEntry, ...]:
@@ -71,8 +73,8 @@ def decode_entries(data: bytes | None) -> tuple[LogEntry, ...]:
         return ()
     try:
         raw = msgpack.unpackb(data, raw=False)
-        entries = tuple(LogEntry(int(o), int(e), decode_payload(p)) for o, e, p in raw)
-    except (msgpack.UnpackException, TypeError) as exc:
+        entries = tuple(LogEntry(int(o), int(e), decode_payload(p), int(b)) for o, e, p, b in raw)
+    except (msgpack.UnpackException, TypeError, ValueError) as exc:
         raise ValueError(f"undecodable metadata log entries: {exc}") from None
     if any(b.offset != a.offset + 1 for a, b in zip(entries, entries[1:], strict=False)):
         raise ValueError("metadata log entries out of order")
@@ -118,15 +120,36 @@ def to_wire(message: Any, cluster_id: str | None) -> Any:
                                                fetch_offset=message.fetch_offset,
                                                last_fetched_epoch=message.last_fetched_epoch)])])
     if isinstance(message, core.FetchResponse):
-        epoch, end_offset = message.diverging_epoch or NO_EPOCH_END
+        diverging = message.diverging_epoch or NO_OFFSET_AND_EPOCH
+        snapshot_id = message.snapshot_id or NO_OFFSET_AND_EPOCH
         return wire_fetch.FetchResponse(responses=[wire_fetch.FetchTopicResponse(topic=topic, partitions=[
             wire_fetch.FetchPartitionData(
                 partition_index=0, error_code=message.error_code, high_watermark=message.high_watermark,
-                diverging_epoch=wire_fetch.EpochEndOffset(epoch=epoch, end_offset=end_offset),
+                diverging_epoch=wire_fetch.EpochEndOffset(epoch=diverging.epoch, end_offset=diverging.offset),
                 current_leader=wire_fetch.LeaderIdAndEpoch(leader_id=message.leader_id,
                                                            leader_epoch=message.leader_epoch),
+                snapshot_id=wire_fetch.FetchSnapshotId(end_offset=snapshot_id.offset,
+                                                       epoch=snapshot_id.epoch),
                 records=encode_entries(message.entries))])])
+    if isinstance(message, core.FetchSnapshotRequest):
+        return wire.FetchSnapshotRequest(
+            cluster_id=cluster_id, replica_id=message.replica_id, max_bytes=message.max_bytes,
+            topics=[wire.FetchSnapshotTopicRequest(name=topic, partitions=[wire.FetchSnapshotPartitionRequest(
+                partition=0, current_leader_epoch=message.current_leader_epoch,
+                snapshot_id=_snapshot_id(message.snapshot_id),
+                position=message.position)])])
+    if isinstance(message, core.FetchSnapshotResponse):
+        return wire.FetchSnapshotResponse(topics=[wire.FetchSnapshotTopicResponse(name=topic, partitions=[
+            wire.FetchSnapshotPartitionResponse(
+                index=0, error_code=message.error_code,
+                snapshot_id=_snapshot_id(message.snapshot_id),
+                leader_id=message.leader_id, leader_epoch=message.leader_epoch, size=message.size,
+                position=message.position, unaligned_records=message.unaligned_records)])])
     raise TypeError(f"not a Raft message: {type(message).__name__}")
+
+
+def _snapshot_id(snapshot_id: OffsetAndEpoch) -> Any:
+    return wire.SnapshotId(end_offset=snapshot_id.offset, epoch=snapshot_id.epoch)
 
 
 def _only_partition(topics: list[Any], name_field: str) -> Any:
@@ -134,7 +157,8 @@ def _only_partition(topics: list[Any], name_field: str) -> Any:
             or len(topics[0].partitions) != 1:
         raise ValueError(f"a quorum request is about {CLUSTER_METADATA_TOPIC_NAME}-0 alone")
     partition = topics[0].partitions[0]
-    index = getattr(partition, "partition_index", getattr(partition, "partition", 0))
+    index = next((getattr(partition, name) for name in ("partition_index", "partition", "index")
+                  if hasattr(partition, name)), 0)
     if index != 0:
         raise ValueError(f"{CLUSTER_METADATA_TOPIC_NAME} has one partition, not {index}")
     return partition
@@ -176,9 +200,23 @@ def from_wire(message: Any, source: int = -1, correlation_id: int = 0) -> tuple[
                                                      p.last_fetched_epoch, correlation_id)
     if isinstance(message, wire_fetch.FetchResponse):
         p = _only_partition(message.responses, "topic")
-        diverging = (p.diverging_epoch.epoch, p.diverging_epoch.end_offset)
+        diverging = OffsetAndEpoch(p.diverging_epoch.end_offset, p.diverging_epoch.epoch)
+        snapshot_id = OffsetAndEpoch(p.snapshot_id.end_offset, p.snapshot_id.epoch)
         return source, core.FetchResponse(
             message.error_code or p.error_code, p.current_leader.leader_id, p.current_leader.leader_epoch,
-            p.high_watermark, None if diverging == NO_EPOCH_END else diverging, decode_entries(p.records),
+            p.high_watermark, None if diverging == NO_OFFSET_AND_EPOCH else diverging,
+            None if snapshot_id == NO_OFFSET_AND_EPOCH else snapshot_id, decode_entries(p.records),
             correlation_id)
+    if isinstance(message, wire.FetchSnapshotRequest):
+        p = _only_partition(message.topics, "name")
+        return message.replica_id, core.FetchSnapshotRequest(
+            message.replica_id, p.current_leader_epoch,
+            OffsetAndEpoch(p.snapshot_id.end_offset, p.snapshot_id.epoch), p.position, message.max_bytes,
+            correlation_id)
+    if isinstance(message, wire.FetchSnapshotResponse):
+        p = _only_partition(message.topics, "name")
+        return source, core.FetchSnapshotResponse(
+            message.error_code or p.error_code, p.leader_id, p.leader_epoch,
+            OffsetAndEpoch(p.snapshot_id.end_offset, p.snapshot_id.epoch), p.size, p.position,
+            bytes(p.unaligned_records or b""), correlation_id)
     raise TypeError(f"not a quorum message: {type(message).__name__}")

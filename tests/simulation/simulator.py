@@ -1,86 +1,74 @@
 """A deterministic simulation of the metadata quorum, in the manner of FoundationDB's simulator
 and TigerBeetle's VOPR.
 
-Owns: ``Simulation`` (N voters of ``KafkaRaftClient``, each with an in-memory log, a
-quorum-state store and a ``ControllerContext`` that applies committed metadata records),
-one seeded scheduler with a simulated clock, a network that delays, drops, duplicates and
-reorders messages and partitions nodes, crashes that lose what was not flushed, a
-workload that proposes metadata records on the leader, and the invariant checks after
-every step (``InvariantViolation`` names the one broken).  Same seed, same run: the trace
-hash of two runs of one seed is equal.
+Owns: ``Simulation``: N voters of ``KafkaRaftClient``, each with an in-memory log, a
+quorum-state store and a ``ControllerReplica`` applying committed metadata records, driven
+by one scheduler seeded with ``random.Random(seed)`` on a simulated clock, over a
+``SimulatedNetwork`` that delays, drops, duplicates and reorders messages and cuts links;
+crashes that lose what was not flushed (the quorum state and snapshots survive) and
+restarts; the ``MetadataWorkload`` proposing on the leader; snapshots taken by each voter
+every ``metadata.log.max.record.bytes.between.snapshots`` of applied records (so voters
+that fall behind fetch them); and the ``InvariantChecker`` run after every step.  Same
+seed, same run: the trace hash of two runs of one seed is equal.
 
-Phases: a safety phase with faults, then a liveness phase with every node up and the
-network healed, in which a leader must be elected and a new record committed on every
-node within ``LIVENESS_BOUND_MS`` of simulated time.
+Phases: a safety phase of ``safety_steps`` steps of 10 ms with faults on, then a liveness
+phase with every node up and the network healed, in which a leader must be elected, a new
+record committed on every voter, and the voters' states converge, within
+``LIVENESS_BOUND_MS`` of simulated time.
 """
 
 from __future__ import annotations
 
 import hashlib
-import heapq
 import random
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from kafkette.controller.controller_context import ControllerContext
-from kafkette.controller.metadata_records import (
-    ConfigRecord,
-    PartitionRecord,
-    RegisterBrokerRecord,
-    TopicRecord,
-)
-from kafkette.controller.raft.kafka_raft_client import KafkaRaftClient, LeaderChange
-from kafkette.controller.raft.quorum_state import LeaderState
+import msgpack
+
+from kafkette.controller.raft.kafka_raft_client import KafkaRaftClient
 from kafkette.controller.raft.quorum_state_store import MemoryQuorumStateStore
 from kafkette.controller.raft.raft_config import RaftConfig
+from kafkette.controller.raft.raft_messages import FetchSnapshotResponse
 from kafkette.controller.raft.replicated_log import LogEntry, MemoryReplicatedLog
+from kafkette.controller.state_machine import IllegalStateTransitionError
+from tests.simulation.controller_replica import ControllerReplica, context_digest, encode_snapshot
+from tests.simulation.invariants import (
+    COMMITTED_RECORDS_APPLY,
+    CORE_NEVER_RAISES,
+    LIVENESS,
+    SAME_APPLIED_STATE,
+    SNAPSHOTS_LOAD,
+    InvariantChecker,
+    InvariantViolation,
+)
+from tests.simulation.network import Faults, SimulatedNetwork
+from tests.simulation.workload import MetadataWorkload
 
 TICK_MS = 10
 LIVENESS_BOUND_MS = 20_000
+PROPOSE_PROBABILITY = 0.3  # per step of the safety phase, when there is a leader
+DIGEST_EVERY = 4  # the applied state is compared at offsets divisible by this, and at every snapshot
 CONFIG = RaftConfig(election_timeout_ms=300, fetch_timeout_ms=600, election_backoff_max_ms=300,
-                    request_timeout_ms=200, max_fetch_entries=16)
-
-
-class InvariantViolation(AssertionError):
-    """An invariant broke: ``invariant`` names it, the message says where."""
-
-    def __init__(self, invariant: str, detail: str) -> None:
-        super().__init__(f"{invariant}: {detail}")
-        self.invariant = invariant
-
-
-@dataclass
-class Faults:
-    """Probabilities per message or per step of the safety phase."""
-
-    drop: float = 0.05
-    duplicate: float = 0.03
-    max_delay_ms: int = 60
-    crash: float = 0.004
-    restart: float = 0.05
-    partition: float = 0.01
-    heal: float = 0.05
+                    request_timeout_ms=200, metadata_log_max_record_bytes_between_snapshots=3000,
+                    max_fetch_entries=16, fetch_snapshot_max_bytes=512)
 
 
 @dataclass
 class Node:
+    """A voter: what survives a crash (log, quorum state), and the process (client, replica)."""
+
     node_id: int
-    log: MemoryReplicatedLog = field(default_factory=MemoryReplicatedLog)
-    store: MemoryQuorumStateStore = field(default_factory=MemoryQuorumStateStore)
+    log: MemoryReplicatedLog
+    store: MemoryQuorumStateStore
+    incarnation: int = 0
     client: KafkaRaftClient | None = None
-    context: ControllerContext | None = None
-    applied: int = 0
-    last_high_watermark: int = 0
+    replica: ControllerReplica | None = None
 
 
-def context_digest(context: ControllerContext) -> str:
-    """A canonical digest of the controller state a record stream builds."""
-    brokers = sorted((b.broker_id, b.broker_epoch, b.fenced) for b in context.brokers.values())
-    topics = sorted((t.name, t.topic_id, t.num_partitions, tuple(sorted(t.configs.items())))
-                    for t in context.topics.values())
-    partitions = sorted((str(tp), tuple(p.replicas), tuple(p.isr), p.leader, p.leader_epoch)
-                        for tp, p in context.partitions.items())
-    return hashlib.sha256(repr((brokers, topics, partitions)).encode()).hexdigest()[:16]
+ClientFactory = Callable[..., KafkaRaftClient]
 
 
 class Simulation:
@@ -89,83 +77,93 @@ class Simulation:
     Args:
         seed: everything random derives from it.
         voters: 3 or 5.
-        safety_steps: ticks of ``TICK_MS`` with faults on.
-        faults: fault probabilities.
-        client_factory: builds a node's Raft client (the tests swap in a broken one to show the
-            checker sees bugs).
+        safety_steps: steps of ``TICK_MS`` with faults on.
+        faults: fault probabilities of the safety phase; by default drawn for the seed
+            (``Faults.swarm``).
+        client_factory: builds a node's Raft client (the tests pass broken ones to show that
+            the checker sees bugs).
     """
 
     def __init__(self, seed: int, voters: int = 3, safety_steps: int = 600, faults: Faults | None = None,
-                 client_factory: Any = KafkaRaftClient) -> None:
+                 client_factory: ClientFactory = KafkaRaftClient) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
         self.voter_ids = frozenset(range(1, voters + 1))
-        self.nodes = {i: Node(i) for i in sorted(self.voter_ids)}
+        self.nodes = {i: Node(i, MemoryReplicatedLog(), MemoryQuorumStateStore())
+                      for i in sorted(self.voter_ids)}
         self.safety_steps = safety_steps
-        self.faults = faults or Faults()
-        self._client_factory = client_factory
+        self.faults = faults or Faults.swarm(self.rng)
+        self.network = SimulatedNetwork(self.rng, sorted(self.voter_ids))
+        self.workload = MetadataWorkload(self.rng)
+        self.checker = InvariantChecker()
+        self.stats: Counter[str] = Counter()
         self.now_ms = 0
-        self._queue: list[tuple[int, int, int, int, Any]] = []
-        self._seq = 0
-        self._cut: set[frozenset[int]] = set()
-        self._leaders: dict[int, int] = {}
-        self._committed: list[LogEntry] = []
-        self._commit_epochs: list[int] = []  # the epoch of the node that first saw each offset committed
-        self._digests: dict[int, str] = {}
-        self._next_id = 1
+        self._client_factory = client_factory
         self._trace = hashlib.sha256()
         for node in self.nodes.values():
             self._start(node)
 
-    # ------------------------------------------------------------------ lifecycle
+    # ------------------------------------------------------------------ processes
 
     def _start(self, node: Node) -> None:
+        node.incarnation += 1
         node.client = self._client_factory(node.node_id, self.voter_ids, node.log, node.store, CONFIG,
                                            random.Random(self.rng.getrandbits(32)), self.now_ms)
-        node.context = ControllerContext(lambda: 0, lambda: f"[sim node {node.node_id}]")
-        node.applied = 0
-        node.last_high_watermark = 0
+        node.replica = ControllerReplica(node.node_id)
+        self.checker.restarted(node.node_id)
 
     def _crash(self, node: Node) -> None:
-        node.client = None
+        node.client = node.replica = None
         node.log.crash()
+        self.stats["crashes"] += 1
         self._note(f"crash {node.node_id}")
 
-    def _send(self, source: int, destination: int, message: Any, faults: Faults | None) -> None:
-        if frozenset((source, destination)) in self._cut:
-            return
-        copies = 1
-        if faults is not None:
-            if self.rng.random() < faults.drop:
-                return
-            if self.rng.random() < faults.duplicate:
-                copies = 2
-        for _ in range(copies):
-            delay = self.rng.randint(1, faults.max_delay_ms if faults else 20)
-            self._seq += 1
-            heapq.heappush(self._queue, (self.now_ms + delay, self._seq, source, destination, message))
+    def _core(self, node: Node, call: Callable[[KafkaRaftClient], Any]) -> Any:
+        """Run ``call`` on the node's client; any exception is a broken invariant."""
+        assert node.client is not None
+        try:
+            return call(node.client)
+        except Exception as exc:
+            raise InvariantViolation(CORE_NEVER_RAISES,
+                                     f"node {node.node_id}: {type(exc).__name__}: {exc}") from exc
 
-    # ------------------------------------------------------------------ one tick
+    def _send(self, node: Node, outs: list[Any], reply_to: tuple[int, int] | None,
+              faults: Faults | None) -> None:
+        for out in outs:
+            if reply_to is not None and out.destination == reply_to[0]:
+                destination = reply_to  # an answer travels back on the asker's connection
+            else:
+                destination = (out.destination, self.nodes[out.destination].incarnation)
+            self.network.send(self.now_ms, (node.node_id, node.incarnation), destination, out.message, faults)
 
-    def step(self, faults: Faults | None) -> None:
-        """Advance ``TICK_MS``: deliver due messages, inject faults, propose, poll, apply, check."""
+    # ------------------------------------------------------------------ one step
+
+    def step(self, faults: Faults | None, propose: bool = True) -> None:
+        """Advance ``TICK_MS``: deliver due messages, propose, inject faults, poll, check and apply."""
         self.now_ms += TICK_MS
-        while self._queue and self._queue[0][0] <= self.now_ms:
-            _, _, source, destination, message = heapq.heappop(self._queue)
-            node = self.nodes[destination]
-            if node.client is None or frozenset((source, destination)) in self._cut:
-                continue
-            self._note(f"deliver {source}->{destination} {type(message).__name__}")
-            for out in node.client.handle(source, message, self.now_ms):
-                self._send(destination, out.destination, out.message, faults)
+        for envelope in self.network.due(self.now_ms):
+            node, source = self.nodes[envelope.destination], self.nodes[envelope.source]
+            if node.client is None or node.incarnation != envelope.destination_incarnation \
+                    or source.client is None or source.incarnation != envelope.source_incarnation:
+                continue  # an end of the connection restarted: what was in flight is lost
+            self._note(f"deliver {envelope.source}->{envelope.destination} {type(envelope.message).__name__}")
+            if isinstance(envelope.message, FetchSnapshotResponse):
+                self.stats["snapshot chunks"] += 1
+            outs = self._core(node, lambda c, e=envelope: c.handle(e.source, e.message, self.now_ms))
+            self._send(node, outs, (envelope.source, envelope.source_incarnation), faults)
+        if propose and self.rng.random() < PROPOSE_PROBABILITY:
+            self._propose()
         if faults is not None:
             self._inject(faults)
-        self._propose()
         for node in self.nodes.values():
             if node.client is not None:
-                for out in node.client.poll(self.now_ms):
-                    self._send(node.node_id, out.destination, out.message, faults)
-        self._apply_and_check()
+                self._send(node, self._core(node, lambda c: c.poll(self.now_ms)), None, faults)
+        for node in self.nodes.values():
+            if node.client is not None:
+                self.checker.check_node(node.node_id, node.client, node.log)
+        for node in self.nodes.values():
+            if node.client is not None:
+                self._apply(node)
 
     def _inject(self, faults: Faults) -> None:
         for node in self.nodes.values():
@@ -173,85 +171,54 @@ class Simulation:
                 self._crash(node)
             elif node.client is None and self.rng.random() < faults.restart:
                 self._start(node)
+                self.stats["restarts"] += 1
                 self._note(f"restart {node.node_id}")
-        if self.rng.random() < faults.partition:
-            a, b = self.rng.sample(sorted(self.voter_ids), 2)
-            self._cut.add(frozenset((a, b)))
-            self._note(f"cut {a}-{b}")
-        if self._cut and self.rng.random() < faults.heal:
-            self._cut.clear()
-            self._note("heal")
+        for event in self.network.inject(faults):
+            self._note(event)
 
-    def _propose(self) -> None:
+    def _propose(self) -> list[LogEntry]:
+        """Propose the workload's next batch on a leader; the entries appended."""
         leaders = [n for n in self.nodes.values() if n.client is not None and n.client.is_leader()]
-        if not leaders or self.rng.random() > 0.3:
-            return
+        if not leaders:
+            return []
         node = self.rng.choice(leaders)
-        assert node.client is not None and node.context is not None
-        n = self._next_id
-        self._next_id += 1
-        kind = self.rng.randrange(3)
-        if kind == 0:
-            records: list[Any] = [RegisterBrokerRecord(n, n, f"incarnation-{n}", "127.0.0.1", 9000 + n)]
-        elif kind == 1 or not node.context.topics:
-            records = [TopicRecord(f"t{n}", f"id-{n}"), PartitionRecord(f"t{n}", 0, [], [], -1)]
-        else:
-            topic = self.rng.choice(sorted(node.context.topics))
-            records = [ConfigRecord("topic", topic, "retention.ms", str(n))]
-        node.client.propose(records, self.now_ms)
-        self._note(f"propose {node.node_id} {len(records)}")
+        assert node.client is not None
+        start = node.log.end_offset()
+        records = self.workload.propose(node.node_id, node.incarnation, node.client, node.log, self.now_ms)
+        self._note(f"propose {node.node_id} {[type(r).__name__ for r in records]}")
+        return node.log.read(start, len(records))
 
-    # ------------------------------------------------------------------ invariants
-
-    def _apply_and_check(self) -> None:
-        for node in self.nodes.values():
-            client = node.client
-            if client is None:
-                continue
-            if isinstance(client.state, LeaderState):
-                leader = self._leaders.setdefault(client.epoch, node.node_id)
-                if leader != node.node_id:
-                    raise InvariantViolation("at most one leader per epoch",
-                                             f"nodes {leader} and {node.node_id} both led epoch {client.epoch}")
-            if client.high_watermark < node.last_high_watermark:
-                raise InvariantViolation("the high watermark never goes back",
-                                         f"node {node.node_id}: {node.last_high_watermark} -> {client.high_watermark}")
-            node.last_high_watermark = client.high_watermark
-            entries = node.log.entries()
-            if client.high_watermark > len(entries):
-                raise InvariantViolation("the high watermark is within the log",
-                                         f"node {node.node_id}: {client.high_watermark} > {len(entries)}")
-            for entry in entries[len(self._committed):client.high_watermark]:
-                self._committed.append(entry)
-                self._commit_epochs.append(client.epoch)
-            for offset in range(client.high_watermark):
-                if entries[offset] != self._committed[offset]:
-                    raise InvariantViolation("a committed entry is never lost or changed",
-                                             f"node {node.node_id} offset {offset}: {entries[offset]} "
-                                             f"!= committed {self._committed[offset]}")
-            self._apply(node, entries, client.high_watermark)
-        for node in self.nodes.values():  # committed in epoch T: in the log of every leader of a later epoch
-            if node.client is not None and node.client.is_leader():
-                entries = node.log.entries()
-                epoch = node.client.epoch
-                for offset, (entry, committed_in) in enumerate(zip(self._committed, self._commit_epochs, strict=True)):
-                    if committed_in < epoch and (offset >= len(entries) or entries[offset] != entry):
-                        raise InvariantViolation("leader completeness",
-                                                 f"leader {node.node_id} of epoch {epoch} lacks offset {offset}, "
-                                                 f"committed by epoch {committed_in}")
-
-    def _apply(self, node: Node, entries: list[LogEntry], high_watermark: int) -> None:
-        assert node.context is not None
-        while node.applied < high_watermark:
-            payload = entries[node.applied].payload
-            if not isinstance(payload, LeaderChange):
-                node.context.replay(payload)
-            digest = context_digest(node.context)
-            known = self._digests.setdefault(node.applied, digest)
-            if known != digest:
-                raise InvariantViolation("every voter's applied state is the same at the same offset",
-                                         f"node {node.node_id} at offset {node.applied}: {digest} != {known}")
-            node.applied += 1
+    def _apply(self, node: Node) -> None:
+        """Apply what the node has committed to its controller state; take a snapshot when due."""
+        client, replica, log = node.client, node.replica, node.log
+        assert client is not None and replica is not None
+        snapshot_id = log.latest_snapshot_id()
+        if snapshot_id is not None and replica.applied < log.log_start_offset():
+            try:
+                replica.load_snapshot(snapshot_id, log.read_snapshot(snapshot_id) or b"")
+            except (ValueError, TypeError, IllegalStateTransitionError, msgpack.UnpackException) as exc:
+                raise InvariantViolation(SNAPSHOTS_LOAD,
+                                         f"node {node.node_id} snapshot {snapshot_id}: {exc}") from exc
+            self.checker.check_applied_state(node.node_id, replica.applied, context_digest(replica.context))
+            self.stats["snapshot loads"] += 1
+            self._note(f"load snapshot {node.node_id} {snapshot_id}")
+        if replica.applied < client.high_watermark:
+            for entry in log.read(replica.applied, client.high_watermark - replica.applied):
+                try:
+                    replica.apply(entry)
+                except (ValueError, IllegalStateTransitionError) as exc:
+                    raise InvariantViolation(COMMITTED_RECORDS_APPLY,
+                                             f"node {node.node_id} offset {entry.offset}: {exc}") from exc
+                if replica.applied % DIGEST_EVERY == 0:
+                    digest = context_digest(replica.context)
+                    self.checker.check_applied_state(node.node_id, replica.applied, digest)
+        if replica.bytes_since_snapshot >= CONFIG.metadata_log_max_record_bytes_between_snapshots:
+            data = encode_snapshot(replica.context)
+            snapshot_id = self._core(node, lambda c: c.create_snapshot(replica.applied, data))
+            self.checker.check_applied_state(node.node_id, replica.applied, context_digest(replica.context))
+            replica.bytes_since_snapshot = 0
+            self.stats["snapshots"] += 1
+            self._note(f"snapshot {node.node_id} {snapshot_id}")
 
     def _note(self, event: str) -> None:
         self._trace.update(f"{self.now_ms} {event}\n".encode())
@@ -265,29 +232,53 @@ class Simulation:
             The trace hash (same seed, same hash).
 
         Raises:
-            InvariantViolation: an invariant broke (the message names it).
+            InvariantViolation: an invariant broke (``invariant`` names it).
         """
         for _ in range(self.safety_steps):
             self.step(self.faults)
-        self._cut.clear()
+        self.network.heal()
         for node in self.nodes.values():
             if node.client is None:
                 self._start(node)
         deadline = self.now_ms + LIVENESS_BOUND_MS
-        target: tuple[int, int] | None = None
+        target: LogEntry | None = None
         while self.now_ms < deadline:
-            self.step(None)
-            leaders = [n for n in self.nodes.values() if n.client is not None and n.client.is_leader()]
-            if target is None and leaders:
-                leader = leaders[0]
-                assert leader.client is not None
-                _, last = leader.client.propose([RegisterBrokerRecord(10_000, 1, "liveness", "127.0.0.1", 1)],
-                                                self.now_ms)
-                target = (leader.client.epoch, last)
-            if target is not None and all(n.client is not None and n.client.high_watermark > target[1]
-                                          for n in self.nodes.values()):
-                if len(self._committed) > target[1] and self._committed[target[1]].epoch == target[0]:
-                    return self._trace.hexdigest()
-                target = None  # that leader lost its entry before it committed: propose again
-        raise InvariantViolation("liveness", f"no record committed on every node within {LIVENESS_BOUND_MS} ms of "
-                                             "a healed network")
+            self.step(None, propose=False)
+            if target is not None and self._lost(target):
+                target = None  # its leader lost it before it committed: propose again
+            if target is None:
+                proposed = self._propose()
+                target = proposed[-1] if proposed else None
+            elif all(n.client is not None and n.client.high_watermark > target.offset
+                     for n in self.nodes.values()):
+                if self.checker.committed[target.offset] == target:
+                    return self._converge(deadline)
+                target = None
+        raise InvariantViolation(LIVENESS, f"no record committed on every voter within {LIVENESS_BOUND_MS} "
+                                           "ms of a healed network")
+
+    def _lost(self, entry: LogEntry) -> bool:
+        """True when a leader of a later epoch than ``entry``'s does not hold it: it will never commit."""
+        for node in self.nodes.values():
+            client = node.client
+            if client is not None and client.is_leader() and client.epoch > entry.epoch \
+                    and entry.offset >= node.log.log_start_offset():
+                held = node.log.read(entry.offset, 1)
+                if held != [entry]:
+                    return True
+        return False
+
+    def _converge(self, deadline: int) -> str:
+        """Step until every voter has applied the same offset, then compare their states."""
+        while self.now_ms < deadline:
+            replicas = [n.replica for n in self.nodes.values() if n.replica is not None]
+            if len({r.applied for r in replicas}) == 1:
+                digests = {context_digest(r.context) for r in replicas}
+                if len(digests) > 1:
+                    raise InvariantViolation(SAME_APPLIED_STATE, f"voters at offset {replicas[0].applied} "
+                                                                 f"differ: {sorted(digests)}")
+                self.stats["committed"] = len(self.checker.committed)
+                self.stats["epochs"] = len(self.checker.leaders)
+                return self._trace.hexdigest()
+            self.step(None, propose=False)
+        raise InvariantViolation(LIVENESS, f"voters did not converge within {LIVENESS_BOUND_MS} ms")

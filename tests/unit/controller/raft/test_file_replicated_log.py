@@ -1,5 +1,5 @@
 """FileReplicatedLog on real files: it answers as the in-memory log does, keeps what was appended
-across a reopen, and cuts a torn or corrupt tail."""
+across a reopen, cuts a torn or corrupt tail (and a batch the tail tore), and refuses snapshots."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import random
 import pytest
 
 from kafkette.controller.raft.file_replicated_log import FileReplicatedLog
-from kafkette.controller.raft.replicated_log import LogEntry, MemoryReplicatedLog
+from kafkette.controller.raft.replicated_log import LogEntry, MemoryReplicatedLog, OffsetAndEpoch
 
 
 def _open(path) -> FileReplicatedLog:
@@ -30,13 +30,14 @@ def test_random_appends_and_truncations_match_the_in_memory_log_and_survive_a_re
     epoch = 1
     for _ in range(200):
         if rng.random() < 0.15 and memory.end_offset():
-            offset = rng.randrange(memory.end_offset())
+            offset = rng.choice([0] + [e.batch_end_offset for e in memory.entries()])
             file_log.truncate_to(offset)
             memory.truncate_to(offset)
         else:
             epoch += rng.random() < 0.2
             start = memory.end_offset()
-            entries = [LogEntry(start + i, epoch, {"n": start + i}) for i in range(rng.randint(1, 4))]
+            size = rng.randint(1, 4)
+            entries = [LogEntry(start + i, epoch, {"n": start + i}, start + size) for i in range(size)]
             file_log.append(entries)
             memory.append(entries)
         if rng.random() < 0.3:
@@ -82,3 +83,26 @@ def test_a_torn_or_corrupt_tail_is_cut_at_the_first_bad_frame(tmp_path, damage, 
     reopened.append([LogEntry(2, 1, "again")])
     reopened.close()
     assert [e.payload for e in _open(tmp_path).read(0, 10)] == ["entry-0", "entry-1", "again"]
+
+
+def test_a_batch_cut_short_by_a_torn_tail_is_dropped_whole(tmp_path, caplog):
+    log = _open(tmp_path)
+    log.append([LogEntry(0, 1, "alone")])
+    log.append([LogEntry(o, 1, f"batch-{o}", 4) for o in (1, 2, 3)])
+    log.close()
+    data = log.path.read_bytes()
+    log.path.write_bytes(data[:-3])  # the last frame of the batch is torn
+    reopened = _open(tmp_path)
+    assert [e.payload for e in reopened.read(0, 10)] == ["alone"]
+    assert "the batch from offset 1 is incomplete" not in caplog.text  # the torn frame is the reason given
+    reopened.close()
+    assert _open(tmp_path).end_offset() == 1
+
+
+def test_snapshots_are_refused_and_the_log_starts_at_zero(tmp_path):
+    log = _open(tmp_path)
+    log.append([LogEntry(0, 1, "a")])
+    assert (log.log_start_offset(), log.latest_snapshot_id()) == (0, None)
+    assert log.read_snapshot(OffsetAndEpoch(1, 1)) is None
+    with pytest.raises(NotImplementedError, match="keeps no snapshots"):
+        log.create_snapshot(OffsetAndEpoch(1, 1), b"state")

@@ -14,16 +14,18 @@ from kafkette.controller.raft.raft_wire import (
     from_wire,
     to_wire,
 )
-from kafkette.controller.raft.replicated_log import LogEntry
+from kafkette.controller.raft.replicated_log import LogEntry, OffsetAndEpoch
 from kafkette.protocol.api_keys import spec_for_request
 from kafkette.protocol.apis import raft as wire
 
-ENTRIES = (LogEntry(4, 2, LeaderChange(1, (1, 2, 3))), LogEntry(5, 2, TopicRecord("t", "id-1")),
-           LogEntry(6, 2, PartitionRecord("t", 0, [1, 2], [1, 2], 1)))
+ENTRIES = (LogEntry(4, 2, LeaderChange(1, (1, 2, 3))),
+           LogEntry(5, 2, TopicRecord("t", "id-1"), batch_end_offset=7),
+           LogEntry(6, 2, PartitionRecord("t", 0, [1, 2], [1, 2], 1), batch_end_offset=7))
 
 
 def _through_the_wire(struct):
-    version = 1 if type(struct).__name__.startswith("Fetch") else 0
+    name = type(struct).__name__
+    version = 1 if name.startswith("Fetch") and "Snapshot" not in name else 0
     return type(struct).from_wire(struct.to_wire(version), version)
 
 
@@ -35,8 +37,13 @@ def _through_the_wire(struct):
     (core.EndQuorumEpochRequest(1, 6, (3, 2)), 1),
     (core.EndQuorumEpochResponse(0, 1, 6), 2),
     (core.FetchRequest(3, 6, 42, 5, correlation_id=9), 3),
-    (core.FetchResponse(0, 1, 6, 40, None, ENTRIES, correlation_id=9), 1),
-    (core.FetchResponse(0, 1, 6, 40, (5, 38), (), correlation_id=9), 1),
+    (core.FetchResponse(0, 1, 6, 40, entries=ENTRIES, correlation_id=9), 1),
+    (core.FetchResponse(0, 1, 6, 40, diverging_epoch=OffsetAndEpoch(38, 5), correlation_id=9), 1),
+    (core.FetchResponse(0, 1, 6, 40, snapshot_id=OffsetAndEpoch(30, 4), correlation_id=9), 1),
+    (core.FetchSnapshotRequest(3, 6, OffsetAndEpoch(30, 4), 1024, 512, correlation_id=9), 3),
+    (core.FetchSnapshotResponse(0, 1, 6, OffsetAndEpoch(30, 4), 2000, 1024, b"\x00chunk",
+                                correlation_id=9), 1),
+    (core.FetchSnapshotResponse(98, 1, 6, OffsetAndEpoch(30, 4), correlation_id=9), 1),
 ])
 def test_every_core_message_survives_the_wire(message, source):
     struct = _through_the_wire(to_wire(message, "cluster-1"))
@@ -47,6 +54,8 @@ def test_every_core_message_survives_the_wire(message, source):
 def test_requests_are_registered_quorum_apis():
     assert spec_for_request(to_wire(core.VoteRequest(1, 1, 0, 0), None)).key.name == "VOTE"
     assert spec_for_request(to_wire(core.FetchRequest(2, 1, 0, 0), None)).key.name == "FETCH"
+    snapshot_request = core.FetchSnapshotRequest(2, 1, OffsetAndEpoch(3, 1), 0, 100)
+    assert spec_for_request(to_wire(snapshot_request, None)).key.name == "FETCH_SNAPSHOT"
 
 
 def test_a_request_about_another_partition_is_refused():
