@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 from kafkette.client.topic_names import validate_topic_name
-from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest, CreateTopicsResponse
+from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
 from kafkette.protocol.apis.metadata import MetadataResponseTopic
 from kafkette.protocol.errors import Errors, InvalidTopicError, KafkaError  # type: ignore[attr-defined]
 
@@ -57,9 +57,7 @@ class AutoTopicCreationManager:
 
     Args:
         broker_id: this broker's node id (log prefix).
-        channel: the channel to the active controller.
-        local_create_topics: the local ``KafkaController.create_topics`` when this
-            broker runs the controller (then used instead of ``channel``), else None.
+        channel: the channel to the active controller (which may be this node's own voter).
         request_timeout_ms: ``timeout_ms`` of the CreateTopics request (how long the
             controller waits for the partitions to get leaders) and, plus a margin, of
             the send.
@@ -68,15 +66,11 @@ class AutoTopicCreationManager:
     def __init__(
         self,
         broker_id: int,
-        channel: ControllerChannel | None,
+        channel: ControllerChannel,
         *,
-        local_create_topics: Callable[[CreateTopicsRequest], Awaitable[CreateTopicsResponse]] | None = None,
         request_timeout_ms: int = 30000,
     ) -> None:
-        if channel is None and local_create_topics is None:
-            raise ValueError("AutoTopicCreationManager needs a controller channel or the local controller")
         self._channel = channel
-        self._local_create_topics = local_create_topics
         self._request_timeout_ms = request_timeout_ms
         self.in_flight_topics: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -120,12 +114,7 @@ class AutoTopicCreationManager:
         )
         logger.info("%s Auto-creating topics %s", self._prefix, topics)
         try:
-            if self._local_create_topics is not None:
-                response = await self._local_create_topics(request)
-            elif self._channel is not None:
-                response = await self._channel.send(request, timeout_ms=self._request_timeout_ms + 5000)
-            else:  # excluded by __init__
-                raise ValueError("no route to the controller")
+            response = await self._channel.send(request, timeout_ms=self._request_timeout_ms + 5000)
             for result in response.topics:
                 if result.error_code not in (Errors.NONE, Errors.TOPIC_ALREADY_EXISTS):
                     logger.warning("%s Auto-creation of topic %s failed: %s %s", self._prefix, result.name,

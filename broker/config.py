@@ -73,7 +73,12 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("log.dirs", "list", ["/tmp/kafkette-logs"], "Directories holding partition logs."),
     ConfigKey("broker.rack", "string", None, "Rack of this broker (rack-aware assignment)."),
     ConfigKey("cluster.id", "string", "kafkette-cluster", "The cluster id reported in Metadata."),
-    ConfigKey("controller.quorum.voters", "list", [], "Controller voters id@host:port; the first is the active controller.", _check_voters),
+    ConfigKey("controller.quorum.voters", "list", [], "Voters of the metadata quorum, id@host:port; their Raft leader is the active controller.", _check_voters),
+    ConfigKey("controller.quorum.election.timeout.ms", "int", 1000, "A voter with no leader stands for election after this plus up to as much again at random (ms).", at_least(1)),
+    ConfigKey("controller.quorum.fetch.timeout.ms", "int", 2000, "A follower not hearing from its leader this long stands for election (ms).", at_least(1)),
+    ConfigKey("controller.quorum.election.backoff.max.ms", "int", 1000, "Most a losing candidate waits before standing again (ms).", at_least(1)),
+    ConfigKey("controller.quorum.request.timeout.ms", "int", 2000, "A quorum request without an answer this long is sent again (ms).", at_least(1)),
+    ConfigKey("controller.quorum.retry.backoff.ms", "int", 20, "Wait before a quorum request is sent again after an error (ms).", at_least(1)),
     ConfigKey("num.partitions", "int", 1, "Default partitions for new topics.", at_least(1)),
     ConfigKey("default.replication.factor", "int", 1, "Default replication factor for new topics.", in_range(1, 32767)),
     ConfigKey("min.insync.replicas", "int", 1, "Minimum ISR size for acks=all produce.", at_least(1)),
@@ -201,21 +206,18 @@ class KafkaConfig:
 
     @property
     def is_controller(self) -> bool:
-        """True when this process runs the active controller (first voter, controller role)."""
-        return "controller" in self.process_roles and self.controller_node_id == self.node_id
+        """True when this node is a voter of the metadata quorum (``process.roles`` has ``controller``)."""
+        return "controller" in self.process_roles
 
     @property
-    def controller_node_id(self) -> int:
-        """Node id of the active controller: the first of ``controller.quorum.voters`` (-1 if none)."""
-        return parse_voter(self.controller_quorum_voters[0])[0] if self.controller_quorum_voters else -1
+    def is_broker(self) -> bool:
+        """True when this node hosts partitions (``process.roles`` has ``broker``)."""
+        return "broker" in self.process_roles
 
     @property
-    def controller_address(self) -> tuple[str, int] | None:
-        """(host, port) of the active controller, or None when no voter is configured."""
-        if not self.controller_quorum_voters:
-            return None
-        _, host, port = parse_voter(self.controller_quorum_voters[0])
-        return host, port
+    def quorum_voters(self) -> dict[int, tuple[str, int]]:
+        """``{node id: (host, port)}`` of ``controller.quorum.voters``, in the order given."""
+        return {node: (host, port) for node, host, port in map(parse_voter, self.controller_quorum_voters)}
 
     @property
     def roll_ms(self) -> int:

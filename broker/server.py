@@ -2,8 +2,9 @@
 
 Owns: LogManager, MetadataCache, ReplicaManager, the controller channel, the
 lifecycle and AlterPartition managers, the dynamic broker configs, the
-AutoTopicCreationManager, the KafkaController when this node is the first
-controller voter, and the SocketServer.  Start-up: logs (recovery), replica
+AutoTopicCreationManager, the QuorumController (a voter of the metadata quorum, the
+active controller while it leads) when ``process.roles`` has ``controller``, and the
+SocketServer.  Start-up: logs (recovery), replica
 manager, controller, listener, then registration.  Shutdown (SIGTERM/SIGINT):
 controlled shutdown (ControlledShutdown to the controller, which moves our
 leaderships away while we still serve; ``controlled.shutdown.enable``), then tell
@@ -39,6 +40,7 @@ from kafkette.broker.socket_server import SocketServer
 from kafkette.client.process_tuning import tune_process_memory
 from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
 from kafkette.controller.controller_config import ControllerConfig
+from kafkette.controller.raft.raft_config import RaftConfig
 
 logger = logging.getLogger(__name__)
 
@@ -73,8 +75,19 @@ def controller_config(config: KafkaConfig) -> ControllerConfig:
     )
 
 
+def raft_config(config: KafkaConfig) -> RaftConfig:
+    """The metadata quorum's settings from a node's ``controller.quorum.*`` properties."""
+    return RaftConfig(
+        election_timeout_ms=config.controller_quorum_election_timeout_ms,
+        fetch_timeout_ms=config.controller_quorum_fetch_timeout_ms,
+        election_backoff_max_ms=config.controller_quorum_election_backoff_max_ms,
+        request_timeout_ms=config.controller_quorum_request_timeout_ms,
+        retry_backoff_ms=config.controller_quorum_retry_backoff_ms,
+    )
+
+
 class KafkaServer:
-    """A broker (and, on the first voter, the controller).
+    """A broker (and, with the controller role, a voter of the metadata quorum).
 
     Args:
         config: the validated broker configuration.
@@ -100,7 +113,16 @@ class KafkaServer:
         self.auto_topic_creation_manager: AutoTopicCreationManager | None = None
         self.controller = None
         self.socket_server: SocketServer | None = None
+        self.shutdown_requested = asyncio.Event()
+        self.fatal_error: BaseException | None = None
         self._prefix = f"[KafkaServer id={self.broker_id}]"
+
+    def _on_fatal_fault(self, error: BaseException) -> None:
+        """A fault the node cannot run with (committed metadata that cannot be loaded): shut
+        down, and exit with an error (Kafka's ``ProcessTerminatingFaultHandler``)."""
+        logger.error("%s Fatal fault, shutting down: %r", self._prefix, error)
+        self.fatal_error = error
+        self.shutdown_requested.set()
 
     async def startup(self) -> None:
         """Start every component; raises on a failure that stops start-up (bad log dir, port in use)."""
@@ -110,14 +132,18 @@ class KafkaServer:
             self.config, self.log_manager, self.metadata_cache, self.alter_partition_manager
         )
         if self.config.is_controller:
-            from kafkette.controller.controller import KafkaController
+            from kafkette.controller.quorum_controller import QuorumController
 
-            self.controller = KafkaController(controller_config(self.config), metadata_log_dir=self.config.log_dirs[0])
+            self.controller = QuorumController(
+                controller_config(self.config), voters=self.config.quorum_voters,
+                metadata_log_dir=self.config.log_dirs[0], raft_config=raft_config(self.config),
+                fatal_fault_handler=self._on_fatal_fault,
+            )
+            self.controller_channel.controller_hint = self.controller.leader_id
             await self.controller.start()
         self.dynamic_config.add_reconfigurable(self.replica_manager.reconfigure_log_defaults)
         self.auto_topic_creation_manager = AutoTopicCreationManager(
             self.broker_id, self.controller_channel,
-            local_create_topics=self.controller.create_topics if self.controller is not None else None,
             request_timeout_ms=self.config.request_timeout_ms,
         )
         apis = KafkaApis(ApisContext(self.config, self.replica_manager, self.metadata_cache, self.controller,
@@ -145,7 +171,7 @@ class KafkaServer:
             except Exception:
                 logger.exception("%s Shutdown step %s failed", self._prefix, name)
 
-        if self.config.controlled_shutdown_enable and self.socket_server is not None:
+        if self.config.controlled_shutdown_enable and self.socket_server is not None and self.fatal_error is None:
             await step("controlled shutdown", self.lifecycle_manager.controlled_shutdown(
                 max_retries=self.config.controlled_shutdown_max_retries,
                 retry_backoff_ms=self.config.controlled_shutdown_retry_backoff_ms,
@@ -191,26 +217,36 @@ def configure_logging(node_id: int | str) -> None:
     logging.getLogger("state.change.logger").addHandler(handler)
 
 
+class FatalFaultError(RuntimeError):
+    """The node stopped on a fault it cannot run with (the message names it)."""
+
+
 async def serve(config: KafkaConfig) -> None:
-    """Run a broker until SIGTERM or SIGINT, then shut it down cleanly."""
+    """Run a broker until SIGTERM or SIGINT (or a fatal fault), then shut it down cleanly.
+
+    Raises:
+        FatalFaultError: the node stopped on a fatal fault.
+    """
     server = KafkaServer(config)
-    stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, server.shutdown_requested.set)
     try:
         await server.startup()
         tune_process_memory()  # after start-up: what the broker loaded leaves the collector's generations
-        await stop.wait()
+        await server.shutdown_requested.wait()
     finally:
         await server.shutdown()
+    if server.fatal_error is not None:
+        raise FatalFaultError(f"fatal fault: {server.fatal_error}") from server.fatal_error
 
 
 def run_broker(config_path: str) -> int:
     """Entry point of ``kafkette broker start`` and ``python -m kafkette.broker``.
 
     Returns:
-        Process exit code: 0 after a clean shutdown, 1 for a configuration error.
+        Process exit code: 0 after a clean shutdown, 1 for a configuration error, a start-up
+        failure or a fatal fault.
     """
     try:
         config = KafkaConfig.from_file(config_path)
@@ -225,7 +261,7 @@ def run_broker(config_path: str) -> int:
     except ConfigError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
-    except OSError as exc:
+    except (OSError, FatalFaultError) as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -96,6 +96,14 @@ def _topic_error(code: int, message: str | None, topic: str) -> KafkaError:
 logger = logging.getLogger(__name__)
 
 
+def _not_quorum_leader(response: DescribeQuorumResponse) -> bool:
+    """True when a DescribeQuorum answer came from a node that is not the quorum's leader."""
+    if response.error_code == Errors.NOT_CONTROLLER:
+        return True
+    partitions = [p for t in response.topics for p in t.partitions]
+    return bool(partitions) and partitions[0].error_code == Errors.NOT_LEADER_OR_FOLLOWER
+
+
 class AdminClient:
     """Administrative operations on topics and the cluster.
 
@@ -435,7 +443,9 @@ class AdminClient:
 
     async def describe_metadata_quorum(self, timeout_ms: int | None = None) -> QuorumInfo:
         """The metadata quorum: leader, leader epoch, high watermark, voters and observers
-        (Kafka's ``Admin.describeMetadataQuorum``, DescribeQuorum, KIP-836).
+        (Kafka's ``Admin.describeMetadataQuorum``, DescribeQuorum, KIP-836), as its leader (the
+        active controller) sees them; a voter that is not the leader is asked again after a
+        metadata refresh, as a NOT_CONTROLLER answer is.
 
         Raises:
             KafkaTimeoutError: no controller answered within the timeout.
@@ -444,7 +454,7 @@ class AdminClient:
         response: DescribeQuorumResponse = await self._send_to_controller(
             lambda: DescribeQuorumRequest(topics=[DescribeQuorumTopicRequest(
                 topic_name=CLUSTER_METADATA_TOPIC_NAME, partitions=[DescribeQuorumPartitionRequest(partition_index=0)])]),
-            lambda r: r.error_code == Errors.NOT_CONTROLLER, self._server_timeout(timeout_ms), "DescribeQuorum",
+            _not_quorum_leader, self._server_timeout(timeout_ms), "DescribeQuorum",
         )
         if response.error_code != Errors.NONE:
             raise error_class(response.error_code)(response.error_message or "DescribeQuorum failed")

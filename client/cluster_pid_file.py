@@ -4,12 +4,13 @@ Owns: ``<data_dir>/cluster.json`` (written by ``kafkette cluster start`` once it
 serve, removed when they stop), reading it back, telling a live broker from a recycled
 pid (each process's start time, field 22 of ``/proc/<pid>/stat``, is recorded and
 compared), and ``stop_brokers`` (SIGTERM, so that each broker does its controlled
-shutdown; the controller's node last; SIGKILL after the timeout).  Does not own starting
+shutdown; the voters of the metadata quorum last, together, so that the quorum keeps its
+majority while the others leave; SIGKILL after the timeout).  Does not own starting
 brokers (``LocalCluster``).
 
 File format (JSON)::
 
-    {"bootstrap_servers": "127.0.0.1:9092,...", "controller_id": 1,
+    {"bootstrap_servers": "127.0.0.1:9092,...", "voter_ids": [1, 2, 3],
      "brokers": [{"id": 1, "pid": 4242, "port": 9092, "start_time": 123456}, ...]}
 """
 
@@ -43,7 +44,7 @@ class ClusterPidFile:
     """What ``cluster.json`` records (see the module docstring)."""
 
     bootstrap_servers: str
-    controller_id: int
+    voter_ids: tuple[int, ...]
     brokers: tuple[BrokerProcess, ...]
 
 
@@ -73,7 +74,7 @@ def pid_file_path(data_dir: str | os.PathLike[str]) -> Path:
     return Path(data_dir) / PID_FILE_NAME
 
 
-def write_pid_file(data_dir: str | os.PathLike[str], bootstrap_servers: str, controller_id: int,
+def write_pid_file(data_dir: str | os.PathLike[str], bootstrap_servers: str, voter_ids: tuple[int, ...],
                    pids: Mapping[int, int], ports: Mapping[int, int]) -> ClusterPidFile:
     """Record the running brokers (``{node id: pid}``, ``{node id: port}``) of ``data_dir``.
 
@@ -82,7 +83,7 @@ def write_pid_file(data_dir: str | os.PathLike[str], bootstrap_servers: str, con
     Raises:
         OSError: the directory is not writable.
     """
-    record = ClusterPidFile(bootstrap_servers, controller_id, tuple(
+    record = ClusterPidFile(bootstrap_servers, tuple(voter_ids), tuple(
         BrokerProcess(broker_id, pid, ports[broker_id], process_start_time(pid) or -1)
         for broker_id, pid in sorted(pids.items())))
     path = pid_file_path(data_dir)
@@ -101,7 +102,7 @@ def read_pid_file(data_dir: str | os.PathLike[str]) -> ClusterPidFile | None:
     path = pid_file_path(data_dir)
     try:
         raw = json.loads(path.read_text())
-        return ClusterPidFile(str(raw["bootstrap_servers"]), int(raw["controller_id"]),
+        return ClusterPidFile(str(raw["bootstrap_servers"]), tuple(int(v) for v in raw["voter_ids"]),
                               tuple(BrokerProcess(**b) for b in raw["brokers"]))
     except FileNotFoundError:
         return None
@@ -130,14 +131,14 @@ def _wait_gone(brokers: list[BrokerProcess], deadline: float,
 
 def stop_brokers(record: ClusterPidFile, timeout_ms: int,
                  sleep: Callable[[float], None] = time.sleep) -> tuple[list[BrokerProcess], list[BrokerProcess]]:
-    """Stop the running brokers of ``record``: SIGTERM to all but the controller's node, wait,
-    then the controller's node; a broker still running ``timeout_ms`` after its SIGTERM is killed.
+    """Stop the running brokers of ``record``: SIGTERM to all but the voters, wait, then to the
+    voters together; a broker still running ``timeout_ms`` after its SIGTERM is killed.
 
     Returns:
         (brokers stopped cleanly, brokers killed with SIGKILL).
     """
     alive = running_brokers(record)
-    groups = ([b for b in alive if b.id != record.controller_id], [b for b in alive if b.id == record.controller_id])
+    groups = ([b for b in alive if b.id not in record.voter_ids], [b for b in alive if b.id in record.voter_ids])
     stopped: list[BrokerProcess] = []
     killed: list[BrokerProcess] = []
     for group in groups:

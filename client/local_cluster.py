@@ -7,8 +7,9 @@ every expected broker id) and teardown (SIGTERM, then SIGKILL after a timeout).
 Synchronous and loop-free on purpose (plain blocking sockets for the readiness
 Metadata requests), so it works from sync fixtures and from inside async tests.
 
-Node 1 is the first voter of ``controller.quorum.voters`` and runs the controller
-(``process.roles=broker,controller``); the others are ``broker`` only.  Does not own
+Nodes 1..k (k = ``controllers``, by default 3, or every node of a smaller cluster) are the
+voters of the metadata quorum (``process.roles=broker,controller``; their Raft leader is the
+active controller); the others are ``broker`` only.  Does not own
 any broker logic.  Kafka concept: the test harness of Kafka's ``KafkaClusterTestKit``.
 """
 
@@ -33,6 +34,7 @@ from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_r
 logger = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
+DEFAULT_CONTROLLERS = 3  # voters of the metadata quorum: any one may fail
 _correlation_ids = itertools.count(1)
 
 
@@ -100,6 +102,12 @@ class LocalCluster:
         startup_timeout_s: bound of ``start``/``start_broker`` (s).
         detached: start each broker in a session of its own, so that it outlives this
             process and its terminal (``kafkette cluster start --daemon``).
+        controllers: how many of the nodes (the first ones) are voters of the metadata
+            quorum, with ``process.roles=broker,controller``; default 3, or all of a smaller
+            cluster.  A quorum of 2k+1 voters keeps working with k of them down.
+
+    Raises:
+        ValueError, TypeError: a bad argument (named in the message).
 
     Use as ``with LocalCluster(...) as cluster:`` or ``start()``/``stop()``.
     """
@@ -107,9 +115,14 @@ class LocalCluster:
     def __init__(self, num_brokers: int = 3, data_dir: str | os.PathLike[str] = "kafkette-data",
                  base_port: int | None = None, broker_configs: Mapping[str, Any] | None = None,
                  startup_timeout_s: float = 60, racks: Sequence[str | None] | None = None,
-                 detached: bool = False) -> None:
+                 detached: bool = False, controllers: int | None = None) -> None:
         if type(num_brokers) is not int or num_brokers < 1:
             raise ValueError("num_brokers must be an int >= 1")
+        if controllers is None:
+            controllers = min(DEFAULT_CONTROLLERS, num_brokers)
+        if type(controllers) is not int or not 1 <= controllers <= num_brokers:
+            raise ValueError(f"controllers must be an int from 1 to the number of brokers ({num_brokers}), "
+                             f"got {controllers!r}")
         if racks is not None:
             if isinstance(racks, str) or not isinstance(racks, Sequence):
                 raise TypeError("racks must be a list with one rack name (or None) per broker")
@@ -122,6 +135,7 @@ class LocalCluster:
         self.num_brokers = num_brokers
         self.data_dir = Path(data_dir).resolve()
         self.broker_ids = list(range(1, num_brokers + 1))
+        self.voter_ids = self.broker_ids[:controllers]
         self._ports = list(range(base_port, base_port + num_brokers)) if base_port else free_ports(num_brokers)
         self.ports = dict(zip(self.broker_ids, self._ports, strict=True))
         self._broker_configs = dict(broker_configs or {})
@@ -153,13 +167,12 @@ class LocalCluster:
 
     def broker_properties(self, broker_id: int) -> dict[str, str]:
         """The ``server.properties`` entries of ``broker_id`` (overrides applied)."""
-        controller = self.broker_ids[0]
         props: dict[str, Any] = {
             "node.id": broker_id,
-            "process.roles": "broker,controller" if broker_id == controller else "broker",
+            "process.roles": "broker,controller" if broker_id in self.voter_ids else "broker",
             "listeners": f"PLAINTEXT://{HOST}:{self.ports[broker_id]}",
             "log.dirs": str(self.broker_dir(broker_id) / "logs"),
-            "controller.quorum.voters": f"{controller}@{HOST}:{self.ports[controller]}",
+            "controller.quorum.voters": ",".join(f"{v}@{HOST}:{self.ports[v]}" for v in self.voter_ids),
         }
         if self.racks[broker_id] is not None:
             props["broker.rack"] = self.racks[broker_id]
@@ -328,13 +341,13 @@ class LocalCluster:
     def stop(self, timeout_s: float = 15) -> None:
         """Stop every broker this cluster started: SIGTERM, then SIGKILL after ``timeout_s``.
 
-        Brokers other than the controller's node stop first (together), so that their
-        controlled shutdown still finds a live controller; the controller's node last.
+        Brokers that are not voters stop first (together), so that their controlled shutdown
+        still finds a live controller; the voters last, together (one by one, the last ones
+        would have no majority left to elect a controller for their controlled shutdown).
         """
-        controller = self.broker_ids[0]
         running = {b: p for b, p in self._procs.items() if p.poll() is None}
-        followers = {b: p for b, p in running.items() if b != controller}
-        last = {b: p for b, p in running.items() if b == controller}
+        followers = {b: p for b, p in running.items() if b not in self.voter_ids}
+        last = {b: p for b, p in running.items() if b in self.voter_ids}
         for group in (followers, last):
             for proc in group.values():
                 proc.send_signal(signal.SIGTERM)

@@ -32,7 +32,6 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
 from kafkette.controller.config_apis import ConfigApis
 from kafkette.controller.config_control_manager import ConfigControlManager
@@ -63,6 +62,7 @@ from kafkette.controller.partition_propagation import (
     on_new_partition_creation,
     write_partition_changes,
 )
+from kafkette.controller.raft_metadata_log import RaftMetadataLog
 from kafkette.controller.replication_control_manager import CreateTopicsOutcome, ReplicationControlManager
 from kafkette.controller.topic_deletion_apis import TopicDeletionApis
 from kafkette.controller.topic_deletion_manager import TopicDeletionManager
@@ -89,13 +89,6 @@ from kafkette.protocol.apis.create_topics import (
 from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
-from kafkette.protocol.apis.raft import (
-    DescribeQuorumPartitionResponse,
-    DescribeQuorumRequest,
-    DescribeQuorumResponse,
-    DescribeQuorumTopicResponse,
-    QuorumReplicaState,
-)
 from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -121,7 +114,10 @@ class KafkaController:
             imbalance check, topic config defaults, ``broker.session.timeout.ms``,
             ``broker.heartbeat.interval.ms``, ``request.timeout.ms``,
             ``controller.socket.timeout.ms``, ``cluster.id``), built by the node.
-        metadata_log_dir: directory of the metadata log (``__cluster_metadata-0/``).
+        metadata_log: where records are written and read back: a ``RaftMetadataLog`` (one
+            term of the replicated metadata log, as the node's ``QuorumController`` runs it)
+            or a ``MetadataLog`` (one node's local file, as the controller's own tests use it).
+        metadata_log_dir: with no ``metadata_log``, the directory of a local ``MetadataLog``.
         channel_manager: where LeaderAndIsr / UpdateMetadata go; default a
             ``ControllerChannelManager`` over ``BrokerConnection`` (tests pass a fake with
             ``start``, ``stop``, ``add_broker``, ``remove_broker`` and ``send``; StopReplica
@@ -138,7 +134,8 @@ class KafkaController:
         self,
         config: ControllerConfig,
         *,
-        metadata_log_dir: str | os.PathLike[str],
+        metadata_log: MetadataLog | RaftMetadataLog | None = None,
+        metadata_log_dir: str | os.PathLike[str] | None = None,
         channel_manager: Any | None = None,
         clock_ms: Callable[[], int] | None = None,
         rng: random.Random | object = random,
@@ -146,7 +143,11 @@ class KafkaController:
         self.config = config
         self.controller_id: int = config.node_id
         self._clock_ms = clock_ms or _monotonic_ms
-        self._metadata_log = MetadataLog(metadata_log_dir)
+        if metadata_log is None:
+            if metadata_log_dir is None:
+                raise ValueError("KafkaController needs a metadata_log or a metadata_log_dir")
+            metadata_log = MetadataLog(metadata_log_dir)
+        self._metadata_log = metadata_log
         self.context = ControllerContext(self._clock_ms, self.log_prefix)
         self._cluster_control = ClusterControlManager(
             self.context, cluster_id=config.cluster_id, session_timeout_ms=config.broker_session_timeout_ms,
@@ -194,7 +195,7 @@ class KafkaController:
         return f"[Controller id={self.controller_id} epoch={self.context.controller_epoch}]"
 
     async def start(self) -> None:
-        """Replay the metadata log, persist epoch + 1, push state to live brokers, start tasks.
+        """Replay the metadata log, persist the next controller epoch, push state to live brokers, start tasks.
 
         Raises:
             OSError: the metadata log cannot be read or written (the controller is stopped).
@@ -205,10 +206,11 @@ class KafkaController:
         self._state = "starting"
         try:
             loop = asyncio.get_running_loop()
-            records = await loop.run_in_executor(None, self._metadata_log.replay)
+            records = await self._metadata_log.load()
             for record in records:
                 self.context.replay(record)
-            await self.write([ControllerEpochRecord(epoch=self.context.controller_epoch + 1)])
+            epoch = self._metadata_log.next_controller_epoch(self.context.controller_epoch)
+            await self.write([ControllerEpochRecord(epoch=epoch)])
             logger.info("%s Controller started: replayed %d metadata records; %d brokers, %d topics, %d partitions",
                         self.log_prefix(), len(records), len(self.context.brokers), len(self.context.topics),
                         len(self.context.partitions))
@@ -370,34 +372,6 @@ class KafkaController:
             "AllocateProducerIds",
         )
         return AllocateProducerIdsResponse(producer_id_start=start, producer_id_len=PRODUCER_ID_BLOCK_SIZE)
-
-    async def describe_quorum(self, request: DescribeQuorumRequest) -> DescribeQuorumResponse:
-        """Describe the metadata quorum (Kafka's DescribeQuorum, KIP-595).
-
-        The metadata log lives on this node alone: it is the quorum's only voter and its
-        leader, the leader epoch is the controller epoch and the high watermark is the
-        log's end offset (every record is fsynced before it is applied).  Brokers do not
-        replicate the log, so there are no observers.  A partition other than
-        ``__cluster_metadata-0`` gets UNKNOWN_TOPIC_OR_PARTITION.
-        """
-        now_ms = int(time.time() * 1000)
-        end_offset = self._metadata_log.next_offset
-        topics = []
-        for topic in request.topics:
-            partitions = []
-            for partition in topic.partitions:
-                if (topic.topic_name, partition.partition_index) != (CLUSTER_METADATA_TOPIC_NAME, 0):
-                    partitions.append(DescribeQuorumPartitionResponse(
-                        partition_index=partition.partition_index, error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION))
-                    continue
-                partitions.append(DescribeQuorumPartitionResponse(
-                    partition_index=0, leader_id=self.controller_id, leader_epoch=self.controller_epoch,
-                    high_watermark=end_offset, observers=[], current_voters=[QuorumReplicaState(
-                        replica_id=self.controller_id, log_end_offset=end_offset, last_fetch_timestamp=now_ms,
-                        last_caught_up_timestamp=now_ms)],
-                ))
-            topics.append(DescribeQuorumTopicResponse(topic_name=topic.topic_name, partitions=partitions))
-        return DescribeQuorumResponse(topics=topics)
 
     async def check_broker_sessions(self) -> list[int]:
         """Run the session check now (it also runs every ``session_check_interval_ms``).

@@ -123,6 +123,14 @@ class MetadataLog:
             os.fsync(self._file.fileno())
         return records
 
+    async def load(self) -> list[MetadataRecord]:
+        """``replay`` on the log's own executor thread (the event loop never blocks on disk)."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, self.replay)
+
+    def next_controller_epoch(self, replayed_epoch: int) -> int:
+        """The epoch of a controller starting on this log: one above the last it holds."""
+        return replayed_epoch + 1
+
     async def append(self, records: Sequence[MetadataRecord]) -> int:
         """Write ``records`` and fsync them before returning.
 

@@ -8,6 +8,8 @@ FAST_FAILOVER = {
     "replica.fetch.backoff.ms": 200,
     "replica.high.watermark.checkpoint.interval.ms": 1000,
     "controlled.shutdown.retry.backoff.ms": 100,
+    "controller.quorum.election.timeout.ms": 500,
+    "controller.quorum.fetch.timeout.ms": 1000,
 }
 
 # Stopping every broker at once leaves the last one retrying ControlledShutdown against

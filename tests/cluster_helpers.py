@@ -22,7 +22,13 @@ from typing import NamedTuple
 
 from kafkette.broker.log.log import Log
 from kafkette.client import AdminClient, Consumer, ConsumerRecord, LocalCluster, TopicPartition
+from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.client.topic_specs import PartitionInfo
+from kafkette.controller.metadata_records import MetadataRecord
+from kafkette.controller.raft.file_replicated_log import FileReplicatedLog
+from kafkette.controller.raft.raft_wire import decode_payload, encode_payload
+from kafkette.controller.raft.replicated_log import LogEntry
+from kafkette.protocol.errors import KafkaError
 from kafkette.protocol.record_batch import HEADER_SIZE, decode_records, iter_batches
 
 POLL_INTERVAL_S = 0.2
@@ -214,3 +220,41 @@ def read_bootstrap_line(proc: subprocess.Popen, timeout_s: float) -> str:
             if line.startswith("bootstrap.servers="):
                 return line.strip().split("=", 1)[1]
     raise AssertionError(f"no bootstrap.servers line within {timeout_s} s (exit code {proc.poll()}): {seen}")
+
+
+def append_to_metadata_log(cluster: LocalCluster, node_id: int, records: list[MetadataRecord]) -> None:
+    """Append ``records`` to the stopped voter ``node_id``'s metadata log as one batch of its last
+    epoch, as the leader of that epoch would have written them (fsynced): the next leader
+    commits them with its own epoch's first entry."""
+    log = FileReplicatedLog(cluster.broker_dir(node_id) / "logs" / METADATA_TOPIC_PARTITION_DIR,
+                            encode_payload, decode_payload)
+    try:
+        base, epoch = log.end_offset(), log.last_epoch()
+        end = base + len(records)
+        log.append([LogEntry(base + i, epoch, record, end) for i, record in enumerate(records)])
+        log.flush()
+    finally:
+        log.close()
+
+
+async def wait_for_quorum_leader(admin: AdminClient, not_: int = -1, timeout_s: float = 30) -> tuple[int, int]:
+    """(node id, epoch) of the metadata quorum's leader (the active controller) once DescribeQuorum
+    names one other than ``not_``.
+
+    Raises:
+        AssertionError: none within ``timeout_s`` seconds.
+    """
+    found: list[tuple[int, int]] = []
+
+    async def elected() -> bool:
+        try:
+            quorum = await admin.describe_metadata_quorum(timeout_ms=1000)
+        except KafkaError:
+            return False
+        if quorum.leader_id in (-1, not_):
+            return False
+        found.append((quorum.leader_id, quorum.leader_epoch))
+        return True
+
+    await wait_until(elected, f"an active controller other than node {not_}", timeout_s=timeout_s)
+    return found[-1]

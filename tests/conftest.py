@@ -45,11 +45,11 @@ def cluster_factory(tmp_path):
     """Start clusters with given sizes/configs; every one is stopped at teardown."""
     started: list[LocalCluster] = []
 
-    def make(num_brokers: int = 3, **configs: object) -> LocalCluster:
+    def make(num_brokers: int = 3, controllers: int | None = None, **configs: object) -> LocalCluster:
         props = dict(FAST_FAILOVER)
         props.update({k.replace("_", "."): v for k, v in configs.items()})
         cluster = LocalCluster(num_brokers=num_brokers, data_dir=tmp_path / f"cluster{len(started)}",
-                               broker_configs=props)
+                               broker_configs=props, controllers=controllers)
         cluster.start()
         started.append(cluster)
         return cluster

@@ -3,7 +3,7 @@
 Owns: the ``ControllerEndpoint`` protocol, one coroutine per API the controller
 answers (CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders, DescribeConfigs and
 IncrementalAlterConfigs for topics, BrokerRegistration, BrokerHeartbeat,
-AlterPartition, ControlledShutdown, AllocateProducerIds, DescribeQuorum), each taking the decoded
+AlterPartition, ControlledShutdown, AllocateProducerIds, DescribeQuorum) and the Raft requests of the metadata quorum, each taking the decoded
 request and returning its response.  The broker never imports the controller package:
 the node (``kafkette.broker.server``) hands its controller in as this.
 
@@ -13,7 +13,7 @@ broker's listener.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
 from kafkette.protocol.apis.broker_registration import (
@@ -64,3 +64,15 @@ class ControllerEndpoint(Protocol):
     async def allocate_producer_ids(self, request: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse: ...
 
     async def describe_quorum(self, request: DescribeQuorumRequest) -> DescribeQuorumResponse: ...
+
+    async def handle_raft_request(self, request: Any) -> Any:
+        """Vote, BeginQuorumEpoch, EndQuorumEpoch, FetchSnapshot, or Fetch of ``__cluster_metadata-0``.
+
+        Raises:
+            ValueError, TypeError: a request the voter cannot read.
+        """
+        ...
+
+    def leader_id(self) -> int:
+        """The active controller's node id as this voter knows it (-1 when unknown)."""
+        ...

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kafkette.broker.apis import raft_quorum
 from kafkette.broker.delayed_fetch import FetchPartitionInfo
+from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.fetch import FetchPartitionData, FetchRequest, FetchResponse, FetchTopicResponse
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.topic_partition import TopicPartition
@@ -17,7 +19,11 @@ if TYPE_CHECKING:
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest) -> FetchResponse:
-    """Read (possibly after waiting up to ``max_wait_ms``) and answer per partition."""
+    """Read (possibly after waiting up to ``max_wait_ms``) and answer per partition; a Fetch of
+    the metadata log (``__cluster_metadata``, a voter pulling from the quorum's leader) goes to
+    this node's voter."""
+    if request.topics and request.topics[0].topic == CLUSTER_METADATA_TOPIC_NAME:
+        return await raft_quorum.handle(ctx, header, request)  # type: ignore[no-any-return]
     infos: dict[TopicPartition, FetchPartitionInfo] = {}
     for topic in request.topics:
         for part in topic.partitions:

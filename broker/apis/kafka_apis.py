@@ -38,6 +38,7 @@ from kafkette.broker.apis import (
     metadata,
     offsets_for_leader_epoch,
     produce,
+    raft_quorum,
     stop_replica,
     update_metadata,
 )
@@ -103,6 +104,10 @@ HANDLERS: dict[int, Handler] = {
     ApiKey.BROKER_HEARTBEAT: broker_heartbeat.handle,
     ApiKey.INIT_PRODUCER_ID: init_producer_id.handle,
     ApiKey.ALLOCATE_PRODUCER_IDS: allocate_producer_ids.handle,
+    ApiKey.VOTE: raft_quorum.handle,
+    ApiKey.BEGIN_QUORUM_EPOCH: raft_quorum.handle,
+    ApiKey.END_QUORUM_EPOCH: raft_quorum.handle,
+    ApiKey.FETCH_SNAPSHOT: raft_quorum.handle,
 }
 
 

@@ -76,16 +76,23 @@ def _refuse_if_running(data_dir: Path) -> None:
               help="Listener port of broker 1; broker N uses base-port+N-1 (default: free ports).")
 @click.option("--config", "configs", multiple=True, metavar="KEY=VALUE",
               help="Extra server.properties entry for every broker (repeatable).")
+@click.option("--controllers", type=click.Choice(["1", "3", "5"]), default=None,
+              help="How many of the brokers (the first ones) are also voters of the metadata quorum "
+                   "(process.roles=broker,controller)  [default: 3, or every broker of a smaller cluster]")
 @click.option("--daemon", is_flag=True,
               help="Return once the cluster serves and leave it running (stop it with 'kafkette cluster stop').")
 def start(num_brokers: int, data_dir: str | None, base_port: int | None, configs: tuple[str, ...],
-          daemon: bool) -> None:
+          controllers: str | None, daemon: bool) -> None:
     """Start N brokers and print bootstrap.servers; run until Ctrl-C, or return with --daemon."""
     overrides = dict(parse_key_value(c, "--config") for c in configs)
+    if controllers is not None and int(controllers) > num_brokers:
+        raise click.BadParameter(f"{controllers} voters need at least {controllers} brokers, not {num_brokers}",
+                                 param_hint="'--controllers'")
     directory = Path(data_dir or tempfile.mkdtemp(prefix="kafkette-cluster-")).resolve()
     _refuse_if_running(directory)
     local = LocalCluster(num_brokers=num_brokers, data_dir=directory, base_port=base_port,
-                         broker_configs=overrides, detached=daemon)
+                         broker_configs=overrides, detached=daemon,
+                         controllers=None if controllers is None else int(controllers))
     if daemon:
         _start_daemon(local)
         return
@@ -98,7 +105,7 @@ def start(num_brokers: int, data_dir: str | None, base_port: int | None, configs
     try:
         click.echo(f"Starting {num_brokers} broker(s) in {local.data_dir} ...", err=True)
         local.start()
-        write_pid_file(local.data_dir, local.bootstrap_servers, local.broker_ids[0], local.pids(), local.ports)
+        write_pid_file(local.data_dir, local.bootstrap_servers, tuple(local.voter_ids), local.pids(), local.ports)
         click.echo(f"bootstrap.servers={local.bootstrap_servers}")
         click.get_text_stream("stdout").flush()
         while not stop.wait(1.0):
@@ -114,7 +121,7 @@ def start(num_brokers: int, data_dir: str | None, base_port: int | None, configs
 def _start_daemon(local: LocalCluster) -> None:
     click.echo(f"Starting {local.num_brokers} broker(s) in {local.data_dir} ...", err=True)
     local.start()  # stops what it started when a broker fails to come up
-    write_pid_file(local.data_dir, local.bootstrap_servers, local.broker_ids[0], local.pids(), local.ports)
+    write_pid_file(local.data_dir, local.bootstrap_servers, tuple(local.voter_ids), local.pids(), local.ports)
     click.echo(f"bootstrap.servers={local.bootstrap_servers}")
     click.echo(f"The cluster runs in the background; stop it with: kafkette cluster stop --data-dir {local.data_dir}",
                err=True)

@@ -28,8 +28,8 @@ def status_lines(cluster_id: str | None, info: QuorumInfo, now_ms: int) -> list[
         ("HighWatermark", info.high_watermark),
         ("MaxFollowerLag", info.max_follower_lag()),
         ("MaxFollowerLagTimeMs", info.max_follower_lag_time_ms(now_ms)),
-        ("CurrentVoters", "[" + ",".join(str(v.replica_id) for v in info.voters) + "]"),
-        ("CurrentObservers", "[" + ",".join(str(o.replica_id) for o in info.observers) + "]"),
+        ("CurrentVoters", "[" + ",".join(str(v) for v in sorted(v.replica_id for v in info.voters)) + "]"),
+        ("CurrentObservers", "[" + ",".join(str(o) for o in sorted(o.replica_id for o in info.observers)) + "]"),
     ]
     return [f"{name + ':':<24}{value}" for name, value in fields]
 

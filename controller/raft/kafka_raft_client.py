@@ -107,7 +107,10 @@ class KafkaRaftClient:
         self._rng = rng
         self.high_watermark = log.log_start_offset()  # a snapshot holds only committed entries
         self._correlation_ids = 0
-        initial = restart_state(store.read(), node_id, self.voters, self._election_deadline(now_ms),
+        # The only voter need not wait for anyone: it stands at its first poll (Kafka's
+        # QuorumState.initialize makes a lone voter a candidate at once).
+        election_deadline = now_ms if self.voters == {node_id} else self._election_deadline(now_ms)
+        initial = restart_state(store.read(), node_id, self.voters, election_deadline,
                                 now_ms + config.fetch_timeout_ms)
         self.quorum = QuorumState(node_id, store, initial)
         self._prefix = f"[RaftClient id={node_id}]"

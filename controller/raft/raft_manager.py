@@ -26,11 +26,18 @@ from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.controller.raft import raft_messages as core
 from kafkette.controller.raft.file_replicated_log import FileReplicatedLog
 from kafkette.controller.raft.kafka_raft_client import KafkaRaftClient
+from kafkette.controller.raft.leader_state import LeaderState
 from kafkette.controller.raft.quorum_state_store import FileQuorumStateStore
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.controller.raft.raft_wire import decode_payload, encode_payload, from_wire, to_wire
 from kafkette.controller.raft.replicated_log import LogEntry
-from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError, NotLeaderOrFollowerError
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+    Errors,
+    KafkaConnectionError,
+    KafkaTimeoutError,
+    NotLeaderOrFollowerError,
+    error_class,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +58,9 @@ class RaftManager:
         cluster_id: sent in every quorum request.
         config: the quorum's timeouts.
         on_commit: called with each run of newly committed entries, in offset order.
+        on_change: called (no arguments) after anything that may have changed the role, the
+            leader or the high watermark (Kafka's ``RaftClient.Listener.handleLeaderChange``,
+            widened); it must not block.
         rng: randomness for election timeouts.
         clock_ms: monotonic clock (ms).
     """
@@ -58,6 +68,7 @@ class RaftManager:
     def __init__(self, node_id: int, voters: Mapping[int, tuple[str, int]], metadata_log_dir: str, *,
                  cluster_id: str | None, config: RaftConfig | None = None,
                  on_commit: Callable[[list[LogEntry]], None] | None = None,
+                 on_change: Callable[[], None] | None = None,
                  rng: random.Random | None = None, clock_ms: Callable[[], int] = _monotonic_ms) -> None:
         self.node_id = node_id
         self.voters = dict(voters)
@@ -65,6 +76,7 @@ class RaftManager:
         self.cluster_id = cluster_id
         self.config = config or RaftConfig()
         self._on_commit = on_commit
+        self._on_change = on_change
         self._rng = rng or random.Random()
         self._clock_ms = clock_ms
         self.client: KafkaRaftClient | None = None
@@ -125,6 +137,36 @@ class RaftManager:
     def high_watermark(self) -> int:
         return self._core().high_watermark
 
+    def is_leader(self) -> bool:
+        return self._core().is_leader()
+
+    @property
+    def log_end_offset(self) -> int:
+        """The offset the next appended entry gets."""
+        return self._core().log.end_offset()
+
+    def committed_entries(self) -> list[LogEntry]:
+        """Every committed entry still in the log, in offset order (the ones already delivered
+        to ``on_commit``)."""
+        assert self._log is not None
+        start = self._log.log_start_offset()
+        return self._log.read(start, self._delivered - start) if self._delivered > start else []
+
+    def replica_states(self) -> list[tuple[int, int, int]] | None:
+        """The leader's view of each voter: ``[(voter id, log end offset, last fetch ms on the
+        monotonic clock, -1 if never)]`` sorted by id; None when this node is not the leader."""
+        state = self._core().state
+        if not isinstance(state, LeaderState):
+            return None
+        log_end = self._core().log.end_offset()
+        return [(voter, log_end if voter == self.node_id else replica.end_offset,
+                 self._clock_ms() if voter == self.node_id else replica.last_fetch_ms)
+                for voter, replica in sorted(state.replicas.items())]
+
+    def clock_ms(self) -> int:
+        """The manager's monotonic clock (ms)."""
+        return self._clock_ms()
+
     def _core(self) -> KafkaRaftClient:
         if self.client is None:
             raise RuntimeError(f"{self._prefix} not started")
@@ -161,7 +203,13 @@ class RaftManager:
         Raises:
             ValueError: a request about another partition or with malformed entries.
             TypeError: not a quorum request.
+            InconsistentClusterIdError: the request names another ``cluster.id`` (Kafka's
+                INCONSISTENT_CLUSTER_ID: the sender belongs to another cluster).
         """
+        theirs = getattr(request, "cluster_id", None)
+        if theirs is not None and self.cluster_id is not None and theirs != self.cluster_id:
+            raise error_class(Errors.INCONSISTENT_CLUSTER_ID)(
+                f"{self._prefix} a quorum request of cluster {theirs!r} reached cluster {self.cluster_id!r}")
         source, message = from_wire(request)
         outs = self._core().handle(source, message, self._clock_ms())
         self._after_change()
@@ -179,6 +227,9 @@ class RaftManager:
             for out in client.poll(self._clock_ms()):
                 self._send(out)
             self._after_change()
+            if client.log.flushed_offset() < client.log.end_offset():
+                await asyncio.sleep(0)  # appended during the poll (a new leader's LeaderChange): flush now
+                continue
             delay_ms = max(1, min(client.next_deadline_ms() - self._clock_ms(), self.config.request_timeout_ms))
             self._wake.clear()
             try:
@@ -208,6 +259,8 @@ class RaftManager:
             else:
                 waiting.append((offset, waiter))
         self._commit_waiters = waiting
+        if self._on_change is not None:
+            self._on_change()
 
     # ------------------------------------------------------------------ outbound
 

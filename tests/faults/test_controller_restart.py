@@ -1,4 +1,4 @@
-"""Issue 2: the controller (node 1) survives kill -9 by replaying its metadata log.
+"""A lone controller (node 1, the quorum's only voter) survives kill -9 by replaying its metadata log.
 
 While node 1 is down, brokers 2 and 3 keep serving consumers (and producers) of the
 partitions they lead.  After the restart the controller is node 1 again, every topic
@@ -70,7 +70,7 @@ def _segment_bases(cluster, broker_id: int, topic: str) -> list[int]:
 
 
 async def test_controller_killed_and_restarted_replays_its_metadata_log(cluster_factory):
-    cluster = cluster_factory(3, **QUICK_STOP)
+    cluster = cluster_factory(3, controllers=1, **QUICK_STOP)
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([

@@ -1,7 +1,7 @@
 """A follower whose high watermark lags keeps acknowledged records across a leader epoch change.
 
-Partition 0 has replicas [3, 1, 2]: node 3 leads, node 1 (which runs the controller)
-and node 2 follow.  Each round:
+Partition 0 has replicas [3, 1, 2]: node 3 leads, node 1 (the metadata quorum's only
+voter, so that the controller outlives nodes 2 and 3 both going down) and node 2 follow.  Each round:
 
 1. records are produced with acks=all; the followers hold them all, but learn the last
    high watermark only from their next fetch, which the leader parks in its fetch
@@ -94,7 +94,7 @@ def check_acked_durable(present: dict[int, bytes], acked: dict[int, bytes], when
 
 
 async def test_follower_with_a_lagging_high_watermark_keeps_acked_records_when_the_epoch_changes(cluster_factory):
-    cluster = cluster_factory(3, replica_fetch_wait_max_ms=5000, replica_lag_time_max_ms=10000)
+    cluster = cluster_factory(3, controllers=1, replica_fetch_wait_max_ms=5000, replica_lag_time_max_ms=10000)
     bootstrap = cluster.bootstrap_servers
     survivor_only = f"127.0.0.1:{cluster.ports[SURVIVOR]}"  # never routes to the paused leader
     async with AdminClient(bootstrap_servers=bootstrap) as admin:

@@ -273,3 +273,26 @@ def test_cluster_start_on_a_busy_port_prints_the_reason_in_one_line(tmp_path):
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
     assert len(errors) == 1 and "address already in use" in errors[0], result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(("args", "reason"), [
+    (("--brokers", "2", "--controllers", "3"), "3 voters need at least 3 brokers, not 2"),
+    (("--brokers", "3", "--controllers", "2"), "'2' is not one of '1', '3', '5'"),
+])
+def test_cluster_start_refuses_a_voter_count_it_cannot_run(tmp_path, args, reason):
+    result = _cli("cluster", "start", *args, "--data-dir", str(tmp_path / "refused"), timeout_s=30)
+    assert result.returncode == 2 and "--controllers" in result.stderr and reason in result.stderr, result.stderr
+    assert not (tmp_path / "refused").exists()
+
+
+def test_cluster_start_with_one_controller_makes_only_node_1_a_voter(tmp_path):
+    data_dir = tmp_path / "one-voter"
+    started = _cli("cluster", "start", "--daemon", "--brokers", "2", "--controllers", "1", "--data-dir",
+                   str(data_dir), timeout_s=90)
+    try:
+        _ok(started)
+        roles = {b: (data_dir / f"broker-{b}" / "server.properties").read_text() for b in (1, 2)}
+        assert "process.roles=broker,controller" in roles[1] and "process.roles=broker\n" in roles[2]
+        assert all("controller.quorum.voters=1@127.0.0.1\\:" in text for text in roles.values())  # ":" escaped
+    finally:
+        _cli("cluster", "stop", "--data-dir", str(data_dir), timeout_s=90)

@@ -1,5 +1,6 @@
-"""``kafkette metadata-quorum describe`` against a real cluster: the controller's node leads the
-metadata quorum and its high watermark moves with every metadata change."""
+"""``kafkette metadata-quorum describe`` against a real cluster of three voters: the active
+controller leads the metadata quorum, the two others follow it, and its high watermark moves
+with every metadata change."""
 
 from __future__ import annotations
 
@@ -26,11 +27,12 @@ def _status(bootstrap: str) -> dict[str, str]:
 
 
 def test_status_and_replication_of_the_metadata_quorum(shared_cluster):
-    bootstrap = shared_cluster.bootstrap_servers.split(",")[2]  # a broker that is not the controller
+    bootstrap = shared_cluster.bootstrap_servers.split(",")[2]
     before = _status(bootstrap)
     assert list(before) == ["ClusterId", "LeaderId", "LeaderEpoch", "HighWatermark", "MaxFollowerLag",
                             "MaxFollowerLagTimeMs", "CurrentVoters", "CurrentObservers"]
-    assert (before["LeaderId"], before["CurrentVoters"], before["MaxFollowerLag"]) == ("1", "[1]", "0")
+    leader = before["LeaderId"]
+    assert leader in ("1", "2", "3") and before["CurrentVoters"] == "[1,2,3]" and int(before["LeaderEpoch"]) >= 1
     _cli("topics", "create", "--topic", "quorum-moves", "--partitions", "2", "--replication-factor", "3",
          "--bootstrap-server", bootstrap)
     after = _status(bootstrap)
@@ -39,4 +41,7 @@ def test_status_and_replication_of_the_metadata_quorum(shared_cluster):
     assert rows[0].split() == ["NodeId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp",
                                "Status"]
     node, end_offset, lag, *_, status = rows[1].split()
-    assert (node, lag, status) == ("1", "0", "Leader") and int(end_offset) >= int(after["HighWatermark"])
+    assert (node, lag, status) == (leader, "0", "Leader") and int(end_offset) >= int(after["HighWatermark"])
+    followers = [row.split() for row in rows[2:]]
+    assert sorted(row[0] for row in followers) == sorted({"1", "2", "3"} - {leader})
+    assert all(row[-1] == "Follower" for row in followers)

@@ -10,12 +10,15 @@ import random
 import pytest
 
 from kafkette.broker.socket_server import SocketServer
+from kafkette.client.connection import BrokerConnection
 from kafkette.client.local_cluster import free_ports
 from kafkette.controller.metadata_records import RegisterBrokerRecord, TopicRecord
 from kafkette.controller.raft.kafka_raft_client import LeaderChange
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.controller.raft.raft_manager import RaftManager
-from kafkette.protocol.errors import NotLeaderOrFollowerError
+from kafkette.controller.raft.raft_messages import VoteRequest
+from kafkette.controller.raft.raft_wire import to_wire
+from kafkette.protocol.errors import Errors, NotLeaderOrFollowerError
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -114,3 +117,17 @@ async def test_a_follower_refuses_to_propose(tmp_path):
     finally:
         for voter in voters:
             await voter.stop()
+
+
+async def test_a_request_from_another_cluster_or_an_unknown_voter_is_refused_with_kafkas_code(quorum):
+    voters, addresses = quorum
+    leader = await _leader(voters)
+    host, port = addresses[leader.node_id]
+    vote = to_wire(VoteRequest(leader.manager.epoch + 5, 2, 0, 0), "another-cluster")
+    async with BrokerConnection(host, port, client_id="stranger") as connection:
+        answer = await connection.send(vote, timeout_ms=5000)
+        assert answer.error_code == Errors.INCONSISTENT_CLUSTER_ID
+        stranger = await connection.send(to_wire(VoteRequest(leader.manager.epoch + 5, 42, 0, 0), "c1"),
+                                         timeout_ms=5000)
+        assert stranger.topics[0].partitions[0].error_code == Errors.INCONSISTENT_VOTER_SET
+    assert leader.manager.client is not None and leader.manager.client.is_leader()  # unmoved by either

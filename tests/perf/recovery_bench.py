@@ -17,10 +17,7 @@ This is a benchmark, not a test: it reports and never fails on a figure.
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
-import platform
 import struct
 import sys
 import tempfile
@@ -31,8 +28,8 @@ from kafkette.broker.log.log import Log
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.protocol.record_batch import build_batch
 from kafkette.protocol.topic_partition import TopicPartition
+from tests.perf.results_file import write_result
 
-RESULTS = Path(__file__).parent / "results"
 TP = TopicPartition("recovery-bench", 0)
 GIB = 1 << 30
 
@@ -111,14 +108,7 @@ def main() -> int:
     print(f"recovered {size / (1 << 20):,.0f} MiB ({records:,} records, {segments} segments) after an unclean "
           f"shutdown: {first_s:.2f} s ({first_s / gib:.2f} s/GiB, page cache "
           f"{'evicted' if cold else 'warm'}), warm cache {warm_s:.2f} s ({warm_s / gib:.2f} s/GiB)")
-    now = datetime.datetime.now(datetime.UTC)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"recovery-{now:%Y%m%dT%H%M%SZ}.json"
-    out.write_text(json.dumps({
-        "date": now.isoformat(), "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                                             "platform": platform.platform()},
-        "command": "python -m tests.perf.recovery_bench " + " ".join(sys.argv[1:]), "result": result,
-    }, indent=2))
+    out = write_result("recovery", "tests.perf.recovery_bench", result)
     print(f"results written to {out}")
     return 0
 

@@ -99,23 +99,6 @@ async def test_a_failed_or_raced_creation_frees_the_topic_for_a_later_attempt(ou
     assert len(channel.requests) == 2
 
 
-async def test_the_local_controller_is_called_directly_when_this_broker_runs_it():
-    calls: list[CreateTopicsRequest] = []
-
-    async def local_create_topics(request: CreateTopicsRequest) -> CreateTopicsResponse:
-        calls.append(request)
-        return created(request)
-
-    channel = FakeControllerChannel(created)
-    manager = AutoTopicCreationManager(1, channel, local_create_topics=local_create_topics)
-
-    manager.create_topics(["orders"])
-    await settle(manager)
-
-    assert [t.name for t in calls[0].topics] == ["orders"]
-    assert channel.requests == []
-
-
 async def test_stop_cancels_creations_in_flight():
     channel = FakeControllerChannel(created, hold=True)
     manager = AutoTopicCreationManager(1, channel)

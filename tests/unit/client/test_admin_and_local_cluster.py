@@ -35,15 +35,18 @@ def test_malformed_assignments_are_refused(bad):
 
 
 def test_local_cluster_writes_kafka_properties_per_broker(tmp_path):
-    cluster = LocalCluster(3, tmp_path, base_port=19092, broker_configs={"broker.session.timeout.ms": 3000,
+    cluster = LocalCluster(4, tmp_path, base_port=19092, broker_configs={"broker.session.timeout.ms": 3000,
                                                                          "auto.create.topics.enable": False})
-    assert cluster.broker_ids == [1, 2, 3]
-    assert cluster.bootstrap_servers == "127.0.0.1:19092,127.0.0.1:19093,127.0.0.1:19094"
+    assert cluster.broker_ids == [1, 2, 3, 4] and cluster.voter_ids == [1, 2, 3]
+    assert cluster.bootstrap_servers == "127.0.0.1:19092,127.0.0.1:19093,127.0.0.1:19094,127.0.0.1:19095"
     first = cluster.broker_properties(1)
     second = cluster.broker_properties(2)
-    assert first["process.roles"] == "broker,controller" and second["process.roles"] == "broker"
+    fourth = cluster.broker_properties(4)
+    assert first["process.roles"] == second["process.roles"] == "broker,controller"
+    assert fourth["process.roles"] == "broker"
     assert second["listeners"] == "PLAINTEXT://127.0.0.1:19093"
-    assert second["controller.quorum.voters"] == "1@127.0.0.1:19092"
+    voters = "1@127.0.0.1:19092,2@127.0.0.1:19093,3@127.0.0.1:19094"
+    assert second["controller.quorum.voters"] == fourth["controller.quorum.voters"] == voters
     assert second["log.dirs"] == str(tmp_path.resolve() / "broker-2" / "logs")
     assert second["broker.session.timeout.ms"] == "3000"
     assert second["auto.create.topics.enable"] == "false"
@@ -53,6 +56,16 @@ def test_local_cluster_writes_kafka_properties_per_broker(tmp_path):
 def test_local_cluster_picks_distinct_free_ports(tmp_path):
     cluster = LocalCluster(3, tmp_path)
     assert len(set(cluster.ports.values())) == 3
+
+
+def test_local_cluster_voters_default_to_three_or_every_node_and_may_be_chosen(tmp_path):
+    assert LocalCluster(1, tmp_path).voter_ids == [1]
+    assert LocalCluster(2, tmp_path).voter_ids == [1, 2]
+    single = LocalCluster(3, tmp_path, controllers=1)
+    assert single.voter_ids == [1] and single.broker_properties(2)["process.roles"] == "broker"
+    for bad in (0, 4, "3", 2.0):
+        with pytest.raises(ValueError, match="controllers"):
+            LocalCluster(3, tmp_path, controllers=bad)
 
 
 def test_local_cluster_rejects_bad_arguments(tmp_path):

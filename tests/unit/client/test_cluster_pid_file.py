@@ -29,10 +29,10 @@ def _process(code: str = "import time; print('ready', flush=True); time.sleep(60
 def test_written_file_reads_back_with_start_times(tmp_path):
     proc = _process()
     try:
-        record = write_pid_file(tmp_path, "127.0.0.1:1,127.0.0.1:2", 1, {1: proc.pid}, {1: 9092})
+        record = write_pid_file(tmp_path, "127.0.0.1:1,127.0.0.1:2", (1,), {1: proc.pid}, {1: 9092})
         assert read_pid_file(tmp_path) == record
         assert record.brokers[0].start_time == process_start_time(proc.pid) > 0
-        assert json.loads((tmp_path / "cluster.json").read_text())["controller_id"] == 1
+        assert json.loads((tmp_path / "cluster.json").read_text())["voter_ids"] == [1]
         assert running_brokers(record) == list(record.brokers)
     finally:
         proc.kill()

@@ -1,0 +1,306 @@
+"""QuorumController: a controller node of the KRaft quorum: a Raft voter that is the active
+controller while it leads.
+
+Owns: the node's Raft replica of ``__cluster_metadata-0`` (``RaftManager``), the Raft
+requests other voters send (Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch and
+FetchSnapshot of the metadata partition), DescribeQuorum, and the controller terms: when
+this voter leads epoch E and every entry of its log is committed (the epoch's opening
+``LeaderChange`` included, so every earlier record has been replayed by a majority), a
+new ``KafkaController`` is started over the committed records (``RaftMetadataLog``);
+it then does what a new controller does (controller epoch E, LeaderAndIsr and
+UpdateMetadata to every live broker, elections of leaderless partitions, queued topic
+deletions resumed).  When leadership is lost, or a write of the term fails (its entries may
+still commit, so the term's memory is no longer trusted), the term is stopped and, if this
+voter still leads, a new one starts once the log is committed again.  Requests reaching a
+voter that is not the active controller answer NOT_CONTROLLER.  Does not own what the
+records mean (``KafkaController`` and its managers) nor the network listener.
+
+Kafka concept: ``QuorumController`` with ``QuorumMetaLogListener.handleLeaderChange``
+(claim and renounce) over ``KafkaRaftClient`` (KIP-500, KIP-595, KIP-631).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
+from kafkette.controller.controller import KafkaController
+from kafkette.controller.controller_config import ControllerConfig
+from kafkette.controller.raft.raft_config import RaftConfig
+from kafkette.controller.raft.raft_manager import RaftManager
+from kafkette.controller.raft_metadata_log import RaftMetadataLog
+from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
+from kafkette.protocol.apis.broker_registration import (
+    BrokerHeartbeatRequest,
+    BrokerHeartbeatResponse,
+    BrokerRegistrationRequest,
+    BrokerRegistrationResponse,
+)
+from kafkette.protocol.apis.configs import (
+    DescribeConfigsRequest,
+    DescribeConfigsResponse,
+    IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
+)
+from kafkette.protocol.apis.controlled_shutdown import ControlledShutdownRequest, ControlledShutdownResponse
+from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
+from kafkette.protocol.apis.create_topics import CreateTopicsRequest, CreateTopicsResponse
+from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
+from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
+from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
+from kafkette.protocol.apis.raft import (
+    DescribeQuorumPartitionResponse,
+    DescribeQuorumRequest,
+    DescribeQuorumResponse,
+    DescribeQuorumTopicResponse,
+    QuorumReplicaState,
+)
+from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
+
+logger = logging.getLogger(__name__)
+
+STOP_TIMEOUT_S = 15.0
+ACTIVATION_RETRY_BACKOFF_S = 0.1
+
+
+class QuorumController:
+    """A voter of ``controller.quorum.voters`` and, while it leads, the active controller.
+
+    Args:
+        config: the controller's settings (``node.id`` is this voter).
+        voters: ``{node id: (host, port)}`` of ``controller.quorum.voters``.
+        metadata_log_dir: the directory holding ``__cluster_metadata-0/``.
+        raft_config: the quorum's timeouts (``controller.quorum.*``).
+        rng: randomness for elections and replica assignment.
+        fatal_fault_handler: called with the error when the committed metadata cannot be
+            loaded (an illegal state transition in the log, a log that cannot be read): the
+            node must stop, as Kafka's ``ProcessTerminatingFaultHandler`` stops it; default:
+            log it and stay a standby.
+
+    Every request method answers in its response (NOT_CONTROLLER when this voter is not the
+    active controller), as ``ControllerEndpoint`` requires.
+    """
+
+    def __init__(self, config: ControllerConfig, *, voters: Mapping[int, tuple[str, int]],
+                 metadata_log_dir: str, raft_config: RaftConfig | None = None,
+                 rng: random.Random | None = None,
+                 fatal_fault_handler: Callable[[BaseException], None] | None = None) -> None:
+        self.config = config
+        self._fatal_fault_handler = fatal_fault_handler
+        self.node_id = config.node_id
+        self._rng = rng or random.Random()
+        self.raft = RaftManager(self.node_id, voters, metadata_log_dir, cluster_id=config.cluster_id,
+                                config=raft_config, on_change=self._on_raft_change, rng=self._rng)
+        self._active: KafkaController | None = None
+        self._active_epoch = -1
+        self._renounce_reason: str | None = None
+        self._current = self._term(-1)  # never started: answers NOT_CONTROLLER
+        self._reconcile_task: asyncio.Task[None] | None = None
+        self._dirty = False
+        self._stopping = False
+        self._prefix = f"[QuorumController id={self.node_id}]"
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Open the metadata log and start the Raft replica; the controller becomes active
+        later, once this voter is elected and its log committed.
+
+        Raises:
+            OSError: the metadata log directory cannot be used.
+            ValueError: a corrupt quorum-state file.
+        """
+        await self.raft.start()
+
+    async def stop(self) -> None:
+        """Stop the active term (if any), then the Raft replica."""
+        self._stopping = True
+        if self._reconcile_task is not None:
+            self._reconcile_task.cancel()
+            await asyncio.wait({self._reconcile_task}, timeout=STOP_TIMEOUT_S)
+            self._reconcile_task = None
+        await self._deactivate("the node is shutting down")
+        await self.raft.stop()
+
+    @property
+    def is_active(self) -> bool:
+        """True while this voter is the active controller."""
+        return self._active is not None
+
+    @property
+    def active_controller(self) -> KafkaController | None:
+        """The running term's controller, or None."""
+        return self._active
+
+    @property
+    def controller_epoch(self) -> int:
+        """The active term's controller epoch (-1 when not active)."""
+        return self._active.controller_epoch if self._active is not None else -1
+
+    def leader_id(self) -> int:
+        """The Raft leader (the active controller) as this voter knows it, -1 when unknown."""
+        return self.raft.leader_id() if self.raft.client is not None else -1
+
+    # ------------------------------------------------------------------ claim and renounce
+
+    def _term(self, epoch: int) -> KafkaController:
+        log = RaftMetadataLog(self.raft, epoch, commit_timeout_ms=self.config.request_timeout_ms,
+                              on_write_failure=self._renounce)
+        return KafkaController(self.config, metadata_log=log, rng=self._rng)
+
+    def _renounce(self, reason: str) -> None:
+        self._renounce_reason = reason
+        self._on_raft_change()
+
+    def _on_raft_change(self) -> None:
+        """Called by the Raft replica after each change: start (or re-run) the reconciliation."""
+        if self._stopping:
+            return
+        self._dirty = True
+        if self._reconcile_task is None or self._reconcile_task.done():
+            self._reconcile_task = asyncio.get_running_loop().create_task(
+                self._reconcile(), name=f"quorum-controller-{self.node_id}")
+
+    def _may_lead(self) -> bool:
+        raft = self.raft
+        return raft.client is not None and raft.is_leader() and raft.high_watermark >= raft.log_end_offset
+
+    async def _reconcile(self) -> None:
+        while self._dirty and not self._stopping:
+            self._dirty = False
+            leads = self.raft.client is not None and self.raft.is_leader()
+            if self._active is not None and (not leads or self.raft.epoch != self._active_epoch
+                                             or self._renounce_reason is not None):
+                reason = self._renounce_reason or f"Raft leadership of epoch {self._active_epoch} lost"
+                await self._deactivate(reason)
+                self._dirty = True
+            elif self._active is None and self._may_lead():
+                await self._activate(self.raft.epoch)
+                self._dirty = True
+
+    async def _activate(self, epoch: int) -> None:
+        self._renounce_reason = None
+        controller = self._term(epoch)
+        logger.info("%s Elected leader of the metadata quorum in epoch %d: becoming the active controller",
+                    self._prefix, epoch)
+        try:
+            await controller.start()
+        except (NotControllerError, KafkaTimeoutError) as exc:  # start stopped the controller; stay a standby
+            logger.warning("%s Could not become the active controller in epoch %d: %s", self._prefix, epoch, exc)
+            await asyncio.sleep(ACTIVATION_RETRY_BACKOFF_S)
+            return
+        except Exception as exc:
+            logger.error("%s Could not load the committed metadata in epoch %d: %r", self._prefix, epoch, exc)
+            self._stopping = True
+            if self._fatal_fault_handler is not None:
+                self._fatal_fault_handler(exc)
+            return
+        self._active, self._active_epoch, self._current = controller, epoch, controller
+
+    async def _deactivate(self, reason: str) -> None:
+        controller, self._active, self._active_epoch = self._active, None, -1
+        self._renounce_reason = None
+        if controller is None:
+            return
+        logger.info("%s Renouncing the controller of epoch %d: %s", self._prefix, controller.controller_epoch,
+                    reason)
+        try:
+            await asyncio.wait_for(controller.stop(), STOP_TIMEOUT_S)
+        except Exception:
+            logger.exception("%s Stopping the controller term failed", self._prefix)
+
+    # ------------------------------------------------------------------ quorum requests
+
+    async def handle_raft_request(self, request: Any) -> Any:
+        """Answer Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch or FetchSnapshot of
+        ``__cluster_metadata-0`` from another voter.
+
+        Raises:
+            ValueError: a malformed request or one about another partition.
+            TypeError: not a quorum request.
+        """
+        return await self.raft.handle_request(request)
+
+    async def describe_quorum(self, request: DescribeQuorumRequest) -> DescribeQuorumResponse:
+        """DescribeQuorum (KIP-595, KIP-836): the leader answers with its epoch, high watermark
+        and each voter's log end offset and last fetch time (itself first); another voter answers
+        NOT_LEADER_OR_FOLLOWER with the leader it knows; a partition other than
+        ``__cluster_metadata-0`` gets UNKNOWN_TOPIC_OR_PARTITION."""
+        topics = []
+        for topic in request.topics:
+            partitions = [self._describe_partition(p.partition_index)
+                          if (topic.topic_name, p.partition_index) == (CLUSTER_METADATA_TOPIC_NAME, 0)
+                          else DescribeQuorumPartitionResponse(partition_index=p.partition_index,
+                                                               error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                          for p in topic.partitions]
+            topics.append(DescribeQuorumTopicResponse(topic_name=topic.topic_name, partitions=partitions))
+        return DescribeQuorumResponse(topics=topics)
+
+    def _describe_partition(self, index: int) -> DescribeQuorumPartitionResponse:
+        raft = self.raft
+        states = raft.replica_states() if raft.client is not None else None
+        if states is None:
+            return DescribeQuorumPartitionResponse(
+                partition_index=index, error_code=Errors.NOT_LEADER_OR_FOLLOWER, leader_id=self.leader_id(),
+                leader_epoch=raft.epoch if raft.client is not None else -1)
+        wall_ms, mono_ms = int(time.time() * 1000), raft.clock_ms()
+        voters = [QuorumReplicaState(
+            replica_id=voter, log_end_offset=end_offset,
+            last_fetch_timestamp=-1 if fetched_ms < 0 else wall_ms - (mono_ms - fetched_ms),
+            last_caught_up_timestamp=-1 if fetched_ms < 0 else wall_ms - (mono_ms - fetched_ms))
+            for voter, end_offset, fetched_ms in sorted(states, key=lambda s: (s[0] != self.node_id, s[0]))]
+        return DescribeQuorumPartitionResponse(
+            partition_index=index, leader_id=self.node_id, leader_epoch=raft.epoch,
+            high_watermark=raft.high_watermark, current_voters=voters, observers=[])
+
+    # ------------------------------------------------------------------ ControllerEndpoint
+
+    async def create_topics(self, request: CreateTopicsRequest) -> CreateTopicsResponse:
+        """CreateTopics at the active controller (``KafkaController.create_topics``)."""
+        return await self._current.create_topics(request)
+
+    async def delete_topics(self, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
+        """DeleteTopics at the active controller."""
+        return await self._current.delete_topics(request)
+
+    async def create_partitions(self, request: CreatePartitionsRequest) -> CreatePartitionsResponse:
+        """CreatePartitions at the active controller."""
+        return await self._current.create_partitions(request)
+
+    async def elect_leaders(self, request: ElectLeadersRequest) -> ElectLeadersResponse:
+        """ElectLeaders at the active controller."""
+        return await self._current.elect_leaders(request)
+
+    async def describe_configs(self, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
+        """DescribeConfigs (topics) at the active controller."""
+        return await self._current.describe_configs(request)
+
+    async def incremental_alter_configs(
+            self, request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
+        """IncrementalAlterConfigs (topics) at the active controller."""
+        return await self._current.incremental_alter_configs(request)
+
+    async def register_broker(self, request: BrokerRegistrationRequest) -> BrokerRegistrationResponse:
+        """BrokerRegistration at the active controller."""
+        return await self._current.register_broker(request)
+
+    async def broker_heartbeat(self, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse:
+        """BrokerHeartbeat at the active controller."""
+        return await self._current.broker_heartbeat(request)
+
+    async def alter_partition(self, request: AlterPartitionRequest) -> AlterPartitionResponse:
+        """AlterPartition at the active controller."""
+        return await self._current.alter_partition(request)
+
+    async def controlled_shutdown(self, request: ControlledShutdownRequest) -> ControlledShutdownResponse:
+        """ControlledShutdown at the active controller."""
+        return await self._current.controlled_shutdown(request)
+
+    async def allocate_producer_ids(self, request: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse:
+        """AllocateProducerIds at the active controller."""
+        return await self._current.allocate_producer_ids(request)

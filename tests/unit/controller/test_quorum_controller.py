@@ -1,0 +1,86 @@
+"""QuorumController on a single voter: it elects itself, becomes the active controller in the
+Raft epoch, answers DescribeQuorum from the Raft state, and a restarted voter replays the
+committed records before it acts; NOT_CONTROLLER before it is active and after it stops."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from controller_fakes import make_config, registration
+
+from kafkette.controller.quorum_controller import QuorumController
+from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
+from kafkette.protocol.apis.raft import (
+    DescribeQuorumPartitionRequest,
+    DescribeQuorumRequest,
+    DescribeQuorumTopicRequest,
+)
+from kafkette.protocol.errors import Errors
+
+
+def _describe(topic: str = "__cluster_metadata", partition: int = 0) -> DescribeQuorumRequest:
+    return DescribeQuorumRequest(topics=[DescribeQuorumTopicRequest(
+        topic_name=topic, partitions=[DescribeQuorumPartitionRequest(partition_index=partition)])])
+
+
+async def _active(tmp_path) -> QuorumController:
+    node = QuorumController(make_config(), voters={1: ("127.0.0.1", 9001)}, metadata_log_dir=str(tmp_path),
+                            rng=random.Random(3))
+    await node.start()
+    for _ in range(500):
+        if node.is_active:
+            return node
+        await asyncio.sleep(0.01)
+    await node.stop()
+    raise AssertionError("a single voter did not become the active controller within 5 s")
+
+
+async def test_a_single_voter_becomes_the_active_controller_in_its_raft_epoch(tmp_path):
+    node = await _active(tmp_path)
+    try:
+        assert node.leader_id() == 1
+        assert node.controller_epoch == node.raft.epoch >= 1
+        answer = (await node.describe_quorum(_describe())).topics[0].partitions[0]
+        assert (answer.error_code, answer.leader_id, answer.leader_epoch) == (Errors.NONE, 1, node.raft.epoch)
+        assert [v.replica_id for v in answer.current_voters] == [1] and answer.observers == []
+        assert answer.high_watermark == node.raft.log_end_offset == answer.current_voters[0].log_end_offset
+        assert answer.current_voters[0].last_fetch_timestamp > 0
+        other = (await node.describe_quorum(_describe("flights", 0))).topics[0].partitions[0]
+        assert other.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
+    finally:
+        await node.stop()
+
+
+async def test_a_restarted_voter_replays_the_committed_records_and_takes_a_higher_epoch(tmp_path):
+    node = await _active(tmp_path)
+    response = await node.register_broker(registration(7))
+    assert response.error_code == Errors.NONE
+    first_epoch = node.controller_epoch
+    await node.stop()
+
+    again = await _active(tmp_path)
+    try:
+        assert again.controller_epoch == again.raft.epoch > first_epoch
+        controller = again.active_controller
+        assert controller is not None and 7 in controller.context.brokers
+        assert controller.context.brokers[7].broker_epoch == response.broker_epoch
+    finally:
+        await again.stop()
+
+
+async def test_requests_before_activation_and_after_stop_answer_not_controller(tmp_path):
+    node = QuorumController(make_config(), voters={1: ("127.0.0.1", 9001), 2: ("127.0.0.1", 9002)},
+                            metadata_log_dir=str(tmp_path))
+    request = CreateTopicsRequest(topics=[CreatableTopic(name="t", num_partitions=1, replication_factor=1)],
+                                  timeout_ms=0)
+    await node.start()
+    try:  # voter 2 never answers: no majority, no leader
+        answer = await node.create_topics(request)
+        assert [t.error_code for t in answer.topics] == [Errors.NOT_CONTROLLER]
+        assert (await node.register_broker(registration(3))).error_code \
+            == Errors.NOT_CONTROLLER
+        described = (await node.describe_quorum(_describe())).topics[0].partitions[0]
+        assert described.error_code == Errors.NOT_LEADER_OR_FOLLOWER and described.leader_id == -1
+    finally:
+        await node.stop()
