@@ -79,6 +79,7 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("controller.quorum.election.backoff.max.ms", "int", 1000, "Most a losing candidate waits before standing again (ms).", at_least(1)),
     ConfigKey("controller.quorum.request.timeout.ms", "int", 2000, "A quorum request without an answer this long is sent again (ms).", at_least(1)),
     ConfigKey("controller.quorum.retry.backoff.ms", "int", 20, "Wait before a quorum request is sent again after an error (ms).", at_least(1)),
+    ConfigKey("metadata.log.max.record.bytes.between.snapshots", "long", 20 * 1024 * 1024, "Bytes of committed metadata records after which a voter writes a snapshot of the metadata (KIP-630).", at_least(1)),
     ConfigKey("num.partitions", "int", 1, "Default partitions for new topics.", at_least(1)),
     ConfigKey("default.replication.factor", "int", 1, "Default replication factor for new topics.", in_range(1, 32767)),
     ConfigKey("min.insync.replicas", "int", 1, "Minimum ISR size for acks=all produce.", at_least(1)),

@@ -83,6 +83,7 @@ def raft_config(config: KafkaConfig) -> RaftConfig:
         election_backoff_max_ms=config.controller_quorum_election_backoff_max_ms,
         request_timeout_ms=config.controller_quorum_request_timeout_ms,
         retry_backoff_ms=config.controller_quorum_retry_backoff_ms,
+        metadata_log_max_record_bytes_between_snapshots=config.metadata_log_max_record_bytes_between_snapshots,
     )
 
 

@@ -1,6 +1,7 @@
 """A snapshot of the controller's state as metadata records (KIP-630).
 
-Owns: ``snapshot_records``: the shortest record stream that, replayed into an empty
+Owns: ``encode_snapshot`` / ``decode_snapshot`` (a snapshot's bytes: msgpack of the records'
+``[record_type, fields]`` lists) and ``snapshot_records``: the shortest record stream that, replayed into an empty
 ``ControllerContext``, rebuilds the given one (brokers with their registration and
 fencing, topics with their ids and config overrides, partitions with assignment, leader,
 ISR, epochs and offline replicas, topics queued for deletion, the controller epoch and
@@ -11,6 +12,10 @@ Kafka concept: the records a ``SnapshotGenerator`` writes from the controller's 
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgpack
 
 from kafkette.controller.controller_context import ControllerContext
 from kafkette.controller.metadata_records import (
@@ -24,7 +29,28 @@ from kafkette.controller.metadata_records import (
     TopicDeletionRecord,
     TopicRecord,
     UnfenceBrokerRecord,
+    record_from_wire,
 )
+
+
+def encode_snapshot(records: Sequence[MetadataRecord]) -> bytes:
+    """The bytes of a snapshot holding ``records``."""
+    return msgpack.packb([record.to_wire() for record in records], use_bin_type=True)
+
+
+def decode_snapshot(data: bytes) -> list[MetadataRecord]:
+    """The records of a snapshot's bytes.
+
+    Raises:
+        ValueError: bytes that are no snapshot (undecodable, or not a list of records).
+    """
+    try:
+        rows = msgpack.unpackb(data, raw=False)
+    except (msgpack.UnpackException, ValueError) as exc:
+        raise ValueError(f"undecodable metadata snapshot: {exc}") from None
+    if not isinstance(rows, list):
+        raise ValueError(f"a metadata snapshot holds a list of records, not {type(rows).__name__}")
+    return [record_from_wire(row) for row in rows]
 
 
 def snapshot_records(context: ControllerContext) -> list[MetadataRecord]:

@@ -1,7 +1,10 @@
 """QuorumController: a controller node of the KRaft quorum: a Raft voter that is the active
 controller while it leads.
 
-Owns: the node's Raft replica of ``__cluster_metadata-0`` (``RaftManager``), the Raft
+Owns: the node's Raft replica of ``__cluster_metadata-0`` (``RaftManager``), the committed
+image (a ``ControllerContext`` every voter keeps by applying each committed record, from which
+it writes a snapshot every ``metadata.log.max.record.bytes.between.snapshots`` bytes of
+records, KIP-630), the Raft
 requests other voters send (Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch and
 FetchSnapshot of the metadata partition), DescribeQuorum, and the controller terms: when
 this voter leads epoch E and every entry of its log is committed (the epoch's opening
@@ -31,8 +34,13 @@ from typing import Any
 from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.controller_config import ControllerConfig
+from kafkette.controller.controller_context import ControllerContext
+from kafkette.controller.metadata_records import BeginTransactionRecord, EndTransactionRecord, MetadataRecord
+from kafkette.controller.metadata_snapshot import decode_snapshot, encode_snapshot, snapshot_records
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.controller.raft.raft_manager import RaftManager
+from kafkette.controller.raft.raft_wire import encode_payload
+from kafkette.controller.raft.replicated_log import LogEntry
 from kafkette.controller.raft_metadata_log import RaftMetadataLog
 from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
 from kafkette.protocol.apis.broker_registration import (
@@ -65,6 +73,12 @@ from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerErr
 logger = logging.getLogger(__name__)
 
 STOP_TIMEOUT_S = 15.0
+
+
+def _monotonic_ms() -> int:
+    return int(time.monotonic() * 1000)
+
+
 ACTIVATION_RETRY_BACKOFF_S = 0.1
 
 
@@ -94,8 +108,13 @@ class QuorumController:
         self._fatal_fault_handler = fatal_fault_handler
         self.node_id = config.node_id
         self._rng = rng or random.Random()
+        raft_config = raft_config or RaftConfig()
         self.raft = RaftManager(self.node_id, voters, metadata_log_dir, cluster_id=config.cluster_id,
-                                config=raft_config, on_change=self._on_raft_change, rng=self._rng)
+                                config=raft_config, on_change=self._on_raft_change, on_commit=self._on_commit,
+                                on_snapshot=self._on_snapshot, rng=self._rng)
+        self._snapshot_every_bytes = raft_config.metadata_log_max_record_bytes_between_snapshots
+        self.image = ControllerContext(_monotonic_ms, lambda: self._prefix)
+        self._bytes_since_snapshot = 0
         self._active: KafkaController | None = None
         self._active_epoch = -1
         self._renounce_reason: str | None = None
@@ -146,6 +165,56 @@ class QuorumController:
         """The Raft leader (the active controller) as this voter knows it, -1 when unknown."""
         return self.raft.leader_id() if self.raft.client is not None else -1
 
+    # ------------------------------------------------------------------ the committed image
+
+    def _on_snapshot(self, data: bytes) -> None:
+        """The log starts with a snapshot (at start-up, or fetched from the leader): the image
+        is rebuilt from its records."""
+        image = ControllerContext(_monotonic_ms, lambda: self._prefix)
+        try:
+            for record in decode_snapshot(data):
+                image.replay(record)
+        except Exception as exc:  # a snapshot that cannot be loaded: the node cannot run on it
+            self._fatal(exc)
+            return
+        self.image, self._bytes_since_snapshot = image, 0
+
+    def _on_commit(self, entries: list[LogEntry]) -> None:
+        """Apply newly committed records to the image; take a snapshot every
+        ``metadata.log.max.record.bytes.between.snapshots`` bytes of them."""
+        for entry in entries:
+            record = entry.payload
+            if not isinstance(record, MetadataRecord) or isinstance(record, (BeginTransactionRecord,
+                                                                               EndTransactionRecord)):
+                continue
+            try:
+                self.image.replay(record)
+            except Exception as exc:  # a committed record that cannot be applied
+                self._fatal(exc)
+                return
+            self._bytes_since_snapshot += len(encode_payload(record))
+        if self._bytes_since_snapshot >= self._snapshot_every_bytes:
+            self._take_snapshot()
+
+    def _take_snapshot(self) -> None:
+        end_offset = self.raft.delivered_offset
+        if end_offset <= self.raft.committed_start_offset:
+            return
+        try:
+            snapshot_id = self.raft.create_snapshot(end_offset, encode_snapshot(snapshot_records(self.image)))
+        except (OSError, ValueError) as exc:
+            logger.error("%s Could not write a snapshot at offset %d: %r", self._prefix, end_offset, exc)
+            return
+        self._bytes_since_snapshot = 0
+        logger.info("%s Wrote snapshot %s of %d brokers, %d topics, %d partitions", self._prefix, snapshot_id,
+                    len(self.image.brokers), len(self.image.topics), len(self.image.partitions))
+
+    def _fatal(self, error: BaseException) -> None:
+        logger.error("%s Could not load the committed metadata: %r", self._prefix, error)
+        self._stopping = True
+        if self._fatal_fault_handler is not None:
+            self._fatal_fault_handler(error)
+
     # ------------------------------------------------------------------ claim and renounce
 
     def _term(self, epoch: int) -> KafkaController:
@@ -195,10 +264,7 @@ class QuorumController:
             await asyncio.sleep(ACTIVATION_RETRY_BACKOFF_S)
             return
         except Exception as exc:
-            logger.error("%s Could not load the committed metadata in epoch %d: %r", self._prefix, epoch, exc)
-            self._stopping = True
-            if self._fatal_fault_handler is not None:
-                self._fatal_fault_handler(exc)
+            self._fatal(exc)
             return
         self._active, self._active_epoch, self._current = controller, epoch, controller
 

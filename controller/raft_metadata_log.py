@@ -1,8 +1,8 @@
 """RaftMetadataLog: the active controller's metadata log, written through the Raft quorum.
 
 Owns: the view one active controller term has of the replicated ``__cluster_metadata-0``:
-``load`` (the records committed before the term began, control entries and transaction
-markers dropped), ``append`` (propose the records as one atomic batch and wait until a
+``load`` (the committed state as records: the latest snapshot's, then the committed
+entries after it, control entries and transaction markers dropped), ``append`` (propose the records as one atomic batch and wait until a
 majority of voters has them: a write is acknowledged only once committed), the broker
 epoch of the next registration (the offset the next entry gets, as KRaft's broker epochs
 are offsets of the metadata log) and the term's controller epoch (the Raft epoch).  Does
@@ -24,7 +24,8 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from kafkette.controller.metadata_records import BeginTransactionRecord, EndTransactionRecord, MetadataRecord
-from kafkette.controller.raft.replicated_log import LogEntry
+from kafkette.controller.metadata_snapshot import decode_snapshot
+from kafkette.controller.raft.replicated_log import LogEntry, OffsetAndEpoch
 from kafkette.protocol.errors import KafkaTimeoutError, NotControllerError, NotLeaderOrFollowerError
 
 
@@ -38,6 +39,8 @@ class RaftWriter(Protocol):
     def log_end_offset(self) -> int: ...
 
     def committed_entries(self) -> list[LogEntry]: ...
+
+    def latest_snapshot(self) -> tuple[OffsetAndEpoch, bytes] | None: ...
 
     async def propose(self, payloads: list[MetadataRecord], timeout_ms: int) -> int: ...
 
@@ -69,11 +72,18 @@ class RaftMetadataLog:
         return max(self.epoch, replayed_epoch + 1)
 
     async def load(self) -> list[MetadataRecord]:
-        """The committed metadata records, in log order (Raft control entries and transaction
-        markers dropped: a Raft batch is committed whole)."""
-        return [e.payload for e in self._raft.committed_entries()
-                if isinstance(e.payload, MetadataRecord)
-                and not isinstance(e.payload, (BeginTransactionRecord, EndTransactionRecord))]
+        """The committed state as records: the latest snapshot's, then the committed entries after
+        it, in log order (Raft control entries and transaction markers dropped: a Raft batch is
+        committed whole).
+
+        Raises:
+            ValueError: a snapshot whose bytes are no snapshot.
+        """
+        snapshot = self._raft.latest_snapshot()
+        records = decode_snapshot(snapshot[1]) if snapshot is not None else []
+        return records + [e.payload for e in self._raft.committed_entries()
+                          if isinstance(e.payload, MetadataRecord)
+                          and not isinstance(e.payload, (BeginTransactionRecord, EndTransactionRecord))]
 
     async def append(self, records: Sequence[MetadataRecord]) -> int:
         """Propose ``records`` as one batch and wait for the commit.

@@ -12,10 +12,13 @@ Kafka concept: ``OffsetCheckpointFile`` / ``CheckpointFile``.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from kafkette.client.durable_files import fsync_dir, write_file_atomically
 from kafkette.protocol.topic_partition import TopicPartition
+
+__all__ = ["CHECKPOINT_VERSION", "CorruptCheckpointError", "OffsetCheckpointFile", "fsync_dir",
+           "write_file_atomically"]
 
 CHECKPOINT_VERSION = 0
 
@@ -26,38 +29,6 @@ class CorruptCheckpointError(ValueError):
     def __init__(self, path: Path, reason: str) -> None:
         super().__init__(f"Malformed checkpoint file {path}: {reason}")
         self.path = path
-
-
-def fsync_dir(path: Path) -> None:
-    """fsync a directory so that a rename or a new file in it survives a crash."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_file_atomically(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically: temp file, fsync, rename, fsync the dir.
-
-    A crash at any point leaves either the old or the new contents (plus, at worst, a
-    stray ``<name>.tmp`` that readers ignore and the next write replaces).
-
-    Raises:
-        OSError: the write, fsync or rename failed.
-    """
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
 
 
 class OffsetCheckpointFile:

@@ -67,10 +67,6 @@ from kafkette.protocol.errors import Errors, IllegalStateError, NotLeaderOrFollo
 
 logger = logging.getLogger(__name__)
 
-# A follower whose last fetch brought nothing asks again after this (ms); it stands in for
-# the leader holding an empty fetch up to max_wait_ms, which a sans-I/O core cannot do.
-IDLE_FETCH_BACKOFF_MS = 50
-
 
 @dataclass(frozen=True)
 class LeaderChange:
@@ -438,7 +434,7 @@ class KafkaRaftClient:
             if entries:
                 self.log.append(entries)
             else:
-                state.next_fetch_ms = now_ms + IDLE_FETCH_BACKOFF_MS
+                state.next_fetch_ms = now_ms + self.config.idle_fetch_backoff_ms
             # the log matches the leader's up to its end now: that much of it may be committed
             committed = min(response.high_watermark, self.log.end_offset())
             self.high_watermark = max(self.high_watermark, committed)
@@ -503,11 +499,14 @@ class KafkaRaftClient:
 
     def _become_unattached(self, epoch: int, now_ms: int) -> None:
         """Move to ``epoch`` with no leader known.  A voter that was already waiting for an
-        election keeps its timer: learning of a higher epoch is no reason to wait longer (as in
-        Raft, only granting a vote or hearing from a leader resets it), so a candidate that
-        cannot win does not hold off, round after round, the voters that could."""
+        election keeps its timer (a follower its fetch timeout): learning of a higher epoch is no
+        reason to wait longer (as in Raft, only granting a vote or hearing from a leader resets
+        it), so a candidate that cannot win (its log is behind) does not hold off, round after
+        round, the voters that could."""
         state = self.state
         deadline = getattr(state, "election_deadline_ms", None)
+        if deadline is None:  # a follower's timer is its fetch timeout
+            deadline = getattr(state, "fetch_deadline_ms", None)
         if deadline is None or deadline < now_ms:
             deadline = self._election_deadline(now_ms)
         self.quorum.transition(UnattachedState(epoch, deadline))

@@ -33,6 +33,9 @@ class RaftConfig:
             ``metadata.log.max.record.bytes.between.snapshots`` (20 MiB): the bytes of records a
             replica applies before its driver takes a new snapshot.
         max_fetch_entries: entries per Fetch response (Kafka bounds a fetch in bytes instead).
+        idle_fetch_backoff_ms: how long a follower whose fetch brought nothing waits before the
+            next (50): it stands in for the leader holding an empty fetch up to its max wait, which
+            a sans-I/O core cannot do; ``RaftManager``, whose leader does hold fetches, uses 1.
         fetch_snapshot_max_bytes: bytes per FetchSnapshot request (``max_bytes``; Kafka's
             ``KafkaRaftClient.MAX_FETCH_SIZE_BYTES``, 8 MiB).
 
@@ -47,6 +50,7 @@ class RaftConfig:
     retry_backoff_ms: int = 20
     metadata_log_max_record_bytes_between_snapshots: int = 20 * MIB
     max_fetch_entries: int = 64
+    idle_fetch_backoff_ms: int = 50
     fetch_snapshot_max_bytes: int = 8 * MIB
 
     def __post_init__(self) -> None:

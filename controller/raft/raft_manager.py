@@ -4,9 +4,12 @@ Owns: the metadata log (``FileReplicatedLog``) and ``quorum-state`` file in
 ``<metadata log dir>/__cluster_metadata-0``, the core, one task that polls it at its next
 deadline (or when woken by a message), the outbound requests (a ``BrokerConnection`` per
 voter, each request in an owned task; a lost connection or timeout just drops the request,
-the core retries), inbound requests (``handle_request``, called by the node's listener),
-proposals and waits for their commitment, and the delivery of committed entries, in
-order, to ``on_commit``.  Does not own the listener or what the entries mean.
+the core retries), inbound requests (``handle_request``, called by the node's listener; a
+leader holds a Fetch that would bring the follower nothing new until there are new entries
+or a higher high watermark, up to ``FETCH_MAX_WAIT_MS``, as Kafka's delayed fetch does, so
+that a commit waits for no follower's polling), proposals and waits for their commitment, and the delivery of committed entries, in
+order, to ``on_commit`` (a snapshot the log starts with first, to ``on_snapshot``), and the
+snapshots it is asked to write.  Does not own the listener or what the entries mean.
 
 Kafka concept: ``KafkaRaftManager`` (the thread driving ``KafkaRaftClient.poll``) and
 ``RaftClient.Listener.handleCommit``.
@@ -15,6 +18,7 @@ Kafka concept: ``KafkaRaftManager`` (the thread driving ``KafkaRaftClient.poll``
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import random
 import time
@@ -30,7 +34,7 @@ from kafkette.controller.raft.leader_state import LeaderState
 from kafkette.controller.raft.quorum_state_store import FileQuorumStateStore
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.controller.raft.raft_wire import decode_payload, encode_payload, from_wire, to_wire
-from kafkette.controller.raft.replicated_log import LogEntry
+from kafkette.controller.raft.replicated_log import LogEntry, OffsetAndEpoch
 from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     Errors,
     KafkaConnectionError,
@@ -42,6 +46,7 @@ from kafkette.protocol.errors import (  # type: ignore[attr-defined]
 logger = logging.getLogger(__name__)
 
 STOP_TIMEOUT_S = 5.0
+FETCH_MAX_WAIT_MS = 500  # the longest a leader holds a fetch it has nothing new for (Kafka's max_wait_ms)
 
 
 def _monotonic_ms() -> int:
@@ -58,6 +63,9 @@ class RaftManager:
         cluster_id: sent in every quorum request.
         config: the quorum's timeouts.
         on_commit: called with each run of newly committed entries, in offset order.
+        on_snapshot: called with a snapshot's bytes when the entries to deliver next are in it
+            rather than in the log (the log starts with a snapshot, or one was fetched from the
+            leader): what follows on ``on_commit`` continues from its end offset.
         on_change: called (no arguments) after anything that may have changed the role, the
             leader or the high watermark (Kafka's ``RaftClient.Listener.handleLeaderChange``,
             widened); it must not block.
@@ -68,14 +76,18 @@ class RaftManager:
     def __init__(self, node_id: int, voters: Mapping[int, tuple[str, int]], metadata_log_dir: str, *,
                  cluster_id: str | None, config: RaftConfig | None = None,
                  on_commit: Callable[[list[LogEntry]], None] | None = None,
+                 on_snapshot: Callable[[bytes], None] | None = None,
                  on_change: Callable[[], None] | None = None,
                  rng: random.Random | None = None, clock_ms: Callable[[], int] = _monotonic_ms) -> None:
         self.node_id = node_id
         self.voters = dict(voters)
         self.directory = f"{metadata_log_dir}/{METADATA_TOPIC_PARTITION_DIR}"
         self.cluster_id = cluster_id
-        self.config = config or RaftConfig()
+        # this driver's leader holds fetches that bring nothing (see handle_request): a follower
+        # need not wait before asking again
+        self.config = dataclasses.replace(config or RaftConfig(), idle_fetch_backoff_ms=1)
         self._on_commit = on_commit
+        self._on_snapshot = on_snapshot
         self._on_change = on_change
         self._rng = rng or random.Random()
         self._clock_ms = clock_ms
@@ -86,6 +98,10 @@ class RaftManager:
         self._connections: dict[int, BrokerConnection] = {}
         self._requests: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
+        self._progress = asyncio.Event()
+        self._high_watermark_sent: dict[int, int] = {}
+        self._fetch_max_wait_ms = min(FETCH_MAX_WAIT_MS, self.config.fetch_timeout_ms // 4)
+        self._last_high_watermark = -1
         self._task: asyncio.Task[None] | None = None
         self._prefix = f"[RaftManager nodeId={node_id}]"
 
@@ -107,7 +123,9 @@ class RaftManager:
         self._task = loop.create_task(self._run(), name=f"raft-manager-{self.node_id}")
 
     async def stop(self) -> None:
-        """Stop polling, drop outbound requests, fail commit waiters, close connections and the log."""
+        """Stop polling, release held fetches, drop outbound requests, fail commit waiters, close
+        connections and the log."""
+        self._progress.set()
         tasks = {t for t in (self._task, *self._requests) if t is not None}
         for task in tasks:
             task.cancel()
@@ -144,6 +162,40 @@ class RaftManager:
     def log_end_offset(self) -> int:
         """The offset the next appended entry gets."""
         return self._core().log.end_offset()
+
+    @property
+    def delivered_offset(self) -> int:
+        """The end of what was delivered to ``on_snapshot`` / ``on_commit`` (offsets)."""
+        return self._delivered
+
+    def latest_snapshot(self) -> tuple[OffsetAndEpoch, bytes] | None:
+        """The latest snapshot's id and bytes, None when the log has none."""
+        assert self._log is not None
+        snapshot_id = self._log.latest_snapshot_id()
+        if snapshot_id is None:
+            return None
+        data = self._log.read_snapshot(snapshot_id)
+        assert data is not None
+        return snapshot_id, data
+
+    def create_snapshot(self, end_offset: int, data: bytes) -> OffsetAndEpoch:
+        """Store ``data``, the state after applying every entry below ``end_offset``, as a
+        snapshot and drop those entries from the log (KIP-630).
+
+        Raises:
+            ValueError: ``end_offset`` is beyond what was delivered or not above the log start offset.
+            OSError: the snapshot could not be written.
+        """
+        if end_offset > self._delivered:
+            raise ValueError(f"{self._prefix} snapshot end offset {end_offset} is beyond the delivered offset "
+                             f"{self._delivered}")
+        return self._core().create_snapshot(end_offset, data)
+
+    @property
+    def committed_start_offset(self) -> int:
+        """The log start offset: entries below it are in the latest snapshot."""
+        assert self._log is not None
+        return self._log.log_start_offset()
 
     def committed_entries(self) -> list[LogEntry]:
         """Every committed entry still in the log, in offset order (the ones already delivered
@@ -188,6 +240,7 @@ class RaftManager:
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._commit_waiters.append((last, waiter))
         self._wake.set()
+        self._signal_progress()
         try:
             await asyncio.wait_for(asyncio.shield(waiter), timeout_ms / 1000)
         except TimeoutError:
@@ -211,13 +264,38 @@ class RaftManager:
             raise error_class(Errors.INCONSISTENT_CLUSTER_ID)(
                 f"{self._prefix} a quorum request of cluster {theirs!r} reached cluster {self.cluster_id!r}")
         source, message = from_wire(request)
+        reply = self._answer(source, message)
+        if isinstance(reply, core.FetchResponse) and self._may_hold(source, reply):
+            # Kafka's delayed fetch: an empty answer waits (up to FETCH_MAX_WAIT_MS) for new
+            # entries or a higher high watermark, so a commit needs no polling follower
+            progress = self._progress
+            try:
+                await asyncio.wait_for(progress.wait(), self._fetch_max_wait_ms / 1000)
+            except TimeoutError:
+                pass
+            reply = self._answer(source, message)
+        if isinstance(reply, core.FetchResponse):
+            self._high_watermark_sent[source] = reply.high_watermark
+        return to_wire(reply, self.cluster_id)
+
+    def _answer(self, source: int, message: Any) -> Any:
         outs = self._core().handle(source, message, self._clock_ms())
         self._after_change()
-        replies = [out.message for out in outs if out.destination == source]
         for out in outs:
             if out.destination != source:
                 self._send(out)
-        return to_wire(replies[0], self.cluster_id)
+        return next(out.message for out in outs if out.destination == source)
+
+    def _may_hold(self, source: int, reply: core.FetchResponse) -> bool:
+        """True for a leader's answer that brings the follower nothing new."""
+        return (reply.error_code == Errors.NONE and not reply.entries and reply.diverging_epoch is None
+                and reply.snapshot_id is None and self._core().is_leader()
+                and reply.high_watermark <= self._high_watermark_sent.get(source, -1))
+
+    def _signal_progress(self) -> None:
+        """Release the held fetches: there are new entries or a higher high watermark."""
+        self._progress.set()
+        self._progress = asyncio.Event()
 
     # ------------------------------------------------------------------ the loop
 
@@ -242,6 +320,16 @@ class RaftManager:
         client = self._core()
         assert self._log is not None
         high_watermark = client.high_watermark
+        if high_watermark != self._last_high_watermark:
+            self._last_high_watermark = high_watermark
+            self._signal_progress()
+        start = self._log.log_start_offset()
+        if start > self._delivered:
+            snapshot = self.latest_snapshot()
+            assert snapshot is not None and snapshot[0].offset == start
+            self._delivered = start
+            if self._on_snapshot is not None:
+                self._on_snapshot(snapshot[1])
         if high_watermark > self._delivered:
             entries = self._log.read(self._delivered, high_watermark - self._delivered)
             self._delivered = high_watermark

@@ -1,15 +1,17 @@
 """QuorumController on a single voter: it elects itself, becomes the active controller in the
 Raft epoch, answers DescribeQuorum from the Raft state, and a restarted voter replays the
-committed records before it acts; NOT_CONTROLLER before it is active and after it stops."""
+committed records before it acts; NOT_CONTROLLER before it is active and after it stops; a
+snapshot every configured number of bytes, and a restart that loads it and then the log."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 
-from controller_fakes import make_config, registration
+from controller_fakes import make_config, register_live_brokers, registration
 
 from kafkette.controller.quorum_controller import QuorumController
+from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
 from kafkette.protocol.apis.raft import (
     DescribeQuorumPartitionRequest,
@@ -24,9 +26,9 @@ def _describe(topic: str = "__cluster_metadata", partition: int = 0) -> Describe
         topic_name=topic, partitions=[DescribeQuorumPartitionRequest(partition_index=partition)])])
 
 
-async def _active(tmp_path) -> QuorumController:
+async def _active(tmp_path, raft_config: RaftConfig | None = None) -> QuorumController:
     node = QuorumController(make_config(), voters={1: ("127.0.0.1", 9001)}, metadata_log_dir=str(tmp_path),
-                            rng=random.Random(3))
+                            raft_config=raft_config, rng=random.Random(3))
     await node.start()
     for _ in range(500):
         if node.is_active:
@@ -84,3 +86,32 @@ async def test_requests_before_activation_and_after_stop_answer_not_controller(t
         assert described.error_code == Errors.NOT_LEADER_OR_FOLLOWER and described.leader_id == -1
     finally:
         await node.stop()
+
+
+async def test_snapshots_every_configured_bytes_and_a_restart_loads_the_snapshot_then_the_log(tmp_path):
+    small = RaftConfig(metadata_log_max_record_bytes_between_snapshots=400)
+    node = await _active(tmp_path, small)
+    try:
+        await register_live_brokers(node, 1, 2)
+        for n in range(12):
+            answer = await node.create_topics(CreateTopicsRequest(topics=[
+                CreatableTopic(name=f"topic-{n}", num_partitions=2, replication_factor=2)], timeout_ms=0))
+            assert answer.topics[0].error_code == Errors.NONE, answer
+        assert node.raft.committed_start_offset > 0, "no snapshot was written"
+        before = {name: node.image.topics[name].topic_id for name in node.image.topics}
+        assert set(before) == {f"topic-{n}" for n in range(12)}
+    finally:
+        await node.stop()
+    directory = tmp_path / "__cluster_metadata-0"
+    assert len(list(directory.glob("*.checkpoint"))) == 1
+    assert not (directory / "00000000000000000000.log").exists()
+
+    again = await _active(tmp_path, small)
+    try:
+        controller = again.active_controller
+        assert controller is not None
+        assert {name: t.topic_id for name, t in controller.context.topics.items()} == before
+        assert {name: t.topic_id for name, t in again.image.topics.items()} == before
+        assert sorted(controller.context.live_broker_ids()) == [1, 2]
+    finally:
+        await again.stop()
