@@ -158,6 +158,6 @@ class MetadataCache:
         return MetadataResponse(
             brokers=brokers,
             cluster_id=self.cluster_id,
-            controller_id=self.controller_id,
+            controller_id=self.controller_id if self.controller_id in self.live_brokers else self.broker_id,
             topics=out,
         )

@@ -28,6 +28,7 @@ from kafkette.protocol.schema import Struct
 logger = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_MS = 5000
+CONTROLLER_CHANNEL_CLIENT_SUFFIX = "-to-controller"  # marks the requests of this channel
 
 
 def is_not_controller(response: Any) -> bool:
@@ -58,7 +59,7 @@ class NodeToControllerChannelManager:
         self._order = list(self.voters)
         self._guess = self._order[0]
         self.controller_hint = controller_hint
-        self._client_id = f"broker-{config.node_id}-to-controller"
+        self._client_id = f"broker-{config.node_id}{CONTROLLER_CHANNEL_CLIENT_SUFFIX}"
         self._timeout_ms = config.request_timeout_ms
         self._connections: dict[int, BrokerConnection] = {}
         self._connect_lock = asyncio.Lock()

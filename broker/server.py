@@ -36,11 +36,11 @@ from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
 from kafkette.broker.producer_id_manager import ProducerIdManager
 from kafkette.broker.replica_manager import ReplicaManager
-from kafkette.broker.socket_server import SocketServer
 from kafkette.client.process_tuning import tune_process_memory
 from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.raft.raft_config import RaftConfig
+from kafkette.protocol.socket_server import SocketServer
 
 logger = logging.getLogger(__name__)
 
@@ -149,7 +149,8 @@ class KafkaServer:
         )
         apis = KafkaApis(ApisContext(self.config, self.replica_manager, self.metadata_cache, self.controller,
                                      self.producer_id_manager, dynamic_config=self.dynamic_config,
-                                     auto_topic_creation_manager=self.auto_topic_creation_manager))
+                                     auto_topic_creation_manager=self.auto_topic_creation_manager,
+                                     controller_channel=self.controller_channel))
         host, port = self.config.listener
         self.socket_server = SocketServer(
             host, port, apis.handle, max_request_bytes=self.config.socket_request_max_bytes,

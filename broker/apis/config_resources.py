@@ -68,7 +68,7 @@ async def answer_config_resources(
     resources: Sequence[ResourceT],
     result_type: Callable[..., ResultT],
     answer_broker: Callable[[ResourceT], ResultT],
-    forward_topics: Callable[[list[ResourceT]], Awaitable[Sequence[ResultT]]] | None,
+    forward_topics: Callable[[list[ResourceT]], Awaitable[Sequence[ResultT] | None]],
 ) -> list[ResultT]:
     """Answer every resource, BROKER ones here and TOPIC ones at the controller, in request order.
 
@@ -77,9 +77,9 @@ async def answer_config_resources(
         result_type: the response's per-resource class, built with ``error_code``,
             ``error_message``, ``resource_type`` and ``resource_name`` for the errors made here.
         answer_broker: answers one BROKER resource at this broker.
-        forward_topics: sends all TOPIC resources in one request to the controller and
-            returns its per-resource results; None when this broker is not the controller
-            (each TOPIC resource then gets NOT_CONTROLLER).
+        forward_topics: sends all TOPIC resources in one request to the active controller and
+            returns its per-resource results, or None when no controller could answer (each
+            TOPIC resource then gets NOT_CONTROLLER).
 
     Returns:
         One result per resource, in request order: an unsupported type is INVALID_REQUEST,
@@ -103,15 +103,13 @@ async def answer_config_resources(
                 error_message=f"Unsupported resource type {resource.resource_type} (TOPIC=2, BROKER=4)",
             ))
     if topic_resources:
-        by_key: dict[tuple[int, str], ResultT] = {}
-        if forward_topics is not None:
-            answered = await forward_topics([r for _, r in topic_resources])
-            by_key = {(r.resource_type, r.resource_name): r for r in answered}
+        answered = await forward_topics([r for _, r in topic_resources])
+        by_key = {(r.resource_type, r.resource_name): r for r in answered or ()}
         for index, resource in topic_resources:
             found = by_key.get((resource.resource_type, resource.resource_name))
             if found is None:
-                code = Errors.NOT_CONTROLLER if forward_topics is None else Errors.UNKNOWN_SERVER_ERROR
-                message = NOT_CONTROLLER_MESSAGE if forward_topics is None else "The controller gave no result"
+                code = Errors.NOT_CONTROLLER if answered is None else Errors.UNKNOWN_SERVER_ERROR
+                message = NOT_CONTROLLER_MESSAGE if answered is None else "The controller gave no result"
                 found = result_type(error_code=code, error_message=message,
                                     resource_type=resource.resource_type,
                                     resource_name=resource.resource_name)

@@ -40,6 +40,11 @@ from kafkette.protocol.apis.raft import DescribeQuorumRequest, DescribeQuorumRes
 class ControllerEndpoint(Protocol):
     """The controller's request surface; each method answers errors in its response."""
 
+    @property
+    def is_active(self) -> bool:
+        """True while this node's controller is the active one."""
+        ...
+
     async def create_topics(self, request: CreateTopicsRequest) -> CreateTopicsResponse: ...
 
     async def delete_topics(self, request: DeleteTopicsRequest) -> DeleteTopicsResponse: ...

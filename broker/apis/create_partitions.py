@@ -1,4 +1,4 @@
-"""CreatePartitions handler: forwarded to the controller when this broker runs it.
+"""CreatePartitions handler: answered by the active controller, here or forwarded to it (KIP-590).
 
 Kafka concept: ``handleCreatePartitionsRequest`` (seed 001, adding partitions).
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kafkette.broker.apis.controller_forwarding import at_controller
 from kafkette.protocol.apis.create_partitions import (
     CreatePartitionsRequest,
     CreatePartitionsResponse,
@@ -21,11 +22,13 @@ if TYPE_CHECKING:
 
 async def handle(ctx: ApisContext, header: RequestHeader,
                  request: CreatePartitionsRequest) -> CreatePartitionsResponse:
-    """Let the controller add the partitions, or answer NOT_CONTROLLER."""
-    if ctx.controller is None:
+    """Let the active controller add the partitions (forwarded, KIP-590), or answer NOT_CONTROLLER."""
+    response = await at_controller(ctx, header, request, lambda c: c.create_partitions(request),
+                                   max(request.timeout_ms, 0))
+    if response is None:
         return CreatePartitionsResponse(results=[
             CreatePartitionsTopicResult(name=t.name, error_code=Errors.NOT_CONTROLLER,
                                         error_message="This is not the correct controller for this cluster.")
             for t in request.topics
         ])
-    return await ctx.controller.create_partitions(request)
+    return response

@@ -1,13 +1,14 @@
-"""CreateTopics handler: forwarded to the controller when this broker runs it.
+"""CreateTopics handler: answered by the active controller, here or forwarded to it (KIP-590).
 
-Any other broker answers NOT_CONTROLLER per topic so the client retries at the
-controller named in Metadata (seed 002).  Kafka concept: ``handleCreateTopicsRequest``.
+When no controller can answer (an election is going on) every topic gets NOT_CONTROLLER
+and the client retries (seed 002).  Kafka concept: ``handleCreateTopicsRequest``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kafkette.broker.apis.controller_forwarding import at_controller
 from kafkette.protocol.apis.create_topics import (
     CreatableTopicResult,
     CreateTopicsRequest,
@@ -21,8 +22,10 @@ if TYPE_CHECKING:
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: CreateTopicsRequest) -> CreateTopicsResponse:
-    """Let the controller create the topics, or answer NOT_CONTROLLER."""
-    if ctx.controller is None:
+    """Let the active controller create the topics (forwarded, KIP-590), or answer NOT_CONTROLLER."""
+    response = await at_controller(ctx, header, request, lambda c: c.create_topics(request),
+                                   max(request.timeout_ms, 0))
+    if response is None:
         return CreateTopicsResponse(
             topics=[
                 CreatableTopicResult(name=t.name, error_code=Errors.NOT_CONTROLLER,
@@ -30,4 +33,4 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: CreateTopicsR
                 for t in request.topics
             ]
         )
-    return await ctx.controller.create_topics(request)
+    return response

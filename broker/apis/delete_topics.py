@@ -1,13 +1,13 @@
-"""DeleteTopics handler: forwarded to the controller when this broker runs it.
+"""DeleteTopics handler: answered by the active controller, here or forwarded to it (KIP-590).
 
-Any other broker answers NOT_CONTROLLER per topic so the client retries at the
-controller.  Kafka concept: ``handleDeleteTopicsRequest`` (seed 001).
+When no controller can answer every topic gets NOT_CONTROLLER and the client retries.  Kafka concept: ``handleDeleteTopicsRequest`` (seed 001).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kafkette.broker.apis.controller_forwarding import at_controller
 from kafkette.protocol.apis.delete_topics import (
     DeletableTopicResult,
     DeleteTopicsRequest,
@@ -21,11 +21,13 @@ if TYPE_CHECKING:
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
-    """Let the controller delete the topics, or answer NOT_CONTROLLER."""
-    if ctx.controller is None:
+    """Let the active controller delete the topics (forwarded, KIP-590), or answer NOT_CONTROLLER."""
+    response = await at_controller(ctx, header, request, lambda c: c.delete_topics(request),
+                                   max(request.timeout_ms, 0))
+    if response is None:
         return DeleteTopicsResponse(responses=[
             DeletableTopicResult(name=name, error_code=Errors.NOT_CONTROLLER,
                                  error_message="This is not the correct controller for this cluster.")
             for name in request.topic_names
         ])
-    return await ctx.controller.delete_topics(request)
+    return response

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafkette.broker.apis.config_resources import answer_config_resources, broker_resource_error
+from kafkette.broker.apis.controller_forwarding import at_controller
 from kafkette.protocol.apis.configs import (
     RESOURCE_BROKER,
     DescribeConfigsRequest,
@@ -39,14 +40,13 @@ def _describe_broker(ctx: ApisContext, resource: DescribeConfigsResource) -> Des
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
     """Describe each resource; one result per requested resource, in request order."""
-    controller = ctx.controller
-
-    async def forward_topics(resources: list[DescribeConfigsResource]) -> list[DescribeConfigsResult]:
+    async def forward_topics(resources: list[DescribeConfigsResource]) -> list[DescribeConfigsResult] | None:
         forwarded = DescribeConfigsRequest(resources=resources, include_synonyms=request.include_synonyms)
-        return (await controller.describe_configs(forwarded)).results
+        response = await at_controller(ctx, header, forwarded, lambda c: c.describe_configs(forwarded),
+                                       ctx.config.request_timeout_ms)
+        return None if response is None else response.results
 
     results = await answer_config_resources(
-        request.resources, DescribeConfigsResult, lambda resource: _describe_broker(ctx, resource),
-        forward_topics if controller is not None else None,
+        request.resources, DescribeConfigsResult, lambda resource: _describe_broker(ctx, resource), forward_topics,
     )
     return DescribeConfigsResponse(results=results)

@@ -1,7 +1,7 @@
-"""ElectLeaders handler: forwarded to the controller when this broker runs it.
+"""ElectLeaders handler: answered by the active controller, here or forwarded to it (KIP-590).
 
-Any other broker answers NOT_CONTROLLER (top level, and for every partition named)
-so the client retries at the controller.  Kafka concept:
+When no controller can answer: NOT_CONTROLLER (top level, and for every partition named),
+and the client retries.  Kafka concept:
 ``KafkaApis.handleElectLeaders`` (KIP-460).
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
+from kafkette.broker.apis.controller_forwarding import at_controller
 from kafkette.protocol.apis.elect_leaders import (
     ElectLeadersPartitionResult,
     ElectLeadersReplicaElectionResult,
@@ -24,8 +25,10 @@ if TYPE_CHECKING:
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: ElectLeadersRequest) -> ElectLeadersResponse:
-    """Let the controller elect leaders, or answer NOT_CONTROLLER."""
-    if ctx.controller is None:
+    """Let the active controller elect leaders (forwarded, KIP-590), or answer NOT_CONTROLLER."""
+    response = await at_controller(ctx, header, request, lambda c: c.elect_leaders(request),
+                                   max(request.timeout_ms, 0))
+    if response is None:
         return ElectLeadersResponse(
             error_code=Errors.NOT_CONTROLLER,
             replica_election_results=[
@@ -37,4 +40,4 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ElectLeadersR
                 for t in request.topic_partitions or []
             ],
         )
-    return await ctx.controller.elect_leaders(request)
+    return response

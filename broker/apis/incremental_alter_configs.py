@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafkette.broker.apis.config_resources import answer_config_resources, broker_resource_error
+from kafkette.broker.apis.controller_forwarding import at_controller
 from kafkette.protocol.apis.configs import (
     RESOURCE_BROKER,
     AlterConfigsResource,
@@ -43,15 +44,14 @@ def _alter_broker(ctx: ApisContext, resource: AlterConfigsResource, validate_onl
 async def handle(ctx: ApisContext, header: RequestHeader,
                  request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
     """Alter each resource; one response per requested resource, in request order."""
-    controller = ctx.controller
-
-    async def forward_topics(resources: list[AlterConfigsResource]) -> list[AlterConfigsResourceResponse]:
+    async def forward_topics(resources: list[AlterConfigsResource]) -> list[AlterConfigsResourceResponse] | None:
         forwarded = IncrementalAlterConfigsRequest(resources=resources, validate_only=request.validate_only)
-        return (await controller.incremental_alter_configs(forwarded)).responses
+        response = await at_controller(ctx, header, forwarded, lambda c: c.incremental_alter_configs(forwarded),
+                                       ctx.config.request_timeout_ms)
+        return None if response is None else response.responses
 
     responses = await answer_config_resources(
         request.resources, AlterConfigsResourceResponse,
-        lambda resource: _alter_broker(ctx, resource, request.validate_only),
-        forward_topics if controller is not None else None,
+        lambda resource: _alter_broker(ctx, resource, request.validate_only), forward_topics,
     )
     return IncrementalAlterConfigsResponse(responses=responses)

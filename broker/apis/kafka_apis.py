@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
     from kafkette.broker.config import KafkaConfig
     from kafkette.broker.metadata_cache import MetadataCache
+    from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
     from kafkette.broker.producer_id_manager import ProducerIdManager
     from kafkette.broker.replica_manager import ReplicaManager
 
@@ -60,10 +61,12 @@ if TYPE_CHECKING:
 @dataclass
 class ApisContext:
     """What request handlers may touch: config, replicas, metadata, and the controller
-    when this broker runs it (None otherwise: controller APIs answer NOT_CONTROLLER).
+    when this broker runs it (None otherwise).
 
     ``dynamic_config`` holds the run-time broker configs (a fresh one over ``config``
-    when not given); ``auto_topic_creation_manager`` None disables auto-creation."""
+    when not given); ``auto_topic_creation_manager`` None disables auto-creation;
+    ``controller_channel`` forwards controller requests to the active controller (KIP-590;
+    None: this node answers NOT_CONTROLLER unless it is the active controller)."""
 
     config: KafkaConfig
     replica_manager: ReplicaManager
@@ -72,6 +75,7 @@ class ApisContext:
     producer_id_manager: ProducerIdManager
     dynamic_config: DynamicBrokerConfig = field(default=None)  # type: ignore[assignment]
     auto_topic_creation_manager: AutoTopicCreationManager | None = None
+    controller_channel: NodeToControllerChannelManager | None = None
 
     def __post_init__(self) -> None:
         if self.dynamic_config is None:

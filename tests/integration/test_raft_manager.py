@@ -9,7 +9,6 @@ import random
 
 import pytest
 
-from kafkette.broker.socket_server import SocketServer
 from kafkette.client.connection import BrokerConnection
 from kafkette.client.local_cluster import free_ports
 from kafkette.controller.metadata_records import RegisterBrokerRecord, TopicRecord
@@ -19,6 +18,7 @@ from kafkette.controller.raft.raft_manager import RaftManager
 from kafkette.controller.raft.raft_messages import VoteRequest
 from kafkette.controller.raft.raft_wire import to_wire
 from kafkette.protocol.errors import Errors, NotLeaderOrFollowerError
+from kafkette.protocol.socket_server import SocketServer
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -48,6 +48,10 @@ async def test_a_topic_the_controller_left_unanswered_is_unknown_server_error():
 
 
 async def test_topics_without_a_controller_are_not_controller_with_kafkas_message():
-    results = await answer_config_resources([resource(RESOURCE_TOPIC, "a")], DescribeConfigsResult, answer_here, None)
+    async def no_controller(resources):
+        return None
+
+    results = await answer_config_resources([resource(RESOURCE_TOPIC, "a")], DescribeConfigsResult, answer_here,
+                                            no_controller)
 
     assert [(r.error_code, r.error_message) for r in results] == [(Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE)]

@@ -3,6 +3,7 @@ controller channel, and the ControlledShutdown / ElectLeaders forwarding handler
 
 from __future__ import annotations
 
+import pytest
 from lifecycle_fakes import FakeControllerChannel, apis_context, make_config, running_replica_manager
 
 from kafkette.broker.apis import controlled_shutdown as controlled_shutdown_api
@@ -130,7 +131,8 @@ async def test_an_unregistered_broker_skips_controlled_shutdown(tmp_path):
 
 
 class FakeController:
-    def __init__(self) -> None:
+    def __init__(self, is_active: bool = True) -> None:
+        self.is_active = is_active
         self.requests: list[object] = []
 
     async def controlled_shutdown(self, request: ControlledShutdownRequest) -> ControlledShutdownResponse:
@@ -167,3 +169,34 @@ async def test_controller_apis_answer_not_controller_on_other_brokers(tmp_path):
         results = elected.replica_election_results[0].partition_result
         assert [(r.partition_id, r.error_code) for r in results] == [(0, Errors.NOT_CONTROLLER),
                                                                      (1, Errors.NOT_CONTROLLER)]
+
+
+class ForwardingChannel:
+    """A controller channel that answers ElectLeaders as the active controller elsewhere would."""
+
+    def __init__(self) -> None:
+        self.requests: list[object] = []
+
+    async def send(self, request, timeout_ms=None):
+        self.requests.append(request)
+        return ElectLeadersResponse(error_code=Errors.NONE)
+
+
+@pytest.mark.parametrize("local", ["none", "standby"])
+async def test_controller_requests_are_forwarded_to_the_active_controller_once(tmp_path, local):
+    async with running_replica_manager(make_config(tmp_path)) as manager:
+        standby = FakeController(is_active=False) if local == "standby" else None
+        channel = ForwardingChannel()
+        ctx = apis_context(manager, controller=standby)
+        ctx.controller_channel = channel  # type: ignore[assignment]
+
+        forwarded = await elect_leaders_api.handle(ctx, HEADER, ElectLeadersRequest(topic_partitions=None))
+        assert forwarded.error_code == Errors.NONE and len(channel.requests) == 1
+
+        hop = RequestHeader(api_key=43, api_version=0, correlation_id=2, client_id="broker-3-to-controller")
+        again = await elect_leaders_api.handle(ctx, hop, ElectLeadersRequest(topic_partitions=None))
+        assert len(channel.requests) == 1, "a forwarded request was forwarded again"
+        if standby is None:
+            assert again.error_code == Errors.NOT_CONTROLLER
+        else:
+            assert standby.requests  # the standby answered it itself (its answer is NOT_CONTROLLER)

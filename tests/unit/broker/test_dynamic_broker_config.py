@@ -56,6 +56,8 @@ def describe(*resources: tuple[int, str], keys: list[str] | None = None) -> Desc
 class FakeConfigController:
     """Answers TOPIC resources as the controller would, recording what it was sent."""
 
+    is_active = True
+
     def __init__(self) -> None:
         self.describe_requests: list[DescribeConfigsRequest] = []
         self.alter_requests: list[IncrementalAlterConfigsRequest] = []

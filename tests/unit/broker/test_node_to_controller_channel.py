@@ -9,10 +9,10 @@ import pytest
 
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
-from kafkette.broker.socket_server import SocketServer
 from kafkette.client.local_cluster import free_ports
 from kafkette.protocol.apis.broker_registration import BrokerHeartbeatRequest, BrokerHeartbeatResponse
 from kafkette.protocol.errors import Errors, KafkaConnectionError
+from kafkette.protocol.socket_server import SocketServer
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -1,4 +1,4 @@
-"""The broker's TCP listener and per-connection request processing.
+"""A node's TCP listener and per-connection request processing (brokers and controllers alike).
 
 Owns: the asyncio server, one ``Connection`` per client socket (a reader loop and a
 writer loop), and the guarantee that responses on a connection leave in request
