@@ -39,6 +39,7 @@ from kafkette.broker.replica_manager import ReplicaManager
 from kafkette.client.process_tuning import tune_process_memory
 from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
 from kafkette.controller.controller_config import ControllerConfig
+from kafkette.controller.controller_server import ControllerServer
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.protocol.socket_server import SocketServer
 
@@ -219,17 +220,27 @@ def configure_logging(node_id: int | str) -> None:
     logging.getLogger("state.change.logger").addHandler(handler)
 
 
+def controller_server(config: KafkaConfig) -> ControllerServer:
+    """A controller-only node (``process.roles=controller``): a voter and its listener, no broker."""
+    return ControllerServer(
+        controller_config(config), voters=config.quorum_voters, metadata_log_dir=config.log_dirs[0],
+        raft_config=raft_config(config), listener=config.listener,
+        max_request_bytes=config.socket_request_max_bytes, max_queued_requests=config.queued_max_requests,
+    )
+
+
 class FatalFaultError(RuntimeError):
     """The node stopped on a fault it cannot run with (the message names it)."""
 
 
 async def serve(config: KafkaConfig) -> None:
-    """Run a broker until SIGTERM or SIGINT (or a fatal fault), then shut it down cleanly.
+    """Run a node (a broker, with or without the controller role, or a controller-only node) until
+    SIGTERM or SIGINT (or a fatal fault), then shut it down cleanly.
 
     Raises:
         FatalFaultError: the node stopped on a fatal fault.
     """
-    server = KafkaServer(config)
+    server = KafkaServer(config) if config.is_broker else controller_server(config)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, server.shutdown_requested.set)

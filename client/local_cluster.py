@@ -9,7 +9,8 @@ Metadata requests), so it works from sync fixtures and from inside async tests.
 
 Nodes 1..k (k = ``controllers``, by default 3, or every node of a smaller cluster) are the
 voters of the metadata quorum (``process.roles=broker,controller``; their Raft leader is the
-active controller); the others are ``broker`` only.  Does not own
+active controller); the others are ``broker`` only.  With ``isolated_controllers`` the
+voters are k more nodes, 3001..300k, with ``process.roles=controller`` (``controller-<id>/``).  Does not own
 any broker logic.  Kafka concept: the test harness of Kafka's ``KafkaClusterTestKit``.
 """
 
@@ -34,6 +35,7 @@ from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_r
 logger = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
+ISOLATED_CONTROLLER_BASE_ID = 3000  # controller-only nodes are 3001, 3002, ... (as Kafka's KafkaClusterTestKit)
 DEFAULT_CONTROLLERS = 3  # voters of the metadata quorum: any one may fail
 _correlation_ids = itertools.count(1)
 
@@ -105,6 +107,9 @@ class LocalCluster:
         controllers: how many of the nodes (the first ones) are voters of the metadata
             quorum, with ``process.roles=broker,controller``; default 3, or all of a smaller
             cluster.  A quorum of 2k+1 voters keeps working with k of them down.
+        isolated_controllers: make the voters ``controllers`` more nodes (ids 3001, 3002, ...)
+            with ``process.roles=controller`` (Kafka's isolated mode: no broker runs there;
+            ``bootstrap_servers`` lists the brokers only); at most 9.
 
     Raises:
         ValueError, TypeError: a bad argument (named in the message).
@@ -115,12 +120,13 @@ class LocalCluster:
     def __init__(self, num_brokers: int = 3, data_dir: str | os.PathLike[str] = "kafkette-data",
                  base_port: int | None = None, broker_configs: Mapping[str, Any] | None = None,
                  startup_timeout_s: float = 60, racks: Sequence[str | None] | None = None,
-                 detached: bool = False, controllers: int | None = None) -> None:
+                 detached: bool = False, controllers: int | None = None,
+                 isolated_controllers: bool = False) -> None:
         if type(num_brokers) is not int or num_brokers < 1:
             raise ValueError("num_brokers must be an int >= 1")
         if controllers is None:
             controllers = min(DEFAULT_CONTROLLERS, num_brokers)
-        if type(controllers) is not int or not 1 <= controllers <= num_brokers:
+        if type(controllers) is not int or not 1 <= controllers <= (9 if isolated_controllers else num_brokers):
             raise ValueError(f"controllers must be an int from 1 to the number of brokers ({num_brokers}), "
                              f"got {controllers!r}")
         if racks is not None:
@@ -130,16 +136,22 @@ class LocalCluster:
                 raise ValueError(f"racks names {len(racks)} racks for {num_brokers} brokers; give one per broker")
             if any(r is not None and (not isinstance(r, str) or not r.strip()) for r in racks):
                 raise ValueError("each rack must be a non-empty string or None")
-        if base_port is not None and not 0 < base_port <= 65535 - num_brokers:
+        if base_port is not None and not 0 < base_port <= 65535 - num_brokers - 9:
             raise ValueError(f"base_port {base_port} leaves no room for {num_brokers} ports")
         self.num_brokers = num_brokers
         self.data_dir = Path(data_dir).resolve()
         self.broker_ids = list(range(1, num_brokers + 1))
-        self.voter_ids = self.broker_ids[:controllers]
-        self._ports = list(range(base_port, base_port + num_brokers)) if base_port else free_ports(num_brokers)
-        self.ports = dict(zip(self.broker_ids, self._ports, strict=True))
+        self.isolated_controllers = isolated_controllers
+        self.voter_ids = ([ISOLATED_CONTROLLER_BASE_ID + i for i in range(1, controllers + 1)] if isolated_controllers
+                          else self.broker_ids[:controllers])
+        self.node_ids = self.broker_ids + (self.voter_ids if isolated_controllers else [])
+        count = len(self.node_ids)
+        self._ports = list(range(base_port, base_port + count)) if base_port else free_ports(count)
+        self.ports = dict(zip(self.node_ids, self._ports, strict=True))
         self._broker_configs = dict(broker_configs or {})
+        self.node_configs: dict[int, dict[str, Any]] = {}  # per node, over broker_configs, at its next start
         self.racks: dict[int, str | None] = dict(zip(self.broker_ids, racks or [None] * num_brokers, strict=True))
+        self.racks.update({v: None for v in self.voter_ids if v not in self.racks})
         self.startup_timeout_s = startup_timeout_s
         self.detached = detached
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
@@ -152,8 +164,10 @@ class LocalCluster:
         return ",".join(f"{HOST}:{self.ports[b]}" for b in self.broker_ids)
 
     def broker_dir(self, broker_id: int) -> Path:
+        """``<data_dir>/broker-<id>`` (``controller-<id>`` for a controller-only node)."""
         self._check_id(broker_id)
-        return self.data_dir / f"broker-{broker_id}"
+        kind = "broker" if broker_id in self.broker_ids else "controller"
+        return self.data_dir / f"{kind}-{broker_id}"
 
     def config_path(self, broker_id: int) -> Path:
         return self.broker_dir(broker_id) / "server.properties"
@@ -163,13 +177,14 @@ class LocalCluster:
 
     def _check_id(self, broker_id: int) -> None:
         if broker_id not in self.ports:
-            raise ValueError(f"unknown broker id {broker_id}; this cluster has {self.broker_ids}")
+            raise ValueError(f"unknown node id {broker_id}; this cluster has {self.node_ids}")
 
     def broker_properties(self, broker_id: int) -> dict[str, str]:
         """The ``server.properties`` entries of ``broker_id`` (overrides applied)."""
         props: dict[str, Any] = {
             "node.id": broker_id,
-            "process.roles": "broker,controller" if broker_id in self.voter_ids else "broker",
+            "process.roles": ("controller" if broker_id not in self.broker_ids
+                              else "broker,controller" if broker_id in self.voter_ids else "broker"),
             "listeners": f"PLAINTEXT://{HOST}:{self.ports[broker_id]}",
             "log.dirs": str(self.broker_dir(broker_id) / "logs"),
             "controller.quorum.voters": ",".join(f"{v}@{HOST}:{self.ports[v]}" for v in self.voter_ids),
@@ -178,6 +193,7 @@ class LocalCluster:
             props["broker.rack"] = self.racks[broker_id]
         props.update(LOCAL_CLUSTER_DEFAULTS)
         props.update(self._broker_configs)
+        props.update(self.node_configs.get(broker_id, {}))
         return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in props.items()}
 
     def _write_config(self, broker_id: int) -> Path:
@@ -195,11 +211,13 @@ class LocalCluster:
             LocalClusterError: a broker exited or the cluster was not ready in time.
         """
         try:
-            for broker_id in self.broker_ids:
-                self._spawn(broker_id)
+            for node_id in self.node_ids:
+                self._spawn(node_id)
             deadline = time.monotonic() + self.startup_timeout_s
             for broker_id in self.broker_ids:
                 self._wait_registered(broker_id, deadline)
+            for node_id in self.node_ids:
+                self._check_alive(node_id)
         except BaseException:
             self.stop()
             raise
@@ -238,7 +256,7 @@ class LocalCluster:
 
     def pids(self) -> dict[int, int]:
         """``{node id: process id}`` of the running brokers."""
-        return {b: pid for b in self.broker_ids if (pid := self.pid(b)) is not None}
+        return {b: pid for b in self.node_ids if (pid := self.pid(b)) is not None}
 
     def is_running(self, broker_id: int) -> bool:
         return self.pid(broker_id) is not None
@@ -269,7 +287,10 @@ class LocalCluster:
         """
         self._check_id(broker_id)
         self._spawn(broker_id)
-        self.wait_for_broker(broker_id)
+        if broker_id in self.broker_ids:
+            self.wait_for_broker(broker_id)
+        else:
+            self._wait_listening(broker_id, time.monotonic() + self.startup_timeout_s)
 
     def wait_for_broker(self, broker_id: int, timeout_s: float | None = None) -> None:
         """Wait until ``broker_id`` answers Metadata listing itself and every other running
@@ -282,17 +303,35 @@ class LocalCluster:
         deadline = time.monotonic() + (self.startup_timeout_s if timeout_s is None else timeout_s)
         self._wait_registered(broker_id, deadline)
 
+    def _check_alive(self, node_id: int) -> None:
+        """Raise ``LocalClusterError`` (with its last error line and log tail) when the node exited."""
+        proc = self._procs.get(node_id)
+        if proc is None or proc.poll() is not None:
+            code = None if proc is None else proc.returncode
+            reason = self._last_error_line(node_id)
+            kind = "broker" if node_id in self.broker_ids else "controller"
+            raise LocalClusterError(f"{kind} {node_id} exited with code {code}{': ' + reason if reason else ''}"
+                                    f"\n{self._log_tails([node_id])}")
+
+    def _wait_listening(self, node_id: int, deadline: float) -> None:
+        """Wait until a controller-only node accepts connections."""
+        while True:
+            self._check_alive(node_id)
+            try:
+                socket.create_connection((HOST, self.ports[node_id]), timeout=1).close()
+                return
+            except OSError as exc:
+                if time.monotonic() >= deadline:
+                    raise LocalClusterError(f"controller {node_id} not listening after {self.startup_timeout_s:.0f} s "
+                                            f"({exc})\n{self._log_tails([node_id])}") from None
+            time.sleep(0.05)
+
     def _wait_registered(self, broker_id: int, deadline: float) -> None:
         expected_self = {b for b in self.broker_ids if self.is_running(b)} | {broker_id}
         pause = 0.05
         last_problem = "no answer yet"
         while True:
-            proc = self._procs.get(broker_id)
-            if proc is None or proc.poll() is not None:
-                code = None if proc is None else proc.returncode
-                reason = self._last_error_line(broker_id)
-                raise LocalClusterError(f"broker {broker_id} exited with code {code}{': ' + reason if reason else ''}"
-                                        f"\n{self._log_tails([broker_id])}")
+            self._check_alive(broker_id)
             problem = self._registration_problem(broker_id, expected_self)
             if problem is None:
                 return
@@ -300,7 +339,7 @@ class LocalCluster:
             if time.monotonic() >= deadline:
                 raise LocalClusterError(
                     f"broker {broker_id} not registered after {self.startup_timeout_s:.0f} s ({last_problem})\n"
-                    f"{self._log_tails(self.broker_ids)}"
+                    f"{self._log_tails(self.node_ids)}"
                 )
             time.sleep(pause)
             pause = min(pause * 2, 0.5)

@@ -82,6 +82,10 @@ def _monotonic_ms() -> int:
 ACTIVATION_RETRY_BACKOFF_S = 0.1
 
 
+class VoterSetMismatchError(RuntimeError):
+    """Voters disagree on ``controller.quorum.voters`` (Kafka's INCONSISTENT_VOTER_SET)."""
+
+
 class QuorumController:
     """A voter of ``controller.quorum.voters`` and, while it leads, the active controller.
 
@@ -92,9 +96,9 @@ class QuorumController:
         raft_config: the quorum's timeouts (``controller.quorum.*``).
         rng: randomness for elections and replica assignment.
         fatal_fault_handler: called with the error when the committed metadata cannot be
-            loaded (an illegal state transition in the log, a log that cannot be read): the
-            node must stop, as Kafka's ``ProcessTerminatingFaultHandler`` stops it; default:
-            log it and stay a standby.
+            loaded (an illegal state transition in the log, a log that cannot be read) or another
+            voter's ``controller.quorum.voters`` does not count this node: the node must stop, as
+            Kafka's ``ProcessTerminatingFaultHandler`` stops it; default: log it and go idle.
 
     Every request method answers in its response (NOT_CONTROLLER when this voter is not the
     active controller), as ``ControllerEndpoint`` requires.
@@ -111,7 +115,8 @@ class QuorumController:
         raft_config = raft_config or RaftConfig()
         self.raft = RaftManager(self.node_id, voters, metadata_log_dir, cluster_id=config.cluster_id,
                                 config=raft_config, on_change=self._on_raft_change, on_commit=self._on_commit,
-                                on_snapshot=self._on_snapshot, rng=self._rng)
+                                on_snapshot=self._on_snapshot, on_voter_set_mismatch=self._on_voter_set_mismatch,
+                                rng=self._rng)
         self._snapshot_every_bytes = raft_config.metadata_log_max_record_bytes_between_snapshots
         self.image = ControllerContext(_monotonic_ms, lambda: self._prefix)
         self._bytes_since_snapshot = 0
@@ -182,6 +187,8 @@ class QuorumController:
     def _on_commit(self, entries: list[LogEntry]) -> None:
         """Apply newly committed records to the image; take a snapshot every
         ``metadata.log.max.record.bytes.between.snapshots`` bytes of them."""
+        if self._stopping:
+            return
         for entry in entries:
             record = entry.payload
             if not isinstance(record, MetadataRecord) or isinstance(record, (BeginTransactionRecord,
@@ -209,8 +216,18 @@ class QuorumController:
         logger.info("%s Wrote snapshot %s of %d brokers, %d topics, %d partitions", self._prefix, snapshot_id,
                     len(self.image.brokers), len(self.image.topics), len(self.image.partitions))
 
+    def _on_voter_set_mismatch(self, voter: int) -> None:
+        """A voter refused a request as from a node outside its voters: the voter lists differ,
+        and this node stops rather than run a quorum whose majorities disagree."""
+        voters = ",".join(str(v) for v in sorted(self.raft.voters))
+        self._fatal(VoterSetMismatchError(
+            f"controller.quorum.voters differs between nodes: node {voter} does not count node {self.node_id} "
+            f"among its voters (this node's voters: {voters})"))
+
     def _fatal(self, error: BaseException) -> None:
-        logger.error("%s Could not load the committed metadata: %r", self._prefix, error)
+        if self._stopping:
+            return
+        logger.error("%s Fatal: %s", self._prefix, error)
         self._stopping = True
         if self._fatal_fault_handler is not None:
             self._fatal_fault_handler(error)

@@ -45,11 +45,13 @@ def cluster_factory(tmp_path):
     """Start clusters with given sizes/configs; every one is stopped at teardown."""
     started: list[LocalCluster] = []
 
-    def make(num_brokers: int = 3, controllers: int | None = None, **configs: object) -> LocalCluster:
+    def make(num_brokers: int = 3, controllers: int | None = None, isolated_controllers: bool = False,
+             **configs: object) -> LocalCluster:
         props = dict(FAST_FAILOVER)
         props.update({k.replace("_", "."): v for k, v in configs.items()})
         cluster = LocalCluster(num_brokers=num_brokers, data_dir=tmp_path / f"cluster{len(started)}",
-                               broker_configs=props, controllers=controllers)
+                               broker_configs=props, controllers=controllers,
+                               isolated_controllers=isolated_controllers)
         cluster.start()
         started.append(cluster)
         return cluster

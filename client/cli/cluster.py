@@ -4,9 +4,10 @@
 once every broker is registered and records the brokers in ``<data-dir>/cluster.json``;
 in the foreground it runs until SIGINT or SIGTERM and then stops them, with ``--daemon``
 it returns and leaves them running.  ``status`` shows the brokers (id, address, alive,
-controller) and the topic, partition, under-replicated and offline partition counts;
-``stop`` stops a data directory's brokers with SIGTERM (each does its controlled
-shutdown, the controller's node last) and reports any it had to kill.  Does not own the
+controller: ``active`` for the metadata quorum's leader, ``voter`` for the other voters) and
+the topic, partition, under-replicated and offline partition counts; ``stop`` stops a data
+directory's brokers with SIGTERM (each does its controlled shutdown, the voters last,
+together) and reports any it had to kill.  Does not own the
 launcher (``kafkette.client.local_cluster``) or the pid file
 (``kafkette.client.cluster_pid_file``).
 """
@@ -37,7 +38,9 @@ from kafkette.client.cluster_pid_file import (
     write_pid_file,
 )
 from kafkette.client.local_cluster import LocalCluster
+from kafkette.client.quorum_info import QuorumInfo
 from kafkette.client.topic_specs import TopicDescription
+from kafkette.protocol.errors import KafkaError
 
 
 @click.group()
@@ -137,7 +140,7 @@ def _start_daemon(local: LocalCluster) -> None:
               expose_value=False, callback=remember_command_config, is_eager=True,
               help="Kafka client properties file (request.timeout.ms, client.id, ...); flags given win.")
 def status(data_dir: str | None, bootstrap_server: str | None, request_timeout_ms: int) -> None:
-    """Show the brokers (id, address, alive, controller) and partition counts."""
+    """Show the nodes (id, address, alive, controller: active, voter or -) and partition counts."""
     from tabulate import tabulate  # only `cluster status` needs it
 
     if (data_dir is None) == (bootstrap_server is None):
@@ -146,26 +149,31 @@ def status(data_dir: str | None, bootstrap_server: str | None, request_timeout_m
     bootstrap = record.bootstrap_servers if record is not None else bootstrap_server
     assert bootstrap is not None
 
-    async def run() -> tuple[dict, dict[str, TopicDescription]]:
+    async def run() -> tuple[dict, dict[str, TopicDescription], QuorumInfo | None]:
         async with admin_client(bootstrap, request_timeout_ms, "kafkette-cluster-status") as admin:
             described = await admin.describe_cluster()
             names = await admin.list_topics()
-            return described, (await admin.describe_topics(names) if names else {})
+            try:
+                quorum: QuorumInfo | None = await admin.describe_metadata_quorum()
+            except KafkaError:  # no active controller now: the column says so
+                quorum = None
+            return described, (await admin.describe_topics(names) if names else {}), quorum
 
     try:
-        described, topics = run_coroutine(run())
+        described, topics, quorum = run_coroutine(run())
     except OSError as exc:  # KafkaConnectionError and timeouts: nothing answers
         raise click.ClickException(f"No broker of {bootstrap} answers: {exc}") from None
     recorded = {b.id: b for b in record.brokers} if record is not None else {}
     exited = {b.id for b in recorded.values() if not is_alive(b)}  # Metadata lists them until their session ends
     live = {b.node_id: f"{b.host}:{b.port}" for b in described["brokers"] if b.node_id not in exited}
-    controller = described.get("controller_id", -1)
+    leader = quorum.leader_id if quorum is not None else -1
+    voters = {v.replica_id for v in quorum.voters} if quorum is not None else set(record.voter_ids if record else ())
     rows = []
     for broker_id in sorted(set(live) | set(recorded)):
         address = live.get(broker_id) or (f"127.0.0.1:{recorded[broker_id].port}" if broker_id in recorded
                                            else "?")
-        rows.append([broker_id, address, "yes" if broker_id in live else "no",
-                     "yes" if broker_id == controller else "no"])
+        role = "active" if broker_id == leader else "voter" if broker_id in voters else "-"
+        rows.append([broker_id, address, "yes" if broker_id in live else "no", role])
     click.echo(tabulate(rows, headers=["Broker", "Address", "Alive", "Controller"], tablefmt="plain"))
     partitions = [p for t in topics.values() for p in t.partitions]
     under = sum(1 for p in partitions if len(p.isr) < len(p.replicas))

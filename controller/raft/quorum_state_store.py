@@ -114,6 +114,21 @@ class FileQuorumStateStore:
             raise ValueError(f"{self.path} is not a quorum-state file: leaderEpoch {state.epoch}")
         return state
 
+    def stored_voters(self) -> list[int] | None:
+        """The voters the file was written with (``currentVoters``), None when it has none.
+
+        Raises:
+            ValueError: the file is not a quorum-state file.
+        """
+        try:
+            raw = json.loads(self.path.read_text())
+            voters = raw.get("currentVoters")
+            return None if voters is None else sorted(int(v["voterId"]) for v in voters)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"{self.path} is not a quorum-state file: {exc}") from None
+
     def write(self, state: ElectionState) -> None:
         """Replace the file with ``state`` durably (temp file, fsync, rename, directory fsync).
 

@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kafkette.client.config_def import ConfigError
 from kafkette.client.connection import BrokerConnection
 from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.controller.raft import raft_messages as core
@@ -66,6 +67,8 @@ class RaftManager:
         on_snapshot: called with a snapshot's bytes when the entries to deliver next are in it
             rather than in the log (the log starts with a snapshot, or one was fetched from the
             leader): what follows on ``on_commit`` continues from its end offset.
+        on_voter_set_mismatch: called with a voter's id when it answered INCONSISTENT_VOTER_SET:
+            it does not count this node among its voters (``controller.quorum.voters`` differs).
         on_change: called (no arguments) after anything that may have changed the role, the
             leader or the high watermark (Kafka's ``RaftClient.Listener.handleLeaderChange``,
             widened); it must not block.
@@ -77,6 +80,7 @@ class RaftManager:
                  cluster_id: str | None, config: RaftConfig | None = None,
                  on_commit: Callable[[list[LogEntry]], None] | None = None,
                  on_snapshot: Callable[[bytes], None] | None = None,
+                 on_voter_set_mismatch: Callable[[int], None] | None = None,
                  on_change: Callable[[], None] | None = None,
                  rng: random.Random | None = None, clock_ms: Callable[[], int] = _monotonic_ms) -> None:
         self.node_id = node_id
@@ -88,6 +92,7 @@ class RaftManager:
         self.config = dataclasses.replace(config or RaftConfig(), idle_fetch_backoff_ms=1)
         self._on_commit = on_commit
         self._on_snapshot = on_snapshot
+        self._on_voter_set_mismatch = on_voter_set_mismatch
         self._on_change = on_change
         self._rng = rng or random.Random()
         self._clock_ms = clock_ms
@@ -113,10 +118,19 @@ class RaftManager:
         Raises:
             OSError: the directory or files cannot be used.
             ValueError: a corrupt quorum-state file.
+            ConfigError: ``controller.quorum.voters`` differs from the voters the quorum state was
+                written with.
         """
         loop = asyncio.get_running_loop()
         self._log = await loop.run_in_executor(None, FileReplicatedLog, self.directory, encode_payload, decode_payload)
         store = FileQuorumStateStore(self.directory, self.voters)
+        stored = store.stored_voters()
+        if stored is not None and stored != sorted(self.voters):
+            self._log.close()
+            raise ConfigError(
+                f"Invalid value for configuration controller.quorum.voters: voters {sorted(self.voters)} differ "
+                f"from the voters {stored} that {store.path} was written with (a static quorum's voters "
+                f"cannot change)")
         self.client = KafkaRaftClient(self.node_id, frozenset(self.voters), self._log, store, self.config, self._rng,
                                       self._clock_ms())
         logger.info("%s Started in epoch %d with %d entries", self._prefix, self.client.epoch, self._log.end_offset())
@@ -376,6 +390,10 @@ class RaftManager:
             return
         except (ValueError, TypeError) as exc:
             logger.warning("%s Bad answer from %d: %s", self._prefix, out.destination, exc)
+            return
+        if getattr(message, "error_code", None) == Errors.INCONSISTENT_VOTER_SET \
+                and self._on_voter_set_mismatch is not None:
+            self._on_voter_set_mismatch(out.destination)
             return
         for follow_up in self._core().handle(source, message, self._clock_ms()):
             self._send(follow_up)

@@ -8,8 +8,10 @@ from __future__ import annotations
 import asyncio
 import random
 
+import pytest
 from controller_fakes import make_config, register_live_brokers, registration
 
+from kafkette.client.config_def import ConfigError
 from kafkette.controller.quorum_controller import QuorumController
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
@@ -115,3 +117,14 @@ async def test_snapshots_every_configured_bytes_and_a_restart_loads_the_snapshot
         assert sorted(controller.context.live_broker_ids()) == [1, 2]
     finally:
         await again.stop()
+
+
+async def test_a_voter_restarted_with_another_voter_list_refuses_to_start_naming_the_property(tmp_path):
+    node = await _active(tmp_path)
+    await node.stop()
+    changed = QuorumController(make_config(), voters={1: ("127.0.0.1", 9001), 2: ("127.0.0.1", 9002)},
+                               metadata_log_dir=str(tmp_path))
+    with pytest.raises(ConfigError, match=r"controller.quorum.voters: voters \[1, 2\] differ from the voters \[1\]"):
+        await changed.start()
+    again = await _active(tmp_path)  # nothing was changed by the refusal
+    await again.stop()

@@ -1,0 +1,81 @@
+"""ControllerServer: a controller-only node (``process.roles=controller``): a voter of the metadata
+quorum and its listener, and no broker (no partitions, no logs but the metadata log, no
+registration).
+
+Owns: the node's ``QuorumController`` and its ``SocketServer`` (answering through
+``ControllerApis``), their start and stop order, and the node's fatal faults (committed
+metadata it cannot load stops it).  Does not own parsing the node's properties (the node's
+entry point builds the settings).
+
+Kafka concept: ``ControllerServer`` of a KRaft controller in isolated mode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+
+from kafkette.controller.controller_apis import ControllerApis
+from kafkette.controller.controller_config import ControllerConfig
+from kafkette.controller.quorum_controller import QuorumController
+from kafkette.controller.raft.raft_config import RaftConfig
+from kafkette.protocol.socket_server import SocketServer
+
+logger = logging.getLogger(__name__)
+
+SHUTDOWN_STEP_TIMEOUT_S = 15
+
+
+class ControllerServer:
+    """One controller-only node.
+
+    Args:
+        config: the controller's settings (``node.id`` is this voter).
+        voters: ``{node id: (host, port)}`` of ``controller.quorum.voters``.
+        metadata_log_dir: the directory holding ``__cluster_metadata-0/`` (the first of ``log.dirs``).
+        raft_config: the quorum's timeouts.
+        listener: (host, port) to listen on (this voter's address in ``controller.quorum.voters``).
+        max_request_bytes: ``socket.request.max.bytes``.
+        max_queued_requests: ``queued.max.requests`` per connection.
+    """
+
+    def __init__(self, config: ControllerConfig, *, voters: Mapping[int, tuple[str, int]], metadata_log_dir: str,
+                 raft_config: RaftConfig, listener: tuple[str, int], max_request_bytes: int,
+                 max_queued_requests: int) -> None:
+        self.node_id = config.node_id
+        self.shutdown_requested = asyncio.Event()
+        self.fatal_error: BaseException | None = None
+        self.quorum = QuorumController(config, voters=voters, metadata_log_dir=metadata_log_dir,
+                                       raft_config=raft_config, fatal_fault_handler=self._on_fatal_fault)
+        host, port = listener
+        self.socket_server = SocketServer(host, port, ControllerApis(self.quorum).handle,
+                                          max_request_bytes=max_request_bytes,
+                                          max_queued_requests=max_queued_requests, broker_id=self.node_id)
+        self._prefix = f"[ControllerServer id={self.node_id}]"
+
+    def _on_fatal_fault(self, error: BaseException) -> None:
+        logger.error("%s Fatal fault, shutting down: %r", self._prefix, error)
+        self.fatal_error = error
+        self.shutdown_requested.set()
+
+    async def startup(self) -> None:
+        """Open the metadata log, start the voter, then listen.
+
+        Raises:
+            OSError: the metadata log directory cannot be used or the port is taken.
+        """
+        logger.info("%s Starting (controller only)", self._prefix)
+        await self.quorum.start()
+        await self.socket_server.start()
+        logger.info("%s Started", self._prefix)
+
+    async def shutdown(self) -> None:
+        """Stop listening, then stop the voter (each step bounded by ``SHUTDOWN_STEP_TIMEOUT_S``)."""
+        logger.info("%s Shutting down", self._prefix)
+        for name, step in (("socket server", self.socket_server.stop), ("quorum controller", self.quorum.stop)):
+            try:
+                await asyncio.wait_for(step(), SHUTDOWN_STEP_TIMEOUT_S)
+            except Exception:
+                logger.exception("%s Shutdown step %s failed", self._prefix, name)
+        logger.info("%s Shut down completed", self._prefix)

@@ -1,0 +1,47 @@
+"""A node whose ``controller.quorum.voters`` differs from the quorum's stops with one line naming
+the property, and the quorum it disagrees with keeps working.
+
+Nodes 1 and 2 are the voters; node 3, a broker, is restarted believing itself a voter of
+{1, 2, 3}.  Standing for election, it asks 1 and 2 for votes; they answer
+INCONSISTENT_VOTER_SET (3 is not among their voters) and node 3 stops: its last line is
+``Error: fatal fault: controller.quorum.voters differs between nodes ...``.  A request from
+another cluster (``cluster.id``) is refused with INCONSISTENT_CLUSTER_ID in the Raft manager
+tests.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from kafkette.client import AdminClient, LocalClusterError, NewTopic
+from tests.cluster_helpers import wait_for_quorum_leader
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def test_a_node_with_another_voter_list_stops_naming_the_property(cluster_factory):
+    cluster = cluster_factory(3, controllers=2)
+    cluster.stop_broker(3, hard=False)
+    ports = cluster.ports
+    cluster.node_configs[3] = {
+        "process.roles": "broker,controller",
+        "controller.quorum.voters": ",".join(f"{n}@127.0.0.1:{ports[n]}" for n in (1, 2, 3)),
+    }
+    try:
+        cluster.start_broker(3)  # it may register as a broker before it stands for election
+    except LocalClusterError:
+        pass
+    deadline = time.monotonic() + 30
+    while cluster.is_running(3):
+        assert time.monotonic() < deadline, "the misconfigured node kept running"
+        time.sleep(0.1)
+    errors = [line for line in cluster.log_path(3).read_text().splitlines() if line.startswith("Error: ")]
+    assert errors and "controller.quorum.voters differs between nodes" in errors[-1], errors
+    assert "does not count node 3 among its voters (this node's voters: 1,2,3)" in errors[-1]
+
+    async with AdminClient(bootstrap_servers=f"127.0.0.1:{ports[1]}", request_timeout_ms=5000) as admin:
+        leader, _ = await wait_for_quorum_leader(admin)
+        assert leader in (1, 2)
+        await admin.create_topics([NewTopic("still-served", 1, 2)])
