@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
+from kafkette.client.config_def import ConfigError
 from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatOfflineReplicaTopic,
     BrokerHeartbeatRequest,
@@ -46,13 +47,17 @@ class BrokerLifecycleManager:
         config: broker config (node id, advertised listener, rack, heartbeat interval).
         channel: the channel to the controller.
         offline_replicas: returns the partitions whose log is offline here (default none).
+        fatal_fault_handler: called when the controller refuses this broker for good (its
+            ``cluster.id`` is another cluster's: INCONSISTENT_CLUSTER_ID); heartbeats stop.
     """
 
     def __init__(
         self, config: KafkaConfig, channel: NodeToControllerChannelManager,
         offline_replicas: Callable[[], Sequence[TopicPartition]] = list,
+        fatal_fault_handler: Callable[[BaseException], None] | None = None,
     ) -> None:
         self._config = config
+        self._fatal_fault_handler = fatal_fault_handler
         self._channel = channel
         self._offline_replicas = offline_replicas
         self._heartbeat_now = asyncio.Event()
@@ -184,6 +189,9 @@ class BrokerLifecycleManager:
             rack=self._config.broker_rack,
         )
         response = await self._channel.send(request)
+        if response.error_code == Errors.INCONSISTENT_CLUSTER_ID:
+            raise ConfigError(f"Invalid value for configuration cluster.id: {self._config.cluster_id!r} is not the "
+                              f"controller's cluster ({response.error_message or 'INCONSISTENT_CLUSTER_ID'})")
         if response.error_code != Errors.NONE:
             raise KafkaError(f"registration refused: {response.error_code} {response.error_message or ''}")
         self.broker_epoch = response.broker_epoch
@@ -221,6 +229,11 @@ class BrokerLifecycleManager:
                 await self._heartbeat()
                 backoff = 0.1
                 delay = self._interval_s if not self.is_fenced else min(self._interval_s, 0.1)
+            except ConfigError as exc:  # this broker belongs to another cluster: it cannot run here
+                logger.error("%s %s", self._prefix, exc)
+                if self._fatal_fault_handler is not None:
+                    self._fatal_fault_handler(exc)
+                return
             except KafkaError as exc:
                 logger.warning("%s Controller not reachable: %s", self._prefix, exc)
                 delay = backoff

@@ -102,7 +102,8 @@ class KafkaServer:
         self.metadata_cache = MetadataCache(config.node_id, config.cluster_id)
         self.controller_channel = NodeToControllerChannelManager(config)
         self.lifecycle_manager = BrokerLifecycleManager(
-            config, self.controller_channel, offline_replicas=self.log_manager.offline_logs
+            config, self.controller_channel, offline_replicas=self.log_manager.offline_logs,
+            fatal_fault_handler=self._on_fatal_fault,
         )
         self.alter_partition_manager = AlterPartitionManager(
             config.node_id, lambda: self.lifecycle_manager.broker_epoch, self.controller_channel
@@ -120,7 +121,8 @@ class KafkaServer:
         self._prefix = f"[KafkaServer id={self.broker_id}]"
 
     def _on_fatal_fault(self, error: BaseException) -> None:
-        """A fault the node cannot run with (committed metadata that cannot be loaded): shut
+        """A fault the node cannot run with (committed metadata that cannot be loaded, a quorum
+        or controller that disagrees on ``controller.quorum.voters`` or ``cluster.id``): shut
         down, and exit with an error (Kafka's ``ProcessTerminatingFaultHandler``)."""
         logger.error("%s Fatal fault, shutting down: %r", self._prefix, error)
         self.fatal_error = error

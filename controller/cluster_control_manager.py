@@ -97,7 +97,7 @@ class ClusterControlManager:
             return _registration_error(Errors.INVALID_REQUEST, f"Invalid broker id {request.broker_id}.")
         if request.cluster_id and self._cluster_id and request.cluster_id != self._cluster_id:
             return _registration_error(
-                Errors.INVALID_REQUEST,
+                Errors.INCONSISTENT_CLUSTER_ID,
                 f"Expected cluster ID {self._cluster_id}, but got cluster ID {request.cluster_id}.",
             )
         if not request.listeners:

@@ -82,8 +82,9 @@ def _monotonic_ms() -> int:
 ACTIVATION_RETRY_BACKOFF_S = 0.1
 
 
-class VoterSetMismatchError(RuntimeError):
-    """Voters disagree on ``controller.quorum.voters`` (Kafka's INCONSISTENT_VOTER_SET)."""
+class InconsistentQuorumError(RuntimeError):
+    """Voters disagree on ``controller.quorum.voters`` (Kafka's INCONSISTENT_VOTER_SET); the
+    message names the property."""
 
 
 class QuorumController:
@@ -115,7 +116,7 @@ class QuorumController:
         raft_config = raft_config or RaftConfig()
         self.raft = RaftManager(self.node_id, voters, metadata_log_dir, cluster_id=config.cluster_id,
                                 config=raft_config, on_change=self._on_raft_change, on_commit=self._on_commit,
-                                on_snapshot=self._on_snapshot, on_voter_set_mismatch=self._on_voter_set_mismatch,
+                                on_snapshot=self._on_snapshot, on_inconsistent=self._on_inconsistent,
                                 rng=self._rng)
         self._snapshot_every_bytes = raft_config.metadata_log_max_record_bytes_between_snapshots
         self.image = ControllerContext(_monotonic_ms, lambda: self._prefix)
@@ -216,11 +217,18 @@ class QuorumController:
         logger.info("%s Wrote snapshot %s of %d brokers, %d topics, %d partitions", self._prefix, snapshot_id,
                     len(self.image.brokers), len(self.image.topics), len(self.image.partitions))
 
-    def _on_voter_set_mismatch(self, voter: int) -> None:
-        """A voter refused a request as from a node outside its voters: the voter lists differ,
-        and this node stops rather than run a quorum whose majorities disagree."""
+    def _on_inconsistent(self, voter: int, error: int) -> None:
+        """A voter refused a request as from a node outside its voters: this node stops rather
+        than run a quorum whose majorities disagree.  A refusal for another ``cluster.id`` is
+        logged at ERROR."""
+        if error == Errors.INCONSISTENT_CLUSTER_ID:
+            # both sides refuse each other's requests: neither can tell which is misconfigured, so
+            # neither stops (a broker refused at registration does, see BrokerLifecycleManager)
+            logger.error("%s Node %d refused a quorum request: its cluster.id differs from %r "
+                         "(INCONSISTENT_CLUSTER_ID)", self._prefix, voter, self.config.cluster_id)
+            return
         voters = ",".join(str(v) for v in sorted(self.raft.voters))
-        self._fatal(VoterSetMismatchError(
+        self._fatal(InconsistentQuorumError(
             f"controller.quorum.voters differs between nodes: node {voter} does not count node {self.node_id} "
             f"among its voters (this node's voters: {voters})"))
 

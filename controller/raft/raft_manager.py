@@ -67,8 +67,9 @@ class RaftManager:
         on_snapshot: called with a snapshot's bytes when the entries to deliver next are in it
             rather than in the log (the log starts with a snapshot, or one was fetched from the
             leader): what follows on ``on_commit`` continues from its end offset.
-        on_voter_set_mismatch: called with a voter's id when it answered INCONSISTENT_VOTER_SET:
-            it does not count this node among its voters (``controller.quorum.voters`` differs).
+        on_inconsistent: called with a voter's id and the error when it answered
+            INCONSISTENT_VOTER_SET (it does not count this node among its voters:
+            ``controller.quorum.voters`` differs) or INCONSISTENT_CLUSTER_ID (``cluster.id`` differs).
         on_change: called (no arguments) after anything that may have changed the role, the
             leader or the high watermark (Kafka's ``RaftClient.Listener.handleLeaderChange``,
             widened); it must not block.
@@ -80,7 +81,7 @@ class RaftManager:
                  cluster_id: str | None, config: RaftConfig | None = None,
                  on_commit: Callable[[list[LogEntry]], None] | None = None,
                  on_snapshot: Callable[[bytes], None] | None = None,
-                 on_voter_set_mismatch: Callable[[int], None] | None = None,
+                 on_inconsistent: Callable[[int, int], None] | None = None,
                  on_change: Callable[[], None] | None = None,
                  rng: random.Random | None = None, clock_ms: Callable[[], int] = _monotonic_ms) -> None:
         self.node_id = node_id
@@ -92,7 +93,7 @@ class RaftManager:
         self.config = dataclasses.replace(config or RaftConfig(), idle_fetch_backoff_ms=1)
         self._on_commit = on_commit
         self._on_snapshot = on_snapshot
-        self._on_voter_set_mismatch = on_voter_set_mismatch
+        self._on_inconsistent = on_inconsistent
         self._on_change = on_change
         self._rng = rng or random.Random()
         self._clock_ms = clock_ms
@@ -384,16 +385,20 @@ class RaftManager:
                 self._connections[out.destination] = connection
                 await connection.connect()
             response = await connection.send(to_wire(out.message, self.cluster_id))
-            source, message = from_wire(response, source=out.destination, correlation_id=correlation_id)
+            if getattr(response, "error_code", None) in (Errors.INCONSISTENT_CLUSTER_ID, Errors.INCONSISTENT_VOTER_SET):
+                refusal = response.error_code
+            else:
+                source, message = from_wire(response, source=out.destination, correlation_id=correlation_id)
+                refusal = getattr(message, "error_code", None)
         except (KafkaConnectionError, KafkaTimeoutError, OSError) as exc:
             logger.debug("%s Request to %d failed: %s", self._prefix, out.destination, exc)
             return
         except (ValueError, TypeError) as exc:
             logger.warning("%s Bad answer from %d: %s", self._prefix, out.destination, exc)
             return
-        if getattr(message, "error_code", None) == Errors.INCONSISTENT_VOTER_SET \
-                and self._on_voter_set_mismatch is not None:
-            self._on_voter_set_mismatch(out.destination)
+        if refusal in (Errors.INCONSISTENT_CLUSTER_ID, Errors.INCONSISTENT_VOTER_SET):
+            if self._on_inconsistent is not None:
+                self._on_inconsistent(out.destination, refusal)
             return
         for follow_up in self._core().handle(source, message, self._clock_ms()):
             self._send(follow_up)

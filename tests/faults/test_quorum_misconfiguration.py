@@ -4,13 +4,15 @@ the property, and the quorum it disagrees with keeps working.
 Nodes 1 and 2 are the voters; node 3, a broker, is restarted believing itself a voter of
 {1, 2, 3}.  Standing for election, it asks 1 and 2 for votes; they answer
 INCONSISTENT_VOTER_SET (3 is not among their voters) and node 3 stops: its last line is
-``Error: fatal fault: controller.quorum.voters differs between nodes ...``.  A request from
-another cluster (``cluster.id``) is refused with INCONSISTENT_CLUSTER_ID in the Raft manager
-tests.
+``Error: fatal fault: controller.quorum.voters differs between nodes ...``.  A new broker
+whose ``cluster.id`` is not the controller's is refused at registration
+(INCONSISTENT_CLUSTER_ID) and stops naming ``cluster.id``.  (A quorum request from another
+cluster is refused with INCONSISTENT_CLUSTER_ID in the Raft manager tests.)
 """
 
 from __future__ import annotations
 
+import shutil
 import time
 
 import pytest
@@ -45,3 +47,17 @@ async def test_a_node_with_another_voter_list_stops_naming_the_property(cluster_
         leader, _ = await wait_for_quorum_leader(admin)
         assert leader in (1, 2)
         await admin.create_topics([NewTopic("still-served", 1, 2)])
+
+
+async def test_a_new_broker_of_another_cluster_stops_naming_cluster_id(cluster_factory):
+    cluster = cluster_factory(3, controllers=2)
+    cluster.stop_broker(3, hard=False)
+    shutil.rmtree(cluster.broker_dir(3) / "logs")  # a new node: no meta.properties to disagree with
+    cluster.node_configs[3] = {"cluster.id": "another-cluster"}
+    with pytest.raises(LocalClusterError, match="exited with code 1"):
+        cluster.start_broker(3)
+    errors = [line for line in cluster.log_path(3).read_text().splitlines() if line.startswith("Error: ")]
+    assert errors and "Invalid value for configuration cluster.id: 'another-cluster' is not the controller's " \
+        "cluster" in errors[-1], errors
+    async with AdminClient(bootstrap_servers=f"127.0.0.1:{cluster.ports[1]}", request_timeout_ms=5000) as admin:
+        assert [b.node_id for b in (await admin.describe_cluster())["brokers"]] == [1, 2]

@@ -534,3 +534,12 @@ async def test_producer_id_blocks_are_disjoint_and_survive_restart(tmp_path, clo
         assert c.error_code == 0 and c.producer_id_start >= b.producer_id_start + b.producer_id_len
     finally:
         await second.stop()
+
+
+async def test_a_registration_of_another_cluster_is_refused_with_inconsistent_cluster_id(controller):
+    request = registration(5)
+    request.cluster_id = "another-cluster"
+    response = await controller.register_broker(request)
+    assert response.error_code == Errors.INCONSISTENT_CLUSTER_ID
+    assert "Expected cluster ID kafkette-cluster, but got cluster ID another-cluster." == response.error_message
+    assert 5 not in controller.context.brokers
