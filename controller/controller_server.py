@@ -2,7 +2,7 @@
 quorum and its listener, and no broker (no partitions, no logs but the metadata log, no
 registration).
 
-Owns: the node's ``QuorumController`` and its ``SocketServer`` (answering through
+Owns: the metadata log directory's ``meta.properties`` check, the node's ``QuorumController`` and its ``SocketServer`` (answering through
 ``ControllerApis``), their start and stop order, and the node's fatal faults (committed
 metadata it cannot load stops it).  Does not own parsing the node's properties (the node's
 entry point builds the settings).
@@ -15,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
+from pathlib import Path
 
+from kafkette.client.meta_properties import ensure_meta_properties
 from kafkette.controller.controller_apis import ControllerApis
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.quorum_controller import QuorumController
@@ -46,6 +48,8 @@ class ControllerServer:
         self.node_id = config.node_id
         self.shutdown_requested = asyncio.Event()
         self.fatal_error: BaseException | None = None
+        self._cluster_id = config.cluster_id
+        self._metadata_log_dir = metadata_log_dir
         self.quorum = QuorumController(config, voters=voters, metadata_log_dir=metadata_log_dir,
                                        raft_config=raft_config, fatal_fault_handler=self._on_fatal_fault)
         host, port = listener
@@ -59,13 +63,21 @@ class ControllerServer:
         self.fatal_error = error
         self.shutdown_requested.set()
 
+    def _ensure_meta_properties(self, log_dir: Path) -> None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        ensure_meta_properties(log_dir, self.node_id, self._cluster_id)
+
     async def startup(self) -> None:
         """Open the metadata log, start the voter, then listen.
 
         Raises:
+            ConfigError: the metadata log directory's ``meta.properties`` names another
+                ``node.id`` or ``cluster.id``.
             OSError: the metadata log directory cannot be used or the port is taken.
         """
         logger.info("%s Starting (controller only)", self._prefix)
+        log_dir = Path(self._metadata_log_dir)
+        await asyncio.get_running_loop().run_in_executor(None, self._ensure_meta_properties, log_dir)
         await self.quorum.start()
         await self.socket_server.start()
         logger.info("%s Started", self._prefix)

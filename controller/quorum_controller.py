@@ -217,10 +217,10 @@ class QuorumController:
         logger.info("%s Wrote snapshot %s of %d brokers, %d topics, %d partitions", self._prefix, snapshot_id,
                     len(self.image.brokers), len(self.image.topics), len(self.image.partitions))
 
-    def _on_inconsistent(self, voter: int, error: int) -> None:
-        """A voter refused a request as from a node outside its voters: this node stops rather
-        than run a quorum whose majorities disagree.  A refusal for another ``cluster.id`` is
-        logged at ERROR."""
+    def _on_inconsistent(self, voter: int, error: int, leader_voters: tuple[int, ...] | None) -> None:
+        """A voter refused a request as from a node outside its voters, or the leader's
+        ``LeaderChange`` names other voters than this node's: this node stops rather than run a
+        quorum whose majorities disagree.  A refusal for another ``cluster.id`` is logged at ERROR."""
         if error == Errors.INCONSISTENT_CLUSTER_ID:
             # both sides refuse each other's requests: neither can tell which is misconfigured, so
             # neither stops (a broker refused at registration does, see BrokerLifecycleManager)
@@ -228,9 +228,12 @@ class QuorumController:
                          "(INCONSISTENT_CLUSTER_ID)", self._prefix, voter, self.config.cluster_id)
             return
         voters = ",".join(str(v) for v in sorted(self.raft.voters))
+        if leader_voters is None:
+            detail = f"node {voter} does not count node {self.node_id} among its voters"
+        else:
+            detail = f"leader {voter} was elected by voters {','.join(map(str, leader_voters))}"
         self._fatal(InconsistentQuorumError(
-            f"controller.quorum.voters differs between nodes: node {voter} does not count node {self.node_id} "
-            f"among its voters (this node's voters: {voters})"))
+            f"controller.quorum.voters differs between nodes: {detail} (this node's voters: {voters})"))
 
     def _fatal(self, error: BaseException) -> None:
         if self._stopping:

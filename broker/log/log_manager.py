@@ -23,14 +23,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import javaproperties
-
 from kafkette.broker.config import ConfigError, KafkaConfig
 from kafkette.broker.log.checkpoint import (
     CorruptCheckpointError,
     OffsetCheckpointFile,
     fsync_dir,
-    write_file_atomically,
 )
 from kafkette.broker.log.log import Log
 from kafkette.broker.log.log_cleaner import LogCleaner
@@ -38,13 +35,13 @@ from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_dir_failure_channel import LogDirFailureChannel
 from kafkette.broker.log.log_segment import monotonic_ms
 from kafkette.broker.log.offset_map import capacity_for_buffer
+from kafkette.client.meta_properties import ensure_meta_properties
 from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
 CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
-META_PROPERTIES_FILE = "meta.properties"
 RECOVERY_POINT_CHECKPOINT_FILE = "recovery-point-offset-checkpoint"
 LOG_START_OFFSET_CHECKPOINT_FILE = "log-start-offset-checkpoint"
 HIGH_WATERMARK_CHECKPOINT_FILE = "replication-offset-checkpoint"
@@ -158,7 +155,7 @@ class LogManager:
     def _load_log_dir(self, log_dir: Path) -> dict[TopicPartition, Log]:
         """Blocking: check meta.properties, read checkpoints and the marker, open every log."""
         log_dir.mkdir(parents=True, exist_ok=True)
-        self._check_meta_properties(log_dir)
+        ensure_meta_properties(log_dir, self.config.node_id, self.config.cluster_id)
         marker = log_dir / CLEAN_SHUTDOWN_FILE
         had_clean_shutdown = marker.exists()
         recovery_points = self._read_checkpoint(log_dir / RECOVERY_POINT_CHECKPOINT_FILE)
@@ -185,26 +182,6 @@ class LogManager:
             )
         marker.unlink(missing_ok=True)
         return logs
-
-    def _check_meta_properties(self, log_dir: Path) -> None:
-        path = log_dir / META_PROPERTIES_FILE
-        node_id, cluster_id = str(self.config.node_id), str(self.config.cluster_id)
-        if not path.exists():
-            text = javaproperties.dumps({"version": "1", "node.id": node_id, "cluster.id": cluster_id}, timestamp=False)
-            write_file_atomically(path, text.encode("utf-8"))
-            return
-        with open(path, encoding="utf-8") as fh:
-            props = javaproperties.load(fh)
-        if props.get("node.id", node_id) != node_id:
-            raise ConfigError(
-                f"Invalid value {node_id} for configuration node.id: log dir {log_dir} belongs to node "
-                f"{props.get('node.id')} (see {path})"
-            )
-        if props.get("cluster.id", cluster_id) != cluster_id:
-            raise ConfigError(
-                f"Invalid value {cluster_id} for configuration cluster.id: log dir {log_dir} belongs to cluster "
-                f"{props.get('cluster.id')} (see {path})"
-            )
 
     def _read_checkpoint(self, path: Path) -> dict[TopicPartition, int]:
         try:

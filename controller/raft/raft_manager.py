@@ -30,7 +30,7 @@ from kafkette.client.connection import BrokerConnection
 from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.controller.raft import raft_messages as core
 from kafkette.controller.raft.file_replicated_log import FileReplicatedLog
-from kafkette.controller.raft.kafka_raft_client import KafkaRaftClient
+from kafkette.controller.raft.kafka_raft_client import KafkaRaftClient, LeaderChange
 from kafkette.controller.raft.leader_state import LeaderState
 from kafkette.controller.raft.quorum_state_store import FileQuorumStateStore
 from kafkette.controller.raft.raft_config import RaftConfig
@@ -67,9 +67,12 @@ class RaftManager:
         on_snapshot: called with a snapshot's bytes when the entries to deliver next are in it
             rather than in the log (the log starts with a snapshot, or one was fetched from the
             leader): what follows on ``on_commit`` continues from its end offset.
-        on_inconsistent: called with a voter's id and the error when it answered
+        on_inconsistent: called with a voter's id, the error and None when it answered
             INCONSISTENT_VOTER_SET (it does not count this node among its voters:
-            ``controller.quorum.voters`` differs) or INCONSISTENT_CLUSTER_ID (``cluster.id`` differs).
+            ``controller.quorum.voters`` differs) or INCONSISTENT_CLUSTER_ID (``cluster.id`` differs);
+            called with the leader's id, INCONSISTENT_VOTER_SET and the leader's voters when a
+            fetched ``LeaderChange`` names other voters than this node's (the entries are not
+            appended).
         on_change: called (no arguments) after anything that may have changed the role, the
             leader or the high watermark (Kafka's ``RaftClient.Listener.handleLeaderChange``,
             widened); it must not block.
@@ -81,7 +84,7 @@ class RaftManager:
                  cluster_id: str | None, config: RaftConfig | None = None,
                  on_commit: Callable[[list[LogEntry]], None] | None = None,
                  on_snapshot: Callable[[bytes], None] | None = None,
-                 on_inconsistent: Callable[[int, int], None] | None = None,
+                 on_inconsistent: Callable[[int, int, tuple[int, ...] | None], None] | None = None,
                  on_change: Callable[[], None] | None = None,
                  rng: random.Random | None = None, clock_ms: Callable[[], int] = _monotonic_ms) -> None:
         self.node_id = node_id
@@ -367,6 +370,18 @@ class RaftManager:
 
     # ------------------------------------------------------------------ outbound
 
+    def _other_voters(self, message: Any) -> tuple[int, ...] | None:
+        """The voters of a fetched ``LeaderChange`` (Kafka's ``LeaderChangeMessage.voters``) when
+        they are not this node's ``controller.quorum.voters``, else None: the leader was elected
+        by majorities of another voter set."""
+        if not isinstance(message, core.FetchResponse):
+            return None
+        for entry in message.entries:
+            payload = entry.payload
+            if isinstance(payload, LeaderChange) and sorted(payload.voters) != sorted(self.voters):
+                return tuple(sorted(payload.voters))
+        return None
+
     def _send(self, out: core.Outbound) -> None:
         task = asyncio.get_running_loop().create_task(self._request(out), name=f"raft-request-{out.destination}")
         self._requests.add(task)
@@ -398,7 +413,12 @@ class RaftManager:
             return
         if refusal in (Errors.INCONSISTENT_CLUSTER_ID, Errors.INCONSISTENT_VOTER_SET):
             if self._on_inconsistent is not None:
-                self._on_inconsistent(out.destination, refusal)
+                self._on_inconsistent(out.destination, refusal, None)
+            return
+        their_voters = self._other_voters(message)
+        if their_voters is not None:
+            if self._on_inconsistent is not None:
+                self._on_inconsistent(out.destination, Errors.INCONSISTENT_VOTER_SET, their_voters)
             return
         for follow_up in self._core().handle(source, message, self._clock_ms()):
             self._send(follow_up)

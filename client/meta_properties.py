@@ -1,0 +1,54 @@
+"""``meta.properties``: which node and cluster a log directory belongs to.
+
+Owns: writing the file in a new log directory and refusing one written for another
+``node.id`` or ``cluster.id``.  Used by the broker's LogManager for every ``log.dirs`` entry
+and by a controller-only node for its metadata log directory (below both, so that neither
+imports the other).
+
+Kafka concept: ``MetaProperties`` / ``MetaPropertiesEnsemble`` (``version=1`` with
+``node.id`` and ``cluster.id``, as ``kafka-storage format`` writes it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import javaproperties
+
+from kafkette.client.config_def import ConfigError
+from kafkette.client.durable_files import write_file_atomically
+
+META_PROPERTIES_FILE = "meta.properties"
+
+
+def ensure_meta_properties(log_dir: Path, node_id: int, cluster_id: str | None) -> None:
+    """Blocking: write ``<log_dir>/meta.properties`` if missing, else check it names this node.
+
+    Args:
+        log_dir: an existing log directory.
+        node_id: this node's ``node.id``.
+        cluster_id: this node's ``cluster.id``.
+
+    Raises:
+        ConfigError: the file names another ``node.id`` or ``cluster.id`` (the message names
+            the property and the file).
+        OSError: the file cannot be read or written.
+    """
+    path = log_dir / META_PROPERTIES_FILE
+    node, cluster = str(node_id), str(cluster_id)
+    if not path.exists():
+        text = javaproperties.dumps({"version": "1", "node.id": node, "cluster.id": cluster}, timestamp=False)
+        write_file_atomically(path, text.encode("utf-8"))
+        return
+    with open(path, encoding="utf-8") as fh:
+        props = javaproperties.load(fh)
+    if props.get("node.id", node) != node:
+        raise ConfigError(
+            f"Invalid value {node} for configuration node.id: log dir {log_dir} belongs to node "
+            f"{props.get('node.id')} (see {path})"
+        )
+    if props.get("cluster.id", cluster) != cluster:
+        raise ConfigError(
+            f"Invalid value {cluster} for configuration cluster.id: log dir {log_dir} belongs to cluster "
+            f"{props.get('cluster.id')} (see {path})"
+        )
