@@ -83,8 +83,8 @@ ACTIVATION_RETRY_BACKOFF_S = 0.1
 
 
 class InconsistentQuorumError(RuntimeError):
-    """Voters disagree on ``controller.quorum.voters`` (Kafka's INCONSISTENT_VOTER_SET); the
-    message names the property."""
+    """Voters disagree on ``controller.quorum.voters`` (Kafka's INCONSISTENT_VOTER_SET) or a
+    majority of them on ``cluster.id`` (INCONSISTENT_CLUSTER_ID); the message names the property."""
 
 
 class QuorumController:
@@ -97,8 +97,9 @@ class QuorumController:
         raft_config: the quorum's timeouts (``controller.quorum.*``).
         rng: randomness for elections and replica assignment.
         fatal_fault_handler: called with the error when the committed metadata cannot be
-            loaded (an illegal state transition in the log, a log that cannot be read) or another
-            voter's ``controller.quorum.voters`` does not count this node: the node must stop, as
+            loaded (an illegal state transition in the log, a log that cannot be read), another
+            voter's ``controller.quorum.voters`` does not count this node, or a majority of the
+            voters refused it for another ``cluster.id``: the node must stop, as
             Kafka's ``ProcessTerminatingFaultHandler`` stops it; default: log it and go idle.
 
     Every request method answers in its response (NOT_CONTROLLER when this voter is not the
@@ -128,6 +129,7 @@ class QuorumController:
         self._reconcile_task: asyncio.Task[None] | None = None
         self._dirty = False
         self._stopping = False
+        self._cluster_id_refusals: set[int] = set()
         self._prefix = f"[QuorumController id={self.node_id}]"
 
     # ------------------------------------------------------------------ lifecycle
@@ -220,12 +222,19 @@ class QuorumController:
     def _on_inconsistent(self, voter: int, error: int, leader_voters: tuple[int, ...] | None) -> None:
         """A voter refused a request as from a node outside its voters, or the leader's
         ``LeaderChange`` names other voters than this node's: this node stops rather than run a
-        quorum whose majorities disagree.  A refusal for another ``cluster.id`` is logged at ERROR."""
+        quorum whose majorities disagree.  A refusal for another ``cluster.id`` is logged at
+        ERROR; once a majority of the voters has refused this node so, it stops."""
         if error == Errors.INCONSISTENT_CLUSTER_ID:
-            # both sides refuse each other's requests: neither can tell which is misconfigured, so
-            # neither stops (a broker refused at registration does, see BrokerLifecycleManager)
+            # both sides refuse each other's requests: the node refused by a majority of the
+            # voters is the one whose cluster.id is not the quorum's, and it stops
             logger.error("%s Node %d refused a quorum request: its cluster.id differs from %r "
                          "(INCONSISTENT_CLUSTER_ID)", self._prefix, voter, self.config.cluster_id)
+            self._cluster_id_refusals.add(voter)
+            if len(self._cluster_id_refusals) > len(self.raft.voters) // 2:
+                refused_by = ",".join(str(v) for v in sorted(self._cluster_id_refusals))
+                self._fatal(InconsistentQuorumError(
+                    f"Invalid value {self.config.cluster_id!r} for configuration cluster.id: voters {refused_by}, "
+                    f"a majority of controller.quorum.voters, belong to another cluster (INCONSISTENT_CLUSTER_ID)"))
             return
         voters = ",".join(str(v) for v in sorted(self.raft.voters))
         if leader_voters is None:

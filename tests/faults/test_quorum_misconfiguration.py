@@ -7,6 +7,8 @@ INCONSISTENT_VOTER_SET (3 is not among their voters) and node 3 stops: its last 
 ``Error: fatal fault: controller.quorum.voters differs between nodes ...``.  A new voter whose
 list names a fourth voter the others do not know is a voter of theirs, so nobody refuses it:
 it stops when it fetches the leader's ``LeaderChange``, whose voters are not its own.  A new
+voter of another ``cluster.id`` is refused (INCONSISTENT_CLUSTER_ID) by the others and stops once
+a majority of the voters has refused it; they keep running.  A new
 broker whose ``cluster.id`` is not the controller's is refused at registration
 (INCONSISTENT_CLUSTER_ID) and stops naming ``cluster.id``; a controller-only node restarted with
 another ``cluster.id`` than its metadata log directory's ``meta.properties`` stops naming it.  (A
@@ -100,6 +102,25 @@ async def test_a_controller_only_node_restarted_with_another_cluster_id_stops_na
         leader, _ = await wait_for_quorum_leader(admin)
         assert leader in (3001, 3002)
         await admin.create_topics([NewTopic("still-served", 1, 1)])
+
+
+async def test_a_new_voter_of_another_cluster_refused_by_a_majority_stops_naming_cluster_id(cluster_factory):
+    cluster = cluster_factory(1, controllers=3, isolated_controllers=True)
+    cluster.stop_broker(3003, hard=False)
+    shutil.rmtree(cluster.broker_dir(3003) / "logs")  # a new node: no meta.properties to disagree with
+    cluster.node_configs[3003] = {"cluster.id": "another-cluster"}
+    try:
+        cluster.start_broker(3003)
+    except LocalClusterError:
+        pass
+    errors = _wait_until_stopped(cluster, 3003)
+    assert errors and "Invalid value 'another-cluster' for configuration cluster.id: voters 3001,3002, a " \
+        "majority of controller.quorum.voters, belong to another cluster" in errors[-1], errors
+    async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=5000) as admin:
+        leader, _ = await wait_for_quorum_leader(admin)
+        assert leader in (3001, 3002)  # the voters that refused it keep running
+        await admin.create_topics([NewTopic("still-served", 1, 1)])
+    assert cluster.is_running(3001) and cluster.is_running(3002)
 
 
 async def test_a_new_broker_of_another_cluster_stops_naming_cluster_id(cluster_factory):
