@@ -2,8 +2,10 @@
 
 Owns: ``BackgroundTasks``, the owner of a component's long-running loop task (started
 with a done-callback) and of the request tasks that loop spawns, which it cancels and
-awaits (bounded) on ``stop``; and ``wait_for_wakeup``, the loop's bounded wait on its
-wake-up event.  Shared by the producer's ``Sender`` and the consumer's ``Fetcher``.
+awaits (bounded) on ``stop``; ``cancel_and_wait``, the bounded cancel-and-await every
+owner of a task does on shutdown (clients, brokers and controllers alike); and
+``wait_for_wakeup``, the loop's bounded wait on its wake-up event.  ``BackgroundTasks`` is
+shared by the producer's ``Sender`` and the consumer's ``Fetcher``.
 Does not own what the tasks do, nor how a crash of the loop task is reported (the
 component's done-callback does that).
 
@@ -14,8 +16,27 @@ and of the consumer's ``Fetcher`` (aiokafka runs both as asyncio tasks).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any
+
+
+async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any] | None], timeout_s: float) -> set[asyncio.Task[Any]]:
+    """Cancel the tasks and wait until they have finished, at most ``timeout_s``.
+
+    Args:
+        tasks: the tasks to stop; None and finished ones are skipped.
+        timeout_s: how long to wait for the cancelled tasks (seconds).
+
+    Returns:
+        The tasks still running at the timeout (empty when all finished).
+    """
+    running = {t for t in tasks if t is not None and not t.done()}
+    for task in running:
+        task.cancel()
+    if not running:
+        return set()
+    _, pending = await asyncio.wait(running, timeout=timeout_s)
+    return pending
 
 
 class BackgroundTasks:
@@ -53,11 +74,7 @@ class BackgroundTasks:
         Args:
             timeout_s: how long to wait for the cancelled tasks to finish (seconds).
         """
-        tasks = [t for t in [self._task, *self._requests] if t is not None and not t.done()]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=timeout_s)
+        await cancel_and_wait([self._task, *self._requests], timeout_s)
         self._task = None
 
     @property

@@ -18,6 +18,7 @@ import logging
 import socket
 from typing import Any
 
+from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.protocol.api_keys import API_REGISTRY, spec_for_request
 from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
 from kafkette.protocol.frame_stream import FrameStream, open_frame_stream
@@ -212,8 +213,7 @@ class BrokerConnection:
             self._stream.abort()
         if self._read_task is not None:
             task, self._read_task = self._read_task, None
-            task.cancel()
-            await asyncio.wait({task}, timeout=1)
+            await cancel_and_wait([task], 1)
 
 
 def supported_versions() -> dict[int, tuple[int, int]]:

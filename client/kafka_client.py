@@ -17,6 +17,7 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
+from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.client.cluster_metadata import ClusterMetadata
 from kafkette.client.connection import BrokerConnection
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic, MetadataResponse
@@ -131,11 +132,7 @@ class KafkaClient:
     async def close(self) -> None:
         """Cancel the metadata tasks and close every connection (idempotent)."""
         self._closed = True
-        tasks = [t for t in (self._md_task, self._md_refresh) if t is not None and not t.done()]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=5)
+        await cancel_and_wait((self._md_task, self._md_refresh), 5)
         self._md_task = self._md_refresh = None
         conns, self._conns = list(self._conns.values()), {}
         await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)

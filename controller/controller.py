@@ -32,6 +32,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
 from kafkette.controller.config_apis import ConfigApis
 from kafkette.controller.config_control_manager import ConfigControlManager
@@ -232,11 +233,7 @@ class KafkaController:
         if self._state == "stopped":
             return
         self._state = "stopped"
-        timers = {t for t in (self._session_timer, self._rebalance_timer, *self._background_tasks) if t is not None}
-        for task in timers:
-            task.cancel()
-        if timers:
-            await asyncio.wait(timers, timeout=STOP_TIMEOUT_S)
+        await cancel_and_wait((self._session_timer, self._rebalance_timer, *self._background_tasks), STOP_TIMEOUT_S)
         self._session_timer = self._rebalance_timer = None
         await self._events.stop()
         self._deletion.fail_waiters(NotControllerError(f"{self.log_prefix()} controller stopped"))

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
 
 logger = logging.getLogger(__name__)
@@ -140,10 +141,8 @@ class ControllerEventManager:
     async def stop(self) -> None:
         """Cancel and await the event task; fail every queued event with ``NotControllerError``."""
         self._stopped = True
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.wait({self._task}, timeout=STOP_TIMEOUT_S)
-            self._task = None
+        task, self._task = self._task, None
+        await cancel_and_wait([task], STOP_TIMEOUT_S)
         while not self._queue.empty():
             event = self._queue.get_nowait()
             if not event.future.done():

@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.controller_config import ControllerConfig
@@ -147,10 +148,8 @@ class QuorumController:
     async def stop(self) -> None:
         """Stop the active term (if any), then the Raft replica."""
         self._stopping = True
-        if self._reconcile_task is not None:
-            self._reconcile_task.cancel()
-            await asyncio.wait({self._reconcile_task}, timeout=STOP_TIMEOUT_S)
-            self._reconcile_task = None
+        task, self._reconcile_task = self._reconcile_task, None
+        await cancel_and_wait([task], STOP_TIMEOUT_S)
         await self._deactivate("the node is shutting down")
         await self.raft.stop()
 

@@ -43,6 +43,7 @@ from kafkette.broker.fetcher.leader_end_point import LeaderEndPoint
 from kafkette.broker.fetcher.offset_truncation import offset_truncation_state
 from kafkette.broker.log.leader_epoch_cache import UNDEFINED_EPOCH
 from kafkette.broker.partition import Partition
+from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderPartition
 from kafkette.protocol.errors import Errors, KafkaError
@@ -122,10 +123,8 @@ class ReplicaFetcherThread:
 
     async def stop(self) -> None:
         """Cancel and await the task, then close the leader connection."""
-        if self._task is not None:
-            task, self._task = self._task, None
-            task.cancel()
-            await asyncio.wait({task}, timeout=5)
+        task, self._task = self._task, None
+        await cancel_and_wait([task], 5)
         await self.leader.close()
 
     async def _run(self) -> None:

@@ -46,6 +46,7 @@ from kafkette.broker.log.log_loader import CLEANED_SUFFIX
 from kafkette.broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, segment_file_name
 from kafkette.broker.log.offset_index import OffsetIndex
 from kafkette.broker.log.offset_map import OffsetMap
+from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.protocol.errors import InvalidRecordError
 from kafkette.protocol.record_batch import (
     COMPRESSION_NONE,
@@ -437,9 +438,7 @@ class LogCleaner:
         """Abort the cleaning in flight, cancel the task and await it (at most 30 s)."""
         self._abort.set()
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            await asyncio.wait([task], timeout=STOP_TIMEOUT_S)
+        await cancel_and_wait([task], STOP_TIMEOUT_S)
 
     async def abort_cleaning(self, tp: TopicPartition) -> None:
         """Abort a cleaning of ``tp`` in flight and wait (at most 30 s) until it has stopped

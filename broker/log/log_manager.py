@@ -35,6 +35,7 @@ from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_dir_failure_channel import LogDirFailureChannel
 from kafkette.broker.log.log_segment import monotonic_ms
 from kafkette.broker.log.offset_map import capacity_for_buffer
+from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.client.meta_properties import ensure_meta_properties
 from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.protocol.topic_partition import TopicPartition
@@ -460,10 +461,8 @@ class LogManager:
         self._stopping = True
         if self.cleaner is not None:
             await self.cleaner.stop()
-        if self._scheduler_task is not None:
-            self._scheduler_task.cancel()
-            await asyncio.wait([self._scheduler_task])
-            self._scheduler_task = None
+        task, self._scheduler_task = self._scheduler_task, None
+        await cancel_and_wait([task], STOP_FLUSH_TIMEOUT_S)
         pending = list(self._flush_tasks.values())
         if pending:
             _, not_done = await asyncio.wait(pending, timeout=STOP_FLUSH_TIMEOUT_S)

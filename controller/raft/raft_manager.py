@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.client.config_def import ConfigError
 from kafkette.client.connection import BrokerConnection
 from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
@@ -144,11 +145,7 @@ class RaftManager:
         """Stop polling, release held fetches, drop outbound requests, fail commit waiters, close
         connections and the log."""
         self._progress.set()
-        tasks = {t for t in (self._task, *self._requests) if t is not None}
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
+        await cancel_and_wait((self._task, *self._requests), STOP_TIMEOUT_S)
         self._task = None
         for _, waiter in self._commit_waiters:
             if not waiter.done():
