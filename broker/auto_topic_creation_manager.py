@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
+from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.client.topic_names import validate_topic_name
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
 from kafkette.protocol.apis.metadata import MetadataResponseTopic
@@ -33,6 +34,8 @@ from kafkette.protocol.errors import Errors, InvalidTopicError, KafkaError  # ty
 
 logger = logging.getLogger(__name__)
 
+STOP_TIMEOUT_S = 5.0
+"""Bound on awaiting the cancelled creation tasks at ``stop``."""
 MAX_IN_FLIGHT_TOPICS = 1000
 """Bound on topics being created at once; further ones wait for a later Metadata request."""
 
@@ -61,6 +64,10 @@ class AutoTopicCreationManager:
         request_timeout_ms: ``timeout_ms`` of the CreateTopics request (how long the
             controller waits for the partitions to get leaders) and, plus a margin, of
             the send.
+        internal_topic: the CreateTopics entry of an internal topic (``__consumer_offsets``:
+            its own partitions, replication factor and configs, as Kafka's
+            ``creatableTopic``), None for any other name (created with the controller's
+            defaults).
     """
 
     def __init__(
@@ -69,9 +76,11 @@ class AutoTopicCreationManager:
         channel: ControllerChannel,
         *,
         request_timeout_ms: int = 30000,
+        internal_topic: Callable[[str], CreatableTopic | None] | None = None,
     ) -> None:
         self._channel = channel
         self._request_timeout_ms = request_timeout_ms
+        self._internal_topic = internal_topic or (lambda name: None)
         self.in_flight_topics: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopped = False
@@ -109,7 +118,8 @@ class AutoTopicCreationManager:
 
     async def _send(self, topics: list[str]) -> None:
         request = CreateTopicsRequest(
-            topics=[CreatableTopic(name=name, num_partitions=-1, replication_factor=-1) for name in topics],
+            topics=[self._internal_topic(name) or CreatableTopic(name=name, num_partitions=-1, replication_factor=-1)
+                    for name in topics],
             timeout_ms=self._request_timeout_ms,
         )
         logger.info("%s Auto-creating topics %s", self._prefix, topics)
@@ -131,11 +141,7 @@ class AutoTopicCreationManager:
     async def stop(self) -> None:
         """Cancel and await in-flight creations (the controller may still complete them)."""
         self._stopped = True
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait(self._tasks, STOP_TIMEOUT_S)
         self._tasks.clear()
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from kafkette.client.topic_names import INTERNAL_TOPICS
 from kafkette.protocol.apis.metadata import (
     MetadataResponse,
     MetadataResponseBroker,
@@ -154,7 +155,8 @@ class MetadataCache:
                         ],
                     )
                 )
-            out.append(MetadataResponseTopic(error_code=Errors.NONE, name=name, partitions=parts))
+            out.append(MetadataResponseTopic(error_code=Errors.NONE, name=name, is_internal=name in INTERNAL_TOPICS,
+                                             partitions=parts))
         return MetadataResponse(
             brokers=brokers,
             cluster_id=self.cluster_id,

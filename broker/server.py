@@ -30,6 +30,7 @@ from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
 from kafkette.broker.broker_lifecycle_manager import BrokerLifecycleManager
 from kafkette.broker.config import ConfigError, KafkaConfig
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
+from kafkette.broker.group.group_metadata_topic import group_metadata_topic
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.metadata_cache import MetadataCache
@@ -38,9 +39,11 @@ from kafkette.broker.producer_id_manager import ProducerIdManager
 from kafkette.broker.replica_manager import ReplicaManager
 from kafkette.client.process_tuning import tune_process_memory
 from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
+from kafkette.client.topic_names import GROUP_METADATA_TOPIC_NAME
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_server import ControllerServer
 from kafkette.controller.raft.raft_config import RaftConfig
+from kafkette.protocol.apis.create_topics import CreatableTopic
 from kafkette.protocol.socket_server import SocketServer
 
 logger = logging.getLogger(__name__)
@@ -128,6 +131,14 @@ class KafkaServer:
         self.fatal_error = error
         self.shutdown_requested.set()
 
+    def _internal_topic(self, name: str) -> CreatableTopic | None:
+        """The CreateTopics entry of an internal topic (Kafka's ``creatableTopic``), None for others."""
+        if name != GROUP_METADATA_TOPIC_NAME:
+            return None
+        config = self.config
+        return group_metadata_topic(config.offsets_topic_num_partitions, config.offsets_topic_replication_factor,
+                                    config.offsets_topic_segment_bytes, len(self.metadata_cache.live_brokers))
+
     async def startup(self) -> None:
         """Start every component; raises on a failure that stops start-up (bad log dir, port in use)."""
         logger.info("%s Starting", self._prefix)
@@ -148,7 +159,7 @@ class KafkaServer:
         self.dynamic_config.add_reconfigurable(self.replica_manager.reconfigure_log_defaults)
         self.auto_topic_creation_manager = AutoTopicCreationManager(
             self.broker_id, self.controller_channel,
-            request_timeout_ms=self.config.request_timeout_ms,
+            request_timeout_ms=self.config.request_timeout_ms, internal_topic=self._internal_topic,
         )
         apis = KafkaApis(ApisContext(self.config, self.replica_manager, self.metadata_cache, self.controller,
                                      self.producer_id_manager, dynamic_config=self.dynamic_config,

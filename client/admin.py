@@ -65,6 +65,11 @@ from kafkette.protocol.apis.elect_leaders import (
     ElectLeadersResponse,
     ElectLeadersTopicPartitions,
 )
+from kafkette.protocol.apis.find_coordinator import (
+    COORDINATOR_TYPE_GROUP,
+    FindCoordinatorRequest,
+    FindCoordinatorResponse,
+)
 from kafkette.protocol.apis.raft import (
     DescribeQuorumPartitionRequest,
     DescribeQuorumRequest,
@@ -440,6 +445,38 @@ class AdminClient:
             "controller_id": response.controller_id,
             "brokers": sorted(brokers, key=lambda b: b.node_id),
         }
+
+    async def find_coordinator(self, group_id: str, timeout_ms: int | None = None) -> int:
+        """The node id of the broker coordinating ``group_id`` (FindCoordinator, as aiokafka's
+        ``AIOKafkaAdminClient.find_coordinator``): the leader of the group's partition of
+        ``__consumer_offsets``, which the first call of a cluster creates.
+        COORDINATOR_NOT_AVAILABLE (the topic being created, a partition without leader) and a
+        lost connection are retried ``retry_backoff_ms`` apart until ``timeout_ms``
+        (``request_timeout_ms`` by default).
+
+        Raises:
+            KafkaTimeoutError: no coordinator within the timeout (the last error chained).
+            KafkaError: another error of the group's answer (its class named after the code).
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._server_timeout(timeout_ms) / 1000
+        while True:
+            try:
+                response: FindCoordinatorResponse = await self._client.send_to_any(
+                    FindCoordinatorRequest(key_type=COORDINATOR_TYPE_GROUP, coordinator_keys=[group_id]))
+                (coordinator,) = response.coordinators
+                if coordinator.error_code == Errors.NONE:
+                    return coordinator.node_id
+                cls = error_class(coordinator.error_code)
+                last_exc: BaseException = cls(coordinator.error_message or cls.message)
+                if coordinator.error_code != Errors.COORDINATOR_NOT_AVAILABLE:
+                    raise last_exc
+            except (KafkaConnectionError, KafkaTimeoutError) as exc:
+                last_exc = exc
+            if loop.time() + self._retry_backoff_ms / 1000 >= deadline:
+                raise KafkaTimeoutError(f"FindCoordinator for group {group_id!r} did not complete in time: "
+                                        f"{last_exc}") from last_exc
+            await asyncio.sleep(self._retry_backoff_ms / 1000)
 
     async def describe_metadata_quorum(self, timeout_ms: int | None = None) -> QuorumInfo:
         """The metadata quorum: leader, leader epoch, high watermark, voters and observers

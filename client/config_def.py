@@ -75,6 +75,7 @@ def _parse_list(raw: Any) -> list[str]:
 
 
 PARSERS: dict[str, Callable[[Any], Any]] = {
+    "short": lambda raw: _parse_integer(raw, -(1 << 15), (1 << 15) - 1, "16-bit integer"),
     "int": lambda raw: _parse_integer(raw, INT_MIN, INT_MAX, "32-bit integer"),
     "long": lambda raw: _parse_integer(raw, LONG_MIN, LONG_MAX, "64-bit integer"),
     "double": _parse_double,

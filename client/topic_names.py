@@ -19,6 +19,10 @@ MAX_NAME_LENGTH = 249
 CLUSTER_METADATA_TOPIC_NAME = "__cluster_metadata"
 METADATA_TOPIC_PARTITION_DIR = f"{CLUSTER_METADATA_TOPIC_NAME}-0"
 """Directory of the metadata log's one partition under the metadata log dir."""
+GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
+"""The consumer groups' committed offsets and metadata (Kafka's ``Topic.GROUP_METADATA_TOPIC_NAME``)."""
+INTERNAL_TOPICS = frozenset({GROUP_METADATA_TOPIC_NAME})
+"""Topics Metadata marks ``is_internal`` (Kafka's ``Topic.INTERNAL_TOPICS``, without transactions)."""
 _LEGAL_CHARS = re.compile(r"[a-zA-Z0-9._-]+")
 
 

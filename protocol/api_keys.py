@@ -30,6 +30,7 @@ from kafkette.protocol.apis.delete_records import DeleteRecordsRequest, DeleteRe
 from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.apis.fetch import FetchRequest, FetchResponse
+from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest, FindCoordinatorResponse
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
 from kafkette.protocol.apis.list_offsets import ListOffsetsRequest, ListOffsetsResponse
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
@@ -72,6 +73,7 @@ class ApiKey(IntEnum):
     STOP_REPLICA = 5
     UPDATE_METADATA = 6
     CONTROLLED_SHUTDOWN = 7
+    FIND_COORDINATOR = 10
     API_VERSIONS = 18
     CREATE_TOPICS = 19
     DELETE_TOPICS = 20
@@ -115,6 +117,7 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.UPDATE_METADATA, UpdateMetadataRequest, UpdateMetadataResponse),
         ApiSpec(ApiKey.STOP_REPLICA, StopReplicaRequest, StopReplicaResponse),
         ApiSpec(ApiKey.CONTROLLED_SHUTDOWN, ControlledShutdownRequest, ControlledShutdownResponse),
+        ApiSpec(ApiKey.FIND_COORDINATOR, FindCoordinatorRequest, FindCoordinatorResponse),
         ApiSpec(ApiKey.DESCRIBE_CONFIGS, DescribeConfigsRequest, DescribeConfigsResponse),
         ApiSpec(ApiKey.INCREMENTAL_ALTER_CONFIGS, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
         ApiSpec(ApiKey.ELECT_LEADERS, ElectLeadersRequest, ElectLeadersResponse),

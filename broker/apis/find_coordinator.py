@@ -1,0 +1,61 @@
+"""FindCoordinator handler: the broker that coordinates each group asked for.
+
+A group's coordinator is the leader of its ``__consumer_offsets`` partition
+(``partition_for``, over the topic's partition count, or ``offsets.topic.num.partitions``
+before it exists).  The first FindCoordinator of a cluster starts creating the topic (with
+its own partitions, replication factor and configs, whatever ``auto.create.topics.enable``
+says) and answers COORDINATOR_NOT_AVAILABLE, as does a partition with no live leader; the
+client retries.  Transaction coordinators are not supported: INVALID_REQUEST.
+
+Kafka concept: ``KafkaApis.handleFindCoordinatorRequest`` / ``getCoordinator``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kafkette.broker.group.group_metadata_topic import partition_for
+from kafkette.client.topic_names import GROUP_METADATA_TOPIC_NAME
+from kafkette.protocol.apis.find_coordinator import (
+    COORDINATOR_TYPE_GROUP,
+    Coordinator,
+    FindCoordinatorRequest,
+    FindCoordinatorResponse,
+)
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.topic_partition import TopicPartition
+
+if TYPE_CHECKING:
+    from kafkette.broker.apis.kafka_apis import ApisContext
+
+
+async def handle(ctx: ApisContext, header: RequestHeader, request: FindCoordinatorRequest) -> FindCoordinatorResponse:
+    """One ``Coordinator`` per key, in the request's order."""
+    if request.key_type != COORDINATOR_TYPE_GROUP:
+        message = f"coordinator key type {request.key_type} is not supported (only 0, groups)"
+        return FindCoordinatorResponse(coordinators=[
+            Coordinator(key=key, error_code=Errors.INVALID_REQUEST, error_message=message)
+            for key in request.coordinator_keys])
+    cache = ctx.metadata_cache
+    partition_count = cache.num_partitions(GROUP_METADATA_TOPIC_NAME)
+    if partition_count is None:
+        if ctx.auto_topic_creation_manager is not None:
+            ctx.auto_topic_creation_manager.create_topics([GROUP_METADATA_TOPIC_NAME])
+        return FindCoordinatorResponse(coordinators=[
+            Coordinator(key=key, error_code=Errors.COORDINATOR_NOT_AVAILABLE,
+                        error_message=f"{GROUP_METADATA_TOPIC_NAME} is being created")
+            for key in request.coordinator_keys])
+    return FindCoordinatorResponse(coordinators=[_coordinator(ctx, key, partition_count)
+                                                 for key in request.coordinator_keys])
+
+
+def _coordinator(ctx: ApisContext, group_id: str, partition_count: int) -> Coordinator:
+    partition = partition_for(group_id, partition_count)
+    state = ctx.metadata_cache.partition_state(TopicPartition(GROUP_METADATA_TOPIC_NAME, partition))
+    leader = ctx.metadata_cache.get_alive_broker(state.leader) if state is not None else None
+    if leader is None:
+        return Coordinator(key=group_id, error_code=Errors.COORDINATOR_NOT_AVAILABLE,
+                           error_message=f"{GROUP_METADATA_TOPIC_NAME}-{partition} has no live leader")
+    return Coordinator(key=group_id, node_id=leader.id, host=leader.host, port=leader.port,
+                       error_code=Errors.NONE)

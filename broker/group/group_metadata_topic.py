@@ -1,0 +1,62 @@
+"""``__consumer_offsets``: which of its partitions holds a group, and how the topic is created.
+
+Owns: Kafka's placement of a group (``abs(groupId.hashCode) % partitions``, with Java's
+``String.hashCode`` and ``Utils.abs``, so a group lands on the partition a Kafka broker would
+pick) and the topic's creation settings (``offsets.topic.num.partitions``,
+``offsets.topic.replication.factor`` capped at the live brokers, compacted,
+``offsets.topic.segment.bytes``).  Does not own the groups or offsets stored there.
+
+Kafka concept: ``GroupMetadataManager.partitionFor`` / ``GroupCoordinator.partitionFor`` and
+``GroupCoordinator.groupMetadataTopicConfigs``; ``AutoTopicCreationManager.creatableTopic``.
+"""
+
+from __future__ import annotations
+
+from kafkette.client.topic_names import GROUP_METADATA_TOPIC_NAME
+from kafkette.protocol.apis.create_topics import CreatableTopic, CreatableTopicConfig
+
+_INT_MIN = -(1 << 31)
+
+
+def java_string_hash(value: str) -> int:
+    """Java's ``String.hashCode``: ``s[0]*31^(n-1) + ... + s[n-1]`` over UTF-16 code units,
+    as a signed 32-bit int."""
+    data = value.encode("utf-16-be", "surrogatepass")
+    h = 0
+    for i in range(0, len(data), 2):
+        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def partition_for(group_id: str, partition_count: int) -> int:
+    """The ``__consumer_offsets`` partition of ``group_id`` (Kafka's ``Utils.abs(hashCode) %
+    count``; ``Utils.abs`` maps ``Integer.MIN_VALUE`` to 0).
+
+    Raises:
+        ValueError: ``partition_count`` below 1.
+    """
+    if partition_count < 1:
+        raise ValueError(f"partition count must be at least 1, got {partition_count}")
+    h = java_string_hash(group_id)
+    return (0 if h == _INT_MIN else abs(h)) % partition_count
+
+
+def group_metadata_topic(num_partitions: int, replication_factor: int, segment_bytes: int,
+                         live_brokers: int) -> CreatableTopic:
+    """The CreateTopics entry for ``__consumer_offsets``.
+
+    Args:
+        num_partitions: ``offsets.topic.num.partitions``.
+        replication_factor: ``offsets.topic.replication.factor``; capped at ``live_brokers``
+            (at least 1) so that a cluster smaller than it still gets its coordinator.
+        segment_bytes: ``offsets.topic.segment.bytes``.
+        live_brokers: brokers alive now.
+
+    Returns:
+        The topic to create: compacted, ``compression.type=producer``.
+    """
+    configs = {"cleanup.policy": "compact", "segment.bytes": str(segment_bytes), "compression.type": "producer"}
+    return CreatableTopic(
+        name=GROUP_METADATA_TOPIC_NAME, num_partitions=num_partitions,
+        replication_factor=max(1, min(replication_factor, live_brokers)),
+        configs=[CreatableTopicConfig(name=k, value=v) for k, v in configs.items()])
