@@ -103,6 +103,8 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("replica.socket.timeout.ms", "int", 30000, "Socket timeout of follower fetches (ms).", at_least(1)),
     ConfigKey("offsets.topic.num.partitions", "int", 50, "Partitions of __consumer_offsets (set once, at its creation).", at_least(1)),
     ConfigKey("offsets.topic.replication.factor", "short", 3, "Replication factor of __consumer_offsets (capped at the live brokers).", at_least(1)),
+    ConfigKey("offsets.commit.timeout.ms", "int", 5000, "How long an offset commit waits for the ISR of __consumer_offsets (ms).", at_least(1)),
+    ConfigKey("offset.metadata.max.bytes", "int", 4096, "Largest metadata string of a committed offset (bytes).", at_least(0)),
     ConfigKey("offsets.topic.segment.bytes", "int", 104857600, "Segment size of __consumer_offsets (bytes).", at_least(1)),
     ConfigKey("broker.session.timeout.ms", "int", 9000, "A broker missing heartbeats this long is fenced (ms).", at_least(1)),
     ConfigKey("broker.heartbeat.interval.ms", "int", 2000, "Heartbeat period (ms).", at_least(1)),

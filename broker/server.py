@@ -30,6 +30,8 @@ from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
 from kafkette.broker.broker_lifecycle_manager import BrokerLifecycleManager
 from kafkette.broker.config import ConfigError, KafkaConfig
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
+from kafkette.broker.group.group_coordinator import GroupCoordinator
+from kafkette.broker.group.group_metadata_manager import GroupMetadataManager
 from kafkette.broker.group.group_metadata_topic import group_metadata_topic
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
@@ -117,6 +119,7 @@ class KafkaServer:
         self.dynamic_config = DynamicBrokerConfig(config)
         self.replica_manager: ReplicaManager | None = None
         self.auto_topic_creation_manager: AutoTopicCreationManager | None = None
+        self.group_coordinator: GroupCoordinator | None = None
         self.controller = None
         self.socket_server: SocketServer | None = None
         self.shutdown_requested = asyncio.Event()
@@ -138,6 +141,12 @@ class KafkaServer:
         config = self.config
         return group_metadata_topic(config.offsets_topic_num_partitions, config.offsets_topic_replication_factor,
                                     config.offsets_topic_segment_bytes, len(self.metadata_cache.live_brokers))
+
+    def _offsets_partition_count(self) -> int:
+        """Partitions of ``__consumer_offsets``: the topic's, or ``offsets.topic.num.partitions``
+        before it exists (Kafka's ``groupMetadataTopicPartitionCount``)."""
+        count = self.metadata_cache.num_partitions(GROUP_METADATA_TOPIC_NAME)
+        return count if count is not None else self.config.offsets_topic_num_partitions
 
     async def startup(self) -> None:
         """Start every component; raises on a failure that stops start-up (bad log dir, port in use)."""
@@ -161,10 +170,15 @@ class KafkaServer:
             self.broker_id, self.controller_channel,
             request_timeout_ms=self.config.request_timeout_ms, internal_topic=self._internal_topic,
         )
+        self.group_coordinator = GroupCoordinator(
+            GroupMetadataManager(self.broker_id, self.replica_manager, partition_count=self._offsets_partition_count,
+                                 commit_timeout_ms=self.config.offsets_commit_timeout_ms),
+            self.metadata_cache, offset_metadata_max_bytes=self.config.offset_metadata_max_bytes)
         apis = KafkaApis(ApisContext(self.config, self.replica_manager, self.metadata_cache, self.controller,
                                      self.producer_id_manager, dynamic_config=self.dynamic_config,
                                      auto_topic_creation_manager=self.auto_topic_creation_manager,
-                                     controller_channel=self.controller_channel))
+                                     controller_channel=self.controller_channel,
+                                     group_coordinator=self.group_coordinator))
         host, port = self.config.listener
         self.socket_server = SocketServer(
             host, port, apis.handle, max_request_bytes=self.config.socket_request_max_bytes,
@@ -198,6 +212,8 @@ class KafkaServer:
             await step("stop accepting", self.socket_server.stop_accepting())
         if self.auto_topic_creation_manager is not None:
             await step("auto topic creation", self.auto_topic_creation_manager.stop())
+        if self.group_coordinator is not None:
+            await step("group coordinator", self.group_coordinator.stop())
         if self.replica_manager is not None:
             await step("replica manager", self.replica_manager.stop())
         await step("alter partition manager", self.alter_partition_manager.stop())

@@ -23,6 +23,7 @@ from kafkette.client.consumer import (
     OffsetSpec,
 )
 from kafkette.client.local_cluster import LocalCluster, LocalClusterError
+from kafkette.client.offset_and_metadata import OffsetAndMetadata
 from kafkette.client.producer import Producer, RecordMetadata
 from kafkette.protocol import errors as _errors
 from kafkette.protocol.errors import IllegalStateError, KafkaConnectionError, KafkaError, KafkaTimeoutError
@@ -49,6 +50,7 @@ __all__ = [
     "NewPartitions",
     "ListOffsetsResultInfo",
     "NewTopic",
+    "OffsetAndMetadata",
     "OffsetAndTimestamp",
     "OffsetSpec",
     "PartitionInfo",

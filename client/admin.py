@@ -33,7 +33,15 @@ from kafkette.client.config_resource import (
     resource_error,
 )
 from kafkette.client.consumer.offset_fetcher import ListOffsetsResultInfo, OffsetFetcher, OffsetSpec
+from kafkette.client.group_coordinator_channel import GroupCoordinatorChannel
 from kafkette.client.kafka_client import KafkaClient
+from kafkette.client.offset_and_metadata import (
+    OffsetAndMetadata,
+    commit_group_error,
+    committed_offsets,
+    offset_commit_request,
+    raise_commit_errors,
+)
 from kafkette.client.quorum_info import QuorumInfo
 from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.client.topic_specs import (
@@ -65,11 +73,7 @@ from kafkette.protocol.apis.elect_leaders import (
     ElectLeadersResponse,
     ElectLeadersTopicPartitions,
 )
-from kafkette.protocol.apis.find_coordinator import (
-    COORDINATOR_TYPE_GROUP,
-    FindCoordinatorRequest,
-    FindCoordinatorResponse,
-)
+from kafkette.protocol.apis.offsets import OffsetFetchRequest, OffsetFetchRequestTopic
 from kafkette.protocol.apis.raft import (
     DescribeQuorumPartitionRequest,
     DescribeQuorumRequest,
@@ -458,25 +462,57 @@ class AdminClient:
             KafkaTimeoutError: no coordinator within the timeout (the last error chained).
             KafkaError: another error of the group's answer (its class named after the code).
         """
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self._server_timeout(timeout_ms) / 1000
-        while True:
-            try:
-                response: FindCoordinatorResponse = await self._client.send_to_any(
-                    FindCoordinatorRequest(key_type=COORDINATOR_TYPE_GROUP, coordinator_keys=[group_id]))
-                (coordinator,) = response.coordinators
-                if coordinator.error_code == Errors.NONE:
-                    return coordinator.node_id
-                cls = error_class(coordinator.error_code)
-                last_exc: BaseException = cls(coordinator.error_message or cls.message)
-                if coordinator.error_code != Errors.COORDINATOR_NOT_AVAILABLE:
-                    raise last_exc
-            except (KafkaConnectionError, KafkaTimeoutError) as exc:
-                last_exc = exc
-            if loop.time() + self._retry_backoff_ms / 1000 >= deadline:
-                raise KafkaTimeoutError(f"FindCoordinator for group {group_id!r} did not complete in time: "
-                                        f"{last_exc}") from last_exc
-            await asyncio.sleep(self._retry_backoff_ms / 1000)
+        return await self._group_channel(group_id).find(self._server_timeout(timeout_ms))
+
+    def _group_channel(self, group_id: str) -> GroupCoordinatorChannel:
+        return GroupCoordinatorChannel(self._client, group_id, retry_backoff_ms=self._retry_backoff_ms)
+
+    async def list_consumer_group_offsets(self, group_id: str, partitions: Iterable[TopicPartition] | None = None,
+                                          timeout_ms: int | None = None) -> dict[TopicPartition, OffsetAndMetadata]:
+        """The offsets ``group_id`` has committed (OffsetFetch at its coordinator; Kafka's
+        ``Admin.listConsumerGroupOffsets``).
+
+        Args:
+            group_id: the group.
+            partitions: only these (None: every partition the group has committed).
+            timeout_ms: bound, coordinator retries included (``request_timeout_ms`` by default).
+
+        Returns:
+            ``{partition: OffsetAndMetadata}``, sorted; a partition asked for without a
+            committed offset is left out.
+
+        Raises:
+            InvalidGroupIdError: an empty group id.
+            KafkaTimeoutError: the coordinator did not answer in time.
+        """
+        topics = None
+        if partitions is not None:
+            by_topic: dict[str, list[int]] = {}
+            for tp in partitions:
+                by_topic.setdefault(tp.topic, []).append(tp.partition)
+            topics = [OffsetFetchRequestTopic(name=n, partition_indexes=sorted(ps)) for n, ps in by_topic.items()]
+        response = await self._group_channel(group_id).send(
+            lambda: OffsetFetchRequest(group_id=group_id, topics=topics), lambda r: r.error_code,
+            self._server_timeout(timeout_ms))
+        return {tp: value for tp, value in sorted(committed_offsets(group_id, response).items()) if value is not None}
+
+    async def alter_consumer_group_offsets(self, group_id: str,
+                                           offsets: Mapping[TopicPartition, OffsetAndMetadata | int],
+                                           timeout_ms: int | None = None) -> None:
+        """Commit ``offsets`` for ``group_id`` (OffsetCommit outside group management; Kafka's
+        ``Admin.alterConsumerGroupOffsets``).
+
+        Raises:
+            InvalidGroupIdError: an empty group id.
+            UnknownTopicOrPartitionError: a partition that does not exist (nothing committed
+                for it; the others are).
+            OffsetMetadataTooLargeError: metadata over ``offset.metadata.max.bytes``.
+            KafkaTimeoutError: the coordinator did not answer in time.
+        """
+        values = {tp: v if isinstance(v, OffsetAndMetadata) else OffsetAndMetadata(int(v)) for tp, v in offsets.items()}
+        response = await self._group_channel(group_id).send(
+            lambda: offset_commit_request(group_id, values), commit_group_error, self._server_timeout(timeout_ms))
+        raise_commit_errors(group_id, response)
 
     async def describe_metadata_quorum(self, timeout_ms: int | None = None) -> QuorumInfo:
         """The metadata quorum: leader, leader epoch, high watermark, voters and observers

@@ -34,6 +34,12 @@ from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest, Find
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
 from kafkette.protocol.apis.list_offsets import ListOffsetsRequest, ListOffsetsResponse
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
+from kafkette.protocol.apis.offsets import (
+    OffsetCommitRequest,
+    OffsetCommitResponse,
+    OffsetFetchRequest,
+    OffsetFetchResponse,
+)
 from kafkette.protocol.apis.offsets_for_leader_epoch import (
     OffsetsForLeaderEpochRequest,
     OffsetsForLeaderEpochResponse,
@@ -73,6 +79,8 @@ class ApiKey(IntEnum):
     STOP_REPLICA = 5
     UPDATE_METADATA = 6
     CONTROLLED_SHUTDOWN = 7
+    OFFSET_COMMIT = 8
+    OFFSET_FETCH = 9
     FIND_COORDINATOR = 10
     API_VERSIONS = 18
     CREATE_TOPICS = 19
@@ -118,6 +126,8 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.STOP_REPLICA, StopReplicaRequest, StopReplicaResponse),
         ApiSpec(ApiKey.CONTROLLED_SHUTDOWN, ControlledShutdownRequest, ControlledShutdownResponse),
         ApiSpec(ApiKey.FIND_COORDINATOR, FindCoordinatorRequest, FindCoordinatorResponse),
+        ApiSpec(ApiKey.OFFSET_COMMIT, OffsetCommitRequest, OffsetCommitResponse),
+        ApiSpec(ApiKey.OFFSET_FETCH, OffsetFetchRequest, OffsetFetchResponse),
         ApiSpec(ApiKey.DESCRIBE_CONFIGS, DescribeConfigsRequest, DescribeConfigsResponse),
         ApiSpec(ApiKey.INCREMENTAL_ALTER_CONFIGS, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
         ApiSpec(ApiKey.ELECT_LEADERS, ElectLeadersRequest, ElectLeadersResponse),

@@ -32,11 +32,17 @@ class Errors(IntEnum):
     STALE_CONTROLLER_EPOCH = 11
     OFFSET_METADATA_TOO_LARGE = 12
     NETWORK_EXCEPTION = 13
+    COORDINATOR_LOAD_IN_PROGRESS = 14
+    NOT_COORDINATOR = 16
     INVALID_TOPIC_EXCEPTION = 17
     RECORD_LIST_TOO_LARGE = 18
     NOT_ENOUGH_REPLICAS = 19
     NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20
     INVALID_REQUIRED_ACKS = 21
+    ILLEGAL_GENERATION = 22
+    INVALID_GROUP_ID = 24
+    UNKNOWN_MEMBER_ID = 25
+    INVALID_COMMIT_OFFSET_SIZE = 28
     COORDINATOR_NOT_AVAILABLE = 15
     INVALID_TIMESTAMP = 32
     UNSUPPORTED_VERSION = 35
@@ -96,7 +102,13 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.RECORD_LIST_TOO_LARGE: (False, False, "The request included message batch larger than the configured segment size on the server."),
     Errors.NOT_ENOUGH_REPLICAS: (True, False, "Messages are rejected since there are fewer in-sync replicas than required."),
     Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND: (True, False, "Messages are written to the log, but to fewer in-sync replicas than required."),
+    Errors.COORDINATOR_LOAD_IN_PROGRESS: (True, False, "The coordinator is loading and hence can't process requests."),
     Errors.COORDINATOR_NOT_AVAILABLE: (True, False, "The coordinator is not available."),
+    Errors.NOT_COORDINATOR: (True, False, "This is not the correct coordinator."),
+    Errors.ILLEGAL_GENERATION: (False, False, "Specified group generation id is not valid."),
+    Errors.INVALID_GROUP_ID: (False, False, "The configured groupId is invalid."),
+    Errors.UNKNOWN_MEMBER_ID: (False, False, "The coordinator is not aware of this member."),
+    Errors.INVALID_COMMIT_OFFSET_SIZE: (False, False, "The committing offset data size is not valid."),
     Errors.INVALID_REQUIRED_ACKS: (False, False, "Produce request specified an invalid value for required acks."),
     Errors.INVALID_TIMESTAMP: (False, False, "The timestamp of the message is out of acceptable range."),
     Errors.UNSUPPORTED_VERSION: (False, False, "The version of API is not supported."),

@@ -37,6 +37,8 @@ from kafkette.broker.apis import (
     leader_and_isr,
     list_offsets,
     metadata,
+    offset_commit,
+    offset_fetch,
     offsets_for_leader_epoch,
     produce,
     raft_quorum,
@@ -53,6 +55,7 @@ from kafkette.protocol.schema import Struct
 if TYPE_CHECKING:
     from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
     from kafkette.broker.config import KafkaConfig
+    from kafkette.broker.group.group_coordinator import GroupCoordinator
     from kafkette.broker.metadata_cache import MetadataCache
     from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
     from kafkette.broker.producer_id_manager import ProducerIdManager
@@ -67,7 +70,8 @@ class ApisContext:
     ``dynamic_config`` holds the run-time broker configs (a fresh one over ``config``
     when not given); ``auto_topic_creation_manager`` None disables auto-creation;
     ``controller_channel`` forwards controller requests to the active controller (KIP-590;
-    None: this node answers NOT_CONTROLLER unless it is the active controller)."""
+    None: this node answers NOT_CONTROLLER unless it is the active controller);
+    ``group_coordinator`` None answers group requests NOT_COORDINATOR."""
 
     config: KafkaConfig
     replica_manager: ReplicaManager
@@ -77,6 +81,7 @@ class ApisContext:
     dynamic_config: DynamicBrokerConfig = field(default=None)  # type: ignore[assignment]
     auto_topic_creation_manager: AutoTopicCreationManager | None = None
     controller_channel: NodeToControllerChannelManager | None = None
+    group_coordinator: GroupCoordinator | None = None
 
     def __post_init__(self) -> None:
         if self.dynamic_config is None:
@@ -109,6 +114,8 @@ HANDLERS: dict[int, Handler] = {
     ApiKey.BROKER_HEARTBEAT: broker_heartbeat.handle,
     ApiKey.INIT_PRODUCER_ID: init_producer_id.handle,
     ApiKey.FIND_COORDINATOR: find_coordinator.handle,
+    ApiKey.OFFSET_COMMIT: offset_commit.handle,
+    ApiKey.OFFSET_FETCH: offset_fetch.handle,
     ApiKey.ALLOCATE_PRODUCER_IDS: allocate_producer_ids.handle,
     ApiKey.VOTE: raft_quorum.handle,
     ApiKey.BEGIN_QUORUM_EPOCH: raft_quorum.handle,

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kafkette.client.topic_names import GROUP_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.stop_replica import (
     StopReplicaPartitionError,
     StopReplicaRequest,
     StopReplicaResponse,
 )
+from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
@@ -22,6 +24,10 @@ if TYPE_CHECKING:
 async def handle(ctx: ApisContext, header: RequestHeader, request: StopReplicaRequest) -> StopReplicaResponse:
     """Stop the listed replicas and report an error code per partition."""
     error, partition_errors = await ctx.replica_manager.stop_replicas(request)
+    if ctx.group_coordinator is not None:  # a stopped __consumer_offsets replica leads no more
+        for tp, code in partition_errors.items():
+            if tp.topic == GROUP_METADATA_TOPIC_NAME and code == Errors.NONE:
+                ctx.group_coordinator.on_resignation(tp.partition)
     return StopReplicaResponse(
         error_code=int(error),
         partition_errors=[

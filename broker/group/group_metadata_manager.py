@@ -1,0 +1,251 @@
+"""GroupMetadataManager: the committed offsets of the groups this broker coordinates.
+
+Owns: which ``__consumer_offsets`` partitions this broker leads (each loaded from its log
+when it becomes leader, dropped when it stops: Kafka's ``onElection`` / ``onResignation``),
+the offsets committed by the groups of those partitions (a cache of the log), and the
+writes of new commits (one record batch per commit, appended with acks=all; the cache
+changes only once the append is acknowledged).  Owns the loading tasks and cancels and
+awaits them on ``stop``.  Does not own group membership, request validation or the
+records' byte layout (``coordinator_records``).
+
+Kafka concept: ``GroupMetadataManager`` (``loadGroupsAndOffsets``, ``storeOffsets``,
+``getOffsets``, ``removeGroupsForPartition``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping
+
+from kafkette.broker.group.coordinator_records import (
+    CoordinatorRecordError,
+    GroupMetadataKey,
+    OffsetCommitKey,
+    OffsetCommitValue,
+    decode_key,
+    decode_offset_commit_value,
+    encode_key,
+    encode_value,
+)
+from kafkette.broker.group.group_metadata_topic import partition_for
+from kafkette.broker.replica_manager import ReplicaManager, error_code_of
+from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.client.topic_names import GROUP_METADATA_TOPIC_NAME
+from kafkette.protocol.errors import Errors, KafkaError
+from kafkette.protocol.record_batch import build_batch, decode_records, iter_batches
+from kafkette.protocol.topic_partition import TopicPartition
+
+logger = logging.getLogger(__name__)
+
+LOAD_BUFFER_BYTES = 5 * 1024 * 1024
+"""Bytes read per step while loading a partition (Kafka's ``offsets.load.buffer.size``)."""
+STOP_TIMEOUT_S = 5.0
+
+# Kafka's GroupMetadataManager.storeOffsets maps the append's errors to what a client can act on
+_COMMIT_ERRORS = {
+    Errors.UNKNOWN_TOPIC_OR_PARTITION: Errors.COORDINATOR_NOT_AVAILABLE,
+    Errors.NOT_ENOUGH_REPLICAS: Errors.COORDINATOR_NOT_AVAILABLE,
+    Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND: Errors.COORDINATOR_NOT_AVAILABLE,
+    Errors.REQUEST_TIMED_OUT: Errors.COORDINATOR_NOT_AVAILABLE,
+    Errors.NOT_LEADER_OR_FOLLOWER: Errors.NOT_COORDINATOR,
+    Errors.KAFKA_STORAGE_ERROR: Errors.NOT_COORDINATOR,
+    Errors.MESSAGE_TOO_LARGE: Errors.INVALID_COMMIT_OFFSET_SIZE,
+    Errors.RECORD_LIST_TOO_LARGE: Errors.INVALID_COMMIT_OFFSET_SIZE,
+    Errors.INVALID_FETCH_SIZE: Errors.INVALID_COMMIT_OFFSET_SIZE,
+}
+
+
+def _wall_clock_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class GroupMetadataManager:
+    """The offsets of the groups whose ``__consumer_offsets`` partition this broker leads.
+
+    Args:
+        broker_id: this broker (log prefix).
+        replica_manager: where ``__consumer_offsets`` partitions are read and appended.
+        partition_count: the number of ``__consumer_offsets`` partitions (the topic's, or
+            ``offsets.topic.num.partitions`` before it exists).
+        commit_timeout_ms: how long a commit waits for the ISR
+            (``offsets.commit.timeout.ms``).
+        time_ms: wall clock (ms since the epoch) for commit timestamps.
+    """
+
+    def __init__(self, broker_id: int, replica_manager: ReplicaManager, *, partition_count: Callable[[], int],
+                 commit_timeout_ms: int = 5000, time_ms: Callable[[], int] = _wall_clock_ms) -> None:
+        self._replica_manager = replica_manager
+        self._partition_count = partition_count
+        self._commit_timeout_ms = commit_timeout_ms
+        self._time_ms = time_ms
+        self._owned: dict[int, int] = {}  # loaded partition -> leader epoch
+        self._loading: dict[int, tuple[int, asyncio.Task[None]]] = {}  # partition -> (epoch, task)
+        self._offsets: dict[str, dict[TopicPartition, OffsetCommitValue]] = {}
+        self._stopped = False
+        self._prefix = f"[GroupMetadataManager brokerId={broker_id}]"
+
+    # ------------------------------------------------------------------ ownership
+
+    def partition_for(self, group_id: str) -> int:
+        """The ``__consumer_offsets`` partition of ``group_id``."""
+        return partition_for(group_id, self._partition_count())
+
+    def coordinator_error(self, group_id: str) -> Errors:
+        """NONE when this broker coordinates ``group_id`` and has loaded it;
+        COORDINATOR_LOAD_IN_PROGRESS while its partition loads; NOT_COORDINATOR otherwise."""
+        partition = self.partition_for(group_id)
+        if partition in self._owned:
+            return Errors.NONE
+        return Errors.COORDINATOR_LOAD_IN_PROGRESS if partition in self._loading else Errors.NOT_COORDINATOR
+
+    def on_election(self, partition: int, leader_epoch: int) -> None:
+        """This broker became leader of ``__consumer_offsets-<partition>``: load its groups.
+
+        A second election of the same epoch is ignored; a newer one reloads.
+        """
+        if self._stopped or self._owned.get(partition) == leader_epoch:
+            return
+        current = self._loading.get(partition)
+        if current is not None:
+            if current[0] == leader_epoch:
+                return
+            current[1].cancel()
+        self._drop_partition(partition)
+        task = asyncio.get_running_loop().create_task(self._load(partition, leader_epoch),
+                                                      name=f"group-load-{partition}")
+        self._loading[partition] = (leader_epoch, task)
+        task.add_done_callback(lambda t, p=partition: self._load_done(p, t))
+
+    def on_resignation(self, partition: int) -> None:
+        """This broker is no longer leader of ``__consumer_offsets-<partition>``: its groups go
+        (requests for them answer NOT_COORDINATOR)."""
+        loading = self._loading.pop(partition, None)
+        if loading is not None:
+            loading[1].cancel()
+        if self._owned.pop(partition, None) is not None or loading is not None:
+            logger.info("%s Unloaded __consumer_offsets-%d", self._prefix, partition)
+        self._drop_partition(partition)
+
+    def _drop_partition(self, partition: int) -> None:
+        for group in [g for g in self._offsets if self.partition_for(g) == partition]:
+            del self._offsets[group]
+
+    def _load_done(self, partition: int, task: asyncio.Task[None]) -> None:
+        if self._loading.get(partition, (None, None))[1] is task:
+            del self._loading[partition]
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("%s Loading __consumer_offsets-%d failed: %r", self._prefix, partition, task.exception())
+
+    async def _load(self, partition: int, leader_epoch: int) -> None:
+        """Read the partition from its log start to its log end, then own it."""
+        tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)
+        started = time.monotonic()
+        offsets: dict[str, dict[TopicPartition, OffsetCommitValue]] = {}
+        host = self._replica_manager.get_partition(tp)
+        if host is None:
+            raise KafkaError(f"{tp} is not hosted here")
+        log = host.leader_log(leader_epoch)
+        position = log.log_start_offset
+        records = 0
+        while position < log.log_end_offset:
+            data = log.read(position, LOAD_BUFFER_BYTES, log.log_end_offset, True).records
+            if not data:
+                break
+            for pos, header in iter_batches(data):
+                for record in decode_records(data, pos, header):
+                    if record.offset >= position:
+                        records += 1
+                        self._replay(offsets, record.key, record.value, record.offset, tp)
+                position = max(position, header.last_offset + 1)
+            await asyncio.sleep(0)  # let other requests in between steps
+        self._offsets.update(offsets)
+        self._owned[partition] = leader_epoch
+        logger.info("%s Loaded %d groups' offsets from %s (%d records up to offset %d) in %.0f ms", self._prefix,
+                    len(offsets), tp, records, position, (time.monotonic() - started) * 1000)
+
+    def _replay(self, offsets: dict[str, dict[TopicPartition, OffsetCommitValue]], key: bytes | None,
+                value: bytes | None, offset: int, tp: TopicPartition) -> None:
+        if key is None:
+            logger.warning("%s Skipping a record without key at %s offset %d", self._prefix, tp, offset)
+            return
+        try:
+            decoded = decode_key(key)
+            if isinstance(decoded, OffsetCommitKey):
+                group = offsets.setdefault(decoded.group, {})
+                if value is None:
+                    group.pop(decoded.topic_partition, None)
+                else:
+                    group[decoded.topic_partition] = decode_offset_commit_value(value)
+            elif isinstance(decoded, GroupMetadataKey) and value is None:
+                offsets.pop(decoded.group, None)  # the group was deleted
+        except CoordinatorRecordError as exc:
+            logger.warning("%s Skipping an undecodable record at %s offset %d: %s", self._prefix, tp, offset, exc)
+
+    # ------------------------------------------------------------------ offsets
+
+    async def store_offsets(self, group_id: str, offsets: Mapping[TopicPartition, OffsetCommitValue]
+                            ) -> dict[TopicPartition, Errors]:
+        """Append the commits as one batch (acks=all) and, once acknowledged, cache them.
+
+        Args:
+            group_id: a group this broker coordinates (``coordinator_error`` is NONE).
+            offsets: ``{partition: committed offset}``; a ``commit_timestamp`` of 0 is set to now.
+
+        Returns:
+            ``{partition: error}``: NONE, or the append's error as Kafka maps it
+            (COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, INVALID_COMMIT_OFFSET_SIZE, ...).
+        """
+        if not offsets:
+            return {}
+        now = self._time_ms()
+        stamped = {tp: v if v.commit_timestamp else OffsetCommitValue(v.offset, v.leader_epoch, v.metadata, now)
+                   for tp, v in offsets.items()}
+        partition = self.partition_for(group_id)
+        batch = build_batch([(encode_key(OffsetCommitKey(group_id, tp.topic, tp.partition)), encode_value(value),
+                              None, now) for tp, value in stamped.items()])
+        target = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)
+        epoch = self._owned.get(partition)
+        try:
+            statuses = await self._replica_manager.append_records(self._commit_timeout_ms, -1, {target: batch})
+            code = Errors(statuses[target].error)
+        except Exception as exc:  # the append itself failed (an I/O error, a bug): nothing is cached
+            logger.exception("%s Appending offsets of group %s failed", self._prefix, group_id)
+            code = Errors(error_code_of(exc))
+        if code == Errors.NONE and self._owned.get(partition) != epoch:
+            code = Errors.NOT_COORDINATOR  # leadership moved while the append waited
+        if code != Errors.NONE:
+            code = _COMMIT_ERRORS.get(code, code)
+            logger.info("%s Offset commit of group %s failed: %s", self._prefix, group_id, code.name)
+            return dict.fromkeys(stamped, code)
+        self._offsets.setdefault(group_id, {}).update(stamped)
+        return dict.fromkeys(stamped, Errors.NONE)
+
+    def fetch_offsets(self, group_id: str, partitions: Iterable[TopicPartition] | None
+                      ) -> dict[TopicPartition, OffsetCommitValue | None]:
+        """The committed offsets of ``group_id``.
+
+        Args:
+            group_id: a group this broker coordinates.
+            partitions: the partitions asked for (None: every partition it has committed).
+
+        Returns:
+            ``{partition: committed offset or None when it has none}``.
+        """
+        committed = self._offsets.get(group_id, {})
+        if partitions is None:
+            return dict(committed)
+        return {tp: committed.get(tp) for tp in partitions}
+
+    def group_ids(self) -> list[str]:
+        """The groups with committed offsets in the loaded partitions, sorted."""
+        return sorted(g for g, offsets in self._offsets.items() if offsets)
+
+    async def stop(self) -> None:
+        """Cancel and await the loading tasks; drop every partition."""
+        self._stopped = True
+        await cancel_and_wait([task for _, task in self._loading.values()], STOP_TIMEOUT_S)
+        self._loading.clear()
+        self._owned.clear()
+        self._offsets.clear()

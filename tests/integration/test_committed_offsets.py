@@ -1,0 +1,87 @@
+"""Committed offsets on real brokers (OffsetCommit and OffsetFetch at the group's coordinator):
+stored in ``__consumer_offsets`` with acks=all, loaded by the partition's next leader when the
+coordinator's broker is killed, and from disk after every broker restarts; bad commits get
+Kafka's error and commit nothing.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkette.broker.group.group_metadata_topic import partition_for
+from kafkette.client import (
+    AdminClient,
+    IllegalGenerationError,
+    InvalidGroupIdError,
+    NewTopic,
+    OffsetAndMetadata,
+    OffsetMetadataTooLargeError,
+    TopicPartition,
+    UnknownTopicOrPartitionError,
+)
+from kafkette.client.offset_and_metadata import offset_commit_request, raise_commit_errors
+from kafkette.protocol.errors import Errors
+from tests.cluster_helpers import wait_for_partitions
+
+pytestmark = pytest.mark.timeout(240)
+
+TOPIC = "orders"
+TP0, TP1, TP2 = (TopicPartition(TOPIC, p) for p in range(3))
+
+
+async def test_offsets_survive_a_coordinator_kill_and_a_full_restart(cluster_factory):
+    cluster = cluster_factory(3)
+    async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=30000) as admin:
+        await admin.create_topics([NewTopic(TOPIC, 3, 3)])
+        await admin.alter_consumer_group_offsets("billing", {TP0: 5, TP1: OffsetAndMetadata(7, "note", 2)})
+        await admin.alter_consumer_group_offsets("billing", {TP0: 6})  # a later commit replaces it
+        await admin.alter_consumer_group_offsets("audit", {TP2: 11})
+        expected = {TP0: OffsetAndMetadata(6, "", -1), TP1: OffsetAndMetadata(7, "note", 2)}
+        assert await admin.list_consumer_group_offsets("billing") == expected
+        assert await admin.list_consumer_group_offsets("billing", [TP0, TP2]) == {TP0: expected[TP0]}
+        assert await admin.list_consumer_group_offsets("audit") == {TP2: OffsetAndMetadata(11)}
+        assert await admin.list_consumer_group_offsets("nobody") == {}
+        coordinator = await admin.find_coordinator("billing")
+
+    cluster.stop_broker(coordinator, hard=True)
+    partition = partition_for("billing", 50)
+    await wait_for_partitions(cluster.bootstrap_servers, "__consumer_offsets",
+                              lambda ps: ps[partition].leader not in (-1, coordinator), "a new coordinator")
+    async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=30000) as admin:
+        assert await admin.find_coordinator("billing") != coordinator
+        assert await admin.list_consumer_group_offsets("billing") == expected
+        await admin.alter_consumer_group_offsets("billing", {TP2: 1})
+        expected[TP2] = OffsetAndMetadata(1)
+
+    cluster.start_broker(coordinator)
+    cluster.stop()
+    cluster.start()
+    async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=30000) as admin:
+        assert await admin.list_consumer_group_offsets("billing") == expected
+        assert await admin.list_consumer_group_offsets("audit") == {TP2: OffsetAndMetadata(11)}
+
+
+async def test_bad_commits_get_kafkas_errors_and_commit_nothing(cluster_factory):
+    cluster = cluster_factory(1, controllers=1)
+    async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=30000) as admin:
+        await admin.create_topics([NewTopic(TOPIC, 3, 1)])
+        with pytest.raises(InvalidGroupIdError, match="Offset commit of group ''"):
+            await admin.alter_consumer_group_offsets("", {TP0: 1})
+        with pytest.raises(InvalidGroupIdError):
+            await admin.list_consumer_group_offsets("")
+        with pytest.raises(UnknownTopicOrPartitionError, match="no-such-topic-0"):
+            await admin.alter_consumer_group_offsets("g", {TopicPartition("no-such-topic", 0): 3, TP0: 4})
+        assert await admin.list_consumer_group_offsets("g") == {TP0: OffsetAndMetadata(4)}  # the valid one only
+        with pytest.raises(UnknownTopicOrPartitionError, match=f"{TOPIC}-7"):
+            await admin.alter_consumer_group_offsets("g", {TopicPartition(TOPIC, 7): 3})
+        with pytest.raises(OffsetMetadataTooLargeError):
+            await admin.alter_consumer_group_offsets("g", {TP1: OffsetAndMetadata(9, "x" * 4097)})
+        # a commit naming a generation of a group without members (Kafka: a stale generation)
+        coordinator = await admin.find_coordinator("g")
+        assert coordinator == 1
+        response = await admin._client.send_to_any(offset_commit_request(
+            "g", {TP1: OffsetAndMetadata(9)}, generation_id=3, member_id="consumer-1-abc"))
+        assert response.topics[0].partitions[0].error_code == Errors.ILLEGAL_GENERATION
+        with pytest.raises(IllegalGenerationError):
+            raise_commit_errors("g", response)
+        assert await admin.list_consumer_group_offsets("g") == {TP0: OffsetAndMetadata(4)}
