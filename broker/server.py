@@ -173,7 +173,11 @@ class KafkaServer:
         self.group_coordinator = GroupCoordinator(
             GroupMetadataManager(self.broker_id, self.replica_manager, partition_count=self._offsets_partition_count,
                                  commit_timeout_ms=self.config.offsets_commit_timeout_ms),
-            self.metadata_cache, offset_metadata_max_bytes=self.config.offset_metadata_max_bytes)
+            self.metadata_cache, offset_metadata_max_bytes=self.config.offset_metadata_max_bytes,
+            min_session_timeout_ms=self.config.group_min_session_timeout_ms,
+            max_session_timeout_ms=self.config.group_max_session_timeout_ms,
+            initial_rebalance_delay_ms=self.config.group_initial_rebalance_delay_ms,
+            max_group_size=self.config.group_max_size)
         apis = KafkaApis(ApisContext(self.config, self.replica_manager, self.metadata_cache, self.controller,
                                      self.producer_id_manager, dynamic_config=self.dynamic_config,
                                      auto_topic_creation_manager=self.auto_topic_creation_manager,

@@ -17,6 +17,7 @@ from kafkette.client.config_resource import (
 )
 from kafkette.client.consumer import (
     Consumer,
+    ConsumerRebalanceListener,
     ConsumerRecord,
     ListOffsetsResultInfo,
     OffsetAndTimestamp,
@@ -40,6 +41,7 @@ __all__ = [
     "ConfigResourceType",
     "ConfigSource",
     "Consumer",
+    "ConsumerRebalanceListener",
     "ConsumerRecord",
     "IllegalStateError",
     "KafkaConnectionError",

@@ -31,6 +31,16 @@ from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopi
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.apis.fetch import FetchRequest, FetchResponse
 from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest, FindCoordinatorResponse
+from kafkette.protocol.apis.group_membership import (
+    HeartbeatRequest,
+    HeartbeatResponse,
+    JoinGroupRequest,
+    JoinGroupResponse,
+    LeaveGroupRequest,
+    LeaveGroupResponse,
+    SyncGroupRequest,
+    SyncGroupResponse,
+)
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
 from kafkette.protocol.apis.list_offsets import ListOffsetsRequest, ListOffsetsResponse
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
@@ -82,6 +92,10 @@ class ApiKey(IntEnum):
     OFFSET_COMMIT = 8
     OFFSET_FETCH = 9
     FIND_COORDINATOR = 10
+    JOIN_GROUP = 11
+    HEARTBEAT = 12
+    LEAVE_GROUP = 13
+    SYNC_GROUP = 14
     API_VERSIONS = 18
     CREATE_TOPICS = 19
     DELETE_TOPICS = 20
@@ -128,6 +142,10 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.FIND_COORDINATOR, FindCoordinatorRequest, FindCoordinatorResponse),
         ApiSpec(ApiKey.OFFSET_COMMIT, OffsetCommitRequest, OffsetCommitResponse),
         ApiSpec(ApiKey.OFFSET_FETCH, OffsetFetchRequest, OffsetFetchResponse),
+        ApiSpec(ApiKey.JOIN_GROUP, JoinGroupRequest, JoinGroupResponse),
+        ApiSpec(ApiKey.HEARTBEAT, HeartbeatRequest, HeartbeatResponse),
+        ApiSpec(ApiKey.LEAVE_GROUP, LeaveGroupRequest, LeaveGroupResponse),
+        ApiSpec(ApiKey.SYNC_GROUP, SyncGroupRequest, SyncGroupResponse),
         ApiSpec(ApiKey.DESCRIBE_CONFIGS, DescribeConfigsRequest, DescribeConfigsResponse),
         ApiSpec(ApiKey.INCREMENTAL_ALTER_CONFIGS, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
         ApiSpec(ApiKey.ELECT_LEADERS, ElectLeadersRequest, ElectLeadersResponse),

@@ -40,8 +40,11 @@ class Errors(IntEnum):
     NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20
     INVALID_REQUIRED_ACKS = 21
     ILLEGAL_GENERATION = 22
+    INCONSISTENT_GROUP_PROTOCOL = 23
     INVALID_GROUP_ID = 24
     UNKNOWN_MEMBER_ID = 25
+    INVALID_SESSION_TIMEOUT = 26
+    REBALANCE_IN_PROGRESS = 27
     INVALID_COMMIT_OFFSET_SIZE = 28
     COORDINATOR_NOT_AVAILABLE = 15
     INVALID_TIMESTAMP = 32
@@ -61,6 +64,8 @@ class Errors(IntEnum):
     UNKNOWN_PRODUCER_ID = 59
     TOPIC_DELETION_DISABLED = 73
     INCONSISTENT_VOTER_SET = 68
+    MEMBER_ID_REQUIRED = 79
+    GROUP_MAX_SIZE_REACHED = 81
     FENCED_LEADER_EPOCH = 74
     UNKNOWN_LEADER_EPOCH = 75
     UNSUPPORTED_COMPRESSION_TYPE = 76
@@ -108,6 +113,11 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.ILLEGAL_GENERATION: (False, False, "Specified group generation id is not valid."),
     Errors.INVALID_GROUP_ID: (False, False, "The configured groupId is invalid."),
     Errors.UNKNOWN_MEMBER_ID: (False, False, "The coordinator is not aware of this member."),
+    Errors.INCONSISTENT_GROUP_PROTOCOL: (False, False, "The group member's supported protocols are incompatible with those of existing members or first group member tried to join with empty protocol type or empty protocol list."),
+    Errors.INVALID_SESSION_TIMEOUT: (False, False, "The session timeout is not within the range allowed by the broker (as configured by group.min.session.timeout.ms and group.max.session.timeout.ms)."),
+    Errors.REBALANCE_IN_PROGRESS: (False, False, "The group is rebalancing, so a rejoin is needed."),
+    Errors.MEMBER_ID_REQUIRED: (False, False, "The group member needs to have a valid member id before actually entering a consumer group."),
+    Errors.GROUP_MAX_SIZE_REACHED: (False, False, "The consumer group has reached its max size."),
     Errors.INVALID_COMMIT_OFFSET_SIZE: (False, False, "The committing offset data size is not valid."),
     Errors.INVALID_REQUIRED_ACKS: (False, False, "Produce request specified an invalid value for required acks."),
     Errors.INVALID_TIMESTAMP: (False, False, "The timestamp of the message is out of acceptable range."),

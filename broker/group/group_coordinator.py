@@ -1,26 +1,45 @@
 """GroupCoordinator: answers a group's requests at the broker that coordinates it.
 
 Owns: the checks Kafka makes before touching a group (a valid group id, this broker its
-coordinator and done loading it), the per-partition checks of a commit (the topic and
-partition exist, the metadata fits ``offset.metadata.max.bytes``), the generation rules of a
-commit, and turning requests into ``GroupMetadataManager`` calls and responses.  Does not own
-storage (``GroupMetadataManager``).
+coordinator and done loading it), the groups' membership over time (Kafka's classic protocol:
+JoinGroup with MEMBER_ID_REQUIRED, the join phase in the join purgatory, generations, the
+leader's SyncGroup, heartbeats and session expiry in the heartbeat purgatory, LeaveGroup), the
+rules of a commit (generation and member fencing, the partition exists, the metadata fits
+``offset.metadata.max.bytes``), and turning requests into responses.  Owns its purgatories and
+shuts them down on ``stop``.  Does not own storage (``GroupMetadataManager``) nor the group's
+data model (``GroupMetadata``).
 
-Commits come from consumers outside group management (``generation_id`` -1, empty
-``member_id``, as Kafka accepts for a group with no members); a commit naming a generation
-is refused with ILLEGAL_GENERATION, as Kafka refuses it for a group it has no members of.
-
-Kafka concept: ``GroupCoordinator.handleCommitOffsets`` / ``handleFetchOffsets`` and
-``validateGroupStatus``; ``KafkaApis.handleOffsetCommitRequest`` / ``handleOffsetFetchRequest``.
+Kafka concept: ``GroupCoordinator`` (``handleJoinGroup``, ``handleSyncGroup``,
+``handleHeartbeat``, ``handleLeaveGroup``, ``handleCommitOffsets``, ``handleFetchOffsets``,
+``prepareRebalance``, ``onCompleteJoin``, ``onExpireHeartbeat``, ``validateGroupStatus``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
+import uuid
 
 from kafkette.broker.group.coordinator_records import OffsetCommitValue
+from kafkette.broker.group.delayed_heartbeat import DelayedHeartbeat
+from kafkette.broker.group.delayed_join import DelayedJoin, InitialDelayedJoin
+from kafkette.broker.group.group_metadata import GroupMetadata, GroupState, MemberMetadata
 from kafkette.broker.group.group_metadata_manager import GroupMetadataManager
 from kafkette.broker.metadata_cache import MetadataCache
+from kafkette.broker.purgatory import DelayedOperationPurgatory
+from kafkette.protocol.apis.group_membership import (
+    HeartbeatRequest,
+    HeartbeatResponse,
+    JoinGroupRequest,
+    JoinGroupResponse,
+    JoinGroupResponseMember,
+    LeaveGroupRequest,
+    LeaveGroupResponse,
+    MemberResponse,
+    SyncGroupRequest,
+    SyncGroupResponse,
+)
 from kafkette.protocol.apis.offsets import (
     OffsetCommitRequest,
     OffsetCommitResponse,
@@ -36,6 +55,13 @@ from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
+ANSWER_MARGIN_MS = 5000
+"""Added to a join or sync wait's own timeout as the bound of the wait itself."""
+
+
+def _monotonic_ms() -> float:
+    return time.monotonic() * 1000
+
 
 class GroupCoordinator:
     """The group requests of one broker.
@@ -44,13 +70,26 @@ class GroupCoordinator:
         manager: the offsets of the groups this broker coordinates.
         metadata_cache: which topics and partitions exist.
         offset_metadata_max_bytes: ``offset.metadata.max.bytes``.
+        min_session_timeout_ms / max_session_timeout_ms: ``group.min.session.timeout.ms`` and
+            ``group.max.session.timeout.ms``: a JoinGroup outside them gets INVALID_SESSION_TIMEOUT.
+        initial_rebalance_delay_ms: ``group.initial.rebalance.delay.ms``.
+        max_group_size: ``group.max.size``.
     """
 
     def __init__(self, manager: GroupMetadataManager, metadata_cache: MetadataCache, *,
-                 offset_metadata_max_bytes: int = 4096) -> None:
+                 offset_metadata_max_bytes: int = 4096, min_session_timeout_ms: int = 6000,
+                 max_session_timeout_ms: int = 1800000, initial_rebalance_delay_ms: int = 3000,
+                 max_group_size: int = 2147483647) -> None:
         self.manager = manager
         self._metadata_cache = metadata_cache
         self._offset_metadata_max_bytes = offset_metadata_max_bytes
+        self._min_session_timeout_ms = min_session_timeout_ms
+        self._max_session_timeout_ms = max_session_timeout_ms
+        self._initial_rebalance_delay_ms = initial_rebalance_delay_ms
+        self._max_group_size = max_group_size
+        self._groups: dict[str, GroupMetadata] = {}
+        self._join_purgatory = DelayedOperationPurgatory("Rebalance")
+        self._heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat")
 
     def _group_error(self, group_id: str) -> Errors:
         """Kafka's ``validateGroupStatus``: INVALID_GROUP_ID for an empty id, then whether this
@@ -62,13 +101,269 @@ class GroupCoordinator:
     def _partition_exists(self, tp: TopicPartition) -> bool:
         return self._metadata_cache.partition_state(tp) is not None
 
+    def group(self, group_id: str) -> GroupMetadata | None:
+        """The group's membership here, None when this broker has none for it."""
+        return self._groups.get(group_id)
+
+    # ------------------------------------------------------------------ JoinGroup
+
+    async def handle_join_group(self, request: JoinGroupRequest, client_id: str, client_host: str) -> JoinGroupResponse:
+        """JoinGroup: MEMBER_ID_REQUIRED with a new id for a member without one; otherwise the
+        answer of the join phase it takes part in (a new generation), or at once when a Stable
+        group's follower rejoins with the same metadata."""
+        error = self._group_error(request.group_id)
+        if error == Errors.NONE and not (self._min_session_timeout_ms <= request.session_timeout_ms
+                                         <= self._max_session_timeout_ms):
+            error = Errors.INVALID_SESSION_TIMEOUT
+        if error != Errors.NONE:
+            return JoinGroupResponse(error_code=error, member_id=request.member_id)
+        group = self._groups.get(request.group_id)
+        if group is None:
+            if request.member_id:
+                return JoinGroupResponse(error_code=Errors.UNKNOWN_MEMBER_ID, member_id=request.member_id)
+            group = self._groups[request.group_id] = GroupMetadata(request.group_id)
+        protocols = [(p.name, p.metadata) for p in request.protocols]
+        if group.is_in(GroupState.DEAD):
+            return JoinGroupResponse(error_code=Errors.COORDINATOR_NOT_AVAILABLE, member_id=request.member_id)
+        if not group.supports(request.protocol_type, protocols):
+            return JoinGroupResponse(error_code=Errors.INCONSISTENT_GROUP_PROTOCOL, member_id=request.member_id)
+        rebalance_timeout_ms = request.rebalance_timeout_ms if request.rebalance_timeout_ms > 0 \
+            else request.session_timeout_ms
+        if not request.member_id:
+            if len(group.members) + len(group.pending_members) >= self._max_group_size:
+                return JoinGroupResponse(error_code=Errors.GROUP_MAX_SIZE_REACHED)
+            member_id = f"{client_id}-{uuid.uuid4()}"
+            group.pending_members.add(member_id)
+            return JoinGroupResponse(error_code=Errors.MEMBER_ID_REQUIRED, member_id=member_id)
+        member_id = request.member_id
+        member = group.members.get(member_id)
+        if member is None and member_id not in group.pending_members:
+            return JoinGroupResponse(error_code=Errors.UNKNOWN_MEMBER_ID, member_id=member_id)
+        loop = asyncio.get_running_loop()
+        if member is None:
+            group.pending_members.discard(member_id)
+            member = MemberMetadata(member_id, client_id, client_host, request.session_timeout_ms,
+                                    rebalance_timeout_ms, request.protocol_type, protocols,
+                                    last_heartbeat_ms=_monotonic_ms())
+            group.add(member)
+            group.new_member_added = True
+            member.join_future = loop.create_future()
+            self._prepare_rebalance_if_needed(group, f"member {member_id} joined")
+        else:
+            changed = member.protocols != protocols
+            member.protocols, member.session_timeout_ms = protocols, request.session_timeout_ms
+            member.rebalance_timeout_ms, member.last_heartbeat_ms = rebalance_timeout_ms, _monotonic_ms()
+            if group.is_in(GroupState.STABLE) and not changed and member_id != group.leader_id:
+                return self._join_answer(group, member)  # nothing changed: its current generation
+            member.join_future = loop.create_future()
+            if group.is_in(GroupState.PREPARING_REBALANCE):
+                self._join_purgatory.check_and_complete(group.group_id)
+            else:
+                self._prepare_rebalance_if_needed(group, f"member {member_id} rejoined")
+        future = member.join_future
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), (rebalance_timeout_ms + ANSWER_MARGIN_MS) / 1000)
+        except TimeoutError:
+            return JoinGroupResponse(error_code=Errors.REBALANCE_IN_PROGRESS, member_id=member_id)
+
+    def _join_answer(self, group: GroupMetadata, member: MemberMetadata) -> JoinGroupResponse:
+        is_leader = member.member_id == group.leader_id
+        members = [JoinGroupResponseMember(member_id=m.member_id, metadata=m.metadata(group.protocol_name or ""))
+                   for m in group.members.values()] if is_leader else []
+        return JoinGroupResponse(error_code=Errors.NONE, generation_id=group.generation_id,
+                                 protocol_type=group.protocol_type, protocol_name=group.protocol_name,
+                                 leader=group.leader_id or "", member_id=member.member_id, members=members)
+
+    def _prepare_rebalance_if_needed(self, group: GroupMetadata, reason: str) -> None:
+        if group.is_in(GroupState.STABLE, GroupState.COMPLETING_REBALANCE, GroupState.EMPTY):
+            self._prepare_rebalance(group, reason)
+        elif group.is_in(GroupState.PREPARING_REBALANCE):
+            self._join_purgatory.check_and_complete(group.group_id)
+
+    def _prepare_rebalance(self, group: GroupMetadata, reason: str) -> None:
+        """Start a join phase (Kafka's ``prepareRebalance``): members waiting for their
+        assignment get REBALANCE_IN_PROGRESS, and the join purgatory waits for every member."""
+        if group.is_in(GroupState.COMPLETING_REBALANCE):
+            for m in group.members.values():
+                m.assignment = b""
+                if m.awaiting_sync:
+                    assert m.sync_future is not None
+                    m.sync_future.set_result(SyncGroupResponse(error_code=Errors.REBALANCE_IN_PROGRESS))
+        initial = group.is_in(GroupState.EMPTY)
+        group.transition_to(GroupState.PREPARING_REBALANCE)
+        timeout_ms = max((m.rebalance_timeout_ms for m in group.members.values()), default=0)
+        logger.info("Preparing to rebalance group %s in state %s with old generation %d (reason: %s)",
+                    group.group_id, group.state.value, group.generation_id, reason)
+        if initial:
+            delay = self._initial_rebalance_delay_ms
+            operation: DelayedJoin | InitialDelayedJoin = InitialDelayedJoin(
+                self._join_purgatory, group, min(delay, timeout_ms), max(0, timeout_ms - delay), self._complete_join)
+        else:
+            operation = DelayedJoin(group, timeout_ms, self._complete_join)
+        self._join_purgatory.try_complete_else_watch(operation, [group.group_id])
+
+    def _complete_join(self, group: GroupMetadata) -> None:
+        """End the join phase (Kafka's ``onCompleteJoin``): members that did not rejoin go, the
+        generation advances, every joined member gets its answer and a new session."""
+        if self._groups.get(group.group_id) is not group or not group.is_in(GroupState.PREPARING_REBALANCE):
+            return
+        for member in [m for m in group.members.values() if not m.awaiting_join]:
+            logger.info("Group %s: member %s did not rejoin in time; removing it", group.group_id, member.member_id)
+            group.remove(member.member_id)
+        group.pending_members.clear()
+        group.init_next_generation()
+        logger.info("Group %s: generation %d (%s) with %d members", group.group_id, group.generation_id,
+                    group.protocol_name, len(group.members))
+        for member in group.members.values():
+            assert member.join_future is not None
+            member.join_future.set_result(self._join_answer(group, member))
+            self._schedule_heartbeat(group, member)
+
+    # ------------------------------------------------------------------ SyncGroup
+
+    async def handle_sync_group(self, request: SyncGroupRequest) -> SyncGroupResponse:
+        """SyncGroup: the leader's assignments are handed to every member; a follower waits for
+        them (up to its rebalance timeout)."""
+        error = self._group_error(request.group_id)
+        group = self._groups.get(request.group_id)
+        member = group.members.get(request.member_id) if group is not None else None
+        if error == Errors.NONE and (group is None or member is None):
+            error = Errors.UNKNOWN_MEMBER_ID
+        if error == Errors.NONE and request.generation_id != group.generation_id:  # type: ignore[union-attr]
+            error = Errors.ILLEGAL_GENERATION
+        if error != Errors.NONE:
+            return SyncGroupResponse(error_code=error)
+        assert group is not None and member is not None
+        if group.is_in(GroupState.PREPARING_REBALANCE):
+            return SyncGroupResponse(error_code=Errors.REBALANCE_IN_PROGRESS)
+        if group.is_in(GroupState.STABLE):
+            self._schedule_heartbeat(group, member)
+            return self._sync_answer(group, member)
+        if not group.is_in(GroupState.COMPLETING_REBALANCE):
+            return SyncGroupResponse(error_code=Errors.UNKNOWN_MEMBER_ID)
+        member.sync_future = asyncio.get_running_loop().create_future()
+        if request.member_id == group.leader_id:
+            assignments = {a.member_id: a.assignment for a in request.assignments}
+            for m in group.members.values():
+                m.assignment = assignments.get(m.member_id, b"")
+            group.transition_to(GroupState.STABLE)
+            for m in group.members.values():
+                if m.awaiting_sync:
+                    assert m.sync_future is not None
+                    m.sync_future.set_result(self._sync_answer(group, m))
+        future = member.sync_future
+        try:
+            answer = await asyncio.wait_for(asyncio.shield(future),
+                                            (member.rebalance_timeout_ms + ANSWER_MARGIN_MS) / 1000)
+        except TimeoutError:
+            answer = SyncGroupResponse(error_code=Errors.REBALANCE_IN_PROGRESS)
+        if self._groups.get(group.group_id) is group and group.members.get(member.member_id) is member:
+            self._schedule_heartbeat(group, member)
+        return answer
+
+    @staticmethod
+    def _sync_answer(group: GroupMetadata, member: MemberMetadata) -> SyncGroupResponse:
+        return SyncGroupResponse(error_code=Errors.NONE, protocol_type=group.protocol_type,
+                                 protocol_name=group.protocol_name, assignment=member.assignment)
+
+    # ------------------------------------------------------------------ Heartbeat and LeaveGroup
+
+    def handle_heartbeat(self, request: HeartbeatRequest) -> HeartbeatResponse:
+        """Heartbeat: NONE keeps the session; REBALANCE_IN_PROGRESS tells the member to rejoin."""
+        error = self._group_error(request.group_id)
+        group = self._groups.get(request.group_id)
+        member = group.members.get(request.member_id) if group is not None else None
+        if error != Errors.NONE:
+            return HeartbeatResponse(error_code=error)
+        if group is None or member is None or group.is_in(GroupState.EMPTY, GroupState.DEAD):
+            return HeartbeatResponse(error_code=Errors.UNKNOWN_MEMBER_ID)
+        if request.generation_id != group.generation_id:
+            return HeartbeatResponse(error_code=Errors.ILLEGAL_GENERATION)
+        self._schedule_heartbeat(group, member)
+        if group.is_in(GroupState.PREPARING_REBALANCE):
+            return HeartbeatResponse(error_code=Errors.REBALANCE_IN_PROGRESS)
+        return HeartbeatResponse(error_code=Errors.NONE)
+
+    def handle_leave_group(self, request: LeaveGroupRequest) -> LeaveGroupResponse:
+        """LeaveGroup: each member named leaves at once (its group rebalances)."""
+        error = self._group_error(request.group_id)
+        if error != Errors.NONE:
+            return LeaveGroupResponse(error_code=error)
+        group = self._groups.get(request.group_id)
+        answers = []
+        for identity in request.members:
+            known = group is not None and identity.member_id in group.members
+            if known:
+                assert group is not None
+                self._remove_member(group, group.members[identity.member_id],
+                                    f"member {identity.member_id} left: {identity.reason or 'no reason given'}")
+            elif group is not None and identity.member_id in group.pending_members:
+                group.pending_members.discard(identity.member_id)
+                known = True
+                self._join_purgatory.check_and_complete(group.group_id)
+            answers.append(MemberResponse(member_id=identity.member_id, group_instance_id=identity.group_instance_id,
+                                          error_code=Errors.NONE if known else Errors.UNKNOWN_MEMBER_ID))
+        return LeaveGroupResponse(error_code=Errors.NONE, members=answers)
+
+    def _schedule_heartbeat(self, group: GroupMetadata, member: MemberMetadata) -> None:
+        """Complete the member's pending session timer and start a new one (Kafka's
+        ``completeAndScheduleNextHeartbeatExpiration``)."""
+        member.last_heartbeat_ms = _monotonic_ms()
+        key = (group.group_id, member.member_id)
+        if member.heartbeat is not None:
+            member.heartbeat.satisfied = True
+            self._heartbeat_purgatory.check_and_complete(key)
+        member.heartbeat = DelayedHeartbeat(group, member, self._on_expire_heartbeat)
+        self._heartbeat_purgatory.try_complete_else_watch(member.heartbeat, [key])
+
+    def _on_expire_heartbeat(self, group: GroupMetadata, member: MemberMetadata, operation: DelayedHeartbeat) -> None:
+        if self._groups.get(group.group_id) is not group or group.members.get(member.member_id) is not member \
+                or member.heartbeat is not operation:
+            return
+        if member.awaiting_join or member.awaiting_sync:  # the join phase bounds those waits itself
+            self._schedule_heartbeat(group, member)
+            return
+        self._remove_member(group, member, f"member {member.member_id} has not heartbeated for "
+                                           f"{member.session_timeout_ms} ms (session.timeout.ms)")
+
+    def _remove_member(self, group: GroupMetadata, member: MemberMetadata, reason: str) -> None:
+        """Remove a member (Kafka's ``removeMemberAndUpdateGroup``) and rebalance what remains."""
+        logger.info("Group %s: %s", group.group_id, reason)
+        group.remove(member.member_id)
+        _answer_waiting(member, Errors.UNKNOWN_MEMBER_ID)
+        if group.is_in(GroupState.STABLE, GroupState.COMPLETING_REBALANCE):
+            self._prepare_rebalance(group, reason)
+        elif group.is_in(GroupState.PREPARING_REBALANCE):
+            self._join_purgatory.check_and_complete(group.group_id)
+
+    # ------------------------------------------------------------------ offsets
+
+    def _commit_group_error(self, request: OffsetCommitRequest) -> Errors:
+        """Kafka's ``doCommitOffsets`` fencing: who may commit to the group now."""
+        group = self._groups.get(request.group_id)
+        if group is None or (request.generation_id < 0 and group.is_in(GroupState.EMPTY)):
+            # no membership here: a commit outside group management, or one naming a
+            # generation of a group this coordinator has no members of (a stale generation)
+            return Errors.NONE if request.generation_id < 0 else Errors.ILLEGAL_GENERATION
+        if group.is_in(GroupState.DEAD):
+            return Errors.COORDINATOR_NOT_AVAILABLE
+        if group.is_in(GroupState.COMPLETING_REBALANCE):
+            return Errors.REBALANCE_IN_PROGRESS
+        member = group.members.get(request.member_id)
+        if member is None:
+            return Errors.UNKNOWN_MEMBER_ID
+        if request.generation_id != group.generation_id:
+            return Errors.ILLEGAL_GENERATION
+        self._schedule_heartbeat(group, member)
+        return Errors.NONE
+
     async def handle_commit_offsets(self, request: OffsetCommitRequest) -> OffsetCommitResponse:
         """OffsetCommit: every partition answered, the valid ones committed together."""
         errors: dict[TopicPartition, Errors] = {}
         to_commit: dict[TopicPartition, OffsetCommitValue] = {}
         group_error = self._group_error(request.group_id)
-        if group_error == Errors.NONE and request.generation_id >= 0:
-            group_error = Errors.ILLEGAL_GENERATION  # no member of this group (Kafka: a stale generation)
+        if group_error == Errors.NONE:
+            group_error = self._commit_group_error(request)
         for topic in request.topics:
             for p in topic.partitions:
                 tp = TopicPartition(topic.name, p.partition_index)
@@ -116,9 +411,33 @@ class GroupCoordinator:
         self.manager.on_election(partition, leader_epoch)
 
     def on_resignation(self, partition: int) -> None:
-        """This broker no longer leads ``__consumer_offsets-<partition>``."""
+        """This broker no longer leads ``__consumer_offsets-<partition>``: its groups' members
+        waiting on a join or sync answer get NOT_COORDINATOR and the groups go."""
         self.manager.on_resignation(partition)
+        for group_id in [g for g in self._groups if self.manager.partition_for(g) == partition]:
+            self._unload(self._groups.pop(group_id))
+
+    def _unload(self, group: GroupMetadata) -> None:
+        for member in group.members.values():
+            _answer_waiting(member, Errors.NOT_COORDINATOR)
+        group.members.clear()
+        group.state = GroupState.DEAD
 
     async def stop(self) -> None:
-        """Stop loading and drop every group."""
+        """Answer every waiting member NOT_COORDINATOR, shut the purgatories, stop loading."""
+        for group in self._groups.values():
+            self._unload(group)
+        self._groups.clear()
+        self._join_purgatory.shutdown()
+        self._heartbeat_purgatory.shutdown()
         await self.manager.stop()
+
+
+def _answer_waiting(member: MemberMetadata, error: Errors) -> None:
+    """Answer ``error`` to a JoinGroup or SyncGroup of ``member`` still waiting."""
+    if member.awaiting_join:
+        assert member.join_future is not None
+        member.join_future.set_result(JoinGroupResponse(error_code=error, member_id=member.member_id))
+    if member.awaiting_sync:
+        assert member.sync_future is not None
+        member.sync_future.set_result(SyncGroupResponse(error_code=error))

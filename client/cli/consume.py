@@ -4,7 +4,10 @@ Owns: the command and its ``--offset`` rules.  Records are printed by
 ``DefaultMessageFormatter`` (values one per line by default; ``--property print.key=true``
 and the other ``print.*`` properties add fields).  ``--partition`` with ``--offset``
 (a number, ``earliest`` or ``latest``) starts there; ``--consumer-property k=v`` and
-``--consumer.config FILE`` set Kafka consumer properties.  Stops after
+``--consumer.config FILE`` set Kafka consumer properties.  ``--group G`` (or ``group.id``)
+consumes as a member of consumer group G: the group's partitions are shared with its other
+members, it starts at the group's committed offsets (``--from-beginning`` applies only where
+the group has none) and commits what it printed.  Stops after
 ``--max-messages`` or after ``--timeout-ms`` without a record; otherwise runs until
 Ctrl-C.  A progress line goes to stderr when it is a terminal.  Kafka concept:
 ``kafka-console-consumer.sh``.
@@ -70,6 +73,7 @@ async def _position(consumer: Consumer, tp: TopicPartition, start: int | str | N
               help="Where to start in --partition (default: latest, or earliest with --from-beginning).")
 @click.option("--timeout-ms", type=click.IntRange(1), default=None,
               help="Exit when no record arrives for this long (ms).")
+@click.option("--group", default=None, help="Consume as a member of this consumer group (commits its offsets).")
 @click.option("--property", "properties", multiple=True, metavar="KEY=VALUE",
               help="Formatter property: print.timestamp, print.partition, print.offset, print.headers, "
                    "print.key, print.value, key.separator, line.separator, headers.separator, null.literal.")
@@ -79,8 +83,8 @@ async def _position(consumer: Consumer, tp: TopicPartition, start: int | str | N
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
 def consume(topic: str, from_beginning: bool, max_messages: int | None, partition: int | None, offset: str | None,
-            timeout_ms: int | None, properties: tuple[str, ...], consumer_properties: tuple[str, ...],
-            request_timeout_ms: int, bootstrap_server: str) -> None:
+            timeout_ms: int | None, group: str | None, properties: tuple[str, ...],
+            consumer_properties: tuple[str, ...], request_timeout_ms: int, bootstrap_server: str) -> None:
     """Print the records of TOPIC to standard output."""
     start = parse_offset(offset, partition, from_beginning)
     try:
@@ -92,23 +96,29 @@ def consume(topic: str, from_beginning: bool, max_messages: int | None, partitio
         "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
         "auto_offset_reset": ("from_beginning", "earliest" if from_beginning else "latest"),
         "client_id": (None, "kafkette-console-consumer"),
+        **({"group_id": ("group", group)} if group is not None else {}),
     })
+    if settings.get("group_id") is not None and partition is not None:
+        raise click.UsageError("Options group and partition cannot be specified together.")
     out = click.get_binary_stream("stdout")
 
     async def run() -> int:
         count = 0
         async with Consumer(**settings) as consumer:
-            if partition is not None:
+            if consumer.group_id is not None:
+                consumer.subscribe([topic])
+            elif partition is not None:
                 known = await consumer.partitions_for_topic(topic)
                 if partition not in known:
                     raise click.ClickException(f"Topic {topic} has no partition {partition}")
                 partitions = [partition]
             else:
                 partitions = sorted(await consumer.partitions_for_topic(topic))
-            assigned = [TopicPartition(topic, p) for p in partitions]
-            consumer.assign(assigned)
-            for tp in assigned:
-                await _position(consumer, tp, start)
+            if consumer.group_id is None:
+                assigned = [TopicPartition(topic, p) for p in partitions]
+                consumer.assign(assigned)
+                for tp in assigned:
+                    await _position(consumer, tp, start)
             loop = asyncio.get_running_loop()
             last_record = loop.time()
             with progress_bar("consume", total=max_messages) as progress:

@@ -21,7 +21,7 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
     "--producer-property": "use --command-config FILE (only kafkette produce takes --producer-property)",
     "--consumer-property": "use --command-config FILE (only kafkette consume takes --consumer-property)",
     "--timeout": "use --timeout-ms",
-    "--group": "consumer groups are not supported yet",
+    "--group": "only kafkette consume takes --group (kafka-consumer-groups.sh has no kafkette command yet)",
     # kafka-topics.sh
     "--create": "kafka-topics.sh's action flags are subcommands: kafkette topics create --topic NAME",
     "--list": "kafka-topics.sh's action flags are subcommands: kafkette topics list",
@@ -93,9 +93,9 @@ COMMAND_FLAG_ADVICE: dict[tuple[str, str], str] = {
     ("cluster status", "--timeout"): "use --request-timeout-ms",
     ("configs", "--timeout"): "use --request-timeout-ms",
     ("metadata-quorum", "--timeout"): "use --request-timeout-ms",
-    ("consume", "--group"): "consumer groups are not supported yet; use --partition and --offset",
-    ("perf consume", "--group"): "consumer groups are not supported yet; perf consume reads every partition",
-    ("configs", "--group"): "only topic and broker configs exist (consumer groups are not supported yet)",
+    ("perf consume", "--group"): "perf consume reads every partition without a group; kafkette consume "
+                                 "takes --group",
+    ("configs", "--group"): "only topic and broker configs exist (group configs are not supported yet)",
 }
 
 

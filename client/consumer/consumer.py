@@ -1,26 +1,31 @@
-"""The public Consumer: manual assignment, seeks, ``getmany`` and ``async for``.
+"""The public Consumer: manual assignment or a group subscription, seeks, commits,
+``getmany`` and ``async for``.
 
 Owns: the consumer's lifecycle (``start``/``stop``, ``async with``) and its public
-API over SubscriptionState (positions), Fetcher (background fetching) and
-OffsetFetcher (ListOffsets).  Consumer groups (subscribe, commits) are a later issue.
+API over SubscriptionState (positions), Fetcher (background fetching), OffsetFetcher
+(ListOffsets) and, with a ``group_id``, ConsumerCoordinator (membership, assignment,
+commits).
 
-Kafka concept: ``KafkaConsumer`` with ``assign()``; API shape of aiokafka's
-``AIOKafkaConsumer``.
+Kafka concept: ``KafkaConsumer`` (``assign``, ``subscribe``, ``commitSync``,
+``committed``); API shape of aiokafka's ``AIOKafkaConsumer``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
+from kafkette.client.consumer.assignors import PartitionAssignor, assignor_for
+from kafkette.client.consumer.consumer_coordinator import ConsumerCoordinator, ConsumerRebalanceListener
 from kafkette.client.consumer.fetch_config import FetchConfig
 from kafkette.client.consumer.fetcher import ConsumerRecord, Fetcher
 from kafkette.client.consumer.offset_fetcher import OffsetAndTimestamp, OffsetFetcher
 from kafkette.client.consumer.subscription_state import SubscriptionState
 from kafkette.client.kafka_client import KafkaClient
+from kafkette.client.offset_and_metadata import OffsetAndMetadata
 from kafkette.protocol.apis.list_offsets import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
-from kafkette.protocol.errors import IllegalStateError
+from kafkette.protocol.errors import Errors, IllegalStateError, error_class
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -45,6 +50,19 @@ class Consumer:
         allow_auto_create_topics: Metadata's allow_auto_topic_creation flag (Kafka's
             ``allow.auto.create.topics``, default true): when False, assigning or
             asking for an unknown topic never creates it.
+        group_id: the consumer group (``group.id``); needed by ``subscribe``, ``commit`` and
+            ``committed``.
+        enable_auto_commit: commit the positions every ``auto_commit_interval_ms`` (ms), before
+            a rebalance and on ``stop``.
+        session_timeout_ms: the group drops this member after this long without a heartbeat
+            (ms; Kafka's default 45 s, within the brokers' ``group.min/max.session.timeout.ms``).
+        heartbeat_interval_ms: heartbeat period (ms), below ``session_timeout_ms``.
+        max_poll_interval_ms: the member leaves its group when ``getmany`` is not called for
+            this long (ms).
+        rebalance_timeout_ms: how long a rebalance waits for this member to rejoin (ms;
+            default ``max_poll_interval_ms``).
+        partition_assignment_strategy: assignor names ("range", "roundrobin") or objects, in
+            order of preference.
 
     Raises:
         ValueError: invalid settings.
@@ -64,6 +82,14 @@ class Consumer:
         retry_backoff_ms: int = 100,
         metadata_max_age_ms: int = 300000,
         allow_auto_create_topics: bool = True,
+        group_id: str | None = None,
+        enable_auto_commit: bool = True,
+        auto_commit_interval_ms: int = 5000,
+        session_timeout_ms: int = 45000,
+        heartbeat_interval_ms: int = 3000,
+        max_poll_interval_ms: int = 300000,
+        rebalance_timeout_ms: int | None = None,
+        partition_assignment_strategy: Sequence[str | PartitionAssignor] = ("range",),
     ) -> None:
         fetch_config = FetchConfig(fetch_max_wait_ms, fetch_min_bytes, fetch_max_bytes, max_partition_fetch_bytes)
         self.client_id = client_id or f"kafkette-consumer-{next(_client_ids)}"
@@ -80,6 +106,22 @@ class Consumer:
             self._client, self._subscriptions, self._offset_fetcher, fetch_config=fetch_config,
             request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms, client_id=self.client_id,
         )
+        self.group_id = group_id
+        self._coordinator: ConsumerCoordinator | None = None
+        if group_id is not None:
+            if not 0 < heartbeat_interval_ms < session_timeout_ms:
+                raise ValueError(f"heartbeat_interval_ms ({heartbeat_interval_ms}) must be above 0 and below "
+                                 f"session_timeout_ms ({session_timeout_ms})")
+            assignors = [assignor_for(a) if isinstance(a, str) else a for a in partition_assignment_strategy]
+            if not assignors:
+                raise ValueError("partition_assignment_strategy needs at least one assignor")
+            self._coordinator = ConsumerCoordinator(
+                self._client, self._subscriptions, self._fetcher.discard, group_id=group_id,
+                session_timeout_ms=session_timeout_ms,
+                rebalance_timeout_ms=rebalance_timeout_ms or max_poll_interval_ms,
+                heartbeat_interval_ms=heartbeat_interval_ms, max_poll_interval_ms=max_poll_interval_ms,
+                enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=auto_commit_interval_ms,
+                assignors=assignors, request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms)
         self._started = False
         self._closed = False
 
@@ -100,6 +142,8 @@ class Consumer:
         if self._closed:
             return
         self._closed = True
+        if self._coordinator is not None:
+            await self._coordinator.close()
         await self._fetcher.stop()
         await self._client.close()
 
@@ -122,11 +166,67 @@ class Consumer:
         Raises:
             TypeError: an element is not a TopicPartition.
         """
+        if self._coordinator is not None and self._coordinator.subscribed:
+            raise IllegalStateError("Subscription to topics and manual partition assignment are mutually exclusive")
         partitions = list(partitions)
         self._subscriptions.assign(partitions)
         for tp in partitions:
             self._client.add_topic(tp.topic)
         self._fetcher.discard()
+
+    def subscribe(self, topics: Iterable[str], listener: ConsumerRebalanceListener | None = None) -> None:
+        """Consume ``topics`` as a member of ``group_id``: the group shares their partitions
+        among its members and moves them when members come and go (``listener`` is told).
+
+        Raises:
+            IllegalStateError: not started, or partitions were assigned by hand.
+            InvalidGroupIdError: the consumer has no ``group_id``.
+            ValueError: no topic.
+        """
+        self._check_open()
+        coordinator = self._group_coordinator()
+        names = list(topics) if not isinstance(topics, str) else [topics]
+        if not names:
+            raise ValueError("subscribe() needs at least one topic (use unsubscribe() to stop)")
+        if self._subscriptions.assignment() and not coordinator.subscribed:
+            raise IllegalStateError("Subscription to topics and manual partition assignment are mutually exclusive")
+        coordinator.subscribe(names, listener)
+
+    async def unsubscribe(self) -> None:
+        """Leave the group and stop consuming its partitions."""
+        await self._group_coordinator().unsubscribe()
+
+    def subscription(self) -> set[str]:
+        """The subscribed topics."""
+        return set(self._coordinator.topics) if self._coordinator is not None else set()
+
+    async def commit(self, offsets: Mapping[TopicPartition, OffsetAndMetadata | int] | None = None) -> None:
+        """Commit ``offsets`` (default: the position of every assigned partition) to the group.
+
+        Raises:
+            InvalidGroupIdError: the consumer has no ``group_id``.
+            RebalanceInProgressError, IllegalGenerationError, UnknownMemberIdError: the group
+                rebalanced meanwhile (the partitions may be someone else's now).
+            KafkaError: another commit error (class named after the code).
+        """
+        self._check_open()
+        await self._group_coordinator().commit(offsets)
+
+    async def committed(self, tp: TopicPartition) -> int | None:
+        """The group's committed offset of ``tp``, None when it has none.
+
+        Raises:
+            InvalidGroupIdError: the consumer has no ``group_id``.
+        """
+        self._check_open()
+        value = (await self._group_coordinator().committed([tp]))[tp]
+        return None if value is None else value.offset
+
+    def _group_coordinator(self) -> ConsumerCoordinator:
+        if self._coordinator is None:
+            raise error_class(Errors.INVALID_GROUP_ID)("To use the group management or offset commit APIs, you "
+                                                       "must provide a valid group_id in the consumer configuration.")
+        return self._coordinator
 
     def assignment(self) -> set[TopicPartition]:
         """The currently assigned partitions."""
@@ -273,6 +373,8 @@ class Consumer:
             KafkaError: another non-retriable fetch error.
         """
         self._check_open()
+        if self._coordinator is not None:
+            self._coordinator.poll()
         if max_records is not None and max_records < 1:
             raise ValueError("max_records must be >= 1")
         fetcher = self._fetcher

@@ -1,7 +1,7 @@
 """The console tools' habits against a real 3-broker cluster: ``--topic`` everywhere,
 ``--command-config`` (client properties file, bootstrap servers included, typed flags
 winning), ``--producer-property`` / ``--request-required-acks`` / ``--property parse.key``,
-``--partition`` / ``--offset`` / ``--property print.*`` on consume, and bad input (a bad
+``--partition`` / ``--offset`` / ``--property print.*`` / ``--group`` on consume, and bad input (a bad
 client property, a Kafka flag we do not take) as one line."""
 
 from __future__ import annotations
@@ -60,6 +60,19 @@ def test_console_producer_and_consumer_flags(shared_cluster):
     earliest = _cli("consume", "--topic", "console", "--partition", "0", "--offset", "earliest",
                     "--max-messages", "1", "--timeout-ms", "20000", *bootstrap)
     assert earliest == "v0\n"
+
+
+def test_console_consumer_group_resumes_where_the_group_committed(shared_cluster):
+    bootstrap = ["--bootstrap-server", shared_cluster.bootstrap_servers]
+    _cli("topics", "create", "--topic", "grouped", "--partitions", "1", "--replication-factor", "3", *bootstrap)
+    _cli("produce", "--topic", "grouped", *bootstrap, input="".join(f"v{i}\n" for i in range(5)))
+    first = _cli("consume", "--topic", "grouped", "--group", "console-group", "--from-beginning",
+                 "--max-messages", "3", "--timeout-ms", "30000", *bootstrap)
+    assert first == "v0\nv1\nv2\n"
+    # the group committed 3 on exit: the next member starts there, --from-beginning or not
+    second = _cli("consume", "--topic", "grouped", "--group", "console-group", "--from-beginning",
+                  "--max-messages", "2", "--timeout-ms", "30000", *bootstrap)
+    assert second == "v3\nv4\n"
 
 
 def test_typed_flags_win_over_the_properties_files(shared_cluster, tmp_path):

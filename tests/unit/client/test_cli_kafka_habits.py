@@ -104,7 +104,7 @@ def test_a_kafka_flag_we_do_not_take_names_what_to_use():
     assert all(flag.startswith("--") and advice for flag, advice in KAFKA_FLAG_ADVICE.items())
     assert_one_line_error(run("topics", "--create", "--topic", "t"), "kafkette topics create --topic NAME")
     assert_one_line_error(run("topics", "list", "--zookeeper", "zk:2181"), "use --bootstrap-server")
-    assert_one_line_error(run("consume", "--topic", "t", "--group", "g"), "consumer groups are not supported yet")
+    assert_one_line_error(run("perf", "consume", "--topic", "t", "--group", "g"), "kafkette consume takes --group")
 
 
 def test_a_mistyped_flag_gets_did_you_mean():

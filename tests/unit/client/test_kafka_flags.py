@@ -45,13 +45,12 @@ def test_advice_names_the_command_and_the_flag():
 
 
 def test_the_longest_matching_command_path_chooses_the_advice():
-    assert advice_for("--group", "kafkette consume").endswith(
-        ": consumer groups are not supported yet; use --partition and --offset")
     assert advice_for("--group", "kafkette perf consume").endswith(
-        ": consumer groups are not supported yet; perf consume reads every partition")
+        ": perf consume reads every partition without a group; kafkette consume takes --group")
     assert advice_for("--group", "kafkette configs alter").endswith(
-        ": only topic and broker configs exist (consumer groups are not supported yet)")
-    assert advice_for("--group", "kafkette topics list").endswith(": consumer groups are not supported yet")
+        ": only topic and broker configs exist (group configs are not supported yet)")
+    assert advice_for("--group", "kafkette topics list").endswith(
+        ": only kafkette consume takes --group (kafka-consumer-groups.sh has no kafkette command yet)")
     assert advice_for("--timeout", "kafkette produce").endswith(": use --linger-ms")
     assert advice_for("--timeout", "kafkette topics describe").endswith(": use --request-timeout-ms")
 
@@ -69,6 +68,7 @@ def test_only_the_console_and_perf_tools_take_a_flag_the_table_gives_advice_for(
     taken = {(path, flag) for path, command in COMMANDS.items() for flag in _options(command) & set(KAFKA_FLAG_ADVICE)}
     assert taken == {("kafkette produce", "--producer.config"), ("kafkette produce", "--producer-property"),
                      ("kafkette consume", "--consumer.config"), ("kafkette consume", "--consumer-property"),
+                     ("kafkette consume", "--group"),
                      ("kafkette perf produce", "--producer.config"), ("kafkette perf consume", "--consumer.config")}
     assert "--producer.config" in _options(COMMANDS["kafkette produce"])
     assert "--producer.config" in _options(COMMANDS["kafkette perf produce"])
@@ -89,8 +89,8 @@ def test_only_the_console_and_perf_tools_take_a_flag_the_table_gives_advice_for(
      "action flags are subcommands: kafkette topics alter or kafkette configs alter"),
     (["topics", "--delete", "--topic", "t"], "Error: kafkette topics does not take Kafka's --delete: "
      "action flags are subcommands: kafkette topics delete --topic NAME"),
-    (["consume", "--topic", "t", "--group", "g"], "Error: kafkette consume does not take Kafka's --group: "
-     "consumer groups are not supported yet; use --partition and --offset"),
+    (["perf", "consume", "--topic", "t", "--group", "g"], "Error: kafkette perf consume does not take Kafka's "
+     "--group: perf consume reads every partition without a group; kafkette consume takes --group"),
     (["consume", "--topic", "t", "--isolation-level", "read_committed"],
      "Error: kafkette consume does not take Kafka's --isolation-level: "
      "transactions are not supported yet: every read is read_uncommitted"),
@@ -142,8 +142,10 @@ def test_a_mistyped_flag_keeps_clicks_did_you_mean(args, line):
      "print.headers, print.key, print.value, key.separator, line.separator, headers.separator, null.literal)"),
     (["consume", "--topic", "t", "--property", "print.key=yes"],
      "Error: --property print.key must be true or false, got 'yes'"),
-    (["consume", "--topic", "t", "--consumer-property", "group.id=g"],
-     "Error: Unknown Consumer property 'group.id' in --consumer-property"),
+    (["consume", "--topic", "t", "--consumer-property", "isolation.level=read_committed"],
+     "Error: Unknown Consumer property 'isolation.level' in --consumer-property"),
+    (["consume", "--topic", "t", "--group", "g", "--partition", "0"],
+     "Error: Options group and partition cannot be specified together."),
     (["produce", "--topic", "t", "--producer-property", "acks=2"],
      "Error: Bad Producer properties in --producer-property: acks must be one of 'all', -1, 0, 1; got 2"),
 ])

@@ -1,0 +1,22 @@
+"""JoinGroup handler: group membership, at the group's coordinator.
+
+Kafka concept: ``KafkaApis.handleJoinGroupRequest`` -> ``GroupCoordinator.handle_join_group``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kafkette.protocol.apis.group_membership import JoinGroupRequest, JoinGroupResponse
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
+
+if TYPE_CHECKING:
+    from kafkette.broker.apis.kafka_apis import ApisContext
+
+
+async def handle(ctx: ApisContext, header: RequestHeader, request: JoinGroupRequest) -> JoinGroupResponse:
+    """Through the GroupCoordinator (NOT_COORDINATOR when this node has none)."""
+    if ctx.group_coordinator is None:
+        return JoinGroupResponse(error_code=Errors.NOT_COORDINATOR, member_id=request.member_id)
+    return await ctx.group_coordinator.handle_join_group(request, header.client_id or "", "")

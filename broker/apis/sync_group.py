@@ -1,0 +1,22 @@
+"""SyncGroup handler: group membership, at the group's coordinator.
+
+Kafka concept: ``KafkaApis.handleSyncGroupRequest`` -> ``GroupCoordinator.handle_sync_group``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kafkette.protocol.apis.group_membership import SyncGroupRequest, SyncGroupResponse
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
+
+if TYPE_CHECKING:
+    from kafkette.broker.apis.kafka_apis import ApisContext
+
+
+async def handle(ctx: ApisContext, header: RequestHeader, request: SyncGroupRequest) -> SyncGroupResponse:
+    """Through the GroupCoordinator (NOT_COORDINATOR when this node has none)."""
+    if ctx.group_coordinator is None:
+        return SyncGroupResponse(error_code=Errors.NOT_COORDINATOR)
+    return await ctx.group_coordinator.handle_sync_group(request)

@@ -1,0 +1,196 @@
+"""A consumer group's membership: its state, generation, protocol, leader and members.
+
+Owns: ``GroupState`` with Kafka's allowed transitions (a transition from any other state is
+an ``IllegalStateError``), ``MemberMetadata`` (a member's protocols, timeouts, the futures its
+JoinGroup and SyncGroup wait on, its assignment and last heartbeat), and ``GroupMetadata``
+(the members, the members still to get an id, and the choices a completed join makes: the
+next generation, the protocol every member supports that most members prefer, the leader).
+Does not own the protocol's rules over time (``GroupCoordinator``).
+
+Kafka concept: ``GroupMetadata``, ``MemberMetadata`` and ``GroupState`` (Empty,
+PreparingRebalance, CompletingRebalance, Stable, Dead).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from kafkette.protocol.errors import IllegalStateError
+
+if TYPE_CHECKING:
+    from kafkette.broker.group.delayed_heartbeat import DelayedHeartbeat
+
+
+class GroupState(enum.Enum):
+    """Kafka's classic group states."""
+
+    EMPTY = "Empty"
+    PREPARING_REBALANCE = "PreparingRebalance"
+    COMPLETING_REBALANCE = "CompletingRebalance"
+    STABLE = "Stable"
+    DEAD = "Dead"
+
+
+_VALID_PREVIOUS = {
+    GroupState.EMPTY: {GroupState.PREPARING_REBALANCE},
+    GroupState.PREPARING_REBALANCE: {GroupState.STABLE, GroupState.COMPLETING_REBALANCE, GroupState.EMPTY},
+    GroupState.COMPLETING_REBALANCE: {GroupState.PREPARING_REBALANCE},
+    GroupState.STABLE: {GroupState.COMPLETING_REBALANCE},
+    GroupState.DEAD: {GroupState.STABLE, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
+                      GroupState.EMPTY, GroupState.DEAD},
+}
+"""Kafka's ``validPreviousStates``: the states each state may be entered from."""
+
+
+@dataclass
+class MemberMetadata:
+    """One member of a group.
+
+    Attributes:
+        member_id: the id the coordinator gave it.
+        client_id, client_host: who it is (for DescribeGroups).
+        session_timeout_ms: it is removed after this long without a heartbeat (ms).
+        rebalance_timeout_ms: how long a rebalance waits for it to rejoin (ms).
+        protocol_type: "consumer" for consumers.
+        protocols: ``[(protocol name, metadata)]`` in its order of preference.
+        assignment: what the leader gave it in the current generation.
+        join_future / sync_future: resolved with its JoinGroup / SyncGroup answer.
+        last_heartbeat_ms: monotonic time of its last heartbeat or request (ms).
+        heartbeat: its pending session timer in the heartbeat purgatory.
+    """
+
+    member_id: str
+    client_id: str
+    client_host: str
+    session_timeout_ms: int
+    rebalance_timeout_ms: int
+    protocol_type: str
+    protocols: list[tuple[str, bytes]]
+    assignment: bytes = b""
+    join_future: asyncio.Future[object] | None = None
+    sync_future: asyncio.Future[object] | None = None
+    last_heartbeat_ms: float = 0.0
+    heartbeat: DelayedHeartbeat | None = None
+
+    @property
+    def awaiting_join(self) -> bool:
+        return self.join_future is not None and not self.join_future.done()
+
+    @property
+    def awaiting_sync(self) -> bool:
+        return self.sync_future is not None and not self.sync_future.done()
+
+    def metadata(self, protocol: str) -> bytes:
+        """Its metadata for ``protocol``.
+
+        Raises:
+            IllegalStateError: it does not support ``protocol``.
+        """
+        for name, data in self.protocols:
+            if name == protocol:
+                return data
+        raise IllegalStateError(f"member {self.member_id} does not support protocol {protocol}")
+
+
+@dataclass
+class GroupMetadata:
+    """One group at its coordinator.
+
+    Attributes:
+        group_id: the group.
+        state: its ``GroupState``.
+        generation_id: bumped by every completed join (0 before the first).
+        protocol_type: the members' protocol type, None while the group has none.
+        protocol_name: the protocol chosen for this generation.
+        leader_id: the member that computes the assignment.
+        members: ``{member_id: MemberMetadata}`` in joining order.
+        pending_members: ids given out with MEMBER_ID_REQUIRED, not yet joined with.
+        new_member_added: a member joined during this rebalance (the initial delay extends).
+    """
+
+    group_id: str
+    state: GroupState = GroupState.EMPTY
+    generation_id: int = 0
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+    leader_id: str | None = None
+    members: dict[str, MemberMetadata] = field(default_factory=dict)
+    pending_members: set[str] = field(default_factory=set)
+    new_member_added: bool = False
+
+    def transition_to(self, state: GroupState) -> None:
+        """Move to ``state``.
+
+        Raises:
+            IllegalStateError: ``state`` cannot follow the current one.
+        """
+        if self.state not in _VALID_PREVIOUS[state]:
+            raise IllegalStateError(f"Group {self.group_id} should be in one of "
+                                    f"{sorted(s.value for s in _VALID_PREVIOUS[state])} before moving to "
+                                    f"{state.value}, but is {self.state.value}")
+        self.state = state
+
+    def is_in(self, *states: GroupState) -> bool:
+        return self.state in states
+
+    def supports(self, protocol_type: str, protocols: list[tuple[str, bytes]]) -> bool:
+        """Whether a member with these protocols may join (Kafka's ``supportsProtocols``)."""
+        if not protocol_type or not protocols:
+            return False
+        if not self.members:
+            return True
+        names = {name for name, _ in protocols}
+        return protocol_type == self.protocol_type and bool(names & self.candidate_protocols())
+
+    def candidate_protocols(self) -> set[str]:
+        """The protocols every member supports."""
+        sets = [{name for name, _ in m.protocols} for m in self.members.values()]
+        return set.intersection(*sets) if sets else set()
+
+    def select_protocol(self) -> str:
+        """The candidate protocol most members list first among the candidates (Kafka's vote).
+
+        Raises:
+            IllegalStateError: no member, or no protocol every member supports.
+        """
+        candidates = self.candidate_protocols()
+        if not candidates:
+            raise IllegalStateError(f"Group {self.group_id} has no protocol every member supports")
+        votes = Counter(next(name for name, _ in m.protocols if name in candidates) for m in self.members.values())
+        return max(sorted(votes), key=lambda name: votes[name])
+
+    def add(self, member: MemberMetadata) -> None:
+        """Add ``member``; the first member sets the protocol type and leads."""
+        if not self.members:
+            self.protocol_type = member.protocol_type
+        self.members[member.member_id] = member
+        if self.leader_id is None:
+            self.leader_id = member.member_id
+
+    def remove(self, member_id: str) -> MemberMetadata | None:
+        """Remove a member; the next one leads when it led (None when no member is left)."""
+        member = self.members.pop(member_id, None)
+        if member is not None and self.leader_id == member_id:
+            self.leader_id = next(iter(self.members), None)
+        return member
+
+    def all_members_joined(self) -> bool:
+        """Every member has rejoined and no member id given out is still to join (Kafka's
+        ``hasAllMembersJoined``)."""
+        return all(m.awaiting_join for m in self.members.values()) and not self.pending_members
+
+    def init_next_generation(self) -> None:
+        """Bump the generation; pick the protocol and move to CompletingRebalance, or to Empty
+        when no member is left."""
+        self.generation_id += 1
+        if self.members:
+            self.protocol_name = self.select_protocol()
+            self.transition_to(GroupState.COMPLETING_REBALANCE)
+        else:
+            self.protocol_name = None
+            self.protocol_type = None
+            self.transition_to(GroupState.EMPTY)

@@ -1,0 +1,134 @@
+"""JoinGroup (key 11), Heartbeat (12), LeaveGroup (13) and SyncGroup (14): Kafka's classic
+group membership protocol, at the group's coordinator.
+
+A member joins with its protocols (for consumers, ``protocol_type`` "consumer" and one
+subscription per assignor); a first JoinGroup without ``member_id`` gets MEMBER_ID_REQUIRED
+and the id to join with (KIP-394); once every member has rejoined (or the rebalance timeout
+passed) each gets the new generation, the chosen protocol and the leader, and the leader also
+gets every member's metadata.  The leader's SyncGroup carries the assignment of each member;
+every member's SyncGroup answers its own.  Heartbeat keeps a member's session; LeaveGroup ends
+it at once (KIP-345 batch form).
+
+Kafka concept: ``JoinGroupRequest``, ``SyncGroupRequest``, ``HeartbeatRequest``,
+``LeaveGroupRequest`` (fields of their recent versions).
+"""
+
+from kafkette.protocol.schema import Array, Bool, Bytes, Field, Int16, Int32, Nullable, String, Struct
+
+
+class JoinGroupRequestProtocol(Struct):
+    FIELDS = (
+        Field("name", String),
+        Field("metadata", Bytes),
+    )
+
+
+class JoinGroupRequest(Struct):
+    FIELDS = (
+        Field("group_id", String),
+        Field("session_timeout_ms", Int32),
+        Field("rebalance_timeout_ms", Int32, default=-1),
+        Field("member_id", String, default=""),
+        Field("group_instance_id", Nullable(String)),
+        Field("protocol_type", String),
+        Field("protocols", Array(JoinGroupRequestProtocol)),
+        Field("reason", Nullable(String)),
+    )
+
+
+class JoinGroupResponseMember(Struct):
+    FIELDS = (
+        Field("member_id", String),
+        Field("group_instance_id", Nullable(String)),
+        Field("metadata", Bytes),
+    )
+
+
+class JoinGroupResponse(Struct):
+    FIELDS = (
+        Field("throttle_time_ms", Int32),
+        Field("error_code", Int16),
+        Field("generation_id", Int32, default=-1),
+        Field("protocol_type", Nullable(String)),
+        Field("protocol_name", Nullable(String)),
+        Field("leader", String, default=""),
+        Field("skip_assignment", Bool, default=False),
+        Field("member_id", String, default=""),
+        Field("members", Array(JoinGroupResponseMember)),
+    )
+
+
+class SyncGroupRequestAssignment(Struct):
+    FIELDS = (
+        Field("member_id", String),
+        Field("assignment", Bytes),
+    )
+
+
+class SyncGroupRequest(Struct):
+    FIELDS = (
+        Field("group_id", String),
+        Field("generation_id", Int32),
+        Field("member_id", String),
+        Field("group_instance_id", Nullable(String)),
+        Field("protocol_type", Nullable(String)),
+        Field("protocol_name", Nullable(String)),
+        Field("assignments", Array(SyncGroupRequestAssignment)),
+    )
+
+
+class SyncGroupResponse(Struct):
+    FIELDS = (
+        Field("throttle_time_ms", Int32),
+        Field("error_code", Int16),
+        Field("protocol_type", Nullable(String)),
+        Field("protocol_name", Nullable(String)),
+        Field("assignment", Bytes, default=b""),
+    )
+
+
+class HeartbeatRequest(Struct):
+    FIELDS = (
+        Field("group_id", String),
+        Field("generation_id", Int32),
+        Field("member_id", String),
+        Field("group_instance_id", Nullable(String)),
+    )
+
+
+class HeartbeatResponse(Struct):
+    FIELDS = (
+        Field("throttle_time_ms", Int32),
+        Field("error_code", Int16),
+    )
+
+
+class MemberIdentity(Struct):
+    FIELDS = (
+        Field("member_id", String),
+        Field("group_instance_id", Nullable(String)),
+        Field("reason", Nullable(String)),
+    )
+
+
+class LeaveGroupRequest(Struct):
+    FIELDS = (
+        Field("group_id", String),
+        Field("members", Array(MemberIdentity)),
+    )
+
+
+class MemberResponse(Struct):
+    FIELDS = (
+        Field("member_id", String),
+        Field("group_instance_id", Nullable(String)),
+        Field("error_code", Int16),
+    )
+
+
+class LeaveGroupResponse(Struct):
+    FIELDS = (
+        Field("throttle_time_ms", Int32),
+        Field("error_code", Int16),
+        Field("members", Array(MemberResponse)),
+    )

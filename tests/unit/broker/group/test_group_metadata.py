@@ -1,0 +1,70 @@
+"""GroupMetadata: Kafka's state transitions, protocol choice and join bookkeeping."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from kafkette.broker.group.group_metadata import GroupMetadata, GroupState, MemberMetadata
+from kafkette.protocol.errors import IllegalStateError
+
+
+def member(member_id: str, *protocols: str) -> MemberMetadata:
+    return MemberMetadata(member_id, "client", "", 10000, 10000, "consumer", [(p, b"") for p in protocols])
+
+
+def test_transitions_follow_kafkas_valid_previous_states() -> None:
+    group = GroupMetadata("g")
+    with pytest.raises(IllegalStateError, match="should be in one of \\['CompletingRebalance'\\] before moving to "
+                                                 "Stable, but is Empty"):
+        group.transition_to(GroupState.STABLE)
+    group.transition_to(GroupState.PREPARING_REBALANCE)
+    group.transition_to(GroupState.COMPLETING_REBALANCE)
+    group.transition_to(GroupState.STABLE)
+    group.transition_to(GroupState.PREPARING_REBALANCE)
+    group.transition_to(GroupState.EMPTY)
+    group.transition_to(GroupState.DEAD)
+
+
+def test_protocol_is_the_common_one_most_members_prefer() -> None:
+    group = GroupMetadata("g")
+    group.add(member("a", "roundrobin", "range"))
+    group.add(member("b", "range", "roundrobin"))
+    group.add(member("c", "range"))
+    assert group.candidate_protocols() == {"range"}
+    assert group.select_protocol() == "range"
+    assert group.supports("consumer", [("range", b"")])
+    assert not group.supports("consumer", [("roundrobin", b"")])  # c does not support it
+    assert not group.supports("connect", [("range", b"")])
+    assert not GroupMetadata("empty").supports("consumer", [])
+
+
+def test_leader_moves_to_the_next_member_and_generation_bumps() -> None:
+    group = GroupMetadata("g")
+    group.add(member("a", "range"))
+    group.add(member("b", "range"))
+    assert group.leader_id == "a"
+    group.remove("a")
+    assert group.leader_id == "b"
+    group.transition_to(GroupState.PREPARING_REBALANCE)
+    group.init_next_generation()
+    assert (group.generation_id, group.state, group.protocol_name) == (1, GroupState.COMPLETING_REBALANCE, "range")
+    group.transition_to(GroupState.PREPARING_REBALANCE)
+    group.remove("b")
+    group.init_next_generation()
+    assert (group.generation_id, group.state, group.protocol_type) == (2, GroupState.EMPTY, None)
+
+
+async def test_all_members_joined_needs_every_member_waiting_and_no_pending_id() -> None:
+    group = GroupMetadata("g")
+    a, b = member("a", "range"), member("b", "range")
+    group.add(a)
+    group.add(b)
+    loop = asyncio.get_running_loop()
+    a.join_future = loop.create_future()
+    assert not group.all_members_joined()
+    b.join_future = loop.create_future()
+    assert group.all_members_joined()
+    group.pending_members.add("c")
+    assert not group.all_members_joined()
