@@ -23,6 +23,11 @@ from kafkette.client.consumer import (
     OffsetAndTimestamp,
     OffsetSpec,
 )
+from kafkette.client.group_descriptions import (
+    ConsumerGroupDescription,
+    ConsumerGroupListing,
+    MemberDescription,
+)
 from kafkette.client.local_cluster import LocalCluster, LocalClusterError
 from kafkette.client.offset_and_metadata import OffsetAndMetadata
 from kafkette.client.producer import Producer, RecordMetadata
@@ -41,6 +46,8 @@ __all__ = [
     "ConfigResourceType",
     "ConfigSource",
     "Consumer",
+    "ConsumerGroupDescription",
+    "ConsumerGroupListing",
     "ConsumerRebalanceListener",
     "ConsumerRecord",
     "IllegalStateError",
@@ -49,6 +56,7 @@ __all__ = [
     "KafkaTimeoutError",
     "LocalCluster",
     "LocalClusterError",
+    "MemberDescription",
     "NewPartitions",
     "ListOffsetsResultInfo",
     "NewTopic",

@@ -34,6 +34,7 @@ from kafkette.client.config_resource import (
 )
 from kafkette.client.consumer.offset_fetcher import ListOffsetsResultInfo, OffsetFetcher, OffsetSpec
 from kafkette.client.group_coordinator_channel import GroupCoordinatorChannel
+from kafkette.client.group_descriptions import ConsumerGroupDescription, ConsumerGroupListing, describe
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.client.offset_and_metadata import (
     OffsetAndMetadata,
@@ -73,6 +74,14 @@ from kafkette.protocol.apis.elect_leaders import (
     ElectLeadersResponse,
     ElectLeadersTopicPartitions,
 )
+from kafkette.protocol.apis.group_admin import (
+    DeleteGroupsRequest,
+    DescribeGroupsRequest,
+    ListGroupsRequest,
+    OffsetDeleteRequest,
+    OffsetDeleteRequestTopic,
+    OffsetDeleteResponse,
+)
 from kafkette.protocol.apis.offsets import OffsetFetchRequest, OffsetFetchRequestTopic
 from kafkette.protocol.apis.raft import (
     DescribeQuorumPartitionRequest,
@@ -103,6 +112,15 @@ def _topic_error(code: int, message: str | None, topic: str) -> KafkaError:
 
 
 logger = logging.getLogger(__name__)
+
+
+def _offset_delete_group_error(response: OffsetDeleteResponse) -> int:
+    """The group-level error of an OffsetDelete answer, or the first partition's coordinator error."""
+    if response.error_code != Errors.NONE:
+        return response.error_code
+    return next((p.error_code for t in response.topics for p in t.partitions if p.error_code in
+                 (Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE, Errors.COORDINATOR_LOAD_IN_PROGRESS)),
+                Errors.NONE)
 
 
 def _not_quorum_leader(response: DescribeQuorumResponse) -> bool:
@@ -513,6 +531,102 @@ class AdminClient:
         response = await self._group_channel(group_id).send(
             lambda: offset_commit_request(group_id, values), commit_group_error, self._server_timeout(timeout_ms))
         raise_commit_errors(group_id, response)
+
+    async def list_consumer_groups(self, states: Iterable[str] = (), timeout_ms: int | None = None
+                                   ) -> list[ConsumerGroupListing]:
+        """Every consumer group of the cluster (ListGroups at every live broker, as Kafka's
+        ``Admin.listConsumerGroups``), optionally only those in ``states``.
+
+        Returns:
+            The listings, sorted by group id.
+
+        Raises:
+            KafkaTimeoutError: a broker still loading its groups did not finish in time.
+            KafkaConnectionError: a broker could not be reached.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._server_timeout(timeout_ms) / 1000
+        await self._client.refresh_metadata()
+        found: dict[str, ConsumerGroupListing] = {}
+        for node_id in sorted(self._client.cluster.brokers()):
+            while True:
+                response = await self._client.send(node_id, ListGroupsRequest(states_filter=list(states)))
+                if response.error_code != Errors.COORDINATOR_LOAD_IN_PROGRESS or loop.time() >= deadline:
+                    break
+                await asyncio.sleep(self._retry_backoff_ms / 1000)
+            if response.error_code != Errors.NONE:
+                cls = error_class(response.error_code)
+                raise cls(f"ListGroups at broker {node_id} failed: {cls.message}")
+            for g in response.groups:
+                found[g.group_id] = ConsumerGroupListing(g.group_id, not g.protocol_type, g.group_state)
+        return [found[g] for g in sorted(found)]
+
+    async def describe_consumer_groups(self, group_ids: Iterable[str], timeout_ms: int | None = None
+                                       ) -> dict[str, ConsumerGroupDescription]:
+        """State, assignor and members (with their partitions) of each group (DescribeGroups at
+        each group's coordinator; Kafka's ``Admin.describeConsumerGroups``).
+
+        Raises:
+            InvalidGroupIdError: an empty group id.
+            KafkaTimeoutError: a coordinator did not answer in time.
+        """
+        out: dict[str, ConsumerGroupDescription] = {}
+        for group_id in group_ids:
+            channel = self._group_channel(group_id)
+            response = await channel.send(lambda g=group_id: DescribeGroupsRequest(groups=[g]),
+                                          lambda r: r.groups[0].error_code, self._server_timeout(timeout_ms))
+            (group,) = response.groups
+            if group.error_code != Errors.NONE:
+                cls = error_class(group.error_code)
+                raise cls(f"DescribeGroups of group {group_id!r} failed: {cls.message}")
+            assert channel.coordinator is not None
+            out[group_id] = describe(group, channel.coordinator[0])
+        return out
+
+    async def delete_consumer_groups(self, group_ids: Iterable[str], timeout_ms: int | None = None) -> None:
+        """Delete groups without members, with their committed offsets (DeleteGroups at each
+        group's coordinator; Kafka's ``Admin.deleteConsumerGroups``).
+
+        Raises:
+            NonEmptyGroupError: a group still has members (it and the groups after it stay).
+            GroupIdNotFoundError: a group does not exist.
+            KafkaTimeoutError: a coordinator did not answer in time.
+        """
+        for group_id in group_ids:
+            response = await self._group_channel(group_id).send(
+                lambda g=group_id: DeleteGroupsRequest(groups_names=[g]), lambda r: r.results[0].error_code,
+                self._server_timeout(timeout_ms))
+            code = response.results[0].error_code
+            if code != Errors.NONE:
+                cls = error_class(code)
+                raise cls(f"Deleting group {group_id!r} failed: {cls.message}")
+
+    async def delete_consumer_group_offsets(self, group_id: str, partitions: Iterable[TopicPartition],
+                                            timeout_ms: int | None = None) -> None:
+        """Delete committed offsets of ``group_id`` (OffsetDelete; Kafka's
+        ``Admin.deleteConsumerGroupOffsets``).
+
+        Raises:
+            GroupSubscribedToTopicError: a member of the group is subscribed to the topic.
+            GroupIdNotFoundError: the group does not exist.
+            KafkaTimeoutError: the coordinator did not answer in time.
+        """
+        by_topic: dict[str, list[int]] = {}
+        for tp in partitions:
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+        request = OffsetDeleteRequest(group_id=group_id, topics=[
+            OffsetDeleteRequestTopic(name=t, partitions=sorted(ps)) for t, ps in sorted(by_topic.items())])
+        response = await self._group_channel(group_id).send(
+            lambda: request, _offset_delete_group_error, self._server_timeout(timeout_ms))
+        if response.error_code != Errors.NONE:
+            cls = error_class(response.error_code)
+            raise cls(f"Deleting offsets of group {group_id!r} failed: {cls.message}")
+        for topic in response.topics:
+            for p in topic.partitions:
+                if p.error_code != Errors.NONE:
+                    cls = error_class(p.error_code)
+                    raise cls(f"Deleting the offset of group {group_id!r} for {topic.name}-{p.partition_index} "
+                              f"failed: {cls.message}")
 
     async def describe_metadata_quorum(self, timeout_ms: int | None = None) -> QuorumInfo:
         """The metadata quorum: leader, leader epoch, high watermark, voters and observers

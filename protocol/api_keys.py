@@ -31,6 +31,16 @@ from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopi
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.apis.fetch import FetchRequest, FetchResponse
 from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest, FindCoordinatorResponse
+from kafkette.protocol.apis.group_admin import (
+    DeleteGroupsRequest,
+    DeleteGroupsResponse,
+    DescribeGroupsRequest,
+    DescribeGroupsResponse,
+    ListGroupsRequest,
+    ListGroupsResponse,
+    OffsetDeleteRequest,
+    OffsetDeleteResponse,
+)
 from kafkette.protocol.apis.group_membership import (
     HeartbeatRequest,
     HeartbeatResponse,
@@ -96,6 +106,8 @@ class ApiKey(IntEnum):
     HEARTBEAT = 12
     LEAVE_GROUP = 13
     SYNC_GROUP = 14
+    DESCRIBE_GROUPS = 15
+    LIST_GROUPS = 16
     API_VERSIONS = 18
     CREATE_TOPICS = 19
     DELETE_TOPICS = 20
@@ -104,8 +116,10 @@ class ApiKey(IntEnum):
     OFFSET_FOR_LEADER_EPOCH = 23
     DESCRIBE_CONFIGS = 32
     CREATE_PARTITIONS = 37
+    DELETE_GROUPS = 42
     ELECT_LEADERS = 43
     INCREMENTAL_ALTER_CONFIGS = 44
+    OFFSET_DELETE = 47
     VOTE = 52
     BEGIN_QUORUM_EPOCH = 53
     END_QUORUM_EPOCH = 54
@@ -146,6 +160,10 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.HEARTBEAT, HeartbeatRequest, HeartbeatResponse),
         ApiSpec(ApiKey.LEAVE_GROUP, LeaveGroupRequest, LeaveGroupResponse),
         ApiSpec(ApiKey.SYNC_GROUP, SyncGroupRequest, SyncGroupResponse),
+        ApiSpec(ApiKey.DESCRIBE_GROUPS, DescribeGroupsRequest, DescribeGroupsResponse),
+        ApiSpec(ApiKey.LIST_GROUPS, ListGroupsRequest, ListGroupsResponse),
+        ApiSpec(ApiKey.DELETE_GROUPS, DeleteGroupsRequest, DeleteGroupsResponse),
+        ApiSpec(ApiKey.OFFSET_DELETE, OffsetDeleteRequest, OffsetDeleteResponse),
         ApiSpec(ApiKey.DESCRIBE_CONFIGS, DescribeConfigsRequest, DescribeConfigsResponse),
         ApiSpec(ApiKey.INCREMENTAL_ALTER_CONFIGS, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
         ApiSpec(ApiKey.ELECT_LEADERS, ElectLeadersRequest, ElectLeadersResponse),

@@ -63,7 +63,10 @@ class Errors(IntEnum):
     KAFKA_STORAGE_ERROR = 56
     UNKNOWN_PRODUCER_ID = 59
     TOPIC_DELETION_DISABLED = 73
-    INCONSISTENT_VOTER_SET = 68
+    NON_EMPTY_GROUP = 68
+    GROUP_ID_NOT_FOUND = 69
+    GROUP_SUBSCRIBED_TO_TOPIC = 86
+    INCONSISTENT_VOTER_SET = 94
     MEMBER_ID_REQUIRED = 79
     GROUP_MAX_SIZE_REACHED = 81
     FENCED_LEADER_EPOCH = 74
@@ -118,6 +121,9 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.REBALANCE_IN_PROGRESS: (False, False, "The group is rebalancing, so a rejoin is needed."),
     Errors.MEMBER_ID_REQUIRED: (False, False, "The group member needs to have a valid member id before actually entering a consumer group."),
     Errors.GROUP_MAX_SIZE_REACHED: (False, False, "The consumer group has reached its max size."),
+    Errors.NON_EMPTY_GROUP: (False, False, "The group is not empty."),
+    Errors.GROUP_ID_NOT_FOUND: (False, False, "The group id does not exist."),
+    Errors.GROUP_SUBSCRIBED_TO_TOPIC: (False, False, "The consumer group is actively subscribed to the topic"),
     Errors.INVALID_COMMIT_OFFSET_SIZE: (False, False, "The committing offset data size is not valid."),
     Errors.INVALID_REQUIRED_ACKS: (False, False, "Produce request specified an invalid value for required acks."),
     Errors.INVALID_TIMESTAMP: (False, False, "The timestamp of the message is out of acceptable range."),

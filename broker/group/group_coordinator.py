@@ -28,6 +28,22 @@ from kafkette.broker.group.group_metadata import GroupMetadata, GroupState, Memb
 from kafkette.broker.group.group_metadata_manager import GroupMetadataManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.purgatory import DelayedOperationPurgatory
+from kafkette.protocol.apis.group_admin import (
+    DeletableGroupResult,
+    DeleteGroupsRequest,
+    DeleteGroupsResponse,
+    DescribedGroup,
+    DescribedGroupMember,
+    DescribeGroupsRequest,
+    DescribeGroupsResponse,
+    ListedGroup,
+    ListGroupsRequest,
+    ListGroupsResponse,
+    OffsetDeleteRequest,
+    OffsetDeleteResponse,
+    OffsetDeleteResponsePartition,
+    OffsetDeleteResponseTopic,
+)
 from kafkette.protocol.apis.group_membership import (
     HeartbeatRequest,
     HeartbeatResponse,
@@ -50,6 +66,7 @@ from kafkette.protocol.apis.offsets import (
     OffsetFetchResponsePartition,
     OffsetFetchResponseTopic,
 )
+from kafkette.protocol.consumer_protocol import PROTOCOL_TYPE, decode_subscription
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -405,6 +422,113 @@ class GroupCoordinator:
         return OffsetFetchResponse(error_code=Errors.NONE, topics=[
             OffsetFetchResponseTopic(name=name, partitions=sorted(parts, key=lambda e: e.partition_index))
             for name, parts in sorted(by_topic.items())])
+
+    # ------------------------------------------------------------------ administration
+
+    def handle_list_groups(self, request: ListGroupsRequest) -> ListGroupsResponse:
+        """ListGroups: the groups of the loaded partitions (with members, or with committed
+        offsets only: Empty, no protocol type), filtered by state; COORDINATOR_LOAD_IN_PROGRESS
+        while a partition loads (with what is loaded)."""
+        wanted = {s.lower() for s in request.states_filter}
+        listed = []
+        for group_id in sorted(set(self._groups) | set(self.manager.group_ids())):
+            group = self._groups.get(group_id)
+            state = group.state.value if group is not None else GroupState.EMPTY.value
+            if group is not None and group.is_in(GroupState.EMPTY) and group_id not in self.manager.group_ids():
+                continue  # no members and no offsets: nothing to list
+            if wanted and state.lower() not in wanted:
+                continue
+            listed.append(ListedGroup(group_id=group_id, group_state=state,
+                                      protocol_type=(group.protocol_type if group is not None else None) or ""))
+        code = Errors.COORDINATOR_LOAD_IN_PROGRESS if self.manager.loading() else Errors.NONE
+        return ListGroupsResponse(error_code=code, groups=listed)
+
+    def handle_describe_groups(self, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
+        """DescribeGroups: state, protocol and members of each group (members' metadata and
+        assignment once Stable); an unknown group is Dead, as in Kafka."""
+        described = []
+        for group_id in request.groups:
+            error = self._group_error(group_id)
+            group = self._groups.get(group_id)
+            if error != Errors.NONE:
+                described.append(DescribedGroup(error_code=error, group_id=group_id))
+            elif group is None or group.is_in(GroupState.DEAD):
+                state = GroupState.EMPTY if group_id in self.manager.group_ids() else GroupState.DEAD
+                described.append(DescribedGroup(error_code=Errors.NONE, group_id=group_id, group_state=state.value))
+            else:
+                stable = group.is_in(GroupState.STABLE)
+                described.append(DescribedGroup(
+                    error_code=Errors.NONE, group_id=group_id, group_state=group.state.value,
+                    protocol_type=group.protocol_type or "", protocol_data=(group.protocol_name or "") if stable else "",
+                    members=[DescribedGroupMember(
+                        member_id=m.member_id, client_id=m.client_id, client_host=m.client_host,
+                        member_metadata=m.metadata(group.protocol_name or "") if stable else b"",
+                        member_assignment=m.assignment if stable else b"") for m in group.members.values()]))
+        return DescribeGroupsResponse(groups=described)
+
+    async def handle_delete_groups(self, request: DeleteGroupsRequest) -> DeleteGroupsResponse:
+        """DeleteGroups: a group without members goes with its committed offsets (NON_EMPTY_GROUP
+        while it has members, GROUP_ID_NOT_FOUND when unknown)."""
+        results = []
+        for group_id in request.groups_names:
+            error = self._group_error(group_id)
+            group = self._groups.get(group_id)
+            if error == Errors.NONE:
+                if group is not None and group.members:
+                    error = Errors.NON_EMPTY_GROUP
+                elif group is None and group_id not in self.manager.group_ids():
+                    error = Errors.GROUP_ID_NOT_FOUND
+                else:
+                    error = await self.manager.delete_offsets(group_id, None)
+                    if error == Errors.NONE and self._groups.get(group_id) is group and group is not None \
+                            and not group.members:
+                        del self._groups[group_id]
+                        group.state = GroupState.DEAD
+            results.append(DeletableGroupResult(group_id=group_id, error_code=error))
+        return DeleteGroupsResponse(results=results)
+
+    async def handle_offset_delete(self, request: OffsetDeleteRequest) -> OffsetDeleteResponse:
+        """OffsetDelete: committed offsets of topics no member is subscribed to are deleted
+        (GROUP_SUBSCRIBED_TO_TOPIC for the others; GROUP_ID_NOT_FOUND for an unknown group)."""
+        error = self._group_error(request.group_id)
+        group = self._groups.get(request.group_id)
+        if error == Errors.NONE and group is None and request.group_id not in self.manager.group_ids():
+            error = Errors.GROUP_ID_NOT_FOUND
+        if error != Errors.NONE:
+            return OffsetDeleteResponse(error_code=error)
+        subscribed = self._subscribed_topics(group) if group is not None else set()
+        errors = {}
+        to_delete = []
+        for topic in request.topics:
+            for partition in topic.partitions:
+                tp = TopicPartition(topic.name, partition)
+                if topic.name in subscribed:
+                    errors[tp] = Errors.GROUP_SUBSCRIBED_TO_TOPIC
+                else:
+                    to_delete.append(tp)
+        if to_delete:
+            code = await self.manager.delete_offsets(request.group_id, to_delete)
+            errors.update(dict.fromkeys(to_delete, code))
+        return OffsetDeleteResponse(error_code=Errors.NONE, topics=[
+            OffsetDeleteResponseTopic(name=t.name, partitions=[
+                OffsetDeleteResponsePartition(partition_index=p, error_code=errors[TopicPartition(t.name, p)])
+                for p in t.partitions]) for t in request.topics])
+
+    @staticmethod
+    def _subscribed_topics(group: GroupMetadata) -> set[str]:
+        """The topics the members of a consumer group subscribe to (Kafka's
+        ``GroupMetadata.isSubscribedToTopic``)."""
+        if group.protocol_type != PROTOCOL_TYPE:
+            return set()
+        topics: set[str] = set()
+        for member in group.members.values():
+            for _, metadata in member.protocols[:1]:
+                try:
+                    topics.update(decode_subscription(metadata).topics)
+                except ValueError:
+                    logger.warning("Group %s: member %s sent a subscription that does not decode", group.group_id,
+                                   member.member_id)
+        return topics
 
     def on_election(self, partition: int, leader_epoch: int) -> None:
         """This broker leads ``__consumer_offsets-<partition>`` now (see ``GroupMetadataManager``)."""

@@ -202,25 +202,60 @@ class GroupMetadataManager:
         now = self._time_ms()
         stamped = {tp: v if v.commit_timestamp else OffsetCommitValue(v.offset, v.leader_epoch, v.metadata, now)
                    for tp, v in offsets.items()}
+        code = await self._append(group_id, [(encode_key(OffsetCommitKey(group_id, tp.topic, tp.partition)),
+                                              encode_value(value), None, now) for tp, value in stamped.items()])
+        if code != Errors.NONE:
+            return dict.fromkeys(stamped, code)
+        self._offsets.setdefault(group_id, {}).update(stamped)
+        return dict.fromkeys(stamped, Errors.NONE)
+
+    async def delete_offsets(self, group_id: str, partitions: Iterable[TopicPartition] | None) -> Errors:
+        """Write tombstones for committed offsets of ``group_id`` (acks=all) and, once
+        acknowledged, forget them.
+
+        Args:
+            group_id: a group this broker coordinates.
+            partitions: the offsets to delete; None deletes the group: every offset and its
+                group metadata (Kafka's ``GroupMetadataManager.deleteGroups``).
+
+        Returns:
+            NONE, or the append's error as Kafka maps it.
+        """
+        committed = self._offsets.get(group_id, {})
+        targets = list(committed) if partitions is None else [tp for tp in partitions if tp in committed]
+        records: list[tuple[bytes | None, bytes | None, None, int]] = [
+            (encode_key(OffsetCommitKey(group_id, tp.topic, tp.partition)), None, None, self._time_ms())
+            for tp in targets]
+        if partitions is None:
+            records.append((encode_key(GroupMetadataKey(group_id)), None, None, self._time_ms()))
+        if not records:
+            return Errors.NONE
+        code = await self._append(group_id, records)
+        if code == Errors.NONE:
+            for tp in targets:
+                committed.pop(tp, None)
+            if not committed:
+                self._offsets.pop(group_id, None)
+        return code
+
+    async def _append(self, group_id: str, records: list[tuple[bytes | None, bytes | None, None, int]]) -> Errors:
+        """Append records to the group's partition with acks=all; the error as Kafka maps it."""
         partition = self.partition_for(group_id)
-        batch = build_batch([(encode_key(OffsetCommitKey(group_id, tp.topic, tp.partition)), encode_value(value),
-                              None, now) for tp, value in stamped.items()])
         target = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)
         epoch = self._owned.get(partition)
         try:
-            statuses = await self._replica_manager.append_records(self._commit_timeout_ms, -1, {target: batch})
+            statuses = await self._replica_manager.append_records(self._commit_timeout_ms, -1,
+                                                                  {target: build_batch(records)})
             code = Errors(statuses[target].error)
-        except Exception as exc:  # the append itself failed (an I/O error, a bug): nothing is cached
-            logger.exception("%s Appending offsets of group %s failed", self._prefix, group_id)
+        except Exception as exc:  # the append itself failed (an I/O error, a bug): nothing changes
+            logger.exception("%s Appending to %s for group %s failed", self._prefix, target, group_id)
             code = Errors(error_code_of(exc))
         if code == Errors.NONE and self._owned.get(partition) != epoch:
             code = Errors.NOT_COORDINATOR  # leadership moved while the append waited
         if code != Errors.NONE:
             code = _COMMIT_ERRORS.get(code, code)
-            logger.info("%s Offset commit of group %s failed: %s", self._prefix, group_id, code.name)
-            return dict.fromkeys(stamped, code)
-        self._offsets.setdefault(group_id, {}).update(stamped)
-        return dict.fromkeys(stamped, Errors.NONE)
+            logger.info("%s Write of group %s failed: %s", self._prefix, group_id, code.name)
+        return code
 
     def fetch_offsets(self, group_id: str, partitions: Iterable[TopicPartition] | None
                       ) -> dict[TopicPartition, OffsetCommitValue | None]:
@@ -237,6 +272,10 @@ class GroupMetadataManager:
         if partitions is None:
             return dict(committed)
         return {tp: committed.get(tp) for tp in partitions}
+
+    def loading(self) -> bool:
+        """True while a partition of this broker is still loading."""
+        return bool(self._loading)
 
     def group_ids(self) -> list[str]:
         """The groups with committed offsets in the loaded partitions, sorted."""

@@ -21,7 +21,7 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
     "--producer-property": "use --command-config FILE (only kafkette produce takes --producer-property)",
     "--consumer-property": "use --command-config FILE (only kafkette consume takes --consumer-property)",
     "--timeout": "use --timeout-ms",
-    "--group": "only kafkette consume takes --group (kafka-consumer-groups.sh has no kafkette command yet)",
+    "--group": "kafkette consume and kafkette consumer-groups take --group",
     # kafka-topics.sh
     "--create": "kafka-topics.sh's action flags are subcommands: kafkette topics create --topic NAME",
     "--list": "kafka-topics.sh's action flags are subcommands: kafkette topics list",
@@ -96,6 +96,12 @@ COMMAND_FLAG_ADVICE: dict[tuple[str, str], str] = {
     ("perf consume", "--group"): "perf consume reads every partition without a group; kafkette consume "
                                  "takes --group",
     ("configs", "--group"): "only topic and broker configs exist (group configs are not supported yet)",
+    ("consumer-groups", "--timeout"): "use --request-timeout-ms",
+    ("consumer-groups", "--offsets"): "--describe prints the offsets view by default",
+    ("consumer-groups", "--to-current"): "not supported yet; --shift-by 0 keeps the committed offsets",
+    ("consumer-groups", "--from-file"): "not supported yet; reset with --topic TOPIC:P,P and a --to-* scope",
+    ("consumer-groups", "--export"): "not supported yet; --dry-run prints the plan as a table",
+    ("consumer-groups", "--verbose"): "not supported yet",
 }
 
 

@@ -19,6 +19,7 @@ from kafkette.client.cli.broker import broker
 from kafkette.client.cli.cluster import cluster
 from kafkette.client.cli.configs import configs
 from kafkette.client.cli.consume import consume
+from kafkette.client.cli.consumer_groups import consumer_groups
 from kafkette.client.cli.delete_records import delete_records
 from kafkette.client.cli.kafka_flags import advice_for
 from kafkette.client.cli.metadata_quorum import metadata_quorum
@@ -76,6 +77,7 @@ kafkette.add_command(topics)
 kafkette.add_command(configs)
 kafkette.add_command(produce)
 kafkette.add_command(consume)
+kafkette.add_command(consumer_groups)
 kafkette.add_command(perf)
 kafkette.add_command(delete_records)
 kafkette.add_command(metadata_quorum)

@@ -27,15 +27,6 @@ from typing import Any
 
 from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.client.consumer.assignors import PartitionAssignor
-from kafkette.client.consumer.consumer_protocol import (
-    PROTOCOL_TYPE,
-    Assignment,
-    Subscription,
-    decode_assignment,
-    decode_subscription,
-    encode_assignment,
-    encode_subscription,
-)
 from kafkette.client.consumer.subscription_state import SubscriptionState
 from kafkette.client.group_coordinator_channel import GroupCoordinatorChannel
 from kafkette.client.kafka_client import KafkaClient
@@ -57,6 +48,15 @@ from kafkette.protocol.apis.group_membership import (
     SyncGroupRequestAssignment,
 )
 from kafkette.protocol.apis.offsets import OffsetFetchRequest, OffsetFetchRequestTopic
+from kafkette.protocol.consumer_protocol import (
+    PROTOCOL_TYPE,
+    Assignment,
+    Subscription,
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+)
 from kafkette.protocol.errors import Errors, KafkaError, error_class
 from kafkette.protocol.topic_partition import TopicPartition
 

@@ -50,7 +50,7 @@ def test_the_longest_matching_command_path_chooses_the_advice():
     assert advice_for("--group", "kafkette configs alter").endswith(
         ": only topic and broker configs exist (group configs are not supported yet)")
     assert advice_for("--group", "kafkette topics list").endswith(
-        ": only kafkette consume takes --group (kafka-consumer-groups.sh has no kafkette command yet)")
+        ": kafkette consume and kafkette consumer-groups take --group")
     assert advice_for("--timeout", "kafkette produce").endswith(": use --linger-ms")
     assert advice_for("--timeout", "kafkette topics describe").endswith(": use --request-timeout-ms")
 
@@ -64,11 +64,13 @@ def test_timeout_advice_names_a_flag_the_client_command_takes():
         assert named and named[-1] in _options(command), (path, advice)
 
 
-def test_only_the_console_and_perf_tools_take_a_flag_the_table_gives_advice_for():
+def test_only_the_console_perf_and_group_tools_take_a_flag_the_table_gives_advice_for():
     taken = {(path, flag) for path, command in COMMANDS.items() for flag in _options(command) & set(KAFKA_FLAG_ADVICE)}
     assert taken == {("kafkette produce", "--producer.config"), ("kafkette produce", "--producer-property"),
                      ("kafkette consume", "--consumer.config"), ("kafkette consume", "--consumer-property"),
-                     ("kafkette consume", "--group"),
+                     ("kafkette consume", "--group"), ("kafkette consumer-groups", "--group"),
+                     ("kafkette consumer-groups", "--list"), ("kafkette consumer-groups", "--describe"),
+                     ("kafkette consumer-groups", "--delete"),
                      ("kafkette perf produce", "--producer.config"), ("kafkette perf consume", "--consumer.config")}
     assert "--producer.config" in _options(COMMANDS["kafkette produce"])
     assert "--producer.config" in _options(COMMANDS["kafkette perf produce"])

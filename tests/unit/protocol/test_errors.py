@@ -9,6 +9,14 @@ from kafkette.protocol.errors import Errors, error_class, raise_for_code
 def test_codes_keep_kafkas_numbers():
     assert Errors.NOT_LEADER_OR_FOLLOWER == 6 and Errors.NOT_ENOUGH_REPLICAS == 19
     assert Errors.TOPIC_ALREADY_EXISTS == 36 and Errors.FENCED_LEADER_EPOCH == 74
+    # the quorum's and the group coordinator's (68 is NON_EMPTY_GROUP, not INCONSISTENT_VOTER_SET)
+    assert (Errors.INCONSISTENT_VOTER_SET, Errors.INCONSISTENT_CLUSTER_ID, Errors.NON_EMPTY_GROUP) == (94, 104, 68)
+    assert (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR) == (14, 15, 16)
+    assert (Errors.ILLEGAL_GENERATION, Errors.INCONSISTENT_GROUP_PROTOCOL, Errors.INVALID_GROUP_ID,
+            Errors.UNKNOWN_MEMBER_ID, Errors.INVALID_SESSION_TIMEOUT, Errors.REBALANCE_IN_PROGRESS,
+            Errors.INVALID_COMMIT_OFFSET_SIZE) == (22, 23, 24, 25, 26, 27, 28)
+    assert (Errors.GROUP_ID_NOT_FOUND, Errors.MEMBER_ID_REQUIRED, Errors.GROUP_MAX_SIZE_REACHED,
+            Errors.GROUP_SUBSCRIBED_TO_TOPIC) == (69, 79, 81, 86)
 
 
 def test_generated_classes_carry_retriable_and_invalid_metadata():

@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from kafkette.client.consumer.consumer_protocol import (
+from kafkette.protocol.consumer_protocol import (
     Assignment,
     Subscription,
     decode_assignment,

@@ -4,8 +4,9 @@ Kafka's layout (so that the metadata of a JoinGroup and SyncGroup reads as Kafka
 Owns: ``Subscription`` and ``Assignment`` and their version-0 encoding (big-endian): int16
 version, then the topics (int32 count, each an int16-length UTF-8 string) or the assigned
 partitions (int32 count of topics, each a string and an int32 count of int32 partitions), then
-user data (int32 length, -1 for null).  Does not own how partitions are assigned
-(``assignors``).
+user data (int32 length, -1 for null).  Pure code, no I/O; used by the consumer and by the
+group coordinator (which reads subscriptions for OffsetDelete).  Does not own how partitions
+are assigned (the consumer's ``assignors``).
 
 Kafka concept: ``ConsumerProtocolSubscription`` / ``ConsumerProtocolAssignment``
 (``ConsumerProtocol``), protocol type "consumer".
