@@ -69,6 +69,7 @@ class Errors(IntEnum):
     INCONSISTENT_VOTER_SET = 94
     MEMBER_ID_REQUIRED = 79
     GROUP_MAX_SIZE_REACHED = 81
+    FENCED_INSTANCE_ID = 82
     FENCED_LEADER_EPOCH = 74
     UNKNOWN_LEADER_EPOCH = 75
     UNSUPPORTED_COMPRESSION_TYPE = 76
@@ -122,6 +123,7 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.MEMBER_ID_REQUIRED: (False, False, "The group member needs to have a valid member id before actually entering a consumer group."),
     Errors.GROUP_MAX_SIZE_REACHED: (False, False, "The consumer group has reached its max size."),
     Errors.NON_EMPTY_GROUP: (False, False, "The group is not empty."),
+    Errors.FENCED_INSTANCE_ID: (False, False, "The broker rejected this static consumer since another consumer with the same group.instance.id has registered with a different member.id."),
     Errors.GROUP_ID_NOT_FOUND: (False, False, "The group id does not exist."),
     Errors.GROUP_SUBSCRIBED_TO_TOPIC: (False, False, "The consumer group is actively subscribed to the topic"),
     Errors.INVALID_COMMIT_OFFSET_SIZE: (False, False, "The committing offset data size is not valid."),

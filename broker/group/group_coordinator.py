@@ -125,9 +125,12 @@ class GroupCoordinator:
     # ------------------------------------------------------------------ JoinGroup
 
     async def handle_join_group(self, request: JoinGroupRequest, client_id: str, client_host: str) -> JoinGroupResponse:
-        """JoinGroup: MEMBER_ID_REQUIRED with a new id for a member without one; otherwise the
-        answer of the join phase it takes part in (a new generation), or at once when a Stable
-        group's follower rejoins with the same metadata."""
+        """JoinGroup: MEMBER_ID_REQUIRED with a new id for a dynamic member without one; otherwise
+        the answer of the join phase it takes part in (a new generation), or at once when a
+        Stable group's follower rejoins with the same metadata.  A static member (with
+        ``group_instance_id``, KIP-345) gets its id at once; one rejoining without an id
+        replaces its older instance (which is fenced: FENCED_INSTANCE_ID) and, in a Stable group
+        with the same metadata, keeps its assignment without a rebalance."""
         error = self._group_error(request.group_id)
         if error == Errors.NONE and not (self._min_session_timeout_ms <= request.session_timeout_ms
                                          <= self._max_session_timeout_ms):
@@ -146,13 +149,22 @@ class GroupCoordinator:
             return JoinGroupResponse(error_code=Errors.INCONSISTENT_GROUP_PROTOCOL, member_id=request.member_id)
         rebalance_timeout_ms = request.rebalance_timeout_ms if request.rebalance_timeout_ms > 0 \
             else request.session_timeout_ms
-        if not request.member_id:
-            if len(group.members) + len(group.pending_members) >= self._max_group_size:
+        instance_id = request.group_instance_id
+        member_id = request.member_id
+        if not member_id:
+            known_static = instance_id is not None and instance_id in group.static_members
+            if not known_static and len(group.members) + len(group.pending_members) >= self._max_group_size:
                 return JoinGroupResponse(error_code=Errors.GROUP_MAX_SIZE_REACHED)
             member_id = f"{client_id}-{uuid.uuid4()}"
-            group.pending_members.add(member_id)
-            return JoinGroupResponse(error_code=Errors.MEMBER_ID_REQUIRED, member_id=member_id)
-        member_id = request.member_id
+            if instance_id is None:
+                group.pending_members.add(member_id)
+                return JoinGroupResponse(error_code=Errors.MEMBER_ID_REQUIRED, member_id=member_id)
+            if known_static:
+                return await self._rejoin_static_member(group, instance_id, member_id, protocols,
+                                                        request.session_timeout_ms, rebalance_timeout_ms)
+            group.pending_members.add(member_id)  # a new static member joins at once, with this id
+        elif group.is_static_member_fenced(instance_id, member_id):
+            return JoinGroupResponse(error_code=Errors.FENCED_INSTANCE_ID, member_id=member_id)
         member = group.members.get(member_id)
         if member is None and member_id not in group.pending_members:
             return JoinGroupResponse(error_code=Errors.UNKNOWN_MEMBER_ID, member_id=member_id)
@@ -161,7 +173,7 @@ class GroupCoordinator:
             group.pending_members.discard(member_id)
             member = MemberMetadata(member_id, client_id, client_host, request.session_timeout_ms,
                                     rebalance_timeout_ms, request.protocol_type, protocols,
-                                    last_heartbeat_ms=_monotonic_ms())
+                                    last_heartbeat_ms=_monotonic_ms(), group_instance_id=instance_id)
             group.add(member)
             group.new_member_added = True
             member.join_future = loop.create_future()
@@ -177,11 +189,42 @@ class GroupCoordinator:
                 self._join_purgatory.check_and_complete(group.group_id)
             else:
                 self._prepare_rebalance_if_needed(group, f"member {member_id} rejoined")
+        return await self._await_join(member)
+
+    async def _await_join(self, member: MemberMetadata) -> JoinGroupResponse:
         future = member.join_future
+        assert future is not None
         try:
-            return await asyncio.wait_for(asyncio.shield(future), (rebalance_timeout_ms + ANSWER_MARGIN_MS) / 1000)
+            return await asyncio.wait_for(asyncio.shield(future),
+                                          (member.rebalance_timeout_ms + ANSWER_MARGIN_MS) / 1000)
         except TimeoutError:
-            return JoinGroupResponse(error_code=Errors.REBALANCE_IN_PROGRESS, member_id=member_id)
+            return JoinGroupResponse(error_code=Errors.REBALANCE_IN_PROGRESS, member_id=member.member_id)
+
+    async def _rejoin_static_member(self, group: GroupMetadata, instance_id: str, new_member_id: str,
+                                    protocols: list[tuple[str, bytes]], session_timeout_ms: int,
+                                    rebalance_timeout_ms: int) -> JoinGroupResponse:
+        """A restarted static member (Kafka's ``updateStaticMemberAndRebalance``): its older
+        instance is fenced, it takes over that member's place under a new id, and a Stable group
+        whose metadata did not change keeps its generation and assignment."""
+        old_id = group.static_members[instance_id]
+        member = group.members[old_id]
+        _answer_waiting(member, Errors.FENCED_INSTANCE_ID)
+        if member.heartbeat is not None:  # the session timer is watched under the old id
+            member.heartbeat.satisfied = True
+            self._heartbeat_purgatory.check_and_complete((group.group_id, old_id))
+            member.heartbeat = None
+        group.replace_static_member(instance_id, new_member_id)
+        logger.info("Group %s: static member %s rejoined as %s (was %s)", group.group_id, instance_id,
+                    new_member_id, old_id)
+        changed = member.protocols != protocols
+        member.protocols, member.session_timeout_ms = protocols, session_timeout_ms
+        member.rebalance_timeout_ms = rebalance_timeout_ms
+        if group.is_in(GroupState.STABLE) and not changed:
+            self._schedule_heartbeat(group, member)
+            return self._join_answer(group, member)
+        member.join_future = asyncio.get_running_loop().create_future()
+        self._prepare_rebalance_if_needed(group, f"static member {instance_id} rejoined")
+        return await self._await_join(member)
 
     def _join_answer(self, group: GroupMetadata, member: MemberMetadata) -> JoinGroupResponse:
         is_leader = member.member_id == group.leader_id
@@ -244,6 +287,9 @@ class GroupCoordinator:
         error = self._group_error(request.group_id)
         group = self._groups.get(request.group_id)
         member = group.members.get(request.member_id) if group is not None else None
+        if error == Errors.NONE and group is not None and group.is_static_member_fenced(request.group_instance_id,
+                                                                                      request.member_id):
+            error = Errors.FENCED_INSTANCE_ID
         if error == Errors.NONE and (group is None or member is None):
             error = Errors.UNKNOWN_MEMBER_ID
         if error == Errors.NONE and request.generation_id != group.generation_id:  # type: ignore[union-attr]
@@ -292,6 +338,8 @@ class GroupCoordinator:
         member = group.members.get(request.member_id) if group is not None else None
         if error != Errors.NONE:
             return HeartbeatResponse(error_code=error)
+        if group is not None and group.is_static_member_fenced(request.group_instance_id, request.member_id):
+            return HeartbeatResponse(error_code=Errors.FENCED_INSTANCE_ID)
         if group is None or member is None or group.is_in(GroupState.EMPTY, GroupState.DEAD):
             return HeartbeatResponse(error_code=Errors.UNKNOWN_MEMBER_ID)
         if request.generation_id != group.generation_id:
@@ -309,6 +357,12 @@ class GroupCoordinator:
         group = self._groups.get(request.group_id)
         answers = []
         for identity in request.members:
+            if group is not None and identity.group_instance_id is not None and not identity.member_id:
+                identity.member_id = group.static_members.get(identity.group_instance_id, "")  # leave by instance
+            if group is not None and group.is_static_member_fenced(identity.group_instance_id, identity.member_id):
+                answers.append(MemberResponse(member_id=identity.member_id, group_instance_id=identity.group_instance_id,
+                                              error_code=Errors.FENCED_INSTANCE_ID))
+                continue
             known = group is not None and identity.member_id in group.members
             if known:
                 assert group is not None
@@ -364,6 +418,8 @@ class GroupCoordinator:
             return Errors.NONE if request.generation_id < 0 else Errors.ILLEGAL_GENERATION
         if group.is_in(GroupState.DEAD):
             return Errors.COORDINATOR_NOT_AVAILABLE
+        if group.is_static_member_fenced(request.group_instance_id, request.member_id):
+            return Errors.FENCED_INSTANCE_ID
         if group.is_in(GroupState.COMPLETING_REBALANCE):
             return Errors.REBALANCE_IN_PROGRESS
         member = group.members.get(request.member_id)

@@ -61,6 +61,7 @@ class MemberMetadata:
         join_future / sync_future: resolved with its JoinGroup / SyncGroup answer.
         last_heartbeat_ms: monotonic time of its last heartbeat or request (ms).
         heartbeat: its pending session timer in the heartbeat purgatory.
+        group_instance_id: its ``group.instance.id`` when it is a static member (KIP-345).
     """
 
     member_id: str
@@ -75,6 +76,7 @@ class MemberMetadata:
     sync_future: asyncio.Future[object] | None = None
     last_heartbeat_ms: float = 0.0
     heartbeat: DelayedHeartbeat | None = None
+    group_instance_id: str | None = None
 
     @property
     def awaiting_join(self) -> bool:
@@ -109,6 +111,7 @@ class GroupMetadata:
         leader_id: the member that computes the assignment.
         members: ``{member_id: MemberMetadata}`` in joining order.
         pending_members: ids given out with MEMBER_ID_REQUIRED, not yet joined with.
+        static_members: ``{group.instance.id: member_id}`` of its static members (KIP-345).
         new_member_added: a member joined during this rebalance (the initial delay extends).
     """
 
@@ -120,6 +123,7 @@ class GroupMetadata:
     leader_id: str | None = None
     members: dict[str, MemberMetadata] = field(default_factory=dict)
     pending_members: set[str] = field(default_factory=set)
+    static_members: dict[str, str] = field(default_factory=dict)
     new_member_added: bool = False
 
     def transition_to(self, state: GroupState) -> None:
@@ -168,14 +172,45 @@ class GroupMetadata:
         if not self.members:
             self.protocol_type = member.protocol_type
         self.members[member.member_id] = member
+        if member.group_instance_id is not None:
+            self.static_members[member.group_instance_id] = member.member_id
         if self.leader_id is None:
             self.leader_id = member.member_id
 
     def remove(self, member_id: str) -> MemberMetadata | None:
         """Remove a member; the next one leads when it led (None when no member is left)."""
         member = self.members.pop(member_id, None)
+        if member is not None and member.group_instance_id is not None \
+                and self.static_members.get(member.group_instance_id) == member_id:
+            del self.static_members[member.group_instance_id]
         if member is not None and self.leader_id == member_id:
             self.leader_id = next(iter(self.members), None)
+        return member
+
+    def is_static_member_fenced(self, group_instance_id: str | None, member_id: str) -> bool:
+        """True when ``group_instance_id`` belongs to another member id now (Kafka's
+        ``isStaticMemberFenced``: an older instance of a restarted static member)."""
+        if group_instance_id is None:
+            return False
+        current = self.static_members.get(group_instance_id)
+        return current is not None and current != member_id
+
+    def replace_static_member(self, group_instance_id: str, new_member_id: str) -> MemberMetadata:
+        """Give the static member of ``group_instance_id`` a new member id, keeping its place,
+        assignment and leadership (Kafka's ``replaceStaticMember``).
+
+        Raises:
+            IllegalStateError: no member has that instance id.
+        """
+        old_id = self.static_members.get(group_instance_id)
+        member = self.members.get(old_id) if old_id is not None else None
+        if member is None or old_id is None:
+            raise IllegalStateError(f"Group {self.group_id} has no static member {group_instance_id}")
+        self.members = {(new_member_id if k == old_id else k): v for k, v in self.members.items()}
+        member.member_id = new_member_id
+        self.static_members[group_instance_id] = new_member_id
+        if self.leader_id == old_id:
+            self.leader_id = new_member_id
         return member
 
     def all_members_joined(self) -> bool:

@@ -63,6 +63,10 @@ class Consumer:
             default ``max_poll_interval_ms``).
         partition_assignment_strategy: assignor names ("range", "roundrobin") or objects, in
             order of preference.
+        group_instance_id: ``group.instance.id``, making this consumer a static member
+            (KIP-345): ``stop`` does not leave the group, and a restart with the same id within
+            ``session_timeout_ms`` gets its partitions back without a rebalance (an older
+            instance still running is fenced: FencedInstanceIdError).
 
     Raises:
         ValueError: invalid settings.
@@ -90,6 +94,7 @@ class Consumer:
         max_poll_interval_ms: int = 300000,
         rebalance_timeout_ms: int | None = None,
         partition_assignment_strategy: Sequence[str | PartitionAssignor] = ("range",),
+        group_instance_id: str | None = None,
     ) -> None:
         fetch_config = FetchConfig(fetch_max_wait_ms, fetch_min_bytes, fetch_max_bytes, max_partition_fetch_bytes)
         self.client_id = client_id or f"kafkette-consumer-{next(_client_ids)}"
@@ -121,7 +126,8 @@ class Consumer:
                 rebalance_timeout_ms=rebalance_timeout_ms or max_poll_interval_ms,
                 heartbeat_interval_ms=heartbeat_interval_ms, max_poll_interval_ms=max_poll_interval_ms,
                 enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=auto_commit_interval_ms,
-                assignors=assignors, request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms)
+                assignors=assignors, request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms,
+                group_instance_id=group_instance_id)
         self._started = False
         self._closed = False
 

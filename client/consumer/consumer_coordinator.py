@@ -65,7 +65,7 @@ logger = logging.getLogger(__name__)
 CLOSE_TIMEOUT_S = 5.0
 _FENCED = (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION)
 _FATAL = frozenset({Errors.INVALID_GROUP_ID, Errors.INVALID_SESSION_TIMEOUT, Errors.INCONSISTENT_GROUP_PROTOCOL,
-                    Errors.GROUP_MAX_SIZE_REACHED})
+                    Errors.GROUP_MAX_SIZE_REACHED, Errors.FENCED_INSTANCE_ID})
 """Group errors the consumer cannot get past by retrying: ``poll`` raises them."""
 
 
@@ -95,16 +95,21 @@ class ConsumerCoordinator:
         assignors: the assignors offered, in order of preference.
         request_timeout_ms: bound of each group request, coordinator retries included.
         retry_backoff_ms: pause between tries (ms).
+        group_instance_id: ``group.instance.id``: a static member (KIP-345), which does not
+            leave its group on ``close`` so that a restart within ``session_timeout_ms`` keeps
+            its partitions without a rebalance.
     """
 
     def __init__(self, client: KafkaClient, subscriptions: SubscriptionState, discard_fetched: Callable[[], None],
                  *, group_id: str, session_timeout_ms: int, rebalance_timeout_ms: int, heartbeat_interval_ms: int,
                  max_poll_interval_ms: int, enable_auto_commit: bool, auto_commit_interval_ms: int,
-                 assignors: Sequence[PartitionAssignor], request_timeout_ms: int, retry_backoff_ms: int) -> None:
+                 assignors: Sequence[PartitionAssignor], request_timeout_ms: int, retry_backoff_ms: int,
+                 group_instance_id: str | None = None) -> None:
         self._client = client
         self._subscriptions = subscriptions
         self._discard_fetched = discard_fetched
         self.group_id = group_id
+        self.group_instance_id = group_instance_id
         self._session_timeout_ms = session_timeout_ms
         self._rebalance_timeout_ms = rebalance_timeout_ms
         self._heartbeat_interval_ms = heartbeat_interval_ms
@@ -185,7 +190,8 @@ class ConsumerCoordinator:
             return
         generation, member = (self.generation_id, self.member_id) if self.subscribed else (-1, "")
         response = await self._channel.send(
-            lambda: offset_commit_request(self.group_id, values, generation_id=generation, member_id=member),
+            lambda: offset_commit_request(self.group_id, values, generation_id=generation, member_id=member,
+                                          group_instance_id=self.group_instance_id if self.subscribed else None),
             commit_group_error, self._request_timeout_ms)
         codes = {p.error_code for t in response.topics for p in t.partitions}
         if codes & {*_FENCED, Errors.REBALANCE_IN_PROGRESS}:
@@ -208,11 +214,13 @@ class ConsumerCoordinator:
         return {tp: found.get(tp) for tp in partitions}
 
     async def close(self) -> None:
-        """Stop the task, commit (with auto-commit) and leave the group."""
+        """Stop the task, commit (with auto-commit) and leave the group (a static member stays:
+        its session keeps its partitions for a restart)."""
         await self._stop_task()
         if self.subscribed:
             await self._maybe_auto_commit(force=True)
-            await self._leave("the consumer is being closed")
+            if self.group_instance_id is None:
+                await self._leave("the consumer is being closed")
 
     async def _stop_task(self) -> None:
         task, self._task = self._task, None
@@ -229,6 +237,8 @@ class ConsumerCoordinator:
             except (KafkaError, ValueError) as exc:
                 if isinstance(exc, KafkaError) and exc.errno in _FATAL:
                     logger.error("%s Stopped: %s", self._prefix, exc)
+                    self._subscriptions.assign(())  # consume nothing more as a member of this group
+                    self._discard_fetched()
                     self._failure = exc
                     return
                 logger.info("%s %s; retrying", self._prefix, exc)
@@ -267,7 +277,7 @@ class ConsumerCoordinator:
     async def _heartbeat(self) -> None:
         response = await self._channel.send(
             lambda: HeartbeatRequest(group_id=self.group_id, generation_id=self.generation_id,
-                                     member_id=self.member_id),
+                                     member_id=self.member_id, group_instance_id=self.group_instance_id),
             lambda r: r.error_code, self._request_timeout_ms)
         if response.error_code == Errors.REBALANCE_IN_PROGRESS:
             logger.info("%s The group is rebalancing: rejoining", self._prefix)
@@ -315,8 +325,8 @@ class ConsumerCoordinator:
         member_id, self.member_id, self.generation_id = self.member_id, "", -1
         try:
             await self._channel.send(
-                lambda: LeaveGroupRequest(group_id=self.group_id, members=[MemberIdentity(member_id=member_id,
-                                                                                          reason=reason)]),
+                lambda: LeaveGroupRequest(group_id=self.group_id, members=[MemberIdentity(
+                    member_id=member_id, group_instance_id=self.group_instance_id, reason=reason)]),
                 lambda r: r.error_code, min(self._request_timeout_ms, int(CLOSE_TIMEOUT_S * 1000)))
             logger.info("%s Member %s left the group: %s", self._prefix, member_id, reason)
         except KafkaError as exc:
@@ -332,7 +342,8 @@ class ConsumerCoordinator:
             joined: JoinGroupResponse = await self._channel.send(
                 lambda: JoinGroupRequest(group_id=self.group_id, session_timeout_ms=self._session_timeout_ms,
                                          rebalance_timeout_ms=self._rebalance_timeout_ms, member_id=self.member_id,
-                                         protocol_type=PROTOCOL_TYPE, protocols=protocols),
+                                         group_instance_id=self.group_instance_id, protocol_type=PROTOCOL_TYPE,
+                                         protocols=protocols),
                 lambda r: r.error_code, join_timeout_ms)
             code = joined.error_code
             if code == Errors.MEMBER_ID_REQUIRED:
@@ -349,7 +360,8 @@ class ConsumerCoordinator:
             self.member_id, self.generation_id = joined.member_id, joined.generation_id
             assignments = await self._assign(joined) if joined.leader == self.member_id else []
             sync_request = SyncGroupRequest(group_id=self.group_id, generation_id=self.generation_id,
-                                            member_id=self.member_id, protocol_type=PROTOCOL_TYPE,
+                                            member_id=self.member_id, group_instance_id=self.group_instance_id,
+                                            protocol_type=PROTOCOL_TYPE,
                                             protocol_name=joined.protocol_name, assignments=assignments)
             synced = await self._channel.send(lambda request=sync_request: request, lambda r: r.error_code,
                                               join_timeout_ms)

@@ -1,7 +1,9 @@
 """Consumer groups on real brokers: members share a topic's partitions, a member killed with
 SIGKILL has its partitions taken over by the others (from the group's committed offsets), a
-member that leaves hands over at once, a restarted member resumes where its group committed,
-the group carries on when its coordinator's broker dies, and bad settings get Kafka's errors.
+member that leaves hands over at once, a restarted member resumes where its group committed, a
+restarted static member (KIP-345) keeps its partitions without a rebalance and fences its older
+instance, the group carries on when its coordinator's broker dies, and bad settings get Kafka's
+errors.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from kafkette.client import (
     AdminClient,
     Consumer,
     ConsumerRebalanceListener,
+    FencedInstanceIdError,
     IllegalStateError,
     InvalidGroupIdError,
     InvalidSessionTimeoutError,
@@ -188,6 +191,46 @@ async def test_a_leaving_member_hands_over_and_a_restarted_one_resumes_at_the_co
         c.subscribe("jobs")
         await _consume(c, 40, got_c)
     assert sorted(got_c) == sorted((p, o) for p in range(4) for o in range(110, 120))
+
+
+async def test_a_static_member_restarted_within_its_session_keeps_its_partitions(cluster_factory):
+    cluster = cluster_factory(1, controllers=1, **GROUP_CONFIGS)
+    bootstrap = cluster.bootstrap_servers
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic("static", 4, 1)])
+    settings = dict(bootstrap_servers=bootstrap, group_id="fleet", auto_offset_reset="earliest",
+                    session_timeout_ms=10000, heartbeat_interval_ms=300)
+    watch_a, watch_b = Recorder(), Recorder()
+    got: list[tuple[int, int]] = []
+    b = Consumer(**settings, group_instance_id="worker-b")
+    await b.start()
+    try:
+        b.subscribe(["static"], listener=watch_b)
+        async with Consumer(**settings, group_instance_id="worker-a") as a:
+            a.subscribe(["static"], listener=watch_a)
+            await _poll_until([(a, got), (b, got)], lambda: len(a.assignment()) == 2 and len(b.assignment()) == 2,
+                              "two static members with two partitions each")
+            before = a.assignment()
+        # a stopped without leaving (a static member keeps its session): the group did not rebalance
+        rebalances = len(watch_b.assigned)
+        async with Consumer(**settings, group_instance_id="worker-a") as restarted:
+            restarted.subscribe(["static"], listener=(watch_restarted := Recorder()))
+            await _poll_until([(restarted, got), (b, got)], lambda: bool(watch_restarted.assigned),
+                              "the restarted static member's assignment")
+            assert restarted.assignment() == before
+            for _ in range(10):  # b keeps its partitions: no revocation, no new assignment
+                await b.getmany(timeout_ms=100)
+            assert len(watch_b.assigned) == rebalances and b.assignment().isdisjoint(before)
+
+            # a second instance with the same group.instance.id fences the running one
+            async with Consumer(**settings, group_instance_id="worker-a") as usurper:
+                usurper.subscribe(["static"])
+                with pytest.raises(FencedInstanceIdError):
+                    await _poll_until([(restarted, got), (usurper, got), (b, got)], lambda: False,
+                                      "the older instance fenced", timeout_s=30)
+                assert restarted.assignment() == set()
+    finally:
+        await b.stop()
 
 
 async def test_the_group_carries_on_when_its_coordinator_dies(cluster_factory):

@@ -68,3 +68,23 @@ async def test_all_members_joined_needs_every_member_waiting_and_no_pending_id()
     assert group.all_members_joined()
     group.pending_members.add("c")
     assert not group.all_members_joined()
+
+
+def test_a_static_member_is_replaced_in_place_and_its_old_id_fenced() -> None:
+    group = GroupMetadata("g")
+    a = member("a-1", "range")
+    a.group_instance_id = "worker-a"
+    a.assignment = b"partitions"
+    group.add(a)
+    group.add(member("b", "range"))
+    assert group.static_members == {"worker-a": "a-1"} and group.leader_id == "a-1"
+    replaced = group.replace_static_member("worker-a", "a-2")
+    assert replaced is a and a.member_id == "a-2" and a.assignment == b"partitions"
+    assert list(group.members) == ["a-2", "b"] and group.leader_id == "a-2"
+    assert group.is_static_member_fenced("worker-a", "a-1")
+    assert not group.is_static_member_fenced("worker-a", "a-2")
+    assert not group.is_static_member_fenced(None, "anything")
+    group.remove("a-2")
+    assert group.static_members == {} and group.leader_id == "b"
+    with pytest.raises(IllegalStateError, match="no static member worker-a"):
+        group.replace_static_member("worker-a", "a-3")
