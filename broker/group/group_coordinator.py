@@ -174,8 +174,9 @@ class GroupCoordinator:
             member = MemberMetadata(member_id, client_id, client_host, request.session_timeout_ms,
                                     rebalance_timeout_ms, request.protocol_type, protocols,
                                     last_heartbeat_ms=_monotonic_ms(), group_instance_id=instance_id)
+            if group.is_in(GroupState.PREPARING_REBALANCE) and group.generation_id == 0:
+                group.new_member_added = True  # the initial delay waits once more (Kafka's newMemberAdded)
             group.add(member)
-            group.new_member_added = True
             member.join_future = loop.create_future()
             self._prepare_rebalance_if_needed(group, f"member {member_id} joined")
         else:
