@@ -21,13 +21,18 @@ import logging
 import time
 import uuid
 
-from kafkette.broker.group.coordinator_records import OffsetCommitValue
+from kafkette.broker.group.coordinator_records import (
+    GroupMetadataValue,
+    MemberMetadataValue,
+    OffsetCommitValue,
+)
 from kafkette.broker.group.delayed_heartbeat import DelayedHeartbeat
 from kafkette.broker.group.delayed_join import DelayedJoin, InitialDelayedJoin
 from kafkette.broker.group.group_metadata import GroupMetadata, GroupState, MemberMetadata
 from kafkette.broker.group.group_metadata_manager import GroupMetadataManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.purgatory import DelayedOperationPurgatory
+from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.protocol.apis.group_admin import (
     DeletableGroupResult,
     DeleteGroupsRequest,
@@ -72,6 +77,7 @@ from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
+STOP_TIMEOUT_S = 5.0
 ANSWER_MARGIN_MS = 5000
 """Added to a join or sync wait's own timeout as the bound of the wait itself."""
 
@@ -107,6 +113,8 @@ class GroupCoordinator:
         self._groups: dict[str, GroupMetadata] = {}
         self._join_purgatory = DelayedOperationPurgatory("Rebalance")
         self._heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat")
+        self._writes: set[asyncio.Task[None]] = set()  # group metadata written after a group emptied
+        manager.on_groups_loaded = self._on_groups_loaded
 
     def _group_error(self, group_id: str) -> Errors:
         """Kafka's ``validateGroupStatus``: INVALID_GROUP_ID for an empty id, then whether this
@@ -273,6 +281,11 @@ class GroupCoordinator:
             group.remove(member.member_id)
         group.pending_members.clear()
         group.init_next_generation()
+        if group.is_in(GroupState.EMPTY):  # the stored members are gone too (Kafka's storeGroup of an empty group)
+            task = asyncio.get_running_loop().create_task(
+                self.manager.store_group(group.group_id, _metadata_value(group)), name=f"store-group-{group.group_id}")
+            self._writes.add(task)
+            task.add_done_callback(self._writes.discard)
         logger.info("Group %s: generation %d (%s) with %d members", group.group_id, group.generation_id,
                     group.protocol_name, len(group.members))
         for member in group.members.values():
@@ -310,11 +323,22 @@ class GroupCoordinator:
             assignments = {a.member_id: a.assignment for a in request.assignments}
             for m in group.members.values():
                 m.assignment = assignments.get(m.member_id, b"")
-            group.transition_to(GroupState.STABLE)
-            for m in group.members.values():
-                if m.awaiting_sync:
-                    assert m.sync_future is not None
-                    m.sync_future.set_result(self._sync_answer(group, m))
+            generation = group.generation_id
+            code = await self.manager.store_group(group.group_id, _metadata_value(group))
+            if self._groups.get(group.group_id) is group and group.generation_id == generation \
+                    and group.is_in(GroupState.COMPLETING_REBALANCE):
+                if code == Errors.NONE:
+                    group.transition_to(GroupState.STABLE)
+                    for m in group.members.values():
+                        if m.awaiting_sync:
+                            assert m.sync_future is not None
+                            m.sync_future.set_result(self._sync_answer(group, m))
+                else:  # Kafka: the members get the error and the group rebalances
+                    for m in group.members.values():
+                        if m.awaiting_sync:
+                            assert m.sync_future is not None
+                            m.sync_future.set_result(SyncGroupResponse(error_code=code))
+                    self._prepare_rebalance(group, f"writing the group's metadata failed: {code.name}")
         future = member.sync_future
         try:
             answer = await asyncio.wait_for(asyncio.shield(future),
@@ -598,6 +622,28 @@ class GroupCoordinator:
         for group_id in [g for g in self._groups if self.manager.partition_for(g) == partition]:
             self._unload(self._groups.pop(group_id))
 
+    def _on_groups_loaded(self, values: dict[str, GroupMetadataValue]) -> None:
+        """A partition loaded: its groups come back with their generation and members, Stable
+        (Empty without members), every member's session started afresh (Kafka's
+        ``GroupCoordinator.onGroupLoaded``)."""
+        for group_id, value in values.items():
+            if group_id in self._groups:
+                continue
+            group = GroupMetadata(group_id, generation_id=value.generation, protocol_type=value.protocol_type or None,
+                                  protocol_name=value.protocol)
+            for m in value.members:
+                group.add(MemberMetadata(m.member_id, m.client_id, m.client_host, m.session_timeout_ms,
+                                         m.rebalance_timeout_ms, value.protocol_type,
+                                         [(value.protocol or "", m.subscription)], assignment=m.assignment,
+                                         last_heartbeat_ms=_monotonic_ms(), group_instance_id=m.group_instance_id))
+            group.leader_id = value.leader if value.leader in group.members else next(iter(group.members), None)
+            group.state = GroupState.STABLE if group.members else GroupState.EMPTY
+            self._groups[group_id] = group
+            for member in group.members.values():
+                self._schedule_heartbeat(group, member)
+            logger.info("Group %s loaded: generation %d, %s, %d members", group_id, group.generation_id,
+                        group.state.value, len(group.members))
+
     def _unload(self, group: GroupMetadata) -> None:
         for member in group.members.values():
             _answer_waiting(member, Errors.NOT_COORDINATOR)
@@ -611,6 +657,7 @@ class GroupCoordinator:
         self._groups.clear()
         self._join_purgatory.shutdown()
         self._heartbeat_purgatory.shutdown()
+        await cancel_and_wait(self._writes, STOP_TIMEOUT_S)
         await self.manager.stop()
 
 
@@ -622,3 +669,14 @@ def _answer_waiting(member: MemberMetadata, error: Errors) -> None:
     if member.awaiting_sync:
         assert member.sync_future is not None
         member.sync_future.set_result(SyncGroupResponse(error_code=error))
+
+
+def _metadata_value(group: GroupMetadata) -> GroupMetadataValue:
+    """The record of a group's generation and members (Kafka's ``GroupMetadataValue``)."""
+    protocol = group.protocol_name or ""
+    return GroupMetadataValue(
+        group.protocol_type or "", group.generation_id, group.protocol_name, group.leader_id,
+        int(time.time() * 1000), tuple(
+            MemberMetadataValue(m.member_id, m.group_instance_id, m.client_id, m.client_host, m.rebalance_timeout_ms,
+                                m.session_timeout_ms, m.metadata(protocol) if protocol else b"", m.assignment)
+            for m in group.members.values()))

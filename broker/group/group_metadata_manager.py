@@ -22,8 +22,10 @@ from collections.abc import Callable, Iterable, Mapping
 from kafkette.broker.group.coordinator_records import (
     CoordinatorRecordError,
     GroupMetadataKey,
+    GroupMetadataValue,
     OffsetCommitKey,
     OffsetCommitValue,
+    decode_group_metadata_value,
     decode_key,
     decode_offset_commit_value,
     encode_key,
@@ -72,6 +74,9 @@ class GroupMetadataManager:
         commit_timeout_ms: how long a commit waits for the ISR
             (``offsets.commit.timeout.ms``).
         time_ms: wall clock (ms since the epoch) for commit timestamps.
+
+    ``on_groups_loaded`` (set by the coordinator) is called with ``{group_id:
+    GroupMetadataValue}`` of each partition once it has loaded.
     """
 
     def __init__(self, broker_id: int, replica_manager: ReplicaManager, *, partition_count: Callable[[], int],
@@ -84,6 +89,7 @@ class GroupMetadataManager:
         self._loading: dict[int, tuple[int, asyncio.Task[None]]] = {}  # partition -> (epoch, task)
         self._offsets: dict[str, dict[TopicPartition, OffsetCommitValue]] = {}
         self._stopped = False
+        self.on_groups_loaded: Callable[[dict[str, GroupMetadataValue]], None] | None = None
         self._prefix = f"[GroupMetadataManager brokerId={broker_id}]"
 
     # ------------------------------------------------------------------ ownership
@@ -143,6 +149,7 @@ class GroupMetadataManager:
         tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)
         started = time.monotonic()
         offsets: dict[str, dict[TopicPartition, OffsetCommitValue]] = {}
+        groups: dict[str, GroupMetadataValue] = {}
         host = self._replica_manager.get_partition(tp)
         if host is None:
             raise KafkaError(f"{tp} is not hosted here")
@@ -157,16 +164,20 @@ class GroupMetadataManager:
                 for record in decode_records(data, pos, header):
                     if record.offset >= position:
                         records += 1
-                        self._replay(offsets, record.key, record.value, record.offset, tp)
+                        self._replay(offsets, groups, record.key, record.value, record.offset, tp)
                 position = max(position, header.last_offset + 1)
             await asyncio.sleep(0)  # let other requests in between steps
         self._offsets.update(offsets)
         self._owned[partition] = leader_epoch
-        logger.info("%s Loaded %d groups' offsets from %s (%d records up to offset %d) in %.0f ms", self._prefix,
-                    len(offsets), tp, records, position, (time.monotonic() - started) * 1000)
+        if self.on_groups_loaded is not None:
+            self.on_groups_loaded(groups)
+        logger.info("%s Loaded %d groups' offsets and %d groups' metadata from %s (%d records up to offset %d) in "
+                    "%.0f ms", self._prefix, len(offsets), len(groups), tp, records, position,
+                    (time.monotonic() - started) * 1000)
 
-    def _replay(self, offsets: dict[str, dict[TopicPartition, OffsetCommitValue]], key: bytes | None,
-                value: bytes | None, offset: int, tp: TopicPartition) -> None:
+    def _replay(self, offsets: dict[str, dict[TopicPartition, OffsetCommitValue]],
+                groups: dict[str, GroupMetadataValue], key: bytes | None, value: bytes | None, offset: int,
+                tp: TopicPartition) -> None:
         if key is None:
             logger.warning("%s Skipping a record without key at %s offset %d", self._prefix, tp, offset)
             return
@@ -180,6 +191,9 @@ class GroupMetadataManager:
                     group[decoded.topic_partition] = decode_offset_commit_value(value)
             elif isinstance(decoded, GroupMetadataKey) and value is None:
                 offsets.pop(decoded.group, None)  # the group was deleted
+                groups.pop(decoded.group, None)
+            elif isinstance(decoded, GroupMetadataKey):
+                groups[decoded.group] = decode_group_metadata_value(value)
         except CoordinatorRecordError as exc:
             logger.warning("%s Skipping an undecodable record at %s offset %d: %s", self._prefix, tp, offset, exc)
 
@@ -256,6 +270,16 @@ class GroupMetadataManager:
             code = _COMMIT_ERRORS.get(code, code)
             logger.info("%s Write of group %s failed: %s", self._prefix, group_id, code.name)
         return code
+
+    async def store_group(self, group_id: str, value: GroupMetadataValue) -> Errors:
+        """Write a group's metadata after a rebalance (acks=all), so that the partition's next
+        leader knows its generation and members (Kafka's ``storeGroup``).
+
+        Returns:
+            NONE, or the append's error as Kafka maps it.
+        """
+        return await self._append(group_id, [(encode_key(GroupMetadataKey(group_id)), encode_value(value), None,
+                                              self._time_ms())])
 
     def fetch_offsets(self, group_id: str, partitions: Iterable[TopicPartition] | None
                       ) -> dict[TopicPartition, OffsetCommitValue | None]:
