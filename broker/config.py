@@ -109,6 +109,8 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("group.max.session.timeout.ms", "int", 1800000, "Longest session.timeout.ms a group member may ask for (ms).", at_least(1)),
     ConfigKey("group.initial.rebalance.delay.ms", "int", 3000, "How long the first rebalance of an empty group waits for more members (ms).", at_least(0)),
     ConfigKey("group.max.size", "int", 2147483647, "Most members a group may have.", at_least(1)),
+    ConfigKey("offsets.retention.minutes", "int", 10080, "Committed offsets of a group without members are deleted this long after it emptied (minutes).", at_least(1)),
+    ConfigKey("offsets.retention.check.interval.ms", "long", 600000, "How often expired offsets are looked for (ms).", at_least(1)),
     ConfigKey("offsets.topic.segment.bytes", "int", 104857600, "Segment size of __consumer_offsets (bytes).", at_least(1)),
     ConfigKey("broker.session.timeout.ms", "int", 9000, "A broker missing heartbeats this long is fenced (ms).", at_least(1)),
     ConfigKey("broker.heartbeat.interval.ms", "int", 2000, "Heartbeat period (ms).", at_least(1)),

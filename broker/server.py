@@ -177,7 +177,9 @@ class KafkaServer:
             min_session_timeout_ms=self.config.group_min_session_timeout_ms,
             max_session_timeout_ms=self.config.group_max_session_timeout_ms,
             initial_rebalance_delay_ms=self.config.group_initial_rebalance_delay_ms,
-            max_group_size=self.config.group_max_size)
+            max_group_size=self.config.group_max_size,
+            offsets_retention_ms=self.config.offsets_retention_minutes * 60_000,
+            retention_check_interval_ms=self.config.offsets_retention_check_interval_ms)
         apis = KafkaApis(ApisContext(self.config, self.replica_manager, self.metadata_cache, self.controller,
                                      self.producer_id_manager, dynamic_config=self.dynamic_config,
                                      auto_topic_creation_manager=self.auto_topic_creation_manager,
@@ -190,6 +192,7 @@ class KafkaServer:
         )
         await self.socket_server.start()
         self.replica_manager.start()
+        self.group_coordinator.start()
         self.alter_partition_manager.start()
         self.log_manager.log_dir_failure_channel.add_listener(self.lifecycle_manager.propagate_offline_replica)
         self.lifecycle_manager.start()

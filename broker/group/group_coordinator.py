@@ -30,6 +30,7 @@ from kafkette.broker.group.delayed_heartbeat import DelayedHeartbeat
 from kafkette.broker.group.delayed_join import DelayedJoin, InitialDelayedJoin
 from kafkette.broker.group.group_metadata import GroupMetadata, GroupState, MemberMetadata
 from kafkette.broker.group.group_metadata_manager import GroupMetadataManager
+from kafkette.broker.group.offset_expiration import expired_offsets
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.purgatory import DelayedOperationPurgatory
 from kafkette.client.background_tasks import cancel_and_wait
@@ -97,12 +98,15 @@ class GroupCoordinator:
             ``group.max.session.timeout.ms``: a JoinGroup outside them gets INVALID_SESSION_TIMEOUT.
         initial_rebalance_delay_ms: ``group.initial.rebalance.delay.ms``.
         max_group_size: ``group.max.size``.
+        offsets_retention_ms: ``offsets.retention.minutes`` in ms.
+        retention_check_interval_ms: ``offsets.retention.check.interval.ms``.
     """
 
     def __init__(self, manager: GroupMetadataManager, metadata_cache: MetadataCache, *,
                  offset_metadata_max_bytes: int = 4096, min_session_timeout_ms: int = 6000,
                  max_session_timeout_ms: int = 1800000, initial_rebalance_delay_ms: int = 3000,
-                 max_group_size: int = 2147483647) -> None:
+                 max_group_size: int = 2147483647, offsets_retention_ms: int = 7 * 24 * 3600 * 1000,
+                 retention_check_interval_ms: int = 600000) -> None:
         self.manager = manager
         self._metadata_cache = metadata_cache
         self._offset_metadata_max_bytes = offset_metadata_max_bytes
@@ -110,6 +114,9 @@ class GroupCoordinator:
         self._max_session_timeout_ms = max_session_timeout_ms
         self._initial_rebalance_delay_ms = initial_rebalance_delay_ms
         self._max_group_size = max_group_size
+        self._offsets_retention_ms = offsets_retention_ms
+        self._retention_check_interval_ms = retention_check_interval_ms
+        self._expiration_task: asyncio.Task[None] | None = None
         self._groups: dict[str, GroupMetadata] = {}
         self._join_purgatory = DelayedOperationPurgatory("Rebalance")
         self._heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat")
@@ -281,7 +288,8 @@ class GroupCoordinator:
             group.remove(member.member_id)
         group.pending_members.clear()
         group.init_next_generation()
-        if group.is_in(GroupState.EMPTY):  # the stored members are gone too (Kafka's storeGroup of an empty group)
+        if group.is_in(GroupState.EMPTY):
+            group.empty_since_ms = int(time.time() * 1000)  # the stored members are gone too (Kafka's storeGroup of an empty group)
             task = asyncio.get_running_loop().create_task(
                 self.manager.store_group(group.group_id, _metadata_value(group)), name=f"store-group-{group.group_id}")
             self._writes.add(task)
@@ -638,6 +646,8 @@ class GroupCoordinator:
                                          last_heartbeat_ms=_monotonic_ms(), group_instance_id=m.group_instance_id))
             group.leader_id = value.leader if value.leader in group.members else next(iter(group.members), None)
             group.state = GroupState.STABLE if group.members else GroupState.EMPTY
+            if not group.members and value.current_state_timestamp >= 0:
+                group.empty_since_ms = value.current_state_timestamp
             self._groups[group_id] = group
             for member in group.members.values():
                 self._schedule_heartbeat(group, member)
@@ -650,6 +660,47 @@ class GroupCoordinator:
         group.members.clear()
         group.state = GroupState.DEAD
 
+    # ------------------------------------------------------------------ offset expiration
+
+    def start(self) -> None:
+        """Start the periodic deletion of expired offsets (every
+        ``offsets.retention.check.interval.ms``)."""
+        self._expiration_task = asyncio.get_running_loop().create_task(self._expire_periodically(),
+                                                                       name="group-offset-expiration")
+
+    async def _expire_periodically(self) -> None:
+        while True:
+            await asyncio.sleep(self._retention_check_interval_ms / 1000)
+            try:
+                await self.expire_offsets(int(time.time() * 1000))
+            except Exception:  # one failed round must not end the cleanup
+                logger.exception("Deleting expired offsets failed")
+
+    async def expire_offsets(self, now_ms: int) -> int:
+        """Delete the expired offsets of the groups without members here, and the groups left
+        with neither members nor offsets (Kafka's ``cleanupGroupMetadata``).
+
+        Returns:
+            How many offsets were deleted.
+        """
+        deleted = 0
+        for group_id in sorted(set(self.manager.group_ids()) | set(self._groups)):
+            group = self._groups.get(group_id)
+            if group is not None and not group.is_in(GroupState.EMPTY):
+                continue  # a group with members keeps its offsets
+            offsets = self.manager.fetch_offsets(group_id, None)
+            expired = expired_offsets(offsets, now_ms, self._offsets_retention_ms,
+                                      group.empty_since_ms if group is not None else None)
+            if expired and await self.manager.delete_offsets(group_id, expired) == Errors.NONE:
+                deleted += len(expired)
+                logger.info("Group %s: deleted %d expired offsets", group_id, len(expired))
+            if group is not None and group.is_in(GroupState.EMPTY) and not self.manager.fetch_offsets(group_id, None) \
+                    and not group.pending_members and self._groups.get(group_id) is group:
+                if await self.manager.delete_offsets(group_id, None) == Errors.NONE and group.is_in(GroupState.EMPTY):
+                    self._groups.pop(group_id, None)
+                    group.state = GroupState.DEAD
+        return deleted
+
     async def stop(self) -> None:
         """Answer every waiting member NOT_COORDINATOR, shut the purgatories, stop loading."""
         for group in self._groups.values():
@@ -657,7 +708,7 @@ class GroupCoordinator:
         self._groups.clear()
         self._join_purgatory.shutdown()
         self._heartbeat_purgatory.shutdown()
-        await cancel_and_wait(self._writes, STOP_TIMEOUT_S)
+        await cancel_and_wait([*self._writes, self._expiration_task], STOP_TIMEOUT_S)
         await self.manager.stop()
 
 

@@ -113,6 +113,8 @@ class GroupMetadata:
         pending_members: ids given out with MEMBER_ID_REQUIRED, not yet joined with.
         static_members: ``{group.instance.id: member_id}`` of its static members (KIP-345).
         new_member_added: a member joined during this rebalance (the initial delay extends).
+        empty_since_ms: wall clock (ms) when it last became Empty, None while unknown (its
+            offsets expire ``offsets.retention.minutes`` after it).
     """
 
     group_id: str
@@ -125,6 +127,7 @@ class GroupMetadata:
     pending_members: set[str] = field(default_factory=set)
     static_members: dict[str, str] = field(default_factory=dict)
     new_member_added: bool = False
+    empty_since_ms: int | None = None
 
     def transition_to(self, state: GroupState) -> None:
         """Move to ``state``.

@@ -6,11 +6,14 @@ Kafka's error and commit nothing.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from kafkette.broker.group.group_metadata_topic import partition_for
 from kafkette.client import (
     AdminClient,
+    Consumer,
     IllegalGenerationError,
     InvalidGroupIdError,
     NewTopic,
@@ -21,7 +24,7 @@ from kafkette.client import (
 )
 from kafkette.client.offset_and_metadata import offset_commit_request, raise_commit_errors
 from kafkette.protocol.errors import Errors
-from tests.cluster_helpers import wait_for_partitions
+from tests.cluster_helpers import wait_for_partitions, wait_until
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -59,6 +62,32 @@ async def test_offsets_survive_a_coordinator_kill_and_a_full_restart(cluster_fac
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=30000) as admin:
         assert await admin.list_consumer_group_offsets("billing") == expected
         assert await admin.list_consumer_group_offsets("audit") == {TP2: OffsetAndMetadata(11)}
+
+
+async def test_offsets_of_a_group_without_members_expire_after_offsets_retention_minutes(cluster_factory):
+    cluster = cluster_factory(1, controllers=1, offsets_retention_minutes=1,
+                              offsets_retention_check_interval_ms=500, group_min_session_timeout_ms=1000,
+                              group_initial_rebalance_delay_ms=100)
+    async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=30000) as admin:
+        await admin.create_topics([NewTopic(TOPIC, 3, 1)])
+        await admin.alter_consumer_group_offsets("idle", {TP0: 5, TP1: 6})
+        async with Consumer(bootstrap_servers=cluster.bootstrap_servers, group_id="busy",
+                            session_timeout_ms=5000, heartbeat_interval_ms=500, enable_auto_commit=False) as member:
+            member.subscribe([TOPIC])
+            await wait_until(lambda: member.assignment() != set(), "the busy group's member assigned",
+                             timeout_s=30)
+            await member.commit({TP2: 3})
+            started = time.monotonic()
+            await wait_until(lambda: _no_offsets(admin, "idle"), "the idle group's offsets expired", timeout_s=120)
+            waited = time.monotonic() - started
+            # the group with a member keeps its offsets; the idle ones lived their minute first
+            assert await admin.list_consumer_group_offsets("busy") == {TP2: OffsetAndMetadata(3)}
+            assert waited > 40, f"expired after {waited:.0f} s, before offsets.retention.minutes=1"
+            assert [g.group_id for g in await admin.list_consumer_groups()] == ["busy"]
+
+
+async def _no_offsets(admin: AdminClient, group: str) -> bool:
+    return await admin.list_consumer_group_offsets(group) == {}
 
 
 async def test_bad_commits_get_kafkas_errors_and_commit_nothing(cluster_factory):
