@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from kafkette.client.consumer.assignors import PartitionAssignor, assignor_for
@@ -127,7 +128,7 @@ class Consumer:
                 heartbeat_interval_ms=heartbeat_interval_ms, max_poll_interval_ms=max_poll_interval_ms,
                 enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=auto_commit_interval_ms,
                 assignors=assignors, request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms,
-                group_instance_id=group_instance_id)
+                group_instance_id=group_instance_id, metadata_max_age_ms=metadata_max_age_ms)
         self._started = False
         self._closed = False
 
@@ -180,23 +181,33 @@ class Consumer:
             self._client.add_topic(tp.topic)
         self._fetcher.discard()
 
-    def subscribe(self, topics: Iterable[str], listener: ConsumerRebalanceListener | None = None) -> None:
-        """Consume ``topics`` as a member of ``group_id``: the group shares their partitions
-        among its members and moves them when members come and go (``listener`` is told).
+    def subscribe(self, topics: Iterable[str] = (), pattern: str | None = None,
+                  listener: ConsumerRebalanceListener | None = None) -> None:
+        """Consume ``topics`` (or every topic whose whole name matches the regular expression
+        ``pattern``, new ones found every ``metadata_max_age_ms``) as a member of
+        ``group_id``: the group shares their partitions among its members and moves them when
+        members come and go (``listener`` is told).
 
         Raises:
             IllegalStateError: not started, or partitions were assigned by hand.
             InvalidGroupIdError: the consumer has no ``group_id``.
-            ValueError: no topic.
+            ValueError: neither or both of topics and pattern, or a pattern that does not compile.
         """
         self._check_open()
         coordinator = self._group_coordinator()
         names = list(topics) if not isinstance(topics, str) else [topics]
-        if not names:
-            raise ValueError("subscribe() needs at least one topic (use unsubscribe() to stop)")
+        if bool(names) == (pattern is not None):
+            raise ValueError("Subscription must be topics or pattern, not both nor neither "
+                             "(use unsubscribe() to stop)")
+        compiled = None
+        if pattern is not None:
+            try:
+                compiled = re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"pattern {pattern!r} is not a regular expression: {exc}") from None
         if self._subscriptions.assignment() and not coordinator.subscribed:
             raise IllegalStateError("Subscription to topics and manual partition assignment are mutually exclusive")
-        coordinator.subscribe(names, listener)
+        coordinator.subscribe(names, listener, compiled)
 
     async def unsubscribe(self) -> None:
         """Leave the group and stop consuming its partitions."""

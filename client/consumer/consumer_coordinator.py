@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -95,6 +96,7 @@ class ConsumerCoordinator:
         assignors: the assignors offered, in order of preference.
         request_timeout_ms: bound of each group request, coordinator retries included.
         retry_backoff_ms: pause between tries (ms).
+        metadata_max_age_ms: how often a pattern subscription looks for new matching topics (ms).
         group_instance_id: ``group.instance.id``: a static member (KIP-345), which does not
             leave its group on ``close`` so that a restart within ``session_timeout_ms`` keeps
             its partitions without a rebalance.
@@ -104,7 +106,7 @@ class ConsumerCoordinator:
                  *, group_id: str, session_timeout_ms: int, rebalance_timeout_ms: int, heartbeat_interval_ms: int,
                  max_poll_interval_ms: int, enable_auto_commit: bool, auto_commit_interval_ms: int,
                  assignors: Sequence[PartitionAssignor], request_timeout_ms: int, retry_backoff_ms: int,
-                 group_instance_id: str | None = None) -> None:
+                 group_instance_id: str | None = None, metadata_max_age_ms: int = 300000) -> None:
         self._client = client
         self._subscriptions = subscriptions
         self._discard_fetched = discard_fetched
@@ -123,6 +125,9 @@ class ConsumerCoordinator:
         self.member_id = ""
         self.generation_id = -1
         self.topics: tuple[str, ...] = ()
+        self._pattern: re.Pattern[str] | None = None
+        self._next_pattern_check = 0.0
+        self._metadata_max_age_ms = metadata_max_age_ms
         self._listener: ConsumerRebalanceListener | None = None
         self._need_rejoin = False
         self._poll_expired = False
@@ -137,11 +142,16 @@ class ConsumerCoordinator:
 
     @property
     def subscribed(self) -> bool:
-        return bool(self.topics)
+        return bool(self.topics) or self._pattern is not None
 
-    def subscribe(self, topics: Sequence[str], listener: ConsumerRebalanceListener | None) -> None:
-        """Subscribe to ``topics`` (replacing the previous ones) and (re)join the group."""
+    def subscribe(self, topics: Sequence[str], listener: ConsumerRebalanceListener | None,
+                  pattern: re.Pattern[str] | None = None) -> None:
+        """Subscribe to ``topics``, or to every topic whose whole name matches ``pattern``
+        (looked for every ``metadata_max_age_ms``; a new match rejoins the group), replacing the
+        previous subscription, and (re)join the group."""
         self.topics = tuple(sorted(set(topics)))
+        self._pattern = pattern
+        self._next_pattern_check = 0.0
         self._listener = listener
         for topic in self.topics:
             self._client.add_topic(topic)
@@ -152,7 +162,7 @@ class ConsumerCoordinator:
 
     async def unsubscribe(self) -> None:
         """Leave the group and drop the assignment."""
-        self.topics = ()
+        self.topics, self._pattern = (), None
         await self._stop_task()
         await self._revoke()
         await self._leave("the consumer unsubscribed")
@@ -252,6 +262,8 @@ class ConsumerCoordinator:
             await self._revoke()
             await self._leave("max.poll.interval.ms passed")
             self._poll_expired = self._need_rejoin = True
+        if self._pattern is not None and now >= self._next_pattern_check:
+            await self._match_pattern()
         if self._need_rejoin and not self._poll_expired and self.subscribed:
             await self._join()
         elif self.member_id:
@@ -267,6 +279,20 @@ class ConsumerCoordinator:
             await asyncio.wait_for(self._wakeup.wait(), max(wait_s, 0.001))
         except TimeoutError:
             pass
+
+    async def _match_pattern(self) -> None:
+        """Subscribe to the topics matching the pattern now (internal topics never match)."""
+        assert self._pattern is not None
+        self._next_pattern_check = time.monotonic() + self._metadata_max_age_ms / 1000
+        metadata = await self._client.metadata_for(None)
+        matched = tuple(sorted(t.name for t in metadata.topics if t.error_code == Errors.NONE and not t.is_internal
+                               and self._pattern.fullmatch(t.name)))
+        if matched != self.topics:
+            logger.info("%s Pattern %r now matches %s", self._prefix, self._pattern.pattern, list(matched))
+            self.topics = matched
+            for topic in matched:
+                self._client.add_topic(topic)
+            self._request_rejoin(fenced=False)
 
     def _request_rejoin(self, fenced: bool) -> None:
         if fenced:

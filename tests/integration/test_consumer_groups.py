@@ -261,6 +261,27 @@ async def test_the_group_carries_on_when_its_coordinator_dies(cluster_factory):
         assert {tp.partition: v.offset for tp, v in committed.items()} == {0: 200, 1: 200, 2: 200}
 
 
+async def test_a_pattern_subscription_picks_up_new_matching_topics(cluster_factory):
+    cluster = cluster_factory(1, controllers=1, **GROUP_CONFIGS)
+    bootstrap = cluster.bootstrap_servers
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic("metrics-cpu", 2, 1), NewTopic("logs", 1, 1)])
+        got: list[tuple[int, int]] = []
+        async with Consumer(bootstrap_servers=bootstrap, group_id="dashboards", metadata_max_age_ms=300,
+                            session_timeout_ms=SESSION_TIMEOUT_MS, heartbeat_interval_ms=300) as consumer:
+            consumer.subscribe(pattern=r"metrics-.*")
+            cpu = {TopicPartition("metrics-cpu", p) for p in range(2)}
+            await _poll_until([(consumer, got)], lambda: consumer.assignment() == cpu, "metrics-cpu assigned")
+            await admin.create_topics([NewTopic("metrics-disk", 1, 1)])
+            await _poll_until([(consumer, got)], lambda: consumer.assignment() == cpu | {TopicPartition(
+                "metrics-disk", 0)}, "the new matching topic assigned")
+            assert consumer.subscription() == {"metrics-cpu", "metrics-disk"}
+            with pytest.raises(ValueError, match="topics or pattern, not both"):
+                consumer.subscribe(["logs"], pattern="metrics-.*")
+            with pytest.raises(ValueError, match="not a regular expression"):
+                consumer.subscribe(pattern="metrics-(")
+
+
 async def test_bad_group_settings_get_kafkas_errors(cluster_factory):
     cluster = cluster_factory(1, controllers=1)  # group.min.session.timeout.ms 6000, Kafka's default
     bootstrap = cluster.bootstrap_servers
