@@ -28,10 +28,12 @@ _I32 = struct.Struct(">i")
 
 @dataclass(frozen=True)
 class Subscription:
-    """The topics a member subscribes to (sorted) and its user data."""
+    """The topics a member subscribes to (sorted), its user data and, from version 1, the
+    partitions it owns now (KIP-429: the cooperative protocol keeps them where it can)."""
 
     topics: tuple[str, ...]
     user_data: bytes | None = None
+    owned_partitions: tuple[TopicPartition, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -51,22 +53,28 @@ def _user_data(value: bytes | None) -> bytes:
     return _I32.pack(-1) if value is None else _I32.pack(len(value)) + value
 
 
-def encode_subscription(subscription: Subscription) -> bytes:
-    """The subscription's bytes."""
-    return (_I16.pack(VERSION) + _I32.pack(len(subscription.topics))
-            + b"".join(_string(t) for t in subscription.topics) + _user_data(subscription.user_data))
+def _topic_partitions(partitions: tuple[TopicPartition, ...]) -> list[bytes]:
+    by_topic: dict[str, list[int]] = {}
+    for tp in sorted(partitions):
+        by_topic.setdefault(tp.topic, []).append(tp.partition)
+    parts = [_I32.pack(len(by_topic))]
+    for topic, numbers in by_topic.items():
+        parts += [_string(topic), _I32.pack(len(numbers)), *(_I32.pack(p) for p in numbers)]
+    return parts
+
+
+def encode_subscription(subscription: Subscription, version: int = VERSION) -> bytes:
+    """The subscription's bytes: version 0, or 1 with the owned partitions (KIP-429)."""
+    parts = [_I16.pack(version), _I32.pack(len(subscription.topics)),
+             *(_string(t) for t in subscription.topics), _user_data(subscription.user_data)]
+    if version >= 1:
+        parts += _topic_partitions(subscription.owned_partitions)
+    return b"".join(parts)
 
 
 def encode_assignment(assignment: Assignment) -> bytes:
     """The assignment's bytes (partitions grouped by topic, in order)."""
-    by_topic: dict[str, list[int]] = {}
-    for tp in sorted(assignment.partitions):
-        by_topic.setdefault(tp.topic, []).append(tp.partition)
-    parts = [_I16.pack(VERSION), _I32.pack(len(by_topic))]
-    for topic, partitions in by_topic.items():
-        parts += [_string(topic), _I32.pack(len(partitions)), *(_I32.pack(p) for p in partitions)]
-    parts.append(_user_data(assignment.user_data))
-    return b"".join(parts)
+    return b"".join([_I16.pack(VERSION), *_topic_partitions(assignment.partitions), _user_data(assignment.user_data)])
 
 
 class _Reader:
@@ -93,18 +101,27 @@ class _Reader:
         n = self.i32()
         return None if n == -1 else self.take(n)
 
+    def topic_partitions(self) -> list[TopicPartition]:
+        out = []
+        for _ in range(self.i32()):
+            topic = self.string()
+            out += [TopicPartition(topic, self.i32()) for _ in range(self.i32())]
+        return out
+
 
 def decode_subscription(data: bytes) -> Subscription:
-    """A subscription from its bytes (any version: fields after version 0's are ignored).
+    """A subscription from its bytes (any version: the owned partitions of version 1 and later
+    are read, later fields ignored).
 
     Raises:
         ValueError: malformed bytes.
     """
     reader = _Reader(data)
-    reader.i16()
+    version = reader.i16()
     topics = tuple(sorted(reader.string() for _ in range(reader.i32())))
     user_data = reader.user_data() if reader.pos < len(data) else None
-    return Subscription(topics, user_data)
+    owned = tuple(sorted(reader.topic_partitions())) if version >= 1 and reader.pos < len(data) else ()
+    return Subscription(topics, user_data, owned)
 
 
 def decode_assignment(data: bytes) -> Assignment:
@@ -117,9 +134,6 @@ def decode_assignment(data: bytes) -> Assignment:
         return Assignment(())
     reader = _Reader(data)
     reader.i16()
-    partitions = []
-    for _ in range(reader.i32()):
-        topic = reader.string()
-        partitions += [TopicPartition(topic, reader.i32()) for _ in range(reader.i32())]
+    partitions = reader.topic_partitions()
     user_data = reader.user_data() if reader.pos < len(data) else None
     return Assignment(tuple(sorted(partitions)), user_data)

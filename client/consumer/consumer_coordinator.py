@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kafkette.client.background_tasks import cancel_and_wait
-from kafkette.client.consumer.assignors import PartitionAssignor
+from kafkette.client.consumer.assignors import COOPERATIVE, PartitionAssignor
 from kafkette.client.consumer.subscription_state import SubscriptionState
 from kafkette.client.group_coordinator_channel import GroupCoordinatorChannel
 from kafkette.client.kafka_client import KafkaClient
@@ -78,7 +78,14 @@ class ConsumerRebalanceListener:
         """Before a rebalance: these partitions stop being consumed here (commit now)."""
 
     def on_partitions_assigned(self, assigned: set[TopicPartition]) -> Any:
-        """After a rebalance: these partitions are consumed here now."""
+        """After a rebalance: these partitions are consumed here now (with the cooperative
+        protocol, only those added)."""
+
+    def on_partitions_lost(self, lost: set[TopicPartition]) -> Any:
+        """The member was fenced (its session expired, or its generation is gone): these
+        partitions may already be another member's, so do not commit them (KIP-429).  By
+        default, as Kafka's, ``on_partitions_revoked``."""
+        return self.on_partitions_revoked(lost)
 
 
 class ConsumerCoordinator:
@@ -130,6 +137,8 @@ class ConsumerCoordinator:
         self._metadata_max_age_ms = metadata_max_age_ms
         self._listener: ConsumerRebalanceListener | None = None
         self._need_rejoin = False
+        self._partitions_lost = False
+        self._cooperative = all(a.rebalance_protocol == COOPERATIVE for a in assignors)
         self._poll_expired = False
         self._last_poll = time.monotonic()
         self._next_auto_commit = time.monotonic() + auto_commit_interval_ms / 1000
@@ -297,6 +306,7 @@ class ConsumerCoordinator:
     def _request_rejoin(self, fenced: bool) -> None:
         if fenced:
             self.member_id, self.generation_id = "", -1
+            self._partitions_lost = True
         self._need_rejoin = True
         self._wakeup.set()
 
@@ -334,15 +344,21 @@ class ConsumerCoordinator:
 
     # ------------------------------------------------------------------ joining
 
-    async def _revoke(self) -> None:
-        """Eager rebalance: commit, tell the listener, stop consuming every partition."""
+    async def _revoke(self, partitions: set[TopicPartition] | None = None) -> None:
+        """Stop consuming ``partitions`` (default: every one), committing them first and
+        telling the listener; after a fencing, they are lost instead (no commit)."""
         assigned = self._subscriptions.assignment()
-        if not assigned:
+        revoked = assigned if partitions is None else assigned & partitions
+        if not revoked:
             return
-        await self._maybe_auto_commit(force=True)
-        if self._listener is not None:
-            await _call(self._listener.on_partitions_revoked, set(assigned))
-        self._subscriptions.assign(())
+        if self._partitions_lost:
+            if self._listener is not None:
+                await _call(self._listener.on_partitions_lost, set(revoked))
+        else:
+            await self._maybe_auto_commit(force=True)
+            if self._listener is not None:
+                await _call(self._listener.on_partitions_revoked, set(revoked))
+        self._subscriptions.assign(assigned - revoked)
         self._discard_fetched()
 
     async def _leave(self, reason: str) -> None:
@@ -359,9 +375,17 @@ class ConsumerCoordinator:
             logger.warning("%s Leaving the group failed (its session will expire): %s", self._prefix, exc)
 
     async def _join(self) -> None:
-        """Join (and sync) until this member has an assignment of the current generation."""
-        await self._revoke()
-        subscription = encode_subscription(Subscription(self.topics))
+        """Join (and sync) until this member has an assignment of the current generation.
+
+        Eager: every partition is given up first.  Cooperative (every assignor is): the member
+        keeps consuming, tells the leader what it owns, then gives up only what it lost, and
+        rejoins once more if it gave up any (so that another member gets them)."""
+        # what it owned goes to the leader either way (the sticky assignors keep it where they can)
+        owned = () if self._partitions_lost else tuple(sorted(self._subscriptions.assignment()))
+        if not self._cooperative or self._partitions_lost:
+            await self._revoke()
+        self._partitions_lost = False
+        subscription = encode_subscription(Subscription(self.topics, owned_partitions=owned), version=1)
         protocols = [JoinGroupRequestProtocol(name=name, metadata=subscription) for name in self._assignors]
         join_timeout_ms = self._request_timeout_ms + self._rebalance_timeout_ms
         while True:
@@ -406,30 +430,37 @@ class ConsumerCoordinator:
     async def _assign(self, joined: JoinGroupResponse) -> list[SyncGroupRequestAssignment]:
         """The leader's work: every member's partitions under the group's chosen assignor."""
         assignor = self._assignors[joined.protocol_name or ""]
-        subscriptions = {m.member_id: decode_subscription(m.metadata).topics for m in joined.members}
+        decoded = {m.member_id: decode_subscription(m.metadata) for m in joined.members}
+        subscriptions = {m: s.topics for m, s in decoded.items()}
         topics = sorted({t for topics in subscriptions.values() for t in topics})
         metadata = await self._client.metadata_for(topics)
         counts = {t.name: len(t.partitions) for t in metadata.topics if t.error_code == Errors.NONE and t.partitions}
-        plan = assignor.assign(counts, subscriptions)
+        plan = assignor.assign(counts, subscriptions, {m: s.owned_partitions for m, s in decoded.items()})
         logger.info("%s Generation %d: assigned %s with %s", self._prefix, joined.generation_id,
                     {m: len(ps) for m, ps in plan.items()}, assignor.name)
         return [SyncGroupRequestAssignment(member_id=m, assignment=encode_assignment(Assignment(tuple(ps))))
                 for m, ps in plan.items()]
 
     async def _on_assigned(self, assignment: Assignment) -> None:
-        """Consume the new partitions from the group's committed offsets (else reset)."""
-        partitions = list(assignment.partitions)
-        self._subscriptions.assign(partitions)
+        """Consume the added partitions from the group's committed offsets (else reset); with
+        the cooperative protocol, give up first the owned ones not assigned any more."""
+        new = set(assignment.partitions)
+        revoked = self._subscriptions.assignment() - new
+        if revoked:
+            await self._revoke(revoked)
+            self._request_rejoin(fenced=False)  # KIP-429: a follow-up rebalance hands them over
+        added = sorted(new - self._subscriptions.assignment())
+        self._subscriptions.assign(sorted(new))
         self._discard_fetched()
-        committed = await self.committed(partitions) if partitions else {}
-        for tp in partitions:  # without a committed offset the position stays unknown: auto_offset_reset
+        committed = await self.committed(added) if added else {}
+        for tp in added:  # without a committed offset the position stays unknown: auto_offset_reset
             value = committed.get(tp)
             if value is not None:
                 self._subscriptions.seek(tp, value.offset)
-        logger.info("%s Member %s of generation %d got %d partitions", self._prefix, self.member_id,
-                    self.generation_id, len(partitions))
+        logger.info("%s Member %s of generation %d has %d partitions (%d added, %d revoked)", self._prefix,
+                    self.member_id, self.generation_id, len(new), len(added), len(revoked))
         if self._listener is not None:
-            await _call(self._listener.on_partitions_assigned, set(partitions))
+            await _call(self._listener.on_partitions_assigned, set(added))
 
 
 async def _call(method: Callable[[set[TopicPartition]], Any], partitions: set[TopicPartition]) -> None:

@@ -233,6 +233,36 @@ async def test_a_static_member_restarted_within_its_session_keeps_its_partitions
         await b.stop()
 
 
+async def test_a_member_joining_a_cooperative_sticky_group_moves_only_what_it_receives(cluster_factory):
+    cluster = cluster_factory(1, controllers=1, **GROUP_CONFIGS)
+    bootstrap = cluster.bootstrap_servers
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic("shared", 6, 1)])
+    await _produce(bootstrap, "shared", 600, 6)
+    settings = dict(bootstrap_servers=bootstrap, group_id="cooperative", auto_offset_reset="earliest",
+                    session_timeout_ms=SESSION_TIMEOUT_MS, heartbeat_interval_ms=300,
+                    partition_assignment_strategy=["cooperative-sticky"])
+    watch = {name: Recorder() for name in "abc"}
+    got: list[tuple[int, int]] = []
+    async with Consumer(**settings) as a, Consumer(**settings) as b:
+        a.subscribe(["shared"], listener=watch["a"])
+        b.subscribe(["shared"], listener=watch["b"])
+        await _poll_until([(a, got), (b, got)], lambda: len(a.assignment()) == 3 and len(b.assignment()) == 3,
+                          "a and b with three partitions each")
+        before = {"a": a.assignment(), "b": b.assignment()}
+        async with Consumer(**settings) as c:
+            c.subscribe(["shared"], listener=watch["c"])
+            await _poll_until([(a, got), (b, got), (c, got)],
+                              lambda: [len(x.assignment()) for x in (a, b, c)] == [2, 2, 2], "two partitions each")
+            for name, member in (("a", a), ("b", b)):
+                assert member.assignment() < before[name], "a member took a partition it did not own"
+                # only the one partition c received was revoked: the member never stopped the others
+                assert [len(r) for r in watch[name].revoked if r] == [1], watch[name].revoked
+                assert not any(watch[name].assigned[1:]), "a kept member got partitions added"
+            assert c.assignment() == (before["a"] - a.assignment()) | (before["b"] - b.assignment())
+            await _poll_until([(a, got), (b, got), (c, got)], lambda: len(set(got)) == 600, "every record")
+
+
 async def test_the_group_carries_on_when_its_coordinator_dies(cluster_factory):
     cluster = cluster_factory(3, **GROUP_CONFIGS)
     bootstrap = cluster.bootstrap_servers

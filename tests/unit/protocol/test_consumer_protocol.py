@@ -41,3 +41,11 @@ def test_an_empty_assignment_is_empty_bytes_or_no_partitions() -> None:
 def test_truncated_data_is_refused() -> None:
     with pytest.raises(ValueError, match="truncated"):
         decode_subscription(struct.pack(">hi", 0, 3) + b"\x00\x01a")
+
+
+def test_subscription_version_1_carries_the_owned_partitions() -> None:
+    owned = (TopicPartition("a", 1), TopicPartition("a", 0))
+    data = encode_subscription(Subscription(("a",), owned_partitions=owned), version=1)
+    assert data.startswith(struct.pack(">h", 1))
+    assert decode_subscription(data) == Subscription(("a",), None, (TopicPartition("a", 0), TopicPartition("a", 1)))
+    assert decode_subscription(encode_subscription(Subscription(("a",)), version=0)).owned_partitions == ()

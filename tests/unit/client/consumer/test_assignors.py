@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from kafkette.client.consumer.assignors import RangeAssignor, RoundRobinAssignor, assignor_for
+from kafkette.client.consumer.assignors import (
+    CooperativeStickyAssignor,
+    RangeAssignor,
+    RoundRobinAssignor,
+    StickyAssignor,
+    assignor_for,
+)
 from kafkette.protocol.topic_partition import TopicPartition
 
 
@@ -42,5 +48,28 @@ def test_every_partition_once_and_members_without_topics_get_nothing(assignor) -
 
 
 def test_unknown_assignor_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="known: range, roundrobin"):
+    with pytest.raises(ValueError, match="known: cooperative-sticky, range, roundrobin, sticky"):
         assignor_for("sticky-ish")
+
+
+def test_sticky_keeps_owned_partitions_and_balances() -> None:
+    owned = {"a": tps("t", 0, 1, 2), "b": tps("t", 3, 4, 5)}
+    plan = StickyAssignor().assign({"t": 6}, {"a": ["t"], "b": ["t"], "c": ["t"]}, owned)
+    assert set(plan["a"]) < set(owned["a"]) and set(plan["b"]) < set(owned["b"])
+    assert sorted(len(ps) for ps in plan.values()) == [2, 2, 2]
+    assert sorted(tp for ps in plan.values() for tp in ps) == tps("t", *range(6))
+
+
+def test_sticky_drops_owned_partitions_that_no_longer_exist_or_are_not_subscribed() -> None:
+    owned = {"a": tps("t", 0, 5) + tps("gone", 0)}
+    plan = StickyAssignor().assign({"t": 2}, {"a": ["t"], "b": ["t"]}, owned)
+    assert plan == {"a": tps("t", 0), "b": tps("t", 1)}
+
+
+def test_cooperative_sticky_never_hands_over_a_partition_its_owner_still_holds() -> None:
+    owned = {"a": tps("t", 0, 1, 2), "b": tps("t", 3, 4, 5), "c": []}
+    plan = CooperativeStickyAssignor().assign({"t": 6}, {"a": ["t"], "b": ["t"], "c": ["t"]}, owned)
+    assert plan["c"] == []  # its share is still owned: a and b give it up first
+    assert len(plan["a"]) == len(plan["b"]) == 2
+    after = {"a": plan["a"], "b": plan["b"], "c": []}  # the follow-up rebalance
+    assert len(CooperativeStickyAssignor().assign({"t": 6}, {"a": ["t"], "b": ["t"], "c": ["t"]}, after)["c"]) == 2
