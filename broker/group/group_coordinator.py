@@ -80,6 +80,8 @@ logger = logging.getLogger(__name__)
 
 STOP_TIMEOUT_S = 5.0
 ANSWER_MARGIN_MS = 5000
+MAX_GROUP_ID_BYTES = 32767
+"""The longest group id (UTF-8 bytes) a record key of ``__consumer_offsets`` holds (an int16-length string)."""
 """Added to a join or sync wait's own timeout as the bound of the wait itself."""
 
 
@@ -124,9 +126,10 @@ class GroupCoordinator:
         manager.on_groups_loaded = self._on_groups_loaded
 
     def _group_error(self, group_id: str) -> Errors:
-        """Kafka's ``validateGroupStatus``: INVALID_GROUP_ID for an empty id, then whether this
+        """Kafka's ``validateGroupStatus``: INVALID_GROUP_ID for an empty id (or one longer than
+        ``__consumer_offsets`` records can hold, ``MAX_GROUP_ID_BYTES``), then whether this
         broker coordinates the group (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS)."""
-        if not group_id:
+        if not group_id or len(group_id.encode("utf-8")) > MAX_GROUP_ID_BYTES:
             return Errors.INVALID_GROUP_ID
         return self.manager.coordinator_error(group_id)
 

@@ -30,6 +30,8 @@ from kafkette.client import (
     Producer,
     TopicPartition,
 )
+from kafkette.protocol.apis.group_membership import HeartbeatRequest
+from kafkette.protocol.errors import Errors
 from tests.cluster_helpers import wait_until
 
 pytestmark = pytest.mark.timeout(300)
@@ -312,6 +314,26 @@ async def test_a_pattern_subscription_picks_up_new_matching_topics(cluster_facto
                 consumer.subscribe(pattern="metrics-(")
 
 
+async def test_a_member_that_stops_polling_leaves_and_its_partitions_move(cluster_factory):
+    cluster = cluster_factory(1, controllers=1, **GROUP_CONFIGS)
+    bootstrap = cluster.bootstrap_servers
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic("slow", 2, 1)])
+    settings = dict(bootstrap_servers=bootstrap, group_id="pollers", session_timeout_ms=SESSION_TIMEOUT_MS,
+                    heartbeat_interval_ms=300, max_poll_interval_ms=2000)
+    got: list[tuple[int, int]] = []
+    async with Consumer(**settings) as stuck, Consumer(**settings) as busy:
+        stuck.subscribe(["slow"])
+        busy.subscribe(["slow"])
+        await _poll_until([(stuck, got), (busy, got)], lambda: len(stuck.assignment()) == len(busy.assignment()) == 1,
+                          "one partition each")
+        # stuck stops calling getmany (its heartbeats go on): after max.poll.interval.ms it leaves
+        await _poll_until([(busy, got)], lambda: len(busy.assignment()) == 2, "busy owning both partitions", 20)
+        assert stuck.assignment() == set()
+        await _poll_until([(stuck, got), (busy, got)], lambda: len(stuck.assignment()) == 1,
+                          "stuck back in the group once it polls again", 20)
+
+
 async def test_bad_group_settings_get_kafkas_errors(cluster_factory):
     cluster = cluster_factory(1, controllers=1)  # group.min.session.timeout.ms 6000, Kafka's default
     bootstrap = cluster.bootstrap_servers
@@ -323,11 +345,17 @@ async def test_bad_group_settings_get_kafkas_errors(cluster_factory):
         with pytest.raises(InvalidSessionTimeoutError, match="group.min.session.timeout.ms"):
             for _ in range(100):
                 await consumer.getmany(timeout_ms=100)
-    async with Consumer(bootstrap_servers=bootstrap, group_id="") as consumer:
-        consumer.subscribe(["t"])
-        with pytest.raises(InvalidGroupIdError):
-            for _ in range(100):
-                await consumer.getmany(timeout_ms=100)
+    for bad_group in ("", "g" * 32768):  # empty, or longer than a __consumer_offsets key holds
+        async with Consumer(bootstrap_servers=bootstrap, group_id=bad_group) as consumer:
+            consumer.subscribe(["t"])
+            with pytest.raises(InvalidGroupIdError):
+                for _ in range(100):
+                    await consumer.getmany(timeout_ms=100)
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:  # an unknown member's heartbeat
+        await admin.alter_consumer_group_offsets("g", {TopicPartition("t", 0): 0})
+        response = await admin._client.send_to_any(HeartbeatRequest(group_id="g", generation_id=1,
+                                                                    member_id="nobody"))
+        assert response.error_code == Errors.UNKNOWN_MEMBER_ID
     async with Consumer(bootstrap_servers=bootstrap) as consumer:
         with pytest.raises(InvalidGroupIdError, match="group_id"):
             consumer.subscribe(["t"])
