@@ -17,9 +17,17 @@ and ``GroupMetadataKey``/``GroupMetadataValue`` (group-coordinator's message sch
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
 
+from kafkette.protocol.kafka_binary import (
+    I16,
+    I32,
+    I64,
+    BinaryReader,
+    write_bytes,
+    write_nullable_string,
+    write_string,
+)
 from kafkette.protocol.topic_partition import TopicPartition
 
 OFFSET_COMMIT_KEY_VERSION = 1
@@ -27,9 +35,6 @@ GROUP_METADATA_KEY_VERSION = 2
 OFFSET_COMMIT_VALUE_VERSION = 3
 GROUP_METADATA_VALUE_VERSION = 3
 
-_I16 = struct.Struct(">h")
-_I32 = struct.Struct(">i")
-_I64 = struct.Struct(">q")
 
 
 class CoordinatorRecordError(ValueError):
@@ -105,25 +110,12 @@ Value = OffsetCommitValue | GroupMetadataValue
 
 # ------------------------------------------------------------------ writing
 
-def _string(value: str) -> bytes:
-    data = value.encode("utf-8")
-    return _I16.pack(len(data)) + data
-
-
-def _nullable_string(value: str | None) -> bytes:
-    return _I16.pack(-1) if value is None else _string(value)
-
-
-def _bytes(value: bytes) -> bytes:
-    return _I32.pack(len(value)) + value
-
-
 def encode_key(key: Key) -> bytes:
     """The record key's bytes (version prefix included)."""
     if isinstance(key, OffsetCommitKey):
-        return (_I16.pack(OFFSET_COMMIT_KEY_VERSION) + _string(key.group) + _string(key.topic)
-                + _I32.pack(key.partition))
-    return _I16.pack(GROUP_METADATA_KEY_VERSION) + _string(key.group)
+        return (I16.pack(OFFSET_COMMIT_KEY_VERSION) + write_string(key.group) + write_string(key.topic)
+                + I32.pack(key.partition))
+    return I16.pack(GROUP_METADATA_KEY_VERSION) + write_string(key.group)
 
 
 def encode_value(value: Value | None) -> bytes | None:
@@ -131,63 +123,19 @@ def encode_value(value: Value | None) -> bytes | None:
     if value is None:
         return None
     if isinstance(value, OffsetCommitValue):
-        return (_I16.pack(OFFSET_COMMIT_VALUE_VERSION) + _I64.pack(value.offset) + _I32.pack(value.leader_epoch)
-                + _string(value.metadata) + _I64.pack(value.commit_timestamp))
-    parts = [_I16.pack(GROUP_METADATA_VALUE_VERSION), _string(value.protocol_type), _I32.pack(value.generation),
-             _nullable_string(value.protocol), _nullable_string(value.leader), _I64.pack(value.current_state_timestamp),
-             _I32.pack(len(value.members))]
+        return (I16.pack(OFFSET_COMMIT_VALUE_VERSION) + I64.pack(value.offset) + I32.pack(value.leader_epoch)
+                + write_string(value.metadata) + I64.pack(value.commit_timestamp))
+    parts = [I16.pack(GROUP_METADATA_VALUE_VERSION), write_string(value.protocol_type), I32.pack(value.generation),
+             write_nullable_string(value.protocol), write_nullable_string(value.leader),
+             I64.pack(value.current_state_timestamp), I32.pack(len(value.members))]
     for m in value.members:
-        parts += [_string(m.member_id), _nullable_string(m.group_instance_id), _string(m.client_id),
-                  _string(m.client_host), _I32.pack(m.rebalance_timeout_ms), _I32.pack(m.session_timeout_ms),
-                  _bytes(m.subscription), _bytes(m.assignment)]
+        parts += [write_string(m.member_id), write_nullable_string(m.group_instance_id), write_string(m.client_id),
+                  write_string(m.client_host), I32.pack(m.rebalance_timeout_ms), I32.pack(m.session_timeout_ms),
+                  write_bytes(m.subscription), write_bytes(m.assignment)]
     return b"".join(parts)
 
 
 # ------------------------------------------------------------------ reading
-
-class _Reader:
-    def __init__(self, data: bytes) -> None:
-        self.data = memoryview(data)
-        self.pos = 0
-
-    def _take(self, n: int) -> memoryview:
-        if n < 0 or self.pos + n > len(self.data):
-            raise CoordinatorRecordError(f"truncated record: needs {n} bytes at {self.pos} of {len(self.data)}")
-        out = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return out
-
-    def i16(self) -> int:
-        return int(_I16.unpack(self._take(2))[0])
-
-    def i32(self) -> int:
-        return int(_I32.unpack(self._take(4))[0])
-
-    def i64(self) -> int:
-        return int(_I64.unpack(self._take(8))[0])
-
-    def string(self) -> str:
-        value = self.nullable_string()
-        if value is None:
-            raise CoordinatorRecordError("null where a string is required")
-        return value
-
-    def nullable_string(self) -> str | None:
-        n = self.i16()
-        if n == -1:
-            return None
-        try:
-            return bytes(self._take(n)).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise CoordinatorRecordError(f"a string that is not UTF-8: {exc}") from None
-
-    def bytes_(self) -> bytes:
-        return bytes(self._take(self.i32()))
-
-    def end(self) -> None:
-        if self.pos != len(self.data):
-            raise CoordinatorRecordError(f"{len(self.data) - self.pos} bytes left after the record")
-
 
 def decode_key(data: bytes) -> Key:
     """The record key from its bytes.
@@ -195,7 +143,7 @@ def decode_key(data: bytes) -> Key:
     Raises:
         CoordinatorRecordError: an unknown version or malformed bytes.
     """
-    reader = _Reader(data)
+    reader = BinaryReader(data, CoordinatorRecordError, "record")
     version = reader.i16()
     if version in (0, OFFSET_COMMIT_KEY_VERSION):
         key: Key = OffsetCommitKey(reader.string(), reader.string(), reader.i32())
@@ -213,7 +161,7 @@ def decode_offset_commit_value(data: bytes) -> OffsetCommitValue:
     Raises:
         CoordinatorRecordError: an unknown version or malformed bytes.
     """
-    reader = _Reader(data)
+    reader = BinaryReader(data, CoordinatorRecordError, "record")
     version = reader.i16()
     if not 0 <= version <= OFFSET_COMMIT_VALUE_VERSION:
         raise CoordinatorRecordError(f"unknown offset commit value version {version}")
@@ -233,7 +181,7 @@ def decode_group_metadata_value(data: bytes) -> GroupMetadataValue:
     Raises:
         CoordinatorRecordError: another version or malformed bytes.
     """
-    reader = _Reader(data)
+    reader = BinaryReader(data, CoordinatorRecordError, "record")
     version = reader.i16()
     if version != GROUP_METADATA_VALUE_VERSION:
         raise CoordinatorRecordError(f"unsupported group metadata value version {version}")
