@@ -120,6 +120,9 @@ async def test_three_member_processes_share_a_topic_and_take_over_from_a_killed_
     assert len(seen) == total  # every record at least once
     duplicated = {p for (p, _), n in seen.items() if n > 1}
     assert duplicated <= victim_partitions, f"duplicates outside the killed member's partitions: {duplicated}"
+    for p in victim_partitions:  # the survivors resumed at the group's last commit: nothing before it twice
+        resumed_at = min(o for records in read[1:] for q, o in records if q == p)
+        assert all(seen[(p, o)] == 1 for o in range(resumed_at)), f"partition {p} re-read before offset {resumed_at}"
     for records in read[1:]:  # a survivor reads each partition in offset order, from one start
         by_partition: dict[int, list[int]] = {}
         for p, o in records:
