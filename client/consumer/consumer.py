@@ -245,6 +245,20 @@ class Consumer:
                                                        "must provide a valid group_id in the consumer configuration.")
         return self._coordinator
 
+    def pause(self, *partitions: TopicPartition) -> None:
+        """Stop fetching and returning records of these assigned partitions until ``resume``
+        (their positions, and a group's assignment, stay; Kafka's ``KafkaConsumer.pause``)."""
+        self._subscriptions.pause(partitions)
+
+    def resume(self, *partitions: TopicPartition) -> None:
+        """Fetch and return records of paused partitions again."""
+        self._subscriptions.resume(partitions)
+        self._fetcher.wake()
+
+    def paused(self) -> set[TopicPartition]:
+        """The paused partitions."""
+        return self._subscriptions.paused()
+
     def assignment(self) -> set[TopicPartition]:
         """The currently assigned partitions."""
         return self._subscriptions.assignment()

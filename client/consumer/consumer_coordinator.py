@@ -351,6 +351,9 @@ class ConsumerCoordinator:
         revoked = assigned if partitions is None else assigned & partitions
         if not revoked:
             return
+        # before any await: the application gets no more of their records, so the positions
+        # committed below are exactly what it was given
+        self._subscriptions.pause(revoked)
         if self._partitions_lost:
             if self._listener is not None:
                 await _call(self._listener.on_partitions_lost, set(revoked))

@@ -246,6 +246,8 @@ class Fetcher:
             if not self._subs.is_assigned(tp) or self._subs.position(tp) != pr.position:
                 del self._records[tp]
                 continue
+            if self._subs.is_paused(tp):
+                continue  # kept for when it is resumed
             taken = pr.take(remaining)
             if taken:
                 out[tp] = taken

@@ -41,15 +41,18 @@ class TopicPartitionState:
         reset_timestamp: pending reset (-2 earliest, -1 latest) or None.
         high_watermark: last high watermark from a fetch (-1 unknown).
         backoff_until_ms: no fetch before this time (after an error), monotonic ms.
+        paused: neither fetched nor returned until resumed (``Consumer.pause``, or while a
+            rebalance takes the partition away).
     """
 
-    __slots__ = ("position", "reset_timestamp", "high_watermark", "backoff_until_ms")
+    __slots__ = ("position", "reset_timestamp", "high_watermark", "backoff_until_ms", "paused")
 
     def __init__(self) -> None:
         self.position: int | None = None
         self.reset_timestamp: int | None = None
         self.high_watermark = -1
         self.backoff_until_ms = 0.0
+        self.paused = False
 
 
 class SubscriptionState:
@@ -190,12 +193,33 @@ class SubscriptionState:
         return True
 
     def fetchable_partitions(self) -> list[TopicPartition]:
-        """Assigned partitions with a valid position and no active backoff."""
+        """Assigned partitions, not paused, with a valid position and no active backoff."""
         now = self.now_ms()
         return [
             tp for tp, state in self._assignment.items()
             if state.position is not None and state.reset_timestamp is None and state.backoff_until_ms <= now
+            and not state.paused
         ]
+
+    def pause(self, partitions: Iterable[TopicPartition]) -> None:
+        """Stop fetching and returning records of assigned ``partitions`` (others are ignored)."""
+        for tp in partitions:
+            if tp in self._assignment:
+                self._assignment[tp].paused = True
+
+    def resume(self, partitions: Iterable[TopicPartition]) -> None:
+        """Fetch and return records of ``partitions`` again."""
+        for tp in partitions:
+            if tp in self._assignment:
+                self._assignment[tp].paused = False
+
+    def paused(self) -> set[TopicPartition]:
+        """The paused assigned partitions."""
+        return {tp for tp, state in self._assignment.items() if state.paused}
+
+    def is_paused(self, tp: TopicPartition) -> bool:
+        state = self._assignment.get(tp)
+        return state is not None and state.paused
 
     def backoff(self, tp: TopicPartition, backoff_ms: float) -> None:
         """Do not fetch or reset ``tp`` for ``backoff_ms`` after an error."""

@@ -94,3 +94,16 @@ def test_assign_requires_topic_partitions_and_known_strategies():
         subs.assign([("t", 0)])
     with pytest.raises(ValueError):
         parse_offset_reset("smallest")
+
+
+def test_paused_partitions_are_not_fetchable_until_resumed() -> None:
+    subs = SubscriptionState("earliest")
+    a, b = TopicPartition("t", 0), TopicPartition("t", 1)
+    subs.assign([a, b])
+    subs.seek(a, 3)
+    subs.seek(b, 4)
+    subs.pause([a, TopicPartition("unassigned", 0)])
+    assert subs.paused() == {a} and subs.is_paused(a) and not subs.is_paused(b)
+    assert subs.fetchable_partitions() == [b]
+    subs.resume([a])
+    assert sorted(subs.fetchable_partitions()) == [a, b] and subs.position(a) == 3
