@@ -118,9 +118,7 @@ def _offset_delete_group_error(response: OffsetDeleteResponse) -> int:
     """The group-level error of an OffsetDelete answer, or the first partition's coordinator error."""
     if response.error_code != Errors.NONE:
         return response.error_code
-    return next((p.error_code for t in response.topics for p in t.partitions if p.error_code in
-                 (Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE, Errors.COORDINATOR_LOAD_IN_PROGRESS)),
-                Errors.NONE)
+    return commit_group_error(response)
 
 
 def _not_quorum_leader(response: DescribeQuorumResponse) -> bool:

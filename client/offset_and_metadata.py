@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from kafkette.client.group_coordinator_channel import COORDINATOR_RETRIABLE
+from kafkette.protocol.apis.group_admin import OffsetDeleteResponse
 from kafkette.protocol.apis.offsets import (
     OffsetCommitRequest,
     OffsetCommitRequestPartition,
@@ -55,12 +57,12 @@ def offset_commit_request(group_id: str, offsets: Mapping[TopicPartition, Offset
                                topics=[OffsetCommitRequestTopic(name=n, partitions=ps) for n, ps in by_topic.items()])
 
 
-def commit_group_error(response: OffsetCommitResponse) -> int:
-    """The first coordinator-level error of a commit answer (they apply to every partition)."""
+def commit_group_error(response: OffsetCommitResponse | OffsetDeleteResponse) -> int:
+    """The first coordinator error (COORDINATOR_RETRIABLE) among the partitions of a commit or
+    OffsetDelete answer (such an error applies to every partition)."""
     for topic in response.topics:
         for p in topic.partitions:
-            if p.error_code in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
-                                Errors.COORDINATOR_LOAD_IN_PROGRESS):
+            if p.error_code in COORDINATOR_RETRIABLE:
                 return p.error_code
     return Errors.NONE
 

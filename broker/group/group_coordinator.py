@@ -526,7 +526,7 @@ class GroupCoordinator:
         for group_id in sorted(set(self._groups) | set(self.manager.group_ids())):
             group = self._groups.get(group_id)
             state = group.state.value if group is not None else GroupState.EMPTY.value
-            if group is not None and group.is_in(GroupState.EMPTY) and group_id not in self.manager.group_ids():
+            if group is not None and group.is_in(GroupState.EMPTY) and not self.manager.has_offsets(group_id):
                 continue  # no members and no offsets: nothing to list
             if wanted and state.lower() not in wanted:
                 continue
@@ -545,7 +545,7 @@ class GroupCoordinator:
             if error != Errors.NONE:
                 described.append(DescribedGroup(error_code=error, group_id=group_id))
             elif group is None or group.is_in(GroupState.DEAD):
-                state = GroupState.EMPTY if group_id in self.manager.group_ids() else GroupState.DEAD
+                state = GroupState.EMPTY if self.manager.has_offsets(group_id) else GroupState.DEAD
                 described.append(DescribedGroup(error_code=Errors.NONE, group_id=group_id, group_state=state.value))
             else:
                 stable = group.is_in(GroupState.STABLE)
@@ -568,7 +568,7 @@ class GroupCoordinator:
             if error == Errors.NONE:
                 if group is not None and group.members:
                     error = Errors.NON_EMPTY_GROUP
-                elif group is None and group_id not in self.manager.group_ids():
+                elif group is None and not self.manager.has_offsets(group_id):
                     error = Errors.GROUP_ID_NOT_FOUND
                 else:
                     error = await self.manager.delete_offsets(group_id, None)
@@ -584,7 +584,7 @@ class GroupCoordinator:
         (GROUP_SUBSCRIBED_TO_TOPIC for the others; GROUP_ID_NOT_FOUND for an unknown group)."""
         error = self._group_error(request.group_id)
         group = self._groups.get(request.group_id)
-        if error == Errors.NONE and group is None and request.group_id not in self.manager.group_ids():
+        if error == Errors.NONE and group is None and not self.manager.has_offsets(request.group_id):
             error = Errors.GROUP_ID_NOT_FOUND
         if error != Errors.NONE:
             return OffsetDeleteResponse(error_code=error)

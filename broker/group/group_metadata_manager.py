@@ -301,6 +301,10 @@ class GroupMetadataManager:
         """True while a partition of this broker is still loading."""
         return bool(self._loading)
 
+    def has_offsets(self, group_id: str) -> bool:
+        """True when ``group_id`` has committed offsets in a loaded partition."""
+        return bool(self._offsets.get(group_id))
+
     def group_ids(self) -> list[str]:
         """The groups with committed offsets in the loaded partitions, sorted."""
         return sorted(g for g, offsets in self._offsets.items() if offsets)

@@ -42,11 +42,7 @@ async def test_a_node_with_another_voter_list_stops_naming_the_property(cluster_
         cluster.start_broker(3)  # it may register as a broker before it stands for election
     except LocalClusterError:
         pass
-    deadline = time.monotonic() + 30
-    while cluster.is_running(3):
-        assert time.monotonic() < deadline, "the misconfigured node kept running"
-        time.sleep(0.1)
-    errors = [line for line in cluster.log_path(3).read_text().splitlines() if line.startswith("Error: ")]
+    errors = _wait_until_stopped(cluster, 3)
     assert errors and "controller.quorum.voters differs between nodes" in errors[-1], errors
     assert "does not count node 3 among its voters (this node's voters: 1,2,3)" in errors[-1]
 
@@ -62,6 +58,11 @@ def _wait_until_stopped(cluster, node_id: int) -> list[str]:
     while cluster.is_running(node_id):
         assert time.monotonic() < deadline, f"the misconfigured node {node_id} kept running"
         time.sleep(0.1)
+    return _error_lines(cluster, node_id)
+
+
+def _error_lines(cluster, node_id: int) -> list[str]:
+    """The ``Error:`` lines the node printed."""
     return [line for line in cluster.log_path(node_id).read_text().splitlines() if line.startswith("Error: ")]
 
 
@@ -95,7 +96,7 @@ async def test_a_controller_only_node_restarted_with_another_cluster_id_stops_na
     cluster.node_configs[3003] = {"cluster.id": "another-cluster"}
     with pytest.raises(LocalClusterError, match="exited with code 1"):
         cluster.start_broker(3003)
-    errors = [line for line in cluster.log_path(3003).read_text().splitlines() if line.startswith("Error: ")]
+    errors = _error_lines(cluster, 3003)
     assert errors and "Invalid value another-cluster for configuration cluster.id: log dir" in errors[-1], errors
     assert "meta.properties" in errors[-1]
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=5000) as admin:
@@ -130,7 +131,7 @@ async def test_a_new_broker_of_another_cluster_stops_naming_cluster_id(cluster_f
     cluster.node_configs[3] = {"cluster.id": "another-cluster"}
     with pytest.raises(LocalClusterError, match="exited with code 1"):
         cluster.start_broker(3)
-    errors = [line for line in cluster.log_path(3).read_text().splitlines() if line.startswith("Error: ")]
+    errors = _error_lines(cluster, 3)
     assert errors and "Invalid value for configuration cluster.id: 'another-cluster' is not the controller's " \
         "cluster" in errors[-1], errors
     async with AdminClient(bootstrap_servers=f"127.0.0.1:{cluster.ports[1]}", request_timeout_ms=5000) as admin:
