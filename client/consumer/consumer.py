@@ -428,7 +428,15 @@ class Consumer:
                 pass
 
     async def getone(self, *partitions: TopicPartition) -> ConsumerRecord:
-        """Wait for and return the next record (of ``partitions`` if given)."""
+        """Wait for and return the next record (of ``partitions`` if given).
+
+        Raises:
+            What ``getmany`` raises.
+        """
+        if not partitions:
+            record = self._take_one()
+            if record is not None:
+                return record
         while True:
             records = await self.getmany(*partitions, timeout_ms=1000, max_records=1)
             for batch in records.values():
@@ -440,4 +448,16 @@ class Consumer:
     async def __anext__(self) -> ConsumerRecord:
         if self._closed:
             raise StopAsyncIteration
-        return await self.getone()
+        record = self._take_one()
+        return record if record is not None else await self.getone()
+
+    def _take_one(self) -> ConsumerRecord | None:
+        """A buffered record of any assigned partition, without waiting (None when none):
+        what ``getmany`` does before it waits, for one record."""
+        if not self._started or self._closed:
+            self._check_open()
+        fetcher = self._fetcher
+        if self._coordinator is not None:
+            self._coordinator.poll()
+        fetcher.raise_pending_error()
+        return fetcher.take_one()

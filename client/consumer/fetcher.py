@@ -27,7 +27,7 @@ from typing import NamedTuple
 from kafkette.client.background_tasks import BackgroundTasks, wait_for_wakeup
 from kafkette.client.consumer.fetch_config import FetchConfig
 from kafkette.client.consumer.offset_fetcher import OffsetFetcher
-from kafkette.client.consumer.subscription_state import SubscriptionState
+from kafkette.client.consumer.subscription_state import SubscriptionState, TopicPartitionState
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
 from kafkette.protocol.errors import Errors, KafkaError, error_class
@@ -192,6 +192,9 @@ class Fetcher:
         self._retry_backoff_ms = retry_backoff_ms
         self._log_prefix = f"[Consumer clientId={client_id}]"
         self._records: dict[TopicPartition, PartitionRecords] = {}
+        # The records ``take_one`` hands out one at a time: (records, partition state,
+        # SubscriptionState.version when they were picked).
+        self._current: tuple[PartitionRecords, TopicPartitionState, int] | None = None
         self._in_flight_nodes: set[int] = set()
         self._in_flight_tps: set[TopicPartition] = set()
         self._tasks = BackgroundTasks()
@@ -262,6 +265,42 @@ class Fetcher:
         if not self._records:
             self.data_ready.clear()
         return out
+
+    def take_one(self) -> ConsumerRecord | None:
+        """The next buffered record, its partition's position advanced past it; None when
+        none may be returned now.  Never waits.
+
+        Records of one partition are handed out one at a time with a few checks each (no
+        assignment change or seek since, not paused, no reset pending); the first record
+        of a partition goes through ``fetched_records``, as does anything unusual.  The
+        path of ``async for`` and ``getone``, as aiokafka's ``Fetcher.next_record``.
+        """
+        current = self._current
+        if current is not None:
+            pr, state, version = current
+            index = pr.index
+            records = pr.records
+            if (index < len(records) and version == self._subs.version and state.position == pr.position
+                    and not state.paused and state.reset_timestamp is None):
+                record = records[index]
+                pr.index = index + 1
+                state.position = pr.position = record.offset + 1
+                if index + 1 == len(records):
+                    self._current = None
+                    if self._records.get(pr.tp) is pr:
+                        del self._records[pr.tp]
+                    self._wakeup.set()
+                    if not self._records:
+                        self.data_ready.clear()
+                return record
+            self._current = None
+        for tp, records in self.fetched_records((), 1).items():
+            pr = self._records.get(tp)
+            state = self._subs.assigned_state(tp)
+            if pr is not None and state is not None:
+                self._current = (pr, state, self._subs.version)
+            return records[0]
+        return None
 
     # --- the fetcher task ----------------------------------------------------------------
 

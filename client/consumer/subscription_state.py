@@ -97,6 +97,11 @@ class SubscriptionState:
     def is_assigned(self, tp: TopicPartition) -> bool:
         return tp in self._assignment
 
+    def assigned_state(self, tp: TopicPartition) -> TopicPartitionState | None:
+        """The state of ``tp``, or None when it is not assigned (a new assignment gives new
+        states only to partitions it adds)."""
+        return self._assignment.get(tp)
+
     def state(self, tp: TopicPartition) -> TopicPartitionState:
         """The state of an assigned partition.
 

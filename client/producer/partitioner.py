@@ -102,7 +102,8 @@ class DefaultPartitioner:
                          available_partitions: Sequence[int]) -> int:
         """The topic's current sticky partition (chosen at random on first use)."""
         current = self._sticky.get(topic)
-        if current is not None and current in all_partitions:
+        # Partition ids are 0..n-1: an index check, not a scan of the list (once per record).
+        if current is not None and current < len(all_partitions) and all_partitions[current] == current:
             return current
         return self._choose(topic, all_partitions, available_partitions, None)
 

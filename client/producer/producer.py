@@ -88,7 +88,11 @@ class Producer:
             created it; LEADER_NOT_AVAILABLE and UNKNOWN_TOPIC_OR_PARTITION are retried.
         delivery_timeout_ms: a record not acknowledged this long after ``send`` fails (ms).
         retry_backoff_ms: pause before a retry and between metadata refreshes (ms).
-        max_in_flight_requests_per_connection: unanswered ProduceRequests per broker.
+        max_in_flight_requests_per_connection: unanswered ProduceRequests per broker, hence
+            batches of one partition in flight at once (pipelined; the idempotent producer's
+            sequence numbers keep their order across retries).  1 sends a partition's next
+            batch only after the last one was answered (Kafka's strict order without
+            idempotence).
         metadata_max_age_ms: periodic metadata refresh (ms).
         enable_idempotence: stamp batches with a producer id and sequence numbers so
             the leader drops retried duplicates (KIP-98).  Default: on with acks="all"
@@ -227,6 +231,12 @@ class Producer:
         """
         return (await self._partitions(topic))[1]
 
+    def in_flight_batches(self, topic: str, partition: int) -> int:
+        """Batches of the partition sent and not yet answered (0 to
+        ``max_in_flight_requests_per_connection``); 0 before ``start``.  The per-partition
+        view of Kafka's ``requests-in-flight`` producer metric."""
+        return self._sender.in_flight_batches(TopicPartition(topic, partition)) if self._sender else 0
+
     async def send(
         self,
         topic: str,
@@ -275,8 +285,9 @@ class Producer:
             size = record_size_in_bytes(key_bytes, value_bytes, header_list)
         if acc.buffered_bytes + size > acc.max_buffer_size:
             await acc.wait_for_room(size, self._delivery_timeout_ms)
+        batches_before = acc.batches_created
         if partition is not None:
-            if type(partition) is not int or partition not in parts:
+            if type(partition) is not int or partition not in tps:
                 raise ValueError(f"Invalid partition {partition!r} for topic {topic} with partitions 0..{len(parts) - 1}")
         elif key_bytes is not None:
             partition = self._partitioner.partition(topic, key_bytes, parts, available)
@@ -290,6 +301,11 @@ class Producer:
         fut = acc.append(tps[partition], key_bytes, value_bytes, header_list, timestamp_ms, size)
         if fut is None:  # only possible with abort_on_new_batch
             raise KafkaError("record was not appended")
+        if acc.batches_created != batches_before:
+            # A new batch: the one before it is full.  Let the Sender ship it before the
+            # caller appends more (a loop of ``await send()`` never suspends otherwise,
+            # and every record would wait behind the whole buffer).
+            await asyncio.sleep(0)
         return fut
 
     async def send_and_wait(self, *args: Any, **kwargs: Any) -> RecordMetadata:

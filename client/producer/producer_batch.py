@@ -83,6 +83,7 @@ class ProducerBatch:
         "tp", "rows", "futures", "size_bytes", "created_ms", "delivery_deadline_ms",
         "attempts", "last_error", "retry_at_ms", "closed", "done", "completion", "_encoded", "_loop",
         "producer_id", "producer_epoch", "base_sequence", "compression", "base_timestamp", "max_timestamp",
+        "order",
     )
 
     def __init__(self, tp: TopicPartition, created_ms: float, delivery_deadline_ms: float,
@@ -105,9 +106,10 @@ class ProducerBatch:
         self._loop = asyncio.get_running_loop()
         self.completion: asyncio.Future[None] = self._loop.create_future()
         self._encoded: bytes | None = None
-        self.producer_id = -1  # idempotence stamp, set once by the TransactionManager
+        self.producer_id = -1  # idempotence stamp, set by TransactionManager.stamp
         self.producer_epoch = -1
         self.base_sequence = -1
+        self.order = 0  # creation order among the accumulator's batches (retries keep it)
 
     def __repr__(self) -> str:
         return f"ProducerBatch({self.tp}, records={len(self.rows)}, bytes={self.size_bytes}, attempts={self.attempts})"
@@ -169,6 +171,16 @@ class ProducerBatch:
                 producer_epoch=self.producer_epoch, base_sequence=self.base_sequence,
             )
         return self._encoded
+
+    def stamp(self, producer_id: int, producer_epoch: int, base_sequence: int) -> None:
+        """Set the idempotence stamp (a new stamp after a producer id reset drops the
+        encoded bytes, which carry the old one)."""
+        if (producer_id, producer_epoch, base_sequence) != (self.producer_id, self.producer_epoch,
+                                                            self.base_sequence):
+            self._encoded = None
+        self.producer_id = producer_id
+        self.producer_epoch = producer_epoch
+        self.base_sequence = base_sequence
 
     def complete(self, base_offset: int, log_append_time_ms: int = -1) -> None:
         """Resolve every future with its RecordMetadata (offset = base_offset + index).

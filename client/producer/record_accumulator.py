@@ -3,9 +3,10 @@
 Owns: one deque of ``ProducerBatch`` per partition, the buffer bound
 (``max_buffer_size`` bytes over every incomplete batch; ``wait_for_room`` awaits
 space), readiness (a batch is sendable when full, when ``linger_ms`` passed, during a
-flush, or when its retry backoff passed), draining for the Sender, re-enqueueing a
-retried batch at the head of its deque (so order within a partition holds), expiry
-after ``delivery_timeout_ms``, and flush.  Does not own any I/O, metadata or
+flush, or when its retry backoff passed, and the partition's in-flight batches
+allow it), draining for the Sender, re-enqueueing a retried batch before every
+batch created after it (so order within a partition holds), expiry after
+``delivery_timeout_ms``, and flush.  Does not own any I/O, metadata or
 partition choice.
 
 Kafka concept: ``org.apache.kafka.clients.producer.internals.RecordAccumulator``.
@@ -16,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Mapping
 
 from kafkette.client.producer.producer_batch import ProducerBatch, RecordMetadata
 from kafkette.protocol.compression import COMPRESSION_NONE, check_codec
@@ -68,6 +69,7 @@ class RecordAccumulator:
         self.compression = check_codec(compression)
         self._clock = clock
         self._batches: dict[TopicPartition, collections.deque[ProducerBatch]] = {}
+        self._batches_created = 0  # creation order of batches, kept by retries (ProducerBatch.order)
         self._incomplete: set[ProducerBatch] = set()
         self._buffered_bytes = 0
         self._room = asyncio.Event()
@@ -78,6 +80,11 @@ class RecordAccumulator:
 
     def now_ms(self) -> float:
         return self._clock() * 1000.0
+
+    @property
+    def batches_created(self) -> int:
+        """Batches opened so far (a count that only grows)."""
+        return self._batches_created
 
     @property
     def buffered_bytes(self) -> int:
@@ -161,6 +168,8 @@ class RecordAccumulator:
             return None
         now = self.now_ms()
         batch = ProducerBatch(tp, now, now + self.delivery_timeout_ms, self.compression)
+        batch.order = self._batches_created
+        self._batches_created += 1
         fut = batch.try_append(key, value, headers, timestamp_ms, size, max_batch_size)
         dq.append(batch)
         self._incomplete.add(batch)
@@ -170,11 +179,19 @@ class RecordAccumulator:
 
     # --- readiness and draining ------------------------------------------------------------
 
-    def ready(self, muted: Collection[TopicPartition] = ()) -> tuple[list[TopicPartition], float]:
+    def ready(self, in_flight: Mapping[TopicPartition, int] | None = None,
+              max_in_flight_per_partition: int = 1) -> tuple[list[TopicPartition], float]:
         """Partitions whose head batch is sendable now.
 
+        A partition is skipped while ``max_in_flight_per_partition`` of its batches are in
+        flight, and a retried head batch waits until none is (the batches sent after it
+        come back first, so it is resent ahead of them and order holds; Kafka's
+        ``RecordAccumulator.shouldStopDrainBatchesForPartition``).
+
         Args:
-            muted: partitions with a batch in flight (skipped to keep per-partition order).
+            in_flight: ``{partition: batches in flight}`` (absent = 0).
+            max_in_flight_per_partition: 1 for Kafka's strict order
+                (``max.in.flight.requests.per.connection=1`` mutes the partition), up to 5.
 
         Returns:
             (ready partitions, ms until the next non-ready head batch may become
@@ -184,11 +201,17 @@ class RecordAccumulator:
         flushing = self._flushes_in_progress > 0 or self._closed
         ready: list[TopicPartition] = []
         next_ms = float("inf")
+        in_flight = in_flight or {}
         for tp, dq in self._batches.items():
-            if not dq or tp in muted:
+            if not dq:
+                continue
+            sending = in_flight.get(tp, 0)
+            if sending >= max_in_flight_per_partition:
                 continue
             head = dq[0]
             if head.attempts > 0:
+                if sending:
+                    continue
                 wait = head.retry_at_ms - now
                 if wait > 0:
                     next_ms = min(next_ms, wait)
@@ -216,12 +239,18 @@ class RecordAccumulator:
         return batch
 
     def reenqueue(self, batch: ProducerBatch) -> None:
-        """Put a batch back at the head of its partition for a retry after the backoff."""
+        """Put a batch back for a retry after the backoff, ahead of every batch created
+        after it (retried batches come back in any order; Kafka's ``insertInSequenceOrder``)."""
         batch.retry_at_ms = self.now_ms() + self.retry_backoff_ms
         dq = self._batches.get(batch.tp)
         if dq is None:
             dq = self._batches[batch.tp] = collections.deque()
-        dq.appendleft(batch)
+        index = 0
+        for queued in dq:
+            if queued.order > batch.order:
+                break
+            index += 1
+        dq.insert(index, batch)
         self.wakeup.set()
 
     def deallocate(self, batch: ProducerBatch) -> None:

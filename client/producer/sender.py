@@ -2,9 +2,15 @@
 
 Owns: the sender task (a loop over ``RecordAccumulator.ready``), the in-flight
 ProduceRequest tasks (at most ``max_in_flight_requests_per_connection`` per broker,
-at most one batch in flight per partition so retries keep per-partition order), and
-the handling of responses: complete futures, retry retriable errors after a metadata
-refresh and ``retry_backoff_ms`` until ``delivery_timeout_ms``, or fail.  A
+so up to that many batches of one partition are pipelined; with 1, a partition is
+muted while its batch is in flight, Kafka's strict order), the count of batches in
+flight per partition, and the handling of responses: complete futures, retry
+retriable errors after a metadata refresh and ``retry_backoff_ms`` until
+``delivery_timeout_ms``, or fail.  A retried batch is resent only once the batches
+sent after it have come back, ahead of them, so the idempotent producer's sequence
+numbers keep a partition in order across retries and leader changes; an
+OUT_OF_ORDER_SEQUENCE_NUMBER for a batch that is not the partition's next sequence
+(one sent behind a failed batch) is retried, as Kafka's ``Sender.canRetry`` does.  A
 done-callback on the sender task fails every pending batch if the task crashes.
 
 Kafka concept: ``org.apache.kafka.clients.producer.internals.Sender``
@@ -28,7 +34,7 @@ from kafkette.protocol.apis.produce import (
     ProduceResponse,
     ProduceTopicData,
 )
-from kafkette.protocol.errors import Errors, KafkaError, error_class
+from kafkette.protocol.errors import Errors, KafkaError, OutOfOrderSequenceNumberError, error_class
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -69,7 +75,7 @@ class Sender:
         self._request_timeout_ms = request_timeout_ms
         self._max_in_flight = max_in_flight_requests_per_connection
         self._log_prefix = f"[Producer clientId={client_id}]"
-        self._muted: set[TopicPartition] = set()
+        self._in_flight_batches: dict[TopicPartition, int] = defaultdict(int)
         self._in_flight: dict[int, int] = defaultdict(int)
         self._tasks = BackgroundTasks()
 
@@ -80,6 +86,10 @@ class Sender:
     async def stop(self, timeout_s: float = 5.0) -> None:
         """Cancel the sender task and in-flight requests; await them (bounded, seconds)."""
         await self._tasks.stop(timeout_s)
+
+    def in_flight_batches(self, tp: TopicPartition) -> int:
+        """Batches of ``tp`` sent and not yet answered (0 to ``max_in_flight_requests_per_connection``)."""
+        return self._in_flight_batches.get(tp, 0)
 
     @property
     def running(self) -> bool:
@@ -104,9 +114,12 @@ class Sender:
             if self._tm is not None and not self._tm.has_producer_id and acc.has_incomplete():
                 await self._ensure_producer_id()
                 continue
-            ready, next_ms = acc.ready(self._muted)
+            ready, next_ms = acc.ready(self._in_flight_batches, self._max_in_flight)
             if ready:
                 wait_ms = self._send_ready(ready)
+                if wait_ms == 0:
+                    await asyncio.sleep(0)  # let the requests start, then pipeline the next batches
+                    continue
                 next_ms = min(next_ms, wait_ms)
             if next_ms == float("inf") and acc.has_incomplete():
                 next_ms = 1000.0  # re-check delivery timeouts of queued batches
@@ -137,8 +150,11 @@ class Sender:
         """Drain ready partitions grouped by leader and start one request per broker.
 
         Returns:
-            ms until the sender should look again for partitions it had to skip.
+            ms until the sender should look again: 0 when it started a request (the
+            partitions may have more batches to pipeline), the retry backoff for
+            partitions without a leader, else ``inf``.
         """
+        started = False
         by_node, no_leader = self._client.cluster.partitions_by_leader(ready)
         for node_id, tps in by_node.items():
             if self._in_flight[node_id] >= self._max_in_flight:
@@ -155,14 +171,15 @@ class Sender:
                     self._tm.stamp(batch)
                 batches.append(batch)
                 total += batch.size_bytes
-                self._muted.add(tp)
+                self._in_flight_batches[tp] += 1
             if batches:
                 self._in_flight[node_id] += 1
                 self._tasks.spawn(self._send_produce(node_id, batches))
+                started = True
         if no_leader:
             self._client.request_metadata_update()
-            return float(self._client.retry_backoff_ms)
-        return float("inf")
+            return 0.0 if started else float(self._client.retry_backoff_ms)
+        return 0.0 if started else float("inf")
 
     def _build_request(self, batches: list[ProducerBatch]) -> ProduceRequest:
         by_topic: dict[str, list[ProducePartitionData]] = defaultdict(list)
@@ -199,8 +216,12 @@ class Sender:
                 self._fail(batch, KafkaError(f"Unexpected error sending produce request: {exc!r}"))
         finally:
             self._in_flight[node_id] -= 1
+            in_flight = self._in_flight_batches
             for batch in batches:
-                self._muted.discard(batch.tp)
+                if in_flight[batch.tp] <= 1:
+                    del in_flight[batch.tp]
+                else:
+                    in_flight[batch.tp] -= 1
             self._acc.wakeup.set()
 
     def _handle_response(self, node_id: int, batches: list[ProducerBatch], response: ProduceResponse) -> None:
@@ -215,12 +236,21 @@ class Sender:
                 self._retry_or_fail(batch, KafkaError(f"No produce response for {batch.tp} from broker {node_id}"))
             elif part.error_code in (Errors.NONE, Errors.DUPLICATE_SEQUENCE_NUMBER):
                 self._complete(batch, part.base_offset, part.log_append_time_ms)
+            elif (part.error_code == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER and self._tm is not None
+                  and not self._tm.is_next_sequence(batch)):
+                exc = OutOfOrderSequenceNumberError(
+                    f"{batch.tp} sequence {batch.base_sequence} was sent behind a batch that failed; "
+                    "retrying it in order")
+                exc.retriable = True
+                self._retry_or_fail(batch, exc)
             else:
                 cls = error_class(part.error_code)
                 exc = cls(part.error_message) if part.error_message else cls()
                 self._retry_or_fail(batch, exc)
 
     def _complete(self, batch: ProducerBatch, base_offset: int, log_append_time_ms: int) -> None:
+        if self._tm is not None:
+            self._tm.on_acknowledged(batch)
         batch.complete(base_offset, log_append_time_ms)
         self._acc.deallocate(batch)
 

@@ -3,9 +3,12 @@
 Owns: obtaining a producer id with InitProducerId (from any broker, retried with
 backoff), the next sequence number of each partition, stamping a batch with
 ``(producer_id, producer_epoch, base_sequence)`` the first time it is drained (a
-retry resends the same stamp, so the leader recognises and dedupes it), and
-starting over with a new producer id after a batch failed for good (its sequence
-range would otherwise leave a gap and every later batch would be refused).
+retry resends the same stamp, so the leader recognises and dedupes it), the end of
+the sequences acknowledged per partition (an OUT_OF_ORDER_SEQUENCE_NUMBER for a batch
+that is not the next one is only a batch sent behind an earlier failed one, and is
+retried), and starting over with a new producer id after a batch failed for good (its
+sequence range would otherwise leave a gap and every later batch would be refused;
+batches still holding the old stamp are stamped again when they are next drained).
 Transactions are out of scope.
 
 Kafka concept: ``TransactionManager`` in its idempotent-only role (KIP-98).
@@ -52,6 +55,7 @@ class TransactionManager:
         self.producer_id = NO_PRODUCER_ID
         self.producer_epoch = -1
         self._sequences: dict[TopicPartition, int] = {}
+        self._acked_end: dict[TopicPartition, int] = {}  # sequence after the last acknowledged batch
 
     @property
     def has_producer_id(self) -> bool:
@@ -77,6 +81,7 @@ class TransactionManager:
                     self.producer_id = response.producer_id
                     self.producer_epoch = response.producer_epoch
                     self._sequences.clear()
+                    self._acked_end.clear()
                     logger.info("%s ProducerId set to %d with epoch %d", self._log_prefix, self.producer_id,
                                 self.producer_epoch)
                     return
@@ -93,14 +98,27 @@ class TransactionManager:
             await asyncio.sleep(self._retry_backoff_ms / 1000)
 
     def stamp(self, batch: ProducerBatch) -> None:
-        """Give a newly drained batch the producer id, epoch and its base sequence."""
-        if batch.producer_id != NO_PRODUCER_ID or not self.has_producer_id:
+        """Give a drained batch the producer id, epoch and its base sequence, once per
+        producer id: a retry keeps its stamp, a batch stamped under a producer id since
+        reset gets a new one."""
+        if not self.has_producer_id or (batch.producer_id == self.producer_id
+                                        and batch.producer_epoch == self.producer_epoch):
             return
         sequence = self._sequences.get(batch.tp, 0)
-        batch.producer_id = self.producer_id
-        batch.producer_epoch = self.producer_epoch
-        batch.base_sequence = sequence
+        batch.stamp(self.producer_id, self.producer_epoch, sequence)
         self._sequences[batch.tp] = (sequence + batch.record_count) & MAX_SEQUENCE
+
+    def on_acknowledged(self, batch: ProducerBatch) -> None:
+        """Note that ``batch`` was written (its sequences are now the partition's end)."""
+        if batch.producer_id == self.producer_id and batch.producer_id != NO_PRODUCER_ID:
+            self._acked_end[batch.tp] = (batch.base_sequence + batch.record_count) & MAX_SEQUENCE
+
+    def is_next_sequence(self, batch: ProducerBatch) -> bool:
+        """True when ``batch`` directly follows every acknowledged batch of its partition
+        under the current producer id (an OUT_OF_ORDER_SEQUENCE_NUMBER for it is then a
+        real gap on the broker, not a batch sent behind a failed one)."""
+        return (batch.producer_id == self.producer_id and batch.producer_epoch == self.producer_epoch
+                and batch.base_sequence == self._acked_end.get(batch.tp, 0))
 
     def reset_producer_id(self, reason: BaseException) -> None:
         """Drop the producer id (a batch failed for good); the next drain gets a new one."""
@@ -111,6 +129,7 @@ class TransactionManager:
         self.producer_id = NO_PRODUCER_ID
         self.producer_epoch = -1
         self._sequences.clear()
+        self._acked_end.clear()
 
     def next_sequence(self, tp: TopicPartition) -> int:
         """The base sequence the next new batch of ``tp`` will get."""

@@ -125,3 +125,48 @@ def test_decoding_leaves_the_garbage_collector_as_the_application_set_it(enabled
         assert gc.isenabled() is enabled_before
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def fetcher_with(records: int, *tps: TopicPartition) -> tuple[Fetcher, SubscriptionState]:
+    """A Fetcher holding ``records`` fetched records of each of ``tps`` from offset 0 (no I/O)."""
+    subs = SubscriptionState(auto_offset_reset="earliest")
+    subs.assign(list(tps))
+    fetcher = Fetcher(None, subs, None)
+    for tp in tps:
+        subs.seek(tp, 0)
+        fetcher._handle_partition(tp, 0, Errors.NONE, records, log_bytes([records]))
+    return fetcher, subs
+
+
+def test_take_one_hands_out_records_in_order_and_advances_the_position():
+    fetcher, subs = fetcher_with(3, TP)
+    taken = [fetcher.take_one() for _ in range(4)]
+    assert [r.offset for r in taken[:3]] == [0, 1, 2] and taken[3] is None
+    assert subs.position(TP) == 3 and not fetcher.has_records() and not fetcher.data_ready.is_set()
+
+
+def test_take_one_returns_nothing_of_a_paused_partition_and_resumes_where_it_was():
+    fetcher, subs = fetcher_with(3, TP)
+    assert fetcher.take_one().offset == 0
+    subs.pause([TP])
+    assert fetcher.take_one() is None
+    subs.resume([TP])
+    assert fetcher.take_one().offset == 1 and subs.position(TP) == 2
+
+
+def test_take_one_drops_records_made_stale_by_a_seek():
+    fetcher, subs = fetcher_with(3, TP)
+    assert fetcher.take_one().offset == 0
+    subs.seek(TP, 0)
+    assert fetcher.take_one() is None  # offsets 1 and 2 were fetched for position 1: refetched from 0
+    assert subs.position(TP) == 0
+
+
+def test_take_one_drops_records_of_a_partition_no_longer_assigned():
+    other = TopicPartition("t", 3)
+    fetcher, subs = fetcher_with(3, TP, other)
+    first = fetcher.take_one()
+    kept = other if first.partition == TP.partition else TP
+    subs.assign([kept])
+    rest = [fetcher.take_one() for _ in range(4)]
+    assert [(r.partition, r.offset) for r in rest if r is not None] == [(kept.partition, o) for o in range(3)]

@@ -100,12 +100,49 @@ async def test_flush_makes_lingering_batches_ready():
     assert acc.ready()[0] == []
 
 
-async def test_muted_partitions_are_not_ready():
+async def test_a_partition_with_its_batch_in_flight_is_muted_when_one_may_be_in_flight():
     clock = ManualClock()
     acc = make(clock, linger_ms=0)
     append(acc, TP, b"a")
     append(acc, TP1, b"b")
-    assert acc.ready(muted={TP})[0] == [TP1]
+    assert acc.ready({TP: 1})[0] == [TP1]
+
+
+async def test_up_to_max_in_flight_batches_of_a_partition_are_pipelined():
+    clock = ManualClock()
+    acc = make(clock, linger_ms=0, max_batch_size=100)
+    for i in range(7):
+        append(acc, TP, bytes(80) + bytes([i]))  # one record per batch
+    in_flight = {TP: 0}
+    for expected in range(5):
+        assert acc.ready(in_flight, 5)[0] == [TP]
+        assert acc.drain(TP).order == expected
+        in_flight[TP] += 1
+    assert acc.ready(in_flight, 5)[0] == []
+    in_flight[TP] = 4
+    assert acc.ready(in_flight, 5)[0] == [TP]
+
+
+async def test_a_retried_batch_waits_until_no_batch_of_its_partition_is_in_flight():
+    clock = ManualClock()
+    acc = make(clock, linger_ms=0, max_batch_size=100, retry_backoff_ms=0)
+    for i in range(3):
+        append(acc, TP, bytes(80) + bytes([i]))
+    first, second, third = (acc.drain(TP) for _ in range(3))
+    acc.reenqueue(first)
+    assert acc.ready({TP: 2}, 5)[0] == []  # the second and third are still in flight
+    assert acc.ready({}, 5)[0] == [TP]
+
+
+async def test_retried_batches_are_requeued_in_creation_order_whatever_order_they_come_back():
+    clock = ManualClock()
+    acc = make(clock, linger_ms=0, max_batch_size=100, retry_backoff_ms=0)
+    for i in range(4):
+        append(acc, TP, bytes(80) + bytes([i]))
+    drained = [acc.drain(TP) for _ in range(3)]
+    for batch in (drained[2], drained[0], drained[1]):
+        acc.reenqueue(batch)
+    assert [b.order for b in acc.queued_batches(TP)] == [0, 1, 2, 3]
 
 
 async def test_reenqueued_batch_goes_first_and_waits_for_the_retry_backoff():

@@ -1,4 +1,5 @@
-"""Sender against a fake client: grouping per leader, retries, failures, acks=0, idempotence."""
+"""Sender against a fake client: grouping per leader, retries, failures, acks=0, idempotence,
+pipelining of up to five batches per partition with their order kept across a leader's death."""
 
 from __future__ import annotations
 
@@ -19,8 +20,14 @@ from kafkette.protocol.apis.metadata import (
 )
 from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceResponse, ProduceTopicResponse
 from kafkette.protocol.apis.producer_ids import InitProducerIdResponse
-from kafkette.protocol.errors import Errors, KafkaError, MessageTooLargeError
-from kafkette.protocol.record_batch import read_header
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+    Errors,
+    KafkaConnectionError,
+    KafkaError,
+    MessageTooLargeError,
+    OutOfOrderSequenceNumberError,
+)
+from kafkette.protocol.record_batch import decode_records, read_header
 from kafkette.protocol.topic_partition import TopicPartition
 
 TP0, TP1, TP2 = (TopicPartition("t", p) for p in range(3))
@@ -174,3 +181,169 @@ async def test_a_crashed_sender_fails_every_pending_batch():
         await asyncio.wait_for(future, 5)
     await sender.stop()
     assert not acc.has_incomplete()
+
+
+class SequencingLeader(FakeClient):
+    """One partition's leader that checks idempotent sequences on arrival as
+    ``ProducerStateManager`` does (a retry of one of the last five batches gets its
+    original offset, a gap OUT_OF_ORDER_SEQUENCE_NUMBER) and holds each answer while
+    ``held`` (``release(n)`` lets the next ``n`` answers go, in order).
+
+    ``script`` says what happens to the next requests, in order: ``"ok"``, ``"lose"``
+    (the leader dies before appending: the connection drops), ``"append-then-lose"`` (it
+    appended and replicated the batch, then died before answering).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(leaders=[1])
+        self.held = False
+        self._answers: list[asyncio.Event] = []  # one per request, set when it may be answered
+        self._released = 0
+        self.script: list[str] = []
+        self.values: list[bytes] = []  # the partition's log
+        self.batches: dict[tuple[int, int], int] = {}  # (first, last sequence) -> base offset
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    def release(self, count: int | None = None) -> None:
+        """Let ``count`` more held answers go, in order (all, and stop holding, when None)."""
+        if count is None:
+            self.held = False
+            count = len(self._answers)
+        self._released += count
+        for answer in self._answers[:self._released]:
+            answer.set()
+
+    async def send(self, node_id, request, *, timeout_ms=None, expect_response=True):
+        self.requests.append((node_id, request, expect_response))
+        answer = asyncio.Event()
+        self._answers.append(answer)
+        if not self.held or len(self._answers) <= self._released:
+            answer.set()
+        step = self.script.pop(0) if self.script else "ok"
+        [topic] = request.topic_data
+        [data] = topic.partition_data
+        code, base = (-1, -1) if step == "lose" else self._append(data.records)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            async with asyncio.timeout(5):
+                await answer.wait()
+        finally:
+            self.in_flight -= 1
+        if step != "ok":
+            raise KafkaConnectionError("the leader died")
+        return ProduceResponse(responses=[ProduceTopicResponse(name=topic.name, partition_responses=[
+            ProducePartitionResponse(index=data.index, error_code=code, base_offset=base)])])
+
+    def _append(self, records: bytes) -> tuple[int, int]:
+        header = read_header(records)
+        first, last = header.base_sequence, header.base_sequence + header.records_count - 1
+        if (first, last) in self.batches:
+            return Errors.NONE, self.batches[(first, last)]
+        expected = max((b[1] for b in self.batches), default=-1) + 1
+        if first != expected:
+            return Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, -1
+        base = len(self.values)
+        self.values.extend(r.value for r in decode_records(records))
+        self.batches[(first, last)] = base
+        return Errors.NONE, base
+
+
+def one_record_batches(client: FakeClient, max_in_flight: int = 5):
+    acc = RecordAccumulator(linger_ms=0, retry_backoff_ms=0, delivery_timeout_ms=60_000, max_batch_size=100)
+    tm = TransactionManager(client, retry_backoff_ms=0, required=True)  # type: ignore[arg-type]
+    sender = Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
+                    max_in_flight_requests_per_connection=max_in_flight, client_id="test", transaction_manager=tm)
+    return acc, sender
+
+
+def value(i: int) -> bytes:
+    return b"%d" % i + bytes(80)  # one record per batch
+
+
+async def pipeline_then(leader: SequencingLeader, script: list[str], records: int = 8) -> list:
+    """Play ``script`` on the first requests while their answers are held until five
+    one-record batches are in flight; then answer everything."""
+    acc, sender = one_record_batches(leader)
+    leader.held = True
+    leader.script = list(script)
+    sender.start()
+    try:
+        futures = [send(acc, TP0, value(i)) for i in range(records)]
+        await wait_until(lambda: leader.in_flight == 5)
+        assert sender.in_flight_batches(TP0) == 5
+        leader.release()
+        return await wait_all(futures)
+    finally:
+        await sender.stop()
+
+
+async def wait_until(condition, timeout_s: float = 5) -> None:
+    async with asyncio.timeout(timeout_s):
+        while not condition():
+            await asyncio.sleep(0.001)
+
+
+async def test_five_batches_of_a_partition_are_in_flight_at_once():
+    leader = SequencingLeader()
+    results = await pipeline_then(leader, [])
+    assert leader.max_in_flight == 5
+    assert [r.offset for r in results] == list(range(8))
+
+
+async def test_with_one_in_flight_a_partition_sends_one_batch_at_a_time():
+    leader = SequencingLeader()
+    acc, sender = one_record_batches(leader, max_in_flight=1)
+    futures = [send(acc, TP0, value(i)) for i in range(6)]
+    results = await send_all(sender, futures)
+    assert leader.max_in_flight == 1
+    assert [r.offset for r in results] == list(range(6))
+
+
+async def test_leader_dying_with_five_batches_in_flight_keeps_order_and_writes_each_once():
+    # The old leader appended (and replicated) the first two batches, then died: every
+    # in-flight request fails; the retries of the first two are answered as duplicates.
+    leader = SequencingLeader()
+    results = await pipeline_then(leader, ["append-then-lose", "append-then-lose", "lose", "lose", "lose"])
+    assert [r.offset for r in results] == list(range(8))
+    assert leader.values == [value(i) for i in range(8)]
+
+
+async def test_batches_sent_behind_a_lost_one_are_retried_after_out_of_order_sequence():
+    leader = SequencingLeader()
+    results = await pipeline_then(leader, ["lose", "ok", "ok", "ok", "ok"])
+    assert [r.offset for r in results] == list(range(8))
+    assert leader.values == [value(i) for i in range(8)]
+
+
+async def test_out_of_order_sequence_for_the_next_batch_fails_it_and_resets_the_producer_id():
+    leader = SequencingLeader()
+    leader.batches[(0, 4)] = 0  # the leader believes sequences 0-4 were written: batch 0 is a gap to it
+    leader.values.extend([b"lost"] * 5)
+    acc, sender = one_record_batches(leader, max_in_flight=1)
+    future = send(acc, TP0, b"x")
+    [result] = await send_all(sender, [future])
+    assert isinstance(result, OutOfOrderSequenceNumberError)
+    assert not sender._tm.has_producer_id
+
+
+async def test_a_retried_batch_is_resent_only_after_the_batches_sent_behind_it_came_back():
+    leader = SequencingLeader()
+    acc, sender = one_record_batches(leader)
+    leader.held = True
+    leader.script = ["lose", "ok", "ok", "ok", "ok"]
+    sender.start()
+    try:
+        futures = [send(acc, TP0, value(i)) for i in range(8)]
+        await wait_until(lambda: leader.in_flight == 5)
+        leader.release(1)  # the first batch's connection error comes back
+        await wait_until(lambda: leader.in_flight == 4)
+        await asyncio.sleep(0.05)
+        assert len(leader.requests) == 5, "the failed batch was resent while later batches were in flight"
+        leader.release()
+        results = await wait_all(futures)
+    finally:
+        await sender.stop()
+    assert [r.offset for r in results] == list(range(8))
+    assert leader.values == [value(i) for i in range(8)]
