@@ -361,25 +361,38 @@ class LogManager:
         return len(files)
 
     # --------------------------------------------------------------- checkpoints
-    def _logs_in(self, log_dir: Path) -> dict[TopicPartition, Log]:
-        return {tp: log for tp, log in self._logs.items() if log.dir.parent == log_dir}
+    def _logs_by_dir(self) -> dict[Path, dict[TopicPartition, Log]]:
+        """Every log dir's logs, in one pass over the logs (a checkpoint of 1,000 partitions
+        must not compare paths per partition per partition)."""
+        by_dir: dict[Path, dict[TopicPartition, Log]] = {log_dir: {} for log_dir in self.log_dirs}
+        for tp, log in self._logs.items():
+            logs = by_dir.get(log.dir.parent)
+            if logs is not None:
+                logs[tp] = log
+        return by_dir
 
-    def _write_offset_checkpoints(self) -> None:
-        """Blocking: write recovery points and log start offsets of every log dir."""
-        for log_dir in self.log_dirs:
-            logs = self._logs_in(log_dir)
-            OffsetCheckpointFile(log_dir / RECOVERY_POINT_CHECKPOINT_FILE).write(
-                {tp: log.recovery_point for tp, log in logs.items()}
-            )
-            OffsetCheckpointFile(log_dir / LOG_START_OFFSET_CHECKPOINT_FILE).write(
-                {tp: log.log_start_offset for tp, log in logs.items()}
-            )
+    def _offset_checkpoints(self) -> dict[Path, tuple[dict[TopicPartition, int], dict[TopicPartition, int]]]:
+        """Every log dir's (recovery points, log start offsets), taken on the event loop."""
+        return {
+            log_dir: ({tp: log.recovery_point for tp, log in logs.items()},
+                      {tp: log.log_start_offset for tp, log in logs.items()})
+            for log_dir, logs in self._logs_by_dir().items()
+        }
+
+    @staticmethod
+    def _write_offset_checkpoints(
+            checkpoints: dict[Path, tuple[dict[TopicPartition, int], dict[TopicPartition, int]]]) -> None:
+        """Blocking: write ``_offset_checkpoints()`` to every log dir's two files."""
+        for log_dir, (recovery_points, log_start_offsets) in checkpoints.items():
+            OffsetCheckpointFile(log_dir / RECOVERY_POINT_CHECKPOINT_FILE).write(recovery_points)
+            OffsetCheckpointFile(log_dir / LOG_START_OFFSET_CHECKPOINT_FILE).write(log_start_offsets)
 
     async def checkpoint_log_offsets(self) -> None:
         """Write ``recovery-point-offset-checkpoint`` and ``log-start-offset-checkpoint``
-        in every log dir (in the default executor)."""
+        in every log dir (the offsets taken here, the files written in the default executor)."""
+        checkpoints = self._offset_checkpoints()
         async with self._checkpoint_lock:
-            await asyncio.get_running_loop().run_in_executor(None, self._write_offset_checkpoints)
+            await asyncio.get_running_loop().run_in_executor(None, self._write_offset_checkpoints, checkpoints)
 
     def read_high_watermarks(self) -> dict[TopicPartition, int]:
         """Read ``replication-offset-checkpoint`` of every log dir (blocking, small files).
@@ -401,8 +414,8 @@ class LogManager:
                 here are left out.
         """
         per_dir = {
-            log_dir: {tp: hw for tp, hw in high_watermarks.items() if tp in self._logs_in(log_dir)}
-            for log_dir in self.log_dirs
+            log_dir: {tp: hw for tp, hw in high_watermarks.items() if tp in logs}
+            for log_dir, logs in self._logs_by_dir().items()
         }
 
         def write() -> None:
@@ -478,7 +491,7 @@ class LogManager:
         """Blocking: flush, checkpoint, close, write markers."""
         for log in self._logs.values():
             log.flush_sync()
-        self._write_offset_checkpoints()
+        self._write_offset_checkpoints(self._offset_checkpoints())
         offline_dirs = {log.dir.parent for log in self._logs.values() if log.is_offline}
         for log in self._logs.values():
             log.close()

@@ -30,6 +30,9 @@ from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
+# ``send`` lets the event loop run at least once per this many records (a sleep(0) costs
+# a few microseconds; the Sender's linger timers and responses need the loop).
+YIELD_EVERY_SENDS = 64
 _ACKS = {"all": -1, -1: -1, "-1": -1, 0: 0, "0": 0, 1: 1, "1": 1}
 _client_ids = iter(range(1, 1 << 62))
 
@@ -159,6 +162,7 @@ class Producer:
         # topic -> (metadata version, partitions, available partitions, {partition: TopicPartition})
         self._partition_cache: dict[str, tuple[int, list[int], list[int], dict[int, TopicPartition]]] = {}
         self._closed = False
+        self._sends_since_yield = 0
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -285,7 +289,8 @@ class Producer:
             size = record_size_in_bytes(key_bytes, value_bytes, header_list)
         if acc.buffered_bytes + size > acc.max_buffer_size:
             await acc.wait_for_room(size, self._delivery_timeout_ms)
-        batches_before = acc.batches_created
+        filled_before = acc.batches_filled
+        fut = None
         if partition is not None:
             if type(partition) is not int or partition not in tps:
                 raise ValueError(f"Invalid partition {partition!r} for topic {topic} with partitions 0..{len(parts) - 1}")
@@ -295,16 +300,19 @@ class Producer:
             partition = self._partitioner.sticky_partition(topic, parts, available)
             fut = acc.append(tps[partition], key_bytes, value_bytes, header_list, timestamp_ms,
                              size, abort_on_new_batch=True)
-            if fut is not None:
-                return fut
-            partition = self._partitioner.on_new_batch(topic, parts, available, partition)
-        fut = acc.append(tps[partition], key_bytes, value_bytes, header_list, timestamp_ms, size)
-        if fut is None:  # only possible with abort_on_new_batch
-            raise KafkaError("record was not appended")
-        if acc.batches_created != batches_before:
-            # A new batch: the one before it is full.  Let the Sender ship it before the
-            # caller appends more (a loop of ``await send()`` never suspends otherwise,
-            # and every record would wait behind the whole buffer).
+            if fut is None:
+                partition = self._partitioner.on_new_batch(topic, parts, available, partition)
+        if fut is None:
+            fut = acc.append(tps[partition], key_bytes, value_bytes, header_list, timestamp_ms, size)
+            if fut is None:  # only possible with abort_on_new_batch
+                raise KafkaError("record was not appended")
+        self._sends_since_yield += 1
+        if acc.batches_filled != filled_before or self._sends_since_yield >= YIELD_EVERY_SENDS:
+            # A batch is full, or records have been spread over many partitions: let the
+            # Sender ship what is ready before the caller appends more (a loop of ``await
+            # send()`` never suspends otherwise, and every record would wait behind the
+            # whole buffer, and linger timers would not fire).
+            self._sends_since_yield = 0
             await asyncio.sleep(0)
         return fut
 

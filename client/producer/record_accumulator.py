@@ -42,7 +42,8 @@ class RecordAccumulator:
             ``compression.type``, applied per batch).
         clock: monotonic clock in seconds (injected for tests).
 
-    ``wakeup`` is set whenever the Sender should look again (new batch, full batch,
+    ``wakeup`` is set whenever the Sender should look again (a new batch whose linger
+    ends before ``sender_looks_by_ms``, a full batch,
     flush, re-enqueue, completion); the Sender clears it before each pass.
     """
 
@@ -70,6 +71,10 @@ class RecordAccumulator:
         self._clock = clock
         self._batches: dict[TopicPartition, collections.deque[ProducerBatch]] = {}
         self._batches_created = 0  # creation order of batches, kept by retries (ProducerBatch.order)
+        self._batches_filled = 0
+        # When the Sender will look at the queues again without a wake-up (monotonic ms;
+        # -inf while it is looking): a new batch whose linger ends later needs no wake-up.
+        self.sender_looks_by_ms = float("-inf")
         self._incomplete: set[ProducerBatch] = set()
         self._buffered_bytes = 0
         self._room = asyncio.Event()
@@ -85,6 +90,11 @@ class RecordAccumulator:
     def batches_created(self) -> int:
         """Batches opened so far (a count that only grows)."""
         return self._batches_created
+
+    @property
+    def batches_filled(self) -> int:
+        """Batches that reached ``max_batch_size`` (or could take no further record) so far."""
+        return self._batches_filled
 
     @property
     def buffered_bytes(self) -> int:
@@ -161,8 +171,12 @@ class RecordAccumulator:
             if fut is not None:
                 self._buffered_bytes += size
                 if last.size_bytes >= max_batch_size:
+                    self._batches_filled += 1
                     self.wakeup.set()
                 return fut
+            if last.size_bytes < max_batch_size:  # not counted when it reached the size
+                self._batches_filled += 1
+                self.wakeup.set()
             last.closed = True
         if abort_on_new_batch:
             return None
@@ -174,7 +188,8 @@ class RecordAccumulator:
         dq.append(batch)
         self._incomplete.add(batch)
         self._buffered_bytes += batch.size_bytes
-        self.wakeup.set()
+        if now + self.linger_ms < self.sender_looks_by_ms:
+            self.wakeup.set()  # the Sender must arm a timer for this batch's linger
         return fut  # type: ignore[return-value]  # an empty batch accepts any record
 
     # --- readiness and draining ------------------------------------------------------------
@@ -234,6 +249,8 @@ class RecordAccumulator:
         if not dq:
             return None
         batch = dq.popleft()
+        if not dq:
+            del self._batches[tp]  # ``ready`` walks only partitions with queued batches
         batch.closed = True
         batch.attempts += 1
         return batch

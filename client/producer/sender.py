@@ -109,6 +109,7 @@ class Sender:
         acc = self._acc
         while True:
             acc.wakeup.clear()
+            acc.sender_looks_by_ms = float("-inf")
             for batch in acc.expire():
                 self._maybe_reset_producer_id(batch, KafkaError("batch expired"))
             if self._tm is not None and not self._tm.has_producer_id and acc.has_incomplete():
@@ -123,6 +124,7 @@ class Sender:
                 next_ms = min(next_ms, wait_ms)
             if next_ms == float("inf") and acc.has_incomplete():
                 next_ms = 1000.0  # re-check delivery timeouts of queued batches
+            acc.sender_looks_by_ms = acc.now_ms() + max(next_ms, 1.0)
             await wait_for_wakeup(acc.wakeup, next_ms)
 
     async def _ensure_producer_id(self) -> None:

@@ -45,3 +45,20 @@ def test_the_capacity_load_process_gets_every_resent_batch_acknowledged_and_appe
             return await consumer.end_offsets([TopicPartition(broker_capacity.TOPIC, p) for p in (0, 1)])
 
     assert sorted(run_coroutine(end_offsets()).values()) == [350, 350]
+
+
+def test_the_default_settings_workload_reports_sdk_and_perf_tool_rows(tmp_path):
+    name = "100 B x 2,000, 1 node, 1 partition, default settings"
+    rows = kafkette_workloads.defaults(tmp_path / "defaults", name, records=2000, size=100)
+
+    assert [(r.system, r.phase) for r in rows] == [(KAFKETTE, "produce"), (KAFKETTE, "consume"),
+                                                   (KAFKETTE, "perf produce")]
+    assert all(r.workload == name and r.records_per_s > 0 for r in rows)
+    assert rows[0].p50_ms is not None and rows[0].p50_ms <= rows[0].p99_ms
+
+
+def test_the_keyed_scale_run_reports_its_partition_count(tmp_path):
+    row = kafkette_workloads.keyed_scale(tmp_path / "keyed", partitions=10, records=2000)
+
+    assert row.phase == "scale produce" and row.records_per_s > 0
+    assert row.extra == {"partitions": 10, "scale_group": "keyed"}

@@ -19,8 +19,14 @@ In one invocation on 127.0.0.1 (``python -m tests.perf.bench [--quick] [--only .
   writes), sequential disk write (page cache, and with fdatasync).
 - End-to-end latency: 10,000 records/s for 30 s (``--quick``: 5 s) on RF 3 acks=all.
   End-to-end, scale, capacity and the limits are single runs (not repeated).
+- Default settings: what a user gets without tuning, 300,000 records of 100 B (``--quick``
+  30,000) to 1 broker, 1 partition: the SDK's ``Producer(acks=1)`` with ``await send()``
+  per record and a ``Consumer`` read with ``async for``, and ``kafkette perf produce`` with
+  its defaults, each against Redis (XADD pipelines of 1000, XRANGE) in the same run,
+  taking turns and repeated like the workloads.
 - Scale: producer throughput and broker RSS at 1, 100 and 1,000 partitions per broker,
-  time to create them, idle RSS of the broker holding them.
+  time to create them, idle RSS of the broker holding them; and the SDK with default
+  settings sending keyed records over 100 and 1,000 partitions.
 - Broker capacity: load processes resending one pre-encoded ProduceRequest to one
   broker pinned to one CPU (``broker_capacity``), records/s the broker acknowledges.
 
@@ -54,13 +60,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.perf import broker_capacity, kafkette_workloads, limits
-from tests.perf.bench_report import LOOPBACK, Row, apply_ratios, format_table, median_rows, result_document
+from tests.perf.bench_report import (
+    DEFAULTS_WORKLOAD_SUFFIX,
+    LOOPBACK,
+    Row,
+    apply_ratios,
+    format_table,
+    median_rows,
+    result_document,
+)
 from tests.perf.peer_servers import Installer, start_nats, start_redis
 from tests.perf.settle import settle_page_cache
 
 RESULTS = Path(__file__).parent / "results"
 PEERS = ("nats", "redis")
-PARTS = ("kafkette", *PEERS, "limits", "end-to-end", "scale", "capacity")
+PARTS = ("kafkette", *PEERS, "defaults", "limits", "end-to-end", "scale", "capacity")
 PEER_RUN_TIMEOUT_S = 900
 FRESH_PAGES_IDLE_S = 20.0  # idle before the fresh-page-cache write: freed memory reported to the VM's host
 FULL_REPEAT = 3  # runs per workload and system of the full run; --quick runs each once
@@ -76,6 +90,8 @@ class Plan:
     large_records: int = 100_000
     scale_records: int = 200_000
     scale_partitions: tuple[int, ...] = (1, 100, 1000)
+    keyed_scale_partitions: tuple[int, ...] = (100, 1000)
+    defaults_records: int = 300_000
     end_to_end_records_per_s: int = 10_000
     end_to_end_duration_s: int = 30
     loopback_bytes: int = 4096 * MIB
@@ -86,7 +102,8 @@ class Plan:
 
     @classmethod
     def quick(cls, partitions: int = 6) -> Plan:
-        return cls(small_records=100_000, large_records=10_000, scale_records=20_000, end_to_end_duration_s=5,
+        return cls(small_records=100_000, large_records=10_000, scale_records=20_000, defaults_records=30_000,
+                   end_to_end_duration_s=5,
                    loopback_bytes=512 * MIB, disk_bytes=256 * MIB, partitions=partitions,
                    capacity_records_per_producer=1_000_000)
 
@@ -297,7 +314,7 @@ def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], install
     installer = installer or Installer(log=log)
     binaries: dict[str, str] = {}
     for peer in PEERS:
-        if peer in parts:
+        if peer in parts or (peer == "redis" and "defaults" in parts):  # the defaults part compares with Redis
             log(f"checking: {peer} (server and Python client) ...")
             binary, problem = installer.ensure_peer(peer)
             if problem:
@@ -317,13 +334,26 @@ def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], install
                     functools.partial(kafkette_workloads.workload, workload_name=name, brokers=nodes, acks=acks,
                                       records=records, size=size, partitions=plan.partitions)))
             for peer in peers:
-                if peer in binaries:
+                if peer in binaries and peer in parts:
                     contenders.append(Contender(
                         f"{peer}: {name}", tmp / f"{peer}-{size}-{nodes}",
                         functools.partial(peer_workload, peer, binaries[peer], name=name, nodes=nodes,
                                           records=records, size=size),
                         failures=(PeerRunError, RuntimeError)))
             rows += repeat_workload(contenders, repeat, skipped, settle_machine)
+    if "defaults" in parts:
+        name = f"100 B x {plan.defaults_records:,}, 1 node, 1 partition, {DEFAULTS_WORKLOAD_SUFFIX}"
+        contenders = [Contender(
+            f"kafkette: {name}", tmp / "defaults-kafkette",
+            functools.partial(kafkette_workloads.defaults, workload_name=name, records=plan.defaults_records,
+                              size=100))]
+        if "redis" in binaries:
+            contenders.append(Contender(
+                f"redis: {name}", tmp / "defaults-redis",
+                functools.partial(peer_workload, "redis", binaries["redis"], name=name, nodes=1,
+                                  records=plan.defaults_records, size=100),
+                failures=(PeerRunError, RuntimeError)))
+        rows += repeat_workload(contenders, repeat, skipped, settle_machine)
     if "end-to-end" in parts:
         settle_machine()
         log(f"running: end-to-end latency, {plan.end_to_end_records_per_s:,} records/s for "
@@ -335,6 +365,11 @@ def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], install
             settle_machine()
             log(f"running: scale, {partitions:,} partition(s) on 1 broker ...")
             rows.append(kafkette_workloads.scale(tmp / f"scale-{partitions}", partitions, plan.scale_records))
+        for partitions in plan.keyed_scale_partitions:
+            settle_machine()
+            log(f"running: scale keyed, {partitions:,} partitions on 1 broker ...")
+            rows.append(kafkette_workloads.keyed_scale(tmp / f"scale-keyed-{partitions}", partitions,
+                                                       plan.scale_records))
     if "capacity" in parts:
         settle_machine()
         log(f"running: broker capacity, {plan.capacity_producers} load processes, 1 broker on one CPU ...")

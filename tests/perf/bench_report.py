@@ -33,7 +33,8 @@ class Row:
         p50_ms, p99_ms, p999_ms: latency percentiles (ms); produce: send to acknowledgement.
         note: free text (settings, RSS, create time).
         extra: further figures for the JSON (e.g. ``{"rss_bytes": ...}``).
-        vs_peer: Kafkette / this peer, records/s of the same workload and phase (peer rows).
+        vs_peer: Kafkette / this peer, records/s of the same workload and phase (peer rows);
+            on the Kafkette rows of the default-settings workload, Kafkette / Redis instead.
         vs_limit: this row's MB/s / the loopback limit's MB/s (Kafkette rows).
         target: the issue's target for this ratio, and whether it was met.
     """
@@ -65,6 +66,17 @@ PEER_TARGETS: dict[tuple[str, str, str], float] = {
 # Kafkette 10 KiB produce on 1 node: at least this many MB/s and this share of the loopback limit.
 LARGE_PRODUCE_MIN_MB_PER_S = 1000.0
 LARGE_PRODUCE_MIN_SHARE_OF_LOOPBACK = 0.2
+# The default-settings workload: Kafkette row phase -> (Redis phase it is compared with, minimum ratio).
+DEFAULTS_WORKLOAD_SUFFIX = "default settings"
+DEFAULTS_TARGETS: dict[str, tuple[str, float]] = {
+    "produce": ("produce", 2.0),  # the SDK, ``await send()`` per record
+    "perf produce": ("produce", 3.0),  # ``kafkette perf produce`` with its defaults
+    "consume": ("consume", 1.0),  # ``async for`` one record at a time, against XRANGE
+}
+DEFAULTS_MAX_P50_MS = 20.0
+# Scale: producer throughput at many partitions, as a share of the same producer at SCALE_BASE_PARTITIONS.
+SCALE_BASE_PARTITIONS = 100
+SCALE_MIN_SHARE = 0.9
 END_TO_END_MAX_P99_MS = 20.0
 BROKER_CAPACITY_MIN_RECORDS_PER_S = 1_000_000.0
 
@@ -151,9 +163,14 @@ def apply_ratios(rows: Sequence[Row]) -> list[Row]:
     A ratio whose figures are missing (a skipped system) stays None.
     """
     kafkette = {(r.workload, r.phase): r for r in rows if r.system == KAFKETTE}
+    peers = {(r.workload, r.system, r.phase): r for r in rows if r.system != KAFKETTE}
     loopback = next((r.mb_per_s for r in rows if r.system == LOOPBACK), None)
     for row in rows:
-        if row.system == KAFKETTE and row.phase in ("produce", "consume"):
+        if row.system == KAFKETTE and row.workload.endswith(DEFAULTS_WORKLOAD_SUFFIX):
+            _apply_defaults_target(row, peers)
+        elif row.system == KAFKETTE and row.phase == "scale produce":
+            _apply_scale_target(row, rows)
+        elif row.system == KAFKETTE and row.phase in ("produce", "consume"):
             row.vs_limit = ratio(row.mb_per_s, loopback)
             large_on_one_node = row.workload.startswith("10 KiB") and row.workload.endswith("1 node")
             if row.phase == "produce" and large_on_one_node:
@@ -166,7 +183,8 @@ def apply_ratios(rows: Sequence[Row]) -> list[Row]:
             row.target = f">={BROKER_CAPACITY_MIN_RECORDS_PER_S:,.0f} records/s: {_met(ok)}"
         elif row.system == KAFKETTE and row.phase == "end-to-end" and row.p99_ms is not None:
             row.target = f"p99 <{END_TO_END_MAX_P99_MS:.0f} ms: {_met(row.p99_ms < END_TO_END_MAX_P99_MS)}"
-        elif row.phase in ("produce", "consume") and row.system != KAFKETTE:
+        elif (row.phase in ("produce", "consume") and row.system != KAFKETTE
+              and not row.workload.endswith(DEFAULTS_WORKLOAD_SUFFIX)):
             ours = kafkette.get((row.workload, row.phase))
             row.vs_peer = ratio(ours.records_per_s if ours else None, row.records_per_s)
             size = row.workload.split(" x ", 1)[0]
@@ -174,6 +192,40 @@ def apply_ratios(rows: Sequence[Row]) -> list[Row]:
             if minimum is not None and row.vs_peer is not None:
                 row.target = f">={minimum:g}x: {_met(row.vs_peer >= minimum)}"
     return list(rows)
+
+
+def _apply_defaults_target(row: Row, peers: dict[tuple[str, str, str], Row]) -> None:
+    """A default-settings Kafkette row: its records/s over Redis's in the same workload (on
+    the Kafkette row, since three Kafkette phases compare with two Redis ones), its target,
+    and the produce latency target."""
+    compared = DEFAULTS_TARGETS.get(row.phase)
+    if compared is None:
+        return
+    peer_phase, minimum = compared
+    peer = peers.get((row.workload, "redis", peer_phase))
+    row.vs_peer = ratio(row.records_per_s, peer.records_per_s if peer else None)
+    targets = []
+    if row.vs_peer is not None:
+        targets.append(f">={minimum:g}x redis {peer_phase}: {_met(row.vs_peer >= minimum)}")
+    if row.phase == "produce" and row.p50_ms is not None:
+        targets.append(f"p50 <{DEFAULTS_MAX_P50_MS:.0f} ms: {_met(row.p50_ms < DEFAULTS_MAX_P50_MS)}")
+    row.target = "; ".join(targets)
+
+
+def _apply_scale_target(row: Row, rows: Sequence[Row]) -> None:
+    """A scale row above ``SCALE_BASE_PARTITIONS`` partitions: its records/s over the same
+    producer's (``extra["scale_group"]``) at ``SCALE_BASE_PARTITIONS``."""
+    partitions = row.extra.get("partitions")
+    if partitions is None or partitions <= SCALE_BASE_PARTITIONS:
+        return
+    group = row.extra.get("scale_group")
+    base = next((r for r in rows if r.system == KAFKETTE and r.phase == "scale produce"
+                 and r.extra.get("scale_group") == group and r.extra.get("partitions") == SCALE_BASE_PARTITIONS),
+                None)
+    share = ratio(row.records_per_s, base.records_per_s if base else None)
+    if share is not None:
+        row.target = (f">={SCALE_MIN_SHARE:.0%} of {SCALE_BASE_PARTITIONS} partitions ({share:.0%}): "
+                      f"{_met(share >= SCALE_MIN_SHARE)}")
 
 
 def _number(value: float | None, digits: int = 0) -> str:

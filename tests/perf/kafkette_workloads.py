@@ -4,12 +4,16 @@ Owns: one produce-then-consume workload on a fresh ``LocalCluster`` (``kafkette 
 produce`` process, then ``kafkette perf consume`` process, their output parsed into
 ``Row``s), the end-to-end latency run (``kafkette perf end-to-end``), and the scale
 runs (time to create N partitions, broker RSS idle and after producing, producer
-throughput at N partitions per broker).  Figures are what the perf tools print, so
+throughput at N partitions per broker, keyless through ``kafkette perf produce`` and keyed
+through the SDK), and the default-settings runs (the SDK's ``await send()`` and ``async
+for``, ``python -m tests.perf.sdk_workloads``, and ``kafkette perf produce`` with its
+defaults).  Figures are what the perf tools print, so
 the tools and the benchmark agree.  Does not own the peers, limits or table.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -126,6 +130,81 @@ def end_to_end(data_dir: Path, records_per_s: int, duration_s: int) -> Row:
                           "RF 3, acks=all, min.insync.replicas=2, 1 partition")
 
 
+def sdk_client(*args: str) -> dict:
+    """Run ``python -m tests.perf.sdk_workloads ARGS``; its last stdout line as JSON.
+
+    Raises:
+        KafketteRunError: non-zero exit or no JSON.
+    """
+    result = subprocess.run([sys.executable, "-m", "tests.perf.sdk_workloads", *args], capture_output=True,
+                            text=True, timeout=RUN_TIMEOUT_S)
+    if result.returncode != 0:
+        raise KafketteRunError(f"sdk_workloads {args[0]} exited {result.returncode}: {result.stderr.strip()[-500:]}")
+    try:
+        return json.loads(result.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError) as exc:
+        raise KafketteRunError(f"sdk_workloads {args[0]} printed no JSON: {result.stdout[-200:]}") from exc
+
+
+def _sdk_produce_row(figures: dict, workload: str, phase: str, note: str) -> Row:
+    return Row(workload, KAFKETTE, phase, figures["records_per_s"], figures["mb_per_s"], figures["p50_ms"],
+               figures["p99_ms"], figures["p999_ms"], note=note)
+
+
+def defaults(data_dir: Path, workload_name: str, records: int, size: int) -> list[Row]:
+    """What a user gets with default settings, 1 broker, 1 partition: the SDK (``await send()`` per
+    record, acks=1, else defaults; then ``async for``) and ``kafkette perf produce`` with its defaults.
+
+    Returns:
+        Rows ``produce`` (SDK), ``consume`` (SDK ``async for``) and ``perf produce``.
+
+    Raises:
+        KafketteRunError: a command failed.
+    """
+    with LocalCluster(num_brokers=1, data_dir=data_dir) as cluster:
+        bootstrap = cluster.bootstrap_servers
+        _create_topic(bootstrap, "defaults", 1, 1)
+        common = ["--bootstrap-server", bootstrap, "--topic", "defaults", "--records", str(records)]
+        produced = sdk_client("produce", *common, "--record-size", str(size))
+        consumed = sdk_client("consume", *common)
+        _create_topic(bootstrap, "defaults-perf", 1, 1)
+        perf = kafkette("perf", "produce", "--topic", "defaults-perf", "--num-records", str(records),
+                        "--record-size", str(size), "--bootstrap-server", bootstrap)
+    if consumed["records"] < records:
+        raise KafketteRunError(f"the SDK consumer read {consumed['records']} of {records} records")
+    perf_row = produce_row(perf, workload_name, "kafkette perf produce, its defaults (acks=1, 16 KiB batches)")
+    perf_row.phase = "perf produce"
+    return [
+        _sdk_produce_row(produced, workload_name, "produce",
+                         "Producer(acks=1), else defaults; await send() per record"),
+        Row(workload_name, KAFKETTE, "consume", consumed["records_per_s"], consumed["mb_per_s"],
+            note="Consumer defaults; async for, one record at a time"),
+        perf_row,
+    ]
+
+
+def keyed_scale(data_dir: Path, partitions: int, records: int) -> Row:
+    """One broker holding ``partitions`` partitions; the SDK with default settings sends records
+    with distinct keys (spread over every partition by murmur2), ``await send()`` per record.
+
+    Returns:
+        A ``scale produce`` row with ``extra`` ``{"partitions", "scale_group": "keyed"}``.
+
+    Raises:
+        KafketteRunError: a command failed.
+    """
+    with LocalCluster(num_brokers=1, data_dir=data_dir) as cluster:
+        bootstrap = cluster.bootstrap_servers
+        _create_topic(bootstrap, "keyed", partitions, 1)
+        figures = sdk_client("produce", "--bootstrap-server", bootstrap, "--topic", "keyed", "--records",
+                             str(records), "--keyed")
+    plural = "s" if partitions > 1 else ""
+    row = _sdk_produce_row(figures, f"scale keyed, 100 B x {records:,}, {partitions:,} partition{plural}/broker",
+                           "scale produce", "Producer(acks=1), else defaults; a distinct key per record")
+    row.extra = {"partitions": partitions, "scale_group": "keyed"}
+    return row
+
+
 def rss_bytes(pid: int) -> int:
     """Resident set size of ``pid`` (bytes), from ``/proc/<pid>/status``.
 
@@ -172,6 +251,7 @@ def scale(data_dir: Path, partitions: int, records: int) -> Row:
                       f"create {create_s:.2f} s; RSS empty {rss_empty / mib:.0f} MiB, "
                       f"idle {rss_idle / mib:.0f} MiB, after produce {rss_after / mib:.0f} MiB")
     row.phase = "scale produce"
-    row.extra = {"partitions": partitions, "create_s": create_s, "rss_empty_bytes": rss_empty,
+    row.extra = {"partitions": partitions, "scale_group": "keyless", "create_s": create_s,
+                 "rss_empty_bytes": rss_empty,
                  "rss_idle_bytes": rss_idle, "rss_after_produce_bytes": rss_after}
     return row

@@ -9,7 +9,7 @@ acknowledgement).
 - ``produce``: ``Producer(bootstrap_servers=B, acks=1)`` with every other setting left
   at its default (16 KiB batches, linger 5 ms, 5 requests in flight), and a plain
   ``fut = await producer.send(topic, value)`` per record, as the README shows; no
-  ``sleep(0)`` of our own, no batching of sends.
+  ``sleep(0)`` of our own, no batching of sends; ``--keyed`` gives each record its own key.
 - ``consume``: ``Consumer(bootstrap_servers=B, auto_offset_reset="earliest")`` with the
   topic's partitions assigned and ``async for record in consumer``, one record at a time.
 
@@ -35,8 +35,13 @@ def _payload(size: int) -> bytes:
     return bytes(65 + i % 26 for i in range(size))
 
 
-async def produce(bootstrap: str, topic: str, records: int, size: int) -> dict:
+async def produce(bootstrap: str, topic: str, records: int, size: int, keyed: bool = False) -> dict:
     """``await producer.send`` once per record with the default settings (acks=1).
+
+    Args:
+        keyed: give each record a distinct key (``b"%010d" % i``), so that the default
+            partitioner spreads records over every partition by murmur2, instead of the
+            sticky partitioner's one batch at a time.
 
     Returns:
         ``{"records", "errors", "records_per_s", "mb_per_s", "p50_ms", ...}``.
@@ -50,9 +55,9 @@ async def produce(bootstrap: str, topic: str, records: int, size: int) -> dict:
     async with Producer(bootstrap_servers=bootstrap, acks=1) as producer:
         await producer.partitions_for(topic)
         start = perf_counter()
-        for _ in range(records):
+        for i in range(records):
             sent_at = perf_counter()
-            fut = await producer.send(topic, payload)
+            fut = await producer.send(topic, payload, key=b"%010d" % i if keyed else None)
             fut.add_done_callback(lambda f, t=sent_at: stats.record(t, f))
         await producer.flush()
         elapsed = perf_counter() - start
@@ -89,10 +94,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--topic", required=True)
     parser.add_argument("--records", type=int, required=True)
     parser.add_argument("--record-size", type=int, default=100)
+    parser.add_argument("--keyed", action="store_true", help="a distinct key per record (produce)")
     args = parser.parse_args(argv)
     tune_process_memory()
     if args.command == "produce":
-        figures = run_coroutine(produce(args.bootstrap_server, args.topic, args.records, args.record_size))
+        figures = run_coroutine(produce(args.bootstrap_server, args.topic, args.records, args.record_size,
+                                             args.keyed))
     else:
         figures = run_coroutine(consume(args.bootstrap_server, args.topic, args.records))
     print(json.dumps(figures))

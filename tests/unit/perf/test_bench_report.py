@@ -152,3 +152,30 @@ def test_a_peer_whose_server_is_missing_and_cannot_be_installed_is_skipped_sayin
     assert rows == []
     assert skipped == {"redis": "redis-server is not installed and this is not root: "
                                 "run `apt-get install -y redis-server`"}
+
+
+def test_default_settings_rows_are_compared_with_redis_on_the_kafkette_rows():
+    name = "100 B x 300,000, 1 node, 1 partition, default settings"
+    rows = apply_ratios([
+        Row(name, "kafkette", "produce", records_per_s=250.0, p50_ms=8.0),
+        Row(name, "kafkette", "consume", records_per_s=90.0),
+        Row(name, "kafkette", "perf produce", records_per_s=280.0, p50_ms=30.0),
+        Row(name, "redis", "produce", records_per_s=100.0),
+        Row(name, "redis", "consume", records_per_s=100.0),
+    ])
+    ours = {r.phase: r for r in rows if r.system == "kafkette"}
+    assert ours["produce"].vs_peer == 2.5 and ours["produce"].target == ">=2x redis produce: met; p50 <20 ms: met"
+    assert ours["perf produce"].target == ">=3x redis produce: MISSED"
+    assert ours["consume"].target == ">=1x redis consume: MISSED"
+    assert all(r.vs_peer is None and r.target == "" for r in rows if r.system == "redis")
+
+
+def test_a_scale_row_is_compared_with_the_same_producer_at_100_partitions():
+    def scale(group: str, partitions: int, rate: float) -> Row:
+        return Row(f"{group} {partitions}", "kafkette", "scale produce", records_per_s=rate,
+                   extra={"partitions": partitions, "scale_group": group})
+
+    rows = apply_ratios([scale("keyless", 100, 100.0), scale("keyless", 1000, 95.0),
+                         scale("keyed", 100, 100.0), scale("keyed", 1000, 50.0)])
+    assert [r.target for r in rows] == ["", ">=90% of 100 partitions (95%): met", "",
+                                        ">=90% of 100 partitions (50%): MISSED"]
