@@ -30,7 +30,7 @@ from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.client.topic_names import validate_topic_name
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
 from kafkette.protocol.apis.metadata import MetadataResponseTopic
-from kafkette.protocol.errors import Errors, InvalidTopicError, KafkaError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, InvalidTopicError, KafkaError, error_name  # type: ignore[attr-defined]
 
 logger = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ class AutoTopicCreationManager:
             for result in response.topics:
                 if result.error_code not in (Errors.NONE, Errors.TOPIC_ALREADY_EXISTS):
                     logger.warning("%s Auto-creation of topic %s failed: %s %s", self._prefix, result.name,
-                                   _error_name(result.error_code), result.error_message or "")
+                                   error_name(result.error_code), result.error_message or "")
         except KafkaError as exc:
             logger.warning("%s Auto-creation of topics %s not delivered: %s", self._prefix, topics, exc)
         except asyncio.CancelledError:
@@ -143,7 +143,3 @@ class AutoTopicCreationManager:
         self._stopped = True
         await cancel_and_wait(self._tasks, STOP_TIMEOUT_S)
         self._tasks.clear()
-
-
-def _error_name(code: int) -> str:
-    return Errors(code).name if code in Errors._value2member_map_ else str(code)

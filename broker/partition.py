@@ -40,6 +40,7 @@ from kafkette.protocol.errors import (
     OffsetOutOfRangeError,
     PolicyViolationError,
     UnknownLeaderEpochError,
+    error_name,
 )
 from kafkette.protocol.record_batch import iter_batches
 from kafkette.protocol.topic_partition import TopicPartition
@@ -403,8 +404,7 @@ class Partition:
         if result is None:
             return
         if result.error_code != Errors.NONE:
-            logger.warning("%s AlterPartition failed: %s", self._prefix, Errors(result.error_code).name
-                           if result.error_code in Errors._value2member_map_ else result.error_code)
+            logger.warning("%s AlterPartition failed: %s", self._prefix, error_name(result.error_code))
             return
         if result.leader_epoch != self.leader_epoch:
             return

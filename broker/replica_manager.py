@@ -37,8 +37,12 @@ from kafkette.broker.partition import Partition
 from kafkette.broker.purgatory import DelayedOperationPurgatory
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest
-from kafkette.protocol.errors import Errors, KafkaError, KafkaStorageError, UnknownTopicOrPartitionError
-from kafkette.protocol.record_batch import CorruptRecordError
+from kafkette.protocol.errors import (
+    Errors,
+    KafkaStorageError,
+    UnknownTopicOrPartitionError,
+    error_code_for,
+)
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -52,19 +56,6 @@ class FetchPartitionResult:
     high_watermark: int = -1
     log_start_offset: int = -1
     records: bytes | None = None
-
-
-def error_code_of(exc: BaseException) -> Errors:
-    """Map an exception raised while serving a partition to its wire error code.
-
-    Kafka errors carry their code; a corrupt batch is CORRUPT_MESSAGE; anything else
-    is UNKNOWN_SERVER_ERROR (the caller logs the traceback).
-    """
-    if isinstance(exc, KafkaError) and exc.errno is not None:
-        return exc.errno
-    if isinstance(exc, CorruptRecordError):
-        return Errors.CORRUPT_MESSAGE
-    return Errors.UNKNOWN_SERVER_ERROR
 
 
 class ReplicaManager:
@@ -214,7 +205,7 @@ class ReplicaManager:
                 )
                 self.fetch_purgatory.check_and_complete(tp)
             except Exception as exc:
-                code = error_code_of(exc)
+                code = error_code_for(exc)
                 if code == Errors.UNKNOWN_SERVER_ERROR:
                     logger.exception("%s Error appending to %s", self._prefix, tp)
                 statuses[tp] = ProducePartitionStatus(required_offset=-1, base_offset=-1, error=code, pending=False)
@@ -257,7 +248,7 @@ class ReplicaManager:
                     Errors.NONE, partition.high_watermark, partition.log.log_start_offset, records
                 )
             except Exception as exc:
-                code = error_code_of(exc)
+                code = error_code_for(exc)
                 if code == Errors.UNKNOWN_SERVER_ERROR:
                     logger.exception("%s Error reading %s", self._prefix, tp)
                 hw = partition.high_watermark if partition is not None else -1
@@ -362,7 +353,7 @@ class ReplicaManager:
                         await self._make_follower(tp, followers[tp], addresses)
                 except Exception as exc:
                     logger.exception("%s Error applying LeaderAndIsr for %s", self._prefix, tp)
-                    errors[tp] = error_code_of(exc) if not isinstance(exc, OSError) else Errors.KAFKA_STORAGE_ERROR
+                    errors[tp] = error_code_for(exc) if not isinstance(exc, OSError) else Errors.KAFKA_STORAGE_ERROR
             return Errors.NONE, errors
 
     async def _make_leader(self, tp: TopicPartition, state: LeaderAndIsrPartitionState) -> None:
@@ -436,7 +427,7 @@ class ReplicaManager:
                 requested = partition.delete_records_on_leader(offset)
                 statuses[tp] = DeleteRecordsPartitionStatus(requested)
             except Exception as exc:
-                code = error_code_of(exc)
+                code = error_code_for(exc)
                 if code == Errors.UNKNOWN_SERVER_ERROR:
                     logger.exception("%s Error deleting records of %s", self._prefix, tp)
                 statuses[tp] = DeleteRecordsPartitionStatus(-1, error=code, pending=False)

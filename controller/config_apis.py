@@ -16,7 +16,6 @@ import logging
 
 from kafkette.controller.config_control_manager import ConfigControlManager
 from kafkette.controller.controller_operations import ControllerOperations
-from kafkette.controller.event_queue import error_code_for, error_message
 from kafkette.controller.metadata_records import ConfigRecord
 from kafkette.controller.partition_propagation import write_partition_changes
 from kafkette.controller.replication_control_manager import ReplicationControlManager
@@ -28,6 +27,7 @@ from kafkette.protocol.apis.configs import (
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
+from kafkette.protocol.errors import error_code_for, error_message
 
 logger = logging.getLogger(__name__)
 

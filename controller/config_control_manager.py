@@ -43,11 +43,11 @@ from kafkette.protocol.apis.configs import (
     IncrementalAlterConfigsResponse,
 )
 from kafkette.protocol.errors import (  # type: ignore[attr-defined]
-    Errors,
     InvalidConfigError,
     InvalidRequestError,
     KafkaError,
     UnknownTopicOrPartitionError,
+    error_code_for,
 )
 
 _OPERATION_NAMES = {OP_APPEND: "append", OP_SUBTRACT: "subtract"}
@@ -89,7 +89,7 @@ class ConfigControlManager:
             try:
                 self._check_topic_resource(resource.resource_type, resource.resource_name)
             except KafkaError as exc:
-                result.error_code = exc.errno if exc.errno is not None else Errors.UNKNOWN_SERVER_ERROR
+                result.error_code = error_code_for(exc)
                 result.error_message = str(exc.args[0]) if exc.args else None
                 results.append(result)
                 continue
@@ -154,7 +154,7 @@ class ConfigControlManager:
                 self._check_topic_resource(resource.resource_type, resource.resource_name)
                 changes = self._alter_topic(resource)
             except KafkaError as exc:
-                response.error_code = exc.errno if exc.errno is not None else Errors.UNKNOWN_SERVER_ERROR
+                response.error_code = error_code_for(exc)
                 response.error_message = str(exc.args[0]) if exc.args else None
             else:
                 if not request.validate_only:

@@ -40,7 +40,7 @@ from kafkette.controller.controller_broker_request_batch import ChannelManager, 
 from kafkette.controller.controller_channel_manager import ControllerChannelManager, mark_retrieved
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_context import ControllerContext
-from kafkette.controller.event_queue import ControllerEventManager, error_code_for, error_message
+from kafkette.controller.event_queue import ControllerEventManager
 from kafkette.controller.metadata_log import MetadataLog
 from kafkette.controller.metadata_records import (
     BeginTransactionRecord,
@@ -90,7 +90,13 @@ from kafkette.protocol.apis.create_topics import (
 from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
-from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+    Errors,
+    KafkaTimeoutError,
+    NotControllerError,
+    error_code_for,
+    error_message,
+)
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from kafkette.client.background_tasks import cancel_and_wait
-from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
 
 logger = logging.getLogger(__name__)
 
@@ -147,19 +147,3 @@ class ControllerEventManager:
             event = self._queue.get_nowait()
             if not event.future.done():
                 event.future.set_exception(NotControllerError(f"{self._log_prefix()} controller stopped"))
-
-
-def error_code_for(exc: BaseException) -> Errors:
-    """The wire code for an exception escaping a controller event: NOT_CONTROLLER when the
-    controller stopped, REQUEST_TIMED_OUT when the event did not run in time, else
-    UNKNOWN_SERVER_ERROR (the event manager has logged its traceback)."""
-    if isinstance(exc, NotControllerError):
-        return Errors.NOT_CONTROLLER
-    if isinstance(exc, KafkaTimeoutError):
-        return Errors.REQUEST_TIMED_OUT
-    return Errors.UNKNOWN_SERVER_ERROR
-
-
-def error_message(exc: BaseException) -> str:
-    """The first argument of ``exc`` (its message), or its class name."""
-    return str(exc.args[0]) if exc.args else type(exc).__name__

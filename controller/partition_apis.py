@@ -30,7 +30,6 @@ from kafkette.controller.controller_operations import (
     response_deadline,
     wait_all,
 )
-from kafkette.controller.event_queue import error_code_for, error_message
 from kafkette.controller.metadata_records import PartitionRecord
 from kafkette.controller.partition_propagation import on_new_partition_creation, write_partition_changes
 from kafkette.controller.preferred_leader_election import auto_leader_rebalance, elect_leaders
@@ -46,7 +45,7 @@ from kafkette.protocol.apis.create_partitions import (
     CreatePartitionsTopicResult,
 )
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, error_code_for, error_message
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)

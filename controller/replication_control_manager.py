@@ -83,6 +83,7 @@ from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     KafkaError,
     TopicAlreadyExistsError,
     UnknownTopicOrPartitionError,
+    error_code_for,
 )
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -156,7 +157,8 @@ class ReplicationControlManager:
                 topic_records, num_partitions, replication_factor = self._create_topic(topic, created)
             except KafkaError as exc:
                 results.append(CreatableTopicResult(
-                    name=topic.name, error_code=exc.errno if exc.errno is not None else Errors.UNKNOWN_SERVER_ERROR, error_message=str(exc.args[0]) if exc.args else None,
+                    name=topic.name, error_code=error_code_for(exc),
+                    error_message=str(exc.args[0]) if exc.args else None,
                 ))
                 continue
             results.append(CreatableTopicResult(
@@ -261,7 +263,7 @@ class ReplicationControlManager:
                     raise InvalidRequestError("Duplicate topic name.")
                 topic_records = self._create_partitions(topic)
             except KafkaError as exc:
-                error = Errors(exc.errno) if exc.errno is not None else Errors.UNKNOWN_SERVER_ERROR
+                error = error_code_for(exc)
                 message = str(exc.args[0]) if exc.args else None
             else:
                 if not request.validate_only:

@@ -17,14 +17,13 @@ import asyncio
 import logging
 
 from kafkette.controller.controller_operations import ControllerOperations, response_deadline, wait_all
-from kafkette.controller.event_queue import error_code_for, error_message
 from kafkette.controller.topic_deletion_manager import TopicDeletionManager
 from kafkette.protocol.apis.delete_topics import (
     DeletableTopicResult,
     DeleteTopicsRequest,
     DeleteTopicsResponse,
 )
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, error_code_for, error_message
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)

@@ -52,7 +52,7 @@ from kafkette.protocol.apis.delete_topics import (
     DeleteTopicsRequest,
     DeleteTopicsResponse,
 )
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, error_name
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -214,7 +214,7 @@ class TopicDeletionManager:
             self._context.transition_replicas([replica], _R.ReplicaDeletionSuccessful)
         else:
             logger.warning("%s Deletion of replica %s on broker %d failed with error %s", self._log_prefix(), tp,
-                           broker_id, _error_name(error_code))
+                           broker_id, error_name(error_code))
             self._context.transition_replicas([replica], _R.ReplicaDeletionIneligible)
             self.mark_topic_ineligible_for_deletion([tp.topic], f"StopReplica failed on broker {broker_id}")
 
@@ -264,10 +264,3 @@ class TopicDeletionManager:
 
     def _replicas_in_state(self, topic: str, state: ReplicaState) -> list[PartitionAndReplica]:
         return sorted(self._context.replica_state_machine.replicas_in_state(topic, state))
-
-
-def _error_name(code: int) -> str:
-    try:
-        return Errors(code).name
-    except ValueError:
-        return str(code)

@@ -28,7 +28,7 @@ import cramjam
 import lz4.frame
 import zstandard
 
-from kafkette.protocol.errors import UnsupportedCompressionTypeError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, UnsupportedCompressionTypeError  # type: ignore[attr-defined]
 
 COMPRESSION_NONE = 0
 COMPRESSION_GZIP = 1
@@ -59,6 +59,8 @@ class CorruptRecordError(ValueError):
     """A batch is malformed: bad length, bad magic, a CRC mismatch, or a compressed
     payload that does not decompress (Kafka's ``CorruptRecordException``, wire error
     CORRUPT_MESSAGE)."""
+
+    errno = Errors.CORRUPT_MESSAGE
 
 
 def codec_for_name(name: str) -> int:

@@ -248,6 +248,43 @@ def error_class(code: int) -> type[KafkaError]:
     return _BY_CODE.get(int(code), _BY_CODE[int(Errors.UNKNOWN_SERVER_ERROR)])
 
 
+def error_code_for(exc: BaseException, default: Errors = Errors.UNKNOWN_SERVER_ERROR) -> Errors:
+    """The wire error code of an exception: the one mapping from exceptions to codes that the
+    broker, the controller and the clients use (Kafka's ``Errors.forException``).
+
+    Args:
+        exc: what was raised while serving a request (or while sending one).
+        default: the code of an exception that names none; UNKNOWN_SERVER_ERROR unless the
+            caller's API documents another (e.g. COORDINATOR_NOT_AVAILABLE).
+
+    Returns:
+        The exception's own code (every ``KafkaError`` class of the table, and any exception
+        whose class sets ``errno`` to an ``Errors`` member, such as ``CorruptRecordError`` ->
+        CORRUPT_MESSAGE); REQUEST_TIMED_OUT for a ``KafkaTimeoutError``; else ``default``.
+        An ``OSError``'s ``errno`` (an int) is not a wire code and is ignored.
+    """
+    errno = getattr(exc, "errno", None)
+    if isinstance(errno, Errors):
+        return errno
+    if isinstance(exc, KafkaTimeoutError):
+        return Errors.REQUEST_TIMED_OUT
+    return default
+
+
+def error_message(exc: BaseException) -> str:
+    """The message an error answer carries for ``exc``: its first argument, or its class name."""
+    return str(exc.args[0]) if exc.args else type(exc).__name__
+
+
+def error_name(code: int) -> str:
+    """The name of a wire error code (``"NOT_LEADER_OR_FOLLOWER"``), or the number for a code
+    this version does not know (Kafka's ``Errors.forCode(code).name()``)."""
+    try:
+        return Errors(code).name
+    except ValueError:
+        return str(code)
+
+
 def raise_for_code(code: int, detail: str | None = None) -> None:
     """Raise the exception for ``code`` unless it is NONE (0).
 

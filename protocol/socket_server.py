@@ -24,7 +24,7 @@ import socket
 from collections.abc import Awaitable, Callable
 
 from kafkette.protocol.api_keys import API_REGISTRY, ApiSpec
-from kafkette.protocol.errors import Errors, KafkaError
+from kafkette.protocol.errors import Errors, KafkaError, error_code_for
 from kafkette.protocol.frame_stream import FrameStream, start_frame_server
 from kafkette.protocol.framing import (
     FrameError,
@@ -154,9 +154,10 @@ class Connection:
                 self._write_buffers(buffers)
                 return
             except KafkaError as exc:
+                code = error_code_for(exc)
                 logger.warning("[SocketServer] %s from %s answered with %s: %s", spec.key.name, self.peer,
-                               exc.errno.name if exc.errno is not None else "UNKNOWN_SERVER_ERROR", exc)
-                response = error_response(spec, exc.errno or Errors.UNKNOWN_SERVER_ERROR)
+                               code.name, exc)
+                response = error_response(spec, code)
             except Exception:
                 logger.exception("[SocketServer] Handler for %s from %s failed", spec.key.name, self.peer)
                 response = error_response(spec, Errors.UNKNOWN_SERVER_ERROR)

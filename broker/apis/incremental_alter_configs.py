@@ -20,7 +20,7 @@ from kafkette.protocol.apis.configs import (
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from kafkette.protocol.errors import Errors, KafkaError
+from kafkette.protocol.errors import Errors, KafkaError, error_code_for
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def _alter_broker(ctx: ApisContext, resource: AlterConfigsResource, validate_onl
     try:
         ctx.dynamic_config.incremental_alter(resource.configs, validate_only=validate_only)
     except KafkaError as exc:
-        result.error_code = int(exc.errno if exc.errno is not None else Errors.UNKNOWN_SERVER_ERROR)
+        result.error_code = int(error_code_for(exc))
         result.error_message = exc.args[0] if exc.args else None
     return result
 

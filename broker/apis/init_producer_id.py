@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest, InitProducerIdResponse
-from kafkette.protocol.errors import Errors, KafkaError
+from kafkette.protocol.errors import Errors, KafkaError, error_code_for
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
@@ -23,6 +23,5 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: InitProducerI
     try:
         producer_id = await ctx.producer_id_manager.generate_producer_id()
     except KafkaError as exc:
-        code = exc.errno if exc.errno is not None else Errors.COORDINATOR_NOT_AVAILABLE
-        return InitProducerIdResponse(error_code=int(code))
+        return InitProducerIdResponse(error_code=int(error_code_for(exc, Errors.COORDINATOR_NOT_AVAILABLE)))
     return InitProducerIdResponse(error_code=Errors.NONE, producer_id=producer_id, producer_epoch=0)

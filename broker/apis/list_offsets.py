@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from kafkette.broker.replica_manager import error_code_of
 from kafkette.protocol.apis.list_offsets import (
     EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
@@ -27,7 +26,7 @@ from kafkette.protocol.apis.list_offsets import (
     ListOffsetsResponse,
     ListOffsetsTopicResponse,
 )
-from kafkette.protocol.errors import Errors, KafkaError
+from kafkette.protocol.errors import Errors, KafkaError, error_code_for
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -77,7 +76,7 @@ def _leader_error(partition: Partition, current_leader_epoch: int) -> Errors:
     try:
         partition.leader_log(current_leader_epoch)
     except KafkaError as exc:
-        return error_code_of(exc)
+        return error_code_for(exc)
     return Errors.NONE
 
 
@@ -87,7 +86,7 @@ def _answer_by_timestamp(tp: TopicPartition, partition: Partition, req: ListOffs
     try:
         found = partition.log.fetch_offset_by_timestamp(req.timestamp)
     except Exception as exc:
-        resp.error_code = error_code_of(exc)
+        resp.error_code = error_code_for(exc)
         if resp.error_code == Errors.UNKNOWN_SERVER_ERROR:
             logger.exception("Error looking up %s by timestamp %d", tp, req.timestamp)
         return

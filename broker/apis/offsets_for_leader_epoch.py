@@ -21,7 +21,6 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from kafkette.broker.replica_manager import error_code_of
 from kafkette.protocol.apis.offsets_for_leader_epoch import (
     EpochEndOffset,
     OffsetForLeaderPartition,
@@ -29,7 +28,7 @@ from kafkette.protocol.apis.offsets_for_leader_epoch import (
     OffsetsForLeaderEpochRequest,
     OffsetsForLeaderEpochResponse,
 )
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, error_code_for
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -62,7 +61,7 @@ async def handle(ctx: ApisContext, header: RequestHeader,
             try:
                 parts.append(_end_offset(ctx.replica_manager.get_partition(tp), req))
             except Exception as exc:
-                code = error_code_of(exc)
+                code = error_code_for(exc)
                 if code == Errors.UNKNOWN_SERVER_ERROR:
                     logger.exception("Error answering OffsetsForLeaderEpoch for %s", tp)
                 parts.append(EpochEndOffset(error_code=code, partition=req.partition))

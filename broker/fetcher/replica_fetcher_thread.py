@@ -46,7 +46,7 @@ from kafkette.broker.partition import Partition
 from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderPartition
-from kafkette.protocol.errors import Errors, KafkaError
+from kafkette.protocol.errors import Errors, KafkaError, error_name
 from kafkette.protocol.record_batch import CorruptRecordError
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -192,7 +192,7 @@ class ReplicaFetcherThread:
                 continue
             if answer.error_code != Errors.NONE:
                 logger.info("%s OffsetsForLeaderEpoch for %s (epoch %d) got %s; backing off", self._prefix, tp,
-                            epoch, _error_name(answer.error_code))
+                            epoch, error_name(answer.error_code))
                 state.delayed_until = time.monotonic() + self._backoff_s
                 continue
             self._truncate_to_epoch_end_offset(tp, state, partition, epoch, answer)
@@ -324,7 +324,7 @@ class ReplicaFetcherThread:
         if error_code == Errors.OFFSET_OUT_OF_RANGE:
             await self._handle_offset_out_of_range(tp, state, partition)
             return
-        logger.info("%s Partition %s got %s; backing off", self._prefix, tp, _error_name(error_code))
+        logger.info("%s Partition %s got %s; backing off", self._prefix, tp, error_name(error_code))
         state.delayed_until = time.monotonic() + self._backoff_s
 
     async def _handle_offset_out_of_range(self, tp: TopicPartition, state: PartitionFetchState,
@@ -348,7 +348,3 @@ class ReplicaFetcherThread:
         except KafkaError as exc:
             logger.warning("%s Offset out of range handling for %s failed: %s", self._prefix, tp, exc)
             state.delayed_until = time.monotonic() + self._backoff_s
-
-
-def _error_name(error_code: int) -> str:
-    return Errors(error_code).name if error_code in Errors._value2member_map_ else str(error_code)

@@ -32,10 +32,10 @@ from kafkette.broker.group.coordinator_records import (
     encode_value,
 )
 from kafkette.broker.group.group_metadata_topic import partition_for
-from kafkette.broker.replica_manager import ReplicaManager, error_code_of
+from kafkette.broker.replica_manager import ReplicaManager
 from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.client.topic_names import GROUP_METADATA_TOPIC_NAME
-from kafkette.protocol.errors import Errors, KafkaError
+from kafkette.protocol.errors import Errors, KafkaError, error_code_for
 from kafkette.protocol.record_batch import build_batch, decode_records, iter_batches
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -263,7 +263,7 @@ class GroupMetadataManager:
             code = Errors(statuses[target].error)
         except Exception as exc:  # the append itself failed (an I/O error, a bug): nothing changes
             logger.exception("%s Appending to %s for group %s failed", self._prefix, target, group_id)
-            code = Errors(error_code_of(exc))
+            code = error_code_for(exc)
         if code == Errors.NONE and self._owned.get(partition) != epoch:
             code = Errors.NOT_COORDINATOR  # leadership moved while the append waited
         if code != Errors.NONE:

@@ -58,7 +58,7 @@ from kafkette.protocol.consumer_protocol import (
     encode_assignment,
     encode_subscription,
 )
-from kafkette.protocol.errors import Errors, KafkaError, error_class
+from kafkette.protocol.errors import Errors, KafkaError, error_class, error_name
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -320,7 +320,7 @@ class ConsumerCoordinator:
             self._request_rejoin(fenced=False)
         elif response.error_code in _FENCED:
             logger.info("%s Heartbeat answered %s: rejoining as a new member", self._prefix,
-                        Errors(response.error_code).name)
+                        error_name(response.error_code))
             self._request_rejoin(fenced=True)
         elif response.error_code != Errors.NONE:
             raise error_class(response.error_code)(f"Heartbeat of group {self.group_id!r} failed")

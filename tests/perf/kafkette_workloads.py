@@ -249,9 +249,10 @@ def scale(data_dir: Path, partitions: int, records: int) -> Row:
     plural = "s" if partitions > 1 else ""
     row = produce_row(produced, f"scale, 100 B x {records:,}, {partitions:,} partition{plural}/broker",
                       f"create {create_s:.2f} s; RSS empty {rss_empty / mib:.0f} MiB, "
-                      f"idle {rss_idle / mib:.0f} MiB, after produce {rss_after / mib:.0f} MiB")
+                      f"idle {rss_idle / mib:.0f} MiB ({(rss_idle - rss_empty) / partitions / 1024:.1f} KiB "
+                      f"per idle partition), after produce {rss_after / mib:.0f} MiB")
     row.phase = "scale produce"
     row.extra = {"partitions": partitions, "scale_group": "keyless", "create_s": create_s,
-                 "rss_empty_bytes": rss_empty,
+                 "rss_empty_bytes": rss_empty, "rss_per_idle_partition_bytes": (rss_idle - rss_empty) / partitions,
                  "rss_idle_bytes": rss_idle, "rss_after_produce_bytes": rss_after}
     return row

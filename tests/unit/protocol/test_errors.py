@@ -42,3 +42,29 @@ def test_kafka_storage_error_is_retriable_and_invalidates_metadata():
     cls = error_class(Errors.KAFKA_STORAGE_ERROR)
     assert Errors.KAFKA_STORAGE_ERROR == 56
     assert cls is errors.KafkaStorageError and cls.retriable and cls.invalid_metadata
+
+
+def test_error_code_for_maps_exceptions_to_their_wire_codes_in_one_place():
+    from kafkette.protocol.compression import CorruptRecordError
+    from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+        KafkaError,
+        KafkaTimeoutError,
+        NotControllerError,
+        NotLeaderOrFollowerError,
+        error_code_for,
+    )
+
+    assert error_code_for(NotLeaderOrFollowerError()) == Errors.NOT_LEADER_OR_FOLLOWER
+    assert error_code_for(NotControllerError("stopped")) == Errors.NOT_CONTROLLER
+    assert error_code_for(CorruptRecordError("bad CRC")) == Errors.CORRUPT_MESSAGE
+    assert error_code_for(KafkaTimeoutError("late")) == Errors.REQUEST_TIMED_OUT
+    assert error_code_for(KafkaError("no code")) == Errors.UNKNOWN_SERVER_ERROR
+    assert error_code_for(OSError(5, "I/O error")) == Errors.UNKNOWN_SERVER_ERROR  # errno 5 is not a wire code
+    assert error_code_for(RuntimeError("bug"), Errors.COORDINATOR_NOT_AVAILABLE) == Errors.COORDINATOR_NOT_AVAILABLE
+
+
+def test_error_name_names_known_codes_and_numbers_unknown_ones():
+    from kafkette.protocol.errors import error_name
+
+    assert error_name(6) == "NOT_LEADER_OR_FOLLOWER"
+    assert error_name(9999) == "9999"
