@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -35,6 +34,7 @@ from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.partition import Partition
 from kafkette.broker.purgatory import DelayedOperationPurgatory
+from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest
 from kafkette.protocol.errors import (
@@ -66,7 +66,9 @@ class ReplicaManager:
         log_manager: the started LogManager.
         metadata_cache: the broker's MetadataCache (leader addresses for fetchers).
         alter_partition_manager: sends ISR changes to the controller.
-        clock_ms: monotonic clock in ms (injectable for tests).
+        clock_ms: monotonic clock in ms (default: the scheduler's clock).
+        scheduler: the node's KafkaScheduler, which runs ``isr-expiration`` and
+            ``highwatermark-checkpoint`` (a scheduler of its own when None).
     """
 
     def __init__(
@@ -75,7 +77,8 @@ class ReplicaManager:
         log_manager: LogManager,
         metadata_cache: MetadataCache,
         alter_partition_manager: AlterPartitionManager,
-        clock_ms: Callable[[], int] = lambda: int(time.monotonic() * 1000),
+        clock_ms: Callable[[], int] | None = None,
+        scheduler: KafkaScheduler | None = None,
     ) -> None:
         self.config = config
         self.log_defaults_config = config  # replaced by reconfigure_log_defaults (dynamic broker configs)
@@ -83,7 +86,6 @@ class ReplicaManager:
         self.log_manager = log_manager
         self.metadata_cache = metadata_cache
         self._alter_partition_manager = alter_partition_manager
-        self._clock_ms = clock_ms
         self.all_partitions: dict[TopicPartition, Partition] = {}
         self.controller_epoch = -1
         self.produce_purgatory = DelayedOperationPurgatory("Produce")
@@ -91,7 +93,10 @@ class ReplicaManager:
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords")
         self.fetcher_manager = ReplicaFetcherManager(config, self.get_partition)
         self._hw_checkpoints = log_manager.read_high_watermarks()
-        self._tasks: list[asyncio.Task[None]] = []
+        self._owns_scheduler = scheduler is None
+        self._scheduler = scheduler or KafkaScheduler(log_prefix=f"[KafkaScheduler broker={config.node_id}]")
+        time_source = self._scheduler.time
+        self._clock_ms = clock_ms or (lambda: int(time_source.monotonic_ms()))
         self._state_lock = asyncio.Lock()
         self._prefix = f"[ReplicaManager broker={self.broker_id}]"
         if log_manager.cleaner is not None:
@@ -100,38 +105,26 @@ class ReplicaManager:
     # ----- lifecycle ----------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the ISR-shrink and high-watermark-checkpoint tasks."""
-        loop = asyncio.get_running_loop()
-        self._tasks = [
-            loop.create_task(self._periodic(self.config.replica_lag_time_max_ms / 2, self.maybe_shrink_isr),
-                             name="isr-expiration"),
-            loop.create_task(self._periodic(self.config.replica_high_watermark_checkpoint_interval_ms,
-                                            self.checkpoint_high_watermarks), name="highwatermark-checkpoint"),
-        ]
+        """Schedule the ISR shrink (every ``replica.lag.time.max.ms`` / 2) and the
+        high-watermark checkpoint (every ``replica.high.watermark.checkpoint.interval.ms``)."""
+        lag_check_ms = self.config.replica_lag_time_max_ms / 2
+        checkpoint_ms = self.config.replica_high_watermark_checkpoint_interval_ms
+        self._scheduler.schedule("isr-expiration", self.maybe_shrink_isr, delay_ms=lag_check_ms,
+                                 period_ms=lag_check_ms)
+        self._scheduler.schedule("highwatermark-checkpoint", self.checkpoint_high_watermarks,
+                                 delay_ms=checkpoint_ms, period_ms=checkpoint_ms)
 
     async def stop(self) -> None:
-        """Stop tasks and fetchers, answer delayed operations, write the HW checkpoint."""
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = []
+        """Stop the scheduled jobs and fetchers, answer delayed operations, write the HW checkpoint."""
+        for job in ("isr-expiration", "highwatermark-checkpoint"):
+            await self._scheduler.cancel(job)
+        if self._owns_scheduler:
+            await self._scheduler.shutdown()
         await self.fetcher_manager.shutdown()
         self.produce_purgatory.shutdown()
         self.fetch_purgatory.shutdown()
         self.delete_records_purgatory.shutdown()
         await self.checkpoint_high_watermarks()
-
-    async def _periodic(self, interval_ms: float, action: Callable[[], object]) -> None:
-        while True:
-            await asyncio.sleep(interval_ms / 1000)
-            try:
-                result = action()
-                if asyncio.iscoroutine(result):
-                    await result
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                logger.exception("%s Periodic task %s failed", self._prefix, getattr(action, "__name__", action))
 
     # ----- partitions ---------------------------------------------------------------
 

@@ -39,6 +39,7 @@ from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
 from kafkette.broker.producer_id_manager import ProducerIdManager
 from kafkette.broker.replica_manager import ReplicaManager
+from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.client.process_tuning import tune_process_memory
 from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
 from kafkette.client.topic_names import GROUP_METADATA_TOPIC_NAME
@@ -117,6 +118,8 @@ class KafkaServer:
             config.node_id, lambda: self.lifecycle_manager.broker_epoch, self.controller_channel
         )
         self.dynamic_config = DynamicBrokerConfig(config)
+        # The node's one scheduler of periodic jobs (Kafka's kafkaScheduler of BrokerServer).
+        self.scheduler = KafkaScheduler(log_prefix=f"[KafkaScheduler id={config.node_id}]")
         self.replica_manager: ReplicaManager | None = None
         self.auto_topic_creation_manager: AutoTopicCreationManager | None = None
         self.group_coordinator: GroupCoordinator | None = None
@@ -153,7 +156,8 @@ class KafkaServer:
         logger.info("%s Starting", self._prefix)
         await self.log_manager.start()
         self.replica_manager = ReplicaManager(
-            self.config, self.log_manager, self.metadata_cache, self.alter_partition_manager
+            self.config, self.log_manager, self.metadata_cache, self.alter_partition_manager,
+            scheduler=self.scheduler,
         )
         if self.config.is_controller:
             from kafkette.controller.quorum_controller import QuorumController
@@ -179,7 +183,7 @@ class KafkaServer:
             initial_rebalance_delay_ms=self.config.group_initial_rebalance_delay_ms,
             max_group_size=self.config.group_max_size,
             offsets_retention_ms=self.config.offsets_retention_minutes * 60_000,
-            retention_check_interval_ms=self.config.offsets_retention_check_interval_ms)
+            retention_check_interval_ms=self.config.offsets_retention_check_interval_ms, scheduler=self.scheduler)
         apis = KafkaApis(ApisContext(self.config, self.replica_manager, self.metadata_cache, self.controller,
                                      self.producer_id_manager, dynamic_config=self.dynamic_config,
                                      auto_topic_creation_manager=self.auto_topic_creation_manager,
@@ -229,6 +233,7 @@ class KafkaServer:
         if self.controller is not None:
             await step("controller", self.controller.stop())
         await step("controller channel", self.controller_channel.close())
+        await step("scheduler", self.scheduler.shutdown())
         await step("log manager", self.log_manager.stop())
         logger.info("%s Shut down completed", self._prefix)
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
 
 from kafkette.broker.group.coordinator_records import (
@@ -34,6 +33,7 @@ from kafkette.broker.group.offset_expiration import expired_offsets
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.purgatory import DelayedOperationPurgatory
 from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.apis.group_admin import (
     DeletableGroupResult,
     DeleteGroupsRequest,
@@ -85,10 +85,6 @@ MAX_GROUP_ID_BYTES = 32767
 """Added to a join or sync wait's own timeout as the bound of the wait itself."""
 
 
-def _monotonic_ms() -> float:
-    return time.monotonic() * 1000
-
-
 class GroupCoordinator:
     """The group requests of one broker.
 
@@ -108,7 +104,7 @@ class GroupCoordinator:
                  offset_metadata_max_bytes: int = 4096, min_session_timeout_ms: int = 6000,
                  max_session_timeout_ms: int = 1800000, initial_rebalance_delay_ms: int = 3000,
                  max_group_size: int = 2147483647, offsets_retention_ms: int = 7 * 24 * 3600 * 1000,
-                 retention_check_interval_ms: int = 600000) -> None:
+                 retention_check_interval_ms: int = 600000, scheduler: KafkaScheduler | None = None) -> None:
         self.manager = manager
         self._metadata_cache = metadata_cache
         self._offset_metadata_max_bytes = offset_metadata_max_bytes
@@ -118,7 +114,9 @@ class GroupCoordinator:
         self._max_group_size = max_group_size
         self._offsets_retention_ms = offsets_retention_ms
         self._retention_check_interval_ms = retention_check_interval_ms
-        self._expiration_task: asyncio.Task[None] | None = None
+        self._owns_scheduler = scheduler is None
+        self._scheduler = scheduler or KafkaScheduler(log_prefix="[GroupCoordinator scheduler]")
+        self._time = self._scheduler.time
         self._groups: dict[str, GroupMetadata] = {}
         self._join_purgatory = DelayedOperationPurgatory("Rebalance")
         self._heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat")
@@ -191,7 +189,7 @@ class GroupCoordinator:
             group.pending_members.discard(member_id)
             member = MemberMetadata(member_id, client_id, client_host, request.session_timeout_ms,
                                     rebalance_timeout_ms, request.protocol_type, protocols,
-                                    last_heartbeat_ms=_monotonic_ms(), group_instance_id=instance_id)
+                                    last_heartbeat_ms=self._time.monotonic_ms(), group_instance_id=instance_id)
             if group.is_in(GroupState.PREPARING_REBALANCE) and group.generation_id == 0:
                 group.new_member_added = True  # the initial delay waits once more (Kafka's newMemberAdded)
             group.add(member)
@@ -200,7 +198,7 @@ class GroupCoordinator:
         else:
             changed = member.protocols != protocols
             member.protocols, member.session_timeout_ms = protocols, request.session_timeout_ms
-            member.rebalance_timeout_ms, member.last_heartbeat_ms = rebalance_timeout_ms, _monotonic_ms()
+            member.rebalance_timeout_ms, member.last_heartbeat_ms = rebalance_timeout_ms, self._time.monotonic_ms()
             if group.is_in(GroupState.STABLE) and not changed and member_id != group.leader_id:
                 return self._join_answer(group, member)  # nothing changed: its current generation
             member.join_future = loop.create_future()
@@ -292,9 +290,11 @@ class GroupCoordinator:
         group.pending_members.clear()
         group.init_next_generation()
         if group.is_in(GroupState.EMPTY):
-            group.empty_since_ms = int(time.time() * 1000)  # the stored members are gone too (Kafka's storeGroup of an empty group)
+            # the stored members are gone too (Kafka's storeGroup of an empty group)
+            group.empty_since_ms = now_ms = self._time.milliseconds()
             task = asyncio.get_running_loop().create_task(
-                self.manager.store_group(group.group_id, _metadata_value(group)), name=f"store-group-{group.group_id}")
+                self.manager.store_group(group.group_id, _metadata_value(group, now_ms)),
+                name=f"store-group-{group.group_id}")
             self._writes.add(task)
             task.add_done_callback(self._writes.discard)
         logger.info("Group %s: generation %d (%s) with %d members", group.group_id, group.generation_id,
@@ -335,7 +335,7 @@ class GroupCoordinator:
             for m in group.members.values():
                 m.assignment = assignments.get(m.member_id, b"")
             generation = group.generation_id
-            code = await self.manager.store_group(group.group_id, _metadata_value(group))
+            code = await self.manager.store_group(group.group_id, _metadata_value(group, self._time.milliseconds()))
             if self._groups.get(group.group_id) is group and group.generation_id == generation \
                     and group.is_in(GroupState.COMPLETING_REBALANCE):
                 if code == Errors.NONE:
@@ -415,7 +415,7 @@ class GroupCoordinator:
     def _schedule_heartbeat(self, group: GroupMetadata, member: MemberMetadata) -> None:
         """Complete the member's pending session timer and start a new one (Kafka's
         ``completeAndScheduleNextHeartbeatExpiration``)."""
-        member.last_heartbeat_ms = _monotonic_ms()
+        member.last_heartbeat_ms = self._time.monotonic_ms()
         key = (group.group_id, member.member_id)
         if member.heartbeat is not None:
             member.heartbeat.satisfied = True
@@ -646,7 +646,7 @@ class GroupCoordinator:
                 group.add(MemberMetadata(m.member_id, m.client_id, m.client_host, m.session_timeout_ms,
                                          m.rebalance_timeout_ms, value.protocol_type,
                                          [(value.protocol or "", m.subscription)], assignment=m.assignment,
-                                         last_heartbeat_ms=_monotonic_ms(), group_instance_id=m.group_instance_id))
+                                         last_heartbeat_ms=self._time.monotonic_ms(), group_instance_id=m.group_instance_id))
             group.leader_id = value.leader if value.leader in group.members else next(iter(group.members), None)
             group.state = GroupState.STABLE if group.members else GroupState.EMPTY
             if not group.members and value.current_state_timestamp >= 0:
@@ -666,18 +666,14 @@ class GroupCoordinator:
     # ------------------------------------------------------------------ offset expiration
 
     def start(self) -> None:
-        """Start the periodic deletion of expired offsets (every
-        ``offsets.retention.check.interval.ms``)."""
-        self._expiration_task = asyncio.get_running_loop().create_task(self._expire_periodically(),
-                                                                       name="group-offset-expiration")
+        """Schedule the deletion of expired offsets (every ``offsets.retention.check.interval.ms``;
+        Kafka's ``delete-expired-group-metadata`` job)."""
+        self._scheduler.schedule("delete-expired-group-metadata", self._expire_now,
+                                 delay_ms=self._retention_check_interval_ms,
+                                 period_ms=self._retention_check_interval_ms)
 
-    async def _expire_periodically(self) -> None:
-        while True:
-            await asyncio.sleep(self._retention_check_interval_ms / 1000)
-            try:
-                await self.expire_offsets(int(time.time() * 1000))
-            except Exception:  # one failed round must not end the cleanup
-                logger.exception("Deleting expired offsets failed")
+    async def _expire_now(self) -> None:
+        await self.expire_offsets(self._time.milliseconds())
 
     async def expire_offsets(self, now_ms: int) -> int:
         """Delete the expired offsets of the groups without members here, and the groups left
@@ -711,7 +707,10 @@ class GroupCoordinator:
         self._groups.clear()
         self._join_purgatory.shutdown()
         self._heartbeat_purgatory.shutdown()
-        await cancel_and_wait([*self._writes, self._expiration_task], STOP_TIMEOUT_S)
+        await self._scheduler.cancel("delete-expired-group-metadata", STOP_TIMEOUT_S)
+        if self._owns_scheduler:
+            await self._scheduler.shutdown(STOP_TIMEOUT_S)
+        await cancel_and_wait(self._writes, STOP_TIMEOUT_S)
         await self.manager.stop()
 
 
@@ -725,12 +724,13 @@ def _answer_waiting(member: MemberMetadata, error: Errors) -> None:
         member.sync_future.set_result(SyncGroupResponse(error_code=error))
 
 
-def _metadata_value(group: GroupMetadata) -> GroupMetadataValue:
-    """The record of a group's generation and members (Kafka's ``GroupMetadataValue``)."""
+def _metadata_value(group: GroupMetadata, now_ms: int) -> GroupMetadataValue:
+    """The record of a group's generation and members (Kafka's ``GroupMetadataValue``), stamped
+    ``now_ms`` (wall clock)."""
     protocol = group.protocol_name or ""
     return GroupMetadataValue(
         group.protocol_type or "", group.generation_id, group.protocol_name, group.leader_id,
-        int(time.time() * 1000), tuple(
+        now_ms, tuple(
             MemberMetadataValue(m.member_id, m.group_instance_id, m.client_id, m.client_host, m.rebalance_timeout_ms,
                                 m.session_timeout_ms, m.metadata(protocol) if protocol else b"", m.assignment)
             for m in group.members.values()))

@@ -55,6 +55,19 @@ def _wall_clock_ms() -> int:
     return int(time.time() * 1000)
 
 
+async def _finish_in_thread(fn: Callable[..., object], *args: object) -> None:
+    """Run blocking ``fn(*args)`` in the default executor and wait for it to finish even when the
+    caller is cancelled (a checkpoint already being written in a thread must end before its
+    lock is released, or the next writer's ``<file>.tmp`` would collide with it); the
+    cancellation is raised afterwards."""
+    future = asyncio.get_running_loop().run_in_executor(None, fn, *args)
+    try:
+        await asyncio.shield(future)
+    except asyncio.CancelledError:
+        await asyncio.wait([future])
+        raise
+
+
 def _delete_files(paths: list[Path]) -> None:
     """Blocking: unlink ``paths`` (already gone is fine)."""
     for path in paths:
@@ -392,7 +405,7 @@ class LogManager:
         in every log dir (the offsets taken here, the files written in the default executor)."""
         checkpoints = self._offset_checkpoints()
         async with self._checkpoint_lock:
-            await asyncio.get_running_loop().run_in_executor(None, self._write_offset_checkpoints, checkpoints)
+            await _finish_in_thread(self._write_offset_checkpoints, checkpoints)
 
     def read_high_watermarks(self) -> dict[TopicPartition, int]:
         """Read ``replication-offset-checkpoint`` of every log dir (blocking, small files).
@@ -423,7 +436,7 @@ class LogManager:
                 OffsetCheckpointFile(log_dir / HIGH_WATERMARK_CHECKPOINT_FILE).write(offsets)
 
         async with self._checkpoint_lock:
-            await asyncio.get_running_loop().run_in_executor(None, write)
+            await _finish_in_thread(write)
 
     # ----------------------------------------------------------------- scheduler
     def _tick_ms(self) -> int:

@@ -29,6 +29,8 @@ from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.replica_manager import ReplicaManager
+from kafkette.client.clock import MockTime
+from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrLiveLeader, LeaderAndIsrRequest
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.topic_partition import TopicPartition
@@ -427,3 +429,31 @@ async def test_high_watermarks_are_checkpointed_and_restored_by_a_new_replica_ma
     assert rm2.get_partition(TP0).high_watermark == 4
     await rm2.stop()
 
+
+
+async def test_the_scheduled_isr_expiration_shrinks_the_isr_when_the_node_clock_advances(tmp_path):
+    config = make_config(tmp_path / "logs", node_id=1)
+    log_manager = LogManager(config)
+    await log_manager.start()
+    time = MockTime()
+    scheduler = KafkaScheduler(time)
+    recorder = AlterPartitionRecorder()
+    rm = ReplicaManager(config, log_manager, MetadataCache(1, "c"), recorder, scheduler=scheduler)
+    try:
+        await rm.become_leader_or_follower(LeaderAndIsrRequest(
+            controller_id=1, controller_epoch=1, partition_states=[make_state(replicas=[1, 2], isr=[1, 2])]))
+        rm.start()
+        await rm.append_records(5_000, 1, {TP0: make_batch(1)})
+        await yield_until(lambda: time.sleepers == 2)  # isr-expiration and highwatermark-checkpoint wait
+        check_ms = config.replica_lag_time_max_ms / 2
+        for runs in (1, 2):  # the follower is not later than replica.lag.time.max.ms yet
+            time.advance(check_ms)
+            await yield_until(lambda n=runs: scheduler.job("isr-expiration").runs == n)
+        assert recorder.proposals == []
+        time.advance(check_ms)  # now it is: the third check drops it
+        await yield_until(lambda: scheduler.job("isr-expiration").runs == 3)
+        assert [(p.tp, p.new_isr) for p in recorder.proposals] == [(TP0, [1])]
+    finally:
+        await rm.stop()
+        await scheduler.shutdown()
+        await log_manager.stop()

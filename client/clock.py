@@ -1,0 +1,104 @@
+"""The clock a component is given: wall time, monotonic time and sleeping, behind one object.
+
+Owns: ``Time`` (what a component may ask of its clock), ``SystemTime`` (the real one;
+``SYSTEM_TIME`` is the shared instance) and ``MockTime`` (a clock tests move forward
+with ``advance``; whatever sleeps on it wakes when its time has come, so a test of a
+periodic job advances time instead of patching ``time`` or waiting).  Shared by broker,
+controller and clients, so it lives below them.
+
+Kafka concept: ``org.apache.kafka.common.utils.Time``, ``SystemTime`` and ``MockTime``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+from typing import Protocol
+
+
+class Time(Protocol):
+    """A clock.  Every method is cheap and never blocks the event loop."""
+
+    def milliseconds(self) -> int:
+        """Wall-clock time (ms since the epoch): timestamps, retention ages."""
+        ...
+
+    def monotonic_ms(self) -> float:
+        """Monotonic time (ms, arbitrary origin): deadlines and intervals."""
+        ...
+
+    async def sleep(self, ms: float) -> None:
+        """Suspend the calling task for ``ms`` milliseconds of this clock."""
+        ...
+
+
+class SystemTime:
+    """The machine's clocks (``time.time``, ``time.monotonic``, ``asyncio.sleep``)."""
+
+    def milliseconds(self) -> int:
+        return time.time_ns() // 1_000_000
+
+    def monotonic_ms(self) -> float:
+        return time.monotonic() * 1000.0
+
+    async def sleep(self, ms: float) -> None:
+        await asyncio.sleep(max(ms, 0.0) / 1000.0)
+
+
+SYSTEM_TIME = SystemTime()
+
+
+class MockTime:
+    """A clock that moves only when a test calls ``advance``.
+
+    Args:
+        wall_ms: the wall-clock reading to start from (ms since the epoch).
+        monotonic_ms: the monotonic reading to start from (ms).
+
+    A task sleeping on it is woken (its future resolved) by the ``advance`` that reaches
+    its wake-up time; the test then lets the event loop run (``await asyncio.sleep(0)``)
+    for the woken tasks to proceed.
+    """
+
+    def __init__(self, wall_ms: int = 1_700_000_000_000, monotonic_ms: float = 0.0) -> None:
+        self._wall_ms = wall_ms
+        self._monotonic_ms = monotonic_ms
+        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+
+    def milliseconds(self) -> int:
+        return self._wall_ms
+
+    def monotonic_ms(self) -> float:
+        return self._monotonic_ms
+
+    async def sleep(self, ms: float) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if ms <= 0:
+            future.set_result(None)
+        else:
+            heapq.heappush(self._sleepers, (self._monotonic_ms + ms, next(self._order), future))
+        await future
+
+    @property
+    def sleepers(self) -> int:
+        """Tasks sleeping on this clock now."""
+        return sum(1 for _, _, future in self._sleepers if not future.done())
+
+    def advance(self, ms: float) -> None:
+        """Move both readings forward by ``ms`` and wake every sleeper whose time has come, in
+        wake-up order.
+
+        Raises:
+            ValueError: ``ms`` is negative.
+        """
+        if ms < 0:
+            raise ValueError(f"a clock does not go back: advance({ms})")
+        self._wall_ms += int(ms)
+        self._monotonic_ms += ms
+        while self._sleepers and self._sleepers[0][0] <= self._monotonic_ms:
+            _, _, future = heapq.heappop(self._sleepers)
+            if not future.done():
+                future.set_result(None)

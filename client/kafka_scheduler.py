@@ -1,0 +1,133 @@
+"""The one scheduler of a node's periodic jobs: start them, run them on a clock, stop them.
+
+Owns: one asyncio task per scheduled job, which waits ``delay_ms`` then runs the job every
+``period_ms`` (or once) on the injected ``Time``; the failures of jobs (a failed run is
+logged with its traceback and kept as the job's ``last_failure``, the job keeps its
+schedule, as Kafka's scheduler does); and ``shutdown``, which cancels every job and
+awaits it, bounded.  A job is a plain function or a coroutine function taking no
+argument.  Shared by the broker and the controller (one instance per node), so it lives
+below both.
+
+Kafka concept: ``org.apache.kafka.server.util.KafkaScheduler`` (``schedule(name, fun,
+delay, period)``, ``shutdown``) with the threads of its pool as asyncio tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.client.clock import SYSTEM_TIME, Time
+
+logger = logging.getLogger(__name__)
+
+SHUTDOWN_TIMEOUT_S = 10.0
+
+
+@dataclass
+class ScheduledJob:
+    """One job's schedule and record.
+
+    Attributes:
+        name: the job's name (Kafka's: ``isr-expiration``, ``highwatermark-checkpoint``, ...).
+        period_ms: ms between the end of one run and the start of the next; None runs once.
+        runs: runs finished, failed ones included.
+        last_failure: the exception of the last failed run, None once a run succeeds.
+    """
+
+    name: str
+    period_ms: float | None
+    runs: int = 0
+    last_failure: BaseException | None = None
+    task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+
+class KafkaScheduler:
+    """Runs named jobs on a clock; ``shutdown`` stops them all.
+
+    Args:
+        time: the clock jobs wait on (``MockTime`` in tests).
+        log_prefix: put before this scheduler's log lines (e.g. ``"[KafkaScheduler node=1]"``).
+    """
+
+    def __init__(self, time: Time = SYSTEM_TIME, log_prefix: str = "[KafkaScheduler]") -> None:
+        self.time = time
+        self._prefix = log_prefix
+        self._jobs: dict[str, ScheduledJob] = {}
+        self._shut_down = False
+
+    def schedule(self, name: str, job: Callable[[], object], *, delay_ms: float = 0.0,
+                 period_ms: float | None = None) -> ScheduledJob:
+        """Run ``job`` after ``delay_ms``, then every ``period_ms`` (once when None).
+
+        Args:
+            name: unique among this scheduler's live jobs.
+            job: a function or coroutine function without arguments.
+            delay_ms: wait before the first run (ms).
+            period_ms: wait between runs (ms, > 0), or None.
+
+        Returns:
+            The job's record (runs, last failure).
+
+        Raises:
+            RuntimeError: the scheduler was shut down.
+            ValueError: ``name`` is already scheduled, or ``period_ms`` is not positive.
+        """
+        if self._shut_down:
+            raise RuntimeError(f"{self._prefix} cannot schedule {name}: the scheduler is shut down")
+        existing = self._jobs.get(name)
+        if existing is not None and existing.task is not None and not existing.task.done():
+            raise ValueError(f"{self._prefix} a job named {name} is already scheduled")
+        if period_ms is not None and period_ms <= 0:
+            raise ValueError(f"{self._prefix} period_ms of {name} must be positive, not {period_ms}")
+        record = ScheduledJob(name, period_ms)
+        record.task = asyncio.get_running_loop().create_task(self._run(record, job, delay_ms), name=name)
+        self._jobs[name] = record
+        return record
+
+    def job(self, name: str) -> ScheduledJob | None:
+        """The record of the job named ``name`` (None if never scheduled)."""
+        return self._jobs.get(name)
+
+    def failures(self) -> dict[str, BaseException]:
+        """``{job name: its last failure}`` for every job whose last run failed."""
+        return {name: job.last_failure for name, job in self._jobs.items() if job.last_failure is not None}
+
+    async def _run(self, record: ScheduledJob, job: Callable[[], object], delay_ms: float) -> None:
+        await self.time.sleep(delay_ms)
+        while True:
+            try:
+                result = job()
+                if inspect.isawaitable(result):
+                    await result
+                record.last_failure = None
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a failed run is logged and kept; the schedule goes on
+                record.last_failure = exc
+                logger.exception("%s Job %s failed", self._prefix, record.name)
+            record.runs += 1
+            if record.period_ms is None:
+                return
+            await self.time.sleep(record.period_ms)
+
+    async def cancel(self, name: str, timeout_s: float = SHUTDOWN_TIMEOUT_S) -> None:
+        """Stop the job named ``name`` (its owner is stopping) and wait for it, at most
+        ``timeout_s``; nothing happens for an unknown or finished job."""
+        job = self._jobs.pop(name, None)
+        if job is not None and await cancel_and_wait([job.task], timeout_s):
+            logger.error("%s Job %s still running %.0f s after it was cancelled", self._prefix, name,
+                         timeout_s)
+
+    async def shutdown(self, timeout_s: float = SHUTDOWN_TIMEOUT_S) -> None:
+        """Cancel every job and wait for them (at most ``timeout_s``); later ``schedule``
+        calls are refused.  A job still running at the timeout is logged by name."""
+        self._shut_down = True
+        still = await cancel_and_wait([job.task for job in self._jobs.values()], timeout_s)
+        if still:
+            logger.error("%s Jobs still running %.0f s after shutdown: %s", self._prefix, timeout_s,
+                         ", ".join(sorted(task.get_name() for task in still)))
