@@ -165,7 +165,7 @@ class KafkaServer:
             self.controller = QuorumController(
                 controller_config(self.config), voters=self.config.quorum_voters,
                 metadata_log_dir=self.config.log_dirs[0], raft_config=raft_config(self.config),
-                fatal_fault_handler=self._on_fatal_fault,
+                fatal_fault_handler=self._on_fatal_fault, scheduler=self.scheduler,
             )
             self.controller_channel.controller_hint = self.controller.leader_id
             await self.controller.start()

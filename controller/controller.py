@@ -28,11 +28,11 @@ import asyncio
 import logging
 import os
 import random
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
 from kafkette.controller.config_apis import ConfigApis
 from kafkette.controller.config_control_manager import ConfigControlManager
@@ -103,13 +103,11 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 STOP_TIMEOUT_S = 10.0
+SESSION_CHECK_JOB = "broker-session-check"  # fences brokers whose heartbeats stopped
+LEADER_REBALANCE_JOB = "auto-leader-rebalance-task"  # Kafka's name for the preferred-leader check
 
 
 PRODUCER_ID_BLOCK_SIZE = 1000  # Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE
-
-def _monotonic_ms() -> int:
-    return int(time.monotonic() * 1000)
-
 
 class KafkaController:
     """The active controller.
@@ -129,8 +127,11 @@ class KafkaController:
             ``ControllerChannelManager`` over ``BrokerConnection`` (tests pass a fake with
             ``start``, ``stop``, ``add_broker``, ``remove_broker`` and ``send``; StopReplica
             responses carry per-partition errors).
-        clock_ms: monotonic clock in ms for broker sessions (tests pass a manual clock).
+        clock_ms: monotonic clock in ms for broker sessions (default: the scheduler's clock;
+            tests pass a manual clock).
         rng: randomness for replica assignment.
+        scheduler: runs the ``broker-session-check`` and ``auto-leader-rebalance-task`` jobs
+            (the node's KafkaScheduler; one of its own when None).
 
     Public methods may be called from any task on the controller's event loop; each
     becomes an event run on the single event task and is bounded by
@@ -146,10 +147,15 @@ class KafkaController:
         channel_manager: Any | None = None,
         clock_ms: Callable[[], int] | None = None,
         rng: random.Random | object = random,
+        scheduler: KafkaScheduler | None = None,
     ) -> None:
         self.config = config
         self.controller_id: int = config.node_id
-        self._clock_ms = clock_ms or _monotonic_ms
+        self._owns_scheduler = scheduler is None
+        self._scheduler = scheduler or KafkaScheduler(log_prefix=f"[KafkaScheduler controller={config.node_id}]")
+        time_source = self._scheduler.time
+        self._clock_ms = clock_ms or (lambda: int(time_source.monotonic_ms()))
+        self._session_check_pending: asyncio.Future[Any] | None = None
         if metadata_log is None:
             if metadata_log_dir is None:
                 raise ValueError("KafkaController needs a metadata_log or a metadata_log_dir")
@@ -185,8 +191,6 @@ class KafkaController:
         self.session_check_interval_ms = max(
             1, min(config.broker_heartbeat_interval_ms // 2, config.broker_session_timeout_ms // 4)
         )
-        self._session_timer: asyncio.Task[None] | None = None
-        self._rebalance_timer: asyncio.Task[None] | None = None
         self._background_tasks: set[asyncio.Task[None]] = set()
         self.shutting_down_broker_ids: set[int] = set()
         self._state = "new"
@@ -212,7 +216,6 @@ class KafkaController:
             raise RuntimeError(f"KafkaController.start() called in state {self._state}")
         self._state = "starting"
         try:
-            loop = asyncio.get_running_loop()
             records = await self._metadata_log.load()
             for record in records:
                 self.context.replay(record)
@@ -224,11 +227,13 @@ class KafkaController:
             await self._channel.start()
             await self._on_controller_failover()
             self._events.start()
-            self._session_timer = loop.create_task(self._run_session_timer(), name="controller-session-timer")
+            self._scheduler.schedule(SESSION_CHECK_JOB, self._check_broker_sessions,
+                                     delay_ms=self.session_check_interval_ms,
+                                     period_ms=self.session_check_interval_ms)
             if self.config.auto_leader_rebalance_enable:
-                self._rebalance_timer = loop.create_task(
-                    self._partition_apis.run_leader_rebalance_timer(), name="controller-leader-rebalance-timer"
-                )
+                interval_ms = self._partition_apis.leader_imbalance_check_interval_ms
+                self._scheduler.schedule(LEADER_REBALANCE_JOB, self._partition_apis.queue_leader_rebalance,
+                                         delay_ms=interval_ms, period_ms=interval_ms)
             self._state = "running"
         except BaseException:
             await self.stop()
@@ -239,8 +244,11 @@ class KafkaController:
         if self._state == "stopped":
             return
         self._state = "stopped"
-        await cancel_and_wait((self._session_timer, self._rebalance_timer, *self._background_tasks), STOP_TIMEOUT_S)
-        self._session_timer = self._rebalance_timer = None
+        for job in (SESSION_CHECK_JOB, LEADER_REBALANCE_JOB):
+            await self._scheduler.cancel(job, STOP_TIMEOUT_S)
+        if self._owns_scheduler:
+            await self._scheduler.shutdown(STOP_TIMEOUT_S)
+        await cancel_and_wait(self._background_tasks, STOP_TIMEOUT_S)
         await self._events.stop()
         self._deletion.fail_waiters(NotControllerError(f"{self.log_prefix()} controller stopped"))
         await self._channel.stop()
@@ -270,14 +278,14 @@ class KafkaController:
                         ",".join(sorted(self.context.topics_to_be_deleted)))
         await self._deletion_apis.resume_deletions()
 
-    async def _run_session_timer(self) -> None:
-        pending: asyncio.Future[Any] | None = None
-        while True:
-            await asyncio.sleep(self.session_check_interval_ms / 1000)
-            if pending is None or pending.done():
-                pending = self._events.try_submit("BrokerSessionCheck", self._handle_session_check)
-                if pending is not None:
-                    pending.add_done_callback(mark_retrieved)
+    def _check_broker_sessions(self) -> None:
+        """Queue a check of the brokers' sessions unless the last one is still queued or running
+        (the ``broker-session-check`` job)."""
+        pending = self._session_check_pending
+        if pending is None or pending.done():
+            self._session_check_pending = self._events.try_submit("BrokerSessionCheck", self._handle_session_check)
+            if self._session_check_pending is not None:
+                self._session_check_pending.add_done_callback(mark_retrieved)
 
     # ---------------------------------------------------------------- public API
 

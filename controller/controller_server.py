@@ -17,6 +17,7 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 
+from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.client.meta_properties import ensure_meta_properties
 from kafkette.controller.controller_apis import ControllerApis
 from kafkette.controller.controller_config import ControllerConfig
@@ -50,8 +51,10 @@ class ControllerServer:
         self.fatal_error: BaseException | None = None
         self._cluster_id = config.cluster_id
         self._metadata_log_dir = metadata_log_dir
+        self.scheduler = KafkaScheduler(log_prefix=f"[KafkaScheduler id={config.node_id}]")
         self.quorum = QuorumController(config, voters=voters, metadata_log_dir=metadata_log_dir,
-                                       raft_config=raft_config, fatal_fault_handler=self._on_fatal_fault)
+                                       raft_config=raft_config, fatal_fault_handler=self._on_fatal_fault,
+                                       scheduler=self.scheduler)
         host, port = listener
         self.socket_server = SocketServer(host, port, ControllerApis(self.quorum).handle,
                                           max_request_bytes=max_request_bytes,
@@ -85,7 +88,8 @@ class ControllerServer:
     async def shutdown(self) -> None:
         """Stop listening, then stop the voter (each step bounded by ``SHUTDOWN_STEP_TIMEOUT_S``)."""
         logger.info("%s Shutting down", self._prefix)
-        for name, step in (("socket server", self.socket_server.stop), ("quorum controller", self.quorum.stop)):
+        for name, step in (("socket server", self.socket_server.stop), ("quorum controller", self.quorum.stop),
+                           ("scheduler", self.scheduler.shutdown)):
             try:
                 await asyncio.wait_for(step(), SHUTDOWN_STEP_TIMEOUT_S)
             except Exception:

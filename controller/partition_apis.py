@@ -67,6 +67,7 @@ class PartitionApis:
         self._replication_control = replication_control
         self._imbalance_percentage = leader_imbalance_per_broker_percentage
         self._imbalance_check_interval_s = leader_imbalance_check_interval_seconds
+        self._rebalance_pending: asyncio.Future[Any] | None = None
 
     # ------------------------------------------------------------ CreatePartitions
 
@@ -156,17 +157,20 @@ class PartitionApis:
         await write_partition_changes(self._ops, records, "AutoPreferredReplicaLeaderElection")
         return [r.topic_partition for r in records]
 
-    async def run_leader_rebalance_timer(self) -> None:
-        """Queue the auto leader rebalance every ``leader.imbalance.check.interval.seconds``
-        (one at a time) until cancelled; the controller owns the task."""
-        pending: asyncio.Future[Any] | None = None
-        while True:
-            await asyncio.sleep(self._imbalance_check_interval_s)
-            if pending is None or pending.done():
-                pending = self._ops.try_submit("AutoPreferredReplicaLeaderElection",
-                                               self._handle_auto_leader_rebalance)
-                if pending is not None:
-                    pending.add_done_callback(mark_retrieved)
+    @property
+    def leader_imbalance_check_interval_ms(self) -> int:
+        """``leader.imbalance.check.interval.seconds`` in ms: the period of ``queue_leader_rebalance``."""
+        return self._imbalance_check_interval_s * 1000
+
+    def queue_leader_rebalance(self) -> None:
+        """Queue the auto leader rebalance unless the last one is still queued or running (the
+        controller's ``auto-leader-rebalance-task`` job, every
+        ``leader.imbalance.check.interval.seconds``)."""
+        if self._rebalance_pending is None or self._rebalance_pending.done():
+            self._rebalance_pending = self._ops.try_submit("AutoPreferredReplicaLeaderElection",
+                                                           self._handle_auto_leader_rebalance)
+            if self._rebalance_pending is not None:
+                self._rebalance_pending.add_done_callback(mark_retrieved)
 
     # ---------------------------------------------------------- ControlledShutdown
 

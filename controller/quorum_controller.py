@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.controller_config import ControllerConfig
@@ -97,6 +98,8 @@ class QuorumController:
         metadata_log_dir: the directory holding ``__cluster_metadata-0/``.
         raft_config: the quorum's timeouts (``controller.quorum.*``).
         rng: randomness for elections and replica assignment.
+        scheduler: the node's KafkaScheduler, which runs each term's periodic jobs (the broker
+            session check, the auto leader rebalance); each term has one of its own when None.
         fatal_fault_handler: called with the error when the committed metadata cannot be
             loaded (an illegal state transition in the log, a log that cannot be read), another
             voter's ``controller.quorum.voters`` does not count this node, or a majority of the
@@ -110,8 +113,10 @@ class QuorumController:
     def __init__(self, config: ControllerConfig, *, voters: Mapping[int, tuple[str, int]],
                  metadata_log_dir: str, raft_config: RaftConfig | None = None,
                  rng: random.Random | None = None,
-                 fatal_fault_handler: Callable[[BaseException], None] | None = None) -> None:
+                 fatal_fault_handler: Callable[[BaseException], None] | None = None,
+                 scheduler: KafkaScheduler | None = None) -> None:
         self.config = config
+        self._scheduler = scheduler
         self._fatal_fault_handler = fatal_fault_handler
         self.node_id = config.node_id
         self._rng = rng or random.Random()
@@ -256,7 +261,7 @@ class QuorumController:
     def _term(self, epoch: int) -> KafkaController:
         log = RaftMetadataLog(self.raft, epoch, commit_timeout_ms=self.config.request_timeout_ms,
                               on_write_failure=self._renounce)
-        return KafkaController(self.config, metadata_log=log, rng=self._rng)
+        return KafkaController(self.config, metadata_log=log, rng=self._rng, scheduler=self._scheduler)
 
     def _renounce(self, reason: str) -> None:
         self._renounce_reason = reason
