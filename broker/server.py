@@ -104,7 +104,9 @@ class KafkaServer:
     def __init__(self, config: KafkaConfig) -> None:
         self.config = config
         self.broker_id = config.node_id
-        self.log_manager = LogManager(config)
+        # The node's one scheduler of periodic jobs (Kafka's kafkaScheduler of BrokerServer).
+        self.scheduler = KafkaScheduler(log_prefix=f"[KafkaScheduler id={config.node_id}]")
+        self.log_manager = LogManager(config, scheduler=self.scheduler)
         self.metadata_cache = MetadataCache(config.node_id, config.cluster_id)
         self.controller_channel = NodeToControllerChannelManager(config)
         self.lifecycle_manager = BrokerLifecycleManager(
@@ -118,8 +120,6 @@ class KafkaServer:
             config.node_id, lambda: self.lifecycle_manager.broker_epoch, self.controller_channel
         )
         self.dynamic_config = DynamicBrokerConfig(config)
-        # The node's one scheduler of periodic jobs (Kafka's kafkaScheduler of BrokerServer).
-        self.scheduler = KafkaScheduler(log_prefix=f"[KafkaScheduler id={config.node_id}]")
         self.replica_manager: ReplicaManager | None = None
         self.auto_topic_creation_manager: AutoTopicCreationManager | None = None
         self.group_coordinator: GroupCoordinator | None = None

@@ -34,13 +34,15 @@ class ScheduledJob:
 
     Attributes:
         name: the job's name (Kafka's: ``isr-expiration``, ``highwatermark-checkpoint``, ...).
-        period_ms: ms between the end of one run and the start of the next; None runs once.
+        period_ms: ms between the end of one run and the start of the next, or a function
+            giving it after each run (a period that follows configuration, such as the
+            smallest ``flush.ms`` of the logs); None runs once.
         runs: runs finished, failed ones included.
         last_failure: the exception of the last failed run, None once a run succeeds.
     """
 
     name: str
-    period_ms: float | None
+    period_ms: float | Callable[[], float] | None
     runs: int = 0
     last_failure: BaseException | None = None
     task: asyncio.Task[None] | None = field(default=None, repr=False)
@@ -61,14 +63,15 @@ class KafkaScheduler:
         self._shut_down = False
 
     def schedule(self, name: str, job: Callable[[], object], *, delay_ms: float = 0.0,
-                 period_ms: float | None = None) -> ScheduledJob:
+                 period_ms: float | Callable[[], float] | None = None) -> ScheduledJob:
         """Run ``job`` after ``delay_ms``, then every ``period_ms`` (once when None).
 
         Args:
             name: unique among this scheduler's live jobs.
             job: a function or coroutine function without arguments.
             delay_ms: wait before the first run (ms).
-            period_ms: wait between runs (ms, > 0), or None.
+            period_ms: wait between runs (ms, > 0), a function returning it after each run
+                (values below 1 ms wait 1 ms), or None.
 
         Returns:
             The job's record (runs, last failure).
@@ -82,7 +85,7 @@ class KafkaScheduler:
         existing = self._jobs.get(name)
         if existing is not None and existing.task is not None and not existing.task.done():
             raise ValueError(f"{self._prefix} a job named {name} is already scheduled")
-        if period_ms is not None and period_ms <= 0:
+        if isinstance(period_ms, (int, float)) and period_ms <= 0:
             raise ValueError(f"{self._prefix} period_ms of {name} must be positive, not {period_ms}")
         record = ScheduledJob(name, period_ms)
         record.task = asyncio.get_running_loop().create_task(self._run(record, job, delay_ms), name=name)
@@ -111,9 +114,18 @@ class KafkaScheduler:
                 record.last_failure = exc
                 logger.exception("%s Job %s failed", self._prefix, record.name)
             record.runs += 1
-            if record.period_ms is None:
+            period_ms = record.period_ms
+            if period_ms is None:
                 return
-            await self.time.sleep(record.period_ms)
+            if not isinstance(period_ms, (int, float)):
+                try:
+                    period_ms = max(period_ms(), 1.0)
+                except Exception as exc:  # no next run can be placed: the job ends, its failure kept
+                    record.last_failure = exc
+                    logger.exception("%s Job %s stopped: its period could not be computed", self._prefix,
+                                     record.name)
+                    return
+            await self.time.sleep(period_ms)
 
     async def cancel(self, name: str, timeout_s: float = SHUTDOWN_TIMEOUT_S) -> None:
         """Stop the job named ``name`` (its owner is stopping) and wait for it, at most

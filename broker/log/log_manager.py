@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,9 +32,8 @@ from kafkette.broker.log.log import Log
 from kafkette.broker.log.log_cleaner import LogCleaner
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_dir_failure_channel import LogDirFailureChannel
-from kafkette.broker.log.log_segment import monotonic_ms
 from kafkette.broker.log.offset_map import capacity_for_buffer
-from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.client.meta_properties import ensure_meta_properties
 from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.protocol.topic_partition import TopicPartition
@@ -49,10 +47,6 @@ HIGH_WATERMARK_CHECKPOINT_FILE = "replication-offset-checkpoint"
 MAX_SCHEDULER_TICK_MS = 1000
 MIN_SCHEDULER_TICK_MS = 10
 STOP_FLUSH_TIMEOUT_S = 30.0
-
-
-def _wall_clock_ms() -> int:
-    return int(time.time() * 1000)
 
 
 async def _finish_in_thread(fn: Callable[..., object], *args: object) -> None:
@@ -91,28 +85,28 @@ class LogManager:
     Args:
         config: the broker config (``log.dirs``, ``node.id``, ``cluster.id``, log defaults,
             ``log.flush.offset.checkpoint.interval.ms``, ``log.retention.check.interval.ms``).
-        time_ms: monotonic clock in ms (injected for tests).
-        wall_clock_ms: wall-clock time in ms, compared with record timestamps by
-            ``retention.ms`` (injected for tests).
+        scheduler: the node's KafkaScheduler, which runs ``kafka-log-retention``,
+            ``kafka-log-flusher``, ``kafka-delete-logs`` and ``kafka-recovery-point-checkpoint``
+            on its clock (monotonic for flushes and delays, wall-clock for ``retention.ms``); one
+            of its own when None.  Tests give one on a ``MockTime``.
     """
 
-    def __init__(self, config: KafkaConfig, *, time_ms: Callable[[], int] = monotonic_ms,
-                 wall_clock_ms: Callable[[], int] = _wall_clock_ms) -> None:
+    def __init__(self, config: KafkaConfig, *, scheduler: KafkaScheduler | None = None) -> None:
         self.config = config
         self.log_dirs = [Path(d) for d in config.log_dirs]
         self.default_log_config = LogConfig.from_broker(config)
-        self._time_ms = time_ms
-        self._wall_clock_ms = wall_clock_ms
+        self._owns_scheduler = scheduler is None
+        self._scheduler = scheduler or KafkaScheduler(log_prefix=f"[KafkaScheduler id={config.node_id}]")
+        clock = self._scheduler.time
+        self._time_ms = lambda: int(clock.monotonic_ms())
+        self._wall_clock_ms = clock.milliseconds
         self._retention_check_interval_ms = max(MIN_SCHEDULER_TICK_MS, config.log_retention_check_interval_ms)
-        self._next_retention_check_ms = 0
         self._pending_deletions: list[tuple[int, list[Path]]] = []  # (due monotonic ms, files)
         self._logs: dict[TopicPartition, Log] = {}
         self._last_flush_ms: dict[TopicPartition, int] = {}
         self._flush_tasks: dict[TopicPartition, asyncio.Task[None]] = {}
-        self._scheduler_task: asyncio.Task[None] | None = None
         self._checkpoint_lock = asyncio.Lock()
         self._checkpoint_interval_ms = max(MIN_SCHEDULER_TICK_MS, config.log_flush_offset_checkpoint_interval_ms)
-        self._next_checkpoint_ms = 0
         self._stopping = False
         self._started = False
         self._prefix = f"[LogManager id={config.node_id}]"
@@ -156,11 +150,8 @@ class LogManager:
                 log.close()
             self._logs.clear()
             raise
-        now = self._time_ms()
-        self._last_flush_ms = dict.fromkeys(self._logs, now)
-        self._next_checkpoint_ms = now + self._checkpoint_interval_ms
-        self._next_retention_check_ms = now + self._retention_check_interval_ms
-        self._scheduler_task = loop.create_task(self._run_scheduler(), name="log-manager-scheduler")
+        self._last_flush_ms = dict.fromkeys(self._logs, self._time_ms())
+        self._schedule_jobs()
         if self.cleaner is not None:
             await self.cleaner.start()
         self._started = True
@@ -439,37 +430,31 @@ class LogManager:
             await _finish_in_thread(write)
 
     # ----------------------------------------------------------------- scheduler
-    def _tick_ms(self) -> int:
-        tick = min(MAX_SCHEDULER_TICK_MS, self._checkpoint_interval_ms, self._retention_check_interval_ms)
-        now = self._time_ms()
-        for at, _ in self._pending_deletions:
-            tick = min(tick, at - now)
-        for log in self._logs.values():
-            tick = min(tick, log.config.flush_ms)
-        return max(MIN_SCHEDULER_TICK_MS, tick)
+    def _schedule_jobs(self) -> None:
+        """Kafka's ``LogManager.startup`` jobs: retention every ``log.retention.check.interval.ms``,
+        flushes as often as the smallest ``flush.ms`` asks, unlinking of deleted files when they
+        are due, offset checkpoints every ``log.flush.offset.checkpoint.interval.ms``."""
+        retention_ms, checkpoint_ms = self._retention_check_interval_ms, self._checkpoint_interval_ms
+        schedule = self._scheduler.schedule
+        schedule("kafka-log-retention", self.cleanup_logs, delay_ms=retention_ms, period_ms=retention_ms)
+        schedule("kafka-log-flusher", self.flush_dirty_logs, delay_ms=self._flush_check_ms(),
+                 period_ms=self._flush_check_ms)
+        schedule("kafka-delete-logs", self.delete_due_files, delay_ms=MAX_SCHEDULER_TICK_MS,
+                 period_ms=self._next_deletion_ms)
+        schedule("kafka-recovery-point-checkpoint", self.checkpoint_log_offsets, delay_ms=checkpoint_ms,
+                 period_ms=checkpoint_ms)
 
-    async def run_scheduled_work(self) -> None:
-        """One scheduler round: flush dirty logs, apply retention when
-        ``log.retention.check.interval.ms`` passed, unlink deleted segment files that are
-        due, checkpoint offsets when the interval passed."""
-        await self.flush_dirty_logs()
-        now = self._time_ms()
-        if now >= self._next_retention_check_ms:
-            self._next_retention_check_ms = now + self._retention_check_interval_ms
-            await self.cleanup_logs()
-        await self.delete_due_files()
-        now = self._time_ms()
-        if now >= self._next_checkpoint_ms:
-            self._next_checkpoint_ms = now + self._checkpoint_interval_ms
-            await self.checkpoint_log_offsets()
+    def _flush_check_ms(self) -> float:
+        """How long until the flusher looks again: the smallest ``flush.ms`` of the logs,
+        between ``MIN_SCHEDULER_TICK_MS`` and ``MAX_SCHEDULER_TICK_MS``."""
+        tick = min((log.config.flush_ms for log in self._logs.values()), default=MAX_SCHEDULER_TICK_MS)
+        return max(MIN_SCHEDULER_TICK_MS, min(MAX_SCHEDULER_TICK_MS, tick))
 
-    async def _run_scheduler(self) -> None:
-        while True:
-            await asyncio.sleep(self._tick_ms() / 1000)
-            try:
-                await self.run_scheduled_work()
-            except Exception:
-                logger.exception("%s Scheduled flush or checkpoint failed", self._prefix)
+    def _next_deletion_ms(self) -> float:
+        """How long until the next pending file deletion is due (at most ``MAX_SCHEDULER_TICK_MS``)."""
+        now = self._time_ms()
+        tick = min((at - now for at, _ in self._pending_deletions), default=MAX_SCHEDULER_TICK_MS)
+        return max(MIN_SCHEDULER_TICK_MS, min(MAX_SCHEDULER_TICK_MS, tick))
 
     # ------------------------------------------------------------------ shutdown
     async def stop(self) -> None:
@@ -487,8 +472,10 @@ class LogManager:
         self._stopping = True
         if self.cleaner is not None:
             await self.cleaner.stop()
-        task, self._scheduler_task = self._scheduler_task, None
-        await cancel_and_wait([task], STOP_FLUSH_TIMEOUT_S)
+        for job in ("kafka-log-retention", "kafka-log-flusher", "kafka-delete-logs", "kafka-recovery-point-checkpoint"):
+            await self._scheduler.cancel(job, STOP_FLUSH_TIMEOUT_S)
+        if self._owns_scheduler:
+            await self._scheduler.shutdown(STOP_FLUSH_TIMEOUT_S)
         pending = list(self._flush_tasks.values())
         if pending:
             _, not_done = await asyncio.wait(pending, timeout=STOP_FLUSH_TIMEOUT_S)

@@ -4,6 +4,7 @@ and logged, shutdown stops everything (no test waits for real time)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 
 import pytest
@@ -109,3 +110,16 @@ async def test_mock_time_wakes_sleepers_in_order_and_never_goes_back():
     assert woken == ["early", "late"] and time.milliseconds() == 1025
     with pytest.raises(ValueError):
         time.advance(-1)
+
+
+async def test_a_period_given_as_a_function_is_asked_again_after_every_run():
+    time = MockTime()
+    scheduler = KafkaScheduler(time)
+    periods = itertools.chain([10.0, 30.0, 0.0], itertools.repeat(1000.0))
+    runs: list[float] = []
+    scheduler.schedule("follows-config", lambda: runs.append(time.monotonic_ms()), period_ms=lambda: next(periods))
+    for step in (0, 10, 30, 1):
+        time.advance(step)
+        await let_tasks_run()
+    assert runs == [0, 10, 40, 41]  # a period below 1 ms waits 1 ms
+    await scheduler.shutdown()

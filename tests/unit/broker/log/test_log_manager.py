@@ -7,20 +7,15 @@ from kafkette.broker.log.checkpoint import OffsetCheckpointFile
 from kafkette.broker.log.leader_epoch_cache import EpochEntry, LeaderEpochCheckpointFile
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import CLEAN_SHUTDOWN_FILE, LogManager
+from kafkette.client.clock import MockTime
+from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.record_batch import iter_batches
 from kafkette.protocol.topic_partition import TopicPartition
+from tests.clock_helpers import advance
 
 T0 = TopicPartition("flights", 0)
 T1 = TopicPartition("flights", 1)
 T2 = TopicPartition("planes", 0)
-
-
-class ManualClock:
-    def __init__(self) -> None:
-        self.now_ms = 1_000_000
-
-    def __call__(self) -> int:
-        return self.now_ms
 
 
 def _config(*dirs, node_id=1, **props):
@@ -117,19 +112,18 @@ async def test_existing_log_gets_the_new_config(tmp_path):
         assert log.config.segment_bytes == 4096
 
 
-async def test_scheduled_work_flushes_after_flush_ms_and_checkpoints_after_interval(tmp_path, make_batch):
-    config = _config(tmp_path / "d1")
-    clock = ManualClock()
-    async with LogManager(config, time_ms=clock) as manager:
+async def test_scheduled_jobs_flush_after_flush_ms_and_checkpoint_after_the_interval(tmp_path, make_batch):
+    config = _config(tmp_path / "d1", **{"log.flush.offset.checkpoint.interval.ms": "1000"})
+    time = MockTime()
+    async with LogManager(config, scheduler=KafkaScheduler(time)) as manager:
         log = manager.get_or_create_log(T0, LogConfig.from_broker(config, {"flush.ms": "100"}))
         _append(log, make_batch, batches=2)
-        clock.now_ms += 50
-        await manager.run_scheduled_work()
+        await advance(time, 50)
         assert log.recovery_point == 0
-        assert OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").read() == {}
-        clock.now_ms += 1000
-        await manager.run_scheduled_work()
+        for _ in range(10):  # kafka-log-flusher looks every second until it meets flush.ms 100, then every 100 ms
+            await advance(time, 100)
         assert log.recovery_point == 10
+        await advance(time, 1_000)  # the next kafka-recovery-point-checkpoint writes it
         assert OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").read() == {T0: 10}
 
 

@@ -6,18 +6,13 @@ from kafkette.broker.config import KafkaConfig
 from kafkette.broker.log.checkpoint import OffsetCheckpointFile
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
+from kafkette.client.clock import MockTime
+from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.topic_partition import TopicPartition
+from tests.clock_helpers import advance
 
 T0 = TopicPartition("flights", 0)
 T1 = TopicPartition("planes", 0)
-
-
-class ManualClock:
-    def __init__(self, now_ms: int) -> None:
-        self.now_ms = now_ms
-
-    def __call__(self) -> int:
-        return self.now_ms
 
 
 def _config(log_dir, **props):
@@ -34,44 +29,41 @@ def _fill(log, make_batch, segments, timestamp_ms=1_000):
 async def test_retention_check_runs_every_interval_and_deletes_files_after_the_delay(tmp_path, make_batch):
     config = _config(tmp_path, **{"log.retention.check.interval.ms": "1000", "log.retention.ms": "60000",
                                   "log.segment.delete.delay.ms": "5000"})
-    monotonic, wall = ManualClock(1_000_000), ManualClock(1_000)
-    manager = LogManager(config, time_ms=monotonic, wall_clock_ms=wall)
+    time = MockTime(wall_ms=1_000)
+    manager = LogManager(config, scheduler=KafkaScheduler(time))
     await manager.start()
     try:
         log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
-        _fill(log, make_batch, segments=2)
-        wall.now_ms = 1_000_000  # the records are now older than 60 s
-        monotonic.now_ms += 500
-        await manager.run_scheduled_work()
-        assert log.log_start_offset == 0  # the check interval has not passed yet
-        monotonic.now_ms += 600
-        await manager.run_scheduled_work()
+        _fill(log, make_batch, segments=2)  # records stamped 1,000
+        await advance(time, 500)
+        assert log.log_start_offset == 0  # no check yet, and the records are young
+        await advance(time, 60_000)  # one check, with the records now older than 60 s
         assert log.log_start_offset == 10 and [s.base_offset for s in log.segments] == [10]
         deleted = sorted(p.name for p in log.dir.iterdir() if p.name.endswith(".deleted"))
         assert deleted == [f"{base:020d}.{kind}.deleted" for base in (0, 5) for kind in ("index", "log", "timeindex")]
-        assert OffsetCheckpointFile(tmp_path / "log-start-offset-checkpoint").read() == {T0: 10}
-        monotonic.now_ms += 4_000
-        await manager.run_scheduled_work()
+        for _ in range(4):  # kafka-delete-logs looks every second: not due for 5 s
+            await advance(time, 1_000)
         assert len(manager.pending_file_deletions) == 6
-        monotonic.now_ms += 1_000
-        await manager.run_scheduled_work()
+        await advance(time, 1_000)
         assert manager.pending_file_deletions == []
         assert not any(p.name.endswith(".deleted") for p in log.dir.iterdir())
+        await advance(time, 60_000)  # kafka-recovery-point-checkpoint (every 60 s)
+        assert OffsetCheckpointFile(tmp_path / "log-start-offset-checkpoint").read() == {T0: 10}
     finally:
         await manager.stop()
 
 
 async def test_cleanup_logs_applies_each_topics_own_retention(tmp_path, make_batch):
     config = _config(tmp_path)
-    wall = ManualClock(10**9)
-    manager = LogManager(config, wall_clock_ms=wall)
+    time = MockTime(wall_ms=10**9)
+    manager = LogManager(config, scheduler=KafkaScheduler(time))
     await manager.start()
     try:
         kept = manager.get_or_create_log(T0, LogConfig.from_broker(config))  # broker default: 7 days
         trimmed = manager.get_or_create_log(T1, LogConfig.from_broker(config, {"retention.ms": "1000",
                                                                                 "file.delete.delay.ms": "0"}))
-        _fill(kept, make_batch, segments=2, timestamp_ms=wall.now_ms - 10_000)
-        _fill(trimmed, make_batch, segments=2, timestamp_ms=wall.now_ms - 10_000)
+        _fill(kept, make_batch, segments=2, timestamp_ms=time.milliseconds() - 10_000)
+        _fill(trimmed, make_batch, segments=2, timestamp_ms=time.milliseconds() - 10_000)
         assert await manager.cleanup_logs() == 6  # .log, .index, .timeindex of 2 segments
         assert (kept.log_start_offset, trimmed.log_start_offset) == (0, 10)
         await manager.delete_due_files()  # due at once (the background scheduler may have been first)
