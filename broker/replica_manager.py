@@ -93,7 +93,6 @@ class ReplicaManager:
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords")
         self.fetcher_manager = ReplicaFetcherManager(config, self.get_partition)
         self._hw_checkpoints = log_manager.read_high_watermarks()
-        self._owns_scheduler = scheduler is None
         self._scheduler = scheduler or KafkaScheduler(log_prefix=f"[KafkaScheduler broker={config.node_id}]")
         time_source = self._scheduler.time
         self._clock_ms = clock_ms or (lambda: int(time_source.monotonic_ms()))
@@ -116,10 +115,7 @@ class ReplicaManager:
 
     async def stop(self) -> None:
         """Stop the scheduled jobs and fetchers, answer delayed operations, write the HW checkpoint."""
-        for job in ("isr-expiration", "highwatermark-checkpoint"):
-            await self._scheduler.cancel(job)
-        if self._owns_scheduler:
-            await self._scheduler.shutdown()
+        await self._scheduler.cancel("isr-expiration", "highwatermark-checkpoint")
         await self.fetcher_manager.shutdown()
         self.produce_purgatory.shutdown()
         self.fetch_purgatory.shutdown()

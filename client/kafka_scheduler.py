@@ -127,13 +127,14 @@ class KafkaScheduler:
                     return
             await self.time.sleep(period_ms)
 
-    async def cancel(self, name: str, timeout_s: float = SHUTDOWN_TIMEOUT_S) -> None:
-        """Stop the job named ``name`` (its owner is stopping) and wait for it, at most
-        ``timeout_s``; nothing happens for an unknown or finished job."""
-        job = self._jobs.pop(name, None)
-        if job is not None and await cancel_and_wait([job.task], timeout_s):
-            logger.error("%s Job %s still running %.0f s after it was cancelled", self._prefix, name,
-                         timeout_s)
+    async def cancel(self, *names: str, timeout_s: float = SHUTDOWN_TIMEOUT_S) -> None:
+        """Stop the jobs named ``names`` (their owner is stopping) and wait for them, at most
+        ``timeout_s``; unknown or finished jobs are skipped."""
+        jobs = [job for job in (self._jobs.pop(name, None) for name in names) if job is not None]
+        still = await cancel_and_wait([job.task for job in jobs], timeout_s)
+        if still:
+            logger.error("%s Jobs still running %.0f s after they were cancelled: %s", self._prefix, timeout_s,
+                         ", ".join(sorted(task.get_name() for task in still)))
 
     async def shutdown(self, timeout_s: float = SHUTDOWN_TIMEOUT_S) -> None:
         """Cancel every job and wait for them (at most ``timeout_s``); later ``schedule``

@@ -37,10 +37,10 @@ from kafkette.controller.cluster_control_manager import ClusterControlManager, H
 from kafkette.controller.config_apis import ConfigApis
 from kafkette.controller.config_control_manager import ConfigControlManager
 from kafkette.controller.controller_broker_request_batch import ChannelManager, ControllerBrokerRequestBatch
-from kafkette.controller.controller_channel_manager import ControllerChannelManager, mark_retrieved
+from kafkette.controller.controller_channel_manager import ControllerChannelManager
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_context import ControllerContext
-from kafkette.controller.event_queue import ControllerEventManager
+from kafkette.controller.event_queue import ControllerEventManager, submit_unless_pending
 from kafkette.controller.metadata_log import MetadataLog
 from kafkette.controller.metadata_records import (
     BeginTransactionRecord,
@@ -151,7 +151,6 @@ class KafkaController:
     ) -> None:
         self.config = config
         self.controller_id: int = config.node_id
-        self._owns_scheduler = scheduler is None
         self._scheduler = scheduler or KafkaScheduler(log_prefix=f"[KafkaScheduler controller={config.node_id}]")
         time_source = self._scheduler.time
         self._clock_ms = clock_ms or (lambda: int(time_source.monotonic_ms()))
@@ -244,10 +243,7 @@ class KafkaController:
         if self._state == "stopped":
             return
         self._state = "stopped"
-        for job in (SESSION_CHECK_JOB, LEADER_REBALANCE_JOB):
-            await self._scheduler.cancel(job, STOP_TIMEOUT_S)
-        if self._owns_scheduler:
-            await self._scheduler.shutdown(STOP_TIMEOUT_S)
+        await self._scheduler.cancel(SESSION_CHECK_JOB, LEADER_REBALANCE_JOB, timeout_s=STOP_TIMEOUT_S)
         await cancel_and_wait(self._background_tasks, STOP_TIMEOUT_S)
         await self._events.stop()
         self._deletion.fail_waiters(NotControllerError(f"{self.log_prefix()} controller stopped"))
@@ -281,11 +277,8 @@ class KafkaController:
     def _check_broker_sessions(self) -> None:
         """Queue a check of the brokers' sessions unless the last one is still queued or running
         (the ``broker-session-check`` job)."""
-        pending = self._session_check_pending
-        if pending is None or pending.done():
-            self._session_check_pending = self._events.try_submit("BrokerSessionCheck", self._handle_session_check)
-            if self._session_check_pending is not None:
-                self._session_check_pending.add_done_callback(mark_retrieved)
+        self._session_check_pending = submit_unless_pending(
+            self._session_check_pending, self._events.try_submit, "BrokerSessionCheck", self._handle_session_check)
 
     # ---------------------------------------------------------------- public API
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.controller.controller_channel_manager import mark_retrieved
 from kafkette.protocol.errors import KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
 
 logger = logging.getLogger(__name__)
@@ -147,3 +148,27 @@ class ControllerEventManager:
             event = self._queue.get_nowait()
             if not event.future.done():
                 event.future.set_exception(NotControllerError(f"{self._log_prefix()} controller stopped"))
+
+
+def submit_unless_pending(pending: asyncio.Future[Any] | None,
+                          try_submit: Callable[[str, Callable[[], Awaitable[Any]]], asyncio.Future[Any] | None],
+                          name: str, handler: Callable[[], Awaitable[Any]]) -> asyncio.Future[Any] | None:
+    """Queue a periodic event unless its last one is still queued or running (a slow check is
+    not queued again behind itself).
+
+    Args:
+        pending: the future of the event queued last time, or None.
+        try_submit: ``ControllerEventManager.try_submit`` (or an operations object's).
+        name, handler: the event.
+
+    Returns:
+        The future to keep as pending: ``pending`` while it runs, else the new event's (its
+        result marked retrieved), or None when the queue refused it.
+    """
+    if pending is not None and not pending.done():
+        return pending
+    future = try_submit(name, handler)
+    if future is not None:
+        future.add_done_callback(mark_retrieved)
+    return future
+

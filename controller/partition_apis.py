@@ -23,13 +23,13 @@ import logging
 from typing import Any
 
 from kafkette.controller.controlled_shutdown import controlled_shutdown as plan_controlled_shutdown
-from kafkette.controller.controller_channel_manager import mark_retrieved
 from kafkette.controller.controller_operations import (
     ControllerOperations,
     Futures,
     response_deadline,
     wait_all,
 )
+from kafkette.controller.event_queue import submit_unless_pending
 from kafkette.controller.metadata_records import PartitionRecord
 from kafkette.controller.partition_propagation import on_new_partition_creation, write_partition_changes
 from kafkette.controller.preferred_leader_election import auto_leader_rebalance, elect_leaders
@@ -166,11 +166,9 @@ class PartitionApis:
         """Queue the auto leader rebalance unless the last one is still queued or running (the
         controller's ``auto-leader-rebalance-task`` job, every
         ``leader.imbalance.check.interval.seconds``)."""
-        if self._rebalance_pending is None or self._rebalance_pending.done():
-            self._rebalance_pending = self._ops.try_submit("AutoPreferredReplicaLeaderElection",
-                                                           self._handle_auto_leader_rebalance)
-            if self._rebalance_pending is not None:
-                self._rebalance_pending.add_done_callback(mark_retrieved)
+        self._rebalance_pending = submit_unless_pending(
+            self._rebalance_pending, self._ops.try_submit, "AutoPreferredReplicaLeaderElection",
+            self._handle_auto_leader_rebalance)
 
     # ---------------------------------------------------------- ControlledShutdown
 

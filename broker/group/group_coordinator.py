@@ -114,7 +114,6 @@ class GroupCoordinator:
         self._max_group_size = max_group_size
         self._offsets_retention_ms = offsets_retention_ms
         self._retention_check_interval_ms = retention_check_interval_ms
-        self._owns_scheduler = scheduler is None
         self._scheduler = scheduler or KafkaScheduler(log_prefix="[GroupCoordinator scheduler]")
         self._time = self._scheduler.time
         self._groups: dict[str, GroupMetadata] = {}
@@ -707,9 +706,7 @@ class GroupCoordinator:
         self._groups.clear()
         self._join_purgatory.shutdown()
         self._heartbeat_purgatory.shutdown()
-        await self._scheduler.cancel("delete-expired-group-metadata", STOP_TIMEOUT_S)
-        if self._owns_scheduler:
-            await self._scheduler.shutdown(STOP_TIMEOUT_S)
+        await self._scheduler.cancel("delete-expired-group-metadata", timeout_s=STOP_TIMEOUT_S)
         await cancel_and_wait(self._writes, STOP_TIMEOUT_S)
         await self.manager.stop()
 

@@ -95,7 +95,6 @@ class LogManager:
         self.config = config
         self.log_dirs = [Path(d) for d in config.log_dirs]
         self.default_log_config = LogConfig.from_broker(config)
-        self._owns_scheduler = scheduler is None
         self._scheduler = scheduler or KafkaScheduler(log_prefix=f"[KafkaScheduler id={config.node_id}]")
         clock = self._scheduler.time
         self._time_ms = lambda: int(clock.monotonic_ms())
@@ -472,10 +471,8 @@ class LogManager:
         self._stopping = True
         if self.cleaner is not None:
             await self.cleaner.stop()
-        for job in ("kafka-log-retention", "kafka-log-flusher", "kafka-delete-logs", "kafka-recovery-point-checkpoint"):
-            await self._scheduler.cancel(job, STOP_FLUSH_TIMEOUT_S)
-        if self._owns_scheduler:
-            await self._scheduler.shutdown(STOP_FLUSH_TIMEOUT_S)
+        await self._scheduler.cancel("kafka-log-retention", "kafka-log-flusher", "kafka-delete-logs",
+                                     "kafka-recovery-point-checkpoint", timeout_s=STOP_FLUSH_TIMEOUT_S)
         pending = list(self._flush_tasks.values())
         if pending:
             _, not_done = await asyncio.wait(pending, timeout=STOP_FLUSH_TIMEOUT_S)

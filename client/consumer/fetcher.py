@@ -256,8 +256,7 @@ class Fetcher:
                 out[tp] = taken
                 self._subs.advance(tp, pr.position)
             if pr.exhausted:
-                del self._records[tp]
-                self._wakeup.set()
+                self._drop_consumed(tp)
             if remaining is not None:
                 remaining -= len(taken)
                 if remaining <= 0:
@@ -265,6 +264,13 @@ class Fetcher:
         if not self._records:
             self.data_ready.clear()
         return out
+
+    def _drop_consumed(self, tp: TopicPartition) -> None:
+        """Forget ``tp``'s records, all handed out, and ask the fetcher task for more."""
+        del self._records[tp]
+        self._wakeup.set()
+        if not self._records:
+            self.data_ready.clear()
 
     def take_one(self) -> ConsumerRecord | None:
         """The next buffered record, its partition's position advanced past it; None when
@@ -288,10 +294,7 @@ class Fetcher:
                 if index + 1 == len(records):
                     self._current = None
                     if self._records.get(pr.tp) is pr:
-                        del self._records[pr.tp]
-                    self._wakeup.set()
-                    if not self._records:
-                        self.data_ready.clear()
+                        self._drop_consumed(pr.tp)
                 return record
             self._current = None
         for tp, records in self.fetched_records((), 1).items():

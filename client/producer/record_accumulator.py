@@ -87,11 +87,6 @@ class RecordAccumulator:
         return self._clock() * 1000.0
 
     @property
-    def batches_created(self) -> int:
-        """Batches opened so far (a count that only grows)."""
-        return self._batches_created
-
-    @property
     def batches_filled(self) -> int:
         """Batches that reached ``max_batch_size`` (or could take no further record) so far."""
         return self._batches_filled

@@ -52,7 +52,6 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -157,23 +156,12 @@ class PeerRunError(RuntimeError):
 
 
 def peer_client(*args: str) -> dict:
-    """Run ``python -m tests.perf.peer_clients ARGS``; its last stdout line as JSON.
+    """``python -m tests.perf.peer_clients ARGS`` through ``kafkette_workloads.json_client``.
 
     Raises:
-        PeerRunError: non-zero exit, timeout or no JSON.
+        PeerRunError: a timeout, a non-zero exit or no JSON.
     """
-    try:
-        done = subprocess.run([sys.executable, "-m", "tests.perf.peer_clients", *args], capture_output=True,
-                              text=True, timeout=PEER_RUN_TIMEOUT_S)
-    except subprocess.TimeoutExpired as exc:
-        raise PeerRunError(f"peer_clients {args[0]} timed out after {PEER_RUN_TIMEOUT_S} s") from exc
-    if done.returncode != 0:
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise PeerRunError(f"peer_clients {args[0]} exited {done.returncode}: {tail}")
-    try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except (IndexError, ValueError) as exc:
-        raise PeerRunError(f"peer_clients {args[0]} printed no JSON: {done.stdout[-200:]}") from exc
+    return kafkette_workloads.json_client("tests.perf.peer_clients", args, PeerRunError, PEER_RUN_TIMEOUT_S)
 
 
 def peer_workload(peer: str, binary: str, data_dir: Path, name: str, nodes: int, records: int, size: int

@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from kafkette.client import AdminClient, LocalCluster, NewTopic
@@ -130,20 +131,36 @@ def end_to_end(data_dir: Path, records_per_s: int, duration_s: int) -> Row:
                           "RF 3, acks=all, min.insync.replicas=2, 1 partition")
 
 
-def sdk_client(*args: str) -> dict:
-    """Run ``python -m tests.perf.sdk_workloads ARGS``; its last stdout line as JSON.
+def json_client(module: str, args: Sequence[str], error: type[Exception],
+                timeout_s: float = RUN_TIMEOUT_S) -> dict:
+    """Run ``python -m MODULE ARGS``, one benchmark client process (the SDK's or a peer's);
+    its last stdout line as JSON.
 
     Raises:
-        KafketteRunError: non-zero exit or no JSON.
+        error: a timeout, a non-zero exit (with the last line of its stderr) or no JSON.
     """
-    result = subprocess.run([sys.executable, "-m", "tests.perf.sdk_workloads", *args], capture_output=True,
-                            text=True, timeout=RUN_TIMEOUT_S)
-    if result.returncode != 0:
-        raise KafketteRunError(f"sdk_workloads {args[0]} exited {result.returncode}: {result.stderr.strip()[-500:]}")
+    name = f"{module.rsplit('.', 1)[-1]} {args[0]}"
     try:
-        return json.loads(result.stdout.strip().splitlines()[-1])
+        done = subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True,
+                              timeout=timeout_s)
+    except subprocess.TimeoutExpired as exc:
+        raise error(f"{name} timed out after {timeout_s:.0f} s") from exc
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise error(f"{name} exited {done.returncode}: {tail}")
+    try:
+        return json.loads(done.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError) as exc:
-        raise KafketteRunError(f"sdk_workloads {args[0]} printed no JSON: {result.stdout[-200:]}") from exc
+        raise error(f"{name} printed no JSON: {done.stdout[-200:]}") from exc
+
+
+def sdk_client(*args: str) -> dict:
+    """``python -m tests.perf.sdk_workloads ARGS`` through ``json_client``.
+
+    Raises:
+        KafketteRunError: a timeout, a non-zero exit or no JSON.
+    """
+    return json_client("tests.perf.sdk_workloads", args, KafketteRunError)
 
 
 def _sdk_produce_row(figures: dict, workload: str, phase: str, note: str) -> Row:
