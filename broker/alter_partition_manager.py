@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
+from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.protocol.apis.alter_partition import (
     AlterPartitionRequest,
     AlterPartitionRequestPartition,
@@ -55,16 +56,15 @@ class AlterPartitionManager:
         self._backoff_s = retry_backoff_ms / 1000
         self._pending: dict[TopicPartition, tuple[Partition, int, list[int], int]] = {}
         self._wakeup = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._task = ShutdownableTask("alter-partition-manager", log_prefix=f"[AlterPartitionManager broker={broker_id}]")
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="alter-partition-manager")
+        """Start the task that sends queued ISR changes."""
+        self._task.start(self._run)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
+        """Cancel the task and wait for it (bounded)."""
+        await self._task.shutdown()
 
     def submit(self, partition: Partition, leader_epoch: int, new_isr: list[int], partition_epoch: int) -> None:
         """Queue an ISR change for ``partition`` (replaces a queued one)."""
@@ -72,19 +72,13 @@ class AlterPartitionManager:
         self._wakeup.set()
 
     async def _run(self) -> None:
-        try:
-            while True:
-                await self._wakeup.wait()
-                self._wakeup.clear()
-                if not self._pending:
-                    continue
-                batch, self._pending = self._pending, {}
-                await self._send(batch)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            logger.exception("[AlterPartitionManager broker=%d] crashed", self._broker_id)
-            raise
+        while True:
+            await self._wakeup.wait()
+            self._wakeup.clear()
+            if not self._pending:
+                continue
+            batch, self._pending = self._pending, {}
+            await self._send(batch)
 
     async def _send(self, batch: dict[TopicPartition, tuple[Partition, int, list[int], int]]) -> None:
         topics: dict[str, list[AlterPartitionRequestPartition]] = {}

@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
+from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.client.config_def import ConfigError
 from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatOfflineReplicaTopic,
@@ -67,12 +68,13 @@ class BrokerLifecycleManager:
         self.is_fenced = True
         self._registered = asyncio.Event()
         self._unfenced = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
         self._interval_s = config.broker_heartbeat_interval_ms / 1000
         self._prefix = f"[BrokerLifecycleManager id={self.broker_id}]"
+        self._task = ShutdownableTask("broker-lifecycle", log_prefix=self._prefix)
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="broker-lifecycle")
+        """Start the task that registers this broker and heartbeats."""
+        self._task.start(self._run)
 
     def propagate_offline_replica(self, tp: TopicPartition) -> None:
         """A log went offline: send the next heartbeat (with every offline replica) now.
@@ -99,10 +101,7 @@ class BrokerLifecycleManager:
 
     async def stop(self, *, controlled: bool = True) -> None:
         """Stop heartbeating; with ``controlled``, first tell the controller we shut down."""
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
+        await self._task.shutdown()
         if controlled and self.broker_epoch >= 0:
             try:
                 await self._channel.send(

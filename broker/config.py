@@ -16,7 +16,7 @@ from typing import Any
 
 import javaproperties
 
-from kafkette.client.config_def import ConfigError, ConfigKey, at_least, in_range, one_of, table
+from kafkette.client.config_def import LONG_MAX, ConfigError, ConfigKey, at_least, in_range, one_of, table
 
 
 def _check_listeners(value: list[str]) -> None:
@@ -122,6 +122,8 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
               one_of("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd")),
     ConfigKey("log.message.timestamp.type", "string", "CreateTime", "Default timestamp type of topics: CreateTime or LogAppendTime.",
               one_of("CreateTime", "LogAppendTime")),
+    ConfigKey("log.message.timestamp.difference.max.ms", "long", LONG_MAX,
+              "Default max difference between the broker's clock and a CreateTime record timestamp (ms).", at_least(0)),
     ConfigKey("message.max.bytes", "int", 1048588, "Largest record batch accepted (bytes).", at_least(0)),
     ConfigKey("log.segment.bytes", "int", 1073741824, "Segment size before a roll (bytes).", at_least(14)),
     ConfigKey("log.roll.ms", "long", None, "Time before a segment rolls (ms); unset = log.roll.hours.", at_least(1)),

@@ -1,6 +1,6 @@
 """One partition's replica on this broker: leader or follower role, ISR and high watermark.
 
-Owns: the partition's Log (through the LogManager), its leader id, leader epoch,
+Owns: the partition's UnifiedLog (created through the LogManager), its leader id, leader epoch,
 partition epoch, assigned replicas and ISR, the high watermark, and, as leader, the
 fetch state of every follower (``ReplicaState``).  Proposes ISR changes to the
 controller through the AlterPartitionManager and applies them only when the
@@ -22,16 +22,12 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kafkette.broker.log.log import Log, LogAppendInfo
-from kafkette.broker.log.log_cleaner import ensure_keys_for_compaction
-from kafkette.broker.log.log_cleaner_manager import is_compacted
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
-from kafkette.broker.producer_state_manager import ProducerStateManager
+from kafkette.broker.log.unified_log import LogAppendInfo, UnifiedLog
 from kafkette.protocol.apis.alter_partition import AlterPartitionResponsePartition
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState
 from kafkette.protocol.errors import (
-    DuplicateSequenceNumberError,
     Errors,
     FencedLeaderEpochError,
     KafkaStorageError,
@@ -42,7 +38,6 @@ from kafkette.protocol.errors import (
     UnknownLeaderEpochError,
     error_name,
 )
-from kafkette.protocol.record_batch import iter_batches
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -83,7 +78,7 @@ class Partition:
     Args:
         tp: the partition.
         local_broker_id: this broker's node id.
-        log_manager: where the partition's Log lives.
+        log_manager: where the partition's UnifiedLog is created.
         default_config: callable giving a LogConfig for topic overrides
             (``{name: value}`` -> LogConfig).
         submit_alter_partition: ``(partition, leader_epoch, new_isr, partition_epoch)``
@@ -116,7 +111,7 @@ class Partition:
         self._on_hw_advanced = on_high_watermark_advanced
         self._clock_ms = clock_ms
         self._lag_max_ms = replica_lag_time_max_ms
-        self.log: Log | None = log_manager.get_log(tp)
+        self.log: UnifiedLog | None = log_manager.get_log(tp)
         self.leader_id = -1
         self.leader_epoch = -1
         self.partition_epoch = -1
@@ -128,16 +123,13 @@ class Partition:
         self.leader_epoch_start_offset = 0  # LEO when this broker became leader in the current epoch
         self.topic_configs: dict[str, str] = {}
         self.high_watermark = initial_high_watermark
-        self.producer_state = ProducerStateManager()
         if self.log is not None:
             self.high_watermark = min(max(initial_high_watermark, self.log.log_start_offset), self.log.log_end_offset)
-            if not self.log.is_offline:  # an offline log cannot be read; it serves nothing
-                self.producer_state.rebuild(self.log)
         self._prefix = f"[Partition {tp} broker={local_broker_id}]"
 
     @property
     def high_watermark(self) -> int:
-        """The partition's high watermark (offset); setting it also tells the Log (retention bound)."""
+        """The partition's high watermark (offset); setting it also tells the UnifiedLog (retention bound)."""
         return self._high_watermark
 
     @high_watermark.setter
@@ -152,15 +144,13 @@ class Partition:
     def is_leader(self) -> bool:
         return self.leader_id == self.local_broker_id
 
-    def _ensure_log(self, state: LeaderAndIsrPartitionState) -> Log:
+    def _ensure_log(self, state: LeaderAndIsrPartitionState) -> UnifiedLog:
         configs = dict(item.split("=", 1) for item in state.configs if "=" in item)
         self.topic_configs = configs
         log_config = self._make_log_config(configs)
         if self.log is None:
             self.log = self._log_manager.get_or_create_log(self.tp, log_config)
             self.high_watermark = min(max(self.high_watermark, self.log.log_start_offset), self.log.log_end_offset)
-            if not self.log.is_offline:  # an offline log cannot be read; it serves nothing
-                self.producer_state.rebuild(self.log)
         else:
             self.log.update_config(log_config)
         return self.log
@@ -202,7 +192,6 @@ class Partition:
             self.leader_epoch_start_offset = log.log_end_offset
             if not log.is_offline:
                 log.maybe_assign_epoch_start_offset(self.leader_epoch, log.log_end_offset)
-                self._log_manager.maybe_flush(log)
             logger.info(
                 "%s Leader with epoch %d, ISR %s, replicas %s, high watermark %d, log end offset %d",
                 self._prefix, self.leader_epoch, self.isr, self.assigned_replicas, self.high_watermark,
@@ -234,7 +223,7 @@ class Partition:
 
     # ----- leader: produce ----------------------------------------------------------
 
-    def leader_log(self, current_leader_epoch: int = -1) -> Log:
+    def leader_log(self, current_leader_epoch: int = -1) -> UnifiedLog:
         """This replica's log, when it is the leader in ``current_leader_epoch`` (Kafka's
         ``Partition.localLogWithEpochOrThrow``).
 
@@ -242,7 +231,7 @@ class Partition:
             current_leader_epoch: the client's view of the leader epoch; -1 skips the check.
 
         Returns:
-            The leader's Log.
+            The leader's UnifiedLog.
 
         Raises:
             KafkaStorageError: the log is offline here (leader or not, as in Kafka).
@@ -269,13 +258,23 @@ class Partition:
         return self.log.config.min_insync_replicas if self.log is not None else 1
 
     def append_records_to_leader(self, records: bytearray, required_acks: int) -> LogAppendInfo:
-        """Append producer batches as leader.
+        """Append producer batches as leader (Kafka's ``Partition.appendRecordsToLeader``): the
+        min ISR check here, everything else in ``UnifiedLog.append_as_leader``; then the high
+        watermark may move.
+
+        Args:
+            records: the batches of one Produce partition (offsets written in place).
+            required_acks: the request's acks (-1, 0 or 1).
+
+        Returns:
+            The log's LogAppendInfo (a retried batch's original offsets when it was a duplicate).
 
         Raises:
-            NotLeaderOrFollowerError: not the leader.
+            NotLeaderOrFollowerError, KafkaStorageError: not the leader / the log is offline.
             NotEnoughReplicasError: acks=-1 and ISR smaller than ``min.insync.replicas``.
-            CorruptRecordError, MessageTooLargeError: from the log.
-            InvalidRecordError: a record without a key for a compacted topic.
+            CorruptRecordError, InvalidRecordError, InvalidTimestampError, MessageTooLargeError,
+            UnsupportedCompressionTypeError, InvalidProducerEpochError,
+            OutOfOrderSequenceNumberError, DuplicateSequenceNumberError: from the log.
         """
         log = self.leader_log()
         if required_acks == -1 and len(self.isr) < self.min_insync_replicas:
@@ -283,24 +282,7 @@ class Partition:
                 f"The size of the current ISR {self.isr} is insufficient to satisfy the min.isr requirement "
                 f"of {self.min_insync_replicas} for partition {self.tp}"
             )
-        if is_compacted(log):
-            ensure_keys_for_compaction(records, self.tp)
-        headers = [h for _, h in iter_batches(records)]
-        duplicates = self.producer_state.check_batches(headers)
-        if any(d is not None for d in duplicates):
-            original = duplicates[0]
-            if len(headers) != 1 or original is None:
-                raise DuplicateSequenceNumberError(f"a retried batch was sent together with others to {self.tp}")
-            logger.debug("%s Duplicate batch from producer %d: offsets %d-%d", self._prefix,
-                         headers[0].producer_id, original.first_offset, original.last_offset)
-            return LogAppendInfo(original.first_offset, original.last_offset, headers[0].records_count, 0,
-                                 headers[0].max_timestamp, -1)
         info = log.append_as_leader(records, self.leader_epoch)
-        offset = info.first_offset
-        for header in headers:
-            self.producer_state.update(header, offset)
-            offset += header.last_offset_delta + 1
-        self._log_manager.maybe_flush(log)
         self.maybe_increment_leader_high_watermark()
         return info
 
@@ -520,12 +502,7 @@ class Partition:
         """Append batches fetched from the leader (offsets already assigned)."""
         if self.log is None:
             raise NotLeaderOrFollowerError(f"no log for {self.tp}")
-        old_log_end_offset = self.log.log_end_offset
-        info = self.log.append_as_follower(records)
-        if info is not None:
-            self.producer_state.update_from_batches(records, old_log_end_offset)
-            self._log_manager.maybe_flush(self.log)
-        return info
+        return self.log.append_as_follower(records)
 
     def update_follower_high_watermark(self, leader_high_watermark: int) -> None:
         """Follower high watermark = min(leader's HW, own LEO); never moves back."""
@@ -563,14 +540,7 @@ class Partition:
         """
         if self.log is None:
             return
-        if offset < self.log.log_end_offset:
-            logger.info("%s Truncating log from %d to %d", self._prefix, self.log.log_end_offset, offset)
-            if self.log.truncate_to(offset):  # False for an offline log, left as it is
-                self.producer_state.rebuild(self.log)
-        elif not self.log.is_offline:
-            # Nothing to drop, but an epoch this broker assigned as leader at its log end offset
-            # and never wrote must go, or the follower keeps asking about it (Kafka's truncateTo).
-            self.log.leader_epoch_cache.truncate_from_end(self.log.log_end_offset)
+        self.log.truncate_to(offset)  # an offline log is left as it is
         self.high_watermark = min(self.high_watermark, self.log.log_end_offset)
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
@@ -581,5 +551,4 @@ class Partition:
         if self.log.is_offline:
             return
         self.log.truncate_fully_and_start_at(offset)
-        self.producer_state.rebuild(self.log)
         self.high_watermark = offset

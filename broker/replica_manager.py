@@ -91,9 +91,9 @@ class ReplicaManager:
         self.produce_purgatory = DelayedOperationPurgatory("Produce")
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch")
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords")
-        self.fetcher_manager = ReplicaFetcherManager(config, self.get_partition)
         self._hw_checkpoints = log_manager.read_high_watermarks()
         self._scheduler = scheduler or KafkaScheduler(log_prefix=f"[KafkaScheduler broker={config.node_id}]")
+        self.fetcher_manager = ReplicaFetcherManager(config, self.get_partition, time=self._scheduler.time)
         time_source = self._scheduler.time
         self._clock_ms = clock_ms or (lambda: int(time_source.monotonic_ms()))
         self._state_lock = asyncio.Lock()

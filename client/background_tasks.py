@@ -1,23 +1,27 @@
-"""The background tasks of one client component: its loop task and its in-flight request tasks.
+"""The one way a component starts and stops its background tasks.
 
-Owns: ``BackgroundTasks``, the owner of a component's long-running loop task (started
-with a done-callback) and of the request tasks that loop spawns, which it cancels and
-awaits (bounded) on ``stop``; ``cancel_and_wait``, the bounded cancel-and-await every
-owner of a task does on shutdown (clients, brokers and controllers alike); and
-``wait_for_wakeup``, the loop's bounded wait on its wake-up event.  ``BackgroundTasks`` is
-shared by the producer's ``Sender`` and the consumer's ``Fetcher``.
-Does not own what the tasks do, nor how a crash of the loop task is reported (the
-component's done-callback does that).
+Owns: ``ShutdownableTask``, one named long-running task of a component (a fetcher's,
+a manager's or a loop's): started from a coroutine function, a crash logged at ERROR with
+its traceback and kept as ``failure`` (and handed to an ``on_failure`` callback), stopped
+by ``shutdown`` with a bounded cancel-and-await; ``BackgroundTasks``, a loop task plus the
+request tasks it spawns (the producer's ``Sender`` and the consumer's ``Fetcher``);
+``cancel_and_wait``, the bounded cancel-and-await under both; and ``wait_for_wakeup``, a
+loop's bounded wait on its wake-up event.  Does not own what the tasks do.
 
-Kafka concept: the network-thread loop of ``org.apache.kafka.clients.producer.internals.Sender``
-and of the consumer's ``Fetcher`` (aiokafka runs both as asyncio tasks).
+Kafka concept: ``org.apache.kafka.server.util.ShutdownableThread`` (``start``,
+``initiateShutdown``, ``awaitShutdown``, an uncaught error logged) on asyncio tasks.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Iterable
+import logging
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any
+
+logger = logging.getLogger(__name__)
+
+SHUTDOWN_TIMEOUT_S = 5.0
 
 
 async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any] | None], timeout_s: float) -> set[asyncio.Task[Any]]:
@@ -39,24 +43,107 @@ async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any] | None], timeout_s: 
     return pending
 
 
+class ShutdownableTask:
+    """One named long-running task of a component, started and stopped one way.
+
+    ``start(work)`` runs ``await work()`` as a task named ``name``; the work runs until it
+    returns or is cancelled.  An exception ends it: it is logged at ERROR with the
+    traceback, kept in ``failure`` and passed to ``on_failure`` (the component then fails
+    what waits on it, or lets a supervisor restart it).  ``shutdown`` cancels it and waits
+    at most ``timeout_s``.
+
+    Args:
+        name: the asyncio task name (``log-cleaner``, ``replica-fetcher-1-0``, ...).
+        log_prefix: the owning component's log prefix; ``[name]`` when None.
+        on_failure: called with the exception when the work crashes.
+    """
+
+    def __init__(self, name: str, *, log_prefix: str | None = None,
+                 on_failure: Callable[[BaseException], None] | None = None) -> None:
+        self.name = name
+        self._prefix = log_prefix or f"[{name}]"
+        self._on_failure = on_failure
+        self._task: asyncio.Task[None] | None = None
+        self.failure: BaseException | None = None
+
+    def start(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Start ``await work()`` as the task (needs a running event loop).
+
+        Raises:
+            RuntimeError: the task is already running, or no event loop runs.
+        """
+        if self.running:
+            raise RuntimeError(f"{self._prefix} {self.name} is already running")
+        self.failure = None
+        self._task = asyncio.get_running_loop().create_task(self._run(work), name=self.name)
+
+    async def _run(self, work: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await work()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.failure = exc
+            logger.error("%s %s crashed", self._prefix, self.name, exc_info=exc)
+            if self._on_failure is not None:
+                self._on_failure(exc)
+
+    @property
+    def running(self) -> bool:
+        """True from ``start`` until the work ends, crashes or is shut down."""
+        return self._task is not None and not self._task.done()
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        """The asyncio task (None before ``start`` and after ``shutdown``)."""
+        return self._task
+
+    def initiate_shutdown(self) -> asyncio.Task[None] | None:
+        """Cancel the task without waiting (Kafka's ``initiateShutdown``).
+
+        Returns:
+            The cancelled asyncio task, for the caller to await (bounded) later; None when
+            it was not started.
+        """
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+        return task
+
+    async def shutdown(self, timeout_s: float = SHUTDOWN_TIMEOUT_S) -> bool:
+        """Cancel the task and wait for it to end, at most ``timeout_s`` seconds (Kafka's
+        ``initiateShutdown`` then ``awaitShutdown``).
+
+        Returns:
+            True when it ended (or never ran), False when it was still running at the timeout
+            (logged at ERROR).
+        """
+        pending = await cancel_and_wait([self.initiate_shutdown()], timeout_s)
+        if pending:
+            logger.error("%s %s did not stop within %.1f s", self._prefix, self.name, timeout_s)
+        return not pending
+
+
 class BackgroundTasks:
-    """Owns one loop task and the request tasks it spawns; ``stop`` cancels and awaits them all."""
+    """Owns one loop task (a ``ShutdownableTask``) and the request tasks it spawns; ``stop``
+    cancels and awaits them all."""
 
     def __init__(self) -> None:
-        self._task: asyncio.Task[None] | None = None
+        self._loop_task: ShutdownableTask | None = None
         self._requests: set[asyncio.Task[None]] = set()
 
-    def start(self, loop_coro: Coroutine[Any, Any, None], name: str,
-              on_done: Callable[[asyncio.Task[None]], None]) -> None:
+    def start(self, loop: Callable[[], Awaitable[None]], name: str,
+              on_failure: Callable[[BaseException], None] | None = None, *, log_prefix: str | None = None) -> None:
         """Start the loop task.
 
         Args:
-            loop_coro: the component's loop (runs until cancelled).
+            loop: the component's loop function (runs until cancelled).
             name: the asyncio task name.
-            on_done: done-callback of the loop task (reports a crash).
+            on_failure: called with the exception when the loop crashes (it is logged either way).
+            log_prefix: the component's log prefix.
         """
-        self._task = asyncio.get_running_loop().create_task(loop_coro, name=name)
-        self._task.add_done_callback(on_done)
+        self._loop_task = ShutdownableTask(name, log_prefix=log_prefix, on_failure=on_failure)
+        self._loop_task.start(loop)
 
     def spawn(self, request_coro: Coroutine[Any, Any, None]) -> None:
         """Run one request as a task owned here until it finishes (``stop`` cancels it).
@@ -68,19 +155,19 @@ class BackgroundTasks:
         self._requests.add(task)
         task.add_done_callback(self._requests.discard)
 
-    async def stop(self, timeout_s: float = 5.0) -> None:
+    async def stop(self, timeout_s: float = SHUTDOWN_TIMEOUT_S) -> None:
         """Cancel the loop task and the in-flight request tasks; await them.
 
         Args:
             timeout_s: how long to wait for the cancelled tasks to finish (seconds).
         """
-        await cancel_and_wait([self._task, *self._requests], timeout_s)
-        self._task = None
+        loop_task, self._loop_task = self._loop_task, None
+        await cancel_and_wait([loop_task.task if loop_task else None, *self._requests], timeout_s)
 
     @property
     def running(self) -> bool:
         """True while the loop task runs."""
-        return self._task is not None and not self._task.done()
+        return self._loop_task is not None and self._loop_task.running
 
 
 async def wait_for_wakeup(wakeup: asyncio.Event, wait_ms: float) -> None:

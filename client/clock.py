@@ -33,6 +33,10 @@ class Time(Protocol):
         """Suspend the calling task for ``ms`` milliseconds of this clock."""
         ...
 
+    async def wait(self, event: asyncio.Event, timeout_ms: float) -> bool:
+        """Wait until ``event`` is set or ``timeout_ms`` of this clock pass; True when it was set."""
+        ...
+
 
 class SystemTime:
     """The machine's clocks (``time.time``, ``time.monotonic``, ``asyncio.sleep``)."""
@@ -45,6 +49,14 @@ class SystemTime:
 
     async def sleep(self, ms: float) -> None:
         await asyncio.sleep(max(ms, 0.0) / 1000.0)
+
+    async def wait(self, event: asyncio.Event, timeout_ms: float) -> bool:
+        try:
+            async with asyncio.timeout(max(timeout_ms, 0.0) / 1000.0):
+                await event.wait()
+        except TimeoutError:
+            return False
+        return True
 
 
 SYSTEM_TIME = SystemTime()
@@ -81,6 +93,19 @@ class MockTime:
         else:
             heapq.heappush(self._sleepers, (self._monotonic_ms + ms, next(self._order), future))
         await future
+
+    async def wait(self, event: asyncio.Event, timeout_ms: float) -> bool:
+        if event.is_set():
+            return True
+        waiter = asyncio.ensure_future(event.wait())
+        sleeper = asyncio.ensure_future(self.sleep(timeout_ms))
+        try:
+            await asyncio.wait({waiter, sleeper}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (waiter, sleeper):
+                task.cancel()
+            await asyncio.wait({waiter, sleeper})
+        return event.is_set()
 
     @property
     def sleepers(self) -> int:

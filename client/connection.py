@@ -18,7 +18,7 @@ import logging
 import socket
 from typing import Any
 
-from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.protocol.api_keys import API_REGISTRY, spec_for_request
 from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
 from kafkette.protocol.frame_stream import FrameStream, open_frame_stream
@@ -61,7 +61,10 @@ class BrokerConnection:
         self.request_timeout_ms = request_timeout_ms
         self._max_frame_bytes = max_frame_bytes
         self._stream: FrameStream | None = None
-        self._read_task: asyncio.Task[None] | None = None
+        self._read_task = ShutdownableTask(
+            f"conn-read-{host}:{port}", log_prefix=f"[BrokerConnection {host}:{port}]",
+            on_failure=lambda exc: self._fail_all(KafkaConnectionError(f"connection to {host}:{port} failed: {exc!r}")),
+        )
         self._in_flight: collections.deque[tuple[int, type[Struct], int, asyncio.Future[Struct]]] = collections.deque()
         self._slots = asyncio.Semaphore(max_in_flight)
         self._correlation_id = 0
@@ -89,7 +92,7 @@ class BrokerConnection:
         sock = self._stream.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._read_task = asyncio.get_running_loop().create_task(self._read_loop(), name=f"conn-read-{self.host}:{self.port}")
+        self._read_task.start(self._read_loop)
         return self
 
     async def __aenter__(self) -> BrokerConnection:
@@ -211,9 +214,7 @@ class BrokerConnection:
         self._fail_all(KafkaConnectionError(f"connection to {self.host}:{self.port} closed by client"))
         if self._stream is not None:
             self._stream.abort()
-        if self._read_task is not None:
-            task, self._read_task = self._read_task, None
-            await cancel_and_wait([task], 1)
+        await self._read_task.shutdown(1)
 
 
 def supported_versions() -> dict[int, tuple[int, int]]:

@@ -17,7 +17,7 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
-from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.client.background_tasks import SHUTDOWN_TIMEOUT_S, ShutdownableTask, cancel_and_wait
 from kafkette.client.cluster_metadata import ClusterMetadata
 from kafkette.client.connection import BrokerConnection
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic, MetadataResponse
@@ -100,7 +100,7 @@ class KafkaClient:
         self._conns: dict[Address, BrokerConnection] = {}
         self._conn_locks: dict[Address, asyncio.Lock] = {}
         self._topics: set[str] = set()
-        self._md_task: asyncio.Task[None] | None = None
+        self._md_task = ShutdownableTask("kafka-client-metadata", log_prefix=f"[Client clientId={self.client_id}]")
         self._md_refresh: asyncio.Task[None] | None = None
         self._md_wakeup = asyncio.Event()
         self._closed = False
@@ -127,13 +127,14 @@ class KafkaClient:
                 await self.close()
                 raise KafkaConnectionError(f"Unable to bootstrap from {servers}: {_reason(last_exc)}") from last_exc
             await asyncio.sleep(self.retry_backoff_ms / 1000)
-        self._md_task = loop.create_task(self._metadata_loop(), name="kafka-client-metadata")
+        self._md_task.start(self._metadata_loop)
 
     async def close(self) -> None:
         """Cancel the metadata tasks and close every connection (idempotent)."""
         self._closed = True
-        await cancel_and_wait((self._md_task, self._md_refresh), 5)
-        self._md_task = self._md_refresh = None
+        await self._md_task.shutdown()
+        await cancel_and_wait([self._md_refresh], SHUTDOWN_TIMEOUT_S)
+        self._md_refresh = None
         conns, self._conns = list(self._conns.values()), {}
         await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
 
@@ -204,25 +205,20 @@ class KafkaClient:
             await asyncio.sleep(min(self.retry_backoff_ms / 1000, remaining))
 
     async def _metadata_loop(self) -> None:
-        try:
-            while not self._closed:
-                ttl = self.cluster.ttl_ms()
-                if ttl > 0:
-                    self._md_wakeup.clear()
-                    try:
-                        async with asyncio.timeout(ttl / 1000):
-                            await self._md_wakeup.wait()
-                    except TimeoutError:
-                        pass
-                    continue
+        while not self._closed:
+            ttl = self.cluster.ttl_ms()
+            if ttl > 0:
+                self._md_wakeup.clear()
                 try:
-                    await self.refresh_metadata()
-                except KafkaError as exc:
-                    logger.warning("[Client clientId=%s] Metadata refresh failed: %s", self.client_id, exc)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            logger.exception("[Client clientId=%s] Metadata task crashed", self.client_id)
+                    async with asyncio.timeout(ttl / 1000):
+                        await self._md_wakeup.wait()
+                except TimeoutError:
+                    pass
+                continue
+            try:
+                await self.refresh_metadata()
+            except KafkaError as exc:
+                logger.warning("[Client clientId=%s] Metadata refresh failed: %s", self.client_id, exc)
 
     async def _refresh_once(self) -> None:
         backoff = self.cluster.backoff_remaining_ms()

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.client.connection import BrokerConnection
 from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
 from kafkette.protocol.schema import Struct
@@ -70,7 +71,12 @@ class RequestSendThread:
         self._connection: Any = None
         self._current: asyncio.Future[Any] | None = None
         self._prefix = f"[RequestSendThread controllerId={controller_id}, brokerId={broker_id}]"
-        self.task = asyncio.get_running_loop().create_task(self._run(), name=f"controller-send-{broker_id}")
+        self.send_task = ShutdownableTask(
+            f"controller-send-{broker_id}", log_prefix=self._prefix,
+            on_failure=lambda exc: self._fail_queued(
+                KafkaConnectionError(f"controller channel to broker {broker_id} failed: {exc!r}")),
+        )
+        self.send_task.start(self._run)
 
     def enqueue(self, request: Struct) -> asyncio.Future[Any]:
         """Queue ``request``; the future gets the response struct.
@@ -105,9 +111,6 @@ class RequestSendThread:
         except asyncio.CancelledError:
             self._fail_queued(KafkaConnectionError(f"broker {self.broker_id} removed from the controller channel"))
             raise
-        except Exception as exc:
-            logger.exception("%s Send loop crashed", self._prefix)
-            self._fail_queued(KafkaConnectionError(f"controller channel to broker {self.broker_id} failed: {exc!r}"))
         finally:
             if self._connection is not None:
                 connection, self._connection = self._connection, None
@@ -212,9 +215,10 @@ class ControllerChannelManager:
         thread = self._threads.pop(broker_id, None)
         if thread is None:
             return
-        thread.task.cancel()
-        self._retired.add(thread.task)
-        thread.task.add_done_callback(self._retired.discard)
+        task = thread.send_task.initiate_shutdown()
+        if task is not None:
+            self._retired.add(task)
+            task.add_done_callback(self._retired.discard)
         logger.info("[Controller id=%d] Removed channel to broker %d", self.controller_id, broker_id)
 
     def send(self, broker_id: int, request: Struct) -> asyncio.Future[Any]:

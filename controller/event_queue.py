@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.controller.controller_channel_manager import mark_retrieved
 from kafkette.protocol.errors import KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
 
@@ -56,20 +56,20 @@ class ControllerEventManager:
             raise ValueError(f"max_queued_events must be >= 1, got {max_queued_events}")
         self._log_prefix = log_prefix
         self._queue: asyncio.Queue[ControllerEvent] = asyncio.Queue(max_queued_events)
-        self._task: asyncio.Task[None] | None = None
+        self._task = ShutdownableTask("controller-event-thread")
         self._stopped = False
 
     @property
     def running(self) -> bool:
         """True between ``start()`` and ``stop()``."""
-        return self._task is not None and not self._stopped
+        return self._task.running and not self._stopped
 
     def start(self) -> None:
         """Start the event task (idempotent until stopped)."""
         if self._stopped:
             raise RuntimeError("ControllerEventManager cannot be restarted after stop()")
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="controller-event-thread")
+        if not self._task.running:
+            self._task.start(self._run)
 
     async def submit(self, name: str, handler: Callable[[], Awaitable[T]], *, timeout_ms: int) -> T:
         """Queue ``handler`` as an event and wait for its result.
@@ -142,8 +142,7 @@ class ControllerEventManager:
     async def stop(self) -> None:
         """Cancel and await the event task; fail every queued event with ``NotControllerError``."""
         self._stopped = True
-        task, self._task = self._task, None
-        await cancel_and_wait([task], STOP_TIMEOUT_S)
+        await self._task.shutdown(STOP_TIMEOUT_S)
         while not self._queue.empty():
             event = self._queue.get_nowait()
             if not event.future.done():

@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.controller.controller import KafkaController
@@ -132,7 +132,7 @@ class QuorumController:
         self._active_epoch = -1
         self._renounce_reason: str | None = None
         self._current = self._term(-1)  # never started: answers NOT_CONTROLLER
-        self._reconcile_task: asyncio.Task[None] | None = None
+        self._reconcile_task = ShutdownableTask(f"quorum-controller-{self.node_id}")
         self._dirty = False
         self._stopping = False
         self._cluster_id_refusals: set[int] = set()
@@ -153,8 +153,7 @@ class QuorumController:
     async def stop(self) -> None:
         """Stop the active term (if any), then the Raft replica."""
         self._stopping = True
-        task, self._reconcile_task = self._reconcile_task, None
-        await cancel_and_wait([task], STOP_TIMEOUT_S)
+        await self._reconcile_task.shutdown(STOP_TIMEOUT_S)
         await self._deactivate("the node is shutting down")
         await self.raft.stop()
 
@@ -272,9 +271,8 @@ class QuorumController:
         if self._stopping:
             return
         self._dirty = True
-        if self._reconcile_task is None or self._reconcile_task.done():
-            self._reconcile_task = asyncio.get_running_loop().create_task(
-                self._reconcile(), name=f"quorum-controller-{self.node_id}")
+        if not self._reconcile_task.running:
+            self._reconcile_task.start(self._reconcile)
 
     def _may_lead(self) -> bool:
         raft = self.raft

@@ -4,7 +4,7 @@ wait for the cluster to reach a state, find and damage a replica's files.
 Owns: bounded waits on ``describe_topics`` and on any predicate, consuming from the
 beginning with a deadline, the ``<data_dir>/broker-<id>/logs/<topic>-<p>`` directories
 of a topic, flipping one byte inside a batch of a partition's oldest segment, and reading
-every record of an open ``Log`` (replica files, the compaction benchmark).  Does
+every record of an open ``UnifiedLog`` (replica files, the compaction benchmark).  Does
 not own cluster start-up or broker settings (``tests/conftest.py``,
 ``tests/cluster_configs.py``).  Every wait fails the test with what it last saw.
 """
@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from kafkette.broker.log.log import Log
+from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.client import AdminClient, Consumer, ConsumerRecord, LocalCluster, TopicPartition
 from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.client.topic_specs import PartitionInfo
@@ -186,8 +186,8 @@ def corrupt_oldest_segment(directory: Path, batch_index: int | None = None) -> C
     return CorruptBatch(segments, position)
 
 
-def log_records(log: Log) -> list[tuple[int, bytes | None, bytes | None]]:
-    """Every record of an open ``Log`` from its log start offset to its end, as ``(offset, key, value)``."""
+def log_records(log: UnifiedLog) -> list[tuple[int, bytes | None, bytes | None]]:
+    """Every record of an open ``UnifiedLog`` from its log start offset to its end, as ``(offset, key, value)``."""
     out, offset = [], log.log_start_offset
     while offset < log.log_end_offset:
         data = log.read(offset, 1 << 24).records

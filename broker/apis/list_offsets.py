@@ -3,10 +3,10 @@
 Answers each partition from its leader's log: earliest is the log start offset;
 latest is the high watermark for consumers and the log end offset for followers
 (``replica_id`` >= 0); max timestamp and a timestamp >= 0 look the record up by time
-(``Log.fetch_offset_by_timestamp``: time index, offset index, one batch decoded) and
+(``UnifiedLog.fetch_offset_by_timestamp``: time index, offset index, one batch decoded) and
 answer its offset, timestamp and batch leader epoch, or offset -1 / timestamp -1 when
 no record qualifies, including a record at or past the high watermark for consumers.
-A log taken offline by corruption answers KAFKA_STORAGE_ERROR.  Does not own the lookups themselves (``Log``) nor the client side (``OffsetFetcher``).
+A log taken offline by corruption answers KAFKA_STORAGE_ERROR.  Does not own the lookups themselves (``UnifiedLog``) nor the client side (``OffsetFetcher``).
 
 Kafka concept: ``KafkaApis.handleListOffsetRequest`` / ``Partition.fetchOffsetForTimestamp``.
 """

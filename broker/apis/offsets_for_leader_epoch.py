@@ -5,7 +5,7 @@ Answers each partition from its leader's leader epoch cache
 its end offset (the next epoch's start offset, or the log end offset for the latest
 epoch), or -1 / -1 when the leader knows no such epoch.  A follower uses the answer to
 truncate a log that may have diverged (see ``broker/fetcher/offset_truncation.py``).
-Does not own the cache (``Log``) nor the truncation decision (the follower's fetcher).
+Does not own the cache (``UnifiedLog``) nor the truncation decision (the follower's fetcher).
 
 Per partition errors: UNKNOWN_TOPIC_OR_PARTITION (not hosted here),
 KAFKA_STORAGE_ERROR (the log is offline), NOT_LEADER_OR_FOLLOWER (not the leader),

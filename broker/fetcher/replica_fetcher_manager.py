@@ -20,6 +20,7 @@ from kafkette.broker.config import KafkaConfig
 from kafkette.broker.fetcher.leader_end_point import LeaderEndPoint
 from kafkette.broker.fetcher.replica_fetcher_thread import ReplicaFetcherThread
 from kafkette.broker.partition import Partition
+from kafkette.client.clock import SYSTEM_TIME, Time
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -42,6 +43,7 @@ class ReplicaFetcherManager:
         config: broker config (``num.replica.fetchers``, ``replica.*``).
         get_partition: ``tp -> Partition | None``.
         leader_end_point_factory: builds a LeaderEndPoint (tests pass a fake).
+        time: the fetchers' clock (backoffs and waits); the broker's scheduler clock.
     """
 
     def __init__(
@@ -49,8 +51,11 @@ class ReplicaFetcherManager:
         config: KafkaConfig,
         get_partition: Callable[[TopicPartition], Partition | None],
         leader_end_point_factory: Callable[[int, int, str, int, int], LeaderEndPoint] = LeaderEndPoint,
+        *,
+        time: Time = SYSTEM_TIME,
     ) -> None:
         self._config = config
+        self._time = time
         self._get_partition = get_partition
         self._factory = leader_end_point_factory
         self._fetchers: dict[tuple[int, int], ReplicaFetcherThread] = {}
@@ -80,7 +85,7 @@ class ReplicaFetcherManager:
                                        self._config.replica_socket_timeout_ms)
                 fetcher = ReplicaFetcherThread(
                     f"ReplicaFetcherThread-{key[1]}-{init.leader_id}", self._config.node_id, leader, self._config,
-                    self._get_partition,
+                    self._get_partition, time=self._time,
                 )
                 self._fetchers[key] = fetcher
                 self._addresses[init.leader_id] = address

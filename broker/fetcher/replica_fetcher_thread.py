@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -43,7 +42,8 @@ from kafkette.broker.fetcher.leader_end_point import LeaderEndPoint
 from kafkette.broker.fetcher.offset_truncation import offset_truncation_state
 from kafkette.broker.log.leader_epoch_cache import UNDEFINED_EPOCH
 from kafkette.broker.partition import Partition
-from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.client.background_tasks import ShutdownableTask
+from kafkette.client.clock import SYSTEM_TIME, Time
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderPartition
 from kafkette.protocol.errors import Errors, KafkaError, error_name
@@ -75,6 +75,7 @@ class ReplicaFetcherThread:
         leader: the LeaderEndPoint of the source broker.
         config: broker config (``replica.fetch.*``).
         get_partition: ``tp -> Partition | None`` from the ReplicaManager.
+        time: the clock of backoffs (``replica.fetch.backoff.ms``) and of waits for work.
     """
 
     def __init__(
@@ -84,17 +85,20 @@ class ReplicaFetcherThread:
         leader: LeaderEndPoint,
         config: KafkaConfig,
         get_partition: Callable[[TopicPartition], Partition | None],
+        *,
+        time: Time = SYSTEM_TIME,
     ) -> None:
         self.name = name
+        self._time = time
         self.broker_id = broker_id
         self.leader = leader
         self._config = config
         self._get_partition = get_partition
         self._states: collections.OrderedDict[TopicPartition, PartitionFetchState] = collections.OrderedDict()
         self._wakeup = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
         self._backoff_s = config.replica_fetch_backoff_ms / 1000
         self._prefix = f"[ReplicaFetcher replicaId={broker_id}, leaderId={leader.leader_id}, fetcherId={name}]"
+        self._task = ShutdownableTask(name, log_prefix=self._prefix)
 
     # ----- partition set ------------------------------------------------------------
 
@@ -119,12 +123,12 @@ class ReplicaFetcherThread:
     # ----- lifecycle ----------------------------------------------------------------
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name=self.name)
+        """Start the fetcher task: truncate, then fetch, in a loop."""
+        self._task.start(self._run)
 
     async def stop(self) -> None:
-        """Cancel and await the task, then close the leader connection."""
-        task, self._task = self._task, None
-        await cancel_and_wait([task], 5)
+        """Cancel and await the task (bounded), then close the leader connection."""
+        await self._task.shutdown()
         await self.leader.close()
 
     async def _run(self) -> None:
@@ -135,9 +139,6 @@ class ReplicaFetcherThread:
                 await self.maybe_fetch()
         except asyncio.CancelledError:
             logger.info("%s Stopped", self._prefix)
-            raise
-        except Exception:
-            logger.exception("%s Crashed", self._prefix)
             raise
 
     # ----- truncate -----------------------------------------------------------------
@@ -153,7 +154,7 @@ class ReplicaFetcherThread:
 
         Cancellation: cancelled while the request is in flight, nothing is truncated.
         """
-        now = time.monotonic()
+        now = self._now_s()
         with_epochs: dict[TopicPartition, tuple[PartitionFetchState, int]] = {}
         for tp, state in self._states.items():
             if state.state != TRUNCATING or state.delayed_until > now:
@@ -188,12 +189,12 @@ class ReplicaFetcherThread:
                 continue  # removed or re-added (maybe with another leader epoch) while in flight
             partition = self._get_partition(tp)
             if partition is None or partition.log is None:
-                state.delayed_until = time.monotonic() + self._backoff_s
+                state.delayed_until = self._now_s() + self._backoff_s
                 continue
             if answer.error_code != Errors.NONE:
                 logger.info("%s OffsetsForLeaderEpoch for %s (epoch %d) got %s; backing off", self._prefix, tp,
                             epoch, error_name(answer.error_code))
-                state.delayed_until = time.monotonic() + self._backoff_s
+                state.delayed_until = self._now_s() + self._backoff_s
                 continue
             self._truncate_to_epoch_end_offset(tp, state, partition, epoch, answer)
 
@@ -220,7 +221,7 @@ class ReplicaFetcherThread:
                            partition.high_watermark)
         partition.truncate_to(offset)
         if partition.log.is_offline:
-            state.delayed_until = time.monotonic() + self._backoff_s
+            state.delayed_until = self._now_s() + self._backoff_s
             return
         state.fetch_offset = partition.log.log_end_offset
         if truncation_completed:
@@ -229,20 +230,21 @@ class ReplicaFetcherThread:
     # ----- fetch --------------------------------------------------------------------
 
     def _fetchable(self) -> list[tuple[TopicPartition, PartitionFetchState]]:
-        now = time.monotonic()
+        now = self._now_s()
         return [(tp, s) for tp, s in self._states.items() if s.state == FETCHING and s.delayed_until <= now]
 
     async def _wait_for_work(self) -> None:
-        now = time.monotonic()
+        now = self._now_s()
         if any(s.state == TRUNCATING and s.delayed_until <= now for s in self._states.values()):
             return  # another truncation round is due at once
         delays = [s.delayed_until - now for s in self._states.values() if s.delayed_until > now]
         timeout = min(delays) if delays else self._backoff_s
         self._wakeup.clear()
-        try:
-            await asyncio.wait_for(self._wakeup.wait(), max(timeout, 0.001))
-        except TimeoutError:
-            pass
+        await self._time.wait(self._wakeup, max(timeout, 0.001) * 1000)
+
+    def _now_s(self) -> float:
+        """The fetcher's monotonic clock in seconds (``delayed_until`` is on it)."""
+        return self._time.monotonic_ms() / 1000
 
     def build_fetch_request(self, fetchable: list[tuple[TopicPartition, PartitionFetchState]]) -> FetchRequest:
         """One FetchRequest for ``fetchable`` in round-robin order."""
@@ -293,7 +295,7 @@ class ReplicaFetcherThread:
                                                    data.log_start_offset)
 
     def _delay(self, sent: dict[TopicPartition, tuple[PartitionFetchState, int]]) -> None:
-        until = time.monotonic() + self._backoff_s
+        until = self._now_s() + self._backoff_s
         for tp, (state, _) in sent.items():
             if self._states.get(tp) is state:
                 state.delayed_until = until
@@ -314,7 +316,7 @@ class ReplicaFetcherThread:
                     logger.warning("%s Append of fetched data for %s failed (%s); truncating again",
                                    self._prefix, tp, exc)
                     state.state = TRUNCATING
-                    state.delayed_until = time.monotonic() + self._backoff_s
+                    state.delayed_until = self._now_s() + self._backoff_s
                     return
                 state.fetch_offset = partition.log.log_end_offset
                 self._states.move_to_end(tp)
@@ -325,7 +327,7 @@ class ReplicaFetcherThread:
             await self._handle_offset_out_of_range(tp, state, partition)
             return
         logger.info("%s Partition %s got %s; backing off", self._prefix, tp, error_name(error_code))
-        state.delayed_until = time.monotonic() + self._backoff_s
+        state.delayed_until = self._now_s() + self._backoff_s
 
     async def _handle_offset_out_of_range(self, tp: TopicPartition, state: PartitionFetchState,
                                           partition: Partition) -> None:
@@ -347,4 +349,4 @@ class ReplicaFetcherThread:
                 state.fetch_offset = leader_start
         except KafkaError as exc:
             logger.warning("%s Offset out of range handling for %s failed: %s", self._prefix, tp, exc)
-            state.delayed_until = time.monotonic() + self._backoff_s
+            state.delayed_until = self._now_s() + self._backoff_s

@@ -3,7 +3,7 @@ and ``replication-offset-checkpoint`` in each log dir.
 
 Owns the text format and the atomic write (``write_file_atomically``, also used for
 each partition's ``leader-epoch-checkpoint`` by ``kafkette.broker.log.leader_epoch_cache``).
-Does not decide what is checkpointed or when (``LogManager``, ``Log`` and the
+Does not decide what is checkpointed or when (``LogManager``, ``UnifiedLog`` and the
 ReplicaManager do).  All functions are synchronous and
 block on disk: callers on the event loop run them in an executor.
 

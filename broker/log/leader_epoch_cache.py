@@ -2,8 +2,8 @@
 
 Owns the in-memory list of ``(leader epoch, start offset)`` entries, its rules for
 assignment and truncation, and the file format.  Does not decide when the file is
-written (``Log`` writes it off the event loop before a flush moves the recovery
-point, and ``Log.open`` rebuilds it); all I/O functions here block.
+written (``UnifiedLog`` writes it off the event loop before a flush moves the recovery
+point, and ``UnifiedLog.open`` rebuilds it); all I/O functions here block.
 
 Kafka concept: ``LeaderEpochFileCache`` / ``LeaderEpochCheckpointFile``.
 """

@@ -5,7 +5,7 @@ Owns ``LogCleaner`` (one background task, owned by ``LogManager``: every
 blocking work: build the key -> latest offset map from the dirty section, rewrite the
 cleanable segments into ``.cleaned`` files keeping the latest record per key).  Does
 not own the choice of log or the checkpoints (``log_cleaner_manager``), the swap of
-segments in the log (``Log.replace_segments``) or the completion of an interrupted
+segments in the log (``UnifiedLog.replace_segments``) or the completion of an interrupted
 swap at start-up (``log_loader``).
 
 Rules (Kafka's ``Cleaner.shouldRetainRecord``): below the end of the offset map a
@@ -35,19 +35,17 @@ import msgpack
 
 from kafkette.broker.log.abstract_index import INT32_MAX
 from kafkette.broker.log.checkpoint import fsync_dir
-from kafkette.broker.log.log import Log
 from kafkette.broker.log.log_cleaner_manager import (
     LogCleanerManager,
     LogToClean,
     SegmentSnapshot,
-    is_compacted,
 )
 from kafkette.broker.log.log_loader import CLEANED_SUFFIX
 from kafkette.broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, segment_file_name
 from kafkette.broker.log.offset_index import OffsetIndex
 from kafkette.broker.log.offset_map import OffsetMap
-from kafkette.client.background_tasks import cancel_and_wait
-from kafkette.protocol.errors import InvalidRecordError
+from kafkette.broker.log.unified_log import UnifiedLog
+from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.protocol.record_batch import (
     COMPRESSION_NONE,
     CRC_OFFSET,
@@ -59,7 +57,6 @@ from kafkette.protocol.record_batch import (
     BatchHeader,
     CorruptRecordError,
     compute_crc,
-    iter_batches,
     read_header,
 )
 from kafkette.protocol.topic_partition import TopicPartition
@@ -116,21 +113,6 @@ def decode_rows(batch: bytes, header: BatchHeader) -> list[list[Any]]:
         return msgpack.unpackb(payload, raw=False, use_list=True)
     except Exception as exc:
         raise CorruptRecordError(f"records of batch at offset {header.base_offset} are not msgpack: {exc}") from exc
-
-
-def ensure_keys_for_compaction(records: bytes | bytearray | memoryview, tp: TopicPartition) -> None:
-    """Reject produced batches holding a record without a key (``cleanup.policy`` has ``compact``).
-
-    Kafka's ``LogValidator``: "Compacted topic cannot accept message without key".
-
-    Raises:
-        InvalidRecordError: a record has no key (INVALID_RECORD, 87).
-        CorruptRecordError: a batch cannot be decoded.
-    """
-    for position, header in iter_batches(records):
-        batch = bytes(memoryview(records)[position:position + header.size_in_bytes])
-        if any(row[2] is None for row in decode_rows(batch, header)):
-            raise InvalidRecordError(f"Compacted topic cannot accept message without key in topic partition {tp}")
 
 
 def rebuild_batch(header: BatchHeader, rows: list[list[Any]]) -> bytes:
@@ -386,7 +368,7 @@ class LogCleaner:
 
     Each round snapshots every compacted log on the event loop, picks the dirtiest one
     in the executor (``LogCleanerManager.grab_filthiest``), cleans it in the executor
-    (``Cleaner``), swaps the segments in on the event loop (``Log.replace_segments``),
+    (``Cleaner``), swaps the segments in on the event loop (``UnifiedLog.replace_segments``),
     then deletes the old files and writes the cleaner checkpoint in the executor.  When
     no log needs cleaning it sleeps ``log.cleaner.backoff.ms``.  A log whose cleaning
     fails is logged and skipped until restart; reads and appends continue throughout.
@@ -396,7 +378,7 @@ class LogCleaner:
 
     Args:
         log_dirs: the broker's log dirs (checkpoint files).
-        logs: returns the current ``{TopicPartition: Log}``.
+        logs: returns the current ``{TopicPartition: UnifiedLog}``.
         backoff_ms: ``log.cleaner.backoff.ms``.
         offset_map_capacity: keys the offset map holds (from ``log.cleaner.dedupe.buffer.size``).
         high_watermark: returns a partition's high watermark (cleaning stays below it) or
@@ -407,7 +389,7 @@ class LogCleaner:
     def __init__(
         self,
         log_dirs: list[Path],
-        logs: Callable[[], dict[TopicPartition, Log]],
+        logs: Callable[[], dict[TopicPartition, UnifiedLog]],
         *,
         backoff_ms: int,
         offset_map_capacity: int,
@@ -420,7 +402,7 @@ class LogCleaner:
         self._offset_map_capacity = offset_map_capacity
         self.high_watermark = high_watermark
         self._now_ms = now_ms
-        self._task: asyncio.Task[None] | None = None
+        self._task = ShutdownableTask("log-cleaner", log_prefix="[kafka-log-cleaner-thread-0]")
         self._abort = threading.Event()  # of the cleaning in flight; a new one per cleaning
         self._cleaning: TopicPartition | None = None
         self._idle = asyncio.Event()
@@ -431,14 +413,13 @@ class LogCleaner:
         """Load the cleaner checkpoints (executor) and start the cleaner task."""
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, self.manager.load_checkpoints)
-        self._task = loop.create_task(self._run(), name="log-cleaner")
+        self._task.start(self._run)
         logger.info("%s Started (backoff %d ms)", self._prefix, self._backoff_ms)
 
     async def stop(self) -> None:
         """Abort the cleaning in flight, cancel the task and await it (at most 30 s)."""
         self._abort.set()
-        task, self._task = self._task, None
-        await cancel_and_wait([task], STOP_TIMEOUT_S)
+        await self._task.shutdown(STOP_TIMEOUT_S)
 
     async def abort_cleaning(self, tp: TopicPartition) -> None:
         """Abort a cleaning of ``tp`` in flight and wait (at most 30 s) until it has stopped
@@ -472,7 +453,7 @@ class LogCleaner:
         """
         candidates = []
         for tp, log in self._logs().items():
-            if tp in self.manager.uncleanable or not is_compacted(log):
+            if tp in self.manager.uncleanable or not log.config.is_compacted:
                 continue
             high_watermark = self.high_watermark(tp) if self.high_watermark is not None else None
             snapshot = self.manager.snapshot(tp, log, high_watermark)

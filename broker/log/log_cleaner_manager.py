@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kafkette.broker.log.checkpoint import CorruptCheckpointError, OffsetCheckpointFile
-from kafkette.broker.log.log import Log
 from kafkette.broker.log.log_segment import LogSegment
+from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.protocol.record_batch import HEADER_SIZE, read_header
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -27,11 +27,6 @@ logger = logging.getLogger(__name__)
 
 CLEANER_CHECKPOINT_FILE = "cleaner-offset-checkpoint"
 _HEADER_SCAN_CHUNK_BYTES = 64 * 1024
-
-
-def is_compacted(log: Log) -> bool:
-    """True when the log's ``cleanup.policy`` contains ``compact`` (``compact`` or ``compact,delete``)."""
-    return "compact" in (part.strip() for part in log.config.cleanup_policy.split(","))
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +64,7 @@ class LogToClean:
 
     Attributes:
         tp: the partition.
-        log: its Log.
+        log: its UnifiedLog.
         segments: every segment before the active one and below ``upper_bound_offset``,
             oldest first.
         first_dirty_offset: first offset not yet cleaned (checkpoint, or the log start).
@@ -84,7 +79,7 @@ class LogToClean:
     """
 
     tp: TopicPartition
-    log: Log
+    log: UnifiedLog
     segments: list[SegmentSnapshot]
     first_dirty_offset: int
     upper_bound_offset: int
@@ -182,7 +177,7 @@ class LogCleanerManager:
         """The first dirty offset recorded for ``tp``, or None."""
         return self._checkpoints.get(tp)
 
-    def snapshot(self, tp: TopicPartition, log: Log, high_watermark: int | None) -> LogToClean | None:
+    def snapshot(self, tp: TopicPartition, log: UnifiedLog, high_watermark: int | None) -> LogToClean | None:
         """Take a LogToClean snapshot of ``log`` on the event loop (None when nothing can be cleaned).
 
         A checkpoint outside [log start offset, log end offset], or taken before the log
@@ -191,7 +186,7 @@ class LogCleanerManager:
 
         Args:
             tp: the partition.
-            log: its Log (must be compacted).
+            log: its UnifiedLog (must be compacted).
             high_watermark: the partition's high watermark, None when unknown (the active
                 segment then bounds cleaning alone).
         """
@@ -249,7 +244,7 @@ class LogCleanerManager:
         self._checkpoints[tp] = offset
         self._truncations_at_checkpoint[tp] = truncations
 
-    def write_checkpoints(self, logs: dict[TopicPartition, Log]) -> None:
+    def write_checkpoints(self, logs: dict[TopicPartition, UnifiedLog]) -> None:
         """Rewrite every log dir's cleaner checkpoint with the partitions it holds (blocking).
 
         Partitions without a log here are dropped from the checkpoints.

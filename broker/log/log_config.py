@@ -12,7 +12,7 @@ Kafka concept: ``LogConfig`` (storage module).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kafkette.broker.config import KafkaConfig
@@ -58,6 +58,12 @@ class LogConfig:
     segment_jitter_ms: int = 0
     segment_ms: int = 604800000
     unclean_leader_election_enable: bool = False
+    is_compacted: bool = field(init=False, repr=False, compare=False)
+    """True when ``cleanup.policy`` contains ``compact`` (``compact`` or ``compact,delete``)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "is_compacted",
+                           "compact" in (part.strip() for part in self.cleanup_policy.split(",")))
 
     @classmethod
     def from_broker(cls, config: KafkaConfig, overrides: Mapping[str, Any] | None = None) -> LogConfig:
@@ -90,6 +96,7 @@ class LogConfig:
             min_insync_replicas=config.min_insync_replicas,
             compression_type=config.compression_type,
             message_timestamp_type=config.log_message_timestamp_type,
+            message_timestamp_difference_max_ms=config.log_message_timestamp_difference_max_ms,
             unclean_leader_election_enable=config.unclean_leader_election_enable,
             cleanup_policy=",".join(config.log_cleanup_policy),
             delete_retention_ms=config.log_cleaner_delete_retention_ms,

@@ -3,7 +3,7 @@
 Owns: the listeners (callables taking the ``TopicPartition`` of the log) and the event
 loop they run on.  ``maybe_add_offline_log`` may be called from any thread (a log read
 in an executor can find corruption); listeners always run on the loop.  Does not own
-the offline state itself (``Log.offline_reason``) nor what listeners do (the
+the offline state itself (``LocalLog.offline_reason``) nor what listeners do (the
 lifecycle manager sends a heartbeat at once, carrying the broker's offline replicas,
 so the controller moves leadership away).
 

@@ -4,7 +4,7 @@ Owns the start-up scan of ``<log dir>/<topic>-<partition>/``: completing segment
 the log cleaner left half done, removing stray files,
 opening segments in base offset order, rebuilding missing or corrupt indexes and,
 after an unclean shutdown, validating every batch past the recovery point.  Does not
-own the resulting ``Log`` (``kafkette.broker.log.log``) or checkpoints (``LogManager``).
+own the resulting ``UnifiedLog`` and ``LocalLog`` or checkpoints (``LogManager``).
 Everything here blocks on disk: run it in an executor.
 
 Where corruption is told from a torn tail: a crash mid-write can only tear the end of
@@ -15,7 +15,7 @@ recovery point, i.e. fsynced data) is corruption of data the broker promised to 
 nothing is truncated, the error is logged with the file and position, and the loader
 reports the log offline (the partition then answers KAFKA_STORAGE_ERROR on this
 broker).  Corruption in segments that are not scanned (below the recovery point,
-after a clean shutdown) is found on the read path instead (``Log.read``).
+after a clean shutdown) is found on the read path instead (``LocalLog.read``).
 
 Kafka concept: ``LogLoader`` (``loadSegmentFiles``, ``recoverLog``).
 """

@@ -1,13 +1,13 @@
 """The broker's logs across its ``log.dirs``: start-up loading, creation, deletion,
 scheduled flushes, offset checkpoints and the clean-shutdown marker.
 
-Owns every ``Log`` of this broker and the files at the top of each log dir
+Owns every ``UnifiedLog`` of this broker and the files at the top of each log dir
 (``meta.properties``, ``.kafka_cleanshutdown``, ``recovery-point-offset-checkpoint``,
-``log-start-offset-checkpoint``, ``replication-offset-checkpoint``).  Owns one
-background task (flush scheduler, retention checks, delayed deletion of segment
-files, checkpointer), the flush tasks started by ``maybe_flush`` (which also write a
-log's ``leader-epoch-checkpoint`` when a new leader epoch was recorded) and the
-``LogCleaner`` (compaction, when ``log.cleaner.enable``).  A log dir holding an offline
+``log-start-offset-checkpoint``, ``replication-offset-checkpoint``), the periodic jobs
+on the node's KafkaScheduler (flushes on ``flush.ms``, retention checks, delayed
+deletion of segment files, checkpoints) and the ``LogCleaner`` (compaction, when
+``log.cleaner.enable``).  Each log starts its own flush when ``flush.messages`` or a new
+leader epoch asks (``UnifiedLog``); shutdown and deletion wait for it.  A log dir holding an offline
 log gets no clean-shutdown marker, so the next start-up scans past the recovery points
 again.  Does not own high watermark values (the ReplicaManager passes them
 to ``write_high_watermarks``) or topic configs (callers pass a ``LogConfig``).
@@ -28,11 +28,11 @@ from kafkette.broker.log.checkpoint import (
     OffsetCheckpointFile,
     fsync_dir,
 )
-from kafkette.broker.log.log import Log
 from kafkette.broker.log.log_cleaner import LogCleaner
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_dir_failure_channel import LogDirFailureChannel
 from kafkette.broker.log.offset_map import capacity_for_buffer
+from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.client.meta_properties import ensure_meta_properties
 from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
@@ -77,7 +77,7 @@ class LogManager:
 
     Retention (Kafka's ``LogManager.cleanupLogs``): every
     ``log.retention.check.interval.ms`` the scheduler asks each log to delete the
-    segments its retention settings no longer keep (``Log.delete_old_segments``); the
+    segments its retention settings no longer keep (``UnifiedLog.delete_old_segments``); the
     files, renamed ``*.deleted`` at once, are unlinked ``file.delete.delay.ms`` later
     by the same scheduler (in the default executor).  Files still pending at shutdown
     are removed by the loader at the next start-up.
@@ -101,9 +101,7 @@ class LogManager:
         self._wall_clock_ms = clock.milliseconds
         self._retention_check_interval_ms = max(MIN_SCHEDULER_TICK_MS, config.log_retention_check_interval_ms)
         self._pending_deletions: list[tuple[int, list[Path]]] = []  # (due monotonic ms, files)
-        self._logs: dict[TopicPartition, Log] = {}
-        self._last_flush_ms: dict[TopicPartition, int] = {}
-        self._flush_tasks: dict[TopicPartition, asyncio.Task[None]] = {}
+        self._logs: dict[TopicPartition, UnifiedLog] = {}
         self._checkpoint_lock = asyncio.Lock()
         self._checkpoint_interval_ms = max(MIN_SCHEDULER_TICK_MS, config.log_flush_offset_checkpoint_interval_ms)
         self._stopping = False
@@ -149,14 +147,13 @@ class LogManager:
                 log.close()
             self._logs.clear()
             raise
-        self._last_flush_ms = dict.fromkeys(self._logs, self._time_ms())
         self._schedule_jobs()
         if self.cleaner is not None:
             await self.cleaner.start()
         self._started = True
         logger.info("%s Started with %d logs in %d log dirs", self._prefix, len(self._logs), len(self.log_dirs))
 
-    def _load_log_dir(self, log_dir: Path) -> dict[TopicPartition, Log]:
+    def _load_log_dir(self, log_dir: Path) -> dict[TopicPartition, UnifiedLog]:
         """Blocking: check meta.properties, read checkpoints and the marker, open every log."""
         log_dir.mkdir(parents=True, exist_ok=True)
         ensure_meta_properties(log_dir, self.config.node_id, self.config.cluster_id)
@@ -167,7 +164,7 @@ class LogManager:
         logger.info(
             "%s Loading logs from %s (%s shutdown)", self._prefix, log_dir, "clean" if had_clean_shutdown else "unclean"
         )
-        logs: dict[TopicPartition, Log] = {}
+        logs: dict[TopicPartition, UnifiedLog] = {}
         for child in sorted(log_dir.iterdir()):
             if not child.is_dir() or child.name == METADATA_TOPIC_PARTITION_DIR:
                 continue  # the controller's metadata log is not a partition log
@@ -176,13 +173,14 @@ class LogManager:
             except ValueError:
                 logger.warning("%s Ignoring directory %s: not <topic>-<partition>", self._prefix, child)
                 continue
-            logs[tp] = Log.open(
+            logs[tp] = UnifiedLog.open(
                 child,
                 tp,
                 self.default_log_config,
                 recovery_point=recovery_points.get(tp, 0),
                 log_start_offset=log_start_offsets.get(tp, 0),
                 had_clean_shutdown=had_clean_shutdown,
+                time=self._scheduler.time,
             )
         marker.unlink(missing_ok=True)
         return logs
@@ -195,19 +193,19 @@ class LogManager:
             return {}
 
     # ---------------------------------------------------------------- the logs
-    def get_log(self, tp: TopicPartition) -> Log | None:
+    def get_log(self, tp: TopicPartition) -> UnifiedLog | None:
         """The log of ``tp`` or None."""
         return self._logs.get(tp)
 
-    def all_logs(self) -> dict[TopicPartition, Log]:
-        """``{TopicPartition: Log}`` (a copy)."""
+    def all_logs(self) -> dict[TopicPartition, UnifiedLog]:
+        """``{TopicPartition: UnifiedLog}`` (a copy)."""
         return dict(self._logs)
 
     def offline_logs(self) -> list[TopicPartition]:
         """Partitions whose log is offline here (corruption found at load or by a read), sorted."""
         return sorted(tp for tp, log in self._logs.items() if log.is_offline)
 
-    def get_or_create_log(self, tp: TopicPartition, config: LogConfig) -> Log:
+    def get_or_create_log(self, tp: TopicPartition, config: LogConfig) -> UnifiedLog:
         """Return the log of ``tp``, creating its directory in the least loaded log dir.
 
         An existing log gets ``config`` as its new config.  Creation blocks briefly
@@ -230,10 +228,9 @@ class LogManager:
             parent = existing.dir.parent
             counts[parent] = counts.get(parent, 0) + 1
         log_dir = min(self.log_dirs, key=lambda d: counts[d])
-        log = Log.open(log_dir / str(tp), tp, config, had_clean_shutdown=True)
+        log = UnifiedLog.open(log_dir / str(tp), tp, config, had_clean_shutdown=True, time=self._scheduler.time)
         log.on_offline = self.log_dir_failure_channel.maybe_add_offline_log
         self._logs[tp] = log
-        self._last_flush_ms[tp] = self._time_ms()
         logger.info("%s Created log for partition %s in %s", self._prefix, tp, log_dir)
         return log
 
@@ -246,70 +243,29 @@ class LogManager:
         if self.cleaner is not None:
             await self.cleaner.abort_cleaning(tp)
         log = self._logs.pop(tp, None)
-        self._last_flush_ms.pop(tp, None)
         if log is None:
             return
-        pending = self._flush_tasks.get(tp)
-        if pending is not None:  # a flush or checkpoint write must not recreate files in the removed dir
-            _, not_done = await asyncio.wait([pending], timeout=STOP_FLUSH_TIMEOUT_S)
-            for task in not_done:
-                task.cancel()
-            if not_done:
-                await asyncio.wait(not_done)
+        await log.stop_flushing(STOP_FLUSH_TIMEOUT_S)  # a flush must not recreate files in the removed dir
         await asyncio.get_running_loop().run_in_executor(None, log.delete)
         logger.info("%s Deleted log for partition %s", self._prefix, tp)
 
     # ------------------------------------------------------------------ flushing
-    def maybe_flush(self, log: Log) -> None:
-        """Start a background flush of ``log`` when ``log.flush_needed``, or a write of its
-        leader epoch checkpoint when that changed (call after an append or a new epoch).
-
-        At most one such flush runs per partition; stop() awaits them.  A failure is
-        logged with its traceback.
-        """
-        if self._stopping or log.tp in self._flush_tasks:
-            return
-        if log.flush_needed:
-            work = self._flush_log(log)
-        elif log.leader_epoch_checkpoint_dirty:
-            work = log.checkpoint_leader_epochs()  # a new leader epoch: rare, written at once as Kafka does
-        else:
-            return
-        task = asyncio.get_running_loop().create_task(work, name=f"flush-{log.tp}")
-        self._flush_tasks[log.tp] = task
-        task.add_done_callback(lambda done, tp=log.tp: self._on_flush_done(tp, done))
-
-    @property
-    def pending_flushes(self) -> list[asyncio.Task[None]]:
-        """Flush tasks started by ``maybe_flush`` that have not finished."""
-        return list(self._flush_tasks.values())
-
-    def _on_flush_done(self, tp: TopicPartition, task: asyncio.Task[None]) -> None:
-        if self._flush_tasks.get(tp) is task:
-            del self._flush_tasks[tp]
-        if not task.cancelled() and task.exception() is not None:
-            logger.error("%s Flush of %s failed", self._prefix, tp, exc_info=task.exception())
-
-    async def _flush_log(self, log: Log) -> None:
-        await log.flush()
-        self._last_flush_ms[log.tp] = self._time_ms()
-
     async def flush_dirty_logs(self) -> None:
-        """Flush every log with unflushed messages whose ``flush.ms`` elapsed or that needs it."""
+        """Flush every log with unflushed messages whose ``flush.ms`` elapsed since its last flush
+        (Kafka's ``LogManager.flushDirtyLogs``), or that needs one and has none running."""
         now = self._time_ms()
-        for tp, log in list(self._logs.items()):
-            if log.unflushed_messages <= 0:
+        for log in list(self._logs.values()):
+            if log.unflushed_messages <= 0 or log.pending_flush is not None:
                 continue
-            last = self._last_flush_ms.setdefault(tp, now)
-            if log.flush_needed or now - last >= log.config.flush_ms:
-                await self._flush_log(log)
+            if log.flush_needed or now - log.last_flush_time_ms >= log.config.flush_ms:
+                await log.flush()
 
     # ----------------------------------------------------------------- retention
     async def cleanup_logs(self) -> int:
         """Apply retention to every log now (Kafka's ``LogManager.cleanupLogs``).
 
         Each log deletes the segments its retention no longer keeps
-        (``Log.delete_old_segments`` with the wall clock); their ``.deleted`` files are
+        (``UnifiedLog.delete_old_segments`` with the wall clock); their ``.deleted`` files are
         scheduled for removal after the log's ``file.delete.delay.ms``.  When anything was
         deleted the offset checkpoints are rewritten (new log start offsets).  A log whose
         deletion fails is logged and skipped; the others are still cleaned.
@@ -364,10 +320,10 @@ class LogManager:
         return len(files)
 
     # --------------------------------------------------------------- checkpoints
-    def _logs_by_dir(self) -> dict[Path, dict[TopicPartition, Log]]:
+    def _logs_by_dir(self) -> dict[Path, dict[TopicPartition, UnifiedLog]]:
         """Every log dir's logs, in one pass over the logs (a checkpoint of 1,000 partitions
         must not compare paths per partition per partition)."""
-        by_dir: dict[Path, dict[TopicPartition, Log]] = {log_dir: {} for log_dir in self.log_dirs}
+        by_dir: dict[Path, dict[TopicPartition, UnifiedLog]] = {log_dir: {} for log_dir in self.log_dirs}
         for tp, log in self._logs.items():
             logs = by_dir.get(log.dir.parent)
             if logs is not None:
@@ -473,13 +429,7 @@ class LogManager:
             await self.cleaner.stop()
         await self._scheduler.cancel("kafka-log-retention", "kafka-log-flusher", "kafka-delete-logs",
                                      "kafka-recovery-point-checkpoint", timeout_s=STOP_FLUSH_TIMEOUT_S)
-        pending = list(self._flush_tasks.values())
-        if pending:
-            _, not_done = await asyncio.wait(pending, timeout=STOP_FLUSH_TIMEOUT_S)
-            for task in not_done:
-                task.cancel()
-            if not_done:
-                await asyncio.wait(not_done)
+        await asyncio.gather(*(log.stop_flushing(STOP_FLUSH_TIMEOUT_S) for log in self._logs.values()))
         async with self._checkpoint_lock:
             await asyncio.get_running_loop().run_in_executor(None, self._shutdown_sync)
         logger.info("%s Shut down cleanly", self._prefix)

@@ -4,7 +4,7 @@ Owns the segment's files: append, read of whole batches, offset-to-position and
 timestamp-to-offset translation, the segment's max timestamp, recovery (validate and
 truncate a torn or corrupt tail, rebuild both indexes) and truncation.  Does not own
 rolling (it answers ``time_waited_for_roll``), offsets assignment or the flush policy
-(``Log``).  Appends and reads use ``os.pwrite``/``os.pread`` directly on the event
+(``LocalLog``).  Appends and reads use ``os.pwrite``/``os.pread`` directly on the event
 loop (page cache); ``flush()`` blocks and is meant for an executor.
 
 Kafka concept: ``LogSegment``.
@@ -113,7 +113,7 @@ class LogSegment:
     tracked from batch headers on append, load, recovery and truncation), and once
     more when the segment stops being the active one (``on_become_inactive_segment``).
     ``needs_recovery`` is set on open when an index was missing or corrupt, or the tail
-    of the log is not a whole batch; the owning ``Log`` then calls ``recover()``.
+    of the log is not a whole batch; the log loader then calls ``recover()``.
 
     Args:
         dir: the partition directory.

@@ -1,143 +1,236 @@
-"""The leader's validation and conversion of producer batches before they are appended.
+"""The leader's validation of producer batches and their offsets: one walk over the batches.
 
-Owns the per-topic rewrite of incoming batches: recompression to the topic's
-``compression.type`` and LogAppendTime stamping (``message.timestamp.type``).  It
-works on batches already checked by ``record_batch.validate_batches`` (lengths,
-magic, CRC) and hands back batches whose CRCs are valid again.  Does not own offset
-and leader epoch assignment (``Log.append_as_leader`` writes them in place
-afterwards, outside the CRC), size limits (``max.message.bytes`` is checked by the
-Log on the converted batches), nor producer id/sequence checks
-(``ProducerStateManager``).
+Owns everything between "the bytes are whole CRC-valid batches" (``record_batch.validate_batches``)
+and "the bytes can be written": per batch, the header checks Kafka makes of a client's
+batch (offset range against the record count, a sequence for an idempotent producer,
+``max.message.bytes``), the record checks that need the records decoded (keys on a
+compacted topic, CreateTime timestamps within ``message.timestamp.difference.max.ms`` of
+the broker's clock, offset deltas), the topic's ``compression.type`` and
+``message.timestamp.type``, and writing the offsets and the leader epoch into the
+batches.  Records are decoded at most once per batch, and only when a check or a
+recompression needs them.  Does not own producer id/sequence state
+(``ProducerStateManager``) or writing (``LocalLog``): ``UnifiedLog.append_as_leader``
+calls this between the two.
 
-The three cases, as Kafka's ``LogValidator.validateMessagesAndAssignOffsets``:
+The three conversion cases, as Kafka's ``LogValidator.validateMessagesAndAssignOffsets``:
 
 A. topic ``compression.type=producer`` (the default), or the batch already uses the
-   topic codec: the batch is kept byte for byte, records are never decoded (the hot
-   path);
+   topic codec: the batch is kept byte for byte (offsets and epoch written in place,
+   outside the CRC), records are decoded only for the checks above (the hot path
+   decodes nothing);
 B. the topic codec differs from the batch codec (``uncompressed`` means none): the
-   records are decompressed, decoded and checked (``records_count`` rows of five
-   fields, offset deltas 0..n-1), re-encoded and compressed with the topic codec; the header is rebuilt with
-   the same timestamps, producer id, epoch and sequence and a fresh CRC;
-C. ``message.timestamp.type=LogAppendTime``: after A or B, every batch gets the
-   timestamp-type bit and the broker's clock as ``max_timestamp`` (CRC recomputed);
-   consumers then see that time on every record of the batch, and the produce
-   response carries it as ``log_append_time_ms``.  CreateTime leaves timestamps as sent.
+   records are decoded, checked, re-encoded and compressed with the topic codec; the
+   header is rebuilt with the same timestamps, producer id, epoch and sequence;
+C. ``message.timestamp.type=LogAppendTime``: every batch gets the timestamp-type bit and
+   the broker's clock as ``max_timestamp`` (CRC recomputed); consumers then see that
+   time on every record of the batch, and the produce response carries it as
+   ``log_append_time_ms``.  CreateTime leaves timestamps as sent.
 
 Kafka concept: ``org.apache.kafka.storage.internals.log.LogValidator``.
 """
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import msgpack
 
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.client.config_def import LONG_MAX
 from kafkette.protocol.compression import NAME_BY_CODEC, check_codec, compress, topic_codec
+from kafkette.protocol.errors import InvalidRecordError, InvalidTimestampError, MessageTooLargeError  # type: ignore[attr-defined]
 from kafkette.protocol.record_batch import (
+    ATTRIBUTES_OFFSET,
+    BASE_OFFSET,
     COMPRESSION_CODEC_MASK,
+    CRC_OFFSET,
+    LEADER_EPOCH,
+    TIMESTAMP_TYPE_MASK,
     BatchHeader,
     CorruptRecordError,
     build_batch_from_payload,
+    compute_crc,
     decode_rows,
     iter_batches,
-    set_timestamps_log_append_time,
 )
+from kafkette.protocol.topic_partition import TopicPartition
 
 LOG_APPEND_TIME = "LogAppendTime"
 """``message.timestamp.type`` value that makes the broker stamp its own clock."""
 
+_ATTRIBUTES = struct.Struct(">h")
+_MAX_TIMESTAMP = struct.Struct(">q")
+_MAX_TIMESTAMP_OFFSET = 35
+_CRC = struct.Struct(">I")
+
 
 @dataclass(frozen=True, slots=True)
 class ValidationResult:
-    """The batches to append and what the validator did to them.
+    """The batches to append, offsets assigned, and what the walk found.
 
     Attributes:
-        records: the batches, CRCs valid; the input bytearray itself when nothing was
-            recompressed (stamping happens in place), else a new bytearray.
-        positions: ``[(position, header)]`` of every batch in ``records``, in order.
+        records: the batches, CRCs valid, offsets and leader epoch written; the input
+            bytearray itself unless a batch was recompressed.
+        positions: ``[(position, header)]`` of every batch in ``records``, in order (the
+            headers as received: producer fields and offset deltas, not the new offsets).
+        last_offset: the last offset assigned.
+        num_records: records in the batches.
         max_timestamp: largest batch ``max_timestamp`` after conversion (ms).
+        offset_of_max_timestamp: last offset of the first batch carrying it.
         log_append_time_ms: the stamped broker time (ms), or -1 under CreateTime.
         recompressed: number of batches recompressed to the topic codec.
     """
 
     records: bytearray
     positions: list[tuple[int, BatchHeader]]
+    last_offset: int
+    num_records: int
     max_timestamp: int
+    offset_of_max_timestamp: int
     log_append_time_ms: int
     recompressed: int
 
 
-def validate_and_convert(
+def validate_messages_and_assign_offsets(
     records: bytearray,
     positions: Sequence[tuple[int, BatchHeader]],
     *,
-    compression_type: str,
-    timestamp_type: str,
+    tp: TopicPartition,
+    config: LogConfig,
+    first_offset: int,
+    leader_epoch: int,
     now_ms: int,
 ) -> ValidationResult:
-    """Apply the topic's compression and timestamp type to producer batches (cases A-C).
+    """Check and convert producer batches and assign their offsets (cases A-C above).
 
     Args:
-        records: the batches of one Produce partition, already validated by
-            ``record_batch.validate_batches`` (whole, CRC-valid).
+        records: the batches of one Produce partition, already checked whole and CRC-valid
+            by ``record_batch.validate_batches``; written in place.
         positions: ``validate_batches(records)``.
-        compression_type: topic ``compression.type`` (``producer``, ``uncompressed``,
-            ``gzip``, ``snappy``, ``lz4``, ``zstd``).
-        timestamp_type: topic ``message.timestamp.type`` (``CreateTime`` or ``LogAppendTime``).
-        now_ms: the broker's wall clock (ms since the epoch), used for LogAppendTime.
+        tp: the partition (for error messages).
+        config: its LogConfig (``compression.type``, ``message.timestamp.type``,
+            ``message.timestamp.difference.max.ms``, ``cleanup.policy``, ``max.message.bytes``).
+        first_offset: offset of the first record (the log end offset).
+        leader_epoch: the leader's epoch, written into every batch.
+        now_ms: the broker's wall clock (ms since the epoch).
 
     Returns:
-        The ValidationResult; offsets and the leader epoch are still to be assigned.
+        The ValidationResult.
 
     Raises:
-        UnsupportedCompressionTypeError: a batch's attributes name an unknown codec
-            (UNSUPPORTED_COMPRESSION_TYPE).
-        CorruptRecordError: a batch to recompress does not decompress or its records do
-            not match its header (CORRUPT_MESSAGE).
-        ValueError: an unknown ``compression_type`` (the topic config is validated
-            before it gets here).
+        InvalidRecordError: a batch's offset range differs from its record count, an
+            idempotent batch has no sequence, or a record has no key on a compacted topic
+            (INVALID_RECORD).
+        InvalidTimestampError: a CreateTime record is more than
+            ``message.timestamp.difference.max.ms`` away from ``now_ms`` (INVALID_TIMESTAMP).
+        MessageTooLargeError: a batch (after recompression) is larger than ``max.message.bytes``.
+        UnsupportedCompressionTypeError: a batch's attributes name an unknown codec.
+        CorruptRecordError: a batch to decode does not decompress or its records do not match
+            its header (CORRUPT_MESSAGE).
+        ValueError: an unknown ``compression_type`` (topic configs are validated before).
     """
-    target = topic_codec(compression_type)
+    checks = _RecordChecks(tp, config, now_ms)
+    target = topic_codec(config.compression_type)
     for _, header in positions:
-        check_codec(header.compression)
-    converted = records
-    new_positions = list(positions)
+        _check_batch(header, tp)
     recompressed = 0
     if target is not None and any(header.compression != target for _, header in positions):
         parts: list[bytes] = []
         for pos, header in positions:
+            rows = checks.rows(records, pos, header) if checks.needed or header.compression != target else None
             if header.compression == target:
                 parts.append(bytes(records[pos : pos + header.size_in_bytes]))
             else:
-                parts.append(_recompress(records, pos, header, target))
+                parts.append(_recompress(rows or [], header, target))
                 recompressed += 1
-        converted = bytearray(b"".join(parts))
-        new_positions = list(iter_batches(converted))
-    log_append_time_ms = -1
-    if timestamp_type == LOG_APPEND_TIME:
-        set_timestamps_log_append_time(converted, new_positions, now_ms)
-        new_positions = list(iter_batches(converted))
-        log_append_time_ms = now_ms
-    max_timestamp = max(header.max_timestamp for _, header in new_positions)
-    return ValidationResult(converted, new_positions, max_timestamp, log_append_time_ms, recompressed)
-
-
-def _recompress(records: bytearray, pos: int, header: BatchHeader, target: int) -> bytes:
-    """Rebuild the batch at ``pos`` with its records compressed by ``target`` (case B)."""
-    rows = decode_rows(records, pos, header)
-    if header.last_offset_delta != header.records_count - 1:
-        raise CorruptRecordError(
-            f"batch at producer offset {header.base_offset} has last offset delta {header.last_offset_delta} "
-            f"but {header.records_count} records"
-        )
-    for index, row in enumerate(rows):
-        if not isinstance(row, list) or len(row) != 5 or row[0] != index:
-            raise CorruptRecordError(
-                f"record {index} of the {NAME_BY_CODEC[header.compression]} batch at producer offset "
-                f"{header.base_offset} is malformed (expected [offset_delta={index}, timestamp_delta, key, "
-                f"value, headers])"
+        records = bytearray(b"".join(parts))
+        positions = list(iter_batches(records))
+        checks.needed = False  # every batch was checked on the way
+    log_append = config.message_timestamp_type == LOG_APPEND_TIME
+    offset = first_offset
+    num_records = 0
+    max_timestamp, offset_of_max = -1, first_offset
+    for pos, header in positions:
+        if checks.needed:
+            checks.rows(records, pos, header)
+        if header.size_in_bytes > config.max_message_bytes:
+            raise MessageTooLargeError(
+                f"batch of {header.size_in_bytes} bytes is larger than max.message.bytes "
+                f"{config.max_message_bytes} of {tp}"
             )
+        BASE_OFFSET.pack_into(records, pos, offset)
+        LEADER_EPOCH.pack_into(records, pos + 12, leader_epoch)
+        batch_max = header.max_timestamp
+        if log_append:
+            batch_max = now_ms
+            _ATTRIBUTES.pack_into(records, pos + ATTRIBUTES_OFFSET, header.attributes | TIMESTAMP_TYPE_MASK)
+            _MAX_TIMESTAMP.pack_into(records, pos + _MAX_TIMESTAMP_OFFSET, now_ms)
+            _CRC.pack_into(records, pos + CRC_OFFSET, compute_crc(records, pos, header.size_in_bytes))
+        last = offset + header.last_offset_delta
+        if batch_max > max_timestamp:
+            max_timestamp, offset_of_max = batch_max, last
+        num_records += header.records_count
+        offset = last + 1
+    return ValidationResult(records, list(positions), offset - 1, num_records, max_timestamp, offset_of_max,
+                            now_ms if log_append else -1, recompressed)
+
+
+def _check_batch(header: BatchHeader, tp: TopicPartition) -> None:
+    """Kafka's ``LogValidator.validateBatch`` for a client's v2 batch (header fields only), and its codec."""
+    check_codec(header.compression)
+    if header.last_offset_delta + 1 != header.records_count:
+        raise InvalidRecordError(
+            f"Inconsistent batch offset range [0, {header.last_offset_delta}] and count of records "
+            f"{header.records_count} in topic partition {tp}"
+        )
+    if header.producer_id >= 0 and header.base_sequence < 0:
+        raise InvalidRecordError(
+            f"Invalid sequence number {header.base_sequence} in record batch with producer id "
+            f"{header.producer_id} in topic partition {tp}"
+        )
+
+
+class _RecordChecks:
+    """The per-record checks of one topic: keys when compacted, CreateTime timestamps when
+    ``message.timestamp.difference.max.ms`` is set; ``needed`` is False when there are none."""
+
+    def __init__(self, tp: TopicPartition, config: LogConfig, now_ms: int) -> None:
+        self.tp = tp
+        self.now_ms = now_ms
+        self.compacted = config.is_compacted
+        max_diff = config.message_timestamp_difference_max_ms
+        self.max_diff = max_diff if config.message_timestamp_type != LOG_APPEND_TIME and max_diff < LONG_MAX else None
+        self.needed = self.compacted or self.max_diff is not None
+
+    def rows(self, records: bytearray, pos: int, header: BatchHeader) -> list[list[Any]]:
+        """Decode the batch's rows once, check their shape, keys and timestamps, and return them."""
+        rows = decode_rows(records, pos, header)
+        base_timestamp = header.base_timestamp
+        for index, row in enumerate(rows):
+            if not isinstance(row, list) or len(row) != 5 or row[0] != index or not isinstance(row[1], int):
+                raise CorruptRecordError(
+                    f"record {index} of the {NAME_BY_CODEC.get(header.compression, '?')} batch at producer offset "
+                    f"{header.base_offset} is malformed (expected [offset_delta={index}, timestamp_delta, key, "
+                    f"value, headers])"
+                )
+            if self.compacted and row[2] is None:
+                raise InvalidRecordError(
+                    f"Compacted topic cannot accept message without key in topic partition {self.tp}"
+                )
+            if self.max_diff is not None and abs(base_timestamp + row[1] - self.now_ms) > self.max_diff:
+                raise InvalidTimestampError(
+                    f"Timestamp {base_timestamp + row[1]} of message with offset {index} is out of range. The "
+                    f"timestamp should be within [{self.now_ms - self.max_diff}, {self.now_ms + self.max_diff}]"
+                )
+        return rows
+
+
+def _recompress(rows: list[list[Any]], header: BatchHeader, target: int) -> bytes:
+    """Rebuild a batch with its (checked) rows compressed by ``target`` (case B); offsets and the
+    leader epoch are written afterwards."""
     payload = compress(target, msgpack.packb(rows, use_bin_type=True))
     return build_batch_from_payload(
         payload,

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.client.consumer.assignors import COOPERATIVE, PartitionAssignor
 from kafkette.client.consumer.subscription_state import SubscriptionState
 from kafkette.client.group_coordinator_channel import GroupCoordinatorChannel
@@ -142,10 +142,11 @@ class ConsumerCoordinator:
         self._poll_expired = False
         self._last_poll = time.monotonic()
         self._next_auto_commit = time.monotonic() + auto_commit_interval_ms / 1000
-        self._task: asyncio.Task[None] | None = None
         self._failure: BaseException | None = None
         self._wakeup = asyncio.Event()
         self._prefix = f"[ConsumerCoordinator groupId={group_id}]"
+        self._task = ShutdownableTask(f"consumer-coordinator-{group_id}", log_prefix=self._prefix,
+                                      on_failure=self._on_failure)
 
     # ------------------------------------------------------------------ the application's side
 
@@ -165,8 +166,8 @@ class ConsumerCoordinator:
         for topic in self.topics:
             self._client.add_topic(topic)
         self._need_rejoin = True
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"consumer-coordinator-{self.group_id}")
+        if self._task.task is None:  # not started, or stopped; a loop ended by a fatal error stays ended
+            self._task.start(self._run)
         self._wakeup.set()
 
     async def unsubscribe(self) -> None:
@@ -242,8 +243,12 @@ class ConsumerCoordinator:
                 await self._leave("the consumer is being closed")
 
     async def _stop_task(self) -> None:
-        task, self._task = self._task, None
-        await cancel_and_wait([task], CLOSE_TIMEOUT_S)
+        await self._task.shutdown(CLOSE_TIMEOUT_S)
+
+    def _on_failure(self, exc: BaseException) -> None:
+        """The loop crashed on an unexpected error: the next poll raises it."""
+        self._subscriptions.assign(())
+        self._failure = exc
 
     # ------------------------------------------------------------------ the background task
 

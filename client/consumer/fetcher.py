@@ -204,16 +204,15 @@ class Fetcher:
 
     def start(self) -> None:
         """Start the fetcher task (its crash is raised by the next ``fetched_records``)."""
-        self._tasks.start(self._run(), "consumer-fetcher", self._on_done)
+        self._tasks.start(self._run, "consumer-fetcher", self._on_failure)
 
     async def stop(self, timeout_s: float = 5.0) -> None:
         """Cancel the fetcher task and in-flight fetches; await them (bounded, seconds)."""
         await self._tasks.stop(timeout_s)
 
-    def _on_done(self, task: asyncio.Task[None]) -> None:
-        if not task.cancelled() and task.exception() is not None:
-            self._error = KafkaError(f"Consumer fetcher task crashed: {task.exception()!r}")
-            self.data_ready.set()
+    def _on_failure(self, exc: BaseException) -> None:
+        self._error = KafkaError(f"Consumer fetcher task crashed: {exc!r}")
+        self.data_ready.set()
 
     def wake(self) -> None:
         """Ask the fetcher to look again (assignment change, seek, records consumed)."""

@@ -81,7 +81,7 @@ class Sender:
 
     def start(self) -> None:
         """Start the sender task (its crash fails every pending batch)."""
-        self._tasks.start(self._run(), "producer-sender", self._on_sender_done)
+        self._tasks.start(self._run, "producer-sender", self._on_sender_failure, log_prefix=self._log_prefix)
 
     async def stop(self, timeout_s: float = 5.0) -> None:
         """Cancel the sender task and in-flight requests; await them (bounded, seconds)."""
@@ -96,14 +96,9 @@ class Sender:
         """True while the sender task runs."""
         return self._tasks.running
 
-    def _on_sender_done(self, task: asyncio.Task[None]) -> None:
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None:
-            failed = self._acc.abort_batches(KafkaError(f"Producer sender task crashed: {exc!r}"))
-            logger.error("%s Sender task crashed; failed %d pending batches", self._log_prefix, failed,
-                         exc_info=exc)
+    def _on_sender_failure(self, exc: BaseException) -> None:
+        failed = self._acc.abort_batches(KafkaError(f"Producer sender task crashed: {exc!r}"))
+        logger.error("%s Failed %d pending batches after the sender task crashed", self._log_prefix, failed)
 
     async def _run(self) -> None:
         acc = self._acc

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kafkette.client.background_tasks import cancel_and_wait
+from kafkette.client.background_tasks import BackgroundTasks
 from kafkette.client.config_def import ConfigError
 from kafkette.client.connection import BrokerConnection
 from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
@@ -106,14 +106,13 @@ class RaftManager:
         self._delivered = 0
         self._commit_waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._connections: dict[int, BrokerConnection] = {}
-        self._requests: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
         self._progress = asyncio.Event()
         self._high_watermark_sent: dict[int, int] = {}
         self._fetch_max_wait_ms = min(FETCH_MAX_WAIT_MS, self.config.fetch_timeout_ms // 4)
         self._last_high_watermark = -1
-        self._task: asyncio.Task[None] | None = None
         self._prefix = f"[RaftManager nodeId={node_id}]"
+        self._tasks = BackgroundTasks()  # the poll loop and its outbound requests
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -139,14 +138,13 @@ class RaftManager:
         self.client = KafkaRaftClient(self.node_id, frozenset(self.voters), self._log, store, self.config, self._rng,
                                       self._clock_ms())
         logger.info("%s Started in epoch %d with %d entries", self._prefix, self.client.epoch, self._log.end_offset())
-        self._task = loop.create_task(self._run(), name=f"raft-manager-{self.node_id}")
+        self._tasks.start(self._run, f"raft-manager-{self.node_id}", log_prefix=self._prefix)
 
     async def stop(self) -> None:
         """Stop polling, release held fetches, drop outbound requests, fail commit waiters, close
         connections and the log."""
         self._progress.set()
-        await cancel_and_wait((self._task, *self._requests), STOP_TIMEOUT_S)
-        self._task = None
+        await self._tasks.stop(STOP_TIMEOUT_S)
         for _, waiter in self._commit_waiters:
             if not waiter.done():
                 waiter.set_exception(NotLeaderOrFollowerError(f"{self._prefix} stopped"))
@@ -380,9 +378,7 @@ class RaftManager:
         return None
 
     def _send(self, out: core.Outbound) -> None:
-        task = asyncio.get_running_loop().create_task(self._request(out), name=f"raft-request-{out.destination}")
-        self._requests.add(task)
-        task.add_done_callback(self._requests.discard)
+        self._tasks.spawn(self._request(out))
 
     async def _request(self, out: core.Outbound) -> None:
         address = self.voters.get(out.destination)

@@ -11,9 +11,9 @@ import random
 import pytest
 
 from kafkette.broker.log.checkpoint import OffsetCheckpointFile
-from kafkette.broker.log.log import Log
 from kafkette.broker.log.log_cleaner_manager import CLEANER_CHECKPOINT_FILE
 from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
 from kafkette.protocol.errors import InvalidRecordError
 from tests.cluster_helpers import log_records
@@ -56,7 +56,7 @@ async def _consume_to_end(bootstrap: str, end_offset: int, timeout_s: float = 60
 
 
 def _replica_records(cluster, broker_id: int):
-    log = Log.open(cluster.broker_dir(broker_id) / "logs" / str(TP), TP, LogConfig(), had_clean_shutdown=True)
+    log = UnifiedLog.open(cluster.broker_dir(broker_id) / "logs" / str(TP), TP, LogConfig(), had_clean_shutdown=True)
     try:
         return log_records(log)
     finally:

@@ -2,7 +2,7 @@
 
 Writes ``--updates`` records (default 100,000) over ``--keys`` keys (default 1,000),
 ``--value-bytes`` (default 100) each, in batches of ``--batch-records`` (default 100)
-to a real ``Log`` on disk with 1 MiB segments, rolls the active segment, runs one
+to a real ``UnifiedLog`` on disk with 1 MiB segments, rolls the active segment, runs one
 ``LogCleaner`` pass (the broker's cleaner, executor and segment swap included) and
 prints the raw and compacted sizes, the ratio, the records kept and the time the
 pass took.  It also checks that every key's last value is kept at its offset.
@@ -19,9 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from kafkette.broker.log.log import Log
 from kafkette.broker.log.log_cleaner import LogCleaner
 from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.protocol.record_batch import build_batch
 from kafkette.protocol.topic_partition import TopicPartition
 from tests.cluster_helpers import log_records
@@ -32,7 +32,7 @@ TP = TopicPartition("compaction-bench", 0)
 async def run(updates: int, keys: int, value_bytes: int, batch_records: int, data_dir: Path) -> dict[str, float]:
     """Write, clean once, verify; return the figures."""
     config = LogConfig(cleanup_policy="compact", segment_bytes=1 << 20)
-    log = Log.open(data_dir / str(TP), TP, config, had_clean_shutdown=True)
+    log = UnifiedLog.open(data_dir / str(TP), TP, config, had_clean_shutdown=True)
     rng = random.Random(42)
     latest: dict[bytes, tuple[int, bytes]] = {}
     now_ms = int(time.time() * 1000)

@@ -1,12 +1,12 @@
 """``python -m tests.perf.recovery_bench``: log recovery time per GB after an unclean shutdown.
 
 Writes ``--size-mb`` (default 1024 MiB) of real segments into one partition directory
-through ``Log.append_as_follower`` (batches of ``--records-per-batch`` records of
+through ``UnifiedLog.append_as_follower`` (batches of ``--records-per-batch`` records of
 ``--record-size`` bytes, ``segment.bytes`` ``--segment-mb``), fsyncs them and, on
 Linux, evicts them from the page cache (``posix_fadvise(DONTNEED)``) so the first
 recovery reads from disk.  It then simulates the state a ``kill -9`` leaves: no
 clean-shutdown marker, recovery point 0, no leader epoch checkpoint; and times
-``Log.open`` (what ``LogManager.start`` runs per partition): every batch of every
+``UnifiedLog.open`` (what ``LogManager.start`` runs per partition): every batch of every
 segment is read, its header and CRC32C validated, the offset index rebuilt, and
 the leader epoch cache rebuilt from batch headers.  A second, warm-cache run is
 timed too.  Prints seconds per GiB and writes JSON under ``tests/perf/results/``.
@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from kafkette.broker.log.log import Log
 from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.protocol.record_batch import build_batch
 from kafkette.protocol.topic_partition import TopicPartition
 from tests.perf.results_file import write_result
@@ -40,7 +40,7 @@ def write_log(partition_dir: Path, size_bytes: int, record_size: int, records_pe
     value = os.urandom(record_size)
     template = bytearray(build_batch([(b"key-%d" % i, value, None, 1_700_000_000_000 + i)
                                       for i in range(records_per_batch)], partition_leader_epoch=0))
-    log = Log.open(partition_dir, TP, config, had_clean_shutdown=True)
+    log = UnifiedLog.open(partition_dir, TP, config, had_clean_shutdown=True)
     written = 0
     while written < size_bytes:
         struct.pack_into(">q", template, 0, log.log_end_offset)  # the base offset is outside the CRC
@@ -69,7 +69,7 @@ def time_recovery(partition_dir: Path, config: LogConfig) -> tuple[float, int]:
     """Open the log as after a kill -9; returns (seconds, log end offset)."""
     (partition_dir / "leader-epoch-checkpoint").unlink(missing_ok=True)
     start = time.perf_counter()
-    log = Log.open(partition_dir, TP, config, recovery_point=0, had_clean_shutdown=False)
+    log = UnifiedLog.open(partition_dir, TP, config, recovery_point=0, had_clean_shutdown=False)
     elapsed = time.perf_counter() - start
     leo = log.log_end_offset
     log.close()

@@ -43,19 +43,6 @@ class ManualClock:
         self.now_ms += ms
 
 
-class ManualMonotonic:
-    """Stands in for the ``time`` module where code reads ``time.monotonic()`` (seconds)."""
-
-    def __init__(self, now_s: float = 1_000.0) -> None:
-        self.now_s = now_s
-
-    def monotonic(self) -> float:
-        return self.now_s
-
-    def advance_ms(self, ms: int) -> None:
-        self.now_s += ms / 1000
-
-
 @dataclass(frozen=True)
 class Proposal:
     """One AlterPartition proposal as a Partition submitted it."""

@@ -490,4 +490,4 @@ async def test_partition_reloads_producer_state_and_high_watermark_from_an_exist
     partition.append_records_to_leader(bytearray(make_batch(2, producer_id=4, producer_epoch=1, base_sequence=0)), 1)
     reopened = new_partition(log_manager)
     assert reopened.high_watermark == 0, "no checkpointed high watermark given"
-    assert reopened.producer_state.entries[4].last_seq == 1
+    assert reopened.log.producer_state_manager.entries[4].last_seq == 1

@@ -5,9 +5,13 @@ from __future__ import annotations
 import pytest
 from broker_fakes import TP0, header_of, make_batch
 
-from kafkette.broker.log.log import Log
 from kafkette.broker.log.log_config import LogConfig
-from kafkette.broker.producer_state_manager import NUM_BATCHES_TO_RETAIN, BatchMetadata, ProducerStateManager
+from kafkette.broker.log.producer_state_manager import (
+    NUM_BATCHES_TO_RETAIN,
+    BatchMetadata,
+    ProducerStateManager,
+)
+from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.protocol.errors import InvalidProducerEpochError, OutOfOrderSequenceNumberError
 
 
@@ -94,17 +98,8 @@ def test_only_the_last_five_batches_are_remembered_for_dedup():
     assert state.check(header(1, seq=1)) == BatchMetadata(1, 1, 1, 1)
 
 
-def test_update_from_batches_replays_only_batches_at_or_above_min_offset():
-    state = ProducerStateManager()
-    data = (make_batch(2, base_offset=0, producer_id=1, producer_epoch=0, base_sequence=0)
-            + make_batch(2, base_offset=2, producer_id=2, producer_epoch=0, base_sequence=0))
-    state.update_from_batches(data, min_offset=2)
-    assert sorted(state.entries) == [2]
-    assert list(state.entries[2].batches) == [BatchMetadata(0, 1, 2, 3)]
-
-
 def _log(tmp_path, config=None):
-    return Log.open(tmp_path / str(TP0), TP0, config or LogConfig(), had_clean_shutdown=True)
+    return UnifiedLog.open(tmp_path / str(TP0), TP0, config or LogConfig(), had_clean_shutdown=True)
 
 
 def test_rebuild_reads_producer_batches_back_from_the_log(tmp_path):

@@ -3,8 +3,7 @@ out-of-range handling, backoff, and answers that race partition changes.
 
 The follower is broker 2 with a real Partition and Log on tmp_path; the leader
 (broker 1) is a FakeLeaderEndPoint.  The thread is driven by calling
-``maybe_truncate()`` / ``maybe_fetch()`` directly; ``time.monotonic`` in the fetcher
-module is replaced by a manual clock.
+``maybe_truncate()`` / ``maybe_fetch()`` directly, on a MockTime the tests advance.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from broker_fakes import (
     TP0,
     TP1,
     FakeLeaderEndPoint,
-    ManualMonotonic,
     base_offsets,
     fetch_response,
     make_batch,
@@ -26,9 +24,9 @@ from broker_fakes import (
     requested,
 )
 
-import kafkette.broker.fetcher.replica_fetcher_thread as fetcher_module
 from kafkette.broker.fetcher.replica_fetcher_thread import FETCHING, TRUNCATING, ReplicaFetcherThread
 from kafkette.broker.log.log_manager import LogManager
+from kafkette.client.clock import MockTime
 from kafkette.protocol.apis.fetch import FetchPartitionData
 from kafkette.protocol.errors import Errors, KafkaConnectionError
 
@@ -37,22 +35,21 @@ LEADER_EPOCH = 3
 
 
 @pytest.fixture
-def monotonic(monkeypatch):
-    fake = ManualMonotonic()
-    monkeypatch.setattr(fetcher_module, "time", fake)
-    return fake
+def monotonic():
+    return MockTime(monotonic_ms=1_000_000.0)
 
 
 class Follower:
     """Broker 2's side: partitions, the fake leader and the fetcher under test."""
 
-    def __init__(self, log_manager: LogManager, backoff_ms: int = BACKOFF_MS) -> None:
+    def __init__(self, log_manager: LogManager, time: MockTime, backoff_ms: int = BACKOFF_MS) -> None:
         self.log_manager = log_manager
         self.partitions = {}
         self.leader = FakeLeaderEndPoint(broker_id=2, leader_id=1)
         config = make_config(log_manager.log_dirs[0], node_id=2, replica_fetch_backoff_ms=backoff_ms,
                              replica_fetch_max_bytes=4096)
-        self.fetcher = ReplicaFetcherThread("ReplicaFetcherThread-0-1", 2, self.leader, config, self.partitions.get)
+        self.fetcher = ReplicaFetcherThread("ReplicaFetcherThread-0-1", 2, self.leader, config, self.partitions.get,
+                                            time=time)
 
     def host(self, tp, *, records: bytes = b"", high_watermark: int = 0):
         partition = new_partition(self.log_manager, tp, broker_id=2)
@@ -81,7 +78,7 @@ class Follower:
 async def follower(tmp_path, monotonic):
     log_manager = LogManager(make_config(tmp_path / "logs", node_id=2))
     await log_manager.start()
-    follower = Follower(log_manager)
+    follower = Follower(log_manager, monotonic)
     yield follower
     await follower.fetcher.stop()
     await log_manager.stop()
@@ -188,10 +185,10 @@ async def test_partition_error_delays_only_that_partition_by_replica_fetch_backo
     follower.answer({})
     await follower.fetcher.maybe_fetch()
     assert [tp for tp, _ in requested(follower.leader.requests[1])] == [TP1]
-    monotonic.advance_ms(BACKOFF_MS - 1)
+    monotonic.advance(BACKOFF_MS - 1)
     await follower.fetcher.maybe_fetch()
     assert [tp for tp, _ in requested(follower.leader.requests[2])] == [TP1]
-    monotonic.advance_ms(1)
+    monotonic.advance(1)
     await follower.fetcher.maybe_fetch()
     assert [tp for tp, _ in requested(follower.leader.requests[3])] == [TP0, TP1]
 
@@ -199,17 +196,22 @@ async def test_partition_error_delays_only_that_partition_by_replica_fetch_backo
 async def test_failed_fetch_request_delays_every_partition_sent(tmp_path, monotonic):
     log_manager = LogManager(make_config(tmp_path / "logs", node_id=2))
     await log_manager.start()
-    follower = Follower(log_manager, backoff_ms=5)  # maybe_fetch then waits this long for work
+    follower = Follower(log_manager, monotonic, backoff_ms=5)  # maybe_fetch then waits this long for work
     try:
         follower.host(TP0)
         follower.host(TP1)
         await follower.add(TP0, TP1)
         follower.leader.fetch_error = KafkaConnectionError("leader unreachable")
-        async with asyncio.timeout(2):
-            await follower.fetcher.maybe_fetch()
-        until = monotonic.now_s + 0.005
+        fetching = asyncio.ensure_future(follower.fetcher.maybe_fetch())
+        async with asyncio.timeout(5):
+            while monotonic.sleepers == 0:  # failed, delayed both, now waits for work on the clock
+                await asyncio.sleep(0)
+        until = monotonic.monotonic_ms() / 1000 + 0.005
         assert follower.fetcher.fetch_state(TP0).delayed_until == pytest.approx(until)
         assert follower.fetcher.fetch_state(TP1).delayed_until == pytest.approx(until)
+        assert not fetching.done()
+        monotonic.advance(5)  # the backoff ends: the wait is over
+        await asyncio.wait_for(fetching, 5)
     finally:
         await follower.fetcher.stop()
         await log_manager.stop()
@@ -357,10 +359,10 @@ async def test_error_answer_backs_off_without_truncating_then_retries(follower, 
     assert (partition.log.log_end_offset, state.state) == (10, TRUNCATING)
     assert follower.fetcher.fetch_state(TP1).state == FETCHING
     follower.leader.epoch_end_offsets[TP0] = (1, 10)
-    monotonic.advance_ms(BACKOFF_MS - 1)
+    monotonic.advance(BACKOFF_MS - 1)
     await follower.fetcher.maybe_truncate()
     assert len(follower.leader.epoch_requests) == 1, "asked again before replica.fetch.backoff.ms"
-    monotonic.advance_ms(1)
+    monotonic.advance(1)
     await follower.fetcher.maybe_truncate()
     assert follower.leader.epoch_requests[-1] == {TP0: (LEADER_EPOCH, 1)}
     assert (partition.log.log_end_offset, state.state, state.fetch_offset) == (10, FETCHING, 10)
@@ -372,7 +374,7 @@ async def test_unreachable_leader_delays_every_truncating_partition(follower, mo
     await follower.add(TP0)
     state = follower.fetcher.fetch_state(TP0)
     assert (partition.log.log_end_offset, state.state) == (10, TRUNCATING)
-    assert state.delayed_until == pytest.approx(monotonic.now_s + BACKOFF_MS / 1000)
+    assert state.delayed_until == pytest.approx(monotonic.monotonic_ms() / 1000 + BACKOFF_MS / 1000)
 
 
 async def test_epoch_answer_for_a_partition_re_added_while_in_flight_is_ignored(follower):

@@ -1,4 +1,4 @@
-"""LeaderEpochFileCache rules, its checkpoint file, and the Log's epoch hooks."""
+"""LeaderEpochFileCache rules, its checkpoint file, and the UnifiedLog's epoch hooks."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from kafkette.broker.log.leader_epoch_cache import (
     LeaderEpochCheckpointFile,
     LeaderEpochFileCache,
 )
-from kafkette.broker.log.log import Log
 from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("flights", 0)
@@ -86,7 +86,7 @@ def test_malformed_checkpoint_raises(tmp_path, text):
 
 
 def _open(tmp_path, *, clean=True, recovery_point=0, log_start_offset=0, config=None):
-    return Log.open(tmp_path / "flights-0", TP, config or LogConfig(), recovery_point=recovery_point,
+    return UnifiedLog.open(tmp_path / "flights-0", TP, config or LogConfig(), recovery_point=recovery_point,
                     log_start_offset=log_start_offset, had_clean_shutdown=clean)
 
 

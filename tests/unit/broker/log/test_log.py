@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from kafkette.broker.log.log import Log, UnexpectedAppendOffsetError
 from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.unified_log import UnexpectedAppendOffsetError, UnifiedLog
 from kafkette.protocol.errors import KafkaStorageError, MessageTooLargeError, OffsetOutOfRangeError
 from kafkette.protocol.record_batch import CorruptRecordError, iter_batches
 from kafkette.protocol.topic_partition import TopicPartition
@@ -12,7 +12,7 @@ TP = TopicPartition("flights", 0)
 
 
 def _open(tmp_path, config, *, clean=True, recovery_point=0, log_start_offset=0):
-    return Log.open(tmp_path / "flights-0", TP, config, recovery_point=recovery_point,
+    return UnifiedLog.open(tmp_path / "flights-0", TP, config, recovery_point=recovery_point,
                     log_start_offset=log_start_offset, had_clean_shutdown=clean)
 
 

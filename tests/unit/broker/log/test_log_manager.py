@@ -127,24 +127,21 @@ async def test_scheduled_jobs_flush_after_flush_ms_and_checkpoint_after_the_inte
         assert OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").read() == {T0: 10}
 
 
-async def test_maybe_flush_flushes_when_flush_messages_reached(tmp_path, make_batch):
+async def test_an_append_reaching_flush_messages_starts_the_logs_own_flush(tmp_path, make_batch):
     config = _config(tmp_path / "d1")
     async with LogManager(config) as manager:
         log = manager.get_or_create_log(T0, LogConfig.from_broker(config, {"flush.messages": "8"}))
-        _append(log, make_batch)
-        manager.maybe_flush(log)  # the first epoch: only its leader epoch checkpoint is written
-        for task in manager.pending_flushes:
-            await task
+        _append(log, make_batch)  # the first epoch: only its leader epoch checkpoint is written
+        await log.pending_flush
         assert log.recovery_point == 0 and not log.leader_epoch_checkpoint_dirty
-        manager.maybe_flush(log)
-        assert manager.pending_flushes == []
-        _append(log, make_batch)
-        manager.maybe_flush(log)
-        manager.maybe_flush(log)
-        assert len(manager.pending_flushes) == 1
-        for task in manager.pending_flushes:
-            await task
-        assert log.recovery_point == 10 and not log.flush_needed
+        assert log.pending_flush is None
+        _append(log, make_batch)  # 10 unflushed offsets >= flush.messages 8
+        task = log.pending_flush
+        assert task is not None
+        _append(log, make_batch, batches=1)  # one flush at a time
+        assert log.pending_flush is task
+        await task
+        assert log.recovery_point == 10 and log.log_end_offset == 15
 
 
 async def test_new_leader_epoch_gets_its_checkpoint_written_in_the_background(tmp_path, make_batch):
@@ -152,10 +149,10 @@ async def test_new_leader_epoch_gets_its_checkpoint_written_in_the_background(tm
     async with LogManager(config) as manager:
         log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
         _append(log, make_batch)
+        await log.pending_flush
         log.append_as_leader(bytearray(make_batch(5)), 4)
-        manager.maybe_flush(log)
-        assert len(manager.pending_flushes) == 1
-        await manager.pending_flushes[0]
+        assert log.pending_flush is not None
+        await log.pending_flush
         assert LeaderEpochCheckpointFile(log.dir / "leader-epoch-checkpoint").read() == [
             EpochEntry(1, 0), EpochEntry(4, 5)]
         assert log.recovery_point == 0  # flush.messages not reached: no data fsync

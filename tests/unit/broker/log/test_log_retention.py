@@ -1,4 +1,4 @@
-"""Retention and the log start offset on a real Log in a temp dir, with explicit timestamps."""
+"""Retention and the log start offset on a real UnifiedLog in a temp dir, with explicit timestamps."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from kafkette.broker.log.log import Log
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_segment import LogSegment
+from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.protocol.errors import OffsetOutOfRangeError
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -17,8 +17,8 @@ BASE_CONFIG = LogConfig(segment_bytes=1 << 20, index_interval_bytes=0, segment_i
                         retention_ms=-1, retention_bytes=-1)
 
 
-def _log(tmp_path, **overrides) -> Log:
-    return Log.open(tmp_path / "flights-0", TP, replace(BASE_CONFIG, **overrides), had_clean_shutdown=True)
+def _log(tmp_path, **overrides) -> UnifiedLog:
+    return UnifiedLog.open(tmp_path / "flights-0", TP, replace(BASE_CONFIG, **overrides), had_clean_shutdown=True)
 
 
 def _segments_of_one_batch(log, make_batch, timestamps_ms):
@@ -162,6 +162,6 @@ def test_log_start_offset_after_retention_survives_a_reopen(tmp_path, make_batch
     log.update_high_watermark(log.log_end_offset)
     log.delete_old_segments(now_ms=10**12)
     log.close()
-    reopened = Log.open(tmp_path / "flights-0", TP, BASE_CONFIG, log_start_offset=0, had_clean_shutdown=True)
+    reopened = UnifiedLog.open(tmp_path / "flights-0", TP, BASE_CONFIG, log_start_offset=0, had_clean_shutdown=True)
     assert not any(p.name.endswith(".deleted") for p in reopened.dir.iterdir())
     assert (reopened.log_start_offset, reopened.log_end_offset) == (10, 10)

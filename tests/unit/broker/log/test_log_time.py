@@ -1,31 +1,22 @@
-"""Log: rolling on segment.ms and a full time index, lookups by timestamp, roll configs."""
+"""UnifiedLog: rolling on segment.ms and a full time index, lookups by timestamp, roll configs."""
 
 from __future__ import annotations
 
 import pytest
 
 from kafkette.broker.config import KafkaConfig
-from kafkette.broker.log.log import MAX_TIMESTAMP, Log
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_segment import TimestampAndOffset
+from kafkette.broker.log.unified_log import MAX_TIMESTAMP, UnifiedLog
+from kafkette.client.clock import MockTime
 from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("flights", 0)
 HOUR_MS = 3_600_000
 
 
-class ManualClock:
-    """A clock the test moves by hand (ms)."""
-
-    def __init__(self, now_ms: int = 0) -> None:
-        self.now_ms = now_ms
-
-    def __call__(self) -> int:
-        return self.now_ms
-
-
 def _open(tmp_path, config, clock=None):
-    return Log.open(tmp_path / "flights-0", TP, config, had_clean_shutdown=True, time_ms=clock or ManualClock())
+    return UnifiedLog.open(tmp_path / "flights-0", TP, config, had_clean_shutdown=True, time=clock or MockTime())
 
 
 def _append_at(log, make_batch, timestamps_ms, records=5, epoch=3):
@@ -67,13 +58,13 @@ def test_segment_jitter_is_drawn_below_segment_jitter_ms(tmp_path):
 
 
 def test_batches_without_timestamps_roll_by_the_log_clock_since_segment_creation(tmp_path, make_batch):
-    clock = ManualClock(5_000)
+    clock = MockTime(monotonic_ms=5_000)
     log = _open(tmp_path, LogConfig(segment_ms=HOUR_MS), clock)
     _append_at(log, make_batch, [-1, -1], records=1)
-    clock.now_ms += HOUR_MS
+    clock.advance(HOUR_MS)
     _append_at(log, make_batch, [-1], records=1)
     assert _bases(log) == [0]
-    clock.now_ms += 1
+    clock.advance(1)
     _append_at(log, make_batch, [-1], records=1)
     assert _bases(log) == [0, 3]
 

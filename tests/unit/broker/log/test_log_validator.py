@@ -3,9 +3,10 @@
 import msgpack
 import pytest
 
-from kafkette.broker.log.log import Log
 from kafkette.broker.log.log_config import LogConfig
-from kafkette.broker.log.log_validator import validate_and_convert
+from kafkette.broker.log.log_validator import validate_messages_and_assign_offsets
+from kafkette.broker.log.unified_log import UnifiedLog
+from kafkette.client.clock import MockTime
 from kafkette.protocol.compression import NAME_BY_CODEC, compress
 from kafkette.protocol.errors import MessageTooLargeError, UnsupportedCompressionTypeError  # type: ignore[attr-defined]
 from kafkette.protocol.record_batch import (
@@ -16,6 +17,7 @@ from kafkette.protocol.record_batch import (
     COMPRESSION_ZSTD,
     LOG_APPEND_TIME,
     CorruptRecordError,
+    assign_offsets,
     build_batch,
     build_batch_from_payload,
     decode_records,
@@ -25,6 +27,7 @@ from kafkette.protocol.record_batch import (
 from kafkette.protocol.topic_partition import TopicPartition
 
 NOW_MS = 1_700_000_000_000
+TP = TopicPartition("t", 0)
 CODECS = [COMPRESSION_NONE, COMPRESSION_GZIP, COMPRESSION_SNAPPY, COMPRESSION_LZ4, COMPRESSION_ZSTD]
 TOPIC_NAME = {COMPRESSION_NONE: "uncompressed", **{c: NAME_BY_CODEC[c] for c in CODECS[1:]}}
 
@@ -37,10 +40,18 @@ def _idempotent_batch(codec, n=20, ts=10_000):
     return build_batch(_rows(n, ts), compression=codec, producer_id=42, producer_epoch=3, base_sequence=17)
 
 
-def _convert(buf, compression_type="producer", timestamp_type="CreateTime"):
+def _convert(buf, compression_type="producer", timestamp_type="CreateTime", **config):
     buf = bytearray(buf)
-    return validate_and_convert(buf, validate_batches(buf), compression_type=compression_type,
-                                timestamp_type=timestamp_type, now_ms=NOW_MS)
+    return validate_messages_and_assign_offsets(
+        buf, validate_batches(buf), tp=TP, first_offset=0, leader_epoch=-1, now_ms=NOW_MS,
+        config=LogConfig(compression_type=compression_type, message_timestamp_type=timestamp_type, **config))
+
+
+def _as_assigned(sent):
+    """``sent`` with the offsets the validator writes from offset 0 (the epoch stays -1)."""
+    buf = bytearray(sent)
+    assign_offsets(buf, validate_batches(buf), 0, -1)
+    return bytes(buf)
 
 
 def _content(buf):
@@ -52,7 +63,7 @@ def _content(buf):
 def test_producer_compression_type_keeps_batches_byte_for_byte(codec):
     sent = _idempotent_batch(codec) + _idempotent_batch(COMPRESSION_GZIP, 3)
     result = _convert(sent)
-    assert bytes(result.records) == sent
+    assert bytes(result.records) == _as_assigned(sent)
     assert result.recompressed == 0 and result.log_append_time_ms == -1
     assert result.max_timestamp == 10_019
 
@@ -80,8 +91,8 @@ def test_batches_are_recompressed_to_the_topic_codec_with_records_and_producer_f
     assert header.compression == target
     assert result.recompressed == (0 if source == target else 1)
     if source == target:
-        assert bytes(result.records) == sent
-    assert _content(result.records) == _content(sent)
+        assert bytes(result.records) == _as_assigned(sent)
+    assert _content(result.records) == _content(_as_assigned(sent))
     assert (header.producer_id, header.producer_epoch, header.base_sequence) == (42, 3, 17)
     assert (header.base_timestamp, header.max_timestamp, header.records_count, header.last_offset_delta) == (
         before.base_timestamp, before.max_timestamp, before.records_count, before.last_offset_delta)
@@ -94,9 +105,9 @@ def test_only_batches_with_another_codec_are_rewritten_and_positions_follow_the_
     result = _convert(sent, compression_type="zstd")
     assert result.recompressed == 1
     assert [h.compression for _, h in result.positions] == [COMPRESSION_ZSTD] * 3
-    assert result.positions == list(iter_batches(result.records, verify_crc=True))
+    assert [p for p, _ in result.positions] == [p for p, _ in iter_batches(result.records, verify_crc=True)]
     assert len(result.records) < len(sent)
-    assert _content(result.records) == _content(sent)
+    assert _content(result.records) == _content(_as_assigned(sent))
 
 
 @pytest.mark.parametrize("codec", [COMPRESSION_NONE, COMPRESSION_LZ4], ids=lambda c: NAME_BY_CODEC[c])
@@ -119,7 +130,7 @@ def test_log_append_time_is_stamped_after_recompression():
 def test_create_time_leaves_producer_timestamps():
     sent = _idempotent_batch(COMPRESSION_NONE, 3)
     result = _convert(sent, timestamp_type="CreateTime")
-    assert bytes(result.records) == sent
+    assert bytes(result.records) == _as_assigned(sent)
     assert [r[1] for r in _content(result.records)] == [10_000, 10_001, 10_002]
 
 
@@ -145,15 +156,16 @@ def test_records_with_offset_deltas_out_of_order_are_refused_when_recompressing(
         _convert(batch, compression_type="zstd")
 
 
-# --- through Log.append_as_leader --------------------------------------------------------------
+# --- through UnifiedLog.append_as_leader --------------------------------------------------------------
 
 def _log(tmp_path, **config):
-    return Log.open(tmp_path / "t-0", TopicPartition("t", 0), LogConfig(**config), had_clean_shutdown=True)
+    return UnifiedLog.open(tmp_path / "t-0", TP, LogConfig(**config), had_clean_shutdown=True,
+                           time=MockTime(wall_ms=NOW_MS))
 
 
 def test_leader_append_stores_the_topic_codec_and_reports_log_append_time(tmp_path):
     log = _log(tmp_path, compression_type="zstd", message_timestamp_type="LogAppendTime")
-    info = log.append_as_leader(_idempotent_batch(COMPRESSION_GZIP, 5), 2, now_ms=NOW_MS)
+    info = log.append_as_leader(_idempotent_batch(COMPRESSION_GZIP, 5), 2)
     assert (info.first_offset, info.last_offset, info.log_append_time_ms, info.max_timestamp) == (0, 4, NOW_MS, NOW_MS)
     stored = log.read(0, 1 << 20).records
     (_, header), = list(iter_batches(stored, verify_crc=True))

@@ -6,7 +6,8 @@ so a retried batch (same producer id, epoch and sequences) is answered with its
 original offsets instead of being written twice, and a batch whose sequence does not
 follow the last one is refused with OUT_OF_ORDER_SEQUENCE_NUMBER.  Followers and
 log loading replay batch headers into it, so a new leader dedupes retries too.
-Rebuilt from the log's tail after truncation or at start-up (no snapshots yet).
+Rebuilt from the batch headers of the log's last two segments after truncation and at
+start-up (no snapshots yet); owned by the partition's ``UnifiedLog``.
 
 Kafka concept: ``ProducerStateManager``/``ProducerStateEntry`` (KIP-98), with
 ``NUM_BATCHES_TO_RETAIN`` = 5 (= max.in.flight.requests.per.connection).
@@ -19,13 +20,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kafkette.protocol.errors import InvalidProducerEpochError, OutOfOrderSequenceNumberError
-from kafkette.protocol.record_batch import BatchHeader, iter_batches
+from kafkette.protocol.record_batch import BatchHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.log.log import Log
+    from kafkette.broker.log.unified_log import UnifiedLog
 
 NUM_BATCHES_TO_RETAIN = 5
-REBUILD_READ_BYTES = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,28 +158,16 @@ class ProducerStateManager:
             BatchMetadata(header.base_sequence, _last_seq(header), first_offset, first_offset + header.last_offset_delta)
         )
 
-    def update_from_batches(self, data: bytes | bytearray | memoryview, min_offset: int = 0) -> None:
-        """Replay the headers of appended batches (offsets assigned) at or above ``min_offset``."""
-        for _, header in iter_batches(data):
-            if header.base_offset >= min_offset:
-                self.update(header, header.base_offset)
+    def rebuild(self, log: UnifiedLog) -> None:
+        """Rebuild from the batch headers of ``log``'s last two segments (blocking: one pread per
+        16 KiB of headers; payloads are skipped, CRCs are the read path's job).
 
-    def rebuild(self, log: Log) -> None:
-        """Rebuild from the tail of ``log`` (its last two segments)."""
+        Raises:
+            ValueError: a header has a bad magic or an impossible length.
+        """
         self.entries.clear()
-        segments = log.segments
         start = log.log_start_offset
-        if len(segments) >= 2:
-            start = max(start, segments[-2].base_offset)
-        end = log.log_end_offset
-        offset = start
-        while offset < end:
-            data = log.read(offset, REBUILD_READ_BYTES, None, True).records
-            last_next = offset
-            for _, header in iter_batches(data):
-                if header.base_offset >= offset:
+        for segment in log.segments[-2:]:
+            for _, header in segment.iter_headers():
+                if header.last_offset >= start:
                     self.update(header, header.base_offset)
-                last_next = header.next_offset
-            if last_next <= offset:
-                break
-            offset = last_next
