@@ -13,14 +13,16 @@ Everything runs on the event loop, so the "exactly once" guarantee needs no lock
 
 Kafka concept: ``DelayedOperation``/``DelayedOperationPurgatory`` (seed 004:
 tryCompleteElseWatch, checkAndComplete, forceComplete, onExpiration; Kafka's timing
-wheel is replaced by the event loop's timer heap, ``loop.call_later``).
+wheel is replaced by the injected clock's timers, ``Time.call_later``: the event loop's
+timer heap on the system clock, a test's ``MockTime`` otherwise).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Hashable, Iterable
+
+from kafkette.client.clock import SYSTEM_TIME, Time, Timer
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +40,7 @@ class DelayedOperation:
     def __init__(self, delay_ms: int) -> None:
         self.delay_ms = delay_ms
         self._completed = False
-        self._timer: asyncio.TimerHandle | None = None
+        self._timer: Timer | None = None
 
     @property
     def is_completed(self) -> bool:
@@ -87,10 +89,12 @@ class DelayedOperationPurgatory:
         purge_interval_requests: completed watchers are purged from a key's list
             once this many operations were added since the last purge (Kafka's
             ``purgeInterval``).
+        time: the clock whose timers expire operations (the node's ``KafkaScheduler.time``).
     """
 
-    def __init__(self, name: str, purge_interval_requests: int = 1000) -> None:
+    def __init__(self, name: str, purge_interval_requests: int = 1000, *, time: Time = SYSTEM_TIME) -> None:
         self.name = name
+        self._time = time
         self._watchers: dict[Hashable, list[DelayedOperation]] = {}
         self._purge_interval = purge_interval_requests
         self._added_since_purge = 0
@@ -118,8 +122,7 @@ class DelayedOperationPurgatory:
             operation.force_complete()
             return True
         self._pending.add(operation)
-        loop = asyncio.get_running_loop()
-        operation._timer = loop.call_later(max(operation.delay_ms, 0) / 1000, self._expire, operation)
+        operation._timer = self._time.call_later(max(operation.delay_ms, 0), lambda: self._expire(operation))
         self._added_since_purge += 1
         if self._added_since_purge >= self._purge_interval:
             self.purge_completed()

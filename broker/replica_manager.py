@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from kafkette.broker.alter_partition_manager import AlterPartitionManager
@@ -66,9 +65,9 @@ class ReplicaManager:
         log_manager: the started LogManager.
         metadata_cache: the broker's MetadataCache (leader addresses for fetchers).
         alter_partition_manager: sends ISR changes to the controller.
-        clock_ms: monotonic clock in ms (default: the scheduler's clock).
         scheduler: the node's KafkaScheduler, which runs ``isr-expiration`` and
-            ``highwatermark-checkpoint`` (a scheduler of its own when None).
+            ``highwatermark-checkpoint`` (a scheduler of its own when None); its ``time`` is
+            the one clock of replication: follower lag, purgatory timeouts, fetcher backoff.
     """
 
     def __init__(
@@ -77,7 +76,6 @@ class ReplicaManager:
         log_manager: LogManager,
         metadata_cache: MetadataCache,
         alter_partition_manager: AlterPartitionManager,
-        clock_ms: Callable[[], int] | None = None,
         scheduler: KafkaScheduler | None = None,
     ) -> None:
         self.config = config
@@ -88,14 +86,14 @@ class ReplicaManager:
         self._alter_partition_manager = alter_partition_manager
         self.all_partitions: dict[TopicPartition, Partition] = {}
         self.controller_epoch = -1
-        self.produce_purgatory = DelayedOperationPurgatory("Produce")
-        self.fetch_purgatory = DelayedOperationPurgatory("Fetch")
-        self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords")
         self._hw_checkpoints = log_manager.read_high_watermarks()
         self._scheduler = scheduler or KafkaScheduler(log_prefix=f"[KafkaScheduler broker={config.node_id}]")
+        self.produce_purgatory = DelayedOperationPurgatory("Produce", time=self._scheduler.time)
+        self.fetch_purgatory = DelayedOperationPurgatory("Fetch", time=self._scheduler.time)
+        self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", time=self._scheduler.time)
         self.fetcher_manager = ReplicaFetcherManager(config, self.get_partition, time=self._scheduler.time)
         time_source = self._scheduler.time
-        self._clock_ms = clock_ms or (lambda: int(time_source.monotonic_ms()))
+        self._clock_ms = lambda: int(time_source.monotonic_ms())
         self._state_lock = asyncio.Lock()
         self._prefix = f"[ReplicaManager broker={self.broker_id}]"
         if log_manager.cleaner is not None:

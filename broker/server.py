@@ -176,7 +176,8 @@ class KafkaServer:
         )
         self.group_coordinator = GroupCoordinator(
             GroupMetadataManager(self.broker_id, self.replica_manager, partition_count=self._offsets_partition_count,
-                                 commit_timeout_ms=self.config.offsets_commit_timeout_ms),
+                                 commit_timeout_ms=self.config.offsets_commit_timeout_ms,
+                                 time_ms=self.scheduler.time.milliseconds),
             self.metadata_cache, offset_metadata_max_bytes=self.config.offset_metadata_max_bytes,
             min_session_timeout_ms=self.config.group_min_session_timeout_ms,
             max_session_timeout_ms=self.config.group_max_session_timeout_ms,

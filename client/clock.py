@@ -15,6 +15,7 @@ import asyncio
 import heapq
 import itertools
 import time
+from collections.abc import Callable
 from typing import Protocol
 
 
@@ -35,6 +36,19 @@ class Time(Protocol):
 
     async def wait(self, event: asyncio.Event, timeout_ms: float) -> bool:
         """Wait until ``event`` is set or ``timeout_ms`` of this clock pass; True when it was set."""
+        ...
+
+    def call_later(self, ms: float, callback: Callable[[], None]) -> Timer:
+        """Run ``callback`` on the event loop after ``ms`` milliseconds of this clock (the timer
+        of a delayed operation: Kafka's ``Timer.add``); the returned timer's ``cancel`` stops it."""
+        ...
+
+
+class Timer(Protocol):
+    """A callback scheduled by ``Time.call_later``."""
+
+    def cancel(self) -> None:
+        """Do not run the callback (no effect once it ran)."""
         ...
 
 
@@ -58,8 +72,24 @@ class SystemTime:
             return False
         return True
 
+    def call_later(self, ms: float, callback: Callable[[], None]) -> Timer:
+        return asyncio.get_running_loop().call_later(max(ms, 0.0) / 1000.0, callback)
+
 
 SYSTEM_TIME = SystemTime()
+
+
+class _MockTimer:
+    """A ``MockTime.call_later`` timer: fired by the ``advance`` that reaches its time."""
+
+    __slots__ = ("callback", "cancelled")
+
+    def __init__(self, callback: Callable[[], None]) -> None:
+        self.callback = callback
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
 
 
 class MockTime:
@@ -71,13 +101,13 @@ class MockTime:
 
     A task sleeping on it is woken (its future resolved) by the ``advance`` that reaches
     its wake-up time; the test then lets the event loop run (``await asyncio.sleep(0)``)
-    for the woken tasks to proceed.
+    for the woken tasks to proceed.  A ``call_later`` timer runs inside that ``advance``.
     """
 
     def __init__(self, wall_ms: int = 1_700_000_000_000, monotonic_ms: float = 0.0) -> None:
         self._wall_ms = wall_ms
         self._monotonic_ms = monotonic_ms
-        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._sleepers: list[tuple[float, int, asyncio.Future[None] | _MockTimer]] = []
         self._order = itertools.count()
 
     def milliseconds(self) -> int:
@@ -107,14 +137,19 @@ class MockTime:
             await asyncio.wait({waiter, sleeper})
         return event.is_set()
 
+    def call_later(self, ms: float, callback: Callable[[], None]) -> Timer:
+        timer = _MockTimer(callback)
+        heapq.heappush(self._sleepers, (self._monotonic_ms + max(ms, 0.0), next(self._order), timer))
+        return timer
+
     @property
     def sleepers(self) -> int:
-        """Tasks sleeping on this clock now."""
-        return sum(1 for _, _, future in self._sleepers if not future.done())
+        """Tasks sleeping on this clock now (timers not counted)."""
+        return sum(1 for _, _, waiter in self._sleepers if isinstance(waiter, asyncio.Future) and not waiter.done())
 
     def advance(self, ms: float) -> None:
-        """Move both readings forward by ``ms`` and wake every sleeper whose time has come, in
-        wake-up order.
+        """Move both readings forward by ``ms`` and wake every sleeper (run every timer) whose
+        time has come, in wake-up order.
 
         Raises:
             ValueError: ``ms`` is negative.
@@ -124,6 +159,9 @@ class MockTime:
         self._wall_ms += int(ms)
         self._monotonic_ms += ms
         while self._sleepers and self._sleepers[0][0] <= self._monotonic_ms:
-            _, _, future = heapq.heappop(self._sleepers)
-            if not future.done():
-                future.set_result(None)
+            _, _, waiter = heapq.heappop(self._sleepers)
+            if isinstance(waiter, _MockTimer):
+                if not waiter.cancelled:
+                    waiter.callback()
+            elif not waiter.done():
+                waiter.set_result(None)

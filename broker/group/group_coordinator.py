@@ -117,8 +117,8 @@ class GroupCoordinator:
         self._scheduler = scheduler or KafkaScheduler(log_prefix="[GroupCoordinator scheduler]")
         self._time = self._scheduler.time
         self._groups: dict[str, GroupMetadata] = {}
-        self._join_purgatory = DelayedOperationPurgatory("Rebalance")
-        self._heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat")
+        self._join_purgatory = DelayedOperationPurgatory("Rebalance", time=self._time)
+        self._heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat", time=self._time)
         self._writes: set[asyncio.Task[None]] = set()  # group metadata written after a group emptied
         manager.on_groups_loaded = self._on_groups_loaded
 

@@ -114,6 +114,7 @@ class LogManager:
                 self.log_dirs, self.all_logs,
                 backoff_ms=config.log_cleaner_backoff_ms,
                 offset_map_capacity=capacity_for_buffer(config.log_cleaner_dedupe_buffer_size),
+                now_ms=self._scheduler.time.milliseconds,
             )
 
     async def __aenter__(self) -> LogManager:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from broker_fakes import TP0, TP1, AlterPartitionRecorder, ManualClock, make_batch, make_config, make_state
+from broker_fakes import TP0, TP1, AlterPartitionRecorder, make_batch, make_config, make_state
 
 from kafkette.broker.apis import delete_records as delete_records_api
 from kafkette.broker.apis.kafka_apis import ApisContext
@@ -17,6 +17,8 @@ from kafkette.broker.delayed_fetch import FetchPartitionInfo
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.replica_manager import ReplicaManager
+from kafkette.client.clock import MockTime
+from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.apis.delete_records import (
     DeleteRecordsPartition,
     DeleteRecordsRequest,
@@ -30,8 +32,9 @@ WAIT_S = 2.0
 
 
 class Cluster:
-    def __init__(self, rm: ReplicaManager) -> None:
+    def __init__(self, rm: ReplicaManager, time: MockTime) -> None:
         self.rm = rm
+        self.time = time
 
     async def lead(self, *states):
         await self.rm.become_leader_or_follower(
@@ -56,8 +59,10 @@ async def cluster(tmp_path):
     config = make_config(tmp_path / "logs", node_id=1)
     log_manager = LogManager(config)
     await log_manager.start()
-    rm = ReplicaManager(config, log_manager, MetadataCache(1, "c"), AlterPartitionRecorder(), clock_ms=ManualClock())
-    yield Cluster(rm)
+    time = MockTime()
+    rm = ReplicaManager(config, log_manager, MetadataCache(1, "c"), AlterPartitionRecorder(),
+                        scheduler=KafkaScheduler(time))
+    yield Cluster(rm, time)
     await rm.stop()
     await log_manager.stop()
 
@@ -130,7 +135,14 @@ async def test_delete_records_expires_with_request_timed_out(cluster):
     await cluster.lead(make_state(replicas=[1, 2]))
     await cluster.produce()
     cluster.follower_fetch(2, 20, 0)
-    statuses = await asyncio.wait_for(cluster.rm.delete_records(10, {TP0: 10}), WAIT_S)
+    pending = asyncio.ensure_future(cluster.rm.delete_records(60_000, {TP0: 10}))
+    for _ in range(20):
+        if len(cluster.rm.delete_records_purgatory):
+            break
+        await asyncio.sleep(0)
+    assert len(cluster.rm.delete_records_purgatory) == 1
+    cluster.time.advance(60_000)  # the purgatory's timeout runs on the node's clock
+    statuses = await asyncio.wait_for(pending, WAIT_S)
     assert statuses[TP0].error == Errors.REQUEST_TIMED_OUT
     assert cluster.rm.get_partition(TP0).log.log_start_offset == 10  # the leader moved anyway, as Kafka
 

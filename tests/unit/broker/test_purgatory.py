@@ -3,6 +3,7 @@
 import asyncio
 
 from kafkette.broker.purgatory import DelayedOperation, DelayedOperationPurgatory
+from kafkette.client.clock import MockTime
 
 
 class Op(DelayedOperation):
@@ -40,14 +41,41 @@ async def test_check_and_complete_completes_watchers_exactly_once():
     assert op.completions == 1 and not op.expired and len(purgatory) == 0
 
 
-async def test_timeout_expires_operation():
-    purgatory = DelayedOperationPurgatory("t")
+async def test_timeout_expires_operation_when_the_clock_reaches_its_delay():
+    time = MockTime()
+    purgatory = DelayedOperationPurgatory("t", time=time)
     op = Op(10)
     purgatory.try_complete_else_watch(op, ["a"])
-    await asyncio.sleep(0.05)
-    assert op.completions == 1 and op.expired
+    time.advance(9)
+    assert op.completions == 0 and len(purgatory) == 1
+    time.advance(1)
+    assert op.completions == 1 and op.expired and len(purgatory) == 0
     op.ready = True
     assert purgatory.check_and_complete("a") == 0
+
+
+async def test_an_operation_completed_before_its_timeout_does_not_expire():
+    time = MockTime()
+    purgatory = DelayedOperationPurgatory("t", time=time)
+    early, late = Op(10), Op(30)
+    for op in (early, late):
+        purgatory.try_complete_else_watch(op, ["a"])
+    late.ready = True
+    assert purgatory.check_and_complete("a") == 1
+    time.advance(100)
+    assert (early.completions, early.expired) == (1, True)
+    assert (late.completions, late.expired) == (1, False)
+
+
+async def test_timeouts_on_the_system_clock_expire_operations():
+    purgatory = DelayedOperationPurgatory("t")
+    op = Op(1)
+    purgatory.try_complete_else_watch(op, ["a"])
+    for _ in range(200):  # at most 2 s
+        if op.expired:
+            break
+        await asyncio.sleep(0.01)
+    assert op.completions == 1 and op.expired
 
 
 async def test_purge_drops_completed_watchers():

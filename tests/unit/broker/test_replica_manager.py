@@ -16,7 +16,6 @@ from broker_fakes import (
     TP1,
     AlterPartitionRecorder,
     FakeLeaderEndPointFactory,
-    ManualClock,
     base_offsets,
     make_batch,
     make_config,
@@ -40,7 +39,7 @@ WAIT_S = 2.0  # bound on awaiting something that should happen at once
 
 class Harness:
     def __init__(self, rm: ReplicaManager, recorder: AlterPartitionRecorder, endpoints: FakeLeaderEndPointFactory,
-                 clock: ManualClock) -> None:
+                 clock: MockTime) -> None:
         self.rm = rm
         self.recorder = recorder
         self.endpoints = endpoints
@@ -67,8 +66,8 @@ async def harness(tmp_path):
     log_manager = LogManager(config)
     await log_manager.start()
     recorder = AlterPartitionRecorder()
-    clock = ManualClock()
-    rm = ReplicaManager(config, log_manager, MetadataCache(1, "c"), recorder, clock_ms=clock)
+    clock = MockTime()
+    rm = ReplicaManager(config, log_manager, MetadataCache(1, "c"), recorder, scheduler=KafkaScheduler(clock))
     endpoints = FakeLeaderEndPointFactory()
     rm.fetcher_manager = ReplicaFetcherManager(config, rm.get_partition, endpoints)
     yield Harness(rm, recorder, endpoints, clock)
@@ -262,8 +261,14 @@ async def test_acks_all_waits_until_a_follower_fetch_advances_the_high_watermark
 
 async def test_acks_all_times_out_with_request_timed_out_when_followers_do_not_fetch(harness):
     await harness.leader_and_isr(make_state(replicas=[1, 2], isr=[1, 2]))
+    pending = asyncio.ensure_future(harness.produce(-1, {TP0: make_batch(1)}, timeout_ms=60_000))
+    await yield_until(lambda: len(harness.rm.produce_purgatory) == 1)
+    harness.clock.advance(59_999)  # the purgatory's timeout runs on the node's clock
+    await asyncio.sleep(0)
+    assert not pending.done()
+    harness.clock.advance(1)
     async with asyncio.timeout(WAIT_S):
-        statuses = await harness.produce(-1, {TP0: make_batch(1)}, timeout_ms=30)
+        statuses = await pending
     assert statuses[TP0].error == Errors.REQUEST_TIMED_OUT
     assert harness.rm.get_partition(TP0).log.log_end_offset == 1, "the batch stays in the leader's log"
 
@@ -343,8 +348,11 @@ async def test_consumer_fetch_waits_for_the_high_watermark_not_the_log_end_offse
 
 async def test_fetch_returns_empty_records_after_max_wait(harness):
     await harness.leader_and_isr(make_state())
+    pending = asyncio.ensure_future(consumer_fetch(harness, {TP0: 0}, max_wait_ms=60_000))
+    await yield_until(lambda: len(harness.rm.fetch_purgatory) == 1)
+    harness.clock.advance(60_000)  # the purgatory's timeout runs on the node's clock
     async with asyncio.timeout(WAIT_S):
-        results = await consumer_fetch(harness, {TP0: 0}, max_wait_ms=30)
+        results = await pending
     assert results[TP0].error == Errors.NONE and results[TP0].records == b""
     assert len(harness.rm.fetch_purgatory) == 0
 

@@ -17,6 +17,8 @@ from kafkette.broker.log.log_cleaner_manager import CLEANER_CHECKPOINT_FILE, Log
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.log.unified_log import UnifiedLog
+from kafkette.client.clock import MockTime
+from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.record_batch import build_batch, decode_records, iter_batches
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -353,7 +355,10 @@ def test_broker_log_cleaner_configs_have_kafkas_defaults_and_reach_topic_configs
 
 
 async def test_log_manager_owns_the_cleaner_task_unless_log_cleaner_enable_is_false(tmp_path):
-    manager = LogManager(KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path / "a"), "log.cleaner.backoff.ms": 5}))
+    time = MockTime(wall_ms=START_MS)
+    manager = LogManager(KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path / "a"), "log.cleaner.backoff.ms": 5}),
+                         scheduler=KafkaScheduler(time))
+    assert manager.cleaner._now_ms() == START_MS  # the cleaner ages tombstones on the node's clock
     await manager.start()
     try:
         task = manager.cleaner._task.task
