@@ -11,8 +11,14 @@ BENCH_ARGS ?=
 SEEDS ?= 10000
 SEED ?=
 SIMULATE_ARGS ?=
+# make chaos CHAOS_ARGS=--quick runs every scenario once (python -m tests.chaos.run --help)
+CHAOS_ARGS ?=
+# make fuzz: the long fuzz run, FUZZ_EXAMPLES generated inputs per decoder (12 decoders) and
+# FUZZ_FRAMES malformed frames to a live broker; a failure prints its seed (--hypothesis-seed=N replays)
+FUZZ_EXAMPLES ?= 100000
+FUZZ_FRAMES ?= 3000
 
-.PHONY: setup test unit cluster demo spark-demo bench simulate clean
+.PHONY: setup test unit cluster demo spark-demo bench simulate chaos fuzz clean
 
 setup: $(STAMP)
 
@@ -56,6 +62,13 @@ bench: setup $(BENCH_STAMP)
 
 simulate: setup
 	$(BIN)/python -m tests.simulation.run $(if $(SEED),--seed $(SEED),--seeds $(SEEDS)) $(SIMULATE_ARGS)
+
+chaos: setup
+	$(BIN)/python -m tests.chaos.run $(CHAOS_ARGS)
+
+fuzz: setup
+	KAFKETTE_FUZZ_PROFILE=long KAFKETTE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) KAFKETTE_LIVE_FUZZ_FRAMES=$(FUZZ_FRAMES) \
+		$(BIN)/pytest tests/fuzz -p no:cacheprovider --hypothesis-show-statistics -s
 
 clean:
 	rm -rf $(VENV) data build *.egg-info

@@ -118,6 +118,9 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("request.timeout.ms", "int", 30000, "Default timeout for internal requests (ms).", at_least(1)),
     ConfigKey("socket.request.max.bytes", "int", 104857600, "Largest request frame accepted (bytes).", at_least(1)),
     ConfigKey("queued.max.requests", "int", 500, "In-flight requests per connection before reading pauses.", at_least(1)),
+    ConfigKey("max.connections", "int", 2147483647, "Connections a listener keeps at most; more are closed as accepted.", at_least(0)),
+    ConfigKey("max.connections.per.ip", "int", 2147483647, "Connections from one address at most; more are closed as accepted.", at_least(0)),
+    ConfigKey("connections.max.idle.ms", "long", 600000, "A connection with no request for this long is closed (ms; -1 never).", at_least(-1)),
     ConfigKey("compression.type", "string", "producer", "Default final compression of topics' batches: producer (as sent), uncompressed or a codec.",
               one_of("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd")),
     ConfigKey("log.message.timestamp.type", "string", "CreateTime", "Default timestamp type of topics: CreateTime or LogAppendTime.",
@@ -200,6 +203,10 @@ class KafkaConfig:
                 props = javaproperties.load(fh)
         except OSError as exc:
             raise ConfigError(f"Cannot read config file {path}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"Config file {path} is not UTF-8 text (byte {exc.start})") from None
+        except ValueError as exc:  # javaproperties: a malformed \\uXXXX escape
+            raise ConfigError(f"Config file {path} is not a properties file: {exc}") from None
         return cls(props)
 
     def __getattr__(self, name: str) -> Any:  # only reached for unknown attributes

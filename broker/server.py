@@ -194,6 +194,8 @@ class KafkaServer:
         self.socket_server = SocketServer(
             host, port, apis.handle, max_request_bytes=self.config.socket_request_max_bytes,
             max_queued_requests=self.config.queued_max_requests, broker_id=self.broker_id,
+            max_connections=self.config.max_connections, max_connections_per_ip=self.config.max_connections_per_ip,
+            connections_max_idle_ms=self.config.connections_max_idle_ms,
         )
         await self.socket_server.start()
         self.replica_manager.start()

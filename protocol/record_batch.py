@@ -350,8 +350,9 @@ def decode_records(batch: bytes | bytearray | memoryview, pos: int = 0, header: 
 
     Raises:
         CorruptRecordError: an unknown codec, the payload does not decompress, is not
-            a msgpack array of records, or holds a different number of records than the
-            header says.
+            a msgpack array of records, holds a different number of records than the
+            header says, or a record that is not ``[offset delta, timestamp delta, key,
+            value, headers]``.
     """
     header = header or read_header(batch, pos)
     rows = decode_rows(batch, pos, header)
@@ -359,9 +360,13 @@ def decode_records(batch: bytes | bytearray | memoryview, pos: int = 0, header: 
     log_append = header.timestamp_type == LOG_APPEND_TIME
     base_ts = header.base_timestamp
     out = []
-    for delta, ts_delta, key, value, headers in rows:
-        ts = header.max_timestamp if log_append else base_ts + ts_delta
-        out.append(Record(base_offset + delta, ts, key, value, [(h[0], h[1]) for h in headers]))
+    try:
+        for delta, ts_delta, key, value, headers in rows:
+            ts = header.max_timestamp if log_append else base_ts + ts_delta
+            out.append(Record(base_offset + delta, ts, key, value, [(h[0], h[1]) for h in headers]))
+    except (TypeError, ValueError, IndexError, KeyError) as exc:  # a row that is not [int, int, k, v, [[k, v]]]
+        raise CorruptRecordError(
+            f"record {len(out)} of the batch at offset {base_offset} is malformed: {exc}") from None
     return out
 
 

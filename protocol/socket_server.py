@@ -12,6 +12,12 @@ alone; an unknown API or version is answered with UNSUPPORTED_VERSION where the
 response has an ``error_code`` field and otherwise closes the connection; a body that
 does not match its schema is answered with INVALID_REQUEST likewise.
 
+Connection quotas, with Kafka's names: a connection beyond ``max.connections`` in all or
+``max.connections.per.ip`` from one address is closed as it is accepted (Kafka's
+``ConnectionQuotas``; Kafka's acceptor waits for a free slot under ``max.connections``
+instead), and a connection that sends no request for ``connections.max.idle.ms`` while
+none of its requests is in flight is closed (a frame trickling in counts as idle).
+
 Kafka concept: ``SocketServer``/``Processor`` (channel muting replaced by ordered
 per-connection response queues).
 """
@@ -39,6 +45,7 @@ logger = logging.getLogger(__name__)
 
 _MAX_COALESCED = 64  # answers written with one writelines call at most
 _NEXT = ("next",)  # marker: nothing taken from the response queue yet
+INT_MAX = 2**31 - 1  # Kafka's default of max.connections and max.connections.per.ip (no limit)
 
 RequestHandler = Callable[[RequestHeader, ApiSpec, Struct], Awaitable[Struct | None]]
 
@@ -58,6 +65,7 @@ class Connection:
         self._stream = stream
         peer = stream.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if peer else "?"
+        self.ip = peer[0] if peer else "?"
         self._responses: asyncio.Queue[tuple[int, int, ApiSpec, asyncio.Future[Struct | None]] | None] = asyncio.Queue(
             maxsize=server.max_queued_requests
         )
@@ -88,9 +96,17 @@ class Connection:
 
     async def _read_loop(self) -> None:
         stream = self._stream
+        idle_s = self._server.connections_max_idle_ms / 1000 if self._server.connections_max_idle_ms >= 0 else None
         while True:
             try:
-                payload = await stream.read_frame()
+                async with asyncio.timeout(idle_s):
+                    payload = await stream.read_frame()
+            except TimeoutError:
+                if self._handlers or not self._responses.empty():
+                    continue  # a request in flight (a long-polling fetch): not idle
+                logger.info("[SocketServer] Closing connection from %s: idle for more than "
+                            "connections.max.idle.ms=%d", self.peer, self._server.connections_max_idle_ms)
+                return
             except asyncio.IncompleteReadError:
                 return
             except (ConnectionError, OSError):
@@ -204,15 +220,24 @@ class SocketServer:
             connection answer UNKNOWN_SERVER_ERROR (or close if it cannot).
         max_request_bytes: ``socket.request.max.bytes``.
         max_queued_requests: ``queued.max.requests`` per connection.
+        max_connections: ``max.connections``, connections at most (Kafka's default: no limit).
+        max_connections_per_ip: ``max.connections.per.ip``, connections from one address at most.
+        connections_max_idle_ms: ``connections.max.idle.ms`` (ms; -1 never closes an idle connection).
     """
 
     def __init__(self, host: str, port: int, handler: RequestHandler, *, max_request_bytes: int,
-                 max_queued_requests: int, broker_id: int) -> None:
+                 max_queued_requests: int, broker_id: int, max_connections: int = INT_MAX,
+                 max_connections_per_ip: int = INT_MAX, connections_max_idle_ms: int = 600_000) -> None:
         self.host = host
         self.port = port
         self.handler = handler
         self.max_request_bytes = max_request_bytes
         self.max_queued_requests = max_queued_requests
+        self.max_connections = max_connections
+        self.max_connections_per_ip = max_connections_per_ip
+        self.connections_max_idle_ms = connections_max_idle_ms
+        self._per_ip: dict[str, int] = {}
+        self.refused_connections = 0  # closed as accepted by max.connections or max.connections.per.ip
         self.drain_timeout_s = 5.0
         self._server: asyncio.Server | None = None
         self._connections: dict[Connection, asyncio.Task[None]] = {}
@@ -234,9 +259,32 @@ class SocketServer:
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         connection = Connection(self, stream)
+        ip = connection.ip
+        if len(self._connections) >= self.max_connections or self._per_ip.get(ip, 0) >= self.max_connections_per_ip:
+            self.refused_connections += 1
+            limit = ("max.connections", self.max_connections) if len(self._connections) >= self.max_connections \
+                else ("max.connections.per.ip", self.max_connections_per_ip)
+            logger.warning("[SocketServer brokerId=%d] Closing connection from %s: %s=%d reached",
+                           self._broker_id, connection.peer, *limit)
+            stream.abort()
+            return
+        self._per_ip[ip] = self._per_ip.get(ip, 0) + 1
         task = asyncio.get_running_loop().create_task(connection.run(), name=f"conn-{connection.peer}")
         self._connections[connection] = task
-        task.add_done_callback(lambda _: self._connections.pop(connection, None))
+        task.add_done_callback(lambda _: self._forget(connection))
+
+    def _forget(self, connection: Connection) -> None:
+        self._connections.pop(connection, None)
+        left = self._per_ip.get(connection.ip, 0) - 1
+        if left > 0:
+            self._per_ip[connection.ip] = left
+        else:
+            self._per_ip.pop(connection.ip, None)
+
+    @property
+    def connection_count(self) -> int:
+        """Connections open now."""
+        return len(self._connections)
 
     async def stop_accepting(self) -> None:
         if self._server is not None:

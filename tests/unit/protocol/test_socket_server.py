@@ -227,3 +227,76 @@ async def test_answers_ready_together_leave_in_one_write_in_request_order(handle
         ids.append(decode_response_envelope(data[4:4 + length])[0])
         data = data[4 + length:]
     assert ids == [1, 2, 3, 4, 5]
+
+
+async def _limited_server(handler, **limits) -> SocketServer:
+    server = SocketServer("127.0.0.1", 0, handler, max_request_bytes=MAX_REQUEST_BYTES, max_queued_requests=16,
+                          broker_id=1, **limits)
+    await server.start()
+    return server
+
+
+async def test_max_connections_per_ip_closes_the_extra_connection_as_it_is_accepted(handler):
+    server = await _limited_server(handler, max_connections_per_ip=2)
+    try:
+        first, second = await Client.connect(server), await Client.connect(server)
+        for client in (first, second):
+            await client.send(1)
+            assert (await client.receive())[0] == 1
+        third = await Client.connect(server)
+        assert await third.closed_by_server()
+        assert server.refused_connections == 1 and server.connection_count == 2
+        await first.close()
+        await asyncio.wait_for(_until(lambda: server.connection_count == 1), WAIT_S)
+        fourth = await Client.connect(server)  # a slot came free
+        await fourth.send(4)
+        assert (await fourth.receive())[0] == 4
+        for client in (second, third, fourth):
+            await client.close()
+    finally:
+        await server.stop()
+
+
+async def test_max_connections_closes_connections_beyond_the_listener_limit(handler):
+    server = await _limited_server(handler, max_connections=1)
+    try:
+        kept = await Client.connect(server)
+        await kept.send(1)
+        assert (await kept.receive())[0] == 1
+        extra = await Client.connect(server)
+        assert await extra.closed_by_server()
+        await kept.send(2)
+        assert (await kept.receive())[0] == 2  # the kept connection is served on
+        await kept.close()
+        await extra.close()
+    finally:
+        await server.stop()
+
+
+async def test_connections_max_idle_ms_closes_an_idle_connection_but_not_one_waiting_for_an_answer(handler):
+    server = await _limited_server(handler, connections_max_idle_ms=200)
+    try:
+        idle = await Client.connect(server)
+        await idle.send(1)
+        assert (await idle.receive())[0] == 1
+        assert await idle.closed_by_server()  # no request for 200 ms
+        await idle.close()
+    finally:
+        await server.stop()
+    held = StubHandler()
+    held.hold_first = True  # the first request is in flight longer than the idle time
+    server = await _limited_server(held, connections_max_idle_ms=200)
+    try:
+        waiting = await Client.connect(server)
+        await waiting.send(1)
+        await asyncio.sleep(0.5)
+        await waiting.send(2)  # lets the first finish
+        assert [(await waiting.receive())[0], (await waiting.receive())[0]] == [1, 2]
+        await waiting.close()
+    finally:
+        await server.stop()
+
+
+async def _until(predicate) -> None:
+    while not predicate():
+        await asyncio.sleep(0.01)

@@ -1,0 +1,1 @@
+"""The chaos harness: one workload, many faults, one checker (``make chaos``)."""

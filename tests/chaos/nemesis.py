@@ -1,0 +1,132 @@
+"""The chaos harness's nemesis: faults injected into a real LocalCluster, and healed.
+
+A fault is ``kind:target``.  Kinds: ``kill`` (SIGKILL, the node restarted after the hold)
+and ``pause`` (SIGSTOP, SIGCONT after the hold: longer than ``broker.session.timeout.ms``
+and ``replica.lag.time.max.ms``, so the node is fenced and dropped from the ISR while its
+process and sockets live on, Jepsen's ``pause``).  Targets: ``leader`` (the leader of a
+partition of the workload's topic), ``controller`` (the active controller, the quorum's
+leader) and ``random`` (any node).  Choices come from the run's seeded ``random.Random``,
+so a run replays from its seed (the cluster's own timing aside).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import signal
+import time
+from dataclasses import dataclass
+
+from kafkette.client import AdminClient, KafkaError, LocalCluster
+from tests.cluster_helpers import describe_partitions
+
+logger = logging.getLogger(__name__)
+
+KINDS = ("kill", "pause")
+TARGETS = ("leader", "controller", "random")
+
+
+def parse_fault(text: str) -> tuple[str, str]:
+    """``"kill:leader"`` -> ``("kill", "leader")``.
+
+    Raises:
+        ValueError: an unknown kind or target.
+    """
+    kind, _, target = text.partition(":")
+    if kind not in KINDS or target not in TARGETS:
+        raise ValueError(f"fault {text!r}: expected KIND:TARGET with KIND in {KINDS} and TARGET in {TARGETS}")
+    return kind, target
+
+
+@dataclass
+class Injected:
+    """One fault as injected: what, on which node, from when (``time.monotonic()`` s) and for how long."""
+
+    fault: str
+    node: int
+    started_s: float
+    hold_s: float
+
+
+class Nemesis:
+    """Injects faults into ``cluster`` one at a time and heals each after its hold.
+
+    Args:
+        cluster: the running LocalCluster.
+        topic: the workload's topic (for ``leader`` targets).
+        rng: the run's seeded randomness.
+        hold_s: (min, max) seconds a fault lasts.
+    """
+
+    def __init__(self, cluster: LocalCluster, topic: str, rng: random.Random,
+                 hold_s: tuple[float, float] = (4.0, 6.0)) -> None:
+        self.cluster = cluster
+        self.topic = topic
+        self.rng = rng
+        self.hold_s = hold_s
+        self.paused: set[int] = set()
+        self.killed: set[int] = set()
+        self.injected: list[Injected] = []
+
+    async def _target(self, target: str) -> int:
+        nodes = [n for n in self.cluster.broker_ids if n not in self.paused and n not in self.killed]
+        try:
+            if target == "leader":
+                partitions = await describe_partitions(self.cluster.bootstrap_servers, self.topic,
+                                                       request_timeout_ms=3000)
+                leaders = sorted({p.leader for p in partitions if p.leader in nodes})
+                if leaders:
+                    return self.rng.choice(leaders)
+            elif target == "controller":
+                async with AdminClient(bootstrap_servers=self.cluster.bootstrap_servers,
+                                       request_timeout_ms=3000) as admin:
+                    leader = (await admin.describe_metadata_quorum(timeout_ms=3000)).leader_id
+                if leader in nodes:
+                    return leader
+        except (KafkaError, TimeoutError, OSError) as exc:
+            logger.warning("[Nemesis] could not find the %s (%s); choosing a random node", target, exc)
+        return self.rng.choice(nodes)
+
+    async def inject(self, fault: str) -> Injected:
+        """Inject one fault, hold it, heal it; returns what was done.
+
+        Raises:
+            ValueError: a malformed ``fault``.
+        """
+        kind, target = parse_fault(fault)
+        node = await self._target(target)
+        hold = self.rng.uniform(*self.hold_s)
+        pid = self.cluster.pid(node)
+        injected = Injected(fault, node, time.monotonic(), hold)
+        self.injected.append(injected)
+        logger.info("[Nemesis] %s on node %d for %.1f s", fault, node, hold)
+        if kind == "kill":
+            self.killed.add(node)
+            await asyncio.to_thread(self.cluster.stop_broker, node, True)
+            await asyncio.sleep(hold)
+            await asyncio.to_thread(self.cluster.start_broker, node)
+            self.killed.discard(node)
+        else:
+            assert pid is not None, f"node {node} is not running"
+            self.paused.add(node)
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                await asyncio.sleep(hold)
+            finally:
+                os.kill(pid, signal.SIGCONT)
+                self.paused.discard(node)
+        return injected
+
+    def heal(self) -> None:
+        """Resume every paused node and restart every killed one (after a cancelled ``inject``)."""
+        for node in list(self.paused):
+            pid = self.cluster.pid(node)
+            if pid is not None:
+                os.kill(pid, signal.SIGCONT)
+            self.paused.discard(node)
+        for node in list(self.killed):
+            if not self.cluster.is_running(node):
+                self.cluster.start_broker(node)
+            self.killed.discard(node)

@@ -1,0 +1,283 @@
+"""Run the chaos matrix: ``python -m tests.chaos.run [--quick] [--seed N] [--runs N] [--scenario NAME ...]``.
+
+Each run starts a 3-broker LocalCluster (every node a voter of the metadata quorum), creates
+a topic of 3 partitions replicated 3 times (``min.insync.replicas=2``), runs the workload
+(``tests/chaos/workload.py``) while the nemesis (``tests/chaos/nemesis.py``) injects the
+scenario's faults one after another, heals everything, reads every partition back, stops the
+cluster and compares the replicas' logs up to the end of that read.  The checker
+(``tests/chaos/checker.py``) then counts what was lost, duplicated, reordered or changed.
+
+Every run prints its seed; ``--seed N --scenario NAME --runs 1`` replays it (faults, targets
+and holds come from the seed; the cluster's own timing does not).  The summary table goes to
+stdout and, as JSON rows, to ``tests/chaos/results/chaos-<UTC timestamp>.json``.
+
+The negative control runs the same workload with acks=1, no idempotence,
+``unclean.leader.election.enable=true`` and followers that fetch only every 2.5 s
+(``replica.fetch.min.bytes`` 1 MiB): killing leaders must lose acknowledged records, which
+shows that the checker sees loss.  Its rows say ``negative_control: true``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from kafkette.broker.log.log_config import LogConfig
+from kafkette.broker.log.unified_log import UnifiedLog
+from kafkette.client import AdminClient, LocalCluster, NewTopic, TopicPartition
+from tests.chaos.checker import Report, check
+from tests.chaos.nemesis import Injected, Nemesis, parse_fault
+from tests.chaos.workload import Outcomes, final_read, produce, read_continuously
+from tests.cluster_configs import FAST_FAILOVER
+from tests.cluster_helpers import log_records, wait_for_partitions
+
+logger = logging.getLogger(__name__)
+
+RESULTS = Path(__file__).parent / "results"
+TOPIC = "chaos"
+PARTITIONS = 3
+BROKERS = 3
+PRODUCERS = 2
+HEAL_TIMEOUT_S = 60
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A named set of faults and the workload's settings.
+
+    Attributes:
+        faults: ``kind:target`` faults the nemesis picks from, one at a time.
+        acks / idempotence: the producers' settings.
+        broker_configs: extra broker settings (over the fast-failover ones).
+        negative_control: the run must show anomalies (the checker's own test).
+    """
+
+    name: str
+    faults: tuple[str, ...]
+    acks: str | int = "all"
+    idempotence: bool = True
+    broker_configs: dict = field(default_factory=dict)
+    negative_control: bool = False
+
+
+LAGGING_FOLLOWERS = {"replica.fetch.min.bytes": 1 << 20, "replica.fetch.wait.max.ms": 2500,
+                     "unclean.leader.election.enable": "true"}
+
+SCENARIOS = {s.name: s for s in (
+    Scenario("kill-leader", ("kill:leader",)),
+    Scenario("kill-controller", ("kill:controller",)),
+    Scenario("pause-leader", ("pause:leader",)),
+    Scenario("pause-controller", ("pause:controller",)),
+    Scenario("kill-pause-mixed", ("kill:leader", "pause:leader", "kill:controller", "pause:random")),
+    Scenario("control-acks1-unclean-kill-leader", ("kill:leader",), acks=1, idempotence=False,
+             broker_configs=LAGGING_FOLLOWERS, negative_control=True),
+)}
+
+
+@dataclass
+class RunResult:
+    """One run: its seed, the checker's report, the replicas that differ, and the faults' unavailability."""
+
+    scenario: str
+    seed: int
+    report: Report
+    diverged: list[int]  # partitions whose replicas differ up to the final read's end
+    unavailable_s: list[float]  # per fault: until every partition was acknowledged again
+    injected: list[Injected]
+
+    @property
+    def valid(self) -> bool:
+        return self.report.valid and not self.diverged
+
+
+def unavailability(injected: list[Injected], ack_times: dict[int, list[float]], partitions: int,
+                   end_s: float) -> list[float]:
+    """Per fault, seconds from its injection until every partition had an acknowledgement after
+    it (``end_s`` bounds a partition that never had one).
+
+    Args:
+        ack_times: ``{partition: [monotonic s of each ack]}``.
+    """
+    windows = []
+    for fault in injected:
+        recovered = []
+        for p in range(partitions):
+            later = [t for t in ack_times.get(p, []) if t >= fault.started_s]
+            recovered.append(min(later) if later else end_s)
+        windows.append(max(recovered) - fault.started_s)
+    return windows
+
+
+def _replica_logs(cluster: LocalCluster, ends: dict[int, int]) -> list[int]:
+    """Partitions whose replicas' records (offset, key, value) below ``ends[p]`` differ (cluster stopped)."""
+    diverged = []
+    for p in range(PARTITIONS):
+        tp = TopicPartition(TOPIC, p)
+        seen = []
+        for node in cluster.broker_ids:
+            log = UnifiedLog.open(cluster.broker_dir(node) / "logs" / str(tp), tp, LogConfig(),
+                                  had_clean_shutdown=False)
+            try:
+                seen.append([r for r in log_records(log) if r[0] < ends.get(p, 0)])
+            finally:
+                log.close()
+        if any(records != seen[0] for records in seen[1:]):
+            diverged.append(p)
+    return diverged
+
+
+async def _run_workload(cluster: LocalCluster, scenario: Scenario, rng: random.Random, faults: int,
+                        label: str) -> tuple[Outcomes, list[list[tuple[int, int, bytes]]], list[Injected], float]:
+    bootstrap = cluster.bootstrap_servers
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic(TOPIC, PARTITIONS, BROKERS, configs={"min.insync.replicas": "2"})])
+    await wait_for_partitions(bootstrap, TOPIC, lambda ps: all(len(p.isr) == BROKERS for p in ps), "a full ISR")
+    tps = [TopicPartition(TOPIC, p) for p in range(PARTITIONS)]
+    stop = asyncio.Event()
+    outcomes = Outcomes()
+    continuous: list[tuple[int, int, bytes]] = []
+    tasks = [asyncio.create_task(produce(bootstrap, TOPIC, PARTITIONS, i, label, stop, outcomes,
+                                         acks=scenario.acks, idempotence=scenario.idempotence))
+             for i in range(PRODUCERS)]
+    tasks.append(asyncio.create_task(read_continuously(bootstrap, tps, stop, continuous)))
+    nemesis = Nemesis(cluster, TOPIC, rng)
+    try:
+        await asyncio.sleep(2.0)  # a healthy start
+        for _ in range(faults):
+            await nemesis.inject(rng.choice(scenario.faults))
+            await asyncio.sleep(rng.uniform(2.0, 4.0))  # the cluster recovers between faults
+        end_s = time.monotonic()
+    finally:
+        await asyncio.to_thread(nemesis.heal)
+        stop.set()
+        done, pending = await asyncio.wait(tasks, timeout=60)
+        for task in pending:
+            task.cancel()
+        await asyncio.wait(tasks, timeout=10)
+    for task in done:
+        if task.exception() is not None:
+            raise task.exception()
+    await wait_for_partitions(bootstrap, TOPIC, lambda ps: all(len(p.isr) == BROKERS for p in ps),
+                              "a full ISR after healing", timeout_s=HEAL_TIMEOUT_S)
+    final = await final_read(bootstrap, tps)
+    return outcomes, [continuous, final], nemesis.injected, end_s
+
+
+def run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path) -> RunResult:
+    """One run of ``scenario`` with ``seed`` and ``faults`` faults, in ``data_dir``.
+
+    Raises:
+        AssertionError, TimeoutError, LocalClusterError: the cluster did not heal or start.
+    """
+    print(f"[chaos] scenario {scenario.name} seed {seed}", flush=True)
+    rng = random.Random(seed)
+    configs = {**FAST_FAILOVER, **scenario.broker_configs}
+    cluster = LocalCluster(num_brokers=BROKERS, data_dir=data_dir, broker_configs=configs)
+    cluster.start()
+    try:
+        outcomes, reads, injected, end_s = asyncio.run(
+            _run_workload(cluster, scenario, rng, faults, f"{scenario.name}-{seed}"))
+    finally:
+        cluster.stop()
+    ends: dict[int, int] = {}
+    for partition, offset, _ in reads[-1]:
+        ends[partition] = max(ends.get(partition, 0), offset + 1)
+    report = check(outcomes.sends, reads)
+    result = RunResult(scenario.name, seed, report, _replica_logs(cluster, ends),
+                       unavailability(injected, outcomes.ack_times, PARTITIONS, end_s), injected)
+    print(f"[chaos] {scenario.name} seed {seed}: {report.summary()}, diverged partitions {result.diverged}, "
+          f"errors {outcomes.errors}", flush=True)
+    return result
+
+
+def summarize(scenario: Scenario, results: list[RunResult]) -> dict:
+    """One table row (the JSON keys the README's table uses)."""
+    windows = [w for r in results for w in r.unavailable_s]
+    return {
+        "scenario": scenario.name,
+        "faults": list(scenario.faults),
+        "runs": len(results),
+        "acknowledged": sum(r.report.acknowledged for r in results),
+        "lost": sum(len(r.report.lost) for r in results),
+        "duplicated": sum(len(r.report.duplicated) for r in results),
+        "reordered": sum(len(r.report.reordered) for r in results),
+        "moved": sum(len(r.report.moved) for r in results),
+        "inconsistent_offsets": sum(len(r.report.inconsistent_offsets) for r in results),
+        "unexpected": sum(len(r.report.unexpected) for r in results),
+        "diverged": sum(len(r.diverged) for r in results),
+        "unavailable_p50_s": round(statistics.median(windows), 2) if windows else 0.0,
+        "unavailable_max_s": round(max(windows), 2) if windows else 0.0,
+        "seeds": [r.seed for r in results],
+        "negative_control": scenario.negative_control,
+    }
+
+
+def table(rows: list[dict]) -> str:
+    """The rows as a Markdown table."""
+    head = ("| scenario | runs | acknowledged | lost | duplicated | reordered | moved | inconsistent offsets "
+            "| diverged replicas | unavailable p50 s | max s |")
+    lines = [head, "|" + " --- |" * 11]
+    for r in rows:
+        name = r["scenario"] + (" (negative control)" if r["negative_control"] else "")
+        lines.append(f"| {name} | {r['runs']} | {r['acknowledged']:,} | {r['lost']} | {r['duplicated']} | "
+                     f"{r['reordered']} | {r['moved']} | {r['inconsistent_offsets']} | {r['diverged']} | "
+                     f"{r['unavailable_p50_s']} | {r['unavailable_max_s']} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="every scenario once with 2 faults (< 15 min)")
+    parser.add_argument("--runs", type=int, help="runs per scenario (default 3, --quick 1)")
+    parser.add_argument("--faults", type=int, help="faults per run (default 4, --quick 2)")
+    parser.add_argument("--seed", type=int, help="the first run's seed (the others count up from it)")
+    parser.add_argument("--scenario", action="append", choices=sorted(SCENARIOS), help="only these (repeatable)")
+    parser.add_argument("--results-dir", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    runs = args.runs or (1 if args.quick else 3)
+    faults = args.faults or (2 if args.quick else 4)
+    if runs < 1 or faults < 1:
+        parser.error("--runs and --faults must be >= 1")
+    for scenario in SCENARIOS.values():
+        for fault in scenario.faults:
+            parse_fault(fault)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logging.getLogger("kafkette").setLevel(logging.ERROR)  # the clients' retries under faults are expected
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    print(f"[chaos] first seed {seed}; replay a run with --seed SEED --scenario NAME --runs 1", flush=True)
+    rows, failed = [], []
+    for scenario in (SCENARIOS[name] for name in (args.scenario or SCENARIOS)):
+        results = []
+        for _ in range(runs):
+            with tempfile.TemporaryDirectory(prefix=f"chaos-{scenario.name}-") as tmp:
+                results.append(run_once(scenario, seed, faults, Path(tmp)))
+            seed += 1
+        rows.append(summarize(scenario, results))
+        if scenario.negative_control:
+            if all(r.valid for r in results):
+                failed.append(f"{scenario.name}: the negative control found no anomaly")
+        else:
+            failed.extend(f"{scenario.name} seed {r.seed}: {r.report.summary()}, diverged {r.diverged}"
+                          for r in results if not r.valid)
+    print(table(rows))
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    out = args.results_dir / f"chaos-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+    out.write_text(json.dumps(rows, indent=1) + "\n")
+    print(f"[chaos] results: {out}")
+    for line in failed:
+        print(f"[chaos] FAILED {line}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Fuzzing of every decoder with Hypothesis (``make fuzz`` for the long run)."""
