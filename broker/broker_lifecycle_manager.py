@@ -210,7 +210,7 @@ class BrokerLifecycleManager:
         if response.error_code != Errors.NONE:
             logger.warning("%s Heartbeat error %d", self._prefix, response.error_code)
             return
-        if self.is_fenced != response.is_fenced:
+        if self.is_fenced != response.is_fenced:  # LocalCluster waits for "Broker is now unfenced"
             logger.info("%s Broker is now %s", self._prefix, "fenced" if response.is_fenced else "unfenced")
         self.is_fenced = response.is_fenced
         if not self.is_fenced:

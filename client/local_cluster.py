@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
 ISOLATED_CONTROLLER_BASE_ID = 3000  # controller-only nodes are 3001, 3002, ... (as Kafka's KafkaClusterTestKit)
+# What BrokerLifecycleManager logs once the controller unfenced this run of the broker.
+UNFENCED_LOG_LINE = b"Broker is now unfenced"
 DEFAULT_CONTROLLERS = 3  # voters of the metadata quorum: any one may fail
 _correlation_ids = itertools.count(1)
 
@@ -155,6 +157,7 @@ class LocalCluster:
         self.startup_timeout_s = startup_timeout_s
         self.detached = detached
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
+        self._log_starts: dict[int, int] = {}  # broker id -> size of its log when it was last started
 
     # --- layout ------------------------------------------------------------------------------
 
@@ -237,6 +240,7 @@ class LocalCluster:
         env = dict(os.environ)
         env["LOG_DIR"] = str(self.broker_dir(broker_id))  # state-change.log beside broker.log
         log = open(self.log_path(broker_id), "ab")  # handed to the child process, closed below
+        self._log_starts[broker_id] = log.seek(0, os.SEEK_END)
         try:
             self._procs[broker_id] = subprocess.Popen(
                 [sys.executable, "-m", "kafkette.broker", "--config", str(config)],
@@ -344,7 +348,23 @@ class LocalCluster:
             time.sleep(pause)
             pause = min(pause * 2, 0.5)
 
+    def _unfenced_since_start(self, broker_id: int) -> bool:
+        """True when this run of the broker logged that the controller unfenced it.
+
+        A restarted broker answers Metadata from the metadata it replays at once, and the others
+        still list its previous incarnation until the controller fences it: only the broker's
+        own BrokerLifecycleManager knows that this incarnation registered and was unfenced.
+        """
+        try:
+            with open(self.log_path(broker_id), "rb") as fh:
+                fh.seek(self._log_starts.get(broker_id, 0))
+                return UNFENCED_LOG_LINE in fh.read()
+        except OSError:
+            return False
+
     def _registration_problem(self, broker_id: int, expected: set[int]) -> str | None:
+        if not self._unfenced_since_start(broker_id):
+            return f"broker {broker_id} not yet registered and unfenced by the controller"
         for asked in sorted(b for b in expected if self.is_running(b)):
             try:
                 response = fetch_metadata(self.ports[asked])
