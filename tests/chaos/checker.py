@@ -46,6 +46,7 @@ class Send:
 
     @property
     def acknowledged(self) -> bool:
+        """True when the broker acknowledged the send (an offset came back)."""
         return self.offset is not None
 
 

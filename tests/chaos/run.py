@@ -97,6 +97,7 @@ class RunResult:
 
     @property
     def valid(self) -> bool:
+        """True when the checker found nothing and the replicas agree."""
         return self.report.valid and not self.diverged
 
 
