@@ -14,7 +14,8 @@ SIMULATE_ARGS ?=
 # make chaos CHAOS_ARGS=--quick runs every scenario once (python -m tests.chaos.run --help)
 CHAOS_ARGS ?=
 # make fuzz: the long fuzz run, FUZZ_EXAMPLES generated inputs per decoder (12 decoders) and
-# FUZZ_FRAMES malformed frames to a live broker; a failure prints its seed (--hypothesis-seed=N replays)
+# FUZZ_FRAMES malformed frames to a live broker; a failure prints its seed (--hypothesis-seed=N replays);
+# each test may take up to an hour (pytest-timeout 3600 s instead of the suite's 300 s)
 FUZZ_EXAMPLES ?= 100000
 FUZZ_FRAMES ?= 3000
 
@@ -68,7 +69,7 @@ chaos: setup
 
 fuzz: setup
 	KAFKETTE_FUZZ_PROFILE=long KAFKETTE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) KAFKETTE_LIVE_FUZZ_FRAMES=$(FUZZ_FRAMES) \
-		$(BIN)/pytest tests/fuzz -p no:cacheprovider --hypothesis-show-statistics -s
+		$(BIN)/pytest tests/fuzz -p no:cacheprovider --hypothesis-show-statistics -s --timeout=3600
 
 clean:
 	rm -rf $(VENV) data build *.egg-info

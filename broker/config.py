@@ -118,6 +118,7 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("request.timeout.ms", "int", 30000, "Default timeout for internal requests (ms).", at_least(1)),
     ConfigKey("socket.request.max.bytes", "int", 104857600, "Largest request frame accepted (bytes).", at_least(1)),
     ConfigKey("queued.max.requests", "int", 500, "In-flight requests per connection before reading pauses.", at_least(1)),
+    ConfigKey("queued.max.request.bytes", "long", -1, "Bytes of requests being read and handled across the listener's connections before connections stop reading (-1: no bound; else at least socket.request.max.bytes).", at_least(-1)),
     ConfigKey("max.connections", "int", 2147483647, "Connections a listener keeps at most; more are closed as accepted.", at_least(0)),
     ConfigKey("max.connections.per.ip", "int", 2147483647, "Connections from one address at most; more are closed as accepted.", at_least(0)),
     ConfigKey("connections.max.idle.ms", "long", 600000, "A connection with no request for this long is closed (ms; -1 never).", at_least(-1)),
@@ -183,6 +184,9 @@ class KafkaConfig:
             setattr(self, key.attr, value)
         if not self.log_dirs:
             raise ConfigError("Invalid value for configuration log.dirs: at least one directory is required")
+        if 0 < self.queued_max_request_bytes < self.socket_request_max_bytes:
+            raise ConfigError("queued.max.request.bytes must be larger or equal to socket.request.max.bytes "
+                              f"({self.queued_max_request_bytes} < {self.socket_request_max_bytes})")
         voter_ids = [parse_voter(v)[0] for v in self.controller_quorum_voters]
         if len(set(voter_ids)) != len(voter_ids):
             raise ConfigError(f"Invalid value for configuration controller.quorum.voters: a node id appears twice "

@@ -338,6 +338,9 @@ class ReplicaManager:
                         await self._make_leader(tp, leaders[tp])
                     else:
                         await self._make_follower(tp, followers[tp], addresses)
+                except KafkaStorageError as exc:  # an offline log: expected, the controller already knows
+                    logger.warning("%s Cannot apply LeaderAndIsr for %s: %s", self._prefix, tp, exc)
+                    errors[tp] = Errors.KAFKA_STORAGE_ERROR
                 except Exception as exc:
                     logger.exception("%s Error applying LeaderAndIsr for %s", self._prefix, tp)
                     errors[tp] = error_code_for(exc) if not isinstance(exc, OSError) else Errors.KAFKA_STORAGE_ERROR

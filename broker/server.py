@@ -191,12 +191,8 @@ class KafkaServer:
                                      controller_channel=self.controller_channel,
                                      group_coordinator=self.group_coordinator))
         host, port = self.config.listener
-        self.socket_server = SocketServer(
-            host, port, apis.handle, max_request_bytes=self.config.socket_request_max_bytes,
-            max_queued_requests=self.config.queued_max_requests, broker_id=self.broker_id,
-            max_connections=self.config.max_connections, max_connections_per_ip=self.config.max_connections_per_ip,
-            connections_max_idle_ms=self.config.connections_max_idle_ms,
-        )
+        self.socket_server = SocketServer(host, port, apis.handle, broker_id=self.broker_id,
+                                          **listener_options(self.config))
         await self.socket_server.start()
         self.replica_manager.start()
         self.group_coordinator.start()
@@ -268,9 +264,18 @@ def controller_server(config: KafkaConfig) -> ControllerServer:
     """A controller-only node (``process.roles=controller``): a voter and its listener, no broker."""
     return ControllerServer(
         controller_config(config), voters=config.quorum_voters, metadata_log_dir=config.log_dirs[0],
-        raft_config=raft_config(config), listener=config.listener,
-        max_request_bytes=config.socket_request_max_bytes, max_queued_requests=config.queued_max_requests,
+        raft_config=raft_config(config), listener=config.listener, listener_options=listener_options(config),
     )
+
+
+def listener_options(config: KafkaConfig) -> dict[str, int]:
+    """The listener's bounds from ``config``, as ``SocketServer`` keyword arguments: Kafka's
+    ``socket.request.max.bytes``, ``queued.max.requests``, ``max.connections``,
+    ``max.connections.per.ip``, ``connections.max.idle.ms`` and ``queued.max.request.bytes``."""
+    return {"max_request_bytes": config.socket_request_max_bytes, "max_queued_requests": config.queued_max_requests,
+            "max_connections": config.max_connections, "max_connections_per_ip": config.max_connections_per_ip,
+            "connections_max_idle_ms": config.connections_max_idle_ms,
+            "queued_max_request_bytes": config.queued_max_request_bytes}
 
 
 class FatalFaultError(RuntimeError):

@@ -1,4 +1,4 @@
-"""LocalCluster: N real broker processes on 127.0.0.1, for tests, demos and the CLI.
+"""LocalCluster: N real broker processes (on 127.0.0.1, or at given addresses), for tests, demos and the CLI.
 
 Owns: port choice, one ``server.properties`` per broker under
 ``<data_dir>/broker-<id>/`` (with ``broker.rack`` when racks are given), the broker processes (``python -m kafkette.broker --config``,
@@ -64,8 +64,8 @@ def free_ports(count: int) -> list[int]:
             sock.close()
 
 
-def fetch_metadata(port: int, timeout_s: float = 2.0) -> MetadataResponse:
-    """Send one Metadata v1 request (no topics) to ``127.0.0.1:port`` with a blocking socket.
+def fetch_metadata(port: int, timeout_s: float = 2.0, host: str = HOST) -> MetadataResponse:
+    """Send one Metadata v1 request (no topics) to ``host:port`` with a blocking socket.
 
     Raises:
         OSError: connection or I/O failure (including timeouts).
@@ -73,7 +73,7 @@ def fetch_metadata(port: int, timeout_s: float = 2.0) -> MetadataResponse:
     """
     request = MetadataRequest(topics=[], allow_auto_topic_creation=False)
     correlation_id = next(_correlation_ids) & 0x7FFFFFFF
-    with socket.create_connection((HOST, port), timeout=timeout_s) as sock:
+    with socket.create_connection((host, port), timeout=timeout_s) as sock:
         sock.sendall(encode_request(request, 1, correlation_id, "kafkette-local-cluster"))
         (length,) = LENGTH.unpack(_recv_exactly(sock, LENGTH.size))
         if length < 0 or length > 64 * 1024 * 1024:
@@ -112,6 +112,13 @@ class LocalCluster:
         isolated_controllers: make the voters ``controllers`` more nodes (ids 3001, 3002, ...)
             with ``process.roles=controller`` (Kafka's isolated mode: no broker runs there;
             ``bootstrap_servers`` lists the brokers only); at most 9.
+        hosts: ``{node id: address}`` of nodes that do not live on 127.0.0.1 (each in a network
+            namespace of its own, say).  Such a node's listener binds ``0.0.0.0`` and publishes
+            ``advertised.listeners=PLAINTEXT://<address>:<port>``; the quorum's voters, the
+            bootstrap servers and the readiness checks use the address.
+        command_prefix: ``{node id: argv prefix}`` put before a node's ``python -m
+            kafkette.broker`` (``["ip", "netns", "exec", "ns1"]``); the prefix must exec the
+            command, so that the process id is the broker's own (signals reach it).
 
     Raises:
         ValueError, TypeError: a bad argument (named in the message).
@@ -123,7 +130,8 @@ class LocalCluster:
                  base_port: int | None = None, broker_configs: Mapping[str, Any] | None = None,
                  startup_timeout_s: float = 60, racks: Sequence[str | None] | None = None,
                  detached: bool = False, controllers: int | None = None,
-                 isolated_controllers: bool = False) -> None:
+                 isolated_controllers: bool = False, hosts: Mapping[int, str] | None = None,
+                 command_prefix: Mapping[int, Sequence[str]] | None = None) -> None:
         if type(num_brokers) is not int or num_brokers < 1:
             raise ValueError("num_brokers must be an int >= 1")
         if controllers is None:
@@ -150,8 +158,14 @@ class LocalCluster:
         count = len(self.node_ids)
         self._ports = list(range(base_port, base_port + count)) if base_port else free_ports(count)
         self.ports = dict(zip(self.node_ids, self._ports, strict=True))
+        unknown = sorted(set(hosts or {}) - set(self.node_ids)) + sorted(set(command_prefix or {}) - set(self.node_ids))
+        if unknown:
+            raise ValueError(f"hosts and command_prefix name nodes {unknown}; this cluster has {self.node_ids}")
+        self.hosts: dict[int, str] = {n: (hosts or {}).get(n, HOST) for n in self.node_ids}
+        self._command_prefix = {n: list(p) for n, p in (command_prefix or {}).items()}
         self._broker_configs = dict(broker_configs or {})
         self.node_configs: dict[int, dict[str, Any]] = {}  # per node, over broker_configs, at its next start
+        self.node_env: dict[int, dict[str, str]] = {}  # per node, extra environment variables at its next start
         self.racks: dict[int, str | None] = dict(zip(self.broker_ids, racks or [None] * num_brokers, strict=True))
         self.racks.update({v: None for v in self.voter_ids if v not in self.racks})
         self.startup_timeout_s = startup_timeout_s
@@ -163,8 +177,8 @@ class LocalCluster:
 
     @property
     def bootstrap_servers(self) -> str:
-        """``"127.0.0.1:p1,127.0.0.1:p2,..."`` of every broker."""
-        return ",".join(f"{HOST}:{self.ports[b]}" for b in self.broker_ids)
+        """``"host1:p1,host2:p2,..."`` of every broker (``127.0.0.1`` unless ``hosts`` says otherwise)."""
+        return ",".join(f"{self.hosts[b]}:{self.ports[b]}" for b in self.broker_ids)
 
     def broker_dir(self, broker_id: int) -> Path:
         """``<data_dir>/broker-<id>`` (``controller-<id>`` for a controller-only node)."""
@@ -190,8 +204,11 @@ class LocalCluster:
                               else "broker,controller" if broker_id in self.voter_ids else "broker"),
             "listeners": f"PLAINTEXT://{HOST}:{self.ports[broker_id]}",
             "log.dirs": str(self.broker_dir(broker_id) / "logs"),
-            "controller.quorum.voters": ",".join(f"{v}@{HOST}:{self.ports[v]}" for v in self.voter_ids),
+            "controller.quorum.voters": ",".join(f"{v}@{self.hosts[v]}:{self.ports[v]}" for v in self.voter_ids),
         }
+        if self.hosts[broker_id] != HOST:
+            props["listeners"] = f"PLAINTEXT://0.0.0.0:{self.ports[broker_id]}"
+            props["advertised.listeners"] = f"PLAINTEXT://{self.hosts[broker_id]}:{self.ports[broker_id]}"
         if self.racks[broker_id] is not None:
             props["broker.rack"] = self.racks[broker_id]
         props.update(LOCAL_CLUSTER_DEFAULTS)
@@ -239,11 +256,13 @@ class LocalCluster:
         config = self._write_config(broker_id)
         env = dict(os.environ)
         env["LOG_DIR"] = str(self.broker_dir(broker_id))  # state-change.log beside broker.log
+        env.update(self.node_env.get(broker_id, {}))
         log = open(self.log_path(broker_id), "ab")  # handed to the child process, closed below
         self._log_starts[broker_id] = log.seek(0, os.SEEK_END)
         try:
             self._procs[broker_id] = subprocess.Popen(
-                [sys.executable, "-m", "kafkette.broker", "--config", str(config)],
+                [*self._command_prefix.get(broker_id, []), sys.executable, "-m", "kafkette.broker",
+                 "--config", str(config)],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 cwd=str(self.data_dir), env=env, start_new_session=self.detached,
             )
@@ -322,7 +341,7 @@ class LocalCluster:
         while True:
             self._check_alive(node_id)
             try:
-                socket.create_connection((HOST, self.ports[node_id]), timeout=1).close()
+                socket.create_connection((self.hosts[node_id], self.ports[node_id]), timeout=1).close()
                 return
             except OSError as exc:
                 if time.monotonic() >= deadline:
@@ -367,7 +386,7 @@ class LocalCluster:
             return f"broker {broker_id} not yet registered and unfenced by the controller"
         for asked in sorted(b for b in expected if self.is_running(b)):
             try:
-                response = fetch_metadata(self.ports[asked])
+                response = fetch_metadata(self.ports[asked], host=self.hosts[asked])
             except (OSError, ValueError) as exc:
                 return f"broker {asked} does not answer Metadata: {exc}"
             listed = {b.node_id for b in response.brokers}

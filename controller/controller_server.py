@@ -39,13 +39,14 @@ class ControllerServer:
         metadata_log_dir: the directory holding ``__cluster_metadata-0/`` (the first of ``log.dirs``).
         raft_config: the quorum's timeouts.
         listener: (host, port) to listen on (this voter's address in ``controller.quorum.voters``).
-        max_request_bytes: ``socket.request.max.bytes``.
-        max_queued_requests: ``queued.max.requests`` per connection.
+        listener_options: the listener's bounds, as ``SocketServer`` keyword arguments
+            (``max_request_bytes`` for ``socket.request.max.bytes``, ``max_queued_requests``,
+            ``max_connections``, ``max_connections_per_ip``, ``connections_max_idle_ms``,
+            ``queued_max_request_bytes``).
     """
 
     def __init__(self, config: ControllerConfig, *, voters: Mapping[int, tuple[str, int]], metadata_log_dir: str,
-                 raft_config: RaftConfig, listener: tuple[str, int], max_request_bytes: int,
-                 max_queued_requests: int) -> None:
+                 raft_config: RaftConfig, listener: tuple[str, int], listener_options: Mapping[str, int]) -> None:
         self.node_id = config.node_id
         self.shutdown_requested = asyncio.Event()
         self.fatal_error: BaseException | None = None
@@ -56,9 +57,8 @@ class ControllerServer:
                                        raft_config=raft_config, fatal_fault_handler=self._on_fatal_fault,
                                        scheduler=self.scheduler)
         host, port = listener
-        self.socket_server = SocketServer(host, port, ControllerApis(self.quorum).handle,
-                                          max_request_bytes=max_request_bytes,
-                                          max_queued_requests=max_queued_requests, broker_id=self.node_id)
+        self.socket_server = SocketServer(host, port, ControllerApis(self.quorum).handle, broker_id=self.node_id,
+                                          **listener_options)
         self._prefix = f"[ControllerServer id={self.node_id}]"
 
     def _on_fatal_fault(self, error: BaseException) -> None:

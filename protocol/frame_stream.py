@@ -20,18 +20,39 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from kafkette.protocol.framing import LENGTH, FrameError, check_frame_length
+from kafkette.protocol.memory_pool import MemoryPool
 
 SCRATCH_BYTES = 64 * 1024
-"""Receive buffer for small frames; a frame that does not fit in it gets a buffer of its own."""
+"""Receive buffer for small frames (one per thread); a frame that does not fit in it gets a buffer of its own."""
 
-COMPACT_BELOW_BYTES = 4096  # free scratch space under which the unparsed tail moves to the front
 
 QUEUED_HIGH_BYTES = 4 * 1024 * 1024
-"""Reading pauses while received frames nobody has read yet hold more than this (bytes)."""
+"""Reading pauses while received frames nobody has read yet hold more than this (bytes)..."""
+
+QUEUED_HIGH_FRAMES = 128
+"""... or are more than this many (tiny frames cost more in objects than in bytes); it resumes
+once they are down to a quarter of both."""
+
+
+class _Scratch(threading.local):
+    """The thread's receive buffer and how many bytes at its front the current read kept."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray(SCRATCH_BYTES)
+        self.view = memoryview(self.buffer)
+        self.used = 0
+
+
+_SCRATCH = _Scratch()
+
+
+def _thread_scratch() -> _Scratch:
+    return _SCRATCH
 
 
 class FrameStream(asyncio.BufferedProtocol):
@@ -42,27 +63,36 @@ class FrameStream(asyncio.BufferedProtocol):
             broker); a longer length ends the stream with ``FrameError``.
         on_connect: called with the stream once connected (servers use it to start the
             connection's handler); None for client streams.
+        memory_pool: the listener's ``queued.max.request.bytes`` pool, or None.  Each frame's
+            size is reserved from it once its length has arrived (reading stops while the pool
+            has nothing left) and given back by ``release(len(frame))`` after the frame was
+            handled; frames never handed out are given back when the connection is lost.
+
+    Memory: an idle connection holds no receive buffer.  Bytes arrive in a scratch buffer
+    shared by every stream of the thread (the event loop reads one connection at a time:
+    ``get_buffer`` and ``buffer_updated`` come in pairs); a partial small frame left at the
+    end of a read is copied out (``_tail``), a large frame gets its own buffer.
 
     Reading: ``await read_frame()`` returns each frame body in order.  Writing:
     ``writelines(buffers)`` then ``await drain()``.  ``close()`` / ``abort()`` end it.
     """
 
-    def __init__(self, max_frame_bytes: int, on_connect: Callable[[FrameStream], None] | None = None) -> None:
+    def __init__(self, max_frame_bytes: int, on_connect: Callable[[FrameStream], None] | None = None,
+                 memory_pool: MemoryPool | None = None) -> None:
         self._max_frame_bytes = max_frame_bytes
         self._on_connect = on_connect
+        self._pool = memory_pool
         self._loop = asyncio.get_running_loop()
         self.transport: asyncio.Transport | None = None
-        self._scratch = bytearray(SCRATCH_BYTES)
-        self._scratch_view = memoryview(self._scratch)
-        self._start = 0  # first unparsed byte of the scratch buffer
-        self._end = 0  # end of the received bytes in the scratch buffer
+        self._tail = b""  # received bytes not yet parsed (a partial small frame or length)
+        self._tail_reserved = False  # the tail's frame size is already reserved from the pool
         self._frame: bytearray | None = None  # a large frame being received in place
         self._filled = 0  # bytes of self._frame received so far
         self._frames: collections.deque[bytes | bytearray] = collections.deque()
         self._queued_bytes = 0
         self._end_exc: BaseException | None = None  # what read_frame raises once the frames run out
         self._read_waiter: asyncio.Future[None] | None = None
-        self._reading_paused = False
+        self._paused_for: set[str] = set()  # "queued" (frames nobody read) and/or "memory" (the pool)
         self._writing_paused = False
         self._drain_waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._lost_error: BaseException | None = None  # set once the connection is lost: what drain raises
@@ -76,12 +106,12 @@ class FrameStream(asyncio.BufferedProtocol):
     def get_buffer(self, sizehint: int) -> memoryview:
         if self._frame is not None:
             return memoryview(self._frame)[self._filled:]
-        if self._start and SCRATCH_BYTES - self._end < COMPACT_BELOW_BYTES:
-            # nearly full: move the unparsed tail (part of a small frame) to the front
-            tail = self._end - self._start
-            self._scratch[:tail] = self._scratch_view[self._start:self._end]
-            self._start, self._end = 0, tail
-        return self._scratch_view[self._end:]
+        scratch = _thread_scratch()
+        used = len(self._tail)
+        if used:
+            scratch.buffer[:used] = self._tail
+        scratch.used = used
+        return scratch.view[used:]
 
     def buffer_updated(self, nbytes: int) -> None:
         if self._frame is not None:
@@ -90,8 +120,8 @@ class FrameStream(asyncio.BufferedProtocol):
                 frame, self._frame = self._frame, None
                 self._deliver(frame)
             return
-        self._end += nbytes
-        self._parse_scratch()
+        scratch = _thread_scratch()
+        self._parse(scratch.view[:scratch.used + nbytes])
 
     def eof_received(self) -> bool:
         self._finish(asyncio.IncompleteReadError(b"", None))
@@ -100,6 +130,7 @@ class FrameStream(asyncio.BufferedProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._lost_error = exc if exc is not None else ConnectionResetError("connection lost")
         self._finish(exc if exc is not None else asyncio.IncompleteReadError(b"", None))
+        self._give_back_unread()
         while self._drain_waiters:
             waiter = self._drain_waiters.popleft()
             if not waiter.done():
@@ -117,42 +148,83 @@ class FrameStream(asyncio.BufferedProtocol):
                 waiter.set_result(None)
 
     # -- receiving --------------------------------------------------------------------------
-    def _parse_scratch(self) -> None:
-        """Cut every whole frame out of the scratch buffer; start an own buffer for a large one."""
-        scratch, view = self._scratch, self._scratch_view
-        start, end = self._start, self._end
+    def _parse(self, data: memoryview) -> None:
+        """Cut every whole frame out of ``data``; start an own buffer for a large one; keep the rest."""
+        start, end = 0, len(data)
         while end - start >= LENGTH.size:
-            (length,) = LENGTH.unpack_from(scratch, start)
+            (length,) = LENGTH.unpack_from(data, start)
             try:
                 check_frame_length(length, self._max_frame_bytes)
             except FrameError as exc:
-                self._start = self._end = 0
+                start = end
                 self._finish(exc)
-                if self.transport is not None:
-                    self.transport.pause_reading()
-                return
+                self._pause("error")
+                break
+            if not self._tail_reserved and self._pool is not None:
+                if not self._pool.try_allocate(length):
+                    self._pause("memory")
+                    self._pool.wait(self._on_memory)
+                    break
+            self._tail_reserved = False
             body_start = start + LENGTH.size
             if end - body_start >= length:
-                self._deliver(bytes(view[body_start:body_start + length]))
+                self._deliver(bytes(data[body_start:body_start + length]))
                 start = body_start + length
                 continue
             if LENGTH.size + length > SCRATCH_BYTES:  # will not fit: receive the rest into its own buffer
                 frame = bytearray(length)
                 received = end - body_start
-                frame[:received] = view[body_start:end]
+                frame[:received] = data[body_start:end]
                 self._frame, self._filled = frame, received
-                start = end = 0
+                start = end
+            else:
+                self._tail_reserved = True  # a partial small frame: its size stays reserved
             break
-        if start == end:
-            start = end = 0
-        self._start, self._end = start, end
+        self._tail = bytes(data[start:end]) if start < end else b""
+
+    def _on_memory(self) -> None:
+        """The pool has memory again: parse what waits, then read on."""
+        if self._end_exc is not None or self.transport is None or self.transport.is_closing():
+            return
+        self._paused_for.discard("memory")
+        if self._tail:
+            self._parse(memoryview(self._tail))
+        if not self._paused_for:
+            self.transport.resume_reading()
+
+    def _pause(self, reason: str) -> None:
+        if not self._paused_for and self.transport is not None and not self.transport.is_closing():
+            self.transport.pause_reading()
+        self._paused_for.add(reason)
+
+    def _give_back_unread(self) -> None:
+        """Return to the pool what was reserved for frames nobody will read (connection lost)."""
+        if self._pool is None:
+            return
+        self._pool.forget(self._on_memory)
+        reserved = sum(len(f) for f in self._frames)
+        if self._frame is not None:
+            reserved += len(self._frame)
+        if self._tail_reserved and len(self._tail) >= LENGTH.size:
+            reserved += LENGTH.unpack_from(self._tail, 0)[0]
+        self._frames.clear()
+        self._queued_bytes = 0
+        self._frame, self._tail, self._tail_reserved = None, b"", False
+        if reserved:
+            self._pool.release(reserved)
+
+    def release(self, size: int) -> None:
+        """Give back the pool memory of a frame handed out by ``read_frame`` (``len(frame)`` bytes),
+        once it was handled; nothing without a pool."""
+        if self._pool is not None and size:
+            self._pool.release(size)
 
     def _deliver(self, frame: bytes | bytearray) -> None:
         self._frames.append(frame)
         self._queued_bytes += len(frame)
-        if self._queued_bytes > QUEUED_HIGH_BYTES and not self._reading_paused and self.transport is not None:
-            self._reading_paused = True
-            self.transport.pause_reading()
+        if (self._queued_bytes > QUEUED_HIGH_BYTES or len(self._frames) > QUEUED_HIGH_FRAMES) \
+                and "queued" not in self._paused_for:
+            self._pause("queued")
         self._wake_reader()
 
     def _finish(self, exc: BaseException) -> None:
@@ -186,9 +258,10 @@ class FrameStream(asyncio.BufferedProtocol):
                 self._read_waiter = None
         frame = self._frames.popleft()
         self._queued_bytes -= len(frame)
-        if self._reading_paused and self._queued_bytes <= QUEUED_HIGH_BYTES // 4 and self._end_exc is None:
-            self._reading_paused = False
-            if self.transport is not None and not self.transport.is_closing():
+        if "queued" in self._paused_for and self._queued_bytes <= QUEUED_HIGH_BYTES // 4 \
+                and len(self._frames) <= QUEUED_HIGH_FRAMES // 4 and self._end_exc is None:
+            self._paused_for.discard("queued")
+            if not self._paused_for and self.transport is not None and not self.transport.is_closing():
                 self.transport.resume_reading()
         return frame
 
@@ -244,8 +317,10 @@ async def open_frame_stream(host: str, port: int, max_frame_bytes: int) -> Frame
 
 
 async def start_frame_server(on_connect: Callable[[FrameStream], None], host: str, port: int,
-                             max_frame_bytes: int, backlog: int = 1024) -> asyncio.Server:
-    """Listen on ``host:port``; ``on_connect(stream)`` runs as each connection is made.
+                             max_frame_bytes: int, backlog: int = 1024,
+                             memory_pool: MemoryPool | None = None) -> asyncio.Server:
+    """Listen on ``host:port``; ``on_connect(stream)`` runs as each connection is made; every
+    connection reserves its frames from ``memory_pool`` when one is given.
 
     ``on_connect`` must not block: it starts (and owns) whatever serves the connection.
 
@@ -253,5 +328,5 @@ async def start_frame_server(on_connect: Callable[[FrameStream], None], host: st
         OSError: the address is in use or cannot be bound.
     """
     loop = asyncio.get_running_loop()
-    return await loop.create_server(lambda: FrameStream(max_frame_bytes, on_connect), host, port,
+    return await loop.create_server(lambda: FrameStream(max_frame_bytes, on_connect, memory_pool), host, port,
                                     reuse_address=True, backlog=backlog)

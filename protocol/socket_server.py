@@ -39,6 +39,7 @@ from kafkette.protocol.framing import (
     decode_request,
     encode_response_buffers,
 )
+from kafkette.protocol.memory_pool import MemoryPool
 from kafkette.protocol.schema import SchemaError, Struct
 
 logger = logging.getLogger(__name__)
@@ -116,24 +117,33 @@ class Connection:
                 return
             try:
                 header, spec, request = decode_request(payload)
-            except UnsupportedVersionError as exc:
-                if not await self._answer_error(exc.header, exc.header.api_key, Errors.UNSUPPORTED_VERSION, str(exc)):
+            except (UnsupportedVersionError, SchemaError, FrameError) as exc:
+                stream.release(len(payload))  # dropped: its queued.max.request.bytes go back at once
+                if not await self._answer_decode_error(exc):
                     return
                 continue
-            except SchemaError as exc:
-                header = getattr(exc, "header", None)
-                if header is None or not await self._answer_error(header, header.api_key, Errors.INVALID_REQUEST,
-                                                                  str(exc)):
-                    logger.warning("[SocketServer] Closing connection from %s: invalid request: %s", self.peer, exc)
-                    return
-                continue
-            except FrameError as exc:
-                logger.warning("[SocketServer] Closing connection from %s: %s", self.peer, exc)
-                return
+            size = len(payload)
             task = asyncio.get_running_loop().create_task(self._server.handler(header, spec, request))
             self._handlers.add(task)
-            task.add_done_callback(self._handlers.discard)
+            task.add_done_callback(lambda done, n=size: self._handled(done, n))
             await self._responses.put((header.correlation_id, header.api_version, spec, task))
+
+    def _handled(self, task: asyncio.Task[Struct | None], size: int) -> None:
+        """A request was handled: forget its task and give its bytes back to the memory pool."""
+        self._handlers.discard(task)
+        self._stream.release(size)
+
+    async def _answer_decode_error(self, exc: Exception) -> bool:
+        """Answer a request that did not decode, where its API allows; False closes the connection."""
+        if isinstance(exc, UnsupportedVersionError):
+            return await self._answer_error(exc.header, exc.header.api_key, Errors.UNSUPPORTED_VERSION, str(exc))
+        header = getattr(exc, "header", None)
+        if isinstance(exc, SchemaError) and header is not None and await self._answer_error(
+                header, header.api_key, Errors.INVALID_REQUEST, str(exc)):
+            return True
+        reason = f"invalid request: {exc}" if isinstance(exc, SchemaError) else str(exc)
+        logger.warning("[SocketServer] Closing connection from %s: %s", self.peer, reason)
+        return False
 
     async def _answer_error(self, header: RequestHeader, api_key: int, code: Errors, detail: str) -> bool:
         spec = API_REGISTRY.get(api_key)
@@ -193,8 +203,9 @@ class Connection:
             if buffers:
                 try:
                     stream.writelines(buffers)
-                    if item is _NEXT:
-                        await stream.drain()
+                    # always: a client that never reads its answers must not grow the
+                    # transport's buffer (Kafka mutes a channel until its response is sent)
+                    await stream.drain()
                 except (ConnectionError, OSError):
                     return
                 buffers = []
@@ -223,11 +234,14 @@ class SocketServer:
         max_connections: ``max.connections``, connections at most (Kafka's default: no limit).
         max_connections_per_ip: ``max.connections.per.ip``, connections from one address at most.
         connections_max_idle_ms: ``connections.max.idle.ms`` (ms; -1 never closes an idle connection).
+        queued_max_request_bytes: ``queued.max.request.bytes``, bytes of requests being read and
+            handled across connections (a ``MemoryPool``; -1 or 0: no bound).
     """
 
     def __init__(self, host: str, port: int, handler: RequestHandler, *, max_request_bytes: int,
                  max_queued_requests: int, broker_id: int, max_connections: int = INT_MAX,
-                 max_connections_per_ip: int = INT_MAX, connections_max_idle_ms: int = 600_000) -> None:
+                 max_connections_per_ip: int = INT_MAX, connections_max_idle_ms: int = 600_000,
+                 queued_max_request_bytes: int = -1) -> None:
         self.host = host
         self.port = port
         self.handler = handler
@@ -236,6 +250,7 @@ class SocketServer:
         self.max_connections = max_connections
         self.max_connections_per_ip = max_connections_per_ip
         self.connections_max_idle_ms = connections_max_idle_ms
+        self.memory_pool = MemoryPool(queued_max_request_bytes) if queued_max_request_bytes > 0 else None
         self._per_ip: dict[str, int] = {}
         self.refused_connections = 0  # closed as accepted by max.connections or max.connections.per.ip
         self.drain_timeout_s = 5.0
@@ -250,7 +265,8 @@ class SocketServer:
         Raises:
             OSError: the address is in use or cannot be bound.
         """
-        self._server = await start_frame_server(self._accept, self.host, self.port, self.max_request_bytes)
+        self._server = await start_frame_server(self._accept, self.host, self.port, self.max_request_bytes,
+                                                memory_pool=self.memory_pool)
         self.bound_port = self._server.sockets[0].getsockname()[1]
         logger.info("[SocketServer brokerId=%d] Listening on %s:%d", self._broker_id, self.host, self.bound_port)
 

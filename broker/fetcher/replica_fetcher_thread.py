@@ -46,7 +46,7 @@ from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.client.clock import SYSTEM_TIME, Time
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderPartition
-from kafkette.protocol.errors import Errors, KafkaError, error_name
+from kafkette.protocol.errors import Errors, KafkaError, KafkaStorageError, error_name
 from kafkette.protocol.record_batch import CorruptRecordError
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -312,6 +312,12 @@ class ReplicaFetcherThread:
             if records:
                 try:
                     partition.append_records_to_follower(records)
+                except KafkaStorageError as exc:
+                    # Kafka's markPartitionFailed: the log is offline here; the controller is
+                    # told through the LogDirFailureChannel and fetching it again cannot help.
+                    logger.error("%s Stopped fetching %s: its log is offline (%s)", self._prefix, tp, exc)
+                    self._states.pop(tp, None)
+                    return
                 except (CorruptRecordError, KafkaError, ValueError) as exc:
                     logger.warning("%s Append of fetched data for %s failed (%s); truncating again",
                                    self._prefix, tp, exc)

@@ -145,7 +145,7 @@ class LocalLog:
     # ------------------------------------------------------------------ offline
     @property
     def is_offline(self) -> bool:
-        """True when corruption took this log offline (see ``offline_reason``)."""
+        """True when corruption or a failed write took this log offline (see ``offline_reason``)."""
         return self.offline_reason is not None
 
     def mark_offline(self, reason: str) -> None:
@@ -181,10 +181,18 @@ class LocalLog:
 
         Raises:
             ValueError: ``last_offset`` is below the LEO.
-            OSError: the write failed.
+            KafkaStorageError: the log is offline, or the write (or the roll before it) failed
+                (a full disk, an I/O error): the log is taken offline then, as Kafka's
+                ``maybeHandleIOException`` takes the log dir offline, and its bytes past the
+                LEO are left to the recovery at the next start.
         """
-        segment = self._maybe_roll(len(records), last_offset, max_timestamp[0])
-        segment.append(records, last_offset, max_timestamp)
+        self.check_online()
+        try:
+            segment = self._maybe_roll(len(records), last_offset, max_timestamp[0])
+            segment.append(records, last_offset, max_timestamp)
+        except OSError as exc:
+            self.mark_offline(f"error appending offsets up to {last_offset}: {exc}")
+            raise KafkaStorageError(f"The log of {self.tp} in {self.dir.parent} is offline: {exc}") from exc
         self._log_end_offset = last_offset + 1
 
     def _maybe_roll(self, size: int, last_offset: int, max_timestamp: int) -> LogSegment:

@@ -108,7 +108,8 @@ class UnifiedLog:
     flushes on ``flush.ms`` and awaits the task through ``stop_flushing``.  A log used
     without a running event loop (tools, some tests) flushes only when asked.
 
-    Offline: corruption found by the loader or by a read takes the log offline: appends
+    Offline: corruption found by the loader or by a read, or a failed write (a full disk),
+    takes the log offline: appends
     and reads raise KafkaStorageError, the recovery point stops moving, the files are left
     for an operator (``LocalLog.mark_offline``).
 

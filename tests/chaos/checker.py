@@ -13,7 +13,10 @@ partition and offset, failed, or never answered) and one or more reads of whole 
   final read do not follow the order in which they were sent;
 - ``moved``: an acknowledged value read at another offset than the one acknowledged;
 - ``inconsistent_offsets``: one offset holding two different values across reads (Jepsen's
-  ``inconsistent-offsets``: an offset changed meaning, a read-back of truncated data).
+  ``inconsistent-offsets``: an offset changed meaning, a read-back of truncated data);
+- ``skipped_by_group``: offsets below a consumer group's committed offset that none of the
+  group's consumers read, or committed offsets past the end of the log (a commit that ran
+  ahead of consumption, or survived a truncation: the group would never deliver those).
 
 Pure logic, no I/O: ``tests/chaos/workload.py`` collects the sends and reads.
 """
@@ -66,28 +69,34 @@ class Report:
     reordered: list[bytes] = field(default_factory=list)
     moved: list[bytes] = field(default_factory=list)
     inconsistent_offsets: list[tuple[int, int]] = field(default_factory=list)
+    skipped_by_group: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
-        """True when nothing was lost, invented, duplicated, reordered or moved."""
+        """True when nothing was lost, invented, duplicated, reordered, moved or skipped."""
         return not (self.lost or self.unexpected or self.duplicated or self.reordered or self.moved
-                    or self.inconsistent_offsets)
+                    or self.inconsistent_offsets or self.skipped_by_group)
 
     def summary(self) -> str:
         """One line: counts of each anomaly."""
         return (f"acknowledged {self.acknowledged} of {self.sent} sent, read {self.read}: lost {len(self.lost)}, "
                 f"unexpected {len(self.unexpected)}, duplicated {len(self.duplicated)}, "
                 f"reordered {len(self.reordered)}, moved {len(self.moved)}, "
-                f"inconsistent offsets {len(self.inconsistent_offsets)}")
+                f"inconsistent offsets {len(self.inconsistent_offsets)}, skipped by the group "
+                f"{len(self.skipped_by_group)}")
 
 
-def check(sends: Iterable[Send], reads: Sequence[Read]) -> Report:
+def check(sends: Iterable[Send], reads: Sequence[Read], group_read: Read | None = None,
+          committed: dict[int, int] | None = None) -> Report:
     """Compare the sends with the reads.
 
     Args:
         sends: every send of the run, acknowledged or not.
         reads: reads of every partition, oldest first; the last is the final read, taken
             after the faults healed.  Earlier reads only feed ``inconsistent_offsets``.
+        group_read: what the consumer group's members read (with repeats after rebalances);
+            it feeds ``inconsistent_offsets`` and ``skipped_by_group``.
+        committed: ``{partition: the group's committed offset}`` after the faults healed.
 
     Returns:
         The Report.
@@ -120,13 +129,27 @@ def check(sends: Iterable[Send], reads: Sequence[Read]) -> Report:
 
     held: dict[tuple[int, int], bytes] = {}
     inconsistent: set[tuple[int, int]] = set()
-    for read in reads:
+    for read in [*reads[:-1], *([group_read] if group_read is not None else []), final]:
         for partition, offset, value in read:
             seen = held.setdefault((partition, offset), value)
             if seen != value:
                 inconsistent.add((partition, offset))
     report.inconsistent_offsets = sorted(inconsistent)
+    if committed:
+        report.skipped_by_group = _skipped_by_group(final, group_read or [], committed)
     return report
+
+
+def _skipped_by_group(final: Read, group_read: Read, committed: dict[int, int]) -> list[tuple[int, int]]:
+    """Offsets of the final read below the committed offset of their partition that the group
+    never read, and committed offsets past the end of the final read."""
+    seen = {(p, o) for p, o, _ in group_read}
+    ends: dict[int, int] = {}
+    for partition, offset, _ in final:
+        ends[partition] = max(ends.get(partition, 0), offset + 1)
+    skipped = {(p, o) for p, o, _ in final if o < committed.get(p, 0) and (p, o) not in seen}
+    skipped.update((p, ends.get(p, 0)) for p, c in committed.items() if c > ends.get(p, 0))
+    return sorted(skipped)
 
 
 def _reordered(sends: Iterable[Send], at: dict[bytes, list[tuple[int, int]]]) -> list[bytes]:

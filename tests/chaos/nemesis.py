@@ -3,7 +3,16 @@
 A fault is ``kind:target``.  Kinds: ``kill`` (SIGKILL, the node restarted after the hold)
 and ``pause`` (SIGSTOP, SIGCONT after the hold: longer than ``broker.session.timeout.ms``
 and ``replica.lag.time.max.ms``, so the node is fenced and dropped from the ISR while its
-process and sockets live on, Jepsen's ``pause``).  Targets: ``leader`` (the leader of a
+process and sockets live on, Jepsen's ``pause``); on a cluster in network namespaces
+(``tests/chaos/netns.py``) also ``partition`` (the node cut from every other node while the
+clients still reach it: a minority of one, Jepsen's ``partition`` and Trogdor's
+``NetworkPartitionFaultSpec``) and ``client-partition`` (the clients cut from the node while
+the nodes still talk); on a cluster whose log dirs are size-capped tmpfs mounts also
+``disk-full`` (the node's filesystem filled to the last byte; healed by deleting the filler
+and restarting the node, since a log taken offline by a failed write stays offline until the
+broker restarts, as an offline log dir does in Kafka); on a cluster started with libfaketime
+(``tests/chaos/clock.py``) also ``clock`` (the node's wall clock jumps 1 to 10 minutes
+forward or back, its monotonic clock untouched; healed by putting it back).  Targets: ``leader`` (the leader of a
 partition of the workload's topic), ``controller`` (the active controller, the quorum's
 leader) and ``random`` (any node).  Choices come from the run's seeded ``random.Random``,
 so a run replays from its seed (the cluster's own timing aside).
@@ -18,13 +27,18 @@ import random
 import signal
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from kafkette.client import AdminClient, KafkaError, LocalCluster
+from tests.chaos.clock import NodeClocks
+from tests.chaos.netns import CLIENTS, NamespaceNetwork
 from tests.cluster_helpers import describe_partitions
+from tests.disk_helpers import fill, free
 
 logger = logging.getLogger(__name__)
 
-KINDS = ("kill", "pause")
+KINDS = ("kill", "pause", "partition", "client-partition", "disk-full", "clock")
+NETWORK_KINDS = ("partition", "client-partition")
 TARGETS = ("leader", "controller", "random")
 
 
@@ -58,11 +72,19 @@ class Nemesis:
         topic: the workload's topic (for ``leader`` targets).
         rng: the run's seeded randomness.
         hold_s: (min, max) seconds a fault lasts.
+        network: the namespaces the cluster runs in (needed by ``partition`` faults).
+        disks: ``{node id: mount point of its log dir's tmpfs}`` (needed by ``disk-full``).
+        clocks: the nodes' libfaketime offsets (needed by ``clock``).
     """
 
     def __init__(self, cluster: LocalCluster, topic: str, rng: random.Random,
-                 hold_s: tuple[float, float] = (4.0, 6.0)) -> None:
+                 hold_s: tuple[float, float] = (4.0, 6.0), network: NamespaceNetwork | None = None,
+                 disks: dict[int, Path] | None = None, clocks: NodeClocks | None = None) -> None:
         self.cluster = cluster
+        self.network = network
+        self.disks = disks or {}
+        self.clocks = clocks
+        self.full: set[int] = set()
         self.topic = topic
         self.rng = rng
         self.hold_s = hold_s
@@ -93,9 +115,15 @@ class Nemesis:
         """Inject one fault, hold it, heal it; returns what was done.
 
         Raises:
-            ValueError: a malformed ``fault``.
+            ValueError: a malformed ``fault``, or a network fault without a ``network``.
         """
         kind, target = parse_fault(fault)
+        if kind in NETWORK_KINDS and self.network is None:
+            raise ValueError(f"fault {fault!r} needs the cluster in network namespaces")
+        if kind == "disk-full" and not self.disks:
+            raise ValueError(f"fault {fault!r} needs log dirs on tmpfs mounts")
+        if kind == "clock" and self.clocks is None:
+            raise ValueError(f"fault {fault!r} needs the nodes started with libfaketime")
         node = await self._target(target)
         hold = self.rng.uniform(*self.hold_s)
         pid = self.cluster.pid(node)
@@ -108,6 +136,31 @@ class Nemesis:
             await asyncio.sleep(hold)
             await asyncio.to_thread(self.cluster.start_broker, node)
             self.killed.discard(node)
+        elif kind == "clock":
+            assert self.clocks is not None
+            offset = self.rng.choice((-1, 1)) * self.rng.randint(60, 600)
+            logger.info("[Nemesis] node %d's wall clock jumps %+d s", node, offset)
+            self.clocks.jump(node, offset)
+            try:
+                await asyncio.sleep(hold)
+            finally:
+                self.clocks.reset(node)
+        elif kind == "disk-full":
+            self.full.add(node)
+            written = await asyncio.to_thread(fill, self.disks[node])
+            logger.info("[Nemesis] filled node %d's disk with %d bytes", node, written)
+            await asyncio.sleep(hold)
+            await asyncio.to_thread(self._heal_disk, node)
+        elif kind in NETWORK_KINDS:
+            assert self.network is not None
+            if kind == "partition":
+                self.network.isolate(node)
+            else:
+                self.network.cut(node, CLIENTS)
+            try:
+                await asyncio.sleep(hold)
+            finally:
+                await asyncio.to_thread(self.network.heal)
         else:
             assert pid is not None, f"node {node} is not running"
             self.paused.add(node)
@@ -119,8 +172,23 @@ class Nemesis:
                 self.paused.discard(node)
         return injected
 
+    def _heal_disk(self, node: int) -> None:
+        """Free the node's disk and restart it (cleanly; its offline logs come back at the start)."""
+        free(self.disks[node])
+        self.cluster.stop_broker(node, hard=False)
+        self.cluster.start_broker(node)
+        self.full.discard(node)
+
     def heal(self) -> None:
-        """Resume every paused node and restart every killed one (after a cancelled ``inject``)."""
+        """Reconnect every cut, free every full disk, resume every paused node and restart every
+        killed one (after a cancelled ``inject``)."""
+        if self.network is not None:
+            self.network.heal()
+        if self.clocks is not None:
+            for node in list(self.clocks.offsets_s):
+                self.clocks.reset(node)
+        for node in list(self.full):
+            self._heal_disk(node)
         for node in list(self.paused):
             pid = self.cluster.pid(node)
             if pid is not None:

@@ -1,6 +1,9 @@
 """Run the chaos matrix: ``python -m tests.chaos.run [--quick] [--seed N] [--runs N] [--scenario NAME ...]``.
 
-Each run starts a 3-broker LocalCluster (every node a voter of the metadata quorum), creates
+Each run starts a 3-broker LocalCluster (every node a voter of the metadata quorum), each
+node in a network namespace of its own with its own address (``tests/chaos/netns.py``; the
+harness's clients in another; ``--loopback`` or a machine where namespaces cannot be made runs
+on 127.0.0.1 and skips the scenarios that cut the network, saying so), creates
 a topic of 3 partitions replicated 3 times (``min.insync.replicas=2``), runs the workload
 (``tests/chaos/workload.py``) while the nemesis (``tests/chaos/nemesis.py``) injects the
 scenario's faults one after another, heals everything, reads every partition back, stops the
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import random
@@ -35,20 +39,27 @@ from pathlib import Path
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.client import AdminClient, LocalCluster, NewTopic, TopicPartition
+from tests.chaos import netns
 from tests.chaos.checker import Report, check
-from tests.chaos.nemesis import Injected, Nemesis, parse_fault
-from tests.chaos.workload import Outcomes, final_read, produce, read_continuously
+from tests.chaos.clock import NodeClocks, find_libfaketime
+from tests.chaos.nemesis import NETWORK_KINDS, Injected, Nemesis, parse_fault
+from tests.chaos.netns import NamespaceNetwork
+from tests.chaos.workload import Outcomes, consume_in_group, final_read, produce, read_continuously
 from tests.cluster_configs import FAST_FAILOVER
 from tests.cluster_helpers import log_records, wait_for_partitions
+from tests.disk_helpers import mount_tmpfs
 
 logger = logging.getLogger(__name__)
 
 RESULTS = Path(__file__).parent / "results"
 TOPIC = "chaos"
+GROUP = "chaos-readers"
 PARTITIONS = 3
 BROKERS = 3
 PRODUCERS = 2
 HEAL_TIMEOUT_S = 60
+RUN_TIMEOUT_S = 900
+DISK_BYTES = 128 << 20
 
 
 @dataclass(frozen=True)
@@ -68,6 +79,18 @@ class Scenario:
     idempotence: bool = True
     broker_configs: dict = field(default_factory=dict)
     negative_control: bool = False
+    disk_bytes: int | None = None  # each node's log dir on a tmpfs of this size (for disk-full)
+    topic_configs: dict = field(default_factory=dict)  # over min.insync.replicas=2
+
+    @property
+    def needs_clocks(self) -> bool:
+        """True when a fault jumps a node's clock (the nodes run with libfaketime)."""
+        return any(parse_fault(f)[0] == "clock" for f in self.faults)
+
+    @property
+    def needs_network(self) -> bool:
+        """True when a fault cuts the network (the run needs network namespaces)."""
+        return any(parse_fault(f)[0] in NETWORK_KINDS for f in self.faults)
 
 
 LAGGING_FOLLOWERS = {"replica.fetch.min.bytes": 1 << 20, "replica.fetch.wait.max.ms": 2500,
@@ -79,9 +102,32 @@ SCENARIOS = {s.name: s for s in (
     Scenario("pause-leader", ("pause:leader",)),
     Scenario("pause-controller", ("pause:controller",)),
     Scenario("kill-pause-mixed", ("kill:leader", "pause:leader", "kill:controller", "pause:random")),
+    Scenario("partition-leader", ("partition:leader",)),
+    Scenario("partition-controller", ("partition:controller",)),
+    Scenario("client-partition-leader", ("client-partition:leader",)),
+    Scenario("partition-kill-pause-mixed", ("partition:leader", "kill:leader", "partition:controller",
+                                            "pause:random", "client-partition:random", "partition:random")),
+    Scenario("disk-full-leader", ("disk-full:leader",), disk_bytes=DISK_BYTES),
+    Scenario("disk-full-mixed", ("disk-full:random", "kill:leader", "partition:leader"), disk_bytes=DISK_BYTES),
+    # LogAppendTime: the leaders' wall clocks are written into every batch, so the jumps show in the log
+    Scenario("clock-jump-mixed", ("clock:leader", "clock:controller", "clock:random", "kill:leader"),
+             topic_configs={"message.timestamp.type": "LogAppendTime"}),
     Scenario("control-acks1-unclean-kill-leader", ("kill:leader",), acks=1, idempotence=False,
              broker_configs=LAGGING_FOLLOWERS, negative_control=True),
+    Scenario("control-acks1-unclean-partition-leader", ("partition:leader",), acks=1, idempotence=False,
+             broker_configs=LAGGING_FOLLOWERS, negative_control=True),
 )}
+
+
+@dataclass
+class Reads:
+    """What the readers saw: the assigned reader during the faults, the group's members and the
+    group's commits after healing, and the final read."""
+
+    continuous: list[tuple[int, int, bytes]]
+    group: list[tuple[int, int, bytes]]
+    committed: dict[int, int]
+    final: list[tuple[int, int, bytes]]
 
 
 @dataclass
@@ -90,10 +136,13 @@ class RunResult:
 
     scenario: str
     seed: int
+    network: str  # "namespaces" or "loopback"
     report: Report
     diverged: list[int]  # partitions whose replicas differ up to the final read's end
-    unavailable_s: list[float]  # per fault: until every partition was acknowledged again
+    unavailable_s: list[float]  # per fault: the longest gap between acknowledgements of a partition
     injected: list[Injected]
+    group_read: int = 0  # records the group's members read (repeats included)
+    committed: dict[int, int] = field(default_factory=dict)  # the group's commits after healing
 
     @property
     def valid(self) -> bool:
@@ -103,19 +152,24 @@ class RunResult:
 
 def unavailability(injected: list[Injected], ack_times: dict[int, list[float]], partitions: int,
                    end_s: float) -> list[float]:
-    """Per fault, seconds from its injection until every partition had an acknowledgement after
-    it (``end_s`` bounds a partition that never had one).
+    """Per fault, the longest time a partition went without an acknowledgement between the fault's
+    injection and the next fault's (or ``end_s``): the producers send to every partition all the
+    time, so a gap is time that partition could not be written.  Measured this way a fault that
+    bites late (a disk that fills a page later) counts as well as one that bites at once.
 
     Args:
         ack_times: ``{partition: [monotonic s of each ack]}``.
+        end_s: when the last fault's window ends (s, monotonic).
     """
     windows = []
-    for fault in injected:
-        recovered = []
+    starts = [fault.started_s for fault in injected]
+    for index, start in enumerate(starts):
+        stop = starts[index + 1] if index + 1 < len(starts) else end_s
+        longest = 0.0
         for p in range(partitions):
-            later = [t for t in ack_times.get(p, []) if t >= fault.started_s]
-            recovered.append(min(later) if later else end_s)
-        windows.append(max(recovered) - fault.started_s)
+            points = [start, *sorted(t for t in ack_times.get(p, []) if start < t < stop), stop]
+            longest = max(longest, max(b - a for a, b in zip(points, points[1:], strict=False)))
+        windows.append(longest)
     return windows
 
 
@@ -126,7 +180,8 @@ def _replica_logs(cluster: LocalCluster, ends: dict[int, int]) -> list[int]:
         tp = TopicPartition(TOPIC, p)
         seen = []
         for node in cluster.broker_ids:
-            log = UnifiedLog.open(cluster.broker_dir(node) / "logs" / str(tp), tp, LogConfig(),
+            log_dir = Path(cluster.broker_properties(node)["log.dirs"])
+            log = UnifiedLog.open(log_dir / str(tp), tp, LogConfig(),
                                   had_clean_shutdown=False)
             try:
                 seen.append([r for r in log_records(log) if r[0] < ends.get(p, 0)])
@@ -138,10 +193,12 @@ def _replica_logs(cluster: LocalCluster, ends: dict[int, int]) -> list[int]:
 
 
 async def _run_workload(cluster: LocalCluster, scenario: Scenario, rng: random.Random, faults: int,
-                        label: str) -> tuple[Outcomes, list[list[tuple[int, int, bytes]]], list[Injected], float]:
+                        label: str, network: NamespaceNetwork | None, disks: dict[int, Path],
+                        clocks: NodeClocks | None) -> tuple[Reads, list[Injected], float, Outcomes]:
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(TOPIC, PARTITIONS, BROKERS, configs={"min.insync.replicas": "2"})])
+        await admin.create_topics([NewTopic(TOPIC, PARTITIONS, BROKERS,
+                                            configs={"min.insync.replicas": "2", **scenario.topic_configs})])
     await wait_for_partitions(bootstrap, TOPIC, lambda ps: all(len(p.isr) == BROKERS for p in ps), "a full ISR")
     tps = [TopicPartition(TOPIC, p) for p in range(PARTITIONS)]
     stop = asyncio.Event()
@@ -151,7 +208,9 @@ async def _run_workload(cluster: LocalCluster, scenario: Scenario, rng: random.R
                                          acks=scenario.acks, idempotence=scenario.idempotence))
              for i in range(PRODUCERS)]
     tasks.append(asyncio.create_task(read_continuously(bootstrap, tps, stop, continuous)))
-    nemesis = Nemesis(cluster, TOPIC, rng)
+    group_read: list[tuple[int, int, bytes]] = []
+    tasks.append(asyncio.create_task(consume_in_group(bootstrap, TOPIC, GROUP, stop, group_read)))
+    nemesis = Nemesis(cluster, TOPIC, rng, network=network, disks=disks, clocks=clocks)
     try:
         await asyncio.sleep(2.0)  # a healthy start
         for _ in range(faults):
@@ -171,33 +230,66 @@ async def _run_workload(cluster: LocalCluster, scenario: Scenario, rng: random.R
     await wait_for_partitions(bootstrap, TOPIC, lambda ps: all(len(p.isr) == BROKERS for p in ps),
                               "a full ISR after healing", timeout_s=HEAL_TIMEOUT_S)
     final = await final_read(bootstrap, tps)
-    return outcomes, [continuous, final], nemesis.injected, end_s
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        offsets = await admin.list_consumer_group_offsets(GROUP, timeout_ms=30_000)
+    committed = {tp.partition: meta.offset for tp, meta in offsets.items() if tp.topic == TOPIC}
+    return Reads(continuous, group_read, committed, final), nemesis.injected, end_s, outcomes
 
 
-def run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path) -> RunResult:
-    """One run of ``scenario`` with ``seed`` and ``faults`` faults, in ``data_dir``.
+def run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path, namespaces: bool = True) -> RunResult:
+    """One run of ``scenario`` with ``seed`` and ``faults`` faults, in ``data_dir``; the nodes and
+    the clients each in a network namespace of their own unless ``namespaces`` is False.
 
     Raises:
+        ValueError: the scenario cuts the network and ``namespaces`` is False.
+        netns.NamespaceError: the namespaces could not be made.
         AssertionError, TimeoutError, LocalClusterError: the cluster did not heal or start.
     """
-    print(f"[chaos] scenario {scenario.name} seed {seed}", flush=True)
+    if not namespaces:
+        if scenario.needs_network:
+            raise ValueError(f"scenario {scenario.name} cuts the network: it needs network namespaces")
+        return _run_once(scenario, seed, faults, data_dir, None)
+    with NamespaceNetwork(list(range(1, BROKERS + 1))) as network:
+        return network.run_as_client(lambda: _run_once(scenario, seed, faults, data_dir, network), RUN_TIMEOUT_S)
+
+
+def _run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path,
+              network: NamespaceNetwork | None) -> RunResult:
+    where = "loopback" if network is None else "namespaces"
+    print(f"[chaos] scenario {scenario.name} seed {seed} ({where})", flush=True)
     rng = random.Random(seed)
     configs = {**FAST_FAILOVER, **scenario.broker_configs}
-    cluster = LocalCluster(num_brokers=BROKERS, data_dir=data_dir, broker_configs=configs)
-    cluster.start()
-    try:
-        outcomes, reads, injected, end_s = asyncio.run(
-            _run_workload(cluster, scenario, rng, faults, f"{scenario.name}-{seed}"))
-    finally:
-        cluster.stop()
-    ends: dict[int, int] = {}
-    for partition, offset, _ in reads[-1]:
-        ends[partition] = max(ends.get(partition, 0), offset + 1)
-    report = check(outcomes.sends, reads)
-    result = RunResult(scenario.name, seed, report, _replica_logs(cluster, ends),
-                       unavailability(injected, outcomes.ack_times, PARTITIONS, end_s), injected)
+    placement = {} if network is None else {"hosts": network.hosts(), "command_prefix": network.command_prefix()}
+    cluster = LocalCluster(num_brokers=BROKERS, data_dir=data_dir, broker_configs=configs, **placement)
+    clocks = None
+    if scenario.needs_clocks:
+        library, problem = find_libfaketime()
+        if library is None:
+            raise RuntimeError(f"scenario {scenario.name} jumps clocks and needs libfaketime: {problem}")
+        clocks = NodeClocks(data_dir / "clocks", cluster.broker_ids, library)
+        cluster.node_env.update({node: clocks.env(node) for node in cluster.broker_ids})
+    with contextlib.ExitStack() as mounts:
+        disks: dict[int, Path] = {}
+        if scenario.disk_bytes:
+            for node in cluster.broker_ids:
+                disks[node] = mounts.enter_context(mount_tmpfs(cluster.broker_dir(node) / "disk", scenario.disk_bytes))
+                cluster.node_configs[node] = {"log.dirs": str(disks[node] / "logs")}
+        cluster.start()
+        try:
+            reads, injected, end_s, outcomes = asyncio.run(
+                _run_workload(cluster, scenario, rng, faults, f"{scenario.name}-{seed}", network, disks, clocks))
+        finally:
+            cluster.stop()
+        ends: dict[int, int] = {}
+        for partition, offset, _ in reads.final:
+            ends[partition] = max(ends.get(partition, 0), offset + 1)
+        report = check(outcomes.sends, [reads.continuous, reads.final], group_read=reads.group,
+                       committed=reads.committed)
+        result = RunResult(scenario.name, seed, where, report, _replica_logs(cluster, ends),
+                           unavailability(injected, outcomes.ack_times, PARTITIONS, end_s), injected,
+                           len(reads.group), reads.committed)
     print(f"[chaos] {scenario.name} seed {seed}: {report.summary()}, diverged partitions {result.diverged}, "
-          f"errors {outcomes.errors}", flush=True)
+          f"group read {result.group_read} committed {result.committed}, errors {outcomes.errors}", flush=True)
     return result
 
 
@@ -208,12 +300,14 @@ def summarize(scenario: Scenario, results: list[RunResult]) -> dict:
         "scenario": scenario.name,
         "faults": list(scenario.faults),
         "runs": len(results),
+        "network": sorted({r.network for r in results}),
         "acknowledged": sum(r.report.acknowledged for r in results),
         "lost": sum(len(r.report.lost) for r in results),
         "duplicated": sum(len(r.report.duplicated) for r in results),
         "reordered": sum(len(r.report.reordered) for r in results),
         "moved": sum(len(r.report.moved) for r in results),
         "inconsistent_offsets": sum(len(r.report.inconsistent_offsets) for r in results),
+        "skipped_by_group": sum(len(r.report.skipped_by_group) for r in results),
         "unexpected": sum(len(r.report.unexpected) for r in results),
         "diverged": sum(len(r.diverged) for r in results),
         "unavailable_p50_s": round(statistics.median(windows), 2) if windows else 0.0,
@@ -226,12 +320,13 @@ def summarize(scenario: Scenario, results: list[RunResult]) -> dict:
 def table(rows: list[dict]) -> str:
     """The rows as a Markdown table."""
     head = ("| scenario | runs | acknowledged | lost | duplicated | reordered | moved | inconsistent offsets "
-            "| diverged replicas | unavailable p50 s | max s |")
-    lines = [head, "|" + " --- |" * 11]
+            "| skipped by the group | diverged replicas | unavailable p50 s | max s |")
+    lines = [head, "|" + " --- |" * 12]
     for r in rows:
         name = r["scenario"] + (" (negative control)" if r["negative_control"] else "")
         lines.append(f"| {name} | {r['runs']} | {r['acknowledged']:,} | {r['lost']} | {r['duplicated']} | "
-                     f"{r['reordered']} | {r['moved']} | {r['inconsistent_offsets']} | {r['diverged']} | "
+                     f"{r['reordered']} | {r['moved']} | {r['inconsistent_offsets']} | {r['skipped_by_group']} | "
+                     f"{r['diverged']} | "
                      f"{r['unavailable_p50_s']} | {r['unavailable_max_s']} |")
     return "\n".join(lines)
 
@@ -243,6 +338,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--faults", type=int, help="faults per run (default 4, --quick 2)")
     parser.add_argument("--seed", type=int, help="the first run's seed (the others count up from it)")
     parser.add_argument("--scenario", action="append", choices=sorted(SCENARIOS), help="only these (repeatable)")
+    parser.add_argument("--loopback", action="store_true",
+                        help="run on 127.0.0.1, not in network namespaces (skips the scenarios that cut the network)")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="keep each run's cluster directory (broker logs) under DIR/<scenario>-<seed>")
     parser.add_argument("--results-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     runs = args.runs or (1 if args.quick else 3)
@@ -256,12 +355,23 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("kafkette").setLevel(logging.ERROR)  # the clients' retries under faults are expected
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     print(f"[chaos] first seed {seed}; replay a run with --seed SEED --scenario NAME --runs 1", flush=True)
+    namespaces = not args.loopback
+    if namespaces and (reason := netns.available()) is not None:
+        print(f"[chaos] network namespaces cannot be made here ({reason}): running on 127.0.0.1 and "
+              f"skipping the scenarios that cut the network", flush=True)
+        namespaces = False
     rows, failed = [], []
     for scenario in (SCENARIOS[name] for name in (args.scenario or SCENARIOS)):
+        if scenario.needs_network and not namespaces:
+            print(f"[chaos] SKIPPED {scenario.name}: it cuts the network and needs network namespaces", flush=True)
+            continue
         results = []
         for _ in range(runs):
-            with tempfile.TemporaryDirectory(prefix=f"chaos-{scenario.name}-") as tmp:
-                results.append(run_once(scenario, seed, faults, Path(tmp)))
+            if args.keep:
+                results.append(run_once(scenario, seed, faults, args.keep / f"{scenario.name}-{seed}", namespaces))
+            else:
+                with tempfile.TemporaryDirectory(prefix=f"chaos-{scenario.name}-") as tmp:
+                    results.append(run_once(scenario, seed, faults, Path(tmp), namespaces))
             seed += 1
         rows.append(summarize(scenario, results))
         if scenario.negative_control:

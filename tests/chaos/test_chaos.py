@@ -1,8 +1,12 @@
-"""The chaos harness on a real 3-broker cluster: kill -9 and SIGSTOP of leaders and the active
-controller lose, duplicate and reorder nothing acknowledged; the negative control (acks=1,
-lagging followers, unclean election) loses records, so the checker can see loss.
+"""The chaos harness on a real 3-broker cluster, each node in a network namespace of its own
+(``advertised.listeners`` at its own address): kill -9, SIGSTOP and network partitions of
+leaders and the active controller, a full disk and wall-clock jumps lose, duplicate and reorder nothing
+acknowledged; the negative control (acks=1, lagging followers, unclean election, an isolated
+leader) loses records, so the checker can see loss.
 
 Each run prints its seed; replay one with ``python -m tests.chaos.run --seed SEED --scenario NAME --runs 1``.
+Needs root (network namespaces, tmpfs mounts, apt-get for libfaketime): without it these tests
+fail, saying why.
 """
 
 from __future__ import annotations
@@ -11,20 +15,54 @@ import random
 
 import pytest
 
-from tests.chaos.run import SCENARIOS, run_once
+from tests.chaos import netns
+from tests.chaos.run import SCENARIOS, RunResult, run_once
 
 pytestmark = pytest.mark.timeout(600)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def namespaces_can_be_made():
+    reason = netns.available()
+    if reason is not None:
+        pytest.fail(f"the chaos tests need network namespaces: {reason}")
+
+
+def _run(name: str, faults: int, tmp_path) -> RunResult:
+    seed = random.SystemRandom().randrange(1 << 31)
+    return run_once(SCENARIOS[name], seed, faults=faults, data_dir=tmp_path)
+
+
+def _assert_valid(result: RunResult, faults: int) -> None:
+    assert result.network == "namespaces"
+    assert result.report.acknowledged > 500, f"seed {result.seed}: too few acknowledged to judge"
+    assert result.valid, f"seed {result.seed}: {result.report.summary()}, diverged {result.diverged}"
+    assert len(result.injected) == faults and len(result.unavailable_s) == faults
+    assert result.group_read > 0 and result.committed, f"seed {result.seed}: the consumer group read nothing"
+
+
 def test_kills_and_pauses_of_leaders_and_the_controller_lose_nothing_acknowledged(tmp_path):
-    seed = random.SystemRandom().randrange(1 << 31)
-    result = run_once(SCENARIOS["kill-pause-mixed"], seed, faults=3, data_dir=tmp_path)
-    assert result.report.acknowledged > 500, f"seed {seed}: too few acknowledged to judge"
-    assert result.valid, f"seed {seed}: {result.report.summary()}, diverged {result.diverged}"
-    assert len(result.injected) == 3 and len(result.unavailable_s) == 3
+    _assert_valid(_run("kill-pause-mixed", 3, tmp_path), 3)
 
 
-def test_the_negative_control_loses_acknowledged_records(tmp_path):
-    seed = random.SystemRandom().randrange(1 << 31)
-    result = run_once(SCENARIOS["control-acks1-unclean-kill-leader"], seed, faults=2, data_dir=tmp_path)
-    assert result.report.lost, f"seed {seed}: acks=1 with lagging followers lost nothing: {result.report.summary()}"
+def test_network_partitions_kills_and_pauses_lose_nothing_acknowledged(tmp_path):
+    result = _run("partition-kill-pause-mixed", 3, tmp_path)
+    _assert_valid(result, 3)
+
+
+def test_a_full_disk_takes_its_logs_offline_and_loses_nothing_acknowledged(tmp_path):
+    result = _run("disk-full-leader", 1, tmp_path)
+    _assert_valid(result, 1)
+    logs = "".join(p.read_text(errors="replace") for p in tmp_path.glob("broker-*/broker.log"))
+    assert "No space left on device" in logs and "Taking the log offline" in logs, \
+        f"seed {result.seed}: the disk never filled"
+
+
+def test_wall_clock_jumps_of_leaders_and_the_controller_lose_nothing_acknowledged(tmp_path):
+    _assert_valid(_run("clock-jump-mixed", 2, tmp_path), 2)
+
+
+def test_the_negative_control_loses_acknowledged_records_under_a_partition(tmp_path):
+    result = _run("control-acks1-unclean-partition-leader", 2, tmp_path)
+    assert result.report.lost, f"seed {result.seed}: acks=1 with an isolated leader lost nothing: " \
+                               f"{result.report.summary()}"

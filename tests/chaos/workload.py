@@ -4,8 +4,10 @@ Producers (acks=all with idempotence, or what the scenario says) each send value
 ``<run>-<producer>-<seq>`` to the topic's partitions in turn, at most ``max_outstanding``
 unanswered at a time and at most ``rate`` a second, and record every send's outcome (the
 acknowledged offset, or unknown).  A consumer assigned every partition reads continuously
-while the faults run (its reads feed the checker's ``inconsistent_offsets``); after the
-faults healed, ``final_read`` reads every partition from its start up to its end offset.
+while the faults run (its reads feed the checker's ``inconsistent_offsets``), and members of a
+consumer group subscribed to the topic read and commit after every poll (a member that fails
+is replaced and resumes from the group's commits: the checker's ``skipped_by_group``); after
+the faults healed, ``final_read`` reads every partition from its start up to its end offset.
 """
 
 from __future__ import annotations
@@ -113,6 +115,34 @@ async def read_continuously(bootstrap: str, tps: list[TopicPartition], stop: asy
                             positions[tp] = record.offset + 1
         except KafkaError as exc:
             logger.info("[Workload] reader failed (%r); starting another", exc)
+            await asyncio.sleep(0.5)
+
+
+GROUP_SESSION_TIMEOUT_MS = 10_000
+
+
+async def consume_in_group(bootstrap: str, topic: str, group: str, stop: asyncio.Event,
+                           into: list[tuple[int, int, bytes]]) -> None:
+    """Read ``topic`` as a member of ``group`` until ``stop`` is set, committing the positions after
+    each poll that returned records, appending ``(partition, offset, value)``; a member that fails
+    (its coordinator gone, a rebalance lost) is replaced by a new one."""
+    while not stop.is_set():
+        try:
+            async with Consumer(bootstrap_servers=bootstrap, group_id=group, auto_offset_reset="earliest",
+                                enable_auto_commit=False, request_timeout_ms=REQUEST_TIMEOUT_MS,
+                                session_timeout_ms=GROUP_SESSION_TIMEOUT_MS, heartbeat_interval_ms=1000) as consumer:
+                consumer.subscribe([topic])
+                while not stop.is_set():
+                    batch = await consumer.getmany(timeout_ms=200)
+                    for tp, records in batch.items():
+                        into.extend((tp.partition, r.offset, r.value) for r in records)
+                    if batch:
+                        try:
+                            await consumer.commit()
+                        except KafkaError as exc:  # a rebalance: read again from the last commit
+                            logger.info("[Workload] group commit failed (%r)", exc)
+        except KafkaError as exc:
+            logger.info("[Workload] group member failed (%r); starting another", exc)
             await asyncio.sleep(0.5)
 
 

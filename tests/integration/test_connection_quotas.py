@@ -1,6 +1,7 @@
 """A broker under connection abuse keeps serving the others: ``max.connections.per.ip``,
-``connections.max.idle.ms`` (a slowloris frame, one byte a second, is closed as idle), and a
-client that never reads its answers, on a real broker process."""
+``connections.max.idle.ms`` (a slowloris frame, one byte a second, is closed as idle), a
+client that never reads its answers and ``queued.max.request.bytes`` (a request waits while
+another connection holds the memory pool), on a real broker process."""
 
 from __future__ import annotations
 
@@ -91,3 +92,34 @@ async def test_a_client_that_never_reads_its_answers_does_not_stop_the_others(cl
         await _serving(cluster)
     finally:
         writer.transport.abort()
+
+
+@pytest.fixture(scope="module")
+def pooled_cluster(tmp_path_factory):
+    configs = {"socket.request.max.bytes": POOL_BYTES, "queued.max.request.bytes": POOL_BYTES}
+    with LocalCluster(num_brokers=1, data_dir=tmp_path_factory.mktemp("pool"), broker_configs=configs) as c:
+        yield c
+
+
+POOL_BYTES = 1 << 20
+
+
+async def test_queued_max_request_bytes_holds_requests_back_until_memory_is_given_back(pooled_cluster):
+    port = pooled_cluster.ports[1]
+    hog_reader, hog_writer = await asyncio.open_connection("127.0.0.1", port)
+    hog_writer.write(POOL_BYTES.to_bytes(4, "big") + b"\x95")  # announces 1 MiB: the whole pool, reserved
+    await hog_writer.drain()
+    await asyncio.sleep(0.5)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(encode_request(ApiVersionsRequest(), 0, 7, "waits-for-memory"))
+        await writer.drain()
+        with pytest.raises(TimeoutError):  # not read while the pool is empty
+            await asyncio.wait_for(reader.readexactly(4), 1.5)
+        hog_writer.transport.abort()  # its reservation goes back with the connection
+        length = int.from_bytes(await asyncio.wait_for(reader.readexactly(4), 10), "big")
+        assert 0 < length < POOL_BYTES and len(await reader.readexactly(length)) == length
+        await _serving(pooled_cluster)
+    finally:
+        writer.close()
+        hog_writer.close()

@@ -48,11 +48,23 @@ def test_values_must_be_unique_and_a_final_read_is_required():
         check(SENDS, [])
 
 
-def test_unavailability_is_the_time_until_every_partition_is_acknowledged_again():
+def test_offsets_below_the_groups_commit_that_no_member_read_are_skipped_by_the_group():
+    group = [(0, 0, b"a"), (1, 0, b"c"), (0, 0, b"a")]  # read twice across a rebalance: fine
+    assert check(SENDS, [CLEAN], group_read=group, committed={0: 1, 1: 1}).valid
+    report = check(SENDS, [CLEAN], group_read=group, committed={0: 2, 1: 1})
+    assert report.skipped_by_group == [(0, 1)] and not report.valid  # committed past b, never read
+    report = check(SENDS, [CLEAN], group_read=[*group, (0, 1, b"b")], committed={0: 2, 1: 3})
+    assert report.skipped_by_group == [(1, 1)]  # a commit past the end of partition 1's log
+    report = check(SENDS, [CLEAN], group_read=[(0, 1, b"y")], committed={})
+    assert report.inconsistent_offsets == [(0, 1)] and report.skipped_by_group == []
+
+
+def test_unavailability_is_the_longest_gap_between_acknowledgements_of_a_partition_after_each_fault():
     from tests.chaos.nemesis import Injected
     from tests.chaos.run import unavailability
 
-    faults = [Injected("kill:leader", 1, 10.0, 5.0), Injected("pause:leader", 2, 30.0, 5.0)]
-    acks = {0: [9.0, 11.0, 31.0], 1: [12.5, 40.0]}
-    assert unavailability(faults, acks, 2, end_s=50.0) == [2.5, 10.0]
-    assert unavailability(faults, acks, 3, end_s=50.0) == [40.0, 20.0]  # partition 2 never came back
+    faults = [Injected("kill:leader", 1, 10.0, 5.0), Injected("disk-full:leader", 2, 30.0, 5.0)]
+    steady = [t / 2 for t in range(101)]  # an ack every 0.5 s from 0 to 50
+    acks = {0: [t for t in steady if not 10 < t < 12], 1: [t for t in steady if not 31 < t < 36]}
+    assert unavailability(faults, acks, 2, end_s=50.0) == [2.0, 5.0]  # the second bit a second late
+    assert unavailability(faults, acks, 3, end_s=50.0) == [20.0, 20.0]  # partition 2 never acknowledged

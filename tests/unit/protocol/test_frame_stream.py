@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from kafkette.protocol.frame_stream import QUEUED_HIGH_BYTES, SCRATCH_BYTES, FrameStream
+from kafkette.protocol.frame_stream import QUEUED_HIGH_BYTES, QUEUED_HIGH_FRAMES, SCRATCH_BYTES, FrameStream
 from kafkette.protocol.framing import FrameError, frame
 from tests.unit.protocol.frame_stream_fakes import RecordingTransport, feed
 
@@ -124,3 +124,11 @@ async def test_drain_waits_for_resume_writing_and_fails_on_connection_loss():
     assert transport.calls == [b"abcd"]
     with pytest.raises(ConnectionResetError):
         await stream.drain()
+
+
+async def test_reading_pauses_while_many_tiny_frames_pile_up():
+    stream, transport = connected()
+    feed(stream, frame(b"x") * (QUEUED_HIGH_FRAMES + 1))
+    assert not transport.reading  # 129 bytes of bodies, but 129 objects
+    await read_all(stream, QUEUED_HIGH_FRAMES + 1 - QUEUED_HIGH_FRAMES // 4)
+    assert transport.reading
