@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from kafkette.broker.alter_partition_manager import AlterPartitionManager
@@ -179,6 +180,7 @@ class ReplicaManager:
             ``{tp: ProducePartitionStatus}`` with base offset and error per partition.
         """
         statuses: dict[TopicPartition, ProducePartitionStatus] = {}
+        flushes: dict[TopicPartition, Awaitable[None]] = {}
         for tp, records in entries.items():
             partition = self.all_partitions.get(tp)
             try:
@@ -190,12 +192,20 @@ class ReplicaManager:
                     log_start_offset=partition.log.log_start_offset if partition.log else -1,
                     log_append_time_ms=info.log_append_time_ms,
                 )
+                if partition.log is not None and partition.log.flush_due:  # flush.messages reached
+                    flushes[tp] = partition.log.flush_through(info.last_offset)
                 self.fetch_purgatory.check_and_complete(tp)
             except Exception as exc:
                 code = error_code_for(exc)
                 if code == Errors.UNKNOWN_SERVER_ERROR:
                     logger.exception("%s Error appending to %s", self._prefix, tp)
                 statuses[tp] = ProducePartitionStatus(required_offset=-1, base_offset=-1, error=code, pending=False)
+        if flushes:  # Kafka's append flushes before it returns: no acknowledgement before the fsync
+            outcomes = await asyncio.gather(*flushes.values(), return_exceptions=True)
+            for tp, outcome in zip(flushes, outcomes, strict=True):
+                if isinstance(outcome, BaseException):
+                    statuses[tp] = ProducePartitionStatus(required_offset=-1, base_offset=-1,
+                                                          error=error_code_for(outcome), pending=False)
         if required_acks != -1 or not any(s.pending for s in statuses.values()):
             for status in statuses.values():
                 status.pending = False

@@ -312,6 +312,8 @@ class ReplicaFetcherThread:
             if records:
                 try:
                     partition.append_records_to_follower(records)
+                    if partition.log.flush_due:  # flush.messages reached: fetch (and so report) past it once fsynced
+                        await partition.log.flush_through(partition.log.log_end_offset - 1)
                 except KafkaStorageError as exc:
                     # Kafka's markPartitionFailed: the log is offline here; the controller is
                     # told through the LogDirFailureChannel and fetching it again cannot help.

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +39,7 @@ from kafkette.client.clock import SYSTEM_TIME, Time
 from kafkette.protocol.apis.list_offsets import MAX_TIMESTAMP
 from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     DuplicateSequenceNumberError,
+    KafkaStorageError,
     OffsetOutOfRangeError,
 )
 from kafkette.protocol.record_batch import BatchHeader, iter_batches, validate_batches
@@ -783,18 +784,53 @@ class UnifiedLog:
         if self._flushing_stopped or (self._flush_task is not None and not self._flush_task.done()):
             return
         if self.flush_needed:
-            work = self.flush(self.log_end_offset)
+            self._start_flush(self.flush(self.log_end_offset))
         elif self.leader_epoch_checkpoint_dirty:
-            work = self.checkpoint_leader_epochs()  # a new leader epoch: rare, written at once as Kafka does
-        else:
-            return
+            self._start_flush(self.checkpoint_leader_epochs())  # a new leader epoch: rare, written at once as Kafka does
+
+    def _start_flush(self, work: Coroutine[object, object, None]) -> asyncio.Task[None] | None:
+        """Run ``work`` as the log's flush task; None (``work`` dropped) without a running loop
+        (a tool or a synchronous test: the next flush writes it) or once flushing stopped."""
         try:
             loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop (a tool or a synchronous test): the next flush writes it
+        except RuntimeError:
             work.close()
-            return
+            return None
+        if self._flushing_stopped:
+            work.close()
+            return None
         self._flush_task = loop.create_task(work, name=f"flush-{self.tp}")
         self._flush_task.add_done_callback(self._on_flush_done)
+        return self._flush_task
+
+    @property
+    def flush_due(self) -> bool:
+        """True when ``flush.messages`` offsets are unflushed: Kafka's ``UnifiedLog.append`` then
+        flushes before it returns, so the append's acknowledgement waits for ``flush_through``."""
+        return self.local_log.unflushed_messages >= self.config.flush_messages
+
+    async def flush_through(self, offset: int) -> None:
+        """Return once every offset up to ``offset`` (inclusive) is fsynced, running the log's
+        flush task (or waiting for the one that runs) as often as needed.
+
+        What Kafka does inline in ``UnifiedLog.append`` when ``flush.messages`` is reached, the
+        callers do here before they answer: the produce path before acknowledging, a follower
+        before it fetches (and so reports) past what it appended.  Returns at once when
+        flushing stopped (shutdown: the clean shutdown flushes everything).
+
+        Raises:
+            KafkaStorageError: the log is offline, or the fsync failed (the log is then taken offline).
+        """
+        while self.recovery_point <= offset:
+            self.local_log.check_online()
+            task = self.pending_flush or self._start_flush(self.flush(self.log_end_offset))
+            if task is None:
+                return
+            try:
+                await asyncio.shield(task)
+            except OSError as exc:
+                self.mark_offline(f"error flushing offsets up to {offset}: {exc}")
+                raise KafkaStorageError(f"The log of {self.tp} could not be flushed: {exc}") from exc
 
     def _on_flush_done(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:

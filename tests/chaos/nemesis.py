@@ -12,7 +12,9 @@ the nodes still talk); on a cluster whose log dirs are size-capped tmpfs mounts 
 and restarting the node, since a log taken offline by a failed write stays offline until the
 broker restarts, as an offline log dir does in Kafka); on a cluster started with libfaketime
 (``tests/chaos/clock.py``) also ``clock`` (the node's wall clock jumps 1 to 10 minutes
-forward or back, its monotonic clock untouched; healed by putting it back).  Targets: ``leader`` (the leader of a
+forward or back, its monotonic clock untouched; healed by putting it back); on a cluster
+started with the slow-fsync library (``tests/chaos/slow_disk.py``) also ``slow-disk``
+(every fsync of the node waits 0.2 to 1 s; healed by removing the wait).  Targets: ``leader`` (the leader of a
 partition of the workload's topic), ``controller`` (the active controller, the quorum's
 leader) and ``random`` (any node).  Choices come from the run's seeded ``random.Random``,
 so a run replays from its seed (the cluster's own timing aside).
@@ -32,12 +34,13 @@ from pathlib import Path
 from kafkette.client import AdminClient, KafkaError, LocalCluster
 from tests.chaos.clock import NodeClocks
 from tests.chaos.netns import CLIENTS, NamespaceNetwork
+from tests.chaos.slow_disk import SlowDisks
 from tests.cluster_helpers import describe_partitions
 from tests.disk_helpers import fill, free
 
 logger = logging.getLogger(__name__)
 
-KINDS = ("kill", "pause", "partition", "client-partition", "disk-full", "clock")
+KINDS = ("kill", "pause", "partition", "client-partition", "disk-full", "clock", "slow-disk")
 NETWORK_KINDS = ("partition", "client-partition")
 TARGETS = ("leader", "controller", "random")
 
@@ -75,15 +78,18 @@ class Nemesis:
         network: the namespaces the cluster runs in (needed by ``partition`` faults).
         disks: ``{node id: mount point of its log dir's tmpfs}`` (needed by ``disk-full``).
         clocks: the nodes' libfaketime offsets (needed by ``clock``).
+        slow_disks: the nodes' fsync delays (needed by ``slow-disk``).
     """
 
     def __init__(self, cluster: LocalCluster, topic: str, rng: random.Random,
                  hold_s: tuple[float, float] = (4.0, 6.0), network: NamespaceNetwork | None = None,
-                 disks: dict[int, Path] | None = None, clocks: NodeClocks | None = None) -> None:
+                 disks: dict[int, Path] | None = None, clocks: NodeClocks | None = None,
+                 slow_disks: SlowDisks | None = None) -> None:
         self.cluster = cluster
         self.network = network
         self.disks = disks or {}
         self.clocks = clocks
+        self.slow_disks = slow_disks
         self.full: set[int] = set()
         self.topic = topic
         self.rng = rng
@@ -124,6 +130,8 @@ class Nemesis:
             raise ValueError(f"fault {fault!r} needs log dirs on tmpfs mounts")
         if kind == "clock" and self.clocks is None:
             raise ValueError(f"fault {fault!r} needs the nodes started with libfaketime")
+        if kind == "slow-disk" and self.slow_disks is None:
+            raise ValueError(f"fault {fault!r} needs the nodes started with the slow-fsync library")
         node = await self._target(target)
         hold = self.rng.uniform(*self.hold_s)
         pid = self.cluster.pid(node)
@@ -145,6 +153,15 @@ class Nemesis:
                 await asyncio.sleep(hold)
             finally:
                 self.clocks.reset(node)
+        elif kind == "slow-disk":
+            assert self.slow_disks is not None
+            delay = self.rng.choice((200, 500, 1000))
+            logger.info("[Nemesis] node %d's fsync waits %d ms", node, delay)
+            self.slow_disks.slow(node, delay)
+            try:
+                await asyncio.sleep(hold)
+            finally:
+                self.slow_disks.restore(node)
         elif kind == "disk-full":
             self.full.add(node)
             written = await asyncio.to_thread(fill, self.disks[node])
@@ -187,6 +204,9 @@ class Nemesis:
         if self.clocks is not None:
             for node in list(self.clocks.offsets_s):
                 self.clocks.reset(node)
+        if self.slow_disks is not None:
+            for node in list(self.slow_disks.delays_ms):
+                self.slow_disks.restore(node)
         for node in list(self.full):
             self._heal_disk(node)
         for node in list(self.paused):

@@ -44,6 +44,7 @@ from tests.chaos.checker import Report, check
 from tests.chaos.clock import NodeClocks, find_libfaketime
 from tests.chaos.nemesis import NETWORK_KINDS, Injected, Nemesis, parse_fault
 from tests.chaos.netns import NamespaceNetwork
+from tests.chaos.slow_disk import SlowDisks, build_library
 from tests.chaos.workload import Outcomes, consume_in_group, final_read, produce, read_continuously
 from tests.cluster_configs import FAST_FAILOVER
 from tests.cluster_helpers import log_records, wait_for_partitions
@@ -88,6 +89,11 @@ class Scenario:
         return any(parse_fault(f)[0] == "clock" for f in self.faults)
 
     @property
+    def needs_slow_disks(self) -> bool:
+        """True when a fault slows a node's fsync (the nodes run with the slow-fsync library)."""
+        return any(parse_fault(f)[0] == "slow-disk" for f in self.faults)
+
+    @property
     def needs_network(self) -> bool:
         """True when a fault cuts the network (the run needs network namespaces)."""
         return any(parse_fault(f)[0] in NETWORK_KINDS for f in self.faults)
@@ -112,11 +118,22 @@ SCENARIOS = {s.name: s for s in (
     # LogAppendTime: the leaders' wall clocks are written into every batch, so the jumps show in the log
     Scenario("clock-jump-mixed", ("clock:leader", "clock:controller", "clock:random", "kill:leader"),
              topic_configs={"message.timestamp.type": "LogAppendTime"}),
+    # flush.messages=1: every append is made durable, so the slow fsync is on the write path
+    Scenario("slow-disk-mixed", ("slow-disk:controller", "slow-disk:leader", "slow-disk:random"),
+             topic_configs={"flush.messages": "1"}),
     Scenario("control-acks1-unclean-kill-leader", ("kill:leader",), acks=1, idempotence=False,
              broker_configs=LAGGING_FOLLOWERS, negative_control=True),
     Scenario("control-acks1-unclean-partition-leader", ("partition:leader",), acks=1, idempotence=False,
              broker_configs=LAGGING_FOLLOWERS, negative_control=True),
 )}
+
+
+@dataclass(frozen=True)
+class Injectors:
+    """The per-node fault injectors a scenario started its nodes with (None: not used)."""
+
+    clocks: NodeClocks | None = None
+    slow_disks: SlowDisks | None = None
 
 
 @dataclass
@@ -194,7 +211,7 @@ def _replica_logs(cluster: LocalCluster, ends: dict[int, int]) -> list[int]:
 
 async def _run_workload(cluster: LocalCluster, scenario: Scenario, rng: random.Random, faults: int,
                         label: str, network: NamespaceNetwork | None, disks: dict[int, Path],
-                        clocks: NodeClocks | None) -> tuple[Reads, list[Injected], float, Outcomes]:
+                        injectors: Injectors) -> tuple[Reads, list[Injected], float, Outcomes]:
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([NewTopic(TOPIC, PARTITIONS, BROKERS,
@@ -210,7 +227,8 @@ async def _run_workload(cluster: LocalCluster, scenario: Scenario, rng: random.R
     tasks.append(asyncio.create_task(read_continuously(bootstrap, tps, stop, continuous)))
     group_read: list[tuple[int, int, bytes]] = []
     tasks.append(asyncio.create_task(consume_in_group(bootstrap, TOPIC, GROUP, stop, group_read)))
-    nemesis = Nemesis(cluster, TOPIC, rng, network=network, disks=disks, clocks=clocks)
+    nemesis = Nemesis(cluster, TOPIC, rng, network=network, disks=disks, clocks=injectors.clocks,
+                      slow_disks=injectors.slow_disks)
     try:
         await asyncio.sleep(2.0)  # a healthy start
         for _ in range(faults):
@@ -268,6 +286,13 @@ def _run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path,
             raise RuntimeError(f"scenario {scenario.name} jumps clocks and needs libfaketime: {problem}")
         clocks = NodeClocks(data_dir / "clocks", cluster.broker_ids, library)
         cluster.node_env.update({node: clocks.env(node) for node in cluster.broker_ids})
+    slow_disks = None
+    if scenario.needs_slow_disks:
+        library, problem = build_library(data_dir / "slow-disk")
+        if library is None:
+            raise RuntimeError(f"scenario {scenario.name} slows disks and needs the slow-fsync library: {problem}")
+        slow_disks = SlowDisks(data_dir / "slow-disk", cluster.broker_ids, library)
+        cluster.node_env.update({node: slow_disks.env(node) for node in cluster.broker_ids})
     with contextlib.ExitStack() as mounts:
         disks: dict[int, Path] = {}
         if scenario.disk_bytes:
@@ -277,7 +302,8 @@ def _run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path,
         cluster.start()
         try:
             reads, injected, end_s, outcomes = asyncio.run(
-                _run_workload(cluster, scenario, rng, faults, f"{scenario.name}-{seed}", network, disks, clocks))
+                _run_workload(cluster, scenario, rng, faults, f"{scenario.name}-{seed}", network, disks,
+                              Injectors(clocks, slow_disks)))
         finally:
             cluster.stop()
         ends: dict[int, int] = {}

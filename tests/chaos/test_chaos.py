@@ -1,12 +1,12 @@
 """The chaos harness on a real 3-broker cluster, each node in a network namespace of its own
 (``advertised.listeners`` at its own address): kill -9, SIGSTOP and network partitions of
-leaders and the active controller, a full disk and wall-clock jumps lose, duplicate and reorder nothing
+leaders and the active controller, full and slow disks and wall-clock jumps lose, duplicate and reorder nothing
 acknowledged; the negative control (acks=1, lagging followers, unclean election, an isolated
 leader) loses records, so the checker can see loss.
 
 Each run prints its seed; replay one with ``python -m tests.chaos.run --seed SEED --scenario NAME --runs 1``.
-Needs root (network namespaces, tmpfs mounts, apt-get for libfaketime): without it these tests
-fail, saying why.
+Needs root (network namespaces, tmpfs mounts, apt-get for libfaketime and gcc): without it
+these tests fail, saying why.
 """
 
 from __future__ import annotations
@@ -60,6 +60,10 @@ def test_a_full_disk_takes_its_logs_offline_and_loses_nothing_acknowledged(tmp_p
 
 def test_wall_clock_jumps_of_leaders_and_the_controller_lose_nothing_acknowledged(tmp_path):
     _assert_valid(_run("clock-jump-mixed", 2, tmp_path), 2)
+
+
+def test_a_slow_disk_under_flush_messages_loses_nothing_acknowledged(tmp_path):
+    _assert_valid(_run("slow-disk-mixed", 2, tmp_path), 2)
 
 
 def test_the_negative_control_loses_acknowledged_records_under_a_partition(tmp_path):

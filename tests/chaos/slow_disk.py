@@ -1,0 +1,70 @@
+"""A slow disk for one node: its fsync and fdatasync calls wait before they run.
+
+``slow_fsync.c`` (beside this file) is an ``LD_PRELOAD`` library that makes ``fsync(2)`` and
+``fdatasync(2)`` wait the milliseconds written in a file of the node's own, re-read at every
+call; ``build_library`` compiles it with the machine's C compiler (installing Debian's ``gcc``
+as root when missing) into a directory of the run.  ``SlowDisks.slow`` writes a delay,
+``restore`` writes 0.  What waits is what the node makes durable: the metadata quorum's log
+(KRaft flushes it before acknowledging), checkpoints, segment rolls and flushes.  Kafka
+concept: none (Jepsen's ``lazyfs`` and Trogdor's ``DegradedNetworkFaultSpec`` degrade I/O the
+same way, from outside the process).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.perf.peer_servers import Installer
+
+SOURCE = Path(__file__).with_name("slow_fsync.c")
+
+
+def build_library(directory: Path) -> tuple[Path | None, str | None]:
+    """``(path of the built slow_fsync.so, None)``, else ``(None, what is missing)``."""
+    compiler, problem = Installer(log=lambda line: None).ensure_binary("gcc", "gcc")
+    if compiler is None:
+        return None, problem
+    directory.mkdir(parents=True, exist_ok=True)
+    library = directory / "slow_fsync.so"
+    done = subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-o", str(library), str(SOURCE), "-ldl"],
+                          capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        return None, f"gcc could not build {SOURCE.name}: {done.stderr.strip()[-500:]}"
+    return library, None
+
+
+class SlowDisks:
+    """One delay file per node and the environment that makes the node read it.
+
+    Args:
+        directory: where the delay files go (``fsync-delay-<node id>``).
+        node_ids: the nodes.
+        library: the built ``slow_fsync.so``.
+    """
+
+    def __init__(self, directory: Path, node_ids: list[int], library: Path) -> None:
+        self.library = library
+        self.files = {n: directory / f"fsync-delay-{n}" for n in node_ids}
+        directory.mkdir(parents=True, exist_ok=True)
+        self.delays_ms: dict[int, int] = {}
+        for node in node_ids:
+            self.restore(node)
+
+    def env(self, node: int, witness: Path | None = None) -> dict[str, str]:
+        """The environment variables for ``LocalCluster.node_env[node]``; with ``witness``, each
+        fsync that succeeded appends the path of its file there."""
+        env = {"LD_PRELOAD": str(self.library), "KAFKETTE_FSYNC_DELAY_FILE": str(self.files[node])}
+        if witness is not None:
+            env["KAFKETTE_FSYNC_LOG"] = str(witness)
+        return env
+
+    def slow(self, node: int, delay_ms: int) -> None:
+        """Make every fsync of ``node`` wait ``delay_ms`` ms from its next call."""
+        self.files[node].write_text(f"{delay_ms}\n")
+        self.delays_ms[node] = delay_ms
+
+    def restore(self, node: int) -> None:
+        """fsync at the disk's own speed again."""
+        self.files[node].write_text("0\n")
+        self.delays_ms.pop(node, None)
