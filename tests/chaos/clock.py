@@ -19,6 +19,7 @@ from __future__ import annotations
 import glob
 from pathlib import Path
 
+from tests.chaos.node_dials import NodeDials
 from tests.perf.peer_servers import Installer
 
 LIBRARY_GLOB = "/usr/lib/*/faketime/libfaketimeMT.so.1"
@@ -37,22 +38,18 @@ def find_libfaketime() -> tuple[str | None, str | None]:
     return None, problem or f"libfaketime not found at {LIBRARY_GLOB}"
 
 
-class NodeClocks:
-    """One offset file per node and the environment that makes the node read it.
+class NodeClocks(NodeDials):
+    """One offset file per node (``clock-<node id>``) and the environment that makes the node read it.
 
     Args:
-        directory: where the offset files go (``clock-<node id>``).
+        directory: where the offset files go.
         node_ids: the nodes.
         library: the path of libfaketimeMT.so.1.
     """
 
     def __init__(self, directory: Path, node_ids: list[int], library: str) -> None:
+        super().__init__(directory, "clock", node_ids, "+0")
         self.library = library
-        self.files = {n: directory / f"clock-{n}" for n in node_ids}
-        directory.mkdir(parents=True, exist_ok=True)
-        self.offsets_s: dict[int, int] = {}
-        for node in node_ids:
-            self.reset(node)
 
     def env(self, node: int) -> dict[str, str]:
         """The environment variables for ``LocalCluster.node_env[node]``."""
@@ -61,10 +58,8 @@ class NodeClocks:
 
     def jump(self, node: int, offset_s: int) -> None:
         """Set the node's wall clock ``offset_s`` seconds from the real one (from its next reading)."""
-        self.files[node].write_text(f"{offset_s:+d}s\n")
-        self.offsets_s[node] = offset_s
+        self.turn(node, f"{offset_s:+d}s")
 
     def reset(self, node: int) -> None:
         """Put the node's wall clock back to the real one."""
-        self.files[node].write_text("+0\n")
-        self.offsets_s.pop(node, None)
+        self.put_back(node)

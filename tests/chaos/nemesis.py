@@ -202,10 +202,10 @@ class Nemesis:
         if self.network is not None:
             self.network.heal()
         if self.clocks is not None:
-            for node in list(self.clocks.offsets_s):
+            for node in list(self.clocks.turned):
                 self.clocks.reset(node)
         if self.slow_disks is not None:
-            for node in list(self.slow_disks.delays_ms):
+            for node in list(self.slow_disks.turned):
                 self.slow_disks.restore(node)
         for node in list(self.full):
             self._heal_disk(node)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from tests.chaos.node_dials import NodeDials
 from tests.perf.peer_servers import Installer
 
 SOURCE = Path(__file__).with_name("slow_fsync.c")
@@ -34,22 +35,19 @@ def build_library(directory: Path) -> tuple[Path | None, str | None]:
     return library, None
 
 
-class SlowDisks:
-    """One delay file per node and the environment that makes the node read it.
+class SlowDisks(NodeDials):
+    """One delay file per node (``fsync-delay-<node id>``, ms) and the environment that makes the
+    node read it.
 
     Args:
-        directory: where the delay files go (``fsync-delay-<node id>``).
+        directory: where the delay files go.
         node_ids: the nodes.
         library: the built ``slow_fsync.so``.
     """
 
     def __init__(self, directory: Path, node_ids: list[int], library: Path) -> None:
+        super().__init__(directory, "fsync-delay", node_ids, "0")
         self.library = library
-        self.files = {n: directory / f"fsync-delay-{n}" for n in node_ids}
-        directory.mkdir(parents=True, exist_ok=True)
-        self.delays_ms: dict[int, int] = {}
-        for node in node_ids:
-            self.restore(node)
 
     def env(self, node: int, witness: Path | None = None) -> dict[str, str]:
         """The environment variables for ``LocalCluster.node_env[node]``; with ``witness``, each
@@ -61,10 +59,8 @@ class SlowDisks:
 
     def slow(self, node: int, delay_ms: int) -> None:
         """Make every fsync of ``node`` wait ``delay_ms`` ms from its next call."""
-        self.files[node].write_text(f"{delay_ms}\n")
-        self.delays_ms[node] = delay_ms
+        self.turn(node, str(delay_ms))
 
     def restore(self, node: int) -> None:
         """fsync at the disk's own speed again."""
-        self.files[node].write_text("0\n")
-        self.delays_ms.pop(node, None)
+        self.put_back(node)
