@@ -1,14 +1,17 @@
 """The chaos harness's network: every node in a namespace of its own behind a bridge, the clients
-in another; a cut drops packets both ways until healed (real namespaces; needs root)."""
+in another; a cut drops packets both ways until healed; a broker closes a half-open connection
+(its client gone without a FIN) after connections.max.idle.ms (real namespaces; needs root)."""
 
 from __future__ import annotations
 
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
+from kafkette.client.local_cluster import LocalCluster, fetch_metadata
 from tests.chaos import netns
 from tests.chaos.netns import CLIENTS, NamespaceNetwork
 
@@ -63,3 +66,30 @@ def test_a_cut_drops_traffic_both_ways_until_healed_and_nothing_runs_on_loopback
     finally:
         server.kill()
         server.wait(10)
+
+
+def test_a_half_open_connection_is_closed_by_the_broker_after_connections_max_idle_ms(network, tmp_path):
+    """The client vanishes without a FIN (its packets dropped both ways): the broker's side of the
+    connection stays open until ``connections.max.idle.ms`` closes it, and it serves the others."""
+    cluster = LocalCluster(num_brokers=1, data_dir=tmp_path, hosts={1: network.hosts()[1]},
+                           command_prefix={1: network.command_prefix()[1]},
+                           broker_configs={"connections.max.idle.ms": 2000})
+
+    def body() -> None:
+        with cluster:
+            sock = socket.create_connection((network.hosts()[1], cluster.ports[1]), timeout=5)
+            host, port = sock.getsockname()
+            peer = f"{host}:{port}"
+            network.cut(CLIENTS, 1)
+            try:
+                deadline = time.monotonic() + 20
+                closed = f"Closing connection from {peer}: idle"
+                while closed not in cluster.log_path(1).read_text() and time.monotonic() < deadline:
+                    time.sleep(0.2)
+                assert closed in cluster.log_path(1).read_text(), "the half-open connection was never closed"
+            finally:
+                network.heal()
+                sock.close()
+            assert fetch_metadata(cluster.ports[1], host=network.hosts()[1]).brokers
+
+    network.run_as_client(body, 120)
