@@ -19,7 +19,7 @@ CHAOS_ARGS ?=
 FUZZ_EXAMPLES ?= 100000
 FUZZ_FRAMES ?= 3000
 
-.PHONY: setup test unit cluster demo spark-demo bench simulate chaos fuzz clean
+.PHONY: setup test unit cluster demo spark-demo bench simulate chaos fuzz kafka-peer clean
 
 setup: $(STAMP)
 
@@ -71,6 +71,12 @@ chaos: setup
 fuzz: setup
 	KAFKETTE_FUZZ_PROFILE=long KAFKETTE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) KAFKETTE_LIVE_FUZZ_FRAMES=$(FUZZ_FRAMES) \
 		$(BIN)/pytest tests/fuzz -p no:cacheprovider --hypothesis-show-statistics -s --timeout=3600
+
+# Apache Kafka (tests/peers/kafka/pom.xml, resolved with Maven into ~/.cache/kafkette) on loopback
+# until Ctrl-C: make kafka-peer KAFKA_PEER_ARGS="--nodes 3"
+KAFKA_PEER_ARGS ?=
+kafka-peer: setup
+	$(BIN)/python -m tests.peers.kafka_peer $(KAFKA_PEER_ARGS)
 
 clean:
 	rm -rf $(VENV) data build *.egg-info

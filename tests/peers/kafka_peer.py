@@ -1,0 +1,305 @@
+"""Apache Kafka on this machine, beside Kafkette: the peer of the benchmark and the oracle of the tests.
+
+``python -m tests.peers.kafka_peer [--nodes 1|3] [--data-dir DIR]`` (``make kafka-peer``) starts
+Apache Kafka (``KAFKA_VERSION``, KRaft combined mode, no ZooKeeper, no Docker) on loopback and
+keeps it up until Ctrl-C, printing ``bootstrap.servers``; tests and benchmarks use ``KafkaPeer``.
+
+Owns: resolving the pinned jars (``tests/peers/kafka/pom.xml``, ``mvn
+dependency:copy-dependencies``) into a cache outside the repository (``KAFKETTE_PEER_CACHE``, by
+default ``~/.cache/kafkette/kafka-<version>``), one ``server.properties`` per node (static
+``controller.quorum.voters``, a PLAINTEXT and a CONTROLLER listener on free loopback ports, the
+internal topics replicated as far as the node count allows), formatting storage
+(``kafka.tools.StorageTool format``), the JVMs (``kafka.Kafka``, a bounded heap), readiness (each
+node logged that it started and its listener accepts) and a clean stop (SIGTERM, SIGKILL after a
+timeout).  Nothing of Kafka is committed but the pom.  A missing Java or Maven, or a registry
+that cannot be reached, raises ``PeerUnavailable`` with one line naming what is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from kafkette.client.config_def import render_properties
+from kafkette.client.local_cluster import HOST, free_ports
+
+KAFKA_VERSION = "4.3.1"
+POM = Path(__file__).parent / "kafka" / "pom.xml"
+LOG4J_CONFIG = Path(__file__).parent / "kafka" / "log4j2.properties"
+TOOLS_LOG4J_CONFIG = Path(__file__).parent / "kafka" / "tools-log4j2.properties"
+STARTED_LOG_LINE = "Kafka Server started"
+RESOLVE_TIMEOUT_S = 900
+DEFAULT_HEAP_MB = 512
+
+
+class PeerUnavailable(RuntimeError):
+    """Apache Kafka cannot run here; the message names what is missing, in one line."""
+
+
+def cache_dir() -> Path:
+    """Where the resolved jars live (``KAFKETTE_PEER_CACHE`` or ``~/.cache/kafkette/kafka-<version>``)."""
+    override = os.environ.get("KAFKETTE_PEER_CACHE")
+    return Path(override) if override else Path.home() / ".cache" / "kafkette" / f"kafka-{KAFKA_VERSION}"
+
+
+def java_binary() -> str:
+    """``$JAVA_HOME/bin/java`` or ``java`` on the PATH.
+
+    Raises:
+        PeerUnavailable: no Java.
+    """
+    home = os.environ.get("JAVA_HOME")
+    candidate = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+    if not candidate or not Path(candidate).exists():
+        raise PeerUnavailable("Apache Kafka needs Java 17 or newer: no java on the PATH and no JAVA_HOME")
+    return candidate
+
+
+def resolve() -> Path:
+    """The directory of Kafka's jars, resolved with Maven on first use (minutes; cached after).
+
+    Raises:
+        PeerUnavailable: no Maven, or Maven could not resolve the pom (its last error line).
+    """
+    libs = cache_dir() / "libs"
+    marker = cache_dir() / "resolved"
+    if marker.exists() and (libs / f"kafka_2.13-{KAFKA_VERSION}.jar").exists():
+        return libs
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise PeerUnavailable("resolving Apache Kafka's jars needs Maven: no mvn on the PATH (apt-get install maven)")
+    libs.mkdir(parents=True, exist_ok=True)
+    command = [mvn, "-B", "-q", "-f", str(POM), "dependency:copy-dependencies", f"-DoutputDirectory={libs}",
+               "-DincludeScope=runtime"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=RESOLVE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise PeerUnavailable(f"mvn did not resolve Apache Kafka {KAFKA_VERSION} within {RESOLVE_TIMEOUT_S} s "
+                              "(is Maven Central reachable?)") from None
+    if done.returncode != 0:
+        errors = [line for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line] or ["no output"]
+        raise PeerUnavailable(f"mvn could not resolve Apache Kafka {KAFKA_VERSION}: {errors[0].strip()[:300]}")
+    marker.write_text(KAFKA_VERSION + "\n")
+    return libs
+
+
+def random_cluster_id() -> str:
+    """A cluster id as Kafka's ``Uuid.randomUuid().toString()`` writes one (22 URL-safe base64 chars)."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+class KafkaPeer:
+    """``nodes`` Apache Kafka nodes in KRaft combined mode on 127.0.0.1.
+
+    Args:
+        data_dir: where each node's config, logs and output go (``node-<id>/``).
+        nodes: 1 or more (every node is a voter of the metadata quorum and a broker).
+        heap_mb: each JVM's heap (``-Xms``/``-Xmx``, MiB).
+        broker_configs: extra ``server.properties`` entries for every node.
+        startup_timeout_s: bound of ``start`` (s).
+
+    Use as ``with KafkaPeer(...) as peer:``; ``peer.bootstrap_servers`` is
+    ``"127.0.0.1:p1,..."``.  Raises ``PeerUnavailable`` (no Java, Maven or registry) and
+    ``RuntimeError`` (a node exited or did not start in time; the message has its log's tail).
+    """
+
+    def __init__(self, data_dir: str | os.PathLike[str], nodes: int = 1, heap_mb: int = DEFAULT_HEAP_MB,
+                 broker_configs: dict[str, object] | None = None, startup_timeout_s: float = 120) -> None:
+        if nodes < 1:
+            raise ValueError("nodes must be >= 1")
+        self.data_dir = Path(data_dir).resolve()
+        self.node_ids = list(range(1, nodes + 1))
+        ports = free_ports(2 * nodes)
+        self.ports = dict(zip(self.node_ids, ports[:nodes], strict=True))
+        self.controller_ports = dict(zip(self.node_ids, ports[nodes:], strict=True))
+        self.heap_mb = heap_mb
+        self.broker_configs = dict(broker_configs or {})
+        self.startup_timeout_s = startup_timeout_s
+        self.cluster_id = random_cluster_id()
+        self._procs: dict[int, subprocess.Popen[bytes]] = {}
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return ",".join(f"{HOST}:{self.ports[n]}" for n in self.node_ids)
+
+    def node_dir(self, node: int) -> Path:
+        return self.data_dir / f"node-{node}"
+
+    def log_path(self, node: int) -> Path:
+        """The node's stdout and stderr (Kafka's log4j2 console output)."""
+        return self.node_dir(node) / "kafka.out"
+
+    def properties(self, node: int) -> dict[str, str]:
+        """The node's ``server.properties``."""
+        replication = min(3, len(self.node_ids))
+        props: dict[str, object] = {
+            "process.roles": "broker,controller",
+            "node.id": node,
+            "controller.quorum.voters": ",".join(f"{n}@{HOST}:{self.controller_ports[n]}" for n in self.node_ids),
+            "listeners": f"PLAINTEXT://{HOST}:{self.ports[node]},CONTROLLER://{HOST}:{self.controller_ports[node]}",
+            "advertised.listeners": f"PLAINTEXT://{HOST}:{self.ports[node]}",
+            "controller.listener.names": "CONTROLLER",
+            "inter.broker.listener.name": "PLAINTEXT",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "log.dirs": str(self.node_dir(node) / "logs"),
+            "offsets.topic.replication.factor": replication,
+            "transaction.state.log.replication.factor": replication,
+            "transaction.state.log.min.isr": min(2, replication),
+            "share.coordinator.state.topic.replication.factor": replication,
+            "share.coordinator.state.topic.min.isr": min(2, replication),
+            "group.initial.rebalance.delay.ms": 0,
+        }
+        props.update(self.broker_configs)
+        return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in props.items()}
+
+    def _java(self, libs: Path, *args: str) -> list[str]:
+        return [java_binary(), f"-Xms{self.heap_mb}m", f"-Xmx{self.heap_mb}m", "-XX:+UseG1GC",
+                f"-Dlog4j2.configurationFile={LOG4J_CONFIG}", "-cp", f"{libs}/*", *args]
+
+    def start(self) -> KafkaPeer:
+        """Resolve, format every node's storage, start every node and wait until each serves.
+
+        Raises:
+            PeerUnavailable: no Java, Maven or registry.
+            RuntimeError: formatting failed, or a node exited or did not start in time.
+        """
+        libs = resolve()
+        try:
+            for node in self.node_ids:
+                self.node_dir(node).mkdir(parents=True, exist_ok=True)
+                config = self.node_dir(node) / "server.properties"
+                config.write_text(render_properties(self.properties(node)), encoding="utf-8")
+                done = subprocess.run(self._java(libs, "kafka.tools.StorageTool", "format", "-t", self.cluster_id,
+                                                 "-c", str(config)),
+                                      capture_output=True, text=True, timeout=120)
+                if done.returncode != 0:
+                    raise RuntimeError(f"Kafka's StorageTool could not format node {node}: "
+                                       f"{(done.stderr or done.stdout).strip()[-500:]}")
+            for node in self.node_ids:
+                with open(self.log_path(node), "ab") as out:
+                    self._procs[node] = subprocess.Popen(
+                        self._java(libs, "kafka.Kafka", str(self.node_dir(node) / "server.properties")),
+                        stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=str(self.node_dir(node)))
+            deadline = time.monotonic() + self.startup_timeout_s
+            for node in self.node_ids:
+                self._wait_started(node, deadline)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_started(self, node: int, deadline: float) -> None:
+        while True:
+            proc = self._procs[node]
+            if proc.poll() is not None:
+                raise RuntimeError(f"Kafka node {node} exited with code {proc.returncode}\n{self._tail(node)}")
+            if STARTED_LOG_LINE in self.log_path(node).read_text(errors="replace"):
+                try:
+                    socket.create_connection((HOST, self.ports[node]), timeout=1).close()
+                    return
+                except OSError:
+                    pass
+            if time.monotonic() >= deadline:
+                raise RuntimeError(f"Kafka node {node} did not start within {self.startup_timeout_s:.0f} s\n"
+                                   f"{self._tail(node)}")
+            time.sleep(0.2)
+
+    def _tail(self, node: int, lines: int = 20) -> str:
+        try:
+            text = self.log_path(node).read_text(errors="replace").splitlines()[-lines:]
+        except OSError:
+            text = ["<no output>"]
+        return f"--- {self.log_path(node)} ---\n" + "\n".join(text)
+
+    def run_tool(self, main_class: str, *args: str, timeout_s: float = 120) -> subprocess.CompletedProcess[str]:
+        """Run one of Kafka's command-line tools (``org.apache.kafka.tools.TopicCommand``, ...)
+        with ``args``, on Kafka's own classpath; returns the finished process (text output).
+
+        Raises:
+            PeerUnavailable: no Java, Maven or registry.
+            subprocess.TimeoutExpired: it ran longer than ``timeout_s``.
+        """
+        libs = resolve()
+        command = [java_binary(), "-Xmx256m", f"-Dlog4j2.configurationFile={TOOLS_LOG4J_CONFIG}", "-cp", f"{libs}/*",
+                   main_class, *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
+
+    def pid(self, node: int) -> int | None:
+        proc = self._procs.get(node)
+        return proc.pid if proc is not None and proc.poll() is None else None
+
+    def stop(self, timeout_s: float = 60) -> None:
+        """SIGTERM every node (Kafka's controlled shutdown), SIGKILL the ones still up after ``timeout_s``."""
+        running = [p for p in self._procs.values() if p.poll() is None]
+        for proc in running:
+            proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        for proc in running:
+            try:
+                proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+    def __enter__(self) -> KafkaPeer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=1, help="nodes (each a broker and a voter; default 1)")
+    parser.add_argument("--data-dir", type=Path,
+                        help="where the nodes keep their data (default: a temporary one, removed at the end)")
+    parser.add_argument("--heap-mb", type=int, default=DEFAULT_HEAP_MB, help="each node's heap (MiB)")
+    args = parser.parse_args(argv)
+    if args.nodes < 1 or args.heap_mb < 64:
+        parser.error("--nodes must be >= 1 and --heap-mb >= 64")
+    data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="kafka-peer-"))
+    try:
+        peer = KafkaPeer(data_dir, nodes=args.nodes, heap_mb=args.heap_mb)
+        print(f"Starting Apache Kafka {KAFKA_VERSION} ({args.nodes} node(s)) in {data_dir} ...", flush=True)
+        peer.start()
+    except PeerUnavailable as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    print(f"bootstrap.servers={peer.bootstrap_servers}", flush=True)
+    print("Press Ctrl-C to stop.", flush=True)
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    code = 0
+    try:
+        while not stopping.wait(1.0):
+            dead = [n for n in peer.node_ids if peer.pid(n) is None]
+            if dead:
+                print(f"Error: Kafka node(s) {dead} exited; see {peer.log_path(dead[0])}", file=sys.stderr)
+                code = 1
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        print("Stopping Apache Kafka ...", flush=True)
+        peer.stop()
+        if args.data_dir is None:
+            shutil.rmtree(data_dir, ignore_errors=True)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
