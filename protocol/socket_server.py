@@ -271,19 +271,24 @@ class SocketServer:
         logger.info("[SocketServer brokerId=%d] Listening on %s:%d", self._broker_id, self.host, self.bound_port)
 
     def _accept(self, stream: FrameStream) -> None:
+        peername = stream.get_extra_info("peername")
+        ip = peername[0] if peername else "?"
+        if len(self._connections) >= self.max_connections:
+            limit = ("max.connections", self.max_connections)
+        elif self._per_ip.get(ip, 0) >= self.max_connections_per_ip:
+            limit = ("max.connections.per.ip", self.max_connections_per_ip)
+        else:
+            limit = None
+        if limit is not None:  # Kafka's ConnectionQuotas: refused before anything is built for it
+            self.refused_connections += 1
+            logger.warning("[SocketServer brokerId=%d] Closing connection from %s: %s=%d reached",
+                           self._broker_id, ip, *limit)
+            stream.abort()
+            return
         sock = stream.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         connection = Connection(self, stream)
-        ip = connection.ip
-        if len(self._connections) >= self.max_connections or self._per_ip.get(ip, 0) >= self.max_connections_per_ip:
-            self.refused_connections += 1
-            limit = ("max.connections", self.max_connections) if len(self._connections) >= self.max_connections \
-                else ("max.connections.per.ip", self.max_connections_per_ip)
-            logger.warning("[SocketServer brokerId=%d] Closing connection from %s: %s=%d reached",
-                           self._broker_id, connection.peer, *limit)
-            stream.abort()
-            return
         self._per_ip[ip] = self._per_ip.get(ip, 0) + 1
         task = asyncio.get_running_loop().create_task(connection.run(), name=f"conn-{connection.peer}")
         self._connections[connection] = task
