@@ -62,6 +62,7 @@ bench: setup $(BENCH_STAMP)
 	$(BIN)/python -m tests.perf.consumer_group_bench
 	$(BIN)/python -m tests.perf.abuse_bench
 	$(BIN)/python -m tests.perf.python_clients_bench
+	$(BIN)/python -m tests.perf.footprint_bench
 
 simulate: setup
 	$(BIN)/python -m tests.simulation.run $(if $(SEED),--seed $(SEED),--seeds $(SEEDS)) $(SIMULATE_ARGS)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.peers.kafka_peer import KafkaPeer, PeerUnavailable
+from tests.peers.kafka_peer import KafkaPeer, PeerUnavailable, random_cluster_id
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -38,3 +38,8 @@ def test_three_kafka_nodes_start_serve_kafkas_own_tools_and_stop(tmp_path):
     # the last step of Kafka's clean shutdown (KafkaRaftServer.shutdown) on every node
     assert all(f"App info kafka.server for {n} unregistered" in peer.log_path(n).read_text(errors="replace")
                for n in peer.node_ids)
+
+
+def test_cluster_ids_are_kafka_uuids_that_never_start_with_a_dash():
+    ids = {random_cluster_id() for _ in range(2000)}
+    assert len(ids) == 2000 and all(len(i) == 22 and not i.startswith("-") for i in ids)

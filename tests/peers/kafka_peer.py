@@ -95,8 +95,12 @@ def resolve() -> Path:
 
 
 def random_cluster_id() -> str:
-    """A cluster id as Kafka's ``Uuid.randomUuid().toString()`` writes one (22 URL-safe base64 chars)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """A cluster id as Kafka's ``Uuid.randomUuid().toString()`` writes one (22 URL-safe base64
+    chars), never starting with ``-`` (Kafka draws again then: a command line would read it as an option)."""
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not text.startswith("-"):
+            return text
 
 
 class KafkaPeer:
@@ -168,24 +172,45 @@ class KafkaPeer:
                 f"-Dlog4j2.configurationFile={LOG4J_CONFIG}", "-cp", f"{libs}/*", *args]
 
     def start(self) -> KafkaPeer:
-        """Resolve, format every node's storage, start every node and wait until each serves.
+        """Resolve, format every node's storage, launch every node and wait until each serves.
 
         Raises:
             PeerUnavailable: no Java, Maven or registry.
             RuntimeError: formatting failed, or a node exited or did not start in time.
         """
+        self.format_storage()
+        self.launch()
+        return self
+
+    def format_storage(self) -> None:
+        """Resolve the jars, write each node's ``server.properties`` and format its storage
+        (Kafka's ``StorageTool format`` with this peer's cluster id).
+
+        Raises:
+            PeerUnavailable: no Java, Maven or registry.
+            RuntimeError: the StorageTool failed (its output's tail).
+        """
+        libs = resolve()
+        for node in self.node_ids:
+            self.node_dir(node).mkdir(parents=True, exist_ok=True)
+            config = self.node_dir(node) / "server.properties"
+            config.write_text(render_properties(self.properties(node)), encoding="utf-8")
+            done = subprocess.run(self._java(libs, "kafka.tools.StorageTool", "format", f"--cluster-id={self.cluster_id}",
+                                             "-c", str(config)),
+                                  capture_output=True, text=True, timeout=120)
+            if done.returncode != 0:
+                raise RuntimeError(f"Kafka's StorageTool could not format node {node}: "
+                                   f"{(done.stderr or done.stdout).strip()[-500:]}")
+
+    def launch(self) -> None:
+        """Start every formatted node (``kafka.Kafka``) and wait until each serves.
+
+        Raises:
+            RuntimeError: a node exited or did not start within ``startup_timeout_s`` (every
+                node is stopped then).
+        """
         libs = resolve()
         try:
-            for node in self.node_ids:
-                self.node_dir(node).mkdir(parents=True, exist_ok=True)
-                config = self.node_dir(node) / "server.properties"
-                config.write_text(render_properties(self.properties(node)), encoding="utf-8")
-                done = subprocess.run(self._java(libs, "kafka.tools.StorageTool", "format", "-t", self.cluster_id,
-                                                 "-c", str(config)),
-                                      capture_output=True, text=True, timeout=120)
-                if done.returncode != 0:
-                    raise RuntimeError(f"Kafka's StorageTool could not format node {node}: "
-                                       f"{(done.stderr or done.stdout).strip()[-500:]}")
             for node in self.node_ids:
                 with open(self.log_path(node), "ab") as out:
                     self._procs[node] = subprocess.Popen(
@@ -197,7 +222,6 @@ class KafkaPeer:
         except BaseException:
             self.stop()
             raise
-        return self
 
     def _wait_started(self, node: int, deadline: float) -> None:
         while True:
