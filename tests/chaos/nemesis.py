@@ -34,6 +34,7 @@ from pathlib import Path
 from kafkette.client import AdminClient, KafkaError, LocalCluster
 from tests.chaos.clock import NodeClocks
 from tests.chaos.netns import CLIENTS, NamespaceNetwork
+from tests.chaos.node_dials import NodeDials
 from tests.chaos.slow_disk import SlowDisks
 from tests.cluster_helpers import describe_partitions
 from tests.disk_helpers import fill, free
@@ -144,24 +145,13 @@ class Nemesis:
             await asyncio.sleep(hold)
             await asyncio.to_thread(self.cluster.start_broker, node)
             self.killed.discard(node)
-        elif kind == "clock":
-            assert self.clocks is not None
-            offset = self.rng.choice((-1, 1)) * self.rng.randint(60, 600)
-            logger.info("[Nemesis] node %d's wall clock jumps %+d s", node, offset)
-            self.clocks.jump(node, offset)
+        elif kind in ("clock", "slow-disk"):
+            dials, setting = self._dial_setting(kind, node)
+            dials.turn(node, setting)
             try:
                 await asyncio.sleep(hold)
             finally:
-                self.clocks.reset(node)
-        elif kind == "slow-disk":
-            assert self.slow_disks is not None
-            delay = self.rng.choice((200, 500, 1000))
-            logger.info("[Nemesis] node %d's fsync waits %d ms", node, delay)
-            self.slow_disks.slow(node, delay)
-            try:
-                await asyncio.sleep(hold)
-            finally:
-                self.slow_disks.restore(node)
+                dials.put_back(node)
         elif kind == "disk-full":
             self.full.add(node)
             written = await asyncio.to_thread(fill, self.disks[node])
@@ -189,6 +179,18 @@ class Nemesis:
                 self.paused.discard(node)
         return injected
 
+    def _dial_setting(self, kind: str, node: int) -> tuple[NodeDials, str]:
+        """The dials a ``clock`` or ``slow-disk`` fault turns and the setting drawn for it."""
+        if kind == "clock":
+            assert self.clocks is not None
+            offset = self.rng.choice((-1, 1)) * self.rng.randint(60, 600)
+            logger.info("[Nemesis] node %d's wall clock jumps %+d s", node, offset)
+            return self.clocks, f"{offset:+d}s"
+        assert self.slow_disks is not None
+        delay = self.rng.choice((200, 500, 1000))
+        logger.info("[Nemesis] node %d's fsync waits %d ms", node, delay)
+        return self.slow_disks, str(delay)
+
     def _heal_disk(self, node: int) -> None:
         """Free the node's disk and restart it (cleanly; its offline logs come back at the start)."""
         free(self.disks[node])
@@ -201,12 +203,9 @@ class Nemesis:
         killed one (after a cancelled ``inject``)."""
         if self.network is not None:
             self.network.heal()
-        if self.clocks is not None:
-            for node in list(self.clocks.turned):
-                self.clocks.reset(node)
-        if self.slow_disks is not None:
-            for node in list(self.slow_disks.turned):
-                self.slow_disks.restore(node)
+        for dials in (self.clocks, self.slow_disks):
+            for node in list(dials.turned if dials is not None else ()):
+                dials.put_back(node)
         for node in list(self.full):
             self._heal_disk(node)
         for node in list(self.paused):
