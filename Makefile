@@ -27,6 +27,10 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev,spark]'
+	@# kcat (Debian) for tests/interop; installed as root when missing, else the tests that need it say so
+	@command -v kcat >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		{ apt-get install -y -q kcat >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && \
+		  apt-get install -y -q kcat >/dev/null 2>&1; }; }; } || echo "make setup: could not install kcat (apt-get install kcat)"
 	touch $(STAMP)
 
 test: setup

@@ -71,6 +71,9 @@ class BrokerLifecycleManager:
         self._interval_s = config.broker_heartbeat_interval_ms / 1000
         self._prefix = f"[BrokerLifecycleManager id={self.broker_id}]"
         self._task = ShutdownableTask("broker-lifecycle", log_prefix=self._prefix)
+        # (listener name, advertised host, port) of every listener served, the kafkette one first;
+        # set by the server once bound (empty: the advertised kafkette listener alone)
+        self.listeners: list[tuple[str, str, int]] = []
 
     def start(self) -> None:
         """Start the task that registers this broker and heartbeats."""
@@ -180,11 +183,12 @@ class BrokerLifecycleManager:
 
     async def _register(self) -> None:
         host, port = self._config.advertised_listener
+        listeners = self.listeners or [("PLAINTEXT", host, port)]
         request = BrokerRegistrationRequest(
             broker_id=self.broker_id,
             cluster_id=self._config.cluster_id,
             incarnation_id=self.incarnation_id,
-            listeners=[BrokerRegistrationListener(name="PLAINTEXT", host=host, port=port)],
+            listeners=[BrokerRegistrationListener(name=name, host=h, port=p) for name, h, p in listeners],
             rack=self._config.broker_rack,
         )
         response = await self._channel.send(request)

@@ -12,6 +12,7 @@ Kafka concept: ``KafkaConfig``/``ConfigDef`` (same names and defaults).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import javaproperties
@@ -29,6 +30,28 @@ def _check_listeners(value: list[str]) -> None:
 def _check_optional_listeners(value: list[str]) -> None:
     for item in value:
         parse_listener(item)
+
+
+WIRE_PROTOCOLS = ("kafka", "kafkette")
+
+
+def _check_wire_protocol_map(value: list[str]) -> None:
+    parse_wire_protocol_map(value)
+
+
+def parse_wire_protocol_map(items: list[str]) -> dict[str, str]:
+    """Parse ``listener.wire.protocol.map`` items ``NAME:PROTOCOL`` into ``{name: protocol}``.
+
+    Raises:
+        ValueError: an item that is not NAME:PROTOCOL, or a protocol other than kafka or kafkette.
+    """
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, protocol = item.partition(":")
+        if not sep or not name or protocol.lower() not in WIRE_PROTOCOLS:
+            raise ValueError(f"{item!r} must look like NAME:PROTOCOL with PROTOCOL one of {', '.join(WIRE_PROTOCOLS)}")
+        out[name] = protocol.lower()
+    return out
 
 
 def _check_voters(value: list[str]) -> None:
@@ -70,6 +93,7 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("process.roles", "list", ["broker"], "Roles: broker and/or controller.", one_of("broker", "controller")),
     ConfigKey("listeners", "list", ["PLAINTEXT://127.0.0.1:9092"], "Listener URIs NAME://host:port.", _check_listeners),
     ConfigKey("advertised.listeners", "list", [], "Listeners published to clients; default: listeners.", _check_optional_listeners),
+    ConfigKey("listener.wire.protocol.map", "list", ["KAFKA:kafka"], "What each listener speaks, NAME:PROTOCOL: kafka (Apache Kafka's binary protocol, for Kafka's own clients and tools) or kafkette (Kafkette's msgpack protocol, for its SDK and between brokers); a listener not named here speaks kafkette.", _check_wire_protocol_map),
     ConfigKey("log.dirs", "list", ["/tmp/kafkette-logs"], "Directories holding partition logs."),
     ConfigKey("broker.rack", "string", None, "Rack of this broker (rack-aware assignment)."),
     ConfigKey("cluster.id", "string", "kafkette-cluster", "The cluster id reported in Metadata."),
@@ -159,6 +183,19 @@ _BY_NAME: dict[str, ConfigKey] = table(BROKER_CONFIGS)
 _IGNORED = frozenset({"controller.listener.names", "inter.broker.listener.name", "listener.security.protocol.map"})
 
 
+@dataclass(frozen=True)
+class ListenerEndpoint:
+    """One listener: its name, where it binds, where clients are told to connect, and what it
+    speaks (``kafka`` or ``kafkette``)."""
+
+    name: str
+    host: str
+    port: int
+    advertised_host: str
+    advertised_port: int
+    wire_protocol: str
+
+
 class KafkaConfig:
     """A validated broker configuration; one attribute per property of ``BROKER_CONFIGS``.
 
@@ -187,6 +224,17 @@ class KafkaConfig:
         if 0 < self.queued_max_request_bytes < self.socket_request_max_bytes:
             raise ConfigError("queued.max.request.bytes must be larger or equal to socket.request.max.bytes "
                               f"({self.queued_max_request_bytes} < {self.socket_request_max_bytes})")
+        names = [parse_listener(item)[0] for item in self.listeners]
+        if len(set(names)) != len(names):
+            raise ConfigError(f"Invalid value for configuration listeners: a listener name appears twice in "
+                              f"{','.join(self.listeners)}")
+        if not any(e.wire_protocol == "kafkette" for e in self.listener_endpoints):
+            raise ConfigError("Invalid value for configuration listeners: no listener speaks kafkette "
+                              "(listener.wire.protocol.map); brokers and the SDK need one")
+        unknown_advertised = sorted({parse_listener(a)[0] for a in self.advertised_listeners} - set(names))
+        if unknown_advertised and len(names) > 1:
+            raise ConfigError(f"Invalid value for configuration advertised.listeners: {unknown_advertised[0]} is not "
+                              "a listener of listeners")
         voter_ids = [parse_voter(v)[0] for v in self.controller_quorum_voters]
         if len(set(voter_ids)) != len(voter_ids):
             raise ConfigError(f"Invalid value for configuration controller.quorum.voters: a node id appears twice "
@@ -217,17 +265,34 @@ class KafkaConfig:
         raise AttributeError(f"KafkaConfig has no property {name!r}")
 
     @property
+    def listener_endpoints(self) -> list[ListenerEndpoint]:
+        """Every listener of ``listeners`` in order, with its advertised address (the
+        ``advertised.listeners`` entry of the same name; the first one when no name matches and
+        there is a single listener, as before names mattered; else the listener itself) and what
+        it speaks (``listener.wire.protocol.map``)."""
+        protocols = parse_wire_protocol_map(self.listener_wire_protocol_map)
+        advertised = {name: (host, port) for name, host, port in map(parse_listener, self.advertised_listeners)}
+        out = []
+        for item in self.listeners:
+            name, host, port = parse_listener(item)
+            adv = advertised.get(name)
+            if adv is None and self.advertised_listeners and len(self.listeners) == 1:
+                adv = parse_listener(self.advertised_listeners[0])[1:]
+            adv_host, adv_port = adv or (host, port)
+            out.append(ListenerEndpoint(name, host, port, adv_host, adv_port, protocols.get(name, "kafkette")))
+        return out
+
+    @property
     def listener(self) -> tuple[str, int]:
-        """(host, port) of the first listener."""
-        _, host, port = parse_listener(self.listeners[0])
-        return host, port
+        """(host, port) of the first listener speaking kafkette (the SDK's and the brokers' own)."""
+        endpoint = next(e for e in self.listener_endpoints if e.wire_protocol == "kafkette")
+        return endpoint.host, endpoint.port
 
     @property
     def advertised_listener(self) -> tuple[str, int]:
-        """(host, port) published to clients (first advertised listener, else listener)."""
-        source = self.advertised_listeners or self.listeners
-        _, host, port = parse_listener(source[0])
-        return host, port
+        """(host, port) published for the first listener speaking kafkette."""
+        endpoint = next(e for e in self.listener_endpoints if e.wire_protocol == "kafkette")
+        return endpoint.advertised_host, endpoint.advertised_port
 
     @property
     def is_controller(self) -> bool:

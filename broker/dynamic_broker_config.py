@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kafkette.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafkette.client.config_def import CONFIG_TYPE_IDS
 from kafkette.protocol.apis.configs import (
     OP_APPEND,
     OP_DELETE,
@@ -185,5 +186,6 @@ class DynamicBrokerConfig:
                 read_only=key.name not in DYNAMIC_BROKER_CONFIGS,
                 config_source=self.source_of(key.name),
                 is_sensitive=False,
+                config_type=CONFIG_TYPE_IDS.get(key.type, 0),
             ))
         return results

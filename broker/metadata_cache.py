@@ -31,12 +31,21 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class BrokerEndpoint:
-    """A live broker's address as published by the controller."""
+    """A live broker's address as published by the controller: its kafkette listener
+    (``host``, ``port``) and every listener by name (``endpoints``)."""
 
     id: int
     host: str
     port: int
     rack: str | None
+    endpoints: tuple[tuple[str, str, int], ...] = ()
+
+    def address(self, listener_name: str | None) -> tuple[str, int] | None:
+        """``(host, port)`` of the listener ``listener_name`` (None: the kafkette listener), or None
+        when the broker has no such listener."""
+        if listener_name is None:
+            return self.host, self.port
+        return next(((h, p) for name, h, p in self.endpoints if name == listener_name), None)
 
 
 def parse_topic_configs(items: list[str]) -> dict[str, str]:
@@ -83,7 +92,9 @@ class MetadataCache:
         """
         self.controller_id = request.controller_id
         self.controller_epoch = request.controller_epoch
-        self.live_brokers = {b.id: BrokerEndpoint(b.id, b.host, b.port, b.rack) for b in request.live_brokers}
+        self.live_brokers = {
+            b.id: BrokerEndpoint(b.id, b.host, b.port, b.rack, tuple((e.listener, e.host, e.port) for e in b.endpoints))
+            for b in request.live_brokers}
         if request.full:
             self._topics = {}
             self._topic_configs = {}
@@ -119,18 +130,21 @@ class MetadataCache:
     def get_alive_broker(self, broker_id: int) -> BrokerEndpoint | None:
         return self.live_brokers.get(broker_id)
 
-    def metadata_response(self, topics: list[str] | None) -> MetadataResponse:
-        """Build a Metadata response for ``topics`` (None: every topic).
+    def metadata_response(self, topics: list[str] | None, listener_name: str | None = None) -> MetadataResponse:
+        """Build a Metadata response for ``topics`` (None: every topic), with the brokers'
+        addresses on listener ``listener_name`` (None: the kafkette listener; a broker without that
+        listener is left out, as Kafka's ``MetadataCache.getAliveBrokerNodes(listenerName)``).
 
         Unknown topics get UNKNOWN_TOPIC_OR_PARTITION; partitions with no live
         leader get LEADER_NOT_AVAILABLE; replicas on dead brokers, and those the
         controller marked offline (their log is offline on a live broker), are listed
         in ``offline_replicas``.
         """
-        brokers = [
-            MetadataResponseBroker(node_id=b.id, host=b.host, port=b.port, rack=b.rack)
-            for b in sorted(self.live_brokers.values(), key=lambda b: b.id)
-        ]
+        brokers = []
+        for b in sorted(self.live_brokers.values(), key=lambda b: b.id):
+            address = b.address(listener_name)
+            if address is not None:
+                brokers.append(MetadataResponseBroker(node_id=b.id, host=address[0], port=address[1], rack=b.rack))
         names = self.topic_names() if topics is None else topics
         out: list[MetadataResponseTopic] = []
         for name in names:

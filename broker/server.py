@@ -47,6 +47,7 @@ from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_server import ControllerServer
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.protocol.apis.create_topics import CreatableTopic
+from kafkette.protocol.kafka_codec import KafkaWireCodec
 from kafkette.protocol.socket_server import SocketServer
 
 logger = logging.getLogger(__name__)
@@ -125,6 +126,7 @@ class KafkaServer:
         self.group_coordinator: GroupCoordinator | None = None
         self.controller = None
         self.socket_server: SocketServer | None = None
+        self.kafka_socket_servers: list[SocketServer] = []  # listeners speaking Kafka's protocol
         self.shutdown_requested = asyncio.Event()
         self.fatal_error: BaseException | None = None
         self._prefix = f"[KafkaServer id={self.broker_id}]"
@@ -194,6 +196,19 @@ class KafkaServer:
         self.socket_server = SocketServer(host, port, apis.handle, broker_id=self.broker_id,
                                           **listener_options(self.config))
         await self.socket_server.start()
+        registered = []
+        for endpoint in self.config.listener_endpoints:
+            server = self.socket_server
+            if endpoint.wire_protocol == "kafka":
+                server = SocketServer(endpoint.host, endpoint.port, apis.handle, broker_id=self.broker_id,
+                                      codec=KafkaWireCodec(endpoint.name), **listener_options(self.config))
+                self.kafka_socket_servers.append(server)
+                await server.start()
+            elif (endpoint.host, endpoint.port) != (host, port):
+                continue  # a second kafkette listener is not served (brokers and the SDK use the first)
+            registered.append((endpoint.name, endpoint.advertised_host, endpoint.advertised_port or server.bound_port))
+        self.lifecycle_manager.listeners = sorted(registered, key=lambda e: e[0] in {s.codec.listener_name
+                                                                                for s in self.kafka_socket_servers})
         self.replica_manager.start()
         self.group_coordinator.start()
         self.alter_partition_manager.start()
@@ -218,8 +233,8 @@ class KafkaServer:
                 timeout_ms=CONTROLLED_SHUTDOWN_TIMEOUT_MS,
             ))
         await step("lifecycle", self.lifecycle_manager.stop(controlled=True))
-        if self.socket_server is not None:
-            await step("stop accepting", self.socket_server.stop_accepting())
+        for server in ([self.socket_server] if self.socket_server is not None else []) + self.kafka_socket_servers:
+            await step("stop accepting", server.stop_accepting())
         if self.auto_topic_creation_manager is not None:
             await step("auto topic creation", self.auto_topic_creation_manager.stop())
         if self.group_coordinator is not None:
@@ -227,8 +242,8 @@ class KafkaServer:
         if self.replica_manager is not None:
             await step("replica manager", self.replica_manager.stop())
         await step("alter partition manager", self.alter_partition_manager.stop())
-        if self.socket_server is not None:
-            await step("socket server", self.socket_server.stop())
+        for server in ([self.socket_server] if self.socket_server is not None else []) + self.kafka_socket_servers:
+            await step("socket server", server.stop())
         if self.controller is not None:
             await step("controller", self.controller.stop())
         await step("controller channel", self.controller_channel.close())

@@ -85,6 +85,11 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
 }
 """Kafka's ``ConfigDef.Type`` by name: raw (string or typed) value -> typed value."""
 
+CONFIG_TYPE_IDS: dict[str, int] = {"boolean": 1, "string": 2, "int": 3, "short": 4, "long": 5, "double": 6,
+                                   "list": 7}
+"""The ``config_type`` of DescribeConfigs answers (KIP-569, Kafka's ``ConfigType``) by ``ConfigKey.type``;
+0 is UNKNOWN."""
+
 
 @dataclass(frozen=True)
 class ConfigKey:

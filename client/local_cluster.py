@@ -119,6 +119,9 @@ class LocalCluster:
         command_prefix: ``{node id: argv prefix}`` put before a node's ``python -m
             kafkette.broker`` (``["ip", "netns", "exec", "ns1"]``); the prefix must exec the
             command, so that the process id is the broker's own (signals reach it).
+        kafka_protocol: give every broker a second listener, ``KAFKA://``, speaking Apache Kafka's
+            binary protocol (``listener.wire.protocol.map=KAFKA:kafka``) for Kafka's own clients
+            and tools; ``kafka_bootstrap_servers`` lists those listeners.
 
     Raises:
         ValueError, TypeError: a bad argument (named in the message).
@@ -131,7 +134,7 @@ class LocalCluster:
                  startup_timeout_s: float = 60, racks: Sequence[str | None] | None = None,
                  detached: bool = False, controllers: int | None = None,
                  isolated_controllers: bool = False, hosts: Mapping[int, str] | None = None,
-                 command_prefix: Mapping[int, Sequence[str]] | None = None) -> None:
+                 command_prefix: Mapping[int, Sequence[str]] | None = None, kafka_protocol: bool = False) -> None:
         if type(num_brokers) is not int or num_brokers < 1:
             raise ValueError("num_brokers must be an int >= 1")
         if controllers is None:
@@ -146,7 +149,7 @@ class LocalCluster:
                 raise ValueError(f"racks names {len(racks)} racks for {num_brokers} brokers; give one per broker")
             if any(r is not None and (not isinstance(r, str) or not r.strip()) for r in racks):
                 raise ValueError("each rack must be a non-empty string or None")
-        if base_port is not None and not 0 < base_port <= 65535 - num_brokers - 9:
+        if base_port is not None and not 0 < base_port <= 65535 - 2 * num_brokers - 9:
             raise ValueError(f"base_port {base_port} leaves no room for {num_brokers} ports")
         self.num_brokers = num_brokers
         self.data_dir = Path(data_dir).resolve()
@@ -156,8 +159,12 @@ class LocalCluster:
                           else self.broker_ids[:controllers])
         self.node_ids = self.broker_ids + (self.voter_ids if isolated_controllers else [])
         count = len(self.node_ids)
-        self._ports = list(range(base_port, base_port + count)) if base_port else free_ports(count)
-        self.ports = dict(zip(self.node_ids, self._ports, strict=True))
+        total = count + (num_brokers if kafka_protocol else 0)
+        self._ports = list(range(base_port, base_port + total)) if base_port else free_ports(total)
+        self.ports = dict(zip(self.node_ids, self._ports[:count], strict=True))
+        self.kafka_protocol = kafka_protocol
+        # broker id -> port of its KAFKA listener (empty without kafka_protocol)
+        self.kafka_ports: dict[int, int] = dict(zip(self.broker_ids, self._ports[count:], strict=False))
         unknown = sorted(set(hosts or {}) - set(self.node_ids)) + sorted(set(command_prefix or {}) - set(self.node_ids))
         if unknown:
             raise ValueError(f"hosts and command_prefix name nodes {unknown}; this cluster has {self.node_ids}")
@@ -179,6 +186,18 @@ class LocalCluster:
     def bootstrap_servers(self) -> str:
         """``"host1:p1,host2:p2,..."`` of every broker (``127.0.0.1`` unless ``hosts`` says otherwise)."""
         return ",".join(f"{self.hosts[b]}:{self.ports[b]}" for b in self.broker_ids)
+
+    @property
+    def kafka_bootstrap_servers(self) -> str:
+        """``"host1:p1,..."`` of every broker's Kafka-protocol listener (for kcat, librdkafka,
+        kafka-python, aiokafka and Kafka's tools).
+
+        Raises:
+            ValueError: the cluster was made without ``kafka_protocol``.
+        """
+        if not self.kafka_protocol:
+            raise ValueError("this cluster has no Kafka-protocol listeners; make it with kafka_protocol=True")
+        return ",".join(f"{self.hosts[b]}:{self.kafka_ports[b]}" for b in self.broker_ids)
 
     def broker_dir(self, broker_id: int) -> Path:
         """``<data_dir>/broker-<id>`` (``controller-<id>`` for a controller-only node)."""
@@ -209,6 +228,11 @@ class LocalCluster:
         if self.hosts[broker_id] != HOST:
             props["listeners"] = f"PLAINTEXT://0.0.0.0:{self.ports[broker_id]}"
             props["advertised.listeners"] = f"PLAINTEXT://{self.hosts[broker_id]}:{self.ports[broker_id]}"
+        if broker_id in self.kafka_ports:
+            bind = HOST if self.hosts[broker_id] == HOST else "0.0.0.0"
+            props["listeners"] += f",KAFKA://{bind}:{self.kafka_ports[broker_id]}"
+            if "advertised.listeners" in props:
+                props["advertised.listeners"] += f",KAFKA://{self.hosts[broker_id]}:{self.kafka_ports[broker_id]}"
         if self.racks[broker_id] is not None:
             props["broker.rack"] = self.racks[broker_id]
         props.update(LOCAL_CLUSTER_DEFAULTS)

@@ -105,10 +105,11 @@ class ClusterControlManager:
         existing = self._context.brokers.get(request.broker_id)
         if existing is not None and existing.incarnation_id == request.incarnation_id:
             return ControllerResult([], BrokerRegistrationResponse(error_code=0, broker_epoch=existing.broker_epoch))
-        listener = next((lst for lst in request.listeners if lst.name == "PLAINTEXT"), request.listeners[0])
+        listener = request.listeners[0]  # the broker's own (kafkette) listener comes first
         record = RegisterBrokerRecord(
             broker_id=request.broker_id, broker_epoch=broker_epoch, incarnation_id=request.incarnation_id,
             host=listener.host, port=listener.port, rack=request.rack,
+            endpoints=[[lst.name, lst.host, lst.port] for lst in request.listeners],
         )
         return ControllerResult([record], BrokerRegistrationResponse(error_code=0, broker_epoch=broker_epoch))
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from kafkette.client.config_def import CONFIG_TYPE_IDS
 from kafkette.client.topic_config import TOPIC_CONFIG_DEFS, parse_topic_config
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_context import ControllerContext
@@ -93,20 +94,30 @@ class ConfigControlManager:
                 result.error_message = str(exc.args[0]) if exc.args else None
                 results.append(result)
                 continue
-            overrides = self._context.topic_configs(resource.resource_name)
-            names = sorted(TOPIC_CONFIG_DEFS) if resource.configuration_keys is None else [
-                k for k in dict.fromkeys(resource.configuration_keys) if k in TOPIC_CONFIG_DEFS
-            ]
-            for name in names:
-                if name in overrides:
-                    value, source = overrides[name], SOURCE_DYNAMIC_TOPIC_CONFIG
-                else:
-                    value, source = self._defaults[name], self._default_source(name)
-                result.configs.append(DescribeConfigsResourceResult(
-                    name=name, value=value, read_only=False, config_source=source, is_sensitive=False,
-                ))
+            result.configs = self.topic_config_entries(self._context.topic_configs(resource.resource_name),
+                                                       resource.configuration_keys)
             results.append(result)
         return DescribeConfigsResponse(results=results)
+
+    def topic_config_entries(self, overrides: dict[str, str], names: list[str] | None = None
+                             ) -> list[DescribeConfigsResourceResult]:
+        """Every topic config (only ``names`` when given; unknown names left out), sorted by name,
+        with its value and source for a topic with ``overrides`` (``{name: value}``): what
+        DescribeConfigs answers and, from CreateTopics v5 on, what CreateTopics answers for a
+        new topic (KIP-525)."""
+        keys = sorted(TOPIC_CONFIG_DEFS) if names is None else [k for k in dict.fromkeys(names)
+                                                                if k in TOPIC_CONFIG_DEFS]
+        entries = []
+        for name in keys:
+            if name in overrides:
+                value, source = overrides[name], SOURCE_DYNAMIC_TOPIC_CONFIG
+            else:
+                value, source = self._defaults[name], self._default_source(name)
+            entries.append(DescribeConfigsResourceResult(
+                name=name, value=value, read_only=False, config_source=source, is_sensitive=False,
+                config_type=CONFIG_TYPE_IDS.get(TOPIC_CONFIG_DEFS[name].type, 0),
+            ))
+        return entries
 
     def _default_source(self, name: str) -> int:
         return SOURCE_STATIC_BROKER_CONFIG if name in self._static_names else SOURCE_DEFAULT_CONFIG

@@ -448,6 +448,11 @@ class KafkaController:
         result = self._replication_control.create_topics(request)
         outcome = result.response
         assert outcome is not None
+        requested = {t.name: t for t in request.topics}
+        for topic_result in outcome.response.topics:
+            if topic_result.error_code == Errors.NONE and topic_result.name in requested:
+                overrides = {c.name: c.value for c in requested[topic_result.name].configs if c.value is not None}
+                topic_result.configs = self._config_control.topic_config_entries(overrides)
         if not result.records:
             return outcome, {}
         await self.write(result.records, "CreateTopics")

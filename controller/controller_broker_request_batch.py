@@ -42,6 +42,7 @@ from kafkette.protocol.apis.stop_replica import (
 )
 from kafkette.protocol.apis.update_metadata import (
     UpdateMetadataBroker,
+    UpdateMetadataEndpoint,
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
     UpdateMetadataTopicConfigs,
@@ -210,7 +211,9 @@ class ControllerBrokerRequestBatch:
                 offline_replicas=ctx.offline_replicas(tp),
             ))
         live_brokers = [
-            UpdateMetadataBroker(id=reg.broker_id, host=reg.host, port=reg.port, rack=reg.rack)
+            UpdateMetadataBroker(id=reg.broker_id, host=reg.host, port=reg.port, rack=reg.rack,
+                                 endpoints=[UpdateMetadataEndpoint(listener=name, host=host, port=port)
+                                            for name, host, port in reg.endpoints])
             for reg in ctx.live_brokers()
         ]
         topics = sorted(t for t in ctx.topics if not ctx.is_topic_queued_up_for_deletion(t)) if full else sorted(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from kafkette.controller.metadata_records import (
     ConfigRecord,
@@ -53,6 +54,7 @@ class BrokerRegistration:
     rack: str | None
     fenced: bool = True
     last_heartbeat_ms: int = 0
+    endpoints: list[list[Any]] = field(default_factory=list)  # [[listener name, host, port]]
 
 
 @dataclass
@@ -220,7 +222,7 @@ class ControllerContext:
         if isinstance(record, RegisterBrokerRecord):
             self.brokers[record.broker_id] = BrokerRegistration(
                 record.broker_id, record.broker_epoch, record.incarnation_id, record.host, record.port,
-                record.rack, fenced=True, last_heartbeat_ms=self.clock_ms(),
+                record.rack, fenced=True, last_heartbeat_ms=self.clock_ms(), endpoints=list(record.endpoints),
             )
         elif isinstance(record, (FenceBrokerRecord, UnfenceBrokerRecord)):
             reg = self._broker(record.broker_id)

@@ -51,6 +51,7 @@ class RegisterBrokerRecord(MetadataRecord):
     host: str
     port: int
     rack: str | None = None
+    endpoints: list[list[Any]] = field(default_factory=list)  # [[listener name, host, port]] of every listener
 
 
 @dataclass(frozen=True)

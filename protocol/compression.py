@@ -5,10 +5,26 @@ Owns: the codec ids stored in bits 0-2 of a batch's attributes (Kafka's
 those ids and Kafka's names (producer ``compression.type`` and topic
 ``compression.type``, which adds ``producer`` and ``uncompressed``), and
 ``compress``/``decompress`` of one payload through well-kept libraries: gzip from
-the standard library, ``lz4.frame``, ``zstandard`` and ``cramjam``'s snappy (the
-snappy framing format, whose chunks carry CRC32C checksums; Kafka's Java client frames
-snappy with xerial's stream format instead, which only matters to foreign clients, and
-Kafkette's wire is its own).
+the standard library, ``lz4.frame``, ``zstandard`` and ``cramjam``'s snappy.
+
+Two framings, one per record encoding of a batch (``kafkette.protocol.record_batch``):
+
+    codec   compress / decompress              compress_kafka / decompress_kafka
+            (Kafkette's msgpack records)       (Kafka's varint records)
+    gzip    one gzip member                    the same (decompress: any members)
+    snappy  the snappy framing format          xerial's stream framing (below); decompress
+            (chunks with CRC32C checksums)     also takes one raw snappy block, as
+                                               librdkafka may send and Java reads
+    lz4     an LZ4 frame, content checksum     an LZ4 frame of independent blocks, no
+                                               content size or checksum (Java's
+                                               ``KafkaLZ4BlockInputStream`` reads no linked
+                                               blocks); decompress: any one LZ4 frame
+    zstd    one zstd frame, with checksum      one zstd frame (decompress: one or more)
+
+xerial's snappy stream (``org.xerial.snappy.SnappyOutputStream``, Kafka's Java codec):
+the 8-byte magic (byte 0x82, ``SNAPPY``, byte 0), int32 version 1, int32 compatible version 1, then
+blocks of an int32 length (big-endian) and one raw snappy block of at most
+``XERIAL_BLOCK_BYTES`` uncompressed bytes.
 
 Also owns ``CorruptRecordError`` (re-exported by ``kafkette.protocol.record_batch``, which
 imports this module): a corrupt compressed payload is a corrupt batch.
@@ -22,6 +38,7 @@ Kafka concept: ``org.apache.kafka.common.record.CompressionType`` and its codecs
 from __future__ import annotations
 
 import gzip
+import struct
 import zlib
 
 import cramjam
@@ -53,6 +70,13 @@ TOPIC_COMPRESSION_PRODUCER = "producer"
 
 GZIP_LEVEL = 6  # java.util.zip.Deflater's default, as Kafka's gzip codec
 ZSTD_LEVEL = 3  # zstd's default level, as Kafka's
+
+XERIAL_MAGIC = b"\x82SNAPPY\x00"
+XERIAL_HEADER = XERIAL_MAGIC + struct.pack(">ii", 1, 1)  # magic, version 1, compatible version 1
+XERIAL_BLOCK_BYTES = 32 * 1024  # uncompressed bytes per block: SnappyOutputStream's default, as Kafka's
+_BLOCK_LENGTH = struct.Struct(">i")
+_DECOMPRESS_ERRORS = (OSError, EOFError, zlib.error, RuntimeError, ValueError, zstandard.ZstdError,
+                      cramjam.DecompressionError)
 
 
 class CorruptRecordError(ValueError):
@@ -157,6 +181,64 @@ def decompress(codec: int, data: bytes | bytearray | memoryview) -> bytes:
             checksum, truncated frame, trailing garbage); the message names the codec.
         UnsupportedCompressionTypeError: an unknown codec id.
     """
+    return _decompress(codec, data, kafka_framing=False)
+
+
+def compress_kafka(codec: int, data: bytes | bytearray | memoryview) -> bytes:
+    """Compress one payload with ``codec`` in Kafka's framing (the records of a batch in Kafka's
+    varint encoding, as Kafka's clients and brokers read them; see the module docstring).
+
+    Args:
+        codec: a ``COMPRESSION_*`` id; ``COMPRESSION_NONE`` returns the bytes unchanged.
+        data: the uncompressed payload (may be empty).
+
+    Returns:
+        The compressed bytes: a gzip member, xerial's snappy stream, an LZ4 frame of
+        independent blocks, or a zstd frame.
+
+    Raises:
+        UnsupportedCompressionTypeError: an unknown codec id.
+
+    Kafka concept: ``CompressionType.wrapForOutput`` (``GzipOutputStream``,
+    ``SnappyOutputStream``, ``KafkaLZ4BlockOutputStream``, ``ZstdOutputStream``).
+    """
+    check_codec(codec)
+    if codec == COMPRESSION_NONE:
+        return bytes(data)
+    if codec == COMPRESSION_GZIP:
+        return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
+    if codec == COMPRESSION_LZ4:
+        return lz4.frame.compress(data, block_linked=False, content_checksum=False, store_size=False)
+    if codec == COMPRESSION_ZSTD:
+        return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(data)
+    return _xerial_compress(data)
+
+
+def decompress_kafka(codec: int, data: bytes | bytearray | memoryview) -> bytes:
+    """Decompress one payload in Kafka's framing (from ``compress_kafka`` or a Kafka client).
+
+    Snappy takes xerial's stream (recognised by its magic) or one raw snappy block; zstd
+    takes one or more frames; gzip one or more members; lz4 exactly one frame.
+
+    Args:
+        codec: a ``COMPRESSION_*`` id; ``COMPRESSION_NONE`` returns the bytes unchanged.
+        data: the compressed payload.
+
+    Returns:
+        The uncompressed bytes.
+
+    Raises:
+        CorruptRecordError: the payload is not valid for the codec (bad magic or version,
+            a truncated frame or block, a checksum mismatch, trailing garbage); the message
+            names the codec.
+        UnsupportedCompressionTypeError: an unknown codec id.
+
+    Kafka concept: ``CompressionType.wrapForInput``.
+    """
+    return _decompress(codec, data, kafka_framing=True)
+
+
+def _decompress(codec: int, data: bytes | bytearray | memoryview, kafka_framing: bool) -> bytes:
     check_codec(codec)
     if codec == COMPRESSION_NONE:
         return bytes(data)
@@ -166,15 +248,52 @@ def decompress(codec: int, data: bytes | bytearray | memoryview) -> bytes:
         if codec == COMPRESSION_LZ4:
             return _lz4_decompress(data)
         if codec == COMPRESSION_ZSTD:
-            return _zstd_decompress(data)
+            return _zstd_decompress(data, many_frames=kafka_framing)
+        if kafka_framing:
+            return _snappy_kafka_decompress(data)
         return bytes(cramjam.snappy.decompress(bytes(data)))
     except CorruptRecordError:
         raise
-    except (OSError, EOFError, zlib.error, RuntimeError, ValueError, zstandard.ZstdError,
-            cramjam.DecompressionError) as exc:
+    except _DECOMPRESS_ERRORS as exc:
+        framing = " in Kafka's framing" if kafka_framing else ""
         raise CorruptRecordError(
-            f"{NAME_BY_CODEC[codec]} payload of {len(data)} bytes does not decompress: {exc}"
+            f"{NAME_BY_CODEC[codec]} payload of {len(data)} bytes{framing} does not decompress: {exc}"
         ) from exc
+
+
+def _xerial_compress(data: bytes | bytearray | memoryview) -> bytes:
+    view = memoryview(data)
+    parts = [XERIAL_HEADER]
+    compress_raw = cramjam.snappy.compress_raw
+    for start in range(0, len(view), XERIAL_BLOCK_BYTES):
+        block = compress_raw(view[start:start + XERIAL_BLOCK_BYTES])
+        parts.append(_BLOCK_LENGTH.pack(len(block)))
+        parts.append(bytes(block))
+    return b"".join(parts)
+
+
+def _snappy_kafka_decompress(data: bytes | bytearray | memoryview) -> bytes:
+    view = memoryview(data)
+    if view[:len(XERIAL_MAGIC)] != XERIAL_MAGIC:
+        return bytes(cramjam.snappy.decompress_raw(view))
+    if len(view) < len(XERIAL_HEADER):
+        raise CorruptRecordError(f"snappy payload of {len(view)} bytes has a truncated xerial header")
+    version, compatible = struct.unpack_from(">ii", view, len(XERIAL_MAGIC))
+    if compatible > 1:  # a reader of version 1 reads what says it is compatible with 1
+        raise CorruptRecordError(f"xerial snappy stream version {version} needs a reader of version {compatible}")
+    parts = []
+    pos, end = len(XERIAL_HEADER), len(view)
+    decompress_raw = cramjam.snappy.decompress_raw
+    while pos < end:
+        if end - pos < 4:
+            raise CorruptRecordError(f"xerial snappy stream ends inside a block length at byte {pos}")
+        (length,) = _BLOCK_LENGTH.unpack_from(view, pos)
+        pos += 4
+        if length < 0 or pos + length > end:
+            raise CorruptRecordError(f"xerial snappy block of {length} bytes at byte {pos} overruns {end} bytes")
+        parts.append(bytes(decompress_raw(view[pos:pos + length])))
+        pos += length
+    return b"".join(parts)
 
 
 def _lz4_decompress(data: bytes | bytearray | memoryview) -> bytes:
@@ -185,9 +304,17 @@ def _lz4_decompress(data: bytes | bytearray | memoryview) -> bytes:
     return out
 
 
-def _zstd_decompress(data: bytes | bytearray | memoryview) -> bytes:
+def _zstd_decompress(data: bytes | bytearray | memoryview, many_frames: bool = False) -> bytes:
     decompressor = zstandard.ZstdDecompressor().decompressobj()
     out = decompressor.decompress(data)
+    if many_frames:
+        parts = [out]
+        while decompressor.eof and decompressor.unused_data:
+            rest = decompressor.unused_data
+            decompressor = zstandard.ZstdDecompressor().decompressobj()
+            parts.append(decompressor.decompress(rest))
+        out = b"".join(parts)
     if not decompressor.eof or decompressor.unused_data:
-        raise CorruptRecordError(f"zstd payload of {len(data)} bytes is not exactly one whole zstd frame")
+        whole = "whole zstd frames" if many_frames else "exactly one whole zstd frame"
+        raise CorruptRecordError(f"zstd payload of {len(data)} bytes is not {whole}")
     return out

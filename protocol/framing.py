@@ -43,12 +43,17 @@ class UnsupportedVersionError(FrameError):
 
 @dataclass(frozen=True, slots=True)
 class RequestHeader:
-    """Request header fields (Kafka's RequestHeader v1)."""
+    """Request header fields (Kafka's RequestHeader v1), and the listener the request came in on
+    (None: a msgpack listener; else its name, such as ``KAFKA``), as Kafka's ``RequestContext``
+    carries its ``listenerName``: Metadata and FindCoordinator answer with that listener's
+    addresses."""
 
     api_key: int
     api_version: int
     correlation_id: int
     client_id: str | None
+    listener_name: str | None = None
+    client_address: str = ""  # the client's IP address (Kafka's RequestContext.clientAddress)
 
 
 SPLICE_MIN_BYTES = 4096
@@ -98,8 +103,9 @@ def encode_request_buffers(request: Struct, api_version: int, correlation_id: in
     return _encode_buffers(wire, _carries_bytes(type(request)))
 
 
-def decode_request(payload: bytes | memoryview) -> tuple[RequestHeader, ApiSpec, Struct]:
-    """Decode a request frame body (without its length prefix).
+def decode_request(payload: bytes | memoryview, client_address: str = "") -> tuple[RequestHeader, ApiSpec, Struct]:
+    """Decode a request frame body (without its length prefix); ``client_address`` (the peer's
+    IP address) goes into the header.
 
     Returns:
         (header, spec, request struct).
@@ -121,7 +127,7 @@ def decode_request(payload: bytes | memoryview) -> tuple[RequestHeader, ApiSpec,
         raise FrameError("request header fields api_key, api_version, correlation_id must be integers")
     if client_id is not None and type(client_id) is not str:
         raise FrameError("request header client_id must be a string or nil")
-    header = RequestHeader(api_key, api_version, correlation_id, client_id)
+    header = RequestHeader(api_key, api_version, correlation_id, client_id, None, client_address)
     spec = API_REGISTRY.get(api_key)
     if spec is None:
         raise UnsupportedVersionError(f"unknown api_key {api_key}", header)

@@ -267,11 +267,13 @@ class BinaryReader:
         Raises the error for a tag repeated or out of order.
         """
         fields: dict[int, bytes] = {}
+        last = -1
         for _ in range(self.unsigned_varint()):
             tag = self.unsigned_varint()
-            if fields and tag <= max(fields):
+            if tag <= last:
                 raise self._error(f"tagged field {tag} out of order in {self._what}")
             fields[tag] = self.take(self.unsigned_varint())
+            last = tag
         return fields
 
     def uuid(self) -> bytes:

@@ -1,4 +1,4 @@
-"""The record batch format: a fixed binary header with CRC32C, then msgpack records.
+"""The record batch format: a fixed binary header with CRC32C, then records in one of two encodings.
 
 On-disk and on-wire layout of one batch (big-endian), modeled on Kafka's RecordBatch
 v2 (``DefaultRecordBatch``)::
@@ -9,7 +9,10 @@ v2 (``DefaultRecordBatch``)::
         12     4  partition_leader_epoch   (assigned by the leader, in place)
         16     1  magic                    (2)
         17     4  crc                      (CRC32C of bytes 21..end)
-        21     2  attributes               (bits 0-2 codec, bit 3 timestamp type)
+        21     2  attributes               (Kafka's: bits 0-2 codec, bit 3 timestamp
+                                            type, 4 transactional, 5 control, 6 delete
+                                            horizon; Kafkette's: bit 7
+                                            RECORDS_MSGPACK_MASK, the records encoding)
         23     4  last_offset_delta
         27     8  base_timestamp           (ms)
         35     8  max_timestamp            (ms)
@@ -17,11 +20,22 @@ v2 (``DefaultRecordBatch``)::
         51     2  producer_epoch
         53     4  base_sequence
         57     4  records_count
-        61     -  records: msgpack array of [offset_delta, timestamp_delta, key,
-                  value, headers], headers a list of [key, value]; the whole array
-                  compressed when the codec bits say so (codecs and
-                  ``CorruptRecordError`` live in ``kafkette.protocol.compression`` and are
-                  re-exported here).
+        61     -  records, the whole section compressed when the codec bits say so
+                  (codecs and ``CorruptRecordError`` live in
+                  ``kafkette.protocol.compression`` and are re-exported here):
+                  bit 7 set: Kafkette's msgpack array of rows [offset_delta,
+                    timestamp_delta, key, value, headers], headers a list of
+                    [key, value], compressed with ``compress`` (Kafkette's framings);
+                  bit 7 clear: Kafka's varint records (``DefaultRecord``, see
+                    ``kafkette.protocol.kafka_records``), compressed with
+                    ``compress_kafka`` (Kafka's framings: xerial snappy, ...).
+
+Both encodings live in one log: Kafkette's SDK produces msgpack batches (one msgpack
+call per batch), Kafka's clients produce varint ones.  Kafka leaves bit 7 unused, so a
+Kafka client never sets it, and must never see it: ``to_kafka_encoding`` re-encodes
+msgpack batches for the Kafka listener's fetch path.  Every reader goes through
+``decode_rows``/``decode_records``, which dispatch on the bit and yield the same rows
+for both; every re-encoding (``rebuild_batch``) keeps the source batch's encoding.
 
 Because the CRC starts at ``attributes``, the leader can write the base offset and
 leader epoch without recomputing it, and the broker moves batches as bytes without
@@ -48,8 +62,11 @@ from kafkette.protocol.compression import (  # noqa: F401  (codec ids and the er
     CorruptRecordError,
     check_codec,
     compress,
+    compress_kafka,
     decompress,
+    decompress_kafka,
 )
+from kafkette.protocol.kafka_records import decode_default_records, encode_default_records
 
 HEADER = struct.Struct(">qiibIhiqqqhii")
 HEADER_SIZE = HEADER.size  # 61
@@ -63,6 +80,11 @@ BASE_OFFSET = struct.Struct(">q")
 
 COMPRESSION_CODEC_MASK = 0x07
 TIMESTAMP_TYPE_MASK = 0x08  # set: LogAppendTime; clear: CreateTime
+TRANSACTIONAL_MASK = 0x10
+CONTROL_MASK = 0x20
+RECORDS_MSGPACK_MASK = 0x80
+"""Attribute bit 7, Kafkette's own: set, the records are a msgpack array of rows compressed with
+``compress``; clear, they are Kafka's varint records compressed with ``compress_kafka``."""
 
 CREATE_TIME = 0
 LOG_APPEND_TIME = 1
@@ -107,6 +129,11 @@ class BatchHeader:
     def timestamp_type(self) -> int:
         return LOG_APPEND_TIME if self.attributes & TIMESTAMP_TYPE_MASK else CREATE_TIME
 
+    @property
+    def msgpack_records(self) -> bool:
+        """True for Kafkette's msgpack records, False for Kafka's varint records."""
+        return bool(self.attributes & RECORDS_MSGPACK_MASK)
+
 
 @dataclass(frozen=True, slots=True)
 class Record:
@@ -130,8 +157,52 @@ def read_header(buf: bytes | bytearray | memoryview, pos: int = 0) -> BatchHeade
     return BatchHeader(*HEADER.unpack_from(buf, pos))
 
 
+Row = list[Any]
+"""``[offset_delta, timestamp_delta, key, value, headers]``, headers ``[[str, bytes | None], ...]``."""
+
+RecordTuple = tuple[bytes | None, bytes | None, Sequence[tuple[str, bytes | None]] | None, int]
+"""``(key, value, headers, timestamp_ms)``: one record to build a batch from."""
+
+
+def _rows(records: Sequence[RecordTuple]) -> tuple[list[Row], int, int]:
+    """The rows of ``records`` (offset deltas 0..n-1), their base and max timestamps (ms)."""
+    if not records:
+        raise ValueError("a batch needs at least one record")
+    base_timestamp = records[0][3]
+    max_timestamp = base_timestamp
+    rows: list[Row] = []
+    for delta, (key, value, headers, ts) in enumerate(records):
+        if ts > max_timestamp:
+            max_timestamp = ts
+        rows.append([delta, ts - base_timestamp, key, value, [list(h) for h in headers] if headers else []])
+    return rows, base_timestamp, max_timestamp
+
+
+def encode_payload(rows: Sequence[Row], attributes: int) -> bytes:
+    """The records section holding ``rows`` in the encoding and codec ``attributes`` name.
+
+    Args:
+        rows: ``[offset_delta, timestamp_delta, key, value, headers]`` each.
+        attributes: a batch's attributes: ``RECORDS_MSGPACK_MASK`` picks msgpack and
+            ``compress``, its absence Kafka's varint records and ``compress_kafka``; the
+            codec bits pick the codec.
+
+    Returns:
+        The (compressed) records section.
+
+    Raises:
+        UnsupportedCompressionTypeError: an unknown codec id.
+        ValueError, TypeError: a row Kafka's encoding cannot hold (see
+            ``kafka_records.encode_default_records``).
+    """
+    codec = attributes & COMPRESSION_CODEC_MASK
+    if attributes & RECORDS_MSGPACK_MASK:
+        return compress(codec, msgpack.packb(rows, use_bin_type=True))
+    return compress_kafka(codec, encode_default_records(rows))
+
+
 def build_batch(
-    records: Sequence[tuple[bytes | None, bytes | None, Sequence[tuple[str, bytes | None]] | None, int]],
+    records: Sequence[RecordTuple],
     *,
     base_offset: int = 0,
     partition_leader_epoch: int = -1,
@@ -140,11 +211,12 @@ def build_batch(
     producer_epoch: int = -1,
     base_sequence: int = -1,
 ) -> bytes:
-    """Build one batch from ``(key, value, headers, timestamp_ms)`` tuples.
+    """Build one batch of Kafkette's msgpack records from ``(key, value, headers, timestamp_ms)`` tuples.
 
     The records are encoded with one msgpack call and, unless ``compression`` is
     ``COMPRESSION_NONE``, the whole msgpack array is compressed with one codec call
-    (Kafka's per-batch compression); the codec goes into the attributes.
+    (Kafka's per-batch compression); the codec and ``RECORDS_MSGPACK_MASK`` go into the
+    attributes.
 
     Args:
         records: ``(key, value, headers, timestamp_ms)`` tuples, at least one.
@@ -157,25 +229,64 @@ def build_batch(
         ValueError: no records.
         UnsupportedCompressionTypeError: an unknown codec id.
     """
-    if not records:
-        raise ValueError("a batch needs at least one record")
     check_codec(compression)
-    base_timestamp = records[0][3]
-    max_timestamp = base_timestamp
-    rows: list[list[Any]] = []
-    for delta, (key, value, headers, ts) in enumerate(records):
-        if ts > max_timestamp:
-            max_timestamp = ts
-        rows.append([delta, ts - base_timestamp, key, value, [list(h) for h in headers] if headers else []])
-    payload = compress(compression, msgpack.packb(rows, use_bin_type=True))
+    rows, base_timestamp, max_timestamp = _rows(records)
     return build_batch_from_payload(
-        payload,
+        compress(compression, msgpack.packb(rows, use_bin_type=True)),
         record_count=len(records),
         base_timestamp=base_timestamp,
         max_timestamp=max_timestamp,
         base_offset=base_offset,
         partition_leader_epoch=partition_leader_epoch,
-        attributes=compression,
+        attributes=compression | RECORDS_MSGPACK_MASK,
+        producer_id=producer_id,
+        producer_epoch=producer_epoch,
+        base_sequence=base_sequence,
+    )
+
+
+def build_kafka_batch(
+    records: Sequence[RecordTuple],
+    *,
+    base_offset: int = 0,
+    partition_leader_epoch: int = -1,
+    compression: int = COMPRESSION_NONE,
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+    transactional: bool = False,
+) -> bytes:
+    """Build one batch of Kafka's varint records, as a Kafka client's producer does.
+
+    The same arguments and header as ``build_batch``; the records section is Kafka's
+    (``kafka_records.encode_default_records``), compressed whole in Kafka's framing
+    (``compress_kafka``), and ``RECORDS_MSGPACK_MASK`` is clear.
+
+    Args:
+        records: ``(key, value, headers, timestamp_ms)`` tuples, at least one.
+        compression: a ``COMPRESSION_*`` codec id.
+        transactional: set Kafka's transactional bit (4).
+
+    Returns:
+        The batch bytes, CRC set.
+
+    Raises:
+        ValueError: no records, or a timestamp too far from the first for an int64 delta.
+        TypeError: a key, value or header of the wrong type.
+        UnsupportedCompressionTypeError: an unknown codec id.
+
+    Kafka concept: ``MemoryRecordsBuilder`` writing a ``DefaultRecordBatch``.
+    """
+    check_codec(compression)
+    rows, base_timestamp, max_timestamp = _rows(records)
+    return build_batch_from_payload(
+        compress_kafka(compression, encode_default_records(rows)),
+        record_count=len(records),
+        base_timestamp=base_timestamp,
+        max_timestamp=max_timestamp,
+        base_offset=base_offset,
+        partition_leader_epoch=partition_leader_epoch,
+        attributes=compression | (TRANSACTIONAL_MASK if transactional else 0),
         producer_id=producer_id,
         producer_epoch=producer_epoch,
         base_sequence=base_sequence,
@@ -194,12 +305,17 @@ def build_batch_from_payload(
     producer_id: int = -1,
     producer_epoch: int = -1,
     base_sequence: int = -1,
+    last_offset_delta: int | None = None,
 ) -> bytes:
-    """Wrap an already-encoded records payload in a batch header (CRC computed).
+    """Wrap an already-encoded records section in a batch header (CRC computed).
 
     Args:
-        payload: the msgpack (possibly compressed) records array.
-        record_count: number of records; offsets deltas run 0..record_count-1.
+        payload: the (possibly compressed) records section.
+        record_count: number of records.
+        attributes: written as given: a msgpack payload needs ``RECORDS_MSGPACK_MASK``
+            (without it the payload is read as Kafka's varint records), plus the codec.
+        last_offset_delta: the batch's last offset delta; ``record_count - 1`` (deltas
+            0..record_count-1) unless given (a compacted batch keeps its offset range).
     """
     header = bytearray(
         HEADER.pack(
@@ -209,7 +325,7 @@ def build_batch_from_payload(
             MAGIC,
             0,
             attributes,
-            record_count - 1,
+            record_count - 1 if last_offset_delta is None else last_offset_delta,
             base_timestamp,
             max_timestamp,
             producer_id,
@@ -221,6 +337,43 @@ def build_batch_from_payload(
     crc = crc32c.crc32c(payload, crc32c.crc32c(memoryview(header)[ATTRIBUTES_OFFSET:]))
     struct.pack_into(">I", header, CRC_OFFSET, crc)
     return bytes(header) + payload
+
+
+def rebuild_batch(header: BatchHeader, rows: Sequence[Row], *, attributes: int | None = None,
+                  max_timestamp: int | None = None) -> bytes:
+    """A batch holding ``rows`` with ``header``'s base offset, leader epoch, last offset delta,
+    base timestamp and producer fields (CRC recomputed).
+
+    Args:
+        header: the source batch's header.
+        rows: the records to hold, at least one (their offset deltas are kept as they are).
+        attributes: the new attributes, ``header.attributes`` unless given; the records are
+            encoded in the encoding and codec they name (``encode_payload``).
+        max_timestamp: the new max timestamp (ms), ``header.max_timestamp`` unless given.
+
+    Returns:
+        The batch bytes; ``records_count`` is ``len(rows)``.
+
+    Raises:
+        ValueError: no rows, or (also TypeError) a row the target encoding cannot hold.
+        UnsupportedCompressionTypeError: the attributes name an unknown codec.
+    """
+    if not rows:
+        raise ValueError("a batch needs at least one record")
+    attributes = header.attributes if attributes is None else attributes
+    return build_batch_from_payload(
+        encode_payload(rows, attributes),
+        record_count=len(rows),
+        base_timestamp=header.base_timestamp,
+        max_timestamp=header.max_timestamp if max_timestamp is None else max_timestamp,
+        base_offset=header.base_offset,
+        partition_leader_epoch=header.partition_leader_epoch,
+        attributes=attributes,
+        producer_id=header.producer_id,
+        producer_epoch=header.producer_epoch,
+        base_sequence=header.base_sequence,
+        last_offset_delta=header.last_offset_delta,
+    )
 
 
 def compute_crc(buf: bytes | bytearray | memoryview, pos: int, size: int) -> int:
@@ -303,7 +456,8 @@ def set_timestamps_log_append_time(buf: bytearray, positions: Sequence[tuple[int
 
 
 def records_payload(batch: bytes | bytearray | memoryview, pos: int, header: BatchHeader) -> bytes | memoryview:
-    """The uncompressed msgpack records array of the batch at ``pos``.
+    """The uncompressed records section of the batch at ``pos`` (msgpack or Kafka's varint
+    records, as ``RECORDS_MSGPACK_MASK`` says; decompressed in that encoding's framing).
 
     Returns:
         A view into ``batch`` for an uncompressed batch, else the decompressed bytes.
@@ -313,24 +467,35 @@ def records_payload(batch: bytes | bytearray | memoryview, pos: int, header: Bat
             unknown codec.
     """
     payload = memoryview(batch)[pos + HEADER_SIZE : pos + header.size_in_bytes]
-    if header.compression == COMPRESSION_NONE:
+    codec = header.attributes & COMPRESSION_CODEC_MASK
+    if codec == COMPRESSION_NONE:
         return payload
-    if header.compression not in NAME_BY_CODEC:
-        raise CorruptRecordError(f"batch at offset {header.base_offset} names unknown codec id {header.compression}")
+    if codec not in NAME_BY_CODEC:
+        raise CorruptRecordError(f"batch at offset {header.base_offset} names unknown codec id {codec}")
     try:
-        return decompress(header.compression, payload)
+        if header.attributes & RECORDS_MSGPACK_MASK:
+            return decompress(codec, payload)
+        return decompress_kafka(codec, payload)
     except CorruptRecordError as exc:
         raise CorruptRecordError(f"records of batch at offset {header.base_offset}: {exc}") from exc
 
 
 def decode_rows(batch: bytes | bytearray | memoryview, pos: int, header: BatchHeader) -> list[list[Any]]:
-    """The raw record rows ``[offset_delta, timestamp_delta, key, value, headers]`` of a batch.
+    """The raw record rows ``[offset_delta, timestamp_delta, key, value, headers]`` of a batch,
+    from either encoding (``RECORDS_MSGPACK_MASK``): one msgpack call, or one pass over Kafka's
+    varint records (``kafka_records.decode_default_records``).
 
     Raises:
         CorruptRecordError: an unknown codec, the payload does not decompress, is not a
-            msgpack array, or its length differs from ``records_count``.
+            msgpack array (or valid varint records), or its length differs from
+            ``records_count``.
     """
     payload = records_payload(batch, pos, header)
+    if not header.attributes & RECORDS_MSGPACK_MASK:
+        try:
+            return decode_default_records(payload, header.records_count)
+        except CorruptRecordError as exc:
+            raise CorruptRecordError(f"records of batch at offset {header.base_offset}: {exc}") from exc
     try:
         rows = msgpack.unpackb(payload, raw=False, use_list=True)
     except Exception as exc:
@@ -344,7 +509,8 @@ def decode_rows(batch: bytes | bytearray | memoryview, pos: int, header: BatchHe
 
 
 def decode_records(batch: bytes | bytearray | memoryview, pos: int = 0, header: BatchHeader | None = None) -> list[Record]:
-    """Decode the records of the batch at ``pos`` (client side; one msgpack call).
+    """Decode the records of the batch at ``pos`` (client side; one msgpack call or one pass
+    over Kafka's varint records, see ``decode_rows``).
 
     A compressed batch is decompressed first (one codec call), transparently.
 
@@ -396,3 +562,76 @@ def first_invalid_batch(data: bytes | bytearray | memoryview) -> tuple[int, str]
             return pos, "CRC mismatch"
         pos += size
     return None
+
+
+_LENGTH_MAGIC_ATTRIBUTES = struct.Struct(">8xi4xb4xh")  # batch_length, magic, attributes of a batch header
+
+
+def to_kafka_encoding(data: bytes | bytearray | memoryview) -> bytes | bytearray | memoryview:
+    """The batches of a fetch's records field with every msgpack batch re-encoded as Kafka's
+    varint records, for a Kafka client (which must never see ``RECORDS_MSGPACK_MASK``).
+
+    A batch already in Kafka's encoding is passed through untouched.  A msgpack batch is
+    checked against its CRC, decoded, and rebuilt with the same base offset, leader epoch,
+    attributes minus ``RECORDS_MSGPACK_MASK`` (codec, timestamp type and the other bits
+    kept, the records compressed in Kafka's framing), timestamps, producer id, epoch and
+    base sequence, record count and last offset delta, and a new CRC32C.  A trailing
+    partial batch (a fetch may end inside one) is kept unless its visible attributes
+    carry the msgpack bit, in which case it is dropped.
+
+    Args:
+        data: whole batches, possibly followed by a partial one.
+
+    Returns:
+        ``data`` itself when nothing needs converting (no copy), a view of its leading
+        part when only a msgpack partial tail is dropped, else new bytes.
+
+    Raises:
+        CorruptRecordError: a batch header has a bad magic or length, or a msgpack batch
+            fails its CRC or holds records that do not decode or that Kafka's encoding
+            cannot hold (a key that is not bytes, say).
+
+    Kafka concept: the down-conversion on Kafka's fetch path (``LazyDownConversionRecords``),
+    here from Kafkette's record encoding to Kafka's instead of between magic versions.
+    """
+    view = memoryview(data)
+    end = len(view)
+    pos = 0
+    kept_from = 0  # view[kept_from:pos] holds batches that pass through, not yet in parts
+    parts: list[bytes | memoryview] | None = None
+    unpack = _LENGTH_MAGIC_ATTRIBUTES.unpack_from
+    while end - pos > ATTRIBUTES_OFFSET + 1:
+        length, magic, attributes = unpack(view, pos)
+        size = length + LOG_OVERHEAD
+        if magic != MAGIC or size < HEADER_SIZE:
+            raise CorruptRecordError(f"invalid batch header at byte {pos} (magic {magic}, length {length})")
+        if pos + size > end:
+            break  # the partial tail
+        if attributes & RECORDS_MSGPACK_MASK:
+            if parts is None:
+                parts = []
+            if kept_from < pos:
+                parts.append(view[kept_from:pos])
+            parts.append(_msgpack_batch_to_kafka(view, pos, size))
+            kept_from = pos + size
+        pos += size
+    tail_is_msgpack = (end - pos > ATTRIBUTES_OFFSET + 1
+                       and _LENGTH_MAGIC_ATTRIBUTES.unpack_from(view, pos)[2] & RECORDS_MSGPACK_MASK)
+    if parts is None:
+        return view[:pos] if tail_is_msgpack else data
+    parts.append(view[kept_from:pos] if tail_is_msgpack else view[kept_from:])
+    return b"".join(parts)
+
+
+def _msgpack_batch_to_kafka(view: memoryview, pos: int, size: int) -> bytes:
+    """The msgpack batch at ``pos`` rebuilt with Kafka's varint records (see ``to_kafka_encoding``)."""
+    header = read_header(view, pos)
+    if compute_crc(view, pos, size) != header.crc:
+        raise CorruptRecordError(f"batch at byte {pos} (base offset {header.base_offset}) fails its CRC")
+    rows = decode_rows(view, pos, header)
+    try:
+        return rebuild_batch(header, rows, attributes=header.attributes & ~RECORDS_MSGPACK_MASK)
+    except (TypeError, ValueError) as exc:
+        raise CorruptRecordError(
+            f"records of the msgpack batch at offset {header.base_offset} do not fit Kafka's encoding: {exc}"
+        ) from exc

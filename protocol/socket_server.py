@@ -29,18 +29,13 @@ import logging
 import socket
 from collections.abc import Awaitable, Callable
 
-from kafkette.protocol.api_keys import API_REGISTRY, ApiSpec
+from kafkette.protocol.api_keys import ApiSpec
 from kafkette.protocol.errors import Errors, KafkaError, error_code_for
 from kafkette.protocol.frame_stream import FrameStream, start_frame_server
-from kafkette.protocol.framing import (
-    FrameError,
-    RequestHeader,
-    UnsupportedVersionError,
-    decode_request,
-    encode_response_buffers,
-)
+from kafkette.protocol.framing import FrameError, RequestHeader
 from kafkette.protocol.memory_pool import MemoryPool
-from kafkette.protocol.schema import SchemaError, Struct
+from kafkette.protocol.schema import Struct
+from kafkette.protocol.wire_codec import MSGPACK_CODEC, Decoded, Reply, RequestDecodeError, WireCodec
 
 logger = logging.getLogger(__name__)
 
@@ -50,12 +45,7 @@ INT_MAX = 2**31 - 1  # Kafka's default of max.connections and max.connections.pe
 
 RequestHandler = Callable[[RequestHeader, ApiSpec, Struct], Awaitable[Struct | None]]
 
-
-def error_response(spec: ApiSpec, code: Errors) -> Struct | None:
-    """A response for ``spec`` carrying ``code`` at top level, or None if it has no such field."""
-    if "error_code" not in spec.response._field_names:
-        return None
-    return spec.response(error_code=int(code))
+__all__ = ["Connection", "Decoded", "SocketServer", "WireCodec"]
 
 
 class Connection:
@@ -67,7 +57,7 @@ class Connection:
         peer = stream.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if peer else "?"
         self.ip = peer[0] if peer else "?"
-        self._responses: asyncio.Queue[tuple[int, int, ApiSpec, asyncio.Future[Struct | None]] | None] = asyncio.Queue(
+        self._responses: asyncio.Queue[tuple[Reply, asyncio.Future[Struct | None]] | None] = asyncio.Queue(
             maxsize=server.max_queued_requests
         )
         self._handlers: set[asyncio.Task[Struct | None]] = set()
@@ -116,17 +106,22 @@ class Connection:
                 logger.warning("[SocketServer] Closing connection from %s: %s", self.peer, exc)
                 return
             try:
-                header, spec, request = decode_request(payload)
-            except (UnsupportedVersionError, SchemaError, FrameError) as exc:
+                decoded = self._server.codec.decode(payload, self.ip)
+            except (RequestDecodeError, FrameError) as exc:
                 stream.release(len(payload))  # dropped: its queued.max.request.bytes go back at once
                 if not await self._answer_decode_error(exc):
                     return
                 continue
+            if decoded.answer is not None:  # answered by the codec itself (Kafka's ApiVersions)
+                stream.release(len(payload))
+                await self._put_ready(decoded.reply, decoded.answer)
+                continue
             size = len(payload)
-            task = asyncio.get_running_loop().create_task(self._server.handler(header, spec, request))
+            task = asyncio.get_running_loop().create_task(
+                self._server.handler(decoded.header, decoded.spec, decoded.request))  # type: ignore[arg-type]
             self._handlers.add(task)
             task.add_done_callback(lambda done, n=size: self._handled(done, n))
-            await self._responses.put((header.correlation_id, header.api_version, spec, task))
+            await self._responses.put((decoded.reply, task))
 
     def _handled(self, task: asyncio.Task[Struct | None], size: int) -> None:
         """A request was handled: forget its task and give its bytes back to the memory pool."""
@@ -135,27 +130,19 @@ class Connection:
 
     async def _answer_decode_error(self, exc: Exception) -> bool:
         """Answer a request that did not decode, where its API allows; False closes the connection."""
-        if isinstance(exc, UnsupportedVersionError):
-            return await self._answer_error(exc.header, exc.header.api_key, Errors.UNSUPPORTED_VERSION, str(exc))
-        header = getattr(exc, "header", None)
-        if isinstance(exc, SchemaError) and header is not None and await self._answer_error(
-                header, header.api_key, Errors.INVALID_REQUEST, str(exc)):
-            return True
-        reason = f"invalid request: {exc}" if isinstance(exc, SchemaError) else str(exc)
-        logger.warning("[SocketServer] Closing connection from %s: %s", self.peer, reason)
+        if isinstance(exc, RequestDecodeError) and exc.reply is not None:
+            response = exc.reply.error_response(exc.code)
+            logger.warning("[SocketServer] %s from %s (%s): %s", exc.code.name, self.peer, exc.reply.name, exc)
+            if response is not None:
+                await self._put_ready(exc.reply, response)
+                return True
+        logger.warning("[SocketServer] Closing connection from %s: %s", self.peer, exc)
         return False
 
-    async def _answer_error(self, header: RequestHeader, api_key: int, code: Errors, detail: str) -> bool:
-        spec = API_REGISTRY.get(api_key)
-        response = error_response(spec, code) if spec is not None else None
-        logger.warning("[SocketServer] %s from %s (api_key=%d): %s", code.name, self.peer, api_key, detail)
-        if response is None:
-            return False
+    async def _put_ready(self, reply: Reply, response: Struct) -> None:
         fut: asyncio.Future[Struct | None] = asyncio.get_running_loop().create_future()
         fut.set_result(response)
-        version = header.api_version if spec and spec.min_version <= header.api_version <= spec.max_version else 0
-        await self._responses.put((header.correlation_id, version, spec, fut))
-        return True
+        await self._responses.put((reply, fut))
 
     async def _write_loop(self) -> None:
         """Write answers in request order.
@@ -171,7 +158,7 @@ class Connection:
         coalesced = 0
         item = await responses.get()
         while item is not None:
-            correlation_id, version, spec, fut = item
+            reply, fut = item
             try:
                 response = await fut
             except asyncio.CancelledError:
@@ -181,22 +168,29 @@ class Connection:
                 return
             except KafkaError as exc:
                 code = error_code_for(exc)
-                logger.warning("[SocketServer] %s from %s answered with %s: %s", spec.key.name, self.peer,
+                logger.warning("[SocketServer] %s from %s answered with %s: %s", reply.name, self.peer,
                                code.name, exc)
-                response = error_response(spec, code)
+                response = reply.error_response(code)
             except Exception:
-                logger.exception("[SocketServer] Handler for %s from %s failed", spec.key.name, self.peer)
-                response = error_response(spec, Errors.UNKNOWN_SERVER_ERROR)
+                logger.exception("[SocketServer] Handler for %s from %s failed", reply.name, self.peer)
+                response = reply.error_response(Errors.UNKNOWN_SERVER_ERROR)
                 if response is None:
                     self._write_buffers(buffers)
                     stream.close()
                     return
             if response is not None:  # None: acks=0 produce, no answer
-                buffers += encode_response_buffers(correlation_id, response, version)
+                try:
+                    buffers += reply.encode(response)
+                except Exception:  # an answer that does not fit its schema: the connection cannot go on
+                    logger.exception("[SocketServer] Answer to %s from %s could not be encoded", reply.name,
+                                     self.peer)
+                    self._write_buffers(buffers)
+                    stream.close()
+                    return
                 coalesced += 1
             if not responses.empty():
                 item = responses.get_nowait()
-                if item is not None and item[3].done() and coalesced < _MAX_COALESCED:
+                if item is not None and item[1].done() and coalesced < _MAX_COALESCED:
                     continue  # its answer is ready: write it together with the ones before
             else:
                 item = _NEXT
@@ -236,13 +230,16 @@ class SocketServer:
         connections_max_idle_ms: ``connections.max.idle.ms`` (ms; -1 never closes an idle connection).
         queued_max_request_bytes: ``queued.max.request.bytes``, bytes of requests being read and
             handled across connections (a ``MemoryPool``; -1 or 0: no bound).
+        codec: what the listener speaks (``kafkette.protocol.wire_codec``): Kafkette's msgpack
+            protocol by default, or Kafka's binary protocol (``KafkaWireCodec``).
     """
 
     def __init__(self, host: str, port: int, handler: RequestHandler, *, max_request_bytes: int,
                  max_queued_requests: int, broker_id: int, max_connections: int = INT_MAX,
                  max_connections_per_ip: int = INT_MAX, connections_max_idle_ms: int = 600_000,
-                 queued_max_request_bytes: int = -1) -> None:
+                 queued_max_request_bytes: int = -1, codec: WireCodec = MSGPACK_CODEC) -> None:
         self.host = host
+        self.codec = codec
         self.port = port
         self.handler = handler
         self.max_request_bytes = max_request_bytes
@@ -268,7 +265,8 @@ class SocketServer:
         self._server = await start_frame_server(self._accept, self.host, self.port, self.max_request_bytes,
                                                 memory_pool=self.memory_pool)
         self.bound_port = self._server.sockets[0].getsockname()[1]
-        logger.info("[SocketServer brokerId=%d] Listening on %s:%d", self._broker_id, self.host, self.bound_port)
+        logger.info("[SocketServer brokerId=%d] Listening on %s:%d (%s)", self._broker_id, self.host,
+                    self.bound_port, self.codec.name)
 
     def _accept(self, stream: FrameStream) -> None:
         peername = stream.get_extra_info("peername")

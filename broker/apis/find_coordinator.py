@@ -46,16 +46,16 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FindCoordinat
             Coordinator(key=key, error_code=Errors.COORDINATOR_NOT_AVAILABLE,
                         error_message=f"{GROUP_METADATA_TOPIC_NAME} is being created")
             for key in request.coordinator_keys])
-    return FindCoordinatorResponse(coordinators=[_coordinator(ctx, key, partition_count)
+    return FindCoordinatorResponse(coordinators=[_coordinator(ctx, key, partition_count, header.listener_name)
                                                  for key in request.coordinator_keys])
 
 
-def _coordinator(ctx: ApisContext, group_id: str, partition_count: int) -> Coordinator:
+def _coordinator(ctx: ApisContext, group_id: str, partition_count: int, listener_name: str | None) -> Coordinator:
     partition = partition_for(group_id, partition_count)
     state = ctx.metadata_cache.partition_state(TopicPartition(GROUP_METADATA_TOPIC_NAME, partition))
     leader = ctx.metadata_cache.get_alive_broker(state.leader) if state is not None else None
-    if leader is None:
+    address = leader.address(listener_name) if leader is not None else None
+    if leader is None or address is None:
         return Coordinator(key=group_id, error_code=Errors.COORDINATOR_NOT_AVAILABLE,
                            error_message=f"{GROUP_METADATA_TOPIC_NAME}-{partition} has no live leader")
-    return Coordinator(key=group_id, node_id=leader.id, host=leader.host, port=leader.port,
-                       error_code=Errors.NONE)
+    return Coordinator(key=group_id, node_id=leader.id, host=address[0], port=address[1], error_code=Errors.NONE)

@@ -19,4 +19,6 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: JoinGroupRequ
     """Through the GroupCoordinator (NOT_COORDINATOR when this node has none)."""
     if ctx.group_coordinator is None:
         return JoinGroupResponse(error_code=Errors.NOT_COORDINATOR, member_id=request.member_id)
-    return await ctx.group_coordinator.handle_join_group(request, header.client_id or "", "")
+    # Kafka reports a member's host as the client's address with a leading slash ("/127.0.0.1")
+    client_host = f"/{header.client_address}" if header.client_address else ""
+    return await ctx.group_coordinator.handle_join_group(request, header.client_id or "", client_host)

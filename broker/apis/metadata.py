@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 async def handle(ctx: ApisContext, header: RequestHeader, request: MetadataRequest) -> MetadataResponse:
     """Build the response from the cache (``topics`` None: every topic)."""
     topics = None if request.topics is None else [t.name for t in request.topics]
-    response = ctx.metadata_cache.metadata_response(topics)
+    response = ctx.metadata_cache.metadata_response(topics, header.listener_name)
     unknown = [t.name for t in response.topics if t.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION]
     if topics is None or not unknown:
         return response

@@ -517,16 +517,15 @@ class GroupCoordinator:
     # ------------------------------------------------------------------ administration
 
     def handle_list_groups(self, request: ListGroupsRequest) -> ListGroupsResponse:
-        """ListGroups: the groups of the loaded partitions (with members, or with committed
-        offsets only: Empty, no protocol type), filtered by state; COORDINATOR_LOAD_IN_PROGRESS
-        while a partition loads (with what is loaded)."""
+        """ListGroups: the groups of the loaded partitions (an emptied group stays listed, Empty
+        with its protocol type, until the periodic cleanup removes it when it has no offsets, as
+        Kafka's), filtered by state; COORDINATOR_LOAD_IN_PROGRESS while a partition loads (with
+        what is loaded)."""
         wanted = {s.lower() for s in request.states_filter}
         listed = []
         for group_id in sorted(set(self._groups) | set(self.manager.group_ids())):
             group = self._groups.get(group_id)
             state = group.state.value if group is not None else GroupState.EMPTY.value
-            if group is not None and group.is_in(GroupState.EMPTY) and not self.manager.has_offsets(group_id):
-                continue  # no members and no offsets: nothing to list
             if wanted and state.lower() not in wanted:
                 continue
             listed.append(ListedGroup(group_id=group_id, group_state=state,

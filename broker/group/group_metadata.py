@@ -223,12 +223,12 @@ class GroupMetadata:
 
     def init_next_generation(self) -> None:
         """Bump the generation; pick the protocol and move to CompletingRebalance, or to Empty
-        when no member is left."""
+        when no member is left (keeping the protocol type, as Kafka's ``initNextGeneration``:
+        an emptied consumer group still lists as ``consumer``)."""
         self.generation_id += 1
         if self.members:
             self.protocol_name = self.select_protocol()
             self.transition_to(GroupState.COMPLETING_REBALANCE)
         else:
             self.protocol_name = None
-            self.protocol_type = None
             self.transition_to(GroupState.EMPTY)

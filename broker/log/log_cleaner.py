@@ -14,7 +14,8 @@ records without a key are dropped; a tombstone (value None) is kept only while t
 segment holding it was cleaned less than ``delete.retention.ms`` ago (Kafka's delete
 horizon; the cleaned time is the ``.log`` file's mtime, set when the cleaner writes
 it).  Offsets never change: a rewritten batch keeps its base offset, last offset delta,
-producer fields, timestamps base and codec, and each kept record its offset delta.
+producer fields, timestamps base, codec and record encoding (Kafkette's msgpack or Kafka's
+varint records), and each kept record its offset delta.
 
 Kafka concept: ``LogCleaner`` / ``Cleaner`` (``core/.../log/LogCleaner.scala``).
 """
@@ -31,8 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgpack
-
 from kafkette.broker.log.abstract_index import INT32_MAX
 from kafkette.broker.log.checkpoint import fsync_dir
 from kafkette.broker.log.log_cleaner_manager import (
@@ -47,17 +46,15 @@ from kafkette.broker.log.offset_map import OffsetMap
 from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.protocol.record_batch import (
-    COMPRESSION_NONE,
-    CRC_OFFSET,
-    HEADER,
     HEADER_SIZE,
     LOG_APPEND_TIME,
-    LOG_OVERHEAD,
     MAGIC,
     BatchHeader,
     CorruptRecordError,
     compute_crc,
+    decode_rows,
     read_header,
+    rebuild_batch,
 )
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -98,46 +95,25 @@ def iter_file_batches(path: Path, size: int) -> Any:
             position += length
 
 
-def decode_rows(batch: bytes, header: BatchHeader) -> list[list[Any]]:
-    """The raw record rows ``[offset_delta, timestamp_delta, key, value, headers]`` of a batch.
-
-    Raises:
-        CorruptRecordError: the payload is not a msgpack array.
-    """
-    payload: bytes | memoryview = memoryview(batch)[HEADER_SIZE:]
-    if header.compression != COMPRESSION_NONE:
-        from kafkette.protocol.compression import decompress  # added by the compression part of issue 4
-
-        payload = decompress(header.compression, payload)
-    try:
-        return msgpack.unpackb(payload, raw=False, use_list=True)
-    except Exception as exc:
-        raise CorruptRecordError(f"records of batch at offset {header.base_offset} are not msgpack: {exc}") from exc
-
-
-def rebuild_batch(header: BatchHeader, rows: list[list[Any]]) -> bytes:
-    """A batch holding ``rows`` with ``header``'s offsets range, producer fields and codec (CRC recomputed).
+def rebuild_compacted_batch(header: BatchHeader, rows: list[list[Any]]) -> bytes:
+    """A batch holding the kept ``rows`` with ``header``'s offsets range, producer fields, codec and
+    record encoding (``record_batch.rebuild_batch``; CRC recomputed).
 
     The base offset and last offset delta are kept, so the batch covers the same offsets
     (Kafka keeps a batch's last offset for producer state); the max timestamp is that
     of the kept records for CreateTime, unchanged for LogAppendTime.
-    """
-    payload: bytes = msgpack.packb(rows, use_bin_type=True)
-    if header.compression != COMPRESSION_NONE:
-        from kafkette.protocol.compression import compress  # added by the compression part of issue 4
 
-        payload = compress(header.compression, payload)
+    Raises:
+        CorruptRecordError: a row the batch's encoding cannot hold.
+    """
     max_timestamp = header.max_timestamp
     if header.timestamp_type != LOG_APPEND_TIME:
         max_timestamp = header.base_timestamp + max(row[1] for row in rows)
-    head = bytearray(HEADER.pack(
-        header.base_offset, HEADER_SIZE - LOG_OVERHEAD + len(payload), header.partition_leader_epoch, MAGIC, 0,
-        header.attributes, header.last_offset_delta, header.base_timestamp, max_timestamp, header.producer_id,
-        header.producer_epoch, header.base_sequence, len(rows),
-    ))
-    batch = head + payload
-    batch[CRC_OFFSET:CRC_OFFSET + 4] = compute_crc(batch, 0, len(batch)).to_bytes(4, "big")
-    return bytes(batch)
+    try:
+        return rebuild_batch(header, rows, max_timestamp=max_timestamp)
+    except (TypeError, ValueError) as exc:
+        raise CorruptRecordError(f"records of the batch at offset {header.base_offset} cannot be re-encoded: {exc}"
+                                 ) from exc
 
 
 # ---------------------------------------------------------------------------- cleaner
@@ -200,7 +176,7 @@ class Cleaner:
                 self._check_abort()
                 if header.last_offset < start or header.base_offset >= end:
                     continue
-                for row in decode_rows(batch, header):
+                for row in decode_rows(batch, 0, header):
                     offset = header.base_offset + row[0]
                     if offset < start or offset >= end or row[2] is None:
                         continue
@@ -297,13 +273,13 @@ class Cleaner:
             counts[0] += header.records_count
             counts[1] += header.records_count
             return batch
-        rows = decode_rows(batch, header)
+        rows = decode_rows(batch, 0, header)
         kept = [row for row in rows if self._should_retain(header.base_offset + row[0], row, end, retain_deletes)]
         counts[0] += len(rows)
         counts[1] += len(kept)
         if len(kept) == len(rows):
             return batch
-        return rebuild_batch(header, kept) if kept else None
+        return rebuild_compacted_batch(header, kept) if kept else None
 
     def _should_retain(self, offset: int, row: list[Any], end: int, retain_deletes: bool) -> bool:
         if offset >= end:

@@ -19,8 +19,10 @@ A. topic ``compression.type=producer`` (the default), or the batch already uses 
    outside the CRC), records are decoded only for the checks above (the hot path
    decodes nothing);
 B. the topic codec differs from the batch codec (``uncompressed`` means none): the
-   records are decoded, checked, re-encoded and compressed with the topic codec; the
-   header is rebuilt with the same timestamps, producer id, epoch and sequence;
+   records are decoded, checked, re-encoded in the batch's own record encoding (Kafkette's
+   msgpack or Kafka's varint records, ``record_batch.RECORDS_MSGPACK_MASK``) and compressed
+   with the topic codec in that encoding's framing; the header is rebuilt with the same
+   timestamps, producer id, epoch and sequence;
 C. ``message.timestamp.type=LogAppendTime``: every batch gets the timestamp-type bit and
    the broker's clock as ``max_timestamp`` (CRC recomputed); consumers then see that
    time on every record of the batch, and the produce response carries it as
@@ -36,11 +38,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import msgpack
-
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.client.config_def import LONG_MAX
-from kafkette.protocol.compression import NAME_BY_CODEC, check_codec, compress, topic_codec
+from kafkette.protocol.compression import NAME_BY_CODEC, check_codec, topic_codec
 from kafkette.protocol.errors import InvalidRecordError, InvalidTimestampError, MessageTooLargeError  # type: ignore[attr-defined]
 from kafkette.protocol.record_batch import (
     ATTRIBUTES_OFFSET,
@@ -51,10 +51,10 @@ from kafkette.protocol.record_batch import (
     TIMESTAMP_TYPE_MASK,
     BatchHeader,
     CorruptRecordError,
-    build_batch_from_payload,
     compute_crc,
     decode_rows,
     iter_batches,
+    rebuild_batch,
 )
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -229,18 +229,16 @@ class _RecordChecks:
 
 
 def _recompress(rows: list[list[Any]], header: BatchHeader, target: int) -> bytes:
-    """Rebuild a batch with its (checked) rows compressed by ``target`` (case B); offsets and the
-    leader epoch are written afterwards."""
-    payload = compress(target, msgpack.packb(rows, use_bin_type=True))
-    return build_batch_from_payload(
-        payload,
-        record_count=header.records_count,
-        base_timestamp=header.base_timestamp,
-        max_timestamp=header.max_timestamp,
-        base_offset=header.base_offset,
-        partition_leader_epoch=header.partition_leader_epoch,
-        attributes=(header.attributes & ~COMPRESSION_CODEC_MASK) | target,
-        producer_id=header.producer_id,
-        producer_epoch=header.producer_epoch,
-        base_sequence=header.base_sequence,
-    )
+    """Rebuild a batch with its (checked) rows compressed by ``target`` (case B), in the batch's
+    own record encoding (msgpack, or Kafka's varint records in Kafka's framing); offsets and the
+    leader epoch are written afterwards.
+
+    Raises:
+        CorruptRecordError: a row Kafka's encoding cannot hold (a key that is not bytes, say).
+    """
+    try:
+        return rebuild_batch(header, rows, attributes=(header.attributes & ~COMPRESSION_CODEC_MASK) | target)
+    except (TypeError, ValueError) as exc:
+        raise CorruptRecordError(
+            f"records of the batch at producer offset {header.base_offset} cannot be re-encoded: {exc}"
+        ) from exc

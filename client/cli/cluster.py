@@ -84,8 +84,11 @@ def _refuse_if_running(data_dir: Path) -> None:
                    "(process.roles=broker,controller)  [default: 3, or every broker of a smaller cluster]")
 @click.option("--daemon", is_flag=True,
               help="Return once the cluster serves and leave it running (stop it with 'kafkette cluster stop').")
+@click.option("--kafka-protocol", is_flag=True,
+              help="Give every broker a second listener speaking Apache Kafka's protocol (for kcat, librdkafka, "
+                   "kafka-python, aiokafka, Kafka's tools) and print kafka.bootstrap.servers.")
 def start(num_brokers: int, data_dir: str | None, base_port: int | None, configs: tuple[str, ...],
-          controllers: str | None, daemon: bool) -> None:
+          controllers: str | None, daemon: bool, kafka_protocol: bool) -> None:
     """Start N brokers and print bootstrap.servers; run until Ctrl-C, or return with --daemon."""
     overrides = dict(parse_key_value(c, "--config") for c in configs)
     if controllers is not None and int(controllers) > num_brokers:
@@ -95,7 +98,7 @@ def start(num_brokers: int, data_dir: str | None, base_port: int | None, configs
     _refuse_if_running(directory)
     local = LocalCluster(num_brokers=num_brokers, data_dir=directory, base_port=base_port,
                          broker_configs=overrides, detached=daemon,
-                         controllers=None if controllers is None else int(controllers))
+                         controllers=None if controllers is None else int(controllers), kafka_protocol=kafka_protocol)
     if daemon:
         _start_daemon(local)
         return
@@ -109,7 +112,7 @@ def start(num_brokers: int, data_dir: str | None, base_port: int | None, configs
         click.echo(f"Starting {num_brokers} broker(s) in {local.data_dir} ...", err=True)
         local.start()
         write_pid_file(local.data_dir, local.bootstrap_servers, tuple(local.voter_ids), local.pids(), local.ports)
-        click.echo(f"bootstrap.servers={local.bootstrap_servers}")
+        _echo_bootstrap(local)
         click.get_text_stream("stdout").flush()
         while not stop.wait(1.0):
             pass
@@ -121,11 +124,18 @@ def start(num_brokers: int, data_dir: str | None, base_port: int | None, configs
             signal.signal(sig, handler)
 
 
+def _echo_bootstrap(local: LocalCluster) -> None:
+    """Print ``bootstrap.servers=...`` and, with Kafka-protocol listeners, ``kafka.bootstrap.servers=...``."""
+    click.echo(f"bootstrap.servers={local.bootstrap_servers}")
+    if local.kafka_protocol:
+        click.echo(f"kafka.bootstrap.servers={local.kafka_bootstrap_servers}")
+
+
 def _start_daemon(local: LocalCluster) -> None:
     click.echo(f"Starting {local.num_brokers} broker(s) in {local.data_dir} ...", err=True)
     local.start()  # stops what it started when a broker fails to come up
     write_pid_file(local.data_dir, local.bootstrap_servers, tuple(local.voter_ids), local.pids(), local.ports)
-    click.echo(f"bootstrap.servers={local.bootstrap_servers}")
+    _echo_bootstrap(local)
     click.echo(f"The cluster runs in the background; stop it with: kafkette cluster stop --data-dir {local.data_dir}",
                err=True)
 

@@ -88,9 +88,10 @@ class PartitionRecords:
 def parse_records(tp: TopicPartition, buf: bytes, fetch_offset: int) -> list[ConsumerRecord]:
     """Decode every whole batch of a fetch answer, dropping offsets below ``fetch_offset``.
 
-    Per batch: one CRC32C check and one msgpack call (``decode_rows``); per record only
-    the ConsumerRecord itself is built (with ``tuple.__new__``: a NamedTuple's own
-    constructor is a Python-level function), the consumer's hot loop.
+    Per batch: one CRC32C check and one msgpack call (``decode_rows``; a batch in Kafka's
+    varint record encoding, as a Kafka client produces it, takes one pass over its records
+    instead); per record only the ConsumerRecord itself is built (with ``tuple.__new__``: a
+    NamedTuple's own constructor is a Python-level function), the consumer's hot loop.
 
     Raises:
         CorruptRecordError: a batch fails its CRC or cannot be decoded, or a record row

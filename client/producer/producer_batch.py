@@ -17,7 +17,13 @@ from typing import NamedTuple
 
 import msgpack
 
-from kafkette.protocol.record_batch import COMPRESSION_NONE, HEADER_SIZE, build_batch_from_payload, compress
+from kafkette.protocol.record_batch import (
+    COMPRESSION_NONE,
+    HEADER_SIZE,
+    RECORDS_MSGPACK_MASK,
+    build_batch_from_payload,
+    compress,
+)
 from kafkette.protocol.topic_partition import TopicPartition
 
 # Approximate msgpack overhead of one record row: array header, offset and
@@ -156,7 +162,8 @@ class ProducerBatch:
 
     def encoded(self) -> bytes:
         """The record batch bytes (built once with one msgpack call and at most one codec
-        call, reused on retries); the same bytes ``kafkette.protocol.record_batch.build_batch`` gives.
+        call, reused on retries): Kafkette's msgpack records (``RECORDS_MSGPACK_MASK``), the
+        same bytes ``kafkette.protocol.record_batch.build_batch`` gives.
 
         Raises:
             ValueError: the batch holds no record.
@@ -167,8 +174,8 @@ class ProducerBatch:
             payload = compress(self.compression, _packer().pack(self.rows))
             self._encoded = build_batch_from_payload(
                 payload, record_count=len(self.rows), base_timestamp=self.base_timestamp,
-                max_timestamp=self.max_timestamp, attributes=self.compression, producer_id=self.producer_id,
-                producer_epoch=self.producer_epoch, base_sequence=self.base_sequence,
+                max_timestamp=self.max_timestamp, attributes=self.compression | RECORDS_MSGPACK_MASK,
+                producer_id=self.producer_id, producer_epoch=self.producer_epoch, base_sequence=self.base_sequence,
             )
         return self._encoded
 

@@ -44,6 +44,7 @@ class DescribeConfigsResourceResult(Struct):
         Field("read_only", Bool),
         Field("config_source", Int8, default=SOURCE_DEFAULT_CONFIG),
         Field("is_sensitive", Bool),
+        Field("config_type", Int8),  # KIP-569: 1 BOOLEAN, 2 STRING, 3 INT, 4 SHORT, 5 LONG, 6 DOUBLE, 7 LIST
     )
 
 

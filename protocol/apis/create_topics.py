@@ -5,6 +5,7 @@
 replica assignment and excludes both.  Kafka concept: seeds 002 and 003.
 """
 
+from kafkette.protocol.apis.configs import DescribeConfigsResourceResult
 from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Nullable, String, Struct
 
 
@@ -47,6 +48,8 @@ class CreatableTopicResult(Struct):
         Field("error_message", Nullable(String)),
         Field("num_partitions", Int32, default=-1),
         Field("replication_factor", Int16, default=-1),
+        # the new topic's configs, values and sources (KIP-525, CreateTopics v5 in Kafka)
+        Field("configs", Array(DescribeConfigsResourceResult)),
     )
 
 

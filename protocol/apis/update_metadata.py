@@ -22,12 +22,23 @@ class UpdateMetadataPartitionState(Struct):
     )
 
 
+class UpdateMetadataEndpoint(Struct):
+    """One listener of a live broker: its name (``KAFKA``) and advertised address."""
+
+    FIELDS = (
+        Field("listener", String),
+        Field("host", String),
+        Field("port", Int32),
+    )
+
+
 class UpdateMetadataBroker(Struct):
     FIELDS = (
         Field("id", Int32),
         Field("host", String),
         Field("port", Int32),
         Field("rack", Nullable(String)),
+        Field("endpoints", Array(UpdateMetadataEndpoint)),
     )
 
 

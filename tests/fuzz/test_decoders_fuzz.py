@@ -1,8 +1,9 @@
 """Every decoder, fed generated input, either decodes it or raises its documented error.
 
 Targets: request frames (msgpack envelope, header, then each API's schema), response
-envelopes, record batches (length, magic, CRC, then the records: valid CRCs over random
-payloads, so the decoding behind the CRC is reached), every compression codec, the consumer
+envelopes, record batches (length, magic, CRC, then the records in either encoding: valid CRCs
+over random payloads, so the decoding behind the CRC is reached; Kafka's varint records and the
+conversion for Kafka's fetch path), every compression codec in both framings, the consumer
 protocol's subscription and assignment, the ``__consumer_offsets`` records, a broker's
 ``server.properties`` and the CLI's offset JSON.  Any other exception (IndexError,
 TypeError, struct.error, ...) is a bug: a malformed input must get a clear error and lose
@@ -14,6 +15,7 @@ from __future__ import annotations
 import gzip
 import json
 import string
+import struct
 import tempfile
 from pathlib import Path
 
@@ -30,10 +32,14 @@ from kafkette.protocol.api_keys import API_REGISTRY
 from kafkette.protocol.compression import CorruptRecordError
 from kafkette.protocol.errors import UnsupportedCompressionTypeError  # type: ignore[attr-defined]
 from kafkette.protocol.framing import FrameError, decode_request, decode_response_envelope
+from kafkette.protocol.kafka_records import decode_default_records
 from kafkette.protocol.record_batch import (
+    RECORDS_MSGPACK_MASK,
     build_batch,
     build_batch_from_payload,
+    build_kafka_batch,
     decode_records,
+    to_kafka_encoding,
     validate_batches,
 )
 from kafkette.protocol.schema import SchemaError
@@ -109,22 +115,54 @@ def test_record_batches_of_random_or_mutated_bytes(data):
 
 
 @given(st.one_of(st.binary(max_size=80), values.map(lambda v: msgpack.packb(v, use_bin_type=True))),
-       st.integers(0, 7), st.integers(-1, 5))
-def test_batches_with_valid_crcs_over_random_record_payloads(payload, attributes, record_count):
+       st.integers(0, 7), st.sampled_from([0, RECORDS_MSGPACK_MASK]), st.integers(-1, 5))
+def test_batches_with_valid_crcs_over_random_record_payloads(payload, codec, encoding, record_count):
     data = build_batch_from_payload(payload, record_count=record_count, base_timestamp=0, max_timestamp=0,
-                                    attributes=attributes)
+                                    attributes=codec | encoding)
     try:
         _decode_all(data)
     except (CorruptRecordError, UnsupportedCompressionTypeError):
         pass
+    try:
+        to_kafka_encoding(data)
+    except (CorruptRecordError, UnsupportedCompressionTypeError):
+        pass
 
 
-@given(st.sampled_from(CODECS), records)
-def test_valid_batches_decode_to_what_was_built(codec, rows):
-    data = build_batch(rows, compression=codec)
+VALID_KAFKA_BATCH = build_kafka_batch([(b"k", b"value", [("h", b"v"), ("n", None)], 1_700_000_000_000),
+                                       (None, b"x", None, 1_700_000_000_001)])
+
+
+@given(st.one_of(st.binary(max_size=120), _mutations(VALID_KAFKA_BATCH[61:])), st.integers(0, 3))
+def test_kafka_record_sections_of_random_or_mutated_bytes(section, record_count):
+    try:
+        decode_default_records(section, record_count)
+    except CorruptRecordError:
+        pass
+
+
+@given(st.one_of(_mutations(VALID_KAFKA_BATCH), _mutations(VALID_BATCH),
+                 _mutations(VALID_BATCH + VALID_KAFKA_BATCH)))
+def test_kafka_fetch_conversion_of_mutated_batches(data):
+    try:
+        converted = to_kafka_encoding(data)
+    except (CorruptRecordError, UnsupportedCompressionTypeError):
+        return
+    pos = 0
+    while len(converted) - pos >= 23:  # every batch, the partial tail too, as far as its attributes show
+        length, attributes = struct.unpack_from(">8xi9xh", converted, pos)
+        assert not attributes & RECORDS_MSGPACK_MASK
+        pos += length + 12
+
+
+@given(st.sampled_from(CODECS), records, st.sampled_from([build_batch, build_kafka_batch]))
+def test_valid_batches_decode_to_what_was_built(codec, rows, build):
+    data = build(rows, compression=codec)
     [(position, header)] = validate_batches(data)
     decoded = decode_records(data, position, header)
     assert [(r.key, r.value, r.timestamp) for r in decoded] == [(k, v, ts) for k, v, _, ts in rows]
+    converted = to_kafka_encoding(data)
+    assert decode_records(converted) == decoded
 
 
 @given(st.sampled_from(CODECS[1:]), st.one_of(st.binary(max_size=100), st.binary(min_size=1, max_size=60).flatmap(
@@ -139,6 +177,16 @@ def test_every_codec_on_random_or_mutated_payloads(codec, data):
 @given(st.sampled_from(CODECS[1:]), st.binary(max_size=200))
 def test_every_codec_round_trips(codec, raw):
     assert compression.decompress(codec, compression.compress(codec, raw)) == raw
+    assert compression.decompress_kafka(codec, compression.compress_kafka(codec, raw)) == raw
+
+
+@given(st.sampled_from(CODECS[1:]), st.one_of(st.binary(max_size=100), st.binary(min_size=1, max_size=60).flatmap(
+    lambda raw: _mutations(compression.compress_kafka(compression.COMPRESSION_SNAPPY, raw)))))
+def test_every_codec_in_kafkas_framing_on_random_or_mutated_payloads(codec, data):
+    try:
+        compression.decompress_kafka(codec, data)
+    except CorruptRecordError:
+        pass
 
 
 # ----- consumer protocol and __consumer_offsets records -------------------------------------

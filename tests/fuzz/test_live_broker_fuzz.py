@@ -22,12 +22,12 @@ from kafkette.protocol.api_keys import API_REGISTRY
 from kafkette.protocol.apis.api_versions import ApiVersionsRequest
 from kafkette.protocol.framing import FrameError, decode_response_envelope, encode_request
 from tests.cluster_helpers import consume_from_beginning
+from tests.fuzz.live_frames import send_frame
 
 pytestmark = pytest.mark.timeout(600)
 
 FRAMES = int(os.environ.get("KAFKETTE_LIVE_FUZZ_FRAMES", "300"))
 CHECK_EVERY = 50
-WAIT_S = 0.5  # an incomplete frame is left waiting: the broker reads on until its idle timeout
 TOPIC = "fuzz-healthy"
 
 
@@ -74,27 +74,6 @@ def _generate(rng: random.Random) -> tuple[str, bytes]:
     return kind, struct.pack(">i", len(body)) + body
 
 
-async def _send(port: int, data: bytes) -> str:
-    """Send ``data`` on a fresh connection: "answered", "closed" or "waiting" (an incomplete frame)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    try:
-        writer.write(data)
-        await writer.drain()
-        try:
-            (length,) = struct.unpack(">i", await asyncio.wait_for(reader.readexactly(4), WAIT_S))
-            body = await asyncio.wait_for(reader.readexactly(length), WAIT_S)
-        except asyncio.IncompleteReadError:
-            return "closed"
-        except TimeoutError:
-            return "waiting"
-        decode_response_envelope(body)  # an answer is a well-formed response
-        return "answered"
-    except (ConnectionResetError, BrokenPipeError):
-        return "closed"
-    finally:
-        writer.close()
-
-
 async def _round_trip(bootstrap: str, producer: Producer, n: int) -> None:
     await (await producer.send(TOPIC, b"healthy-%d" % n, partition=0))
     records = await consume_from_beginning(bootstrap, [TopicPartition(TOPIC, 0)], timeout_s=20)
@@ -117,7 +96,7 @@ def test_malformed_frames_never_stop_the_broker_from_serving_others(tmp_path):
                 for i in range(FRAMES):
                     kind, data = _generate(rng)
                     try:
-                        result = await _send(port, data)
+                        result = await send_frame(port, data, decode_response_envelope)
                     except FrameError as exc:
                         raise AssertionError(f"seed {seed} frame {i} ({kind}): malformed answer {exc}") from exc
                     outcomes[result] = outcomes.get(result, 0) + 1

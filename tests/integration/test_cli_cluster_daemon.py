@@ -152,3 +152,32 @@ def test_stop_terminates_followers_then_the_controller_and_kills_a_hung_one(monk
         for proc in procs.values():
             if proc.poll() is None:
                 proc.kill()
+
+
+def test_kafka_protocol_flag_prints_kafka_bootstrap_servers_that_kafka_clients_reach(data_dir, kcat_path):
+    out = _ok(_cli("cluster", "start", "--daemon", "--brokers", "2", "--kafka-protocol", "--data-dir", str(data_dir),
+                   *FAST))
+    lines = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+    assert set(lines) == {"bootstrap.servers", "kafka.bootstrap.servers"}
+    kafka_bootstrap = lines["kafka.bootstrap.servers"]
+    assert len(kafka_bootstrap.split(",")) == 2 and kafka_bootstrap != lines["bootstrap.servers"]
+    try:
+        listed = subprocess.run([kcat_path, "-b", kafka_bootstrap, "-L", "-m", "10"], capture_output=True, text=True,
+                                timeout=60)
+        assert listed.returncode == 0, listed.stderr
+        assert "2 brokers:" in listed.stdout
+        for address in kafka_bootstrap.split(","):
+            assert f"at {address}" in listed.stdout
+    finally:
+        _ok(_cli("cluster", "stop", "--data-dir", str(data_dir)))
+
+
+@pytest.fixture(scope="module")
+def kcat_path() -> str:
+    """kcat (Debian's package, installed by ``make setup``); fails when it is missing."""
+    import shutil
+
+    path = shutil.which("kcat") or shutil.which("kafkacat")
+    if path is None:
+        pytest.fail("kcat is not installed: run `make setup` (it installs Debian's kcat as root)")
+    return path

@@ -21,6 +21,7 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.record_batch import (
     HEADER_SIZE,
     LOG_APPEND_TIME,
+    RECORDS_MSGPACK_MASK,
     build_batch,
     build_batch_from_payload,
     iter_batches,
@@ -180,10 +181,10 @@ async def test_bad_compressed_batches_are_refused_with_clear_codes_and_the_log_s
     good = _records(10, "good")
     await _produce(bootstrap, topic, good)
     not_gzip = build_batch_from_payload(b"\x1f\x8b\x08 truncated", record_count=1, base_timestamp=1,
-                                        max_timestamp=1, attributes=CODEC_BY_NAME["gzip"])
+                                        max_timestamp=1, attributes=CODEC_BY_NAME["gzip"] | RECORDS_MSGPACK_MASK)
     assert await _produce_raw(bootstrap, topic, not_gzip) == (Errors.CORRUPT_MESSAGE, -1)
     unknown_codec = build_batch_from_payload(build_batch([(None, b"v", None, 1)])[HEADER_SIZE:], record_count=1,
-                                             base_timestamp=1, max_timestamp=1, attributes=6)
+                                             base_timestamp=1, max_timestamp=1, attributes=6 | RECORDS_MSGPACK_MASK)
     assert await _produce_raw(bootstrap, topic, unknown_codec) == (Errors.UNSUPPORTED_COMPRESSION_TYPE, -1)
     # A request whose second batch is bad appends neither: nothing half-written.
     mixed = build_batch([(None, b"lost?", None, 1)]) + not_gzip

@@ -1,7 +1,8 @@
 """``python -m tests.perf.python_clients_bench``: what a Python user gets from each stack.
 
-Kafkette's SDK against Kafkette, and aiokafka and confluent-kafka (librdkafka) against Apache
-Kafka (``tests/peers/kafka_peer.py``), the same workload on one node each: ``--records``
+Kafkette's SDK against Kafkette, aiokafka and confluent-kafka (librdkafka) against Apache
+Kafka (``tests/peers/kafka_peer.py``), and the same two Kafka clients unchanged against
+Kafkette's Kafka-protocol listener, the same workload on one node each: ``--records``
 (default 200,000) records of ``--size`` (100) bytes to a topic of 1 partition, acks=1, each
 client with its own defaults otherwise, the idiomatic fast path (send without waiting per
 record, then flush; consume in batches: ``getmany`` / ``consume(1000)``) from a fresh process;
@@ -30,6 +31,11 @@ from tests.perf.results_file import write_result
 
 TOPIC = "python-clients"
 CLIENTS = ("kafkette", "aiokafka", "confluent-kafka")
+# (client, server) pairs of a run: "kafkette" servers are one-node LocalClusters (the Kafka clients
+# reach their Kafka-protocol listener), "kafka" servers one-node Apache Kafka peers
+PAIRS = (("kafkette", "kafkette"), ("aiokafka", "kafka"), ("confluent-kafka", "kafka"),
+         ("confluent-kafka", "kafkette"), ("aiokafka", "kafkette"))
+SERVER_NAMES = {"kafkette": "Kafkette", "kafka": "Apache Kafka"}
 CLIENT_TIMEOUT_S = 600
 
 
@@ -154,22 +160,24 @@ def _create_topic(cluster_kind: str, server, bootstrap: str) -> None:
             raise RuntimeError(f"could not create {TOPIC} on Kafka: {done.stderr.strip()[-300:]}")
 
 
-def one_run(client: str, records: int, size: int, data_dir: Path) -> dict:
-    """Start a fresh one-node server for ``client`` (Kafkette for its SDK, else Apache Kafka),
-    create the topic, run the client in its own process, stop the server; the figures."""
+def one_run(client: str, kind: str, records: int, size: int, data_dir: Path) -> dict:
+    """Start a fresh one-node server of ``kind`` ("kafkette" or "kafka"), create the topic, run
+    ``client`` in its own process against it (a Kafka client against Kafkette reaches its
+    Kafka-protocol listener), stop the server; the figures."""
     from kafkette.client import LocalCluster
     from tests.peers.kafka_peer import KafkaPeer
 
-    if client == "kafkette":
-        server = LocalCluster(num_brokers=1, data_dir=data_dir)
-        kind = "kafkette"
+    server: LocalCluster | KafkaPeer
+    if kind == "kafkette":
+        server = LocalCluster(num_brokers=1, data_dir=data_dir, kafka_protocol=client != "kafkette")
     else:
         server = KafkaPeer(data_dir, nodes=1)
-        kind = "kafka"
     with server:
         _create_topic(kind, server, server.bootstrap_servers)
-        result = _client_process(client, server.bootstrap_servers, records, size)
-    result["server"] = "Kafkette" if kind == "kafkette" else "Apache Kafka"
+        bootstrap = (server.kafka_bootstrap_servers if isinstance(server, LocalCluster) and server.kafka_protocol
+                     else server.bootstrap_servers)
+        result = _client_process(client, bootstrap, records, size)
+    result["server"] = SERVER_NAMES[kind]
     result["produce_rps"] = records / result["produce_s"]
     result["consume_rps"] = records / result["consume_s"]
     return result
@@ -192,30 +200,32 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.records < 1 or args.size < 0 or args.repeat < 1:
         parser.error("--records and --repeat must be >= 1, --size >= 0")
-    runs: dict[str, list[dict]] = {c: [] for c in CLIENTS}
+    runs: dict[tuple[str, str], list[dict]] = {pair: [] for pair in PAIRS}
     failures: dict[str, str] = {}
     for attempt in range(args.repeat):
-        for client in CLIENTS:
-            if client in failures:
+        for client, kind in PAIRS:
+            name = f"{client} -> {SERVER_NAMES[kind]}"
+            if name in failures:
                 continue
-            with tempfile.TemporaryDirectory(prefix=f"python-clients-{client}-") as tmp:
+            with tempfile.TemporaryDirectory(prefix=f"python-clients-{client}-{kind}-") as tmp:
                 try:
-                    runs[client].append(one_run(client, args.records, args.size, Path(tmp)))
+                    runs[(client, kind)].append(one_run(client, kind, args.records, args.size, Path(tmp)))
                 except Exception as exc:  # a client or server that cannot run is reported, not fatal
-                    failures[client] = str(exc).splitlines()[0][:300]
-                    print(f"[python-clients] {client}: {failures[client]}", flush=True)
-            print(f"[python-clients] run {attempt + 1} {client} done", flush=True)
+                    failures[name] = str(exc).splitlines()[0][:300]
+                    print(f"[python-clients] {name}: {failures[name]}", flush=True)
+            print(f"[python-clients] run {attempt + 1} {name} done", flush=True)
     rows = []
-    for client, results in runs.items():
+    for (client, _), results in runs.items():
         if not results:
             continue
         rows.append({"client": client, "server": results[0]["server"], "runs": len(results),
                      "produce_rps": statistics.median_low([r["produce_rps"] for r in results]),
                      "consume_rps": statistics.median_low([r["consume_rps"] for r in results]),
                      "every_run": results})
-    base = {r["client"]: r for r in rows}.get("aiokafka")
+    base = {(r["client"], r["server"]): r for r in rows}.get(("aiokafka", "Apache Kafka"))
     lines = [f"{args.records:,} records of {args.size} B, 1 partition, acks=1, one node, median of {args.repeat}",
-             "| client -> server | produce records/s | consume records/s | produce / aiokafka | consume / aiokafka |",
+             "| client -> server | produce records/s | consume records/s | produce / aiokafka -> Kafka "
+             "| consume / aiokafka -> Kafka |",
              "| --- | --- | --- | --- | --- |"]
     for r in rows:
         ratio = (f"{r['produce_rps'] / base['produce_rps']:.2f}x | {r['consume_rps'] / base['consume_rps']:.2f}x"

@@ -11,10 +11,12 @@ from kafkette.client.consumer.fetcher import Fetcher, PartitionRecords, next_fet
 from kafkette.client.consumer.subscription_state import SubscriptionState
 from kafkette.protocol.errors import Errors, KafkaError
 from kafkette.protocol.record_batch import (
+    RECORDS_MSGPACK_MASK,
     CorruptRecordError,
     assign_offsets,
     build_batch,
     build_batch_from_payload,
+    build_kafka_batch,
     compute_crc,
     iter_batches,
     set_timestamps_log_append_time,
@@ -49,6 +51,18 @@ def test_records_are_decoded_with_offsets_timestamps_and_headers():
 def test_records_below_the_fetch_offset_are_dropped():
     records = parse_records(TP, log_bytes([3, 3]), 4)
     assert [r.offset for r in records] == [4, 5]
+
+
+@pytest.mark.parametrize("codec", [0, 2, 4], ids=["none", "snappy", "zstd"])
+def test_batches_produced_by_kafka_clients_are_consumed_like_the_sdks_own(codec):
+    records = [(f"k{i}".encode(), f"v{i}".encode(), [("h", b"1")], 1000 + i) for i in range(5)]
+    ours, kafkas = build_batch(records, compression=codec), build_kafka_batch(records, compression=codec)
+    mixed = bytearray(ours + kafkas)
+    assign_offsets(mixed, validate_batches(mixed), 0, 5)
+    consumed = parse_records(TP, bytes(mixed), 3)
+    assert [r.offset for r in consumed] == list(range(3, 10))
+    assert [(r.key, r.value, r.timestamp, r.headers) for r in consumed[2:]] == [
+        (k, v, ts, h) for k, v, h, ts in records]
 
 
 def test_a_trailing_partial_batch_is_ignored():
@@ -106,7 +120,8 @@ def test_log_append_time_batches_give_every_record_the_broker_time():
 
 
 def test_a_batch_whose_record_rows_are_malformed_is_corrupt():
-    batch = build_batch_from_payload(msgpack.packb([[0, 0, None]]), record_count=1, base_timestamp=1, max_timestamp=1)
+    batch = build_batch_from_payload(msgpack.packb([[0, 0, None]]), record_count=1, base_timestamp=1, max_timestamp=1,
+                                     attributes=RECORDS_MSGPACK_MASK)
     with pytest.raises(CorruptRecordError, match="malformed record"):
         parse_records(TP, batch, 0)
 

@@ -1,8 +1,13 @@
-"""Compression codecs: round trips, Kafka's names, corrupt payloads, unknown codec ids."""
+"""Compression codecs: round trips, Kafka's names, corrupt payloads, unknown codec ids, and
+Kafka's framings (xerial snappy, independent-block LZ4, concatenated zstd frames)."""
 
 import os
+import struct
 
+import cramjam
+import lz4.frame
 import pytest
+import zstandard
 
 from kafkette.protocol.compression import (
     CODEC_BY_NAME,
@@ -12,10 +17,14 @@ from kafkette.protocol.compression import (
     COMPRESSION_SNAPPY,
     COMPRESSION_ZSTD,
     NAME_BY_CODEC,
+    XERIAL_BLOCK_BYTES,
+    XERIAL_HEADER,
     CorruptRecordError,
     codec_for_name,
     compress,
+    compress_kafka,
     decompress,
+    decompress_kafka,
     topic_codec,
 )
 from kafkette.protocol.errors import Errors, UnsupportedCompressionTypeError  # type: ignore[attr-defined]
@@ -86,3 +95,80 @@ def test_topic_compression_type_producer_keeps_the_batch_codec_and_uncompressed_
     assert topic_codec("zstd") == COMPRESSION_ZSTD
     with pytest.raises(ValueError):
         topic_codec("none-such")
+
+
+# ----- Kafka's framings ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("codec", [COMPRESSION_NONE, *CODECS], ids=lambda c: NAME_BY_CODEC[c])
+@pytest.mark.parametrize("name", list(PAYLOADS))
+def test_every_codec_round_trips_in_kafkas_framing(codec, name):
+    data = PAYLOADS[name]
+    packed = compress_kafka(codec, data)
+    assert decompress_kafka(codec, packed) == data
+    assert decompress_kafka(codec, memoryview(packed)) == data
+
+
+def test_kafka_snappy_is_xerials_stream_of_32_kib_raw_blocks():
+    data = PAYLOADS["binary"] * 7  # 70,000 bytes: three blocks
+    packed = compress_kafka(COMPRESSION_SNAPPY, data)
+    assert packed[:16] == XERIAL_HEADER == b"\x82SNAPPY\x00" + struct.pack(">ii", 1, 1)
+    blocks, pos = [], 16
+    while pos < len(packed):
+        (length,) = struct.unpack_from(">i", packed, pos)
+        blocks.append(bytes(cramjam.snappy.decompress_raw(packed[pos + 4:pos + 4 + length])))
+        pos += 4 + length
+    assert [len(b) for b in blocks] == [XERIAL_BLOCK_BYTES, XERIAL_BLOCK_BYTES, 70_000 - 2 * XERIAL_BLOCK_BYTES]
+    assert b"".join(blocks) == data
+
+
+def test_kafka_snappy_also_reads_one_raw_block_as_librdkafka_may_send():
+    data = b"raw snappy from librdkafka " * 100
+    assert decompress_kafka(COMPRESSION_SNAPPY, bytes(cramjam.snappy.compress_raw(data))) == data
+
+
+def test_kafka_lz4_is_one_frame_of_independent_blocks_without_content_size_or_checksum():
+    packed = compress_kafka(COMPRESSION_LZ4, PAYLOADS["large-repetitive"])
+    flags = packed[4]
+    assert packed[:4] == b"\x04\x22\x4d\x18" and flags >> 6 == 1  # LZ4 frame magic, version 1
+    assert flags & 0x20 and not flags & 0x08 and not flags & 0x04  # independent, no size, no checksum
+    linked = lz4.frame.compress(b"linked blocks " * 10_000, block_linked=True)
+    assert decompress_kafka(COMPRESSION_LZ4, linked) == b"linked blocks " * 10_000
+
+
+def test_kafka_zstd_reads_concatenated_frames_and_kafka_gzip_concatenated_members():
+    zstd = zstandard.ZstdCompressor()
+    assert decompress_kafka(COMPRESSION_ZSTD, zstd.compress(b"one ") + zstd.compress(b"two")) == b"one two"
+    assert decompress_kafka(COMPRESSION_GZIP, compress(COMPRESSION_GZIP, b"one ") + compress(COMPRESSION_GZIP, b"two")
+                            ) == b"one two"
+
+
+@pytest.mark.parametrize("bad, match", [
+    (XERIAL_HEADER[:12], "truncated xerial header"),
+    (XERIAL_HEADER + b"\x00\x00", "inside a block length"),
+    (XERIAL_HEADER + struct.pack(">i", 100) + b"short", "overruns"),
+    (XERIAL_HEADER + struct.pack(">i", -1), "overruns"),
+    (XERIAL_HEADER[:8] + struct.pack(">ii", 2, 2) + struct.pack(">i", 1) + b"\x00", "version 2"),
+    (XERIAL_HEADER + struct.pack(">i", 4) + b"junk", "does not decompress"),
+    (b"not snappy at all", "does not decompress"),
+])
+def test_corrupt_kafka_snappy_is_corrupt_record_error(bad, match):
+    with pytest.raises(CorruptRecordError, match=match):
+        decompress_kafka(COMPRESSION_SNAPPY, bad)
+
+
+@pytest.mark.parametrize("codec", CODECS, ids=lambda c: NAME_BY_CODEC[c])
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "trailing-bytes"])
+def test_corrupt_kafka_framed_payload_raises_corrupt_record_error_naming_the_codec(codec, damage):
+    packed = compress_kafka(codec, b"hello kafka " * 400)
+    bad = {"truncated": packed[: len(packed) // 2], "garbage": b"this is not compressed at all",
+           "trailing-bytes": packed + b"\x01\x02\x03"}[damage]
+    with pytest.raises(CorruptRecordError, match=NAME_BY_CODEC[codec]):
+        decompress_kafka(codec, bad)
+
+
+def test_kafka_framing_refuses_unknown_codec_ids():
+    with pytest.raises(UnsupportedCompressionTypeError):
+        compress_kafka(5, b"x")
+    with pytest.raises(UnsupportedCompressionTypeError):
+        decompress_kafka(6, b"x")

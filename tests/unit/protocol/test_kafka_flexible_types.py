@@ -103,3 +103,4 @@ def test_tagged_fields_are_written_in_tag_order_and_read_back_raw():
 def test_malformed_flexible_input_raises_the_given_error(data, read, message):
     with pytest.raises(Broken, match=message):
         read(reader(data))
+

@@ -14,6 +14,7 @@ from kafkette.protocol.record_batch import (
     COMPRESSION_SNAPPY,
     COMPRESSION_ZSTD,
     HEADER_SIZE,
+    RECORDS_MSGPACK_MASK,
     CorruptRecordError,
     assign_offsets,
     build_batch,
@@ -58,7 +59,7 @@ def test_compressed_batch_is_smaller_and_keeps_offsets_assigned_in_place(codec):
 
 def test_batch_with_a_crc_valid_but_undecompressable_payload_is_corrupt():
     batch = build_batch_from_payload(b"not gzip at all", record_count=1, base_timestamp=1, max_timestamp=1,
-                                     attributes=COMPRESSION_GZIP)
+                                     attributes=COMPRESSION_GZIP | RECORDS_MSGPACK_MASK)
     validate_batches(batch)
     with pytest.raises(CorruptRecordError, match="gzip"):
         decode_records(batch)
@@ -67,14 +68,14 @@ def test_batch_with_a_crc_valid_but_undecompressable_payload_is_corrupt():
 def test_batch_whose_compressed_records_disagree_with_its_record_count_is_corrupt():
     payload = compress(COMPRESSION_ZSTD, msgpack.packb([[0, 0, None, b"v", []]], use_bin_type=True))
     batch = build_batch_from_payload(payload, record_count=2, base_timestamp=1, max_timestamp=1,
-                                     attributes=COMPRESSION_ZSTD)
+                                     attributes=COMPRESSION_ZSTD | RECORDS_MSGPACK_MASK)
     with pytest.raises(CorruptRecordError, match="declares 2 records but holds 1"):
         decode_records(batch)
 
 
 def test_decoding_a_batch_with_an_unknown_codec_id_is_corrupt():
     batch = bytearray(build_batch(ROWS[:2]))
-    struct.pack_into(">h", batch, 21, 6)
+    struct.pack_into(">h", batch, 21, 6 | RECORDS_MSGPACK_MASK)
     with pytest.raises(CorruptRecordError, match="unknown codec id 6"):
         decode_records(batch)
 

@@ -19,7 +19,16 @@ from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.client.clock import MockTime
 from kafkette.client.kafka_scheduler import KafkaScheduler
-from kafkette.protocol.record_batch import build_batch, decode_records, iter_batches
+from kafkette.protocol.record_batch import (
+    COMPRESSION_NONE,
+    COMPRESSION_SNAPPY,
+    COMPRESSION_ZSTD,
+    NAME_BY_CODEC,
+    build_batch,
+    build_kafka_batch,
+    decode_records,
+    iter_batches,
+)
 from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("prices", 0)
@@ -204,6 +213,32 @@ async def test_records_without_a_key_are_dropped_from_cleaned_segments(tmp_path)
     assert [(r.offset, r.key) for r in _read_all(log)] == [(1, b"a")]
     batches = list(iter_batches(log.segments[0].read(0, 1 << 20)))
     assert [(h.base_offset, h.last_offset, h.records_count) for _, h in batches] == [(0, 2, 1)]
+
+
+@pytest.mark.parametrize("codec", [COMPRESSION_NONE, COMPRESSION_SNAPPY, COMPRESSION_ZSTD],
+                         ids=lambda c: NAME_BY_CODEC[c])
+async def test_msgpack_and_kafka_encoded_batches_are_compacted_each_in_its_own_encoding(tmp_path, codec):
+    clock = ManualClock()
+    log = _open(tmp_path, _config())
+    latest = {}
+    for i in range(40):  # batches i and i + 4 share keys; Kafka's encoding for even i
+        build = build_kafka_batch if i % 2 == 0 else build_batch
+        records = [(b"key-%d-%d" % (i % 4, j % 3), b"value-%d-%d" % (i, j), None, START_MS + j) for j in range(5)]
+        info = log.append_as_leader(bytearray(build(records, compression=codec)), 0)
+        latest.update({key: (info.first_offset + j, value) for j, (key, value, _, _) in enumerate(records)})
+    log.roll()
+    attributes_of = {h.base_offset: h.attributes for h in _batch_headers(log)}
+    assert await _cleaner(tmp_path, {TP: log}, clock).clean_once()
+    assert [(r.offset, r.key, r.value) for r in _read_all(log)] == sorted((o, k, v) for k, (o, v) in latest.items())
+    kept = _batch_headers(log)
+    assert [h.base_offset for h in kept] == [180, 185, 190, 195]
+    assert [h.records_count for h in kept] == [3] * 4
+    assert [h.attributes for h in kept] == [attributes_of[h.base_offset] for h in kept]
+    assert [h.msgpack_records for h in kept] == [False, True, False, True]
+
+
+def _batch_headers(log):
+    return [h for segment in log.segments for _, h in iter_batches(segment.read(segment.base_offset, 1 << 24))]
 
 
 async def test_logs_without_compact_policy_are_not_cleaned(tmp_path):

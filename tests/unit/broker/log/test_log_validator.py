@@ -1,5 +1,7 @@
 """LogValidator: producer passthrough, recompression to the topic codec, LogAppendTime stamping."""
 
+import struct
+
 import msgpack
 import pytest
 
@@ -8,7 +10,11 @@ from kafkette.broker.log.log_validator import validate_messages_and_assign_offse
 from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.client.clock import MockTime
 from kafkette.protocol.compression import NAME_BY_CODEC, compress
-from kafkette.protocol.errors import MessageTooLargeError, UnsupportedCompressionTypeError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+    InvalidRecordError,
+    MessageTooLargeError,
+    UnsupportedCompressionTypeError,
+)
 from kafkette.protocol.record_batch import (
     COMPRESSION_GZIP,
     COMPRESSION_LZ4,
@@ -16,10 +22,13 @@ from kafkette.protocol.record_batch import (
     COMPRESSION_SNAPPY,
     COMPRESSION_ZSTD,
     LOG_APPEND_TIME,
+    RECORDS_MSGPACK_MASK,
     CorruptRecordError,
     assign_offsets,
     build_batch,
     build_batch_from_payload,
+    build_kafka_batch,
+    compute_crc,
     decode_records,
     iter_batches,
     validate_batches,
@@ -75,7 +84,7 @@ def test_producer_passthrough_never_re_encodes_records(codec):
     rows = b"\x91\x95\xcf" + (0).to_bytes(8, "big") + b"\x00\xc0\xc4\x01v\x90"
     assert msgpack.unpackb(rows) == [[0, 0, None, b"v", []]]
     batch = build_batch_from_payload(compress(codec, rows), record_count=1, base_timestamp=5, max_timestamp=5,
-                                     attributes=codec)
+                                     attributes=codec | RECORDS_MSGPACK_MASK)
     assert bytes(_convert(batch, compression_type="producer").records) == batch
     assert bytes(_convert(batch, compression_type=TOPIC_NAME[codec]).records) == batch
     assert _content(batch) == [(0, 5, None, b"v", [])]
@@ -137,23 +146,65 @@ def test_create_time_leaves_producer_timestamps():
 @pytest.mark.parametrize("compression_type", ["producer", "zstd"])
 def test_a_batch_naming_an_unknown_codec_is_unsupported_compression_type(compression_type):
     payload = msgpack.packb([[0, 0, None, b"v", []]], use_bin_type=True)
-    batch = build_batch_from_payload(payload, record_count=1, base_timestamp=1, max_timestamp=1, attributes=7)
+    batch = build_batch_from_payload(payload, record_count=1, base_timestamp=1, max_timestamp=1,
+                                     attributes=7 | RECORDS_MSGPACK_MASK)
     with pytest.raises(UnsupportedCompressionTypeError, match="7"):
         _convert(batch, compression_type=compression_type)
 
 
 def test_a_corrupt_payload_that_must_be_recompressed_is_corrupt_record_error():
     batch = build_batch_from_payload(b"\x1f\x8b but not gzip", record_count=1, base_timestamp=1, max_timestamp=1,
-                                     attributes=COMPRESSION_GZIP)
+                                     attributes=COMPRESSION_GZIP | RECORDS_MSGPACK_MASK)
     with pytest.raises(CorruptRecordError, match="gzip"):
         _convert(batch, compression_type="lz4")
 
 
 def test_records_with_offset_deltas_out_of_order_are_refused_when_recompressing():
     payload = msgpack.packb([[0, 0, None, b"a", []], [5, 0, None, b"b", []]], use_bin_type=True)
-    batch = build_batch_from_payload(payload, record_count=2, base_timestamp=1, max_timestamp=1)
+    batch = build_batch_from_payload(payload, record_count=2, base_timestamp=1, max_timestamp=1,
+                                     attributes=RECORDS_MSGPACK_MASK)
     with pytest.raises(CorruptRecordError, match="record 1 .* is malformed"):
         _convert(batch, compression_type="zstd")
+
+
+# --- batches in Kafka's varint record encoding ---------------------------------------------------------
+
+def _kafka_batch(codec, n=20, ts=10_000):
+    return build_kafka_batch(_rows(n, ts), compression=codec, producer_id=42, producer_epoch=3, base_sequence=17)
+
+
+@pytest.mark.parametrize("codec", CODECS, ids=lambda c: NAME_BY_CODEC[c])
+def test_kafka_encoded_batches_are_kept_byte_for_byte_under_producer_compression(codec):
+    sent = _kafka_batch(codec) + _idempotent_batch(codec, 3)
+    result = _convert(sent)
+    assert bytes(result.records) == _as_assigned(sent) and result.recompressed == 0
+
+
+@pytest.mark.parametrize("source", CODECS, ids=lambda c: "from-" + NAME_BY_CODEC[c])
+@pytest.mark.parametrize("target", CODECS, ids=lambda c: "to-" + NAME_BY_CODEC[c])
+def test_kafka_encoded_batches_are_recompressed_in_kafkas_encoding_and_framing(source, target):
+    sent = _kafka_batch(source)
+    result = _convert(sent, compression_type=TOPIC_NAME[target])
+    (pos, header), = list(iter_batches(result.records, verify_crc=True))
+    before = next(iter_batches(sent))[1]
+    assert (header.compression, header.msgpack_records) == (target, False)
+    assert header.attributes == before.attributes & ~0x07 | target
+    assert _content(result.records) == _content(_as_assigned(sent))
+    assert (header.producer_id, header.producer_epoch, header.base_sequence, header.last_offset_delta) == (
+        42, 3, 17, 19)
+    if target == COMPRESSION_SNAPPY:
+        assert result.records[pos + 61:pos + 69] == b"\x82SNAPPY\x00"  # xerial's framing, as Kafka's clients read
+
+
+def test_record_checks_apply_to_kafka_encoded_batches_too():
+    keyless = build_kafka_batch([(b"k", b"v", None, 1), (None, b"v", None, 1)])
+    with pytest.raises(InvalidRecordError, match="without key"):
+        _convert(keyless, cleanup_policy="compact")
+    bad = bytearray(_kafka_batch(COMPRESSION_NONE))
+    bad[61:63] = b"\xff\xff"  # the first record's length, then a CRC to match
+    struct.pack_into(">I", bad, 17, compute_crc(bad, 0, len(bad)))
+    with pytest.raises(CorruptRecordError):
+        _convert(bad, compression_type="zstd")
 
 
 # --- through UnifiedLog.append_as_leader --------------------------------------------------------------

@@ -19,7 +19,13 @@ from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     InvalidTimestampError,
     OutOfOrderSequenceNumberError,
 )
-from kafkette.protocol.record_batch import build_batch, build_batch_from_payload, compute_crc, iter_batches
+from kafkette.protocol.record_batch import (
+    RECORDS_MSGPACK_MASK,
+    build_batch,
+    build_batch_from_payload,
+    compute_crc,
+    iter_batches,
+)
 from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("flights", 0)
@@ -87,7 +93,8 @@ def test_keyless_records_are_fine_on_a_delete_topic(tmp_path):
 
 def test_a_batch_whose_offset_range_differs_from_its_record_count_is_invalid_record(tmp_path):
     payload = msgpack.packb([[0, 0, b"k", b"v", []], [1, 0, b"k", b"v", []]], use_bin_type=True)
-    batch = bytearray(build_batch_from_payload(payload, record_count=2, base_timestamp=1, max_timestamp=1))
+    batch = bytearray(build_batch_from_payload(payload, record_count=2, base_timestamp=1, max_timestamp=1,
+                                               attributes=RECORDS_MSGPACK_MASK))
     struct.pack_into(">i", batch, 23, 4)  # last offset delta 4 for 2 records, with a CRC to match
     struct.pack_into(">I", batch, 17, compute_crc(batch, 0, len(batch)))
     log = _open(tmp_path)

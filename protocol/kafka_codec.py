@@ -1,0 +1,143 @@
+"""The Kafka listener's codec: Kafka's binary protocol in, the broker's request structs out.
+
+Owns: ``KafkaWireCodec`` (a frame's body: the request header at v1 or v2, then the body at
+the API's version, flexible or not; ApiVersions answered here, from ``KAFKA_APIS``; every
+other API translated by ``kafka_translation`` into the request the msgpack listener would
+hand the broker) and ``KafkaReply`` (the answer: the response header at v0 or v1, then the
+body at the request's version, its record sets passed to the socket uncopied).
+
+What is answered and what is closed, as Kafka's ``SocketServer``/``KafkaApis`` do: an
+ApiVersions request at a version this listener lacks is answered at v0 with
+UNSUPPORTED_VERSION and the supported ranges (KIP-511), so the client can retry at one it
+shares; any other unknown API or version, and a body that does not parse, closes that
+connection alone.  An error escaping the broker's handler is answered at the top-level
+``error_code`` of the API's response where it has one.  Pure code, no I/O.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import LENGTH, Buffers, FrameError, RequestHeader
+from kafkette.protocol.kafka_binary import I32, BinaryReader
+from kafkette.protocol.kafka_header import (
+    KafkaHeaderError,
+    decode_request_header,
+    encode_response_header,
+    peek_api,
+    request_header_version,
+    response_header_version,
+)
+from kafkette.protocol.kafka_messages import API_VERSIONS_KEY, KAFKA_APIS, KafkaApi
+from kafkette.protocol.kafka_messages.api_versions import ApiVersion, ApiVersionsResponse
+from kafkette.protocol.kafka_schema import KafkaSchemaError, KafkaStruct
+from kafkette.protocol.kafka_translation import TRANSLATIONS
+from kafkette.protocol.wire_codec import Decoded, RequestDecodeError
+
+logger = logging.getLogger(__name__)
+
+
+def api_versions_response(error_code: int = 0) -> ApiVersionsResponse:
+    """The ApiVersions answer: every API of ``KAFKA_APIS`` with its version range."""
+    return ApiVersionsResponse(error_code=error_code, api_keys=[
+        ApiVersion(api_key=api.key, min_version=api.min_version, max_version=api.max_version)
+        for api in sorted(KAFKA_APIS.values(), key=lambda a: a.key)])
+
+
+@dataclass(slots=True)
+class KafkaReply:
+    """The way back of one Kafka request.
+
+    Attributes:
+        correlation_id: echoed in the response header.
+        api / version: the API and the version the client asked for (the answer's version).
+        request: the decoded Kafka request (some translations read it), or None.
+    """
+
+    correlation_id: int
+    api: KafkaApi
+    version: int
+    request: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.api.name
+
+    def encode(self, response: Any) -> Buffers:
+        """The answer frame: length, response header, body (``response`` is the broker's msgpack
+        response struct, or already a Kafka message).
+
+        Raises:
+            KafkaSchemaError: the answer does not fit the version's schema.
+        """
+        if not isinstance(response, KafkaStruct):
+            response = TRANSLATIONS[self.api.key].to_kafka(response, self.version, self.request)
+        flexible = self.api.flexible(self.version)
+        head = encode_response_header(self.correlation_id, response_header_version(self.api.key, flexible))
+        parts = response.encode(self.version, flexible)
+        size = len(head) + sum(len(p) for p in parts)
+        return [LENGTH.pack(size) + head, *parts]
+
+    def error_response(self, code: Errors) -> KafkaStruct | None:
+        fields = self.api.response._plan(self.version, self.api.flexible(self.version))
+        if not any(f.name == "error_code" for f, _ in fields):
+            return None
+        out = self.api.response()
+        out.error_code = int(code)  # type: ignore[attr-defined]
+        return out
+
+
+class KafkaWireCodec:
+    """Kafka's binary protocol (see the module docstring).
+
+    Args:
+        listener_name: the listener's name (``KAFKA``), put in each request's header so that
+            Metadata and FindCoordinator answer with this listener's addresses.
+    """
+
+    name = "kafka"
+
+    def __init__(self, listener_name: str = "KAFKA") -> None:
+        self.listener_name = listener_name
+
+    def decode(self, payload: bytes | memoryview, client_address: str = "") -> Decoded:
+        try:
+            api_key, version = peek_api(payload)
+        except KafkaHeaderError as exc:
+            raise FrameError(str(exc)) from None
+        api = KAFKA_APIS.get(api_key)
+        if api is None:
+            raise RequestDecodeError(f"api key {api_key} is not supported by the Kafka listener",
+                                     Errors.UNSUPPORTED_VERSION, None)
+        if not api.supports(version):
+            if api_key == API_VERSIONS_KEY and len(payload) >= 8:
+                correlation_id = I32.unpack_from(payload, 4)[0]
+                reply = KafkaReply(correlation_id, api, 0)
+                return Decoded(reply, answer=api_versions_response(int(Errors.UNSUPPORTED_VERSION)))
+            raise RequestDecodeError(f"{api.name} v{version} is not supported (supported {api.min_version}-"
+                                     f"{api.max_version})", Errors.UNSUPPORTED_VERSION, None)
+        flexible = api.flexible(version)
+        reader = BinaryReader(bytes(payload), KafkaSchemaError, f"{api.name} v{version} request")
+        try:
+            header = decode_request_header(reader, request_header_version(flexible))
+            # bytes after the body are ignored, as Kafka's request parser ignores them (librdkafka
+            # sends three after a Metadata v12 request for every topic)
+            request = api.request.decode(b"", version, flexible, reader)
+        except (KafkaSchemaError, KafkaHeaderError) as exc:
+            raise RequestDecodeError(f"invalid {api.name} v{version} request: {exc}", Errors.INVALID_REQUEST,
+                                     None) from None
+        reply = KafkaReply(header.correlation_id, api, version, request)
+        if api_key == API_VERSIONS_KEY:
+            return Decoded(reply, answer=api_versions_response())
+        translation = TRANSLATIONS[api_key]
+        try:
+            internal = translation.to_internal(request, version)
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise RequestDecodeError(f"invalid {api.name} v{version} request: {exc}", Errors.INVALID_REQUEST,
+                                     reply) from None
+        spec = translation.spec
+        return Decoded(reply, RequestHeader(int(spec.key), spec.max_version, header.correlation_id, header.client_id,
+                                            self.listener_name, client_address), spec, internal)

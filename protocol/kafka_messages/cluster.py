@@ -1,0 +1,80 @@
+"""DescribeCluster (60) 0-1 and DeleteRecords (21) 0-2.
+
+Field names are Kafka's in snake_case (the same as the msgpack schemas' where both have the
+field); tagged fields are left out (see ``kafka_schema``).  Kafka concept: the message specs
+of the same names in ``clients/src/main/resources/common/message``.
+"""
+
+from kafkette.protocol.kafka_schema import BOOL, INT8, INT16, INT32, INT64, STRING, Array, F, KafkaStruct
+
+
+class DescribeClusterRequest(KafkaStruct):
+    FIELDS = (
+        F("include_cluster_authorized_operations", BOOL),
+        F("endpoint_type", INT8, "1+", default=1),
+    )
+
+
+class DescribeClusterBroker(KafkaStruct):
+    FIELDS = (
+        F("broker_id", INT32),
+        F("host", STRING),
+        F("port", INT32),
+        F("rack", STRING, nullable="0+", default=None),
+    )
+
+
+class DescribeClusterResponse(KafkaStruct):
+    FIELDS = (
+        F("throttle_time_ms", INT32),
+        F("error_code", INT16),
+        F("error_message", STRING, nullable="0+", default=None),
+        F("endpoint_type", INT8, "1+", default=1),
+        F("cluster_id", STRING),
+        F("controller_id", INT32, default=-1),
+        F("brokers", Array(DescribeClusterBroker)),
+        F("cluster_authorized_operations", INT32, default=-2147483648),
+    )
+
+
+class DeleteRecordsPartition(KafkaStruct):
+    FIELDS = (
+        F("partition_index", INT32),
+        F("offset", INT64),
+    )
+
+
+class DeleteRecordsTopic(KafkaStruct):
+    FIELDS = (
+        F("name", STRING),
+        F("partitions", Array(DeleteRecordsPartition)),
+    )
+
+
+class DeleteRecordsRequest(KafkaStruct):
+    FIELDS = (
+        F("topics", Array(DeleteRecordsTopic)),
+        F("timeout_ms", INT32),
+    )
+
+
+class DeleteRecordsPartitionResult(KafkaStruct):
+    FIELDS = (
+        F("partition_index", INT32),
+        F("low_watermark", INT64),
+        F("error_code", INT16),
+    )
+
+
+class DeleteRecordsTopicResult(KafkaStruct):
+    FIELDS = (
+        F("name", STRING),
+        F("partitions", Array(DeleteRecordsPartitionResult)),
+    )
+
+
+class DeleteRecordsResponse(KafkaStruct):
+    FIELDS = (
+        F("throttle_time_ms", INT32),
+        F("topics", Array(DeleteRecordsTopicResult)),
+    )

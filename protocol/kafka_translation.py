@@ -1,0 +1,225 @@
+"""Between Kafka's messages and Kafkette's: the Kafka listener's requests become the same request
+structs the msgpack listener decodes, and the broker's answers go back as Kafka's messages.
+
+Owns: ``convert`` (field by field, by name, recursively: a field the target lacks is
+dropped, a field the source lacks gets the target's default, a null where the target's
+version allows none becomes the field's default, as Kafka's generated messages write an empty
+string for a null ``protocol_name`` before JoinGroup v7) and the per-API differences
+(``TRANSLATIONS``): Metadata v0's empty topic list meaning all topics; FindCoordinator and
+LeaveGroup before their batched versions; OffsetDelete's partition structs; DescribeCluster,
+answered from a Metadata request; JoinGroup v0, whose rebalance timeout is its session
+timeout; Fetch, whose record sets go back in Kafka's record encoding (``to_kafka_encoding``),
+with no fetch session (session id 0) and no aborted transactions.  Pure code, no I/O.
+
+Kafka concept: none in Kafka (it has one protocol); Redpanda's and Tansu's request handlers
+play the same part between their wire types and their storage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kafkette.protocol import apis as internal
+from kafkette.protocol.api_keys import API_REGISTRY, ApiKey, ApiSpec
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.kafka_messages import DESCRIBE_CLUSTER_KEY, KAFKA_APIS, cluster
+from kafkette.protocol.kafka_schema import Array, KafkaStruct
+from kafkette.protocol.record_batch import CorruptRecordError, to_kafka_encoding
+from kafkette.protocol.schema import Array as InternalArray
+from kafkette.protocol.schema import Nullable, StructType
+from kafkette.protocol.schema import Struct as InternalStruct
+
+_MISSING = object()
+
+
+def convert(source: Any, target: type[Any], version: int | None = None) -> Any:
+    """A ``target`` instance (a msgpack ``Struct`` or a ``KafkaStruct`` class) from ``source``'s
+    same-named attributes, nested structs and arrays of structs converted too.
+
+    Args:
+        version: for a ``KafkaStruct`` target, the version it will be encoded at (a null where
+            that version allows none becomes the field's default); None for a msgpack target.
+    """
+    inst = target.__new__(target)
+    if issubclass(target, KafkaStruct):
+        for f in target.FIELDS:
+            value = getattr(source, f.name, _MISSING)
+            if value is _MISSING:
+                value = f.default()
+            elif value is None:
+                if version is not None and f.in_version(version) and not f.nullable_in(version):
+                    value = f.default()
+                    if value is None:
+                        value = f.type.default()  # type: ignore[union-attr]
+            elif f.struct_cls is not None:
+                value = convert(value, f.struct_cls, version)
+            elif isinstance(f.type, Array) and f.type.struct_cls is not None:
+                cls = f.type.struct_cls
+                value = [convert(v, cls, version) for v in value]
+            setattr(inst, f.name, value)
+        return inst
+    for f in target.FIELDS:
+        value = getattr(source, f.name, _MISSING)
+        if value is _MISSING:
+            value = f.default()
+        elif value is not None:
+            struct_cls = _internal_struct(f.type)
+            if struct_cls is not None:
+                value = convert(value, struct_cls)
+            else:
+                elem = _internal_array_struct(f.type)
+                if elem is not None:
+                    value = [convert(v, elem) for v in value]
+        setattr(inst, f.name, value)
+    return inst
+
+
+def _internal_struct(field_type: Any) -> type[InternalStruct] | None:
+    if isinstance(field_type, Nullable):
+        field_type = field_type.inner
+    return field_type.cls if isinstance(field_type, StructType) else None
+
+
+def _internal_array_struct(field_type: Any) -> type[InternalStruct] | None:
+    if isinstance(field_type, Nullable):
+        field_type = field_type.inner
+    if isinstance(field_type, InternalArray) and isinstance(field_type.inner, StructType):
+        return field_type.inner.cls
+    return None
+
+
+@dataclass(frozen=True)
+class Translation:
+    """How one Kafka API reaches the broker.
+
+    Attributes:
+        internal: the msgpack API whose handler answers it.
+        to_internal: ``(kafka request, version) -> msgpack request``.
+        to_kafka: ``(msgpack response, version, kafka request) -> kafka response``.
+    """
+
+    internal: ApiKey
+    to_internal: Callable[[Any, int], InternalStruct]
+    to_kafka: Callable[[Any, int, Any], KafkaStruct]
+
+    @property
+    def spec(self) -> ApiSpec:
+        return API_REGISTRY[self.internal]
+
+
+def _by_name(key: ApiKey) -> Translation:
+    spec = API_REGISTRY[key]
+    response_cls = KAFKA_APIS[int(key)].response
+    return Translation(key, lambda req, v: convert(req, spec.request),
+                       lambda resp, v, req: convert(resp, response_cls, v))
+
+
+def _metadata_request(req: Any, version: int) -> InternalStruct:
+    topics = req.topics
+    if version == 0 and not topics:
+        topics = None  # v0: an empty list asks for every topic
+    names = None if topics is None else [internal.metadata.MetadataRequestTopic(name=t.name)
+                                         for t in topics if t.name is not None]
+    return internal.metadata.MetadataRequest(topics=names, allow_auto_topic_creation=req.allow_auto_topic_creation)
+
+
+def _find_coordinator_request(req: Any, version: int) -> InternalStruct:
+    keys = req.coordinator_keys if version >= 4 else [req.key]
+    return internal.find_coordinator.FindCoordinatorRequest(key_type=req.key_type, coordinator_keys=keys)
+
+
+def _find_coordinator_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    out = convert(resp, KAFKA_APIS[10].response, version)
+    if version < 4 and resp.coordinators:
+        first = resp.coordinators[0]
+        out.error_code, out.error_message = first.error_code, first.error_message
+        out.node_id, out.host, out.port = first.node_id, first.host, first.port
+    return out
+
+
+def _leave_group_request(req: Any, version: int) -> InternalStruct:
+    members = req.members if version >= 3 else [internal.group_membership.MemberIdentity(member_id=req.member_id)]
+    return internal.group_membership.LeaveGroupRequest(
+        group_id=req.group_id, members=[convert(m, internal.group_membership.MemberIdentity) for m in members])
+
+
+def _leave_group_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    out = convert(resp, KAFKA_APIS[13].response, version)
+    if version < 3 and not out.error_code and resp.members:
+        out.error_code = resp.members[0].error_code  # one member: its error is the request's
+    return out
+
+
+def _join_group_request(req: Any, version: int) -> InternalStruct:
+    out = convert(req, internal.group_membership.JoinGroupRequest)
+    if version == 0:
+        out.rebalance_timeout_ms = req.session_timeout_ms  # v0 has none: Kafka uses the session timeout
+    return out
+
+
+def _offset_delete_request(req: Any, version: int) -> InternalStruct:
+    return internal.group_admin.OffsetDeleteRequest(group_id=req.group_id, topics=[
+        internal.group_admin.OffsetDeleteRequestTopic(name=t.name, partitions=[p.partition_index for p in t.partitions])
+        for t in req.topics])
+
+
+def _describe_cluster_request(req: Any, version: int) -> InternalStruct:
+    return internal.metadata.MetadataRequest(topics=[], allow_auto_topic_creation=False)
+
+
+def _describe_cluster_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    return cluster.DescribeClusterResponse(
+        cluster_id=resp.cluster_id or "", controller_id=resp.controller_id,
+        brokers=[cluster.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+                 for b in resp.brokers])
+
+
+def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    out = convert(resp, KAFKA_APIS[1].response, version)
+    for topic in out.responses:
+        for partition in topic.partitions:
+            partition.aborted_transactions = []
+            if partition.records is not None:
+                try:
+                    partition.records = to_kafka_encoding(partition.records)
+                except CorruptRecordError:  # a stored msgpack batch that cannot be re-encoded
+                    partition.records = None
+                    partition.error_code = int(Errors.CORRUPT_MESSAGE)
+    return out
+
+
+def _translation(key: ApiKey, to_internal: Callable[[Any, int], InternalStruct] | None = None,
+                 to_kafka: Callable[[Any, int, Any], KafkaStruct] | None = None) -> Translation:
+    plain = _by_name(key)
+    return Translation(key, to_internal or plain.to_internal, to_kafka or plain.to_kafka)
+
+
+TRANSLATIONS: dict[int, Translation] = {
+    int(ApiKey.PRODUCE): _translation(ApiKey.PRODUCE),
+    int(ApiKey.FETCH): _translation(ApiKey.FETCH, to_kafka=_fetch_response),
+    int(ApiKey.LIST_OFFSETS): _translation(ApiKey.LIST_OFFSETS),
+    int(ApiKey.METADATA): _translation(ApiKey.METADATA, to_internal=_metadata_request),
+    int(ApiKey.OFFSET_COMMIT): _translation(ApiKey.OFFSET_COMMIT),
+    int(ApiKey.OFFSET_FETCH): _translation(ApiKey.OFFSET_FETCH),
+    int(ApiKey.FIND_COORDINATOR): _translation(ApiKey.FIND_COORDINATOR, _find_coordinator_request,
+                                               _find_coordinator_response),
+    int(ApiKey.JOIN_GROUP): _translation(ApiKey.JOIN_GROUP, to_internal=_join_group_request),
+    int(ApiKey.HEARTBEAT): _translation(ApiKey.HEARTBEAT),
+    int(ApiKey.LEAVE_GROUP): _translation(ApiKey.LEAVE_GROUP, _leave_group_request, _leave_group_response),
+    int(ApiKey.SYNC_GROUP): _translation(ApiKey.SYNC_GROUP),
+    int(ApiKey.DESCRIBE_GROUPS): _translation(ApiKey.DESCRIBE_GROUPS),
+    int(ApiKey.LIST_GROUPS): _translation(ApiKey.LIST_GROUPS),
+    int(ApiKey.CREATE_TOPICS): _translation(ApiKey.CREATE_TOPICS),
+    int(ApiKey.DELETE_TOPICS): _translation(ApiKey.DELETE_TOPICS),
+    int(ApiKey.DELETE_RECORDS): _translation(ApiKey.DELETE_RECORDS),
+    int(ApiKey.INIT_PRODUCER_ID): _translation(ApiKey.INIT_PRODUCER_ID),
+    int(ApiKey.OFFSET_FOR_LEADER_EPOCH): _translation(ApiKey.OFFSET_FOR_LEADER_EPOCH),
+    int(ApiKey.DESCRIBE_CONFIGS): _translation(ApiKey.DESCRIBE_CONFIGS),
+    int(ApiKey.CREATE_PARTITIONS): _translation(ApiKey.CREATE_PARTITIONS),
+    int(ApiKey.DELETE_GROUPS): _translation(ApiKey.DELETE_GROUPS),
+    int(ApiKey.INCREMENTAL_ALTER_CONFIGS): _translation(ApiKey.INCREMENTAL_ALTER_CONFIGS),
+    int(ApiKey.OFFSET_DELETE): _translation(ApiKey.OFFSET_DELETE, to_internal=_offset_delete_request),
+    DESCRIBE_CLUSTER_KEY: Translation(ApiKey.METADATA, _describe_cluster_request, _describe_cluster_response),
+}

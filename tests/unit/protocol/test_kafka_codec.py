@@ -1,0 +1,392 @@
+"""The Kafka listener's codec end to end, at the frame level, against kafka-python: request
+frames (header and body) that kafka-python builds become the broker's own request structs,
+and the answers the codec encodes are frames kafka-python reads.
+
+Covered: ApiVersions answered by the codec itself (at the version asked, and at v0 with
+UNSUPPORTED_VERSION for a version it lacks, KIP-511); Metadata, Produce (a Kafka RecordBatch),
+Fetch, FindCoordinator, LeaveGroup and JoinGroup at their oldest and newest versions, both
+ways; an error answer for every API and version; and refusals: an unknown API key, a version
+the listener lacks, every truncation of every frame.  Fuzzing checks that no input makes the
+codec raise anything but ``RequestDecodeError`` or ``FrameError``.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from kafka.protocol import admin, consumer, metadata, producer
+from kafka.protocol.consumer import (
+    FetchRequest,
+    FetchResponse,
+    JoinGroupRequest,
+    LeaveGroupRequest,
+    LeaveGroupResponse,
+)
+from kafka.protocol.metadata import (
+    ApiVersionsRequest,
+    ApiVersionsResponse,
+    FindCoordinatorRequest,
+    FindCoordinatorResponse,
+    MetadataRequest,
+    MetadataResponse,
+)
+from kafka.protocol.producer import ProduceRequest, ProduceResponse
+from kafka.record.memory_records import MemoryRecords
+
+from kafkette.protocol import apis
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import FrameError
+from kafkette.protocol.kafka_codec import KafkaReply, KafkaWireCodec
+from kafkette.protocol.kafka_messages import KAFKA_APIS
+from kafkette.protocol.kafka_schema import KafkaStruct
+from kafkette.protocol.record_batch import build_kafka_batch
+from kafkette.protocol.wire_codec import RequestDecodeError
+
+CORRELATION_ID = 1234
+CLIENT_ID = "kafka-python-oracle"
+CLIENT_ADDRESS = "10.1.2.3"
+BATCH = build_kafka_batch([(b"k%d" % i, b"value-%d" % i, [("h", b"x")], 1_700_000_000_000 + i) for i in range(3)],
+                          base_offset=40)
+
+FUZZ = settings(max_examples=300, derandomize=True, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _frame(message: Any) -> bytes:
+    """``message``'s header and body as kafka-python sends them, without the length prefix."""
+    message.with_header(correlation_id=CORRELATION_ID, client_id=CLIENT_ID)
+    return bytes(message.encode(header=True))
+
+
+def _decode(payload: bytes) -> Any:
+    return KafkaWireCodec("KAFKA").decode(payload, CLIENT_ADDRESS)
+
+
+def _read_answer(buffers: list[bytes | memoryview], response_class: Any, version: int) -> Any:
+    """kafka-python's reading of an answer frame (length prefix, response header, body)."""
+    frame = b"".join(bytes(b) for b in buffers)
+    assert struct.unpack(">i", frame[:4])[0] == len(frame) - 4
+    response = response_class.decode(frame, version=version, header=True, framed=True)
+    assert response.header.correlation_id == CORRELATION_ID
+    return response
+
+
+def _our_ranges() -> set[tuple[int, int, int]]:
+    return {(api.key, api.min_version, api.max_version) for api in KAFKA_APIS.values()}
+
+
+# -- ApiVersions: answered by the codec ----------------------------------------------------
+
+@pytest.mark.parametrize("version", [0, 3])
+def test_api_versions_is_answered_with_our_version_ranges(version):
+    request = ApiVersionsRequest[version](**({"client_software_name": "kafka-python",
+                                              "client_software_version": "3.0"} if version >= 3 else {}))
+    decoded = _decode(_frame(request))
+    assert decoded.request is None and decoded.answer is not None
+    response = _read_answer(decoded.reply.encode(decoded.answer), ApiVersionsResponse, version)
+    assert response.error_code == 0
+    assert {(k.api_key, k.min_version, k.max_version) for k in response.api_keys} == _our_ranges()
+
+
+def test_api_versions_at_a_version_we_lack_is_answered_at_v0_with_unsupported_version():
+    frame = bytearray(_frame(ApiVersionsRequest[3](client_software_name="c", client_software_version="1")))
+    frame[2:4] = struct.pack(">h", 99)
+    decoded = _decode(bytes(frame))
+    assert decoded.reply.version == 0
+    # kafka-python asked for v99 (it would retry at a version it shares); the body is v0
+    response = _read_answer(decoded.reply.encode(decoded.answer), ApiVersionsResponse, 3)
+    assert response.error_code == Errors.UNSUPPORTED_VERSION == 35
+    assert {(k.api_key, k.min_version, k.max_version) for k in response.api_keys} == _our_ranges()
+
+
+# -- requests in, answers out --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request kafka-python sends, the broker request it must become, and optionally an
+    answer from the broker with a check of what kafka-python reads of it."""
+
+    request: Any
+    expected: Any
+    answer: Any = None
+    response_class: Any = None
+    check: Callable[[Any], None] | None = None
+
+
+def _metadata(version: int) -> Exchange:
+    names = ["flights", "airports"]
+    if version >= 10:
+        topics = [MetadataRequest.MetadataRequestTopic(topic_id=None, name=n) for n in names]
+    else:
+        topics = [MetadataRequest.MetadataRequestTopic(name=n) for n in names]
+    extra = {"allow_auto_topic_creation": False} if version >= 4 else {}
+    broker = apis.metadata.MetadataResponseBroker(node_id=1, host="broker1", port=9092, rack="r1")
+    partition = apis.metadata.MetadataResponsePartition(error_code=0, partition_index=0, leader_id=1, leader_epoch=4,
+                                                        replica_nodes=[1, 2], isr_nodes=[1], offline_replicas=[2])
+    answer = apis.metadata.MetadataResponse(brokers=[broker], cluster_id="cluster-a", controller_id=1, topics=[
+        apis.metadata.MetadataResponseTopic(error_code=0, name="flights", is_internal=False, partitions=[partition])])
+
+    def check(response: Any) -> None:
+        assert [(b.node_id, b.host, b.port) for b in response.brokers] == [(1, "broker1", 9092)]
+        assert response.controller_id == 1
+        (topic,) = response.topics
+        (p,) = topic.partitions
+        assert (topic.name, p.partition_index, p.leader_id, p.replica_nodes, p.isr_nodes) == ("flights", 0, 1, [1, 2],
+                                                                                              [1])
+        if version >= 7:
+            assert p.leader_epoch == 4
+
+    return Exchange(MetadataRequest[version](topics=topics, **extra), apis.metadata.MetadataRequest(
+        topics=[apis.metadata.MetadataRequestTopic(name=n) for n in names], allow_auto_topic_creation=version < 4),
+        answer, MetadataResponse, check)
+
+
+def _produce(version: int) -> Exchange:
+    request = ProduceRequest[version](transactional_id=None, acks=-1, timeout_ms=1500, topic_data=[
+        ProduceRequest.TopicProduceData(name="flights", partition_data=[
+            ProduceRequest.TopicProduceData.PartitionProduceData(index=2, records=BATCH)])])
+    expected = apis.produce.ProduceRequest(transactional_id=None, acks=-1, timeout_ms=1500, topic_data=[
+        apis.produce.ProduceTopicData(name="flights", partition_data=[
+            apis.produce.ProducePartitionData(index=2, records=BATCH)])])
+    answer = apis.produce.ProduceResponse(responses=[apis.produce.ProduceTopicResponse(name="flights", partition_responses=[
+        apis.produce.ProducePartitionResponse(index=2, error_code=0, base_offset=40, log_start_offset=0)])])
+
+    def check(response: Any) -> None:
+        (topic,) = response.responses
+        (p,) = topic.partition_responses
+        assert (topic.name, p.index, p.error_code, p.base_offset, p.log_append_time_ms) == ("flights", 2, 0, 40, -1)
+
+    return Exchange(request, expected, answer, ProduceResponse, check)
+
+
+def _fetch(version: int) -> Exchange:
+    partition = {"partition": 2, "fetch_offset": 40, "partition_max_bytes": 65536}
+    if version >= 9:
+        partition["current_leader_epoch"] = 5
+    if version >= 5:
+        partition["log_start_offset"] = 0
+    request = FetchRequest[version](replica_id=-1, max_wait_ms=250, min_bytes=1, max_bytes=1 << 20, isolation_level=1,
+                                    topics=[FetchRequest.FetchTopic(topic="flights", partitions=[
+                                        FetchRequest.FetchTopic.FetchPartition(**partition)])])
+    expected = apis.fetch.FetchRequest(replica_id=-1, max_wait_ms=250, min_bytes=1, max_bytes=1 << 20,
+                                       isolation_level=1, topics=[apis.fetch.FetchTopic(topic="flights", partitions=[
+                                           apis.fetch.FetchPartition(partition=2, fetch_offset=40,
+                                                                     partition_max_bytes=65536,
+                                                                     current_leader_epoch=5 if version >= 9 else -1,
+                                                                     log_start_offset=0 if version >= 5 else -1)])])
+    answer = apis.fetch.FetchResponse(responses=[apis.fetch.FetchTopicResponse(topic="flights", partitions=[
+        apis.fetch.FetchPartitionData(partition_index=2, error_code=0, high_watermark=43, last_stable_offset=43,
+                                      log_start_offset=0, records=BATCH)])])
+
+    def check(response: Any) -> None:
+        (topic,) = response.responses
+        (p,) = topic.partitions
+        assert (topic.topic, p.partition_index, p.high_watermark, p.aborted_transactions) == ("flights", 2, 43, [])
+        assert bytes(p.records) == BATCH
+        batch = MemoryRecords(bytes(p.records)).next_batch()
+        assert [(r.offset, r.key, r.value) for r in batch] == [(40 + i, b"k%d" % i, b"value-%d" % i) for i in range(3)]
+
+    return Exchange(request, expected, answer, FetchResponse, check)
+
+
+def _find_coordinator(version: int) -> Exchange:
+    if version >= 4:
+        request = FindCoordinatorRequest[version](key_type=0, coordinator_keys=["g1", "g2"])
+        keys = ["g1", "g2"]
+    else:
+        request = FindCoordinatorRequest[version](key="g1")
+        keys = ["g1"]
+    coordinators = [apis.find_coordinator.Coordinator(key=k, node_id=3, host="broker3", port=9094, error_code=0)
+                    for k in keys]
+    answer = apis.find_coordinator.FindCoordinatorResponse(coordinators=coordinators)
+
+    def check(response: Any) -> None:
+        if version >= 4:
+            assert [(c.key, c.node_id, c.host, c.port, c.error_code) for c in response.coordinators] == [
+                (k, 3, "broker3", 9094, 0) for k in keys]
+        else:  # the first (only) coordinator in the top-level fields
+            assert (response.error_code, response.node_id, response.host, response.port) == (0, 3, "broker3", 9094)
+
+    return Exchange(request, apis.find_coordinator.FindCoordinatorRequest(key_type=0, coordinator_keys=keys),
+                    answer, FindCoordinatorResponse, check)
+
+
+def _leave_group(version: int) -> Exchange:
+    if version >= 3:
+        request = LeaveGroupRequest[version](group_id="g", members=[
+            LeaveGroupRequest.MemberIdentity(member_id="m1", group_instance_id=None),
+            LeaveGroupRequest.MemberIdentity(member_id="", group_instance_id="static-2")])
+        members = [apis.group_membership.MemberIdentity(member_id="m1"),
+                   apis.group_membership.MemberIdentity(member_id="", group_instance_id="static-2")]
+    else:
+        request = LeaveGroupRequest[version](group_id="g", member_id="m1")
+        members = [apis.group_membership.MemberIdentity(member_id="m1")]
+    answer = apis.group_membership.LeaveGroupResponse(members=[
+        apis.group_membership.MemberResponse(member_id=m.member_id, group_instance_id=m.group_instance_id,
+                                             error_code=Errors.UNKNOWN_MEMBER_ID) for m in members])
+
+    def check(response: Any) -> None:
+        if version >= 3:
+            assert response.error_code == 0
+            assert [(m.member_id, m.group_instance_id, m.error_code) for m in response.members] == [
+                ("m1", None, 25), ("", "static-2", 25)]
+        else:  # one member: its error is the request's
+            assert response.error_code == Errors.UNKNOWN_MEMBER_ID
+
+    return Exchange(request, apis.group_membership.LeaveGroupRequest(group_id="g", members=members),
+                    answer, LeaveGroupResponse, check)
+
+
+def _join_group(version: int) -> Exchange:
+    fields = {"group_id": "g", "session_timeout_ms": 10_000, "member_id": "", "protocol_type": "consumer",
+              "protocols": [JoinGroupRequest.JoinGroupRequestProtocol(name="range", metadata=b"\x00\x01")]}
+    if version >= 1:
+        fields["rebalance_timeout_ms"] = 30_000
+    return Exchange(JoinGroupRequest[version](**fields), apis.group_membership.JoinGroupRequest(
+        group_id="g", session_timeout_ms=10_000, rebalance_timeout_ms=30_000 if version >= 1 else 10_000,
+        member_id="", group_instance_id=None,  # before v5: a dynamic member, never the static member ""
+        protocol_type="consumer", protocols=[apis.group_membership.JoinGroupRequestProtocol(name="range",
+                                                                                           metadata=b"\x00\x01")]))
+
+
+EXCHANGES = {f"{build.__name__[1:]}-v{version}": (build, version) for build, versions in (
+    (_metadata, (1, 12)), (_produce, (3, 9)), (_fetch, (4, 12)), (_find_coordinator, (0, 4)),
+    (_leave_group, (0, 4)), (_join_group, (0, 4))) for version in versions}
+
+
+@pytest.mark.parametrize("name", EXCHANGES)
+def test_a_kafka_python_request_becomes_the_brokers_request(name):
+    build, version = EXCHANGES[name]
+    exchange = build(version)
+    decoded = _decode(_frame(exchange.request))
+    assert decoded.answer is None
+    assert decoded.request == exchange.expected
+    assert decoded.spec.request is type(exchange.expected)
+    header = decoded.header
+    assert (header.api_key, header.correlation_id, header.client_id) == (decoded.spec.key, CORRELATION_ID, CLIENT_ID)
+    assert (header.listener_name, header.client_address) == ("KAFKA", CLIENT_ADDRESS)
+    assert (decoded.reply.version, decoded.reply.correlation_id) == (version, CORRELATION_ID)
+
+
+@pytest.mark.parametrize("name", [name for name, (build, version) in EXCHANGES.items()
+                                  if build(version).answer is not None])
+def test_the_brokers_answer_is_a_frame_kafka_python_reads(name):
+    build, version = EXCHANGES[name]
+    exchange = build(version)
+    decoded = _decode(_frame(exchange.request))
+    exchange.check(_read_answer(decoded.reply.encode(exchange.answer), exchange.response_class, version))
+
+
+def test_metadata_v0_with_no_topics_asks_for_every_topic():
+    decoded = _decode(_frame(MetadataRequest[0](topics=[])))
+    assert decoded.request == apis.metadata.MetadataRequest(topics=None, allow_auto_topic_creation=True)
+
+
+def _their_response_class(api_name: str) -> Any:
+    (module,) = [m for m in (admin, consumer, metadata, producer) if api_name + "Response" in m.__all__]
+    return getattr(module, api_name + "Response")
+
+
+@pytest.mark.parametrize(("key", "version"), [
+    pytest.param(api.key, version, id=f"{api.name}-v{version}")
+    for api in KAFKA_APIS.values() for version in range(api.min_version, api.max_version + 1)
+    # kafka-python reads an ApiVersions answer carrying an error as v0 whatever it asked (Kafka's
+    # client tries the version asked first); the codec answers ApiVersions itself, never this way
+    if not (api.key == 18 and version >= 3)])
+def test_an_error_answer_encodes_at_every_version_and_kafka_python_reads_its_code(key, version):
+    api = KAFKA_APIS[key]
+    reply = KafkaReply(CORRELATION_ID, api, version)
+    answer = reply.error_response(Errors.UNKNOWN_SERVER_ERROR)
+    if answer is None:  # no top-level error code: the connection is closed instead
+        assert "error_code" not in {f.name for f, _ in api.response._plan(version, api.flexible(version))}
+        return
+    assert isinstance(answer, KafkaStruct)
+    response = _read_answer(reply.encode(answer), _their_response_class(api.name), version)
+    assert response.error_code == Errors.UNKNOWN_SERVER_ERROR
+
+
+# -- refusals ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("api_key", [4, 17, 24, 61, 999, -1])  # LeaderAndIsr, SaslHandshake, AddPartitionsToTxn...
+def test_an_api_the_listener_lacks_is_refused(api_key):
+    payload = struct.pack(">hhih", api_key, 0, CORRELATION_ID, -1)
+    with pytest.raises(RequestDecodeError) as caught:
+        _decode(payload)
+    assert caught.value.code == Errors.UNSUPPORTED_VERSION
+
+
+@pytest.mark.parametrize(("request_class", "version"), [(MetadataRequest, 13), (FetchRequest, 13),
+                                                        (ProduceRequest, 2), (JoinGroupRequest, 8)])
+def test_a_version_the_listener_lacks_is_refused(request_class, version):
+    payload = bytearray(_frame(request_class[0]()))
+    payload[2:4] = struct.pack(">h", version)
+    with pytest.raises(RequestDecodeError) as caught:
+        _decode(bytes(payload))
+    assert caught.value.code == Errors.UNSUPPORTED_VERSION
+
+
+VALID_FRAMES = [_frame(build(version).request) for build, version in EXCHANGES.values()] + [
+    _frame(ApiVersionsRequest[0]()), _frame(ApiVersionsRequest[3](client_software_name="a", client_software_version="b"))]
+
+
+@pytest.mark.parametrize("frame", VALID_FRAMES, ids=[f"{name}" for name in EXCHANGES] + ["ApiVersions-v0",
+                                                                                         "ApiVersions-v3"])
+def test_every_truncation_of_a_frame_is_refused(frame):
+    _decode(frame)  # whole, it decodes
+    for size in range(len(frame)):
+        with pytest.raises((RequestDecodeError, FrameError)):
+            _decode(frame[:size])
+
+
+# -- fuzzing -------------------------------------------------------------------------------
+
+def _decode_or_refuse(payload: bytes) -> None:
+    """Decode ``payload``: refusing it with ``RequestDecodeError``/``FrameError`` is fine, any
+    other exception fails the test; what decodes must have an answer that encodes."""
+    try:
+        decoded = _decode(payload)
+    except (RequestDecodeError, FrameError):
+        return
+    if decoded.answer is not None:
+        decoded.reply.encode(decoded.answer)
+    else:
+        assert decoded.request is not None and decoded.header.listener_name == "KAFKA"
+
+
+SUPPORTED = [(api.key, version) for api in KAFKA_APIS.values()
+             for version in range(api.min_version, api.max_version + 1)]
+
+
+@FUZZ
+@given(payload=st.binary(max_size=300))
+def test_arbitrary_bytes_are_decoded_or_refused(payload):
+    _decode_or_refuse(payload)
+
+
+@FUZZ
+@given(api=st.sampled_from(SUPPORTED), correlation_id=st.integers(-(1 << 31), (1 << 31) - 1),
+       rest=st.binary(max_size=300))
+def test_arbitrary_bodies_of_every_supported_api_and_version_are_decoded_or_refused(api, correlation_id, rest):
+    _decode_or_refuse(struct.pack(">hhi", *api, correlation_id) + rest)
+
+
+@FUZZ
+@given(frame=st.sampled_from(VALID_FRAMES), data=st.data())
+def test_mutated_valid_frames_are_decoded_or_refused(frame, data):
+    mutated = bytearray(frame)
+    for _ in range(data.draw(st.integers(1, 4), label="mutations")):
+        position = data.draw(st.integers(0, len(mutated) - 1), label="position")
+        choice = data.draw(st.sampled_from(["set", "insert", "delete"]), label="how")
+        if choice == "set":
+            mutated[position] = data.draw(st.integers(0, 255), label="byte")
+        elif choice == "insert":
+            mutated[position:position] = data.draw(st.binary(min_size=1, max_size=8), label="inserted")
+        elif len(mutated) > 1:
+            del mutated[position]
+    _decode_or_refuse(bytes(mutated))
