@@ -12,6 +12,7 @@ topics).
 
 from __future__ import annotations
 
+import base64
 import logging
 from dataclasses import dataclass
 
@@ -48,6 +49,16 @@ class BrokerEndpoint:
         return next(((h, p) for name, h, p in self.endpoints if name == listener_name), None)
 
 
+def topic_id_bytes(topic_id: str) -> bytes:
+    """The 16 bytes of a topic id in Kafka's string form (URL-safe base64 without padding);
+    16 zero bytes (Kafka's ``Uuid.ZERO_UUID``) when it does not decode to 16 bytes."""
+    try:
+        raw = base64.urlsafe_b64decode(topic_id + "=" * (-len(topic_id) % 4))
+    except ValueError:
+        return bytes(16)
+    return raw if len(raw) == 16 else bytes(16)
+
+
 def parse_topic_configs(items: list[str]) -> dict[str, str]:
     """Parse UpdateMetadata/LeaderAndIsr ``"name=value"`` items into ``{name: value}``.
 
@@ -79,6 +90,7 @@ class MetadataCache:
         self.live_brokers: dict[int, BrokerEndpoint] = {}
         self._topics: dict[str, dict[int, UpdateMetadataPartitionState]] = {}
         self._topic_configs: dict[str, dict[str, str]] = {}
+        self._topic_ids: dict[str, bytes] = {}  # topic -> its Uuid's 16 bytes
 
     def update_metadata(self, request: UpdateMetadataRequest) -> list[TopicPartition]:
         """Apply an UpdateMetadata request.
@@ -98,13 +110,17 @@ class MetadataCache:
         if request.full:
             self._topics = {}
             self._topic_configs = {}
+            self._topic_ids = {}
         for state in request.partition_states:
             self._topics.setdefault(state.topic_name, {})[state.partition_index] = state
         for entry in request.topic_configs:
             self._topic_configs[entry.topic_name] = parse_topic_configs(entry.configs)
+            if entry.topic_id:
+                self._topic_ids[entry.topic_name] = topic_id_bytes(entry.topic_id)
         deleted: list[TopicPartition] = []
         for topic in request.deleted_topics:
             self._topic_configs.pop(topic, None)
+            self._topic_ids.pop(topic, None)
             for partition in self._topics.pop(topic, {}):
                 deleted.append(TopicPartition(topic, partition))
         return deleted
@@ -170,7 +186,7 @@ class MetadataCache:
                     )
                 )
             out.append(MetadataResponseTopic(error_code=Errors.NONE, name=name, is_internal=name in INTERNAL_TOPICS,
-                                             partitions=parts))
+                                             partitions=parts, topic_id=self._topic_ids.get(name, bytes(16))))
         return MetadataResponse(
             brokers=brokers,
             cluster_id=self.cluster_id,

@@ -40,6 +40,7 @@ from kafkette.protocol.apis.configs import (
     DescribeConfigsResourceResult,
     DescribeConfigsResponse,
     DescribeConfigsResult,
+    DescribeConfigsSynonym,
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
@@ -95,16 +96,17 @@ class ConfigControlManager:
                 results.append(result)
                 continue
             result.configs = self.topic_config_entries(self._context.topic_configs(resource.resource_name),
-                                                       resource.configuration_keys)
+                                                       resource.configuration_keys, request.include_synonyms)
             results.append(result)
         return DescribeConfigsResponse(results=results)
 
-    def topic_config_entries(self, overrides: dict[str, str], names: list[str] | None = None
-                             ) -> list[DescribeConfigsResourceResult]:
+    def topic_config_entries(self, overrides: dict[str, str], names: list[str] | None = None,
+                             include_synonyms: bool = False) -> list[DescribeConfigsResourceResult]:
         """Every topic config (only ``names`` when given; unknown names left out), sorted by name,
         with its value and source for a topic with ``overrides`` (``{name: value}``): what
         DescribeConfigs answers and, from CreateTopics v5 on, what CreateTopics answers for a
-        new topic (KIP-525)."""
+        new topic (KIP-525).  With ``include_synonyms``, each also lists where its value may
+        come from, most specific first (``synonyms_of``)."""
         keys = sorted(TOPIC_CONFIG_DEFS) if names is None else [k for k in dict.fromkeys(names)
                                                                 if k in TOPIC_CONFIG_DEFS]
         entries = []
@@ -116,8 +118,23 @@ class ConfigControlManager:
             entries.append(DescribeConfigsResourceResult(
                 name=name, value=value, read_only=False, config_source=source, is_sensitive=False,
                 config_type=CONFIG_TYPE_IDS.get(TOPIC_CONFIG_DEFS[name].type, 0),
+                synonyms=self.synonyms_of(name, overrides) if include_synonyms else [],
             ))
         return entries
+
+    def synonyms_of(self, name: str, overrides: dict[str, str]) -> list[DescribeConfigsSynonym]:
+        """Where topic config ``name``'s value may come from, most specific first, as Apache Kafka
+        4.3 lists them: the topic's override (DYNAMIC_TOPIC_CONFIG), then the broker config it
+        falls back to when the node's properties set it (STATIC_BROKER_CONFIG, under its first
+        broker synonym); Kafka's own defaults are not listed."""
+        out = []
+        if name in overrides:
+            out.append(DescribeConfigsSynonym(name=name, value=overrides[name], source=SOURCE_DYNAMIC_TOPIC_CONFIG))
+        synonyms = TOPIC_CONFIG_DEFS[name].synonyms
+        if synonyms and name in self._static_names:
+            out.append(DescribeConfigsSynonym(name=synonyms[0], value=self._defaults[name],
+                                              source=SOURCE_STATIC_BROKER_CONFIG))
+        return out
 
     def _default_source(self, name: str) -> int:
         return SOURCE_STATIC_BROKER_CONFIG if name in self._static_names else SOURCE_DEFAULT_CONFIG

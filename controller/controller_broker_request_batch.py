@@ -220,7 +220,8 @@ class ControllerBrokerRequestBatch:
             {tp.topic for tp in partitions}
         )
         topic_configs = [
-            UpdateMetadataTopicConfigs(topic_name=t, configs=[f"{k}={v}" for k, v in sorted(ctx.topic_configs(t).items())])
+            UpdateMetadataTopicConfigs(topic_name=t, configs=[f"{k}={v}" for k, v in sorted(ctx.topic_configs(t).items())],
+                                       topic_id=ctx.topics[t].topic_id if t in ctx.topics else "")
             for t in topics
         ]
         return UpdateMetadataRequest(

@@ -28,6 +28,7 @@ from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, Cr
 from kafkette.protocol.apis.create_topics import CreateTopicsRequest, CreateTopicsResponse
 from kafkette.protocol.apis.delete_records import DeleteRecordsRequest, DeleteRecordsResponse
 from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
+from kafkette.protocol.apis.describe_log_dirs import DescribeLogDirsRequest, DescribeLogDirsResponse
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.apis.fetch import FetchRequest, FetchResponse
 from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest, FindCoordinatorResponse
@@ -115,6 +116,7 @@ class ApiKey(IntEnum):
     INIT_PRODUCER_ID = 22
     OFFSET_FOR_LEADER_EPOCH = 23
     DESCRIBE_CONFIGS = 32
+    DESCRIBE_LOG_DIRS = 35
     CREATE_PARTITIONS = 37
     DELETE_GROUPS = 42
     ELECT_LEADERS = 43
@@ -165,6 +167,7 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.DELETE_GROUPS, DeleteGroupsRequest, DeleteGroupsResponse),
         ApiSpec(ApiKey.OFFSET_DELETE, OffsetDeleteRequest, OffsetDeleteResponse),
         ApiSpec(ApiKey.DESCRIBE_CONFIGS, DescribeConfigsRequest, DescribeConfigsResponse),
+        ApiSpec(ApiKey.DESCRIBE_LOG_DIRS, DescribeLogDirsRequest, DescribeLogDirsResponse),
         ApiSpec(ApiKey.INCREMENTAL_ALTER_CONFIGS, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
         ApiSpec(ApiKey.ELECT_LEADERS, ElectLeadersRequest, ElectLeadersResponse),
         ApiSpec(ApiKey.API_VERSIONS, ApiVersionsRequest, ApiVersionsResponse),

@@ -217,6 +217,8 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.INIT_PRODUCER_ID): _translation(ApiKey.INIT_PRODUCER_ID),
     int(ApiKey.OFFSET_FOR_LEADER_EPOCH): _translation(ApiKey.OFFSET_FOR_LEADER_EPOCH),
     int(ApiKey.DESCRIBE_CONFIGS): _translation(ApiKey.DESCRIBE_CONFIGS),
+    int(ApiKey.DESCRIBE_LOG_DIRS): _translation(ApiKey.DESCRIBE_LOG_DIRS),
+    int(ApiKey.DESCRIBE_QUORUM): _translation(ApiKey.DESCRIBE_QUORUM),
     int(ApiKey.CREATE_PARTITIONS): _translation(ApiKey.CREATE_PARTITIONS),
     int(ApiKey.DELETE_GROUPS): _translation(ApiKey.DELETE_GROUPS),
     int(ApiKey.INCREMENTAL_ALTER_CONFIGS): _translation(ApiKey.INCREMENTAL_ALTER_CONFIGS),

@@ -321,7 +321,7 @@ class LogManager:
         return len(files)
 
     # --------------------------------------------------------------- checkpoints
-    def _logs_by_dir(self) -> dict[Path, dict[TopicPartition, UnifiedLog]]:
+    def logs_by_dir(self) -> dict[Path, dict[TopicPartition, UnifiedLog]]:
         """Every log dir's logs, in one pass over the logs (a checkpoint of 1,000 partitions
         must not compare paths per partition per partition)."""
         by_dir: dict[Path, dict[TopicPartition, UnifiedLog]] = {log_dir: {} for log_dir in self.log_dirs}
@@ -336,7 +336,7 @@ class LogManager:
         return {
             log_dir: ({tp: log.recovery_point for tp, log in logs.items()},
                       {tp: log.log_start_offset for tp, log in logs.items()})
-            for log_dir, logs in self._logs_by_dir().items()
+            for log_dir, logs in self.logs_by_dir().items()
         }
 
     @staticmethod
@@ -375,7 +375,7 @@ class LogManager:
         """
         per_dir = {
             log_dir: {tp: hw for tp, hw in high_watermarks.items() if tp in logs}
-            for log_dir, logs in self._logs_by_dir().items()
+            for log_dir, logs in self.logs_by_dir().items()
         }
 
         def write() -> None:

@@ -37,6 +37,16 @@ class DescribeConfigsRequest(Struct):
     )
 
 
+class DescribeConfigsSynonym(Struct):
+    """One place a config's value may come from, most specific first (KIP-226)."""
+
+    FIELDS = (
+        Field("name", String),
+        Field("value", Nullable(String)),
+        Field("source", Int8),
+    )
+
+
 class DescribeConfigsResourceResult(Struct):
     FIELDS = (
         Field("name", String),
@@ -45,6 +55,7 @@ class DescribeConfigsResourceResult(Struct):
         Field("config_source", Int8, default=SOURCE_DEFAULT_CONFIG),
         Field("is_sensitive", Bool),
         Field("config_type", Int8),  # KIP-569: 1 BOOLEAN, 2 STRING, 3 INT, 4 SHORT, 5 LONG, 6 DOUBLE, 7 LIST
+        Field("synonyms", Array(DescribeConfigsSynonym)),  # with include_synonyms only
     )
 
 

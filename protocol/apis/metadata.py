@@ -4,7 +4,7 @@ v0 asks for topics only (None = all topics); v1 adds ``allow_auto_topic_creation
 Kafka concept: ``MetadataRequest``/``MetadataResponse`` answered from the MetadataCache.
 """
 
-from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Bytes, Field, Int16, Int32, Nullable, String, Struct
 
 
 class MetadataRequestTopic(Struct):
@@ -45,6 +45,7 @@ class MetadataResponseTopic(Struct):
         Field("name", String),
         Field("is_internal", Bool),
         Field("partitions", Array(MetadataResponsePartition)),
+        Field("topic_id", Bytes, default=bytes(16)),  # Kafka's Uuid, 16 bytes (all zero: unknown)
     )
 
 

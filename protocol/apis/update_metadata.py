@@ -46,6 +46,7 @@ class UpdateMetadataTopicConfigs(Struct):
     FIELDS = (
         Field("topic_name", String),
         Field("configs", Array(String)),  # "name=value" topic overrides, the whole set
+        Field("topic_id", String),  # Kafka's Uuid string (22 characters of URL-safe base64); "" unknown
     )
 
 

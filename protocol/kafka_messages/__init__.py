@@ -22,10 +22,12 @@ from kafkette.protocol.kafka_messages import (
     group_membership,
     init_producer_id,
     list_offsets,
+    log_dirs,
     metadata,
     offsets,
     offsets_for_leader_epoch,
     produce,
+    quorum,
     topics,
 )
 from kafkette.protocol.kafka_schema import KafkaStruct
@@ -89,11 +91,13 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(23, "OffsetForLeaderEpoch", offsets_for_leader_epoch.OffsetForLeaderEpochRequest,
                  offsets_for_leader_epoch.OffsetForLeaderEpochResponse, 2, 4, 4),
         KafkaApi(32, "DescribeConfigs", configs.DescribeConfigsRequest, configs.DescribeConfigsResponse, 1, 4, 4),
+        KafkaApi(35, "DescribeLogDirs", log_dirs.DescribeLogDirsRequest, log_dirs.DescribeLogDirsResponse, 1, 4, 2),
         KafkaApi(37, "CreatePartitions", topics.CreatePartitionsRequest, topics.CreatePartitionsResponse, 0, 3, 2),
         KafkaApi(42, "DeleteGroups", group_admin.DeleteGroupsRequest, group_admin.DeleteGroupsResponse, 0, 2, 2),
         KafkaApi(44, "IncrementalAlterConfigs", configs.IncrementalAlterConfigsRequest,
                  configs.IncrementalAlterConfigsResponse, 0, 1, 1),
         KafkaApi(47, "OffsetDelete", group_admin.OffsetDeleteRequest, group_admin.OffsetDeleteResponse, 0, 0, 1 << 15),
+        KafkaApi(55, "DescribeQuorum", quorum.DescribeQuorumRequest, quorum.DescribeQuorumResponse, 0, 1, 0),
         KafkaApi(DESCRIBE_CLUSTER_KEY, "DescribeCluster", cluster.DescribeClusterRequest,
                  cluster.DescribeClusterResponse, 0, 1, 0),
     )

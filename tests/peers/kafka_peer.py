@@ -254,10 +254,20 @@ class KafkaPeer:
             PeerUnavailable: no Java, Maven or registry.
             subprocess.TimeoutExpired: it ran longer than ``timeout_s``.
         """
+        return subprocess.run([*self.tool_command(main_class), *args], capture_output=True, text=True,
+                              timeout=timeout_s)
+
+    @staticmethod
+    def tool_command(main_class: str) -> list[str]:
+        """The command line (without the tool's arguments) running ``main_class`` on Kafka's
+        classpath, pointed at whatever ``--bootstrap-server`` the arguments name.
+
+        Raises:
+            PeerUnavailable: no Java, Maven or registry.
+        """
         libs = resolve()
-        command = [java_binary(), "-Xmx256m", f"-Dlog4j2.configurationFile={TOOLS_LOG4J_CONFIG}", "-cp", f"{libs}/*",
-                   main_class, *args]
-        return subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
+        return [java_binary(), "-Xmx256m", f"-Dlog4j2.configurationFile={TOOLS_LOG4J_CONFIG}", "-cp", f"{libs}/*",
+                main_class]
 
     def pid(self, node: int) -> int | None:
         proc = self._procs.get(node)

@@ -1,0 +1,139 @@
+"""Kafka's own command-line tools (kafka-tools and kafka core, 4.3.1) against Kafkette's Kafka
+listener and against Apache Kafka, unchanged: the commands of Kafka's quickstart and the
+TopicCommand, ConfigCommand, ConsumerGroupCommand, MetadataQuorumCommand, ConsoleProducer,
+ConsoleConsumer, GetOffsetShell and LogDirsCommand, each run against both, their outputs
+compared by shape (ids, sizes, addresses, timestamps and paths made alike; what is left must
+be equal).  Needs Java 17 and the Kafka jars (the Apache Kafka peer, ``tests/peers``); without
+them the tests fail, saying what is missing."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import pytest
+
+from kafkette.client import LocalCluster
+from tests.peers.kafka_peer import KafkaPeer, PeerUnavailable
+
+pytestmark = pytest.mark.timeout(900)
+
+TOOLS = "org.apache.kafka.tools."
+TOPIC = "quickstart-events"
+GROUP = "quickstart-group"
+EVENTS = "This is my first event\nThis is my second event\n"
+
+
+@pytest.fixture(scope="module")
+def brokers(tmp_path_factory: pytest.TempPathFactory):
+    """``(peer, {"kafka": bootstrap, "kafkette": bootstrap})``: one Apache Kafka node and one
+    Kafkette broker with its Kafka listener."""
+    peer = KafkaPeer(tmp_path_factory.mktemp("kafka"), nodes=1, heap_mb=384)
+    try:
+        peer.start()
+    except PeerUnavailable as exc:
+        pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
+    try:
+        with LocalCluster(num_brokers=1, data_dir=tmp_path_factory.mktemp("kafkette"), kafka_protocol=True) as cluster:
+            yield peer, {"kafka": peer.bootstrap_servers, "kafkette": cluster.kafka_bootstrap_servers}
+    finally:
+        peer.stop()
+
+
+def _run(peer: KafkaPeer, main_class: str, *args: str, stdin: str | None = None) -> str:
+    """Run a tool; its stdout (the test fails on a non-zero exit, showing stderr)."""
+    command = [*peer.tool_command(main_class), *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, input=stdin)
+    assert done.returncode == 0, f"{main_class.rsplit('.', 1)[-1]} {' '.join(args)} exited {done.returncode}:\n" \
+                                 f"{done.stderr[-1500:]}"
+    return done.stdout
+
+
+def _both(brokers, main_class: str, *args: str, stdin: str | None = None) -> dict[str, str]:
+    """The tool's output against each broker (``{BOOTSTRAP}`` in ``args`` is replaced)."""
+    peer, bootstrap = brokers
+    return {name: _run(peer, main_class, *[a.replace("{BOOTSTRAP}", server) for a in args], stdin=stdin)
+            for name, server in bootstrap.items()}
+
+
+def shape(text: str) -> list[str]:
+    """``text`` with what legitimately differs between two clusters made alike: topic and
+    directory ids, numbers, addresses, paths; blank lines and trailing spaces dropped."""
+    text = re.sub(r"\b[A-Za-z0-9_-]{22}\b", "<id>", text)
+    # no eligible leader replicas (KIP-966) here: "Elr: N/A" where Kafka 4.3 lists none
+    text = re.sub(r"(Elr|LastKnownElr): N/A", r"\1: ", text)
+    # the configs a topic shows are those not at Kafka's default: the peer's server.properties
+    # sets some (min.insync.replicas=1) that Kafkette's LocalCluster leaves at the default
+    text = re.sub(r"Configs: .*", "Configs: <configs>", text)
+    text = re.sub(r"/[^\s\"]+", "<path>", text)
+    text = re.sub(r"\b\d+\.\d+\.\d+\.\d+(:\d+)?\b", "<address>", text)
+    text = re.sub(r"\d+", "<n>", text)
+    return [line.rstrip() for line in text.splitlines() if line.strip()]
+
+
+def test_quickstart_topic_produce_consume(brokers):
+    """Kafka's quickstart, step by step, on both."""
+    created = _both(brokers, TOOLS + "TopicCommand", "--create", "--topic", TOPIC, "--bootstrap-server", "{BOOTSTRAP}")
+    assert created["kafka"] == created["kafkette"] == f"Created topic {TOPIC}.\n"
+
+    described = _both(brokers, TOOLS + "TopicCommand", "--describe", "--topic", TOPIC, "--bootstrap-server",
+                      "{BOOTSTRAP}")
+    assert shape(described["kafkette"]) == shape(described["kafka"]), described
+
+    _both(brokers, TOOLS + "ConsoleProducer", "--topic", TOPIC, "--bootstrap-server", "{BOOTSTRAP}", stdin=EVENTS)
+    consumed = _both(brokers, TOOLS + "consumer.ConsoleConsumer", "--topic", TOPIC, "--from-beginning",
+                     "--max-messages", "2", "--group", GROUP, "--bootstrap-server", "{BOOTSTRAP}")
+    assert consumed["kafka"] == consumed["kafkette"] == EVENTS
+
+    offsets = _both(brokers, TOOLS + "GetOffsetShell", "--topic", TOPIC, "--bootstrap-server", "{BOOTSTRAP}")
+    assert offsets["kafka"] == offsets["kafkette"] == f"{TOPIC}:0:2\n"
+
+    listed = _both(brokers, TOOLS + "TopicCommand", "--list", "--exclude-internal", "--bootstrap-server",
+                   "{BOOTSTRAP}")
+    assert listed["kafka"] == listed["kafkette"] == f"{TOPIC}\n"
+
+
+def test_config_command(brokers):
+    _both(brokers, TOOLS + "TopicCommand", "--create", "--topic", "tools-configs", "--partitions", "2",
+          "--bootstrap-server", "{BOOTSTRAP}")
+    altered = _both(brokers, "kafka.admin.ConfigCommand", "--bootstrap-server", "{BOOTSTRAP}", "--entity-type",
+                    "topics", "--entity-name", "tools-configs", "--alter", "--add-config", "retention.ms=86400000")
+    assert altered["kafka"] == altered["kafkette"] == "Completed updating config for topic tools-configs.\n"
+    described = _both(brokers, "kafka.admin.ConfigCommand", "--bootstrap-server", "{BOOTSTRAP}", "--entity-type",
+                      "topics", "--entity-name", "tools-configs", "--describe")
+    assert shape(described["kafkette"]) == shape(described["kafka"]), described
+
+
+def test_consumer_group_command(brokers):
+    _both(brokers, TOOLS + "TopicCommand", "--create", "--topic", "tools-groups", "--bootstrap-server", "{BOOTSTRAP}")
+    _both(brokers, TOOLS + "ConsoleProducer", "--topic", "tools-groups", "--bootstrap-server", "{BOOTSTRAP}",
+          stdin="a\nb\nc\n")
+    _both(brokers, TOOLS + "consumer.ConsoleConsumer", "--topic", "tools-groups", "--from-beginning",
+          "--max-messages", "3", "--group", "tools-group", "--bootstrap-server", "{BOOTSTRAP}")
+    listed = _both(brokers, TOOLS + "consumer.group.ConsumerGroupCommand", "--bootstrap-server", "{BOOTSTRAP}",
+                   "--list")
+    assert "tools-group" in listed["kafka"].split() and "tools-group" in listed["kafkette"].split()
+    described = _both(brokers, TOOLS + "consumer.group.ConsumerGroupCommand", "--bootstrap-server", "{BOOTSTRAP}",
+                      "--describe", "--group", "tools-group")
+    assert shape(described["kafkette"]) == shape(described["kafka"]), described
+
+
+def test_metadata_quorum_and_log_dirs_commands(brokers):
+    status = _both(brokers, TOOLS + "MetadataQuorumCommand", "--bootstrap-server", "{BOOTSTRAP}", "describe",
+                   "--status")
+    keys = {name: [line.split(":", 1)[0] for line in out.splitlines() if ":" in line] for name, out in status.items()}
+    assert keys["kafkette"] == keys["kafka"], status
+
+    _both(brokers, TOOLS + "TopicCommand", "--create", "--topic", "tools-dirs", "--partitions", "2",
+          "--bootstrap-server", "{BOOTSTRAP}")
+    dirs = _both(brokers, TOOLS + "LogDirsCommand", "--bootstrap-server", "{BOOTSTRAP}", "--describe",
+                 "--topic-list", "tools-dirs")
+    answers = {name: json.loads(out.splitlines()[-1]) for name, out in dirs.items()}
+    for answer in answers.values():
+        (broker,) = answer["brokers"]
+        (log_dir,) = broker["logDirs"]
+        assert log_dir["error"] is None
+        assert sorted(p["partition"] for p in log_dir["partitions"]) == ["tools-dirs-0", "tools-dirs-1"]
+        assert all(set(p) == {"partition", "size", "offsetLag", "isFuture"} for p in log_dir["partitions"])
+    assert [line for line in dirs["kafka"].splitlines()[:-1]] == [line for line in dirs["kafkette"].splitlines()[:-1]]
