@@ -67,6 +67,7 @@ bench: setup $(BENCH_STAMP)
 	$(BIN)/python -m tests.perf.abuse_bench
 	$(BIN)/python -m tests.perf.python_clients_bench
 	$(BIN)/python -m tests.perf.footprint_bench
+	$(BIN)/python -m tests.perf.kafka_tools_bench
 
 simulate: setup
 	$(BIN)/python -m tests.simulation.run $(if $(SEED),--seed $(SEED),--seeds $(SEEDS)) $(SIMULATE_ARGS)

@@ -1,0 +1,139 @@
+"""``python -m tests.perf.kafka_tools_bench``: Kafka's own ProducerPerformance and
+ConsumerPerformance (org.apache.kafka.tools, 4.3.1) against Apache Kafka and against Kafkette's
+Kafka listener, the same commands against each.
+
+Workloads: ``--records`` (default 300,000) records of 100 B and of 1 KiB, to a topic of one
+partition; acks=1 on one node, and acks=all with replication factor 3 (``min.insync.replicas``
+2) on three nodes.  Each run starts fresh nodes (Kafka: the peer of ``tests/peers/kafka_peer.py``,
+512 MiB heap; Kafkette: a ``LocalCluster`` with ``kafka_protocol=True``), creates the topic with
+Kafka's TopicCommand, runs ProducerPerformance (``--throughput -1``, the producer's defaults
+otherwise: 16 KiB batches, linger 5 ms, idempotence on) and then ConsumerPerformance reading
+them all back (its fetch rate, the group's join left out), and stops the nodes.  ``--repeat`` runs per system and workload (default 1), the
+median reported; ratios are Kafkette / Kafka.  Prints a table and writes JSON under
+``tests/perf/results/``.  A benchmark, not a test: it never fails on a figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.perf.results_file import write_result
+
+TOPIC = "perf"
+TOOLS = "org.apache.kafka.tools."
+WORKLOADS = (  # (name, nodes, acks, record size)
+    ("100 B, 1 node, acks=1", 1, "1", 100),
+    ("1 KiB, 1 node, acks=1", 1, "1", 1024),
+    ("100 B, 3 nodes, RF 3, acks=all", 3, "all", 100),
+    ("1 KiB, 3 nodes, RF 3, acks=all", 3, "all", 1024),
+)
+TOOL_TIMEOUT_S = 600
+
+
+def _tool(main_class: str, *args: str) -> str:
+    from tests.peers.kafka_peer import KafkaPeer
+
+    done = subprocess.run([*KafkaPeer.tool_command(main_class), *args], capture_output=True, text=True,
+                          timeout=TOOL_TIMEOUT_S)
+    if done.returncode != 0:
+        raise RuntimeError(f"{main_class.rsplit('.', 1)[-1]} exited {done.returncode}: {done.stderr.strip()[-400:]}")
+    return done.stdout
+
+
+def producer_rate(output: str) -> float:
+    """Records/s from ProducerPerformance's summary line ("N records sent, R records/sec ...").
+
+    Raises:
+        ValueError: no summary line.
+    """
+    found = re.findall(r"records sent, ([\d.]+) records/sec", output)
+    if not found:
+        raise ValueError(f"no ProducerPerformance summary in: {output[-300:]!r}")
+    return float(found[-1])
+
+
+def consumer_rate(output: str) -> float:
+    """Records/s while fetching (``fetch.nMsg.sec``: the group's join, which
+    ``group.initial.rebalance.delay.ms`` alone holds for 3 s on a new group, left out) from
+    ConsumerPerformance's CSV line.
+
+    Raises:
+        ValueError: no result line.
+    """
+    lines = [line for line in output.splitlines() if line.count(",") >= 9 and not line.startswith("start.time")]
+    if not lines:
+        raise ValueError(f"no ConsumerPerformance result in: {output[-300:]!r}")
+    return float(lines[-1].split(",")[9])
+
+
+def one_run(system: str, nodes: int, acks: str, size: int, records: int, data_dir: Path) -> dict:
+    """Fresh nodes of ``system`` ("kafka" or "kafkette"), the topic, produce then consume; records/s."""
+    from kafkette.client import LocalCluster
+    from tests.peers.kafka_peer import KafkaPeer
+
+    server: LocalCluster | KafkaPeer = (KafkaPeer(data_dir, nodes=nodes) if system == "kafka"
+                                        else LocalCluster(num_brokers=nodes, data_dir=data_dir, kafka_protocol=True))
+    with server:
+        bootstrap = server.bootstrap_servers if system == "kafka" else server.kafka_bootstrap_servers
+        _tool(TOOLS + "TopicCommand", "--bootstrap-server", bootstrap, "--create", "--topic", TOPIC, "--partitions",
+              "1", "--replication-factor", str(nodes), *(["--config", "min.insync.replicas=2"] if nodes > 1 else []))
+        produced = _tool(TOOLS + "ProducerPerformance", "--topic", TOPIC, "--num-records", str(records),
+                         "--record-size", str(size), "--throughput", "-1", "--command-property",
+                         f"bootstrap.servers={bootstrap}", f"acks={acks}")
+        consumed = _tool(TOOLS + "ConsumerPerformance", "--bootstrap-server", bootstrap, "--topic", TOPIC,
+                         "--num-records", str(records), "--timeout", "60000")
+    return {"produce_rps": producer_rate(produced), "consume_rps": consumer_rate(consumed)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=300_000, help="records per run (default 300,000)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per system and workload (default 1)")
+    args = parser.parse_args(argv)
+    if args.records < 1 or args.repeat < 1:
+        parser.error("--records and --repeat must be >= 1")
+    rows, failures = [], {}
+    for name, nodes, acks, size in WORKLOADS:
+        figures: dict[str, list[dict]] = {"kafka": [], "kafkette": []}
+        for _ in range(args.repeat):
+            for system in figures:
+                key = f"{system}: {name}"
+                if key in failures:
+                    continue
+                with tempfile.TemporaryDirectory(prefix=f"kafka-tools-{system}-") as tmp:
+                    try:
+                        figures[system].append(one_run(system, nodes, acks, size, args.records, Path(tmp)))
+                    except Exception as exc:  # a system that cannot run is reported, not fatal
+                        failures[key] = str(exc).splitlines()[0][:300]
+                        print(f"[kafka-tools] {key}: {failures[key]}", flush=True)
+                print(f"[kafka-tools] {key} done", flush=True)
+        row: dict = {"workload": name}
+        for system, runs in figures.items():
+            for phase in ("produce_rps", "consume_rps"):
+                row[f"{system}_{phase}"] = statistics.median_low([r[phase] for r in runs]) if runs else None
+        rows.append(row)
+    lines = [f"Kafka's ProducerPerformance / ConsumerPerformance, {args.records:,} records, median of {args.repeat}",
+             "| workload | produce Kafka | produce Kafkette | ratio | consume Kafka | consume Kafkette | ratio |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for row in rows:
+        cells = [row["workload"]]
+        for phase in ("produce_rps", "consume_rps"):
+            kafka, ours = row[f"kafka_{phase}"], row[f"kafkette_{phase}"]
+            cells += [f"{kafka:,.0f}" if kafka else "-", f"{ours:,.0f}" if ours else "-",
+                      f"{ours / kafka:.2f}x" if kafka and ours else "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    print("\n".join(lines))
+    out = write_result("kafka-tools", "tests.perf.kafka_tools_bench",
+                       {"records": args.records, "repeat": args.repeat, "rows": rows, "failures": failures})
+    print(f"results: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
