@@ -5,12 +5,12 @@ writer loop), and the guarantee that responses on a connection leave in request
 order even though requests are handled concurrently (pipelining).  A connection
 holds at most ``queued.max.requests`` requests in flight before reading pauses.
 
-Bad input never reaches other connections: a frame longer than
-``socket.request.max.bytes``, a body that is not msgpack or a header that is not
-``[api_key, api_version, correlation_id, client_id, body]`` closes that connection
-alone; an unknown API or version is answered with UNSUPPORTED_VERSION where the
-response has an ``error_code`` field and otherwise closes the connection; a body that
-does not match its schema is answered with INVALID_REQUEST likewise.
+What a listener speaks is its ``WireCodec`` (``kafkette.protocol.wire_codec``): Kafkette's
+msgpack protocol or Kafka's binary protocol; both frame with a 4-byte length and hand the
+handler the same request structs.  Bad input never reaches other connections: a frame longer
+than ``socket.request.max.bytes`` or one the codec cannot read closes that connection alone;
+what the codec can answer (UNSUPPORTED_VERSION, INVALID_REQUEST) is answered, and an answer
+that cannot be encoded closes the connection.
 
 Connection quotas, with Kafka's names: a connection beyond ``max.connections`` in all or
 ``max.connections.per.ip`` from one address is closed as it is accepted (Kafka's
