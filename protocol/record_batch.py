@@ -229,20 +229,8 @@ def build_batch(
         ValueError: no records.
         UnsupportedCompressionTypeError: an unknown codec id.
     """
-    check_codec(compression)
-    rows, base_timestamp, max_timestamp = _rows(records)
-    return build_batch_from_payload(
-        compress(compression, msgpack.packb(rows, use_bin_type=True)),
-        record_count=len(records),
-        base_timestamp=base_timestamp,
-        max_timestamp=max_timestamp,
-        base_offset=base_offset,
-        partition_leader_epoch=partition_leader_epoch,
-        attributes=compression | RECORDS_MSGPACK_MASK,
-        producer_id=producer_id,
-        producer_epoch=producer_epoch,
-        base_sequence=base_sequence,
-    )
+    return _build(records, compression | RECORDS_MSGPACK_MASK, base_offset, partition_leader_epoch, producer_id,
+                  producer_epoch, base_sequence)
 
 
 def build_kafka_batch(
@@ -277,20 +265,19 @@ def build_kafka_batch(
 
     Kafka concept: ``MemoryRecordsBuilder`` writing a ``DefaultRecordBatch``.
     """
-    check_codec(compression)
+    return _build(records, compression | (TRANSACTIONAL_MASK if transactional else 0), base_offset,
+                  partition_leader_epoch, producer_id, producer_epoch, base_sequence)
+
+
+def _build(records: Sequence[RecordTuple], attributes: int, base_offset: int, partition_leader_epoch: int,
+           producer_id: int, producer_epoch: int, base_sequence: int) -> bytes:
+    """A batch of ``records`` in the encoding and codec ``attributes`` name (``encode_payload``)."""
+    check_codec(attributes & COMPRESSION_CODEC_MASK)
     rows, base_timestamp, max_timestamp = _rows(records)
     return build_batch_from_payload(
-        compress_kafka(compression, encode_default_records(rows)),
-        record_count=len(records),
-        base_timestamp=base_timestamp,
-        max_timestamp=max_timestamp,
-        base_offset=base_offset,
-        partition_leader_epoch=partition_leader_epoch,
-        attributes=compression | (TRANSACTIONAL_MASK if transactional else 0),
-        producer_id=producer_id,
-        producer_epoch=producer_epoch,
-        base_sequence=base_sequence,
-    )
+        encode_payload(rows, attributes), record_count=len(records), base_timestamp=base_timestamp,
+        max_timestamp=max_timestamp, base_offset=base_offset, partition_leader_epoch=partition_leader_epoch,
+        attributes=attributes, producer_id=producer_id, producer_epoch=producer_epoch, base_sequence=base_sequence)
 
 
 def build_batch_from_payload(
