@@ -132,6 +132,7 @@ class KafkaPeer:
         self.startup_timeout_s = startup_timeout_s
         self.cluster_id = random_cluster_id()
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
+        self._log_starts: dict[int, int] = {}  # node -> size of its log when it was last started
 
     @property
     def bootstrap_servers(self) -> str:
@@ -209,13 +210,9 @@ class KafkaPeer:
             RuntimeError: a node exited or did not start within ``startup_timeout_s`` (every
                 node is stopped then).
         """
-        libs = resolve()
         try:
             for node in self.node_ids:
-                with open(self.log_path(node), "ab") as out:
-                    self._procs[node] = subprocess.Popen(
-                        self._java(libs, "kafka.Kafka", str(self.node_dir(node) / "server.properties")),
-                        stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=str(self.node_dir(node)))
+                self._spawn(node)
             deadline = time.monotonic() + self.startup_timeout_s
             for node in self.node_ids:
                 self._wait_started(node, deadline)
@@ -223,12 +220,46 @@ class KafkaPeer:
             self.stop()
             raise
 
+    def _spawn(self, node: int) -> None:
+        libs = resolve()
+        log = self.log_path(node)
+        self._log_starts[node] = log.stat().st_size if log.exists() else 0
+        with open(log, "ab") as out:
+            self._procs[node] = subprocess.Popen(
+                self._java(libs, "kafka.Kafka", str(self.node_dir(node) / "server.properties")),
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=str(self.node_dir(node)))
+
+    def stop_node(self, node: int, hard: bool = False, timeout_s: float = 60) -> None:
+        """Stop one node: SIGTERM (Kafka's controlled shutdown), or SIGKILL when ``hard``; waits
+        for the exit (SIGKILL after ``timeout_s``)."""
+        proc = self._procs.get(node)
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(signal.SIGKILL if hard else signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+    def start_node(self, node: int) -> None:
+        """Start a stopped node again with the same config, port and storage; waits until it serves.
+
+        Raises:
+            RuntimeError: it exited or did not start within ``startup_timeout_s``.
+        """
+        self._spawn(node)
+        self._wait_started(node, time.monotonic() + self.startup_timeout_s)
+
     def _wait_started(self, node: int, deadline: float) -> None:
         while True:
             proc = self._procs[node]
             if proc.poll() is not None:
                 raise RuntimeError(f"Kafka node {node} exited with code {proc.returncode}\n{self._tail(node)}")
-            if STARTED_LOG_LINE in self.log_path(node).read_text(errors="replace"):
+            with open(self.log_path(node), "rb") as log:
+                log.seek(self._log_starts.get(node, 0))
+                started = STARTED_LOG_LINE.encode() in log.read()
+            if started:
                 try:
                     socket.create_connection((HOST, self.ports[node]), timeout=1).close()
                     return

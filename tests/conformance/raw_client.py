@@ -1,0 +1,104 @@
+"""A minimal synchronous Kafka-protocol client for the conformance scenarios that no Kafka client
+library exposes (a Produce with a chosen sequence number, a Fetch past the log end, a JoinGroup
+with a bad session timeout): one request, one answer, over a plain socket.
+
+The request and response bodies are Kafkette's own schemas (``protocol/kafka_messages``), which
+are checked field by field against kafka-python's (generated from Kafka's JSON specs) in
+``tests/unit/protocol/test_kafka_messages_oracle.py``; the same bytes go to Apache Kafka and to
+Kafkette, so whatever the schemas get wrong shows up on both sides alike.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+from typing import Any
+
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.kafka_binary import BinaryReader
+from kafkette.protocol.kafka_header import (
+    KafkaRequestHeader,
+    decode_response_header,
+    encode_request_header,
+    request_header_version,
+    response_header_version,
+)
+from kafkette.protocol.kafka_messages import KAFKA_APIS, KafkaApi
+from kafkette.protocol.kafka_schema import KafkaSchemaError, KafkaStruct
+
+APIS_BY_NAME: dict[str, KafkaApi] = {api.name: api for api in KAFKA_APIS.values()}
+_LENGTH = struct.Struct(">i")
+
+
+class RawKafkaClient:
+    """One connection to one broker's Kafka listener.
+
+    Args:
+        host / port: the listener.
+        timeout_s: bound of each send and receive (s).
+
+    Raises (from ``call``): ``OSError`` when the connection fails or the broker closes it,
+    ``KafkaSchemaError`` when the answer does not parse.
+    """
+
+    def __init__(self, host: str, port: int, timeout_s: float = 15.0) -> None:
+        self._sock = socket.create_connection((host, port), timeout=timeout_s)
+        self._correlation_id = 0
+
+    def call(self, api_name: str, version: int, request: KafkaStruct) -> KafkaStruct:
+        """Send ``request`` as ``api_name`` v``version``; the decoded response body."""
+        api = APIS_BY_NAME[api_name]
+        flexible = api.flexible(version)
+        self._correlation_id += 1
+        head = encode_request_header(KafkaRequestHeader(api.key, version, self._correlation_id, "conformance"),
+                                     request_header_version(flexible))
+        body = b"".join(bytes(p) for p in request.encode(version, flexible))
+        self._sock.sendall(_LENGTH.pack(len(head) + len(body)) + head + body)
+        size = _LENGTH.unpack(self._exactly(4))[0]
+        reader = BinaryReader(self._exactly(size), KafkaSchemaError, f"{api_name} v{version} response")
+        correlation_id = decode_response_header(reader, response_header_version(api.key, flexible))
+        if correlation_id != self._correlation_id:
+            raise KafkaSchemaError(f"correlation id {correlation_id}, expected {self._correlation_id}")
+        return api.response.decode(b"", version, flexible, reader)
+
+    def send_only(self, api_name: str, version: int, request: KafkaStruct) -> None:
+        """Send without reading an answer (Produce with acks=0 gets none)."""
+        api = APIS_BY_NAME[api_name]
+        flexible = api.flexible(version)
+        self._correlation_id += 1
+        head = encode_request_header(KafkaRequestHeader(api.key, version, self._correlation_id, "conformance"),
+                                     request_header_version(flexible))
+        body = b"".join(bytes(p) for p in request.encode(version, flexible))
+        self._sock.sendall(_LENGTH.pack(len(head) + len(body)) + head + body)
+
+    def _exactly(self, size: int) -> bytes:
+        chunks = []
+        while size:
+            chunk = self._sock.recv(min(size, 1 << 20))
+            if not chunk:
+                raise OSError("the broker closed the connection")
+            chunks.append(chunk)
+            size -= len(chunk)
+        return b"".join(chunks)
+
+    def close(self) -> None:
+        self._sock.close()
+
+
+def error_name(code: int) -> str:
+    """Kafka's name of an error code (``UNKNOWN_TOPIC_OR_PARTITION``; ``NONE`` for 0)."""
+    try:
+        return Errors(code).name
+    except ValueError:
+        return f"UNKNOWN_ERROR_CODE_{code}"
+
+
+def plain(value: Any) -> Any:
+    """A message as JSON-able data: structs become dicts, bytes become hex."""
+    if isinstance(value, KafkaStruct):
+        return {name: plain(getattr(value, name)) for name in value._field_names}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).hex()
+    return value

@@ -1,0 +1,220 @@
+"""The differential conformance suite: every scenario of the catalogue against Apache Kafka and
+against Kafkette, side by side, and a report of where the answers differ.
+
+``python -m tests.conformance.run`` (``make conformance``) starts a 3-node Apache Kafka
+(``tests/peers/kafka_peer.py``) and a 3-broker Kafkette with its Kafka listener, runs the
+catalogue against both at once (one thread per cluster; each runs the scenarios in order, the
+disruptive ones last), and writes ``conformance-<UTC time>.json`` (scenario, doc, Kafka's answer,
+Kafkette's, same or different, the reason of a deliberate difference) and a Markdown table to
+``--out``.  It exits 1 when fewer than ``GOAL`` of the scenarios are identical or a difference is
+not listed in ``deliberate.DELIBERATE``; 2 when Apache Kafka cannot run here.
+``--only PREFIX`` runs the scenarios whose id starts with it (repeatable).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from confluent_kafka import KafkaException
+
+from kafkette.client import LocalCluster
+from tests.conformance.catalogue import Scenario, load
+from tests.conformance.deliberate import DELIBERATE
+from tests.conformance.target import CLUSTER_NODES, SHARED_BROKER_CONFIGS, Target
+from tests.peers.kafka_peer import KAFKA_VERSION, KafkaPeer, PeerUnavailable
+
+GOAL = 0.95
+SCENARIO_TIMEOUT_S = 120.0
+RESULTS_DIR = Path(__file__).parent / "results"
+PEER_HEAP_MB = 384
+
+
+@dataclass
+class Result:
+    """One scenario's answers on both clusters.
+
+    Attributes:
+        id / doc: the scenario's.
+        kafka / kafkette: the observables (JSON data; ``{"exception": ...}`` when it raised).
+        same: the two are equal.
+        deliberate: the reason given in ``deliberate.DELIBERATE`` for a known difference, else None.
+    """
+
+    id: str
+    doc: str
+    kafka: Any
+    kafkette: Any
+    same: bool
+    deliberate: str | None
+
+
+def observe(scenario: Scenario, target: Target) -> Any:
+    """Run one scenario on one target; its observable as JSON data, or ``{"exception": ...}``
+    naming what it raised (a Kafka error's name, else the exception's type and message)."""
+    outcome: dict[str, Any] = {}
+
+    def body() -> None:
+        try:
+            outcome["value"] = json.loads(json.dumps(scenario.run(target), sort_keys=True, default=str))
+        except KafkaException as exc:
+            outcome["value"] = {"exception": exc.args[0].name()}
+        except Exception as exc:  # noqa: BLE001 - reported as the scenario's answer
+            outcome["value"] = {"exception": f"{type(exc).__name__}: {exc}"[:300]}
+            outcome["trace"] = traceback.format_exc()
+
+    worker = threading.Thread(target=body, name=f"{target.name}:{scenario.id}", daemon=True)
+    worker.start()
+    worker.join(SCENARIO_TIMEOUT_S)
+    if worker.is_alive():
+        return {"exception": f"timed out after {SCENARIO_TIMEOUT_S:.0f} s"}
+    if "trace" in outcome:
+        print(f"[{target.name}] {scenario.id} raised:\n{outcome['trace']}", file=sys.stderr, flush=True)
+    return outcome["value"]
+
+
+def run_catalogue(scenarios: Sequence[Scenario], targets: dict[str, Target]) -> list[Result]:
+    """Every scenario against both targets at once (one thread per target, scenarios in order).
+
+    Args:
+        scenarios: in run order.
+        targets: ``{"kafka": ..., "kafkette": ...}``.
+
+    Returns:
+        One ``Result`` per scenario, in the same order.
+    """
+    answers: dict[str, dict[str, Any]] = {name: {} for name in targets}
+
+    def run_all(name: str) -> None:
+        for s in scenarios:
+            answers[name][s.id] = observe(s, targets[name])
+
+    threads = [threading.Thread(target=run_all, args=(name,), name=f"conformance-{name}") for name in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    results = []
+    for s in scenarios:
+        kafka, ours = answers["kafka"][s.id], answers["kafkette"][s.id]
+        same = kafka == ours
+        results.append(Result(s.id, s.doc, kafka, ours, same, None if same else DELIBERATE.get(s.id)))
+    return results
+
+
+@contextlib.contextmanager
+def clusters(work_dir: Path) -> Iterator[dict[str, Target]]:
+    """A 3-node Apache Kafka and a 3-broker Kafkette (Kafka listener on), both with
+    ``SHARED_BROKER_CONFIGS``, as targets.
+
+    Raises:
+        PeerUnavailable: Apache Kafka cannot run here (no Java, Maven or registry).
+        RuntimeError, LocalClusterError: a cluster did not start.
+    """
+    peer = KafkaPeer(work_dir / "kafka", nodes=CLUSTER_NODES, heap_mb=PEER_HEAP_MB,
+                     broker_configs=SHARED_BROKER_CONFIGS)
+    peer.start()
+    try:
+        with LocalCluster(num_brokers=CLUSTER_NODES, data_dir=work_dir / "kafkette", kafka_protocol=True,
+                          broker_configs=SHARED_BROKER_CONFIGS) as cluster:
+            kafka = Target("kafka", peer.bootstrap_servers, {n: ("127.0.0.1", p) for n, p in peer.ports.items()},
+                           stop_node=peer.stop_node, start_node=peer.start_node)
+            ours = Target("kafkette", cluster.kafka_bootstrap_servers,
+                          {n: ("127.0.0.1", p) for n, p in cluster.kafka_ports.items()},
+                          stop_node=lambda n: cluster.stop_broker(n, hard=False), start_node=cluster.start_broker)
+            try:
+                yield {"kafka": kafka, "kafkette": ours}
+            finally:
+                kafka.close()
+                ours.close()
+    finally:
+        peer.stop()
+
+
+def summary(results: Sequence[Result]) -> dict[str, Any]:
+    """Counts: total, identical, deliberate differences, undeclared differences, and the share
+    identical (0..1)."""
+    same = sum(r.same for r in results)
+    deliberate = sum(1 for r in results if not r.same and r.deliberate)
+    return {"scenarios": len(results), "identical": same, "deliberate": deliberate,
+            "undeclared": len(results) - same - deliberate,
+            "identical_share": round(same / len(results), 4) if results else 0.0}
+
+
+def table(results: Sequence[Result]) -> str:
+    """The results as a Markdown table (answers cut to 120 characters)."""
+    def cell(value: Any) -> str:
+        text = json.dumps(value, sort_keys=True)
+        return (text if len(text) <= 120 else text[:117] + "...").replace("|", "\\|")
+
+    lines = ["| scenario | Apache Kafka | Kafkette | same |", "|---|---|---|---|"]
+    for r in results:
+        verdict = "same" if r.same else ("deliberate" if r.deliberate else "**different**")
+        lines.append(f"| `{r.id}` | {cell(r.kafka)} | {cell(r.kafkette)} | {verdict} |")
+    return "\n".join(lines)
+
+
+def write_report(results: Sequence[Result], out_dir: Path) -> Path:
+    """Write ``conformance-<UTC>.json`` and ``.md`` under ``out_dir``; the JSON's path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    path = out_dir / f"conformance-{stamp}.json"
+    document = {"kafka_version": KAFKA_VERSION, "nodes": CLUSTER_NODES, "shared_broker_configs": SHARED_BROKER_CONFIGS,
+                "summary": summary(results), "results": [asdict(r) for r in results]}
+    path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    path.with_suffix(".md").write_text(table(results) + "\n", encoding="utf-8")
+    return path
+
+
+def select(scenarios: Sequence[Scenario], prefixes: Sequence[str]) -> list[Scenario]:
+    """The scenarios whose id starts with one of ``prefixes`` (all when none)."""
+    return [s for s in scenarios if not prefixes or any(s.id.startswith(p) for p in prefixes)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", action="append", default=[], metavar="PREFIX",
+                        help="run the scenarios whose id starts with PREFIX (repeatable)")
+    parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR, help=f"where the report goes (default {RESULTS_DIR})")
+    args = parser.parse_args(argv)
+    chosen = select(load(), args.only)
+    if args.list:
+        for s in chosen:
+            print(f"{s.id}\t{s.doc}")
+        return 0
+    if not chosen:
+        parser.error(f"no scenario id starts with {args.only}")
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="conformance-") as work:
+        try:
+            with clusters(Path(work)) as targets:
+                results = run_catalogue(chosen, targets)
+        except PeerUnavailable as exc:
+            print(f"Error: {exc}", file=sys.stderr)
+            return 2
+    path = write_report(results, args.out)
+    counts = summary(results)
+    for r in results:
+        if not r.same and not r.deliberate:
+            print(f"DIFFERENT {r.id}\n  kafka:    {json.dumps(r.kafka, sort_keys=True)[:400]}\n"
+                  f"  kafkette: {json.dumps(r.kafkette, sort_keys=True)[:400]}")
+    print(f"{counts['identical']}/{counts['scenarios']} identical ({counts['identical_share']:.1%}), "
+          f"{counts['deliberate']} deliberate, {counts['undeclared']} undeclared differences; "
+          f"{time.monotonic() - started:.0f} s; report {path}")
+    return 0 if counts["identical_share"] >= GOAL and counts["undeclared"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
