@@ -17,9 +17,10 @@ CHAOS_ARGS ?=
 # FUZZ_FRAMES malformed frames to a live broker; a failure prints its seed (--hypothesis-seed=N replays);
 # each test may take up to an hour (pytest-timeout 3600 s instead of the suite's 300 s)
 FUZZ_EXAMPLES ?= 100000
+CONFORMANCE_ARGS ?=
 FUZZ_FRAMES ?= 3000
 
-.PHONY: setup test unit cluster demo spark-demo bench simulate chaos fuzz kafka-peer clean
+.PHONY: setup test unit cluster demo spark-demo bench simulate chaos fuzz kafka-peer conformance clean
 
 setup: $(STAMP)
 
@@ -68,6 +69,11 @@ bench: setup $(BENCH_STAMP)
 	$(BIN)/python -m tests.perf.python_clients_bench
 	$(BIN)/python -m tests.perf.footprint_bench
 	$(BIN)/python -m tests.perf.kafka_tools_bench
+
+# make conformance CONFORMANCE_ARGS="--only topics/": the scenarios against Apache Kafka and Kafkette,
+# report in tests/conformance/results (python -m tests.conformance.run --help)
+conformance: setup
+	$(BIN)/python -m tests.conformance.run $(CONFORMANCE_ARGS)
 
 simulate: setup
 	$(BIN)/python -m tests.simulation.run $(if $(SEED),--seed $(SEED),--seeds $(SEEDS)) $(SIMULATE_ARGS)

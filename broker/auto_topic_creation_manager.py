@@ -10,8 +10,8 @@ decides *whether* to auto-create (``auto.create.topics.enable``, the request's
 (``num_partitions``/``replication_factor`` -1: ``num.partitions`` and
 ``default.replication.factor`` of the controller) sent without waiting for it, through
 the NodeToControllerChannelManager, or straight to the local controller when this
-broker runs it.  Until the topic exists with leaders its Metadata entry is
-LEADER_NOT_AVAILABLE, and the client retries.  TOPIC_ALREADY_EXISTS is fine (someone
+broker runs it.  Until the topic exists its Metadata entry is UNKNOWN_TOPIC_OR_PARTITION
+(as Apache Kafka 4.x answers; a retriable error), and the client retries.  TOPIC_ALREADY_EXISTS is fine (someone
 else created it first).  Does not own topic validation rules (``controller/
 topic_validation.py``, reused here) nor the creation itself (the controller).
 
@@ -96,7 +96,7 @@ class AutoTopicCreationManager:
 
         Returns:
             One Metadata topic entry per distinct name: INVALID_TOPIC_EXCEPTION for an
-            illegal name, LEADER_NOT_AVAILABLE for the others (being created).
+            illegal name, UNKNOWN_TOPIC_OR_PARTITION for the others (being created).
         """
         responses: list[MetadataResponseTopic] = []
         to_create: list[str] = []
@@ -106,7 +106,7 @@ class AutoTopicCreationManager:
                 logger.info("%s Not auto-creating %r: %s", self._prefix, name, problem)
                 responses.append(MetadataResponseTopic(error_code=Errors.INVALID_TOPIC_EXCEPTION, name=name))
                 continue
-            responses.append(MetadataResponseTopic(error_code=Errors.LEADER_NOT_AVAILABLE, name=name))
+            responses.append(MetadataResponseTopic(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, name=name))
             if name not in self.in_flight_topics and len(self.in_flight_topics) < MAX_IN_FLIGHT_TOPICS:
                 to_create.append(name)
         if to_create and not self._stopped:

@@ -18,6 +18,7 @@ from typing import Any
 import javaproperties
 
 from kafkette.client.config_def import LONG_MAX, ConfigError, ConfigKey, at_least, in_range, one_of, table
+from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
 
 
 def _check_listeners(value: list[str]) -> None:
@@ -150,8 +151,21 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
               one_of("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd")),
     ConfigKey("log.message.timestamp.type", "string", "CreateTime", "Default timestamp type of topics: CreateTime or LogAppendTime.",
               one_of("CreateTime", "LogAppendTime")),
-    ConfigKey("log.message.timestamp.difference.max.ms", "long", LONG_MAX,
-              "Default max difference between the broker's clock and a CreateTime record timestamp (ms).", at_least(0)),
+    ConfigKey("log.message.timestamp.before.max.ms", "long", LONG_MAX,
+              "Default max time a CreateTime record timestamp may be behind the broker's clock (ms).", at_least(0)),
+    ConfigKey("log.message.timestamp.after.max.ms", "long", 3600000,
+              "Default max time a CreateTime record timestamp may be ahead of the broker's clock (ms).", at_least(0)),
+    ConfigKey("compression.gzip.level", "int", -1, "Default gzip level of batches the broker compresses (-1: 6).",
+              TOPIC_CONFIG_DEFS["compression.gzip.level"].validator),
+    ConfigKey("compression.lz4.level", "int", 9, "Default LZ4 level of batches the broker compresses.",
+              in_range(1, 17)),
+    ConfigKey("compression.zstd.level", "int", 3, "Default zstd level of batches the broker compresses.",
+              in_range(-131072, 22)),
+    ConfigKey("log.preallocate", "boolean", False, "Default preallocate of topics' segment files.", None),
+    ConfigKey("log.local.retention.bytes", "long", -2, "Default local.retention.bytes (tiered storage; -2: "
+              "log.retention.bytes).", at_least(-2)),
+    ConfigKey("log.local.retention.ms", "long", -2, "Default local.retention.ms (tiered storage; -2: "
+              "log.retention.ms).", at_least(-2)),
     ConfigKey("message.max.bytes", "int", 1048588, "Largest record batch accepted (bytes).", at_least(0)),
     ConfigKey("log.segment.bytes", "int", 1073741824, "Segment size before a roll (bytes).", at_least(14)),
     ConfigKey("log.roll.ms", "long", None, "Time before a segment rolls (ms); unset = log.roll.hours.", at_least(1)),

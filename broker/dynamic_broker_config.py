@@ -25,6 +25,7 @@ from typing import Any
 
 from kafkette.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
 from kafkette.client.config_def import CONFIG_TYPE_IDS
+from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
 from kafkette.protocol.apis.configs import (
     OP_APPEND,
     OP_DELETE,
@@ -35,25 +36,21 @@ from kafkette.protocol.apis.configs import (
     SOURCE_STATIC_BROKER_CONFIG,
     AlterableConfig,
     DescribeConfigsResourceResult,
+    DescribeConfigsSynonym,
 )
 from kafkette.protocol.errors import InvalidConfigError, InvalidRequestError  # type: ignore[attr-defined]
 
 logger = logging.getLogger(__name__)
 
-DYNAMIC_BROKER_CONFIGS: frozenset[str] = frozenset({
-    "log.retention.ms",
-    "log.retention.bytes",
-    "log.segment.bytes",
-    "log.index.interval.bytes",
-    "log.index.size.max.bytes",
-    "log.flush.interval.messages",
-    "log.flush.interval.ms",
-    "message.max.bytes",
-    "min.insync.replicas",
-    "unclean.leader.election.enable",
-})
-"""Broker properties that IncrementalAlterConfigs may change at run time: the
-broker-level defaults of topic configs (Kafka's ``DynamicLogConfig.ReconfigurableConfigs``)."""
+_BROKER_NAMES = frozenset(key.name for key in BROKER_CONFIGS)
+
+DYNAMIC_BROKER_CONFIGS: frozenset[str] = frozenset(
+    key.synonyms[0] for key in TOPIC_CONFIG_DEFS.values() if key.synonyms and key.synonyms[0] in _BROKER_NAMES
+)
+"""Broker properties that IncrementalAlterConfigs may change at run time: the first broker
+synonym of every topic config (``log.retention.ms`` for ``retention.ms``, ``message.max.bytes``
+for ``max.message.bytes``), the broker-level defaults every partition's log falls back to
+(Kafka's ``DynamicLogConfig.ReconfigurableConfigs``).  Every other property is read-only."""
 
 Reconfigurable = Callable[[KafkaConfig], None]
 
@@ -165,11 +162,15 @@ class DynamicBrokerConfig:
             return SOURCE_STATIC_BROKER_CONFIG
         return SOURCE_DEFAULT_CONFIG
 
-    def describe(self, names: Sequence[str] | None = None) -> list[DescribeConfigsResourceResult]:
+    def describe(self, names: Sequence[str] | None = None,
+                 include_synonyms: bool = False) -> list[DescribeConfigsResourceResult]:
         """Describe every broker property (or only ``names``; unknown names are left out).
 
         Args:
             names: the ``configuration_keys`` of the request (None: all).
+            include_synonyms: list, per property, each source that sets it, most specific
+                first: DYNAMIC_BROKER_CONFIG, STATIC_BROKER_CONFIG, then Kafka's default
+                (DEFAULT_CONFIG, when it has one), as Kafka's ``DescribeConfigs`` does.
 
         Returns:
             One entry per property with its current value, source, and ``read_only``
@@ -187,5 +188,19 @@ class DynamicBrokerConfig:
                 config_source=self.source_of(key.name),
                 is_sensitive=False,
                 config_type=CONFIG_TYPE_IDS.get(key.type, 0),
+                synonyms=self._synonyms(key) if include_synonyms else [],
             ))
         return results
+
+    def _synonyms(self, key: Any) -> list[DescribeConfigsSynonym]:
+        out = []
+        if key.name in self._dynamic:
+            out.append(DescribeConfigsSynonym(name=key.name, value=self._dynamic[key.name],
+                                              source=SOURCE_DYNAMIC_BROKER_CONFIG))
+        if key.name in self.static_config.originals:
+            out.append(DescribeConfigsSynonym(name=key.name, value=render_config_value(
+                getattr(self.static_config, key.attr)), source=SOURCE_STATIC_BROKER_CONFIG))
+        if key.default is not None:
+            out.append(DescribeConfigsSynonym(name=key.name, value=render_config_value(key.default),
+                                              source=SOURCE_DEFAULT_CONFIG))
+        return out

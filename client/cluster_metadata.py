@@ -220,8 +220,8 @@ class ClusterMetadata:
         for topic in response.topics:
             self._topic_errors[topic.name] = topic.error_code
             if topic.error_code != Errors.NONE:
-                if topic.error_code == Errors.LEADER_NOT_AVAILABLE:
-                    need_update = True
+                if topic.error_code in (Errors.LEADER_NOT_AVAILABLE, Errors.UNKNOWN_TOPIC_OR_PARTITION):
+                    need_update = True  # being created (auto-creation answers UNKNOWN_TOPIC_OR_PARTITION)
                 continue
             parts: dict[int, PartitionMetadata] = {}
             for p in topic.partitions:

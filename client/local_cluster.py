@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from kafkette.client.config_def import render_properties
+from kafkette.client.meta_properties import META_PROPERTIES_FILE, random_cluster_id, read_cluster_id
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
 from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_request
 
@@ -179,6 +180,7 @@ class LocalCluster:
         self.detached = detached
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
         self._log_starts: dict[int, int] = {}  # broker id -> size of its log when it was last started
+        self.cluster_id = self._cluster_id()
 
     # --- layout ------------------------------------------------------------------------------
 
@@ -198,6 +200,18 @@ class LocalCluster:
         if not self.kafka_protocol:
             raise ValueError("this cluster has no Kafka-protocol listeners; make it with kafka_protocol=True")
         return ",".join(f"{self.hosts[b]}:{self.kafka_ports[b]}" for b in self.broker_ids)
+
+    def _cluster_id(self) -> str:
+        """The cluster's ``cluster.id``: ``broker_configs``' when given, else the one a node's
+        ``meta.properties`` under ``data_dir`` already names (a restarted cluster), else a new
+        one as ``kafka-storage random-uuid`` makes."""
+        if "cluster.id" in self._broker_configs:
+            return str(self._broker_configs["cluster.id"])
+        for meta in sorted(self.data_dir.glob(f"*/logs/{META_PROPERTIES_FILE}")):
+            existing = read_cluster_id(meta.parent)
+            if existing:
+                return existing
+        return random_cluster_id()
 
     def broker_dir(self, broker_id: int) -> Path:
         """``<data_dir>/broker-<id>`` (``controller-<id>`` for a controller-only node)."""
@@ -223,6 +237,7 @@ class LocalCluster:
                               else "broker,controller" if broker_id in self.voter_ids else "broker"),
             "listeners": f"PLAINTEXT://{HOST}:{self.ports[broker_id]}",
             "log.dirs": str(self.broker_dir(broker_id) / "logs"),
+            "cluster.id": self.cluster_id,
             "controller.quorum.voters": ",".join(f"{v}@{self.hosts[v]}:{self.ports[v]}" for v in self.voter_ids),
         }
         if self.hosts[broker_id] != HOST:

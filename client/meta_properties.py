@@ -11,6 +11,8 @@ Kafka concept: ``MetaProperties`` / ``MetaPropertiesEnsemble`` (``version=1`` wi
 
 from __future__ import annotations
 
+import base64
+import uuid
 from pathlib import Path
 
 import javaproperties
@@ -19,6 +21,29 @@ from kafkette.client.config_def import ConfigError
 from kafkette.client.durable_files import write_file_atomically
 
 META_PROPERTIES_FILE = "meta.properties"
+
+
+def random_cluster_id() -> str:
+    """A new cluster id as Kafka's ``Uuid.randomUuid().toString()`` writes one (``kafka-storage
+    random-uuid``): 22 URL-safe base64 characters, never starting with ``-`` (a command line
+    would read it as an option)."""
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not text.startswith("-"):
+            return text
+
+
+def read_cluster_id(log_dir: Path) -> str | None:
+    """The ``cluster.id`` of ``<log_dir>/meta.properties``, None when there is none.
+
+    Raises:
+        OSError: the file exists but cannot be read.
+    """
+    path = log_dir / META_PROPERTIES_FILE
+    if not path.exists():
+        return None
+    with open(path, encoding="utf-8") as fh:
+        return javaproperties.load(fh).get("cluster.id")
 
 
 def ensure_meta_properties(log_dir: Path, node_id: int, cluster_id: str | None) -> None:

@@ -30,24 +30,7 @@ from kafkette.client.config_def import (
 
 RECORD_OVERHEAD_V0 = 14  # LegacyRecord.RECORD_OVERHEAD_V0: the smallest segment.bytes
 
-# message.format.version: Kafka's ApiVersion names, each release alone or with "-IVn".
-_RELEASES = {
-    "0.8.0": (), "0.8.1": (), "0.8.2": (), "0.9.0": (), "0.10.0": (0, 1), "0.10.1": (0, 1, 2), "0.10.2": (0,),
-    "0.11.0": (0, 1, 2), "1.0": (0,), "1.1": (0,), "2.0": (0, 1), "2.1": (0, 1, 2), "2.2": (0, 1), "2.3": (0, 1),
-    "2.4": (0, 1), "2.5": (0,), "2.6": (0,), "2.7": (0, 1, 2), "2.8": (0, 1), "3.0": (0, 1),
-}
-API_VERSIONS: frozenset[str] = frozenset(
-    [*_RELEASES, *(f"{release}-IV{n}" for release, ivs in _RELEASES.items() for n in ivs)]
-)
 _THROTTLED_REPLICA = re.compile(r"\d+:\d+")
-
-
-def _check_api_version(value: str) -> None:
-    # Kafka's ApiVersion.apply: "0.x.y..." is named by 3 dot-separated segments, later ones by 2.
-    segments = value.split(".")
-    key = ".".join(segments[: 3 if value.startswith("0.") else 2])
-    if key not in API_VERSIONS:
-        raise ValueError(f"Version `{value}` is not a valid version (for example 2.5, 2.5-IV0, 0.10.2)")
 
 
 def _check_throttled_replicas(value: list[str]) -> None:
@@ -57,6 +40,12 @@ def _check_throttled_replicas(value: list[str]) -> None:
                      "[partitionId]:[brokerId],[partitionId]:[brokerId],...")
 
 
+def _check_gzip_level(value: int) -> None:
+    # Kafka's GzipCompression: Deflater's levels 1-9, or -1 for its default (6)
+    if value != -1 and not 1 <= value <= 9:
+        raise ValueError("Value must be between 1 and 9, or -1 for the default")
+
+
 def _def(name: str, type_: str, default: Any, doc: str, validator: Any = None, *synonyms: str) -> ConfigKey:
     return ConfigKey(name, type_, default, doc, validator, synonyms)
 
@@ -64,8 +53,14 @@ def _def(name: str, type_: str, default: Any, doc: str, validator: Any = None, *
 TOPIC_CONFIG_DEFS: dict[str, ConfigKey] = table((
     _def("cleanup.policy", "list", ["delete"], "Retention policy: delete and/or compact.",
          non_empty_list_of("compact", "delete"), "log.cleanup.policy"),
+    _def("compression.gzip.level", "int", -1, "gzip level of batches the broker compresses (-1: 6).",
+         _check_gzip_level, "compression.gzip.level"),
+    _def("compression.lz4.level", "int", 9, "LZ4 level of batches the broker compresses.", in_range(1, 17),
+         "compression.lz4.level"),
     _def("compression.type", "string", "producer", "Final compression of the topic's batches.",
          one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"), "compression.type"),
+    _def("compression.zstd.level", "int", 3, "zstd level of batches the broker compresses.",
+         in_range(-131072, 22), "compression.zstd.level"),
     _def("delete.retention.ms", "long", 86400000, "Retention of delete tombstones in compacted topics (ms).",
          at_least(0), "log.cleaner.delete.retention.ms"),
     _def("file.delete.delay.ms", "long", 60000, "Delay before a deleted segment file is removed (ms).",
@@ -80,17 +75,20 @@ TOPIC_CONFIG_DEFS: dict[str, ConfigKey] = table((
          "log.index.interval.bytes"),
     _def("leader.replication.throttled.replicas", "list", [], "Replicas throttled on the leader side.",
          _check_throttled_replicas),
+    _def("local.retention.bytes", "long", -2, "Local share of retention.bytes under tiered storage (bytes; -2: "
+         "retention.bytes).", at_least(-2), "log.local.retention.bytes"),
+    _def("local.retention.ms", "long", -2, "Local share of retention.ms under tiered storage (ms; -2: retention.ms).",
+         at_least(-2), "log.local.retention.ms"),
     _def("max.compaction.lag.ms", "long", LONG_MAX, "Max time a message stays ineligible for compaction (ms).",
          at_least(1), "log.cleaner.max.compaction.lag.ms"),
     _def("max.message.bytes", "int", 1048588, "Largest record batch accepted (bytes).", at_least(0),
          "message.max.bytes"),
-    _def("message.downconversion.enable", "boolean", True, "Down-convert batches for old consumers.", None,
-         "log.message.downconversion.enable"),
-    _def("message.format.version", "string", "2.5-IV0", "Message format version of the topic's batches.",
-         _check_api_version, "log.message.format.version"),
-    _def("message.timestamp.difference.max.ms", "long", LONG_MAX,
-         "Max difference between broker time and a CreateTime timestamp (ms).", at_least(0),
-         "log.message.timestamp.difference.max.ms"),
+    _def("message.timestamp.after.max.ms", "long", 3600000,
+         "Max time a CreateTime timestamp may be ahead of the broker's clock (ms).", at_least(0),
+         "log.message.timestamp.after.max.ms"),
+    _def("message.timestamp.before.max.ms", "long", LONG_MAX,
+         "Max time a CreateTime timestamp may be behind the broker's clock (ms).", at_least(0),
+         "log.message.timestamp.before.max.ms"),
     _def("message.timestamp.type", "string", "CreateTime", "CreateTime or LogAppendTime.",
          one_of("CreateTime", "LogAppendTime"), "log.message.timestamp.type"),
     _def("min.cleanable.dirty.ratio", "double", 0.5, "Dirty share of the log that triggers compaction.",
@@ -100,6 +98,12 @@ TOPIC_CONFIG_DEFS: dict[str, ConfigKey] = table((
     _def("min.insync.replicas", "int", 1, "Min ISR size for acks=all produce.", at_least(1),
          "min.insync.replicas"),
     _def("preallocate", "boolean", False, "Preallocate segment files.", None, "log.preallocate"),
+    _def("remote.log.copy.disable", "boolean", False, "Stop copying segments to remote storage (tiered storage).",
+         None),
+    _def("remote.log.delete.on.disable", "boolean", False, "Delete remote segments when tiered storage is turned "
+         "off for the topic.", None),
+    _def("remote.storage.enable", "boolean", False, "Tiered storage for the topic (KIP-405); needs "
+         "remote.log.storage.system.enable on the brokers, which Kafkette does not offer.", None),
     _def("retention.bytes", "long", -1, "Retention size per partition (bytes); -1 = none.", None,
          "log.retention.bytes"),
     _def("retention.ms", "long", 604800000, "Retention time (ms); -1 = none.", at_least(-1),
@@ -115,6 +119,11 @@ TOPIC_CONFIG_DEFS: dict[str, ConfigKey] = table((
     _def("unclean.leader.election.enable", "boolean", False, "Elect out-of-sync replicas as a last resort.", None,
          "unclean.leader.election.enable"),
 ))
+
+BROKER_SYNONYMS_WITHOUT_DEFAULT: frozenset[str] = frozenset({
+    "log.retention.ms", "log.roll.ms", "log.roll.jitter.ms", "log.flush.interval.ms"})
+"""First broker synonyms whose Kafka default is null (another synonym or property supplies the
+value: ``log.retention.hours``, ``log.roll.hours``, ``log.flush.scheduler.interval.ms``)."""
 
 TOPIC_CONFIG_NAMES: frozenset[str] = frozenset(TOPIC_CONFIG_DEFS)
 """Every topic-level config name a topic may override."""
@@ -138,8 +147,13 @@ def parse_topic_config(name: str, raw: Any) -> Any:
 def validate_topic_configs(configs: Mapping[str, Any]) -> None:
     """Check topic config overrides against the table (controller-side validation).
 
+    ``remote.storage.enable=true`` is refused as Kafka refuses it on brokers without
+    ``remote.log.storage.system.enable`` (Kafkette has no tiered storage, KIP-405).
+
     Raises:
         ConfigError: (a ValueError) the first unknown name or invalid value, naming the config.
     """
     for name, raw in configs.items():
-        parse_topic_config(name, raw)
+        if parse_topic_config(name, raw) is True and name == "remote.storage.enable":
+            raise ConfigError("Tiered Storage functionality is disabled in the broker. Topic cannot be configured "
+                              "with remote log storage.")

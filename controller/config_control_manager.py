@@ -20,7 +20,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kafkette.client.config_def import CONFIG_TYPE_IDS
-from kafkette.client.topic_config import TOPIC_CONFIG_DEFS, parse_topic_config
+from kafkette.client.topic_config import (
+    BROKER_SYNONYMS_WITHOUT_DEFAULT,
+    TOPIC_CONFIG_DEFS,
+    parse_topic_config,
+    validate_topic_configs,
+)
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_context import ControllerContext
 from kafkette.controller.metadata_records import ConfigRecord, ControllerResult, MetadataRecord
@@ -124,16 +129,20 @@ class ConfigControlManager:
 
     def synonyms_of(self, name: str, overrides: dict[str, str]) -> list[DescribeConfigsSynonym]:
         """Where topic config ``name``'s value may come from, most specific first, as Apache Kafka
-        4.3 lists them: the topic's override (DYNAMIC_TOPIC_CONFIG), then the broker config it
-        falls back to when the node's properties set it (STATIC_BROKER_CONFIG, under its first
-        broker synonym); Kafka's own defaults are not listed."""
+        4.3 lists them: the topic's override (DYNAMIC_TOPIC_CONFIG), then its first broker
+        synonym as the node's properties set it (STATIC_BROKER_CONFIG) and as Kafka defaults it
+        (DEFAULT_CONFIG; not listed when that default is null, as ``log.retention.ms``'s)."""
         out = []
         if name in overrides:
             out.append(DescribeConfigsSynonym(name=name, value=overrides[name], source=SOURCE_DYNAMIC_TOPIC_CONFIG))
-        synonyms = TOPIC_CONFIG_DEFS[name].synonyms
-        if synonyms and name in self._static_names:
-            out.append(DescribeConfigsSynonym(name=synonyms[0], value=self._defaults[name],
-                                              source=SOURCE_STATIC_BROKER_CONFIG))
+        key = TOPIC_CONFIG_DEFS[name]
+        if key.synonyms:
+            if name in self._static_names:
+                out.append(DescribeConfigsSynonym(name=key.synonyms[0], value=self._defaults[name],
+                                                  source=SOURCE_STATIC_BROKER_CONFIG))
+            if key.synonyms[0] not in BROKER_SYNONYMS_WITHOUT_DEFAULT:
+                out.append(DescribeConfigsSynonym(name=key.synonyms[0], value=key.render(key.default),
+                                                  source=SOURCE_DEFAULT_CONFIG))
         return out
 
     def _default_source(self, name: str) -> int:
@@ -227,7 +236,7 @@ class ConfigControlManager:
                 raise InvalidRequestError(f"Unknown config operation {op} for config key: {entry.name}")
             if entry.name in updated:
                 try:
-                    parse_topic_config(entry.name, updated[entry.name])
+                    validate_topic_configs({entry.name: updated[entry.name]})
                 except ValueError as exc:
                     raise InvalidConfigError(str(exc)) from None
         return [

@@ -146,7 +146,11 @@ class ReplicationControlManager:
         records: list[MetadataRecord] = []
         results: list[CreatableTopicResult] = []
         created: list[str] = []
+        answered: set[str] = set()
         for topic in request.topics:
+            if topic.name in answered:
+                continue  # one result per name, as Kafka answers a name given twice
+            answered.add(topic.name)
             if counts[topic.name] > 1:
                 results.append(CreatableTopicResult(
                     name=topic.name, error_code=Errors.INVALID_REQUEST,
@@ -173,6 +177,12 @@ class ReplicationControlManager:
     def _create_topic(self, topic: CreatableTopic, pending: list[str]) -> tuple[list[MetadataRecord], int, int]:
         ctx = self._context
         validate_topic_name(topic.name)
+        if has_collision_chars(topic.name):
+            unified = unify_collision_chars(topic.name)
+            colliding = [other for other in [*ctx.topics, *pending]
+                         if other != topic.name and unify_collision_chars(other) == unified]
+            if colliding:
+                raise InvalidTopicError(f"Topic '{topic.name}' collides with existing topic: {colliding[0]}")
         if ctx.is_topic_queued_up_for_deletion(topic.name):
             raise TopicAlreadyExistsError(f"Topic '{topic.name}' is marked for deletion.")
         if topic.name in ctx.topics or topic.name in pending:
@@ -197,12 +207,6 @@ class ReplicationControlManager:
             assignment = assign_replicas_to_brokers(
                 num_partitions, replication_factor, live, broker_racks=ctx.live_broker_racks(), rng=self._rng
             )
-        if has_collision_chars(topic.name):
-            unified = unify_collision_chars(topic.name)
-            for other in [*ctx.topics, *pending]:
-                if other != topic.name and unify_collision_chars(other) == unified:
-                    logger.warning("%s Topic %s collides with existing topic %s: '.' and '_' collide in metric names",
-                                   self._log_prefix(), topic.name, other)
         topic_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
         records: list[MetadataRecord] = [TopicRecord(name=topic.name, topic_id=topic_id)]
         records.extend(ConfigRecord("topic", topic.name, k, v) for k, v in configs.items())
@@ -256,7 +260,11 @@ class ReplicationControlManager:
             counts[topic.name] = counts.get(topic.name, 0) + 1
         records: list[MetadataRecord] = []
         results = []
+        answered: set[str] = set()
         for topic in request.topics:
+            if topic.name in answered:
+                continue  # one result per name
+            answered.add(topic.name)
             error, message = Errors.NONE, None
             try:
                 if counts[topic.name] > 1:

@@ -168,16 +168,16 @@ def validate_topic_configs(configs: Sequence[CreatableTopicConfig]) -> dict[str,
         ``{name: value}`` in request order.
 
     Raises:
-        InvalidRequestError: (INVALID_REQUEST) a null value or a name given twice.
-        InvalidConfigError: (INVALID_CONFIG) an unknown name or an invalid value; the
-            message names the key.
+        InvalidRequestError: (INVALID_REQUEST) a name given twice.
+        InvalidConfigError: (INVALID_CONFIG) a null value, an unknown name or an invalid value;
+            the message names the key.
     """
     result: dict[str, str] = {}
     for entry in configs:
         if entry.name in result:
             raise InvalidRequestError(f"Duplicate topic config name: {entry.name}")
         if entry.value is None:
-            raise InvalidRequestError(f"Null value not supported for topic configs: {entry.name}")
+            raise InvalidConfigError(f"Null value not supported for topic configs: {entry.name}")
         if entry.name not in TOPIC_CONFIG_NAMES:
             raise InvalidConfigError(f"Unknown topic config name: {entry.name}")
         result[entry.name] = entry.value

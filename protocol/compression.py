@@ -140,12 +140,14 @@ def check_codec(codec: int) -> int:
     return codec
 
 
-def compress(codec: int, data: bytes | bytearray | memoryview) -> bytes:
+def compress(codec: int, data: bytes | bytearray | memoryview, level: int | None = None) -> bytes:
     """Compress one payload with ``codec``.
 
     Args:
         codec: a ``COMPRESSION_*`` id; ``COMPRESSION_NONE`` returns the bytes unchanged.
         data: the uncompressed payload (may be empty).
+        level: the codec's level (a topic's ``compression.gzip.level``, ``compression.lz4.level``
+            or ``compression.zstd.level``, KIP-390); None or -1 for the codec's default.
 
     Returns:
         The compressed bytes (a gzip member, an LZ4 frame, a zstd frame or a snappy
@@ -158,12 +160,25 @@ def compress(codec: int, data: bytes | bytearray | memoryview) -> bytes:
     if codec == COMPRESSION_NONE:
         return bytes(data)
     if codec == COMPRESSION_GZIP:
-        return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
+        return gzip.compress(data, compresslevel=_gzip_level(level), mtime=0)
     if codec == COMPRESSION_LZ4:
-        return lz4.frame.compress(data, content_checksum=True)
+        return lz4.frame.compress(data, content_checksum=True, compression_level=_lz4_level(level))
     if codec == COMPRESSION_ZSTD:
-        return zstandard.ZstdCompressor(level=ZSTD_LEVEL, write_checksum=True).compress(data)
+        return zstandard.ZstdCompressor(level=_zstd_level(level), write_checksum=True).compress(data)
     return bytes(cramjam.snappy.compress(bytes(data)))
+
+
+def _gzip_level(level: int | None) -> int:
+    return GZIP_LEVEL if level is None or level == -1 else level
+
+
+def _lz4_level(level: int | None) -> int:
+    # Kafka's LZ4 levels run 1-17 (9 its default); the lz4 frame library's run 0-16 (16 its maximum)
+    return 0 if level is None else min(level, 16)
+
+
+def _zstd_level(level: int | None) -> int:
+    return ZSTD_LEVEL if level is None else level
 
 
 def decompress(codec: int, data: bytes | bytearray | memoryview) -> bytes:
@@ -184,13 +199,14 @@ def decompress(codec: int, data: bytes | bytearray | memoryview) -> bytes:
     return _decompress(codec, data, kafka_framing=False)
 
 
-def compress_kafka(codec: int, data: bytes | bytearray | memoryview) -> bytes:
+def compress_kafka(codec: int, data: bytes | bytearray | memoryview, level: int | None = None) -> bytes:
     """Compress one payload with ``codec`` in Kafka's framing (the records of a batch in Kafka's
     varint encoding, as Kafka's clients and brokers read them; see the module docstring).
 
     Args:
         codec: a ``COMPRESSION_*`` id; ``COMPRESSION_NONE`` returns the bytes unchanged.
         data: the uncompressed payload (may be empty).
+        level: the codec's level (KIP-390), None or -1 for the codec's default (as ``compress``).
 
     Returns:
         The compressed bytes: a gzip member, xerial's snappy stream, an LZ4 frame of
@@ -206,11 +222,12 @@ def compress_kafka(codec: int, data: bytes | bytearray | memoryview) -> bytes:
     if codec == COMPRESSION_NONE:
         return bytes(data)
     if codec == COMPRESSION_GZIP:
-        return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
+        return gzip.compress(data, compresslevel=_gzip_level(level), mtime=0)
     if codec == COMPRESSION_LZ4:
-        return lz4.frame.compress(data, block_linked=False, content_checksum=False, store_size=False)
+        return lz4.frame.compress(data, block_linked=False, content_checksum=False, store_size=False,
+                                  compression_level=_lz4_level(level))
     if codec == COMPRESSION_ZSTD:
-        return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(data)
+        return zstandard.ZstdCompressor(level=_zstd_level(level)).compress(data)
     return _xerial_compress(data)
 
 

@@ -178,7 +178,7 @@ def _rows(records: Sequence[RecordTuple]) -> tuple[list[Row], int, int]:
     return rows, base_timestamp, max_timestamp
 
 
-def encode_payload(rows: Sequence[Row], attributes: int) -> bytes:
+def encode_payload(rows: Sequence[Row], attributes: int, level: int | None = None) -> bytes:
     """The records section holding ``rows`` in the encoding and codec ``attributes`` name.
 
     Args:
@@ -186,6 +186,7 @@ def encode_payload(rows: Sequence[Row], attributes: int) -> bytes:
         attributes: a batch's attributes: ``RECORDS_MSGPACK_MASK`` picks msgpack and
             ``compress``, its absence Kafka's varint records and ``compress_kafka``; the
             codec bits pick the codec.
+        level: the codec's level (KIP-390; None: its default).
 
     Returns:
         The (compressed) records section.
@@ -197,8 +198,8 @@ def encode_payload(rows: Sequence[Row], attributes: int) -> bytes:
     """
     codec = attributes & COMPRESSION_CODEC_MASK
     if attributes & RECORDS_MSGPACK_MASK:
-        return compress(codec, msgpack.packb(rows, use_bin_type=True))
-    return compress_kafka(codec, encode_default_records(rows))
+        return compress(codec, msgpack.packb(rows, use_bin_type=True), level)
+    return compress_kafka(codec, encode_default_records(rows), level)
 
 
 def build_batch(
@@ -327,7 +328,7 @@ def build_batch_from_payload(
 
 
 def rebuild_batch(header: BatchHeader, rows: Sequence[Row], *, attributes: int | None = None,
-                  max_timestamp: int | None = None) -> bytes:
+                  max_timestamp: int | None = None, level: int | None = None) -> bytes:
     """A batch holding ``rows`` with ``header``'s base offset, leader epoch, last offset delta,
     base timestamp and producer fields (CRC recomputed).
 
@@ -337,6 +338,7 @@ def rebuild_batch(header: BatchHeader, rows: Sequence[Row], *, attributes: int |
         attributes: the new attributes, ``header.attributes`` unless given; the records are
             encoded in the encoding and codec they name (``encode_payload``).
         max_timestamp: the new max timestamp (ms), ``header.max_timestamp`` unless given.
+        level: the codec's level (KIP-390; None: its default).
 
     Returns:
         The batch bytes; ``records_count`` is ``len(rows)``.
@@ -349,7 +351,7 @@ def rebuild_batch(header: BatchHeader, rows: Sequence[Row], *, attributes: int |
         raise ValueError("a batch needs at least one record")
     attributes = header.attributes if attributes is None else attributes
     return build_batch_from_payload(
-        encode_payload(rows, attributes),
+        encode_payload(rows, attributes, level),
         record_count=len(rows),
         base_timestamp=header.base_timestamp,
         max_timestamp=header.max_timestamp if max_timestamp is None else max_timestamp,

@@ -28,13 +28,13 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.kafka_apis import ApisContext
 
 
-def _describe_broker(ctx: ApisContext, resource: DescribeConfigsResource) -> DescribeConfigsResult:
+def _describe_broker(ctx: ApisContext, resource: DescribeConfigsResource, include_synonyms: bool) -> DescribeConfigsResult:
     result = DescribeConfigsResult(resource_type=RESOURCE_BROKER, resource_name=resource.resource_name)
     problem = broker_resource_error(resource.resource_name, ctx.config.node_id)
     if problem is not None:
         result.error_code, result.error_message = Errors.INVALID_REQUEST, problem
         return result
-    result.configs = ctx.dynamic_config.describe(resource.configuration_keys)
+    result.configs = ctx.dynamic_config.describe(resource.configuration_keys, include_synonyms)
     return result
 
 
@@ -47,6 +47,6 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: DescribeConfi
         return None if response is None else response.results
 
     results = await answer_config_resources(
-        request.resources, DescribeConfigsResult, lambda resource: _describe_broker(ctx, resource), forward_topics,
+        request.resources, DescribeConfigsResult, lambda resource: _describe_broker(ctx, resource, request.include_synonyms), forward_topics,
     )
     return DescribeConfigsResponse(results=results)

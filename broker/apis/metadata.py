@@ -3,7 +3,7 @@
 Requested topics unknown to the cache are auto-created (``AutoTopicCreationManager``)
 when ``auto.create.topics.enable`` is true and the request allows it
 (``allow_auto_topic_creation``, Metadata v1; v0 always allows); they are answered
-LEADER_NOT_AVAILABLE until they exist with leaders.  Requests for all topics
+UNKNOWN_TOPIC_OR_PARTITION (retriable) until they exist, as Apache Kafka 4.x answers.  Requests for all topics
 (``topics`` None) never create.  Without auto-creation an unknown topic is
 UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION when its name is illegal.
 Kafka concept: ``KafkaApis.handleTopicMetadataRequest`` / ``getTopicMetadata``

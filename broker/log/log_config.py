@@ -33,7 +33,10 @@ class LogConfig:
     """
 
     cleanup_policy: str = "delete"
+    compression_gzip_level: int = -1
+    compression_lz4_level: int = 9
     compression_type: str = "producer"
+    compression_zstd_level: int = 3
     delete_retention_ms: int = 86400000
     file_delete_delay_ms: int = 60000
     flush_messages: int = LONG_MAX
@@ -41,16 +44,20 @@ class LogConfig:
     follower_replication_throttled_replicas: str = ""
     index_interval_bytes: int = 4096
     leader_replication_throttled_replicas: str = ""
+    local_retention_bytes: int = -2
+    local_retention_ms: int = -2
     max_compaction_lag_ms: int = LONG_MAX
     max_message_bytes: int = 1048588
-    message_downconversion_enable: bool = True
-    message_format_version: str = "2.5-IV0"
-    message_timestamp_difference_max_ms: int = LONG_MAX
+    message_timestamp_after_max_ms: int = 3600000
+    message_timestamp_before_max_ms: int = LONG_MAX
     message_timestamp_type: str = "CreateTime"
     min_cleanable_dirty_ratio: float = 0.5
     min_compaction_lag_ms: int = 0
     min_insync_replicas: int = 1
     preallocate: bool = False
+    remote_log_copy_disable: bool = False
+    remote_log_delete_on_disable: bool = False
+    remote_storage_enable: bool = False
     retention_bytes: int = -1
     retention_ms: int = 604800000
     segment_bytes: int = 1073741824
@@ -95,8 +102,15 @@ class LogConfig:
             file_delete_delay_ms=config.log_segment_delete_delay_ms,
             min_insync_replicas=config.min_insync_replicas,
             compression_type=config.compression_type,
+            compression_gzip_level=config.compression_gzip_level,
+            compression_lz4_level=config.compression_lz4_level,
+            compression_zstd_level=config.compression_zstd_level,
             message_timestamp_type=config.log_message_timestamp_type,
-            message_timestamp_difference_max_ms=config.log_message_timestamp_difference_max_ms,
+            message_timestamp_before_max_ms=config.log_message_timestamp_before_max_ms,
+            message_timestamp_after_max_ms=config.log_message_timestamp_after_max_ms,
+            local_retention_bytes=config.log_local_retention_bytes,
+            local_retention_ms=config.log_local_retention_ms,
+            preallocate=config.log_preallocate,
             unclean_leader_election_enable=config.unclean_leader_election_enable,
             cleanup_policy=",".join(config.log_cleanup_policy),
             delete_retention_ms=config.log_cleaner_delete_retention_ms,

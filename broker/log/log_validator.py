@@ -4,7 +4,7 @@ Owns everything between "the bytes are whole CRC-valid batches" (``record_batch.
 and "the bytes can be written": per batch, the header checks Kafka makes of a client's
 batch (offset range against the record count, a sequence for an idempotent producer,
 ``max.message.bytes``), the record checks that need the records decoded (keys on a
-compacted topic, CreateTime timestamps within ``message.timestamp.difference.max.ms`` of
+compacted topic, CreateTime timestamps within ``message.timestamp.before.max.ms`` and ``after.max.ms`` of
 the broker's clock, offset deltas), the topic's ``compression.type`` and
 ``message.timestamp.type``, and writing the offsets and the leader epoch into the
 batches.  Records are decoded at most once per batch, and only when a check or a
@@ -40,7 +40,14 @@ from typing import Any
 
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.client.config_def import LONG_MAX
-from kafkette.protocol.compression import NAME_BY_CODEC, check_codec, topic_codec
+from kafkette.protocol.compression import (
+    COMPRESSION_GZIP,
+    COMPRESSION_LZ4,
+    COMPRESSION_ZSTD,
+    NAME_BY_CODEC,
+    check_codec,
+    topic_codec,
+)
 from kafkette.protocol.errors import InvalidRecordError, InvalidTimestampError, MessageTooLargeError  # type: ignore[attr-defined]
 from kafkette.protocol.record_batch import (
     ATTRIBUTES_OFFSET,
@@ -57,6 +64,8 @@ from kafkette.protocol.record_batch import (
     rebuild_batch,
 )
 from kafkette.protocol.topic_partition import TopicPartition
+
+NO_TIMESTAMP = -1  # RecordBatch.NO_TIMESTAMP: a record without a timestamp is not checked
 
 LOG_APPEND_TIME = "LogAppendTime"
 """``message.timestamp.type`` value that makes the broker stamp its own clock."""
@@ -112,7 +121,8 @@ def validate_messages_and_assign_offsets(
         positions: ``validate_batches(records)``.
         tp: the partition (for error messages).
         config: its LogConfig (``compression.type``, ``message.timestamp.type``,
-            ``message.timestamp.difference.max.ms``, ``cleanup.policy``, ``max.message.bytes``).
+            ``message.timestamp.before.max.ms`` and ``after.max.ms``, ``cleanup.policy``,
+            ``max.message.bytes``).
         first_offset: offset of the first record (the log end offset).
         leader_epoch: the leader's epoch, written into every batch.
         now_ms: the broker's wall clock (ms since the epoch).
@@ -124,8 +134,8 @@ def validate_messages_and_assign_offsets(
         InvalidRecordError: a batch's offset range differs from its record count, an
             idempotent batch has no sequence, or a record has no key on a compacted topic
             (INVALID_RECORD).
-        InvalidTimestampError: a CreateTime record is more than
-            ``message.timestamp.difference.max.ms`` away from ``now_ms`` (INVALID_TIMESTAMP).
+        InvalidTimestampError: a CreateTime record is more than ``message.timestamp.before.max.ms``
+            before ``now_ms`` or ``message.timestamp.after.max.ms`` after it (INVALID_TIMESTAMP).
         MessageTooLargeError: a batch (after recompression) is larger than ``max.message.bytes``.
         UnsupportedCompressionTypeError: a batch's attributes name an unknown codec.
         CorruptRecordError: a batch to decode does not decompress or its records do not match
@@ -144,7 +154,7 @@ def validate_messages_and_assign_offsets(
             if header.compression == target:
                 parts.append(bytes(records[pos : pos + header.size_in_bytes]))
             else:
-                parts.append(_recompress(rows or [], header, target))
+                parts.append(_recompress(rows or [], header, target, _level(config, target)))
                 recompressed += 1
         records = bytearray(b"".join(parts))
         positions = list(iter_batches(records))
@@ -154,7 +164,7 @@ def validate_messages_and_assign_offsets(
     num_records = 0
     max_timestamp, offset_of_max = -1, first_offset
     for pos, header in positions:
-        if checks.needed:
+        if checks.needed or checks.past_latest(header):
             checks.rows(records, pos, header)
         if header.size_in_bytes > config.max_message_bytes:
             raise MessageTooLargeError(
@@ -194,21 +204,41 @@ def _check_batch(header: BatchHeader, tp: TopicPartition) -> None:
 
 
 class _RecordChecks:
-    """The per-record checks of one topic: keys when compacted, CreateTime timestamps when
-    ``message.timestamp.difference.max.ms`` is set; ``needed`` is False when there are none."""
+    """The per-record checks of one topic: keys when compacted, CreateTime timestamps against
+    ``message.timestamp.before.max.ms`` and ``message.timestamp.after.max.ms`` (KIP-937; a
+    record without a timestamp, -1, is not checked).  ``needed`` is True when records must be
+    decoded: a compacted topic or a finite ``before`` bound; the ``after`` bound alone (finite
+    by default, one hour) is checked on each batch's max timestamp first (``past_latest``)."""
 
     def __init__(self, tp: TopicPartition, config: LogConfig, now_ms: int) -> None:
         self.tp = tp
         self.now_ms = now_ms
         self.compacted = config.is_compacted
-        max_diff = config.message_timestamp_difference_max_ms
-        self.max_diff = max_diff if config.message_timestamp_type != LOG_APPEND_TIME and max_diff < LONG_MAX else None
-        self.needed = self.compacted or self.max_diff is not None
+        create_time = config.message_timestamp_type != LOG_APPEND_TIME
+        before, after = config.message_timestamp_before_max_ms, config.message_timestamp_after_max_ms
+        self.lower_bounded = create_time and before < LONG_MAX
+        self.upper_bounded = create_time and after < LONG_MAX
+        self.earliest_ms = now_ms - before if self.lower_bounded else -(1 << 63)
+        self.latest_ms = now_ms + after if self.upper_bounded else LONG_MAX
+        self.needed = self.compacted or self.lower_bounded
+
+    def past_latest(self, header: BatchHeader) -> bool:
+        """True when the batch's max timestamp is past ``message.timestamp.after.max.ms``: its
+        records are then decoded (``rows``) to name each one that is (INVALID_TIMESTAMP)."""
+        return self.upper_bounded and header.max_timestamp > self.latest_ms
 
     def rows(self, records: bytearray, pos: int, header: BatchHeader) -> list[list[Any]]:
-        """Decode the batch's rows once, check their shape, keys and timestamps, and return them."""
+        """Decode the batch's rows once, check their shape, keys and timestamps, and return them.
+
+        Every record is checked and each one that fails is named (Kafka's ``ApiRecordError``s,
+        collected by ``LogValidator.processRecordErrors``): the exception's ``record_errors`` is
+        ``[(index in the batch, message)]``, and it is INVALID_TIMESTAMP when any record has a
+        bad timestamp, else INVALID_RECORD.
+        """
         rows = decode_rows(records, pos, header)
         base_timestamp = header.base_timestamp
+        record_errors: list[tuple[int, str]] = []
+        bad_timestamp = False
         for index, row in enumerate(rows):
             if not isinstance(row, list) or len(row) != 5 or row[0] != index or not isinstance(row[1], int):
                 raise CorruptRecordError(
@@ -217,18 +247,47 @@ class _RecordChecks:
                     f"value, headers])"
                 )
             if self.compacted and row[2] is None:
-                raise InvalidRecordError(
-                    f"Compacted topic cannot accept message without key in topic partition {self.tp}"
-                )
-            if self.max_diff is not None and abs(base_timestamp + row[1] - self.now_ms) > self.max_diff:
-                raise InvalidTimestampError(
-                    f"Timestamp {base_timestamp + row[1]} of message with offset {index} is out of range. The "
-                    f"timestamp should be within [{self.now_ms - self.max_diff}, {self.now_ms + self.max_diff}]"
-                )
+                record_errors.append(
+                    (index, f"Compacted topic cannot accept message without key in topic partition {self.tp}."))
+                continue
+            timestamp = base_timestamp + row[1]
+            if timestamp != NO_TIMESTAMP and not self.earliest_ms <= timestamp <= self.latest_ms:
+                bad_timestamp = True
+                record_errors.append(
+                    (index, f"Timestamp {timestamp} of message with offset {index} is out of range. The "
+                            f"timestamp should be within [{self.earliest_ms}, {self.latest_ms}]"))
+        if record_errors:
+            raise _record_validation_error(record_errors, bad_timestamp)
         return rows
 
 
-def _recompress(rows: list[list[Any]], header: BatchHeader, target: int) -> bytes:
+def _level(config: LogConfig, codec: int) -> int | None:
+    """The topic's level for ``codec`` (``compression.gzip.level``, ``compression.lz4.level``,
+    ``compression.zstd.level``; KIP-390), None for a codec without levels."""
+    return {COMPRESSION_GZIP: config.compression_gzip_level, COMPRESSION_LZ4: config.compression_lz4_level,
+            COMPRESSION_ZSTD: config.compression_zstd_level}.get(codec)
+
+
+def _record_validation_error(record_errors: list[tuple[int, str]],
+                             bad_timestamp: bool) -> InvalidRecordError | InvalidTimestampError:
+    """The error of a batch some of whose records failed their checks, carrying them as
+    ``record_errors`` (the Produce answer's ``record_errors``, v8+).
+
+    Kafka concept: ``LogValidator.processRecordErrors`` and ``RecordValidationException``.
+    """
+    exc: InvalidRecordError | InvalidTimestampError
+    if bad_timestamp:
+        exc = InvalidTimestampError("One or more records have been rejected due to invalid timestamp: "
+                                    f"{record_errors[0][1]}")
+    else:
+        exc = InvalidRecordError(
+            f"One or more records have been rejected due to {len(record_errors)} record errors in total, and only "
+            f"showing the first three errors at most: {[message for _, message in record_errors[:3]]}")
+    exc.record_errors = record_errors  # type: ignore[union-attr]
+    return exc
+
+
+def _recompress(rows: list[list[Any]], header: BatchHeader, target: int, level: int | None = None) -> bytes:
     """Rebuild a batch with its (checked) rows compressed by ``target`` (case B), in the batch's
     own record encoding (msgpack, or Kafka's varint records in Kafka's framing); offsets and the
     leader epoch are written afterwards.
@@ -237,7 +296,8 @@ def _recompress(rows: list[list[Any]], header: BatchHeader, target: int) -> byte
         CorruptRecordError: a row Kafka's encoding cannot hold (a key that is not bytes, say).
     """
     try:
-        return rebuild_batch(header, rows, attributes=(header.attributes & ~COMPRESSION_CODEC_MASK) | target)
+        return rebuild_batch(header, rows, attributes=(header.attributes & ~COMPRESSION_CODEC_MASK) | target,
+                             level=level)
     except (TypeError, ValueError) as exc:
         raise CorruptRecordError(
             f"records of the batch at producer offset {header.base_offset} cannot be re-encoded: {exc}"

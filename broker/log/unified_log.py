@@ -69,7 +69,8 @@ class LogAppendInfo:
         num_records: records appended (sum of batch record counts).
         valid_bytes: bytes appended (0 for a retried batch answered with its original offsets).
         max_timestamp: largest batch max timestamp (ms).
-        log_append_time_ms: -1 (CreateTime) unless the broker stamped LogAppendTime.
+        log_append_time_ms: -1 (CreateTime) unless the broker stamped LogAppendTime; for a retried
+            batch, the original batch's max timestamp (as Kafka answers a duplicate).
     """
 
     first_offset: int
@@ -120,7 +121,7 @@ class UnifiedLog:
         leader_epoch_cache: the epochs, loaded.
         epoch_checkpoint: the ``leader-epoch-checkpoint`` file.
         time: the log's clock: wall-clock ms for LogAppendTime and
-            ``message.timestamp.difference.max.ms``, monotonic for segments and flushes.
+            ``message.timestamp.before.max.ms``/``after.max.ms``, monotonic for segments and flushes.
     """
 
     def __init__(self, local_log: LocalLog, *, log_start_offset: int, leader_epoch_cache: LeaderEpochFileCache,
@@ -347,7 +348,7 @@ class UnifiedLog:
         In order: one walk over the bytes checks every batch whole and CRC-valid; the
         idempotent producers' state is checked (a retried batch is answered with its
         original offsets and nothing is written); the LogValidator checks the batches and
-        their records (keys on a compacted topic, ``message.timestamp.difference.max.ms``),
+        their records (keys on a compacted topic, ``message.timestamp.before.max.ms``),
         converts them (``compression.type``, LogAppendTime) and writes offsets from the
         LEO and ``leader_epoch``; the batches are written; the epoch cache, the producer
         state and the flush request follow.
@@ -387,8 +388,9 @@ class UnifiedLog:
         if leader_epoch > self.leader_epoch_cache.latest_epoch:
             self.leader_epoch_cache.assign(leader_epoch, first_offset)
         offset = first_offset
+        stamped = validated.log_append_time_ms if validated.log_append_time_ms != -1 else None
         for header in headers:
-            self.producer_state_manager.update(header, offset)
+            self.producer_state_manager.update(header, offset, stamped)
             offset += header.last_offset_delta + 1
         self._maybe_request_flush()
         return LogAppendInfo(first_offset, validated.last_offset, validated.num_records, len(validated.records),
@@ -404,8 +406,9 @@ class UnifiedLog:
             raise DuplicateSequenceNumberError(f"a retried batch was sent together with others to {self.tp}")
         logger.debug("%s Duplicate batch from producer %d: offsets %d-%d", self.local_log.prefix,
                      headers[0].producer_id, original.first_offset, original.last_offset)
+        # Kafka answers a retry with the original batch's timestamp as its log append time
         return LogAppendInfo(original.first_offset, original.last_offset, headers[0].records_count, 0,
-                             headers[0].max_timestamp, -1)
+                             headers[0].max_timestamp, original.timestamp)
 
     def append_as_follower(self, records: bytes | bytearray | memoryview) -> LogAppendInfo | None:
         """Append batches copied from the leader (offsets and epochs already set), in one walk.

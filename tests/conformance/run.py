@@ -23,7 +23,7 @@ import time
 import traceback
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -168,7 +168,7 @@ def table(results: Sequence[Result]) -> str:
 def write_report(results: Sequence[Result], out_dir: Path) -> Path:
     """Write ``conformance-<UTC>.json`` and ``.md`` under ``out_dir``; the JSON's path."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     path = out_dir / f"conformance-{stamp}.json"
     document = {"kafka_version": KAFKA_VERSION, "nodes": CLUSTER_NODES, "shared_broker_configs": SHARED_BROKER_CONFIGS,
                 "summary": summary(results), "results": [asdict(r) for r in results]}

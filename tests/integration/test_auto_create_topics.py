@@ -1,9 +1,9 @@
-"""Issue 3 on real brokers: automatic topic creation from Metadata requests.
+"""Automatic topic creation from Metadata requests, on real brokers.
 
 With ``auto.create.topics.enable=true`` (the default) a Metadata request naming an
 unknown topic with ``allow_auto_topic_creation`` creates it with the controller's
 defaults (forwarded by a broker that is not the controller), answering
-LEADER_NOT_AVAILABLE until it is online; the producer's ``send`` to a new topic just
+UNKNOWN_TOPIC_OR_PARTITION (as Apache Kafka 4.x) until it exists; the producer's ``send`` to a new topic just
 works; a consumer with ``allow_auto_create_topics=False`` creates nothing; invalid
 names get INVALID_TOPIC_EXCEPTION; requests for all topics never create; and with
 ``auto.create.topics.enable=false`` nothing is created.
@@ -66,7 +66,7 @@ async def test_a_broker_that_is_not_the_controller_forwards_the_creation(cluster
     other = next(b for b in cluster.broker_ids if b != controller_id)
     first = await metadata(cluster, other, ["auto-forwarded"], allow=True)
     assert first.controller_id == controller_id
-    assert first.topics[0].error_code in (Errors.LEADER_NOT_AVAILABLE, Errors.NONE)
+    assert first.topics[0].error_code in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NONE)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 15
     while True:
@@ -79,9 +79,9 @@ async def test_a_broker_that_is_not_the_controller_forwards_the_creation(cluster
     assert len(topic.partitions) == 2
 
 
-async def test_first_answer_for_a_new_topic_is_leader_not_available(cluster):
+async def test_first_answer_for_a_new_topic_is_unknown_topic_or_partition_as_kafka_4_answers(cluster):
     first = await metadata(cluster, 1, ["auto-first-answer"], allow=True)
-    assert first.topics[0].error_code == Errors.LEADER_NOT_AVAILABLE
+    assert first.topics[0].error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
 
 
 async def test_consumer_without_auto_create_does_not_create(cluster):

@@ -1,5 +1,6 @@
-"""The leader's record checks on real brokers: ``message.timestamp.difference.max.ms`` answers
-INVALID_TIMESTAMP for a CreateTime record too far from the broker's clock, writes nothing of
+"""The leader's record checks on real brokers: ``message.timestamp.before.max.ms`` and
+``message.timestamp.after.max.ms`` (KIP-937) answer INVALID_TIMESTAMP for a CreateTime record too
+far from the broker's clock, writes nothing of
 the refused batch, and the partition keeps serving."""
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ TOPIC = "timestamp-checked"
 HOUR_MS = 3_600_000
 
 
-async def test_a_record_outside_the_timestamp_difference_is_refused_with_invalid_timestamp(shared_cluster):
+async def test_a_record_outside_the_timestamp_bounds_is_refused_with_invalid_timestamp(shared_cluster):
     bootstrap = shared_cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([NewTopic(TOPIC, num_partitions=1, replication_factor=3,
-                                            configs={"message.timestamp.difference.max.ms": str(HOUR_MS)})])
+                                            configs={"message.timestamp.before.max.ms": str(HOUR_MS)})])
     now_ms = int(time.time() * 1000)
     async with Producer(bootstrap_servers=bootstrap, acks="all") as producer:
         with pytest.raises(InvalidTimestampError):

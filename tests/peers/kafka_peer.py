@@ -18,7 +18,6 @@ that cannot be reached, raises ``PeerUnavailable`` with one line naming what is 
 from __future__ import annotations
 
 import argparse
-import base64
 import os
 import shutil
 import signal
@@ -28,11 +27,11 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from pathlib import Path
 
 from kafkette.client.config_def import render_properties
 from kafkette.client.local_cluster import HOST, free_ports
+from kafkette.client.meta_properties import random_cluster_id
 
 KAFKA_VERSION = "4.3.1"
 POM = Path(__file__).parent / "kafka" / "pom.xml"
@@ -92,15 +91,6 @@ def resolve() -> Path:
         raise PeerUnavailable(f"mvn could not resolve Apache Kafka {KAFKA_VERSION}: {errors[0].strip()[:300]}")
     marker.write_text(KAFKA_VERSION + "\n")
     return libs
-
-
-def random_cluster_id() -> str:
-    """A cluster id as Kafka's ``Uuid.randomUuid().toString()`` writes one (22 URL-safe base64
-    chars), never starting with ``-`` (Kafka draws again then: a command line would read it as an option)."""
-    while True:
-        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-        if not text.startswith("-"):
-            return text
 
 
 class KafkaPeer:

@@ -44,8 +44,8 @@ async def test_valid_unknown_topics_are_created_with_the_controller_defaults():
     answers = manager.create_topics(["orders", "payments"])
     await settle(manager)
 
-    assert [(a.name, a.error_code) for a in answers] == [("orders", Errors.LEADER_NOT_AVAILABLE),
-                                                          ("payments", Errors.LEADER_NOT_AVAILABLE)]
+    assert [(a.name, a.error_code) for a in answers] == [("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION),
+                                                          ("payments", Errors.UNKNOWN_TOPIC_OR_PARTITION)]
     (request,) = channel.requests
     assert [(t.name, t.num_partitions, t.replication_factor) for t in request.topics] == [
         ("orders", -1, -1), ("payments", -1, -1)]
@@ -122,7 +122,7 @@ async def test_metadata_for_unknown_topics_auto_creates_them(tmp_path):
         await settle(manager)
 
         assert [(t.name, t.error_code) for t in response.topics] == [
-            ("orders", Errors.LEADER_NOT_AVAILABLE), ("bad name", Errors.INVALID_TOPIC_EXCEPTION)]
+            ("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION), ("bad name", Errors.INVALID_TOPIC_EXCEPTION)]
         assert [t.name for t in channel.requests[0].topics] == ["orders"]
 
 

@@ -4,7 +4,6 @@ deletion left out of LeaderAndIsr / UpdateMetadata, and creation's name-collisio
 from __future__ import annotations
 
 import asyncio
-import logging
 
 from controller_fakes import register_live_brokers
 from test_kafka_controller import create, topic
@@ -85,10 +84,12 @@ async def test_topics_queued_for_deletion_are_not_sent_as_partitions():
     assert 2 not in channel.requests
 
 
-async def test_creating_a_topic_that_collides_on_dot_and_underscore_logs_a_warning(controller, caplog):
+async def test_a_topic_that_collides_on_dot_and_underscore_is_refused_as_kraft_refuses_it(controller):
     await register_live_brokers(controller, 1)
     await create(controller, topic("metrics.cpu", 1, 1))
-    with caplog.at_level(logging.WARNING, logger="kafkette.controller.replication_control_manager"):
-        result = (await create(controller, topic("metrics_cpu", 1, 1))).topics[0]
-    assert result.error_code == 0
-    assert any("metrics_cpu collides with existing topic metrics.cpu" in r.getMessage() for r in caplog.records)
+    result = (await create(controller, topic("metrics_cpu", 1, 1))).topics[0]
+    assert (result.error_code, result.error_message) == (
+        Errors.INVALID_TOPIC_EXCEPTION, "Topic 'metrics_cpu' collides with existing topic: metrics.cpu")
+    both = (await create(controller, topic("load.avg", 1, 1), topic("load_avg", 1, 1))).topics
+    assert [r.error_code for r in both] == [Errors.NONE, Errors.INVALID_TOPIC_EXCEPTION]
+

@@ -121,12 +121,12 @@ async def test_validate_only_creates_nothing(controller, channel):
     assert controller.context.topics["t"].num_partitions == 1 and channel.sent == []
 
 
-async def test_duplicate_topic_in_request_is_invalid_request(controller):
+async def test_duplicate_topic_in_request_is_answered_once_with_invalid_request(controller):
     await register_live_brokers(controller, 1)
     await create(controller, topic("t", 1, 1))
     request = CreatePartitionsRequest(topics=[CreatePartitionsTopic(name="t", count=2, assignments=None)] * 2)
     results = (await controller.create_partitions(request)).results
-    assert [r.error_code for r in results] == [Errors.INVALID_REQUEST] * 2
+    assert [(r.name, r.error_code) for r in results] == [("t", Errors.INVALID_REQUEST)]
 
 
 async def test_rack_aware_placement_of_added_partitions(controller):

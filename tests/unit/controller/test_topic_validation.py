@@ -148,6 +148,6 @@ def test_invalid_value_of_a_known_config_is_invalid_config():
         validate_topic_configs(_configs(segment_bytes="tiny"))
 
 
-def test_null_config_value_is_invalid_request():
-    with pytest.raises(InvalidRequestError, match="Null value"):
+def test_null_config_value_is_invalid_config_as_kafka_answers():
+    with pytest.raises(InvalidConfigError, match="Null value"):
         validate_topic_configs([CreatableTopicConfig(name="retention.ms", value=None)])

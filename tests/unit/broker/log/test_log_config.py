@@ -61,18 +61,24 @@ def test_bad_override_raises_value_error_naming_the_key(overrides, named):
         validate_topic_configs(overrides)
 
 
-SEED_002_TOPIC_CONFIGS = {
-    "cleanup.policy", "compression.type", "delete.retention.ms", "file.delete.delay.ms", "flush.messages", "flush.ms",
+# Apache Kafka 4.3's TopicConfig (message.format.version, message.downconversion.enable and
+# message.timestamp.difference.max.ms were removed in 4.0; KIP-390's levels and KIP-405's
+# tiered-storage configs added)
+KAFKA_4_TOPIC_CONFIGS = {
+    "cleanup.policy", "compression.gzip.level", "compression.lz4.level", "compression.type", "compression.zstd.level",
+    "delete.retention.ms", "file.delete.delay.ms", "flush.messages", "flush.ms",
     "follower.replication.throttled.replicas", "index.interval.bytes", "leader.replication.throttled.replicas",
-    "max.compaction.lag.ms", "max.message.bytes", "message.downconversion.enable", "message.format.version",
-    "message.timestamp.difference.max.ms", "message.timestamp.type", "min.cleanable.dirty.ratio",
-    "min.compaction.lag.ms", "min.insync.replicas", "preallocate", "retention.bytes", "retention.ms",
-    "segment.bytes", "segment.index.bytes", "segment.jitter.ms", "segment.ms", "unclean.leader.election.enable",
+    "local.retention.bytes", "local.retention.ms", "max.compaction.lag.ms", "max.message.bytes",
+    "message.timestamp.after.max.ms", "message.timestamp.before.max.ms", "message.timestamp.type",
+    "min.cleanable.dirty.ratio", "min.compaction.lag.ms", "min.insync.replicas", "preallocate",
+    "remote.log.copy.disable", "remote.log.delete.on.disable", "remote.storage.enable", "retention.bytes",
+    "retention.ms", "segment.bytes", "segment.index.bytes", "segment.jitter.ms", "segment.ms",
+    "unclean.leader.election.enable",
 }
 
 
-def test_topic_config_names_are_seed_002s_list():
-    assert TOPIC_CONFIG_NAMES == SEED_002_TOPIC_CONFIGS
+def test_topic_config_names_are_kafka_4s_list():
+    assert TOPIC_CONFIG_NAMES == KAFKA_4_TOPIC_CONFIGS
 
 
 def test_every_topic_config_has_a_log_config_field_with_kafkas_default():
@@ -103,10 +109,15 @@ def test_every_topic_config_has_a_log_config_field_with_kafkas_default():
         ("min.cleanable.dirty.ratio", "half"),
         ("compression.type", "brotli"),
         ("message.timestamp.type", "EventTime"),
-        ("message.format.version", "9.9"),
-        ("message.format.version", "2.5-IV7"),
+        ("message.timestamp.after.max.ms", "-1"),
+        ("message.timestamp.before.max.ms", "soon"),
+        ("compression.gzip.level", "0"),
+        ("compression.gzip.level", "10"),
+        ("compression.lz4.level", "18"),
+        ("compression.zstd.level", "23"),
+        ("local.retention.ms", "-3"),
         ("preallocate", "maybe"),
-        ("message.downconversion.enable", "1"),
+        ("remote.storage.enable", "1"),
         ("leader.replication.throttled.replicas", "0-1"),
         ("follower.replication.throttled.replicas", "*,0:1"),
         ("cleanup.policy", ""),
@@ -128,8 +139,10 @@ def test_values_outside_kafkas_types_and_ranges_are_rejected_naming_the_key(name
         ("min.cleanable.dirty.ratio", "0.25", "min_cleanable_dirty_ratio", 0.25),
         ("compression.type", "zstd", "compression_type", "zstd"),
         ("message.timestamp.type", "LogAppendTime", "message_timestamp_type", "LogAppendTime"),
-        ("message.format.version", "2.5.1", "message_format_version", "2.5.1"),
-        ("message.format.version", "0.10.0-IV1", "message_format_version", "0.10.0-IV1"),
+        ("compression.gzip.level", "-1", "compression_gzip_level", -1),
+        ("compression.zstd.level", "-5", "compression_zstd_level", -5),
+        ("local.retention.bytes", "-2", "local_retention_bytes", -2),
+        ("message.timestamp.after.max.ms", "0", "message_timestamp_after_max_ms", 0),
         ("preallocate", "TRUE", "preallocate", True),
         ("leader.replication.throttled.replicas", "0:1, 1:2", "leader_replication_throttled_replicas", "0:1,1:2"),
         ("follower.replication.throttled.replicas", "*", "follower_replication_throttled_replicas", "*"),
@@ -144,3 +157,9 @@ def test_valid_values_are_parsed_to_their_type(name, value, field, typed):
 def test_to_topic_configs_round_trips():
     config = LogConfig.from_broker(_broker(), {"segment.bytes": "4096", "unclean.leader.election.enable": "true"})
     assert LogConfig().with_overrides(config.to_topic_configs()) == config
+
+
+def test_remote_storage_is_refused_as_kafka_refuses_it_without_tiered_storage():
+    with pytest.raises(ValueError, match="Tiered Storage functionality is disabled"):
+        validate_topic_configs({"remote.storage.enable": "true"})
+    validate_topic_configs({"remote.storage.enable": "false", "remote.log.copy.disable": "true"})

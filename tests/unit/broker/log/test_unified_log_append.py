@@ -31,6 +31,7 @@ from kafkette.protocol.topic_partition import TopicPartition
 TP = TopicPartition("flights", 0)
 NOW_MS = 1_700_000_000_000
 MINUTE_MS = 60_000
+HOUR_MS = 3_600_000
 
 
 def _open(tmp_path, **config):
@@ -48,11 +49,11 @@ def _idempotent(records, base_sequence, producer_id=7, epoch=0):
     return bytearray(make_batch(records, producer_id=producer_id, producer_epoch=epoch, base_sequence=base_sequence))
 
 
-# --- message.timestamp.difference.max.ms -----------------------------------------------------------
+# --- message.timestamp.before.max.ms and message.timestamp.after.max.ms (KIP-937) -------------------
 
 @pytest.mark.parametrize("offset_ms", [-MINUTE_MS - 1, MINUTE_MS + 1])
-def test_a_create_time_record_outside_the_timestamp_difference_is_invalid_timestamp(tmp_path, offset_ms):
-    log = _open(tmp_path, message_timestamp_difference_max_ms=MINUTE_MS)
+def test_a_create_time_record_outside_the_timestamp_bounds_is_invalid_timestamp(tmp_path, offset_ms):
+    log = _open(tmp_path, message_timestamp_before_max_ms=MINUTE_MS, message_timestamp_after_max_ms=MINUTE_MS)
     # the bad record is the second: the header's base and max timestamps alone cannot show it
     records = _batch_at(NOW_MS, NOW_MS + offset_ms, NOW_MS) if offset_ms < 0 else _batch_at(NOW_MS, NOW_MS + offset_ms)
     with pytest.raises(InvalidTimestampError, match=f"Timestamp {NOW_MS + offset_ms} of message with offset 1"):
@@ -62,15 +63,23 @@ def test_a_create_time_record_outside_the_timestamp_difference_is_invalid_timest
     assert (info.first_offset, info.last_offset) == (0, 1)
 
 
-def test_timestamps_are_not_checked_by_default_nor_under_log_append_time(tmp_path):
-    assert _open(tmp_path / "default").append_as_leader(_batch_at(1, NOW_MS * 2), 0).last_offset == 1
-    stamped = _open(tmp_path / "append-time", message_timestamp_difference_max_ms=0,
+def test_by_default_old_timestamps_pass_and_those_over_an_hour_ahead_do_not(tmp_path):
+    log = _open(tmp_path / "default")
+    assert log.append_as_leader(_batch_at(1, NOW_MS + HOUR_MS), 0).last_offset == 1
+    with pytest.raises(InvalidTimestampError, match=f"Timestamp {NOW_MS + HOUR_MS + 1} "):
+        log.append_as_leader(_batch_at(1, NOW_MS + HOUR_MS + 1), 0)
+    stamped = _open(tmp_path / "append-time", message_timestamp_before_max_ms=0, message_timestamp_after_max_ms=0,
                     message_timestamp_type="LogAppendTime")
     assert stamped.append_as_leader(_batch_at(1, 2), 0).log_append_time_ms == NOW_MS
 
 
-def test_the_timestamp_difference_is_checked_after_recompression_too(tmp_path):
-    log = _open(tmp_path, compression_type="zstd", message_timestamp_difference_max_ms=MINUTE_MS)
+def test_a_record_without_a_timestamp_is_not_checked(tmp_path):
+    log = _open(tmp_path, message_timestamp_before_max_ms=MINUTE_MS)
+    assert log.append_as_leader(_batch_at(-1, NOW_MS), 0).last_offset == 1
+
+
+def test_the_timestamp_bounds_are_checked_after_recompression_too(tmp_path):
+    log = _open(tmp_path, compression_type="zstd", message_timestamp_before_max_ms=MINUTE_MS)
     with pytest.raises(InvalidTimestampError):
         log.append_as_leader(_batch_at(NOW_MS, 5), 0)
     assert log.size_in_bytes == 0
@@ -124,6 +133,17 @@ def test_a_retried_batch_gets_its_original_offsets_and_nothing_is_written(tmp_pa
     with pytest.raises(DuplicateSequenceNumberError):
         log.append_as_leader(_idempotent(3, 0) + _idempotent(1, 5), 1)
     assert log.log_end_offset == 5
+
+
+def test_a_retried_batch_is_answered_with_the_original_batch_timestamp_as_its_log_append_time(tmp_path):
+    log = _open(tmp_path)
+    first = log.append_as_leader(_idempotent(2, 0), 1)
+    assert first.log_append_time_ms == -1, "CreateTime: no log append time"
+    retry = log.append_as_leader(_idempotent(2, 0), 1)
+    assert retry.log_append_time_ms == 1_001, "Kafka answers the original batch's max timestamp"
+    stamped = _open(tmp_path / "stamped", message_timestamp_type="LogAppendTime")
+    original = stamped.append_as_leader(_idempotent(1, 0), 1)
+    assert stamped.append_as_leader(_idempotent(1, 0), 1).log_append_time_ms == original.log_append_time_ms == NOW_MS
 
 
 def test_follower_appends_and_truncation_keep_the_producer_state(tmp_path):

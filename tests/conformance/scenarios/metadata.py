@@ -1,0 +1,152 @@
+"""Cluster metadata as a client sees it: Metadata (brokers, cluster id, controller id, internal
+topics, every version's answer), DescribeCluster, and what happens to leaders and ISRs when a
+broker stops (a controlled shutdown) and comes back (disruptive: run last).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from kafkette.protocol.kafka_messages.cluster import DescribeClusterRequest
+from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
+from tests.conformance.catalogue import register, scenario
+from tests.conformance.scenarios.topics import create
+from tests.conformance.target import ScenarioError, Target, code_name
+
+INTERNAL_TOPIC = "__consumer_offsets"
+
+
+@scenario("metadata/brokers")
+def _brokers(t: Target) -> Any:
+    """Metadata v12 lists every broker (ids 1-3, no racks) and a controller among them."""
+    answer = t.metadata([])
+    return {"brokers": sorted(b.node_id for b in answer.brokers), "racks": [b.rack for b in answer.brokers],
+            "controller_is_a_broker": answer.controller_id in {b.node_id for b in answer.brokers},
+            "cluster_id_length": len(answer.cluster_id or ""), "topics": len(answer.topics)}
+
+
+@scenario("metadata/same-answer-on-every-broker")
+def _every_broker(t: Target) -> Any:
+    """Every broker answers Metadata with the same brokers and cluster id (the controller id a KRaft
+    broker answers is any live broker, so it may differ between answers)."""
+    answers = [t.metadata([], node) for node in sorted(t.addresses)]
+    return len({(tuple(sorted(b.node_id for b in a.brokers)), a.cluster_id) for a in answers})
+
+
+def _version(t: Target, version: int) -> Any:
+    name = f"md-v{version}"
+    create(t, name, partitions=2, rf=2)
+    t.wait_topic(name)
+    topics = None if version == 0 else [MetadataRequestTopic(name=name)]
+    request = MetadataRequest(topics=[MetadataRequestTopic(name=name)] if version == 0 else topics,
+                              allow_auto_topic_creation=False)
+    answer = t.call("Metadata", version, request)
+    mine = [x for x in answer.topics if x.name == name]
+    return {"topics": [[code_name(x.error_code), x.is_internal, len(x.partitions),
+                        sorted((p.partition_index, code_name(p.error_code), len(p.replica_nodes), len(p.isr_nodes),
+                                p.leader_id in p.replica_nodes, len(p.offline_replicas)) for p in x.partitions),
+                        x.topic_id != bytes(16) if version >= 10 else None] for x in mine],
+            "brokers": len(answer.brokers), "has_cluster_id": answer.cluster_id is not None,
+            "controller": answer.controller_id in {b.node_id for b in answer.brokers} if version >= 1 else None}
+
+
+for _v in range(0, 13):
+    register(f"metadata/version-{_v}", f"Metadata v{_v} for a 2-partition topic with replication factor 2",
+             lambda t, v=_v: _version(t, v))
+
+
+@scenario("metadata/unknown-topic")
+def _unknown(t: Target) -> Any:
+    """Metadata for a topic that does not exist, without auto-creation: UNKNOWN_TOPIC_OR_PARTITION."""
+    return [code_name(x.error_code) for x in t.metadata(["md-no-such-topic"]).topics]
+
+
+@scenario("metadata/invalid-name")
+def _invalid(t: Target) -> Any:
+    """Metadata for an illegal topic name, without auto-creation."""
+    return [code_name(x.error_code) for x in t.metadata(["bad name!"]).topics]
+
+
+@scenario("metadata/internal-topic")
+def _internal(t: Target) -> Any:
+    """Once a group commits, ``__consumer_offsets`` exists: internal, 50 partitions, replication factor 3."""
+    create(t, "md-internal-src")
+    t.wait_topic("md-internal-src")
+    t.produce_values("md-internal-src", [b"x"])
+    consumer = t.consumer("md-internal-group")
+    try:
+        consumer.subscribe(["md-internal-src"])
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            msg = consumer.poll(0.5)
+            if msg is not None and msg.error() is None:
+                consumer.commit(msg, asynchronous=False)
+                break
+    finally:
+        consumer.close()
+    view = t.wait_topic(INTERNAL_TOPIC)
+    answer = t.metadata([INTERNAL_TOPIC])
+    return {"is_internal": answer.topics[0].is_internal, "partitions": len(view),
+            "replication": sorted({len(p.replica_nodes) for p in view})}
+
+
+@scenario("metadata/all-topics-lists-created")
+def _all_topics(t: Target) -> Any:
+    """Metadata for all topics (topics=null) lists a topic just created, and never auto-creates."""
+    create(t, "md-listed")
+    t.wait_topic("md-listed")
+    names = {x.name for x in t.metadata(None).topics}
+    return {"listed": "md-listed" in names, "no-such": "md-not-created" in names}
+
+
+@scenario("metadata/describe-cluster")
+def _describe_cluster(t: Target) -> Any:
+    """DescribeCluster v1 (KIP-700): the brokers, a controller among them, the cluster id of Metadata."""
+    answer = t.call("DescribeCluster", 1, DescribeClusterRequest(endpoint_type=1))
+    metadata = t.metadata([])
+    return {"error": code_name(answer.error_code), "brokers": sorted(b.broker_id for b in answer.brokers),
+            "endpoint_type": answer.endpoint_type, "same_cluster_id": answer.cluster_id == metadata.cluster_id,
+            "controller_is_a_broker": answer.controller_id in {b.broker_id for b in answer.brokers}}
+
+
+# --- a broker stops and comes back (disruptive) -----------------------------------------------------
+
+def _wait(t: Target, topic: str, check: Any, what: str, timeout_s: float = 60) -> list[Any]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        view = t.partitions(topic)
+        if view and check(view):
+            return view
+        if time.monotonic() > deadline:
+            raise ScenarioError(f"{t.name}: {what} not within {timeout_s} s: "
+                                f"{[(p.leader_id, p.isr_nodes) for p in view]}")
+        time.sleep(0.1)
+
+
+def _stop_and_start(t: Target) -> Any:
+    """A topic with replication factor 3 on 3 brokers; broker 3 stops (controlled shutdown): it
+    leaves every ISR and leads nothing, producing with acks=all still works; it comes back and
+    rejoins every ISR."""
+    name = "md-isr"
+    create(t, name, partitions=3, rf=3)
+    t.wait_topic(name)
+    t.produce_values(name, [b"before"] * 3, partition=0, acks="all")
+    t.drop_raw(3)
+    t.stop_node(3)
+    try:
+        down = _wait(t, name, lambda v: all(3 not in p.isr_nodes and p.leader_id != 3 for p in v), "broker 3 left")
+        during = t.produce_values(name, [b"during"], partition=0, acks="all")
+        answer = t.metadata([name])
+        brokers = sorted(b.node_id for b in answer.brokers)
+    finally:
+        t.start_node(3)
+    up = _wait(t, name, lambda v: all(len(p.isr_nodes) == 3 for p in v), "broker 3 rejoined", timeout_s=90)
+    return {"down": {"isr": sorted(len(p.isr_nodes) for p in down),
+                     "offline": sorted(list(p.offline_replicas) for p in down), "brokers": brokers},
+            "produce_during": during, "up": {"isr": sorted(len(p.isr_nodes) for p in up),
+                                             "replicas": sorted(len(p.replica_nodes) for p in up)}}
+
+
+register("metadata/broker-stops-and-returns", (_stop_and_start.__doc__ or "").splitlines()[0], _stop_and_start,
+         disruptive=True)
