@@ -238,14 +238,16 @@ def test_cli_create_warns_about_colliding_characters(cluster):
     assert "could collide" in result.stdout
 
 
-def test_cli_create_warns_when_the_name_collides_with_an_existing_topic(cluster):
+def test_cli_create_of_a_name_colliding_with_an_existing_topic_warns_and_fails_as_kraft_refuses_it(cluster):
     first = cli(cluster, "topics", "create", "metrics.cpu", "--partitions", "1")
     assert first.exit_code == 0, first.output
     assert "collides with existing topic" not in first.stdout
     second = cli(cluster, "topics", "create", "metrics_cpu", "--partitions", "1")
-    assert second.exit_code == 0, second.output
+    assert second.exit_code != 0, second.output
     assert "WARNING: Topic metrics_cpu collides with existing topic metrics.cpu" in second.stdout
-    assert {"metrics.cpu", "metrics_cpu"} <= set(asyncio.run(list_topics(cluster)))
+    assert "INVALID_TOPIC_EXCEPTION: Topic 'metrics_cpu' collides with existing topic: metrics.cpu" in second.output
+    topics = set(asyncio.run(list_topics(cluster)))
+    assert "metrics.cpu" in topics and "metrics_cpu" not in topics
 
 
 def test_cli_describe_shows_topic_configs(cluster):
