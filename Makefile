@@ -12,6 +12,7 @@ SEEDS ?= 10000
 SEED ?=
 SIMULATE_ARGS ?=
 # make chaos CHAOS_ARGS=--quick runs every scenario once (python -m tests.chaos.run --help)
+# make chaos CHAOS_ARGS="--broker kafka --loopback --quick": the kill and pause scenarios against Apache Kafka (Java, Maven)
 CHAOS_ARGS ?=
 # make fuzz: the long fuzz run, FUZZ_EXAMPLES generated inputs per decoder (12 decoders) and
 # FUZZ_FRAMES malformed frames to a live broker; a failure prints its seed (--hypothesis-seed=N replays);
@@ -69,6 +70,8 @@ bench: setup $(BENCH_STAMP)
 	$(BIN)/python -m tests.perf.python_clients_bench
 	$(BIN)/python -m tests.perf.footprint_bench
 	$(BIN)/python -m tests.perf.kafka_tools_bench
+	$(BIN)/python -m tests.perf.kafka_failover_bench
+	$(BIN)/python -m tests.perf.spark_sources_bench
 
 # make conformance CONFORMANCE_ARGS="--only topics/": the scenarios against Apache Kafka and Kafkette,
 # report in tests/conformance/results (python -m tests.conformance.run --help)

@@ -9,7 +9,10 @@ For each system, ``--repeat`` times (default 3, taking turns, the median reporte
   needs no format step).  Clients: Kafkette's SDK, and aiokafka for Apache Kafka.
 - **memory**: each broker's resident set size (VmRSS) after ``--records`` (default 200,000)
   records of 100 B went through it (a topic of 3 partitions replicated 3 times, acks=all) and
-  were read back; the mean per broker.  Producers: Kafkette's SDK, confluent-kafka for Kafka.
+  were read back; the mean per broker.
+- **CPU**: the brokers' CPU seconds (user + system, all three nodes, from ``/proc/<pid>/stat``)
+  spent while those records went in and out, per million records.
+  The same client drives both: confluent-kafka (librdkafka), to Kafkette's Kafka listener.
 
 Apache Kafka is the peer of ``tests/peers/kafka_peer.py`` (Kafka 4.3.1, heap 512 MiB, G1).
 Prints a table and writes JSON under ``tests/perf/results/``.  A benchmark, not a test.
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -105,30 +109,21 @@ def cold_start(system: str, data_dir: Path) -> float:
         peer.stop()
 
 
-async def _load_kafkette(bootstrap: str, records: int) -> None:
-    from kafkette.client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
+def _load(bootstrap: str, records: int) -> None:
+    """Create the topic (3 partitions, replication factor 3), produce ``records`` records of 100 B
+    with acks=all and read them all back, with confluent-kafka.
 
-    async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(TOPIC, 3, NODES)])
-    value = b"x" * 100
-    async with Producer(bootstrap_servers=bootstrap, acks="all") as producer:
-        for i in range(records):
-            await producer.send(TOPIC, value, partition=i % 3)
-        await producer.flush()
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
-        consumer.assign([TopicPartition(TOPIC, p) for p in range(3)])
-        count = 0
-        while count < records:
-            count += sum(len(b) for b in (await consumer.getmany(timeout_ms=1000)).values())
+    Raises:
+        RuntimeError: the topic was not created, records stayed queued or were not read back in time.
+    """
+    from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+    from confluent_kafka.admin import AdminClient, NewTopic
 
-
-def _load_kafka(bootstrap: str, records: int, peer) -> None:
-    from confluent_kafka import Consumer, Producer, TopicPartition
-
-    done = peer.run_tool("org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bootstrap, "--create",
-                         "--topic", TOPIC, "--partitions", "3", "--replication-factor", str(NODES))
-    if done.returncode != 0:
-        raise RuntimeError(f"could not create {TOPIC}: {done.stderr.strip()[-300:]}")
+    try:
+        AdminClient({"bootstrap.servers": bootstrap}).create_topics(
+            [NewTopic(TOPIC, num_partitions=3, replication_factor=NODES)])[TOPIC].result(60)
+    except KafkaException as exc:
+        raise RuntimeError(f"could not create {TOPIC}: {exc}") from None
     producer = Producer({"bootstrap.servers": bootstrap, "acks": "all"})
     value = b"x" * 100
     for i in range(records):
@@ -147,21 +142,39 @@ def _load_kafka(bootstrap: str, records: int, peer) -> None:
     while count < records and time.monotonic() < deadline:
         count += sum(1 for m in consumer.consume(num_messages=1000, timeout=1.0) if m.error() is None)
     consumer.close()
+    if count < records:
+        raise RuntimeError(f"read back {count} of {records} records in 300 s")
 
 
-def memory(system: str, data_dir: Path, records: int) -> float:
-    """Mean broker RSS (MiB) after ``records`` records went through the cluster and back."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds ``pid`` has used (all its threads), from ``/proc/<pid>/stat``.
+
+    Raises:
+        OSError: no such process (or no /proc).
+    """
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def memory_and_cpu(system: str, data_dir: Path, records: int) -> tuple[float, float]:
+    """``(mean broker RSS in MiB, the brokers' CPU seconds per million records)`` after ``records``
+    records went through the cluster and back."""
     from kafkette.client import LocalCluster
     from tests.peers.kafka_peer import KafkaPeer
 
     if system == "kafkette":
-        with LocalCluster(num_brokers=NODES, data_dir=data_dir) as cluster:
-            asyncio.run(_load_kafkette(cluster.bootstrap_servers, records))
-            pids = [p for p in cluster.pids().values()]
-            return statistics.mean(rss_bytes(p) for p in pids) / MIB
+        with LocalCluster(num_brokers=NODES, data_dir=data_dir, kafka_protocol=True) as cluster:
+            pids = list(cluster.pids().values())
+            before = sum(cpu_seconds(p) for p in pids)
+            _load(cluster.kafka_bootstrap_servers, records)
+            used = sum(cpu_seconds(p) for p in pids) - before
+            return statistics.mean(rss_bytes(p) for p in pids) / MIB, used / records * 1e6
     with KafkaPeer(data_dir, nodes=NODES) as peer:
-        _load_kafka(peer.bootstrap_servers, records, peer)
-        return statistics.mean(rss_bytes(peer.pid(n)) for n in peer.node_ids) / MIB
+        pids = [peer.pid(n) for n in peer.node_ids]
+        before = sum(cpu_seconds(p) for p in pids)
+        _load(peer.bootstrap_servers, records)
+        used = sum(cpu_seconds(p) for p in pids) - before
+        return statistics.mean(rss_bytes(p) for p in pids) / MIB, used / records * 1e6
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,14 +184,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.records < 1:
         parser.error("--repeat and --records must be >= 1")
-    figures: dict[str, dict[str, list[float]]] = {s: {"cold_start_s": [], "rss_mib": []} for s in ("kafkette", "kafka")}
+    figures: dict[str, dict[str, list[float]]] = {
+        s: {"cold_start_s": [], "rss_mib": [], "cpu_s_per_million": []} for s in ("kafkette", "kafka")}
     for attempt in range(args.repeat):
         for system in ("kafkette", "kafka"):
             with tempfile.TemporaryDirectory(prefix=f"footprint-{system}-") as tmp:
                 figures[system]["cold_start_s"].append(cold_start(system, Path(tmp) / "cold"))
-                figures[system]["rss_mib"].append(memory(system, Path(tmp) / "load", args.records))
+                rss, cpu = memory_and_cpu(system, Path(tmp) / "load", args.records)
+                figures[system]["rss_mib"].append(rss)
+                figures[system]["cpu_s_per_million"].append(cpu)
             print(f"[footprint] run {attempt + 1} {system}: cold start {figures[system]['cold_start_s'][-1]:.2f} s, "
-                  f"RSS {figures[system]['rss_mib'][-1]:.0f} MiB per broker", flush=True)
+                  f"RSS {rss:.0f} MiB per broker, {cpu:.1f} CPU s per million records", flush=True)
     medians = {s: {k: statistics.median_low(v) for k, v in f.items()} for s, f in figures.items()}
     ours, theirs = medians["kafkette"], medians["kafka"]
     print(f"3 nodes, median of {args.repeat}\n"
@@ -186,7 +202,9 @@ def main(argv: list[str] | None = None) -> int:
           f"| launch to first acks=all acknowledgement (s) | {ours['cold_start_s']:.2f} | "
           f"{theirs['cold_start_s']:.2f} | {ours['cold_start_s'] / theirs['cold_start_s']:.2f}x | <= 0.25x |\n"
           f"| broker RSS after {args.records:,} records (MiB) | {ours['rss_mib']:.0f} | {theirs['rss_mib']:.0f} | "
-          f"{ours['rss_mib'] / theirs['rss_mib']:.2f}x | <= 0.5x |")
+          f"{ours['rss_mib'] / theirs['rss_mib']:.2f}x | <= 0.5x |\n"
+          f"| brokers' CPU s per million records (in and out) | {ours['cpu_s_per_million']:.1f} | "
+          f"{theirs['cpu_s_per_million']:.1f} | {ours['cpu_s_per_million'] / theirs['cpu_s_per_million']:.2f}x | - |")
     out = write_result("footprint", "tests.perf.footprint_bench",
                        {"nodes": NODES, "records": args.records, "runs": figures, "medians": medians})
     print(f"results: {out}")
