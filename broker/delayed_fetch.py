@@ -43,6 +43,8 @@ class DelayedFetch(DelayedOperation):
         min_bytes: the request's ``min_bytes``.
         get_partition: ``tp -> Partition | None``.
         result: resolved with None on completion; the caller then reads again.
+        fetch_only_from_leader: False for a consumer a follower may serve (KIP-392); case A
+            then applies only when the replica is gone.
     """
 
     def __init__(
@@ -54,6 +56,7 @@ class DelayedFetch(DelayedOperation):
         min_bytes: int,
         get_partition: Callable[[TopicPartition], Partition | None],
         result: asyncio.Future[None],
+        fetch_only_from_leader: bool = True,
     ) -> None:
         super().__init__(delay_ms)
         self.fetch_infos = fetch_infos
@@ -61,6 +64,7 @@ class DelayedFetch(DelayedOperation):
         self.min_bytes = min_bytes
         self._get_partition = get_partition
         self._result = result
+        self.fetch_only_from_leader = fetch_only_from_leader
 
     def try_complete(self) -> bool:
         accumulated = 0
@@ -68,7 +72,7 @@ class DelayedFetch(DelayedOperation):
             partition = self._get_partition(tp)
             if partition is None or partition.log is None:
                 return self.force_complete()  # case B
-            if not partition.is_leader:
+            if self.fetch_only_from_leader and not partition.is_leader:
                 return self.force_complete()  # case A
             log = partition.log
             end_offset = partition.end_offset_for(self.is_follower_fetch)

@@ -12,7 +12,7 @@ Kafka concept: ``kafka.server.DelayedProduce`` (seed 004, ReplicaManager.appendR
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kafkette.broker.delayed_partition_operation import DelayedPartitionsOperation
 from kafkette.broker.partition import Partition
@@ -24,6 +24,8 @@ class ProducePartitionStatus:
     """Per-partition state of a produce: required offset (last offset + 1) and result.
 
     ``log_append_time_ms`` is the leader's LogAppendTime stamp (ms), -1 under CreateTime.
+    ``record_errors`` names the records a failed batch was refused for: ``[(index in the
+    batch, message)]`` (Kafka's ``RecordError``s, answered in Produce v8+).
     """
 
     required_offset: int
@@ -32,6 +34,7 @@ class ProducePartitionStatus:
     pending: bool = True
     log_start_offset: int = -1
     log_append_time_ms: int = -1
+    record_errors: list[tuple[int, str]] = field(default_factory=list)
 
 
 class DelayedProduce(DelayedPartitionsOperation[ProducePartitionStatus]):

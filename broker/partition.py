@@ -246,6 +246,23 @@ class Partition:
         self._check_leader_epoch(current_leader_epoch)
         return self.log
 
+    def replica_log(self, current_leader_epoch: int = -1) -> UnifiedLog:
+        """This replica's log, leader or follower, in ``current_leader_epoch`` (Kafka's
+        ``Partition.localLogWithEpochOrThrow`` with ``requireLeader`` false: a consumer's fetch
+        from a follower, KIP-392).
+
+        Raises:
+            KafkaStorageError: the log is offline here.
+            NotLeaderOrFollowerError: this broker is no longer a replica (no leader known).
+            FencedLeaderEpochError / UnknownLeaderEpochError: as ``leader_log``.
+        """
+        if self.log is not None and self.log.is_offline:
+            raise KafkaStorageError(f"The log of {self.tp} is offline on broker {self.local_broker_id}")
+        if self.log is None or self.leader_id < 0:
+            raise NotLeaderOrFollowerError(f"Broker {self.local_broker_id} is not a replica of {self.tp}")
+        self._check_leader_epoch(current_leader_epoch)
+        return self.log
+
     def _check_leader_epoch(self, current_leader_epoch: int) -> None:
         if current_leader_epoch < 0 or current_leader_epoch == self.leader_epoch:
             return
@@ -255,7 +272,11 @@ class Partition:
 
     @property
     def min_insync_replicas(self) -> int:
-        return self.log.config.min_insync_replicas if self.log is not None else 1
+        """The ISR size an acks=all produce needs: ``min.insync.replicas``, but never more than
+        the replication factor (Kafka's ``Partition.effectiveMinIsr``: an RF 1 topic with
+        ``min.insync.replicas=2`` takes acks=all writes)."""
+        configured = self.log.config.min_insync_replicas if self.log is not None else 1
+        return min(configured, max(1, len(self.assigned_replicas)))
 
     def append_records_to_leader(self, records: bytearray, required_acks: int) -> LogAppendInfo:
         """Append producer batches as leader (Kafka's ``Partition.appendRecordsToLeader``): the
@@ -477,14 +498,22 @@ class Partition:
         is_follower_fetch: bool,
         current_leader_epoch: int = -1,
         min_one_message: bool = True,
+        fetch_only_from_leader: bool = True,
     ) -> bytes:
         """Read batches from ``fetch_offset``: followers up to the LEO, consumers to the HW.
 
+        Args:
+            fetch_only_from_leader: False for a consumer that a follower may serve (KIP-392):
+                this replica answers from its own log up to its own high watermark, leader or not.
+
         Raises:
             NotLeaderOrFollowerError, FencedLeaderEpochError, UnknownLeaderEpochError,
-            OffsetOutOfRangeError.
+            OffsetOutOfRangeError, KafkaStorageError.
         """
-        log = self.leader_log(current_leader_epoch)
+        if fetch_only_from_leader:
+            log = self.leader_log(current_leader_epoch)
+        else:
+            log = self.replica_log(current_leader_epoch)
         upper = log.log_end_offset if is_follower_fetch else self.high_watermark
         if upper <= fetch_offset <= log.log_end_offset and fetch_offset >= log.log_start_offset:
             return b""  # nothing readable yet (a consumer may be ahead of a new leader's HW)

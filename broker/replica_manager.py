@@ -40,12 +40,20 @@ from kafkette.protocol.apis.stop_replica import StopReplicaRequest
 from kafkette.protocol.errors import (
     Errors,
     KafkaStorageError,
+    NotLeaderOrFollowerError,
     UnknownTopicOrPartitionError,
     error_code_for,
 )
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
+
+_APPEND_ERRORS_WITHOUT_LOG_START = frozenset({
+    Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_LEADER_OR_FOLLOWER, Errors.MESSAGE_TOO_LARGE,
+    Errors.RECORD_LIST_TOO_LARGE, Errors.CORRUPT_MESSAGE, Errors.KAFKA_STORAGE_ERROR,
+})
+"""Append errors answered with log start offset -1, as Kafka's ``ReplicaManager.appendToLocalLog``
+answers its "known" exceptions; any other failed append answers the partition's log start offset."""
 
 
 @dataclass(slots=True)
@@ -131,6 +139,25 @@ class ReplicaManager:
     def get_partition(self, tp: TopicPartition) -> Partition | None:
         return self.all_partitions.get(tp)
 
+    def get_partition_or_error(self, tp: TopicPartition) -> Partition:
+        """The partition hosted here, or the error a client gets for one that is not.
+
+        Kafka concept: ``ReplicaManager.getPartitionOrError``: a partition the metadata knows but
+        this broker holds no replica of is NOT_LEADER_OR_FOLLOWER (the client's metadata is
+        stale and a refresh finds the leader), one the metadata does not know is
+        UNKNOWN_TOPIC_OR_PARTITION.
+
+        Raises:
+            NotLeaderOrFollowerError: the partition exists but is not hosted here.
+            UnknownTopicOrPartitionError: no such partition.
+        """
+        partition = self.all_partitions.get(tp)
+        if partition is not None:
+            return partition
+        if self.metadata_cache.partition_state(tp) is not None:
+            raise NotLeaderOrFollowerError(f"Broker {self.broker_id} holds no replica of {tp}")
+        raise UnknownTopicOrPartitionError(f"This server does not host {tp}")
+
     def _get_or_create_partition(self, tp: TopicPartition) -> Partition:
         partition = self.all_partitions.get(tp)
         if partition is None:
@@ -184,8 +211,7 @@ class ReplicaManager:
         for tp, records in entries.items():
             partition = self.all_partitions.get(tp)
             try:
-                if partition is None:
-                    raise UnknownTopicOrPartitionError(f"This server does not host {tp}")
+                partition = self.get_partition_or_error(tp)
                 info = partition.append_records_to_leader(bytearray(records), required_acks)
                 statuses[tp] = ProducePartitionStatus(
                     required_offset=info.last_offset + 1, base_offset=info.first_offset,
@@ -199,7 +225,12 @@ class ReplicaManager:
                 code = error_code_for(exc)
                 if code == Errors.UNKNOWN_SERVER_ERROR:
                     logger.exception("%s Error appending to %s", self._prefix, tp)
-                statuses[tp] = ProducePartitionStatus(required_offset=-1, base_offset=-1, error=code, pending=False)
+                log_start_offset = -1
+                if code not in _APPEND_ERRORS_WITHOUT_LOG_START and partition is not None and partition.log is not None:
+                    log_start_offset = partition.log.log_start_offset
+                statuses[tp] = ProducePartitionStatus(required_offset=-1, base_offset=-1, error=code, pending=False,
+                                                      log_start_offset=log_start_offset,
+                                                      record_errors=list(getattr(exc, "record_errors", ())))
         if flushes:  # Kafka's append flushes before it returns: no acknowledgement before the fsync
             outcomes = await asyncio.gather(*flushes.values(), return_exceptions=True)
             for tp, outcome in zip(flushes, outcomes, strict=True):
@@ -218,23 +249,29 @@ class ReplicaManager:
     # ----- fetch --------------------------------------------------------------------
 
     def read_from_local_log(
-        self, replica_id: int, fetch_infos: dict[TopicPartition, FetchPartitionInfo], max_bytes: int
+        self, replica_id: int, fetch_infos: dict[TopicPartition, FetchPartitionInfo], max_bytes: int,
+        fetch_only_from_leader: bool = True,
     ) -> dict[TopicPartition, FetchPartitionResult]:
-        """Read each partition once (follower fetches also update the follower's state)."""
+        """Read each partition once (follower fetches also update the follower's state).
+
+        A partition that fails answers its error with high watermark and log start offset -1,
+        as Kafka's ``ReplicaManager.readFromLog`` does (``createLogReadResult(exception)``).
+        With ``fetch_only_from_leader`` False (a consumer with client metadata, KIP-392) a
+        follower serves the read too, up to its own high watermark.
+        """
         is_follower = replica_id >= 0
         results: dict[TopicPartition, FetchPartitionResult] = {}
         budget = max_bytes
         for tp, info in fetch_infos.items():
-            partition = self.all_partitions.get(tp)
             try:
-                if partition is None:
-                    raise UnknownTopicOrPartitionError(f"This server does not host {tp}")
+                partition = self.get_partition_or_error(tp)
                 records = partition.read_records(
                     info.fetch_offset,
                     max(0, min(info.partition_max_bytes, budget)),
                     is_follower_fetch=is_follower,
                     current_leader_epoch=info.current_leader_epoch,
                     min_one_message=budget == max_bytes,
+                    fetch_only_from_leader=fetch_only_from_leader or is_follower,
                 )
                 if is_follower:  # only a fetch that passed validation counts as the follower's position
                     partition.update_follower_fetch_state(replica_id, info.fetch_offset, info.log_start_offset)
@@ -248,9 +285,7 @@ class ReplicaManager:
                 code = error_code_for(exc)
                 if code == Errors.UNKNOWN_SERVER_ERROR:
                     logger.exception("%s Error reading %s", self._prefix, tp)
-                hw = partition.high_watermark if partition is not None else -1
-                log_start = partition.log.log_start_offset if partition is not None and partition.log else -1
-                results[tp] = FetchPartitionResult(code, hw, log_start, None)
+                results[tp] = FetchPartitionResult(code)  # Kafka: no watermarks with an error
         return results
 
     async def fetch_messages(
@@ -261,6 +296,7 @@ class ReplicaManager:
         min_bytes: int,
         max_bytes: int,
         fetch_infos: dict[TopicPartition, FetchPartitionInfo],
+        fetch_only_from_leader: bool = True,
     ) -> dict[TopicPartition, FetchPartitionResult]:
         """Answer a fetch at once when it can be, else wait in the fetch purgatory.
 
@@ -268,7 +304,7 @@ class ReplicaManager:
         ``min_bytes`` are available, or any partition has an error; otherwise waits
         until DelayedFetch completes and reads again.
         """
-        results = self.read_from_local_log(replica_id, fetch_infos, max_bytes)
+        results = self.read_from_local_log(replica_id, fetch_infos, max_bytes, fetch_only_from_leader)
         available = sum(len(r.records or b"") for r in results.values())
         has_error = any(r.error != Errors.NONE for r in results.values())
         if max_wait_ms <= 0 or not fetch_infos or available >= min_bytes or has_error:
@@ -277,10 +313,11 @@ class ReplicaManager:
         operation = DelayedFetch(
             max_wait_ms, fetch_infos, is_follower_fetch=replica_id >= 0, min_bytes=min_bytes,
             get_partition=self.get_partition, result=future,
+            fetch_only_from_leader=fetch_only_from_leader or replica_id >= 0,
         )
         if not self.fetch_purgatory.try_complete_else_watch(operation, list(fetch_infos)):
             await future
-        return self.read_from_local_log(replica_id, fetch_infos, max_bytes)
+        return self.read_from_local_log(replica_id, fetch_infos, max_bytes, fetch_only_from_leader)
 
     # ----- LeaderAndIsr -------------------------------------------------------------
 
@@ -420,11 +457,8 @@ class ReplicaManager:
         """
         statuses: dict[TopicPartition, DeleteRecordsPartitionStatus] = {}
         for tp, offset in offsets.items():
-            partition = self.all_partitions.get(tp)
             try:
-                if partition is None:
-                    raise UnknownTopicOrPartitionError(f"This server does not host {tp}")
-                requested = partition.delete_records_on_leader(offset)
+                requested = self.get_partition_or_error(tp).delete_records_on_leader(offset)
                 statuses[tp] = DeleteRecordsPartitionStatus(requested)
             except Exception as exc:
                 code = error_code_for(exc)

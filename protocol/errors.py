@@ -60,6 +60,7 @@ class Errors(IntEnum):
     OUT_OF_ORDER_SEQUENCE_NUMBER = 45
     DUPLICATE_SEQUENCE_NUMBER = 46
     INVALID_PRODUCER_EPOCH = 47
+    TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
     KAFKA_STORAGE_ERROR = 56
     UNKNOWN_PRODUCER_ID = 59
     TOPIC_DELETION_DISABLED = 73
@@ -141,6 +142,7 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.OUT_OF_ORDER_SEQUENCE_NUMBER: (False, False, "The broker received an out of order sequence number."),
     Errors.DUPLICATE_SEQUENCE_NUMBER: (False, False, "The broker received a duplicate sequence number."),
     Errors.INVALID_PRODUCER_EPOCH: (False, False, "Producer attempted to produce with an old epoch."),
+    Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: (False, False, "Transactional Id authorization failed."),
     Errors.UNKNOWN_PRODUCER_ID: (False, False, "The broker could not locate the producer metadata associated with the producer id."),
     Errors.KAFKA_STORAGE_ERROR: (True, True, "Disk error when trying to access log file on the disk."),
     Errors.TOPIC_DELETION_DISABLED: (False, False, "Topic deletion is disabled."),

@@ -1,15 +1,19 @@
 """Between Kafka's messages and Kafkette's: the Kafka listener's requests become the same request
 structs the msgpack listener decodes, and the broker's answers go back as Kafka's messages.
 
-Owns: ``convert`` (field by field, by name, recursively: a field the target lacks is
-dropped, a field the source lacks gets the target's default, a null where the target's
-version allows none becomes the field's default, as Kafka's generated messages write an empty
-string for a null ``protocol_name`` before JoinGroup v7) and the per-API differences
-(``TRANSLATIONS``): Metadata v0's empty topic list meaning all topics; FindCoordinator and
-LeaveGroup before their batched versions; OffsetDelete's partition structs; DescribeCluster,
-answered from a Metadata request; JoinGroup v0, whose rebalance timeout is its session
-timeout; Fetch, whose record sets go back in Kafka's record encoding (``to_kafka_encoding``),
-with no fetch session (session id 0) and no aborted transactions.  Pure code, no I/O.
+Owns: ``convert`` (field by field, by name, recursively: a field the target lacks is dropped, a
+field the source lacks gets the target's default, a null where the target's version allows none
+becomes the field's default, as Kafka's generated messages write an empty string for a null
+``protocol_name`` before JoinGroup v7) and the per-API differences (``TRANSLATIONS``): Metadata
+v0's empty topic list meaning all topics; FindCoordinator and LeaveGroup before their batched
+versions (and FindCoordinator's messages, worded as Kafka's); DescribeGroups' authorized
+operations (every group operation: there is no authorizer); OffsetDelete's partition structs;
+DescribeCluster, answered from a Metadata request; JoinGroup v0, whose rebalance timeout is its
+session timeout; Fetch, whose record sets go back in Kafka's record encoding
+(``to_kafka_encoding``), with no fetch session (session id 0) and no aborted transactions;
+ListOffsets, whose max timestamp (-3) asked before v7 is UNSUPPORTED_VERSION; Fetch's
+``rack_id``, kept from v11 on only (a consumer's fetch may then be served by a follower,
+KIP-392).  Pure code, no I/O.
 
 Kafka concept: none in Kafka (it has one protocol); Redpanda's and Tansu's request handlers
 play the same part between their wire types and their storage.
@@ -23,7 +27,7 @@ from typing import Any
 
 from kafkette.protocol import apis as internal
 from kafkette.protocol.api_keys import API_REGISTRY, ApiKey, ApiSpec
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, error_class
 from kafkette.protocol.kafka_messages import DESCRIBE_CLUSTER_KEY, KAFKA_APIS, cluster
 from kafkette.protocol.kafka_schema import Array, KafkaStruct
 from kafkette.protocol.record_batch import CorruptRecordError, to_kafka_encoding
@@ -131,11 +135,41 @@ def _find_coordinator_request(req: Any, version: int) -> InternalStruct:
 
 
 def _find_coordinator_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    """The coordinators as Kafka's ``handleFindCoordinatorRequest`` words them: before v4 the
+    first one in the top-level fields with ``Errors.message()`` as its message (``"NONE"`` when
+    found, the error's generic text otherwise); from v4 every entry's message left at the
+    generated default, ``""``, whatever its error."""
     out = convert(resp, KAFKA_APIS[10].response, version)
+    for coordinator in out.coordinators:
+        coordinator.error_message = ""
     if version < 4 and resp.coordinators:
         first = resp.coordinators[0]
-        out.error_code, out.error_message = first.error_code, first.error_message
+        out.error_code, out.error_message = first.error_code, _kafka_error_message(first.error_code)
         out.node_id, out.host, out.port = first.node_id, first.host, first.port
+    return out
+
+
+def _kafka_error_message(code: int) -> str:
+    """Kafka's ``Errors.message()``: the error's name for NONE, else its exception's default message."""
+    return "NONE" if code == Errors.NONE else error_class(code).message
+
+
+# Kafka's AclOperation codes (the bit each sets in an ``authorized_operations`` field)
+_READ, _DELETE, _DESCRIBE, _DESCRIBE_CONFIGS, _ALTER_CONFIGS = 3, 6, 8, 10, 11
+GROUP_AUTHORIZED_OPERATIONS = sum(1 << op for op in (_READ, _DELETE, _DESCRIBE, _DESCRIBE_CONFIGS, _ALTER_CONFIGS))
+"""Every operation ACLs can grant on a group (Kafka's ``AclEntry.supportedOperations(GROUP)``):
+what ``AuthHelper.authorizedOperations`` answers on a broker without an authorizer, as here."""
+
+
+def _describe_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    """DescribeGroups with, from v3 and when the request asks, the operations the caller may
+    perform on each group described without error (Kafka's ``handleDescribeGroupsRequest``; left
+    at the "not asked" default otherwise)."""
+    out = convert(resp, KAFKA_APIS[15].response, version)
+    if version >= 3 and req is not None and req.include_authorized_operations:
+        for group in out.groups:
+            if group.error_code == Errors.NONE:
+                group.authorized_operations = GROUP_AUTHORIZED_OPERATIONS
     return out
 
 
@@ -176,6 +210,12 @@ def _describe_cluster_response(resp: Any, version: int, req: Any) -> KafkaStruct
                  for b in resp.brokers])
 
 
+def _fetch_request(req: Any, version: int) -> InternalStruct:
+    out = convert(req, API_REGISTRY[ApiKey.FETCH].request)
+    out.rack_id = req.rack_id if version >= 11 else None  # KIP-392: v11+ consumers may read from followers
+    return out
+
+
 def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     out = convert(resp, KAFKA_APIS[1].response, version)
     for topic in out.responses:
@@ -190,6 +230,24 @@ def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     return out
 
 
+LIST_OFFSETS_TIMESTAMP_MIN_VERSION = {-3: 7}
+"""The first ListOffsets version defining each special timestamp this broker answers (-3, max
+timestamp, KIP-734); -1 and -2 are defined in every version (Kafka's
+``ReplicaManager.timestampMinSupportedVersion``)."""
+
+
+def _list_offsets_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    out = convert(resp, KAFKA_APIS[2].response, version)
+    too_new = {(t.name, p.partition_index) for t in req.topics for p in t.partitions
+               if version < LIST_OFFSETS_TIMESTAMP_MIN_VERSION.get(p.timestamp, 0)}
+    for topic in out.topics:
+        for partition in topic.partitions:
+            if (topic.name, partition.partition_index) in too_new and partition.error_code != Errors.INVALID_REQUEST:
+                partition.error_code = int(Errors.UNSUPPORTED_VERSION)
+                partition.offset = partition.timestamp = partition.leader_epoch = -1
+    return out
+
+
 def _translation(key: ApiKey, to_internal: Callable[[Any, int], InternalStruct] | None = None,
                  to_kafka: Callable[[Any, int, Any], KafkaStruct] | None = None) -> Translation:
     plain = _by_name(key)
@@ -198,8 +256,8 @@ def _translation(key: ApiKey, to_internal: Callable[[Any, int], InternalStruct] 
 
 TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.PRODUCE): _translation(ApiKey.PRODUCE),
-    int(ApiKey.FETCH): _translation(ApiKey.FETCH, to_kafka=_fetch_response),
-    int(ApiKey.LIST_OFFSETS): _translation(ApiKey.LIST_OFFSETS),
+    int(ApiKey.FETCH): _translation(ApiKey.FETCH, _fetch_request, _fetch_response),
+    int(ApiKey.LIST_OFFSETS): _translation(ApiKey.LIST_OFFSETS, to_kafka=_list_offsets_response),
     int(ApiKey.METADATA): _translation(ApiKey.METADATA, to_internal=_metadata_request),
     int(ApiKey.OFFSET_COMMIT): _translation(ApiKey.OFFSET_COMMIT),
     int(ApiKey.OFFSET_FETCH): _translation(ApiKey.OFFSET_FETCH),
@@ -209,7 +267,7 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.HEARTBEAT): _translation(ApiKey.HEARTBEAT),
     int(ApiKey.LEAVE_GROUP): _translation(ApiKey.LEAVE_GROUP, _leave_group_request, _leave_group_response),
     int(ApiKey.SYNC_GROUP): _translation(ApiKey.SYNC_GROUP),
-    int(ApiKey.DESCRIBE_GROUPS): _translation(ApiKey.DESCRIBE_GROUPS),
+    int(ApiKey.DESCRIBE_GROUPS): _translation(ApiKey.DESCRIBE_GROUPS, to_kafka=_describe_groups_response),
     int(ApiKey.LIST_GROUPS): _translation(ApiKey.LIST_GROUPS),
     int(ApiKey.CREATE_TOPICS): _translation(ApiKey.CREATE_TOPICS),
     int(ApiKey.DELETE_TOPICS): _translation(ApiKey.DELETE_TOPICS),

@@ -10,7 +10,8 @@ msgpack protocol or Kafka's binary protocol; both frame with a 4-byte length and
 handler the same request structs.  Bad input never reaches other connections: a frame longer
 than ``socket.request.max.bytes`` or one the codec cannot read closes that connection alone;
 what the codec can answer (UNSUPPORTED_VERSION, INVALID_REQUEST) is answered, and an answer
-that cannot be encoded closes the connection.
+that cannot be encoded closes the connection, and so does a handler answering
+``CLOSE_CONNECTION`` (an acks=0 Produce that failed).
 
 Connection quotas, with Kafka's names: a connection beyond ``max.connections`` in all or
 ``max.connections.per.ip`` from one address is closed as it is accepted (Kafka's
@@ -43,9 +44,23 @@ _MAX_COALESCED = 64  # answers written with one writelines call at most
 _NEXT = ("next",)  # marker: nothing taken from the response queue yet
 INT_MAX = 2**31 - 1  # Kafka's default of max.connections and max.connections.per.ip (no limit)
 
-RequestHandler = Callable[[RequestHeader, ApiSpec, Struct], Awaitable[Struct | None]]
 
-__all__ = ["Connection", "Decoded", "SocketServer", "WireCodec"]
+
+class CloseConnectionResponse:
+    """A handler's answer that closes the connection instead of answering, once every answer
+    before it is written (Kafka's ``RequestChannel.CloseConnectionResponse``): a Produce with
+    acks=0 that failed for some partition, so that a producer, which waits for no answer,
+    notices, refreshes its metadata and reconnects."""
+
+    def __repr__(self) -> str:
+        return "CLOSE_CONNECTION"
+
+
+CLOSE_CONNECTION = CloseConnectionResponse()
+
+RequestHandler = Callable[[RequestHeader, ApiSpec, Struct], Awaitable[Struct | CloseConnectionResponse | None]]
+
+__all__ = ["CLOSE_CONNECTION", "CloseConnectionResponse", "Connection", "Decoded", "SocketServer", "WireCodec"]
 
 
 class Connection:
@@ -178,6 +193,11 @@ class Connection:
                     self._write_buffers(buffers)
                     stream.close()
                     return
+            if response is CLOSE_CONNECTION:
+                logger.info("[SocketServer] Closing connection from %s as its %s asked", self.peer, reply.name)
+                self._write_buffers(buffers)
+                stream.close()
+                return
             if response is not None:  # None: acks=0 produce, no answer
                 try:
                     buffers += reply.encode(response)

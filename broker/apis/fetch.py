@@ -1,5 +1,9 @@
 """Fetch handler: consumer and follower fetches through the ReplicaManager.
 
+A consumer's fetch that carries client metadata (a ``rack_id``, Kafka's Fetch v11+) may be
+served by a follower, up to the follower's high watermark (KIP-392; this broker names no
+preferred read replica); any other fetch is served by the leader only.
+
 Kafka concept: ``KafkaApis.handleFetchRequest`` -> ``ReplicaManager.fetchMessages``.
 """
 
@@ -36,6 +40,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
         min_bytes=request.min_bytes,
         max_bytes=request.max_bytes,
         fetch_infos=infos,
+        fetch_only_from_leader=request.replica_id >= 0 or request.rack_id is None,
     )
     by_topic: dict[str, list[FetchPartitionData]] = {}
     for tp, result in results.items():

@@ -60,6 +60,7 @@ from kafkette.protocol.api_keys import ApiKey, ApiSpec
 from kafkette.protocol.errors import UnsupportedVersionError
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.schema import Struct
+from kafkette.protocol.socket_server import CloseConnectionResponse
 
 if TYPE_CHECKING:
     from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
@@ -97,7 +98,7 @@ class ApisContext:
             self.dynamic_config = DynamicBrokerConfig(self.config)
 
 
-Handler = Callable[[ApisContext, RequestHeader, Any], Awaitable[Struct | None]]
+Handler = Callable[[ApisContext, RequestHeader, Any], Awaitable[Struct | CloseConnectionResponse | None]]
 
 HANDLERS: dict[int, Handler] = {
     ApiKey.PRODUCE: produce.handle,
@@ -152,8 +153,10 @@ class KafkaApis:
     def __init__(self, ctx: ApisContext) -> None:
         self.ctx = ctx
 
-    async def handle(self, header: RequestHeader, spec: ApiSpec, request: Struct) -> Struct | None:
-        """Run the handler for ``spec.key``; returns its response (None: no answer).
+    async def handle(self, header: RequestHeader, spec: ApiSpec,
+                     request: Struct) -> Struct | CloseConnectionResponse | None:
+        """Run the handler for ``spec.key``; returns its response (None: no answer;
+        ``CLOSE_CONNECTION``: close the connection instead).
 
         Raises:
             UnsupportedVersionError: the protocol knows the API but this broker has no

@@ -40,21 +40,37 @@ logger = logging.getLogger(__name__)
 async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRequest) -> ListOffsetsResponse:
     """Answer each partition from its leader's log.
 
-    Per partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER,
-    FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH (stale or future ``current_leader_epoch``),
-    INVALID_REQUEST (a negative timestamp other than -1, -2, -3), CORRUPT_MESSAGE (the
-    batch holding the record cannot be decoded), UNKNOWN_SERVER_ERROR (logged).
+    Per partition errors: INVALID_REQUEST (the partition is asked twice: answered once),
+    UNSUPPORTED_VERSION (a negative timestamp other than -1, -2, -3: a special timestamp of a
+    later version, as Kafka's ``ReplicaManager.fetchOffset`` answers it),
+    UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (also when the partition exists but has
+    no replica here), FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH (stale or future
+    ``current_leader_epoch``), CORRUPT_MESSAGE (the batch holding the record cannot be
+    decoded), UNKNOWN_SERVER_ERROR (logged).
     """
     topics = []
     for topic in request.topics:
         parts = []
+        seen: dict[int, ListOffsetsPartitionResponse] = {}
         for req in topic.partitions:
-            tp = TopicPartition(topic.name, req.partition_index)
-            partition = ctx.replica_manager.get_partition(tp)
+            if req.partition_index in seen:  # Kafka answers a partition asked twice once, INVALID_REQUEST
+                duplicate = seen[req.partition_index]
+                duplicate.error_code = Errors.INVALID_REQUEST
+                duplicate.offset = duplicate.timestamp = duplicate.leader_epoch = -1
+                continue
             resp = ListOffsetsPartitionResponse(partition_index=req.partition_index)
-            if partition is None:
-                resp.error_code = Errors.UNKNOWN_TOPIC_OR_PARTITION
-            elif (error := _leader_error(partition, req.current_leader_epoch)) != Errors.NONE:
+            seen[req.partition_index] = resp
+            parts.append(resp)
+            if req.timestamp < 0 and req.timestamp not in (EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP):
+                resp.error_code = Errors.UNSUPPORTED_VERSION  # a special timestamp of a later version
+                continue
+            tp = TopicPartition(topic.name, req.partition_index)
+            try:
+                partition = ctx.replica_manager.get_partition_or_error(tp)
+            except KafkaError as exc:
+                resp.error_code = error_code_for(exc)
+                continue
+            if (error := _leader_error(partition, req.current_leader_epoch)) != Errors.NONE:
                 resp.error_code = error
             elif req.timestamp == EARLIEST_TIMESTAMP:
                 resp.offset = partition.log.log_start_offset
@@ -62,11 +78,8 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
             elif req.timestamp == LATEST_TIMESTAMP:
                 resp.offset = partition.log.log_end_offset if request.replica_id >= 0 else partition.high_watermark
                 resp.leader_epoch = partition.leader_epoch
-            elif req.timestamp == MAX_TIMESTAMP or req.timestamp >= 0:
-                _answer_by_timestamp(tp, partition, req, request.replica_id, resp)
             else:
-                resp.error_code = Errors.INVALID_REQUEST
-            parts.append(resp)
+                _answer_by_timestamp(tp, partition, req, request.replica_id, resp)
         topics.append(ListOffsetsTopicResponse(name=topic.name, partitions=parts))
     return ListOffsetsResponse(topics=topics)
 

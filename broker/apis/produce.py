@@ -1,8 +1,12 @@
 """Produce handler: appends batches through the ReplicaManager and reports offsets.
 
-acks must be 0, 1 or -1 (INVALID_REQUIRED_ACKS otherwise); acks=0 gets no response.
+acks must be 0, 1 or -1 (INVALID_REQUIRED_ACKS otherwise); acks=0 gets no response, and
+closes the connection when a partition failed.  Transactional batches in a request without a
+transactional id answer TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition, as Kafka
+does (Kafkette has no transactions: a request with a transactional id is appended as is).
 A partition listed twice, or a null ``records``, is INVALID_REQUEST for that
-partition.  Kafka concept: ``KafkaApis.handleProduceRequest``.
+partition; one whose records hold more than one batch is INVALID_RECORD.  Kafka concept:
+``KafkaApis.handleProduceRequest``.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafkette.protocol.apis.produce import (
+    BatchIndexAndErrorMessage,
     ProducePartitionResponse,
     ProduceRequest,
     ProduceResponse,
@@ -17,16 +22,29 @@ from kafkette.protocol.apis.produce import (
 )
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.record_batch import (
+    ATTRIBUTES_OFFSET,
+    TRANSACTIONAL_MASK,
+    CorruptRecordError,
+    iter_batches,
+)
+from kafkette.protocol.socket_server import CLOSE_CONNECTION, CloseConnectionResponse
 from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
     from kafkette.broker.apis.kafka_apis import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: ProduceRequest) -> ProduceResponse | None:
-    """Append and answer per partition (None for acks=0)."""
+async def handle(ctx: ApisContext, header: RequestHeader,
+                 request: ProduceRequest) -> ProduceResponse | CloseConnectionResponse | None:
+    """Append and answer per partition; for acks=0 no answer (None), or ``CLOSE_CONNECTION``
+    when a partition failed (Kafka's ``KafkaApis.handleProduceRequest`` closes the connection)."""
     errors: dict[TopicPartition, Errors] = {}
     entries: dict[TopicPartition, bytes] = {}
+    if request.transactional_id is None and any(_is_transactional(part.records) for topic in request.topic_data
+                                                for part in topic.partition_data):
+        # Kafka: transactional batches need a transactional id (authorized) for the whole request
+        return _error_for_all(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     for topic in request.topic_data:
         for part in topic.partition_data:
             tp = TopicPartition(topic.name, part.index)
@@ -35,11 +53,14 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ProduceReques
             elif part.records is None or tp in entries or tp in errors:
                 errors[tp] = Errors.INVALID_REQUEST
                 entries.pop(tp, None)
+            elif _more_than_one_batch(part.records):
+                errors[tp] = Errors.INVALID_RECORD
             else:
                 entries[tp] = part.records
     statuses = await ctx.replica_manager.append_records(request.timeout_ms, request.acks, entries) if entries else {}
-    if request.acks == 0:
-        return None
+    if request.acks == 0:  # no answer; a failure closes the connection so the producer notices
+        failed = errors or any(status.error != Errors.NONE for status in statuses.values())
+        return CLOSE_CONNECTION if failed else None
     by_topic: dict[str, list[ProducePartitionResponse]] = {}
     for tp, status in statuses.items():
         by_topic.setdefault(tp.topic, []).append(
@@ -49,6 +70,8 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ProduceReques
                 base_offset=status.base_offset if status.error == Errors.NONE else -1,
                 log_start_offset=status.log_start_offset,
                 log_append_time_ms=status.log_append_time_ms if status.error == Errors.NONE else -1,
+                record_errors=[BatchIndexAndErrorMessage(batch_index=index, batch_index_error_message=message)
+                               for index, message in status.record_errors],
             )
         )
     for tp, code in errors.items():
@@ -56,3 +79,32 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ProduceReques
     return ProduceResponse(
         responses=[ProduceTopicResponse(name=name, partition_responses=parts) for name, parts in by_topic.items()]
     )
+
+
+def _error_for_all(request: ProduceRequest, error: Errors) -> ProduceResponse | CloseConnectionResponse:
+    """Every partition of ``request`` answered ``error`` (acks=0: the connection is closed)."""
+    if request.acks == 0:
+        return CLOSE_CONNECTION
+    return ProduceResponse(responses=[ProduceTopicResponse(name=topic.name, partition_responses=[
+        ProducePartitionResponse(index=part.index, error_code=int(error)) for part in topic.partition_data])
+        for topic in request.topic_data])
+
+
+def _is_transactional(records: bytes | None) -> bool:
+    """True when the first batch of ``records`` has Kafka's transactional attribute bit."""
+    if records is None or len(records) < ATTRIBUTES_OFFSET + 2:
+        return False
+    return bool(int.from_bytes(records[ATTRIBUTES_OFFSET:ATTRIBUTES_OFFSET + 2], "big") & TRANSACTIONAL_MASK)
+
+
+def _more_than_one_batch(records: bytes) -> bool:
+    """True when ``records`` holds a second batch after the first: a producer sends exactly one
+    batch per partition (Kafka's ``ProduceRequest.validateRecords``, INVALID_RECORD).  Anything
+    malformed is left to the log's checks (CORRUPT_MESSAGE)."""
+    try:
+        for count, _ in enumerate(iter_batches(records), 1):
+            if count > 1:
+                return True
+    except CorruptRecordError:
+        return False
+    return False

@@ -30,12 +30,15 @@ NUM_BATCHES_TO_RETAIN = 5
 
 @dataclass(frozen=True, slots=True)
 class BatchMetadata:
-    """Where one producer batch landed: sequences and offsets (inclusive)."""
+    """Where one producer batch landed: sequences and offsets (inclusive), and its max timestamp
+    as written (ms; the broker's stamp on a LogAppendTime topic), which a retry of the batch is
+    answered with as ``log_append_time_ms`` (Kafka's ``BatchMetadata.timestamp``)."""
 
     first_seq: int
     last_seq: int
     first_offset: int
     last_offset: int
+    timestamp: int = field(default=-1, compare=False)
 
 
 @dataclass(slots=True)
@@ -144,8 +147,9 @@ class ProducerStateManager:
                 pending[header.producer_id] = (header.producer_epoch, _last_seq(header))
         return results
 
-    def update(self, header: BatchHeader, first_offset: int) -> None:
-        """Record an appended batch (``first_offset`` = its base offset in the log)."""
+    def update(self, header: BatchHeader, first_offset: int, max_timestamp: int | None = None) -> None:
+        """Record an appended batch (``first_offset`` = its base offset in the log, ``max_timestamp``
+        its max timestamp as written when it differs from ``header``'s, ms)."""
         if header.producer_id < 0:
             return
         entry = self.entries.get(header.producer_id)
@@ -155,7 +159,8 @@ class ProducerStateManager:
         elif header.producer_epoch < entry.producer_epoch:
             return
         entry.batches.append(
-            BatchMetadata(header.base_sequence, _last_seq(header), first_offset, first_offset + header.last_offset_delta)
+            BatchMetadata(header.base_sequence, _last_seq(header), first_offset, first_offset + header.last_offset_delta,
+                          header.max_timestamp if max_timestamp is None else max_timestamp)
         )
 
     def rebuild(self, log: UnifiedLog) -> None:

@@ -40,6 +40,7 @@ class FetchRequest(Struct):
         Field("max_bytes", Int32, default=52428800),
         Field("isolation_level", Int8),
         Field("topics", Array(FetchTopic)),
+        Field("rack_id", Nullable(String), versions="1+"),
     )
 
 

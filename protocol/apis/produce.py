@@ -3,7 +3,8 @@
 ``records`` holds one or more record batches exactly as ``kafkette.protocol.record_batch``
 lays them out; the broker checks their headers and CRCs and decodes records only to
 recompress them to the topic's ``compression.type`` (``kafkette.broker.log.log_validator``).
-``log_append_time_ms`` in the response is the leader's LogAppendTime stamp, else -1.
+``log_append_time_ms`` in the response is the leader's LogAppendTime stamp, else -1;
+``record_errors`` names the records (by index in the batch) a refused batch was refused for.
 Kafka concept: ``ProduceRequest``/``ProduceResponse`` (acks 0, 1, -1).
 """
 
@@ -33,6 +34,13 @@ class ProduceRequest(Struct):
     )
 
 
+class BatchIndexAndErrorMessage(Struct):
+    FIELDS = (
+        Field("batch_index", Int32),
+        Field("batch_index_error_message", Nullable(String)),
+    )
+
+
 class ProducePartitionResponse(Struct):
     FIELDS = (
         Field("index", Int32),
@@ -41,6 +49,7 @@ class ProducePartitionResponse(Struct):
         Field("log_append_time_ms", Int64, default=-1),
         Field("log_start_offset", Int64, default=-1),
         Field("error_message", Nullable(String)),
+        Field("record_errors", Array(BatchIndexAndErrorMessage)),
     )
 
 

@@ -21,6 +21,10 @@ DELIBERATE: dict[str, str] = {
     "configs/alter/unknown-operation": (
         "Kafka answers an IncrementalAlterConfigs operation it does not know with UNKNOWN_SERVER_ERROR (a "
         "NullPointerException on the broker); Kafkette answers INVALID_REQUEST naming the operation"),
+    "produce/unknown-codec": (
+        "A batch whose attributes name codec 6 (none exists): Kafka answers UNKNOWN_SERVER_ERROR (an exception it "
+        "does not handle); Kafkette answers UNSUPPORTED_COMPRESSION_TYPE, which names the problem (non-retriable "
+        "either way)"),
     "topics/create/config-segment-bytes-below-1mib": (
         "segment.bytes keeps Kafka 3.x's lower bound (14 bytes) instead of 4.0's 1 MiB (KIP-1030): Kafkette's "
         "tests, demos and users roll small segments to watch retention and compaction work (Kafka keeps "

@@ -186,9 +186,10 @@ async def test_bad_compressed_batches_are_refused_with_clear_codes_and_the_log_s
     unknown_codec = build_batch_from_payload(build_batch([(None, b"v", None, 1)])[HEADER_SIZE:], record_count=1,
                                              base_timestamp=1, max_timestamp=1, attributes=6 | RECORDS_MSGPACK_MASK)
     assert await _produce_raw(bootstrap, topic, unknown_codec) == (Errors.UNSUPPORTED_COMPRESSION_TYPE, -1)
-    # A request whose second batch is bad appends neither: nothing half-written.
+    # A request with a second batch (here a bad one) appends neither: a producer sends one batch per
+    # partition (Kafka's INVALID_RECORD), and nothing is half-written.
     mixed = build_batch([(None, b"lost?", None, 1)]) + not_gzip
-    assert await _produce_raw(bootstrap, topic, mixed) == (Errors.CORRUPT_MESSAGE, -1)
+    assert await _produce_raw(bootstrap, topic, mixed) == (Errors.INVALID_RECORD, -1)
     error, base_offset = await _produce_raw(bootstrap, topic, build_batch([(None, b"after", None, 1)]))
     assert (error, base_offset) == (Errors.NONE, 10)
     got = await _consume(bootstrap, topic, 11)

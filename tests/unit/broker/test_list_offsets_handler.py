@@ -1,6 +1,6 @@
 """The ListOffsets handler called directly over a real Partition and Log on tmp_path.
 
-The only stand-in is the handler context's ``replica_manager.get_partition``.
+The only stand-in is the handler context's ``replica_manager.get_partition_or_error``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from kafkette.protocol.apis.list_offsets import (
     ListOffsetsRequest,
     ListOffsetsTopic,
 )
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, UnknownTopicOrPartitionError
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.record_batch import build_batch
 
@@ -27,13 +27,32 @@ def _batch(timestamps_ms):
     return bytearray(build_batch([(None, b"v", None, ts) for ts in timestamps_ms]))
 
 
-async def _list(partition, timestamps, replica_id=-1):
-    ctx = SimpleNamespace(replica_manager=SimpleNamespace(get_partition={TP0: partition}.get))
+def _context(partition):
+    def get_partition_or_error(tp):
+        if tp != TP0:
+            raise UnknownTopicOrPartitionError(f"no {tp}")
+        return partition
+    return SimpleNamespace(replica_manager=SimpleNamespace(get_partition_or_error=get_partition_or_error))
+
+
+async def _request(partition, partitions, replica_id=-1):
     request = ListOffsetsRequest(replica_id=replica_id, isolation_level=0, topics=[ListOffsetsTopic(
-        name=TP0.topic, partitions=[ListOffsetsPartition(partition_index=0, timestamp=ts) for ts in timestamps])])
+        name=TP0.topic, partitions=partitions)])
     header = RequestHeader(api_key=2, api_version=0, correlation_id=1, client_id="test")
-    response = await list_offsets.handle(ctx, header, request)
-    return [(p.error_code, p.offset, p.timestamp, p.leader_epoch) for p in response.topics[0].partitions]
+    response = await list_offsets.handle(_context(partition), header, request)
+    return [(p.partition_index, p.error_code, p.offset) for p in response.topics[0].partitions]
+
+
+async def _list(partition, timestamps, replica_id=-1):
+    """One request per timestamp (a partition may be asked once per request)."""
+    answers = []
+    for ts in timestamps:
+        request = ListOffsetsRequest(replica_id=replica_id, isolation_level=0, topics=[ListOffsetsTopic(
+            name=TP0.topic, partitions=[ListOffsetsPartition(partition_index=0, timestamp=ts)])])
+        header = RequestHeader(api_key=2, api_version=0, correlation_id=1, client_id="test")
+        response = await list_offsets.handle(_context(partition), header, request)
+        answers += [(p.error_code, p.offset, p.timestamp, p.leader_epoch) for p in response.topics[0].partitions]
+    return answers
 
 
 async def test_lookups_by_timestamp_and_max_timestamp_return_record_offset_timestamp_and_epoch(log_manager):
@@ -62,7 +81,19 @@ async def test_records_at_or_past_the_high_watermark_are_hidden_from_consumers_o
     assert await _list(partition, [1_500, MAX_TIMESTAMP], replica_id=2) == [(Errors.NONE, 1, 2_000, 1)] * 2
 
 
-async def test_unknown_negative_timestamp_gets_invalid_request(log_manager):
+async def test_unknown_negative_timestamp_gets_unsupported_version(log_manager):
     partition = new_partition(log_manager)
     partition.make_leader(make_state())
-    assert (await _list(partition, [-7]))[0][0] == Errors.INVALID_REQUEST
+    # -4 (earliest local) and -5 (latest tiered) belong to versions this broker does not speak
+    assert [a[0] for a in await _list(partition, [-7, -4, -5])] == [Errors.UNSUPPORTED_VERSION] * 3
+
+
+async def test_a_partition_asked_twice_is_answered_once_with_invalid_request(log_manager):
+    partition = new_partition(log_manager)
+    partition.make_leader(make_state())
+    partition.append_records_to_leader(_batch([1_000]), required_acks=1)
+    twice = [ListOffsetsPartition(partition_index=0, timestamp=LATEST_TIMESTAMP)] * 2
+    assert await _request(partition, twice) == [(0, Errors.INVALID_REQUEST, -1)]
+    other = [ListOffsetsPartition(partition_index=0, timestamp=LATEST_TIMESTAMP),
+             ListOffsetsPartition(partition_index=1, timestamp=LATEST_TIMESTAMP)]
+    assert await _request(partition, other) == [(0, Errors.NONE, 1), (1, Errors.UNKNOWN_TOPIC_OR_PARTITION, -1)]

@@ -78,9 +78,15 @@ async def test_make_leader_again_with_the_same_epoch_reports_no_change(partition
 
 
 async def test_make_leader_applies_topic_config_overrides(partition):
-    partition.make_leader(make_state(configs=["min.insync.replicas=2", "segment.bytes=4096"]))
+    partition.make_leader(make_state(replicas=[1, 2, 3], configs=["min.insync.replicas=2", "segment.bytes=4096"]))
     assert partition.min_insync_replicas == 2
     assert partition.log.config.segment_bytes == 4096
+
+
+async def test_min_insync_replicas_is_capped_at_the_replication_factor(partition):
+    partition.make_leader(make_state(replicas=[1], configs=["min.insync.replicas=2"]))
+    assert partition.log.config.min_insync_replicas == 2
+    assert partition.min_insync_replicas == 1, "Kafka's effectiveMinIsr"
 
 
 # ----- leader: produce ------------------------------------------------------------------

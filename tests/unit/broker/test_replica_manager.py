@@ -31,7 +31,13 @@ from kafkette.broker.replica_manager import ReplicaManager
 from kafkette.client.clock import MockTime
 from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrLiveLeader, LeaderAndIsrRequest
+from kafkette.protocol.apis.update_metadata import (
+    UpdateMetadataBroker,
+    UpdateMetadataPartitionState,
+    UpdateMetadataRequest,
+)
 from kafkette.protocol.errors import Errors
+from kafkette.protocol.record_batch import build_batch
 from kafkette.protocol.topic_partition import TopicPartition
 
 WAIT_S = 2.0  # bound on awaiting something that should happen at once
@@ -466,3 +472,69 @@ async def test_the_scheduled_isr_expiration_shrinks_the_isr_when_the_node_clock_
         await rm.stop()
         await scheduler.shutdown()
         await log_manager.stop()
+
+
+# ----- answers as Kafka gives them ----------------------------------------------------------
+
+
+def _known_elsewhere(harness, tp: TopicPartition, leader: int = 2) -> None:
+    """Make ``tp`` known to the metadata cache, led by another broker with no replica here."""
+    harness.rm.metadata_cache.update_metadata(UpdateMetadataRequest(
+        controller_id=1, controller_epoch=1, full=True,
+        partition_states=[UpdateMetadataPartitionState(topic_name=tp.topic, partition_index=tp.partition,
+                                                       controller_epoch=1, leader=leader, leader_epoch=0,
+                                                       isr=[leader], replicas=[leader])],
+        live_brokers=[UpdateMetadataBroker(id=i, host="127.0.0.1", port=9000 + i) for i in (1, 2)]))
+
+
+async def test_a_partition_known_to_the_metadata_but_not_hosted_here_answers_not_leader_or_follower(harness):
+    other = TopicPartition("elsewhere", 0)
+    _known_elsewhere(harness, other)
+    statuses = await harness.produce(1, {other: make_batch(1), TopicPartition("nope", 0): make_batch(1)})
+    assert statuses[other].error == Errors.NOT_LEADER_OR_FOLLOWER
+    assert statuses[TopicPartition("nope", 0)].error == Errors.UNKNOWN_TOPIC_OR_PARTITION
+    results = await consumer_fetch(harness, {other: 0})
+    assert results[other].error == Errors.NOT_LEADER_OR_FOLLOWER
+    deleted = await harness.rm.delete_records(1_000, {other: 0})
+    assert deleted[other].error == Errors.NOT_LEADER_OR_FOLLOWER
+
+
+async def test_a_failed_fetch_answers_no_high_watermark_or_log_start_offset(harness):
+    await harness.leader_and_isr(make_state())
+    await harness.produce(1, {TP0: make_batch(2)})
+    results = await consumer_fetch(harness, {TP0: 5, TopicPartition("nope", 0): 0})
+    assert (results[TP0].error, results[TP0].high_watermark, results[TP0].log_start_offset) == (
+        Errors.OFFSET_OUT_OF_RANGE, -1, -1)
+    assert results[TopicPartition("nope", 0)].high_watermark == -1
+
+
+async def test_a_refused_append_answers_the_log_start_offset_unless_kafka_answers_it_unknown(harness):
+    await harness.leader_and_isr(make_state(configs=["cleanup.policy=compact", "max.message.bytes=200"]))
+    keyless = build_batch([(b"k", b"v", None, 1_000), (None, b"v", None, 1_000), (None, b"w", None, 1_000)])
+    statuses = await harness.produce(1, {TP0: keyless})
+    assert (statuses[TP0].error, statuses[TP0].log_start_offset) == (Errors.INVALID_RECORD, 0)
+    assert [index for index, _ in statuses[TP0].record_errors] == [1, 2], "every keyless record is named"
+    too_large = await harness.produce(1, {TP0: make_batch(1, value_bytes=500)})
+    assert (too_large[TP0].error, too_large[TP0].log_start_offset) == (Errors.MESSAGE_TOO_LARGE, -1)
+
+
+async def test_acks_all_on_a_single_replica_with_min_insync_replicas_above_the_replication_factor_succeeds(harness):
+    await harness.leader_and_isr(make_state(configs=["min.insync.replicas=2"]))
+    statuses = await harness.produce(-1, {TP0: make_batch(1)})
+    assert (statuses[TP0].error, statuses[TP0].base_offset) == (Errors.NONE, 0)
+
+
+async def test_a_consumer_with_client_metadata_may_fetch_from_a_follower_up_to_its_high_watermark(harness):
+    await harness.leader_and_isr(make_state(leader=2, replicas=[1, 2], isr=[1, 2]), live_leaders=[2])
+    partition = harness.rm.get_partition(TP0)
+    partition.append_records_to_follower(build_batch([(None, b"a", None, 1_000), (None, b"b", None, 1_000)]))
+    partition.update_follower_high_watermark(1)
+    leader_only = harness.rm.read_from_local_log(-1, {TP0: FetchPartitionInfo(0, 1 << 20, -1)}, 1 << 20)
+    assert leader_only[TP0].error == Errors.NOT_LEADER_OR_FOLLOWER
+    served = harness.rm.read_from_local_log(-1, {TP0: FetchPartitionInfo(0, 1 << 20, -1)}, 1 << 20,
+                                            fetch_only_from_leader=False)
+    assert (served[TP0].error, served[TP0].high_watermark) == (Errors.NONE, 1)
+    assert base_offsets(served[TP0].records) == [0]
+    at_hw = harness.rm.read_from_local_log(-1, {TP0: FetchPartitionInfo(1, 1 << 20, -1)}, 1 << 20,
+                                           fetch_only_from_leader=False)
+    assert (at_hw[TP0].error, at_hw[TP0].records) == (Errors.NONE, b"")

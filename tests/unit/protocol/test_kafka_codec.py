@@ -45,6 +45,7 @@ from kafkette.protocol.framing import FrameError
 from kafkette.protocol.kafka_codec import KafkaReply, KafkaWireCodec
 from kafkette.protocol.kafka_messages import KAFKA_APIS
 from kafkette.protocol.kafka_schema import KafkaStruct
+from kafkette.protocol.kafka_translation import TRANSLATIONS
 from kafkette.protocol.record_batch import build_kafka_batch
 from kafkette.protocol.wire_codec import RequestDecodeError
 
@@ -179,7 +180,8 @@ def _fetch(version: int) -> Exchange:
                                            apis.fetch.FetchPartition(partition=2, fetch_offset=40,
                                                                      partition_max_bytes=65536,
                                                                      current_leader_epoch=5 if version >= 9 else -1,
-                                                                     log_start_offset=0 if version >= 5 else -1)])])
+                                                                     log_start_offset=0 if version >= 5 else -1)])],
+                                       rack_id="" if version >= 11 else None)  # client metadata from v11 (KIP-392)
     answer = apis.fetch.FetchResponse(responses=[apis.fetch.FetchTopicResponse(topic="flights", partitions=[
         apis.fetch.FetchPartitionData(partition_index=2, error_code=0, high_watermark=43, last_stable_offset=43,
                                       log_start_offset=0, records=BATCH)])])
@@ -208,10 +210,12 @@ def _find_coordinator(version: int) -> Exchange:
 
     def check(response: Any) -> None:
         if version >= 4:
-            assert [(c.key, c.node_id, c.host, c.port, c.error_code) for c in response.coordinators] == [
-                (k, 3, "broker3", 9094, 0) for k in keys]
-        else:  # the first (only) coordinator in the top-level fields
+            assert [(c.key, c.node_id, c.host, c.port, c.error_code, c.error_message)
+                    for c in response.coordinators] == [(k, 3, "broker3", 9094, 0, "") for k in keys]
+        else:  # the first (only) coordinator in the top-level fields, with Kafka's Errors.message()
             assert (response.error_code, response.node_id, response.host, response.port) == (0, 3, "broker3", 9094)
+            if version >= 1:
+                assert response.error_message == "NONE"
 
     return Exchange(request, apis.find_coordinator.FindCoordinatorRequest(key_type=0, coordinator_keys=keys),
                     answer, FindCoordinatorResponse, check)
@@ -286,6 +290,35 @@ def test_the_brokers_answer_is_a_frame_kafka_python_reads(name):
 def test_metadata_v0_with_no_topics_asks_for_every_topic():
     decoded = _decode(_frame(MetadataRequest[0](topics=[])))
     assert decoded.request == apis.metadata.MetadataRequest(topics=None, allow_auto_topic_creation=True)
+
+
+@pytest.mark.parametrize("version", range(5))
+def test_find_coordinator_error_answer_carries_kafkas_generic_message(version):
+    """Kafka words a failed lookup with ``Errors.message()`` before v4 and leaves every v4 entry's
+    message empty, whatever detail the broker had."""
+    answer = apis.find_coordinator.FindCoordinatorResponse(coordinators=[apis.find_coordinator.Coordinator(
+        key="g1", error_code=Errors.COORDINATOR_NOT_AVAILABLE, error_message="__consumer_offsets is being created")])
+    response = TRANSLATIONS[10].to_kafka(answer, version, None)
+    if version >= 4:
+        assert [(c.error_code, c.error_message) for c in response.coordinators] == [(15, "")]
+    else:
+        assert response.error_code == 15
+        assert response.error_message == "The coordinator is not available."
+
+
+@pytest.mark.parametrize("version", range(6))
+def test_describe_groups_asked_for_authorized_operations_answers_every_group_operation(version):
+    """Without an authorizer Kafka grants every group operation (READ, DELETE, DESCRIBE,
+    DESCRIBE_CONFIGS, ALTER_CONFIGS: 3400) to each group described without error, from v3 when asked."""
+    answer = apis.group_admin.DescribeGroupsResponse(groups=[
+        apis.group_admin.DescribedGroup(error_code=0, group_id="g", group_state="Stable"),
+        apis.group_admin.DescribedGroup(error_code=Errors.NOT_COORDINATOR, group_id="h")])
+    request = KAFKA_APIS[15].request(groups=["g", "h"], include_authorized_operations=True)
+    asked = TRANSLATIONS[15].to_kafka(answer, version, request)
+    not_asked = TRANSLATIONS[15].to_kafka(answer, version, KAFKA_APIS[15].request(groups=["g", "h"]))
+    unset = -(1 << 31)
+    assert [g.authorized_operations for g in asked.groups] == ([3400, unset] if version >= 3 else [unset, unset])
+    assert [g.authorized_operations for g in not_asked.groups] == [unset, unset]
 
 
 def _their_response_class(api_name: str) -> Any:

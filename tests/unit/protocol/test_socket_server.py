@@ -17,7 +17,7 @@ from kafkette.protocol.apis.produce import ProduceRequest
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.frame_stream import FrameStream
 from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_request, frame
-from kafkette.protocol.socket_server import Connection, SocketServer
+from kafkette.protocol.socket_server import CLOSE_CONNECTION, Connection, SocketServer
 from tests.unit.protocol.frame_stream_fakes import RecordingTransport, feed
 
 MAX_REQUEST_BYTES = 4096
@@ -34,12 +34,15 @@ class StubHandler:
     def __init__(self) -> None:
         self.hold_first = False
         self.fail_on: int | None = None
+        self.close_on: int | None = None
         self.handled: list[int] = []
         self._later_handled = asyncio.Event()
 
     async def __call__(self, header, spec, request):
         if header.correlation_id == self.fail_on:
             raise RuntimeError("handler failure")
+        if header.correlation_id == self.close_on:
+            return CLOSE_CONNECTION
         if self.hold_first and not self.handled and header.correlation_id == 1:
             self.handled.append(-1)  # mark the first request as started
             await asyncio.wait_for(self._later_handled.wait(), WAIT_S)
@@ -194,6 +197,16 @@ async def test_handler_failure_is_answered_unknown_server_error_in_order(server,
     second = await client.receive()
     assert (first[0], first[1].error_code) == (1, Errors.UNKNOWN_SERVER_ERROR)
     assert (second[0], second[1].error_code) == (2, Errors.NONE)
+    await client.close()
+
+
+async def test_a_handler_answering_close_connection_closes_it_after_the_answers_before(server, handler):
+    handler.close_on = 2
+    client = await Client.connect(server)
+    await client.send(1)
+    await client.send(2)
+    assert (await client.receive())[0] == 1
+    assert await client.closed_by_server()
     await client.close()
 
 
