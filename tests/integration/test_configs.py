@@ -101,7 +101,7 @@ async def test_an_altered_topic_config_reaches_the_partition(cluster):
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin:
         await admin.create_topics([NewTopic("cfg-live", 1, 1)])
         leader = (await admin.describe_topics(["cfg-live"]))["cfg-live"].partitions[0].leader
-        await admin.alter_configs({topic("cfg-live"): {"min.insync.replicas": "2"}})
+        await admin.alter_configs({topic("cfg-live"): {"max.message.bytes": "200"}})
     client = KafkaClient(cluster.bootstrap_servers)
     await client.start()
     try:
@@ -109,11 +109,12 @@ async def test_an_altered_topic_config_reaches_the_partition(cluster):
         deadline = loop.time() + 10
         while True:
             request = ProduceRequest(acks=-1, timeout_ms=5000, topic_data=[ProduceTopicData(
-                name="cfg-live", partition_data=[ProducePartitionData(index=0, records=build_batch([(None, b"v", None, 0)]))])])
+                name="cfg-live", partition_data=[ProducePartitionData(index=0, records=build_batch(
+                    [(None, b"v" * 300, None, 0)]))])])
             code = (await client.send(leader, request)).responses[0].partition_responses[0].error_code
-            if code == Errors.NOT_ENOUGH_REPLICAS:
+            if code == Errors.MESSAGE_TOO_LARGE:
                 break
-            assert code == Errors.NONE and loop.time() < deadline, f"min.insync.replicas=2 never applied (last {code})"
+            assert code == Errors.NONE and loop.time() < deadline, f"max.message.bytes=200 never applied (last {code})"
             await asyncio.sleep(0.2)
     finally:
         await client.close()
