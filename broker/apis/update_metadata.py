@@ -4,7 +4,8 @@ A request from an older controller epoch is refused with STALE_CONTROLLER_EPOCH.
 Deleted topics leave the cache (Metadata answers UNKNOWN_TOPIC_OR_PARTITION for
 them); ``topic_configs`` are cached and applied at once to the LogConfig of every
 local partition of those topics (a new ``min.insync.replicas`` or ``retention.ms``
-takes effect without a LeaderAndIsr).
+takes effect without a LeaderAndIsr); the group coordinator drops the offsets committed
+for the deleted topics' partitions.
 Kafka concept: ``KafkaApis.handleUpdateMetadataRequest`` (seed 004) plus the
 broker's config change handling (``TopicConfigHandler``).
 """
@@ -25,7 +26,9 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: UpdateMetadat
     """Apply the update unless it comes from a stale controller epoch."""
     if request.controller_epoch < ctx.metadata_cache.controller_epoch:
         return UpdateMetadataResponse(error_code=Errors.STALE_CONTROLLER_EPOCH)
-    ctx.metadata_cache.update_metadata(request)
+    deleted = ctx.metadata_cache.update_metadata(request)
+    if deleted and ctx.group_coordinator is not None:
+        ctx.group_coordinator.on_partitions_deleted(deleted)
     if request.topic_configs:
         ctx.replica_manager.update_topic_configs(
             {entry.topic_name: ctx.metadata_cache.topic_configs(entry.topic_name) for entry in request.topic_configs}

@@ -3,7 +3,8 @@
 Owns: the checks Kafka makes before touching a group (a valid group id, this broker its
 coordinator and done loading it), the groups' membership over time (Kafka's classic protocol:
 JoinGroup with MEMBER_ID_REQUIRED, the join phase in the join purgatory, generations, the
-leader's SyncGroup, heartbeats and session expiry in the heartbeat purgatory, LeaveGroup), the
+leader's SyncGroup and the removal of members that send none within the rebalance timeout
+(``DelayedSync``), heartbeats and session expiry in the heartbeat purgatory, LeaveGroup), the
 rules of a commit (generation and member fencing, the partition exists, the metadata fits
 ``offset.metadata.max.bytes``), and turning requests into responses.  Owns its purgatories and
 shuts them down on ``stop``.  Does not own storage (``GroupMetadataManager``) nor the group's
@@ -11,7 +12,8 @@ data model (``GroupMetadata``).
 
 Kafka concept: ``GroupCoordinator`` (``handleJoinGroup``, ``handleSyncGroup``,
 ``handleHeartbeat``, ``handleLeaveGroup``, ``handleCommitOffsets``, ``handleFetchOffsets``,
-``prepareRebalance``, ``onCompleteJoin``, ``onExpireHeartbeat``, ``validateGroupStatus``).
+``prepareRebalance``, ``onCompleteJoin``, ``onExpirePendingSync``, ``onExpireHeartbeat``,
+``validateGroupStatus``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from typing import Any
 
 from kafkette.broker.group.coordinator_records import (
     GroupMetadataValue,
@@ -27,6 +30,7 @@ from kafkette.broker.group.coordinator_records import (
 )
 from kafkette.broker.group.delayed_heartbeat import DelayedHeartbeat
 from kafkette.broker.group.delayed_join import DelayedJoin, InitialDelayedJoin
+from kafkette.broker.group.delayed_sync import DelayedSync
 from kafkette.broker.group.group_metadata import GroupMetadata, GroupState, MemberMetadata
 from kafkette.broker.group.group_metadata_manager import GroupMetadataManager
 from kafkette.broker.group.offset_expiration import expired_offsets
@@ -80,9 +84,12 @@ logger = logging.getLogger(__name__)
 
 STOP_TIMEOUT_S = 5.0
 ANSWER_MARGIN_MS = 5000
+"""Added to a join or sync wait's own timeout as the bound of the wait itself."""
+NO_METADATA = ""
+"""The metadata OffsetFetch answers for a partition without a committed offset (Kafka's
+``OffsetFetchResponse.NO_METADATA``)."""
 MAX_GROUP_ID_BYTES = 32767
 """The longest group id (UTF-8 bytes) a record key of ``__consumer_offsets`` holds (an int16-length string)."""
-"""Added to a join or sync wait's own timeout as the bound of the wait itself."""
 
 
 class GroupCoordinator:
@@ -119,14 +126,21 @@ class GroupCoordinator:
         self._groups: dict[str, GroupMetadata] = {}
         self._join_purgatory = DelayedOperationPurgatory("Rebalance", time=self._time)
         self._heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat", time=self._time)
-        self._writes: set[asyncio.Task[None]] = set()  # group metadata written after a group emptied
+        self._writes: set[asyncio.Task[Any]] = set()  # writes after a group emptied or topics were deleted
         manager.on_groups_loaded = self._on_groups_loaded
 
-    def _group_error(self, group_id: str) -> Errors:
-        """Kafka's ``validateGroupStatus``: INVALID_GROUP_ID for an empty id (or one longer than
-        ``__consumer_offsets`` records can hold, ``MAX_GROUP_ID_BYTES``), then whether this
-        broker coordinates the group (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS)."""
-        if not group_id or len(group_id.encode("utf-8")) > MAX_GROUP_ID_BYTES:
+    def _group_error(self, group_id: str, allow_empty: bool = False) -> Errors:
+        """Kafka's ``validateGroupStatus``: INVALID_GROUP_ID for an id longer than
+        ``__consumer_offsets`` records can hold (``MAX_GROUP_ID_BYTES``) or, unless
+        ``allow_empty``, an empty one; then whether this broker coordinates the group
+        (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS).
+
+        Kafka's ``isValidGroupId`` allows the empty id in OffsetCommit, OffsetFetch,
+        DescribeGroups and DeleteGroups, for backwards compatibility (the offsets of a consumer
+        without a group.id went there) and so that an admin can see and delete its state; the
+        membership APIs and OffsetDelete need a group that coordinates members, never ``""``.
+        """
+        if (not group_id and not allow_empty) or len(group_id.encode("utf-8")) > MAX_GROUP_ID_BYTES:
             return Errors.INVALID_GROUP_ID
         return self.manager.coordinator_error(group_id)
 
@@ -141,8 +155,10 @@ class GroupCoordinator:
 
     async def handle_join_group(self, request: JoinGroupRequest, client_id: str, client_host: str) -> JoinGroupResponse:
         """JoinGroup: MEMBER_ID_REQUIRED with a new id for a dynamic member without one; otherwise
-        the answer of the join phase it takes part in (a new generation), or at once when a
-        Stable group's follower rejoins with the same metadata.  A static member (with
+        the answer of the join phase it takes part in (a new generation), or at once, in the
+        current generation, when a member rejoins with the same metadata a group in
+        CompletingRebalance or a Stable group it follows (Kafka's
+        ``classicGroupJoinExistingMember``).  A static member (with
         ``group_instance_id``, KIP-345) gets its id at once; one rejoining without an id
         replaces its older instance (which is fenced: FENCED_INSTANCE_ID) and, in a Stable group
         with the same metadata, keeps its assignment without a rebalance."""
@@ -170,7 +186,7 @@ class GroupCoordinator:
             known_static = instance_id is not None and instance_id in group.static_members
             if not known_static and len(group.members) + len(group.pending_members) >= self._max_group_size:
                 return JoinGroupResponse(error_code=Errors.GROUP_MAX_SIZE_REACHED)
-            member_id = f"{client_id}-{uuid.uuid4()}"
+            member_id = _new_member_id(client_id, instance_id)
             if instance_id is None:
                 group.pending_members.add(member_id)
                 return JoinGroupResponse(error_code=Errors.MEMBER_ID_REQUIRED, member_id=member_id)
@@ -198,8 +214,11 @@ class GroupCoordinator:
             changed = member.protocols != protocols
             member.protocols, member.session_timeout_ms = protocols, request.session_timeout_ms
             member.rebalance_timeout_ms, member.last_heartbeat_ms = rebalance_timeout_ms, self._time.monotonic_ms()
-            if group.is_in(GroupState.STABLE) and not changed and member_id != group.leader_id:
-                return self._join_answer(group, member)  # nothing changed: its current generation
+            if not changed and (group.is_in(GroupState.COMPLETING_REBALANCE)
+                                or (group.is_in(GroupState.STABLE) and member_id != group.leader_id)):
+                # nothing changed (its JoinGroup answer may have been lost): the current generation,
+                # the leader with the members again; only a Stable group's leader always rebalances
+                return self._join_answer(group, member)
             member.join_future = loop.create_future()
             if group.is_in(GroupState.PREPARING_REBALANCE):
                 self._join_purgatory.check_and_complete(group.group_id)
@@ -219,11 +238,13 @@ class GroupCoordinator:
     async def _rejoin_static_member(self, group: GroupMetadata, instance_id: str, new_member_id: str,
                                     protocols: list[tuple[str, bytes]], session_timeout_ms: int,
                                     rebalance_timeout_ms: int) -> JoinGroupResponse:
-        """A restarted static member (Kafka's ``updateStaticMemberAndRebalance``): its older
-        instance is fenced, it takes over that member's place under a new id, and a Stable group
-        whose metadata did not change keeps its generation and assignment."""
+        """A restarted static member (Kafka's ``updateStaticMemberThenRebalanceOrCompleteJoin``):
+        its older instance is fenced, it takes over that member's place under a new id, and a
+        Stable group whose metadata did not change keeps its generation and assignment (the
+        answer lists no members and names the leader as it was, so the member does not assign)."""
         old_id = group.static_members[instance_id]
         member = group.members[old_id]
+        current_leader = group.leader_id
         _answer_waiting(member, Errors.FENCED_INSTANCE_ID)
         if member.heartbeat is not None:  # the session timer is watched under the old id
             member.heartbeat.satisfied = True
@@ -236,8 +257,12 @@ class GroupCoordinator:
         member.protocols, member.session_timeout_ms = protocols, session_timeout_ms
         member.rebalance_timeout_ms = rebalance_timeout_ms
         if group.is_in(GroupState.STABLE) and not changed:
+            # Kafka answers the leader as it was (the old id): a static leader coming back must not
+            # see itself as leader and compute an assignment a Stable group would never hand out
             self._schedule_heartbeat(group, member)
-            return self._join_answer(group, member)
+            return JoinGroupResponse(error_code=Errors.NONE, generation_id=group.generation_id,
+                                     protocol_type=group.protocol_type, protocol_name=group.protocol_name,
+                                     leader=current_leader or "", member_id=new_member_id, members=[])
         member.join_future = asyncio.get_running_loop().create_future()
         self._prepare_rebalance_if_needed(group, f"static member {instance_id} rejoined")
         return await self._await_join(member)
@@ -267,7 +292,7 @@ class GroupCoordinator:
                     m.sync_future.set_result(SyncGroupResponse(error_code=Errors.REBALANCE_IN_PROGRESS))
         initial = group.is_in(GroupState.EMPTY)
         group.transition_to(GroupState.PREPARING_REBALANCE)
-        timeout_ms = max((m.rebalance_timeout_ms for m in group.members.values()), default=0)
+        timeout_ms = _rebalance_timeout_ms(group)
         logger.info("Preparing to rebalance group %s in state %s with old generation %d (reason: %s)",
                     group.group_id, group.state.value, group.generation_id, reason)
         if initial:
@@ -279,13 +304,25 @@ class GroupCoordinator:
         self._join_purgatory.try_complete_else_watch(operation, [group.group_id])
 
     def _complete_join(self, group: GroupMetadata) -> None:
-        """End the join phase (Kafka's ``onCompleteJoin``): members that did not rejoin go, the
-        generation advances, every joined member gets its answer and a new session."""
+        """End the join phase (Kafka's ``onCompleteJoin``): dynamic members that did not rejoin go
+        (a static one stays, until its session ends), a member that rejoined leads if the leader
+        did not, the generation advances, and every joined member gets its answer and a new
+        session.  When only static members that did not rejoin are left, the phase waits another
+        rebalance timeout (Kafka's ``maybeElectNewJoinedLeader`` failing)."""
         if self._groups.get(group.group_id) is not group or not group.is_in(GroupState.PREPARING_REBALANCE):
             return
-        for member in [m for m in group.members.values() if not m.awaiting_join]:
+        for member in [m for m in group.members.values() if not m.awaiting_join and m.group_instance_id is None]:
             logger.info("Group %s: member %s did not rejoin in time; removing it", group.group_id, member.member_id)
             group.remove(member.member_id)
+        leader = group.members.get(group.leader_id) if group.leader_id is not None else None
+        if group.members and (leader is None or not leader.awaiting_join):
+            joined = [m.member_id for m in group.members.values() if m.awaiting_join]
+            if not joined:
+                logger.info("Group %s: no member rejoined; waiting for the static members' sessions", group.group_id)
+                self._join_purgatory.try_complete_else_watch(
+                    DelayedJoin(group, _rebalance_timeout_ms(group), self._complete_join), [group.group_id])
+                return
+            group.leader_id = joined[0]
         group.pending_members.clear()
         group.init_next_generation()
         if group.is_in(GroupState.EMPTY):
@@ -299,35 +336,67 @@ class GroupCoordinator:
         logger.info("Group %s: generation %d (%s) with %d members", group.group_id, group.generation_id,
                     group.protocol_name, len(group.members))
         for member in group.members.values():
-            assert member.join_future is not None
-            member.join_future.set_result(self._join_answer(group, member))
+            if member.awaiting_join:
+                assert member.join_future is not None
+                member.join_future.set_result(self._join_answer(group, member))
             self._schedule_heartbeat(group, member)
+        if group.members:
+            self._join_purgatory.try_complete_else_watch(
+                DelayedSync(group, group.generation_id, _rebalance_timeout_ms(group), self._on_expire_pending_sync),
+                [DelayedSync.key(group.group_id)])
+
+    def _on_expire_pending_sync(self, group: GroupMetadata, generation_id: int) -> None:
+        """The rebalance timeout passed since the join phase (Kafka's ``onExpirePendingSync``):
+        the members that sent no SyncGroup go, and the group rebalances without them."""
+        if self._groups.get(group.group_id) is not group or group.generation_id != generation_id \
+                or not group.is_in(GroupState.COMPLETING_REBALANCE, GroupState.STABLE) \
+                or not group.pending_sync_members:
+            return
+        gone = sorted(group.pending_sync_members)
+        for member_id in gone:
+            member = group.remove(member_id)
+            if member is not None:
+                _answer_waiting(member, Errors.UNKNOWN_MEMBER_ID)
+        self._prepare_rebalance(group, f"removing {gone} on pending sync request expiration")
+
+    def _synced(self, group: GroupMetadata, member_id: str) -> None:
+        """``member_id`` sent its SyncGroup for the current generation."""
+        if member_id in group.pending_sync_members:
+            group.pending_sync_members.discard(member_id)
+            self._join_purgatory.check_and_complete(DelayedSync.key(group.group_id))
 
     # ------------------------------------------------------------------ SyncGroup
 
     async def handle_sync_group(self, request: SyncGroupRequest) -> SyncGroupResponse:
         """SyncGroup: the leader's assignments are handed to every member; a follower waits for
-        them (up to its rebalance timeout)."""
+        them (up to its rebalance timeout).  Checked first, as Kafka's ``validateSyncGroup``: the
+        member (FENCED_INSTANCE_ID, UNKNOWN_MEMBER_ID), its generation (ILLEGAL_GENERATION), then
+        the protocol type and name a v5+ request names (INCONSISTENT_GROUP_PROTOCOL when they are
+        not the group's)."""
         error = self._group_error(request.group_id)
         group = self._groups.get(request.group_id)
         member = group.members.get(request.member_id) if group is not None else None
-        if error == Errors.NONE and group is not None and group.is_static_member_fenced(request.group_instance_id,
-                                                                                      request.member_id):
-            error = Errors.FENCED_INSTANCE_ID
-        if error == Errors.NONE and (group is None or member is None):
-            error = Errors.UNKNOWN_MEMBER_ID
+        if error == Errors.NONE:
+            error = Errors.UNKNOWN_MEMBER_ID if group is None else group.validate_member(request.member_id,
+                                                                                        request.group_instance_id)
         if error == Errors.NONE and request.generation_id != group.generation_id:  # type: ignore[union-attr]
             error = Errors.ILLEGAL_GENERATION
+        if error == Errors.NONE and (
+                _inconsistent(request.protocol_type, group.protocol_type)  # type: ignore[union-attr]
+                or _inconsistent(request.protocol_name, group.protocol_name)):  # type: ignore[union-attr]
+            error = Errors.INCONSISTENT_GROUP_PROTOCOL
         if error != Errors.NONE:
             return SyncGroupResponse(error_code=error)
         assert group is not None and member is not None
         if group.is_in(GroupState.PREPARING_REBALANCE):
             return SyncGroupResponse(error_code=Errors.REBALANCE_IN_PROGRESS)
         if group.is_in(GroupState.STABLE):
+            self._synced(group, member.member_id)
             self._schedule_heartbeat(group, member)
             return self._sync_answer(group, member)
         if not group.is_in(GroupState.COMPLETING_REBALANCE):
             return SyncGroupResponse(error_code=Errors.UNKNOWN_MEMBER_ID)
+        self._synced(group, member.member_id)
         member.sync_future = asyncio.get_running_loop().create_future()
         if request.member_id == group.leader_id:
             assignments = {a.member_id: a.assignment for a in request.assignments}
@@ -373,10 +442,11 @@ class GroupCoordinator:
         member = group.members.get(request.member_id) if group is not None else None
         if error != Errors.NONE:
             return HeartbeatResponse(error_code=error)
-        if group is not None and group.is_static_member_fenced(request.group_instance_id, request.member_id):
-            return HeartbeatResponse(error_code=Errors.FENCED_INSTANCE_ID)
-        if group is None or member is None or group.is_in(GroupState.EMPTY, GroupState.DEAD):
+        if group is None or group.is_in(GroupState.EMPTY, GroupState.DEAD):
             return HeartbeatResponse(error_code=Errors.UNKNOWN_MEMBER_ID)
+        error = group.validate_member(request.member_id, request.group_instance_id)
+        if error != Errors.NONE or member is None:
+            return HeartbeatResponse(error_code=error)
         if request.generation_id != group.generation_id:
             return HeartbeatResponse(error_code=Errors.ILLEGAL_GENERATION)
         self._schedule_heartbeat(group, member)
@@ -385,7 +455,10 @@ class GroupCoordinator:
         return HeartbeatResponse(error_code=Errors.NONE)
 
     def handle_leave_group(self, request: LeaveGroupRequest) -> LeaveGroupResponse:
-        """LeaveGroup: each member named leaves at once (its group rebalances)."""
+        """LeaveGroup: each member named leaves at once and a Stable or CompletingRebalance group
+        rebalances, even when the one leaving was only pending (given a member id by
+        MEMBER_ID_REQUIRED, never joined with it), as Kafka's ``classicGroupLeaveToClassicGroup``
+        does for every valid member that leaves."""
         error = self._group_error(request.group_id)
         if error != Errors.NONE:
             return LeaveGroupResponse(error_code=error)
@@ -394,9 +467,11 @@ class GroupCoordinator:
         for identity in request.members:
             if group is not None and identity.group_instance_id is not None and not identity.member_id:
                 identity.member_id = group.static_members.get(identity.group_instance_id, "")  # leave by instance
-            if group is not None and group.is_static_member_fenced(identity.group_instance_id, identity.member_id):
+            if group is not None and identity.group_instance_id is not None \
+                    and group.validate_member(identity.member_id, identity.group_instance_id) != Errors.NONE:
                 answers.append(MemberResponse(member_id=identity.member_id, group_instance_id=identity.group_instance_id,
-                                              error_code=Errors.FENCED_INSTANCE_ID))
+                                              error_code=group.validate_member(identity.member_id,
+                                                                               identity.group_instance_id)))
                 continue
             known = group is not None and identity.member_id in group.members
             if known:
@@ -406,7 +481,11 @@ class GroupCoordinator:
             elif group is not None and identity.member_id in group.pending_members:
                 group.pending_members.discard(identity.member_id)
                 known = True
-                self._join_purgatory.check_and_complete(group.group_id)
+                reason = f"explicit LeaveGroup request for pending member {identity.member_id}"
+                if group.is_in(GroupState.STABLE, GroupState.COMPLETING_REBALANCE):
+                    self._prepare_rebalance(group, reason)  # as Kafka does for any member that leaves
+                else:
+                    self._join_purgatory.check_and_complete(group.group_id)
             answers.append(MemberResponse(member_id=identity.member_id, group_instance_id=identity.group_instance_id,
                                           error_code=Errors.NONE if known else Errors.UNKNOWN_MEMBER_ID))
         return LeaveGroupResponse(error_code=Errors.NONE, members=answers)
@@ -445,31 +524,38 @@ class GroupCoordinator:
     # ------------------------------------------------------------------ offsets
 
     def _commit_group_error(self, request: OffsetCommitRequest) -> Errors:
-        """Kafka's ``doCommitOffsets`` fencing: who may commit to the group now."""
+        """Who may commit to the group now, checked in the order of Kafka's
+        ``ClassicGroup.validateOffsetCommit``: Dead; a simple commit (generation -1) to an Empty
+        group; the member (``validate_member``) and its generation; then CompletingRebalance."""
         group = self._groups.get(request.group_id)
+        if group is None and request.generation_id >= 0:
+            # a generation of a group with no members here: Kafka's simple group (one with only
+            # offsets) has no such member; a group it does not know at all, no such generation
+            return Errors.UNKNOWN_MEMBER_ID if self.manager.has_offsets(request.group_id) else Errors.ILLEGAL_GENERATION
         if group is None or (request.generation_id < 0 and group.is_in(GroupState.EMPTY)):
-            # no membership here: a commit outside group management, or one naming a
-            # generation of a group this coordinator has no members of (a stale generation)
-            return Errors.NONE if request.generation_id < 0 else Errors.ILLEGAL_GENERATION
+            return Errors.NONE  # a commit outside group management (a simple consumer, an admin)
         if group.is_in(GroupState.DEAD):
             return Errors.COORDINATOR_NOT_AVAILABLE
-        if group.is_static_member_fenced(request.group_instance_id, request.member_id):
-            return Errors.FENCED_INSTANCE_ID
+        if request.generation_id >= 0 or request.member_id or request.group_instance_id is not None:
+            error = group.validate_member(request.member_id, request.group_instance_id)
+            if error != Errors.NONE:
+                return error
+            if request.generation_id != group.generation_id:
+                return Errors.ILLEGAL_GENERATION
+        elif not group.is_in(GroupState.EMPTY):
+            return Errors.UNKNOWN_MEMBER_ID  # no member id nor generation: only an Empty group takes it
         if group.is_in(GroupState.COMPLETING_REBALANCE):
-            return Errors.REBALANCE_IN_PROGRESS
+            return Errors.REBALANCE_IN_PROGRESS  # a member that has its JoinGroup answer but not its assignment
         member = group.members.get(request.member_id)
-        if member is None:
-            return Errors.UNKNOWN_MEMBER_ID
-        if request.generation_id != group.generation_id:
-            return Errors.ILLEGAL_GENERATION
-        self._schedule_heartbeat(group, member)
+        if member is not None:
+            self._schedule_heartbeat(group, member)
         return Errors.NONE
 
     async def handle_commit_offsets(self, request: OffsetCommitRequest) -> OffsetCommitResponse:
         """OffsetCommit: every partition answered, the valid ones committed together."""
         errors: dict[TopicPartition, Errors] = {}
         to_commit: dict[TopicPartition, OffsetCommitValue] = {}
-        group_error = self._group_error(request.group_id)
+        group_error = self._group_error(request.group_id, allow_empty=True)
         if group_error == Errors.NONE:
             group_error = self._commit_group_error(request)
         for topic in request.topics:
@@ -494,9 +580,9 @@ class GroupCoordinator:
             for topic in request.topics])
 
     def handle_fetch_offsets(self, request: OffsetFetchRequest) -> OffsetFetchResponse:
-        """OffsetFetch: the committed offset of each partition asked for (-1 when none), or of
-        every partition the group has committed when ``topics`` is null."""
-        group_error = self._group_error(request.group_id)
+        """OffsetFetch: the committed offset of each partition asked for (-1 and ``NO_METADATA``
+        when none), or of every partition the group has committed when ``topics`` is null."""
+        group_error = self._group_error(request.group_id, allow_empty=True)
         if group_error != Errors.NONE:
             return OffsetFetchResponse(error_code=group_error)
         asked = None if request.topics is None else [
@@ -504,7 +590,8 @@ class GroupCoordinator:
         committed = self.manager.fetch_offsets(request.group_id, asked)
         by_topic: dict[str, list[OffsetFetchResponsePartition]] = {}
         for tp, value in committed.items():
-            entry = OffsetFetchResponsePartition(partition_index=tp.partition, error_code=Errors.NONE)
+            entry = OffsetFetchResponsePartition(partition_index=tp.partition, metadata=NO_METADATA,
+                                                 error_code=Errors.NONE)
             if value is not None:
                 entry.committed_offset = value.offset
                 entry.committed_leader_epoch = value.leader_epoch
@@ -538,7 +625,7 @@ class GroupCoordinator:
         assignment once Stable); an unknown group is Dead, as in Kafka."""
         described = []
         for group_id in request.groups:
-            error = self._group_error(group_id)
+            error = self._group_error(group_id, allow_empty=True)
             group = self._groups.get(group_id)
             if error != Errors.NONE:
                 described.append(DescribedGroup(error_code=error, group_id=group_id))
@@ -551,7 +638,8 @@ class GroupCoordinator:
                     error_code=Errors.NONE, group_id=group_id, group_state=group.state.value,
                     protocol_type=group.protocol_type or "", protocol_data=(group.protocol_name or "") if stable else "",
                     members=[DescribedGroupMember(
-                        member_id=m.member_id, client_id=m.client_id, client_host=m.client_host,
+                        member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
+                        client_host=m.client_host,
                         member_metadata=m.metadata(group.protocol_name or "") if stable else b"",
                         member_assignment=m.assignment if stable else b"") for m in group.members.values()]))
         return DescribeGroupsResponse(groups=described)
@@ -561,7 +649,7 @@ class GroupCoordinator:
         while it has members, GROUP_ID_NOT_FOUND when unknown)."""
         results = []
         for group_id in request.groups_names:
-            error = self._group_error(group_id)
+            error = self._group_error(group_id, allow_empty=True)
             group = self._groups.get(group_id)
             if error == Errors.NONE:
                 if group is not None and group.members:
@@ -579,7 +667,9 @@ class GroupCoordinator:
 
     async def handle_offset_delete(self, request: OffsetDeleteRequest) -> OffsetDeleteResponse:
         """OffsetDelete: committed offsets of topics no member is subscribed to are deleted
-        (GROUP_SUBSCRIBED_TO_TOPIC for the others; GROUP_ID_NOT_FOUND for an unknown group)."""
+        (GROUP_SUBSCRIBED_TO_TOPIC for the others; UNKNOWN_TOPIC_OR_PARTITION for a partition
+        the metadata does not have, as Kafka's ``handleOffsetDeleteRequest`` answers before the
+        coordinator sees it; GROUP_ID_NOT_FOUND for an unknown group, then nothing else)."""
         error = self._group_error(request.group_id)
         group = self._groups.get(request.group_id)
         if error == Errors.NONE and group is None and not self.manager.has_offsets(request.group_id):
@@ -592,7 +682,9 @@ class GroupCoordinator:
         for topic in request.topics:
             for partition in topic.partitions:
                 tp = TopicPartition(topic.name, partition)
-                if topic.name in subscribed:
+                if not self._partition_exists(tp):
+                    errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                elif topic.name in subscribed:
                     errors[tp] = Errors.GROUP_SUBSCRIBED_TO_TOPIC
                 else:
                     to_delete.append(tp)
@@ -691,12 +783,48 @@ class GroupCoordinator:
             if expired and await self.manager.delete_offsets(group_id, expired) == Errors.NONE:
                 deleted += len(expired)
                 logger.info("Group %s: deleted %d expired offsets", group_id, len(expired))
-            if group is not None and group.is_in(GroupState.EMPTY) and not self.manager.fetch_offsets(group_id, None) \
-                    and not group.pending_members and self._groups.get(group_id) is group:
-                if await self.manager.delete_offsets(group_id, None) == Errors.NONE and group.is_in(GroupState.EMPTY):
-                    self._groups.pop(group_id, None)
-                    group.state = GroupState.DEAD
+            await self._remove_if_dead(group_id, group)
         return deleted
+
+    async def _remove_if_dead(self, group_id: str, group: GroupMetadata | None) -> None:
+        """A group left Empty with no offsets goes: its metadata is deleted and it is Dead (the
+        end of Kafka's ``cleanupGroupMetadata``)."""
+        if group is not None and group.is_in(GroupState.EMPTY) and not self.manager.fetch_offsets(group_id, None) \
+                and not group.pending_members and self._groups.get(group_id) is group:
+            if await self.manager.delete_offsets(group_id, None) == Errors.NONE and group.is_in(GroupState.EMPTY):
+                self._groups.pop(group_id, None)
+                group.state = GroupState.DEAD
+
+    def on_partitions_deleted(self, partitions: list[TopicPartition]) -> None:
+        """Topics were deleted: the offsets committed for their partitions go, in the background
+        (Kafka's ``handleDeletedPartitions``); an OffsetFetch of them answers -1 from then on."""
+        if not partitions:
+            return
+        task = asyncio.get_running_loop().create_task(self.remove_deleted_partitions(set(partitions)),
+                                                      name="remove-offsets-of-deleted-partitions")
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    async def remove_deleted_partitions(self, partitions: set[TopicPartition]) -> int:
+        """Delete every offset committed here for ``partitions`` (and the groups this leaves Empty
+        with nothing, as ``expire_offsets`` does).
+
+        Returns:
+            How many offsets were deleted.
+        """
+        removed = 0
+        try:
+            for group_id in self.manager.group_ids():
+                gone = [tp for tp in self.manager.fetch_offsets(group_id, None) if tp in partitions]
+                if gone and await self.manager.delete_offsets(group_id, gone) == Errors.NONE:
+                    removed += len(gone)
+                    await self._remove_if_dead(group_id, self._groups.get(group_id))
+        except Exception:  # the top of a background task: log it, the offsets stay until the next delete
+            logger.exception("Removing the offsets of deleted partitions failed")
+            return removed
+        if removed:
+            logger.info("Removed %d offsets of deleted partitions %s", removed, sorted(map(str, partitions)))
+        return removed
 
     async def stop(self) -> None:
         """Answer every waiting member NOT_COORDINATOR, shut the purgatories, stop loading."""
@@ -708,6 +836,23 @@ class GroupCoordinator:
         await self._scheduler.cancel("delete-expired-group-metadata", timeout_s=STOP_TIMEOUT_S)
         await cancel_and_wait(self._writes, STOP_TIMEOUT_S)
         await self.manager.stop()
+
+
+def _rebalance_timeout_ms(group: GroupMetadata) -> int:
+    """The group's rebalance timeout: the longest of its members' (Kafka's ``rebalanceTimeoutMs``)."""
+    return max((m.rebalance_timeout_ms for m in group.members.values()), default=0)
+
+
+def _new_member_id(client_id: str, group_instance_id: str | None) -> str:
+    """A new member id (Kafka's ``ClassicGroup.generateMemberId``): the static member's
+    ``group.instance.id``, else the client id, then a dash and a random UUID."""
+    return f"{group_instance_id if group_instance_id is not None else client_id}-{uuid.uuid4()}"
+
+
+def _inconsistent(requested: str | None, current: str | None) -> bool:
+    """A protocol type or name a request names that is not the group's (Kafka's
+    ``isProtocolInconsistent``: either side unset is consistent)."""
+    return requested is not None and current is not None and requested != current
 
 
 def _answer_waiting(member: MemberMetadata, error: Errors) -> None:

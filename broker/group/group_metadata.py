@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kafkette.protocol.errors import IllegalStateError
+from kafkette.protocol.errors import Errors, IllegalStateError
 
 if TYPE_CHECKING:
     from kafkette.broker.group.delayed_heartbeat import DelayedHeartbeat
@@ -111,6 +111,8 @@ class GroupMetadata:
         leader_id: the member that computes the assignment.
         members: ``{member_id: MemberMetadata}`` in joining order.
         pending_members: ids given out with MEMBER_ID_REQUIRED, not yet joined with.
+        pending_sync_members: members of this generation that have not sent SyncGroup yet
+            (Kafka's ``pendingSyncMembers``; see ``DelayedSync``).
         static_members: ``{group.instance.id: member_id}`` of its static members (KIP-345).
         new_member_added: a member joined during this rebalance (the initial delay extends).
         empty_since_ms: wall clock (ms) when it last became Empty, None while unknown (its
@@ -125,6 +127,7 @@ class GroupMetadata:
     leader_id: str | None = None
     members: dict[str, MemberMetadata] = field(default_factory=dict)
     pending_members: set[str] = field(default_factory=set)
+    pending_sync_members: set[str] = field(default_factory=set)
     static_members: dict[str, str] = field(default_factory=dict)
     new_member_added: bool = False
     empty_since_ms: int | None = None
@@ -183,6 +186,7 @@ class GroupMetadata:
     def remove(self, member_id: str) -> MemberMetadata | None:
         """Remove a member; the next one leads when it led (None when no member is left)."""
         member = self.members.pop(member_id, None)
+        self.pending_sync_members.discard(member_id)
         if member is not None and member.group_instance_id is not None \
                 and self.static_members.get(member.group_instance_id) == member_id:
             del self.static_members[member.group_instance_id]
@@ -198,6 +202,19 @@ class GroupMetadata:
         current = self.static_members.get(group_instance_id)
         return current is not None and current != member_id
 
+    def validate_member(self, member_id: str, group_instance_id: str | None) -> Errors:
+        """Whether ``member_id`` (with ``group_instance_id``, if it names one) may act in the group
+        (Kafka's ``ClassicGroup.validateMember``): an instance id the group does not know, or a
+        member id it does not know, is UNKNOWN_MEMBER_ID; an instance id that belongs to another
+        member id now is FENCED_INSTANCE_ID; otherwise NONE."""
+        if group_instance_id is not None:
+            current = self.static_members.get(group_instance_id)
+            if current is None:
+                return Errors.UNKNOWN_MEMBER_ID
+            if current != member_id:
+                return Errors.FENCED_INSTANCE_ID
+        return Errors.NONE if member_id in self.members else Errors.UNKNOWN_MEMBER_ID
+
     def replace_static_member(self, group_instance_id: str, new_member_id: str) -> MemberMetadata:
         """Give the static member of ``group_instance_id`` a new member id, keeping its place,
         assignment and leadership (Kafka's ``replaceStaticMember``).
@@ -212,6 +229,9 @@ class GroupMetadata:
         self.members = {(new_member_id if k == old_id else k): v for k, v in self.members.items()}
         member.member_id = new_member_id
         self.static_members[group_instance_id] = new_member_id
+        if old_id in self.pending_sync_members:
+            self.pending_sync_members.discard(old_id)
+            self.pending_sync_members.add(new_member_id)
         if self.leader_id == old_id:
             self.leader_id = new_member_id
         return member
@@ -224,8 +244,9 @@ class GroupMetadata:
     def init_next_generation(self) -> None:
         """Bump the generation; pick the protocol and move to CompletingRebalance, or to Empty
         when no member is left (keeping the protocol type, as Kafka's ``initNextGeneration``:
-        an emptied consumer group still lists as ``consumer``)."""
+        an emptied consumer group still lists as ``consumer``).  Every member now owes a SyncGroup."""
         self.generation_id += 1
+        self.pending_sync_members = set(self.members)
         if self.members:
             self.protocol_name = self.select_protocol()
             self.transition_to(GroupState.COMPLETING_REBALANCE)

@@ -94,10 +94,11 @@ async def test_bad_commits_get_kafkas_errors_and_commit_nothing(cluster_factory)
     cluster = cluster_factory(1, controllers=1)
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=30000) as admin:
         await admin.create_topics([NewTopic(TOPIC, 3, 1)])
-        with pytest.raises(InvalidGroupIdError, match="Offset commit of group ''"):
-            await admin.alter_consumer_group_offsets("", {TP0: 1})
-        with pytest.raises(InvalidGroupIdError):
-            await admin.list_consumer_group_offsets("")
+        # the empty group id is no bad commit: Kafka keeps its offsets (backwards compatibility)
+        await admin.alter_consumer_group_offsets("", {TP0: 1})
+        assert await admin.list_consumer_group_offsets("") == {TP0: OffsetAndMetadata(1)}
+        with pytest.raises(InvalidGroupIdError):  # but it is not a group that can delete single offsets
+            await admin.delete_consumer_group_offsets("", [TP0])
         with pytest.raises(UnknownTopicOrPartitionError, match="no-such-topic-0"):
             await admin.alter_consumer_group_offsets("g", {TopicPartition("no-such-topic", 0): 3, TP0: 4})
         assert await admin.list_consumer_group_offsets("g") == {TP0: OffsetAndMetadata(4)}  # the valid one only
@@ -105,12 +106,16 @@ async def test_bad_commits_get_kafkas_errors_and_commit_nothing(cluster_factory)
             await admin.alter_consumer_group_offsets("g", {TopicPartition(TOPIC, 7): 3})
         with pytest.raises(OffsetMetadataTooLargeError):
             await admin.alter_consumer_group_offsets("g", {TP1: OffsetAndMetadata(9, "x" * 4097)})
-        # a commit naming a generation of a group without members (Kafka: a stale generation)
+        # a commit naming a generation: of a group with only offsets, no such member; of a group
+        # the coordinator does not know, no such generation (Kafka's validateOffsetCommit)
         coordinator = await admin.find_coordinator("g")
         assert coordinator == 1
         response = await admin._client.send_to_any(offset_commit_request(
             "g", {TP1: OffsetAndMetadata(9)}, generation_id=3, member_id="consumer-1-abc"))
+        assert response.topics[0].partitions[0].error_code == Errors.UNKNOWN_MEMBER_ID
+        response = await admin._client.send_to_any(offset_commit_request(
+            "nobody", {TP1: OffsetAndMetadata(9)}, generation_id=3, member_id="consumer-1-abc"))
         assert response.topics[0].partitions[0].error_code == Errors.ILLEGAL_GENERATION
         with pytest.raises(IllegalGenerationError):
-            raise_commit_errors("g", response)
+            raise_commit_errors("nobody", response)
         assert await admin.list_consumer_group_offsets("g") == {TP0: OffsetAndMetadata(4)}

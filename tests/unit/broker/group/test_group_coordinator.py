@@ -1,0 +1,330 @@
+"""GroupCoordinator's answers where Kafka's group coordinator words them in a particular way:
+SyncGroup's protocol checks, a static member's return, DescribeGroups' instance ids, OffsetFetch
+of a partition never committed, OffsetDelete of an unknown topic, the empty group id, a
+pending member's LeaveGroup, the offsets of a deleted topic, a rejoin before SyncGroup, the
+removal of a member that never sends SyncGroup, member validation (an unknown instance id,
+OffsetCommit's order of checks) and a static member that does not rejoin a rebalance.
+
+The coordinator runs on a manual clock (``MockTime``) over an in-memory stand-in for its
+``GroupMetadataManager`` (every write acknowledged at once) and a metadata cache with one topic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from kafkette.broker.group.coordinator_records import GroupMetadataValue, OffsetCommitValue
+from kafkette.broker.group.group_coordinator import GroupCoordinator
+from kafkette.client.clock import MockTime
+from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.protocol.apis.group_admin import (
+    DeleteGroupsRequest,
+    DescribeGroupsRequest,
+    OffsetDeleteRequest,
+    OffsetDeleteRequestTopic,
+)
+from kafkette.protocol.apis.group_membership import (
+    HeartbeatRequest,
+    JoinGroupRequest,
+    JoinGroupRequestProtocol,
+    LeaveGroupRequest,
+    MemberIdentity,
+    SyncGroupRequest,
+    SyncGroupRequestAssignment,
+)
+from kafkette.protocol.apis.offsets import (
+    OffsetCommitRequest,
+    OffsetCommitRequestPartition,
+    OffsetCommitRequestTopic,
+    OffsetFetchRequest,
+    OffsetFetchRequestTopic,
+)
+from kafkette.protocol.consumer_protocol import Subscription, encode_subscription
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
+
+TOPIC = "orders"
+
+
+class InMemoryGroupMetadataManager:
+    """The part of ``GroupMetadataManager`` the coordinator uses, in memory: it coordinates every
+    group, has loaded them all, and acknowledges every write at once."""
+
+    def __init__(self) -> None:
+        self.offsets: dict[str, dict[TopicPartition, OffsetCommitValue]] = {}
+        self.on_groups_loaded: Any = None
+
+    def coordinator_error(self, group_id: str) -> Errors:
+        return Errors.NONE
+
+    def partition_for(self, group_id: str) -> int:
+        return 0
+
+    async def store_group(self, group_id: str, value: GroupMetadataValue) -> Errors:
+        return Errors.NONE
+
+    async def store_offsets(self, group_id: str, offsets: dict[TopicPartition, OffsetCommitValue]
+                            ) -> dict[TopicPartition, Errors]:
+        self.offsets.setdefault(group_id, {}).update(offsets)
+        return dict.fromkeys(offsets, Errors.NONE)
+
+    async def delete_offsets(self, group_id: str, partitions: Any) -> Errors:
+        committed = self.offsets.get(group_id, {})
+        for tp in list(committed) if partitions is None else partitions:
+            committed.pop(tp, None)
+        if not committed:
+            self.offsets.pop(group_id, None)
+        return Errors.NONE
+
+    def fetch_offsets(self, group_id: str, partitions: Any) -> dict[TopicPartition, OffsetCommitValue | None]:
+        committed = self.offsets.get(group_id, {})
+        return dict(committed) if partitions is None else {tp: committed.get(tp) for tp in partitions}
+
+    def has_offsets(self, group_id: str) -> bool:
+        return bool(self.offsets.get(group_id))
+
+    def group_ids(self) -> list[str]:
+        return sorted(g for g, o in self.offsets.items() if o)
+
+    def loading(self) -> bool:
+        return False
+
+    async def stop(self) -> None:
+        return None
+
+
+class OneTopicMetadataCache:
+    """A metadata cache that knows one topic, ``TOPIC``, with two partitions."""
+
+    def partition_state(self, tp: TopicPartition) -> object | None:
+        return object() if tp.topic == TOPIC and 0 <= tp.partition < 2 else None
+
+
+@pytest.fixture
+async def coordinator():
+    time = MockTime()
+    coordinator = GroupCoordinator(InMemoryGroupMetadataManager(), OneTopicMetadataCache(),  # type: ignore[arg-type]
+                                   initial_rebalance_delay_ms=0, scheduler=KafkaScheduler(time=time))
+    coordinator.time = time  # type: ignore[attr-defined]
+    yield coordinator
+    await coordinator.stop()
+
+
+def join_request(group_id: str, member_id: str = "", instance_id: str | None = None,
+                 protocols: tuple[str, ...] = ("range",)) -> JoinGroupRequest:
+    metadata = encode_subscription(Subscription(topics=(TOPIC,)))
+    return JoinGroupRequest(group_id=group_id, session_timeout_ms=10_000, rebalance_timeout_ms=5_000,
+                            member_id=member_id, group_instance_id=instance_id, protocol_type="consumer",
+                            protocols=[JoinGroupRequestProtocol(name=p, metadata=metadata) for p in protocols])
+
+
+async def join(coordinator: GroupCoordinator, request: JoinGroupRequest, client_id: str = "client") -> Any:
+    """One JoinGroup, letting the manual clock fire the (zero) initial rebalance delay."""
+    task = asyncio.ensure_future(coordinator.handle_join_group(request, client_id, "/127.0.0.1"))
+    for _ in range(5):
+        await asyncio.sleep(0)
+        coordinator.time.advance(0)  # type: ignore[attr-defined]
+    return await asyncio.wait_for(task, 1)
+
+
+async def stable_member(coordinator: GroupCoordinator, group_id: str, instance_id: str | None = None) -> Any:
+    """Join a new group as its only member (answering MEMBER_ID_REQUIRED) and sync as its leader;
+    the JoinGroup answer."""
+    answer = await join(coordinator, join_request(group_id, instance_id=instance_id))
+    if answer.error_code == Errors.MEMBER_ID_REQUIRED:
+        answer = await join(coordinator, join_request(group_id, answer.member_id, instance_id))
+    assert answer.error_code == Errors.NONE
+    synced = await coordinator.handle_sync_group(SyncGroupRequest(
+        group_id=group_id, generation_id=answer.generation_id, member_id=answer.member_id,
+        group_instance_id=instance_id, assignments=[SyncGroupRequestAssignment(member_id=answer.member_id,
+                                                                              assignment=b"")]))
+    assert synced.error_code == Errors.NONE
+    return answer
+
+
+async def test_sync_group_naming_another_protocol_gets_inconsistent_group_protocol(coordinator):
+    answer = await stable_member(coordinator, "g")
+
+    def sync(protocol_type: str | None, protocol_name: str | None) -> Any:
+        return coordinator.handle_sync_group(SyncGroupRequest(
+            group_id="g", generation_id=answer.generation_id, member_id=answer.member_id,
+            protocol_type=protocol_type, protocol_name=protocol_name, assignments=[]))
+
+    assert (await sync("consumer", "roundrobin")).error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
+    assert (await sync("connect", "range")).error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
+    assert (await sync("consumer", "range")).error_code == Errors.NONE
+    assert (await sync(None, None)).error_code == Errors.NONE  # before SyncGroup v5: nothing to check
+
+
+async def test_a_static_member_back_in_a_stable_group_is_not_told_to_lead(coordinator):
+    first = await stable_member(coordinator, "g", instance_id="instance-1")
+    assert first.member_id.startswith("instance-1-")
+    again = await join(coordinator, join_request("g", instance_id="instance-1"), client_id="other-client")
+    assert again.error_code == Errors.NONE
+    assert again.member_id.startswith("instance-1-") and again.member_id != first.member_id
+    assert (again.generation_id, again.members, again.leader) == (first.generation_id, [], first.member_id)
+    heartbeat = coordinator.handle_heartbeat(HeartbeatRequest(
+        group_id="g", generation_id=first.generation_id, member_id=first.member_id, group_instance_id="instance-1"))
+    assert heartbeat.error_code == Errors.FENCED_INSTANCE_ID
+
+
+async def test_describe_groups_names_a_static_members_instance_id(coordinator):
+    await stable_member(coordinator, "g", instance_id="instance-7")
+    described = coordinator.handle_describe_groups(DescribeGroupsRequest(groups=["g"])).groups[0]
+    assert [m.group_instance_id for m in described.members] == ["instance-7"]
+
+
+async def test_offset_fetch_of_a_partition_never_committed_answers_no_offset_and_empty_metadata(coordinator):
+    answer = coordinator.handle_fetch_offsets(OffsetFetchRequest(
+        group_id="g", topics=[OffsetFetchRequestTopic(name=TOPIC, partition_indexes=[0])]))
+    (partition,) = answer.topics[0].partitions
+    assert (partition.committed_offset, partition.metadata, partition.error_code) == (-1, "", Errors.NONE)
+
+
+async def test_offset_delete_of_an_unknown_topic_or_partition_answers_unknown_topic_or_partition(coordinator):
+    await commit(coordinator, "g", {0: 5})
+    answer = await coordinator.handle_offset_delete(OffsetDeleteRequest(group_id="g", topics=[
+        OffsetDeleteRequestTopic(name="no-such-topic", partitions=[0]),
+        OffsetDeleteRequestTopic(name=TOPIC, partitions=[0, 7])]))
+    assert answer.error_code == Errors.NONE
+    assert sorted((t.name, p.partition_index, p.error_code) for t in answer.topics for p in t.partitions) == [
+        ("no-such-topic", 0, Errors.UNKNOWN_TOPIC_OR_PARTITION), (TOPIC, 0, Errors.NONE),
+        (TOPIC, 7, Errors.UNKNOWN_TOPIC_OR_PARTITION)]
+
+
+async def commit(coordinator: GroupCoordinator, group_id: str, offsets: dict[int, int]) -> list[int]:
+    answer = await coordinator.handle_commit_offsets(OffsetCommitRequest(group_id=group_id, topics=[
+        OffsetCommitRequestTopic(name=TOPIC, partitions=[
+            OffsetCommitRequestPartition(partition_index=p, committed_offset=o) for p, o in offsets.items()])]))
+    return [p.error_code for t in answer.topics for p in t.partitions]
+
+
+async def test_the_empty_group_id_keeps_its_offsets_but_cannot_have_members(coordinator):
+    assert await commit(coordinator, "", {0: 3}) == [Errors.NONE]
+    fetched = coordinator.handle_fetch_offsets(OffsetFetchRequest(group_id="", topics=None))
+    assert [(p.partition_index, p.committed_offset) for t in fetched.topics for p in t.partitions] == [(0, 3)]
+    described = coordinator.handle_describe_groups(DescribeGroupsRequest(groups=[""])).groups[0]
+    assert (described.error_code, described.group_state) == (Errors.NONE, "Empty")
+    offset_delete = await coordinator.handle_offset_delete(OffsetDeleteRequest(group_id="", topics=[]))
+    assert offset_delete.error_code == Errors.INVALID_GROUP_ID
+    joined = await join(coordinator, join_request(""))
+    assert joined.error_code == Errors.INVALID_GROUP_ID
+    deleted = await coordinator.handle_delete_groups(DeleteGroupsRequest(groups_names=["", ""]))
+    assert [r.error_code for r in deleted.results] == [Errors.NONE, Errors.GROUP_ID_NOT_FOUND]
+
+
+async def test_a_pending_member_leaving_a_stable_group_starts_a_rebalance(coordinator):
+    leader = await stable_member(coordinator, "g")
+    pending = await join(coordinator, join_request("g"))
+    assert pending.error_code == Errors.MEMBER_ID_REQUIRED
+    left = coordinator.handle_leave_group(LeaveGroupRequest(group_id="g", members=[
+        MemberIdentity(member_id=pending.member_id)]))
+    assert [m.error_code for m in left.members] == [Errors.NONE]
+    assert coordinator.group("g").state.value == "PreparingRebalance"
+    heartbeat = coordinator.handle_heartbeat(HeartbeatRequest(
+        group_id="g", generation_id=leader.generation_id, member_id=leader.member_id))
+    assert heartbeat.error_code == Errors.REBALANCE_IN_PROGRESS
+
+
+async def test_the_offsets_of_a_deleted_topic_go_with_it(coordinator):
+    assert await commit(coordinator, "g", {0: 5, 1: 6}) == [Errors.NONE, Errors.NONE]
+    coordinator.on_partitions_deleted([TopicPartition(TOPIC, 0), TopicPartition("another-topic", 0)])
+    for _ in range(5):
+        await asyncio.sleep(0)
+    fetched = coordinator.handle_fetch_offsets(OffsetFetchRequest(group_id="g", topics=None))
+    assert [(p.partition_index, p.committed_offset) for t in fetched.topics for p in t.partitions] == [(1, 6)]
+    coordinator.on_partitions_deleted([TopicPartition(TOPIC, 1)])
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert coordinator.handle_fetch_offsets(OffsetFetchRequest(group_id="g", topics=None)).topics == []
+    assert coordinator.handle_describe_groups(DescribeGroupsRequest(groups=["g"])).groups[0].group_state == "Dead"
+
+
+async def test_rejoining_with_the_same_metadata_before_syncing_answers_the_current_generation(coordinator):
+    first = await join(coordinator, join_request("g"))
+    first = await join(coordinator, join_request("g", first.member_id))
+    assert (first.error_code, first.generation_id, coordinator.group("g").state.value) == (
+        Errors.NONE, 1, "CompletingRebalance")
+    again = await join(coordinator, join_request("g", first.member_id))
+    assert (again.error_code, again.generation_id, again.leader) == (Errors.NONE, 1, first.member_id)
+    assert [m.member_id for m in again.members] == [first.member_id]  # the leader sees the members again
+    changed = await join(coordinator, join_request("g", first.member_id, protocols=("range", "roundrobin")))
+    assert (changed.error_code, changed.generation_id) == (Errors.NONE, 2)  # new metadata: a rebalance
+
+
+async def test_a_member_that_never_syncs_is_removed_after_the_rebalance_timeout(coordinator):
+    first = await join(coordinator, join_request("g"))
+    joined = await join(coordinator, join_request("g", first.member_id))
+    assert coordinator.group("g").state.value == "CompletingRebalance"
+    beat = HeartbeatRequest(group_id="g", generation_id=joined.generation_id, member_id=joined.member_id)
+    coordinator.time.advance(4_999)  # the rebalance timeout is 5000 ms; its heartbeats keep the session
+    assert coordinator.handle_heartbeat(beat).error_code == Errors.NONE
+    coordinator.time.advance(1)
+    for _ in range(5):
+        await asyncio.sleep(0)
+        coordinator.time.advance(0)
+    assert coordinator.handle_heartbeat(beat).error_code == Errors.UNKNOWN_MEMBER_ID
+    group = coordinator.group("g")
+    assert (group.state.value, group.members) == ("Empty", {})
+
+
+async def test_a_member_that_synced_in_time_stays(coordinator):
+    answer = await stable_member(coordinator, "g")
+    coordinator.time.advance(6_000)
+    beat = HeartbeatRequest(group_id="g", generation_id=answer.generation_id, member_id=answer.member_id)
+    assert coordinator.handle_heartbeat(beat).error_code == Errors.NONE
+    assert coordinator.group("g").state.value == "Stable"
+
+
+async def test_a_group_instance_id_the_group_does_not_know_is_an_unknown_member(coordinator):
+    answer = await stable_member(coordinator, "g")
+    beat = coordinator.handle_heartbeat(HeartbeatRequest(
+        group_id="g", generation_id=answer.generation_id, member_id=answer.member_id, group_instance_id="nobody"))
+    assert beat.error_code == Errors.UNKNOWN_MEMBER_ID
+    synced = await coordinator.handle_sync_group(SyncGroupRequest(
+        group_id="g", generation_id=answer.generation_id, member_id=answer.member_id, group_instance_id="nobody",
+        assignments=[]))
+    assert synced.error_code == Errors.UNKNOWN_MEMBER_ID
+    left = coordinator.handle_leave_group(LeaveGroupRequest(group_id="g", members=[
+        MemberIdentity(member_id=answer.member_id, group_instance_id="nobody")]))
+    assert [m.error_code for m in left.members] == [Errors.UNKNOWN_MEMBER_ID]
+    assert answer.member_id in coordinator.group("g").members
+
+
+async def test_offset_commit_checks_member_and_generation_before_completing_rebalance(coordinator):
+    first = await join(coordinator, join_request("g"))
+    joined = await join(coordinator, join_request("g", first.member_id))
+    request = OffsetCommitRequest(group_id="g", generation_id=joined.generation_id + 5, member_id=joined.member_id,
+                                  topics=[OffsetCommitRequestTopic(name=TOPIC, partitions=[
+                                      OffsetCommitRequestPartition(partition_index=0, committed_offset=1)])])
+    wrong = await coordinator.handle_commit_offsets(request)
+    request.generation_id = joined.generation_id
+    right = await coordinator.handle_commit_offsets(request)
+    assert [wrong.topics[0].partitions[0].error_code, right.topics[0].partitions[0].error_code] == [
+        Errors.ILLEGAL_GENERATION, Errors.REBALANCE_IN_PROGRESS]
+
+
+async def test_a_generation_committed_to_a_group_with_only_offsets_names_an_unknown_member(coordinator):
+    await commit(coordinator, "simple", {0: 1})
+    request = OffsetCommitRequest(group_id="simple", generation_id=3, member_id="consumer-1-abc", topics=[
+        OffsetCommitRequestTopic(name=TOPIC, partitions=[OffsetCommitRequestPartition(partition_index=0,
+                                                                                     committed_offset=2)])])
+    assert (await coordinator.handle_commit_offsets(request)).topics[0].partitions[0].error_code == \
+        Errors.UNKNOWN_MEMBER_ID
+    request.group_id = "unknown"
+    assert (await coordinator.handle_commit_offsets(request)).topics[0].partitions[0].error_code == \
+        Errors.ILLEGAL_GENERATION
+
+
+async def test_a_static_member_that_does_not_rejoin_stays_and_a_joined_member_leads(coordinator):
+    static = await stable_member(coordinator, "g", instance_id="instance-1")
+    newcomer = asyncio.ensure_future(join(coordinator, join_request("g", instance_id="instance-2")))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    coordinator.time.advance(5_000)  # the rebalance timeout: instance-1 never rejoined
+    answer = await asyncio.wait_for(newcomer, 1)
+    assert (answer.error_code, answer.generation_id, answer.leader) == (Errors.NONE, 2, answer.member_id)
+    assert sorted(m.member_id for m in answer.members) == sorted([static.member_id, answer.member_id])
