@@ -103,6 +103,7 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 STOP_TIMEOUT_S = 10.0
+UNREACHABLE_CHECK_S = 0.2  # how often CreateTopics re-checks which brokers it can no longer reach
 SESSION_CHECK_JOB = "broker-session-check"  # fences brokers whose heartbeats stopped
 LEADER_REBALANCE_JOB = "auto-leader-rebalance-task"  # Kafka's name for the preferred-leader check
 
@@ -288,8 +289,10 @@ class KafkaController:
         Each topic is validated on its own; created topics are written to the metadata
         log, their partitions go New -> Online, replicas get LeaderAndIsr (``is_new``)
         and all live brokers UpdateMetadata.  The response waits until those requests
-        are acknowledged or ``request.timeout_ms`` passes (REQUEST_TIMED_OUT for the
-        topics not yet propagated; their creation stands).  ``timeout_ms <= 0`` or
+        are acknowledged by every broker the controller can reach (a broker whose channel's
+        last attempt failed, dead but not fenced yet, is not waited for, as KRaft's
+        controller answers once the records are committed) or ``request.timeout_ms``
+        passes (REQUEST_TIMED_OUT for the topics not yet propagated; their creation stands).  ``timeout_ms <= 0`` or
         ``validate_only`` answers without waiting.
 
         Returns:
@@ -308,11 +311,14 @@ class KafkaController:
             ])
         if request.timeout_ms > 0 and acks:
             pending = {f for futures in acks.values() for f in futures if not f.done()}
-            if pending:
-                await asyncio.wait(pending, timeout=max(0.0, deadline - loop.time()))
+            unreachable: set[asyncio.Future[Any]] = set()
+            while pending and loop.time() < deadline:
+                _, pending = await asyncio.wait(pending, timeout=min(UNREACHABLE_CHECK_S, deadline - loop.time()))
+                unreachable = self._channel.awaiting_unreachable_brokers()
+                pending -= unreachable
             for result in outcome.response.topics:
                 futures = acks.get(result.name)
-                if futures and not all(f.done() for f in futures):
+                if futures and not all(f.done() or f in unreachable for f in futures):
                     result.error_code = Errors.REQUEST_TIMED_OUT
                     result.error_message = (
                         f"Topic {result.name} was created but its partitions were not propagated to the brokers "

@@ -70,6 +70,8 @@ class RequestSendThread:
         self._queue: asyncio.Queue[tuple[Struct, asyncio.Future[Any]]] = asyncio.Queue(max_queued_requests)
         self._connection: Any = None
         self._current: asyncio.Future[Any] | None = None
+        self.unreachable = False  # the last attempt to reach the broker failed (until one succeeds)
+        self.outstanding: set[asyncio.Future[Any]] = set()  # queued or in flight, not answered yet
         self._prefix = f"[RequestSendThread controllerId={controller_id}, brokerId={broker_id}]"
         self.send_task = ShutdownableTask(
             f"controller-send-{broker_id}", log_prefix=self._prefix,
@@ -86,6 +88,8 @@ class RequestSendThread:
         """
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         future.add_done_callback(mark_retrieved)
+        self.outstanding.add(future)
+        future.add_done_callback(self.outstanding.discard)
         try:
             self._queue.put_nowait((request, future))
         except asyncio.QueueFull:
@@ -129,8 +133,11 @@ class RequestSendThread:
                     )
                     await connection.connect()
                     self._connection = connection
-                return await self._connection.send(request, timeout_ms=self._request_timeout_ms)
+                response = await self._connection.send(request, timeout_ms=self._request_timeout_ms)
+                self.unreachable = False
+                return response
             except (KafkaConnectionError, KafkaTimeoutError, OSError) as exc:
+                self.unreachable = True
                 log = logger.warning if attempt == 1 or attempt % 10 == 0 else logger.debug
                 log("%s %s to %s:%d failed (attempt %d): %s; retrying in %d ms", self._prefix,
                     type(request).__name__, self.host, self.port, attempt, exc, backoff_ms)
@@ -220,6 +227,12 @@ class ControllerChannelManager:
             self._retired.add(task)
             task.add_done_callback(self._retired.discard)
         logger.info("[Controller id=%d] Removed channel to broker %d", self.controller_id, broker_id)
+
+    def awaiting_unreachable_brokers(self) -> set[asyncio.Future[Any]]:
+        """The futures of requests queued for, or in flight to, brokers whose last attempt failed
+        (a broker that died and is not fenced yet): a caller that waits for the brokers'
+        acknowledgements stops waiting for these, as KRaft's controller answers without them."""
+        return {f for thread in self._threads.values() if thread.unreachable for f in thread.outstanding}
 
     def send(self, broker_id: int, request: Struct) -> asyncio.Future[Any]:
         """Queue ``request`` for ``broker_id``.

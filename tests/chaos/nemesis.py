@@ -18,6 +18,12 @@ started with the slow-fsync library (``tests/chaos/slow_disk.py``) also ``slow-d
 partition of the workload's topic), ``controller`` (the active controller, the quorum's
 leader) and ``random`` (any node).  Choices come from the run's seeded ``random.Random``,
 so a run replays from its seed (the cluster's own timing aside).
+
+The nemesis finds its targets through a ``Locator`` (the leaders of the topic's partitions and
+the active controller): ``KafketteLocator`` asks Kafkette with its SDK, ``KafkaLocator``
+(``tests/chaos/kafka_cluster.py``) asks Apache Kafka with Metadata and DescribeQuorum.  It acts on
+the nodes through the cluster's ``broker_ids``, ``pid``, ``is_running``, ``stop_broker`` and
+``start_broker`` (a LocalCluster, or ``KafkaPeerCluster`` over Apache Kafka's JVMs).
 """
 
 from __future__ import annotations
@@ -30,8 +36,10 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from kafkette.client import AdminClient, KafkaError, LocalCluster
+from kafkette.client.topic_specs import PartitionInfo
 from tests.chaos.clock import NodeClocks
 from tests.chaos.netns import CLIENTS, NamespaceNetwork
 from tests.chaos.node_dials import NodeDials
@@ -58,6 +66,41 @@ def parse_fault(text: str) -> tuple[str, str]:
     return kind, target
 
 
+class Locator(Protocol):
+    """Where a cluster's leaders are: the nemesis's only view of the cluster's metadata."""
+
+    async def partitions(self, topic: str) -> list[PartitionInfo]:
+        """The partitions of ``topic`` (leader, replicas, ISR), sorted by partition id (3 s bound).
+
+        Raises:
+            KafkaError, TimeoutError, OSError: no node answered.
+        """
+        ...
+
+    async def active_controller(self) -> int:
+        """The active controller's node id: the leader of the metadata quorum (KRaft's
+        ``__cluster_metadata`` partition 0), 3 s bound.
+
+        Raises:
+            KafkaError, TimeoutError, OSError: no node answered, or the quorum has no leader.
+        """
+        ...
+
+
+class KafketteLocator:
+    """A ``Locator`` over Kafkette's own protocol (its SDK's DescribeTopics and DescribeQuorum)."""
+
+    def __init__(self, bootstrap_servers: str) -> None:
+        self.bootstrap_servers = bootstrap_servers
+
+    async def partitions(self, topic: str) -> list[PartitionInfo]:
+        return await describe_partitions(self.bootstrap_servers, topic, request_timeout_ms=3000)
+
+    async def active_controller(self) -> int:
+        async with AdminClient(bootstrap_servers=self.bootstrap_servers, request_timeout_ms=3000) as admin:
+            return (await admin.describe_metadata_quorum(timeout_ms=3000)).leader_id
+
+
 @dataclass
 class Injected:
     """One fault as injected: what, on which node, from when (``time.monotonic()`` s) and for how long."""
@@ -72,7 +115,7 @@ class Nemesis:
     """Injects faults into ``cluster`` one at a time and heals each after its hold.
 
     Args:
-        cluster: the running LocalCluster.
+        cluster: the running LocalCluster (or ``KafkaPeerCluster``).
         topic: the workload's topic (for ``leader`` targets).
         rng: the run's seeded randomness.
         hold_s: (min, max) seconds a fault lasts.
@@ -80,13 +123,15 @@ class Nemesis:
         disks: ``{node id: mount point of its log dir's tmpfs}`` (needed by ``disk-full``).
         clocks: the nodes' libfaketime offsets (needed by ``clock``).
         slow_disks: the nodes' fsync delays (needed by ``slow-disk``).
+        locator: finds leaders and the controller (by default ``KafketteLocator`` on the cluster).
     """
 
     def __init__(self, cluster: LocalCluster, topic: str, rng: random.Random,
                  hold_s: tuple[float, float] = (4.0, 6.0), network: NamespaceNetwork | None = None,
                  disks: dict[int, Path] | None = None, clocks: NodeClocks | None = None,
-                 slow_disks: SlowDisks | None = None) -> None:
+                 slow_disks: SlowDisks | None = None, locator: Locator | None = None) -> None:
         self.cluster = cluster
+        self.locator = locator or KafketteLocator(cluster.bootstrap_servers)
         self.network = network
         self.disks = disks or {}
         self.clocks = clocks
@@ -103,15 +148,12 @@ class Nemesis:
         nodes = [n for n in self.cluster.broker_ids if n not in self.paused and n not in self.killed]
         try:
             if target == "leader":
-                partitions = await describe_partitions(self.cluster.bootstrap_servers, self.topic,
-                                                       request_timeout_ms=3000)
+                partitions = await self.locator.partitions(self.topic)
                 leaders = sorted({p.leader for p in partitions if p.leader in nodes})
                 if leaders:
                     return self.rng.choice(leaders)
             elif target == "controller":
-                async with AdminClient(bootstrap_servers=self.cluster.bootstrap_servers,
-                                       request_timeout_ms=3000) as admin:
-                    leader = (await admin.describe_metadata_quorum(timeout_ms=3000)).leader_id
+                leader = await self.locator.active_controller()
                 if leader in nodes:
                     return leader
         except (KafkaError, TimeoutError, OSError) as exc:

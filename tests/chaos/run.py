@@ -1,4 +1,4 @@
-"""Run the chaos matrix: ``python -m tests.chaos.run [--quick] [--seed N] [--runs N] [--scenario NAME ...]``.
+"""Run the chaos matrix: ``python -m tests.chaos.run [--quick] [--seed N] [--runs N] [--scenario NAME ...] [--broker B]``.
 
 Each run starts a 3-broker LocalCluster (every node a voter of the metadata quorum), each
 node in a network namespace of its own with its own address (``tests/chaos/netns.py``; the
@@ -18,6 +18,15 @@ The negative control runs the same workload with acks=1, no idempotence,
 ``unclean.leader.election.enable=true`` and followers that fetch only every 2.5 s
 (``replica.fetch.min.bytes`` 1 MiB): killing leaders must lose acknowledged records, which
 shows that the checker sees loss.  Its rows say ``negative_control: true``.
+
+``--broker`` picks the system under the same faults, workload and checker: ``kafkette`` (the
+default: a LocalCluster, Kafkette's SDK), ``kafka`` (Apache Kafka 4.3.1, 3 nodes each a broker
+and a voter, ``tests/chaos/kafka_cluster.py``, on 127.0.0.1 only) or ``kafkette-kafka-listener``
+(a LocalCluster with its Kafka-protocol listeners).  The last two drive the workload with
+aiokafka (``tests/chaos/kafka_workload.py``) and run only the scenarios made of kills and pauses:
+the others need network namespaces, tmpfs disks, libfaketime or the slow-fsync library, which
+only a LocalCluster's nodes are started with, and are skipped, saying so.  Every row names its
+broker.
 """
 
 from __future__ import annotations
@@ -35,19 +44,21 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from types import ModuleType
 
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.unified_log import UnifiedLog
-from kafkette.client import AdminClient, LocalCluster, NewTopic, TopicPartition
-from tests.chaos import netns
+from kafkette.client import KafkaError, LocalCluster, TopicPartition
+from tests.chaos import kafka_workload, netns, workload
 from tests.chaos.checker import Report, check
 from tests.chaos.clock import NodeClocks, find_libfaketime
-from tests.chaos.nemesis import NETWORK_KINDS, Injected, Nemesis, parse_fault
+from tests.chaos.kafka_cluster import KAFKA_UNCLEAN_SWEEP, KafkaLocator, KafkaPeerCluster
+from tests.chaos.nemesis import NETWORK_KINDS, Injected, KafketteLocator, Locator, Nemesis, parse_fault
 from tests.chaos.netns import NamespaceNetwork
 from tests.chaos.slow_disk import SlowDisks, build_library
-from tests.chaos.workload import Outcomes, consume_in_group, final_read, produce, read_continuously
+from tests.chaos.workload import Outcomes
 from tests.cluster_configs import FAST_FAILOVER
-from tests.cluster_helpers import log_records, wait_for_partitions
+from tests.cluster_helpers import log_records
 from tests.disk_helpers import mount_tmpfs
 
 logger = logging.getLogger(__name__)
@@ -61,6 +72,9 @@ PRODUCERS = 2
 HEAL_TIMEOUT_S = 60
 RUN_TIMEOUT_S = 900
 DISK_BYTES = 128 << 20
+KAFKETTE, KAFKA, KAFKETTE_KAFKA_LISTENER = "kafkette", "kafka", "kafkette-kafka-listener"
+BROKERS_UNDER_TEST = (KAFKETTE, KAFKA, KAFKETTE_KAFKA_LISTENER)
+KAFKA_HEAP_MB = 384  # each Apache Kafka JVM's heap (MiB)
 
 
 @dataclass(frozen=True)
@@ -97,6 +111,20 @@ class Scenario:
     def needs_network(self) -> bool:
         """True when a fault cuts the network (the run needs network namespaces)."""
         return any(parse_fault(f)[0] in NETWORK_KINDS for f in self.faults)
+
+    @property
+    def kafka_skip_reason(self) -> str | None:
+        """Why the scenario is not run against Apache Kafka (and Kafkette's Kafka listener, its
+        comparison), or None: its faults need what only a LocalCluster's nodes start with."""
+        if self.needs_network:
+            return "it cuts the network, and Apache Kafka's peer runs on 127.0.0.1 without network namespaces"
+        if self.disk_bytes:
+            return "it fills disks, which needs each node's log dir on a tmpfs of its own"
+        if self.needs_clocks:
+            return "it jumps wall clocks, which needs the nodes started under libfaketime"
+        if self.needs_slow_disks:
+            return "it slows fsync, which needs the nodes started with the slow-fsync LD_PRELOAD library"
+        return None
 
 
 LAGGING_FOLLOWERS = {"replica.fetch.min.bytes": 1 << 20, "replica.fetch.wait.max.ms": 2500,
@@ -137,6 +165,25 @@ class Injectors:
 
 
 @dataclass
+class Deployment:
+    """The system under test as the harness sees it.
+
+    Attributes:
+        broker: one of BROKERS_UNDER_TEST.
+        cluster: a LocalCluster or a KafkaPeerCluster (started and stopped by the harness).
+        client_bootstrap: what the workload's clients dial (``host:port,...``).
+        workload: ``tests.chaos.workload`` (Kafkette's SDK) or ``tests.chaos.kafka_workload`` (aiokafka).
+        locator: where the nemesis and the harness find leaders, ISRs and the active controller.
+    """
+
+    broker: str
+    cluster: LocalCluster | KafkaPeerCluster
+    client_bootstrap: str
+    workload: ModuleType
+    locator: Locator
+
+
+@dataclass
 class Reads:
     """What the readers saw: the assigned reader during the faults, the group's members and the
     group's commits after healing, and the final read."""
@@ -149,7 +196,8 @@ class Reads:
 
 @dataclass
 class RunResult:
-    """One run: its seed, the checker's report, the replicas that differ, and the faults' unavailability."""
+    """One run: its seed, the broker under test, the checker's report, the replicas that differ,
+    and the faults' unavailability."""
 
     scenario: str
     seed: int
@@ -160,6 +208,7 @@ class RunResult:
     injected: list[Injected]
     group_read: int = 0  # records the group's members read (repeats included)
     committed: dict[int, int] = field(default_factory=dict)  # the group's commits after healing
+    broker: str = KAFKETTE  # one of BROKERS_UNDER_TEST
 
     @property
     def valid(self) -> bool:
@@ -190,13 +239,17 @@ def unavailability(injected: list[Injected], ack_times: dict[int, list[float]], 
     return windows
 
 
-def _replica_logs(cluster: LocalCluster, ends: dict[int, int]) -> list[int]:
-    """Partitions whose replicas' records (offset, key, value) below ``ends[p]`` differ (cluster stopped)."""
+def _replica_logs(cluster: LocalCluster | KafkaPeerCluster, ends: dict[int, int]) -> list[int]:
+    """Partitions whose replicas' records (offset, key, value) below ``ends[p]`` differ (cluster
+    stopped): Kafkette's logs through UnifiedLog, Apache Kafka's segment files directly."""
     diverged = []
     for p in range(PARTITIONS):
         tp = TopicPartition(TOPIC, p)
         seen = []
         for node in cluster.broker_ids:
+            if isinstance(cluster, KafkaPeerCluster):
+                seen.append([r for r in cluster.replica_records(TOPIC, p, node) if r[0] < ends.get(p, 0)])
+                continue
             log_dir = Path(cluster.broker_properties(node)["log.dirs"])
             log = UnifiedLog.open(log_dir / str(tp), tp, LogConfig(),
                                   had_clean_shutdown=False)
@@ -209,26 +262,44 @@ def _replica_logs(cluster: LocalCluster, ends: dict[int, int]) -> list[int]:
     return diverged
 
 
-async def _run_workload(cluster: LocalCluster, scenario: Scenario, rng: random.Random, faults: int,
+async def _wait_for_full_isr(locator: Locator, what: str, timeout_s: float = 30) -> None:
+    """Poll the topic's partitions (every 0.2 s) until each has all BROKERS replicas in its ISR.
+
+    Raises:
+        AssertionError: not so after ``timeout_s`` seconds (with the last answer).
+    """
+    deadline = time.monotonic() + timeout_s
+    last: object = None
+    while True:
+        try:
+            last = await locator.partitions(TOPIC)
+            if all(len(p.isr) == BROKERS for p in last):
+                return
+        except (KafkaError, TimeoutError, OSError) as exc:
+            last = exc
+        assert time.monotonic() < deadline, f"{TOPIC}: timed out waiting for {what}; last {last}"
+        await asyncio.sleep(0.2)
+
+
+async def _run_workload(deployment: Deployment, scenario: Scenario, rng: random.Random, faults: int,
                         label: str, network: NamespaceNetwork | None, disks: dict[int, Path],
                         injectors: Injectors) -> tuple[Reads, list[Injected], float, Outcomes]:
-    bootstrap = cluster.bootstrap_servers
-    async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(TOPIC, PARTITIONS, BROKERS,
-                                            configs={"min.insync.replicas": "2", **scenario.topic_configs})])
-    await wait_for_partitions(bootstrap, TOPIC, lambda ps: all(len(p.isr) == BROKERS for p in ps), "a full ISR")
+    bootstrap, clients = deployment.client_bootstrap, deployment.workload
+    await clients.create_topic(bootstrap, TOPIC, PARTITIONS, BROKERS,
+                               {"min.insync.replicas": "2", **scenario.topic_configs})
+    await _wait_for_full_isr(deployment.locator, "a full ISR")
     tps = [TopicPartition(TOPIC, p) for p in range(PARTITIONS)]
     stop = asyncio.Event()
     outcomes = Outcomes()
     continuous: list[tuple[int, int, bytes]] = []
-    tasks = [asyncio.create_task(produce(bootstrap, TOPIC, PARTITIONS, i, label, stop, outcomes,
-                                         acks=scenario.acks, idempotence=scenario.idempotence))
+    tasks = [asyncio.create_task(clients.produce(bootstrap, TOPIC, PARTITIONS, i, label, stop, outcomes,
+                                                 acks=scenario.acks, idempotence=scenario.idempotence))
              for i in range(PRODUCERS)]
-    tasks.append(asyncio.create_task(read_continuously(bootstrap, tps, stop, continuous)))
+    tasks.append(asyncio.create_task(clients.read_continuously(bootstrap, tps, stop, continuous)))
     group_read: list[tuple[int, int, bytes]] = []
-    tasks.append(asyncio.create_task(consume_in_group(bootstrap, TOPIC, GROUP, stop, group_read)))
-    nemesis = Nemesis(cluster, TOPIC, rng, network=network, disks=disks, clocks=injectors.clocks,
-                      slow_disks=injectors.slow_disks)
+    tasks.append(asyncio.create_task(clients.consume_in_group(bootstrap, TOPIC, GROUP, stop, group_read)))
+    nemesis = Nemesis(deployment.cluster, TOPIC, rng, network=network, disks=disks, clocks=injectors.clocks,
+                      slow_disks=injectors.slow_disks, locator=deployment.locator)
     try:
         await asyncio.sleep(2.0)  # a healthy start
         for _ in range(faults):
@@ -245,40 +316,67 @@ async def _run_workload(cluster: LocalCluster, scenario: Scenario, rng: random.R
     for task in done:
         if task.exception() is not None:
             raise task.exception()
-    await wait_for_partitions(bootstrap, TOPIC, lambda ps: all(len(p.isr) == BROKERS for p in ps),
-                              "a full ISR after healing", timeout_s=HEAL_TIMEOUT_S)
-    final = await final_read(bootstrap, tps)
-    async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        offsets = await admin.list_consumer_group_offsets(GROUP, timeout_ms=30_000)
-    committed = {tp.partition: meta.offset for tp, meta in offsets.items() if tp.topic == TOPIC}
+    await _wait_for_full_isr(deployment.locator, "a full ISR after healing", timeout_s=HEAL_TIMEOUT_S)
+    final = await clients.final_read(bootstrap, tps)
+    committed = await clients.committed_offsets(bootstrap, GROUP, TOPIC)
     return Reads(continuous, group_read, committed, final), nemesis.injected, end_s, outcomes
 
 
-def run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path, namespaces: bool = True) -> RunResult:
-    """One run of ``scenario`` with ``seed`` and ``faults`` faults, in ``data_dir``; the nodes and
-    the clients each in a network namespace of their own unless ``namespaces`` is False.
+def run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path, namespaces: bool = True,
+             broker: str = KAFKETTE) -> RunResult:
+    """One run of ``scenario`` with ``seed`` and ``faults`` faults, in ``data_dir``, against
+    ``broker`` (one of BROKERS_UNDER_TEST); the nodes and the clients each in a network namespace
+    of their own unless ``namespaces`` is False.
 
     Raises:
-        ValueError: the scenario cuts the network and ``namespaces`` is False.
+        ValueError: the scenario cuts the network and ``namespaces`` is False; ``broker`` is
+            ``kafka`` and ``namespaces`` is True; ``broker`` is not Kafkette's own and the
+            scenario has a ``kafka_skip_reason``; an unknown ``broker``.
         netns.NamespaceError: the namespaces could not be made.
-        AssertionError, TimeoutError, LocalClusterError: the cluster did not heal or start.
+        PeerUnavailable: ``broker`` is ``kafka`` and Apache Kafka cannot run here (no Java or Maven).
+        AssertionError, TimeoutError, LocalClusterError, RuntimeError: the cluster did not heal or start.
     """
+    if broker not in BROKERS_UNDER_TEST:
+        raise ValueError(f"broker {broker!r}: expected one of {BROKERS_UNDER_TEST}")
+    if broker != KAFKETTE and scenario.kafka_skip_reason:
+        raise ValueError(f"scenario {scenario.name} is not run against Apache Kafka: {scenario.kafka_skip_reason}")
     if not namespaces:
         if scenario.needs_network:
             raise ValueError(f"scenario {scenario.name} cuts the network: it needs network namespaces")
-        return _run_once(scenario, seed, faults, data_dir, None)
+        return _run_once(scenario, seed, faults, data_dir, None, broker)
+    if broker == KAFKA:
+        raise ValueError("Apache Kafka's peer runs on 127.0.0.1 only: run it with namespaces=False (--loopback)")
     with NamespaceNetwork(list(range(1, BROKERS + 1))) as network:
-        return network.run_as_client(lambda: _run_once(scenario, seed, faults, data_dir, network), RUN_TIMEOUT_S)
+        return network.run_as_client(lambda: _run_once(scenario, seed, faults, data_dir, network, broker),
+                                     RUN_TIMEOUT_S)
+
+
+def _deploy(broker: str, scenario: Scenario, data_dir: Path, network: NamespaceNetwork | None) -> Deployment:
+    """The (not yet started) cluster of ``broker`` with the fast-failover settings and the scenario's."""
+    if broker == KAFKA:
+        configs = dict(scenario.broker_configs)
+        if configs.get("unclean.leader.election.enable") == "true":
+            configs.update(KAFKA_UNCLEAN_SWEEP)
+        cluster = KafkaPeerCluster(data_dir, configs, nodes=BROKERS, heap_mb=KAFKA_HEAP_MB)
+        return Deployment(broker, cluster, cluster.bootstrap_servers, kafka_workload, KafkaLocator(cluster.peer.ports))
+    configs = {**FAST_FAILOVER, **scenario.broker_configs}
+    placement = {} if network is None else {"hosts": network.hosts(), "command_prefix": network.command_prefix()}
+    listener = broker == KAFKETTE_KAFKA_LISTENER
+    local = LocalCluster(num_brokers=BROKERS, data_dir=data_dir, broker_configs=configs, kafka_protocol=listener,
+                         **placement)
+    if listener:
+        return Deployment(broker, local, local.kafka_bootstrap_servers, kafka_workload,
+                          KafketteLocator(local.bootstrap_servers))
+    return Deployment(broker, local, local.bootstrap_servers, workload, KafketteLocator(local.bootstrap_servers))
 
 
 def _run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path,
-              network: NamespaceNetwork | None) -> RunResult:
+              network: NamespaceNetwork | None, broker: str = KAFKETTE) -> RunResult:
     where = "loopback" if network is None else "namespaces"
-    print(f"[chaos] scenario {scenario.name} seed {seed} ({where})", flush=True)
+    print(f"[chaos] scenario {scenario.name} seed {seed} ({where}, broker {broker})", flush=True)
     rng = random.Random(seed)
-    configs = {**FAST_FAILOVER, **scenario.broker_configs}
-    placement = {} if network is None else {"hosts": network.hosts(), "command_prefix": network.command_prefix()}
-    cluster = LocalCluster(num_brokers=BROKERS, data_dir=data_dir, broker_configs=configs, **placement)
+    deployment = _deploy(broker, scenario, data_dir, network)
+    cluster = deployment.cluster
     clocks = None
     if scenario.needs_clocks:
         library, problem = find_libfaketime()
@@ -302,7 +400,7 @@ def _run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path,
         cluster.start()
         try:
             reads, injected, end_s, outcomes = asyncio.run(
-                _run_workload(cluster, scenario, rng, faults, f"{scenario.name}-{seed}", network, disks,
+                _run_workload(deployment, scenario, rng, faults, f"{scenario.name}-{seed}", network, disks,
                               Injectors(clocks, slow_disks)))
         finally:
             cluster.stop()
@@ -313,8 +411,8 @@ def _run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path,
                        committed=reads.committed)
         result = RunResult(scenario.name, seed, where, report, _replica_logs(cluster, ends),
                            unavailability(injected, outcomes.ack_times, PARTITIONS, end_s), injected,
-                           len(reads.group), reads.committed)
-    print(f"[chaos] {scenario.name} seed {seed}: {report.summary()}, diverged partitions {result.diverged}, "
+                           len(reads.group), reads.committed, broker)
+    print(f"[chaos] {scenario.name} seed {seed} ({broker}): {report.summary()}, diverged partitions {result.diverged}, "
           f"group read {result.group_read} committed {result.committed}, errors {outcomes.errors}", flush=True)
     return result
 
@@ -324,6 +422,7 @@ def summarize(scenario: Scenario, results: list[RunResult]) -> dict:
     windows = [w for r in results for w in r.unavailable_s]
     return {
         "scenario": scenario.name,
+        "broker": results[0].broker if results else KAFKETTE,
         "faults": list(scenario.faults),
         "runs": len(results),
         "network": sorted({r.network for r in results}),
@@ -345,12 +444,12 @@ def summarize(scenario: Scenario, results: list[RunResult]) -> dict:
 
 def table(rows: list[dict]) -> str:
     """The rows as a Markdown table."""
-    head = ("| scenario | runs | acknowledged | lost | duplicated | reordered | moved | inconsistent offsets "
+    head = ("| scenario | broker | runs | acknowledged | lost | duplicated | reordered | moved | inconsistent offsets "
             "| skipped by the group | diverged replicas | unavailable p50 s | max s |")
-    lines = [head, "|" + " --- |" * 12]
+    lines = [head, "|" + " --- |" * 13]
     for r in rows:
         name = r["scenario"] + (" (negative control)" if r["negative_control"] else "")
-        lines.append(f"| {name} | {r['runs']} | {r['acknowledged']:,} | {r['lost']} | {r['duplicated']} | "
+        lines.append(f"| {name} | {r.get('broker', KAFKETTE)} | {r['runs']} | {r['acknowledged']:,} | {r['lost']} | {r['duplicated']} | "
                      f"{r['reordered']} | {r['moved']} | {r['inconsistent_offsets']} | {r['skipped_by_group']} | "
                      f"{r['diverged']} | "
                      f"{r['unavailable_p50_s']} | {r['unavailable_max_s']} |")
@@ -369,6 +468,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="keep each run's cluster directory (broker logs) under DIR/<scenario>-<seed>")
     parser.add_argument("--results-dir", type=Path, default=RESULTS)
+    parser.add_argument("--broker", choices=BROKERS_UNDER_TEST, default=KAFKETTE,
+                        help="the system under test: Kafkette (default), Apache Kafka 4.3.1 (on 127.0.0.1), or "
+                             "Kafkette's Kafka-protocol listener; the last two with aiokafka, kills and pauses only")
     args = parser.parse_args(argv)
     runs = args.runs or (1 if args.quick else 3)
     faults = args.faults or (2 if args.quick else 4)
@@ -379,25 +481,35 @@ def main(argv: list[str] | None = None) -> int:
             parse_fault(fault)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     logging.getLogger("kafkette").setLevel(logging.ERROR)  # the clients' retries under faults are expected
+    logging.getLogger("aiokafka").setLevel(logging.CRITICAL)  # the same for aiokafka, which logs them as errors
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
-    print(f"[chaos] first seed {seed}; replay a run with --seed SEED --scenario NAME --runs 1", flush=True)
+    again = "" if args.broker == KAFKETTE else f" --broker {args.broker}"
+    print(f"[chaos] first seed {seed}; replay a run with --seed SEED --scenario NAME --runs 1{again}", flush=True)
     namespaces = not args.loopback
+    if namespaces and args.broker == KAFKA:
+        print("[chaos] Apache Kafka's peer runs on 127.0.0.1: running on loopback", flush=True)
+        namespaces = False
     if namespaces and (reason := netns.available()) is not None:
         print(f"[chaos] network namespaces cannot be made here ({reason}): running on 127.0.0.1 and "
               f"skipping the scenarios that cut the network", flush=True)
         namespaces = False
     rows, failed = [], []
     for scenario in (SCENARIOS[name] for name in (args.scenario or SCENARIOS)):
+        if args.broker != KAFKETTE and scenario.kafka_skip_reason:
+            print(f"[chaos] SKIPPED {scenario.name} (--broker {args.broker}): not run against Apache Kafka: "
+                  f"{scenario.kafka_skip_reason}", flush=True)
+            continue
         if scenario.needs_network and not namespaces:
             print(f"[chaos] SKIPPED {scenario.name}: it cuts the network and needs network namespaces", flush=True)
             continue
         results = []
         for _ in range(runs):
             if args.keep:
-                results.append(run_once(scenario, seed, faults, args.keep / f"{scenario.name}-{seed}", namespaces))
+                results.append(run_once(scenario, seed, faults, args.keep / f"{scenario.name}-{seed}", namespaces,
+                                        args.broker))
             else:
                 with tempfile.TemporaryDirectory(prefix=f"chaos-{scenario.name}-") as tmp:
-                    results.append(run_once(scenario, seed, faults, Path(tmp), namespaces))
+                    results.append(run_once(scenario, seed, faults, Path(tmp), namespaces, args.broker))
             seed += 1
         rows.append(summarize(scenario, results))
         if scenario.negative_control:

@@ -4,9 +4,14 @@ leaders and the active controller, full and slow disks and wall-clock jumps lose
 acknowledged; the negative control (acks=1, lagging followers, unclean election, an isolated
 leader) loses records, so the checker can see loss.
 
-Each run prints its seed; replay one with ``python -m tests.chaos.run --seed SEED --scenario NAME --runs 1``.
+One more runs the same harness against Apache Kafka 4.3.1 (3 nodes on 127.0.0.1, the workload
+through aiokafka, one leader killed with SIGKILL) so that the comparison's path is exercised;
+it needs Java 17 and Maven (``tests/peers/kafka_peer.py``), not root.
+
+Each run prints its seed; replay one with ``python -m tests.chaos.run --seed SEED --scenario NAME --runs 1``
+(``--broker kafka --loopback`` for Apache Kafka).
 Needs root (network namespaces, tmpfs mounts, apt-get for libfaketime and gcc): without it
-these tests fail, saying why.
+the namespaced tests fail, saying why.
 """
 
 from __future__ import annotations
@@ -16,12 +21,13 @@ import random
 import pytest
 
 from tests.chaos import netns
-from tests.chaos.run import SCENARIOS, RunResult, run_once
+from tests.chaos.run import KAFKA, SCENARIOS, RunResult, run_once
+from tests.peers.kafka_peer import PeerUnavailable
 
 pytestmark = pytest.mark.timeout(600)
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(scope="module")
 def namespaces_can_be_made():
     reason = netns.available()
     if reason is not None:
@@ -33,23 +39,26 @@ def _run(name: str, faults: int, tmp_path) -> RunResult:
     return run_once(SCENARIOS[name], seed, faults=faults, data_dir=tmp_path)
 
 
-def _assert_valid(result: RunResult, faults: int) -> None:
-    assert result.network == "namespaces"
+def _assert_valid(result: RunResult, faults: int, network: str = "namespaces") -> None:
+    assert result.network == network
     assert result.report.acknowledged > 500, f"seed {result.seed}: too few acknowledged to judge"
     assert result.valid, f"seed {result.seed}: {result.report.summary()}, diverged {result.diverged}"
     assert len(result.injected) == faults and len(result.unavailable_s) == faults
     assert result.group_read > 0 and result.committed, f"seed {result.seed}: the consumer group read nothing"
 
 
+@pytest.mark.usefixtures("namespaces_can_be_made")
 def test_kills_and_pauses_of_leaders_and_the_controller_lose_nothing_acknowledged(tmp_path):
     _assert_valid(_run("kill-pause-mixed", 3, tmp_path), 3)
 
 
+@pytest.mark.usefixtures("namespaces_can_be_made")
 def test_network_partitions_kills_and_pauses_lose_nothing_acknowledged(tmp_path):
     result = _run("partition-kill-pause-mixed", 3, tmp_path)
     _assert_valid(result, 3)
 
 
+@pytest.mark.usefixtures("namespaces_can_be_made")
 def test_a_full_disk_takes_its_logs_offline_and_loses_nothing_acknowledged(tmp_path):
     result = _run("disk-full-leader", 1, tmp_path)
     _assert_valid(result, 1)
@@ -58,15 +67,29 @@ def test_a_full_disk_takes_its_logs_offline_and_loses_nothing_acknowledged(tmp_p
         f"seed {result.seed}: the disk never filled"
 
 
+@pytest.mark.usefixtures("namespaces_can_be_made")
 def test_wall_clock_jumps_of_leaders_and_the_controller_lose_nothing_acknowledged(tmp_path):
     _assert_valid(_run("clock-jump-mixed", 2, tmp_path), 2)
 
 
+@pytest.mark.usefixtures("namespaces_can_be_made")
 def test_a_slow_disk_under_flush_messages_loses_nothing_acknowledged(tmp_path):
     _assert_valid(_run("slow-disk-mixed", 2, tmp_path), 2)
 
 
+@pytest.mark.usefixtures("namespaces_can_be_made")
 def test_the_negative_control_loses_acknowledged_records_under_a_partition(tmp_path):
     result = _run("control-acks1-unclean-partition-leader", 2, tmp_path)
     assert result.report.lost, f"seed {result.seed}: acks=1 with an isolated leader lost nothing: " \
                                f"{result.report.summary()}"
+
+
+@pytest.mark.timeout(300)
+def test_apache_kafka_loses_nothing_acknowledged_when_a_leader_is_killed_under_the_same_harness(tmp_path):
+    seed = random.SystemRandom().randrange(1 << 31)
+    try:
+        result = run_once(SCENARIOS["kill-leader"], seed, faults=1, data_dir=tmp_path, namespaces=False, broker=KAFKA)
+    except PeerUnavailable as exc:
+        pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
+    assert result.broker == KAFKA
+    _assert_valid(result, 1, network="loopback")

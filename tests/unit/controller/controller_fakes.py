@@ -52,6 +52,7 @@ class FakeChannelManager:
         self.sent: list[tuple[int, Any]] = []
         self.brokers: dict[int, tuple[str, int]] = {}
         self.auto_ack = True
+        self.unreachable: set[int] = set()  # brokers whose channel's last attempt failed
         self.pending: list[tuple[int, Any, asyncio.Future[Any]]] = []
         self.sent_event = asyncio.Event()
         self.removed_event = asyncio.Event()
@@ -82,6 +83,9 @@ class FakeChannelManager:
         else:
             self.pending.append((broker_id, request, future))
         return future
+
+    def awaiting_unreachable_brokers(self) -> set[asyncio.Future[Any]]:
+        return {f for broker_id, _, f in self.pending if broker_id in self.unreachable and not f.done()}
 
     def ack_all(self) -> None:
         pending, self.pending = self.pending, []

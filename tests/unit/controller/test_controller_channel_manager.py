@@ -115,6 +115,22 @@ async def test_connection_errors_are_retried_until_the_send_succeeds(network_and
     assert all(c.closed for c in net.connections[3:5])
 
 
+async def test_requests_to_a_broker_that_cannot_be_reached_are_reported_until_it_answers(network_and_manager):
+    net, manager = network_and_manager
+    net.connect_failures = 1_000_000
+    manager.add_broker(2, "127.0.0.1", 9002)
+    manager.add_broker(3, "127.0.0.1", 9003)
+    stuck = manager.send(2, request(7))
+    for _ in range(100):
+        if manager.awaiting_unreachable_brokers():
+            break
+        await asyncio.sleep(0.01)
+    assert manager.awaiting_unreachable_brokers() == {stuck}
+    net.connect_failures = 0
+    await asyncio.wait_for(stuck, 5)
+    assert manager.awaiting_unreachable_brokers() == set()
+
+
 async def test_removing_a_broker_fails_its_queued_requests_and_closes_the_connection(network_and_manager):
     net, manager = network_and_manager
     net.manual_replies = True

@@ -267,6 +267,24 @@ async def test_create_topics_waits_for_propagation_acknowledgements(controller, 
     assert response.topics[0].error_code == 0
 
 
+async def test_create_topics_does_not_wait_for_a_broker_it_cannot_reach(controller, channel):
+    # broker 2 died and is not fenced yet: KRaft's controller answers once the records are
+    # committed; this one still waits for the brokers it can reach, and no longer for broker 2
+    await register_live_brokers(controller, 1, 2)
+    channel.auto_ack = False
+    channel.clear()
+    channel.unreachable.add(2)
+    task = asyncio.get_running_loop().create_task(create(controller, topic("t", 2, 2), timeout_ms=30000))
+    await asyncio.wait_for(channel.sent_event.wait(), 5)
+    await asyncio.sleep(0.3)
+    assert not task.done()  # broker 1 has not answered yet
+    for broker_id, request, future in list(channel.pending):
+        if broker_id == 1:
+            future.set_result(channel._response_for(broker_id, request))
+    response = await asyncio.wait_for(task, 5)
+    assert response.topics[0].error_code == 0
+
+
 async def test_create_topics_times_out_with_request_timed_out_but_the_topic_stays(controller, channel):
     await register_live_brokers(controller, 1, 2)
     channel.auto_ack = False
