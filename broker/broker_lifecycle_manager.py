@@ -39,6 +39,7 @@ from kafkette.protocol.errors import Errors, KafkaError, is_retriable
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
+REGISTRATION_MAX_BACKOFF_S = 0.2  # retry bound of BrokerRegistration while no controller answers
 
 
 class BrokerLifecycleManager:
@@ -240,7 +241,9 @@ class BrokerLifecycleManager:
             except KafkaError as exc:
                 logger.warning("%s Controller not reachable: %s", self._prefix, exc)
                 delay = backoff
-                backoff = min(backoff * 2, self._interval_s)
+                # an unregistered broker keeps asking often: the quorum elects its first leader
+                # a second or so after a cold start, and the broker serves once registered
+                backoff = min(backoff * 2, self._interval_s if self.broker_epoch >= 0 else REGISTRATION_MAX_BACKOFF_S)
             except Exception:
                 logger.exception("%s Unexpected error; retrying", self._prefix)
                 delay = self._interval_s

@@ -6,34 +6,42 @@ NewPartitions and ConfigResource, ...) and every error class of
 and one class per Kafka error code, e.g. ``NotLeaderOrFollowerError``).
 """
 
-from kafkette.client.admin import AdminClient, NewPartitions, NewTopic, PartitionInfo, TopicDescription
-from kafkette.client.config_resource import (
-    AlterConfigOp,
-    AlterConfigOpType,
-    ConfigEntry,
-    ConfigResource,
-    ConfigResourceType,
-    ConfigSource,
-)
-from kafkette.client.consumer import (
-    Consumer,
-    ConsumerRebalanceListener,
-    ConsumerRecord,
-    ListOffsetsResultInfo,
-    OffsetAndTimestamp,
-    OffsetSpec,
-)
-from kafkette.client.group_descriptions import (
-    ConsumerGroupDescription,
-    ConsumerGroupListing,
-    MemberDescription,
-)
-from kafkette.client.local_cluster import LocalCluster, LocalClusterError
-from kafkette.client.offset_and_metadata import OffsetAndMetadata
-from kafkette.client.producer import Producer, RecordMetadata
+import importlib
+from typing import Any
+
 from kafkette.protocol import errors as _errors
 from kafkette.protocol.errors import IllegalStateError, KafkaConnectionError, KafkaError, KafkaTimeoutError
 from kafkette.protocol.topic_partition import TopicPartition
+
+# The SDK's classes are imported on first use (PEP 562), so that a process that needs one
+# submodule (a broker reading ``kafkette.client.topic_config``) does not import them all.
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("AdminClient", "NewPartitions", "NewTopic", "PartitionInfo", "TopicDescription"),
+                    "kafkette.client.admin"),
+    **dict.fromkeys(("AlterConfigOp", "AlterConfigOpType", "ConfigEntry", "ConfigResource", "ConfigResourceType",
+                     "ConfigSource"), "kafkette.client.config_resource"),
+    **dict.fromkeys(("Consumer", "ConsumerRebalanceListener", "ConsumerRecord", "ListOffsetsResultInfo",
+                     "OffsetAndTimestamp", "OffsetSpec"), "kafkette.client.consumer"),
+    **dict.fromkeys(("ConsumerGroupDescription", "ConsumerGroupListing", "MemberDescription"),
+                    "kafkette.client.group_descriptions"),
+    **dict.fromkeys(("LocalCluster", "LocalClusterError"), "kafkette.client.local_cluster"),
+    "OffsetAndMetadata": "kafkette.client.offset_and_metadata",
+    **dict.fromkeys(("Producer", "RecordMetadata"), "kafkette.client.producer"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kafkette.client' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 globals().update(_errors.all_error_classes())
 
