@@ -119,9 +119,9 @@ def _load(bootstrap: str, records: int) -> None:
     from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
     from confluent_kafka.admin import AdminClient, NewTopic
 
+    admin = AdminClient({"bootstrap.servers": bootstrap})  # kept alive until its future is done
     try:
-        AdminClient({"bootstrap.servers": bootstrap}).create_topics(
-            [NewTopic(TOPIC, num_partitions=3, replication_factor=NODES)])[TOPIC].result(60)
+        admin.create_topics([NewTopic(TOPIC, num_partitions=3, replication_factor=NODES)])[TOPIC].result(60)
     except KafkaException as exc:
         raise RuntimeError(f"could not create {TOPIC}: {exc}") from None
     producer = Producer({"bootstrap.servers": bootstrap, "acks": "all"})
