@@ -1,6 +1,7 @@
 """Apache Kafka as the chaos harness's cluster: the parts of LocalCluster's surface the harness and
 the nemesis use, over ``tests/peers/kafka_peer.KafkaPeer`` (3 nodes in KRaft combined mode,
-each a broker and a voter of the metadata quorum, on 127.0.0.1).
+each a broker and a voter of the metadata quorum, on 127.0.0.1 or each in a network namespace
+of its own: ``hosts`` and ``command_prefix`` from ``tests/chaos/netns.NamespaceNetwork``).
 
 Owns: the fast-failover settings that Apache Kafka shares with Kafkette by name
 (``KAFKA_FAST_FAILOVER``), ``KafkaPeerCluster`` (node pids, hard and clean stops, restarts) and
@@ -13,6 +14,7 @@ replicas' segment files after the run.  It does not own the workload's clients
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from kafkette.client.local_cluster import HOST
@@ -57,21 +59,32 @@ class KafkaPeerCluster:
         broker_configs: ``server.properties`` entries over ``KAFKA_FAST_FAILOVER``.
         nodes: node count (each a broker and a voter).
         heap_mb: each JVM's heap (MiB).
+        hosts / command_prefix: where the nodes live and how each is started (``KafkaPeer``'s
+            arguments: ``NamespaceNetwork.hosts()`` and ``.command_prefix()``); 127.0.0.1 without.
 
-    ``start``/``stop`` start and stop every node (clean stop: SIGTERM, Kafka's controlled
+    ``node_configs`` (``{node: {property: value}}``) is laid over the other settings for that
+    node (the harness puts ``log.dirs`` on a tmpfs of its own there); ``broker_dir(node)`` is the
+    node's directory.  ``start``/``stop`` start and stop every node (clean stop: SIGTERM, Kafka's controlled
     shutdown); ``stop_broker(node, hard=True)`` is SIGKILL, ``start_broker`` restarts the node
     with its storage and waits until it serves (at most 120 s).
     """
 
     def __init__(self, data_dir: Path, broker_configs: dict[str, object] | None = None, nodes: int = 3,
-                 heap_mb: int = 384) -> None:
+                 heap_mb: int = 384, hosts: Mapping[int, str] | None = None,
+                 command_prefix: Mapping[int, Sequence[str]] | None = None) -> None:
         self.peer = KafkaPeer(data_dir, nodes=nodes, heap_mb=heap_mb,
-                              broker_configs={**KAFKA_FAST_FAILOVER, **(broker_configs or {})})
+                              broker_configs={**KAFKA_FAST_FAILOVER, **(broker_configs or {})},
+                              hosts=hosts, command_prefix=command_prefix)
         self.broker_ids = list(self.peer.node_ids)
+        self.node_configs = self.peer.node_configs
+
+    def broker_dir(self, node: int) -> Path:
+        """The node's directory (its config, output and, unless ``node_configs`` moves them, logs)."""
+        return self.peer.node_dir(node)
 
     @property
     def bootstrap_servers(self) -> str:
-        """``127.0.0.1:port,...`` of every node's PLAINTEXT listener."""
+        """``host:port,...`` of every node's PLAINTEXT listener."""
         return self.peer.bootstrap_servers
 
     def start(self) -> None:
@@ -125,17 +138,19 @@ class KafkaLocator:
     ``__cluster_metadata`` partition 0), each asked of the nodes in turn until one answers.
 
     Args:
-        ports: ``{node id: PLAINTEXT port on 127.0.0.1}``.
+        ports: ``{node id: PLAINTEXT port}``.
+        hosts: ``{node id: address}`` (127.0.0.1 for a node not named).
     """
 
-    def __init__(self, ports: dict[int, int]) -> None:
+    def __init__(self, ports: dict[int, int], hosts: Mapping[int, str] | None = None) -> None:
         self.ports = dict(ports)
+        self.hosts = {node: (hosts or {}).get(node, HOST) for node in self.ports}
 
     def _ask(self, api: str, version: int, request: object) -> object:
         failures = []
         for node, port in self.ports.items():
             try:
-                client = RawKafkaClient(HOST, port, timeout_s=LOOKUP_TIMEOUT_S)
+                client = RawKafkaClient(self.hosts[node], port, timeout_s=LOOKUP_TIMEOUT_S)
             except OSError as exc:
                 failures.append(f"node {node}: {exc}")
                 continue

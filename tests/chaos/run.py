@@ -21,12 +21,13 @@ shows that the checker sees loss.  Its rows say ``negative_control: true``.
 
 ``--broker`` picks the system under the same faults, workload and checker: ``kafkette`` (the
 default: a LocalCluster, Kafkette's SDK), ``kafka`` (Apache Kafka 4.3.1, 3 nodes each a broker
-and a voter, ``tests/chaos/kafka_cluster.py``, on 127.0.0.1 only) or ``kafkette-kafka-listener``
-(a LocalCluster with its Kafka-protocol listeners).  The last two drive the workload with
-aiokafka (``tests/chaos/kafka_workload.py``) and run only the scenarios made of kills and pauses:
-the others need network namespaces, tmpfs disks, libfaketime or the slow-fsync library, which
-only a LocalCluster's nodes are started with, and are skipped, saying so.  Every row names its
-broker.
+and a voter, ``tests/chaos/kafka_cluster.py``, each in a network namespace of its own like a
+LocalCluster's nodes, or on 127.0.0.1 with ``--loopback``) or ``kafkette-kafka-listener`` (a
+LocalCluster with its Kafka-protocol listeners).  The last two drive the workload with aiokafka
+(``tests/chaos/kafka_workload.py``).  Apache Kafka runs the scenarios made of kills, pauses,
+network cuts and full disks (its ``log.dirs`` on a tmpfs); it skips those that need libfaketime
+or the slow-fsync library, which only a LocalCluster's nodes are started with, saying so.
+Kafkette's Kafka listener runs only the kills and pauses.  Every row names its broker.
 """
 
 from __future__ import annotations
@@ -112,14 +113,16 @@ class Scenario:
         """True when a fault cuts the network (the run needs network namespaces)."""
         return any(parse_fault(f)[0] in NETWORK_KINDS for f in self.faults)
 
-    @property
-    def kafka_skip_reason(self) -> str | None:
-        """Why the scenario is not run against Apache Kafka (and Kafkette's Kafka listener, its
-        comparison), or None: its faults need what only a LocalCluster's nodes start with."""
-        if self.needs_network:
-            return "it cuts the network, and Apache Kafka's peer runs on 127.0.0.1 without network namespaces"
-        if self.disk_bytes:
-            return "it fills disks, which needs each node's log dir on a tmpfs of its own"
+    def skip_reason(self, broker: str) -> str | None:
+        """Why the scenario is not run against ``broker`` (one of BROKERS_UNDER_TEST), or None:
+        Kafkette runs every scenario; Apache Kafka all but those whose faults need what only a
+        LocalCluster's nodes start with; Kafkette's Kafka listener only kills and pauses."""
+        if broker == KAFKETTE:
+            return None
+        if broker != KAFKA and self.needs_network:
+            return "it cuts the network, which this comparison has not been run under (kills and pauses only)"
+        if broker != KAFKA and self.disk_bytes:
+            return "it fills disks, which this comparison has not been run under (kills and pauses only)"
         if self.needs_clocks:
             return "it jumps wall clocks, which needs the nodes started under libfaketime"
         if self.needs_slow_disks:
@@ -329,38 +332,37 @@ def run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path, namespa
     of their own unless ``namespaces`` is False.
 
     Raises:
-        ValueError: the scenario cuts the network and ``namespaces`` is False; ``broker`` is
-            ``kafka`` and ``namespaces`` is True; ``broker`` is not Kafkette's own and the
-            scenario has a ``kafka_skip_reason``; an unknown ``broker``.
+        ValueError: the scenario cuts the network and ``namespaces`` is False; the scenario
+            has a ``skip_reason(broker)``; an unknown ``broker``.
         netns.NamespaceError: the namespaces could not be made.
         PeerUnavailable: ``broker`` is ``kafka`` and Apache Kafka cannot run here (no Java or Maven).
         AssertionError, TimeoutError, LocalClusterError, RuntimeError: the cluster did not heal or start.
     """
     if broker not in BROKERS_UNDER_TEST:
         raise ValueError(f"broker {broker!r}: expected one of {BROKERS_UNDER_TEST}")
-    if broker != KAFKETTE and scenario.kafka_skip_reason:
-        raise ValueError(f"scenario {scenario.name} is not run against Apache Kafka: {scenario.kafka_skip_reason}")
+    if (reason := scenario.skip_reason(broker)) is not None:
+        raise ValueError(f"scenario {scenario.name} is not run against {broker}: {reason}")
     if not namespaces:
         if scenario.needs_network:
             raise ValueError(f"scenario {scenario.name} cuts the network: it needs network namespaces")
         return _run_once(scenario, seed, faults, data_dir, None, broker)
-    if broker == KAFKA:
-        raise ValueError("Apache Kafka's peer runs on 127.0.0.1 only: run it with namespaces=False (--loopback)")
     with NamespaceNetwork(list(range(1, BROKERS + 1))) as network:
         return network.run_as_client(lambda: _run_once(scenario, seed, faults, data_dir, network, broker),
                                      RUN_TIMEOUT_S)
 
 
 def _deploy(broker: str, scenario: Scenario, data_dir: Path, network: NamespaceNetwork | None) -> Deployment:
-    """The (not yet started) cluster of ``broker`` with the fast-failover settings and the scenario's."""
+    """The (not yet started) cluster of ``broker`` with the fast-failover settings and the scenario's,
+    its nodes placed in ``network``'s namespaces when there is one."""
+    placement = {} if network is None else {"hosts": network.hosts(), "command_prefix": network.command_prefix()}
     if broker == KAFKA:
         configs = dict(scenario.broker_configs)
         if configs.get("unclean.leader.election.enable") == "true":
             configs.update(KAFKA_UNCLEAN_SWEEP)
-        cluster = KafkaPeerCluster(data_dir, configs, nodes=BROKERS, heap_mb=KAFKA_HEAP_MB)
-        return Deployment(broker, cluster, cluster.bootstrap_servers, kafka_workload, KafkaLocator(cluster.peer.ports))
+        cluster = KafkaPeerCluster(data_dir, configs, nodes=BROKERS, heap_mb=KAFKA_HEAP_MB, **placement)
+        return Deployment(broker, cluster, cluster.bootstrap_servers, kafka_workload,
+                          KafkaLocator(cluster.peer.ports, cluster.peer.hosts))
     configs = {**FAST_FAILOVER, **scenario.broker_configs}
-    placement = {} if network is None else {"hosts": network.hosts(), "command_prefix": network.command_prefix()}
     listener = broker == KAFKETTE_KAFKA_LISTENER
     local = LocalCluster(num_brokers=BROKERS, data_dir=data_dir, broker_configs=configs, kafka_protocol=listener,
                          **placement)
@@ -469,8 +471,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep each run's cluster directory (broker logs) under DIR/<scenario>-<seed>")
     parser.add_argument("--results-dir", type=Path, default=RESULTS)
     parser.add_argument("--broker", choices=BROKERS_UNDER_TEST, default=KAFKETTE,
-                        help="the system under test: Kafkette (default), Apache Kafka 4.3.1 (on 127.0.0.1), or "
-                             "Kafkette's Kafka-protocol listener; the last two with aiokafka, kills and pauses only")
+                        help="the system under test: Kafkette (default), Apache Kafka 4.3.1 (kills, pauses, "
+                             "network cuts and full disks), or Kafkette's Kafka-protocol listener (kills and "
+                             "pauses); the last two with aiokafka")
     args = parser.parse_args(argv)
     runs = args.runs or (1 if args.quick else 3)
     faults = args.faults or (2 if args.quick else 4)
@@ -486,18 +489,14 @@ def main(argv: list[str] | None = None) -> int:
     again = "" if args.broker == KAFKETTE else f" --broker {args.broker}"
     print(f"[chaos] first seed {seed}; replay a run with --seed SEED --scenario NAME --runs 1{again}", flush=True)
     namespaces = not args.loopback
-    if namespaces and args.broker == KAFKA:
-        print("[chaos] Apache Kafka's peer runs on 127.0.0.1: running on loopback", flush=True)
-        namespaces = False
     if namespaces and (reason := netns.available()) is not None:
         print(f"[chaos] network namespaces cannot be made here ({reason}): running on 127.0.0.1 and "
               f"skipping the scenarios that cut the network", flush=True)
         namespaces = False
     rows, failed = [], []
     for scenario in (SCENARIOS[name] for name in (args.scenario or SCENARIOS)):
-        if args.broker != KAFKETTE and scenario.kafka_skip_reason:
-            print(f"[chaos] SKIPPED {scenario.name} (--broker {args.broker}): not run against Apache Kafka: "
-                  f"{scenario.kafka_skip_reason}", flush=True)
+        if (reason := scenario.skip_reason(args.broker)) is not None:
+            print(f"[chaos] SKIPPED {scenario.name} (--broker {args.broker}): {reason}", flush=True)
             continue
         if scenario.needs_network and not namespaces:
             print(f"[chaos] SKIPPED {scenario.name}: it cuts the network and needs network namespaces", flush=True)

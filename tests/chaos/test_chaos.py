@@ -4,12 +4,13 @@ leaders and the active controller, full and slow disks and wall-clock jumps lose
 acknowledged; the negative control (acks=1, lagging followers, unclean election, an isolated
 leader) loses records, so the checker can see loss.
 
-One more runs the same harness against Apache Kafka 4.3.1 (3 nodes on 127.0.0.1, the workload
-through aiokafka, one leader killed with SIGKILL) so that the comparison's path is exercised;
-it needs Java 17 and Maven (``tests/peers/kafka_peer.py``), not root.
+Two more run the same harness against Apache Kafka 4.3.1 (3 nodes, the workload through
+aiokafka) so that the comparison's paths are exercised: one leader killed with SIGKILL on
+127.0.0.1 (Java 17 and Maven, ``tests/peers/kafka_peer.py``, not root), and leaders cut off
+with each node in a network namespace of its own (root too).
 
 Each run prints its seed; replay one with ``python -m tests.chaos.run --seed SEED --scenario NAME --runs 1``
-(``--broker kafka --loopback`` for Apache Kafka).
+(``--broker kafka``, with ``--loopback`` for the kill, for Apache Kafka).
 Needs root (network namespaces, tmpfs mounts, apt-get for libfaketime and gcc): without it
 the namespaced tests fail, saying why.
 """
@@ -93,3 +94,15 @@ def test_apache_kafka_loses_nothing_acknowledged_when_a_leader_is_killed_under_t
         pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
     assert result.broker == KAFKA
     _assert_valid(result, 1, network="loopback")
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.usefixtures("namespaces_can_be_made")
+def test_apache_kafka_loses_nothing_acknowledged_when_leaders_are_cut_off_in_network_namespaces(tmp_path):
+    seed = random.SystemRandom().randrange(1 << 31)
+    try:
+        result = run_once(SCENARIOS["partition-leader"], seed, faults=2, data_dir=tmp_path, broker=KAFKA)
+    except PeerUnavailable as exc:
+        pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
+    assert result.broker == KAFKA
+    _assert_valid(result, 2)

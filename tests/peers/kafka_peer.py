@@ -3,6 +3,8 @@
 ``python -m tests.peers.kafka_peer [--nodes 1|3] [--data-dir DIR]`` (``make kafka-peer``) starts
 Apache Kafka (``KAFKA_VERSION``, KRaft combined mode, no ZooKeeper, no Docker) on loopback and
 keeps it up until Ctrl-C, printing ``bootstrap.servers``; tests and benchmarks use ``KafkaPeer``.
+``KafkaPeer(hosts=..., command_prefix=...)`` places nodes elsewhere (each in a network namespace
+of its own, say: the chaos harness), as ``LocalCluster`` does with the same arguments.
 
 Owns: resolving the pinned jars (``tests/peers/kafka/pom.xml``, ``mvn
 dependency:copy-dependencies``) into a cache outside the repository (``KAFKETTE_PEER_CACHE``, by
@@ -27,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from kafkette.client.config_def import render_properties
@@ -94,7 +97,7 @@ def resolve() -> Path:
 
 
 class KafkaPeer:
-    """``nodes`` Apache Kafka nodes in KRaft combined mode on 127.0.0.1.
+    """``nodes`` Apache Kafka nodes in KRaft combined mode, on 127.0.0.1 unless ``hosts`` says otherwise.
 
     Args:
         data_dir: where each node's config, logs and output go (``node-<id>/``).
@@ -102,18 +105,36 @@ class KafkaPeer:
         heap_mb: each JVM's heap (``-Xms``/``-Xmx``, MiB).
         broker_configs: extra ``server.properties`` entries for every node.
         startup_timeout_s: bound of ``start`` (s).
+        hosts: ``{node id: address}`` of nodes that do not live on 127.0.0.1 (each in a network
+            namespace of its own, say).  Such a node's PLAINTEXT and CONTROLLER listeners bind
+            ``0.0.0.0`` on its ports and it publishes ``advertised.listeners=PLAINTEXT://<address>:<port>``;
+            ``controller.quorum.voters``, ``bootstrap_servers`` and the readiness check use the
+            address.  Nodes not named stay on 127.0.0.1.
+        command_prefix: ``{node id: argv prefix}`` put before the node's ``java ... kafka.Kafka``
+            (``["ip", "netns", "exec", ns]``, which execs, so ``pid`` stays the JVM's own).
+
+    ``node_configs`` (``{node id: {property: value}}``, empty at first) is laid over
+    ``broker_configs`` for that node; set it before ``start`` (``log.dirs`` on a tmpfs, say).
 
     Use as ``with KafkaPeer(...) as peer:``; ``peer.bootstrap_servers`` is
-    ``"127.0.0.1:p1,..."``.  Raises ``PeerUnavailable`` (no Java, Maven or registry) and
+    ``"127.0.0.1:p1,..."`` (each node's address from ``hosts``).  Raises ``PeerUnavailable`` (no Java, Maven or registry) and
     ``RuntimeError`` (a node exited or did not start in time; the message has its log's tail).
     """
 
     def __init__(self, data_dir: str | os.PathLike[str], nodes: int = 1, heap_mb: int = DEFAULT_HEAP_MB,
-                 broker_configs: dict[str, object] | None = None, startup_timeout_s: float = 120) -> None:
+                 broker_configs: dict[str, object] | None = None, startup_timeout_s: float = 120,
+                 hosts: Mapping[int, str] | None = None,
+                 command_prefix: Mapping[int, Sequence[str]] | None = None) -> None:
         if nodes < 1:
             raise ValueError("nodes must be >= 1")
         self.data_dir = Path(data_dir).resolve()
         self.node_ids = list(range(1, nodes + 1))
+        unknown = sorted(set(hosts or {}) - set(self.node_ids)) + sorted(set(command_prefix or {}) - set(self.node_ids))
+        if unknown:
+            raise ValueError(f"hosts and command_prefix name nodes {unknown}; this peer has {self.node_ids}")
+        self.hosts: dict[int, str] = {n: (hosts or {}).get(n, HOST) for n in self.node_ids}
+        self._command_prefix = {n: list(p) for n, p in (command_prefix or {}).items()}
+        self.node_configs: dict[int, dict[str, object]] = {}
         ports = free_ports(2 * nodes)
         self.ports = dict(zip(self.node_ids, ports[:nodes], strict=True))
         self.controller_ports = dict(zip(self.node_ids, ports[nodes:], strict=True))
@@ -126,7 +147,7 @@ class KafkaPeer:
 
     @property
     def bootstrap_servers(self) -> str:
-        return ",".join(f"{HOST}:{self.ports[n]}" for n in self.node_ids)
+        return ",".join(f"{self.hosts[n]}:{self.ports[n]}" for n in self.node_ids)
 
     def node_dir(self, node: int) -> Path:
         return self.data_dir / f"node-{node}"
@@ -138,12 +159,15 @@ class KafkaPeer:
     def properties(self, node: int) -> dict[str, str]:
         """The node's ``server.properties``."""
         replication = min(3, len(self.node_ids))
+        host = self.hosts[node]
+        bind = HOST if host == HOST else "0.0.0.0"
         props: dict[str, object] = {
             "process.roles": "broker,controller",
             "node.id": node,
-            "controller.quorum.voters": ",".join(f"{n}@{HOST}:{self.controller_ports[n]}" for n in self.node_ids),
-            "listeners": f"PLAINTEXT://{HOST}:{self.ports[node]},CONTROLLER://{HOST}:{self.controller_ports[node]}",
-            "advertised.listeners": f"PLAINTEXT://{HOST}:{self.ports[node]}",
+            "controller.quorum.voters": ",".join(f"{n}@{self.hosts[n]}:{self.controller_ports[n]}"
+                                                 for n in self.node_ids),
+            "listeners": f"PLAINTEXT://{bind}:{self.ports[node]},CONTROLLER://{bind}:{self.controller_ports[node]}",
+            "advertised.listeners": f"PLAINTEXT://{host}:{self.ports[node]}",
             "controller.listener.names": "CONTROLLER",
             "inter.broker.listener.name": "PLAINTEXT",
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
@@ -156,6 +180,7 @@ class KafkaPeer:
             "group.initial.rebalance.delay.ms": 0,
         }
         props.update(self.broker_configs)
+        props.update(self.node_configs.get(node, {}))
         return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in props.items()}
 
     def _java(self, libs: Path, *args: str) -> list[str]:
@@ -216,7 +241,8 @@ class KafkaPeer:
         self._log_starts[node] = log.stat().st_size if log.exists() else 0
         with open(log, "ab") as out:
             self._procs[node] = subprocess.Popen(
-                self._java(libs, "kafka.Kafka", str(self.node_dir(node) / "server.properties")),
+                [*self._command_prefix.get(node, []),
+                 *self._java(libs, "kafka.Kafka", str(self.node_dir(node) / "server.properties"))],
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=str(self.node_dir(node)))
 
     def stop_node(self, node: int, hard: bool = False, timeout_s: float = 60) -> None:
@@ -251,7 +277,7 @@ class KafkaPeer:
                 started = STARTED_LOG_LINE.encode() in log.read()
             if started:
                 try:
-                    socket.create_connection((HOST, self.ports[node]), timeout=1).close()
+                    socket.create_connection((self.hosts[node], self.ports[node]), timeout=1).close()
                     return
                 except OSError:
                     pass
