@@ -47,13 +47,7 @@ class RawKafkaClient:
 
     def call(self, api_name: str, version: int, request: KafkaStruct) -> KafkaStruct:
         """Send ``request`` as ``api_name`` v``version``; the decoded response body."""
-        api = APIS_BY_NAME[api_name]
-        flexible = api.flexible(version)
-        self._correlation_id += 1
-        head = encode_request_header(KafkaRequestHeader(api.key, version, self._correlation_id, "conformance"),
-                                     request_header_version(flexible))
-        body = b"".join(bytes(p) for p in request.encode(version, flexible))
-        self._sock.sendall(_LENGTH.pack(len(head) + len(body)) + head + body)
+        api, flexible = self._send(api_name, version, request)
         size = _LENGTH.unpack(self._exactly(4))[0]
         reader = BinaryReader(self._exactly(size), KafkaSchemaError, f"{api_name} v{version} response")
         correlation_id = decode_response_header(reader, response_header_version(api.key, flexible))
@@ -63,6 +57,11 @@ class RawKafkaClient:
 
     def send_only(self, api_name: str, version: int, request: KafkaStruct) -> None:
         """Send without reading an answer (Produce with acks=0 gets none)."""
+        self._send(api_name, version, request)
+
+    def _send(self, api_name: str, version: int, request: KafkaStruct) -> tuple[KafkaApi, bool]:
+        """Frame and send one request with the next correlation id; its API and whether the
+        version is flexible (KIP-482)."""
         api = APIS_BY_NAME[api_name]
         flexible = api.flexible(version)
         self._correlation_id += 1
@@ -70,6 +69,7 @@ class RawKafkaClient:
                                      request_header_version(flexible))
         body = b"".join(bytes(p) for p in request.encode(version, flexible))
         self._sock.sendall(_LENGTH.pack(len(head) + len(body)) + head + body)
+        return api, flexible
 
     def _exactly(self, size: int) -> bytes:
         chunks = []
