@@ -29,6 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.perf.confluent_produce import produce_all
 from tests.perf.kafkette_workloads import rss_bytes
 from tests.perf.results_file import write_result
 
@@ -126,16 +127,7 @@ def _load(bootstrap: str, records: int) -> None:
         raise RuntimeError(f"could not create {TOPIC}: {exc}") from None
     producer = Producer({"bootstrap.servers": bootstrap, "acks": "all"})
     value = b"x" * 100
-    for i in range(records):
-        while True:
-            try:
-                producer.produce(TOPIC, value, partition=i % 3)
-                break
-            except BufferError:
-                producer.poll(0.05)
-        producer.poll(0)
-    if producer.flush(120) != 0:
-        raise RuntimeError("confluent-kafka: records still queued after 120 s")
+    produce_all(producer, TOPIC, value, records, partitions=3)
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "footprint", "enable.auto.commit": False})
     consumer.assign([TopicPartition(TOPIC, p, 0) for p in range(3)])
     count, deadline = 0, time.monotonic() + 300

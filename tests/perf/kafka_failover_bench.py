@@ -39,6 +39,7 @@ from kafkette.protocol.kafka_messages.quorum import (
     DescribeQuorumTopicRequest,
 )
 from tests.conformance.raw_client import RawKafkaClient
+from tests.perf.confluent_produce import produce_all
 from tests.perf.results_file import write_result
 
 NODES = 3
@@ -193,16 +194,7 @@ def recovery(nodes: Nodes, size_mb: int) -> tuple[float, int]:
     producer = Producer({"bootstrap.servers": nodes.bootstrap, "acks": "1", "linger.ms": 5,
                          "batch.size": 1 << 20, "compression.type": "none"})
     value = os.urandom(1024)
-    for _ in range(records):
-        while True:
-            try:
-                producer.produce("recovery", value, partition=0)
-                break
-            except BufferError:
-                producer.poll(0.05)
-        producer.poll(0)
-    if producer.flush(300) != 0:
-        raise RuntimeError("records still queued after 300 s")
+    produce_all(producer, "recovery", value, records, flush_timeout_s=300)
     node = min(nodes.addresses)
     nodes.kill(node)
     time.sleep(1.0)

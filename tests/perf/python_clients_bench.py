@@ -27,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.perf.confluent_produce import produce_all
 from tests.perf.results_file import write_result
 
 TOPIC = "python-clients"
@@ -93,16 +94,7 @@ def _confluent(bootstrap: str, records: int, value: bytes) -> tuple[float, float
 
     started = time.perf_counter()
     producer = Producer({"bootstrap.servers": bootstrap, "acks": "1"})
-    for _ in range(records):
-        while True:
-            try:
-                producer.produce(TOPIC, value, partition=0)
-                break
-            except BufferError:  # the local queue is full: serve delivery reports, then retry
-                producer.poll(0.05)
-        producer.poll(0)
-    if producer.flush(120) != 0:
-        raise RuntimeError("confluent-kafka: records still queued after 120 s")
+    produce_all(producer, TOPIC, value, records)
     produced = time.perf_counter() - started
     started = time.perf_counter()
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-{os.getpid()}",

@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.perf.confluent_produce import produce_all
 from tests.perf.results_file import write_result
 
 TOPIC = "spark-sources"
@@ -71,16 +72,7 @@ def fill_topic(bootstrap: str, records: int, size: int) -> None:
     admin.create_topics([NewTopic(TOPIC, num_partitions=PARTITIONS, replication_factor=1)])[TOPIC].result(timeout=60)
     producer = Producer({"bootstrap.servers": bootstrap, "acks": "1", "linger.ms": 5})
     value = os.urandom(size)
-    for index in range(records):
-        while True:
-            try:
-                producer.produce(TOPIC, value, partition=index % PARTITIONS)
-                break
-            except BufferError:  # the local queue is full: serve delivery reports, then retry
-                producer.poll(0.05)
-        producer.poll(0)
-    if producer.flush(120) != 0:
-        raise RuntimeError("confluent-kafka: records still queued after 120 s")
+    produce_all(producer, TOPIC, value, records, partitions=PARTITIONS)
 
 
 def timed_count(spark, source: str, bootstrap: str, records: int) -> float:
