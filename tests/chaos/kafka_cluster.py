@@ -63,7 +63,9 @@ class KafkaPeerCluster:
             arguments: ``NamespaceNetwork.hosts()`` and ``.command_prefix()``); 127.0.0.1 without.
 
     ``node_configs`` (``{node: {property: value}}``) is laid over the other settings for that
-    node (the harness puts ``log.dirs`` on a tmpfs of its own there); ``broker_dir(node)`` is the
+    node (the harness puts ``log.dirs`` on a tmpfs of its own there), ``node_env`` (``{node:
+    {variable: value}}``) is added to that node's JVM's environment (the clock-offset and slow-fsync
+    libraries); ``broker_dir(node)`` is the
     node's directory.  ``start``/``stop`` start and stop every node (clean stop: SIGTERM, Kafka's controlled
     shutdown); ``stop_broker(node, hard=True)`` is SIGKILL, ``start_broker`` restarts the node
     with its storage and waits until it serves (at most 120 s).
@@ -77,6 +79,7 @@ class KafkaPeerCluster:
                               hosts=hosts, command_prefix=command_prefix)
         self.broker_ids = list(self.peer.node_ids)
         self.node_configs = self.peer.node_configs
+        self.node_env = self.peer.node_env
 
     def broker_dir(self, node: int) -> Path:
         """The node's directory (its config, output and, unless ``node_configs`` moves them, logs)."""

@@ -10,8 +10,8 @@ clients still reach it: a minority of one, Jepsen's ``partition`` and Trogdor's
 the nodes still talk); on a cluster whose log dirs are size-capped tmpfs mounts also
 ``disk-full`` (the node's filesystem filled to the last byte; healed by deleting the filler
 and restarting the node, since a log taken offline by a failed write stays offline until the
-broker restarts, as an offline log dir does in Kafka); on a cluster started with libfaketime
-(``tests/chaos/clock.py``) also ``clock`` (the node's wall clock jumps 1 to 10 minutes
+broker restarts, as an offline log dir does in Kafka); on a cluster started with the
+clock-offset library (``tests/chaos/clock.py``) also ``clock`` (the node's wall clock jumps 1 to 10 minutes
 forward or back, its monotonic clock untouched; healed by putting it back); on a cluster
 started with the slow-fsync library (``tests/chaos/slow_disk.py``) also ``slow-disk``
 (every fsync of the node waits 0.2 to 1 s; healed by removing the wait).  Targets: ``leader`` (the leader of a
@@ -121,7 +121,7 @@ class Nemesis:
         hold_s: (min, max) seconds a fault lasts.
         network: the namespaces the cluster runs in (needed by ``partition`` faults).
         disks: ``{node id: mount point of its log dir's tmpfs}`` (needed by ``disk-full``).
-        clocks: the nodes' libfaketime offsets (needed by ``clock``).
+        clocks: the nodes' wall-clock offsets (needed by ``clock``).
         slow_disks: the nodes' fsync delays (needed by ``slow-disk``).
         locator: finds leaders and the controller (by default ``KafketteLocator`` on the cluster).
     """
@@ -172,7 +172,7 @@ class Nemesis:
         if kind == "disk-full" and not self.disks:
             raise ValueError(f"fault {fault!r} needs log dirs on tmpfs mounts")
         if kind == "clock" and self.clocks is None:
-            raise ValueError(f"fault {fault!r} needs the nodes started with libfaketime")
+            raise ValueError(f"fault {fault!r} needs the nodes started with the clock-offset library")
         if kind == "slow-disk" and self.slow_disks is None:
             raise ValueError(f"fault {fault!r} needs the nodes started with the slow-fsync library")
         node = await self._target(target)
@@ -227,7 +227,7 @@ class Nemesis:
             assert self.clocks is not None
             offset = self.rng.choice((-1, 1)) * self.rng.randint(60, 600)
             logger.info("[Nemesis] node %d's wall clock jumps %+d s", node, offset)
-            return self.clocks, f"{offset:+d}s"
+            return self.clocks, f"{offset:+d}"
         assert self.slow_disks is not None
         delay = self.rng.choice((200, 500, 1000))
         logger.info("[Nemesis] node %d's fsync waits %d ms", node, delay)

@@ -24,10 +24,9 @@ default: a LocalCluster, Kafkette's SDK), ``kafka`` (Apache Kafka 4.3.1, 3 nodes
 and a voter, ``tests/chaos/kafka_cluster.py``, each in a network namespace of its own like a
 LocalCluster's nodes, or on 127.0.0.1 with ``--loopback``) or ``kafkette-kafka-listener`` (a
 LocalCluster with its Kafka-protocol listeners).  The last two drive the workload with aiokafka
-(``tests/chaos/kafka_workload.py``).  Apache Kafka runs the scenarios made of kills, pauses,
-network cuts and full disks (its ``log.dirs`` on a tmpfs); it skips those that need libfaketime
-or the slow-fsync library, which only a LocalCluster's nodes are started with, saying so.
-Kafkette's Kafka listener runs only the kills and pauses.  Every row names its broker.
+(``tests/chaos/kafka_workload.py``).  Apache Kafka runs every scenario: kills, pauses, network
+cuts, full disks (its ``log.dirs`` on a tmpfs), and clock jumps and slow fsyncs (the same
+``LD_PRELOAD`` libraries in its JVMs).  Kafkette's Kafka listener runs only the kills and pauses.  Every row names its broker.
 """
 
 from __future__ import annotations
@@ -52,11 +51,13 @@ from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.client import KafkaError, LocalCluster, TopicPartition
 from tests.chaos import kafka_workload, netns, workload
 from tests.chaos.checker import Report, check
-from tests.chaos.clock import NodeClocks, find_libfaketime
+from tests.chaos.clock import NodeClocks
+from tests.chaos.clock import build_library as build_clock_library
 from tests.chaos.kafka_cluster import KAFKA_UNCLEAN_SWEEP, KafkaLocator, KafkaPeerCluster
 from tests.chaos.nemesis import NETWORK_KINDS, Injected, KafketteLocator, Locator, Nemesis, parse_fault
 from tests.chaos.netns import NamespaceNetwork
-from tests.chaos.slow_disk import SlowDisks, build_library
+from tests.chaos.slow_disk import SlowDisks
+from tests.chaos.slow_disk import build_library as build_slow_disk_library
 from tests.chaos.workload import Outcomes
 from tests.cluster_configs import FAST_FAILOVER
 from tests.cluster_helpers import log_records
@@ -100,7 +101,7 @@ class Scenario:
 
     @property
     def needs_clocks(self) -> bool:
-        """True when a fault jumps a node's clock (the nodes run with libfaketime)."""
+        """True when a fault jumps a node's clock (the nodes run with the clock-offset library)."""
         return any(parse_fault(f)[0] == "clock" for f in self.faults)
 
     @property
@@ -115,18 +116,18 @@ class Scenario:
 
     def skip_reason(self, broker: str) -> str | None:
         """Why the scenario is not run against ``broker`` (one of BROKERS_UNDER_TEST), or None:
-        Kafkette runs every scenario; Apache Kafka all but those whose faults need what only a
-        LocalCluster's nodes start with; Kafkette's Kafka listener only kills and pauses."""
-        if broker == KAFKETTE:
+        Kafkette and Apache Kafka run every scenario; Kafkette's Kafka listener only kills and
+        pauses."""
+        if broker in (KAFKETTE, KAFKA):
             return None
-        if broker != KAFKA and self.needs_network:
+        if self.needs_network:
             return "it cuts the network, which this comparison has not been run under (kills and pauses only)"
-        if broker != KAFKA and self.disk_bytes:
+        if self.disk_bytes:
             return "it fills disks, which this comparison has not been run under (kills and pauses only)"
         if self.needs_clocks:
-            return "it jumps wall clocks, which needs the nodes started under libfaketime"
+            return "it jumps wall clocks, which this comparison has not been run under (kills and pauses only)"
         if self.needs_slow_disks:
-            return "it slows fsync, which needs the nodes started with the slow-fsync LD_PRELOAD library"
+            return "it slows fsync, which this comparison has not been run under (kills and pauses only)"
         return None
 
 
@@ -195,6 +196,7 @@ class Reads:
     group: list[tuple[int, int, bytes]]
     committed: dict[int, int]
     final: list[tuple[int, int, bytes]]
+    healed: bool = True  # every ISR was whole again within HEAL_TIMEOUT_S of healing
 
 
 @dataclass
@@ -212,10 +214,12 @@ class RunResult:
     group_read: int = 0  # records the group's members read (repeats included)
     committed: dict[int, int] = field(default_factory=dict)  # the group's commits after healing
     broker: str = KAFKETTE  # one of BROKERS_UNDER_TEST
+    healed: bool = True  # every ISR was whole again within HEAL_TIMEOUT_S of healing (liveness)
 
     @property
     def valid(self) -> bool:
-        """True when the checker found nothing and the replicas agree."""
+        """True when the checker found nothing and the replicas agree (safety; ``healed`` is
+        liveness, reported beside it)."""
         return self.report.valid and not self.diverged
 
 
@@ -242,9 +246,21 @@ def unavailability(injected: list[Injected], ack_times: dict[int, list[float]], 
     return windows
 
 
-def _replica_logs(cluster: LocalCluster | KafkaPeerCluster, ends: dict[int, int]) -> list[int]:
+def replicas_differ(seen: list[list[tuple]], lagging: bool) -> bool:
+    """True when the replicas' records (one list per replica, in offset order) differ; with
+    ``lagging``, only where both hold an offset (a replica holding a prefix of another's is
+    behind, not diverged)."""
+    if lagging:
+        longest = max(seen, key=len, default=[])
+        return any(records != longest[:len(records)] for records in seen)
+    return any(records != seen[0] for records in seen[1:])
+
+
+def _replica_logs(cluster: LocalCluster | KafkaPeerCluster, ends: dict[int, int], lagging: bool = False) -> list[int]:
     """Partitions whose replicas' records (offset, key, value) below ``ends[p]`` differ (cluster
-    stopped): Kafkette's logs through UnifiedLog, Apache Kafka's segment files directly."""
+    stopped): Kafkette's logs through UnifiedLog, Apache Kafka's segment files directly.  With
+    ``lagging`` (the run did not heal: a replica may still be out of the ISR) a replica that
+    holds a prefix of another's records is behind, not diverged: only offsets both hold count."""
     diverged = []
     for p in range(PARTITIONS):
         tp = TopicPartition(TOPIC, p)
@@ -260,16 +276,19 @@ def _replica_logs(cluster: LocalCluster | KafkaPeerCluster, ends: dict[int, int]
                 seen.append([r for r in log_records(log) if r[0] < ends.get(p, 0)])
             finally:
                 log.close()
-        if any(records != seen[0] for records in seen[1:]):
+        if replicas_differ(seen, lagging):
             diverged.append(p)
     return diverged
 
 
-async def _wait_for_full_isr(locator: Locator, what: str, timeout_s: float = 30) -> None:
+async def _wait_for_full_isr(locator: Locator, what: str, timeout_s: float = 30, required: bool = True) -> bool:
     """Poll the topic's partitions (every 0.2 s) until each has all BROKERS replicas in its ISR.
 
+    Returns:
+        True once so; False when not so after ``timeout_s`` seconds and not ``required``.
+
     Raises:
-        AssertionError: not so after ``timeout_s`` seconds (with the last answer).
+        AssertionError: not so after ``timeout_s`` seconds and ``required`` (with the last answer).
     """
     deadline = time.monotonic() + timeout_s
     last: object = None
@@ -277,9 +296,12 @@ async def _wait_for_full_isr(locator: Locator, what: str, timeout_s: float = 30)
         try:
             last = await locator.partitions(TOPIC)
             if all(len(p.isr) == BROKERS for p in last):
-                return
+                return True
         except (KafkaError, TimeoutError, OSError) as exc:
             last = exc
+        if time.monotonic() >= deadline and not required:
+            print(f"[chaos] {TOPIC}: no {what} within {timeout_s:.0f} s; last {last}", flush=True)
+            return False
         assert time.monotonic() < deadline, f"{TOPIC}: timed out waiting for {what}; last {last}"
         await asyncio.sleep(0.2)
 
@@ -319,10 +341,11 @@ async def _run_workload(deployment: Deployment, scenario: Scenario, rng: random.
     for task in done:
         if task.exception() is not None:
             raise task.exception()
-    await _wait_for_full_isr(deployment.locator, "a full ISR after healing", timeout_s=HEAL_TIMEOUT_S)
+    healed = await _wait_for_full_isr(deployment.locator, "a full ISR after healing", timeout_s=HEAL_TIMEOUT_S,
+                                      required=False)
     final = await clients.final_read(bootstrap, tps)
     committed = await clients.committed_offsets(bootstrap, GROUP, TOPIC)
-    return Reads(continuous, group_read, committed, final), nemesis.injected, end_s, outcomes
+    return Reads(continuous, group_read, committed, final, healed), nemesis.injected, end_s, outcomes
 
 
 def run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path, namespaces: bool = True,
@@ -381,14 +404,14 @@ def _run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path,
     cluster = deployment.cluster
     clocks = None
     if scenario.needs_clocks:
-        library, problem = find_libfaketime()
+        library, problem = build_clock_library(data_dir / "clocks")
         if library is None:
-            raise RuntimeError(f"scenario {scenario.name} jumps clocks and needs libfaketime: {problem}")
+            raise RuntimeError(f"scenario {scenario.name} jumps clocks and needs the clock-offset library: {problem}")
         clocks = NodeClocks(data_dir / "clocks", cluster.broker_ids, library)
         cluster.node_env.update({node: clocks.env(node) for node in cluster.broker_ids})
     slow_disks = None
     if scenario.needs_slow_disks:
-        library, problem = build_library(data_dir / "slow-disk")
+        library, problem = build_slow_disk_library(data_dir / "slow-disk")
         if library is None:
             raise RuntimeError(f"scenario {scenario.name} slows disks and needs the slow-fsync library: {problem}")
         slow_disks = SlowDisks(data_dir / "slow-disk", cluster.broker_ids, library)
@@ -411,10 +434,11 @@ def _run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path,
             ends[partition] = max(ends.get(partition, 0), offset + 1)
         report = check(outcomes.sends, [reads.continuous, reads.final], group_read=reads.group,
                        committed=reads.committed)
-        result = RunResult(scenario.name, seed, where, report, _replica_logs(cluster, ends),
+        result = RunResult(scenario.name, seed, where, report, _replica_logs(cluster, ends, not reads.healed),
                            unavailability(injected, outcomes.ack_times, PARTITIONS, end_s), injected,
-                           len(reads.group), reads.committed, broker)
+                           len(reads.group), reads.committed, broker, reads.healed)
     print(f"[chaos] {scenario.name} seed {seed} ({broker}): {report.summary()}, diverged partitions {result.diverged}, "
+          f"healed {result.healed}, "
           f"group read {result.group_read} committed {result.committed}, errors {outcomes.errors}", flush=True)
     return result
 
@@ -437,6 +461,7 @@ def summarize(scenario: Scenario, results: list[RunResult]) -> dict:
         "skipped_by_group": sum(len(r.report.skipped_by_group) for r in results),
         "unexpected": sum(len(r.report.unexpected) for r in results),
         "diverged": sum(len(r.diverged) for r in results),
+        "not_healed": sum(not r.healed for r in results),
         "unavailable_p50_s": round(statistics.median(windows), 2) if windows else 0.0,
         "unavailable_max_s": round(max(windows), 2) if windows else 0.0,
         "seeds": [r.seed for r in results],
@@ -447,13 +472,13 @@ def summarize(scenario: Scenario, results: list[RunResult]) -> dict:
 def table(rows: list[dict]) -> str:
     """The rows as a Markdown table."""
     head = ("| scenario | broker | runs | acknowledged | lost | duplicated | reordered | moved | inconsistent offsets "
-            "| skipped by the group | diverged replicas | unavailable p50 s | max s |")
-    lines = [head, "|" + " --- |" * 13]
+            "| skipped by the group | diverged replicas | not healed in 60 s | unavailable p50 s | max s |")
+    lines = [head, "|" + " --- |" * 14]
     for r in rows:
         name = r["scenario"] + (" (negative control)" if r["negative_control"] else "")
         lines.append(f"| {name} | {r.get('broker', KAFKETTE)} | {r['runs']} | {r['acknowledged']:,} | {r['lost']} | {r['duplicated']} | "
                      f"{r['reordered']} | {r['moved']} | {r['inconsistent_offsets']} | {r['skipped_by_group']} | "
-                     f"{r['diverged']} | "
+                     f"{r['diverged']} | {r.get('not_healed', 0)} | "
                      f"{r['unavailable_p50_s']} | {r['unavailable_max_s']} |")
     return "\n".join(lines)
 
@@ -471,9 +496,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep each run's cluster directory (broker logs) under DIR/<scenario>-<seed>")
     parser.add_argument("--results-dir", type=Path, default=RESULTS)
     parser.add_argument("--broker", choices=BROKERS_UNDER_TEST, default=KAFKETTE,
-                        help="the system under test: Kafkette (default), Apache Kafka 4.3.1 (kills, pauses, "
-                             "network cuts and full disks), or Kafkette's Kafka-protocol listener (kills and "
-                             "pauses); the last two with aiokafka")
+                        help="the system under test: Kafkette (default), Apache Kafka 4.3.1 (every scenario), "
+                             "or Kafkette's Kafka-protocol listener (kills and pauses); the last two with aiokafka")
     args = parser.parse_args(argv)
     runs = args.runs or (1 if args.quick else 3)
     faults = args.faults or (2 if args.quick else 4)
@@ -517,6 +541,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             failed.extend(f"{scenario.name} seed {r.seed}: {r.report.summary()}, diverged {r.diverged}"
                           for r in results if not r.valid)
+        failed.extend(f"{scenario.name} seed {r.seed}: no full ISR within {HEAL_TIMEOUT_S} s of healing"
+                      for r in results if not r.healed)
     print(table(rows))
     args.results_dir.mkdir(parents=True, exist_ok=True)
     out = args.results_dir / f"chaos-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"

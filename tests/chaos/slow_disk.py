@@ -2,8 +2,7 @@
 
 ``slow_fsync.c`` (beside this file) is an ``LD_PRELOAD`` library that makes ``fsync(2)`` and
 ``fdatasync(2)`` wait the milliseconds written in a file of the node's own, re-read at every
-call; ``build_library`` compiles it with the machine's C compiler (installing Debian's ``gcc``
-as root when missing) into a directory of the run.  ``SlowDisks.slow`` writes a delay,
+call; ``build_library`` compiles it (``tests/chaos/preload.py``) into a directory of the run.  ``SlowDisks.slow`` writes a delay,
 ``restore`` writes 0.  What waits is what the node makes durable: the metadata quorum's log
 (KRaft flushes it before acknowledging), checkpoints, segment rolls and flushes.  Kafka
 concept: none (Jepsen's ``lazyfs`` and Trogdor's ``DegradedNetworkFaultSpec`` degrade I/O the
@@ -12,27 +11,15 @@ same way, from outside the process).
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from tests.chaos.node_dials import NodeDials
-from tests.perf.peer_servers import Installer
-
-SOURCE = Path(__file__).with_name("slow_fsync.c")
+from tests.chaos.preload import build_preload
 
 
 def build_library(directory: Path) -> tuple[Path | None, str | None]:
     """``(path of the built slow_fsync.so, None)``, else ``(None, what is missing)``."""
-    compiler, problem = Installer(log=lambda line: None).ensure_binary("gcc", "gcc")
-    if compiler is None:
-        return None, problem
-    directory.mkdir(parents=True, exist_ok=True)
-    library = directory / "slow_fsync.so"
-    done = subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-o", str(library), str(SOURCE), "-ldl"],
-                          capture_output=True, text=True, timeout=120)
-    if done.returncode != 0:
-        return None, f"gcc could not build {SOURCE.name}: {done.stderr.strip()[-500:]}"
-    return library, None
+    return build_preload("slow_fsync.c", directory)
 
 
 class SlowDisks(NodeDials):

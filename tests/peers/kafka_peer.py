@@ -115,6 +115,9 @@ class KafkaPeer:
 
     ``node_configs`` (``{node id: {property: value}}``, empty at first) is laid over
     ``broker_configs`` for that node; set it before ``start`` (``log.dirs`` on a tmpfs, say).
+    ``node_env`` (``{node id: {variable: value}}``, empty at first) is added to the environment
+    of that node's JVM (not of the storage tool), as ``LocalCluster.node_env`` is to a broker's
+    (an ``LD_PRELOAD`` library and its settings, say).
 
     Use as ``with KafkaPeer(...) as peer:``; ``peer.bootstrap_servers`` is
     ``"127.0.0.1:p1,..."`` (each node's address from ``hosts``).  Raises ``PeerUnavailable`` (no Java, Maven or registry) and
@@ -135,6 +138,7 @@ class KafkaPeer:
         self.hosts: dict[int, str] = {n: (hosts or {}).get(n, HOST) for n in self.node_ids}
         self._command_prefix = {n: list(p) for n, p in (command_prefix or {}).items()}
         self.node_configs: dict[int, dict[str, object]] = {}
+        self.node_env: dict[int, dict[str, str]] = {}
         ports = free_ports(2 * nodes)
         self.ports = dict(zip(self.node_ids, ports[:nodes], strict=True))
         self.controller_ports = dict(zip(self.node_ids, ports[nodes:], strict=True))
@@ -243,7 +247,8 @@ class KafkaPeer:
             self._procs[node] = subprocess.Popen(
                 [*self._command_prefix.get(node, []),
                  *self._java(libs, "kafka.Kafka", str(self.node_dir(node) / "server.properties"))],
-                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=str(self.node_dir(node)))
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=str(self.node_dir(node)),
+                env={**os.environ, **self.node_env.get(node, {})})
 
     def stop_node(self, node: int, hard: bool = False, timeout_s: float = 60) -> None:
         """Stop one node: SIGTERM (Kafka's controlled shutdown), or SIGKILL when ``hard``; waits

@@ -68,3 +68,15 @@ def test_unavailability_is_the_longest_gap_between_acknowledgements_of_a_partiti
     acks = {0: [t for t in steady if not 10 < t < 12], 1: [t for t in steady if not 31 < t < 36]}
     assert unavailability(faults, acks, 2, end_s=50.0) == [2.0, 5.0]  # the second bit a second late
     assert unavailability(faults, acks, 3, end_s=50.0) == [20.0, 20.0]  # partition 2 never acknowledged
+
+
+def test_a_lagging_replica_is_behind_not_diverged_only_when_the_run_did_not_heal():
+    from tests.chaos.run import replicas_differ
+
+    full = [(0, b"k", b"a"), (1, b"k", b"b"), (2, b"k", b"c")]
+    behind = full[:2]
+    assert not replicas_differ([full, full, full], lagging=False)
+    assert replicas_differ([full, behind, full], lagging=False)  # healed: every ISR whole, so a short log differs
+    assert not replicas_differ([full, behind, full], lagging=True)
+    assert replicas_differ([full, [(0, b"k", b"a"), (1, b"k", b"x")], full], lagging=True)  # disagree at offset 1
+    assert not replicas_differ([], lagging=True)
