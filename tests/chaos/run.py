@@ -300,7 +300,8 @@ async def _wait_for_full_isr(locator: Locator, what: str, timeout_s: float = 30,
         except (KafkaError, TimeoutError, OSError) as exc:
             last = exc
         if time.monotonic() >= deadline and not required:
-            print(f"[chaos] {TOPIC}: no {what} within {timeout_s:.0f} s; last {last}", flush=True)
+            print(f"[chaos] {TOPIC}: timed out waiting for {what} ({timeout_s:.0f} s), reading on; last {last}",
+                  flush=True)
             return False
         assert time.monotonic() < deadline, f"{TOPIC}: timed out waiting for {what}; last {last}"
         await asyncio.sleep(0.2)
