@@ -4,10 +4,13 @@ leaders and the active controller, full and slow disks and wall-clock jumps lose
 acknowledged; the negative control (acks=1, lagging followers, unclean election, an isolated
 leader) loses records, so the checker can see loss.
 
-Two more run the same harness against Apache Kafka 4.3.1 (3 nodes, the workload through
+Four more run the same harness against Apache Kafka 4.3.1 (3 nodes, the workload through
 aiokafka) so that the comparison's paths are exercised: one leader killed with SIGKILL on
-127.0.0.1 (Java 17 and Maven, ``tests/peers/kafka_peer.py``, not root), and leaders cut off
-with each node in a network namespace of its own (root too).
+127.0.0.1 (Java 17 and Maven, ``tests/peers/kafka_peer.py``, not root), leaders cut off with
+each node in a network namespace of its own (root too), and wall-clock jumps and slow fsyncs
+through the same LD_PRELOAD libraries in Kafka's JVMs, on 127.0.0.1 (safety only for the
+jumps: a Kafka node whose clock jumped ahead and back may stay fenced past the harness's
+minute of healing, which README reports).
 
 Each run prints its seed; replay one with ``python -m tests.chaos.run --seed SEED --scenario NAME --runs 1``
 (``--broker kafka``, with ``--loopback`` for the kill, for Apache Kafka).
