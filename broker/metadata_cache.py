@@ -155,6 +155,13 @@ class MetadataCache:
         leader get LEADER_NOT_AVAILABLE; replicas on dead brokers, and those the
         controller marked offline (their log is offline on a live broker), are listed
         in ``offline_replicas``.
+
+        ``controller_id``: on the kafkette listener the active controller this broker knows
+        (the SDK's admin client sends to it); on a Kafka-protocol listener this broker itself,
+        as a KRaft broker names a live broker rather than the controller (``KafkaApis``:
+        ``getRandomAliveBrokerId``) and forwards the controller's requests (KIP-590).  Kafka
+        clients then never wait for a dead controller that the cache still lists until it is
+        fenced (librdkafka's admin client waits for the broker Metadata names).
         """
         brokers = []
         for b in sorted(self.live_brokers.values(), key=lambda b: b.id):
@@ -190,6 +197,7 @@ class MetadataCache:
         return MetadataResponse(
             brokers=brokers,
             cluster_id=self.cluster_id,
-            controller_id=self.controller_id if self.controller_id in self.live_brokers else self.broker_id,
+            controller_id=(self.controller_id if listener_name is None and self.controller_id in self.live_brokers
+                           else self.broker_id),
             topics=out,
         )

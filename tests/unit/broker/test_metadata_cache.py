@@ -62,3 +62,13 @@ def test_replicas_the_controller_marked_offline_are_listed_though_their_broker_i
                                                 partition_states=[state], live_brokers=_brokers(1, 2, 3)))
     (p,) = cache.metadata_response(["t"]).topics[0].partitions
     assert (p.error_code, p.leader_id, p.isr_nodes, p.offline_replicas) == (Errors.NONE, 2, [2, 3], [1])
+
+
+def test_a_kafka_protocol_listener_names_this_broker_as_controller_as_a_kraft_broker_does():
+    cache = MetadataCache(2, "c")
+    cache.update_metadata(UpdateMetadataRequest(controller_id=1, controller_epoch=1, full=True,
+                                                partition_states=[_state(0, 1, [1, 2, 3])],
+                                                live_brokers=_brokers(1, 2, 3)))
+    assert cache.metadata_response(["t"]).controller_id == 1  # the SDK's admin client sends to the controller
+    # Kafka clients get a live broker that forwards (KIP-590), never a controller that may have died
+    assert cache.metadata_response(["t"], "PLAINTEXT").controller_id == 2
