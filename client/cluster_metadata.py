@@ -149,12 +149,20 @@ class ClusterMetadata:
         """
         by_leader: dict[int, list[TopicPartition]] = {}
         no_leader: list[TopicPartition] = []
-        for tp in tps:
-            leader = self.leader_for(tp)
-            if leader is None or leader not in self._brokers:
+        brokers = self._brokers
+        topics = self._partitions
+        for tp in tps:  # ``leader_for`` inlined: this runs for every batch sent
+            parts = topics.get(tp[0])
+            meta = parts.get(tp[1]) if parts is not None else None
+            leader = meta.leader if meta is not None else -1
+            if leader < 0 or leader not in brokers:
                 no_leader.append(tp)
             else:
-                by_leader.setdefault(leader, []).append(tp)
+                group = by_leader.get(leader)
+                if group is None:
+                    by_leader[leader] = [tp]
+                else:
+                    group.append(tp)
         return by_leader, no_leader
 
     # --- refresh bookkeeping ---------------------------------------------------------

@@ -47,7 +47,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import crc32c
 import msgpack
@@ -75,6 +75,7 @@ MAGIC = 2
 CRC_OFFSET = 17
 ATTRIBUTES_OFFSET = 21
 BASE_OFFSET_AND_LENGTH = struct.Struct(">qi")
+BATCH_LENGTH = struct.Struct(">i")  # at byte 8, after the base offset
 LEADER_EPOCH = struct.Struct(">i")
 BASE_OFFSET = struct.Struct(">q")
 
@@ -90,9 +91,13 @@ CREATE_TIME = 0
 LOG_APPEND_TIME = 1
 
 
-@dataclass(frozen=True, slots=True)
-class BatchHeader:
-    """The decoded fixed header of one batch (see the module docstring for layout)."""
+class BatchHeader(NamedTuple):
+    """The decoded fixed header of one batch (see the module docstring for layout).
+
+    A NamedTuple, built straight from ``HEADER.unpack_from``'s tuple: one is decoded per batch
+    on every append, fetch and recovery walk, and a frozen dataclass's constructor sets its 13
+    fields one ``object.__setattr__`` at a time.
+    """
 
     base_offset: int
     batch_length: int
@@ -146,6 +151,9 @@ class Record:
     headers: list[tuple[str, bytes | None]]
 
 
+_new_header = tuple.__new__
+
+
 def read_header(buf: bytes | bytearray | memoryview, pos: int = 0) -> BatchHeader:
     """Decode the fixed header of the batch starting at ``pos``.
 
@@ -154,7 +162,7 @@ def read_header(buf: bytes | bytearray | memoryview, pos: int = 0) -> BatchHeade
     """
     if len(buf) - pos < HEADER_SIZE:
         raise CorruptRecordError(f"batch header needs {HEADER_SIZE} bytes, {len(buf) - pos} left")
-    return BatchHeader(*HEADER.unpack_from(buf, pos))
+    return _new_header(BatchHeader, HEADER.unpack_from(buf, pos))
 
 
 Row = list[Any]
@@ -407,6 +415,12 @@ def validate_batches(buf: bytes | bytearray | memoryview) -> list[tuple[int, Bat
     Raises:
         CorruptRecordError: empty input, trailing bytes, bad length, magic or CRC.
     """
+    end = len(buf)
+    if end >= HEADER_SIZE:  # the common case, one valid batch filling ``buf``, without the generator
+        header = _new_header(BatchHeader, HEADER.unpack_from(buf, 0))
+        if (header.batch_length + LOG_OVERHEAD == end and header.magic == MAGIC and header.records_count >= 1
+                and header.last_offset_delta >= 0 and compute_crc(buf, 0, end) == header.crc):
+            return [(0, header)]
     found = list(iter_batches(buf, verify_crc=True))
     consumed = found[-1][0] + found[-1][1].size_in_bytes if found else 0
     if not found:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from kafkette.protocol.schema_codegen import Mismatch, compile_init, decoder, encoder
+
 
 class SchemaError(ValueError):
     """A value does not match its schema (wrong type, wrong arity, bad version)."""
@@ -160,7 +162,7 @@ class StructType(FieldType):
         return value.to_wire(version)
 
     def from_wire(self, value: Any, version: int, path: str) -> Any:
-        return self.cls.from_wire(value, version, path)
+        return self.cls.interpret_wire(value, version, path)
 
     def default(self) -> Any:
         return self.cls()
@@ -239,8 +241,24 @@ class Struct:
         super().__init_subclass__(**kwargs)
         cls._field_names = tuple(f.name for f in cls.FIELDS)
         cls._by_version = {}
+        if "__init__" not in cls.__dict__:
+            cls.__init__ = _STRUCT_INIT  # type: ignore[method-assign]  # its own, generated on first use
 
     def __init__(self, **kwargs: Any) -> None:
+        """Keyword per field, defaults for the rest; a subclass's generated ``__init__`` replaces
+        this one at its first instance (``schema_codegen.compile_init``).
+
+        Raises:
+            TypeError: a keyword that is no field.
+        """
+        cls = type(self)
+        if cls is Struct:
+            self._interpret_init(**kwargs)
+            return
+        cls.__init__ = compile_init(cls) or Struct._interpret_init  # type: ignore[method-assign]
+        cls.__init__(self, **kwargs)
+
+    def _interpret_init(self, **kwargs: Any) -> None:
         for f in self.FIELDS:
             if f.name in kwargs:
                 setattr(self, f.name, kwargs.pop(f.name))
@@ -259,12 +277,27 @@ class Struct:
         return fields
 
     def to_wire(self, version: int) -> list[Any]:
-        """Encode for ``version`` as a list of field values (msgpack-ready)."""
-        return [f.type.to_wire(getattr(self, f.name), version) for f in self.fields_for(version)]
+        """Encode for ``version`` as a list of field values (msgpack-ready), with the class's
+        generated encoder (``schema_codegen``)."""
+        return encoder(type(self), version)(self)
 
     @classmethod
     def from_wire(cls, obj: Any, version: int, path: str | None = None) -> Struct:
-        """Decode and validate.
+        """Decode and validate with the class's generated decoder (``schema_codegen``); what it
+        refuses is decoded again field by field for the error message.
+
+        Raises:
+            SchemaError: wrong container, arity or field type (the message names the field's path).
+        """
+        try:
+            return decoder(cls, version)(obj)
+        except Mismatch:
+            return cls.interpret_wire(obj, version, path)
+
+    @classmethod
+    def interpret_wire(cls, obj: Any, version: int, path: str | None = None) -> Struct:
+        """``from_wire`` field by field through the field types (the reference the generated
+        decoders follow; the error messages come from here).
 
         Raises:
             SchemaError: wrong container, arity or field type.
@@ -296,6 +329,9 @@ class Struct:
     def __repr__(self) -> str:
         inner = ", ".join(f"{n}={_short(getattr(self, n))}" for n in self._field_names)
         return f"{type(self).__name__}({inner})"
+
+
+_STRUCT_INIT = Struct.__init__
 
 
 def _short(value: Any) -> str:

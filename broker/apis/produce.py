@@ -24,6 +24,9 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.record_batch import (
     ATTRIBUTES_OFFSET,
+    BATCH_LENGTH,
+    HEADER_SIZE,
+    LOG_OVERHEAD,
     TRANSACTIONAL_MASK,
     CorruptRecordError,
     iter_batches,
@@ -94,13 +97,20 @@ def _is_transactional(records: bytes | None) -> bool:
     """True when the first batch of ``records`` has Kafka's transactional attribute bit."""
     if records is None or len(records) < ATTRIBUTES_OFFSET + 2:
         return False
-    return bool(int.from_bytes(records[ATTRIBUTES_OFFSET:ATTRIBUTES_OFFSET + 2], "big") & TRANSACTIONAL_MASK)
+    # The bit is in the low byte of the big-endian int16 attributes.
+    return bool(records[ATTRIBUTES_OFFSET + 1] & TRANSACTIONAL_MASK)
 
 
 def _more_than_one_batch(records: bytes) -> bool:
     """True when ``records`` holds a second batch after the first: a producer sends exactly one
     batch per partition (Kafka's ``ProduceRequest.validateRecords``, INVALID_RECORD).  Anything
     malformed is left to the log's checks (CORRUPT_MESSAGE)."""
+    if len(records) >= LOG_OVERHEAD:
+        # The common case, one batch filling ``records``: its length field says so without a
+        # header decode (fewer bytes after it than a header cannot hold a second batch).
+        first_size = BATCH_LENGTH.unpack_from(records, 8)[0] + LOG_OVERHEAD
+        if len(records) - first_size < HEADER_SIZE:
+            return False
     try:
         for count, _ in enumerate(iter_batches(records), 1):
             if count > 1:

@@ -35,8 +35,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.client.config_def import LONG_MAX
@@ -76,8 +75,7 @@ _MAX_TIMESTAMP_OFFSET = 35
 _CRC = struct.Struct(">I")
 
 
-@dataclass(frozen=True, slots=True)
-class ValidationResult:
+class ValidationResult(NamedTuple):
     """The batches to append, offsets assigned, and what the walk found.
 
     Attributes:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from kafkette.broker.log.checkpoint import CorruptCheckpointError
 from kafkette.broker.log.leader_epoch_cache import (
@@ -59,8 +59,7 @@ class UnexpectedAppendOffsetError(ValueError):
         self.log_end_offset = log_end_offset
 
 
-@dataclass(frozen=True, slots=True)
-class LogAppendInfo:
+class LogAppendInfo(NamedTuple):
     """What an append wrote.
 
     Attributes:

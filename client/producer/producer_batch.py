@@ -87,7 +87,7 @@ class ProducerBatch:
 
     __slots__ = (
         "tp", "rows", "futures", "size_bytes", "created_ms", "delivery_deadline_ms",
-        "attempts", "last_error", "retry_at_ms", "closed", "done", "completion", "_encoded", "_loop",
+        "attempts", "last_error", "retry_at_ms", "closed", "done", "_completion", "_encoded", "_loop",
         "producer_id", "producer_epoch", "base_sequence", "compression", "base_timestamp", "max_timestamp",
         "order",
     )
@@ -110,12 +110,22 @@ class ProducerBatch:
         self.closed = False
         self.done = False
         self._loop = asyncio.get_running_loop()
-        self.completion: asyncio.Future[None] = self._loop.create_future()
+        self._completion: asyncio.Future[None] | None = None  # made when first asked for (flush)
         self._encoded: bytes | None = None
         self.producer_id = -1  # idempotence stamp, set by TransactionManager.stamp
         self.producer_epoch = -1
         self.base_sequence = -1
         self.order = 0  # creation order among the accumulator's batches (retries keep it)
+
+    @property
+    def completion(self) -> asyncio.Future[None]:
+        """A future done once every record's future is (made on first use: only a flush
+        waits on it, and most batches complete before anyone asks)."""
+        if self._completion is None:
+            self._completion = self._loop.create_future()
+            if self.done:
+                self._completion.set_result(None)
+        return self._completion
 
     def __repr__(self) -> str:
         return f"ProducerBatch({self.tp}, records={len(self.rows)}, bytes={self.size_bytes}, attempts={self.attempts})"
@@ -214,8 +224,8 @@ class ProducerBatch:
                     offset = base_offset + row[0] if base_offset >= 0 else -1
                     timestamp = log_append_time_ms if log_append_time_ms >= 0 else base_timestamp + row[1]
                     fut.set_result(_new_tuple(RecordMetadata, (topic, partition, offset, timestamp)))
-        if not self.completion.done():
-            self.completion.set_result(None)
+        if self._completion is not None and not self._completion.done():
+            self._completion.set_result(None)
 
     def fail(self, exc: BaseException) -> None:
         """Fail every future of the batch with ``exc`` (once)."""
@@ -227,5 +237,5 @@ class ProducerBatch:
                 fut.set_exception(exc)
                 # The caller may never await a fire-and-forget send; mark it retrieved.
                 fut.exception()
-        if not self.completion.done():
-            self.completion.set_result(None)
+        if self._completion is not None and not self._completion.done():
+            self._completion.set_result(None)

@@ -76,6 +76,9 @@ class RecordAccumulator:
         # -inf while it is looking): a new batch whose linger ends later needs no wake-up.
         self.sender_looks_by_ms = float("-inf")
         self._incomplete: set[ProducerBatch] = set()
+        # No queued batch's delivery deadline is before this (monotonic ms; a lower bound, made
+        # exact by each walk of ``expire``): ``expire`` walks the queues only once it has come.
+        self._earliest_deadline_ms = float("inf")
         self._buffered_bytes = 0
         self._room = asyncio.Event()
         self._room.set()
@@ -181,6 +184,8 @@ class RecordAccumulator:
         self._batches_created += 1
         fut = batch.try_append(key, value, headers, timestamp_ms, size, max_batch_size)
         dq.append(batch)
+        if batch.delivery_deadline_ms < self._earliest_deadline_ms:
+            self._earliest_deadline_ms = batch.delivery_deadline_ms
         self._incomplete.add(batch)
         self._buffered_bytes += batch.size_bytes
         if now + self.linger_ms < self.sender_looks_by_ms:
@@ -263,6 +268,8 @@ class RecordAccumulator:
                 break
             index += 1
         dq.insert(index, batch)
+        if batch.delivery_deadline_ms < self._earliest_deadline_ms:
+            self._earliest_deadline_ms = batch.delivery_deadline_ms
         self.wakeup.set()
 
     def deallocate(self, batch: ProducerBatch) -> None:
@@ -285,6 +292,9 @@ class RecordAccumulator:
         """
         now = self.now_ms()
         expired: list[ProducerBatch] = []
+        if now < self._earliest_deadline_ms:
+            return expired  # nothing queued is due yet
+        earliest = float("inf")
         for tp, dq in self._batches.items():
             while dq and dq[0].delivery_deadline_ms <= now:
                 batch = dq.popleft()
@@ -297,6 +307,11 @@ class RecordAccumulator:
                 batch.fail(batch.last_error or timeout)
                 self.deallocate(batch)
                 expired.append(batch)
+            # A queue is in creation order and a deadline is creation + delivery_timeout_ms (a
+            # retried batch keeps its own): the head's deadline is the queue's earliest.
+            if dq and dq[0].delivery_deadline_ms < earliest:
+                earliest = dq[0].delivery_deadline_ms
+        self._earliest_deadline_ms = earliest
         return expired
 
     # --- flush and close -------------------------------------------------------------

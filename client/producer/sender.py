@@ -41,6 +41,9 @@ logger = logging.getLogger(__name__)
 
 # Upper bound of one ProduceRequest's record bytes (Kafka's max.request.size default).
 MAX_REQUEST_SIZE_BYTES = 1048576
+# While every broker has its requests in flight, the Sender still looks this often (ms) for
+# batches past their delivery timeout.
+BUSY_RECHECK_MS = 100.0
 
 
 class Sender:
@@ -110,6 +113,11 @@ class Sender:
             if self._tm is not None and not self._tm.has_producer_id and acc.has_incomplete():
                 await self._ensure_producer_id()
                 continue
+            if self._every_broker_busy():
+                # Nothing can be sent before a response frees a slot (which wakes the Sender): do
+                # not walk every partition's queue for it, nor have new batches wake it.
+                await wait_for_wakeup(acc.wakeup, BUSY_RECHECK_MS)
+                continue
             ready, next_ms = acc.ready(self._in_flight_batches, self._max_in_flight)
             if ready:
                 wait_ms = self._send_ready(ready)
@@ -121,6 +129,14 @@ class Sender:
                 next_ms = 1000.0  # re-check delivery timeouts of queued batches
             acc.sender_looks_by_ms = acc.now_ms() + max(next_ms, 1.0)
             await wait_for_wakeup(acc.wakeup, next_ms)
+
+    def _every_broker_busy(self) -> bool:
+        """True when every broker of the metadata has ``max_in_flight_requests_per_connection``
+        requests unanswered (False while no broker is known)."""
+        brokers = self._client.cluster.brokers()
+        in_flight = self._in_flight
+        max_in_flight = self._max_in_flight
+        return bool(brokers) and all(in_flight.get(node_id, 0) >= max_in_flight for node_id in brokers)
 
     async def _ensure_producer_id(self) -> None:
         if self._tm is None:

@@ -11,11 +11,19 @@ otherwise: 16 KiB batches, linger 5 ms, idempotence on) and then ConsumerPerform
 them all back (its fetch rate, the group's join left out), and stops the nodes.  ``--repeat`` runs per system and workload (default 1), the
 median reported; ratios are Kafkette / Kafka.  Prints a table and writes JSON under
 ``tests/perf/results/``.  A benchmark, not a test: it never fails on a figure.
+
+The ``spread`` workloads are the oracle for records spread over many partitions, as keyed
+records are: 100 B records over 100 and over 1,000 partitions of one node, sent by
+ProducerPerformance with Kafka's ``RoundRobinPartitioner`` (the tool sends no keys; each record
+goes to the next partition, so every partition's batch holds few records, as with keys spread
+by murmur2), produce only; the table adds each system's 1,000 / 100 partitions ratio.
+``--only spread`` (or ``single``) runs one group.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import statistics
 import subprocess
@@ -27,12 +35,34 @@ from tests.perf.results_file import write_result
 
 TOPIC = "perf"
 TOOLS = "org.apache.kafka.tools."
-WORKLOADS = (  # (name, nodes, acks, record size)
-    ("100 B, 1 node, acks=1", 1, "1", 100),
-    ("1 KiB, 1 node, acks=1", 1, "1", 1024),
-    ("100 B, 3 nodes, RF 3, acks=all", 3, "all", 100),
-    ("1 KiB, 3 nodes, RF 3, acks=all", 3, "all", 1024),
+
+
+@dataclasses.dataclass(frozen=True)
+class Workload:
+    """One row: ``partitions`` of the topic; ``spread`` sends with ``RoundRobinPartitioner`` and
+    skips the consume phase (group ``spread``; the others are group ``single``)."""
+
+    name: str
+    nodes: int
+    acks: str
+    size: int
+    partitions: int = 1
+    spread: bool = False
+
+    @property
+    def group(self) -> str:
+        return "spread" if self.spread else "single"
+
+
+WORKLOADS = (
+    Workload("100 B, 1 node, acks=1", 1, "1", 100),
+    Workload("1 KiB, 1 node, acks=1", 1, "1", 1024),
+    Workload("100 B, 3 nodes, RF 3, acks=all", 3, "all", 100),
+    Workload("1 KiB, 3 nodes, RF 3, acks=all", 3, "all", 1024),
+    Workload("100 B, 1 node, acks=1, spread over 100 partitions", 1, "1", 100, partitions=100, spread=True),
+    Workload("100 B, 1 node, acks=1, spread over 1,000 partitions", 1, "1", 100, partitions=1000, spread=True),
 )
+ROUND_ROBIN = "partitioner.class=org.apache.kafka.clients.producer.RoundRobinPartitioner"
 TOOL_TIMEOUT_S = 600
 
 
@@ -72,34 +102,62 @@ def consumer_rate(output: str) -> float:
     return float(lines[-1].split(",")[9])
 
 
-def one_run(system: str, nodes: int, acks: str, size: int, records: int, data_dir: Path) -> dict:
-    """Fresh nodes of ``system`` ("kafka" or "kafkette"), the topic, produce then consume; records/s."""
+def one_run(system: str, workload: Workload, records: int, data_dir: Path) -> dict:
+    """Fresh nodes of ``system`` ("kafka" or "kafkette"), the topic, produce then (unless the
+    workload is ``spread``) consume; records/s (``consume_rps`` None when not consumed)."""
     from kafkette.client import LocalCluster
     from tests.peers.kafka_peer import KafkaPeer
 
+    nodes = workload.nodes
     server: LocalCluster | KafkaPeer = (KafkaPeer(data_dir, nodes=nodes) if system == "kafka"
                                         else LocalCluster(num_brokers=nodes, data_dir=data_dir, kafka_protocol=True))
     with server:
         bootstrap = server.bootstrap_servers if system == "kafka" else server.kafka_bootstrap_servers
         _tool(TOOLS + "TopicCommand", "--bootstrap-server", bootstrap, "--create", "--topic", TOPIC, "--partitions",
-              "1", "--replication-factor", str(nodes), *(["--config", "min.insync.replicas=2"] if nodes > 1 else []))
+              str(workload.partitions), "--replication-factor", str(nodes),
+              *(["--config", "min.insync.replicas=2"] if nodes > 1 else []))
         produced = _tool(TOOLS + "ProducerPerformance", "--topic", TOPIC, "--num-records", str(records),
-                         "--record-size", str(size), "--throughput", "-1", "--command-property",
-                         f"bootstrap.servers={bootstrap}", f"acks={acks}")
+                         "--record-size", str(workload.size), "--throughput", "-1", "--command-property",
+                         f"bootstrap.servers={bootstrap}", f"acks={workload.acks}",
+                         *([ROUND_ROBIN] if workload.spread else []))
+        if workload.spread:
+            return {"produce_rps": producer_rate(produced), "consume_rps": None}
         consumed = _tool(TOOLS + "ConsumerPerformance", "--bootstrap-server", bootstrap, "--topic", TOPIC,
                          "--num-records", str(records), "--timeout", "60000")
     return {"produce_rps": producer_rate(produced), "consume_rps": consumer_rate(consumed)}
+
+
+def spread_ratios(rows: list[dict]) -> dict[str, float | None]:
+    """Each system's produce rate over 1,000 partitions divided by its rate over 100 (the
+    ``spread`` rows of ``rows``); None for a system missing either row.
+
+    Args:
+        rows: ``main``'s rows (``workload``, ``partitions``, ``spread``, ``<system>_produce_rps``).
+
+    Returns:
+        ``{"kafka": ratio | None, "kafkette": ratio | None}``.
+    """
+    by_partitions = {row["partitions"]: row for row in rows if row.get("spread")}
+    ratios: dict[str, float | None] = {}
+    for system in ("kafka", "kafkette"):
+        low, high = (by_partitions.get(n, {}).get(f"{system}_produce_rps") for n in (100, 1000))
+        ratios[system] = high / low if low and high else None
+    return ratios
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=300_000, help="records per run (default 300,000)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per system and workload (default 1)")
+    parser.add_argument("--only", choices=("single", "spread"), help="run one group of workloads (default: all)")
     args = parser.parse_args(argv)
     if args.records < 1 or args.repeat < 1:
         parser.error("--records and --repeat must be >= 1")
     rows, failures = [], {}
-    for name, nodes, acks, size in WORKLOADS:
+    for workload in WORKLOADS:
+        if args.only and workload.group != args.only:
+            continue
+        name = workload.name
         figures: dict[str, list[dict]] = {"kafka": [], "kafkette": []}
         for _ in range(args.repeat):
             for system in figures:
@@ -108,15 +166,16 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 with tempfile.TemporaryDirectory(prefix=f"kafka-tools-{system}-") as tmp:
                     try:
-                        figures[system].append(one_run(system, nodes, acks, size, args.records, Path(tmp)))
+                        figures[system].append(one_run(system, workload, args.records, Path(tmp)))
                     except Exception as exc:  # a system that cannot run is reported, not fatal
                         failures[key] = str(exc).splitlines()[0][:300]
                         print(f"[kafka-tools] {key}: {failures[key]}", flush=True)
                 print(f"[kafka-tools] {key} done", flush=True)
-        row: dict = {"workload": name}
+        row: dict = {"workload": name, "partitions": workload.partitions, "spread": workload.spread}
         for system, runs in figures.items():
             for phase in ("produce_rps", "consume_rps"):
-                row[f"{system}_{phase}"] = statistics.median_low([r[phase] for r in runs]) if runs else None
+                values = [r[phase] for r in runs if r[phase] is not None]
+                row[f"{system}_{phase}"] = statistics.median_low(values) if values else None
         rows.append(row)
     lines = [f"Kafka's ProducerPerformance / ConsumerPerformance, {args.records:,} records, median of {args.repeat}",
              "| workload | produce Kafka | produce Kafkette | ratio | consume Kafka | consume Kafkette | ratio |",
@@ -128,9 +187,14 @@ def main(argv: list[str] | None = None) -> int:
             cells += [f"{kafka:,.0f}" if kafka else "-", f"{ours:,.0f}" if ours else "-",
                       f"{ours / kafka:.2f}x" if kafka and ours else "-"]
         lines.append("| " + " | ".join(cells) + " |")
+    ratios = spread_ratios(rows)
+    if any(ratios.values()):
+        lines.append("spread, 1,000 partitions / 100 partitions: " + ", ".join(
+            f"{system} {ratio:.0%}" if ratio else f"{system} -" for system, ratio in ratios.items()))
     print("\n".join(lines))
     out = write_result("kafka-tools", "tests.perf.kafka_tools_bench",
-                       {"records": args.records, "repeat": args.repeat, "rows": rows, "failures": failures})
+                       {"records": args.records, "repeat": args.repeat, "rows": rows, "failures": failures,
+                        "spread_ratios": ratios})
     print(f"results: {out}")
     return 0
 

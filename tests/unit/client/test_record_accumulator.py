@@ -225,6 +225,27 @@ async def test_a_retried_batch_expires_with_its_last_broker_error():
     assert isinstance(fut.exception().__cause__, KafkaTimeoutError)
 
 
+async def test_expiry_catches_a_retried_batch_older_than_every_batch_queued_since():
+    clock = ManualClock()
+    acc = make(clock, delivery_timeout_ms=1000, linger_ms=0)
+    other = TopicPartition(TP.topic, TP.partition + 1)
+    first = append(acc, TP, b"v")
+    batch = acc.drain(TP)  # in flight
+    third = append(acc, other, b"x")
+    clock.advance_ms(600)
+    second = append(acc, TP, b"w")  # due 600 ms after the drained batch
+    clock.advance_ms(400)
+    assert [b.tp for b in acc.expire()] == [other] and isinstance(third.exception(), KafkaTimeoutError)
+    acc.reenqueue(batch)  # back, ahead of ``second``, with its own earlier deadline (passed)
+    [expired] = acc.expire()
+    assert expired is batch and isinstance(first.exception(), KafkaTimeoutError) and not second.done()
+    clock.advance_ms(599)
+    assert acc.expire() == []
+    clock.advance_ms(1)
+    [_] = acc.expire()
+    assert isinstance(second.exception(), KafkaTimeoutError)
+
+
 async def test_abort_batches_fails_every_incomplete_batch():
     clock = ManualClock()
     acc = make(clock)

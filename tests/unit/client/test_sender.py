@@ -170,10 +170,10 @@ async def test_idempotent_batches_carry_producer_id_and_consecutive_sequences():
 async def test_a_crashed_sender_fails_every_pending_batch():
     client = FakeClient(leaders=[1])
 
-    def broken_leader_for(tp):
+    def broken_partitions_by_leader(tps):
         raise RuntimeError("bug")
 
-    client.cluster.leader_for = broken_leader_for  # type: ignore[method-assign]
+    client.cluster.partitions_by_leader = broken_partitions_by_leader  # type: ignore[method-assign]
     acc, sender = make(client)
     future = send(acc, TP0)
     sender.start()
@@ -289,6 +289,30 @@ async def test_five_batches_of_a_partition_are_in_flight_at_once():
     leader = SequencingLeader()
     results = await pipeline_then(leader, [])
     assert leader.max_in_flight == 5
+    assert [r.offset for r in results] == list(range(8))
+
+
+async def test_while_every_broker_has_five_requests_in_flight_the_queues_are_not_walked():
+    leader = SequencingLeader()
+    acc, sender = one_record_batches(leader)
+    leader.held = True
+    walks = []
+    ready = acc.ready
+    acc.ready = lambda *args: walks.append(1) or ready(*args)  # type: ignore[method-assign]
+    sender.start()
+    try:
+        futures = [send(acc, TP0, value(i)) for i in range(5)]
+        await wait_until(lambda: leader.in_flight == 5)
+        walked = len(walks)
+        futures += [send(acc, TP0, value(i)) for i in range(5, 8)]  # queued behind the five
+        for _ in range(20):
+            acc.wakeup.set()
+            await asyncio.sleep(0)
+        assert len(walks) == walked
+        leader.release()
+        results = await wait_all(futures)
+    finally:
+        await sender.stop()
     assert [r.offset for r in results] == list(range(8))
 
 

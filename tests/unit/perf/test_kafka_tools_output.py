@@ -3,7 +3,7 @@
 
 import pytest
 
-from tests.perf.kafka_tools_bench import consumer_rate, producer_rate
+from tests.perf.kafka_tools_bench import consumer_rate, producer_rate, spread_ratios
 
 PRODUCER = """Option --producer-props has been deprecated and will be removed in a future version.
 49981 records sent, 9996.2 records/sec (0.95 MB/sec), 1.2 ms avg latency, 250.0 ms max latency.
@@ -30,3 +30,12 @@ def test_output_without_figures_is_an_error():
         producer_rate("Exception in thread main")
     with pytest.raises(ValueError):
         consumer_rate(CONSUMER.splitlines()[0])
+
+
+def test_spread_ratios_divide_each_systems_1000_partition_rate_by_its_100_partition_rate():
+    rows = [
+        {"workload": "single", "partitions": 1, "spread": False, "kafka_produce_rps": 9.0, "kafkette_produce_rps": 9.0},
+        {"workload": "100", "partitions": 100, "spread": True, "kafka_produce_rps": 200.0, "kafkette_produce_rps": 100.0},
+        {"workload": "1000", "partitions": 1000, "spread": True, "kafka_produce_rps": 50.0, "kafkette_produce_rps": None},
+    ]
+    assert spread_ratios(rows) == {"kafka": 0.25, "kafkette": None}
