@@ -181,7 +181,9 @@ class ProducerBatch:
         if self._encoded is None:
             if not self.rows:
                 raise ValueError("a batch needs at least one record")
-            payload = compress(self.compression, _packer().pack(self.rows))
+            payload = _packer().pack(self.rows)
+            if self.compression != COMPRESSION_NONE:
+                payload = compress(self.compression, payload)
             self._encoded = build_batch_from_payload(
                 payload, record_count=len(self.rows), base_timestamp=self.base_timestamp,
                 max_timestamp=self.max_timestamp, attributes=self.compression | RECORDS_MSGPACK_MASK,

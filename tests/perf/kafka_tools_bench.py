@@ -16,8 +16,10 @@ The ``spread`` workloads are the oracle for records spread over many partitions,
 records are: 100 B records over 100 and over 1,000 partitions of one node, sent by
 ProducerPerformance with Kafka's ``RoundRobinPartitioner`` (the tool sends no keys; each record
 goes to the next partition, so every partition's batch holds few records, as with keys spread
-by murmur2), produce only; the table adds each system's 1,000 / 100 partitions ratio.
-``--only spread`` (or ``single``) runs one group.
+by murmur2), produce only, twice on the same topic: the first run meets a fresh topic (its
+partitions' first appends), the second the same partitions warm (the row's figure); the table
+adds each system's 1,000 / 100 partitions ratio for both.  ``--only spread`` (or ``single``)
+runs one group.
 """
 
 from __future__ import annotations
@@ -116,23 +118,25 @@ def one_run(system: str, workload: Workload, records: int, data_dir: Path) -> di
         _tool(TOOLS + "TopicCommand", "--bootstrap-server", bootstrap, "--create", "--topic", TOPIC, "--partitions",
               str(workload.partitions), "--replication-factor", str(nodes),
               *(["--config", "min.insync.replicas=2"] if nodes > 1 else []))
-        produced = _tool(TOOLS + "ProducerPerformance", "--topic", TOPIC, "--num-records", str(records),
-                         "--record-size", str(workload.size), "--throughput", "-1", "--command-property",
-                         f"bootstrap.servers={bootstrap}", f"acks={workload.acks}",
-                         *([ROUND_ROBIN] if workload.spread else []))
-        if workload.spread:
-            return {"produce_rps": producer_rate(produced), "consume_rps": None}
+        produce = [TOOLS + "ProducerPerformance", "--topic", TOPIC, "--num-records", str(records), "--record-size",
+                   str(workload.size), "--throughput", "-1", "--command-property", f"bootstrap.servers={bootstrap}",
+                   f"acks={workload.acks}", *([ROUND_ROBIN] if workload.spread else [])]
+        produced = _tool(*produce)
+        if workload.spread:  # the same again, the partitions warm
+            return {"produce_rps": producer_rate(_tool(*produce)), "produce_fresh_rps": producer_rate(produced),
+                    "consume_rps": None}
         consumed = _tool(TOOLS + "ConsumerPerformance", "--bootstrap-server", bootstrap, "--topic", TOPIC,
                          "--num-records", str(records), "--timeout", "60000")
     return {"produce_rps": producer_rate(produced), "consume_rps": consumer_rate(consumed)}
 
 
-def spread_ratios(rows: list[dict]) -> dict[str, float | None]:
+def spread_ratios(rows: list[dict], phase: str = "produce_rps") -> dict[str, float | None]:
     """Each system's produce rate over 1,000 partitions divided by its rate over 100 (the
     ``spread`` rows of ``rows``); None for a system missing either row.
 
     Args:
-        rows: ``main``'s rows (``workload``, ``partitions``, ``spread``, ``<system>_produce_rps``).
+        rows: ``main``'s rows (``workload``, ``partitions``, ``spread``, ``<system>_<phase>``).
+        phase: ``produce_rps`` (the partitions warm) or ``produce_fresh_rps`` (a fresh topic).
 
     Returns:
         ``{"kafka": ratio | None, "kafkette": ratio | None}``.
@@ -140,7 +144,7 @@ def spread_ratios(rows: list[dict]) -> dict[str, float | None]:
     by_partitions = {row["partitions"]: row for row in rows if row.get("spread")}
     ratios: dict[str, float | None] = {}
     for system in ("kafka", "kafkette"):
-        low, high = (by_partitions.get(n, {}).get(f"{system}_produce_rps") for n in (100, 1000))
+        low, high = (by_partitions.get(n, {}).get(f"{system}_{phase}") for n in (100, 1000))
         ratios[system] = high / low if low and high else None
     return ratios
 
@@ -173,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"[kafka-tools] {key} done", flush=True)
         row: dict = {"workload": name, "partitions": workload.partitions, "spread": workload.spread}
         for system, runs in figures.items():
-            for phase in ("produce_rps", "consume_rps"):
-                values = [r[phase] for r in runs if r[phase] is not None]
+            for phase in ("produce_rps", "produce_fresh_rps", "consume_rps"):
+                values = [r[phase] for r in runs if r.get(phase) is not None]
                 row[f"{system}_{phase}"] = statistics.median_low(values) if values else None
         rows.append(row)
     lines = [f"Kafka's ProducerPerformance / ConsumerPerformance, {args.records:,} records, median of {args.repeat}",
@@ -187,10 +191,16 @@ def main(argv: list[str] | None = None) -> int:
             cells += [f"{kafka:,.0f}" if kafka else "-", f"{ours:,.0f}" if ours else "-",
                       f"{ours / kafka:.2f}x" if kafka and ours else "-"]
         lines.append("| " + " | ".join(cells) + " |")
-    ratios = spread_ratios(rows)
-    if any(ratios.values()):
-        lines.append("spread, 1,000 partitions / 100 partitions: " + ", ".join(
-            f"{system} {ratio:.0%}" if ratio else f"{system} -" for system, ratio in ratios.items()))
+    ratios = {"warm": spread_ratios(rows), "fresh": spread_ratios(rows, "produce_fresh_rps")}
+    for row in rows:
+        if row["spread"]:
+            lines.append(f"{row['workload']}, first run on the fresh topic: " + ", ".join(
+                f"{system} {row[f'{system}_produce_fresh_rps']:,.0f}" if row[f"{system}_produce_fresh_rps"]
+                else f"{system} -" for system in ("kafka", "kafkette")))
+    for when, found in ratios.items():
+        if any(found.values()):
+            lines.append(f"spread, 1,000 partitions / 100 partitions ({when}): " + ", ".join(
+                f"{system} {ratio:.0%}" if ratio else f"{system} -" for system, ratio in found.items()))
     print("\n".join(lines))
     out = write_result("kafka-tools", "tests.perf.kafka_tools_bench",
                        {"records": args.records, "repeat": args.repeat, "rows": rows, "failures": failures,

@@ -35,7 +35,10 @@ def test_output_without_figures_is_an_error():
 def test_spread_ratios_divide_each_systems_1000_partition_rate_by_its_100_partition_rate():
     rows = [
         {"workload": "single", "partitions": 1, "spread": False, "kafka_produce_rps": 9.0, "kafkette_produce_rps": 9.0},
-        {"workload": "100", "partitions": 100, "spread": True, "kafka_produce_rps": 200.0, "kafkette_produce_rps": 100.0},
-        {"workload": "1000", "partitions": 1000, "spread": True, "kafka_produce_rps": 50.0, "kafkette_produce_rps": None},
+        {"workload": "100", "partitions": 100, "spread": True, "kafka_produce_rps": 200.0, "kafkette_produce_rps": 100.0,
+         "kafka_produce_fresh_rps": 100.0, "kafkette_produce_fresh_rps": 80.0},
+        {"workload": "1000", "partitions": 1000, "spread": True, "kafka_produce_rps": 50.0, "kafkette_produce_rps": None,
+         "kafka_produce_fresh_rps": 10.0, "kafkette_produce_fresh_rps": 40.0},
     ]
     assert spread_ratios(rows) == {"kafka": 0.25, "kafkette": None}
+    assert spread_ratios(rows, "produce_fresh_rps") == {"kafka": 0.1, "kafkette": 0.5}
