@@ -1,4 +1,4 @@
-"""Issue 3: a controller that died right after writing a new topic to its metadata log
+"""A controller that died right after writing a new topic to its metadata log
 finishes the creation when it restarts (seed 002, "what if the controller dies after
 the write").
 

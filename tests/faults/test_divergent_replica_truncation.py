@@ -1,4 +1,4 @@
-"""Issue 2, test 4 made deterministic: a restarted broker truncates what the leader does not have.
+"""A restarted broker truncates what the leader does not have.
 
 Partition 0 of ``diverged`` lives on brokers 2 (leader) and 3 (neither hosts the
 controller).  Broker 3 is paused (SIGSTOP) so that batches written to broker 2 with

@@ -1,4 +1,4 @@
-"""Issue 3: an illegal state transition is an error in the state-change log, never applied.
+"""An illegal state transition is an error in the state-change log, never applied.
 
 On a real controller process: a metadata log that creates partition ``t-0`` twice (as
 a bad copy or a bug could leave it) would move an OnlinePartition back to

@@ -1,4 +1,4 @@
-"""Issue 2, tests 3 and 4: kill -9 a leader under acks=all load, then bring it back.
+"""Kill -9 a leader under acks=all load, then bring it back.
 
 Invariants checked: every acknowledged record is consumed exactly once; the killed
 broker's partitions get new leaders and a shrunk ISR; after the restart the broker

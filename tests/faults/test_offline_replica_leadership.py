@@ -1,4 +1,4 @@
-"""Leadership moves away from a replica whose log went offline (issue 4, KIP-858 per partition).
+"""Leadership moves away from a replica whose log went offline (KIP-858, per partition).
 
 Three brokers; broker 2 (not the controller) is the preferred replica of ``damaged``
 and ``healthy``.  Broker 2 is stopped cleanly, one byte is flipped inside a batch in

@@ -1,4 +1,4 @@
-"""Issue 2: a broker restarted after kill -9 reopens its logs and drops a torn tail batch.
+"""A broker restarted after kill -9 reopens its logs and drops a torn tail batch.
 
 Torn tails are made by hand, as a crash in the middle of a write leaves them: the
 follower's active segment gets (a) the first 30 bytes of a batch (a torn header) or

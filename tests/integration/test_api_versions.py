@@ -1,8 +1,8 @@
-"""Issue 2 (protocol): every broker answers ApiVersions listing the APIs it serves.
+"""Every broker answers ApiVersions listing the APIs it serves.
 
-The APIs of issue 2 (ApiVersions, Metadata, Produce, Fetch, ListOffsets, CreateTopics,
+The data-path APIs (ApiVersions, Metadata, Produce, Fetch, ListOffsets, CreateTopics,
 LeaderAndIsr, UpdateMetadata, BrokerRegistration, BrokerHeartbeat, AlterPartition) and
-those of issue 3 (CreatePartitions, DeleteTopics, StopReplica, ElectLeaders,
+the topic-lifecycle ones (CreatePartitions, DeleteTopics, StopReplica, ElectLeaders,
 ControlledShutdown, DescribeConfigs, IncrementalAlterConfigs) are listed by every broker,
 each with the version range of its declarative schema.
 """

@@ -1,4 +1,4 @@
-"""Issue 2, test 5: bad frames and bad CLI input get clear errors; the broker keeps serving."""
+"""Bad frames and bad CLI input get clear errors; the broker keeps serving."""
 
 from __future__ import annotations
 

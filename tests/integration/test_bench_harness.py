@@ -1,4 +1,4 @@
-"""Issue 6: the benchmark harness's Kafkette parts against real brokers, on tiny sizes.
+"""The benchmark harness's Kafkette parts against real brokers, on tiny sizes.
 
 A Kafkette workload (``kafkette perf produce`` then ``kafkette perf consume`` on a fresh
 cluster) yields a produce row and a consume row for every record; the broker-capacity

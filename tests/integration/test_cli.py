@@ -1,4 +1,4 @@
-"""Issue 2: the ``kafkette`` console script end to end.
+"""The ``kafkette`` console script end to end.
 
 ``kafkette cluster start`` runs a 3-broker cluster in the foreground and prints
 ``bootstrap.servers=...``; ``topics create|list|describe``, ``produce``, ``consume`` and

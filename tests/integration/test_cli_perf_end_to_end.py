@@ -1,4 +1,4 @@
-"""Issue 6: ``kafkette perf end-to-end`` against a real 1-broker cluster.
+"""``kafkette perf end-to-end`` against a real 1-broker cluster.
 
 The tool sends records at a fixed rate while a consumer in the same process reads
 them, and prints the latency from send to receipt at p50, p99 and p99.9 (Kafka's

@@ -1,4 +1,4 @@
-"""Issue 3 on real brokers: topic and broker configs (DescribeConfigs,
+"""On real brokers: topic and broker configs (DescribeConfigs,
 IncrementalAlterConfigs) through the AdminClient and ``kafkette configs``; topic
 overrides reach the partitions; topics and configs survive a controller kill -9.
 """

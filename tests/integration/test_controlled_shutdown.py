@@ -1,4 +1,4 @@
-"""Issue 3 on real brokers: controlled shutdown.
+"""On real brokers: controlled shutdown.
 
 SIGTERM to a broker that leads partitions while an acks=all producer runs: the
 broker asks the controller (ControlledShutdown) to move its leaderships away before

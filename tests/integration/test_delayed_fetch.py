@@ -1,4 +1,4 @@
-"""Issue 2: DelayedFetch (``min_bytes``/``max_wait_ms``) and the high watermark bound,
+"""DelayedFetch (``min_bytes``/``max_wait_ms``) and the high watermark bound,
 seen through raw Fetch and ListOffsets requests to the partition leader.
 
 (a) a fetch parked at the log end is completed by newly produced data, long before

@@ -1,4 +1,4 @@
-"""Issue 3 on real brokers: offline partitions, unclean election, preferred election.
+"""On real brokers: offline partitions, unclean election, preferred election.
 
 - A partition whose only ISR member is killed (-9) goes offline and stays so (its
   out-of-sync replica is not elected) unless ``unclean.leader.election.enable=true``

@@ -1,4 +1,4 @@
-"""Issue 4, compaction: a cleanup.policy=compact topic on real brokers keeps exactly the last
+"""Compaction: a cleanup.policy=compact topic on real brokers keeps exactly the last
 value of each key at its original offset; a follower that was down copies the compacted
 log (offset gaps) from the leader; consumers read across the gaps; all replicas agree;
 keyless records are rejected with INVALID_RECORD."""

@@ -1,4 +1,4 @@
-"""Issue 2: ``min.insync.replicas`` on real brokers.
+"""``min.insync.replicas`` on real brokers.
 
 A topic with replication factor 2 on brokers [2, 3] and ``min.insync.replicas=2``:
 with broker 3 killed and the ISR shrunk to [2], an acks=all producer fails with

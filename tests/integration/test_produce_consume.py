@@ -1,4 +1,4 @@
-"""Issue 2, test 2: produce with keys, values and headers; consume it all back.  Also the SDK's
+"""Produce with keys, values and headers; consume it all back.  Also the SDK's
 shapes: RecordMetadata with the given timestamps, seek, seek_to_end, position, async for; and
 acks=all replicated through two replica fetchers per broker (``num.replica.fetchers``)."""
 

@@ -1,4 +1,4 @@
-"""Issue 4 (part C): retention, the log start offset, DeleteRecords and OFFSET_OUT_OF_RANGE
+"""Retention, the log start offset, DeleteRecords and OFFSET_OUT_OF_RANGE
 against a real 3-broker cluster on 127.0.0.1.
 
 The brokers check retention every 300 ms (``log.retention.check.interval.ms``) and

@@ -1,4 +1,4 @@
-"""Issue 4 (time index part): offsets_for_times and ListOffsets against real brokers,
+"""Offsets_for_times and ListOffsets against real brokers,
 segment.ms rolling, max.message.bytes, and a time index rebuilt after being deleted."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 2, test 1: creating a replicated topic on a real 3-broker cluster."""
+"""Creating a replicated topic on a real 3-broker cluster."""
 
 from __future__ import annotations
 

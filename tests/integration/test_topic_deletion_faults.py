@@ -1,4 +1,4 @@
-"""Issue 3 on real brokers: deletion refused by config, and deletion while a replica's
+"""On real brokers: deletion refused by config, and deletion while a replica's
 broker is down (completed once it returns; meanwhile the topic, queued for deletion,
 refuses CreatePartitions and a new CreateTopics of its name).
 """

@@ -1,4 +1,4 @@
-"""Issue 3 on real brokers: topic creation (validation, defaults, configs), expansion
+"""On real brokers: topic creation (validation, defaults, configs), expansion
 (CreatePartitions) and deletion, through the AdminClient and the ``kafkette`` CLI.
 
 One 3-broker cluster per module (``num.partitions=2``, ``default.replication.factor=2``);

@@ -1,4 +1,4 @@
-"""Issue 3 on real brokers: rack-aware replica assignment (``LocalCluster(racks=...)``).
+"""On real brokers: rack-aware replica assignment (``LocalCluster(racks=...)``).
 
 Six brokers on racks a,a,b,b,c,c: every partition's replicas land on distinct racks
 and leaders spread evenly, for new topics and for partitions added later; a cluster

@@ -35,7 +35,7 @@ Before every measured run the machine is settled the same way for every system
 dirty or under writeback), so a run's figure does not depend on what ran before it.
 
 Prints one table (records/s, MB/s, produce latency p50/p99, Kafkette / peer,
-Kafkette / limit, the issue's targets) and writes the figures as JSON under
+Kafkette / limit, the project's performance targets) and writes the figures as JSON under
 ``tests/perf/results/``.  Installs what the peers need (``apt-get`` as root, pip);
 when it cannot, it says exactly what is missing and skips only that peer.
 

@@ -2,7 +2,7 @@
 
 Owns: the ``Row`` shape every measurement is reported in, the choice of the median run
 among repeated runs, the ratio math (Kafkette / peer for the same workload and phase,
-Kafkette / the machine's limit), the issue's targets, the printed table and the result document written under
+Kafkette / the machine's limit), the project's performance targets, the printed table and the result document written under
 ``tests/perf/results/``.  Pure: no processes, sockets or files; ``bench.py`` runs the
 measurements and hands their rows here.
 """
@@ -36,7 +36,7 @@ class Row:
         vs_peer: Kafkette / this peer, records/s of the same workload and phase (peer rows);
             on the Kafkette rows of the default-settings workload, Kafkette / Redis instead.
         vs_limit: this row's MB/s / the loopback limit's MB/s (Kafkette rows).
-        target: the issue's target for this ratio, and whether it was met.
+        target: the project's performance target for this ratio, and whether it was met.
     """
 
     workload: str
@@ -54,7 +54,7 @@ class Row:
     target: str = ""
 
 
-# (workload prefix, peer system, phase) -> minimum Kafkette / peer ratio (issue 6 "Targets").
+# (workload prefix, peer system, phase) -> minimum Kafkette / peer ratio (the benchmark's targets).
 PEER_TARGETS: dict[tuple[str, str, str], float] = {
     ("100 B", "nats-r1", "produce"): 3.0,
     ("100 B", "redis", "produce"): 2.0,

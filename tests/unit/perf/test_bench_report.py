@@ -1,4 +1,4 @@
-"""The benchmark's pure parts: ratio math, the issue's targets, the table and the result
+"""The benchmark's pure parts: ratio math, the project's performance targets, the table and the result
 JSON shape, the workload labels and ``--only`` parsing (no processes, no sockets)."""
 
 from __future__ import annotations
