@@ -120,14 +120,9 @@ class Scenario:
         pauses."""
         if broker in (KAFKETTE, KAFKA):
             return None
-        if self.needs_network:
-            return "it cuts the network, which this comparison has not been run under (kills and pauses only)"
-        if self.disk_bytes:
-            return "it fills disks, which this comparison has not been run under (kills and pauses only)"
-        if self.needs_clocks:
-            return "it jumps wall clocks, which this comparison has not been run under (kills and pauses only)"
-        if self.needs_slow_disks:
-            return "it slows fsync, which this comparison has not been run under (kills and pauses only)"
+        others = sorted({parse_fault(f)[0] for f in self.faults} - {"kill", "pause"})
+        if others:
+            return f"its faults ({', '.join(others)}) are not run against this broker (kills and pauses only)"
         return None
 
 
@@ -473,7 +468,7 @@ def summarize(scenario: Scenario, results: list[RunResult]) -> dict:
 def table(rows: list[dict]) -> str:
     """The rows as a Markdown table."""
     head = ("| scenario | broker | runs | acknowledged | lost | duplicated | reordered | moved | inconsistent offsets "
-            "| skipped by the group | diverged replicas | not healed in 60 s | unavailable p50 s | max s |")
+            f"| skipped by the group | diverged replicas | not healed in {HEAL_TIMEOUT_S} s | unavailable p50 s | max s |")
     lines = [head, "|" + " --- |" * 14]
     for r in rows:
         name = r["scenario"] + (" (negative control)" if r["negative_control"] else "")
