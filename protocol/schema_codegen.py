@@ -131,13 +131,23 @@ _decoders: dict[tuple[type, int], Decoder] = {}
 def decoder(cls: type[Struct], version: int) -> Decoder:
     """The cached decoder of ``cls`` at ``version`` (compiled on first use; an interpreting one
     when ``compile_decoder`` gives None)."""
-    key = (cls, version)
-    found = _decoders.get(key)
-    if found is None:
-        # Bound before compiling: a struct that holds itself refers to its own decoder.
-        _decoders[key] = lambda obj: _decoders[key](obj)
-        found = compile_decoder(cls, version) or _interpreting_decoder(cls, version)
-        _decoders[key] = found
+    found = _decoders.get((cls, version))
+    if found is not None:
+        return found
+    return _cached(_decoders, (cls, version),
+                   lambda: compile_decoder(cls, version) or _interpreting_decoder(cls, version))
+
+
+def _cached(cache: dict[tuple[type, int], Any], key: tuple[type, int], compile_one: Callable[[], Any]) -> Any:
+    """``cache[key]`` compiled by ``compile_one`` (the caller found it missing).  While it compiles, the key holds a
+    stand-in that calls the finished function (a struct holding itself refers to its own); a
+    compile that fails leaves nothing behind."""
+    cache[key] = lambda value: cache[key](value)
+    try:
+        found = cache[key] = compile_one()
+    except BaseException:
+        del cache[key]
+        raise
     return found
 
 
@@ -193,13 +203,10 @@ _encoders: dict[tuple[type, int], Encoder] = {}
 
 def encoder(cls: type[Struct], version: int) -> Encoder:
     """The cached encoder of ``cls`` at ``version`` (compiled on first use)."""
-    key = (cls, version)
-    found = _encoders.get(key)
-    if found is None:
-        # Bound before compiling: a struct that holds itself (through an array) refers to its own encoder.
-        _encoders[key] = lambda self: _encoders[key](self)
-        found = _encoders[key] = compile_encoder(cls, version)
-    return found
+    found = _encoders.get((cls, version))
+    if found is not None:
+        return found
+    return _cached(_encoders, (cls, version), lambda: compile_encoder(cls, version))
 
 
 # ----------------------------------------------------------------------------- construction

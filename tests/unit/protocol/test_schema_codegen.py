@@ -172,3 +172,19 @@ def test_generated_encoder_converts_as_the_field_types_do():
     wire = encoder(Outer, 1)(value)
     assert wire == _reference_encode(StructType(Outer), value, 1)
     assert type(wire[0]) is int and [type(x) for x in wire[3][0]] == [int, int] and wire[4] == ["a", "b"]
+
+
+def test_a_compile_that_fails_leaves_no_stand_in_behind(monkeypatch):
+    from kafkette.protocol import schema_codegen
+
+    class Once(Struct):
+        FIELDS = (Field("code", Int16),)
+
+    def broken(cls, version):
+        raise RuntimeError("compile failed")
+
+    monkeypatch.setattr(schema_codegen, "compile_encoder", broken)
+    with pytest.raises(RuntimeError, match="compile failed"):
+        Once(code=1).to_wire(0)
+    monkeypatch.undo()
+    assert Once(code=1).to_wire(0) == [1]
