@@ -17,7 +17,7 @@ import pytest
 from kafkette.client import AdminClient, LocalCluster, NewTopic, Producer, TopicPartition
 from tests.chaos.clock import NodeClocks, build_library
 from tests.cluster_helpers import consume_from_beginning
-from tests.peers.kafka_peer import KafkaPeer, PeerUnavailable
+from tests.peers.kafka_peer import KafkaPeer, start_or_fail
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -73,10 +73,7 @@ def test_apache_kafkas_log_append_times_follow_the_same_jumping_wall_clock(tmp_p
     peer = KafkaPeer(tmp_path / "kafka", nodes=1, heap_mb=384)
     clocks = _clocks(tmp_path, peer.node_ids)
     peer.node_env[1] = clocks.env(1)
-    try:
-        peer.start()
-    except PeerUnavailable as exc:
-        pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
+    start_or_fail(peer)
     try:
         admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": peer.bootstrap_servers})
         admin.create_topics([confluent_kafka.admin.NewTopic("ticks", 1, 1, config={"message.timestamp.type": "LogAppendTime"})]

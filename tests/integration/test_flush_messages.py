@@ -17,7 +17,7 @@ import pytest
 
 from kafkette.client import AdminClient, LocalCluster, NewTopic, Producer
 from tests.chaos.slow_disk import SlowDisks, build_library
-from tests.peers.kafka_peer import KafkaPeer, PeerUnavailable
+from tests.peers.kafka_peer import KafkaPeer, start_or_fail
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -70,10 +70,7 @@ def test_apache_kafkas_acknowledgement_waits_for_the_same_slow_fsync(tmp_path):
     disks = SlowDisks(tmp_path / "delays", peer.node_ids, library)
     witness = tmp_path / "fsynced-1"
     peer.node_env[1] = disks.env(1, witness)
-    try:
-        peer.start()
-    except PeerUnavailable as exc:
-        pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
+    start_or_fail(peer)
     try:
         admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": peer.bootstrap_servers})
         admin.create_topics([confluent_kafka.admin.NewTopic("durable", 1, 1, config={"flush.messages": "1"})]

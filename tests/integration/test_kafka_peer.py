@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.peers.kafka_peer import KafkaPeer, PeerUnavailable, random_cluster_id
+from tests.peers.kafka_peer import KafkaPeer, random_cluster_id, start_or_fail
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -17,10 +17,7 @@ TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
 
 def test_three_kafka_nodes_start_serve_kafkas_own_tools_and_stop(tmp_path):
     peer = KafkaPeer(tmp_path, nodes=3, heap_mb=384)
-    try:
-        peer.start()
-    except PeerUnavailable as exc:
-        pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
+    start_or_fail(peer)
     try:
         bootstrap = ["--bootstrap-server", peer.bootstrap_servers]
         created = peer.run_tool(TOPIC_COMMAND, *bootstrap, "--create", "--topic", "peer-check", "--partitions", "3",

@@ -15,7 +15,7 @@ import subprocess
 import pytest
 
 from kafkette.client import LocalCluster
-from tests.peers.kafka_peer import KafkaPeer, PeerUnavailable
+from tests.peers.kafka_peer import KafkaPeer, start_or_fail
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -30,10 +30,7 @@ def brokers(tmp_path_factory: pytest.TempPathFactory):
     """``(peer, {"kafka": bootstrap, "kafkette": bootstrap})``: one Apache Kafka node and one
     Kafkette broker with its Kafka listener."""
     peer = KafkaPeer(tmp_path_factory.mktemp("kafka"), nodes=1, heap_mb=384)
-    try:
-        peer.start()
-    except PeerUnavailable as exc:
-        pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
+    start_or_fail(peer)
     try:
         with LocalCluster(num_brokers=1, data_dir=tmp_path_factory.mktemp("kafkette"), kafka_protocol=True) as cluster:
             yield peer, {"kafka": peer.bootstrap_servers, "kafkette": cluster.kafka_bootstrap_servers}

@@ -345,6 +345,24 @@ class KafkaPeer:
         self.stop()
 
 
+def start_or_fail(peer: KafkaPeer) -> KafkaPeer:
+    """Start ``peer`` for a test; when Apache Kafka cannot run here (no Java, Maven or registry)
+    the test fails, never skips, naming what is missing.
+
+    Returns:
+        ``peer``, started.
+
+    Raises:
+        RuntimeError: from ``KafkaPeer.start`` (a node did not start).
+    """
+    import pytest  # only tests call this; the benchmarks use the peer without pytest
+
+    try:
+        return peer.start()
+    except PeerUnavailable as exc:
+        pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=1, help="nodes (each a broker and a voter; default 1)")
