@@ -415,6 +415,7 @@ class Consumer:
             fetcher.raise_pending_error()
             records = fetcher.fetched_records(partitions, max_records)
             if records:
+                await self._start_fetches_ahead()
                 return records
             remaining = deadline - loop.time()
             if remaining <= 0:
@@ -448,16 +449,43 @@ class Consumer:
     async def __anext__(self) -> ConsumerRecord:
         if self._closed:
             raise StopAsyncIteration
-        record = self._take_one()
-        return record if record is not None else await self.getone()
+        # ``_take_one`` inlined: this runs once per record of every ``async for``.
+        if not self._started:
+            self._check_open()
+        if self._coordinator is not None:
+            self._coordinator.poll()
+        record = self._fetcher.take_one()
+        return record if record is not None else await self._first_of_next_records()
+
+    async def _first_of_next_records(self) -> ConsumerRecord:
+        """The first record of the next buffered records, waiting for a fetch when none are;
+        then the fetch ahead of them is started (``_start_fetches_ahead``)."""
+        record = self._fetcher.take_next()
+        if record is None:
+            return await self.getone()  # getmany starts the fetch ahead
+        await self._start_fetches_ahead()
+        return record
+
+    async def _start_fetches_ahead(self) -> None:
+        """Start the fetches that can go out now and let them write their requests (one turn
+        of the event loop): records handed out without waiting would otherwise keep the
+        fetcher task from running until they are used up, and each buffer's end would wait
+        a whole fetch."""
+        self._fetcher.send_fetches()
+        await asyncio.sleep(0)
 
     def _take_one(self) -> ConsumerRecord | None:
         """A buffered record of any assigned partition, without waiting (None when none):
-        what ``getmany`` does before it waits, for one record."""
+        what ``getmany`` does before it waits, for one record.
+
+        Raises:
+            IllegalStateError: not started, or closed.
+            KafkaError: an error a fetch stored for the user.
+        """
         if not self._started or self._closed:
             self._check_open()
-        fetcher = self._fetcher
         if self._coordinator is not None:
             self._coordinator.poll()
-        fetcher.raise_pending_error()
-        return fetcher.take_one()
+        fetcher = self._fetcher
+        record = fetcher.take_one()
+        return record if record is not None else fetcher.take_next()

@@ -2,15 +2,21 @@
 
 Owns: the fetcher task, which (1) resets positions that need it with ListOffsets,
 (2) keeps one FetchRequest in flight per leader broker for every fetchable partition
-without buffered records (so the next fetch runs while the user processes the last),
-and (3) turns responses into ``ConsumerRecord`` lists (``iter_batches`` +
-``decode_rows``, dropping records below the fetch position).  Leader changes
+(so the next fetch runs while the user processes the last): a partition without
+buffered records is fetched at its position, one whose records are being handed out is
+fetched once ahead, from the end of what it holds (the answer waits as its next buffer
+and takes over when the current one is used up, unless a seek came in between), and
+(3) turns responses into ``ConsumerRecord`` lists (``iter_batches`` + ``decode_rows``,
+dropping records below the fetch position).  Leader changes
 (NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION, ...) trigger a metadata refresh
 and a per-partition backoff; OFFSET_OUT_OF_RANGE resets per ``auto_offset_reset``.
 Errors meant for the user are kept and raised by the next ``fetched_records``.
 
 Kafka concept: ``org.apache.kafka.clients.consumer.internals.Fetcher`` and
-``OffsetFetcher`` (aiokafka's ``consumer/fetcher.py``).  Does not own positions
+``OffsetFetcher`` (aiokafka's ``consumer/fetcher.py``); fetching a partition ahead of
+its buffered records is librdkafka's prefetching (``queued.min.messages``), one fetch
+deep: Kafka's Java consumer fetches a partition only once its buffer is drained, so
+with one partition it waits a round trip per ``max.partition.fetch.bytes``.  Does not own positions
 (SubscriptionState) nor the public API (Consumer).
 """
 
@@ -61,16 +67,19 @@ class PartitionRecords:
     """Records fetched for one partition, handed out in order.
 
     ``position`` is the offset the consumer must be at for these records to be valid
-    (a seek in between makes them stale).
+    (a seek in between makes them stale).  ``next_offset`` is the offset after the last
+    whole batch they came from (where the next fetch starts; -1 when unknown).
     """
 
-    __slots__ = ("tp", "records", "index", "position")
+    __slots__ = ("tp", "records", "index", "position", "next_offset")
 
-    def __init__(self, tp: TopicPartition, position: int, records: list[ConsumerRecord]) -> None:
+    def __init__(self, tp: TopicPartition, position: int, records: list[ConsumerRecord],
+                 next_offset: int = -1) -> None:
         self.tp = tp
         self.records = records
         self.index = 0
         self.position = position
+        self.next_offset = next_offset
 
     def take(self, max_records: int | None) -> list[ConsumerRecord]:
         end = len(self.records) if max_records is None else min(len(self.records), self.index + max_records)
@@ -193,6 +202,9 @@ class Fetcher:
         self._retry_backoff_ms = retry_backoff_ms
         self._log_prefix = f"[Consumer clientId={client_id}]"
         self._records: dict[TopicPartition, PartitionRecords] = {}
+        # The answer of a fetch sent ahead of ``_records[tp]`` (from its ``next_offset``):
+        # it becomes ``_records[tp]`` once that is used up.
+        self._prefetched: dict[TopicPartition, PartitionRecords] = {}
         # The records ``take_one`` hands out one at a time: (records, partition state,
         # SubscriptionState.version when they were picked).
         self._current: tuple[PartitionRecords, TopicPartitionState, int] | None = None
@@ -221,9 +233,10 @@ class Fetcher:
 
     def discard(self, tps: set[TopicPartition] | None = None) -> None:
         """Drop buffered records (of ``tps``, or of partitions no longer assigned)."""
-        for tp in list(self._records):
-            if (tps is not None and tp in tps) or not self._subs.is_assigned(tp):
-                del self._records[tp]
+        for buffers in (self._records, self._prefetched):
+            for tp in list(buffers):
+                if (tps is not None and tp in tps) or not self._subs.is_assigned(tp):
+                    del buffers[tp]
         self.wake()
 
     # --- handing records to the user ---------------------------------------------------------
@@ -237,6 +250,12 @@ class Fetcher:
     def has_records(self) -> bool:
         return bool(self._records)
 
+    def fetched_ahead(self, tp: TopicPartition) -> int:
+        """How many records of ``tp`` wait behind its buffered ones, fetched ahead (for
+        inspection and tests)."""
+        ahead = self._prefetched.get(tp)
+        return len(ahead.records) if ahead is not None else 0
+
     def fetched_records(self, tps: tuple[TopicPartition, ...], max_records: int | None
                         ) -> dict[TopicPartition, list[ConsumerRecord]]:
         """Take buffered records (of ``tps`` if given), at most ``max_records`` in total,
@@ -248,6 +267,7 @@ class Fetcher:
                 continue
             if not self._subs.is_assigned(tp) or self._subs.position(tp) != pr.position:
                 del self._records[tp]
+                self._prefetched.pop(tp, None)
                 continue
             if self._subs.is_paused(tp):
                 continue  # kept for when it is resumed
@@ -266,21 +286,32 @@ class Fetcher:
         return out
 
     def _drop_consumed(self, tp: TopicPartition) -> None:
-        """Forget ``tp``'s records, all handed out, and ask the fetcher task for more."""
-        del self._records[tp]
+        """Forget ``tp``'s records, all handed out (the position is past them): the records
+        fetched ahead take their place when they start where these end, and the fetcher task
+        is asked for more."""
+        pr = self._records.pop(tp)
+        ahead = self._prefetched.pop(tp, None)
+        if ahead is not None and ahead.position == pr.next_offset:
+            if ahead.position > pr.position:
+                self._subs.advance(tp, ahead.position)  # past records compaction removed from the last batch
+            self._records[tp] = ahead
         self._wakeup.set()
         if not self._records:
             self.data_ready.clear()
 
     def take_one(self) -> ConsumerRecord | None:
-        """The next buffered record, its partition's position advanced past it; None when
-        none may be returned now.  Never waits.
+        """The next record of the records being handed out one at a time, its partition's
+        position advanced past it; None when they are used up, no longer valid, or none are
+        (``take_next`` then picks the next ones).  Never waits.
 
-        Records of one partition are handed out one at a time with a few checks each (no
-        assignment change or seek since, not paused, no reset pending); the first record
-        of a partition goes through ``fetched_records``, as does anything unusual.  The
-        path of ``async for`` and ``getone``, as aiokafka's ``Fetcher.next_record``.
+        A few checks per record (no assignment change or seek since, not paused, no reset
+        pending): the path of ``async for`` and ``getone``, as aiokafka's ``Fetcher.next_record``.
+
+        Raises:
+            KafkaError: an error a fetch stored for the user (``raise_pending_error``), once.
         """
+        if self._error is not None:
+            self.raise_pending_error()
         current = self._current
         if current is not None:
             pr, state, version = current
@@ -297,6 +328,17 @@ class Fetcher:
                         self._drop_consumed(pr.tp)
                 return record
             self._current = None
+        return None
+
+    def take_next(self) -> ConsumerRecord | None:
+        """The first record of the next partition with buffered records (through
+        ``fetched_records``), whose records ``take_one`` then hands out; None when none is
+        buffered.  Never waits.
+
+        Raises:
+            KafkaError: an error a fetch stored for the user, once.
+        """
+        self.raise_pending_error()
         for tp, records in self.fetched_records((), 1).items():
             pr = self._records.get(tp)
             state = self._subs.assigned_state(tp)
@@ -304,6 +346,14 @@ class Fetcher:
                 self._current = (pr, state, self._subs.version)
             return records[0]
         return None
+
+    def send_fetches(self) -> None:
+        """Start now the fetches the fetcher task would start when woken (its next pass finds
+        them in flight).  For a consumer that hands out buffered records without waiting, and
+        so without letting the task run: the fetch ahead of the records it has just started
+        on goes out while they are handed out.  Does nothing once the fetcher stopped."""
+        if self._tasks.running:
+            self._send_fetches()
 
     # --- the fetcher task ----------------------------------------------------------------
 
@@ -329,13 +379,16 @@ class Fetcher:
                 self.data_ready.set()
 
     def _send_fetches(self) -> float:
+        records = self._records
         wanted = (tp for tp in self._subs.fetchable_partitions()
-                  if tp not in self._records and tp not in self._in_flight_tps)
+                  if tp not in self._in_flight_tps and (tp not in records or (
+                      tp not in self._prefetched and records[tp].next_offset >= 0)))
         by_node, no_leader = self._client.cluster.partitions_by_leader(wanted)
         for node_id, tps in by_node.items():
             if node_id in self._in_flight_nodes:
                 continue
-            offsets = {tp: self._subs.position(tp) for tp in tps}
+            # A partition with buffered records is fetched from where they end.
+            offsets = {tp: records[tp].next_offset if tp in records else self._subs.position(tp) for tp in tps}
             self._in_flight_nodes.add(node_id)
             self._in_flight_tps.update(tps)
             self._tasks.spawn(self._fetch(node_id, offsets))
@@ -387,9 +440,27 @@ class Fetcher:
                 fetch_offset = offsets.get(tp)
                 if fetch_offset is None or not self._subs.is_assigned(tp):
                     continue
-                if self._subs.position(tp) != fetch_offset:
-                    continue  # a seek or reset happened while the fetch was in flight
-                self._handle_partition(tp, fetch_offset, part.error_code, part.high_watermark, part.records)
+                position = self._subs.position(tp)
+                if position == fetch_offset:
+                    self._handle_partition(tp, fetch_offset, part.error_code, part.high_watermark, part.records)
+                    continue
+                current = self._records.get(tp)
+                if (current is not None and current.next_offset == fetch_offset and current.position == position
+                        and part.error_code == Errors.NONE and part.records):
+                    self._keep_prefetched(tp, fetch_offset, part.high_watermark, part.records)
+                # else a seek or reset happened while the fetch was in flight; an error of a fetch
+                # sent ahead is met again by the fetch at the position, and answered then.
+
+    def _keep_prefetched(self, tp: TopicPartition, fetch_offset: int, high_watermark: int, records: bytes) -> None:
+        """Decode the answer of a fetch sent ahead of ``tp``'s buffered records and keep it for
+        when they are used up (a corrupt answer is dropped: the fetch at the position meets it)."""
+        self._subs.state(tp).high_watermark = high_watermark
+        try:
+            parsed = parse_records(tp, records, fetch_offset)
+        except CorruptRecordError:
+            return
+        if parsed:
+            self._prefetched[tp] = PartitionRecords(tp, fetch_offset, parsed, next_fetch_offset(records, fetch_offset))
 
     def _handle_partition(self, tp: TopicPartition, fetch_offset: int, code: int, high_watermark: int,
                           records: bytes | None) -> None:
@@ -405,7 +476,7 @@ class Fetcher:
                 self.data_ready.set()
                 return
             if parsed:
-                self._records[tp] = PartitionRecords(tp, fetch_offset, parsed)
+                self._records[tp] = PartitionRecords(tp, fetch_offset, parsed, next_fetch_offset(records, fetch_offset))
                 self.data_ready.set()
             else:
                 skip_to = next_fetch_offset(records, fetch_offset)

@@ -153,35 +153,41 @@ def fetcher_with(records: int, *tps: TopicPartition) -> tuple[Fetcher, Subscript
     return fetcher, subs
 
 
+def take(fetcher: Fetcher):
+    """One record as ``async for`` takes it: the next of the records being handed out, else the
+    first of the next buffered ones."""
+    return fetcher.take_one() or fetcher.take_next()
+
+
 def test_take_one_hands_out_records_in_order_and_advances_the_position():
     fetcher, subs = fetcher_with(3, TP)
-    taken = [fetcher.take_one() for _ in range(4)]
+    taken = [take(fetcher) for _ in range(4)]
     assert [r.offset for r in taken[:3]] == [0, 1, 2] and taken[3] is None
     assert subs.position(TP) == 3 and not fetcher.has_records() and not fetcher.data_ready.is_set()
 
 
 def test_take_one_returns_nothing_of_a_paused_partition_and_resumes_where_it_was():
     fetcher, subs = fetcher_with(3, TP)
-    assert fetcher.take_one().offset == 0
+    assert take(fetcher).offset == 0
     subs.pause([TP])
-    assert fetcher.take_one() is None
+    assert take(fetcher) is None
     subs.resume([TP])
-    assert fetcher.take_one().offset == 1 and subs.position(TP) == 2
+    assert take(fetcher).offset == 1 and subs.position(TP) == 2
 
 
 def test_take_one_drops_records_made_stale_by_a_seek():
     fetcher, subs = fetcher_with(3, TP)
-    assert fetcher.take_one().offset == 0
+    assert take(fetcher).offset == 0
     subs.seek(TP, 0)
-    assert fetcher.take_one() is None  # offsets 1 and 2 were fetched for position 1: refetched from 0
+    assert take(fetcher) is None  # offsets 1 and 2 were fetched for position 1: refetched from 0
     assert subs.position(TP) == 0
 
 
 def test_take_one_drops_records_of_a_partition_no_longer_assigned():
     other = TopicPartition("t", 3)
     fetcher, subs = fetcher_with(3, TP, other)
-    first = fetcher.take_one()
+    first = take(fetcher)
     kept = other if first.partition == TP.partition else TP
     subs.assign([kept])
-    rest = [fetcher.take_one() for _ in range(4)]
+    rest = [take(fetcher) for _ in range(4)]
     assert [(r.partition, r.offset) for r in rest if r is not None] == [(kept.partition, o) for o in range(3)]
