@@ -209,17 +209,18 @@ class ReplicaManager:
         statuses: dict[TopicPartition, ProducePartitionStatus] = {}
         flushes: dict[TopicPartition, Awaitable[None]] = {}
         for tp, records in entries.items():
-            partition = self.all_partitions.get(tp)
+            partition = None
             try:
                 partition = self.get_partition_or_error(tp)
                 info = partition.append_records_to_leader(bytearray(records), required_acks)
+                log = partition.log
                 statuses[tp] = ProducePartitionStatus(
-                    required_offset=info.last_offset + 1, base_offset=info.first_offset,
-                    log_start_offset=partition.log.log_start_offset if partition.log else -1,
+                    info.last_offset + 1, info.first_offset,
+                    log_start_offset=log.log_start_offset if log is not None else -1,
                     log_append_time_ms=info.log_append_time_ms,
                 )
-                if partition.log is not None and partition.log.flush_due:  # flush.messages reached
-                    flushes[tp] = partition.log.flush_through(info.last_offset)
+                if log is not None and log.flush_due:  # flush.messages reached
+                    flushes[tp] = log.flush_through(info.last_offset)
                 self.fetch_purgatory.check_and_complete(tp)
             except Exception as exc:
                 code = error_code_for(exc)

@@ -131,11 +131,14 @@ class BrokerConnection:
             self._stream.writelines(data)
             await self._drain()
             return None
-        try:
-            async with asyncio.timeout(timeout):
-                await self._slots.acquire()
-        except TimeoutError as exc:
-            raise KafkaTimeoutError(f"no in-flight slot to {self.host}:{self.port} within {timeout}s") from exc
+        if self._slots.locked():
+            try:
+                async with asyncio.timeout(timeout):
+                    await self._slots.acquire()
+            except TimeoutError as exc:
+                raise KafkaTimeoutError(f"no in-flight slot to {self.host}:{self.port} within {timeout}s") from exc
+        else:
+            await self._slots.acquire()  # a free slot: taken at once, no timer armed for it
         fut: asyncio.Future[Struct] = asyncio.get_running_loop().create_future()
         try:
             if self._closed_exc is not None:
@@ -144,10 +147,11 @@ class BrokerConnection:
             self._stream.writelines(data)  # record batches go to the socket uncopied
             await self._drain()
             try:
-                # asyncio.timeout, not wait_for: on 3.11 wait_for may swallow a
-                # cancellation that races with the response.
+                # asyncio.timeout, not wait_for: on 3.11 wait_for may swallow a cancellation that
+                # races with the response.  No shield: a future cancelled with its caller stays in
+                # ``_in_flight`` in order, and the read loop skips it when its response comes.
                 async with asyncio.timeout(timeout):
-                    return await asyncio.shield(fut)
+                    return await fut
             except TimeoutError as exc:
                 err = KafkaTimeoutError(
                     f"{spec.key.name} to {self.host}:{self.port} timed out after {timeout * 1000:.0f} ms"

@@ -178,11 +178,7 @@ def _pack_spliced(value: Any, packer: msgpack.Packer, chunk: bytearray, buffers:
     appended to ``buffers`` after its bin header (the bytes msgpack itself would write)."""
     kind = type(value)
     if kind is list:
-        for item in value:
-            item_kind = type(item)
-            if item_kind is list or ((item_kind is bytes or item_kind is memoryview) and len(item) >= SPLICE_MIN_BYTES):
-                break
-        else:  # nothing to splice below: one msgpack call for the whole list
+        if not _splices_below(value):  # one msgpack call for the whole list
             chunk += packer.pack(value)
             return
         chunk += packer.pack_array_header(len(value))
@@ -196,6 +192,23 @@ def _pack_spliced(value: Any, packer: msgpack.Packer, chunk: bytearray, buffers:
         buffers.append(value)
     else:
         chunk += packer.pack(value)
+
+
+def _splices_below(value: list[Any]) -> bool:
+    """Whether ``value`` may hold a bytes value to splice: a large one in it or in a list it holds,
+    or a list nested two deep (looked at by the recursion).  The second level is looked at here,
+    without a call per item: a produce request's partitions are lists of scalars and records."""
+    for item in value:
+        item_kind = type(item)
+        if item_kind is list:
+            for inner in item:
+                inner_kind = type(inner)
+                if inner_kind is list or ((inner_kind is bytes or inner_kind is memoryview)
+                                          and len(inner) >= SPLICE_MIN_BYTES):
+                    return True
+        elif (item_kind is bytes or item_kind is memoryview) and len(item) >= SPLICE_MIN_BYTES:
+            return True
+    return False
 
 
 BIN16_HEADER = struct.Struct(">BH")

@@ -75,6 +75,10 @@ MAGIC = 2
 CRC_OFFSET = 17
 ATTRIBUTES_OFFSET = 21
 BASE_OFFSET_AND_LENGTH = struct.Struct(">qi")
+# The header split at the CRC: what precedes it (base offset .. magic, then the CRC) and what
+# it covers (attributes .. records count), so a batch is built with one pack of each.
+_HEADER_HEAD = struct.Struct(">qiibI")
+_HEADER_TAIL = struct.Struct(">hiqqqhii")
 BATCH_LENGTH = struct.Struct(">i")  # at byte 8, after the base offset
 LEADER_EPOCH = struct.Struct(">i")
 BASE_OFFSET = struct.Struct(">q")
@@ -313,26 +317,11 @@ def build_batch_from_payload(
         last_offset_delta: the batch's last offset delta; ``record_count - 1`` (deltas
             0..record_count-1) unless given (a compacted batch keeps its offset range).
     """
-    header = bytearray(
-        HEADER.pack(
-            base_offset,
-            HEADER_SIZE - LOG_OVERHEAD + len(payload),
-            partition_leader_epoch,
-            MAGIC,
-            0,
-            attributes,
-            record_count - 1 if last_offset_delta is None else last_offset_delta,
-            base_timestamp,
-            max_timestamp,
-            producer_id,
-            producer_epoch,
-            base_sequence,
-            record_count,
-        )
-    )
-    crc = crc32c.crc32c(payload, crc32c.crc32c(memoryview(header)[ATTRIBUTES_OFFSET:]))
-    struct.pack_into(">I", header, CRC_OFFSET, crc)
-    return bytes(header) + payload
+    tail = _HEADER_TAIL.pack(attributes, record_count - 1 if last_offset_delta is None else last_offset_delta,
+                             base_timestamp, max_timestamp, producer_id, producer_epoch, base_sequence, record_count)
+    head = _HEADER_HEAD.pack(base_offset, HEADER_SIZE - LOG_OVERHEAD + len(payload), partition_leader_epoch, MAGIC,
+                             crc32c.crc32c(payload, crc32c.crc32c(tail)))
+    return b"".join((head, tail, payload))
 
 
 def rebuild_batch(header: BatchHeader, rows: Sequence[Row], *, attributes: int | None = None,

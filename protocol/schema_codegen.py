@@ -88,7 +88,9 @@ def _decode_stmts(src: _Source, ftype: FieldType, var: str, version: int, indent
         inner = ftype.inner
         if type(inner) is StructType:
             decode = src.bind(decoder(inner.cls, version), "d")
-            return [*lines, f"{indent}{var} = [{decode}(e) for e in {var}]"]
+            # An empty array (most are: a produce response's record_errors) is kept as msgpack made
+            # it; a comprehension is a function call in CPython 3.11.
+            return [*lines, f"{indent}if {var}: {var} = [{decode}(e) for e in {var}]"]
         element = src.fresh("e")
         body = _decode_stmts(src, inner, element, version, indent + "    ")
         out = src.fresh("a")
@@ -185,7 +187,8 @@ def _encode_expr(src: _Source, ftype: FieldType, expr: str, version: int) -> str
         return f"({encode}({v}) if type({v} := {expr}) is {klass} else {v}.to_wire({version}))"
     if kind is Array:
         e = src.fresh("e")
-        return f"[{_encode_expr(src, ftype.inner, e, version)} for {e} in {expr}]"
+        v = src.fresh()
+        return f"([{_encode_expr(src, ftype.inner, e, version)} for {e} in {v}] if ({v} := {expr}) else [])"
     return expr  # strings, bools, floats and untyped values go as they are
 
 

@@ -37,6 +37,8 @@ from kafkette.protocol.topic_partition import TopicPartition
 if TYPE_CHECKING:
     from kafkette.broker.apis.kafka_apis import ApisContext
 
+_new_tuple = tuple.__new__
+
 
 async def handle(ctx: ApisContext, header: RequestHeader,
                  request: ProduceRequest) -> ProduceResponse | CloseConnectionResponse | None:
@@ -44,37 +46,45 @@ async def handle(ctx: ApisContext, header: RequestHeader,
     when a partition failed (Kafka's ``KafkaApis.handleProduceRequest`` closes the connection)."""
     errors: dict[TopicPartition, Errors] = {}
     entries: dict[TopicPartition, bytes] = {}
-    if request.transactional_id is None and any(_is_transactional(part.records) for topic in request.topic_data
-                                                for part in topic.partition_data):
-        # Kafka: transactional batches need a transactional id (authorized) for the whole request
-        return _error_for_all(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    check_transactional = request.transactional_id is None
+    valid_acks = request.acks in (0, 1, -1)
     for topic in request.topic_data:
+        name = topic.name
         for part in topic.partition_data:
-            tp = TopicPartition(topic.name, part.index)
-            if request.acks not in (0, 1, -1):
+            records = part.records
+            if check_transactional and _is_transactional(records):
+                # Kafka: transactional batches need a transactional id (authorized) for the whole
+                # request; nothing was appended yet (the appends follow this loop)
+                return _error_for_all(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+            tp = _new_tuple(TopicPartition, (name, part.index))  # NamedTuple's __new__ is Python code
+            if not valid_acks:
                 errors[tp] = Errors.INVALID_REQUIRED_ACKS
-            elif part.records is None or tp in entries or tp in errors:
+            elif records is None or tp in entries or tp in errors:
                 errors[tp] = Errors.INVALID_REQUEST
                 entries.pop(tp, None)
-            elif _more_than_one_batch(part.records):
+            elif _more_than_one_batch(records):
                 errors[tp] = Errors.INVALID_RECORD
             else:
-                entries[tp] = part.records
+                entries[tp] = records
     statuses = await ctx.replica_manager.append_records(request.timeout_ms, request.acks, entries) if entries else {}
     if request.acks == 0:  # no answer; a failure closes the connection so the producer notices
         failed = errors or any(status.error != Errors.NONE for status in statuses.values())
         return CLOSE_CONNECTION if failed else None
     by_topic: dict[str, list[ProducePartitionResponse]] = {}
-    for tp, status in statuses.items():
-        by_topic.setdefault(tp.topic, []).append(
+    for (topic_name, partition), status in statuses.items():
+        parts = by_topic.get(topic_name)
+        if parts is None:
+            parts = by_topic[topic_name] = []
+        ok = status.error == Errors.NONE
+        parts.append(
             ProducePartitionResponse(
-                index=tp.partition,
+                index=partition,
                 error_code=int(status.error),
-                base_offset=status.base_offset if status.error == Errors.NONE else -1,
+                base_offset=status.base_offset if ok else -1,
                 log_start_offset=status.log_start_offset,
-                log_append_time_ms=status.log_append_time_ms if status.error == Errors.NONE else -1,
+                log_append_time_ms=status.log_append_time_ms if ok else -1,
                 record_errors=[BatchIndexAndErrorMessage(batch_index=index, batch_index_error_message=message)
-                               for index, message in status.record_errors],
+                               for index, message in status.record_errors] if status.record_errors else [],
             )
         )
     for tp, code in errors.items():

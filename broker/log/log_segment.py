@@ -331,8 +331,9 @@ class LogSegment:
             )
         position = self._size
         view = memoryview(records)
-        written = 0
-        while written < len(view):
+        size = len(view)
+        written = os.pwrite(self._fd, view, position)
+        while written < size:  # a short write (rare): the rest from where it stopped
             written += os.pwrite(self._fd, view[written:], position + written)
         largest_timestamp, offset_of_largest = max_timestamp or max_timestamp_and_offset(view)
         if largest_timestamp > self._max_timestamp_so_far:
@@ -342,8 +343,8 @@ class LogSegment:
         if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.index.is_full:
             self.index.append(largest_offset, position)
             self._bytes_since_last_index_entry = 0
-        self._bytes_since_last_index_entry += len(view)
-        self._size += len(view)
+        self._bytes_since_last_index_entry += size
+        self._size += size
         self._next_offset = largest_offset + 1
 
     def translate_offset(self, offset: int) -> tuple[int, BatchHeader] | None:

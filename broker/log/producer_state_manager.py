@@ -28,11 +28,14 @@ if TYPE_CHECKING:
 NUM_BATCHES_TO_RETAIN = 5
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BatchMetadata:
     """Where one producer batch landed: sequences and offsets (inclusive), and its max timestamp
     as written (ms; the broker's stamp on a LogAppendTime topic), which a retry of the batch is
-    answered with as ``log_append_time_ms`` (Kafka's ``BatchMetadata.timestamp``)."""
+    answered with as ``log_append_time_ms`` (Kafka's ``BatchMetadata.timestamp``).
+
+    Never changed once made.  Not a frozen dataclass: one is made per appended producer batch,
+    and a frozen dataclass sets each field with ``object.__setattr__``."""
 
     first_seq: int
     last_seq: int
@@ -96,8 +99,11 @@ class ProducerStateManager:
                     f"{header.base_sequence}, expected 0"
                 )
             return None
+        batches = entry.batches
+        if batches and header.base_sequence == batches[-1].last_seq + 1:
+            return None  # the next batch in sequence (the common case): no retained batch can match it
         last = _last_seq(header)
-        for batch in entry.batches:
+        for batch in batches:
             if batch.first_seq == header.base_sequence and batch.last_seq == last:
                 return batch
         if entry.batches and header.base_sequence != entry.last_seq + 1:
@@ -120,6 +126,8 @@ class ProducerStateManager:
         Raises:
             InvalidProducerEpochError, OutOfOrderSequenceNumberError: as ``check``.
         """
+        if len(headers) == 1:  # the common case: one batch per partition
+            return [self.check(headers[0])]
         pending: dict[int, tuple[int, int]] = {}  # producer id -> (epoch, last sequence) in this request
         results: list[BatchMetadata | None] = []
         for header in headers:

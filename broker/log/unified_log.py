@@ -373,7 +373,7 @@ class UnifiedLog:
         if not isinstance(records, bytearray):
             records = bytearray(records)
         positions = validate_batches(records)
-        headers = [header for _, header in positions]
+        headers = [positions[0][1]] if len(positions) == 1 else [header for _, header in positions]
         duplicate = self._check_producer_state(headers)
         if duplicate is not None:
             return duplicate
@@ -398,7 +398,7 @@ class UnifiedLog:
     def _check_producer_state(self, headers: list[BatchHeader]) -> LogAppendInfo | None:
         """Kafka's ``analyzeAndValidateProducerState``: None to append, else the answer for a retry."""
         duplicates = self.producer_state_manager.check_batches(headers)
-        if all(d is None for d in duplicates):
+        if duplicates.count(None) == len(duplicates):
             return None
         original = duplicates[0]
         if len(headers) != 1 or original is None:

@@ -156,6 +156,7 @@ class Producer:
         )
         RecordAccumulator(**self._accumulator_args)  # validate settings eagerly
         self._max_in_flight = max_in_flight_requests_per_connection
+        self._cluster = self._client.cluster  # read once per send
         self._partitioner = DefaultPartitioner()
         self._accumulator: RecordAccumulator | None = None
         self._sender: Sender | None = None
@@ -280,7 +281,7 @@ class Producer:
         if timestamp_ms is None:
             timestamp_ms = time.time_ns() // 1_000_000
         cached = self._partition_cache.get(topic)
-        if cached is None or cached[0] != self._client.cluster.version:
+        if cached is None or cached[0] != self._cluster.version:
             cached = await self._partitions(topic)
         _, parts, available, tps = cached
         if header_list is None and key_bytes is None:

@@ -194,8 +194,8 @@ class ProducerBatch:
     def stamp(self, producer_id: int, producer_epoch: int, base_sequence: int) -> None:
         """Set the idempotence stamp (a new stamp after a producer id reset drops the
         encoded bytes, which carry the old one)."""
-        if (producer_id, producer_epoch, base_sequence) != (self.producer_id, self.producer_epoch,
-                                                            self.base_sequence):
+        if self._encoded is not None and (producer_id != self.producer_id or producer_epoch != self.producer_epoch
+                                          or base_sequence != self.base_sequence):
             self._encoded = None
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch

@@ -43,8 +43,8 @@ class RecordAccumulator:
         clock: monotonic clock in seconds (injected for tests).
 
     ``wakeup`` is set whenever the Sender should look again (a new batch whose linger
-    ends before ``sender_looks_by_ms``, a full batch,
-    flush, re-enqueue, completion); the Sender clears it before each pass.
+    ends before ``sender_looks_by_ms``, a full batch, flush, re-enqueue; the Sender sets it
+    itself when a response frees a request slot); the Sender clears it before each pass.
     """
 
     def __init__(
@@ -71,7 +71,11 @@ class RecordAccumulator:
         self._clock = clock
         self._batches: dict[TopicPartition, collections.deque[ProducerBatch]] = {}
         self._batches_created = 0  # creation order of batches, kept by retries (ProducerBatch.order)
-        self._batches_filled = 0
+        # Read-only outside: plain attributes, not properties (``Producer.send`` reads both
+        # once per record).  Batches that reached ``max_batch_size`` (or could take no
+        # further record) so far; bytes held by batches not yet completed.
+        self.batches_filled = 0
+        self.buffered_bytes = 0
         # When the Sender will look at the queues again without a wake-up (monotonic ms;
         # -inf while it is looking): a new batch whose linger ends later needs no wake-up.
         self.sender_looks_by_ms = float("-inf")
@@ -79,7 +83,6 @@ class RecordAccumulator:
         # No queued batch's delivery deadline is before this (monotonic ms; a lower bound, made
         # exact by each walk of ``expire``): ``expire`` walks the queues only once it has come.
         self._earliest_deadline_ms = float("inf")
-        self._buffered_bytes = 0
         self._room = asyncio.Event()
         self._room.set()
         self.wakeup = asyncio.Event()
@@ -88,16 +91,6 @@ class RecordAccumulator:
 
     def now_ms(self) -> float:
         return self._clock() * 1000.0
-
-    @property
-    def batches_filled(self) -> int:
-        """Batches that reached ``max_batch_size`` (or could take no further record) so far."""
-        return self._batches_filled
-
-    @property
-    def buffered_bytes(self) -> int:
-        """Bytes held by batches not yet completed."""
-        return self._buffered_bytes
 
     def has_incomplete(self) -> bool:
         """True while any batch is queued or in flight."""
@@ -118,11 +111,11 @@ class RecordAccumulator:
         """
         if size > self.max_buffer_size:
             raise MessageTooLargeError(f"The record is {size} bytes, larger than max_buffer_size={self.max_buffer_size}")
-        if self._buffered_bytes + size <= self.max_buffer_size:
+        if self.buffered_bytes + size <= self.max_buffer_size:
             return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_ms / 1000
-        while self._buffered_bytes + size > self.max_buffer_size and self._buffered_bytes > 0:
+        while self.buffered_bytes + size > self.max_buffer_size and self.buffered_bytes > 0:
             self._room.clear()
             remaining = deadline - loop.time()
             if remaining <= 0:
@@ -167,13 +160,13 @@ class RecordAccumulator:
             last = dq[-1]
             fut = last.try_append(key, value, headers, timestamp_ms, size, max_batch_size)
             if fut is not None:
-                self._buffered_bytes += size
+                self.buffered_bytes += size
                 if last.size_bytes >= max_batch_size:
-                    self._batches_filled += 1
+                    self.batches_filled += 1
                     self.wakeup.set()
                 return fut
             if last.size_bytes < max_batch_size:  # not counted when it reached the size
-                self._batches_filled += 1
+                self.batches_filled += 1
                 self.wakeup.set()
             last.closed = True
         if abort_on_new_batch:
@@ -187,7 +180,7 @@ class RecordAccumulator:
         if batch.delivery_deadline_ms < self._earliest_deadline_ms:
             self._earliest_deadline_ms = batch.delivery_deadline_ms
         self._incomplete.add(batch)
-        self._buffered_bytes += batch.size_bytes
+        self.buffered_bytes += batch.size_bytes
         if now + self.linger_ms < self.sender_looks_by_ms:
             self.wakeup.set()  # the Sender must arm a timer for this batch's linger
         return fut  # type: ignore[return-value]  # an empty batch accepts any record
@@ -273,12 +266,15 @@ class RecordAccumulator:
         self.wakeup.set()
 
     def deallocate(self, batch: ProducerBatch) -> None:
-        """Release the buffer space of a completed batch."""
-        if batch in self._incomplete:
-            self._incomplete.discard(batch)
-            self._buffered_bytes -= batch.size_bytes
-            self._room.set()
-        self.wakeup.set()
+        """Release the buffer space of a completed batch (once; again is a no-op)."""
+        try:
+            self._incomplete.remove(batch)
+        except KeyError:
+            return
+        self.buffered_bytes -= batch.size_bytes
+        room = self._room
+        if not room.is_set():
+            room.set()
 
     def expire(self) -> list[ProducerBatch]:
         """Remove and fail queued batches older than ``delivery_timeout_ms``.

@@ -38,6 +38,9 @@ from kafkette.protocol.errors import Errors, KafkaError, OutOfOrderSequenceNumbe
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
+# Answers that complete a batch: written now, or written before (a retried batch the broker
+# recognised by its sequence numbers, Kafka's DUPLICATE_SEQUENCE_NUMBER handling).
+_ACKNOWLEDGED = frozenset((Errors.NONE, Errors.DUPLICATE_SEQUENCE_NUMBER))
 
 # Upper bound of one ProduceRequest's record bytes (Kafka's max.request.size default).
 MAX_REQUEST_SIZE_BYTES = 1048576
@@ -169,22 +172,25 @@ class Sender:
         """
         started = False
         by_node, no_leader = self._client.cluster.partitions_by_leader(ready)
+        drain = self._acc.drain
+        stamp = self._tm.stamp if self._tm is not None else None
+        in_flight_batches = self._in_flight_batches
         for node_id, tps in by_node.items():
             if self._in_flight[node_id] >= self._max_in_flight:
                 continue
             batches: list[ProducerBatch] = []
             total = 0
             for tp in tps:
-                if batches and total >= MAX_REQUEST_SIZE_BYTES:
+                if total >= MAX_REQUEST_SIZE_BYTES and batches:
                     break
-                batch = self._acc.drain(tp)
+                batch = drain(tp)
                 if batch is None:
                     continue
-                if self._tm is not None:
-                    self._tm.stamp(batch)
+                if stamp is not None:
+                    stamp(batch)
                 batches.append(batch)
                 total += batch.size_bytes
-                self._in_flight_batches[tp] += 1
+                in_flight_batches[tp] += 1
             if batches:
                 self._in_flight[node_id] += 1
                 self._tasks.spawn(self._send_produce(node_id, batches))
@@ -195,9 +201,13 @@ class Sender:
         return 0.0 if started else float("inf")
 
     def _build_request(self, batches: list[ProducerBatch]) -> ProduceRequest:
-        by_topic: dict[str, list[ProducePartitionData]] = defaultdict(list)
+        by_topic: dict[str, list[ProducePartitionData]] = {}
         for batch in batches:
-            by_topic[batch.tp.topic].append(ProducePartitionData(index=batch.tp.partition, records=batch.encoded()))
+            topic, partition = batch.tp
+            parts = by_topic.get(topic)
+            if parts is None:
+                parts = by_topic[topic] = []
+            parts.append(ProducePartitionData(index=partition, records=batch.encoded()))
         return ProduceRequest(
             transactional_id=None,
             acks=self._acks,
@@ -238,17 +248,23 @@ class Sender:
             self._acc.wakeup.set()
 
     def _handle_response(self, node_id: int, batches: list[ProducerBatch], response: ProduceResponse) -> None:
-        results = {
-            (topic.name, part.index): part
-            for topic in response.responses
-            for part in topic.partition_responses
-        }
+        results = {}
+        for topic in response.responses:
+            name = topic.name
+            for part in topic.partition_responses:
+                results[name, part.index] = part
+        tm = self._tm
+        deallocate = self._acc.deallocate
         for batch in batches:
             part = results.get(batch.tp)
             if part is None:
                 self._retry_or_fail(batch, KafkaError(f"No produce response for {batch.tp} from broker {node_id}"))
-            elif part.error_code in (Errors.NONE, Errors.DUPLICATE_SEQUENCE_NUMBER):
-                self._complete(batch, part.base_offset, part.log_append_time_ms)
+            elif part.error_code in _ACKNOWLEDGED:
+                # ``_complete`` inlined: this runs once per batch of every response.
+                if tm is not None:
+                    tm.on_acknowledged(batch)
+                batch.complete(part.base_offset, part.log_append_time_ms)
+                deallocate(batch)
             elif (part.error_code == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER and self._tm is not None
                   and not self._tm.is_next_sequence(batch)):
                 exc = OutOfOrderSequenceNumberError(

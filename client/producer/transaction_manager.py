@@ -101,17 +101,21 @@ class TransactionManager:
         """Give a drained batch the producer id, epoch and its base sequence, once per
         producer id: a retry keeps its stamp, a batch stamped under a producer id since
         reset gets a new one."""
-        if not self.has_producer_id or (batch.producer_id == self.producer_id
-                                        and batch.producer_epoch == self.producer_epoch):
+        producer_id = self.producer_id
+        if producer_id == NO_PRODUCER_ID or (batch.producer_id == producer_id
+                                             and batch.producer_epoch == self.producer_epoch):
             return
-        sequence = self._sequences.get(batch.tp, 0)
-        batch.stamp(self.producer_id, self.producer_epoch, sequence)
-        self._sequences[batch.tp] = (sequence + batch.record_count) & MAX_SEQUENCE
+        tp = batch.tp
+        sequences = self._sequences
+        sequence = sequences.get(tp, 0)
+        batch.stamp(producer_id, self.producer_epoch, sequence)
+        sequences[tp] = (sequence + len(batch.rows)) & MAX_SEQUENCE
 
     def on_acknowledged(self, batch: ProducerBatch) -> None:
         """Note that ``batch`` was written (its sequences are now the partition's end)."""
-        if batch.producer_id == self.producer_id and batch.producer_id != NO_PRODUCER_ID:
-            self._acked_end[batch.tp] = (batch.base_sequence + batch.record_count) & MAX_SEQUENCE
+        producer_id = batch.producer_id
+        if producer_id == self.producer_id and producer_id != NO_PRODUCER_ID:
+            self._acked_end[batch.tp] = (batch.base_sequence + len(batch.rows)) & MAX_SEQUENCE
 
     def is_next_sequence(self, batch: ProducerBatch) -> bool:
         """True when ``batch`` directly follows every acknowledged batch of its partition

@@ -143,3 +143,26 @@ def test_delete_removes_both_files(tmp_path, make_batch):
     _fill(segment, make_batch, 1)
     segment.delete()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_short_write_is_completed_from_where_it_stopped(tmp_path, make_batch, monkeypatch):
+    import os
+
+    from kafkette.broker.log import log_segment
+
+    segment = _segment(tmp_path)
+    _fill(segment, make_batch, 1)
+    real_pwrite = os.pwrite
+    calls = []
+
+    def short_pwrite(fd, data, offset):  # the kernel may write less than asked (a full disk, a signal)
+        calls.append(len(data))
+        return real_pwrite(fd, bytes(data)[:7] if len(calls) == 1 else data, offset)
+
+    monkeypatch.setattr(log_segment.os, "pwrite", short_pwrite)
+    batch = make_batch(5, base_offset=5)
+    segment.append(batch, 9)
+    monkeypatch.undo()
+    assert calls[:2] == [len(batch), len(batch) - 7]  # then the index entries
+    assert _base_offsets(segment.read(0, 10_000)) == [0, 5] and segment.next_offset() == 10
+    assert segment.size == segment.log_path.stat().st_size
