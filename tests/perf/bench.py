@@ -18,7 +18,7 @@ In one invocation on 127.0.0.1 (``python -m tests.perf.bench [--quick] [--only .
 - Limits: raw asyncio+uvloop loopback bandwidth between two processes (64 KiB
   writes), sequential disk write (page cache, and with fdatasync).
 - End-to-end latency: 10,000 records/s for 30 s (``--quick``: 5 s) on RF 3 acks=all.
-  End-to-end, scale, capacity and the limits are single runs (not repeated).
+  End-to-end, scale (but its keyed rows), capacity and the limits are single runs (not repeated).
 - Default settings: what a user gets without tuning, 300,000 records of 100 B (``--quick``
   30,000) to 1 broker, 1 partition: the SDK's ``Producer(acks=1)`` with ``await send()``
   per record and a ``Consumer`` read with ``async for``, and ``kafkette perf produce`` with
@@ -26,7 +26,8 @@ In one invocation on 127.0.0.1 (``python -m tests.perf.bench [--quick] [--only .
   taking turns and repeated like the workloads.
 - Scale: producer throughput and broker RSS at 1, 100 and 1,000 partitions per broker,
   time to create them, idle RSS of the broker holding them; and the SDK with default
-  settings sending keyed records over 100 and 1,000 partitions.
+  settings sending keyed records over 100 and 1,000 partitions, repeated like the
+  workloads (the two taking turns, medians reported).
 - Broker capacity: load processes resending one pre-encoded ProduceRequest to one
   broker pinned to one CPU (``broker_capacity``), records/s the broker acknowledges.
 
@@ -245,6 +246,10 @@ def repeat_workload(contenders: list[Contender], repeat: int, skipped: dict[str,
     return [row for contender in contenders for row in median_rows(contender.runs, repeat)]
 
 
+def _keyed_scale_run(data_dir: Path, *, partitions: int, records: int) -> list[Row]:
+    return [kafkette_workloads.keyed_scale(data_dir, partitions, records)]
+
+
 def limit_rows(plan: Plan, data_dir: Path, settle_machine: Callable[[], object] = settle,
                idle: Callable[[float], object] = time.sleep) -> list[Row]:
     """Loopback bandwidth and sequential disk write (disk: the better of two runs, the first warms up),
@@ -353,11 +358,12 @@ def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], install
             settle_machine()
             log(f"running: scale, {partitions:,} partition(s) on 1 broker ...")
             rows.append(kafkette_workloads.scale(tmp / f"scale-{partitions}", partitions, plan.scale_records))
-        for partitions in plan.keyed_scale_partitions:
-            settle_machine()
-            log(f"running: scale keyed, {partitions:,} partitions on 1 broker ...")
-            rows.append(kafkette_workloads.keyed_scale(tmp / f"scale-keyed-{partitions}", partitions,
-                                                       plan.scale_records))
+        # Keyed records: repeated like the workloads (the 100 and 1,000 partition runs taking
+        # turns, medians reported): their ratio is of two rates that each move with the machine.
+        rows += repeat_workload([
+            Contender(f"scale keyed, {partitions:,} partitions on 1 broker", tmp / f"scale-keyed-{partitions}",
+                      functools.partial(_keyed_scale_run, partitions=partitions, records=plan.scale_records))
+            for partitions in plan.keyed_scale_partitions], repeat, skipped, settle_machine)
     if "capacity" in parts:
         settle_machine()
         log(f"running: broker capacity, {plan.capacity_producers} load processes, 1 broker on one CPU ...")
