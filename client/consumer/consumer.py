@@ -391,7 +391,8 @@ class Consumer:
 
         Args:
             partitions: restrict to these (default: every assigned partition).
-            timeout_ms: how long to wait for records (ms); 0 returns at once.
+            timeout_ms: how long to wait for records (ms); 0 returns at once (after one turn
+                of the event loop when a fetch was started).
             max_records: bound on the total number of records returned.
 
         Returns:
@@ -411,11 +412,11 @@ class Consumer:
         fetcher = self._fetcher
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_ms / 1000
+        await self._start_fetches_ahead()
         while True:
             fetcher.raise_pending_error()
             records = fetcher.fetched_records(partitions, max_records)
             if records:
-                await self._start_fetches_ahead()
                 return records
             remaining = deadline - loop.time()
             if remaining <= 0:
@@ -458,21 +459,20 @@ class Consumer:
         return record if record is not None else await self._first_of_next_records()
 
     async def _first_of_next_records(self) -> ConsumerRecord:
-        """The first record of the next buffered records, waiting for a fetch when none are;
-        then the fetch ahead of them is started (``_start_fetches_ahead``)."""
-        record = self._fetcher.take_next()
-        if record is None:
-            return await self.getone()  # getmany starts the fetch ahead
+        """The first record of the next buffered records (after starting the fetch ahead of
+        them, ``_start_fetches_ahead``), waiting for a fetch when none are buffered."""
         await self._start_fetches_ahead()
-        return record
+        record = self._fetcher.take_next()
+        return record if record is not None else await self.getone()
 
     async def _start_fetches_ahead(self) -> None:
-        """Start the fetches that can go out now and let them write their requests (one turn
-        of the event loop): records handed out without waiting would otherwise keep the
-        fetcher task from running until they are used up, and each buffer's end would wait
-        a whole fetch."""
-        self._fetcher.send_fetches()
-        await asyncio.sleep(0)
+        """Start the fetches that can go out now and, when one did, let it write its request
+        (one turn of the event loop): records handed out without waiting would otherwise keep
+        the fetcher task from running until they are used up, and each buffer's end would
+        wait a whole fetch.  Runs before records are taken, never between taking them and
+        handing them out: a cancellation here loses nothing."""
+        if self._fetcher.send_fetches():
+            await asyncio.sleep(0)
 
     def _take_one(self) -> ConsumerRecord | None:
         """A buffered record of any assigned partition, without waiting (None when none):

@@ -4,13 +4,16 @@ Owns: the fetcher task, which (1) resets positions that need it with ListOffsets
 (2) keeps one FetchRequest in flight per leader broker for every fetchable partition
 (so the next fetch runs while the user processes the last): a partition without
 buffered records is fetched at its position, one whose records are being handed out is
-fetched once ahead, from the end of what it holds (the answer waits as its next buffer
-and takes over when the current one is used up, unless a seek came in between), and
+fetched once ahead, from the end of what it holds, when the high watermark is past it
+(the answer waits as its next buffer and takes over when the current one is used up,
+unless a seek came in between; an error answered to it ends fetching ahead of those
+records, and the fetch at the position meets the error again once they are used up), and
 (3) turns responses into ``ConsumerRecord`` lists (``iter_batches`` + ``decode_rows``,
 dropping records below the fetch position).  Leader changes
 (NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION, ...) trigger a metadata refresh
 and a per-partition backoff; OFFSET_OUT_OF_RANGE resets per ``auto_offset_reset``.
-Errors meant for the user are kept and raised by the next ``fetched_records``.
+Errors meant for the user are kept and raised by the next ``take_one``/``take_next`` (the
+Consumer raises them from ``getmany`` and ``async for``).
 
 Kafka concept: ``org.apache.kafka.clients.consumer.internals.Fetcher`` and
 ``OffsetFetcher`` (aiokafka's ``consumer/fetcher.py``); fetching a partition ahead of
@@ -67,8 +70,9 @@ class PartitionRecords:
     """Records fetched for one partition, handed out in order.
 
     ``position`` is the offset the consumer must be at for these records to be valid
-    (a seek in between makes them stale).  ``next_offset`` is the offset after the last
-    whole batch they came from (where the next fetch starts; -1 when unknown).
+    (a seek in between makes them stale).  ``next_offset`` is where a fetch ahead of them
+    starts: the offset after the last whole batch they came from, or -1 for no fetch ahead
+    (they reach the high watermark, or a fetch ahead was answered with an error).
     """
 
     __slots__ = ("tp", "records", "index", "position", "next_offset")
@@ -156,6 +160,13 @@ def _decode(tp: TopicPartition, buf: bytes, fetch_offset: int) -> list[ConsumerR
         except (TypeError, ValueError, IndexError) as exc:
             raise CorruptRecordError(f"batch at offset {base_offset} holds a malformed record: {exc}") from exc
     return out
+
+
+def _ahead_from(next_offset: int, high_watermark: int) -> int:
+    """Where to fetch ahead of buffered records ending at ``next_offset``: there when the
+    high watermark is past it (records are waiting), else -1 (a fetch ahead would only wait
+    at the log end, holding the leader's one fetch slot)."""
+    return next_offset if next_offset < high_watermark else -1
 
 
 def next_fetch_offset(buf: bytes, fetch_offset: int) -> int:
@@ -347,13 +358,21 @@ class Fetcher:
             return records[0]
         return None
 
-    def send_fetches(self) -> None:
+    def send_fetches(self) -> bool:
         """Start now the fetches the fetcher task would start when woken (its next pass finds
         them in flight).  For a consumer that hands out buffered records without waiting, and
-        so without letting the task run: the fetch ahead of the records it has just started
-        on goes out while they are handed out.  Does nothing once the fetcher stopped."""
-        if self._tasks.running:
-            self._send_fetches()
+        so without letting the task run: the fetch ahead of the records it is about to hand
+        out goes out while they are handed out.  Does nothing once the fetcher stopped.
+
+        Returns:
+            True when a fetch was started (its task needs one turn of the event loop to write
+            its request).
+        """
+        if not self._tasks.running:
+            return False
+        in_flight = len(self._in_flight_nodes)
+        self._send_fetches()
+        return len(self._in_flight_nodes) > in_flight
 
     # --- the fetcher task ----------------------------------------------------------------
 
@@ -378,17 +397,36 @@ class Fetcher:
                 self._error = exc
                 self.data_ready.set()
 
-    def _send_fetches(self) -> float:
+    def fetch_offsets(self) -> dict[TopicPartition, int]:
+        """The partitions a fetch would ask for now, each with its fetch offset: fetchable
+        partitions with nothing in flight, at their position when nothing is buffered, or from
+        where their buffered records end (``PartitionRecords.next_offset``) when those may be
+        fetched ahead of and nothing was fetched ahead yet."""
         records = self._records
-        wanted = (tp for tp in self._subs.fetchable_partitions()
-                  if tp not in self._in_flight_tps and (tp not in records or (
-                      tp not in self._prefetched and records[tp].next_offset >= 0)))
+        offsets: dict[TopicPartition, int] = {}
+        for tp in self._subs.fetchable_partitions():
+            if tp in self._in_flight_tps:
+                continue
+            buffered = records.get(tp)
+            if buffered is None:
+                offsets[tp] = self._subs.position(tp)
+            elif buffered.next_offset >= 0 and tp not in self._prefetched:
+                offsets[tp] = buffered.next_offset
+        return offsets
+
+    def _send_fetches(self) -> float:
+        """Send one FetchRequest to each leader of ``fetch_offsets`` without one in flight.
+
+        Returns:
+            ms until the fetcher should look again: the retry backoff when a partition has no
+            leader (a metadata update was asked for), else ``inf``.
+        """
+        wanted = self.fetch_offsets()
         by_node, no_leader = self._client.cluster.partitions_by_leader(wanted)
         for node_id, tps in by_node.items():
             if node_id in self._in_flight_nodes:
                 continue
-            # A partition with buffered records is fetched from where they end.
-            offsets = {tp: records[tp].next_offset if tp in records else self._subs.position(tp) for tp in tps}
+            offsets = {tp: wanted[tp] for tp in tps}
             self._in_flight_nodes.add(node_id)
             self._in_flight_tps.update(tps)
             self._tasks.spawn(self._fetch(node_id, offsets))
@@ -445,22 +483,34 @@ class Fetcher:
                     self._handle_partition(tp, fetch_offset, part.error_code, part.high_watermark, part.records)
                     continue
                 current = self._records.get(tp)
-                if (current is not None and current.next_offset == fetch_offset and current.position == position
-                        and part.error_code == Errors.NONE and part.records):
-                    self._keep_prefetched(tp, fetch_offset, part.high_watermark, part.records)
-                # else a seek or reset happened while the fetch was in flight; an error of a fetch
-                # sent ahead is met again by the fetch at the position, and answered then.
+                if current is not None and current.next_offset == fetch_offset and current.position == position:
+                    self._keep_prefetched(tp, current, part.error_code, part.high_watermark, part.records)
+                # else a seek or reset happened while the fetch was in flight: the answer is stale
 
-    def _keep_prefetched(self, tp: TopicPartition, fetch_offset: int, high_watermark: int, records: bytes) -> None:
-        """Decode the answer of a fetch sent ahead of ``tp``'s buffered records and keep it for
-        when they are used up (a corrupt answer is dropped: the fetch at the position meets it)."""
+    def _keep_prefetched(self, tp: TopicPartition, current: PartitionRecords, code: int, high_watermark: int,
+                         records: bytes | None) -> None:
+        """Keep the answer of a fetch sent ahead of ``tp``'s buffered records ``current`` for when
+        they are used up.  An error or a corrupt answer ends fetching ahead of them (no retry
+        loop while they are handed out): the fetch at the position, once they are used up,
+        meets it again and handles it as any fetch's error."""
+        fetch_offset = current.next_offset
+        if code != Errors.NONE:
+            current.next_offset = -1
+            return
         self._subs.state(tp).high_watermark = high_watermark
+        if not records:
+            current.next_offset = _ahead_from(fetch_offset, high_watermark)  # nothing new yet
+            return
         try:
             parsed = parse_records(tp, records, fetch_offset)
         except CorruptRecordError:
+            current.next_offset = -1
             return
+        next_offset = next_fetch_offset(records, fetch_offset)
         if parsed:
-            self._prefetched[tp] = PartitionRecords(tp, fetch_offset, parsed, next_fetch_offset(records, fetch_offset))
+            self._prefetched[tp] = PartitionRecords(tp, fetch_offset, parsed, _ahead_from(next_offset, high_watermark))
+        else:
+            current.next_offset = _ahead_from(next_offset, high_watermark)  # only compacted-away records
 
     def _handle_partition(self, tp: TopicPartition, fetch_offset: int, code: int, high_watermark: int,
                           records: bytes | None) -> None:
@@ -476,7 +526,8 @@ class Fetcher:
                 self.data_ready.set()
                 return
             if parsed:
-                self._records[tp] = PartitionRecords(tp, fetch_offset, parsed, next_fetch_offset(records, fetch_offset))
+                self._records[tp] = PartitionRecords(
+                    tp, fetch_offset, parsed, _ahead_from(next_fetch_offset(records, fetch_offset), high_watermark))
                 self.data_ready.set()
             else:
                 skip_to = next_fetch_offset(records, fetch_offset)

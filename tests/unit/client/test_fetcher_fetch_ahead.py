@@ -1,8 +1,10 @@
-"""The Fetcher fetches a partition once ahead of its buffered records: the answer waits, takes over
-when they are used up, and is dropped by a seek; an error answered to it is left to the fetch at
-the position."""
+"""The Fetcher fetches a partition once ahead of its buffered records when the high watermark is past
+them: the answer waits, takes over when they are used up, and is dropped by a seek; an error answered
+to it ends fetching ahead of those records (no retry loop) and is left to the fetch at the position."""
 
 from __future__ import annotations
+
+import pytest
 
 from kafkette.client.consumer.fetcher import Fetcher
 from kafkette.client.consumer.subscription_state import SubscriptionState
@@ -23,9 +25,10 @@ def batches(first_offset: int, sizes: list[int]) -> bytes:
     return bytes(buf)
 
 
-def answer(records: bytes | None, code: int = Errors.NONE) -> FetchResponse:
+def answer(records: bytes | None, code: int = Errors.NONE, high_watermark: int = 100) -> FetchResponse:
     return FetchResponse(throttle_time_ms=0, error_code=0, responses=[FetchTopicResponse(topic=TP.topic, partitions=[
-        FetchPartitionData(partition_index=TP.partition, error_code=code, high_watermark=100, records=records)])])
+        FetchPartitionData(partition_index=TP.partition, error_code=code, high_watermark=high_watermark,
+                           records=records)])])
 
 
 def fetcher_at(position: int) -> tuple[Fetcher, SubscriptionState]:
@@ -44,10 +47,12 @@ def take_all(fetcher: Fetcher) -> list[int]:
 
 def test_an_answer_fetched_ahead_waits_and_takes_over_when_the_buffered_records_are_used_up():
     fetcher, subs = fetcher_at(0)
+    assert fetcher.fetch_offsets() == {TP: 0}
     fetcher._handle_response(1, {TP: 0}, answer(batches(0, [3, 2])))
+    assert fetcher.fetch_offsets() == {TP: 5}, "fetched ahead from where the buffered records end"
     assert fetcher.take_next().offset == 0  # handing out has started; the position is 1
     fetcher._handle_response(1, {TP: 5}, answer(batches(5, [4])))  # the fetch from where the buffer ends
-    assert fetcher.fetched_ahead(TP) == 4
+    assert fetcher.fetched_ahead(TP) == 4 and fetcher.fetch_offsets() == {}, "one fetch ahead at a time"
     assert take_all(fetcher) == [1, 2, 3, 4, 5, 6, 7, 8]
     assert subs.position(TP) == 9 and fetcher.fetched_ahead(TP) == 0
 
@@ -81,13 +86,35 @@ def test_records_fetched_ahead_are_dropped_when_the_buffered_ones_became_stale()
     assert fetcher.fetched_records((), None) == {} and fetcher.fetched_ahead(TP) == 0
 
 
-def test_an_error_answered_to_a_fetch_ahead_is_left_to_the_fetch_at_the_position():
+@pytest.mark.parametrize("code", [Errors.NOT_LEADER_OR_FOLLOWER, Errors.OFFSET_OUT_OF_RANGE, "corrupt"])
+def test_an_error_answered_to_a_fetch_ahead_ends_fetching_ahead_and_is_left_to_the_fetch_at_the_position(code):
     fetcher, subs = fetcher_at(0)
     fetcher._handle_response(1, {TP: 0}, answer(batches(0, [2])))
-    fetcher._handle_response(1, {TP: 2}, answer(None, Errors.OFFSET_OUT_OF_RANGE))
+    if code == "corrupt":
+        corrupt = bytearray(batches(2, [2]))
+        corrupt[-1] ^= 0xFF  # the CRC32C no longer matches
+        fetcher._handle_response(1, {TP: 2}, answer(bytes(corrupt)))
+    else:
+        fetcher._handle_response(1, {TP: 2}, answer(None, code))
     fetcher.raise_pending_error()  # nothing stored for the user
     assert fetcher.fetched_ahead(TP) == 0 and TP in subs.fetchable_partitions()  # no backoff either
+    assert fetcher.fetch_offsets() == {}, "not fetched ahead again while the buffered records are handed out"
     assert take_all(fetcher) == [0, 1]
+    assert fetcher.fetch_offsets() == {TP: 2}, "the fetch at the position meets the error again"
+
+
+def test_records_that_reach_the_high_watermark_are_not_fetched_ahead_of():
+    fetcher, subs = fetcher_at(0)
+    fetcher._handle_response(1, {TP: 0}, answer(batches(0, [3]), high_watermark=3))
+    assert fetcher.fetch_offsets() == {}, "a fetch ahead would only wait at the log end"
+    assert take_all(fetcher) == [0, 1, 2] and fetcher.fetch_offsets() == {TP: 3}
+
+
+def test_an_empty_answer_to_a_fetch_ahead_at_the_high_watermark_ends_fetching_ahead():
+    fetcher, subs = fetcher_at(0)
+    fetcher._handle_response(1, {TP: 0}, answer(batches(0, [3]), high_watermark=10))
+    fetcher._handle_response(1, {TP: 3}, answer(b"", high_watermark=3))  # the log was truncated meanwhile
+    assert fetcher.fetched_ahead(TP) == 0 and fetcher.fetch_offsets() == {}
 
 
 def test_the_position_moves_past_records_compaction_removed_from_the_end_of_a_batch():
