@@ -534,12 +534,16 @@ class Partition:
         return self.log.append_as_follower(records)
 
     def update_follower_high_watermark(self, leader_high_watermark: int) -> None:
-        """Follower high watermark = min(leader's HW, own LEO); never moves back."""
+        """Follower high watermark = min(leader's HW, own LEO); never moves back.  When it moves,
+        the on-advance callback runs: a consumer's fetch from this follower (KIP-392) may be
+        waiting for it, as Kafka's ``ReplicaFetcherThread`` completes the delayed fetches of
+        the partitions whose high watermark it moved."""
         if self.log is None:
             return
         new_hw = min(leader_high_watermark, self.log.log_end_offset)
         if new_hw > self.high_watermark:
             self.high_watermark = new_hw
+            self._on_hw_advanced(self.tp)
 
     def update_follower_log_start_offset(self, leader_log_start_offset: int) -> bool:
         """Follow the leader's log start offset (sent in every Fetch response).

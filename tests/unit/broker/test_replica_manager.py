@@ -538,3 +538,22 @@ async def test_a_consumer_with_client_metadata_may_fetch_from_a_follower_up_to_i
     at_hw = harness.rm.read_from_local_log(-1, {TP0: FetchPartitionInfo(1, 1 << 20, -1)}, 1 << 20,
                                            fetch_only_from_leader=False)
     assert (at_hw[TP0].error, at_hw[TP0].records) == (Errors.NONE, b"")
+
+
+async def test_a_consumer_fetch_waiting_on_a_follower_is_completed_when_the_followers_high_watermark_moves(harness):
+    # Kafka's ReplicaFetcherThread completes the delayed fetches of partitions whose high
+    # watermark its fetch moved (KIP-392: consumers may fetch from followers).
+    await harness.leader_and_isr(make_state(leader=2, replicas=[1, 2], isr=[1, 2]), live_leaders=[2])
+    partition = harness.rm.get_partition(TP0)
+    task = asyncio.create_task(harness.rm.fetch_messages(
+        replica_id=-1, max_wait_ms=60_000, min_bytes=1, max_bytes=1 << 20,
+        fetch_infos={TP0: FetchPartitionInfo(0, 1 << 20, -1)}, fetch_only_from_leader=False))
+    await yield_until(lambda: len(harness.rm.fetch_purgatory) == 1)
+    partition.append_records_to_follower(build_batch([(None, b"a", None, 1_000), (None, b"b", None, 1_000)]))
+    await asyncio.sleep(0)
+    assert not task.done(), "nothing is below the follower's high watermark yet"
+    partition.update_follower_high_watermark(2)  # as the replica fetcher does with the leader's answer
+    async with asyncio.timeout(WAIT_S):  # the purgatory's own timeout runs on the node's clock, not advanced
+        results = await task
+    assert (results[TP0].error, results[TP0].high_watermark) == (Errors.NONE, 2)
+    assert base_offsets(results[TP0].records) == [0]
