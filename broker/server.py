@@ -127,6 +127,7 @@ class KafkaServer:
         self.controller = None
         self.socket_server: SocketServer | None = None
         self.kafka_socket_servers: list[SocketServer] = []  # listeners speaking Kafka's protocol
+        self.controller_socket_servers: list[SocketServer] = []  # controller.listener.names (not published)
         self.shutdown_requested = asyncio.Event()
         self.fatal_error: BaseException | None = None
         self._prefix = f"[KafkaServer id={self.broker_id}]"
@@ -166,7 +167,7 @@ class KafkaServer:
 
             self.controller = QuorumController(
                 controller_config(self.config), voters=self.config.quorum_voters,
-                metadata_log_dir=self.config.log_dirs[0], raft_config=raft_config(self.config),
+                metadata_log_dir=self.config.metadata_log_dir, raft_config=raft_config(self.config),
                 fatal_fault_handler=self._on_fatal_fault, scheduler=self.scheduler,
             )
             self.controller_channel.controller_hint = self.controller.leader_id
@@ -204,6 +205,12 @@ class KafkaServer:
                                       codec=KafkaWireCodec(endpoint.name), **listener_options(self.config))
                 self.kafka_socket_servers.append(server)
                 await server.start()
+            elif endpoint.name in self.config.controller_listener_names:
+                server = SocketServer(endpoint.host, endpoint.port, apis.handle, broker_id=self.broker_id,
+                                      **listener_options(self.config))
+                self.controller_socket_servers.append(server)
+                await server.start()
+                continue  # the voters' address, not published to clients
             elif (endpoint.host, endpoint.port) != (host, port):
                 continue  # a second kafkette listener is not served (brokers and the SDK use the first)
             registered.append((endpoint.name, endpoint.advertised_host, endpoint.advertised_port or server.bound_port))
@@ -215,6 +222,11 @@ class KafkaServer:
         self.log_manager.log_dir_failure_channel.add_listener(self.lifecycle_manager.propagate_offline_replica)
         self.lifecycle_manager.start()
         logger.info("%s Started", self._prefix)
+
+    def _socket_servers(self) -> list[SocketServer]:
+        """Every listener this node serves: the brokers' and the SDK's, Kafka's, the controller's."""
+        main = [self.socket_server] if self.socket_server is not None else []
+        return main + self.kafka_socket_servers + self.controller_socket_servers
 
     async def shutdown(self) -> None:
         """Stop in order; each step bounded by SHUTDOWN_STEP_TIMEOUT_S."""
@@ -233,7 +245,7 @@ class KafkaServer:
                 timeout_ms=CONTROLLED_SHUTDOWN_TIMEOUT_MS,
             ))
         await step("lifecycle", self.lifecycle_manager.stop(controlled=True))
-        for server in ([self.socket_server] if self.socket_server is not None else []) + self.kafka_socket_servers:
+        for server in self._socket_servers():
             await step("stop accepting", server.stop_accepting())
         if self.auto_topic_creation_manager is not None:
             await step("auto topic creation", self.auto_topic_creation_manager.stop())
@@ -242,7 +254,7 @@ class KafkaServer:
         if self.replica_manager is not None:
             await step("replica manager", self.replica_manager.stop())
         await step("alter partition manager", self.alter_partition_manager.stop())
-        for server in ([self.socket_server] if self.socket_server is not None else []) + self.kafka_socket_servers:
+        for server in self._socket_servers():
             await step("socket server", server.stop())
         if self.controller is not None:
             await step("controller", self.controller.stop())
@@ -275,10 +287,21 @@ def configure_logging(node_id: int | str) -> None:
     logging.getLogger("state.change.logger").addHandler(handler)
 
 
+def log_config_notes(config: KafkaConfig) -> None:
+    """Say once, at start-up, what of ``server.properties`` is accepted but not used (one WARN
+    naming every such Kafka key) and a quorum read from ``controller.quorum.bootstrap.servers``."""
+    if config.unused_configs:
+        logger.warning("[KafkaConfig] Apache Kafka configs accepted, not used: %s", ", ".join(config.unused_configs))
+    if config.quorum_from_bootstrap_servers:
+        logger.info("[KafkaConfig] controller.quorum.voters is not set: node %d is the only voter of the metadata "
+                    "quorum, at %s (controller.quorum.bootstrap.servers, as after kafka-storage format --standalone)",
+                    config.node_id, config.controller_quorum_voters[0].partition("@")[2])
+
+
 def controller_server(config: KafkaConfig) -> ControllerServer:
     """A controller-only node (``process.roles=controller``): a voter and its listener, no broker."""
     return ControllerServer(
-        controller_config(config), voters=config.quorum_voters, metadata_log_dir=config.log_dirs[0],
+        controller_config(config), voters=config.quorum_voters, metadata_log_dir=config.metadata_log_dir,
         raft_config=raft_config(config), listener=config.listener, listener_options=listener_options(config),
     )
 
@@ -332,6 +355,7 @@ def run_broker(config_path: str) -> int:
         return 1
     try:
         configure_logging(config.node_id)
+        log_config_notes(config)
         import uvloop
 
         uvloop.run(serve(config))
