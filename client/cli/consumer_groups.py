@@ -137,8 +137,6 @@ def consumer_groups(list_: bool, describe: bool, reset_offsets: bool, delete: bo
             raise click.UsageError("Option --reset-offsets takes --topic or --all-topics")
         if len(groups) != 1:
             raise click.UsageError("Option --reset-offsets takes one --group")
-        if not dry_run and not execute:
-            click.echo(NO_EXECUTE_WARNING, err=True)
     if action == "delete_offsets" and (len(groups) != 1 or not topics):
         raise click.UsageError("Option --delete-offsets takes one --group and --topic")
     timestamp_ms = None
@@ -147,6 +145,8 @@ def consumer_groups(list_: bool, describe: bool, reset_offsets: bool, delete: bo
     elif by_duration is not None:
         timestamp_ms = int(datetime.datetime.now(datetime.UTC).timestamp() * 1000) - parse_duration_ms(by_duration)
     parsed_topics = [parse_topic_partitions(t) for t in topics]
+    if action == "reset_offsets" and not dry_run and not execute:  # after every check of the flags
+        click.echo(NO_EXECUTE_WARNING, err=True)
 
     async def run() -> None:
         async with admin_client(bootstrap_server, request_timeout_ms, "kafkette-consumer-groups") as admin:
