@@ -428,7 +428,8 @@ class Fetcher:
         if self._without_leader:
             leader_for = self._client.cluster.leader_for
             for tp in found:
-                self._leader_found([tp], leader_for(tp) or -1)
+                leader = leader_for(tp)
+                self._leader_found([tp], -1 if leader is None else leader)
         for tp, offset in found.items():
             if self._subs.complete_reset(tp, needing[tp], offset):
                 logger.info("%s Resetting offset for partition %s to position %d", self._log_prefix, tp, offset)
