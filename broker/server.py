@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 import sys
-from pathlib import Path
 
 from kafkette.broker.alter_partition_manager import AlterPartitionManager
 from kafkette.broker.apis.kafka_apis import ApisContext, KafkaApis
@@ -39,6 +37,7 @@ from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
 from kafkette.broker.producer_id_manager import ProducerIdManager
 from kafkette.broker.replica_manager import ReplicaManager
+from kafkette.broker.server_logging import configure_logging, kafka_logs_dir
 from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.client.process_tuning import tune_process_memory
 from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
@@ -264,29 +263,6 @@ class KafkaServer:
         logger.info("%s Shut down completed", self._prefix)
 
 
-STATE_CHANGE_LOG_FILE = "state-change.log"
-
-
-def configure_logging(node_id: int | str) -> None:
-    """Log to stderr at INFO with time, level, logger name and message, and the controller's
-    state transitions (``state.change.logger``) also to ``state-change.log``.
-
-    The state-change log goes to ``$LOG_DIR`` (the directory Kafka's start scripts use
-    for ``kafka.logs.dir``), by default ``logs`` under the working directory, as Kafka's
-    ``log4j.properties`` ``stateChangeAppender`` does.
-
-    Raises:
-        OSError: the state-change log directory cannot be created.
-    """
-    fmt = f"%(asctime)s %(levelname)s [node {node_id}] %(name)s: %(message)s"
-    logging.basicConfig(level=logging.INFO, format=fmt, stream=sys.stderr)
-    log_dir = Path(os.environ.get("LOG_DIR") or "logs")
-    log_dir.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(log_dir / STATE_CHANGE_LOG_FILE, encoding="utf-8")
-    handler.setFormatter(logging.Formatter(fmt))
-    logging.getLogger("state.change.logger").addHandler(handler)
-
-
 def log_config_notes(config: KafkaConfig) -> None:
     """Say once, at start-up, what of ``server.properties`` is accepted but not used (one WARN
     naming every such Kafka key) and a quorum read from ``controller.quorum.bootstrap.servers``."""
@@ -341,8 +317,13 @@ async def serve(config: KafkaConfig) -> None:
         raise FatalFaultError(f"fatal fault: {server.fatal_error}") from server.fatal_error
 
 
-def run_broker(config_path: str) -> int:
+def run_broker(config_path: str, log_dir: str | None = None) -> int:
     """Entry point of ``kafkette broker start`` and ``python -m kafkette.broker``.
+
+    Args:
+        config_path: the node's ``server.properties``.
+        log_dir: the ``--log-dir`` flag: where ``server.log`` and ``state-change.log`` go
+            (default ``$LOG_DIR``, else beside the first log dir: ``kafka_logs_dir``).
 
     Returns:
         Process exit code: 0 after a clean shutdown, 1 for a configuration error, a start-up
@@ -354,7 +335,7 @@ def run_broker(config_path: str) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     try:
-        configure_logging(config.node_id)
+        configure_logging(config.node_id, kafka_logs_dir(config.log_dirs, log_dir))
         log_config_notes(config)
         import uvloop
 

@@ -379,6 +379,18 @@ class Consumer:
         return {tp: None if answer.offset < 0 else OffsetAndTimestamp(answer.offset, answer.timestamp)
                 for tp, answer in found.items()}
 
+    def partitions_without_leader(self) -> set[TopicPartition]:
+        """The assigned partitions this consumer is not fetching because the cluster's metadata
+        names no live leader for them (LEADER_NOT_AVAILABLE: e.g. the only replica's broker is
+        down).  Each is logged at WARNING once when found so, and at INFO once when it has a
+        leader again (then it leaves this set and is fetched from its position).
+
+        Returns:
+            The partitions, as the background fetcher last saw them (empty when every
+            assigned partition has a leader).
+        """
+        return self._fetcher.partitions_without_leader()
+
     def highwater(self, tp: TopicPartition) -> int:
         """The high watermark seen in the last fetch of ``tp`` (-1 before any)."""
         return self._subscriptions.state(tp).high_watermark
