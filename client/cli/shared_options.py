@@ -8,7 +8,8 @@ resolved by ``kafkette.client.cli.bootstrap``), ``command_config_alias_option``
 of the SDK class a command builds: Kafka client properties from ``--command-config
 FILE`` and from ``--producer-property`` / ``--consumer-property k=v``, under the
 command's own flags when those are given) and ``run_coroutine`` (runs a command's
-coroutine on uvloop, once the command's bootstrap servers were seen to listen).
+coroutine on uvloop, beside the check that ends it at once when none of its bootstrap
+servers listens).
 Error presentation (one line on stderr) lives in ``kafkette.client.cli.main``.
 """
 
@@ -228,10 +229,11 @@ async def _cancelled_when_nothing_listens(coro: Coroutine[Any, Any, T], bootstra
     check = asyncio.ensure_future(check_a_bootstrap_server_listens(bootstrap))
     try:
         await asyncio.wait((command, check), return_when=asyncio.FIRST_COMPLETED)
-        if not command.done() and check.exception() is not None:
+        nothing_listens = check.exception() if check.done() else None
+        if not command.done() and nothing_listens is not None:
             command.cancel()
             await asyncio.gather(command, return_exceptions=True)
-            raise check.exception()  # type: ignore[misc]
+            raise nothing_listens
         return await command
     finally:
         for task in (check, command):
