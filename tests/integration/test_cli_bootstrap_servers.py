@@ -192,6 +192,21 @@ def test_a_command_whose_every_bootstrap_server_refuses_fails_at_once_naming_the
     _fails_fast(["topics", "describe", "--data-dir", str(stopped)], _environment(), tmp_path, by_data_dir, 1)
 
 
+def test_an_address_that_accepts_but_never_answers_is_left_to_request_timeout_ms(refused_ports, tmp_path):
+    silent = socket.create_server(("127.0.0.1", 0))  # the kernel accepts; nothing ever answers
+    try:
+        servers = f"127.0.0.1:{refused_ports[0]},127.0.0.1:{silent.getsockname()[1]}"
+        started = time.monotonic()
+        result = _cli("topics", "list", "--bootstrap-server", servers, "--request-timeout-ms", "2000",
+                      env=_environment(), cwd=tmp_path, timeout_s=60)
+        elapsed = time.monotonic() - started
+    finally:
+        silent.close()
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"Error: KafkaConnectionError: Unable to bootstrap from {servers}"), result.stderr
+    assert elapsed >= 2, f"gave up after {elapsed:.2f} s, before request.timeout.ms"
+
+
 def test_the_sdk_keeps_retrying_refused_bootstrap_servers_for_request_timeout_ms(refused_ports):
     servers = ",".join(f"127.0.0.1:{p}" for p in refused_ports)
 

@@ -1,12 +1,15 @@
 """Where a client's bootstrap servers come from: the SDK's default (``KAFKETTE_BOOTSTRAP_SERVERS``,
 then 127.0.0.1:9092) and the CLI's order (``--bootstrap-server`` or ``--data-dir``, then
 ``--command-config``'s ``bootstrap.servers``, the variable, the default).  No sockets: the
-commands here stop before connecting."""
+commands here stop before connecting, and the check of refused addresses gets its DNS answers
+from a stand-in resolver."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import socket
 
 import click
 import pytest
@@ -18,7 +21,13 @@ from kafkette.client.bootstrap_servers import (
     bootstrap_servers_from_environment,
     default_bootstrap_servers,
 )
-from kafkette.client.cli.bootstrap import DEFAULT_SOURCE, BootstrapServers, resolve_bootstrap_servers
+from kafkette.client.cli.bootstrap import (
+    DEFAULT_SOURCE,
+    HOW_TO_GIVE_OTHERS,
+    BootstrapServers,
+    check_a_bootstrap_server_listens,
+    resolve_bootstrap_servers,
+)
 from kafkette.client.cli.shared_options import bootstrap_server_option, sdk_settings
 from kafkette.client.cluster_pid_file import write_pid_file
 from tests.unit.client.cli_runner import assert_one_line_error, run
@@ -156,3 +165,23 @@ def test_the_sdk_settings_of_a_command_follow_the_cli_order(tmp_path, monkeypatc
     assert servers("--command-config", properties) == "file:9092"
     assert servers("--command-config", properties, "--data-dir", str(data_dir)) == "127.0.0.1:7001,127.0.0.1:7002"
     assert servers("--command-config", properties, "--bootstrap-server", "typed:9092") == "typed:9092"
+
+
+def _check(servers: str) -> str | None:
+    """Run ``check_a_bootstrap_server_listens`` on ``servers``; its error message, or None."""
+    try:
+        asyncio.run(check_a_bootstrap_server_listens(BootstrapServers(servers, "--bootstrap-server")))
+    except click.ClickException as exc:
+        return exc.message
+    return None
+
+
+def test_an_unknown_host_counts_as_nothing_listening_but_a_dns_server_not_answering_does_not(monkeypatch):
+    def getaddrinfo(host, *args, **kwargs):  # the resolver's answers, without a DNS server
+        raise socket.gaierror(socket.EAI_NONAME if host == "gone.invalid" else socket.EAI_AGAIN, "resolver")
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    assert _check("gone.invalid:9092") == (
+        "No broker of gone.invalid:9092 answers: unknown host (bootstrap servers from --bootstrap-server); "
+        f"{HOW_TO_GIVE_OTHERS}")
+    assert _check("gone.invalid:9092,slow-dns.example:9092") is None  # may answer on retry: left to the SDK
