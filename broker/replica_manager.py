@@ -59,9 +59,9 @@ answers its "known" exceptions; any other failed append answers the partition's 
 
 
 def _refusal_message(exc: BaseException) -> str | None:
-    """The error message a Produce answer carries for a failed append: the refusal of an internal
-    topic's (``_refuse_internal_topic``), None for any other failure (as Kafka answers, only its
-    record validation errors carry one; those come back as ``record_errors`` here)."""
+    """The error message a Produce answer carries for a failed append: an internal topic's refusal
+    (``_refuse_internal_topic``); None for any other failure, as Kafka answers (only its record
+    validation errors carry one, and those come back as ``record_errors`` here)."""
     return str(exc.args[0]) if isinstance(exc, InvalidTopicError) and exc.args else None
 
 
