@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from kafkette.client.background_tasks import cancel_and_wait
-from kafkette.client.topic_names import validate_topic_name
+from kafkette.client.topic_names import is_internal, validate_topic_name
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
 from kafkette.protocol.apis.metadata import MetadataResponseTopic
 from kafkette.protocol.errors import Errors, InvalidTopicError, KafkaError, error_name  # type: ignore[attr-defined]
@@ -96,7 +96,8 @@ class AutoTopicCreationManager:
 
         Returns:
             One Metadata topic entry per distinct name: INVALID_TOPIC_EXCEPTION for an
-            illegal name, UNKNOWN_TOPIC_OR_PARTITION for the others (being created).
+            illegal name, UNKNOWN_TOPIC_OR_PARTITION for the others (being created; an
+            internal topic marked ``is_internal``, as Kafka's ``AutoTopicCreationManager``).
         """
         responses: list[MetadataResponseTopic] = []
         to_create: list[str] = []
@@ -106,7 +107,8 @@ class AutoTopicCreationManager:
                 logger.info("%s Not auto-creating %r: %s", self._prefix, name, problem)
                 responses.append(MetadataResponseTopic(error_code=Errors.INVALID_TOPIC_EXCEPTION, name=name))
                 continue
-            responses.append(MetadataResponseTopic(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, name=name))
+            responses.append(MetadataResponseTopic(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, name=name,
+                                                   is_internal=is_internal(name)))
             if name not in self.in_flight_topics and len(self.in_flight_topics) < MAX_IN_FLIGHT_TOPICS:
                 to_create.append(name)
         if to_create and not self._stopped:

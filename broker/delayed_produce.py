@@ -25,7 +25,8 @@ class ProducePartitionStatus:
 
     ``log_append_time_ms`` is the leader's LogAppendTime stamp (ms), -1 under CreateTime.
     ``record_errors`` names the records a failed batch was refused for: ``[(index in the
-    batch, message)]`` (Kafka's ``RecordError``s, answered in Produce v8+).
+    batch, message)]`` (Kafka's ``RecordError``s, answered in Produce v8+); ``error_message`` says
+    why a partition was refused, when there is more to say than the error's name (an internal topic).
     """
 
     required_offset: int
@@ -35,6 +36,7 @@ class ProducePartitionStatus:
     log_start_offset: int = -1
     log_append_time_ms: int = -1
     record_errors: list[tuple[int, str]] = field(default_factory=list)
+    error_message: str | None = None
 
 
 class DelayedProduce(DelayedPartitionsOperation[ProducePartitionStatus]):

@@ -151,7 +151,8 @@ class MetadataCache:
         addresses on listener ``listener_name`` (None: the kafkette listener; a broker without that
         listener is left out, as Kafka's ``MetadataCache.getAliveBrokerNodes(listenerName)``).
 
-        Unknown topics get UNKNOWN_TOPIC_OR_PARTITION; partitions with no live
+        Unknown topics get UNKNOWN_TOPIC_OR_PARTITION (an internal topic's name still marked
+        ``is_internal``, as Kafka's ``getTopicMetadata`` answers); partitions with no live
         leader get LEADER_NOT_AVAILABLE; replicas on dead brokers, and those the
         controller marked offline (their log is offline on a live broker), are listed
         in ``offline_replicas``.
@@ -173,7 +174,8 @@ class MetadataCache:
         for name in names:
             partitions = self._topics.get(name)
             if partitions is None:
-                out.append(MetadataResponseTopic(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, name=name))
+                out.append(MetadataResponseTopic(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, name=name,
+                                                 is_internal=name in INTERNAL_TOPICS))
                 continue
             parts = []
             for index in sorted(partitions):

@@ -35,10 +35,12 @@ from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.partition import Partition
 from kafkette.broker.purgatory import DelayedOperationPurgatory
 from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.client.topic_names import INTERNAL_TOPICS
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest
-from kafkette.protocol.errors import (
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     Errors,
+    InvalidTopicError,
     KafkaStorageError,
     NotLeaderOrFollowerError,
     UnknownTopicOrPartitionError,
@@ -54,6 +56,13 @@ _APPEND_ERRORS_WITHOUT_LOG_START = frozenset({
 })
 """Append errors answered with log start offset -1, as Kafka's ``ReplicaManager.appendToLocalLog``
 answers its "known" exceptions; any other failed append answers the partition's log start offset."""
+
+
+def _refusal_message(exc: BaseException) -> str | None:
+    """The error message a Produce answer carries for a failed append: an internal topic's refusal
+    (``_refuse_internal_topic``); None for any other failure, as Kafka answers (only its record
+    validation errors carry one, and those come back as ``record_errors`` here)."""
+    return str(exc.args[0]) if isinstance(exc, InvalidTopicError) and exc.args else None
 
 
 @dataclass(slots=True)
@@ -158,6 +167,22 @@ class ReplicaManager:
             raise NotLeaderOrFollowerError(f"Broker {self.broker_id} holds no replica of {tp}")
         raise UnknownTopicOrPartitionError(f"This server does not host {tp}")
 
+    def _refuse_internal_topic(self, tp: TopicPartition, refusal: str) -> None:
+        """Refuse a client's operation on a partition of an internal topic that exists.
+
+        Kafka concept: the ``Topic.isInternal`` checks of ``ReplicaManager.appendToLocalLog``
+        (without ``internalTopicsAllowed``) and ``deleteRecordsOnLocalLog``.  They come before
+        the partition is looked up here, so a follower or a broker holding no replica answers the
+        same; a partition the metadata does not know is left to ``get_partition_or_error``
+        (UNKNOWN_TOPIC_OR_PARTITION), as Kafka's ``KafkaApis`` answers it before the ReplicaManager
+        sees the request.
+
+        Raises:
+            InvalidTopicError: ``f"{refusal} {tp.topic}"`` (INVALID_TOPIC_EXCEPTION).
+        """
+        if tp in self.all_partitions or self.metadata_cache.partition_state(tp) is not None:
+            raise InvalidTopicError(f"{refusal} {tp.topic}")
+
     def _get_or_create_partition(self, tp: TopicPartition) -> Partition:
         partition = self.all_partitions.get(tp)
         if partition is None:
@@ -194,7 +219,8 @@ class ReplicaManager:
     # ----- produce ------------------------------------------------------------------
 
     async def append_records(
-        self, timeout_ms: int, required_acks: int, entries: dict[TopicPartition, bytes]
+        self, timeout_ms: int, required_acks: int, entries: dict[TopicPartition, bytes], *,
+        internal_topics_allowed: bool = False,
     ) -> dict[TopicPartition, ProducePartitionStatus]:
         """Append producer batches to the leaders here; wait for the ISR when acks=-1.
 
@@ -202,15 +228,21 @@ class ReplicaManager:
             timeout_ms: how long an acks=-1 produce may wait for replication.
             required_acks: 0, 1 or -1.
             entries: ``{tp: record batches}`` as sent by the producer.
+            internal_topics_allowed: True for the group coordinator's own writes to
+                ``__consumer_offsets`` (and a Produce from Kafka's ``__admin_client``); a client's
+                append to an internal topic is otherwise INVALID_TOPIC_EXCEPTION, "Cannot append to
+                internal topic <name>" (Kafka's ``ReplicaManager.appendRecords``, seed 004).
 
         Returns:
-            ``{tp: ProducePartitionStatus}`` with base offset and error per partition.
+            ``{tp: ProducePartitionStatus}`` with base offset and error (and message) per partition.
         """
         statuses: dict[TopicPartition, ProducePartitionStatus] = {}
         flushes: dict[TopicPartition, Awaitable[None]] = {}
         for tp, records in entries.items():
             partition = None
             try:
+                if not internal_topics_allowed and tp.topic in INTERNAL_TOPICS:
+                    self._refuse_internal_topic(tp, "Cannot append to internal topic")
                 partition = self.get_partition_or_error(tp)
                 info = partition.append_records_to_leader(bytearray(records), required_acks)
                 log = partition.log
@@ -231,7 +263,8 @@ class ReplicaManager:
                     log_start_offset = partition.log.log_start_offset
                 statuses[tp] = ProducePartitionStatus(required_offset=-1, base_offset=-1, error=code, pending=False,
                                                       log_start_offset=log_start_offset,
-                                                      record_errors=list(getattr(exc, "record_errors", ())))
+                                                      record_errors=list(getattr(exc, "record_errors", ())),
+                                                      error_message=_refusal_message(exc))
         if flushes:  # Kafka's append flushes before it returns: no acknowledgement before the fsync
             outcomes = await asyncio.gather(*flushes.values(), return_exceptions=True)
             for tp, outcome in zip(flushes, outcomes, strict=True):
@@ -452,13 +485,17 @@ class ReplicaManager:
 
         Returns:
             ``{tp: DeleteRecordsPartitionStatus}`` with the low watermark and error per
-            partition: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER,
+            partition: UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION (an internal topic:
+            "Cannot delete records of internal topic <name>", Kafka's ``deleteRecordsOnLocalLog``;
+            Kafkette's coordinators never delete records), NOT_LEADER_OR_FOLLOWER,
             OFFSET_OUT_OF_RANGE (above the high watermark, or negative), POLICY_VIOLATION
             (a compact-only topic), REQUEST_TIMED_OUT.
         """
         statuses: dict[TopicPartition, DeleteRecordsPartitionStatus] = {}
         for tp, offset in offsets.items():
             try:
+                if tp.topic in INTERNAL_TOPICS:
+                    self._refuse_internal_topic(tp, "Cannot delete records of internal topic")
                 requested = self.get_partition_or_error(tp).delete_records_on_leader(offset)
                 statuses[tp] = DeleteRecordsPartitionStatus(requested)
             except Exception as exc:

@@ -1,10 +1,11 @@
 """Topic names: which are legal, which collide, and the names of internal topics.
 
 Owns: ``validate_topic_name`` (non-empty, not "." or "..", at most 249 characters of
-ASCII alphanumerics, '.', '_' and '-'), the '.'/'_' collision rule and the name of the
-metadata topic (``__cluster_metadata``) and its partition directory.  Used by the
-controller (CreateTopics), the broker (auto-creation, its log directories) and the CLI;
-owned by neither.
+ASCII alphanumerics, '.', '_' and '-'), the '.'/'_' collision rule, the internal topics
+(``INTERNAL_TOPICS``, ``is_internal``) and the name of the metadata topic
+(``__cluster_metadata``) and its partition directory.  Used by the controller (CreateTopics),
+the broker (auto-creation, Metadata's ``is_internal``, the refusal of a client's appends to
+an internal topic, its log directories) and the CLI; owned by neither.
 
 Kafka concept: ``org.apache.kafka.common.internals.Topic`` (seeds 000 and 002).
 """
@@ -21,8 +22,15 @@ METADATA_TOPIC_PARTITION_DIR = f"{CLUSTER_METADATA_TOPIC_NAME}-0"
 """Directory of the metadata log's one partition under the metadata log dir."""
 GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
 """The consumer groups' committed offsets and metadata (Kafka's ``Topic.GROUP_METADATA_TOPIC_NAME``)."""
-INTERNAL_TOPICS = frozenset({GROUP_METADATA_TOPIC_NAME})
-"""Topics Metadata marks ``is_internal`` (Kafka's ``Topic.INTERNAL_TOPICS``, without transactions)."""
+TRANSACTION_STATE_TOPIC_NAME = "__transaction_state"
+"""Kafka's transaction log (``Topic.TRANSACTION_STATE_TOPIC_NAME``).  Kafkette has no transaction
+coordinator; the name stays internal, as in Kafka, for a topic a client creates under it."""
+SHARE_GROUP_STATE_TOPIC_NAME = "__share_group_state"
+"""Kafka's share groups' state (``Topic.SHARE_GROUP_STATE_TOPIC_NAME``, KIP-932); internal as the above."""
+INTERNAL_TOPICS = frozenset({GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME, SHARE_GROUP_STATE_TOPIC_NAME})
+"""Kafka's ``Topic.INTERNAL_TOPICS``: Metadata marks them ``is_internal`` (existing or not), a client's
+Produce and DeleteRecords to them are INVALID_TOPIC_EXCEPTION.  ``__cluster_metadata`` is not one of
+them: it is no topic of the cluster's metadata, and its creation is refused (``CLUSTER_METADATA_TOPIC_NAME``)."""
 _LEGAL_CHARS = re.compile(r"[a-zA-Z0-9._-]+")
 
 
@@ -45,6 +53,11 @@ def validate_topic_name(name: str) -> None:
             f'Topic name "{name}" is illegal, it contains a character other than '
             "ASCII alphanumerics, '.', '_' and '-'"
         )
+
+
+def is_internal(name: str) -> bool:
+    """True for an internal topic's name (Kafka's ``Topic.isInternal``: ``INTERNAL_TOPICS``)."""
+    return name in INTERNAL_TOPICS
 
 
 def has_collision_chars(name: str) -> bool:

@@ -30,7 +30,12 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from kafkette.client.topic_names import has_collision_chars, unify_collision_chars, validate_topic_name
+from kafkette.client.topic_names import (
+    CLUSTER_METADATA_TOPIC_NAME,
+    has_collision_chars,
+    unify_collision_chars,
+    validate_topic_name,
+)
 from kafkette.controller.controller_context import ControllerContext, PartitionRegistration
 from kafkette.controller.leader_election import (
     NO_LEADER,
@@ -133,7 +138,9 @@ class ReplicationControlManager:
         """Validate and plan the creation of every topic of ``request``.
 
         Each topic succeeds or fails on its own (its result carries the error code and
-        message).  With ``validate_only`` nothing is written.
+        message).  With ``validate_only`` nothing is written.  ``__cluster_metadata``, the
+        metadata log's name, is INVALID_REQUEST (Kafka's ``ControllerApis.createTopics``: its
+        partition directory would be the metadata log's own).
 
         Returns:
             ``ControllerResult``: per created topic a ``TopicRecord``, its
@@ -155,6 +162,12 @@ class ReplicationControlManager:
                 results.append(CreatableTopicResult(
                     name=topic.name, error_code=Errors.INVALID_REQUEST,
                     error_message=f"Found multiple entries for topic {topic.name} in the request.",
+                ))
+                continue
+            if topic.name == CLUSTER_METADATA_TOPIC_NAME:
+                results.append(CreatableTopicResult(
+                    name=topic.name, error_code=Errors.INVALID_REQUEST,
+                    error_message=f"Creation of internal topic {CLUSTER_METADATA_TOPIC_NAME} is prohibited.",
                 ))
                 continue
             try:

@@ -13,7 +13,8 @@ session timeout; Fetch, whose record sets go back in Kafka's record encoding
 (``to_kafka_encoding``), with no fetch session (session id 0) and no aborted transactions;
 ListOffsets, whose max timestamp (-3) asked before v7 is UNSUPPORTED_VERSION; Fetch's
 ``rack_id``, kept from v11 on only (a consumer's fetch may then be served by a follower,
-KIP-392).  Pure code, no I/O.
+KIP-392); Produce, whose refusal of an internal topic goes without the broker's message.  Pure
+code, no I/O.
 
 Kafka concept: none in Kafka (it has one protocol); Redpanda's and Tansu's request handlers
 play the same part between their wire types and their storage.
@@ -230,6 +231,19 @@ def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     return out
 
 
+def _produce_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    """Produce with Kafka's error messages: a partition refused as an internal topic
+    (INVALID_TOPIC_EXCEPTION) carries none, as Kafka's ``LogAppendResult.errorMessage`` is null for
+    every refusal but a record validation error (its ``hasCustomErrorMessage``); the msgpack
+    listener's answer keeps "Cannot append to internal topic <name>" for the SDK's exception."""
+    out = convert(resp, KAFKA_APIS[0].response, version)
+    for topic in out.responses:
+        for partition in topic.partition_responses:
+            if partition.error_code == Errors.INVALID_TOPIC_EXCEPTION:
+                partition.error_message = None
+    return out
+
+
 LIST_OFFSETS_TIMESTAMP_MIN_VERSION = {-3: 7}
 """The first ListOffsets version defining each special timestamp this broker answers (-3, max
 timestamp, KIP-734); -1 and -2 are defined in every version (Kafka's
@@ -255,7 +269,7 @@ def _translation(key: ApiKey, to_internal: Callable[[Any, int], InternalStruct] 
 
 
 TRANSLATIONS: dict[int, Translation] = {
-    int(ApiKey.PRODUCE): _translation(ApiKey.PRODUCE),
+    int(ApiKey.PRODUCE): _translation(ApiKey.PRODUCE, to_kafka=_produce_response),
     int(ApiKey.FETCH): _translation(ApiKey.FETCH, _fetch_request, _fetch_response),
     int(ApiKey.LIST_OFFSETS): _translation(ApiKey.LIST_OFFSETS, to_kafka=_list_offsets_response),
     int(ApiKey.METADATA): _translation(ApiKey.METADATA, to_internal=_metadata_request),

@@ -5,8 +5,10 @@ closes the connection when a partition failed.  Transactional batches in a reque
 transactional id answer TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition, as Kafka
 does (Kafkette has no transactions: a request with a transactional id is appended as is).
 A partition listed twice, or a null ``records``, is INVALID_REQUEST for that
-partition; one whose records hold more than one batch is INVALID_RECORD.  Kafka concept:
-``KafkaApis.handleProduceRequest``.
+partition; one whose records hold more than one batch is INVALID_RECORD.  A partition of an
+internal topic is INVALID_TOPIC_EXCEPTION, "Cannot append to internal topic <name>", unless the
+client id is Kafka's ``__admin_client`` (the ReplicaManager refuses it; the group coordinator's own
+writes go straight to the ReplicaManager).  Kafka concept: ``KafkaApis.handleProduceRequest``.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ if TYPE_CHECKING:
 
 _new_tuple = tuple.__new__
 
+ADMIN_CLIENT_ID = "__admin_client"
+"""The client id whose Produce may append to internal topics (Kafka's ``AdminUtils.ADMIN_CLIENT_ID``:
+``internalTopicsAllowed = clientId == ADMIN_CLIENT_ID`` in ``handleProduceRequest``)."""
+
 
 async def handle(ctx: ApisContext, header: RequestHeader,
                  request: ProduceRequest) -> ProduceResponse | CloseConnectionResponse | None:
@@ -66,7 +72,9 @@ async def handle(ctx: ApisContext, header: RequestHeader,
                 errors[tp] = Errors.INVALID_RECORD
             else:
                 entries[tp] = records
-    statuses = await ctx.replica_manager.append_records(request.timeout_ms, request.acks, entries) if entries else {}
+    statuses = await ctx.replica_manager.append_records(
+        request.timeout_ms, request.acks, entries,
+        internal_topics_allowed=header.client_id == ADMIN_CLIENT_ID) if entries else {}
     if request.acks == 0:  # no answer; a failure closes the connection so the producer notices
         failed = errors or any(status.error != Errors.NONE for status in statuses.values())
         return CLOSE_CONNECTION if failed else None
@@ -83,6 +91,7 @@ async def handle(ctx: ApisContext, header: RequestHeader,
                 base_offset=status.base_offset if ok else -1,
                 log_start_offset=status.log_start_offset,
                 log_append_time_ms=status.log_append_time_ms if ok else -1,
+                error_message=status.error_message,
                 record_errors=[BatchIndexAndErrorMessage(batch_index=index, batch_index_error_message=message)
                                for index, message in status.record_errors] if status.record_errors else [],
             )

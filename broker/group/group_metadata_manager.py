@@ -259,7 +259,8 @@ class GroupMetadataManager:
         epoch = self._owned.get(partition)
         try:
             statuses = await self._replica_manager.append_records(self._commit_timeout_ms, -1,
-                                                                  {target: build_batch(records)})
+                                                                  {target: build_batch(records)},
+                                                                  internal_topics_allowed=True)
             code = Errors(statuses[target].error)
         except Exception as exc:  # the append itself failed (an I/O error, a bug): nothing changes
             logger.exception("%s Appending to %s for group %s failed", self._prefix, target, group_id)

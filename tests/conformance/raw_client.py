@@ -36,14 +36,16 @@ class RawKafkaClient:
     Args:
         host / port: the listener.
         timeout_s: bound of each send and receive (s).
+        client_id: the ``client_id`` of every request header.
 
     Raises (from ``call``): ``OSError`` when the connection fails or the broker closes it,
     ``KafkaSchemaError`` when the answer does not parse.
     """
 
-    def __init__(self, host: str, port: int, timeout_s: float = 15.0) -> None:
+    def __init__(self, host: str, port: int, timeout_s: float = 15.0, client_id: str = "conformance") -> None:
         self._sock = socket.create_connection((host, port), timeout=timeout_s)
         self._correlation_id = 0
+        self._client_id = client_id
 
     def call(self, api_name: str, version: int, request: KafkaStruct) -> KafkaStruct:
         """Send ``request`` as ``api_name`` v``version``; the decoded response body."""
@@ -65,7 +67,7 @@ class RawKafkaClient:
         api = APIS_BY_NAME[api_name]
         flexible = api.flexible(version)
         self._correlation_id += 1
-        head = encode_request_header(KafkaRequestHeader(api.key, version, self._correlation_id, "conformance"),
+        head = encode_request_header(KafkaRequestHeader(api.key, version, self._correlation_id, self._client_id),
                                      request_header_version(flexible))
         body = b"".join(bytes(p) for p in request.encode(version, flexible))
         self._sock.sendall(_LENGTH.pack(len(head) + len(body)) + head + body)

@@ -143,3 +143,19 @@ async def test_metadata_does_not_create_when_auto_creation_does_not_apply(tmp_pa
         if case != "all topics":
             assert [(t.name, t.error_code) for t in response.topics] == [
                 ("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION), ("bad name", Errors.INVALID_TOPIC_EXCEPTION)]
+
+
+@pytest.mark.parametrize("allow", [True, False])
+async def test_metadata_marks_an_unknown_internal_topic_internal_whether_it_creates_it_or_not(tmp_path, allow):
+    async with running_replica_manager(make_config(tmp_path)) as replica_manager:
+        manager = AutoTopicCreationManager(1, FakeControllerChannel(created))
+        ctx = apis_context(replica_manager, auto_topic_creation_manager=manager)
+
+        response = await metadata_api.handle(
+            ctx, HEADER, metadata_request("__transaction_state", "__cluster_metadata", "orders", allow=allow))
+        await settle(manager)
+
+        assert [(t.name, t.error_code, t.is_internal) for t in response.topics] == [
+            ("__transaction_state", Errors.UNKNOWN_TOPIC_OR_PARTITION, True),
+            ("__cluster_metadata", Errors.UNKNOWN_TOPIC_OR_PARTITION, False),
+            ("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION, False)]

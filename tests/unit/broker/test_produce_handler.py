@@ -19,10 +19,12 @@ from kafkette.protocol.record_batch import build_kafka_batch
 from kafkette.protocol.socket_server import CLOSE_CONNECTION
 
 
-async def _produce(records: bytes, acks: int = 1):
+async def _produce(records: bytes, acks: int = 1, client_id: str = "test", allowed: list | None = None):
     appended: dict = {}
 
-    async def append_records(timeout_ms, required_acks, entries):
+    async def append_records(timeout_ms, required_acks, entries, *, internal_topics_allowed):
+        if allowed is not None:
+            allowed.append(internal_topics_allowed)
         appended.update(entries)
         return {tp: ProducePartitionStatus(required_offset=1, base_offset=0, pending=False,
                                            error=Errors.NONE if records != b"fails" else Errors.CORRUPT_MESSAGE)
@@ -31,7 +33,7 @@ async def _produce(records: bytes, acks: int = 1):
     ctx = SimpleNamespace(replica_manager=SimpleNamespace(append_records=append_records))
     request = ProduceRequest(transactional_id=None, acks=acks, timeout_ms=1000, topic_data=[
         ProduceTopicData(name=TP0.topic, partition_data=[ProducePartitionData(index=0, records=records)])])
-    header = RequestHeader(api_key=0, api_version=0, correlation_id=1, client_id="test")
+    header = RequestHeader(api_key=0, api_version=0, correlation_id=1, client_id=client_id)
     response = await produce.handle(ctx, header, request)
     if acks == 0:
         return response, list(appended)
@@ -61,3 +63,11 @@ async def test_transactional_batches_without_a_transactional_id_fail_authorizati
     transactional = build_kafka_batch([(None, b"v", None, 1_000)], producer_id=7, producer_epoch=0, base_sequence=0,
                                       transactional=True)
     assert await _produce(transactional) == (Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, -1, [])
+
+
+async def test_only_kafkas_admin_client_id_may_append_to_internal_topics():
+    allowed: list[bool] = []
+    await _produce(make_batch(1), client_id="__admin_client", allowed=allowed)
+    await _produce(make_batch(1), client_id="my-producer", allowed=allowed)
+    await _produce(make_batch(1), client_id=None, allowed=allowed)
+    assert allowed == [True, False, False]

@@ -557,3 +557,41 @@ async def test_a_consumer_fetch_waiting_on_a_follower_is_completed_when_the_foll
         results = await task
     assert (results[TP0].error, results[TP0].high_watermark) == (Errors.NONE, 2)
     assert base_offsets(results[TP0].records) == [0]
+
+
+# ----- internal topics ----------------------------------------------------------------------
+
+OFFSETS0 = TopicPartition("__consumer_offsets", 0)
+
+
+async def test_a_clients_append_to_an_internal_topic_is_refused_and_the_coordinators_is_not(harness):
+    await harness.leader_and_isr(make_state(OFFSETS0))
+    refused = (await harness.produce(1, {OFFSETS0: make_batch(1)}))[OFFSETS0]
+    assert (refused.error, refused.base_offset, refused.log_start_offset, refused.error_message) == (
+        Errors.INVALID_TOPIC_EXCEPTION, -1, -1, "Cannot append to internal topic __consumer_offsets")
+    assert harness.rm.get_partition(OFFSETS0).log.log_end_offset == 0, "nothing was appended"
+    allowed = await harness.rm.append_records(5_000, 1, {OFFSETS0: make_batch(2)}, internal_topics_allowed=True)
+    assert (allowed[OFFSETS0].error, allowed[OFFSETS0].base_offset, allowed[OFFSETS0].error_message) == (
+        Errors.NONE, 0, None)
+
+
+async def test_every_internal_topic_is_refused_at_any_broker_but_an_unknown_partition_is_unknown(harness):
+    state = TopicPartition("__transaction_state", 0)
+    share = TopicPartition("__share_group_state", 3)
+    _known_elsewhere(harness, state)  # led by another broker, no replica here
+    await harness.leader_and_isr(make_state(share, leader=2, replicas=[1, 2]), live_leaders=[2])  # a follower here
+    unknown = TopicPartition("__consumer_offsets", 99)
+    statuses = await harness.produce(1, {state: make_batch(1), share: make_batch(1), unknown: make_batch(1)})
+    assert {tp: s.error for tp, s in statuses.items()} == {
+        state: Errors.INVALID_TOPIC_EXCEPTION, share: Errors.INVALID_TOPIC_EXCEPTION,
+        unknown: Errors.UNKNOWN_TOPIC_OR_PARTITION}
+    assert statuses[unknown].error_message is None
+
+
+async def test_delete_records_of_an_internal_topic_is_refused(harness):
+    await harness.leader_and_isr(make_state(OFFSETS0))
+    await harness.rm.append_records(5_000, 1, {OFFSETS0: make_batch(3)}, internal_topics_allowed=True)
+    statuses = await harness.rm.delete_records(1_000, {OFFSETS0: 2, TopicPartition("__consumer_offsets", 7): 0})
+    assert (statuses[OFFSETS0].error, statuses[OFFSETS0].low_watermark) == (Errors.INVALID_TOPIC_EXCEPTION, -1)
+    assert statuses[TopicPartition("__consumer_offsets", 7)].error == Errors.UNKNOWN_TOPIC_OR_PARTITION
+    assert harness.rm.get_partition(OFFSETS0).log.log_start_offset == 0

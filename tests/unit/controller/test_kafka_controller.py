@@ -237,6 +237,17 @@ async def test_duplicate_topic_in_one_request_is_answered_once_with_invalid_requ
     assert controller.context.topics == {}
 
 
+async def test_the_metadata_logs_name_cannot_be_created_while_internal_topics_can(controller):
+    await register_live_brokers(controller, 1)
+    for validate_only in (True, False):
+        response = await create(controller, topic("__cluster_metadata", 1, 1), topic("__consumer_offsets", 1, 1),
+                                validate_only=validate_only)
+        assert [(r.name, r.error_code, r.error_message) for r in response.topics] == [
+            ("__cluster_metadata", Errors.INVALID_REQUEST, "Creation of internal topic __cluster_metadata is prohibited."),
+            ("__consumer_offsets", Errors.NONE, None)]
+    assert set(controller.context.topics) == {"__consumer_offsets"}
+
+
 async def test_manual_assignment_is_used_as_given(controller, channel):
     await register_live_brokers(controller, 1, 2, 3)
     result = (await create(controller, topic("m", assignment=[[3, 1], [2, 3]]))).topics[0]

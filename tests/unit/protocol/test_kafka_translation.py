@@ -35,3 +35,16 @@ def _fetch_request(version: int):
 def test_fetch_carries_client_metadata_from_v11_only():
     assert _fetch_request(11).rack_id == ""
     assert _fetch_request(10).rack_id is None, "before KIP-392 a consumer is served by the leader only"
+
+
+def test_a_produce_refused_as_an_internal_topic_carries_no_message_on_the_kafka_listener():
+    produce = internal.produce
+    answer = produce.ProduceResponse(responses=[produce.ProduceTopicResponse(name="__consumer_offsets", partition_responses=[
+        produce.ProducePartitionResponse(index=0, error_code=Errors.INVALID_TOPIC_EXCEPTION,
+                                         error_message="Cannot append to internal topic __consumer_offsets",
+                                         record_errors=[]),
+        produce.ProducePartitionResponse(index=1, error_code=0, base_offset=4, record_errors=[])])])
+    out = TRANSLATIONS[int(ApiKey.PRODUCE)].to_kafka(answer, 9, None)
+    assert [(p.index, p.error_code, p.error_message, p.base_offset) for p in out.responses[0].partition_responses] == [
+        (0, Errors.INVALID_TOPIC_EXCEPTION, None, -1), (1, 0, None, 4)]
+    assert answer.responses[0].partition_responses[0].error_message, "the msgpack answer keeps it"
