@@ -144,11 +144,19 @@ def parse_topic_config(name: str, raw: Any) -> Any:
     return key.parse(raw)
 
 
-def validate_topic_configs(configs: Mapping[str, Any]) -> None:
+def validate_topic_configs(configs: Mapping[str, Any], defaults: Mapping[str, Any] | None = None) -> None:
     """Check topic config overrides against the table (controller-side validation).
 
     ``remote.storage.enable=true`` is refused as Kafka refuses it on brokers without
-    ``remote.log.storage.system.enable`` (Kafkette has no tiered storage, KIP-405).
+    ``remote.log.storage.system.enable`` (Kafkette has no tiered storage, KIP-405), and
+    ``min.compaction.lag.ms`` above ``max.compaction.lag.ms`` as Kafka's
+    ``LogConfig.validateValues`` refuses it (each taken from ``configs``, else ``defaults``,
+    else the table's default).
+
+    Args:
+        configs: ``{topic config name: value}`` overrides.
+        defaults: ``{topic config name: value}`` a topic without an override gets (the
+            broker's defaults), or None for the table's.
 
     Raises:
         ConfigError: (a ValueError) the first unknown name or invalid value, naming the config.
@@ -157,3 +165,10 @@ def validate_topic_configs(configs: Mapping[str, Any]) -> None:
         if parse_topic_config(name, raw) is True and name == "remote.storage.enable":
             raise ConfigError("Tiered Storage functionality is disabled in the broker. Topic cannot be configured "
                               "with remote log storage.")
+    lags = []
+    for name in ("min.compaction.lag.ms", "max.compaction.lag.ms"):
+        raw = configs[name] if name in configs else (defaults or {}).get(name, TOPIC_CONFIG_DEFS[name].default)
+        lags.append(parse_topic_config(name, raw))
+    if lags[0] > lags[1]:
+        raise ConfigError(f"conflict topic config setting min.compaction.lag.ms ({lags[0]}) > "
+                          f"max.compaction.lag.ms ({lags[1]})")

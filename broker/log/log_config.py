@@ -116,8 +116,24 @@ class LogConfig:
             delete_retention_ms=config.log_cleaner_delete_retention_ms,
             min_cleanable_dirty_ratio=config.log_cleaner_min_cleanable_ratio,
             min_compaction_lag_ms=config.log_cleaner_min_compaction_lag_ms,
+            max_compaction_lag_ms=config.log_cleaner_max_compaction_lag_ms,
         )
         return base.with_overrides(overrides or {})
+
+    @property
+    def max_segment_ms(self) -> int:
+        """Age at which the active segment rolls (ms): ``segment.ms``, or ``max.compaction.lag.ms``
+        when smaller on a compacted log, so that records past that lag leave the active segment and
+        become cleanable (Kafka's ``LogConfig.maxSegmentMs``, KIP-354)."""
+        if self.is_compacted and self.max_compaction_lag_ms > 0:
+            return min(self.max_compaction_lag_ms, self.segment_ms)
+        return self.segment_ms
+
+    @property
+    def init_file_size(self) -> int:
+        """Length a new segment's ``.log`` file is created with (bytes): ``segment.bytes`` when
+        ``preallocate``, else 0 (Kafka's ``LogConfig.initFileSize``)."""
+        return self.segment_bytes if self.preallocate else 0
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> LogConfig:
         """Return a copy with topic config overrides applied.
