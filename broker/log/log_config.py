@@ -26,10 +26,10 @@ class LogConfig:
 
     One attribute per entry of ``TOPIC_CONFIG_DEFS`` (name with dots as underscores),
     defaulting to Kafka's default.  ``cleanup_policy`` and the throttled replica lists
-    are comma-joined strings.  Only some settings are acted on by the log (segment
-    roll, index, flush, retention, max message size, min ISR, unclean election,
-    compression type and message timestamp type via the LogValidator); the rest are
-    accepted, stored and described as in Kafka.
+    are comma-joined strings.  The throttled replica lists
+    (``kafkette.client.topic_config.TOPIC_CONFIGS_WITHOUT_EFFECT``) and the tiered storage
+    settings (no tiered storage: ``remote.storage.enable=true`` is refused) are accepted,
+    stored and described as in Kafka but not acted on.
     """
 
     cleanup_policy: str = "delete"

@@ -5,7 +5,9 @@ Owns: the commands, the parsing of Kafka's ``--replica-assignment`` flag
 0 replicas [1, 2] and partition 1 replicas [2, 3]) and the describe output (a
 ``Topic: ... Configs: k=v,...`` line per topic, then its partitions; the
 ``--under-replicated-partitions`` / ``--unavailable-partitions`` filters print only
-matching partitions).  The work is done by ``kafkette.client.admin.AdminClient``.
+matching partitions).  A created topic that sets a config Kafkette accepts but does not act
+on yet gets one ``WARNING:`` line on stderr per such config.  The work is done by
+``kafkette.client.admin.AdminClient``.
 Kafka concept: ``kafka-topics.sh`` (``TopicCommand``) and ``kafka-leader-election.sh``.
 """
 
@@ -25,6 +27,7 @@ from kafkette.client.cli.shared_options import (
     run_coroutine,
 )
 from kafkette.client.config_resource import ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource
+from kafkette.client.topic_config import configs_without_effect, no_effect_message
 from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     ElectionNotNeededError,
     KafkaError,
@@ -287,6 +290,8 @@ def create(name: str, partitions: int | None, replication_factor: int | None, re
 
     if run_coroutine(run()):
         click.echo(f"Created topic {name}.")
+        for config_name in configs_without_effect(topic_configs):
+            click.echo(f"WARNING: {no_effect_message(config_name)}.", err=True)
 
 
 @topics.command("list")
