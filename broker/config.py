@@ -248,6 +248,8 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("log.cleaner.min.cleanable.ratio", "double", 0.5, "Default min.cleanable.dirty.ratio.", in_range(0, 1)),
     ConfigKey("log.cleaner.delete.retention.ms", "long", 86400000, "Default delete.retention.ms of tombstones (ms).", at_least(0)),
     ConfigKey("log.cleaner.min.compaction.lag.ms", "long", 0, "Default min.compaction.lag.ms (ms).", at_least(0)),
+    ConfigKey("log.cleaner.max.compaction.lag.ms", "long", LONG_MAX,
+              "Default max.compaction.lag.ms: the longest a record stays uncompacted (ms).", at_least(1)),
 )
 
 _BY_NAME: dict[str, ConfigKey] = table(BROKER_CONFIGS)

@@ -34,6 +34,7 @@ from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.partition import Partition
 from kafkette.broker.purgatory import DelayedOperationPurgatory
+from kafkette.broker.topic_config_warnings import TopicConfigWarnings
 from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.client.topic_names import INTERNAL_TOPICS
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
@@ -114,6 +115,7 @@ class ReplicaManager:
         self._clock_ms = lambda: int(time_source.monotonic_ms())
         self._state_lock = asyncio.Lock()
         self._prefix = f"[ReplicaManager broker={self.broker_id}]"
+        self._config_warnings = TopicConfigWarnings(self._prefix)
         if log_manager.cleaner is not None:
             log_manager.cleaner.high_watermark = self.cleanable_high_watermark
 
@@ -190,7 +192,7 @@ class ReplicaManager:
                 tp,
                 local_broker_id=self.broker_id,
                 log_manager=self.log_manager,
-                make_log_config=lambda overrides: LogConfig.from_broker(self.log_defaults_config, overrides),
+                make_log_config=lambda overrides: self._log_config(tp.topic, overrides),
                 submit_alter_partition=self._alter_partition_manager.submit,
                 on_high_watermark_advanced=self._on_high_watermark_advanced,
                 clock_ms=self._clock_ms,
@@ -199,6 +201,17 @@ class ReplicaManager:
             )
             self.all_partitions[tp] = partition
         return partition
+
+    def _log_config(self, topic: str, overrides: dict[str, str]) -> LogConfig:
+        """The LogConfig of ``topic`` from the broker defaults and its overrides, warning once
+        about an override that has no effect yet (``TopicConfigWarnings``).
+
+        Raises:
+            ValueError: (``ConfigError``) an unknown override name or an invalid value.
+        """
+        log_config = LogConfig.from_broker(self.log_defaults_config, overrides)
+        self._config_warnings.check(topic, overrides)
+        return log_config
 
     def _on_high_watermark_advanced(self, tp: TopicPartition) -> None:
         self.produce_purgatory.check_and_complete(tp)
@@ -589,7 +602,7 @@ class ReplicaManager:
         Each hosted partition of a listed topic gets ``LogConfig.from_broker(broker
         defaults, overrides)`` at once (e.g. a new ``min.insync.replicas`` applies to the
         next acks=all produce).  An invalid set is logged and leaves that topic's logs
-        unchanged.
+        unchanged; an override that has no effect yet is logged once per topic and name.
 
         Args:
             topic_configs: ``{topic: {topic config name: string value}}``.
@@ -599,7 +612,7 @@ class ReplicaManager:
             if not partitions:
                 continue
             try:
-                log_config = LogConfig.from_broker(self.log_defaults_config, configs)
+                log_config = self._log_config(topic, configs)
             except ValueError as exc:
                 logger.warning("%s Ignoring invalid configs %s of topic %s: %s", self._prefix, configs, topic, exc)
                 continue

@@ -1,9 +1,10 @@
 """TopicConfig: every topic-level config, its type, default, valid values and broker synonyms.
 
 Owns: ``TOPIC_CONFIG_DEFS`` (Kafka's topic configs, with the broker properties each
-overrides: ``segment.bytes`` overrides ``log.segment.bytes``), ``TOPIC_CONFIG_NAMES`` and
-the parsing and validation of override values (``parse_topic_config``,
-``validate_topic_configs``).  The controller validates CreateTopics, CreatePartitions and
+overrides: ``segment.bytes`` overrides ``log.segment.bytes``), ``TOPIC_CONFIG_NAMES``, the parsing and validation
+of override values (``parse_topic_config``, ``validate_topic_configs``), and which
+configs are accepted but have no effect yet (``TOPIC_CONFIGS_WITHOUT_EFFECT``,
+``configs_without_effect``, ``no_effect_message``: the broker logs it, the CLI prints it).  The controller validates CreateTopics, CreatePartitions and
 IncrementalAlterConfigs against this table and describes topics with it; the broker's
 ``LogConfig`` (``kafkette.broker.log.log_config``) has one field per entry.  Does not own
 where overrides are stored (the controller's metadata log) or the broker's properties.
@@ -129,6 +130,53 @@ TOPIC_CONFIG_NAMES: frozenset[str] = frozenset(TOPIC_CONFIG_DEFS)
 """Every topic-level config name a topic may override."""
 
 
+TOPIC_CONFIGS_WITHOUT_EFFECT: dict[str, str] = {
+    "follower.replication.throttled.replicas": "Kafkette has no replication quotas yet",
+    "leader.replication.throttled.replicas": "Kafkette has no replication quotas yet",
+}
+"""Topic configs accepted, stored and described as in Kafka that Kafkette does not act on yet,
+with the reason (the replication throttles come with partition reassignment and replication
+quotas)."""
+
+
+def configs_without_effect(configs: Mapping[str, Any]) -> list[str]:
+    """The names in ``configs`` that are accepted but have no effect yet, set to something other
+    than their default (an empty throttled replica list is what Kafkette does anyway).
+
+    Args:
+        configs: ``{topic config name: value}`` (strings or typed values); unknown names and
+            invalid values are skipped (validation reports them).
+
+    Returns:
+        Those names, sorted.
+    """
+    names = []
+    for name in sorted(TOPIC_CONFIGS_WITHOUT_EFFECT.keys() & configs.keys()):
+        try:
+            value = parse_topic_config(name, configs[name])
+        except ValueError:
+            continue
+        if value != TOPIC_CONFIG_DEFS[name].default:
+            names.append(name)
+    return names
+
+
+def no_effect_message(name: str, *, topic: str | None = None, value: Any = None) -> str:
+    """The sentence the broker logs and the CLI prints for a config of ``TOPIC_CONFIGS_WITHOUT_EFFECT``.
+
+    Args:
+        name: the config name.
+        topic: the topic that sets it, when known.
+        value: the value it is set to, when known.
+
+    Returns:
+        ``"Topic config NAME[=VALUE][ of topic TOPIC] is accepted but has no effect yet in
+        Kafkette (REASON)"``.
+    """
+    subject = f"Topic config {name}" + ("" if value is None else f"={value}") + (f" of topic {topic}" if topic else "")
+    return f"{subject} is accepted but has no effect yet in Kafkette ({TOPIC_CONFIGS_WITHOUT_EFFECT[name]})"
+
+
 def parse_topic_config(name: str, raw: Any) -> Any:
     """Parse and validate one topic config override.
 
@@ -144,11 +192,19 @@ def parse_topic_config(name: str, raw: Any) -> Any:
     return key.parse(raw)
 
 
-def validate_topic_configs(configs: Mapping[str, Any]) -> None:
+def validate_topic_configs(configs: Mapping[str, Any], defaults: Mapping[str, Any] | None = None) -> None:
     """Check topic config overrides against the table (controller-side validation).
 
     ``remote.storage.enable=true`` is refused as Kafka refuses it on brokers without
-    ``remote.log.storage.system.enable`` (Kafkette has no tiered storage, KIP-405).
+    ``remote.log.storage.system.enable`` (Kafkette has no tiered storage, KIP-405), and
+    ``min.compaction.lag.ms`` above ``max.compaction.lag.ms`` as Kafka's
+    ``LogConfig.validateValues`` refuses it (each taken from ``configs``, else ``defaults``,
+    else the table's default).
+
+    Args:
+        configs: ``{topic config name: value}`` overrides.
+        defaults: ``{topic config name: value}`` a topic without an override gets (the
+            broker's defaults), or None for the table's.
 
     Raises:
         ConfigError: (a ValueError) the first unknown name or invalid value, naming the config.
@@ -157,3 +213,10 @@ def validate_topic_configs(configs: Mapping[str, Any]) -> None:
         if parse_topic_config(name, raw) is True and name == "remote.storage.enable":
             raise ConfigError("Tiered Storage functionality is disabled in the broker. Topic cannot be configured "
                               "with remote log storage.")
+    lags = []
+    for name in ("min.compaction.lag.ms", "max.compaction.lag.ms"):
+        raw = configs[name] if name in configs else (defaults or {}).get(name, TOPIC_CONFIG_DEFS[name].default)
+        lags.append(parse_topic_config(name, raw))
+    if lags[0] > lags[1]:
+        raise ConfigError(f"conflict topic config setting min.compaction.lag.ms ({lags[0]}) > "
+                          f"max.compaction.lag.ms ({lags[1]})")

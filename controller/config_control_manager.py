@@ -239,6 +239,10 @@ class ConfigControlManager:
                     validate_topic_configs({entry.name: updated[entry.name]})
                 except ValueError as exc:
                     raise InvalidConfigError(str(exc)) from None
+        try:  # the values together (Kafka's LogConfig.validateValues: min.compaction.lag.ms <= max)
+            validate_topic_configs(updated, self._defaults)
+        except ValueError as exc:
+            raise InvalidConfigError(str(exc)) from None
         return [
             ConfigRecord("topic", topic, name, updated.get(name))
             for name in sorted(set(current) | set(updated)) if current.get(name) != updated.get(name)

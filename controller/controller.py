@@ -170,7 +170,7 @@ class KafkaController:
             self.context, default_num_partitions=config.num_partitions,
             default_replication_factor=config.default_replication_factor,
             unclean_leader_election_enable=config.unclean_leader_election_enable, rng=rng,
-            log_prefix=self.log_prefix,
+            log_prefix=self.log_prefix, topic_config_defaults=config.topic_config_defaults,
         )
         self._channel: Any = channel_manager or ControllerChannelManager(
             self.controller_id, request_timeout_ms=config.controller_socket_timeout_ms

@@ -27,7 +27,7 @@ import dataclasses
 import logging
 import random
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kafkette.client.topic_names import (
@@ -113,6 +113,8 @@ class ReplicationControlManager:
         unclean_leader_election_enable: broker-level ``unclean.leader.election.enable``.
         rng: randomness for replica assignment (``randrange``), injectable for tests.
         log_prefix: callable returning ``[Controller id=N epoch=E]``.
+        topic_config_defaults: ``{topic config name: value}`` a topic without an override
+            gets (validation of combined configs, as Kafka's ``LogConfig.validateValues``).
     """
 
     def __init__(
@@ -124,8 +126,10 @@ class ReplicationControlManager:
         unclean_leader_election_enable: bool,
         rng: random.Random | object = random,
         log_prefix: Callable[[], str] = lambda: "",
+        topic_config_defaults: Mapping[str, str] | None = None,
     ) -> None:
         self._context = context
+        self._topic_config_defaults = dict(topic_config_defaults or {})
         self._default_num_partitions = default_num_partitions
         self._default_replication_factor = default_replication_factor
         self._unclean_leader_election_enable = unclean_leader_election_enable
@@ -200,7 +204,7 @@ class ReplicationControlManager:
             raise TopicAlreadyExistsError(f"Topic '{topic.name}' is marked for deletion.")
         if topic.name in ctx.topics or topic.name in pending:
             raise TopicAlreadyExistsError(f"Topic '{topic.name}' already exists.")
-        configs = validate_topic_configs(topic.configs)
+        configs = validate_topic_configs(topic.configs, self._topic_config_defaults)
         if topic.assignments:
             assignment = validate_manual_assignment(
                 topic.assignments, topic.num_partitions, topic.replication_factor, ctx.brokers.keys()

@@ -13,7 +13,7 @@ Kafka concept: ``org.apache.kafka.common.internals.Topic.validate``, the checks 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from kafkette.client import topic_config
 from kafkette.client.topic_config import TOPIC_CONFIG_NAMES
@@ -157,12 +157,19 @@ def check_replicas_registered(replicas: Sequence[int], registered_broker_ids: Co
             )
 
 
-def validate_topic_configs(configs: Sequence[CreatableTopicConfig]) -> dict[str, str]:
+def validate_topic_configs(configs: Sequence[CreatableTopicConfig],
+                           defaults: Mapping[str, str] | None = None) -> dict[str, str]:
     """Validate topic config overrides from CreateTopics.
 
     Names must be topic-level configs (``TOPIC_CONFIG_NAMES``); values must have the
     config's type and lie in its range or valid values (``kafkette.client.topic_config``, the
-    table the broker's ``LogConfig`` uses too).
+    table the broker's ``LogConfig`` uses too); together with ``defaults`` they must pass
+    Kafka's ``LogConfig.validateValues`` (``min.compaction.lag.ms`` <= ``max.compaction.lag.ms``).
+
+    Args:
+        configs: the request's config entries.
+        defaults: ``{topic config name: value}`` a topic without an override gets (the
+            controller's ``topic_config_defaults``), or None for the table's defaults.
 
     Returns:
         ``{name: value}`` in request order.
@@ -182,7 +189,7 @@ def validate_topic_configs(configs: Sequence[CreatableTopicConfig]) -> dict[str,
             raise InvalidConfigError(f"Unknown topic config name: {entry.name}")
         result[entry.name] = entry.value
     try:
-        topic_config.validate_topic_configs(result)
+        topic_config.validate_topic_configs(result, defaults)
     except ValueError as exc:
         raise InvalidConfigError(str(exc)) from None
     return result

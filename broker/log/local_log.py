@@ -199,18 +199,19 @@ class LocalLog:
         """Roll a new segment at the LEO when the active one is full (bytes, time, indexes, offsets).
 
         Kafka's ``LogSegment.shouldRoll``; ``max_timestamp`` (ms, of the batches about to be
-        appended) is what ``segment.ms`` is measured with.
+        appended) is what ``segment.ms`` is measured with, and on a compacted log
+        ``max.compaction.lag.ms`` when smaller (``LogConfig.max_segment_ms``).
         """
         segment = self._segments[-1]
         if segment.size == 0:
             return segment
         reason = None
+        max_segment_ms = self.config.max_segment_ms
         if segment.size + size > self.config.segment_bytes:
             reason = f"size {segment.size} + {size} bytes > segment.bytes {self.config.segment_bytes}"
-        elif segment.time_waited_for_roll(self._now_ms(), max_timestamp) > (
-            self.config.segment_ms - segment.roll_jitter_ms
-        ):
-            reason = f"segment.ms {self.config.segment_ms} reached (jitter {segment.roll_jitter_ms} ms)"
+        elif segment.time_waited_for_roll(self._now_ms(), max_timestamp) > max_segment_ms - segment.roll_jitter_ms:
+            name = "segment.ms" if max_segment_ms == self.config.segment_ms else "max.compaction.lag.ms"
+            reason = f"{name} {max_segment_ms} reached (jitter {segment.roll_jitter_ms} ms)"
         elif segment.index.is_full:
             reason = f"offset index full ({segment.index.entries} entries)"
         elif segment.time_index.is_full:

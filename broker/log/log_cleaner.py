@@ -342,7 +342,8 @@ def _delete_files(paths: list[Path], directory: Path | None) -> None:
 class LogCleaner:
     """The background cleaner of compacted logs (one task; Kafka runs ``log.cleaner.threads``).
 
-    Each round snapshots every compacted log on the event loop, picks the dirtiest one
+    Each round snapshots every compacted log on the event loop, picks the dirtiest one at
+    or above its ``min.cleanable.dirty.ratio`` or past its ``max.compaction.lag.ms``
     in the executor (``LogCleanerManager.grab_filthiest``), cleans it in the executor
     (``Cleaner``), swaps the segments in on the event loop (``UnifiedLog.replace_segments``),
     then deletes the old files and writes the cleaner checkpoint in the executor.  When
@@ -419,7 +420,8 @@ class LogCleaner:
                 await asyncio.sleep(self._backoff_ms / 1000)
 
     async def clean_once(self) -> bool:
-        """Clean the dirtiest compacted log, if one is at or above its ``min.cleanable.dirty.ratio``.
+        """Clean the dirtiest compacted log, if one is at or above its ``min.cleanable.dirty.ratio``
+        or holds a dirty record older than its ``max.compaction.lag.ms``.
 
         Returns:
             True when a log was cleaned.
@@ -508,9 +510,13 @@ class LogCleaner:
         await loop.run_in_executor(None, self.manager.write_checkpoints, dict(self._logs()))
         before = sum(s.size for s in sources)
         after = sum(c.size for c in result.cleaned)
+        deadline = ""
+        if to_clean.needs_compaction_now:
+            deadline = (f" (dirty ratio {to_clean.cleanable_ratio:.3f}, max.compaction.lag.ms "
+                        f"{to_clean.max_compaction_lag_ms} passed by {to_clean.max_compaction_delay_ms} ms)")
         logger.info(
-            "%s Cleaned %s offsets %d to %d: %d segments, %d -> %d bytes, %d of %d records kept",
+            "%s Cleaned %s offsets %d to %d: %d segments, %d -> %d bytes, %d of %d records kept%s",
             self._prefix, to_clean.tp, to_clean.segments[0].base_offset, result.end_offset, len(result.cleaned),
-            before, after, result.records_kept, result.records_read,
+            before, after, result.records_kept, result.records_read, deadline,
         )
         return result

@@ -3,12 +3,13 @@
 Owns the cleaner checkpoints (``cleaner-offset-checkpoint`` in each log dir: the first
 dirty offset of every compacted log), the snapshot of a log's segments taken on the
 event loop, the cleanable range of a log (first dirty offset .. first uncleanable
-offset) and its dirty ratio, the choice of the dirtiest log, and the set of logs
+offset) and its dirty ratio, the deadline ``max.compaction.lag.ms`` puts on a log's
+oldest dirty record (KIP-354), the choice of the dirtiest log, and the set of logs
 that failed to clean.  Does not read record data or rewrite segments
 (``kafkette.broker.log.log_cleaner``).
 
 Kafka concept: ``LogCleanerManager`` (``grabFilthiestCompactedLog``,
-``cleanableOffsets``, ``LogToClean``, ``updateCheckpoints``).
+``cleanableOffsets``, ``maxCompactionDelay``, ``LogToClean``, ``updateCheckpoints``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from kafkette.broker.log.checkpoint import CorruptCheckpointError, OffsetCheckpointFile
 from kafkette.broker.log.log_segment import LogSegment
 from kafkette.broker.log.unified_log import UnifiedLog
+from kafkette.client.config_def import LONG_MAX
 from kafkette.protocol.record_batch import HEADER_SIZE, read_header
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -76,6 +78,9 @@ class LogToClean:
         cleanable_bytes: bytes of segments in [first dirty, first uncleanable).
         min_cleanable_ratio: the log's ``min.cleanable.dirty.ratio``.
         min_compaction_lag_ms: the log's ``min.compaction.lag.ms``.
+        max_compaction_lag_ms: the log's ``max.compaction.lag.ms``.
+        max_compaction_delay_ms: how long past ``max.compaction.lag.ms`` the oldest dirty
+            record is (ms, 0 when none is); set by ``compute_range``.
     """
 
     tp: TopicPartition
@@ -89,6 +94,14 @@ class LogToClean:
     cleanable_bytes: int = 0
     min_cleanable_ratio: float = field(default=0.5)
     min_compaction_lag_ms: int = 0
+    max_compaction_lag_ms: int = LONG_MAX
+    max_compaction_delay_ms: int = 0
+
+    @property
+    def needs_compaction_now(self) -> bool:
+        """True when a dirty record is older than ``max.compaction.lag.ms``: the log is cleaned
+        whatever its dirty ratio (Kafka's ``LogToClean.needCompactionNow``)."""
+        return self.max_compaction_delay_ms > 0
 
     @property
     def cleanable_ratio(self) -> float:
@@ -101,7 +114,10 @@ class LogToClean:
 
         The first uncleanable offset is the smallest of the upper bound and the base
         offset of the first dirty segment holding a record younger than
-        ``min.compaction.lag.ms`` (by batch max timestamp, ms since the epoch).
+        ``min.compaction.lag.ms`` (by batch max timestamp, ms since the epoch).  The max
+        compaction delay is ``now - max.compaction.lag.ms`` minus the earliest first-batch
+        timestamp of the dirty segments, when positive (Kafka's ``maxCompactionDelay``;
+        batches without a timestamp do not count).
 
         Args:
             now_ms: wall-clock time in ms.
@@ -118,11 +134,43 @@ class LogToClean:
                     uncleanable = max(self.first_dirty_offset, snapshot.base_offset)
                     break
         self.first_uncleanable_offset = uncleanable
+        self.max_compaction_delay_ms = self._max_compaction_delay(now_ms)
         self.clean_bytes = sum(s.size for s in self.segments if s.next_offset <= self.first_dirty_offset)
         self.cleanable_bytes = sum(
             s.size for s in self.segments
             if s.next_offset > self.first_dirty_offset and s.base_offset < uncleanable
         )
+
+
+    def _max_compaction_delay(self, now_ms: int) -> int:
+        clean_until_ms = now_ms - max(self.max_compaction_lag_ms, 0)
+        if clean_until_ms <= 0:  # the default (Long.MAX_VALUE): no record is ever late
+            return 0
+        earliest = LONG_MAX
+        for snapshot in self.segments:
+            if snapshot.next_offset <= self.first_dirty_offset:
+                continue
+            first = read_first_batch_timestamp(snapshot.log_path, snapshot.size)
+            if first > 0:
+                earliest = min(earliest, first)
+        return clean_until_ms - earliest if earliest < clean_until_ms else 0
+
+
+def read_first_batch_timestamp(log_path: Path, size: int) -> int:
+    """Max timestamp (ms) of the first batch of a segment file (blocking: one read of a header).
+
+    Kafka's ``LogSegment.getFirstBatchTimestamp`` (the segment's ``rollingBasedTimestamp``).
+
+    Returns:
+        The timestamp, or -1 for an empty or unreadable file.
+    """
+    if size < HEADER_SIZE:
+        return -1
+    try:
+        with open(log_path, "rb") as fh:
+            return read_header(fh.read(HEADER_SIZE)).max_timestamp
+    except (OSError, ValueError):
+        return -1
 
 
 def scan_largest_timestamp(log_path: Path, size: int) -> int:
@@ -208,12 +256,14 @@ class LogCleanerManager:
             tp, log, segments, first_dirty, upper, log.truncation_count,
             min_cleanable_ratio=log.config.min_cleanable_dirty_ratio,
             min_compaction_lag_ms=log.config.min_compaction_lag_ms,
+            max_compaction_lag_ms=log.config.max_compaction_lag_ms,
         )
 
     @staticmethod
     def grab_filthiest(candidates: list[LogToClean], now_ms: int) -> LogToClean | None:
-        """Compute each candidate's range and return the one with the highest dirty ratio
-        at or above its ``min.cleanable.dirty.ratio`` (blocking: may scan headers).
+        """Compute each candidate's range and return the one with the highest dirty ratio among
+        those at or above their ``min.cleanable.dirty.ratio`` or past their
+        ``max.compaction.lag.ms`` deadline with bytes to clean (blocking: may scan headers).
 
         Args:
             candidates: snapshots from ``snapshot``.
@@ -227,7 +277,7 @@ class LogCleanerManager:
             candidate.compute_range(now_ms)
             if candidate.cleanable_bytes <= 0 or candidate.first_uncleanable_offset <= candidate.first_dirty_offset:
                 continue
-            if candidate.cleanable_ratio < candidate.min_cleanable_ratio:
+            if candidate.cleanable_ratio < candidate.min_cleanable_ratio and not candidate.needs_compaction_now:
                 continue
             if best is None or candidate.cleanable_ratio > best.cleanable_ratio:
                 best = candidate

@@ -26,10 +26,10 @@ class LogConfig:
 
     One attribute per entry of ``TOPIC_CONFIG_DEFS`` (name with dots as underscores),
     defaulting to Kafka's default.  ``cleanup_policy`` and the throttled replica lists
-    are comma-joined strings.  Only some settings are acted on by the log (segment
-    roll, index, flush, retention, max message size, min ISR, unclean election,
-    compression type and message timestamp type via the LogValidator); the rest are
-    accepted, stored and described as in Kafka.
+    are comma-joined strings.  The throttled replica lists
+    (``kafkette.client.topic_config.TOPIC_CONFIGS_WITHOUT_EFFECT``) and the tiered storage
+    settings (no tiered storage: ``remote.storage.enable=true`` is refused) are accepted,
+    stored and described as in Kafka but not acted on.
     """
 
     cleanup_policy: str = "delete"
@@ -116,8 +116,24 @@ class LogConfig:
             delete_retention_ms=config.log_cleaner_delete_retention_ms,
             min_cleanable_dirty_ratio=config.log_cleaner_min_cleanable_ratio,
             min_compaction_lag_ms=config.log_cleaner_min_compaction_lag_ms,
+            max_compaction_lag_ms=config.log_cleaner_max_compaction_lag_ms,
         )
         return base.with_overrides(overrides or {})
+
+    @property
+    def max_segment_ms(self) -> int:
+        """Age at which the active segment rolls (ms): ``segment.ms``, or ``max.compaction.lag.ms``
+        when smaller on a compacted log, so that records past that lag leave the active segment and
+        become cleanable (Kafka's ``LogConfig.maxSegmentMs``, KIP-354)."""
+        if self.is_compacted and self.max_compaction_lag_ms > 0:
+            return min(self.max_compaction_lag_ms, self.segment_ms)
+        return self.segment_ms
+
+    @property
+    def init_file_size(self) -> int:
+        """Length a new segment's ``.log`` file is created with (bytes): ``segment.bytes`` when
+        ``preallocate``, else 0 (Kafka's ``LogConfig.initFileSize``)."""
+        return self.segment_bytes if self.preallocate else 0
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> LogConfig:
         """Return a copy with topic config overrides applied.

@@ -133,7 +133,8 @@ def roll_jitter_ms(config: LogConfig) -> int:
 
 
 def new_segment(dir: Path, base_offset: int, config: LogConfig, *, created_ms: int | None = None) -> LogSegment:
-    """Open or create the segment of ``dir`` at ``base_offset`` with ``config``'s index and roll settings.
+    """Open or create the segment of ``dir`` at ``base_offset`` with ``config``'s index and roll
+    settings; a segment it creates is preallocated to ``segment.bytes`` when ``preallocate``.
 
     Args:
         created_ms: creation time on the log's clock (ms); default: monotonic now.
@@ -145,6 +146,7 @@ def new_segment(dir: Path, base_offset: int, config: LogConfig, *, created_ms: i
         max_index_size_bytes=config.segment_index_bytes,
         roll_jitter_ms=roll_jitter_ms(config),
         created_ms=created_ms,
+        init_file_size=config.init_file_size,
     )
 
 
@@ -223,9 +225,11 @@ def load_segments(
         segment.recover(config.max_message_bytes)
         for empty in later:  # rolled just before the crash: they would start past the new end
             empty.delete()
+        zeros = config.preallocate and str(segment.last_recovery_error).startswith("magic 0 ")
         logger.warning(
-            "%s Recovery of segment %d dropped %d bytes (torn tail: %s) and %d empty later segments",
-            prefix, segment.base_offset, invalid, segment.last_recovery_error, len(later),
+            "%s Recovery of segment %d dropped %d bytes (torn tail: %s%s) and %d empty later segments",
+            prefix, segment.base_offset, invalid, segment.last_recovery_error,
+            ", the zeros past the last batch of a preallocated segment" if zeros else "", len(later),
         )
         return LoadedSegments(segments[: index + 1])
     return LoadedSegments(segments)

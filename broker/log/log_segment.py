@@ -115,6 +115,13 @@ class LogSegment:
     ``needs_recovery`` is set on open when an index was missing or corrupt, or the tail
     of the log is not a whole batch; the log loader then calls ``recover()``.
 
+    Preallocation (``preallocate``, Kafka's ``FileRecords`` with ``initFileSize``): a
+    ``.log`` file this constructor creates is extended to ``init_file_size`` bytes at once
+    (``ftruncate``, as Java's ``RandomAccessFile.setLength``: the file system allocates the
+    blocks, or leaves the file sparse); ``size`` counts the batches only, and ``trim()``
+    cuts the file back to them when the segment stops being active and when it is closed.
+    A file left long by a crash ends in zeros, which recovery truncates as a torn tail.
+
     Args:
         dir: the partition directory.
         base_offset: first offset this segment may hold.
@@ -122,10 +129,12 @@ class LogSegment:
         max_index_size_bytes: ``segment.index.bytes`` (sizes both indexes, as in Kafka).
         roll_jitter_ms: this segment's random share of ``segment.jitter.ms`` (ms).
         created_ms: creation time on the owning log's clock (ms); default: monotonic now.
+        init_file_size: length in bytes a new ``.log`` file is given (``segment.bytes`` with
+            ``preallocate``, else 0); an existing file is opened as it is.
     """
 
     def __init__(self, dir: Path, base_offset: int, *, index_interval_bytes: int, max_index_size_bytes: int,
-                 roll_jitter_ms: int = 0, created_ms: int | None = None) -> None:
+                 roll_jitter_ms: int = 0, created_ms: int | None = None, init_file_size: int = 0) -> None:
         if base_offset < 0:
             raise ValueError(f"base_offset must be >= 0, got {base_offset}")
         self.dir = Path(dir)
@@ -141,8 +150,17 @@ class LogSegment:
         self.last_recovery_error: str | None = None
         self.last_recovery_position = 0
         index_existed = self.index_path.exists()
+        log_existed = self.log_path.exists()
         self._fd = os.open(self.log_path, os.O_RDWR | os.O_CREAT, 0o644)
         self._size = os.fstat(self._fd).st_size
+        self._preallocated = False  # the file is longer than its batches until trim()
+        if not log_existed and init_file_size > 0:
+            try:
+                os.ftruncate(self._fd, init_file_size)
+            except OSError:
+                os.close(self._fd)
+                raise
+            self._preallocated = True
         try:
             self.index = OffsetIndex(self.index_path, base_offset, max_index_size_bytes)
             self.index.sanity_check(self._size)
@@ -268,6 +286,18 @@ class LogSegment:
             self.time_index.maybe_append(
                 self._max_timestamp_so_far, self._offset_of_max_timestamp_so_far, skip_full_check=True
             )
+        self.trim()
+
+    def trim(self) -> None:
+        """Cut a preallocated ``.log`` file back to its batches (Kafka's ``FileRecords.trim``); a
+        no-op for a file that was not preallocated.
+
+        Raises:
+            OSError: the truncation failed.
+        """
+        if self._preallocated and self._fd >= 0:
+            os.ftruncate(self._fd, self._size)
+            self._preallocated = False
 
     def next_offset(self) -> int:
         """Offset after the last batch, or ``base_offset`` when empty."""
@@ -516,6 +546,7 @@ class LogSegment:
         if truncated and truncate:
             os.ftruncate(self._fd, position)
             self._size = position
+            self._preallocated = False
         self._next_offset = next_offset
         self.needs_recovery = False
         return truncated
@@ -538,6 +569,7 @@ class LogSegment:
         self.time_index.truncate_to(offset)
         os.ftruncate(self._fd, position)
         self._size = position
+        self._preallocated = False
         self._bytes_since_last_index_entry = 0
         self._next_offset = self._load_next_offset()
         return removed
@@ -558,8 +590,12 @@ class LogSegment:
         self.time_index.flush()
 
     def close(self) -> None:
-        """Close the three files; idempotent."""
+        """Trim a preallocated ``.log`` file, close the three files; idempotent."""
         if self._fd >= 0:
+            try:
+                self.trim()
+            except OSError as exc:  # the file keeps its zeros: the next load truncates them
+                logger.warning("Could not trim preallocated %s to %d bytes: %s", self.log_path, self._size, exc)
             os.close(self._fd)
             self._fd = -1
         self.index.close()
@@ -567,6 +603,7 @@ class LogSegment:
 
     def delete(self) -> None:
         """Close and remove the three files."""
+        self._preallocated = False  # no trim of a file about to go
         self.close()
         self.log_path.unlink(missing_ok=True)
         self.index.delete()

@@ -9,7 +9,8 @@ matching partitions).  ``elect-leaders`` prints LeaderElectionCommand's lines
 (``Successfully completed leader election (PREFERRED) for partitions ...``, ``Valid replica
 already elected for partitions ...``) and, asked for every partition when none needed an
 election (the controller then answers with none), says so: ``Valid replica already elected
-for all partitions: no leader election (PREFERRED) was needed``.  The work is done by
+for all partitions: no leader election (PREFERRED) was needed``.  A created topic that sets a config Kafkette accepts but does not act
+on yet gets one ``WARNING:`` line on stderr per such config.  The work is done by
 ``kafkette.client.admin.AdminClient``.
 Kafka concept: ``kafka-topics.sh`` (``TopicCommand``) and ``kafka-leader-election.sh``.
 """
@@ -30,6 +31,7 @@ from kafkette.client.cli.shared_options import (
     run_coroutine,
 )
 from kafkette.client.config_resource import ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource
+from kafkette.client.topic_config import configs_without_effect, no_effect_message
 from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     ElectionNotNeededError,
     KafkaError,
@@ -292,6 +294,8 @@ def create(name: str, partitions: int | None, replication_factor: int | None, re
 
     if run_coroutine(run()):
         click.echo(f"Created topic {name}.")
+        for config_name in configs_without_effect(topic_configs):
+            click.echo(f"WARNING: {no_effect_message(config_name)}.", err=True)
 
 
 @topics.command("list")

@@ -1,12 +1,15 @@
 """Compaction: a cleanup.policy=compact topic on real brokers keeps exactly the last
 value of each key at its original offset; a follower that was down copies the compacted
 log (offset gaps) from the leader; consumers read across the gaps; all replicas agree;
-keyless records are rejected with INVALID_RECORD."""
+keyless records are rejected with INVALID_RECORD; max.compaction.lag.ms gets a log
+compacted within that lag whatever its dirty ratio."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+import re
+import time
 
 import pytest
 
@@ -119,3 +122,59 @@ async def test_keyless_produce_to_a_compacted_topic_fails_with_invalid_record(sh
             await producer.send_and_wait("compacted-keys", b"no key")
         meta = await producer.send_and_wait("compacted-keys", b"value", key=b"key")
     assert meta.offset == 0  # nothing of the rejected batch was written; the partition keeps serving
+
+
+LAG_TOPIC = "compacted-late"
+LAG_MS = 3000
+
+
+async def _read_partition(bootstrap: str, tp: TopicPartition) -> list[tuple[bytes, bytes]]:
+    """Every (key, value) of ``tp`` from its beginning to its end offset now."""
+    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
+        consumer.assign([tp])
+        end = (await consumer.end_offsets([tp]))[tp]
+        await consumer.seek_to_beginning(tp)
+        out = []
+        while await consumer.position(tp) < end:
+            out.extend((r.key, r.value) for r in (await consumer.getmany(timeout_ms=500)).get(tp, []))
+        return out
+
+
+@pytest.mark.timeout(180)
+async def test_max_compaction_lag_ms_compacts_a_log_below_its_min_cleanable_dirty_ratio_within_the_lag(
+        cluster_factory):
+    cluster = cluster_factory(1, log_cleaner_backoff_ms=100)
+    bootstrap = cluster.bootstrap_servers
+    tp = TopicPartition(LAG_TOPIC, 0)
+    configs = {"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.99", "max.compaction.lag.ms": str(LAG_MS)}
+    async with AdminClient(bootstrap_servers=bootstrap) as admin:
+        await admin.create_topics([NewTopic(LAG_TOPIC, num_partitions=1, replication_factor=1, configs=configs)])
+    big = [(b"big-%d" % i, b"v" * 500) for i in range(60)]
+    dups = [(b"dup-%d" % (i % 5), b"update-%d" % i) for i in range(50)]
+    async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=5) as producer:
+        for key, value in big:
+            await producer.send(LAG_TOPIC, value, key=key, partition=0)
+        await producer.flush()
+        # Each phase starts a lag after the previous one: its first batch rolls the active segment
+        # (max.compaction.lag.ms below segment.ms), so the previous phase becomes cleanable.
+        await asyncio.sleep(LAG_MS / 1000 + 0.5)
+        for key, value in dups:  # dirty ratio of this segment, after the big one: about 0.1
+            await producer.send(LAG_TOPIC, value, key=key, partition=0)
+        await producer.flush()
+        await asyncio.sleep(LAG_MS / 1000 + 0.5)
+        await producer.send_and_wait(LAG_TOPIC, b"roll", key=b"last", partition=0)
+    rolled_at = time.monotonic()
+    latest = dict(big)
+    latest.update(dups)
+    expected = [*big, *[(k, v) for k, v in dups[-5:]], (b"last", b"roll")]
+
+    records: list[tuple[bytes, bytes]] = []
+    while time.monotonic() - rolled_at < 30 and records != expected:
+        records = await _read_partition(bootstrap, tp)
+        if records != expected:
+            await asyncio.sleep(0.2)
+    assert records == expected, f"{len(records)} records, not compacted to the {len(expected)} latest values"
+    assert {k: v for k, v in records} == {**latest, b"last": b"roll"}
+    cleaned = re.findall(rb"Cleaned %s-0 .*\(dirty ratio ([0-9.]+), max\.compaction\.lag\.ms %d passed by"
+                         % (LAG_TOPIC.encode(), LAG_MS), cluster.log_path(1).read_bytes())
+    assert cleaned and float(cleaned[-1]) < 0.99, "cleaned by the deadline, below min.cleanable.dirty.ratio"

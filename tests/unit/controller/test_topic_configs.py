@@ -152,3 +152,25 @@ async def test_full_update_metadata_carries_every_topics_configs(controller, cha
     await register_live_brokers(controller, 2)
     full = [u for u in channel.update_metadata()[2] if u.full][0]
     assert [(c.topic_name, c.configs) for c in full.topic_configs] == [("a", ["retention.ms=1"]), ("b", [])]
+
+
+async def test_min_compaction_lag_ms_above_max_compaction_lag_ms_is_invalid_config(tmp_path, clock, channel):
+    ctrl = KafkaController(make_config(log_cleaner_min_compaction_lag_ms=5000), metadata_log_dir=tmp_path,
+                           channel_manager=channel, clock_ms=clock, rng=random.Random(1))
+    await ctrl.start()
+    try:
+        await register_live_brokers(ctrl, 1)
+        conflict = "conflict topic config setting min.compaction.lag.ms (5000) > max.compaction.lag.ms (1000)"
+        created = (await create(ctrl, topic("t", 1, 1, max_compaction_lag_ms="1000"))).topics[0]
+        assert (created.error_code, created.error_message) == (Errors.INVALID_CONFIG, conflict)
+        assert (await create(ctrl, topic("t", 1, 1, max_compaction_lag_ms="9000"))).topics[0].error_code == 0
+        lowered = await alter(ctrl, "t", ("max.compaction.lag.ms", OP_SET, "1000"))
+        assert (lowered.error_code, lowered.error_message) == (Errors.INVALID_CONFIG, conflict)
+        both = await alter(ctrl, "t", ("max.compaction.lag.ms", OP_SET, "1000"),
+                           ("min.compaction.lag.ms", OP_SET, "1000"))
+        assert both.error_code == 0
+        raised = await alter(ctrl, "t", ("min.compaction.lag.ms", OP_DELETE, None))  # back to the default 5000
+        assert raised.error_code == Errors.INVALID_CONFIG and "(5000) > max.compaction.lag.ms (1000)" in raised.error_message
+        assert ctrl.context.topic_configs("t") == {"max.compaction.lag.ms": "1000", "min.compaction.lag.ms": "1000"}
+    finally:
+        await ctrl.stop()
