@@ -308,8 +308,8 @@ class LocalCluster:
                 if is_voter_port and others:
                     raise LocalClusterError(
                         f"port {old} of {kind} {node_id} (a voter of the metadata quorum) is taken by another "
-                        f"process, and nodes {others} know the voter by that port; free the port, or stop the "
-                        f"cluster and start it again to move it")
+                        f"process, and nodes {', '.join(map(str, others))} know the voter by that port; free the port, "
+                        f"or stop the cluster and start it again to move it")
                 (new,) = free_ports(1)
                 move_listener_port(self.config_path(node_id), old, new)
                 if is_voter_port:
