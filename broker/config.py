@@ -1,23 +1,47 @@
 """The broker's typed configuration: Kafka property names, defaults, validation.
 
-Owns: ``BROKER_CONFIGS`` (every property a node accepts, as ``ConfigKey``s of
+Owns: ``BROKER_CONFIGS`` (every property a node uses, as ``ConfigKey``s of
 ``kafkette.client.config_def``) and ``KafkaConfig`` (one attribute per property,
 dots as underscores: ``log.segment.bytes`` -> ``log_segment_bytes``).  A
-``server.properties`` file is read with the ``javaproperties`` library; an unknown
-key or a bad value raises ``ConfigError`` naming the property, and start-up stops.
+``server.properties`` file is read with the ``javaproperties`` library.  Every key of
+Apache Kafka's broker config table (``kafka_broker_config_names``) is accepted: one
+Kafkette does not use is listed in ``KafkaConfig.unused_configs`` (the node names them in
+one warning at start-up); a key that is neither Kafka's nor Kafkette's is refused with the
+closest known names ("Did you mean"), and a bad value of a used key raises ``ConfigError``
+naming the property; start-up stops.
 
-Kafka concept: ``KafkaConfig``/``ConfigDef`` (same names and defaults).
+Kafka's synonyms are honoured as Kafka's ``KafkaConfig`` does: ``broker.id`` stands for
+``node.id`` (both set: they must be equal), ``log.dir`` for ``log.dirs`` (``log.dirs``
+wins), ``metadata.log.dir`` defaults to the first of ``log.dirs``.  The controller's
+listeners (``controller.listener.names``) and the brokers' (``inter.broker.listener.name``)
+are checked with Kafka's rules.  The metadata quorum is static (``controller.quorum.voters``);
+``controller.quorum.bootstrap.servers`` alone, as Kafka 4's sample file has it, is read as a
+quorum of this one controller (Kafka's ``kafka-storage format --standalone``).
+
+Kafka concept: ``KafkaConfig``/``ConfigDef`` (same names and defaults),
+``KafkaConfig.populateSynonyms`` and ``validateValues``.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import javaproperties
 
-from kafkette.client.config_def import LONG_MAX, ConfigError, ConfigKey, at_least, in_range, one_of, table
+from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES, KAFKA_VERSION
+from kafkette.client.config_def import (
+    LONG_MAX,
+    PARSERS,
+    ConfigError,
+    ConfigKey,
+    at_least,
+    in_range,
+    one_of,
+    table,
+)
 from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
 
 
@@ -60,6 +84,23 @@ def _check_voters(value: list[str]) -> None:
         parse_voter(item)
 
 
+def _check_host_ports(value: list[str]) -> None:
+    for item in value:
+        parse_host_port(item)
+
+
+def parse_host_port(text: str) -> tuple[str, int]:
+    """Parse a ``controller.quorum.bootstrap.servers`` entry ``host:port`` into (host, port).
+
+    Raises:
+        ValueError: not HOST:PORT with a port in 0..65535.
+    """
+    host, colon, port = text.rpartition(":")
+    if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"{text!r} must look like host:port")
+    return host, int(port)
+
+
 def parse_listener(text: str) -> tuple[str, str, int]:
     """Parse ``PLAINTEXT://host:port`` into (name, host, port).
 
@@ -89,16 +130,33 @@ def parse_voter(text: str) -> tuple[int, str, int]:
     return int(node), host, int(port)
 
 
+DEFAULT_LOG_DIR = "/tmp/kafkette-logs"
+
 BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("node.id", "int", None, "The node id of this broker.", at_least(0)),
+    ConfigKey("broker.id", "int", None, "Kafka's older name of node.id, used when node.id is not set; when both are "
+              "set they must be equal.", at_least(0)),
     ConfigKey("process.roles", "list", ["broker"], "Roles: broker and/or controller.", one_of("broker", "controller")),
     ConfigKey("listeners", "list", ["PLAINTEXT://127.0.0.1:9092"], "Listener URIs NAME://host:port.", _check_listeners),
     ConfigKey("advertised.listeners", "list", [], "Listeners published to clients; default: listeners.", _check_optional_listeners),
     ConfigKey("listener.wire.protocol.map", "list", ["KAFKA:kafka"], "What each listener speaks, NAME:PROTOCOL: kafka (Apache Kafka's binary protocol, for Kafka's own clients and tools) or kafkette (Kafkette's msgpack protocol, for its SDK and between brokers); a listener not named here speaks kafkette.", _check_wire_protocol_map),
-    ConfigKey("log.dirs", "list", ["/tmp/kafkette-logs"], "Directories holding partition logs."),
+    ConfigKey("controller.listener.names", "list", [], "Listeners of the controller (the addresses of "
+              "controller.quorum.voters point at them): they speak kafkette and are not published to clients; "
+              "unset: the controller answers on the brokers' listener."),
+    ConfigKey("inter.broker.listener.name", "string", None, "The listener brokers reach each other and the SDK "
+              "on (it speaks kafkette); unset: the first listener speaking kafkette that is not the controller's."),
+    ConfigKey("log.dirs", "list", [DEFAULT_LOG_DIR], "Directories holding partition logs; unset: log.dir."),
+    ConfigKey("log.dir", "string", DEFAULT_LOG_DIR, "The directory (or comma-separated directories) holding "
+              "partition logs when log.dirs is not set."),
+    ConfigKey("metadata.log.dir", "string", None, "Directory of the metadata log (__cluster_metadata-0) of a "
+              "controller; unset: the first of log.dirs."),
     ConfigKey("broker.rack", "string", None, "Rack of this broker (rack-aware assignment)."),
     ConfigKey("cluster.id", "string", "kafkette-cluster", "The cluster id reported in Metadata."),
     ConfigKey("controller.quorum.voters", "list", [], "Voters of the metadata quorum, id@host:port; their Raft leader is the active controller.", _check_voters),
+    ConfigKey("controller.quorum.bootstrap.servers", "list", [], "host:port of controllers (a dynamic quorum, "
+              "KIP-853). Kafkette's quorum is static: used only without controller.quorum.voters, on a controller, "
+              "as one entry naming its own controller listener: this node is then the only voter.",
+              _check_host_ports),
     ConfigKey("controller.quorum.election.timeout.ms", "int", 1000, "A voter with no leader stands for election after this plus up to as much again at random (ms).", at_least(1)),
     ConfigKey("controller.quorum.fetch.timeout.ms", "int", 2000, "A follower not hearing from its leader this long stands for election (ms).", at_least(1)),
     ConfigKey("controller.quorum.election.backoff.max.ms", "int", 1000, "Most a losing candidate waits before standing again (ms).", at_least(1)),
@@ -193,8 +251,43 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
 )
 
 _BY_NAME: dict[str, ConfigKey] = table(BROKER_CONFIGS)
-# Kafka keys that carry no meaning here but appear in copied server.properties files.
-_IGNORED = frozenset({"controller.listener.names", "inter.broker.listener.name", "listener.security.protocol.map"})
+_KNOWN_NAMES: tuple[str, ...] = tuple(sorted(set(_BY_NAME) | KAFKA_BROKER_CONFIG_NAMES))
+LISTENER_PREFIX = "listener.name."
+"""Kafka's per-listener form of a config, ``listener.name.<listener>.<config>`` (KIP-103)."""
+
+
+def is_kafka_config(name: str) -> bool:
+    """True for a key of Apache Kafka's broker config table, also in its per-listener form
+    (``listener.name.<listener>[.<mechanism>].<config>``)."""
+    if name in KAFKA_BROKER_CONFIG_NAMES:
+        return True
+    if not name.startswith(LISTENER_PREFIX):
+        return False
+    parts = name[len(LISTENER_PREFIX):].split(".")
+    return any(".".join(parts[i:]) in KAFKA_BROKER_CONFIG_NAMES for i in range(1, len(parts)))
+
+
+def unknown_config_message(names: list[str]) -> str:
+    """The one-line refusal of keys that are neither Kafkette's nor Apache Kafka's, naming the
+    known keys closest to the first (``difflib``: at most 3, similarity at least 0.75 and within
+    0.1 of the closest), as click says "Did you mean".
+
+    Args:
+        names: the unknown keys, sorted (at least one).
+    """
+    first = names[0]
+    close = difflib.get_close_matches(first, _KNOWN_NAMES, n=3, cutoff=0.75)
+    if close:  # only those nearly as close as the closest (dotted names share much)
+        best = difflib.SequenceMatcher(None, first, close[0]).ratio()
+        close = [c for c in close if difflib.SequenceMatcher(None, first, c).ratio() >= best - 0.1]
+    if len(close) == 1:
+        hint = f". Did you mean {close[0]!r}?"
+    elif close:
+        hint = ". Did you mean one of: " + ", ".join(repr(c) for c in close) + "?"
+    else:
+        hint = f" (no such config in Kafkette or Apache Kafka {KAFKA_VERSION})"
+    more = f" (and {len(names) - 1} more: {', '.join(names[1:])})" if len(names) > 1 else ""
+    return f"Unknown configuration {first!r}{hint}{more}"
 
 
 @dataclass(frozen=True)
@@ -213,49 +306,150 @@ class ListenerEndpoint:
 class KafkaConfig:
     """A validated broker configuration; one attribute per property of ``BROKER_CONFIGS``.
 
+    Attributes set from Kafka's synonyms: ``node_id`` from ``broker.id`` when only that is set
+    (``broker_id`` always equals ``node_id``), ``log_dirs`` from ``log.dir`` when ``log.dirs`` is
+    not set, ``metadata_log_dir`` the first of ``log_dirs`` when unset, and
+    ``controller_quorum_voters`` this node alone when only ``controller.quorum.bootstrap.servers``
+    names it (``quorum_from_bootstrap_servers`` is then True).  ``unused_configs`` lists, sorted,
+    the keys of ``props`` that are Apache Kafka's and that Kafkette does not use (or that lose to
+    another key: ``log.dir`` beside ``log.dirs``).
+
     Args:
         props: ``{dotted name: value}`` (strings as read from a file, or typed values).
 
     Raises:
-        ConfigError: unknown key, missing required key, or invalid value.
+        ConfigError: unknown key (with the closest known ones), missing required key, invalid
+            value, or keys that disagree (Kafka's messages where Kafka has one).
     """
 
     def __init__(self, props: Mapping[str, Any]) -> None:
-        unknown = sorted(k for k in props if k not in _BY_NAME and k not in _IGNORED)
+        unknown = sorted(k for k in props if k not in _BY_NAME and not is_kafka_config(k))
         if unknown:
-            raise ConfigError(f"Unknown configuration {unknown[0]!r}" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
+            raise ConfigError(unknown_config_message(unknown))
         self.originals = dict(props)
         for key in BROKER_CONFIGS:
             if key.name in props:
                 value = key.parse(props[key.name])
-            elif key.default is None and key.name == "node.id":
-                raise ConfigError("Missing required configuration 'node.id' which has no default value")
             else:
                 value = list(key.default) if isinstance(key.default, list) else key.default
             setattr(self, key.attr, value)
-        if not self.log_dirs:
-            raise ConfigError("Invalid value for configuration log.dirs: at least one directory is required")
+        self._resolve_synonyms(props)
         if 0 < self.queued_max_request_bytes < self.socket_request_max_bytes:
             raise ConfigError("queued.max.request.bytes must be larger or equal to socket.request.max.bytes "
                               f"({self.queued_max_request_bytes} < {self.socket_request_max_bytes})")
+        self._check_listeners()
+        self._check_quorum()
+        unused = {k for k in props if k not in _BY_NAME}
+        if "log.dirs" in props and "log.dir" in props:
+            unused.add("log.dir")
+        if self.controller_quorum_bootstrap_servers and not self.quorum_from_bootstrap_servers:
+            unused.add("controller.quorum.bootstrap.servers")
+        self.unused_configs: list[str] = sorted(unused)
+
+    def _resolve_synonyms(self, props: Mapping[str, Any]) -> None:
+        """``broker.id`` -> ``node.id``, ``log.dir`` -> ``log.dirs``, ``log.dirs`` ->
+        ``metadata.log.dir`` (Kafka's ``populateSynonyms``, ``logDirs``, ``metadataLogDir``)."""
+        if self.node_id is None:
+            self.node_id = self.broker_id
+        if self.node_id is None:
+            raise ConfigError("Missing required configuration 'node.id' which has no default value")
+        if self.broker_id is not None and self.broker_id != self.node_id:
+            raise ConfigError(f"You must set `node.id` to the same value as `broker.id` (node.id={self.node_id}, "
+                              f"broker.id={self.broker_id})")
+        self.broker_id = self.node_id
+        if "log.dirs" not in props:
+            self.log_dirs = PARSERS["list"](self.log_dir)
+        if not self.log_dirs:
+            raise ConfigError("Invalid value for configuration log.dirs: at least one directory is required")
+        if not self.metadata_log_dir:
+            self.metadata_log_dir = self.log_dirs[0]
+
+    def _check_listeners(self) -> None:
+        """Listener names once each; the controller's listeners, the brokers' and the one brokers
+        use between them by Kafka's rules (``KafkaConfig.validateValues``); kafkette where Kafkette
+        needs it (brokers, the SDK and the controller speak it)."""
         names = [parse_listener(item)[0] for item in self.listeners]
         if len(set(names)) != len(names):
             raise ConfigError(f"Invalid value for configuration listeners: a listener name appears twice in "
                               f"{','.join(self.listeners)}")
-        if not any(e.wire_protocol == "kafkette" for e in self.listener_endpoints):
+        protocols = parse_wire_protocol_map(self.listener_wire_protocol_map)
+        controller_names = self.controller_listener_names
+        if controller_names:
+            in_listeners = [n for n in controller_names if n in names]
+            if self.is_controller and not in_listeners:
+                raise ConfigError("controller.listener.names must contain at least one value appearing in the "
+                                  "'listeners' configuration when running the KRaft controller role")
+            if self.is_controller and len(in_listeners) != len(controller_names):
+                raise ConfigError("controller.listener.names must only contain values appearing in the 'listeners' "
+                                  "configuration when running the KRaft controller role")
+            if not self.is_controller and in_listeners:
+                raise ConfigError("controller.listener.names must not contain a value appearing in the 'listeners' "
+                                  "configuration when running KRaft with just the broker role")
+            if not self.is_broker and set(names) - set(controller_names):
+                raise ConfigError("The listeners config must only contain KRaft controller listeners from "
+                                  "controller.listener.names when process.roles=controller")
+            for name in in_listeners:
+                if protocols.get(name, "kafkette") != "kafkette":
+                    raise ConfigError(f"Invalid value for configuration listener.wire.protocol.map: {name} is a "
+                                      "listener of controller.listener.names; the controller speaks kafkette")
+        broker_names = [n for n in names if n not in controller_names]
+        if self.is_broker and not broker_names:
+            raise ConfigError("There must be at least one broker advertised listener. Perhaps all listeners appear "
+                              "in controller.listener.names?")
+        if not any(protocols.get(n, "kafkette") == "kafkette" for n in (broker_names if self.is_broker else names)):
             raise ConfigError("Invalid value for configuration listeners: no listener speaks kafkette "
                               "(listener.wire.protocol.map); brokers and the SDK need one")
+        name = self.inter_broker_listener_name
+        if self.is_broker and name is not None:
+            if name not in broker_names:
+                raise ConfigError("inter.broker.listener.name must be a listener name defined in advertised.listeners. "
+                                  "The valid options based on currently configured listeners are "
+                                  f"{','.join(broker_names)}")
+            if protocols.get(name, "kafkette") != "kafkette":
+                raise ConfigError(f"Invalid value {name} for configuration inter.broker.listener.name: it speaks "
+                                  f"{protocols[name]} (listener.wire.protocol.map); brokers reach each other in "
+                                  "kafkette")
         unknown_advertised = sorted({parse_listener(a)[0] for a in self.advertised_listeners} - set(names))
         if unknown_advertised and len(names) > 1:
             raise ConfigError(f"Invalid value for configuration advertised.listeners: {unknown_advertised[0]} is not "
                               "a listener of listeners")
+
+    def _check_quorum(self) -> None:
+        """Voters once each and a controller among them; ``controller.quorum.bootstrap.servers``
+        alone read as a quorum of this one controller (Kafka's ``format --standalone``)."""
+        self.quorum_from_bootstrap_servers = False
+        if not self.controller_quorum_voters and self.controller_quorum_bootstrap_servers:
+            self.controller_quorum_voters = [self._standalone_voter()]
+            self.quorum_from_bootstrap_servers = True
         voter_ids = [parse_voter(v)[0] for v in self.controller_quorum_voters]
         if len(set(voter_ids)) != len(voter_ids):
             raise ConfigError(f"Invalid value for configuration controller.quorum.voters: a node id appears twice "
                               f"in {','.join(self.controller_quorum_voters)}")
-        if "controller" in self.process_roles and self.node_id not in voter_ids:
+        if self.is_controller and not voter_ids:
+            raise ConfigError("If using process.roles, either controller.quorum.bootstrap.servers must contain the "
+                              "set of bootstrap controllers or controller.quorum.voters must contain a parseable set "
+                              "of controllers.")
+        if self.is_controller and self.node_id not in voter_ids:
             raise ConfigError(f"If process.roles contains the 'controller' role, the node id {self.node_id} must be "
                               f"included in the set of voters controller.quorum.voters={sorted(voter_ids)}")
+
+    def _standalone_voter(self) -> str:
+        """``node.id@host:port`` of the one entry of ``controller.quorum.bootstrap.servers`` when it
+        names a listener of this controller.
+
+        Raises:
+            ConfigError: not a controller, several entries, or an entry on no port of this node's
+                controller listeners (a dynamic quorum, which Kafkette does not have).
+        """
+        servers = self.controller_quorum_bootstrap_servers
+        if self.is_controller and len(servers) == 1:
+            host, port = parse_host_port(servers[0])
+            if port in {p for e in self.controller_endpoints for p in (e.port, e.advertised_port)}:
+                return f"{self.node_id}@{host}:{port}"
+        raise ConfigError("controller.quorum.bootstrap.servers without controller.quorum.voters (a dynamic quorum, "
+                          "KIP-853) is taken only on a controller, as one entry naming its own controller listener "
+                          "(it is then the only voter, as after kafka-storage format --standalone); Kafkette's quorum "
+                          "is static: set controller.quorum.voters (id@host:port of every voter)")
 
     @classmethod
     def from_file(cls, path: str) -> KafkaConfig:
@@ -297,15 +491,34 @@ class KafkaConfig:
         return out
 
     @property
+    def controller_endpoints(self) -> list[ListenerEndpoint]:
+        """The listeners of ``controller.listener.names`` this node serves (a controller's; they speak
+        kafkette); without ``controller.listener.names``, every listener speaking kafkette (the
+        controller shares the brokers' listener)."""
+        kafkette = [e for e in self.listener_endpoints if e.wire_protocol == "kafkette"]
+        if not self.controller_listener_names:
+            return kafkette
+        return [e for e in kafkette if e.name in self.controller_listener_names]
+
+    def _main_endpoint(self) -> ListenerEndpoint:
+        """The listener the SDK and the brokers use (a controller-only node: its controller listener)."""
+        kafkette = [e for e in self.listener_endpoints if e.wire_protocol == "kafkette"]
+        if not self.is_broker:
+            return (self.controller_endpoints or kafkette)[0]
+        name = self.inter_broker_listener_name
+        return next(e for e in kafkette if (e.name == name if name else e.name not in self.controller_listener_names))
+
+    @property
     def listener(self) -> tuple[str, int]:
-        """(host, port) of the first listener speaking kafkette (the SDK's and the brokers' own)."""
-        endpoint = next(e for e in self.listener_endpoints if e.wire_protocol == "kafkette")
+        """(host, port) of the listener the SDK and the brokers use: ``inter.broker.listener.name``,
+        else the first listener speaking kafkette that is not the controller's."""
+        endpoint = self._main_endpoint()
         return endpoint.host, endpoint.port
 
     @property
     def advertised_listener(self) -> tuple[str, int]:
-        """(host, port) published for the first listener speaking kafkette."""
-        endpoint = next(e for e in self.listener_endpoints if e.wire_protocol == "kafkette")
+        """(host, port) published for the listener of ``listener``."""
+        endpoint = self._main_endpoint()
         return endpoint.advertised_host, endpoint.advertised_port
 
     @property

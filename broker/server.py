@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 import sys
-from pathlib import Path
 
 from kafkette.broker.alter_partition_manager import AlterPartitionManager
 from kafkette.broker.apis.kafka_apis import ApisContext, KafkaApis
@@ -39,6 +37,7 @@ from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
 from kafkette.broker.producer_id_manager import ProducerIdManager
 from kafkette.broker.replica_manager import ReplicaManager
+from kafkette.broker.server_logging import configure_logging, kafka_logs_dir
 from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.client.process_tuning import tune_process_memory
 from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
@@ -127,6 +126,7 @@ class KafkaServer:
         self.controller = None
         self.socket_server: SocketServer | None = None
         self.kafka_socket_servers: list[SocketServer] = []  # listeners speaking Kafka's protocol
+        self.controller_socket_servers: list[SocketServer] = []  # controller.listener.names (not published)
         self.shutdown_requested = asyncio.Event()
         self.fatal_error: BaseException | None = None
         self._prefix = f"[KafkaServer id={self.broker_id}]"
@@ -166,7 +166,7 @@ class KafkaServer:
 
             self.controller = QuorumController(
                 controller_config(self.config), voters=self.config.quorum_voters,
-                metadata_log_dir=self.config.log_dirs[0], raft_config=raft_config(self.config),
+                metadata_log_dir=self.config.metadata_log_dir, raft_config=raft_config(self.config),
                 fatal_fault_handler=self._on_fatal_fault, scheduler=self.scheduler,
             )
             self.controller_channel.controller_hint = self.controller.leader_id
@@ -204,6 +204,12 @@ class KafkaServer:
                                       codec=KafkaWireCodec(endpoint.name), **listener_options(self.config))
                 self.kafka_socket_servers.append(server)
                 await server.start()
+            elif endpoint.name in self.config.controller_listener_names:
+                server = SocketServer(endpoint.host, endpoint.port, apis.handle, broker_id=self.broker_id,
+                                      **listener_options(self.config))
+                self.controller_socket_servers.append(server)
+                await server.start()
+                continue  # the voters' address, not published to clients
             elif (endpoint.host, endpoint.port) != (host, port):
                 continue  # a second kafkette listener is not served (brokers and the SDK use the first)
             registered.append((endpoint.name, endpoint.advertised_host, endpoint.advertised_port or server.bound_port))
@@ -215,6 +221,11 @@ class KafkaServer:
         self.log_manager.log_dir_failure_channel.add_listener(self.lifecycle_manager.propagate_offline_replica)
         self.lifecycle_manager.start()
         logger.info("%s Started", self._prefix)
+
+    def _socket_servers(self) -> list[SocketServer]:
+        """Every listener this node serves: the brokers' and the SDK's, Kafka's, the controller's."""
+        main = [self.socket_server] if self.socket_server is not None else []
+        return main + self.kafka_socket_servers + self.controller_socket_servers
 
     async def shutdown(self) -> None:
         """Stop in order; each step bounded by SHUTDOWN_STEP_TIMEOUT_S."""
@@ -233,7 +244,7 @@ class KafkaServer:
                 timeout_ms=CONTROLLED_SHUTDOWN_TIMEOUT_MS,
             ))
         await step("lifecycle", self.lifecycle_manager.stop(controlled=True))
-        for server in ([self.socket_server] if self.socket_server is not None else []) + self.kafka_socket_servers:
+        for server in self._socket_servers():
             await step("stop accepting", server.stop_accepting())
         if self.auto_topic_creation_manager is not None:
             await step("auto topic creation", self.auto_topic_creation_manager.stop())
@@ -242,7 +253,7 @@ class KafkaServer:
         if self.replica_manager is not None:
             await step("replica manager", self.replica_manager.stop())
         await step("alter partition manager", self.alter_partition_manager.stop())
-        for server in ([self.socket_server] if self.socket_server is not None else []) + self.kafka_socket_servers:
+        for server in self._socket_servers():
             await step("socket server", server.stop())
         if self.controller is not None:
             await step("controller", self.controller.stop())
@@ -252,33 +263,21 @@ class KafkaServer:
         logger.info("%s Shut down completed", self._prefix)
 
 
-STATE_CHANGE_LOG_FILE = "state-change.log"
-
-
-def configure_logging(node_id: int | str) -> None:
-    """Log to stderr at INFO with time, level, logger name and message, and the controller's
-    state transitions (``state.change.logger``) also to ``state-change.log``.
-
-    The state-change log goes to ``$LOG_DIR`` (the directory Kafka's start scripts use
-    for ``kafka.logs.dir``), by default ``logs`` under the working directory, as Kafka's
-    ``log4j.properties`` ``stateChangeAppender`` does.
-
-    Raises:
-        OSError: the state-change log directory cannot be created.
-    """
-    fmt = f"%(asctime)s %(levelname)s [node {node_id}] %(name)s: %(message)s"
-    logging.basicConfig(level=logging.INFO, format=fmt, stream=sys.stderr)
-    log_dir = Path(os.environ.get("LOG_DIR") or "logs")
-    log_dir.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(log_dir / STATE_CHANGE_LOG_FILE, encoding="utf-8")
-    handler.setFormatter(logging.Formatter(fmt))
-    logging.getLogger("state.change.logger").addHandler(handler)
+def log_config_notes(config: KafkaConfig) -> None:
+    """Say once, at start-up, what of ``server.properties`` is accepted but not used (one WARN
+    naming every such Kafka key) and a quorum read from ``controller.quorum.bootstrap.servers``."""
+    if config.unused_configs:
+        logger.warning("[KafkaConfig] Apache Kafka configs accepted, not used: %s", ", ".join(config.unused_configs))
+    if config.quorum_from_bootstrap_servers:
+        logger.info("[KafkaConfig] controller.quorum.voters is not set: node %d is the only voter of the metadata "
+                    "quorum, at %s (controller.quorum.bootstrap.servers, as after kafka-storage format --standalone)",
+                    config.node_id, config.controller_quorum_voters[0].partition("@")[2])
 
 
 def controller_server(config: KafkaConfig) -> ControllerServer:
     """A controller-only node (``process.roles=controller``): a voter and its listener, no broker."""
     return ControllerServer(
-        controller_config(config), voters=config.quorum_voters, metadata_log_dir=config.log_dirs[0],
+        controller_config(config), voters=config.quorum_voters, metadata_log_dir=config.metadata_log_dir,
         raft_config=raft_config(config), listener=config.listener, listener_options=listener_options(config),
     )
 
@@ -318,8 +317,13 @@ async def serve(config: KafkaConfig) -> None:
         raise FatalFaultError(f"fatal fault: {server.fatal_error}") from server.fatal_error
 
 
-def run_broker(config_path: str) -> int:
+def run_broker(config_path: str, log_dir: str | None = None) -> int:
     """Entry point of ``kafkette broker start`` and ``python -m kafkette.broker``.
+
+    Args:
+        config_path: the node's ``server.properties``.
+        log_dir: the ``--log-dir`` flag: where ``server.log`` and ``state-change.log`` go
+            (default ``$LOG_DIR``, else beside the first log dir: ``kafka_logs_dir``).
 
     Returns:
         Process exit code: 0 after a clean shutdown, 1 for a configuration error, a start-up
@@ -331,7 +335,8 @@ def run_broker(config_path: str) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     try:
-        configure_logging(config.node_id)
+        configure_logging(config.node_id, kafka_logs_dir(config.log_dirs, log_dir))
+        log_config_notes(config)
         import uvloop
 
         uvloop.run(serve(config))

@@ -21,6 +21,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from kafkette.client.bootstrap_servers import default_bootstrap_servers
 from kafkette.client.cluster_metadata import BrokerMetadata
 from kafkette.client.config_resource import (
     ConfigEntry,
@@ -133,18 +134,22 @@ class AdminClient:
     """Administrative operations on topics and the cluster.
 
     Args:
-        bootstrap_servers: ``"host:port,..."``.
+        bootstrap_servers: ``"host:port,..."``; when not given, ``$KAFKETTE_BOOTSTRAP_SERVERS``, else
+            ``127.0.0.1:9092`` (see ``kafkette.client.bootstrap_servers``).
         request_timeout_ms: bound of each operation, retries included (ms).
         client_id: name in request headers.
         retry_backoff_ms: pause between retries (ms).
+
+    Raises:
+        ValueError: no ``bootstrap_servers`` given and ``$KAFKETTE_BOOTSTRAP_SERVERS`` is malformed.
     """
 
-    def __init__(self, *, bootstrap_servers: str = "127.0.0.1:9092", request_timeout_ms: int = 30000,
+    def __init__(self, *, bootstrap_servers: str | None = None, request_timeout_ms: int = 30000,
                  client_id: str = "kafkette-admin", retry_backoff_ms: int = 100) -> None:
         self._request_timeout_ms = request_timeout_ms
         self._retry_backoff_ms = retry_backoff_ms
-        self._client = KafkaClient(bootstrap_servers, client_id=client_id, request_timeout_ms=request_timeout_ms,
-                                   retry_backoff_ms=retry_backoff_ms)
+        self._client = KafkaClient(default_bootstrap_servers(bootstrap_servers), client_id=client_id,
+                                   request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms)
 
     async def start(self) -> None:
         """Bootstrap. Raises KafkaConnectionError when no server answers in time."""

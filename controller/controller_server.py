@@ -36,7 +36,8 @@ class ControllerServer:
     Args:
         config: the controller's settings (``node.id`` is this voter).
         voters: ``{node id: (host, port)}`` of ``controller.quorum.voters``.
-        metadata_log_dir: the directory holding ``__cluster_metadata-0/`` (the first of ``log.dirs``).
+        metadata_log_dir: the directory holding ``__cluster_metadata-0/`` (``metadata.log.dir``, by
+            default the first of ``log.dirs``).
         raft_config: the quorum's timeouts.
         listener: (host, port) to listen on (this voter's address in ``controller.quorum.voters``).
         listener_options: the listener's bounds, as ``SocketServer`` keyword arguments

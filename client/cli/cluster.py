@@ -37,8 +37,8 @@ import click
 from kafkette.client.cli.cluster_supervisor import ClusterSupervisor
 from kafkette.client.cli.shared_options import (
     admin_client,
+    bootstrap_server_option,
     parse_key_value,
-    remember_command_config,
     run_coroutine,
 )
 from kafkette.client.cluster_pid_file import (
@@ -257,23 +257,14 @@ def _start_foreground(local: LocalCluster) -> None:
 
 
 @cluster.command("status")
-@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
-              help="Data directory of a cluster started by 'kafkette cluster start'.")
-@click.option("--bootstrap-server", default=None, metavar="HOST:PORT[,...]",
-              help="Any cluster's brokers (instead of --data-dir).")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=10000, show_default=True)
-@click.option("--command-config", default=None, metavar="FILE", type=click.Path(exists=True, dir_okay=False),
-              expose_value=False, callback=remember_command_config, is_eager=True,
-              help="Kafka client properties file (request.timeout.ms, client.id, ...); flags given win.")
-def status(data_dir: str | None, bootstrap_server: str | None, request_timeout_ms: int) -> None:
+@bootstrap_server_option
+def status(request_timeout_ms: int, bootstrap_server: str, data_dir: str | None) -> None:
     """Show the nodes (id, address, alive, controller: active, voter or -) and partition counts."""
     from tabulate import tabulate  # only `cluster status` needs it
 
-    if (data_dir is None) == (bootstrap_server is None):
-        raise click.UsageError("Give exactly one of --data-dir and --bootstrap-server")
     record = _read_record(Path(data_dir)) if data_dir is not None else None
-    bootstrap = record.bootstrap_servers if record is not None else bootstrap_server
-    assert bootstrap is not None
+    bootstrap = bootstrap_server
 
     async def run() -> tuple[dict, dict[str, TopicDescription], QuorumInfo | None]:
         async with admin_client(bootstrap, request_timeout_ms, "kafkette-cluster-status") as admin:

@@ -9,13 +9,22 @@ consumes as a member of consumer group G: the group's partitions are shared with
 members, it starts at the group's committed offsets (``--from-beginning`` applies only where
 the group has none) and commits what it printed.  Stops after
 ``--max-messages`` or after ``--timeout-ms`` without a record; otherwise runs until
-Ctrl-C.  A progress line goes to stderr when it is a terminal.  Kafka concept:
-``kafka-console-consumer.sh``.
+Ctrl-C (SIGINT) or SIGTERM, which stop it cleanly: the consumer is closed (a group member
+commits its offsets and leaves), ``Processed a total of N messages`` goes to stderr as
+always, and the exit code is 0, or 143 (128 + SIGTERM) after SIGTERM.  A partition without
+a leader is not silently skipped: the consumer logs a WARN for it, and the summary names
+the partitions it could not read (``Processed a total of 21 messages; partitions not read
+(no leader): t-1``).  A progress line goes to stderr when it is a terminal, cleared around
+the records printed to the same terminal.  Kafka concept: ``kafka-console-consumer.sh``
+(``ConsoleConsumer``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import signal
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
 import click
 
@@ -55,6 +64,69 @@ def parse_offset(offset: str | None, partition: int | None, from_beginning: bool
     return int(text)
 
 
+SIGTERM_EXIT_CODE = 128 + signal.SIGTERM  # 143, as a JVM tool stopped by SIGTERM exits
+
+
+@dataclass
+class ConsumeResult:
+    """What a ``consume`` run did, filled in as it goes (so a signal finds it up to date).
+
+    Attributes:
+        count: records printed.
+        not_read: assigned partitions that had no leader when it stopped (not fetched).
+        stopped_by: the signal that stopped it (SIGINT, SIGTERM), None when it ended itself.
+    """
+
+    count: int = 0
+    not_read: set[TopicPartition] = field(default_factory=set)
+    stopped_by: int | None = None
+
+    def summary(self) -> str:
+        """The console consumer's last line, ``Processed a total of N messages``, naming the
+        partitions not read for want of a leader when there are any."""
+        line = f"Processed a total of {self.count} messages"
+        if self.not_read:
+            line += "; partitions not read (no leader): " + ", ".join(
+                str(tp) for tp in sorted(self.not_read, key=lambda tp: (tp.topic, tp.partition)))
+        return line
+
+    def exit_code(self) -> int:
+        """0, or 143 after SIGTERM (Kafka's console consumer under the JVM)."""
+        return SIGTERM_EXIT_CODE if self.stopped_by == signal.SIGTERM else 0
+
+
+async def run_until_signal(work: Callable[[], Awaitable[None]], result: ConsumeResult) -> None:
+    """Run ``work()`` until it returns or SIGINT/SIGTERM arrives; a signal cancels it (its
+    ``finally`` blocks and ``async with`` exits run: the consumer is closed and commits) and
+    is recorded in ``result.stopped_by``.  A second signal during that clean-up is ignored.
+
+    Raises:
+        RuntimeError: not called from a task.
+        What ``work`` raises, but not the cancellation a signal caused.
+    """
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    if task is None:
+        raise RuntimeError("run_until_signal must run in a task")
+
+    def on_signal(signum: int) -> None:
+        if result.stopped_by is None:
+            result.stopped_by = signum
+            task.cancel()
+
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for signum in signals:
+        loop.add_signal_handler(signum, on_signal, signum)
+    try:
+        await work()
+    except asyncio.CancelledError:
+        if result.stopped_by is None or task.uncancel() > 0:
+            raise  # not (only) our cancellation
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)
+
+
 async def _position(consumer: Consumer, tp: TopicPartition, start: int | str | None) -> None:
     if start == "earliest":
         await consumer.seek_to_beginning(tp)
@@ -84,7 +156,7 @@ async def _position(consumer: Consumer, tp: TopicPartition, start: int | str | N
 @bootstrap_server_option
 def consume(topic: str, from_beginning: bool, max_messages: int | None, partition: int | None, offset: str | None,
             timeout_ms: int | None, group: str | None, properties: tuple[str, ...],
-            consumer_properties: tuple[str, ...], request_timeout_ms: int, bootstrap_server: str) -> None:
+            consumer_properties: tuple[str, ...], request_timeout_ms: int, bootstrap_server: str) -> int:
     """Print the records of TOPIC to standard output."""
     start = parse_offset(offset, partition, from_beginning)
     try:
@@ -101,9 +173,28 @@ def consume(topic: str, from_beginning: bool, max_messages: int | None, partitio
     if settings.get("group_id") is not None and partition is not None:
         raise click.UsageError("Options group and partition cannot be specified together.")
     out = click.get_binary_stream("stdout")
+    result = ConsumeResult()
 
-    async def run() -> int:
-        count = 0
+    async def consume_records(consumer: Consumer) -> None:
+        loop = asyncio.get_running_loop()
+        last_record = loop.time()
+        with progress_bar("consume", total=max_messages) as progress:
+            while max_messages is None or result.count < max_messages:
+                remaining = None if max_messages is None else max_messages - result.count
+                batches = await consumer.getmany(timeout_ms=500, max_records=remaining)
+                if not batches:
+                    if timeout_ms is not None and (loop.time() - last_record) * 1000 >= timeout_ms:
+                        break
+                    continue
+                last_record = loop.time()
+                with progress.writing_to(out):
+                    for records in batches.values():
+                        out.write(b"".join(formatter.format(r) for r in records))
+                        result.count += len(records)
+                    out.flush()
+                progress.update(sum(len(records) for records in batches.values()))
+
+    async def run() -> None:
         async with Consumer(**settings) as consumer:
             if consumer.group_id is not None:
                 consumer.subscribe([topic])
@@ -119,26 +210,14 @@ def consume(topic: str, from_beginning: bool, max_messages: int | None, partitio
                 consumer.assign(assigned)
                 for tp in assigned:
                     await _position(consumer, tp, start)
-            loop = asyncio.get_running_loop()
-            last_record = loop.time()
-            with progress_bar("consume", total=max_messages) as progress:
-                while max_messages is None or count < max_messages:
-                    remaining = None if max_messages is None else max_messages - count
-                    batches = await consumer.getmany(timeout_ms=500, max_records=remaining)
-                    if not batches:
-                        if timeout_ms is not None and (loop.time() - last_record) * 1000 >= timeout_ms:
-                            break
-                        continue
-                    last_record = loop.time()
-                    for records in batches.values():
-                        out.write(b"".join(formatter.format(r) for r in records))
-                        count += len(records)
-                        progress.update(len(records))
-                    out.flush()
-        return count
+            try:
+                await consume_records(consumer)
+            finally:
+                result.not_read = consumer.partitions_without_leader()
 
     try:
-        count = run_coroutine(run())
-    except KeyboardInterrupt:
-        return
-    click.echo(f"Processed a total of {count} messages", err=True)
+        run_coroutine(run_until_signal(run, result))
+    except KeyboardInterrupt:  # before the signal handlers were in place
+        result.stopped_by = signal.SIGINT
+    click.echo(result.summary(), err=True)
+    return result.exit_code()

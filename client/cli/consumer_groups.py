@@ -5,7 +5,8 @@ Owns: the command, its action flags (exactly one of ``--list``, ``--describe``,
 ``--reset-offsets``, ``--delete``, ``--delete-offsets``), the reset plan (``--to-earliest``,
 ``--to-latest``, ``--to-offset``, ``--to-datetime``, ``--shift-by``, ``--by-duration``, each
 clamped to the partition's log start and end, printed with ``--dry-run``, committed with
-``--execute``, refused while the group has members) and Kafka's tables (``--describe``:
+``--execute``, refused while the group has members; with neither, a dry run announced by
+Kafka's ``WARN: No action will be performed ...`` line on stderr) and Kafka's tables (``--describe``:
 GROUP, TOPIC, PARTITION, CURRENT-OFFSET, LOG-END-OFFSET, LAG, CONSUMER-ID, HOST, CLIENT-ID;
 ``--members``; ``--state``).  The data comes from the AdminClient.  Kafka concept:
 ``kafka-consumer-groups.sh`` (``ConsumerGroupCommand``).
@@ -28,6 +29,12 @@ from kafkette.protocol.topic_partition import TopicPartition
 
 ACTIONS = ("list", "describe", "reset_offsets", "delete", "delete_offsets")
 RESET_SCOPES = ("to_earliest", "to_latest", "to_offset", "to_datetime", "shift_by", "by_duration")
+# ConsumerGroupCommandOptions' warning (Kafka 4.x) for --reset-offsets without --dry-run or --execute.
+NO_EXECUTE_WARNING = (
+    "WARN: No action will be performed as the --execute option is missing. In version 5.0, this command will "
+    "require either --dry-run or --execute to be specified. You should add the --dry-run option explicitly if you "
+    "are scripting this command and want to keep the current default behavior without prompting."
+)
 _DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
 
 
@@ -138,6 +145,8 @@ def consumer_groups(list_: bool, describe: bool, reset_offsets: bool, delete: bo
     elif by_duration is not None:
         timestamp_ms = int(datetime.datetime.now(datetime.UTC).timestamp() * 1000) - parse_duration_ms(by_duration)
     parsed_topics = [parse_topic_partitions(t) for t in topics]
+    if action == "reset_offsets" and not dry_run and not execute:  # after every check of the flags
+        click.echo(NO_EXECUTE_WARNING, err=True)
 
     async def run() -> None:
         async with admin_client(bootstrap_server, request_timeout_ms, "kafkette-consumer-groups") as admin:

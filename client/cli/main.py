@@ -25,6 +25,7 @@ from kafkette.client.cli.kafka_flags import advice_for
 from kafkette.client.cli.metadata_quorum import metadata_quorum
 from kafkette.client.cli.perf import perf
 from kafkette.client.cli.produce import produce
+from kafkette.client.cli.tools_logging import configure_tools_logging
 from kafkette.client.cli.topics import topics
 from kafkette.client.local_cluster import LocalClusterError
 from kafkette.client.process_tuning import tune_process_memory
@@ -86,6 +87,7 @@ kafkette.add_command(metadata_quorum)
 def main() -> None:
     """Console-script entry point (``kafkette``)."""
     tune_process_memory()
+    configure_tools_logging()
     kafkette.main(prog_name="kafkette")
 
 

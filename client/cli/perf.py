@@ -4,22 +4,29 @@ Owns: the three commands and their statistics (``ProduceStats``: per-record late
 from ``send`` to acknowledgement; ``percentile``; consume throughput; end-to-end
 latency from ``send`` to receipt by a consumer).  Output follows Kafka's
 ``kafka-producer-perf-test.sh``, ``kafka-consumer-perf-test.sh`` and
-``kafka.tools.EndToEndLatency``; ``tests/perf/bench.py`` parses these lines, and the
+``kafka.tools.EndToEndLatency``; ``tests/perf/bench.py`` parses these lines (stdout), and the
 peers' benchmark clients (``tests/perf/``) use the same ``ProduceStats``, so the
 tools and the benchmark report the same figures.  Client properties come from
 ``--command-config FILE`` (spelled ``--producer.config`` / ``--consumer.config`` too, as
 in Kafka's perf tools; end-to-end gives each client the properties it takes), under the
-commands' own flags.  Does not own the producer or consumer
+commands' own flags.  While ``perf produce`` runs, a progress line is drawn on stderr when it
+is a terminal; otherwise (a pipe, a file, a CI log) stderr gets ProducerPerformance's window
+line every 5 s (``N records sent, X records/sec (Y MB/sec), Z ms avg latency, W ms max
+latency.``).  Does not own the producer or consumer
 (``kafkette.client.producer``, ``kafkette.client.consumer``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import struct
+import sys
 import time
 from array import array
+from collections.abc import AsyncIterator
+from typing import IO
 
 import click
 
@@ -36,6 +43,7 @@ from kafkette.protocol.compression import CODEC_BY_NAME
 from kafkette.protocol.topic_partition import TopicPartition
 
 MB = 1024 * 1024
+REPORTING_INTERVAL_S = 5.0  # ProducerPerformance's reportingInterval (5000 ms)
 SEND_TIME = struct.Struct(">q")  # end-to-end: the first 8 bytes of a value, perf_counter_ns at send
 
 
@@ -65,6 +73,7 @@ class ProduceStats:
         self.latencies_ms = array("d")
         self.errors = 0
         self.first_error: BaseException | None = None
+        self._window_start_index = 0  # the first acknowledgement of the current window
 
     def record(self, start: float, fut: asyncio.Future) -> None:
         """Done-callback of one send: its latency since ``start`` (``perf_counter`` s), or a failure."""
@@ -78,6 +87,26 @@ class ProduceStats:
     def record_latency_ms(self, latency_ms: float) -> None:
         """Add one acknowledged record's latency (ms), for clients without futures."""
         self.latencies_ms.append(latency_ms)
+
+    def window(self, record_size: int, elapsed_s: float) -> str:
+        """ProducerPerformance's window line for the records acknowledged since the last
+        window (or the start), and start a new window.
+
+        Args:
+            record_size: value size (bytes).
+            elapsed_s: how long the window lasted (s).
+
+        Returns:
+            ``N records sent, X records/sec (Y MB/sec), Z ms avg latency, W ms max latency.``
+            (latencies in ms, one decimal, as Kafka prints them; MB = 2**20 bytes).
+        """
+        window = self.latencies_ms[self._window_start_index:]
+        self._window_start_index = len(self.latencies_ms)
+        count = len(window)
+        rate = count / elapsed_s if elapsed_s > 0 else 0.0
+        return (f"{count} records sent, {rate:.1f} records/sec ({rate * record_size / MB:.2f} MB/sec), "
+                f"{sum(window) / count if count else 0.0:.1f} ms avg latency, "
+                f"{max(window) if count else 0.0:.1f} ms max latency.")
 
     def figures(self, num_records: int, record_size: int, elapsed_s: float) -> dict[str, float]:
         """Throughput and latency of a run, the figures the benchmark tables.
@@ -109,6 +138,41 @@ class ProduceStats:
             f"{f['p50_ms']:.2f} ms 50th, {f['p95_ms']:.2f} ms 95th, "
             f"{f['p99_ms']:.2f} ms 99th, {f['p999_ms']:.2f} ms 99.9th."
         )
+
+
+async def report_windows(stats: ProduceStats, record_size: int, stream: IO[str],
+                         interval_s: float = REPORTING_INTERVAL_S) -> None:
+    """Print ``stats.window`` to ``stream`` every ``interval_s`` seconds until cancelled
+    (ProducerPerformance's progress lines, for a stderr that is not a terminal)."""
+    started = time.perf_counter()
+    while True:
+        await asyncio.sleep(interval_s)
+        now = time.perf_counter()
+        print(stats.window(record_size, now - started), file=stream, flush=True)
+        started = now
+
+
+@contextlib.asynccontextmanager
+async def windows_unless_terminal(stats: ProduceStats, record_size: int,
+                                  stream: IO[str] | None = None) -> AsyncIterator[None]:
+    """Report ``stats``' windows to ``stream`` (default stderr) while the block runs, unless it
+    is a terminal (the progress bar is drawn there instead); the reporting task is cancelled
+    and awaited on the way out."""
+    out = sys.stderr if stream is None else stream
+    try:
+        terminal = out.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    if terminal:
+        yield
+        return
+    reporter = asyncio.create_task(report_windows(stats, record_size, out), name="perf-produce-windows")
+    try:
+        yield
+    finally:
+        reporter.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reporter
 
 
 @click.group()
@@ -151,20 +215,22 @@ def produce(topic: str, num_records: int, record_size: int, throughput: int, ack
             await producer.partitions_for(topic)
             perf_counter = time.perf_counter
             start = perf_counter()
-            with progress_bar("perf produce", total=num_records) as progress:
-                for i in range(num_records):
-                    sent_at = perf_counter()
-                    fut = await producer.send(topic, payload)
-                    fut.add_done_callback(lambda f, t=sent_at: stats.record(t, f))
-                    if throughput > 0 and (i + 1) > throughput * (perf_counter() - start):
-                        await asyncio.sleep((i + 1) / throughput - (perf_counter() - start))
-                    elif i % 1000 == 999:
-                        progress.update(1000)
-                        await asyncio.sleep(0)  # let the sender and callbacks run
-                    if stats.first_error is not None:
-                        raise stats.first_error
-                progress.update(num_records - progress.n)
-                await producer.flush()
+            async with windows_unless_terminal(stats, record_size):
+                with progress_bar("perf produce", total=num_records) as progress:
+                    for i in range(num_records):
+                        sent_at = perf_counter()
+                        fut = await producer.send(topic, payload)
+                        fut.add_done_callback(lambda f, t=sent_at: stats.record(t, f))
+                        if throughput > 0 and (i + 1) > throughput * (perf_counter() - start):
+                            await asyncio.sleep((i + 1) / throughput - (perf_counter() - start))
+                        elif i % 1000 == 999:
+                            await asyncio.sleep(0)  # let the sender, callbacks and window reports run
+                        if i % 1000 == 999:
+                            progress.update(1000)
+                        if stats.first_error is not None:
+                            raise stats.first_error
+                    progress.update(num_records - progress.n)
+                    await producer.flush()
             elapsed = perf_counter() - start
         if stats.first_error is not None:
             raise stats.first_error

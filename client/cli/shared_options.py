@@ -1,34 +1,44 @@
-"""What every ``kafkette`` client command shares: ``--bootstrap-server``, ``--command-config``
-and the event loop.
+"""What every ``kafkette`` client command shares: ``--bootstrap-server``, ``--data-dir``,
+``--command-config`` and the event loop.
 
 Owns: the ``bootstrap_server_option`` decorator (``--bootstrap-server`` and
-``--command-config``, Kafka's flag names and defaults), ``command_config_alias_option``
+``--command-config``, Kafka's flag names, and ``--data-dir``; the servers they choose are
+resolved by ``kafkette.client.cli.bootstrap``), ``command_config_alias_option``
 (``--producer.config`` / ``--consumer.config``), ``sdk_settings`` (the keyword arguments
 of the SDK class a command builds: Kafka client properties from ``--command-config
 FILE`` and from ``--producer-property`` / ``--consumer-property k=v``, under the
 command's own flags when those are given) and ``run_coroutine`` (runs a command's
-coroutine on uvloop).
+coroutine on uvloop, beside the check that ends it at once when none of its bootstrap
+servers listens).
 Error presentation (one line on stderr) lives in ``kafkette.client.cli.main``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 from click.core import ParameterSource
 
+from kafkette.client.cli.bootstrap import (
+    BootstrapServers,
+    check_a_bootstrap_server_listens,
+    describe_default,
+    resolve_bootstrap_servers,
+)
 from kafkette.client.client_properties import client_settings, read_properties_file, takes_property
-
-DEFAULT_BOOTSTRAP_SERVER = "127.0.0.1:9092"
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 COMMAND_CONFIG_KEY = "kafkette.command_config"  # ctx.meta: (flag, FILE) or None
+BOOTSTRAP_KEY = "kafkette.bootstrap_servers"  # ctx.meta: the command's BootstrapServers
+BOOTSTRAP_CHECKED_KEY = "kafkette.bootstrap_checked"  # ctx.meta: True once run_coroutine checked them
 
 
 def remember_command_config(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
@@ -57,19 +67,69 @@ def command_config_alias_option(flag: str) -> Callable[[F], F]:
     )
 
 
+class BootstrapServerOption(click.Option):
+    """``--bootstrap-server``, whose ``--help`` shows what it falls back to now
+    (``$KAFKETTE_BOOTSTRAP_SERVERS``' value, or 127.0.0.1:9092)."""
+
+    def get_help_extra(self, ctx: click.Context) -> Any:
+        extra = super().get_help_extra(ctx)
+        extra["default"] = describe_default()
+        return extra
+
+
 def bootstrap_server_option(func: F) -> F:
-    """Add the flags every client command takes: ``--bootstrap-server HOST:PORT[,...]``
-    (default 127.0.0.1:9092) and ``--command-config FILE`` (a Kafka client properties file:
-    ``request.timeout.ms``, ``client.id``, ``bootstrap.servers``, ...; read by ``sdk_settings``)."""
-    func = click.option(
+    """Add the flags every client command takes: ``--bootstrap-server HOST:PORT[,...]``,
+    ``--data-dir DIR`` (the cluster ``kafkette cluster start --data-dir DIR`` recorded) and
+    ``--command-config FILE`` (a Kafka client properties file: ``request.timeout.ms``,
+    ``client.id``, ``bootstrap.servers``, ...; read by ``sdk_settings``).
+
+    The command receives ``bootstrap_server``: the servers chosen in the order of
+    ``kafkette.client.cli.bootstrap`` (``--bootstrap-server`` or ``--data-dir``, then the
+    file's ``bootstrap.servers``, ``$KAFKETTE_BOOTSTRAP_SERVERS``, 127.0.0.1:9092), also
+    kept for ``sdk_settings`` and ``run_coroutine``; it receives ``data_dir`` too when its
+    signature has that parameter (``cluster status``).
+
+    Raises:
+        click.UsageError: both ``--bootstrap-server`` and ``--data-dir``, or a malformed list.
+        click.ClickException: ``--data-dir`` without a ``cluster.json``.
+    """
+    passes_data_dir = "data_dir" in inspect.signature(func).parameters
+
+    @functools.wraps(func)
+    def with_bootstrap_servers(*args: Any, bootstrap_server: str | None, data_dir: str | None, **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        command_config = ctx.meta.get(COMMAND_CONFIG_KEY)
+        bootstrap = resolve_bootstrap_servers(bootstrap_server=bootstrap_server, data_dir=data_dir,
+                                              command_config=command_config[1] if command_config else None)
+        ctx.meta[BOOTSTRAP_KEY] = bootstrap
+        if passes_data_dir:
+            kwargs["data_dir"] = data_dir
+        return func(*args, bootstrap_server=bootstrap.servers, **kwargs)
+
+    wrapped: Callable[..., Any] = click.option(
         "--command-config", default=None, metavar="FILE", type=click.Path(exists=True, dir_okay=False),
         expose_value=False, callback=remember_command_config, is_eager=True,
         help="Kafka client properties file (request.timeout.ms, client.id, ...); flags given win.",
-    )(func)
-    return click.option(
-        "--bootstrap-server", "bootstrap_server", default=DEFAULT_BOOTSTRAP_SERVER, show_default=True,
-        metavar="HOST:PORT[,...]", help="Broker(s) to bootstrap from.",
-    )(func)
+    )(with_bootstrap_servers)
+    wrapped = click.option(
+        "--data-dir", "data_dir", default=None, metavar="DIR", type=click.Path(file_okay=False),
+        help="Bootstrap from the cluster 'kafkette cluster start --data-dir DIR' runs (DIR/cluster.json); "
+             "instead of --bootstrap-server.",
+    )(wrapped)
+    wrapped = click.option(
+        "--bootstrap-server", "bootstrap_server", cls=BootstrapServerOption, default=None,
+        metavar="HOST:PORT[,...]",
+        help="Broker(s) to bootstrap from. Without it: --data-dir's cluster, else bootstrap.servers of "
+             "--command-config, else $KAFKETTE_BOOTSTRAP_SERVERS, else 127.0.0.1:9092.",
+    )(wrapped)
+    return cast(F, wrapped)
+
+
+def current_bootstrap_servers() -> BootstrapServers | None:
+    """The bootstrap servers the running command chose (see ``bootstrap_server_option``), or None
+    outside such a command."""
+    ctx = click.get_current_context(silent=True)
+    return None if ctx is None else ctx.meta.get(BOOTSTRAP_KEY)
 
 
 def sdk_settings(target: type, *, properties: Sequence[str] = (), property_flag: str = "--property",
@@ -78,7 +138,8 @@ def sdk_settings(target: type, *, properties: Sequence[str] = (), property_flag:
 
     Precedence, lowest first: the command's flag defaults, ``--command-config FILE``,
     ``properties`` (``k=v`` from ``--producer-property`` / ``--consumer-property``), then the
-    flags the user typed.
+    flags the user typed.  ``bootstrap_servers`` is the one ``bootstrap_server_option`` chose
+    (its order places the file's ``bootstrap.servers`` already).
 
     Args:
         target: the SDK class the command builds.
@@ -112,9 +173,10 @@ def sdk_settings(target: type, *, properties: Sequence[str] = (), property_flag:
         settings.update(client_settings(own(given), target, source=property_flag) if given else {})
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    chosen = BOOTSTRAP_KEY in ctx.meta
     for keyword, (parameter, value) in flags.items():
         typed = parameter is not None and ctx.get_parameter_source(parameter) is not ParameterSource.DEFAULT
-        if keyword not in settings or typed:
+        if keyword not in settings or typed or (keyword == "bootstrap_servers" and chosen):
             settings[keyword] = value
     return settings
 
@@ -136,13 +198,47 @@ def admin_client(bootstrap_server: str, request_timeout_ms: int | None, client_i
 
 
 def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to completion on a fresh event loop (uvloop when installed)."""
+    """Run ``coro`` to completion on a fresh event loop (uvloop when installed).
+
+    In a command of ``bootstrap_server_option``, its bootstrap servers are checked while
+    ``coro`` runs (once per command): when every one refuses the connection before ``coro``
+    ends, ``coro`` is cancelled.  A mistake ``coro`` finds before it connects (a bad
+    property) still ends the command with its own message.
+
+    Raises:
+        click.ClickException: every bootstrap server refused (one line naming them, where they
+            came from and how to give others; see ``check_a_bootstrap_server_listens``).
+    """
     try:
         import uvloop
+        loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = uvloop.new_event_loop
     except ImportError:  # pragma: no cover - uvloop is a runtime dependency
-        return asyncio.run(coro)
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        loop_factory = None
+    ctx = click.get_current_context(silent=True)
+    bootstrap = current_bootstrap_servers()
+    if bootstrap is not None and ctx is not None and not ctx.meta.get(BOOTSTRAP_CHECKED_KEY):
+        ctx.meta[BOOTSTRAP_CHECKED_KEY] = True
+        coro = _cancelled_when_nothing_listens(coro, bootstrap)
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
         return runner.run(coro)
+
+
+async def _cancelled_when_nothing_listens(coro: Coroutine[Any, Any, T], bootstrap: BootstrapServers) -> T:
+    """Run ``coro`` beside ``check_a_bootstrap_server_listens``; the check's error cancels it."""
+    command = asyncio.ensure_future(coro)
+    check = asyncio.ensure_future(check_a_bootstrap_server_listens(bootstrap))
+    try:
+        await asyncio.wait((command, check), return_when=asyncio.FIRST_COMPLETED)
+        nothing_listens = check.exception() if check.done() else None
+        if not command.done() and nothing_listens is not None:
+            command.cancel()
+            await asyncio.gather(command, return_exceptions=True)
+            raise nothing_listens
+        return await command
+    finally:
+        for task in (check, command):
+            task.cancel()
+        await asyncio.gather(check, command, return_exceptions=True)
 
 
 def parse_key_value(text: str, flag: str) -> tuple[str, str]:

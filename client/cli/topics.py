@@ -5,7 +5,12 @@ Owns: the commands, the parsing of Kafka's ``--replica-assignment`` flag
 0 replicas [1, 2] and partition 1 replicas [2, 3]) and the describe output (a
 ``Topic: ... Configs: k=v,...`` line per topic, then its partitions; the
 ``--under-replicated-partitions`` / ``--unavailable-partitions`` filters print only
-matching partitions).  The work is done by ``kafkette.client.admin.AdminClient``.
+matching partitions).  ``elect-leaders`` prints LeaderElectionCommand's lines
+(``Successfully completed leader election (PREFERRED) for partitions ...``, ``Valid replica
+already elected for partitions ...``) and, asked for every partition when none needed an
+election (the controller then answers with none), says so: ``Valid replica already elected
+for all partitions: no leader election (PREFERRED) was needed``.  The work is done by
+``kafkette.client.admin.AdminClient``.
 Kafka concept: ``kafka-topics.sh`` (``TopicCommand``) and ``kafka-leader-election.sh``.
 """
 
@@ -432,6 +437,8 @@ def elect_leaders(name: str | None, partition: int | None, election_type: str, r
         click.echo(f"Successfully completed leader election ({kind}) for partitions {_partition_list(elected)}")
     if not_needed:
         click.echo(f"Valid replica already elected for partitions {_partition_list(not_needed)}")
+    if not results:  # every partition asked (no topic): the controller leaves out those needing none
+        click.echo(f"Valid replica already elected for all partitions: no leader election ({kind}) was needed")
     if failed:
         details = "; ".join(f"{tp}: {error}" for tp, error in failed.items())
         raise click.ClickException(f"Leader election ({kind}) failed for {len(failed)} partition(s): {details}")

@@ -17,6 +17,7 @@ import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from kafkette.client.bootstrap_servers import default_bootstrap_servers
 from kafkette.client.consumer.assignors import PartitionAssignor, assignor_for
 from kafkette.client.consumer.consumer_coordinator import ConsumerCoordinator, ConsumerRebalanceListener
 from kafkette.client.consumer.fetch_config import FetchConfig
@@ -38,7 +39,8 @@ class Consumer:
     """An asyncio consumer of manually assigned partitions.
 
     Args:
-        bootstrap_servers: ``"host:port,..."``.
+        bootstrap_servers: ``"host:port,..."``; when not given, ``$KAFKETTE_BOOTSTRAP_SERVERS``, else
+            ``127.0.0.1:9092`` (see ``kafkette.client.bootstrap_servers``).
         client_id: name in request headers (default ``kafkette-consumer-N``).
         auto_offset_reset: where to start without a valid position, or after
             OFFSET_OUT_OF_RANGE: ``"earliest"``, ``"latest"`` or ``"none"`` (raise).
@@ -70,13 +72,14 @@ class Consumer:
             instance still running is fenced: FencedInstanceIdError).
 
     Raises:
-        ValueError: invalid settings.
+        ValueError: invalid settings, or no ``bootstrap_servers`` given and a malformed
+            ``$KAFKETTE_BOOTSTRAP_SERVERS``.
     """
 
     def __init__(
         self,
         *,
-        bootstrap_servers: str = "127.0.0.1:9092",
+        bootstrap_servers: str | None = None,
         client_id: str | None = None,
         auto_offset_reset: str = "latest",
         fetch_max_wait_ms: int = 500,
@@ -102,7 +105,8 @@ class Consumer:
         self._request_timeout_ms = request_timeout_ms
         self._subscriptions = SubscriptionState(auto_offset_reset)
         self._client = KafkaClient(
-            bootstrap_servers, client_id=self.client_id, request_timeout_ms=request_timeout_ms,
+            default_bootstrap_servers(bootstrap_servers), client_id=self.client_id,
+            request_timeout_ms=request_timeout_ms,
             retry_backoff_ms=retry_backoff_ms, metadata_max_age_ms=metadata_max_age_ms,
             allow_auto_topic_creation=allow_auto_create_topics,
         )
@@ -378,6 +382,18 @@ class Consumer:
         found = await self._offset_fetcher.list_offsets_and_timestamps(dict(timestamps), self._request_timeout_ms)
         return {tp: None if answer.offset < 0 else OffsetAndTimestamp(answer.offset, answer.timestamp)
                 for tp, answer in found.items()}
+
+    def partitions_without_leader(self) -> set[TopicPartition]:
+        """The assigned partitions this consumer is not fetching because the cluster's metadata
+        names no live leader for them (LEADER_NOT_AVAILABLE: e.g. the only replica's broker is
+        down).  Each is logged at WARNING once when found so, and at INFO once when it has a
+        leader again (then it leaves this set and is fetched from its position).
+
+        Returns:
+            The partitions, as the background fetcher last saw them (empty when every
+            assigned partition has a leader).
+        """
+        return self._fetcher.partitions_without_leader()
 
     def highwater(self, tp: TopicPartition) -> int:
         """The high watermark seen in the last fetch of ``tp`` (-1 before any)."""

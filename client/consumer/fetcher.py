@@ -11,7 +11,10 @@ records, and the fetch at the position meets the error again once they are used 
 (3) turns responses into ``ConsumerRecord`` lists (``iter_batches`` + ``decode_rows``,
 dropping records below the fetch position).  Leader changes
 (NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION, ...) trigger a metadata refresh
-and a per-partition backoff; OFFSET_OUT_OF_RANGE resets per ``auto_offset_reset``.
+and a per-partition backoff; OFFSET_OUT_OF_RANGE resets per ``auto_offset_reset``.  A
+partition the metadata names no live leader for (LEADER_NOT_AVAILABLE) is not fetched: it
+is logged at WARNING once when it is found so (not per fetch) and at INFO once when it has
+a leader again, and ``partitions_without_leader`` names it meanwhile.
 Errors meant for the user are kept and raised by the next ``take_one``/``take_next`` (the
 Consumer raises them from ``getmany`` and ``async for``).
 
@@ -39,7 +42,12 @@ from kafkette.client.consumer.offset_fetcher import OffsetFetcher
 from kafkette.client.consumer.subscription_state import SubscriptionState, TopicPartitionState
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
-from kafkette.protocol.errors import Errors, KafkaError, error_class
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+    Errors,
+    KafkaError,
+    LeaderNotAvailableError,
+    error_class,
+)
 from kafkette.protocol.record_batch import LOG_APPEND_TIME, CorruptRecordError, decode_rows, iter_batches
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -225,6 +233,8 @@ class Fetcher:
         self._wakeup = asyncio.Event()
         self.data_ready = asyncio.Event()
         self._error: BaseException | None = None
+        # Assigned partitions last found without a live leader (each logged once when found so).
+        self._without_leader: set[TopicPartition] = set()
 
     def start(self) -> None:
         """Start the fetcher task (its crash is raised by the next ``fetched_records``)."""
@@ -248,7 +258,34 @@ class Fetcher:
             for tp in list(buffers):
                 if (tps is not None and tp in tps) or not self._subs.is_assigned(tp):
                     del buffers[tp]
+        self._without_leader = {tp for tp in self._without_leader if self._subs.is_assigned(tp)}
         self.wake()
+
+    # --- partitions without a leader -----------------------------------------------------------
+
+    def partitions_without_leader(self) -> set[TopicPartition]:
+        """The assigned partitions not fetched because the metadata names no live leader for
+        them (LEADER_NOT_AVAILABLE), as the fetcher task last saw them: a partition leaves the
+        set when a fetch or an offset lookup goes to its leader again."""
+        return {tp for tp in self._without_leader if self._subs.is_assigned(tp)}
+
+    def _no_leader(self, tps: list[TopicPartition]) -> None:
+        """Note partitions found without a leader; each is logged once, when first found so."""
+        for tp in tps:
+            if tp not in self._without_leader:
+                self._without_leader.add(tp)
+                logger.warning("%s Partition %s has no leader (LEADER_NOT_AVAILABLE): not fetching it until "
+                               "the metadata names one; requesting metadata update", self._log_prefix, tp)
+
+    def _leader_found(self, tps: list[TopicPartition], leader: int) -> None:
+        """Note partitions led by ``leader`` again (logged once each); cheap when none was leaderless."""
+        if not self._without_leader:
+            return
+        for tp in tps:
+            if tp in self._without_leader:
+                self._without_leader.discard(tp)
+                logger.info("%s Partition %s has a leader again (broker %d): fetching it",
+                            self._log_prefix, tp, leader)
 
     # --- handing records to the user ---------------------------------------------------------
 
@@ -388,9 +425,15 @@ class Fetcher:
         if not needing:
             return
         found, errors = await self._offset_fetcher.list_offsets_once(needing)
+        if self._without_leader:
+            leader_for = self._client.cluster.leader_for
+            for tp in found:
+                leader = leader_for(tp)
+                self._leader_found([tp], -1 if leader is None else leader)
         for tp, offset in found.items():
             if self._subs.complete_reset(tp, needing[tp], offset):
                 logger.info("%s Resetting offset for partition %s to position %d", self._log_prefix, tp, offset)
+        self._no_leader([tp for tp, exc in errors.items() if isinstance(exc, LeaderNotAvailableError)])
         for tp, exc in errors.items():
             self._subs.backoff(tp, self._retry_backoff_ms)
             if not exc.retriable:
@@ -424,6 +467,7 @@ class Fetcher:
         wanted = self.fetch_offsets()
         by_node, no_leader = self._client.cluster.partitions_by_leader(wanted)
         for node_id, tps in by_node.items():
+            self._leader_found(tps, node_id)
             if node_id in self._in_flight_nodes:
                 continue
             offsets = {tp: wanted[tp] for tp in tps}
@@ -431,6 +475,7 @@ class Fetcher:
             self._in_flight_tps.update(tps)
             self._tasks.spawn(self._fetch(node_id, offsets))
         if no_leader:
+            self._no_leader(no_leader)
             self._client.request_metadata_update()
             return float(self._retry_backoff_ms)
         return float("inf")

@@ -14,6 +14,7 @@ import logging
 import time
 from typing import Any
 
+from kafkette.client.bootstrap_servers import default_bootstrap_servers
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.client.producer.partitioner import DefaultPartitioner
 from kafkette.client.producer.producer_batch import (
@@ -78,7 +79,8 @@ class Producer:
     """An asyncio producer with per-partition batching.
 
     Args:
-        bootstrap_servers: ``"host:port,..."``.
+        bootstrap_servers: ``"host:port,..."``; when not given, ``$KAFKETTE_BOOTSTRAP_SERVERS``, else
+            ``127.0.0.1:9092`` (see ``kafkette.client.bootstrap_servers``).
         client_id: name in request headers (default ``kafkette-producer-N``).
         acks: ``"all"``/-1 (full ISR), 1 (leader only) or 0 (no response, offset -1).
         linger_ms: how long a batch waits for more records (ms).
@@ -108,13 +110,14 @@ class Producer:
             the batch as sent unless the topic's ``compression.type`` names another codec.
 
     Raises:
-        ValueError: invalid settings.
+        ValueError: invalid settings, or no ``bootstrap_servers`` given and a malformed
+            ``$KAFKETTE_BOOTSTRAP_SERVERS``.
     """
 
     def __init__(
         self,
         *,
-        bootstrap_servers: str = "127.0.0.1:9092",
+        bootstrap_servers: str | None = None,
         client_id: str | None = None,
         acks: int | str = "all",
         linger_ms: float = 5,
@@ -146,7 +149,8 @@ class Producer:
         self._request_timeout_ms = request_timeout_ms
         self._delivery_timeout_ms = delivery_timeout_ms
         self._client = KafkaClient(
-            bootstrap_servers, client_id=self.client_id, request_timeout_ms=request_timeout_ms,
+            default_bootstrap_servers(bootstrap_servers), client_id=self.client_id,
+            request_timeout_ms=request_timeout_ms,
             retry_backoff_ms=retry_backoff_ms, metadata_max_age_ms=metadata_max_age_ms,
             allow_auto_topic_creation=True,
         )
