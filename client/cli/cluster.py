@@ -34,6 +34,7 @@ from types import FrameType
 
 import click
 
+from kafkette.client.bootstrap_servers import BOOTSTRAP_SERVERS_ENV
 from kafkette.client.cli.cluster_supervisor import ClusterSupervisor
 from kafkette.client.cli.shared_options import (
     admin_client,
@@ -56,8 +57,6 @@ from kafkette.client.local_cluster_layout import ClusterLayout, read_cluster_lay
 from kafkette.client.quorum_info import QuorumInfo
 from kafkette.client.topic_specs import TopicDescription
 from kafkette.protocol.errors import KafkaError
-
-BOOTSTRAP_SERVERS_ENV = "KAFKETTE_BOOTSTRAP_SERVERS"  # what client commands and the SDK read without a bootstrap
 
 
 @click.group()
