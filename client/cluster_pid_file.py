@@ -11,7 +11,12 @@ brokers (``LocalCluster``).
 File format (JSON)::
 
     {"bootstrap_servers": "127.0.0.1:9092,...", "voter_ids": [1, 2, 3],
-     "brokers": [{"id": 1, "pid": 4242, "port": 9092, "start_time": 123456}, ...]}
+     "kafka_bootstrap_servers": "127.0.0.1:9192,...",
+     "brokers": [{"id": 1, "pid": 4242, "port": 9092, "start_time": 123456, "kafka_port": 9192}, ...]}
+
+``kafka_bootstrap_servers`` and ``kafka_port`` (the listeners speaking Apache Kafka's protocol,
+``cluster start --kafka-protocol``) are ``""`` and ``null`` without them, and may be missing (a
+file an older version wrote reads as without them); keys this version does not know are ignored.
 """
 
 from __future__ import annotations
@@ -31,12 +36,14 @@ POLL_INTERVAL_S = 0.1
 @dataclass(frozen=True)
 class BrokerProcess:
     """One broker of a local cluster: node id, process id, listener port, process start time
-    (clock ticks since boot, from ``/proc``; -1 when unknown)."""
+    (clock ticks since boot, from ``/proc``; -1 when unknown), port of its Kafka-protocol
+    listener (None without one)."""
 
     id: int
     pid: int
     port: int
     start_time: int
+    kafka_port: int | None = None
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,7 @@ class ClusterPidFile:
     bootstrap_servers: str
     voter_ids: tuple[int, ...]
     brokers: tuple[BrokerProcess, ...]
+    kafka_bootstrap_servers: str = ""
 
 
 def process_start_time(pid: int) -> int | None:
@@ -75,17 +83,20 @@ def pid_file_path(data_dir: str | os.PathLike[str]) -> Path:
 
 
 def write_pid_file(data_dir: str | os.PathLike[str], bootstrap_servers: str, voter_ids: tuple[int, ...],
-                   pids: Mapping[int, int], ports: Mapping[int, int]) -> ClusterPidFile:
-    """Record the running brokers (``{node id: pid}``, ``{node id: port}``) of ``data_dir``.
+                   pids: Mapping[int, int], ports: Mapping[int, int], kafka_ports: Mapping[int, int] | None = None,
+                   kafka_bootstrap_servers: str = "") -> ClusterPidFile:
+    """Record the running brokers (``{node id: pid}``, ``{node id: port}``, and ``{node id: port}``
+    of their Kafka-protocol listeners) of ``data_dir``.
 
     Written to a temporary file and renamed, so a reader never sees half a file.
 
     Raises:
         OSError: the directory is not writable.
     """
+    kafka_ports = kafka_ports or {}
     record = ClusterPidFile(bootstrap_servers, tuple(voter_ids), tuple(
-        BrokerProcess(broker_id, pid, ports[broker_id], process_start_time(pid) or -1)
-        for broker_id, pid in sorted(pids.items())))
+        BrokerProcess(broker_id, pid, ports[broker_id], process_start_time(pid) or -1, kafka_ports.get(broker_id))
+        for broker_id, pid in sorted(pids.items())), kafka_bootstrap_servers)
     path = pid_file_path(data_dir)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps({**asdict(record), "brokers": [asdict(b) for b in record.brokers]}, indent=1))
@@ -103,11 +114,18 @@ def read_pid_file(data_dir: str | os.PathLike[str]) -> ClusterPidFile | None:
     try:
         raw = json.loads(path.read_text())
         return ClusterPidFile(str(raw["bootstrap_servers"]), tuple(int(v) for v in raw["voter_ids"]),
-                              tuple(BrokerProcess(**b) for b in raw["brokers"]))
+                              tuple(_broker_process(b) for b in raw["brokers"]),
+                              str(raw.get("kafka_bootstrap_servers") or ""))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{path} is not a kafkette cluster pid file: {exc}") from None
+
+
+def _broker_process(raw: Mapping[str, object]) -> BrokerProcess:
+    kafka_port = raw.get("kafka_port")
+    return BrokerProcess(int(raw["id"]), int(raw["pid"]), int(raw["port"]),  # type: ignore[call-overload]
+                         int(raw["start_time"]), None if kafka_port is None else int(kafka_port))  # type: ignore[call-overload]
 
 
 def remove_pid_file(data_dir: str | os.PathLike[str]) -> None:

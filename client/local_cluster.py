@@ -7,6 +7,17 @@ every expected broker id) and teardown (SIGTERM, then SIGKILL after a timeout).
 Synchronous and loop-free on purpose (plain blocking sockets for the readiness
 Metadata requests), so it works from sync fixtures and from inside async tests.
 
+``LocalCluster.from_data_dir`` starts again the cluster a data directory holds, as its
+``server.properties`` files say (ports, roles, every edit a user made), beside brokers of it that
+still run (``kafkette cluster start`` on a stopped or partly stopped cluster, ``kafkette cluster
+restart-broker``); a port another process took meanwhile moves (``move_taken_ports``).
+
+A node that exits while ``start`` waits fails the start at once, named with its exit code, its
+last ``Error:`` line and its log (``broker 2 exited with code 1: cannot listen on
+127.0.0.1:9093: address already in use (log: D/broker-2/broker.log)``); when another node
+failed because of it (a port of this cluster held by another cluster's node, whose voters
+answer with their own ``cluster.id``), the node that could not listen is the one named.
+
 Nodes 1..k (k = ``controllers``, by default 3, or every node of a smaller cluster) are the
 voters of the metadata quorum (``process.roles=broker,controller``; their Raft leader is the
 active controller); the others are ``broker`` only.  With ``isolated_controllers`` the
@@ -24,11 +35,19 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kafkette.client.cluster_pid_file import BrokerProcess, is_alive
 from kafkette.client.config_def import render_properties
+from kafkette.client.local_cluster_layout import (
+    ClusterLayout,
+    move_listener_port,
+    move_voter_port,
+    port_is_taken,
+    read_cluster_layout,
+)
 from kafkette.client.meta_properties import META_PROPERTIES_FILE, random_cluster_id, read_cluster_id
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
 from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_request
@@ -40,6 +59,14 @@ ISOLATED_CONTROLLER_BASE_ID = 3000  # controller-only nodes are 3001, 3002, ... 
 # What BrokerLifecycleManager logs once the controller unfenced this run of the broker.
 UNFENCED_LOG_LINE = b"Broker is now unfenced"
 DEFAULT_CONTROLLERS = 3  # voters of the metadata quorum: any one may fail
+# How long a failed start waits for a node whose port another process holds to exit with its
+# own "cannot listen" error, so that the error names the port conflict and not what followed (s).
+BIND_FAILURE_GRACE_S = 5.0
+# A failed start stops the nodes it started with SIGTERM, and kills those still running after
+# this long (s): they never served, and the error should not wait on their controlled shutdown.
+FAILED_START_STOP_TIMEOUT_S = 3.0
+# What a node's own "Error: ..." line says when it could not start where it was told to.
+START_UP_FAILURES = ("cannot listen on ", "log.dirs entry ")
 _correlation_ids = itertools.count(1)
 
 
@@ -179,6 +206,8 @@ class LocalCluster:
         self.startup_timeout_s = startup_timeout_s
         self.detached = detached
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
+        self._adopted: dict[int, BrokerProcess] = {}  # nodes running, started by another launcher
+        self._keep_configs = False  # from_data_dir: start nodes with their server.properties as on disk
         self._log_starts: dict[int, int] = {}  # broker id -> size of its log when it was last started
         self.cluster_id = self._cluster_id()
 
@@ -199,7 +228,98 @@ class LocalCluster:
         """
         if not self.kafka_protocol:
             raise ValueError("this cluster has no Kafka-protocol listeners; make it with kafka_protocol=True")
-        return ",".join(f"{self.hosts[b]}:{self.kafka_ports[b]}" for b in self.broker_ids)
+        return ",".join(f"{self.hosts[b]}:{self.kafka_ports[b]}" for b in self.broker_ids if b in self.kafka_ports)
+
+    @classmethod
+    def from_data_dir(cls, data_dir: str | os.PathLike[str], *, running: Sequence[BrokerProcess] = (),
+                      detached: bool = False, startup_timeout_s: float = 60) -> LocalCluster:
+        """The cluster ``data_dir`` holds, to start again as its ``server.properties`` say.
+
+        Each node is started with its ``server.properties`` as it is on disk (a user's edits
+        stay; ``node_configs`` entries still rewrite a node's file); ports, roles and the voters
+        come from those files.
+
+        Args:
+            data_dir: a data directory a LocalCluster wrote (``broker-<id>/server.properties``, ...).
+            running: nodes of it that run now (from ``cluster.json``): ``start`` leaves those
+                alone and waits until they list the nodes it starts; ``stop`` does not stop them.
+            detached: as for the constructor.
+            startup_timeout_s: as for the constructor.
+
+        Returns:
+            The cluster, not started.
+
+        Raises:
+            ValueError: ``data_dir`` holds no cluster, or one whose files do not fit together
+                (the message names the file).
+        """
+        layout = read_cluster_layout(data_dir)
+        if layout is None:
+            raise ValueError(f"{Path(data_dir).resolve()} holds no cluster (no broker-<id>/server.properties)")
+        brokers = layout.broker_ids
+        voters = sorted(layout.voters)
+        isolated = bool(voters) and all(not layout.nodes[v].is_broker for v in voters if v in layout.nodes)
+        if brokers != list(range(1, len(brokers) + 1)) or not voters or not set(voters) <= set(layout.nodes):
+            raise ValueError(f"{Path(data_dir).resolve()} holds nodes {sorted(layout.nodes)} with voters {voters}; "
+                             f"a local cluster has brokers 1..N and voters among its nodes")
+        cluster = cls(len(brokers), data_dir, startup_timeout_s=startup_timeout_s, detached=detached,
+                      controllers=len(voters), isolated_controllers=isolated,
+                      kafka_protocol=any(n.kafka_port is not None for n in layout.nodes.values()))
+        if cluster.voter_ids != voters or sorted(cluster.node_ids) != sorted(layout.nodes):
+            raise ValueError(f"{Path(data_dir).resolve()} has voters {voters} among nodes {sorted(layout.nodes)}; "
+                             f"a local cluster's voters are its first nodes (or 3001.. when isolated)")
+        cluster._use_layout(layout)
+        cluster._adopted = {b.id: b for b in running if b.id in cluster.ports}
+        return cluster
+
+    def _use_layout(self, layout: ClusterLayout) -> None:
+        self.ports = {n: node.port for n, node in layout.nodes.items()}
+        self.kafka_ports = {n: node.kafka_port for n, node in layout.nodes.items()
+                            if node.kafka_port is not None and node.is_broker}
+        self.hosts = {n: node.host for n, node in layout.nodes.items()}
+        if layout.cluster_id:
+            self.cluster_id = layout.cluster_id
+        self._keep_configs = True
+
+    def move_taken_ports(self, node_ids: Sequence[int]) -> list[str]:
+        """Give each of ``node_ids`` whose listener port another process holds a free port, in its
+        ``server.properties`` (and, for a voter, in every node's ``controller.quorum.voters``).
+
+        For a cluster of ``from_data_dir``, before starting those nodes.
+
+        Returns:
+            One line per moved port (``Port 9093 of broker 2 is taken; broker 2 listens on
+            127.0.0.1:40123 now (listeners in D/broker-2/server.properties)``).
+
+        Raises:
+            LocalClusterError: a voter's port is taken while other nodes run (they know the voter by
+                that port: stop the cluster and start it again to move it).
+        """
+        lines = []
+        for node_id in node_ids:
+            self._check_id(node_id)
+            kind = self._kind(node_id)
+            for port_map in (self.ports, self.kafka_ports):
+                old = port_map.get(node_id)
+                if old is None or not port_is_taken(self.hosts[node_id], old):
+                    continue
+                is_voter_port = port_map is self.ports and node_id in self.voter_ids
+                others = sorted(n for n in self.node_ids if n != node_id and self.is_running(n))
+                if is_voter_port and others:
+                    raise LocalClusterError(
+                        f"port {old} of {kind} {node_id} (a voter of the metadata quorum) is taken by another "
+                        f"process, and nodes {', '.join(map(str, others))} know the voter by that port; free the port, "
+                        f"or stop the cluster and start it again to move it")
+                (new,) = free_ports(1)
+                move_listener_port(self.config_path(node_id), old, new)
+                if is_voter_port:
+                    for other in self.node_ids:
+                        if self.config_path(other).is_file():
+                            move_voter_port(self.config_path(other), old, new)
+                port_map[node_id] = new
+                lines.append(f"Port {old} of {kind} {node_id} is taken; {kind} {node_id} listens on "
+                             f"{self.hosts[node_id]}:{new} now (listeners in {self.config_path(node_id)})")
+        return lines
 
     def _cluster_id(self) -> str:
         """The cluster's ``cluster.id``: ``broker_configs``' when given, else the one a node's
@@ -224,6 +344,9 @@ class LocalCluster:
 
     def log_path(self, broker_id: int) -> Path:
         return self.broker_dir(broker_id) / "broker.log"
+
+    def _kind(self, node_id: int) -> str:
+        return "broker" if node_id in self.broker_ids else "controller"
 
     def _check_id(self, broker_id: int) -> None:
         if broker_id not in self.ports:
@@ -257,6 +380,8 @@ class LocalCluster:
 
     def _write_config(self, broker_id: int) -> Path:
         path = self.config_path(broker_id)
+        if self._keep_configs and broker_id not in self.node_configs and path.is_file():
+            return path  # as the user left it
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render_properties(self.broker_properties(broker_id)), encoding="utf-8")
         return path
@@ -264,21 +389,26 @@ class LocalCluster:
     # --- lifecycle ------------------------------------------------------------------------
 
     def start(self) -> LocalCluster:
-        """Start every broker and wait until all are registered (see ``wait_for_broker``).
+        """Start every node (but those of ``from_data_dir``'s ``running``) and wait until every
+        broker is registered (see ``wait_for_broker``).
+
+        A node that exits meanwhile ends the wait at once; then every node this call started is
+        stopped (SIGTERM, SIGKILL after ``FAILED_START_STOP_TIMEOUT_S``) before the error is raised.
 
         Raises:
-            LocalClusterError: a broker exited or the cluster was not ready in time.
+            LocalClusterError: a node exited (named, with its exit code, last ``Error:`` line and
+                log path on the first line, log tails after it) or the cluster was not ready in time.
         """
+        started = [n for n in self.node_ids if n not in self._adopted or not is_alive(self._adopted[n])]
         try:
-            for node_id in self.node_ids:
+            for node_id in started:
                 self._spawn(node_id)
             deadline = time.monotonic() + self.startup_timeout_s
             for broker_id in self.broker_ids:
-                self._wait_registered(broker_id, deadline)
-            for node_id in self.node_ids:
-                self._check_alive(node_id)
+                self._wait_registered(broker_id, deadline, watched=started)
+            self._check_exited(started)
         except BaseException:
-            self.stop()
+            self.stop(timeout_s=FAILED_START_STOP_TIMEOUT_S)
             raise
         return self
 
@@ -289,9 +419,10 @@ class LocalCluster:
         self.stop()
 
     def _spawn(self, broker_id: int) -> None:
-        proc = self._procs.get(broker_id)
-        if proc is not None and proc.poll() is None:
-            raise LocalClusterError(f"broker {broker_id} is already running (pid {proc.pid})")
+        pid = self.pid(broker_id)
+        if pid is not None:
+            raise LocalClusterError(f"broker {broker_id} is already running (pid {pid})")
+        self._adopted.pop(broker_id, None)
         config = self._write_config(broker_id)
         env = dict(os.environ)
         env["LOG_DIR"] = str(self.broker_dir(broker_id))  # state-change.log beside broker.log
@@ -311,10 +442,22 @@ class LocalCluster:
                     self._procs[broker_id].pid, self.ports[broker_id])
 
     def pid(self, broker_id: int) -> int | None:
-        """Process id of a running broker, or None when it is stopped."""
+        """Process id of a running broker (also one of ``from_data_dir``'s ``running``), or None
+        when it is stopped."""
         self._check_id(broker_id)
         proc = self._procs.get(broker_id)
-        return proc.pid if proc is not None and proc.poll() is None else None
+        if proc is not None and proc.poll() is None:
+            return proc.pid
+        adopted = self._adopted.get(broker_id)
+        return adopted.pid if adopted is not None and is_alive(adopted) else None
+
+    def exit_code(self, node_id: int, pid: int | None = None) -> int | None:
+        """Exit code of the node's process this cluster last started (negative: killed by that
+        signal); None while it runs, when this cluster did not start it, or when ``pid`` is given
+        and is not that process."""
+        self._check_id(node_id)
+        proc = self._procs.get(node_id)
+        return None if proc is None or (pid is not None and proc.pid != pid) else proc.poll()
 
     def pids(self) -> dict[int, int]:
         """``{node id: process id}`` of the running brokers."""
@@ -366,14 +509,56 @@ class LocalCluster:
         self._wait_registered(broker_id, deadline)
 
     def _check_alive(self, node_id: int) -> None:
-        """Raise ``LocalClusterError`` (with its last error line and log tail) when the node exited."""
+        """Raise ``LocalClusterError`` (see ``_check_exited``) when the node exited."""
+        self._check_exited([node_id])
+
+    def _check_exited(self, node_ids: Sequence[int]) -> None:
+        """Raise ``LocalClusterError`` when one of ``node_ids`` (started by this cluster) exited.
+
+        The node named is the one whose failure explains the others (see ``_root_failure``):
+        ``<kind> <id> exited with code <code>: <its Error: line> (log: <path>)``, then log tails.
+        """
+        exited = [n for n in node_ids if (proc := self._procs.get(n)) is None or proc.poll() is not None]
+        if not exited:
+            return
+        node_id = self._root_failure(exited, node_ids)
         proc = self._procs.get(node_id)
-        if proc is None or proc.poll() is not None:
-            code = None if proc is None else proc.returncode
-            reason = self._last_error_line(node_id)
-            kind = "broker" if node_id in self.broker_ids else "controller"
-            raise LocalClusterError(f"{kind} {node_id} exited with code {code}{': ' + reason if reason else ''}"
-                                    f"\n{self._log_tails([node_id])}")
+        code = None if proc is None else proc.poll()
+        reason = self._last_error_line(node_id)
+        raise LocalClusterError(
+            f"{self._kind(node_id)} {node_id} exited with code {code}{': ' + reason if reason else ''} "
+            f"(log: {self.log_path(node_id)})\n{self._log_tails(sorted(set(exited) | {node_id}))}")
+
+    def _root_failure(self, exited: list[int], watched: Sequence[int]) -> int:
+        """Of the nodes that exited, the one to name: one that could not listen or use its log
+        dir; else a node still starting whose port another process holds (another cluster's node
+        there answers this cluster's nodes with its own ``cluster.id``, and they stop on that),
+        once it exits too, within ``BIND_FAILURE_GRACE_S``; else the first that exited."""
+        for node_id in exited:
+            if self._last_error_line(node_id).startswith(START_UP_FAILURES):
+                return node_id
+        for node_id in watched:
+            if node_id in exited or not self._port_held_by_another_process(node_id):
+                continue
+            proc = self._procs[node_id]
+            try:
+                proc.wait(timeout=BIND_FAILURE_GRACE_S)
+            except subprocess.TimeoutExpired:
+                continue
+            if self._last_error_line(node_id).startswith(START_UP_FAILURES):
+                return node_id
+        return exited[0]
+
+    def _port_held_by_another_process(self, node_id: int) -> bool:
+        """True when something accepts connections on the node's port although the node has
+        not logged, since it started, that it listens there."""
+        try:
+            socket.create_connection((self.hosts[node_id], self.ports[node_id]), timeout=0.5).close()
+        except OSError:
+            return False
+        listening = f":{self.ports[node_id]} ("  # SocketServer's "Listening on HOST:PORT (codec)"
+        return not any("Listening on " in line and listening in line
+                       for line in self._log_since_start(node_id).splitlines())
 
     def _wait_listening(self, node_id: int, deadline: float) -> None:
         """Wait until a controller-only node accepts connections."""
@@ -388,13 +573,16 @@ class LocalCluster:
                                             f"({exc})\n{self._log_tails([node_id])}") from None
             time.sleep(0.05)
 
-    def _wait_registered(self, broker_id: int, deadline: float) -> None:
+    def _wait_registered(self, broker_id: int, deadline: float, watched: Sequence[int] = ()) -> None:
+        """Wait until ``broker_id`` is registered; ``watched`` (besides ``broker_id``) are nodes
+        whose exit ends the wait with their error."""
         expected_self = {b for b in self.broker_ids if self.is_running(b)} | {broker_id}
+        watched = sorted(set(watched) | ({broker_id} if broker_id not in self._adopted else set()))
         pause = 0.05
         last_problem = "no answer yet"
         while True:
-            self._check_alive(broker_id)
-            problem = self._registration_problem(broker_id, expected_self)
+            self._check_exited(watched)
+            problem = self._registration_problem(broker_id, expected_self, lambda: self._check_exited(watched))
             if problem is None:
                 return
             last_problem = problem
@@ -412,18 +600,25 @@ class LocalCluster:
         A restarted broker answers Metadata from the metadata it replays at once, and the others
         still list its previous incarnation until the controller fences it: only the broker's
         own BrokerLifecycleManager knows that this incarnation registered and was unfenced.
+        A broker adopted from ``from_data_dir``'s ``running`` was registered before.
         """
-        try:
-            with open(self.log_path(broker_id), "rb") as fh:
-                fh.seek(self._log_starts.get(broker_id, 0))
-                return UNFENCED_LOG_LINE in fh.read()
-        except OSError:
-            return False
+        return broker_id in self._adopted or UNFENCED_LOG_LINE.decode() in self._log_since_start(broker_id)
 
-    def _registration_problem(self, broker_id: int, expected: set[int]) -> str | None:
+    def _log_since_start(self, node_id: int) -> str:
+        """What the node logged since this cluster last started it ("" when there is no log)."""
+        try:
+            with open(self.log_path(node_id), "rb") as fh:
+                fh.seek(self._log_starts.get(node_id, 0))
+                return fh.read().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+
+    def _registration_problem(self, broker_id: int, expected: set[int],
+                              check_exits: Callable[[], None] = lambda: None) -> str | None:
         if not self._unfenced_since_start(broker_id):
             return f"broker {broker_id} not yet registered and unfenced by the controller"
         for asked in sorted(b for b in expected if self.is_running(b)):
+            check_exits()
             try:
                 response = fetch_metadata(self.ports[asked], host=self.hosts[asked])
             except (OSError, ValueError) as exc:
@@ -435,12 +630,9 @@ class LocalCluster:
         return None
 
     def _last_error_line(self, broker_id: int) -> str:
-        """The broker's last one-line ``Error: ...`` (how it reports a bad config or a busy
-        port), without the prefix; empty when there is none."""
-        try:
-            text = self.log_path(broker_id).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return ""
+        """The broker's last one-line ``Error: ...`` since this cluster last started it (how it
+        reports a bad config or a busy port), without the prefix; empty when there is none."""
+        text = self._log_since_start(broker_id)
         errors = [line[len("Error: "):].strip() for line in text.splitlines() if line.startswith("Error: ")]
         return errors[-1] if errors else ""
 

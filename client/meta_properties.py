@@ -1,7 +1,7 @@
 """``meta.properties``: which node and cluster a log directory belongs to.
 
-Owns: writing the file in a new log directory and refusing one written for another
-``node.id`` or ``cluster.id``.  Used by the broker's LogManager for every ``log.dirs`` entry
+Owns: making a ``log.dirs`` entry (or saying why it cannot be one), writing the file in a new
+log directory and refusing one written for another ``node.id`` or ``cluster.id``.  Used by the broker's LogManager for every ``log.dirs`` entry
 and by a controller-only node for its metadata log directory (below both, so that neither
 imports the other).
 
@@ -12,6 +12,7 @@ Kafka concept: ``MetaProperties`` / ``MetaPropertiesEnsemble`` (``version=1`` wi
 from __future__ import annotations
 
 import base64
+import os
 import uuid
 from pathlib import Path
 
@@ -31,6 +32,30 @@ def random_cluster_id() -> str:
         text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         if not text.startswith("-"):
             return text
+
+
+def create_log_dir(log_dir: Path) -> None:
+    """Blocking: make the ``log.dirs`` entry ``log_dir`` (and its parents) unless it exists, as
+    Kafka's ``LogManager.createAndValidateLogDirs`` does.
+
+    Raises:
+        OSError: it cannot be made or is not a directory; the message names the ``log.dirs``
+            entry and why (``log.dirs entry D is a file, not a directory``), ``errno`` kept.
+    """
+    if log_dir.is_dir():
+        return
+    try:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        return
+    except OSError as exc:
+        failure = exc
+    if log_dir.exists() and not log_dir.is_dir():
+        error = OSError(f"log.dirs entry {log_dir} is a file, not a directory")
+    else:  # a parent is a file, no permission, a read-only file system, ...
+        reason = os.strerror(failure.errno) if failure.errno else str(failure)
+        error = OSError(f"log.dirs entry {log_dir} cannot be created: {reason[:1].lower()}{reason[1:]}")
+    error.errno = failure.errno
+    raise error from failure
 
 
 def read_cluster_id(log_dir: Path) -> str | None:

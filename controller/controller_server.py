@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from kafkette.client.kafka_scheduler import KafkaScheduler
-from kafkette.client.meta_properties import ensure_meta_properties
+from kafkette.client.meta_properties import create_log_dir, ensure_meta_properties
 from kafkette.controller.controller_apis import ControllerApis
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.quorum_controller import QuorumController
@@ -68,7 +68,7 @@ class ControllerServer:
         self.shutdown_requested.set()
 
     def _ensure_meta_properties(self, log_dir: Path) -> None:
-        log_dir.mkdir(parents=True, exist_ok=True)
+        create_log_dir(log_dir)
         ensure_meta_properties(log_dir, self.node_id, self._cluster_id)
 
     async def startup(self) -> None:

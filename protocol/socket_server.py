@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import socket
 from collections.abc import Awaitable, Callable
 
@@ -236,6 +237,15 @@ class Connection:
                 pass
 
 
+
+def listen_error(host: str, port: int, exc: OSError) -> OSError:
+    """``exc`` (a failed bind) as ``OSError("cannot listen on HOST:PORT: address already in use")``
+    with the same ``errno``: one line that names the address, not the event loop's wording."""
+    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    error = OSError(f"cannot listen on {host}:{port}: {reason[:1].lower()}{reason[1:]}")
+    error.errno = exc.errno
+    return error
+
 class SocketServer:
     """Accepts connections on the broker's listener.
 
@@ -280,10 +290,15 @@ class SocketServer:
         """Bind and start accepting.
 
         Raises:
-            OSError: the address is in use or cannot be bound.
+            OSError: the address is in use or cannot be bound; the message is ``cannot listen on
+                HOST:PORT: REASON`` (``errno`` kept), as Kafka's ``SocketServer`` names the
+                address it failed to bind.
         """
-        self._server = await start_frame_server(self._accept, self.host, self.port, self.max_request_bytes,
-                                                memory_pool=self.memory_pool)
+        try:
+            self._server = await start_frame_server(self._accept, self.host, self.port, self.max_request_bytes,
+                                                    memory_pool=self.memory_pool)
+        except OSError as exc:
+            raise listen_error(self.host, self.port, exc) from exc
         self.bound_port = self._server.sockets[0].getsockname()[1]
         logger.info("[SocketServer brokerId=%d] Listening on %s:%d (%s)", self._broker_id, self.host,
                     self.bound_port, self.codec.name)

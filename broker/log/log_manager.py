@@ -34,7 +34,7 @@ from kafkette.broker.log.log_dir_failure_channel import LogDirFailureChannel
 from kafkette.broker.log.offset_map import capacity_for_buffer
 from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.client.kafka_scheduler import KafkaScheduler
-from kafkette.client.meta_properties import ensure_meta_properties
+from kafkette.client.meta_properties import create_log_dir, ensure_meta_properties
 from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -156,7 +156,7 @@ class LogManager:
 
     def _load_log_dir(self, log_dir: Path) -> dict[TopicPartition, UnifiedLog]:
         """Blocking: check meta.properties, read checkpoints and the marker, open every log."""
-        log_dir.mkdir(parents=True, exist_ok=True)
+        create_log_dir(log_dir)
         ensure_meta_properties(log_dir, self.config.node_id, self.config.cluster_id)
         marker = log_dir / CLEAN_SHUTDOWN_FILE
         had_clean_shutdown = marker.exists()

@@ -7,6 +7,7 @@ with raw frames; the request handler is a stub.
 from __future__ import annotations
 
 import asyncio
+import errno
 
 import msgpack
 import pytest
@@ -313,3 +314,12 @@ async def test_connections_max_idle_ms_closes_an_idle_connection_but_not_one_wai
 async def _until(predicate) -> None:
     while not predicate():
         await asyncio.sleep(0.01)
+
+
+async def test_a_busy_port_is_named_with_its_address(server, handler):
+    taken = SocketServer("127.0.0.1", server.bound_port, handler, max_request_bytes=MAX_REQUEST_BYTES,
+                         max_queued_requests=16, broker_id=2)
+    with pytest.raises(OSError) as raised:
+        await taken.start()
+    assert str(raised.value) == f"cannot listen on 127.0.0.1:{server.bound_port}: address already in use"
+    assert raised.value.errno == errno.EADDRINUSE

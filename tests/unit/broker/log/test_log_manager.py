@@ -83,6 +83,15 @@ async def test_node_id_mismatch_in_meta_properties_raises_config_error(tmp_path)
         await LogManager(_config(tmp_path / "d1", node_id=2)).start()
 
 
+async def test_a_log_dir_that_is_a_file_is_named_as_such(tmp_path):
+    (tmp_path / "d1").write_text("not a directory")
+    with pytest.raises(OSError) as raised:
+        await LogManager(_config(tmp_path / "d1")).start()
+    assert str(raised.value) == f"log.dirs entry {tmp_path / 'd1'} is a file, not a directory"
+    with pytest.raises(OSError, match=r"^log.dirs entry .*/d1/sub cannot be created: not a directory$"):
+        await LogManager(_config(tmp_path / "d1" / "sub")).start()
+
+
 async def test_new_logs_go_to_the_log_dir_with_fewest_partitions(tmp_path):
     config = _config(tmp_path / "d1", tmp_path / "d2")
     async with LogManager(config) as manager:
