@@ -5,10 +5,11 @@ Owns: one deque of ``ProducerBatch`` per partition, the buffer bound
 space), readiness (a batch is sendable when full, when ``linger_ms`` passed, during a
 flush, or when its retry backoff passed, and the partition's in-flight batches
 allow it; the retry backoff grows with the batch's attempts: ``retry.backoff.ms``
-doubling up to ``retry.backoff.max.ms``, with 20% jitter, KIP-580), draining for the Sender, re-enqueueing a retried batch before every
-batch created after it (so order within a partition holds), expiry after
-``delivery_timeout_ms``, and flush.  Does not own any I/O, metadata or
-partition choice.
+doubling up to ``retry.backoff.max.ms``, with 20% jitter, KIP-580, and ends early
+when the partition's leader changed since the failed attempt, KIP-951), draining
+for the Sender, re-enqueueing a retried batch before every batch created after it
+(so order within a partition holds), expiry after ``delivery_timeout_ms``, and
+flush.  Does not own any I/O, metadata or partition choice.
 
 Kafka concept: ``org.apache.kafka.clients.producer.internals.RecordAccumulator``.
 """
@@ -211,18 +212,23 @@ class RecordAccumulator:
     # --- readiness and draining ------------------------------------------------------------
 
     def ready(self, in_flight: Mapping[TopicPartition, int] | None = None,
-              max_in_flight_per_partition: int = 1) -> tuple[list[TopicPartition], float]:
+              max_in_flight_per_partition: int = 1,
+              leader_epoch_of: Callable[[TopicPartition], int] | None = None) -> tuple[list[TopicPartition], float]:
         """Partitions whose head batch is sendable now.
 
         A partition is skipped while ``max_in_flight_per_partition`` of its batches are in
         flight, and a retried head batch waits until none is (the batches sent after it
         come back first, so it is resent ahead of them and order holds; Kafka's
-        ``RecordAccumulator.shouldStopDrainBatchesForPartition``).
+        ``RecordAccumulator.shouldStopDrainBatchesForPartition``), and until its retry
+        backoff has passed, unless the partition's leader changed since the attempt failed
+        (Kafka's ``shouldBackoff`` with ``hasLeaderChangedForTheOngoingRetry``, KIP-951).
 
         Args:
             in_flight: ``{partition: batches in flight}`` (absent = 0).
             max_in_flight_per_partition: 1 for Kafka's strict order
                 (``max.in.flight.requests.per.connection=1`` mutes the partition), up to 5.
+            leader_epoch_of: the partition's leader epoch in the metadata now (-1 unknown);
+                None never cuts a retry backoff short.
 
         Returns:
             (ready partitions, ms until the next non-ready head batch may become
@@ -244,7 +250,7 @@ class RecordAccumulator:
                 if sending:
                     continue
                 wait = head.retry_at_ms - now
-                if wait > 0:
+                if wait > 0 and (leader_epoch_of is None or leader_epoch_of(tp) <= head.leader_epoch):
                     next_ms = min(next_ms, wait)
                     continue
                 ready.append(tp)

@@ -151,7 +151,7 @@ class Sender:
                 # not walk every partition's queue for it, nor have new batches wake it.
                 await wait_for_wakeup(acc.wakeup, BUSY_RECHECK_MS)
                 continue
-            ready, next_ms = acc.ready(self._in_flight_batches, self._max_in_flight)
+            ready, next_ms = acc.ready(self._in_flight_batches, self._max_in_flight, self._leader_epoch_of)
             if ready:
                 wait_ms = self._send_ready(ready)
                 if wait_ms == 0:
@@ -162,6 +162,10 @@ class Sender:
                 next_ms = 1000.0  # re-check delivery timeouts of queued batches
             acc.sender_looks_by_ms = acc.now_ms() + max(next_ms, 1.0)
             await wait_for_wakeup(acc.wakeup, next_ms)
+
+    def _leader_epoch_of(self, tp: TopicPartition) -> int:
+        meta = self._client.cluster.partition(tp)
+        return -1 if meta is None else meta.leader_epoch
 
     def _every_broker_busy(self) -> bool:
         """True when every broker of the metadata has ``max_in_flight_requests_per_connection``
@@ -387,6 +391,7 @@ class Sender:
                          f"({self._retry_limits()}). Error: {exc}")
             self._partition_faults.failed(tp, f"Produce to topic-partition {tp}", exc, start_message=start)
             batch.last_error = exc
+            batch.leader_epoch = self._leader_epoch_of(tp)
             self._acc.reenqueue(batch)
         else:
             self._fail(batch, exc)

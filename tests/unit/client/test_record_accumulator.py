@@ -306,3 +306,18 @@ async def test_a_batchs_retry_backoff_doubles_per_failed_attempt_up_to_retry_bac
         term = min(100 * 2 ** n, 1000)
         assert 0.8 * term - 1 <= wait <= min(1.2 * term, 1000), waits
     assert acc.retry_backoff_ms_after(1) <= 120 and 800 <= acc.retry_backoff_ms_after(20) <= 1000
+
+
+async def test_a_new_leader_ends_a_retried_batchs_backoff_at_once():
+    clock = ManualClock()
+    acc = make(clock, linger_ms=0, retry_backoff_ms=1000, retry_backoff_max_ms=1000)
+    append(acc, TP, b"v")
+    batch = acc.drain(TP)
+    batch.leader_epoch = 3  # the attempt failed while the partition's leader had epoch 3
+    acc.reenqueue(batch)
+    epochs = {TP: 3}
+    assert acc.ready(leader_epoch_of=epochs.__getitem__)[0] == []
+    assert acc.ready()[0] == []
+    epochs[TP] = 4  # a leader elected since (KIP-951): no reason to wait
+    assert acc.ready(leader_epoch_of=epochs.__getitem__)[0] == [TP]
+    assert acc.ready()[0] == []  # without metadata the backoff holds
