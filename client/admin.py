@@ -34,6 +34,11 @@ from kafkette.client.config_resource import (
     resource_error,
 )
 from kafkette.client.consumer.offset_fetcher import ListOffsetsResultInfo, OffsetFetcher, OffsetSpec
+from kafkette.client.exponential_backoff import (
+    DEFAULT_RECONNECT_BACKOFF_MAX_MS,
+    DEFAULT_RECONNECT_BACKOFF_MS,
+    DEFAULT_RETRY_BACKOFF_MAX_MS,
+)
 from kafkette.client.group_coordinator_channel import GroupCoordinatorChannel
 from kafkette.client.group_descriptions import ConsumerGroupDescription, ConsumerGroupListing, describe
 from kafkette.client.kafka_client import KafkaClient
@@ -139,17 +144,26 @@ class AdminClient:
         request_timeout_ms: bound of each operation, retries included (ms).
         client_id: name in request headers.
         retry_backoff_ms: pause between retries (ms).
+        retry_backoff_max_ms, reconnect_backoff_ms, reconnect_backoff_max_ms: Kafka's
+            ``retry.backoff.max.ms`` (the most the pause between metadata refreshes that
+            fail or bring nothing new grows to) and reconnect backoff per broker, in ms
+            (``kafkette.client.kafka_client.KafkaClient``).
 
     Raises:
         ValueError: no ``bootstrap_servers`` given and ``$KAFKETTE_BOOTSTRAP_SERVERS`` is malformed.
     """
 
     def __init__(self, *, bootstrap_servers: str | None = None, request_timeout_ms: int = 30000,
-                 client_id: str = "kafkette-admin", retry_backoff_ms: int = 100) -> None:
+                 client_id: str = "kafkette-admin", retry_backoff_ms: int = 100,
+                 retry_backoff_max_ms: int = DEFAULT_RETRY_BACKOFF_MAX_MS,
+                 reconnect_backoff_ms: int = DEFAULT_RECONNECT_BACKOFF_MS,
+                 reconnect_backoff_max_ms: int = DEFAULT_RECONNECT_BACKOFF_MAX_MS) -> None:
         self._request_timeout_ms = request_timeout_ms
         self._retry_backoff_ms = retry_backoff_ms
         self._client = KafkaClient(default_bootstrap_servers(bootstrap_servers), client_id=client_id,
-                                   request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms)
+                                   request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms,
+                                   retry_backoff_max_ms=retry_backoff_max_ms, reconnect_backoff_ms=reconnect_backoff_ms,
+                                   reconnect_backoff_max_ms=reconnect_backoff_max_ms)
 
     async def start(self) -> None:
         """Bootstrap. Raises KafkaConnectionError when no server answers in time."""

@@ -2,7 +2,9 @@
 
 Owns: ``BrokerMetadata``, ``PartitionMetadata`` and ``ClusterMetadata``, a plain
 in-memory view built from Metadata responses, with the bookkeeping that decides when
-the next refresh is due (``metadata.max.age.ms``, explicit update requests, backoff).
+the next refresh is due (``metadata.max.age.ms``, explicit update requests, and the
+refresh backoff: ``retry.backoff.ms`` growing exponentially to ``retry.backoff.max.ms``
+over refreshes that failed, or that answered the same leaders as before, KIP-580).
 Does not own any I/O or asyncio: ``kafkette.client.kafka_client.KafkaClient`` sends the
 Metadata requests and feeds the responses in here.
 
@@ -13,10 +15,18 @@ Kafka concept: ``org.apache.kafka.clients.Metadata`` and ``Cluster`` (aiokafka's
 from __future__ import annotations
 
 import logging
+import random
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from kafkette.client.exponential_backoff import (
+    DEFAULT_RETRY_BACKOFF_MAX_MS,
+    DEFAULT_RETRY_BACKOFF_MS,
+    RETRY_BACKOFF_EXP_BASE,
+    RETRY_BACKOFF_JITTER,
+    ExponentialBackoff,
+)
 from kafkette.protocol.apis.metadata import MetadataResponse
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.topic_partition import TopicPartition
@@ -62,23 +72,41 @@ class ClusterMetadata:
     from a starting broker is ignored, as Kafka does); a response for a list of topics
     replaces exactly those topics, a response for all topics replaces them all.
 
+    Refresh backoff (Kafka's ``Metadata.timeToAllowUpdate``): after a refresh, the next one
+    waits ``backoff(n - 1)`` of an ``ExponentialBackoff(retry_backoff_ms, 2,
+    retry_backoff_max_ms, 0.2)``, where n counts the refreshes that failed in a row, or else
+    the responses in a row that brought no partition a newer leader epoch ("equivalent
+    responses": a partition without a leader keeps answering the same); at least
+    ``backoff(0)``, about ``retry_backoff_ms``.  A refresh for a newly added topic is not
+    held back.
+
     Args:
         metadata_max_age_ms: refresh at least this often even without errors (ms).
-        retry_backoff_ms: minimum time between two refreshes (ms).
+        retry_backoff_ms: the least time between two refreshes (ms), Kafka's ``retry.backoff.ms``.
+        retry_backoff_max_ms: the most time between two refreshes that failed or brought nothing
+            new (ms), Kafka's ``retry.backoff.max.ms``.
         clock: monotonic clock in seconds (injected for tests).
+        rng: the backoff's jitter source (seeded in tests).
     """
 
     def __init__(
         self,
         *,
         metadata_max_age_ms: int = 300000,
-        retry_backoff_ms: int = 100,
+        retry_backoff_ms: int = DEFAULT_RETRY_BACKOFF_MS,
+        retry_backoff_max_ms: int = DEFAULT_RETRY_BACKOFF_MAX_MS,
         clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
     ) -> None:
-        if metadata_max_age_ms < 0 or retry_backoff_ms < 0:
-            raise ValueError("metadata_max_age_ms and retry_backoff_ms must be >= 0")
+        if metadata_max_age_ms < 0 or retry_backoff_ms < 0 or retry_backoff_max_ms < 0:
+            raise ValueError("metadata_max_age_ms, retry_backoff_ms and retry_backoff_max_ms must be >= 0")
         self.metadata_max_age_ms = metadata_max_age_ms
         self.retry_backoff_ms = retry_backoff_ms
+        self._refresh_backoff = ExponentialBackoff(retry_backoff_ms, RETRY_BACKOFF_EXP_BASE, retry_backoff_max_ms,
+                                                   RETRY_BACKOFF_JITTER, rng)
+        self._failed_attempts = 0  # refreshes without an answer since the last answer
+        self._equivalent_responses = 0  # answers in a row that brought no newer leader epoch
+        self._backoff_ms = self._refresh_backoff.backoff(0)  # least time after _last_refresh_ms
         self._clock = clock
         self._brokers: dict[int, BrokerMetadata] = {}
         self._partitions: dict[str, dict[int, PartitionMetadata]] = {}
@@ -170,9 +198,31 @@ class ClusterMetadata:
     def _now_ms(self) -> float:
         return self._clock() * 1000.0
 
-    def request_update(self) -> None:
-        """Mark the cache stale: the next refresh happens as soon as backoff allows."""
+    def request_update(self, reset_backoff: bool = True) -> None:
+        """Mark the cache stale: the next refresh happens as soon as backoff allows.
+
+        Args:
+            reset_backoff: False when the update is asked for to retry an operation (a
+                leader that moved or cannot be reached): the backoff keeps growing while
+                answers bring nothing new.  True when new metadata is wanted (Kafka's
+                ``requestUpdate(resetEquivalentResponseBackoff)``).
+        """
         self._need_update = True
+        if reset_backoff and self._equivalent_responses:
+            self._equivalent_responses = 0
+            self._set_backoff()
+
+    def request_update_for_new_topics(self) -> None:
+        """Mark the cache stale and allow a refresh now (a topic was added; Kafka's
+        ``requestUpdateForNewTopics``)."""
+        self._need_update = True
+        self._last_refresh_ms = -1.0e18
+        self._equivalent_responses = 0
+        self._set_backoff()
+
+    def _set_backoff(self) -> None:
+        attempts = max(self._failed_attempts, self._equivalent_responses)
+        self._backoff_ms = self._refresh_backoff.backoff(attempts - 1 if attempts > 0 else 0)
 
     @property
     def need_update(self) -> bool:
@@ -185,16 +235,19 @@ class ClusterMetadata:
             due = 0.0
         else:
             due = max(self._last_successful_refresh_ms + self.metadata_max_age_ms - now, 0.0)
-        backoff = max(self._last_refresh_ms + self.retry_backoff_ms - now, 0.0)
+        backoff = max(self._last_refresh_ms + self._backoff_ms - now, 0.0)
         return max(due, backoff)
 
     def backoff_remaining_ms(self) -> float:
-        """Milliseconds before another refresh may be sent (``retry.backoff.ms``)."""
-        return max(self._last_refresh_ms + self.retry_backoff_ms - self._now_ms(), 0.0)
+        """Milliseconds before another refresh may be sent (the refresh backoff)."""
+        return max(self._last_refresh_ms + self._backoff_ms - self._now_ms(), 0.0)
 
     def failed_update(self) -> None:
-        """Record a refresh attempt that got no response (starts the backoff)."""
+        """Record a refresh attempt that got no response (starts, or lengthens, the backoff)."""
         self._last_refresh_ms = self._now_ms()
+        self._failed_attempts += 1
+        self._equivalent_responses = 0
+        self._set_backoff()
 
     # --- update ----------------------------------------------------------------------
 
@@ -207,11 +260,14 @@ class ClusterMetadata:
                 for (then topics missing from the answer are dropped from the cache).
         """
         now = self._now_ms()
-        self._last_refresh_ms = now
         if not response.brokers:
             logger.debug("Ignoring metadata response without brokers")
+            self.failed_update()
             self._need_update = True
             return
+        self._last_refresh_ms = now
+        old_partitions = self._partitions
+        progress = False
         self._brokers = {
             b.node_id: BrokerMetadata(b.node_id, b.host, b.port, b.rack) for b in response.brokers
         }
@@ -221,6 +277,7 @@ class ClusterMetadata:
             self._partitions = {}
             self._topic_errors = {}
         else:
+            self._partitions = dict(old_partitions)
             for name in requested_topics:
                 self._partitions.pop(name, None)
                 self._topic_errors.pop(name, None)
@@ -232,7 +289,11 @@ class ClusterMetadata:
                     need_update = True  # being created (auto-creation answers UNKNOWN_TOPIC_OR_PARTITION)
                 continue
             parts: dict[int, PartitionMetadata] = {}
+            old_parts = old_partitions.get(topic.name) or {}
             for p in topic.partitions:
+                old = old_parts.get(p.partition_index)
+                if old is None or p.leader_epoch < 0 or p.leader_epoch > old.leader_epoch:
+                    progress = True
                 parts[p.partition_index] = PartitionMetadata(
                     topic.name,
                     p.partition_index,
@@ -248,6 +309,9 @@ class ClusterMetadata:
             self._partitions[topic.name] = parts
         self._need_update = need_update
         self._last_successful_refresh_ms = now
+        self._failed_attempts = 0
+        self._equivalent_responses = 0 if progress else self._equivalent_responses + 1
+        self._set_backoff()
         self.version += 1
         logger.debug(
             "Updated cluster metadata version %d: brokers=%s controller=%d topics=%d",

@@ -1,10 +1,15 @@
 """The asyncio client core shared by AdminClient, Producer and Consumer.
 
 Owns: the bootstrap list, one ``BrokerConnection`` per broker address (dead ones are
-dropped and reopened on next use), the ``ClusterMetadata`` cache and the background
-task that refreshes it (on request, on ``metadata.max.age.ms``, never faster than
-``retry.backoff.ms``), and request routing: to a node, to any broker, to the
-controller.  Does not own batching, fetching or admin logic.
+dropped and reopened on next use, after the address's reconnect backoff:
+``reconnect.backoff.ms`` doubling per failed connect up to ``reconnect.backoff.max.ms``,
+``ClusterConnectionStates``), the ``ClusterMetadata`` cache and the background task that
+refreshes it (on request, on ``metadata.max.age.ms``, never faster than its backoff:
+``retry.backoff.ms`` growing to ``retry.backoff.max.ms``), request routing (to a node, to
+any broker, to the controller), and the log lines of its two retry loops, connects and
+metadata refreshes (a WARNING when a broker cannot be reached or no broker answers
+Metadata, at most one more per 10 s while it lasts, an INFO when it is over:
+``FaultLogger``).  Does not own batching, fetching or admin logic.
 
 Kafka concept: ``NetworkClient`` + ``Metadata`` updater (aiokafka's ``AIOKafkaClient``).
 """
@@ -18,8 +23,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from kafkette.client.background_tasks import SHUTDOWN_TIMEOUT_S, ShutdownableTask, cancel_and_wait
+from kafkette.client.cluster_connection_states import ClusterConnectionStates
 from kafkette.client.cluster_metadata import ClusterMetadata
 from kafkette.client.connection import BrokerConnection
+from kafkette.client.exponential_backoff import (
+    DEFAULT_RECONNECT_BACKOFF_MAX_MS,
+    DEFAULT_RECONNECT_BACKOFF_MS,
+    DEFAULT_RETRY_BACKOFF_MAX_MS,
+    DEFAULT_RETRY_BACKOFF_MS,
+)
+from kafkette.client.fault_logger import FaultLogger
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic, MetadataResponse
 from kafkette.protocol.errors import (
     Errors,
@@ -70,7 +83,12 @@ class KafkaClient:
         bootstrap_servers: ``"host:port,..."`` used until the first Metadata answer.
         client_id: sent in every request header.
         request_timeout_ms: per-request deadline, and the bound of ``start()`` (ms).
-        retry_backoff_ms: minimum pause between metadata refreshes (ms).
+        retry_backoff_ms: minimum pause between metadata refreshes (ms; ``retry.backoff.ms``).
+        retry_backoff_max_ms: the most the pause between metadata refreshes grows to while
+            they fail or bring nothing new (ms; ``retry.backoff.max.ms``).
+        reconnect_backoff_ms: pause before connecting again to an address whose connect
+            failed (ms; ``reconnect.backoff.ms``), doubling per further failure...
+        reconnect_backoff_max_ms: ...up to this (ms; ``reconnect.backoff.max.ms``).
         metadata_max_age_ms: periodic refresh interval (ms).
         allow_auto_topic_creation: Metadata v1 flag; False keeps unknown topics unknown.
 
@@ -85,7 +103,10 @@ class KafkaClient:
         *,
         client_id: str = "kafkette",
         request_timeout_ms: int = 30000,
-        retry_backoff_ms: int = 100,
+        retry_backoff_ms: int = DEFAULT_RETRY_BACKOFF_MS,
+        retry_backoff_max_ms: int = DEFAULT_RETRY_BACKOFF_MAX_MS,
+        reconnect_backoff_ms: int = DEFAULT_RECONNECT_BACKOFF_MS,
+        reconnect_backoff_max_ms: int = DEFAULT_RECONNECT_BACKOFF_MAX_MS,
         metadata_max_age_ms: int = 300000,
         allow_auto_topic_creation: bool = False,
     ) -> None:
@@ -96,7 +117,12 @@ class KafkaClient:
         self.request_timeout_ms = request_timeout_ms
         self.retry_backoff_ms = retry_backoff_ms
         self.allow_auto_topic_creation = allow_auto_topic_creation
-        self.cluster = ClusterMetadata(metadata_max_age_ms=metadata_max_age_ms, retry_backoff_ms=retry_backoff_ms)
+        self.cluster = ClusterMetadata(metadata_max_age_ms=metadata_max_age_ms, retry_backoff_ms=retry_backoff_ms,
+                                       retry_backoff_max_ms=retry_backoff_max_ms)
+        self._connection_states = ClusterConnectionStates(reconnect_backoff_ms, reconnect_backoff_max_ms)
+        log_prefix = f"[Client clientId={self.client_id}]"
+        self._connection_faults = FaultLogger(logger, log_prefix)
+        self._metadata_faults = FaultLogger(logger, log_prefix)
         self._conns: dict[Address, BrokerConnection] = {}
         self._conn_locks: dict[Address, asyncio.Lock] = {}
         self._topics: set[str] = set()
@@ -122,11 +148,12 @@ class KafkaClient:
                 break
             except KafkaError as exc:
                 last_exc = exc
-            if loop.time() + self.retry_backoff_ms / 1000 > deadline:
+            backoff_s = self.cluster.backoff_remaining_ms() / 1000
+            if loop.time() + backoff_s > deadline:
                 servers = ",".join(f"{h}:{p}" for h, p in self._bootstrap)
                 await self.close()
                 raise KafkaConnectionError(f"Unable to bootstrap from {servers}: {_reason(last_exc)}") from last_exc
-            await asyncio.sleep(self.retry_backoff_ms / 1000)
+            await asyncio.sleep(backoff_s)
         self._md_task.start(self._metadata_loop)
 
     async def close(self) -> None:
@@ -144,16 +171,31 @@ class KafkaClient:
         """Track ``topic`` in every metadata refresh; requests a refresh when new."""
         if topic not in self._topics:
             self._topics.add(topic)
-            self.request_metadata_update()
+            self.cluster.request_update_for_new_topics()
+            self._md_wakeup.set()
 
     @property
     def topics(self) -> set[str]:
         return set(self._topics)
 
-    def request_metadata_update(self) -> None:
-        """Ask the refresher for new metadata as soon as ``retry_backoff_ms`` allows."""
-        self.cluster.request_update()
+    def request_metadata_update(self, reset_backoff: bool = True) -> None:
+        """Ask the refresher for new metadata as soon as the refresh backoff allows.
+
+        Args:
+            reset_backoff: False when asking in order to retry an operation (a leader that
+                moved or cannot be reached): the refresh backoff then keeps growing towards
+                ``retry_backoff_max_ms`` while the answers bring nothing new.
+        """
+        self.cluster.request_update(reset_backoff)
         self._md_wakeup.set()
+
+    def connection_delay_ms(self, node_id: int) -> float:
+        """Milliseconds before a connect to broker ``node_id`` may be tried (0 when connected,
+        unknown, or its reconnect backoff is over; Kafka's ``NetworkClient.connectionDelay``)."""
+        broker = self.cluster.broker(node_id)
+        if broker is None:
+            return 0.0
+        return self._connection_states.connection_delay_ms((broker.host, broker.port))
 
     async def refresh_metadata(self) -> None:
         """Refresh metadata now (single flight: concurrent callers share one request).
@@ -218,7 +260,10 @@ class KafkaClient:
             try:
                 await self.refresh_metadata()
             except KafkaError as exc:
-                logger.warning("[Client clientId=%s] Metadata refresh failed: %s", self.client_id, exc)
+                self._metadata_faults.failed("metadata", "Metadata refresh", exc)
+            else:
+                if self._metadata_faults:
+                    self._metadata_faults.cleared("metadata")
 
     async def _refresh_once(self) -> None:
         backoff = self.cluster.backoff_remaining_ms()
@@ -227,7 +272,9 @@ class KafkaClient:
         brokers = list(self.cluster.brokers().values())
         random.shuffle(brokers)
         connected = [b for b in brokers if (c := self._conns.get((b.host, b.port))) is not None and c.connected]
-        others = [b for b in brokers if b not in connected]
+        # Brokers whose reconnect backoff is over first (a sort is stable: random order within).
+        others = sorted((b for b in brokers if b not in connected),
+                        key=lambda b: self._connection_states.connection_delay_ms((b.host, b.port)) > 0)
         candidates = [(b.host, b.port) for b in connected + others]
         candidates += [a for a in self._bootstrap if a not in candidates]
         await self._refresh_from(candidates)
@@ -266,6 +313,14 @@ class KafkaClient:
 
     # --- connections and routing ----------------------------------------------------------
 
+    def _node_name(self, address: Address) -> str | None:
+        """``node 3 (host:port)`` for a broker of the metadata, None for another address (a
+        bootstrap server, whose failures ``start`` reports itself)."""
+        for broker in self.cluster.brokers().values():
+            if (broker.host, broker.port) == address:
+                return f"node {broker.node_id} ({address[0]}:{address[1]})"
+        return None
+
     async def _connection(self, address: Address) -> BrokerConnection:
         conn = self._conns.get(address)
         if conn is not None and conn.connected:
@@ -278,11 +333,27 @@ class KafkaClient:
             if conn is not None:
                 self._conns.pop(address, None)
                 await conn.close()
+            delay_ms = self._connection_states.connection_delay_ms(address)
+            if delay_ms > 0:  # reconnect backoff (at most reconnect.backoff.max.ms)
+                await asyncio.sleep(delay_ms / 1000)
             if self._closed:
                 raise KafkaConnectionError("client is closed")
             conn = BrokerConnection(address[0], address[1], client_id=self.client_id,
                                     request_timeout_ms=self.request_timeout_ms)
-            await conn.connect()
+            try:
+                await conn.connect()
+            except KafkaConnectionError as exc:
+                self._connection_states.connect_failed(address)
+                node = self._node_name(address)
+                if node is not None:
+                    self._connection_faults.failed(
+                        address, f"Connection to {node}", _reason(exc),
+                        start_message=f"Connection to {node} could not be established. Node may not be available: "
+                                      f"{_reason(exc)}")
+                raise
+            self._connection_states.connected(address)
+            if self._connection_faults:
+                self._connection_faults.cleared(address)
             self._conns[address] = conn
             logger.debug("[Client clientId=%s] Connected to %s:%d", self.client_id, *address)
             return conn
@@ -336,13 +407,13 @@ class KafkaClient:
         """
         broker = self.cluster.broker(node_id)
         if broker is None:
-            self.request_metadata_update()
+            self.request_metadata_update(reset_backoff=False)
             raise KafkaConnectionError(f"Broker {node_id} is not in the cluster metadata")
         try:
             return await self._send_to_address((broker.host, broker.port), request, timeout_ms=timeout_ms,
                                                expect_response=expect_response)
         except (KafkaConnectionError, KafkaTimeoutError):
-            self.request_metadata_update()
+            self.request_metadata_update(reset_backoff=False)
             raise
 
     async def send_to_any(self, request: Struct, *, timeout_ms: int | None = None) -> Any:
@@ -354,7 +425,9 @@ class KafkaClient:
         brokers = list(self.cluster.brokers().values())
         random.shuffle(brokers)
         addresses = [(b.host, b.port) for b in brokers]
-        addresses.sort(key=lambda a: not (a in self._conns and self._conns[a].connected))
+        # Connected brokers first, then those whose reconnect backoff is over, then the rest.
+        addresses.sort(key=lambda a: (not (a in self._conns and self._conns[a].connected),
+                                      self._connection_states.connection_delay_ms(a) > 0))
         addresses += [a for a in self._bootstrap if a not in addresses]
         last_exc: BaseException | None = None
         for address in addresses:

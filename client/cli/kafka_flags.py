@@ -45,9 +45,6 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
     "--broker-defaults": "cluster-wide defaults are set in each broker's server.properties",
     # kafka-console-producer.sh
     "--sync": "use --request-required-acks all (or --acks all)",
-    "--message-send-max-retries": "the producer retries until delivery.timeout.ms: "
-                                  "--producer-property delivery.timeout.ms=N",
-    "--retry-backoff-ms": "use --producer-property retry.backoff.ms=N",
     "--metadata-expiry-ms": "use --producer-property metadata.max.age.ms=N",
     "--max-memory-bytes": "use --producer-property buffer.memory=N",
     "--max-partition-memory-bytes": "use --batch-size N",

@@ -3,10 +3,13 @@
 Owns: the command and its line parsing (``--key-separator``, or Kafka's
 ``--property parse.key=true --property key.separator=S``).  Each line is one record;
 with a separator the text before it is the key.  ``--producer-property k=v``,
-``--producer.config FILE`` (or ``--command-config``) and ``--request-required-acks`` are
-the console producer's; a progress line goes to stderr when it is a terminal (bytes of
-a file on stdin, else records).  Kafka concept:
-``kafka-console-producer.sh``.
+``--producer.config FILE`` (or ``--command-config``), ``--request-required-acks``,
+``--message-send-max-retries`` and ``--retry-backoff-ms`` are the console producer's;
+``--delivery-timeout-ms`` and ``--retries`` set the producer properties of those names.  A
+record that cannot be delivered within the delivery timeout ends the command with one
+``Error:`` line naming the timeout and the last error the partition's leader answered.  A
+progress line goes to stderr when it is a terminal (bytes of a file on stdin, else
+records).  Kafka concept: ``kafka-console-producer.sh``.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ from kafkette.client.cli.shared_options import (
     sdk_settings,
 )
 from kafkette.client.producer import Producer
+from kafkette.client.producer.sender import DEFAULT_RETRIES
 from kafkette.protocol.compression import CODEC_BY_NAME
+from kafkette.protocol.errors import KafkaTimeoutError
 
 SUPPORTED_PROPERTIES = ("parse.key", "key.separator")
 MAX_LINE_BYTES = 16 * 1024 * 1024  # longest stdin line read from a pipe or terminal (bytes)
@@ -104,6 +109,16 @@ def key_separator_from(key_separator: str | None, properties: tuple[str, ...]) -
     return None
 
 
+def delivery_failure(exc: BaseException) -> BaseException:
+    """The error to end the command with for a record that failed: a batch that expired after
+    retrying (its last error, caused by the delivery timeout) becomes the timeout, naming that
+    last error, so the one line says both why and that delivery.timeout.ms passed."""
+    cause = exc.__cause__
+    if isinstance(cause, KafkaTimeoutError) and not isinstance(exc, KafkaTimeoutError):
+        return KafkaTimeoutError(f"{cause.args[0] if cause.args else cause}; the last error was {exc}")
+    return exc
+
+
 @click.command()
 @click.option("--topic", required=True, help="Topic to produce to.")
 @click.option("--key-separator", default=None, help="Split each line into key and value at the first S.")
@@ -117,19 +132,31 @@ def key_separator_from(key_separator: str | None, properties: tuple[str, ...]) -
               help="Kafka producer property (linger.ms=10, enable.idempotence=false, ...); repeatable.")
 @command_config_alias_option("--producer.config")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
+@click.option("--delivery-timeout-ms", type=click.IntRange(1), default=120000, show_default=True,
+              help="A record not acknowledged this long after it was read fails the command "
+                   "(Kafka's delivery.timeout.ms); retries happen within it.")
+@click.option("--retries", "--message-send-max-retries", "retries", type=click.IntRange(0), default=DEFAULT_RETRIES,
+              show_default=True, help="Times a batch is sent again after a retriable error (Kafka's retries); "
+                                      "the default retries until --delivery-timeout-ms.")
+@click.option("--retry-backoff-ms", type=click.IntRange(0), default=100, show_default=True,
+              help="Pause before a batch's first retry (ms); it doubles per retry up to retry.backoff.max.ms "
+                   "(1000), with 20% jitter.")
 @click.option("--compression-codec", type=click.Choice(list(CODEC_BY_NAME)), default="none", show_default=True,
               is_flag=False, flag_value="gzip",
               help="Codec of each batch; given without a value it is gzip, as in kafka-console-producer.")
 @bootstrap_server_option
 def produce(topic: str, key_separator: str | None, acks: str, linger_ms: int, batch_size: int,
             properties: tuple[str, ...], producer_properties: tuple[str, ...], request_timeout_ms: int,
-            compression_codec: str, bootstrap_server: str) -> None:
+            delivery_timeout_ms: int, retries: int, retry_backoff_ms: int, compression_codec: str,
+            bootstrap_server: str) -> None:
     """Send each line of standard input as one record to TOPIC."""
     separator = key_separator_from(key_separator, properties)
     settings = sdk_settings(Producer, properties=producer_properties, property_flag="--producer-property", flags={
         "bootstrap_servers": ("bootstrap_server", bootstrap_server), "acks": ("acks", acks),
         "linger_ms": ("linger_ms", linger_ms), "max_batch_size": ("batch_size", batch_size),
         "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
+        "delivery_timeout_ms": ("delivery_timeout_ms", delivery_timeout_ms),
+        "retries": ("retries", retries), "retry_backoff_ms": ("retry_backoff_ms", retry_backoff_ms),
         "compression_type": ("compression_codec", compression_codec),
         "client_id": (None, "kafkette-console-producer"),
     })
@@ -159,7 +186,7 @@ def produce(topic: str, key_separator: str | None, acks: str, linger_ms: int, ba
                     progress.update(len(raw) if size is not None else 1)
                 await producer.flush()
         if failures:
-            raise failures[0]
+            raise delivery_failure(failures[0])
         return count
 
     run_coroutine(run())

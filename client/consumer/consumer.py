@@ -24,6 +24,11 @@ from kafkette.client.consumer.fetch_config import FetchConfig
 from kafkette.client.consumer.fetcher import ConsumerRecord, Fetcher
 from kafkette.client.consumer.offset_fetcher import OffsetAndTimestamp, OffsetFetcher
 from kafkette.client.consumer.subscription_state import SubscriptionState
+from kafkette.client.exponential_backoff import (
+    DEFAULT_RECONNECT_BACKOFF_MAX_MS,
+    DEFAULT_RECONNECT_BACKOFF_MS,
+    DEFAULT_RETRY_BACKOFF_MAX_MS,
+)
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.client.offset_and_metadata import OffsetAndMetadata
 from kafkette.protocol.apis.list_offsets import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
@@ -50,6 +55,10 @@ class Consumer:
         max_partition_fetch_bytes: bound per partition per fetch (bytes).
         request_timeout_ms: per-request deadline (ms).
         retry_backoff_ms: pause after errors (ms).
+        retry_backoff_max_ms, reconnect_backoff_ms, reconnect_backoff_max_ms: Kafka's
+            ``retry.backoff.max.ms`` (the most the pause between metadata refreshes that
+            fail or bring nothing new grows to) and reconnect backoff per broker, in ms
+            (``kafkette.client.kafka_client.KafkaClient``).
         allow_auto_create_topics: Metadata's allow_auto_topic_creation flag (Kafka's
             ``allow.auto.create.topics``, default true): when False, assigning or
             asking for an unknown topic never creates it.
@@ -88,6 +97,9 @@ class Consumer:
         max_partition_fetch_bytes: int = 1048576,
         request_timeout_ms: int = 30000,
         retry_backoff_ms: int = 100,
+        retry_backoff_max_ms: int = DEFAULT_RETRY_BACKOFF_MAX_MS,
+        reconnect_backoff_ms: int = DEFAULT_RECONNECT_BACKOFF_MS,
+        reconnect_backoff_max_ms: int = DEFAULT_RECONNECT_BACKOFF_MAX_MS,
         metadata_max_age_ms: int = 300000,
         allow_auto_create_topics: bool = True,
         group_id: str | None = None,
@@ -109,6 +121,8 @@ class Consumer:
             request_timeout_ms=request_timeout_ms,
             retry_backoff_ms=retry_backoff_ms, metadata_max_age_ms=metadata_max_age_ms,
             allow_auto_topic_creation=allow_auto_create_topics,
+            retry_backoff_max_ms=retry_backoff_max_ms, reconnect_backoff_ms=reconnect_backoff_ms,
+            reconnect_backoff_max_ms=reconnect_backoff_max_ms,
         )
         self._offset_fetcher = OffsetFetcher(self._client, request_timeout_ms=request_timeout_ms,
                                              retry_backoff_ms=retry_backoff_ms)

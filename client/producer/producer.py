@@ -15,6 +15,12 @@ import time
 from typing import Any
 
 from kafkette.client.bootstrap_servers import default_bootstrap_servers
+from kafkette.client.exponential_backoff import (
+    DEFAULT_RECONNECT_BACKOFF_MAX_MS,
+    DEFAULT_RECONNECT_BACKOFF_MS,
+    DEFAULT_RETRY_BACKOFF_MAX_MS,
+    DEFAULT_RETRY_BACKOFF_MS,
+)
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.client.producer.partitioner import DefaultPartitioner
 from kafkette.client.producer.producer_batch import (
@@ -23,7 +29,7 @@ from kafkette.client.producer.producer_batch import (
     record_size_in_bytes,
 )
 from kafkette.client.producer.record_accumulator import RecordAccumulator
-from kafkette.client.producer.sender import Sender
+from kafkette.client.producer.sender import DEFAULT_RETRIES, Sender
 from kafkette.client.producer.transaction_manager import TransactionManager
 from kafkette.protocol.compression import COMPRESSION_NONE, codec_for_name
 from kafkette.protocol.errors import IllegalStateError, KafkaError, KafkaTimeoutError
@@ -92,7 +98,17 @@ class Producer:
             exist yet succeeds once the brokers (``auto.create.topics.enable``) have
             created it; LEADER_NOT_AVAILABLE and UNKNOWN_TOPIC_OR_PARTITION are retried.
         delivery_timeout_ms: a record not acknowledged this long after ``send`` fails (ms).
-        retry_backoff_ms: pause before a retry and between metadata refreshes (ms).
+        retries: how many times a batch is sent again after a retriable error (Kafka's
+            ``retries``; the default, 2147483647, retries until ``delivery_timeout_ms``).  0
+            turns the default idempotence off, and is refused with ``enable_idempotence=True``.
+        retry_backoff_ms: pause before a batch's first retry, and the least time between
+            metadata refreshes (ms).
+        retry_backoff_max_ms: the most those pauses grow to (ms): a batch's n-th retry waits
+            about ``retry_backoff_ms * 2 ** (n - 1)``, at most this, with 20% jitter (KIP-580;
+            metadata refreshes that fail or bring nothing new back off the same way).
+        reconnect_backoff_ms: pause before connecting again to a broker whose connect failed
+            (ms), doubling per further failure up to ``reconnect_backoff_max_ms`` (ms).  Batches
+            for a leader in that pause stay queued.
         max_in_flight_requests_per_connection: unanswered ProduceRequests per broker, hence
             batches of one partition in flight at once (pipelined; the idempotent producer's
             sequence numbers keep their order across retries).  1 sends a partition's next
@@ -125,7 +141,11 @@ class Producer:
         max_buffer_size: int = 32 * 1024 * 1024,
         request_timeout_ms: int = 30000,
         delivery_timeout_ms: int = 120000,
-        retry_backoff_ms: int = 100,
+        retries: int = DEFAULT_RETRIES,
+        retry_backoff_ms: int = DEFAULT_RETRY_BACKOFF_MS,
+        retry_backoff_max_ms: int = DEFAULT_RETRY_BACKOFF_MAX_MS,
+        reconnect_backoff_ms: int = DEFAULT_RECONNECT_BACKOFF_MS,
+        reconnect_backoff_max_ms: int = DEFAULT_RECONNECT_BACKOFF_MAX_MS,
         max_in_flight_requests_per_connection: int = 5,
         metadata_max_age_ms: int = 300000,
         enable_idempotence: bool | None = None,
@@ -136,15 +156,20 @@ class Producer:
         compression = COMPRESSION_NONE if compression_type is None else codec_for_name(compression_type)
         if max_in_flight_requests_per_connection < 1:
             raise ValueError("max_in_flight_requests_per_connection must be >= 1")
+        if type(retries) is not int or retries < 0:
+            raise ValueError(f"retries must be an int >= 0, got {retries!r}")
         self._idempotence_required = bool(enable_idempotence)
         if enable_idempotence is None:
-            enable_idempotence = self._acks == -1 and max_in_flight_requests_per_connection <= 5
+            enable_idempotence = self._acks == -1 and max_in_flight_requests_per_connection <= 5 and retries > 0
+        elif enable_idempotence and retries == 0:
+            raise ValueError("Must set retries to non-zero when using the idempotent producer")
         elif enable_idempotence and self._acks != -1:
             raise ValueError("Must set acks to 'all' in order to use the idempotent producer")
         elif enable_idempotence and max_in_flight_requests_per_connection > 5:
             raise ValueError("max_in_flight_requests_per_connection must be <= 5 for the idempotent producer")
         self.enable_idempotence = enable_idempotence
         self._retry_backoff_ms = retry_backoff_ms
+        self._retries = retries
         self.client_id = client_id or f"kafkette-producer-{next(_client_ids)}"
         self._request_timeout_ms = request_timeout_ms
         self._delivery_timeout_ms = delivery_timeout_ms
@@ -153,10 +178,13 @@ class Producer:
             request_timeout_ms=request_timeout_ms,
             retry_backoff_ms=retry_backoff_ms, metadata_max_age_ms=metadata_max_age_ms,
             allow_auto_topic_creation=True,
+            retry_backoff_max_ms=retry_backoff_max_ms, reconnect_backoff_ms=reconnect_backoff_ms,
+            reconnect_backoff_max_ms=reconnect_backoff_max_ms,
         )
         self._accumulator_args = dict(
             max_batch_size=max_batch_size, linger_ms=linger_ms, max_buffer_size=max_buffer_size,
-            delivery_timeout_ms=delivery_timeout_ms, retry_backoff_ms=retry_backoff_ms, compression=compression,
+            delivery_timeout_ms=delivery_timeout_ms, retry_backoff_ms=retry_backoff_ms,
+            retry_backoff_max_ms=retry_backoff_max_ms, compression=compression,
         )
         RecordAccumulator(**self._accumulator_args)  # validate settings eagerly
         self._max_in_flight = max_in_flight_requests_per_connection
@@ -186,7 +214,7 @@ class Producer:
         self._sender = Sender(
             self._client, self._accumulator, acks=self._acks, request_timeout_ms=self._request_timeout_ms,
             max_in_flight_requests_per_connection=self._max_in_flight, client_id=self.client_id,
-            transaction_manager=transaction_manager,
+            transaction_manager=transaction_manager, retries=self._retries,
         )
         self._sender.start()
 

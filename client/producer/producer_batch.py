@@ -89,7 +89,7 @@ class ProducerBatch:
         "tp", "rows", "futures", "size_bytes", "created_ms", "delivery_deadline_ms",
         "attempts", "last_error", "retry_at_ms", "closed", "done", "_completion", "_encoded", "_loop",
         "producer_id", "producer_epoch", "base_sequence", "compression", "base_timestamp", "max_timestamp",
-        "order",
+        "order", "leader_epoch",
     )
 
     def __init__(self, tp: TopicPartition, created_ms: float, delivery_deadline_ms: float,
@@ -116,6 +116,9 @@ class ProducerBatch:
         self.producer_epoch = -1
         self.base_sequence = -1
         self.order = 0  # creation order among the accumulator's batches (retries keep it)
+        # Leader epoch of the partition when its last attempt failed (-1 unknown): a newer leader
+        # ends the retry backoff at once (KIP-951, Kafka's hasLeaderChangedForTheOngoingRetry).
+        self.leader_epoch = -1
 
     @property
     def completion(self) -> asyncio.Future[None]:

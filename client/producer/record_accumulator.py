@@ -4,10 +4,12 @@ Owns: one deque of ``ProducerBatch`` per partition, the buffer bound
 (``max_buffer_size`` bytes over every incomplete batch; ``wait_for_room`` awaits
 space), readiness (a batch is sendable when full, when ``linger_ms`` passed, during a
 flush, or when its retry backoff passed, and the partition's in-flight batches
-allow it), draining for the Sender, re-enqueueing a retried batch before every
-batch created after it (so order within a partition holds), expiry after
-``delivery_timeout_ms``, and flush.  Does not own any I/O, metadata or
-partition choice.
+allow it; the retry backoff grows with the batch's attempts: ``retry.backoff.ms``
+doubling up to ``retry.backoff.max.ms``, with 20% jitter, KIP-580, and ends early
+when the partition's leader changed since the failed attempt, KIP-951), draining
+for the Sender, re-enqueueing a retried batch before every batch created after it
+(so order within a partition holds), expiry after ``delivery_timeout_ms``, and
+flush.  Does not own any I/O, metadata or partition choice.
 
 Kafka concept: ``org.apache.kafka.clients.producer.internals.RecordAccumulator``.
 """
@@ -16,9 +18,17 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import random
 import time
 from collections.abc import Callable, Mapping
 
+from kafkette.client.exponential_backoff import (
+    DEFAULT_RETRY_BACKOFF_MAX_MS,
+    DEFAULT_RETRY_BACKOFF_MS,
+    RETRY_BACKOFF_EXP_BASE,
+    RETRY_BACKOFF_JITTER,
+    ExponentialBackoff,
+)
 from kafkette.client.producer.producer_batch import ProducerBatch, RecordMetadata
 from kafkette.protocol.compression import COMPRESSION_NONE, check_codec
 from kafkette.protocol.errors import (  # type: ignore[attr-defined]
@@ -37,10 +47,14 @@ class RecordAccumulator:
         linger_ms: how long a non-full batch waits for more records (ms).
         max_buffer_size: bound on bytes held by incomplete batches (bytes).
         delivery_timeout_ms: a batch not acknowledged this long after creation fails (ms).
-        retry_backoff_ms: pause before a retried batch is sendable again (ms).
+        retry_backoff_ms: pause before a batch that failed once is sendable again (ms).
+        retry_backoff_max_ms: the most that pause grows to (ms): after its n-th failed
+            attempt a batch waits ``ExponentialBackoff(retry_backoff_ms, 2,
+            retry_backoff_max_ms, 0.2).backoff(n - 1)``, as Kafka's RecordAccumulator.
         compression: codec id of every batch (``kafkette.protocol.compression``; Kafka's
             ``compression.type``, applied per batch).
         clock: monotonic clock in seconds (injected for tests).
+        rng: the retry backoff's jitter source (seeded in tests).
 
     ``wakeup`` is set whenever the Sender should look again (a new batch whose linger
     ends before ``sender_looks_by_ms``, a full batch, flush, re-enqueue; the Sender sets it
@@ -54,19 +68,24 @@ class RecordAccumulator:
         linger_ms: float = 5,
         max_buffer_size: int = 32 * 1024 * 1024,
         delivery_timeout_ms: int = 120000,
-        retry_backoff_ms: int = 100,
+        retry_backoff_ms: int = DEFAULT_RETRY_BACKOFF_MS,
+        retry_backoff_max_ms: int = DEFAULT_RETRY_BACKOFF_MAX_MS,
         compression: int = COMPRESSION_NONE,
         clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
     ) -> None:
         if max_batch_size < 1 or max_buffer_size < 1:
             raise ValueError("max_batch_size and max_buffer_size must be >= 1")
-        if linger_ms < 0 or delivery_timeout_ms < 1 or retry_backoff_ms < 0:
-            raise ValueError("linger_ms and retry_backoff_ms must be >= 0, delivery_timeout_ms >= 1")
+        if linger_ms < 0 or delivery_timeout_ms < 1 or retry_backoff_ms < 0 or retry_backoff_max_ms < 0:
+            raise ValueError("linger_ms, retry_backoff_ms and retry_backoff_max_ms must be >= 0, "
+                             "delivery_timeout_ms >= 1")
         self.max_batch_size = max_batch_size
         self.linger_ms = linger_ms
         self.max_buffer_size = max_buffer_size
         self.delivery_timeout_ms = delivery_timeout_ms
         self.retry_backoff_ms = retry_backoff_ms
+        self._retry_backoff = ExponentialBackoff(retry_backoff_ms, RETRY_BACKOFF_EXP_BASE, retry_backoff_max_ms,
+                                                 RETRY_BACKOFF_JITTER, rng)
         self.compression = check_codec(compression)
         self._clock = clock
         self._batches: dict[TopicPartition, collections.deque[ProducerBatch]] = {}
@@ -91,6 +110,11 @@ class RecordAccumulator:
 
     def now_ms(self) -> float:
         return self._clock() * 1000.0
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The monotonic clock (seconds) the accumulator was given."""
+        return self._clock
 
     def has_incomplete(self) -> bool:
         """True while any batch is queued or in flight."""
@@ -188,18 +212,23 @@ class RecordAccumulator:
     # --- readiness and draining ------------------------------------------------------------
 
     def ready(self, in_flight: Mapping[TopicPartition, int] | None = None,
-              max_in_flight_per_partition: int = 1) -> tuple[list[TopicPartition], float]:
+              max_in_flight_per_partition: int = 1,
+              leader_epoch_of: Callable[[TopicPartition], int] | None = None) -> tuple[list[TopicPartition], float]:
         """Partitions whose head batch is sendable now.
 
         A partition is skipped while ``max_in_flight_per_partition`` of its batches are in
         flight, and a retried head batch waits until none is (the batches sent after it
         come back first, so it is resent ahead of them and order holds; Kafka's
-        ``RecordAccumulator.shouldStopDrainBatchesForPartition``).
+        ``RecordAccumulator.shouldStopDrainBatchesForPartition``), and until its retry
+        backoff has passed, unless the partition's leader changed since the attempt failed
+        (Kafka's ``shouldBackoff`` with ``hasLeaderChangedForTheOngoingRetry``, KIP-951).
 
         Args:
             in_flight: ``{partition: batches in flight}`` (absent = 0).
             max_in_flight_per_partition: 1 for Kafka's strict order
                 (``max.in.flight.requests.per.connection=1`` mutes the partition), up to 5.
+            leader_epoch_of: the partition's leader epoch in the metadata now (-1 unknown);
+                None never cuts a retry backoff short.
 
         Returns:
             (ready partitions, ms until the next non-ready head batch may become
@@ -221,7 +250,7 @@ class RecordAccumulator:
                 if sending:
                     continue
                 wait = head.retry_at_ms - now
-                if wait > 0:
+                if wait > 0 and (leader_epoch_of is None or leader_epoch_of(tp) <= head.leader_epoch):
                     next_ms = min(next_ms, wait)
                     continue
                 ready.append(tp)
@@ -248,10 +277,16 @@ class RecordAccumulator:
         batch.attempts += 1
         return batch
 
+    def retry_backoff_ms_after(self, attempts: int) -> float:
+        """The retry backoff of a batch that was sent ``attempts`` times, all failed (ms):
+        about ``retry_backoff_ms * 2 ** (attempts - 1)``, at most ``retry_backoff_max_ms``."""
+        return self._retry_backoff.backoff(attempts - 1)
+
     def reenqueue(self, batch: ProducerBatch) -> None:
-        """Put a batch back for a retry after the backoff, ahead of every batch created
-        after it (retried batches come back in any order; Kafka's ``insertInSequenceOrder``)."""
-        batch.retry_at_ms = self.now_ms() + self.retry_backoff_ms
+        """Put a batch back for a retry after its backoff (growing with its attempts), ahead of
+        every batch created after it (retried batches come back in any order; Kafka's
+        ``insertInSequenceOrder``)."""
+        batch.retry_at_ms = self.now_ms() + self._retry_backoff.backoff(batch.attempts - 1)
         dq = self._batches.get(batch.tp)
         if dq is None:
             dq = self._batches[batch.tp] = collections.deque()
@@ -296,7 +331,8 @@ class RecordAccumulator:
                 batch = dq.popleft()
                 timeout = KafkaTimeoutError(
                     f"Expiring {batch.record_count} record(s) for {tp}: "
-                    f"{now - batch.created_ms:.0f} ms has passed since batch creation"
+                    f"{now - batch.created_ms:.0f} ms has passed since batch creation "
+                    f"(delivery.timeout.ms={self.delivery_timeout_ms})"
                 )
                 if batch.last_error is not None:
                     batch.last_error.__cause__ = timeout

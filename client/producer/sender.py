@@ -5,8 +5,14 @@ ProduceRequest tasks (at most ``max_in_flight_requests_per_connection`` per brok
 so up to that many batches of one partition are pipelined; with 1, a partition is
 muted while its batch is in flight, Kafka's strict order), the count of batches in
 flight per partition, and the handling of responses: complete futures, retry
-retriable errors after a metadata refresh and ``retry_backoff_ms`` until
-``delivery_timeout_ms``, or fail.  A retried batch is resent only once the batches
+retriable errors after a metadata refresh and the batch's retry backoff (exponential,
+``RecordAccumulator``) until ``delivery_timeout_ms`` passes or ``retries`` are spent, or
+fail.  A leader in its reconnect backoff is not sent to until it is over (Kafka's
+``NetworkClient.ready``): its batches wait queued, their attempts not spent.  The log
+lines of these retries go through a ``FaultLogger`` per partition: a WARNING when a
+partition starts failing (an error answered or a lost connection, or no leader for
+``NO_LEADER_WARNING_MS``), at most one more per 10 s while it fails, an INFO when one of
+its batches is written again.  A retried batch is resent only once the batches
 sent after it have come back, ahead of them, so the idempotent producer's sequence
 numbers keep a partition in order across retries and leader changes; an
 OUT_OF_ORDER_SEQUENCE_NUMBER for a batch that is not the partition's next sequence
@@ -24,6 +30,7 @@ import logging
 from collections import defaultdict
 
 from kafkette.client.background_tasks import BackgroundTasks, wait_for_wakeup
+from kafkette.client.fault_logger import FaultLogger
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.client.producer.producer_batch import ProducerBatch
 from kafkette.client.producer.record_accumulator import RecordAccumulator
@@ -34,7 +41,15 @@ from kafkette.protocol.apis.produce import (
     ProduceResponse,
     ProduceTopicData,
 )
-from kafkette.protocol.errors import Errors, KafkaError, OutOfOrderSequenceNumberError, error_class
+from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+    Errors,
+    KafkaConnectionError,
+    KafkaError,
+    KafkaTimeoutError,
+    LeaderNotAvailableError,
+    OutOfOrderSequenceNumberError,
+    error_class,
+)
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -47,6 +62,11 @@ MAX_REQUEST_SIZE_BYTES = 1048576
 # While every broker has its requests in flight, the Sender still looks this often (ms) for
 # batches past their delivery timeout.
 BUSY_RECHECK_MS = 100.0
+# Kafka's default ``retries``: retry until ``delivery.timeout.ms`` passes.
+DEFAULT_RETRIES = 2147483647
+# A partition the metadata names no leader for is a fault (logged) once it has had none for
+# this long (ms): the partitions of a topic being created have none for a moment.
+NO_LEADER_WARNING_MS = 2000.0
 
 
 class Sender:
@@ -61,6 +81,8 @@ class Sender:
         client_id: for log messages.
         transaction_manager: set for an idempotent producer (stamps batches with
             producer id, epoch and sequence); None otherwise.
+        retries: how many times a batch is sent again after a retriable error (Kafka's
+            ``retries``; the default retries until ``delivery.timeout.ms``).
     """
 
     def __init__(
@@ -73,8 +95,12 @@ class Sender:
         max_in_flight_requests_per_connection: int,
         client_id: str,
         transaction_manager: TransactionManager | None = None,
+        retries: int = DEFAULT_RETRIES,
     ) -> None:
+        if retries < 0:
+            raise ValueError(f"retries must be >= 0, got {retries}")
         self._client = client
+        self._retries = retries
         self._tm = transaction_manager
         self._acc = accumulator
         self._acks = acks
@@ -84,6 +110,10 @@ class Sender:
         self._in_flight_batches: dict[TopicPartition, int] = defaultdict(int)
         self._in_flight: dict[int, int] = defaultdict(int)
         self._tasks = BackgroundTasks()
+        self._partition_faults = FaultLogger(logger, self._log_prefix, clock=accumulator.clock)
+        self._producer_id_faults = FaultLogger(logger, self._log_prefix, clock=accumulator.clock)
+        # Partitions found without a leader: {tp: (since, monotonic ms; metadata version last seen)}.
+        self._leaderless: dict[TopicPartition, tuple[float, int]] = {}
 
     def start(self) -> None:
         """Start the sender task (its crash fails every pending batch)."""
@@ -121,7 +151,7 @@ class Sender:
                 # not walk every partition's queue for it, nor have new batches wake it.
                 await wait_for_wakeup(acc.wakeup, BUSY_RECHECK_MS)
                 continue
-            ready, next_ms = acc.ready(self._in_flight_batches, self._max_in_flight)
+            ready, next_ms = acc.ready(self._in_flight_batches, self._max_in_flight, self._leader_epoch_of)
             if ready:
                 wait_ms = self._send_ready(ready)
                 if wait_ms == 0:
@@ -132,6 +162,10 @@ class Sender:
                 next_ms = 1000.0  # re-check delivery timeouts of queued batches
             acc.sender_looks_by_ms = acc.now_ms() + max(next_ms, 1.0)
             await wait_for_wakeup(acc.wakeup, next_ms)
+
+    def _leader_epoch_of(self, tp: TopicPartition) -> int:
+        meta = self._client.cluster.partition(tp)
+        return -1 if meta is None else meta.leader_epoch
 
     def _every_broker_busy(self) -> bool:
         """True when every broker of the metadata has ``max_in_flight_requests_per_connection``
@@ -146,9 +180,12 @@ class Sender:
             return
         try:
             await self._tm.ensure_producer_id()
+            if self._producer_id_faults:
+                self._producer_id_faults.cleared("InitProducerId")
         except KafkaError as exc:
             if exc.retriable:
-                logger.warning("%s No producer id yet: %s", self._log_prefix, exc)
+                self._producer_id_faults.failed("InitProducerId", "InitProducerId", exc,
+                                                start_message=f"No producer id yet, retrying: {exc}")
                 await asyncio.sleep(self._client.retry_backoff_ms / 1000)
             elif self._tm.required:
                 failed = self._acc.abort_batches(exc)
@@ -168,15 +205,24 @@ class Sender:
         Returns:
             ms until the sender should look again: 0 when it started a request (the
             partitions may have more batches to pipeline), the retry backoff for
-            partitions without a leader, else ``inf``.
+            partitions without a leader, the reconnect backoff of a leader that cannot be
+            connected to yet, else ``inf``.
         """
         started = False
-        by_node, no_leader = self._client.cluster.partitions_by_leader(ready)
+        client = self._client
+        by_node, no_leader = client.cluster.partitions_by_leader(ready)
         drain = self._acc.drain
         stamp = self._tm.stamp if self._tm is not None else None
         in_flight_batches = self._in_flight_batches
+        wait_ms = float("inf")
+        if self._leaderless:
+            self._leaders_found(by_node)
         for node_id, tps in by_node.items():
             if self._in_flight[node_id] >= self._max_in_flight:
+                continue
+            delay_ms = client.connection_delay_ms(node_id)
+            if delay_ms > 0:  # in its reconnect backoff: the batches wait, their attempts unspent
+                wait_ms = min(wait_ms, delay_ms)
                 continue
             batches: list[ProducerBatch] = []
             total = 0
@@ -196,9 +242,49 @@ class Sender:
                 self._tasks.spawn(self._send_produce(node_id, batches))
                 started = True
         if no_leader:
-            self._client.request_metadata_update()
-            return 0.0 if started else float(self._client.retry_backoff_ms)
-        return 0.0 if started else float("inf")
+            client.request_metadata_update(reset_backoff=False)
+            self._no_leader(no_leader)
+            wait_ms = min(wait_ms, float(client.retry_backoff_ms))
+        return 0.0 if started else wait_ms
+
+    def _no_leader(self, tps: list[TopicPartition]) -> None:
+        """Note partitions the metadata names no live leader for; one counts as a failure of
+        the partition per metadata version, once it has had no leader for
+        ``NO_LEADER_WARNING_MS`` (or at once when it is already failing)."""
+        cluster = self._client.cluster
+        version = cluster.version
+        now = self._acc.now_ms()
+        leaderless = self._leaderless
+        faults = self._partition_faults
+        for tp in tps:
+            seen = leaderless.get(tp)
+            if seen is None:
+                leaderless[tp] = seen = (now, -1)
+            since, seen_version = seen
+            if seen_version == version or (now - since < NO_LEADER_WARNING_MS and tp not in faults):
+                continue
+            leaderless[tp] = (since, version)
+            meta = cluster.partition(tp)
+            if meta is None:
+                error: KafkaError = LeaderNotAvailableError(f"{tp} is not in the metadata")
+            elif meta.leader < 0:
+                error = LeaderNotAvailableError(f"{tp} has no leader (replicas {list(meta.replicas)}, "
+                                                f"ISR {list(meta.isr)})")
+            else:
+                error = LeaderNotAvailableError(f"{tp}'s leader, broker {meta.leader}, is not a live broker")
+            faults.failed(tp, f"Produce to topic-partition {tp}", error,
+                          start_message=f"Produce to topic-partition {tp} is waiting for a leader "
+                                        f"({self._retry_limits()}): {error}")
+
+    def _leaders_found(self, by_node: dict[int, list[TopicPartition]]) -> None:
+        leaderless = self._leaderless
+        for tps in by_node.values():
+            for tp in tps:
+                leaderless.pop(tp, None)
+
+    def _retry_limits(self) -> str:
+        timeout = f"delivery.timeout.ms={self._acc.delivery_timeout_ms}"
+        return f"{timeout}" if self._retries == DEFAULT_RETRIES else f"retries={self._retries}, {timeout}"
 
     def _build_request(self, batches: list[ProducerBatch]) -> ProduceRequest:
         by_topic: dict[str, list[ProducePartitionData]] = {}
@@ -230,7 +316,7 @@ class Sender:
         except asyncio.CancelledError:
             raise
         except KafkaError as exc:
-            logger.warning("%s Produce to broker %d failed: %s", self._log_prefix, node_id, exc)
+            logger.debug("%s Produce to broker %d failed: %s", self._log_prefix, node_id, exc)
             for batch in batches:
                 self._retry_or_fail(batch, exc)
         except Exception as exc:
@@ -255,6 +341,7 @@ class Sender:
                 results[name, part.index] = part
         tm = self._tm
         deallocate = self._acc.deallocate
+        faults = self._partition_faults
         for batch in batches:
             part = results.get(batch.tp)
             if part is None:
@@ -265,6 +352,8 @@ class Sender:
                     tm.on_acknowledged(batch)
                 batch.complete(part.base_offset, part.log_append_time_ms)
                 deallocate(batch)
+                if faults:
+                    faults.cleared(batch.tp)
             elif (part.error_code == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER and self._tm is not None
                   and not self._tm.is_next_sequence(batch)):
                 exc = OutOfOrderSequenceNumberError(
@@ -282,6 +371,8 @@ class Sender:
             self._tm.on_acknowledged(batch)
         batch.complete(base_offset, log_append_time_ms)
         self._acc.deallocate(batch)
+        if self._partition_faults:
+            self._partition_faults.cleared(batch.tp)
 
     def _fail(self, batch: ProducerBatch, exc: BaseException) -> None:
         batch.fail(exc)
@@ -289,11 +380,18 @@ class Sender:
 
     def _retry_or_fail(self, batch: ProducerBatch, exc: KafkaError) -> None:
         if exc.invalid_metadata:
-            self._client.request_metadata_update()
-        if exc.retriable and self._acc.now_ms() < batch.delivery_deadline_ms:
-            logger.warning("%s Retrying batch for %s (attempt %d): %s", self._log_prefix, batch.tp,
-                           batch.attempts + 1, exc)
+            self._client.request_metadata_update(reset_backoff=False)
+        # ``attempts`` counts sends: the first send and then ``retries`` more (Kafka's canRetry).
+        if exc.retriable and self._acc.now_ms() < batch.delivery_deadline_ms and batch.attempts <= self._retries:
+            tp = batch.tp
+            if isinstance(exc, (KafkaConnectionError, KafkaTimeoutError)):  # no answer
+                start = f"Produce to topic-partition {tp} failed, retrying ({self._retry_limits()}): {exc}"
+            else:  # Kafka's wording for an error the leader answered
+                start = (f"Got error produce response on topic-partition {tp}, retrying "
+                         f"({self._retry_limits()}). Error: {exc}")
+            self._partition_faults.failed(tp, f"Produce to topic-partition {tp}", exc, start_message=start)
             batch.last_error = exc
+            batch.leader_epoch = self._leader_epoch_of(tp)
             self._acc.reenqueue(batch)
         else:
             self._fail(batch, exc)

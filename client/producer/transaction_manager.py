@@ -128,7 +128,7 @@ class TransactionManager:
         """Drop the producer id (a batch failed for good); the next drain gets a new one."""
         if not self.has_producer_id:
             return
-        logger.warning("%s Resetting producer id %d after a failed batch: %s", self._log_prefix,
+        logger.info("%s Resetting producer id %d after a failed batch: %s", self._log_prefix,
                        self.producer_id, reason)
         self.producer_id = NO_PRODUCER_ID
         self.producer_epoch = -1

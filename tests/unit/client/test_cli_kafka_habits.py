@@ -125,6 +125,22 @@ def test_command_line_mistakes_in_the_new_flags_are_one_line_errors(tmp_path):
     assert_one_line_error(run("topics", "delete", "a", "--topic", "b"), "given twice")
 
 
+def test_produce_takes_the_console_producers_retry_flags_and_kafkas_retry_properties():
+    # --message-send-max-retries is --retries (Kafka's retries): 0 with idempotence asked for is refused
+    # by the Producer, before any connection.
+    for flag in ("--retries", "--message-send-max-retries"):
+        assert_one_line_error(run("produce", "--topic", "t", flag, "0", "--producer-property",
+                                  "enable.idempotence=true", stdin=""),
+                              "Must set retries to non-zero when using the idempotent producer")
+    assert_one_line_error(run("produce", "--topic", "t", "--retries", "-1"), "--retries")
+    assert_one_line_error(run("produce", "--topic", "t", "--delivery-timeout-ms", "0"), "--delivery-timeout-ms")
+    assert_one_line_error(run("produce", "--topic", "t", "--retry-backoff-ms", "-5"), "--retry-backoff-ms")
+    assert_one_line_error(run("produce", "--topic", "t", "--producer-property", "retry.backoff.max.ms=-1"),
+                          "retry_backoff_max_ms must be >= 0")
+    assert advice_for("--message-send-max-retries", "kafkette produce") is None
+    assert advice_for("--retry-backoff-ms", "kafkette produce") is None
+
+
 def _commands(group: click.Group, path: str = "kafkette"):
     for name, command in group.commands.items():
         if isinstance(command, click.Group):

@@ -163,3 +163,23 @@ def test_a_file_shared_by_two_clients_gives_each_its_own_properties(tmp_path):
     path.write_text("acks=all\nno.such.property=1\n")
     result = CliRunner().invoke(consumer_probe, ["--command-config", str(path)])
     assert result.output.splitlines()[-1] == f"Error: Unknown Consumer property 'no.such.property' in {path}"
+
+
+def test_retry_and_reconnect_backoff_properties_are_taken_by_every_client_and_retries_by_the_producer():
+    backoffs = {"retry.backoff.ms": "50", "retry.backoff.max.ms": "2000", "reconnect.backoff.ms": "10",
+                "reconnect.backoff.max.ms": "500"}
+    expected = {"retry_backoff_ms": 50, "retry_backoff_max_ms": 2000, "reconnect_backoff_ms": 10,
+                "reconnect_backoff_max_ms": 500}
+    for target in (Producer, Consumer, AdminClient):
+        assert client_settings(backoffs, target) == expected
+    assert client_settings({"retries": "3"}, Producer) == {"retries": 3}
+    assert not takes_property(Consumer, "retries")
+
+
+def test_retries_zero_turns_the_default_idempotence_off_and_is_refused_with_idempotence_asked_for():
+    assert Producer(retries=0).enable_idempotence is False
+    assert Producer(retries=1).enable_idempotence is True
+    with pytest.raises(ValueError, match="Must set retries to non-zero when using the idempotent producer"):
+        Producer(retries=0, enable_idempotence=True)
+    with pytest.raises(ValueError, match="retries"):
+        client_settings({"retries": "-1"}, Producer)

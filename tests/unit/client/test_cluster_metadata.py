@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from kafkette.client.cluster_metadata import ClusterMetadata
@@ -125,8 +127,9 @@ def test_ttl_follows_max_age_and_requested_updates_respect_the_backoff():
     assert cluster.ttl_ms() == 0  # backoff of 100 ms already passed
     cluster.update(response(), [])
     cluster.request_update()
-    assert cluster.ttl_ms() == pytest.approx(100)
-    clock.now_s += 0.1
+    backoff_ms = cluster.ttl_ms()
+    assert 80 <= backoff_ms <= 120  # retry.backoff.ms with 20% jitter
+    clock.now_s += backoff_ms / 1000
     assert cluster.ttl_ms() == 0
 
 
@@ -134,8 +137,8 @@ def test_failed_update_starts_the_backoff():
     clock = ManualClock()
     cluster = ClusterMetadata(retry_backoff_ms=100, clock=clock)
     cluster.failed_update()
-    assert cluster.backoff_remaining_ms() == pytest.approx(100)
-    assert cluster.ttl_ms() == pytest.approx(100)
+    assert 80 <= cluster.backoff_remaining_ms() <= 120
+    assert cluster.ttl_ms() == cluster.backoff_remaining_ms()
 
 
 def test_bootstrap_servers_are_parsed_from_a_string_or_a_list():
@@ -147,3 +150,57 @@ def test_bootstrap_servers_are_parsed_from_a_string_or_a_list():
 def test_bad_bootstrap_servers_are_rejected(bad):
     with pytest.raises(ValueError):
         parse_bootstrap_servers(bad)
+
+
+def _waits(cluster: ClusterMetadata, clock: ManualClock, refresh, count: int) -> list[float]:
+    """Run ``count`` refreshes, each as soon as the backoff allows; the waits before each (ms)."""
+    waits = []
+    for _ in range(count):
+        wait = cluster.backoff_remaining_ms()
+        waits.append(wait)
+        clock.now_s += wait / 1000
+        refresh()
+    return waits
+
+
+def test_failed_refreshes_back_off_exponentially_to_retry_backoff_max_ms():
+    clock = ManualClock()
+    cluster = ClusterMetadata(retry_backoff_ms=100, retry_backoff_max_ms=1000, clock=clock, rng=random.Random(3))
+    cluster.failed_update()
+    waits = _waits(cluster, clock, cluster.failed_update, 8)
+    for n, wait in enumerate(waits):
+        term = min(100 * 2 ** n, 1000)
+        assert 0.8 * term - 1 <= wait <= min(1.2 * term, 1000), waits
+    assert waits[-1] >= 800
+    cluster.update(response(topics=[topic("t", [1])]), ["t"])  # an answer ends it
+    assert 80 <= cluster.backoff_remaining_ms() <= 120
+
+
+def test_answers_that_bring_no_newer_leader_epoch_back_off_until_one_does():
+    clock = ManualClock()
+    cluster = ClusterMetadata(retry_backoff_ms=100, retry_backoff_max_ms=1000, clock=clock, rng=random.Random(5))
+    cluster.update(response(topics=[topic("t", [1, -1])]), ["t"])  # partition 1 has no leader
+    assert 80 <= cluster.backoff_remaining_ms() <= 120
+
+    def same_answer() -> None:
+        cluster.request_update(reset_backoff=False)  # the producer retrying: it keeps the growth
+        cluster.update(response(topics=[topic("t", [1, -1])]), ["t"])
+
+    waits = _waits(cluster, clock, same_answer, 6)
+    assert waits[2] >= 160 and waits[-1] >= 800, waits  # backoff(n - 1) after the n-th same answer
+    progressed = topic("t", [1, 2])
+    progressed.partitions[1].leader_epoch = 4  # a leader elected: a newer epoch
+    cluster.update(response(topics=[progressed]), ["t"])
+    assert 80 <= cluster.backoff_remaining_ms() <= 120
+
+
+def test_a_new_topic_is_fetched_at_once_and_a_plain_update_request_resets_the_growth():
+    clock = ManualClock()
+    cluster = ClusterMetadata(retry_backoff_ms=100, retry_backoff_max_ms=1000, clock=clock, rng=random.Random(1))
+    for _ in range(5):
+        cluster.update(response(topics=[topic("t", [1])]), ["t"])
+    assert cluster.backoff_remaining_ms() >= 640
+    cluster.request_update()  # new metadata wanted (reset_backoff=True)
+    assert 80 <= cluster.backoff_remaining_ms() <= 120
+    cluster.request_update_for_new_topics()
+    assert cluster.ttl_ms() == 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from kafkette.client.producer.producer_batch import record_size_in_bytes
@@ -154,8 +156,8 @@ async def test_reenqueued_batch_goes_first_and_waits_for_the_retry_backoff():
     acc.reenqueue(batch)
     assert acc.queued_batches(TP)[0] is batch
     ready, wait_ms = acc.ready()
-    assert ready == [] and wait_ms == pytest.approx(100)
-    clock.advance_ms(100)
+    assert ready == [] and 80 <= wait_ms <= 120  # retry.backoff.ms with 20% jitter
+    clock.advance_ms(wait_ms + 0.01)
     assert acc.ready()[0] == [TP]
     assert acc.drain(TP) is batch and batch.attempts == 2
 
@@ -285,3 +287,37 @@ def test_invalid_settings_are_rejected():
         RecordAccumulator(max_batch_size=0)
     with pytest.raises(ValueError):
         RecordAccumulator(linger_ms=-1)
+
+
+async def test_a_batchs_retry_backoff_doubles_per_failed_attempt_up_to_retry_backoff_max_ms():
+    clock = ManualClock()
+    acc = make(clock, linger_ms=0, retry_backoff_ms=100, retry_backoff_max_ms=1000, rng=random.Random(11))
+    append(acc, TP, b"v")
+    waits = []
+    for _ in range(8):
+        batch = acc.drain(TP)
+        acc.reenqueue(batch)  # the attempt failed
+        ready, wait_ms = acc.ready()
+        assert ready == []
+        waits.append(wait_ms)
+        clock.advance_ms(wait_ms + 0.01)  # (seconds on the clock: float rounding)
+        assert acc.ready()[0] == [TP]
+    for n, wait in enumerate(waits):  # Kafka's ExponentialBackoff(100, 2, 1000, 0.2).backoff(n)
+        term = min(100 * 2 ** n, 1000)
+        assert 0.8 * term - 1 <= wait <= min(1.2 * term, 1000), waits
+    assert acc.retry_backoff_ms_after(1) <= 120 and 800 <= acc.retry_backoff_ms_after(20) <= 1000
+
+
+async def test_a_new_leader_ends_a_retried_batchs_backoff_at_once():
+    clock = ManualClock()
+    acc = make(clock, linger_ms=0, retry_backoff_ms=1000, retry_backoff_max_ms=1000)
+    append(acc, TP, b"v")
+    batch = acc.drain(TP)
+    batch.leader_epoch = 3  # the attempt failed while the partition's leader had epoch 3
+    acc.reenqueue(batch)
+    epochs = {TP: 3}
+    assert acc.ready(leader_epoch_of=epochs.__getitem__)[0] == []
+    assert acc.ready()[0] == []
+    epochs[TP] = 4  # a leader elected since (KIP-951): no reason to wait
+    assert acc.ready(leader_epoch_of=epochs.__getitem__)[0] == [TP]
+    assert acc.ready()[0] == []  # without metadata the backoff holds

@@ -4,6 +4,8 @@ pipelining of up to five batches per partition with their order kept across a le
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 
 import pytest
 
@@ -25,6 +27,7 @@ from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     KafkaConnectionError,
     KafkaError,
     MessageTooLargeError,
+    NotEnoughReplicasError,
     OutOfOrderSequenceNumberError,
 )
 from kafkette.protocol.record_batch import decode_records, read_header
@@ -55,9 +58,13 @@ class FakeClient:
         self.attempts: dict[TopicPartition, int] = {}
         self.next_offset: dict[TopicPartition, int] = {}
         self.metadata_updates = 0
+        self.connection_delays: dict[int, float] = {}  # node id -> ms left of its reconnect backoff
 
-    def request_metadata_update(self) -> None:
+    def request_metadata_update(self, reset_backoff: bool = True) -> None:
         self.metadata_updates += 1
+
+    def connection_delay_ms(self, node_id: int) -> float:
+        return self.connection_delays.get(node_id, 0.0)
 
     async def send_to_any(self, request):
         return InitProducerIdResponse(error_code=0, producer_id=77, producer_epoch=0)
@@ -371,3 +378,60 @@ async def test_a_retried_batch_is_resent_only_after_the_batches_sent_behind_it_c
         await sender.stop()
     assert [r.offset for r in results] == list(range(8))
     assert leader.values == [value(i) for i in range(8)]
+
+
+def sender_lines(caplog) -> list[tuple[str, str]]:
+    return [(r.levelname, r.getMessage()) for r in caplog.records
+            if r.name == "kafkette.client.producer.sender" and r.levelno >= logging.INFO]
+
+
+async def test_a_partition_failing_many_times_logs_one_warning_then_one_info_when_written(caplog):
+    caplog.set_level(logging.DEBUG, logger="kafkette.client.producer.sender")
+    client = FakeClient(leaders=[1, 1])
+    for attempt in range(20):
+        client.errors[(TP0, attempt)] = Errors.NOT_ENOUGH_REPLICAS
+    acc, sender = make(client)
+    results = await send_all(sender, [send(acc, TP0), send(acc, TP1)])
+    assert [r.offset for r in results] == [0, 0] and client.attempts[TP0] == 21
+    assert sender_lines(caplog) == [
+        ("WARNING", "[Producer clientId=test] Got error produce response on topic-partition t-0, retrying "
+                    "(delivery.timeout.ms=60000). Error: [Error 19] NOT_ENOUGH_REPLICAS: Messages are rejected "
+                    "since there are fewer in-sync replicas than required."),
+        ("INFO", sender_lines(caplog)[1][1]),
+    ]
+    assert re.fullmatch(r"\[Producer clientId=test\] Produce to topic-partition t-0 succeeded again after "
+                        r"\d+\.\d s \(20 failures\)", sender_lines(caplog)[1][1])
+
+
+async def test_retries_bounds_how_often_a_batch_is_sent_again():
+    client = FakeClient(leaders=[1])
+    for attempt in range(10):
+        client.errors[(TP0, attempt)] = Errors.NOT_ENOUGH_REPLICAS
+    acc = RecordAccumulator(linger_ms=0, retry_backoff_ms=0, delivery_timeout_ms=60_000)
+    sender = Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
+                    max_in_flight_requests_per_connection=5, client_id="test", retries=2)
+    [result] = await send_all(sender, [send(acc, TP0)])
+    assert isinstance(result, NotEnoughReplicasError)
+    assert client.attempts[TP0] == 3  # the first send and two retries, as Kafka's canRetry
+    with pytest.raises(ValueError, match="retries"):
+        Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
+               max_in_flight_requests_per_connection=5, client_id="test", retries=-1)
+
+
+async def test_a_leader_in_its_reconnect_backoff_gets_no_request_until_it_is_over():
+    client = FakeClient(leaders=[1, 2])
+    client.connection_delays[1] = 10_000.0
+    acc, sender = make(client)
+    futures = [send(acc, TP0), send(acc, TP1)]
+    sender.start()
+    try:
+        await asyncio.wait_for(futures[1], 5)  # broker 2 is sent to
+        await asyncio.sleep(0.2)
+        assert [node for node, _, _ in client.requests] == [2]
+        assert acc.queued_batches(TP0)[0].attempts == 0  # waiting costs the batch no attempt
+        del client.connection_delays[1]
+        acc.wakeup.set()
+        assert (await asyncio.wait_for(futures[0], 5)).offset == 0
+    finally:
+        await sender.stop()
+    assert [node for node, _, _ in client.requests] == [2, 1]
