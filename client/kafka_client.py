@@ -148,12 +148,13 @@ class KafkaClient:
                 break
             except KafkaError as exc:
                 last_exc = exc
-            backoff_s = self.cluster.backoff_remaining_ms() / 1000
-            if loop.time() + backoff_s > deadline:
+            remaining_s = deadline - loop.time()
+            if remaining_s <= 0:
                 servers = ",".join(f"{h}:{p}" for h, p in self._bootstrap)
                 await self.close()
                 raise KafkaConnectionError(f"Unable to bootstrap from {servers}: {_reason(last_exc)}") from last_exc
-            await asyncio.sleep(backoff_s)
+            # a backoff reaching past the deadline ends at it, for one last attempt
+            await asyncio.sleep(min(self.cluster.backoff_remaining_ms() / 1000, remaining_s))
         self._md_task.start(self._metadata_loop)
 
     async def close(self) -> None:

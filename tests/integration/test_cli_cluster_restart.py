@@ -133,13 +133,26 @@ def test_start_on_a_partly_down_cluster_starts_the_brokers_that_are_down_and_a_s
         f"Stopped 3 broker(s) in {data_dir}"
 
 
-def _hold(port: int) -> socket.socket:
-    """A socket listening on ``127.0.0.1:port`` (another process's, as far as the cluster knows)."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    sock.listen()
-    return sock
+def _hold(port: int, timeout_s: float = 10) -> socket.socket:
+    """A socket listening on ``127.0.0.1:port`` (another process's, as far as the cluster knows).
+
+    A port the OS handed out is in the ephemeral range: just after its broker died, another
+    process's outgoing connection may hold it for a moment, so the bind is retried.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            sock.close()
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.1)
+            continue
+        sock.listen()
+        return sock
 
 
 def _moved(result: subprocess.CompletedProcess) -> list[str]:
