@@ -4,9 +4,12 @@
 install) goes into a fresh venv in a temporary directory, and there, with the
 repository nowhere on ``sys.path``: only ``kafkette`` (and its dist-info) lands in
 site-packages, ``kafkette cluster start`` runs a 3-broker cluster, a create / produce /
-consume round trip goes through the installed CLI, and README.md's SDK example runs as
-written.  Needs PyPI for the build backend and the wheel's dependencies (as ``make
-setup`` does); without it the test fails, naming the step.
+consume round trip goes through the installed CLI, and README.md's first runnable blocks
+run as written, in the README's order: the "First steps with the CLI" shell block (with
+the ``export`` line ``cluster start`` printed pasted in place of the README's), the SDK
+example (twice in a row, as a reader who runs it again) and the Spark example (with the
+wheel's ``spark`` extra).  Needs PyPI for the build backend and the wheel's dependencies
+(as ``make setup`` does); without it the test fails, naming the step.
 """
 
 from __future__ import annotations
@@ -46,28 +49,52 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
-def _readme_sdk_example() -> str:
-    """The first ``python`` block of README.md's "The SDK" section."""
+def _readme_block(section: str, language: str) -> str:
+    """The first ``language`` block of README.md's section headed ``## section``."""
     text = (REPO / "README.md").read_text()
-    section = text.split("\n## The SDK", 1)[1]
-    match = re.search(r"```python\n(.*?)```", section, re.S)
-    assert match, "README.md's SDK section has no python block"
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    match = re.search(rf"```{language}\n(.*?)```", body, re.S)
+    assert match, f"README.md's section {section!r} has no {language} block"
     return match.group(1)
 
 
+def _readme_sdk_example() -> str:
+    """The first ``python`` block of README.md's "The SDK" section."""
+    return _readme_block("The SDK", "python")
+
+
+EXPORT_LINE = re.compile(r"^export KAFKETTE_BOOTSTRAP_SERVERS=\S+$", re.M)
+
+
+def _first_steps_script(printed_export: str) -> tuple[str, str]:
+    """README's "First steps with the CLI" block as (its first line, the rest as a bash script
+    with the ``export`` line the reader pastes: ``printed_export``, what ``cluster start`` printed)."""
+    block = _readme_block("First steps with the CLI", "sh")
+    first, rest = block.split("\n", 1)
+    assert first.startswith("kafkette cluster start --daemon"), first
+    assert len(EXPORT_LINE.findall(rest.split("  #")[0])) == 1, "the block has no export line to paste over"
+    return first, EXPORT_LINE.sub(printed_export, rest, count=1)
+
+
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv with the built wheel installed; returns its bin directory."""
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel ``python -m build`` makes (from the sdist it makes first)."""
     root = tmp_path_factory.mktemp("wheel")
     dist = root / "dist"
     _run([sys.executable, "-m", "build", "--outdir", str(dist), str(REPO)], cwd=root)
     wheels = sorted(dist.glob("kafkette-*.whl"))
     sdists = sorted(dist.glob("kafkette-*.tar.gz"))
     assert len(wheels) == 1 and len(sdists) == 1, sorted(p.name for p in dist.iterdir())
+    return wheels[0]
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path) -> Path:
+    """A fresh venv with the built wheel installed; returns its bin directory."""
+    root = wheel.parent.parent
     venv = root / "venv"
     _run([sys.executable, "-m", "venv", str(venv)], cwd=root)
-    _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheels[0])], cwd=root,
-         env=_clean_env())
+    _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)], cwd=root, env=_clean_env())
     return venv / "bin"
 
 
@@ -114,10 +141,61 @@ def test_installed_cli_runs_a_cluster_and_a_round_trip(installed: Path, tmp_path
                 proc.kill()
 
 
-def test_readme_sdk_example_runs_against_the_installed_wheel(installed: Path, tmp_path: Path):
+def _kill_recorded_brokers(data_dir: Path) -> None:
+    """SIGKILL whatever brokers ``data_dir/cluster.json`` still names (a failed test's leftovers)."""
+    try:
+        record = json.loads((data_dir / "cluster.json").read_text())
+    except (OSError, ValueError):
+        return
+    for broker in record.get("brokers", []):
+        try:
+            os.kill(int(broker["pid"]), signal.SIGKILL)
+        except (ProcessLookupError, PermissionError, KeyError, ValueError):
+            pass
+
+
+def test_readme_first_steps_run_line_by_line_on_the_installed_wheel(installed: Path, tmp_path: Path):
+    env = _clean_env()
+    env["PATH"] = os.pathsep.join([str(installed), env.get("PATH", "")])
+    env.pop("KAFKETTE_BOOTSTRAP_SERVERS", None)
+    block = _readme_block("First steps with the CLI", "sh")
+    first = block.split("\n", 1)[0]
+    try:
+        started = subprocess.run(["bash", "-c", first], cwd=tmp_path, env=env, capture_output=True, text=True,
+                                 timeout=120, stdin=subprocess.DEVNULL)
+        assert started.returncode == 0, f"{first}\nstdout: {started.stdout}\nstderr: {started.stderr}"
+        printed = EXPORT_LINE.findall(started.stderr)
+        assert len(printed) == 1, f"cluster start printed no single export line:\n{started.stderr}"
+        bootstrap = started.stdout.splitlines()[0].split("=", 1)[1]
+        assert printed[0] == f"export KAFKETTE_BOOTSTRAP_SERVERS={bootstrap}"
+        _, script = _first_steps_script(printed[0])
+        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, f"stdout: {done.stdout[-4000:]}\nstderr: {done.stderr[-4000:]}"
+    finally:
+        _kill_recorded_brokers(tmp_path / "data" / "first-steps")
+    out = done.stdout
+    assert "Created topic orders." in out and "Topic orders now has 8 partitions." in out, out
+    assert "Offset:0\tk1\tv1" in out and "Offset:1\tk2\tv2" in out, out
+    assert "100000 records sent" in out and "100000 records consumed" in out, out
+    assert out.rstrip().endswith(f"Stopped 3 broker(s) in {tmp_path / 'data' / 'first-steps'}"), out[-500:]
+
+
+def test_readme_sdk_example_runs_twice_against_the_installed_wheel(installed: Path, tmp_path: Path):
     example = tmp_path / "example.py"
     example.write_text(_readme_sdk_example())
-    out = _run([str(installed / "python"), str(example)], cwd=tmp_path, env=_clean_env(), timeout_s=240)
-    lines = out.splitlines()
-    assert any(line.startswith("[PartitionInfo(") or "PartitionInfo(" in line for line in lines), out
-    assert re.search(r"b'user-1' b'hello' \[\('h', b'v'\)\]", out), out
+    for run in (1, 2):
+        out = _run([str(installed / "python"), str(example)], cwd=tmp_path, env=_clean_env(), timeout_s=240)
+        lines = out.splitlines()
+        assert any("PartitionInfo(" in line for line in lines), f"run {run}: {out}"
+        assert re.search(r"b'user-1' b'hello' \[\('h', b'v'\)\]", out), f"run {run}: {out}"
+
+
+def test_readme_spark_example_runs_on_the_installed_wheel_with_its_spark_extra(installed: Path, wheel: Path,
+                                                                                tmp_path: Path):
+    _run([str(installed / "python"), "-m", "pip", "install", "--quiet", f"{wheel}[spark]"], cwd=tmp_path,
+         env=_clean_env())
+    example = tmp_path / "spark_example.py"
+    example.write_text(_readme_block("Spark", "python"))
+    out = _run([str(installed / "python"), str(example)], cwd=tmp_path, env=_clean_env(), timeout_s=400)
+    assert out.splitlines()[-1] == "['HELLO', 'WORLD']", out[-2000:]
