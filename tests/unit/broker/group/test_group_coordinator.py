@@ -17,7 +17,11 @@ from typing import Any
 
 import pytest
 
-from kafkette.broker.group.coordinator_records import GroupMetadataValue, OffsetCommitValue
+from kafkette.broker.group.coordinator_records import (
+    GroupMetadataValue,
+    MemberMetadataValue,
+    OffsetCommitValue,
+)
 from kafkette.broker.group.group_coordinator import GroupCoordinator
 from kafkette.client.clock import MockTime
 from kafkette.client.kafka_scheduler import KafkaScheduler
@@ -275,6 +279,17 @@ async def test_a_consumer_whose_subscription_does_not_decode_keeps_every_topic_s
     await stable_member(coordinator, "g", metadata=b"\x00")  # not a ConsumerProtocolSubscription
     answer = await offset_delete(coordinator)
     assert (answer.error_code, partition_errors(answer)) == (Errors.NONE, [Errors.GROUP_SUBSCRIBED_TO_TOPIC] * 2)
+
+
+async def test_a_group_loaded_from_its_records_knows_its_members_subscriptions(coordinator):
+    # the new coordinator of a group reads its members' subscriptions from the stored metadata
+    assert await commit(coordinator, "g", {0: 4, 1: 10}) == [Errors.NONE, Errors.NONE]
+    coordinator.manager.on_groups_loaded({"g": GroupMetadataValue(
+        "consumer", 3, "range", "member-1", members=(MemberMetadataValue(
+            "member-1", None, "client", "/127.0.0.1", 5_000, 10_000,
+            encode_subscription(Subscription(topics=("payments",))), b""),))})
+    assert coordinator.group("g").state.value == "Stable"
+    assert partition_errors(await offset_delete(coordinator)) == [Errors.NONE, Errors.NONE]  # TOPIC is nobody's
 
 
 async def commit(coordinator: GroupCoordinator, group_id: str, offsets: dict[int, int]) -> list[int]:
