@@ -135,7 +135,7 @@ class Member:
         self.client = RawKafkaClient(*t.addresses[node])
         self.instance_id = instance_id
         self.topics = topics
-        self.metadata = subscription(*topics) if metadata is None else metadata  # each protocol's
+        self.metadata = metadata  # each protocol's; None: the subscription of ``topics`` at each JoinGroup
         self.protocols = protocols
         self.protocol_type = protocol_type
         self.member_id = ""
@@ -145,11 +145,12 @@ class Member:
     def join_once(self, version: int = JOIN_V, session_ms: int = SESSION_MS, rebalance_ms: int = REBALANCE_MS,
                   member_id: str | None = None) -> Any:
         """One JoinGroup; keeps the member id and generation it gets."""
+        metadata = subscription(*self.topics) if self.metadata is None else self.metadata
         request = JoinGroupRequest(
             group_id=self.group, session_timeout_ms=session_ms, rebalance_timeout_ms=rebalance_ms,
             member_id=self.member_id if member_id is None else member_id, group_instance_id=self.instance_id,
             protocol_type=self.protocol_type,
-            protocols=[JoinGroupRequestProtocol(name=p, metadata=self.metadata) for p in self.protocols])
+            protocols=[JoinGroupRequestProtocol(name=p, metadata=metadata) for p in self.protocols])
         answer = self.client.call("JoinGroup", version, request)
         if answer.member_id:
             self.member_id = answer.member_id
@@ -1238,8 +1239,7 @@ def _offset_delete_during_rebalance(t: Target) -> Any:
     topic(t, "od-rebalance-a")
     topic(t, "od-rebalance-b")
     node, (a, b) = members(t, "od-rebalance", 2)
-    a.topics, a.metadata = ("od-rebalance-a",), subscription("od-rebalance-a")
-    b.topics, b.metadata = ("od-rebalance-b",), subscription("od-rebalance-b")
+    a.topics, b.topics = ("od-rebalance-a",), ("od-rebalance-b",)
     a.join(**LIVE)
     a.sync({a.member_id: b""})
     joining = Background(lambda: b.join(**LIVE))
