@@ -76,7 +76,6 @@ from kafkette.protocol.apis.offsets import (
     OffsetFetchResponsePartition,
     OffsetFetchResponseTopic,
 )
-from kafkette.protocol.consumer_protocol import PROTOCOL_TYPE, decode_subscription
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -666,17 +665,27 @@ class GroupCoordinator:
         return DeleteGroupsResponse(results=results)
 
     async def handle_offset_delete(self, request: OffsetDeleteRequest) -> OffsetDeleteResponse:
-        """OffsetDelete: committed offsets of topics no member is subscribed to are deleted
-        (GROUP_SUBSCRIBED_TO_TOPIC for the others; UNKNOWN_TOPIC_OR_PARTITION for a partition
-        the metadata does not have, as Kafka's ``handleOffsetDeleteRequest`` answers before the
-        coordinator sees it; GROUP_ID_NOT_FOUND for an unknown group, then nothing else)."""
+        """OffsetDelete (Kafka's ``validateOffsetDelete`` then ``deleteOffsets``): the committed
+        offsets of the topics no member of the current generation subscribes to are deleted,
+        GROUP_SUBSCRIBED_TO_TOPIC for the others (``GroupMetadata.is_subscribed_to_topic``);
+        UNKNOWN_TOPIC_OR_PARTITION for a partition the metadata does not have, as Kafka's
+        ``handleOffsetDeleteRequest`` answers before the coordinator sees it.  The group-level
+        errors, then nothing else: GROUP_ID_NOT_FOUND for an unknown or Dead group, NON_EMPTY_GROUP
+        for a group with members that are not consumers (protocol type other than "consumer").
+
+        A member counts until it leaves or its session ends (``session.timeout.ms`` without a
+        heartbeat): after that its group may be Empty and every offset deletable."""
         error = self._group_error(request.group_id)
         group = self._groups.get(request.group_id)
-        if error == Errors.NONE and group is None and not self.manager.has_offsets(request.group_id):
-            error = Errors.GROUP_ID_NOT_FOUND
+        if error == Errors.NONE:
+            if (group is None and not self.manager.has_offsets(request.group_id)) \
+                    or (group is not None and group.is_in(GroupState.DEAD)):
+                error = Errors.GROUP_ID_NOT_FOUND
+            elif group is not None and not group.uses_consumer_protocol and group.is_in(
+                    GroupState.STABLE, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE):
+                error = Errors.NON_EMPTY_GROUP
         if error != Errors.NONE:
             return OffsetDeleteResponse(error_code=error)
-        subscribed = self._subscribed_topics(group) if group is not None else set()
         errors = {}
         to_delete = []
         for topic in request.topics:
@@ -684,7 +693,7 @@ class GroupCoordinator:
                 tp = TopicPartition(topic.name, partition)
                 if not self._partition_exists(tp):
                     errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
-                elif topic.name in subscribed:
+                elif group is not None and group.is_subscribed_to_topic(topic.name):
                     errors[tp] = Errors.GROUP_SUBSCRIBED_TO_TOPIC
                 else:
                     to_delete.append(tp)
@@ -695,22 +704,6 @@ class GroupCoordinator:
             OffsetDeleteResponseTopic(name=t.name, partitions=[
                 OffsetDeleteResponsePartition(partition_index=p, error_code=errors[TopicPartition(t.name, p)])
                 for p in t.partitions]) for t in request.topics])
-
-    @staticmethod
-    def _subscribed_topics(group: GroupMetadata) -> set[str]:
-        """The topics the members of a consumer group subscribe to (Kafka's
-        ``GroupMetadata.isSubscribedToTopic``)."""
-        if group.protocol_type != PROTOCOL_TYPE:
-            return set()
-        topics: set[str] = set()
-        for member in group.members.values():
-            for _, metadata in member.protocols[:1]:
-                try:
-                    topics.update(decode_subscription(metadata).topics)
-                except ValueError:
-                    logger.warning("Group %s: member %s sent a subscription that does not decode", group.group_id,
-                                   member.member_id)
-        return topics
 
     def on_election(self, partition: int, leader_epoch: int) -> None:
         """This broker leads ``__consumer_offsets-<partition>`` now (see ``GroupMetadataManager``)."""
@@ -739,6 +732,7 @@ class GroupCoordinator:
                                          last_heartbeat_ms=self._time.monotonic_ms(), group_instance_id=m.group_instance_id))
             group.leader_id = value.leader if value.leader in group.members else next(iter(group.members), None)
             group.state = GroupState.STABLE if group.members else GroupState.EMPTY
+            group.subscribed_topics = group.compute_subscribed_topics()
             if not group.members and value.current_state_timestamp >= 0:
                 group.empty_since_ms = value.current_state_timestamp
             self._groups[group_id] = group

@@ -4,8 +4,9 @@ Owns: ``GroupState`` with Kafka's allowed transitions (a transition from any oth
 an ``IllegalStateError``), ``MemberMetadata`` (a member's protocols, timeouts, the futures its
 JoinGroup and SyncGroup wait on, its assignment and last heartbeat), and ``GroupMetadata``
 (the members, the members still to get an id, and the choices a completed join makes: the
-next generation, the protocol every member supports that most members prefer, the leader).
-Does not own the protocol's rules over time (``GroupCoordinator``).
+next generation, the protocol every member supports that most members prefer, the leader, the
+topics the generation's consumers subscribe to).  Does not own the protocol's rules over time
+(``GroupCoordinator``).
 
 Kafka concept: ``GroupMetadata``, ``MemberMetadata`` and ``GroupState`` (Empty,
 PreparingRebalance, CompletingRebalance, Stable, Dead).
@@ -15,15 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import logging
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kafkette.protocol.consumer_protocol import PROTOCOL_TYPE, decode_subscription
 from kafkette.protocol.errors import Errors, IllegalStateError
 
 if TYPE_CHECKING:
     from kafkette.broker.group.delayed_heartbeat import DelayedHeartbeat
 
+logger = logging.getLogger(__name__)
 
 class GroupState(enum.Enum):
     """Kafka's classic group states."""
@@ -117,6 +121,11 @@ class GroupMetadata:
         new_member_added: a member joined during this rebalance (the initial delay extends).
         empty_since_ms: wall clock (ms) when it last became Empty, None while unknown (its
             offsets expire ``offsets.retention.minutes`` after it).
+        subscribed_topics: the topics the members of the current generation subscribe to, as
+            their metadata for the chosen protocol says (Kafka's ``subscribedTopics``): set by
+            each completed join and when the group is loaded, so a member joining or leaving
+            changes it only when the next generation starts; None while unknown (no generation
+            yet, not a consumer group, or a subscription that does not decode).
     """
 
     group_id: str
@@ -131,6 +140,7 @@ class GroupMetadata:
     static_members: dict[str, str] = field(default_factory=dict)
     new_member_added: bool = False
     empty_since_ms: int | None = None
+    subscribed_topics: frozenset[str] | None = None
 
     def transition_to(self, state: GroupState) -> None:
         """Move to ``state``.
@@ -146,6 +156,41 @@ class GroupMetadata:
 
     def is_in(self, *states: GroupState) -> bool:
         return self.state in states
+
+    @property
+    def uses_consumer_protocol(self) -> bool:
+        """Its members are consumers (protocol type "consumer"; Kafka's ``usesConsumerGroupProtocol``)."""
+        return self.protocol_type == PROTOCOL_TYPE
+
+    def is_subscribed_to_topic(self, topic: str) -> bool:
+        """Whether a member of the current generation subscribes to ``topic`` (Kafka's
+        ``isSubscribedToTopic``): while the subscribed topics are unknown, every topic of a
+        consumer group is (its offsets must not go from under a member) and none of another."""
+        if self.subscribed_topics is None:
+            return self.uses_consumer_protocol
+        return topic in self.subscribed_topics
+
+    def compute_subscribed_topics(self) -> frozenset[str] | None:
+        """The topics the members subscribe to, read from their metadata for the chosen protocol
+        (Kafka's ``computeSubscribedTopics``): None when the group is not a consumer group, has
+        no chosen protocol yet, or a member's metadata is not a subscription (logged); empty
+        without members."""
+        if not self.uses_consumer_protocol:
+            return None
+        if not self.members:
+            return frozenset()
+        if self.protocol_name is None:
+            return None
+        topics: set[str] = set()
+        for member in self.members.values():
+            try:
+                topics.update(decode_subscription(member.metadata(self.protocol_name)).topics)
+            except (ValueError, IllegalStateError) as exc:
+                logger.warning("Group %s: the subscription of member %s for protocol %s does not decode (%s); "
+                               "the coordinator is not aware of the subscribed topics", self.group_id,
+                               member.member_id, self.protocol_name, exc)
+                return None
+        return frozenset(topics)
 
     def supports(self, protocol_type: str, protocols: list[tuple[str, bytes]]) -> bool:
         """Whether a member with these protocols may join (Kafka's ``supportsProtocols``)."""
@@ -244,12 +289,15 @@ class GroupMetadata:
     def init_next_generation(self) -> None:
         """Bump the generation; pick the protocol and move to CompletingRebalance, or to Empty
         when no member is left (keeping the protocol type, as Kafka's ``initNextGeneration``:
-        an emptied consumer group still lists as ``consumer``).  Every member now owes a SyncGroup."""
+        an emptied consumer group still lists as ``consumer``).  Every member now owes a SyncGroup,
+        and the subscribed topics are those of the new generation's members."""
         self.generation_id += 1
         self.pending_sync_members = set(self.members)
         if self.members:
             self.protocol_name = self.select_protocol()
+            self.subscribed_topics = self.compute_subscribed_topics()
             self.transition_to(GroupState.COMPLETING_REBALANCE)
         else:
             self.protocol_name = None
+            self.subscribed_topics = self.compute_subscribed_topics()
             self.transition_to(GroupState.EMPTY)

@@ -451,16 +451,30 @@ class ConsumerCoordinator:
 
     async def _on_assigned(self, assignment: Assignment) -> None:
         """Consume the added partitions from the group's committed offsets (else reset); with
-        the cooperative protocol, give up first the owned ones not assigned any more."""
+        the cooperative protocol, give up first the owned ones not assigned any more.
+
+        The committed offsets are read before the assignment changes, and nothing awaits
+        between the change and the listener's call: an added partition shows (``assignment()``,
+        the fetcher) only once it starts at its committed offset (never first at the
+        ``auto_offset_reset`` position, which the fetcher would otherwise reset it to while the
+        OffsetFetch is in flight), and the listener is told before the application can poll
+        again (Kafka's ``onJoinComplete`` runs inside ``poll``).  A listener that awaits lets
+        the application run before it returns.  When the committed offsets cannot be read
+        (the coordinator's error after its retries), the assignment is left as it was and the
+        member joins again."""
         new = set(assignment.partitions)
         revoked = self._subscriptions.assignment() - new
         if revoked:
             await self._revoke(revoked)
             self._request_rejoin(fenced=False)  # KIP-429: a follow-up rebalance hands them over
         added = sorted(new - self._subscriptions.assignment())
+        try:
+            committed = await self.committed(added) if added else {}
+        except KafkaError:
+            self._request_rejoin(fenced=False)
+            raise
         self._subscriptions.assign(sorted(new))
         self._discard_fetched()
-        committed = await self.committed(added) if added else {}
         for tp in added:  # without a committed offset the position stays unknown: auto_offset_reset
             value = committed.get(tp)
             if value is not None:

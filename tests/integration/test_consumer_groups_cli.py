@@ -5,6 +5,7 @@ there), --delete-offsets and --delete, and bad flags as one line."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -18,11 +19,32 @@ pytestmark = pytest.mark.timeout(240)
 KAFKETTE = Path(sys.executable).parent / "kafkette"
 
 
-def _cli(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([str(KAFKETTE), "consumer-groups", *args], capture_output=True, text=True, timeout=90)
+CLI_TIMEOUT_S = 90
+
+
+async def _cli(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run ``kafkette consumer-groups`` without blocking the event loop: a consumer of the test
+    heartbeats on this loop, and a blocked loop would let its session (``session.timeout.ms``)
+    end while the command runs, emptying its group."""
+    command = [str(KAFKETTE), "consumer-groups", *args]
+    process = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE,
+                                                   stderr=asyncio.subprocess.PIPE)
+    try:
+        stdout, stderr = await asyncio.wait_for(process.communicate(), CLI_TIMEOUT_S)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        raise
+    assert process.returncode is not None
+    done = subprocess.CompletedProcess(command, process.returncode, stdout.decode(), stderr.decode())
     if ok:
         assert done.returncode == 0, f"exit {done.returncode}\nstdout: {done.stdout}\nstderr: {done.stderr}"
     return done
+
+
+async def _stdout(*args: str) -> str:
+    """The output of a ``kafkette consumer-groups`` that succeeds."""
+    return (await _cli(*args)).stdout
 
 
 def _rows(out: str) -> list[list[str]]:
@@ -46,8 +68,8 @@ async def test_list_describe_reset_and_delete(cluster_factory):
                                                              TopicPartition("orders", 1): 10,
                                                              TopicPartition("audit", 0): 1})
 
-    assert _cli("--list", *server).stdout.split() == ["billing"]
-    described = _rows(_cli("--describe", "--group", "billing", *server).stdout)
+    assert (await _cli("--list", *server)).stdout.split() == ["billing"]
+    described = _rows(await _stdout("--describe", "--group", "billing", *server))
     assert described[0] == ["Consumer", "group", "'billing'", "has", "no", "active", "members."]
     assert described[1] == ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
                             "HOST", "CLIENT-ID"]
@@ -55,21 +77,21 @@ async def test_list_describe_reset_and_delete(cluster_factory):
                              ["billing", "orders", "0", "4", "10", "6", "-", "-", "-"],
                              ["billing", "orders", "1", "10", "10", "0", "-", "-", "-"]]
 
-    plan = _rows(_cli("--reset-offsets", "--group", "billing", "--topic", "orders", "--to-earliest",
-                      "--dry-run", *server).stdout)
+    plan = _rows(await _stdout("--reset-offsets", "--group", "billing", "--topic", "orders", "--to-earliest",
+                               "--dry-run", *server))
     assert plan == [["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"], ["billing", "orders", "0", "0"],
                     ["billing", "orders", "1", "0"]]
     async with AdminClient(bootstrap_servers=bootstrap) as admin:  # a dry run changes nothing
         assert (await admin.list_consumer_group_offsets("billing"))[TopicPartition("orders", 0)].offset == 4
-    shifted = _rows(_cli("--reset-offsets", "--group", "billing", "--topic", "orders:0", "--shift-by", "-3",
-                         "--execute", *server).stdout)
+    shifted = _rows(await _stdout("--reset-offsets", "--group", "billing", "--topic", "orders:0", "--shift-by", "-3",
+                                  "--execute", *server))
     assert shifted[1:] == [["billing", "orders", "0", "1"]]
-    clamped = _rows(_cli("--reset-offsets", "--group", "billing", "--all-topics", "--to-offset", "7",
-                         "--execute", *server).stdout)
+    clamped = _rows(await _stdout("--reset-offsets", "--group", "billing", "--all-topics", "--to-offset", "7",
+                                  "--execute", *server))
     assert clamped[1:] == [["billing", "audit", "0", "1"], ["billing", "orders", "0", "7"],
                            ["billing", "orders", "1", "7"]]
-    latest = _rows(_cli("--reset-offsets", "--group", "billing", "--topic", "orders:1", "--to-datetime",
-                        "2999-01-01T00:00:00", "--execute", *server).stdout)
+    latest = _rows(await _stdout("--reset-offsets", "--group", "billing", "--topic", "orders:1", "--to-datetime",
+                                 "2999-01-01T00:00:00", "--execute", *server))
     assert latest[1:] == [["billing", "orders", "1", "10"]]
 
     consumer = Consumer(bootstrap_servers=bootstrap, group_id="billing", session_timeout_ms=3000,
@@ -83,30 +105,30 @@ async def test_list_describe_reset_and_delete(cluster_factory):
             if len(got) >= 3:
                 break
         assert sorted(got) == [(0, 7), (0, 8), (0, 9)]
-        members = _rows(_cli("--describe", "--group", "billing", "--members", *server).stdout)
+        members = _rows(await _stdout("--describe", "--group", "billing", "--members", *server))
         assert members[0] == ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"]
         assert members[1][0] == "billing" and members[1][-1] == "2"
-        state = _rows(_cli("--describe", "--group", "billing", "--state", *server).stdout)
+        state = _rows(await _stdout("--describe", "--group", "billing", "--state", *server))
         assert state[1][0] == "billing" and state[1][-3:] == ["range", "Stable", "1"]
-        refused = _cli("--reset-offsets", "--group", "billing", "--topic", "orders", "--to-latest", "--execute",
-                       *server, ok=False)
+        refused = await _cli("--reset-offsets", "--group", "billing", "--topic", "orders", "--to-latest", "--execute",
+                             *server, ok=False)
         assert refused.returncode == 1
         assert refused.stderr.strip() == ("Error: Assignments can only be reset if the group 'billing' is inactive, "
                                           "but the current state is Stable.")
-        not_empty = _cli("--delete", "--group", "billing", *server, ok=False)
+        not_empty = await _cli("--delete", "--group", "billing", *server, ok=False)
         assert not_empty.returncode == 1 and "NON_EMPTY_GROUP: Deleting group 'billing' failed: The group is not empty." in not_empty.stderr
-        subscribed = _cli("--delete-offsets", "--group", "billing", "--topic", "orders", *server, ok=False)
+        subscribed = await _cli("--delete-offsets", "--group", "billing", "--topic", "orders", *server, ok=False)
         assert subscribed.returncode == 1 and "GROUP_SUBSCRIBED_TO_TOPIC" in subscribed.stderr
-        deleted = _rows(_cli("--delete-offsets", "--group", "billing", "--topic", "audit", *server).stdout)
+        deleted = _rows(await _stdout("--delete-offsets", "--group", "billing", "--topic", "audit", *server))
         assert deleted == [["TOPIC", "PARTITION", "STATUS"], ["audit", "0", "Successful"]]
 
-    assert _rows(_cli("--list", "--state", *server).stdout) == [["GROUP", "STATE"], ["billing", "Empty"]]
-    assert _cli("--delete", "--group", "billing", *server).stdout.strip() == \
+    assert _rows(await _stdout("--list", "--state", *server)) == [["GROUP", "STATE"], ["billing", "Empty"]]
+    assert (await _cli("--delete", "--group", "billing", *server)).stdout.strip() == \
         "Deletion of requested consumer groups ('billing') was successful."
-    assert _cli("--list", *server).stdout.split() == []
-    assert _cli("--describe", "--group", "billing", *server).stdout.strip() == \
+    assert (await _cli("--list", *server)).stdout.split() == []
+    assert (await _cli("--describe", "--group", "billing", *server)).stdout.strip() == \
         "Consumer group 'billing' does not exist."
-    missing = _cli("--delete", "--group", "billing", *server, ok=False)
+    missing = await _cli("--delete", "--group", "billing", *server, ok=False)
     assert missing.returncode == 1 and "GROUP_ID_NOT_FOUND" in missing.stderr
 
 
@@ -123,8 +145,8 @@ async def test_list_describe_reset_and_delete(cluster_factory):
     (["--reset-offsets", "--group", "g", "--topic", "t:x", "--to-latest"],
      "Error: Invalid value for --topic: 't:x' is not TOPIC or TOPIC:PARTITION,PARTITION"),
 ])
-def test_bad_flags_are_one_line(args, message):
-    done = _cli(*args, "--bootstrap-server", "127.0.0.1:1", ok=False)
+async def test_bad_flags_are_one_line(args, message):
+    done = await _cli(*args, "--bootstrap-server", "127.0.0.1:1", ok=False)
     assert done.returncode == 2, done
     assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith(message), \
         done.stderr

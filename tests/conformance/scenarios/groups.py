@@ -63,6 +63,9 @@ LIST_V = 4
 SESSION_MS = 10000
 REBALANCE_MS = 4000
 WAIT_S = 20.0
+LIVE = {"session_ms": 60000, "rebalance_ms": 30000}
+"""The session and rebalance timeouts (ms) of a member whose scenario needs it in the group to the
+end without heartbeats: on a loaded machine a scenario can take longer than ``SESSION_MS``."""
 
 
 # --- the consumer protocol's embedded metadata ---------------------------------------------------
@@ -127,11 +130,12 @@ class Member:
 
     def __init__(self, t: Target, group: str, node: int, instance_id: str | None = None,
                  topics: tuple[str, ...] = ("t",), protocols: tuple[str, ...] = ("range",),
-                 protocol_type: str = "consumer") -> None:
+                 protocol_type: str = "consumer", metadata: bytes | None = None) -> None:
         self.group = group
         self.client = RawKafkaClient(*t.addresses[node])
         self.instance_id = instance_id
         self.topics = topics
+        self.metadata = metadata  # each protocol's; None: the subscription of ``topics`` at each JoinGroup
         self.protocols = protocols
         self.protocol_type = protocol_type
         self.member_id = ""
@@ -141,11 +145,12 @@ class Member:
     def join_once(self, version: int = JOIN_V, session_ms: int = SESSION_MS, rebalance_ms: int = REBALANCE_MS,
                   member_id: str | None = None) -> Any:
         """One JoinGroup; keeps the member id and generation it gets."""
+        metadata = subscription(*self.topics) if self.metadata is None else self.metadata
         request = JoinGroupRequest(
             group_id=self.group, session_timeout_ms=session_ms, rebalance_timeout_ms=rebalance_ms,
             member_id=self.member_id if member_id is None else member_id, group_instance_id=self.instance_id,
             protocol_type=self.protocol_type,
-            protocols=[JoinGroupRequestProtocol(name=p, metadata=subscription(*self.topics)) for p in self.protocols])
+            protocols=[JoinGroupRequestProtocol(name=p, metadata=metadata) for p in self.protocols])
         answer = self.client.call("JoinGroup", version, request)
         if answer.member_id:
             self.member_id = answer.member_id
@@ -180,9 +185,10 @@ class Member:
                                    group_instance_id=self.instance_id)
         return code_name(self.client.call("Heartbeat", HEARTBEAT_V, request).error_code)
 
-    def stable(self, assign: dict[str, list[int]] | None = None) -> list[str]:
-        """Join as the only member and sync as its leader; the errors' names (a group now Stable)."""
-        joins = self.join()
+    def stable(self, assign: dict[str, list[int]] | None = None, **join: Any) -> list[str]:
+        """Join as the only member and sync as its leader; the errors' names (a group now Stable).
+        ``join`` goes to ``join`` (``session_ms``, ``rebalance_ms``)."""
+        joins = self.join(**join)
         synced = self.sync({self.member_id: assignment(assign or {})})
         return [code_name(a.error_code) for a in joins] + [code_name(synced.error_code)]
 
@@ -1167,11 +1173,89 @@ def _offset_delete_subscribed(t: Target) -> Any:
     topic(t, "od-sub-topic")
     topic(t, "od-other-topic")
     node, (a,) = members(t, "od-subscribed", 1, topics=("od-sub-topic",))
-    a.stable({"od-sub-topic": [0]})
+    a.stable({"od-sub-topic": [0]}, **LIVE)
     a.commit("od-sub-topic", {0: 2})
     a.commit("od-other-topic", {0: 3})
     return {"delete": _offset_delete(t, node, "od-subscribed", {"od-sub-topic": [0], "od-other-topic": [0]}),
             "fetch": fetch(t, node, "od-subscribed", None)}
+
+
+@scenario("groups/offset-delete/other-protocol-type")
+def _offset_delete_other_protocol_type(t: Target) -> Any:
+    """OffsetDelete in a Stable group whose member is not a consumer (protocol type connect): NON_EMPTY_GROUP.
+
+    OffsetDelete in a Stable group of protocol type ``connect``: the coordinator cannot know what its
+    members use, so the whole request is refused with NON_EMPTY_GROUP and the offset stays."""
+    topic(t, "od-connect-topic")
+    node, (a,) = members(t, "od-connect", 1, topics=("od-connect-topic",), protocol_type="connect")
+    stable = a.stable(**LIVE)
+    committed = a.commit("od-connect-topic", {0: 2})
+    return {"stable": stable, "commit": committed,
+            "delete": _offset_delete(t, node, "od-connect", {"od-connect-topic": [0]}),
+            "fetch": fetch(t, node, "od-connect", None)}
+
+
+@scenario("groups/offset-delete/subscription-not-decodable")
+def _offset_delete_undecodable(t: Target) -> Any:
+    """OffsetDelete in a Stable consumer group whose member's metadata is not a subscription: subscribed.
+
+    A consumer group's only member sent metadata that is not a ConsumerProtocolSubscription: the
+    coordinator does not know the subscribed topics, so OffsetDelete answers GROUP_SUBSCRIBED_TO_TOPIC
+    for every topic."""
+    topic(t, "od-garbled-topic")
+    node, (a,) = members(t, "od-garbled", 1, metadata=b"\x00")
+    stable = a.stable(**LIVE)
+    committed = a.commit("od-garbled-topic", {0: 2})
+    return {"stable": stable, "commit": committed,
+            "delete": _offset_delete(t, node, "od-garbled", {"od-garbled-topic": [0]})}
+
+
+@scenario("groups/offset-delete/after-session-expiry")
+def _offset_delete_after_session(t: Target) -> Any:
+    """OffsetDelete of a topic whose subscriber's session expired: NONE once the group is Empty.
+
+    A Stable group's only member subscribes to the topic (GROUP_SUBSCRIBED_TO_TOPIC), then stops
+    heartbeating: after its session (6000 ms) it is removed, the group is Empty, and the same
+    OffsetDelete deletes the offset."""
+    topic(t, "od-expired-topic")
+    node, (a,) = members(t, "od-expired", 1, topics=("od-expired-topic",))
+    a.join(session_ms=6000)
+    a.sync({a.member_id: assignment({"od-expired-topic": [0]})})
+    a.commit("od-expired-topic", {0: 2})
+    before = _offset_delete(t, node, "od-expired", {"od-expired-topic": [0]})
+    emptied = wait_state(t, node, "od-expired", "Empty")
+    return {"before": before, "group": emptied,
+            "after": _offset_delete(t, node, "od-expired", {"od-expired-topic": [0]}),
+            "fetch": fetch(t, node, "od-expired", {"od-expired-topic": [0]})}
+
+
+@scenario("groups/offset-delete/during-rebalance")
+def _offset_delete_during_rebalance(t: Target) -> Any:
+    """OffsetDelete while a rebalance waits: the topics of the current generation stay subscribed.
+
+    Members A (topic a) and B (topic b) are Stable; A leaves, and while the group waits for B to
+    rejoin, A's topic is still subscribed (the subscribed topics are the generation's, Kafka's
+    ``subscribedTopics``); once B rejoins alone, the new generation no longer subscribes to it."""
+    topic(t, "od-rebalance-a")
+    topic(t, "od-rebalance-b")
+    node, (a, b) = members(t, "od-rebalance", 2)
+    a.topics, b.topics = ("od-rebalance-a",), ("od-rebalance-b",)
+    a.join(**LIVE)
+    a.sync({a.member_id: b""})
+    joining = Background(lambda: b.join(**LIVE))
+    wait_state(t, node, "od-rebalance", "PreparingRebalance")
+    a.join(**LIVE)
+    joining.result()
+    a.sync({a.member_id: b"", b.member_id: b""})
+    b.sync()
+    wait_state(t, node, "od-rebalance", "Stable")
+    a.commit("od-rebalance-a", {0: 1})
+    left = a.leave()
+    waiting = wait_state(t, node, "od-rebalance", "PreparingRebalance")
+    during = _offset_delete(t, node, "od-rebalance", {"od-rebalance-a": [0], "od-rebalance-b": [0]})
+    rejoined = join_shape(b.join(**LIVE)[-1])
+    return {"left": left, "waiting": waiting, "during": during, "rejoined": rejoined,
+            "after": _offset_delete(t, node, "od-rebalance", {"od-rebalance-a": [0], "od-rebalance-b": [0]})}
 
 
 @scenario("groups/offset-delete/empty-group")

@@ -1,7 +1,8 @@
 """GroupCoordinator's answers where Kafka's group coordinator words them in a particular way:
 SyncGroup's protocol checks, a static member's return, DescribeGroups' instance ids, OffsetFetch
-of a partition never committed, OffsetDelete of an unknown topic, the empty group id, a
-pending member's LeaveGroup, the offsets of a deleted topic, a rejoin before SyncGroup, the
+of a partition never committed, OffsetDelete (an unknown topic; the topics the current
+generation's consumers subscribe to, until a member's session ends; a group of members that are
+not consumers), the empty group id, a pending member's LeaveGroup, the offsets of a deleted topic, a rejoin before SyncGroup, the
 removal of a member that never sends SyncGroup, member validation (an unknown instance id,
 OffsetCommit's order of checks) and a static member that does not rejoin a rebalance.
 
@@ -16,7 +17,11 @@ from typing import Any
 
 import pytest
 
-from kafkette.broker.group.coordinator_records import GroupMetadataValue, OffsetCommitValue
+from kafkette.broker.group.coordinator_records import (
+    GroupMetadataValue,
+    MemberMetadataValue,
+    OffsetCommitValue,
+)
 from kafkette.broker.group.group_coordinator import GroupCoordinator
 from kafkette.client.clock import MockTime
 from kafkette.client.kafka_scheduler import KafkaScheduler
@@ -114,10 +119,13 @@ async def coordinator():
 
 
 def join_request(group_id: str, member_id: str = "", instance_id: str | None = None,
-                 protocols: tuple[str, ...] = ("range",)) -> JoinGroupRequest:
-    metadata = encode_subscription(Subscription(topics=(TOPIC,)))
+                 protocols: tuple[str, ...] = ("range",), topics: tuple[str, ...] = (TOPIC,),
+                 protocol_type: str = "consumer", metadata: bytes | None = None) -> JoinGroupRequest:
+    """A JoinGroup subscribing to ``topics`` (or with the raw ``metadata`` given)."""
+    if metadata is None:
+        metadata = encode_subscription(Subscription(topics=topics))
     return JoinGroupRequest(group_id=group_id, session_timeout_ms=10_000, rebalance_timeout_ms=5_000,
-                            member_id=member_id, group_instance_id=instance_id, protocol_type="consumer",
+                            member_id=member_id, group_instance_id=instance_id, protocol_type=protocol_type,
                             protocols=[JoinGroupRequestProtocol(name=p, metadata=metadata) for p in protocols])
 
 
@@ -130,12 +138,13 @@ async def join(coordinator: GroupCoordinator, request: JoinGroupRequest, client_
     return await asyncio.wait_for(task, 1)
 
 
-async def stable_member(coordinator: GroupCoordinator, group_id: str, instance_id: str | None = None) -> Any:
+async def stable_member(coordinator: GroupCoordinator, group_id: str, instance_id: str | None = None,
+                        **request: Any) -> Any:
     """Join a new group as its only member (answering MEMBER_ID_REQUIRED) and sync as its leader;
-    the JoinGroup answer."""
-    answer = await join(coordinator, join_request(group_id, instance_id=instance_id))
+    the JoinGroup answer.  ``request`` goes to ``join_request`` (topics, protocol type, metadata)."""
+    answer = await join(coordinator, join_request(group_id, instance_id=instance_id, **request))
     if answer.error_code == Errors.MEMBER_ID_REQUIRED:
-        answer = await join(coordinator, join_request(group_id, answer.member_id, instance_id))
+        answer = await join(coordinator, join_request(group_id, answer.member_id, instance_id, **request))
     assert answer.error_code == Errors.NONE
     synced = await coordinator.handle_sync_group(SyncGroupRequest(
         group_id=group_id, generation_id=answer.generation_id, member_id=answer.member_id,
@@ -193,6 +202,94 @@ async def test_offset_delete_of_an_unknown_topic_or_partition_answers_unknown_to
     assert sorted((t.name, p.partition_index, p.error_code) for t in answer.topics for p in t.partitions) == [
         ("no-such-topic", 0, Errors.UNKNOWN_TOPIC_OR_PARTITION), (TOPIC, 0, Errors.NONE),
         (TOPIC, 7, Errors.UNKNOWN_TOPIC_OR_PARTITION)]
+
+
+def offset_delete(coordinator: GroupCoordinator, group_id: str = "g") -> Any:
+    """OffsetDelete of both partitions of ``TOPIC``."""
+    return coordinator.handle_offset_delete(OffsetDeleteRequest(group_id=group_id, topics=[
+        OffsetDeleteRequestTopic(name=TOPIC, partitions=[0, 1])]))
+
+
+def partition_errors(answer: Any) -> list[int]:
+    return [p.error_code for t in answer.topics for p in t.partitions]
+
+
+async def settle(coordinator: GroupCoordinator) -> None:
+    """Let the purgatories' expirations that are due run."""
+    for _ in range(5):
+        await asyncio.sleep(0)
+        coordinator.time.advance(0)  # type: ignore[attr-defined]
+
+
+async def test_offset_delete_refuses_a_subscribed_topic_until_the_members_session_ends(coordinator):
+    # the interleaving of a CLI test on a busy machine: the member (subscribed to TOPIC) of a
+    # Stable group sent no heartbeat for session.timeout.ms, so it was removed and its group
+    # emptied; from then on its offsets may go, as Kafka's coordinator deletes them too
+    assert await commit(coordinator, "g", {0: 4, 1: 10}) == [Errors.NONE, Errors.NONE]
+    answer = await stable_member(coordinator, "g")
+    assert partition_errors(await offset_delete(coordinator)) == [Errors.GROUP_SUBSCRIBED_TO_TOPIC] * 2
+    coordinator.time.advance(9_999)  # the session is 10000 ms
+    await settle(coordinator)
+    assert coordinator.group("g").state.value == "Stable"
+    assert partition_errors(await offset_delete(coordinator)) == [Errors.GROUP_SUBSCRIBED_TO_TOPIC] * 2
+    coordinator.time.advance(1)
+    await settle(coordinator)
+    group = coordinator.group("g")
+    assert (group.state.value, group.members) == ("Empty", {})
+    beat = HeartbeatRequest(group_id="g", generation_id=answer.generation_id, member_id=answer.member_id)
+    assert coordinator.handle_heartbeat(beat).error_code == Errors.UNKNOWN_MEMBER_ID
+    assert partition_errors(await offset_delete(coordinator)) == [Errors.NONE, Errors.NONE]
+    assert coordinator.handle_fetch_offsets(OffsetFetchRequest(group_id="g", topics=None)).topics == []
+
+
+async def test_offset_delete_during_a_rebalance_sees_the_topics_of_the_current_generation(coordinator):
+    # Kafka's subscribedTopics change when a generation starts, not when a member joins or leaves
+    assert await commit(coordinator, "g", {0: 4, 1: 10}) == [Errors.NONE, Errors.NONE]
+    first = await stable_member(coordinator, "g")
+    pending = await join(coordinator, join_request("g", topics=("payments",)))
+    second_join = asyncio.ensure_future(join(coordinator, join_request("g", pending.member_id, topics=("payments",))))
+    await settle(coordinator)
+    assert coordinator.group("g").state.value == "PreparingRebalance"
+    rejoined = await join(coordinator, join_request("g", first.member_id))
+    second = await asyncio.wait_for(second_join, 1)
+    assert (rejoined.generation_id, second.generation_id) == (2, 2)
+    left = coordinator.handle_leave_group(LeaveGroupRequest(group_id="g", members=[
+        MemberIdentity(member_id=first.member_id)]))
+    assert [m.error_code for m in left.members] == [Errors.NONE]
+    assert coordinator.group("g").state.value == "PreparingRebalance"  # waiting for the second member
+    # the member that left subscribed to TOPIC in generation 2, which is still the current one
+    assert partition_errors(await offset_delete(coordinator)) == [Errors.GROUP_SUBSCRIBED_TO_TOPIC] * 2
+    third = await join(coordinator, join_request("g", second.member_id, topics=("payments",)))
+    assert (third.error_code, third.generation_id, coordinator.group("g").state.value) == (
+        Errors.NONE, 3, "CompletingRebalance")
+    assert partition_errors(await offset_delete(coordinator)) == [Errors.NONE, Errors.NONE]
+
+
+async def test_offset_delete_of_a_group_whose_members_are_not_consumers_is_non_empty_group(coordinator):
+    assert await commit(coordinator, "connect-g", {0: 4}) == [Errors.NONE]
+    await stable_member(coordinator, "connect-g", protocol_type="connect", metadata=b"worker state")
+    answer = await offset_delete(coordinator, "connect-g")
+    assert (answer.error_code, answer.topics) == (Errors.NON_EMPTY_GROUP, [])
+    assert [p.committed_offset for t in coordinator.handle_fetch_offsets(
+        OffsetFetchRequest(group_id="connect-g", topics=None)).topics for p in t.partitions] == [4]
+
+
+async def test_a_consumer_whose_subscription_does_not_decode_keeps_every_topic_subscribed(coordinator):
+    assert await commit(coordinator, "g", {0: 4}) == [Errors.NONE]
+    await stable_member(coordinator, "g", metadata=b"\x00")  # not a ConsumerProtocolSubscription
+    answer = await offset_delete(coordinator)
+    assert (answer.error_code, partition_errors(answer)) == (Errors.NONE, [Errors.GROUP_SUBSCRIBED_TO_TOPIC] * 2)
+
+
+async def test_a_group_loaded_from_its_records_knows_its_members_subscriptions(coordinator):
+    # the new coordinator of a group reads its members' subscriptions from the stored metadata
+    assert await commit(coordinator, "g", {0: 4, 1: 10}) == [Errors.NONE, Errors.NONE]
+    coordinator.manager.on_groups_loaded({"g": GroupMetadataValue(
+        "consumer", 3, "range", "member-1", members=(MemberMetadataValue(
+            "member-1", None, "client", "/127.0.0.1", 5_000, 10_000,
+            encode_subscription(Subscription(topics=("payments",))), b""),))})
+    assert coordinator.group("g").state.value == "Stable"
+    assert partition_errors(await offset_delete(coordinator)) == [Errors.NONE, Errors.NONE]  # TOPIC is nobody's
 
 
 async def commit(coordinator: GroupCoordinator, group_id: str, offsets: dict[int, int]) -> list[int]:

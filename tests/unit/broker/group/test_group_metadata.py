@@ -1,4 +1,4 @@
-"""GroupMetadata: Kafka's state transitions, protocol choice and join bookkeeping."""
+"""GroupMetadata: Kafka's state transitions, protocol choice, join bookkeeping and subscribed topics."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from kafkette.broker.group.group_metadata import GroupMetadata, GroupState, MemberMetadata
+from kafkette.protocol.consumer_protocol import Subscription, encode_subscription
 from kafkette.protocol.errors import IllegalStateError
 
 
@@ -90,3 +91,25 @@ def test_a_static_member_is_replaced_in_place_and_its_old_id_fenced() -> None:
     assert group.static_members == {} and group.leader_id == "b"
     with pytest.raises(IllegalStateError, match="no static member worker-a"):
         group.replace_static_member("worker-a", "a-3")
+
+
+def test_subscribed_topics_are_read_from_the_metadata_of_the_chosen_protocol() -> None:
+    def subscribing(member_id: str, *protocols: tuple[str, tuple[str, ...]]) -> MemberMetadata:
+        return MemberMetadata(member_id, "client", "", 10000, 10000, "consumer",
+                              [(name, encode_subscription(Subscription(topics))) for name, topics in protocols])
+
+    group = GroupMetadata("g")
+    assert not group.is_subscribed_to_topic("orders")  # no protocol type yet: not a consumer group
+    group.add(subscribing("a", ("roundrobin", ("first-choice",)), ("range", ("orders",))))
+    group.add(subscribing("b", ("range", ("payments",))))
+    assert group.is_subscribed_to_topic("orders")  # a consumer group before its first generation: every topic
+    group.transition_to(GroupState.PREPARING_REBALANCE)
+    group.init_next_generation()
+    assert (group.protocol_name, group.subscribed_topics) == ("range", {"orders", "payments"})
+    assert not group.is_subscribed_to_topic("first-choice")
+    group.remove("a")
+    group.remove("b")
+    assert group.is_subscribed_to_topic("orders")  # until the next generation
+    group.transition_to(GroupState.PREPARING_REBALANCE)
+    group.init_next_generation()
+    assert (group.state, group.subscribed_topics) == (GroupState.EMPTY, frozenset())
