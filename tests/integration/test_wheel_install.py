@@ -63,17 +63,18 @@ def _readme_sdk_example() -> str:
     return _readme_block("The SDK", "python")
 
 
-EXPORT_LINE = re.compile(r"^export KAFKETTE_BOOTSTRAP_SERVERS=\S+$", re.M)
+EXPORT_LINE = re.compile(r"^export KAFKETTE_BOOTSTRAP_SERVERS=\S+$", re.M)  # as cluster start prints it
+README_EXPORT_LINE = re.compile(r"^export KAFKETTE_BOOTSTRAP_SERVERS=.*$", re.M)  # the README's, with its comment
 
 
-def _first_steps_script(printed_export: str) -> tuple[str, str]:
-    """README's "First steps with the CLI" block as (its first line, the rest as a bash script
-    with the ``export`` line the reader pastes: ``printed_export``, what ``cluster start`` printed)."""
+def _first_steps() -> tuple[str, str]:
+    """README's "First steps with the CLI" block as (its first line, the rest, whose one
+    ``export`` line the reader replaces with the one ``cluster start`` printed)."""
     block = _readme_block("First steps with the CLI", "sh")
     first, rest = block.split("\n", 1)
     assert first.startswith("kafkette cluster start --daemon"), first
-    assert len(EXPORT_LINE.findall(rest.split("  #")[0])) == 1, "the block has no export line to paste over"
-    return first, EXPORT_LINE.sub(printed_export, rest, count=1)
+    assert len(README_EXPORT_LINE.findall(rest)) == 1, "the block has not one export line to paste over"
+    return first, rest
 
 
 @pytest.fixture(scope="module")
@@ -158,8 +159,7 @@ def test_readme_first_steps_run_line_by_line_on_the_installed_wheel(installed: P
     env = _clean_env()
     env["PATH"] = os.pathsep.join([str(installed), env.get("PATH", "")])
     env.pop("KAFKETTE_BOOTSTRAP_SERVERS", None)
-    block = _readme_block("First steps with the CLI", "sh")
-    first = block.split("\n", 1)[0]
+    first, rest = _first_steps()
     try:
         started = subprocess.run(["bash", "-c", first], cwd=tmp_path, env=env, capture_output=True, text=True,
                                  timeout=120, stdin=subprocess.DEVNULL)
@@ -168,7 +168,7 @@ def test_readme_first_steps_run_line_by_line_on_the_installed_wheel(installed: P
         assert len(printed) == 1, f"cluster start printed no single export line:\n{started.stderr}"
         bootstrap = started.stdout.splitlines()[0].split("=", 1)[1]
         assert printed[0] == f"export KAFKETTE_BOOTSTRAP_SERVERS={bootstrap}"
-        _, script = _first_steps_script(printed[0])
+        script = README_EXPORT_LINE.sub(printed[0], rest)
         done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
         assert done.returncode == 0, f"stdout: {done.stdout[-4000:]}\nstderr: {done.stderr[-4000:]}"
