@@ -14,6 +14,7 @@ from kafkette.client.local_cluster_layout import (
     read_cluster_layout,
     set_properties,
 )
+from tests.unit.client.cli_runner import assert_one_line_error, run
 
 
 def _write_configs(cluster: LocalCluster) -> None:
@@ -67,3 +68,12 @@ def test_from_data_dir_keeps_the_files_unless_node_configs_override_them(tmp_pat
 def test_from_data_dir_refuses_a_directory_without_a_cluster(tmp_path):
     with pytest.raises(ValueError, match="holds no cluster"):
         LocalCluster.from_data_dir(tmp_path)
+
+
+def test_cluster_start_counts_controllers_among_the_brokers_the_data_dir_holds(tmp_path):
+    _write_configs(LocalCluster(5, tmp_path, base_port=25000, controllers=5))
+    # --controllers 5 fits this cluster of five brokers; the --base-port that does not fit stops the start
+    result = run("cluster", "start", "--data-dir", str(tmp_path), "--controllers", "5", "--base-port", "1")
+    assert result.exit_code == 1
+    assert_one_line_error(result, f"{tmp_path} holds a cluster of 5 broker(s) (5 voter(s), broker 1 on port 25000, "
+                                  "no Kafka-protocol listeners) that --base-port 1 does not fit")
