@@ -352,7 +352,7 @@ def restart_broker(broker_id: int, data_dir: str, timeout_ms: int) -> None:
         raise click.ClickException(str(exc)) from None
     if broker_id not in local.node_ids:
         raise click.ClickException(f"{directory} has no node {broker_id}; its nodes are {_ids(local.node_ids)}")
-    kind = "broker" if broker_id in local.broker_ids else "controller"
+    kind = local.node_kind(broker_id)
     for broker in (b for b in alive if b.id == broker_id):
         stopped, killed = stop_brokers(ClusterPidFile(record.bootstrap_servers, record.voter_ids, (broker,)),
                                        timeout_ms)

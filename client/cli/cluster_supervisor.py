@@ -94,7 +94,7 @@ class ClusterSupervisor:
     def _exit_line(self, broker: BrokerProcess) -> str:
         """``Broker 2 (pid 4242) exited with code -9 (log: D/broker-2/broker.log)``; without the code
         for a process another command started (only its parent learns it)."""
-        kind = "Broker" if broker.id in self.local.broker_ids else "Controller"
+        kind = self.local.node_kind(broker.id).capitalize()
         exit_code = self.local.exit_code(broker.id, broker.pid)
         code = f" with code {exit_code}" if exit_code is not None else ""
         return f"{kind} {broker.id} (pid {broker.pid}) exited{code} (log: {self.local.log_path(broker.id)})"
