@@ -298,7 +298,7 @@ class LocalCluster:
         lines = []
         for node_id in node_ids:
             self._check_id(node_id)
-            kind = self._kind(node_id)
+            kind = self.node_kind(node_id)
             for port_map in (self.ports, self.kafka_ports):
                 old = port_map.get(node_id)
                 if old is None or not port_is_taken(self.hosts[node_id], old):
@@ -336,8 +336,7 @@ class LocalCluster:
     def broker_dir(self, broker_id: int) -> Path:
         """``<data_dir>/broker-<id>`` (``controller-<id>`` for a controller-only node)."""
         self._check_id(broker_id)
-        kind = "broker" if broker_id in self.broker_ids else "controller"
-        return self.data_dir / f"{kind}-{broker_id}"
+        return self.data_dir / f"{self.node_kind(broker_id)}-{broker_id}"
 
     def config_path(self, broker_id: int) -> Path:
         return self.broker_dir(broker_id) / "server.properties"
@@ -345,7 +344,9 @@ class LocalCluster:
     def log_path(self, broker_id: int) -> Path:
         return self.broker_dir(broker_id) / "broker.log"
 
-    def _kind(self, node_id: int) -> str:
+    def node_kind(self, node_id: int) -> str:
+        """``"broker"`` for a node with ``process.roles`` broker, ``"controller"`` for a
+        controller-only one (the word its directory, log lines and errors use)."""
         return "broker" if node_id in self.broker_ids else "controller"
 
     def _check_id(self, broker_id: int) -> None:
@@ -526,7 +527,7 @@ class LocalCluster:
         code = None if proc is None else proc.poll()
         reason = self._last_error_line(node_id)
         raise LocalClusterError(
-            f"{self._kind(node_id)} {node_id} exited with code {code}{': ' + reason if reason else ''} "
+            f"{self.node_kind(node_id)} {node_id} exited with code {code}{': ' + reason if reason else ''} "
             f"(log: {self.log_path(node_id)})\n{self._log_tails(sorted(set(exited) | {node_id}))}")
 
     def _root_failure(self, exited: list[int], watched: Sequence[int]) -> int:

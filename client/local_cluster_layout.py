@@ -121,8 +121,9 @@ def _voters(value: str, path: Path) -> dict[int, tuple[str, int]]:
 
 
 def _wire_protocols(value: str) -> dict[str, str]:
+    """``{listener name: protocol}`` of ``listener.wire.protocol.map``, read as the broker reads it."""
     pairs = (item.split(":", 1) for item in value.split(",") if ":" in item)
-    return {name.strip(): protocol.strip() for name, protocol in pairs}
+    return {name.strip(): protocol.strip().lower() for name, protocol in pairs}
 
 
 def read_node_layout(node_id: int, path: Path) -> NodeLayout:
@@ -134,7 +135,8 @@ def read_node_layout(node_id: int, path: Path) -> NodeLayout:
     props = _load(path)
     if props.get("node.id", str(node_id)).strip() != str(node_id):
         raise ValueError(f"{path} has node.id={props['node.id']}, not {node_id}")
-    protocols = {KAFKA_LISTENER_NAME: "kafka", **_wire_protocols(props.get("listener.wire.protocol.map", ""))}
+    # the broker's default map, replaced whole when the file sets one (a listener not in it speaks kafkette)
+    protocols = _wire_protocols(props.get("listener.wire.protocol.map", f"{KAFKA_LISTENER_NAME}:kafka"))
     listeners = _listeners(props.get("listeners", ""), path)
     own = [(h, p) for name, h, p in listeners if protocols.get(name, "kafkette") == "kafkette"]
     kafka = [p for name, _h, p in listeners if protocols.get(name, "kafkette") == "kafka"]

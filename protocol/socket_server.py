@@ -237,14 +237,22 @@ class Connection:
                 pass
 
 
-
 def listen_error(host: str, port: int, exc: OSError) -> OSError:
-    """``exc`` (a failed bind) as ``OSError("cannot listen on HOST:PORT: address already in use")``
-    with the same ``errno``: one line that names the address, not the event loop's wording."""
+    """A failed bind as one line that names the address, not the event loop's wording.
+
+    Args:
+        host: the listener's host.
+        port: the listener's port.
+        exc: what the bind raised.
+
+    Returns:
+        ``OSError("cannot listen on HOST:PORT: address already in use")`` with ``exc``'s ``errno``.
+    """
     reason = os.strerror(exc.errno) if exc.errno else str(exc)
     error = OSError(f"cannot listen on {host}:{port}: {reason[:1].lower()}{reason[1:]}")
     error.errno = exc.errno
     return error
+
 
 class SocketServer:
     """Accepts connections on the broker's listener.

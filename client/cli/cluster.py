@@ -96,18 +96,19 @@ def start(num_brokers: int | None, data_dir: str | None, base_port: int | None, 
           controllers: str | None, daemon: bool, kafka_protocol: bool) -> None:
     """Start N brokers and print bootstrap.servers; run until Ctrl-C, or return with --daemon."""
     overrides = dict(parse_key_value(c, "--config") for c in configs)
-    if controllers is not None and int(controllers) > (num_brokers or 3):
-        raise click.BadParameter(f"{controllers} voters need at least {controllers} brokers, not {num_brokers or 3}",
-                                 param_hint="'--controllers'")
-    directory = Path(data_dir or tempfile.mkdtemp(prefix="kafkette-cluster-")).resolve()
-    running = _running_brokers(directory)
+    directory = Path(data_dir).resolve() if data_dir is not None else None
+    running = _running_brokers(directory) if directory is not None else []
     try:
-        layout = read_cluster_layout(directory)
+        layout = read_cluster_layout(directory) if directory is not None else None
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    if layout is None:
-        local = LocalCluster(num_brokers=num_brokers or 3, data_dir=directory, base_port=base_port,
-                             broker_configs=overrides, detached=daemon,
+    if directory is None or layout is None:  # a new cluster: --controllers counts among its brokers
+        if controllers is not None and int(controllers) > (num_brokers or 3):
+            raise click.BadParameter(f"{controllers} voters need at least {controllers} brokers, "
+                                     f"not {num_brokers or 3}", param_hint="'--controllers'")
+        local = LocalCluster(num_brokers=num_brokers or 3,
+                             data_dir=directory or tempfile.mkdtemp(prefix="kafkette-cluster-"),
+                             base_port=base_port, broker_configs=overrides, detached=daemon,
                              controllers=None if controllers is None else int(controllers),
                              kafka_protocol=kafka_protocol)
     else:
@@ -351,7 +352,7 @@ def restart_broker(broker_id: int, data_dir: str, timeout_ms: int) -> None:
         raise click.ClickException(str(exc)) from None
     if broker_id not in local.node_ids:
         raise click.ClickException(f"{directory} has no node {broker_id}; its nodes are {_ids(local.node_ids)}")
-    kind = "broker" if broker_id in local.broker_ids else "controller"
+    kind = local.node_kind(broker_id)
     for broker in (b for b in alive if b.id == broker_id):
         stopped, killed = stop_brokers(ClusterPidFile(record.bootstrap_servers, record.voter_ids, (broker,)),
                                        timeout_ms)

@@ -6,7 +6,9 @@ restart-broker`` started from another shell is followed too), says in one line o
 broker exits (which one, its process id, its exit code when this process started it, its log),
 and ends when no broker of the cluster runs any more (``kafkette cluster stop`` from another
 shell, or every broker dead) or when asked to stop (SIGINT, SIGTERM): then it stops every broker
-the file records, the voters of the metadata quorum last.  Does not own starting brokers
+the file records, the voters of the metadata quorum last.  ``kafkette cluster stop`` removes the
+file only once its last broker has exited, so brokers that are all gone while the file still names
+them count as having exited by themselves only after ``EXITED_GRACE_POLLS`` more reads of it.  Does not own starting brokers
 (``LocalCluster``) or the file's format (``kafkette.client.cluster_pid_file``).
 """
 
@@ -27,6 +29,9 @@ from kafkette.client.cluster_pid_file import (
 from kafkette.client.local_cluster import LocalCluster
 
 POLL_INTERVAL_S = 0.5
+# Polls (of POLL_INTERVAL_S: 2 s) that cluster.json may still name brokers which have all exited
+# before they count as exited by themselves: `kafkette cluster stop` removes it just after the last.
+EXITED_GRACE_POLLS = 4
 STOP_TIMEOUT_MS = 30000  # a broker still running this long after its SIGTERM is killed (ms)
 
 
@@ -44,6 +49,7 @@ class ClusterSupervisor:
         self.record = record
         self._echo = echo
         self._reported: set[tuple[int, int]] = set()  # (node id, pid) whose exit was said
+        self._polls_all_exited = 0  # polls in a row that found no recorded broker running
 
     def run(self, stop: threading.Event) -> int:
         """Watch until ``stop`` is set or no broker runs; then stop what still runs.
@@ -74,17 +80,21 @@ class ClusterSupervisor:
         if current is not None:
             self.record = current
         if running_brokers(self.record):
+            self._polls_all_exited = 0
             return None
         if current is None:
             self._echo(f"The brokers of {self.local.data_dir} were stopped (kafkette cluster stop); exiting")
             return 0
+        self._polls_all_exited += 1
+        if self._polls_all_exited < EXITED_GRACE_POLLS:
+            return None  # a `kafkette cluster stop` may be about to remove cluster.json
         self._echo(f"Every broker of {self.local.data_dir} has exited; exiting")
         return 1
 
     def _exit_line(self, broker: BrokerProcess) -> str:
         """``Broker 2 (pid 4242) exited with code -9 (log: D/broker-2/broker.log)``; without the code
         for a process another command started (only its parent learns it)."""
-        kind = "Broker" if broker.id in self.local.broker_ids else "Controller"
+        kind = self.local.node_kind(broker.id).capitalize()
         exit_code = self.local.exit_code(broker.id, broker.pid)
         code = f" with code {exit_code}" if exit_code is not None else ""
         return f"{kind} {broker.id} (pid {broker.pid}) exited{code} (log: {self.local.log_path(broker.id)})"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from kafkette.broker.config import KafkaConfig
 from kafkette.client.config_def import render_properties
 from kafkette.client.local_cluster import LocalCluster
 from kafkette.client.local_cluster_layout import (
@@ -14,6 +15,7 @@ from kafkette.client.local_cluster_layout import (
     read_cluster_layout,
     set_properties,
 )
+from tests.unit.client.cli_runner import assert_one_line_error, run
 
 
 def _write_configs(cluster: LocalCluster) -> None:
@@ -33,6 +35,22 @@ def test_the_layout_of_a_written_cluster_reads_back(tmp_path):
     assert sorted(layout.voters) == [1, 2, 3] and layout.voters[2] == ("127.0.0.1", 21001)
     assert [n for n, node in layout.nodes.items() if node.is_voter] == [1, 2, 3]
     assert read_cluster_layout(tmp_path / "nothing-here") is None
+
+
+@pytest.mark.parametrize("edit", [
+    {},
+    {"listener.wire.protocol.map": "PLAINTEXT:kafkette"},  # replaces the default: KAFKA speaks kafkette
+    {"listener.wire.protocol.map": "KAFKA:KAFKA,PLAINTEXT:Kafkette"},
+    {"listeners": "KAFKA://127.0.0.1:21001,PLAINTEXT://0.0.0.0:21000"},
+])
+def test_a_node_s_listener_and_kafka_listener_read_as_the_broker_reads_them(tmp_path, edit):
+    cluster = LocalCluster(1, tmp_path, base_port=21000, kafka_protocol=True)
+    _write_configs(cluster)
+    set_properties(cluster.config_path(1), edit)
+    node = read_cluster_layout(tmp_path).nodes[1]
+    config = KafkaConfig.from_file(str(cluster.config_path(1)))
+    kafka = [e.port for e in config.listener_endpoints if e.wire_protocol == "kafka"]
+    assert (node.port, node.kafka_port) == (config.listener[1], kafka[0] if kafka else None)
 
 
 def test_moving_a_port_keeps_every_other_line(tmp_path):
@@ -67,3 +85,12 @@ def test_from_data_dir_keeps_the_files_unless_node_configs_override_them(tmp_pat
 def test_from_data_dir_refuses_a_directory_without_a_cluster(tmp_path):
     with pytest.raises(ValueError, match="holds no cluster"):
         LocalCluster.from_data_dir(tmp_path)
+
+
+def test_cluster_start_counts_controllers_among_the_brokers_the_data_dir_holds(tmp_path):
+    _write_configs(LocalCluster(5, tmp_path, base_port=25000, controllers=5))
+    # --controllers 5 fits this cluster of five brokers; the --base-port that does not fit stops the start
+    result = run("cluster", "start", "--data-dir", str(tmp_path), "--controllers", "5", "--base-port", "1")
+    assert result.exit_code == 1
+    assert_one_line_error(result, f"{tmp_path} holds a cluster of 5 broker(s) (5 voter(s), broker 1 on port 25000, "
+                                  "no Kafka-protocol listeners) that --base-port 1 does not fit")
