@@ -52,7 +52,8 @@ def parse_bootstrap_servers(bootstrap_servers: str | Iterable[str]) -> list[Addr
     """Parse ``"host:port,host:port"`` (or a list of ``host:port``) into addresses.
 
     Raises:
-        ValueError: empty list, or an entry without a valid port.
+        ValueError: empty list, an entry without a valid port, or a host that is no host name
+            (``broker..example``: the resolver could not even encode it).
     """
     entries = bootstrap_servers.split(",") if isinstance(bootstrap_servers, str) else list(bootstrap_servers)
     out: list[Address] = []
@@ -63,7 +64,12 @@ def parse_bootstrap_servers(bootstrap_servers: str | Iterable[str]) -> list[Addr
         host, sep, port = entry.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
             raise ValueError(f"Invalid bootstrap server {entry!r}: expected host:port")
-        out.append((host.strip("[]"), int(port)))
+        host = host.strip("[]")
+        try:
+            host.encode("idna")
+        except UnicodeError:
+            raise ValueError(f"Invalid bootstrap server {entry!r}: {host!r} is not a host name") from None
+        out.append((host, int(port)))
     if not out:
         raise ValueError("bootstrap_servers must name at least one host:port")
     return out

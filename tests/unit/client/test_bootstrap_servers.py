@@ -113,6 +113,12 @@ def test_a_malformed_variable_is_one_line_naming_it(monkeypatch):
     assert run("topics", "list", "--data-dir", "/nonexistent").exit_code == 1  # a flag wins: the variable unread
 
 
+def test_a_host_that_is_no_host_name_is_one_line_naming_the_flag():
+    result = run("topics", "list", "--bootstrap-server", "broker..example:9092")
+    assert result.exit_code == 2
+    assert_one_line_error(result, "Invalid bootstrap servers 'broker..example:9092' in --bootstrap-server")
+
+
 def test_a_data_dir_without_cluster_json_is_one_line_naming_it_and_how_to_start_a_cluster(tmp_path):
     for command in (["topics", "list"], ["produce", "--topic", "t"], ["consume", "--topic", "t"],
                     ["cluster", "status"], ["consumer-groups", "--list"], ["metadata-quorum", "describe", "--status"]):
