@@ -306,8 +306,7 @@ class Sender:
             request = self._build_request(batches)
             if self._acks == 0:
                 await self._client.send(node_id, request, expect_response=False)
-                for batch in batches:
-                    self._complete(batch, -1, -1)
+                self._complete_unacknowledged(batches)
                 return
             response: ProduceResponse = await self._client.send(
                 node_id, request, timeout_ms=self._request_timeout_ms + 5000
@@ -341,7 +340,8 @@ class Sender:
                 results[name, part.index] = part
         tm = self._tm
         deallocate = self._acc.deallocate
-        faults = self._partition_faults
+        # Only while some partition is failing (asked once per response, not per batch).
+        cleared = self._partition_faults.cleared if self._partition_faults else None
         for batch in batches:
             part = results.get(batch.tp)
             if part is None:
@@ -352,8 +352,8 @@ class Sender:
                     tm.on_acknowledged(batch)
                 batch.complete(part.base_offset, part.log_append_time_ms)
                 deallocate(batch)
-                if faults:
-                    faults.cleared(batch.tp)
+                if cleared is not None:
+                    cleared(batch.tp)
             elif (part.error_code == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER and self._tm is not None
                   and not self._tm.is_next_sequence(batch)):
                 exc = OutOfOrderSequenceNumberError(
@@ -366,13 +366,18 @@ class Sender:
                 exc = cls(part.error_message) if part.error_message else cls()
                 self._retry_or_fail(batch, exc)
 
-    def _complete(self, batch: ProducerBatch, base_offset: int, log_append_time_ms: int) -> None:
-        if self._tm is not None:
-            self._tm.on_acknowledged(batch)
-        batch.complete(base_offset, log_append_time_ms)
-        self._acc.deallocate(batch)
-        if self._partition_faults:
-            self._partition_faults.cleared(batch.tp)
+    def _complete_unacknowledged(self, batches: list[ProducerBatch]) -> None:
+        """acks=0: each batch is done once its request is written (offset -1)."""
+        tm = self._tm
+        deallocate = self._acc.deallocate
+        cleared = self._partition_faults.cleared if self._partition_faults else None
+        for batch in batches:
+            if tm is not None:
+                tm.on_acknowledged(batch)
+            batch.complete(-1, -1)
+            deallocate(batch)
+            if cleared is not None:
+                cleared(batch.tp)
 
     def _fail(self, batch: ProducerBatch, exc: BaseException) -> None:
         batch.fail(exc)
