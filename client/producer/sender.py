@@ -112,7 +112,8 @@ class Sender:
         self._tasks = BackgroundTasks()
         self._partition_faults = FaultLogger(logger, self._log_prefix, clock=accumulator.clock)
         self._producer_id_faults = FaultLogger(logger, self._log_prefix, clock=accumulator.clock)
-        # Partitions found without a leader: {tp: (since, monotonic ms; metadata version last seen)}.
+        # Partitions found without a leader: {tp: (since, monotonic ms; metadata version last seen)},
+        # until found with one or until a batch of theirs expires.
         self._leaderless: dict[TopicPartition, tuple[float, int]] = {}
 
     def start(self) -> None:
@@ -143,6 +144,7 @@ class Sender:
             acc.sender_looks_by_ms = float("-inf")
             for batch in acc.expire():
                 self._maybe_reset_producer_id(batch, KafkaError("batch expired"))
+                self._leaderless.pop(batch.tp, None)  # what is still queued for it is found again
             if self._tm is not None and not self._tm.has_producer_id and acc.has_incomplete():
                 await self._ensure_producer_id()
                 continue

@@ -26,6 +26,7 @@ from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     Errors,
     KafkaConnectionError,
     KafkaError,
+    KafkaTimeoutError,
     MessageTooLargeError,
     NotEnoughReplicasError,
     OutOfOrderSequenceNumberError,
@@ -435,3 +436,16 @@ async def test_a_leader_in_its_reconnect_backoff_gets_no_request_until_it_is_ove
     finally:
         await sender.stop()
     assert [node for node, _, _ in client.requests] == [2, 1]
+
+
+async def test_a_partition_whose_batches_expired_waiting_for_a_leader_is_no_longer_watched():
+    client = FakeClient(leaders=[-1, 1])  # t-0 has no leader, t-1 has broker 1
+    client.retry_backoff_ms = 10
+    acc = RecordAccumulator(linger_ms=0, retry_backoff_ms=0, delivery_timeout_ms=300)
+    sender = Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
+                    max_in_flight_requests_per_connection=5, client_id="test")
+    [expired] = await send_all(sender, [send(acc, TP0)])
+    assert isinstance(expired, KafkaTimeoutError)
+    # Nothing of t-0 is left to send: the Sender no longer walks the partitions of every request
+    # it sends looking for a leader of t-0.
+    assert sender._leaderless == {}
