@@ -76,9 +76,9 @@ class ClusterMetadata:
     waits ``backoff(n - 1)`` of an ``ExponentialBackoff(retry_backoff_ms, 2,
     retry_backoff_max_ms, 0.2)``, where n counts the refreshes that failed in a row, or else
     the responses in a row that brought no partition a newer leader epoch ("equivalent
-    responses": a partition without a leader keeps answering the same); at least
-    ``backoff(0)``, about ``retry_backoff_ms``.  A refresh for a newly added topic is not
-    held back.
+    responses": a partition without a leader keeps answering the same; the count starts over
+    at a refresh made once ``metadata_max_age_ms`` has passed); at least ``backoff(0)``,
+    about ``retry_backoff_ms``.  A refresh for a newly added topic is not held back.
 
     Args:
         metadata_max_age_ms: refresh at least this often even without errors (ms).
@@ -265,6 +265,8 @@ class ClusterMetadata:
             self.failed_update()
             self._need_update = True
             return
+        if now >= self._last_successful_refresh_ms + self.metadata_max_age_ms:
+            self._equivalent_responses = 0  # the periodic refresh: no backoff grows over those
         self._last_refresh_ms = now
         old_partitions = self._partitions
         progress = False
