@@ -117,11 +117,14 @@ class Sender:
         self._leaderless: dict[TopicPartition, tuple[float, int]] = {}
 
     def start(self) -> None:
-        """Start the sender task (its crash fails every pending batch)."""
+        """Start the sender task (its crash fails every pending batch); it also looks again after
+        each metadata update (a retried batch's leader may have changed)."""
+        self._client.cluster.add_update_listener(self._acc.wakeup.set)
         self._tasks.start(self._run, "producer-sender", self._on_sender_failure, log_prefix=self._log_prefix)
 
     async def stop(self, timeout_s: float = 5.0) -> None:
         """Cancel the sender task and in-flight requests; await them (bounded, seconds)."""
+        self._client.cluster.remove_update_listener(self._acc.wakeup.set)
         await self._tasks.stop(timeout_s)
 
     def in_flight_batches(self, tp: TopicPartition) -> int:
