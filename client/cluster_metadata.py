@@ -6,7 +6,8 @@ the next refresh is due (``metadata.max.age.ms``, explicit update requests, and 
 refresh backoff: ``retry.backoff.ms`` growing exponentially to ``retry.backoff.max.ms``
 over refreshes that failed, or that answered the same leaders as before, KIP-580).
 Does not own any I/O or asyncio: ``kafkette.client.kafka_client.KafkaClient`` sends the
-Metadata requests and feeds the responses in here.
+Metadata requests and feeds the responses in here; listeners (the producer's Sender) are
+told after each response applied.
 
 Kafka concept: ``org.apache.kafka.clients.Metadata`` and ``Cluster`` (aiokafka's
 ``ClusterMetadata``).
@@ -76,9 +77,9 @@ class ClusterMetadata:
     waits ``backoff(n - 1)`` of an ``ExponentialBackoff(retry_backoff_ms, 2,
     retry_backoff_max_ms, 0.2)``, where n counts the refreshes that failed in a row, or else
     the responses in a row that brought no partition a newer leader epoch ("equivalent
-    responses": a partition without a leader keeps answering the same); at least
-    ``backoff(0)``, about ``retry_backoff_ms``.  A refresh for a newly added topic is not
-    held back.
+    responses": a partition without a leader keeps answering the same; the count starts over
+    at a refresh made once ``metadata_max_age_ms`` has passed); at least ``backoff(0)``,
+    about ``retry_backoff_ms``.  A refresh for a newly added topic is not held back.
 
     Args:
         metadata_max_age_ms: refresh at least this often even without errors (ms).
@@ -117,6 +118,7 @@ class ClusterMetadata:
         self._last_refresh_ms = -1.0e18
         self._last_successful_refresh_ms = -1.0e18
         self.version = 0
+        self._update_listeners: list[Callable[[], None]] = []
 
     # --- reads -------------------------------------------------------------------
 
@@ -193,6 +195,28 @@ class ClusterMetadata:
                     group.append(tp)
         return by_leader, no_leader
 
+    # --- listeners -------------------------------------------------------------------
+
+    def add_update_listener(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` after each Metadata response applied (Kafka's
+        ``Metadata.addClusterUpdateListener``; Kafka's Sender also runs again after every
+        response its network client handles).  The producer's Sender looks again then: a newer
+        leader epoch ends a retried batch's backoff (KIP-951).
+
+        Args:
+            listener: called with no arguments at the end of ``update``; it must not raise.
+        """
+        self._update_listeners.append(listener)
+
+    def remove_update_listener(self, listener: Callable[[], None]) -> None:
+        """Stop calling ``listener``.
+
+        Args:
+            listener: one given to ``add_update_listener`` (another: nothing happens).
+        """
+        if listener in self._update_listeners:
+            self._update_listeners.remove(listener)
+
     # --- refresh bookkeeping ---------------------------------------------------------
 
     def _now_ms(self) -> float:
@@ -265,6 +289,8 @@ class ClusterMetadata:
             self.failed_update()
             self._need_update = True
             return
+        if now >= self._last_successful_refresh_ms + self.metadata_max_age_ms:
+            self._equivalent_responses = 0  # the periodic refresh: no backoff grows over those
         self._last_refresh_ms = now
         old_partitions = self._partitions
         progress = False
@@ -317,6 +343,8 @@ class ClusterMetadata:
             "Updated cluster metadata version %d: brokers=%s controller=%d topics=%d",
             self.version, sorted(self._brokers), self.controller_id, len(self._partitions),
         )
+        for listener in self._update_listeners:
+            listener()
 
     def __repr__(self) -> str:
         return (

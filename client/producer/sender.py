@@ -112,15 +112,19 @@ class Sender:
         self._tasks = BackgroundTasks()
         self._partition_faults = FaultLogger(logger, self._log_prefix, clock=accumulator.clock)
         self._producer_id_faults = FaultLogger(logger, self._log_prefix, clock=accumulator.clock)
-        # Partitions found without a leader: {tp: (since, monotonic ms; metadata version last seen)}.
+        # Partitions found without a leader: {tp: (since, monotonic ms; metadata version last seen)},
+        # until found with one or until a batch of theirs expires.
         self._leaderless: dict[TopicPartition, tuple[float, int]] = {}
 
     def start(self) -> None:
-        """Start the sender task (its crash fails every pending batch)."""
+        """Start the sender task (its crash fails every pending batch); it also looks again after
+        each metadata update (a retried batch's leader may have changed)."""
+        self._client.cluster.add_update_listener(self._acc.wakeup.set)
         self._tasks.start(self._run, "producer-sender", self._on_sender_failure, log_prefix=self._log_prefix)
 
     async def stop(self, timeout_s: float = 5.0) -> None:
         """Cancel the sender task and in-flight requests; await them (bounded, seconds)."""
+        self._client.cluster.remove_update_listener(self._acc.wakeup.set)
         await self._tasks.stop(timeout_s)
 
     def in_flight_batches(self, tp: TopicPartition) -> int:
@@ -143,6 +147,7 @@ class Sender:
             acc.sender_looks_by_ms = float("-inf")
             for batch in acc.expire():
                 self._maybe_reset_producer_id(batch, KafkaError("batch expired"))
+                self._leaderless.pop(batch.tp, None)  # what is still queued for it is found again
             if self._tm is not None and not self._tm.has_producer_id and acc.has_incomplete():
                 await self._ensure_producer_id()
                 continue
@@ -306,8 +311,7 @@ class Sender:
             request = self._build_request(batches)
             if self._acks == 0:
                 await self._client.send(node_id, request, expect_response=False)
-                for batch in batches:
-                    self._complete(batch, -1, -1)
+                self._complete_unacknowledged(batches)
                 return
             response: ProduceResponse = await self._client.send(
                 node_id, request, timeout_ms=self._request_timeout_ms + 5000
@@ -341,7 +345,8 @@ class Sender:
                 results[name, part.index] = part
         tm = self._tm
         deallocate = self._acc.deallocate
-        faults = self._partition_faults
+        # Only while some partition is failing (asked once per response, not per batch).
+        cleared = self._partition_faults.cleared if self._partition_faults else None
         for batch in batches:
             part = results.get(batch.tp)
             if part is None:
@@ -352,8 +357,8 @@ class Sender:
                     tm.on_acknowledged(batch)
                 batch.complete(part.base_offset, part.log_append_time_ms)
                 deallocate(batch)
-                if faults:
-                    faults.cleared(batch.tp)
+                if cleared is not None:
+                    cleared(batch.tp)
             elif (part.error_code == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER and self._tm is not None
                   and not self._tm.is_next_sequence(batch)):
                 exc = OutOfOrderSequenceNumberError(
@@ -366,13 +371,18 @@ class Sender:
                 exc = cls(part.error_message) if part.error_message else cls()
                 self._retry_or_fail(batch, exc)
 
-    def _complete(self, batch: ProducerBatch, base_offset: int, log_append_time_ms: int) -> None:
-        if self._tm is not None:
-            self._tm.on_acknowledged(batch)
-        batch.complete(base_offset, log_append_time_ms)
-        self._acc.deallocate(batch)
-        if self._partition_faults:
-            self._partition_faults.cleared(batch.tp)
+    def _complete_unacknowledged(self, batches: list[ProducerBatch]) -> None:
+        """acks=0: each batch is done once its request is written (offset -1)."""
+        tm = self._tm
+        deallocate = self._acc.deallocate
+        cleared = self._partition_faults.cleared if self._partition_faults else None
+        for batch in batches:
+            if tm is not None:
+                tm.on_acknowledged(batch)
+            batch.complete(-1, -1)
+            deallocate(batch)
+            if cleared is not None:
+                cleared(batch.tp)
 
     def _fail(self, batch: ProducerBatch, exc: BaseException) -> None:
         batch.fail(exc)

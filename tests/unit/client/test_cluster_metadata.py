@@ -204,3 +204,18 @@ def test_a_new_topic_is_fetched_at_once_and_a_plain_update_request_resets_the_gr
     assert 80 <= cluster.backoff_remaining_ms() <= 120
     cluster.request_update_for_new_topics()
     assert cluster.ttl_ms() == 0
+
+
+def test_the_periodic_refresh_after_metadata_max_age_ms_starts_the_backoff_over():
+    clock = ManualClock()
+    cluster = ClusterMetadata(metadata_max_age_ms=300_000, retry_backoff_ms=100, retry_backoff_max_ms=1000,
+                              clock=clock, rng=random.Random(2))
+    for _ in range(5):
+        cluster.update(response(topics=[topic("t", [1])]), ["t"])
+    assert cluster.backoff_remaining_ms() >= 640
+    clock.now_s += 300  # metadata.max.age.ms passed: the refresh is the periodic one
+    assert cluster.ttl_ms() == 0
+    cluster.update(response(topics=[topic("t", [1])]), ["t"])  # the same answer as before
+    # Kafka's Metadata.timeToAllowUpdate: "Periodic updates based on expiration resets the equivalent
+    # response count so exponential backoff is not used".
+    assert 80 <= cluster.backoff_remaining_ms() <= 120

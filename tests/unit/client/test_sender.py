@@ -26,6 +26,7 @@ from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     Errors,
     KafkaConnectionError,
     KafkaError,
+    KafkaTimeoutError,
     MessageTooLargeError,
     NotEnoughReplicasError,
     OutOfOrderSequenceNumberError,
@@ -435,3 +436,57 @@ async def test_a_leader_in_its_reconnect_backoff_gets_no_request_until_it_is_ove
     finally:
         await sender.stop()
     assert [node for node, _, _ in client.requests] == [2, 1]
+
+
+async def test_a_partition_whose_batches_expired_waiting_for_a_leader_is_no_longer_watched():
+    client = FakeClient(leaders=[-1, 1])  # t-0 has no leader, t-1 has broker 1
+    client.retry_backoff_ms = 10
+    acc = RecordAccumulator(linger_ms=0, retry_backoff_ms=0, delivery_timeout_ms=300)
+    sender = Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
+                    max_in_flight_requests_per_connection=5, client_id="test")
+    [expired] = await send_all(sender, [send(acc, TP0)])
+    assert isinstance(expired, KafkaTimeoutError)
+    # Nothing of t-0 is left to send: the Sender no longer walks the partitions of every request
+    # it sends looking for a leader of t-0.
+    assert sender._leaderless == {}
+
+
+def leaders_now(client: FakeClient, leaders: list[int], epochs: list[int]) -> None:
+    """A Metadata answer naming ``leaders`` with ``epochs`` for t's partitions."""
+    partitions = [
+        MetadataResponsePartition(error_code=0, partition_index=i, leader_id=leader, leader_epoch=epoch,
+                                  replica_nodes=[leader], isr_nodes=[leader], offline_replicas=[])
+        for i, (leader, epoch) in enumerate(zip(leaders, epochs, strict=True))
+    ]
+    client.cluster.update(MetadataResponse(
+        brokers=[MetadataResponseBroker(node_id=n, host="h", port=n, rack=None) for n in set(leaders)],
+        cluster_id="c", controller_id=1,
+        topics=[MetadataResponseTopic(error_code=0, name="t", is_internal=False, partitions=partitions)],
+    ), ["t"])
+
+
+async def test_a_retried_batch_goes_to_a_new_leader_at_once_and_else_waits_its_retry_backoff():
+    client = FakeClient(leaders=[1, 1])
+    client.errors[(TP0, 0)] = client.errors[(TP1, 0)] = Errors.NOT_LEADER_OR_FOLLOWER
+    acc = RecordAccumulator(linger_ms=0, retry_backoff_ms=1000, retry_backoff_max_ms=1000, delivery_timeout_ms=60_000)
+    sender = Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
+                    max_in_flight_requests_per_connection=5, client_id="test")
+    answer = client.send
+
+    async def send(node_id, request, **kwargs):
+        response = await answer(node_id, request, **kwargs)
+        if node_id == 1:  # once the Sender has taken the errors in: t-0 gets a new leader, t-1 keeps its own
+            asyncio.get_running_loop().call_soon(leaders_now, client, [2, 1], [1, 0])
+        return response
+
+    client.send = send  # type: ignore[method-assign]
+    futures = [globals()["send"](acc, TP0), globals()["send"](acc, TP1)]
+    sender.start()
+    try:
+        # The retry backoff is 800 to 1000 ms: t-0's newer leader epoch (KIP-951) ends it at once ...
+        assert (await asyncio.wait_for(futures[0], 0.5)).offset == 0
+        assert not futures[1].done()  # ... while t-1's holds
+        assert (await asyncio.wait_for(futures[1], 5)).offset == 0
+    finally:
+        await sender.stop()
+    assert [node for node, _, _ in client.requests] == [1, 2, 1]
