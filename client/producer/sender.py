@@ -7,8 +7,9 @@ muted while its batch is in flight, Kafka's strict order), the count of batches 
 flight per partition, and the handling of responses: complete futures, retry
 retriable errors after a metadata refresh and the batch's retry backoff (exponential,
 ``RecordAccumulator``) until ``delivery_timeout_ms`` passes or ``retries`` are spent, or
-fail.  A leader in its reconnect backoff is not sent to until it is over (Kafka's
-``NetworkClient.ready``): its batches wait queued, their attempts not spent.  The log
+fail.  A leader in its reconnect backoff is not sent to until it is over, and a leader that
+cannot be connected to gets no request (Kafka's ``NetworkClient.ready``): its batches wait
+queued, their attempts not spent (``retries`` counts requests that left).  The log
 lines of these retries go through a ``FaultLogger`` per partition: a WARNING when a
 partition starts failing (an error answered or a lost connection, or no leader for
 ``NO_LEADER_WARNING_MS``), at most one more per 10 s while it fails, an INFO when one of
@@ -308,6 +309,16 @@ class Sender:
 
     async def _send_produce(self, node_id: int, batches: list[ProducerBatch]) -> None:
         try:
+            try:
+                await self._client.get_connection(node_id)
+            except KafkaConnectionError as exc:
+                # The request never left: as Kafka's NetworkClient.ready, a broker that cannot be
+                # connected to gets no batch, so the attempt drained with them is given back.
+                logger.debug("%s Cannot connect to broker %d: %s", self._log_prefix, node_id, exc)
+                for batch in batches:
+                    batch.attempts -= 1
+                    self._retry_or_fail(batch, exc)
+                return
             request = self._build_request(batches)
             if self._acks == 0:
                 await self._client.send(node_id, request, expect_response=False)

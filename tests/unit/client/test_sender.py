@@ -60,12 +60,17 @@ class FakeClient:
         self.next_offset: dict[TopicPartition, int] = {}
         self.metadata_updates = 0
         self.connection_delays: dict[int, float] = {}  # node id -> ms left of its reconnect backoff
+        self.refused: set[int] = set()  # nodes whose connect fails
 
     def request_metadata_update(self, reset_backoff: bool = True) -> None:
         self.metadata_updates += 1
 
     def connection_delay_ms(self, node_id: int) -> float:
         return self.connection_delays.get(node_id, 0.0)
+
+    async def get_connection(self, node_id: int) -> None:
+        if node_id in self.refused:
+            raise KafkaConnectionError(f"Cannot connect to broker {node_id}: connection refused")
 
     async def send_to_any(self, request):
         return InitProducerIdResponse(error_code=0, producer_id=77, producer_epoch=0)
@@ -417,6 +422,25 @@ async def test_retries_bounds_how_often_a_batch_is_sent_again():
     with pytest.raises(ValueError, match="retries"):
         Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
                max_in_flight_requests_per_connection=5, client_id="test", retries=-1)
+
+
+async def test_connects_that_fail_spend_none_of_the_retries():
+    client = FakeClient(leaders=[1])
+    client.refused.add(1)
+    acc = RecordAccumulator(linger_ms=0, retry_backoff_ms=0, delivery_timeout_ms=60_000)
+    sender = Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
+                    max_in_flight_requests_per_connection=5, client_id="test", retries=1)
+    future = send(acc, TP0)
+    sender.start()
+    try:
+        await asyncio.sleep(0.3)  # many refused connects: no reconnect backoff in this fake
+        assert not future.done() and client.requests == []
+        client.refused.clear()
+        acc.wakeup.set()
+        assert (await asyncio.wait_for(future, 5)).offset == 0
+    finally:
+        await sender.stop()
+    assert client.attempts[TP0] == 1
 
 
 async def test_a_leader_in_its_reconnect_backoff_gets_no_request_until_it_is_over():
