@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from kafkette.client.background_tasks import cancel_and_wait
-from kafkette.client.topic_names import is_internal, validate_topic_name
+from kafkette.client.topic_names import INTERNAL_TOPICS, validate_topic_name
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
 from kafkette.protocol.apis.metadata import MetadataResponseTopic
 from kafkette.protocol.errors import Errors, InvalidTopicError, KafkaError, error_name  # type: ignore[attr-defined]
@@ -108,7 +108,7 @@ class AutoTopicCreationManager:
                 responses.append(MetadataResponseTopic(error_code=Errors.INVALID_TOPIC_EXCEPTION, name=name))
                 continue
             responses.append(MetadataResponseTopic(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, name=name,
-                                                   is_internal=is_internal(name)))
+                                                   is_internal=name in INTERNAL_TOPICS))
             if name not in self.in_flight_topics and len(self.in_flight_topics) < MAX_IN_FLIGHT_TOPICS:
                 to_create.append(name)
         if to_create and not self._stopped:

@@ -2,7 +2,7 @@
 
 Owns: ``validate_topic_name`` (non-empty, not "." or "..", at most 249 characters of
 ASCII alphanumerics, '.', '_' and '-'), the '.'/'_' collision rule, the internal topics
-(``INTERNAL_TOPICS``, ``is_internal``) and the name of the metadata topic
+(``INTERNAL_TOPICS``; Kafka's ``Topic.isInternal`` is membership of it) and the name of the metadata topic
 (``__cluster_metadata``) and its partition directory.  Used by the controller (CreateTopics),
 the broker (auto-creation, Metadata's ``is_internal``, the refusal of a client's appends to
 an internal topic, its log directories) and the CLI; owned by neither.
@@ -53,11 +53,6 @@ def validate_topic_name(name: str) -> None:
             f'Topic name "{name}" is illegal, it contains a character other than '
             "ASCII alphanumerics, '.', '_' and '-'"
         )
-
-
-def is_internal(name: str) -> bool:
-    """True for an internal topic's name (Kafka's ``Topic.isInternal``: ``INTERNAL_TOPICS``)."""
-    return name in INTERNAL_TOPICS
 
 
 def has_collision_chars(name: str) -> bool:

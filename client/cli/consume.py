@@ -11,10 +11,11 @@ the group has none) and commits what it printed.  Stops after
 ``--max-messages`` or after ``--timeout-ms`` without a record; otherwise runs until
 Ctrl-C (SIGINT) or SIGTERM, which stop it cleanly: the consumer is closed (a group member
 commits its offsets and leaves), ``Processed a total of N messages`` goes to stderr as
-always, and the exit code is 0, or 143 (128 + SIGTERM) after SIGTERM.  A partition without
-a leader is not silently skipped: the consumer logs a WARN for it, and the summary names
-the partitions it could not read (``Processed a total of 21 messages; partitions not read
-(no leader): t-1``).  A progress line goes to stderr when it is a terminal, cleared around
+always, and the exit code is 130 (128 + SIGINT) or 143 (128 + SIGTERM), as Kafka's console
+consumer exits (its JVM exits 128 + the signal's number; 0 when it ended itself).  A partition without a
+leader is not silently skipped: the consumer logs a WARN for it, and the summary names the
+partitions it could not read (``Processed a total of 21 messages; partitions not read (no
+leader): t-1``).  A progress line goes to stderr when it is a terminal, cleared around
 the records printed to the same terminal.  Kafka concept: ``kafka-console-consumer.sh``
 (``ConsoleConsumer``).
 """
@@ -64,9 +65,6 @@ def parse_offset(offset: str | None, partition: int | None, from_beginning: bool
     return int(text)
 
 
-SIGTERM_EXIT_CODE = 128 + signal.SIGTERM  # 143, as a JVM tool stopped by SIGTERM exits
-
-
 @dataclass
 class ConsumeResult:
     """What a ``consume`` run did, filled in as it goes (so a signal finds it up to date).
@@ -91,8 +89,9 @@ class ConsumeResult:
         return line
 
     def exit_code(self) -> int:
-        """0, or 143 after SIGTERM (Kafka's console consumer under the JVM)."""
-        return SIGTERM_EXIT_CODE if self.stopped_by == signal.SIGTERM else 0
+        """0 when it ended itself, else 128 + the signal's number: 130 after SIGINT, 143 after
+        SIGTERM (Kafka's console consumer: the JVM exits so once its shutdown hook has run)."""
+        return 0 if self.stopped_by is None else 128 + self.stopped_by
 
 
 async def run_until_signal(work: Callable[[], Awaitable[None]], result: ConsumeResult) -> None:

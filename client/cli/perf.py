@@ -30,6 +30,7 @@ from typing import IO
 
 import click
 
+from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.client.cli.progress import progress_bar
 from kafkette.client.cli.shared_options import (
     bootstrap_server_option,
@@ -156,8 +157,8 @@ async def report_windows(stats: ProduceStats, record_size: int, stream: IO[str],
 async def windows_unless_terminal(stats: ProduceStats, record_size: int,
                                   stream: IO[str] | None = None) -> AsyncIterator[None]:
     """Report ``stats``' windows to ``stream`` (default stderr) while the block runs, unless it
-    is a terminal (the progress bar is drawn there instead); the reporting task is cancelled
-    and awaited on the way out."""
+    is a terminal (the progress bar is drawn there instead); the reporting task is a
+    ``ShutdownableTask``, shut down (bounded) on the way out."""
     out = sys.stderr if stream is None else stream
     try:
         terminal = out.isatty()
@@ -166,13 +167,12 @@ async def windows_unless_terminal(stats: ProduceStats, record_size: int,
     if terminal:
         yield
         return
-    reporter = asyncio.create_task(report_windows(stats, record_size, out), name="perf-produce-windows")
+    reporter = ShutdownableTask("perf-produce-windows")
+    reporter.start(lambda: report_windows(stats, record_size, out))
     try:
         yield
     finally:
-        reporter.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await reporter
+        await reporter.shutdown()
 
 
 @click.group()

@@ -1,7 +1,7 @@
 """The CLI says what it did, as Kafka's tools do, against a real one-broker cluster.
 
 ``kafkette consume`` stopped by SIGINT or SIGTERM closes its consumer (a group member commits
-what it printed), prints ``Processed a total of N messages`` and exits 0 or 143.  ``kafkette
+what it printed), prints ``Processed a total of N messages`` and exits 130 or 143.  ``kafkette
 perf produce`` prints ProducerPerformance's window line every 5 s when stderr is not a
 terminal (and keeps its progress line on one).  ``consumer-groups --reset-offsets`` without
 ``--dry-run`` or ``--execute`` warns that no action is taken.  ``topics elect-leaders`` with
@@ -79,7 +79,7 @@ def _read_lines(proc: subprocess.Popen, count: int, timeout_s: float) -> list[by
     return data.splitlines()
 
 
-@pytest.mark.parametrize(("signum", "exit_code"), [(signal.SIGINT, 0), (signal.SIGTERM, 143)],
+@pytest.mark.parametrize(("signum", "exit_code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
                          ids=["SIGINT", "SIGTERM"])
 async def test_consume_stopped_by_a_signal_commits_prints_its_total_and_exits_as_kafkas(cluster, signum, exit_code):
     bootstrap = cluster.bootstrap_servers

@@ -1,12 +1,23 @@
 """``kafkette perf`` statistics: percentiles as Kafka's perf tools pick them, produce
-figures, end-to-end latency from the send time carried in each value (no broker)."""
+figures, end-to-end latency from the send time carried in each value, the window lines and
+their reporter (no broker)."""
 
 from __future__ import annotations
 
+import asyncio
+import io
+
+import pytest
 from click.testing import CliRunner
 
 from kafkette.client.cli.main import kafkette
-from kafkette.client.cli.perf import SEND_TIME, EndToEndStats, ProduceStats, percentile
+from kafkette.client.cli.perf import (
+    SEND_TIME,
+    EndToEndStats,
+    ProduceStats,
+    percentile,
+    windows_unless_terminal,
+)
 
 
 def test_percentile_takes_the_element_at_len_times_fraction_clamped_to_the_last():
@@ -62,3 +73,22 @@ def test_produce_windows_cover_the_acknowledgements_since_the_last_window():
         "1 records sent, 1.0 records/sec (0.00 MB/sec), 1.0 ms avg latency, 1.0 ms max latency.")
     assert stats.window(record_size=1024, elapsed_s=5.0) == (
         "0 records sent, 0.0 records/sec (0.00 MB/sec), 0.0 ms avg latency, 0.0 ms max latency.")
+
+
+@pytest.mark.timeout(10)
+async def test_produce_windows_stop_without_swallowing_a_cancellation_of_the_command():
+    # the command is cancelled (Ctrl-C) while it stops its window reporter: it stays cancelled
+    block_done = asyncio.Event()
+
+    async def command() -> None:
+        async with windows_unless_terminal(ProduceStats(), record_size=100, stream=io.StringIO()):
+            await block_done.wait()
+
+    task = asyncio.ensure_future(command())
+    await asyncio.sleep(0)  # the reporter runs
+    block_done.set()
+    await asyncio.sleep(0)  # the command leaves the block and waits for its reporter to stop
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 5)
+    assert task.cancelled()
