@@ -40,6 +40,7 @@ from kafkette.client.background_tasks import BackgroundTasks, wait_for_wakeup
 from kafkette.client.consumer.fetch_config import FetchConfig
 from kafkette.client.consumer.offset_fetcher import OffsetFetcher
 from kafkette.client.consumer.subscription_state import SubscriptionState, TopicPartitionState
+from kafkette.client.fault_logger import FaultLogger
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
 from kafkette.protocol.errors import (  # type: ignore[attr-defined]
@@ -220,6 +221,8 @@ class Fetcher:
         self._request_timeout_ms = request_timeout_ms
         self._retry_backoff_ms = retry_backoff_ms
         self._log_prefix = f"[Consumer clientId={client_id}]"
+        # Fetches that fail, per broker: a WARNING when they start, rate-limited, an INFO when they work.
+        self._fetch_faults = FaultLogger(logger, self._log_prefix)
         self._records: dict[TopicPartition, PartitionRecords] = {}
         # The answer of a fetch sent ahead of ``_records[tp]`` (from its ``next_offset``):
         # it becomes ``_records[tp]`` once that is used up.
@@ -499,10 +502,12 @@ class Fetcher:
                 timeout_ms=self._request_timeout_ms + self._config.fetch_max_wait_ms,
             )
             self._handle_response(node_id, offsets, response)
+            if self._fetch_faults:
+                self._fetch_faults.cleared(node_id)
         except asyncio.CancelledError:
             raise
         except KafkaError as exc:
-            logger.warning("%s Fetch from broker %d failed: %s", self._log_prefix, node_id, exc)
+            self._fetch_faults.failed(node_id, f"Fetch from broker {node_id}", exc)
             for tp in offsets:
                 self._subs.backoff(tp, self._retry_backoff_ms)
         except Exception as exc:
