@@ -331,6 +331,7 @@ def run_broker(config_path: str, log_dir: str | None = None) -> int:
     """
     try:
         config = KafkaConfig.from_file(config_path)
+        config.require_quorum()
     except ConfigError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
