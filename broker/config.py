@@ -92,6 +92,12 @@ def _check_host_ports(value: list[str]) -> None:
 def parse_host_port(text: str) -> tuple[str, int]:
     """Parse a ``controller.quorum.bootstrap.servers`` entry ``host:port`` into (host, port).
 
+    Args:
+        text: the entry.
+
+    Returns:
+        (host, port); the host is everything before the last colon.
+
     Raises:
         ValueError: not HOST:PORT with a port in 0..65535.
     """
@@ -262,8 +268,15 @@ LISTENER_PREFIX = "listener.name."
 
 
 def is_kafka_config(name: str) -> bool:
-    """True for a key of Apache Kafka's broker config table, also in its per-listener form
-    (``listener.name.<listener>[.<mechanism>].<config>``)."""
+    """Whether ``name`` is a key of Apache Kafka's broker config table, also in its per-listener
+    form (``listener.name.<listener>[.<mechanism>].<config>``, KIP-103).
+
+    Args:
+        name: a ``server.properties`` key.
+
+    Returns:
+        True for one of ``KAFKA_BROKER_CONFIG_NAMES`` or its per-listener form.
+    """
     if name in KAFKA_BROKER_CONFIG_NAMES:
         return True
     if not name.startswith(LISTENER_PREFIX):
@@ -279,6 +292,9 @@ def unknown_config_message(names: list[str]) -> str:
 
     Args:
         names: the unknown keys, sorted (at least one).
+
+    Returns:
+        ``Unknown configuration 'NAME'`` with the hint and the count of the other unknown keys.
     """
     first = names[0]
     close = difflib.get_close_matches(first, _KNOWN_NAMES, n=3, cutoff=0.75)
