@@ -92,6 +92,12 @@ def _check_host_ports(value: list[str]) -> None:
 def parse_host_port(text: str) -> tuple[str, int]:
     """Parse a ``controller.quorum.bootstrap.servers`` entry ``host:port`` into (host, port).
 
+    Args:
+        text: the entry.
+
+    Returns:
+        (host, port); the host is everything before the last colon.
+
     Raises:
         ValueError: not HOST:PORT with a port in 0..65535.
     """
@@ -254,13 +260,23 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
 
 _BY_NAME: dict[str, ConfigKey] = table(BROKER_CONFIGS)
 _KNOWN_NAMES: tuple[str, ...] = tuple(sorted(set(_BY_NAME) | KAFKA_BROKER_CONFIG_NAMES))
+NO_QUORUM_MESSAGE = ("If using process.roles, either controller.quorum.bootstrap.servers must contain the set of "
+                     "bootstrap controllers or controller.quorum.voters must contain a parseable set of controllers.")
+"""Kafka's ``KafkaConfig`` refusal of a node that names no metadata quorum."""
 LISTENER_PREFIX = "listener.name."
 """Kafka's per-listener form of a config, ``listener.name.<listener>.<config>`` (KIP-103)."""
 
 
 def is_kafka_config(name: str) -> bool:
-    """True for a key of Apache Kafka's broker config table, also in its per-listener form
-    (``listener.name.<listener>[.<mechanism>].<config>``)."""
+    """Whether ``name`` is a key of Apache Kafka's broker config table, also in its per-listener
+    form (``listener.name.<listener>[.<mechanism>].<config>``, KIP-103).
+
+    Args:
+        name: a ``server.properties`` key.
+
+    Returns:
+        True for one of ``KAFKA_BROKER_CONFIG_NAMES`` or its per-listener form.
+    """
     if name in KAFKA_BROKER_CONFIG_NAMES:
         return True
     if not name.startswith(LISTENER_PREFIX):
@@ -276,6 +292,9 @@ def unknown_config_message(names: list[str]) -> str:
 
     Args:
         names: the unknown keys, sorted (at least one).
+
+    Returns:
+        ``Unknown configuration 'NAME'`` with the hint and the count of the other unknown keys.
     """
     first = names[0]
     close = difflib.get_close_matches(first, _KNOWN_NAMES, n=3, cutoff=0.75)
@@ -428,12 +447,26 @@ class KafkaConfig:
             raise ConfigError(f"Invalid value for configuration controller.quorum.voters: a node id appears twice "
                               f"in {','.join(self.controller_quorum_voters)}")
         if self.is_controller and not voter_ids:
-            raise ConfigError("If using process.roles, either controller.quorum.bootstrap.servers must contain the "
-                              "set of bootstrap controllers or controller.quorum.voters must contain a parseable set "
-                              "of controllers.")
+            raise ConfigError(NO_QUORUM_MESSAGE)
         if self.is_controller and self.node_id not in voter_ids:
             raise ConfigError(f"If process.roles contains the 'controller' role, the node id {self.node_id} must be "
                               f"included in the set of voters controller.quorum.voters={sorted(voter_ids)}")
+
+    def require_quorum(self) -> None:
+        """Check, before a node starts, that it knows the voters of the metadata quorum.
+
+        Kafka's ``KafkaConfig`` requires them of every KRaft node; here the constructor requires
+        them of a controller only, so that a broker's parts (logs, replicas, request handlers)
+        can be built from a config without a quorum.  A broker-only node reaches the controllers
+        at ``controller.quorum.voters`` (``controller.quorum.bootstrap.servers`` alone is a
+        controller's, see ``_standalone_voter``).
+
+        Raises:
+            ConfigError: ``controller.quorum.voters`` is empty (Kafka's message).
+        """
+        if not self.controller_quorum_voters:
+            raise ConfigError(NO_QUORUM_MESSAGE + " A broker reaches the controllers at controller.quorum.voters "
+                              "(id@host:port of every voter).")
 
     def _standalone_voter(self) -> str:
         """``node.id@host:port`` of the one entry of ``controller.quorum.bootstrap.servers`` when it

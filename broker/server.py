@@ -265,7 +265,12 @@ class KafkaServer:
 
 def log_config_notes(config: KafkaConfig) -> None:
     """Say once, at start-up, what of ``server.properties`` is accepted but not used (one WARN
-    naming every such Kafka key) and a quorum read from ``controller.quorum.bootstrap.servers``."""
+    naming every such Kafka key) and a quorum read from ``controller.quorum.bootstrap.servers``.
+
+    Args:
+        config: the node's validated configuration (``unused_configs``,
+            ``quorum_from_bootstrap_servers``).
+    """
     if config.unused_configs:
         logger.warning("[KafkaConfig] Apache Kafka configs accepted, not used: %s", ", ".join(config.unused_configs))
     if config.quorum_from_bootstrap_servers:
@@ -331,6 +336,7 @@ def run_broker(config_path: str, log_dir: str | None = None) -> int:
     """
     try:
         config = KafkaConfig.from_file(config_path)
+        config.require_quorum()
     except ConfigError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1

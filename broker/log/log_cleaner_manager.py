@@ -141,8 +141,9 @@ class LogToClean:
             if s.next_offset > self.first_dirty_offset and s.base_offset < uncleanable
         )
 
-
     def _max_compaction_delay(self, now_ms: int) -> int:
+        """How long past ``max.compaction.lag.ms`` the earliest first batch of the dirty
+        segments is (ms, 0 when not late; blocking: reads one header per dirty segment)."""
         clean_until_ms = now_ms - max(self.max_compaction_lag_ms, 0)
         if clean_until_ms <= 0:  # the default (Long.MAX_VALUE): no record is ever late
             return 0
@@ -160,6 +161,10 @@ def read_first_batch_timestamp(log_path: Path, size: int) -> int:
     """Max timestamp (ms) of the first batch of a segment file (blocking: one read of a header).
 
     Kafka's ``LogSegment.getFirstBatchTimestamp`` (the segment's ``rollingBasedTimestamp``).
+
+    Args:
+        log_path: the segment's ``.log`` file.
+        size: bytes of its batches (a preallocated file is longer).
 
     Returns:
         The timestamp, or -1 for an empty or unreadable file.

@@ -67,10 +67,17 @@ class LogConfig:
     unclean_leader_election_enable: bool = False
     is_compacted: bool = field(init=False, repr=False, compare=False)
     """True when ``cleanup.policy`` contains ``compact`` (``compact`` or ``compact,delete``)."""
+    max_segment_ms: int = field(init=False, repr=False, compare=False)
+    """Age at which the active segment rolls (ms): ``segment.ms``, or ``max.compaction.lag.ms``
+    when smaller on a compacted log, so that records past that lag leave the active segment and
+    become cleanable (Kafka's ``LogConfig.maxSegmentMs``, KIP-354).  Worked out once here: every
+    append's roll check reads it."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "is_compacted",
-                           "compact" in (part.strip() for part in self.cleanup_policy.split(",")))
+        compacted = "compact" in (part.strip() for part in self.cleanup_policy.split(","))
+        object.__setattr__(self, "is_compacted", compacted)
+        object.__setattr__(self, "max_segment_ms", min(self.max_compaction_lag_ms, self.segment_ms)
+                           if compacted and self.max_compaction_lag_ms > 0 else self.segment_ms)
 
     @classmethod
     def from_broker(cls, config: KafkaConfig, overrides: Mapping[str, Any] | None = None) -> LogConfig:
@@ -119,15 +126,6 @@ class LogConfig:
             max_compaction_lag_ms=config.log_cleaner_max_compaction_lag_ms,
         )
         return base.with_overrides(overrides or {})
-
-    @property
-    def max_segment_ms(self) -> int:
-        """Age at which the active segment rolls (ms): ``segment.ms``, or ``max.compaction.lag.ms``
-        when smaller on a compacted log, so that records past that lag leave the active segment and
-        become cleanable (Kafka's ``LogConfig.maxSegmentMs``, KIP-354)."""
-        if self.is_compacted and self.max_compaction_lag_ms > 0:
-            return min(self.max_compaction_lag_ms, self.segment_ms)
-        return self.segment_ms
 
     @property
     def init_file_size(self) -> int:

@@ -3,7 +3,8 @@ KRaft combined-mode sample Kafka ships (``tests/peers/kafka/server.properties``)
 ports and paths, serves the SDK (create a topic, produce, consume) and says once, in one WARN,
 which of Kafka's keys it accepts without using them.  Kafka's synonyms ``broker.id`` and
 ``log.dir`` start a broker alone, ``metadata.log.dir`` places the metadata log; a misspelled key
-stops start-up with "Did you mean"."""
+stops start-up with "Did you mean", a broker-only node without the quorum's voters with Kafka's
+refusal."""
 
 from __future__ import annotations
 
@@ -171,3 +172,20 @@ def test_broker_start_refuses_a_misspelled_key_or_disagreeing_ids_in_one_line(tm
     assert result.returncode == 1
     assert [line for line in result.stderr.splitlines() if line.strip()] == [error], result.stderr
     assert not (tmp_path / "logs").exists()
+
+
+@pytest.mark.parametrize("command", [[str(KAFKETTE), "broker", "start"], [sys.executable, "-m", "kafkette.broker"]],
+                         ids=["kafkette broker start", "python -m kafkette.broker"])
+def test_a_broker_only_node_without_controller_quorum_voters_stops_in_one_line_before_it_logs(tmp_path, command):
+    (port,) = free_ports(1)
+    config = tmp_path / "server.properties"
+    config.write_text(f"node.id=2\nprocess.roles=broker\nlisteners=PLAINTEXT://127.0.0.1:{port}\n"
+                      f"log.dirs={tmp_path / 'data'}\n", encoding="utf-8")
+    result = subprocess.run([*command, "--config", str(config)], capture_output=True, text=True, timeout=60,
+                            cwd=tmp_path, env={k: v for k, v in os.environ.items() if k != "LOG_DIR"})
+    assert result.returncode == 1
+    assert [line for line in result.stderr.splitlines() if line.strip()] == [
+        "Error: If using process.roles, either controller.quorum.bootstrap.servers must contain the set of "
+        "bootstrap controllers or controller.quorum.voters must contain a parseable set of controllers. A broker "
+        "reaches the controllers at controller.quorum.voters (id@host:port of every voter)."], result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["server.properties"], "no logs folder, no log dir"

@@ -25,3 +25,12 @@ def test_a_broker_only_node_need_not_be_a_voter():
 def test_a_voter_listed_twice_is_refused():
     with pytest.raises(ConfigError, match="a node id appears twice"):
         _config(**{"controller.quorum.voters": "1@127.0.0.1:9092,1@127.0.0.1:9093"})
+
+
+def test_a_node_about_to_start_needs_the_voters_a_broker_only_node_too():
+    _config(**{"node.id": "3", "process.roles": "broker"}).require_quorum()
+    alone = KafkaConfig({"node.id": "3", "process.roles": "broker"})  # its parts can be built without a quorum
+    with pytest.raises(ConfigError, match=r"^If using process.roles, either controller.quorum.bootstrap.servers "
+                                          r"must contain .* A broker reaches the controllers at "
+                                          r"controller.quorum.voters \(id@host:port of every voter\).$"):
+        alone.require_quorum()

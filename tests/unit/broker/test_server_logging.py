@@ -33,9 +33,13 @@ def test_relative_folders_are_made_absolute_and_an_empty_log_dirs_is_refused(tmp
 
 @pytest.fixture
 def restore_logging():
-    """Put back the root logger's and ``state.change.logger``'s handlers and level afterwards."""
+    """Take the root logger's handlers off for the test (``configure_logging`` closes the handlers
+    it replaces: pytest's ``--log-file`` handler would write nothing more for the rest of the
+    session), then put back the root logger's and ``state.change.logger``'s handlers and level,
+    closing those the test added."""
     root, state_change = logging.getLogger(), logging.getLogger("state.change.logger")
     saved = (list(root.handlers), root.level, list(state_change.handlers))
+    root.handlers[:] = []
     yield
     for logger in (root, state_change):
         for handler in logger.handlers:
