@@ -273,9 +273,17 @@ class Fetcher:
         return {tp for tp in self._without_leader if self._subs.is_assigned(tp)}
 
     def _no_leader(self, tps: list[TopicPartition]) -> None:
-        """Note partitions found without a leader; each is logged once, when first found so."""
+        """Note partitions the metadata names no live leader for; each is logged once, at WARN,
+        when first found so.  A partition the metadata does not hold yet (its topic was just
+        assigned, the first metadata update is under way) is not leaderless, only unknown: it is
+        logged at DEBUG, as Kafka's Fetcher does when it requests a metadata update for a
+        partition whose leader is missing."""
+        partition = self._client.cluster.partition
         for tp in tps:
-            if tp not in self._without_leader:
+            if partition(tp) is None:
+                logger.debug("%s Requesting metadata update for partition %s since its leader is not known yet",
+                             self._log_prefix, tp)
+            elif tp not in self._without_leader:
                 self._without_leader.add(tp)
                 logger.warning("%s Partition %s has no leader (LEADER_NOT_AVAILABLE): not fetching it until "
                                "the metadata names one; requesting metadata update", self._log_prefix, tp)

@@ -130,6 +130,8 @@ async def test_consumer_logs_a_partition_without_a_leader_once_and_again_once_it
         assert consumer.partitions_without_leader() == {orphan}
         warned = lines("Partition regained-1 has no leader (LEADER_NOT_AVAILABLE)")
         assert [r.levelno for r in warned] == [logging.WARNING], caplog.text
+        # regained-0 was unknown to the consumer's metadata until its first update: never leaderless
+        assert lines("regained-0 has no leader") == [], caplog.text
 
         await asyncio.to_thread(cluster.start_broker, victim)
         loop = asyncio.get_running_loop()

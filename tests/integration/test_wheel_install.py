@@ -8,7 +8,8 @@ consume round trip goes through the installed CLI, and README.md's first runnabl
 run as written, in the README's order: the "First steps with the CLI" shell block (with
 the ``export`` line ``cluster start`` printed pasted in place of the README's), the SDK
 example (twice in a row, as a reader who runs it again) and the Spark example (with the
-wheel's ``spark`` extra).  Needs PyPI for the build backend and the wheel's dependencies
+wheel's ``spark`` extra); and ``make demo``'s job, with the ``demo`` extra, leaves nothing on
+stderr.  Needs PyPI for the build backend and the wheel's dependencies
 (as ``make setup`` does); without it the test fails, naming the step.
 """
 
@@ -199,3 +200,16 @@ def test_readme_spark_example_runs_on_the_installed_wheel_with_its_spark_extra(i
     example.write_text(_readme_block("Spark", "python"))
     out = _run([str(installed / "python"), str(example)], cwd=tmp_path, env=_clean_env(), timeout_s=400)
     assert out.splitlines()[-1] == "['HELLO', 'WORLD']", out[-2000:]
+
+
+def test_make_demo_runs_clean_on_the_installed_wheel_with_its_demo_extra(installed: Path, wheel: Path,
+                                                                          tmp_path: Path):
+    """``make demo``'s job (README's first command): every flight produced and read back,
+    checked against the CSV, and nothing on stderr: no warning a newcomer would take for a fault."""
+    _run([str(installed / "python"), "-m", "pip", "install", "--quiet", f"{wheel}[demo]"], cwd=tmp_path,
+         env=_clean_env())
+    done = subprocess.run([str(installed / "python"), "-m", "kafkette.client.demo.flights"], cwd=tmp_path,
+                          env=_clean_env(), capture_output=True, text=True, timeout=400, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, f"stdout: {done.stdout[-3000:]}\nstderr: {done.stderr[-3000:]}"
+    assert "Check against the CSV: OK" in done.stdout, done.stdout[-3000:]
+    assert done.stderr == "", done.stderr[-3000:]
