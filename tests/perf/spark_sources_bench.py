@@ -9,9 +9,11 @@ Kafka 4.3.1 peer (384 MiB heap) for reference.  The topic: ``--records`` (defaul
 records of ``--size`` (100) B spread evenly over 3 partitions, produced with confluent-kafka
 before the clock starts.  One SparkSession ``local[2]`` for every run; a run is a batch read from
 the earliest to the latest offsets counting the rows (``df.count()``, planning included), each
-source's defaults otherwise.  One untimed read per source and server first (class loading, Python
-workers), then ``--repeat`` (default 3) timed reads taking turns; the median by records/s is
-reported.  Prints a table and writes JSON under ``tests/perf/results/``.
+source's defaults otherwise.  Both servers are started once and stay up (the Kafka peer's JVM
+warm from the fill and the untimed read, as Kafkette's broker); one untimed read per source and
+server first (class loading in Spark's and the brokers' JVMs, Python workers), then
+``--repeat`` (default 3) timed reads, the three rows taking turns (the order reversed every
+other round); the median by records/s is reported.  Prints a table and writes JSON under ``tests/perf/results/``.
 
 This is a benchmark, not a test: it reports and never fails on a figure.
 """
@@ -19,6 +21,7 @@ This is a benchmark, not a test: it reports and never fails on a figure.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -27,7 +30,9 @@ import time
 from pathlib import Path
 
 from tests.perf.confluent_produce import produce_all
+from tests.perf.machine_load import load_average
 from tests.perf.results_file import write_result
+from tests.perf.warm_runs import round_order
 
 TOPIC = "spark-sources"
 PARTITIONS = 3
@@ -92,16 +97,29 @@ def timed_count(spark, source: str, bootstrap: str, records: int) -> float:
     return elapsed
 
 
-def measure(spark, pairs: list[tuple[str, str]], bootstraps: dict[str, str], records: int,
+def measure(spark, pairs: list[tuple[str, str]], bootstraps: dict[str, dict[str, str]], records: int,
             repeat: int, failures: dict[str, str]) -> dict[tuple[str, str], list[float]]:
-    """The timed reads (seconds) of each ``(source, server)`` pair, after one untimed read each."""
+    """The timed reads (seconds) of each ``(source, server)`` pair, after one untimed read each,
+    the pairs taking turns (``warm_runs.round_order``).
+
+    Args:
+        spark: the SparkSession.
+        pairs: the ``(source, server)`` rows to read.
+        bootstraps: ``{server: {source: bootstrap servers}}`` (where each source reaches each server).
+        records: the records in each server's topic.
+        repeat: timed reads per pair.
+        failures: ``{row name: first error line}``; a failing pair is added and not read again.
+
+    Returns:
+        ``{pair: [seconds of each timed read]}``.
+    """
     runs: dict[tuple[str, str], list[float]] = {pair: [] for pair in pairs}
     for attempt in range(repeat + 1):
-        for pair in pairs:
+        for pair in round_order(pairs, attempt):
             if NAMES[pair] in failures:
                 continue
             try:
-                elapsed = timed_count(spark, pair[0], bootstraps[pair[0]], records)
+                elapsed = timed_count(spark, pair[0], bootstraps[pair[1]][pair[0]], records)
             except Exception as exc:  # a source or server that cannot run is reported, not fatal
                 failures[NAMES[pair]] = str(exc).strip().splitlines()[0][:300]
                 print(f"[spark-sources] {NAMES[pair]}: {failures[NAMES[pair]]}", flush=True)
@@ -134,28 +152,33 @@ def main(argv: list[str] | None = None) -> int:
             if pair[0] == "kafka":
                 failures[NAMES[pair]] = str(exc)
         print(f"[spark-sources] Spark's Kafka connector: {exc}", flush=True)
+    start_load = load_average()
     spark = spark_session(jars)
     runs: dict[tuple[str, str], list[float]] = {}
+    bootstraps: dict[str, dict[str, str]] = {}
     try:
-        with tempfile.TemporaryDirectory(prefix="spark-sources-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="spark-sources-") as tmp, contextlib.ExitStack() as servers:
             try:
-                with LocalCluster(num_brokers=1, data_dir=Path(tmp) / "kafkette", kafka_protocol=True) as cluster:
-                    fill_topic(cluster.kafka_bootstrap_servers, args.records, args.size)
-                    runs.update(measure(spark, [p for p in ROWS if p[1] == "kafkette"],
-                                        {"kafka": cluster.kafka_bootstrap_servers,
-                                         "kafkette": cluster.bootstrap_servers},
-                                        args.records, args.repeat, failures))
+                cluster = servers.enter_context(LocalCluster(num_brokers=1, data_dir=Path(tmp) / "kafkette",
+                                                             kafka_protocol=True))
+                fill_topic(cluster.kafka_bootstrap_servers, args.records, args.size)
+                bootstraps["kafkette"] = {"kafka": cluster.kafka_bootstrap_servers,
+                                          "kafkette": cluster.bootstrap_servers}
             except Exception as exc:  # the server could not run: reported, not fatal
-                failures.setdefault("Kafkette", str(exc).strip().splitlines()[0][:300])
+                for pair in ROWS:
+                    if pair[1] == "kafkette":
+                        failures.setdefault(NAMES[pair], str(exc).strip().splitlines()[0][:300])
+                print(f"[spark-sources] Kafkette: {str(exc).strip().splitlines()[0][:300]}", flush=True)
             if NAMES[REFERENCE] not in failures:
                 try:
-                    with KafkaPeer(Path(tmp) / "kafka", nodes=1, heap_mb=PEER_HEAP_MB) as peer:
-                        fill_topic(peer.bootstrap_servers, args.records, args.size)
-                        runs.update(measure(spark, [REFERENCE], {"kafka": peer.bootstrap_servers},
-                                            args.records, args.repeat, failures))
+                    peer = servers.enter_context(KafkaPeer(Path(tmp) / "kafka", nodes=1, heap_mb=PEER_HEAP_MB))
+                    fill_topic(peer.bootstrap_servers, args.records, args.size)
+                    bootstraps["kafka"] = {"kafka": peer.bootstrap_servers}
                 except Exception as exc:  # no Java, Maven or registry: reported, not fatal
                     failures[NAMES[REFERENCE]] = str(exc).strip().splitlines()[0][:300]
                     print(f"[spark-sources] Apache Kafka: {failures[NAMES[REFERENCE]]}", flush=True)
+            runs = measure(spark, [p for p in ROWS if p[1] in bootstraps], bootstraps, args.records, args.repeat,
+                           failures)
     finally:
         spark.stop()
     rows = [{"source": pair[0], "server": pair[1], "name": NAMES[pair], "runs": len(seconds),
@@ -173,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     out = write_result("spark-sources", "tests.perf.spark_sources_bench",
                        {"records": args.records, "size": args.size, "partitions": PARTITIONS,
                         "repeat": args.repeat, "spark_kafka_connector": SPARK_KAFKA_VERSION,
-                        "pyspark": _pyspark_version(), "rows": rows, "failures": failures})
+                        "pyspark": _pyspark_version(), "load": {"start": start_load, "end": load_average()},
+                        "rows": rows, "failures": failures})
     print(f"results: {out}")
     return 0
 

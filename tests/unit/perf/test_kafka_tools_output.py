@@ -3,7 +3,15 @@
 
 import pytest
 
-from tests.perf.kafka_tools_bench import consumer_rate, producer_rate, spread_ratios
+from tests.perf.kafka_tools_bench import (
+    WORKLOADS,
+    consumer_rate,
+    format_table,
+    how_taken,
+    producer_rate,
+    spread_ratios,
+    summarize_row,
+)
 
 PRODUCER = """Option --producer-props has been deprecated and will be removed in a future version.
 49981 records sent, 9996.2 records/sec (0.95 MB/sec), 1.2 ms avg latency, 250.0 ms max latency.
@@ -42,3 +50,47 @@ def test_spread_ratios_divide_each_systems_1000_partition_rate_by_its_100_partit
     ]
     assert spread_ratios(rows) == {"kafka": 0.25, "kafkette": None}
     assert spread_ratios(rows, "produce_fresh_rps") == {"kafka": 0.1, "kafkette": 0.5}
+
+
+def _run(produce: float, consume: float | None, fresh: float | None = None) -> dict:
+    return {"produce_rps": produce, "produce_fresh_rps": fresh, "consume_rps": consume}
+
+
+def test_a_warm_row_reports_the_median_of_the_measured_runs_the_warm_up_apart():
+    workload = WORKLOADS[0]
+    runs = {"kafka": [_run(80_000.0, 300_000.0), _run(200_000.0, 700_000.0), _run(190_000.0, 650_000.0),
+                      _run(210_000.0, 600_000.0)],
+            "kafkette": [_run(200_000.0, 800_000.0), None, _run(205_000.0, 900_000.0), _run(195_000.0, 850_000.0)]}
+
+    row = summarize_row(workload, 300_000, runs, warmup_runs=1)
+
+    assert (row["kafka_produce_rps"], row["kafka_consume_rps"]) == (200_000.0, 650_000.0)
+    assert (row["kafkette_produce_rps"], row["kafkette_consume_rps"]) == (195_000.0, 850_000.0)
+    assert row["kafka_produce_rps_summary"]["warmup"] == [80_000.0]
+    assert row["kafkette_produce_rps_summary"]["failed"] == 1
+    assert row["kafka_produce_fresh_rps"] is None and row["kafka_runs"] is runs["kafka"]
+    table = format_table([row])
+    assert table[2] == "| 100 B, 1 node, acks=1 | 200,000 | 195,000 | 0.97x | 650,000 | 850,000 | 1.31x |"
+    assert "100 B, 1 node, acks=1, kafka: produce 200,000 / 190,000 / 210,000 (warm-up 80,000)" in table[3]
+
+
+def test_a_row_on_fresh_nodes_keeps_every_run():
+    row = summarize_row(WORKLOADS[0], 300_000, {"kafka": [_run(80_000.0, 1.0), _run(120_000.0, 2.0)],
+                                                "kafkette": [_run(190_000.0, 3.0)]}, warmup_runs=0)
+
+    assert (row["kafka_produce_rps"], row["kafka_produce_rps_summary"]["warmup"]) == (80_000.0, [])
+    assert "warm-up" not in "\n".join(format_table([row]))
+
+
+def test_the_long_workload_keeps_its_own_record_count_and_the_groups_are_told_apart():
+    groups = {w.group for w in WORKLOADS}
+    (long,) = [w for w in WORKLOADS if w.group == "long"]
+
+    assert groups == {"single", "long", "spread"}
+    assert (long.records, long.size, long.nodes, long.acks) == (2_000_000, 100, 1, "1")
+
+
+def test_the_output_says_how_the_figures_were_taken():
+    assert how_taken(False, 3) == ("nodes started once per system and workload, 1 warm-up run discarded, "
+                                   "median of 3 measured runs taking turns")
+    assert "cold JVMs" in how_taken(True, 1)
