@@ -23,6 +23,7 @@ import pytest
 
 from kafkette.client import AdminClient, Consumer, NewTopic, TopicPartition
 from kafkette.client.local_cluster import fetch_metadata, free_ports
+from tests.cli_processes import pids_using
 from tests.cluster_helpers import read_bootstrap_line
 
 pytestmark = pytest.mark.timeout(240)
@@ -40,22 +41,6 @@ def _ok(result: subprocess.CompletedProcess) -> str:
     return result.stdout
 
 
-def _pids_using(data_dir: Path) -> set[int]:
-    """Pids of live processes whose command line mentions ``data_dir`` (the brokers)."""
-    pids = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = next(line for line in (entry / "status").read_text().splitlines() if line.startswith("State:"))
-        except (OSError, StopIteration):
-            continue
-        if str(data_dir) in cmdline and "Z" not in state.split()[1]:
-            pids.add(int(entry.name))
-    return pids
-
-
 def _start_cluster(data_dir: Path, brokers: int) -> subprocess.Popen:
     """``kafkette cluster start`` in the background, output piped.
 
@@ -71,7 +56,7 @@ def _cluster_started(proc: subprocess.Popen, data_dir: Path, brokers: int, broke
     (so a failing test still kills them) and check there are ``brokers`` of each; returns the bootstrap."""
     bootstrap = read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
     assert len(bootstrap.split(",")) == brokers
-    broker_pids.update(_pids_using(data_dir) - {proc.pid})
+    broker_pids.update(pids_using(data_dir) - {proc.pid})
     assert len(broker_pids) == brokers, f"expected {brokers} broker processes under {data_dir}, found {broker_pids}"
     return bootstrap
 

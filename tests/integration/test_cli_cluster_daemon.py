@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -21,22 +20,12 @@ from kafkette.client.cluster_pid_file import (
     read_pid_file,
     stop_brokers,
 )
+from tests.cli_processes import kill_recorded_brokers, ok_stdout, run_cli
 
 pytestmark = pytest.mark.timeout(240)
 
-KAFKETTE = Path(sys.executable).parent / "kafkette"
 FAST = ["--config", "broker.session.timeout.ms=3000", "--config", "broker.heartbeat.interval.ms=500",
         "--config", "replica.lag.time.max.ms=2000"]
-
-
-def _cli(*args: str, timeout_s: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([str(KAFKETTE), *args], capture_output=True, text=True, timeout=timeout_s,
-                          stdin=subprocess.DEVNULL)
-
-
-def _ok(result: subprocess.CompletedProcess) -> str:
-    assert result.returncode == 0, f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
-    return result.stdout
 
 
 @pytest.fixture
@@ -44,10 +33,7 @@ def data_dir(tmp_path):
     """A data directory whose recorded brokers are killed at teardown, whatever the test did."""
     directory = tmp_path / "cluster"
     yield directory
-    record = read_pid_file(directory) if (directory / "cluster.json").exists() else None
-    for broker in record.brokers if record is not None else ():
-        if is_alive(broker):
-            os.kill(broker.pid, signal.SIGKILL)
+    kill_recorded_brokers(directory)
 
 
 def _wait_for(predicate, timeout_s: float, what: str) -> str:
@@ -62,8 +48,8 @@ def _wait_for(predicate, timeout_s: float, what: str) -> str:
 
 
 def test_daemon_cluster_status_second_start_kill_and_stop(data_dir):
-    started = _cli("cluster", "start", "--daemon", "--brokers", "3", "--data-dir", str(data_dir), *FAST)
-    out = _ok(started)
+    started = run_cli("cluster", "start", "--daemon", "--brokers", "3", "--data-dir", str(data_dir), *FAST)
+    out = ok_stdout(started)
     assert out.startswith("bootstrap.servers=127.0.0.1:")
     assert f"kafkette cluster stop --data-dir {data_dir}" in started.stderr
     record = read_pid_file(data_dir)
@@ -72,17 +58,17 @@ def test_daemon_cluster_status_second_start_kill_and_stop(data_dir):
     bootstrap = out.strip().split("=", 1)[1]
     assert record.bootstrap_servers == bootstrap
 
-    _ok(_cli("topics", "create", "--topic", "seen", "--partitions", "3", "--replication-factor", "3",
+    ok_stdout(run_cli("topics", "create", "--topic", "seen", "--partitions", "3", "--replication-factor", "3",
              "--bootstrap-server", bootstrap))
-    status = _ok(_cli("cluster", "status", "--data-dir", str(data_dir)))
+    status = ok_stdout(run_cli("cluster", "status", "--data-dir", str(data_dir)))
     rows = [line.split() for line in status.splitlines()[1:4]]
     assert [row[:3] for row in rows] == [[str(b.id), f"127.0.0.1:{b.port}", "yes"] for b in record.brokers]
     assert sorted(row[3] for row in rows) == ["active", "voter", "voter"]  # three voters, one leads
     assert record.voter_ids == (1, 2, 3)
     assert status.splitlines()[-1] == "Topics: 1, partitions: 3, under-replicated: 0, offline: 0"
-    assert _ok(_cli("cluster", "status", "--bootstrap-server", bootstrap)) == status
+    assert ok_stdout(run_cli("cluster", "status", "--bootstrap-server", bootstrap)) == status
 
-    again = _cli("cluster", "start", "--daemon", "--data-dir", str(data_dir))
+    again = run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir))
     assert again.returncode != 0
     assert again.stderr.strip() == (f"Error: A cluster is already running in {data_dir} (pids "
                                     f"{', '.join(str(b.pid) for b in record.brokers)}); stop it with: "
@@ -92,31 +78,31 @@ def test_daemon_cluster_status_second_start_kill_and_stop(data_dir):
     os.kill(record.brokers[2].pid, signal.SIGKILL)
 
     def broker_3_down() -> tuple[bool, str]:
-        text = _ok(_cli("cluster", "status", "--data-dir", str(data_dir)))
+        text = ok_stdout(run_cli("cluster", "status", "--data-dir", str(data_dir)))
         return "under-replicated: 3, offline: 0" in text and text.splitlines()[3].split()[2] == "no", text
 
     _wait_for(broker_3_down, 60, "broker 3 not alive and 3 under-replicated partitions")
 
-    stopped = _cli("cluster", "stop", "--data-dir", str(data_dir))
-    assert _ok(stopped).strip() == f"Stopped 2 broker(s) in {data_dir}"
+    stopped = run_cli("cluster", "stop", "--data-dir", str(data_dir))
+    assert ok_stdout(stopped).strip() == f"Stopped 2 broker(s) in {data_dir}"
     assert not any(is_alive(b) for b in record.brokers)
     assert not (data_dir / "cluster.json").exists()
     log = (data_dir / "broker-2" / "broker.log").read_text()
     assert "controlled shutdown" in log.lower()
 
-    twice = _cli("cluster", "stop", "--data-dir", str(data_dir))
+    twice = run_cli("cluster", "stop", "--data-dir", str(data_dir))
     assert twice.returncode != 0 and twice.stderr.startswith(f"Error: No cluster was started in {data_dir}")
 
 
 def test_stop_and_status_where_no_cluster_runs(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
-    stop = _cli("cluster", "stop", "--data-dir", str(empty))
+    stop = run_cli("cluster", "stop", "--data-dir", str(empty))
     assert stop.returncode != 0
     assert stop.stderr.strip() == f"Error: No cluster was started in {empty} (no {empty / 'cluster.json'})"
-    status = _cli("cluster", "status", "--data-dir", str(empty))
+    status = run_cli("cluster", "status", "--data-dir", str(empty))
     assert status.returncode != 0 and "No cluster was started" in status.stderr
-    nobody = _cli("cluster", "status", "--bootstrap-server", "127.0.0.1:1", "--request-timeout-ms", "2000")
+    nobody = run_cli("cluster", "status", "--bootstrap-server", "127.0.0.1:1", "--request-timeout-ms", "2000")
     assert nobody.returncode != 0 and nobody.stderr.startswith("Error: No broker of 127.0.0.1:1 answers")
 
 
@@ -155,7 +141,7 @@ def test_stop_terminates_followers_then_the_controller_and_kills_a_hung_one(monk
 
 
 def test_kafka_protocol_flag_prints_kafka_bootstrap_servers_that_kafka_clients_reach(data_dir, kcat_path):
-    out = _ok(_cli("cluster", "start", "--daemon", "--brokers", "2", "--kafka-protocol", "--data-dir", str(data_dir),
+    out = ok_stdout(run_cli("cluster", "start", "--daemon", "--brokers", "2", "--kafka-protocol", "--data-dir", str(data_dir),
                    *FAST))
     lines = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
     assert set(lines) == {"bootstrap.servers", "kafka.bootstrap.servers"}
@@ -169,7 +155,7 @@ def test_kafka_protocol_flag_prints_kafka_bootstrap_servers_that_kafka_clients_r
         for address in kafka_bootstrap.split(","):
             assert f"at {address}" in listed.stdout
     finally:
-        _ok(_cli("cluster", "stop", "--data-dir", str(data_dir)))
+        ok_stdout(run_cli("cluster", "stop", "--data-dir", str(data_dir)))
 
 
 @pytest.fixture(scope="module")

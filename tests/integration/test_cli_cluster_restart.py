@@ -12,7 +12,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,16 +19,11 @@ from pathlib import Path
 import pytest
 
 from kafkette.client.cluster_pid_file import is_alive, read_pid_file
+from tests.cli_processes import kill_recorded_brokers, run_cli
 
-KAFKETTE = Path(sys.executable).parent / "kafkette"
 FAST = ["--config", "broker.session.timeout.ms=3000", "--config", "broker.heartbeat.interval.ms=500",
         "--config", "controlled.shutdown.retry.backoff.ms=100"]
 EDIT = "# kept across restarts\nlog.retention.ms=86400123\n"
-
-
-def _cli(*args: str, timeout_s: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([str(KAFKETTE), *args], capture_output=True, text=True, timeout=timeout_s,
-                          stdin=subprocess.DEVNULL)
 
 
 def _ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
@@ -46,7 +40,7 @@ def _bootstrap(result: subprocess.CompletedProcess) -> str:
 def _status_rows(data_dir: Path, bootstrap: str | None = None) -> list[list[str]]:
     """``cluster status`` rows (Broker, Address, Alive, Controller) by ``--data-dir`` or ``--bootstrap-server``."""
     where = ["--data-dir", str(data_dir)] if bootstrap is None else ["--bootstrap-server", bootstrap]
-    lines = _ok(_cli("cluster", "status", *where)).stdout.splitlines()
+    lines = _ok(run_cli("cluster", "status", *where)).stdout.splitlines()
     header = lines[0].split()
     keep = [i for i, name in enumerate(header) if name in ("Broker", "Address", "Alive", "Controller")]
     return [[row.split()[i] for i in keep] for row in lines[1:-1]]
@@ -70,20 +64,17 @@ def data_dir(tmp_path) -> Iterator[Path]:
     """A data directory whose recorded brokers are killed at teardown, whatever the test did."""
     directory = tmp_path / "cluster"
     yield directory
-    record = read_pid_file(directory) if (directory / "cluster.json").exists() else None
-    for broker in record.brokers if record is not None else ():
-        if is_alive(broker):
-            os.kill(broker.pid, signal.SIGKILL)
+    kill_recorded_brokers(directory)
 
 
 @pytest.mark.timeout(300)
 def test_restart_broker_keeps_its_port_and_edited_server_properties_and_status_agrees(data_dir):
-    bootstrap = _bootstrap(_ok(_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir), *FAST)))
+    bootstrap = _bootstrap(_ok(run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir), *FAST)))
     before = read_pid_file(data_dir)
     config = data_dir / "broker-2" / "server.properties"
     config.write_text(config.read_text() + EDIT)
 
-    restarted = _ok(_cli("cluster", "restart-broker", "2", "--data-dir", str(data_dir)))
+    restarted = _ok(run_cli("cluster", "restart-broker", "2", "--data-dir", str(data_dir)))
     assert _bootstrap(restarted) == bootstrap
     after = read_pid_file(data_dir)
     old, new = before.brokers[1], after.brokers[1]
@@ -94,27 +85,27 @@ def test_restart_broker_keeps_its_port_and_edited_server_properties_and_status_a
         f"export KAFKETTE_BOOTSTRAP_SERVERS={bootstrap}",
         f"Restarted broker 2 (pid {new.pid}) on 127.0.0.1:{old.port}"]
     assert config.read_text().endswith(EDIT)
-    described = _ok(_cli("configs", "describe", "--all", "--broker", "2", "--bootstrap-server", bootstrap)).stdout
+    described = _ok(run_cli("configs", "describe", "--all", "--broker", "2", "--bootstrap-server", bootstrap)).stdout
     assert "log.retention.ms=86400123 " in described  # the edited file is what the broker runs with
 
     by_data_dir = _status_rows(data_dir)
     assert [row[:3] for row in by_data_dir] == [[str(b.id), f"127.0.0.1:{b.port}", "yes"] for b in after.brokers]
     assert _status_rows(data_dir, bootstrap) == by_data_dir
 
-    stopped = _ok(_cli("cluster", "stop", "--data-dir", str(data_dir)))
+    stopped = _ok(run_cli("cluster", "stop", "--data-dir", str(data_dir)))
     assert stopped.stdout.strip() == f"Stopped 3 broker(s) in {data_dir}"
     assert not any(is_alive(b) for b in after.brokers)
 
 
 @pytest.mark.timeout(300)
 def test_start_on_a_partly_down_cluster_starts_the_brokers_that_are_down_and_a_stopped_one_keeps_its_ports(data_dir):
-    started = _ok(_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir), *FAST))
+    started = _ok(run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir), *FAST))
     bootstrap = _bootstrap(started)
     assert f"export KAFKETTE_BOOTSTRAP_SERVERS={bootstrap}" in started.stderr.splitlines()
     first = read_pid_file(data_dir)
     _kill(first.brokers[2])
 
-    again = _ok(_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir)))
+    again = _ok(run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir)))
     assert _bootstrap(again) == bootstrap
     assert f"Brokers 1, 2 of {data_dir} run; starting node(s) 3 ..." in again.stderr.splitlines()
     second = read_pid_file(data_dir)
@@ -124,12 +115,12 @@ def test_start_on_a_partly_down_cluster_starts_the_brokers_that_are_down_and_a_s
     assert [row[2] for row in rows] == ["yes", "yes", "yes"]
     assert _status_rows(data_dir, bootstrap) == rows
 
-    _ok(_cli("cluster", "stop", "--data-dir", str(data_dir)))
+    _ok(run_cli("cluster", "stop", "--data-dir", str(data_dir)))
     assert not any(is_alive(b) for b in second.brokers)
-    whole = _ok(_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir)))
+    whole = _ok(run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir)))
     assert _bootstrap(whole) == bootstrap  # the same ports after a stop
     assert not any(line.startswith("Port ") for line in whole.stderr.splitlines())
-    assert _ok(_cli("cluster", "stop", "--data-dir", str(data_dir))).stdout.strip() == \
+    assert _ok(run_cli("cluster", "stop", "--data-dir", str(data_dir))).stdout.strip() == \
         f"Stopped 3 broker(s) in {data_dir}"
 
 
@@ -161,13 +152,13 @@ def _moved(result: subprocess.CompletedProcess) -> list[str]:
 
 @pytest.mark.timeout(300)
 def test_a_taken_port_gets_a_new_one_said_in_one_line(data_dir):
-    bootstrap = _bootstrap(_ok(_cli("cluster", "start", "--daemon", "--brokers", "3", "--controllers", "1",
+    bootstrap = _bootstrap(_ok(run_cli("cluster", "start", "--daemon", "--brokers", "3", "--controllers", "1",
                                     "--data-dir", str(data_dir), *FAST)))
     record = read_pid_file(data_dir)
     _kill(record.brokers[2])
     old_port = _port(bootstrap, 3)
     with _hold(old_port):
-        restarted = _ok(_cli("cluster", "restart-broker", "3", "--data-dir", str(data_dir)))
+        restarted = _ok(run_cli("cluster", "restart-broker", "3", "--data-dir", str(data_dir)))
     new_bootstrap = _bootstrap(restarted)
     new_port = _port(new_bootstrap, 3)
     assert new_port != old_port and new_bootstrap.split(",")[:2] == bootstrap.split(",")[:2]
@@ -181,21 +172,21 @@ def test_a_taken_port_gets_a_new_one_said_in_one_line(data_dir):
     assert _status_rows(data_dir, new_bootstrap) == rows
 
     # the voter's port, taken while the cluster is stopped, moves in every node's controller.quorum.voters
-    _ok(_cli("cluster", "stop", "--data-dir", str(data_dir)))
+    _ok(run_cli("cluster", "stop", "--data-dir", str(data_dir)))
     voter_port = _port(bootstrap, 1)
     with _hold(voter_port):
-        whole = _ok(_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir)))
+        whole = _ok(run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir)))
     moved_to = _port(_bootstrap(whole), 1)
     assert _moved(whole) == [f"Port {voter_port} of broker 1 is taken; broker 1 listens on 127.0.0.1:{moved_to} "
                              f"now (listeners in {data_dir}/broker-1/server.properties)"]
     assert _bootstrap(whole).split(",")[1:] == new_bootstrap.split(",")[1:]
     assert [row[2] for row in _status_rows(data_dir)] == ["yes", "yes", "yes"]
-    _ok(_cli("cluster", "stop", "--data-dir", str(data_dir)))
+    _ok(run_cli("cluster", "stop", "--data-dir", str(data_dir)))
 
 
 @pytest.mark.timeout(300)
 def test_kafka_listener_addresses_are_recorded_shown_and_kept_by_a_restart(data_dir):
-    started = _ok(_cli("cluster", "start", "--daemon", "--brokers", "2", "--kafka-protocol",
+    started = _ok(run_cli("cluster", "start", "--daemon", "--brokers", "2", "--kafka-protocol",
                        "--data-dir", str(data_dir), *FAST))
     bootstrap, kafka_line = started.stdout.splitlines()[:2]
     kafka_bootstrap = kafka_line.removeprefix("kafka.bootstrap.servers=")
@@ -204,11 +195,11 @@ def test_kafka_listener_addresses_are_recorded_shown_and_kept_by_a_restart(data_
     assert record.kafka_bootstrap_servers == kafka_bootstrap
     assert [f"127.0.0.1:{b.kafka_port}" for b in record.brokers] == kafka_bootstrap.split(",")
 
-    restarted = _ok(_cli("cluster", "restart-broker", "2", "--data-dir", str(data_dir)))
+    restarted = _ok(run_cli("cluster", "restart-broker", "2", "--data-dir", str(data_dir)))
     assert restarted.stdout.splitlines()[1] == kafka_line
     assert read_pid_file(data_dir).kafka_bootstrap_servers == kafka_bootstrap
-    lines = _ok(_cli("cluster", "status", "--data-dir", str(data_dir))).stdout.splitlines()
+    lines = _ok(run_cli("cluster", "status", "--data-dir", str(data_dir))).stdout.splitlines()
     assert lines[0].split() == ["Broker", "Address", "Kafka", "address", "Alive", "Controller"]
     assert [row.split()[:4] for row in lines[1:3]] == [
         [str(b.id), f"127.0.0.1:{b.port}", f"127.0.0.1:{b.kafka_port}", "yes"] for b in record.brokers]
-    _ok(_cli("cluster", "stop", "--data-dir", str(data_dir)))
+    _ok(run_cli("cluster", "stop", "--data-dir", str(data_dir)))

@@ -12,7 +12,6 @@ import queue
 import signal
 import socket
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,8 +20,8 @@ import pytest
 
 from kafkette.client.cluster_pid_file import read_pid_file
 from kafkette.client.local_cluster import free_ports
+from tests.cli_processes import KAFKETTE, ok_stdout, pids_using, run_cli
 
-KAFKETTE = Path(sys.executable).parent / "kafkette"
 # Well under the 60 s a start used to wait for a broker that had long exited; loose enough for a
 # loaded machine (the time from a broker's exit to the error line is measured apart, not here).
 FAILED_START_BOUND_S = 40
@@ -30,34 +29,8 @@ FAST = ["--config", "broker.session.timeout.ms=3000", "--config", "broker.heartb
         "--config", "controlled.shutdown.retry.backoff.ms=100"]
 
 
-def _cli(*args: str, timeout_s: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([str(KAFKETTE), *args], capture_output=True, text=True, timeout=timeout_s,
-                          stdin=subprocess.DEVNULL)
-
-
-def _ok(result: subprocess.CompletedProcess) -> str:
-    assert result.returncode == 0, f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
-    return result.stdout
-
-
 def _error_lines(result: subprocess.CompletedProcess) -> list[str]:
     return [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
-
-
-def _pids_using(data_dir: Path) -> set[int]:
-    """Pids of live processes whose command line names ``data_dir`` (its brokers)."""
-    pids = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        if f"{data_dir}/" in cmdline and not stat[stat.rindex(")") + 2:].startswith("Z"):
-            pids.add(int(entry.name))
-    return pids
 
 
 def _consecutive_free_ports(count: int) -> int:
@@ -92,7 +65,7 @@ def data_dirs(tmp_path) -> Iterator[Callable[[str], Path]]:
 
     yield make
     for directory in made:
-        for pid in _pids_using(directory):
+        for pid in pids_using(directory):
             os.kill(pid, signal.SIGKILL)
 
 
@@ -103,13 +76,13 @@ def test_cluster_start_names_the_broker_whose_port_is_busy_and_leaves_nothing_ru
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", base + 1))  # broker 2's port
         busy.listen()
-        result = _cli("cluster", "start", "--daemon", "--data-dir", str(data_dir), "--base-port", str(base),
+        result = run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir), "--base-port", str(base),
                       timeout_s=FAILED_START_BOUND_S)
     assert result.returncode == 1
     assert _error_lines(result) == [f"Error: broker 2 exited with code 1: cannot listen on 127.0.0.1:{base + 1}: "
                                     f"address already in use (log: {data_dir}/broker-2/broker.log)"], result.stderr
     assert "Traceback" not in result.stderr
-    assert _pids_using(data_dir) == set()
+    assert pids_using(data_dir) == set()
     assert not (data_dir / "cluster.json").exists()
 
 
@@ -118,34 +91,34 @@ def test_cluster_start_says_a_log_dir_is_a_file(data_dirs):
     data_dir = data_dirs("log-dir-file")
     (data_dir / "broker-2").mkdir(parents=True)
     (data_dir / "broker-2" / "logs").write_text("not a directory\n")
-    result = _cli("cluster", "start", "--daemon", "--data-dir", str(data_dir), timeout_s=FAILED_START_BOUND_S)
+    result = run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir), timeout_s=FAILED_START_BOUND_S)
     assert result.returncode == 1
     assert _error_lines(result) == [f"Error: broker 2 exited with code 1: log.dirs entry {data_dir}/broker-2/logs is "
                                     f"a file, not a directory (log: {data_dir}/broker-2/broker.log)"], result.stderr
-    assert _pids_using(data_dir) == set()
+    assert pids_using(data_dir) == set()
 
 
 @pytest.mark.timeout(240)
 def test_cluster_start_overlapping_a_running_cluster_names_the_port_conflict(data_dirs):
     running, overlapping = data_dirs("running"), data_dirs("overlapping")
     base = _consecutive_free_ports(5)
-    first = _ok(_cli("cluster", "start", "--daemon", "--data-dir", str(running), "--base-port", str(base), *FAST))
+    first = ok_stdout(run_cli("cluster", "start", "--daemon", "--data-dir", str(running), "--base-port", str(base), *FAST))
     try:
         # its broker 1 gets the running cluster's broker 3's port; its brokers 2 and 3 find that node
         # among their voters, and it answers with the other cluster's cluster.id
-        result = _cli("cluster", "start", "--daemon", "--data-dir", str(overlapping), "--base-port", str(base + 2),
+        result = run_cli("cluster", "start", "--daemon", "--data-dir", str(overlapping), "--base-port", str(base + 2),
                       timeout_s=FAILED_START_BOUND_S)
         assert result.returncode == 1
         assert _error_lines(result) == [
             f"Error: broker 1 exited with code 1: cannot listen on 127.0.0.1:{base + 2}: address already in use "
             f"(log: {overlapping}/broker-1/broker.log)"], result.stderr
         assert "cluster.id" not in result.stderr
-        assert _pids_using(overlapping) == set()
-        status = _ok(_cli("cluster", "status", "--data-dir", str(running)))
+        assert pids_using(overlapping) == set()
+        status = ok_stdout(run_cli("cluster", "status", "--data-dir", str(running)))
         assert [line.split()[2] for line in status.splitlines()[1:4]] == ["yes", "yes", "yes"], status
         assert first.startswith(f"bootstrap.servers=127.0.0.1:{base},")
     finally:
-        _cli("cluster", "stop", "--data-dir", str(running))
+        run_cli("cluster", "stop", "--data-dir", str(running))
 
 
 class _Lines:
@@ -207,12 +180,12 @@ def test_foreground_start_says_ready_names_a_killed_broker_and_ends_after_cluste
         assert line == f"Broker 3 (pid {killed}) exited with code -9 (log: {data_dir}/broker-3/broker.log)"
         assert proc.poll() is None  # the others still run
 
-        _ok(_cli("cluster", "stop", "--data-dir", str(data_dir)))
+        ok_stdout(run_cli("cluster", "stop", "--data-dir", str(data_dir)))
         assert proc.wait(timeout=60) == 0
         rest = err.rest()
         assert rest[-1] == f"The brokers of {data_dir} were stopped (kafkette cluster stop); exiting", rest
         assert not any("Traceback" in line for line in rest)
-        assert _pids_using(data_dir) == set()
+        assert pids_using(data_dir) == set()
         assert read_pid_file(data_dir) is None
     finally:
         if proc.poll() is None:
