@@ -26,22 +26,13 @@ from kafkette.protocol.record_batch import (
     NAME_BY_CODEC,
     build_batch,
     build_kafka_batch,
-    decode_records,
     iter_batches,
 )
 from kafkette.protocol.topic_partition import TopicPartition
+from tests.unit.broker.log.log_reading import START_MS, ManualClock, read_all_records
 
 TP = TopicPartition("prices", 0)
-START_MS = 1_700_000_000_000
 RETENTION_MS = 10_000
-
-
-class ManualClock:
-    def __init__(self) -> None:
-        self.now_ms = START_MS
-
-    def __call__(self) -> int:
-        return self.now_ms
 
 
 def _config(**overrides):
@@ -58,20 +49,6 @@ def _open(tmp_path, config, *, clean=True, tp=TP):
 def _append(log, records, timestamp_ms=START_MS):
     batch = build_batch([(key, value, None, timestamp_ms) for key, value in records])
     return log.append_as_leader(bytearray(batch), 0)
-
-
-def _read_all(log):
-    """Every record of the log, following offset gaps segment by segment."""
-    out = []
-    offset = log.log_start_offset
-    while offset < log.log_end_offset:
-        data = log.read(offset, 1 << 24).records
-        if not data:
-            break
-        for position, header in iter_batches(data):
-            out.extend(r for r in decode_records(data, position, header) if r.offset >= offset)
-            offset = header.next_offset
-    return out
 
 
 def _write_updates(log, updates, keys, per_batch=5, seed=7):
@@ -97,13 +74,13 @@ async def test_cleaned_log_holds_exactly_the_last_value_of_each_key_at_its_origi
     log.roll()
     segments_before, size_before = len(log.segments), log.size_in_bytes
     assert await _cleaner(tmp_path, {TP: log}, clock).clean_once()
-    records = _read_all(log)
+    records = read_all_records(log)
     assert [(r.offset, r.key, r.value) for r in records] == sorted((o, k, v) for k, (o, v) in latest.items())
     assert log.log_end_offset == 1000 and log.log_start_offset == 0
     assert len(log.segments) == segments_before and log.size_in_bytes < size_before / 10
     log.close()
     again = _open(tmp_path, _config(), clean=False)
-    assert [(r.offset, r.value) for r in _read_all(again)] == [(r.offset, r.value) for r in records]
+    assert [(r.offset, r.value) for r in read_all_records(again)] == [(r.offset, r.value) for r in records]
 
 
 async def test_active_segment_is_never_cleaned(tmp_path):
@@ -117,7 +94,7 @@ async def test_active_segment_is_never_cleaned(tmp_path):
     assert await _cleaner(tmp_path, {TP: log}, clock).clean_once()
     assert log.active_segment is active
     assert active.read(active.base_offset, 1 << 20) == active_bytes
-    tail = [r for r in _read_all(log) if r.offset >= active.base_offset]
+    tail = [r for r in read_all_records(log) if r.offset >= active.base_offset]
     assert [r.value for r in tail] == [b"a", b"b", b"c"]
 
 
@@ -131,7 +108,7 @@ async def test_tombstones_are_kept_until_delete_retention_ms_after_cleaning_then
     assert await cleaner.clean_once()
 
     def tombstones():
-        return sorted(r.key for r in _read_all(log) if r.value is None)
+        return sorted(r.key for r in read_all_records(log) if r.value is None)
 
     assert tombstones() == [b"k%d" % i for i in range(5)]
     clock.now_ms += RETENTION_MS - 1
@@ -144,7 +121,7 @@ async def test_tombstones_are_kept_until_delete_retention_ms_after_cleaning_then
     log.roll()
     assert await cleaner.clean_once()
     assert tombstones() == []
-    assert [(r.key, r.value) for r in _read_all(log)] == [(b"k%d" % i, b"v%d" % i) for i in range(5, 10)] + [
+    assert [(r.key, r.value) for r in read_all_records(log)] == [(b"k%d" % i, b"v%d" % i) for i in range(5, 10)] + [
         (b"other", b"2")
     ]
 
@@ -160,11 +137,11 @@ async def test_min_compaction_lag_ms_keeps_young_segments_uncleaned(tmp_path):
     log.roll()
     cleaner = _cleaner(tmp_path, {TP: log}, clock)
     assert await cleaner.clean_once()
-    assert [r.value for r in _read_all(log)] == [b"old-2", b"young-1", b"young-2"]
+    assert [r.value for r in read_all_records(log)] == [b"old-2", b"young-1", b"young-2"]
     assert cleaner.manager.checkpoint(TP) == young_base
     clock.now_ms += lag_ms
     assert await cleaner.clean_once()
-    assert [(r.offset, r.value) for r in _read_all(log)] == [(3, b"young-2")]
+    assert [(r.offset, r.value) for r in read_all_records(log)] == [(3, b"young-2")]
 
 
 async def test_min_cleanable_dirty_ratio_decides_when_a_log_is_cleaned(tmp_path):
@@ -193,7 +170,7 @@ async def test_full_offset_map_cleans_up_to_the_first_key_that_did_not_fit(tmp_p
     log.roll()
     cleaner = _cleaner(tmp_path, {TP: log}, clock, capacity=5)
     assert await cleaner.clean_once()
-    assert [r.offset for r in _read_all(log)] == list(range(15, 25))
+    assert [r.offset for r in read_all_records(log)] == list(range(15, 25))
     assert cleaner.manager.checkpoint(TP) == 20
     assert OffsetCheckpointFile(tmp_path / CLEANER_CHECKPOINT_FILE).read() == {TP: 20}
     restarted = _cleaner(tmp_path, {TP: log}, clock)
@@ -210,7 +187,7 @@ async def test_records_without_a_key_are_dropped_from_cleaned_segments(tmp_path)
                                         (None, b"keyless-2", None, START_MS)]))
     log.roll()
     assert await _cleaner(tmp_path, {TP: log}, clock).clean_once()
-    assert [(r.offset, r.key) for r in _read_all(log)] == [(1, b"a")]
+    assert [(r.offset, r.key) for r in read_all_records(log)] == [(1, b"a")]
     batches = list(iter_batches(log.segments[0].read(0, 1 << 20)))
     assert [(h.base_offset, h.last_offset, h.records_count) for _, h in batches] == [(0, 2, 1)]
 
@@ -229,7 +206,7 @@ async def test_msgpack_and_kafka_encoded_batches_are_compacted_each_in_its_own_e
     log.roll()
     attributes_of = {h.base_offset: h.attributes for h in _batch_headers(log)}
     assert await _cleaner(tmp_path, {TP: log}, clock).clean_once()
-    assert [(r.offset, r.key, r.value) for r in _read_all(log)] == sorted((o, k, v) for k, (o, v) in latest.items())
+    assert [(r.offset, r.key, r.value) for r in read_all_records(log)] == sorted((o, k, v) for k, (o, v) in latest.items())
     kept = _batch_headers(log)
     assert [h.base_offset for h in kept] == [180, 185, 190, 195]
     assert [h.records_count for h in kept] == [3] * 4
@@ -247,7 +224,7 @@ async def test_logs_without_compact_policy_are_not_cleaned(tmp_path):
     _write_updates(log, 100, 2)
     log.roll()
     assert not await _cleaner(tmp_path, {TP: log}, clock).clean_once()
-    assert len(_read_all(log)) == 100
+    assert len(read_all_records(log)) == 100
 
 
 async def test_dirtiest_log_is_cleaned_first(tmp_path):
@@ -275,13 +252,13 @@ async def test_cleaning_is_dropped_when_the_log_is_truncated_meanwhile(tmp_path)
     log.roll()
     _append(log, [(b"x", b"1"), (b"x", b"2")])
     _append(log, [(b"x", b"3")])
-    before = [(r.offset, r.value) for r in _read_all(log)]
+    before = [(r.offset, r.value) for r in read_all_records(log)]
     cleaner = _cleaner(tmp_path, {TP: log}, clock)
     to_clean = cleaner.manager.snapshot(TP, log, None)
     LogCleanerManager.grab_filthiest([to_clean], clock())
     log.truncate_to(log.log_end_offset - 1)
     assert await cleaner.clean(to_clean, clock()) is None
-    assert [(r.offset, r.value) for r in _read_all(log)] == before[:-1]
+    assert [(r.offset, r.value) for r in read_all_records(log)] == before[:-1]
     assert not [p for p in log.dir.iterdir() if p.name.endswith((".cleaned", ".swap", ".deleted"))]
 
 
@@ -299,10 +276,10 @@ def _cleaned_files(tmp_path, clock):
 
 def test_leftover_cleaned_files_are_deleted_at_load_and_the_log_is_unchanged(tmp_path):
     log, _, result = _cleaned_files(tmp_path, ManualClock())
-    before = [(r.offset, r.value) for r in _read_all(log)]
+    before = [(r.offset, r.value) for r in read_all_records(log)]
     log.close()
     reopened = _open(tmp_path, _config(segment_bytes=600), clean=False)
-    assert [(r.offset, r.value) for r in _read_all(reopened)] == before
+    assert [(r.offset, r.value) for r in read_all_records(reopened)] == before
     assert not [p for p in reopened.dir.iterdir() if p.name.endswith(".cleaned")]
 
 
@@ -332,7 +309,7 @@ def test_swap_files_left_by_a_crash_complete_the_swap_at_load(tmp_path):
         active_base = log.active_segment.base_offset
         log.close()
         reopened = _open(directory, _config(segment_bytes=600), clean=False)
-        records = _read_all(reopened)
+        records = read_all_records(reopened)
         assert [(r.offset, r.key, r.value) for r in records] == sorted(
             (o, k, v) for k, (o, v) in latest.items()
         ), crash_point

@@ -13,22 +13,14 @@ from kafkette.broker.log.log_cleaner_manager import LogCleanerManager
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.client.config_def import LONG_MAX
-from kafkette.protocol.record_batch import build_batch, decode_records, iter_batches
+from kafkette.protocol.record_batch import build_batch
 from kafkette.protocol.topic_partition import TopicPartition
+from tests.unit.broker.log.log_reading import START_MS, ManualClock, read_all_records
 
 pytestmark = pytest.mark.timeout(30)
 
 TP = TopicPartition("prices", 0)
-START_MS = 1_700_000_000_000
 LAG_MS = 60_000
-
-
-class ManualClock:
-    def __init__(self) -> None:
-        self.now_ms = START_MS
-
-    def __call__(self) -> int:
-        return self.now_ms
 
 
 def _config(**overrides):
@@ -42,21 +34,12 @@ def _open(tmp_path, config, tp=TP):
     return UnifiedLog.open(tmp_path / str(tp), tp, config, had_clean_shutdown=True)
 
 
+def _values(log):
+    return [(r.key, r.value) for r in read_all_records(log)]
+
+
 def _append(log, records, timestamp_ms):
     return log.append_as_leader(bytearray(build_batch([(k, v, None, timestamp_ms) for k, v in records])), 0)
-
-
-def _values(log):
-    out = []
-    offset = log.log_start_offset
-    while offset < log.log_end_offset:
-        data = log.read(offset, 1 << 24).records
-        if not data:
-            break
-        for position, header in iter_batches(data):
-            out.extend((r.key, r.value) for r in decode_records(data, position, header) if r.offset >= offset)
-            offset = header.next_offset
-    return out
 
 
 def _cleaner(tmp_path, logs, clock):

@@ -12,8 +12,9 @@ import pytest
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.unified_log import UnifiedLog
-from kafkette.protocol.record_batch import build_batch, decode_records, iter_batches
+from kafkette.protocol.record_batch import build_batch
 from kafkette.protocol.topic_partition import TopicPartition
+from tests.unit.broker.log.log_reading import read_all_records
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -35,16 +36,7 @@ def _append(log, count, first=0):
 
 
 def _values(log):
-    out = []
-    offset = log.log_start_offset
-    while offset < log.log_end_offset:
-        data = log.read(offset, 1 << 24).records
-        if not data:
-            break
-        for position, header in iter_batches(data):
-            out.extend(r.key for r in decode_records(data, position, header) if r.offset >= offset)
-            offset = header.next_offset
-    return out
+    return [r.key for r in read_all_records(log)]
 
 
 def _file_length(segment):
