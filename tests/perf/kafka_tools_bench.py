@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tests.perf.footprint_bench import cpu_seconds
-from tests.perf.machine_load import QUIET_BELOW, load_average, wait_until_quiet
+from tests.perf.machine_load import add_quiet_arguments, load_average, wait_until_quiet
 from tests.perf.results_file import write_result
 from tests.perf.settle import settle_page_cache
 from tests.perf.warm_runs import WARMUP_RUNS, ratio, round_order, summarize
@@ -383,10 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=GROUPS, help="run one group of workloads (default: all)")
     parser.add_argument("--fresh-nodes", action="store_true",
                         help="fresh nodes for every run, no warm-up run (the JVMs cold), as before")
-    parser.add_argument("--wait-quiet-s", type=float, default=0.0,
-                        help="wait up to this long (s) before measuring for a quiet machine (default 0)")
-    parser.add_argument("--quiet-below", type=float, default=QUIET_BELOW,
-                        help="quiet: the 1-minute load average below this (default 1.0)")
+    add_quiet_arguments(parser)
     args = parser.parse_args(argv)
     if args.records < 1 or args.repeat < 1 or args.wait_quiet_s < 0:
         parser.error("--records and --repeat must be >= 1, --wait-quiet-s >= 0")

@@ -12,6 +12,7 @@ figure taken on a busy machine can be told from one taken on a quiet one.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import time
 from collections.abc import Callable
@@ -103,3 +104,12 @@ def wait_until_quiet(log: Callable[[str], None], *, below: float = QUIET_BELOW, 
         log(f"load: 1-minute load average {load['1m']:.2f} (want < {below:.2f}); waiting "
             f"({waited_s:.0f} of {max_wait_s:.0f} s)")
         sleep(min(poll_s, max_wait_s - waited_s))
+
+
+def add_quiet_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--wait-quiet-s`` (s, default 0: do not wait) and ``--quiet-below`` (a 1-minute load
+    average, default ``QUIET_BELOW``), the arguments of ``wait_until_quiet``, to a benchmark's parser."""
+    parser.add_argument("--wait-quiet-s", type=float, default=0.0,
+                        help="wait up to this long (s) before measuring for a quiet machine (default 0)")
+    parser.add_argument("--quiet-below", type=float, default=QUIET_BELOW,
+                        help="quiet: the 1-minute load average below this (default 1.0)")

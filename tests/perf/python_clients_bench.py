@@ -43,7 +43,7 @@ from pathlib import Path
 
 from tests.perf.confluent_produce import produce_all
 from tests.perf.footprint_bench import cpu_seconds
-from tests.perf.machine_load import QUIET_BELOW, load_average, wait_until_quiet
+from tests.perf.machine_load import add_quiet_arguments, load_average, wait_until_quiet
 from tests.perf.results_file import write_result
 from tests.perf.settle import settle_page_cache
 from tests.perf.warm_runs import WARMUP_RUNS, ratio, round_order, summarize
@@ -330,10 +330,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="measured runs per client (default 3; the median is reported)")
     parser.add_argument("--fresh-servers", action="store_true",
                         help="a fresh server for every run, no warm-up run (Kafka's JVM cold), as before")
-    parser.add_argument("--wait-quiet-s", type=float, default=0.0,
-                        help="wait up to this long (s) before measuring for a quiet machine (default 0)")
-    parser.add_argument("--quiet-below", type=float, default=QUIET_BELOW,
-                        help="quiet: the 1-minute load average below this (default 1.0)")
+    add_quiet_arguments(parser)
     args = parser.parse_args(argv)
     if args.command == "client":
         print(json.dumps(run_client(args.client, args.bootstrap, args.topic, args.records, args.size)), flush=True)
