@@ -6,6 +6,9 @@ BASE_STAMP := $(VENV)/.base-installed
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.demo-installed
 BENCH_STAMP := $(VENV)/.bench-installed
+# setuptools' BuildBackendWarning (a UserWarning) boxes a page about editable installs of packages
+# mapped from other folders (ours: kafkette.client from client/) into every install's output; off
+PIP := PYTHONWARNINGS=ignore::UserWarning $(BIN)/pip
 # make bench BENCH_ARGS="--quick --only kafkette": a short run (see python -m tests.perf.bench --help)
 BENCH_ARGS ?=
 # make simulate SEEDS=100000 runs more seeds; make simulate SEED=n replays one (python -m tests.simulation.run --help)
@@ -29,12 +32,12 @@ setup: $(STAMP)
 # The venv and the project with its runtime dependencies only: all that `make demo` and `make cluster` use.
 $(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e .
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -e .
 	touch $(BASE_STAMP)
 
 $(STAMP): $(BASE_STAMP)
-	$(BIN)/pip install --quiet -e '.[dev,spark]'
+	$(PIP) install --quiet -e '.[dev,spark]'
 	@# kcat (Debian) for tests/interop; installed as root when missing, else the tests that need it say so
 	@command -v kcat >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 		{ apt-get install -y -q kcat >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && \
@@ -52,7 +55,7 @@ cluster: $(BASE_STAMP)
 	$(BIN)/kafkette cluster start --brokers 3 --data-dir data/cluster
 
 $(DEMO_STAMP): $(BASE_STAMP)
-	$(BIN)/pip install --quiet -e '.[demo]'
+	$(PIP) install --quiet -e '.[demo]'
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
@@ -64,7 +67,7 @@ spark-demo: $(DEMO_STAMP) $(STAMP)
 # The peers' Python clients; when pip cannot install them the benchmark names what is missing
 # and skips only those peers (it installs nats-server and redis-server itself, with apt-get as root).
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -e '.[dev,spark,bench]' && touch $(BENCH_STAMP) \
+	$(PIP) install --quiet -e '.[dev,spark,bench]' && touch $(BENCH_STAMP) \
 		|| echo "make bench: could not install the bench extra (nats-py, redis[hiredis]); continuing"
 
 bench: setup $(BENCH_STAMP)
