@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -171,7 +172,7 @@ def consume(topic: str, from_beginning: bool, max_messages: int | None, partitio
     })
     if settings.get("group_id") is not None and partition is not None:
         raise click.UsageError("Options group and partition cannot be specified together.")
-    out = click.get_binary_stream("stdout")
+    out = sys.stdout.buffer
     result = ConsumeResult()
 
     async def consume_records(consumer: Consumer) -> None:

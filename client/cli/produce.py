@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+import sys
 from collections.abc import AsyncIterator
 from typing import BinaryIO
 
@@ -160,7 +161,7 @@ def produce(topic: str, key_separator: str | None, acks: str, linger_ms: int, ba
         "compression_type": ("compression_codec", compression_codec),
         "client_id": (None, "kafkette-console-producer"),
     })
-    stdin = click.get_binary_stream("stdin")
+    stdin = sys.stdin.buffer
     size = input_size_bytes(stdin)
 
     async def run() -> int:
