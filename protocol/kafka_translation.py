@@ -218,16 +218,21 @@ def _fetch_request(req: Any, version: int) -> InternalStruct:
 
 
 def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    """Fetch in Kafka's record encoding.  Every partition carries a record set, an empty one
+    when it has none (an error, nothing new): Kafka's broker answers ``MemoryRecords.EMPTY``
+    there, and librdkafka rejects a null record set as a parse failure of the whole response."""
     out = convert(resp, KAFKA_APIS[1].response, version)
     for topic in out.responses:
         for partition in topic.partitions:
             partition.aborted_transactions = []
-            if partition.records is not None:
-                try:
-                    partition.records = to_kafka_encoding(partition.records)
-                except CorruptRecordError:  # a stored msgpack batch that cannot be re-encoded
-                    partition.records = None
-                    partition.error_code = int(Errors.CORRUPT_MESSAGE)
+            if partition.records is None:
+                partition.records = b""
+                continue
+            try:
+                partition.records = to_kafka_encoding(partition.records)
+            except CorruptRecordError:  # a stored msgpack batch that cannot be re-encoded
+                partition.records = b""
+                partition.error_code = int(Errors.CORRUPT_MESSAGE)
     return out
 
 

@@ -170,6 +170,27 @@ def test_produce_and_consume_keys_values_headers_and_timestamps(kafka_cluster):
     assert described.group_id == "ck-records-group"
 
 
+def test_a_consumer_whose_offset_is_out_of_range_resets_by_auto_offset_reset(kafka_cluster):
+    """A Fetch answer for a partition in error (here OFFSET_OUT_OF_RANGE) carries an empty record
+    set, as Kafka's: librdkafka refuses a null one as a protocol parse failure of the whole
+    response ("invalid MessageSetSize -1") and refetches forever, never applying
+    ``auto.offset.reset``."""
+    admin = _admin(kafka_cluster)
+    _create(admin, "ck-out-of-range", 1, 3)
+    _wait_for_leaders(admin, "ck-out-of-range", 1)
+    producer = Producer({"bootstrap.servers": kafka_cluster.kafka_bootstrap_servers})
+    _produce(producer, "ck-out-of-range", [(None, b"v%d" % i, [], 1_700_000_000_000 + i) for i in range(10)])
+    consumer = Consumer({"bootstrap.servers": kafka_cluster.kafka_bootstrap_servers, "group.id": "ck-out-of-range",
+                         "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    try:
+        consumer.assign([TopicPartition("ck-out-of-range", 0, 1000)])  # past the log end offset, 10
+        got = _consume(consumer, 10)
+        assert [m.value() for m in got] == [b"v%d" % i for i in range(10)]
+        assert [m.offset() for m in got] == list(range(10))
+    finally:
+        consumer.close()
+
+
 def test_two_members_of_a_group_split_the_partitions(kafka_cluster):
     admin = _admin(kafka_cluster)
     _create(admin, "ck-group", 4, 3)
