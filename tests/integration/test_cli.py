@@ -23,7 +23,7 @@ import pytest
 
 from kafkette.client import AdminClient, Consumer, NewTopic, TopicPartition
 from kafkette.client.local_cluster import fetch_metadata, free_ports
-from tests.cli_processes import pids_using
+from tests.cli_processes import ok_stdout, pids_using
 from tests.cluster_helpers import read_bootstrap_line
 
 pytestmark = pytest.mark.timeout(240)
@@ -34,11 +34,6 @@ STARTUP_TIMEOUT_S = 60
 
 def _cli(*args: str, input: str | None = None, timeout_s: float = 90) -> subprocess.CompletedProcess:
     return subprocess.run([str(KAFKETTE), *args], capture_output=True, text=True, input=input, timeout=timeout_s)
-
-
-def _ok(result: subprocess.CompletedProcess) -> str:
-    assert result.returncode == 0, f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
-    return result.stdout
 
 
 def _start_cluster(data_dir: Path, brokers: int) -> subprocess.Popen:
@@ -113,13 +108,13 @@ def test_cluster_start_topics_produce_consume_perf_and_sigint_from_the_console_s
         bootstrap = _cluster_started(proc, data_dir, 3, broker_pids)
         server = ["--bootstrap-server", bootstrap]
 
-        out = _ok(_cli("topics", "create", "cli-topic", "--partitions", "3", "--replication-factor", "3",
+        out = ok_stdout(_cli("topics", "create", "cli-topic", "--partitions", "3", "--replication-factor", "3",
                        "--config", "min.insync.replicas=2", *server))
         assert "cli-topic" in out
-        _ok(_cli("topics", "create", "cli-perf", "--partitions", "2", "--replication-factor", "2", *server))
-        assert _ok(_cli("topics", "list", *server)).split() == ["cli-perf", "cli-topic"]
+        ok_stdout(_cli("topics", "create", "cli-perf", "--partitions", "2", "--replication-factor", "2", *server))
+        assert ok_stdout(_cli("topics", "list", *server)).split() == ["cli-perf", "cli-topic"]
 
-        described = _ok(_cli("topics", "describe", "cli-topic", *server))
+        described = ok_stdout(_cli("topics", "describe", "cli-topic", *server))
         table = [line.split() for line in described.splitlines() if line.strip()]
         header = ["Topic", "Partition", "Leader", "Replicas", "Isr"]
         assert header in table, described
@@ -132,20 +127,20 @@ def test_cluster_start_topics_produce_consume_perf_and_sigint_from_the_console_s
             assert sorted(isr.split(",")) == ["1", "2", "3"]
 
         lines = [f"k{i}:v{i}" for i in range(12)]
-        _ok(_cli("produce", "--topic", "cli-topic", "--key-separator", ":", *server, input="\n".join(lines) + "\n"))
-        consumed = _ok(_cli("consume", "--topic", "cli-topic", "--from-beginning", "--max-messages", "12", *server))
+        ok_stdout(_cli("produce", "--topic", "cli-topic", "--key-separator", ":", *server, input="\n".join(lines) + "\n"))
+        consumed = ok_stdout(_cli("consume", "--topic", "cli-topic", "--from-beginning", "--max-messages", "12", *server))
         assert sorted(consumed.splitlines()) == sorted(f"v{i}" for i in range(12))
-        keyed = _ok(_cli("consume", "--topic", "cli-topic", "--from-beginning", "--max-messages", "12",
+        keyed = ok_stdout(_cli("consume", "--topic", "cli-topic", "--from-beginning", "--max-messages", "12",
                          "--property", "print.key=true", "--property", "key.separator=:", *server))
         assert sorted(keyed.splitlines()) == sorted(lines)
 
-        produced = _ok(_cli("perf", "produce", "--topic", "cli-perf", "--num-records", "20000",
+        produced = ok_stdout(_cli("perf", "produce", "--topic", "cli-perf", "--num-records", "20000",
                             "--record-size", "100", "--acks", "all", "--batch-size", "65536", "--linger-ms", "2",
                             *server))
         assert "20000 records sent" in produced and "records/sec" in produced, produced
         for fragment in ("MB/sec", "ms avg latency", "ms 50th", "ms 95th", "ms 99th", "ms 99.9th"):
             assert fragment in produced, produced
-        perf_consumed = _ok(_cli("perf", "consume", "--topic", "cli-perf", "--messages", "20000", *server))
+        perf_consumed = ok_stdout(_cli("perf", "consume", "--topic", "cli-perf", "--messages", "20000", *server))
         assert "20000 records consumed" in perf_consumed and "records/sec" in perf_consumed, perf_consumed
         assert "MB/sec" in perf_consumed, perf_consumed
     finally:
@@ -174,7 +169,7 @@ def test_cluster_start_stops_its_brokers_on_sigterm(tmp_path):
     broker_pids: set[int] = set()
     try:
         bootstrap = _cluster_started(proc, data_dir, 2, broker_pids)
-        assert _ok(_cli("topics", "list", "--bootstrap-server", bootstrap)) == ""  # the cluster serves
+        assert ok_stdout(_cli("topics", "list", "--bootstrap-server", bootstrap)) == ""  # the cluster serves
         proc.send_signal(signal.SIGTERM)
         exit_code = proc.wait(timeout=60)
     finally:
@@ -202,9 +197,9 @@ def test_broker_start_serves_from_a_server_properties_file_until_sigterm(tmp_pat
             assert time.monotonic() < deadline, "the broker never answered Metadata listing itself"
             time.sleep(0.2)
         server = ["--bootstrap-server", f"127.0.0.1:{port}"]
-        _ok(_cli("topics", "create", "single", "--partitions", "1", "--replication-factor", "1", *server))
-        _ok(_cli("produce", "--topic", "single", *server, input="one\ntwo\n"))
-        consumed = _ok(_cli("consume", "--topic", "single", "--from-beginning", "--max-messages", "2", *server))
+        ok_stdout(_cli("topics", "create", "single", "--partitions", "1", "--replication-factor", "1", *server))
+        ok_stdout(_cli("produce", "--topic", "single", *server, input="one\ntwo\n"))
+        consumed = ok_stdout(_cli("consume", "--topic", "single", "--from-beginning", "--max-messages", "2", *server))
         assert consumed.splitlines() == ["one", "two"]
         proc.send_signal(signal.SIGTERM)
         exit_code = proc.wait(timeout=60)
@@ -275,7 +270,7 @@ def test_cluster_start_with_one_controller_makes_only_node_1_a_voter(tmp_path):
     started = _cli("cluster", "start", "--daemon", "--brokers", "2", "--controllers", "1", "--data-dir",
                    str(data_dir), timeout_s=90)
     try:
-        _ok(started)
+        ok_stdout(started)
         roles = {b: (data_dir / f"broker-{b}" / "server.properties").read_text() for b in (1, 2)}
         assert "process.roles=broker,controller" in roles[1] and "process.roles=broker\n" in roles[2]
         assert all("controller.quorum.voters=1@127.0.0.1\\:" in text for text in roles.values())  # ":" escaped

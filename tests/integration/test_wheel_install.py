@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_processes import kill_recorded_brokers
 from tests.cluster_helpers import read_bootstrap_line
 
 pytestmark = pytest.mark.timeout(600)
@@ -143,19 +144,6 @@ def test_installed_cli_runs_a_cluster_and_a_round_trip(installed: Path, tmp_path
                 proc.kill()
 
 
-def _kill_recorded_brokers(data_dir: Path) -> None:
-    """SIGKILL whatever brokers ``data_dir/cluster.json`` still names (a failed test's leftovers)."""
-    try:
-        record = json.loads((data_dir / "cluster.json").read_text())
-    except (OSError, ValueError):
-        return
-    for broker in record.get("brokers", []):
-        try:
-            os.kill(int(broker["pid"]), signal.SIGKILL)
-        except (ProcessLookupError, PermissionError, KeyError, ValueError):
-            pass
-
-
 def test_readme_first_steps_run_line_by_line_on_the_installed_wheel(installed: Path, tmp_path: Path):
     env = _clean_env()
     env["PATH"] = os.pathsep.join([str(installed), env.get("PATH", "")])
@@ -174,7 +162,7 @@ def test_readme_first_steps_run_line_by_line_on_the_installed_wheel(installed: P
                               capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
         assert done.returncode == 0, f"stdout: {done.stdout[-4000:]}\nstderr: {done.stderr[-4000:]}"
     finally:
-        _kill_recorded_brokers(tmp_path / "data" / "first-steps")
+        kill_recorded_brokers(tmp_path / "data" / "first-steps")
     out = done.stdout
     assert "Created topic orders." in out and "Topic orders now has 8 partitions." in out, out
     assert "Offset:0\tk1\tv1" in out and "Offset:1\tk2\tv2" in out, out
