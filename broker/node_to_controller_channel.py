@@ -31,13 +31,20 @@ CONNECT_TIMEOUT_MS = 5000
 CONTROLLER_CHANNEL_CLIENT_SUFFIX = "-to-controller"  # marks the requests of this channel
 
 
+PER_ITEM_RESULTS = ("topics", "results", "responses")  # CreateTopics; CreatePartitions, configs; DeleteTopics
+
+
 def is_not_controller(response: Any) -> bool:
-    """True when ``response`` says NOT_CONTROLLER: in its ``error_code``, or for every topic of a
-    per-topic answer (CreateTopics)."""
+    """True when ``response`` says NOT_CONTROLLER: in its ``error_code``, or for every item of a
+    per-item answer (CreateTopics' ``topics``, CreatePartitions' and the config APIs' ``results``,
+    DeleteTopics' ``responses``)."""
     if getattr(response, "error_code", None) == Errors.NOT_CONTROLLER:
         return True
-    topics = getattr(response, "topics", None)
-    return bool(topics) and all(getattr(t, "error_code", None) == Errors.NOT_CONTROLLER for t in topics)
+    for name in PER_ITEM_RESULTS:
+        items = getattr(response, name, None)
+        if items:
+            return all(getattr(item, "error_code", None) == Errors.NOT_CONTROLLER for item in items)
+    return False
 
 
 class NodeToControllerChannelManager:

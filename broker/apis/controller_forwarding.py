@@ -4,8 +4,9 @@ DescribeQuorum may reach any broker; the one that is not the active controller s
 
 Owns: ``at_controller``: the request answered by this node's controller when it is the
 active one, else sent to the active controller over the node's controller channel (which
-follows it across failovers), else answered by this node's (standby) controller, whose
-answer is NOT_CONTROLLER.  A request that came over another node's controller channel is
+follows it across failovers; sent again while no controller takes it, up to the broker's
+``request.timeout.ms``), else answered by this node's (standby) controller, whose answer is
+NOT_CONTROLLER.  A request that came over another node's controller channel is
 never forwarded again, so a request travels at most one hop.
 
 Kafka concept: ``ForwardingManager`` (KIP-590; Kafka wraps the request in an Envelope, here
@@ -14,11 +15,12 @@ the channel's ``client_id`` marks it).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kafkette.broker.apis.controller_endpoint import ControllerEndpoint
-from kafkette.broker.node_to_controller_channel import CONTROLLER_CHANNEL_CLIENT_SUFFIX
+from kafkette.broker.node_to_controller_channel import CONTROLLER_CHANNEL_CLIENT_SUFFIX, is_not_controller
 from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
 from kafkette.protocol.framing import RequestHeader
 
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 R = TypeVar("R")
 
 FORWARD_MARGIN_MS = 5000  # beyond the request's own timeout, for the hop to the controller
+FORWARD_RETRY_BACKOFF_MS = 100  # between sends while no controller takes the request
 
 
 def is_forwarded(header: RequestHeader) -> bool:
@@ -39,23 +42,43 @@ async def at_controller(ctx: ApisContext, header: RequestHeader, request: Any,
                         local: Callable[[ControllerEndpoint], Awaitable[R]], timeout_ms: int) -> R | None:
     """Answer ``request`` at the active controller (see the module docstring).
 
+    While no controller takes it (an answer NOT_CONTROLLER, a lost connection or a timeout:
+    the quorum is electing a new leader, or the channel still names the old one), the request
+    is sent again every ``FORWARD_RETRY_BACKOFF_MS`` for up to the broker's
+    ``request.timeout.ms``, the channel trying each voter in turn, as Kafka's
+    ``NodeToControllerChannelManager`` re-discovers the controller within its retry timeout: a
+    client meets NOT_CONTROLLER only when no controller took the request in that time.
+
     Args:
-        ctx: the handler context (``controller``, ``controller_channel``).
+        ctx: the handler context (``controller``, ``controller_channel``, ``config``).
         header: the request's header (a forwarded request is not forwarded again).
         request: the decoded request, sent on as it is.
         local: asks this node's controller.
-        timeout_ms: the request's own timeout (ms); the hop adds ``FORWARD_MARGIN_MS``.
+        timeout_ms: the request's own timeout (ms); each hop adds ``FORWARD_MARGIN_MS``.
 
     Returns:
-        The controller's response, or None when this node has no controller and the active
-        one could not be reached (the caller answers NOT_CONTROLLER).
+        The controller's response; the last NOT_CONTROLLER answer when none took the request in
+        time; None when this node has no controller and none could be reached (the caller
+        answers NOT_CONTROLLER).
     """
     controller = ctx.controller
-    if controller is not None and controller.is_active:
-        return await local(controller)
-    if ctx.controller_channel is not None and not is_forwarded(header):
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + ctx.config.request_timeout_ms / 1000
+    response: R | None = None
+    while True:
+        if controller is not None and controller.is_active:
+            return await local(controller)
+        if ctx.controller_channel is None or is_forwarded(header):
+            break
         try:
-            return await ctx.controller_channel.send(request, timeout_ms=timeout_ms + FORWARD_MARGIN_MS)  # type: ignore[no-any-return]
+            response = await ctx.controller_channel.send(request, timeout_ms=timeout_ms + FORWARD_MARGIN_MS)
         except (KafkaConnectionError, KafkaTimeoutError):
-            pass
-    return await local(controller) if controller is not None else None
+            response = None
+        if response is not None and not is_not_controller(response):
+            return response
+        if loop.time() + FORWARD_RETRY_BACKOFF_MS / 1000 >= deadline:
+            break
+        await asyncio.sleep(FORWARD_RETRY_BACKOFF_MS / 1000)
+    if controller is not None:
+        return await local(controller)
+    return response

@@ -4,7 +4,8 @@ Owns: one segment file, ``<dir>/<log start offset, 20 digits>.log``, of framed e
 latest snapshot, ``<dir>/<end offset, 20 digits>-<epoch, 10 digits>.checkpoint`` (KIP-630's
 snapshot files); opening them (every frame read and its CRC32C checked; the first torn or
 corrupt frame and everything after it are cut off with a WARNING, as a torn tail after kill -9
-is), appends (written, not yet durable), ``flush`` (fsync: the durable end), ``truncate_to``
+is), appends (written, not yet durable), ``flush`` (fsync: the durable end; or ``begin_flush`` / ``complete_flush`` around an fsync the
+caller runs off its event loop), ``truncate_to``
 (the file cut and fsynced), snapshots (``create_snapshot``: the state up to an offset written
 and fsynced, then the entries before it dropped by writing the rest to a new segment named
 after the new log start offset and deleting the old one; ``install_snapshot``: a snapshot
@@ -38,6 +39,7 @@ import logging
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,33 @@ SNAPSHOT_SUFFIX = ".checkpoint"
 TMP_SUFFIX = ".tmp"  # write_file_atomically's temporary files
 _SNAPSHOT_NAME = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")
 _SEGMENT_NAME = re.compile(r"^(\d{20})\.log$")
+
+
+@dataclass(frozen=True)
+class FlushTicket:
+    """A flush under way (``FileReplicatedLog.begin_flush``).
+
+    Attributes:
+        end_offset: the log end offset when the flush began: entries below it become durable
+            once ``fd`` is fsynced.
+        fd: a descriptor of the segment (a duplicate: whoever runs the fsync closes it, see
+            ``fsync_and_close``).
+    """
+
+    end_offset: int
+    fd: int
+
+
+def fsync_and_close(fd: int) -> None:
+    """fsync a ``FlushTicket``'s descriptor, then close it (blocking: meant for a worker thread).
+
+    Raises:
+        OSError: the fsync failed (the descriptor is closed all the same).
+    """
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class CorruptSnapshotError(OSError):
@@ -114,6 +143,7 @@ class FileReplicatedLog:
             self._file.seek(valid_end)
             os.fsync(self._file.fileno())
         self._flushed = self.end_offset()
+        self._durable_cap = self._flushed  # lowered by a truncation or snapshot during a flush
 
     # ------------------------------------------------------------------ opening
 
@@ -275,6 +305,7 @@ class FileReplicatedLog:
         self._file.seek(position)
         os.fsync(self._file.fileno())
         self._flushed = min(self._flushed, offset)
+        self._durable_cap = min(self._durable_cap, offset)
 
     def read(self, start: int, max_entries: int) -> list[LogEntry]:
         """Up to ``max_entries`` entries from ``start``.
@@ -297,7 +328,7 @@ class FileReplicatedLog:
         return OffsetAndEpoch(end, found_epoch)
 
     def flush(self) -> None:
-        """fsync what was appended.
+        """fsync what was appended, on the calling thread.
 
         Raises:
             OSError: the fsync failed.
@@ -307,6 +338,29 @@ class FileReplicatedLog:
         self._file.flush()
         os.fsync(self._file.fileno())
         self._flushed = self.end_offset()
+
+    def begin_flush(self) -> FlushTicket | None:
+        """Start a flush whose fsync runs elsewhere (a worker thread): what was appended is
+        handed to the OS now, and the returned ticket holds its own descriptor of the segment,
+        so the fsync stays valid even if a snapshot replaces the segment meanwhile.  Entries
+        become durable (``flushed_offset``) only at ``complete_flush``, after the fsync.
+
+        Returns:
+            The ticket, or None when everything appended is already durable.
+
+        Raises:
+            OSError: handing the bytes to the OS failed.
+        """
+        if self._flushed == self.end_offset():
+            return None
+        self._file.flush()
+        self._durable_cap = self.end_offset()
+        return FlushTicket(self.end_offset(), os.dup(self._file.fileno()))
+
+    def complete_flush(self, ticket: FlushTicket) -> None:
+        """Mark the entries below ``ticket.end_offset`` durable (the ticket's fsync is done), except
+        those a truncation or snapshot replaced since ``begin_flush``."""
+        self._flushed = max(self._flushed, min(ticket.end_offset, self._durable_cap, self.end_offset()))
 
     def flushed_offset(self) -> int:
         return self._flushed
@@ -364,7 +418,7 @@ class FileReplicatedLog:
         fsync_dir(self.dir)
         self._file = open(self.path, "r+b")  # noqa: SIM115 - owned until close()
         self._file.seek(0, os.SEEK_END)
-        self._flushed = self.end_offset()
+        self._flushed = self._durable_cap = self.end_offset()
         logger.info("Metadata log %s now starts at offset %d after snapshot %s", self.dir, self._start, snapshot_id)
 
     def close(self) -> None:

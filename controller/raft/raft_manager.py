@@ -30,7 +30,7 @@ from kafkette.client.config_def import ConfigError
 from kafkette.client.connection import BrokerConnection
 from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.controller.raft import raft_messages as core
-from kafkette.controller.raft.file_replicated_log import FileReplicatedLog
+from kafkette.controller.raft.file_replicated_log import FileReplicatedLog, fsync_and_close
 from kafkette.controller.raft.kafka_raft_client import KafkaRaftClient, LeaderChange
 from kafkette.controller.raft.leader_state import LeaderState
 from kafkette.controller.raft.quorum_state_store import FileQuorumStateStore
@@ -48,6 +48,7 @@ from kafkette.protocol.errors import (  # type: ignore[attr-defined]
 logger = logging.getLogger(__name__)
 
 STOP_TIMEOUT_S = 5.0
+SLOW_FLUSH_MS = 500  # a metadata log flush this slow is logged
 FETCH_MAX_WAIT_MS = 500  # the longest a leader holds a fetch it has nothing new for (Kafka's max_wait_ms)
 
 
@@ -315,18 +316,36 @@ class RaftManager:
     async def _run(self) -> None:
         client = self._core()
         while True:
+            # the core's poll flushes first; doing it here, off the event loop, leaves it nothing
+            # to flush (no await between the last check and the poll), so the loop keeps answering
+            # fetches and votes while the disk syncs
+            await self._flush()
             for out in client.poll(self._clock_ms()):
                 self._send(out)
             self._after_change()
             if client.log.flushed_offset() < client.log.end_offset():
-                await asyncio.sleep(0)  # appended during the poll (a new leader's LeaderChange): flush now
-                continue
+                continue  # appended during the poll (a new leader's LeaderChange): flush now
             delay_ms = max(1, min(client.next_deadline_ms() - self._clock_ms(), self.config.request_timeout_ms))
             self._wake.clear()
             try:
                 await asyncio.wait_for(self._wake.wait(), delay_ms / 1000)
             except TimeoutError:
                 pass
+
+    async def _flush(self) -> None:
+        """Make every appended entry durable, its fsync on a worker thread; entries appended
+        meanwhile (a follower's fetched entries) are flushed by the next round.  A leader counts
+        its own entries toward the high watermark only once flushed (in the next poll), so an
+        entry is acknowledged only after its fsync."""
+        assert self._log is not None
+        while (ticket := self._log.begin_flush()) is not None:
+            started = time.monotonic()
+            await asyncio.to_thread(fsync_and_close, ticket.fd)
+            self._log.complete_flush(ticket)
+            elapsed_ms = (time.monotonic() - started) * 1000
+            if elapsed_ms >= SLOW_FLUSH_MS:
+                logger.info("%s Flushing the metadata log up to offset %d took %d ms", self._prefix,
+                            ticket.end_offset, elapsed_ms)
 
     def _after_change(self) -> None:
         """Deliver newly committed entries and complete the waits they satisfy."""

@@ -8,9 +8,12 @@ from __future__ import annotations
 import pytest
 
 from kafkette.broker.config import KafkaConfig
-from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
+from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager, is_not_controller
 from kafkette.client.local_cluster import free_ports
 from kafkette.protocol.apis.broker_registration import BrokerHeartbeatRequest, BrokerHeartbeatResponse
+from kafkette.protocol.apis.create_partitions import CreatePartitionsResponse, CreatePartitionsTopicResult
+from kafkette.protocol.apis.create_topics import CreatableTopicResult, CreateTopicsResponse
+from kafkette.protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsResponse
 from kafkette.protocol.errors import Errors, KafkaConnectionError
 from kafkette.protocol.socket_server import SocketServer
 
@@ -92,3 +95,16 @@ async def test_no_voter_reachable_raises_a_connection_error():
             await channel.send(HEARTBEAT)
     finally:
         await channel.close()
+
+
+@pytest.mark.parametrize("response, expected", [
+    (CreatePartitionsResponse(results=[CreatePartitionsTopicResult(name="t", error_code=Errors.NOT_CONTROLLER)]),
+     True),
+    (DeleteTopicsResponse(responses=[DeletableTopicResult(name="t", error_code=Errors.NOT_CONTROLLER)]), True),
+    (CreateTopicsResponse(topics=[CreatableTopicResult(name="t", error_code=Errors.NOT_CONTROLLER)]), True),
+    (CreatePartitionsResponse(results=[CreatePartitionsTopicResult(name="t", error_code=Errors.NOT_CONTROLLER),
+                                       CreatePartitionsTopicResult(name="u", error_code=Errors.NONE)]), False),
+    (CreatePartitionsResponse(results=[]), False),
+])
+def test_a_per_item_answer_says_not_controller_when_every_item_does(response, expected):
+    assert is_not_controller(response) is expected

@@ -10,7 +10,11 @@ import random
 import pytest
 
 from kafkette.controller.log_frames import frame
-from kafkette.controller.raft.file_replicated_log import CorruptSnapshotError, FileReplicatedLog
+from kafkette.controller.raft.file_replicated_log import (
+    CorruptSnapshotError,
+    FileReplicatedLog,
+    fsync_and_close,
+)
 from kafkette.controller.raft.replicated_log import LogEntry, MemoryReplicatedLog, OffsetAndEpoch
 
 
@@ -35,6 +39,46 @@ def test_flush_marks_the_durable_end(tmp_path):
     assert log.flushed_offset() == 2
     log.truncate_to(1)
     assert log.flushed_offset() == 1
+
+
+def test_a_flush_whose_fsync_runs_elsewhere_makes_durable_only_what_was_appended_before_it(tmp_path):
+    log = _open(tmp_path)
+    log.append([LogEntry(0, 1, "a"), LogEntry(1, 1, "b")])
+    ticket = log.begin_flush()
+    assert ticket is not None and ticket.end_offset == 2
+    log.append([LogEntry(2, 1, "c")])  # appended while the fsync runs: not covered by it
+    fsync_and_close(ticket.fd)
+    log.complete_flush(ticket)
+    assert log.flushed_offset() == 2
+    ticket = log.begin_flush()
+    assert ticket is not None
+    fsync_and_close(ticket.fd)
+    log.complete_flush(ticket)
+    assert log.flushed_offset() == 3 and log.begin_flush() is None
+
+
+def test_a_truncation_during_a_flush_keeps_the_entries_appended_after_it_not_durable(tmp_path):
+    log = _open(tmp_path)
+    log.append([LogEntry(i, 1, f"e{i}") for i in range(4)])
+    ticket = log.begin_flush()
+    assert ticket is not None
+    log.truncate_to(1)  # a diverging follower's log cut while its fsync runs
+    log.append([LogEntry(1, 2, "x"), LogEntry(2, 2, "y")])
+    fsync_and_close(ticket.fd)
+    log.complete_flush(ticket)
+    assert log.flushed_offset() == 1
+
+
+def test_a_snapshot_during_a_flush_leaves_the_flush_harmless(tmp_path):
+    log = _open(tmp_path)
+    log.append([LogEntry(i, 1, f"e{i}") for i in range(4)])
+    ticket = log.begin_flush()
+    assert ticket is not None
+    log.install_snapshot(OffsetAndEpoch(10, 3), b"state")  # replaces (and closes) the segment
+    log.append([LogEntry(10, 3, "after")])
+    fsync_and_close(ticket.fd)  # its own descriptor: still valid
+    log.complete_flush(ticket)
+    assert log.flushed_offset() == 10
 
 
 @pytest.mark.parametrize("damage", ["torn", "crc"])
