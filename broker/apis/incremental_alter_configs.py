@@ -1,7 +1,9 @@
 """IncrementalAlterConfigs handler: BROKER resources applied here, TOPIC ones by the controller.
 
 A BROKER resource (this broker's id only) changes dynamic broker configs in memory
-(``DynamicBrokerConfig``; ``validate_only`` checks without applying).  TOPIC
+(``DynamicBrokerConfig``, with Kafka's rules and messages; ``validate_only`` checks without
+applying).  The cluster-wide default (empty name) is checked as Kafka checks it, and refused
+unless ``validate_only``: Kafkette keeps no cluster-wide dynamic broker configs.  TOPIC
 resources are forwarded to the controller when this broker runs it, otherwise
 answered NOT_CONTROLLER per resource.  Responses keep the order of the request.
 Kafka concept: ``KafkaApis.handleIncrementalAlterConfigsRequest`` (KIP-339, KIP-226).
@@ -27,17 +29,26 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.kafka_apis import ApisContext
 
 
+CLUSTER_DEFAULT_REFUSAL = ("Cluster-wide default broker configs are not supported; name a broker id "
+                           "and send the request to that broker")
+
+
 def _alter_broker(ctx: ApisContext, resource: AlterConfigsResource, validate_only: bool) -> AlterConfigsResourceResponse:
     result = AlterConfigsResourceResponse(resource_type=RESOURCE_BROKER, resource_name=resource.resource_name)
-    problem = broker_resource_error(resource.resource_name, ctx.config.node_id)
+    problem = broker_resource_error(resource.resource_name, ctx.config.node_id, altering=True)
     if problem is not None:
         result.error_code, result.error_message = Errors.INVALID_REQUEST, problem
         return result
+    cluster_default = resource.resource_name == ""
     try:
-        ctx.dynamic_config.incremental_alter(resource.configs, validate_only=validate_only)
+        ctx.dynamic_config.incremental_alter(resource.configs, validate_only=validate_only,
+                                             cluster_default=cluster_default)
     except KafkaError as exc:
         result.error_code = int(error_code_for(exc))
         result.error_message = exc.args[0] if exc.args else None
+        return result
+    if cluster_default and not validate_only:
+        result.error_code, result.error_message = Errors.INVALID_REQUEST, CLUSTER_DEFAULT_REFUSAL
     return result
 
 

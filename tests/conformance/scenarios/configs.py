@@ -210,3 +210,55 @@ for _label, _case in ALTER_CASES.items():
 def _alter_unknown(t: Target) -> Any:
     """IncrementalAlterConfigs of a topic that does not exist: UNKNOWN_TOPIC_OR_PARTITION."""
     return alter(t, TOPIC, "alter-no-such-topic", [("retention.ms", SET, "1000")])
+
+
+def alter_broker(t: Target, name: str, ops: list[tuple[str, int, str | None]], validate_only: bool = True) -> Any:
+    """IncrementalAlterConfigs v1 of one BROKER resource, sent to broker 1; ``[error name, message]``."""
+    resource = AlterConfigsResource(resource_type=BROKER, resource_name=name,
+                                    configs=[AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops])
+    answer = t.call("IncrementalAlterConfigs", 1, IncrementalAlterConfigsRequest(resources=[resource],
+                                                                                  validate_only=validate_only), node=1)
+    return [code_name(answer.responses[0].error_code), answer.responses[0].error_message]
+
+
+# IncrementalAlterConfigs of broker 1 (validate_only) and of the cluster-wide default (empty name):
+# Kafka's DynamicBrokerConfig rules (per-broker, cluster-wide and read-only configs) and messages.
+ALTER_BROKER_CASES: dict[str, tuple[str, list[tuple[str, int, str | None]]]] = {
+    "per-broker-config": ("1", [("sasl.kerberos.min.time.before.relogin", SET, "60000")]),
+    "cluster-wide-config": ("1", [("background.threads", SET, "5")]),
+    "log-default": ("1", [("log.retention.ms", SET, "100000")]),
+    "read-only": ("1", [("broker.id", SET, "3")]),
+    "two-read-only": ("1", [("log.dirs", SET, "/tmp/x"), ("broker.id", SET, "3")]),
+    "security-without-listener": ("1", [("ssl.keystore.location", SET, "/tmp/ks")]),
+    "security-with-listener": ("1", [("listener.name.plaintext.ssl.keystore.location", SET, "/tmp/ks")]),
+    "not-a-number": ("1", [("message.max.bytes", SET, "abc")]),
+    "not-a-boolean": ("1", [("unclean.leader.election.enable", SET, "maybe")]),
+    "unknown-config": ("1", [("no.such.config", SET, "1")]),
+    "append-non-list": ("1", [("background.threads", APPEND, "5")]),
+    "append-unknown": ("1", [("no.such.config", APPEND, "5")]),
+    "append-list": ("1", [("sasl.enabled.mechanisms", APPEND, "PLAIN")]),
+    "delete-read-only": ("1", [("broker.id", DELETE, None)]),
+    "set-null": ("1", [("background.threads", SET, None)]),
+    "same-key-twice": ("1", [("background.threads", SET, "5"), ("background.threads", SET, "6")]),
+    "unknown-operation": ("1", [("background.threads", 9, "5")]),
+    "other-broker": ("7", [("background.threads", SET, "5")]),
+    "name-not-a-number": ("abc", [("background.threads", SET, "5")]),
+    "default-per-broker-config": ("", [("sasl.enabled.mechanisms", SET, "PLAIN")]),
+    "default-cluster-wide-config": ("", [("background.threads", SET, "5")]),
+    "default-read-only": ("", [("broker.id", SET, "3")]),
+}
+for _label, (_name, _ops) in ALTER_BROKER_CASES.items():
+    register(f"configs/alter-broker/{_label}", f"IncrementalAlterConfigs (validate_only) of broker {_name!r}: {_ops}",
+             lambda t, n=_name, o=_ops: alter_broker(t, n, o))
+
+
+@scenario("configs/alter-broker/set-and-describe")
+def _alter_broker_set(t: Target) -> Any:
+    """IncrementalAlterConfigs sets background.threads (cluster-wide) on broker 1, then DescribeConfigs shows it."""
+    error = alter_broker(t, "1", [("background.threads", SET, "5")], validate_only=False)
+    time.sleep(1.0)  # Kafka's brokers learn the change from the metadata log a moment after the answer
+    described = describe(t, BROKER, "1", ["background.threads"]).get("background.threads", "absent")
+    if isinstance(described, dict):
+        described = [described["value"], described["source"], described["read_only"], described["type"]]
+    alter_broker(t, "1", [("background.threads", DELETE, None)], validate_only=False)
+    return {"error": error, "described": described}
