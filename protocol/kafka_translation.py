@@ -7,7 +7,8 @@ becomes the field's default, as Kafka's generated messages write an empty string
 ``protocol_name`` before JoinGroup v7) and the per-API differences (``TRANSLATIONS``): Metadata
 v0's empty topic list meaning all topics; FindCoordinator and LeaveGroup before their batched
 versions (and FindCoordinator's messages, worded as Kafka's); DescribeGroups' authorized
-operations (every group operation: there is no authorizer); OffsetDelete's partition structs;
+operations (every group operation: there is no authorizer); ListGroups v5's group type
+(``classic``) and types filter; OffsetDelete's partition structs;
 DescribeCluster, answered from a Metadata request; JoinGroup v0, whose rebalance timeout is its
 session timeout; Fetch, whose record sets go back in Kafka's record encoding
 (``to_kafka_encoding``), with no fetch session (session id 0) and no aborted transactions;
@@ -174,6 +175,25 @@ def _describe_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     return out
 
 
+CLASSIC_GROUP_TYPE = "classic"
+"""Kafka's ``Group.GroupType.CLASSIC`` as ListGroups v5 names it: every group here uses the classic
+rebalance protocol (JoinGroup/SyncGroup), none KIP-848's consumer protocol."""
+
+
+def _list_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    """ListGroups with, from v5, each group's type (``classic``) and the request's types filter
+    applied as Kafka's ``GroupMetadataManager.listGroups`` applies it: case-insensitive, an empty
+    filter lists every type, a type no group has (``consumer``, ``share``, an unknown word) lists none."""
+    out = convert(resp, KAFKA_APIS[16].response, version)
+    if version >= 5:
+        wanted = {t.lower() for t in (req.types_filter or [])} if req is not None else set()
+        if wanted and CLASSIC_GROUP_TYPE not in wanted:
+            out.groups = []
+        for group in out.groups:
+            group.group_type = CLASSIC_GROUP_TYPE
+    return out
+
+
 def _leave_group_request(req: Any, version: int) -> InternalStruct:
     members = req.members if version >= 3 else [internal.group_membership.MemberIdentity(member_id=req.member_id)]
     return internal.group_membership.LeaveGroupRequest(
@@ -287,7 +307,7 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.LEAVE_GROUP): _translation(ApiKey.LEAVE_GROUP, _leave_group_request, _leave_group_response),
     int(ApiKey.SYNC_GROUP): _translation(ApiKey.SYNC_GROUP),
     int(ApiKey.DESCRIBE_GROUPS): _translation(ApiKey.DESCRIBE_GROUPS, to_kafka=_describe_groups_response),
-    int(ApiKey.LIST_GROUPS): _translation(ApiKey.LIST_GROUPS),
+    int(ApiKey.LIST_GROUPS): _translation(ApiKey.LIST_GROUPS, to_kafka=_list_groups_response),
     int(ApiKey.CREATE_TOPICS): _translation(ApiKey.CREATE_TOPICS),
     int(ApiKey.DELETE_TOPICS): _translation(ApiKey.DELETE_TOPICS),
     int(ApiKey.DELETE_RECORDS): _translation(ApiKey.DELETE_RECORDS),

@@ -80,7 +80,7 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(13, "LeaveGroup", group_membership.LeaveGroupRequest, group_membership.LeaveGroupResponse, 0, 4, 4),
         KafkaApi(14, "SyncGroup", group_membership.SyncGroupRequest, group_membership.SyncGroupResponse, 0, 5, 4),
         KafkaApi(15, "DescribeGroups", group_admin.DescribeGroupsRequest, group_admin.DescribeGroupsResponse, 0, 5, 5),
-        KafkaApi(16, "ListGroups", group_admin.ListGroupsRequest, group_admin.ListGroupsResponse, 0, 4, 3),
+        KafkaApi(16, "ListGroups", group_admin.ListGroupsRequest, group_admin.ListGroupsResponse, 0, 5, 3),
         KafkaApi(API_VERSIONS_KEY, "ApiVersions", api_versions.ApiVersionsRequest, api_versions.ApiVersionsResponse,
                  0, 4, 3),
         KafkaApi(19, "CreateTopics", topics.CreateTopicsRequest, topics.CreateTopicsResponse, 2, 7, 5),

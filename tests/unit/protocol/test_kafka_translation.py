@@ -6,7 +6,7 @@ from __future__ import annotations
 from kafkette.protocol import apis as internal
 from kafkette.protocol.api_keys import ApiKey
 from kafkette.protocol.errors import Errors
-from kafkette.protocol.kafka_messages import fetch, list_offsets
+from kafkette.protocol.kafka_messages import fetch, group_admin, list_offsets
 from kafkette.protocol.kafka_translation import TRANSLATIONS
 
 
@@ -48,3 +48,19 @@ def test_a_produce_refused_as_an_internal_topic_carries_no_message_on_the_kafka_
     assert [(p.index, p.error_code, p.error_message, p.base_offset) for p in out.responses[0].partition_responses] == [
         (0, Errors.INVALID_TOPIC_EXCEPTION, None, -1), (1, 0, None, 4)]
     assert answer.responses[0].partition_responses[0].error_message, "the msgpack answer keeps it"
+
+
+def _list_groups(version: int, types: list[str]):
+    answer = internal.group_admin.ListGroupsResponse(error_code=0, groups=[internal.group_admin.ListedGroup(
+        group_id="g", protocol_type="consumer", group_state="Stable")])
+    request = group_admin.ListGroupsRequest(states_filter=[], types_filter=types)
+    out = TRANSLATIONS[int(ApiKey.LIST_GROUPS)].to_kafka(answer, version, request)
+    return [(g.group_id, g.group_type) for g in out.groups]
+
+
+def test_list_groups_v5_names_every_group_classic_and_filters_by_type_as_kafka():
+    assert _list_groups(5, []) == [("g", "classic")]
+    assert _list_groups(5, ["Classic"]) == [("g", "classic")]
+    assert _list_groups(5, ["consumer"]) == []
+    assert _list_groups(5, ["share", "no-such-type"]) == []
+    assert _list_groups(5, ["consumer", "classic"]) == [("g", "classic")]
