@@ -5,7 +5,8 @@ Owns: ``convert`` (field by field, by name, recursively: a field the target lack
 field the source lacks gets the target's default, a null where the target's version allows none
 becomes the field's default, as Kafka's generated messages write an empty string for a null
 ``protocol_name`` before JoinGroup v7) and the per-API differences (``TRANSLATIONS``): Metadata
-v0's empty topic list meaning all topics; FindCoordinator and LeaveGroup before their batched
+v0's empty topic list meaning all topics; the authorized operations of Metadata's topics and
+cluster and of DescribeCluster (KIP-430: every operation, there is no authorizer); FindCoordinator and LeaveGroup before their batched
 versions (and FindCoordinator's messages, worded as Kafka's); DescribeGroups' authorized
 operations (every group operation: there is no authorizer); ListGroups v5's group type
 (``classic``) and types filter; OffsetDelete's partition structs;
@@ -157,10 +158,31 @@ def _kafka_error_message(code: int) -> str:
 
 
 # Kafka's AclOperation codes (the bit each sets in an ``authorized_operations`` field)
-_READ, _DELETE, _DESCRIBE, _DESCRIBE_CONFIGS, _ALTER_CONFIGS = 3, 6, 8, 10, 11
+_READ, _WRITE, _CREATE, _DELETE, _ALTER, _DESCRIBE = 3, 4, 5, 6, 7, 8
+_CLUSTER_ACTION, _DESCRIBE_CONFIGS, _ALTER_CONFIGS, _IDEMPOTENT_WRITE = 9, 10, 11, 12
 GROUP_AUTHORIZED_OPERATIONS = sum(1 << op for op in (_READ, _DELETE, _DESCRIBE, _DESCRIBE_CONFIGS, _ALTER_CONFIGS))
 """Every operation ACLs can grant on a group (Kafka's ``AclEntry.supportedOperations(GROUP)``):
 what ``AuthHelper.authorizedOperations`` answers on a broker without an authorizer, as here."""
+TOPIC_AUTHORIZED_OPERATIONS = sum(1 << op for op in (
+    _READ, _WRITE, _CREATE, _DELETE, _ALTER, _DESCRIBE, _DESCRIBE_CONFIGS, _ALTER_CONFIGS))
+"""Every operation ACLs can grant on a topic (``AclEntry.supportedOperations(TOPIC)``, 3576)."""
+CLUSTER_AUTHORIZED_OPERATIONS = sum(1 << op for op in (
+    _CREATE, _ALTER, _DESCRIBE, _CLUSTER_ACTION, _DESCRIBE_CONFIGS, _ALTER_CONFIGS, _IDEMPOTENT_WRITE))
+"""Every operation ACLs can grant on the cluster (``AclEntry.supportedOperations(CLUSTER)``, 8096)."""
+
+
+def _metadata_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    """Metadata with the operations the caller may perform (KIP-430), when the request asks:
+    on each topic from v8, on the cluster in v8 to v10 (Kafka's ``handleTopicMetadataRequest``);
+    left at the "not asked" default (-2147483648) otherwise."""
+    out = convert(resp, KAFKA_APIS[3].response, version)
+    if version >= 8 and req is not None:
+        if req.include_topic_authorized_operations:
+            for topic in out.topics:
+                topic.topic_authorized_operations = TOPIC_AUTHORIZED_OPERATIONS
+        if version <= 10 and req.include_cluster_authorized_operations:
+            out.cluster_authorized_operations = CLUSTER_AUTHORIZED_OPERATIONS
+    return out
 
 
 def _describe_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
@@ -225,10 +247,15 @@ def _describe_cluster_request(req: Any, version: int) -> InternalStruct:
 
 
 def _describe_cluster_response(resp: Any, version: int, req: Any) -> KafkaStruct:
-    return cluster.DescribeClusterResponse(
+    """DescribeCluster from a Metadata answer, with the cluster's authorized operations when the
+    request asks (KIP-430: every cluster operation, there is no authorizer)."""
+    out = cluster.DescribeClusterResponse(
         cluster_id=resp.cluster_id or "", controller_id=resp.controller_id,
         brokers=[cluster.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
                  for b in resp.brokers])
+    if req is not None and req.include_cluster_authorized_operations:
+        out.cluster_authorized_operations = CLUSTER_AUTHORIZED_OPERATIONS
+    return out
 
 
 def _fetch_request(req: Any, version: int) -> InternalStruct:
@@ -297,7 +324,7 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.PRODUCE): _translation(ApiKey.PRODUCE, to_kafka=_produce_response),
     int(ApiKey.FETCH): _translation(ApiKey.FETCH, _fetch_request, _fetch_response),
     int(ApiKey.LIST_OFFSETS): _translation(ApiKey.LIST_OFFSETS, to_kafka=_list_offsets_response),
-    int(ApiKey.METADATA): _translation(ApiKey.METADATA, to_internal=_metadata_request),
+    int(ApiKey.METADATA): _translation(ApiKey.METADATA, _metadata_request, _metadata_response),
     int(ApiKey.OFFSET_COMMIT): _translation(ApiKey.OFFSET_COMMIT),
     int(ApiKey.OFFSET_FETCH): _translation(ApiKey.OFFSET_FETCH),
     int(ApiKey.FIND_COORDINATOR): _translation(ApiKey.FIND_COORDINATOR, _find_coordinator_request,

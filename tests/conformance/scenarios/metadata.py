@@ -153,3 +153,25 @@ def _stop_and_start(t: Target) -> Any:
 
 register("metadata/broker-stops-and-returns", (_stop_and_start.__doc__ or "").splitlines()[0], _stop_and_start,
          disruptive=True)
+
+
+@scenario("metadata/authorized-operations")
+def _authorized_operations(t: Target) -> Any:
+    """KIP-430 without an authorizer: Metadata v10 and v12 asking for topic (and v10 cluster) authorized
+    operations, and DescribeCluster v1 asking and not asking, answer every operation of the resource."""
+    create(t, "md-authorized-ops", partitions=1, rf=1)
+    t.wait_topic("md-authorized-ops")
+    out: dict[str, Any] = {}
+    for version in (10, 12):
+        for asked in (False, True):
+            answer = t.call("Metadata", version, MetadataRequest(
+                topics=[MetadataRequestTopic(name="md-authorized-ops")], allow_auto_topic_creation=False,
+                include_cluster_authorized_operations=asked, include_topic_authorized_operations=asked))
+            out[f"metadata-v{version}-asked-{asked}"] = {
+                "topic": [tp.topic_authorized_operations for tp in answer.topics],
+                "cluster": answer.cluster_authorized_operations if version <= 10 else None}
+    for asked in (False, True):
+        answer = t.call("DescribeCluster", 1, DescribeClusterRequest(
+            include_cluster_authorized_operations=asked, endpoint_type=1))
+        out[f"describe-cluster-asked-{asked}"] = answer.cluster_authorized_operations
+    return out

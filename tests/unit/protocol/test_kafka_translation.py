@@ -6,7 +6,14 @@ from __future__ import annotations
 from kafkette.protocol import apis as internal
 from kafkette.protocol.api_keys import ApiKey
 from kafkette.protocol.errors import Errors
-from kafkette.protocol.kafka_messages import fetch, group_admin, list_offsets
+from kafkette.protocol.kafka_messages import (
+    DESCRIBE_CLUSTER_KEY,
+    cluster,
+    fetch,
+    group_admin,
+    list_offsets,
+    metadata,
+)
 from kafkette.protocol.kafka_translation import TRANSLATIONS
 
 
@@ -64,3 +71,27 @@ def test_list_groups_v5_names_every_group_classic_and_filters_by_type_as_kafka()
     assert _list_groups(5, ["consumer"]) == []
     assert _list_groups(5, ["share", "no-such-type"]) == []
     assert _list_groups(5, ["consumer", "classic"]) == [("g", "classic")]
+
+
+def _metadata(version: int, topic_ops: bool, cluster_ops: bool):
+    answer = internal.metadata.MetadataResponse(brokers=[], cluster_id="c", controller_id=1, topics=[
+        internal.metadata.MetadataResponseTopic(error_code=0, name="t", is_internal=False, partitions=[])])
+    request = metadata.MetadataRequest(topics=None, include_topic_authorized_operations=topic_ops,
+                                       include_cluster_authorized_operations=cluster_ops)
+    out = TRANSLATIONS[int(ApiKey.METADATA)].to_kafka(answer, version, request)
+    return out.topics[0].topic_authorized_operations, out.cluster_authorized_operations
+
+
+def test_metadata_answers_every_topic_and_cluster_operation_when_asked_as_kafka_without_an_authorizer():
+    not_asked = -2147483648
+    assert _metadata(10, True, True) == (3576, 8096), "READ..ALTER_CONFIGS on topics, CREATE..IDEMPOTENT_WRITE"
+    assert _metadata(12, True, False) == (3576, not_asked)
+    assert _metadata(8, False, False) == (not_asked, not_asked)
+
+
+def test_describe_cluster_answers_every_cluster_operation_when_asked():
+    answer = internal.metadata.MetadataResponse(brokers=[], cluster_id="c", controller_id=1, topics=[])
+    translation = TRANSLATIONS[DESCRIBE_CLUSTER_KEY]
+    asked = translation.to_kafka(answer, 1, cluster.DescribeClusterRequest(include_cluster_authorized_operations=True))
+    not_asked = translation.to_kafka(answer, 1, cluster.DescribeClusterRequest())
+    assert (asked.cluster_authorized_operations, not_asked.cluster_authorized_operations) == (8096, -2147483648)
