@@ -178,7 +178,7 @@ class DynamicBrokerConfig:
 
     # ----------------------------------------------------------------- alter
     def incremental_alter(self, ops: Sequence[AlterableConfig], *, validate_only: bool = False,
-                          cluster_default: bool = False) -> None:
+                          cluster_default: bool = False, replace_all: bool = False) -> None:
         """Apply one BROKER resource's IncrementalAlterConfigs operations, all or nothing, with
         Kafka's rules and messages (``ConfigAdminManager``, ``DynamicBrokerConfig.validateConfigs``).
 
@@ -194,6 +194,8 @@ class DynamicBrokerConfig:
             validate_only: check without applying.
             cluster_default: the resource is the cluster-wide default (empty name): only checked,
                 as Kafka checks it (per-broker configs are refused), never applied.
+            replace_all: Kafka's AlterConfigs (API 33): the overrides become exactly the
+                configs ``ops`` set, every other one deleted.
 
         Raises:
             InvalidRequestError: a name listed twice, SET without a value, an unknown operation, a
@@ -204,7 +206,7 @@ class DynamicBrokerConfig:
         names = [op.name for op in ops]
         if len(set(names)) != len(names):
             raise InvalidRequestError("Error due to duplicate config keys")
-        dynamic = dict(self._dynamic)
+        dynamic = {} if replace_all else dict(self._dynamic)
         for op in ops:
             if op.config_operation not in (OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT):
                 raise InvalidRequestError(f"Unknown operations type {op.config_operation}")

@@ -5,7 +5,8 @@ Owns: ``convert`` (field by field, by name, recursively: a field the target lack
 field the source lacks gets the target's default, a null where the target's version allows none
 becomes the field's default, as Kafka's generated messages write an empty string for a null
 ``protocol_name`` before JoinGroup v7) and the per-API differences (``TRANSLATIONS``): Metadata
-v0's empty topic list meaning all topics; the authorized operations of Metadata's topics and
+v0's empty topic list meaning all topics; AlterConfigs (33), answered as an IncrementalAlterConfigs
+of SETs that replaces the resource's dynamic configs; the authorized operations of Metadata's topics and
 cluster and of DescribeCluster (KIP-430: every operation, there is no authorizer); FindCoordinator and LeaveGroup before their batched
 versions (and FindCoordinator's messages, worded as Kafka's); DescribeGroups' authorized
 operations (every group operation: there is no authorizer); ListGroups v5's group type
@@ -31,7 +32,7 @@ from typing import Any
 from kafkette.protocol import apis as internal
 from kafkette.protocol.api_keys import API_REGISTRY, ApiKey, ApiSpec
 from kafkette.protocol.errors import Errors, error_class
-from kafkette.protocol.kafka_messages import DESCRIBE_CLUSTER_KEY, KAFKA_APIS, cluster
+from kafkette.protocol.kafka_messages import ALTER_CONFIGS_KEY, DESCRIBE_CLUSTER_KEY, KAFKA_APIS, cluster
 from kafkette.protocol.kafka_schema import Array, KafkaStruct
 from kafkette.protocol.record_batch import CorruptRecordError, to_kafka_encoding
 from kafkette.protocol.schema import Array as InternalArray
@@ -216,6 +217,17 @@ def _list_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     return out
 
 
+def _alter_configs_request(req: Any, version: int) -> InternalStruct:
+    """AlterConfigs (33) as an IncrementalAlterConfigs whose operations are all SET and which
+    replaces each resource's dynamic configs (``replace_all``): a config not listed is deleted,
+    as Kafka's legacy ``alterConfigs`` does."""
+    configs = internal.configs
+    return configs.IncrementalAlterConfigsRequest(validate_only=req.validate_only, replace_all=True, resources=[
+        configs.AlterConfigsResource(resource_type=r.resource_type, resource_name=r.resource_name, configs=[
+            configs.AlterableConfig(name=c.name, config_operation=configs.OP_SET, value=c.value) for c in r.configs])
+        for r in req.resources])
+
+
 def _leave_group_request(req: Any, version: int) -> InternalStruct:
     members = req.members if version >= 3 else [internal.group_membership.MemberIdentity(member_id=req.member_id)]
     return internal.group_membership.LeaveGroupRequest(
@@ -346,6 +358,8 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.CREATE_PARTITIONS): _translation(ApiKey.CREATE_PARTITIONS),
     int(ApiKey.DELETE_GROUPS): _translation(ApiKey.DELETE_GROUPS),
     int(ApiKey.INCREMENTAL_ALTER_CONFIGS): _translation(ApiKey.INCREMENTAL_ALTER_CONFIGS),
+    ALTER_CONFIGS_KEY: Translation(ApiKey.INCREMENTAL_ALTER_CONFIGS, _alter_configs_request,
+                                   lambda resp, v, req: convert(resp, KAFKA_APIS[ALTER_CONFIGS_KEY].response, v)),
     int(ApiKey.OFFSET_DELETE): _translation(ApiKey.OFFSET_DELETE, to_internal=_offset_delete_request),
     DESCRIBE_CLUSTER_KEY: Translation(ApiKey.METADATA, _describe_cluster_request, _describe_cluster_response),
 }

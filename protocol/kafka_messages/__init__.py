@@ -34,6 +34,8 @@ from kafkette.protocol.kafka_schema import KafkaStruct
 
 API_VERSIONS_KEY = 18
 DESCRIBE_CLUSTER_KEY = 60
+ALTER_CONFIGS_KEY = 33
+"""AlterConfigs, the Kafka listener's only: answered by the IncrementalAlterConfigs handler."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(23, "OffsetForLeaderEpoch", offsets_for_leader_epoch.OffsetForLeaderEpochRequest,
                  offsets_for_leader_epoch.OffsetForLeaderEpochResponse, 2, 4, 4),
         KafkaApi(32, "DescribeConfigs", configs.DescribeConfigsRequest, configs.DescribeConfigsResponse, 1, 4, 4),
+        KafkaApi(ALTER_CONFIGS_KEY, "AlterConfigs", configs.AlterConfigsRequest, configs.AlterConfigsResponse, 0, 2, 2),
         KafkaApi(35, "DescribeLogDirs", log_dirs.DescribeLogDirsRequest, log_dirs.DescribeLogDirsResponse, 1, 4, 2),
         KafkaApi(37, "CreatePartitions", topics.CreatePartitionsRequest, topics.CreatePartitionsResponse, 0, 3, 2),
         KafkaApi(42, "DeleteGroups", group_admin.DeleteGroupsRequest, group_admin.DeleteGroupsResponse, 0, 2, 2),

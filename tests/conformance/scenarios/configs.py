@@ -12,10 +12,13 @@ from typing import Any
 
 from kafkette.protocol.kafka_messages.configs import (
     AlterableConfig,
+    AlterConfigsRequest,
     AlterConfigsResource,
     DescribeConfigsRequest,
     DescribeConfigsResource,
     IncrementalAlterConfigsRequest,
+    LegacyAlterableConfig,
+    LegacyAlterConfigsResource,
 )
 from tests.conformance.catalogue import register, scenario
 from tests.conformance.scenarios.topics import create
@@ -262,3 +265,61 @@ def _alter_broker_set(t: Target) -> Any:
         described = [described["value"], described["source"], described["read_only"], described["type"]]
     alter_broker(t, "1", [("background.threads", DELETE, None)], validate_only=False)
     return {"error": error, "described": described}
+
+
+def legacy_alter(t: Target, resource_type: int, name: str, configs: dict[str, str | None],
+                 validate_only: bool = False) -> Any:
+    """AlterConfigs v1 (the legacy, non-incremental API 33) of one resource, sent to broker 1;
+    ``[error name, message]``."""
+    resource = LegacyAlterConfigsResource(resource_type=resource_type, resource_name=name, configs=[
+        LegacyAlterableConfig(name=k, value=v) for k, v in configs.items()])
+    answer = t.call("AlterConfigs", 1, AlterConfigsRequest(resources=[resource], validate_only=validate_only), node=1)
+    return [code_name(answer.responses[0].error_code), answer.responses[0].error_message]
+
+
+def _legacy_alter_topic(t: Target, name: str, configs: dict[str, str | None], validate_only: bool = False) -> Any:
+    create(t, name, partitions=1, rf=1, configs={"retention.ms": "1000", "segment.ms": "2000000"})
+    t.wait_topic(name)
+    error = legacy_alter(t, TOPIC, name, configs, validate_only)
+    time.sleep(1.0)  # Kafka's brokers learn the change from the metadata log a moment after the answer
+    keys = sorted({"retention.ms", "segment.ms"} | set(configs))
+    described = describe(t, TOPIC, name, keys)
+    return {"error": error, "after": {k: [v["value"], v["source"]] for k, v in described.items()}
+            if "error" not in described else described}
+
+
+# AlterConfigs on a topic created with retention.ms=1000 and segment.ms=2000000: the configs listed
+# replace every override (segment.ms, not listed, goes back to its default).
+LEGACY_ALTER_CASES: dict[str, dict[str, Any]] = {
+    "replace": {"configs": {"retention.ms": "5000"}},
+    "replace-with-nothing": {"configs": {}},
+    "validate-only": {"configs": {"retention.ms": "5000"}, "validate_only": True},
+    "invalid-value": {"configs": {"retention.ms": "soon"}},
+    "unknown-key": {"configs": {"no.such.config": "1"}},
+}
+for _label, _case in LEGACY_ALTER_CASES.items():
+    register(f"configs/legacy-alter/{_label}", f"AlterConfigs (33) on a topic with two overrides: {_case}",
+             lambda t, c=_case, lbl=_label: _legacy_alter_topic(t, f"legacy-alter-{lbl}", **c))
+
+
+@scenario("configs/legacy-alter/unknown-topic")
+def _legacy_alter_unknown(t: Target) -> Any:
+    """AlterConfigs of a topic that does not exist."""
+    return legacy_alter(t, TOPIC, "legacy-alter-no-such-topic", {"retention.ms": "1000"})
+
+
+@scenario("configs/legacy-alter/broker")
+def _legacy_alter_broker(t: Target) -> Any:
+    """AlterConfigs (validate_only) of broker 1: a dynamic config, a read-only one, an SSL config
+    without a listener prefix; then a real one replacing background.threads by log.cleaner.threads."""
+    out = {label: legacy_alter(t, BROKER, "1", configs, validate_only=True) for label, configs in (
+        ("dynamic", {"background.threads": "5"}), ("read-only", {"broker.id": "3"}),
+        ("security", {"ssl.keystore.location": "/tmp/ks"}))}
+    out["set"] = legacy_alter(t, BROKER, "1", {"background.threads": "5"})
+    out["replace"] = legacy_alter(t, BROKER, "1", {"log.cleaner.threads": "2"})
+    time.sleep(1.0)
+    described = describe(t, BROKER, "1", ["log.cleaner.threads", "background.threads"])
+    out["after"] = {k: [v["value"], v["source"]] for k, v in described.items() if v["source"] == "DYNAMIC_BROKER_CONFIG"} \
+        if "error" not in described else described
+    legacy_alter(t, BROKER, "1", {})
+    return out

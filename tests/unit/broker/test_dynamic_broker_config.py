@@ -164,6 +164,16 @@ def test_the_cluster_wide_default_refuses_per_broker_configs(tmp_path):
     assert dynamic.dynamic_configs == {}
 
 
+def test_alter_configs_replaces_every_dynamic_broker_config(tmp_path):
+    dynamic = DynamicBrokerConfig(make_config(tmp_path))
+    dynamic.incremental_alter([set_op("background.threads", "5"), set_op("log.retention.ms", "1000")])
+
+    dynamic.incremental_alter([set_op("log.cleaner.threads", "2")], replace_all=True)
+
+    assert dynamic.dynamic_configs == {"log.cleaner.threads": "2"}
+    assert dynamic.current_config.log_retention_ms != 1000
+
+
 def test_append_and_subtract_change_a_list_broker_config(tmp_path):
     dynamic = DynamicBrokerConfig(make_config(tmp_path))
 

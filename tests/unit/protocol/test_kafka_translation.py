@@ -7,8 +7,10 @@ from kafkette.protocol import apis as internal
 from kafkette.protocol.api_keys import ApiKey
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.kafka_messages import (
+    ALTER_CONFIGS_KEY,
     DESCRIBE_CLUSTER_KEY,
     cluster,
+    configs,
     fetch,
     group_admin,
     list_offsets,
@@ -95,3 +97,17 @@ def test_describe_cluster_answers_every_cluster_operation_when_asked():
     asked = translation.to_kafka(answer, 1, cluster.DescribeClusterRequest(include_cluster_authorized_operations=True))
     not_asked = translation.to_kafka(answer, 1, cluster.DescribeClusterRequest())
     assert (asked.cluster_authorized_operations, not_asked.cluster_authorized_operations) == (8096, -2147483648)
+
+
+def test_alter_configs_becomes_an_incremental_alter_configs_of_sets_that_replaces_the_configs():
+    request = configs.AlterConfigsRequest(validate_only=True, resources=[configs.LegacyAlterConfigsResource(
+        resource_type=2, resource_name="t", configs=[configs.LegacyAlterableConfig(name="retention.ms", value="5")])])
+    translation = TRANSLATIONS[ALTER_CONFIGS_KEY]
+
+    out = translation.to_internal(request, 1)
+
+    assert (translation.internal, out.validate_only, out.replace_all) == (ApiKey.INCREMENTAL_ALTER_CONFIGS, True, True)
+    assert [(c.name, c.config_operation, c.value) for c in out.resources[0].configs] == [("retention.ms", 0, "5")]
+    answer = internal.configs.IncrementalAlterConfigsResponse(responses=[internal.configs.AlterConfigsResourceResponse(
+        error_code=0, resource_type=2, resource_name="t")])
+    assert translation.to_kafka(answer, 1, request).responses[0].resource_name == "t"
