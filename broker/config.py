@@ -212,7 +212,7 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("max.connections.per.ip", "int", 2147483647, "Connections from one address at most; more are closed as accepted.", at_least(0)),
     ConfigKey("connections.max.idle.ms", "long", 600000, "A connection with no request for this long is closed (ms; -1 never).", at_least(-1)),
     ConfigKey("compression.type", "string", "producer", "Default final compression of topics' batches: producer (as sent), uncompressed or a codec.",
-              one_of("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd")),
+              one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
     ConfigKey("log.message.timestamp.type", "string", "CreateTime", "Default timestamp type of topics: CreateTime or LogAppendTime.",
               one_of("CreateTime", "LogAppendTime")),
     ConfigKey("log.message.timestamp.before.max.ms", "long", LONG_MAX,

@@ -3,8 +3,10 @@ IncrementalAlterConfigs, and the describe view of every broker property.
 
 Owns: the in-memory dynamic overrides of this broker (``{dotted name: string}``), the
 effective ``KafkaConfig`` (``server.properties`` merged with the overrides, validated
-by building a new ``KafkaConfig``), the set of properties that may change at run
-time (``DYNAMIC_BROKER_CONFIGS``), and the callbacks (reconfigurables) told of each
+by building a new ``KafkaConfig``), Kafka's rules of which configs may change at run
+time and where (``DynamicBrokerConfig.validateConfigs``: read-only, per-broker and
+cluster-wide configs, from ``kafka_dynamic_broker_configs``), the set of properties a
+change acts on (``DYNAMIC_BROKER_CONFIGS``), and the callbacks (reconfigurables) told of each
 change - the ReplicaManager re-applies broker-level log defaults to every local
 partition, topic overrides still winning.  Does not own topic configs (the
 controller) nor persistence: dynamic values live until the broker restarts.
@@ -20,10 +22,18 @@ dynamic log configs) and ``ConfigHelper.describeConfigs`` for BROKER resources.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from kafkette.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES
+from kafkette.broker.kafka_dynamic_broker_configs import (
+    KAFKA_BROKER_CONFIG_TYPES,
+    KAFKA_BROKER_UPDATE_MODES,
+    KAFKA_CLUSTER_LEVEL_LISTENER_CONFIGS,
+    KAFKA_DYNAMIC_SECURITY_CONFIGS,
+)
 from kafkette.client.config_def import CONFIG_TYPE_IDS
 from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
 from kafkette.protocol.apis.configs import (
@@ -42,17 +52,85 @@ from kafkette.protocol.errors import InvalidConfigError, InvalidRequestError  # 
 
 logger = logging.getLogger(__name__)
 
-_BROKER_NAMES = frozenset(key.name for key in BROKER_CONFIGS)
+_BROKER_KEYS = {key.name: key for key in BROKER_CONFIGS}
+_BROKER_NAMES = frozenset(_BROKER_KEYS)
+_LISTENER_CONFIG = re.compile(r"listener\.name\.[^.]*\.(.*)")
+_NUMBER_TYPES = {"INT": int, "LONG": int, "SHORT": int, "DOUBLE": float}
 
 DYNAMIC_BROKER_CONFIGS: frozenset[str] = frozenset(
     key.synonyms[0] for key in TOPIC_CONFIG_DEFS.values() if key.synonyms and key.synonyms[0] in _BROKER_NAMES
 )
-"""Broker properties that IncrementalAlterConfigs may change at run time: the first broker
-synonym of every topic config (``log.retention.ms`` for ``retention.ms``, ``message.max.bytes``
-for ``max.message.bytes``), the broker-level defaults every partition's log falls back to
-(Kafka's ``DynamicLogConfig.ReconfigurableConfigs``).  Every other property is read-only."""
+"""Broker properties a change at run time acts on in Kafkette: the first broker synonym of every
+topic config (``log.retention.ms`` for ``retention.ms``, ``message.max.bytes`` for
+``max.message.bytes``), the broker-level defaults every partition's log falls back to (Kafka's
+``DynamicLogConfig.ReconfigurableConfigs``).  The other configs Kafka updates dynamically
+(``KAFKA_BROKER_UPDATE_MODES``) are accepted, stored and described, and take effect at the next
+start only if also put in ``server.properties``."""
 
 Reconfigurable = Callable[[KafkaConfig], None]
+
+
+def _listener_base(name: str) -> str | None:
+    """``<config>`` of ``listener.name.<listener>.<config>``; None for a name without that prefix."""
+    match = _LISTENER_CONFIG.fullmatch(name)
+    return match.group(1) if match else None
+
+
+def _check_value(name: str, value: str) -> None:
+    """Parse ``value`` as Kafka's ConfigDef parses config ``name``'s type (and, for a config
+    Kafkette uses, check its validator); unknown names pass.
+
+    Raises:
+        InvalidRequestError: "Invalid value <value> for configuration <name>: <why>".
+    """
+    kind = KAFKA_BROKER_CONFIG_TYPES.get(name)
+    text = value.strip()
+    why = None
+    if kind in _NUMBER_TYPES:
+        try:
+            _NUMBER_TYPES[kind](text)
+        except ValueError:
+            why = f"Not a number of type {kind}"
+    elif kind == "BOOLEAN" and text.lower() not in ("true", "false"):
+        why = "Expected value to be either true or false"
+    if why is not None:
+        raise InvalidRequestError(f"Invalid value {value} for configuration {name}: {why}")
+    key = _BROKER_KEYS.get(name)
+    if key is not None:
+        try:
+            key.parse(value)
+        except ConfigError as exc:
+            raise InvalidRequestError(str(exc)) from None
+
+
+def _check_dynamic_update(props: dict[str, str], cluster_default: bool) -> None:
+    """Kafka's ``DynamicBrokerConfig.validateConfigs`` of the configs a request sets, in its order.
+
+    Args:
+        props: ``{name: new value}`` of the SET, APPEND and SUBTRACT operations.
+        cluster_default: for the cluster-wide default resource (empty name).
+
+    Raises:
+        InvalidRequestError: with Kafka's message, naming the offending configs.
+    """
+    def refuse(names: list[str], message: str) -> None:
+        if names:
+            raise InvalidRequestError(f"{message}: [{', '.join(sorted(names))}]")
+
+    refuse([n for n in props if KAFKA_BROKER_UPDATE_MODES.get(n) == "read-only"],
+           "Cannot update these configs dynamically")
+    refuse([n for n in props if n in KAFKA_DYNAMIC_SECURITY_CONFIGS],
+           "These security configs can be dynamically updated only per-listener using the listener prefix")
+    for name, value in props.items():
+        _check_value(_listener_base(name) or name, value)
+    if cluster_default:
+        def per_broker(name: str) -> bool:
+            base = _listener_base(name)
+            if base is not None:
+                return base not in KAFKA_CLUSTER_LEVEL_LISTENER_CONFIGS
+            return KAFKA_BROKER_UPDATE_MODES.get(name) == "per-broker"
+        refuse([n for n in props if per_broker(n)],
+               "Cannot update these configs at default cluster level, broker id must be specified")
 
 
 def render_config_value(value: Any) -> str | None:
@@ -99,51 +177,70 @@ class DynamicBrokerConfig:
         self._reconfigurables.append(callback)
 
     # ----------------------------------------------------------------- alter
-    def incremental_alter(self, ops: Sequence[AlterableConfig], *, validate_only: bool = False) -> None:
-        """Apply one BROKER resource's IncrementalAlterConfigs operations, all or nothing.
+    def incremental_alter(self, ops: Sequence[AlterableConfig], *, validate_only: bool = False,
+                          cluster_default: bool = False, replace_all: bool = False) -> None:
+        """Apply one BROKER resource's IncrementalAlterConfigs operations, all or nothing, with
+        Kafka's rules and messages (``ConfigAdminManager``, ``DynamicBrokerConfig.validateConfigs``).
 
-        SET stores a value (validated like ``server.properties``); DELETE reverts to the
-        static value.  Only ``DYNAMIC_BROKER_CONFIGS`` may change; APPEND and SUBTRACT
-        apply to list properties, and none of those is dynamic.
+        SET stores a value, DELETE reverts to the static value, APPEND and SUBTRACT change a LIST
+        config.  Any config Kafka can update at run time is accepted (``per-broker`` and
+        ``cluster-wide`` in ``KAFKA_BROKER_UPDATE_MODES``), and so is a name Kafka does not know
+        (stored, as Kafka stores a custom config); a read-only one is refused.  A value is checked
+        against the config's type (and, for a config Kafkette uses, its validator).  Kafkette acts
+        at run time on ``DYNAMIC_BROKER_CONFIGS`` only; the others are stored and described.
 
         Args:
             ops: the resource's operations (name, ``config_operation``, value).
             validate_only: check without applying.
+            cluster_default: the resource is the cluster-wide default (empty name): only checked,
+                as Kafka checks it (per-broker configs are refused), never applied.
+            replace_all: Kafka's AlterConfigs (API 33): the overrides become exactly the
+                configs ``ops`` set, every other one deleted.
 
         Raises:
-            InvalidRequestError: a name listed twice, or SET without a value.
-            InvalidConfigError: an unknown or non-dynamic property, APPEND/SUBTRACT,
-                an unknown operation, or an invalid value (the message names the key).
+            InvalidRequestError: a name listed twice, SET without a value, an unknown operation, a
+                read-only config ("Cannot update these configs dynamically"), an SSL config without
+                a listener prefix, a per-broker config at the cluster-wide default, or an invalid value.
+            InvalidConfigError: APPEND/SUBTRACT of a config that is unknown or not a list.
         """
-        known = {key.name for key in BROKER_CONFIGS}
-        seen: set[str] = set()
-        dynamic = dict(self._dynamic)
+        names = [op.name for op in ops]
+        if len(set(names)) != len(names):
+            raise InvalidRequestError("Error due to duplicate config keys")
+        dynamic = {} if replace_all else dict(self._dynamic)
         for op in ops:
-            if op.name in seen:
-                raise InvalidRequestError(f"Error due to duplicate config keys: {op.name}")
-            seen.add(op.name)
-            if op.name not in known:
-                raise InvalidConfigError(f"Unknown broker config {op.name}")
-            if op.name not in DYNAMIC_BROKER_CONFIGS:
-                raise InvalidConfigError(
-                    f"Broker config {op.name} cannot be updated dynamically; "
-                    f"set it in server.properties and restart the broker"
-                )
-            if op.config_operation == OP_SET:
-                if op.value is None:
-                    raise InvalidRequestError(f"Null value not supported for SET of {op.name}")
-                dynamic[op.name] = op.value
-            elif op.config_operation == OP_DELETE:
+            if op.config_operation not in (OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT):
+                raise InvalidRequestError(f"Unknown operations type {op.config_operation}")
+            if op.config_operation != OP_DELETE and op.value is None:
+                raise InvalidRequestError(f"Null value not supported for : {op.name}")
+        requested: dict[str, str] = {}  # checked as Kafka checks them: the values of the request
+        for op in ops:
+            if op.config_operation == OP_DELETE:
                 dynamic.pop(op.name, None)
-            elif op.config_operation in (OP_APPEND, OP_SUBTRACT):
-                raise InvalidConfigError(f"Config {op.name} is not a list: APPEND and SUBTRACT do not apply")
+                continue
+            requested[op.name] = op.value
+            if op.config_operation == OP_SET:
+                dynamic[op.name] = op.value
+                continue
+            verb = "append" if op.config_operation == OP_APPEND else "subtract"
+            kind = KAFKA_BROKER_CONFIG_TYPES.get(op.name)
+            if kind is None:
+                raise InvalidConfigError(f"Unknown config name: {op.name}")
+            if kind != "LIST":
+                raise InvalidConfigError(f"Config value {verb} is not allowed for config key: {op.name}")
+            items = [v for v in self._current_string(op.name).split(",") if v]
+            change = [v for v in op.value.split(",") if v]
+            if op.config_operation == OP_APPEND:
+                items += [v for v in change if v not in items]
             else:
-                raise InvalidConfigError(f"Unknown config operation {op.config_operation} for {op.name}")
+                items = [v for v in items if v not in change]
+            dynamic[op.name] = ",".join(items)
+        _check_dynamic_update(requested, cluster_default)
+        kafka_names = {k: v for k, v in dynamic.items() if k in _BROKER_NAMES or k in KAFKA_BROKER_CONFIG_NAMES}
         try:
-            new_config = KafkaConfig({**self.static_config.originals, **dynamic})
+            new_config = KafkaConfig({**self.static_config.originals, **kafka_names})
         except ConfigError as exc:
-            raise InvalidConfigError(str(exc)) from None
-        if validate_only:
+            raise InvalidRequestError(str(exc)) from None
+        if validate_only or cluster_default:
             return
         changed = dynamic != self._dynamic
         self._dynamic = dynamic
@@ -152,6 +249,15 @@ class DynamicBrokerConfig:
             logger.info("%s Dynamic broker configs now %s", self._prefix, dynamic)
             for callback in self._reconfigurables:
                 callback(new_config)
+
+    def _current_string(self, name: str) -> str:
+        """The value of ``name`` now in force, as a string ("" when unset)."""
+        if name in self._dynamic:
+            return self._dynamic[name]
+        key = _BROKER_KEYS.get(name)
+        if key is not None:
+            return render_config_value(getattr(self.current_config, key.attr)) or ""
+        return str(self.static_config.originals.get(name, ""))
 
     # -------------------------------------------------------------- describe
     def source_of(self, name: str) -> int:
@@ -173,8 +279,11 @@ class DynamicBrokerConfig:
                 (DEFAULT_CONFIG, when it has one), as Kafka's ``DescribeConfigs`` does.
 
         Returns:
-            One entry per property with its current value, source, and ``read_only``
-            False only for the dynamic properties.
+            One entry per property with its current value, source, and ``read_only`` as
+            Kafka's update mode says (False for a per-broker or cluster-wide config); then
+            one entry per stored override of a config Kafkette does not use (its value, or
+            null, read-only and sensitive for a name Kafka does not know, as Kafka shows a
+            custom config).
         """
         wanted = None if names is None else set(names)
         results = []
@@ -184,11 +293,23 @@ class DynamicBrokerConfig:
             results.append(DescribeConfigsResourceResult(
                 name=key.name,
                 value=render_config_value(getattr(self.current_config, key.attr)),
-                read_only=key.name not in DYNAMIC_BROKER_CONFIGS,
+                read_only=KAFKA_BROKER_UPDATE_MODES.get(key.name, "read-only") == "read-only",
                 config_source=self.source_of(key.name),
                 is_sensitive=False,
                 config_type=CONFIG_TYPE_IDS.get(key.type, 0),
                 synonyms=self._synonyms(key) if include_synonyms else [],
+            ))
+        for name, value in self._dynamic.items():
+            if name in _BROKER_NAMES or (wanted is not None and name not in wanted):
+                continue
+            known = name in KAFKA_BROKER_CONFIG_TYPES
+            shown = value if known else None
+            results.append(DescribeConfigsResourceResult(
+                name=name, value=shown, read_only=not known, config_source=SOURCE_DYNAMIC_BROKER_CONFIG,
+                is_sensitive=not known,
+                config_type=CONFIG_TYPE_IDS.get(KAFKA_BROKER_CONFIG_TYPES.get(name, "").lower(), 0),
+                synonyms=[DescribeConfigsSynonym(name=name, value=shown, source=SOURCE_DYNAMIC_BROKER_CONFIG)]
+                if include_synonyms else [],
             ))
         return results
 

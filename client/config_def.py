@@ -32,7 +32,9 @@ class ConfigError(ValueError):
     """A configuration value is missing, unknown or invalid; the message names the property."""
 
 
-def _parse_integer(raw: Any, lo: int, hi: int, kind: str) -> int:
+def _parse_integer(raw: Any, lo: int, hi: int, kind: str, type_name: str) -> int:
+    """An integer config value; a string that is not one in range is "Not a number of type INT"
+    (Kafka's ``ConfigDef.parseType`` wording for a string, ``type_name`` its ConfigDef type)."""
     if isinstance(raw, bool):
         raise ValueError(f"Expected value to be a {kind} number")
     if isinstance(raw, int):
@@ -41,7 +43,9 @@ def _parse_integer(raw: Any, lo: int, hi: int, kind: str) -> int:
         try:
             value = int(str(raw).strip())
         except ValueError:
-            raise ValueError(f"Expected value to be a {kind} number, but it was a string") from None
+            raise ValueError(f"Not a number of type {type_name}") from None
+        if not lo <= value <= hi:
+            raise ValueError(f"Not a number of type {type_name}")
     if not lo <= value <= hi:
         raise ValueError(f"Expected value to be a {kind} number (between {lo} and {hi})")
     return value
@@ -53,7 +57,7 @@ def _parse_double(raw: Any) -> float:
     try:
         value = float(raw) if isinstance(raw, (int, float)) else float(str(raw).strip())
     except ValueError:
-        raise ValueError("Expected value to be a double") from None
+        raise ValueError("Not a number of type DOUBLE") from None
     if math.isnan(value):
         raise ValueError("Expected value to be a double")
     return value
@@ -75,9 +79,9 @@ def _parse_list(raw: Any) -> list[str]:
 
 
 PARSERS: dict[str, Callable[[Any], Any]] = {
-    "short": lambda raw: _parse_integer(raw, -(1 << 15), (1 << 15) - 1, "16-bit integer"),
-    "int": lambda raw: _parse_integer(raw, INT_MIN, INT_MAX, "32-bit integer"),
-    "long": lambda raw: _parse_integer(raw, LONG_MIN, LONG_MAX, "64-bit integer"),
+    "short": lambda raw: _parse_integer(raw, -(1 << 15), (1 << 15) - 1, "16-bit integer", "SHORT"),
+    "int": lambda raw: _parse_integer(raw, INT_MIN, INT_MAX, "32-bit integer", "INT"),
+    "long": lambda raw: _parse_integer(raw, LONG_MIN, LONG_MAX, "64-bit integer", "LONG"),
     "double": _parse_double,
     "boolean": _parse_boolean,
     "string": lambda raw: str(raw).strip(),

@@ -169,7 +169,8 @@ class ConfigControlManager:
         for an unknown key, an invalid value, or APPEND/SUBTRACT on a non-list config.
         SET stores the value, DELETE removes the override, APPEND adds list items not
         present yet and SUBTRACT removes items (both starting from the override, else
-        the broker default).  ``validate_only`` writes nothing.
+        the broker default).  ``validate_only`` writes nothing.  With ``replace_all`` (Kafka's
+        AlterConfigs, API 33, ``legacyAlterConfigs``) the overrides become exactly the ones set.
 
         Returns:
             ``ControllerResult``: a ``ConfigRecord`` per changed key (value None for a
@@ -189,7 +190,7 @@ class ConfigControlManager:
                 if counts[(resource.resource_type, resource.resource_name)] > 1:
                     raise InvalidRequestError(f"Duplicate resource {resource.resource_name} in the request.")
                 self._check_topic_resource(resource.resource_type, resource.resource_name)
-                changes = self._alter_topic(resource)
+                changes = self._alter_topic(resource, request.replace_all)
             except KafkaError as exc:
                 response.error_code = error_code_for(exc)
                 response.error_message = str(exc.args[0]) if exc.args else None
@@ -199,13 +200,13 @@ class ConfigControlManager:
             responses.append(response)
         return ControllerResult(records, IncrementalAlterConfigsResponse(responses=responses))
 
-    def _alter_topic(self, resource: AlterConfigsResource) -> list[ConfigRecord]:
+    def _alter_topic(self, resource: AlterConfigsResource, replace_all: bool = False) -> list[ConfigRecord]:
         topic = resource.resource_name
         names = [c.name for c in resource.configs]
         if len(set(names)) != len(names):
             raise InvalidRequestError("Error due to duplicate config keys")
         current = self._context.topic_configs(topic)
-        updated = dict(current)
+        updated = {} if replace_all else dict(current)  # AlterConfigs (33): the set ones only
         for entry in resource.configs:
             definition = TOPIC_CONFIG_DEFS.get(entry.name)
             if definition is None:

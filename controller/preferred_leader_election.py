@@ -90,8 +90,10 @@ def _elect(
     context: ControllerContext, tp: TopicPartition, election_type: int, shutting_down: Collection[int]
 ) -> tuple[PartitionChangeRecord | None, Errors, str | None]:
     part = context.partitions.get(tp)
-    if part is None or context.is_topic_queued_up_for_deletion(tp.topic):
-        return None, Errors.UNKNOWN_TOPIC_OR_PARTITION, f"The partition {tp} does not exist."
+    if tp.topic not in context.topics or context.is_topic_queued_up_for_deletion(tp.topic):
+        return None, Errors.UNKNOWN_TOPIC_OR_PARTITION, f"No such topic as {tp.topic}"  # Kafka's words
+    if part is None:
+        return None, Errors.UNKNOWN_TOPIC_OR_PARTITION, f"No such partition as {tp.topic}-{tp.partition}"
 
     def eligible(b: int) -> bool:
         return context.is_replica_online(b, tp) and b not in shutting_down

@@ -5,9 +5,12 @@ Owns: ``convert`` (field by field, by name, recursively: a field the target lack
 field the source lacks gets the target's default, a null where the target's version allows none
 becomes the field's default, as Kafka's generated messages write an empty string for a null
 ``protocol_name`` before JoinGroup v7) and the per-API differences (``TRANSLATIONS``): Metadata
-v0's empty topic list meaning all topics; FindCoordinator and LeaveGroup before their batched
+v0's empty topic list meaning all topics; AlterConfigs (33), answered as an IncrementalAlterConfigs
+of SETs that replaces the resource's dynamic configs; the authorized operations of Metadata's topics and
+cluster and of DescribeCluster (KIP-430: every operation, there is no authorizer); FindCoordinator and LeaveGroup before their batched
 versions (and FindCoordinator's messages, worded as Kafka's); DescribeGroups' authorized
-operations (every group operation: there is no authorizer); OffsetDelete's partition structs;
+operations (every group operation: there is no authorizer); ListGroups v5's group type
+(``classic``) and types filter; OffsetDelete's partition structs;
 DescribeCluster, answered from a Metadata request; JoinGroup v0, whose rebalance timeout is its
 session timeout; Fetch, whose record sets go back in Kafka's record encoding
 (``to_kafka_encoding``), with no fetch session (session id 0) and no aborted transactions;
@@ -29,7 +32,7 @@ from typing import Any
 from kafkette.protocol import apis as internal
 from kafkette.protocol.api_keys import API_REGISTRY, ApiKey, ApiSpec
 from kafkette.protocol.errors import Errors, error_class
-from kafkette.protocol.kafka_messages import DESCRIBE_CLUSTER_KEY, KAFKA_APIS, cluster
+from kafkette.protocol.kafka_messages import ALTER_CONFIGS_KEY, DESCRIBE_CLUSTER_KEY, KAFKA_APIS, cluster
 from kafkette.protocol.kafka_schema import Array, KafkaStruct
 from kafkette.protocol.record_batch import CorruptRecordError, to_kafka_encoding
 from kafkette.protocol.schema import Array as InternalArray
@@ -156,10 +159,31 @@ def _kafka_error_message(code: int) -> str:
 
 
 # Kafka's AclOperation codes (the bit each sets in an ``authorized_operations`` field)
-_READ, _DELETE, _DESCRIBE, _DESCRIBE_CONFIGS, _ALTER_CONFIGS = 3, 6, 8, 10, 11
+_READ, _WRITE, _CREATE, _DELETE, _ALTER, _DESCRIBE = 3, 4, 5, 6, 7, 8
+_CLUSTER_ACTION, _DESCRIBE_CONFIGS, _ALTER_CONFIGS, _IDEMPOTENT_WRITE = 9, 10, 11, 12
 GROUP_AUTHORIZED_OPERATIONS = sum(1 << op for op in (_READ, _DELETE, _DESCRIBE, _DESCRIBE_CONFIGS, _ALTER_CONFIGS))
 """Every operation ACLs can grant on a group (Kafka's ``AclEntry.supportedOperations(GROUP)``):
 what ``AuthHelper.authorizedOperations`` answers on a broker without an authorizer, as here."""
+TOPIC_AUTHORIZED_OPERATIONS = sum(1 << op for op in (
+    _READ, _WRITE, _CREATE, _DELETE, _ALTER, _DESCRIBE, _DESCRIBE_CONFIGS, _ALTER_CONFIGS))
+"""Every operation ACLs can grant on a topic (``AclEntry.supportedOperations(TOPIC)``, 3576)."""
+CLUSTER_AUTHORIZED_OPERATIONS = sum(1 << op for op in (
+    _CREATE, _ALTER, _DESCRIBE, _CLUSTER_ACTION, _DESCRIBE_CONFIGS, _ALTER_CONFIGS, _IDEMPOTENT_WRITE))
+"""Every operation ACLs can grant on the cluster (``AclEntry.supportedOperations(CLUSTER)``, 8096)."""
+
+
+def _metadata_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    """Metadata with the operations the caller may perform (KIP-430), when the request asks:
+    on each topic from v8, on the cluster in v8 to v10 (Kafka's ``handleTopicMetadataRequest``);
+    left at the "not asked" default (-2147483648) otherwise."""
+    out = convert(resp, KAFKA_APIS[3].response, version)
+    if version >= 8 and req is not None:
+        if req.include_topic_authorized_operations:
+            for topic in out.topics:
+                topic.topic_authorized_operations = TOPIC_AUTHORIZED_OPERATIONS
+        if version <= 10 and req.include_cluster_authorized_operations:
+            out.cluster_authorized_operations = CLUSTER_AUTHORIZED_OPERATIONS
+    return out
 
 
 def _describe_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
@@ -172,6 +196,36 @@ def _describe_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
             if group.error_code == Errors.NONE:
                 group.authorized_operations = GROUP_AUTHORIZED_OPERATIONS
     return out
+
+
+CLASSIC_GROUP_TYPE = "classic"
+"""Kafka's ``Group.GroupType.CLASSIC`` as ListGroups v5 names it: every group here uses the classic
+rebalance protocol (JoinGroup/SyncGroup), none KIP-848's consumer protocol."""
+
+
+def _list_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    """ListGroups with, from v5, each group's type (``classic``) and the request's types filter
+    applied as Kafka's ``GroupMetadataManager.listGroups`` applies it: case-insensitive, an empty
+    filter lists every type, a type no group has (``consumer``, ``share``, an unknown word) lists none."""
+    out = convert(resp, KAFKA_APIS[16].response, version)
+    if version >= 5:
+        wanted = {t.lower() for t in (req.types_filter or [])} if req is not None else set()
+        if wanted and CLASSIC_GROUP_TYPE not in wanted:
+            out.groups = []
+        for group in out.groups:
+            group.group_type = CLASSIC_GROUP_TYPE
+    return out
+
+
+def _alter_configs_request(req: Any, version: int) -> InternalStruct:
+    """AlterConfigs (33) as an IncrementalAlterConfigs whose operations are all SET and which
+    replaces each resource's dynamic configs (``replace_all``): a config not listed is deleted,
+    as Kafka's legacy ``alterConfigs`` does."""
+    configs = internal.configs
+    return configs.IncrementalAlterConfigsRequest(validate_only=req.validate_only, replace_all=True, resources=[
+        configs.AlterConfigsResource(resource_type=r.resource_type, resource_name=r.resource_name, configs=[
+            configs.AlterableConfig(name=c.name, config_operation=configs.OP_SET, value=c.value) for c in r.configs])
+        for r in req.resources])
 
 
 def _leave_group_request(req: Any, version: int) -> InternalStruct:
@@ -205,10 +259,15 @@ def _describe_cluster_request(req: Any, version: int) -> InternalStruct:
 
 
 def _describe_cluster_response(resp: Any, version: int, req: Any) -> KafkaStruct:
-    return cluster.DescribeClusterResponse(
+    """DescribeCluster from a Metadata answer, with the cluster's authorized operations when the
+    request asks (KIP-430: every cluster operation, there is no authorizer)."""
+    out = cluster.DescribeClusterResponse(
         cluster_id=resp.cluster_id or "", controller_id=resp.controller_id,
         brokers=[cluster.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
                  for b in resp.brokers])
+    if req is not None and req.include_cluster_authorized_operations:
+        out.cluster_authorized_operations = CLUSTER_AUTHORIZED_OPERATIONS
+    return out
 
 
 def _fetch_request(req: Any, version: int) -> InternalStruct:
@@ -277,7 +336,7 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.PRODUCE): _translation(ApiKey.PRODUCE, to_kafka=_produce_response),
     int(ApiKey.FETCH): _translation(ApiKey.FETCH, _fetch_request, _fetch_response),
     int(ApiKey.LIST_OFFSETS): _translation(ApiKey.LIST_OFFSETS, to_kafka=_list_offsets_response),
-    int(ApiKey.METADATA): _translation(ApiKey.METADATA, to_internal=_metadata_request),
+    int(ApiKey.METADATA): _translation(ApiKey.METADATA, _metadata_request, _metadata_response),
     int(ApiKey.OFFSET_COMMIT): _translation(ApiKey.OFFSET_COMMIT),
     int(ApiKey.OFFSET_FETCH): _translation(ApiKey.OFFSET_FETCH),
     int(ApiKey.FIND_COORDINATOR): _translation(ApiKey.FIND_COORDINATOR, _find_coordinator_request,
@@ -287,7 +346,7 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.LEAVE_GROUP): _translation(ApiKey.LEAVE_GROUP, _leave_group_request, _leave_group_response),
     int(ApiKey.SYNC_GROUP): _translation(ApiKey.SYNC_GROUP),
     int(ApiKey.DESCRIBE_GROUPS): _translation(ApiKey.DESCRIBE_GROUPS, to_kafka=_describe_groups_response),
-    int(ApiKey.LIST_GROUPS): _translation(ApiKey.LIST_GROUPS),
+    int(ApiKey.LIST_GROUPS): _translation(ApiKey.LIST_GROUPS, to_kafka=_list_groups_response),
     int(ApiKey.CREATE_TOPICS): _translation(ApiKey.CREATE_TOPICS),
     int(ApiKey.DELETE_TOPICS): _translation(ApiKey.DELETE_TOPICS),
     int(ApiKey.DELETE_RECORDS): _translation(ApiKey.DELETE_RECORDS),
@@ -298,7 +357,10 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.DESCRIBE_QUORUM): _translation(ApiKey.DESCRIBE_QUORUM),
     int(ApiKey.CREATE_PARTITIONS): _translation(ApiKey.CREATE_PARTITIONS),
     int(ApiKey.DELETE_GROUPS): _translation(ApiKey.DELETE_GROUPS),
+    int(ApiKey.ELECT_LEADERS): _translation(ApiKey.ELECT_LEADERS),
     int(ApiKey.INCREMENTAL_ALTER_CONFIGS): _translation(ApiKey.INCREMENTAL_ALTER_CONFIGS),
+    ALTER_CONFIGS_KEY: Translation(ApiKey.INCREMENTAL_ALTER_CONFIGS, _alter_configs_request,
+                                   lambda resp, v, req: convert(resp, KAFKA_APIS[ALTER_CONFIGS_KEY].response, v)),
     int(ApiKey.OFFSET_DELETE): _translation(ApiKey.OFFSET_DELETE, to_internal=_offset_delete_request),
     DESCRIBE_CLUSTER_KEY: Translation(ApiKey.METADATA, _describe_cluster_request, _describe_cluster_response),
 }

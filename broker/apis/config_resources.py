@@ -41,26 +41,34 @@ ResourceT = TypeVar("ResourceT", bound=ConfigResource)
 ResultT = TypeVar("ResultT", bound=ConfigResourceResult)
 
 
-def broker_resource_error(resource_name: str, broker_id: int) -> str | None:
+def broker_resource_error(resource_name: str, broker_id: int, altering: bool = False) -> str | None:
     """Why a BROKER resource cannot be handled by broker ``broker_id`` (None when it can).
 
     Args:
-        resource_name: the resource's name (a broker id as a string).
+        resource_name: the resource's name (a broker id as a string; empty for the
+            cluster-wide default).
         broker_id: this broker's node id.
+        altering: for IncrementalAlterConfigs and AlterConfigs, which take the empty name
+            (the cluster-wide default, checked by the caller) and word their refusals as
+            Kafka's ``ConfigAdminManager``; DescribeConfigs (False) refuses the empty name.
 
     Returns:
-        An INVALID_REQUEST message, or None when the name is this broker's id.
+        An INVALID_REQUEST message in Kafka's words, or None when the name is this
+        broker's id (or empty, when ``altering``).
     """
-    if resource_name.strip() == "":
+    if resource_name == "":
+        if altering:
+            return None
         return ("Cluster-wide default broker configs are not supported; name a broker id "
                 "and send the request to that broker")
     try:
         target = int(resource_name)
     except ValueError:
-        return f"Broker id must be an integer, got {resource_name!r}"
+        kind = "Node" if altering else "Broker"
+        return f"{kind} id must be an integer, but it is: {resource_name}"
     if target != broker_id:
-        return (f"Unexpected broker id, expected {broker_id} but received {target}: "
-                f"send the request for broker {target} to that broker")
+        expected = f"{broker_id}" if altering else f"{broker_id} or empty string"
+        return f"Unexpected broker id, expected {expected}, but received {resource_name}"
     return None
 
 

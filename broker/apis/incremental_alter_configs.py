@@ -1,7 +1,10 @@
 """IncrementalAlterConfigs handler: BROKER resources applied here, TOPIC ones by the controller.
 
 A BROKER resource (this broker's id only) changes dynamic broker configs in memory
-(``DynamicBrokerConfig``; ``validate_only`` checks without applying).  TOPIC
+(``DynamicBrokerConfig``, with Kafka's rules and messages; ``validate_only`` checks without
+applying).  The cluster-wide default (empty name) is checked as Kafka checks it, and refused
+unless ``validate_only``: Kafkette keeps no cluster-wide dynamic broker configs.  With
+``replace_all`` (Kafka's AlterConfigs, API 33) the configs set replace every dynamic one.  TOPIC
 resources are forwarded to the controller when this broker runs it, otherwise
 answered NOT_CONTROLLER per resource.  Responses keep the order of the request.
 Kafka concept: ``KafkaApis.handleIncrementalAlterConfigsRequest`` (KIP-339, KIP-226).
@@ -27,17 +30,27 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.kafka_apis import ApisContext
 
 
-def _alter_broker(ctx: ApisContext, resource: AlterConfigsResource, validate_only: bool) -> AlterConfigsResourceResponse:
+CLUSTER_DEFAULT_REFUSAL = ("Cluster-wide default broker configs are not supported; name a broker id "
+                           "and send the request to that broker")
+
+
+def _alter_broker(ctx: ApisContext, resource: AlterConfigsResource, validate_only: bool,
+                  replace_all: bool) -> AlterConfigsResourceResponse:
     result = AlterConfigsResourceResponse(resource_type=RESOURCE_BROKER, resource_name=resource.resource_name)
-    problem = broker_resource_error(resource.resource_name, ctx.config.node_id)
+    problem = broker_resource_error(resource.resource_name, ctx.config.node_id, altering=True)
     if problem is not None:
         result.error_code, result.error_message = Errors.INVALID_REQUEST, problem
         return result
+    cluster_default = resource.resource_name == ""
     try:
-        ctx.dynamic_config.incremental_alter(resource.configs, validate_only=validate_only)
+        ctx.dynamic_config.incremental_alter(resource.configs, validate_only=validate_only,
+                                             cluster_default=cluster_default, replace_all=replace_all)
     except KafkaError as exc:
         result.error_code = int(error_code_for(exc))
         result.error_message = exc.args[0] if exc.args else None
+        return result
+    if cluster_default and not validate_only:
+        result.error_code, result.error_message = Errors.INVALID_REQUEST, CLUSTER_DEFAULT_REFUSAL
     return result
 
 
@@ -45,13 +58,14 @@ async def handle(ctx: ApisContext, header: RequestHeader,
                  request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
     """Alter each resource; one response per requested resource, in request order."""
     async def forward_topics(resources: list[AlterConfigsResource]) -> list[AlterConfigsResourceResponse] | None:
-        forwarded = IncrementalAlterConfigsRequest(resources=resources, validate_only=request.validate_only)
+        forwarded = IncrementalAlterConfigsRequest(resources=resources, validate_only=request.validate_only,
+                                                   replace_all=request.replace_all)
         response = await at_controller(ctx, header, forwarded, lambda c: c.incremental_alter_configs(forwarded),
                                        ctx.config.request_timeout_ms)
         return None if response is None else response.responses
 
     responses = await answer_config_resources(
         request.resources, AlterConfigsResourceResponse,
-        lambda resource: _alter_broker(ctx, resource, request.validate_only), forward_topics,
+        lambda resource: _alter_broker(ctx, resource, request.validate_only, request.replace_all), forward_topics,
     )
     return IncrementalAlterConfigsResponse(responses=responses)

@@ -93,9 +93,14 @@ class AlterConfigsResource(Struct):
 
 
 class IncrementalAlterConfigsRequest(Struct):
+    """IncrementalAlterConfigs; with ``replace_all`` (set for Kafka's AlterConfigs, API 33, whose
+    operations are all SET), each resource's dynamic configs become exactly the ones set: those not
+    named are deleted."""
+
     FIELDS = (
         Field("resources", Array(AlterConfigsResource)),
         Field("validate_only", Bool),
+        Field("replace_all", Bool, default=False),
     )
 
 

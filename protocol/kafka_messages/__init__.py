@@ -16,6 +16,7 @@ from kafkette.protocol.kafka_messages import (
     api_versions,
     cluster,
     configs,
+    elect_leaders,
     fetch,
     find_coordinator,
     group_admin,
@@ -34,6 +35,8 @@ from kafkette.protocol.kafka_schema import KafkaStruct
 
 API_VERSIONS_KEY = 18
 DESCRIBE_CLUSTER_KEY = 60
+ALTER_CONFIGS_KEY = 33
+"""AlterConfigs, the Kafka listener's only: answered by the IncrementalAlterConfigs handler."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(13, "LeaveGroup", group_membership.LeaveGroupRequest, group_membership.LeaveGroupResponse, 0, 4, 4),
         KafkaApi(14, "SyncGroup", group_membership.SyncGroupRequest, group_membership.SyncGroupResponse, 0, 5, 4),
         KafkaApi(15, "DescribeGroups", group_admin.DescribeGroupsRequest, group_admin.DescribeGroupsResponse, 0, 5, 5),
-        KafkaApi(16, "ListGroups", group_admin.ListGroupsRequest, group_admin.ListGroupsResponse, 0, 4, 3),
+        KafkaApi(16, "ListGroups", group_admin.ListGroupsRequest, group_admin.ListGroupsResponse, 0, 5, 3),
         KafkaApi(API_VERSIONS_KEY, "ApiVersions", api_versions.ApiVersionsRequest, api_versions.ApiVersionsResponse,
                  0, 4, 3),
         KafkaApi(19, "CreateTopics", topics.CreateTopicsRequest, topics.CreateTopicsResponse, 2, 7, 5),
@@ -91,9 +94,11 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(23, "OffsetForLeaderEpoch", offsets_for_leader_epoch.OffsetForLeaderEpochRequest,
                  offsets_for_leader_epoch.OffsetForLeaderEpochResponse, 2, 4, 4),
         KafkaApi(32, "DescribeConfigs", configs.DescribeConfigsRequest, configs.DescribeConfigsResponse, 1, 4, 4),
+        KafkaApi(ALTER_CONFIGS_KEY, "AlterConfigs", configs.AlterConfigsRequest, configs.AlterConfigsResponse, 0, 2, 2),
         KafkaApi(35, "DescribeLogDirs", log_dirs.DescribeLogDirsRequest, log_dirs.DescribeLogDirsResponse, 1, 4, 2),
         KafkaApi(37, "CreatePartitions", topics.CreatePartitionsRequest, topics.CreatePartitionsResponse, 0, 3, 2),
         KafkaApi(42, "DeleteGroups", group_admin.DeleteGroupsRequest, group_admin.DeleteGroupsResponse, 0, 2, 2),
+        KafkaApi(43, "ElectLeaders", elect_leaders.ElectLeadersRequest, elect_leaders.ElectLeadersResponse, 0, 2, 2),
         KafkaApi(44, "IncrementalAlterConfigs", configs.IncrementalAlterConfigsRequest,
                  configs.IncrementalAlterConfigsResponse, 0, 1, 1),
         KafkaApi(47, "OffsetDelete", group_admin.OffsetDeleteRequest, group_admin.OffsetDeleteResponse, 0, 0, 1 << 15),

@@ -1,4 +1,5 @@
-"""DescribeConfigs (32) 1-4 and IncrementalAlterConfigs (44) 0-1: topic and broker configs.
+"""DescribeConfigs (32) 1-4, AlterConfigs (33) 0-2 and IncrementalAlterConfigs (44) 0-1: topic and
+broker configs.
 
 Field names are Kafka's in snake_case (the same as the msgpack schemas' where both have the
 field); tagged fields are left out (see ``kafka_schema``).  Kafka concept: the message specs
@@ -95,6 +96,39 @@ class AlterConfigsResourceResponse(KafkaStruct):
 
 
 class IncrementalAlterConfigsResponse(KafkaStruct):
+    FIELDS = (
+        F("throttle_time_ms", INT32),
+        F("responses", Array(AlterConfigsResourceResponse)),
+    )
+
+
+class LegacyAlterableConfig(KafkaStruct):
+    """One config of an AlterConfigs (33) resource: its name and new value."""
+
+    FIELDS = (
+        F("name", STRING),
+        F("value", STRING, nullable="0+"),
+    )
+
+
+class LegacyAlterConfigsResource(KafkaStruct):
+    FIELDS = (
+        F("resource_type", INT8),
+        F("resource_name", STRING),
+        F("configs", Array(LegacyAlterableConfig)),
+    )
+
+
+class AlterConfigsRequest(KafkaStruct):
+    """AlterConfigs (33): each resource's dynamic configs become exactly the ones listed."""
+
+    FIELDS = (
+        F("resources", Array(LegacyAlterConfigsResource)),
+        F("validate_only", BOOL),
+    )
+
+
+class AlterConfigsResponse(KafkaStruct):
     FIELDS = (
         F("throttle_time_ms", INT32),
         F("responses", Array(AlterConfigsResourceResponse)),

@@ -48,6 +48,7 @@ class DescribeGroupsResponse(KafkaStruct):
 class ListGroupsRequest(KafkaStruct):
     FIELDS = (
         F("states_filter", Array(STRING), "4+"),
+        F("types_filter", Array(STRING), "5+"),
     )
 
 
@@ -56,6 +57,7 @@ class ListedGroup(KafkaStruct):
         F("group_id", STRING),
         F("protocol_type", STRING),
         F("group_state", STRING, "4+"),
+        F("group_type", STRING, "5+"),
     )
 
 

@@ -63,7 +63,7 @@ async def test_a_broker_describes_and_alters_its_own_dynamic_configs(shared_clus
             AlterConfigsResource(resource_type=RESOURCE_BROKER, resource_name="3", configs=[
                 AlterableConfig(name="num.partitions", config_operation=OP_SET, value="4")]),
         ]))
-        assert [r.error_code for r in altered.responses] == [Errors.NONE, Errors.INVALID_CONFIG]
+        assert [r.error_code for r in altered.responses] == [Errors.NONE, Errors.INVALID_REQUEST]
 
         described = await conn.send(DescribeConfigsRequest(resources=[
             DescribeConfigsResource(resource_type=RESOURCE_BROKER, resource_name="3", configuration_keys=None),

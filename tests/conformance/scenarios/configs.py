@@ -12,10 +12,13 @@ from typing import Any
 
 from kafkette.protocol.kafka_messages.configs import (
     AlterableConfig,
+    AlterConfigsRequest,
     AlterConfigsResource,
     DescribeConfigsRequest,
     DescribeConfigsResource,
     IncrementalAlterConfigsRequest,
+    LegacyAlterableConfig,
+    LegacyAlterConfigsResource,
 )
 from tests.conformance.catalogue import register, scenario
 from tests.conformance.scenarios.topics import create
@@ -210,3 +213,113 @@ for _label, _case in ALTER_CASES.items():
 def _alter_unknown(t: Target) -> Any:
     """IncrementalAlterConfigs of a topic that does not exist: UNKNOWN_TOPIC_OR_PARTITION."""
     return alter(t, TOPIC, "alter-no-such-topic", [("retention.ms", SET, "1000")])
+
+
+def alter_broker(t: Target, name: str, ops: list[tuple[str, int, str | None]], validate_only: bool = True) -> Any:
+    """IncrementalAlterConfigs v1 of one BROKER resource, sent to broker 1; ``[error name, message]``."""
+    resource = AlterConfigsResource(resource_type=BROKER, resource_name=name,
+                                    configs=[AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops])
+    answer = t.call("IncrementalAlterConfigs", 1, IncrementalAlterConfigsRequest(resources=[resource],
+                                                                                  validate_only=validate_only), node=1)
+    return [code_name(answer.responses[0].error_code), answer.responses[0].error_message]
+
+
+# IncrementalAlterConfigs of broker 1 (validate_only) and of the cluster-wide default (empty name):
+# Kafka's DynamicBrokerConfig rules (per-broker, cluster-wide and read-only configs) and messages.
+ALTER_BROKER_CASES: dict[str, tuple[str, list[tuple[str, int, str | None]]]] = {
+    "per-broker-config": ("1", [("sasl.kerberos.min.time.before.relogin", SET, "60000")]),
+    "cluster-wide-config": ("1", [("background.threads", SET, "5")]),
+    "log-default": ("1", [("log.retention.ms", SET, "100000")]),
+    "read-only": ("1", [("broker.id", SET, "3")]),
+    "two-read-only": ("1", [("log.dirs", SET, "/tmp/x"), ("broker.id", SET, "3")]),
+    "security-without-listener": ("1", [("ssl.keystore.location", SET, "/tmp/ks")]),
+    "security-with-listener": ("1", [("listener.name.plaintext.ssl.keystore.location", SET, "/tmp/ks")]),
+    "not-a-number": ("1", [("message.max.bytes", SET, "abc")]),
+    "not-a-boolean": ("1", [("unclean.leader.election.enable", SET, "maybe")]),
+    "unknown-config": ("1", [("no.such.config", SET, "1")]),
+    "append-non-list": ("1", [("background.threads", APPEND, "5")]),
+    "append-unknown": ("1", [("no.such.config", APPEND, "5")]),
+    "append-list": ("1", [("sasl.enabled.mechanisms", APPEND, "PLAIN")]),
+    "delete-read-only": ("1", [("broker.id", DELETE, None)]),
+    "set-null": ("1", [("background.threads", SET, None)]),
+    "same-key-twice": ("1", [("background.threads", SET, "5"), ("background.threads", SET, "6")]),
+    "unknown-operation": ("1", [("background.threads", 9, "5")]),
+    "other-broker": ("7", [("background.threads", SET, "5")]),
+    "name-not-a-number": ("abc", [("background.threads", SET, "5")]),
+    "default-per-broker-config": ("", [("sasl.enabled.mechanisms", SET, "PLAIN")]),
+    "default-cluster-wide-config": ("", [("background.threads", SET, "5")]),
+    "default-read-only": ("", [("broker.id", SET, "3")]),
+}
+for _label, (_name, _ops) in ALTER_BROKER_CASES.items():
+    register(f"configs/alter-broker/{_label}", f"IncrementalAlterConfigs (validate_only) of broker {_name!r}: {_ops}",
+             lambda t, n=_name, o=_ops: alter_broker(t, n, o))
+
+
+@scenario("configs/alter-broker/set-and-describe")
+def _alter_broker_set(t: Target) -> Any:
+    """IncrementalAlterConfigs sets background.threads (cluster-wide) on broker 1, then DescribeConfigs shows it."""
+    error = alter_broker(t, "1", [("background.threads", SET, "5")], validate_only=False)
+    time.sleep(1.0)  # Kafka's brokers learn the change from the metadata log a moment after the answer
+    described = describe(t, BROKER, "1", ["background.threads"]).get("background.threads", "absent")
+    if isinstance(described, dict):
+        described = [described["value"], described["source"], described["read_only"], described["type"]]
+    alter_broker(t, "1", [("background.threads", DELETE, None)], validate_only=False)
+    return {"error": error, "described": described}
+
+
+def legacy_alter(t: Target, resource_type: int, name: str, configs: dict[str, str | None],
+                 validate_only: bool = False) -> Any:
+    """AlterConfigs v1 (the legacy, non-incremental API 33) of one resource, sent to broker 1;
+    ``[error name, message]``."""
+    resource = LegacyAlterConfigsResource(resource_type=resource_type, resource_name=name, configs=[
+        LegacyAlterableConfig(name=k, value=v) for k, v in configs.items()])
+    answer = t.call("AlterConfigs", 1, AlterConfigsRequest(resources=[resource], validate_only=validate_only), node=1)
+    return [code_name(answer.responses[0].error_code), answer.responses[0].error_message]
+
+
+def _legacy_alter_topic(t: Target, name: str, configs: dict[str, str | None], validate_only: bool = False) -> Any:
+    create(t, name, partitions=1, rf=1, configs={"retention.ms": "1000", "segment.ms": "2000000"})
+    t.wait_topic(name)
+    error = legacy_alter(t, TOPIC, name, configs, validate_only)
+    time.sleep(1.0)  # Kafka's brokers learn the change from the metadata log a moment after the answer
+    keys = sorted({"retention.ms", "segment.ms"} | set(configs))
+    described = describe(t, TOPIC, name, keys)
+    return {"error": error, "after": {k: [v["value"], v["source"]] for k, v in described.items()}
+            if "error" not in described else described}
+
+
+# AlterConfigs on a topic created with retention.ms=1000 and segment.ms=2000000: the configs listed
+# replace every override (segment.ms, not listed, goes back to its default).
+LEGACY_ALTER_CASES: dict[str, dict[str, Any]] = {
+    "replace": {"configs": {"retention.ms": "5000"}},
+    "replace-with-nothing": {"configs": {}},
+    "validate-only": {"configs": {"retention.ms": "5000"}, "validate_only": True},
+    "invalid-value": {"configs": {"retention.ms": "soon"}},
+    "unknown-key": {"configs": {"no.such.config": "1"}},
+}
+for _label, _case in LEGACY_ALTER_CASES.items():
+    register(f"configs/legacy-alter/{_label}", f"AlterConfigs (33) on a topic with two overrides: {_case}",
+             lambda t, c=_case, lbl=_label: _legacy_alter_topic(t, f"legacy-alter-{lbl}", **c))
+
+
+@scenario("configs/legacy-alter/unknown-topic")
+def _legacy_alter_unknown(t: Target) -> Any:
+    """AlterConfigs of a topic that does not exist."""
+    return legacy_alter(t, TOPIC, "legacy-alter-no-such-topic", {"retention.ms": "1000"})
+
+
+@scenario("configs/legacy-alter/broker")
+def _legacy_alter_broker(t: Target) -> Any:
+    """AlterConfigs (validate_only) of broker 1: a dynamic config, a read-only one, an SSL config
+    without a listener prefix; then a real one replacing background.threads by log.cleaner.threads."""
+    out = {label: legacy_alter(t, BROKER, "1", configs, validate_only=True) for label, configs in (
+        ("dynamic", {"background.threads": "5"}), ("read-only", {"broker.id": "3"}),
+        ("security", {"ssl.keystore.location": "/tmp/ks"}))}
+    out["set"] = legacy_alter(t, BROKER, "1", {"background.threads": "5"})
+    out["replace"] = legacy_alter(t, BROKER, "1", {"log.cleaner.threads": "2"})
+    time.sleep(1.0)
+    described = describe(t, BROKER, "1", ["log.cleaner.threads", "background.threads"])
+    out["after"] = {k: [v["value"], v["source"]] for k, v in described.items() if v["source"] == "DYNAMIC_BROKER_CONFIG"} \
+        if "error" not in described else described
+    legacy_alter(t, BROKER, "1", {})
+    return out

@@ -990,6 +990,34 @@ def _list_states_odd(t: Target) -> Any:
     return {"lower": _listed(t, names, ["stable"]), "unknown": _listed(t, names, ["NoSuchState"])}
 
 
+def _listed_v5(t: Target, names: set[str], types: list[str]) -> Any:
+    """ListGroups v5 with a types filter from every broker, kept to ``names``: ``[group, protocol
+    type, state, group type]`` sorted."""
+    rows = []
+    for node in t.addresses:
+        answer = t.call("ListGroups", 5, ListGroupsRequest(states_filter=[], types_filter=types), node)
+        if answer.error_code:
+            rows.append(["error", code_name(answer.error_code)])
+        rows.extend([g.group_id, g.protocol_type, g.group_state, g.group_type]
+                    for g in answer.groups if g.group_id in names)
+    return sorted(rows)
+
+
+@scenario("groups/list/types-filter")
+def _list_types(t: Target) -> Any:
+    """ListGroups v5 types filters [], [classic], [Classic], [consumer], [share], [consumer, classic], [nosuch].
+
+    A group joined with JoinGroup/SyncGroup and one with committed offsets only are both of type
+    classic (KIP-848's GroupType); a filter lists the types it names, case-insensitively."""
+    node, (a,) = members(t, "list-types-a", 1)
+    a.stable()
+    topic(t, "list-types-topic")
+    commit(t, "list-types-b", "list-types-topic", {0: 1}, node=coordinator(t, "list-types-b"))
+    names = {"list-types-a", "list-types-b"}
+    return {str(types): _listed_v5(t, names, types) for types in (
+        [], ["classic"], ["Classic"], ["consumer"], ["share"], ["consumer", "classic"], ["nosuch"])}
+
+
 # --- OffsetCommit and OffsetFetch -----------------------------------------------------------------------------
 
 @scenario("groups/commit/simple-generation-minus-1")

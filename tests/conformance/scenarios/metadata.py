@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from kafkette.protocol.kafka_messages.cluster import DescribeClusterRequest
+from kafkette.protocol.kafka_messages.elect_leaders import ElectLeadersRequest, ElectLeadersTopicPartitions
 from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
 from tests.conformance.catalogue import register, scenario
 from tests.conformance.scenarios.topics import create
@@ -153,3 +154,45 @@ def _stop_and_start(t: Target) -> Any:
 
 register("metadata/broker-stops-and-returns", (_stop_and_start.__doc__ or "").splitlines()[0], _stop_and_start,
          disruptive=True)
+
+
+@scenario("metadata/authorized-operations")
+def _authorized_operations(t: Target) -> Any:
+    """KIP-430 without an authorizer: Metadata v10 and v12 asking for topic (and v10 cluster) authorized
+    operations, and DescribeCluster v1 asking and not asking, answer every operation of the resource."""
+    create(t, "md-authorized-ops", partitions=1, rf=1)
+    t.wait_topic("md-authorized-ops")
+    out: dict[str, Any] = {}
+    for version in (10, 12):
+        for asked in (False, True):
+            answer = t.call("Metadata", version, MetadataRequest(
+                topics=[MetadataRequestTopic(name="md-authorized-ops")], allow_auto_topic_creation=False,
+                include_cluster_authorized_operations=asked, include_topic_authorized_operations=asked))
+            out[f"metadata-v{version}-asked-{asked}"] = {
+                "topic": [tp.topic_authorized_operations for tp in answer.topics],
+                "cluster": answer.cluster_authorized_operations if version <= 10 else None}
+    for asked in (False, True):
+        answer = t.call("DescribeCluster", 1, DescribeClusterRequest(
+            include_cluster_authorized_operations=asked, endpoint_type=1))
+        out[f"describe-cluster-asked-{asked}"] = answer.cluster_authorized_operations
+    return out
+
+
+def _elect(t: Target, version: int, election_type: int, partitions: dict[str, list[int]]) -> Any:
+    """ElectLeaders of ``partitions``: the top-level error and ``[topic, partition, error, message]`` sorted."""
+    answer = t.call("ElectLeaders", version, ElectLeadersRequest(election_type=election_type, timeout_ms=30000,
+                    topic_partitions=[ElectLeadersTopicPartitions(topic=k, partitions=v) for k, v in partitions.items()]))
+    return {"error": code_name(answer.error_code), "results": sorted(
+        [r.topic, p.partition_id, code_name(p.error_code), p.error_message]
+        for r in answer.replica_election_results for p in r.partition_result)}
+
+
+@scenario("metadata/elect-leaders")
+def _elect_leaders(t: Target) -> Any:
+    """ElectLeaders v0 and v2 (preferred, and v2 unclean) of a partition led by its preferred replica
+    (ELECTION_NOT_NEEDED) and of a partition of a topic that does not exist."""
+    create(t, "md-elect", partitions=1, rf=1)
+    t.wait_topic("md-elect")
+    wanted = {"md-elect": [0], "md-elect-no-such-topic": [0]}
+    return {"v0": _elect(t, 0, 0, wanted), "v2-preferred": _elect(t, 2, 0, wanted),
+            "v2-unclean": _elect(t, 2, 1, wanted)}

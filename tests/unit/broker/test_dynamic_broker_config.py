@@ -9,11 +9,13 @@ from lifecycle_fakes import TP0, apis_context, leader_and_isr, make_config, runn
 from kafkette.broker.apis import describe_configs as describe_api
 from kafkette.broker.apis import incremental_alter_configs as alter_api
 from kafkette.broker.config import BROKER_CONFIGS
-from kafkette.broker.dynamic_broker_config import DYNAMIC_BROKER_CONFIGS, DynamicBrokerConfig
+from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
+from kafkette.broker.kafka_dynamic_broker_configs import KAFKA_BROKER_UPDATE_MODES
 from kafkette.protocol.apis.configs import (
     OP_APPEND,
     OP_DELETE,
     OP_SET,
+    OP_SUBTRACT,
     RESOURCE_BROKER,
     RESOURCE_TOPIC,
     SOURCE_DEFAULT_CONFIG,
@@ -29,7 +31,7 @@ from kafkette.protocol.apis.configs import (
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from kafkette.protocol.errors import Errors, InvalidConfigError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, InvalidConfigError, InvalidRequestError  # type: ignore[attr-defined]
 from kafkette.protocol.framing import RequestHeader
 
 HEADER = RequestHeader(api_key=32, api_version=0, correlation_id=1, client_id="admin")
@@ -89,7 +91,8 @@ def test_describe_lists_every_broker_property_with_its_source(tmp_path):
         "60000", SOURCE_DYNAMIC_BROKER_CONFIG)
     assert (by_name["num.partitions"].value, by_name["num.partitions"].config_source) == ("1", SOURCE_DEFAULT_CONFIG)
     assert by_name["auto.create.topics.enable"].value == "true"
-    assert {n for n, c in by_name.items() if not c.read_only} == DYNAMIC_BROKER_CONFIGS
+    assert {n for n, c in by_name.items() if not c.read_only} == {
+        n for n in by_name if KAFKA_BROKER_UPDATE_MODES.get(n, "read-only") != "read-only"}
 
 
 def test_describe_with_configuration_keys_returns_only_those(tmp_path):
@@ -98,12 +101,87 @@ def test_describe_with_configuration_keys_returns_only_those(tmp_path):
     assert [c.name for c in dynamic.describe(["min.insync.replicas", "no.such.key"])] == ["min.insync.replicas"]
 
 
-def test_a_property_that_cannot_change_at_run_time_is_refused_with_invalid_config(tmp_path):
+def test_a_read_only_broker_config_is_refused_as_kafka_refuses_it(tmp_path):
     dynamic = DynamicBrokerConfig(make_config(tmp_path))
 
-    with pytest.raises(InvalidConfigError, match="cannot be updated dynamically"):
-        dynamic.incremental_alter([set_op("num.partitions", "3")])
-    assert dynamic.current_config.num_partitions == 1
+    with pytest.raises(InvalidRequestError) as refused:
+        dynamic.incremental_alter([set_op("num.partitions", "3"), set_op("log.retention.ms", "1000")])
+    assert refused.value.args[0] == "Cannot update these configs dynamically: [num.partitions]"
+    assert dynamic.current_config.num_partitions == 1 and dynamic.dynamic_configs == {}
+
+
+def test_any_config_kafka_updates_dynamically_is_accepted_and_described(tmp_path):
+    dynamic = DynamicBrokerConfig(make_config(tmp_path))
+
+    dynamic.incremental_alter([set_op("background.threads", "5"),
+                               set_op("sasl.kerberos.min.time.before.relogin", "60000"),
+                               set_op("listener.name.plaintext.ssl.keystore.location", "/tmp/ks"),
+                               set_op("my.custom.config", "x")])
+
+    assert dynamic.dynamic_configs == {"background.threads": "5", "sasl.kerberos.min.time.before.relogin": "60000",
+                                       "listener.name.plaintext.ssl.keystore.location": "/tmp/ks",
+                                       "my.custom.config": "x"}
+    described = {c.name: c for c in dynamic.describe(["background.threads", "my.custom.config"], True)}
+    assert (described["background.threads"].value, described["background.threads"].read_only,
+            described["background.threads"].config_source) == ("5", False, SOURCE_DYNAMIC_BROKER_CONFIG)
+    assert (described["my.custom.config"].value, described["my.custom.config"].read_only,
+            described["my.custom.config"].is_sensitive) == (None, True, True)
+
+
+@pytest.mark.parametrize(("ops", "error", "message"), [
+    ([set_op("ssl.keystore.location", "/tmp/ks")], InvalidRequestError,
+     "These security configs can be dynamically updated only per-listener using the listener prefix: "
+     "[ssl.keystore.location]"),
+    ([set_op("message.max.bytes", "abc")], InvalidRequestError,
+     "Invalid value abc for configuration message.max.bytes: Not a number of type INT"),
+    ([set_op("unclean.leader.election.enable", "maybe")], InvalidRequestError,
+     "Invalid value maybe for configuration unclean.leader.election.enable: Expected value to be either true or false"),
+    ([set_op("background.threads", None)], InvalidRequestError, "Null value not supported for : background.threads"),
+    ([set_op("background.threads", "1"), set_op("background.threads", "2")], InvalidRequestError,
+     "Error due to duplicate config keys"),
+    ([set_op("background.threads", "1", op=9)], InvalidRequestError, "Unknown operations type 9"),
+    ([set_op("background.threads", "1", op=OP_APPEND)], InvalidConfigError,
+     "Config value append is not allowed for config key: background.threads"),
+    ([set_op("no.such.config", "1", op=OP_APPEND)], InvalidConfigError, "Unknown config name: no.such.config"),
+])
+def test_a_broker_config_change_kafka_refuses_is_refused_with_kafkas_error_and_message(tmp_path, ops, error, message):
+    dynamic = DynamicBrokerConfig(make_config(tmp_path))
+
+    with pytest.raises(error) as refused:
+        dynamic.incremental_alter(ops)
+    assert refused.value.args[0] == message
+    assert dynamic.dynamic_configs == {}
+
+
+def test_the_cluster_wide_default_refuses_per_broker_configs(tmp_path):
+    dynamic = DynamicBrokerConfig(make_config(tmp_path))
+
+    with pytest.raises(InvalidRequestError) as refused:
+        dynamic.incremental_alter([set_op("sasl.enabled.mechanisms", "PLAIN")], cluster_default=True)
+    assert refused.value.args[0] == ("Cannot update these configs at default cluster level, broker id must be "
+                                     "specified: [sasl.enabled.mechanisms]")
+    dynamic.incremental_alter([set_op("background.threads", "5")], cluster_default=True)
+    assert dynamic.dynamic_configs == {}
+
+
+def test_alter_configs_replaces_every_dynamic_broker_config(tmp_path):
+    dynamic = DynamicBrokerConfig(make_config(tmp_path))
+    dynamic.incremental_alter([set_op("background.threads", "5"), set_op("log.retention.ms", "1000")])
+
+    dynamic.incremental_alter([set_op("log.cleaner.threads", "2")], replace_all=True)
+
+    assert dynamic.dynamic_configs == {"log.cleaner.threads": "2"}
+    assert dynamic.current_config.log_retention_ms != 1000
+
+
+def test_append_and_subtract_change_a_list_broker_config(tmp_path):
+    dynamic = DynamicBrokerConfig(make_config(tmp_path))
+
+    dynamic.incremental_alter([set_op("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256", op=OP_APPEND)])
+    dynamic.incremental_alter([set_op("sasl.enabled.mechanisms", "PLAIN", op=OP_SUBTRACT)])
+
+    assert dynamic.dynamic_configs["sasl.enabled.mechanisms"].split(",")[-1] == "SCRAM-SHA-256"
+    assert "PLAIN" not in dynamic.dynamic_configs["sasl.enabled.mechanisms"].split(",")
 
 
 async def test_incremental_alter_of_this_broker_answers_per_resource_errors(tmp_path):
@@ -121,11 +199,11 @@ async def test_incremental_alter_of_this_broker_answers_per_resource_errors(tmp_
         ))
 
         codes = [r.error_code for r in response.responses]
-        assert codes == [Errors.INVALID_CONFIG, Errors.INVALID_REQUEST, Errors.INVALID_REQUEST,
-                         Errors.INVALID_CONFIG, Errors.INVALID_CONFIG, Errors.INVALID_REQUEST, Errors.INVALID_REQUEST]
+        assert codes == [Errors.INVALID_REQUEST, Errors.INVALID_REQUEST, Errors.INVALID_REQUEST,
+                         Errors.NONE, Errors.INVALID_CONFIG, Errors.INVALID_REQUEST, Errors.INVALID_REQUEST]
         assert "min.insync.replicas" in response.responses[0].error_message
-        assert "broker 2" in response.responses[5].error_message
-        assert ctx.dynamic_config.dynamic_configs == {}
+        assert response.responses[5].error_message == "Unexpected broker id, expected 1, but received 2"
+        assert ctx.dynamic_config.dynamic_configs == {"unknown.key": "1"}
 
 
 async def test_a_dynamic_broker_default_reaches_local_logs_but_topic_overrides_win(tmp_path):

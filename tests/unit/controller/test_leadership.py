@@ -87,6 +87,19 @@ async def test_elect_all_partitions_lists_only_partitions_that_needed_an_electio
     }
 
 
+async def test_an_election_of_an_unknown_topic_or_partition_is_worded_as_kafka(controller):
+    await register_live_brokers(controller, 1, 2)
+    await create(controller, topic("t", assignment=[[1, 2]]))
+
+    response = wire_roundtrip(await controller.elect_leaders(ElectLeadersRequest(
+        election_type=ELECTION_PREFERRED, timeout_ms=2000, topic_partitions=[
+            ElectLeadersTopicPartitions(topic="nope", partitions=[0]),
+            ElectLeadersTopicPartitions(topic="t", partitions=[7])])))
+
+    assert sorted(p.error_message for r in response.replica_election_results for p in r.partition_result) == [
+        "No such partition as t-7", "No such topic as nope"]
+
+
 async def test_unclean_election_elects_a_live_out_of_sync_replica(controller, clock):
     epochs = await register_live_brokers(controller, 1, 2)
     await create(controller, topic("t", assignment=[[1, 2]]))

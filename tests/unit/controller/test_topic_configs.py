@@ -37,11 +37,11 @@ async def describe(controller, name, keys=None, resource_type=RESOURCE_TOPIC):
     return response.results[0]
 
 
-async def alter(controller, name, *ops, validate_only=False):
+async def alter(controller, name, *ops, validate_only=False, replace_all=False):
     response = wire_roundtrip(await controller.incremental_alter_configs(IncrementalAlterConfigsRequest(
         resources=[AlterConfigsResource(resource_type=RESOURCE_TOPIC, resource_name=name, configs=[
             AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops])],
-        validate_only=validate_only,
+        validate_only=validate_only, replace_all=replace_all,
     )))
     return response.responses[0]
 
@@ -102,6 +102,21 @@ async def test_alter_set_and_delete_write_config_records_and_update_every_broker
     records = replay_log(tmp_path)
     assert ConfigRecord("topic", "t", "segment.bytes", "4096") in records
     assert ConfigRecord("topic", "t", "retention.ms", None) in records
+
+
+async def test_alter_configs_replaces_every_override_of_the_topic(controller, channel, tmp_path):
+    await register_live_brokers(controller, 1, 2)
+    await create(controller, topic("t", 1, 1, retention_ms="1000", segment_ms="2000000"))
+
+    checked = await alter(controller, "t", ("retention.ms", OP_SET, "5000"), validate_only=True, replace_all=True)
+    assert checked.error_code == 0
+    assert controller.context.topic_configs("t") == {"retention.ms": "1000", "segment.ms": "2000000"}
+    result = await alter(controller, "t", ("retention.ms", OP_SET, "5000"), replace_all=True)
+
+    assert result.error_code == 0
+    assert controller.context.topic_configs("t") == {"retention.ms": "5000"}
+    await controller.stop()
+    assert ConfigRecord("topic", "t", "segment.ms", None) in replay_log(tmp_path)
 
 
 async def test_alter_append_and_subtract_work_on_list_configs(controller):

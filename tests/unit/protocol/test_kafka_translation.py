@@ -6,7 +6,16 @@ from __future__ import annotations
 from kafkette.protocol import apis as internal
 from kafkette.protocol.api_keys import ApiKey
 from kafkette.protocol.errors import Errors
-from kafkette.protocol.kafka_messages import fetch, list_offsets
+from kafkette.protocol.kafka_messages import (
+    ALTER_CONFIGS_KEY,
+    DESCRIBE_CLUSTER_KEY,
+    cluster,
+    configs,
+    fetch,
+    group_admin,
+    list_offsets,
+    metadata,
+)
 from kafkette.protocol.kafka_translation import TRANSLATIONS
 
 
@@ -48,3 +57,57 @@ def test_a_produce_refused_as_an_internal_topic_carries_no_message_on_the_kafka_
     assert [(p.index, p.error_code, p.error_message, p.base_offset) for p in out.responses[0].partition_responses] == [
         (0, Errors.INVALID_TOPIC_EXCEPTION, None, -1), (1, 0, None, 4)]
     assert answer.responses[0].partition_responses[0].error_message, "the msgpack answer keeps it"
+
+
+def _list_groups(version: int, types: list[str]):
+    answer = internal.group_admin.ListGroupsResponse(error_code=0, groups=[internal.group_admin.ListedGroup(
+        group_id="g", protocol_type="consumer", group_state="Stable")])
+    request = group_admin.ListGroupsRequest(states_filter=[], types_filter=types)
+    out = TRANSLATIONS[int(ApiKey.LIST_GROUPS)].to_kafka(answer, version, request)
+    return [(g.group_id, g.group_type) for g in out.groups]
+
+
+def test_list_groups_v5_names_every_group_classic_and_filters_by_type_as_kafka():
+    assert _list_groups(5, []) == [("g", "classic")]
+    assert _list_groups(5, ["Classic"]) == [("g", "classic")]
+    assert _list_groups(5, ["consumer"]) == []
+    assert _list_groups(5, ["share", "no-such-type"]) == []
+    assert _list_groups(5, ["consumer", "classic"]) == [("g", "classic")]
+
+
+def _metadata(version: int, topic_ops: bool, cluster_ops: bool):
+    answer = internal.metadata.MetadataResponse(brokers=[], cluster_id="c", controller_id=1, topics=[
+        internal.metadata.MetadataResponseTopic(error_code=0, name="t", is_internal=False, partitions=[])])
+    request = metadata.MetadataRequest(topics=None, include_topic_authorized_operations=topic_ops,
+                                       include_cluster_authorized_operations=cluster_ops)
+    out = TRANSLATIONS[int(ApiKey.METADATA)].to_kafka(answer, version, request)
+    return out.topics[0].topic_authorized_operations, out.cluster_authorized_operations
+
+
+def test_metadata_answers_every_topic_and_cluster_operation_when_asked_as_kafka_without_an_authorizer():
+    not_asked = -2147483648
+    assert _metadata(10, True, True) == (3576, 8096), "READ..ALTER_CONFIGS on topics, CREATE..IDEMPOTENT_WRITE"
+    assert _metadata(12, True, False) == (3576, not_asked)
+    assert _metadata(8, False, False) == (not_asked, not_asked)
+
+
+def test_describe_cluster_answers_every_cluster_operation_when_asked():
+    answer = internal.metadata.MetadataResponse(brokers=[], cluster_id="c", controller_id=1, topics=[])
+    translation = TRANSLATIONS[DESCRIBE_CLUSTER_KEY]
+    asked = translation.to_kafka(answer, 1, cluster.DescribeClusterRequest(include_cluster_authorized_operations=True))
+    not_asked = translation.to_kafka(answer, 1, cluster.DescribeClusterRequest())
+    assert (asked.cluster_authorized_operations, not_asked.cluster_authorized_operations) == (8096, -2147483648)
+
+
+def test_alter_configs_becomes_an_incremental_alter_configs_of_sets_that_replaces_the_configs():
+    request = configs.AlterConfigsRequest(validate_only=True, resources=[configs.LegacyAlterConfigsResource(
+        resource_type=2, resource_name="t", configs=[configs.LegacyAlterableConfig(name="retention.ms", value="5")])])
+    translation = TRANSLATIONS[ALTER_CONFIGS_KEY]
+
+    out = translation.to_internal(request, 1)
+
+    assert (translation.internal, out.validate_only, out.replace_all) == (ApiKey.INCREMENTAL_ALTER_CONFIGS, True, True)
+    assert [(c.name, c.config_operation, c.value) for c in out.resources[0].configs] == [("retention.ms", 0, "5")]
+    answer = internal.configs.IncrementalAlterConfigsResponse(responses=[internal.configs.AlterConfigsResourceResponse(
+        error_code=0, resource_type=2, resource_name="t")])
+    assert translation.to_kafka(answer, 1, request).responses[0].resource_name == "t"
