@@ -27,6 +27,12 @@ NOT_OFFERED: dict[str, str] = {
 KNOWN_FAILURES: dict[str, str] = {}
 
 
+def not_offered(test: str) -> str | None:
+    """The ``NOT_OFFERED`` reason of ``test`` (longest matching prefix), or None."""
+    matches = [prefix for prefix in NOT_OFFERED if test.startswith(prefix)]
+    return NOT_OFFERED[max(matches, key=len)] if matches else None
+
+
 def reason(test: str) -> str | None:
     """Why ``test`` may fail on Kafkette while passing on Kafka (the longest matching prefix's
     reason), or None when it must pass."""

@@ -17,10 +17,10 @@ from tests.client_suites.librdkafka_suite import Outcome, run
 from tests.client_suites.run import BROKER_CONFIGS
 from tests.peers.kafka_peer import KAFKA_VERSION
 
-# Producer, consumer, group, offsets, compression, headers, timestamps and admin basics; each
+# Producer, consumer, group, offsets (commit, reset when out of range), compression, headers, timestamps and admin basics; each
 # passes against Apache Kafka and takes seconds in quick mode.
 QUICK_TESTS = ("0001_multiobj", "0002_unkpart", "0012_produce_consume", "0017_compression", "0022_consume_batch",
-               "0030_offset_commit", "0039_event_dr", "0049_consume_conn_close")
+               "0030_offset_commit", "0034_offset_reset", "0039_event_dr", "0049_consume_conn_close")
 SUBSET_TIMEOUT_S = 300.0
 
 
