@@ -11,10 +11,10 @@ _TRANSACTIONS = "transactions (InitProducerId with a transactional.id, AddPartit
 _SHARE_GROUPS = "share groups (KIP-932: ShareGroupHeartbeat, ShareFetch, ShareAcknowledge) are not offered"
 
 NOT_OFFERED: dict[str, str] = {
+    "0098_consumer_txn": _TRANSACTIONS,
     "0103_transactions": _TRANSACTIONS,
     "0129_fetch_aborted_msgs": _TRANSACTIONS,
     "0137_barrier_batch_consume": _TRANSACTIONS,
-    "0177_share_consumer_transactions": _SHARE_GROUPS,
     "017": _SHARE_GROUPS,
     "0180_share": _SHARE_GROUPS,
     "0181_share": _SHARE_GROUPS,
@@ -24,7 +24,16 @@ NOT_OFFERED: dict[str, str] = {
     "0190_share": _SHARE_GROUPS,
 }
 
-KNOWN_FAILURES: dict[str, str] = {}
+KNOWN_FAILURES: dict[str, str] = {
+    "0081_admin": (
+        "admin gaps being closed: AlterConfigs (API 33), IncrementalAlterConfigs of broker configs, "
+        "DescribeConfigs of a GROUP resource, ListGroups v5, KIP-430 authorized operations, CreatePartitions "
+        "answered NOT_CONTROLLER after a metadata-quorum leader change"),
+    "0041_fetch_max_bytes": (
+        "1000 records of 500 KB to one partition with replication factor 3: the followers fall out of the ISR "
+        "(replica.lag.time.max.ms) and acks=all Produce requests time out, so the non-idempotent producer's "
+        "retries append some batches twice and the consumer sees records out of order"),
+}
 
 
 def not_offered(test: str) -> str | None:
