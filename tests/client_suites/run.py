@@ -1,5 +1,7 @@
-"""librdkafka's own test suite as the judge of Kafkette's Kafka listener: every test against a
-3-node Apache Kafka and against 3 Kafkette brokers, side by side.
+"""librdkafka's own test suite against Apache Kafka and against Kafkette's Kafka listener.
+
+Every test of librdkafka's suite runs against a 3-node Apache Kafka and against 3 Kafkette
+brokers, side by side.
 
 ``python -m tests.client_suites.run`` (``make client-suites``) builds librdkafka's test programs
 (``librdkafka_build``: librdkafka ``LIBRDKAFKA_VERSION`` from a registry, cached), starts both
