@@ -35,6 +35,8 @@ _PROGRESS_LINE = re.compile(r"=+ (?:Running test (?P<running>\S+)|Test (?P<name>
 # A failure: '### Test "<name>[ (<subtest>)]" failed at <file>:<line>:<func>() at <time>: ###', then its message.
 _FAILURE_HEAD = re.compile(r'### Test "(?P<name>[0-9]{4}_[^" ]+)[^"]*" failed at (?P<where>\S+?:\d+):')
 _SKIP_LINE = re.compile(r"^\[(?P<name>[0-9]{4}_\S+)\s*/[^]]*\]\s*(?:WARN:\s*)?SKIPPING TEST: (?P<reason>.*)$")
+# The runner itself dying (an assertion of librdkafka's test harness or of the C library).
+_RUNNER_ABORT = re.compile(r"^test-runner: .*Assertion .* failed\.$")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -79,6 +81,7 @@ def parse_output(output: str, report: str | None = None) -> dict[str, Outcome]:
         ``{test name: Outcome}`` for every test the runner started or listed.
     """
     lines = _ANSI.sub("", output).splitlines()
+    aborted = next((line.strip() for line in lines if _RUNNER_ABORT.match(line.strip())), None)
     outcomes: dict[str, Outcome] = {}
     first_failure: dict[str, str] = {}
     skip_reason: dict[str, str] = {}
@@ -104,7 +107,7 @@ def parse_output(output: str, report: str | None = None) -> dict[str, Outcome]:
             outcome.state = "FAILED"
             outcome.error = first_failure[outcome.name]
         elif outcome.state == "RUNNING":
-            outcome.error = "did not finish before the run ended"
+            outcome.error = f"the runner died: {aborted}" if aborted else "did not finish before the run ended"
         elif outcome.state == "SKIPPED" and not outcome.error:
             outcome.error = skip_reason.get(outcome.name, "")
     return outcomes

@@ -54,3 +54,12 @@ def test_known_reason_takes_the_longest_matching_prefix_and_none_for_an_unlisted
     assert known.not_offered("0081_admin") is None
     assert known.reason("0081_admin") == known.KNOWN_FAILURES["0081_admin"]
     assert known.reason("0001_multiobj") is None
+
+
+@pytest.mark.timeout(10)
+def test_a_test_running_when_the_runner_died_names_the_runners_last_words() -> None:
+    died = _OUTPUT + "test-runner: tpp.c:83: __pthread_tpp_change_priority: Assertion `new_prio == -1' failed.\n"
+    outcome = parse_output(died)["0005_order"]
+    assert (outcome.state, outcome.error) == (
+        "RUNNING", "the runner died: test-runner: tpp.c:83: __pthread_tpp_change_priority: Assertion "
+        "`new_prio == -1' failed.")
