@@ -24,7 +24,14 @@ NOT_OFFERED: dict[str, str] = {
     "0190_share": _SHARE_GROUPS,
 }
 
+_NOT_CONTROLLER = (
+    "a CreateTopics or DeleteTopics forwarded to the controller while the metadata quorum changes leader is "
+    "answered NOT_CONTROLLER; Kafka's broker retries it at the new controller (an inner NOT_CONTROLLER becomes "
+    "the Envelope's error and NodeToControllerRequestThread re-queues the request until its timeout)")
+
 KNOWN_FAILURES: dict[str, str] = {
+    "0033_regex_subscribe": _NOT_CONTROLLER + "; the topics a failed run could not delete then match the "
+                            "next run's regex subscriptions, so a rerun on the same cluster fails too",
     "0081_admin": (
         "admin gaps being closed: AlterConfigs (API 33), IncrementalAlterConfigs of broker configs, "
         "DescribeConfigs of a GROUP resource, ListGroups v5, KIP-430 authorized operations, CreatePartitions "
