@@ -23,9 +23,11 @@ CHAOS_ARGS ?=
 # each test may take up to an hour (pytest-timeout 3600 s instead of the suite's 300 s)
 FUZZ_EXAMPLES ?= 100000
 CONFORMANCE_ARGS ?=
+# make client-suites CLIENT_SUITES_ARGS="--mode quick": one mode (python -m tests.client_suites.run --help)
+CLIENT_SUITES_ARGS ?=
 FUZZ_FRAMES ?= 3000
 
-.PHONY: setup test unit cluster demo spark-demo bench simulate chaos fuzz kafka-peer conformance clean
+.PHONY: setup test unit cluster demo spark-demo bench simulate chaos fuzz kafka-peer conformance client-suites clean
 
 setup: $(STAMP)
 
@@ -88,6 +90,9 @@ bench: setup $(BENCH_STAMP)
 # report in tests/conformance/results (python -m tests.conformance.run --help)
 conformance: setup
 	$(BIN)/python -m tests.conformance.run $(CONFORMANCE_ARGS)
+
+client-suites: setup
+	$(BIN)/python -m tests.client_suites.run $(CLIENT_SUITES_ARGS)
 
 simulate: setup
 	$(BIN)/python -m tests.simulation.run $(if $(SEED),--seed $(SEED),--seeds $(SEEDS)) $(SIMULATE_ARGS)

@@ -114,20 +114,20 @@ def run_catalogue(scenarios: Sequence[Scenario], targets: dict[str, Target]) -> 
 
 
 @contextlib.contextmanager
-def clusters(work_dir: Path) -> Iterator[dict[str, Target]]:
+def clusters(work_dir: Path, broker_configs: dict[str, object] | None = None) -> Iterator[dict[str, Target]]:
     """A 3-node Apache Kafka and a 3-broker Kafkette (Kafka listener on), both with
-    ``SHARED_BROKER_CONFIGS``, as targets.
+    ``broker_configs`` (default ``SHARED_BROKER_CONFIGS``), as targets.
 
     Raises:
         PeerUnavailable: Apache Kafka cannot run here (no Java, Maven or registry).
         RuntimeError, LocalClusterError: a cluster did not start.
     """
-    peer = KafkaPeer(work_dir / "kafka", nodes=CLUSTER_NODES, heap_mb=PEER_HEAP_MB,
-                     broker_configs=SHARED_BROKER_CONFIGS)
+    broker_configs = SHARED_BROKER_CONFIGS if broker_configs is None else broker_configs
+    peer = KafkaPeer(work_dir / "kafka", nodes=CLUSTER_NODES, heap_mb=PEER_HEAP_MB, broker_configs=broker_configs)
     peer.start()
     try:
         with LocalCluster(num_brokers=CLUSTER_NODES, data_dir=work_dir / "kafkette", kafka_protocol=True,
-                          broker_configs=SHARED_BROKER_CONFIGS) as cluster:
+                          broker_configs=broker_configs) as cluster:
             kafka = Target("kafka", peer.bootstrap_servers, {n: ("127.0.0.1", p) for n, p in peer.ports.items()},
                            stop_node=peer.stop_node, start_node=peer.start_node)
             ours = Target("kafkette", cluster.kafka_bootstrap_servers,
