@@ -77,7 +77,13 @@ public class AdminCalls {
                 return "altered";
             });
             call("describeConfigs", () -> {
+                // a broker applies the change when the metadata log reaches it: ask until it shows
+                long deadline = System.currentTimeMillis() + TIMEOUT_S * 1000;
                 Config config = admin.describeConfigs(List.of(resource)).all().get(TIMEOUT_S, TimeUnit.SECONDS).get(resource);
+                while (!"3600000".equals(config.get("retention.ms").value()) && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(100);
+                    config = admin.describeConfigs(List.of(resource)).all().get(TIMEOUT_S, TimeUnit.SECONDS).get(resource);
+                }
                 ConfigEntry retention = config.get("retention.ms");
                 ConfigEntry cleanup = config.get("cleanup.policy");
                 return "retention.ms=" + (retention == null ? null : retention.value() + "/" + retention.source())
