@@ -1,0 +1,65 @@
+"""The fields of a Kafka answer that legitimately differ between Apache Kafka and Kafkette for the
+same request, in one table: the field-by-field comparison of ``kafka_parser`` masks these and
+nothing else.
+
+Paths are in the names of Kafka's JSON message schemas, as the generated ``*JsonConverter``
+classes write them (``brokers[].nodeId``: the field ``nodeId`` of every element of ``brokers``);
+``batches[]...`` are the record batches of a Fetch answer as ``ParseAnswers.java`` lists them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+
+class Mask(NamedTuple):
+    """One masked field.
+
+    Attributes:
+        api: the API's name (as ``ApiKeys`` names it, ``Metadata``), or ``*`` for every API.
+        path: the field's path in the answer (``[]`` for every element of a list).
+        why: why the two clusters may differ there.
+        keep_unset: an unset value (null, -1, 0, "", the zero UUID) is kept, not masked, so that
+            an id missing where Kafka sets one still shows (ids only).
+        where: for a list element path (ending in ``[]``): the elements whose fields have these
+            values are left out of the comparison (the rest is compared).
+        sort_by: for a list element path: the list is compared sorted by this field (its order
+            is not part of the protocol).
+    """
+
+    api: str
+    path: str
+    why: str
+    keep_unset: bool = False
+    where: dict[str, Any] | None = None
+    sort_by: str | None = None
+
+
+PORT = "each broker's listener port is a free port chosen by the OS"
+PLACEMENT = "leaders and replicas are placed by each cluster's own assignment"
+EPOCH = "leader epochs count elections, which differ by timing"
+WALL_CLOCK = "a wall-clock time"
+
+MASKS: tuple[Mask, ...] = (
+    Mask("*", "throttleTimeMs", "quota throttling: a time, not a protocol choice"),
+    Mask("*", "clusterId", "each cluster's id is random, made at format time", keep_unset=True),
+    Mask("*", "controllerId", "which node is the active controller is an election's outcome", keep_unset=True),
+    Mask("*", "topics[].topicId", "topic ids are random UUIDs made at creation", keep_unset=True),
+    Mask("*", "responses[].topicId", "topic ids are random UUIDs made at creation", keep_unset=True),
+    Mask("*", "brokers[].port", PORT),
+    Mask("*", "topics[].partitions[].leaderId", PLACEMENT, keep_unset=True),
+    Mask("*", "topics[].partitions[].replicaNodes", PLACEMENT, keep_unset=True),
+    Mask("*", "topics[].partitions[].isrNodes", PLACEMENT, keep_unset=True),
+    Mask("*", "topics[].partitions[].leaderEpoch", EPOCH),
+    Mask("*", "responses[].partitions[].recordsSizeInBytes",
+         "record batches carry timestamps as varints; their contents are compared batch by batch (batches[])"),
+    Mask("Metadata", "topics[]",
+         "Kafka creates __consumer_offsets at the first FindCoordinator, Kafkette when the cluster starts",
+         where={"name": "__consumer_offsets"}),
+    Mask("Metadata", "topics[]", "Kafka lists all topics in its metadata image's hash order", sort_by="name"),
+    Mask("ApiVersions", "apiKeys", "the listener offers a subset of Kafka's APIs (the coverage table lists them)"),
+    Mask("ApiVersions", "finalizedFeaturesEpoch", "the metadata offset at which the features were finalized",
+         keep_unset=True),
+    Mask("*", "batches[].max_timestamp", WALL_CLOCK),
+    Mask("*", "batches[].records[].timestamp", WALL_CLOCK),
+)
