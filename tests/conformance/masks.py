@@ -60,6 +60,10 @@ MASKS: tuple[Mask, ...] = (
     Mask("ApiVersions", "apiKeys", "the listener offers a subset of Kafka's APIs (the coverage table lists them)"),
     Mask("ApiVersions", "finalizedFeaturesEpoch", "the metadata offset at which the features were finalized",
          keep_unset=True),
+    Mask("DescribeLogDirs", "results[].logDir", "each cluster's data directory is a temporary directory of its own"),
+    Mask("DescribeLogDirs", "results[].totalBytes", "the size of the disk the data directory is on", keep_unset=True),
+    Mask("DescribeLogDirs", "results[].usableBytes", "the free space of that disk, which changes by the second",
+         keep_unset=True),
     Mask("*", "batches[].max_timestamp", WALL_CLOCK),
     Mask("*", "batches[].records[].timestamp", WALL_CLOCK),
 )

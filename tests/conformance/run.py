@@ -6,7 +6,8 @@ against Kafkette, side by side, and a report of where the answers differ.
 catalogue against both at once (one thread per cluster; each runs the scenarios in order, the
 disruptive ones last), and writes ``conformance-<UTC time>.json`` (scenario, doc, Kafka's answer,
 Kafkette's, same or different, the reason of a deliberate difference) and a Markdown table to
-``--out``.  It exits 1 when fewer than ``GOAL`` of the scenarios are identical or a difference is
+``--out``.  After the scenarios each cluster gets the blank-request sweep of ``sweep`` (every
+API and version the listener offers) for Kafka's parser.  It exits 1 when fewer than ``GOAL`` of the scenarios are identical or a difference is
 not listed in ``deliberate.DELIBERATE``; 2 when Apache Kafka cannot run here.
 Every answer of the scenarios' raw connections is also parsed by Apache Kafka's own classes
 (``kafka_parser``): the run exits 1 as well when one of Kafkette's does not parse, does not write
@@ -40,6 +41,7 @@ from tests.conformance.catalogue import Scenario, load
 from tests.conformance.deliberate import DELIBERATE
 from tests.conformance.kafka_parser import COVERAGE_SCENARIO, AnswerCheck, ParserUnavailable
 from tests.conformance.kafka_parser import check as check_kafka_answers
+from tests.conformance.sweep import sweep
 from tests.conformance.target import CLUSTER_NODES, SHARED_BROKER_CONFIGS, Target
 from tests.peers.kafka_peer import KAFKA_VERSION, KafkaPeer, PeerUnavailable
 
@@ -108,6 +110,7 @@ def run_catalogue(scenarios: Sequence[Scenario], targets: dict[str, Target]) -> 
         for s in scenarios:
             targets[name].recorder.scenario = s.id
             answers[name][s.id] = observe(s, targets[name])
+        sweep(targets[name])
         ask_api_versions(targets[name])
 
     threads = [threading.Thread(target=run_all, args=(name,), name=f"conformance-{name}") for name in targets]
