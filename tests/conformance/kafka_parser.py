@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.conformance.deliberate import DELIBERATE
 from tests.conformance.masks import MASKS, Mask
 from tests.peers.kafka_peer import cache_dir, java_binary, resolve
 
@@ -90,47 +91,49 @@ def api_name(key: int) -> str:
     return api.name if api is not None else f"api{key}"
 
 
-def _masks(api: str) -> dict[str, Mask]:
-    """The masks of ``api`` by path; masks of list elements (``where`` or ``sort_by``) under
-    ``path`` and ``path#sort`` so that one list can have both."""
-    out: dict[str, Mask] = {}
+def _masks(api: str) -> dict[str, list[Mask]]:
+    """The masks of ``api`` by the path they apply to."""
+    out: dict[str, list[Mask]] = defaultdict(list)
     for m in MASKS:
         if m.api in ("*", api):
-            out[m.path + ("#sort" if m.sort_by is not None else "")] = m
+            out[m.path].append(m)
     return out
 
 
 def _mask_leaf(value: Any, mask: Mask) -> Any:
-    """A masked field's value: ``"<masked>"`` (element by element for a list), except an unset
-    value when the mask keeps those."""
+    """A masked field's value: ``"<masked>"`` (element by element for a list of ids), except an
+    unset value when the mask keeps those, or a value not matching its pattern."""
     if isinstance(value, list) and mask.keep_unset:
         return [_mask_leaf(v, mask) for v in value]
     if mask.keep_unset and value in UNSET:
         return value
+    if mask.pattern is not None and re.fullmatch(mask.pattern, str(value)) is None:
+        return value
     return MASKED
 
 
-def _left_out(element: Any, mask: Mask | None) -> bool:
-    return (mask is not None and mask.where is not None and isinstance(element, dict)
-            and all(element.get(k) == v for k, v in mask.where.items()))
+def _left_out(element: Any, masks: list[Mask]) -> bool:
+    return isinstance(element, dict) and any(
+        m.where is not None and all(element.get(k) == v for k, v in m.where.items()) for m in masks)
 
 
-def masked(value: Any, api: str, path: str = "", masks: dict[str, Mask] | None = None) -> Any:
+def masked(value: Any, api: str, path: str = "", masks: dict[str, list[Mask]] | None = None) -> Any:
     """``value`` (a parsed answer as JSON data) with the fields of ``MASKS`` for ``api`` masked
-    (``"<masked>"``, see ``_mask_leaf``) and the list elements they leave out removed; ``path``
-    is where ``value`` sits in the answer."""
+    (``"<masked>"``, see ``_mask_leaf``), the list elements they leave out removed and the lists
+    they sort sorted; ``path`` is where ``value`` sits in the answer."""
     masks = _masks(api) if masks is None else masks
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
             child = f"{path}.{k}" if path else k
-            mask = masks.get(child)
-            out[k] = _mask_leaf(v, mask) if mask is not None else masked(v, api, child, masks)
+            leaf = [m for m in masks.get(child, ()) if m.where is None and m.sort_by is None]
+            out[k] = _mask_leaf(v, leaf[0]) if leaf else masked(v, api, child, masks)
         return out
     if isinstance(value, list):
-        for m in (masks.get(f"{path}[]"), masks.get(f"{path}[]#sort")):
-            value = [v for v in value if not _left_out(v, m)]
-            if m is not None and m.sort_by is not None:
+        element = masks.get(f"{path}[]", [])
+        value = [v for v in value if not _left_out(v, element)]
+        for m in element:
+            if m.sort_by is not None:
                 value = sorted(value, key=lambda v, key=m.sort_by: json.dumps(v.get(key) if isinstance(v, dict) else v))
         return [masked(v, api, path + "[]", masks) for v in value]
     return value
@@ -166,7 +169,9 @@ class AnswerCheck:
         failures: per target, ``scenario #seq Api vN: why`` for each answer that did not.
         compared: how many answer pairs (Kafka's, Kafkette's) were compared field by field.
         unpaired: Kafkette's answers with no Kafka answer to compare with.
-        differences: ``scenario #seq Api vN: path: kafka != kafkette`` for each masked difference.
+        differences: ``scenario #seq Api vN: path: kafka != kafkette`` for each difference left
+            after the masks.
+        deliberate: the same for the scenarios of ``deliberate.DELIBERATE`` (known, not failing).
         seen: ``{(api key, version)}`` of Kafkette's answers that parsed.
         offered: ``{api key: (min, max)}`` of Kafkette's ApiVersions answer.
     """
@@ -176,14 +181,16 @@ class AnswerCheck:
     compared: int = 0
     unpaired: int = 0
     differences: list[str] = field(default_factory=list)
+    deliberate: list[str] = field(default_factory=list)
     seen: set[tuple[int, int]] = field(default_factory=set)
     offered: dict[int, tuple[int, int]] = field(default_factory=dict)
 
-    def difference_summary(self) -> list[str]:
-        """The differences grouped by API, version and field path (list indexes dropped): one
-        line each, ``count x Api vN path: example (first scenario)``."""
+    def difference_summary(self, deliberate: bool = False) -> list[str]:
+        """The differences (or, with ``deliberate``, the deliberate ones) grouped by API, version
+        and field path (list indexes dropped): one line each, ``count x Api vN path: example
+        (first scenario)``."""
         groups: dict[str, list[str]] = defaultdict(list)
-        for line in self.differences:
+        for line in self.deliberate if deliberate else self.differences:
             scenario, rest = line.split(" #", 1)
             _, api, version_and_path = rest.split(" ", 2)
             version, where = version_and_path.split(": ", 1)
@@ -288,7 +295,8 @@ def check(pair_files: dict[str, Path]) -> AnswerCheck:
         outcome.unpaired += unpaired
         for theirs, mine in pairs:
             outcome.compared += 1
-            outcome.differences.extend(f"{_label(mine)}: {d}"
+            found = outcome.deliberate if mine["scenario"] in DELIBERATE else outcome.differences
+            found.extend(f"{_label(mine)}: {d}"
                                        for d in differences(_comparable(theirs), _comparable(mine)))
     return outcome
 

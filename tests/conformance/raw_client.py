@@ -26,6 +26,7 @@ from kafkette.protocol.kafka_header import (
 )
 from kafkette.protocol.kafka_messages import KAFKA_APIS, KafkaApi
 from kafkette.protocol.kafka_schema import KafkaSchemaError, KafkaStruct
+from tests.conformance.recorder import recorder_for
 
 APIS_BY_NAME: dict[str, KafkaApi] = {api.name: api for api in KAFKA_APIS.values()}
 _LENGTH = struct.Struct(">i")
@@ -40,7 +41,8 @@ class RawKafkaClient:
         client_id: the ``client_id`` of every request header.
         recorder: called with ``(api key, version, request body, response frame)`` after each
             answered call (the frame without its 4-byte length, response header included), as the
-            ``recorder.AnswerRecorder`` keeps them for Kafka's own parser.
+            ``recorder.AnswerRecorder`` keeps them for Kafka's own parser; by default the one
+            registered for the broker's address (``recorder.register``), if any.
 
     Raises (from ``call``): ``OSError`` when the connection fails or the broker closes it,
     ``KafkaSchemaError`` when the answer does not parse.
@@ -51,7 +53,8 @@ class RawKafkaClient:
         self._sock = socket.create_connection((host, port), timeout=timeout_s)
         self._correlation_id = 0
         self._client_id = client_id
-        self._recorder = recorder
+        registered = recorder_for((host, port))
+        self._recorder = recorder if recorder is not None else (registered.record if registered else None)
         self._last_body = b""
 
     def call(self, api_name: str, version: int, request: KafkaStruct) -> KafkaStruct:

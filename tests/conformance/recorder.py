@@ -52,3 +52,17 @@ class AnswerRecorder:
             lines = [json.dumps({"target": target, **pair}) for pair in self.pairs]
         path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         return path
+
+
+_BY_ADDRESS: dict[tuple[str, int], AnswerRecorder] = {}
+
+
+def register(address: tuple[str, int], recorder: AnswerRecorder) -> None:
+    """Make ``recorder`` the one of every raw connection to ``address`` (host, port) opened
+    without one of its own (the scenarios' group members open theirs directly)."""
+    _BY_ADDRESS[address] = recorder
+
+
+def recorder_for(address: tuple[str, int]) -> AnswerRecorder | None:
+    """The recorder registered for ``address``, or None."""
+    return _BY_ADDRESS.get(address)

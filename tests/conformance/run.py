@@ -152,11 +152,13 @@ def answers_report(outcome: AnswerCheck) -> str:
     lines = [f"Kafka's parser: {outcome.parsed.get('kafkette', 0)} Kafkette answers parsed and written back "
              f"byte-identically, {len(outcome.failures.get('kafkette', []))} failed; "
              f"{outcome.parsed.get('kafka', 0)} Apache Kafka answers, {len(outcome.failures.get('kafka', []))} failed; "
-             f"{outcome.compared} pairs compared field by field, {len(outcome.differences)} differences, "
+             f"{outcome.compared} pairs compared field by field, {len(outcome.differences)} differences "
+             f"(and {len(outcome.deliberate)} in deliberately different scenarios), "
              f"{outcome.unpaired} Kafkette answers unpaired"]
     lines += [f"PARSE FAILURE kafkette {f}" for f in outcome.failures.get("kafkette", [])]
     lines += [f"PARSE FAILURE kafka {f}" for f in outcome.failures.get("kafka", [])]
     lines += [f"FIELD DIFFERENCE {d}" for d in outcome.difference_summary()]
+    lines += [f"deliberate field difference {d}" for d in outcome.difference_summary(deliberate=True)]
     lines.append(outcome.coverage_table())
     return "\n".join(lines)
 

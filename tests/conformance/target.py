@@ -19,7 +19,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
 from tests.conformance.raw_client import RawKafkaClient, error_name
-from tests.conformance.recorder import AnswerRecorder
+from tests.conformance.recorder import AnswerRecorder, register
 
 CLUSTER_NODES = 3
 # Set on both clusters: what Kafka's quickstart would leave at its default but a test cannot wait for.
@@ -52,6 +52,10 @@ class Target:
     recorder: AnswerRecorder = field(default_factory=AnswerRecorder, repr=False)
     _admin: AdminClient | None = field(default=None, repr=False)
     _raw: dict[int, RawKafkaClient] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for address in self.addresses.values():
+            register(address, self.recorder)
 
     # --- clients ---------------------------------------------------------------------------
 
