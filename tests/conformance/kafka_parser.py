@@ -8,7 +8,9 @@ the same requests, with only the fields of ``masks.MASKS`` masked.
 Owns the compile and run of the Java parser (one JVM for all pairs), the pairing of the two
 targets' answers and the coverage of the listener's APIs; not the recording (``recorder``).
 
-Pairing, within a scenario: first each run of equal consecutive requests of a target (a wait
+Pairing, within a scenario and connection by connection (the scenarios open their connections
+in program order, so the n-th one of a scenario is the same on both clusters even when group
+members answer from several threads at once): first each run of equal consecutive requests of a target (a wait
 polling until the cluster settles, as many times as its timing needs) is reduced to its last
 answer, the settled one; then the two targets' answers are paired in order when they asked the
 same APIs at the same versions in the same order, else per API and version from the last one
@@ -117,6 +119,11 @@ def _left_out(element: Any, masks: list[Mask]) -> bool:
         m.where is not None and all(element.get(k) == v for k, v in m.where.items()) for m in masks)
 
 
+def _sort_key(value: Any, mask: Mask) -> str:
+    keys = (mask.sort_by,) if isinstance(mask.sort_by, str) else tuple(mask.sort_by or ())
+    return json.dumps([value.get(k) for k in keys] if isinstance(value, dict) else value)
+
+
 def masked(value: Any, api: str, path: str = "", masks: dict[str, list[Mask]] | None = None) -> Any:
     """``value`` (a parsed answer as JSON data) with the fields of ``MASKS`` for ``api`` masked
     (``"<masked>"``, see ``_mask_leaf``), the list elements they leave out removed and the lists
@@ -134,7 +141,7 @@ def masked(value: Any, api: str, path: str = "", masks: dict[str, list[Mask]] | 
         value = [v for v in value if not _left_out(v, element)]
         for m in element:
             if m.sort_by is not None:
-                value = sorted(value, key=lambda v, key=m.sort_by: json.dumps(v.get(key) if isinstance(v, dict) else v))
+                value = sorted(value, key=lambda v, m=m: _sort_key(v, m))
         return [masked(v, api, path + "[]", masks) for v in value]
     return value
 
@@ -240,9 +247,29 @@ def settled(answers: list[dict[str, Any]], requests: dict[tuple[str, str, int], 
 
 def pair_up(kafka: list[dict[str, Any]], ours: list[dict[str, Any]],
             requests: dict[tuple[str, str, int], str]) -> tuple[list[tuple[dict, dict]], int]:
-    """Pair the answers of one scenario (see the module's docstring); the pairs and how many of
-    Kafkette's settled answers stayed unpaired.  ``requests`` maps (target, scenario, seq) to
-    the request body (base64)."""
+    """Pair the answers of one scenario (see the module's docstring): connection by connection
+    when both targets used the same connections, else over the whole scenario; the pairs and
+    how many of Kafkette's settled answers stayed unpaired.  ``requests`` maps (target,
+    scenario, seq) to the request body (base64)."""
+    def by_conn(answers: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+        out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in answers:
+            out[r.get("conn", "")].append(r)
+        return out
+
+    theirs, mine = by_conn(kafka), by_conn(ours)
+    if set(theirs) != set(mine):
+        return _pair_sequences(kafka, ours, requests)
+    pairs, unpaired = [], 0
+    for conn, answers in mine.items():
+        found, left = _pair_sequences(theirs[conn], answers, requests)
+        pairs.extend(found)
+        unpaired += left
+    return pairs, unpaired
+
+
+def _pair_sequences(kafka: list[dict[str, Any]], ours: list[dict[str, Any]],
+                    requests: dict[tuple[str, str, int], str]) -> tuple[list[tuple[dict, dict]], int]:
     theirs, mine = settled(kafka, requests), settled(ours, requests)
     if [(r["api_key"], r["api_version"]) for r in theirs] == [(r["api_key"], r["api_version"]) for r in mine]:
         return list(zip(theirs, mine, strict=True)), 0

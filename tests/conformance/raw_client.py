@@ -39,22 +39,25 @@ class RawKafkaClient:
         host / port: the listener.
         timeout_s: bound of each send and receive (s).
         client_id: the ``client_id`` of every request header.
-        recorder: called with ``(api key, version, request body, response frame)`` after each
+        recorder: called with ``(api key, version, request body, response frame, connection)`` after each
             answered call (the frame without its 4-byte length, response header included), as the
             ``recorder.AnswerRecorder`` keeps them for Kafka's own parser; by default the one
             registered for the broker's address (``recorder.register``), if any.
+        connection: the connection's name in the recording (default: ``AnswerRecorder.connection``).
 
     Raises (from ``call``): ``OSError`` when the connection fails or the broker closes it,
     ``KafkaSchemaError`` when the answer does not parse.
     """
 
     def __init__(self, host: str, port: int, timeout_s: float = 15.0, client_id: str = "conformance",
-                 recorder: Callable[[int, int, bytes, bytes], None] | None = None) -> None:
+                 recorder: Callable[[int, int, bytes, bytes, str], None] | None = None,
+                 connection: str | None = None) -> None:
         self._sock = socket.create_connection((host, port), timeout=timeout_s)
         self._correlation_id = 0
         self._client_id = client_id
         registered = recorder_for((host, port))
         self._recorder = recorder if recorder is not None else (registered.record if registered else None)
+        self._conn = connection if connection is not None else (registered.connection() if registered else "")
         self._last_body = b""
 
     def call(self, api_name: str, version: int, request: KafkaStruct) -> KafkaStruct:
@@ -63,7 +66,7 @@ class RawKafkaClient:
         size = _LENGTH.unpack(self._exactly(4))[0]
         frame = self._exactly(size)
         if self._recorder is not None:
-            self._recorder(api.key, version, self._last_body, frame)
+            self._recorder(api.key, version, self._last_body, frame, self._conn)
         reader = BinaryReader(frame, KafkaSchemaError, f"{api_name} v{version} response")
         correlation_id = decode_response_header(reader, response_header_version(api.key, flexible))
         if correlation_id != self._correlation_id:

@@ -2,8 +2,9 @@
 scenario so that Apache Kafka's own classes can parse every answer (``kafka_parser``).
 
 Owns the recording only (what was sent and received, in order); not the parsing nor the
-comparison.  Each pair is one JSON line: target, scenario, seq (its position in the scenario),
-api_key, api_version, request (base64 of the request body, header excluded) and response (base64
+comparison.  Each pair is one JSON line: target, scenario, seq (its position in the scenario), conn (the
+connection: ``<scenario it was opened in>#<how many that scenario opened before>``, the same on
+both clusters since scenarios open their connections in program order), api_key, api_version, request (base64 of the request body, header excluded) and response (base64
 of the response frame without its 4-byte length, response header included).
 """
 
@@ -29,11 +30,20 @@ class AnswerRecorder:
         self.pairs: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._seq: dict[str, int] = {}
+        self._opened: dict[str, int] = {}
 
-    def record(self, api_key: int, api_version: int, request: bytes, response: bytes) -> None:
+    def connection(self) -> str:
+        """A name for a connection opened now: the running scenario and its ordinal there."""
+        with self._lock:
+            n = self._opened.get(self.scenario, 0)
+            self._opened[self.scenario] = n + 1
+            return f"{self.scenario}#{n}"
+
+    def record(self, api_key: int, api_version: int, request: bytes, response: bytes, conn: str = "") -> None:
         """Keep one answered request.
 
         Args:
+            conn: the connection's name (``connection()``).
             api_key / api_version: the request's (``ApiKeys`` id and version).
             request: the request body (bytes, header excluded).
             response: the response frame (bytes, header included, length prefix excluded).
@@ -41,7 +51,7 @@ class AnswerRecorder:
         with self._lock:
             seq = self._seq.get(self.scenario, 0)
             self._seq[self.scenario] = seq + 1
-            self.pairs.append({"scenario": self.scenario, "seq": seq, "api_key": api_key, "api_version": api_version,
+            self.pairs.append({"scenario": self.scenario, "seq": seq, "conn": conn, "api_key": api_key, "api_version": api_version,
                                "request": base64.b64encode(request).decode(),
                                "response": base64.b64encode(response).decode()})
 

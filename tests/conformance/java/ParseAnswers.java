@@ -62,7 +62,7 @@ public final class ParseAnswers {
 
     static ObjectNode check(JsonNode pair) {
         ObjectNode result = MAPPER.createObjectNode();
-        for (String name : new String[] {"target", "scenario", "seq", "api_key", "api_version"}) {
+        for (String name : new String[] {"target", "scenario", "seq", "conn", "api_key", "api_version"}) {
             result.set(name, pair.get(name));
         }
         try {
