@@ -8,8 +8,9 @@ the same requests, with only the fields of ``masks.MASKS`` masked.
 Owns the compile and run of the Java parser (one JVM for all pairs), the pairing of the two
 targets' answers and the coverage of the listener's APIs; not the recording (``recorder``).
 
-Pairing, within a scenario and connection by connection (the scenarios open their connections
-in program order, so the n-th one of a scenario is the same on both clusters even when group
+Pairing, within a scenario and connection by connection (the target's kept connections, to
+whichever node, count as one: which node leads differs between the clusters; the group members'
+own connections are the n-th one their scenario opened, the same on both clusters even when
 members answer from several threads at once): first each run of equal consecutive requests of a target (a wait
 polling until the cluster settles, as many times as its timing needs) is reduced to its last
 answer, the settled one; then the two targets' answers are paired in order when they asked the

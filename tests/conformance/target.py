@@ -83,7 +83,7 @@ class Target:
         node = node if node is not None else min(self.addresses)
         client = self._raw.get(node)
         if client is None:
-            client = RawKafkaClient(*self.addresses[node], recorder=self.recorder.record, connection=f"node-{node}")
+            client = RawKafkaClient(*self.addresses[node], recorder=self.recorder.record, connection="target")
             self._raw[node] = client
         return client
 
