@@ -93,6 +93,7 @@ MASKS: tuple[Mask, ...] = (
     Mask("DescribeGroups", "groups[]", UNORDERED, sort_by="groupId"),
     Mask("JoinGroup", "members", "only the leader gets the member list, and the leader is the member that joined "
          "first: a race between a scenario's member threads (the scenarios compare the count)"),
+    Mask("DeleteTopics", "responses[]", UNORDERED, sort_by="name"),
     Mask("DeleteGroups", "results[]", UNORDERED, sort_by="groupId"),
     Mask("ListGroups", "groups", "each broker lists the groups it coordinates: which those are is each cluster's "
          "placement of __consumer_offsets partitions"),
