@@ -137,7 +137,7 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.INVALID_REPLICA_ASSIGNMENT: (False, False, "Replica assignment is invalid."),
     Errors.INVALID_CONFIG: (False, False, "Configuration is invalid."),
     Errors.NOT_CONTROLLER: (True, True, "This is not the correct controller for this cluster."),
-    Errors.INVALID_REQUEST: (False, False, "This most likely occurs because of a request being malformed by the client library."),
+    Errors.INVALID_REQUEST: (False, False, "This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details."),
     Errors.POLICY_VIOLATION: (False, False, "Request parameters do not satisfy the configured policy."),
     Errors.OUT_OF_ORDER_SEQUENCE_NUMBER: (False, False, "The broker received an out of order sequence number."),
     Errors.DUPLICATE_SEQUENCE_NUMBER: (False, False, "The broker received a duplicate sequence number."),

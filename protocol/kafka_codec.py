@@ -9,7 +9,8 @@ body at the request's version, its record sets passed to the socket uncopied).
 What is answered and what is closed, as Kafka's ``SocketServer``/``KafkaApis`` do: an
 ApiVersions request at a version this listener lacks is answered at v0 with
 UNSUPPORTED_VERSION and the supported ranges (KIP-511), so the client can retry at one it
-shares; any other unknown API or version, and a body that does not parse, closes that
+shares, and one at v3+ whose client software name or version is not of KIP-511's form with
+INVALID_REQUEST and no ranges; any other unknown API or version, and a body that does not parse, closes that
 connection alone.  An error escaping the broker's handler is answered at the top-level
 ``error_code`` of the API's response where it has one.  Pure code, no I/O.
 """
@@ -17,6 +18,7 @@ connection alone.  An error escaping the broker's handler is answered at the top
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +47,15 @@ def api_versions_response(error_code: int = 0) -> ApiVersionsResponse:
     return ApiVersionsResponse(error_code=error_code, api_keys=[
         ApiVersion(api_key=api.key, min_version=api.min_version, max_version=api.max_version)
         for api in sorted(KAFKA_APIS.values(), key=lambda a: a.key)])
+
+
+_SOFTWARE_NAME_OR_VERSION = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
+
+
+def _software_name_or_version_ok(value: str | None) -> bool:
+    """KIP-511: an ApiVersions v3+ client software name or version starts and ends with an ASCII
+    letter or digit, with ``-`` and ``.`` inside (Kafka's ``ApiVersionsRequest.isValid``)."""
+    return value is not None and _SOFTWARE_NAME_OR_VERSION.fullmatch(value) is not None
 
 
 @dataclass(slots=True)
@@ -131,6 +142,9 @@ class KafkaWireCodec:
                                      None) from None
         reply = KafkaReply(header.correlation_id, api, version, request)
         if api_key == API_VERSIONS_KEY:
+            if version >= 3 and not (_software_name_or_version_ok(request.client_software_name)
+                                     and _software_name_or_version_ok(request.client_software_version)):
+                return Decoded(reply, answer=ApiVersionsResponse(error_code=int(Errors.INVALID_REQUEST), api_keys=[]))
             return Decoded(reply, answer=api_versions_response())
         translation = TRANSLATIONS[api_key]
         try:

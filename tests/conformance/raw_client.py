@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import socket
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from kafkette.protocol.errors import Errors
@@ -25,6 +26,7 @@ from kafkette.protocol.kafka_header import (
 )
 from kafkette.protocol.kafka_messages import KAFKA_APIS, KafkaApi
 from kafkette.protocol.kafka_schema import KafkaSchemaError, KafkaStruct
+from tests.conformance.recorder import recorder_for
 
 APIS_BY_NAME: dict[str, KafkaApi] = {api.name: api for api in KAFKA_APIS.values()}
 _LENGTH = struct.Struct(">i")
@@ -37,21 +39,35 @@ class RawKafkaClient:
         host / port: the listener.
         timeout_s: bound of each send and receive (s).
         client_id: the ``client_id`` of every request header.
+        recorder: called with ``(api key, version, request body, response frame, connection)`` after each
+            answered call (the frame without its 4-byte length, response header included), as the
+            ``recorder.AnswerRecorder`` keeps them for Kafka's own parser; by default the one
+            registered for the broker's address (``recorder.register``), if any.
+        connection: the connection's name in the recording (default: ``AnswerRecorder.connection``).
 
     Raises (from ``call``): ``OSError`` when the connection fails or the broker closes it,
     ``KafkaSchemaError`` when the answer does not parse.
     """
 
-    def __init__(self, host: str, port: int, timeout_s: float = 15.0, client_id: str = "conformance") -> None:
+    def __init__(self, host: str, port: int, timeout_s: float = 15.0, client_id: str = "conformance",
+                 recorder: Callable[[int, int, bytes, bytes, str], None] | None = None,
+                 connection: str | None = None) -> None:
         self._sock = socket.create_connection((host, port), timeout=timeout_s)
         self._correlation_id = 0
         self._client_id = client_id
+        registered = recorder_for((host, port))
+        self._recorder = recorder if recorder is not None else (registered.record if registered else None)
+        self._conn = connection if connection is not None else (registered.connection() if registered else "")
+        self._last_body = b""
 
     def call(self, api_name: str, version: int, request: KafkaStruct) -> KafkaStruct:
         """Send ``request`` as ``api_name`` v``version``; the decoded response body."""
         api, flexible = self._send(api_name, version, request)
         size = _LENGTH.unpack(self._exactly(4))[0]
-        reader = BinaryReader(self._exactly(size), KafkaSchemaError, f"{api_name} v{version} response")
+        frame = self._exactly(size)
+        if self._recorder is not None:
+            self._recorder(api.key, version, self._last_body, frame, self._conn)
+        reader = BinaryReader(frame, KafkaSchemaError, f"{api_name} v{version} response")
         correlation_id = decode_response_header(reader, response_header_version(api.key, flexible))
         if correlation_id != self._correlation_id:
             raise KafkaSchemaError(f"correlation id {correlation_id}, expected {self._correlation_id}")
@@ -70,6 +86,7 @@ class RawKafkaClient:
         head = encode_request_header(KafkaRequestHeader(api.key, version, self._correlation_id, self._client_id),
                                      request_header_version(flexible))
         body = b"".join(bytes(p) for p in request.encode(version, flexible))
+        self._last_body = body
         self._sock.sendall(_LENGTH.pack(len(head) + len(body)) + head + body)
         return api, flexible
 

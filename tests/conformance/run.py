@@ -6,8 +6,13 @@ against Kafkette, side by side, and a report of where the answers differ.
 catalogue against both at once (one thread per cluster; each runs the scenarios in order, the
 disruptive ones last), and writes ``conformance-<UTC time>.json`` (scenario, doc, Kafka's answer,
 Kafkette's, same or different, the reason of a deliberate difference) and a Markdown table to
-``--out``.  It exits 1 when fewer than ``GOAL`` of the scenarios are identical or a difference is
+``--out``.  After the scenarios each cluster gets the blank-request sweep of ``sweep`` (every
+API and version the listener offers) for Kafka's parser.  It exits 1 when fewer than ``GOAL`` of the scenarios are identical or a difference is
 not listed in ``deliberate.DELIBERATE``; 2 when Apache Kafka cannot run here.
+Every answer of the scenarios' raw connections is also parsed by Apache Kafka's own classes
+(``kafka_parser``): the run exits 1 as well when one of Kafkette's does not parse, does not write
+back byte-identically, or differs from Kafka's outside ``masks.MASKS``; the recorded pairs go to
+``--out``/pairs/<UTC time>/.
 ``--only PREFIX`` runs the scenarios whose id starts with it (repeatable).
 """
 
@@ -30,8 +35,13 @@ from typing import Any
 from confluent_kafka import KafkaException
 
 from kafkette.client import LocalCluster
+from kafkette.protocol.kafka_messages.api_versions import ApiVersionsRequest
+from kafkette.protocol.kafka_schema import KafkaSchemaError
 from tests.conformance.catalogue import Scenario, load
 from tests.conformance.deliberate import DELIBERATE
+from tests.conformance.kafka_parser import COVERAGE_SCENARIO, AnswerCheck, ParserUnavailable
+from tests.conformance.kafka_parser import check as check_kafka_answers
+from tests.conformance.sweep import sweep
 from tests.conformance.target import CLUSTER_NODES, SHARED_BROKER_CONFIGS, Target
 from tests.peers.kafka_peer import KAFKA_VERSION, KafkaPeer, PeerUnavailable
 
@@ -98,7 +108,10 @@ def run_catalogue(scenarios: Sequence[Scenario], targets: dict[str, Target]) -> 
 
     def run_all(name: str) -> None:
         for s in scenarios:
+            targets[name].recorder.scenario = s.id
             answers[name][s.id] = observe(s, targets[name])
+        sweep(targets[name])
+        ask_api_versions(targets[name])
 
     threads = [threading.Thread(target=run_all, args=(name,), name=f"conformance-{name}") for name in targets]
     for t in threads:
@@ -111,6 +124,43 @@ def run_catalogue(scenarios: Sequence[Scenario], targets: dict[str, Target]) -> 
         same = kafka == ours
         results.append(Result(s.id, s.doc, kafka, ours, same, None if same else DELIBERATE.get(s.id)))
     return results
+
+
+def ask_api_versions(target: Target) -> None:
+    """One ApiVersions v3 request to the lowest node, recorded as the scenario
+    ``kafka_parser.COVERAGE_SCENARIO``: the APIs and versions the listener offers, for the
+    coverage table (an unanswered request is left out of it)."""
+    target.recorder.scenario = COVERAGE_SCENARIO
+    with contextlib.suppress(OSError, KafkaSchemaError):
+        target.call("ApiVersions", 3, ApiVersionsRequest(client_software_name="conformance",
+                                                         client_software_version="1"))
+
+
+def check_answers(targets: dict[str, Target], pairs_dir: Path) -> AnswerCheck:
+    """Write each target's recorded pairs to ``pairs_dir/<target>.jsonl`` and have Kafka's own
+    classes parse and compare them (``kafka_parser.check``).
+
+    Raises:
+        ParserUnavailable: the Java parser could not be compiled or run.
+    """
+    files = {name: t.recorder.write(pairs_dir / f"{name}.jsonl", name) for name, t in targets.items()}
+    return check_kafka_answers(files)
+
+
+def answers_report(outcome: AnswerCheck) -> str:
+    """The Java parser's verdict as text: counts, each failure, each difference, the coverage."""
+    lines = [f"Kafka's parser: {outcome.parsed.get('kafkette', 0)} Kafkette answers parsed and written back "
+             f"byte-identically, {len(outcome.failures.get('kafkette', []))} failed; "
+             f"{outcome.parsed.get('kafka', 0)} Apache Kafka answers, {len(outcome.failures.get('kafka', []))} failed; "
+             f"{outcome.compared} pairs compared field by field, {len(outcome.differences)} differences "
+             f"(and {len(outcome.deliberate)} in deliberately different scenarios), "
+             f"{outcome.unpaired} Kafkette answers unpaired"]
+    lines += [f"PARSE FAILURE kafkette {f}" for f in outcome.failures.get("kafkette", [])]
+    lines += [f"PARSE FAILURE kafka {f}" for f in outcome.failures.get("kafka", [])]
+    lines += [f"FIELD DIFFERENCE {d}" for d in outcome.difference_summary()]
+    lines += [f"deliberate field difference {d}" for d in outcome.difference_summary(deliberate=True)]
+    lines.append(outcome.coverage_table())
+    return "\n".join(lines)
 
 
 @contextlib.contextmanager
@@ -201,10 +251,12 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with clusters(Path(work)) as targets:
                 results = run_catalogue(chosen, targets)
-        except PeerUnavailable as exc:
+            answers = check_answers(targets, args.out / "pairs" / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ"))
+        except (PeerUnavailable, ParserUnavailable) as exc:
             print(f"Error: {exc}", file=sys.stderr)
             return 2
     path = write_report(results, args.out)
+    print(answers_report(answers))
     counts = summary(results)
     for r in results:
         if not r.same and not r.deliberate:
@@ -213,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{counts['identical']}/{counts['scenarios']} identical ({counts['identical_share']:.1%}), "
           f"{counts['deliberate']} deliberate, {counts['undeclared']} undeclared differences; "
           f"{time.monotonic() - started:.0f} s; report {path}")
-    return 0 if counts["identical_share"] >= GOAL and counts["undeclared"] == 0 else 1
+    parsed_all = not answers.failures["kafkette"] and not answers.differences
+    return 0 if counts["identical_share"] >= GOAL and counts["undeclared"] == 0 and parsed_all else 1
 
 
 if __name__ == "__main__":

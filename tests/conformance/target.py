@@ -19,6 +19,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
 from tests.conformance.raw_client import RawKafkaClient, error_name
+from tests.conformance.recorder import AnswerRecorder, register
 
 CLUSTER_NODES = 3
 # Set on both clusters: what Kafka's quickstart would leave at its default but a test cannot wait for.
@@ -40,6 +41,7 @@ class Target:
         addresses: ``{node id: (host, port)}`` of each broker's Kafka-protocol listener.
         stop_node / start_node: a controlled shutdown (SIGTERM) of one node and its restart
             (returns once it serves again).
+        recorder: keeps every request/answer pair of the raw connections, by scenario.
     """
 
     name: str
@@ -47,8 +49,13 @@ class Target:
     addresses: dict[int, tuple[str, int]]
     stop_node: Callable[[int], None]
     start_node: Callable[[int], None]
+    recorder: AnswerRecorder = field(default_factory=AnswerRecorder, repr=False)
     _admin: AdminClient | None = field(default=None, repr=False)
     _raw: dict[int, RawKafkaClient] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for address in self.addresses.values():
+            register(address, self.recorder)
 
     # --- clients ---------------------------------------------------------------------------
 
@@ -76,7 +83,7 @@ class Target:
         node = node if node is not None else min(self.addresses)
         client = self._raw.get(node)
         if client is None:
-            client = RawKafkaClient(*self.addresses[node])
+            client = RawKafkaClient(*self.addresses[node], recorder=self.recorder.record, connection="target")
             self._raw[node] = client
         return client
 

@@ -3,6 +3,9 @@
 fails when Kafkette's answer differs from Kafka's and the difference is not listed as deliberate
 (``deliberate.DELIBERATE``, mirrored in README.md).  Needs Java 17 and the Kafka jars (the Apache
 Kafka peer, ``tests/peers``); without them every test here fails, saying what is missing.
+Every answer of the scenarios' raw connections is also parsed by Apache Kafka's own classes
+(``kafka_parser``): it must parse, write back byte-identically, and equal Kafka's answer to the
+same request outside the fields of ``masks.MASKS``.
 ``make conformance`` runs the same catalogue and writes its JSON and table."""
 
 from __future__ import annotations
@@ -14,7 +17,16 @@ import pytest
 
 from tests.conformance.catalogue import load
 from tests.conformance.deliberate import DELIBERATE
-from tests.conformance.run import GOAL, clusters, run_catalogue, summary, write_report
+from tests.conformance.kafka_parser import AnswerCheck, ParserUnavailable
+from tests.conformance.run import (
+    GOAL,
+    answers_report,
+    check_answers,
+    clusters,
+    run_catalogue,
+    summary,
+    write_report,
+)
 from tests.peers.kafka_peer import PeerUnavailable
 
 pytestmark = pytest.mark.timeout(2400)
@@ -24,17 +36,31 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory):
-    """``{scenario id: Result}`` of one run of the whole catalogue (the report is written under
-    the test's temporary directory and its path printed)."""
+def catalogue_run(tmp_path_factory: pytest.TempPathFactory):
+    """One run of the whole catalogue: ``({scenario id: Result}, AnswerCheck)`` (the report and
+    the recorded request/answer pairs are written under the test's temporary directory)."""
     try:
         with clusters(tmp_path_factory.mktemp("conformance")) as targets:
             outcome = run_catalogue(SCENARIOS, targets)
-    except PeerUnavailable as exc:
+        report_dir = tmp_path_factory.mktemp("conformance-report")
+        answers = check_answers(targets, report_dir / "pairs")
+    except (PeerUnavailable, ParserUnavailable) as exc:
         pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
-    path = write_report(outcome, tmp_path_factory.mktemp("conformance-report"))
-    print(f"conformance report: {path} {summary(outcome)}")
-    return {r.id: r for r in outcome}
+    path = write_report(outcome, report_dir)
+    print(f"conformance report: {path} {summary(outcome)}\n{answers_report(answers)}")
+    return {r.id: r for r in outcome}, answers
+
+
+@pytest.fixture(scope="module")
+def results(catalogue_run):
+    """``{scenario id: Result}`` of the catalogue's run."""
+    return catalogue_run[0]
+
+
+@pytest.fixture(scope="module")
+def answers(catalogue_run) -> AnswerCheck:
+    """What Apache Kafka's own classes made of the run's recorded answers."""
+    return catalogue_run[1]
 
 
 def test_the_catalogue_has_at_least_200_scenarios_with_unique_ids_and_docs():
@@ -64,3 +90,13 @@ def test_every_deliberate_difference_still_differs_and_is_in_the_readme(results)
     assert not stale, f"listed as deliberate differences but now identical: {stale}"
     missing = sorted(i for i in DELIBERATE if f"`{i}`" not in readme)
     assert not missing, f"deliberate differences not listed in README.md: {missing}"
+
+
+def test_apache_kafka_parses_every_answer_of_kafkette_and_writes_it_back_byte_for_byte(answers):
+    assert answers.parsed["kafkette"] > 0, "no answer of Kafkette was recorded"
+    assert not answers.failures["kafkette"], "\n".join(answers.failures["kafkette"][:50])
+
+
+def test_kafkette_answers_equal_apache_kafkas_field_by_field_outside_the_masks(answers):
+    assert answers.compared > 0, "no answer of Kafkette could be paired with Apache Kafka's"
+    assert not answers.differences, "\n".join(answers.difference_summary())

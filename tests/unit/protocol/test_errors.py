@@ -33,6 +33,13 @@ def test_raise_for_code_uses_server_message():
         raise_for_code(38, "Replication factor: 4 larger than available brokers: 3.")
 
 
+def test_invalid_request_carries_kafkas_default_message():
+    # what a Kafka broker answers in an errorMessage field for INVALID_REQUEST without a detail
+    assert errors.InvalidRequestError.message == (
+        "This most likely occurs because of a request being malformed by the client library or the message was "
+        "sent to an incompatible broker. See the broker logs for more details.")
+
+
 def test_unknown_code_maps_to_unknown_server_error():
     assert error_class(12345) is errors.UnknownServerError
 

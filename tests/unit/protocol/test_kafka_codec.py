@@ -95,6 +95,23 @@ def test_api_versions_is_answered_with_our_version_ranges(version):
     assert {(k.api_key, k.min_version, k.max_version) for k in response.api_keys} == _our_ranges()
 
 
+@pytest.mark.parametrize(("name", "version"), [("", "1"), ("c", ""), ("-c", "1"), ("c", "1."), ("c d", "1")])
+def test_api_versions_v3_with_a_client_software_name_or_version_not_of_kip_511s_form_is_an_invalid_request(
+        name, version):
+    decoded = _decode(_frame(ApiVersionsRequest[3](client_software_name=name, client_software_version=version)))
+    frame = b"".join(bytes(b) for b in decoded.reply.encode(decoded.answer))
+    # kafka-python reads any ApiVersions error answer at v0; this one is at v3, as Kafka's
+    # (response header v0, then error code 42, an empty compact array, throttle time, no tags)
+    assert frame == struct.pack(">iih", len(frame) - 4, CORRELATION_ID, 42) + b"\x01" + struct.pack(">i", 0) + b"\x00"
+
+
+def test_api_versions_v3_accepts_librdkafkas_software_name_and_version():
+    decoded = _decode(_frame(ApiVersionsRequest[3](client_software_name="confluent-kafka-python",
+                                                   client_software_version="2.12.1-rdkafka-2.12.1")))
+    response = _read_answer(decoded.reply.encode(decoded.answer), ApiVersionsResponse, 3)
+    assert response.error_code == 0
+
+
 def test_api_versions_at_a_version_we_lack_is_answered_at_v0_with_unsupported_version():
     frame = bytearray(_frame(ApiVersionsRequest[3](client_software_name="c", client_software_version="1")))
     frame[2:4] = struct.pack(">h", 99)
