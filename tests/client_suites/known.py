@@ -24,22 +24,19 @@ NOT_OFFERED: dict[str, str] = {
     "0190_share": _SHARE_GROUPS,
 }
 
-_NOT_CONTROLLER = (
-    "a CreateTopics or DeleteTopics forwarded to the controller while the metadata quorum changes leader is "
-    "answered NOT_CONTROLLER; Kafka's broker retries it at the new controller (an inner NOT_CONTROLLER becomes "
-    "the Envelope's error and NodeToControllerRequestThread re-queues the request until its timeout)")
-
 KNOWN_FAILURES: dict[str, str] = {
-    "0033_regex_subscribe": _NOT_CONTROLLER + "; the topics a failed run could not delete then match the "
-                            "next run's regex subscriptions, so a rerun on the same cluster fails too",
+    "0033_regex_subscribe": (
+        "fails on Kafkette in a quick-mode run of 0033, 0041, 0044, 0081 and 0088 even with forwarded "
+        "CreateTopics/DeleteTopics retried at the new controller ('See 4 previous failures'); cause not "
+        "found yet. Topics a failed run could not delete match the next run's regex subscriptions, so a "
+        "rerun on the same cluster fails too"),
     "0081_admin": (
-        "admin gaps being closed: AlterConfigs (API 33), IncrementalAlterConfigs of broker configs, "
-        "DescribeConfigs of a GROUP resource, ListGroups v5, KIP-430 authorized operations, CreatePartitions "
-        "answered NOT_CONTROLLER after a metadata-quorum leader change"),
+        "DescribeConfigs and IncrementalAlterConfigs of a GROUP resource (KIP-848 group configs) are not "
+        "offered"),
     "0041_fetch_max_bytes": (
-        "1000 records of 500 KB to one partition with replication factor 3: the followers fall out of the ISR "
-        "(replica.lag.time.max.ms) and acks=all Produce requests time out, so the non-idempotent producer's "
-        "retries append some batches twice and the consumer sees records out of order"),
+        "1000 records of 500 KB to one partition with replication factor 3 on a loaded machine: the "
+        "followers fall out of the ISR (replica.lag.time.max.ms), acks=all Produce requests time out and "
+        "the non-idempotent producer's retries append some batches twice; passes when run alone"),
 }
 
 

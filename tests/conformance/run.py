@@ -153,12 +153,14 @@ def answers_report(outcome: AnswerCheck) -> str:
              f"byte-identically, {len(outcome.failures.get('kafkette', []))} failed; "
              f"{outcome.parsed.get('kafka', 0)} Apache Kafka answers, {len(outcome.failures.get('kafka', []))} failed; "
              f"{outcome.compared} pairs compared field by field, {len(outcome.differences)} differences "
-             f"(and {len(outcome.deliberate)} in deliberately different scenarios), "
+             f"(and {len(outcome.deliberate)} in deliberately different scenarios, {len(outcome.known)} "
+             f"known, in known_differences.KNOWN_DIFFERENCES), "
              f"{outcome.unpaired} Kafkette answers unpaired"]
     lines += [f"PARSE FAILURE kafkette {f}" for f in outcome.failures.get("kafkette", [])]
     lines += [f"PARSE FAILURE kafka {f}" for f in outcome.failures.get("kafka", [])]
     lines += [f"FIELD DIFFERENCE {d}" for d in outcome.difference_summary()]
     lines += [f"deliberate field difference {d}" for d in outcome.difference_summary(deliberate=True)]
+    lines += [f"known field difference {d}" for d in outcome.difference_summary(known=True)]
     lines.append(outcome.coverage_table())
     return "\n".join(lines)
 
