@@ -20,7 +20,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.peers.kafka_peer import KAFKA_VERSION, TOOLS_LOG4J_CONFIG, PeerUnavailable, java_binary
+from tests.peers.kafka_peer import (
+    KAFKA_VERSION,
+    TOOLS_LOG4J_CONFIG,
+    PeerUnavailable,
+    copy_dependencies,
+    java_binary,
+)
 
 SOURCES = Path(__file__).parent / "kafka_clients"
 POM = SOURCES / "pom.xml"
@@ -46,24 +52,7 @@ def resolve() -> Path:
     marker = cache_dir() / "resolved"
     if marker.exists() and marker.read_text() == POM.read_text():
         return libs
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise PeerUnavailable("resolving Apache Kafka's Java clients needs Maven: no mvn on the PATH "
-                              "(apt-get install maven)")
-    if libs.exists():
-        shutil.rmtree(libs)  # the pom changed: no jar of the old one stays on the classpath
-    libs.mkdir(parents=True)
-    command = [mvn, "-B", "-q", "-f", str(POM), "dependency:copy-dependencies", f"-DoutputDirectory={libs}",
-               "-DincludeScope=runtime"]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=RESOLVE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        raise PeerUnavailable(f"mvn did not resolve Apache Kafka's Java clients {KAFKA_VERSION} within "
-                              f"{RESOLVE_TIMEOUT_S} s (is Maven Central reachable?)") from None
-    if done.returncode != 0:
-        errors = [line for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line] or ["no output"]
-        raise PeerUnavailable(f"mvn could not resolve Apache Kafka's Java clients {KAFKA_VERSION}: "
-                              f"{errors[0].strip()[:300]}")
+    copy_dependencies(POM, libs, f"Apache Kafka's Java clients {KAFKA_VERSION}", RESOLVE_TIMEOUT_S)
     marker.write_text(POM.read_text())
     return libs
 

@@ -68,6 +68,38 @@ def java_binary() -> str:
     return candidate
 
 
+def copy_dependencies(pom: Path, libs: Path, what: str, timeout_s: float = RESOLVE_TIMEOUT_S) -> None:
+    """Resolve ``pom``'s runtime dependencies with Maven (``mvn dependency:copy-dependencies``)
+    into ``libs``, emptied first so that no jar of an older pom stays on a classpath.
+
+    Args:
+        pom: the pom.xml to resolve.
+        libs: the directory the jars go to.
+        what: what the pom brings, for messages (``Apache Kafka 4.3.1``).
+        timeout_s: the bound of Maven's run (s).
+
+    Raises:
+        PeerUnavailable: no Maven, Maven did not finish within ``timeout_s``, or it failed
+            (its first error line).
+    """
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise PeerUnavailable(f"resolving {what} needs Maven: no mvn on the PATH (apt-get install maven)")
+    if libs.exists():
+        shutil.rmtree(libs)
+    libs.mkdir(parents=True)
+    command = [mvn, "-B", "-q", "-f", str(pom), "dependency:copy-dependencies", f"-DoutputDirectory={libs}",
+               "-DincludeScope=runtime"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        raise PeerUnavailable(f"mvn did not resolve {what} within {timeout_s:g} s "
+                              "(is Maven Central reachable?)") from None
+    if done.returncode != 0:
+        errors = [line for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line] or ["no output"]
+        raise PeerUnavailable(f"mvn could not resolve {what}: {errors[0].strip()[:300]}")
+
+
 def resolve() -> Path:
     """The directory of Kafka's jars, resolved with Maven on first use (minutes; cached after).
 
@@ -78,20 +110,7 @@ def resolve() -> Path:
     marker = cache_dir() / "resolved"
     if marker.exists() and (libs / f"kafka_2.13-{KAFKA_VERSION}.jar").exists():
         return libs
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise PeerUnavailable("resolving Apache Kafka's jars needs Maven: no mvn on the PATH (apt-get install maven)")
-    libs.mkdir(parents=True, exist_ok=True)
-    command = [mvn, "-B", "-q", "-f", str(POM), "dependency:copy-dependencies", f"-DoutputDirectory={libs}",
-               "-DincludeScope=runtime"]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=RESOLVE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        raise PeerUnavailable(f"mvn did not resolve Apache Kafka {KAFKA_VERSION} within {RESOLVE_TIMEOUT_S} s "
-                              "(is Maven Central reachable?)") from None
-    if done.returncode != 0:
-        errors = [line for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line] or ["no output"]
-        raise PeerUnavailable(f"mvn could not resolve Apache Kafka {KAFKA_VERSION}: {errors[0].strip()[:300]}")
+    copy_dependencies(POM, libs, f"Apache Kafka {KAFKA_VERSION}")
     marker.write_text(KAFKA_VERSION + "\n")
     return libs
 

@@ -16,11 +16,9 @@ published on Maven Central (2026-11-25), and 4.2.0 runs on PySpark 4.3.0.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
-from tests.peers.kafka_peer import PeerUnavailable
+from tests.peers.kafka_peer import PeerUnavailable, copy_dependencies
 
 SPARK_KAFKA_VERSION = "4.2.0"
 POM = Path(__file__).parent / "spark_kafka" / "pom.xml"
@@ -69,24 +67,7 @@ def connector_jars() -> list[Path]:
         jars = _chosen(libs)
         if jars is not None:
             return jars
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise PeerUnavailable(f"resolving Spark's Kafka connector {SPARK_KAFKA_VERSION} needs Maven: no mvn on the "
-                              "PATH (apt-get install maven)")
-    if libs.exists():
-        shutil.rmtree(libs)
-    libs.mkdir(parents=True)
-    command = [mvn, "-B", "-q", "-f", str(POM), "dependency:copy-dependencies", f"-DoutputDirectory={libs}",
-               "-DincludeScope=runtime"]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=RESOLVE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        raise PeerUnavailable(f"mvn did not resolve Spark's Kafka connector {SPARK_KAFKA_VERSION} within "
-                              f"{RESOLVE_TIMEOUT_S} s (is Maven Central reachable?)") from None
-    if done.returncode != 0:
-        errors = [line for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line] or ["no output"]
-        raise PeerUnavailable(f"mvn could not resolve Spark's Kafka connector {SPARK_KAFKA_VERSION}: "
-                              f"{errors[0].strip()[:300]}")
+    copy_dependencies(POM, libs, f"Spark's Kafka connector {SPARK_KAFKA_VERSION}", RESOLVE_TIMEOUT_S)
     jars = _chosen(libs)
     if jars is None:
         present = ", ".join(sorted(p.name for p in libs.glob("*.jar"))) or "none"
