@@ -6,7 +6,6 @@ Maven fails the test, naming what is missing."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,14 +23,10 @@ def kafka_broker_config_names_from_kafka() -> list[str]:
     """``kafka.server.KafkaConfig.configDef().names()`` of the peer's Kafka, sorted; fails the test
     when Java or Maven is missing."""
     try:
-        libs = kafka_peer.resolve()
-        java = kafka_peer.java_binary()
+        printed = kafka_peer.print_from_kafka(GENERATOR, GENERATOR_TIMEOUT_S)
     except kafka_peer.PeerUnavailable as exc:
         pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
-    done = subprocess.run([java, "-Xmx256m", "-cp", f"{libs}/*", str(GENERATOR)], capture_output=True, text=True,
-                          timeout=GENERATOR_TIMEOUT_S)
-    assert done.returncode == 0, f"{GENERATOR.name} failed ({done.returncode}): {done.stderr.strip()[-2000:]}"
-    return done.stdout.split()
+    return printed.split()
 
 
 def test_the_kafka_broker_config_names_are_those_of_the_peers_kafka():

@@ -115,6 +115,26 @@ def resolve() -> Path:
     return libs
 
 
+def print_from_kafka(source: Path, timeout_s: float) -> str:
+    """Run a single-file Java program of ours (``tests/peers/kafka/Print*.java``) with Kafka's jars
+    on its classpath and return what it printed: how tests read facts from Kafka's own code.
+
+    Args:
+        source: the ``.java`` file (Java 11+ runs it from source).
+        timeout_s: the bound of the run (s).
+
+    Raises:
+        PeerUnavailable: no Java or Maven, or the jars could not be resolved.
+        RuntimeError: the program failed (its exit code and the end of its stderr).
+    """
+    libs = resolve()
+    done = subprocess.run([java_binary(), "-Xmx256m", "-cp", f"{libs}/*", str(source)], capture_output=True,
+                          text=True, timeout=timeout_s)
+    if done.returncode != 0:
+        raise RuntimeError(f"{source.name} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+    return done.stdout
+
+
 class KafkaPeer:
     """``nodes`` Apache Kafka nodes in KRaft combined mode, on 127.0.0.1 unless ``hosts`` says otherwise.
 
