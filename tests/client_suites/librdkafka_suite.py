@@ -14,6 +14,7 @@ import json
 import os
 import re
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,11 @@ _SKIP_LINE = re.compile(r"^\[(?P<name>[0-9]{4}_\S+)\s*/[^]]*\]\s*(?:WARN:\s*)?SK
 # The runner itself dying (an assertion of librdkafka's test harness or of the C library).
 _RUNNER_ABORT = re.compile(r"^test-runner: .*Assertion .* failed\.$")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# An entry of the runner's test table in test.c: "    _TEST(0033_regex_subscribe, 0, ...),".
+_TEST_ENTRY = re.compile(r"^\s*_TEST\((?P<name>[0-9]{4}_\w+),", re.MULTILINE)
+RUNNER_DIED = "the runner died"
+# How many times a run whose runner died is resumed after the last test it started.
+MAX_RESUMES = 3
 
 
 @dataclass
@@ -107,7 +113,7 @@ def parse_output(output: str, report: str | None = None) -> dict[str, Outcome]:
             outcome.state = "FAILED"
             outcome.error = first_failure[outcome.name]
         elif outcome.state == "RUNNING":
-            outcome.error = f"the runner died: {aborted}" if aborted else "did not finish before the run ended"
+            outcome.error = f"{RUNNER_DIED}: {aborted}" if aborted else "did not finish before the run ended"
         elif outcome.state == "SKIPPED" and not outcome.error:
             outcome.error = skip_reason.get(outcome.name, "")
     return outcomes
@@ -123,7 +129,8 @@ def _report_tests(report: str | None) -> dict[str, dict]:
 
 
 def run(tests_dir: Path, bootstrap: str, mode: str, work_dir: Path, broker_version: str,
-        tests: str | None = None, timeout_s: float = 3600.0) -> tuple[dict[str, Outcome], Path]:
+        tests: str | None = None, timeout_s: float = 3600.0,
+        skip_before: str | None = None) -> tuple[dict[str, Outcome], Path]:
     """Run librdkafka's test-runner once against ``bootstrap``.
 
     Args:
@@ -136,6 +143,8 @@ def run(tests_dir: Path, bootstrap: str, mode: str, work_dir: Path, broker_versi
             comma-separated list of names runs those.
         timeout_s: the whole run's bound (s); the runner is killed after it and the tests it had
             not finished count as ``RUNNING``/``NOT_STARTED``.
+        skip_before: ``TESTS_SKIP_BEFORE``: a test number; the tests before it in the runner's
+            table are skipped (librdkafka's way to resume a run).
 
     Returns:
         The outcomes by test name, and the log of the run (stdout and stderr).
@@ -148,8 +157,11 @@ def run(tests_dir: Path, bootstrap: str, mode: str, work_dir: Path, broker_versi
            "TEST_REPORT": str(work_dir / f"report-{mode}.json"), "RDKAFKA_GITVER": "librdkafka",
            "LD_LIBRARY_PATH": lib_path + os.pathsep + os.environ.get("LD_LIBRARY_PATH", "")}
     env.pop("TESTS", None)
+    env.pop("TESTS_SKIP_BEFORE", None)
     if tests:
         env["TESTS"] = tests
+    if skip_before:
+        env["TESTS_SKIP_BEFORE"] = skip_before
     report = work_dir / f"report-{mode}.json"
     report.unlink(missing_ok=True)
     args = [str(tests_dir / "test-runner"), *MODES[mode], f"-p{PARALLEL_TESTS}"]
@@ -163,3 +175,62 @@ def run(tests_dir: Path, bootstrap: str, mode: str, work_dir: Path, broker_versi
             process.wait(timeout=30)
     text = report.read_text(encoding="utf-8", errors="replace") if report.exists() else None
     return parse_output(log.read_text(encoding="utf-8", errors="replace"), text), log
+
+
+def declared_tests(test_c: str) -> list[str]:
+    """The tests of librdkafka's runner in the order it starts them.
+
+    Args:
+        test_c: the text of the suite's ``tests/test.c`` (its ``tests[]`` table of ``_TEST(...)``).
+
+    Returns:
+        The test names (``0001_multiobj``, ...) in table order.
+    """
+    return [match["name"] for match in _TEST_ENTRY.finditer(test_c)]
+
+
+def resume_point(outcomes: dict[str, Outcome], declared: list[str]) -> str | None:
+    """Where to resume a run whose runner itself died: the number of the first test of the table
+    after the last one the run started (the runner starts tests in table order).
+
+    Args:
+        outcomes: one run's outcomes (``parse_output``).
+        declared: ``declared_tests`` of the same suite.
+
+    Returns:
+        A 4-digit test number for ``TESTS_SKIP_BEFORE``, or None when the runner did not die or
+        had started the table's last test.
+    """
+    if not any(o.error.startswith(RUNNER_DIED) for o in outcomes.values()):
+        return None
+    started = [declared.index(name) for name, o in outcomes.items() if name in declared and o.state != "SKIPPED"]
+    after = max(started, default=-1) + 1
+    return declared[after][:4] if after < len(declared) else None
+
+
+def run_to_the_end(tests_dir: Path, bootstrap: str, mode: str, work_dir: Path, broker_version: str,
+                   tests: str | None = None, timeout_s: float = 3600.0) -> tuple[dict[str, Outcome], Path]:
+    """``run``, resumed (up to ``MAX_RESUMES`` times, within the same ``timeout_s``) after the
+    last test it started when the runner itself dies (an assertion of librdkafka's harness or of
+    the C library): the tests it never reached still get their outcome.  The tests running when
+    it died keep ``RUNNING`` with the runner's last words as their error.
+
+    Args and Returns: as ``run``; the log is the first run's (each resumed run writes its own
+    under ``work_dir``/``resume-<n>``).
+    """
+    deadline = time.monotonic() + timeout_s
+    outcomes, log = run(tests_dir, bootstrap, mode, work_dir, broker_version, tests, timeout_s)
+    declared = declared_tests((tests_dir / "test.c").read_text(encoding="utf-8", errors="replace"))
+    latest = outcomes
+    for attempt in range(1, MAX_RESUMES + 1):
+        start_at = resume_point(latest, declared)
+        remaining = deadline - time.monotonic()
+        if start_at is None or remaining <= 0:
+            break
+        print(f"[{mode}] the runner died; resuming at {start_at} (log {work_dir / f'resume-{attempt}'})", flush=True)
+        latest, _ = run(tests_dir, bootstrap, mode, work_dir / f"resume-{attempt}", broker_version, tests,
+                        remaining, skip_before=start_at)
+        for name, outcome in latest.items():
+            if name not in outcomes or outcomes[name].state == "NOT_STARTED":
+                outcomes[name] = outcome
+    return outcomes, log

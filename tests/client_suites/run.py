@@ -31,7 +31,7 @@ from pathlib import Path
 
 from tests.client_suites import known
 from tests.client_suites.librdkafka_build import LIBRDKAFKA_VERSION, BuildUnavailable, build
-from tests.client_suites.librdkafka_suite import MODES, Outcome
+from tests.client_suites.librdkafka_suite import MODES, Outcome, run_to_the_end
 from tests.client_suites.librdkafka_suite import run as run_suite
 from tests.conformance.run import clusters
 from tests.conformance.target import CLUSTER_NODES, SHARED_BROKER_CONFIGS
@@ -106,8 +106,8 @@ def run_mode(tests_dir: Path, targets: dict[str, str], mode: str, work: Path, te
     outcomes: dict[str, dict[str, Outcome]] = {}
 
     def one(name: str) -> None:
-        outcomes[name], log = run_suite(tests_dir, targets[name], mode, work / name, KAFKA_VERSION, tests,
-                                        MODE_TIMEOUT_S[mode])
+        outcomes[name], log = run_to_the_end(tests_dir, targets[name], mode, work / name, KAFKA_VERSION, tests,
+                                             MODE_TIMEOUT_S[mode])
         print(f"[{mode}] {name}: {sum(o.state == 'PASSED' for o in outcomes[name].values())} passed, "
               f"{sum(o.state == 'FAILED' for o in outcomes[name].values())} failed (log {log})", flush=True)
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.client_suites import known
-from tests.client_suites.librdkafka_suite import parse_output
+from tests.client_suites.librdkafka_suite import declared_tests, parse_output, resume_point
 
 _OUTPUT = """\
 \x1b[36m[0001_multiobj               /  0.000s] ================= Running test 0001_multiobj =================
@@ -63,3 +63,39 @@ def test_a_test_running_when_the_runner_died_names_the_runners_last_words() -> N
     assert (outcome.state, outcome.error) == (
         "RUNNING", "the runner died: test-runner: tpp.c:83: __pthread_tpp_change_priority: Assertion "
         "`new_prio == -1' failed.")
+
+
+_TEST_C = """\
+struct test tests[] = {
+    /* Special MAIN test to hold over-all timings, etc. */
+    {.name = "<MAIN>", .flags = TEST_F_LOCAL},
+    _TEST(0000_unittests, TEST_F_LOCAL),
+    _TEST(0001_multiobj, 0),
+    _TEST(0002_unkpart, 0),
+    _TEST(0005_order, 0),
+    _TEST(0009_mock_cluster,
+          TEST_F_LOCAL,
+          TEST_BRKVER(1, 0, 0, 0)),
+    _TEST(0011_produce_batch, 0),
+    _TEST(8000_idle, TEST_F_MANUAL),
+"""
+_DECLARED = ["0000_unittests", "0001_multiobj", "0002_unkpart", "0005_order", "0009_mock_cluster",
+             "0011_produce_batch", "8000_idle"]
+_DIED = _OUTPUT + "test-runner: tpp.c:83: __pthread_tpp_change_priority: Assertion `new_prio == -1' failed.\n"
+
+
+@pytest.mark.timeout(10)
+def test_the_runners_table_gives_every_test_in_the_order_it_starts_them() -> None:
+    assert declared_tests(_TEST_C) == _DECLARED
+
+
+@pytest.mark.timeout(10)
+def test_a_run_whose_runner_died_resumes_after_the_last_test_it_started() -> None:
+    assert resume_point(parse_output(_DIED), _DECLARED) == "0009"
+
+
+@pytest.mark.timeout(10)
+def test_a_run_whose_runner_did_not_die_or_started_the_last_test_is_not_resumed() -> None:
+    assert resume_point(parse_output(_OUTPUT), _DECLARED) is None
+    last = _DIED.replace("0005_order", "8000_idle")
+    assert resume_point(parse_output(last), _DECLARED) is None
