@@ -73,7 +73,7 @@ def write_test_conf(path: Path, bootstrap: str) -> Path:
     return path
 
 
-def parse_output(output: str, report: str | None = None) -> dict[str, Outcome]:
+def parse_output(output: str, report: str | None = None, exit_status: str | None = None) -> dict[str, Outcome]:
     """The per-test outcomes of a run: its JSON report (``TEST_REPORT``, written before the
     runner exits) where there is one, else its summary table, else its progress lines (a test
     that started and never ended is ``RUNNING``); a failed test's error is its first failure's
@@ -82,12 +82,14 @@ def parse_output(output: str, report: str | None = None) -> dict[str, Outcome]:
     Args:
         output: the runner's stdout and stderr, colour codes included.
         report: the text of its JSON report, if it wrote one.
+        exit_status: how the runner ended when it ended before writing its report and was not
+            killed for time (``"killed by signal 11"``): it died, with no last words of its own.
 
     Returns:
         ``{test name: Outcome}`` for every test the runner started or listed.
     """
     lines = _ANSI.sub("", output).splitlines()
-    aborted = next((line.strip() for line in lines if _RUNNER_ABORT.match(line.strip())), None)
+    aborted = next((line.strip() for line in lines if _RUNNER_ABORT.match(line.strip())), exit_status)
     outcomes: dict[str, Outcome] = {}
     first_failure: dict[str, str] = {}
     skip_reason: dict[str, str] = {}
@@ -170,11 +172,16 @@ def run(tests_dir: Path, bootstrap: str, mode: str, work_dir: Path, broker_versi
                                    start_new_session=True)
         try:
             process.wait(timeout=timeout_s)
+            timed_out = False
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=30)
+            timed_out = True
     text = report.read_text(encoding="utf-8", errors="replace") if report.exists() else None
-    return parse_output(log.read_text(encoding="utf-8", errors="replace"), text), log
+    code = process.returncode
+    died = None if timed_out or text is not None else (
+        f"killed by signal {-code}" if code < 0 else f"exited with status {code} before its report")
+    return parse_output(log.read_text(encoding="utf-8", errors="replace"), text, died), log
 
 
 def declared_tests(test_c: str) -> list[str]:

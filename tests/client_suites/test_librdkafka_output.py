@@ -99,3 +99,10 @@ def test_a_run_whose_runner_did_not_die_or_started_the_last_test_is_not_resumed(
     assert resume_point(parse_output(_OUTPUT), _DECLARED) is None
     last = _DIED.replace("0005_order", "8000_idle")
     assert resume_point(parse_output(last), _DECLARED) is None
+
+
+@pytest.mark.timeout(10)
+def test_a_runner_killed_by_a_signal_without_last_words_counts_as_died_and_is_resumed() -> None:
+    outcomes = parse_output(_OUTPUT, exit_status="killed by signal 11")
+    assert outcomes["0005_order"].error == "the runner died: killed by signal 11"
+    assert resume_point(outcomes, _DECLARED) == "0009"
