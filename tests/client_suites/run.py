@@ -19,6 +19,7 @@ no reason for it; 2 when Apache Kafka cannot run here or the tests cannot be bui
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import tempfile
@@ -182,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="quick, full or idempotent (repeatable; default: quick, idempotent, full)")
     parser.add_argument("--tests", default=None, help="librdkafka's TESTS: test numbers to run (0001,0002,...)")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help=f"where the report goes (default {RESULTS_DIR})")
+    parser.add_argument("--keep-logs", type=Path, default=None, metavar="DIR",
+                        help="keep the runners' logs and the brokers' data in DIR (default: a temporary "
+                             "directory, removed at the end)")
     args = parser.parse_args(argv)
     modes = args.mode or ["quick", "idempotent", "full"]
     started = time.monotonic()
@@ -193,7 +197,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"librdkafka {LIBRDKAFKA_VERSION} tests built in {tests_dir} ({time.monotonic() - started:.0f} s)",
           flush=True)
     result: list[Row] = []
-    with tempfile.TemporaryDirectory(prefix="client-suites-") as work:
+    if args.keep_logs is not None:
+        if args.keep_logs.exists() and any(args.keep_logs.iterdir()):
+            parser.error(f"--keep-logs {args.keep_logs}: not empty (the brokers' data would be mixed)")
+        args.keep_logs.mkdir(parents=True, exist_ok=True)
+    with contextlib.nullcontext(str(args.keep_logs)) if args.keep_logs is not None else \
+            tempfile.TemporaryDirectory(prefix="client-suites-") as work:
         try:
             with clusters(Path(work) / "clusters", BROKER_CONFIGS) as targets:
                 bootstraps = {name: target.bootstrap for name, target in targets.items()}
