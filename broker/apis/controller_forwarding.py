@@ -43,7 +43,8 @@ async def at_controller(ctx: ApisContext, header: RequestHeader, request: Any,
     """Answer ``request`` at the active controller (see the module docstring).
 
     While no controller takes it (an answer NOT_CONTROLLER, a lost connection or a timeout:
-    the quorum is electing a new leader, or the channel still names the old one), the request
+    the quorum is electing a new leader, the channel still names the old one, or this node's
+    own controller lost its leadership before the request's records committed), the request
     is sent again every ``FORWARD_RETRY_BACKOFF_MS`` for up to the broker's
     ``request.timeout.ms``, the channel trying each voter in turn, as Kafka's
     ``NodeToControllerChannelManager`` re-discovers the controller within its retry timeout: a
@@ -67,15 +68,18 @@ async def at_controller(ctx: ApisContext, header: RequestHeader, request: Any,
     response: R | None = None
     while True:
         if controller is not None and controller.is_active:
-            return await local(controller)
-        if ctx.controller_channel is None or is_forwarded(header):
+            response = await local(controller)
+            if not is_not_controller(response) or is_forwarded(header):
+                return response
+        elif ctx.controller_channel is None or is_forwarded(header):
             break
-        try:
-            response = await ctx.controller_channel.send(request, timeout_ms=timeout_ms + FORWARD_MARGIN_MS)
-        except (KafkaConnectionError, KafkaTimeoutError):
-            response = None
-        if response is not None and not is_not_controller(response):
-            return response
+        else:
+            try:
+                response = await ctx.controller_channel.send(request, timeout_ms=timeout_ms + FORWARD_MARGIN_MS)
+            except (KafkaConnectionError, KafkaTimeoutError):
+                response = None
+            if response is not None and not is_not_controller(response):
+                return response
         if loop.time() + FORWARD_RETRY_BACKOFF_MS / 1000 >= deadline:
             break
         await asyncio.sleep(FORWARD_RETRY_BACKOFF_MS / 1000)
