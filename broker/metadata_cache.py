@@ -87,6 +87,7 @@ class MetadataCache:
         self.cluster_id = cluster_id
         self.controller_id = -1
         self.controller_epoch = -1
+        self.metadata_offset = -1
         self.live_brokers: dict[int, BrokerEndpoint] = {}
         self._topics: dict[str, dict[int, UpdateMetadataPartitionState]] = {}
         self._topic_configs: dict[str, dict[str, str]] = {}
@@ -104,6 +105,7 @@ class MetadataCache:
         """
         self.controller_id = request.controller_id
         self.controller_epoch = request.controller_epoch
+        self.metadata_offset = request.metadata_offset
         self.live_brokers = {
             b.id: BrokerEndpoint(b.id, b.host, b.port, b.rack, tuple((e.listener, e.host, e.port) for e in b.endpoints))
             for b in request.live_brokers}

@@ -14,7 +14,7 @@ operations (every group operation: there is no authorizer); ListGroups v5's grou
 DescribeCluster, answered from a Metadata request; JoinGroup v0, whose rebalance timeout is its
 session timeout; Fetch, whose record sets go back in Kafka's record encoding
 (``to_kafka_encoding``), with no fetch session (session id 0) and no aborted transactions (an
-empty list to read_committed, null to read_uncommitted);
+empty list or null, by Kafka's rule);
 ListOffsets, whose max timestamp (-3) asked before v7 is UNSUPPORTED_VERSION; Fetch's
 ``rack_id``, kept from v11 on only (a consumer's fetch may then be served by a follower,
 KIP-392); Produce, whose refusal of an internal topic goes without the broker's message.  Pure
@@ -286,15 +286,18 @@ def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     when it has none (an error, nothing new): Kafka's broker answers ``MemoryRecords.EMPTY``
     there, and librdkafka rejects a null record set as a parse failure of the whole response.
 
-    Aborted transactions as Kafka's ``LocalLog.read`` collects them: a list (empty: there are no
-    transactions here) for a partition read without error by a read_committed fetch (isolation
-    level 1), null otherwise (read_uncommitted, or an error before the log was read)."""
+    Aborted transactions as Kafka answers them: a list (empty: there are no transactions here)
+    for a partition read without error by a read_committed fetch (isolation level 1; Kafka's
+    ``LocalLog.read`` collects them) and for a partition the metadata does not know
+    (UNKNOWN_TOPIC_OR_PARTITION, answered by ``KafkaApis`` before any read with the generated
+    default, an empty list); null otherwise (read_uncommitted, or an error of the log read)."""
     out = convert(resp, KAFKA_APIS[1].response, version)
     read_committed = req is not None and req.isolation_level == READ_COMMITTED
     for topic in out.responses:
         for partition in topic.partitions:
-            committed_read = read_committed and partition.error_code == Errors.NONE
-            partition.aborted_transactions = [] if committed_read else None
+            listed = partition.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION or (
+                read_committed and partition.error_code == Errors.NONE)
+            partition.aborted_transactions = [] if listed else None
             if partition.records is None:
                 partition.records = b""
                 continue

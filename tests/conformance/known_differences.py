@@ -11,10 +11,12 @@ from __future__ import annotations
 
 KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("ApiVersions", "parsed.supportedFeatures"):
-        "Kafkette sends no feature flags (KIP-584): Kafka lists metadata.version 7-30",
+        "feature levels Kafkette does not implement (broker_features): it supports metadata.version 7 (3.3-IV3) "
+        "only, Kafka 7-30; and group.version, transaction.version, kraft.version ... at level 0 only (listed from v4)",
     ("ApiVersions", "parsed.finalizedFeatures"):
-        "no finalized features (metadata.version, group.version, transaction.version ...)",
-    ("ApiVersions", "parsed.finalizedFeaturesEpoch"): "no finalized features, so no epoch either",
+        "the same: Kafkette finalizes metadata.version 7 alone; Kafka metadata.version 30, group.version 1 "
+        "(KIP-848), transaction.version 2 (KIP-890), eligible.leader.replicas.version, share.version, "
+        "streams.version 1",
     ("CreatePartitions", "parsed.results[].errorMessage"):
         "wording: Kafka says 'Topic already has 2 partition(s).'",
     ("CreateTopics", "parsed.topics[].errorMessage"):

@@ -280,6 +280,19 @@ async def test_create_topics_answers_the_id_the_topic_record_carries_and_a_fresh
     assert base64.urlsafe_b64decode(record.topic_id + "==") == created.topic_id
 
 
+async def test_update_metadata_carries_the_metadata_offset_the_brokers_advertise_as_the_features_epoch(
+        controller, channel):
+    await register_live_brokers(controller, 1, 2)
+    offsets = []
+    for name in ("a", "b"):
+        channel.clear()
+        await create(controller, topic(name, 1, 1))
+        sent = {r.metadata_offset for requests in channel.update_metadata().values() for r in requests}
+        assert sent == {controller._metadata_log.next_offset - 1}, "the offset of the last record applied"
+        offsets.extend(sent)
+    assert 0 < offsets[0] < offsets[1], "it follows the metadata log"
+
+
 async def test_create_topics_waits_for_propagation_acknowledgements(controller, channel):
     await register_live_brokers(controller, 1, 2)
     channel.auto_ack = False
