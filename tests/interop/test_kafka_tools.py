@@ -3,8 +3,9 @@ listener and against Apache Kafka, unchanged: the commands of Kafka's quickstart
 TopicCommand, ConfigCommand, ConsumerGroupCommand, MetadataQuorumCommand, ConsoleProducer,
 ConsoleConsumer, GetOffsetShell and LogDirsCommand, each run against both, their outputs
 compared by shape (ids, sizes, addresses, timestamps and paths made alike; what is left must
-be equal); and FeatureCommand against Kafkette alone (the feature levels it implements).  Needs Java 17 and the Kafka jars (the Apache Kafka peer, ``tests/peers``); without
-them the tests fail, saying what is missing."""
+be equal); and FeatureCommand against Kafkette alone (the feature levels it implements).  Needs
+Java 17 and the Kafka jars (the Apache Kafka peer, ``tests/peers``); without them the tests fail,
+saying what is missing."""
 
 from __future__ import annotations
 
