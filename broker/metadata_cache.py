@@ -2,7 +2,9 @@
 
 Owns: live brokers (id -> host, port, rack), the controller id, per partition the
 leader, leader epoch, ISR, replicas and offline replicas, and per topic its config
-overrides (``topic_configs``, the whole set per topic as the controller sends it).  Answers Metadata requests
+overrides (``topic_configs``, the whole set per topic as the controller sends it), and the
+controller's metadata log offset (``metadata_offset``, the epoch of the finalized features the Kafka
+listener advertises, KIP-584).  Answers Metadata requests
 on every broker.  Does not own replica state (see ``replica_manager.py``).
 
 Kafka concept: ``ZkMetadataCache`` (seed 004: updateMetadata replaces partition
@@ -87,6 +89,7 @@ class MetadataCache:
         self.cluster_id = cluster_id
         self.controller_id = -1
         self.controller_epoch = -1
+        self.metadata_offset = -1  # the controller's metadata log offset as of the last UpdateMetadata
         self.live_brokers: dict[int, BrokerEndpoint] = {}
         self._topics: dict[str, dict[int, UpdateMetadataPartitionState]] = {}
         self._topic_configs: dict[str, dict[str, str]] = {}
@@ -104,6 +107,7 @@ class MetadataCache:
         """
         self.controller_id = request.controller_id
         self.controller_epoch = request.controller_epoch
+        self.metadata_offset = request.metadata_offset
         self.live_brokers = {
             b.id: BrokerEndpoint(b.id, b.host, b.port, b.rack, tuple((e.listener, e.host, e.port) for e in b.endpoints))
             for b in request.live_brokers}

@@ -60,10 +60,13 @@ answers its "known" exceptions; any other failed append answers the partition's 
 
 
 def _refusal_message(exc: BaseException) -> str | None:
-    """The error message a Produce answer carries for a failed append: an internal topic's refusal
-    (``_refuse_internal_topic``); None for any other failure, as Kafka answers (only its record
-    validation errors carry one, and those come back as ``record_errors`` here)."""
-    return str(exc.args[0]) if isinstance(exc, InvalidTopicError) and exc.args else None
+    """The error message a Produce answer carries for a failed append: a record validation error's
+    summary of its record errors (Kafka's ``RecordValidationException``, whose invalid exception's
+    message ``LogAppendResult.errorMessage`` answers: its ``hasCustomErrorMessage``) and an internal
+    topic's refusal (``_refuse_internal_topic``); None for any other failure, as Kafka answers."""
+    if getattr(exc, "record_errors", None) or isinstance(exc, InvalidTopicError):
+        return str(exc.args[0]) if exc.args else None
+    return None
 
 
 @dataclass(slots=True)

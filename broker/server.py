@@ -25,6 +25,7 @@ import sys
 from kafkette.broker.alter_partition_manager import AlterPartitionManager
 from kafkette.broker.apis.kafka_apis import ApisContext, KafkaApis
 from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
+from kafkette.broker.broker_features import feature_flags
 from kafkette.broker.broker_lifecycle_manager import BrokerLifecycleManager
 from kafkette.broker.config import ConfigError, KafkaConfig
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
@@ -46,7 +47,7 @@ from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_server import ControllerServer
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.protocol.apis.create_topics import CreatableTopic
-from kafkette.protocol.kafka_codec import KafkaWireCodec
+from kafkette.protocol.kafka_codec import FeatureFlags, KafkaWireCodec
 from kafkette.protocol.socket_server import SocketServer
 
 logger = logging.getLogger(__name__)
@@ -147,6 +148,10 @@ class KafkaServer:
         return group_metadata_topic(config.offsets_topic_num_partitions, config.offsets_topic_replication_factor,
                                     config.offsets_topic_segment_bytes, len(self.metadata_cache.live_brokers))
 
+    def _feature_flags(self) -> FeatureFlags:
+        """The feature flags the Kafka listener's ApiVersions answers give (KIP-584)."""
+        return feature_flags(self.metadata_cache.metadata_offset)
+
     def _offsets_partition_count(self) -> int:
         """Partitions of ``__consumer_offsets``: the topic's, or ``offsets.topic.num.partitions``
         before it exists (Kafka's ``groupMetadataTopicPartitionCount``)."""
@@ -201,7 +206,7 @@ class KafkaServer:
             server = self.socket_server
             if endpoint.wire_protocol == "kafka":
                 server = SocketServer(endpoint.host, endpoint.port, apis.handle, broker_id=self.broker_id,
-                                      codec=KafkaWireCodec(endpoint.name), **listener_options(self.config))
+                                      codec=KafkaWireCodec(endpoint.name, self._feature_flags), **listener_options(self.config))
                 self.kafka_socket_servers.append(server)
                 await server.start()
             elif endpoint.name in self.config.controller_listener_names:

@@ -219,6 +219,7 @@ class KafkaController:
             records = await self._metadata_log.load()
             for record in records:
                 self.context.replay(record)
+            self.context.metadata_offset = self._metadata_log.next_offset - 1
             epoch = self._metadata_log.next_controller_epoch(self.context.controller_epoch)
             await self.write([ControllerEpochRecord(epoch=epoch)])
             logger.info("%s Controller started: replayed %d metadata records; %d brokers, %d topics, %d partitions",
@@ -586,6 +587,7 @@ class KafkaController:
         for record in records:
             self._log_change(record)
             self.context.replay(record)
+        self.context.metadata_offset = self._metadata_log.next_offset - 1
 
     def _log_change(self, record: MetadataRecord) -> None:
         """INFO log of a change about to be applied (old state still in the context)."""

@@ -228,6 +228,7 @@ class ControllerBrokerRequestBatch:
             controller_id=self._controller_id, controller_epoch=ctx.controller_epoch,
             broker_epoch=self._broker_epoch(broker_id), full=full, partition_states=states,
             live_brokers=live_brokers, deleted_topics=sorted(ctx.topics_to_be_deleted), topic_configs=topic_configs,
+            metadata_offset=ctx.metadata_offset,
         )
 
     def _stop_replica_request(

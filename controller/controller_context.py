@@ -118,6 +118,7 @@ class ControllerContext:
         self.topics: dict[str, TopicInfo] = {}
         self.partitions: dict[TopicPartition, PartitionRegistration] = {}
         self.controller_epoch = 0
+        self.metadata_offset = -1  # the last metadata log offset applied (set by the controller)
         self.topics_to_be_deleted: set[str] = set()
         self.partition_state_machine = PartitionStateMachine(log_prefix)
         self.replica_state_machine = ReplicaStateMachine(log_prefix)

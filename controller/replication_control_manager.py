@@ -175,7 +175,7 @@ class ReplicationControlManager:
                 ))
                 continue
             try:
-                topic_records, num_partitions, replication_factor = self._create_topic(topic, created)
+                topic_records, num_partitions, replication_factor, topic_id = self._create_topic(topic, created)
             except KafkaError as exc:
                 results.append(CreatableTopicResult(
                     name=topic.name, error_code=error_code_for(exc),
@@ -184,6 +184,7 @@ class ReplicationControlManager:
                 continue
             results.append(CreatableTopicResult(
                 name=topic.name, error_code=0, num_partitions=num_partitions, replication_factor=replication_factor,
+                topic_id=topic_id,
             ))
             if not request.validate_only:
                 records.extend(topic_records)
@@ -191,7 +192,8 @@ class ReplicationControlManager:
         outcome = CreateTopicsOutcome(CreateTopicsResponse(topics=results), created)
         return ControllerResult(records, outcome)
 
-    def _create_topic(self, topic: CreatableTopic, pending: list[str]) -> tuple[list[MetadataRecord], int, int]:
+    def _create_topic(self, topic: CreatableTopic, pending: list[str]
+                      ) -> tuple[list[MetadataRecord], int, int, bytes]:
         ctx = self._context
         validate_topic_name(topic.name)
         if has_collision_chars(topic.name):
@@ -224,11 +226,12 @@ class ReplicationControlManager:
             assignment = assign_replicas_to_brokers(
                 num_partitions, replication_factor, live, broker_racks=ctx.live_broker_racks(), rng=self._rng
             )
-        topic_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
-        records: list[MetadataRecord] = [TopicRecord(name=topic.name, topic_id=topic_id)]
+        topic_id = uuid.uuid4().bytes  # Kafka's Uuid.randomUuid(), made also for validate_only (and answered)
+        records: list[MetadataRecord] = [
+            TopicRecord(name=topic.name, topic_id=base64.urlsafe_b64encode(topic_id).rstrip(b"=").decode())]
         records.extend(ConfigRecord("topic", topic.name, k, v) for k, v in configs.items())
         records.extend(self._partition_records(topic.name, assignment))
-        return records, len(assignment), len(assignment[0])
+        return records, len(assignment), len(assignment[0]), topic_id
 
     def _partition_records(self, topic: str, assignment: dict[int, list[int]]) -> list[MetadataRecord]:
         """One PartitionRecord per new partition, in partition order, at leader and partition epoch 0.

@@ -1,7 +1,8 @@
 """The Kafka listener's codec: Kafka's binary protocol in, the broker's request structs out.
 
 Owns: ``KafkaWireCodec`` (a frame's body: the request header at v1 or v2, then the body at
-the API's version, flexible or not; ApiVersions answered here, from ``KAFKA_APIS``; every
+the API's version, flexible or not; ApiVersions answered here, from ``KAFKA_APIS`` and the
+broker's feature flags (``FeatureFlags``, KIP-584); every
 other API translated by ``kafka_translation`` into the request the msgpack listener would
 hand the broker) and ``KafkaReply`` (the answer: the response header at v0 or v1, then the
 body at the request's version, its record sets passed to the socket uncopied).
@@ -19,8 +20,9 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import LENGTH, Buffers, FrameError, RequestHeader
@@ -34,7 +36,12 @@ from kafkette.protocol.kafka_header import (
     response_header_version,
 )
 from kafkette.protocol.kafka_messages import API_VERSIONS_KEY, KAFKA_APIS, KafkaApi
-from kafkette.protocol.kafka_messages.api_versions import ApiVersion, ApiVersionsResponse
+from kafkette.protocol.kafka_messages.api_versions import (
+    ApiVersion,
+    ApiVersionsResponse,
+    FinalizedFeatureKey,
+    SupportedFeatureKey,
+)
 from kafkette.protocol.kafka_schema import KafkaSchemaError, KafkaStruct
 from kafkette.protocol.kafka_translation import TRANSLATIONS
 from kafkette.protocol.wire_codec import Decoded, RequestDecodeError
@@ -42,11 +49,45 @@ from kafkette.protocol.wire_codec import Decoded, RequestDecodeError
 logger = logging.getLogger(__name__)
 
 
-def api_versions_response(error_code: int = 0) -> ApiVersionsResponse:
-    """The ApiVersions answer: every API of ``KAFKA_APIS`` with its version range."""
-    return ApiVersionsResponse(error_code=error_code, api_keys=[
+class FeatureFlags(NamedTuple):
+    """What an ApiVersions answer says of feature flags (KIP-584).
+
+    Attributes:
+        supported: ``{feature: (min level, max level)}`` the broker supports.
+        finalized: ``{feature: level}`` finalized in the cluster (a level 0 is left out).
+        finalized_epoch: the metadata offset the finalized levels are as of; -1 when not known.
+    """
+
+    supported: dict[str, tuple[int, int]]
+    finalized: dict[str, int]
+    finalized_epoch: int
+
+
+NO_FEATURES = FeatureFlags({}, {}, -1)
+
+
+def api_versions_response(error_code: int = 0, version: int = 0,
+                          features: FeatureFlags = NO_FEATURES) -> ApiVersionsResponse:
+    """The ApiVersions answer: every API of ``KAFKA_APIS`` with its version range and, from v3,
+    the feature flags as Kafka's ``ApiVersionsResponse.Builder`` writes them: before v4 a supported
+    feature whose minimum level is 0 is left out (old clients fail on it), and a finalized level
+    of 0 is left out at every version.
+
+    Args:
+        error_code: the answer's error (features are only given with none).
+        version: the version it is answered at.
+        features: the broker's feature flags.
+    """
+    out = ApiVersionsResponse(error_code=error_code, api_keys=[
         ApiVersion(api_key=api.key, min_version=api.min_version, max_version=api.max_version)
         for api in sorted(KAFKA_APIS.values(), key=lambda a: a.key)])
+    if error_code == 0 and version >= 3:
+        out.supported_features = [SupportedFeatureKey(name=name, min_version=low, max_version=high)
+                                  for name, (low, high) in features.supported.items() if low > 0 or version >= 4]
+        out.finalized_features = [FinalizedFeatureKey(name=name, max_version_level=level, min_version_level=level)
+                                  for name, level in features.finalized.items() if level != 0]
+        out.finalized_features_epoch = features.finalized_epoch
+    return out
 
 
 _SOFTWARE_NAME_OR_VERSION = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
@@ -107,12 +148,15 @@ class KafkaWireCodec:
     Args:
         listener_name: the listener's name (``KAFKA``), put in each request's header so that
             Metadata and FindCoordinator answer with this listener's addresses.
+        features: the broker's feature flags at the moment of each ApiVersions answer (none when
+            not given).
     """
 
     name = "kafka"
 
-    def __init__(self, listener_name: str = "KAFKA") -> None:
+    def __init__(self, listener_name: str = "KAFKA", features: Callable[[], FeatureFlags] | None = None) -> None:
         self.listener_name = listener_name
+        self._features = features or (lambda: NO_FEATURES)
 
     def decode(self, payload: bytes | memoryview, client_address: str = "") -> Decoded:
         try:
@@ -145,7 +189,7 @@ class KafkaWireCodec:
             if version >= 3 and not (_software_name_or_version_ok(request.client_software_name)
                                      and _software_name_or_version_ok(request.client_software_version)):
                 return Decoded(reply, answer=ApiVersionsResponse(error_code=int(Errors.INVALID_REQUEST), api_keys=[]))
-            return Decoded(reply, answer=api_versions_response())
+            return Decoded(reply, answer=api_versions_response(version=version, features=self._features()))
         translation = TRANSLATIONS[api_key]
         try:
             internal = translation.to_internal(request, version)

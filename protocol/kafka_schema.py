@@ -6,9 +6,10 @@ null, its default), the field types of Kafka's message specs (``int8`` to ``int6
 of them or of structs), and ``KafkaStruct``, the base of every message, which encodes and
 decodes itself at a version in the classic encoding or, from its message's first flexible
 version on, in KIP-482's compact encoding (unsigned-varint lengths, ``length + 1`` with 0
-for null, a tagged-field section after every struct).  Tagged fields are read and dropped:
-none of the fields the broker answers needs one, and an answer carries none (a client
-treats a missing tagged field as its default).
+for null, a tagged-field section after every struct).  A field declared with a ``tag``
+(KIP-482's tagged fields, such as ApiVersions' feature flags) goes in that section, written
+only when it is not its default, as Kafka's generated writers do; tags a message does not
+declare are read and dropped (a client treats a missing tagged field as its default).
 
 A record set (``records``) is encoded as bytes; a large one is not copied into the
 answer but handed to the socket as its own buffer (``KafkaWriter.parts``), as the
@@ -27,7 +28,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from kafkette.protocol.kafka_binary import BinaryReader, write_unsigned_varint
+from kafkette.protocol.kafka_binary import BinaryReader, write_tagged_fields, write_unsigned_varint
 from kafkette.protocol.schema import parse_versions
 
 SPLICE_MIN_BYTES = 4096
@@ -270,19 +271,22 @@ class KafkaField:
         default: its value where a version lacks it or a caller does not set it (None for a field
             Kafka defaults to null); when not given, the type's own default (0, "", [], a
             struct with its defaults).
+        tag: its tag when it is a tagged field (in flexible versions only, Kafka's ``taggedVersions``
+            being its ``versions``), else None.
     """
 
     __slots__ = ("name", "type", "struct_cls", "min_version", "max_version", "nullable_min", "nullable_max",
-                 "_default")
+                 "_default", "tag")
 
     def __init__(self, name: str, type: KafkaType | type[KafkaStruct], versions: str = "0+", *,
-                 nullable: str = "", default: Any = _NO_DEFAULT) -> None:
+                 nullable: str = "", default: Any = _NO_DEFAULT, tag: int | None = None) -> None:
         self.name = name
         self.struct_cls = type if isinstance(type, _CLASS) and issubclass(type, KafkaStruct) else None
         self.type = type
         self.min_version, self.max_version = parse_versions(versions)
         self.nullable_min, self.nullable_max = parse_versions(nullable) if nullable else (1 << 15, -1)
         self._default = default
+        self.tag = tag
 
     def default(self) -> Any:
         if self._default is not _NO_DEFAULT:
@@ -312,11 +316,13 @@ class KafkaStruct:
     FIELDS: ClassVar[Sequence[KafkaField]] = ()
     _field_names: ClassVar[tuple[str, ...]] = ()
     _plans: ClassVar[dict[tuple[int, bool], list[tuple[KafkaField, bool]]]]
+    _tagged: ClassVar[tuple[KafkaField, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._field_names = tuple(f.name for f in cls.FIELDS)
         cls._plans = {}
+        cls._tagged = tuple(sorted((f for f in cls.FIELDS if f.tag is not None), key=lambda f: f.tag or 0))
 
     def __init__(self, **kwargs: Any) -> None:
         for f in self.FIELDS:
@@ -328,7 +334,7 @@ class KafkaStruct:
     def _plan(cls, version: int, flexible: bool) -> list[tuple[KafkaField, bool]]:
         plan = cls._plans.get((version, flexible))
         if plan is None:
-            plan = [(f, f.nullable_in(version)) for f in cls.FIELDS if f.in_version(version)]
+            plan = [(f, f.nullable_in(version)) for f in cls.FIELDS if f.in_version(version) and f.tag is None]
             cls._plans[(version, flexible)] = plan
         return plan
 
@@ -350,7 +356,23 @@ class KafkaStruct:
             else:
                 f.type.write(out, value, flexible, nullable)  # type: ignore[union-attr]
         if flexible:
-            out.buf += b"\x00"  # no tagged fields
+            out.buf += self._tagged_section(version) if self._tagged else b"\x00"
+
+    def _tagged_section(self, version: int) -> bytes:
+        """The tagged-field section at ``version``: each tagged field of the version whose value
+        is not its default (an empty list for an array), in tag order."""
+        fields: dict[int, bytes] = {}
+        for f in self._tagged:
+            value = getattr(self, f.name)
+            if not f.in_version(version) or value == f.default():
+                continue
+            inner = KafkaWriter(version)
+            if f.struct_cls is not None:
+                value._write(inner, version, True)
+            else:
+                f.type.write(inner, value, True, f.nullable_in(version))  # type: ignore[union-attr]
+            fields[f.tag] = b"".join(inner.parts())  # type: ignore[index]
+        return write_tagged_fields(fields)
 
     @classmethod
     def decode(cls, data: bytes | memoryview, version: int, flexible: bool, reader: BinaryReader | None = None
@@ -378,13 +400,26 @@ class KafkaStruct:
                 setattr(inst, f.name, f.struct_cls._read(reader, version, flexible))
             else:
                 setattr(inst, f.name, f.type.read(reader, flexible, nullable))  # type: ignore[union-attr]
-        if flexible:
-            reader.tagged_fields()
+        tags = reader.tagged_fields() if flexible else {}
         if len(plan) != len(cls.FIELDS):
             for f in cls.FIELDS:
-                if not f.in_version(version):
+                if f.tag is not None and f.tag in tags and f.in_version(version):
+                    setattr(inst, f.name, cls._read_tagged(f, tags[f.tag], reader, version))
+                elif f.tag is not None or not f.in_version(version):
                     setattr(inst, f.name, f.default())
         return inst
+
+    @staticmethod
+    def _read_tagged(f: KafkaField, raw: bytes, outer: BinaryReader, version: int) -> Any:
+        """A tagged field's value from its bytes, which it must fill exactly."""
+        reader = BinaryReader(raw, outer._error, f"tagged field {f.name}")
+        reader.version = version  # type: ignore[attr-defined]
+        if f.struct_cls is not None:
+            value: Any = f.struct_cls._read(reader, version, True)
+        else:
+            value = f.type.read(reader, True, f.nullable_in(version))  # type: ignore[union-attr]
+        reader.end()
+        return value
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n in self._field_names)

@@ -13,7 +13,8 @@ operations (every group operation: there is no authorizer); ListGroups v5's grou
 (``classic``) and types filter; OffsetDelete's partition structs;
 DescribeCluster, answered from a Metadata request; JoinGroup v0, whose rebalance timeout is its
 session timeout; Fetch, whose record sets go back in Kafka's record encoding
-(``to_kafka_encoding``), with no fetch session (session id 0) and no aborted transactions;
+(``to_kafka_encoding``), with no fetch session (session id 0) and no aborted transactions (an
+empty list or null, by Kafka's rule);
 ListOffsets, whose max timestamp (-3) asked before v7 is UNSUPPORTED_VERSION; Fetch's
 ``rack_id``, kept from v11 on only (a consumer's fetch may then be served by a follower,
 KIP-392); Produce, whose refusal of an internal topic goes without the broker's message.  Pure
@@ -270,6 +271,10 @@ def _describe_cluster_response(resp: Any, version: int, req: Any) -> KafkaStruct
     return out
 
 
+READ_COMMITTED = 1
+"""Kafka's ``IsolationLevel.READ_COMMITTED`` as a Fetch request's ``isolation_level`` (KIP-98)."""
+
+
 def _fetch_request(req: Any, version: int) -> InternalStruct:
     out = convert(req, API_REGISTRY[ApiKey.FETCH].request)
     out.rack_id = req.rack_id if version >= 11 else None  # KIP-392: v11+ consumers may read from followers
@@ -279,11 +284,20 @@ def _fetch_request(req: Any, version: int) -> InternalStruct:
 def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """Fetch in Kafka's record encoding.  Every partition carries a record set, an empty one
     when it has none (an error, nothing new): Kafka's broker answers ``MemoryRecords.EMPTY``
-    there, and librdkafka rejects a null record set as a parse failure of the whole response."""
+    there, and librdkafka rejects a null record set as a parse failure of the whole response.
+
+    Aborted transactions as Kafka answers them: a list (empty: there are no transactions here)
+    for a partition read without error by a read_committed fetch (isolation level 1; Kafka's
+    ``LocalLog.read`` collects them) and for a partition the metadata does not know
+    (UNKNOWN_TOPIC_OR_PARTITION, answered by ``KafkaApis`` before any read with the generated
+    default, an empty list); null otherwise (read_uncommitted, or an error of the log read)."""
     out = convert(resp, KAFKA_APIS[1].response, version)
+    read_committed = req is not None and req.isolation_level == READ_COMMITTED
     for topic in out.responses:
         for partition in topic.partitions:
-            partition.aborted_transactions = []
+            listed = partition.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION or (
+                read_committed and partition.error_code == Errors.NONE)
+            partition.aborted_transactions = [] if listed else None
             if partition.records is None:
                 partition.records = b""
                 continue

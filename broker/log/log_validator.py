@@ -217,6 +217,7 @@ class _RecordChecks:
         self.lower_bounded = create_time and before < LONG_MAX
         self.upper_bounded = create_time and after < LONG_MAX
         self.earliest_ms = now_ms - before if self.lower_bounded else -(1 << 63)
+        self.earliest_shown_ms = now_ms - before  # Kafka's message shows now - before also when unbounded
         self.latest_ms = now_ms + after if self.upper_bounded else LONG_MAX
         self.needed = self.compacted or self.lower_bounded
 
@@ -246,14 +247,14 @@ class _RecordChecks:
                 )
             if self.compacted and row[2] is None:
                 record_errors.append(
-                    (index, f"Compacted topic cannot accept message without key in topic partition {self.tp}."))
+                    (index, f"Compacted topic cannot accept message without key in topic partition {self.tp}"))
                 continue
             timestamp = base_timestamp + row[1]
             if timestamp != NO_TIMESTAMP and not self.earliest_ms <= timestamp <= self.latest_ms:
                 bad_timestamp = True
                 record_errors.append(
                     (index, f"Timestamp {timestamp} of message with offset {index} is out of range. The "
-                            f"timestamp should be within [{self.earliest_ms}, {self.latest_ms}]"))
+                            f"timestamp should be within [{self.earliest_shown_ms}, {self.latest_ms}]"))
         if record_errors:
             raise _record_validation_error(record_errors, bad_timestamp)
         return rows
@@ -275,12 +276,12 @@ def _record_validation_error(record_errors: list[tuple[int, str]],
     """
     exc: InvalidRecordError | InvalidTimestampError
     if bad_timestamp:
-        exc = InvalidTimestampError("One or more records have been rejected due to invalid timestamp: "
-                                    f"{record_errors[0][1]}")
+        exc = InvalidTimestampError("One or more records have been rejected due to invalid timestamp")
     else:
+        shown = ", ".join(f"RecordError(batchIndex={index}, message='{message}')" for index, message in record_errors[:3])
         exc = InvalidRecordError(
             f"One or more records have been rejected due to {len(record_errors)} record errors in total, and only "
-            f"showing the first three errors at most: {[message for _, message in record_errors[:3]]}")
+            f"showing the first three errors at most: [{shown}]")
     exc.record_errors = record_errors  # type: ignore[union-attr]
     return exc
 

@@ -6,7 +6,7 @@ replica assignment and excludes both.  Kafka concept: seeds 002 and 003.
 """
 
 from kafkette.protocol.apis.configs import DescribeConfigsResourceResult
-from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Bytes, Field, Int16, Int32, Nullable, String, Struct
 
 
 class CreatableReplicaAssignment(Struct):
@@ -50,6 +50,9 @@ class CreatableTopicResult(Struct):
         Field("replication_factor", Int16, default=-1),
         # the new topic's configs, values and sources (KIP-525, CreateTopics v5 in Kafka)
         Field("configs", Array(DescribeConfigsResourceResult)),
+        # the id the controller gave the topic (KIP-516, CreateTopics v7 in Kafka), also under
+        # validate_only; Kafka's Uuid, 16 bytes (all zero on an error)
+        Field("topic_id", Bytes, default=bytes(16)),
     )
 
 

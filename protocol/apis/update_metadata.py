@@ -60,6 +60,9 @@ class UpdateMetadataRequest(Struct):
         Field("live_brokers", Array(UpdateMetadataBroker)),
         Field("deleted_topics", Array(String)),
         Field("topic_configs", Array(UpdateMetadataTopicConfigs)),
+        # the offset of the last metadata log record the controller applied (-1: none): the
+        # epoch of the finalized features a broker advertises (KIP-584)
+        Field("metadata_offset", Int64, default=-1),
     )
 
 

@@ -84,6 +84,10 @@ MASKS: tuple[Mask, ...] = (
     Mask("ListOffsets", "topics[].partitions[].timestamp", "a record's timestamp: the wall clock when produced",
          keep_unset=True),
     Mask("Produce", "responses[].partitionResponses[].logAppendTimeMs", WALL_CLOCK, keep_unset=True),
+    Mask("Produce", "responses[].partitionResponses[].recordErrors[].batchIndexErrorMessage",
+         f"{WALL_CLOCK}: a record's timestamp and the bounds around the broker's clock (only this wording is masked)",
+         pattern=r"Timestamp -?[0-9]+ of message with offset [0-9]+ is out of range\. "
+                 r"The timestamp should be within \[-?[0-9]+, -?[0-9]+\]"),
     Mask("*", "memberId", MEMBER_ID, keep_unset=True),
     Mask("*", "leader", MEMBER_ID, keep_unset=True),
     Mask("*", "members[].memberId", MEMBER_ID, keep_unset=True),

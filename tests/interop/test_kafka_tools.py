@@ -3,8 +3,9 @@ listener and against Apache Kafka, unchanged: the commands of Kafka's quickstart
 TopicCommand, ConfigCommand, ConsumerGroupCommand, MetadataQuorumCommand, ConsoleProducer,
 ConsoleConsumer, GetOffsetShell and LogDirsCommand, each run against both, their outputs
 compared by shape (ids, sizes, addresses, timestamps and paths made alike; what is left must
-be equal).  Needs Java 17 and the Kafka jars (the Apache Kafka peer, ``tests/peers``); without
-them the tests fail, saying what is missing."""
+be equal); and FeatureCommand against Kafkette alone (the feature levels it implements).  Needs
+Java 17 and the Kafka jars (the Apache Kafka peer, ``tests/peers``); without them the tests fail,
+saying what is missing."""
 
 from __future__ import annotations
 
@@ -134,3 +135,37 @@ def test_metadata_quorum_and_log_dirs_commands(brokers):
         assert sorted(p["partition"] for p in log_dir["partitions"]) == ["tools-dirs-0", "tools-dirs-1"]
         assert all(set(p) == {"partition", "size", "offsetLag", "isFuture"} for p in log_dir["partitions"])
     assert [line for line in dirs["kafka"].splitlines()[:-1]] == [line for line in dirs["kafkette"].splitlines()[:-1]]
+
+
+def _kafkette_features(bootstrap: str) -> list[tuple[str, ...]]:
+    """FeatureCommand's ``describe`` against Kafkette: per feature (sorted by name) its supported
+    range, finalized level and epoch."""
+    command = [*KafkaPeer.tool_command(TOOLS + "FeatureCommand"), "--bootstrap-server", bootstrap, "describe"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-1500:]
+    return [tuple(re.findall(r"(?:Feature|SupportedMinVersion|SupportedMaxVersion|FinalizedVersionLevel|Epoch): (\S+)",
+                             line)) for line in done.stdout.splitlines() if line.strip()]
+
+
+def test_feature_command_describes_the_features_kafkette_implements_at_the_metadata_offset(tmp_path):
+    """Kafka's ``kafka-features.sh describe`` against Kafkette alone (Kafka 4.3 finalizes levels
+    Kafkette does not implement, see ``broker_features``)."""
+    with LocalCluster(num_brokers=1, data_dir=tmp_path, kafka_protocol=True) as cluster:
+        before = _kafkette_features(cluster.kafka_bootstrap_servers)
+        epoch = before[0][-1]
+        assert int(epoch) >= 0 and {line[-1] for line in before} == {epoch}, before
+        assert [line[:-1] for line in before] == [
+            ("eligible.leader.replicas.version", "0", "0", "0"),
+            ("group.version", "0", "0", "0"),
+            ("kraft.version", "0", "0", "0"),
+            ("metadata.version", "3.3-IV3", "3.3-IV3", "3.3-IV3"),
+            ("share.version", "0", "0", "0"),
+            ("streams.version", "0", "0", "0"),
+            ("transaction.version", "0", "0", "0"),
+        ]
+        created = subprocess.run([*KafkaPeer.tool_command(TOOLS + "TopicCommand"), "--create", "--topic",
+                                  "features-epoch", "--bootstrap-server", cluster.kafka_bootstrap_servers],
+                                 capture_output=True, text=True, timeout=120)
+        assert created.returncode == 0, created.stderr[-1500:]
+        after = _kafkette_features(cluster.kafka_bootstrap_servers)
+        assert int(after[0][-1]) > int(epoch), "the epoch follows the metadata log"

@@ -518,6 +518,24 @@ async def test_a_refused_append_answers_the_log_start_offset_unless_kafka_answer
     assert (too_large[TP0].error, too_large[TP0].log_start_offset) == (Errors.MESSAGE_TOO_LARGE, -1)
 
 
+async def test_a_refused_append_sums_up_its_record_errors_in_kafkas_words(harness):
+    await harness.leader_and_isr(make_state(configs=["cleanup.policy=compact"]))
+    keyless = build_batch([(b"k", b"v", None, 1_000), (None, b"v", None, 1_000)])
+    statuses = await harness.produce(1, {TP0: keyless})
+    record_error = f"Compacted topic cannot accept message without key in topic partition {TP0}"
+    assert statuses[TP0].record_errors == [(1, record_error)], "LogValidator's text, with no full stop"
+    assert statuses[TP0].error_message == (
+        "One or more records have been rejected due to 1 record errors in total, and only showing the first three "
+        f"errors at most: [RecordError(batchIndex=1, message='{record_error}')]")
+
+
+async def test_a_record_refused_for_its_timestamp_is_summed_up_as_kafka_does(harness):
+    await harness.leader_and_isr(make_state(configs=["message.timestamp.before.max.ms=1000"]))
+    statuses = await harness.produce(1, {TP0: build_batch([(None, b"v", None, 1_000)])})
+    assert statuses[TP0].error == Errors.INVALID_TIMESTAMP
+    assert statuses[TP0].error_message == "One or more records have been rejected due to invalid timestamp"
+
+
 async def test_acks_all_on_a_single_replica_with_min_insync_replicas_above_the_replication_factor_succeeds(harness):
     await harness.leader_and_isr(make_state(configs=["min.insync.replicas=2"]))
     statuses = await harness.produce(-1, {TP0: make_batch(1)})

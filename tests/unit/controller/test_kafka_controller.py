@@ -5,6 +5,7 @@ captured by a fake channel manager; time is a manual clock."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import random
 
 from controller_fakes import (
@@ -264,6 +265,32 @@ async def test_validate_only_validates_without_creating(controller, channel, tmp
     assert [(r.error_code, r.num_partitions) for r in response.topics] == [(0, 3), (Errors.INVALID_REPLICATION_FACTOR, -1)]
     assert controller.context.topics == {}
     assert channel.sent == []
+
+
+async def test_create_topics_answers_the_id_the_topic_record_carries_and_a_fresh_one_under_validate_only(
+        controller, tmp_path):
+    await register_live_brokers(controller, 1, 2)
+    checked = await create(controller, topic("t", 1, 1), topic("u", 1, 5), validate_only=True)
+    assert checked.topics[0].topic_id != bytes(16), "Kafka's controller makes (and answers) the id also to validate"
+    assert checked.topics[1].topic_id == bytes(16), "no id on an error"
+    created = (await create(controller, topic("t", 1, 1))).topics[0]
+    assert created.topic_id not in (bytes(16), checked.topics[0].topic_id)
+    await controller.stop()
+    (record,) = [r for r in replay_log(tmp_path) if isinstance(r, TopicRecord)]
+    assert base64.urlsafe_b64decode(record.topic_id + "==") == created.topic_id
+
+
+async def test_update_metadata_carries_the_metadata_offset_the_brokers_advertise_as_the_features_epoch(
+        controller, channel):
+    await register_live_brokers(controller, 1, 2)
+    offsets = []
+    for name in ("a", "b"):
+        channel.clear()
+        await create(controller, topic(name, 1, 1))
+        sent = {r.metadata_offset for requests in channel.update_metadata().values() for r in requests}
+        assert sent == {controller._metadata_log.next_offset - 1}, "the offset of the last record applied"
+        offsets.extend(sent)
+    assert 0 < offsets[0] < offsets[1], "it follows the metadata log"
 
 
 async def test_create_topics_waits_for_propagation_acknowledgements(controller, channel):

@@ -42,8 +42,9 @@ from kafka.record.memory_records import MemoryRecords
 from kafkette.protocol import apis
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import FrameError
-from kafkette.protocol.kafka_codec import KafkaReply, KafkaWireCodec
+from kafkette.protocol.kafka_codec import FeatureFlags, KafkaReply, KafkaWireCodec, api_versions_response
 from kafkette.protocol.kafka_messages import KAFKA_APIS
+from kafkette.protocol.kafka_messages.api_versions import ApiVersionsResponse as OurApiVersionsResponse
 from kafkette.protocol.kafka_schema import KafkaStruct
 from kafkette.protocol.kafka_translation import TRANSLATIONS
 from kafkette.protocol.record_batch import build_kafka_batch
@@ -93,6 +94,41 @@ def test_api_versions_is_answered_with_our_version_ranges(version):
     response = _read_answer(decoded.reply.encode(decoded.answer), ApiVersionsResponse, version)
     assert response.error_code == 0
     assert {(k.api_key, k.min_version, k.max_version) for k in response.api_keys} == _our_ranges()
+
+
+FEATURES = FeatureFlags({"metadata.version": (7, 7), "group.version": (0, 0)}, {"metadata.version": 7,
+                                                                               "group.version": 0}, 41)
+
+
+@pytest.mark.parametrize("version", [2, 3, 4])
+def test_api_versions_lists_feature_flags_from_v3_as_kafkas_builder_does(version):
+    answer = api_versions_response(version=version, features=FEATURES)
+    body = b"".join(answer.encode(version, version >= 3))
+    read = OurApiVersionsResponse.decode(body, version, version >= 3)
+    supported = [(f.name, f.min_version, f.max_version) for f in read.supported_features]
+    finalized = [(f.name, f.min_version_level, f.max_version_level) for f in read.finalized_features]
+    if version < 3:
+        assert (supported, finalized, read.finalized_features_epoch) == ([], [], -1), "no tagged fields before v3"
+    else:
+        assert finalized == [("metadata.version", 7, 7)], "a finalized level 0 is left out"
+        assert read.finalized_features_epoch == 41
+        assert supported == [("metadata.version", 7, 7)] + ([("group.version", 0, 0)] if version >= 4 else []), (
+            "before v4 a feature whose minimum level is 0 is left out (KAFKA-17492)")
+    if version == 3:  # kafka-python skips the tagged fields
+        frame = KafkaReply(CORRELATION_ID, KAFKA_APIS[18], 3).encode(answer)
+        assert _read_answer(frame, ApiVersionsResponse, 3).error_code == 0
+
+
+def test_an_api_versions_error_answer_lists_no_features():
+    answer = api_versions_response(int(Errors.INVALID_REQUEST), 3, FEATURES)
+    assert (answer.supported_features, answer.finalized_features, answer.finalized_features_epoch) == ([], [], -1)
+
+
+def test_the_codec_answers_api_versions_with_the_features_of_the_moment():
+    epochs = iter([5, 9])
+    codec = KafkaWireCodec("KAFKA", lambda: FeatureFlags({}, {"metadata.version": 7}, next(epochs)))
+    request = ApiVersionsRequest[3](client_software_name="kafka-python", client_software_version="3.0")
+    assert [codec.decode(_frame(request)).answer.finalized_features_epoch for _ in range(2)] == [5, 9]
 
 
 @pytest.mark.parametrize(("name", "version"), [("", "1"), ("c", ""), ("-c", "1"), ("c", "1."), ("c d", "1")])

@@ -114,12 +114,20 @@ TAGGED_CASES = [case for case in CASES
 # -- the schemas, field by field ------------------------------------------------------------
 
 def _compare_schemas(cls: type[KafkaStruct], kstruct: Any, version: int, path: str, problems: list[str]) -> None:
-    ours = [f for f in cls.FIELDS if f.in_version(version)]
+    ours = [f for f in cls.FIELDS if f.in_version(version) and f.tag is None]
     theirs = kstruct.untagged_fields(version)
     names = [_their_name(cls, f) for f in ours]
     if names != [k.name for k in theirs]:
         problems.append(f"{path}: fields {names}, Kafka's {[k.name for k in theirs]}")
         return
+    their_tagged = {k.name: k for k in kstruct.tagged_fields(version)._fields}
+    for f in cls.FIELDS:  # the tagged fields we declare (Kafka's others are read and dropped)
+        k = their_tagged.get(_their_name(cls, f))
+        if f.tag is not None and f.in_version(version) and (k is None or k.tag != f.tag):
+            problems.append(f"{path}.{f.name}: tag {f.tag}, Kafka's {None if k is None else k.tag}")
+        elif f.tag is not None and f.in_version(version):
+            ours.append(f)
+            theirs = [*theirs, k]
     for f, k in zip(ours, theirs, strict=True):
         where = f"{path}.{f.name}"
         their_type = _their_type(k)
@@ -229,6 +237,8 @@ def _compare_values(cls: type[KafkaStruct], ours: Any, kstruct: Any, theirs: Any
     ``ours`` and kafka-python's ``theirs`` (described by ``kstruct``): those of ``version``, and
     those it lacks, which both sides give their default."""
     their_fields = {k.name: k for k in kstruct.untagged_fields(version)}
+    if cls._tagged and kstruct.tagged_fields(version) is not None:
+        their_fields.update((k.name, k) for k in kstruct.tagged_fields(version)._fields)
     for f in cls.FIELDS:
         where = f"{path}.{f.name}"
         if not f.in_version(version):

@@ -46,6 +46,23 @@ def test_fetch_carries_client_metadata_from_v11_only():
     assert _fetch_request(10).rack_id is None, "before KIP-392 a consumer is served by the leader only"
 
 
+def _aborted_transactions(isolation_level: int) -> list:
+    request = fetch.FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=1 << 20,
+                                 isolation_level=isolation_level, topics=[], forgotten_topics_data=[], rack_id="")
+    answer = internal.fetch.FetchResponse(throttle_time_ms=0, error_code=0, responses=[
+        internal.fetch.FetchTopicResponse(topic="t", partitions=[
+            internal.fetch.FetchPartitionData(partition_index=0, error_code=0, high_watermark=0, records=b""),
+            internal.fetch.FetchPartitionData(partition_index=1, error_code=Errors.NOT_LEADER_OR_FOLLOWER),
+            internal.fetch.FetchPartitionData(partition_index=2, error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION)])])
+    out = TRANSLATIONS[int(ApiKey.FETCH)].to_kafka(answer, 12, request)
+    return [p.aborted_transactions for p in out.responses[0].partitions]
+
+
+def test_fetch_answers_aborted_transactions_as_kafka_null_unless_read_committed_and_read():
+    assert _aborted_transactions(0) == [None, None, []], "read_uncommitted: Kafka's LocalLog.read collects none"
+    assert _aborted_transactions(1) == [[], None, []], "read_committed: a list for a partition read, null on an error"
+
+
 def test_a_produce_refused_as_an_internal_topic_carries_no_message_on_the_kafka_listener():
     produce = internal.produce
     answer = produce.ProduceResponse(responses=[produce.ProduceTopicResponse(name="__consumer_offsets", partition_responses=[

@@ -56,8 +56,10 @@ def test_a_create_time_record_outside_the_timestamp_bounds_is_invalid_timestamp(
     log = _open(tmp_path, message_timestamp_before_max_ms=MINUTE_MS, message_timestamp_after_max_ms=MINUTE_MS)
     # the bad record is the second: the header's base and max timestamps alone cannot show it
     records = _batch_at(NOW_MS, NOW_MS + offset_ms, NOW_MS) if offset_ms < 0 else _batch_at(NOW_MS, NOW_MS + offset_ms)
-    with pytest.raises(InvalidTimestampError, match=f"Timestamp {NOW_MS + offset_ms} of message with offset 1"):
+    with pytest.raises(InvalidTimestampError, match="rejected due to invalid timestamp") as raised:
         log.append_as_leader(records, 0)
+    (record_error,) = raised.value.record_errors  # the record is named in the record errors, as Kafka's
+    assert record_error[0] == 1 and record_error[1].startswith(f"Timestamp {NOW_MS + offset_ms} of message with offset 1")
     assert log.log_end_offset == 0 and log.size_in_bytes == 0
     info = log.append_as_leader(_batch_at(NOW_MS - MINUTE_MS, NOW_MS + MINUTE_MS), 0)
     assert (info.first_offset, info.last_offset) == (0, 1)
@@ -66,8 +68,9 @@ def test_a_create_time_record_outside_the_timestamp_bounds_is_invalid_timestamp(
 def test_by_default_old_timestamps_pass_and_those_over_an_hour_ahead_do_not(tmp_path):
     log = _open(tmp_path / "default")
     assert log.append_as_leader(_batch_at(1, NOW_MS + HOUR_MS), 0).last_offset == 1
-    with pytest.raises(InvalidTimestampError, match=f"Timestamp {NOW_MS + HOUR_MS + 1} "):
+    with pytest.raises(InvalidTimestampError, match="rejected due to invalid timestamp") as raised:
         log.append_as_leader(_batch_at(1, NOW_MS + HOUR_MS + 1), 0)
+    assert raised.value.record_errors[0][1].startswith(f"Timestamp {NOW_MS + HOUR_MS + 1} ")
     stamped = _open(tmp_path / "append-time", message_timestamp_before_max_ms=0, message_timestamp_after_max_ms=0,
                     message_timestamp_type="LogAppendTime")
     assert stamped.append_as_leader(_batch_at(1, 2), 0).log_append_time_ms == NOW_MS
