@@ -113,6 +113,19 @@ def test_manual_assignment_with_gap_in_partition_ids_is_invalid():
         validate_manual_assignment(entries, -1, -1, {1})
 
 
+def test_a_partition_assigned_twice_is_refused_before_the_gap_it_leaves():
+    entries = [CreatableReplicaAssignment(partition_index=0, broker_ids=[1]),
+               CreatableReplicaAssignment(partition_index=0, broker_ids=[1])]
+    with pytest.raises(InvalidReplicaAssignmentError) as info:
+        validate_manual_assignment(entries, -1, -1, {1})
+    assert info.value.args[0] == "Found multiple manual partition assignments for partition 0"
+
+
+def test_a_manual_assignment_with_both_counts_set_names_the_replication_factor_first():
+    with pytest.raises(InvalidRequestError, match="replication factor was not set to -1"):
+        validate_manual_assignment(_assignment([1]), 1, 1, {1})
+
+
 def test_manual_assignment_with_duplicate_broker_in_a_partition_is_invalid():
     with pytest.raises(InvalidReplicaAssignmentError, match="includes the broker 2 more than once") as info:
         validate_manual_assignment(_assignment([2, 2]), -1, -1, {1, 2})
