@@ -258,9 +258,10 @@ class ReplicationControlManager:
     def create_partitions(self, request: CreatePartitionsRequest) -> ControllerResult[CreatePartitionsResponse]:
         """Validate and plan new partitions for existing topics (seed 001).
 
-        Per topic: INVALID_REQUEST (named twice), UNKNOWN_TOPIC_OR_PARTITION,
-        INVALID_TOPIC_EXCEPTION "The topic is queued for deletion.", INVALID_PARTITIONS
-        (the count does not increase), INVALID_REPLICA_ASSIGNMENT (assignments for a
+        Per topic, in Kafka's words: INVALID_REQUEST (named twice), UNKNOWN_TOPIC_OR_PARTITION
+        (no message, as Kafka's), INVALID_TOPIC_EXCEPTION "The topic is queued for deletion.",
+        INVALID_PARTITIONS (the count does not increase: "Topic already has N partition(s)."),
+        INVALID_REPLICA_ASSIGNMENT (assignments for a
         different number of new partitions, a replication factor unlike the existing
         partitions', duplicate or unregistered brokers, every broker fenced),
         INVALID_REPLICATION_FACTOR (fewer live brokers than the replication factor).
