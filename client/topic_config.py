@@ -44,7 +44,7 @@ def _check_throttled_replicas(value: list[str]) -> None:
 def _check_gzip_level(value: int) -> None:
     # Kafka's GzipCompression: Deflater's levels 1-9, or -1 for its default (6)
     if value != -1 and not 1 <= value <= 9:
-        raise ValueError("Value must be between 1 and 9, or -1 for the default")
+        raise ValueError("Value must be between 1 and 9 or equal to -1")
 
 
 def _def(name: str, type_: str, default: Any, doc: str, validator: Any = None, *synonyms: str) -> ConfigKey:

@@ -38,21 +38,25 @@ def validate_topic_name(name: str) -> None:
     """Check a topic name: non-empty, not "." or "..", <= 249 chars of [a-zA-Z0-9._-].
 
     Raises:
-        InvalidTopicError: (INVALID_TOPIC_EXCEPTION) with Kafka's message.
+        InvalidTopicError: (INVALID_TOPIC_EXCEPTION) with Kafka's message (``Topic.validate``),
+            e.g. "Topic name is invalid: the empty string is not allowed".
     """
+    reason = _invalid_reason(name)
+    if reason is not None:
+        raise InvalidTopicError(f"Topic name is invalid: {reason}")
+
+
+def _invalid_reason(name: str) -> str | None:
+    """Why ``name`` is no legal topic name, in Kafka's words (``Topic.detectInvalidTopic``), or None."""
     if not name:
-        raise InvalidTopicError("Topic name is illegal, it can't be empty")
+        return "the empty string is not allowed"
     if name in (".", ".."):
-        raise InvalidTopicError('Topic name cannot be "." or ".."')
+        return f"'{name}' is not allowed"
     if len(name) > MAX_NAME_LENGTH:
-        raise InvalidTopicError(
-            f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters, topic name: {name}"
-        )
+        return f"the length of '{name}' is longer than the max allowed length {MAX_NAME_LENGTH}"
     if not _LEGAL_CHARS.fullmatch(name):
-        raise InvalidTopicError(
-            f'Topic name "{name}" is illegal, it contains a character other than '
-            "ASCII alphanumerics, '.', '_' and '-'"
-        )
+        return f"'{name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"
+    return None
 
 
 def has_collision_chars(name: str) -> bool:

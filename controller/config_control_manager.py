@@ -57,7 +57,7 @@ from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     error_code_for,
 )
 
-_OPERATION_NAMES = {OP_APPEND: "append", OP_SUBTRACT: "subtract"}
+_OPERATION_NAMES = {OP_APPEND: "APPEND", OP_SUBTRACT: "SUBTRACT"}
 
 
 class ConfigControlManager:
@@ -221,7 +221,7 @@ class ConfigControlManager:
             elif op in (OP_APPEND, OP_SUBTRACT):
                 if definition.type != "list":
                     raise InvalidConfigError(
-                        f"Config value {_OPERATION_NAMES[op]} is not allowed for config key: {entry.name}"
+                        f"Can't {_OPERATION_NAMES[op]} to key {entry.name} because its type is not LIST."
                     )
                 try:
                     base = parse_topic_config(entry.name, updated.get(entry.name, self._defaults[entry.name]))

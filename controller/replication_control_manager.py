@@ -53,11 +53,11 @@ from kafkette.controller.metadata_records import (
 )
 from kafkette.controller.replica_assignment import assign_replicas_to_brokers
 from kafkette.controller.topic_validation import (
-    check_no_duplicate_replicas,
-    check_replicas_registered,
+    replication_factor_unreachable,
     resolve_num_partitions,
     resolve_replication_factor,
     validate_manual_assignment,
+    validate_partition_assignment,
     validate_topic_configs,
 )
 from kafkette.protocol.apis.alter_partition import (
@@ -165,7 +165,7 @@ class ReplicationControlManager:
             if counts[topic.name] > 1:
                 results.append(CreatableTopicResult(
                     name=topic.name, error_code=Errors.INVALID_REQUEST,
-                    error_message=f"Found multiple entries for topic {topic.name} in the request.",
+                    error_message="Duplicate topic name.",
                 ))
                 continue
             if topic.name == CLUSTER_METADATA_TOPIC_NAME:
@@ -218,11 +218,11 @@ class ReplicationControlManager:
                         "are fenced."
                     )
         else:
-            num_partitions = resolve_num_partitions(topic.num_partitions, self._default_num_partitions)
             live = ctx.live_broker_ids()
-            replication_factor = resolve_replication_factor(
+            replication_factor = resolve_replication_factor(  # before the partition count, as Kafka
                 topic.replication_factor, self._default_replication_factor, len(live)
             )
+            num_partitions = resolve_num_partitions(topic.num_partitions, self._default_num_partitions)
             assignment = assign_replicas_to_brokers(
                 num_partitions, replication_factor, live, broker_racks=ctx.live_broker_racks(), rng=self._rng
             )
@@ -261,9 +261,10 @@ class ReplicationControlManager:
     def create_partitions(self, request: CreatePartitionsRequest) -> ControllerResult[CreatePartitionsResponse]:
         """Validate and plan new partitions for existing topics (seed 001).
 
-        Per topic: INVALID_REQUEST (named twice), UNKNOWN_TOPIC_OR_PARTITION,
-        INVALID_TOPIC_EXCEPTION "The topic is queued for deletion.", INVALID_PARTITIONS
-        (the count does not increase), INVALID_REPLICA_ASSIGNMENT (assignments for a
+        Per topic, in Kafka's words: INVALID_REQUEST (named twice), UNKNOWN_TOPIC_OR_PARTITION
+        (no message, as Kafka's), INVALID_TOPIC_EXCEPTION "The topic is queued for deletion.",
+        INVALID_PARTITIONS (the count does not increase: "Topic already has N partition(s)."),
+        INVALID_REPLICA_ASSIGNMENT (assignments for a
         different number of new partitions, a replication factor unlike the existing
         partitions', duplicate or unregistered brokers, every broker fenced),
         INVALID_REPLICATION_FACTOR (fewer live brokers than the replication factor).
@@ -290,6 +291,8 @@ class ReplicationControlManager:
                 if counts[topic.name] > 1:
                     raise InvalidRequestError("Duplicate topic name.")
                 topic_records = self._create_partitions(topic)
+            except UnknownTopicOrPartitionError:
+                error = Errors.UNKNOWN_TOPIC_OR_PARTITION  # no message, as Kafka's (a bare exception)
             except KafkaError as exc:
                 error = error_code_for(exc)
                 message = str(exc.args[0]) if exc.args else None
@@ -303,25 +306,23 @@ class ReplicationControlManager:
         ctx = self._context
         info = ctx.topics.get(topic.name)
         if info is None:
-            raise UnknownTopicOrPartitionError(f"The topic '{topic.name}' does not exist.")
+            raise UnknownTopicOrPartitionError()
         if ctx.is_topic_queued_up_for_deletion(topic.name):
             raise InvalidTopicError("The topic is queued for deletion.")
         current = info.num_partitions
+        if topic.count == current:
+            raise InvalidPartitionsError(f"Topic already has {current} partition(s).")
         if topic.count < current:
             raise InvalidPartitionsError(
-                f"Topic currently has {current} partitions, which is higher than the requested {topic.count}."
+                f"The topic {topic.name} currently has {current} partition(s); {topic.count} would not be an increase."
             )
-        if topic.count == current:
-            raise InvalidPartitionsError(f"Topic already has {current} partitions.")
         additional = topic.count - current
         replication_factor = len(ctx.partitions[TopicPartition(topic.name, 0)].replicas)
         if topic.assignments is not None:
             if len(topic.assignments) != additional:
                 raise InvalidReplicaAssignmentError(
                     f"Attempted to add {additional} additional partition(s), but only {len(topic.assignments)} "
-                    "assignment(s) were specified." if len(topic.assignments) < additional else
-                    f"Increasing the number of partitions by {additional} but {len(topic.assignments)} "
-                    "assignments provided."
+                    "assignment(s) were specified."
                 )
             assignment: dict[int, list[int]] = {}
             for i, entry in enumerate(topic.assignments):
@@ -331,9 +332,7 @@ class ReplicationControlManager:
         else:
             live = ctx.live_broker_ids()
             if replication_factor > len(live):
-                raise InvalidReplicationFactorError(
-                    f"Replication factor: {replication_factor} larger than available brokers: {len(live)}."
-                )
+                raise InvalidReplicationFactorError(replication_factor_unreachable(replication_factor, len(live)))
             # AdminZkClient.addPartitions: continue from the broker of partition 0's first replica.
             first = ctx.partitions[TopicPartition(topic.name, 0)].replicas[0]
             start_index = next((i for i, b in enumerate(live) if b >= first), 0)
@@ -345,15 +344,7 @@ class ReplicationControlManager:
 
     def _check_new_partition_assignment(self, replicas: list[int], replication_factor: int) -> None:
         ctx = self._context
-        if not replicas:
-            raise InvalidReplicaAssignmentError("The manual partition assignment includes an empty replica list.")
-        check_no_duplicate_replicas(replicas)
-        if len(replicas) != replication_factor:
-            raise InvalidReplicaAssignmentError(
-                f"The manual partition assignment includes a partition with {len(replicas)} replica(s), but this "
-                f"is not consistent with previous partitions, which have {replication_factor} replica(s)."
-            )
-        check_replicas_registered(replicas, ctx.brokers)
+        validate_partition_assignment(replicas, ctx.brokers, replication_factor)
         if not any(ctx.is_live(b) for b in replicas):
             raise InvalidReplicaAssignmentError(
                 f"All brokers specified in the manual partition assignment {replicas} are fenced."

@@ -52,7 +52,7 @@ from kafkette.protocol.apis.delete_topics import (
     DeleteTopicsRequest,
     DeleteTopicsResponse,
 )
-from kafkette.protocol.errors import Errors, error_name
+from kafkette.protocol.errors import Errors, UnknownTopicOrPartitionError, error_name  # type: ignore[attr-defined]
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -108,10 +108,11 @@ class TopicDeletionManager:
     def delete_topics(self, request: DeleteTopicsRequest) -> ControllerResult[DeleteTopicsResponse]:
         """Decide a DeleteTopics request.
 
-        Per topic: TOPIC_DELETION_DISABLED when ``delete.topic.enable`` is false;
-        INVALID_REQUEST for a name given twice; UNKNOWN_TOPIC_OR_PARTITION for an
-        unknown topic; else error 0, with a ``TopicDeletionRecord`` unless the topic is
-        already queued.
+        One answer per name, in the request's order (Kafka shuffles its answers; their order is
+        no part of the protocol): TOPIC_DELETION_DISABLED when ``delete.topic.enable`` is false;
+        INVALID_REQUEST ("Duplicate topic name.") for a name given more than once;
+        UNKNOWN_TOPIC_OR_PARTITION, with Kafka's generic message, for an unknown topic; else
+        error 0, with a ``TopicDeletionRecord`` unless the topic is already queued.
 
         Returns:
             ``ControllerResult``: the ``TopicDeletionRecord``s and the response (error
@@ -122,15 +123,19 @@ class TopicDeletionManager:
             counts[name] = counts.get(name, 0) + 1
         records: list[MetadataRecord] = []
         results = []
+        answered: set[str] = set()
         for name in request.topic_names:
+            if name in answered:
+                continue  # one answer per name, as Kafka's ControllerApis.deleteTopics
+            answered.add(name)
             error, message = Errors.NONE, None
             if not self.delete_topic_enable:
                 error = Errors.TOPIC_DELETION_DISABLED
                 message = "Topic deletion is disabled (delete.topic.enable=false on the controller)."
             elif counts[name] > 1:
-                error, message = Errors.INVALID_REQUEST, f"Duplicate topic name {name} in the request."
+                error, message = Errors.INVALID_REQUEST, "Duplicate topic name."
             elif name not in self._context.topics:
-                error, message = Errors.UNKNOWN_TOPIC_OR_PARTITION, f"Topic {name} does not exist."
+                error, message = Errors.UNKNOWN_TOPIC_OR_PARTITION, UnknownTopicOrPartitionError.message
             elif not self.is_topic_queued_up_for_deletion(name):
                 records.append(TopicDeletionRecord(name, self._context.topics[name].topic_id))
             results.append(DeletableTopicResult(name=name, error_code=error, error_message=message))

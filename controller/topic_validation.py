@@ -55,9 +55,14 @@ def resolve_replication_factor(replication_factor: int, default_replication_fact
         The replication factor to use.
 
     Raises:
-        InvalidReplicationFactorError: (INVALID_REPLICATION_FACTOR) outside 1..32767 or
-            larger than the number of live brokers.
+        InvalidReplicationFactorError: (INVALID_REPLICATION_FACTOR) zero or below -1, above
+            32767 (only a msgpack request can ask that: Kafka's field is an int16), or larger
+            than the number of live brokers, in Kafka's words.
     """
+    if replication_factor == 0 or replication_factor < NO_REPLICATION_FACTOR:
+        raise InvalidReplicationFactorError(
+            "Replication factor must be larger than 0, or -1 to use the default value."
+        )
     resolved = default_replication_factor if replication_factor == NO_REPLICATION_FACTOR else replication_factor
     if not 1 <= resolved <= MAX_REPLICATION_FACTOR:
         raise InvalidReplicationFactorError(
@@ -65,10 +70,21 @@ def resolve_replication_factor(replication_factor: int, default_replication_fact
             "default value."
         )
     if resolved > num_live_brokers:
-        raise InvalidReplicationFactorError(
-            f"Replication factor: {resolved} larger than available brokers: {num_live_brokers}."
-        )
+        raise InvalidReplicationFactorError(replication_factor_unreachable(resolved, num_live_brokers))
     return resolved
+
+
+def replication_factor_unreachable(replication_factor: int, num_brokers: int) -> str:
+    """Kafka's message when there are fewer brokers than replicas to place (``StripedReplicaPlacer``,
+    wrapped by ``ReplicationControlManager``).
+
+    Args:
+        replication_factor: the replicas asked per partition.
+        num_brokers: the brokers available to host them.
+    """
+    return (f"Unable to replicate the partition {replication_factor} time(s): The target replication factor of "
+            f"{replication_factor} cannot be reached because only {num_brokers} broker(s) are registered or some "
+            "brokers have all their log directories cordoned.")
 
 
 def validate_manual_assignment(
@@ -77,7 +93,11 @@ def validate_manual_assignment(
     replication_factor: int,
     registered_broker_ids: Collection[int],
 ) -> dict[int, list[int]]:
-    """Validate a manual replica assignment (``--replica-assignment``).
+    """Validate a manual replica assignment (``--replica-assignment``), in the order and words of
+    Kafka's ``ReplicationControlManager.createTopic``: the replication factor and the partition
+    count must be -1; then each partition in the request's order (named once, its replicas as
+    ``validate_partition_assignment`` checks them against the partitions before it); then the
+    partition ids must be 0..n-1.
 
     Args:
         assignments: one entry per partition from the request.
@@ -88,73 +108,67 @@ def validate_manual_assignment(
         ``{partition id: [broker ids]}``.
 
     Raises:
-        InvalidRequestError: (INVALID_REQUEST) combined with num_partitions or
-            replication_factor other than -1.
-        InvalidReplicaAssignmentError: (INVALID_REPLICA_ASSIGNMENT) partition ids not
-            0..n-1, an empty or duplicate-broker replica list, unequal replication
-            factors, or an unregistered broker.
+        InvalidRequestError: (INVALID_REQUEST) combined with replication_factor or
+            num_partitions other than -1.
+        InvalidReplicaAssignmentError: (INVALID_REPLICA_ASSIGNMENT) a partition named twice,
+            an empty replica list, an unregistered or repeated broker, unequal replication
+            factors, partition ids not 0..n-1.
     """
-    if num_partitions != NO_NUM_PARTITIONS:
-        raise InvalidRequestError("A manual partition assignment was specified, but numPartitions was not set to -1.")
     if replication_factor != NO_REPLICATION_FACTOR:
         raise InvalidRequestError(
-            "A manual partition assignment was specified, but replicationFactor was not set to -1."
+            "A manual partition assignment was specified, but replication factor was not set to -1."
         )
+    if num_partitions != NO_NUM_PARTITIONS:
+        raise InvalidRequestError("A manual partition assignment was specified, but numPartitions was not set to -1.")
     result: dict[int, list[int]] = {}
+    first_rf: int | None = None
     for entry in assignments:
         if entry.partition_index in result:
             raise InvalidReplicaAssignmentError(
-                f"The manual partition assignment includes the partition {entry.partition_index} more than once."
+                f"Found multiple manual partition assignments for partition {entry.partition_index}"
             )
-        result[entry.partition_index] = list(entry.broker_ids)
-    if sorted(result) != list(range(len(result))):
-        raise InvalidReplicaAssignmentError(
-            f"Partitions should be a consecutive 0-based integer sequence, got {sorted(result)}."
-        )
-    first_rf = len(result[0]) if result else 0
-    for partition, replicas in sorted(result.items()):
-        if not replicas:
-            raise InvalidReplicaAssignmentError(
-                f"The manual partition assignment includes an empty replica list for partition {partition}."
-            )
-        check_no_duplicate_replicas(replicas)
-        if len(replicas) != first_rf:
-            raise InvalidReplicaAssignmentError(f"Partition {partition} has different replication factor: {replicas}")
-        check_replicas_registered(replicas, registered_broker_ids)
+        replicas = list(entry.broker_ids)
+        validate_partition_assignment(replicas, registered_broker_ids, first_rf)
+        first_rf = len(replicas)
+        result[entry.partition_index] = replicas
+    if any(i not in result for i in range(len(result))):
+        raise InvalidReplicaAssignmentError("partitions should be a consecutive 0-based integer sequence")
     return result
 
 
-def check_no_duplicate_replicas(replicas: Sequence[int]) -> None:
-    """Refuse a manual replica list naming a broker twice (Kafka's ``validateManualPartitionAssignment``).
+def validate_partition_assignment(replicas: Sequence[int], registered_broker_ids: Collection[int],
+                                  replication_factor: int | None) -> None:
+    """Check one partition's manual replica list (Kafka's ``validateManualPartitionAssignment``):
+    not empty; its brokers, in id order, registered and each named once; as many as
+    ``replication_factor``.
 
     Args:
-        replicas: one partition's replica list (broker ids).
-
-    Raises:
-        InvalidReplicaAssignmentError: (INVALID_REPLICA_ASSIGNMENT) naming the repeated brokers.
-    """
-    duplicates = sorted({b for b in replicas if replicas.count(b) > 1})
-    if duplicates:
-        raise InvalidReplicaAssignmentError(
-            "Partition replica lists may not contain duplicate entries: " + ",".join(map(str, duplicates))
-        )
-
-
-def check_replicas_registered(replicas: Sequence[int], registered_broker_ids: Collection[int]) -> None:
-    """Refuse a manual replica list naming a broker the controller has never registered.
-
-    Args:
-        replicas: one partition's replica list (broker ids).
+        replicas: the partition's replica list (broker ids).
         registered_broker_ids: brokers known to the controller.
+        replication_factor: the replicas every partition must have (the previous partitions'
+            count, or the topic's), None for the first partition of a new topic.
 
     Raises:
-        InvalidReplicaAssignmentError: (INVALID_REPLICA_ASSIGNMENT) naming the first unknown broker.
+        InvalidReplicaAssignmentError: (INVALID_REPLICA_ASSIGNMENT) in Kafka's words.
     """
-    for broker_id in replicas:
+    if not replicas:
+        raise InvalidReplicaAssignmentError("The manual partition assignment includes an empty replica list.")
+    previous = None
+    for broker_id in sorted(replicas):
         if broker_id not in registered_broker_ids:
             raise InvalidReplicaAssignmentError(
                 f"The manual partition assignment includes broker {broker_id}, but no such broker is registered."
             )
+        if broker_id == previous:
+            raise InvalidReplicaAssignmentError(
+                f"The manual partition assignment includes the broker {broker_id} more than once."
+            )
+        previous = broker_id
+    if replication_factor is not None and len(replicas) != replication_factor:
+        raise InvalidReplicaAssignmentError(
+            f"The manual partition assignment includes a partition with {len(replicas)} replica(s), but this "
+            f"is not consistent with previous partitions, which have {replication_factor} replica(s)."
+        )
 
 
 def validate_topic_configs(configs: Sequence[CreatableTopicConfig],

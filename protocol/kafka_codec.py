@@ -11,7 +11,9 @@ What is answered and what is closed, as Kafka's ``SocketServer``/``KafkaApis`` d
 ApiVersions request at a version this listener lacks is answered at v0 with
 UNSUPPORTED_VERSION and the supported ranges (KIP-511), so the client can retry at one it
 shares, and one at v3+ whose client software name or version is not of KIP-511's form with
-INVALID_REQUEST and no ranges; any other unknown API or version, and a body that does not parse, closes that
+INVALID_REQUEST and no ranges; a request a translation refuses before any coordinator sees it
+(``Translation.refusal``: SyncGroup v5+ without its protocol type or name) is answered here
+with that error; any other unknown API or version, and a body that does not parse, closes that
 connection alone.  An error escaping the broker's handler is answered at the top-level
 ``error_code`` of the API's response where it has one.  Pure code, no I/O.
 """
@@ -191,6 +193,9 @@ class KafkaWireCodec:
                 return Decoded(reply, answer=ApiVersionsResponse(error_code=int(Errors.INVALID_REQUEST), api_keys=[]))
             return Decoded(reply, answer=api_versions_response(version=version, features=self._features()))
         translation = TRANSLATIONS[api_key]
+        refused = translation.refusal(request, version) if translation.refusal is not None else None
+        if refused is not None:
+            return Decoded(reply, answer=reply.error_response(refused))
         try:
             internal = translation.to_internal(request, version)
         except (TypeError, ValueError, AttributeError) as exc:

@@ -15,7 +15,9 @@ DescribeCluster, answered from a Metadata request; JoinGroup v0, whose rebalance
 session timeout; Fetch, whose record sets go back in Kafka's record encoding
 (``to_kafka_encoding``), with no fetch session (session id 0) and no aborted transactions (an
 empty list or null, by Kafka's rule);
-ListOffsets, whose max timestamp (-3) asked before v7 is UNSUPPORTED_VERSION; Fetch's
+ListOffsets, whose max timestamp (-3) asked before v7 is UNSUPPORTED_VERSION; SyncGroup v5+
+without its protocol type or name, refused at once (INCONSISTENT_GROUP_PROTOCOL) as Kafka's
+``KafkaApis`` does; Fetch's
 ``rack_id``, kept from v11 on only (a consumer's fetch may then be served by a follower,
 KIP-392); Produce, whose refusal of an internal topic goes without the broker's message.  Pure
 code, no I/O.
@@ -107,11 +109,15 @@ class Translation:
         internal: the msgpack API whose handler answers it.
         to_internal: ``(kafka request, version) -> msgpack request``.
         to_kafka: ``(msgpack response, version, kafka request) -> kafka response``.
+        refusal: ``(kafka request, version) -> error or None``: a check Kafka's ``KafkaApis``
+            makes before the request reaches a coordinator; an error is answered at once, by the
+            listener, and the broker never sees the request.  None: no such check.
     """
 
     internal: ApiKey
     to_internal: Callable[[Any, int], InternalStruct]
     to_kafka: Callable[[Any, int, Any], KafkaStruct]
+    refusal: Callable[[Any, int], Errors | None] | None = None
 
     @property
     def spec(self) -> ApiSpec:
@@ -340,10 +346,24 @@ def _list_offsets_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     return out
 
 
+SYNC_GROUP_MANDATORY_PROTOCOL_VERSION = 5
+"""From SyncGroup v5 on the protocol type and name are mandatory (KIP-559)."""
+
+
+def _sync_group_refusal(req: Any, version: int) -> Errors | None:
+    """INCONSISTENT_GROUP_PROTOCOL for a SyncGroup v5+ without its protocol type or name, before
+    any check of the group or the member (Kafka's ``SyncGroupRequest.areMandatoryProtocolTypeAndNamePresent``,
+    the first check of ``KafkaApis.handleSyncGroupRequest``)."""
+    if version >= SYNC_GROUP_MANDATORY_PROTOCOL_VERSION and (req.protocol_type is None or req.protocol_name is None):
+        return Errors.INCONSISTENT_GROUP_PROTOCOL
+    return None
+
+
 def _translation(key: ApiKey, to_internal: Callable[[Any, int], InternalStruct] | None = None,
-                 to_kafka: Callable[[Any, int, Any], KafkaStruct] | None = None) -> Translation:
+                 to_kafka: Callable[[Any, int, Any], KafkaStruct] | None = None,
+                 refusal: Callable[[Any, int], Errors | None] | None = None) -> Translation:
     plain = _by_name(key)
-    return Translation(key, to_internal or plain.to_internal, to_kafka or plain.to_kafka)
+    return Translation(key, to_internal or plain.to_internal, to_kafka or plain.to_kafka, refusal)
 
 
 TRANSLATIONS: dict[int, Translation] = {
@@ -358,7 +378,7 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.JOIN_GROUP): _translation(ApiKey.JOIN_GROUP, to_internal=_join_group_request),
     int(ApiKey.HEARTBEAT): _translation(ApiKey.HEARTBEAT),
     int(ApiKey.LEAVE_GROUP): _translation(ApiKey.LEAVE_GROUP, _leave_group_request, _leave_group_response),
-    int(ApiKey.SYNC_GROUP): _translation(ApiKey.SYNC_GROUP),
+    int(ApiKey.SYNC_GROUP): _translation(ApiKey.SYNC_GROUP, refusal=_sync_group_refusal),
     int(ApiKey.DESCRIBE_GROUPS): _translation(ApiKey.DESCRIBE_GROUPS, to_kafka=_describe_groups_response),
     int(ApiKey.LIST_GROUPS): _translation(ApiKey.LIST_GROUPS, to_kafka=_list_groups_response),
     int(ApiKey.CREATE_TOPICS): _translation(ApiKey.CREATE_TOPICS),

@@ -457,30 +457,32 @@ class GroupCoordinator:
         """LeaveGroup: each member named leaves at once and a Stable or CompletingRebalance group
         rebalances, even when the one leaving was only pending (given a member id by
         MEMBER_ID_REQUIRED, never joined with it), as Kafka's ``classicGroupLeaveToClassicGroup``
-        does for every valid member that leaves."""
+        does for every valid member that leaves.  Each answer echoes the member id the request
+        named: empty for a static member removed by its ``group.instance.id`` alone."""
         error = self._group_error(request.group_id)
         if error != Errors.NONE:
             return LeaveGroupResponse(error_code=error)
         group = self._groups.get(request.group_id)
         answers = []
         for identity in request.members:
-            if group is not None and identity.group_instance_id is not None and not identity.member_id:
-                identity.member_id = group.static_members.get(identity.group_instance_id, "")  # leave by instance
+            member_id = identity.member_id  # the answer echoes the request's, empty for a leave by instance id
+            if group is not None and identity.group_instance_id is not None and not member_id:
+                member_id = group.static_members.get(identity.group_instance_id, "")  # leave by instance
             if group is not None and identity.group_instance_id is not None \
-                    and group.validate_member(identity.member_id, identity.group_instance_id) != Errors.NONE:
+                    and group.validate_member(member_id, identity.group_instance_id) != Errors.NONE:
                 answers.append(MemberResponse(member_id=identity.member_id, group_instance_id=identity.group_instance_id,
-                                              error_code=group.validate_member(identity.member_id,
+                                              error_code=group.validate_member(member_id,
                                                                                identity.group_instance_id)))
                 continue
-            known = group is not None and identity.member_id in group.members
+            known = group is not None and member_id in group.members
             if known:
                 assert group is not None
-                self._remove_member(group, group.members[identity.member_id],
-                                    f"member {identity.member_id} left: {identity.reason or 'no reason given'}")
-            elif group is not None and identity.member_id in group.pending_members:
-                group.pending_members.discard(identity.member_id)
+                self._remove_member(group, group.members[member_id],
+                                    f"member {member_id} left: {identity.reason or 'no reason given'}")
+            elif group is not None and member_id in group.pending_members:
+                group.pending_members.discard(member_id)
                 known = True
-                reason = f"explicit LeaveGroup request for pending member {identity.member_id}"
+                reason = f"explicit LeaveGroup request for pending member {member_id}"
                 if group.is_in(GroupState.STABLE, GroupState.COMPLETING_REBALANCE):
                     self._prepare_rebalance(group, reason)  # as Kafka does for any member that leaves
                 else:
@@ -620,8 +622,11 @@ class GroupCoordinator:
         return ListGroupsResponse(error_code=code, groups=listed)
 
     def handle_describe_groups(self, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
-        """DescribeGroups: state, protocol and members of each group (members' metadata and
-        assignment once Stable); an unknown group is Dead, as in Kafka."""
+        """DescribeGroups: state, protocol and members of each group; an unknown group is Dead, as
+        in Kafka.  A member's metadata is listed once the group is Stable, its assignment in every
+        state: during a rebalance the one of the last generation, kept until the leader's next
+        SyncGroup (empty for a member that joined since, and after a rebalance that interrupted
+        CompletingRebalance), as Kafka's ``ClassicGroupMember.describeNoMetadata``."""
         described = []
         for group_id in request.groups:
             error = self._group_error(group_id, allow_empty=True)
@@ -640,7 +645,7 @@ class GroupCoordinator:
                         member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
                         client_host=m.client_host,
                         member_metadata=m.metadata(group.protocol_name or "") if stable else b"",
-                        member_assignment=m.assignment if stable else b"") for m in group.members.values()]))
+                        member_assignment=m.assignment) for m in group.members.values()]))
         return DescribeGroupsResponse(groups=described)
 
     async def handle_delete_groups(self, request: DeleteGroupsRequest) -> DeleteGroupsResponse:

@@ -17,16 +17,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
         "the same: Kafkette finalizes metadata.version 7 alone; Kafka metadata.version 30, group.version 1 "
         "(KIP-848), transaction.version 2 (KIP-890), eligible.leader.replicas.version, share.version, "
         "streams.version 1",
-    ("CreatePartitions", "parsed.results[].errorMessage"):
-        "wording: Kafka says 'Topic already has 2 partition(s).'",
-    ("CreateTopics", "parsed.topics[].errorMessage"):
-        "wording: Kafka says 'Topic name is invalid: the empty string is not allowed'",
-    ("DeleteTopics", "parsed.responses[].errorCode"):
-        "DeleteTopics of an unknown topic beside a known one: Kafka answers both names in its order",
-    ("DeleteTopics", "parsed.responses[].errorMessage"):
-        "wording: Kafka says 'This server does not host this topic-partition.'",
-    ("DeleteTopics", "parsed.responses[].name"):
-        "the order of the answers of a DeleteTopics naming several topics",
     ("DescribeConfigs", "parsed.results[].configs[].documentation"):
         "Kafka answers a null documentation when it was not asked for, Kafkette an empty string",
     ("DescribeConfigs", "parsed.results[].configs"):
@@ -36,16 +26,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
         "for the same configs Kafkette gives no DEFAULT_CONFIG synonym beside the dynamic one",
     ("DescribeConfigs", "parsed.results[].errorMessage"):
         "Kafka answers an empty error message on success, Kafkette a null one",
-    ("DescribeGroups", "parsed.groups[].members[].memberAssignment"):
-        "during a rebalance Kafka lists a member's assignment as an encoded empty ConsumerProtocol "
-        "assignment, Kafkette as empty bytes",
-    ("IncrementalAlterConfigs", "parsed.responses[].errorMessage"):
-        "wording: Kafka says \"Can't APPEND to key retention.ms because its type is not LIST.\"",
-    ("LeaveGroup", "parsed.members[].memberId"):
-        "LeaveGroup v4 by group.instance.id: Kafka echoes the request's empty member id",
-    ("SyncGroup", "parsed.errorCode"):
-        "SyncGroup v5 of an unknown member with null protocol type and name: Kafka checks the "
-        "protocol first (INCONSISTENT_GROUP_PROTOCOL), Kafkette the member (UNKNOWN_MEMBER_ID)",
 }
 
 

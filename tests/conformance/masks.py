@@ -92,7 +92,8 @@ MASKS: tuple[Mask, ...] = (
     Mask("*", "leader", MEMBER_ID, keep_unset=True),
     Mask("*", "members[].memberId", MEMBER_ID, keep_unset=True),
     Mask("*", "groups[].members[].memberId", MEMBER_ID, keep_unset=True),
-    Mask("DescribeGroups", "groups[].members[]", UNORDERED, sort_by=("groupInstanceId", "memberMetadata")),
+    Mask("DescribeGroups", "groups[].members[]", UNORDERED,
+         sort_by=("groupInstanceId", "memberMetadata", "memberAssignment")),
     Mask("JoinGroup", "members[]", UNORDERED, sort_by=("groupInstanceId", "metadata")),
     Mask("DescribeGroups", "groups[]", UNORDERED, sort_by="groupId"),
     Mask("JoinGroup", "members", "only the leader gets the member list, and the leader is the member that joined "

@@ -68,13 +68,14 @@ async def test_partition_count_must_increase(controller):
     await create(controller, topic("t", 3, 1))
     lower = await add_partitions(controller, "t", 2)
     assert lower.error_code == Errors.INVALID_PARTITIONS
-    assert lower.error_message == "Topic currently has 3 partitions, which is higher than the requested 2."
+    assert lower.error_message == "The topic t currently has 3 partition(s); 2 would not be an increase."
     same = await add_partitions(controller, "t", 3)
-    assert (same.error_code, same.error_message) == (Errors.INVALID_PARTITIONS, "Topic already has 3 partitions.")
+    assert (same.error_code, same.error_message) == (Errors.INVALID_PARTITIONS, "Topic already has 3 partition(s).")
 
 
-async def test_unknown_topic_is_unknown_topic_or_partition(controller):
-    assert (await add_partitions(controller, "nope", 2)).error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
+async def test_unknown_topic_is_unknown_topic_or_partition_without_a_message(controller):
+    unknown = await add_partitions(controller, "nope", 2)
+    assert (unknown.error_code, unknown.error_message) == (Errors.UNKNOWN_TOPIC_OR_PARTITION, None)  # as Kafka's
 
 
 async def test_manual_assignment_places_new_partitions(controller):
@@ -91,7 +92,7 @@ async def test_manual_assignment_is_validated_like_creation(controller):
     await create(controller, topic("t", 1, 2))
     cases = {
         "only 1 assignment": [[1, 2]],
-        "duplicate entries": [[1, 1], [2, 3]],
+        "includes the broker 1 more than once": [[1, 1], [2, 3]],
         "not consistent with previous partitions": [[1], [2, 3]],
         "no such broker is registered": [[1, 9], [2, 3]],
     }

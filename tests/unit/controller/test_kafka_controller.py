@@ -220,7 +220,9 @@ async def test_each_topic_gets_its_own_error_and_valid_ones_are_still_created(co
     assert by_name["exists"].error_code == Errors.TOPIC_ALREADY_EXISTS
     assert by_name["exists"].error_message == "Topic 'exists' already exists."
     assert by_name["too-many"].error_code == Errors.INVALID_REPLICATION_FACTOR
-    assert by_name["too-many"].error_message == "Replication factor: 4 larger than available brokers: 3."
+    assert by_name["too-many"].error_message == (
+        "Unable to replicate the partition 4 time(s): The target replication factor of 4 cannot be reached "
+        "because only 3 broker(s) are registered or some brokers have all their log directories cordoned.")
     assert by_name["bad name"].error_code == Errors.INVALID_TOPIC_EXCEPTION
     assert by_name["zero"].error_code == Errors.INVALID_PARTITIONS
     assert by_name["bad-config"].error_code == Errors.INVALID_CONFIG

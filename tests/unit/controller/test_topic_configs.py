@@ -132,7 +132,10 @@ async def test_alter_append_and_subtract_work_on_list_configs(controller):
     assert append.error_code == 0
     not_list = await alter(controller, "t", ("retention.ms", OP_APPEND, "5"))
     assert not_list.error_code == Errors.INVALID_CONFIG
-    assert not_list.error_message == "Config value append is not allowed for config key: retention.ms"
+    assert not_list.error_message == "Can't APPEND to key retention.ms because its type is not LIST."
+    not_list = await alter(controller, "t", ("retention.ms", OP_SUBTRACT, "5"))
+    assert not_list.error_code == Errors.INVALID_CONFIG
+    assert not_list.error_message == "Can't SUBTRACT to key retention.ms because its type is not LIST."
 
 
 async def test_alter_rejects_bad_values_unknown_keys_and_duplicates_per_resource(controller, channel):

@@ -93,6 +93,20 @@ async def test_deleting_an_unknown_topic_is_unknown_topic_or_partition(controlle
     assert (await delete(controller, "ghost"))["ghost"].error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
 
 
+async def test_delete_topics_answers_each_name_once_in_kafkas_words(controller):
+    """Beside a topic deleted, an unknown one gets Kafka's generic UNKNOWN_TOPIC_OR_PARTITION message
+    and a name given twice one INVALID_REQUEST answer (Kafka's ``ControllerApis.deleteTopics``)."""
+    await register_live_brokers(controller, 1)
+    await create(controller, topic("kept-name", 1, 1))
+    response = await controller.delete_topics(DeleteTopicsRequest(
+        topic_names=["kept-name", "ghost", "twice", "twice"], timeout_ms=2000))
+    assert [(r.name, r.error_code, r.error_message) for r in wire_roundtrip(response).responses] == [
+        ("kept-name", Errors.NONE, None),
+        ("ghost", Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition."),
+        ("twice", Errors.INVALID_REQUEST, "Duplicate topic name."),
+    ]
+
+
 async def test_replica_on_a_down_broker_is_ineligible_until_it_returns(controller, channel, clock):
     epochs = await register_live_brokers(controller, 1, 2, 3)
     await create(controller, topic("t", assignment=[[1, 2, 3]]))

@@ -31,19 +31,23 @@ def test_legal_topic_names_pass(name):
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("", "can't be empty"),
-        (".", 'cannot be "." or ".."'),
-        ("..", 'cannot be "." or ".."'),
-        ("x" * 250, "can't be longer than 249 characters"),
-        ("bad name", "contains a character other than ASCII alphanumerics"),
-        ("tópico", "contains a character other than ASCII alphanumerics"),
-        ("a/b", "contains a character other than ASCII alphanumerics"),
+        ("", "Topic name is invalid: the empty string is not allowed"),
+        (".", "Topic name is invalid: '.' is not allowed"),
+        ("..", "Topic name is invalid: '..' is not allowed"),
+        ("x" * 250, f"Topic name is invalid: the length of '{'x' * 250}' is longer than the max allowed length 249"),
+        ("bad name", "Topic name is invalid: 'bad name' contains one or more characters other than ASCII "
+                     "alphanumerics, '.', '_' and '-'"),
+        ("tópico", "Topic name is invalid: 'tópico' contains one or more characters other than ASCII "
+                   "alphanumerics, '.', '_' and '-'"),
+        ("a/b", "Topic name is invalid: 'a/b' contains one or more characters other than ASCII "
+                "alphanumerics, '.', '_' and '-'"),
     ],
 )
-def test_illegal_topic_names_raise_invalid_topic_exception(name, message):
-    with pytest.raises(InvalidTopicError, match=message) as info:
+def test_illegal_topic_names_raise_invalid_topic_exception_in_kafkas_words(name, message):
+    with pytest.raises(InvalidTopicError) as info:
         validate_topic_name(name)
     assert info.value.errno == Errors.INVALID_TOPIC_EXCEPTION
+    assert info.value.args[0] == message
 
 
 def test_minus_one_partitions_means_num_partitions_default():
@@ -68,10 +72,19 @@ def test_replication_factor_outside_1_to_32767_is_invalid(rf):
         resolve_replication_factor(rf, 1, 100000)
 
 
+@pytest.mark.parametrize("rf", [0, -2])
+def test_a_replication_factor_below_one_other_than_minus_one_is_refused_in_kafkas_words(rf):
+    with pytest.raises(InvalidReplicationFactorError) as info:
+        resolve_replication_factor(rf, 1, 3)
+    assert info.value.args[0] == "Replication factor must be larger than 0, or -1 to use the default value."
+
+
 def test_replication_factor_above_live_brokers_names_both_numbers():
     with pytest.raises(InvalidReplicationFactorError) as info:
         resolve_replication_factor(4, 1, 3)
-    assert info.value.args[0] == "Replication factor: 4 larger than available brokers: 3."
+    assert info.value.args[0] == (
+        "Unable to replicate the partition 4 time(s): The target replication factor of 4 cannot be reached "
+        "because only 3 broker(s) are registered or some brokers have all their log directories cordoned.")
 
 
 def _assignment(*lists):
@@ -89,25 +102,38 @@ def test_manual_assignment_with_num_partitions_is_invalid_request():
 
 
 def test_manual_assignment_with_replication_factor_is_invalid_request():
-    with pytest.raises(InvalidRequestError, match="replicationFactor was not set to -1"):
+    with pytest.raises(InvalidRequestError, match="replication factor was not set to -1"):
         validate_manual_assignment(_assignment([1]), -1, 1, {1})
 
 
 def test_manual_assignment_with_gap_in_partition_ids_is_invalid():
     entries = [CreatableReplicaAssignment(partition_index=0, broker_ids=[1]),
                CreatableReplicaAssignment(partition_index=2, broker_ids=[1])]
-    with pytest.raises(InvalidReplicaAssignmentError, match="consecutive 0-based"):
+    with pytest.raises(InvalidReplicaAssignmentError, match=": partitions should be a consecutive 0-based integer sequence$"):
         validate_manual_assignment(entries, -1, -1, {1})
 
 
+def test_a_partition_assigned_twice_is_refused_before_the_gap_it_leaves():
+    entries = [CreatableReplicaAssignment(partition_index=0, broker_ids=[1]),
+               CreatableReplicaAssignment(partition_index=0, broker_ids=[1])]
+    with pytest.raises(InvalidReplicaAssignmentError) as info:
+        validate_manual_assignment(entries, -1, -1, {1})
+    assert info.value.args[0] == "Found multiple manual partition assignments for partition 0"
+
+
+def test_a_manual_assignment_with_both_counts_set_names_the_replication_factor_first():
+    with pytest.raises(InvalidRequestError, match="replication factor was not set to -1"):
+        validate_manual_assignment(_assignment([1]), 1, 1, {1})
+
+
 def test_manual_assignment_with_duplicate_broker_in_a_partition_is_invalid():
-    with pytest.raises(InvalidReplicaAssignmentError, match="may not contain duplicate entries: 2") as info:
+    with pytest.raises(InvalidReplicaAssignmentError, match="includes the broker 2 more than once") as info:
         validate_manual_assignment(_assignment([2, 2]), -1, -1, {1, 2})
     assert info.value.errno == Errors.INVALID_REPLICA_ASSIGNMENT
 
 
 def test_manual_assignment_with_different_replication_factors_is_invalid():
-    with pytest.raises(InvalidReplicaAssignmentError, match="Partition 1 has different replication factor"):
+    with pytest.raises(InvalidReplicaAssignmentError, match="a partition with 1 replica.s., but this is not consistent with previous partitions, which have 2"):
         validate_manual_assignment(_assignment([1, 2], [1]), -1, -1, {1, 2})
 
 
@@ -117,7 +143,8 @@ def test_manual_assignment_with_unknown_broker_is_invalid():
 
 
 def test_manual_assignment_with_empty_replica_list_is_invalid():
-    with pytest.raises(InvalidReplicaAssignmentError, match="empty replica list"):
+    with pytest.raises(InvalidReplicaAssignmentError,
+                       match=": The manual partition assignment includes an empty replica list.$"):
         validate_manual_assignment(_assignment([]), -1, -1, {1})
 
 

@@ -43,6 +43,7 @@ from kafkette.protocol import apis
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import FrameError
 from kafkette.protocol.kafka_codec import FeatureFlags, KafkaReply, KafkaWireCodec, api_versions_response
+from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header, request_header_version
 from kafkette.protocol.kafka_messages import KAFKA_APIS
 from kafkette.protocol.kafka_messages.api_versions import ApiVersionsResponse as OurApiVersionsResponse
 from kafkette.protocol.kafka_schema import KafkaStruct
@@ -372,6 +373,35 @@ def test_describe_groups_asked_for_authorized_operations_answers_every_group_ope
     unset = -(1 << 31)
     assert [g.authorized_operations for g in asked.groups] == ([3400, unset] if version >= 3 else [unset, unset])
     assert [g.authorized_operations for g in not_asked.groups] == [unset, unset]
+
+
+def _our_frame(key: int, version: int, request: KafkaStruct) -> bytes:
+    """``request``'s header and body as this listener's own Kafka schema encodes them."""
+    flexible = KAFKA_APIS[key].flexible(version)
+    head = encode_request_header(KafkaRequestHeader(key, version, CORRELATION_ID, CLIENT_ID),
+                                 request_header_version(flexible))
+    return head + b"".join(bytes(p) for p in request.encode(version, flexible))
+
+
+@pytest.mark.parametrize(("version", "protocol_type", "protocol_name", "refused"), [
+    (5, None, None, True), (5, "consumer", None, True), (5, None, "range", True),
+    (5, "consumer", "range", False), (4, None, None, False),
+])
+def test_sync_group_v5_without_protocol_type_or_name_is_refused_before_the_coordinator_sees_it(
+        version, protocol_type, protocol_name, refused):
+    """Kafka's ``KafkaApis.handleSyncGroupRequest`` answers INCONSISTENT_GROUP_PROTOCOL to a v5+
+    request lacking either, before it asks the coordinator about the group or the member."""
+    request = KAFKA_APIS[14].request(group_id="g", generation_id=1, member_id="unknown-member",
+                                     protocol_type=protocol_type, protocol_name=protocol_name, assignments=[])
+    decoded = _decode(_our_frame(14, version, request))
+    if not refused:
+        assert decoded.answer is None and decoded.request is not None
+        return
+    assert decoded.request is None
+    assert (decoded.answer.error_code, decoded.answer.protocol_type, decoded.answer.protocol_name,
+            decoded.answer.assignment) == (Errors.INCONSISTENT_GROUP_PROTOCOL, None, None, b"")
+    frame = b"".join(bytes(b) for b in decoded.reply.encode(decoded.answer))
+    assert struct.unpack_from(">i", frame, 4)[0] == CORRELATION_ID
 
 
 def _their_response_class(api_name: str) -> Any:

@@ -1,8 +1,9 @@
 """GroupCoordinator's answers where Kafka's group coordinator words them in a particular way:
-SyncGroup's protocol checks, a static member's return, DescribeGroups' instance ids, OffsetFetch
+SyncGroup's protocol checks, a static member's return, DescribeGroups' instance ids and its
+assignments during a rebalance, OffsetFetch
 of a partition never committed, OffsetDelete (an unknown topic; the topics the current
 generation's consumers subscribe to, until a member's session ends; a group of members that are
-not consumers), the empty group id, a pending member's LeaveGroup, the offsets of a deleted topic, a rejoin before SyncGroup, the
+not consumers), the empty group id, a pending member's LeaveGroup, LeaveGroup by instance id, the offsets of a deleted topic, a rejoin before SyncGroup, the
 removal of a member that never sends SyncGroup, member validation (an unknown instance id,
 OffsetCommit's order of checks) and a static member that does not rejoin a rebalance.
 
@@ -186,6 +187,26 @@ async def test_describe_groups_names_a_static_members_instance_id(coordinator):
     assert [m.group_instance_id for m in described.members] == ["instance-7"]
 
 
+async def test_describe_groups_during_a_rebalance_lists_each_members_last_assignment_without_metadata(coordinator):
+    """Kafka's ``ClassicGroupMember.describeNoMetadata``: outside Stable a member's assignment of
+    the last generation is listed (empty for one that joined since), its metadata is not."""
+    first = await join(coordinator, join_request("g"))
+    first = await join(coordinator, join_request("g", first.member_id))
+    synced = await coordinator.handle_sync_group(SyncGroupRequest(
+        group_id="g", generation_id=first.generation_id, member_id=first.member_id,
+        assignments=[SyncGroupRequestAssignment(member_id=first.member_id, assignment=b"partition-0-and-1")]))
+    assert synced.error_code == Errors.NONE
+    pending = await join(coordinator, join_request("g"))
+    second = asyncio.ensure_future(join(coordinator, join_request("g", pending.member_id)))
+    for _ in range(3):
+        await asyncio.sleep(0)
+    described = coordinator.handle_describe_groups(DescribeGroupsRequest(groups=["g"])).groups[0]
+    assert described.group_state == "PreparingRebalance"
+    assert {m.member_id: (m.member_metadata, m.member_assignment) for m in described.members} == {
+        first.member_id: (b"", b"partition-0-and-1"), pending.member_id: (b"", b"")}
+    second.cancel()
+
+
 async def test_offset_fetch_of_a_partition_never_committed_answers_no_offset_and_empty_metadata(coordinator):
     answer = coordinator.handle_fetch_offsets(OffsetFetchRequest(
         group_id="g", topics=[OffsetFetchRequestTopic(name=TOPIC, partition_indexes=[0])]))
@@ -324,6 +345,19 @@ async def test_a_pending_member_leaving_a_stable_group_starts_a_rebalance(coordi
     heartbeat = coordinator.handle_heartbeat(HeartbeatRequest(
         group_id="g", generation_id=leader.generation_id, member_id=leader.member_id))
     assert heartbeat.error_code == Errors.REBALANCE_IN_PROGRESS
+
+
+async def test_a_static_member_removed_by_its_instance_id_is_answered_with_the_requests_empty_member_id(
+        coordinator):
+    """Kafka's ``classicGroupLeaveToClassicGroup`` echoes the request's member id, empty for an
+    administrative removal by ``group.instance.id`` alone, not the member id it removed."""
+    static = await stable_member(coordinator, "g", instance_id="instance-1")
+    left = coordinator.handle_leave_group(LeaveGroupRequest(group_id="g", members=[
+        MemberIdentity(member_id="", group_instance_id="instance-1"),
+        MemberIdentity(member_id="", group_instance_id="instance-unknown")]))
+    assert [(m.member_id, m.group_instance_id, m.error_code) for m in left.members] == [
+        ("", "instance-1", Errors.NONE), ("", "instance-unknown", Errors.UNKNOWN_MEMBER_ID)]
+    assert static.member_id not in coordinator.group("g").members
 
 
 async def test_the_offsets_of_a_deleted_topic_go_with_it(coordinator):
