@@ -27,15 +27,11 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
         "wording: Kafka says 'This server does not host this topic-partition.'",
     ("DeleteTopics", "parsed.responses[].name"):
         "the order of the answers of a DeleteTopics naming several topics",
-    ("DescribeConfigs", "parsed.results[].configs[].documentation"):
-        "Kafka answers a null documentation when it was not asked for, Kafkette an empty string",
     ("DescribeConfigs", "parsed.results[].configs"):
         "a broker's DescribeConfigs lists a config Kafkette does not use itself (background.threads, "
         "log.cleaner.threads ...) only once it is set; Kafka lists every broker config with its default",
     ("DescribeConfigs", "parsed.results[].configs[].synonyms"):
         "for the same configs Kafkette gives no DEFAULT_CONFIG synonym beside the dynamic one",
-    ("DescribeConfigs", "parsed.results[].errorMessage"):
-        "Kafka answers an empty error message on success, Kafkette a null one",
     ("DescribeGroups", "parsed.groups[].members[].memberAssignment"):
         "during a rebalance Kafka lists a member's assignment as an encoded empty ConsumerProtocol "
         "assignment, Kafkette as empty bytes",
