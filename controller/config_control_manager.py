@@ -15,7 +15,8 @@ Kafka concept: KRaft's ``ConfigurationControlManager`` (``incrementalAlterConfig
 and ``ConfigHelper.describeConfigs`` for topics (KIP-133, KIP-339).  Sources:
 DYNAMIC_TOPIC_CONFIG for an override, STATIC_BROKER_CONFIG when the broker's
 ``server.properties`` sets the synonym (``log.segment.bytes`` for ``segment.bytes``),
-else DEFAULT_CONFIG; for a group, GROUP_CONFIG for an override, else DEFAULT_CONFIG (Kafka's
+else DEFAULT_CONFIG; for a group, GROUP_CONFIG for an override, else the same rule with the
+group config's broker synonym (``group.consumer.session.timeout.ms``; Kafka's
 ``ConfigHelper.createGroupConfigEntry``).
 """
 
@@ -149,21 +150,34 @@ class ConfigControlManager:
     def group_config_entries(self, overrides: dict[str, str], names: list[str] | None = None,
                              include_synonyms: bool = False) -> list[DescribeConfigsResourceResult]:
         """Every group config (only ``names`` when given; unknown names left out), sorted by name,
-        for a group with ``overrides`` (``{name: value}``): the override (GROUP_CONFIG), else the
-        broker's default (DEFAULT_CONFIG: the node's ``group.*`` synonym, else Kafka's default).
-        With ``include_synonyms`` each lists itself as its one synonym, as Kafka 4.3 does."""
+        for a group with ``overrides`` (``{name: value}``), as Kafka 4.3's
+        ``ConfigHelper.createGroupConfigEntry`` lists it: its synonyms, most specific first, are
+        the override (GROUP_CONFIG), then its broker config (``group.consumer.session.timeout.ms``
+        for ``consumer.session.timeout.ms``) as the node's properties set it
+        (STATIC_BROKER_CONFIG) and as Kafka defaults it (DEFAULT_CONFIG); a config without a broker
+        config and without an override has itself at its default (DEFAULT_CONFIG).  The first
+        synonym gives the source; they are listed only with ``include_synonyms``."""
         keys = sorted(GROUP_CONFIG_DEFS) if names is None else [k for k in dict.fromkeys(names)
                                                                 if k in GROUP_CONFIG_DEFS]
         entries = []
         for name in keys:
+            key = GROUP_CONFIG_DEFS[name]
+            value = overrides.get(name, self._group_defaults[name])
+            synonyms = []
             if name in overrides:
-                value, source = overrides[name], SOURCE_GROUP_CONFIG
-            else:
-                value, source = self._group_defaults[name], SOURCE_DEFAULT_CONFIG
+                synonyms.append(DescribeConfigsSynonym(name=name, value=value, source=SOURCE_GROUP_CONFIG))
+            if key.synonyms:
+                broker_name = key.synonyms[0]
+                if broker_name in self._group_settings:
+                    synonyms.append(DescribeConfigsSynonym(name=broker_name, value=self._group_defaults[name],
+                                                           source=SOURCE_STATIC_BROKER_CONFIG))
+                synonyms.append(DescribeConfigsSynonym(name=broker_name, value=key.render(key.default),
+                                                       source=SOURCE_DEFAULT_CONFIG))
+            elif name not in overrides:
+                synonyms.append(DescribeConfigsSynonym(name=name, value=value, source=SOURCE_DEFAULT_CONFIG))
             entries.append(DescribeConfigsResourceResult(
-                name=name, value=value, read_only=False, config_source=source, is_sensitive=False,
-                config_type=CONFIG_TYPE_IDS.get(GROUP_CONFIG_DEFS[name].type, 0),
-                synonyms=[DescribeConfigsSynonym(name=name, value=value, source=source)] if include_synonyms else [],
+                name=name, value=value, read_only=False, config_source=synonyms[0].source, is_sensitive=False,
+                config_type=CONFIG_TYPE_IDS.get(key.type, 0), synonyms=synonyms if include_synonyms else [],
             ))
         return entries
 

@@ -330,11 +330,13 @@ def _describe_configs_response(resp: Any, version: int, req: Any) -> KafkaStruct
     """DescribeConfigs as Kafka's ``ConfigHelper.describeConfigs`` leaves the fields it does not
     set at their generated defaults: a resource described without error carries the empty error
     message (``""``, not null), and a config's documentation is null unless the request asked for
-    it (``include_documentation``, v3+)."""
+    it (``include_documentation``, v3+); a topic it does not know is UNKNOWN_TOPIC_OR_PARTITION with
+    that empty message too (the msgpack listener's answer keeps the topic's name for the SDK)."""
     out = convert(resp, KAFKA_APIS[int(ApiKey.DESCRIBE_CONFIGS)].response, version)
     with_documentation = version >= 3 and bool(req.include_documentation)
     for result in out.results:
-        if result.error_code == Errors.NONE and result.error_message is None:
+        if (result.error_code == Errors.NONE and result.error_message is None) \
+                or result.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION:
             result.error_message = ""
         if not with_documentation:
             for config in result.configs:

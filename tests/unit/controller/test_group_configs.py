@@ -20,6 +20,7 @@ from kafkette.protocol.apis.configs import (
     RESOURCE_GROUP,
     SOURCE_DEFAULT_CONFIG,
     SOURCE_GROUP_CONFIG,
+    SOURCE_STATIC_BROKER_CONFIG,
     AlterableConfig,
     AlterConfigsResource,
     DescribeConfigsRequest,
@@ -69,7 +70,8 @@ async def test_a_group_config_set_is_described_as_group_config_and_kept_in_the_m
         assert [(c.name, c.value, c.config_source, [(s.name, s.value, s.source) for s in c.synonyms])
                 for c in result.configs] == [
             ("consumer.session.timeout.ms", "50000", SOURCE_GROUP_CONFIG,
-             [("consumer.session.timeout.ms", "50000", SOURCE_GROUP_CONFIG)]),
+             [("consumer.session.timeout.ms", "50000", SOURCE_GROUP_CONFIG),
+              ("group.consumer.session.timeout.ms", "45000", SOURCE_DEFAULT_CONFIG)]),
             ("share.auto.offset.reset", "latest", SOURCE_DEFAULT_CONFIG,
              [("share.auto.offset.reset", "latest", SOURCE_DEFAULT_CONFIG)])]
         assert channel.update_metadata() == {}  # group configs go to no broker
@@ -127,8 +129,11 @@ async def test_the_nodes_group_properties_give_the_defaults_and_the_bounds(tmp_p
                                  rng=random.Random(7))
     await controller.start()
     try:
-        (entry,) = (await describe(controller, "g", ["consumer.session.timeout.ms"])).configs
-        assert (entry.value, entry.config_source) == ("55000", SOURCE_DEFAULT_CONFIG)
+        (entry,) = (await describe(controller, "g", ["consumer.session.timeout.ms"], synonyms=True)).configs
+        assert (entry.value, entry.config_source) == ("55000", SOURCE_STATIC_BROKER_CONFIG)
+        assert [(s.name, s.value, s.source) for s in entry.synonyms] == [
+            ("group.consumer.session.timeout.ms", "55000", SOURCE_STATIC_BROKER_CONFIG),
+            ("group.consumer.session.timeout.ms", "45000", SOURCE_DEFAULT_CONFIG)]
         assert (await alter(controller, "g", ("consumer.session.timeout.ms", OP_SET, "80000"))).error_code == 0
     finally:
         await controller.stop()

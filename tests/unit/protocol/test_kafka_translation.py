@@ -131,4 +131,5 @@ def test_describe_configs_answers_an_empty_error_message_on_success_and_no_docum
         if version >= 3:
             assert result.configs[0].documentation is None
     assert _describe_configs(4, include_documentation=True).configs[0].documentation == ""
-    assert _describe_configs(4, False, error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION).error_message is None
+    assert _describe_configs(4, False, error_code=Errors.INVALID_REQUEST).error_message is None
+    assert _describe_configs(4, False, error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION).error_message == ""
