@@ -27,11 +27,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
         "wording: Kafka says 'This server does not host this topic-partition.'",
     ("DeleteTopics", "parsed.responses[].name"):
         "the order of the answers of a DeleteTopics naming several topics",
-    ("DescribeConfigs", "parsed.results[].configs"):
-        "a broker's DescribeConfigs lists a config Kafkette does not use itself (background.threads, "
-        "log.cleaner.threads ...) only once it is set; Kafka lists every broker config with its default",
-    ("DescribeConfigs", "parsed.results[].configs[].synonyms"):
-        "for the same configs Kafkette gives no DEFAULT_CONFIG synonym beside the dynamic one",
     ("DescribeGroups", "parsed.groups[].members[].memberAssignment"):
         "during a rebalance Kafka lists a member's assignment as an encoded empty ConsumerProtocol "
         "assignment, Kafkette as empty bytes",
