@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kafkette.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafkette.broker.kafka_broker_config_defaults import KAFKA_BROKER_CONFIG_DEFAULTS
 from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES
 from kafkette.broker.kafka_dynamic_broker_configs import (
     KAFKA_BROKER_CONFIG_TYPES,
@@ -56,6 +57,7 @@ _BROKER_KEYS = {key.name: key for key in BROKER_CONFIGS}
 _BROKER_NAMES = frozenset(_BROKER_KEYS)
 _LISTENER_CONFIG = re.compile(r"listener\.name\.[^.]*\.(.*)")
 _NUMBER_TYPES = {"INT": int, "LONG": int, "SHORT": int, "DOUBLE": float}
+_KAFKA_TYPE_IDS = {**CONFIG_TYPE_IDS, "class": 8, "password": 9}  # DescribeConfigs' config_type (KIP-569)
 
 DYNAMIC_BROKER_CONFIGS: frozenset[str] = frozenset(
     key.synonyms[0] for key in TOPIC_CONFIG_DEFS.values() if key.synonyms and key.synonyms[0] in _BROKER_NAMES
@@ -281,9 +283,11 @@ class DynamicBrokerConfig:
         Returns:
             One entry per property with its current value, source, and ``read_only`` as
             Kafka's update mode says (False for a per-broker or cluster-wide config); then
-            one entry per stored override of a config Kafkette does not use (its value, or
-            null, read-only and sensitive for a name Kafka does not know, as Kafka shows a
-            custom config).
+            one entry per other broker config Kafka lists (``KAFKA_BROKER_CONFIG_DEFAULTS``,
+            the ones Kafkette does not use itself: their override, ``server.properties`` value
+            or Kafka's default; a PASSWORD sensitive, its value null); then one entry per stored
+            override of a name Kafka does not know (value null, read-only and sensitive, as
+            Kafka shows a custom config).
         """
         wanted = None if names is None else set(names)
         results = []
@@ -299,8 +303,13 @@ class DynamicBrokerConfig:
                 config_type=CONFIG_TYPE_IDS.get(key.type, 0),
                 synonyms=self._synonyms(key) if include_synonyms else [],
             ))
-        for name, value in self._dynamic.items():
+        for name, default in KAFKA_BROKER_CONFIG_DEFAULTS.items():
             if name in _BROKER_NAMES or (wanted is not None and name not in wanted):
+                continue
+            results.append(self._describe_kafka_config(name, default, include_synonyms))
+        for name, value in self._dynamic.items():
+            if name in _BROKER_NAMES or name in KAFKA_BROKER_CONFIG_DEFAULTS \
+                    or (wanted is not None and name not in wanted):
                 continue
             known = name in KAFKA_BROKER_CONFIG_TYPES
             shown = value if known else None
@@ -312,6 +321,33 @@ class DynamicBrokerConfig:
                 if include_synonyms else [],
             ))
         return results
+
+    def _describe_kafka_config(self, name: str, default: str | None,
+                               include_synonyms: bool) -> DescribeConfigsResourceResult:
+        """One broker config Kafka lists and Kafkette does not use itself: its synonyms, most
+        specific first, are the override (DYNAMIC_BROKER_CONFIG), the ``server.properties``
+        value (STATIC_BROKER_CONFIG) and Kafka's default (DEFAULT_CONFIG, when it has one); the
+        first gives the value and the source."""
+        kind = KAFKA_BROKER_CONFIG_TYPES.get(name, "")
+        sensitive = kind == "PASSWORD"
+        synonyms = []
+        if name in self._dynamic:
+            synonyms.append(DescribeConfigsSynonym(name=name, value=None if sensitive else self._dynamic[name],
+                                                   source=SOURCE_DYNAMIC_BROKER_CONFIG))
+        if name in self.static_config.originals:
+            static = self.static_config.originals[name]
+            synonyms.append(DescribeConfigsSynonym(name=name, value=None if sensitive else render_config_value(static),
+                                                   source=SOURCE_STATIC_BROKER_CONFIG))
+        if default is not None:
+            synonyms.append(DescribeConfigsSynonym(name=name, value=default, source=SOURCE_DEFAULT_CONFIG))
+        first = synonyms[0] if synonyms else None
+        return DescribeConfigsResourceResult(
+            name=name, value=first.value if first is not None else None,
+            read_only=KAFKA_BROKER_UPDATE_MODES.get(name, "read-only") == "read-only",
+            config_source=first.source if first is not None else SOURCE_DEFAULT_CONFIG,
+            is_sensitive=sensitive, config_type=_KAFKA_TYPE_IDS.get(kind.lower(), 0),
+            synonyms=synonyms if include_synonyms else [],
+        )
 
     def _synonyms(self, key: Any) -> list[DescribeConfigsSynonym]:
         out = []

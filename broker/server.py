@@ -80,6 +80,7 @@ def controller_config(config: KafkaConfig) -> ControllerConfig:
         controller_socket_timeout_ms=config.controller_socket_timeout_ms,
         topic_config_defaults=LogConfig.from_broker(config).to_topic_configs(),
         static_topic_config_names=static,
+        group_broker_settings={k: str(v) for k, v in config.originals.items() if k.startswith("group.")},
     )
 
 

@@ -833,11 +833,13 @@ class AdminClient:
 
     async def describe_configs(self, resources: Iterable[ConfigResource], config_names: Iterable[str] | None = None,
                                ) -> dict[ConfigResource, dict[str, ConfigEntry]]:
-        """Describe the configs of topics (at the controller) and brokers (at each broker).
+        """Describe the configs of topics and groups (at the controller) and brokers (at each broker).
 
         Args:
             resources: ``ConfigResource(ConfigResourceType.TOPIC, name)`` /
-                ``ConfigResource(ConfigResourceType.BROKER, "1")``.
+                ``ConfigResource(ConfigResourceType.BROKER, "1")`` /
+                ``ConfigResource(ConfigResourceType.GROUP, group_id)`` (KIP-848's group configs:
+                an override has source GROUP_CONFIG).
             config_names: only these configs (None: every config).
 
         Returns:
@@ -856,7 +858,7 @@ class AdminClient:
             raise TypeError("describe_configs takes ConfigResource objects")
         names = None if config_names is None else list(config_names)
         results: dict[ConfigResource, Any] = {}
-        topics = [r for r in wanted if r.resource_type is ConfigResourceType.TOPIC]
+        topics = [r for r in wanted if r.resource_type in (ConfigResourceType.TOPIC, ConfigResourceType.GROUP)]
         if topics:
             response: DescribeConfigsResponse = await self._send_to_controller(
                 lambda: DescribeConfigsRequest(resources=[describe_resource(r, names) for r in topics]),
@@ -889,7 +891,7 @@ class AdminClient:
             into[resource] = result
 
     async def alter_configs(self, configs: Mapping[ConfigResource, Any], validate_only: bool = False) -> None:
-        """Change configs incrementally (IncrementalAlterConfigs): topic configs at the
+        """Change configs incrementally (IncrementalAlterConfigs): topic and group configs at the
         controller, broker configs at the broker named (at the controller when that
         broker answers NOT_CONTROLLER).
 
@@ -917,7 +919,7 @@ class AdminClient:
         if not entries:
             return
         results: dict[ConfigResource, Any] = {}
-        to_controller = [r for r in entries if r.resource_type is ConfigResourceType.TOPIC]
+        to_controller = [r for r in entries if r.resource_type in (ConfigResourceType.TOPIC, ConfigResourceType.GROUP)]
         for resource in (r for r in entries if r.resource_type is ConfigResourceType.BROKER):
             node_id = await self._broker_id(resource)
             answer: IncrementalAlterConfigsResponse = await self._client.send(

@@ -33,6 +33,7 @@ class ConfigResourceType(IntEnum):
 
     TOPIC = 2
     BROKER = 4
+    GROUP = 32  # KIP-848's group configs (consumer.session.timeout.ms ...), by group id
 
     @classmethod
     def parse(cls, value: ConfigResourceType | int | str) -> ConfigResourceType:
@@ -47,22 +48,22 @@ class ConfigResourceType(IntEnum):
             try:
                 return cls(value)
             except ValueError:
-                raise ValueError(f"Unknown config resource type {value}; expected 2 (TOPIC) or 4 (BROKER)") from None
+                raise ValueError(f"Unknown config resource type {value}; expected 2 (TOPIC), 4 (BROKER) or 32 (GROUP)") from None
         if isinstance(value, str):
             name = value.strip().upper()
             name = name[:-1] if name.endswith("S") else name
             if name in cls.__members__:
                 return cls[name]
-        raise ValueError(f"Unknown config resource type {value!r}; expected 'topic' or 'broker'")
+        raise ValueError(f"Unknown config resource type {value!r}; expected 'topic', 'broker' or 'group'")
 
 
 @dataclass(frozen=True)
 class ConfigResource:
-    """A topic or a broker whose configs are described or altered.
+    """A topic, a broker or a group whose configs are described or altered.
 
     Args:
-        resource_type: ``ConfigResourceType`` (or ``"topic"``/``"broker"``, or 2/4).
-        name: the topic name, or the broker id (an int is turned into its string).
+        resource_type: ``ConfigResourceType`` (or ``"topic"``/``"broker"``/``"group"``, or 2/4/32).
+        name: the topic name, the broker id (an int is turned into its string) or the group id.
 
     Raises:
         ValueError: unknown type, or an empty name (or a non-numeric broker name).
@@ -96,6 +97,9 @@ class ConfigSource(IntEnum):
     DYNAMIC_DEFAULT_BROKER_CONFIG = 3
     STATIC_BROKER_CONFIG = 4
     DEFAULT_CONFIG = 5
+    DYNAMIC_BROKER_LOGGER_CONFIG = 6
+    CLIENT_METRICS_CONFIG = 7
+    GROUP_CONFIG = 8  # a group's override (KIP-848)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""ConfigApis: DescribeConfigs and IncrementalAlterConfigs for topics at the controller.
+"""ConfigApis: DescribeConfigs and IncrementalAlterConfigs for topics and groups at the controller.
 
 Owns: the two coroutines and the IncrementalAlterConfigs event (write the
 ``ConfigRecord``s, UpdateMetadata with the topic's override set to every live broker,
@@ -87,11 +87,15 @@ class ConfigApis:
         if not result.records:
             return result.response
         await self._ops.write(result.records, "IncrementalAlterConfigs")
-        configs = [r for r in result.records if isinstance(r, ConfigRecord)]
-        topics = sorted({r.resource_name for r in configs})
-        for record in configs:
-            logger.info("%s Topic %s config %s %s", self._ops.log_prefix(), record.resource_name, record.name,
+        records = [r for r in result.records if isinstance(r, ConfigRecord)]
+        for record in records:
+            logger.info("%s %s %s config %s %s", self._ops.log_prefix(), record.resource_type.capitalize(),
+                        record.resource_name, record.name,
                         f"set to {record.value}" if record.value is not None else "reset to the default")
+        configs = [r for r in records if r.resource_type == "topic"]  # group configs go to no broker
+        topics = sorted({r.resource_name for r in configs})
+        if not topics:
+            return result.response
         context = self._ops.context
         batch = self._ops.new_batch()
         batch.add_update_metadata_request_for_brokers(

@@ -1,9 +1,12 @@
-"""ConfigControlManager: topic config overrides - describe them, change them.
+"""ConfigControlManager: topic and group config overrides - describe them, change them.
 
-Owns: DescribeConfigs for TOPIC resources (every topic config with its effective value
-and source) and the IncrementalAlterConfigs decision for TOPIC resources (SET, DELETE,
-APPEND, SUBTRACT, validated against the topic config table) as ``ConfigRecord``s.
-Does not own the config table (``kafkette.client.topic_config``), BROKER resources (answered
+Owns: DescribeConfigs for TOPIC and GROUP resources (every topic or group config with its
+effective value and source) and the IncrementalAlterConfigs decision for TOPIC and GROUP
+resources (SET, DELETE, APPEND, SUBTRACT, validated against the topic config table or Kafka's
+``GroupConfig``) as ``ConfigRecord``s.  A GROUP resource is any group id, known to a
+coordinator or not, as in Kafka (KIP-848's group configs: Kafkette's classic groups do not
+read them).  Does not own the config tables (``kafkette.client.topic_config``,
+``kafkette.client.group_config``), BROKER resources (answered
 by each broker itself), nor propagation (the controller sends UpdateMetadata with
 ``topic_configs`` and re-elects offline partitions when
 ``unclean.leader.election.enable`` changes).
@@ -12,14 +15,17 @@ Kafka concept: KRaft's ``ConfigurationControlManager`` (``incrementalAlterConfig
 and ``ConfigHelper.describeConfigs`` for topics (KIP-133, KIP-339).  Sources:
 DYNAMIC_TOPIC_CONFIG for an override, STATIC_BROKER_CONFIG when the broker's
 ``server.properties`` sets the synonym (``log.segment.bytes`` for ``segment.bytes``),
-else DEFAULT_CONFIG.
+else DEFAULT_CONFIG; for a group, GROUP_CONFIG for an override, else the same rule with the
+group config's broker synonym (``group.consumer.session.timeout.ms``; Kafka's
+``ConfigHelper.createGroupConfigEntry``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from kafkette.client.config_def import CONFIG_TYPE_IDS
+from kafkette.client.config_def import CONFIG_TYPE_IDS, ConfigError
+from kafkette.client.group_config import GROUP_CONFIG_DEFS, group_config_defaults, validate_group_configs
 from kafkette.client.topic_config import (
     BROKER_SYNONYMS_WITHOUT_DEFAULT,
     TOPIC_CONFIG_DEFS,
@@ -35,9 +41,11 @@ from kafkette.protocol.apis.configs import (
     OP_SET,
     OP_SUBTRACT,
     RESOURCE_BROKER,
+    RESOURCE_GROUP,
     RESOURCE_TOPIC,
     SOURCE_DEFAULT_CONFIG,
     SOURCE_DYNAMIC_TOPIC_CONFIG,
+    SOURCE_GROUP_CONFIG,
     SOURCE_STATIC_BROKER_CONFIG,
     AlterConfigsResource,
     AlterConfigsResourceResponse,
@@ -77,6 +85,8 @@ class ConfigControlManager:
         self._log_prefix = log_prefix
         self._defaults = {name: key.render(key.default) for name, key in TOPIC_CONFIG_DEFS.items()}
         self._defaults.update(config.topic_config_defaults)
+        self._group_settings = dict(config.group_broker_settings)
+        self._group_defaults = group_config_defaults(self._group_settings)
 
     # ----------------------------------------------------------- DescribeConfigs
 
@@ -93,6 +103,16 @@ class ConfigControlManager:
             result = DescribeConfigsResult(
                 error_code=0, resource_type=resource.resource_type, resource_name=resource.resource_name, configs=[]
             )
+            if resource.resource_type == RESOURCE_GROUP:
+                if not resource.resource_name:
+                    problem = InvalidRequestError("Group name must not be empty")
+                    result.error_code, result.error_message = error_code_for(problem), problem.args[0]
+                else:
+                    result.configs = self.group_config_entries(
+                        self._context.group_config_overrides(resource.resource_name), resource.configuration_keys,
+                        request.include_synonyms)
+                results.append(result)
+                continue
             try:
                 self._check_topic_resource(resource.resource_type, resource.resource_name)
             except KafkaError as exc:
@@ -124,6 +144,40 @@ class ConfigControlManager:
                 name=name, value=value, read_only=False, config_source=source, is_sensitive=False,
                 config_type=CONFIG_TYPE_IDS.get(TOPIC_CONFIG_DEFS[name].type, 0),
                 synonyms=self.synonyms_of(name, overrides) if include_synonyms else [],
+            ))
+        return entries
+
+    def group_config_entries(self, overrides: dict[str, str], names: list[str] | None = None,
+                             include_synonyms: bool = False) -> list[DescribeConfigsResourceResult]:
+        """Every group config (only ``names`` when given; unknown names left out), sorted by name,
+        for a group with ``overrides`` (``{name: value}``), as Kafka 4.3's
+        ``ConfigHelper.createGroupConfigEntry`` lists it: its synonyms, most specific first, are
+        the override (GROUP_CONFIG), then its broker config (``group.consumer.session.timeout.ms``
+        for ``consumer.session.timeout.ms``) as the node's properties set it
+        (STATIC_BROKER_CONFIG) and as Kafka defaults it (DEFAULT_CONFIG); a config without a broker
+        config and without an override has itself at its default (DEFAULT_CONFIG).  The first
+        synonym gives the source; they are listed only with ``include_synonyms``."""
+        keys = sorted(GROUP_CONFIG_DEFS) if names is None else [k for k in dict.fromkeys(names)
+                                                                if k in GROUP_CONFIG_DEFS]
+        entries = []
+        for name in keys:
+            key = GROUP_CONFIG_DEFS[name]
+            value = overrides.get(name, self._group_defaults[name])
+            synonyms = []
+            if name in overrides:
+                synonyms.append(DescribeConfigsSynonym(name=name, value=value, source=SOURCE_GROUP_CONFIG))
+            if key.synonyms:
+                broker_name = key.synonyms[0]
+                if broker_name in self._group_settings:
+                    synonyms.append(DescribeConfigsSynonym(name=broker_name, value=self._group_defaults[name],
+                                                           source=SOURCE_STATIC_BROKER_CONFIG))
+                synonyms.append(DescribeConfigsSynonym(name=broker_name, value=key.render(key.default),
+                                                       source=SOURCE_DEFAULT_CONFIG))
+            elif name not in overrides:
+                synonyms.append(DescribeConfigsSynonym(name=name, value=value, source=SOURCE_DEFAULT_CONFIG))
+            entries.append(DescribeConfigsResourceResult(
+                name=name, value=value, read_only=False, config_source=synonyms[0].source, is_sensitive=False,
+                config_type=CONFIG_TYPE_IDS.get(key.type, 0), synonyms=synonyms if include_synonyms else [],
             ))
         return entries
 
@@ -189,8 +243,11 @@ class ConfigControlManager:
             try:
                 if counts[(resource.resource_type, resource.resource_name)] > 1:
                     raise InvalidRequestError(f"Duplicate resource {resource.resource_name} in the request.")
-                self._check_topic_resource(resource.resource_type, resource.resource_name)
-                changes = self._alter_topic(resource, request.replace_all)
+                if resource.resource_type == RESOURCE_GROUP:
+                    changes = self._alter_group(resource, request.replace_all)
+                else:
+                    self._check_topic_resource(resource.resource_type, resource.resource_name)
+                    changes = self._alter_topic(resource, request.replace_all)
             except KafkaError as exc:
                 response.error_code = error_code_for(exc)
                 response.error_message = str(exc.args[0]) if exc.args else None
@@ -246,5 +303,41 @@ class ConfigControlManager:
             raise InvalidConfigError(str(exc)) from None
         return [
             ConfigRecord("topic", topic, name, updated.get(name))
+            for name in sorted(set(current) | set(updated)) if current.get(name) != updated.get(name)
+        ]
+
+    def _alter_group(self, resource: AlterConfigsResource, replace_all: bool = False) -> list[ConfigRecord]:
+        """A group's new overrides, checked as Kafka's ``ControllerConfigurationValidator`` checks
+        GROUP resources (``GroupConfig.validate`` of every override the group would have)."""
+        group = resource.resource_name
+        if not group:
+            raise InvalidRequestError("Default group resources are not allowed.")
+        names = [c.name for c in resource.configs]
+        if len(set(names)) != len(names):
+            raise InvalidRequestError("Error due to duplicate config keys")
+        current = self._context.group_config_overrides(group)
+        updated = {} if replace_all else dict(current)
+        for entry in resource.configs:
+            op = entry.config_operation
+            if op == OP_SET:
+                if entry.value is None:
+                    raise InvalidConfigError(f"Null value not supported for group configs: {entry.name}")
+                updated[entry.name] = str(entry.value)
+            elif op == OP_DELETE:
+                updated.pop(entry.name, None)
+            elif op in (OP_APPEND, OP_SUBTRACT):
+                definition = GROUP_CONFIG_DEFS.get(entry.name)
+                if definition is None:
+                    raise InvalidConfigError(f"Unknown group config name: {entry.name}")
+                verb = "APPEND" if op == OP_APPEND else "SUBTRACT"
+                raise InvalidConfigError(f"Can't {verb} to key {entry.name} because its type is not LIST.")
+            else:
+                raise InvalidRequestError(f"Unknown config operation {op} for config key: {entry.name}")
+        try:
+            validate_group_configs(updated, self._group_settings)
+        except ConfigError as exc:
+            raise InvalidConfigError(str(exc)) from None
+        return [
+            ConfigRecord("group", group, name, updated.get(name))
             for name in sorted(set(current) | set(updated)) if current.get(name) != updated.get(name)
         ]

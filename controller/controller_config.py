@@ -37,6 +37,8 @@ class ControllerConfig:
             shows them.
         static_topic_config_names: the topic configs whose broker synonym the node's
             ``server.properties`` sets (described with source STATIC_BROKER_CONFIG).
+        group_broker_settings: the node's ``group.*`` properties as set (``{name: value}``):
+            the defaults and bounds of group configs (``kafkette.client.group_config``).
     """
 
     node_id: int
@@ -54,3 +56,4 @@ class ControllerConfig:
     controller_socket_timeout_ms: int = 30000
     topic_config_defaults: Mapping[str, str] = field(default_factory=dict)
     static_topic_config_names: frozenset[str] = frozenset()
+    group_broker_settings: Mapping[str, str] = field(default_factory=dict)

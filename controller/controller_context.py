@@ -120,6 +120,7 @@ class ControllerContext:
         self.controller_epoch = 0
         self.metadata_offset = -1  # the last metadata log offset applied (set by the controller)
         self.topics_to_be_deleted: set[str] = set()
+        self.group_configs: dict[str, dict[str, str]] = {}  # group id -> its group config overrides
         self.partition_state_machine = PartitionStateMachine(log_prefix)
         self.replica_state_machine = ReplicaStateMachine(log_prefix)
 
@@ -159,6 +160,10 @@ class ControllerContext:
         """Config overrides of ``topic`` (empty if none or unknown)."""
         info = self.topics.get(topic)
         return dict(info.configs) if info is not None else {}
+
+    def group_config_overrides(self, group_id: str) -> dict[str, str]:
+        """Group config overrides of ``group_id`` (empty if none): KIP-848's group configs."""
+        return dict(self.group_configs.get(group_id, {}))
 
     def is_topic_queued_up_for_deletion(self, topic: str) -> bool:
         """True while ``topic`` is queued for deletion (a ``TopicDeletionRecord`` without
@@ -246,6 +251,14 @@ class ControllerContext:
                     configs.pop(record.name, None)
                 else:
                     configs[record.name] = record.value
+            elif record.resource_type == "group":
+                configs = self.group_configs.setdefault(record.resource_name, {})
+                if record.value is None:
+                    configs.pop(record.name, None)
+                else:
+                    configs[record.name] = record.value
+                if not configs:
+                    del self.group_configs[record.resource_name]
         elif isinstance(record, PartitionRecord):
             info = self._topic(record.topic)
             info.num_partitions = max(info.num_partitions, record.partition + 1)

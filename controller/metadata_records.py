@@ -119,7 +119,8 @@ class PartitionChangeRecord(MetadataRecord):
 
 @dataclass(frozen=True)
 class ConfigRecord(MetadataRecord):
-    """A config override (``name=value``) of a resource; only ``resource_type="topic"`` for now.
+    """A config override (``name=value``) of a resource: ``resource_type`` "topic" or "group"
+    (Kafka's ConfigRecord of resource type TOPIC or GROUP).
 
     ``value`` None removes the override (IncrementalAlterConfigs DELETE).
     """

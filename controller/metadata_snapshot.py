@@ -66,6 +66,8 @@ def snapshot_records(context: ControllerContext) -> list[MetadataRecord]:
     for name, topic in sorted(context.topics.items()):
         records.append(TopicRecord(name, topic.topic_id))
         records += [ConfigRecord("topic", name, key, value) for key, value in sorted(topic.configs.items())]
+    for group_id, configs in sorted(context.group_configs.items()):
+        records += [ConfigRecord("group", group_id, key, value) for key, value in sorted(configs.items())]
     for tp, part in sorted(context.partitions.items(), key=lambda item: (item[0].topic, item[0].partition)):
         records.append(PartitionRecord(tp.topic, tp.partition, list(part.replicas), list(part.isr), part.leader,
                                        part.leader_epoch, part.partition_epoch))

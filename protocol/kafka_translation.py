@@ -359,6 +359,24 @@ def _sync_group_refusal(req: Any, version: int) -> Errors | None:
     return None
 
 
+def _describe_configs_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    """DescribeConfigs as Kafka's ``ConfigHelper.describeConfigs`` leaves the fields it does not
+    set at their generated defaults: a resource described without error carries the empty error
+    message (``""``, not null), and a config's documentation is null unless the request asked for
+    it (``include_documentation``, v3+); a topic it does not know is UNKNOWN_TOPIC_OR_PARTITION with
+    that empty message too (the msgpack listener's answer keeps the topic's name for the SDK)."""
+    out = convert(resp, KAFKA_APIS[int(ApiKey.DESCRIBE_CONFIGS)].response, version)
+    with_documentation = version >= 3 and bool(req.include_documentation)
+    for result in out.results:
+        if (result.error_code == Errors.NONE and result.error_message is None) \
+                or result.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION:
+            result.error_message = ""
+        if not with_documentation:
+            for config in result.configs:
+                config.documentation = None
+    return out
+
+
 def _translation(key: ApiKey, to_internal: Callable[[Any, int], InternalStruct] | None = None,
                  to_kafka: Callable[[Any, int, Any], KafkaStruct] | None = None,
                  refusal: Callable[[Any, int], Errors | None] | None = None) -> Translation:
@@ -386,7 +404,7 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.DELETE_RECORDS): _translation(ApiKey.DELETE_RECORDS),
     int(ApiKey.INIT_PRODUCER_ID): _translation(ApiKey.INIT_PRODUCER_ID),
     int(ApiKey.OFFSET_FOR_LEADER_EPOCH): _translation(ApiKey.OFFSET_FOR_LEADER_EPOCH),
-    int(ApiKey.DESCRIBE_CONFIGS): _translation(ApiKey.DESCRIBE_CONFIGS),
+    int(ApiKey.DESCRIBE_CONFIGS): _translation(ApiKey.DESCRIBE_CONFIGS, to_kafka=_describe_configs_response),
     int(ApiKey.DESCRIBE_LOG_DIRS): _translation(ApiKey.DESCRIBE_LOG_DIRS),
     int(ApiKey.DESCRIBE_QUORUM): _translation(ApiKey.DESCRIBE_QUORUM),
     int(ApiKey.CREATE_PARTITIONS): _translation(ApiKey.CREATE_PARTITIONS),

@@ -1,9 +1,9 @@
 """Config resources (KIP-133 DescribeConfigs, KIP-339 IncrementalAlterConfigs): who answers which.
 
 Owns the routing shared by the two config handlers: a BROKER resource is answered
-by this broker (only for its own id: ``broker_resource_error``), TOPIC resources are
-forwarded in one request to the controller when this broker runs it and answered
-NOT_CONTROLLER otherwise, any other type is INVALID_REQUEST; the results keep the
+by this broker (only for its own id: ``broker_resource_error``), TOPIC and GROUP resources
+(KIP-848's group configs, kept in the metadata log) are forwarded in one request to the
+active controller and answered NOT_CONTROLLER when none answers, any other type is INVALID_REQUEST; the results keep the
 order of the request.  Does not own what describing or altering does: see
 ``describe_configs.py``, ``incremental_alter_configs.py`` and the controller's
 ``config_control_manager.py``.
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol, TypeVar
 
-from kafkette.protocol.apis.configs import RESOURCE_BROKER, RESOURCE_TOPIC
+from kafkette.protocol.apis.configs import RESOURCE_BROKER, RESOURCE_GROUP, RESOURCE_TOPIC
 from kafkette.protocol.errors import Errors
 
 NOT_CONTROLLER_MESSAGE = "This is not the correct controller for this cluster."
@@ -85,9 +85,9 @@ async def answer_config_resources(
         result_type: the response's per-resource class, built with ``error_code``,
             ``error_message``, ``resource_type`` and ``resource_name`` for the errors made here.
         answer_broker: answers one BROKER resource at this broker.
-        forward_topics: sends all TOPIC resources in one request to the active controller and
-            returns its per-resource results, or None when no controller could answer (each
-            TOPIC resource then gets NOT_CONTROLLER).
+        forward_topics: sends all TOPIC and GROUP resources in one request to the active
+            controller and returns its per-resource results, or None when no controller could
+            answer (each of them then gets NOT_CONTROLLER).
 
     Returns:
         One result per resource, in request order: an unsupported type is INVALID_REQUEST,
@@ -101,14 +101,14 @@ async def answer_config_resources(
     for resource in resources:
         if resource.resource_type == RESOURCE_BROKER:
             results.append(answer_broker(resource))
-        elif resource.resource_type == RESOURCE_TOPIC:
+        elif resource.resource_type in (RESOURCE_TOPIC, RESOURCE_GROUP):
             topic_resources.append((len(results), resource))
             results.append(None)
         else:
             results.append(result_type(
                 error_code=Errors.INVALID_REQUEST, resource_type=resource.resource_type,
                 resource_name=resource.resource_name,
-                error_message=f"Unsupported resource type {resource.resource_type} (TOPIC=2, BROKER=4)",
+                error_message=f"Unsupported resource type {resource.resource_type} (TOPIC=2, BROKER=4, GROUP=32)",
             ))
     if topic_resources:
         answered = await forward_topics([r for _, r in topic_resources])

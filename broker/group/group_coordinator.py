@@ -679,7 +679,9 @@ class GroupCoordinator:
         for a group with members that are not consumers (protocol type other than "consumer").
 
         A member counts until it leaves or its session ends (``session.timeout.ms`` without a
-        heartbeat): after that its group may be Empty and every offset deletable."""
+        heartbeat): after that its group may be Empty and every offset deletable.  A group known
+        by its committed offsets alone is an Empty group from then on, even with none left, until
+        the periodic cleanup removes it (``expire_offsets``): a DeleteGroups of it answers NONE."""
         error = self._group_error(request.group_id)
         group = self._groups.get(request.group_id)
         if error == Errors.NONE:
@@ -705,6 +707,10 @@ class GroupCoordinator:
         if to_delete:
             code = await self.manager.delete_offsets(request.group_id, to_delete)
             errors.update(dict.fromkeys(to_delete, code))
+            if group is None and self._groups.get(request.group_id) is None:
+                # a group known by its offsets alone stays, Empty, once they are gone: Kafka's
+                # group exists until the periodic cleanup (cleanupGroupMetadata) removes it
+                self._groups[request.group_id] = GroupMetadata(request.group_id)
         return OffsetDeleteResponse(error_code=Errors.NONE, topics=[
             OffsetDeleteResponseTopic(name=t.name, partitions=[
                 OffsetDeleteResponsePartition(partition_index=p, error_code=errors[TopicPartition(t.name, p)])

@@ -30,9 +30,10 @@ from kafkette.client.config_resource import (
 )
 from kafkette.client.topic_config import configs_without_effect, no_effect_message
 
-ENTITY_TYPES = {"topics": ConfigResourceType.TOPIC, "brokers": ConfigResourceType.BROKER}
+ENTITY_TYPES = {"topics": ConfigResourceType.TOPIC, "brokers": ConfigResourceType.BROKER,
+                "groups": ConfigResourceType.GROUP}
 _DYNAMIC = (ConfigSource.DYNAMIC_TOPIC_CONFIG, ConfigSource.DYNAMIC_BROKER_CONFIG,
-            ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG)
+            ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, ConfigSource.GROUP_CONFIG)
 
 
 def split_config_list(text: str) -> list[str]:
@@ -197,7 +198,7 @@ def entity_options(func: Callable[..., None]) -> Callable[..., None]:
 
 @click.group()
 def configs() -> None:
-    """Describe and alter topic and broker configs."""
+    """Describe and alter topic, broker and group configs."""
 
 
 @configs.command("describe")
@@ -207,7 +208,7 @@ def configs() -> None:
 @entity_options
 def describe(entity_type: str, entity_name: str | None, show_all: bool, request_timeout_ms: int,
              bootstrap_server: str) -> None:
-    """Describe the configs of a topic or a broker."""
+    """Describe the configs of a topic, a broker or a group (every group listed when none is named)."""
     named = check_entity(entity_type, entity_name, required=False)
 
     async def run() -> dict[ConfigResource, dict[str, ConfigEntry]]:
@@ -216,6 +217,9 @@ def describe(entity_type: str, entity_name: str | None, show_all: bool, request_
                 resources = [named]
             elif entity_type == "topics":
                 resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in await admin.list_topics()]
+            elif entity_type == "groups":
+                resources = [ConfigResource(ConfigResourceType.GROUP, g.group_id)
+                             for g in await admin.list_consumer_groups() if g.group_id]
             else:
                 brokers = (await admin.describe_cluster())["brokers"]
                 resources = [ConfigResource(ConfigResourceType.BROKER, b.node_id) for b in brokers]
@@ -233,7 +237,7 @@ def describe(entity_type: str, entity_name: str | None, show_all: bool, request_
 @entity_options
 def alter(entity_type: str, entity_name: str | None, add_config: str | None, delete_config: str | None,
           request_timeout_ms: int, bootstrap_server: str) -> None:
-    """Set or remove config overrides of a topic or a broker."""
+    """Set or remove config overrides of a topic, a broker or a group."""
     resource = check_entity(entity_type, entity_name, required=True)
     ops = alter_ops(add_config, delete_config)
     if resource is None:  # check_entity(required=True) never returns None

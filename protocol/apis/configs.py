@@ -1,8 +1,8 @@
 """DescribeConfigs (key 32) and IncrementalAlterConfigs (key 44): topic and broker configs.
 
-Resource types use Kafka's numbers (TOPIC = 2, BROKER = 4); config sources too
+Resource types use Kafka's numbers (TOPIC = 2, BROKER = 4, GROUP = 32); config sources too
 (DYNAMIC_TOPIC_CONFIG = 1, DYNAMIC_BROKER_CONFIG = 2, STATIC_BROKER_CONFIG = 4,
-DEFAULT_CONFIG = 5); operations SET = 0, DELETE = 1, APPEND = 2, SUBTRACT = 3.
+DEFAULT_CONFIG = 5, GROUP_CONFIG = 8); operations SET = 0, DELETE = 1, APPEND = 2, SUBTRACT = 3.
 Kafka concept: KIP-133 / KIP-339.
 """
 
@@ -10,11 +10,13 @@ from kafkette.protocol.schema import Array, Bool, Field, Int8, Int16, Int32, Nul
 
 RESOURCE_TOPIC = 2
 RESOURCE_BROKER = 4
+RESOURCE_GROUP = 32  # KIP-848's group configs
 
 SOURCE_DYNAMIC_TOPIC_CONFIG = 1
 SOURCE_DYNAMIC_BROKER_CONFIG = 2
 SOURCE_STATIC_BROKER_CONFIG = 4
 SOURCE_DEFAULT_CONFIG = 5
+SOURCE_GROUP_CONFIG = 8
 
 OP_SET = 0
 OP_DELETE = 1

@@ -17,15 +17,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
         "the same: Kafkette finalizes metadata.version 7 alone; Kafka metadata.version 30, group.version 1 "
         "(KIP-848), transaction.version 2 (KIP-890), eligible.leader.replicas.version, share.version, "
         "streams.version 1",
-    ("DescribeConfigs", "parsed.results[].configs[].documentation"):
-        "Kafka answers a null documentation when it was not asked for, Kafkette an empty string",
-    ("DescribeConfigs", "parsed.results[].configs"):
-        "a broker's DescribeConfigs lists a config Kafkette does not use itself (background.threads, "
-        "log.cleaner.threads ...) only once it is set; Kafka lists every broker config with its default",
-    ("DescribeConfigs", "parsed.results[].configs[].synonyms"):
-        "for the same configs Kafkette gives no DEFAULT_CONFIG synonym beside the dynamic one",
-    ("DescribeConfigs", "parsed.results[].errorMessage"):
-        "Kafka answers an empty error message on success, Kafkette a null one",
 }
 
 

@@ -1,6 +1,6 @@
-"""On real brokers: topic and broker configs (DescribeConfigs,
+"""On real brokers: topic, broker and group configs (DescribeConfigs,
 IncrementalAlterConfigs) through the AdminClient and ``kafkette configs``; topic
-overrides reach the partitions; topics and configs survive a controller kill -9.
+overrides reach the partitions; topics and topic and group configs survive a controller kill -9.
 """
 
 from __future__ import annotations
@@ -50,6 +50,10 @@ def topic(name: str) -> ConfigResource:
 
 def cli(cluster: LocalCluster, *args: str):
     return CliRunner().invoke(kafkette, [*args, "--bootstrap-server", cluster.bootstrap_servers])
+
+
+def group(name: str) -> ConfigResource:
+    return ConfigResource(ConfigResourceType.GROUP, name)
 
 
 def one_error_line(result) -> str:
@@ -138,6 +142,30 @@ async def test_broker_configs_round_trip(cluster):
             await admin.describe_configs([ConfigResource("broker", 9)])
 
 
+async def test_group_configs_round_trip_through_the_admin_client(cluster):
+    async with AdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin:
+        await admin.alter_configs({group("cfg-group"): {"consumer.session.timeout.ms": "50000"}})
+        with pytest.raises(InvalidConfigError, match=r"group\.consumer\.max\.session\.timeout\.ms"):
+            await admin.alter_configs({group("cfg-group"): {"consumer.session.timeout.ms": "70000"}})
+        entries = (await admin.describe_configs([group("cfg-group")]))[group("cfg-group")]
+    assert (entries["consumer.session.timeout.ms"].value, entries["consumer.session.timeout.ms"].source) == (
+        "50000", ConfigSource.GROUP_CONFIG)
+    assert (entries["consumer.heartbeat.interval.ms"].value, entries["consumer.heartbeat.interval.ms"].source) == (
+        "5000", ConfigSource.DEFAULT_CONFIG)
+
+
+def test_cli_configs_alter_and_describe_a_group(cluster):
+    base = ("--entity-type", "groups", "--entity-name", "cfg-cli-group")
+    altered = cli(cluster, "configs", "alter", *base, "--add-config", "share.delivery.count.limit=6")
+    assert altered.exit_code == 0 and "Completed updating config for group cfg-cli-group." in altered.stdout, \
+        altered.output
+    lines = cli(cluster, "configs", "describe", *base).stdout.splitlines()
+    assert lines[0] == "Dynamic configs for group cfg-cli-group are:"
+    assert [line.split()[0] for line in lines[1:]] == ["share.delivery.count.limit=6"]
+    assert "share.delivery.count.limit must be less than or equal to group.share.max.delivery.count.limit" in \
+        one_error_line(cli(cluster, "configs", "alter", *base, "--add-config", "share.delivery.count.limit=11"))
+
+
 def test_cli_configs_alter_and_describe_a_topic(cluster):
     assert cli(cluster, "topics", "create", "cfg-cli", "--partitions", "1").exit_code == 0
     base = ("--entity-type", "topics", "--entity-name", "cfg-cli")
@@ -175,7 +203,8 @@ async def test_topics_and_configs_survive_a_controller_kill_and_restart(tmp_path
         async with AdminClient(bootstrap_servers=bootstrap) as admin:
             await admin.create_topics([NewTopic("durable", 2, 3, configs={"retention.ms": "86400000"}),
                                        NewTopic("gone", 1, 2)])
-            await admin.alter_configs({topic("durable"): {"min.insync.replicas": "2"}})
+            await admin.alter_configs({topic("durable"): {"min.insync.replicas": "2"},
+                                       group("durable-group"): {"consumer.session.timeout.ms": "50000"}})
             await admin.create_partitions({"durable": NewPartitions(3)})
             await admin.delete_topics(["gone"])
             before = (await admin.describe_topics(["durable"]))["durable"].partitions
@@ -201,6 +230,9 @@ async def test_topics_and_configs_survive_a_controller_kill_and_restart(tmp_path
             entries = (await admin.describe_configs([topic("durable")]))[topic("durable")]
             overrides = {n: e.value for n, e in entries.items() if e.source == ConfigSource.DYNAMIC_TOPIC_CONFIG}
             assert overrides == {"retention.ms": "86400000", "min.insync.replicas": "2"}
+            entries = (await admin.describe_configs([group("durable-group")]))[group("durable-group")]
+            overrides = {n: e.value for n, e in entries.items() if e.source == ConfigSource.GROUP_CONFIG}
+            assert overrides == {"consumer.session.timeout.ms": "50000"}
         async with Producer(bootstrap_servers=bootstrap, acks="all", delivery_timeout_ms=30000) as producer:
             assert (await producer.send_and_wait("durable", b"after", partition=2)).offset == 1
         tp = TopicPartition("durable", 2)

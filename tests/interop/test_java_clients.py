@@ -105,7 +105,7 @@ def test_admin_describes_alters_lists_offsets_and_deletes_records_as_on_kafka(br
         "listConsumerGroupOffsets offset=7 metadata=from AdminCalls",
         "describeConsumerGroups state=Empty members=0",
         "listGroups listed=true",
-        "deleteConsumerGroupOffsets offsets_left=1",
+        "deleteConsumerGroupOffsets offsets_left=0",
         "deleteConsumerGroups deleted",
         "deleteTopics deleted",
     ]

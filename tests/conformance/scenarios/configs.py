@@ -323,3 +323,63 @@ def _legacy_alter_broker(t: Target) -> Any:
         if "error" not in described else described
     legacy_alter(t, BROKER, "1", {})
     return out
+
+
+GROUP = 32  # KIP-848's group config resources
+
+
+def alter_group(t: Target, name: str, ops: list[tuple[str, int, str | None]], validate_only: bool = False) -> Any:
+    """IncrementalAlterConfigs v1 of one GROUP resource; ``[error name, message]``."""
+    resource = AlterConfigsResource(resource_type=GROUP, resource_name=name,
+                                    configs=[AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops])
+    answer = t.call("IncrementalAlterConfigs", 1, IncrementalAlterConfigsRequest(resources=[resource],
+                                                                                  validate_only=validate_only))
+    return [code_name(answer.responses[0].error_code), answer.responses[0].error_message]
+
+
+@scenario("configs/group/describe-default")
+def _group_default(t: Target) -> Any:
+    """DescribeConfigs of a group no one configured: every group config at its default."""
+    return describe(t, GROUP, "cfg-group-never-configured", None)
+
+
+@scenario("configs/group/describe-empty-name")
+def _group_empty(t: Target) -> Any:
+    """DescribeConfigs of the group with the empty name: INVALID_REQUEST."""
+    return describe(t, GROUP, "", None)
+
+
+@scenario("configs/group/set-and-describe")
+def _group_set(t: Target) -> Any:
+    """IncrementalAlterConfigs sets two group configs and deletes one, then DescribeConfigs shows them."""
+    out = {"set": alter_group(t, "cfg-group-set", [("consumer.session.timeout.ms", SET, "50000"),
+                                                   ("share.auto.offset.reset", SET, "earliest")]),
+           "delete": alter_group(t, "cfg-group-set", [("share.auto.offset.reset", DELETE, None)])}
+    time.sleep(1.0)  # Kafka's brokers learn the change from the metadata log a moment after the answer
+    out["after"] = describe(t, GROUP, "cfg-group-set", ["consumer.session.timeout.ms", "share.auto.offset.reset"])
+    return out
+
+
+ALTER_GROUP_CASES: dict[str, tuple[str, list[tuple[str, int, str | None]]]] = {
+    "below-broker-min": ("g", [("consumer.session.timeout.ms", SET, "1000")]),
+    "above-broker-max": ("g", [("consumer.session.timeout.ms", SET, "70000")]),
+    "not-a-number": ("g", [("consumer.heartbeat.interval.ms", SET, "abc")]),
+    "below-config-min": ("g", [("share.record.lock.duration.ms", SET, "500")]),
+    "standby-above-max": ("g", [("streams.num.standby.replicas", SET, "3")]),
+    "isolation-level": ("g", [("share.isolation.level", SET, "foo")]),
+    "auto-offset-reset": ("g", [("share.auto.offset.reset", SET, "foo")]),
+    "by-duration": ("g", [("share.auto.offset.reset", SET, "by_duration:PT1H")]),
+    "unknown-config": ("g", [("no.such.config", SET, "1")]),
+    "append-non-list": ("g", [("consumer.session.timeout.ms", APPEND, "1")]),
+    "empty-name": ("", [("consumer.session.timeout.ms", SET, "50000")]),
+}
+for _label, (_name, _ops) in ALTER_GROUP_CASES.items():
+    register(f"configs/group/alter-{_label}", f"IncrementalAlterConfigs (validate_only) of group {_name!r}: {_ops}",
+             lambda t, n=_name, o=_ops: alter_group(t, n, o, validate_only=True))
+
+
+@scenario("configs/group/legacy-alter")
+def _group_legacy(t: Target) -> Any:
+    """AlterConfigs (33, validate_only) of a group: a valid and an out-of-bounds session timeout."""
+    return {"valid": legacy_alter(t, GROUP, "cfg-group-legacy", {"consumer.session.timeout.ms": "50000"}, True),
+            "invalid": legacy_alter(t, GROUP, "cfg-group-legacy", {"consumer.session.timeout.ms": "1"}, True)}

@@ -134,7 +134,9 @@ public class AdminCalls {
             call("listGroups", () -> "listed=" + admin.listGroups().all().get(TIMEOUT_S, TimeUnit.SECONDS).stream()
                     .anyMatch(g -> g.groupId().equals(group)));
             call("deleteConsumerGroupOffsets", () -> {
-                admin.deleteConsumerGroupOffsets(group, Set.of(p0)).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+                // every offset of the group goes: the group, Empty, still exists for deleteConsumerGroups
+                admin.deleteConsumerGroupOffsets(group, Set.of(p0, new TopicPartition(topic, 1))).all()
+                        .get(TIMEOUT_S, TimeUnit.SECONDS);
                 return "offsets_left=" + admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
                         .get(TIMEOUT_S, TimeUnit.SECONDS).size();
             });

@@ -10,6 +10,7 @@ from kafkette.broker.apis import describe_configs as describe_api
 from kafkette.broker.apis import incremental_alter_configs as alter_api
 from kafkette.broker.config import BROKER_CONFIGS
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
+from kafkette.broker.kafka_broker_config_defaults import KAFKA_BROKER_CONFIG_DEFAULTS
 from kafkette.broker.kafka_dynamic_broker_configs import KAFKA_BROKER_UPDATE_MODES
 from kafkette.protocol.apis.configs import (
     OP_APPEND,
@@ -84,7 +85,7 @@ def test_describe_lists_every_broker_property_with_its_source(tmp_path):
 
     by_name = {c.name: c for c in dynamic.describe()}
 
-    assert set(by_name) == {key.name for key in BROKER_CONFIGS}
+    assert set(by_name) == {key.name for key in BROKER_CONFIGS} | set(KAFKA_BROKER_CONFIG_DEFAULTS)
     assert (by_name["log.segment.bytes"].value, by_name["log.segment.bytes"].config_source) == (
         "2048", SOURCE_STATIC_BROKER_CONFIG)
     assert (by_name["log.retention.ms"].value, by_name["log.retention.ms"].config_source) == (
@@ -126,6 +127,22 @@ def test_any_config_kafka_updates_dynamically_is_accepted_and_described(tmp_path
             described["background.threads"].config_source) == ("5", False, SOURCE_DYNAMIC_BROKER_CONFIG)
     assert (described["my.custom.config"].value, described["my.custom.config"].read_only,
             described["my.custom.config"].is_sensitive) == (None, True, True)
+    assert [(s.name, s.value, s.source) for s in described["background.threads"].synonyms] == [
+        ("background.threads", "5", SOURCE_DYNAMIC_BROKER_CONFIG), ("background.threads", "10", SOURCE_DEFAULT_CONFIG)]
+
+
+def test_a_broker_config_kafkette_does_not_use_is_listed_at_kafkas_default_as_kafka_lists_it(tmp_path):
+    dynamic = DynamicBrokerConfig(make_config(tmp_path, log_cleaner_threads=2))
+
+    described = {c.name: c for c in dynamic.describe(["background.threads", "log.cleaner.threads",
+                                                      "ssl.keystore.password"], True)}
+    assert (described["background.threads"].value, described["background.threads"].config_source,
+            described["background.threads"].config_type) == ("10", SOURCE_DEFAULT_CONFIG, 3)
+    assert [(s.name, s.value, s.source) for s in described["log.cleaner.threads"].synonyms] == [
+        ("log.cleaner.threads", "2", SOURCE_STATIC_BROKER_CONFIG), ("log.cleaner.threads", "1", SOURCE_DEFAULT_CONFIG)]
+    assert described["log.cleaner.threads"].config_source == SOURCE_STATIC_BROKER_CONFIG
+    password = described["ssl.keystore.password"]
+    assert (password.value, password.is_sensitive, password.config_type, password.synonyms) == (None, True, 9, [])
 
 
 @pytest.mark.parametrize(("ops", "error", "message"), [

@@ -167,8 +167,9 @@ def test_config_resource_accepts_kafka_names_and_is_hashable():
     assert ConfigResource("BROKER", 2).name == "2"
     assert ConfigResource(4, "1").resource_type is ConfigResourceType.BROKER
     assert len({ConfigResource("topic", "t"), ConfigResource(2, "t")}) == 1
+    assert ConfigResource("groups", "g") == ConfigResource(32, "g")
     with pytest.raises(ValueError):
-        ConfigResource("group", "g")
+        ConfigResource("user", "u")
     with pytest.raises(ValueError):
         ConfigResource("broker", "one")
 

@@ -33,8 +33,9 @@ def _state(context: ControllerContext) -> tuple:
                     for t in context.topics.values())
     partitions = sorted((tp.topic, tp.partition, tuple(p.replicas), tuple(p.isr), p.leader, p.leader_epoch,
                          p.partition_epoch, tuple(p.offline_replicas)) for tp, p in context.partitions.items())
+    groups = sorted((g, tuple(sorted(c.items()))) for g, c in context.group_configs.items())
     return (brokers, topics, partitions, sorted(context.topics_to_be_deleted), context.controller_epoch,
-            context.next_producer_id)
+            context.next_producer_id, groups)
 
 
 def _random_history(rng: random.Random, steps: int) -> ControllerContext:
@@ -42,7 +43,7 @@ def _random_history(rng: random.Random, steps: int) -> ControllerContext:
     for step in range(steps):
         live = sorted(b for b, reg in context.brokers.items() if not reg.fenced)
         topics = sorted(t for t in context.topics if t not in context.topics_to_be_deleted)
-        kind = rng.randrange(9)
+        kind = rng.randrange(10)
         if kind == 0 or not context.brokers:
             record = RegisterBrokerRecord(step, step, f"inc-{step}", "127.0.0.1", 9000 + step, rng.choice([None, "r1"]))
         elif kind == 1:
@@ -72,6 +73,10 @@ def _random_history(rng: random.Random, steps: int) -> ControllerContext:
             record = ControllerEpochRecord(context.controller_epoch + 1)
         elif kind == 7:
             record = ProducerIdsRecord(-1, -1, context.next_producer_id + 1000)
+        elif kind == 8:
+            record = ConfigRecord("group", rng.choice(["g1", "g2"]), rng.choice(["consumer.session.timeout.ms",
+                                                                                "share.delivery.count.limit"]),
+                                  rng.choice([None, str(step)]))
         else:
             continue
         context.replay(record)

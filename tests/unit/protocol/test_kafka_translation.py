@@ -128,3 +128,25 @@ def test_alter_configs_becomes_an_incremental_alter_configs_of_sets_that_replace
     answer = internal.configs.IncrementalAlterConfigsResponse(responses=[internal.configs.AlterConfigsResourceResponse(
         error_code=0, resource_type=2, resource_name="t")])
     assert translation.to_kafka(answer, 1, request).responses[0].resource_name == "t"
+
+
+def _describe_configs(version: int, include_documentation: bool, error_code: int = 0):
+    request = configs.DescribeConfigsRequest(resources=[configs.DescribeConfigsResource(
+        resource_type=2, resource_name="t", configuration_keys=None)], include_synonyms=False,
+        include_documentation=include_documentation)
+    answer = internal.configs.DescribeConfigsResponse(results=[internal.configs.DescribeConfigsResult(
+        error_code=error_code, error_message=None, resource_type=2, resource_name="t",
+        configs=[] if error_code else [internal.configs.DescribeConfigsResourceResult(
+            name="retention.ms", value="1000", read_only=False, config_source=1, is_sensitive=False)])])
+    return TRANSLATIONS[int(ApiKey.DESCRIBE_CONFIGS)].to_kafka(answer, version, request).results[0]
+
+
+def test_describe_configs_answers_an_empty_error_message_on_success_and_no_documentation_unless_asked():
+    for version in (1, 2, 3, 4):
+        result = _describe_configs(version, include_documentation=False)
+        assert result.error_message == ""
+        if version >= 3:
+            assert result.configs[0].documentation is None
+    assert _describe_configs(4, include_documentation=True).configs[0].documentation == ""
+    assert _describe_configs(4, False, error_code=Errors.INVALID_REQUEST).error_message is None
+    assert _describe_configs(4, False, error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION).error_message == ""

@@ -3,7 +3,7 @@ SyncGroup's protocol checks, a static member's return, DescribeGroups' instance 
 assignments during a rebalance, OffsetFetch
 of a partition never committed, OffsetDelete (an unknown topic; the topics the current
 generation's consumers subscribe to, until a member's session ends; a group of members that are
-not consumers), the empty group id, a pending member's LeaveGroup, LeaveGroup by instance id, the offsets of a deleted topic, a rejoin before SyncGroup, the
+not consumers; a group of offsets alone, emptied by it), the empty group id, a pending member's LeaveGroup, LeaveGroup by instance id, the offsets of a deleted topic, a rejoin before SyncGroup, the
 removal of a member that never sends SyncGroup, member validation (an unknown instance id,
 OffsetCommit's order of checks) and a static member that does not rejoin a rebalance.
 
@@ -318,6 +318,24 @@ async def commit(coordinator: GroupCoordinator, group_id: str, offsets: dict[int
         OffsetCommitRequestTopic(name=TOPIC, partitions=[
             OffsetCommitRequestPartition(partition_index=p, committed_offset=o) for p, o in offsets.items()])]))
     return [p.error_code for t in answer.topics for p in t.partitions]
+
+
+async def test_a_group_of_offsets_alone_still_exists_for_delete_groups_once_offset_delete_took_them_all(coordinator):
+    # Kafka's group (Empty, no offsets left) lives until the periodic cleanup: DeleteGroups is NONE
+    assert await commit(coordinator, "g", {0: 4, 1: 10}) == [Errors.NONE, Errors.NONE]
+    assert partition_errors(await offset_delete(coordinator)) == [Errors.NONE, Errors.NONE]
+    described = coordinator.handle_describe_groups(DescribeGroupsRequest(groups=["g"])).groups[0]
+    assert (described.error_code, described.group_state) == (Errors.NONE, "Empty")
+    deleted = await coordinator.handle_delete_groups(DeleteGroupsRequest(groups_names=["g", "g"]))
+    assert [r.error_code for r in deleted.results] == [Errors.NONE, Errors.GROUP_ID_NOT_FOUND]
+
+
+async def test_a_group_emptied_of_offsets_goes_at_the_periodic_cleanup(coordinator):
+    assert await commit(coordinator, "g", {0: 4, 1: 10}) == [Errors.NONE, Errors.NONE]
+    assert partition_errors(await offset_delete(coordinator)) == [Errors.NONE, Errors.NONE]
+    await coordinator.expire_offsets(coordinator.time.milliseconds())  # type: ignore[attr-defined]
+    deleted = await coordinator.handle_delete_groups(DeleteGroupsRequest(groups_names=["g"]))
+    assert [r.error_code for r in deleted.results] == [Errors.GROUP_ID_NOT_FOUND]
 
 
 async def test_the_empty_group_id_keeps_its_offsets_but_cannot_have_members(coordinator):
