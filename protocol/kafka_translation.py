@@ -270,6 +270,27 @@ def _describe_cluster_response(resp: Any, version: int, req: Any) -> KafkaStruct
     return out
 
 
+ENDPOINT_TYPES = {1: "BROKER", 2: "CONTROLLER"}
+"""KIP-919's endpoint types (Kafka's ``EndpointType``); any other id is UNKNOWN."""
+
+
+def describe_cluster_refusal(req: Any, version: int) -> KafkaStruct | None:
+    """The answer to a DescribeCluster asking for an endpoint type other than this listener's
+    (BROKER), or None when it asks for brokers: UNSUPPORTED_ENDPOINT_TYPE for an unknown type,
+    MISMATCHED_ENDPOINT_TYPE for CONTROLLER, with Kafka's messages (``AuthHelper.
+    computeDescribeClusterResponse``; v0 has no endpoint type and always asks for brokers)."""
+    wanted = req.endpoint_type if version >= 1 else 1
+    if wanted == 1:
+        return None
+    if wanted not in ENDPOINT_TYPES:
+        return cluster.DescribeClusterResponse(error_code=int(Errors.UNSUPPORTED_ENDPOINT_TYPE),
+                                               error_message=f"Unsupported endpoint type {wanted}")
+    return cluster.DescribeClusterResponse(
+        error_code=int(Errors.MISMATCHED_ENDPOINT_TYPE),
+        error_message=f"The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type "
+                      f"{ENDPOINT_TYPES[wanted]}")
+
+
 def _fetch_request(req: Any, version: int) -> InternalStruct:
     out = convert(req, API_REGISTRY[ApiKey.FETCH].request)
     out.rack_id = req.rack_id if version >= 11 else None  # KIP-392: v11+ consumers may read from followers

@@ -440,3 +440,33 @@ def test_mutated_valid_frames_are_decoded_or_refused(frame, data):
         elif len(mutated) > 1:
             del mutated[position]
     _decode_or_refuse(bytes(mutated))
+
+
+# -- DescribeCluster of another endpoint type: answered by the codec (KIP-919) --------------
+
+def _describe_cluster_frame(endpoint_type: int) -> bytes:
+    from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header
+    from kafkette.protocol.kafka_messages.cluster import DescribeClusterRequest
+
+    head = encode_request_header(KafkaRequestHeader(60, 1, CORRELATION_ID, CLIENT_ID), 2)
+    body = DescribeClusterRequest(include_cluster_authorized_operations=False, endpoint_type=endpoint_type)
+    return head + b"".join(bytes(p) for p in body.encode(1, True))
+
+
+@pytest.mark.parametrize(("endpoint_type", "code", "message"), [
+    (0, Errors.UNSUPPORTED_ENDPOINT_TYPE, "Unsupported endpoint type 0"),
+    (7, Errors.UNSUPPORTED_ENDPOINT_TYPE, "Unsupported endpoint type 7"),
+    (2, Errors.MISMATCHED_ENDPOINT_TYPE,
+     "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER"),
+])
+def test_describe_cluster_for_an_endpoint_type_other_than_broker_is_refused_as_kafka_refuses_it(
+        endpoint_type, code, message):
+    decoded = _decode(_describe_cluster_frame(endpoint_type))
+    assert decoded.request is None and decoded.answer is not None
+    assert (decoded.answer.error_code, decoded.answer.error_message) == (int(code), message)
+    assert decoded.answer.brokers == [] and decoded.answer.endpoint_type == 1
+
+
+def test_describe_cluster_for_brokers_goes_to_the_broker():
+    decoded = _decode(_describe_cluster_frame(1))
+    assert decoded.answer is None and decoded.request is not None
