@@ -11,7 +11,8 @@ ApiVersions request at a version this listener lacks is answered at v0 with
 UNSUPPORTED_VERSION and the supported ranges (KIP-511), so the client can retry at one it
 shares, and one at v3+ whose client software name or version is not of KIP-511's form with
 INVALID_REQUEST and no ranges; a DescribeCluster asking for another endpoint type than BROKER
-(KIP-919) is answered here with UNSUPPORTED_ENDPOINT_TYPE or MISMATCHED_ENDPOINT_TYPE; any other unknown API or version, and a body that does not parse, closes that
+(KIP-919) is answered here with UNSUPPORTED_ENDPOINT_TYPE or MISMATCHED_ENDPOINT_TYPE; a string
+that is not UTF-8 is read with U+FFFD in place of each bad sequence, as Kafka reads it; any other unknown API or version, and a body that does not parse, closes that
 connection alone.  An error escaping the broker's handler is answered at the top-level
 ``error_code`` of the API's response where it has one.  Pure code, no I/O.
 """
@@ -132,7 +133,7 @@ class KafkaWireCodec:
             raise RequestDecodeError(f"{api.name} v{version} is not supported (supported {api.min_version}-"
                                      f"{api.max_version})", Errors.UNSUPPORTED_VERSION, None)
         flexible = api.flexible(version)
-        reader = BinaryReader(bytes(payload), KafkaSchemaError, f"{api.name} v{version} request")
+        reader = BinaryReader(bytes(payload), KafkaSchemaError, f"{api.name} v{version} request", replace_bad_utf8=True)
         try:
             header = decode_request_header(reader, request_header_version(flexible))
             # bytes after the body are ignored, as Kafka's request parser ignores them (librdkafka

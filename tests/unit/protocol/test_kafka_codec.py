@@ -470,3 +470,21 @@ def test_describe_cluster_for_an_endpoint_type_other_than_broker_is_refused_as_k
 def test_describe_cluster_for_brokers_goes_to_the_broker():
     decoded = _decode(_describe_cluster_frame(1))
     assert decoded.answer is None and decoded.request is not None
+
+
+# -- strings that are not UTF-8: read as Java reads them ------------------------------------
+
+@pytest.mark.parametrize("version", [1, 12])
+def test_a_topic_name_that_is_not_utf8_is_read_with_replacement_characters_as_kafka_reads_it(version):
+    from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header
+    from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
+
+    flexible = KAFKA_APIS[3].flexible(version)
+    head = encode_request_header(KafkaRequestHeader(3, version, CORRELATION_ID, CLIENT_ID), 2 if flexible else 1)
+    body = b"".join(bytes(p) for p in MetadataRequest(topics=[MetadataRequestTopic(name="ab\x7fd")]).encode(
+        version, flexible))
+    # the name's third byte becomes 0xff, which no UTF-8 sequence holds (Kafka's ByteUtils.readUtf8
+    # decodes it as U+FFFD, it does not refuse the request)
+    at = body.index(b"ab\x7fd") + 2
+    decoded = _decode(head + body[:at] + b"\xff" + body[at + 1:])
+    assert decoded.reply.request.topics[0].name == "ab\ufffdd"
