@@ -11,7 +11,8 @@ ApiVersions request at a version this listener lacks is answered at v0 with
 UNSUPPORTED_VERSION and the supported ranges (KIP-511), so the client can retry at one it
 shares, and one at v3+ whose client software name or version is not of KIP-511's form with
 INVALID_REQUEST and no ranges; a DescribeCluster asking for another endpoint type than BROKER
-(KIP-919) is answered here with UNSUPPORTED_ENDPOINT_TYPE or MISMATCHED_ENDPOINT_TYPE; a string
+(KIP-919) is answered here with UNSUPPORTED_ENDPOINT_TYPE or MISMATCHED_ENDPOINT_TYPE, and an
+incremental Fetch (KIP-227) with FETCH_SESSION_ID_NOT_FOUND (``kafka_translation.REFUSALS``); a string
 that is not UTF-8 is read with U+FFFD in place of each bad sequence, as Kafka reads it; any other unknown API or version, and a body that does not parse, closes that
 connection alone.  An error escaping the broker's handler is answered at the top-level
 ``error_code`` of the API's response where it has one.  Pure code, no I/O.
@@ -35,10 +36,10 @@ from kafkette.protocol.kafka_header import (
     request_header_version,
     response_header_version,
 )
-from kafkette.protocol.kafka_messages import API_VERSIONS_KEY, DESCRIBE_CLUSTER_KEY, KAFKA_APIS, KafkaApi
+from kafkette.protocol.kafka_messages import API_VERSIONS_KEY, KAFKA_APIS, KafkaApi
 from kafkette.protocol.kafka_messages.api_versions import ApiVersion, ApiVersionsResponse
 from kafkette.protocol.kafka_schema import KafkaSchemaError, KafkaStruct
-from kafkette.protocol.kafka_translation import TRANSLATIONS, describe_cluster_refusal
+from kafkette.protocol.kafka_translation import REFUSALS, TRANSLATIONS
 from kafkette.protocol.wire_codec import Decoded, RequestDecodeError
 
 logger = logging.getLogger(__name__)
@@ -148,7 +149,8 @@ class KafkaWireCodec:
                                      and _software_name_or_version_ok(request.client_software_version)):
                 return Decoded(reply, answer=ApiVersionsResponse(error_code=int(Errors.INVALID_REQUEST), api_keys=[]))
             return Decoded(reply, answer=api_versions_response())
-        if api_key == DESCRIBE_CLUSTER_KEY and (refusal := describe_cluster_refusal(request, version)) is not None:
+        refuse = REFUSALS.get(api_key)
+        if refuse is not None and (refusal := refuse(request, version)) is not None:
             return Decoded(reply, answer=refusal)
         translation = TRANSLATIONS[api_key]
         try:

@@ -291,6 +291,22 @@ def describe_cluster_refusal(req: Any, version: int) -> KafkaStruct | None:
                       f"{ENDPOINT_TYPES[wanted]}")
 
 
+FULL_FETCH_EPOCHS = (0, -1)
+"""KIP-227: a fetch at session epoch 0 (INITIAL) or -1 (FINAL) is a full one; any other epoch is
+an incremental fetch of an existing session."""
+
+
+def fetch_session_refusal(req: Any, version: int) -> KafkaStruct | None:
+    """The answer to an incremental Fetch (v7+, a session epoch other than 0 and -1), or None
+    for a full one: this listener keeps no fetch sessions (it answers session id 0, so no client
+    it answered sends one), so every incremental fetch names a session it does not have, which
+    Kafka's ``FetchManager.newContext`` answers with FETCH_SESSION_ID_NOT_FOUND, no partitions
+    and session id 0."""
+    if version < 7 or req.session_epoch in FULL_FETCH_EPOCHS:
+        return None
+    return KAFKA_APIS[1].response(error_code=int(Errors.FETCH_SESSION_ID_NOT_FOUND), session_id=0, responses=[])
+
+
 def _fetch_request(req: Any, version: int) -> InternalStruct:
     out = convert(req, API_REGISTRY[ApiKey.FETCH].request)
     out.rack_id = req.rack_id if version >= 11 else None  # KIP-392: v11+ consumers may read from followers
@@ -352,6 +368,13 @@ def _translation(key: ApiKey, to_internal: Callable[[Any, int], InternalStruct] 
     plain = _by_name(key)
     return Translation(key, to_internal or plain.to_internal, to_kafka or plain.to_kafka)
 
+
+REFUSALS: dict[int, Callable[[Any, int], KafkaStruct | None]] = {
+    1: fetch_session_refusal,
+    DESCRIBE_CLUSTER_KEY: describe_cluster_refusal,
+}
+"""Requests the listener answers itself, by API key: each returns the answer when it refuses
+the request before the broker sees it, else None."""
 
 TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.PRODUCE): _translation(ApiKey.PRODUCE, to_kafka=_produce_response),

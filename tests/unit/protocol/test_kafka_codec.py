@@ -488,3 +488,31 @@ def test_a_topic_name_that_is_not_utf8_is_read_with_replacement_characters_as_ka
     at = body.index(b"ab\x7fd") + 2
     decoded = _decode(head + body[:at] + b"\xff" + body[at + 1:])
     assert decoded.reply.request.topics[0].name == "ab\ufffdd"
+
+
+# -- incremental Fetch: no such session (KIP-227) --------------------------------------------
+
+def _fetch_frame(version: int, session_id: int, session_epoch: int) -> bytes:
+    from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header
+    from kafkette.protocol.kafka_messages.fetch import FetchRequest
+
+    flexible = KAFKA_APIS[1].flexible(version)
+    head = encode_request_header(KafkaRequestHeader(1, version, CORRELATION_ID, CLIENT_ID), 2 if flexible else 1)
+    body = FetchRequest(max_wait_ms=0, min_bytes=1, isolation_level=0, session_id=session_id,
+                        session_epoch=session_epoch, topics=[], forgotten_topics_data=[], rack_id="")
+    return head + b"".join(bytes(p) for p in body.encode(version, flexible))
+
+
+@pytest.mark.parametrize(("version", "session_id", "session_epoch"), [(7, 0, 1), (7, 12, 5), (12, 0, 2)])
+def test_an_incremental_fetch_is_answered_fetch_session_id_not_found_as_kafka_answers_a_session_it_lacks(
+        version, session_id, session_epoch):
+    decoded = _decode(_fetch_frame(version, session_id, session_epoch))
+    assert decoded.request is None and decoded.answer is not None
+    assert decoded.answer.error_code == Errors.FETCH_SESSION_ID_NOT_FOUND == 70
+    assert (decoded.answer.session_id, decoded.answer.responses) == (0, [])
+
+
+@pytest.mark.parametrize("session_epoch", [0, -1])
+def test_a_full_fetch_goes_to_the_broker(session_epoch):
+    decoded = _decode(_fetch_frame(12, 0, session_epoch))
+    assert decoded.answer is None and decoded.request is not None
