@@ -307,6 +307,27 @@ def fetch_session_refusal(req: Any, version: int) -> KafkaStruct | None:
     return KAFKA_APIS[1].response(error_code=int(Errors.FETCH_SESSION_ID_NOT_FOUND), session_id=0, responses=[])
 
 
+def _delete_topics_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    """DeleteTopics with one result per topic name, the first: Kafka's answer is keyed by name
+    (its ``DeletableTopicResultCollection``), so a name asked twice is answered once, with the
+    INVALID_REQUEST of a duplicate."""
+    out = convert(resp, KAFKA_APIS[int(ApiKey.DELETE_TOPICS)].response, version)
+    seen: set[str] = set()
+    kept = []
+    for result in out.responses:
+        if result.name not in seen:
+            seen.add(result.name)
+            kept.append(result)
+    out.responses = kept
+    return out
+
+
+def _delete_groups_request(req: Any, version: int) -> InternalStruct:
+    """DeleteGroups of each group once: Kafka deletes a group named twice once and answers it
+    once (its result is keyed by group id), where deleting it again would find no group."""
+    return internal.group_admin.DeleteGroupsRequest(groups_names=list(dict.fromkeys(req.groups_names)))
+
+
 def _fetch_request(req: Any, version: int) -> InternalStruct:
     out = convert(req, API_REGISTRY[ApiKey.FETCH].request)
     out.rack_id = req.rack_id if version >= 11 else None  # KIP-392: v11+ consumers may read from followers
@@ -392,7 +413,7 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.DESCRIBE_GROUPS): _translation(ApiKey.DESCRIBE_GROUPS, to_kafka=_describe_groups_response),
     int(ApiKey.LIST_GROUPS): _translation(ApiKey.LIST_GROUPS, to_kafka=_list_groups_response),
     int(ApiKey.CREATE_TOPICS): _translation(ApiKey.CREATE_TOPICS),
-    int(ApiKey.DELETE_TOPICS): _translation(ApiKey.DELETE_TOPICS),
+    int(ApiKey.DELETE_TOPICS): _translation(ApiKey.DELETE_TOPICS, to_kafka=_delete_topics_response),
     int(ApiKey.DELETE_RECORDS): _translation(ApiKey.DELETE_RECORDS),
     int(ApiKey.INIT_PRODUCER_ID): _translation(ApiKey.INIT_PRODUCER_ID),
     int(ApiKey.OFFSET_FOR_LEADER_EPOCH): _translation(ApiKey.OFFSET_FOR_LEADER_EPOCH),
@@ -400,7 +421,7 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.DESCRIBE_LOG_DIRS): _translation(ApiKey.DESCRIBE_LOG_DIRS),
     int(ApiKey.DESCRIBE_QUORUM): _translation(ApiKey.DESCRIBE_QUORUM),
     int(ApiKey.CREATE_PARTITIONS): _translation(ApiKey.CREATE_PARTITIONS),
-    int(ApiKey.DELETE_GROUPS): _translation(ApiKey.DELETE_GROUPS),
+    int(ApiKey.DELETE_GROUPS): _translation(ApiKey.DELETE_GROUPS, to_internal=_delete_groups_request),
     int(ApiKey.ELECT_LEADERS): _translation(ApiKey.ELECT_LEADERS),
     int(ApiKey.INCREMENTAL_ALTER_CONFIGS): _translation(ApiKey.INCREMENTAL_ALTER_CONFIGS),
     ALTER_CONFIGS_KEY: Translation(ApiKey.INCREMENTAL_ALTER_CONFIGS, _alter_configs_request,

@@ -111,3 +111,22 @@ def test_alter_configs_becomes_an_incremental_alter_configs_of_sets_that_replace
     answer = internal.configs.IncrementalAlterConfigsResponse(responses=[internal.configs.AlterConfigsResourceResponse(
         error_code=0, resource_type=2, resource_name="t")])
     assert translation.to_kafka(answer, 1, request).responses[0].resource_name == "t"
+
+
+def test_delete_topics_answers_a_topic_named_twice_once_as_kafkas_answer_keyed_by_name():
+    from kafkette.protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsResponse
+
+    answer = DeleteTopicsResponse(responses=[
+        DeletableTopicResult(name="t", error_code=int(Errors.INVALID_REQUEST), error_message="Duplicate topic name."),
+        DeletableTopicResult(name="t", error_code=int(Errors.INVALID_REQUEST), error_message="Duplicate topic name."),
+        DeletableTopicResult(name="u", error_code=int(Errors.UNKNOWN_TOPIC_OR_PARTITION), error_message=None)])
+    out = TRANSLATIONS[int(ApiKey.DELETE_TOPICS)].to_kafka(answer, 5, None)
+    assert [(r.name, r.error_code) for r in out.responses] == [("t", Errors.INVALID_REQUEST),
+                                                                ("u", Errors.UNKNOWN_TOPIC_OR_PARTITION)]
+
+
+def test_delete_groups_deletes_a_group_named_twice_once_as_kafka():
+    from kafkette.protocol.kafka_messages.group_admin import DeleteGroupsRequest
+
+    request = DeleteGroupsRequest(groups_names=["b", "a", "b", ""])
+    assert TRANSLATIONS[int(ApiKey.DELETE_GROUPS)].to_internal(request, 2).groups_names == ["b", "a", ""]
