@@ -19,6 +19,7 @@ the same requests again.  Exits 1 on a difference not listed, 2 when Apache Kafk
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import json
 import random
@@ -41,6 +42,12 @@ from hypothesis import strategies as st
 from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header, request_header_version
 from kafkette.protocol.kafka_messages import KAFKA_APIS
 from kafkette.protocol.kafka_messages.find_coordinator import FindCoordinatorRequest
+from kafkette.protocol.kafka_messages.init_producer_id import InitProducerIdRequest
+from kafkette.protocol.kafka_messages.topics import (
+    CreatableReplicaAssignment,
+    CreatableTopic,
+    CreateTopicsRequest,
+)
 from kafkette.protocol.kafka_schema import KafkaSchemaError
 from tests.conformance.fuzz_differences import listed
 from tests.conformance.fuzz_strategies import (
@@ -62,6 +69,8 @@ ANSWER_WAIT_S = 3.0
 GROUP_APIS = frozenset({"OffsetCommit", "OffsetFetch", "JoinGroup", "Heartbeat", "LeaveGroup", "SyncGroup",
                         "DescribeGroups", "DeleteGroups", "OffsetDelete", "TxnOffsetCommit"})
 TRANSACTION_APIS = frozenset({"InitProducerId", "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn"})
+LOADING = frozenset({14, 15, 16})
+"""COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR."""
 TOPIC_LEADER = 1
 """The node leading every partition of the fuzz topics on both clusters."""
 
@@ -260,16 +269,36 @@ def coordinator(target: Target, key: str, key_type: int, timeout_s: float = 60.0
 def prepare(target: Target) -> dict[str, int]:
     """Create the fuzz topics (every partition led by ``TOPIC_LEADER``), put a few records in
     fuzz-a, and find the group and transaction coordinators; the node each kind of API goes to."""
-    from confluent_kafka.admin import NewTopic
-
-    topics = [NewTopic(t, num_partitions=-1, replication_factor=-1, replica_assignment=[[TOPIC_LEADER]] * n) for t, n in TOPIC_PARTITIONS.items()]
-    for future in target.admin().create_topics(topics, operation_timeout=30).values():
-        future.result(timeout=60)
+    topics = [CreatableTopic(name=t, num_partitions=-1, replication_factor=-1, configs=[],
+                             assignments=[CreatableReplicaAssignment(partition_index=p, broker_ids=[TOPIC_LEADER])
+                                          for p in range(n)])
+              for t, n in TOPIC_PARTITIONS.items()]
+    answer = target.call("CreateTopics", 5, CreateTopicsRequest(topics=topics, timeout_ms=30000, validate_only=False))
+    failed = [(t.name, t.error_code) for t in answer.topics if t.error_code != 0]
+    if failed:
+        raise RuntimeError(f"{target.name}: the fuzz topics were not created: {failed}")
     for topic, partitions in TOPIC_PARTITIONS.items():
         target.wait_topic(topic, partitions)
     target.produce_values("fuzz-a", [b"one", b"two", b"three"])
     group = coordinator(target, GROUPS[0], 0)
-    return {"group": group, "transaction": coordinator(target, TRANSACTIONAL_IDS[0], 1), "other": TOPIC_LEADER}
+    transaction = coordinator(target, TRANSACTIONAL_IDS[0], 1)
+    settle_transactions(target, transaction)
+    return {"group": group, "transaction": transaction, "other": TOPIC_LEADER}
+
+
+def settle_transactions(target: Target, node: int, timeout_s: float = 60.0) -> None:
+    """Wait until the transaction coordinator of the fuzz's transactional id has loaded its
+    state: InitProducerId retried while it answers COORDINATOR_LOAD_IN_PROGRESS,
+    COORDINATOR_NOT_AVAILABLE or NOT_COORDINATOR (Kafka creates ``__transaction_state`` at the
+    first ask), so that the fuzz compares answers, not how far each cluster got in loading."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError, KafkaSchemaError):
+            answer = target.call("InitProducerId", 1, InitProducerIdRequest(
+                transactional_id=TRANSACTIONAL_IDS[0], transaction_timeout_ms=60000), node)
+            if answer.error_code not in LOADING:
+                return
+        time.sleep(0.2)
 
 
 def run_cases(target: Target, cases: Sequence[Case], routes: dict[str, int]) -> list[Outcome]:
@@ -286,18 +315,32 @@ def run_cases(target: Target, cases: Sequence[Case], routes: dict[str, int]) -> 
     return outcomes
 
 
-def error_codes(value: Any, path: str = "") -> Counter[str]:
-    """Every ``errorCode`` in a parsed answer as ``path=code`` (list indexes dropped), counted."""
-    found: Counter[str] = Counter()
+def _internal(element: Any) -> bool:
+    """A list element naming an internal topic (``__consumer_offsets``, ``__transaction_state``):
+    which of them exist, with how many partitions, is each cluster's own affair."""
+    return isinstance(element, dict) and any(
+        isinstance(element.get(k), str) and element[k].startswith("__") for k in ("name", "topic", "topicName"))
+
+
+def error_codes(value: Any, path: str = "") -> dict[str, Counter[int]]:
+    """Every ``errorCode`` in a parsed answer by its path (list indexes dropped, elements naming
+    an internal topic left out), the codes found there counted."""
+    found: dict[str, Counter[int]] = {}
+    if _internal(value):
+        return found
+    children: list[tuple[str, Any]] = []
     if isinstance(value, dict):
         for k, v in value.items():
+            child = f"{path}.{k}" if path else k
             if k == "errorCode" and isinstance(v, int):
-                found[f"{path}.{k}={v}"] += 1
+                found.setdefault(child, Counter())[v] += 1
             else:
-                found.update(error_codes(v, f"{path}.{k}" if path else k))
+                children.append((child, v))
     elif isinstance(value, list):
-        for v in value:
-            found.update(error_codes(v, f"{path}[]"))
+        children = [(f"{path}[]", v) for v in value]
+    for child, v in children:
+        for where, codes in error_codes(v, child).items():
+            found.setdefault(where, Counter()).update(codes)
     return found
 
 
@@ -308,7 +351,7 @@ def compare(cases: Sequence[Case], outcomes: dict[str, list[Outcome]], work: Pat
     for name, outs in outcomes.items():
         lines = [json.dumps({"target": name, "scenario": f"fuzz/{c.api}/v{c.version}", "seq": i, "conn": "",
                              "api_key": c.api_key, "api_version": c.version,
-                             "response": __import__("base64").b64encode(o.frame).decode()})
+                             "response": base64.b64encode(o.frame).decode()})
                  for i, (c, o) in enumerate(zip(cases, outs, strict=True)) if o.kind == "answer"]
         files[name] = work / f"fuzz-{name}.jsonl"
         files[name].write_text("".join(line + "\n" for line in lines), encoding="utf-8")
@@ -324,28 +367,29 @@ def compare(cases: Sequence[Case], outcomes: dict[str, list[Outcome]], work: Pat
             if outcome.kind == "answer" and (r is None or not r["ok"]):
                 sink.append(f"{case.label}: {r['error'] if r else 'not parsed'} values={_short(case.values)}")
         if kafka.kind != ours.kind:
-            _difference(report, case, "connection", f"Kafka {kafka.kind}, Kafkette {ours.kind}")
+            _difference(report, case, f"connection/{case.mutation}", f"Kafka {kafka.kind}, Kafkette {ours.kind}")
             continue
         theirs, mine = parsed.get(("kafka", i)), parsed.get(("kafkette", i))
         if kafka.kind != "answer" or not (theirs and mine and theirs["ok"] and mine["ok"]):
             continue
         a, b = error_codes(theirs["parsed"]), error_codes(mine["parsed"])
-        if a != b:
-            paths = sorted({p.split("=")[0] for p in (a - b) + (b - a)})
-            for p in paths:
-                ka = sorted(k.split("=")[1] for k in a.elements() if k.split("=")[0] == p)
-                kb = sorted(k.split("=")[1] for k in b.elements() if k.split("=")[0] == p)
-                _difference(report, case, p, f"Kafka {ka}, Kafkette {kb}")
+        for where in sorted(set(a) | set(b)):
+            if a[where] != b[where]:
+                _difference(report, case, where, f"Kafka {sorted(a[where].elements())}, Kafkette "
+                            f"{sorted(b[where].elements())}", a[where] - b[where], b[where] - a[where])
 
 
 def _short(values: Any) -> str:
     return json.dumps(values, default=lambda v: v.hex() if isinstance(v, bytes) else str(v))[:400]
 
 
-def _difference(report: FuzzReport, case: Case, where: str, what: str) -> None:
-    reason = listed(case.api, where if where != "connection" else f"connection/{case.mutation}")
+def _difference(report: FuzzReport, case: Case, where: str, what: str,
+                kafka: Counter[int] | None = None, kafkette: Counter[int] | None = None) -> None:
+    """Report one difference, apart when ``fuzz_differences`` lists it (``kafka`` / ``kafkette``:
+    the codes each side gives at ``where`` that the other does not)."""
+    entry = listed(case.api, where, (kafka or Counter()).elements(), (kafkette or Counter()).elements())
     line = f"{case.label} {where}: {what}"
-    if reason is not None:
+    if entry is not None:
         report.listed.append(line)
     else:
         report.differences.append(f"{line} values={_short(case.values)}")

@@ -119,7 +119,7 @@ def field_values(f: Field, version: int, path: str, api: str) -> st.SearchStrate
     elif f.struct:
         values = struct_values(f.fields, version, f"{path}/{f.name}", api)
     elif f.type == "bool":
-        values = st.just(True) if f.name == "ValidateOnly" and api in VALIDATE_ONLY else st.booleans()
+        values = st.just(True) if f.name.lower() == "validateonly" and api in VALIDATE_ONLY else st.booleans()
     elif f.type in PRIMITIVES:
         values = st.sampled_from([0.0, 1.5, -1.0]) if f.type == "float64" else _ints(f, api)
     elif f.type == "string":
