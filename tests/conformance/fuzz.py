@@ -374,9 +374,10 @@ def compare(cases: Sequence[Case], outcomes: dict[str, list[Outcome]], work: Pat
             continue
         a, b = error_codes(theirs["parsed"]), error_codes(mine["parsed"])
         for where in sorted(set(a) | set(b)):
-            if a[where] != b[where]:
-                _difference(report, case, where, f"Kafka {sorted(a[where].elements())}, Kafkette "
-                            f"{sorted(b[where].elements())}", a[where] - b[where], b[where] - a[where])
+            theirs_at, mine_at = a.get(where, Counter()), b.get(where, Counter())
+            if theirs_at != mine_at:
+                _difference(report, case, where, f"Kafka {sorted(theirs_at.elements())}, Kafkette "
+                            f"{sorted(mine_at.elements())}", theirs_at - mine_at, mine_at - theirs_at)
 
 
 def _short(values: Any) -> str:
