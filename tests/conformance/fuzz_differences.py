@@ -56,6 +56,7 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(FuzzDifference(a, w, _f(k),
      "an InitProducerId (v3+) with a producer id but no epoch, or an epoch but no id (KIP-360): Kafka answers "
      "INVALID_REQUEST, Kafkette gives a new producer id"),
     ("Fetch", "responses[].partitions[].errorCode", {-1}, None, _ISOLATION_LEVEL),
+    ("Fetch", "errorCode", {-1}, {0}, _ISOLATION_LEVEL),
     ("ListOffsets", "topics[].partitions[].errorCode", {-1}, None, _ISOLATION_LEVEL),
     ("ListOffsets", "topics[].partitions[].errorCode", {42}, {3},
      "a partition of an unknown topic asked twice in one ListOffsets: Kafka answers INVALID_REQUEST for the "
@@ -65,9 +66,30 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(FuzzDifference(a, w, _f(k),
      "it looks at the group, member and generation; Kafkette answers the group's error for every partition"),
     ("OffsetFetch", "topics[].partitions[].errorCode", None, (),
      "an OffsetFetch (v1-v7) naming a partition twice: Kafka answers it twice, Kafkette once"),
-    ("SyncGroup", "errorCode", {23}, {25},
-     "a SyncGroup of an unknown member with a protocol type or name the group does not have: Kafka checks the "
-     "protocol first (INCONSISTENT_GROUP_PROTOCOL), Kafkette the member (UNKNOWN_MEMBER_ID)"),
+    ("SyncGroup", "errorCode", {23}, {24, 25},
+     "a SyncGroup v5 with a protocol type or name the group does not have: Kafka checks the protocol first "
+     "(INCONSISTENT_GROUP_PROTOCOL), Kafkette the group id and member (INVALID_GROUP_ID, UNKNOWN_MEMBER_ID)"),
+    ("Produce", "connection/none", None, None,
+     "a Produce with a null record set for a partition: Kafka leaves the request unanswered (no answer within "
+     "fuzz.ANSWER_WAIT_S), Kafkette answers it"),
+    ("Produce", "responses[].partitionResponses[].errorCode", {3}, {42},
+     "a Produce to an unknown topic whose record sets are null or not record batches: Kafka answers "
+     "UNKNOWN_TOPIC_OR_PARTITION (it looks for the partition first), Kafkette INVALID_REQUEST"),
+    ("Metadata", "topics[].errorCode", (), None,
+     "a topic named twice in one Metadata request: Kafka answers it once, Kafkette once per name"),
+    ("Metadata", "topics[].partitions[].errorCode", (), None,
+     "a topic named twice in one Metadata request: Kafka answers it once, Kafkette once per name"),
+    ("Metadata", "topics[].errorCode", {100}, (),
+     "Metadata v10+ naming a topic by id only (KIP-516): Kafka answers UNKNOWN_TOPIC_ID for an id it lacks, "
+     "Kafkette leaves the topic out"),
+    ("FindCoordinator", "errorCode", {0}, {42},
+     "Kafkette has no transactions: a FindCoordinator for a transactional id (key type 1) is INVALID_REQUEST"),
+    ("DescribeConfigs", "results[].errorCode", {42}, {0},
+     "a DescribeConfigs with a byte flipped that Kafka answers INVALID_REQUEST for a resource and Kafkette "
+     "answers (not yet diagnosed)"),
+    ("AlterConfigs", "responses[].errorCode", {42}, {3},
+     "an AlterConfigs of an unknown topic with a null config value: Kafka answers INVALID_REQUEST (a null value) "
+     "before it looks for the topic, Kafkette UNKNOWN_TOPIC_OR_PARTITION"),
     ("IncrementalAlterConfigs", "responses[].errorCode", {0}, {42},
      "BROKER_LOGGER resources (KIP-412, the brokers' log4j levels) are not supported: INVALID_REQUEST"),
 ))
