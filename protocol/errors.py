@@ -63,6 +63,7 @@ class Errors(IntEnum):
     TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
     KAFKA_STORAGE_ERROR = 56
     UNKNOWN_PRODUCER_ID = 59
+    FETCH_SESSION_ID_NOT_FOUND = 70
     TOPIC_DELETION_DISABLED = 73
     NON_EMPTY_GROUP = 68
     GROUP_ID_NOT_FOUND = 69
@@ -89,6 +90,8 @@ class Errors(IntEnum):
     INCONSISTENT_CLUSTER_ID = 104
     INELIGIBLE_REPLICA = 107
     NEW_LEADER_ELECTED = 108
+    MISMATCHED_ENDPOINT_TYPE = 114
+    UNSUPPORTED_ENDPOINT_TYPE = 115
 
 
 # code -> (retriable, invalid_metadata, message).  One table, as in Kafka's Errors.
@@ -165,6 +168,9 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.INCONSISTENT_CLUSTER_ID: (False, False, "The clusterId in the request does not match that found on the server."),
     Errors.INELIGIBLE_REPLICA: (False, False, "The new ISR contains at least one ineligible replica."),
     Errors.NEW_LEADER_ELECTED: (False, False, "The AlterPartition request successfully updated the partition state but the leader has changed."),
+    Errors.FETCH_SESSION_ID_NOT_FOUND: (True, False, "The fetch session ID was not found."),
+    Errors.MISMATCHED_ENDPOINT_TYPE: (False, False, "The request was sent to an endpoint of the wrong type."),
+    Errors.UNSUPPORTED_ENDPOINT_TYPE: (False, False, "This endpoint type is not supported yet."),
 }
 
 

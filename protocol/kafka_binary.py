@@ -141,13 +141,18 @@ class BinaryReader:
         data: the bytes.
         error: the ``ValueError`` subclass raised on truncated or malformed input.
         what: how messages name the data ("record", "consumer protocol data").
+        replace_bad_utf8: read a string that is not UTF-8 with U+FFFD for each bad sequence, as
+            Java's ``new String(bytes, UTF_8)`` in Kafka's ``ByteUtils.readUtf8`` does, instead
+            of raising (Kafka's request parser never rejects a request for its strings' bytes).
     """
 
-    def __init__(self, data: bytes, error: type[ValueError] = ValueError, what: str = "data") -> None:
+    def __init__(self, data: bytes, error: type[ValueError] = ValueError, what: str = "data",
+                 replace_bad_utf8: bool = False) -> None:
         self.data = memoryview(data)
         self.pos = 0
         self._error = error
         self._what = what
+        self._utf8_errors = "replace" if replace_bad_utf8 else "strict"
 
     def remaining(self) -> int:
         return len(self.data) - self.pos
@@ -183,7 +188,7 @@ class BinaryReader:
         if data is None:
             return None
         try:
-            return data.decode("utf-8")
+            return data.decode("utf-8", self._utf8_errors)
         except UnicodeDecodeError as exc:
             raise self._error(f"a string that is not UTF-8 in {self._what}: {exc}") from None
 

@@ -11,9 +11,12 @@ What is answered and what is closed, as Kafka's ``SocketServer``/``KafkaApis`` d
 ApiVersions request at a version this listener lacks is answered at v0 with
 UNSUPPORTED_VERSION and the supported ranges (KIP-511), so the client can retry at one it
 shares, and one at v3+ whose client software name or version is not of KIP-511's form with
-INVALID_REQUEST and no ranges; a request a translation refuses before any coordinator sees it
-(``Translation.refusal``: SyncGroup v5+ without its protocol type or name) is answered here
-with that error; any other unknown API or version, and a body that does not parse, closes that
+INVALID_REQUEST and no ranges; a request the listener refuses before the broker sees it
+(``kafka_translation.REFUSALS``: a DescribeCluster asking for another endpoint type than BROKER,
+KIP-919, with UNSUPPORTED_ENDPOINT_TYPE or MISMATCHED_ENDPOINT_TYPE; an incremental Fetch, KIP-227,
+with FETCH_SESSION_ID_NOT_FOUND; a SyncGroup v5+ without its protocol type or name with
+INCONSISTENT_GROUP_PROTOCOL) is answered here; a string that is not UTF-8 is read with U+FFFD in
+place of each bad sequence, as Kafka reads it; any other unknown API or version, and a body that does not parse, closes that
 connection alone.  An error escaping the broker's handler is answered at the top-level
 ``error_code`` of the API's response where it has one.  Pure code, no I/O.
 """
@@ -45,7 +48,7 @@ from kafkette.protocol.kafka_messages.api_versions import (
     SupportedFeatureKey,
 )
 from kafkette.protocol.kafka_schema import KafkaSchemaError, KafkaStruct
-from kafkette.protocol.kafka_translation import TRANSLATIONS
+from kafkette.protocol.kafka_translation import REFUSALS, TRANSLATIONS
 from kafkette.protocol.wire_codec import Decoded, RequestDecodeError
 
 logger = logging.getLogger(__name__)
@@ -177,7 +180,7 @@ class KafkaWireCodec:
             raise RequestDecodeError(f"{api.name} v{version} is not supported (supported {api.min_version}-"
                                      f"{api.max_version})", Errors.UNSUPPORTED_VERSION, None)
         flexible = api.flexible(version)
-        reader = BinaryReader(bytes(payload), KafkaSchemaError, f"{api.name} v{version} request")
+        reader = BinaryReader(bytes(payload), KafkaSchemaError, f"{api.name} v{version} request", replace_bad_utf8=True)
         try:
             header = decode_request_header(reader, request_header_version(flexible))
             # bytes after the body are ignored, as Kafka's request parser ignores them (librdkafka
@@ -192,10 +195,10 @@ class KafkaWireCodec:
                                      and _software_name_or_version_ok(request.client_software_version)):
                 return Decoded(reply, answer=ApiVersionsResponse(error_code=int(Errors.INVALID_REQUEST), api_keys=[]))
             return Decoded(reply, answer=api_versions_response(version=version, features=self._features()))
+        refuse = REFUSALS.get(api_key)
+        if refuse is not None and (refusal := refuse(request, version)) is not None:
+            return Decoded(reply, answer=refusal)
         translation = TRANSLATIONS[api_key]
-        refused = translation.refusal(request, version) if translation.refusal is not None else None
-        if refused is not None:
-            return Decoded(reply, answer=reply.error_response(refused))
         try:
             internal = translation.to_internal(request, version)
         except (TypeError, ValueError, AttributeError) as exc:

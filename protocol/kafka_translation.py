@@ -109,15 +109,11 @@ class Translation:
         internal: the msgpack API whose handler answers it.
         to_internal: ``(kafka request, version) -> msgpack request``.
         to_kafka: ``(msgpack response, version, kafka request) -> kafka response``.
-        refusal: ``(kafka request, version) -> error or None``: a check Kafka's ``KafkaApis``
-            makes before the request reaches a coordinator; an error is answered at once, by the
-            listener, and the broker never sees the request.  None: no such check.
     """
 
     internal: ApiKey
     to_internal: Callable[[Any, int], InternalStruct]
     to_kafka: Callable[[Any, int, Any], KafkaStruct]
-    refusal: Callable[[Any, int], Errors | None] | None = None
 
     @property
     def spec(self) -> ApiSpec:
@@ -281,6 +277,64 @@ READ_COMMITTED = 1
 """Kafka's ``IsolationLevel.READ_COMMITTED`` as a Fetch request's ``isolation_level`` (KIP-98)."""
 
 
+ENDPOINT_TYPES = {1: "BROKER", 2: "CONTROLLER"}
+"""KIP-919's endpoint types (Kafka's ``EndpointType``); any other id is UNKNOWN."""
+
+
+def describe_cluster_refusal(req: Any, version: int) -> KafkaStruct | None:
+    """The answer to a DescribeCluster asking for an endpoint type other than this listener's
+    (BROKER), or None when it asks for brokers: UNSUPPORTED_ENDPOINT_TYPE for an unknown type,
+    MISMATCHED_ENDPOINT_TYPE for CONTROLLER, with Kafka's messages (``AuthHelper.
+    computeDescribeClusterResponse``; v0 has no endpoint type and always asks for brokers)."""
+    wanted = req.endpoint_type if version >= 1 else 1
+    if wanted == 1:
+        return None
+    if wanted not in ENDPOINT_TYPES:
+        return cluster.DescribeClusterResponse(error_code=int(Errors.UNSUPPORTED_ENDPOINT_TYPE),
+                                               error_message=f"Unsupported endpoint type {wanted}")
+    return cluster.DescribeClusterResponse(
+        error_code=int(Errors.MISMATCHED_ENDPOINT_TYPE),
+        error_message=f"The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type "
+                      f"{ENDPOINT_TYPES[wanted]}")
+
+
+FULL_FETCH_EPOCHS = (0, -1)
+"""KIP-227: a fetch at session epoch 0 (INITIAL) or -1 (FINAL) is a full one; any other epoch is
+an incremental fetch of an existing session."""
+
+
+def fetch_session_refusal(req: Any, version: int) -> KafkaStruct | None:
+    """The answer to an incremental Fetch (v7+, a session epoch other than 0 and -1), or None
+    for a full one: this listener keeps no fetch sessions (it answers session id 0, so no client
+    it answered sends one), so every incremental fetch names a session it does not have, which
+    Kafka's ``FetchManager.newContext`` answers with FETCH_SESSION_ID_NOT_FOUND, no partitions
+    and session id 0."""
+    if version < 7 or req.session_epoch in FULL_FETCH_EPOCHS:
+        return None
+    return KAFKA_APIS[1].response(error_code=int(Errors.FETCH_SESSION_ID_NOT_FOUND), session_id=0, responses=[])
+
+
+def _delete_topics_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    """DeleteTopics with one result per topic name, the first: Kafka's answer is keyed by name
+    (its ``DeletableTopicResultCollection``), so a name asked twice is answered once, with the
+    INVALID_REQUEST of a duplicate."""
+    out = convert(resp, KAFKA_APIS[int(ApiKey.DELETE_TOPICS)].response, version)
+    seen: set[str] = set()
+    kept = []
+    for result in out.responses:
+        if result.name not in seen:
+            seen.add(result.name)
+            kept.append(result)
+    out.responses = kept
+    return out
+
+
+def _delete_groups_request(req: Any, version: int) -> InternalStruct:
+    """DeleteGroups of each group once: Kafka deletes a group named twice once and answers it
+    once (its result is keyed by group id), where deleting it again would find no group."""
+    return internal.group_admin.DeleteGroupsRequest(groups_names=list(dict.fromkeys(req.groups_names)))
+
+
 def _fetch_request(req: Any, version: int) -> InternalStruct:
     out = convert(req, API_REGISTRY[ApiKey.FETCH].request)
     out.rack_id = req.rack_id if version >= 11 else None  # KIP-392: v11+ consumers may read from followers
@@ -350,12 +404,12 @@ SYNC_GROUP_MANDATORY_PROTOCOL_VERSION = 5
 """From SyncGroup v5 on the protocol type and name are mandatory (KIP-559)."""
 
 
-def _sync_group_refusal(req: Any, version: int) -> Errors | None:
+def _sync_group_refusal(req: Any, version: int) -> KafkaStruct | None:
     """INCONSISTENT_GROUP_PROTOCOL for a SyncGroup v5+ without its protocol type or name, before
     any check of the group or the member (Kafka's ``SyncGroupRequest.areMandatoryProtocolTypeAndNamePresent``,
     the first check of ``KafkaApis.handleSyncGroupRequest``)."""
     if version >= SYNC_GROUP_MANDATORY_PROTOCOL_VERSION and (req.protocol_type is None or req.protocol_name is None):
-        return Errors.INCONSISTENT_GROUP_PROTOCOL
+        return KAFKA_APIS[int(ApiKey.SYNC_GROUP)].response(error_code=int(Errors.INCONSISTENT_GROUP_PROTOCOL))
     return None
 
 
@@ -378,11 +432,18 @@ def _describe_configs_response(resp: Any, version: int, req: Any) -> KafkaStruct
 
 
 def _translation(key: ApiKey, to_internal: Callable[[Any, int], InternalStruct] | None = None,
-                 to_kafka: Callable[[Any, int, Any], KafkaStruct] | None = None,
-                 refusal: Callable[[Any, int], Errors | None] | None = None) -> Translation:
+                 to_kafka: Callable[[Any, int, Any], KafkaStruct] | None = None) -> Translation:
     plain = _by_name(key)
-    return Translation(key, to_internal or plain.to_internal, to_kafka or plain.to_kafka, refusal)
+    return Translation(key, to_internal or plain.to_internal, to_kafka or plain.to_kafka)
 
+
+REFUSALS: dict[int, Callable[[Any, int], KafkaStruct | None]] = {
+    int(ApiKey.FETCH): fetch_session_refusal,
+    DESCRIBE_CLUSTER_KEY: describe_cluster_refusal,
+    int(ApiKey.SYNC_GROUP): _sync_group_refusal,
+}
+"""Requests the listener answers itself, by API key: each returns the answer when it refuses
+the request before the broker sees it, else None."""
 
 TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.PRODUCE): _translation(ApiKey.PRODUCE, to_kafka=_produce_response),
@@ -396,11 +457,11 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.JOIN_GROUP): _translation(ApiKey.JOIN_GROUP, to_internal=_join_group_request),
     int(ApiKey.HEARTBEAT): _translation(ApiKey.HEARTBEAT),
     int(ApiKey.LEAVE_GROUP): _translation(ApiKey.LEAVE_GROUP, _leave_group_request, _leave_group_response),
-    int(ApiKey.SYNC_GROUP): _translation(ApiKey.SYNC_GROUP, refusal=_sync_group_refusal),
+    int(ApiKey.SYNC_GROUP): _translation(ApiKey.SYNC_GROUP),
     int(ApiKey.DESCRIBE_GROUPS): _translation(ApiKey.DESCRIBE_GROUPS, to_kafka=_describe_groups_response),
     int(ApiKey.LIST_GROUPS): _translation(ApiKey.LIST_GROUPS, to_kafka=_list_groups_response),
     int(ApiKey.CREATE_TOPICS): _translation(ApiKey.CREATE_TOPICS),
-    int(ApiKey.DELETE_TOPICS): _translation(ApiKey.DELETE_TOPICS),
+    int(ApiKey.DELETE_TOPICS): _translation(ApiKey.DELETE_TOPICS, to_kafka=_delete_topics_response),
     int(ApiKey.DELETE_RECORDS): _translation(ApiKey.DELETE_RECORDS),
     int(ApiKey.INIT_PRODUCER_ID): _translation(ApiKey.INIT_PRODUCER_ID),
     int(ApiKey.OFFSET_FOR_LEADER_EPOCH): _translation(ApiKey.OFFSET_FOR_LEADER_EPOCH),
@@ -408,7 +469,7 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.DESCRIBE_LOG_DIRS): _translation(ApiKey.DESCRIBE_LOG_DIRS),
     int(ApiKey.DESCRIBE_QUORUM): _translation(ApiKey.DESCRIBE_QUORUM),
     int(ApiKey.CREATE_PARTITIONS): _translation(ApiKey.CREATE_PARTITIONS),
-    int(ApiKey.DELETE_GROUPS): _translation(ApiKey.DELETE_GROUPS),
+    int(ApiKey.DELETE_GROUPS): _translation(ApiKey.DELETE_GROUPS, to_internal=_delete_groups_request),
     int(ApiKey.ELECT_LEADERS): _translation(ApiKey.ELECT_LEADERS),
     int(ApiKey.INCREMENTAL_ALTER_CONFIGS): _translation(ApiKey.INCREMENTAL_ALTER_CONFIGS),
     ALTER_CONFIGS_KEY: Translation(ApiKey.INCREMENTAL_ALTER_CONFIGS, _alter_configs_request,

@@ -506,3 +506,79 @@ def test_mutated_valid_frames_are_decoded_or_refused(frame, data):
         elif len(mutated) > 1:
             del mutated[position]
     _decode_or_refuse(bytes(mutated))
+
+
+# -- DescribeCluster of another endpoint type: answered by the codec (KIP-919) --------------
+
+def _describe_cluster_frame(endpoint_type: int) -> bytes:
+    from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header
+    from kafkette.protocol.kafka_messages.cluster import DescribeClusterRequest
+
+    head = encode_request_header(KafkaRequestHeader(60, 1, CORRELATION_ID, CLIENT_ID), 2)
+    body = DescribeClusterRequest(include_cluster_authorized_operations=False, endpoint_type=endpoint_type)
+    return head + b"".join(bytes(p) for p in body.encode(1, True))
+
+
+@pytest.mark.parametrize(("endpoint_type", "code", "message"), [
+    (0, Errors.UNSUPPORTED_ENDPOINT_TYPE, "Unsupported endpoint type 0"),
+    (7, Errors.UNSUPPORTED_ENDPOINT_TYPE, "Unsupported endpoint type 7"),
+    (2, Errors.MISMATCHED_ENDPOINT_TYPE,
+     "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER"),
+])
+def test_describe_cluster_for_an_endpoint_type_other_than_broker_is_refused_as_kafka_refuses_it(
+        endpoint_type, code, message):
+    decoded = _decode(_describe_cluster_frame(endpoint_type))
+    assert decoded.request is None and decoded.answer is not None
+    assert (decoded.answer.error_code, decoded.answer.error_message) == (int(code), message)
+    assert decoded.answer.brokers == [] and decoded.answer.endpoint_type == 1
+
+
+def test_describe_cluster_for_brokers_goes_to_the_broker():
+    decoded = _decode(_describe_cluster_frame(1))
+    assert decoded.answer is None and decoded.request is not None
+
+
+# -- strings that are not UTF-8: read as Java reads them ------------------------------------
+
+@pytest.mark.parametrize("version", [1, 12])
+def test_a_topic_name_that_is_not_utf8_is_read_with_replacement_characters_as_kafka_reads_it(version):
+    from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header
+    from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
+
+    flexible = KAFKA_APIS[3].flexible(version)
+    head = encode_request_header(KafkaRequestHeader(3, version, CORRELATION_ID, CLIENT_ID), 2 if flexible else 1)
+    body = b"".join(bytes(p) for p in MetadataRequest(topics=[MetadataRequestTopic(name="ab\x7fd")]).encode(
+        version, flexible))
+    # the name's third byte becomes 0xff, which no UTF-8 sequence holds (Kafka's ByteUtils.readUtf8
+    # decodes it as U+FFFD, it does not refuse the request)
+    at = body.index(b"ab\x7fd") + 2
+    decoded = _decode(head + body[:at] + b"\xff" + body[at + 1:])
+    assert decoded.reply.request.topics[0].name == "ab\ufffdd"
+
+
+# -- incremental Fetch: no such session (KIP-227) --------------------------------------------
+
+def _fetch_frame(version: int, session_id: int, session_epoch: int) -> bytes:
+    from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header
+    from kafkette.protocol.kafka_messages.fetch import FetchRequest
+
+    flexible = KAFKA_APIS[1].flexible(version)
+    head = encode_request_header(KafkaRequestHeader(1, version, CORRELATION_ID, CLIENT_ID), 2 if flexible else 1)
+    body = FetchRequest(max_wait_ms=0, min_bytes=1, isolation_level=0, session_id=session_id,
+                        session_epoch=session_epoch, topics=[], forgotten_topics_data=[], rack_id="")
+    return head + b"".join(bytes(p) for p in body.encode(version, flexible))
+
+
+@pytest.mark.parametrize(("version", "session_id", "session_epoch"), [(7, 0, 1), (7, 12, 5), (12, 0, 2)])
+def test_an_incremental_fetch_is_answered_fetch_session_id_not_found_as_kafka_answers_a_session_it_lacks(
+        version, session_id, session_epoch):
+    decoded = _decode(_fetch_frame(version, session_id, session_epoch))
+    assert decoded.request is None and decoded.answer is not None
+    assert decoded.answer.error_code == Errors.FETCH_SESSION_ID_NOT_FOUND == 70
+    assert (decoded.answer.session_id, decoded.answer.responses) == (0, [])
+
+
+@pytest.mark.parametrize("session_epoch", [0, -1])
+def test_a_full_fetch_goes_to_the_broker(session_epoch):
+    decoded = _decode(_fetch_frame(12, 0, session_epoch))
+    assert decoded.answer is None and decoded.request is not None

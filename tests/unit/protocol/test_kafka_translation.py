@@ -150,3 +150,22 @@ def test_describe_configs_answers_an_empty_error_message_on_success_and_no_docum
     assert _describe_configs(4, include_documentation=True).configs[0].documentation == ""
     assert _describe_configs(4, False, error_code=Errors.INVALID_REQUEST).error_message is None
     assert _describe_configs(4, False, error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION).error_message == ""
+
+
+def test_delete_topics_answers_a_topic_named_twice_once_as_kafkas_answer_keyed_by_name():
+    from kafkette.protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsResponse
+
+    answer = DeleteTopicsResponse(responses=[
+        DeletableTopicResult(name="t", error_code=int(Errors.INVALID_REQUEST), error_message="Duplicate topic name."),
+        DeletableTopicResult(name="t", error_code=int(Errors.INVALID_REQUEST), error_message="Duplicate topic name."),
+        DeletableTopicResult(name="u", error_code=int(Errors.UNKNOWN_TOPIC_OR_PARTITION), error_message=None)])
+    out = TRANSLATIONS[int(ApiKey.DELETE_TOPICS)].to_kafka(answer, 5, None)
+    assert [(r.name, r.error_code) for r in out.responses] == [("t", Errors.INVALID_REQUEST),
+                                                                ("u", Errors.UNKNOWN_TOPIC_OR_PARTITION)]
+
+
+def test_delete_groups_deletes_a_group_named_twice_once_as_kafka():
+    from kafkette.protocol.kafka_messages.group_admin import DeleteGroupsRequest
+
+    request = DeleteGroupsRequest(groups_names=["b", "a", "b", ""])
+    assert TRANSLATIONS[int(ApiKey.DELETE_GROUPS)].to_internal(request, 2).groups_names == ["b", "a", ""]
