@@ -119,8 +119,9 @@ async def test_admin_creates_a_topic_with_a_config_and_describes_topic_configs_a
         (answer,) = await admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, "ak-admin")])
         (resource,) = answer.resources
         error_code, error_message, resource_type, resource_name, entries = resource[:5]
+        # Kafka's answer on success carries the empty error message, not null (ConfigHelper).
         assert (error_code, error_message, resource_type, resource_name) == (
-            0, None, ConfigResourceType.TOPIC, "ak-admin")
+            0, "", ConfigResourceType.TOPIC, "ak-admin")
         by_name = {entry[0]: entry for entry in entries}
         # (name, value, read_only, config_source, is_sensitive, synonyms)
         assert tuple(by_name["retention.ms"][:5]) == (
