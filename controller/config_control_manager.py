@@ -68,6 +68,14 @@ from kafkette.protocol.errors import (  # type: ignore[attr-defined]
 _OPERATION_NAMES = {OP_APPEND: "APPEND", OP_SUBTRACT: "SUBTRACT"}
 
 
+def _changed_records(resource_type: str, resource_name: str, current: dict[str, str],
+                     updated: dict[str, str | None]) -> list[ConfigRecord]:
+    """The ConfigRecords that take a resource's overrides from ``current`` to ``updated``, by
+    config name (a record with a None value removes an override)."""
+    return [ConfigRecord(resource_type, resource_name, name, updated.get(name))
+            for name in sorted(set(current) | set(updated)) if current.get(name) != updated.get(name)]
+
+
 class ConfigControlManager:
     """Decides DescribeConfigs / IncrementalAlterConfigs for topics.
 
@@ -301,10 +309,7 @@ class ConfigControlManager:
             validate_topic_configs(updated, self._defaults)
         except ValueError as exc:
             raise InvalidConfigError(str(exc)) from None
-        return [
-            ConfigRecord("topic", topic, name, updated.get(name))
-            for name in sorted(set(current) | set(updated)) if current.get(name) != updated.get(name)
-        ]
+        return _changed_records("topic", topic, current, updated)
 
     def _alter_group(self, resource: AlterConfigsResource, replace_all: bool = False) -> list[ConfigRecord]:
         """A group's new overrides, checked as Kafka's ``ControllerConfigurationValidator`` checks
@@ -329,15 +334,12 @@ class ConfigControlManager:
                 definition = GROUP_CONFIG_DEFS.get(entry.name)
                 if definition is None:
                     raise InvalidConfigError(f"Unknown group config name: {entry.name}")
-                verb = "APPEND" if op == OP_APPEND else "SUBTRACT"
-                raise InvalidConfigError(f"Can't {verb} to key {entry.name} because its type is not LIST.")
+                raise InvalidConfigError(
+                    f"Can't {_OPERATION_NAMES[op]} to key {entry.name} because its type is not LIST.")
             else:
                 raise InvalidRequestError(f"Unknown config operation {op} for config key: {entry.name}")
         try:
             validate_group_configs(updated, self._group_settings)
         except ConfigError as exc:
             raise InvalidConfigError(str(exc)) from None
-        return [
-            ConfigRecord("group", group, name, updated.get(name))
-            for name in sorted(set(current) | set(updated)) if current.get(name) != updated.get(name)
-        ]
+        return _changed_records("group", group, current, updated)
