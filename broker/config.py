@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import javaproperties
 
 from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES, KAFKA_VERSION
 from kafkette.client.config_def import (
-    LONG_MAX,
     PARSERS,
     ConfigError,
     ConfigKey,
@@ -42,7 +41,12 @@ from kafkette.client.config_def import (
     one_of,
     table,
 )
-from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
+from kafkette.client.topic_config import (
+    SYNONYM_MS_PER_UNIT,
+    TOPIC_CONFIG_BY_SYNONYM,
+    TOPIC_CONFIG_DEFS,
+    synonym_to_topic_value,
+)
 
 
 def _check_listeners(value: list[str]) -> None:
@@ -138,6 +142,27 @@ def parse_voter(text: str) -> tuple[int, str, int]:
 
 DEFAULT_LOG_DIR = "/tmp/kafkette-logs"
 
+
+def _log_default(name: str, doc: str, **changes: Any) -> ConfigKey:
+    """A broker property that is the broker-wide default of a topic config (one of its broker
+    synonyms in ``TOPIC_CONFIG_DEFS``): type, default and validator are the topic config's, the
+    default converted to the property's unit (``log.roll.hours``: 168 for ``segment.ms``'s
+    604800000 ms), unless ``changes`` says otherwise.
+
+    Args:
+        name: the broker property (``log.segment.bytes``).
+        doc: its description.
+        changes: ``ConfigKey`` fields that differ from the topic config's (``default=None`` for
+            a synonym that another one falls back to, ``type="int"`` for an hours property).
+
+    Returns:
+        The property's ``ConfigKey``.
+    """
+    topic_key = TOPIC_CONFIG_BY_SYNONYM[name]
+    factor = SYNONYM_MS_PER_UNIT.get(name.rsplit(".", 1)[-1], 1)
+    default = topic_key.default // factor if factor != 1 else topic_key.default
+    return replace(ConfigKey(name, topic_key.type, default, doc, topic_key.validator), **changes)
+
 BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("node.id", "int", None, "The node id of this broker.", at_least(0)),
     ConfigKey("broker.id", "int", None, "Kafka's older name of node.id, used when node.id is not set; when both are "
@@ -171,10 +196,10 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("metadata.log.max.record.bytes.between.snapshots", "long", 20 * 1024 * 1024, "Bytes of committed metadata records after which a voter writes a snapshot of the metadata (KIP-630).", at_least(1)),
     ConfigKey("num.partitions", "int", 1, "Default partitions for new topics.", at_least(1)),
     ConfigKey("default.replication.factor", "int", 1, "Default replication factor for new topics.", in_range(1, 32767)),
-    ConfigKey("min.insync.replicas", "int", 1, "Minimum ISR size for acks=all produce.", at_least(1)),
+    _log_default("min.insync.replicas", "Minimum ISR size for acks=all produce."),
     ConfigKey("auto.create.topics.enable", "boolean", True, "Create unknown topics on Metadata requests."),
     ConfigKey("delete.topic.enable", "boolean", True, "Allow DeleteTopics."),
-    ConfigKey("unclean.leader.election.enable", "boolean", False, "Elect out-of-sync replicas as a last resort."),
+    _log_default("unclean.leader.election.enable", "Elect out-of-sync replicas as a last resort."),
     ConfigKey("auto.leader.rebalance.enable", "boolean", True, "Periodically move leadership back to preferred replicas."),
     ConfigKey("leader.imbalance.per.broker.percentage", "int", 10, "Allowed share of a broker's preferred partitions led elsewhere (%).", at_least(0)),
     ConfigKey("leader.imbalance.check.interval.seconds", "long", 300, "Period of the leader imbalance check (s).", at_least(1)),
@@ -211,51 +236,49 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("max.connections", "int", 2147483647, "Connections a listener keeps at most; more are closed as accepted.", at_least(0)),
     ConfigKey("max.connections.per.ip", "int", 2147483647, "Connections from one address at most; more are closed as accepted.", at_least(0)),
     ConfigKey("connections.max.idle.ms", "long", 600000, "A connection with no request for this long is closed (ms; -1 never).", at_least(-1)),
-    ConfigKey("compression.type", "string", "producer", "Default final compression of topics' batches: producer (as sent), uncompressed or a codec.",
-              one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
-    ConfigKey("log.message.timestamp.type", "string", "CreateTime", "Default timestamp type of topics: CreateTime or LogAppendTime.",
-              one_of("CreateTime", "LogAppendTime")),
-    ConfigKey("log.message.timestamp.before.max.ms", "long", LONG_MAX,
-              "Default max time a CreateTime record timestamp may be behind the broker's clock (ms).", at_least(0)),
-    ConfigKey("log.message.timestamp.after.max.ms", "long", 3600000,
-              "Default max time a CreateTime record timestamp may be ahead of the broker's clock (ms).", at_least(0)),
-    ConfigKey("compression.gzip.level", "int", -1, "Default gzip level of batches the broker compresses (-1: 6).",
-              TOPIC_CONFIG_DEFS["compression.gzip.level"].validator),
-    ConfigKey("compression.lz4.level", "int", 9, "Default LZ4 level of batches the broker compresses.",
-              in_range(1, 17)),
-    ConfigKey("compression.zstd.level", "int", 3, "Default zstd level of batches the broker compresses.",
-              in_range(-131072, 22)),
-    ConfigKey("log.preallocate", "boolean", False, "Default preallocate of topics' segment files.", None),
-    ConfigKey("log.local.retention.bytes", "long", -2, "Default local.retention.bytes (tiered storage; -2: "
-              "log.retention.bytes).", at_least(-2)),
-    ConfigKey("log.local.retention.ms", "long", -2, "Default local.retention.ms (tiered storage; -2: "
-              "log.retention.ms).", at_least(-2)),
-    ConfigKey("message.max.bytes", "int", 1048588, "Largest record batch accepted (bytes).", at_least(0)),
-    ConfigKey("log.segment.bytes", "int", 1073741824, "Segment size before a roll (bytes).", at_least(14)),
-    ConfigKey("log.roll.ms", "long", None, "Time before a segment rolls (ms); unset = log.roll.hours.", at_least(1)),
-    ConfigKey("log.roll.hours", "int", 168, "Time before a segment rolls (hours).", at_least(1)),
-    ConfigKey("log.roll.jitter.ms", "long", None, "Max random jitter subtracted from the roll time (ms); unset = log.roll.jitter.hours.", at_least(0)),
-    ConfigKey("log.roll.jitter.hours", "int", 0, "Max random jitter subtracted from the roll time (hours).", at_least(0)),
-    ConfigKey("log.index.interval.bytes", "int", 4096, "Bytes between offset index entries.", at_least(0)),
-    ConfigKey("log.index.size.max.bytes", "int", 10485760, "Max offset index size (bytes).", at_least(4)),
-    ConfigKey("log.flush.interval.messages", "long", 2**63 - 1, "Messages before an fsync.", at_least(1)),
-    ConfigKey("log.flush.interval.ms", "long", None, "Max time between fsyncs (ms); unset = never forced.", at_least(0)),
+    _log_default("compression.type", "Default final compression of topics' batches: producer (as sent), "
+                 "uncompressed or a codec."),
+    _log_default("log.message.timestamp.type", "Default timestamp type of topics: CreateTime or LogAppendTime."),
+    _log_default("log.message.timestamp.before.max.ms",
+                 "Default max time a CreateTime record timestamp may be behind the broker's clock (ms)."),
+    _log_default("log.message.timestamp.after.max.ms",
+                 "Default max time a CreateTime record timestamp may be ahead of the broker's clock (ms)."),
+    _log_default("compression.gzip.level", "Default gzip level of batches the broker compresses (-1: 6)."),
+    _log_default("compression.lz4.level", "Default LZ4 level of batches the broker compresses."),
+    _log_default("compression.zstd.level", "Default zstd level of batches the broker compresses."),
+    _log_default("log.preallocate", "Default preallocate of topics' segment files."),
+    _log_default("log.local.retention.bytes", "Default local.retention.bytes (tiered storage; -2: "
+                 "log.retention.bytes)."),
+    _log_default("log.local.retention.ms", "Default local.retention.ms (tiered storage; -2: log.retention.ms)."),
+    _log_default("message.max.bytes", "Largest record batch accepted (bytes)."),
+    _log_default("log.segment.bytes", "Segment size before a roll (bytes)."),
+    _log_default("log.roll.ms", "Time before a segment rolls (ms); unset = log.roll.hours.", default=None),
+    _log_default("log.roll.hours", "Time before a segment rolls (hours).", type="int"),
+    _log_default("log.roll.jitter.ms", "Max random jitter subtracted from the roll time (ms); unset = "
+                 "log.roll.jitter.hours.", default=None),
+    _log_default("log.roll.jitter.hours", "Max random jitter subtracted from the roll time (hours).", type="int"),
+    _log_default("log.index.interval.bytes", "Bytes between offset index entries."),
+    _log_default("log.index.size.max.bytes", "Max offset index size (bytes)."),
+    _log_default("log.flush.interval.messages", "Messages before an fsync."),
+    _log_default("log.flush.interval.ms", "Max time between fsyncs (ms); unset = never forced.", default=None),
     ConfigKey("log.flush.offset.checkpoint.interval.ms", "int", 60000, "Recovery point checkpoint period (ms).", at_least(0)),
-    ConfigKey("log.retention.ms", "long", None, "Retention time (ms); unset = log.retention.hours.", at_least(-1)),
-    ConfigKey("log.retention.minutes", "int", None, "Retention time (minutes); unset = log.retention.hours.", at_least(-1)),
-    ConfigKey("log.retention.hours", "int", 168, "Retention time (hours).", at_least(-1)),
-    ConfigKey("log.retention.bytes", "long", -1, "Retention size per partition (bytes), -1 = none.", at_least(-1)),
+    _log_default("log.retention.ms", "Retention time (ms); unset = log.retention.hours.", default=None),
+    _log_default("log.retention.minutes", "Retention time (minutes); unset = log.retention.hours.", type="int",
+                 default=None),
+    _log_default("log.retention.hours", "Retention time (hours).", type="int"),
+    _log_default("log.retention.bytes", "Retention size per partition (bytes), -1 = none.", validator=at_least(-1)),
     ConfigKey("log.retention.check.interval.ms", "long", 300000, "Retention check period (ms).", at_least(1)),
-    ConfigKey("log.segment.delete.delay.ms", "long", 60000, "Delay before a deleted segment's files are removed (ms).", at_least(0)),
-    ConfigKey("log.cleanup.policy", "list", ["delete"], "Default cleanup policy: delete and/or compact.", one_of("compact", "delete")),
+    _log_default("log.segment.delete.delay.ms", "Delay before a deleted segment's files are removed (ms)."),
+    _log_default("log.cleanup.policy", "Default cleanup policy: delete and/or compact.",
+                 validator=one_of("compact", "delete")),
     ConfigKey("log.cleaner.enable", "boolean", True, "Run the log cleaner (compaction of cleanup.policy=compact topics)."),
     ConfigKey("log.cleaner.backoff.ms", "long", 15000, "Sleep of the log cleaner when no log needs cleaning (ms).", at_least(0)),
     ConfigKey("log.cleaner.dedupe.buffer.size", "long", 134217728, "Memory for the cleaner's key -> offset map (bytes).", at_least(24)),
-    ConfigKey("log.cleaner.min.cleanable.ratio", "double", 0.5, "Default min.cleanable.dirty.ratio.", in_range(0, 1)),
-    ConfigKey("log.cleaner.delete.retention.ms", "long", 86400000, "Default delete.retention.ms of tombstones (ms).", at_least(0)),
-    ConfigKey("log.cleaner.min.compaction.lag.ms", "long", 0, "Default min.compaction.lag.ms (ms).", at_least(0)),
-    ConfigKey("log.cleaner.max.compaction.lag.ms", "long", LONG_MAX,
-              "Default max.compaction.lag.ms: the longest a record stays uncompacted (ms).", at_least(1)),
+    _log_default("log.cleaner.min.cleanable.ratio", "Default min.cleanable.dirty.ratio."),
+    _log_default("log.cleaner.delete.retention.ms", "Default delete.retention.ms of tombstones (ms)."),
+    _log_default("log.cleaner.min.compaction.lag.ms", "Default min.compaction.lag.ms (ms)."),
+    _log_default("log.cleaner.max.compaction.lag.ms",
+                 "Default max.compaction.lag.ms: the longest a record stays uncompacted (ms)."),
 )
 
 _BY_NAME: dict[str, ConfigKey] = table(BROKER_CONFIGS)
@@ -571,21 +594,40 @@ class KafkaConfig:
         """``{node id: (host, port)}`` of ``controller.quorum.voters``, in the order given."""
         return {node: (host, port) for node, host, port in map(parse_voter, self.controller_quorum_voters)}
 
+    def topic_config_default(self, name: str) -> Any:
+        """The broker-wide value of a topic config: its first broker synonym with a value, in the
+        topic config's unit (``segment.ms``: ``log.roll.ms``, else ``log.roll.hours`` as ms), else
+        the topic config's default (``flush.ms`` without ``log.flush.interval.ms``; a topic config
+        without broker synonym).  Kafka's ``KafkaConfig.extractLogConfigMap`` over
+        ``ServerTopicConfigSynonyms``.
+
+        Args:
+            name: a topic config name (``segment.ms``).
+
+        Returns:
+            The typed value (a list for ``cleanup.policy``).
+
+        Raises:
+            KeyError: ``name`` is not a topic config.
+        """
+        key = TOPIC_CONFIG_DEFS[name]
+        for synonym in key.synonyms:
+            value = getattr(self, synonym.replace(".", "_"))
+            if value is not None:
+                return synonym_to_topic_value(synonym, value)
+        return key.default
+
     @property
     def roll_ms(self) -> int:
         """Effective ``log.roll.ms`` (falls back to ``log.roll.hours``), ms."""
-        return self.log_roll_ms if self.log_roll_ms is not None else self.log_roll_hours * 3600 * 1000
+        return self.topic_config_default("segment.ms")
 
     @property
     def roll_jitter_ms(self) -> int:
         """Effective ``log.roll.jitter.ms`` (falls back to ``log.roll.jitter.hours``), ms."""
-        return self.log_roll_jitter_ms if self.log_roll_jitter_ms is not None else self.log_roll_jitter_hours * 3600 * 1000
+        return self.topic_config_default("segment.jitter.ms")
 
     @property
     def retention_ms(self) -> int:
         """Effective ``log.retention.ms`` (falls back to minutes, then hours; -1 = unlimited)."""
-        if self.log_retention_ms is not None:
-            return self.log_retention_ms
-        if self.log_retention_minutes is not None:
-            return -1 if self.log_retention_minutes < 0 else self.log_retention_minutes * 60 * 1000
-        return -1 if self.log_retention_hours < 0 else self.log_retention_hours * 3600 * 1000
+        return self.topic_config_default("retention.ms")

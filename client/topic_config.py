@@ -129,6 +129,31 @@ value: ``log.retention.hours``, ``log.roll.hours``, ``log.flush.scheduler.interv
 TOPIC_CONFIG_NAMES: frozenset[str] = frozenset(TOPIC_CONFIG_DEFS)
 """Every topic-level config name a topic may override."""
 
+TOPIC_CONFIG_BY_SYNONYM: dict[str, ConfigKey] = {
+    synonym: key for key in TOPIC_CONFIG_DEFS.values() for synonym in key.synonyms}
+"""The topic config each broker synonym sets the broker-wide default of (``log.roll.hours`` ->
+``segment.ms``; Kafka's ``ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`` read backwards)."""
+
+SYNONYM_MS_PER_UNIT: dict[str, int] = {"hours": 3_600_000, "minutes": 60_000}
+"""Milliseconds per unit of a broker synonym named in hours or minutes (``log.roll.hours``,
+``log.retention.minutes``) of a topic config in ms (Kafka's ``ConfigSynonym.HOURS_TO_MILLISECONDS``
+and ``MINUTES_TO_MILLISECONDS``)."""
+
+
+def synonym_to_topic_value(synonym: str, value: Any) -> Any:
+    """A broker synonym's value in its topic config's unit: hours and minutes as ms, a negative
+    value (``log.retention.hours=-1``: unlimited) kept as it is; any other synonym unchanged.
+
+    Args:
+        synonym: the broker property (``log.retention.hours``).
+        value: its typed value.
+
+    Returns:
+        The value for the topic config (``retention.ms``).
+    """
+    factor = SYNONYM_MS_PER_UNIT.get(synonym.rsplit(".", 1)[-1], 1)
+    return value * factor if factor != 1 and value >= 0 else value
+
 
 TOPIC_CONFIGS_WITHOUT_EFFECT: dict[str, str] = {
     "follower.replication.throttled.replicas": "Kafkette has no replication quotas yet",

@@ -4,9 +4,16 @@ import dataclasses
 
 import pytest
 
-from kafkette.broker.config import KafkaConfig
+from kafkette.broker.config import BROKER_CONFIGS, KafkaConfig
 from kafkette.broker.log.log_config import LogConfig
-from kafkette.client.topic_config import TOPIC_CONFIG_DEFS, TOPIC_CONFIG_NAMES, validate_topic_configs
+from kafkette.client.topic_config import (
+    BROKER_SYNONYMS_WITHOUT_DEFAULT,
+    TOPIC_CONFIG_BY_SYNONYM,
+    TOPIC_CONFIG_DEFS,
+    TOPIC_CONFIG_NAMES,
+    synonym_to_topic_value,
+    validate_topic_configs,
+)
 
 
 def _broker(**props):
@@ -163,3 +170,53 @@ def test_remote_storage_is_refused_as_kafka_refuses_it_without_tiered_storage():
     with pytest.raises(ValueError, match="Tiered Storage functionality is disabled"):
         validate_topic_configs({"remote.storage.enable": "true"})
     validate_topic_configs({"remote.storage.enable": "false", "remote.log.copy.disable": "true"})
+
+
+_BROKER_KEYS = {key.name: key for key in BROKER_CONFIGS}
+_OWN_BROKER_VALIDATORS = {"log.cleanup.policy", "log.retention.bytes"}
+"""Broker synonyms Kafka validates apart from their topic config (an empty ``log.cleanup.policy``
+is taken, ``log.retention.bytes`` has a lower bound)."""
+
+
+def test_every_broker_synonym_takes_type_default_and_validator_from_its_topic_config():
+    assert set(TOPIC_CONFIG_BY_SYNONYM) <= set(_BROKER_KEYS), "each synonym is a broker property"
+    for synonym, topic_key in TOPIC_CONFIG_BY_SYNONYM.items():
+        broker_key = _BROKER_KEYS[synonym]
+        ms_per_unit = synonym_to_topic_value(synonym, 1)  # log.roll.hours: 3600000; log.roll.ms: 1
+        assert broker_key.type == ("int" if ms_per_unit > 1 else topic_key.type), synonym
+        assert broker_key.default in (None, topic_key.default if ms_per_unit == 1 else topic_key.default // ms_per_unit)
+        if synonym not in _OWN_BROKER_VALIDATORS:
+            assert broker_key.validator is topic_key.validator, f"{synonym} declares its validator again"
+
+
+def test_every_topic_config_defaults_on_a_bare_broker_to_the_tables_default():
+    config = LogConfig.from_broker(_broker())
+    for key in TOPIC_CONFIG_DEFS.values():
+        expected = ",".join(key.default) if key.type == "list" else key.default
+        assert getattr(config, key.attr) == expected, key.name
+
+
+@pytest.mark.parametrize("synonym", sorted(TOPIC_CONFIG_BY_SYNONYM))
+def test_every_broker_synonym_sets_its_topic_configs_broker_wide_value(synonym):
+    key = TOPIC_CONFIG_BY_SYNONYM[synonym]
+    raw = {"list": "compact", "boolean": "true", "double": "0.25"}.get(key.type)
+    if raw is None:
+        raw = next(v for v in ("producer", "LogAppendTime", "gzip", "2", "16") if _valid(key, synonym, v))
+    expected = synonym_to_topic_value(synonym, _BROKER_KEYS[synonym].parse(raw))
+    config = LogConfig.from_broker(_broker(**{synonym: raw}))
+    assert getattr(config, key.attr) == (",".join(expected) if key.type == "list" else expected)
+    assert getattr(config, key.attr) != getattr(LogConfig(), key.attr), "the test value differs from the default"
+
+
+def _valid(key, synonym, raw):
+    try:
+        _BROKER_KEYS[synonym].parse(raw)
+        key.parse(raw)
+    except ValueError:
+        return False
+    return raw != key.render(key.default)
+
+
+def test_the_controllers_list_of_synonyms_without_default_is_the_broker_tables():
+    first_synonyms = {key.synonyms[0] for key in TOPIC_CONFIG_DEFS.values() if key.synonyms}
+    assert BROKER_SYNONYMS_WITHOUT_DEFAULT == {s for s in first_synonyms if _BROKER_KEYS[s].default is None}
