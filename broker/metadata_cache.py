@@ -61,21 +61,6 @@ def topic_id_bytes(topic_id: str) -> bytes:
     return raw if len(raw) == 16 else bytes(16)
 
 
-def parse_topic_configs(items: list[str]) -> dict[str, str]:
-    """Parse UpdateMetadata/LeaderAndIsr ``"name=value"`` items into ``{name: value}``.
-
-    Items without ``=`` are ignored (logged at WARNING).
-    """
-    configs: dict[str, str] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep:
-            logger.warning("Ignoring malformed topic config item %r", item)
-            continue
-        configs[name] = value
-    return configs
-
-
 class MetadataCache:
     """Cluster metadata as last told by the controller.
 
@@ -118,7 +103,7 @@ class MetadataCache:
         for state in request.partition_states:
             self._topics.setdefault(state.topic_name, {})[state.partition_index] = state
         for entry in request.topic_configs:
-            self._topic_configs[entry.topic_name] = parse_topic_configs(entry.configs)
+            self._topic_configs[entry.topic_name] = {c.name: c.value for c in entry.configs}
             if entry.topic_id:
                 self._topic_ids[entry.topic_name] = topic_id_bytes(entry.topic_id)
         deleted: list[TopicPartition] = []

@@ -145,7 +145,7 @@ class Partition:
         return self.leader_id == self.local_broker_id
 
     def _ensure_log(self, state: LeaderAndIsrPartitionState) -> UnifiedLog:
-        configs = dict(item.split("=", 1) for item in state.configs if "=" in item)
+        configs = {entry.name: entry.value for entry in state.configs}
         self.topic_configs = configs
         log_config = self._make_log_config(configs)
         if self.log is None:

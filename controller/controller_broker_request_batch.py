@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from kafkette.controller.controller_context import ControllerContext
+from kafkette.protocol.apis.configs import TopicConfigOverride
 from kafkette.protocol.apis.leader_and_isr import (
     LeaderAndIsrLiveLeader,
     LeaderAndIsrPartitionState,
@@ -184,7 +185,7 @@ class ControllerBrokerRequestBatch:
                 topic_name=tp.topic, partition_index=tp.partition, controller_epoch=ctx.controller_epoch,
                 leader=part.leader, leader_epoch=part.leader_epoch, isr=list(part.isr),
                 partition_epoch=part.partition_epoch, replicas=list(part.replicas), is_new=entries[tp],
-                configs=[f"{k}={v}" for k, v in configs.items()],
+                configs=[TopicConfigOverride(name=k, value=v) for k, v in configs.items()],
             ))
             if part.leader >= 0:
                 leaders.add(part.leader)
@@ -220,7 +221,8 @@ class ControllerBrokerRequestBatch:
             {tp.topic for tp in partitions}
         )
         topic_configs = [
-            UpdateMetadataTopicConfigs(topic_name=t, configs=[f"{k}={v}" for k, v in sorted(ctx.topic_configs(t).items())],
+            UpdateMetadataTopicConfigs(topic_name=t, configs=[TopicConfigOverride(name=k, value=v)
+                                                               for k, v in sorted(ctx.topic_configs(t).items())],
                                        topic_id=ctx.topics[t].topic_id if t in ctx.topics else "")
             for t in topics
         ]

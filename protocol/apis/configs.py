@@ -3,7 +3,8 @@
 Resource types use Kafka's numbers (TOPIC = 2, BROKER = 4, GROUP = 32); config sources too
 (DYNAMIC_TOPIC_CONFIG = 1, DYNAMIC_BROKER_CONFIG = 2, STATIC_BROKER_CONFIG = 4,
 DEFAULT_CONFIG = 5, GROUP_CONFIG = 8); operations SET = 0, DELETE = 1, APPEND = 2, SUBTRACT = 3.
-Kafka concept: KIP-133 / KIP-339.
+``TopicConfigOverride`` is one ``{name, value}`` topic override of the controller's
+LeaderAndIsr and UpdateMetadata requests.  Kafka concept: KIP-133 / KIP-339.
 """
 
 from kafkette.protocol.schema import Array, Bool, Field, Int8, Int16, Int32, Nullable, String, Struct
@@ -22,6 +23,17 @@ OP_SET = 0
 OP_DELETE = 1
 OP_APPEND = 2
 OP_SUBTRACT = 3
+
+
+class TopicConfigOverride(Struct):
+    """One topic config override as the controller sends it to brokers in LeaderAndIsr and
+    UpdateMetadata: the config's name and its value as set (a string, parsed by the broker's
+    ``LogConfig``)."""
+
+    FIELDS = (
+        Field("name", String),
+        Field("value", String),
+    )
 
 
 class DescribeConfigsResource(Struct):

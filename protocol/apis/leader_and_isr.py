@@ -5,6 +5,7 @@ the leader epoch (a state older than the broker's is ignored).  Kafka concept:
 ``LeaderAndIsrRequest`` handled by ``ReplicaManager.becomeLeaderOrFollower``.
 """
 
+from kafkette.protocol.apis.configs import TopicConfigOverride
 from kafkette.protocol.schema import Array, Bool, Field, Int8, Int16, Int32, Int64, String, Struct
 
 
@@ -19,7 +20,7 @@ class LeaderAndIsrPartitionState(Struct):
         Field("partition_epoch", Int32),
         Field("replicas", Array(Int32)),
         Field("is_new", Bool),
-        Field("configs", Array(String)),
+        Field("configs", Array(TopicConfigOverride)),  # the topic's overrides, the whole set
     )
 
 

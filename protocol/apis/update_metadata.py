@@ -5,6 +5,7 @@ it holds for the listed partitions and answers Metadata requests from it.  Kafka
 concept: ``UpdateMetadataRequest`` (seed 004, MetadataCache).
 """
 
+from kafkette.protocol.apis.configs import TopicConfigOverride
 from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Int64, Nullable, String, Struct
 
 
@@ -45,7 +46,7 @@ class UpdateMetadataBroker(Struct):
 class UpdateMetadataTopicConfigs(Struct):
     FIELDS = (
         Field("topic_name", String),
-        Field("configs", Array(String)),  # "name=value" topic overrides, the whole set
+        Field("configs", Array(TopicConfigOverride)),  # the topic's overrides, the whole set
         Field("topic_id", String),  # Kafka's Uuid string (22 characters of URL-safe base64); "" unknown
     )
 

@@ -18,6 +18,7 @@ from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.partition import Partition
 from kafkette.protocol.apis.alter_partition import AlterPartitionResponsePartition
+from kafkette.protocol.apis.configs import TopicConfigOverride
 from kafkette.protocol.apis.fetch import FetchPartitionData, FetchRequest, FetchResponse, FetchTopicResponse
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState
 from kafkette.protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderPartition
@@ -82,6 +83,11 @@ def make_config(log_dir: Path, node_id: int = 1, **props: Any) -> KafkaConfig:
     return KafkaConfig({"node.id": node_id, "log.dirs": str(log_dir), **{k.replace("_", "."): v for k, v in props.items()}})
 
 
+def config_overrides(configs: dict[str, str]) -> list[TopicConfigOverride]:
+    """The ``{name, value}`` topic overrides of a LeaderAndIsr or UpdateMetadata request."""
+    return [TopicConfigOverride(name=name, value=value) for name, value in configs.items()]
+
+
 def make_state(
     tp: TopicPartition = TP0,
     *,
@@ -91,14 +97,14 @@ def make_state(
     replicas: list[int] | None = None,
     partition_epoch: int = 0,
     controller_epoch: int = 1,
-    configs: list[str] | None = None,
+    configs: dict[str, str] | None = None,
 ) -> LeaderAndIsrPartitionState:
     """A LeaderAndIsr partition state; ISR defaults to the replicas, replicas to [1]."""
     replicas = [1] if replicas is None else replicas
     return LeaderAndIsrPartitionState(
         topic_name=tp.topic, partition_index=tp.partition, controller_epoch=controller_epoch, leader=leader,
         leader_epoch=leader_epoch, isr=list(replicas if isr is None else isr), partition_epoch=partition_epoch,
-        replicas=list(replicas), is_new=False, configs=list(configs or []),
+        replicas=list(replicas), is_new=False, configs=config_overrides(configs or {}),
     )
 
 

@@ -14,6 +14,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from broker_fakes import config_overrides
+
 from kafkette.broker.apis.kafka_apis import ApisContext
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
@@ -76,7 +78,7 @@ def apis_context(manager: ReplicaManager, *, controller: Any = None,
 
 def leader_and_isr(*tps: TopicPartition, leader: int = 1, leader_epoch: int = 1, replicas: list[int] | None = None,
                    isr: list[int] | None = None, controller_epoch: int = 1,
-                   configs: list[str] | None = None) -> LeaderAndIsrRequest:
+                   configs: dict[str, str] | None = None) -> LeaderAndIsrRequest:
     """A LeaderAndIsr request giving every ``tp`` the same leader, epoch and replicas."""
     replicas = [1] if replicas is None else replicas
     return LeaderAndIsrRequest(
@@ -85,7 +87,7 @@ def leader_and_isr(*tps: TopicPartition, leader: int = 1, leader_epoch: int = 1,
             LeaderAndIsrPartitionState(
                 topic_name=tp.topic, partition_index=tp.partition, controller_epoch=controller_epoch,
                 leader=leader, leader_epoch=leader_epoch, isr=list(replicas if isr is None else isr),
-                partition_epoch=0, replicas=list(replicas), is_new=True, configs=list(configs or []),
+                partition_epoch=0, replicas=list(replicas), is_new=True, configs=config_overrides(configs or {}),
             )
             for tp in tps
         ],

@@ -94,7 +94,7 @@ async def test_offsets_above_the_high_watermark_or_negative_are_out_of_range(clu
 
 async def test_not_leader_unknown_partition_and_compact_topic_errors(cluster):
     await cluster.lead(make_state(leader=2, replicas=[1, 2]),
-                       make_state(TP1, replicas=[1], configs=["cleanup.policy=compact"]))
+                       make_state(TP1, replicas=[1], configs={"cleanup.policy": "compact"}))
     statuses = await asyncio.wait_for(
         cluster.rm.delete_records(1_000, {TP0: 0, TP1: 0, TP0._replace(topic="nope"): 0}), WAIT_S)
     assert statuses[TP0].error == Errors.NOT_LEADER_OR_FOLLOWER

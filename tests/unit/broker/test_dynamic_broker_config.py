@@ -228,7 +228,7 @@ async def test_a_dynamic_broker_default_reaches_local_logs_but_topic_overrides_w
         dynamic = DynamicBrokerConfig(manager.config)
         dynamic.add_reconfigurable(manager.reconfigure_log_defaults)
         ctx = apis_context(manager, dynamic_config=dynamic)
-        await manager.become_leader_or_follower(leader_and_isr(TP0, configs=["retention.ms=1000"]))
+        await manager.become_leader_or_follower(leader_and_isr(TP0, configs={"retention.ms": "1000"}))
 
         response = await alter_api.handle(ctx, HEADER, alter(broker_resource(
             "1", set_op("min.insync.replicas", "2"), set_op("log.retention.ms", "99999"),

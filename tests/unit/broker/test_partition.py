@@ -78,13 +78,13 @@ async def test_make_leader_again_with_the_same_epoch_reports_no_change(partition
 
 
 async def test_make_leader_applies_topic_config_overrides(partition):
-    partition.make_leader(make_state(replicas=[1, 2, 3], configs=["min.insync.replicas=2", "segment.bytes=4096"]))
+    partition.make_leader(make_state(replicas=[1, 2, 3], configs={"min.insync.replicas": "2", "segment.bytes": "4096"}))
     assert partition.min_insync_replicas == 2
     assert partition.log.config.segment_bytes == 4096
 
 
 async def test_min_insync_replicas_is_capped_at_the_replication_factor(partition):
-    partition.make_leader(make_state(replicas=[1], configs=["min.insync.replicas=2"]))
+    partition.make_leader(make_state(replicas=[1], configs={"min.insync.replicas": "2"}))
     assert partition.log.config.min_insync_replicas == 2
     assert partition.min_insync_replicas == 1, "Kafka's effectiveMinIsr"
 
@@ -153,7 +153,7 @@ async def test_fetch_from_a_broker_that_is_not_a_replica_is_refused(partition):
 
 
 async def test_acks_all_with_isr_below_min_insync_replicas_raises_not_enough_replicas(partition):
-    leader_of_three(partition, isr=[1], configs=["min.insync.replicas=2"])
+    leader_of_three(partition, isr=[1], configs={"min.insync.replicas": "2"})
     with pytest.raises(NotEnoughReplicasError):
         partition.append_records_to_leader(bytearray(make_batch(2)), required_acks=-1)
     assert partition.log.log_end_offset == 0
@@ -162,7 +162,7 @@ async def test_acks_all_with_isr_below_min_insync_replicas_raises_not_enough_rep
 
 
 async def test_acks_all_with_isr_at_min_insync_replicas_is_appended(partition):
-    leader_of_three(partition, isr=[1, 2], configs=["min.insync.replicas=2"])
+    leader_of_three(partition, isr=[1, 2], configs={"min.insync.replicas": "2"})
     info = partition.append_records_to_leader(bytearray(make_batch(2)), required_acks=-1)
     assert (info.first_offset, info.last_offset) == (0, 1)
 
@@ -305,7 +305,7 @@ async def test_failed_alter_partition_clears_the_pending_change_so_it_can_be_pro
 
 
 async def test_check_enough_replicas_reach_offset_waits_for_the_high_watermark(partition):
-    leader_of_three(partition, isr=[1, 2], configs=["min.insync.replicas=2"])
+    leader_of_three(partition, isr=[1, 2], configs={"min.insync.replicas": "2"})
     partition.append_records_to_leader(bytearray(make_batch(5)), required_acks=-1)
     assert partition.check_enough_replicas_reach_offset(5) == (False, Errors.NONE)
     partition.update_follower_fetch_state(2, 3)
@@ -316,7 +316,7 @@ async def test_check_enough_replicas_reach_offset_waits_for_the_high_watermark(p
 
 
 async def test_check_enough_replicas_reach_offset_reports_isr_shrunk_below_min_after_append(partition, recorder):
-    leader_of_three(partition, isr=[1, 2], configs=["min.insync.replicas=2"])
+    leader_of_three(partition, isr=[1, 2], configs={"min.insync.replicas": "2"})
     partition.append_records_to_leader(bytearray(make_batch(5)), required_acks=-1)
     partition.handle_alter_partition_result(
         1, AlterPartitionResponsePartition(partition_index=0, error_code=Errors.NONE, leader_id=1, leader_epoch=1,

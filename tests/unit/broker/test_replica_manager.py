@@ -280,7 +280,7 @@ async def test_acks_all_times_out_with_request_timed_out_when_followers_do_not_f
 
 
 async def test_acks_all_with_isr_below_min_insync_replicas_returns_not_enough_replicas(harness):
-    await harness.leader_and_isr(make_state(replicas=[1, 2], isr=[1], configs=["min.insync.replicas=2"]))
+    await harness.leader_and_isr(make_state(replicas=[1, 2], isr=[1], configs={"min.insync.replicas": "2"}))
     statuses = await harness.produce(-1, {TP0: make_batch(1)})
     assert statuses[TP0].error == Errors.NOT_ENOUGH_REPLICAS
     assert len(harness.rm.produce_purgatory) == 0
@@ -509,7 +509,7 @@ async def test_a_failed_fetch_answers_no_high_watermark_or_log_start_offset(harn
 
 
 async def test_a_refused_append_answers_the_log_start_offset_unless_kafka_answers_it_unknown(harness):
-    await harness.leader_and_isr(make_state(configs=["cleanup.policy=compact", "max.message.bytes=200"]))
+    await harness.leader_and_isr(make_state(configs={"cleanup.policy": "compact", "max.message.bytes": "200"}))
     keyless = build_batch([(b"k", b"v", None, 1_000), (None, b"v", None, 1_000), (None, b"w", None, 1_000)])
     statuses = await harness.produce(1, {TP0: keyless})
     assert (statuses[TP0].error, statuses[TP0].log_start_offset) == (Errors.INVALID_RECORD, 0)
@@ -519,7 +519,7 @@ async def test_a_refused_append_answers_the_log_start_offset_unless_kafka_answer
 
 
 async def test_a_refused_append_sums_up_its_record_errors_in_kafkas_words(harness):
-    await harness.leader_and_isr(make_state(configs=["cleanup.policy=compact"]))
+    await harness.leader_and_isr(make_state(configs={"cleanup.policy": "compact"}))
     keyless = build_batch([(b"k", b"v", None, 1_000), (None, b"v", None, 1_000)])
     statuses = await harness.produce(1, {TP0: keyless})
     record_error = f"Compacted topic cannot accept message without key in topic partition {TP0}"
@@ -530,14 +530,14 @@ async def test_a_refused_append_sums_up_its_record_errors_in_kafkas_words(harnes
 
 
 async def test_a_record_refused_for_its_timestamp_is_summed_up_as_kafka_does(harness):
-    await harness.leader_and_isr(make_state(configs=["message.timestamp.before.max.ms=1000"]))
+    await harness.leader_and_isr(make_state(configs={"message.timestamp.before.max.ms": "1000"}))
     statuses = await harness.produce(1, {TP0: build_batch([(None, b"v", None, 1_000)])})
     assert statuses[TP0].error == Errors.INVALID_TIMESTAMP
     assert statuses[TP0].error_message == "One or more records have been rejected due to invalid timestamp"
 
 
 async def test_acks_all_on_a_single_replica_with_min_insync_replicas_above_the_replication_factor_succeeds(harness):
-    await harness.leader_and_isr(make_state(configs=["min.insync.replicas=2"]))
+    await harness.leader_and_isr(make_state(configs={"min.insync.replicas": "2"}))
     statuses = await harness.produce(-1, {TP0: make_batch(1)})
     assert (statuses[TP0].error, statuses[TP0].base_offset) == (Errors.NONE, 0)
 

@@ -45,14 +45,14 @@ async def test_new_partitions_go_online_and_are_propagated(controller, channel):
         part = ctx.partitions[tp]
         assert len(set(part.replicas)) == 2 and part.leader == part.replicas[0] and part.isr == part.replicas
         assert ctx.partition_state_machine.state(tp) == PartitionState.OnlinePartition
-    sent = {(b, s.topic_name, s.partition_index, s.is_new, tuple(s.configs))
+    sent = {(b, s.topic_name, s.partition_index, s.is_new, tuple((o.name, o.value) for o in s.configs))
             for b, reqs in channel.leader_and_isr().items() for r in reqs for s in r.partition_states}
-    expected = {(b, "t", p, True, ("retention.ms=5000",)) for p in (2, 3, 4) for b in ctx.partitions[TopicPartition("t", p)].replicas}
+    expected = {(b, "t", p, True, (("retention.ms", "5000"),)) for p in (2, 3, 4) for b in ctx.partitions[TopicPartition("t", p)].replicas}
     assert sent == expected
     for b in (1, 2, 3):
         (update,) = channel.update_metadata()[b]
         assert sorted(s.partition_index for s in update.partition_states) == [2, 3, 4]
-        assert [(c.topic_name, c.configs) for c in update.topic_configs] == [("t", ["retention.ms=5000"])]
+        assert [(c.topic_name, {o.name: o.value for o in c.configs}) for c in update.topic_configs] == [("t", {"retention.ms": "5000"})]
 
 
 async def test_added_partitions_continue_kafkas_assignment_from_partition_zero(controller):

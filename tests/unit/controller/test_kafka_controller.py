@@ -165,7 +165,7 @@ async def test_create_topics_writes_records_and_propagates_to_replicas_and_broke
         for state in request.partition_states:
             part = partitions[TopicPartition(state.topic_name, state.partition_index)]
             assert broker_id in part.replicas
-            assert state.is_new and state.configs == ["min.insync.replicas=2"]
+            assert state.is_new and {o.name: o.value for o in state.configs} == {"min.insync.replicas": "2"}
             assert (state.leader, state.isr, state.replicas) == (part.leader, part.isr, part.replicas)
             assert state.leader_epoch == 0 and state.partition_epoch == 0
         assert {ll.broker_id for ll in request.live_leaders} == {s.leader for s in request.partition_states}

@@ -96,7 +96,7 @@ async def test_alter_set_and_delete_write_config_records_and_update_every_broker
     assert controller.context.topic_configs("t") == {"segment.bytes": "4096"}
     for broker_id in (1, 2):
         (update,) = channel.update_metadata()[broker_id]
-        assert [(c.topic_name, c.configs) for c in update.topic_configs] == [("t", ["segment.bytes=4096"])]
+        assert [(c.topic_name, {o.name: o.value for o in c.configs}) for c in update.topic_configs] == [("t", {"segment.bytes": "4096"})]
         assert sorted(s.partition_index for s in update.partition_states) == [0, 1]
     await controller.stop()
     records = replay_log(tmp_path)
@@ -169,7 +169,7 @@ async def test_full_update_metadata_carries_every_topics_configs(controller, cha
     channel.clear()
     await register_live_brokers(controller, 2)
     full = [u for u in channel.update_metadata()[2] if u.full][0]
-    assert [(c.topic_name, c.configs) for c in full.topic_configs] == [("a", ["retention.ms=1"]), ("b", [])]
+    assert [(c.topic_name, {o.name: o.value for o in c.configs}) for c in full.topic_configs] == [("a", {"retention.ms": "1"}), ("b", {})]
 
 
 async def test_min_compaction_lag_ms_above_max_compaction_lag_ms_is_invalid_config(tmp_path, clock, channel):
