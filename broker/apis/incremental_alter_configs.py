@@ -27,7 +27,7 @@ from kafkette.protocol.errors import Errors, KafkaError, error_code_for
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 CLUSTER_DEFAULT_REFUSAL = ("Cluster-wide default broker configs are not supported; name a broker id "
