@@ -16,4 +16,4 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: AlterPartitio
     """Pass to the controller, or answer NOT_CONTROLLER."""
     if ctx.controller is None:
         return AlterPartitionResponse(error_code=Errors.NOT_CONTROLLER)
-    return await ctx.controller.alter_partition(request)
+    return await ctx.controller.controller.alter_partition(request)

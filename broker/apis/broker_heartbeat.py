@@ -16,4 +16,4 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: BrokerHeartbe
     """Pass to the controller, or answer NOT_CONTROLLER."""
     if ctx.controller is None:
         return BrokerHeartbeatResponse(error_code=Errors.NOT_CONTROLLER)
-    return await ctx.controller.broker_heartbeat(request)
+    return await ctx.controller.controller.broker_heartbeat(request)

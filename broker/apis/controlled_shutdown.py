@@ -22,4 +22,4 @@ async def handle(ctx: ApisContext, header: RequestHeader,
     """Let the controller handle the shutdown, or answer NOT_CONTROLLER."""
     if ctx.controller is None:
         return ControlledShutdownResponse(error_code=Errors.NOT_CONTROLLER)
-    return await ctx.controller.controlled_shutdown(request)
+    return await ctx.controller.controller.controlled_shutdown(request)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 async def handle(ctx: ApisContext, header: RequestHeader,
                  request: CreatePartitionsRequest) -> CreatePartitionsResponse:
     """Let the active controller add the partitions (forwarded, KIP-590), or answer NOT_CONTROLLER."""
-    response = await at_controller(ctx, header, request, lambda c: c.create_partitions(request),
+    response = await at_controller(ctx, header, request, lambda c: c.controller.create_partitions(request),
                                    max(request.timeout_ms, 0))
     if response is None:
         return CreatePartitionsResponse(results=[

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: CreateTopicsRequest) -> CreateTopicsResponse:
     """Let the active controller create the topics (forwarded, KIP-590), or answer NOT_CONTROLLER."""
-    response = await at_controller(ctx, header, request, lambda c: c.create_topics(request),
+    response = await at_controller(ctx, header, request, lambda c: c.controller.create_topics(request),
                                    max(request.timeout_ms, 0))
     if response is None:
         return CreateTopicsResponse(

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
     """Let the active controller delete the topics (forwarded, KIP-590), or answer NOT_CONTROLLER."""
-    response = await at_controller(ctx, header, request, lambda c: c.delete_topics(request),
+    response = await at_controller(ctx, header, request, lambda c: c.controller.delete_topics(request),
                                    max(request.timeout_ms, 0))
     if response is None:
         return DeleteTopicsResponse(responses=[

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: ElectLeadersRequest) -> ElectLeadersResponse:
     """Let the active controller elect leaders (forwarded, KIP-590), or answer NOT_CONTROLLER."""
-    response = await at_controller(ctx, header, request, lambda c: c.elect_leaders(request),
+    response = await at_controller(ctx, header, request, lambda c: c.controller.elect_leaders(request),
                                    max(request.timeout_ms, 0))
     if response is None:
         return ElectLeadersResponse(

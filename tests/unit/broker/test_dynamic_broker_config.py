@@ -62,6 +62,7 @@ class FakeConfigController:
     is_active = True
 
     def __init__(self) -> None:
+        self.controller = self  # its own current term
         self.describe_requests: list[DescribeConfigsRequest] = []
         self.alter_requests: list[IncrementalAlterConfigsRequest] = []
 
