@@ -30,7 +30,7 @@ from kafkette.client.background_tasks import cancel_and_wait
 from kafkette.client.topic_names import INTERNAL_TOPICS, validate_topic_name
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
 from kafkette.protocol.apis.metadata import MetadataResponseTopic
-from kafkette.protocol.errors import Errors, InvalidTopicError, KafkaError, error_name  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, InvalidTopicError, KafkaError, error_name
 
 logger = logging.getLogger(__name__)
 

@@ -39,7 +39,7 @@ from kafkette.client.kafka_scheduler import KafkaScheduler
 from kafkette.client.topic_names import INTERNAL_TOPICS
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     InvalidTopicError,
     KafkaStorageError,

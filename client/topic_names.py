@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from kafkette.protocol.errors import InvalidTopicError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import InvalidTopicError
 
 MAX_NAME_LENGTH = 249
 CLUSTER_METADATA_TOPIC_NAME = "__cluster_metadata"

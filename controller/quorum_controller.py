@@ -51,7 +51,7 @@ from kafkette.protocol.apis.raft import (
     DescribeQuorumTopicResponse,
     QuorumReplicaState,
 )
-from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError
 
 logger = logging.getLogger(__name__)
 

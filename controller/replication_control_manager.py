@@ -78,7 +78,7 @@ from kafkette.protocol.apis.create_topics import (
     CreateTopicsRequest,
     CreateTopicsResponse,
 )
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     InvalidPartitionsError,
     InvalidReplicaAssignmentError,

@@ -52,7 +52,7 @@ from kafkette.protocol.apis.delete_topics import (
     DeleteTopicsRequest,
     DeleteTopicsResponse,
 )
-from kafkette.protocol.errors import Errors, UnknownTopicOrPartitionError, error_name  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, UnknownTopicOrPartitionError, error_name
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from collections.abc import Collection, Mapping, Sequence
 from kafkette.client import topic_config
 from kafkette.client.topic_config import TOPIC_CONFIG_NAMES
 from kafkette.protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopicConfig
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     InvalidConfigError,
     InvalidPartitionsError,
     InvalidReplicaAssignmentError,

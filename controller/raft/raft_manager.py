@@ -37,7 +37,7 @@ from kafkette.controller.raft.quorum_state_store import FileQuorumStateStore
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.controller.raft.raft_wire import decode_payload, encode_payload, from_wire, to_wire
 from kafkette.controller.raft.replicated_log import LogEntry, OffsetAndEpoch
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     KafkaConnectionError,
     KafkaTimeoutError,

@@ -32,7 +32,7 @@ from kafkette.protocol.apis.configs import (
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from kafkette.protocol.errors import Errors, InvalidConfigError, InvalidRequestError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, InvalidConfigError, InvalidRequestError
 from kafkette.protocol.framing import RequestHeader
 
 HEADER = RequestHeader(api_key=32, api_version=0, correlation_id=1, client_id="admin")
