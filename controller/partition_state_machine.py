@@ -70,7 +70,3 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     def online_partitions(self) -> list[TopicPartition]:
         """Partitions in ``OnlinePartition``."""
         return self.keys_in_state(PartitionState.OnlinePartition)
-
-    def offline_partitions(self) -> list[TopicPartition]:
-        """Partitions in ``OfflinePartition`` (no leader)."""
-        return self.keys_in_state(PartitionState.OfflinePartition)
