@@ -15,7 +15,7 @@ broker runs it.  Until the topic exists its Metadata entry is UNKNOWN_TOPIC_OR_P
 else created it first).  Does not own topic validation rules (``controller/
 topic_validation.py``, reused here) nor the creation itself (the controller).
 
-Kafka concept: ``AutoTopicCreationManager`` (seeds 000 and 003: ``createTopics``,
+Kafka concept: ``AutoTopicCreationManager`` (``createTopics``,
 ``filterCreatableTopics``, ``sendCreateTopicRequest`` with ``inflightTopics``).
 """
 

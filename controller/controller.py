@@ -246,8 +246,8 @@ class KafkaController:
         logger.info("%s Controller stopped", self.log_prefix())
 
     async def _on_controller_failover(self) -> None:
-        """Finish in-flight work and tell live brokers everything (seed 002, "what if the
-        controller dies after the write").
+        """Finish in-flight work and tell live brokers everything (a controller that died
+        after writing leaves the rest to the next one: ``KafkaController.onControllerFailover``).
 
         Leaderless partitions with a live ISR member (or any live replica where unclean
         election is enabled) are elected; channels open to live brokers, each gets its
@@ -277,7 +277,7 @@ class KafkaController:
     # ---------------------------------------------------------------- public API
 
     async def create_topics(self, request: CreateTopicsRequest) -> CreateTopicsResponse:
-        """Create topics (seeds 000, 002, 003).
+        """Create topics (Kafka's ``ReplicationControlManager.createTopics``, then ``onNewPartitionCreation``).
 
         Each topic is validated on its own; created topics are written to the metadata
         log, their partitions go New -> Online, replicas get LeaderAndIsr (``is_new``)

@@ -12,7 +12,7 @@ waiting for a topic to be gone.  Does not own sending (the controller sends what
 queue itself (``ControllerContext.topics_to_be_deleted``, replayed from
 ``TopicDeletionRecord``s).
 
-Kafka concept: ``TopicDeletionManager`` (seed 001).  Lifecycle of a topic::
+Kafka concept: ``TopicDeletionManager``.  Lifecycle of a topic::
 
     DeleteTopics -> TopicDeletionRecord (queued; UpdateMetadata deleted_topics: brokers
     stop serving it) -> resume_deletions():

@@ -7,8 +7,7 @@ assignment (``replica_assignment.py``), nor whether the topic already exists or 
 brokers are live (the caller passes what it knows).
 
 Kafka concept: ``org.apache.kafka.common.internals.Topic.validate``, the checks of
-``ReplicationControlManager.createTopic`` / ``AdminZkClient.validateTopicCreate``
-(seeds 000, 002, 003).
+``ReplicationControlManager.createTopic`` / ``AdminZkClient.validateTopicCreate``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """CreatePartitions handler: answered by the active controller, here or forwarded to it (KIP-590).
 
-Kafka concept: ``handleCreatePartitionsRequest`` (seed 001, adding partitions).
+Kafka concept: ``handleCreatePartitionsRequest`` (adding partitions to a topic).
 """
 
 from __future__ import annotations

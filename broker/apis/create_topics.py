@@ -1,7 +1,7 @@
 """CreateTopics handler: answered by the active controller, here or forwarded to it (KIP-590).
 
 When no controller can answer (an election is going on) every topic gets NOT_CONTROLLER
-and the client retries (seed 002).  Kafka concept: ``handleCreateTopicsRequest``.
+and the client retries.  Kafka concept: ``handleCreateTopicsRequest``.
 """
 
 from __future__ import annotations
