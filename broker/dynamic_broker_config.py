@@ -49,7 +49,7 @@ from kafkette.protocol.apis.configs import (
     DescribeConfigsResourceResult,
     DescribeConfigsSynonym,
 )
-from kafkette.protocol.errors import InvalidConfigError, InvalidRequestError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import InvalidConfigError, InvalidRequestError
 
 logger = logging.getLogger(__name__)
 

@@ -10,10 +10,10 @@ LogConfig (``update_topic_configs``, ``reconfigure_log_defaults``).  Does not ow
 logs (LogManager), metadata (MetadataCache) or the wire format (the API handlers
 convert results to responses).
 
-Kafka concept: ``kafka.server.ReplicaManager`` (seed 004: appendRecords with acks,
+Kafka concept: ``kafka.server.ReplicaManager`` (appendRecords with acks,
 fetchMessages with min bytes / max wait, becomeLeaderOrFollower with controller
-epoch fencing, makeLeaders / makeFollowers, ISR shrink, HW checkpoints; seed 001:
-stopReplicas with deletePartition).
+epoch fencing, makeLeaders / makeFollowers, ISR shrink, HW checkpoints;
+stopReplicas with deletePartition for topic deletion).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.common.topic_names import INTERNAL_TOPICS
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     InvalidTopicError,
     KafkaStorageError,
@@ -247,7 +247,7 @@ class ReplicaManager:
             internal_topics_allowed: True for the group coordinator's own writes to
                 ``__consumer_offsets`` (and a Produce from Kafka's ``__admin_client``); a client's
                 append to an internal topic is otherwise INVALID_TOPIC_EXCEPTION, "Cannot append to
-                internal topic <name>" (Kafka's ``ReplicaManager.appendRecords``, seed 004).
+                internal topic <name>" (Kafka's ``ReplicaManager.appendRecords``).
 
         Returns:
             ``{tp: ProducePartitionStatus}`` with base offset and error (and message) per partition.
@@ -492,7 +492,7 @@ class ReplicaManager:
         the low watermark of every partition reaches its requested offset, or
         ``timeout_ms`` passes (REQUEST_TIMED_OUT for those still waiting).
 
-        Kafka concept: ``ReplicaManager.deleteRecords`` (seed 004).
+        Kafka concept: ``ReplicaManager.deleteRecords``.
 
         Args:
             timeout_ms: how long to wait for the followers (ms).
@@ -529,7 +529,7 @@ class ReplicaManager:
     # ----- StopReplica --------------------------------------------------------------
 
     async def stop_replicas(self, request: StopReplicaRequest) -> tuple[Errors, dict[TopicPartition, Errors]]:
-        """Apply a StopReplica request from the controller (seed 001, topic deletion).
+        """Apply a StopReplica request from the controller (``ReplicaManager.stopReplicas``, topic deletion).
 
         A request from an older controller epoch is refused whole
         (STALE_CONTROLLER_EPOCH).  Per partition: a ``leader_epoch`` >= 0 lower than

@@ -23,7 +23,8 @@ import signal
 import sys
 
 from kafkette.broker.alter_partition_manager import AlterPartitionManager
-from kafkette.broker.apis.kafka_apis import ApisContext, KafkaApis
+from kafkette.broker.apis.apis_context import ApisContext
+from kafkette.broker.apis.kafka_apis import KafkaApis
 from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
 from kafkette.broker.broker_features import feature_flags
 from kafkette.broker.broker_lifecycle_manager import BrokerLifecycleManager

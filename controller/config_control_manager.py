@@ -57,7 +57,7 @@ from kafkette.protocol.apis.configs import (
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     InvalidConfigError,
     InvalidRequestError,
     KafkaError,

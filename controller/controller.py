@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import random
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -41,7 +40,6 @@ from kafkette.controller.controller_channel_manager import ControllerChannelMana
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_context import ControllerContext
 from kafkette.controller.event_queue import ControllerEventManager, submit_unless_pending
-from kafkette.controller.metadata_log import MetadataLog
 from kafkette.controller.metadata_records import (
     BeginTransactionRecord,
     ControllerEpochRecord,
@@ -90,7 +88,7 @@ from kafkette.protocol.apis.create_topics import (
 from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     KafkaTimeoutError,
     NotControllerError,
@@ -121,9 +119,8 @@ class KafkaController:
             ``broker.heartbeat.interval.ms``, ``request.timeout.ms``,
             ``controller.socket.timeout.ms``, ``cluster.id``), built by the node.
         metadata_log: where records are written and read back: a ``RaftMetadataLog`` (one
-            term of the replicated metadata log, as the node's ``QuorumController`` runs it)
-            or a ``MetadataLog`` (one node's local file, as the controller's own tests use it).
-        metadata_log_dir: with no ``metadata_log``, the directory of a local ``MetadataLog``.
+            term of the replicated metadata log, as the node's ``QuorumController`` runs it;
+            the controller's unit tests pass a local file log with the same methods).
         channel_manager: where LeaderAndIsr / UpdateMetadata go; default a
             ``ControllerChannelManager`` over ``BrokerConnection`` (tests pass a fake with
             ``start``, ``stop``, ``add_broker``, ``remove_broker`` and ``send``; StopReplica
@@ -143,8 +140,7 @@ class KafkaController:
         self,
         config: ControllerConfig,
         *,
-        metadata_log: MetadataLog | RaftMetadataLog | None = None,
-        metadata_log_dir: str | os.PathLike[str] | None = None,
+        metadata_log: RaftMetadataLog,
         channel_manager: Any | None = None,
         clock_ms: Callable[[], int] | None = None,
         rng: random.Random | object = random,
@@ -156,10 +152,6 @@ class KafkaController:
         time_source = self._scheduler.time
         self._clock_ms = clock_ms or (lambda: int(time_source.monotonic_ms()))
         self._session_check_pending: asyncio.Future[Any] | None = None
-        if metadata_log is None:
-            if metadata_log_dir is None:
-                raise ValueError("KafkaController needs a metadata_log or a metadata_log_dir")
-            metadata_log = MetadataLog(metadata_log_dir)
         self._metadata_log = metadata_log
         self.context = ControllerContext(self._clock_ms, self.log_prefix)
         self._cluster_control = ClusterControlManager(
@@ -254,8 +246,8 @@ class KafkaController:
         logger.info("%s Controller stopped", self.log_prefix())
 
     async def _on_controller_failover(self) -> None:
-        """Finish in-flight work and tell live brokers everything (seed 002, "what if the
-        controller dies after the write").
+        """Finish in-flight work and tell live brokers everything (a controller that died
+        after writing leaves the rest to the next one: ``KafkaController.onControllerFailover``).
 
         Leaderless partitions with a live ISR member (or any live replica where unclean
         election is enabled) are elected; channels open to live brokers, each gets its
@@ -285,7 +277,7 @@ class KafkaController:
     # ---------------------------------------------------------------- public API
 
     async def create_topics(self, request: CreateTopicsRequest) -> CreateTopicsResponse:
-        """Create topics (seeds 000, 002, 003).
+        """Create topics (Kafka's ``ReplicationControlManager.createTopics``, then ``onNewPartitionCreation``).
 
         Each topic is validated on its own; created topics are written to the metadata
         log, their partitions go New -> Online, replicas get LeaderAndIsr (``is_new``)

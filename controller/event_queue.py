@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from kafkette.common.background_tasks import ShutdownableTask
 from kafkette.controller.controller_channel_manager import mark_retrieved
-from kafkette.protocol.errors import KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import KafkaTimeoutError, NotControllerError
 
 logger = logging.getLogger(__name__)
 

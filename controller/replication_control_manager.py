@@ -16,8 +16,7 @@ context changes only when they are replayed.  Does not own request propagation
 
 Kafka concept: KRaft's ``ReplicationControlManager`` (``createTopics``,
 ``createPartitions``, ``alterPartition``, ``handleBrokerFenced``,
-``handleBrokerUnfenced``, ``handleDirectoriesOffline`` of KIP-858), with the ZK-era leader epoch bump on ISR shrink; seeds 000,
-001, 002, 003.
+``handleBrokerUnfenced``, ``handleDirectoriesOffline`` of KIP-858), with the ZK-era leader epoch bump on ISR shrink.
 """
 
 from __future__ import annotations
@@ -78,7 +77,7 @@ from kafkette.protocol.apis.create_topics import (
     CreateTopicsRequest,
     CreateTopicsResponse,
 )
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     InvalidPartitionsError,
     InvalidReplicaAssignmentError,
@@ -259,7 +258,7 @@ class ReplicationControlManager:
     # ------------------------------------------------------------ CreatePartitions
 
     def create_partitions(self, request: CreatePartitionsRequest) -> ControllerResult[CreatePartitionsResponse]:
-        """Validate and plan new partitions for existing topics (seed 001).
+        """Validate and plan new partitions for existing topics (Kafka's ``createPartitions``).
 
         Per topic, in Kafka's words: INVALID_REQUEST (named twice), UNKNOWN_TOPIC_OR_PARTITION
         (no message, as Kafka's), INVALID_TOPIC_EXCEPTION "The topic is queued for deletion.",

@@ -8,7 +8,7 @@ Works through ``ControllerOperations`` only.  Does not own the deletion decision
 (``TopicDeletionManager``).
 
 Kafka concept: ``TopicDeletionManager`` callbacks of ``KafkaController``
-(``onTopicDeletion``, ``TopicDeletionStopReplicaResponseReceived``), seed 001.
+(``onTopicDeletion``, ``TopicDeletionStopReplicaResponseReceived``).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class TopicDeletionApis:
         self._stop_replica_event_pending = False
 
     async def delete_topics(self, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
-        """Delete topics through the ``TopicDeletionManager`` (seed 001).
+        """Delete topics through the ``TopicDeletionManager``.
 
         Each topic is queued (``TopicDeletionRecord``), brokers get UpdateMetadata with
         it in ``deleted_topics`` (they stop serving it), then StopReplica(delete) goes to

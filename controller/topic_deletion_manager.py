@@ -12,7 +12,7 @@ waiting for a topic to be gone.  Does not own sending (the controller sends what
 queue itself (``ControllerContext.topics_to_be_deleted``, replayed from
 ``TopicDeletionRecord``s).
 
-Kafka concept: ``TopicDeletionManager`` (seed 001).  Lifecycle of a topic::
+Kafka concept: ``TopicDeletionManager``.  Lifecycle of a topic::
 
     DeleteTopics -> TopicDeletionRecord (queued; UpdateMetadata deleted_topics: brokers
     stop serving it) -> resume_deletions():
@@ -52,7 +52,7 @@ from kafkette.protocol.apis.delete_topics import (
     DeleteTopicsRequest,
     DeleteTopicsResponse,
 )
-from kafkette.protocol.errors import Errors, UnknownTopicOrPartitionError, error_name  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, UnknownTopicOrPartitionError, error_name
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)

@@ -7,8 +7,7 @@ assignment (``replica_assignment.py``), nor whether the topic already exists or 
 brokers are live (the caller passes what it knows).
 
 Kafka concept: ``org.apache.kafka.common.internals.Topic.validate``, the checks of
-``ReplicationControlManager.createTopic`` / ``AdminZkClient.validateTopicCreate``
-(seeds 000, 002, 003).
+``ReplicationControlManager.createTopic`` / ``AdminZkClient.validateTopicCreate``.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from collections.abc import Collection, Mapping, Sequence
 from kafkette.common import topic_config
 from kafkette.common.topic_config import TOPIC_CONFIG_NAMES
 from kafkette.protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopicConfig
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     InvalidConfigError,
     InvalidPartitionsError,
     InvalidReplicaAssignmentError,

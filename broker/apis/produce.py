@@ -37,7 +37,7 @@ from kafkette.protocol.record_batch import (
 from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 _new_tuple = tuple.__new__
 

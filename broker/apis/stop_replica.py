@@ -1,7 +1,7 @@
 """StopReplica handler: the controller stops (and with delete_partition deletes) replicas.
 
 Kafka concept: ``KafkaApis.handleStopReplicaRequest`` -> ``ReplicaManager.stopReplicas``
-(seed 001: the per-partition codes drive ReplicaDeletionSuccessful / Ineligible).
+(the per-partition codes drive the controller's ReplicaDeletionSuccessful / Ineligible).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: StopReplicaRequest) -> StopReplicaResponse:

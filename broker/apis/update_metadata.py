@@ -6,7 +6,7 @@ them); ``topic_configs`` are cached and applied at once to the LogConfig of ever
 local partition of those topics (a new ``min.insync.replicas`` or ``retention.ms``
 takes effect without a LeaderAndIsr); the group coordinator drops the offsets committed
 for the deleted topics' partitions.
-Kafka concept: ``KafkaApis.handleUpdateMetadataRequest`` (seed 004) plus the
+Kafka concept: ``KafkaApis.handleUpdateMetadataRequest`` (into ``MetadataCache``) plus the
 broker's config change handling (``TopicConfigHandler``).
 """
 
@@ -19,7 +19,7 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: UpdateMetadataRequest) -> UpdateMetadataResponse:

@@ -23,8 +23,8 @@ Truncation asks the leader where the follower's latest leader epoch ends
 so records the leader has are kept even above the follower's high watermark (which
 lags the leader's by one fetch), and records it never had are dropped (KIP-101).
 
-Kafka concept: ``AbstractFetcherThread``/``ReplicaFetcherThread`` (seed 004:
-PartitionFetchState, delayed partitions, round-robin, maybeTruncate with
+Kafka concept: ``AbstractFetcherThread``/``ReplicaFetcherThread``
+(PartitionFetchState, delayed partitions, round-robin, maybeTruncate with
 truncateToEpochEndOffsets and truncateToHighWatermark, maybeFetch,
 processPartitionData, handleOffsetOutOfRange).
 """

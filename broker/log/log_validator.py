@@ -47,7 +47,7 @@ from kafkette.protocol.compression import (
     check_codec,
     topic_codec,
 )
-from kafkette.protocol.errors import InvalidRecordError, InvalidTimestampError, MessageTooLargeError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import InvalidRecordError, InvalidTimestampError, MessageTooLargeError
 from kafkette.protocol.record_batch import (
     ATTRIBUTES_OFFSET,
     BASE_OFFSET,

@@ -37,7 +37,7 @@ from kafkette.broker.log.log_validator import validate_messages_and_assign_offse
 from kafkette.broker.log.producer_state_manager import ProducerStateManager
 from kafkette.common.clock import SYSTEM_TIME, Time
 from kafkette.protocol.apis.list_offsets import MAX_TIMESTAMP
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     DuplicateSequenceNumberError,
     KafkaStorageError,
     OffsetOutOfRangeError,

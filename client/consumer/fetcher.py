@@ -43,7 +43,7 @@ from kafkette.client.fault_logger import FaultLogger
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.common.background_tasks import BackgroundTasks, wait_for_wakeup
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     KafkaError,
     LeaderNotAvailableError,

@@ -42,7 +42,7 @@ from kafkette.protocol.apis.produce import (
     ProduceResponse,
     ProduceTopicData,
 )
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     KafkaConnectionError,
     KafkaError,

@@ -38,7 +38,7 @@ from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.controller.raft.raft_wire import RaftWire
 from kafkette.controller.raft.record_serde import RecordSerde
 from kafkette.controller.raft.replicated_log import LogEntry, OffsetAndEpoch
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     KafkaConnectionError,
     KafkaTimeoutError,

@@ -1,8 +1,8 @@
 """DeleteTopics (key 20): sent to the controller, which queues topics for deletion.
 
 The response waits until each topic is fully deleted or ``timeout_ms`` passes
-(REQUEST_TIMED_OUT; the deletion still completes later).  Kafka concept: seed 001
-(TopicDeletionManager), ``DeleteTopicsRequest``.
+(REQUEST_TIMED_OUT; the deletion still completes later).  Kafka concept:
+``DeleteTopicsRequest`` (done by the controller's ``TopicDeletionManager``).
 """
 
 from kafkette.protocol.schema import Array, Field, Int16, Int32, Nullable, String, Struct

@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from kafkette.broker.apis.kafka_apis import ApisContext
+from kafkette.broker.apis.apis_context import ApisContext
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
 from kafkette.broker.log.log_manager import LogManager

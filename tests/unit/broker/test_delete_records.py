@@ -12,7 +12,7 @@ import pytest
 from broker_fakes import TP0, TP1, AlterPartitionRecorder, make_batch, make_config, make_state
 
 from kafkette.broker.apis import delete_records as delete_records_api
-from kafkette.broker.apis.kafka_apis import ApisContext
+from kafkette.broker.apis.apis_context import ApisContext
 from kafkette.broker.delayed_fetch import FetchPartitionInfo
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.metadata_cache import MetadataCache

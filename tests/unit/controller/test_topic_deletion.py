@@ -9,6 +9,7 @@ import random
 
 from controller_fakes import heartbeat as hb
 from controller_fakes import make_config, register_live_brokers, wire_roundtrip
+from local_metadata_log import MetadataLog
 from test_kafka_controller import create, replay_log, topic
 
 from kafkette.controller.controller import KafkaController
@@ -75,7 +76,7 @@ async def test_recreated_topic_is_fresh(controller):
 
 
 async def test_delete_topic_disabled_is_refused_with_a_clear_message(tmp_path, clock, channel):
-    ctrl = KafkaController(make_config(delete_topic_enable=False), metadata_log_dir=tmp_path, channel_manager=channel,
+    ctrl = KafkaController(make_config(delete_topic_enable=False), metadata_log=MetadataLog(tmp_path), channel_manager=channel,
                            clock_ms=clock)
     await ctrl.start()
     try:
@@ -218,7 +219,7 @@ async def test_create_partitions_and_create_topics_are_refused_while_queued_for_
 
 async def test_restarted_controller_resumes_a_queued_deletion(tmp_path, clock, channel):
     config = make_config()
-    first = KafkaController(config, metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock,
+    first = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock,
                             rng=random.Random(1))
     await first.start()
     epochs = await register_live_brokers(first, 1, 2)
@@ -234,7 +235,7 @@ async def test_restarted_controller_resumes_a_queued_deletion(tmp_path, clock, c
     channel.auto_ack = True
     channel.clear()
 
-    second = KafkaController(config, metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock)
+    second = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
     await second.start()
     try:
         assert second.context.topics_to_be_deleted == {"t"}
@@ -250,14 +251,14 @@ async def test_restarted_controller_resumes_a_queued_deletion(tmp_path, clock, c
 
 async def test_restart_replays_a_completed_deletion(tmp_path, clock, channel):
     config = make_config()
-    first = KafkaController(config, metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock)
+    first = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
     await first.start()
     await register_live_brokers(first, 1)
     await create(first, topic("gone", 2, 1))
     await delete(first, "gone")
     await create(first, topic("gone", 1, 1))
     await first.stop()
-    second = KafkaController(config, metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock)
+    second = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
     await second.start()
     try:
         assert second.context.topics["gone"].num_partitions == 1

@@ -12,7 +12,7 @@ from kafkette.controller.topic_validation import (
     validate_topic_configs,
 )
 from kafkette.protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopicConfig
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     InvalidConfigError,
     InvalidPartitionsError,

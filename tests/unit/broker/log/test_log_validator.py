@@ -10,7 +10,7 @@ from kafkette.broker.log.log_validator import validate_messages_and_assign_offse
 from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.common.clock import MockTime
 from kafkette.protocol.compression import NAME_BY_CODEC, compress
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     InvalidRecordError,
     MessageTooLargeError,
     UnsupportedCompressionTypeError,

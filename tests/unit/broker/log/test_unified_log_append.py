@@ -13,7 +13,7 @@ from broker_fakes import make_batch
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.common.clock import MockTime
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     DuplicateSequenceNumberError,
     InvalidRecordError,
     InvalidTimestampError,

@@ -1,4 +1,5 @@
-"""MetadataLog: the controller's append-only, fsynced record of every state change.
+"""MetadataLog: one node's append-only, fsynced file of metadata records, on which the
+controller's unit tests run a ``KafkaController`` without a Raft quorum.
 
 Owns: the file ``<dir>/__cluster_metadata-0/00000000000000000000.log``, its framing,
 appends (written and fsynced on a dedicated single-thread executor so the event loop
@@ -16,8 +17,10 @@ A write of several records is bracketed by ``BeginTransactionRecord`` /
 ``EndTransactionRecord`` by the caller; ``replay`` drops an unclosed transaction at
 the tail (it was never acknowledged) and returns data records only.
 
-Kafka concept: the ``__cluster_metadata`` topic partition of KRaft, kept on the
-controller's disk until a Raft quorum replicates it.
+Kafka concept: the ``__cluster_metadata`` topic partition of KRaft on one node's disk; the
+servers write it through the Raft quorum instead (``RaftMetadataLog`` over ``RaftManager``),
+so this log lives beside the tests that use it (as Kafka's ``MockRaftClient``/``LocalLogManager``
+of its controller tests).
 """
 
 from __future__ import annotations
