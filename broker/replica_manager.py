@@ -579,7 +579,7 @@ class ReplicaManager:
     # ----- StopReplica --------------------------------------------------------------
 
     async def stop_replicas(self, request: StopReplicaRequest) -> tuple[Errors, dict[TopicPartition, Errors]]:
-        """Apply a StopReplica request from the controller (seed 001, topic deletion).
+        """Apply a StopReplica request from the controller (a removed topic's replicas).
 
         A request from an older controller epoch is refused whole
         (STALE_CONTROLLER_EPOCH).  Per partition: a ``leader_epoch`` >= 0 lower than

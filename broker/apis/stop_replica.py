@@ -1,7 +1,7 @@
 """StopReplica handler: the controller stops (and with delete_partition deletes) replicas.
 
 Kafka concept: ``KafkaApis.handleStopReplicaRequest`` -> ``ReplicaManager.stopReplicas``
-(seed 001: the per-partition codes drive ReplicaDeletionSuccessful / Ineligible).
+(with ``delete_partition`` the log is renamed ``-delete`` and removed later, ``asyncDelete``).
 """
 
 from __future__ import annotations
