@@ -333,21 +333,6 @@ class LogManager:
                     self._prefix, tp, renamed, delay_ms)
         return renamed
 
-    async def delete_log(self, tp: TopicPartition) -> None:
-        """Forget the log of ``tp`` and remove its directory (in the default executor).
-
-        Waits (at most 30 s) for its in-flight background flush first.  A missing log is
-        ignored.
-        """
-        if self.cleaner is not None:
-            await self.cleaner.abort_cleaning(tp)
-        log = self._logs.pop(tp, None)
-        if log is None:
-            return
-        await log.stop_flushing(STOP_FLUSH_TIMEOUT_S)  # a flush must not recreate files in the removed dir
-        await asyncio.get_running_loop().run_in_executor(None, log.delete)
-        logger.info("%s Deleted log for partition %s", self._prefix, tp)
-
     # ------------------------------------------------------------------ flushing
     async def flush_dirty_logs(self) -> None:
         """Flush every log with unflushed messages whose ``flush.ms`` elapsed since its last flush
