@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Collection, Mapping
 from dataclasses import dataclass
 
 from kafkette.broker.alter_partition_manager import AlterPartitionManager
@@ -460,23 +460,26 @@ class ReplicaManager:
             except OSError:
                 logger.exception("%s Error deleting the stray log of %s", self._prefix, tp)
 
-    async def delete_stray_replicas(self, topic_ids: Mapping[str, str]) -> list[TopicPartition]:
-        """Delete the local logs of topics the metadata no longer holds (their topic was removed
-        while this broker missed it, or was re-created with a new topic id).
+    async def delete_stray_replicas(
+        self, topic_ids: Mapping[str, str], assigned: Collection[TopicPartition]
+    ) -> list[TopicPartition]:
+        """Delete the local logs the metadata does not place here (their topic was removed while
+        this broker missed it, or was re-created with a new topic id).
 
         Call with a full metadata view.  Kafka concept: KIP-858's stray replicas
-        (``LogManager.findStrayReplicas`` at start-up), deleted with ``asyncDelete``.
+        (``LogManager.isStrayKraftReplica`` at start-up), deleted with ``asyncDelete``.
 
         Args:
             topic_ids: every topic of the metadata, ``{name: topic id}``.
+            assigned: the partitions whose replicas include this broker.
 
         Returns:
             The partitions whose logs were deleted, sorted.
         """
         async with self._state_lock:
-            stray = self.log_manager.find_stray_replicas(topic_ids)
+            stray = self.log_manager.find_stray_replicas(topic_ids, assigned)
             if stray:
-                logger.info("%s Found stray logs %s: their topics are not in the metadata", self._prefix,
+                logger.info("%s Found stray logs %s: the metadata does not place them on this broker", self._prefix,
                             sorted(map(str, stray)))
                 await self._stop_and_delete(stray)
                 await self._checkpoint_after_deletion()

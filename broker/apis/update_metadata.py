@@ -6,7 +6,7 @@ them); ``topic_configs`` are cached and applied at once to the LogConfig of ever
 local partition of those topics (a new ``min.insync.replicas`` or ``retention.ms``
 takes effect without a LeaderAndIsr); the group coordinator drops the offsets committed
 for the deleted topics' partitions.  A full update (the broker's first after it registers,
-or a new controller's) deletes the local logs whose topic it does not hold (stray logs).
+or a new controller's) deletes the local logs it does not place on this broker (stray logs).
 Kafka concept: ``KafkaApis.handleUpdateMetadataRequest`` (seed 004) plus the
 broker's config change handling (``TopicConfigHandler``), and KIP-858's stray replicas.
 """
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
     from kafkette.broker.apis.kafka_apis import ApisContext
@@ -29,7 +30,11 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: UpdateMetadat
         return UpdateMetadataResponse(error_code=Errors.STALE_CONTROLLER_EPOCH)
     deleted = ctx.metadata_cache.update_metadata(request)
     if request.full:  # every topic of the metadata: logs of any other topic id are stray
-        await ctx.replica_manager.delete_stray_replicas({e.topic_name: e.topic_id for e in request.topic_configs})
+        await ctx.replica_manager.delete_stray_replicas(
+            {e.topic_name: e.topic_id for e in request.topic_configs},
+            {TopicPartition(s.topic_name, s.partition_index) for s in request.partition_states
+             if ctx.replica_manager.broker_id in s.replicas},
+        )
     if deleted and ctx.group_coordinator is not None:
         ctx.group_coordinator.on_partitions_deleted(deleted)
     if request.topic_configs:

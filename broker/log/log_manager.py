@@ -21,7 +21,7 @@ import asyncio
 import logging
 import shutil
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
 from kafkette.broker.config import ConfigError, KafkaConfig
@@ -286,20 +286,25 @@ class LogManager:
         write_topic_id(log.dir, topic_id)
         self._topic_ids[tp] = topic_id
 
-    def find_stray_replicas(self, topic_ids: Mapping[str, str]) -> list[TopicPartition]:
-        """The logs of topics the metadata no longer holds (Kafka's ``findStrayReplicas``, KIP-858).
+    def find_stray_replicas(
+        self, topic_ids: Mapping[str, str], assigned: Collection[TopicPartition]
+    ) -> list[TopicPartition]:
+        """The logs the metadata does not place on this broker (Kafka's ``isStrayKraftReplica``, KIP-858).
 
         Args:
             topic_ids: every topic of the metadata, ``{name: topic id}`` ("" when unknown).
+            assigned: the partitions whose replicas include this broker.
 
         Returns:
-            Sorted partitions whose topic is not in ``topic_ids``, or whose log carries
-            another topic id (a deleted topic's log, the name since re-created).
+            Sorted partitions whose topic is not in ``topic_ids``, whose log carries another
+            topic id (a deleted topic's log, the name since re-created), or that are not
+            assigned here.  A log without a topic id (written before ``partition.metadata``
+            existed) is judged by its topic name alone, where Kafka treats it as stray.
         """
         stray = []
         for tp in self._logs:
             wanted, local = topic_ids.get(tp.topic), self._topic_ids.get(tp)
-            if wanted is None or (wanted and local and wanted != local):
+            if wanted is None or (wanted and local and wanted != local) or tp not in assigned:
                 stray.append(tp)
         return sorted(stray)
 

@@ -220,8 +220,10 @@ async def test_stray_replicas_are_logs_of_unknown_topics_or_of_another_topic_id(
             manager.get_or_create_log(tp, LogConfig.from_broker(config))
         manager.assign_topic_id(T0, "id-of-flights")
         manager.assign_topic_id(T1, "id-of-old-flights")
-        assert manager.find_stray_replicas({"flights": "id-of-flights", "planes": "id-of-planes"}) == [T1]
-        assert manager.find_stray_replicas({"flights": "id-of-flights"}) == [T1, T2]
+        everywhere = {T0, T1, T2}
+        assert manager.find_stray_replicas({"flights": "id-of-flights", "planes": "id-of-planes"}, everywhere) == [T1]
+        assert manager.find_stray_replicas({"flights": "id-of-flights"}, everywhere) == [T1, T2]
+        assert manager.find_stray_replicas({"flights": "", "planes": ""}, {T0, T1}) == [T2]  # not assigned here
     async with LogManager(config) as again:  # partition.metadata keeps the ids across restarts
         assert again.topic_id(T0) == "id-of-flights" and again.topic_id(T2) is None
         assert (tmp_path / "d1" / "flights-0" / "partition.metadata").read_text() == (
