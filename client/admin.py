@@ -325,14 +325,13 @@ class AdminClient:
         self._raise_first_topic_error([t.name for t in topics], response.results)
 
     async def delete_topics(self, topics: Iterable[str], timeout_ms: int | None = None) -> None:
-        """Delete topics (DeleteTopics, at the controller); returns once they are gone.
+        """Delete topics (DeleteTopics, at the controller); returns once their removal is
+        committed to the metadata log (brokers delete the logs afterwards, in the background).
 
         Args:
             topics: topic names.
-            timeout_ms: how long the controller may wait for the deletion to complete
-                (ms; default ``request_timeout_ms``).  When it passes the controller
-                answers REQUEST_TIMED_OUT and finishes the deletion later (e.g. once a
-                stopped replica's broker returns).
+            timeout_ms: how long the controller may take to answer (ms; default
+                ``request_timeout_ms``).
 
         Raises:
             TypeError: ``topics`` is a single string.

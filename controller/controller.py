@@ -1,8 +1,8 @@
 """KafkaController: the active controller inside the first voter's broker process.
 
 Owns: the controller's lifecycle (replay the metadata log, bump and persist the
-controller epoch, finish in-flight work - elect leaderless partitions, resume queued
-topic deletions - tell live brokers the full state, start the event task, the broker
+controller epoch, finish in-flight work - elect leaderless partitions, remove topics
+an older controller queued for deletion - tell live brokers the full state, start the event task, the broker
 session timer and the leader rebalance timer), the event handlers behind its core API
 (CreateTopics, BrokerRegistration, BrokerHeartbeat with its offline replicas,
 AlterPartition, session expiry),
@@ -64,7 +64,6 @@ from kafkette.controller.partition_propagation import (
 from kafkette.controller.raft_metadata_log import RaftMetadataLog
 from kafkette.controller.replication_control_manager import CreateTopicsOutcome, ReplicationControlManager
 from kafkette.controller.topic_deletion_apis import TopicDeletionApis
-from kafkette.controller.topic_deletion_manager import TopicDeletionManager
 from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
 from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
@@ -168,11 +167,10 @@ class KafkaController:
             self.controller_id, request_timeout_ms=config.controller_socket_timeout_ms
         )
         self._config_control = ConfigControlManager(self.context, config, self.log_prefix)
-        self._deletion = TopicDeletionManager(
-            self.context, delete_topic_enable=config.delete_topic_enable, log_prefix=self.log_prefix
-        )
         self._events = ControllerEventManager(self.log_prefix)
-        self._deletion_apis = TopicDeletionApis(self, self._deletion)
+        self._deletion_apis = TopicDeletionApis(
+            self, self._replication_control, delete_topic_enable=config.delete_topic_enable
+        )
         self._partition_apis = PartitionApis(
             self, self._replication_control,
             leader_imbalance_per_broker_percentage=config.leader_imbalance_per_broker_percentage,
@@ -240,7 +238,6 @@ class KafkaController:
         await self._scheduler.cancel(SESSION_CHECK_JOB, LEADER_REBALANCE_JOB, timeout_s=STOP_TIMEOUT_S)
         await cancel_and_wait(self._background_tasks, STOP_TIMEOUT_S)
         await self._events.stop()
-        self._deletion.fail_waiters(NotControllerError(f"{self.log_prefix()} controller stopped"))
         await self._channel.stop()
         await self._metadata_log.close()
         logger.info("%s Controller stopped", self.log_prefix())
@@ -251,8 +248,8 @@ class KafkaController:
 
         Leaderless partitions with a live ISR member (or any live replica where unclean
         election is enabled) are elected; channels open to live brokers, each gets its
-        partitions (LeaderAndIsr, full) and the full metadata; queued topic deletions
-        resume (topics with a replica on a down broker are ineligible until it returns).
+        partitions (LeaderAndIsr, full) and the full metadata; topics an older controller
+        queued for deletion (``TopicDeletionRecord``) are removed (``RemoveTopicRecord``).
         """
         await self.write(self._replication_control.elect_offline_partitions(), "ControllerFailoverElection")
         batch = self.new_batch()
@@ -263,10 +260,7 @@ class KafkaController:
             )
             batch.add_update_metadata_request_for_brokers([reg.broker_id], full=True)
         batch.send_requests_to_brokers()
-        if self.context.topics_to_be_deleted:
-            logger.info("%s Resuming deletion of topics %s", self.log_prefix(),
-                        ",".join(sorted(self.context.topics_to_be_deleted)))
-        await self._deletion_apis.resume_deletions()
+        await self._deletion_apis.remove_queued_topics()
 
     def _check_broker_sessions(self) -> None:
         """Queue a check of the brokers' sessions unless the last one is still queued or running
@@ -531,18 +525,15 @@ class KafkaController:
         await self._on_broker_fenced(broker_id, changes)
 
     async def _on_broker_fenced(self, broker_id: int, changes: list[PartitionChangeRecord]) -> None:
-        """Kafka's onBrokerFailure: drop the channel, tell the remaining replicas and brokers;
-        topics being deleted with a replica there become ineligible for deletion."""
+        """Kafka's onBrokerFailure: drop the channel, tell the remaining replicas and brokers."""
         self._channel.remove_broker(broker_id)
         self.shutting_down_broker_ids.discard(broker_id)
-        self._deletion.on_broker_fenced(broker_id)
         announce_partition_changes(self, [r.topic_partition for r in changes])
-        await self._deletion_apis.resume_deletions()
 
     async def _on_broker_unfenced(self, broker_id: int, changes: list[PartitionChangeRecord]) -> None:
         """Kafka's onBrokerStartup: open the channel, send the broker all its partitions and the
-        full metadata, and tell the others about newly elected leaders and the new live broker;
-        deletions of topics with a replica there resume (StopReplica to it)."""
+        full metadata (its logs of removed topics are stray there), and tell the others about
+        newly elected leaders and the new live broker."""
         reg = self.context.brokers[broker_id]
         self._channel.add_broker(broker_id, reg.host, reg.port)
         changed = [r.topic_partition for r in changes]
@@ -553,8 +544,6 @@ class KafkaController:
         batch.add_update_metadata_request_for_brokers([broker_id], full=True)
         batch.add_update_metadata_request_for_brokers(others, changed)
         batch.send_requests_to_brokers()
-        self._deletion.on_broker_unfenced(broker_id)
-        await self._deletion_apis.resume_deletions()
 
     def new_batch(self) -> ControllerBrokerRequestBatch:
         channel: ChannelManager = self._channel

@@ -1,7 +1,7 @@
 """StopReplica handler: the controller stops (and with delete_partition deletes) replicas.
 
 Kafka concept: ``KafkaApis.handleStopReplicaRequest`` -> ``ReplicaManager.stopReplicas``
-(the per-partition codes drive the controller's ReplicaDeletionSuccessful / Ineligible).
+(with ``delete_partition`` the log is renamed ``-delete`` and removed later, ``asyncDelete``).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ class LeaderAndIsrPartitionState(Struct):
         Field("replicas", Array(Int32)),
         Field("is_new", Bool),
         Field("configs", Array(String)),
+        Field("topic_id", String, default=""),  # Kafka's Uuid string of the topic; "" unknown
     )
 
 
