@@ -170,7 +170,7 @@ def _compare_field(f: KafkaField, their: Field, offered: frozenset[int], where: 
                    f"Kafka's tagged {their_tagged[0]} in versions {their_tagged[1]}")
     default, their_default = _our_default(f), _their_default(their)
     if default != their_default:
-        # the default is on the wire only where the field is absent (a decoded older version) or tagged
+        # what a field not set holds, what an older version or an absent tag decodes to, what a tag omits
         out.append(f"{where} defaults to {default!r}; Kafka's to {their_default!r}")
     inner = _struct_of(f)
     if inner is not None and their.struct and both:
