@@ -26,8 +26,8 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from kafkette.client.background_tasks import cancel_and_wait
-from kafkette.client.topic_names import INTERNAL_TOPICS, validate_topic_name
+from kafkette.common.background_tasks import cancel_and_wait
+from kafkette.common.topic_names import INTERNAL_TOPICS, validate_topic_name
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
 from kafkette.protocol.apis.metadata import MetadataResponseTopic
 from kafkette.protocol.errors import Errors, InvalidTopicError, KafkaError, error_name  # type: ignore[attr-defined]

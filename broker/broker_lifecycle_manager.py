@@ -26,8 +26,8 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
-from kafkette.client.background_tasks import ShutdownableTask
-from kafkette.client.config_def import ConfigError
+from kafkette.common.background_tasks import ShutdownableTask
+from kafkette.common.config_def import ConfigError
 from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatOfflineReplicaTopic,
     BrokerHeartbeatRequest,

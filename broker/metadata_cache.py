@@ -18,7 +18,7 @@ import base64
 import logging
 from dataclasses import dataclass
 
-from kafkette.client.topic_names import INTERNAL_TOPICS
+from kafkette.common.topic_names import INTERNAL_TOPICS
 from kafkette.protocol.apis.metadata import (
     MetadataResponse,
     MetadataResponseBroker,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Hashable, Iterable
 
-from kafkette.client.clock import SYSTEM_TIME, Time, Timer
+from kafkette.common.clock import SYSTEM_TIME, Time, Timer
 
 logger = logging.getLogger(__name__)
 

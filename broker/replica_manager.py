@@ -35,8 +35,8 @@ from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.partition import Partition
 from kafkette.broker.purgatory import DelayedOperationPurgatory
 from kafkette.broker.topic_config_warnings import TopicConfigWarnings
-from kafkette.client.kafka_scheduler import KafkaScheduler
-from kafkette.client.topic_names import INTERNAL_TOPICS
+from kafkette.common.kafka_scheduler import KafkaScheduler
+from kafkette.common.topic_names import INTERNAL_TOPICS
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest
 from kafkette.protocol.errors import (  # type: ignore[attr-defined]

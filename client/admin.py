@@ -50,7 +50,6 @@ from kafkette.client.offset_and_metadata import (
     raise_commit_errors,
 )
 from kafkette.client.quorum_info import QuorumInfo
-from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.client.topic_specs import (
     NewPartitions,
     NewTopic,
@@ -58,6 +57,7 @@ from kafkette.client.topic_specs import (
     TopicDescription,
     normalize_replica_assignment,
 )
+from kafkette.common.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.configs import (
     DescribeConfigsRequest,
     DescribeConfigsResponse,

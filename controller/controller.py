@@ -31,8 +31,8 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from kafkette.client.background_tasks import cancel_and_wait
-from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.common.background_tasks import cancel_and_wait
+from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
 from kafkette.controller.config_apis import ConfigApis
 from kafkette.controller.config_control_manager import ConfigControlManager

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
+from kafkette.common.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.controller.quorum_controller import QuorumController
 from kafkette.protocol.api_keys import API_REGISTRY, ApiKey, ApiSpec
 from kafkette.protocol.apis.api_versions import ApiVersionsResponse, ApiVersionsResponseKey

@@ -32,14 +32,14 @@ from typing import BinaryIO
 
 import msgpack
 
-from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
-from kafkette.controller.log_frames import FRAME_HEADER, FrameScan, frame
+from kafkette.common.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.controller.metadata_records import (
     BeginTransactionRecord,
     EndTransactionRecord,
     MetadataRecord,
     record_from_wire,
 )
+from kafkette.controller.raft.log_frames import FRAME_HEADER, FrameScan, frame
 
 logger = logging.getLogger(__name__)
 

@@ -31,17 +31,17 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kafkette.client.background_tasks import ShutdownableTask
-from kafkette.client.kafka_scheduler import KafkaScheduler
-from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
+from kafkette.common.background_tasks import ShutdownableTask
+from kafkette.common.kafka_scheduler import KafkaScheduler
+from kafkette.common.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_context import ControllerContext
+from kafkette.controller.metadata_record_serde import METADATA_RECORD_SERDE
 from kafkette.controller.metadata_records import BeginTransactionRecord, EndTransactionRecord, MetadataRecord
 from kafkette.controller.metadata_snapshot import decode_snapshot, encode_snapshot, snapshot_records
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.controller.raft.raft_manager import RaftManager
-from kafkette.controller.raft.raft_wire import encode_payload
 from kafkette.controller.raft.replicated_log import LogEntry
 from kafkette.controller.raft_metadata_log import RaftMetadataLog
 from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
@@ -122,7 +122,7 @@ class QuorumController:
         self._rng = rng or random.Random()
         raft_config = raft_config or RaftConfig()
         self.raft = RaftManager(self.node_id, voters, metadata_log_dir, cluster_id=config.cluster_id,
-                                config=raft_config, on_change=self._on_raft_change, on_commit=self._on_commit,
+                                serde=METADATA_RECORD_SERDE, config=raft_config, on_change=self._on_raft_change, on_commit=self._on_commit,
                                 on_snapshot=self._on_snapshot, on_inconsistent=self._on_inconsistent,
                                 rng=self._rng)
         self._snapshot_every_bytes = raft_config.metadata_log_max_record_bytes_between_snapshots
@@ -205,7 +205,7 @@ class QuorumController:
             except Exception as exc:  # a committed record that cannot be applied
                 self._fatal(exc)
                 return
-            self._bytes_since_snapshot += len(encode_payload(record))
+            self._bytes_since_snapshot += len(METADATA_RECORD_SERDE.write(record))
         if self._bytes_since_snapshot >= self._snapshot_every_bytes:
             self._take_snapshot()
 

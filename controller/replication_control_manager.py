@@ -30,7 +30,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kafkette.client.topic_names import (
+from kafkette.common.topic_names import (
     CLUSTER_METADATA_TOPIC_NAME,
     has_collision_chars,
     unify_collision_chars,

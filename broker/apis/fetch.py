@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from kafkette.broker.apis import raft_quorum
 from kafkette.broker.delayed_fetch import FetchPartitionInfo
-from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
+from kafkette.common.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.fetch import FetchPartitionData, FetchRequest, FetchResponse, FetchTopicResponse
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.topic_partition import TopicPartition

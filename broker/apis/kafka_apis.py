@@ -56,11 +56,11 @@ from kafkette.broker.apis import (
 )
 from kafkette.broker.apis.controller_endpoint import ControllerEndpoint
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
+from kafkette.common.network.socket_server import CloseConnectionResponse
 from kafkette.protocol.api_keys import ApiKey, ApiSpec
 from kafkette.protocol.errors import UnsupportedVersionError
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.schema import Struct
-from kafkette.protocol.socket_server import CloseConnectionResponse
 
 if TYPE_CHECKING:
     from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kafkette.client.topic_names import GROUP_METADATA_TOPIC_NAME
+from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.stop_replica import (
     StopReplicaPartitionError,
     StopReplicaRequest,

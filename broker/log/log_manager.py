@@ -33,9 +33,9 @@ from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_dir_failure_channel import LogDirFailureChannel
 from kafkette.broker.log.offset_map import capacity_for_buffer
 from kafkette.broker.log.unified_log import UnifiedLog
-from kafkette.client.kafka_scheduler import KafkaScheduler
-from kafkette.client.meta_properties import create_log_dir, ensure_meta_properties
-from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
+from kafkette.common.kafka_scheduler import KafkaScheduler
+from kafkette.common.meta_properties import create_log_dir, ensure_meta_properties
+from kafkette.common.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from kafkette.broker.log.log_config import LogConfig
-from kafkette.client.config_def import LONG_MAX
+from kafkette.common.config_def import LONG_MAX
 from kafkette.protocol.compression import (
     COMPRESSION_GZIP,
     COMPRESSION_LZ4,

@@ -30,7 +30,6 @@ from typing import IO
 
 import click
 
-from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.client.cli.progress import progress_bar
 from kafkette.client.cli.shared_options import (
     bootstrap_server_option,
@@ -40,6 +39,7 @@ from kafkette.client.cli.shared_options import (
 )
 from kafkette.client.consumer import Consumer
 from kafkette.client.producer import Producer
+from kafkette.common.background_tasks import ShutdownableTask
 from kafkette.protocol.compression import CODEC_BY_NAME
 from kafkette.protocol.topic_partition import TopicPartition
 

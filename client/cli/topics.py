@@ -31,7 +31,7 @@ from kafkette.client.cli.shared_options import (
     run_coroutine,
 )
 from kafkette.client.config_resource import ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource
-from kafkette.client.topic_config import configs_without_effect, no_effect_message
+from kafkette.common.topic_config import configs_without_effect, no_effect_message
 from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     ElectionNotNeededError,
     KafkaError,

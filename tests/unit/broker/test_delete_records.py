@@ -17,8 +17,8 @@ from kafkette.broker.delayed_fetch import FetchPartitionInfo
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.replica_manager import ReplicaManager
-from kafkette.client.clock import MockTime
-from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.common.clock import MockTime
+from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.apis.delete_records import (
     DeleteRecordsPartition,
     DeleteRecordsRequest,

@@ -10,7 +10,7 @@ import random
 from controller_fakes import make_config, wire_roundtrip
 from test_kafka_controller import replay_log
 
-from kafkette.client.group_config import GROUP_CONFIG_DEFS
+from kafkette.common.group_config import GROUP_CONFIG_DEFS
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.metadata_records import ConfigRecord
 from kafkette.protocol.apis.configs import (

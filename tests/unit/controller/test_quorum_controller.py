@@ -11,7 +11,7 @@ import random
 import pytest
 from controller_fakes import make_config, register_live_brokers, registration
 
-from kafkette.client.config_def import ConfigError
+from kafkette.common.config_def import ConfigError
 from kafkette.controller.quorum_controller import QuorumController
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest

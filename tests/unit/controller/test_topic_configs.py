@@ -9,7 +9,7 @@ import random
 from controller_fakes import make_config, register_live_brokers, wire_roundtrip
 from test_kafka_controller import create, replay_log, topic
 
-from kafkette.client.topic_config import TOPIC_CONFIG_NAMES
+from kafkette.common.topic_config import TOPIC_CONFIG_NAMES
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.metadata_records import ConfigRecord
 from kafkette.protocol.apis.configs import (

@@ -6,7 +6,7 @@ import pytest
 
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.log.log_config import LogConfig
-from kafkette.client.topic_config import TOPIC_CONFIG_DEFS, TOPIC_CONFIG_NAMES, validate_topic_configs
+from kafkette.common.topic_config import TOPIC_CONFIG_DEFS, TOPIC_CONFIG_NAMES, validate_topic_configs
 
 
 def _broker(**props):

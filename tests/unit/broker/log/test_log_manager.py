@@ -7,8 +7,8 @@ from kafkette.broker.log.checkpoint import OffsetCheckpointFile
 from kafkette.broker.log.leader_epoch_cache import EpochEntry, LeaderEpochCheckpointFile
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import CLEAN_SHUTDOWN_FILE, LogManager
-from kafkette.client.clock import MockTime
-from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.common.clock import MockTime
+from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.record_batch import iter_batches
 from kafkette.protocol.topic_partition import TopicPartition
 from tests.clock_helpers import advance

@@ -12,7 +12,7 @@ from broker_fakes import make_batch
 
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.unified_log import UnifiedLog
-from kafkette.client.clock import MockTime
+from kafkette.common.clock import MockTime
 from kafkette.protocol.errors import (  # type: ignore[attr-defined]
     DuplicateSequenceNumberError,
     InvalidRecordError,

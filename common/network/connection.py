@@ -18,10 +18,10 @@ import logging
 import socket
 from typing import Any
 
-from kafkette.client.background_tasks import ShutdownableTask
+from kafkette.common.background_tasks import ShutdownableTask
+from kafkette.common.network.frame_stream import FrameStream, open_frame_stream
 from kafkette.protocol.api_keys import API_REGISTRY, spec_for_request
 from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
-from kafkette.protocol.frame_stream import FrameStream, open_frame_stream
 from kafkette.protocol.framing import (
     DEFAULT_MAX_FRAME_BYTES,
     FrameError,
