@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
-from kafkette.client.background_tasks import ShutdownableTask
+from kafkette.common.background_tasks import ShutdownableTask
 from kafkette.protocol.apis.alter_partition import (
     AlterPartitionRequest,
     AlterPartitionRequestPartition,

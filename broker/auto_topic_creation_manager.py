@@ -15,7 +15,7 @@ broker runs it.  Until the topic exists its Metadata entry is UNKNOWN_TOPIC_OR_P
 else created it first).  Does not own topic validation rules (``controller/
 topic_validation.py``, reused here) nor the creation itself (the controller).
 
-Kafka concept: ``AutoTopicCreationManager`` (seeds 000 and 003: ``createTopics``,
+Kafka concept: ``AutoTopicCreationManager`` (``createTopics``,
 ``filterCreatableTopics``, ``sendCreateTopicRequest`` with ``inflightTopics``).
 """
 
@@ -26,11 +26,11 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from kafkette.client.background_tasks import cancel_and_wait
-from kafkette.client.topic_names import INTERNAL_TOPICS, validate_topic_name
+from kafkette.common.background_tasks import cancel_and_wait
+from kafkette.common.topic_names import INTERNAL_TOPICS, validate_topic_name
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
 from kafkette.protocol.apis.metadata import MetadataResponseTopic
-from kafkette.protocol.errors import Errors, InvalidTopicError, KafkaError, error_name  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, InvalidTopicError, KafkaError, error_name
 
 logger = logging.getLogger(__name__)
 

@@ -26,8 +26,8 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
-from kafkette.client.background_tasks import ShutdownableTask
-from kafkette.client.config_def import ConfigError
+from kafkette.common.background_tasks import ShutdownableTask
+from kafkette.common.config_def import ConfigError
 from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatOfflineReplicaTopic,
     BrokerHeartbeatRequest,
@@ -68,7 +68,6 @@ class BrokerLifecycleManager:
         self.broker_epoch = -1
         self.is_fenced = True
         self._registered = asyncio.Event()
-        self._unfenced = asyncio.Event()
         self._interval_s = config.broker_heartbeat_interval_ms / 1000
         self._prefix = f"[BrokerLifecycleManager id={self.broker_id}]"
         self._task = ShutdownableTask("broker-lifecycle", log_prefix=self._prefix)
@@ -94,14 +93,6 @@ class BrokerLifecycleManager:
         for tp in self._offline_replicas():
             by_topic.setdefault(tp.topic, []).append(tp.partition)
         return [BrokerHeartbeatOfflineReplicaTopic(topic_name=t, partitions=sorted(p)) for t, p in sorted(by_topic.items())]
-
-    async def wait_for_unfence(self, timeout_s: float) -> bool:
-        """Wait until the controller has unfenced this broker; False on timeout."""
-        try:
-            await asyncio.wait_for(self._unfenced.wait(), timeout_s)
-            return True
-        except TimeoutError:
-            return False
 
     async def stop(self, *, controlled: bool = True) -> None:
         """Stop heartbeating; with ``controlled``, first tell the controller we shut down."""
@@ -218,10 +209,6 @@ class BrokerLifecycleManager:
         if self.is_fenced != response.is_fenced:  # LocalCluster waits for "Broker is now unfenced"
             logger.info("%s Broker is now %s", self._prefix, "fenced" if response.is_fenced else "unfenced")
         self.is_fenced = response.is_fenced
-        if not self.is_fenced:
-            self._unfenced.set()
-        else:
-            self._unfenced.clear()
 
     async def _run(self) -> None:
         backoff = 0.1

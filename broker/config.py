@@ -1,7 +1,7 @@
 """The broker's typed configuration: Kafka property names, defaults, validation.
 
 Owns: ``BROKER_CONFIGS`` (every property a node uses, as ``ConfigKey``s of
-``kafkette.client.config_def``) and ``KafkaConfig`` (one attribute per property,
+``kafkette.common.config_def``) and ``KafkaConfig`` (one attribute per property,
 dots as underscores: ``log.segment.bytes`` -> ``log_segment_bytes``).  A
 ``server.properties`` file is read with the ``javaproperties`` library.  Every key of
 Apache Kafka's broker config table (``kafka_broker_config_names``) is accepted: one
@@ -32,7 +32,7 @@ from typing import Any
 import javaproperties
 
 from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES, KAFKA_VERSION
-from kafkette.client.config_def import (
+from kafkette.common.config_def import (
     PARSERS,
     ConfigError,
     ConfigKey,
@@ -41,7 +41,7 @@ from kafkette.client.config_def import (
     one_of,
     table,
 )
-from kafkette.client.topic_config import (
+from kafkette.common.topic_config import (
     SYNONYM_MS_PER_UNIT,
     TOPIC_CONFIG_BY_SYNONYM,
     TOPIC_CONFIG_DEFS,

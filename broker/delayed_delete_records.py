@@ -12,7 +12,7 @@ Completion cases (Kafka's DelayedDeleteRecords, checked per partition still pend
   D. the timeout passed -> REQUEST_TIMED_OUT for partitions still pending.
 The operation completes when no partition is pending, or on timeout.
 
-Kafka concept: ``kafka.server.DelayedDeleteRecords`` (seed 004, the DeleteRecords
+Kafka concept: ``kafka.server.DelayedDeleteRecords`` (the DeleteRecords
 purgatory of ReplicaManager).
 """
 

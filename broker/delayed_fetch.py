@@ -9,7 +9,7 @@ Completion cases (Kafka's DelayedFetch, checked for each fetched partition):
   E. the timeout (``max_wait_ms``) passed: answer with whatever is readable.
 On completion the fetch is read again and the response built from that read.
 
-Kafka concept: ``kafka.server.DelayedFetch`` (seed 004, ReplicaManager.fetchMessages).
+Kafka concept: ``kafka.server.DelayedFetch`` (parked by ``ReplicaManager.fetchMessages``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ low watermark for DeleteRecords): subclasses implement ``try_complete_partition`
 Does not own watching or expiry: see ``purgatory.py``.
 
 Kafka concept: the shape common to ``kafka.server.DelayedProduce`` and
-``kafka.server.DelayedDeleteRecords`` (seed 004): ``tryComplete`` walks the
+``kafka.server.DelayedDeleteRecords``: ``tryComplete`` walks the
 partition statuses still ``acksPending``, ``onComplete`` answers with all of them.
 """
 

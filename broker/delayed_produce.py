@@ -7,7 +7,7 @@ Completion cases (Kafka's DelayedProduce, checked per partition still pending):
   C. the timeout passed -> REQUEST_TIMED_OUT for partitions still pending.
 The operation completes when no partition is pending, or on timeout.
 
-Kafka concept: ``kafka.server.DelayedProduce`` (seed 004, ReplicaManager.appendRecords).
+Kafka concept: ``kafka.server.DelayedProduce`` (parked by ``ReplicaManager.appendRecords`` with acks=all).
 """
 
 from __future__ import annotations

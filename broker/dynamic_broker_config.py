@@ -35,8 +35,8 @@ from kafkette.broker.kafka_dynamic_broker_configs import (
     KAFKA_CLUSTER_LEVEL_LISTENER_CONFIGS,
     KAFKA_DYNAMIC_SECURITY_CONFIGS,
 )
-from kafkette.client.config_def import CONFIG_TYPE_IDS
-from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
+from kafkette.common.config_def import CONFIG_TYPE_IDS
+from kafkette.common.topic_config import TOPIC_CONFIG_DEFS
 from kafkette.protocol.apis.configs import (
     OP_APPEND,
     OP_DELETE,
@@ -49,7 +49,7 @@ from kafkette.protocol.apis.configs import (
     DescribeConfigsResourceResult,
     DescribeConfigsSynonym,
 )
-from kafkette.protocol.errors import InvalidConfigError, InvalidRequestError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import InvalidConfigError, InvalidRequestError
 
 logger = logging.getLogger(__name__)
 

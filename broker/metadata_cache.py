@@ -7,7 +7,7 @@ controller's metadata log offset (``metadata_offset``, the epoch of the finalize
 listener advertises, KIP-584).  Answers Metadata requests
 on every broker.  Does not own replica state (see ``replica_manager.py``).
 
-Kafka concept: ``ZkMetadataCache`` (seed 004: updateMetadata replaces partition
+Kafka concept: ``ZkMetadataCache`` (updateMetadata replaces partition
 states for the partitions listed, refreshes the live broker set, and removes deleted
 topics).
 """
@@ -18,7 +18,7 @@ import base64
 import logging
 from dataclasses import dataclass
 
-from kafkette.client.topic_names import INTERNAL_TOPICS
+from kafkette.common.topic_names import INTERNAL_TOPICS
 from kafkette.protocol.apis.metadata import (
     MetadataResponse,
     MetadataResponseBroker,

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kafkette.broker.config import KafkaConfig
-from kafkette.client.connection import BrokerConnection
+from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.errors import Errors, KafkaConnectionError, KafkaTimeoutError
 from kafkette.protocol.schema import Struct
 

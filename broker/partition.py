@@ -10,7 +10,7 @@ controller commits them.  Does not own request handling or purgatories (see
 State transitions (driven by LeaderAndIsr):
     none --make_leader--> leader --make_follower--> follower --make_leader--> leader
 
-Kafka concept: ``kafka.cluster.Partition`` (seed 004: makeLeader, makeFollower,
+Kafka concept: ``kafka.cluster.Partition`` (makeLeader, makeFollower,
 appendRecordsToLeader, updateFollowerFetchState, maybeExpandIsr, maybeShrinkIsr,
 maybeIncrementLeaderHW, checkEnoughReplicasReachOffset) with KIP-497's
 AlterPartition and "maximal ISR" while a change is in flight.

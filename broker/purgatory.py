@@ -11,8 +11,8 @@ a timer per operation expires it).  Does not own what the operations do: see
 Everything runs on the event loop, so the "exactly once" guarantee needs no lock:
 ``force_complete`` flips ``is_completed`` before calling ``on_complete``.
 
-Kafka concept: ``DelayedOperation``/``DelayedOperationPurgatory`` (seed 004:
-tryCompleteElseWatch, checkAndComplete, forceComplete, onExpiration; Kafka's timing
+Kafka concept: ``DelayedOperation``/``DelayedOperationPurgatory``
+(tryCompleteElseWatch, checkAndComplete, forceComplete, onExpiration; Kafka's timing
 wheel is replaced by the injected clock's timers, ``Time.call_later``: the event loop's
 timer heap on the system clock, a test's ``MockTime`` otherwise).
 """
@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Hashable, Iterable
 
-from kafkette.client.clock import SYSTEM_TIME, Time, Timer
+from kafkette.common.clock import SYSTEM_TIME, Time, Timer
 
 logger = logging.getLogger(__name__)
 

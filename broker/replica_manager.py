@@ -10,17 +10,17 @@ LogConfig (``update_topic_configs``, ``reconfigure_log_defaults``).  Does not ow
 logs (LogManager), metadata (MetadataCache) or the wire format (the API handlers
 convert results to responses).
 
-Kafka concept: ``kafka.server.ReplicaManager`` (seed 004: appendRecords with acks,
+Kafka concept: ``kafka.server.ReplicaManager`` (appendRecords with acks,
 fetchMessages with min bytes / max wait, becomeLeaderOrFollower with controller
-epoch fencing, makeLeaders / makeFollowers, ISR shrink, HW checkpoints; seed 001:
-stopReplicas with deletePartition).
+epoch fencing, makeLeaders / makeFollowers, ISR shrink, HW checkpoints;
+stopReplicas with deletePartition for topic deletion).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Collection, Mapping
 from dataclasses import dataclass
 
 from kafkette.broker.alter_partition_manager import AlterPartitionManager
@@ -35,11 +35,11 @@ from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.partition import Partition
 from kafkette.broker.purgatory import DelayedOperationPurgatory
 from kafkette.broker.topic_config_warnings import TopicConfigWarnings
-from kafkette.client.kafka_scheduler import KafkaScheduler
-from kafkette.client.topic_names import INTERNAL_TOPICS
+from kafkette.common.kafka_scheduler import KafkaScheduler
+from kafkette.common.topic_names import INTERNAL_TOPICS
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     InvalidTopicError,
     KafkaStorageError,
@@ -247,7 +247,7 @@ class ReplicaManager:
             internal_topics_allowed: True for the group coordinator's own writes to
                 ``__consumer_offsets`` (and a Produce from Kafka's ``__admin_client``); a client's
                 append to an internal topic is otherwise INVALID_TOPIC_EXCEPTION, "Cannot append to
-                internal topic <name>" (Kafka's ``ReplicaManager.appendRecords``, seed 004).
+                internal topic <name>" (Kafka's ``ReplicaManager.appendRecords``).
 
         Returns:
             ``{tp: ProducePartitionStatus}`` with base offset and error (and message) per partition.
@@ -412,6 +412,7 @@ class ReplicaManager:
             followers: dict[TopicPartition, LeaderAndIsrPartitionState] = {}
             for state in request.partition_states:
                 tp = TopicPartition(state.topic_name, state.partition_index)
+                await self._delete_log_of_other_topic_id(tp, state.topic_id)
                 partition = self.all_partitions.get(tp)
                 if partition is not None and partition.leader_epoch >= 0 and (
                     state.leader_epoch < partition.leader_epoch
@@ -430,11 +431,13 @@ class ReplicaManager:
             for tp, code in list(errors.items()):
                 if code != Errors.NONE:
                     continue
+                state = leaders.get(tp) or followers[tp]
                 try:
                     if tp in leaders:
                         await self._make_leader(tp, leaders[tp])
                     else:
                         await self._make_follower(tp, followers[tp], addresses)
+                    self.log_manager.assign_topic_id(tp, state.topic_id)
                 except KafkaStorageError as exc:  # an offline log: expected, the controller already knows
                     logger.warning("%s Cannot apply LeaderAndIsr for %s: %s", self._prefix, tp, exc)
                     errors[tp] = Errors.KAFKA_STORAGE_ERROR
@@ -442,6 +445,56 @@ class ReplicaManager:
                     logger.exception("%s Error applying LeaderAndIsr for %s", self._prefix, tp)
                     errors[tp] = error_code_for(exc) if not isinstance(exc, OSError) else Errors.KAFKA_STORAGE_ERROR
             return Errors.NONE, errors
+
+    async def _delete_log_of_other_topic_id(self, tp: TopicPartition, topic_id: str) -> None:
+        """A local log of ``tp`` whose ``partition.metadata`` names another topic id belongs to a
+        deleted topic of the same name: stop and delete it (it is stray) before the new topic's
+        replica starts, empty.  Kafka concept: the topic id check of ``Partition.createLogIfNotExists``
+        and the stray replicas of KIP-858."""
+        local = self.log_manager.topic_id(tp)
+        if topic_id and local and local != topic_id:
+            logger.info("%s Found stray log of %s: its topic id %s is not the topic's id %s", self._prefix, tp,
+                        local, topic_id)
+            try:
+                await self._stop_and_delete([tp])
+            except OSError:
+                logger.exception("%s Error deleting the stray log of %s", self._prefix, tp)
+
+    async def delete_stray_replicas(
+        self, topic_ids: Mapping[str, str], assigned: Collection[TopicPartition]
+    ) -> list[TopicPartition]:
+        """Delete the local logs the metadata does not place here (their topic was removed while
+        this broker missed it, or was re-created with a new topic id).
+
+        Call with a full metadata view.  Kafka concept: KIP-858's stray replicas
+        (``LogManager.isStrayKraftReplica`` at start-up), deleted with ``asyncDelete``.
+
+        Args:
+            topic_ids: every topic of the metadata, ``{name: topic id}``.
+            assigned: the partitions whose replicas include this broker.
+
+        Returns:
+            The partitions whose logs were deleted, sorted.
+        """
+        async with self._state_lock:
+            stray = self.log_manager.find_stray_replicas(topic_ids, assigned)
+            if stray:
+                logger.info("%s Found stray logs %s: the metadata does not place them on this broker", self._prefix,
+                            sorted(map(str, stray)))
+                await self._stop_and_delete(stray)
+                await self._checkpoint_after_deletion()
+            return stray
+
+    async def _stop_and_delete(self, partitions: list[TopicPartition]) -> None:
+        """Stop the replicas of ``partitions`` and delete their logs (``LogManager.async_delete``)."""
+        await self.fetcher_manager.remove_fetcher_for_partitions(partitions)
+        for tp in partitions:
+            partition = self.all_partitions.pop(tp, None)
+            if partition is not None:
+                partition.stop_as_replica()
+            self._hw_checkpoints.pop(tp, None)
+            self._complete_delayed(tp)
+            await self.log_manager.async_delete(tp)
 
     async def _make_leader(self, tp: TopicPartition, state: LeaderAndIsrPartitionState) -> None:
         await self.fetcher_manager.remove_fetcher_for_partitions([tp])
@@ -492,7 +545,7 @@ class ReplicaManager:
         the low watermark of every partition reaches its requested offset, or
         ``timeout_ms`` passes (REQUEST_TIMED_OUT for those still waiting).
 
-        Kafka concept: ``ReplicaManager.deleteRecords`` (seed 004).
+        Kafka concept: ``ReplicaManager.deleteRecords``.
 
         Args:
             timeout_ms: how long to wait for the followers (ms).
@@ -529,7 +582,7 @@ class ReplicaManager:
     # ----- StopReplica --------------------------------------------------------------
 
     async def stop_replicas(self, request: StopReplicaRequest) -> tuple[Errors, dict[TopicPartition, Errors]]:
-        """Apply a StopReplica request from the controller (seed 001, topic deletion).
+        """Apply a StopReplica request from the controller (a removed topic's replicas).
 
         A request from an older controller epoch is refused whole
         (STALE_CONTROLLER_EPOCH).  Per partition: a ``leader_epoch`` >= 0 lower than
@@ -537,8 +590,9 @@ class ReplicaManager:
         delete", always pass).  Accepted partitions: fetchers are removed first, then
         the Partition stops acting as a replica (its waiting produce and fetch
         requests complete with NOT_LEADER_OR_FOLLOWER or UNKNOWN_TOPIC_OR_PARTITION);
-        with ``delete_partition`` the Partition is dropped, its log deleted from disk
-        (``LogManager.delete_log``) and the offset checkpoints rewritten without it.
+        with ``delete_partition`` the Partition is dropped, its log renamed for deletion
+        (``LogManager.async_delete``: gone from disk ``file.delete.delay.ms`` later) and the
+        offset checkpoints rewritten without it.
         A partition not hosted here is answered NONE (its log, if one was loaded at
         start-up, is still deleted), so the request is idempotent.
 
@@ -578,7 +632,7 @@ class ReplicaManager:
             deleted = [tp for tp, delete in to_stop.items() if delete]
             for tp in deleted:
                 try:
-                    await self.log_manager.delete_log(tp)
+                    await self.log_manager.async_delete(tp)
                 except OSError:
                     logger.exception("%s Error deleting the log of %s", self._prefix, tp)
                     errors[tp] = Errors.KAFKA_STORAGE_ERROR

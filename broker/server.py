@@ -23,7 +23,8 @@ import signal
 import sys
 
 from kafkette.broker.alter_partition_manager import AlterPartitionManager
-from kafkette.broker.apis.kafka_apis import ApisContext, KafkaApis
+from kafkette.broker.apis.apis_context import ApisContext
+from kafkette.broker.apis.kafka_apis import KafkaApis
 from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
 from kafkette.broker.broker_features import feature_flags
 from kafkette.broker.broker_lifecycle_manager import BrokerLifecycleManager
@@ -39,16 +40,16 @@ from kafkette.broker.node_to_controller_channel import NodeToControllerChannelMa
 from kafkette.broker.producer_id_manager import ProducerIdManager
 from kafkette.broker.replica_manager import ReplicaManager
 from kafkette.broker.server_logging import configure_logging, kafka_logs_dir
-from kafkette.client.kafka_scheduler import KafkaScheduler
-from kafkette.client.process_tuning import tune_process_memory
-from kafkette.client.topic_config import TOPIC_CONFIG_DEFS
-from kafkette.client.topic_names import GROUP_METADATA_TOPIC_NAME
+from kafkette.common.kafka_scheduler import KafkaScheduler
+from kafkette.common.network.socket_server import SocketServer
+from kafkette.common.process_tuning import tune_process_memory
+from kafkette.common.topic_config import TOPIC_CONFIG_DEFS
+from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_server import ControllerServer
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.protocol.apis.create_topics import CreatableTopic
 from kafkette.protocol.kafka_codec import FeatureFlags, KafkaWireCodec
-from kafkette.protocol.socket_server import SocketServer
 
 logger = logging.getLogger(__name__)
 

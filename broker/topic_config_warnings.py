@@ -1,9 +1,9 @@
 """TopicConfigWarnings: says once that a topic sets a config Kafkette accepts but does not act on.
 
 Owns the set of (topic, config name) pairs already logged in this process, and the WARNING
-line (``kafkette.client.topic_config.no_effect_message``) for a topic whose overrides set a
+line (``kafkette.common.topic_config.no_effect_message``) for a topic whose overrides set a
 config of ``TOPIC_CONFIGS_WITHOUT_EFFECT`` (the replication throttles) to something other
-than its default.  Does not own which configs those are (``kafkette.client.topic_config``)
+than its default.  Does not own which configs those are (``kafkette.common.topic_config``)
 or where topic configs come from (``ReplicaManager``: LeaderAndIsr and UpdateMetadata).
 
 No Kafka counterpart: Kafka acts on every topic config it accepts.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from kafkette.client.topic_config import configs_without_effect, no_effect_message
+from kafkette.common.topic_config import configs_without_effect, no_effect_message
 
 logger = logging.getLogger(__name__)
 

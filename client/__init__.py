@@ -14,7 +14,7 @@ from kafkette.protocol.errors import IllegalStateError, KafkaConnectionError, Ka
 from kafkette.protocol.topic_partition import TopicPartition
 
 # The SDK's classes are imported on first use (PEP 562), so that a process that needs one
-# submodule (a broker reading ``kafkette.client.topic_config``) does not import them all.
+# submodule (a broker reading ``kafkette.common.topic_config``) does not import them all.
 _LAZY: dict[str, str] = {
     **dict.fromkeys(("AdminClient", "NewPartitions", "NewTopic", "PartitionInfo", "TopicDescription"),
                     "kafkette.client.admin"),

@@ -50,7 +50,6 @@ from kafkette.client.offset_and_metadata import (
     raise_commit_errors,
 )
 from kafkette.client.quorum_info import QuorumInfo
-from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.client.topic_specs import (
     NewPartitions,
     NewTopic,
@@ -58,6 +57,7 @@ from kafkette.client.topic_specs import (
     TopicDescription,
     normalize_replica_assignment,
 )
+from kafkette.common.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.configs import (
     DescribeConfigsRequest,
     DescribeConfigsResponse,
@@ -325,14 +325,13 @@ class AdminClient:
         self._raise_first_topic_error([t.name for t in topics], response.results)
 
     async def delete_topics(self, topics: Iterable[str], timeout_ms: int | None = None) -> None:
-        """Delete topics (DeleteTopics, at the controller); returns once they are gone.
+        """Delete topics (DeleteTopics, at the controller); returns once their removal is
+        committed to the metadata log (brokers delete the logs afterwards, in the background).
 
         Args:
             topics: topic names.
-            timeout_ms: how long the controller may wait for the deletion to complete
-                (ms; default ``request_timeout_ms``).  When it passes the controller
-                answers REQUEST_TIMED_OUT and finishes the deletion later (e.g. once a
-                stopped replica's broker returns).
+            timeout_ms: how long the controller may take to answer (ms; default
+                ``request_timeout_ms``).
 
         Raises:
             TypeError: ``topics`` is a single string.

@@ -22,10 +22,8 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
-from kafkette.client.background_tasks import SHUTDOWN_TIMEOUT_S, ShutdownableTask, cancel_and_wait
 from kafkette.client.cluster_connection_states import ClusterConnectionStates
 from kafkette.client.cluster_metadata import ClusterMetadata
-from kafkette.client.connection import BrokerConnection
 from kafkette.client.exponential_backoff import (
     DEFAULT_RECONNECT_BACKOFF_MAX_MS,
     DEFAULT_RECONNECT_BACKOFF_MS,
@@ -33,6 +31,8 @@ from kafkette.client.exponential_backoff import (
     DEFAULT_RETRY_BACKOFF_MS,
 )
 from kafkette.client.fault_logger import FaultLogger
+from kafkette.common.background_tasks import SHUTDOWN_TIMEOUT_S, ShutdownableTask, cancel_and_wait
+from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic, MetadataResponse
 from kafkette.protocol.errors import (
     Errors,

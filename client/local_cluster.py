@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any
 
 from kafkette.client.cluster_pid_file import BrokerProcess, is_alive
-from kafkette.client.config_def import render_properties
 from kafkette.client.local_cluster_layout import (
     ClusterLayout,
     move_listener_port,
@@ -48,7 +47,8 @@ from kafkette.client.local_cluster_layout import (
     port_is_taken,
     read_cluster_layout,
 )
-from kafkette.client.meta_properties import META_PROPERTIES_FILE, random_cluster_id, read_cluster_id
+from kafkette.common.config_def import render_properties
+from kafkette.common.meta_properties import META_PROPERTIES_FILE, random_cluster_id, read_cluster_id
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
 from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_request
 

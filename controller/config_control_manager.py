@@ -5,8 +5,8 @@ effective value and source) and the IncrementalAlterConfigs decision for TOPIC a
 resources (SET, DELETE, APPEND, SUBTRACT, validated against the topic config table or Kafka's
 ``GroupConfig``) as ``ConfigRecord``s.  A GROUP resource is any group id, known to a
 coordinator or not, as in Kafka (KIP-848's group configs: Kafkette's classic groups do not
-read them).  Does not own the config tables (``kafkette.client.topic_config``,
-``kafkette.client.group_config``), BROKER resources (answered
+read them).  Does not own the config tables (``kafkette.common.topic_config``,
+``kafkette.common.group_config``), BROKER resources (answered
 by each broker itself), nor propagation (the controller sends UpdateMetadata with
 ``topic_configs`` and re-elects offline partitions when
 ``unclean.leader.election.enable`` changes).
@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kafkette.client.config_def import CONFIG_TYPE_IDS, ConfigError
-from kafkette.client.group_config import GROUP_CONFIG_DEFS, group_config_defaults, validate_group_configs
-from kafkette.client.topic_config import (
+from kafkette.common.config_def import CONFIG_TYPE_IDS, ConfigError
+from kafkette.common.group_config import GROUP_CONFIG_DEFS, group_config_defaults, validate_group_configs
+from kafkette.common.topic_config import (
     BROKER_SYNONYMS_WITHOUT_DEFAULT,
     TOPIC_CONFIG_DEFS,
     parse_topic_config,
@@ -57,7 +57,7 @@ from kafkette.protocol.apis.configs import (
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     InvalidConfigError,
     InvalidRequestError,
     KafkaError,

@@ -1,8 +1,8 @@
 """KafkaController: the active controller inside the first voter's broker process.
 
 Owns: the controller's lifecycle (replay the metadata log, bump and persist the
-controller epoch, finish in-flight work - elect leaderless partitions, resume queued
-topic deletions - tell live brokers the full state, start the event task, the broker
+controller epoch, finish in-flight work - elect leaderless partitions, remove topics
+an older controller queued for deletion - tell live brokers the full state, start the event task, the broker
 session timer and the leader rebalance timer), the event handlers behind its core API
 (CreateTopics, BrokerRegistration, BrokerHeartbeat with its offline replicas,
 AlterPartition, session expiry),
@@ -26,13 +26,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import random
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from kafkette.client.background_tasks import cancel_and_wait
-from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.common.background_tasks import cancel_and_wait
+from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
 from kafkette.controller.config_apis import ConfigApis
 from kafkette.controller.config_control_manager import ConfigControlManager
@@ -41,7 +40,6 @@ from kafkette.controller.controller_channel_manager import ControllerChannelMana
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_context import ControllerContext
 from kafkette.controller.event_queue import ControllerEventManager, submit_unless_pending
-from kafkette.controller.metadata_log import MetadataLog
 from kafkette.controller.metadata_records import (
     BeginTransactionRecord,
     ControllerEpochRecord,
@@ -66,7 +64,6 @@ from kafkette.controller.partition_propagation import (
 from kafkette.controller.raft_metadata_log import RaftMetadataLog
 from kafkette.controller.replication_control_manager import CreateTopicsOutcome, ReplicationControlManager
 from kafkette.controller.topic_deletion_apis import TopicDeletionApis
-from kafkette.controller.topic_deletion_manager import TopicDeletionManager
 from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
 from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
@@ -90,7 +87,7 @@ from kafkette.protocol.apis.create_topics import (
 from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     KafkaTimeoutError,
     NotControllerError,
@@ -121,9 +118,8 @@ class KafkaController:
             ``broker.heartbeat.interval.ms``, ``request.timeout.ms``,
             ``controller.socket.timeout.ms``, ``cluster.id``), built by the node.
         metadata_log: where records are written and read back: a ``RaftMetadataLog`` (one
-            term of the replicated metadata log, as the node's ``QuorumController`` runs it)
-            or a ``MetadataLog`` (one node's local file, as the controller's own tests use it).
-        metadata_log_dir: with no ``metadata_log``, the directory of a local ``MetadataLog``.
+            term of the replicated metadata log, as the node's ``QuorumController`` runs it;
+            the controller's unit tests pass a local file log with the same methods).
         channel_manager: where LeaderAndIsr / UpdateMetadata go; default a
             ``ControllerChannelManager`` over ``BrokerConnection`` (tests pass a fake with
             ``start``, ``stop``, ``add_broker``, ``remove_broker`` and ``send``; StopReplica
@@ -143,8 +139,7 @@ class KafkaController:
         self,
         config: ControllerConfig,
         *,
-        metadata_log: MetadataLog | RaftMetadataLog | None = None,
-        metadata_log_dir: str | os.PathLike[str] | None = None,
+        metadata_log: RaftMetadataLog,
         channel_manager: Any | None = None,
         clock_ms: Callable[[], int] | None = None,
         rng: random.Random | object = random,
@@ -156,10 +151,6 @@ class KafkaController:
         time_source = self._scheduler.time
         self._clock_ms = clock_ms or (lambda: int(time_source.monotonic_ms()))
         self._session_check_pending: asyncio.Future[Any] | None = None
-        if metadata_log is None:
-            if metadata_log_dir is None:
-                raise ValueError("KafkaController needs a metadata_log or a metadata_log_dir")
-            metadata_log = MetadataLog(metadata_log_dir)
         self._metadata_log = metadata_log
         self.context = ControllerContext(self._clock_ms, self.log_prefix)
         self._cluster_control = ClusterControlManager(
@@ -176,11 +167,10 @@ class KafkaController:
             self.controller_id, request_timeout_ms=config.controller_socket_timeout_ms
         )
         self._config_control = ConfigControlManager(self.context, config, self.log_prefix)
-        self._deletion = TopicDeletionManager(
-            self.context, delete_topic_enable=config.delete_topic_enable, log_prefix=self.log_prefix
-        )
         self._events = ControllerEventManager(self.log_prefix)
-        self._deletion_apis = TopicDeletionApis(self, self._deletion)
+        self._deletion_apis = TopicDeletionApis(
+            self, self._replication_control, delete_topic_enable=config.delete_topic_enable
+        )
         self._partition_apis = PartitionApis(
             self, self._replication_control,
             leader_imbalance_per_broker_percentage=config.leader_imbalance_per_broker_percentage,
@@ -248,19 +238,18 @@ class KafkaController:
         await self._scheduler.cancel(SESSION_CHECK_JOB, LEADER_REBALANCE_JOB, timeout_s=STOP_TIMEOUT_S)
         await cancel_and_wait(self._background_tasks, STOP_TIMEOUT_S)
         await self._events.stop()
-        self._deletion.fail_waiters(NotControllerError(f"{self.log_prefix()} controller stopped"))
         await self._channel.stop()
         await self._metadata_log.close()
         logger.info("%s Controller stopped", self.log_prefix())
 
     async def _on_controller_failover(self) -> None:
-        """Finish in-flight work and tell live brokers everything (seed 002, "what if the
-        controller dies after the write").
+        """Finish in-flight work and tell live brokers everything (a controller that died
+        after writing leaves the rest to the next one: ``KafkaController.onControllerFailover``).
 
         Leaderless partitions with a live ISR member (or any live replica where unclean
         election is enabled) are elected; channels open to live brokers, each gets its
-        partitions (LeaderAndIsr, full) and the full metadata; queued topic deletions
-        resume (topics with a replica on a down broker are ineligible until it returns).
+        partitions (LeaderAndIsr, full) and the full metadata; topics an older controller
+        queued for deletion (``TopicDeletionRecord``) are removed (``RemoveTopicRecord``).
         """
         await self.write(self._replication_control.elect_offline_partitions(), "ControllerFailoverElection")
         batch = self.new_batch()
@@ -271,10 +260,7 @@ class KafkaController:
             )
             batch.add_update_metadata_request_for_brokers([reg.broker_id], full=True)
         batch.send_requests_to_brokers()
-        if self.context.topics_to_be_deleted:
-            logger.info("%s Resuming deletion of topics %s", self.log_prefix(),
-                        ",".join(sorted(self.context.topics_to_be_deleted)))
-        await self._deletion_apis.resume_deletions()
+        await self._deletion_apis.remove_queued_topics()
 
     def _check_broker_sessions(self) -> None:
         """Queue a check of the brokers' sessions unless the last one is still queued or running
@@ -285,7 +271,7 @@ class KafkaController:
     # ---------------------------------------------------------------- public API
 
     async def create_topics(self, request: CreateTopicsRequest) -> CreateTopicsResponse:
-        """Create topics (seeds 000, 002, 003).
+        """Create topics (Kafka's ``ReplicationControlManager.createTopics``, then ``onNewPartitionCreation``).
 
         Each topic is validated on its own; created topics are written to the metadata
         log, their partitions go New -> Online, replicas get LeaderAndIsr (``is_new``)
@@ -539,18 +525,15 @@ class KafkaController:
         await self._on_broker_fenced(broker_id, changes)
 
     async def _on_broker_fenced(self, broker_id: int, changes: list[PartitionChangeRecord]) -> None:
-        """Kafka's onBrokerFailure: drop the channel, tell the remaining replicas and brokers;
-        topics being deleted with a replica there become ineligible for deletion."""
+        """Kafka's onBrokerFailure: drop the channel, tell the remaining replicas and brokers."""
         self._channel.remove_broker(broker_id)
         self.shutting_down_broker_ids.discard(broker_id)
-        self._deletion.on_broker_fenced(broker_id)
         announce_partition_changes(self, [r.topic_partition for r in changes])
-        await self._deletion_apis.resume_deletions()
 
     async def _on_broker_unfenced(self, broker_id: int, changes: list[PartitionChangeRecord]) -> None:
         """Kafka's onBrokerStartup: open the channel, send the broker all its partitions and the
-        full metadata, and tell the others about newly elected leaders and the new live broker;
-        deletions of topics with a replica there resume (StopReplica to it)."""
+        full metadata (its logs of removed topics are stray there), and tell the others about
+        newly elected leaders and the new live broker."""
         reg = self.context.brokers[broker_id]
         self._channel.add_broker(broker_id, reg.host, reg.port)
         changed = [r.topic_partition for r in changes]
@@ -561,8 +544,6 @@ class KafkaController:
         batch.add_update_metadata_request_for_brokers([broker_id], full=True)
         batch.add_update_metadata_request_for_brokers(others, changed)
         batch.send_requests_to_brokers()
-        self._deletion.on_broker_unfenced(broker_id)
-        await self._deletion_apis.resume_deletions()
 
     def new_batch(self) -> ControllerBrokerRequestBatch:
         channel: ChannelManager = self._channel

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
+from kafkette.common.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.controller.quorum_controller import QuorumController
 from kafkette.protocol.api_keys import API_REGISTRY, ApiKey, ApiSpec
 from kafkette.protocol.apis.api_versions import ApiVersionsResponse, ApiVersionsResponseKey
@@ -43,9 +43,13 @@ async def _fetch(quorum: QuorumController, request: Any) -> Any:
     return await _raft(quorum, request)
 
 
-# the controller APIs: each calls the QuorumController method of the same name
+async def _describe_quorum(quorum: QuorumController, request: Any) -> Any:
+    return await quorum.describe_quorum(request)
+
+
+# the controller APIs: each calls the method of the same name of the voter's current controller
 _CONTROLLER_METHODS = {
-    ApiKey.DESCRIBE_QUORUM: "describe_quorum", ApiKey.BROKER_REGISTRATION: "register_broker",
+    ApiKey.BROKER_REGISTRATION: "register_broker",
     ApiKey.BROKER_HEARTBEAT: "broker_heartbeat", ApiKey.ALTER_PARTITION: "alter_partition",
     ApiKey.CONTROLLED_SHUTDOWN: "controlled_shutdown", ApiKey.ALLOCATE_PRODUCER_IDS: "allocate_producer_ids",
     ApiKey.CREATE_TOPICS: "create_topics", ApiKey.DELETE_TOPICS: "delete_topics",
@@ -56,7 +60,7 @@ _CONTROLLER_METHODS = {
 
 def _calls(method: str) -> Handler:
     async def handle(quorum: QuorumController, request: Any) -> Any:
-        return await getattr(quorum, method)(request)
+        return await getattr(quorum.controller, method)(request)
     return handle
 
 
@@ -66,6 +70,7 @@ HANDLERS: dict[int, Handler] = {
     ApiKey.END_QUORUM_EPOCH: _raft,
     ApiKey.FETCH_SNAPSHOT: _raft,
     ApiKey.FETCH: _fetch,
+    ApiKey.DESCRIBE_QUORUM: _describe_quorum,
     **{key: _calls(method) for key, method in _CONTROLLER_METHODS.items()},
 }
 

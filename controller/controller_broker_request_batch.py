@@ -10,9 +10,12 @@ deletion), and the per-partition StopReplica callbacks.  Does not own delivery o
 retries (``ControllerChannelManager``) nor the decision of what changed (the
 controller).
 
-Topics queued for deletion are never sent in LeaderAndIsr (a broker would recreate
-them) nor as UpdateMetadata partition states; every UpdateMetadata lists them in
-``deleted_topics`` so brokers stop serving them.  ``topic_configs`` carries the whole
+Topics queued for deletion (an older controller's ``TopicDeletionRecord``) are never sent
+in LeaderAndIsr (a broker would recreate them) nor as UpdateMetadata partition states;
+every UpdateMetadata lists them in ``deleted_topics`` so brokers stop serving them, and
+the UpdateMetadata that follows a ``RemoveTopicRecord`` lists the removed topics there too.
+LeaderAndIsr carries each partition's topic id (a broker keeps it in the log's
+``partition.metadata`` and never mixes the logs of two topics of the same name).  ``topic_configs`` carries the whole
 override set of every topic whose partitions the UpdateMetadata names (all topics in a
 full one).
 
@@ -57,6 +60,7 @@ StopReplicaCallback = Callable[[int, TopicPartition, int], None]
 the broker's per-partition error, or the request's error (UNKNOWN_SERVER_ERROR when the
 request failed to be delivered, e.g. the broker was fenced first)."""
 
+EPOCH_DURING_DELETE = -2  # Kafka's LeaderAndIsr.EpochDuringDelete: the StopReplica of a removed topic
 LEADER_AND_ISR_TYPE_INCREMENTAL = 1
 LEADER_AND_ISR_TYPE_FULL = 2
 
@@ -84,6 +88,7 @@ class ControllerBrokerRequestBatch:
         self._leader_and_isr_full: set[int] = set()
         self._update_metadata: dict[int, set[TopicPartition]] = {}
         self._update_metadata_full: set[int] = set()
+        self._removed_topics: dict[int, set[str]] = {}  # broker -> topics removed, for deleted_topics
         # broker -> {tp: (delete_partition, callback)}
         self._stop_replica: dict[int, dict[TopicPartition, tuple[bool, StopReplicaCallback | None]]] = {}
 
@@ -108,16 +113,20 @@ class ControllerBrokerRequestBatch:
                 self._leader_and_isr_full.add(broker_id)
 
     def add_update_metadata_request_for_brokers(
-        self, broker_ids: Iterable[int], partitions: Iterable[TopicPartition] = (), *, full: bool = False
+        self, broker_ids: Iterable[int], partitions: Iterable[TopicPartition] = (), *, full: bool = False,
+        removed_topics: Iterable[str] = (),
     ) -> None:
         """Send ``broker_ids`` the state of ``partitions`` plus the live broker list.
 
         Args:
             full: the request carries every partition (the broker replaces its cache).
+            removed_topics: topics just removed (``RemoveTopicRecord``), named in ``deleted_topics``.
         """
         partitions = list(partitions)
+        removed = list(removed_topics)
         for broker_id in broker_ids:
             self._update_metadata.setdefault(broker_id, set()).update(partitions)
+            self._removed_topics.setdefault(broker_id, set()).update(removed)
             if full:
                 self._update_metadata_full.add(broker_id)
 
@@ -151,7 +160,7 @@ class ControllerBrokerRequestBatch:
             full = broker_id in self._update_metadata_full
             partitions = sorted(self._context.partitions) if full else sorted(self._update_metadata[broker_id])
             partitions = [tp for tp in partitions if not self._context.is_topic_queued_up_for_deletion(tp.topic)]
-            request = self._update_metadata_request(broker_id, partitions, full)
+            request = self._update_metadata_request(broker_id, partitions, full, self._removed_topics.get(broker_id, set()))
             future = self._channel.send(broker_id, request)
             for tp in partitions:
                 futures.setdefault(tp, []).append(future)
@@ -168,6 +177,7 @@ class ControllerBrokerRequestBatch:
         self._leader_and_isr_full.clear()
         self._update_metadata.clear()
         self._update_metadata_full.clear()
+        self._removed_topics.clear()
         return futures
 
     def _broker_epoch(self, broker_id: int) -> int:
@@ -186,6 +196,7 @@ class ControllerBrokerRequestBatch:
                 leader=part.leader, leader_epoch=part.leader_epoch, isr=list(part.isr),
                 partition_epoch=part.partition_epoch, replicas=list(part.replicas), is_new=entries[tp],
                 configs=[TopicConfigOverride(name=k, value=v) for k, v in configs.items()],
+                topic_id=ctx.topics[tp.topic].topic_id,
             ))
             if part.leader >= 0:
                 leaders.add(part.leader)
@@ -200,7 +211,8 @@ class ControllerBrokerRequestBatch:
             partition_states=states, live_leaders=live_leaders,
         )
 
-    def _update_metadata_request(self, broker_id: int, partitions: list[TopicPartition], full: bool) -> UpdateMetadataRequest:
+    def _update_metadata_request(self, broker_id: int, partitions: list[TopicPartition], full: bool,
+                                 removed_topics: set[str]) -> UpdateMetadataRequest:
         ctx = self._context
         states = []
         for tp in partitions:
@@ -229,7 +241,7 @@ class ControllerBrokerRequestBatch:
         return UpdateMetadataRequest(
             controller_id=self._controller_id, controller_epoch=ctx.controller_epoch,
             broker_epoch=self._broker_epoch(broker_id), full=full, partition_states=states,
-            live_brokers=live_brokers, deleted_topics=sorted(ctx.topics_to_be_deleted), topic_configs=topic_configs,
+            live_brokers=live_brokers, deleted_topics=sorted(ctx.topics_to_be_deleted | removed_topics), topic_configs=topic_configs,
             metadata_offset=ctx.metadata_offset,
         )
 
@@ -240,7 +252,7 @@ class ControllerBrokerRequestBatch:
         for tp in sorted(entries):
             part = self._context.partitions.get(tp)
             by_topic.setdefault(tp.topic, []).append(StopReplicaPartitionState(
-                partition_index=tp.partition, leader_epoch=part.leader_epoch if part is not None else -1,
+                partition_index=tp.partition, leader_epoch=part.leader_epoch if part is not None else EPOCH_DURING_DELETE,
                 delete_partition=entries[tp][0],
             ))
         return StopReplicaRequest(

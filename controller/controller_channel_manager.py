@@ -22,8 +22,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from kafkette.client.background_tasks import ShutdownableTask
-from kafkette.client.connection import BrokerConnection
+from kafkette.common.background_tasks import ShutdownableTask
+from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
 from kafkette.protocol.schema import Struct
 

@@ -38,7 +38,7 @@ class ControllerConfig:
         static_topic_config_names: the topic configs whose broker synonym the node's
             ``server.properties`` sets (described with source STATIC_BROKER_CONFIG).
         group_broker_settings: the node's ``group.*`` properties as set (``{name: value}``):
-            the defaults and bounds of group configs (``kafkette.client.group_config``).
+            the defaults and bounds of group configs (``kafkette.common.group_config``).
     """
 
     node_id: int

@@ -17,13 +17,13 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 
-from kafkette.client.kafka_scheduler import KafkaScheduler
-from kafkette.client.meta_properties import create_log_dir, ensure_meta_properties
+from kafkette.common.kafka_scheduler import KafkaScheduler
+from kafkette.common.meta_properties import create_log_dir, ensure_meta_properties
+from kafkette.common.network.socket_server import SocketServer
 from kafkette.controller.controller_apis import ControllerApis
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.quorum_controller import QuorumController
 from kafkette.controller.raft.raft_config import RaftConfig
-from kafkette.protocol.socket_server import SocketServer
 
 logger = logging.getLogger(__name__)
 

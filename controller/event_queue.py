@@ -23,9 +23,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from kafkette.client.background_tasks import ShutdownableTask
+from kafkette.common.background_tasks import ShutdownableTask
 from kafkette.controller.controller_channel_manager import mark_retrieved
-from kafkette.protocol.errors import KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import KafkaTimeoutError, NotControllerError
 
 logger = logging.getLogger(__name__)
 

@@ -81,7 +81,7 @@ def offline_partition_leader_election(
 def initial_leader_and_isr(replicas: Sequence[int], is_live: Callable[[int], bool]) -> LeaderAndIsr:
     """Leader and ISR of a new partition: first live replica leads, live replicas form the ISR.
 
-    Kafka concept: ``initializeLeaderAndIsrForPartition`` (seed 000).
+    Kafka concept: ``PartitionStateMachine.initializeLeaderAndIsrForPartition``.
 
     Returns:
         ``LeaderAndIsr`` (leader -1 and empty ISR when no replica is live).

@@ -11,7 +11,7 @@ controller is stopped, REQUEST_TIMED_OUT when the event did not run within
 ``request.timeout.ms``; waits for propagation are bounded by the request's ``timeout_ms``
 and what they wait for still happens after a REQUEST_TIMED_OUT.
 
-Kafka concept: ``KafkaController.onNewPartitionCreation`` for CreatePartitions (seed 001),
+Kafka concept: ``KafkaController.onNewPartitionCreation`` for CreatePartitions,
 ``onPreferredReplicaElection`` (KIP-460), ``checkAndTriggerAutoLeaderRebalance``,
 ``doControlledShutdown``; KRaft's ``QuorumController.createPartitions`` / ``electLeaders``.
 """
@@ -72,7 +72,7 @@ class PartitionApis:
     # ------------------------------------------------------------ CreatePartitions
 
     async def create_partitions(self, request: CreatePartitionsRequest) -> CreatePartitionsResponse:
-        """Add partitions to existing topics (seed 001).
+        """Add partitions to existing topics (Kafka's ``ReplicationControlManager.createPartitions``).
 
         New partitions go New -> Online (first live replica leads), replicas get
         LeaderAndIsr (``is_new``) and all live brokers UpdateMetadata.  The response

@@ -6,7 +6,7 @@ UpdateMetadata to every live broker) and ``write_partition_changes`` (write lead
 changes, then announce them).  Each returns the brokers' acknowledgement futures per
 partition, so that a response can wait for propagation.  Does not own the decisions.
 
-Kafka concept: ``KafkaController.onNewPartitionCreation`` (seed 000) and the
+Kafka concept: ``KafkaController.onNewPartitionCreation`` and the
 LeaderAndIsr / UpdateMetadata pushes after ``onPartitionStateChange``.
 """
 

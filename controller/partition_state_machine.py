@@ -5,7 +5,7 @@ Owns: ``PartitionState`` and ``PartitionStateMachine`` (a ``StateMachine`` keyed
 ``leader_election.py`` and ``ControllerContext``); the context moves partitions
 between states while it replays metadata records.
 
-Kafka concept: ``PartitionStateMachine`` (seeds 000 and 001).  States:
+Kafka concept: ``PartitionStateMachine``.  States:
 
 - ``NonExistentPartition``: never created, or deleted.
 - ``NewPartition``: created with assigned replicas, no leader or ISR yet.
@@ -70,7 +70,3 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     def online_partitions(self) -> list[TopicPartition]:
         """Partitions in ``OnlinePartition``."""
         return self.keys_in_state(PartitionState.OnlinePartition)
-
-    def offline_partitions(self) -> list[TopicPartition]:
-        """Partitions in ``OfflinePartition`` (no leader)."""
-        return self.keys_in_state(PartitionState.OfflinePartition)

@@ -31,38 +31,19 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kafkette.client.background_tasks import ShutdownableTask
-from kafkette.client.kafka_scheduler import KafkaScheduler
-from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
+from kafkette.common.background_tasks import ShutdownableTask
+from kafkette.common.kafka_scheduler import KafkaScheduler
+from kafkette.common.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_context import ControllerContext
+from kafkette.controller.metadata_record_serde import METADATA_RECORD_SERDE
 from kafkette.controller.metadata_records import BeginTransactionRecord, EndTransactionRecord, MetadataRecord
 from kafkette.controller.metadata_snapshot import decode_snapshot, encode_snapshot, snapshot_records
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.controller.raft.raft_manager import RaftManager
-from kafkette.controller.raft.raft_wire import encode_payload
 from kafkette.controller.raft.replicated_log import LogEntry
 from kafkette.controller.raft_metadata_log import RaftMetadataLog
-from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
-from kafkette.protocol.apis.broker_registration import (
-    BrokerHeartbeatRequest,
-    BrokerHeartbeatResponse,
-    BrokerRegistrationRequest,
-    BrokerRegistrationResponse,
-)
-from kafkette.protocol.apis.configs import (
-    DescribeConfigsRequest,
-    DescribeConfigsResponse,
-    IncrementalAlterConfigsRequest,
-    IncrementalAlterConfigsResponse,
-)
-from kafkette.protocol.apis.controlled_shutdown import ControlledShutdownRequest, ControlledShutdownResponse
-from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
-from kafkette.protocol.apis.create_topics import CreateTopicsRequest, CreateTopicsResponse
-from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
-from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
-from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
 from kafkette.protocol.apis.raft import (
     DescribeQuorumPartitionResponse,
     DescribeQuorumRequest,
@@ -70,7 +51,7 @@ from kafkette.protocol.apis.raft import (
     DescribeQuorumTopicResponse,
     QuorumReplicaState,
 )
-from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError
 
 logger = logging.getLogger(__name__)
 
@@ -106,8 +87,8 @@ class QuorumController:
             voters refused it for another ``cluster.id``: the node must stop, as
             Kafka's ``ProcessTerminatingFaultHandler`` stops it; default: log it and go idle.
 
-    Every request method answers in its response (NOT_CONTROLLER when this voter is not the
-    active controller), as ``ControllerEndpoint`` requires.
+    The controller APIs are answered by ``controller`` (NOT_CONTROLLER when this voter is not
+    the active controller), as ``ControllerEndpoint`` requires.
     """
 
     def __init__(self, config: ControllerConfig, *, voters: Mapping[int, tuple[str, int]],
@@ -122,7 +103,7 @@ class QuorumController:
         self._rng = rng or random.Random()
         raft_config = raft_config or RaftConfig()
         self.raft = RaftManager(self.node_id, voters, metadata_log_dir, cluster_id=config.cluster_id,
-                                config=raft_config, on_change=self._on_raft_change, on_commit=self._on_commit,
+                                serde=METADATA_RECORD_SERDE, config=raft_config, on_change=self._on_raft_change, on_commit=self._on_commit,
                                 on_snapshot=self._on_snapshot, on_inconsistent=self._on_inconsistent,
                                 rng=self._rng)
         self._snapshot_every_bytes = raft_config.metadata_log_max_record_bytes_between_snapshots
@@ -161,6 +142,13 @@ class QuorumController:
     def is_active(self) -> bool:
         """True while this voter is the active controller."""
         return self._active is not None
+
+    @property
+    def controller(self) -> KafkaController:
+        """The current term's controller, which answers the controller APIs (``ControllerEndpoint``'s
+        one accessor): the active one, or a never-started or stopped term that answers
+        NOT_CONTROLLER."""
+        return self._current
 
     @property
     def active_controller(self) -> KafkaController | None:
@@ -205,7 +193,7 @@ class QuorumController:
             except Exception as exc:  # a committed record that cannot be applied
                 self._fatal(exc)
                 return
-            self._bytes_since_snapshot += len(encode_payload(record))
+            self._bytes_since_snapshot += len(METADATA_RECORD_SERDE.write(record))
         if self._bytes_since_snapshot >= self._snapshot_every_bytes:
             self._take_snapshot()
 
@@ -362,50 +350,3 @@ class QuorumController:
         return DescribeQuorumPartitionResponse(
             partition_index=index, leader_id=self.node_id, leader_epoch=raft.epoch,
             high_watermark=raft.high_watermark, current_voters=voters, observers=[])
-
-    # ------------------------------------------------------------------ ControllerEndpoint
-
-    async def create_topics(self, request: CreateTopicsRequest) -> CreateTopicsResponse:
-        """CreateTopics at the active controller (``KafkaController.create_topics``)."""
-        return await self._current.create_topics(request)
-
-    async def delete_topics(self, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
-        """DeleteTopics at the active controller."""
-        return await self._current.delete_topics(request)
-
-    async def create_partitions(self, request: CreatePartitionsRequest) -> CreatePartitionsResponse:
-        """CreatePartitions at the active controller."""
-        return await self._current.create_partitions(request)
-
-    async def elect_leaders(self, request: ElectLeadersRequest) -> ElectLeadersResponse:
-        """ElectLeaders at the active controller."""
-        return await self._current.elect_leaders(request)
-
-    async def describe_configs(self, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
-        """DescribeConfigs (topics) at the active controller."""
-        return await self._current.describe_configs(request)
-
-    async def incremental_alter_configs(
-            self, request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
-        """IncrementalAlterConfigs (topics) at the active controller."""
-        return await self._current.incremental_alter_configs(request)
-
-    async def register_broker(self, request: BrokerRegistrationRequest) -> BrokerRegistrationResponse:
-        """BrokerRegistration at the active controller."""
-        return await self._current.register_broker(request)
-
-    async def broker_heartbeat(self, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse:
-        """BrokerHeartbeat at the active controller."""
-        return await self._current.broker_heartbeat(request)
-
-    async def alter_partition(self, request: AlterPartitionRequest) -> AlterPartitionResponse:
-        """AlterPartition at the active controller."""
-        return await self._current.alter_partition(request)
-
-    async def controlled_shutdown(self, request: ControlledShutdownRequest) -> ControlledShutdownResponse:
-        """ControlledShutdown at the active controller."""
-        return await self._current.controlled_shutdown(request)
-
-    async def allocate_producer_ids(self, request: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse:
-        """AllocateProducerIds at the active controller."""
-        return await self._current.allocate_producer_ids(request)

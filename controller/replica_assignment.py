@@ -6,7 +6,7 @@ validation of a manual assignment (``topic_validation.py``) nor the choice of wh
 brokers are eligible (the caller passes the sorted live broker ids).
 
 Kafka concept: ``AdminUtils.assignReplicasToBrokers`` /
-``assignReplicasToBrokersRackUnaware`` (seeds 000 and 003).  Goals: spread replicas
+``assignReplicasToBrokersRackUnaware``.  Goals: spread replicas
 evenly over brokers, and put the replicas of one partition on distinct brokers.
 
 Algorithm (n = number of brokers)::
@@ -19,7 +19,7 @@ Algorithm (n = number of brokers)::
         replica j (j = 0 .. rf-2) = (first + 1 + (next_replica_shift + j) % (n - 1)) % n
 
 The shift bump every n partitions keeps large topics from repeating the same
-leader/follower pairs.  Worked example (seed 000): brokers [0..4], 10 partitions,
+leader/follower pairs.  Worked example: brokers [0..4], 10 partitions,
 RF 3, start index 0, shift 0 gives p0 -> [0, 1, 2], p2 -> [2, 3, 4],
 p5 -> [0, 2, 3], p8 -> [3, 0, 1].
 
@@ -44,7 +44,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     InvalidPartitionsError,
     InvalidReplicaAssignmentError,
     InvalidReplicationFactorError,

@@ -5,7 +5,7 @@ Owns: ``ReplicaState``, ``PartitionAndReplica`` and ``ReplicaStateMachine`` (a
 moves: the controller context drives it while replaying metadata records (creation,
 broker fenced, broker unfenced); the deletion states are used by topic deletion.
 
-Kafka concept: ``ReplicaStateMachine`` (seeds 000 and 001).  States:
+Kafka concept: ``ReplicaStateMachine``.  States:
 
 - ``NewReplica``: created during topic creation or reassignment; may only be told to
   become a follower.

@@ -1,7 +1,7 @@
 """ReplicationControlManager: topics, partitions, leaders and ISRs as records.
 
 Owns: the decisions of CreateTopics (validation per topic, replica assignment,
-initial leader/ISR), CreatePartitions (more partitions for a topic), AlterPartition
+initial leader/ISR), DeleteTopics (a ``RemoveTopicRecord`` per topic), CreatePartitions (more partitions for a topic), AlterPartition
 (ISR changes requested by leaders), and the partition changes caused by a broker
 being fenced (re-election from the live ISR, ISR shrink) or unfenced (election of
 leaderless partitions), by replicas whose log went offline on a live broker (the same
@@ -14,10 +14,9 @@ context changes only when they are replayed.  Does not own request propagation
 (``ControllerBrokerRequestBatch``) nor broker liveness rules
 (``ClusterControlManager``).
 
-Kafka concept: KRaft's ``ReplicationControlManager`` (``createTopics``,
+Kafka concept: KRaft's ``ReplicationControlManager`` (``createTopics``, ``deleteTopics``,
 ``createPartitions``, ``alterPartition``, ``handleBrokerFenced``,
-``handleBrokerUnfenced``, ``handleDirectoriesOffline`` of KIP-858), with the ZK-era leader epoch bump on ISR shrink; seeds 000,
-001, 002, 003.
+``handleBrokerUnfenced``, ``handleDirectoriesOffline`` of KIP-858), with the ZK-era leader epoch bump on ISR shrink.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kafkette.client.topic_names import (
+from kafkette.common.topic_names import (
     CLUSTER_METADATA_TOPIC_NAME,
     has_collision_chars,
     unify_collision_chars,
@@ -49,6 +48,7 @@ from kafkette.controller.metadata_records import (
     MetadataRecord,
     PartitionChangeRecord,
     PartitionRecord,
+    RemoveTopicRecord,
     TopicRecord,
 )
 from kafkette.controller.replica_assignment import assign_replicas_to_brokers
@@ -78,7 +78,7 @@ from kafkette.protocol.apis.create_topics import (
     CreateTopicsRequest,
     CreateTopicsResponse,
 )
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     InvalidPartitionsError,
     InvalidReplicaAssignmentError,
@@ -258,8 +258,34 @@ class ReplicationControlManager:
 
     # ------------------------------------------------------------ CreatePartitions
 
+    def delete_topics(self, names: Iterable[str]) -> ControllerResult[dict[str, tuple[int, str | None]]]:
+        """Kafka's ``deleteTopics``: one ``RemoveTopicRecord`` per known topic.
+
+        The topic is gone once the record commits: its partitions, configs and replica states
+        leave the metadata at once, whatever its replicas' brokers are doing (brokers delete
+        their logs when they learn of the removal, or as stray logs at start-up).  A topic
+        queued for deletion by an older ``TopicDeletionRecord`` is removed the same way.
+
+        Args:
+            names: topic names, each once (the caller answers duplicates).
+
+        Returns:
+            ``ControllerResult``: the ``RemoveTopicRecord``s and ``{name: (error_code,
+            error_message)}``: 0 or UNKNOWN_TOPIC_OR_PARTITION with Kafka's generic message.
+        """
+        records: list[MetadataRecord] = []
+        results: dict[str, tuple[int, str | None]] = {}
+        for name in names:
+            info = self._context.topics.get(name)
+            if info is None:
+                results[name] = (Errors.UNKNOWN_TOPIC_OR_PARTITION, UnknownTopicOrPartitionError.message)
+                continue
+            records.append(RemoveTopicRecord(name, info.topic_id))
+            results[name] = (Errors.NONE, None)
+        return ControllerResult(records, results)
+
     def create_partitions(self, request: CreatePartitionsRequest) -> ControllerResult[CreatePartitionsResponse]:
-        """Validate and plan new partitions for existing topics (seed 001).
+        """Validate and plan new partitions for existing topics (Kafka's ``createPartitions``).
 
         Per topic, in Kafka's words: INVALID_REQUEST (named twice), UNKNOWN_TOPIC_OR_PARTITION
         (no message, as Kafka's), INVALID_TOPIC_EXCEPTION "The topic is queued for deletion.",

@@ -9,7 +9,7 @@ the states or tables themselves (``partition_state_machine.py`` and
 controller context drives transitions while replaying metadata records).
 
 Kafka concept: the ``assertValidPreviousStates`` check and the ``stateChangeLogger``
-of Kafka's ``PartitionStateMachine`` / ``ReplicaStateMachine`` (seeds 000 and 001).
+of Kafka's ``PartitionStateMachine`` / ``ReplicaStateMachine``.
 """
 
 from __future__ import annotations

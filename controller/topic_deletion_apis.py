@@ -1,23 +1,26 @@
-"""TopicDeletionApis: DeleteTopics and the glue that drives the ``TopicDeletionManager``.
+"""TopicDeletionApis: DeleteTopics, answered when the topic's removal commits.
 
-Owns: the DeleteTopics coroutine and its event (queue topics, UpdateMetadata so brokers stop
-serving them, then StopReplica), ``resume_deletions`` (send the planned StopReplicas,
-remove topics whose replicas are all deleted) and the StopReplica per-partition
-callbacks, turned into one ``TopicDeletionStopReplicaResponseReceived`` event at a time.
-Works through ``ControllerOperations`` only.  Does not own the deletion decisions
-(``TopicDeletionManager``).
+Owns: the DeleteTopics coroutine and its event (``delete.topic.enable``, duplicate names,
+the ``RemoveTopicRecord``s decided by ``ReplicationControlManager.delete_topics``), and the
+propagation of a removal to the brokers: UpdateMetadata with the removed topics in
+``deleted_topics`` to every live broker (Metadata answers UNKNOWN_TOPIC_OR_PARTITION at
+once) and StopReplica(delete_partition=True) to the live brokers holding a replica, neither
+waited for.  A replica whose broker is down is not waited for either: that broker finds the
+log stray (its topic id unknown to the metadata) when it comes back.  Works through
+``ControllerOperations`` only.  Does not own broker-side log deletion (``LogManager``).
 
-Kafka concept: ``TopicDeletionManager`` callbacks of ``KafkaController``
-(``onTopicDeletion``, ``TopicDeletionStopReplicaResponseReceived``), seed 001.
+Kafka concept: KRaft's ``ControllerApis.deleteTopics`` -> ``ReplicationControlManager.deleteTopics``
+(``RemoveTopicRecord``); brokers apply the removal from their metadata delta
+(``ReplicaManager.applyDelta`` -> ``stopPartitions`` with delete).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
-from kafkette.controller.controller_operations import ControllerOperations, response_deadline, wait_all
-from kafkette.controller.topic_deletion_manager import TopicDeletionManager
+from kafkette.controller.controller_operations import ControllerOperations
+from kafkette.controller.metadata_records import RemoveTopicRecord
+from kafkette.controller.replication_control_manager import ReplicationControlManager
 from kafkette.protocol.apis.delete_topics import (
     DeletableTopicResult,
     DeleteTopicsRequest,
@@ -30,99 +33,90 @@ logger = logging.getLogger(__name__)
 
 
 class TopicDeletionApis:
-    """DeleteTopics and deletion progress.
+    """DeleteTopics.
 
     Args:
         ops: the controller's operations.
-        deletion: the deletion state machine driver (decisions and waiters).
+        replication_control: decides the ``RemoveTopicRecord``s.
+        delete_topic_enable: the controller's ``delete.topic.enable``.
     """
 
-    def __init__(self, ops: ControllerOperations, deletion: TopicDeletionManager) -> None:
+    def __init__(self, ops: ControllerOperations, replication_control: ReplicationControlManager, *,
+                 delete_topic_enable: bool) -> None:
         self._ops = ops
-        self._deletion = deletion
-        self._stop_replica_results: list[tuple[int, TopicPartition, int]] = []
-        self._stop_replica_event_pending = False
+        self._replication_control = replication_control
+        self.delete_topic_enable = delete_topic_enable
 
     async def delete_topics(self, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
-        """Delete topics through the ``TopicDeletionManager`` (seed 001).
+        """Delete topics: one ``RemoveTopicRecord`` each, answered once the records commit.
 
-        Each topic is queued (``TopicDeletionRecord``), brokers get UpdateMetadata with
-        it in ``deleted_topics`` (they stop serving it), then StopReplica(delete) goes to
-        every live replica.  The response waits until each topic is fully deleted
-        (``RemoveTopicRecord``) or ``timeout_ms`` passes: REQUEST_TIMED_OUT, and the
-        deletion completes later (for example once a down replica's broker returns).
-        Errors: TOPIC_DELETION_DISABLED, UNKNOWN_TOPIC_OR_PARTITION, INVALID_REQUEST;
-        NOT_CONTROLLER when the controller is stopped.  Never raises.
+        One answer per name, in the request's order (Kafka shuffles its answers; their order
+        is no part of the protocol): TOPIC_DELETION_DISABLED when ``delete.topic.enable`` is
+        false; INVALID_REQUEST ("Duplicate topic name.") for a name given more than once;
+        UNKNOWN_TOPIC_OR_PARTITION, with Kafka's generic message, for an unknown topic; else
+        error 0.  NOT_CONTROLLER when the controller is stopped.  Never raises.
         """
-        deadline = response_deadline(request.timeout_ms)
         try:
-            response, waiters = await self._ops.submit("DeleteTopics", lambda: self._handle_delete_topics(request))
+            return await self._ops.submit("DeleteTopics", lambda: self._handle_delete_topics(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             return DeleteTopicsResponse(responses=[
                 DeletableTopicResult(name=n, error_code=error_code_for(exc), error_message=error_message(exc))
-                for n in request.topic_names
+                for n in dict.fromkeys(request.topic_names)
             ])
-        await wait_all(waiters.values(), deadline)
-        for result in response.responses:
-            waiter = waiters.get(result.name)
-            if waiter is None:
-                continue
-            if not waiter.done():
-                result.error_code = Errors.REQUEST_TIMED_OUT
-                result.error_message = (f"Topic {result.name} is queued for deletion but was not fully deleted within "
-                                        f"{request.timeout_ms} ms; the deletion continues.")
-            elif waiter.exception() is not None:
-                result.error_code = error_code_for(waiter.exception())  # type: ignore[arg-type]
-                result.error_message = error_message(waiter.exception())  # type: ignore[arg-type]
-        return response
 
-    async def _handle_delete_topics(
-        self, request: DeleteTopicsRequest
-    ) -> tuple[DeleteTopicsResponse, dict[str, asyncio.Future[None]]]:
-        result = self._deletion.delete_topics(request)
+    async def _handle_delete_topics(self, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
+        names = list(dict.fromkeys(request.topic_names))  # one answer per name, as Kafka's ControllerApis
+        duplicates = {n for n in names if request.topic_names.count(n) > 1}
+        answers: dict[str, tuple[int, str | None]] = {}
+        if not self.delete_topic_enable:
+            message = "Topic deletion is disabled (delete.topic.enable=false on the controller)."
+            answers = dict.fromkeys(names, (Errors.TOPIC_DELETION_DISABLED, message))
+        answers.update(dict.fromkeys(duplicates - answers.keys(), (Errors.INVALID_REQUEST, "Duplicate topic name.")))
+        result = self._replication_control.delete_topics(n for n in names if n not in answers)
         assert result.response is not None
+        answers.update(result.response)
+        removed = [r for r in result.records if isinstance(r, RemoveTopicRecord)]
+        replicas = {r.name: self._replicas_by_broker(r.name) for r in removed}
         await self._ops.write(result.records, "DeleteTopics")
-        waiters = {
-            r.name: self._deletion.add_deletion_waiter(r.name)
-            for r in result.response.responses if r.error_code == 0
-        }
-        if result.records:
-            logger.info("%s Starting topic deletion for topics %s", self._ops.log_prefix(),
-                        ",".join(r.name for r in result.records))  # type: ignore[attr-defined]
-            batch = self._ops.new_batch()  # deleted_topics: brokers stop serving them first
-            batch.add_update_metadata_request_for_brokers(self._ops.context.live_broker_ids())
-            batch.send_requests_to_brokers()
-        await self.resume_deletions()
-        return result.response, waiters
+        if removed:
+            self._announce_removal(removed, replicas)
+        return DeleteTopicsResponse(responses=[
+            DeletableTopicResult(name=n, error_code=answers[n][0], error_message=answers[n][1]) for n in names
+        ])
 
-    async def resume_deletions(self) -> None:
-        """Run ``TopicDeletionManager.resume_deletions`` (call from an event): send the planned
-        StopReplicas and remove the topics whose replicas are all deleted."""
-        plan = self._deletion.resume_deletions()
-        if plan.stop_replicas:
-            batch = self._ops.new_batch()
-            for broker_id, partitions in sorted(plan.stop_replicas.items()):
-                for tp in partitions:
-                    batch.add_stop_replica_request_for_brokers(
-                        [broker_id], tp, delete_partition=True, callback=self._on_stop_replica_result
-                    )
-            batch.send_requests_to_brokers()
-        for topic in plan.completed_topics:
-            await self._ops.write([self._deletion.complete_delete_topic(topic)], "CompleteDeleteTopic")
-            self._deletion.on_topic_removed(topic)
+    async def remove_queued_topics(self) -> None:
+        """Remove the topics an older controller queued for deletion (``TopicDeletionRecord``,
+        ZK-style deletion) with ``RemoveTopicRecord``s (call from an event, at failover)."""
+        queued = sorted(self._ops.context.topics_to_be_deleted)
+        if not queued:
+            return
+        result = self._replication_control.delete_topics(queued)
+        removed = [r for r in result.records if isinstance(r, RemoveTopicRecord)]
+        replicas = {r.name: self._replicas_by_broker(r.name) for r in removed}
+        await self._ops.write(result.records, "RemoveQueuedTopics")
+        self._announce_removal(removed, replicas)
 
-    def _on_stop_replica_result(self, broker_id: int, tp: TopicPartition, error_code: int) -> None:
-        """StopReplica per-partition callback (runs outside the event task): queue the
-        result and make sure one ``TopicDeletionStopReplicaResponseReceived`` event runs."""
-        self._stop_replica_results.append((broker_id, tp, error_code))
-        if not self._stop_replica_event_pending:
-            self._stop_replica_event_pending = True
-            self._ops.submit_in_background("TopicDeletionStopReplicaResponseReceived",
-                                           self._handle_stop_replica_results)
+    def _replicas_by_broker(self, topic: str) -> dict[int, list[TopicPartition]]:
+        ctx = self._ops.context
+        by_broker: dict[int, list[TopicPartition]] = {}
+        for tp in ctx.partitions_of_topic(topic):
+            for broker_id in ctx.partitions[tp].replicas:
+                by_broker.setdefault(broker_id, []).append(tp)
+        return by_broker
 
-    async def _handle_stop_replica_results(self) -> None:
-        self._stop_replica_event_pending = False
-        results, self._stop_replica_results = self._stop_replica_results, []
-        for broker_id, tp, error_code in results:
-            self._deletion.on_stop_replica_result(broker_id, tp, error_code)
-        await self.resume_deletions()
+    def _announce_removal(self, removed: list[RemoveTopicRecord],
+                          replicas: dict[str, dict[int, list[TopicPartition]]]) -> None:
+        """The brokers' view of the removal (their metadata delta): UpdateMetadata naming the
+        removed topics, then StopReplica(delete) to each live broker holding a replica."""
+        ctx = self._ops.context
+        names = [r.name for r in removed]
+        logger.info("%s Removed topics %s", self._ops.log_prefix(), ",".join(names))
+        live = set(ctx.live_broker_ids())
+        batch = self._ops.new_batch()
+        batch.add_update_metadata_request_for_brokers(sorted(live), removed_topics=names)
+        for topic in names:
+            for broker_id, partitions in sorted(replicas[topic].items()):
+                if broker_id in live:
+                    for tp in partitions:
+                        batch.add_stop_replica_request_for_brokers([broker_id], tp, delete_partition=True)
+        batch.send_requests_to_brokers()

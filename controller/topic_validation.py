@@ -1,5 +1,5 @@
 """CreateTopics validation: partition counts, replication factors, manual replica
-assignments and topic configs (topic names: ``kafkette.client.topic_names``).
+assignments and topic configs (topic names: ``kafkette.common.topic_names``).
 
 Owns: the checks and Kafka's error messages; each check raises the ``kafkette.protocol.errors``
 class whose code the controller puts in that topic's result.  Does not own replica
@@ -7,18 +7,17 @@ assignment (``replica_assignment.py``), nor whether the topic already exists or 
 brokers are live (the caller passes what it knows).
 
 Kafka concept: ``org.apache.kafka.common.internals.Topic.validate``, the checks of
-``ReplicationControlManager.createTopic`` / ``AdminZkClient.validateTopicCreate``
-(seeds 000, 002, 003).
+``ReplicationControlManager.createTopic`` / ``AdminZkClient.validateTopicCreate``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from kafkette.client import topic_config
-from kafkette.client.topic_config import TOPIC_CONFIG_NAMES
+from kafkette.common import topic_config
+from kafkette.common.topic_config import TOPIC_CONFIG_NAMES
 from kafkette.protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopicConfig
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     InvalidConfigError,
     InvalidPartitionsError,
     InvalidReplicaAssignmentError,
@@ -176,7 +175,7 @@ def validate_topic_configs(configs: Sequence[CreatableTopicConfig],
     """Validate topic config overrides from CreateTopics.
 
     Names must be topic-level configs (``TOPIC_CONFIG_NAMES``); values must have the
-    config's type and lie in its range or valid values (``kafkette.client.topic_config``, the
+    config's type and lie in its range or valid values (``kafkette.common.topic_config``, the
     table the broker's ``LogConfig`` uses too); together with ``defaults`` they must pass
     Kafka's ``LogConfig.validateValues`` (``min.compaction.lag.ms`` <= ``max.compaction.lag.ms``).
 

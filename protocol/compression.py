@@ -45,7 +45,7 @@ import cramjam
 import lz4.frame
 import zstandard
 
-from kafkette.protocol.errors import Errors, UnsupportedCompressionTypeError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, UnsupportedCompressionTypeError
 
 COMPRESSION_NONE = 0
 COMPRESSION_GZIP = 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from kafkette.client.clock import MockTime
+from kafkette.common.clock import MockTime
 
 SETTLE_ROUNDS = 10
 SETTLE_ROUND_S = 0.01  # real time per round, for jobs that write in the default executor

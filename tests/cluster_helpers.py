@@ -22,14 +22,17 @@ from typing import NamedTuple
 
 from kafkette.broker.log.unified_log import UnifiedLog
 from kafkette.client import AdminClient, Consumer, ConsumerRecord, LocalCluster, TopicPartition
-from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.client.topic_specs import PartitionInfo
+from kafkette.common.topic_names import METADATA_TOPIC_PARTITION_DIR
+from kafkette.controller.metadata_record_serde import METADATA_RECORD_SERDE
 from kafkette.controller.metadata_records import MetadataRecord
 from kafkette.controller.raft.file_replicated_log import FileReplicatedLog
-from kafkette.controller.raft.raft_wire import decode_payload, encode_payload
+from kafkette.controller.raft.raft_wire import RaftWire
 from kafkette.controller.raft.replicated_log import LogEntry
 from kafkette.protocol.errors import KafkaError
 from kafkette.protocol.record_batch import HEADER_SIZE, decode_records, iter_batches
+
+RAFT_WIRE = RaftWire(METADATA_RECORD_SERDE)
 
 POLL_INTERVAL_S = 0.2
 
@@ -227,7 +230,7 @@ def append_to_metadata_log(cluster: LocalCluster, node_id: int, records: list[Me
     epoch, as the leader of that epoch would have written them (fsynced): the next leader
     commits them with its own epoch's first entry."""
     log = FileReplicatedLog(cluster.broker_dir(node_id) / "logs" / METADATA_TOPIC_PARTITION_DIR,
-                            encode_payload, decode_payload)
+                            RAFT_WIRE.encode_payload, RAFT_WIRE.decode_payload)
     try:
         base, epoch = log.end_offset(), log.last_epoch()
         end = base + len(records)

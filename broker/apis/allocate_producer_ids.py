@@ -9,7 +9,7 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader,
@@ -17,4 +17,4 @@ async def handle(ctx: ApisContext, header: RequestHeader,
     """Pass to the controller, or answer NOT_CONTROLLER."""
     if ctx.controller is None:
         return AllocateProducerIdsResponse(error_code=Errors.NOT_CONTROLLER)
-    return await ctx.controller.allocate_producer_ids(request)
+    return await ctx.controller.controller.allocate_producer_ids(request)

@@ -9,11 +9,11 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse:
     """Pass to the controller, or answer NOT_CONTROLLER."""
     if ctx.controller is None:
         return BrokerHeartbeatResponse(error_code=Errors.NOT_CONTROLLER)
-    return await ctx.controller.broker_heartbeat(request)
+    return await ctx.controller.controller.broker_heartbeat(request)

@@ -14,7 +14,7 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader,
@@ -22,4 +22,4 @@ async def handle(ctx: ApisContext, header: RequestHeader,
     """Let the controller handle the shutdown, or answer NOT_CONTROLLER."""
     if ctx.controller is None:
         return ControlledShutdownResponse(error_code=Errors.NOT_CONTROLLER)
-    return await ctx.controller.controlled_shutdown(request)
+    return await ctx.controller.controller.controlled_shutdown(request)

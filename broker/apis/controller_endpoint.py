@@ -1,14 +1,17 @@
 """ControllerEndpoint: what the broker's request handlers may ask of the controller on their node.
 
-Owns: the ``ControllerEndpoint`` protocol, one coroutine per API the controller
-answers (CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders, DescribeConfigs and
-IncrementalAlterConfigs for topics, BrokerRegistration, BrokerHeartbeat,
-AlterPartition, ControlledShutdown, AllocateProducerIds, DescribeQuorum) and the Raft requests of the metadata quorum, each taking the decoded
-request and returning its response.  The broker never imports the controller package:
-the node (``kafkette.broker.server``) hands its controller in as this.
+Owns: two protocols.  ``Controller`` declares one coroutine per API the controller answers
+(CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders, DescribeConfigs and
+IncrementalAlterConfigs for topics, BrokerRegistration, BrokerHeartbeat, AlterPartition,
+ControlledShutdown, AllocateProducerIds), each taking the decoded request and returning its
+response.  ``ControllerEndpoint`` is the node's quorum voter: whether it is the active
+controller, its ``controller`` (the one accessor to those APIs), DescribeQuorum and the Raft
+requests of the metadata quorum.  The broker never imports the controller package: the node
+(``kafkette.broker.server``) hands its controller in as this.
 
-Kafka concept: the controller-side APIs of ``ControllerApis``, reached here through the
-broker's listener.
+Kafka concept: ``org.apache.kafka.controller.Controller`` (the interface ``QuorumController``
+implements) and ``ControllerServer.controller``, as ``ControllerApis`` reaches them; here through
+the broker's listener.
 """
 
 from __future__ import annotations
@@ -37,13 +40,9 @@ from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, Allo
 from kafkette.protocol.apis.raft import DescribeQuorumRequest, DescribeQuorumResponse
 
 
-class ControllerEndpoint(Protocol):
-    """The controller's request surface; each method answers errors in its response."""
-
-    @property
-    def is_active(self) -> bool:
-        """True while this node's controller is the active one."""
-        ...
+class Controller(Protocol):
+    """The controller's request surface; each method answers errors in its response
+    (NOT_CONTROLLER when this node's controller is not the active one)."""
 
     async def create_topics(self, request: CreateTopicsRequest) -> CreateTopicsResponse: ...
 
@@ -67,6 +66,22 @@ class ControllerEndpoint(Protocol):
     async def controlled_shutdown(self, request: ControlledShutdownRequest) -> ControlledShutdownResponse: ...
 
     async def allocate_producer_ids(self, request: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse: ...
+
+
+
+class ControllerEndpoint(Protocol):
+    """A controller node of the metadata quorum, as the broker's request handlers see it."""
+
+    @property
+    def is_active(self) -> bool:
+        """True while this node's controller is the active one."""
+        ...
+
+    @property
+    def controller(self) -> Controller:
+        """The controller of the current term: the active one, or one that answers every
+        request NOT_CONTROLLER while this node is not the active controller."""
+        ...
 
     async def describe_quorum(self, request: DescribeQuorumRequest) -> DescribeQuorumResponse: ...
 

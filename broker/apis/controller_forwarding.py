@@ -25,7 +25,7 @@ from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 R = TypeVar("R")
 

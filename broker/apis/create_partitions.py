@@ -1,6 +1,6 @@
 """CreatePartitions handler: answered by the active controller, here or forwarded to it (KIP-590).
 
-Kafka concept: ``handleCreatePartitionsRequest`` (seed 001, adding partitions).
+Kafka concept: ``handleCreatePartitionsRequest`` (adding partitions to a topic).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader,
                  request: CreatePartitionsRequest) -> CreatePartitionsResponse:
     """Let the active controller add the partitions (forwarded, KIP-590), or answer NOT_CONTROLLER."""
-    response = await at_controller(ctx, header, request, lambda c: c.create_partitions(request),
+    response = await at_controller(ctx, header, request, lambda c: c.controller.create_partitions(request),
                                    max(request.timeout_ms, 0))
     if response is None:
         return CreatePartitionsResponse(results=[

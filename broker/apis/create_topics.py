@@ -1,7 +1,7 @@
 """CreateTopics handler: answered by the active controller, here or forwarded to it (KIP-590).
 
 When no controller can answer (an election is going on) every topic gets NOT_CONTROLLER
-and the client retries (seed 002).  Kafka concept: ``handleCreateTopicsRequest``.
+and the client retries.  Kafka concept: ``handleCreateTopicsRequest``.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: CreateTopicsRequest) -> CreateTopicsResponse:
     """Let the active controller create the topics (forwarded, KIP-590), or answer NOT_CONTROLLER."""
-    response = await at_controller(ctx, header, request, lambda c: c.create_topics(request),
+    response = await at_controller(ctx, header, request, lambda c: c.controller.create_topics(request),
                                    max(request.timeout_ms, 0))
     if response is None:
         return CreateTopicsResponse(

@@ -25,7 +25,7 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 def _describe_broker(ctx: ApisContext, resource: DescribeConfigsResource, include_synonyms: bool) -> DescribeConfigsResult:
@@ -42,7 +42,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: DescribeConfi
     """Describe each resource; one result per requested resource, in request order."""
     async def forward_topics(resources: list[DescribeConfigsResource]) -> list[DescribeConfigsResult] | None:
         forwarded = DescribeConfigsRequest(resources=resources, include_synonyms=request.include_synonyms)
-        response = await at_controller(ctx, header, forwarded, lambda c: c.describe_configs(forwarded),
+        response = await at_controller(ctx, header, forwarded, lambda c: c.controller.describe_configs(forwarded),
                                        ctx.config.request_timeout_ms)
         return None if response is None else response.results
 

@@ -21,12 +21,12 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: ElectLeadersRequest) -> ElectLeadersResponse:
     """Let the active controller elect leaders (forwarded, KIP-590), or answer NOT_CONTROLLER."""
-    response = await at_controller(ctx, header, request, lambda c: c.elect_leaders(request),
+    response = await at_controller(ctx, header, request, lambda c: c.controller.elect_leaders(request),
                                    max(request.timeout_ms, 0))
     if response is None:
         return ElectLeadersResponse(

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 
 from kafkette.broker.apis import raft_quorum
 from kafkette.broker.delayed_fetch import FetchPartitionInfo
-from kafkette.client.topic_names import CLUSTER_METADATA_TOPIC_NAME
+from kafkette.common.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.fetch import FetchPartitionData, FetchRequest, FetchResponse, FetchTopicResponse
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest) -> FetchResponse:

@@ -27,7 +27,7 @@ from kafkette.protocol.errors import Errors, KafkaError, error_code_for
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 CLUSTER_DEFAULT_REFUSAL = ("Cluster-wide default broker configs are not supported; name a broker id "
@@ -60,7 +60,7 @@ async def handle(ctx: ApisContext, header: RequestHeader,
     async def forward_topics(resources: list[AlterConfigsResource]) -> list[AlterConfigsResourceResponse] | None:
         forwarded = IncrementalAlterConfigsRequest(resources=resources, validate_only=request.validate_only,
                                                    replace_all=request.replace_all)
-        response = await at_controller(ctx, header, forwarded, lambda c: c.incremental_alter_configs(forwarded),
+        response = await at_controller(ctx, header, forwarded, lambda c: c.controller.incremental_alter_configs(forwarded),
                                        ctx.config.request_timeout_ms)
         return None if response is None else response.responses
 

@@ -13,7 +13,7 @@ from kafkette.protocol.errors import Errors, KafkaError, error_code_for
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: InitProducerIdRequest) -> InitProducerIdResponse:

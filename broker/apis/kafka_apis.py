@@ -1,7 +1,7 @@
 """KafkaApis: dispatches each decoded request to its API's handler module.
 
-Owns: the table api key -> handler and the components handlers may use
-(``ApisContext``).  Every handler has one signature,
+Owns: the table api key -> handler.  Does not own the components handlers may use
+(``apis_context.ApisContext``).  Every handler has one signature,
 ``async handle(ctx, header, request) -> response | None``.  Internal exceptions are
 turned into error codes inside the handlers, per partition; an exception escaping a
 handler is logged by the socket server and answered with UNKNOWN_SERVER_ERROR.
@@ -13,8 +13,7 @@ Kafka concept: ``KafkaApis.handle`` (kept small: one module per API, as Redpanda
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kafkette.broker.apis import (
     allocate_producer_ids,
@@ -54,49 +53,12 @@ from kafkette.broker.apis import (
     sync_group,
     update_metadata,
 )
-from kafkette.broker.apis.controller_endpoint import ControllerEndpoint
-from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
+from kafkette.broker.apis.apis_context import ApisContext
+from kafkette.common.network.socket_server import CloseConnectionResponse
 from kafkette.protocol.api_keys import ApiKey, ApiSpec
 from kafkette.protocol.errors import UnsupportedVersionError
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.schema import Struct
-from kafkette.protocol.socket_server import CloseConnectionResponse
-
-if TYPE_CHECKING:
-    from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
-    from kafkette.broker.config import KafkaConfig
-    from kafkette.broker.group.group_coordinator import GroupCoordinator
-    from kafkette.broker.metadata_cache import MetadataCache
-    from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
-    from kafkette.broker.producer_id_manager import ProducerIdManager
-    from kafkette.broker.replica_manager import ReplicaManager
-
-
-@dataclass
-class ApisContext:
-    """What request handlers may touch: config, replicas, metadata, and the controller
-    when this broker runs it (None otherwise).
-
-    ``dynamic_config`` holds the run-time broker configs (a fresh one over ``config``
-    when not given); ``auto_topic_creation_manager`` None disables auto-creation;
-    ``controller_channel`` forwards controller requests to the active controller (KIP-590;
-    None: this node answers NOT_CONTROLLER unless it is the active controller);
-    ``group_coordinator`` None answers group requests NOT_COORDINATOR."""
-
-    config: KafkaConfig
-    replica_manager: ReplicaManager
-    metadata_cache: MetadataCache
-    controller: ControllerEndpoint | None
-    producer_id_manager: ProducerIdManager
-    dynamic_config: DynamicBrokerConfig = field(default=None)  # type: ignore[assignment]
-    auto_topic_creation_manager: AutoTopicCreationManager | None = None
-    controller_channel: NodeToControllerChannelManager | None = None
-    group_coordinator: GroupCoordinator | None = None
-
-    def __post_init__(self) -> None:
-        if self.dynamic_config is None:
-            self.dynamic_config = DynamicBrokerConfig(self.config)
-
 
 Handler = Callable[[ApisContext, RequestHeader, Any], Awaitable[Struct | CloseConnectionResponse | None]]
 

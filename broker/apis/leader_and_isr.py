@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kafkette.client.topic_names import GROUP_METADATA_TOPIC_NAME
+from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.leader_and_isr import (
     LeaderAndIsrPartitionError,
     LeaderAndIsrRequest,
@@ -22,7 +22,7 @@ from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: LeaderAndIsrRequest) -> LeaderAndIsrResponse:

@@ -7,7 +7,7 @@ UNKNOWN_TOPIC_OR_PARTITION (retriable) until they exist, as Apache Kafka 4.x ans
 (``topics`` None) never create.  Without auto-creation an unknown topic is
 UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION when its name is illegal.
 Kafka concept: ``KafkaApis.handleTopicMetadataRequest`` / ``getTopicMetadata``
-(seed 003).
+(with ``AutoTopicCreationManager`` for auto-creation).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: MetadataRequest) -> MetadataResponse:

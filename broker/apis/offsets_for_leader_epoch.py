@@ -33,7 +33,7 @@ from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
     from kafkette.broker.partition import Partition
 
 logger = logging.getLogger(__name__)

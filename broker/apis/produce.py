@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kafkette.common.network.socket_server import CLOSE_CONNECTION, CloseConnectionResponse
 from kafkette.protocol.apis.produce import (
     BatchIndexAndErrorMessage,
     ProducePartitionResponse,
@@ -33,11 +34,10 @@ from kafkette.protocol.record_batch import (
     CorruptRecordError,
     iter_batches,
 )
-from kafkette.protocol.socket_server import CLOSE_CONNECTION, CloseConnectionResponse
 from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 _new_tuple = tuple.__new__
 

@@ -1,14 +1,14 @@
 """StopReplica handler: the controller stops (and with delete_partition deletes) replicas.
 
 Kafka concept: ``KafkaApis.handleStopReplicaRequest`` -> ``ReplicaManager.stopReplicas``
-(seed 001: the per-partition codes drive ReplicaDeletionSuccessful / Ineligible).
+(with ``delete_partition`` the log is renamed ``-delete`` and removed later, ``asyncDelete``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kafkette.client.topic_names import GROUP_METADATA_TOPIC_NAME
+from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.stop_replica import (
     StopReplicaPartitionError,
     StopReplicaRequest,
@@ -18,7 +18,7 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: StopReplicaRequest) -> StopReplicaResponse:

@@ -5,9 +5,10 @@ Deleted topics leave the cache (Metadata answers UNKNOWN_TOPIC_OR_PARTITION for
 them); ``topic_configs`` are cached and applied at once to the LogConfig of every
 local partition of those topics (a new ``min.insync.replicas`` or ``retention.ms``
 takes effect without a LeaderAndIsr); the group coordinator drops the offsets committed
-for the deleted topics' partitions.
-Kafka concept: ``KafkaApis.handleUpdateMetadataRequest`` (seed 004) plus the
-broker's config change handling (``TopicConfigHandler``).
+for the deleted topics' partitions.  A full update (the broker's first after it registers,
+or a new controller's) deletes the local logs it does not place on this broker (stray logs).
+Kafka concept: ``KafkaApis.handleUpdateMetadataRequest`` plus the
+broker's config change handling (``TopicConfigHandler``), and KIP-858's stray replicas.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from typing import TYPE_CHECKING
 from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
-    from kafkette.broker.apis.kafka_apis import ApisContext
+    from kafkette.broker.apis.apis_context import ApisContext
 
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: UpdateMetadataRequest) -> UpdateMetadataResponse:
@@ -27,6 +29,12 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: UpdateMetadat
     if request.controller_epoch < ctx.metadata_cache.controller_epoch:
         return UpdateMetadataResponse(error_code=Errors.STALE_CONTROLLER_EPOCH)
     deleted = ctx.metadata_cache.update_metadata(request)
+    if request.full:  # every topic of the metadata: logs of any other topic id are stray
+        await ctx.replica_manager.delete_stray_replicas(
+            {e.topic_name: e.topic_id for e in request.topic_configs},
+            {TopicPartition(s.topic_name, s.partition_index) for s in request.partition_states
+             if ctx.replica_manager.broker_id in s.replicas},
+        )
     if deleted and ctx.group_coordinator is not None:
         ctx.group_coordinator.on_partitions_deleted(deleted)
     if request.topic_configs:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafkette.client.connection import BrokerConnection
+from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.apis.fetch import FetchRequest, FetchResponse
 from kafkette.protocol.apis.list_offsets import (
     EARLIEST_TIMESTAMP,

@@ -20,7 +20,7 @@ from kafkette.broker.config import KafkaConfig
 from kafkette.broker.fetcher.leader_end_point import LeaderEndPoint
 from kafkette.broker.fetcher.replica_fetcher_thread import ReplicaFetcherThread
 from kafkette.broker.partition import Partition
-from kafkette.client.clock import SYSTEM_TIME, Time
+from kafkette.common.clock import SYSTEM_TIME, Time
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)

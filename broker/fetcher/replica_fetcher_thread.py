@@ -23,8 +23,8 @@ Truncation asks the leader where the follower's latest leader epoch ends
 so records the leader has are kept even above the follower's high watermark (which
 lags the leader's by one fetch), and records it never had are dropped (KIP-101).
 
-Kafka concept: ``AbstractFetcherThread``/``ReplicaFetcherThread`` (seed 004:
-PartitionFetchState, delayed partitions, round-robin, maybeTruncate with
+Kafka concept: ``AbstractFetcherThread``/``ReplicaFetcherThread``
+(PartitionFetchState, delayed partitions, round-robin, maybeTruncate with
 truncateToEpochEndOffsets and truncateToHighWatermark, maybeFetch,
 processPartitionData, handleOffsetOutOfRange).
 """
@@ -42,8 +42,8 @@ from kafkette.broker.fetcher.leader_end_point import LeaderEndPoint
 from kafkette.broker.fetcher.offset_truncation import offset_truncation_state
 from kafkette.broker.log.leader_epoch_cache import UNDEFINED_EPOCH
 from kafkette.broker.partition import Partition
-from kafkette.client.background_tasks import ShutdownableTask
-from kafkette.client.clock import SYSTEM_TIME, Time
+from kafkette.common.background_tasks import ShutdownableTask
+from kafkette.common.clock import SYSTEM_TIME, Time
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderPartition
 from kafkette.protocol.errors import Errors, KafkaError, KafkaStorageError, error_name

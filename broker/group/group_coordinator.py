@@ -36,8 +36,8 @@ from kafkette.broker.group.group_metadata_manager import GroupMetadataManager
 from kafkette.broker.group.offset_expiration import expired_offsets
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.purgatory import DelayedOperationPurgatory
-from kafkette.client.background_tasks import cancel_and_wait
-from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.common.background_tasks import cancel_and_wait
+from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.apis.group_admin import (
     DeletableGroupResult,
     DeleteGroupsRequest,

@@ -33,8 +33,8 @@ from kafkette.broker.group.coordinator_records import (
 )
 from kafkette.broker.group.group_metadata_topic import partition_for
 from kafkette.broker.replica_manager import ReplicaManager
-from kafkette.client.background_tasks import cancel_and_wait
-from kafkette.client.topic_names import GROUP_METADATA_TOPIC_NAME
+from kafkette.common.background_tasks import cancel_and_wait
+from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
 from kafkette.protocol.errors import Errors, KafkaError, error_code_for
 from kafkette.protocol.record_batch import build_batch, decode_records, iter_batches
 from kafkette.protocol.topic_partition import TopicPartition

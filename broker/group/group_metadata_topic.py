@@ -12,7 +12,7 @@ Kafka concept: ``GroupMetadataManager.partitionFor`` / ``GroupCoordinator.partit
 
 from __future__ import annotations
 
-from kafkette.client.topic_names import GROUP_METADATA_TOPIC_NAME
+from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreatableTopicConfig
 
 _INT_MIN = -(1 << 31)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kafkette.client.durable_files import fsync_dir, write_file_atomically
+from kafkette.common.durable_files import fsync_dir, write_file_atomically
 from kafkette.protocol.topic_partition import TopicPartition
 
 __all__ = ["CHECKPOINT_VERSION", "CorruptCheckpointError", "OffsetCheckpointFile", "fsync_dir",

@@ -34,7 +34,7 @@ from kafkette.broker.log.log_loader import (
     segment_files,
 )
 from kafkette.broker.log.log_segment import LogSegment
-from kafkette.client.clock import SYSTEM_TIME, Time
+from kafkette.common.clock import SYSTEM_TIME, Time
 from kafkette.protocol.errors import KafkaStorageError, OffsetOutOfRangeError
 from kafkette.protocol.record_batch import BASE_OFFSET, first_invalid_batch
 from kafkette.protocol.topic_partition import TopicPartition

@@ -44,7 +44,7 @@ from kafkette.broker.log.log_segment import INDEX_SUFFIX, LOG_SUFFIX, segment_fi
 from kafkette.broker.log.offset_index import OffsetIndex
 from kafkette.broker.log.offset_map import OffsetMap
 from kafkette.broker.log.unified_log import UnifiedLog
-from kafkette.client.background_tasks import ShutdownableTask
+from kafkette.common.background_tasks import ShutdownableTask
 from kafkette.protocol.record_batch import (
     HEADER_SIZE,
     LOG_APPEND_TIME,

@@ -21,7 +21,7 @@ from pathlib import Path
 from kafkette.broker.log.checkpoint import CorruptCheckpointError, OffsetCheckpointFile
 from kafkette.broker.log.log_segment import LogSegment
 from kafkette.broker.log.unified_log import UnifiedLog
-from kafkette.client.config_def import LONG_MAX
+from kafkette.common.config_def import LONG_MAX
 from kafkette.protocol.record_batch import HEADER_SIZE, read_header
 from kafkette.protocol.topic_partition import TopicPartition
 

@@ -1,10 +1,10 @@
 """LogConfig: the effective configuration of one partition's log, broker defaults plus topic overrides.
 
-Owns: ``LogConfig`` (one field per topic config of ``kafkette.client.topic_config``,
+Owns: ``LogConfig`` (one field per topic config of ``kafkette.common.topic_config``,
 snake_case, with its type and default derived from that table) and how it is built from the
 broker's properties (``from_broker``: each topic config's broker synonyms as the table names
 them, e.g. ``log.segment.bytes`` for ``segment.bytes``).  Does
-not own the topic config table (``kafkette.client.topic_config``, shared with the
+not own the topic config table (``kafkette.common.topic_config``, shared with the
 controller) or the broker properties (``kafkette.broker.config``).
 
 Kafka concept: ``LogConfig`` (storage module).
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, make_dataclass, replace
 from typing import Any
 
 from kafkette.broker.config import KafkaConfig
-from kafkette.client.config_def import ConfigKey
-from kafkette.client.topic_config import TOPIC_CONFIG_DEFS, parse_topic_config
+from kafkette.common.config_def import ConfigKey
+from kafkette.common.topic_config import TOPIC_CONFIG_DEFS, parse_topic_config
 
 _FIELD_TYPES: dict[str, type] = {"short": int, "int": int, "long": int, "double": float, "boolean": bool,
                                   "string": str, "list": str}
@@ -58,7 +58,7 @@ class LogConfig(_TopicConfigFields):
     One attribute per entry of ``TOPIC_CONFIG_DEFS`` (name with dots as underscores,
     ``segment_bytes``), defaulting to the entry's default (Kafka's).  ``cleanup_policy`` and
     the throttled replica lists are comma-joined strings.  The throttled replica lists
-    (``kafkette.client.topic_config.TOPIC_CONFIGS_WITHOUT_EFFECT``) and the tiered storage
+    (``kafkette.common.topic_config.TOPIC_CONFIGS_WITHOUT_EFFECT``) and the tiered storage
     settings (no tiered storage: ``remote.storage.enable=true`` is refused) are accepted,
     stored and described as in Kafka but not acted on.
     """

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+import shutil
+import uuid
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
 from kafkette.broker.config import ConfigError, KafkaConfig
@@ -32,10 +34,11 @@ from kafkette.broker.log.log_cleaner import LogCleaner
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_dir_failure_channel import LogDirFailureChannel
 from kafkette.broker.log.offset_map import capacity_for_buffer
+from kafkette.broker.log.partition_metadata_file import read_topic_id, write_topic_id
 from kafkette.broker.log.unified_log import UnifiedLog
-from kafkette.client.kafka_scheduler import KafkaScheduler
-from kafkette.client.meta_properties import create_log_dir, ensure_meta_properties
-from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
+from kafkette.common.kafka_scheduler import KafkaScheduler
+from kafkette.common.meta_properties import create_log_dir, ensure_meta_properties
+from kafkette.common.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -47,6 +50,7 @@ HIGH_WATERMARK_CHECKPOINT_FILE = "replication-offset-checkpoint"
 MAX_SCHEDULER_TICK_MS = 1000
 MIN_SCHEDULER_TICK_MS = 10
 STOP_FLUSH_TIMEOUT_S = 30.0
+DELETE_DIR_SUFFIX = "-delete"  # Kafka's LogFileUtils.DELETE_DIR_SUFFIX: <topic>-<partition>.<uuid>-delete
 
 
 async def _finish_in_thread(fn: Callable[..., object], *args: object) -> None:
@@ -63,9 +67,20 @@ async def _finish_in_thread(fn: Callable[..., object], *args: object) -> None:
 
 
 def _delete_files(paths: list[Path]) -> None:
-    """Blocking: unlink ``paths`` (already gone is fine)."""
+    """Blocking: unlink ``paths``, or remove them whole when directories (already gone is fine)."""
     for path in paths:
-        path.unlink(missing_ok=True)
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _rename_for_deletion(log_dir: Path) -> Path:
+    """Blocking: rename a partition's directory to ``<topic>-<partition>.<uuid>-delete`` (fsynced)."""
+    target = log_dir.with_name(f"{log_dir.name}.{uuid.uuid4().hex}{DELETE_DIR_SUFFIX}")
+    log_dir.rename(target)
+    fsync_dir(log_dir.parent)
+    return target
 
 
 class LogManager:
@@ -102,6 +117,7 @@ class LogManager:
         self._retention_check_interval_ms = max(MIN_SCHEDULER_TICK_MS, config.log_retention_check_interval_ms)
         self._pending_deletions: list[tuple[int, list[Path]]] = []  # (due monotonic ms, files)
         self._logs: dict[TopicPartition, UnifiedLog] = {}
+        self._topic_ids: dict[TopicPartition, str] = {}  # from each log's partition.metadata
         self._checkpoint_lock = asyncio.Lock()
         self._checkpoint_interval_ms = max(MIN_SCHEDULER_TICK_MS, config.log_flush_offset_checkpoint_interval_ms)
         self._stopping = False
@@ -136,7 +152,9 @@ class LogManager:
         loop = asyncio.get_running_loop()
         try:
             for log_dir in self.log_dirs:
-                logs = await loop.run_in_executor(None, self._load_log_dir, log_dir)
+                logs, topic_ids, to_delete = await loop.run_in_executor(None, self._load_log_dir, log_dir)
+                self._topic_ids.update(topic_ids)
+                self.schedule_file_deletion(to_delete, self.default_log_config.file_delete_delay_ms)
                 for tp, log in logs.items():
                     if tp in self._logs:
                         log.close()
@@ -154,8 +172,16 @@ class LogManager:
         self._started = True
         logger.info("%s Started with %d logs in %d log dirs", self._prefix, len(self._logs), len(self.log_dirs))
 
-    def _load_log_dir(self, log_dir: Path) -> dict[TopicPartition, UnifiedLog]:
-        """Blocking: check meta.properties, read checkpoints and the marker, open every log."""
+    def _load_log_dir(
+        self, log_dir: Path
+    ) -> tuple[dict[TopicPartition, UnifiedLog], dict[TopicPartition, str], list[Path]]:
+        """Blocking: check meta.properties, read checkpoints and the marker, open every log.
+
+        Returns:
+            The logs, their topic ids (``partition.metadata``; logs without one are absent),
+            and the ``-delete`` directories of logs deleted before a restart (to remove after
+            ``file.delete.delay.ms``, as Kafka's ``loadLogs``).
+        """
         create_log_dir(log_dir)
         ensure_meta_properties(log_dir, self.config.node_id, self.config.cluster_id)
         marker = log_dir / CLEAN_SHUTDOWN_FILE
@@ -166,9 +192,14 @@ class LogManager:
             "%s Loading logs from %s (%s shutdown)", self._prefix, log_dir, "clean" if had_clean_shutdown else "unclean"
         )
         logs: dict[TopicPartition, UnifiedLog] = {}
+        topic_ids: dict[TopicPartition, str] = {}
+        to_delete: list[Path] = []
         for child in sorted(log_dir.iterdir()):
             if not child.is_dir() or child.name == METADATA_TOPIC_PARTITION_DIR:
                 continue  # the controller's metadata log is not a partition log
+            if child.name.endswith(DELETE_DIR_SUFFIX):
+                to_delete.append(child)
+                continue
             try:
                 tp = TopicPartition.parse(child.name)
             except ValueError:
@@ -183,8 +214,11 @@ class LogManager:
                 had_clean_shutdown=had_clean_shutdown,
                 time=self._scheduler.time,
             )
+            topic_id = read_topic_id(child)
+            if topic_id is not None:
+                topic_ids[tp] = topic_id
         marker.unlink(missing_ok=True)
-        return logs
+        return logs, topic_ids, to_delete
 
     def _read_checkpoint(self, path: Path) -> dict[TopicPartition, int]:
         try:
@@ -235,20 +269,74 @@ class LogManager:
         logger.info("%s Created log for partition %s in %s", self._prefix, tp, log_dir)
         return log
 
-    async def delete_log(self, tp: TopicPartition) -> None:
-        """Forget the log of ``tp`` and remove its directory (in the default executor).
+    def topic_id(self, tp: TopicPartition) -> str | None:
+        """The topic id of ``tp``'s log (its ``partition.metadata``), or None when unknown."""
+        return self._topic_ids.get(tp)
 
-        Waits (at most 30 s) for its in-flight background flush first.  A missing log is
-        ignored.
+    def assign_topic_id(self, tp: TopicPartition, topic_id: str) -> None:
+        """Record ``topic_id`` in the ``partition.metadata`` of ``tp``'s log unless already
+        there (a short blocking write on the calling thread, as log creation).
+
+        Raises:
+            OSError: the file cannot be written.
+        """
+        log = self._logs.get(tp)
+        if log is None or not topic_id or self._topic_ids.get(tp) == topic_id:
+            return
+        write_topic_id(log.dir, topic_id)
+        self._topic_ids[tp] = topic_id
+
+    def find_stray_replicas(
+        self, topic_ids: Mapping[str, str], assigned: Collection[TopicPartition]
+    ) -> list[TopicPartition]:
+        """The logs the metadata does not place on this broker (Kafka's ``isStrayKraftReplica``, KIP-858).
+
+        Args:
+            topic_ids: every topic of the metadata, ``{name: topic id}`` ("" when unknown).
+            assigned: the partitions whose replicas include this broker.
+
+        Returns:
+            Sorted partitions whose topic is not in ``topic_ids``, whose log carries another
+            topic id (a deleted topic's log, the name since re-created), or that are not
+            assigned here.  A log without a topic id (written before ``partition.metadata``
+            existed) is judged by its topic name alone, where Kafka treats it as stray.
+        """
+        stray = []
+        for tp in self._logs:
+            wanted, local = topic_ids.get(tp.topic), self._topic_ids.get(tp)
+            if wanted is None or (wanted and local and wanted != local) or tp not in assigned:
+                stray.append(tp)
+        return sorted(stray)
+
+    async def async_delete(self, tp: TopicPartition) -> Path | None:
+        """Forget the log of ``tp``, rename its directory ``<topic>-<partition>.<uuid>-delete``
+        and remove it ``file.delete.delay.ms`` later (the broker's ``log.segment.delete.delay.ms``;
+        a restart removes it at start-up).  A new log of the same partition starts empty at once.
+
+        Waits (at most 30 s) for the log's in-flight background flush first.  A missing log is
+        ignored.  Kafka concept: ``LogManager.asyncDelete``.
+
+        Returns:
+            The renamed directory, or None when there was no log.
+
+        Raises:
+            OSError: the directory cannot be renamed.
         """
         if self.cleaner is not None:
             await self.cleaner.abort_cleaning(tp)
         log = self._logs.pop(tp, None)
+        self._topic_ids.pop(tp, None)
         if log is None:
-            return
-        await log.stop_flushing(STOP_FLUSH_TIMEOUT_S)  # a flush must not recreate files in the removed dir
-        await asyncio.get_running_loop().run_in_executor(None, log.delete)
-        logger.info("%s Deleted log for partition %s", self._prefix, tp)
+            return None
+        await log.stop_flushing(STOP_FLUSH_TIMEOUT_S)  # a flush must not recreate files in the renamed dir
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, log.close)
+        renamed = await loop.run_in_executor(None, _rename_for_deletion, log.dir)
+        delay_ms = self.default_log_config.file_delete_delay_ms
+        self.schedule_file_deletion([renamed], delay_ms)
+        logger.info("%s Log for partition %s is renamed to %s and is scheduled for deletion in %d ms",
+                    self._prefix, tp, renamed, delay_ms)
+        return renamed
 
     # ------------------------------------------------------------------ flushing
     async def flush_dirty_logs(self) -> None:

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from kafkette.broker.log.log_config import LogConfig
-from kafkette.client.config_def import LONG_MAX
+from kafkette.common.config_def import LONG_MAX
 from kafkette.protocol.compression import (
     COMPRESSION_GZIP,
     COMPRESSION_LZ4,
@@ -47,7 +47,7 @@ from kafkette.protocol.compression import (
     check_codec,
     topic_codec,
 )
-from kafkette.protocol.errors import InvalidRecordError, InvalidTimestampError, MessageTooLargeError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import InvalidRecordError, InvalidTimestampError, MessageTooLargeError
 from kafkette.protocol.record_batch import (
     ATTRIBUTES_OFFSET,
     BASE_OFFSET,

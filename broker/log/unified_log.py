@@ -35,9 +35,9 @@ from kafkette.broker.log.log_loader import load_segments
 from kafkette.broker.log.log_segment import LogSegment, TimestampAndOffset
 from kafkette.broker.log.log_validator import validate_messages_and_assign_offsets
 from kafkette.broker.log.producer_state_manager import ProducerStateManager
-from kafkette.client.clock import SYSTEM_TIME, Time
+from kafkette.common.clock import SYSTEM_TIME, Time
 from kafkette.protocol.apis.list_offsets import MAX_TIMESTAMP
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     DuplicateSequenceNumberError,
     KafkaStorageError,
     OffsetOutOfRangeError,

@@ -28,7 +28,7 @@ from kafkette.client.config_resource import (
     ConfigResourceType,
     ConfigSource,
 )
-from kafkette.client.topic_config import configs_without_effect, no_effect_message
+from kafkette.common.topic_config import configs_without_effect, no_effect_message
 
 ENTITY_TYPES = {"topics": ConfigResourceType.TOPIC, "brokers": ConfigResourceType.BROKER,
                 "groups": ConfigResourceType.GROUP}

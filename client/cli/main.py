@@ -28,7 +28,7 @@ from kafkette.client.cli.produce import produce
 from kafkette.client.cli.tools_logging import configure_tools_logging
 from kafkette.client.cli.topics import topics
 from kafkette.client.local_cluster import LocalClusterError
-from kafkette.client.process_tuning import tune_process_memory
+from kafkette.common.process_tuning import tune_process_memory
 from kafkette.protocol.errors import KafkaError
 
 # Exceptions that mean "the user asked for something that cannot be done".

@@ -30,9 +30,9 @@ from typing import IO
 
 import click
 
-from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.client.cli.progress import progress_bar
 from kafkette.client.cli.shared_options import (
+    acks_option,
     bootstrap_server_option,
     command_config_alias_option,
     run_coroutine,
@@ -40,6 +40,7 @@ from kafkette.client.cli.shared_options import (
 )
 from kafkette.client.consumer import Consumer
 from kafkette.client.producer import Producer
+from kafkette.common.background_tasks import ShutdownableTask
 from kafkette.protocol.compression import CODEC_BY_NAME
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -186,7 +187,7 @@ def perf() -> None:
 @click.option("--record-size", type=click.IntRange(0), required=True, help="Value size (bytes).")
 @click.option("--throughput", type=int, default=-1, show_default=True,
               help="Max records/s; -1 for no limit.")
-@click.option("--acks", type=click.Choice(["all", "-1", "0", "1"]), default="1", show_default=True)
+@acks_option()
 @click.option("--batch-size", type=click.IntRange(1), default=16384, show_default=True, help="Bytes per batch.")
 @click.option("--linger-ms", type=click.IntRange(0), default=5, show_default=True)
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
@@ -349,7 +350,7 @@ async def _receive_all(consumer: Consumer, stats: EndToEndStats, num_records: in
               help="Value size (bytes); the first 8 hold the send time.")
 @click.option("--throughput", type=click.IntRange(1), default=10000, show_default=True,
               help="Records/s sent.")
-@click.option("--acks", type=click.Choice(["all", "-1", "0", "1"]), default="all", show_default=True)
+@acks_option()
 @click.option("--linger-ms", type=click.IntRange(0), default=0, show_default=True)
 @click.option("--fetch-max-wait-ms", type=click.IntRange(0), default=500, show_default=True)
 @click.option("--timeout-ms", type=click.IntRange(1), default=10000, show_default=True,

@@ -25,6 +25,7 @@ import click
 
 from kafkette.client.cli.progress import input_size_bytes, progress_bar
 from kafkette.client.cli.shared_options import (
+    acks_option,
     bootstrap_server_option,
     command_config_alias_option,
     parse_key_value,
@@ -123,8 +124,7 @@ def delivery_failure(exc: BaseException) -> BaseException:
 @click.command()
 @click.option("--topic", required=True, help="Topic to produce to.")
 @click.option("--key-separator", default=None, help="Split each line into key and value at the first S.")
-@click.option("--acks", "--request-required-acks", "acks", type=click.Choice(["all", "-1", "0", "1"]), default="all",
-              show_default=True, help="Acknowledgements the leader waits for (Kafka's --request-required-acks).")
+@acks_option("--request-required-acks")
 @click.option("--linger-ms", type=click.IntRange(0), default=5, show_default=True)
 @click.option("--batch-size", type=click.IntRange(1), default=16384, show_default=True, help="Bytes per batch.")
 @click.option("--property", "properties", multiple=True, metavar="KEY=VALUE",

@@ -4,7 +4,8 @@
 Owns: the ``bootstrap_server_option`` decorator (``--bootstrap-server`` and
 ``--command-config``, Kafka's flag names, and ``--data-dir``; the servers they choose are
 resolved by ``kafkette.client.cli.bootstrap``), ``command_config_alias_option``
-(``--producer.config`` / ``--consumer.config``), ``sdk_settings`` (the keyword arguments
+(``--producer.config`` / ``--consumer.config``), ``acks_option`` (``--acks``, one default for
+every command that produces), ``sdk_settings`` (the keyword arguments
 of the SDK class a command builds: Kafka client properties from ``--command-config
 FILE`` and from ``--producer-property`` / ``--consumer-property k=v``, under the
 command's own flags when those are given) and ``run_coroutine`` (runs a command's
@@ -31,6 +32,7 @@ from kafkette.client.cli.bootstrap import (
     resolve_bootstrap_servers,
 )
 from kafkette.client.client_properties import client_settings, read_properties_file, takes_property
+from kafkette.client.producer.acks import ACKS_CHOICES, DEFAULT_ACKS
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -123,6 +125,22 @@ def bootstrap_server_option(func: F) -> F:
              "--command-config, else $KAFKETTE_BOOTSTRAP_SERVERS, else 127.0.0.1:9092.",
     )(wrapped)
     return cast(F, wrapped)
+
+
+def acks_option(*kafka_flags: str) -> Callable[[F], F]:
+    """Add ``--acks all|-1|0|1`` (the producer's ``acks``, default ``all`` as Kafka's producer
+    since 3.0, and so as kafka-producer-perf-test); the command receives ``acks`` as the string
+    given (``Producer`` reads it with ``Acks.parse``).
+
+    Args:
+        kafka_flags: other spellings of the flag a Kafka tool takes
+            (``--request-required-acks`` of kafka-console-producer).
+    """
+    return click.option(
+        "--acks", *kafka_flags, "acks", type=click.Choice(ACKS_CHOICES), default=DEFAULT_ACKS, show_default=True,
+        help="Acknowledgements the leader waits for: all (-1) every in-sync replica, 1 the leader only, "
+             "0 none (the producer's acks).",
+    )
 
 
 def current_bootstrap_servers() -> BootstrapServers | None:

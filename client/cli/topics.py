@@ -31,8 +31,8 @@ from kafkette.client.cli.shared_options import (
     run_coroutine,
 )
 from kafkette.client.config_resource import ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource
-from kafkette.client.topic_config import configs_without_effect, no_effect_message
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.common.topic_config import configs_without_effect, no_effect_message
+from kafkette.protocol.errors import (
     ElectionNotNeededError,
     KafkaError,
     TopicAlreadyExistsError,
@@ -387,7 +387,7 @@ def alter(name: str, partitions: int | None, replica_assignment: str | None, if_
 @topic_name_argument(required=True)
 def delete(name: str, if_exists: bool, request_timeout_ms: int, bootstrap_server: str) -> None:
     """Delete topic NAME (DeleteTopics)."""
-    from kafkette.protocol.errors import RequestTimedOutError  # type: ignore[attr-defined]
+    from kafkette.protocol.errors import RequestTimedOutError
 
     async def run() -> str | None:
         async with _admin(bootstrap_server, request_timeout_ms) as admin:

@@ -26,7 +26,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kafkette.client.background_tasks import ShutdownableTask
 from kafkette.client.consumer.assignors import COOPERATIVE, PartitionAssignor
 from kafkette.client.consumer.subscription_state import SubscriptionState
 from kafkette.client.group_coordinator_channel import GroupCoordinatorChannel
@@ -38,6 +37,7 @@ from kafkette.client.offset_and_metadata import (
     offset_commit_request,
     raise_commit_errors,
 )
+from kafkette.common.background_tasks import ShutdownableTask
 from kafkette.protocol.apis.group_membership import (
     HeartbeatRequest,
     JoinGroupRequest,

@@ -36,14 +36,14 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from kafkette.client.background_tasks import BackgroundTasks, wait_for_wakeup
 from kafkette.client.consumer.fetch_config import FetchConfig
 from kafkette.client.consumer.offset_fetcher import OffsetFetcher
 from kafkette.client.consumer.subscription_state import SubscriptionState, TopicPartitionState
 from kafkette.client.fault_logger import FaultLogger
 from kafkette.client.kafka_client import KafkaClient
+from kafkette.common.background_tasks import BackgroundTasks, wait_for_wakeup
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     KafkaError,
     LeaderNotAvailableError,

@@ -31,7 +31,7 @@ from kafkette.protocol.apis.list_offsets import (
     ListOffsetsResponse,
     ListOffsetsTopic,
 )
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     KafkaError,
     KafkaTimeoutError,

@@ -22,6 +22,7 @@ from kafkette.client.exponential_backoff import (
     DEFAULT_RETRY_BACKOFF_MS,
 )
 from kafkette.client.kafka_client import KafkaClient
+from kafkette.client.producer.acks import DEFAULT_ACKS, Acks
 from kafkette.client.producer.partitioner import DefaultPartitioner
 from kafkette.client.producer.producer_batch import (
     RECORD_OVERHEAD_BYTES,
@@ -40,19 +41,7 @@ logger = logging.getLogger(__name__)
 # ``send`` lets the event loop run at least once per this many records (a sleep(0) costs
 # a few microseconds; the Sender's linger timers and responses need the loop).
 YIELD_EVERY_SENDS = 64
-_ACKS = {"all": -1, -1: -1, "-1": -1, 0: 0, "0": 0, 1: 1, "1": 1}
 _client_ids = iter(range(1, 1 << 62))
-
-
-def normalize_acks(acks: int | str) -> int:
-    """Map ``"all"``/-1/0/1 to the wire value.
-
-    Raises:
-        ValueError: any other value.
-    """
-    if isinstance(acks, bool) or acks not in _ACKS:
-        raise ValueError(f"acks must be one of 'all', -1, 0, 1; got {acks!r}")
-    return _ACKS[acks]
 
 
 def to_bytes(value: Any, what: str) -> bytes | None:
@@ -88,7 +77,8 @@ class Producer:
         bootstrap_servers: ``"host:port,..."``; when not given, ``$KAFKETTE_BOOTSTRAP_SERVERS``, else
             ``127.0.0.1:9092`` (see ``kafkette.client.bootstrap_servers``).
         client_id: name in request headers (default ``kafkette-producer-N``).
-        acks: ``"all"``/-1 (full ISR), 1 (leader only) or 0 (no response, offset -1).
+        acks: ``"all"``/-1 (full ISR, the default), 1 (leader only) or 0 (no response, offset -1);
+            see ``Acks``.
         linger_ms: how long a batch waits for more records (ms).
         max_batch_size: target batch size (bytes).
         max_buffer_size: bytes buffered before ``send`` waits for room (bytes).
@@ -135,7 +125,7 @@ class Producer:
         *,
         bootstrap_servers: str | None = None,
         client_id: str | None = None,
-        acks: int | str = "all",
+        acks: int | str = DEFAULT_ACKS,
         linger_ms: float = 5,
         max_batch_size: int = 16384,
         max_buffer_size: int = 32 * 1024 * 1024,
@@ -151,7 +141,7 @@ class Producer:
         enable_idempotence: bool | None = None,
         compression_type: str | None = None,
     ) -> None:
-        self._acks = normalize_acks(acks)
+        self._acks = Acks.parse(acks)
         self.compression_type = compression_type
         compression = COMPRESSION_NONE if compression_type is None else codec_for_name(compression_type)
         if max_in_flight_requests_per_connection < 1:
@@ -160,10 +150,10 @@ class Producer:
             raise ValueError(f"retries must be an int >= 0, got {retries!r}")
         self._idempotence_required = bool(enable_idempotence)
         if enable_idempotence is None:
-            enable_idempotence = self._acks == -1 and max_in_flight_requests_per_connection <= 5 and retries > 0
+            enable_idempotence = self._acks == Acks.ALL and max_in_flight_requests_per_connection <= 5 and retries > 0
         elif enable_idempotence and retries == 0:
             raise ValueError("Must set retries to non-zero when using the idempotent producer")
-        elif enable_idempotence and self._acks != -1:
+        elif enable_idempotence and self._acks != Acks.ALL:
             raise ValueError("Must set acks to 'all' in order to use the idempotent producer")
         elif enable_idempotence and max_in_flight_requests_per_connection > 5:
             raise ValueError("max_in_flight_requests_per_connection must be <= 5 for the idempotent producer")
@@ -212,7 +202,7 @@ class Producer:
             client_id=self.client_id, required=self._idempotence_required,
         ) if self.enable_idempotence else None
         self._sender = Sender(
-            self._client, self._accumulator, acks=self._acks, request_timeout_ms=self._request_timeout_ms,
+            self._client, self._accumulator, acks=int(self._acks), request_timeout_ms=self._request_timeout_ms,
             max_in_flight_requests_per_connection=self._max_in_flight, client_id=self.client_id,
             transaction_manager=transaction_manager, retries=self._retries,
         )

@@ -31,7 +31,7 @@ from kafkette.client.exponential_backoff import (
 )
 from kafkette.client.producer.producer_batch import ProducerBatch, RecordMetadata
 from kafkette.protocol.compression import COMPRESSION_NONE, check_codec
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     IllegalStateError,
     KafkaTimeoutError,
     MessageTooLargeError,

@@ -30,19 +30,19 @@ import asyncio
 import logging
 from collections import defaultdict
 
-from kafkette.client.background_tasks import BackgroundTasks, wait_for_wakeup
 from kafkette.client.fault_logger import FaultLogger
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.client.producer.producer_batch import ProducerBatch
 from kafkette.client.producer.record_accumulator import RecordAccumulator
 from kafkette.client.producer.transaction_manager import TransactionManager
+from kafkette.common.background_tasks import BackgroundTasks, wait_for_wakeup
 from kafkette.protocol.apis.produce import (
     ProducePartitionData,
     ProduceRequest,
     ProduceResponse,
     ProduceTopicData,
 )
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     KafkaConnectionError,
     KafkaError,

@@ -134,7 +134,3 @@ class TransactionManager:
         self.producer_epoch = -1
         self._sequences.clear()
         self._acked_end.clear()
-
-    def next_sequence(self, tp: TopicPartition) -> int:
-        """The base sequence the next new batch of ``tp`` will get."""
-        return self._sequences.get(tp, 0)

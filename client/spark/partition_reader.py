@@ -23,7 +23,7 @@ from kafkette.client.consumer import Consumer, ConsumerRecord
 from kafkette.client.spark.data_loss import report_data_loss
 from kafkette.client.spark.offsets import OffsetRange
 from kafkette.client.spark.options import SourceOptions
-from kafkette.protocol.errors import KafkaTimeoutError, OffsetOutOfRangeError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import KafkaTimeoutError, OffsetOutOfRangeError
 
 logger = logging.getLogger(__name__)
 

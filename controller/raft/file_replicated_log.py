@@ -46,8 +46,8 @@ from typing import Any
 import crc32c
 import msgpack
 
-from kafkette.client.durable_files import fsync_dir, write_file_atomically
-from kafkette.controller.log_frames import FRAME_HEADER, FrameScan, frame
+from kafkette.common.durable_files import fsync_dir, write_file_atomically
+from kafkette.controller.raft.log_frames import FRAME_HEADER, FrameScan, frame
 from kafkette.controller.raft.replicated_log import LogEntry, OffsetAndEpoch
 
 logger = logging.getLogger(__name__)

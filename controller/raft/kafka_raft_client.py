@@ -63,7 +63,7 @@ from kafkette.controller.raft.replicated_log import (
 from kafkette.controller.raft.resigned_state import ResignedState
 from kafkette.controller.raft.unattached_state import UnattachedState
 from kafkette.controller.raft.voted_state import VotedState
-from kafkette.protocol.errors import Errors, IllegalStateError, NotLeaderOrFollowerError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, IllegalStateError, NotLeaderOrFollowerError
 
 logger = logging.getLogger(__name__)
 

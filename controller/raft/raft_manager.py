@@ -25,19 +25,20 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kafkette.client.background_tasks import BackgroundTasks
-from kafkette.client.config_def import ConfigError
-from kafkette.client.connection import BrokerConnection
-from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
+from kafkette.common.background_tasks import BackgroundTasks
+from kafkette.common.config_def import ConfigError
+from kafkette.common.network.connection import BrokerConnection
+from kafkette.common.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.controller.raft import raft_messages as core
 from kafkette.controller.raft.file_replicated_log import FileReplicatedLog, fsync_and_close
 from kafkette.controller.raft.kafka_raft_client import KafkaRaftClient, LeaderChange
 from kafkette.controller.raft.leader_state import LeaderState
 from kafkette.controller.raft.quorum_state_store import FileQuorumStateStore
 from kafkette.controller.raft.raft_config import RaftConfig
-from kafkette.controller.raft.raft_wire import decode_payload, encode_payload, from_wire, to_wire
+from kafkette.controller.raft.raft_wire import RaftWire
+from kafkette.controller.raft.record_serde import RecordSerde
 from kafkette.controller.raft.replicated_log import LogEntry, OffsetAndEpoch
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     KafkaConnectionError,
     KafkaTimeoutError,
@@ -64,6 +65,8 @@ class RaftManager:
         voters: ``{node id: (host, port)}`` of ``controller.quorum.voters``.
         metadata_log_dir: the directory holding ``__cluster_metadata-0/``.
         cluster_id: sent in every quorum request.
+        serde: the state machine's record encoding (Kafka's ``RecordSerde``; the controller's
+            ``METADATA_RECORD_SERDE``): the Raft layer knows nothing of what a record holds.
         config: the quorum's timeouts.
         on_commit: called with each run of newly committed entries, in offset order.
         on_snapshot: called with a snapshot's bytes when the entries to deliver next are in it
@@ -83,7 +86,7 @@ class RaftManager:
     """
 
     def __init__(self, node_id: int, voters: Mapping[int, tuple[str, int]], metadata_log_dir: str, *,
-                 cluster_id: str | None, config: RaftConfig | None = None,
+                 cluster_id: str | None, serde: RecordSerde, config: RaftConfig | None = None,
                  on_commit: Callable[[list[LogEntry]], None] | None = None,
                  on_snapshot: Callable[[bytes], None] | None = None,
                  on_inconsistent: Callable[[int, int, tuple[int, ...] | None], None] | None = None,
@@ -93,6 +96,7 @@ class RaftManager:
         self.voters = dict(voters)
         self.directory = f"{metadata_log_dir}/{METADATA_TOPIC_PARTITION_DIR}"
         self.cluster_id = cluster_id
+        self._wire = RaftWire(serde)
         # this driver's leader holds fetches that bring nothing (see handle_request): a follower
         # need not wait before asking again
         self.config = dataclasses.replace(config or RaftConfig(), idle_fetch_backoff_ms=1)
@@ -127,7 +131,8 @@ class RaftManager:
                 written with.
         """
         loop = asyncio.get_running_loop()
-        self._log = await loop.run_in_executor(None, FileReplicatedLog, self.directory, encode_payload, decode_payload)
+        self._log = await loop.run_in_executor(None, FileReplicatedLog, self.directory,
+                                               self._wire.encode_payload, self._wire.decode_payload)
         store = FileQuorumStateStore(self.directory, self.voters)
         stored = store.stored_voters()
         if stored is not None and stored != sorted(self.voters):
@@ -277,7 +282,7 @@ class RaftManager:
         if theirs is not None and self.cluster_id is not None and theirs != self.cluster_id:
             raise error_class(Errors.INCONSISTENT_CLUSTER_ID)(
                 f"{self._prefix} a quorum request of cluster {theirs!r} reached cluster {self.cluster_id!r}")
-        source, message = from_wire(request)
+        source, message = self._wire.from_wire(request)
         reply = self._answer(source, message)
         if isinstance(reply, core.FetchResponse) and self._may_hold(source, reply):
             # Kafka's delayed fetch: an empty answer waits (up to FETCH_MAX_WAIT_MS) for new
@@ -290,7 +295,7 @@ class RaftManager:
             reply = self._answer(source, message)
         if isinstance(reply, core.FetchResponse):
             self._high_watermark_sent[source] = reply.high_watermark
-        return to_wire(reply, self.cluster_id)
+        return self._wire.to_wire(reply, self.cluster_id)
 
     def _answer(self, source: int, message: Any) -> Any:
         outs = self._core().handle(source, message, self._clock_ms())
@@ -411,11 +416,12 @@ class RaftManager:
                                               request_timeout_ms=self.config.request_timeout_ms)
                 self._connections[out.destination] = connection
                 await connection.connect()
-            response = await connection.send(to_wire(out.message, self.cluster_id))
+            response = await connection.send(self._wire.to_wire(out.message, self.cluster_id))
             if getattr(response, "error_code", None) in (Errors.INCONSISTENT_CLUSTER_ID, Errors.INCONSISTENT_VOTER_SET):
                 refusal = response.error_code
             else:
-                source, message = from_wire(response, source=out.destination, correlation_id=correlation_id)
+                source, message = self._wire.from_wire(response, source=out.destination,
+                                                       correlation_id=correlation_id)
                 refusal = getattr(message, "error_code", None)
         except (KafkaConnectionError, KafkaTimeoutError, OSError) as exc:
             logger.debug("%s Request to %d failed: %s", self._prefix, out.destination, exc)

@@ -1,8 +1,8 @@
 """CreatePartitions (key 37): raise a topic's partition count (never lower it).
 
 ``count`` is the new total; ``assignments`` (optional) lists the replicas of each new
-partition.  Kafka concept: seed 001 (PartitionModificationsListener,
-onNewPartitionCreation), ``CreatePartitionsRequest``.
+partition.  Kafka concept: ``CreatePartitionsRequest``
+(``onNewPartitionCreation`` at the controller).
 """
 
 from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Nullable, String, Struct

@@ -2,7 +2,7 @@
 
 ``num_partitions``/``replication_factor`` of -1 mean the controller's defaults
 (``num.partitions``, ``default.replication.factor``); ``assignments`` is a manual
-replica assignment and excludes both.  Kafka concept: seeds 002 and 003.
+replica assignment and excludes both.  Kafka concept: ``CreateTopicsRequest``.
 """
 
 from kafkette.protocol.apis.configs import DescribeConfigsResourceResult

@@ -1,8 +1,8 @@
-"""DeleteTopics (key 20): sent to the controller, which queues topics for deletion.
+"""DeleteTopics (key 20): sent to the controller, which removes each topic from the metadata.
 
-The response waits until each topic is fully deleted or ``timeout_ms`` passes
-(REQUEST_TIMED_OUT; the deletion still completes later).  Kafka concept: seed 001
-(TopicDeletionManager), ``DeleteTopicsRequest``.
+The response returns once the removal (``RemoveTopicRecord``) commits; brokers delete the
+topic's logs afterwards.  Kafka concept: ``DeleteTopicsRequest``, KRaft's
+``ReplicationControlManager.deleteTopics``.
 """
 
 from kafkette.protocol.schema import Array, Field, Int16, Int32, Nullable, String, Struct

@@ -21,6 +21,7 @@ class LeaderAndIsrPartitionState(Struct):
         Field("replicas", Array(Int32)),
         Field("is_new", Bool),
         Field("configs", Array(TopicConfigOverride)),  # the topic's overrides, the whole set
+        Field("topic_id", String, default=""),  # Kafka's Uuid string of the topic; "" unknown
     )
 
 

@@ -2,7 +2,7 @@
 
 With ``delete_partition`` the broker removes the partition's log from disk; the
 per-partition error codes drive the controller's ReplicaDeletionSuccessful /
-ReplicaDeletionIneligible transitions.  Kafka concept: seed 001, ``StopReplicaRequest``.
+ReplicaDeletionIneligible transitions.  Kafka concept: ``StopReplicaRequest``.
 """
 
 from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Int64, String, Struct

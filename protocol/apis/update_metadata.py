@@ -2,7 +2,7 @@
 
 Carries live brokers and partition states; each broker's MetadataCache replaces what
 it holds for the listed partitions and answers Metadata requests from it.  Kafka
-concept: ``UpdateMetadataRequest`` (seed 004, MetadataCache).
+concept: ``UpdateMetadataRequest`` (into the broker's ``MetadataCache``).
 """
 
 from kafkette.protocol.apis.configs import TopicConfigOverride

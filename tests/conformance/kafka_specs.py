@@ -1,7 +1,8 @@
-"""Apache Kafka's own request specs (the JSON message definitions under ``common/message/`` inside
+"""Apache Kafka's own message specs (the JSON message definitions under ``common/message/`` inside
 the pinned kafka-clients jar) read as data, and a request body encoded from them at any version.
 
-Owns the reading of the specs and the spec-driven encoding (classic and KIP-482 flexible, tagged
+Owns the reading of the specs (requests and responses; ``test_kafka_declarations_match_kafka_specs``
+compares Kafkette's declarations with them) and the spec-driven encoding (classic and KIP-482 flexible, tagged
 fields included) for the byte-level fuzz (``fuzz``); not the values (``fuzz_strategies``) and
 not Kafkette's own codecs (``protocol/kafka_messages``), so that a request can say whatever
 Kafka's schema allows, beyond what Kafkette's codec can.  A value is a ``dict`` by the spec's
@@ -87,23 +88,42 @@ def _field(raw: dict[str, Any], common: dict[str, list[dict[str, Any]]]) -> Fiel
                  tuple(_field(c, common) for c in children))
 
 
-@cache
 def request_specs(jar: Path | None = None) -> dict[int, Spec]:
     """Every request spec of kafka-clients' jar (default: the Apache Kafka peer's), by API key.
 
     Raises:
         PeerUnavailable: the Kafka jars cannot be resolved.
     """
+    return message_specs("request", jar)
+
+
+def response_specs(jar: Path | None = None) -> dict[int, Spec]:
+    """Every response spec of kafka-clients' jar (default: the Apache Kafka peer's), by API key.
+
+    Raises:
+        PeerUnavailable: the Kafka jars cannot be resolved.
+    """
+    return message_specs("response", jar)
+
+
+@cache
+def message_specs(kind: str, jar: Path | None = None) -> dict[int, Spec]:
+    """Every spec of one kind (``request`` or ``response``) of kafka-clients' jar, by API key.
+
+    Raises:
+        PeerUnavailable: the Kafka jars cannot be resolved.
+    """
     jar = jar or next(resolve().glob("kafka-clients-*.jar"))
+    suffix = kind.capitalize() + ".json"
     specs: dict[int, Spec] = {}
     with zipfile.ZipFile(jar) as archive:
         for name in archive.namelist():
-            if not (name.startswith("common/message/") and name.endswith("Request.json")):
+            if not (name.startswith("common/message/") and name.endswith(suffix)):
                 continue
             text = "\n".join(line for line in archive.read(name).decode().splitlines()
                              if not line.strip().startswith("//"))
             raw = json.loads(text)
-            if raw.get("type") != "request" or "apiKey" not in raw:
+            if raw.get("type") != kind or "apiKey" not in raw:
                 continue
             common = {c["name"]: c["fields"] for c in raw.get("commonStructs", [])}
             specs[raw["apiKey"]] = Spec(raw["apiKey"], raw["name"], raw["validVersions"],

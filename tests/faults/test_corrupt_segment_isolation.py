@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from kafkette.client import AdminClient, NewTopic, Producer, TopicPartition
-from kafkette.client.connection import BrokerConnection
+from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.list_offsets import (
     EARLIEST_TIMESTAMP,

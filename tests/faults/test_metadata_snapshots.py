@@ -15,10 +15,13 @@ from __future__ import annotations
 import pytest
 
 from kafkette.client import AdminClient, NewTopic
-from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
+from kafkette.common.topic_names import METADATA_TOPIC_PARTITION_DIR
+from kafkette.controller.metadata_record_serde import METADATA_RECORD_SERDE
 from kafkette.controller.raft.file_replicated_log import FileReplicatedLog
-from kafkette.controller.raft.raft_wire import decode_payload, encode_payload
+from kafkette.controller.raft.raft_wire import RaftWire
 from tests.cluster_helpers import wait_for_quorum_leader, wait_until
+
+RAFT_WIRE = RaftWire(METADATA_RECORD_SERDE)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -34,8 +37,8 @@ def _log_start(cluster, node: int) -> int:
 
 def _log_end(cluster, node: int) -> int:
     """The end offset of a stopped ``node``'s metadata log."""
-    log = FileReplicatedLog(cluster.broker_dir(node) / "logs" / METADATA_TOPIC_PARTITION_DIR, encode_payload,
-                            decode_payload)
+    log = FileReplicatedLog(cluster.broker_dir(node) / "logs" / METADATA_TOPIC_PARTITION_DIR, RAFT_WIRE.encode_payload,
+                            RAFT_WIRE.decode_payload)
     try:
         return log.end_offset()
     finally:

@@ -26,11 +26,11 @@ from hypothesis import strategies as st
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.group import coordinator_records
 from kafkette.client.cli.delete_records import parse_offset_json
-from kafkette.client.config_def import ConfigError
+from kafkette.common.config_def import ConfigError
 from kafkette.protocol import compression, consumer_protocol
 from kafkette.protocol.api_keys import API_REGISTRY
 from kafkette.protocol.compression import CorruptRecordError
-from kafkette.protocol.errors import UnsupportedCompressionTypeError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import UnsupportedCompressionTypeError
 from kafkette.protocol.framing import FrameError, decode_request, decode_response_envelope
 from kafkette.protocol.kafka_records import decode_default_records
 from kafkette.protocol.record_batch import (

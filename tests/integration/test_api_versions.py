@@ -9,7 +9,7 @@ each with the version range of its declarative schema.
 
 from __future__ import annotations
 
-from kafkette.client.connection import BrokerConnection
+from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.api_keys import API_REGISTRY, ApiKey
 from kafkette.protocol.apis.api_versions import ApiVersionsRequest
 from kafkette.protocol.errors import Errors

@@ -24,7 +24,7 @@ from kafkette.client import (
     Producer,
     UnknownTopicOrPartitionError,
 )
-from kafkette.client.connection import BrokerConnection
+from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic, MetadataResponse
 from kafkette.protocol.errors import Errors
 

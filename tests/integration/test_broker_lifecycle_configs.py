@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from kafkette.client.connection import BrokerConnection
+from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.apis.configs import (
     OP_SET,
     RESOURCE_BROKER,

@@ -17,8 +17,8 @@ import asyncio
 import pytest
 
 from kafkette.client import AdminClient, LocalCluster, NewTopic
-from kafkette.client.connection import BrokerConnection
 from kafkette.client.local_cluster import fetch_metadata
+from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsTopic
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
 from kafkette.protocol.errors import Errors

@@ -14,7 +14,7 @@ import asyncio
 import pytest
 
 from kafkette.client import AdminClient, Consumer, LocalCluster, NewTopic, Producer, TopicPartition
-from kafkette.client.connection import BrokerConnection
+from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchResponse, FetchTopic
 from kafkette.protocol.apis.list_offsets import (
     LATEST_TIMESTAMP,

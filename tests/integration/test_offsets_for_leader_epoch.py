@@ -11,7 +11,7 @@ import asyncio
 
 from kafkette.broker.fetcher.leader_end_point import LeaderEndPoint
 from kafkette.client import AdminClient, NewTopic, Producer, TopicPartition
-from kafkette.client.connection import BrokerConnection
+from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.api_keys import ApiKey
 from kafkette.protocol.apis.api_versions import ApiVersionsRequest
 from kafkette.protocol.apis.offsets_for_leader_epoch import OffsetForLeaderPartition

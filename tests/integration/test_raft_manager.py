@@ -9,16 +9,17 @@ import random
 
 import pytest
 
-from kafkette.client.connection import BrokerConnection
 from kafkette.client.local_cluster import free_ports
+from kafkette.common.network.connection import BrokerConnection
+from kafkette.common.network.socket_server import SocketServer
+from kafkette.controller.metadata_record_serde import METADATA_RECORD_SERDE
 from kafkette.controller.metadata_records import RegisterBrokerRecord, TopicRecord
 from kafkette.controller.raft.kafka_raft_client import LeaderChange
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.controller.raft.raft_manager import RaftManager
 from kafkette.controller.raft.raft_messages import VoteRequest
-from kafkette.controller.raft.raft_wire import to_wire
+from kafkette.controller.raft.raft_wire import RaftWire
 from kafkette.protocol.errors import Errors, NotLeaderOrFollowerError
-from kafkette.protocol.socket_server import SocketServer
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -32,7 +33,8 @@ class Voter:
     def __init__(self, node_id: int, addresses: dict[int, tuple[str, int]], directory: str) -> None:
         self.node_id = node_id
         self.committed: list = []
-        self.manager = RaftManager(node_id, addresses, directory, cluster_id="c1", config=CONFIG,
+        self.manager = RaftManager(node_id, addresses, directory, cluster_id="c1",
+                                   serde=METADATA_RECORD_SERDE, config=CONFIG,
                                    on_commit=lambda entries: self.committed.extend(e.payload for e in entries),
                                    rng=random.Random(node_id))
 
@@ -123,11 +125,11 @@ async def test_a_request_from_another_cluster_or_an_unknown_voter_is_refused_wit
     voters, addresses = quorum
     leader = await _leader(voters)
     host, port = addresses[leader.node_id]
-    vote = to_wire(VoteRequest(leader.manager.epoch + 5, 2, 0, 0), "another-cluster")
+    vote = RaftWire(METADATA_RECORD_SERDE).to_wire(VoteRequest(leader.manager.epoch + 5, 2, 0, 0), "another-cluster")
     async with BrokerConnection(host, port, client_id="stranger") as connection:
         answer = await connection.send(vote, timeout_ms=5000)
         assert answer.error_code == Errors.INCONSISTENT_CLUSTER_ID
-        stranger = await connection.send(to_wire(VoteRequest(leader.manager.epoch + 5, 42, 0, 0), "c1"),
+        stranger = await connection.send(RaftWire(METADATA_RECORD_SERDE).to_wire(VoteRequest(leader.manager.epoch + 5, 42, 0, 0), "c1"),
                                          timeout_ms=5000)
         assert stranger.topics[0].partitions[0].error_code == Errors.INCONSISTENT_VOTER_SET
     assert leader.manager.client is not None and leader.manager.client.is_leader()  # unmoved by either

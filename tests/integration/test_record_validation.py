@@ -10,7 +10,7 @@ import time
 import pytest
 
 from kafkette.client import AdminClient, Consumer, NewTopic, Producer, TopicPartition
-from kafkette.protocol.errors import InvalidTimestampError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import InvalidTimestampError
 
 TOPIC = "timestamp-checked"
 HOUR_MS = 3_600_000

@@ -22,8 +22,8 @@ import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafkette.client import LocalCluster
-from kafkette.client.config_def import render_properties
 from kafkette.client.local_cluster import free_ports
+from kafkette.common.config_def import render_properties
 from tests.conformance.target import CLUSTER_NODES, SHARED_BROKER_CONFIGS
 from tests.peers import kafka_clients
 from tests.peers.kafka_peer import KafkaPeer, PeerUnavailable, start_or_fail

@@ -32,9 +32,9 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from kafkette.client.config_def import render_properties
 from kafkette.client.local_cluster import HOST, free_ports
-from kafkette.client.meta_properties import random_cluster_id
+from kafkette.common.config_def import render_properties
+from kafkette.common.meta_properties import random_cluster_id
 
 KAFKA_VERSION = "4.3.1"
 POM = Path(__file__).parent / "kafka" / "pom.xml"

@@ -189,7 +189,7 @@ def defaults(data_dir: Path, workload_name: str, records: int, size: int) -> lis
                         "--record-size", str(size), "--bootstrap-server", bootstrap)
     if consumed["records"] < records:
         raise KafketteRunError(f"the SDK consumer read {consumed['records']} of {records} records")
-    perf_row = produce_row(perf, workload_name, "kafkette perf produce, its defaults (acks=1, 16 KiB batches)")
+    perf_row = produce_row(perf, workload_name, "kafkette perf produce, its defaults (acks=all, 16 KiB batches)")
     perf_row.phase = "perf produce"
     return [
         _sdk_produce_row(produced, workload_name, "produce",

@@ -14,7 +14,7 @@ percentiles ``p50_ms`` ... from ``kafkette.client.cli.perf.ProduceStats``, the s
   of a record from its pipeline's start to the pipeline's reply; XRANGE chunks of 10,000.
 
 Each client process gets the allocator and collector settings of Kafkette's own client
-processes (``kafkette.client.process_tuning``), so neither side gains from them alone.
+processes (``kafkette.common.process_tuning``), so neither side gains from them alone.
 
 Owns only the client side; servers are started by ``peer_servers``.
 """
@@ -29,7 +29,7 @@ import time
 
 from kafkette.client.cli.perf import MB, ProduceStats
 from kafkette.client.cli.shared_options import run_coroutine
-from kafkette.client.process_tuning import tune_process_memory
+from kafkette.common.process_tuning import tune_process_memory
 
 STREAM = "BENCH"
 SETUP_TIMEOUT_S = 60.0  # a new JetStream cluster elects its meta leader before streams can be added

@@ -14,7 +14,7 @@ acknowledgement).
   topic's partitions assigned and ``async for record in consumer``, one record at a time.
 
 The client process is tuned as ``kafkette``'s own processes are
-(``kafkette.client.process_tuning``), as the peers' client processes are.  Owns only the
+(``kafkette.common.process_tuning``), as the peers' client processes are.  Owns only the
 client side; the cluster is started by the benchmark.
 """
 
@@ -28,7 +28,7 @@ import time
 from kafkette.client import Consumer, Producer, TopicPartition
 from kafkette.client.cli.perf import MB, ProduceStats
 from kafkette.client.cli.shared_options import run_coroutine
-from kafkette.client.process_tuning import tune_process_memory
+from kafkette.common.process_tuning import tune_process_memory
 
 
 def _payload(size: int) -> bytes:

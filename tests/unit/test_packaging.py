@@ -1,9 +1,10 @@
 """The one-namespace layout: pyproject.toml installs exactly the repository's packages under ``kafkette``.
 
-The folders ``broker/``, ``client/``, ``controller/`` and ``protocol/`` are mapped to
-``kafkette.broker`` ... and ``client/kafkette/`` to ``kafkette`` itself; pyproject.toml
-lists every package, so a new sub-package that is not listed would be missing from
-the wheel.  These tests compare that list with the folders.
+Every top-level source folder is one package: ``kafkette/`` is ``kafkette`` itself (only
+the public face: ``__init__``, ``__main__``, ``py.typed``), and ``broker/``, ``client/``,
+``common/``, ``controller/`` and ``protocol/`` are ``kafkette.broker`` ...; pyproject.toml
+lists every package, so a new sub-package that is not listed would be missing from the
+wheel.  These tests compare that list with the folders.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import kafkette
 import kafkette.client
 
 REPO = Path(__file__).resolve().parents[2]
-FOLDERS = ("broker", "client", "controller", "protocol")
-ROOT_FOLDER = Path("client") / "kafkette"
+FOLDERS = ("broker", "client", "common", "controller", "protocol")
+ROOT_FOLDER = Path("kafkette")
 
 
 def _setuptools() -> dict:
@@ -28,8 +29,6 @@ def _packages_on_disk() -> set[str]:
     for folder in FOLDERS:
         for init in (REPO / folder).rglob("__init__.py"):
             relative = init.parent.relative_to(REPO)
-            if relative == ROOT_FOLDER or ROOT_FOLDER in relative.parents:
-                continue
             names.add("kafkette." + ".".join(relative.parts))
     return names
 
@@ -38,11 +37,12 @@ def test_pyproject_lists_every_package_folder_under_the_kafkette_namespace():
     assert sorted(_setuptools()["packages"]) == sorted(_packages_on_disk())
 
 
-def test_package_dirs_map_the_four_folders_and_the_namespace_root():
+def test_package_dirs_map_each_top_level_folder_to_its_package():
     assert _setuptools()["package-dir"] == {
-        "kafkette": "client/kafkette",
+        "kafkette": "kafkette",
         "kafkette.broker": "broker",
         "kafkette.client": "client",
+        "kafkette.common": "common",
         "kafkette.controller": "controller",
         "kafkette.protocol": "protocol",
     }
@@ -64,3 +64,13 @@ def test_kafkette_exports_the_public_api_of_the_client_package():
 def test_console_script_points_into_the_namespace():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     assert project["scripts"] == {"kafkette": "kafkette.client.cli.main:main"}
+
+
+def test_the_namespace_root_holds_only_the_public_face():
+    assert sorted(path.name for path in (REPO / ROOT_FOLDER).iterdir() if path.name != "__pycache__") == [
+        "__init__.py", "__main__.py", "py.typed"]
+
+
+def test_every_top_level_source_folder_is_one_kafkette_package():
+    folders = {path.name for path in REPO.iterdir() if (path / "__init__.py").is_file()} - {"tests"}
+    assert folders == {"kafkette", *FOLDERS}

@@ -16,7 +16,7 @@ from typing import Any
 
 from broker_fakes import config_overrides
 
-from kafkette.broker.apis.kafka_apis import ApisContext
+from kafkette.broker.apis.apis_context import ApisContext
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
 from kafkette.broker.log.log_manager import LogManager

@@ -133,6 +133,7 @@ async def test_an_unregistered_broker_skips_controlled_shutdown(tmp_path):
 class FakeController:
     def __init__(self, is_active: bool = True) -> None:
         self.is_active = is_active
+        self.controller = self  # its own current term
         self.requests: list[object] = []
 
     async def controlled_shutdown(self, request: ControlledShutdownRequest) -> ControlledShutdownResponse:

@@ -34,6 +34,7 @@ class ResigningController:
 
     def __init__(self) -> None:
         self.is_active = True
+        self.controller = self  # its own current term
         self.asked = 0
 
     async def create_topics(self, request: CreateTopicsRequest) -> CreateTopicsResponse:
@@ -62,7 +63,7 @@ async def test_a_request_the_local_controller_fails_as_it_resigns_is_sent_on_to_
     controller, channel = ResigningController(), NewControllerChannel()
     request = CreateTopicsRequest(topics=[], timeout_ms=1000)
     response = await at_controller(_ctx(controller, channel), RequestHeader(19, 7, 1, "client"), request,
-                                   lambda c: c.create_topics(request), 1000)
+                                   lambda c: c.controller.create_topics(request), 1000)
     assert [t.error_code for t in response.topics] == [Errors.NONE]
     assert (controller.asked, channel.sent) == (1, [request])
 
@@ -71,6 +72,6 @@ async def test_a_forwarded_request_the_local_controller_fails_as_it_resigns_goes
     controller, channel = ResigningController(), NewControllerChannel()
     request = CreateTopicsRequest(topics=[], timeout_ms=1000)
     header = RequestHeader(19, 7, 1, f"broker-2{CONTROLLER_CHANNEL_CLIENT_SUFFIX}")
-    response = await at_controller(_ctx(controller, channel), header, request, lambda c: c.create_topics(request), 1000)
+    response = await at_controller(_ctx(controller, channel), header, request, lambda c: c.controller.create_topics(request), 1000)
     assert [t.error_code for t in response.topics] == [Errors.NOT_CONTROLLER]
     assert (controller.asked, channel.sent) == (1, [])

@@ -12,13 +12,13 @@ import pytest
 from broker_fakes import TP0, TP1, AlterPartitionRecorder, make_batch, make_config, make_state
 
 from kafkette.broker.apis import delete_records as delete_records_api
-from kafkette.broker.apis.kafka_apis import ApisContext
+from kafkette.broker.apis.apis_context import ApisContext
 from kafkette.broker.delayed_fetch import FetchPartitionInfo
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.replica_manager import ReplicaManager
-from kafkette.client.clock import MockTime
-from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.common.clock import MockTime
+from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.apis.delete_records import (
     DeleteRecordsPartition,
     DeleteRecordsRequest,

@@ -32,7 +32,7 @@ from kafkette.protocol.apis.configs import (
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from kafkette.protocol.errors import Errors, InvalidConfigError, InvalidRequestError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, InvalidConfigError, InvalidRequestError
 from kafkette.protocol.framing import RequestHeader
 
 HEADER = RequestHeader(api_key=32, api_version=0, correlation_id=1, client_id="admin")
@@ -62,6 +62,7 @@ class FakeConfigController:
     is_active = True
 
     def __init__(self) -> None:
+        self.controller = self  # its own current term
         self.describe_requests: list[DescribeConfigsRequest] = []
         self.alter_requests: list[IncrementalAlterConfigsRequest] = []
 

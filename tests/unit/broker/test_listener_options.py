@@ -8,7 +8,7 @@ import pytest
 
 from kafkette.broker.config import ConfigError, KafkaConfig
 from kafkette.broker.server import listener_options
-from kafkette.protocol.socket_server import SocketServer
+from kafkette.common.network.socket_server import SocketServer
 
 
 def _config(**props: str) -> KafkaConfig:

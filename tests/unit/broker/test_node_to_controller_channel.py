@@ -10,12 +10,12 @@ import pytest
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager, is_not_controller
 from kafkette.client.local_cluster import free_ports
+from kafkette.common.network.socket_server import SocketServer
 from kafkette.protocol.apis.broker_registration import BrokerHeartbeatRequest, BrokerHeartbeatResponse
 from kafkette.protocol.apis.create_partitions import CreatePartitionsResponse, CreatePartitionsTopicResult
 from kafkette.protocol.apis.create_topics import CreatableTopicResult, CreateTopicsResponse
 from kafkette.protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsResponse
 from kafkette.protocol.errors import Errors, KafkaConnectionError
-from kafkette.protocol.socket_server import SocketServer
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -12,11 +12,11 @@ from broker_fakes import TP0, make_batch
 
 from kafkette.broker.apis import produce
 from kafkette.broker.delayed_produce import ProducePartitionStatus
+from kafkette.common.network.socket_server import CLOSE_CONNECTION
 from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.record_batch import build_kafka_batch
-from kafkette.protocol.socket_server import CLOSE_CONNECTION
 
 
 async def _produce(records: bytes, acks: int = 1, client_id: str = "test", allowed: list | None = None):

@@ -3,7 +3,7 @@
 import asyncio
 
 from kafkette.broker.purgatory import DelayedOperation, DelayedOperationPurgatory
-from kafkette.client.clock import MockTime
+from kafkette.common.clock import MockTime
 
 
 class Op(DelayedOperation):

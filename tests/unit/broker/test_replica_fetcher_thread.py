@@ -26,7 +26,7 @@ from broker_fakes import (
 
 from kafkette.broker.fetcher.replica_fetcher_thread import FETCHING, TRUNCATING, ReplicaFetcherThread
 from kafkette.broker.log.log_manager import LogManager
-from kafkette.client.clock import MockTime
+from kafkette.common.clock import MockTime
 from kafkette.protocol.apis.fetch import FetchPartitionData
 from kafkette.protocol.errors import Errors, KafkaConnectionError
 

@@ -28,8 +28,8 @@ from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.replica_manager import ReplicaManager
-from kafkette.client.clock import MockTime
-from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.common.clock import MockTime
+from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrLiveLeader, LeaderAndIsrRequest
 from kafkette.protocol.apis.update_metadata import (
     UpdateMetadataBroker,

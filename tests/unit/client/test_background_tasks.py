@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from kafkette.client.background_tasks import BackgroundTasks, ShutdownableTask, wait_for_wakeup
+from kafkette.common.background_tasks import BackgroundTasks, ShutdownableTask, wait_for_wakeup
 
 
 async def test_stop_cancels_and_awaits_the_loop_and_every_in_flight_request():

@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from kafkette.client.clock import SYSTEM_TIME, MockTime
+from kafkette.common.clock import SYSTEM_TIME, MockTime
 
 
 async def test_mock_timers_run_in_deadline_order_inside_the_advance_that_reaches_them():

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from kafkette.client.fault_logger import FaultLogger
-from kafkette.protocol.errors import NotEnoughReplicasError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import NotEnoughReplicasError
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger("tests.fault_logger")

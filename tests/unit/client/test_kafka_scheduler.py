@@ -9,8 +9,8 @@ import logging
 
 import pytest
 
-from kafkette.client.clock import MockTime
-from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.common.clock import MockTime
+from kafkette.common.kafka_scheduler import KafkaScheduler
 
 
 async def let_tasks_run() -> None:

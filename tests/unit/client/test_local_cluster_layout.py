@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from kafkette.broker.config import KafkaConfig
-from kafkette.client.config_def import render_properties
 from kafkette.client.local_cluster import LocalCluster
 from kafkette.client.local_cluster_layout import (
     move_listener_port,
@@ -15,6 +14,7 @@ from kafkette.client.local_cluster_layout import (
     read_cluster_layout,
     set_properties,
 )
+from kafkette.common.config_def import render_properties
 from tests.unit.client.cli_runner import assert_one_line_error, run
 
 

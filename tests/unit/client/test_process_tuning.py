@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import platform
 
-from kafkette.client.process_tuning import GC_GEN0_THRESHOLD, tune_malloc, tune_process_memory
+from kafkette.common.process_tuning import GC_GEN0_THRESHOLD, tune_malloc, tune_process_memory
 
 
 def test_glibc_accepts_the_allocator_settings():

@@ -22,7 +22,7 @@ from kafkette.protocol.apis.metadata import (
 )
 from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceResponse, ProduceTopicResponse
 from kafkette.protocol.apis.producer_ids import InitProducerIdResponse
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     KafkaConnectionError,
     KafkaError,

@@ -6,6 +6,7 @@ import random
 
 import pytest
 from controller_fakes import FakeChannelManager, ManualClock, make_config
+from local_metadata_log import MetadataLog
 
 from kafkette.controller.controller import KafkaController
 
@@ -23,7 +24,7 @@ def channel() -> FakeChannelManager:
 @pytest.fixture
 async def controller(tmp_path, clock, channel):
     ctrl = KafkaController(
-        make_config(), metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock, rng=random.Random(7)
+        make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock, rng=random.Random(7)
     )
     await ctrl.start()
     yield ctrl

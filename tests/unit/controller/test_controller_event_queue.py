@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from kafkette.controller.event_queue import ControllerEventManager
-from kafkette.protocol.errors import KafkaTimeoutError, NotControllerError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import KafkaTimeoutError, NotControllerError
 
 
 @pytest.fixture

@@ -8,9 +8,10 @@ from __future__ import annotations
 import random
 
 from controller_fakes import make_config, wire_roundtrip
+from local_metadata_log import MetadataLog
 from test_kafka_controller import replay_log
 
-from kafkette.client.group_config import GROUP_CONFIG_DEFS
+from kafkette.common.group_config import GROUP_CONFIG_DEFS
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.metadata_records import ConfigRecord
 from kafkette.protocol.apis.configs import (
@@ -58,7 +59,7 @@ async def test_a_group_no_one_configured_is_described_with_every_group_config_at
 
 
 async def test_a_group_config_set_is_described_as_group_config_and_kept_in_the_metadata_log(tmp_path, clock, channel):
-    controller = KafkaController(make_config(), metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock,
+    controller = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock,
                                  rng=random.Random(7))
     await controller.start()
     try:
@@ -80,7 +81,7 @@ async def test_a_group_config_set_is_described_as_group_config_and_kept_in_the_m
     records = replay_log(tmp_path)
     assert ConfigRecord("group", "g", "consumer.session.timeout.ms", "50000") in records
     assert ConfigRecord("group", "g", "share.auto.offset.reset", None) in records
-    again = KafkaController(make_config(), metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock,
+    again = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock,
                             rng=random.Random(7))
     await again.start()
     try:
@@ -125,7 +126,7 @@ async def test_group_configs_are_checked_against_the_brokers_group_bounds_in_kaf
 async def test_the_nodes_group_properties_give_the_defaults_and_the_bounds(tmp_path, clock, channel):
     config = make_config(**{"group.consumer.session.timeout.ms": 55000,
                             "group.consumer.max.session.timeout.ms": 90000})
-    controller = KafkaController(config, metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock,
+    controller = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock,
                                  rng=random.Random(7))
     await controller.start()
     try:

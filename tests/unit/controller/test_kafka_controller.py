@@ -16,9 +16,9 @@ from controller_fakes import (
     wire_roundtrip,
 )
 from controller_fakes import heartbeat as hb
+from local_metadata_log import MetadataLog
 
 from kafkette.controller.controller import KafkaController
-from kafkette.controller.metadata_log import MetadataLog
 from kafkette.controller.metadata_records import (
     ConfigRecord,
     ControllerEpochRecord,
@@ -192,7 +192,7 @@ async def test_create_topics_writes_records_and_propagates_to_replicas_and_broke
 
 async def test_create_topics_uses_num_partitions_and_default_replication_factor(tmp_path, clock, channel):
     config = make_config(num_partitions=4, default_replication_factor=2)
-    ctrl = KafkaController(config, metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock)
+    ctrl = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
     await ctrl.start()
     try:
         await register_live_brokers(ctrl, 1, 2)
@@ -510,7 +510,7 @@ async def test_alter_partition_validation_errors(controller, channel, clock):
 
 
 async def test_restart_replays_state_bumps_epoch_and_pushes_full_state(tmp_path, clock, channel):
-    first = KafkaController(make_config(), metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock)
+    first = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
     await first.start()
     epochs = await register_live_brokers(first, 1, 2, 3)
     await create(first, topic("t", assignment=[[1, 2], [2, 3]], retention_ms="1000"))
@@ -527,7 +527,7 @@ async def test_restart_replays_state_bumps_epoch_and_pushes_full_state(tmp_path,
     await first.stop()
 
     channel2 = FakeChannelManager()
-    second = KafkaController(make_config(), metadata_log_dir=tmp_path, channel_manager=channel2, clock_ms=clock)
+    second = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel2, clock_ms=clock)
     await second.start()
     try:
         assert second.controller_epoch == 2
@@ -554,7 +554,7 @@ async def test_restart_replays_state_bumps_epoch_and_pushes_full_state(tmp_path,
 
 async def test_session_timer_runs_the_check_on_its_own(tmp_path, clock, channel):
     ctrl = KafkaController(make_config(broker_heartbeat_interval_ms=2, broker_session_timeout_ms=4),
-                           metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock, rng=random.Random(1))
+                           metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock, rng=random.Random(1))
     await ctrl.start()
     try:
         await register_live_brokers(ctrl, 2)
@@ -571,7 +571,7 @@ async def test_session_timer_runs_the_check_on_its_own(tmp_path, clock, channel)
 async def test_producer_id_blocks_are_disjoint_and_survive_restart(tmp_path, clock, channel):
     from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest
 
-    first = KafkaController(make_config(), metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock)
+    first = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
     await first.start()
     epochs = await register_live_brokers(first, 1, 2)
     a = await first.allocate_producer_ids(AllocateProducerIdsRequest(broker_id=1, broker_epoch=epochs[1]))
@@ -584,7 +584,7 @@ async def test_producer_id_blocks_are_disjoint_and_survive_restart(tmp_path, clo
     assert b.producer_id_start >= a.producer_id_start + a.producer_id_len
     assert stale.error_code == Errors.STALE_BROKER_EPOCH and unknown.error_code == Errors.BROKER_ID_NOT_REGISTERED
 
-    second = KafkaController(make_config(), metadata_log_dir=tmp_path, channel_manager=FakeChannelManager(),
+    second = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=FakeChannelManager(),
                              clock_ms=clock)
     await second.start()
     try:

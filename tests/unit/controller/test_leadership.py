@@ -8,6 +8,7 @@ import random
 
 from controller_fakes import heartbeat as hb
 from controller_fakes import make_config, register_live_brokers, wire_roundtrip
+from local_metadata_log import MetadataLog
 from test_kafka_controller import create, topic
 
 from kafkette.controller.controller import KafkaController
@@ -146,7 +147,7 @@ def test_leader_imbalance_ratio_counts_partitions_led_away_from_their_preferred_
 
 
 async def test_auto_rebalance_elects_preferred_leaders_above_the_imbalance_percentage(tmp_path, clock, channel):
-    ctrl = KafkaController(make_config(leader_imbalance_per_broker_percentage=50), metadata_log_dir=tmp_path,
+    ctrl = KafkaController(make_config(leader_imbalance_per_broker_percentage=50), metadata_log=MetadataLog(tmp_path),
                            channel_manager=channel, clock_ms=clock, rng=random.Random(3))
     await ctrl.start()
     try:
@@ -229,7 +230,7 @@ async def test_broker_that_heartbeats_want_shut_down_after_controlled_shutdown_i
 
 async def test_restart_brings_leaderless_partitions_with_a_live_isr_online(tmp_path, clock, channel):
     config = make_config()
-    first = KafkaController(config, metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock)
+    first = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
     await first.start()
     await register_live_brokers(first, 1, 2)
     # a topic written to the log whose partition was never brought online (the controller died
@@ -238,7 +239,7 @@ async def test_restart_brings_leaderless_partitions_with_a_live_isr_online(tmp_p
         [TopicRecord("late", "id-late"), PartitionRecord("late", 0, [1, 2], [2], -1)], "Test"))
     await first.stop()
     channel.clear()
-    second = KafkaController(config, metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock)
+    second = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
     await second.start()
     try:
         part = second.context.partitions[TopicPartition("late", 0)]

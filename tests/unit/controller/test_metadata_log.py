@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 
 import pytest
+from local_metadata_log import FRAME_HEADER, MetadataLog, MetadataLogError, encode_frame
 
-from kafkette.controller.metadata_log import FRAME_HEADER, MetadataLog, MetadataLogError, encode_frame
 from kafkette.controller.metadata_records import (
     BeginTransactionRecord,
     ConfigRecord,

@@ -12,6 +12,7 @@ import random
 
 from controller_fakes import heartbeat as hb
 from controller_fakes import register_live_brokers, registration
+from local_metadata_log import MetadataLog
 from test_kafka_controller import alter, create, replay_log, topic
 
 from kafkette.controller.controller import KafkaController
@@ -183,7 +184,7 @@ async def test_a_replica_no_longer_reported_is_eligible_again(controller, channe
 async def test_offline_marks_survive_a_controller_restart(tmp_path, clock, channel):
     from controller_fakes import make_config
 
-    first = KafkaController(make_config(), metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock,
+    first = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock,
                             rng=random.Random(7))
     await first.start()
     try:
@@ -191,7 +192,7 @@ async def test_offline_marks_survive_a_controller_restart(tmp_path, clock, chann
         await report(first, 1, epochs[1], T0)
     finally:
         await first.stop()
-    second = KafkaController(make_config(), metadata_log_dir=tmp_path, channel_manager=channel, clock_ms=clock,
+    second = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock,
                              rng=random.Random(7))
     await second.start()
     try:

@@ -11,7 +11,7 @@ import random
 import pytest
 from controller_fakes import make_config, register_live_brokers, registration
 
-from kafkette.client.config_def import ConfigError
+from kafkette.common.config_def import ConfigError
 from kafkette.controller.quorum_controller import QuorumController
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
@@ -58,7 +58,7 @@ async def test_a_single_voter_becomes_the_active_controller_in_its_raft_epoch(tm
 
 async def test_a_restarted_voter_replays_the_committed_records_and_takes_a_higher_epoch(tmp_path):
     node = await _active(tmp_path)
-    response = await node.register_broker(registration(7))
+    response = await node.controller.register_broker(registration(7))
     assert response.error_code == Errors.NONE
     first_epoch = node.controller_epoch
     await node.stop()
@@ -80,9 +80,9 @@ async def test_requests_before_activation_and_after_stop_answer_not_controller(t
                                   timeout_ms=0)
     await node.start()
     try:  # voter 2 never answers: no majority, no leader
-        answer = await node.create_topics(request)
+        answer = await node.controller.create_topics(request)
         assert [t.error_code for t in answer.topics] == [Errors.NOT_CONTROLLER]
-        assert (await node.register_broker(registration(3))).error_code \
+        assert (await node.controller.register_broker(registration(3))).error_code \
             == Errors.NOT_CONTROLLER
         described = (await node.describe_quorum(_describe())).topics[0].partitions[0]
         assert described.error_code == Errors.NOT_LEADER_OR_FOLLOWER and described.leader_id == -1
@@ -94,9 +94,9 @@ async def test_snapshots_every_configured_bytes_and_a_restart_loads_the_snapshot
     small = RaftConfig(metadata_log_max_record_bytes_between_snapshots=400)
     node = await _active(tmp_path, small)
     try:
-        await register_live_brokers(node, 1, 2)
+        await register_live_brokers(node.controller, 1, 2)
         for n in range(12):
-            answer = await node.create_topics(CreateTopicsRequest(topics=[
+            answer = await node.controller.create_topics(CreateTopicsRequest(topics=[
                 CreatableTopic(name=f"topic-{n}", num_partitions=2, replication_factor=2)], timeout_ms=0))
             assert answer.topics[0].error_code == Errors.NONE, answer
         assert node.raft.committed_start_offset > 0, "no snapshot was written"

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from kafkette.controller.replica_assignment import assign_replicas_to_brokers, get_rack_alternated_broker_list
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     InvalidPartitionsError,
     InvalidReplicaAssignmentError,
     InvalidReplicationFactorError,

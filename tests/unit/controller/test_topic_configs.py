@@ -7,9 +7,10 @@ from __future__ import annotations
 import random
 
 from controller_fakes import make_config, register_live_brokers, wire_roundtrip
+from local_metadata_log import MetadataLog
 from test_kafka_controller import create, replay_log, topic
 
-from kafkette.client.topic_config import TOPIC_CONFIG_NAMES
+from kafkette.common.topic_config import TOPIC_CONFIG_NAMES
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.metadata_records import ConfigRecord
 from kafkette.protocol.apis.configs import (
@@ -59,7 +60,7 @@ async def test_create_topic_with_an_out_of_range_config_is_invalid_config_naming
 
 
 async def test_describe_lists_every_topic_config_with_its_source(tmp_path, clock, channel):
-    ctrl = KafkaController(make_config(log_segment_bytes=2048), metadata_log_dir=tmp_path, channel_manager=channel,
+    ctrl = KafkaController(make_config(log_segment_bytes=2048), metadata_log=MetadataLog(tmp_path), channel_manager=channel,
                            clock_ms=clock, rng=random.Random(1))
     await ctrl.start()
     try:
@@ -173,7 +174,7 @@ async def test_full_update_metadata_carries_every_topics_configs(controller, cha
 
 
 async def test_min_compaction_lag_ms_above_max_compaction_lag_ms_is_invalid_config(tmp_path, clock, channel):
-    ctrl = KafkaController(make_config(log_cleaner_min_compaction_lag_ms=5000), metadata_log_dir=tmp_path,
+    ctrl = KafkaController(make_config(log_cleaner_min_compaction_lag_ms=5000), metadata_log=MetadataLog(tmp_path),
                            channel_manager=channel, clock_ms=clock, rng=random.Random(1))
     await ctrl.start()
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkette.client.topic_names import validate_topic_name
+from kafkette.common.topic_names import validate_topic_name
 from kafkette.controller.topic_validation import (
     resolve_num_partitions,
     resolve_replication_factor,
@@ -12,7 +12,7 @@ from kafkette.controller.topic_validation import (
     validate_topic_configs,
 )
 from kafkette.protocol.apis.create_topics import CreatableReplicaAssignment, CreatableTopicConfig
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     Errors,
     InvalidConfigError,
     InvalidPartitionsError,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from kafkette.protocol.frame_stream import FrameStream
+from kafkette.common.network.frame_stream import FrameStream
 
 
 class RecordingTransport(asyncio.Transport):

@@ -27,7 +27,7 @@ from kafkette.protocol.compression import (
     decompress_kafka,
     topic_codec,
 )
-from kafkette.protocol.errors import Errors, UnsupportedCompressionTypeError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import Errors, UnsupportedCompressionTypeError
 
 CODECS = [COMPRESSION_GZIP, COMPRESSION_SNAPPY, COMPRESSION_LZ4, COMPRESSION_ZSTD]
 PAYLOADS = {

@@ -1,5 +1,8 @@
 """Error codes map to generated exception classes with Kafka's attributes."""
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from kafkette.protocol import errors
@@ -53,7 +56,7 @@ def test_kafka_storage_error_is_retriable_and_invalidates_metadata():
 
 def test_error_code_for_maps_exceptions_to_their_wire_codes_in_one_place():
     from kafkette.protocol.compression import CorruptRecordError
-    from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+    from kafkette.protocol.errors import (
         KafkaError,
         KafkaTimeoutError,
         NotControllerError,
@@ -75,3 +78,15 @@ def test_error_name_names_known_codes_and_numbers_unknown_ones():
 
     assert error_name(6) == "NOT_LEADER_OR_FOLLOWER"
     assert error_name(9999) == "9999"
+
+
+def _declared_for_type_checkers() -> dict[str, list[str]]:
+    tree = ast.parse(Path(errors.__file__).read_text())
+    block = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    return {node.name: [ast.unparse(base) for base in node.bases] for node in block.body
+            if isinstance(node, ast.ClassDef)}
+
+
+def test_the_classes_spelled_out_for_type_checkers_are_exactly_the_generated_ones():
+    generated = {name: [base.__name__ for base in cls.__bases__] for name, cls in errors.all_error_classes().items()}
+    assert _declared_for_type_checkers() == generated

@@ -8,7 +8,12 @@ import random
 
 import pytest
 
-from kafkette.protocol.frame_stream import QUEUED_HIGH_BYTES, QUEUED_HIGH_FRAMES, SCRATCH_BYTES, FrameStream
+from kafkette.common.network.frame_stream import (
+    QUEUED_HIGH_BYTES,
+    QUEUED_HIGH_FRAMES,
+    SCRATCH_BYTES,
+    FrameStream,
+)
 from kafkette.protocol.framing import FrameError, frame
 from tests.unit.protocol.frame_stream_fakes import RecordingTransport, feed
 

@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-from kafkette.protocol.frame_stream import SCRATCH_BYTES, FrameStream
+from kafkette.common.network.frame_stream import SCRATCH_BYTES, FrameStream
+from kafkette.common.network.memory_pool import MemoryPool
 from kafkette.protocol.framing import frame
-from kafkette.protocol.memory_pool import MemoryPool
 from tests.unit.protocol.frame_stream_fakes import RecordingTransport, feed
 
 MAX_FRAME = 1 << 20

@@ -6,7 +6,7 @@ import msgpack
 import pytest
 
 from kafkette.protocol.compression import NAME_BY_CODEC, compress
-from kafkette.protocol.errors import UnsupportedCompressionTypeError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import UnsupportedCompressionTypeError
 from kafkette.protocol.record_batch import (
     COMPRESSION_GZIP,
     COMPRESSION_LZ4,

@@ -12,13 +12,13 @@ import errno
 import msgpack
 import pytest
 
+from kafkette.common.network.frame_stream import FrameStream
+from kafkette.common.network.socket_server import CLOSE_CONNECTION, Connection, SocketServer
 from kafkette.protocol.api_keys import ApiKey
 from kafkette.protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
 from kafkette.protocol.apis.produce import ProduceRequest
 from kafkette.protocol.errors import Errors
-from kafkette.protocol.frame_stream import FrameStream
 from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_request, frame
-from kafkette.protocol.socket_server import CLOSE_CONNECTION, Connection, SocketServer
 from tests.unit.protocol.frame_stream_fakes import RecordingTransport, feed
 
 MAX_REQUEST_BYTES = 4096

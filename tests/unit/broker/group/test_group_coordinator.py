@@ -24,8 +24,8 @@ from kafkette.broker.group.coordinator_records import (
     OffsetCommitValue,
 )
 from kafkette.broker.group.group_coordinator import GroupCoordinator
-from kafkette.client.clock import MockTime
-from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.common.clock import MockTime
+from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.apis.group_admin import (
     DeleteGroupsRequest,
     DescribeGroupsRequest,

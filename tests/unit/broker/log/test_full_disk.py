@@ -10,7 +10,7 @@ from broker_fakes import make_batch
 
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.unified_log import UnifiedLog
-from kafkette.protocol.errors import KafkaStorageError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import KafkaStorageError
 from kafkette.protocol.topic_partition import TopicPartition
 from tests.disk_helpers import fill, free, mount_tmpfs
 

@@ -17,8 +17,8 @@ from kafkette.broker.log.log_cleaner_manager import CLEANER_CHECKPOINT_FILE, Log
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.log.unified_log import UnifiedLog
-from kafkette.client.clock import MockTime
-from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.common.clock import MockTime
+from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.record_batch import (
     COMPRESSION_NONE,
     COMPRESSION_SNAPPY,

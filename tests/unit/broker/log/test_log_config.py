@@ -6,7 +6,7 @@ import pytest
 
 from kafkette.broker.config import BROKER_CONFIGS, KafkaConfig
 from kafkette.broker.log.log_config import LogConfig
-from kafkette.client.topic_config import (
+from kafkette.common.topic_config import (
     BROKER_SYNONYMS_WITHOUT_DEFAULT,
     TOPIC_CONFIG_BY_SYNONYM,
     TOPIC_CONFIG_DEFS,

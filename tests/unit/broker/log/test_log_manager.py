@@ -7,8 +7,8 @@ from kafkette.broker.log.checkpoint import OffsetCheckpointFile
 from kafkette.broker.log.leader_epoch_cache import EpochEntry, LeaderEpochCheckpointFile
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import CLEAN_SHUTDOWN_FILE, LogManager
-from kafkette.client.clock import MockTime
-from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.common.clock import MockTime
+from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.record_batch import iter_batches
 from kafkette.protocol.topic_partition import TopicPartition
 from tests.clock_helpers import advance
@@ -177,16 +177,57 @@ async def test_offline_log_dir_gets_no_clean_shutdown_marker(tmp_path, make_batc
     assert OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").read() == {T0: 0}
 
 
-async def test_delete_log_removes_directory_and_checkpoint_entries(tmp_path, make_batch):
+async def test_async_delete_renames_the_log_dir_and_removes_it_after_the_delete_delay(tmp_path, make_batch):
+    clock = MockTime()
+    config = _config(tmp_path / "d1", **{"log.segment.delete.delay.ms": "5000"})
+    async with LogManager(config, scheduler=KafkaScheduler(clock)) as manager:
+        _append(manager.get_or_create_log(T0, LogConfig.from_broker(config)), make_batch)
+        manager.assign_topic_id(T0, "old-topic-id")
+        manager.get_or_create_log(T1, LogConfig.from_broker(config))
+        renamed = await manager.async_delete(T0)
+        assert manager.get_log(T0) is None and manager.topic_id(T0) is None
+        assert not (tmp_path / "d1" / "flights-0").exists()
+        assert renamed.parent == tmp_path / "d1" and renamed.name.startswith("flights-0.")
+        assert renamed.name.endswith("-delete") and renamed.is_dir()
+        fresh = manager.get_or_create_log(T0, LogConfig.from_broker(config))  # the name is free at once
+        assert fresh.log_end_offset == 0
+        await advance(clock, 4000)
+        await manager.delete_due_files()
+        assert renamed.exists()
+        await advance(clock, 1001)
+        await manager.delete_due_files()
+        assert not renamed.exists()
+    assert OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").read() == {T0: 0, T1: 0}
+
+
+async def test_a_delete_dir_left_by_a_restart_is_removed_after_the_delay_and_never_loaded(tmp_path, make_batch):
+    config = _config(tmp_path / "d1", **{"log.segment.delete.delay.ms": "0"})
+    async with LogManager(config) as manager:
+        _append(manager.get_or_create_log(T0, LogConfig.from_broker(config)), make_batch)
+    leftover = tmp_path / "d1" / "flights-0.0123456789abcdef-delete"
+    (tmp_path / "d1" / "flights-0").rename(leftover)
+    async with LogManager(config) as again:
+        assert again.all_logs() == {}
+        assert again.pending_file_deletions == [leftover]
+        await again.delete_due_files()
+        assert not leftover.exists()
+
+
+async def test_stray_replicas_are_logs_of_unknown_topics_or_of_another_topic_id(tmp_path):
     config = _config(tmp_path / "d1")
     async with LogManager(config) as manager:
-        log = manager.get_or_create_log(T0, LogConfig.from_broker(config))
-        _append(log, make_batch)
-        manager.get_or_create_log(T1, LogConfig.from_broker(config))
-        await manager.delete_log(T0)
-        assert manager.get_log(T0) is None
-        assert not (tmp_path / "d1" / "flights-0").exists()
-    assert OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").read() == {T1: 0}
+        for tp in (T0, T1, T2):
+            manager.get_or_create_log(tp, LogConfig.from_broker(config))
+        manager.assign_topic_id(T0, "id-of-flights")
+        manager.assign_topic_id(T1, "id-of-old-flights")
+        everywhere = {T0, T1, T2}
+        assert manager.find_stray_replicas({"flights": "id-of-flights", "planes": "id-of-planes"}, everywhere) == [T1]
+        assert manager.find_stray_replicas({"flights": "id-of-flights"}, everywhere) == [T1, T2]
+        assert manager.find_stray_replicas({"flights": "", "planes": ""}, {T0, T1}) == [T2]  # not assigned here
+    async with LogManager(config) as again:  # partition.metadata keeps the ids across restarts
+        assert again.topic_id(T0) == "id-of-flights" and again.topic_id(T2) is None
+        assert (tmp_path / "d1" / "flights-0" / "partition.metadata").read_text() == (
+            "version: 0\ntopic_id: id-of-flights\n")
 
 
 async def test_corrupt_recovery_checkpoint_is_ignored_and_logs_still_load(tmp_path, make_batch):

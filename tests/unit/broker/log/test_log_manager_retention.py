@@ -6,8 +6,8 @@ from kafkette.broker.config import KafkaConfig
 from kafkette.broker.log.checkpoint import OffsetCheckpointFile
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
-from kafkette.client.clock import MockTime
-from kafkette.client.kafka_scheduler import KafkaScheduler
+from kafkette.common.clock import MockTime
+from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.protocol.topic_partition import TopicPartition
 from tests.clock_helpers import advance
 

@@ -8,7 +8,7 @@ from kafkette.broker.config import KafkaConfig
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_segment import TimestampAndOffset
 from kafkette.broker.log.unified_log import MAX_TIMESTAMP, UnifiedLog
-from kafkette.client.clock import MockTime
+from kafkette.common.clock import MockTime
 from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("flights", 0)

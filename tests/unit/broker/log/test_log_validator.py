@@ -8,9 +8,9 @@ import pytest
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_validator import validate_messages_and_assign_offsets
 from kafkette.broker.log.unified_log import UnifiedLog
-from kafkette.client.clock import MockTime
+from kafkette.common.clock import MockTime
 from kafkette.protocol.compression import NAME_BY_CODEC, compress
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.protocol.errors import (
     InvalidRecordError,
     MessageTooLargeError,
     UnsupportedCompressionTypeError,

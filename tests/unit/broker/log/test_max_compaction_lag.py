@@ -12,7 +12,7 @@ from kafkette.broker.log.log_cleaner import LogCleaner
 from kafkette.broker.log.log_cleaner_manager import LogCleanerManager
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.unified_log import UnifiedLog
-from kafkette.client.config_def import LONG_MAX
+from kafkette.common.config_def import LONG_MAX
 from kafkette.protocol.record_batch import build_batch
 from kafkette.protocol.topic_partition import TopicPartition
 from tests.unit.broker.log.log_reading import START_MS, ManualClock, read_all_records

@@ -12,8 +12,8 @@ from broker_fakes import make_batch
 
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.unified_log import UnifiedLog
-from kafkette.client.clock import MockTime
-from kafkette.protocol.errors import (  # type: ignore[attr-defined]
+from kafkette.common.clock import MockTime
+from kafkette.protocol.errors import (
     DuplicateSequenceNumberError,
     InvalidRecordError,
     InvalidTimestampError,

@@ -12,7 +12,7 @@ from kafkette.client.spark.data_loss import DataLossError
 from kafkette.client.spark.offsets import OffsetRange
 from kafkette.client.spark.options import SourceOptions
 from kafkette.client.spark.partition_reader import OffsetRangeReader, arrow_schema, records_to_arrow
-from kafkette.protocol.errors import OffsetOutOfRangeError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import OffsetOutOfRangeError
 from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("t", 0)

@@ -9,12 +9,12 @@ import random
 
 import pytest
 
-from kafkette.controller.log_frames import frame
 from kafkette.controller.raft.file_replicated_log import (
     CorruptSnapshotError,
     FileReplicatedLog,
     fsync_and_close,
 )
+from kafkette.controller.raft.log_frames import frame
 from kafkette.controller.raft.replicated_log import LogEntry, MemoryReplicatedLog, OffsetAndEpoch
 
 

@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from kafkette.controller.metadata_record_serde import METADATA_RECORD_SERDE
 from kafkette.controller.metadata_records import PartitionRecord, TopicRecord
 from kafkette.controller.raft import raft_messages as core
 from kafkette.controller.raft.kafka_raft_client import LeaderChange
-from kafkette.controller.raft.raft_wire import (
-    decode_entries,
-    decode_payload,
-    encode_entries,
-    from_wire,
-    to_wire,
-)
+from kafkette.controller.raft.raft_wire import RaftWire
 from kafkette.controller.raft.replicated_log import LogEntry, OffsetAndEpoch
 from kafkette.protocol.api_keys import spec_for_request
 from kafkette.protocol.apis import raft as wire
@@ -21,6 +16,9 @@ from kafkette.protocol.apis import raft as wire
 ENTRIES = (LogEntry(4, 2, LeaderChange(1, (1, 2, 3))),
            LogEntry(5, 2, TopicRecord("t", "id-1"), batch_end_offset=7),
            LogEntry(6, 2, PartitionRecord("t", 0, [1, 2], [1, 2], 1), batch_end_offset=7))
+WIRE = RaftWire(METADATA_RECORD_SERDE)
+to_wire, from_wire = WIRE.to_wire, WIRE.from_wire
+encode_entries, decode_entries, decode_payload = WIRE.encode_entries, WIRE.decode_entries, WIRE.decode_payload
 
 
 def _through_the_wire(struct):
@@ -74,3 +72,27 @@ def test_entry_codecs_round_trip_and_refuse_garbage():
         decode_entries(encode_entries((ENTRIES[1], ENTRIES[0])))
     with pytest.raises(ValueError):
         decode_payload(b"\x92\xa3Nop\x80")  # ["Nop", {}]: no such record type
+
+
+class _TextSerde:
+    """A state machine of plain strings: the Raft layer needs no metadata record."""
+
+    def write(self, record):
+        if not isinstance(record, str):
+            raise TypeError("not a string")
+        return b"text:" + record.encode()
+
+    def read(self, data):
+        if not data.startswith(b"text:"):
+            raise ValueError("not a text record")
+        return data[5:].decode()
+
+
+def test_the_raft_layer_replicates_records_of_any_serde_beside_its_leader_change_entries():
+    wire_of_text = RaftWire(_TextSerde())
+    entries = (LogEntry(0, 1, LeaderChange(1, (1, 2, 3))), LogEntry(1, 1, "hello"), LogEntry(2, 1, "world"))
+    message = core.FetchResponse(0, 1, 1, 3, entries=entries, correlation_id=4)
+    assert wire_of_text.from_wire(_through_the_wire(wire_of_text.to_wire(message, "c")), source=1,
+                                  correlation_id=4) == (1, message)
+    with pytest.raises(TypeError):
+        wire_of_text.encode_payload(TopicRecord("t", "id-1"))

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from kafkette.client.config_def import ConfigError, ConfigKey, at_least, one_of, table
+from kafkette.common.config_def import ConfigError, ConfigKey, at_least, one_of, table
 
 _DURATION = re.compile(r"[-+]?P(?:[-+]?[0-9]+D)?(?:T(?:[-+]?[0-9]+H)?(?:[-+]?[0-9]+M)?"
                        r"(?:[-+]?[0-9]+(?:[.,][0-9]{0,9})?S)?)?", re.IGNORECASE)

@@ -20,8 +20,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kafkette.client.background_tasks import cancel_and_wait
-from kafkette.client.clock import SYSTEM_TIME, Time
+from kafkette.common.background_tasks import cancel_and_wait
+from kafkette.common.clock import SYSTEM_TIME, Time
 
 logger = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import javaproperties
 
-from kafkette.client.config_def import ConfigError
-from kafkette.client.durable_files import write_file_atomically
+from kafkette.common.config_def import ConfigError
+from kafkette.common.durable_files import write_file_atomically
 
 META_PROPERTIES_FILE = "meta.properties"
 

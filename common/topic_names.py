@@ -7,14 +7,14 @@ ASCII alphanumerics, '.', '_' and '-'), the '.'/'_' collision rule, the internal
 the broker (auto-creation, Metadata's ``is_internal``, the refusal of a client's appends to
 an internal topic, its log directories) and the CLI; owned by neither.
 
-Kafka concept: ``org.apache.kafka.common.internals.Topic`` (seeds 000 and 002).
+Kafka concept: ``org.apache.kafka.common.internals.Topic``.
 """
 
 from __future__ import annotations
 
 import re
 
-from kafkette.protocol.errors import InvalidTopicError  # type: ignore[attr-defined]
+from kafkette.protocol.errors import InvalidTopicError
 
 MAX_NAME_LENGTH = 249
 CLUSTER_METADATA_TOPIC_NAME = "__cluster_metadata"

@@ -5,7 +5,7 @@ broker properties a topic config overrides), the value types (Java's: ``int`` is
 ``long`` 64-bit, ``double``, ``boolean``, ``string``, ``list`` comma-separated), the
 validators (``at_least``, ``in_range``, ``one_of``, ``non_empty_list_of``) and
 ``ConfigError``.  The broker's properties (``kafkette.broker.config``) and the topic
-configs (``kafkette.client.topic_config``) are both tables of ``ConfigKey``; the broker
+configs (``kafkette.common.topic_config``) are both tables of ``ConfigKey``; the broker
 and the controller read them, neither owns the other's.  Does not own any table.
 
 Kafka concept: ``org.apache.kafka.common.config.ConfigDef`` (its ``Type``, ``Range``,

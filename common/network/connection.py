@@ -18,10 +18,10 @@ import logging
 import socket
 from typing import Any
 
-from kafkette.client.background_tasks import ShutdownableTask
-from kafkette.protocol.api_keys import API_REGISTRY, spec_for_request
+from kafkette.common.background_tasks import ShutdownableTask
+from kafkette.common.network.frame_stream import FrameStream, open_frame_stream
+from kafkette.protocol.api_keys import spec_for_request
 from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
-from kafkette.protocol.frame_stream import FrameStream, open_frame_stream
 from kafkette.protocol.framing import (
     DEFAULT_MAX_FRAME_BYTES,
     FrameError,
@@ -219,8 +219,3 @@ class BrokerConnection:
         if self._stream is not None:
             self._stream.abort()
         await self._read_task.shutdown(1)
-
-
-def supported_versions() -> dict[int, tuple[int, int]]:
-    """``{api_key: (min_version, max_version)}`` this build speaks (for ApiVersions)."""
-    return {int(k): (s.min_version, s.max_version) for k, s in API_REGISTRY.items()}

@@ -31,11 +31,11 @@ import os
 import socket
 from collections.abc import Awaitable, Callable
 
+from kafkette.common.network.frame_stream import FrameStream, start_frame_server
+from kafkette.common.network.memory_pool import MemoryPool
 from kafkette.protocol.api_keys import ApiSpec
 from kafkette.protocol.errors import Errors, KafkaError, error_code_for
-from kafkette.protocol.frame_stream import FrameStream, start_frame_server
 from kafkette.protocol.framing import FrameError, RequestHeader
-from kafkette.protocol.memory_pool import MemoryPool
 from kafkette.protocol.schema import Struct
 from kafkette.protocol.wire_codec import MSGPACK_CODEC, Decoded, Reply, RequestDecodeError, WireCodec
 

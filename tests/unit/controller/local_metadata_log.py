@@ -1,4 +1,5 @@
-"""MetadataLog: the controller's append-only, fsynced record of every state change.
+"""MetadataLog: one node's append-only, fsynced file of metadata records, on which the
+controller's unit tests run a ``KafkaController`` without a Raft quorum.
 
 Owns: the file ``<dir>/__cluster_metadata-0/00000000000000000000.log``, its framing,
 appends (written and fsynced on a dedicated single-thread executor so the event loop
@@ -16,8 +17,10 @@ A write of several records is bracketed by ``BeginTransactionRecord`` /
 ``EndTransactionRecord`` by the caller; ``replay`` drops an unclosed transaction at
 the tail (it was never acknowledged) and returns data records only.
 
-Kafka concept: the ``__cluster_metadata`` topic partition of KRaft, kept on the
-controller's disk until a Raft quorum replicates it.
+Kafka concept: the ``__cluster_metadata`` topic partition of KRaft on one node's disk; the
+servers write it through the Raft quorum instead (``RaftMetadataLog`` over ``RaftManager``),
+so this log lives beside the tests that use it (as Kafka's ``MockRaftClient``/``LocalLogManager``
+of its controller tests).
 """
 
 from __future__ import annotations
@@ -32,14 +35,14 @@ from typing import BinaryIO
 
 import msgpack
 
-from kafkette.client.topic_names import METADATA_TOPIC_PARTITION_DIR
-from kafkette.controller.log_frames import FRAME_HEADER, FrameScan, frame
+from kafkette.common.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.controller.metadata_records import (
     BeginTransactionRecord,
     EndTransactionRecord,
     MetadataRecord,
     record_from_wire,
 )
+from kafkette.controller.raft.log_frames import FRAME_HEADER, FrameScan, frame
 
 logger = logging.getLogger(__name__)
 

@@ -24,8 +24,8 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from kafkette.common.network.memory_pool import MemoryPool
 from kafkette.protocol.framing import LENGTH, FrameError, check_frame_length
-from kafkette.protocol.memory_pool import MemoryPool
 
 SCRATCH_BYTES = 64 * 1024
 """Receive buffer for small frames (one per thread); a frame that does not fit in it gets a buffer of its own."""

@@ -1,9 +1,10 @@
 """Kafkette: a Kafka-style replicated broker cluster on asyncio, its SDK and its tools.
 
-This folder is installed as the top-level package ``kafkette`` (pyproject.toml maps it;
-the repository's ``broker/``, ``controller/``, ``client/`` and ``protocol/`` become
-``kafkette.broker``, ``kafkette.controller``, ``kafkette.client`` and
-``kafkette.protocol`` below it).  It re-exports the public API of ``kafkette.client``:
+This folder is the top-level package ``kafkette`` and holds only its public face (this
+module, ``__main__`` and ``py.typed``); the repository's other top-level folders are its
+sub-packages: ``broker/``, ``controller/``, ``client/``, ``common/`` and ``protocol/`` are
+``kafkette.broker``, ``kafkette.controller``, ``kafkette.client``, ``kafkette.common`` and
+``kafkette.protocol`` (pyproject.toml maps them).  It re-exports the public API of ``kafkette.client``:
 ``AdminClient``, ``Producer``, ``Consumer``, ``NewTopic``, ``TopicPartition``,
 ``LocalCluster``, ... and one exception class per Kafka error code
 (``NotLeaderOrFollowerError``, ...); ``__all__`` lists them.  Each is imported on first use

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from kafkette.client.config_def import (
+from kafkette.common.config_def import (
     LONG_MAX,
     ConfigError,
     ConfigKey,

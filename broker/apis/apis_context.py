@@ -1,0 +1,55 @@
+"""ApisContext: the components a request handler may use.
+
+Owns: the one record handed to every handler in ``broker/apis/`` (config, replicas,
+metadata, the controller endpoint, the group coordinator ...).  Does not own the dispatch
+by api key (``kafka_apis``) nor any component's lifecycle (``broker/server.py`` builds and
+stops them).  Kept apart from the dispatch table so a handler names its argument's type
+without importing the module that imports every handler.
+
+Kafka concept: the collaborators ``KafkaApis`` is constructed with (``RequestChannel``,
+``ReplicaManager``, ``GroupCoordinator``, ``MetadataCache``, ``ForwardingManager`` ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
+
+if TYPE_CHECKING:
+    from kafkette.broker.apis.controller_endpoint import ControllerEndpoint
+    from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
+    from kafkette.broker.config import KafkaConfig
+    from kafkette.broker.group.group_coordinator import GroupCoordinator
+    from kafkette.broker.metadata_cache import MetadataCache
+    from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
+    from kafkette.broker.producer_id_manager import ProducerIdManager
+    from kafkette.broker.replica_manager import ReplicaManager
+
+
+@dataclass
+class ApisContext:
+    """What request handlers may touch: config, replicas, metadata, and the controller
+    when this broker runs it (None otherwise).
+
+    ``dynamic_config`` holds the run-time broker configs (a fresh one over ``config``
+    when not given); ``auto_topic_creation_manager`` None disables auto-creation;
+    ``controller_channel`` forwards controller requests to the active controller (KIP-590;
+    None: this node answers NOT_CONTROLLER unless it is the active controller);
+    ``group_coordinator`` None answers group requests NOT_COORDINATOR."""
+
+    config: KafkaConfig
+    replica_manager: ReplicaManager
+    metadata_cache: MetadataCache
+    controller: ControllerEndpoint | None
+    producer_id_manager: ProducerIdManager
+    dynamic_config: DynamicBrokerConfig = field(default=None)  # type: ignore[assignment]
+    auto_topic_creation_manager: AutoTopicCreationManager | None = None
+    controller_channel: NodeToControllerChannelManager | None = None
+    group_coordinator: GroupCoordinator | None = None
+
+    def __post_init__(self) -> None:
+        if self.dynamic_config is None:
+            self.dynamic_config = DynamicBrokerConfig(self.config)
+

@@ -1,0 +1,160 @@
+"""The Kafka listener's message declarations (``protocol/kafka_messages``) against Apache Kafka's own
+JSON message specs, read from the pinned kafka-clients jar (``tests/conformance/kafka_specs``).
+
+For every API of the listener's ApiVersions answer and every version of its range, request and
+response: field names (Kafka's ``CamelCase`` as ``snake_case``), order, types (structs and arrays
+recursively), the versions holding each field, its nullable versions, tag and default, and the
+API's flexible versions (``spec_comparison`` says how).  Each difference found must be one of
+``KNOWN_DIFFERENCES``, with the reason it is accepted, and each of those must still be found: a
+new difference (a declaration changed, a version added to a range) fails the test until it is
+fixed or explained here.
+
+The jar comes from ``~/.cache/kafkette/kafka-<version>`` (``tests.peers.kafka_peer.resolve``, which
+Maven fills once, as for the conformance and fuzz tests that CI runs): no network once resolved,
+and a failure, not a skip, when it cannot be.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkette.protocol.kafka_codec import api_versions_response
+from kafkette.protocol.kafka_messages import KAFKA_APIS, KafkaApi, produce
+from kafkette.protocol.kafka_schema import INT16, INT32, INT64, STRING, Array, F, KafkaStruct
+from tests.conformance.kafka_specs import Field, Spec, message_specs
+from tests.peers.kafka_peer import RESOLVE_TIMEOUT_S, PeerUnavailable
+from tests.unit.protocol.spec_comparison import compare_api, compare_struct
+
+pytestmark = pytest.mark.timeout(RESOLVE_TIMEOUT_S + 60)  # the first run may resolve the jars (Maven)
+
+KNOWN_DIFFERENCES = {
+    "FetchRequest.cluster_id is not declared (Kafka's ClusterId: string, versions 12, tag 0 in versions 12)":
+        "Kafka's spec: 'used to validate metadata fetches prior to broker registration' (a fetch of the "
+        "KRaft metadata log); a consumer never sends it, and the listener reads and drops the tag",
+    "FetchResponse.responses.partitions.diverging_epoch is not declared (Kafka's DivergingEpoch: struct, "
+    "versions 12, tag 0 in versions 12)":
+        "Kafka answers it to a fetch carrying LastFetchedEpoch that diverged from the leader's log (a "
+        "follower's truncation); consumers send no LastFetchedEpoch and no Kafka follower fetches here, "
+        "so it would always be its default, which a tagged field leaves off the wire",
+    "FetchResponse.responses.partitions.current_leader is not declared (Kafka's CurrentLeader: struct, "
+    "versions 12, tag 1 in versions 12)":
+        "KIP-951's new-leader hint on NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH: the brokers do not "
+        "compute it, so clients refresh their metadata instead (declaring it alone would change nothing)",
+    "FetchResponse.responses.partitions.snapshot_id is not declared (Kafka's SnapshotId: struct, "
+    "versions 12, tag 2 in versions 12)":
+        "only the KRaft metadata log's leader tells a fetching voter to load a snapshot; a partition "
+        "fetch never carries it",
+    "CreateTopicsResponse.topics.topic_config_error_code is not declared (Kafka's TopicConfigErrorCode: "
+    "int16, versions 5-7, tag 0 in versions 5-7)":
+        "Kafka sets it when a created topic's configs may not be described (no DESCRIBE_CONFIGS under an "
+        "authorizer); without an authorizer it is always 0, its default, which a tagged field leaves off the wire",
+    "OffsetCommitRequest.generation_id is Kafka's GenerationIdOrMemberEpoch, named otherwise":
+        "the same int32 (KIP-848 renamed it); the name is the msgpack schema's, which kafka_translation "
+        "bridges by name",
+    "OffsetForLeaderEpochRequest.topics.name is Kafka's Topic, named otherwise":
+        "the same string; the name is the msgpack schema's, which kafka_translation bridges by name",
+    "OffsetForLeaderEpochResponse.topics.name is Kafka's Topic, named otherwise":
+        "the same string; the name is the msgpack schema's, which kafka_translation bridges by name",
+}
+
+OFFERED = [KAFKA_APIS[key.api_key] for key in api_versions_response().api_keys]
+CASES = [pytest.param(api, kind, id=f"{api.name}-{kind}") for api in OFFERED for kind in ("request", "response")]
+
+
+@pytest.fixture(scope="module")
+def specs() -> dict[str, dict[int, Spec]]:
+    """Kafka's request and response specs by API key; a failure when the jar cannot be resolved."""
+    try:
+        return {kind: message_specs(kind) for kind in ("request", "response")}
+    except PeerUnavailable as exc:
+        pytest.fail(f"Kafka's message specs need the pinned kafka-clients jar: {exc}")
+
+
+def _owned(api: KafkaApi, kind: str, sentence: str) -> bool:
+    """Whether a difference's sentence is about this API's request or response."""
+    message = api.request if kind == "request" else api.response
+    return sentence.startswith((f"{message.__name__}.", f"{message.__name__} ", f"{api.name} {kind} "))
+
+
+@pytest.mark.parametrize(("api", "kind"), CASES)
+def test_the_listeners_declaration_of_each_offered_version_is_kafkas_spec(specs, api, kind):
+    assert api.key in specs[kind], f"Kafka has no {kind} spec of API key {api.key}"
+    found = compare_api(api, kind, specs[kind][api.key])
+    known = {s for s in KNOWN_DIFFERENCES if _owned(api, kind, s)}
+    new = [s for s in found if s not in known]
+    gone = sorted(known - set(found))
+    assert not new, "declarations that differ from Kafka's spec (fix them or explain them in " \
+                    "KNOWN_DIFFERENCES):\n" + "\n".join(new)
+    assert not gone, "KNOWN_DIFFERENCES no longer found (remove them):\n" + "\n".join(gone)
+
+
+def test_every_known_difference_is_about_an_offered_api():
+    orphans = [s for s in KNOWN_DIFFERENCES
+               if not any(_owned(api, kind, s) for api in OFFERED for kind in ("request", "response"))]
+    assert not orphans
+
+
+def test_every_api_the_listener_declares_is_offered_in_api_versions():
+    assert sorted(api.key for api in OFFERED) == sorted(KAFKA_APIS)
+
+
+def _partition_response(specs: dict[str, dict[int, Spec]]) -> tuple[Field, ...]:
+    """Kafka's fields of Produce's PartitionProduceResponse."""
+    (responses,) = [f for f in specs["response"][0].fields if f.name == "Responses"]
+    (partitions,) = [f for f in responses.fields if f.name == "PartitionResponses"]
+    return partitions.fields
+
+
+def _planted(change: str) -> tuple[F, ...]:
+    fields = list(produce.PartitionProduceResponse.FIELDS)
+    if change == "type":
+        fields[0] = F("index", INT64)
+    elif change == "versions":
+        fields[4] = F("log_start_offset", INT64, "6+", default=-1)
+    elif change == "nullable":
+        fields[6] = F("error_message", STRING, "8+", default=None)
+    elif change == "tag":
+        fields[6] = F("error_message", STRING, "8+", nullable="8+", default=None, tag=0)
+    elif change == "default":
+        fields[3] = F("log_append_time_ms", INT64, default=0)
+    elif change == "order":
+        fields[0], fields[1] = fields[1], fields[0]
+    elif change == "missing":
+        del fields[5]
+    elif change == "extra":
+        fields.append(F("leader_epoch", INT32, "8+"))
+    elif change == "array":
+        fields[5] = F("record_errors", Array(INT16), "8+")
+    return tuple(fields)
+
+
+PLANTED = {
+    "type": "index is int64; Kafka's is int32",
+    "versions": "log_start_offset is in versions 6-9; Kafka's in 5-9",
+    "nullable": "error_message is nullable in versions none; Kafka's in 8-9",
+    "tag": "error_message is tagged 0 in versions 8-9; Kafka's tagged None in versions none",
+    "default": "log_append_time_ms defaults to 0; Kafka's to -1",
+    "order": "partition_responses has its fields in the order error_code, index, base_offset",
+    "missing": "record_errors is not declared (Kafka's RecordErrors: []struct, versions 8-9)",
+    "extra": "leader_epoch is declared in versions 8-9; Kafka's spec has no such field",
+    "array": "record_errors is []int16; Kafka's is []struct",
+}
+
+
+@pytest.mark.parametrize("change", sorted(PLANTED))
+def test_a_planted_change_to_a_declaration_is_a_difference(specs, change):
+    planted = type("PartitionProduceResponse", (KafkaStruct,), {"FIELDS": _planted(change)})
+    path = "ProduceResponse.responses.partition_responses"
+    assert compare_struct(produce.PartitionProduceResponse, _partition_response(specs), frozenset(range(3, 10)),
+                          path) == []
+    found = compare_struct(planted, _partition_response(specs), frozenset(range(3, 10)), path)
+    assert any(PLANTED[change] in s for s in found), found
+
+
+def test_a_planted_flexible_version_and_an_invalid_version_are_differences(specs):
+    api = KAFKA_APIS[0]
+    moved = KafkaApi(api.key, api.name, api.request, api.response, api.min_version, api.max_version + 5, 8)
+    found = compare_api(moved, "request", specs["request"][0])
+    assert "Produce request is flexible in versions 8-14; Kafka's in 9-14" in found
+    assert any(s.startswith("Produce request is offered in versions 3-14; Kafka's spec has versions") for s in found)
+    assert any(s.startswith("ProduceRequest.topic_data.topic_id is not declared") for s in found)
