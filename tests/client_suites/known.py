@@ -29,13 +29,6 @@ NOT_OFFERED: dict[str, str] = {
 }
 
 KNOWN_FAILURES: dict[str, str] = {
-    "0033_regex_subscribe": (
-        "passes alone and in small sets; in whole quick-mode runs before KRaft-style deletion the test's "
-        "closed consumer (still holding the deleted topics' handles, allow.auto.create.topics=true, "
-        "topic.metadata.refresh.interval.ms=5000) refreshed their metadata while its three DeleteTopics "
-        "ran (1.2-1.5 s each: StopReplica to every replica first) and auto-created one again. DeleteTopics "
-        "now answers when its RemoveTopicRecord commits (about 20 ms); listed until a whole quick-mode run "
-        "on a quiet machine shows it passing"),
     "0041_fetch_max_bytes": (
         "1000 records of 500 KB to one partition with replication factor 3 on a loaded machine: the "
         "followers fall out of the ISR (replica.lag.time.max.ms), acks=all Produce requests time out and "
