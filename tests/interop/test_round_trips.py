@@ -71,6 +71,10 @@ NULL_HEADER_PRODUCERS = {"confluent-kafka", "aiokafka", "kcat"}
 TEXT_ONLY_CLIENTS = {"kcat"}  # kcat reads and writes text lines
 RECORDS_PER_BATCH = 4
 LINGER_MS = 100
+# Clients that flush: flush() sends at once whatever linger.ms (librdkafka's rd_kafka_flush, kafka-python's
+# flush), so a long linger only keeps a loaded machine from splitting a batch of 4 in two, and librdkafka
+# sends a lone record uncompressed when compressing it saves nothing.
+FLUSHED_LINGER_MS = 5000
 READ_TIMEOUT_S = 30
 KCAT_TIMEOUT_S = 30
 CREATE_TIME = 0
@@ -141,7 +145,7 @@ async def _produce_sdk(cluster: LocalCluster, tp: TopicPartition, codec: str, re
 
 def _produce_confluent(bootstrap: str, tp: TopicPartition, codec: str, records: list[Sent]) -> list[int]:
     reports: list[tuple[object, int, tuple[int, int]]] = []
-    producer = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": LINGER_MS,
+    producer = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": FLUSHED_LINGER_MS,
                                          "compression.type": codec})
     for key, value, headers, timestamp_ms in records:
         producer.produce(tp.topic, value=value, key=key, partition=tp.partition, headers=headers,
@@ -154,7 +158,7 @@ def _produce_confluent(bootstrap: str, tp: TopicPartition, codec: str, records: 
 
 
 def _produce_kafka_python(bootstrap: str, tp: TopicPartition, codec: str, records: list[Sent]) -> list[int]:
-    producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=LINGER_MS,
+    producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=FLUSHED_LINGER_MS,
                              compression_type=_compression(codec))
     try:
         futures = [producer.send(tp.topic, value=value, key=key, partition=tp.partition, headers=headers,
@@ -169,7 +173,7 @@ def _produce_kafka_python(bootstrap: str, tp: TopicPartition, codec: str, record
 
 
 async def _produce_aiokafka(bootstrap: str, tp: TopicPartition, codec: str, records: list[Sent]) -> list[int]:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=LINGER_MS,
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=FLUSHED_LINGER_MS,
                                 compression_type=_compression(codec))
     await producer.start()
     try:
