@@ -15,7 +15,6 @@ topics).
 from __future__ import annotations
 
 import base64
-import logging
 from dataclasses import dataclass
 
 from kafkette.common.topic_names import INTERNAL_TOPICS
@@ -28,8 +27,6 @@ from kafkette.protocol.apis.metadata import (
 from kafkette.protocol.apis.update_metadata import UpdateMetadataPartitionState, UpdateMetadataRequest
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.topic_partition import TopicPartition
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
