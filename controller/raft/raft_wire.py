@@ -27,6 +27,8 @@ from kafkette.protocol.apis import fetch as wire_fetch
 from kafkette.protocol.apis import raft as wire
 
 LEADER_CHANGE = "LeaderChange"
+LEADER_CHANGE_PREFIX = b"\x92" + msgpack.packb(LEADER_CHANGE)  # msgpack: fixarray of 2, then the str
+"""How every LeaderChange entry starts: a 2-array whose first item is the str "LeaderChange"."""
 NO_OFFSET_AND_EPOCH = OffsetAndEpoch(-1, -1)
 
 
@@ -73,13 +75,13 @@ class RaftWire:
         Raises:
             ValueError: bytes that are no payload.
         """
+        if not data.startswith(LEADER_CHANGE_PREFIX):
+            return self.serde.read(data)  # a record: decoded once, by its serde
         try:
             obj = msgpack.unpackb(data, raw=False)
-        except (msgpack.UnpackException, ValueError):
-            obj = None  # not a control entry: the serde decides
-        if isinstance(obj, list) and len(obj) == 2 and obj[0] == LEADER_CHANGE and isinstance(obj[1], dict):
             return LeaderChange(int(obj[1]["leader_id"]), tuple(int(v) for v in obj[1]["voters"]))
-        return self.serde.read(data)
+        except (msgpack.UnpackException, ValueError, TypeError, KeyError, IndexError) as exc:
+            raise ValueError(f"undecodable LeaderChange entry: {exc}") from None
 
     def encode_entries(self, entries: tuple[LogEntry, ...]) -> bytes:
         """Entries as a Fetch answer's ``records``: ``msgpack([[offset, epoch, payload, batch end], ...])``."""
