@@ -159,7 +159,7 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.OFFSET_COMMIT, OffsetCommitRequest, OffsetCommitResponse),
         ApiSpec(ApiKey.OFFSET_FETCH, OffsetFetchRequest, OffsetFetchResponse),
         ApiSpec(ApiKey.JOIN_GROUP, JoinGroupRequest, JoinGroupResponse),
-        ApiSpec(ApiKey.HEARTBEAT, HeartbeatRequest, HeartbeatResponse),
+        ApiSpec(ApiKey.HEARTBEAT, HeartbeatRequest, HeartbeatResponse, 0, 4),
         ApiSpec(ApiKey.LEAVE_GROUP, LeaveGroupRequest, LeaveGroupResponse),
         ApiSpec(ApiKey.SYNC_GROUP, SyncGroupRequest, SyncGroupResponse),
         ApiSpec(ApiKey.DESCRIBE_GROUPS, DescribeGroupsRequest, DescribeGroupsResponse),

@@ -112,25 +112,28 @@ class KafkaReply:
         correlation_id: echoed in the response header.
         api / version: the API and the version the client asked for (the answer's version).
         request: the decoded Kafka request (some translations read it), or None.
+        translate: True while the answer is to be the broker's, translated by ``TRANSLATIONS``;
+            False once this codec answers by itself (ApiVersions, a refusal, an error answer).
     """
 
     correlation_id: int
     api: KafkaApi
     version: int
     request: Any = None
+    translate: bool = True
 
     @property
     def name(self) -> str:
         return self.api.name
 
     def encode(self, response: Any) -> Buffers:
-        """The answer frame: length, response header, body (``response`` is the broker's msgpack
-        response struct, or already a Kafka message).
+        """The answer frame: length, response header, body (``response`` is the broker's response
+        struct, or this codec's own answer when ``translate`` is False).
 
         Raises:
             KafkaSchemaError: the answer does not fit the version's schema.
         """
-        if not isinstance(response, KafkaStruct):
+        if self.translate:
             response = TRANSLATIONS[self.api.key].to_kafka(response, self.version, self.request)
         flexible = self.api.flexible(self.version)
         head = encode_response_header(self.correlation_id, response_header_version(self.api.key, flexible))
@@ -139,9 +142,12 @@ class KafkaReply:
         return [LENGTH.pack(size) + head, *parts]
 
     def error_response(self, code: Errors) -> KafkaStruct | None:
+        """The API's response at the request's version with ``code`` as its top-level error, or
+        None when it has no such field; the answer is then this codec's own (``translate`` off)."""
         fields = self.api.response._plan(self.version, self.api.flexible(self.version))
         if not any(f.name == "error_code" for f, _ in fields):
             return None
+        self.translate = False
         out = self.api.response()
         out.error_code = int(code)  # type: ignore[attr-defined]
         return out
@@ -175,7 +181,7 @@ class KafkaWireCodec:
         if not api.supports(version):
             if api_key == API_VERSIONS_KEY and len(payload) >= 8:
                 correlation_id = I32.unpack_from(payload, 4)[0]
-                reply = KafkaReply(correlation_id, api, 0)
+                reply = KafkaReply(correlation_id, api, 0, translate=False)
                 return Decoded(reply, answer=api_versions_response(int(Errors.UNSUPPORTED_VERSION)))
             raise RequestDecodeError(f"{api.name} v{version} is not supported (supported {api.min_version}-"
                                      f"{api.max_version})", Errors.UNSUPPORTED_VERSION, None)
@@ -191,12 +197,14 @@ class KafkaWireCodec:
                                      None) from None
         reply = KafkaReply(header.correlation_id, api, version, request)
         if api_key == API_VERSIONS_KEY:
+            reply.translate = False
             if version >= 3 and not (_software_name_or_version_ok(request.client_software_name)
                                      and _software_name_or_version_ok(request.client_software_version)):
                 return Decoded(reply, answer=ApiVersionsResponse(error_code=int(Errors.INVALID_REQUEST), api_keys=[]))
             return Decoded(reply, answer=api_versions_response(version=version, features=self._features()))
         refuse = REFUSALS.get(api_key)
         if refuse is not None and (refusal := refuse(request, version)) is not None:
+            reply.translate = False
             return Decoded(reply, answer=refusal)
         translation = TRANSLATIONS[api_key]
         try:

@@ -29,7 +29,6 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from kafkette.protocol.kafka_binary import BinaryReader, write_tagged_fields, write_unsigned_varint
-from kafkette.protocol.schema import parse_versions
 
 SPLICE_MIN_BYTES = 4096
 """A record set at least this long goes to the socket as its own buffer, not copied."""
@@ -37,6 +36,18 @@ SPLICE_MIN_BYTES = 4096
 ZERO_UUID = bytes(16)
 _NO_DEFAULT = object()
 _CLASS = type
+
+
+def parse_versions(spec: str) -> tuple[int, int]:
+    """Parse a version range of Kafka's message specs, ``"0+"`` (from 0 on), ``"1-3"`` or ``"2"``,
+    into an inclusive ``(min, max)``; an open range ends at 32768."""
+    spec = spec.strip()
+    if spec.endswith("+"):
+        return int(spec[:-1]), 1 << 15
+    if "-" in spec:
+        lo, hi = spec.split("-", 1)
+        return int(lo), int(hi)
+    return int(spec), int(spec)
 
 
 class KafkaSchemaError(ValueError):
@@ -273,13 +284,17 @@ class KafkaField:
             struct with its defaults).
         tag: its tag when it is a tagged field (in flexible versions only, Kafka's ``taggedVersions``
             being its ``versions``), else None.
+        null_as_default: a null in a version where the field may not be null is written as its
+            default instead of refused (a struct shared with the msgpack protocol, which lets
+            the field be null at every version).
     """
 
     __slots__ = ("name", "type", "struct_cls", "min_version", "max_version", "nullable_min", "nullable_max",
-                 "_default", "tag")
+                 "_default", "tag", "null_as_default")
 
     def __init__(self, name: str, type: KafkaType | type[KafkaStruct], versions: str = "0+", *,
-                 nullable: str = "", default: Any = _NO_DEFAULT, tag: int | None = None) -> None:
+                 nullable: str = "", default: Any = _NO_DEFAULT, tag: int | None = None,
+                 null_as_default: bool = False) -> None:
         self.name = name
         self.struct_cls = type if isinstance(type, _CLASS) and issubclass(type, KafkaStruct) else None
         self.type = type
@@ -287,6 +302,7 @@ class KafkaField:
         self.nullable_min, self.nullable_max = parse_versions(nullable) if nullable else (1 << 15, -1)
         self._default = default
         self.tag = tag
+        self.null_as_default = null_as_default
 
     def default(self) -> Any:
         if self._default is not _NO_DEFAULT:
@@ -310,19 +326,31 @@ class KafkaStruct:
 
     Subclasses set ``FIELDS``; instances get one attribute per field (keyword constructor,
     defaults for the rest).  ``encode(version, flexible)`` gives the body's buffers and
-    ``decode(data, version, flexible)`` reads one back.
+    ``decode(data, version, flexible)`` reads one back.  A subclass whose ``FIELDS`` are not
+    ``KafkaField`` s (the messages of ``kafkette.protocol.schema``, shared with the msgpack
+    protocol) says by ``_declare_kafka_fields`` which fields Kafka's wire carries and how.
     """
 
-    FIELDS: ClassVar[Sequence[KafkaField]] = ()
+    FIELDS: ClassVar[Sequence[Any]] = ()
     _field_names: ClassVar[tuple[str, ...]] = ()
     _plans: ClassVar[dict[tuple[int, bool], list[tuple[KafkaField, bool]]]]
+    _kafka_fields: ClassVar[tuple[KafkaField, ...]] = ()
+    _unwired: ClassVar[tuple[Any, ...]] = ()
     _tagged: ClassVar[tuple[KafkaField, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._field_names = tuple(f.name for f in cls.FIELDS)
         cls._plans = {}
-        cls._tagged = tuple(sorted((f for f in cls.FIELDS if f.tag is not None), key=lambda f: f.tag or 0))
+        cls._kafka_fields = cls._declare_kafka_fields()
+        carried = {f.name for f in cls._kafka_fields}
+        cls._unwired = tuple(f for f in cls.FIELDS if f.name not in carried)
+        cls._tagged = tuple(sorted((f for f in cls._kafka_fields if f.tag is not None), key=lambda f: f.tag or 0))
+
+    @classmethod
+    def _declare_kafka_fields(cls) -> tuple[KafkaField, ...]:
+        """The fields Kafka's wire carries, in order: here every one of ``FIELDS``."""
+        return tuple(cls.FIELDS)
 
     def __init__(self, **kwargs: Any) -> None:
         for f in self.FIELDS:
@@ -334,7 +362,7 @@ class KafkaStruct:
     def _plan(cls, version: int, flexible: bool) -> list[tuple[KafkaField, bool]]:
         plan = cls._plans.get((version, flexible))
         if plan is None:
-            plan = [(f, f.nullable_in(version)) for f in cls.FIELDS if f.in_version(version) and f.tag is None]
+            plan = [(f, f.nullable_in(version)) for f in cls._kafka_fields if f.in_version(version) and f.tag is None]
             cls._plans[(version, flexible)] = plan
         return plan
 
@@ -351,6 +379,8 @@ class KafkaStruct:
     def _write(self, out: KafkaWriter, version: int, flexible: bool) -> None:
         for f, nullable in self._plan(version, flexible):
             value = getattr(self, f.name)
+            if value is None and not nullable and f.null_as_default:
+                value = f.default()
             if f.struct_cls is not None:
                 value._write(out, version, flexible)
             else:
@@ -402,11 +432,13 @@ class KafkaStruct:
                 setattr(inst, f.name, f.type.read(reader, flexible, nullable))  # type: ignore[union-attr]
         tags = reader.tagged_fields() if flexible else {}
         if len(plan) != len(cls.FIELDS):
-            for f in cls.FIELDS:
+            for f in cls._kafka_fields:
                 if f.tag is not None and f.tag in tags and f.in_version(version):
                     setattr(inst, f.name, cls._read_tagged(f, tags[f.tag], reader, version))
                 elif f.tag is not None or not f.in_version(version):
                     setattr(inst, f.name, f.default())
+            for unwired in cls._unwired:
+                setattr(inst, unwired.name, unwired.default())
         return inst
 
     @staticmethod

@@ -54,7 +54,7 @@ def convert(source: Any, target: type[Any], version: int | None = None) -> Any:
             that version allows none becomes the field's default); None for a msgpack target.
     """
     inst = target.__new__(target)
-    if issubclass(target, KafkaStruct):
+    if not issubclass(target, InternalStruct):
         for f in target.FIELDS:
             value = getattr(source, f.name, _MISSING)
             if value is _MISSING:
@@ -121,10 +121,22 @@ class Translation:
 
 
 def _by_name(key: ApiKey) -> Translation:
-    spec = API_REGISTRY[key]
-    response_cls = KAFKA_APIS[int(key)].response
-    return Translation(key, lambda req, v: convert(req, spec.request),
-                       lambda resp, v, req: convert(resp, response_cls, v))
+    """The API's messages as they are where both listeners share one declaration (a message
+    declared in Kafka's versions, ``kafkette.protocol.schema``), else converted by ``convert``."""
+    spec, api = API_REGISTRY[key], KAFKA_APIS[int(key)]
+    response_cls = api.response
+    to_internal = _as_is if api.request is spec.request else (lambda req, v: convert(req, spec.request))
+    to_kafka = _answer_as_is if response_cls is spec.response else (
+        lambda resp, v, req: convert(resp, response_cls, v))
+    return Translation(key, to_internal, to_kafka)
+
+
+def _as_is(request: Any, version: int) -> Any:
+    return request
+
+
+def _answer_as_is(response: Any, version: int, request: Any) -> Any:
+    return response
 
 
 def _metadata_request(req: Any, version: int) -> InternalStruct:

@@ -1,13 +1,19 @@
-"""Declarative message schemas: one class per request/response, all versions at once.
+"""Declarative message schemas: one class per request/response, all versions at once, and
+both wire protocols of each.
 
-Owns: ``Field`` (name, type, version range, default), the field types, and ``Struct``,
-the base of every message.  A struct is encoded for a given version as a msgpack
-array holding, in declaration order, the fields whose version range contains that
-version; decoding checks the array length and every value's type and raises
-``SchemaError`` (which the broker answers with INVALID_REQUEST) on any mismatch.
+Owns: ``Field`` (name, type, version range, default and, as Kafka's message specs declare
+them, the versions where it may be null and its tag), the field types, and ``Struct``, the
+base of every message.  A struct is encoded for a given version as a msgpack array holding,
+in declaration order, the fields whose version range contains that version (tagged fields
+too, in their place); decoding checks the array length and every value's type and raises
+``SchemaError`` (which the broker answers with INVALID_REQUEST) on any mismatch.  A
+``Struct`` is a ``KafkaStruct`` too: the same class and version read and write Kafka's
+binary encoding (``kafka_schema``), so a message declared once in Kafka's versions serves
+both listeners.  A field Kafka's wire does not carry is declared ``kafka=False``.
 
 Kafka concept: the JSON message specs in ``clients/src/main/resources/common/message``
-(``"versions": "1+"`` per field), which Kafka turns into generated classes.
+(``"versions"``, ``"nullableVersions"``, ``"tag"``, ``"default"`` per field), which Kafka turns
+into generated classes.
 """
 
 from __future__ import annotations
@@ -15,7 +21,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from kafkette.protocol import kafka_schema as kafka
+from kafkette.protocol.kafka_schema import KafkaField, KafkaStruct, KafkaType, parse_versions
 from kafkette.protocol.schema_codegen import Mismatch, compile_init, decoder, encoder
+
+_NO_DEFAULT: Any = kafka._NO_DEFAULT
 
 
 class SchemaError(ValueError):
@@ -23,9 +33,14 @@ class SchemaError(ValueError):
 
 
 class FieldType:
-    """A wire type: checks a decoded value and converts between Python and wire forms."""
+    """A wire type: checks a decoded value and converts between Python and wire forms.
+
+    Attributes:
+        kafka: the same type in Kafka's binary encoding (``kafka_schema``).
+    """
 
     name = "?"
+    kafka: KafkaType | type[KafkaStruct] = kafka.KafkaType()
 
     def to_wire(self, value: Any, version: int) -> Any:
         return value
@@ -38,10 +53,11 @@ class FieldType:
 
 
 class _Int(FieldType):
-    def __init__(self, name: str, bits: int) -> None:
+    def __init__(self, name: str, bits: int, kafka_type: KafkaType, signed: bool = True) -> None:
         self.name = name
-        self._lo = -(1 << (bits - 1))
-        self._hi = (1 << (bits - 1)) - 1
+        self.kafka = kafka_type
+        self._lo = -(1 << (bits - 1)) if signed else 0
+        self._hi = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
 
     def to_wire(self, value: Any, version: int) -> Any:
         return int(value)
@@ -59,6 +75,7 @@ class _Int(FieldType):
 
 class _Bool(FieldType):
     name = "bool"
+    kafka = kafka.BOOL
 
     def from_wire(self, value: Any, version: int, path: str) -> Any:
         if type(value) is not bool:
@@ -71,6 +88,7 @@ class _Bool(FieldType):
 
 class _Float(FieldType):
     name = "float64"
+    kafka = kafka.FLOAT64
 
     def from_wire(self, value: Any, version: int, path: str) -> Any:
         if type(value) not in (float, int):
@@ -83,6 +101,7 @@ class _Float(FieldType):
 
 class _Str(FieldType):
     name = "string"
+    kafka = kafka.STRING
 
     def from_wire(self, value: Any, version: int, path: str) -> Any:
         if type(value) is not str:
@@ -94,7 +113,12 @@ class _Str(FieldType):
 
 
 class _Bytes(FieldType):
-    name = "bytes"
+    """Bytes on msgpack; Kafka's ``bytes``, ``records`` or ``uuid`` (16 bytes) by ``kafka_type``."""
+
+    def __init__(self, kafka_type: KafkaType, default: bytes = b"") -> None:
+        self.name = kafka_type.name
+        self.kafka = kafka_type
+        self._default = default
 
     def to_wire(self, value: Any, version: int) -> Any:
         return value if type(value) is bytes else bytes(value)
@@ -105,7 +129,7 @@ class _Bytes(FieldType):
         return value
 
     def default(self) -> Any:
-        return b""
+        return self._default
 
 
 class Nullable(FieldType):
@@ -114,6 +138,7 @@ class Nullable(FieldType):
     def __init__(self, inner: FieldType) -> None:
         self.inner = inner
         self.name = f"{inner.name}?"
+        self.kafka = inner.kafka
 
     def to_wire(self, value: Any, version: int) -> Any:
         return None if value is None else self.inner.to_wire(value, version)
@@ -131,6 +156,7 @@ class Array(FieldType):
     def __init__(self, inner: FieldType | type[Struct]) -> None:
         self.inner = _as_type(inner)
         self.name = f"[{self.inner.name}]"
+        self.kafka = kafka.Array(self.inner.kafka)
 
     def to_wire(self, value: Any, version: int) -> Any:
         conv = self.inner.to_wire
@@ -157,6 +183,7 @@ class StructType(FieldType):
     def __init__(self, cls: type[Struct]) -> None:
         self.cls = cls
         self.name = cls.__name__
+        self.kafka = cls
 
     def to_wire(self, value: Any, version: int) -> Any:
         return value.to_wire(version)
@@ -168,14 +195,19 @@ class StructType(FieldType):
         return self.cls()
 
 
-Int8 = _Int("int8", 8)
-Int16 = _Int("int16", 16)
-Int32 = _Int("int32", 32)
-Int64 = _Int("int64", 64)
+Int8 = _Int("int8", 8, kafka.INT8)
+Int16 = _Int("int16", 16, kafka.INT16)
+Uint16 = _Int("uint16", 16, kafka.UINT16, signed=False)
+Int32 = _Int("int32", 32, kafka.INT32)
+Int64 = _Int("int64", 64, kafka.INT64)
 Bool = _Bool()
 Float64 = _Float()
 String = _Str()
-Bytes = _Bytes()
+Bytes = _Bytes(kafka.BYTES)
+Records = _Bytes(kafka.RECORDS)
+"""Record batches (``record_batch``): bytes on msgpack, Kafka's ``records`` (spliced when large)."""
+Uuid = _Bytes(kafka.UUID, default=kafka.ZERO_UUID)
+"""A topic id: 16 bytes, all zero when not set (Kafka's ``Uuid.ZERO_UUID``)."""
 
 
 def _as_type(t: FieldType | type[Struct]) -> FieldType:
@@ -187,62 +219,74 @@ def _as_type(t: FieldType | type[Struct]) -> FieldType:
 
 
 class Field:
-    """One field of a message.
+    """One field of a message, as Kafka's message specs declare it.
 
     Args:
         name: snake_case Kafka field name (``leader_epoch``).
         type: a FieldType, a Struct subclass, ``Array(...)`` or ``Nullable(...)``.
         versions: ``"0+"`` (from 0 on), ``"1-3"`` or ``"2"``: the versions holding it.
-        default: value used when the field is absent from a version or not given;
-            None means the type's own default (0, "", [], ...).
+        default: value used when the field is absent from a version or not given (None: null);
+            when not given, the type's own default (0, "", [], a struct of defaults; None for a
+            ``Nullable`` type).
+        nullable: the versions where Kafka's wire lets it be null (``""``: none); msgpack lets
+            a field so declared be null at every version.
+        tag: its tag when it is a tagged field in Kafka's flexible versions (KIP-482), else None.
+        kafka: False for a field only the msgpack protocol carries (Kafka's wire has no place for it).
     """
 
-    __slots__ = ("name", "type", "min_version", "max_version", "_default")
+    __slots__ = ("name", "type", "min_version", "max_version", "_default", "nullable", "tag", "kafka")
 
-    def __init__(self, name: str, type: FieldType | type[Struct], versions: str = "0+", default: Any = None):
+    def __init__(self, name: str, type: FieldType | type[Struct], versions: str = "0+", default: Any = _NO_DEFAULT,
+                 *, nullable: str = "", tag: int | None = None, kafka: bool = True):
         self.name = name
-        self.type = _as_type(type)
+        field_type = _as_type(type)
+        self.type = Nullable(field_type) if nullable and not isinstance(field_type, Nullable) else field_type
         self.min_version, self.max_version = parse_versions(versions)
         self._default = default
+        self.nullable = nullable
+        self.tag = tag
+        self.kafka = kafka
 
     def default(self) -> Any:
-        if self._default is not None:
+        if self._default is not _NO_DEFAULT:
             return list(self._default) if isinstance(self._default, list) else self._default
         return self.type.default()
 
     def in_version(self, version: int) -> bool:
         return self.min_version <= version <= self.max_version
 
-
-def parse_versions(spec: str) -> tuple[int, int]:
-    """Parse ``"0+"``, ``"1-3"`` or ``"2"`` into an inclusive (min, max) version range."""
-    spec = spec.strip()
-    if spec.endswith("+"):
-        return int(spec[:-1]), 1 << 15
-    if "-" in spec:
-        lo, hi = spec.split("-", 1)
-        return int(lo), int(hi)
-    return int(spec), int(spec)
+    def kafka_field(self) -> KafkaField:
+        """This field as Kafka's binary encoding carries it (a null where its version allows none is
+        written as the default, as msgpack lets it be null at every version)."""
+        inner = self.type.inner if isinstance(self.type, Nullable) else self.type
+        out = KafkaField(self.name, inner.kafka, "0", nullable=self.nullable, default=self._default, tag=self.tag,
+                         null_as_default=True)
+        out.min_version, out.max_version = self.min_version, self.max_version
+        return out
 
 
-class Struct:
+class Struct(KafkaStruct):
     """Base of every message and nested structure.
 
     Subclasses set ``FIELDS``; instances get one attribute per field (keyword
     constructor, defaults for the rest).  ``to_wire(version)`` gives a msgpack-ready
-    list; ``from_wire(obj, version)`` validates and builds an instance.
+    list; ``from_wire(obj, version)`` validates and builds an instance.  ``encode`` and
+    ``decode`` (``KafkaStruct``) do the same in Kafka's binary encoding.
     """
 
     FIELDS: ClassVar[Sequence[Field]] = ()
-    _field_names: ClassVar[tuple[str, ...]] = ()
     _by_version: ClassVar[dict[int, tuple[Field, ...]]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._field_names = tuple(f.name for f in cls.FIELDS)
         cls._by_version = {}
         if "__init__" not in cls.__dict__:
             cls.__init__ = _STRUCT_INIT  # type: ignore[method-assign]  # its own, generated on first use
+
+    @classmethod
+    def _declare_kafka_fields(cls) -> tuple[KafkaField, ...]:
+        """The fields Kafka's wire carries (all but those declared ``kafka=False``), as ``KafkaField`` s."""
+        return tuple(f.kafka_field() for f in cls.FIELDS if f.kafka)
 
     def __init__(self, **kwargs: Any) -> None:
         """Keyword per field, defaults for the rest; a subclass's generated ``__init__`` replaces

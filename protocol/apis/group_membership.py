@@ -92,13 +92,13 @@ class HeartbeatRequest(Struct):
         Field("group_id", String),
         Field("generation_id", Int32),
         Field("member_id", String),
-        Field("group_instance_id", Nullable(String)),
+        Field("group_instance_id", String, "3+", nullable="3+", default=None),
     )
 
 
 class HeartbeatResponse(Struct):
     FIELDS = (
-        Field("throttle_time_ms", Int32),
+        Field("throttle_time_ms", Int32, "1+"),
         Field("error_code", Int16),
     )
 

@@ -77,22 +77,6 @@ class SyncGroupResponse(KafkaStruct):
     )
 
 
-class HeartbeatRequest(KafkaStruct):
-    FIELDS = (
-        F("group_id", STRING),
-        F("generation_id", INT32),
-        F("member_id", STRING),
-        F("group_instance_id", STRING, "3+", nullable="3+", default=None),
-    )
-
-
-class HeartbeatResponse(KafkaStruct):
-    FIELDS = (
-        F("throttle_time_ms", INT32, "1+"),
-        F("error_code", INT16),
-    )
-
-
 class MemberIdentity(KafkaStruct):
     FIELDS = (
         F("member_id", STRING, "3+"),

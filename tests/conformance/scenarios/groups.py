@@ -21,6 +21,7 @@ from typing import Any
 
 from confluent_kafka import ConsumerGroupState, ConsumerGroupTopicPartitions, TopicPartition
 
+from kafkette.protocol.apis.group_membership import HeartbeatRequest
 from kafkette.protocol.kafka_messages.find_coordinator import FindCoordinatorRequest
 from kafkette.protocol.kafka_messages.group_admin import (
     DeleteGroupsRequest,
@@ -31,7 +32,6 @@ from kafkette.protocol.kafka_messages.group_admin import (
     OffsetDeleteRequestTopic,
 )
 from kafkette.protocol.kafka_messages.group_membership import (
-    HeartbeatRequest,
     JoinGroupRequest,
     JoinGroupRequestProtocol,
     LeaveGroupRequest,
