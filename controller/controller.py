@@ -80,6 +80,7 @@ from kafkette.protocol.apis.configs import (
 from kafkette.protocol.apis.controlled_shutdown import ControlledShutdownRequest, ControlledShutdownResponse
 from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
 from kafkette.protocol.apis.create_topics import (
+    CreatableTopicConfigs,
     CreatableTopicResult,
     CreateTopicsRequest,
     CreateTopicsResponse,
@@ -445,7 +446,11 @@ class KafkaController:
         for topic_result in outcome.response.topics:
             if topic_result.error_code == Errors.NONE and topic_result.name in requested:
                 overrides = {c.name: c.value for c in requested[topic_result.name].configs if c.value is not None}
-                topic_result.configs = self._config_control.topic_config_entries(overrides)
+                topic_result.configs = [
+                    CreatableTopicConfigs(name=e.name, value=e.value, read_only=e.read_only,
+                                          config_source=e.config_source, is_sensitive=e.is_sensitive,
+                                          config_type=e.config_type)
+                    for e in self._config_control.topic_config_entries(overrides)]
         if not result.records:
             return outcome, {}
         await self.write(result.records, "CreateTopics")

@@ -329,16 +329,14 @@ def fetch_session_refusal(req: Any, version: int) -> KafkaStruct | None:
 def _delete_topics_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """DeleteTopics with one result per topic name, the first: Kafka's answer is keyed by name
     (its ``DeletableTopicResultCollection``), so a name asked twice is answered once, with the
-    INVALID_REQUEST of a duplicate."""
-    out = convert(resp, KAFKA_APIS[int(ApiKey.DELETE_TOPICS)].response, version)
+    INVALID_REQUEST of a duplicate (a new answer: the broker's stays whole)."""
     seen: set[str] = set()
     kept = []
-    for result in out.responses:
+    for result in resp.responses:
         if result.name not in seen:
             seen.add(result.name)
             kept.append(result)
-    out.responses = kept
-    return out
+    return type(resp)(throttle_time_ms=resp.throttle_time_ms, responses=kept)
 
 
 def _delete_groups_request(req: Any, version: int) -> InternalStruct:

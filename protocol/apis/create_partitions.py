@@ -1,11 +1,11 @@
-"""CreatePartitions (key 37): raise a topic's partition count (never lower it).
+"""CreatePartitions (key 37), versions 0-3: raise a topic's partition count (never lower it).
 
-``count`` is the new total; ``assignments`` (optional) lists the replicas of each new
-partition.  Kafka concept: ``CreatePartitionsRequest``
-(``onNewPartitionCreation`` at the controller).
+Declared once, in Kafka's versions, for both listeners.  ``count`` is the new total;
+``assignments`` (optional, null for none) lists the replicas of each new partition.  Kafka
+concept: ``CreatePartitionsRequest`` (``onNewPartitionCreation`` at the controller).
 """
 
-from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, String, Struct
 
 
 class CreatePartitionsAssignment(Struct):
@@ -16,14 +16,14 @@ class CreatePartitionsTopic(Struct):
     FIELDS = (
         Field("name", String),
         Field("count", Int32),
-        Field("assignments", Nullable(Array(CreatePartitionsAssignment))),
+        Field("assignments", Array(CreatePartitionsAssignment), nullable="0+"),
     )
 
 
 class CreatePartitionsRequest(Struct):
     FIELDS = (
         Field("topics", Array(CreatePartitionsTopic)),
-        Field("timeout_ms", Int32, default=30000),
+        Field("timeout_ms", Int32),
         Field("validate_only", Bool),
     )
 
@@ -32,7 +32,7 @@ class CreatePartitionsTopicResult(Struct):
     FIELDS = (
         Field("name", String),
         Field("error_code", Int16),
-        Field("error_message", Nullable(String)),
+        Field("error_message", String, nullable="0+", default=None),
     )
 
 

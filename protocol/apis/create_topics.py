@@ -1,12 +1,12 @@
-"""CreateTopics (key 19): sent to the controller (NOT_CONTROLLER elsewhere).
+"""CreateTopics (key 19), versions 2-7: sent to the controller (NOT_CONTROLLER elsewhere).
 
-``num_partitions``/``replication_factor`` of -1 mean the controller's defaults
-(``num.partitions``, ``default.replication.factor``); ``assignments`` is a manual
-replica assignment and excludes both.  Kafka concept: ``CreateTopicsRequest``.
+Declared once, in Kafka's versions, for both listeners.  ``num_partitions``/``replication_factor``
+of -1 mean the controller's defaults (``num.partitions``, ``default.replication.factor``);
+``assignments`` is a manual replica assignment and excludes both.  Kafka concept:
+``CreateTopicsRequest`` / ``CreateTopicsResponse`` (their JSON message specs).
 """
 
-from kafkette.protocol.apis.configs import DescribeConfigsResourceResult
-from kafkette.protocol.schema import Array, Bool, Bytes, Field, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int8, Int16, Int32, String, Struct, Uuid
 
 
 class CreatableReplicaAssignment(Struct):
@@ -19,15 +19,15 @@ class CreatableReplicaAssignment(Struct):
 class CreatableTopicConfig(Struct):
     FIELDS = (
         Field("name", String),
-        Field("value", Nullable(String)),
+        Field("value", String, nullable="2+"),
     )
 
 
 class CreatableTopic(Struct):
     FIELDS = (
         Field("name", String),
-        Field("num_partitions", Int32, default=-1),
-        Field("replication_factor", Int16, default=-1),
+        Field("num_partitions", Int32),
+        Field("replication_factor", Int16),
         Field("assignments", Array(CreatableReplicaAssignment)),
         Field("configs", Array(CreatableTopicConfig)),
     )
@@ -36,23 +36,35 @@ class CreatableTopic(Struct):
 class CreateTopicsRequest(Struct):
     FIELDS = (
         Field("topics", Array(CreatableTopic)),
-        Field("timeout_ms", Int32, default=30000),
+        Field("timeout_ms", Int32, default=60000),
         Field("validate_only", Bool),
+    )
+
+
+class CreatableTopicConfigs(Struct):
+    """One config of a created topic, its value and source (KIP-525, v5+)."""
+
+    FIELDS = (
+        Field("name", String, "5+"),
+        Field("value", String, "5+", nullable="5+"),
+        Field("read_only", Bool, "5+"),
+        Field("config_source", Int8, "5+", default=-1),
+        Field("is_sensitive", Bool, "5+"),
+        # KIP-569: 1 BOOLEAN, 2 STRING, 3 INT, 4 SHORT, 5 LONG, 6 DOUBLE, 7 LIST (DescribeConfigs' only in Kafka)
+        Field("config_type", Int8, "5+", kafka=False),
     )
 
 
 class CreatableTopicResult(Struct):
     FIELDS = (
         Field("name", String),
+        # the id the controller gave the topic (KIP-516), also under validate_only; all zero on an error
+        Field("topic_id", Uuid, "7+"),
         Field("error_code", Int16),
-        Field("error_message", Nullable(String)),
-        Field("num_partitions", Int32, default=-1),
-        Field("replication_factor", Int16, default=-1),
-        # the new topic's configs, values and sources (KIP-525, CreateTopics v5 in Kafka)
-        Field("configs", Array(DescribeConfigsResourceResult)),
-        # the id the controller gave the topic (KIP-516, CreateTopics v7 in Kafka), also under
-        # validate_only; Kafka's Uuid, 16 bytes (all zero on an error)
-        Field("topic_id", Bytes, default=bytes(16)),
+        Field("error_message", String, nullable="2+"),
+        Field("num_partitions", Int32, "5+", default=-1),
+        Field("replication_factor", Int16, "5+", default=-1),
+        Field("configs", Array(CreatableTopicConfigs), "5+", default=[], nullable="5+"),
     )
 
 

@@ -1,17 +1,18 @@
-"""DeleteTopics (key 20): sent to the controller, which removes each topic from the metadata.
+"""DeleteTopics (key 20), versions 1-5: sent to the controller, which removes each topic from the
+metadata.
 
-The response returns once the removal (``RemoveTopicRecord``) commits; brokers delete the
-topic's logs afterwards.  Kafka concept: ``DeleteTopicsRequest``, KRaft's
-``ReplicationControlManager.deleteTopics``.
+Declared once, in Kafka's versions, for both listeners.  The response returns once the removal
+(``RemoveTopicRecord``) commits; brokers delete the topic's logs afterwards.  Kafka concept:
+``DeleteTopicsRequest``, KRaft's ``ReplicationControlManager.deleteTopics``.
 """
 
-from kafkette.protocol.schema import Array, Field, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Field, Int16, Int32, String, Struct
 
 
 class DeleteTopicsRequest(Struct):
     FIELDS = (
         Field("topic_names", Array(String)),
-        Field("timeout_ms", Int32, default=30000),
+        Field("timeout_ms", Int32),
     )
 
 
@@ -19,7 +20,7 @@ class DeletableTopicResult(Struct):
     FIELDS = (
         Field("name", String),
         Field("error_code", Int16),
-        Field("error_message", Nullable(String)),
+        Field("error_message", String, "5+", nullable="5+", default=None),
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafkette.protocol.apis import create_partitions, create_topics, delete_topics
 from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
 from kafkette.protocol.kafka_messages import (
     api_versions,
@@ -30,7 +31,6 @@ from kafkette.protocol.kafka_messages import (
     offsets_for_leader_epoch,
     produce,
     quorum,
-    topics,
 )
 from kafkette.protocol.kafka_schema import KafkaStruct
 
@@ -87,8 +87,8 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(16, "ListGroups", group_admin.ListGroupsRequest, group_admin.ListGroupsResponse, 0, 5, 3),
         KafkaApi(API_VERSIONS_KEY, "ApiVersions", api_versions.ApiVersionsRequest, api_versions.ApiVersionsResponse,
                  0, 4, 3),
-        KafkaApi(19, "CreateTopics", topics.CreateTopicsRequest, topics.CreateTopicsResponse, 2, 7, 5),
-        KafkaApi(20, "DeleteTopics", topics.DeleteTopicsRequest, topics.DeleteTopicsResponse, 1, 5, 4),
+        KafkaApi(19, "CreateTopics", create_topics.CreateTopicsRequest, create_topics.CreateTopicsResponse, 2, 7, 5),
+        KafkaApi(20, "DeleteTopics", delete_topics.DeleteTopicsRequest, delete_topics.DeleteTopicsResponse, 1, 5, 4),
         KafkaApi(21, "DeleteRecords", cluster.DeleteRecordsRequest, cluster.DeleteRecordsResponse, 0, 2, 2),
         KafkaApi(22, "InitProducerId", init_producer_id.InitProducerIdRequest,
                  init_producer_id.InitProducerIdResponse, 0, 4, 2),
@@ -97,7 +97,8 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(32, "DescribeConfigs", configs.DescribeConfigsRequest, configs.DescribeConfigsResponse, 1, 4, 4),
         KafkaApi(ALTER_CONFIGS_KEY, "AlterConfigs", configs.AlterConfigsRequest, configs.AlterConfigsResponse, 0, 2, 2),
         KafkaApi(35, "DescribeLogDirs", log_dirs.DescribeLogDirsRequest, log_dirs.DescribeLogDirsResponse, 1, 4, 2),
-        KafkaApi(37, "CreatePartitions", topics.CreatePartitionsRequest, topics.CreatePartitionsResponse, 0, 3, 2),
+        KafkaApi(37, "CreatePartitions", create_partitions.CreatePartitionsRequest,
+                 create_partitions.CreatePartitionsResponse, 0, 3, 2),
         KafkaApi(42, "DeleteGroups", group_admin.DeleteGroupsRequest, group_admin.DeleteGroupsResponse, 0, 2, 2),
         KafkaApi(43, "ElectLeaders", elect_leaders.ElectLeadersRequest, elect_leaders.ElectLeadersResponse, 0, 2, 2),
         KafkaApi(44, "IncrementalAlterConfigs", configs.IncrementalAlterConfigsRequest,

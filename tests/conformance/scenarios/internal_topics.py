@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from kafkette.protocol.kafka_messages.topics import CreatableTopic, CreateTopicsRequest
+from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
 from tests.conformance.catalogue import scenario
 from tests.conformance.raw_client import RawKafkaClient
 from tests.conformance.scenarios.configs import SET, TOPIC, alter

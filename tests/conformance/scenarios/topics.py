@@ -12,17 +12,19 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
-from kafkette.protocol.kafka_messages.topics import (
-    CreatableReplicaAssignment,
-    CreatableTopic,
-    CreatableTopicConfig,
+from kafkette.protocol.apis.create_partitions import (
     CreatePartitionsAssignment,
     CreatePartitionsRequest,
     CreatePartitionsTopic,
-    CreateTopicsRequest,
-    DeleteTopicsRequest,
 )
+from kafkette.protocol.apis.create_topics import (
+    CreatableReplicaAssignment,
+    CreatableTopic,
+    CreatableTopicConfig,
+    CreateTopicsRequest,
+)
+from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest
+from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
 from tests.conformance.catalogue import register, scenario
 from tests.conformance.target import Target, code_name
 

@@ -12,6 +12,7 @@ from kafkette.broker.server import controller_config
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.controller_channel_manager import mark_retrieved
 from kafkette.controller.controller_config import ControllerConfig
+from kafkette.protocol.api_keys import API_REGISTRY
 from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
     BrokerRegistrationListener,
@@ -146,9 +147,12 @@ class FakeChannelManager:
 
 
 def wire_roundtrip(struct: Any) -> Any:
-    """Encode and decode ``struct`` as the wire would (catches values the schema rejects)."""
-    wire = msgpack.unpackb(msgpack.packb(struct.to_wire(0), use_bin_type=True), raw=False)
-    decoded = type(struct).from_wire(wire, 0)
+    """Encode and decode ``struct`` as the wire would, at its API's top version (catches values the
+    schema rejects)."""
+    version = next((spec.max_version for spec in API_REGISTRY.values()
+                    if type(struct) in (spec.request, spec.response)), 0)
+    wire = msgpack.unpackb(msgpack.packb(struct.to_wire(version), use_bin_type=True), raw=False)
+    decoded = type(struct).from_wire(wire, version)
     assert decoded == struct, (decoded, struct)
     return decoded
 

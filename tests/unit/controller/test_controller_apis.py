@@ -46,6 +46,7 @@ async def test_a_broker_api_is_unsupported_and_a_data_fetch_is_invalid(apis):
 
 
 async def test_a_controller_api_reaches_the_voter(apis):
-    request = CreateTopicsRequest(topics=[CreatableTopic(name="t", num_partitions=1, replication_factor=1)])
+    request = CreateTopicsRequest(topics=[CreatableTopic(name="t", num_partitions=1, replication_factor=1)],
+                                  timeout_ms=30000)
     answer = await apis.handle(_header(ApiKey.CREATE_TOPICS), API_REGISTRY[ApiKey.CREATE_TOPICS], request)
     assert [t.error_code for t in answer.topics] == [Errors.NOT_CONTROLLER]

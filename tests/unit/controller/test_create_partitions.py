@@ -125,7 +125,8 @@ async def test_validate_only_creates_nothing(controller, channel):
 async def test_duplicate_topic_in_request_is_answered_once_with_invalid_request(controller):
     await register_live_brokers(controller, 1)
     await create(controller, topic("t", 1, 1))
-    request = CreatePartitionsRequest(topics=[CreatePartitionsTopic(name="t", count=2, assignments=None)] * 2)
+    request = CreatePartitionsRequest(topics=[CreatePartitionsTopic(name="t", count=2, assignments=None)] * 2,
+                                      timeout_ms=30000)
     results = (await controller.create_partitions(request)).results
     assert [(r.name, r.error_code) for r in results] == [("t", Errors.INVALID_REQUEST)]
 

@@ -14,8 +14,8 @@ from kafkette.protocol.schema import Field, Int32, Int64, String, Struct
 
 DECLARED_TWICE = {
     "Produce", "Fetch", "ListOffsets", "Metadata", "OffsetCommit", "OffsetFetch", "FindCoordinator", "JoinGroup",
-    "LeaveGroup", "SyncGroup", "DescribeGroups", "ListGroups", "CreateTopics", "DeleteTopics", "DeleteRecords",
-    "InitProducerId", "OffsetForLeaderEpoch", "DescribeConfigs", "DescribeLogDirs", "CreatePartitions",
+    "LeaveGroup", "SyncGroup", "DescribeGroups", "ListGroups", "DeleteRecords",
+    "InitProducerId", "OffsetForLeaderEpoch", "DescribeConfigs", "DescribeLogDirs",
     "DeleteGroups", "ElectLeaders", "IncrementalAlterConfigs", "OffsetDelete", "DescribeQuorum", "ApiVersions",
 }
 """APIs both listeners speak whose msgpack and Kafka messages are still separate classes,
