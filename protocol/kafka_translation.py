@@ -243,6 +243,11 @@ def _alter_configs_request(req: Any, version: int) -> InternalStruct:
         for r in req.resources])
 
 
+def _alter_configs_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+    """AlterConfigs' (33) answer: the IncrementalAlterConfigs answer's resources, the same fields."""
+    return KAFKA_APIS[ALTER_CONFIGS_KEY].response(throttle_time_ms=resp.throttle_time_ms, responses=resp.responses)
+
+
 def _leave_group_request(req: Any, version: int) -> InternalStruct:
     members = req.members if version >= 3 else [internal.group_membership.MemberIdentity(member_id=req.member_id)]
     return internal.group_membership.LeaveGroupRequest(
@@ -429,16 +434,15 @@ def _describe_configs_response(resp: Any, version: int, req: Any) -> KafkaStruct
     message (``""``, not null), and a config's documentation is null unless the request asked for
     it (``include_documentation``, v3+); a topic it does not know is UNKNOWN_TOPIC_OR_PARTITION with
     that empty message too (the msgpack listener's answer keeps the topic's name for the SDK)."""
-    out = convert(resp, KAFKA_APIS[int(ApiKey.DESCRIBE_CONFIGS)].response, version)
     with_documentation = version >= 3 and bool(req.include_documentation)
-    for result in out.results:
+    for result in resp.results:
         if (result.error_code == Errors.NONE and result.error_message is None) \
                 or result.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION:
             result.error_message = ""
         if not with_documentation:
             for config in result.configs:
                 config.documentation = None
-    return out
+    return resp
 
 
 def _translation(key: ApiKey, to_internal: Callable[[Any, int], InternalStruct] | None = None,
@@ -482,8 +486,7 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.DELETE_GROUPS): _translation(ApiKey.DELETE_GROUPS, to_internal=_delete_groups_request),
     int(ApiKey.ELECT_LEADERS): _translation(ApiKey.ELECT_LEADERS),
     int(ApiKey.INCREMENTAL_ALTER_CONFIGS): _translation(ApiKey.INCREMENTAL_ALTER_CONFIGS),
-    ALTER_CONFIGS_KEY: Translation(ApiKey.INCREMENTAL_ALTER_CONFIGS, _alter_configs_request,
-                                   lambda resp, v, req: convert(resp, KAFKA_APIS[ALTER_CONFIGS_KEY].response, v)),
+    ALTER_CONFIGS_KEY: Translation(ApiKey.INCREMENTAL_ALTER_CONFIGS, _alter_configs_request, _alter_configs_response),
     int(ApiKey.OFFSET_DELETE): _translation(ApiKey.OFFSET_DELETE, to_internal=_offset_delete_request),
     DESCRIBE_CLUSTER_KEY: Translation(ApiKey.METADATA, _describe_cluster_request, _describe_cluster_response),
 }

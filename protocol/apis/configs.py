@@ -1,4 +1,5 @@
-"""DescribeConfigs (key 32) and IncrementalAlterConfigs (key 44): topic and broker configs.
+"""DescribeConfigs (key 32, versions 1-4) and IncrementalAlterConfigs (key 44, versions 0-1): topic,
+broker and group configs, declared once, in Kafka's versions, for both listeners.
 
 Resource types use Kafka's numbers (TOPIC = 2, BROKER = 4, GROUP = 32); config sources too
 (DYNAMIC_TOPIC_CONFIG = 1, DYNAMIC_BROKER_CONFIG = 2, STATIC_BROKER_CONFIG = 4,
@@ -7,7 +8,7 @@ DEFAULT_CONFIG = 5, GROUP_CONFIG = 8); operations SET = 0, DELETE = 1, APPEND = 
 LeaderAndIsr and UpdateMetadata requests.  Kafka concept: KIP-133 / KIP-339.
 """
 
-from kafkette.protocol.schema import Array, Bool, Field, Int8, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int8, Int16, Int32, String, Struct
 
 RESOURCE_TOPIC = 2
 RESOURCE_BROKER = 4
@@ -40,7 +41,7 @@ class DescribeConfigsResource(Struct):
     FIELDS = (
         Field("resource_type", Int8),
         Field("resource_name", String),
-        Field("configuration_keys", Nullable(Array(String))),
+        Field("configuration_keys", Array(String), nullable="1+"),
     )
 
 
@@ -48,6 +49,7 @@ class DescribeConfigsRequest(Struct):
     FIELDS = (
         Field("resources", Array(DescribeConfigsResource)),
         Field("include_synonyms", Bool),
+        Field("include_documentation", Bool, "3+"),
     )
 
 
@@ -56,7 +58,7 @@ class DescribeConfigsSynonym(Struct):
 
     FIELDS = (
         Field("name", String),
-        Field("value", Nullable(String)),
+        Field("value", String, nullable="1+"),
         Field("source", Int8),
     )
 
@@ -64,19 +66,20 @@ class DescribeConfigsSynonym(Struct):
 class DescribeConfigsResourceResult(Struct):
     FIELDS = (
         Field("name", String),
-        Field("value", Nullable(String)),
+        Field("value", String, nullable="1+"),
         Field("read_only", Bool),
-        Field("config_source", Int8, default=SOURCE_DEFAULT_CONFIG),
+        Field("config_source", Int8, default=-1),
         Field("is_sensitive", Bool),
-        Field("config_type", Int8),  # KIP-569: 1 BOOLEAN, 2 STRING, 3 INT, 4 SHORT, 5 LONG, 6 DOUBLE, 7 LIST
         Field("synonyms", Array(DescribeConfigsSynonym)),  # with include_synonyms only
+        Field("config_type", Int8, "3+"),  # KIP-569: 1 BOOLEAN, 2 STRING, 3 INT, 4 SHORT, 5 LONG, 6 DOUBLE, 7 LIST
+        Field("documentation", String, "3+", default="", nullable="1+"),  # KIP-569; the Kafka listener's answer
     )
 
 
 class DescribeConfigsResult(Struct):
     FIELDS = (
         Field("error_code", Int16),
-        Field("error_message", Nullable(String)),
+        Field("error_message", String, nullable="1+"),
         Field("resource_type", Int8),
         Field("resource_name", String),
         Field("configs", Array(DescribeConfigsResourceResult)),
@@ -93,8 +96,8 @@ class DescribeConfigsResponse(Struct):
 class AlterableConfig(Struct):
     FIELDS = (
         Field("name", String),
-        Field("config_operation", Int8, default=OP_SET),
-        Field("value", Nullable(String)),
+        Field("config_operation", Int8),  # OP_SET (0) unless given
+        Field("value", String, nullable="0+"),
     )
 
 
@@ -108,20 +111,20 @@ class AlterConfigsResource(Struct):
 
 class IncrementalAlterConfigsRequest(Struct):
     """IncrementalAlterConfigs; with ``replace_all`` (set for Kafka's AlterConfigs, API 33, whose
-    operations are all SET), each resource's dynamic configs become exactly the ones set: those not
-    named are deleted."""
+    operations are all SET; only the msgpack protocol carries it), each resource's dynamic configs
+    become exactly the ones set: those not named are deleted."""
 
     FIELDS = (
         Field("resources", Array(AlterConfigsResource)),
         Field("validate_only", Bool),
-        Field("replace_all", Bool, default=False),
+        Field("replace_all", Bool, default=False, kafka=False),
     )
 
 
 class AlterConfigsResourceResponse(Struct):
     FIELDS = (
         Field("error_code", Int16),
-        Field("error_message", Nullable(String)),
+        Field("error_message", String, nullable="0+"),
         Field("resource_type", Int8),
         Field("resource_name", String),
     )

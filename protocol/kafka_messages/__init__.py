@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafkette.protocol.apis import configs as shared_configs
 from kafkette.protocol.apis import create_partitions, create_topics, delete_topics
 from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
 from kafkette.protocol.kafka_messages import (
@@ -94,15 +95,16 @@ KAFKA_APIS: dict[int, KafkaApi] = {
                  init_producer_id.InitProducerIdResponse, 0, 4, 2),
         KafkaApi(23, "OffsetForLeaderEpoch", offsets_for_leader_epoch.OffsetForLeaderEpochRequest,
                  offsets_for_leader_epoch.OffsetForLeaderEpochResponse, 2, 4, 4),
-        KafkaApi(32, "DescribeConfigs", configs.DescribeConfigsRequest, configs.DescribeConfigsResponse, 1, 4, 4),
+        KafkaApi(32, "DescribeConfigs", shared_configs.DescribeConfigsRequest, shared_configs.DescribeConfigsResponse,
+                 1, 4, 4),
         KafkaApi(ALTER_CONFIGS_KEY, "AlterConfigs", configs.AlterConfigsRequest, configs.AlterConfigsResponse, 0, 2, 2),
         KafkaApi(35, "DescribeLogDirs", log_dirs.DescribeLogDirsRequest, log_dirs.DescribeLogDirsResponse, 1, 4, 2),
         KafkaApi(37, "CreatePartitions", create_partitions.CreatePartitionsRequest,
                  create_partitions.CreatePartitionsResponse, 0, 3, 2),
         KafkaApi(42, "DeleteGroups", group_admin.DeleteGroupsRequest, group_admin.DeleteGroupsResponse, 0, 2, 2),
         KafkaApi(43, "ElectLeaders", elect_leaders.ElectLeadersRequest, elect_leaders.ElectLeadersResponse, 0, 2, 2),
-        KafkaApi(44, "IncrementalAlterConfigs", configs.IncrementalAlterConfigsRequest,
-                 configs.IncrementalAlterConfigsResponse, 0, 1, 1),
+        KafkaApi(44, "IncrementalAlterConfigs", shared_configs.IncrementalAlterConfigsRequest,
+                 shared_configs.IncrementalAlterConfigsResponse, 0, 1, 1),
         KafkaApi(47, "OffsetDelete", group_admin.OffsetDeleteRequest, group_admin.OffsetDeleteResponse, 0, 0, 1 << 15),
         KafkaApi(55, "DescribeQuorum", quorum.DescribeQuorumRequest, quorum.DescribeQuorumResponse, 0, 1, 0),
         KafkaApi(DESCRIBE_CLUSTER_KEY, "DescribeCluster", cluster.DescribeClusterRequest,

@@ -10,13 +10,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from kafkette.protocol.kafka_messages.configs import (
+from kafkette.protocol.apis.configs import (
     AlterableConfig,
-    AlterConfigsRequest,
     AlterConfigsResource,
     DescribeConfigsRequest,
     DescribeConfigsResource,
     IncrementalAlterConfigsRequest,
+)
+from kafkette.protocol.kafka_messages.configs import (
+    AlterConfigsRequest,
     LegacyAlterableConfig,
     LegacyAlterConfigsResource,
 )

@@ -131,7 +131,7 @@ def test_alter_configs_becomes_an_incremental_alter_configs_of_sets_that_replace
 
 
 def _describe_configs(version: int, include_documentation: bool, error_code: int = 0):
-    request = configs.DescribeConfigsRequest(resources=[configs.DescribeConfigsResource(
+    request = internal.configs.DescribeConfigsRequest(resources=[internal.configs.DescribeConfigsResource(
         resource_type=2, resource_name="t", configuration_keys=None)], include_synonyms=False,
         include_documentation=include_documentation)
     answer = internal.configs.DescribeConfigsResponse(results=[internal.configs.DescribeConfigsResult(
