@@ -1,9 +1,9 @@
-"""DeleteRecords (key 21): move partitions' log start offsets forward, at their leaders.
+"""DeleteRecords (key 21), versions 0-2: move partitions' log start offsets forward, at their leaders.
 
-Per partition the request names an ``offset`` below which records are deleted (-1 =
-the high watermark); the answer gives the partition's ``low_watermark`` (the smallest
-log start offset of its live replicas) or an error (OFFSET_OUT_OF_RANGE,
-NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION, POLICY_VIOLATION,
+Declared once, in Kafka's versions, for both listeners.  Per partition the request names an
+``offset`` below which records are deleted (-1 = the high watermark); the answer gives the
+partition's ``low_watermark`` (the smallest log start offset of its live replicas) or an error
+(OFFSET_OUT_OF_RANGE, NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION, POLICY_VIOLATION,
 REQUEST_TIMED_OUT).  Kafka concept: ``DeleteRecordsRequest`` / ``DeleteRecordsResponse``
 (KIP-107, ``kafka-delete-records.sh``).
 """
@@ -30,14 +30,14 @@ class DeleteRecordsTopic(Struct):
 class DeleteRecordsRequest(Struct):
     FIELDS = (
         Field("topics", Array(DeleteRecordsTopic)),
-        Field("timeout_ms", Int32, default=60000),
+        Field("timeout_ms", Int32),
     )
 
 
 class DeleteRecordsPartitionResult(Struct):
     FIELDS = (
         Field("partition_index", Int32),
-        Field("low_watermark", Int64, default=-1),
+        Field("low_watermark", Int64),
         Field("error_code", Int16),
     )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafkette.protocol.apis import configs as shared_configs
-from kafkette.protocol.apis import create_partitions, create_topics, delete_topics
+from kafkette.protocol.apis import create_partitions, create_topics, delete_records, delete_topics
 from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
 from kafkette.protocol.kafka_messages import (
     api_versions,
@@ -90,7 +90,8 @@ KAFKA_APIS: dict[int, KafkaApi] = {
                  0, 4, 3),
         KafkaApi(19, "CreateTopics", create_topics.CreateTopicsRequest, create_topics.CreateTopicsResponse, 2, 7, 5),
         KafkaApi(20, "DeleteTopics", delete_topics.DeleteTopicsRequest, delete_topics.DeleteTopicsResponse, 1, 5, 4),
-        KafkaApi(21, "DeleteRecords", cluster.DeleteRecordsRequest, cluster.DeleteRecordsResponse, 0, 2, 2),
+        KafkaApi(21, "DeleteRecords", delete_records.DeleteRecordsRequest, delete_records.DeleteRecordsResponse,
+                 0, 2, 2),
         KafkaApi(22, "InitProducerId", init_producer_id.InitProducerIdRequest,
                  init_producer_id.InitProducerIdResponse, 0, 4, 2),
         KafkaApi(23, "OffsetForLeaderEpoch", offsets_for_leader_epoch.OffsetForLeaderEpochRequest,

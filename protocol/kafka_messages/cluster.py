@@ -1,11 +1,11 @@
-"""DescribeCluster (60) 0-1 and DeleteRecords (21) 0-2.
+"""DescribeCluster (60) 0-1 (DeleteRecords, 21, is declared once in ``kafkette.protocol.apis.delete_records``).
 
 Field names are Kafka's in snake_case (the same as the msgpack schemas' where both have the
 field); tagged fields are left out (see ``kafka_schema``).  Kafka concept: the message specs
 of the same names in ``clients/src/main/resources/common/message``.
 """
 
-from kafkette.protocol.kafka_schema import BOOL, INT8, INT16, INT32, INT64, STRING, Array, F, KafkaStruct
+from kafkette.protocol.kafka_schema import BOOL, INT8, INT16, INT32, STRING, Array, F, KafkaStruct
 
 
 class DescribeClusterRequest(KafkaStruct):
@@ -34,47 +34,4 @@ class DescribeClusterResponse(KafkaStruct):
         F("controller_id", INT32, default=-1),
         F("brokers", Array(DescribeClusterBroker)),
         F("cluster_authorized_operations", INT32, default=-2147483648),
-    )
-
-
-class DeleteRecordsPartition(KafkaStruct):
-    FIELDS = (
-        F("partition_index", INT32),
-        F("offset", INT64),
-    )
-
-
-class DeleteRecordsTopic(KafkaStruct):
-    FIELDS = (
-        F("name", STRING),
-        F("partitions", Array(DeleteRecordsPartition)),
-    )
-
-
-class DeleteRecordsRequest(KafkaStruct):
-    FIELDS = (
-        F("topics", Array(DeleteRecordsTopic)),
-        F("timeout_ms", INT32),
-    )
-
-
-class DeleteRecordsPartitionResult(KafkaStruct):
-    FIELDS = (
-        F("partition_index", INT32),
-        F("low_watermark", INT64),
-        F("error_code", INT16),
-    )
-
-
-class DeleteRecordsTopicResult(KafkaStruct):
-    FIELDS = (
-        F("name", STRING),
-        F("partitions", Array(DeleteRecordsPartitionResult)),
-    )
-
-
-class DeleteRecordsResponse(KafkaStruct):
-    FIELDS = (
-        F("throttle_time_ms", INT32),
-        F("topics", Array(DeleteRecordsTopicResult)),
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafkette.protocol.kafka_messages.cluster import (
+from kafkette.protocol.apis.delete_records import (
     DeleteRecordsPartition,
     DeleteRecordsRequest,
     DeleteRecordsTopic,

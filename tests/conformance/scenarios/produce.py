@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from kafkette.protocol import record_batch
-from kafkette.protocol.kafka_messages.cluster import (
+from kafkette.protocol.apis.delete_records import (
     DeleteRecordsPartition,
     DeleteRecordsRequest,
     DeleteRecordsTopic,

@@ -14,7 +14,7 @@ from kafkette.protocol.schema import Field, Int32, Int64, String, Struct
 
 DECLARED_TWICE = {
     "Produce", "Fetch", "ListOffsets", "Metadata", "OffsetCommit", "OffsetFetch", "FindCoordinator", "JoinGroup",
-    "LeaveGroup", "SyncGroup", "DescribeGroups", "ListGroups", "DeleteRecords",
+    "LeaveGroup", "SyncGroup", "DescribeGroups", "ListGroups",
     "InitProducerId", "OffsetForLeaderEpoch", "DescribeLogDirs",
     "DeleteGroups", "ElectLeaders", "OffsetDelete", "DescribeQuorum", "ApiVersions",
 }
