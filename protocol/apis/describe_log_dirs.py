@@ -1,12 +1,13 @@
-"""DescribeLogDirs (key 35): a broker's log directories, each with the partitions it holds
-(size in bytes, offset lag 0 for a current replica) and its total and usable bytes.
+"""DescribeLogDirs (key 35), versions 1-4: a broker's log directories, each with the partitions it
+holds (size in bytes, offset lag 0 for a current replica) and its total and usable bytes.
 
-``topics`` None asks for every partition.  A log directory that went offline answers
-KAFKA_STORAGE_ERROR.  Kafka concept: ``DescribeLogDirsRequest``/``DescribeLogDirsResponse``
-(KIP-113, KIP-827), answered by ``ReplicaManager.describeLogDirs``.
+Declared once, in Kafka's versions, for both listeners.  ``topics`` None asks for every
+partition.  A log directory that went offline answers KAFKA_STORAGE_ERROR.  Kafka concept:
+``DescribeLogDirsRequest``/``DescribeLogDirsResponse`` (KIP-113, KIP-827), answered by
+``ReplicaManager.describeLogDirs``.
 """
 
-from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Int64, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Int64, String, Struct
 
 
 class DescribableLogDirTopic(Struct):
@@ -17,7 +18,7 @@ class DescribableLogDirTopic(Struct):
 
 
 class DescribeLogDirsRequest(Struct):
-    FIELDS = (Field("topics", Nullable(Array(DescribableLogDirTopic))),)
+    FIELDS = (Field("topics", Array(DescribableLogDirTopic), nullable="1+"),)
 
 
 class DescribeLogDirsPartition(Struct):
@@ -41,14 +42,14 @@ class DescribeLogDirsResult(Struct):
         Field("error_code", Int16),
         Field("log_dir", String),
         Field("topics", Array(DescribeLogDirsTopic)),
-        Field("total_bytes", Int64, default=-1),
-        Field("usable_bytes", Int64, default=-1),
+        Field("total_bytes", Int64, "4+", default=-1),
+        Field("usable_bytes", Int64, "4+", default=-1),
     )
 
 
 class DescribeLogDirsResponse(Struct):
     FIELDS = (
         Field("throttle_time_ms", Int32),
-        Field("error_code", Int16),
+        Field("error_code", Int16, "3+"),
         Field("results", Array(DescribeLogDirsResult)),
     )

@@ -13,7 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafkette.protocol.apis import configs as shared_configs
-from kafkette.protocol.apis import create_partitions, create_topics, delete_records, delete_topics
+from kafkette.protocol.apis import (
+    create_partitions,
+    create_topics,
+    delete_records,
+    delete_topics,
+    describe_log_dirs,
+)
 from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
 from kafkette.protocol.kafka_messages import (
     api_versions,
@@ -26,7 +32,6 @@ from kafkette.protocol.kafka_messages import (
     group_membership,
     init_producer_id,
     list_offsets,
-    log_dirs,
     metadata,
     offsets,
     offsets_for_leader_epoch,
@@ -99,7 +104,8 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(32, "DescribeConfigs", shared_configs.DescribeConfigsRequest, shared_configs.DescribeConfigsResponse,
                  1, 4, 4),
         KafkaApi(ALTER_CONFIGS_KEY, "AlterConfigs", configs.AlterConfigsRequest, configs.AlterConfigsResponse, 0, 2, 2),
-        KafkaApi(35, "DescribeLogDirs", log_dirs.DescribeLogDirsRequest, log_dirs.DescribeLogDirsResponse, 1, 4, 2),
+        KafkaApi(35, "DescribeLogDirs", describe_log_dirs.DescribeLogDirsRequest,
+                 describe_log_dirs.DescribeLogDirsResponse, 1, 4, 2),
         KafkaApi(37, "CreatePartitions", create_partitions.CreatePartitionsRequest,
                  create_partitions.CreatePartitionsResponse, 0, 3, 2),
         KafkaApi(42, "DeleteGroups", group_admin.DeleteGroupsRequest, group_admin.DeleteGroupsResponse, 0, 2, 2),
