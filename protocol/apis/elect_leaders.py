@@ -1,11 +1,12 @@
-"""ElectLeaders (key 43): preferred (0) or unclean (1) leader election, at the controller.
+"""ElectLeaders (key 43), versions 0-2: preferred (0) or unclean (1) leader election, at the controller.
 
-``topic_partitions`` None means every partition.  Per-partition results carry
+Declared once, in Kafka's versions, for both listeners.  ``topic_partitions`` None means every
+partition; before v1 the election is preferred.  Per-partition results carry
 ELECTION_NOT_NEEDED, PREFERRED_LEADER_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILABLE or
-UNKNOWN_TOPIC_OR_PARTITION.  Kafka concept: KIP-460, ``kafka-leader-election.sh``.
+UNKNOWN_TOPIC_OR_PARTITION.  Kafka concept: KIP-183, KIP-460, ``kafka-leader-election.sh``.
 """
 
-from kafkette.protocol.schema import Array, Field, Int8, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Field, Int8, Int16, Int32, String, Struct
 
 ELECTION_PREFERRED = 0
 ELECTION_UNCLEAN = 1
@@ -20,8 +21,8 @@ class ElectLeadersTopicPartitions(Struct):
 
 class ElectLeadersRequest(Struct):
     FIELDS = (
-        Field("election_type", Int8, default=ELECTION_PREFERRED),
-        Field("topic_partitions", Nullable(Array(ElectLeadersTopicPartitions))),
+        Field("election_type", Int8, "1+", default=ELECTION_PREFERRED),
+        Field("topic_partitions", Array(ElectLeadersTopicPartitions), nullable="0+"),
         Field("timeout_ms", Int32, default=60000),
     )
 
@@ -30,7 +31,7 @@ class ElectLeadersPartitionResult(Struct):
     FIELDS = (
         Field("partition_id", Int32),
         Field("error_code", Int16),
-        Field("error_message", Nullable(String)),
+        Field("error_message", String, nullable="0+"),
     )
 
 
@@ -44,6 +45,6 @@ class ElectLeadersReplicaElectionResult(Struct):
 class ElectLeadersResponse(Struct):
     FIELDS = (
         Field("throttle_time_ms", Int32),
-        Field("error_code", Int16),
+        Field("error_code", Int16, "1+"),
         Field("replica_election_results", Array(ElectLeadersReplicaElectionResult)),
     )

@@ -19,13 +19,13 @@ from kafkette.protocol.apis import (
     delete_records,
     delete_topics,
     describe_log_dirs,
+    elect_leaders,
 )
 from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
 from kafkette.protocol.kafka_messages import (
     api_versions,
     cluster,
     configs,
-    elect_leaders,
     fetch,
     find_coordinator,
     group_admin,

@@ -8,8 +8,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersTopicPartitions
 from kafkette.protocol.kafka_messages.cluster import DescribeClusterRequest
-from kafkette.protocol.kafka_messages.elect_leaders import ElectLeadersRequest, ElectLeadersTopicPartitions
 from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
 from tests.conformance.catalogue import register, scenario
 from tests.conformance.scenarios.topics import create

@@ -16,7 +16,7 @@ DECLARED_TWICE = {
     "Produce", "Fetch", "ListOffsets", "Metadata", "OffsetCommit", "OffsetFetch", "FindCoordinator", "JoinGroup",
     "LeaveGroup", "SyncGroup", "DescribeGroups", "ListGroups",
     "InitProducerId", "OffsetForLeaderEpoch",
-    "DeleteGroups", "ElectLeaders", "OffsetDelete", "DescribeQuorum", "ApiVersions",
+    "DeleteGroups", "OffsetDelete", "DescribeQuorum", "ApiVersions",
 }
 """APIs both listeners speak whose msgpack and Kafka messages are still separate classes,
 bridged by ``kafka_translation.convert``: each moves to one declaration in Kafka's versions."""
