@@ -179,7 +179,7 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.ALTER_PARTITION, AlterPartitionRequest, AlterPartitionResponse),
         ApiSpec(ApiKey.BROKER_REGISTRATION, BrokerRegistrationRequest, BrokerRegistrationResponse),
         ApiSpec(ApiKey.BROKER_HEARTBEAT, BrokerHeartbeatRequest, BrokerHeartbeatResponse, 0, 1),
-        ApiSpec(ApiKey.INIT_PRODUCER_ID, InitProducerIdRequest, InitProducerIdResponse),
+        ApiSpec(ApiKey.INIT_PRODUCER_ID, InitProducerIdRequest, InitProducerIdResponse, 0, 4),
         ApiSpec(ApiKey.OFFSET_FOR_LEADER_EPOCH, OffsetsForLeaderEpochRequest, OffsetsForLeaderEpochResponse),
         ApiSpec(ApiKey.ALLOCATE_PRODUCER_IDS, AllocateProducerIdsRequest, AllocateProducerIdsResponse),
         ApiSpec(ApiKey.VOTE, VoteRequest, VoteResponse),

@@ -5,15 +5,17 @@ from blocks the controller allocates to them (AllocateProducerIds), so ids are
 unique cluster-wide.  Kafka concept: KIP-98 idempotence, KIP-730 id blocks.
 """
 
-from kafkette.protocol.schema import Field, Int16, Int32, Int64, Nullable, String, Struct
+from kafkette.protocol.schema import Field, Int16, Int32, Int64, String, Struct
 
 
 class InitProducerIdRequest(Struct):
+    """InitProducerId, versions 0-4, declared once in Kafka's versions for both listeners."""
+
     FIELDS = (
-        Field("transactional_id", Nullable(String)),
-        Field("transaction_timeout_ms", Int32, default=-1),
-        Field("producer_id", Int64, default=-1),
-        Field("producer_epoch", Int16, default=-1),
+        Field("transactional_id", String, nullable="0+"),
+        Field("transaction_timeout_ms", Int32),
+        Field("producer_id", Int64, "3+", default=-1),
+        Field("producer_epoch", Int16, "3+", default=-1),
     )
 
 
@@ -22,7 +24,7 @@ class InitProducerIdResponse(Struct):
         Field("throttle_time_ms", Int32),
         Field("error_code", Int16),
         Field("producer_id", Int64, default=-1),
-        Field("producer_epoch", Int16, default=-1),
+        Field("producer_epoch", Int16),
     )
 
 

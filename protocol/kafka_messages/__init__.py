@@ -22,6 +22,7 @@ from kafkette.protocol.apis import (
     elect_leaders,
 )
 from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
+from kafkette.protocol.apis.producer_ids import InitProducerIdRequest, InitProducerIdResponse
 from kafkette.protocol.kafka_messages import (
     api_versions,
     cluster,
@@ -30,7 +31,6 @@ from kafkette.protocol.kafka_messages import (
     find_coordinator,
     group_admin,
     group_membership,
-    init_producer_id,
     list_offsets,
     metadata,
     offsets,
@@ -97,8 +97,7 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(20, "DeleteTopics", delete_topics.DeleteTopicsRequest, delete_topics.DeleteTopicsResponse, 1, 5, 4),
         KafkaApi(21, "DeleteRecords", delete_records.DeleteRecordsRequest, delete_records.DeleteRecordsResponse,
                  0, 2, 2),
-        KafkaApi(22, "InitProducerId", init_producer_id.InitProducerIdRequest,
-                 init_producer_id.InitProducerIdResponse, 0, 4, 2),
+        KafkaApi(22, "InitProducerId", InitProducerIdRequest, InitProducerIdResponse, 0, 4, 2),
         KafkaApi(23, "OffsetForLeaderEpoch", offsets_for_leader_epoch.OffsetForLeaderEpochRequest,
                  offsets_for_leader_epoch.OffsetForLeaderEpochResponse, 2, 4, 4),
         KafkaApi(32, "DescribeConfigs", shared_configs.DescribeConfigsRequest, shared_configs.DescribeConfigsResponse,

@@ -21,8 +21,8 @@ from kafkette.protocol.apis.delete_records import (
     DeleteRecordsRequest,
     DeleteRecordsTopic,
 )
+from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
 from kafkette.protocol.kafka_messages.fetch import FetchPartition, FetchRequest, FetchTopic
-from kafkette.protocol.kafka_messages.init_producer_id import InitProducerIdRequest
 from kafkette.protocol.kafka_messages.list_offsets import (
     ListOffsetsPartition,
     ListOffsetsRequest,

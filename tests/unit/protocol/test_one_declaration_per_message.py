@@ -15,7 +15,7 @@ from kafkette.protocol.schema import Field, Int32, Int64, String, Struct
 DECLARED_TWICE = {
     "Produce", "Fetch", "ListOffsets", "Metadata", "OffsetCommit", "OffsetFetch", "FindCoordinator", "JoinGroup",
     "LeaveGroup", "SyncGroup", "DescribeGroups", "ListGroups",
-    "InitProducerId", "OffsetForLeaderEpoch",
+    "OffsetForLeaderEpoch",
     "DeleteGroups", "OffsetDelete", "DescribeQuorum", "ApiVersions",
 }
 """APIs both listeners speak whose msgpack and Kafka messages are still separate classes,
