@@ -20,6 +20,7 @@ from kafkette.protocol.apis import (
     delete_topics,
     describe_log_dirs,
     elect_leaders,
+    offsets_for_leader_epoch,
 )
 from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest, InitProducerIdResponse
@@ -34,7 +35,6 @@ from kafkette.protocol.kafka_messages import (
     list_offsets,
     metadata,
     offsets,
-    offsets_for_leader_epoch,
     produce,
     quorum,
 )
@@ -98,8 +98,8 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(21, "DeleteRecords", delete_records.DeleteRecordsRequest, delete_records.DeleteRecordsResponse,
                  0, 2, 2),
         KafkaApi(22, "InitProducerId", InitProducerIdRequest, InitProducerIdResponse, 0, 4, 2),
-        KafkaApi(23, "OffsetForLeaderEpoch", offsets_for_leader_epoch.OffsetForLeaderEpochRequest,
-                 offsets_for_leader_epoch.OffsetForLeaderEpochResponse, 2, 4, 4),
+        KafkaApi(23, "OffsetForLeaderEpoch", offsets_for_leader_epoch.OffsetsForLeaderEpochRequest,
+                 offsets_for_leader_epoch.OffsetsForLeaderEpochResponse, 2, 4, 4),
         KafkaApi(32, "DescribeConfigs", shared_configs.DescribeConfigsRequest, shared_configs.DescribeConfigsResponse,
                  1, 4, 4),
         KafkaApi(ALTER_CONFIGS_KEY, "AlterConfigs", configs.AlterConfigsRequest, configs.AlterConfigsResponse, 0, 2, 2),

@@ -113,11 +113,11 @@ async def test_unexpected_error_fails_only_that_partition(log_manager, caplog):
 def test_request_and_response_round_trip_the_wire_format():
     request = OffsetsForLeaderEpochRequest(replica_id=2, topics=[OffsetForLeaderTopic(name="t", partitions=[
         OffsetForLeaderPartition(partition=3, current_leader_epoch=7, leader_epoch=6)])])
-    decoded = OffsetsForLeaderEpochRequest.from_wire(request.to_wire(0), 0)
+    decoded = OffsetsForLeaderEpochRequest.from_wire(request.to_wire(4), 4)
     [part] = decoded.topics[0].partitions
     assert (decoded.replica_id, decoded.topics[0].name, part.partition, part.current_leader_epoch,
             part.leader_epoch) == (2, "t", 3, 7, 6)
-    response = OffsetsForLeaderEpochResponse.from_wire([0, [["t", [[0, 3, 6, 120]]]]], 0)
+    response = OffsetsForLeaderEpochResponse.from_wire([0, [["t", [[0, 3, 6, 120]]]]], 4)
     [answer] = response.topics[0].partitions
     assert (answer.error_code, answer.partition, answer.leader_epoch, answer.end_offset) == (0, 3, 6, 120)
 

@@ -51,10 +51,10 @@ KNOWN_DIFFERENCES = {
     "OffsetCommitRequest.generation_id is Kafka's GenerationIdOrMemberEpoch, named otherwise":
         "the same int32 (KIP-848 renamed it); the name is the msgpack schema's, which kafka_translation "
         "bridges by name",
-    "OffsetForLeaderEpochRequest.topics.name is Kafka's Topic, named otherwise":
-        "the same string; the name is the msgpack schema's, which kafka_translation bridges by name",
-    "OffsetForLeaderEpochResponse.topics.name is Kafka's Topic, named otherwise":
-        "the same string; the name is the msgpack schema's, which kafka_translation bridges by name",
+    "OffsetsForLeaderEpochRequest.topics.name is Kafka's Topic, named otherwise":
+        "the same string; the name the broker and its replica fetcher use (a name is not on the wire)",
+    "OffsetsForLeaderEpochResponse.topics.name is Kafka's Topic, named otherwise":
+        "the same string; the name the broker and its replica fetcher use (a name is not on the wire)",
 }
 
 OFFERED = [KAFKA_APIS[key.api_key] for key in api_versions_response().api_keys]
