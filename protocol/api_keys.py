@@ -149,7 +149,7 @@ API_REGISTRY: dict[int, ApiSpec] = {
     for spec in (
         ApiSpec(ApiKey.PRODUCE, ProduceRequest, ProduceResponse),
         ApiSpec(ApiKey.FETCH, FetchRequest, FetchResponse, 0, 1),
-        ApiSpec(ApiKey.LIST_OFFSETS, ListOffsetsRequest, ListOffsetsResponse),
+        ApiSpec(ApiKey.LIST_OFFSETS, ListOffsetsRequest, ListOffsetsResponse, 1, 7),
         ApiSpec(ApiKey.METADATA, MetadataRequest, MetadataResponse, 0, 1),
         ApiSpec(ApiKey.LEADER_AND_ISR, LeaderAndIsrRequest, LeaderAndIsrResponse),
         ApiSpec(ApiKey.UPDATE_METADATA, UpdateMetadataRequest, UpdateMetadataResponse),

@@ -404,15 +404,17 @@ timestamp, KIP-734); -1 and -2 are defined in every version (Kafka's
 
 
 def _list_offsets_response(resp: Any, version: int, req: Any) -> KafkaStruct:
-    out = convert(resp, KAFKA_APIS[2].response, version)
+    """ListOffsets in which a special timestamp the request's version does not define yet
+    (``LIST_OFFSETS_TIMESTAMP_MIN_VERSION``: max timestamp, -3, before v7) is UNSUPPORTED_VERSION,
+    with offset, timestamp and leader epoch -1."""
     too_new = {(t.name, p.partition_index) for t in req.topics for p in t.partitions
                if version < LIST_OFFSETS_TIMESTAMP_MIN_VERSION.get(p.timestamp, 0)}
-    for topic in out.topics:
+    for topic in resp.topics:
         for partition in topic.partitions:
             if (topic.name, partition.partition_index) in too_new and partition.error_code != Errors.INVALID_REQUEST:
                 partition.error_code = int(Errors.UNSUPPORTED_VERSION)
                 partition.offset = partition.timestamp = partition.leader_epoch = -1
-    return out
+    return resp
 
 
 SYNC_GROUP_MANDATORY_PROTOCOL_VERSION = 5

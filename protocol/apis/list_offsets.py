@@ -1,4 +1,5 @@
-"""ListOffsets (key 2): offsets by timestamp, earliest (-2), latest (-1) or max timestamp (-3).
+"""ListOffsets (key 2), versions 1-7: offsets by timestamp, earliest (-2), latest (-1) or max
+timestamp (-3), declared once, in Kafka's versions, for both listeners.
 
 A partition's ``timestamp`` is either a target timestamp in ms (>= 0: the first offset
 whose record timestamp is >= it) or one of the special values below.  The response
@@ -20,7 +21,7 @@ UNKNOWN_OFFSET = -1
 class ListOffsetsPartition(Struct):
     FIELDS = (
         Field("partition_index", Int32),
-        Field("current_leader_epoch", Int32, default=-1),
+        Field("current_leader_epoch", Int32, "4+", default=-1),
         Field("timestamp", Int64),
     )
 
@@ -33,9 +34,11 @@ class ListOffsetsTopic(Struct):
 
 
 class ListOffsetsRequest(Struct):
+    """``replica_id``: the asking broker's id, -1 for a consumer (Kafka's ``CONSUMER_REPLICA_ID``)."""
+
     FIELDS = (
-        Field("replica_id", Int32, default=-1),
-        Field("isolation_level", Int8),
+        Field("replica_id", Int32),
+        Field("isolation_level", Int8, "2+"),
         Field("topics", Array(ListOffsetsTopic)),
     )
 
@@ -46,7 +49,7 @@ class ListOffsetsPartitionResponse(Struct):
         Field("error_code", Int16),
         Field("timestamp", Int64, default=-1),
         Field("offset", Int64, default=-1),
-        Field("leader_epoch", Int32, default=-1),
+        Field("leader_epoch", Int32, "4+", default=-1),
     )
 
 
@@ -59,6 +62,6 @@ class ListOffsetsTopicResponse(Struct):
 
 class ListOffsetsResponse(Struct):
     FIELDS = (
-        Field("throttle_time_ms", Int32),
+        Field("throttle_time_ms", Int32, "2+"),
         Field("topics", Array(ListOffsetsTopicResponse)),
     )

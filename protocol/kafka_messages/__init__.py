@@ -20,6 +20,7 @@ from kafkette.protocol.apis import (
     delete_topics,
     describe_log_dirs,
     elect_leaders,
+    list_offsets,
     offsets_for_leader_epoch,
 )
 from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
@@ -32,7 +33,6 @@ from kafkette.protocol.kafka_messages import (
     find_coordinator,
     group_admin,
     group_membership,
-    list_offsets,
     metadata,
     offsets,
     produce,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafkette.protocol.kafka_messages.list_offsets import (
+from kafkette.protocol.apis.list_offsets import (
     ListOffsetsPartition,
     ListOffsetsRequest,
     ListOffsetsTopic,

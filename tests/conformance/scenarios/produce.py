@@ -21,13 +21,13 @@ from kafkette.protocol.apis.delete_records import (
     DeleteRecordsRequest,
     DeleteRecordsTopic,
 )
-from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
-from kafkette.protocol.kafka_messages.fetch import FetchPartition, FetchRequest, FetchTopic
-from kafkette.protocol.kafka_messages.list_offsets import (
+from kafkette.protocol.apis.list_offsets import (
     ListOffsetsPartition,
     ListOffsetsRequest,
     ListOffsetsTopic,
 )
+from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
+from kafkette.protocol.kafka_messages.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.kafka_messages.produce import PartitionProduceData, ProduceRequest, TopicProduceData
 from kafkette.protocol.record_batch import (
     COMPRESSION_GZIP,

@@ -13,16 +13,16 @@ from kafkette.protocol.kafka_messages import (
     configs,
     fetch,
     group_admin,
-    list_offsets,
     metadata,
 )
 from kafkette.protocol.kafka_translation import TRANSLATIONS
 
 
 def _list_offsets(version: int, timestamps: list[int]):
-    request = list_offsets.ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[list_offsets.ListOffsetsTopic(
-        name="t", partitions=[list_offsets.ListOffsetsPartition(partition_index=i, timestamp=ts)
-                              for i, ts in enumerate(timestamps)])])
+    request = internal.list_offsets.ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
+        internal.list_offsets.ListOffsetsTopic(name="t", partitions=[
+            internal.list_offsets.ListOffsetsPartition(partition_index=i, timestamp=ts)
+            for i, ts in enumerate(timestamps)])])
     answer = internal.list_offsets.ListOffsetsResponse(topics=[internal.list_offsets.ListOffsetsTopicResponse(
         name="t", partitions=[internal.list_offsets.ListOffsetsPartitionResponse(
             partition_index=i, error_code=0, timestamp=5, offset=3, leader_epoch=0) for i in range(len(timestamps))])])
