@@ -329,7 +329,8 @@ class QuorumController:
             partitions = [self._describe_partition(p.partition_index)
                           if (topic.topic_name, p.partition_index) == (CLUSTER_METADATA_TOPIC_NAME, 0)
                           else DescribeQuorumPartitionResponse(partition_index=p.partition_index,
-                                                               error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                                                               error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                                               leader_id=-1, leader_epoch=-1, high_watermark=-1)
                           for p in topic.partitions]
             topics.append(DescribeQuorumTopicResponse(topic_name=topic.topic_name, partitions=partitions))
         return DescribeQuorumResponse(topics=topics)
@@ -340,7 +341,7 @@ class QuorumController:
         if states is None:
             return DescribeQuorumPartitionResponse(
                 partition_index=index, error_code=Errors.NOT_LEADER_OR_FOLLOWER, leader_id=self.leader_id(),
-                leader_epoch=raft.epoch if raft.client is not None else -1)
+                leader_epoch=raft.epoch if raft.client is not None else -1, high_watermark=-1)
         wall_ms, mono_ms = int(time.time() * 1000), raft.clock_ms()
         voters = [QuorumReplicaState(
             replica_id=voter, log_end_offset=end_offset,

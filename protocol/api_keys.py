@@ -186,7 +186,7 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.VOTE, VoteRequest, VoteResponse),
         ApiSpec(ApiKey.BEGIN_QUORUM_EPOCH, BeginQuorumEpochRequest, BeginQuorumEpochResponse),
         ApiSpec(ApiKey.END_QUORUM_EPOCH, EndQuorumEpochRequest, EndQuorumEpochResponse),
-        ApiSpec(ApiKey.DESCRIBE_QUORUM, DescribeQuorumRequest, DescribeQuorumResponse),
+        ApiSpec(ApiKey.DESCRIBE_QUORUM, DescribeQuorumRequest, DescribeQuorumResponse, 0, 1),
         ApiSpec(ApiKey.FETCH_SNAPSHOT, FetchSnapshotRequest, FetchSnapshotResponse),
     )
 }

@@ -166,17 +166,21 @@ class DescribeQuorumTopicRequest(Struct):
 
 
 class DescribeQuorumRequest(Struct):
+    """DescribeQuorum, versions 0-1, declared once in Kafka's versions for both listeners (the
+    error messages, Kafka's from v2, ride the msgpack protocol only)."""
+
     FIELDS = (Field("topics", Array(DescribeQuorumTopicRequest)),)
 
 
 class QuorumReplicaState(Struct):
-    """One voter or observer as the leader sees it (times in ms since the epoch, -1 unknown)."""
+    """One voter or observer as the leader sees it (times in ms since the epoch, -1 unknown; Kafka's
+    ``ReplicaState``)."""
 
     FIELDS = (
         Field("replica_id", Int32),
-        Field("log_end_offset", Int64, default=-1),
-        Field("last_fetch_timestamp", Int64, default=-1),
-        Field("last_caught_up_timestamp", Int64, default=-1),
+        Field("log_end_offset", Int64),
+        Field("last_fetch_timestamp", Int64, "1+", default=-1),
+        Field("last_caught_up_timestamp", Int64, "1+", default=-1),
     )
 
 
@@ -184,10 +188,10 @@ class DescribeQuorumPartitionResponse(Struct):
     FIELDS = (
         Field("partition_index", Int32),
         Field("error_code", Int16),
-        Field("error_message", Nullable(String)),
-        Field("leader_id", Int32, default=-1),
-        Field("leader_epoch", Int32, default=-1),
-        Field("high_watermark", Int64, default=-1),
+        Field("error_message", String, nullable="0+", kafka=False),
+        Field("leader_id", Int32),
+        Field("leader_epoch", Int32),
+        Field("high_watermark", Int64),
         Field("current_voters", Array(QuorumReplicaState)),
         Field("observers", Array(QuorumReplicaState)),
     )
@@ -203,7 +207,7 @@ class DescribeQuorumTopicResponse(Struct):
 class DescribeQuorumResponse(Struct):
     FIELDS = (
         Field("error_code", Int16),
-        Field("error_message", Nullable(String)),
+        Field("error_message", String, nullable="0+", kafka=False),
         Field("topics", Array(DescribeQuorumTopicResponse)),
     )
 

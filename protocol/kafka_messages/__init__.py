@@ -25,6 +25,7 @@ from kafkette.protocol.apis import (
 )
 from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest, InitProducerIdResponse
+from kafkette.protocol.apis.raft import DescribeQuorumRequest, DescribeQuorumResponse
 from kafkette.protocol.kafka_messages import (
     api_versions,
     cluster,
@@ -36,7 +37,6 @@ from kafkette.protocol.kafka_messages import (
     metadata,
     offsets,
     produce,
-    quorum,
 )
 from kafkette.protocol.kafka_schema import KafkaStruct
 
@@ -112,7 +112,7 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(44, "IncrementalAlterConfigs", shared_configs.IncrementalAlterConfigsRequest,
                  shared_configs.IncrementalAlterConfigsResponse, 0, 1, 1),
         KafkaApi(47, "OffsetDelete", group_admin.OffsetDeleteRequest, group_admin.OffsetDeleteResponse, 0, 0, 1 << 15),
-        KafkaApi(55, "DescribeQuorum", quorum.DescribeQuorumRequest, quorum.DescribeQuorumResponse, 0, 1, 0),
+        KafkaApi(55, "DescribeQuorum", DescribeQuorumRequest, DescribeQuorumResponse, 0, 1, 0),
         KafkaApi(DESCRIBE_CLUSTER_KEY, "DescribeCluster", cluster.DescribeClusterRequest,
                  cluster.DescribeClusterResponse, 0, 1, 0),
     )

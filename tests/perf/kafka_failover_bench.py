@@ -33,7 +33,7 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from kafkette.protocol.kafka_messages.quorum import (
+from kafkette.protocol.apis.raft import (
     DescribeQuorumPartitionRequest,
     DescribeQuorumRequest,
     DescribeQuorumTopicRequest,

@@ -56,7 +56,7 @@ def test_describe_quorum_response_lists_voters_and_observers():
         DescribeQuorumPartitionResponse(partition_index=0, leader_id=1, leader_epoch=3, high_watermark=42,
                                         current_voters=[QuorumReplicaState(replica_id=1, log_end_offset=42)],
                                         observers=[])])])
-    decoded = DescribeQuorumResponse.from_wire(response.to_wire(0), 0)
+    decoded = DescribeQuorumResponse.from_wire(response.to_wire(1), 1)
     assert decoded.topics[0].partitions[0].current_voters[0].last_fetch_timestamp == -1
     assert decoded == response
 
