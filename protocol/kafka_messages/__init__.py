@@ -5,7 +5,9 @@ The ranges start where Kafka 4.0 starts them (KIP-896: Produce 3, Fetch 4, ListO
 OffsetCommit 2, OffsetFetch 1, CreateTopics 2, DeleteTopics 1, DescribeConfigs 1) and end at
 the last version whose fields the broker can answer: Fetch 12 (13 and up name topics by id),
 Produce 9, FindCoordinator 4 (a batch of keys).  Every other API is absent from the
-ApiVersions answer.  Kafka concept: ``ApiKeys`` and ``ApiVersionsResponse``.
+ApiVersions answer.  An API both listeners speak and declared once (``kafkette.protocol.apis``,
+in Kafka's versions) has its classes from there; the modules here hold the rest.  Kafka concept:
+``ApiKeys`` and ``ApiVersionsResponse``.
 """
 
 from __future__ import annotations
