@@ -243,24 +243,24 @@ def _alter_configs_request(req: Any, version: int) -> InternalStruct:
         for r in req.resources])
 
 
-def _leave_group_request(req: Any, version: int) -> InternalStruct:
-    members = req.members if version >= 3 else [internal.group_membership.MemberIdentity(member_id=req.member_id)]
-    return internal.group_membership.LeaveGroupRequest(
-        group_id=req.group_id, members=[convert(m, internal.group_membership.MemberIdentity) for m in members])
+def _leave_group_request(req: Any, version: int) -> Any:
+    """LeaveGroup before v3 (one ``member_id``) as the batch of one member the broker answers (KIP-345)."""
+    if version < 3:
+        req.members = [internal.group_membership.MemberIdentity(member_id=req.member_id)]
+    return req
 
 
-def _leave_group_response(resp: Any, version: int, req: Any) -> KafkaStruct:
-    out = convert(resp, KAFKA_APIS[13].response, version)
-    if version < 3 and not out.error_code and resp.members:
-        out.error_code = resp.members[0].error_code  # one member: its error is the request's
-    return out
+def _leave_group_response(resp: Any, version: int, req: Any) -> Any:
+    """LeaveGroup before v3: one member, whose error is the request's."""
+    if version < 3 and not resp.error_code and resp.members:
+        resp.error_code = resp.members[0].error_code
+    return resp
 
 
-def _join_group_request(req: Any, version: int) -> InternalStruct:
-    out = convert(req, internal.group_membership.JoinGroupRequest)
+def _join_group_request(req: Any, version: int) -> Any:
     if version == 0:
-        out.rebalance_timeout_ms = req.session_timeout_ms  # v0 has none: Kafka uses the session timeout
-    return out
+        req.rebalance_timeout_ms = req.session_timeout_ms  # v0 has none: Kafka uses the session timeout
+    return req
 
 
 def _offset_delete_request(req: Any, version: int) -> InternalStruct:

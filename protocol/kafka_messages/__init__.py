@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
+from kafkette.protocol.apis import group_membership
 from kafkette.protocol.kafka_messages import (
     api_versions,
     cluster,
@@ -21,7 +21,6 @@ from kafkette.protocol.kafka_messages import (
     fetch,
     find_coordinator,
     group_admin,
-    group_membership,
     init_producer_id,
     list_offsets,
     log_dirs,
@@ -80,7 +79,7 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(10, "FindCoordinator", find_coordinator.FindCoordinatorRequest,
                  find_coordinator.FindCoordinatorResponse, 0, 4, 3),
         KafkaApi(11, "JoinGroup", group_membership.JoinGroupRequest, group_membership.JoinGroupResponse, 0, 7, 6),
-        KafkaApi(12, "Heartbeat", HeartbeatRequest, HeartbeatResponse, 0, 4, 4),
+        KafkaApi(12, "Heartbeat", group_membership.HeartbeatRequest, group_membership.HeartbeatResponse, 0, 4, 4),
         KafkaApi(13, "LeaveGroup", group_membership.LeaveGroupRequest, group_membership.LeaveGroupResponse, 0, 4, 4),
         KafkaApi(14, "SyncGroup", group_membership.SyncGroupRequest, group_membership.SyncGroupResponse, 0, 5, 4),
         KafkaApi(15, "DescribeGroups", group_admin.DescribeGroupsRequest, group_admin.DescribeGroupsResponse, 0, 5, 5),

@@ -21,7 +21,15 @@ from typing import Any
 
 from confluent_kafka import ConsumerGroupState, ConsumerGroupTopicPartitions, TopicPartition
 
-from kafkette.protocol.apis.group_membership import HeartbeatRequest
+from kafkette.protocol.apis.group_membership import (
+    HeartbeatRequest,
+    JoinGroupRequest,
+    JoinGroupRequestProtocol,
+    LeaveGroupRequest,
+    MemberIdentity,
+    SyncGroupRequest,
+    SyncGroupRequestAssignment,
+)
 from kafkette.protocol.kafka_messages.find_coordinator import FindCoordinatorRequest
 from kafkette.protocol.kafka_messages.group_admin import (
     DeleteGroupsRequest,
@@ -30,14 +38,6 @@ from kafkette.protocol.kafka_messages.group_admin import (
     OffsetDeleteRequest,
     OffsetDeleteRequestPartition,
     OffsetDeleteRequestTopic,
-)
-from kafkette.protocol.kafka_messages.group_membership import (
-    JoinGroupRequest,
-    JoinGroupRequestProtocol,
-    LeaveGroupRequest,
-    MemberIdentity,
-    SyncGroupRequest,
-    SyncGroupRequestAssignment,
 )
 from kafkette.protocol.kafka_messages.offsets import (
     OffsetCommitRequest,

@@ -297,8 +297,8 @@ def _leave_group(version: int) -> Exchange:
         else:  # one member: its error is the request's
             assert response.error_code == Errors.UNKNOWN_MEMBER_ID
 
-    return Exchange(request, apis.group_membership.LeaveGroupRequest(group_id="g", members=members),
-                    answer, LeaveGroupResponse, check)
+    return Exchange(request, apis.group_membership.LeaveGroupRequest(
+        group_id="g", member_id="m1" if version < 3 else "", members=members), answer, LeaveGroupResponse, check)
 
 
 def _join_group(version: int) -> Exchange:

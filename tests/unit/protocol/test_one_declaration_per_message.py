@@ -13,8 +13,8 @@ from kafkette.protocol.kafka_translation import TRANSLATIONS
 from kafkette.protocol.schema import Field, Int32, Int64, String, Struct
 
 DECLARED_TWICE = {
-    "Produce", "Fetch", "ListOffsets", "Metadata", "OffsetCommit", "OffsetFetch", "FindCoordinator", "JoinGroup",
-    "LeaveGroup", "SyncGroup", "DescribeGroups", "ListGroups", "CreateTopics", "DeleteTopics", "DeleteRecords",
+    "Produce", "Fetch", "ListOffsets", "Metadata", "OffsetCommit", "OffsetFetch", "FindCoordinator",
+    "DescribeGroups", "ListGroups", "CreateTopics", "DeleteTopics", "DeleteRecords",
     "InitProducerId", "OffsetForLeaderEpoch", "DescribeConfigs", "DescribeLogDirs", "CreatePartitions",
     "DeleteGroups", "ElectLeaders", "IncrementalAlterConfigs", "OffsetDelete", "DescribeQuorum", "ApiVersions",
 }
