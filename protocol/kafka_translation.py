@@ -10,7 +10,7 @@ of SETs that replaces the resource's dynamic configs; the authorized operations 
 cluster and of DescribeCluster (KIP-430: every operation, there is no authorizer); FindCoordinator and LeaveGroup before their batched
 versions (and FindCoordinator's messages, worded as Kafka's); DescribeGroups' authorized
 operations (every group operation: there is no authorizer); ListGroups v5's group type
-(``classic``) and types filter; OffsetDelete's partition structs;
+(``classic``) and types filter;
 DescribeCluster, answered from a Metadata request; JoinGroup v0, whose rebalance timeout is its
 session timeout; Fetch, whose record sets go back in Kafka's record encoding
 (``to_kafka_encoding``), with no fetch session (session id 0) and no aborted transactions (an
@@ -205,12 +205,11 @@ def _describe_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """DescribeGroups with, from v3 and when the request asks, the operations the caller may
     perform on each group described without error (Kafka's ``handleDescribeGroupsRequest``; left
     at the "not asked" default otherwise)."""
-    out = convert(resp, KAFKA_APIS[15].response, version)
     if version >= 3 and req is not None and req.include_authorized_operations:
-        for group in out.groups:
+        for group in resp.groups:
             if group.error_code == Errors.NONE:
                 group.authorized_operations = GROUP_AUTHORIZED_OPERATIONS
-    return out
+    return resp
 
 
 CLASSIC_GROUP_TYPE = "classic"
@@ -222,14 +221,13 @@ def _list_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """ListGroups with, from v5, each group's type (``classic``) and the request's types filter
     applied as Kafka's ``GroupMetadataManager.listGroups`` applies it: case-insensitive, an empty
     filter lists every type, a type no group has (``consumer``, ``share``, an unknown word) lists none."""
-    out = convert(resp, KAFKA_APIS[16].response, version)
     if version >= 5:
         wanted = {t.lower() for t in (req.types_filter or [])} if req is not None else set()
         if wanted and CLASSIC_GROUP_TYPE not in wanted:
-            out.groups = []
-        for group in out.groups:
+            resp.groups = []
+        for group in resp.groups:
             group.group_type = CLASSIC_GROUP_TYPE
-    return out
+    return resp
 
 
 def _alter_configs_request(req: Any, version: int) -> InternalStruct:
@@ -261,12 +259,6 @@ def _join_group_request(req: Any, version: int) -> Any:
     if version == 0:
         req.rebalance_timeout_ms = req.session_timeout_ms  # v0 has none: Kafka uses the session timeout
     return req
-
-
-def _offset_delete_request(req: Any, version: int) -> InternalStruct:
-    return internal.group_admin.OffsetDeleteRequest(group_id=req.group_id, topics=[
-        internal.group_admin.OffsetDeleteRequestTopic(name=t.name, partitions=[p.partition_index for p in t.partitions])
-        for t in req.topics])
 
 
 def _describe_cluster_request(req: Any, version: int) -> InternalStruct:
@@ -341,10 +333,11 @@ def _delete_topics_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     return out
 
 
-def _delete_groups_request(req: Any, version: int) -> InternalStruct:
+def _delete_groups_request(req: Any, version: int) -> Any:
     """DeleteGroups of each group once: Kafka deletes a group named twice once and answers it
     once (its result is keyed by group id), where deleting it again would find no group."""
-    return internal.group_admin.DeleteGroupsRequest(groups_names=list(dict.fromkeys(req.groups_names)))
+    req.groups_names = list(dict.fromkeys(req.groups_names))
+    return req
 
 
 def _fetch_request(req: Any, version: int) -> InternalStruct:
@@ -486,6 +479,6 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.INCREMENTAL_ALTER_CONFIGS): _translation(ApiKey.INCREMENTAL_ALTER_CONFIGS),
     ALTER_CONFIGS_KEY: Translation(ApiKey.INCREMENTAL_ALTER_CONFIGS, _alter_configs_request,
                                    lambda resp, v, req: convert(resp, KAFKA_APIS[ALTER_CONFIGS_KEY].response, v)),
-    int(ApiKey.OFFSET_DELETE): _translation(ApiKey.OFFSET_DELETE, to_internal=_offset_delete_request),
+    int(ApiKey.OFFSET_DELETE): _translation(ApiKey.OFFSET_DELETE),
     DESCRIBE_CLUSTER_KEY: Translation(ApiKey.METADATA, _describe_cluster_request, _describe_cluster_response),
 }

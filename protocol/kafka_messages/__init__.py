@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kafkette.protocol.apis import group_membership
+from kafkette.protocol.apis import group_admin, group_membership
 from kafkette.protocol.kafka_messages import (
     api_versions,
     cluster,
@@ -20,7 +20,6 @@ from kafkette.protocol.kafka_messages import (
     elect_leaders,
     fetch,
     find_coordinator,
-    group_admin,
     init_producer_id,
     list_offsets,
     log_dirs,

@@ -21,6 +21,14 @@ from typing import Any
 
 from confluent_kafka import ConsumerGroupState, ConsumerGroupTopicPartitions, TopicPartition
 
+from kafkette.protocol.apis.group_admin import (
+    DeleteGroupsRequest,
+    DescribeGroupsRequest,
+    ListGroupsRequest,
+    OffsetDeleteRequest,
+    OffsetDeleteRequestPartition,
+    OffsetDeleteRequestTopic,
+)
 from kafkette.protocol.apis.group_membership import (
     HeartbeatRequest,
     JoinGroupRequest,
@@ -31,14 +39,6 @@ from kafkette.protocol.apis.group_membership import (
     SyncGroupRequestAssignment,
 )
 from kafkette.protocol.kafka_messages.find_coordinator import FindCoordinatorRequest
-from kafkette.protocol.kafka_messages.group_admin import (
-    DeleteGroupsRequest,
-    DescribeGroupsRequest,
-    ListGroupsRequest,
-    OffsetDeleteRequest,
-    OffsetDeleteRequestPartition,
-    OffsetDeleteRequestTopic,
-)
 from kafkette.protocol.kafka_messages.offsets import (
     OffsetCommitRequest,
     OffsetCommitRequestPartition,

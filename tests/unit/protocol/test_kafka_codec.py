@@ -364,12 +364,13 @@ def test_find_coordinator_error_answer_carries_kafkas_generic_message(version):
 def test_describe_groups_asked_for_authorized_operations_answers_every_group_operation(version):
     """Without an authorizer Kafka grants every group operation (READ, DELETE, DESCRIBE,
     DESCRIBE_CONFIGS, ALTER_CONFIGS: 3400) to each group described without error, from v3 when asked."""
-    answer = apis.group_admin.DescribeGroupsResponse(groups=[
-        apis.group_admin.DescribedGroup(error_code=0, group_id="g", group_state="Stable"),
-        apis.group_admin.DescribedGroup(error_code=Errors.NOT_COORDINATOR, group_id="h")])
+    def answer() -> Any:  # the broker builds each answer anew
+        return apis.group_admin.DescribeGroupsResponse(groups=[
+            apis.group_admin.DescribedGroup(error_code=0, group_id="g", group_state="Stable"),
+            apis.group_admin.DescribedGroup(error_code=Errors.NOT_COORDINATOR, group_id="h")])
     request = KAFKA_APIS[15].request(groups=["g", "h"], include_authorized_operations=True)
-    asked = TRANSLATIONS[15].to_kafka(answer, version, request)
-    not_asked = TRANSLATIONS[15].to_kafka(answer, version, KAFKA_APIS[15].request(groups=["g", "h"]))
+    asked = TRANSLATIONS[15].to_kafka(answer(), version, request)
+    not_asked = TRANSLATIONS[15].to_kafka(answer(), version, KAFKA_APIS[15].request(groups=["g", "h"]))
     unset = -(1 << 31)
     assert [g.authorized_operations for g in asked.groups] == ([3400, unset] if version >= 3 else [unset, unset])
     assert [g.authorized_operations for g in not_asked.groups] == [unset, unset]

@@ -14,9 +14,9 @@ from kafkette.protocol.schema import Field, Int32, Int64, String, Struct
 
 DECLARED_TWICE = {
     "Produce", "Fetch", "ListOffsets", "Metadata", "OffsetCommit", "OffsetFetch", "FindCoordinator",
-    "DescribeGroups", "ListGroups", "CreateTopics", "DeleteTopics", "DeleteRecords",
+    "CreateTopics", "DeleteTopics", "DeleteRecords",
     "InitProducerId", "OffsetForLeaderEpoch", "DescribeConfigs", "DescribeLogDirs", "CreatePartitions",
-    "DeleteGroups", "ElectLeaders", "IncrementalAlterConfigs", "OffsetDelete", "DescribeQuorum", "ApiVersions",
+    "ElectLeaders", "IncrementalAlterConfigs", "DescribeQuorum", "ApiVersions",
 }
 """APIs both listeners speak whose msgpack and Kafka messages are still separate classes,
 bridged by ``kafka_translation.convert``: each moves to one declaration in Kafka's versions."""
