@@ -591,8 +591,8 @@ class GroupCoordinator:
         committed = self.manager.fetch_offsets(request.group_id, asked)
         by_topic: dict[str, list[OffsetFetchResponsePartition]] = {}
         for tp, value in committed.items():
-            entry = OffsetFetchResponsePartition(partition_index=tp.partition, metadata=NO_METADATA,
-                                                 error_code=Errors.NONE)
+            entry = OffsetFetchResponsePartition(partition_index=tp.partition, committed_offset=-1,
+                                                 metadata=NO_METADATA, error_code=Errors.NONE)
             if value is not None:
                 entry.committed_offset = value.offset
                 entry.committed_leader_epoch = value.leader_epoch

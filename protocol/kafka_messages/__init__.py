@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kafkette.protocol.apis import group_admin, group_membership
+from kafkette.protocol.apis import group_admin, group_membership, offsets
 from kafkette.protocol.kafka_messages import (
     api_versions,
     cluster,
@@ -24,7 +24,6 @@ from kafkette.protocol.kafka_messages import (
     list_offsets,
     log_dirs,
     metadata,
-    offsets,
     offsets_for_leader_epoch,
     produce,
     quorum,

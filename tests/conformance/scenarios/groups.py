@@ -38,14 +38,14 @@ from kafkette.protocol.apis.group_membership import (
     SyncGroupRequest,
     SyncGroupRequestAssignment,
 )
-from kafkette.protocol.kafka_messages.find_coordinator import FindCoordinatorRequest
-from kafkette.protocol.kafka_messages.offsets import (
+from kafkette.protocol.apis.offsets import (
     OffsetCommitRequest,
     OffsetCommitRequestPartition,
     OffsetCommitRequestTopic,
     OffsetFetchRequest,
     OffsetFetchRequestTopic,
 )
+from kafkette.protocol.kafka_messages.find_coordinator import FindCoordinatorRequest
 from tests.conformance.catalogue import register, scenario
 from tests.conformance.raw_client import RawKafkaClient
 from tests.conformance.target import ScenarioError, Target, admin_outcome, code_name
