@@ -155,7 +155,7 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.UPDATE_METADATA, UpdateMetadataRequest, UpdateMetadataResponse),
         ApiSpec(ApiKey.STOP_REPLICA, StopReplicaRequest, StopReplicaResponse),
         ApiSpec(ApiKey.CONTROLLED_SHUTDOWN, ControlledShutdownRequest, ControlledShutdownResponse),
-        ApiSpec(ApiKey.FIND_COORDINATOR, FindCoordinatorRequest, FindCoordinatorResponse),
+        ApiSpec(ApiKey.FIND_COORDINATOR, FindCoordinatorRequest, FindCoordinatorResponse, 0, 4),
         ApiSpec(ApiKey.OFFSET_COMMIT, OffsetCommitRequest, OffsetCommitResponse, 2, 8),
         ApiSpec(ApiKey.OFFSET_FETCH, OffsetFetchRequest, OffsetFetchResponse, 1, 7),
         ApiSpec(ApiKey.JOIN_GROUP, JoinGroupRequest, JoinGroupResponse, 0, 7),

@@ -148,24 +148,25 @@ def _metadata_request(req: Any, version: int) -> InternalStruct:
     return internal.metadata.MetadataRequest(topics=names, allow_auto_topic_creation=req.allow_auto_topic_creation)
 
 
-def _find_coordinator_request(req: Any, version: int) -> InternalStruct:
-    keys = req.coordinator_keys if version >= 4 else [req.key]
-    return internal.find_coordinator.FindCoordinatorRequest(key_type=req.key_type, coordinator_keys=keys)
+def _find_coordinator_request(req: Any, version: int) -> Any:
+    """FindCoordinator before v4 (one ``key``) as the batch of one key the broker answers (KIP-699)."""
+    if version < 4:
+        req.coordinator_keys = [req.key]
+    return req
 
 
-def _find_coordinator_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+def _find_coordinator_response(resp: Any, version: int, req: Any) -> Any:
     """The coordinators as Kafka's ``handleFindCoordinatorRequest`` words them: before v4 the
     first one in the top-level fields with ``Errors.message()`` as its message (``"NONE"`` when
     found, the error's generic text otherwise); from v4 every entry's message left at the
     generated default, ``""``, whatever its error."""
-    out = convert(resp, KAFKA_APIS[10].response, version)
-    for coordinator in out.coordinators:
-        coordinator.error_message = ""
     if version < 4 and resp.coordinators:
         first = resp.coordinators[0]
-        out.error_code, out.error_message = first.error_code, _kafka_error_message(first.error_code)
-        out.node_id, out.host, out.port = first.node_id, first.host, first.port
-    return out
+        resp.error_code, resp.error_message = first.error_code, _kafka_error_message(first.error_code)
+        resp.node_id, resp.host, resp.port = first.node_id, first.host, first.port
+    for coordinator in resp.coordinators:
+        coordinator.error_message = ""
+    return resp
 
 
 def _kafka_error_message(code: int) -> str:

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kafkette.protocol.apis import group_admin, group_membership, offsets
+from kafkette.protocol.apis import find_coordinator, group_admin, group_membership, offsets
 from kafkette.protocol.kafka_messages import (
     api_versions,
     cluster,
     configs,
     elect_leaders,
     fetch,
-    find_coordinator,
     init_producer_id,
     list_offsets,
     log_dirs,

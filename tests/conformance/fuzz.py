@@ -39,9 +39,9 @@ from hypothesis import Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest
 from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header, request_header_version
 from kafkette.protocol.kafka_messages import KAFKA_APIS
-from kafkette.protocol.kafka_messages.find_coordinator import FindCoordinatorRequest
 from kafkette.protocol.kafka_messages.init_producer_id import InitProducerIdRequest
 from kafkette.protocol.kafka_messages.topics import (
     CreatableReplicaAssignment,

@@ -21,6 +21,7 @@ from typing import Any
 
 from confluent_kafka import ConsumerGroupState, ConsumerGroupTopicPartitions, TopicPartition
 
+from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest
 from kafkette.protocol.apis.group_admin import (
     DeleteGroupsRequest,
     DescribeGroupsRequest,
@@ -45,7 +46,6 @@ from kafkette.protocol.apis.offsets import (
     OffsetFetchRequest,
     OffsetFetchRequestTopic,
 )
-from kafkette.protocol.kafka_messages.find_coordinator import FindCoordinatorRequest
 from tests.conformance.catalogue import register, scenario
 from tests.conformance.raw_client import RawKafkaClient
 from tests.conformance.target import ScenarioError, Target, admin_outcome, code_name

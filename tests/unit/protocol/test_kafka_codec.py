@@ -271,8 +271,9 @@ def _find_coordinator(version: int) -> Exchange:
             if version >= 1:
                 assert response.error_message == "NONE"
 
-    return Exchange(request, apis.find_coordinator.FindCoordinatorRequest(key_type=0, coordinator_keys=keys),
-                    answer, FindCoordinatorResponse, check)
+    expected = apis.find_coordinator.FindCoordinatorRequest(key="g1" if version < 4 else "", key_type=0,
+                                                            coordinator_keys=keys)
+    return Exchange(request, expected, answer, FindCoordinatorResponse, check)
 
 
 def _leave_group(version: int) -> Exchange:
