@@ -85,6 +85,7 @@ from kafkette.protocol.apis.group_admin import (
     DescribeGroupsRequest,
     ListGroupsRequest,
     OffsetDeleteRequest,
+    OffsetDeleteRequestPartition,
     OffsetDeleteRequestTopic,
     OffsetDeleteResponse,
 )
@@ -631,7 +632,7 @@ class AdminClient:
         for tp in partitions:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
         request = OffsetDeleteRequest(group_id=group_id, topics=[
-            OffsetDeleteRequestTopic(name=t, partitions=sorted(ps)) for t, ps in sorted(by_topic.items())])
+            OffsetDeleteRequestTopic(name=t, partitions=[OffsetDeleteRequestPartition(partition_index=p) for p in sorted(ps)]) for t, ps in sorted(by_topic.items())])
         response = await self._group_channel(group_id).send(
             lambda: request, _offset_delete_group_error, self._server_timeout(timeout_ms))
         if response.error_code != Errors.NONE:

@@ -10,7 +10,7 @@ of SETs that replaces the resource's dynamic configs; the authorized operations 
 cluster and of DescribeCluster (KIP-430: every operation, there is no authorizer); FindCoordinator and LeaveGroup before their batched
 versions (and FindCoordinator's messages, worded as Kafka's); DescribeGroups' authorized
 operations (every group operation: there is no authorizer); ListGroups v5's group type
-(``classic``) and types filter; OffsetDelete's partition structs;
+(``classic``) and types filter;
 DescribeCluster, answered from a Metadata request; JoinGroup v0, whose rebalance timeout is its
 session timeout; Fetch, whose record sets go back in Kafka's record encoding
 (``to_kafka_encoding``), with no fetch session (session id 0) and no aborted transactions (an
@@ -148,24 +148,25 @@ def _metadata_request(req: Any, version: int) -> InternalStruct:
     return internal.metadata.MetadataRequest(topics=names, allow_auto_topic_creation=req.allow_auto_topic_creation)
 
 
-def _find_coordinator_request(req: Any, version: int) -> InternalStruct:
-    keys = req.coordinator_keys if version >= 4 else [req.key]
-    return internal.find_coordinator.FindCoordinatorRequest(key_type=req.key_type, coordinator_keys=keys)
+def _find_coordinator_request(req: Any, version: int) -> Any:
+    """FindCoordinator before v4 (one ``key``) as the batch of one key the broker answers (KIP-699)."""
+    if version < 4:
+        req.coordinator_keys = [req.key]
+    return req
 
 
-def _find_coordinator_response(resp: Any, version: int, req: Any) -> KafkaStruct:
+def _find_coordinator_response(resp: Any, version: int, req: Any) -> Any:
     """The coordinators as Kafka's ``handleFindCoordinatorRequest`` words them: before v4 the
     first one in the top-level fields with ``Errors.message()`` as its message (``"NONE"`` when
     found, the error's generic text otherwise); from v4 every entry's message left at the
     generated default, ``""``, whatever its error."""
-    out = convert(resp, KAFKA_APIS[10].response, version)
-    for coordinator in out.coordinators:
-        coordinator.error_message = ""
     if version < 4 and resp.coordinators:
         first = resp.coordinators[0]
-        out.error_code, out.error_message = first.error_code, _kafka_error_message(first.error_code)
-        out.node_id, out.host, out.port = first.node_id, first.host, first.port
-    return out
+        resp.error_code, resp.error_message = first.error_code, _kafka_error_message(first.error_code)
+        resp.node_id, resp.host, resp.port = first.node_id, first.host, first.port
+    for coordinator in resp.coordinators:
+        coordinator.error_message = ""
+    return resp
 
 
 def _kafka_error_message(code: int) -> str:
@@ -205,12 +206,11 @@ def _describe_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """DescribeGroups with, from v3 and when the request asks, the operations the caller may
     perform on each group described without error (Kafka's ``handleDescribeGroupsRequest``; left
     at the "not asked" default otherwise)."""
-    out = convert(resp, KAFKA_APIS[15].response, version)
     if version >= 3 and req is not None and req.include_authorized_operations:
-        for group in out.groups:
+        for group in resp.groups:
             if group.error_code == Errors.NONE:
                 group.authorized_operations = GROUP_AUTHORIZED_OPERATIONS
-    return out
+    return resp
 
 
 CLASSIC_GROUP_TYPE = "classic"
@@ -222,14 +222,13 @@ def _list_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """ListGroups with, from v5, each group's type (``classic``) and the request's types filter
     applied as Kafka's ``GroupMetadataManager.listGroups`` applies it: case-insensitive, an empty
     filter lists every type, a type no group has (``consumer``, ``share``, an unknown word) lists none."""
-    out = convert(resp, KAFKA_APIS[16].response, version)
     if version >= 5:
         wanted = {t.lower() for t in (req.types_filter or [])} if req is not None else set()
         if wanted and CLASSIC_GROUP_TYPE not in wanted:
-            out.groups = []
-        for group in out.groups:
+            resp.groups = []
+        for group in resp.groups:
             group.group_type = CLASSIC_GROUP_TYPE
-    return out
+    return resp
 
 
 def _alter_configs_request(req: Any, version: int) -> InternalStruct:
@@ -248,30 +247,24 @@ def _alter_configs_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     return KAFKA_APIS[ALTER_CONFIGS_KEY].response(throttle_time_ms=resp.throttle_time_ms, responses=resp.responses)
 
 
-def _leave_group_request(req: Any, version: int) -> InternalStruct:
-    members = req.members if version >= 3 else [internal.group_membership.MemberIdentity(member_id=req.member_id)]
-    return internal.group_membership.LeaveGroupRequest(
-        group_id=req.group_id, members=[convert(m, internal.group_membership.MemberIdentity) for m in members])
+def _leave_group_request(req: Any, version: int) -> Any:
+    """LeaveGroup before v3 (one ``member_id``) as the batch of one member the broker answers (KIP-345)."""
+    if version < 3:
+        req.members = [internal.group_membership.MemberIdentity(member_id=req.member_id)]
+    return req
 
 
-def _leave_group_response(resp: Any, version: int, req: Any) -> KafkaStruct:
-    out = convert(resp, KAFKA_APIS[13].response, version)
-    if version < 3 and not out.error_code and resp.members:
-        out.error_code = resp.members[0].error_code  # one member: its error is the request's
-    return out
+def _leave_group_response(resp: Any, version: int, req: Any) -> Any:
+    """LeaveGroup before v3: one member, whose error is the request's."""
+    if version < 3 and not resp.error_code and resp.members:
+        resp.error_code = resp.members[0].error_code
+    return resp
 
 
-def _join_group_request(req: Any, version: int) -> InternalStruct:
-    out = convert(req, internal.group_membership.JoinGroupRequest)
+def _join_group_request(req: Any, version: int) -> Any:
     if version == 0:
-        out.rebalance_timeout_ms = req.session_timeout_ms  # v0 has none: Kafka uses the session timeout
-    return out
-
-
-def _offset_delete_request(req: Any, version: int) -> InternalStruct:
-    return internal.group_admin.OffsetDeleteRequest(group_id=req.group_id, topics=[
-        internal.group_admin.OffsetDeleteRequestTopic(name=t.name, partitions=[p.partition_index for p in t.partitions])
-        for t in req.topics])
+        req.rebalance_timeout_ms = req.session_timeout_ms  # v0 has none: Kafka uses the session timeout
+    return req
 
 
 def _describe_cluster_request(req: Any, version: int) -> InternalStruct:
@@ -344,10 +337,11 @@ def _delete_topics_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     return type(resp)(throttle_time_ms=resp.throttle_time_ms, responses=kept)
 
 
-def _delete_groups_request(req: Any, version: int) -> InternalStruct:
+def _delete_groups_request(req: Any, version: int) -> Any:
     """DeleteGroups of each group once: Kafka deletes a group named twice once and answers it
     once (its result is keyed by group id), where deleting it again would find no group."""
-    return internal.group_admin.DeleteGroupsRequest(groups_names=list(dict.fromkeys(req.groups_names)))
+    req.groups_names = list(dict.fromkeys(req.groups_names))
+    return req
 
 
 def _fetch_request(req: Any, version: int) -> InternalStruct:
@@ -489,6 +483,6 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.ELECT_LEADERS): _translation(ApiKey.ELECT_LEADERS),
     int(ApiKey.INCREMENTAL_ALTER_CONFIGS): _translation(ApiKey.INCREMENTAL_ALTER_CONFIGS),
     ALTER_CONFIGS_KEY: Translation(ApiKey.INCREMENTAL_ALTER_CONFIGS, _alter_configs_request, _alter_configs_response),
-    int(ApiKey.OFFSET_DELETE): _translation(ApiKey.OFFSET_DELETE, to_internal=_offset_delete_request),
+    int(ApiKey.OFFSET_DELETE): _translation(ApiKey.OFFSET_DELETE),
     DESCRIBE_CLUSTER_KEY: Translation(ApiKey.METADATA, _describe_cluster_request, _describe_cluster_response),
 }

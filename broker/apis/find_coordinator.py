@@ -35,7 +35,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FindCoordinat
     if request.key_type != COORDINATOR_TYPE_GROUP:
         message = f"coordinator key type {request.key_type} is not supported (only 0, groups)"
         return FindCoordinatorResponse(coordinators=[
-            Coordinator(key=key, error_code=Errors.INVALID_REQUEST, error_message=message)
+            _no_coordinator(key, Errors.INVALID_REQUEST, message)
             for key in request.coordinator_keys])
     cache = ctx.metadata_cache
     partition_count = cache.num_partitions(GROUP_METADATA_TOPIC_NAME)
@@ -43,8 +43,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FindCoordinat
         if ctx.auto_topic_creation_manager is not None:
             ctx.auto_topic_creation_manager.create_topics([GROUP_METADATA_TOPIC_NAME])
         return FindCoordinatorResponse(coordinators=[
-            Coordinator(key=key, error_code=Errors.COORDINATOR_NOT_AVAILABLE,
-                        error_message=f"{GROUP_METADATA_TOPIC_NAME} is being created")
+            _no_coordinator(key, Errors.COORDINATOR_NOT_AVAILABLE, f"{GROUP_METADATA_TOPIC_NAME} is being created")
             for key in request.coordinator_keys])
     return FindCoordinatorResponse(coordinators=[_coordinator(ctx, key, partition_count, header.listener_name)
                                                  for key in request.coordinator_keys])
@@ -56,6 +55,12 @@ def _coordinator(ctx: ApisContext, group_id: str, partition_count: int, listener
     leader = ctx.metadata_cache.get_alive_broker(state.leader) if state is not None else None
     address = leader.address(listener_name) if leader is not None else None
     if leader is None or address is None:
-        return Coordinator(key=group_id, error_code=Errors.COORDINATOR_NOT_AVAILABLE,
-                           error_message=f"{GROUP_METADATA_TOPIC_NAME}-{partition} has no live leader")
-    return Coordinator(key=group_id, node_id=leader.id, host=address[0], port=address[1], error_code=Errors.NONE)
+        return _no_coordinator(group_id, Errors.COORDINATOR_NOT_AVAILABLE,
+                               f"{GROUP_METADATA_TOPIC_NAME}-{partition} has no live leader")
+    return Coordinator(key=group_id, node_id=leader.id, host=address[0], port=address[1], error_code=Errors.NONE,
+                       error_message=None)
+
+
+def _no_coordinator(key: str, error: Errors, message: str) -> Coordinator:
+    """A key without a coordinator: node -1, no host, port -1 (Kafka's ``Node.noNode()``)."""
+    return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=error, error_message=message)

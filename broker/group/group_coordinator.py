@@ -591,8 +591,8 @@ class GroupCoordinator:
         committed = self.manager.fetch_offsets(request.group_id, asked)
         by_topic: dict[str, list[OffsetFetchResponsePartition]] = {}
         for tp, value in committed.items():
-            entry = OffsetFetchResponsePartition(partition_index=tp.partition, metadata=NO_METADATA,
-                                                 error_code=Errors.NONE)
+            entry = OffsetFetchResponsePartition(partition_index=tp.partition, committed_offset=-1,
+                                                 metadata=NO_METADATA, error_code=Errors.NONE)
             if value is not None:
                 entry.committed_offset = value.offset
                 entry.committed_leader_epoch = value.leader_epoch
@@ -697,7 +697,7 @@ class GroupCoordinator:
         to_delete = []
         for topic in request.topics:
             for partition in topic.partitions:
-                tp = TopicPartition(topic.name, partition)
+                tp = TopicPartition(topic.name, partition.partition_index)
                 if not self._partition_exists(tp):
                     errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                 elif group is not None and group.is_subscribed_to_topic(topic.name):
@@ -713,7 +713,8 @@ class GroupCoordinator:
                 self._groups[request.group_id] = GroupMetadata(request.group_id)
         return OffsetDeleteResponse(error_code=Errors.NONE, topics=[
             OffsetDeleteResponseTopic(name=t.name, partitions=[
-                OffsetDeleteResponsePartition(partition_index=p, error_code=errors[TopicPartition(t.name, p)])
+                OffsetDeleteResponsePartition(partition_index=p.partition_index,
+                                              error_code=errors[TopicPartition(t.name, p.partition_index)])
                 for p in t.partitions]) for t in request.topics])
 
     def on_election(self, partition: int, leader_epoch: int) -> None:

@@ -3,10 +3,13 @@
 Batched, as Kafka's version 4 (KIP-699): ``coordinator_keys`` are group ids when
 ``key_type`` is ``COORDINATOR_TYPE_GROUP``; each gets its coordinator's node, host and port,
 or COORDINATOR_NOT_AVAILABLE while ``__consumer_offsets`` is being created or the group's
-partition has no leader.  Kafka concept: ``FindCoordinatorRequest`` / ``FindCoordinatorResponse``.
+partition has no leader.  Declared once, in Kafka's versions 0-4: the msgpack listener (at
+version 4) and Kafka's binary listener read and write these same classes; before v4 Kafka's
+single ``key`` and top-level coordinator fields.  Kafka concept: ``FindCoordinatorRequest`` /
+``FindCoordinatorResponse``.
 """
 
-from kafkette.protocol.schema import Array, Field, Int8, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Field, Int8, Int16, Int32, String, Struct
 
 COORDINATOR_TYPE_GROUP = 0
 COORDINATOR_TYPE_TRANSACTION = 1
@@ -14,24 +17,30 @@ COORDINATOR_TYPE_TRANSACTION = 1
 
 class FindCoordinatorRequest(Struct):
     FIELDS = (
-        Field("key_type", Int8, default=COORDINATOR_TYPE_GROUP),
-        Field("coordinator_keys", Array(String)),
+        Field("key", String, "0-3"),
+        Field("key_type", Int8, "1+", default=COORDINATOR_TYPE_GROUP),
+        Field("coordinator_keys", Array(String), "4+"),
     )
 
 
 class Coordinator(Struct):
     FIELDS = (
-        Field("key", String),
-        Field("node_id", Int32, default=-1),
-        Field("host", String, default=""),
-        Field("port", Int32, default=-1),
-        Field("error_code", Int16),
-        Field("error_message", Nullable(String)),
+        Field("key", String, "4+"),
+        Field("node_id", Int32, "4+"),
+        Field("host", String, "4+"),
+        Field("port", Int32, "4+"),
+        Field("error_code", Int16, "4+"),
+        Field("error_message", String, "4+", "", nullable="4+"),
     )
 
 
 class FindCoordinatorResponse(Struct):
     FIELDS = (
-        Field("throttle_time_ms", Int32),
-        Field("coordinators", Array(Coordinator)),
+        Field("throttle_time_ms", Int32, "1+"),
+        Field("error_code", Int16, "0-3"),
+        Field("error_message", String, "1-3", "", nullable="1-3"),
+        Field("node_id", Int32, "0-3"),
+        Field("host", String, "0-3"),
+        Field("port", Int32, "0-3"),
+        Field("coordinators", Array(Coordinator), "4+"),
     )

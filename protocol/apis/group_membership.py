@@ -9,8 +9,13 @@ gets every member's metadata.  The leader's SyncGroup carries the assignment of 
 every member's SyncGroup answers its own.  Heartbeat keeps a member's session; LeaveGroup ends
 it at once (KIP-345 batch form).
 
+Declared once, in Kafka's versions (JoinGroup 0-7, Heartbeat 0-4, LeaveGroup 0-4, SyncGroup
+0-5): the msgpack listener and Kafka's binary listener read and write these same classes.  A
+JoinGroup's and a LeaveGroup member's ``reason`` and JoinGroup's ``skip_assignment`` (Kafka's
+later versions) ride msgpack only.
+
 Kafka concept: ``JoinGroupRequest``, ``SyncGroupRequest``, ``HeartbeatRequest``,
-``LeaveGroupRequest`` (fields of their recent versions).
+``LeaveGroupRequest`` (the JSON message specs of the same names).
 """
 
 from kafkette.protocol.schema import Array, Bool, Bytes, Field, Int16, Int32, Nullable, String, Struct
@@ -27,33 +32,33 @@ class JoinGroupRequest(Struct):
     FIELDS = (
         Field("group_id", String),
         Field("session_timeout_ms", Int32),
-        Field("rebalance_timeout_ms", Int32, default=-1),
-        Field("member_id", String, default=""),
-        Field("group_instance_id", Nullable(String)),
+        Field("rebalance_timeout_ms", Int32, "1+", default=-1),
+        Field("member_id", String),
+        Field("group_instance_id", String, "5+", nullable="5+", default=None),
         Field("protocol_type", String),
         Field("protocols", Array(JoinGroupRequestProtocol)),
-        Field("reason", Nullable(String)),
+        Field("reason", Nullable(String), kafka=False),
     )
 
 
 class JoinGroupResponseMember(Struct):
     FIELDS = (
         Field("member_id", String),
-        Field("group_instance_id", Nullable(String)),
+        Field("group_instance_id", String, "5+", nullable="5+", default=None),
         Field("metadata", Bytes),
     )
 
 
 class JoinGroupResponse(Struct):
     FIELDS = (
-        Field("throttle_time_ms", Int32),
+        Field("throttle_time_ms", Int32, "2+"),
         Field("error_code", Int16),
         Field("generation_id", Int32, default=-1),
-        Field("protocol_type", Nullable(String)),
-        Field("protocol_name", Nullable(String)),
-        Field("leader", String, default=""),
-        Field("skip_assignment", Bool, default=False),
-        Field("member_id", String, default=""),
+        Field("protocol_type", String, "7+", nullable="7+", default=None),
+        Field("protocol_name", String, nullable="7+"),
+        Field("leader", String),
+        Field("skip_assignment", Bool, kafka=False),
+        Field("member_id", String),
         Field("members", Array(JoinGroupResponseMember)),
     )
 
@@ -70,20 +75,20 @@ class SyncGroupRequest(Struct):
         Field("group_id", String),
         Field("generation_id", Int32),
         Field("member_id", String),
-        Field("group_instance_id", Nullable(String)),
-        Field("protocol_type", Nullable(String)),
-        Field("protocol_name", Nullable(String)),
+        Field("group_instance_id", String, "3+", nullable="3+", default=None),
+        Field("protocol_type", String, "5+", nullable="5+", default=None),
+        Field("protocol_name", String, "5+", nullable="5+", default=None),
         Field("assignments", Array(SyncGroupRequestAssignment)),
     )
 
 
 class SyncGroupResponse(Struct):
     FIELDS = (
-        Field("throttle_time_ms", Int32),
+        Field("throttle_time_ms", Int32, "1+"),
         Field("error_code", Int16),
-        Field("protocol_type", Nullable(String)),
-        Field("protocol_name", Nullable(String)),
-        Field("assignment", Bytes, default=b""),
+        Field("protocol_type", String, "5+", nullable="5+", default=None),
+        Field("protocol_name", String, "5+", nullable="5+", default=None),
+        Field("assignment", Bytes),
     )
 
 
@@ -105,30 +110,31 @@ class HeartbeatResponse(Struct):
 
 class MemberIdentity(Struct):
     FIELDS = (
-        Field("member_id", String),
-        Field("group_instance_id", Nullable(String)),
-        Field("reason", Nullable(String)),
+        Field("member_id", String, "3+"),
+        Field("group_instance_id", String, "3+", nullable="3+", default=None),
+        Field("reason", Nullable(String), kafka=False),
     )
 
 
 class LeaveGroupRequest(Struct):
     FIELDS = (
         Field("group_id", String),
-        Field("members", Array(MemberIdentity)),
+        Field("member_id", String, "0-2"),
+        Field("members", Array(MemberIdentity), "3+"),
     )
 
 
 class MemberResponse(Struct):
     FIELDS = (
-        Field("member_id", String),
-        Field("group_instance_id", Nullable(String)),
-        Field("error_code", Int16),
+        Field("member_id", String, "3+"),
+        Field("group_instance_id", String, "3+", nullable="3+"),
+        Field("error_code", Int16, "3+"),
     )
 
 
 class LeaveGroupResponse(Struct):
     FIELDS = (
-        Field("throttle_time_ms", Int32),
+        Field("throttle_time_ms", Int32, "1+"),
         Field("error_code", Int16),
-        Field("members", Array(MemberResponse)),
+        Field("members", Array(MemberResponse), "3+"),
     )

@@ -8,19 +8,22 @@ committed when ``topics`` is null.  Errors per partition (UNKNOWN_TOPIC_OR_PARTI
 OFFSET_METADATA_TOO_LARGE, ILLEGAL_GENERATION, ...) or for the whole group (NOT_COORDINATOR,
 COORDINATOR_LOAD_IN_PROGRESS, INVALID_GROUP_ID).
 
+Declared once, in Kafka's versions (OffsetCommit 2-8, OffsetFetch 1-7): the msgpack listener
+and Kafka's binary listener read and write these same classes.
+
 Kafka concept: ``OffsetCommitRequest``/``OffsetFetchRequest`` (single-group shape of versions
 7 and earlier).
 """
 
-from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Int64, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Int64, String, Struct
 
 
 class OffsetCommitRequestPartition(Struct):
     FIELDS = (
         Field("partition_index", Int32),
         Field("committed_offset", Int64),
-        Field("committed_leader_epoch", Int32, default=-1),
-        Field("committed_metadata", Nullable(String)),
+        Field("committed_leader_epoch", Int32, "6+", default=-1),
+        Field("committed_metadata", String, nullable="2+"),
     )
 
 
@@ -35,8 +38,9 @@ class OffsetCommitRequest(Struct):
     FIELDS = (
         Field("group_id", String),
         Field("generation_id", Int32, default=-1),
-        Field("member_id", String, default=""),
-        Field("group_instance_id", Nullable(String)),
+        Field("member_id", String),
+        Field("group_instance_id", String, "7+", nullable="7+", default=None),
+        Field("retention_time_ms", Int64, "2-4", default=-1),
         Field("topics", Array(OffsetCommitRequestTopic)),
     )
 
@@ -57,7 +61,7 @@ class OffsetCommitResponseTopic(Struct):
 
 class OffsetCommitResponse(Struct):
     FIELDS = (
-        Field("throttle_time_ms", Int32),
+        Field("throttle_time_ms", Int32, "3+"),
         Field("topics", Array(OffsetCommitResponseTopic)),
     )
 
@@ -72,17 +76,17 @@ class OffsetFetchRequestTopic(Struct):
 class OffsetFetchRequest(Struct):
     FIELDS = (
         Field("group_id", String),
-        Field("topics", Nullable(Array(OffsetFetchRequestTopic))),
-        Field("require_stable", Bool, default=False),
+        Field("topics", Array(OffsetFetchRequestTopic), nullable="2+"),
+        Field("require_stable", Bool, "7+"),
     )
 
 
 class OffsetFetchResponsePartition(Struct):
     FIELDS = (
         Field("partition_index", Int32),
-        Field("committed_offset", Int64, default=-1),
-        Field("committed_leader_epoch", Int32, default=-1),
-        Field("metadata", Nullable(String)),
+        Field("committed_offset", Int64),
+        Field("committed_leader_epoch", Int32, "5+", default=-1),
+        Field("metadata", String, nullable="1+"),
         Field("error_code", Int16),
     )
 
@@ -96,7 +100,7 @@ class OffsetFetchResponseTopic(Struct):
 
 class OffsetFetchResponse(Struct):
     FIELDS = (
-        Field("throttle_time_ms", Int32),
+        Field("throttle_time_ms", Int32, "3+"),
         Field("topics", Array(OffsetFetchResponseTopic)),
-        Field("error_code", Int16),
+        Field("error_code", Int16, "2+"),
     )

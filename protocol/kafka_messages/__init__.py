@@ -22,10 +22,13 @@ from kafkette.protocol.apis import (
     delete_topics,
     describe_log_dirs,
     elect_leaders,
+    find_coordinator,
+    group_admin,
+    group_membership,
     list_offsets,
+    offsets,
     offsets_for_leader_epoch,
 )
-from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest, InitProducerIdResponse
 from kafkette.protocol.apis.raft import DescribeQuorumRequest, DescribeQuorumResponse
 from kafkette.protocol.kafka_messages import (
@@ -33,11 +36,7 @@ from kafkette.protocol.kafka_messages import (
     cluster,
     configs,
     fetch,
-    find_coordinator,
-    group_admin,
-    group_membership,
     metadata,
-    offsets,
     produce,
 )
 from kafkette.protocol.kafka_schema import KafkaStruct
@@ -88,7 +87,7 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(10, "FindCoordinator", find_coordinator.FindCoordinatorRequest,
                  find_coordinator.FindCoordinatorResponse, 0, 4, 3),
         KafkaApi(11, "JoinGroup", group_membership.JoinGroupRequest, group_membership.JoinGroupResponse, 0, 7, 6),
-        KafkaApi(12, "Heartbeat", HeartbeatRequest, HeartbeatResponse, 0, 4, 4),
+        KafkaApi(12, "Heartbeat", group_membership.HeartbeatRequest, group_membership.HeartbeatResponse, 0, 4, 4),
         KafkaApi(13, "LeaveGroup", group_membership.LeaveGroupRequest, group_membership.LeaveGroupResponse, 0, 4, 4),
         KafkaApi(14, "SyncGroup", group_membership.SyncGroupRequest, group_membership.SyncGroupResponse, 0, 5, 4),
         KafkaApi(15, "DescribeGroups", group_admin.DescribeGroupsRequest, group_admin.DescribeGroupsResponse, 0, 5, 5),

@@ -44,10 +44,10 @@ from kafkette.protocol.apis.create_topics import (
     CreatableTopic,
     CreateTopicsRequest,
 )
+from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
 from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header, request_header_version
 from kafkette.protocol.kafka_messages import KAFKA_APIS
-from kafkette.protocol.kafka_messages.find_coordinator import FindCoordinatorRequest
 from kafkette.protocol.kafka_schema import KafkaSchemaError
 from tests.conformance.fuzz_differences import listed
 from tests.conformance.fuzz_strategies import (

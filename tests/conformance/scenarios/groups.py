@@ -21,9 +21,8 @@ from typing import Any
 
 from confluent_kafka import ConsumerGroupState, ConsumerGroupTopicPartitions, TopicPartition
 
-from kafkette.protocol.apis.group_membership import HeartbeatRequest
-from kafkette.protocol.kafka_messages.find_coordinator import FindCoordinatorRequest
-from kafkette.protocol.kafka_messages.group_admin import (
+from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest
+from kafkette.protocol.apis.group_admin import (
     DeleteGroupsRequest,
     DescribeGroupsRequest,
     ListGroupsRequest,
@@ -31,7 +30,8 @@ from kafkette.protocol.kafka_messages.group_admin import (
     OffsetDeleteRequestPartition,
     OffsetDeleteRequestTopic,
 )
-from kafkette.protocol.kafka_messages.group_membership import (
+from kafkette.protocol.apis.group_membership import (
+    HeartbeatRequest,
     JoinGroupRequest,
     JoinGroupRequestProtocol,
     LeaveGroupRequest,
@@ -39,7 +39,7 @@ from kafkette.protocol.kafka_messages.group_membership import (
     SyncGroupRequest,
     SyncGroupRequestAssignment,
 )
-from kafkette.protocol.kafka_messages.offsets import (
+from kafkette.protocol.apis.offsets import (
     OffsetCommitRequest,
     OffsetCommitRequestPartition,
     OffsetCommitRequestTopic,

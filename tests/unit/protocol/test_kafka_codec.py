@@ -271,8 +271,9 @@ def _find_coordinator(version: int) -> Exchange:
             if version >= 1:
                 assert response.error_message == "NONE"
 
-    return Exchange(request, apis.find_coordinator.FindCoordinatorRequest(key_type=0, coordinator_keys=keys),
-                    answer, FindCoordinatorResponse, check)
+    expected = apis.find_coordinator.FindCoordinatorRequest(key="g1" if version < 4 else "", key_type=0,
+                                                            coordinator_keys=keys)
+    return Exchange(request, expected, answer, FindCoordinatorResponse, check)
 
 
 def _leave_group(version: int) -> Exchange:
@@ -297,8 +298,8 @@ def _leave_group(version: int) -> Exchange:
         else:  # one member: its error is the request's
             assert response.error_code == Errors.UNKNOWN_MEMBER_ID
 
-    return Exchange(request, apis.group_membership.LeaveGroupRequest(group_id="g", members=members),
-                    answer, LeaveGroupResponse, check)
+    return Exchange(request, apis.group_membership.LeaveGroupRequest(
+        group_id="g", member_id="m1" if version < 3 else "", members=members), answer, LeaveGroupResponse, check)
 
 
 def _join_group(version: int) -> Exchange:
@@ -364,12 +365,13 @@ def test_find_coordinator_error_answer_carries_kafkas_generic_message(version):
 def test_describe_groups_asked_for_authorized_operations_answers_every_group_operation(version):
     """Without an authorizer Kafka grants every group operation (READ, DELETE, DESCRIBE,
     DESCRIBE_CONFIGS, ALTER_CONFIGS: 3400) to each group described without error, from v3 when asked."""
-    answer = apis.group_admin.DescribeGroupsResponse(groups=[
-        apis.group_admin.DescribedGroup(error_code=0, group_id="g", group_state="Stable"),
-        apis.group_admin.DescribedGroup(error_code=Errors.NOT_COORDINATOR, group_id="h")])
+    def answer() -> Any:  # the broker builds each answer anew
+        return apis.group_admin.DescribeGroupsResponse(groups=[
+            apis.group_admin.DescribedGroup(error_code=0, group_id="g", group_state="Stable"),
+            apis.group_admin.DescribedGroup(error_code=Errors.NOT_COORDINATOR, group_id="h")])
     request = KAFKA_APIS[15].request(groups=["g", "h"], include_authorized_operations=True)
-    asked = TRANSLATIONS[15].to_kafka(answer, version, request)
-    not_asked = TRANSLATIONS[15].to_kafka(answer, version, KAFKA_APIS[15].request(groups=["g", "h"]))
+    asked = TRANSLATIONS[15].to_kafka(answer(), version, request)
+    not_asked = TRANSLATIONS[15].to_kafka(answer(), version, KAFKA_APIS[15].request(groups=["g", "h"]))
     unset = -(1 << 31)
     assert [g.authorized_operations for g in asked.groups] == ([3400, unset] if version >= 3 else [unset, unset])
     assert [g.authorized_operations for g in not_asked.groups] == [unset, unset]

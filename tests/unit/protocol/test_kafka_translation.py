@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from kafkette.protocol import apis as internal
 from kafkette.protocol.api_keys import ApiKey
+from kafkette.protocol.apis import group_admin
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.kafka_messages import (
     ALTER_CONFIGS_KEY,
@@ -12,7 +13,6 @@ from kafkette.protocol.kafka_messages import (
     cluster,
     configs,
     fetch,
-    group_admin,
     metadata,
 )
 from kafkette.protocol.kafka_translation import TRANSLATIONS
@@ -165,7 +165,5 @@ def test_delete_topics_answers_a_topic_named_twice_once_as_kafkas_answer_keyed_b
 
 
 def test_delete_groups_deletes_a_group_named_twice_once_as_kafka():
-    from kafkette.protocol.kafka_messages.group_admin import DeleteGroupsRequest
-
-    request = DeleteGroupsRequest(groups_names=["b", "a", "b", ""])
+    request = group_admin.DeleteGroupsRequest(groups_names=["b", "a", "b", ""])
     assert TRANSLATIONS[int(ApiKey.DELETE_GROUPS)].to_internal(request, 2).groups_names == ["b", "a", ""]

@@ -30,6 +30,7 @@ from kafkette.protocol.apis.group_admin import (
     DeleteGroupsRequest,
     DescribeGroupsRequest,
     OffsetDeleteRequest,
+    OffsetDeleteRequestPartition,
     OffsetDeleteRequestTopic,
 )
 from kafkette.protocol.apis.group_membership import (
@@ -117,6 +118,10 @@ async def coordinator():
     coordinator.time = time  # type: ignore[attr-defined]
     yield coordinator
     await coordinator.stop()
+
+
+def _partitions(*indexes: int) -> list[OffsetDeleteRequestPartition]:
+    return [OffsetDeleteRequestPartition(partition_index=i) for i in indexes]
 
 
 def join_request(group_id: str, member_id: str = "", instance_id: str | None = None,
@@ -217,8 +222,8 @@ async def test_offset_fetch_of_a_partition_never_committed_answers_no_offset_and
 async def test_offset_delete_of_an_unknown_topic_or_partition_answers_unknown_topic_or_partition(coordinator):
     await commit(coordinator, "g", {0: 5})
     answer = await coordinator.handle_offset_delete(OffsetDeleteRequest(group_id="g", topics=[
-        OffsetDeleteRequestTopic(name="no-such-topic", partitions=[0]),
-        OffsetDeleteRequestTopic(name=TOPIC, partitions=[0, 7])]))
+        OffsetDeleteRequestTopic(name="no-such-topic", partitions=_partitions(0)),
+        OffsetDeleteRequestTopic(name=TOPIC, partitions=_partitions(0, 7))]))
     assert answer.error_code == Errors.NONE
     assert sorted((t.name, p.partition_index, p.error_code) for t in answer.topics for p in t.partitions) == [
         ("no-such-topic", 0, Errors.UNKNOWN_TOPIC_OR_PARTITION), (TOPIC, 0, Errors.NONE),
@@ -228,7 +233,7 @@ async def test_offset_delete_of_an_unknown_topic_or_partition_answers_unknown_to
 def offset_delete(coordinator: GroupCoordinator, group_id: str = "g") -> Any:
     """OffsetDelete of both partitions of ``TOPIC``."""
     return coordinator.handle_offset_delete(OffsetDeleteRequest(group_id=group_id, topics=[
-        OffsetDeleteRequestTopic(name=TOPIC, partitions=[0, 1])]))
+        OffsetDeleteRequestTopic(name=TOPIC, partitions=_partitions(0, 1))]))
 
 
 def partition_errors(answer: Any) -> list[int]:
