@@ -147,7 +147,7 @@ class ApiSpec:
 API_REGISTRY: dict[int, ApiSpec] = {
     spec.key: spec
     for spec in (
-        ApiSpec(ApiKey.PRODUCE, ProduceRequest, ProduceResponse),
+        ApiSpec(ApiKey.PRODUCE, ProduceRequest, ProduceResponse, 3, 9),
         ApiSpec(ApiKey.FETCH, FetchRequest, FetchResponse, 0, 1),
         ApiSpec(ApiKey.LIST_OFFSETS, ListOffsetsRequest, ListOffsetsResponse),
         ApiSpec(ApiKey.METADATA, MetadataRequest, MetadataResponse, 0, 1),

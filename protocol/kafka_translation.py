@@ -385,8 +385,9 @@ def _produce_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """Produce with Kafka's error messages: a partition refused as an internal topic
     (INVALID_TOPIC_EXCEPTION) carries none, as Kafka's ``LogAppendResult.errorMessage`` is null for
     every refusal but a record validation error (its ``hasCustomErrorMessage``); the msgpack
-    listener's answer keeps "Cannot append to internal topic <name>" for the SDK's exception."""
-    out = convert(resp, KAFKA_APIS[0].response, version)
+    listener's answer keeps "Cannot append to internal topic <name>" for the SDK's exception.
+    The broker's answer, made for this request alone, is changed in place."""
+    out = resp
     for topic in out.responses:
         for partition in topic.partition_responses:
             if partition.error_code == Errors.INVALID_TOPIC_EXCEPTION:

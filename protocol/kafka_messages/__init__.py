@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
+from kafkette.protocol.apis.produce import ProduceRequest, ProduceResponse
 from kafkette.protocol.kafka_messages import (
     api_versions,
     cluster,
@@ -28,7 +29,6 @@ from kafkette.protocol.kafka_messages import (
     metadata,
     offsets,
     offsets_for_leader_epoch,
-    produce,
     quorum,
     topics,
 )
@@ -71,7 +71,7 @@ class KafkaApi:
 KAFKA_APIS: dict[int, KafkaApi] = {
     api.key: api
     for api in (
-        KafkaApi(0, "Produce", produce.ProduceRequest, produce.ProduceResponse, 3, 9, 9),
+        KafkaApi(0, "Produce", ProduceRequest, ProduceResponse, 3, 9, 9),
         KafkaApi(1, "Fetch", fetch.FetchRequest, fetch.FetchResponse, 4, 12, 12),
         KafkaApi(2, "ListOffsets", list_offsets.ListOffsetsRequest, list_offsets.ListOffsetsResponse, 1, 7, 6),
         KafkaApi(3, "Metadata", metadata.MetadataRequest, metadata.MetadataResponse, 0, 12, 9),

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import pytest
 
+from kafkette.protocol.apis.produce import ProducePartitionResponse
 from kafkette.protocol.kafka_codec import api_versions_response
-from kafkette.protocol.kafka_messages import KAFKA_APIS, KafkaApi, produce
+from kafkette.protocol.kafka_messages import KAFKA_APIS, KafkaApi
 from kafkette.protocol.kafka_schema import INT16, INT32, INT64, STRING, Array, F, KafkaStruct
 from tests.conformance.kafka_specs import Field, Spec, message_specs
 from tests.peers.kafka_peer import RESOLVE_TIMEOUT_S, PeerUnavailable
@@ -106,7 +107,7 @@ def _partition_response(specs: dict[str, dict[int, Spec]]) -> tuple[Field, ...]:
 
 
 def _planted(change: str) -> tuple[F, ...]:
-    fields = list(produce.PartitionProduceResponse.FIELDS)
+    fields = list(ProducePartitionResponse.kafka_fields())
     if change == "type":
         fields[0] = F("index", INT64)
     elif change == "versions":
@@ -145,7 +146,7 @@ PLANTED = {
 def test_a_planted_change_to_a_declaration_is_a_difference(specs, change):
     planted = type("PartitionProduceResponse", (KafkaStruct,), {"FIELDS": _planted(change)})
     path = "ProduceResponse.responses.partition_responses"
-    assert compare_struct(produce.PartitionProduceResponse, _partition_response(specs), frozenset(range(3, 10)),
+    assert compare_struct(ProducePartitionResponse, _partition_response(specs), frozenset(range(3, 10)),
                           path) == []
     found = compare_struct(planted, _partition_response(specs), frozenset(range(3, 10)), path)
     assert any(PLANTED[change] in s for s in found), found
