@@ -150,7 +150,7 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.PRODUCE, ProduceRequest, ProduceResponse, 3, 9),
         ApiSpec(ApiKey.FETCH, FetchRequest, FetchResponse, 0, 1),
         ApiSpec(ApiKey.LIST_OFFSETS, ListOffsetsRequest, ListOffsetsResponse),
-        ApiSpec(ApiKey.METADATA, MetadataRequest, MetadataResponse, 0, 1),
+        ApiSpec(ApiKey.METADATA, MetadataRequest, MetadataResponse, 0, 12),
         ApiSpec(ApiKey.LEADER_AND_ISR, LeaderAndIsrRequest, LeaderAndIsrResponse),
         ApiSpec(ApiKey.UPDATE_METADATA, UpdateMetadataRequest, UpdateMetadataResponse),
         ApiSpec(ApiKey.STOP_REPLICA, StopReplicaRequest, StopReplicaResponse),

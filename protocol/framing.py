@@ -19,7 +19,16 @@ from typing import Any
 import msgpack
 
 from kafkette.protocol.api_keys import API_REGISTRY, ApiSpec, spec_for_request
-from kafkette.protocol.schema import Array, Bytes, FieldType, Nullable, Records, SchemaError, Struct, StructType
+from kafkette.protocol.schema import (
+    Array,
+    Bytes,
+    FieldType,
+    Nullable,
+    Records,
+    SchemaError,
+    Struct,
+    StructType,
+)
 
 LENGTH = struct.Struct(">i")
 DEFAULT_MAX_FRAME_BYTES = 104857600  # socket.request.max.bytes default (100 MiB)

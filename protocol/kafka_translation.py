@@ -140,12 +140,13 @@ def _answer_as_is(response: Any, version: int, request: Any) -> Any:
 
 
 def _metadata_request(req: Any, version: int) -> InternalStruct:
-    topics = req.topics
-    if version == 0 and not topics:
-        topics = None  # v0: an empty list asks for every topic
-    names = None if topics is None else [internal.metadata.MetadataRequestTopic(name=t.name)
-                                         for t in topics if t.name is not None]
-    return internal.metadata.MetadataRequest(topics=names, allow_auto_topic_creation=req.allow_auto_topic_creation)
+    """Metadata as the broker takes it: v0's empty topic list asks for every topic (null from v1),
+    and a topic asked by id alone (v10+, no name) is not looked up."""
+    if version == 0 and not req.topics:
+        req.topics = None
+    elif req.topics:
+        req.topics = [t for t in req.topics if t.name is not None]
+    return req  # type: ignore[no-any-return]
 
 
 def _find_coordinator_request(req: Any, version: int) -> InternalStruct:
@@ -191,7 +192,7 @@ def _metadata_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """Metadata with the operations the caller may perform (KIP-430), when the request asks:
     on each topic from v8, on the cluster in v8 to v10 (Kafka's ``handleTopicMetadataRequest``);
     left at the "not asked" default (-2147483648) otherwise."""
-    out = convert(resp, KAFKA_APIS[3].response, version)
+    out = resp
     if version >= 8 and req is not None:
         if req.include_topic_authorized_operations:
             for topic in out.topics:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
 from kafkette.protocol.apis.produce import ProduceRequest, ProduceResponse
 from kafkette.protocol.kafka_messages import (
     api_versions,
@@ -26,7 +27,6 @@ from kafkette.protocol.kafka_messages import (
     init_producer_id,
     list_offsets,
     log_dirs,
-    metadata,
     offsets,
     offsets_for_leader_epoch,
     quorum,
@@ -74,7 +74,7 @@ KAFKA_APIS: dict[int, KafkaApi] = {
         KafkaApi(0, "Produce", ProduceRequest, ProduceResponse, 3, 9, 9),
         KafkaApi(1, "Fetch", fetch.FetchRequest, fetch.FetchResponse, 4, 12, 12),
         KafkaApi(2, "ListOffsets", list_offsets.ListOffsetsRequest, list_offsets.ListOffsetsResponse, 1, 7, 6),
-        KafkaApi(3, "Metadata", metadata.MetadataRequest, metadata.MetadataResponse, 0, 12, 9),
+        KafkaApi(3, "Metadata", MetadataRequest, MetadataResponse, 0, 12, 9),
         KafkaApi(8, "OffsetCommit", offsets.OffsetCommitRequest, offsets.OffsetCommitResponse, 2, 8, 8),
         KafkaApi(9, "OffsetFetch", offsets.OffsetFetchRequest, offsets.OffsetFetchResponse, 1, 7, 6),
         KafkaApi(10, "FindCoordinator", find_coordinator.FindCoordinatorRequest,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from kafkette.client.local_cluster import HOST
 from kafkette.client.topic_specs import PartitionInfo
-from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
 from kafkette.protocol.kafka_messages.quorum import (
     DescribeQuorumPartitionRequest,
     DescribeQuorumRequest,

@@ -542,8 +542,8 @@ def test_describe_cluster_for_brokers_goes_to_the_broker():
 
 @pytest.mark.parametrize("version", [1, 12])
 def test_a_topic_name_that_is_not_utf8_is_read_with_replacement_characters_as_kafka_reads_it(version):
+    from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
     from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header
-    from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
 
     flexible = KAFKA_APIS[3].flexible(version)
     head = encode_request_header(KafkaRequestHeader(3, version, CORRELATION_ID, CLIENT_ID), 2 if flexible else 1)

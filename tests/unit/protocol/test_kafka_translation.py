@@ -14,7 +14,6 @@ from kafkette.protocol.kafka_messages import (
     fetch,
     group_admin,
     list_offsets,
-    metadata,
 )
 from kafkette.protocol.kafka_translation import TRANSLATIONS
 
@@ -94,7 +93,7 @@ def test_list_groups_v5_names_every_group_classic_and_filters_by_type_as_kafka()
 def _metadata(version: int, topic_ops: bool, cluster_ops: bool):
     answer = internal.metadata.MetadataResponse(brokers=[], cluster_id="c", controller_id=1, topics=[
         internal.metadata.MetadataResponseTopic(error_code=0, name="t", is_internal=False, partitions=[])])
-    request = metadata.MetadataRequest(topics=None, include_topic_authorized_operations=topic_ops,
+    request = internal.metadata.MetadataRequest(topics=None, include_topic_authorized_operations=topic_ops,
                                        include_cluster_authorized_operations=cluster_ops)
     out = TRANSLATIONS[int(ApiKey.METADATA)].to_kafka(answer, version, request)
     return out.topics[0].topic_authorized_operations, out.cluster_authorized_operations
