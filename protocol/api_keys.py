@@ -148,7 +148,7 @@ API_REGISTRY: dict[int, ApiSpec] = {
     spec.key: spec
     for spec in (
         ApiSpec(ApiKey.PRODUCE, ProduceRequest, ProduceResponse, 3, 9),
-        ApiSpec(ApiKey.FETCH, FetchRequest, FetchResponse, 0, 1),
+        ApiSpec(ApiKey.FETCH, FetchRequest, FetchResponse, 4, 12),
         ApiSpec(ApiKey.LIST_OFFSETS, ListOffsetsRequest, ListOffsetsResponse),
         ApiSpec(ApiKey.METADATA, MetadataRequest, MetadataResponse, 0, 12),
         ApiSpec(ApiKey.LEADER_AND_ISR, LeaderAndIsrRequest, LeaderAndIsrResponse),

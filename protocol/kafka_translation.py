@@ -17,9 +17,7 @@ session timeout; Fetch, whose record sets go back in Kafka's record encoding
 empty list or null, by Kafka's rule);
 ListOffsets, whose max timestamp (-3) asked before v7 is UNSUPPORTED_VERSION; SyncGroup v5+
 without its protocol type or name, refused at once (INCONSISTENT_GROUP_PROTOCOL) as Kafka's
-``KafkaApis`` does; Fetch's
-``rack_id``, kept from v11 on only (a consumer's fetch may then be served by a follower,
-KIP-392); Produce, whose refusal of an internal topic goes without the broker's message.  Pure
+``KafkaApis`` does; Produce, whose refusal of an internal topic goes without the broker's message.  Pure
 code, no I/O.
 
 Kafka concept: none in Kafka (it has one protocol); Redpanda's and Tansu's request handlers
@@ -348,12 +346,6 @@ def _delete_groups_request(req: Any, version: int) -> InternalStruct:
     return internal.group_admin.DeleteGroupsRequest(groups_names=list(dict.fromkeys(req.groups_names)))
 
 
-def _fetch_request(req: Any, version: int) -> InternalStruct:
-    out = convert(req, API_REGISTRY[ApiKey.FETCH].request)
-    out.rack_id = req.rack_id if version >= 11 else None  # KIP-392: v11+ consumers may read from followers
-    return out
-
-
 def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """Fetch in Kafka's record encoding.  Every partition carries a record set, an empty one
     when it has none (an error, nothing new): Kafka's broker answers ``MemoryRecords.EMPTY``
@@ -364,7 +356,7 @@ def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     ``LocalLog.read`` collects them) and for a partition the metadata does not know
     (UNKNOWN_TOPIC_OR_PARTITION, answered by ``KafkaApis`` before any read with the generated
     default, an empty list); null otherwise (read_uncommitted, or an error of the log read)."""
-    out = convert(resp, KAFKA_APIS[1].response, version)
+    out = resp
     read_committed = req is not None and req.isolation_level == READ_COMMITTED
     for topic in out.responses:
         for partition in topic.partitions:
@@ -461,7 +453,7 @@ the request before the broker sees it, else None."""
 
 TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.PRODUCE): _translation(ApiKey.PRODUCE, to_kafka=_produce_response),
-    int(ApiKey.FETCH): _translation(ApiKey.FETCH, _fetch_request, _fetch_response),
+    int(ApiKey.FETCH): _translation(ApiKey.FETCH, to_kafka=_fetch_response),
     int(ApiKey.LIST_OFFSETS): _translation(ApiKey.LIST_OFFSETS, to_kafka=_list_offsets_response),
     int(ApiKey.METADATA): _translation(ApiKey.METADATA, _metadata_request, _metadata_response),
     int(ApiKey.OFFSET_COMMIT): _translation(ApiKey.OFFSET_COMMIT),

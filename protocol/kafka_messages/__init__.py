@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafkette.protocol.apis.fetch import FetchRequest, FetchResponse
 from kafkette.protocol.apis.group_membership import HeartbeatRequest, HeartbeatResponse
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
 from kafkette.protocol.apis.produce import ProduceRequest, ProduceResponse
@@ -20,7 +21,6 @@ from kafkette.protocol.kafka_messages import (
     cluster,
     configs,
     elect_leaders,
-    fetch,
     find_coordinator,
     group_admin,
     group_membership,
@@ -72,7 +72,7 @@ KAFKA_APIS: dict[int, KafkaApi] = {
     api.key: api
     for api in (
         KafkaApi(0, "Produce", ProduceRequest, ProduceResponse, 3, 9, 9),
-        KafkaApi(1, "Fetch", fetch.FetchRequest, fetch.FetchResponse, 4, 12, 12),
+        KafkaApi(1, "Fetch", FetchRequest, FetchResponse, 4, 12, 12),
         KafkaApi(2, "ListOffsets", list_offsets.ListOffsetsRequest, list_offsets.ListOffsetsResponse, 1, 7, 6),
         KafkaApi(3, "Metadata", MetadataRequest, MetadataResponse, 0, 12, 9),
         KafkaApi(8, "OffsetCommit", offsets.OffsetCommitRequest, offsets.OffsetCommitResponse, 2, 8, 8),

@@ -16,13 +16,13 @@ import time
 from typing import Any
 
 from kafkette.protocol import record_batch
+from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from kafkette.protocol.kafka_messages.cluster import (
     DeleteRecordsPartition,
     DeleteRecordsRequest,
     DeleteRecordsTopic,
 )
-from kafkette.protocol.kafka_messages.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.kafka_messages.init_producer_id import InitProducerIdRequest
 from kafkette.protocol.kafka_messages.list_offsets import (
     ListOffsetsPartition,

@@ -29,22 +29,6 @@ from tests.unit.protocol.spec_comparison import compare_api, compare_struct
 pytestmark = pytest.mark.timeout(RESOLVE_TIMEOUT_S + 60)  # the first run may resolve the jars (Maven)
 
 KNOWN_DIFFERENCES = {
-    "FetchRequest.cluster_id is not declared (Kafka's ClusterId: string, versions 12, tag 0 in versions 12)":
-        "Kafka's spec: 'used to validate metadata fetches prior to broker registration' (a fetch of the "
-        "KRaft metadata log); a consumer never sends it, and the listener reads and drops the tag",
-    "FetchResponse.responses.partitions.diverging_epoch is not declared (Kafka's DivergingEpoch: struct, "
-    "versions 12, tag 0 in versions 12)":
-        "Kafka answers it to a fetch carrying LastFetchedEpoch that diverged from the leader's log (a "
-        "follower's truncation); consumers send no LastFetchedEpoch and no Kafka follower fetches here, "
-        "so it would always be its default, which a tagged field leaves off the wire",
-    "FetchResponse.responses.partitions.current_leader is not declared (Kafka's CurrentLeader: struct, "
-    "versions 12, tag 1 in versions 12)":
-        "KIP-951's new-leader hint on NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH: the brokers do not "
-        "compute it, so clients refresh their metadata instead (declaring it alone would change nothing)",
-    "FetchResponse.responses.partitions.snapshot_id is not declared (Kafka's SnapshotId: struct, "
-    "versions 12, tag 2 in versions 12)":
-        "only the KRaft metadata log's leader tells a fetching voter to load a snapshot; a partition "
-        "fetch never carries it",
     "CreateTopicsResponse.topics.topic_config_error_code is not declared (Kafka's TopicConfigErrorCode: "
     "int16, versions 5-7, tag 0 in versions 5-7)":
         "Kafka sets it when a created topic's configs may not be described (no DESCRIBE_CONFIGS under an "

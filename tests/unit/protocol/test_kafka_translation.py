@@ -11,7 +11,6 @@ from kafkette.protocol.kafka_messages import (
     DESCRIBE_CLUSTER_KEY,
     cluster,
     configs,
-    fetch,
     group_admin,
     list_offsets,
 )
@@ -34,19 +33,8 @@ def test_max_timestamp_before_list_offsets_v7_is_unsupported_version():
     assert _list_offsets(7, [-3]) == [(0, 3)]
 
 
-def _fetch_request(version: int):
-    request = fetch.FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=1 << 20, isolation_level=0,
-                                 session_id=0, session_epoch=-1, topics=[], forgotten_topics_data=[], rack_id="")
-    return TRANSLATIONS[int(ApiKey.FETCH)].to_internal(request, version)
-
-
-def test_fetch_carries_client_metadata_from_v11_only():
-    assert _fetch_request(11).rack_id == ""
-    assert _fetch_request(10).rack_id is None, "before KIP-392 a consumer is served by the leader only"
-
-
 def _aborted_transactions(isolation_level: int) -> list:
-    request = fetch.FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=1 << 20,
+    request = internal.fetch.FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=1 << 20,
                                  isolation_level=isolation_level, topics=[], forgotten_topics_data=[], rack_id="")
     answer = internal.fetch.FetchResponse(throttle_time_ms=0, error_code=0, responses=[
         internal.fetch.FetchTopicResponse(topic="t", partitions=[

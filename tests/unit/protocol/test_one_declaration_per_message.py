@@ -13,7 +13,7 @@ from kafkette.protocol.kafka_translation import TRANSLATIONS
 from kafkette.protocol.schema import Field, Int32, Int64, String, Struct
 
 DECLARED_TWICE = {
-    "Fetch", "ListOffsets", "OffsetCommit", "OffsetFetch", "FindCoordinator", "JoinGroup",
+    "ListOffsets", "OffsetCommit", "OffsetFetch", "FindCoordinator", "JoinGroup",
     "LeaveGroup", "SyncGroup", "DescribeGroups", "ListGroups", "CreateTopics", "DeleteTopics", "DeleteRecords",
     "InitProducerId", "OffsetForLeaderEpoch", "DescribeConfigs", "DescribeLogDirs", "CreatePartitions",
     "DeleteGroups", "ElectLeaders", "IncrementalAlterConfigs", "OffsetDelete", "DescribeQuorum", "ApiVersions",
