@@ -147,10 +147,10 @@ class ApiSpec:
 API_REGISTRY: dict[int, ApiSpec] = {
     spec.key: spec
     for spec in (
-        ApiSpec(ApiKey.PRODUCE, ProduceRequest, ProduceResponse),
-        ApiSpec(ApiKey.FETCH, FetchRequest, FetchResponse, 0, 1),
+        ApiSpec(ApiKey.PRODUCE, ProduceRequest, ProduceResponse, 3, 9),
+        ApiSpec(ApiKey.FETCH, FetchRequest, FetchResponse, 4, 12),
         ApiSpec(ApiKey.LIST_OFFSETS, ListOffsetsRequest, ListOffsetsResponse, 1, 7),
-        ApiSpec(ApiKey.METADATA, MetadataRequest, MetadataResponse, 0, 1),
+        ApiSpec(ApiKey.METADATA, MetadataRequest, MetadataResponse, 0, 12),
         ApiSpec(ApiKey.LEADER_AND_ISR, LeaderAndIsrRequest, LeaderAndIsrResponse),
         ApiSpec(ApiKey.UPDATE_METADATA, UpdateMetadataRequest, UpdateMetadataResponse),
         ApiSpec(ApiKey.STOP_REPLICA, StopReplicaRequest, StopReplicaResponse),

@@ -19,7 +19,16 @@ from typing import Any
 import msgpack
 
 from kafkette.protocol.api_keys import API_REGISTRY, ApiSpec, spec_for_request
-from kafkette.protocol.schema import Array, Bytes, FieldType, Nullable, SchemaError, Struct, StructType
+from kafkette.protocol.schema import (
+    Array,
+    Bytes,
+    FieldType,
+    Nullable,
+    Records,
+    SchemaError,
+    Struct,
+    StructType,
+)
 
 LENGTH = struct.Struct(">i")
 DEFAULT_MAX_FRAME_BYTES = 104857600  # socket.request.max.bytes default (100 MiB)
@@ -226,7 +235,7 @@ def _type_carries_bytes(field_type: FieldType) -> bool:
         return _type_carries_bytes(field_type.inner)
     if isinstance(field_type, StructType):
         return _carries_bytes(field_type.cls)
-    return field_type is Bytes
+    return field_type is Bytes or field_type is Records
 
 
 def decode_response_envelope(payload: bytes | memoryview) -> tuple[int, Any]:

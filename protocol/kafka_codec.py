@@ -213,5 +213,7 @@ class KafkaWireCodec:
             raise RequestDecodeError(f"invalid {api.name} v{version} request: {exc}", Errors.INVALID_REQUEST,
                                      reply) from None
         spec = translation.spec
-        return Decoded(reply, RequestHeader(int(spec.key), spec.max_version, header.correlation_id, header.client_id,
+        # one declaration for both listeners: the broker sees the version the client asked for
+        internal_version = version if spec.request is api.request else spec.max_version
+        return Decoded(reply, RequestHeader(int(spec.key), internal_version, header.correlation_id, header.client_id,
                                             self.listener_name, client_address), spec, internal)

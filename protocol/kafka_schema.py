@@ -352,6 +352,11 @@ class KafkaStruct:
         """The fields Kafka's wire carries, in order: here every one of ``FIELDS``."""
         return tuple(cls.FIELDS)
 
+    @classmethod
+    def kafka_fields(cls) -> tuple[KafkaField, ...]:
+        """The fields Kafka's wire carries, in declaration order (tagged ones included)."""
+        return cls._kafka_fields
+
     def __init__(self, **kwargs: Any) -> None:
         for f in self.FIELDS:
             setattr(self, f.name, kwargs.pop(f.name) if f.name in kwargs else f.default())

@@ -17,9 +17,7 @@ session timeout; Fetch, whose record sets go back in Kafka's record encoding
 empty list or null, by Kafka's rule);
 ListOffsets, whose max timestamp (-3) asked before v7 is UNSUPPORTED_VERSION; SyncGroup v5+
 without its protocol type or name, refused at once (INCONSISTENT_GROUP_PROTOCOL) as Kafka's
-``KafkaApis`` does; Fetch's
-``rack_id``, kept from v11 on only (a consumer's fetch may then be served by a follower,
-KIP-392); Produce, whose refusal of an internal topic goes without the broker's message.  Pure
+``KafkaApis`` does; Produce, whose refusal of an internal topic goes without the broker's message.  Pure
 code, no I/O.
 
 Kafka concept: none in Kafka (it has one protocol); Redpanda's and Tansu's request handlers
@@ -140,12 +138,13 @@ def _answer_as_is(response: Any, version: int, request: Any) -> Any:
 
 
 def _metadata_request(req: Any, version: int) -> InternalStruct:
-    topics = req.topics
-    if version == 0 and not topics:
-        topics = None  # v0: an empty list asks for every topic
-    names = None if topics is None else [internal.metadata.MetadataRequestTopic(name=t.name)
-                                         for t in topics if t.name is not None]
-    return internal.metadata.MetadataRequest(topics=names, allow_auto_topic_creation=req.allow_auto_topic_creation)
+    """Metadata as the broker takes it: v0's empty topic list asks for every topic (null from v1),
+    and a topic asked by id alone (v10+, no name) is not looked up."""
+    if version == 0 and not req.topics:
+        req.topics = None
+    elif req.topics:
+        req.topics = [t for t in req.topics if t.name is not None]
+    return req  # type: ignore[no-any-return]
 
 
 def _find_coordinator_request(req: Any, version: int) -> Any:
@@ -192,7 +191,7 @@ def _metadata_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """Metadata with the operations the caller may perform (KIP-430), when the request asks:
     on each topic from v8, on the cluster in v8 to v10 (Kafka's ``handleTopicMetadataRequest``);
     left at the "not asked" default (-2147483648) otherwise."""
-    out = convert(resp, KAFKA_APIS[3].response, version)
+    out = resp
     if version >= 8 and req is not None:
         if req.include_topic_authorized_operations:
             for topic in out.topics:
@@ -344,12 +343,6 @@ def _delete_groups_request(req: Any, version: int) -> Any:
     return req
 
 
-def _fetch_request(req: Any, version: int) -> InternalStruct:
-    out = convert(req, API_REGISTRY[ApiKey.FETCH].request)
-    out.rack_id = req.rack_id if version >= 11 else None  # KIP-392: v11+ consumers may read from followers
-    return out
-
-
 def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """Fetch in Kafka's record encoding.  Every partition carries a record set, an empty one
     when it has none (an error, nothing new): Kafka's broker answers ``MemoryRecords.EMPTY``
@@ -360,7 +353,7 @@ def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     ``LocalLog.read`` collects them) and for a partition the metadata does not know
     (UNKNOWN_TOPIC_OR_PARTITION, answered by ``KafkaApis`` before any read with the generated
     default, an empty list); null otherwise (read_uncommitted, or an error of the log read)."""
-    out = convert(resp, KAFKA_APIS[1].response, version)
+    out = resp
     read_committed = req is not None and req.isolation_level == READ_COMMITTED
     for topic in out.responses:
         for partition in topic.partitions:
@@ -382,8 +375,9 @@ def _produce_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """Produce with Kafka's error messages: a partition refused as an internal topic
     (INVALID_TOPIC_EXCEPTION) carries none, as Kafka's ``LogAppendResult.errorMessage`` is null for
     every refusal but a record validation error (its ``hasCustomErrorMessage``); the msgpack
-    listener's answer keeps "Cannot append to internal topic <name>" for the SDK's exception."""
-    out = convert(resp, KAFKA_APIS[0].response, version)
+    listener's answer keeps "Cannot append to internal topic <name>" for the SDK's exception.
+    The broker's answer, made for this request alone, is changed in place."""
+    out = resp
     for topic in out.responses:
         for partition in topic.partition_responses:
             if partition.error_code == Errors.INVALID_TOPIC_EXCEPTION:
@@ -457,7 +451,7 @@ the request before the broker sees it, else None."""
 
 TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.PRODUCE): _translation(ApiKey.PRODUCE, to_kafka=_produce_response),
-    int(ApiKey.FETCH): _translation(ApiKey.FETCH, _fetch_request, _fetch_response),
+    int(ApiKey.FETCH): _translation(ApiKey.FETCH, to_kafka=_fetch_response),
     int(ApiKey.LIST_OFFSETS): _translation(ApiKey.LIST_OFFSETS, to_kafka=_list_offsets_response),
     int(ApiKey.METADATA): _translation(ApiKey.METADATA, _metadata_request, _metadata_response),
     int(ApiKey.OFFSET_COMMIT): _translation(ApiKey.OFFSET_COMMIT),

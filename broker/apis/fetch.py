@@ -1,7 +1,7 @@
 """Fetch handler: consumer and follower fetches through the ReplicaManager.
 
-A consumer's fetch that carries client metadata (a ``rack_id``, Kafka's Fetch v11+) may be
-served by a follower, up to the follower's high watermark (KIP-392; this broker names no
+A consumer's fetch that carries client metadata (Kafka's Fetch v11+, the version in the
+request header) may be served by a follower, up to the follower's high watermark (KIP-392; this broker names no
 preferred read replica); any other fetch is served by the leader only.
 
 Kafka concept: ``KafkaApis.handleFetchRequest`` -> ``ReplicaManager.fetchMessages``.
@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
+CLIENT_METADATA_MIN_VERSION = 11
+"""The first Fetch version carrying client metadata (KIP-392: Kafka's ``FetchRequest.metadata``
+is defined from v11 on, and ``fetchOnlyFromLeader`` is false for a consumer that has it)."""
+
 async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest) -> FetchResponse:
     """Read (possibly after waiting up to ``max_wait_ms``) and answer per partition; a Fetch of
     the metadata log (``__cluster_metadata``, a voter pulling from the quorum's leader) goes to
@@ -40,7 +44,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
         min_bytes=request.min_bytes,
         max_bytes=request.max_bytes,
         fetch_infos=infos,
-        fetch_only_from_leader=request.replica_id >= 0 or request.rack_id is None,
+        fetch_only_from_leader=request.replica_id >= 0 or header.api_version < CLIENT_METADATA_MIN_VERSION,
     )
     by_topic: dict[str, list[FetchPartitionData]] = {}
     for tp, result in results.items():

@@ -97,7 +97,8 @@ async def handle(ctx: ApisContext, header: RequestHeader,
             )
         )
     for tp, code in errors.items():
-        by_topic.setdefault(tp.topic, []).append(ProducePartitionResponse(index=tp.partition, error_code=int(code)))
+        by_topic.setdefault(tp.topic, []).append(
+            ProducePartitionResponse(index=tp.partition, error_code=int(code), base_offset=-1))
     return ProduceResponse(
         responses=[ProduceTopicResponse(name=name, partition_responses=parts) for name, parts in by_topic.items()]
     )
@@ -108,7 +109,8 @@ def _error_for_all(request: ProduceRequest, error: Errors) -> ProduceResponse | 
     if request.acks == 0:
         return CLOSE_CONNECTION
     return ProduceResponse(responses=[ProduceTopicResponse(name=topic.name, partition_responses=[
-        ProducePartitionResponse(index=part.index, error_code=int(error)) for part in topic.partition_data])
+        ProducePartitionResponse(index=part.index, error_code=int(error), base_offset=-1)
+        for part in topic.partition_data])
         for topic in request.topic_data])
 
 

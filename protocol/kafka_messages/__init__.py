@@ -22,12 +22,15 @@ from kafkette.protocol.apis import (
     delete_topics,
     describe_log_dirs,
     elect_leaders,
+    fetch,
     find_coordinator,
     group_admin,
     group_membership,
     list_offsets,
+    metadata,
     offsets,
     offsets_for_leader_epoch,
+    produce,
 )
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest, InitProducerIdResponse
 from kafkette.protocol.apis.raft import DescribeQuorumRequest, DescribeQuorumResponse
@@ -35,9 +38,6 @@ from kafkette.protocol.kafka_messages import (
     api_versions,
     cluster,
     configs,
-    fetch,
-    metadata,
-    produce,
 )
 from kafkette.protocol.kafka_schema import KafkaStruct
 

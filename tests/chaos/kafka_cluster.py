@@ -19,12 +19,12 @@ from pathlib import Path
 
 from kafkette.client.local_cluster import HOST
 from kafkette.client.topic_specs import PartitionInfo
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
 from kafkette.protocol.apis.raft import (
     DescribeQuorumPartitionRequest,
     DescribeQuorumRequest,
     DescribeQuorumTopicRequest,
 )
-from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
 from kafkette.protocol.kafka_schema import KafkaSchemaError
 from kafkette.protocol.record_batch import decode_records, iter_batches
 from tests.cluster_configs import FAST_FAILOVER

@@ -35,7 +35,7 @@ def blank(cls: type[KafkaStruct], version: int, values: dict[str, Any] | None = 
     """A ``cls`` whose fields present at ``version`` are blank: its default, else an empty list,
     string or byte string where the version allows no null; ``values`` set by name."""
     fields: dict[str, Any] = {}
-    for f in cls.FIELDS:
+    for f in cls.kafka_fields():
         value = f.default()
         if value is None and f.in_version(version) and not f.nullable_in(version):
             if isinstance(f.type, Array):

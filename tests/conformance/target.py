@@ -17,7 +17,7 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
 from tests.conformance.raw_client import RawKafkaClient, error_name
 from tests.conformance.recorder import AnswerRecorder, register
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from kafkette.protocol.apis.fetch import FetchPartitionData, FetchResponse, FetchTopicResponse
 from kafkette.protocol.kafka_header import encode_response_header
-from kafkette.protocol.kafka_messages.fetch import FetchableTopicResponse, FetchResponse, PartitionData
 from tests.conformance import kafka_parser
 from tests.conformance.kafka_parser import MASKED, differences, masked, pair_up
 
@@ -19,8 +19,8 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def _fetch_frame(records: bytes | None, version: int = 12) -> bytes:
-    answer = FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=[FetchableTopicResponse(
-        topic="t", partitions=[PartitionData(partition_index=0, error_code=0, high_watermark=0, last_stable_offset=0,
+    answer = FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=[FetchTopicResponse(
+        topic="t", partitions=[FetchPartitionData(partition_index=0, error_code=0, high_watermark=0, last_stable_offset=0,
                                              log_start_offset=0, aborted_transactions=None, records=records)])])
     body = b"".join(bytes(p) for p in answer.encode(version, True))
     return encode_response_header(7, 1) + body

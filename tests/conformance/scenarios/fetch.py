@@ -139,7 +139,7 @@ def _max_bytes_two_partitions(t: Target) -> Any:
         return "leaders-differ"
     produce_values(t, "f-max-bytes-2p", [b"x" * 300], partition=0)
     produce_values(t, "f-max-bytes-2p", [b"y" * 300], partition=1)
-    from kafkette.protocol.kafka_messages.fetch import FetchPartition, FetchRequest, FetchTopic
+    from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
     request = FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=10, isolation_level=0, session_id=0,
                            session_epoch=-1, topics=[FetchTopic(topic="f-max-bytes-2p", partitions=[
                                FetchPartition(partition=i, fetch_offset=0, partition_max_bytes=1 << 20)

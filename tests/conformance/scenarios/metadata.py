@@ -9,8 +9,8 @@ import time
 from typing import Any
 
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersTopicPartitions
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
 from kafkette.protocol.kafka_messages.cluster import DescribeClusterRequest
-from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
 from tests.conformance.catalogue import register, scenario
 from tests.conformance.scenarios.topics import create
 from tests.conformance.target import ScenarioError, Target, code_name

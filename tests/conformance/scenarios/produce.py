@@ -21,14 +21,14 @@ from kafkette.protocol.apis.delete_records import (
     DeleteRecordsRequest,
     DeleteRecordsTopic,
 )
+from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.list_offsets import (
     ListOffsetsPartition,
     ListOffsetsRequest,
     ListOffsetsTopic,
 )
+from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
-from kafkette.protocol.kafka_messages.fetch import FetchPartition, FetchRequest, FetchTopic
-from kafkette.protocol.kafka_messages.produce import PartitionProduceData, ProduceRequest, TopicProduceData
 from kafkette.protocol.record_batch import (
     COMPRESSION_GZIP,
     COMPRESSION_LZ4,
@@ -79,7 +79,7 @@ def batch(values: list[bytes | None], keys: list[bytes | None] | None = None, ti
 def produce_request(topic: str, records: bytes | None, partition: int = 0, acks: int = -1,
                     timeout_ms: int = 10000) -> ProduceRequest:
     return ProduceRequest(transactional_id=None, acks=acks, timeout_ms=timeout_ms, topic_data=[
-        TopicProduceData(name=topic, partition_data=[PartitionProduceData(index=partition, records=records)])])
+        ProduceTopicData(name=topic, partition_data=[ProducePartitionData(index=partition, records=records)])])
 
 
 def partition_answer(p: Any, version: int = PRODUCE_V) -> dict[str, Any]:
@@ -331,9 +331,9 @@ def _not_leader_non_replica(t: Target) -> Any:
 def _two_partitions(t: Target) -> Any:
     """One Produce to partitions 0 and 3 of a 1-partition topic: NONE for 0, UNKNOWN_TOPIC_OR_PARTITION for 3."""
     new_topic(t, "p-two-parts")
-    request = ProduceRequest(transactional_id=None, acks=-1, timeout_ms=10000, topic_data=[TopicProduceData(
-        name="p-two-parts", partition_data=[PartitionProduceData(index=0, records=batch([b"a"])),
-                                            PartitionProduceData(index=3, records=batch([b"b"]))])])
+    request = ProduceRequest(transactional_id=None, acks=-1, timeout_ms=10000, topic_data=[ProduceTopicData(
+        name="p-two-parts", partition_data=[ProducePartitionData(index=0, records=batch([b"a"])),
+                                            ProducePartitionData(index=3, records=batch([b"b"]))])])
     answer = t.call("Produce", PRODUCE_V, request, t.leader("p-two-parts"))
     return sorted([p.index, partition_answer(p)] for r in answer.responses for p in r.partition_responses)
 

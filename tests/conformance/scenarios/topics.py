@@ -24,7 +24,7 @@ from kafkette.protocol.apis.create_topics import (
     CreateTopicsRequest,
 )
 from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest
-from kafkette.protocol.kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
 from tests.conformance.catalogue import register, scenario
 from tests.conformance.target import Target, code_name
 

@@ -126,7 +126,7 @@ def compare_struct(ours: type[KafkaStruct], theirs: Sequence[Field], offered: fr
     their_live = [f for f in theirs if _their_versions(f.versions, offered)]
     by_name = {snake_case(f.name): f for f in their_live}
     matched: list[tuple[KafkaField, Field]] = []
-    for f in ours._kafka_fields:
+    for f in ours.kafka_fields():
         where = f"{path}.{f.name}"
         their_name = RENAMES.get((ours.__name__, f.name))
         their = by_name.pop(snake_case(their_name or f.name), None)

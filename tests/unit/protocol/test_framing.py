@@ -81,10 +81,10 @@ def test_buffers_encoding_is_byte_identical_and_passes_record_batches_uncopied(s
     buffers = encode_response_buffers(5, response, 0)
     assert b"".join(buffers) == LENGTH.pack(len(body)) + body == encode_response(5, response, 0)
     assert sum(1 for b in buffers if b is records) == (2 if size >= SPLICE_MIN_BYTES else 0)
-    request = ProduceRequest(acks=1, topic_data=[ProduceTopicData(name="t", partition_data=[
+    request = ProduceRequest(acks=1, timeout_ms=30000, topic_data=[ProduceTopicData(name="t", partition_data=[
         ProducePartitionData(index=0, records=records)])])
-    request_buffers = encode_request_buffers(request, 0, 9, "me")
-    request_body = msgpack.packb([0, 0, 9, "me", request.to_wire(0)], use_bin_type=True)
+    request_buffers = encode_request_buffers(request, 9, 9, "me")
+    request_body = msgpack.packb([0, 9, 9, "me", request.to_wire(9)], use_bin_type=True)
     assert b"".join(request_buffers) == LENGTH.pack(len(request_body)) + request_body
     assert sum(1 for b in request_buffers if b is records) == (1 if size >= SPLICE_MIN_BYTES else 0)
     assert decode_request(b"".join(request_buffers)[4:])[2] == request

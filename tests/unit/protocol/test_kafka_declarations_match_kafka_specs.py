@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import pytest
 
+from kafkette.protocol.apis.produce import ProducePartitionResponse
 from kafkette.protocol.kafka_codec import api_versions_response
-from kafkette.protocol.kafka_messages import KAFKA_APIS, KafkaApi, produce
+from kafkette.protocol.kafka_messages import KAFKA_APIS, KafkaApi
 from kafkette.protocol.kafka_schema import INT16, INT32, INT64, STRING, Array, F, KafkaStruct
 from tests.conformance.kafka_specs import Field, Spec, message_specs
 from tests.peers.kafka_peer import RESOLVE_TIMEOUT_S, PeerUnavailable
@@ -28,22 +29,6 @@ from tests.unit.protocol.spec_comparison import compare_api, compare_struct
 pytestmark = pytest.mark.timeout(RESOLVE_TIMEOUT_S + 60)  # the first run may resolve the jars (Maven)
 
 KNOWN_DIFFERENCES = {
-    "FetchRequest.cluster_id is not declared (Kafka's ClusterId: string, versions 12, tag 0 in versions 12)":
-        "Kafka's spec: 'used to validate metadata fetches prior to broker registration' (a fetch of the "
-        "KRaft metadata log); a consumer never sends it, and the listener reads and drops the tag",
-    "FetchResponse.responses.partitions.diverging_epoch is not declared (Kafka's DivergingEpoch: struct, "
-    "versions 12, tag 0 in versions 12)":
-        "Kafka answers it to a fetch carrying LastFetchedEpoch that diverged from the leader's log (a "
-        "follower's truncation); consumers send no LastFetchedEpoch and no Kafka follower fetches here, "
-        "so it would always be its default, which a tagged field leaves off the wire",
-    "FetchResponse.responses.partitions.current_leader is not declared (Kafka's CurrentLeader: struct, "
-    "versions 12, tag 1 in versions 12)":
-        "KIP-951's new-leader hint on NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH: the brokers do not "
-        "compute it, so clients refresh their metadata instead (declaring it alone would change nothing)",
-    "FetchResponse.responses.partitions.snapshot_id is not declared (Kafka's SnapshotId: struct, "
-    "versions 12, tag 2 in versions 12)":
-        "only the KRaft metadata log's leader tells a fetching voter to load a snapshot; a partition "
-        "fetch never carries it",
     "CreateTopicsResponse.topics.topic_config_error_code is not declared (Kafka's TopicConfigErrorCode: "
     "int16, versions 5-7, tag 0 in versions 5-7)":
         "Kafka sets it when a created topic's configs may not be described (no DESCRIBE_CONFIGS under an "
@@ -106,7 +91,7 @@ def _partition_response(specs: dict[str, dict[int, Spec]]) -> tuple[Field, ...]:
 
 
 def _planted(change: str) -> tuple[F, ...]:
-    fields = list(produce.PartitionProduceResponse.FIELDS)
+    fields = list(ProducePartitionResponse.kafka_fields())
     if change == "type":
         fields[0] = F("index", INT64)
     elif change == "versions":
@@ -145,7 +130,7 @@ PLANTED = {
 def test_a_planted_change_to_a_declaration_is_a_difference(specs, change):
     planted = type("PartitionProduceResponse", (KafkaStruct,), {"FIELDS": _planted(change)})
     path = "ProduceResponse.responses.partition_responses"
-    assert compare_struct(produce.PartitionProduceResponse, _partition_response(specs), frozenset(range(3, 10)),
+    assert compare_struct(ProducePartitionResponse, _partition_response(specs), frozenset(range(3, 10)),
                           path) == []
     found = compare_struct(planted, _partition_response(specs), frozenset(range(3, 10)), path)
     assert any(PLANTED[change] in s for s in found), found

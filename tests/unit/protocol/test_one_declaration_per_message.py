@@ -13,7 +13,7 @@ from kafkette.protocol.kafka_translation import TRANSLATIONS
 from kafkette.protocol.schema import Field, Int32, Int64, String, Struct
 
 DECLARED_TWICE = {
-    "Produce", "Fetch", "Metadata", "ApiVersions",
+    "ApiVersions",
 }
 """APIs both listeners speak whose msgpack and Kafka messages are still separate classes,
 bridged by ``kafka_translation.convert``: each moves to one declaration in Kafka's versions."""

@@ -46,11 +46,11 @@ def test_wrong_type_arity_and_range_raise_schema_error():
         Sample.from_wire({"a": 5}, 0)
 
 
-def test_metadata_v1_adds_allow_auto_topic_creation():
+def test_metadata_v4_adds_allow_auto_topic_creation_as_kafkas_versions_do():
     req = MetadataRequest(topics=[MetadataRequestTopic(name="t")], allow_auto_topic_creation=False)
-    assert len(req.to_wire(0)) == 1
-    assert MetadataRequest.from_wire(req.to_wire(0), 0).allow_auto_topic_creation is True
-    assert MetadataRequest.from_wire(req.to_wire(1), 1).allow_auto_topic_creation is False
+    assert len(req.to_wire(3)) == 1
+    assert MetadataRequest.from_wire(req.to_wire(3), 3).allow_auto_topic_creation is True
+    assert MetadataRequest.from_wire(req.to_wire(4), 4).allow_auto_topic_creation is False
 
 
 def test_nested_structs_round_trip_and_compare_equal():
