@@ -29,6 +29,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from kafkette.protocol.apis.api_versions import (
+    ApiVersionsResponse,
+    ApiVersionsResponseKey,
+    FinalizedFeatureKey,
+    SupportedFeatureKey,
+)
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import LENGTH, Buffers, FrameError, RequestHeader
 from kafkette.protocol.kafka_binary import I32, BinaryReader
@@ -41,12 +47,6 @@ from kafkette.protocol.kafka_header import (
     response_header_version,
 )
 from kafkette.protocol.kafka_messages import API_VERSIONS_KEY, KAFKA_APIS, KafkaApi
-from kafkette.protocol.kafka_messages.api_versions import (
-    ApiVersion,
-    ApiVersionsResponse,
-    FinalizedFeatureKey,
-    SupportedFeatureKey,
-)
 from kafkette.protocol.kafka_schema import KafkaSchemaError, KafkaStruct
 from kafkette.protocol.kafka_translation import REFUSALS, TRANSLATIONS
 from kafkette.protocol.wire_codec import Decoded, RequestDecodeError
@@ -84,7 +84,7 @@ def api_versions_response(error_code: int = 0, version: int = 0,
         features: the broker's feature flags.
     """
     out = ApiVersionsResponse(error_code=error_code, api_keys=[
-        ApiVersion(api_key=api.key, min_version=api.min_version, max_version=api.max_version)
+        ApiVersionsResponseKey(api_key=api.key, min_version=api.min_version, max_version=api.max_version)
         for api in sorted(KAFKA_APIS.values(), key=lambda a: a.key)])
     if error_code == 0 and version >= 3:
         out.supported_features = [SupportedFeatureKey(name=name, min_version=low, max_version=high)

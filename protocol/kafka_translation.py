@@ -1,10 +1,9 @@
 """Between Kafka's messages and Kafkette's: the Kafka listener's requests become the same request
 structs the msgpack listener decodes, and the broker's answers go back as Kafka's messages.
 
-Owns: ``convert`` (field by field, by name, recursively: a field the target lacks is dropped, a
-field the source lacks gets the target's default, a null where the target's version allows none
-becomes the field's default, as Kafka's generated messages write an empty string for a null
-``protocol_name`` before JoinGroup v7) and the per-API differences (``TRANSLATIONS``): Metadata
+Every API both listeners speak is declared once, in Kafka's versions (``kafkette.protocol.apis``):
+its request reaches the broker as decoded and the broker's answer goes back as it is, but for
+the per-API differences this module owns (``TRANSLATIONS``): Metadata
 v0's empty topic list meaning all topics; AlterConfigs (33), answered as an IncrementalAlterConfigs
 of SETs that replaces the resource's dynamic configs; the authorized operations of Metadata's topics and
 cluster and of DescribeCluster (KIP-430: every operation, there is no authorizer); FindCoordinator and LeaveGroup before their batched
@@ -34,69 +33,9 @@ from kafkette.protocol import apis as internal
 from kafkette.protocol.api_keys import API_REGISTRY, ApiKey, ApiSpec
 from kafkette.protocol.errors import Errors, error_class
 from kafkette.protocol.kafka_messages import ALTER_CONFIGS_KEY, DESCRIBE_CLUSTER_KEY, KAFKA_APIS, cluster
-from kafkette.protocol.kafka_schema import Array, KafkaStruct
+from kafkette.protocol.kafka_schema import KafkaStruct
 from kafkette.protocol.record_batch import CorruptRecordError, to_kafka_encoding
-from kafkette.protocol.schema import Array as InternalArray
-from kafkette.protocol.schema import Nullable, StructType
 from kafkette.protocol.schema import Struct as InternalStruct
-
-_MISSING = object()
-
-
-def convert(source: Any, target: type[Any], version: int | None = None) -> Any:
-    """A ``target`` instance (a msgpack ``Struct`` or a ``KafkaStruct`` class) from ``source``'s
-    same-named attributes, nested structs and arrays of structs converted too.
-
-    Args:
-        version: for a ``KafkaStruct`` target, the version it will be encoded at (a null where
-            that version allows none becomes the field's default); None for a msgpack target.
-    """
-    inst = target.__new__(target)
-    if not issubclass(target, InternalStruct):
-        for f in target.FIELDS:
-            value = getattr(source, f.name, _MISSING)
-            if value is _MISSING:
-                value = f.default()
-            elif value is None:
-                if version is not None and f.in_version(version) and not f.nullable_in(version):
-                    value = f.default()
-                    if value is None:
-                        value = f.type.default()  # type: ignore[union-attr]
-            elif f.struct_cls is not None:
-                value = convert(value, f.struct_cls, version)
-            elif isinstance(f.type, Array) and f.type.struct_cls is not None:
-                cls = f.type.struct_cls
-                value = [convert(v, cls, version) for v in value]
-            setattr(inst, f.name, value)
-        return inst
-    for f in target.FIELDS:
-        value = getattr(source, f.name, _MISSING)
-        if value is _MISSING:
-            value = f.default()
-        elif value is not None:
-            struct_cls = _internal_struct(f.type)
-            if struct_cls is not None:
-                value = convert(value, struct_cls)
-            else:
-                elem = _internal_array_struct(f.type)
-                if elem is not None:
-                    value = [convert(v, elem) for v in value]
-        setattr(inst, f.name, value)
-    return inst
-
-
-def _internal_struct(field_type: Any) -> type[InternalStruct] | None:
-    if isinstance(field_type, Nullable):
-        field_type = field_type.inner
-    return field_type.cls if isinstance(field_type, StructType) else None
-
-
-def _internal_array_struct(field_type: Any) -> type[InternalStruct] | None:
-    if isinstance(field_type, Nullable):
-        field_type = field_type.inner
-    if isinstance(field_type, InternalArray) and isinstance(field_type.inner, StructType):
-        return field_type.inner.cls
-    return None
 
 
 @dataclass(frozen=True)
@@ -119,14 +58,15 @@ class Translation:
 
 
 def _by_name(key: ApiKey) -> Translation:
-    """The API's messages as they are where both listeners share one declaration (a message
-    declared in Kafka's versions, ``kafkette.protocol.schema``), else converted by ``convert``."""
+    """The API's messages as they are: both listeners share one declaration (``kafkette.protocol.schema``).
+
+    Raises:
+        TypeError: the Kafka listener's message classes are not the broker's (declared twice).
+    """
     spec, api = API_REGISTRY[key], KAFKA_APIS[int(key)]
-    response_cls = api.response
-    to_internal = _as_is if api.request is spec.request else (lambda req, v: convert(req, spec.request))
-    to_kafka = _answer_as_is if response_cls is spec.response else (
-        lambda resp, v, req: convert(resp, response_cls, v))
-    return Translation(key, to_internal, to_kafka)
+    if api.request is not spec.request or api.response is not spec.response:
+        raise TypeError(f"{api.name}'s messages are declared twice: declare them once, in Kafka's versions")
+    return Translation(key, _as_is, _answer_as_is)
 
 
 def _as_is(request: Any, version: int) -> Any:

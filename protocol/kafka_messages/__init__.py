@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kafkette.protocol.apis import configs as shared_configs
 from kafkette.protocol.apis import (
+    api_versions,
     create_partitions,
     create_topics,
     delete_records,
@@ -32,10 +32,10 @@ from kafkette.protocol.apis import (
     offsets_for_leader_epoch,
     produce,
 )
+from kafkette.protocol.apis import configs as shared_configs
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest, InitProducerIdResponse
 from kafkette.protocol.apis.raft import DescribeQuorumRequest, DescribeQuorumResponse
 from kafkette.protocol.kafka_messages import (
-    api_versions,
     cluster,
     configs,
 )
