@@ -62,6 +62,9 @@ class CreatableTopicResult(Struct):
         Field("topic_id", Uuid, "7+"),
         Field("error_code", Int16),
         Field("error_message", String, nullable="2+"),
+        # Kafka sets it when the topic's configs may not be described (no DESCRIBE_CONFIGS under an
+        # authorizer); without one it stays 0, its default, which the tagged field leaves off the wire
+        Field("topic_config_error_code", Int16, "5+", tag=0),
         Field("num_partitions", Int32, "5+", default=-1),
         Field("replication_factor", Int16, "5+", default=-1),
         Field("configs", Array(CreatableTopicConfigs), "5+", default=[], nullable="5+"),

@@ -29,13 +29,9 @@ from tests.unit.protocol.spec_comparison import compare_api, compare_struct
 pytestmark = pytest.mark.timeout(RESOLVE_TIMEOUT_S + 60)  # the first run may resolve the jars (Maven)
 
 KNOWN_DIFFERENCES = {
-    "CreateTopicsResponse.topics.topic_config_error_code is not declared (Kafka's TopicConfigErrorCode: "
-    "int16, versions 5-7, tag 0 in versions 5-7)":
-        "Kafka sets it when a created topic's configs may not be described (no DESCRIBE_CONFIGS under an "
-        "authorizer); without an authorizer it is always 0, its default, which a tagged field leaves off the wire",
     "OffsetCommitRequest.generation_id is Kafka's GenerationIdOrMemberEpoch, named otherwise":
-        "the same int32 (KIP-848 renamed it); the name is the msgpack schema's, which kafka_translation "
-        "bridges by name",
+        "the same int32 (KIP-848 renamed it); the name the group coordinator and the SDK use (a name is "
+        "not on the wire)",
     "OffsetsForLeaderEpochRequest.topics.name is Kafka's Topic, named otherwise":
         "the same string; the name the broker and its replica fetcher use (a name is not on the wire)",
     "OffsetsForLeaderEpochResponse.topics.name is Kafka's Topic, named otherwise":

@@ -23,7 +23,7 @@ encode_entries, decode_entries, decode_payload = WIRE.encode_entries, WIRE.decod
 
 def _through_the_wire(struct):
     name = type(struct).__name__
-    version = 1 if name.startswith("Fetch") and "Snapshot" not in name else 0
+    version = 12 if name.startswith("Fetch") and "Snapshot" not in name else 0  # KIP-595's fields are Fetch v12's
     return type(struct).from_wire(struct.to_wire(version), version)
 
 
