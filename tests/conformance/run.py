@@ -35,7 +35,7 @@ from typing import Any
 from confluent_kafka import KafkaException
 
 from kafkette.client import LocalCluster
-from kafkette.protocol.kafka_messages.api_versions import ApiVersionsRequest
+from kafkette.protocol.apis.api_versions import ApiVersionsRequest
 from kafkette.protocol.kafka_schema import KafkaSchemaError
 from tests.conformance.catalogue import Scenario, load
 from tests.conformance.deliberate import DELIBERATE
