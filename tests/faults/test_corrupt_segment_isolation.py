@@ -48,7 +48,8 @@ OFFLINE_CODES = {"fetch": Errors.KAFKA_STORAGE_ERROR, "list_offsets": Errors.KAF
 async def _codes(conn: BrokerConnection, topic: str) -> dict[str, int]:
     fetch = await conn.send(FetchRequest(
         replica_id=-1, max_wait_ms=0, min_bytes=1, isolation_level=0,
-        topics=[FetchTopic(topic=topic, partitions=[FetchPartition(partition=0, fetch_offset=0)])]))
+        topics=[FetchTopic(topic=topic, partitions=[FetchPartition(partition=0, fetch_offset=0,
+                                                                    partition_max_bytes=1_048_576)])]))
     listed = await conn.send(ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
         ListOffsetsTopic(name=topic, partitions=[ListOffsetsPartition(partition_index=0,
                                                                       timestamp=EARLIEST_TIMESTAMP)])]))

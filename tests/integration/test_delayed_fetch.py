@@ -53,7 +53,8 @@ def _fetch_request(topic: str, fetch_offset: int, *, max_wait_ms: int, min_bytes
                    replica_id: int = -1) -> FetchRequest:
     return FetchRequest(
         replica_id=replica_id, max_wait_ms=max_wait_ms, min_bytes=min_bytes, isolation_level=0,
-        topics=[FetchTopic(topic=topic, partitions=[FetchPartition(partition=0, fetch_offset=fetch_offset)])],
+        max_bytes=52_428_800, topics=[FetchTopic(topic=topic, partitions=[
+            FetchPartition(partition=0, fetch_offset=fetch_offset, partition_max_bytes=1_048_576)])],
     )
 
 

@@ -23,6 +23,8 @@ from tests.unit.protocol.frame_stream_fakes import RecordingTransport, feed
 
 MAX_REQUEST_BYTES = 4096
 WAIT_S = 5.0
+STUB_VERSION = 1
+"""The ApiVersions version the stub answers at (its ``throttle_time_ms`` is Kafka's v1+)."""
 
 
 class StubHandler:
@@ -81,13 +83,13 @@ class Client:
         await self.writer.drain()
 
     async def send(self, correlation_id: int, request=None) -> None:
-        await self.send_raw(encode_request(request or ApiVersionsRequest(), 0, correlation_id, "test"))
+        await self.send_raw(encode_request(request or ApiVersionsRequest(), STUB_VERSION, correlation_id, "test"))
 
-    async def receive(self) -> tuple[int, ApiVersionsResponse]:
+    async def receive(self, version: int = STUB_VERSION) -> tuple[int, ApiVersionsResponse]:
         async with asyncio.timeout(WAIT_S):
             (length,) = LENGTH.unpack(await self.reader.readexactly(LENGTH.size))
             correlation_id, body = decode_response_envelope(await self.reader.readexactly(length))
-        return correlation_id, ApiVersionsResponse.from_wire(body, 0)
+        return correlation_id, ApiVersionsResponse.from_wire(body, version)
 
     async def closed_by_server(self) -> bool:
         async with asyncio.timeout(WAIT_S):
@@ -151,14 +153,14 @@ async def test_frame_of_exactly_max_request_bytes_is_accepted(server):
     payload = msgpack.packb([int(ApiKey.API_VERSIONS), 0, 3, client_id, body], use_bin_type=True)
     assert len(payload) == MAX_REQUEST_BYTES
     await client.send_raw(frame(payload))
-    assert (await client.receive())[0] == 3
+    assert (await client.receive(0))[0] == 3
     await client.close()
 
 
 async def test_schema_error_on_an_api_with_a_top_level_error_code_is_answered_invalid_request(server, handler):
     client = await Client.connect(server)
     await client.send_raw(raw_request(int(ApiKey.API_VERSIONS), 0, 7, [123, "0"]))
-    correlation_id, response = await client.receive()
+    correlation_id, response = await client.receive(0)
     assert (correlation_id, response.error_code) == (7, Errors.INVALID_REQUEST)
     assert handler.handled == []
     await client.send(8)
@@ -177,7 +179,7 @@ async def test_schema_error_on_an_api_without_a_top_level_error_code_closes_the_
 async def test_unsupported_version_is_answered_unsupported_version(server):
     client = await Client.connect(server)
     await client.send_raw(raw_request(int(ApiKey.API_VERSIONS), 99, 4, ["kafkette-python", "0"]))
-    correlation_id, response = await client.receive()
+    correlation_id, response = await client.receive(0)
     assert (correlation_id, response.error_code) == (4, Errors.UNSUPPORTED_VERSION)
     await client.close()
 
