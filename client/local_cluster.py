@@ -49,6 +49,7 @@ from kafkette.client.local_cluster_layout import (
 )
 from kafkette.common.config_def import render_properties
 from kafkette.common.meta_properties import META_PROPERTIES_FILE, random_cluster_id, read_cluster_id
+from kafkette.protocol.api_keys import API_REGISTRY, ApiKey
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
 from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_request
 
@@ -93,21 +94,23 @@ def free_ports(count: int) -> list[int]:
 
 
 def fetch_metadata(port: int, timeout_s: float = 2.0, host: str = HOST) -> MetadataResponse:
-    """Send one Metadata v1 request (no topics) to ``host:port`` with a blocking socket.
+    """Send one Metadata request (no topics, at the msgpack listener's top version) to
+    ``host:port`` with a blocking socket.
 
     Raises:
         OSError: connection or I/O failure (including timeouts).
         ValueError: an undecodable answer.
     """
     request = MetadataRequest(topics=[], allow_auto_topic_creation=False)
+    version = API_REGISTRY[ApiKey.METADATA].max_version
     correlation_id = next(_correlation_ids) & 0x7FFFFFFF
     with socket.create_connection((host, port), timeout=timeout_s) as sock:
-        sock.sendall(encode_request(request, 1, correlation_id, "kafkette-local-cluster"))
+        sock.sendall(encode_request(request, version, correlation_id, "kafkette-local-cluster"))
         (length,) = LENGTH.unpack(_recv_exactly(sock, LENGTH.size))
         if length < 0 or length > 64 * 1024 * 1024:
             raise ValueError(f"implausible response length {length}")
         _, body = decode_response_envelope(_recv_exactly(sock, length))
-    return MetadataResponse.from_wire(body, 1)  # type: ignore[return-value]
+    return MetadataResponse.from_wire(body, version)  # type: ignore[return-value]
 
 
 def _recv_exactly(sock: socket.socket, size: int) -> bytes:
