@@ -131,14 +131,13 @@ def _metadata_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """Metadata with the operations the caller may perform (KIP-430), when the request asks:
     on each topic from v8, on the cluster in v8 to v10 (Kafka's ``handleTopicMetadataRequest``);
     left at the "not asked" default (-2147483648) otherwise."""
-    out = resp
     if version >= 8 and req is not None:
         if req.include_topic_authorized_operations:
-            for topic in out.topics:
+            for topic in resp.topics:
                 topic.topic_authorized_operations = TOPIC_AUTHORIZED_OPERATIONS
         if version <= 10 and req.include_cluster_authorized_operations:
-            out.cluster_authorized_operations = CLUSTER_AUTHORIZED_OPERATIONS
-    return out
+            resp.cluster_authorized_operations = CLUSTER_AUTHORIZED_OPERATIONS
+    return resp
 
 
 def _describe_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
@@ -293,9 +292,8 @@ def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     ``LocalLog.read`` collects them) and for a partition the metadata does not know
     (UNKNOWN_TOPIC_OR_PARTITION, answered by ``KafkaApis`` before any read with the generated
     default, an empty list); null otherwise (read_uncommitted, or an error of the log read)."""
-    out = resp
     read_committed = req is not None and req.isolation_level == READ_COMMITTED
-    for topic in out.responses:
+    for topic in resp.responses:
         for partition in topic.partitions:
             listed = partition.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION or (
                 read_committed and partition.error_code == Errors.NONE)
@@ -308,7 +306,7 @@ def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
             except CorruptRecordError:  # a stored msgpack batch that cannot be re-encoded
                 partition.records = b""
                 partition.error_code = int(Errors.CORRUPT_MESSAGE)
-    return out
+    return resp
 
 
 def _produce_response(resp: Any, version: int, req: Any) -> KafkaStruct:
@@ -317,12 +315,11 @@ def _produce_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     every refusal but a record validation error (its ``hasCustomErrorMessage``); the msgpack
     listener's answer keeps "Cannot append to internal topic <name>" for the SDK's exception.
     The broker's answer, made for this request alone, is changed in place."""
-    out = resp
-    for topic in out.responses:
+    for topic in resp.responses:
         for partition in topic.partition_responses:
             if partition.error_code == Errors.INVALID_TOPIC_EXCEPTION:
                 partition.error_message = None
-    return out
+    return resp
 
 
 LIST_OFFSETS_TIMESTAMP_MIN_VERSION = {-3: 7}
