@@ -13,9 +13,12 @@ from kafkette.broker.server import run_broker
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m kafkette.broker", description="Run one Kafkette broker.")
     parser.add_argument("--config", required=True, help="path to server.properties")
-    parser.add_argument("--log-dir", default=None,
-                        help="folder of server.log and state-change.log (default $LOG_DIR, else 'logs' beside "
-                             "the first of log.dirs)")
+    parser.add_argument(
+        "--log-dir",
+        default=None,
+        help="folder of server.log and state-change.log (default $LOG_DIR, else 'logs' beside "
+        "the first of log.dirs)",
+    )
     args = parser.parse_args()
     return run_broker(args.config, args.log_dir)
 

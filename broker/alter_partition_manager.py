@@ -56,7 +56,9 @@ class AlterPartitionManager:
         self._backoff_s = retry_backoff_ms / 1000
         self._pending: dict[TopicPartition, tuple[Partition, int, list[int], int]] = {}
         self._wakeup = asyncio.Event()
-        self._task = ShutdownableTask("alter-partition-manager", log_prefix=f"[AlterPartitionManager broker={broker_id}]")
+        self._task = ShutdownableTask(
+            "alter-partition-manager", log_prefix=f"[AlterPartitionManager broker={broker_id}]"
+        )
 
     def start(self) -> None:
         """Start the task that sends queued ISR changes."""
@@ -66,7 +68,9 @@ class AlterPartitionManager:
         """Cancel the task and wait for it (bounded)."""
         await self._task.shutdown()
 
-    def submit(self, partition: Partition, leader_epoch: int, new_isr: list[int], partition_epoch: int) -> None:
+    def submit(
+        self, partition: Partition, leader_epoch: int, new_isr: list[int], partition_epoch: int
+    ) -> None:
         """Queue an ISR change for ``partition`` (replaces a queued one)."""
         self._pending[partition.tp] = (partition, leader_epoch, new_isr, partition_epoch)
         self._wakeup.set()
@@ -85,7 +89,9 @@ class AlterPartitionManager:
         for tp, (_, leader_epoch, new_isr, partition_epoch) in batch.items():
             topics.setdefault(tp.topic, []).append(
                 AlterPartitionRequestPartition(
-                    partition_index=tp.partition, leader_epoch=leader_epoch, new_isr=new_isr,
+                    partition_index=tp.partition,
+                    leader_epoch=leader_epoch,
+                    new_isr=new_isr,
                     partition_epoch=partition_epoch,
                 )
             )
@@ -98,8 +104,11 @@ class AlterPartitionManager:
         try:
             response = await self._channel.send(request)
             if response.error_code != Errors.NONE:
-                logger.warning("[AlterPartitionManager broker=%d] request failed with %s",
-                               self._broker_id, response.error_code)
+                logger.warning(
+                    "[AlterPartitionManager broker=%d] request failed with %s",
+                    self._broker_id,
+                    response.error_code,
+                )
             for topic in response.topics:
                 for part in topic.partitions:
                     results[TopicPartition(topic.topic_name, part.partition_index)] = part

@@ -107,8 +107,13 @@ class AutoTopicCreationManager:
                 logger.info("%s Not auto-creating %r: %s", self._prefix, name, problem)
                 responses.append(MetadataResponseTopic(error_code=Errors.INVALID_TOPIC_EXCEPTION, name=name))
                 continue
-            responses.append(MetadataResponseTopic(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, name=name,
-                                                   is_internal=name in INTERNAL_TOPICS))
+            responses.append(
+                MetadataResponseTopic(
+                    error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                    name=name,
+                    is_internal=name in INTERNAL_TOPICS,
+                )
+            )
             if name not in self.in_flight_topics and len(self.in_flight_topics) < MAX_IN_FLIGHT_TOPICS:
                 to_create.append(name)
         if to_create and not self._stopped:
@@ -120,8 +125,11 @@ class AutoTopicCreationManager:
 
     async def _send(self, topics: list[str]) -> None:
         request = CreateTopicsRequest(
-            topics=[self._internal_topic(name) or CreatableTopic(name=name, num_partitions=-1, replication_factor=-1)
-                    for name in topics],
+            topics=[
+                self._internal_topic(name)
+                or CreatableTopic(name=name, num_partitions=-1, replication_factor=-1)
+                for name in topics
+            ],
             timeout_ms=self._request_timeout_ms,
         )
         logger.info("%s Auto-creating topics %s", self._prefix, topics)
@@ -129,8 +137,13 @@ class AutoTopicCreationManager:
             response = await self._channel.send(request, timeout_ms=self._request_timeout_ms + 5000)
             for result in response.topics:
                 if result.error_code not in (Errors.NONE, Errors.TOPIC_ALREADY_EXISTS):
-                    logger.warning("%s Auto-creation of topic %s failed: %s %s", self._prefix, result.name,
-                                   error_name(result.error_code), result.error_message or "")
+                    logger.warning(
+                        "%s Auto-creation of topic %s failed: %s %s",
+                        self._prefix,
+                        result.name,
+                        error_name(result.error_code),
+                        result.error_message or "",
+                    )
         except KafkaError as exc:
             logger.warning("%s Auto-creation of topics %s not delivered: %s", self._prefix, topics, exc)
         except asyncio.CancelledError:

@@ -46,7 +46,9 @@ SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
 }
 """``{feature: (min level, max level)}`` this broker supports (Kafka's production features)."""
 
-FINALIZED_FEATURES: dict[str, int] = {name: high for name, (_, high) in SUPPORTED_FEATURES.items() if high > 0}
+FINALIZED_FEATURES: dict[str, int] = {
+    name: high for name, (_, high) in SUPPORTED_FEATURES.items() if high > 0
+}
 """``{feature: level}`` finalized in a Kafkette cluster: each feature at the one level it supports."""
 
 

@@ -54,7 +54,9 @@ class BrokerLifecycleManager:
     """
 
     def __init__(
-        self, config: KafkaConfig, channel: NodeToControllerChannelManager,
+        self,
+        config: KafkaConfig,
+        channel: NodeToControllerChannelManager,
         offline_replicas: Callable[[], Sequence[TopicPartition]] = list,
         fatal_fault_handler: Callable[[BaseException], None] | None = None,
     ) -> None:
@@ -92,7 +94,10 @@ class BrokerLifecycleManager:
         by_topic: dict[str, list[int]] = {}
         for tp in self._offline_replicas():
             by_topic.setdefault(tp.topic, []).append(tp.partition)
-        return [BrokerHeartbeatOfflineReplicaTopic(topic_name=t, partitions=sorted(p)) for t, p in sorted(by_topic.items())]
+        return [
+            BrokerHeartbeatOfflineReplicaTopic(topic_name=t, partitions=sorted(p))
+            for t, p in sorted(by_topic.items())
+        ]
 
     async def stop(self, *, controlled: bool = True) -> None:
         """Stop heartbeating; with ``controlled``, first tell the controller we shut down."""
@@ -101,7 +106,10 @@ class BrokerLifecycleManager:
             try:
                 await self._channel.send(
                     BrokerHeartbeatRequest(
-                        broker_id=self.broker_id, broker_epoch=self.broker_epoch, want_fence=True, want_shut_down=True,
+                        broker_id=self.broker_id,
+                        broker_epoch=self.broker_epoch,
+                        want_fence=True,
+                        want_shut_down=True,
                         offline_replicas=self._offline_replica_topics(),
                     ),
                     timeout_ms=2000,
@@ -153,24 +161,39 @@ class BrokerLifecycleManager:
             try:
                 response = await self._channel.send(request, timeout_ms=left_ms)
             except KafkaError as exc:
-                logger.warning("%s Controlled shutdown attempt %d/%d failed: %s", self._prefix, attempt, attempts, exc)
+                logger.warning(
+                    "%s Controlled shutdown attempt %d/%d failed: %s", self._prefix, attempt, attempts, exc
+                )
             else:
                 if response.error_code == Errors.NONE and not response.remaining_partitions:
                     logger.info("%s Controlled shutdown succeeded", self._prefix)
                     return True
                 if response.error_code != Errors.NONE:
-                    logger.warning("%s Controlled shutdown attempt %d/%d refused with error %d", self._prefix,
-                                   attempt, attempts, response.error_code)
+                    logger.warning(
+                        "%s Controlled shutdown attempt %d/%d refused with error %d",
+                        self._prefix,
+                        attempt,
+                        attempts,
+                        response.error_code,
+                    )
                     if not is_retriable(response.error_code):
                         break  # e.g. STALE_BROKER_EPOCH or a controller without the API: retrying cannot help
                 else:
                     remaining = [f"{p.topic_name}-{p.partition_index}" for p in response.remaining_partitions]
-                    logger.info("%s Controlled shutdown attempt %d/%d: %d partitions still led here: %s",
-                                self._prefix, attempt, attempts, len(remaining), remaining[:20])
+                    logger.info(
+                        "%s Controlled shutdown attempt %d/%d: %d partitions still led here: %s",
+                        self._prefix,
+                        attempt,
+                        attempts,
+                        len(remaining),
+                        remaining[:20],
+                    )
             if attempt < attempts:
                 backoff_s = min(retry_backoff_ms / 1000, max(0.0, deadline - loop.time()))
                 await sleep(backoff_s)
-        logger.warning("%s Controlled shutdown did not complete; proceeding with an unclean shutdown", self._prefix)
+        logger.warning(
+            "%s Controlled shutdown did not complete; proceeding with an unclean shutdown", self._prefix
+        )
         return False
 
     async def _register(self) -> None:
@@ -185,8 +208,10 @@ class BrokerLifecycleManager:
         )
         response = await self._channel.send(request)
         if response.error_code == Errors.INCONSISTENT_CLUSTER_ID:
-            raise ConfigError(f"Invalid value for configuration cluster.id: {self._config.cluster_id!r} is not the "
-                              f"controller's cluster ({response.error_message or 'INCONSISTENT_CLUSTER_ID'})")
+            raise ConfigError(
+                f"Invalid value for configuration cluster.id: {self._config.cluster_id!r} is not the "
+                f"controller's cluster ({response.error_message or 'INCONSISTENT_CLUSTER_ID'})"
+            )
         if response.error_code != Errors.NONE:
             raise KafkaError(f"registration refused: {response.error_code} {response.error_message or ''}")
         self.broker_epoch = response.broker_epoch
@@ -194,10 +219,14 @@ class BrokerLifecycleManager:
         logger.info("%s Registered with broker epoch %d", self._prefix, self.broker_epoch)
 
     async def _heartbeat(self) -> None:
-        response = await self._channel.send(BrokerHeartbeatRequest(
-            broker_id=self.broker_id, broker_epoch=self.broker_epoch, want_fence=False,
-            offline_replicas=self._offline_replica_topics(),
-        ))
+        response = await self._channel.send(
+            BrokerHeartbeatRequest(
+                broker_id=self.broker_id,
+                broker_epoch=self.broker_epoch,
+                want_fence=False,
+                offline_replicas=self._offline_replica_topics(),
+            )
+        )
         if response.error_code in (Errors.STALE_BROKER_EPOCH, Errors.BROKER_ID_NOT_REGISTERED):
             logger.warning("%s Heartbeat refused (%d); registering again", self._prefix, response.error_code)
             self.broker_epoch = -1
@@ -230,7 +259,9 @@ class BrokerLifecycleManager:
                 delay = backoff
                 # an unregistered broker keeps asking often: the quorum elects its first leader
                 # a second or so after a cold start, and the broker serves once registered
-                backoff = min(backoff * 2, self._interval_s if self.broker_epoch >= 0 else REGISTRATION_MAX_BACKOFF_S)
+                backoff = min(
+                    backoff * 2, self._interval_s if self.broker_epoch >= 0 else REGISTRATION_MAX_BACKOFF_S
+                )
             except Exception:
                 logger.exception("%s Unexpected error; retrying", self._prefix)
                 delay = self._interval_s

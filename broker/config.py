@@ -78,7 +78,9 @@ def parse_wire_protocol_map(items: list[str]) -> dict[str, str]:
     for item in items:
         name, sep, protocol = item.partition(":")
         if not sep or not name or protocol.lower() not in WIRE_PROTOCOLS:
-            raise ValueError(f"{item!r} must look like NAME:PROTOCOL with PROTOCOL one of {', '.join(WIRE_PROTOCOLS)}")
+            raise ValueError(
+                f"{item!r} must look like NAME:PROTOCOL with PROTOCOL one of {', '.join(WIRE_PROTOCOLS)}"
+            )
         out[name] = protocol.lower()
     return out
 
@@ -163,6 +165,8 @@ def _log_default(name: str, doc: str, **changes: Any) -> ConfigKey:
     default = topic_key.default // factor if factor != 1 else topic_key.default
     return replace(ConfigKey(name, topic_key.type, default, doc, topic_key.validator), **changes)
 
+
+# fmt: off
 BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     ConfigKey("node.id", "int", None, "The node id of this broker.", at_least(0)),
     ConfigKey("broker.id", "int", None, "Kafka's older name of node.id, used when node.id is not set; when both are "
@@ -280,11 +284,14 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     _log_default("log.cleaner.max.compaction.lag.ms",
                  "Default max.compaction.lag.ms: the longest a record stays uncompacted (ms)."),
 )
+# fmt: on
 
 _BY_NAME: dict[str, ConfigKey] = table(BROKER_CONFIGS)
 _KNOWN_NAMES: tuple[str, ...] = tuple(sorted(set(_BY_NAME) | KAFKA_BROKER_CONFIG_NAMES))
-NO_QUORUM_MESSAGE = ("If using process.roles, either controller.quorum.bootstrap.servers must contain the set of "
-                     "bootstrap controllers or controller.quorum.voters must contain a parseable set of controllers.")
+NO_QUORUM_MESSAGE = (
+    "If using process.roles, either controller.quorum.bootstrap.servers must contain the set of "
+    "bootstrap controllers or controller.quorum.voters must contain a parseable set of controllers."
+)
 """Kafka's ``KafkaConfig`` refusal of a node that names no metadata quorum."""
 LISTENER_PREFIX = "listener.name."
 """Kafka's per-listener form of a config, ``listener.name.<listener>.<config>`` (KIP-103)."""
@@ -304,7 +311,7 @@ def is_kafka_config(name: str) -> bool:
         return True
     if not name.startswith(LISTENER_PREFIX):
         return False
-    parts = name[len(LISTENER_PREFIX):].split(".")
+    parts = name[len(LISTENER_PREFIX) :].split(".")
     return any(".".join(parts[i:]) in KAFKA_BROKER_CONFIG_NAMES for i in range(1, len(parts)))
 
 
@@ -379,8 +386,10 @@ class KafkaConfig:
             setattr(self, key.attr, value)
         self._resolve_synonyms(props)
         if 0 < self.queued_max_request_bytes < self.socket_request_max_bytes:
-            raise ConfigError("queued.max.request.bytes must be larger or equal to socket.request.max.bytes "
-                              f"({self.queued_max_request_bytes} < {self.socket_request_max_bytes})")
+            raise ConfigError(
+                "queued.max.request.bytes must be larger or equal to socket.request.max.bytes "
+                f"({self.queued_max_request_bytes} < {self.socket_request_max_bytes})"
+            )
         self._check_listeners()
         self._check_quorum()
         unused = {k for k in props if k not in _BY_NAME}
@@ -398,8 +407,10 @@ class KafkaConfig:
         if self.node_id is None:
             raise ConfigError("Missing required configuration 'node.id' which has no default value")
         if self.broker_id is not None and self.broker_id != self.node_id:
-            raise ConfigError(f"You must set `node.id` to the same value as `broker.id` (node.id={self.node_id}, "
-                              f"broker.id={self.broker_id})")
+            raise ConfigError(
+                f"You must set `node.id` to the same value as `broker.id` (node.id={self.node_id}, "
+                f"broker.id={self.broker_id})"
+            )
         self.broker_id = self.node_id
         if "log.dirs" not in props:
             self.log_dirs = PARSERS["list"](self.log_dir)
@@ -414,49 +425,73 @@ class KafkaConfig:
         needs it (brokers, the SDK and the controller speak it)."""
         names = [parse_listener(item)[0] for item in self.listeners]
         if len(set(names)) != len(names):
-            raise ConfigError(f"Invalid value for configuration listeners: a listener name appears twice in "
-                              f"{','.join(self.listeners)}")
+            raise ConfigError(
+                f"Invalid value for configuration listeners: a listener name appears twice in "
+                f"{','.join(self.listeners)}"
+            )
         protocols = parse_wire_protocol_map(self.listener_wire_protocol_map)
         controller_names = self.controller_listener_names
         if controller_names:
             in_listeners = [n for n in controller_names if n in names]
             if self.is_controller and not in_listeners:
-                raise ConfigError("controller.listener.names must contain at least one value appearing in the "
-                                  "'listeners' configuration when running the KRaft controller role")
+                raise ConfigError(
+                    "controller.listener.names must contain at least one value appearing in the "
+                    "'listeners' configuration when running the KRaft controller role"
+                )
             if self.is_controller and len(in_listeners) != len(controller_names):
-                raise ConfigError("controller.listener.names must only contain values appearing in the 'listeners' "
-                                  "configuration when running the KRaft controller role")
+                raise ConfigError(
+                    "controller.listener.names must only contain values appearing in the 'listeners' "
+                    "configuration when running the KRaft controller role"
+                )
             if not self.is_controller and in_listeners:
-                raise ConfigError("controller.listener.names must not contain a value appearing in the 'listeners' "
-                                  "configuration when running KRaft with just the broker role")
+                raise ConfigError(
+                    "controller.listener.names must not contain a value appearing in the 'listeners' "
+                    "configuration when running KRaft with just the broker role"
+                )
             if not self.is_broker and set(names) - set(controller_names):
-                raise ConfigError("The listeners config must only contain KRaft controller listeners from "
-                                  "controller.listener.names when process.roles=controller")
+                raise ConfigError(
+                    "The listeners config must only contain KRaft controller listeners from "
+                    "controller.listener.names when process.roles=controller"
+                )
             for name in in_listeners:
                 if protocols.get(name, "kafkette") != "kafkette":
-                    raise ConfigError(f"Invalid value for configuration listener.wire.protocol.map: {name} is a "
-                                      "listener of controller.listener.names; the controller speaks kafkette")
+                    raise ConfigError(
+                        f"Invalid value for configuration listener.wire.protocol.map: {name} is a "
+                        "listener of controller.listener.names; the controller speaks kafkette"
+                    )
         broker_names = [n for n in names if n not in controller_names]
         if self.is_broker and not broker_names:
-            raise ConfigError("There must be at least one broker advertised listener. Perhaps all listeners appear "
-                              "in controller.listener.names?")
-        if not any(protocols.get(n, "kafkette") == "kafkette" for n in (broker_names if self.is_broker else names)):
-            raise ConfigError("Invalid value for configuration listeners: no listener speaks kafkette "
-                              "(listener.wire.protocol.map); brokers and the SDK need one")
+            raise ConfigError(
+                "There must be at least one broker advertised listener. Perhaps all listeners appear "
+                "in controller.listener.names?"
+            )
+        if not any(
+            protocols.get(n, "kafkette") == "kafkette" for n in (broker_names if self.is_broker else names)
+        ):
+            raise ConfigError(
+                "Invalid value for configuration listeners: no listener speaks kafkette "
+                "(listener.wire.protocol.map); brokers and the SDK need one"
+            )
         name = self.inter_broker_listener_name
         if self.is_broker and name is not None:
             if name not in broker_names:
-                raise ConfigError("inter.broker.listener.name must be a listener name defined in advertised.listeners. "
-                                  "The valid options based on currently configured listeners are "
-                                  f"{','.join(broker_names)}")
+                raise ConfigError(
+                    "inter.broker.listener.name must be a listener name defined in advertised.listeners. "
+                    "The valid options based on currently configured listeners are "
+                    f"{','.join(broker_names)}"
+                )
             if protocols.get(name, "kafkette") != "kafkette":
-                raise ConfigError(f"Invalid value {name} for configuration inter.broker.listener.name: it speaks "
-                                  f"{protocols[name]} (listener.wire.protocol.map); brokers reach each other in "
-                                  "kafkette")
+                raise ConfigError(
+                    f"Invalid value {name} for configuration inter.broker.listener.name: it speaks "
+                    f"{protocols[name]} (listener.wire.protocol.map); brokers reach each other in "
+                    "kafkette"
+                )
         unknown_advertised = sorted({parse_listener(a)[0] for a in self.advertised_listeners} - set(names))
         if unknown_advertised and len(names) > 1:
-            raise ConfigError(f"Invalid value for configuration advertised.listeners: {unknown_advertised[0]} is not "
-                              "a listener of listeners")
+            raise ConfigError(
+                f"Invalid value for configuration advertised.listeners: {unknown_advertised[0]} is not "
+                "a listener of listeners"
+            )
 
     def _check_quorum(self) -> None:
         """Voters once each and a controller among them; ``controller.quorum.bootstrap.servers``
@@ -467,13 +502,17 @@ class KafkaConfig:
             self.quorum_from_bootstrap_servers = True
         voter_ids = [parse_voter(v)[0] for v in self.controller_quorum_voters]
         if len(set(voter_ids)) != len(voter_ids):
-            raise ConfigError(f"Invalid value for configuration controller.quorum.voters: a node id appears twice "
-                              f"in {','.join(self.controller_quorum_voters)}")
+            raise ConfigError(
+                f"Invalid value for configuration controller.quorum.voters: a node id appears twice "
+                f"in {','.join(self.controller_quorum_voters)}"
+            )
         if self.is_controller and not voter_ids:
             raise ConfigError(NO_QUORUM_MESSAGE)
         if self.is_controller and self.node_id not in voter_ids:
-            raise ConfigError(f"If process.roles contains the 'controller' role, the node id {self.node_id} must be "
-                              f"included in the set of voters controller.quorum.voters={sorted(voter_ids)}")
+            raise ConfigError(
+                f"If process.roles contains the 'controller' role, the node id {self.node_id} must be "
+                f"included in the set of voters controller.quorum.voters={sorted(voter_ids)}"
+            )
 
     def require_quorum(self) -> None:
         """Check, before a node starts, that it knows the voters of the metadata quorum.
@@ -488,8 +527,10 @@ class KafkaConfig:
             ConfigError: ``controller.quorum.voters`` is empty (Kafka's message).
         """
         if not self.controller_quorum_voters:
-            raise ConfigError(NO_QUORUM_MESSAGE + " A broker reaches the controllers at controller.quorum.voters "
-                              "(id@host:port of every voter).")
+            raise ConfigError(
+                NO_QUORUM_MESSAGE + " A broker reaches the controllers at controller.quorum.voters "
+                "(id@host:port of every voter)."
+            )
 
     def _standalone_voter(self) -> str:
         """``node.id@host:port`` of the one entry of ``controller.quorum.bootstrap.servers`` when it
@@ -504,10 +545,12 @@ class KafkaConfig:
             host, port = parse_host_port(servers[0])
             if port in {p for e in self.controller_endpoints for p in (e.port, e.advertised_port)}:
                 return f"{self.node_id}@{host}:{port}"
-        raise ConfigError("controller.quorum.bootstrap.servers without controller.quorum.voters (a dynamic quorum, "
-                          "KIP-853) is taken only on a controller, as one entry naming its own controller listener "
-                          "(it is then the only voter, as after kafka-storage format --standalone); Kafkette's quorum "
-                          "is static: set controller.quorum.voters (id@host:port of every voter)")
+        raise ConfigError(
+            "controller.quorum.bootstrap.servers without controller.quorum.voters (a dynamic quorum, "
+            "KIP-853) is taken only on a controller, as one entry naming its own controller listener "
+            "(it is then the only voter, as after kafka-storage format --standalone); Kafkette's quorum "
+            "is static: set controller.quorum.voters (id@host:port of every voter)"
+        )
 
     @classmethod
     def from_file(cls, path: str) -> KafkaConfig:
@@ -537,7 +580,9 @@ class KafkaConfig:
         there is a single listener, as before names mattered; else the listener itself) and what
         it speaks (``listener.wire.protocol.map``)."""
         protocols = parse_wire_protocol_map(self.listener_wire_protocol_map)
-        advertised = {name: (host, port) for name, host, port in map(parse_listener, self.advertised_listeners)}
+        advertised = {
+            name: (host, port) for name, host, port in map(parse_listener, self.advertised_listeners)
+        }
         out = []
         for item in self.listeners:
             name, host, port = parse_listener(item)
@@ -545,7 +590,9 @@ class KafkaConfig:
             if adv is None and self.advertised_listeners and len(self.listeners) == 1:
                 adv = parse_listener(self.advertised_listeners[0])[1:]
             adv_host, adv_port = adv or (host, port)
-            out.append(ListenerEndpoint(name, host, port, adv_host, adv_port, protocols.get(name, "kafkette")))
+            out.append(
+                ListenerEndpoint(name, host, port, adv_host, adv_port, protocols.get(name, "kafkette"))
+            )
         return out
 
     @property
@@ -564,7 +611,9 @@ class KafkaConfig:
         if not self.is_broker:
             return (self.controller_endpoints or kafkette)[0]
         name = self.inter_broker_listener_name
-        return next(e for e in kafkette if (e.name == name if name else e.name not in self.controller_listener_names))
+        return next(
+            e for e in kafkette if (e.name == name if name else e.name not in self.controller_listener_names)
+        )
 
     @property
     def listener(self) -> tuple[str, int]:

@@ -115,24 +115,33 @@ def _check_dynamic_update(props: dict[str, str], cluster_default: bool) -> None:
     Raises:
         InvalidRequestError: with Kafka's message, naming the offending configs.
     """
+
     def refuse(names: list[str], message: str) -> None:
         if names:
             raise InvalidRequestError(f"{message}: [{', '.join(sorted(names))}]")
 
-    refuse([n for n in props if KAFKA_BROKER_UPDATE_MODES.get(n) == "read-only"],
-           "Cannot update these configs dynamically")
-    refuse([n for n in props if n in KAFKA_DYNAMIC_SECURITY_CONFIGS],
-           "These security configs can be dynamically updated only per-listener using the listener prefix")
+    refuse(
+        [n for n in props if KAFKA_BROKER_UPDATE_MODES.get(n) == "read-only"],
+        "Cannot update these configs dynamically",
+    )
+    refuse(
+        [n for n in props if n in KAFKA_DYNAMIC_SECURITY_CONFIGS],
+        "These security configs can be dynamically updated only per-listener using the listener prefix",
+    )
     for name, value in props.items():
         _check_value(_listener_base(name) or name, value)
     if cluster_default:
+
         def per_broker(name: str) -> bool:
             base = _listener_base(name)
             if base is not None:
                 return base not in KAFKA_CLUSTER_LEVEL_LISTENER_CONFIGS
             return KAFKA_BROKER_UPDATE_MODES.get(name) == "per-broker"
-        refuse([n for n in props if per_broker(n)],
-               "Cannot update these configs at default cluster level, broker id must be specified")
+
+        refuse(
+            [n for n in props if per_broker(n)],
+            "Cannot update these configs at default cluster level, broker id must be specified",
+        )
 
 
 def render_config_value(value: Any) -> str | None:
@@ -179,8 +188,14 @@ class DynamicBrokerConfig:
         self._reconfigurables.append(callback)
 
     # ----------------------------------------------------------------- alter
-    def incremental_alter(self, ops: Sequence[AlterableConfig], *, validate_only: bool = False,
-                          cluster_default: bool = False, replace_all: bool = False) -> None:
+    def incremental_alter(
+        self,
+        ops: Sequence[AlterableConfig],
+        *,
+        validate_only: bool = False,
+        cluster_default: bool = False,
+        replace_all: bool = False,
+    ) -> None:
         """Apply one BROKER resource's IncrementalAlterConfigs operations, all or nothing, with
         Kafka's rules and messages (``ConfigAdminManager``, ``DynamicBrokerConfig.validateConfigs``).
 
@@ -237,7 +252,9 @@ class DynamicBrokerConfig:
                 items = [v for v in items if v not in change]
             dynamic[op.name] = ",".join(items)
         _check_dynamic_update(requested, cluster_default)
-        kafka_names = {k: v for k, v in dynamic.items() if k in _BROKER_NAMES or k in KAFKA_BROKER_CONFIG_NAMES}
+        kafka_names = {
+            k: v for k, v in dynamic.items() if k in _BROKER_NAMES or k in KAFKA_BROKER_CONFIG_NAMES
+        }
         try:
             new_config = KafkaConfig({**self.static_config.originals, **kafka_names})
         except ConfigError as exc:
@@ -270,8 +287,9 @@ class DynamicBrokerConfig:
             return SOURCE_STATIC_BROKER_CONFIG
         return SOURCE_DEFAULT_CONFIG
 
-    def describe(self, names: Sequence[str] | None = None,
-                 include_synonyms: bool = False) -> list[DescribeConfigsResourceResult]:
+    def describe(
+        self, names: Sequence[str] | None = None, include_synonyms: bool = False
+    ) -> list[DescribeConfigsResourceResult]:
         """Describe every broker property (or only ``names``; unknown names are left out).
 
         Args:
@@ -294,36 +312,50 @@ class DynamicBrokerConfig:
         for key in BROKER_CONFIGS:
             if wanted is not None and key.name not in wanted:
                 continue
-            results.append(DescribeConfigsResourceResult(
-                name=key.name,
-                value=render_config_value(getattr(self.current_config, key.attr)),
-                read_only=KAFKA_BROKER_UPDATE_MODES.get(key.name, "read-only") == "read-only",
-                config_source=self.source_of(key.name),
-                is_sensitive=False,
-                config_type=CONFIG_TYPE_IDS.get(key.type, 0),
-                synonyms=self._synonyms(key) if include_synonyms else [],
-            ))
+            results.append(
+                DescribeConfigsResourceResult(
+                    name=key.name,
+                    value=render_config_value(getattr(self.current_config, key.attr)),
+                    read_only=KAFKA_BROKER_UPDATE_MODES.get(key.name, "read-only") == "read-only",
+                    config_source=self.source_of(key.name),
+                    is_sensitive=False,
+                    config_type=CONFIG_TYPE_IDS.get(key.type, 0),
+                    synonyms=self._synonyms(key) if include_synonyms else [],
+                )
+            )
         for name, default in KAFKA_BROKER_CONFIG_DEFAULTS.items():
             if name in _BROKER_NAMES or (wanted is not None and name not in wanted):
                 continue
             results.append(self._describe_kafka_config(name, default, include_synonyms))
         for name, value in self._dynamic.items():
-            if name in _BROKER_NAMES or name in KAFKA_BROKER_CONFIG_DEFAULTS \
-                    or (wanted is not None and name not in wanted):
+            if (
+                name in _BROKER_NAMES
+                or name in KAFKA_BROKER_CONFIG_DEFAULTS
+                or (wanted is not None and name not in wanted)
+            ):
                 continue
             known = name in KAFKA_BROKER_CONFIG_TYPES
             shown = value if known else None
-            results.append(DescribeConfigsResourceResult(
-                name=name, value=shown, read_only=not known, config_source=SOURCE_DYNAMIC_BROKER_CONFIG,
-                is_sensitive=not known,
-                config_type=CONFIG_TYPE_IDS.get(KAFKA_BROKER_CONFIG_TYPES.get(name, "").lower(), 0),
-                synonyms=[DescribeConfigsSynonym(name=name, value=shown, source=SOURCE_DYNAMIC_BROKER_CONFIG)]
-                if include_synonyms else [],
-            ))
+            results.append(
+                DescribeConfigsResourceResult(
+                    name=name,
+                    value=shown,
+                    read_only=not known,
+                    config_source=SOURCE_DYNAMIC_BROKER_CONFIG,
+                    is_sensitive=not known,
+                    config_type=CONFIG_TYPE_IDS.get(KAFKA_BROKER_CONFIG_TYPES.get(name, "").lower(), 0),
+                    synonyms=[
+                        DescribeConfigsSynonym(name=name, value=shown, source=SOURCE_DYNAMIC_BROKER_CONFIG)
+                    ]
+                    if include_synonyms
+                    else [],
+                )
+            )
         return results
 
-    def _describe_kafka_config(self, name: str, default: str | None,
-                               include_synonyms: bool) -> DescribeConfigsResourceResult:
+    def _describe_kafka_config(
+        self, name: str, default: str | None, include_synonyms: bool
+    ) -> DescribeConfigsResourceResult:
         """One broker config Kafka lists and Kafkette does not use itself: its synonyms, most
         specific first, are the override (DYNAMIC_BROKER_CONFIG), the ``server.properties``
         value (STATIC_BROKER_CONFIG) and Kafka's default (DEFAULT_CONFIG, when it has one); the
@@ -332,32 +364,55 @@ class DynamicBrokerConfig:
         sensitive = kind == "PASSWORD"
         synonyms = []
         if name in self._dynamic:
-            synonyms.append(DescribeConfigsSynonym(name=name, value=None if sensitive else self._dynamic[name],
-                                                   source=SOURCE_DYNAMIC_BROKER_CONFIG))
+            synonyms.append(
+                DescribeConfigsSynonym(
+                    name=name,
+                    value=None if sensitive else self._dynamic[name],
+                    source=SOURCE_DYNAMIC_BROKER_CONFIG,
+                )
+            )
         if name in self.static_config.originals:
             static = self.static_config.originals[name]
-            synonyms.append(DescribeConfigsSynonym(name=name, value=None if sensitive else render_config_value(static),
-                                                   source=SOURCE_STATIC_BROKER_CONFIG))
+            synonyms.append(
+                DescribeConfigsSynonym(
+                    name=name,
+                    value=None if sensitive else render_config_value(static),
+                    source=SOURCE_STATIC_BROKER_CONFIG,
+                )
+            )
         if default is not None:
             synonyms.append(DescribeConfigsSynonym(name=name, value=default, source=SOURCE_DEFAULT_CONFIG))
         first = synonyms[0] if synonyms else None
         return DescribeConfigsResourceResult(
-            name=name, value=first.value if first is not None else None,
+            name=name,
+            value=first.value if first is not None else None,
             read_only=KAFKA_BROKER_UPDATE_MODES.get(name, "read-only") == "read-only",
             config_source=first.source if first is not None else SOURCE_DEFAULT_CONFIG,
-            is_sensitive=sensitive, config_type=_KAFKA_TYPE_IDS.get(kind.lower(), 0),
+            is_sensitive=sensitive,
+            config_type=_KAFKA_TYPE_IDS.get(kind.lower(), 0),
             synonyms=synonyms if include_synonyms else [],
         )
 
     def _synonyms(self, key: Any) -> list[DescribeConfigsSynonym]:
         out = []
         if key.name in self._dynamic:
-            out.append(DescribeConfigsSynonym(name=key.name, value=self._dynamic[key.name],
-                                              source=SOURCE_DYNAMIC_BROKER_CONFIG))
+            out.append(
+                DescribeConfigsSynonym(
+                    name=key.name, value=self._dynamic[key.name], source=SOURCE_DYNAMIC_BROKER_CONFIG
+                )
+            )
         if key.name in self.static_config.originals:
-            out.append(DescribeConfigsSynonym(name=key.name, value=render_config_value(
-                getattr(self.static_config, key.attr)), source=SOURCE_STATIC_BROKER_CONFIG))
+            out.append(
+                DescribeConfigsSynonym(
+                    name=key.name,
+                    value=render_config_value(getattr(self.static_config, key.attr)),
+                    source=SOURCE_STATIC_BROKER_CONFIG,
+                )
+            )
         if key.default is not None:
-            out.append(DescribeConfigsSynonym(name=key.name, value=render_config_value(key.default),
-                                              source=SOURCE_DEFAULT_CONFIG))
+            out.append(
+                DescribeConfigsSynonym(
+                    name=key.name, value=render_config_value(key.default), source=SOURCE_DEFAULT_CONFIG
+                )
+            )
         return out

@@ -753,19 +753,23 @@ KAFKA_BROKER_UPDATE_MODES: dict[str, str] = {
 """Every broker config's update mode: ``per-broker`` (dynamic, for one broker only), ``cluster-wide``
 (dynamic, for one broker or as the cluster's default) or ``read-only`` (``server.properties`` only)."""
 
-KAFKA_DYNAMIC_SECURITY_CONFIGS: frozenset[str] = frozenset((
-    "ssl.key.password",
-    "ssl.keystore.certificate.chain",
-    "ssl.keystore.key",
-    "ssl.keystore.location",
-    "ssl.keystore.password",
-    "ssl.keystore.type",
-    "ssl.truststore.certificates",
-    "ssl.truststore.location",
-    "ssl.truststore.password",
-    "ssl.truststore.type",
-))
+KAFKA_DYNAMIC_SECURITY_CONFIGS: frozenset[str] = frozenset(
+    (
+        "ssl.key.password",
+        "ssl.keystore.certificate.chain",
+        "ssl.keystore.key",
+        "ssl.keystore.location",
+        "ssl.keystore.password",
+        "ssl.keystore.type",
+        "ssl.truststore.certificates",
+        "ssl.truststore.location",
+        "ssl.truststore.password",
+        "ssl.truststore.type",
+    )
+)
 """Security configs a broker reconfigures only per listener (``listener.name.<listener>.<config>``)."""
 
-KAFKA_CLUSTER_LEVEL_LISTENER_CONFIGS: frozenset[str] = frozenset(("max.connection.creation.rate", "max.connections"))
+KAFKA_CLUSTER_LEVEL_LISTENER_CONFIGS: frozenset[str] = frozenset(
+    ("max.connection.creation.rate", "max.connections")
+)
 """Configs that, behind a listener prefix, may still be set as the cluster-wide default."""

@@ -91,8 +91,11 @@ class MetadataCache:
         self.controller_epoch = request.controller_epoch
         self.metadata_offset = request.metadata_offset
         self.live_brokers = {
-            b.id: BrokerEndpoint(b.id, b.host, b.port, b.rack, tuple((e.listener, e.host, e.port) for e in b.endpoints))
-            for b in request.live_brokers}
+            b.id: BrokerEndpoint(
+                b.id, b.host, b.port, b.rack, tuple((e.listener, e.host, e.port) for e in b.endpoints)
+            )
+            for b in request.live_brokers
+        }
         if request.full:
             self._topics = {}
             self._topic_configs = {}
@@ -132,7 +135,9 @@ class MetadataCache:
     def get_alive_broker(self, broker_id: int) -> BrokerEndpoint | None:
         return self.live_brokers.get(broker_id)
 
-    def metadata_response(self, topics: list[str] | None, listener_name: str | None = None) -> MetadataResponse:
+    def metadata_response(
+        self, topics: list[str] | None, listener_name: str | None = None
+    ) -> MetadataResponse:
         """Build a Metadata response for ``topics`` (None: every topic), with the brokers'
         addresses on listener ``listener_name`` (None: the kafkette listener; a broker without that
         listener is left out, as Kafka's ``MetadataCache.getAliveBrokerNodes(listenerName)``).
@@ -154,14 +159,21 @@ class MetadataCache:
         for b in sorted(self.live_brokers.values(), key=lambda b: b.id):
             address = b.address(listener_name)
             if address is not None:
-                brokers.append(MetadataResponseBroker(node_id=b.id, host=address[0], port=address[1], rack=b.rack))
+                brokers.append(
+                    MetadataResponseBroker(node_id=b.id, host=address[0], port=address[1], rack=b.rack)
+                )
         names = self.topic_names() if topics is None else topics
         out: list[MetadataResponseTopic] = []
         for name in names:
             partitions = self._topics.get(name)
             if partitions is None:
-                out.append(MetadataResponseTopic(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, name=name,
-                                                 is_internal=name in INTERNAL_TOPICS))
+                out.append(
+                    MetadataResponseTopic(
+                        error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                        name=name,
+                        is_internal=name in INTERNAL_TOPICS,
+                    )
+                )
                 continue
             parts = []
             for index in sorted(partitions):
@@ -176,16 +188,28 @@ class MetadataCache:
                         replica_nodes=list(state.replicas),
                         isr_nodes=list(state.isr),
                         offline_replicas=[
-                            r for r in state.replicas if r not in self.live_brokers or r in state.offline_replicas
+                            r
+                            for r in state.replicas
+                            if r not in self.live_brokers or r in state.offline_replicas
                         ],
                     )
                 )
-            out.append(MetadataResponseTopic(error_code=Errors.NONE, name=name, is_internal=name in INTERNAL_TOPICS,
-                                             partitions=parts, topic_id=self._topic_ids.get(name, bytes(16))))
+            out.append(
+                MetadataResponseTopic(
+                    error_code=Errors.NONE,
+                    name=name,
+                    is_internal=name in INTERNAL_TOPICS,
+                    partitions=parts,
+                    topic_id=self._topic_ids.get(name, bytes(16)),
+                )
+            )
         return MetadataResponse(
             brokers=brokers,
             cluster_id=self.cluster_id,
-            controller_id=(self.controller_id if listener_name is None and self.controller_id in self.live_brokers
-                           else self.broker_id),
+            controller_id=(
+                self.controller_id
+                if listener_name is None and self.controller_id in self.live_brokers
+                else self.broker_id
+            ),
             topics=out,
         )

@@ -95,8 +95,9 @@ class NodeToControllerChannelManager:
         while len(tried) < len(self._order):
             target = self.controller_id
             if target in tried:
-                target = next(v for v in self._order[self._order.index(self._guess):] + self._order
-                              if v not in tried)
+                target = next(
+                    v for v in self._order[self._order.index(self._guess) :] + self._order if v not in tried
+                )
             tried.add(target)
             try:
                 response = await self._send_to(target, request, timeout_ms or self._timeout_ms)
@@ -127,8 +128,9 @@ class NodeToControllerChannelManager:
                     await connection.close()
                 self._connections.pop(voter, None)
                 host, port = self.voters[voter]
-                connection = BrokerConnection(host, port, client_id=self._client_id,
-                                              request_timeout_ms=self._timeout_ms)
+                connection = BrokerConnection(
+                    host, port, client_id=self._client_id, request_timeout_ms=self._timeout_ms
+                )
                 await connection.connect(timeout_ms=min(self._timeout_ms, CONNECT_TIMEOUT_MS))
                 self._connections[voter] = connection
         try:

@@ -124,7 +124,9 @@ class Partition:
         self.topic_configs: dict[str, str] = {}
         self.high_watermark = initial_high_watermark
         if self.log is not None:
-            self.high_watermark = min(max(initial_high_watermark, self.log.log_start_offset), self.log.log_end_offset)
+            self.high_watermark = min(
+                max(initial_high_watermark, self.log.log_start_offset), self.log.log_end_offset
+            )
         self._prefix = f"[Partition {tp} broker={local_broker_id}]"
 
     @property
@@ -150,7 +152,9 @@ class Partition:
         log_config = self._make_log_config(configs)
         if self.log is None:
             self.log = self._log_manager.get_or_create_log(self.tp, log_config)
-            self.high_watermark = min(max(self.high_watermark, self.log.log_start_offset), self.log.log_end_offset)
+            self.high_watermark = min(
+                max(self.high_watermark, self.log.log_start_offset), self.log.log_end_offset
+            )
         else:
             self.log.update_config(log_config)
         return self.log
@@ -194,7 +198,11 @@ class Partition:
                 log.maybe_assign_epoch_start_offset(self.leader_epoch, log.log_end_offset)
             logger.info(
                 "%s Leader with epoch %d, ISR %s, replicas %s, high watermark %d, log end offset %d",
-                self._prefix, self.leader_epoch, self.isr, self.assigned_replicas, self.high_watermark,
+                self._prefix,
+                self.leader_epoch,
+                self.isr,
+                self.assigned_replicas,
+                self.high_watermark,
                 log.log_end_offset,
             )
         self.maybe_increment_leader_high_watermark()
@@ -212,7 +220,9 @@ class Partition:
         self._apply_state(state)
         self.remote_replicas = {}
         if changed:
-            logger.info("%s Follower of %d with leader epoch %d", self._prefix, self.leader_id, self.leader_epoch)
+            logger.info(
+                "%s Follower of %d with leader epoch %d", self._prefix, self.leader_id, self.leader_epoch
+            )
         return changed
 
     def stop_as_replica(self) -> None:
@@ -267,8 +277,12 @@ class Partition:
         if current_leader_epoch < 0 or current_leader_epoch == self.leader_epoch:
             return
         if current_leader_epoch < self.leader_epoch:
-            raise FencedLeaderEpochError(f"leader epoch {current_leader_epoch} < {self.leader_epoch} for {self.tp}")
-        raise UnknownLeaderEpochError(f"leader epoch {current_leader_epoch} > {self.leader_epoch} for {self.tp}")
+            raise FencedLeaderEpochError(
+                f"leader epoch {current_leader_epoch} < {self.leader_epoch} for {self.tp}"
+            )
+        raise UnknownLeaderEpochError(
+            f"leader epoch {current_leader_epoch} > {self.leader_epoch} for {self.tp}"
+        )
 
     @property
     def min_insync_replicas(self) -> int:
@@ -326,7 +340,9 @@ class Partition:
 
     # ----- leader: follower fetch state, ISR and high watermark ---------------------
 
-    def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, log_start_offset: int = -1) -> None:
+    def update_follower_fetch_state(
+        self, replica_id: int, fetch_offset: int, log_start_offset: int = -1
+    ) -> None:
         """Record a follower's fetch at ``fetch_offset`` (its log end offset).
 
         Updates its caught-up time and log start offset (``log_start_offset`` >= 0, as
@@ -368,7 +384,10 @@ class Partition:
         """
         if self.pending_isr is not None or replica.broker_id in self.isr:
             return
-        if replica.log_end_offset < max(self.high_watermark, self.leader_epoch_start_offset) or replica.log_end_offset < 0:
+        if (
+            replica.log_end_offset < max(self.high_watermark, self.leader_epoch_start_offset)
+            or replica.log_end_offset < 0
+        ):
             return  # not caught up: below the HW or below where this leader epoch began (KIP-101)
         new_isr = sorted(set(self.isr) | {replica.broker_id}, key=self.assigned_replicas.index)
         logger.info("%s Expanding ISR from %s to %s", self._prefix, self.isr, new_isr)
@@ -383,23 +402,34 @@ class Partition:
         log = self.log
         assert log is not None
         out_of_sync = [
-            r for r in self.isr
+            r
+            for r in self.isr
             if r != self.local_broker_id
-            and (r not in self.remote_replicas
-                 or (now - self.remote_replicas[r].last_caught_up_time_ms > self._lag_max_ms
-                     and self.remote_replicas[r].log_end_offset < log.log_end_offset))
+            and (
+                r not in self.remote_replicas
+                or (
+                    now - self.remote_replicas[r].last_caught_up_time_ms > self._lag_max_ms
+                    and self.remote_replicas[r].log_end_offset < log.log_end_offset
+                )
+            )
         ]
         if not out_of_sync:
             return
         new_isr = [r for r in self.isr if r not in out_of_sync]
         logger.info(
             "%s Shrinking ISR from %s to %s (out of sync: %s, leader log end offset %d)",
-            self._prefix, self.isr, new_isr, out_of_sync, log.log_end_offset,
+            self._prefix,
+            self.isr,
+            new_isr,
+            out_of_sync,
+            log.log_end_offset,
         )
         self.pending_isr = PendingIsrChange(new_isr, is_expand=False)
         self._submit_alter_partition(self, self.leader_epoch, new_isr, self.partition_epoch)
 
-    def handle_alter_partition_result(self, leader_epoch: int, result: AlterPartitionResponsePartition | None) -> None:
+    def handle_alter_partition_result(
+        self, leader_epoch: int, result: AlterPartitionResponsePartition | None
+    ) -> None:
         """Apply the controller's answer to our AlterPartition (None: send failed)."""
         if leader_epoch != self.leader_epoch or not self.is_leader:
             return
@@ -412,7 +442,9 @@ class Partition:
         if result.leader_epoch != self.leader_epoch:
             return
         if result.isr != self.isr:
-            logger.info("%s ISR updated to %s (partition epoch %d)", self._prefix, result.isr, result.partition_epoch)
+            logger.info(
+                "%s ISR updated to %s (partition epoch %d)", self._prefix, result.isr, result.partition_epoch
+            )
         self.isr = list(result.isr)
         self.partition_epoch = result.partition_epoch
         self.maybe_increment_leader_high_watermark()

@@ -30,7 +30,9 @@ class ProducerIdManager:
         channel: the channel to the controller.
     """
 
-    def __init__(self, broker_id: int, broker_epoch: Callable[[], int], channel: NodeToControllerChannelManager) -> None:
+    def __init__(
+        self, broker_id: int, broker_epoch: Callable[[], int], channel: NodeToControllerChannelManager
+    ) -> None:
         self._broker_id = broker_id
         self._broker_epoch = broker_epoch
         self._channel = channel
@@ -53,8 +55,12 @@ class ProducerIdManager:
                 raise_for_code(response.error_code)
                 self._next = response.producer_id_start
                 self._end = response.producer_id_start + response.producer_id_len
-                logger.info("[ProducerIdManager broker=%d] Got producer id block [%d, %d)",
-                            self._broker_id, self._next, self._end)
+                logger.info(
+                    "[ProducerIdManager broker=%d] Got producer id block [%d, %d)",
+                    self._broker_id,
+                    self._next,
+                    self._end,
+                )
             producer_id = self._next
             self._next += 1
             return producer_id

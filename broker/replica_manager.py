@@ -51,10 +51,16 @@ from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
-_APPEND_ERRORS_WITHOUT_LOG_START = frozenset({
-    Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_LEADER_OR_FOLLOWER, Errors.MESSAGE_TOO_LARGE,
-    Errors.RECORD_LIST_TOO_LARGE, Errors.CORRUPT_MESSAGE, Errors.KAFKA_STORAGE_ERROR,
-})
+_APPEND_ERRORS_WITHOUT_LOG_START = frozenset(
+    {
+        Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        Errors.NOT_LEADER_OR_FOLLOWER,
+        Errors.MESSAGE_TOO_LARGE,
+        Errors.RECORD_LIST_TOO_LARGE,
+        Errors.CORRUPT_MESSAGE,
+        Errors.KAFKA_STORAGE_ERROR,
+    }
+)
 """Append errors answered with log start offset -1, as Kafka's ``ReplicaManager.appendToLocalLog``
 answers its "known" exceptions; any other failed append answers the partition's log start offset."""
 
@@ -129,10 +135,15 @@ class ReplicaManager:
         high-watermark checkpoint (every ``replica.high.watermark.checkpoint.interval.ms``)."""
         lag_check_ms = self.config.replica_lag_time_max_ms / 2
         checkpoint_ms = self.config.replica_high_watermark_checkpoint_interval_ms
-        self._scheduler.schedule("isr-expiration", self.maybe_shrink_isr, delay_ms=lag_check_ms,
-                                 period_ms=lag_check_ms)
-        self._scheduler.schedule("highwatermark-checkpoint", self.checkpoint_high_watermarks,
-                                 delay_ms=checkpoint_ms, period_ms=checkpoint_ms)
+        self._scheduler.schedule(
+            "isr-expiration", self.maybe_shrink_isr, delay_ms=lag_check_ms, period_ms=lag_check_ms
+        )
+        self._scheduler.schedule(
+            "highwatermark-checkpoint",
+            self.checkpoint_high_watermarks,
+            delay_ms=checkpoint_ms,
+            period_ms=checkpoint_ms,
+        )
 
     async def stop(self) -> None:
         """Stop the scheduled jobs and fetchers, answer delayed operations, write the HW checkpoint."""
@@ -235,7 +246,11 @@ class ReplicaManager:
     # ----- produce ------------------------------------------------------------------
 
     async def append_records(
-        self, timeout_ms: int, required_acks: int, entries: dict[TopicPartition, bytes], *,
+        self,
+        timeout_ms: int,
+        required_acks: int,
+        entries: dict[TopicPartition, bytes],
+        *,
         internal_topics_allowed: bool = False,
     ) -> dict[TopicPartition, ProducePartitionStatus]:
         """Append producer batches to the leaders here; wait for the ISR when acks=-1.
@@ -263,7 +278,8 @@ class ReplicaManager:
                 info = partition.append_records_to_leader(bytearray(records), required_acks)
                 log = partition.log
                 statuses[tp] = ProducePartitionStatus(
-                    info.last_offset + 1, info.first_offset,
+                    info.last_offset + 1,
+                    info.first_offset,
                     log_start_offset=log.log_start_offset if log is not None else -1,
                     log_append_time_ms=info.log_append_time_ms,
                 )
@@ -275,31 +291,48 @@ class ReplicaManager:
                 if code == Errors.UNKNOWN_SERVER_ERROR:
                     logger.exception("%s Error appending to %s", self._prefix, tp)
                 log_start_offset = -1
-                if code not in _APPEND_ERRORS_WITHOUT_LOG_START and partition is not None and partition.log is not None:
+                if (
+                    code not in _APPEND_ERRORS_WITHOUT_LOG_START
+                    and partition is not None
+                    and partition.log is not None
+                ):
                     log_start_offset = partition.log.log_start_offset
-                statuses[tp] = ProducePartitionStatus(required_offset=-1, base_offset=-1, error=code, pending=False,
-                                                      log_start_offset=log_start_offset,
-                                                      record_errors=list(getattr(exc, "record_errors", ())),
-                                                      error_message=_refusal_message(exc))
+                statuses[tp] = ProducePartitionStatus(
+                    required_offset=-1,
+                    base_offset=-1,
+                    error=code,
+                    pending=False,
+                    log_start_offset=log_start_offset,
+                    record_errors=list(getattr(exc, "record_errors", ())),
+                    error_message=_refusal_message(exc),
+                )
         if flushes:  # Kafka's append flushes before it returns: no acknowledgement before the fsync
             outcomes = await asyncio.gather(*flushes.values(), return_exceptions=True)
             for tp, outcome in zip(flushes, outcomes, strict=True):
                 if isinstance(outcome, BaseException):
-                    statuses[tp] = ProducePartitionStatus(required_offset=-1, base_offset=-1,
-                                                          error=error_code_for(outcome), pending=False)
+                    statuses[tp] = ProducePartitionStatus(
+                        required_offset=-1, base_offset=-1, error=error_code_for(outcome), pending=False
+                    )
         if required_acks != -1 or not any(s.pending for s in statuses.values()):
             for status in statuses.values():
                 status.pending = False
             return statuses
-        future: asyncio.Future[dict[TopicPartition, ProducePartitionStatus]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[dict[TopicPartition, ProducePartitionStatus]] = (
+            asyncio.get_running_loop().create_future()
+        )
         operation = DelayedProduce(timeout_ms, statuses, self.get_partition, future)
-        self.produce_purgatory.try_complete_else_watch(operation, [tp for tp, s in statuses.items() if s.pending])
+        self.produce_purgatory.try_complete_else_watch(
+            operation, [tp for tp, s in statuses.items() if s.pending]
+        )
         return await future
 
     # ----- fetch --------------------------------------------------------------------
 
     def read_from_local_log(
-        self, replica_id: int, fetch_infos: dict[TopicPartition, FetchPartitionInfo], max_bytes: int,
+        self,
+        replica_id: int,
+        fetch_infos: dict[TopicPartition, FetchPartitionInfo],
+        max_bytes: int,
         fetch_only_from_leader: bool = True,
     ) -> dict[TopicPartition, FetchPartitionResult]:
         """Read each partition once (follower fetches also update the follower's state).
@@ -324,7 +357,9 @@ class ReplicaManager:
                     fetch_only_from_leader=fetch_only_from_leader or is_follower,
                 )
                 if is_follower:  # only a fetch that passed validation counts as the follower's position
-                    partition.update_follower_fetch_state(replica_id, info.fetch_offset, info.log_start_offset)
+                    partition.update_follower_fetch_state(
+                        replica_id, info.fetch_offset, info.log_start_offset
+                    )
                     self.delete_records_purgatory.check_and_complete(tp)
                 budget -= len(records)
                 assert partition.log is not None
@@ -361,8 +396,12 @@ class ReplicaManager:
             return results
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         operation = DelayedFetch(
-            max_wait_ms, fetch_infos, is_follower_fetch=replica_id >= 0, min_bytes=min_bytes,
-            get_partition=self.get_partition, result=future,
+            max_wait_ms,
+            fetch_infos,
+            is_follower_fetch=replica_id >= 0,
+            min_bytes=min_bytes,
+            get_partition=self.get_partition,
+            result=future,
             fetch_only_from_leader=fetch_only_from_leader or replica_id >= 0,
         )
         if not self.fetch_purgatory.try_complete_else_watch(operation, list(fetch_infos)):
@@ -386,13 +425,21 @@ class ReplicaManager:
             False (logged at WARNING) when the epoch is stale: the caller answers STALE_CONTROLLER_EPOCH.
         """
         if controller_epoch < self.controller_epoch:
-            logger.warning("%s Ignoring %s from controller %d with stale epoch %d < %d",
-                           self._prefix, api, controller_id, controller_epoch, self.controller_epoch)
+            logger.warning(
+                "%s Ignoring %s from controller %d with stale epoch %d < %d",
+                self._prefix,
+                api,
+                controller_id,
+                controller_epoch,
+                self.controller_epoch,
+            )
             return False
         self.controller_epoch = controller_epoch
         return True
 
-    async def become_leader_or_follower(self, request: LeaderAndIsrRequest) -> tuple[Errors, dict[TopicPartition, Errors]]:
+    async def become_leader_or_follower(
+        self, request: LeaderAndIsrRequest
+    ) -> tuple[Errors, dict[TopicPartition, Errors]]:
         """Apply a LeaderAndIsr request from the controller.
 
         A request from an older controller epoch is refused whole
@@ -405,7 +452,8 @@ class ReplicaManager:
         """
         async with self._state_lock:
             if not self._accept_controller_epoch(
-                    "LeaderAndIsr", request.controller_id, request.controller_epoch):
+                "LeaderAndIsr", request.controller_id, request.controller_epoch
+            ):
                 return Errors.STALE_CONTROLLER_EPOCH, {}
             errors: dict[TopicPartition, Errors] = {}
             leaders: dict[TopicPartition, LeaderAndIsrPartitionState] = {}
@@ -414,11 +462,17 @@ class ReplicaManager:
                 tp = TopicPartition(state.topic_name, state.partition_index)
                 await self._delete_log_of_other_topic_id(tp, state.topic_id)
                 partition = self.all_partitions.get(tp)
-                if partition is not None and partition.leader_epoch >= 0 and (
-                    state.leader_epoch < partition.leader_epoch
-                    or (state.leader_epoch == partition.leader_epoch
-                        and state.partition_epoch <= partition.partition_epoch
-                        and state.leader == partition.leader_id)
+                if (
+                    partition is not None
+                    and partition.leader_epoch >= 0
+                    and (
+                        state.leader_epoch < partition.leader_epoch
+                        or (
+                            state.leader_epoch == partition.leader_epoch
+                            and state.partition_epoch <= partition.partition_epoch
+                            and state.leader == partition.leader_id
+                        )
+                    )
                 ):
                     errors[tp] = Errors.STALE_CONTROLLER_EPOCH
                     continue
@@ -443,7 +497,9 @@ class ReplicaManager:
                     errors[tp] = Errors.KAFKA_STORAGE_ERROR
                 except Exception as exc:
                     logger.exception("%s Error applying LeaderAndIsr for %s", self._prefix, tp)
-                    errors[tp] = error_code_for(exc) if not isinstance(exc, OSError) else Errors.KAFKA_STORAGE_ERROR
+                    errors[tp] = (
+                        error_code_for(exc) if not isinstance(exc, OSError) else Errors.KAFKA_STORAGE_ERROR
+                    )
             return Errors.NONE, errors
 
     async def _delete_log_of_other_topic_id(self, tp: TopicPartition, topic_id: str) -> None:
@@ -453,8 +509,13 @@ class ReplicaManager:
         and the stray replicas of KIP-858."""
         local = self.log_manager.topic_id(tp)
         if topic_id and local and local != topic_id:
-            logger.info("%s Found stray log of %s: its topic id %s is not the topic's id %s", self._prefix, tp,
-                        local, topic_id)
+            logger.info(
+                "%s Found stray log of %s: its topic id %s is not the topic's id %s",
+                self._prefix,
+                tp,
+                local,
+                topic_id,
+            )
             try:
                 await self._stop_and_delete([tp])
             except OSError:
@@ -479,8 +540,11 @@ class ReplicaManager:
         async with self._state_lock:
             stray = self.log_manager.find_stray_replicas(topic_ids, assigned)
             if stray:
-                logger.info("%s Found stray logs %s: the metadata does not place them on this broker", self._prefix,
-                            sorted(map(str, stray)))
+                logger.info(
+                    "%s Found stray logs %s: the metadata does not place them on this broker",
+                    self._prefix,
+                    sorted(map(str, stray)),
+                )
                 await self._stop_and_delete(stray)
                 await self._checkpoint_after_deletion()
             return stray
@@ -502,15 +566,17 @@ class ReplicaManager:
         partition.make_leader(state)
         self._complete_delayed(tp)
 
-    async def _make_follower(self, tp: TopicPartition, state: LeaderAndIsrPartitionState,
-                             addresses: dict[int, tuple[str, int]]) -> None:
+    async def _make_follower(
+        self, tp: TopicPartition, state: LeaderAndIsrPartitionState, addresses: dict[int, tuple[str, int]]
+    ) -> None:
         partition = self._get_or_create_partition(tp)
         changed = partition.make_follower(state)
         self._complete_delayed(tp)
         if partition.log is not None and partition.log.is_offline:  # Kafka: no fetcher for an offline log
             await self.fetcher_manager.remove_fetcher_for_partitions([tp])
-            raise KafkaStorageError(f"The log of {tp} is offline on broker {self.broker_id}: "
-                                    f"{partition.log.offline_reason}")
+            raise KafkaStorageError(
+                f"The log of {tp} is offline on broker {self.broker_id}: {partition.log.offline_reason}"
+            )
         if not changed and self.fetcher_manager.fetcher_for(tp) is not None:
             return
         await self.fetcher_manager.remove_fetcher_for_partitions([tp])
@@ -573,10 +639,12 @@ class ReplicaManager:
                     logger.exception("%s Error deleting records of %s", self._prefix, tp)
                 statuses[tp] = DeleteRecordsPartitionStatus(-1, error=code, pending=False)
         future: asyncio.Future[dict[TopicPartition, DeleteRecordsPartitionStatus]] = (
-            asyncio.get_running_loop().create_future())
+            asyncio.get_running_loop().create_future()
+        )
         operation = DelayedDeleteRecords(timeout_ms, statuses, self.get_partition, self._is_alive, future)
         self.delete_records_purgatory.try_complete_else_watch(
-            operation, [tp for tp, s in statuses.items() if s.pending])
+            operation, [tp for tp, s in statuses.items() if s.pending]
+        )
         return await future
 
     # ----- StopReplica --------------------------------------------------------------
@@ -602,7 +670,8 @@ class ReplicaManager:
         """
         async with self._state_lock:
             if not self._accept_controller_epoch(
-                    "StopReplica", request.controller_id, request.controller_epoch):
+                "StopReplica", request.controller_id, request.controller_epoch
+            ):
                 return Errors.STALE_CONTROLLER_EPOCH, {}
             errors: dict[TopicPartition, Errors] = {}
             to_stop: dict[TopicPartition, bool] = {}
@@ -611,8 +680,13 @@ class ReplicaManager:
                     tp = TopicPartition(topic_state.topic_name, state.partition_index)
                     partition = self.all_partitions.get(tp)
                     if partition is not None and 0 <= state.leader_epoch < partition.leader_epoch:
-                        logger.info("%s Ignoring StopReplica for %s: leader epoch %d < %d", self._prefix, tp,
-                                    state.leader_epoch, partition.leader_epoch)
+                        logger.info(
+                            "%s Ignoring StopReplica for %s: leader epoch %d < %d",
+                            self._prefix,
+                            tp,
+                            state.leader_epoch,
+                            partition.leader_epoch,
+                        )
                         errors[tp] = Errors.FENCED_LEADER_EPOCH
                         continue
                     errors[tp] = Errors.NONE
@@ -636,8 +710,12 @@ class ReplicaManager:
                 except OSError:
                     logger.exception("%s Error deleting the log of %s", self._prefix, tp)
                     errors[tp] = Errors.KAFKA_STORAGE_ERROR
-            logger.info("%s Stopped replicas %s (deleted: %s)", self._prefix, sorted(map(str, to_stop)),
-                        sorted(map(str, deleted)))
+            logger.info(
+                "%s Stopped replicas %s (deleted: %s)",
+                self._prefix,
+                sorted(map(str, to_stop)),
+                sorted(map(str, deleted)),
+            )
             if deleted:
                 await self._checkpoint_after_deletion()
             return Errors.NONE, errors
@@ -671,7 +749,9 @@ class ReplicaManager:
             try:
                 log_config = self._log_config(topic, configs)
             except ValueError as exc:
-                logger.warning("%s Ignoring invalid configs %s of topic %s: %s", self._prefix, configs, topic, exc)
+                logger.warning(
+                    "%s Ignoring invalid configs %s of topic %s: %s", self._prefix, configs, topic, exc
+                )
                 continue
             for partition in partitions:
                 partition.topic_configs = dict(configs)

@@ -65,10 +65,13 @@ def controller_config(config: KafkaConfig) -> ControllerConfig:
     for ``segment.bytes``, ...); a topic config is "static" when ``server.properties``
     sets one of its broker synonyms.
     """
-    static = frozenset(name for name, key in TOPIC_CONFIG_DEFS.items()
-                       if any(s in config.originals for s in key.synonyms))
+    static = frozenset(
+        name for name, key in TOPIC_CONFIG_DEFS.items() if any(s in config.originals for s in key.synonyms)
+    )
     return ControllerConfig(
-        node_id=config.node_id, cluster_id=config.cluster_id, num_partitions=config.num_partitions,
+        node_id=config.node_id,
+        cluster_id=config.cluster_id,
+        num_partitions=config.num_partitions,
         default_replication_factor=config.default_replication_factor,
         unclean_leader_election_enable=config.unclean_leader_election_enable,
         delete_topic_enable=config.delete_topic_enable,
@@ -113,7 +116,9 @@ class KafkaServer:
         self.metadata_cache = MetadataCache(config.node_id, config.cluster_id)
         self.controller_channel = NodeToControllerChannelManager(config)
         self.lifecycle_manager = BrokerLifecycleManager(
-            config, self.controller_channel, offline_replicas=self.log_manager.offline_logs,
+            config,
+            self.controller_channel,
+            offline_replicas=self.log_manager.offline_logs,
             fatal_fault_handler=self._on_fatal_fault,
         )
         self.alter_partition_manager = AlterPartitionManager(
@@ -147,8 +152,12 @@ class KafkaServer:
         if name != GROUP_METADATA_TOPIC_NAME:
             return None
         config = self.config
-        return group_metadata_topic(config.offsets_topic_num_partitions, config.offsets_topic_replication_factor,
-                                    config.offsets_topic_segment_bytes, len(self.metadata_cache.live_brokers))
+        return group_metadata_topic(
+            config.offsets_topic_num_partitions,
+            config.offsets_topic_replication_factor,
+            config.offsets_topic_segment_bytes,
+            len(self.metadata_cache.live_brokers),
+        )
 
     def _feature_flags(self) -> FeatureFlags:
         """The feature flags the Kafka listener's ApiVersions answers give (KIP-584)."""
@@ -165,67 +174,107 @@ class KafkaServer:
         logger.info("%s Starting", self._prefix)
         await self.log_manager.start()
         self.replica_manager = ReplicaManager(
-            self.config, self.log_manager, self.metadata_cache, self.alter_partition_manager,
+            self.config,
+            self.log_manager,
+            self.metadata_cache,
+            self.alter_partition_manager,
             scheduler=self.scheduler,
         )
         if self.config.is_controller:
             from kafkette.controller.quorum_controller import QuorumController
 
             self.controller = QuorumController(
-                controller_config(self.config), voters=self.config.quorum_voters,
-                metadata_log_dir=self.config.metadata_log_dir, raft_config=raft_config(self.config),
-                fatal_fault_handler=self._on_fatal_fault, scheduler=self.scheduler,
+                controller_config(self.config),
+                voters=self.config.quorum_voters,
+                metadata_log_dir=self.config.metadata_log_dir,
+                raft_config=raft_config(self.config),
+                fatal_fault_handler=self._on_fatal_fault,
+                scheduler=self.scheduler,
             )
             self.controller_channel.controller_hint = self.controller.leader_id
             await self.controller.start()
         self.dynamic_config.add_reconfigurable(self.replica_manager.reconfigure_log_defaults)
         self.auto_topic_creation_manager = AutoTopicCreationManager(
-            self.broker_id, self.controller_channel,
-            request_timeout_ms=self.config.request_timeout_ms, internal_topic=self._internal_topic,
+            self.broker_id,
+            self.controller_channel,
+            request_timeout_ms=self.config.request_timeout_ms,
+            internal_topic=self._internal_topic,
         )
         self.group_coordinator = GroupCoordinator(
-            GroupMetadataManager(self.broker_id, self.replica_manager, partition_count=self._offsets_partition_count,
-                                 commit_timeout_ms=self.config.offsets_commit_timeout_ms,
-                                 time_ms=self.scheduler.time.milliseconds),
-            self.metadata_cache, offset_metadata_max_bytes=self.config.offset_metadata_max_bytes,
+            GroupMetadataManager(
+                self.broker_id,
+                self.replica_manager,
+                partition_count=self._offsets_partition_count,
+                commit_timeout_ms=self.config.offsets_commit_timeout_ms,
+                time_ms=self.scheduler.time.milliseconds,
+            ),
+            self.metadata_cache,
+            offset_metadata_max_bytes=self.config.offset_metadata_max_bytes,
             min_session_timeout_ms=self.config.group_min_session_timeout_ms,
             max_session_timeout_ms=self.config.group_max_session_timeout_ms,
             initial_rebalance_delay_ms=self.config.group_initial_rebalance_delay_ms,
             max_group_size=self.config.group_max_size,
             offsets_retention_ms=self.config.offsets_retention_minutes * 60_000,
-            retention_check_interval_ms=self.config.offsets_retention_check_interval_ms, scheduler=self.scheduler)
-        apis = KafkaApis(ApisContext(self.config, self.replica_manager, self.metadata_cache, self.controller,
-                                     self.producer_id_manager, dynamic_config=self.dynamic_config,
-                                     auto_topic_creation_manager=self.auto_topic_creation_manager,
-                                     controller_channel=self.controller_channel,
-                                     group_coordinator=self.group_coordinator))
+            retention_check_interval_ms=self.config.offsets_retention_check_interval_ms,
+            scheduler=self.scheduler,
+        )
+        apis = KafkaApis(
+            ApisContext(
+                self.config,
+                self.replica_manager,
+                self.metadata_cache,
+                self.controller,
+                self.producer_id_manager,
+                dynamic_config=self.dynamic_config,
+                auto_topic_creation_manager=self.auto_topic_creation_manager,
+                controller_channel=self.controller_channel,
+                group_coordinator=self.group_coordinator,
+            )
+        )
         host, port = self.config.listener
-        self.socket_server = SocketServer(host, port, apis.handle, broker_id=self.broker_id,
-                                          **listener_options(self.config))
+        self.socket_server = SocketServer(
+            host, port, apis.handle, broker_id=self.broker_id, **listener_options(self.config)
+        )
         await self.socket_server.start()
         registered = []
         for endpoint in self.config.listener_endpoints:
             server = self.socket_server
             if endpoint.wire_protocol == "kafka":
-                server = SocketServer(endpoint.host, endpoint.port, apis.handle, broker_id=self.broker_id,
-                                      codec=KafkaWireCodec(endpoint.name, self._feature_flags), **listener_options(self.config))
+                server = SocketServer(
+                    endpoint.host,
+                    endpoint.port,
+                    apis.handle,
+                    broker_id=self.broker_id,
+                    codec=KafkaWireCodec(endpoint.name, self._feature_flags),
+                    **listener_options(self.config),
+                )
                 self.kafka_socket_servers.append(server)
                 await server.start()
             elif endpoint.name in self.config.controller_listener_names:
-                server = SocketServer(endpoint.host, endpoint.port, apis.handle, broker_id=self.broker_id,
-                                      **listener_options(self.config))
+                server = SocketServer(
+                    endpoint.host,
+                    endpoint.port,
+                    apis.handle,
+                    broker_id=self.broker_id,
+                    **listener_options(self.config),
+                )
                 self.controller_socket_servers.append(server)
                 await server.start()
                 continue  # the voters' address, not published to clients
             elif (endpoint.host, endpoint.port) != (host, port):
                 continue  # a second kafkette listener is not served (brokers and the SDK use the first)
-            registered.append((endpoint.name, endpoint.advertised_host, endpoint.advertised_port or server.bound_port))
-        self.lifecycle_manager.listeners = sorted(registered, key=lambda e: e[0] in {s.codec.listener_name
-                                                                                for s in self.kafka_socket_servers})
+            registered.append(
+                (endpoint.name, endpoint.advertised_host, endpoint.advertised_port or server.bound_port)
+            )
+        self.lifecycle_manager.listeners = sorted(
+            registered, key=lambda e: e[0] in {s.codec.listener_name for s in self.kafka_socket_servers}
+        )
         self.replica_manager.start()
         self.group_coordinator.start()
         self.alter_partition_manager.start()
-        self.log_manager.log_dir_failure_channel.add_listener(self.lifecycle_manager.propagate_offline_replica)
+        self.log_manager.log_dir_failure_channel.add_listener(
+            self.lifecycle_manager.propagate_offline_replica
+        )
         self.lifecycle_manager.start()
         logger.info("%s Started", self._prefix)
 
@@ -244,12 +293,19 @@ class KafkaServer:
             except Exception:
                 logger.exception("%s Shutdown step %s failed", self._prefix, name)
 
-        if self.config.controlled_shutdown_enable and self.socket_server is not None and self.fatal_error is None:
-            await step("controlled shutdown", self.lifecycle_manager.controlled_shutdown(
-                max_retries=self.config.controlled_shutdown_max_retries,
-                retry_backoff_ms=self.config.controlled_shutdown_retry_backoff_ms,
-                timeout_ms=CONTROLLED_SHUTDOWN_TIMEOUT_MS,
-            ))
+        if (
+            self.config.controlled_shutdown_enable
+            and self.socket_server is not None
+            and self.fatal_error is None
+        ):
+            await step(
+                "controlled shutdown",
+                self.lifecycle_manager.controlled_shutdown(
+                    max_retries=self.config.controlled_shutdown_max_retries,
+                    retry_backoff_ms=self.config.controlled_shutdown_retry_backoff_ms,
+                    timeout_ms=CONTROLLED_SHUTDOWN_TIMEOUT_MS,
+                ),
+            )
         await step("lifecycle", self.lifecycle_manager.stop(controlled=True))
         for server in self._socket_servers():
             await step("stop accepting", server.stop_accepting())
@@ -279,18 +335,27 @@ def log_config_notes(config: KafkaConfig) -> None:
             ``quorum_from_bootstrap_servers``).
     """
     if config.unused_configs:
-        logger.warning("[KafkaConfig] Apache Kafka configs accepted, not used: %s", ", ".join(config.unused_configs))
+        logger.warning(
+            "[KafkaConfig] Apache Kafka configs accepted, not used: %s", ", ".join(config.unused_configs)
+        )
     if config.quorum_from_bootstrap_servers:
-        logger.info("[KafkaConfig] controller.quorum.voters is not set: node %d is the only voter of the metadata "
-                    "quorum, at %s (controller.quorum.bootstrap.servers, as after kafka-storage format --standalone)",
-                    config.node_id, config.controller_quorum_voters[0].partition("@")[2])
+        logger.info(
+            "[KafkaConfig] controller.quorum.voters is not set: node %d is the only voter of the metadata "
+            "quorum, at %s (controller.quorum.bootstrap.servers, as after kafka-storage format --standalone)",
+            config.node_id,
+            config.controller_quorum_voters[0].partition("@")[2],
+        )
 
 
 def controller_server(config: KafkaConfig) -> ControllerServer:
     """A controller-only node (``process.roles=controller``): a voter and its listener, no broker."""
     return ControllerServer(
-        controller_config(config), voters=config.quorum_voters, metadata_log_dir=config.metadata_log_dir,
-        raft_config=raft_config(config), listener=config.listener, listener_options=listener_options(config),
+        controller_config(config),
+        voters=config.quorum_voters,
+        metadata_log_dir=config.metadata_log_dir,
+        raft_config=raft_config(config),
+        listener=config.listener,
+        listener_options=listener_options(config),
     )
 
 
@@ -298,10 +363,14 @@ def listener_options(config: KafkaConfig) -> dict[str, int]:
     """The listener's bounds from ``config``, as ``SocketServer`` keyword arguments: Kafka's
     ``socket.request.max.bytes``, ``queued.max.requests``, ``max.connections``,
     ``max.connections.per.ip``, ``connections.max.idle.ms`` and ``queued.max.request.bytes``."""
-    return {"max_request_bytes": config.socket_request_max_bytes, "max_queued_requests": config.queued_max_requests,
-            "max_connections": config.max_connections, "max_connections_per_ip": config.max_connections_per_ip,
-            "connections_max_idle_ms": config.connections_max_idle_ms,
-            "queued_max_request_bytes": config.queued_max_request_bytes}
+    return {
+        "max_request_bytes": config.socket_request_max_bytes,
+        "max_queued_requests": config.queued_max_requests,
+        "max_connections": config.max_connections,
+        "max_connections_per_ip": config.max_connections_per_ip,
+        "connections_max_idle_ms": config.connections_max_idle_ms,
+        "queued_max_request_bytes": config.queued_max_request_bytes,
+    }
 
 
 class FatalFaultError(RuntimeError):

@@ -28,8 +28,9 @@ LOG_DIR_ENV = "LOG_DIR"
 LOGS_FOLDER = "logs"
 
 
-def kafka_logs_dir(log_dirs: Sequence[str], log_dir: str | None = None,
-                   environ: Mapping[str, str] | None = None) -> Path:
+def kafka_logs_dir(
+    log_dirs: Sequence[str], log_dir: str | None = None, environ: Mapping[str, str] | None = None
+) -> Path:
     """The folder of a node's ``server.log`` and ``state-change.log`` (Kafka's ``kafka.logs.dir``).
 
     Args:
@@ -74,8 +75,9 @@ def configure_logging(node_id: int | str, logs_dir: Path) -> None:
     logs_dir.mkdir(parents=True, exist_ok=True)
     server_log = logging.FileHandler(logs_dir / SERVER_LOG_FILE, encoding="utf-8")
     server_log.setFormatter(logging.Formatter(fmt))
-    logging.basicConfig(level=logging.INFO, format=fmt, handlers=[logging.StreamHandler(sys.stderr), server_log],
-                        force=True)
+    logging.basicConfig(
+        level=logging.INFO, format=fmt, handlers=[logging.StreamHandler(sys.stderr), server_log], force=True
+    )
     state_change = logging.getLogger("state.change.logger")
     for handler in list(state_change.handlers):
         state_change.removeHandler(handler)

@@ -40,4 +40,6 @@ class TopicConfigWarnings:
         for name in configs_without_effect(configs):
             if (topic, name) not in self._warned:
                 self._warned.add((topic, name))
-                logger.warning("%s %s", self._prefix, no_effect_message(name, topic=topic, value=configs[name]))
+                logger.warning(
+                    "%s %s", self._prefix, no_effect_message(name, topic=topic, value=configs[name])
+                )

@@ -16,14 +16,36 @@ from kafkette.protocol.topic_partition import TopicPartition
 # The SDK's classes are imported on first use (PEP 562), so that a process that needs one
 # submodule (a broker reading ``kafkette.common.topic_config``) does not import them all.
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(("AdminClient", "NewPartitions", "NewTopic", "PartitionInfo", "TopicDescription"),
-                    "kafkette.client.admin"),
-    **dict.fromkeys(("AlterConfigOp", "AlterConfigOpType", "ConfigEntry", "ConfigResource", "ConfigResourceType",
-                     "ConfigSource"), "kafkette.client.config_resource"),
-    **dict.fromkeys(("Consumer", "ConsumerRebalanceListener", "ConsumerRecord", "ListOffsetsResultInfo",
-                     "OffsetAndTimestamp", "OffsetSpec"), "kafkette.client.consumer"),
-    **dict.fromkeys(("ConsumerGroupDescription", "ConsumerGroupListing", "MemberDescription"),
-                    "kafkette.client.group_descriptions"),
+    **dict.fromkeys(
+        ("AdminClient", "NewPartitions", "NewTopic", "PartitionInfo", "TopicDescription"),
+        "kafkette.client.admin",
+    ),
+    **dict.fromkeys(
+        (
+            "AlterConfigOp",
+            "AlterConfigOpType",
+            "ConfigEntry",
+            "ConfigResource",
+            "ConfigResourceType",
+            "ConfigSource",
+        ),
+        "kafkette.client.config_resource",
+    ),
+    **dict.fromkeys(
+        (
+            "Consumer",
+            "ConsumerRebalanceListener",
+            "ConsumerRecord",
+            "ListOffsetsResultInfo",
+            "OffsetAndTimestamp",
+            "OffsetSpec",
+        ),
+        "kafkette.client.consumer",
+    ),
+    **dict.fromkeys(
+        ("ConsumerGroupDescription", "ConsumerGroupListing", "MemberDescription"),
+        "kafkette.client.group_descriptions",
+    ),
     **dict.fromkeys(("LocalCluster", "LocalClusterError"), "kafkette.client.local_cluster"),
     "OffsetAndMetadata": "kafkette.client.offset_and_metadata",
     **dict.fromkeys(("Producer", "RecordMetadata"), "kafkette.client.producer"),

@@ -154,17 +154,28 @@ class AdminClient:
         ValueError: no ``bootstrap_servers`` given and ``$KAFKETTE_BOOTSTRAP_SERVERS`` is malformed.
     """
 
-    def __init__(self, *, bootstrap_servers: str | None = None, request_timeout_ms: int = 30000,
-                 client_id: str = "kafkette-admin", retry_backoff_ms: int = 100,
-                 retry_backoff_max_ms: int = DEFAULT_RETRY_BACKOFF_MAX_MS,
-                 reconnect_backoff_ms: int = DEFAULT_RECONNECT_BACKOFF_MS,
-                 reconnect_backoff_max_ms: int = DEFAULT_RECONNECT_BACKOFF_MAX_MS) -> None:
+    def __init__(
+        self,
+        *,
+        bootstrap_servers: str | None = None,
+        request_timeout_ms: int = 30000,
+        client_id: str = "kafkette-admin",
+        retry_backoff_ms: int = 100,
+        retry_backoff_max_ms: int = DEFAULT_RETRY_BACKOFF_MAX_MS,
+        reconnect_backoff_ms: int = DEFAULT_RECONNECT_BACKOFF_MS,
+        reconnect_backoff_max_ms: int = DEFAULT_RECONNECT_BACKOFF_MAX_MS,
+    ) -> None:
         self._request_timeout_ms = request_timeout_ms
         self._retry_backoff_ms = retry_backoff_ms
-        self._client = KafkaClient(default_bootstrap_servers(bootstrap_servers), client_id=client_id,
-                                   request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms,
-                                   retry_backoff_max_ms=retry_backoff_max_ms, reconnect_backoff_ms=reconnect_backoff_ms,
-                                   reconnect_backoff_max_ms=reconnect_backoff_max_ms)
+        self._client = KafkaClient(
+            default_bootstrap_servers(bootstrap_servers),
+            client_id=client_id,
+            request_timeout_ms=request_timeout_ms,
+            retry_backoff_ms=retry_backoff_ms,
+            retry_backoff_max_ms=retry_backoff_max_ms,
+            reconnect_backoff_ms=reconnect_backoff_ms,
+            reconnect_backoff_max_ms=reconnect_backoff_max_ms,
+        )
 
     async def start(self) -> None:
         """Bootstrap. Raises KafkaConnectionError when no server answers in time."""
@@ -183,8 +194,9 @@ class AdminClient:
 
     # --- topics ----------------------------------------------------------------------
 
-    async def create_topics(self, new_topics: Iterable[NewTopic], timeout_ms: int | None = None,
-                            validate_only: bool = False) -> None:
+    async def create_topics(
+        self, new_topics: Iterable[NewTopic], timeout_ms: int | None = None, validate_only: bool = False
+    ) -> None:
         """Create topics through the controller; returns once each has leaders.
 
         Args:
@@ -209,11 +221,13 @@ class AdminClient:
         first_error: KafkaError | None = None
         last_exc: BaseException | None = None
         while pending:
-            request = CreateTopicsRequest(topics=list(pending.values()), timeout_ms=timeout_ms,
-                                          validate_only=validate_only)
+            request = CreateTopicsRequest(
+                topics=list(pending.values()), timeout_ms=timeout_ms, validate_only=validate_only
+            )
             try:
                 response: CreateTopicsResponse = await self._client.send_to_controller(
-                    request, timeout_ms=timeout_ms + self._request_timeout_ms)
+                    request, timeout_ms=timeout_ms + self._request_timeout_ms
+                )
             except (KafkaConnectionError, KafkaTimeoutError) as exc:
                 last_exc = exc
             else:
@@ -226,8 +240,11 @@ class AdminClient:
                     del pending[result.name]
                     if result.error_code != Errors.NONE and first_error is None:
                         cls = error_class(result.error_code)
-                        first_error = cls(result.error_message) if result.error_message else cls(
-                            f"Topic '{result.name}': {cls.message}")
+                        first_error = (
+                            cls(result.error_message)
+                            if result.error_message
+                            else cls(f"Topic '{result.name}': {cls.message}")
+                        )
             if not pending:
                 break
             if loop.time() + self._retry_backoff_ms / 1000 >= deadline:
@@ -243,8 +260,13 @@ class AdminClient:
 
     # --- controller requests -----------------------------------------------------------
 
-    async def _send_to_controller(self, build: Callable[[], Struct], not_controller: Callable[[Any], bool],
-                                  server_timeout_ms: int, what: str) -> Any:
+    async def _send_to_controller(
+        self,
+        build: Callable[[], Struct],
+        not_controller: Callable[[Any], bool],
+        server_timeout_ms: int,
+        what: str,
+    ) -> Any:
         """Send ``build()`` to the active controller until it answers as the controller.
 
         A lost connection, a client-side timeout or a NOT_CONTROLLER answer (as judged
@@ -270,7 +292,8 @@ class AdminClient:
                 if not not_controller(response):
                     return response
                 last_exc = error_class(Errors.NOT_CONTROLLER)(
-                    f"Broker {self._client.cluster.controller_id} is not the controller")
+                    f"Broker {self._client.cluster.controller_id} is not the controller"
+                )
             if loop.time() + self._retry_backoff_ms / 1000 >= deadline:
                 raise KafkaTimeoutError(f"{what} did not complete in time: {last_exc}") from last_exc
             logger.info("[AdminClient] Retrying %s: %s", what, last_exc)
@@ -287,8 +310,12 @@ class AdminClient:
             raise ValueError(f"timeout_ms must be an int >= 0, got {timeout_ms!r}")
         return timeout_ms
 
-    async def create_partitions(self, topic_partitions: Mapping[str, NewPartitions], timeout_ms: int | None = None,
-                                validate_only: bool = False) -> None:
+    async def create_partitions(
+        self,
+        topic_partitions: Mapping[str, NewPartitions],
+        timeout_ms: int | None = None,
+        validate_only: bool = False,
+    ) -> None:
         """Raise the partition count of topics (CreatePartitions, at the controller).
 
         New partitions are online (led) when this returns, unless the controller's
@@ -313,15 +340,20 @@ class AdminClient:
         topics = []
         for name, spec in topic_partitions.items():
             if not isinstance(spec, NewPartitions):
-                raise TypeError(f"partitions of topic {name!r} must be a NewPartitions, not {type(spec).__name__}")
+                raise TypeError(
+                    f"partitions of topic {name!r} must be a NewPartitions, not {type(spec).__name__}"
+                )
             topics.append(spec.to_request_topic(name))
         if not topics:
             return
         server_timeout_ms = self._server_timeout(timeout_ms)
         response: CreatePartitionsResponse = await self._send_to_controller(
-            lambda: CreatePartitionsRequest(topics=topics, timeout_ms=server_timeout_ms, validate_only=validate_only),
+            lambda: CreatePartitionsRequest(
+                topics=topics, timeout_ms=server_timeout_ms, validate_only=validate_only
+            ),
             lambda r: any(x.error_code == Errors.NOT_CONTROLLER for x in r.results),
-            server_timeout_ms, "CreatePartitions",
+            server_timeout_ms,
+            "CreatePartitions",
         )
         self._raise_first_topic_error([t.name for t in topics], response.results)
 
@@ -351,7 +383,8 @@ class AdminClient:
         response: DeleteTopicsResponse = await self._send_to_controller(
             lambda: DeleteTopicsRequest(topic_names=names, timeout_ms=server_timeout_ms),
             lambda r: any(x.error_code == Errors.NOT_CONTROLLER for x in r.responses),
-            server_timeout_ms, "DeleteTopics",
+            server_timeout_ms,
+            "DeleteTopics",
         )
         self._raise_first_topic_error(names, response.responses)
         self._client.request_metadata_update()
@@ -364,9 +397,12 @@ class AdminClient:
             if result is not None and result.error_code != Errors.NONE:
                 raise _topic_error(result.error_code, result.error_message, name)
 
-    async def elect_leaders(self, topics: Iterable[str | TopicPartition] | None = None,
-                            election_type: str = "preferred",
-                            timeout_ms: int | None = None) -> dict[TopicPartition, KafkaError | None]:
+    async def elect_leaders(
+        self,
+        topics: Iterable[str | TopicPartition] | None = None,
+        election_type: str = "preferred",
+        timeout_ms: int | None = None,
+    ) -> dict[TopicPartition, KafkaError | None]:
         """Elect leaders (ElectLeaders, at the controller): the preferred replica, or with
         ``"unclean"`` any live replica of a leaderless partition.
 
@@ -394,7 +430,9 @@ class AdminClient:
         topic_partitions: list[ElectLeadersTopicPartitions] | None = None
         if topics is not None:
             if isinstance(topics, (str, bytes)):
-                raise TypeError("elect_leaders takes a list of topic names or TopicPartitions, not a single string")
+                raise TypeError(
+                    "elect_leaders takes a list of topic names or TopicPartitions, not a single string"
+                )
             wanted: dict[str, set[int]] = {}
             items = list(topics)
             names = [t for t in items if isinstance(t, str)]
@@ -405,15 +443,22 @@ class AdminClient:
                 if isinstance(item, TopicPartition):
                     wanted.setdefault(item.topic, set()).add(item.partition)
                 elif not isinstance(item, str):
-                    raise TypeError(f"elect_leaders items must be topic names or TopicPartitions, not {item!r}")
-            topic_partitions = [ElectLeadersTopicPartitions(topic=t, partitions=sorted(p)) for t, p in wanted.items()]
+                    raise TypeError(
+                        f"elect_leaders items must be topic names or TopicPartitions, not {item!r}"
+                    )
+            topic_partitions = [
+                ElectLeadersTopicPartitions(topic=t, partitions=sorted(p)) for t, p in wanted.items()
+            ]
             if not topic_partitions:
                 return {}
         server_timeout_ms = self._server_timeout(timeout_ms)
         response: ElectLeadersResponse = await self._send_to_controller(
-            lambda: ElectLeadersRequest(election_type=kind, topic_partitions=topic_partitions,
-                                        timeout_ms=server_timeout_ms),
-            lambda r: r.error_code == Errors.NOT_CONTROLLER, server_timeout_ms, "ElectLeaders",
+            lambda: ElectLeadersRequest(
+                election_type=kind, topic_partitions=topic_partitions, timeout_ms=server_timeout_ms
+            ),
+            lambda r: r.error_code == Errors.NOT_CONTROLLER,
+            server_timeout_ms,
+            "ElectLeaders",
         )
         if response.error_code != Errors.NONE:
             raise error_class(response.error_code)()
@@ -425,7 +470,9 @@ class AdminClient:
                     out[tp] = None
                 else:
                     cls = error_class(p.error_code)
-                    out[tp] = cls(p.error_message) if p.error_message else cls(f"Partition {tp}: {cls.message}")
+                    out[tp] = (
+                        cls(p.error_message) if p.error_message else cls(f"Partition {tp}: {cls.message}")
+                    )
         self._client.request_metadata_update()
         return dict(sorted(out.items()))
 
@@ -457,8 +504,13 @@ class AdminClient:
                 raise cls(f"Topic '{topic.name}': {cls.message}")
             partitions = sorted(
                 (
-                    PartitionInfo(p.partition_index, p.leader_id, list(p.replica_nodes), list(p.isr_nodes),
-                                  list(p.offline_replicas))
+                    PartitionInfo(
+                        p.partition_index,
+                        p.leader_id,
+                        list(p.replica_nodes),
+                        list(p.isr_nodes),
+                        list(p.offline_replicas),
+                    )
                     for p in topic.partitions
                 ),
                 key=lambda info: info.partition,
@@ -502,8 +554,9 @@ class AdminClient:
     def _group_channel(self, group_id: str) -> GroupCoordinatorChannel:
         return GroupCoordinatorChannel(self._client, group_id, retry_backoff_ms=self._retry_backoff_ms)
 
-    async def list_consumer_group_offsets(self, group_id: str, partitions: Iterable[TopicPartition] | None = None,
-                                          timeout_ms: int | None = None) -> dict[TopicPartition, OffsetAndMetadata]:
+    async def list_consumer_group_offsets(
+        self, group_id: str, partitions: Iterable[TopicPartition] | None = None, timeout_ms: int | None = None
+    ) -> dict[TopicPartition, OffsetAndMetadata]:
         """The offsets ``group_id`` has committed (OffsetFetch at its coordinator; Kafka's
         ``Admin.listConsumerGroupOffsets``).
 
@@ -525,15 +578,26 @@ class AdminClient:
             by_topic: dict[str, list[int]] = {}
             for tp in partitions:
                 by_topic.setdefault(tp.topic, []).append(tp.partition)
-            topics = [OffsetFetchRequestTopic(name=n, partition_indexes=sorted(ps)) for n, ps in by_topic.items()]
+            topics = [
+                OffsetFetchRequestTopic(name=n, partition_indexes=sorted(ps)) for n, ps in by_topic.items()
+            ]
         response = await self._group_channel(group_id).send(
-            lambda: OffsetFetchRequest(group_id=group_id, topics=topics), lambda r: r.error_code,
-            self._server_timeout(timeout_ms))
-        return {tp: value for tp, value in sorted(committed_offsets(group_id, response).items()) if value is not None}
+            lambda: OffsetFetchRequest(group_id=group_id, topics=topics),
+            lambda r: r.error_code,
+            self._server_timeout(timeout_ms),
+        )
+        return {
+            tp: value
+            for tp, value in sorted(committed_offsets(group_id, response).items())
+            if value is not None
+        }
 
-    async def alter_consumer_group_offsets(self, group_id: str,
-                                           offsets: Mapping[TopicPartition, OffsetAndMetadata | int],
-                                           timeout_ms: int | None = None) -> None:
+    async def alter_consumer_group_offsets(
+        self,
+        group_id: str,
+        offsets: Mapping[TopicPartition, OffsetAndMetadata | int],
+        timeout_ms: int | None = None,
+    ) -> None:
         """Commit ``offsets`` for ``group_id`` (OffsetCommit outside group management; Kafka's
         ``Admin.alterConsumerGroupOffsets``).
 
@@ -544,13 +608,20 @@ class AdminClient:
             OffsetMetadataTooLargeError: metadata over ``offset.metadata.max.bytes``.
             KafkaTimeoutError: the coordinator did not answer in time.
         """
-        values = {tp: v if isinstance(v, OffsetAndMetadata) else OffsetAndMetadata(int(v)) for tp, v in offsets.items()}
+        values = {
+            tp: v if isinstance(v, OffsetAndMetadata) else OffsetAndMetadata(int(v))
+            for tp, v in offsets.items()
+        }
         response = await self._group_channel(group_id).send(
-            lambda: offset_commit_request(group_id, values), commit_group_error, self._server_timeout(timeout_ms))
+            lambda: offset_commit_request(group_id, values),
+            commit_group_error,
+            self._server_timeout(timeout_ms),
+        )
         raise_commit_errors(group_id, response)
 
-    async def list_consumer_groups(self, states: Iterable[str] = (), timeout_ms: int | None = None
-                                   ) -> list[ConsumerGroupListing]:
+    async def list_consumer_groups(
+        self, states: Iterable[str] = (), timeout_ms: int | None = None
+    ) -> list[ConsumerGroupListing]:
         """Every consumer group of the cluster (ListGroups at every live broker, as Kafka's
         ``Admin.listConsumerGroups``), optionally only those in ``states``.
 
@@ -578,8 +649,9 @@ class AdminClient:
                 found[g.group_id] = ConsumerGroupListing(g.group_id, not g.protocol_type, g.group_state)
         return [found[g] for g in sorted(found)]
 
-    async def describe_consumer_groups(self, group_ids: Iterable[str], timeout_ms: int | None = None
-                                       ) -> dict[str, ConsumerGroupDescription]:
+    async def describe_consumer_groups(
+        self, group_ids: Iterable[str], timeout_ms: int | None = None
+    ) -> dict[str, ConsumerGroupDescription]:
         """State, assignor and members (with their partitions) of each group (DescribeGroups at
         each group's coordinator; Kafka's ``Admin.describeConsumerGroups``).
 
@@ -590,8 +662,11 @@ class AdminClient:
         out: dict[str, ConsumerGroupDescription] = {}
         for group_id in group_ids:
             channel = self._group_channel(group_id)
-            response = await channel.send(lambda g=group_id: DescribeGroupsRequest(groups=[g]),
-                                          lambda r: r.groups[0].error_code, self._server_timeout(timeout_ms))
+            response = await channel.send(
+                lambda g=group_id: DescribeGroupsRequest(groups=[g]),
+                lambda r: r.groups[0].error_code,
+                self._server_timeout(timeout_ms),
+            )
             (group,) = response.groups
             if group.error_code != Errors.NONE:
                 cls = error_class(group.error_code)
@@ -611,15 +686,18 @@ class AdminClient:
         """
         for group_id in group_ids:
             response = await self._group_channel(group_id).send(
-                lambda g=group_id: DeleteGroupsRequest(groups_names=[g]), lambda r: r.results[0].error_code,
-                self._server_timeout(timeout_ms))
+                lambda g=group_id: DeleteGroupsRequest(groups_names=[g]),
+                lambda r: r.results[0].error_code,
+                self._server_timeout(timeout_ms),
+            )
             code = response.results[0].error_code
             if code != Errors.NONE:
                 cls = error_class(code)
                 raise cls(f"Deleting group {group_id!r} failed: {cls.message}")
 
-    async def delete_consumer_group_offsets(self, group_id: str, partitions: Iterable[TopicPartition],
-                                            timeout_ms: int | None = None) -> None:
+    async def delete_consumer_group_offsets(
+        self, group_id: str, partitions: Iterable[TopicPartition], timeout_ms: int | None = None
+    ) -> None:
         """Delete committed offsets of ``group_id`` (OffsetDelete; Kafka's
         ``Admin.deleteConsumerGroupOffsets``).
 
@@ -631,10 +709,18 @@ class AdminClient:
         by_topic: dict[str, list[int]] = {}
         for tp in partitions:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
-        request = OffsetDeleteRequest(group_id=group_id, topics=[
-            OffsetDeleteRequestTopic(name=t, partitions=[OffsetDeleteRequestPartition(partition_index=p) for p in sorted(ps)]) for t, ps in sorted(by_topic.items())])
+        request = OffsetDeleteRequest(
+            group_id=group_id,
+            topics=[
+                OffsetDeleteRequestTopic(
+                    name=t, partitions=[OffsetDeleteRequestPartition(partition_index=p) for p in sorted(ps)]
+                )
+                for t, ps in sorted(by_topic.items())
+            ],
+        )
         response = await self._group_channel(group_id).send(
-            lambda: request, _offset_delete_group_error, self._server_timeout(timeout_ms))
+            lambda: request, _offset_delete_group_error, self._server_timeout(timeout_ms)
+        )
         if response.error_code != Errors.NONE:
             cls = error_class(response.error_code)
             raise cls(f"Deleting offsets of group {group_id!r} failed: {cls.message}")
@@ -642,8 +728,10 @@ class AdminClient:
             for p in topic.partitions:
                 if p.error_code != Errors.NONE:
                     cls = error_class(p.error_code)
-                    raise cls(f"Deleting the offset of group {group_id!r} for {topic.name}-{p.partition_index} "
-                              f"failed: {cls.message}")
+                    raise cls(
+                        f"Deleting the offset of group {group_id!r} for {topic.name}-{p.partition_index} "
+                        f"failed: {cls.message}"
+                    )
 
     async def describe_metadata_quorum(self, timeout_ms: int | None = None) -> QuorumInfo:
         """The metadata quorum: leader, leader epoch, high watermark, voters and observers
@@ -656,9 +744,17 @@ class AdminClient:
             KafkaError: the quorum's error (its class named after the code).
         """
         response: DescribeQuorumResponse = await self._send_to_controller(
-            lambda: DescribeQuorumRequest(topics=[DescribeQuorumTopicRequest(
-                topic_name=CLUSTER_METADATA_TOPIC_NAME, partitions=[DescribeQuorumPartitionRequest(partition_index=0)])]),
-            _not_quorum_leader, self._server_timeout(timeout_ms), "DescribeQuorum",
+            lambda: DescribeQuorumRequest(
+                topics=[
+                    DescribeQuorumTopicRequest(
+                        topic_name=CLUSTER_METADATA_TOPIC_NAME,
+                        partitions=[DescribeQuorumPartitionRequest(partition_index=0)],
+                    )
+                ]
+            ),
+            _not_quorum_leader,
+            self._server_timeout(timeout_ms),
+            "DescribeQuorum",
         )
         if response.error_code != Errors.NONE:
             raise error_class(response.error_code)(response.error_message or "DescribeQuorum failed")
@@ -667,8 +763,9 @@ class AdminClient:
             raise error_class(partition.error_code)(partition.error_message or "DescribeQuorum failed")
         return QuorumInfo.from_wire(partition)
 
-    async def list_offsets(self, topic_partition_offsets: Mapping[TopicPartition, OffsetSpec],
-                           timeout_ms: int | None = None) -> dict[TopicPartition, ListOffsetsResultInfo]:
+    async def list_offsets(
+        self, topic_partition_offsets: Mapping[TopicPartition, OffsetSpec], timeout_ms: int | None = None
+    ) -> dict[TopicPartition, ListOffsetsResultInfo]:
         """Offsets by spec from each partition's leader (Kafka's ``Admin.listOffsets``, ListOffsets).
 
         Args:
@@ -693,14 +790,16 @@ class AdminClient:
             timestamps[tp] = spec.timestamp
         if not timestamps:
             return {}
-        fetcher = OffsetFetcher(self._client, request_timeout_ms=self._request_timeout_ms,
-                                retry_backoff_ms=self._retry_backoff_ms)
+        fetcher = OffsetFetcher(
+            self._client, request_timeout_ms=self._request_timeout_ms, retry_backoff_ms=self._retry_backoff_ms
+        )
         return await fetcher.list_offsets_and_timestamps(timestamps, timeout_ms)
 
     # --- records -----------------------------------------------------------------------
 
-    async def delete_records(self, records_to_delete: Mapping[TopicPartition, int],
-                             timeout_ms: int | None = None) -> dict[TopicPartition, int]:
+    async def delete_records(
+        self, records_to_delete: Mapping[TopicPartition, int], timeout_ms: int | None = None
+    ) -> dict[TopicPartition, int]:
         """Delete every record below the given offsets (DeleteRecords, at each partition's leader).
 
         The leader moves its log start offset at once and answers when every live
@@ -760,7 +859,10 @@ class AdminClient:
                 else:
                     by_leader.setdefault(leader, {})[tp] = offset
             answers = await asyncio.gather(
-                *(self._delete_records_at(node_id, offsets, server_timeout_ms) for node_id, offsets in by_leader.items()),
+                *(
+                    self._delete_records_at(node_id, offsets, server_timeout_ms)
+                    for node_id, offsets in by_leader.items()
+                ),
                 return_exceptions=True,
             )
             for offsets, answer in zip(by_leader.values(), answers, strict=True):
@@ -787,8 +889,11 @@ class AdminClient:
             if loop.time() + self._retry_backoff_ms / 1000 >= deadline:
                 failures.update(retry)
                 break
-            logger.info("[AdminClient] Retrying DeleteRecords for %s: %s", sorted(map(str, retry)),
-                        next(iter(retry.values())))
+            logger.info(
+                "[AdminClient] Retrying DeleteRecords for %s: %s",
+                sorted(map(str, retry)),
+                next(iter(retry.values())),
+            )
             remaining = {tp: wanted[tp] for tp in retry}
             await asyncio.sleep(self._retry_backoff_ms / 1000)
             try:
@@ -800,20 +905,26 @@ class AdminClient:
                 raise failures[tp]
         return {tp: low_watermarks[tp] for tp in wanted}
 
-    async def _delete_records_at(self, node_id: int, offsets: dict[TopicPartition, int], server_timeout_ms: int
-                                 ) -> dict[TopicPartition, tuple[int, int]]:
+    async def _delete_records_at(
+        self, node_id: int, offsets: dict[TopicPartition, int], server_timeout_ms: int
+    ) -> dict[TopicPartition, tuple[int, int]]:
         """One DeleteRecords to broker ``node_id``; returns ``{tp: (low watermark, error code)}``."""
         by_topic: dict[str, list[DeleteRecordsPartition]] = {}
         for tp, offset in offsets.items():
-            by_topic.setdefault(tp.topic, []).append(DeleteRecordsPartition(partition_index=tp.partition,
-                                                                            offset=offset))
+            by_topic.setdefault(tp.topic, []).append(
+                DeleteRecordsPartition(partition_index=tp.partition, offset=offset)
+            )
         request = DeleteRecordsRequest(
-            topics=[DeleteRecordsTopic(name=t, partitions=p) for t, p in by_topic.items()], timeout_ms=server_timeout_ms)
+            topics=[DeleteRecordsTopic(name=t, partitions=p) for t, p in by_topic.items()],
+            timeout_ms=server_timeout_ms,
+        )
         response: DeleteRecordsResponse = await self._client.send(
-            node_id, request, timeout_ms=server_timeout_ms + self._request_timeout_ms)
+            node_id, request, timeout_ms=server_timeout_ms + self._request_timeout_ms
+        )
         return {
             TopicPartition(topic.name, p.partition_index): (p.low_watermark, p.error_code)
-            for topic in response.topics for p in topic.partitions
+            for topic in response.topics
+            for p in topic.partitions
         }
 
     # --- configs -----------------------------------------------------------------------
@@ -828,11 +939,16 @@ class AdminClient:
         if self._client.cluster.broker(node_id) is None:
             await self._client.refresh_metadata()
         if self._client.cluster.broker(node_id) is None:
-            raise error_class(Errors.BROKER_NOT_AVAILABLE)(f"Broker {node_id} is not a live broker of the cluster")
+            raise error_class(Errors.BROKER_NOT_AVAILABLE)(
+                f"Broker {node_id} is not a live broker of the cluster"
+            )
         return node_id
 
-    async def describe_configs(self, resources: Iterable[ConfigResource], config_names: Iterable[str] | None = None,
-                               ) -> dict[ConfigResource, dict[str, ConfigEntry]]:
+    async def describe_configs(
+        self,
+        resources: Iterable[ConfigResource],
+        config_names: Iterable[str] | None = None,
+    ) -> dict[ConfigResource, dict[str, ConfigEntry]]:
         """Describe the configs of topics and groups (at the controller) and brokers (at each broker).
 
         Args:
@@ -858,18 +974,22 @@ class AdminClient:
             raise TypeError("describe_configs takes ConfigResource objects")
         names = None if config_names is None else list(config_names)
         results: dict[ConfigResource, Any] = {}
-        topics = [r for r in wanted if r.resource_type in (ConfigResourceType.TOPIC, ConfigResourceType.GROUP)]
+        topics = [
+            r for r in wanted if r.resource_type in (ConfigResourceType.TOPIC, ConfigResourceType.GROUP)
+        ]
         if topics:
             response: DescribeConfigsResponse = await self._send_to_controller(
                 lambda: DescribeConfigsRequest(resources=[describe_resource(r, names) for r in topics]),
                 lambda resp: any(x.error_code == Errors.NOT_CONTROLLER for x in resp.results),
-                0, "DescribeConfigs",
+                0,
+                "DescribeConfigs",
             )
             self._collect(topics, response.results, results)
         for resource in (r for r in wanted if r.resource_type is ConfigResourceType.BROKER):
             node_id = await self._broker_id(resource)
             answer: DescribeConfigsResponse = await self._client.send(
-                node_id, DescribeConfigsRequest(resources=[describe_resource(resource, names)]))
+                node_id, DescribeConfigsRequest(resources=[describe_resource(resource, names)])
+            )
             self._collect([resource], answer.results, results)
         out: dict[ConfigResource, dict[str, ConfigEntry]] = {}
         for resource in wanted:
@@ -881,7 +1001,9 @@ class AdminClient:
         return out
 
     @staticmethod
-    def _collect(resources: list[ConfigResource], answered: Iterable[Any], into: dict[ConfigResource, Any]) -> None:
+    def _collect(
+        resources: list[ConfigResource], answered: Iterable[Any], into: dict[ConfigResource, Any]
+    ) -> None:
         """Match per-resource results to the resources asked for (a missing one is an error)."""
         by_key = {(int(r.resource_type), r.resource_name): r for r in answered}
         for resource in resources:
@@ -919,21 +1041,27 @@ class AdminClient:
         if not entries:
             return
         results: dict[ConfigResource, Any] = {}
-        to_controller = [r for r in entries if r.resource_type in (ConfigResourceType.TOPIC, ConfigResourceType.GROUP)]
+        to_controller = [
+            r for r in entries if r.resource_type in (ConfigResourceType.TOPIC, ConfigResourceType.GROUP)
+        ]
         for resource in (r for r in entries if r.resource_type is ConfigResourceType.BROKER):
             node_id = await self._broker_id(resource)
             answer: IncrementalAlterConfigsResponse = await self._client.send(
-                node_id, IncrementalAlterConfigsRequest(resources=[entries[resource]], validate_only=validate_only))
+                node_id,
+                IncrementalAlterConfigsRequest(resources=[entries[resource]], validate_only=validate_only),
+            )
             if any(x.error_code == Errors.NOT_CONTROLLER for x in answer.responses):
                 to_controller.append(resource)
             else:
                 self._collect([resource], answer.responses, results)
         if to_controller:
             response: IncrementalAlterConfigsResponse = await self._send_to_controller(
-                lambda: IncrementalAlterConfigsRequest(resources=[entries[r] for r in to_controller],
-                                                       validate_only=validate_only),
+                lambda: IncrementalAlterConfigsRequest(
+                    resources=[entries[r] for r in to_controller], validate_only=validate_only
+                ),
                 lambda resp: any(x.error_code == Errors.NOT_CONTROLLER for x in resp.responses),
-                0, "IncrementalAlterConfigs",
+                0,
+                "IncrementalAlterConfigs",
             )
             self._collect(to_controller, response.responses, results)
         for resource in entries:

@@ -42,8 +42,9 @@ def check_bootstrap_servers(servers: str, source: str) -> str:
     try:
         parse_bootstrap_servers(servers)
     except ValueError:
-        raise ValueError(f"Invalid bootstrap servers {servers!r} in {source}: "
-                         f"expected HOST:PORT[,HOST:PORT...]") from None
+        raise ValueError(
+            f"Invalid bootstrap servers {servers!r} in {source}: expected HOST:PORT[,HOST:PORT...]"
+        ) from None
     return servers.strip()
 
 

@@ -58,8 +58,9 @@ def _convert(keyword: str, default: Any, raw: str) -> Any:
     return raw
 
 
-def client_settings(properties: Mapping[str, str], target: type, *, source: str | None = None,
-                    prefix: str = "") -> dict[str, Any]:
+def client_settings(
+    properties: Mapping[str, str], target: type, *, source: str | None = None, prefix: str = ""
+) -> dict[str, Any]:
     """Turn Kafka client properties into keyword arguments of ``target``.
 
     Args:

@@ -50,11 +50,21 @@ class ClusterConnectionStates:
         ValueError: a negative backoff.
     """
 
-    def __init__(self, reconnect_backoff_ms: int = DEFAULT_RECONNECT_BACKOFF_MS,
-                 reconnect_backoff_max_ms: int = DEFAULT_RECONNECT_BACKOFF_MAX_MS, *,
-                 clock: Callable[[], float] = time.monotonic, rng: random.Random | None = None) -> None:
-        self._backoff = ExponentialBackoff(reconnect_backoff_ms, RECONNECT_BACKOFF_EXP_BASE,
-                                           reconnect_backoff_max_ms, RECONNECT_BACKOFF_JITTER, rng)
+    def __init__(
+        self,
+        reconnect_backoff_ms: int = DEFAULT_RECONNECT_BACKOFF_MS,
+        reconnect_backoff_max_ms: int = DEFAULT_RECONNECT_BACKOFF_MAX_MS,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._backoff = ExponentialBackoff(
+            reconnect_backoff_ms,
+            RECONNECT_BACKOFF_EXP_BASE,
+            reconnect_backoff_max_ms,
+            RECONNECT_BACKOFF_JITTER,
+            rng,
+        )
         self._clock = clock
         self._states: dict[Hashable, _ConnectState] = {}
 

@@ -103,8 +103,9 @@ class ClusterMetadata:
             raise ValueError("metadata_max_age_ms, retry_backoff_ms and retry_backoff_max_ms must be >= 0")
         self.metadata_max_age_ms = metadata_max_age_ms
         self.retry_backoff_ms = retry_backoff_ms
-        self._refresh_backoff = ExponentialBackoff(retry_backoff_ms, RETRY_BACKOFF_EXP_BASE, retry_backoff_max_ms,
-                                                   RETRY_BACKOFF_JITTER, rng)
+        self._refresh_backoff = ExponentialBackoff(
+            retry_backoff_ms, RETRY_BACKOFF_EXP_BASE, retry_backoff_max_ms, RETRY_BACKOFF_JITTER, rng
+        )
         self._failed_attempts = 0  # refreshes without an answer since the last answer
         self._equivalent_responses = 0  # answers in a row that brought no newer leader epoch
         self._backoff_ms = self._refresh_backoff.backoff(0)  # least time after _last_refresh_ms
@@ -341,7 +342,10 @@ class ClusterMetadata:
         self.version += 1
         logger.debug(
             "Updated cluster metadata version %d: brokers=%s controller=%d topics=%d",
-            self.version, sorted(self._brokers), self.controller_id, len(self._partitions),
+            self.version,
+            sorted(self._brokers),
+            self.controller_id,
+            len(self._partitions),
         )
         for listener in self._update_listeners:
             listener()

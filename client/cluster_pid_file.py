@@ -63,7 +63,7 @@ def process_start_time(pid: int) -> int | None:
     except OSError:
         return None
     # the command name (field 2) is in parentheses and may hold spaces: split after it
-    fields = stat[stat.rindex(")") + 2:].split()
+    fields = stat[stat.rindex(")") + 2 :].split()
     return int(fields[19])  # field 22 of the whole line
 
 
@@ -73,7 +73,7 @@ def is_alive(broker: BrokerProcess) -> bool:
         state = Path(f"/proc/{broker.pid}/stat").read_text()
     except OSError:
         return False
-    if state[state.rindex(")") + 2:].startswith("Z"):
+    if state[state.rindex(")") + 2 :].startswith("Z"):
         return False
     return broker.start_time < 0 or process_start_time(broker.pid) == broker.start_time
 
@@ -82,9 +82,15 @@ def pid_file_path(data_dir: str | os.PathLike[str]) -> Path:
     return Path(data_dir) / PID_FILE_NAME
 
 
-def write_pid_file(data_dir: str | os.PathLike[str], bootstrap_servers: str, voter_ids: tuple[int, ...],
-                   pids: Mapping[int, int], ports: Mapping[int, int], kafka_ports: Mapping[int, int] | None = None,
-                   kafka_bootstrap_servers: str = "") -> ClusterPidFile:
+def write_pid_file(
+    data_dir: str | os.PathLike[str],
+    bootstrap_servers: str,
+    voter_ids: tuple[int, ...],
+    pids: Mapping[int, int],
+    ports: Mapping[int, int],
+    kafka_ports: Mapping[int, int] | None = None,
+    kafka_bootstrap_servers: str = "",
+) -> ClusterPidFile:
     """Record the running brokers (``{node id: pid}``, ``{node id: port}``, and ``{node id: port}``
     of their Kafka-protocol listeners) of ``data_dir``.
 
@@ -94,9 +100,17 @@ def write_pid_file(data_dir: str | os.PathLike[str], bootstrap_servers: str, vot
         OSError: the directory is not writable.
     """
     kafka_ports = kafka_ports or {}
-    record = ClusterPidFile(bootstrap_servers, tuple(voter_ids), tuple(
-        BrokerProcess(broker_id, pid, ports[broker_id], process_start_time(pid) or -1, kafka_ports.get(broker_id))
-        for broker_id, pid in sorted(pids.items())), kafka_bootstrap_servers)
+    record = ClusterPidFile(
+        bootstrap_servers,
+        tuple(voter_ids),
+        tuple(
+            BrokerProcess(
+                broker_id, pid, ports[broker_id], process_start_time(pid) or -1, kafka_ports.get(broker_id)
+            )
+            for broker_id, pid in sorted(pids.items())
+        ),
+        kafka_bootstrap_servers,
+    )
     path = pid_file_path(data_dir)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps({**asdict(record), "brokers": [asdict(b) for b in record.brokers]}, indent=1))
@@ -113,9 +127,12 @@ def read_pid_file(data_dir: str | os.PathLike[str]) -> ClusterPidFile | None:
     path = pid_file_path(data_dir)
     try:
         raw = json.loads(path.read_text())
-        return ClusterPidFile(str(raw["bootstrap_servers"]), tuple(int(v) for v in raw["voter_ids"]),
-                              tuple(_broker_process(b) for b in raw["brokers"]),
-                              str(raw.get("kafka_bootstrap_servers") or ""))
+        return ClusterPidFile(
+            str(raw["bootstrap_servers"]),
+            tuple(int(v) for v in raw["voter_ids"]),
+            tuple(_broker_process(b) for b in raw["brokers"]),
+            str(raw.get("kafka_bootstrap_servers") or ""),
+        )
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -124,8 +141,13 @@ def read_pid_file(data_dir: str | os.PathLike[str]) -> ClusterPidFile | None:
 
 def _broker_process(raw: Mapping[str, object]) -> BrokerProcess:
     kafka_port = raw.get("kafka_port")
-    return BrokerProcess(int(raw["id"]), int(raw["pid"]), int(raw["port"]),  # type: ignore[call-overload]
-                         int(raw["start_time"]), None if kafka_port is None else int(kafka_port))  # type: ignore[call-overload]
+    return BrokerProcess(
+        int(raw["id"]),
+        int(raw["pid"]),
+        int(raw["port"]),  # type: ignore[call-overload]
+        int(raw["start_time"]),
+        None if kafka_port is None else int(kafka_port),
+    )  # type: ignore[call-overload]
 
 
 def remove_pid_file(data_dir: str | os.PathLike[str]) -> None:
@@ -138,8 +160,9 @@ def running_brokers(record: ClusterPidFile) -> list[BrokerProcess]:
     return [b for b in record.brokers if is_alive(b)]
 
 
-def _wait_gone(brokers: list[BrokerProcess], deadline: float,
-               sleep: Callable[[float], None]) -> list[BrokerProcess]:
+def _wait_gone(
+    brokers: list[BrokerProcess], deadline: float, sleep: Callable[[float], None]
+) -> list[BrokerProcess]:
     left = [b for b in brokers if is_alive(b)]
     while left and time.monotonic() < deadline:
         sleep(POLL_INTERVAL_S)
@@ -147,8 +170,9 @@ def _wait_gone(brokers: list[BrokerProcess], deadline: float,
     return left
 
 
-def stop_brokers(record: ClusterPidFile, timeout_ms: int,
-                 sleep: Callable[[float], None] = time.sleep) -> tuple[list[BrokerProcess], list[BrokerProcess]]:
+def stop_brokers(
+    record: ClusterPidFile, timeout_ms: int, sleep: Callable[[float], None] = time.sleep
+) -> tuple[list[BrokerProcess], list[BrokerProcess]]:
     """Stop the running brokers of ``record``: SIGTERM to all but the voters, wait, then to the
     voters together; a broker still running ``timeout_ms`` after its SIGTERM is killed.
 
@@ -156,7 +180,10 @@ def stop_brokers(record: ClusterPidFile, timeout_ms: int,
         (brokers stopped cleanly, brokers killed with SIGKILL).
     """
     alive = running_brokers(record)
-    groups = ([b for b in alive if b.id not in record.voter_ids], [b for b in alive if b.id in record.voter_ids])
+    groups = (
+        [b for b in alive if b.id not in record.voter_ids],
+        [b for b in alive if b.id in record.voter_ids],
+    )
     stopped: list[BrokerProcess] = []
     killed: list[BrokerProcess] = []
     for group in groups:

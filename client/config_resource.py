@@ -48,7 +48,9 @@ class ConfigResourceType(IntEnum):
             try:
                 return cls(value)
             except ValueError:
-                raise ValueError(f"Unknown config resource type {value}; expected 2 (TOPIC), 4 (BROKER) or 32 (GROUP)") from None
+                raise ValueError(
+                    f"Unknown config resource type {value}; expected 2 (TOPIC), 4 (BROKER) or 32 (GROUP)"
+                ) from None
         if isinstance(value, str):
             name = value.strip().upper()
             name = name[:-1] if name.endswith("S") else name
@@ -75,7 +77,9 @@ class ConfigResource:
     def __init__(self, resource_type: ConfigResourceType | int | str, name: str | int) -> None:
         kind = ConfigResourceType.parse(resource_type)
         if isinstance(name, bool) or not isinstance(name, (str, int)):
-            raise TypeError(f"ConfigResource name must be a str (or a broker id int), not {type(name).__name__}")
+            raise TypeError(
+                f"ConfigResource name must be a str (or a broker id int), not {type(name).__name__}"
+            )
         text = str(name).strip()
         if not text:
             raise ValueError("ConfigResource name must not be empty")
@@ -202,7 +206,9 @@ def normalize_alter_ops(changes: Any) -> list[AlterConfigOp]:
                 name, op, value = item
                 ops.append(AlterConfigOp(name, None if value is None else _config_text(value), _op_type(op)))
             else:
-                raise TypeError(f"config change {item!r} must be an AlterConfigOp or a (name, op, value) triple")
+                raise TypeError(
+                    f"config change {item!r} must be an AlterConfigOp or a (name, op, value) triple"
+                )
     else:
         raise TypeError("config changes must be {name: value} or a list of (name, op, value)")
     if not ops:
@@ -214,10 +220,13 @@ def normalize_alter_ops(changes: Any) -> list[AlterConfigOp]:
     return ops
 
 
-def describe_resource(resource: ConfigResource, config_names: Iterable[str] | None) -> DescribeConfigsResource:
+def describe_resource(
+    resource: ConfigResource, config_names: Iterable[str] | None
+) -> DescribeConfigsResource:
     """The DescribeConfigs request entry of ``resource`` (None names = every config)."""
     return DescribeConfigsResource(
-        resource_type=int(resource.resource_type), resource_name=resource.name,
+        resource_type=int(resource.resource_type),
+        resource_name=resource.name,
         configuration_keys=None if config_names is None else list(config_names),
     )
 
@@ -225,8 +234,11 @@ def describe_resource(resource: ConfigResource, config_names: Iterable[str] | No
 def alter_resource(resource: ConfigResource, ops: list[AlterConfigOp]) -> AlterConfigsResource:
     """The IncrementalAlterConfigs request entry of ``resource``."""
     return AlterConfigsResource(
-        resource_type=int(resource.resource_type), resource_name=resource.name,
-        configs=[AlterableConfig(name=op.name, config_operation=int(op.op_type), value=op.value) for op in ops],
+        resource_type=int(resource.resource_type),
+        resource_name=resource.name,
+        configs=[
+            AlterableConfig(name=op.name, config_operation=int(op.op_type), value=op.value) for op in ops
+        ],
     )
 
 
@@ -247,6 +259,7 @@ def read_described(result: DescribeConfigsResult) -> dict[str, ConfigEntry]:
             source = ConfigSource(entry.config_source)
         except ValueError:
             source = ConfigSource.UNKNOWN
-        entries[entry.name] = ConfigEntry(entry.name, entry.value, source, bool(entry.read_only),
-                                          bool(entry.is_sensitive))
+        entries[entry.name] = ConfigEntry(
+            entry.name, entry.value, source, bool(entry.read_only), bool(entry.is_sensitive)
+        )
     return dict(sorted(entries.items()))

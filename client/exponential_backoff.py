@@ -57,10 +57,18 @@ class ExponentialBackoff:
         ValueError: an argument outside its range.
     """
 
-    def __init__(self, initial_interval_ms: float, multiplier: float, max_interval_ms: float, jitter: float,
-                 rng: random.Random | None = None) -> None:
+    def __init__(
+        self,
+        initial_interval_ms: float,
+        multiplier: float,
+        max_interval_ms: float,
+        jitter: float,
+        rng: random.Random | None = None,
+    ) -> None:
         if initial_interval_ms < 0 or max_interval_ms < 0:
-            raise ValueError(f"backoff intervals must be >= 0 ms, got {initial_interval_ms} and {max_interval_ms}")
+            raise ValueError(
+                f"backoff intervals must be >= 0 ms, got {initial_interval_ms} and {max_interval_ms}"
+            )
         if multiplier < 1:
             raise ValueError(f"backoff multiplier must be >= 1, got {multiplier}")
         if not 0 <= jitter < 1:
@@ -71,7 +79,9 @@ class ExponentialBackoff:
         self.jitter = jitter
         self._rng = rng if rng is not None else random.Random()
         if max_interval_ms > self.initial_interval_ms and multiplier > 1:
-            self._exp_max = math.log(max_interval_ms / max(self.initial_interval_ms, 1)) / math.log(multiplier)
+            self._exp_max = math.log(max_interval_ms / max(self.initial_interval_ms, 1)) / math.log(
+                multiplier
+            )
         else:
             self._exp_max = 0.0
 
@@ -90,5 +100,7 @@ class ExponentialBackoff:
         return float(min(math.floor(term), self.max_interval_ms))
 
     def __repr__(self) -> str:
-        return (f"ExponentialBackoff(initial_interval_ms={self.initial_interval_ms}, multiplier={self.multiplier}, "
-                f"max_interval_ms={self.max_interval_ms}, jitter={self.jitter})")
+        return (
+            f"ExponentialBackoff(initial_interval_ms={self.initial_interval_ms}, multiplier={self.multiplier}, "
+            f"max_interval_ms={self.max_interval_ms}, jitter={self.jitter})"
+        )

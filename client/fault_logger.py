@@ -49,8 +49,14 @@ class FaultLogger:
         ValueError: ``interval_ms`` below 0.
     """
 
-    def __init__(self, logger: logging.Logger, prefix: str, *, interval_ms: float = DEFAULT_FAULT_LOG_INTERVAL_MS,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        logger: logging.Logger,
+        prefix: str,
+        *,
+        interval_ms: float = DEFAULT_FAULT_LOG_INTERVAL_MS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         if interval_ms < 0:
             raise ValueError(f"interval_ms must be >= 0, got {interval_ms}")
         self._logger = logger
@@ -87,16 +93,26 @@ class FaultLogger:
         fault = self._faults.get(key)
         if fault is None:
             self._faults[key] = _Fault(subject, now, now)
-            self._logger.warning("%s %s", self._prefix, start_message or f"{subject} failed, retrying: {error}")
+            self._logger.warning(
+                "%s %s", self._prefix, start_message or f"{subject} failed, retrying: {error}"
+            )
             return True
         fault.failures += 1
         fault.subject = subject
         if now - fault.last_logged_ms < self.interval_ms:
-            self._logger.debug("%s %s failed again (%d failures): %s", self._prefix, subject, fault.failures, error)
+            self._logger.debug(
+                "%s %s failed again (%d failures): %s", self._prefix, subject, fault.failures, error
+            )
             return False
         fault.last_logged_ms = now
-        self._logger.warning("%s %s still failing after %.0f s (%d failures), retrying: %s", self._prefix, subject,
-                             (now - fault.started_ms) / 1000, fault.failures, error)
+        self._logger.warning(
+            "%s %s still failing after %.0f s (%d failures), retrying: %s",
+            self._prefix,
+            subject,
+            (now - fault.started_ms) / 1000,
+            fault.failures,
+            error,
+        )
         return True
 
     def cleared(self, key: Hashable) -> bool:
@@ -109,8 +125,13 @@ class FaultLogger:
         if fault is None:
             return False
         now = self._clock() * 1000.0
-        self._logger.info("%s %s succeeded again after %.1f s (%d failures)", self._prefix, fault.subject,
-                          (now - fault.started_ms) / 1000, fault.failures)
+        self._logger.info(
+            "%s %s succeeded again after %.1f s (%d failures)",
+            self._prefix,
+            fault.subject,
+            (now - fault.started_ms) / 1000,
+            fault.failures,
+        )
         return True
 
     def forget(self, key: Hashable) -> None:

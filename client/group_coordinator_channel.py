@@ -30,8 +30,9 @@ from kafkette.protocol.schema import Struct
 
 logger = logging.getLogger(__name__)
 
-COORDINATOR_RETRIABLE = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
-                                   Errors.COORDINATOR_LOAD_IN_PROGRESS})
+COORDINATOR_RETRIABLE = frozenset(
+    {Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR, Errors.COORDINATOR_LOAD_IN_PROGRESS}
+)
 """Group errors after which the coordinator is looked up again and the request retried."""
 
 
@@ -58,7 +59,8 @@ class GroupCoordinatorChannel:
         """
         try:
             response: FindCoordinatorResponse = await self._client.send_to_any(
-                FindCoordinatorRequest(key_type=COORDINATOR_TYPE_GROUP, coordinator_keys=[self.group_id]))
+                FindCoordinatorRequest(key_type=COORDINATOR_TYPE_GROUP, coordinator_keys=[self.group_id])
+            )
         except (KafkaConnectionError, KafkaTimeoutError) as exc:
             return exc
         (found,) = response.coordinators
@@ -80,8 +82,9 @@ class GroupCoordinatorChannel:
         assert self.coordinator is not None
         return self.coordinator[0]
 
-    async def send(self, build: Callable[[], Struct | None], group_error: Callable[[Any], int],
-                   timeout_ms: int) -> Any:
+    async def send(
+        self, build: Callable[[], Struct | None], group_error: Callable[[Any], int], timeout_ms: int
+    ) -> Any:
         """Send ``build()`` to the coordinator until it answers as the coordinator.
 
         Args:
@@ -114,19 +117,27 @@ class GroupCoordinatorChannel:
                 node_id, host, port = self.coordinator
                 remaining_ms = max(1, int((deadline - loop.time()) * 1000))
                 try:
-                    response = await self._client.send_to_address(host, port, request, timeout_ms=remaining_ms)
+                    response = await self._client.send_to_address(
+                        host, port, request, timeout_ms=remaining_ms
+                    )
                 except (KafkaConnectionError, KafkaTimeoutError) as exc:
                     last = exc
                 else:
                     code = group_error(response)
                     if code not in COORDINATOR_RETRIABLE:
                         return response
-                    last = error_class(code)(f"coordinator {node_id} of group {self.group_id!r}: "
-                                             f"{error_class(code).message}")
-                logger.info("Group %s: coordinator %d unusable (%s); looking it up again", self.group_id, node_id,
-                            last)
+                    last = error_class(code)(
+                        f"coordinator {node_id} of group {self.group_id!r}: {error_class(code).message}"
+                    )
+                logger.info(
+                    "Group %s: coordinator %d unusable (%s); looking it up again",
+                    self.group_id,
+                    node_id,
+                    last,
+                )
                 self.coordinator = None
             if loop.time() + self._retry_backoff_ms / 1000 >= deadline:
-                raise KafkaTimeoutError(f"no coordinator of group {self.group_id!r} answered in time: {last}") \
-                    from last
+                raise KafkaTimeoutError(
+                    f"no coordinator of group {self.group_id!r} answered in time: {last}"
+                ) from last
             await asyncio.sleep(self._retry_backoff_ms / 1000)

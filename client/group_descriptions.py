@@ -73,5 +73,11 @@ def describe(group: DescribedGroup, coordinator: int) -> ConsumerGroupDescriptio
             except ValueError:
                 assignment = frozenset()
         members.append(MemberDescription(m.member_id, m.client_id, m.client_host, assignment))
-    return ConsumerGroupDescription(group.group_id, not group.protocol_type, tuple(members), group.protocol_data,
-                                    group.group_state, coordinator)
+    return ConsumerGroupDescription(
+        group.group_id,
+        not group.protocol_type,
+        tuple(members),
+        group.protocol_data,
+        group.group_state,
+        coordinator,
+    )

@@ -123,8 +123,11 @@ class KafkaClient:
         self.request_timeout_ms = request_timeout_ms
         self.retry_backoff_ms = retry_backoff_ms
         self.allow_auto_topic_creation = allow_auto_topic_creation
-        self.cluster = ClusterMetadata(metadata_max_age_ms=metadata_max_age_ms, retry_backoff_ms=retry_backoff_ms,
-                                       retry_backoff_max_ms=retry_backoff_max_ms)
+        self.cluster = ClusterMetadata(
+            metadata_max_age_ms=metadata_max_age_ms,
+            retry_backoff_ms=retry_backoff_ms,
+            retry_backoff_max_ms=retry_backoff_max_ms,
+        )
         self._connection_states = ClusterConnectionStates(reconnect_backoff_ms, reconnect_backoff_max_ms)
         log_prefix = f"[Client clientId={self.client_id}]"
         self._connection_faults = FaultLogger(logger, log_prefix)
@@ -132,7 +135,9 @@ class KafkaClient:
         self._conns: dict[Address, BrokerConnection] = {}
         self._conn_locks: dict[Address, asyncio.Lock] = {}
         self._topics: set[str] = set()
-        self._md_task = ShutdownableTask("kafka-client-metadata", log_prefix=f"[Client clientId={self.client_id}]")
+        self._md_task = ShutdownableTask(
+            "kafka-client-metadata", log_prefix=f"[Client clientId={self.client_id}]"
+        )
         self._md_refresh: asyncio.Task[None] | None = None
         self._md_wakeup = asyncio.Event()
         self._closed = False
@@ -158,7 +163,9 @@ class KafkaClient:
             if remaining_s <= 0:
                 servers = ",".join(f"{h}:{p}" for h, p in self._bootstrap)
                 await self.close()
-                raise KafkaConnectionError(f"Unable to bootstrap from {servers}: {_reason(last_exc)}") from last_exc
+                raise KafkaConnectionError(
+                    f"Unable to bootstrap from {servers}: {_reason(last_exc)}"
+                ) from last_exc
             # a backoff reaching past the deadline ends at it, for one last attempt
             await asyncio.sleep(min(self.cluster.backoff_remaining_ms() / 1000, remaining_s))
         self._md_task.start(self._metadata_loop)
@@ -211,7 +218,9 @@ class KafkaClient:
             KafkaConnectionError: no known broker answered.
         """
         if self._md_refresh is None or self._md_refresh.done():
-            self._md_refresh = asyncio.get_running_loop().create_task(self._refresh_once(), name="metadata-refresh")
+            self._md_refresh = asyncio.get_running_loop().create_task(
+                self._refresh_once(), name="metadata-refresh"
+            )
             # Callers may all be cancelled; the failure is still consumed here.
             self._md_refresh.add_done_callback(lambda t: t.cancelled() or t.exception())
         await asyncio.shield(self._md_refresh)
@@ -249,8 +258,12 @@ class KafkaClient:
             remaining = deadline - loop.time()
             if remaining <= 0:
                 if code == Errors.UNKNOWN_TOPIC_OR_PARTITION:
-                    raise error_class(code)(f"Topic {topic} not present in metadata after {timeout_ms or self.request_timeout_ms} ms")
-                raise KafkaTimeoutError(f"Metadata for topic {topic} not available: {last_exc or 'no answer'}")
+                    raise error_class(code)(
+                        f"Topic {topic} not present in metadata after {timeout_ms or self.request_timeout_ms} ms"
+                    )
+                raise KafkaTimeoutError(
+                    f"Metadata for topic {topic} not available: {last_exc or 'no answer'}"
+                )
             await asyncio.sleep(min(self.retry_backoff_ms / 1000, remaining))
 
     async def _metadata_loop(self) -> None:
@@ -278,10 +291,14 @@ class KafkaClient:
             await asyncio.sleep(backoff / 1000)
         brokers = list(self.cluster.brokers().values())
         random.shuffle(brokers)
-        connected = [b for b in brokers if (c := self._conns.get((b.host, b.port))) is not None and c.connected]
+        connected = [
+            b for b in brokers if (c := self._conns.get((b.host, b.port))) is not None and c.connected
+        ]
         # Brokers whose reconnect backoff is over first (a sort is stable: random order within).
-        others = sorted((b for b in brokers if b not in connected),
-                        key=lambda b: self._connection_states.connection_delay_ms((b.host, b.port)) > 0)
+        others = sorted(
+            (b for b in brokers if b not in connected),
+            key=lambda b: self._connection_states.connection_delay_ms((b.host, b.port)) > 0,
+        )
         candidates = [(b.host, b.port) for b in connected + others]
         candidates += [a for a in self._bootstrap if a not in candidates]
         await self._refresh_from(candidates)
@@ -345,8 +362,9 @@ class KafkaClient:
                 await asyncio.sleep(delay_ms / 1000)
             if self._closed:
                 raise KafkaConnectionError("client is closed")
-            conn = BrokerConnection(address[0], address[1], client_id=self.client_id,
-                                    request_timeout_ms=self.request_timeout_ms)
+            conn = BrokerConnection(
+                address[0], address[1], client_id=self.client_id, request_timeout_ms=self.request_timeout_ms
+            )
             try:
                 await conn.connect()
             except KafkaConnectionError as exc:
@@ -354,9 +372,12 @@ class KafkaClient:
                 node = self._node_name(address)
                 if node is not None:
                     self._connection_faults.failed(
-                        address, f"Connection to {node}", _reason(exc),
+                        address,
+                        f"Connection to {node}",
+                        _reason(exc),
                         start_message=f"Connection to {node} could not be established. Node may not be available: "
-                                      f"{_reason(exc)}")
+                        f"{_reason(exc)}",
+                    )
                 raise
             self._connection_states.connected(address)
             if self._connection_faults:
@@ -375,7 +396,9 @@ class KafkaClient:
             await conn.close()
             raise
 
-    async def send_to_address(self, host: str, port: int, request: Struct, *, timeout_ms: int | None = None) -> Any:
+    async def send_to_address(
+        self, host: str, port: int, request: Struct, *, timeout_ms: int | None = None
+    ) -> Any:
         """Send ``request`` to the broker at ``host:port`` (one a response named, such as a
         group's coordinator, perhaps not yet in the metadata) and return its response.
 
@@ -397,8 +420,9 @@ class KafkaClient:
             raise KafkaConnectionError(f"Broker {node_id} is not in the cluster metadata")
         return await self._connection((broker.host, broker.port))
 
-    async def send(self, node_id: int, request: Struct, *, timeout_ms: int | None = None,
-                   expect_response: bool = True) -> Any:
+    async def send(
+        self, node_id: int, request: Struct, *, timeout_ms: int | None = None, expect_response: bool = True
+    ) -> Any:
         """Send ``request`` to broker ``node_id`` and return its response.
 
         Args:
@@ -417,8 +441,9 @@ class KafkaClient:
             self.request_metadata_update(reset_backoff=False)
             raise KafkaConnectionError(f"Broker {node_id} is not in the cluster metadata")
         try:
-            return await self._send_to_address((broker.host, broker.port), request, timeout_ms=timeout_ms,
-                                               expect_response=expect_response)
+            return await self._send_to_address(
+                (broker.host, broker.port), request, timeout_ms=timeout_ms, expect_response=expect_response
+            )
         except (KafkaConnectionError, KafkaTimeoutError):
             self.request_metadata_update(reset_backoff=False)
             raise
@@ -433,8 +458,12 @@ class KafkaClient:
         random.shuffle(brokers)
         addresses = [(b.host, b.port) for b in brokers]
         # Connected brokers first, then those whose reconnect backoff is over, then the rest.
-        addresses.sort(key=lambda a: (not (a in self._conns and self._conns[a].connected),
-                                      self._connection_states.connection_delay_ms(a) > 0))
+        addresses.sort(
+            key=lambda a: (
+                not (a in self._conns and self._conns[a].connected),
+                self._connection_states.connection_delay_ms(a) > 0,
+            )
+        )
         addresses += [a for a in self._bootstrap if a not in addresses]
         last_exc: BaseException | None = None
         for address in addresses:

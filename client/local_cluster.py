@@ -56,7 +56,9 @@ from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_r
 logger = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
-ISOLATED_CONTROLLER_BASE_ID = 3000  # controller-only nodes are 3001, 3002, ... (as Kafka's KafkaClusterTestKit)
+ISOLATED_CONTROLLER_BASE_ID = (
+    3000  # controller-only nodes are 3001, 3002, ... (as Kafka's KafkaClusterTestKit)
+)
 # What BrokerLifecycleManager logs once the controller unfenced this run of the broker.
 UNFENCED_LOG_LINE = b"Broker is now unfenced"
 DEFAULT_CONTROLLERS = 3  # voters of the metadata quorum: any one may fail
@@ -74,6 +76,7 @@ _correlation_ids = itertools.count(1)
 # Like Kafka's own test harness (TestUtils.createBrokerConfig): a local cluster is stopped
 # whole, so a broker whose partitions cannot move retries its controlled shutdown briefly.
 LOCAL_CLUSTER_DEFAULTS: dict[str, Any] = {"controlled.shutdown.retry.backoff.ms": 100}
+
 
 class LocalClusterError(RuntimeError):
     """A broker did not start, exited, or did not register in time (message has log tails)."""
@@ -160,24 +163,39 @@ class LocalCluster:
     Use as ``with LocalCluster(...) as cluster:`` or ``start()``/``stop()``.
     """
 
-    def __init__(self, num_brokers: int = 3, data_dir: str | os.PathLike[str] = "kafkette-data",
-                 base_port: int | None = None, broker_configs: Mapping[str, Any] | None = None,
-                 startup_timeout_s: float = 60, racks: Sequence[str | None] | None = None,
-                 detached: bool = False, controllers: int | None = None,
-                 isolated_controllers: bool = False, hosts: Mapping[int, str] | None = None,
-                 command_prefix: Mapping[int, Sequence[str]] | None = None, kafka_protocol: bool = False) -> None:
+    def __init__(
+        self,
+        num_brokers: int = 3,
+        data_dir: str | os.PathLike[str] = "kafkette-data",
+        base_port: int | None = None,
+        broker_configs: Mapping[str, Any] | None = None,
+        startup_timeout_s: float = 60,
+        racks: Sequence[str | None] | None = None,
+        detached: bool = False,
+        controllers: int | None = None,
+        isolated_controllers: bool = False,
+        hosts: Mapping[int, str] | None = None,
+        command_prefix: Mapping[int, Sequence[str]] | None = None,
+        kafka_protocol: bool = False,
+    ) -> None:
         if type(num_brokers) is not int or num_brokers < 1:
             raise ValueError("num_brokers must be an int >= 1")
         if controllers is None:
             controllers = min(DEFAULT_CONTROLLERS, num_brokers)
-        if type(controllers) is not int or not 1 <= controllers <= (9 if isolated_controllers else num_brokers):
-            raise ValueError(f"controllers must be an int from 1 to the number of brokers ({num_brokers}), "
-                             f"got {controllers!r}")
+        if type(controllers) is not int or not 1 <= controllers <= (
+            9 if isolated_controllers else num_brokers
+        ):
+            raise ValueError(
+                f"controllers must be an int from 1 to the number of brokers ({num_brokers}), "
+                f"got {controllers!r}"
+            )
         if racks is not None:
             if isinstance(racks, str) or not isinstance(racks, Sequence):
                 raise TypeError("racks must be a list with one rack name (or None) per broker")
             if len(racks) != num_brokers:
-                raise ValueError(f"racks names {len(racks)} racks for {num_brokers} brokers; give one per broker")
+                raise ValueError(
+                    f"racks names {len(racks)} racks for {num_brokers} brokers; give one per broker"
+                )
             if any(r is not None and (not isinstance(r, str) or not r.strip()) for r in racks):
                 raise ValueError("each rack must be a non-empty string or None")
         if base_port is not None and not 0 < base_port <= 65535 - 2 * num_brokers - 9:
@@ -186,8 +204,11 @@ class LocalCluster:
         self.data_dir = Path(data_dir).resolve()
         self.broker_ids = list(range(1, num_brokers + 1))
         self.isolated_controllers = isolated_controllers
-        self.voter_ids = ([ISOLATED_CONTROLLER_BASE_ID + i for i in range(1, controllers + 1)] if isolated_controllers
-                          else self.broker_ids[:controllers])
+        self.voter_ids = (
+            [ISOLATED_CONTROLLER_BASE_ID + i for i in range(1, controllers + 1)]
+            if isolated_controllers
+            else self.broker_ids[:controllers]
+        )
         self.node_ids = self.broker_ids + (self.voter_ids if isolated_controllers else [])
         count = len(self.node_ids)
         total = count + (num_brokers if kafka_protocol else 0)
@@ -196,15 +217,23 @@ class LocalCluster:
         self.kafka_protocol = kafka_protocol
         # broker id -> port of its KAFKA listener (empty without kafka_protocol)
         self.kafka_ports: dict[int, int] = dict(zip(self.broker_ids, self._ports[count:], strict=False))
-        unknown = sorted(set(hosts or {}) - set(self.node_ids)) + sorted(set(command_prefix or {}) - set(self.node_ids))
+        unknown = sorted(set(hosts or {}) - set(self.node_ids)) + sorted(
+            set(command_prefix or {}) - set(self.node_ids)
+        )
         if unknown:
-            raise ValueError(f"hosts and command_prefix name nodes {unknown}; this cluster has {self.node_ids}")
+            raise ValueError(
+                f"hosts and command_prefix name nodes {unknown}; this cluster has {self.node_ids}"
+            )
         self.hosts: dict[int, str] = {n: (hosts or {}).get(n, HOST) for n in self.node_ids}
         self._command_prefix = {n: list(p) for n, p in (command_prefix or {}).items()}
         self._broker_configs = dict(broker_configs or {})
         self.node_configs: dict[int, dict[str, Any]] = {}  # per node, over broker_configs, at its next start
-        self.node_env: dict[int, dict[str, str]] = {}  # per node, extra environment variables at its next start
-        self.racks: dict[int, str | None] = dict(zip(self.broker_ids, racks or [None] * num_brokers, strict=True))
+        self.node_env: dict[
+            int, dict[str, str]
+        ] = {}  # per node, extra environment variables at its next start
+        self.racks: dict[int, str | None] = dict(
+            zip(self.broker_ids, racks or [None] * num_brokers, strict=True)
+        )
         self.racks.update({v: None for v in self.voter_ids if v not in self.racks})
         self.startup_timeout_s = startup_timeout_s
         self.detached = detached
@@ -231,11 +260,19 @@ class LocalCluster:
         """
         if not self.kafka_protocol:
             raise ValueError("this cluster has no Kafka-protocol listeners; make it with kafka_protocol=True")
-        return ",".join(f"{self.hosts[b]}:{self.kafka_ports[b]}" for b in self.broker_ids if b in self.kafka_ports)
+        return ",".join(
+            f"{self.hosts[b]}:{self.kafka_ports[b]}" for b in self.broker_ids if b in self.kafka_ports
+        )
 
     @classmethod
-    def from_data_dir(cls, data_dir: str | os.PathLike[str], *, running: Sequence[BrokerProcess] = (),
-                      detached: bool = False, startup_timeout_s: float = 60) -> LocalCluster:
+    def from_data_dir(
+        cls,
+        data_dir: str | os.PathLike[str],
+        *,
+        running: Sequence[BrokerProcess] = (),
+        detached: bool = False,
+        startup_timeout_s: float = 60,
+    ) -> LocalCluster:
         """The cluster ``data_dir`` holds, to start again as its ``server.properties`` say.
 
         Each node is started with its ``server.properties`` as it is on disk (a user's edits
@@ -258,27 +295,42 @@ class LocalCluster:
         """
         layout = read_cluster_layout(data_dir)
         if layout is None:
-            raise ValueError(f"{Path(data_dir).resolve()} holds no cluster (no broker-<id>/server.properties)")
+            raise ValueError(
+                f"{Path(data_dir).resolve()} holds no cluster (no broker-<id>/server.properties)"
+            )
         brokers = layout.broker_ids
         voters = sorted(layout.voters)
         isolated = bool(voters) and all(not layout.nodes[v].is_broker for v in voters if v in layout.nodes)
         if brokers != list(range(1, len(brokers) + 1)) or not voters or not set(voters) <= set(layout.nodes):
-            raise ValueError(f"{Path(data_dir).resolve()} holds nodes {sorted(layout.nodes)} with voters {voters}; "
-                             f"a local cluster has brokers 1..N and voters among its nodes")
-        cluster = cls(len(brokers), data_dir, startup_timeout_s=startup_timeout_s, detached=detached,
-                      controllers=len(voters), isolated_controllers=isolated,
-                      kafka_protocol=any(n.kafka_port is not None for n in layout.nodes.values()))
+            raise ValueError(
+                f"{Path(data_dir).resolve()} holds nodes {sorted(layout.nodes)} with voters {voters}; "
+                f"a local cluster has brokers 1..N and voters among its nodes"
+            )
+        cluster = cls(
+            len(brokers),
+            data_dir,
+            startup_timeout_s=startup_timeout_s,
+            detached=detached,
+            controllers=len(voters),
+            isolated_controllers=isolated,
+            kafka_protocol=any(n.kafka_port is not None for n in layout.nodes.values()),
+        )
         if cluster.voter_ids != voters or sorted(cluster.node_ids) != sorted(layout.nodes):
-            raise ValueError(f"{Path(data_dir).resolve()} has voters {voters} among nodes {sorted(layout.nodes)}; "
-                             f"a local cluster's voters are its first nodes (or 3001.. when isolated)")
+            raise ValueError(
+                f"{Path(data_dir).resolve()} has voters {voters} among nodes {sorted(layout.nodes)}; "
+                f"a local cluster's voters are its first nodes (or 3001.. when isolated)"
+            )
         cluster._use_layout(layout)
         cluster._adopted = {b.id: b for b in running if b.id in cluster.ports}
         return cluster
 
     def _use_layout(self, layout: ClusterLayout) -> None:
         self.ports = {n: node.port for n, node in layout.nodes.items()}
-        self.kafka_ports = {n: node.kafka_port for n, node in layout.nodes.items()
-                            if node.kafka_port is not None and node.is_broker}
+        self.kafka_ports = {
+            n: node.kafka_port
+            for n, node in layout.nodes.items()
+            if node.kafka_port is not None and node.is_broker
+        }
         self.hosts = {n: node.host for n, node in layout.nodes.items()}
         if layout.cluster_id:
             self.cluster_id = layout.cluster_id
@@ -312,7 +364,8 @@ class LocalCluster:
                     raise LocalClusterError(
                         f"port {old} of {kind} {node_id} (a voter of the metadata quorum) is taken by another "
                         f"process, and nodes {', '.join(map(str, others))} know the voter by that port; free the port, "
-                        f"or stop the cluster and start it again to move it")
+                        f"or stop the cluster and start it again to move it"
+                    )
                 (new,) = free_ports(1)
                 move_listener_port(self.config_path(node_id), old, new)
                 if is_voter_port:
@@ -320,8 +373,10 @@ class LocalCluster:
                         if self.config_path(other).is_file():
                             move_voter_port(self.config_path(other), old, new)
                 port_map[node_id] = new
-                lines.append(f"Port {old} of {kind} {node_id} is taken; {kind} {node_id} listens on "
-                             f"{self.hosts[node_id]}:{new} now (listeners in {self.config_path(node_id)})")
+                lines.append(
+                    f"Port {old} of {kind} {node_id} is taken; {kind} {node_id} listens on "
+                    f"{self.hosts[node_id]}:{new} now (listeners in {self.config_path(node_id)})"
+                )
         return lines
 
     def _cluster_id(self) -> str:
@@ -360,12 +415,19 @@ class LocalCluster:
         """The ``server.properties`` entries of ``broker_id`` (overrides applied)."""
         props: dict[str, Any] = {
             "node.id": broker_id,
-            "process.roles": ("controller" if broker_id not in self.broker_ids
-                              else "broker,controller" if broker_id in self.voter_ids else "broker"),
+            "process.roles": (
+                "controller"
+                if broker_id not in self.broker_ids
+                else "broker,controller"
+                if broker_id in self.voter_ids
+                else "broker"
+            ),
             "listeners": f"PLAINTEXT://{HOST}:{self.ports[broker_id]}",
             "log.dirs": str(self.broker_dir(broker_id) / "logs"),
             "cluster.id": self.cluster_id,
-            "controller.quorum.voters": ",".join(f"{v}@{self.hosts[v]}:{self.ports[v]}" for v in self.voter_ids),
+            "controller.quorum.voters": ",".join(
+                f"{v}@{self.hosts[v]}:{self.ports[v]}" for v in self.voter_ids
+            ),
         }
         if self.hosts[broker_id] != HOST:
             props["listeners"] = f"PLAINTEXT://0.0.0.0:{self.ports[broker_id]}"
@@ -374,7 +436,9 @@ class LocalCluster:
             bind = HOST if self.hosts[broker_id] == HOST else "0.0.0.0"
             props["listeners"] += f",KAFKA://{bind}:{self.kafka_ports[broker_id]}"
             if "advertised.listeners" in props:
-                props["advertised.listeners"] += f",KAFKA://{self.hosts[broker_id]}:{self.kafka_ports[broker_id]}"
+                props["advertised.listeners"] += (
+                    f",KAFKA://{self.hosts[broker_id]}:{self.kafka_ports[broker_id]}"
+                )
         if self.racks[broker_id] is not None:
             props["broker.rack"] = self.racks[broker_id]
         props.update(LOCAL_CLUSTER_DEFAULTS)
@@ -435,15 +499,29 @@ class LocalCluster:
         self._log_starts[broker_id] = log.seek(0, os.SEEK_END)
         try:
             self._procs[broker_id] = subprocess.Popen(
-                [*self._command_prefix.get(broker_id, []), sys.executable, "-m", "kafkette.broker",
-                 "--config", str(config)],
-                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                cwd=str(self.data_dir), env=env, start_new_session=self.detached,
+                [
+                    *self._command_prefix.get(broker_id, []),
+                    sys.executable,
+                    "-m",
+                    "kafkette.broker",
+                    "--config",
+                    str(config),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=str(self.data_dir),
+                env=env,
+                start_new_session=self.detached,
             )
         finally:
             log.close()
-        logger.info("[LocalCluster] Started broker %d (pid %d) on port %d", broker_id,
-                    self._procs[broker_id].pid, self.ports[broker_id])
+        logger.info(
+            "[LocalCluster] Started broker %d (pid %d) on port %d",
+            broker_id,
+            self._procs[broker_id].pid,
+            self.ports[broker_id],
+        )
 
     def pid(self, broker_id: int) -> int | None:
         """Process id of a running broker (also one of ``from_data_dir``'s ``running``), or None
@@ -483,7 +561,9 @@ class LocalCluster:
         try:
             proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
-            logger.warning("[LocalCluster] Broker %d ignored SIGTERM for %.0f s; killing it", broker_id, timeout_s)
+            logger.warning(
+                "[LocalCluster] Broker %d ignored SIGTERM for %.0f s; killing it", broker_id, timeout_s
+            )
             proc.kill()
             proc.wait(timeout=timeout_s)
         logger.info("[LocalCluster] Stopped broker %d (%s)", broker_id, "SIGKILL" if hard else "SIGTERM")
@@ -531,7 +611,8 @@ class LocalCluster:
         reason = self._last_error_line(node_id)
         raise LocalClusterError(
             f"{self.node_kind(node_id)} {node_id} exited with code {code}{': ' + reason if reason else ''} "
-            f"(log: {self.log_path(node_id)})\n{self._log_tails(sorted(set(exited) | {node_id}))}")
+            f"(log: {self.log_path(node_id)})\n{self._log_tails(sorted(set(exited) | {node_id}))}"
+        )
 
     def _root_failure(self, exited: list[int], watched: Sequence[int]) -> int:
         """Of the nodes that exited, the one to name: one that could not listen or use its log
@@ -561,8 +642,10 @@ class LocalCluster:
         except OSError:
             return False
         listening = f":{self.ports[node_id]} ("  # SocketServer's "Listening on HOST:PORT (codec)"
-        return not any("Listening on " in line and listening in line
-                       for line in self._log_since_start(node_id).splitlines())
+        return not any(
+            "Listening on " in line and listening in line
+            for line in self._log_since_start(node_id).splitlines()
+        )
 
     def _wait_listening(self, node_id: int, deadline: float) -> None:
         """Wait until a controller-only node accepts connections."""
@@ -573,8 +656,10 @@ class LocalCluster:
                 return
             except OSError as exc:
                 if time.monotonic() >= deadline:
-                    raise LocalClusterError(f"controller {node_id} not listening after {self.startup_timeout_s:.0f} s "
-                                            f"({exc})\n{self._log_tails([node_id])}") from None
+                    raise LocalClusterError(
+                        f"controller {node_id} not listening after {self.startup_timeout_s:.0f} s "
+                        f"({exc})\n{self._log_tails([node_id])}"
+                    ) from None
             time.sleep(0.05)
 
     def _wait_registered(self, broker_id: int, deadline: float, watched: Sequence[int] = ()) -> None:
@@ -586,7 +671,9 @@ class LocalCluster:
         last_problem = "no answer yet"
         while True:
             self._check_exited(watched)
-            problem = self._registration_problem(broker_id, expected_self, lambda: self._check_exited(watched))
+            problem = self._registration_problem(
+                broker_id, expected_self, lambda: self._check_exited(watched)
+            )
             if problem is None:
                 return
             last_problem = problem
@@ -617,8 +704,9 @@ class LocalCluster:
         except OSError:
             return ""
 
-    def _registration_problem(self, broker_id: int, expected: set[int],
-                              check_exits: Callable[[], None] = lambda: None) -> str | None:
+    def _registration_problem(
+        self, broker_id: int, expected: set[int], check_exits: Callable[[], None] = lambda: None
+    ) -> str | None:
         if not self._unfenced_since_start(broker_id):
             return f"broker {broker_id} not yet registered and unfenced by the controller"
         for asked in sorted(b for b in expected if self.is_running(b)):
@@ -637,7 +725,7 @@ class LocalCluster:
         """The broker's last one-line ``Error: ...`` since this cluster last started it (how it
         reports a bad config or a busy port), without the prefix; empty when there is none."""
         text = self._log_since_start(broker_id)
-        errors = [line[len("Error: "):].strip() for line in text.splitlines() if line.startswith("Error: ")]
+        errors = [line[len("Error: ") :].strip() for line in text.splitlines() if line.startswith("Error: ")]
         return errors[-1] if errors else ""
 
     def _log_tails(self, broker_ids: list[int], lines: int = 20) -> str:
@@ -669,6 +757,8 @@ class LocalCluster:
                 try:
                     proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
                 except subprocess.TimeoutExpired:
-                    logger.warning("[LocalCluster] Broker %d did not stop after SIGTERM; killing it", broker_id)
+                    logger.warning(
+                        "[LocalCluster] Broker %d did not stop after SIGTERM; killing it", broker_id
+                    )
                     proc.kill()
                     proc.wait(timeout=10)

@@ -78,7 +78,7 @@ def node_config_paths(data_dir: str | os.PathLike[str]) -> dict[int, Path]:
     root = Path(data_dir)
     for kind in ("broker", "controller"):
         for path in root.glob(f"{kind}-*/{CONFIG_FILE}"):
-            suffix = path.parent.name[len(kind) + 1:]
+            suffix = path.parent.name[len(kind) + 1 :]
             if suffix.isdigit() and path.is_file():
                 found[int(suffix)] = path
     return dict(sorted(found.items()))
@@ -144,8 +144,14 @@ def read_node_layout(node_id: int, path: Path) -> NodeLayout:
         raise ValueError(f"{path} has no kafkette listener in listeners")
     host, port = own[0]
     roles = tuple(r.strip() for r in props.get("process.roles", "broker").split(",") if r.strip())
-    return NodeLayout(node_id, roles, "127.0.0.1" if host in WILDCARD_HOSTS else host, port,
-                      kafka[0] if kafka else None, path)
+    return NodeLayout(
+        node_id,
+        roles,
+        "127.0.0.1" if host in WILDCARD_HOSTS else host,
+        port,
+        kafka[0] if kafka else None,
+        path,
+    )
 
 
 def read_cluster_layout(data_dir: str | os.PathLike[str]) -> ClusterLayout | None:
@@ -160,7 +166,9 @@ def read_cluster_layout(data_dir: str | os.PathLike[str]) -> ClusterLayout | Non
     nodes = {node_id: read_node_layout(node_id, path) for node_id, path in paths.items()}
     first = next(iter(paths.values()))
     props = _load(first)
-    return ClusterLayout(nodes, _voters(props.get("controller.quorum.voters", ""), first), props.get("cluster.id"))
+    return ClusterLayout(
+        nodes, _voters(props.get("controller.quorum.voters", ""), first), props.get("cluster.id")
+    )
 
 
 def port_is_taken(host: str, port: int) -> bool:
@@ -191,7 +199,9 @@ def move_listener_port(path: Path, old_port: int, new_port: int) -> None:
     Raises:
         OSError: the file cannot be read or written.
     """
-    _edit(path, {"listeners": ("://", old_port, new_port), "advertised.listeners": ("://", old_port, new_port)})
+    _edit(
+        path, {"listeners": ("://", old_port, new_port), "advertised.listeners": ("://", old_port, new_port)}
+    )
 
 
 def move_voter_port(path: Path, old_port: int, new_port: int) -> None:

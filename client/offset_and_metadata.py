@@ -43,18 +43,32 @@ def _error(what: str, group_id: str, code: int, where: str = "") -> Exception:
     return cls(f"Offset {what} of group {group_id!r}{where} failed: {cls.message}")
 
 
-def offset_commit_request(group_id: str, offsets: Mapping[TopicPartition, OffsetAndMetadata], *,
-                          generation_id: int = -1, member_id: str = "",
-                          group_instance_id: str | None = None) -> OffsetCommitRequest:
+def offset_commit_request(
+    group_id: str,
+    offsets: Mapping[TopicPartition, OffsetAndMetadata],
+    *,
+    generation_id: int = -1,
+    member_id: str = "",
+    group_instance_id: str | None = None,
+) -> OffsetCommitRequest:
     """The OffsetCommit request for ``offsets`` (outside group management by default)."""
     by_topic: dict[str, list[OffsetCommitRequestPartition]] = {}
     for tp, value in sorted(offsets.items()):
-        by_topic.setdefault(tp.topic, []).append(OffsetCommitRequestPartition(
-            partition_index=tp.partition, committed_offset=value.offset,
-            committed_leader_epoch=value.leader_epoch, committed_metadata=value.metadata))
-    return OffsetCommitRequest(group_id=group_id, generation_id=generation_id, member_id=member_id,
-                               group_instance_id=group_instance_id,
-                               topics=[OffsetCommitRequestTopic(name=n, partitions=ps) for n, ps in by_topic.items()])
+        by_topic.setdefault(tp.topic, []).append(
+            OffsetCommitRequestPartition(
+                partition_index=tp.partition,
+                committed_offset=value.offset,
+                committed_leader_epoch=value.leader_epoch,
+                committed_metadata=value.metadata,
+            )
+        )
+    return OffsetCommitRequest(
+        group_id=group_id,
+        generation_id=generation_id,
+        member_id=member_id,
+        group_instance_id=group_instance_id,
+        topics=[OffsetCommitRequestTopic(name=n, partitions=ps) for n, ps in by_topic.items()],
+    )
 
 
 def commit_group_error(response: OffsetCommitResponse | OffsetDeleteResponse) -> int:
@@ -81,7 +95,9 @@ def raise_commit_errors(group_id: str, response: OffsetCommitResponse) -> None:
                 raise _error("commit", group_id, p.error_code, f" for {topic.name}-{p.partition_index}")
 
 
-def committed_offsets(group_id: str, response: OffsetFetchResponse) -> dict[TopicPartition, OffsetAndMetadata | None]:
+def committed_offsets(
+    group_id: str, response: OffsetFetchResponse
+) -> dict[TopicPartition, OffsetAndMetadata | None]:
     """``{partition: committed offset or None}`` of an OffsetFetch answer.
 
     Raises:
@@ -95,6 +111,9 @@ def committed_offsets(group_id: str, response: OffsetFetchResponse) -> dict[Topi
             if p.error_code != Errors.NONE:
                 raise _error("fetch", group_id, p.error_code, f" for {topic.name}-{p.partition_index}")
             tp = TopicPartition(topic.name, p.partition_index)
-            out[tp] = None if p.committed_offset < 0 else OffsetAndMetadata(
-                p.committed_offset, p.metadata or "", p.committed_leader_epoch)
+            out[tp] = (
+                None
+                if p.committed_offset < 0
+                else OffsetAndMetadata(p.committed_offset, p.metadata or "", p.committed_leader_epoch)
+            )
     return out

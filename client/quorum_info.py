@@ -31,7 +31,9 @@ class ReplicaState:
 
     @classmethod
     def from_wire(cls, state: QuorumReplicaState) -> ReplicaState:
-        return cls(state.replica_id, state.log_end_offset, state.last_fetch_timestamp, state.last_caught_up_timestamp)
+        return cls(
+            state.replica_id, state.log_end_offset, state.last_fetch_timestamp, state.last_caught_up_timestamp
+        )
 
 
 @dataclass(frozen=True)
@@ -47,9 +49,13 @@ class QuorumInfo:
 
     @classmethod
     def from_wire(cls, partition: DescribeQuorumPartitionResponse) -> QuorumInfo:
-        return cls(partition.leader_id, partition.leader_epoch, partition.high_watermark,
-                   tuple(ReplicaState.from_wire(v) for v in partition.current_voters),
-                   tuple(ReplicaState.from_wire(o) for o in partition.observers))
+        return cls(
+            partition.leader_id,
+            partition.leader_epoch,
+            partition.high_watermark,
+            tuple(ReplicaState.from_wire(v) for v in partition.current_voters),
+            tuple(ReplicaState.from_wire(o) for o in partition.observers),
+        )
 
     @property
     def leader(self) -> ReplicaState | None:

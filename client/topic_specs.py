@@ -84,18 +84,23 @@ class NewTopic:
         assignment = normalize_replica_assignment(self.replica_assignment)
         if assignment is not None and (self.num_partitions != -1 or self.replication_factor != -1):
             if self.num_partitions not in (-1, len(assignment)) or self.replication_factor not in (
-                -1, len(next(iter(assignment.values())))
+                -1,
+                len(next(iter(assignment.values()))),
             ):
-                raise ValueError("replica_assignment cannot be combined with num_partitions/replication_factor")
+                raise ValueError(
+                    "replica_assignment cannot be combined with num_partitions/replication_factor"
+                )
         return CreatableTopic(
             name=self.name,
             num_partitions=-1 if assignment is not None else int(self.num_partitions),
             replication_factor=-1 if assignment is not None else int(self.replication_factor),
             assignments=[
-                CreatableReplicaAssignment(partition_index=p, broker_ids=b) for p, b in sorted((assignment or {}).items())
+                CreatableReplicaAssignment(partition_index=p, broker_ids=b)
+                for p, b in sorted((assignment or {}).items())
             ],
             configs=[
-                CreatableTopicConfig(name=k, value=None if v is None else str(v)) for k, v in (self.configs or {}).items()
+                CreatableTopicConfig(name=k, value=None if v is None else str(v))
+                for k, v in (self.configs or {}).items()
             ],
         )
 
@@ -143,12 +148,16 @@ class NewPartitions:
         if not isinstance(name, str) or not name:
             raise ValueError("topic name must be a non-empty string")
         if type(self.total_count) is not int:
-            raise TypeError(f"NewPartitions.total_count must be an int, not {type(self.total_count).__name__}")
+            raise TypeError(
+                f"NewPartitions.total_count must be an int, not {type(self.total_count).__name__}"
+            )
         if self.total_count < 1:
             raise ValueError(f"NewPartitions.total_count must be >= 1, got {self.total_count}")
         assignments = None
         if self.new_assignments is not None:
-            if isinstance(self.new_assignments, (str, bytes, Mapping)) or not isinstance(self.new_assignments, Sequence):
+            if isinstance(self.new_assignments, (str, bytes, Mapping)) or not isinstance(
+                self.new_assignments, Sequence
+            ):
                 raise TypeError("NewPartitions.new_assignments must be a list of broker-id lists")
             assignments = []
             for index, replicas in enumerate(self.new_assignments):

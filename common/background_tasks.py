@@ -24,7 +24,9 @@ logger = logging.getLogger(__name__)
 SHUTDOWN_TIMEOUT_S = 5.0
 
 
-async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any] | None], timeout_s: float) -> set[asyncio.Task[Any]]:
+async def cancel_and_wait(
+    tasks: Iterable[asyncio.Task[Any] | None], timeout_s: float
+) -> set[asyncio.Task[Any]]:
     """Cancel the tasks and wait until they have finished, at most ``timeout_s``.
 
     Args:
@@ -58,8 +60,13 @@ class ShutdownableTask:
         on_failure: called with the exception when the work crashes.
     """
 
-    def __init__(self, name: str, *, log_prefix: str | None = None,
-                 on_failure: Callable[[BaseException], None] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        *,
+        log_prefix: str | None = None,
+        on_failure: Callable[[BaseException], None] | None = None,
+    ) -> None:
         self.name = name
         self._prefix = log_prefix or f"[{name}]"
         self._on_failure = on_failure
@@ -132,8 +139,14 @@ class BackgroundTasks:
         self._loop_task: ShutdownableTask | None = None
         self._requests: set[asyncio.Task[None]] = set()
 
-    def start(self, loop: Callable[[], Awaitable[None]], name: str,
-              on_failure: Callable[[BaseException], None] | None = None, *, log_prefix: str | None = None) -> None:
+    def start(
+        self,
+        loop: Callable[[], Awaitable[None]],
+        name: str,
+        on_failure: Callable[[BaseException], None] | None = None,
+        *,
+        log_prefix: str | None = None,
+    ) -> None:
         """Start the loop task.
 
         Args:

@@ -145,7 +145,9 @@ class MockTime:
     @property
     def sleepers(self) -> int:
         """Tasks sleeping on this clock now (timers not counted)."""
-        return sum(1 for _, _, waiter in self._sleepers if isinstance(waiter, asyncio.Future) and not waiter.done())
+        return sum(
+            1 for _, _, waiter in self._sleepers if isinstance(waiter, asyncio.Future) and not waiter.done()
+        )
 
     def advance(self, ms: float) -> None:
         """Move both readings forward by ``ms`` and wake every sleeper (run every timer) whose

@@ -89,8 +89,15 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
 }
 """Kafka's ``ConfigDef.Type`` by name: raw (string or typed) value -> typed value."""
 
-CONFIG_TYPE_IDS: dict[str, int] = {"boolean": 1, "string": 2, "int": 3, "short": 4, "long": 5, "double": 6,
-                                   "list": 7}
+CONFIG_TYPE_IDS: dict[str, int] = {
+    "boolean": 1,
+    "string": 2,
+    "int": 3,
+    "short": 4,
+    "long": 5,
+    "double": 6,
+    "list": 7,
+}
 """The ``config_type`` of DescribeConfigs answers (KIP-569, Kafka's ``ConfigType``) by ``ConfigKey.type``;
 0 is UNKNOWN."""
 
@@ -216,6 +223,8 @@ def table(keys: Sequence[ConfigKey]) -> dict[str, ConfigKey]:
 
 def render_properties(props: Mapping[str, Any]) -> str:
     """Render ``props`` as ``server.properties`` text (lists joined with commas)."""
-    rendered = {k: ",".join(v) if isinstance(v, (list, tuple)) else str(v).lower() if isinstance(v, bool) else str(v)
-                for k, v in props.items()}
+    rendered = {
+        k: ",".join(v) if isinstance(v, (list, tuple)) else str(v).lower() if isinstance(v, bool) else str(v)
+        for k, v in props.items()
+    }
     return javaproperties.dumps(rendered, timestamp=False)

@@ -62,8 +62,14 @@ class KafkaScheduler:
         self._jobs: dict[str, ScheduledJob] = {}
         self._shut_down = False
 
-    def schedule(self, name: str, job: Callable[[], object], *, delay_ms: float = 0.0,
-                 period_ms: float | Callable[[], float] | None = None) -> ScheduledJob:
+    def schedule(
+        self,
+        name: str,
+        job: Callable[[], object],
+        *,
+        delay_ms: float = 0.0,
+        period_ms: float | Callable[[], float] | None = None,
+    ) -> ScheduledJob:
         """Run ``job`` after ``delay_ms``, then every ``period_ms`` (once when None).
 
         Args:
@@ -122,8 +128,9 @@ class KafkaScheduler:
                     period_ms = max(period_ms(), 1.0)
                 except Exception as exc:  # no next run can be placed: the job ends, its failure kept
                     record.last_failure = exc
-                    logger.exception("%s Job %s stopped: its period could not be computed", self._prefix,
-                                     record.name)
+                    logger.exception(
+                        "%s Job %s stopped: its period could not be computed", self._prefix, record.name
+                    )
                     return
             await self.time.sleep(period_ms)
 
@@ -133,8 +140,12 @@ class KafkaScheduler:
         jobs = [job for job in (self._jobs.pop(name, None) for name in names) if job is not None]
         still = await cancel_and_wait([job.task for job in jobs], timeout_s)
         if still:
-            logger.error("%s Jobs still running %.0f s after they were cancelled: %s", self._prefix, timeout_s,
-                         ", ".join(sorted(task.get_name() for task in still)))
+            logger.error(
+                "%s Jobs still running %.0f s after they were cancelled: %s",
+                self._prefix,
+                timeout_s,
+                ", ".join(sorted(task.get_name() for task in still)),
+            )
 
     async def shutdown(self, timeout_s: float = SHUTDOWN_TIMEOUT_S) -> None:
         """Cancel every job and wait for them (at most ``timeout_s``); later ``schedule``
@@ -142,5 +153,9 @@ class KafkaScheduler:
         self._shut_down = True
         still = await cancel_and_wait([job.task for job in self._jobs.values()], timeout_s)
         if still:
-            logger.error("%s Jobs still running %.0f s after shutdown: %s", self._prefix, timeout_s,
-                         ", ".join(sorted(task.get_name() for task in still)))
+            logger.error(
+                "%s Jobs still running %.0f s after shutdown: %s",
+                self._prefix,
+                timeout_s,
+                ", ".join(sorted(task.get_name() for task in still)),
+            )

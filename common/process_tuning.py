@@ -48,8 +48,9 @@ TRIM_THRESHOLD_BYTES = 64 * 1024 * 1024  # free heap kept before it is returned 
 GC_GEN0_THRESHOLD = 100_000  # tracked allocations between young collections (CPython: 700)
 
 
-def tune_malloc(mmap_threshold_bytes: int = MMAP_THRESHOLD_BYTES,
-                trim_threshold_bytes: int = TRIM_THRESHOLD_BYTES) -> bool:
+def tune_malloc(
+    mmap_threshold_bytes: int = MMAP_THRESHOLD_BYTES, trim_threshold_bytes: int = TRIM_THRESHOLD_BYTES
+) -> bool:
     """Keep blocks below ``mmap_threshold_bytes`` on the heap and up to ``trim_threshold_bytes``
     of freed heap in the process (glibc ``mallopt``).
 
@@ -65,8 +66,10 @@ def tune_malloc(mmap_threshold_bytes: int = MMAP_THRESHOLD_BYTES,
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
-    return mallopt(M_MMAP_THRESHOLD, mmap_threshold_bytes) == 1 and mallopt(M_TRIM_THRESHOLD,
-                                                                             trim_threshold_bytes) == 1
+    return (
+        mallopt(M_MMAP_THRESHOLD, mmap_threshold_bytes) == 1
+        and mallopt(M_TRIM_THRESHOLD, trim_threshold_bytes) == 1
+    )
 
 
 def tune_process_memory() -> bool:

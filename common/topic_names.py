@@ -27,7 +27,9 @@ TRANSACTION_STATE_TOPIC_NAME = "__transaction_state"
 coordinator; the name stays internal, as in Kafka, for a topic a client creates under it."""
 SHARE_GROUP_STATE_TOPIC_NAME = "__share_group_state"
 """Kafka's share groups' state (``Topic.SHARE_GROUP_STATE_TOPIC_NAME``, KIP-932); internal as the above."""
-INTERNAL_TOPICS = frozenset({GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME, SHARE_GROUP_STATE_TOPIC_NAME})
+INTERNAL_TOPICS = frozenset(
+    {GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME, SHARE_GROUP_STATE_TOPIC_NAME}
+)
 """Kafka's ``Topic.INTERNAL_TOPICS``: Metadata marks them ``is_internal`` (existing or not), a client's
 Produce and DeleteRecords to them are INVALID_TOPIC_EXCEPTION.  ``__cluster_metadata`` is not one of
 them: it is no topic of the cluster's metadata, and its creation is refused (``CLUSTER_METADATA_TOPIC_NAME``)."""

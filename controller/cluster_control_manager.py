@@ -41,8 +41,8 @@ class HeartbeatAction(enum.Enum):
     """What a heartbeat asks the controller to do to the broker's fencing state."""
 
     NONE = 0
-    UNFENCE = 1          # fenced broker heartbeats without want_fence: it is live again
-    FENCE = 2            # unfenced broker asked to be fenced (want_fence)
+    UNFENCE = 1  # fenced broker heartbeats without want_fence: it is live again
+    FENCE = 2  # unfenced broker asked to be fenced (want_fence)
     CONTROLLED_SHUTDOWN = 3  # want_shut_down: fence now, then tell it to shut down
 
 
@@ -66,7 +66,11 @@ class ClusterControlManager:
     """
 
     def __init__(
-        self, context: ControllerContext, *, cluster_id: str | None, session_timeout_ms: int,
+        self,
+        context: ControllerContext,
+        *,
+        cluster_id: str | None,
+        session_timeout_ms: int,
         log_prefix: Callable[[], str] = lambda: "",
     ) -> None:
         self._context = context
@@ -78,9 +82,13 @@ class ClusterControlManager:
         """True when ``request`` comes from a new process of a broker that is still unfenced:
         the old incarnation must be fenced (and its partitions re-elected) first."""
         existing = self._context.brokers.get(request.broker_id)
-        return existing is not None and existing.incarnation_id != request.incarnation_id and not existing.fenced
+        return (
+            existing is not None and existing.incarnation_id != request.incarnation_id and not existing.fenced
+        )
 
-    def register_broker(self, request: BrokerRegistrationRequest, broker_epoch: int) -> ControllerResult[BrokerRegistrationResponse]:
+    def register_broker(
+        self, request: BrokerRegistrationRequest, broker_epoch: int
+    ) -> ControllerResult[BrokerRegistrationResponse]:
         """Decide a BrokerRegistration.
 
         Args:
@@ -104,22 +112,32 @@ class ClusterControlManager:
             return _registration_error(Errors.INVALID_REQUEST, "The registration names no listener.")
         existing = self._context.brokers.get(request.broker_id)
         if existing is not None and existing.incarnation_id == request.incarnation_id:
-            return ControllerResult([], BrokerRegistrationResponse(error_code=0, broker_epoch=existing.broker_epoch))
+            return ControllerResult(
+                [], BrokerRegistrationResponse(error_code=0, broker_epoch=existing.broker_epoch)
+            )
         listener = request.listeners[0]  # the broker's own (kafkette) listener comes first
         record = RegisterBrokerRecord(
-            broker_id=request.broker_id, broker_epoch=broker_epoch, incarnation_id=request.incarnation_id,
-            host=listener.host, port=listener.port, rack=request.rack,
+            broker_id=request.broker_id,
+            broker_epoch=broker_epoch,
+            incarnation_id=request.incarnation_id,
+            host=listener.host,
+            port=listener.port,
+            rack=request.rack,
             endpoints=[[lst.name, lst.host, lst.port] for lst in request.listeners],
         )
         return ControllerResult([record], BrokerRegistrationResponse(error_code=0, broker_epoch=broker_epoch))
 
     def fence_broker(self, broker_id: int) -> FenceBrokerRecord:
         """The record fencing ``broker_id`` (which must be registered)."""
-        return FenceBrokerRecord(broker_id=broker_id, broker_epoch=self._context.brokers[broker_id].broker_epoch)
+        return FenceBrokerRecord(
+            broker_id=broker_id, broker_epoch=self._context.brokers[broker_id].broker_epoch
+        )
 
     def unfence_broker(self, broker_id: int) -> UnfenceBrokerRecord:
         """The record unfencing ``broker_id`` (which must be registered)."""
-        return UnfenceBrokerRecord(broker_id=broker_id, broker_epoch=self._context.brokers[broker_id].broker_epoch)
+        return UnfenceBrokerRecord(
+            broker_id=broker_id, broker_epoch=self._context.brokers[broker_id].broker_epoch
+        )
 
     def broker_heartbeat(self, request: BrokerHeartbeatRequest, now_ms: int) -> HeartbeatDecision:
         """Check a heartbeat, record its time, and decide the fencing action.
@@ -136,12 +154,14 @@ class ClusterControlManager:
         reg = self._context.brokers.get(request.broker_id)
         if reg is None:
             return HeartbeatDecision(
-                Errors.BROKER_ID_NOT_REGISTERED, HeartbeatAction.NONE,
+                Errors.BROKER_ID_NOT_REGISTERED,
+                HeartbeatAction.NONE,
                 BrokerHeartbeatResponse(error_code=Errors.BROKER_ID_NOT_REGISTERED, is_fenced=True),
             )
         if reg.broker_epoch != request.broker_epoch:
             return HeartbeatDecision(
-                Errors.STALE_BROKER_EPOCH, HeartbeatAction.NONE,
+                Errors.STALE_BROKER_EPOCH,
+                HeartbeatAction.NONE,
                 BrokerHeartbeatResponse(error_code=Errors.STALE_BROKER_EPOCH, is_fenced=reg.fenced),
             )
         reg.last_heartbeat_ms = now_ms
@@ -155,7 +175,10 @@ class ClusterControlManager:
         else:
             action, fenced_after = HeartbeatAction.NONE, reg.fenced
         response = BrokerHeartbeatResponse(
-            error_code=0, is_caught_up=True, is_fenced=fenced_after, should_shut_down=bool(request.want_shut_down),
+            error_code=0,
+            is_caught_up=True,
+            is_fenced=fenced_after,
+            should_shut_down=bool(request.want_shut_down),
         )
         return HeartbeatDecision(Errors.NONE, action, response)
 
@@ -166,7 +189,8 @@ class ClusterControlManager:
             now_ms: monotonic time (ms).
         """
         return sorted(
-            reg.broker_id for reg in self._context.brokers.values()
+            reg.broker_id
+            for reg in self._context.brokers.values()
             if not reg.fenced and now_ms - reg.last_heartbeat_ms > self._session_timeout_ms
         )
 

@@ -41,27 +41,41 @@ class ConfigApis:
         replication_control: elects offline partitions when unclean election is enabled.
     """
 
-    def __init__(self, ops: ControllerOperations, config_control: ConfigControlManager,
-                 replication_control: ReplicationControlManager) -> None:
+    def __init__(
+        self,
+        ops: ControllerOperations,
+        config_control: ConfigControlManager,
+        replication_control: ReplicationControlManager,
+    ) -> None:
         self._ops = ops
         self._config_control = config_control
         self._replication_control = replication_control
 
     async def describe_configs(self, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
         """Describe TOPIC resources (see ``ConfigControlManager.describe_configs``); never raises."""
+
         async def handle() -> DescribeConfigsResponse:
             return self._config_control.describe_configs(request)
 
         try:
             return await self._ops.submit("DescribeConfigs", handle)
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
-            return DescribeConfigsResponse(results=[
-                DescribeConfigsResult(error_code=error_code_for(exc), error_message=error_message(exc),
-                                      resource_type=r.resource_type, resource_name=r.resource_name, configs=[])
-                for r in request.resources
-            ])
+            return DescribeConfigsResponse(
+                results=[
+                    DescribeConfigsResult(
+                        error_code=error_code_for(exc),
+                        error_message=error_message(exc),
+                        resource_type=r.resource_type,
+                        resource_name=r.resource_name,
+                        configs=[],
+                    )
+                    for r in request.resources
+                ]
+            )
 
-    async def incremental_alter_configs(self, request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
+    async def incremental_alter_configs(
+        self, request: IncrementalAlterConfigsRequest
+    ) -> IncrementalAlterConfigsResponse:
         """Change TOPIC config overrides (see ``ConfigControlManager.incremental_alter_configs``); never raises.
 
         The ``ConfigRecord``s are written, every live broker gets UpdateMetadata with the
@@ -70,14 +84,21 @@ class ConfigApis:
         partitions.
         """
         try:
-            return await self._ops.submit("IncrementalAlterConfigs",
-                                          lambda: self._handle_incremental_alter_configs(request))
+            return await self._ops.submit(
+                "IncrementalAlterConfigs", lambda: self._handle_incremental_alter_configs(request)
+            )
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
-            return IncrementalAlterConfigsResponse(responses=[
-                AlterConfigsResourceResponse(error_code=error_code_for(exc), error_message=error_message(exc),
-                                             resource_type=r.resource_type, resource_name=r.resource_name)
-                for r in request.resources
-            ])
+            return IncrementalAlterConfigsResponse(
+                responses=[
+                    AlterConfigsResourceResponse(
+                        error_code=error_code_for(exc),
+                        error_message=error_message(exc),
+                        resource_type=r.resource_type,
+                        resource_name=r.resource_name,
+                    )
+                    for r in request.resources
+                ]
+            )
 
     async def _handle_incremental_alter_configs(
         self, request: IncrementalAlterConfigsRequest
@@ -89,9 +110,14 @@ class ConfigApis:
         await self._ops.write(result.records, "IncrementalAlterConfigs")
         records = [r for r in result.records if isinstance(r, ConfigRecord)]
         for record in records:
-            logger.info("%s %s %s config %s %s", self._ops.log_prefix(), record.resource_type.capitalize(),
-                        record.resource_name, record.name,
-                        f"set to {record.value}" if record.value is not None else "reset to the default")
+            logger.info(
+                "%s %s %s config %s %s",
+                self._ops.log_prefix(),
+                record.resource_type.capitalize(),
+                record.resource_name,
+                record.name,
+                f"set to {record.value}" if record.value is not None else "reset to the default",
+            )
         configs = [r for r in records if r.resource_type == "topic"]  # group configs go to no broker
         topics = sorted({r.resource_name for r in configs})
         if not topics:
@@ -99,9 +125,12 @@ class ConfigApis:
         context = self._ops.context
         batch = self._ops.new_batch()
         batch.add_update_metadata_request_for_brokers(
-            context.live_broker_ids(), [tp for t in topics for tp in context.partitions_of_topic(t)])
+            context.live_broker_ids(), [tp for t in topics for tp in context.partitions_of_topic(t)]
+        )
         batch.send_requests_to_brokers()
-        unclean_topics = sorted({r.resource_name for r in configs if r.name == "unclean.leader.election.enable"})
+        unclean_topics = sorted(
+            {r.resource_name for r in configs if r.name == "unclean.leader.election.enable"}
+        )
         if unclean_topics:
             changes = self._replication_control.elect_offline_partitions(unclean_topics)
             await write_partition_changes(self._ops, changes, "UncleanLeaderElectionEnabled")

@@ -68,12 +68,16 @@ from kafkette.protocol.errors import (
 _OPERATION_NAMES = {OP_APPEND: "APPEND", OP_SUBTRACT: "SUBTRACT"}
 
 
-def _changed_records(resource_type: str, resource_name: str, current: dict[str, str],
-                     updated: dict[str, str | None]) -> list[ConfigRecord]:
+def _changed_records(
+    resource_type: str, resource_name: str, current: dict[str, str], updated: dict[str, str | None]
+) -> list[ConfigRecord]:
     """The ConfigRecords that take a resource's overrides from ``current`` to ``updated``, by
     config name (a record with a None value removes an override)."""
-    return [ConfigRecord(resource_type, resource_name, name, updated.get(name))
-            for name in sorted(set(current) | set(updated)) if current.get(name) != updated.get(name)]
+    return [
+        ConfigRecord(resource_type, resource_name, name, updated.get(name))
+        for name in sorted(set(current) | set(updated))
+        if current.get(name) != updated.get(name)
+    ]
 
 
 class ConfigControlManager:
@@ -86,8 +90,9 @@ class ConfigControlManager:
         log_prefix: callable returning ``[Controller id=N epoch=E]``.
     """
 
-    def __init__(self, context: ControllerContext, config: ControllerConfig,
-                 log_prefix: Callable[[], str] = lambda: "") -> None:
+    def __init__(
+        self, context: ControllerContext, config: ControllerConfig, log_prefix: Callable[[], str] = lambda: ""
+    ) -> None:
         self._context = context
         self._static_names = config.static_topic_config_names
         self._log_prefix = log_prefix
@@ -109,7 +114,10 @@ class ConfigControlManager:
         results = []
         for resource in request.resources:
             result = DescribeConfigsResult(
-                error_code=0, resource_type=resource.resource_type, resource_name=resource.resource_name, configs=[]
+                error_code=0,
+                resource_type=resource.resource_type,
+                resource_name=resource.resource_name,
+                configs=[],
             )
             if resource.resource_type == RESOURCE_GROUP:
                 if not resource.resource_name:
@@ -117,8 +125,10 @@ class ConfigControlManager:
                     result.error_code, result.error_message = error_code_for(problem), problem.args[0]
                 else:
                     result.configs = self.group_config_entries(
-                        self._context.group_config_overrides(resource.resource_name), resource.configuration_keys,
-                        request.include_synonyms)
+                        self._context.group_config_overrides(resource.resource_name),
+                        resource.configuration_keys,
+                        request.include_synonyms,
+                    )
                 results.append(result)
                 continue
             try:
@@ -128,35 +138,49 @@ class ConfigControlManager:
                 result.error_message = str(exc.args[0]) if exc.args else None
                 results.append(result)
                 continue
-            result.configs = self.topic_config_entries(self._context.topic_configs(resource.resource_name),
-                                                       resource.configuration_keys, request.include_synonyms)
+            result.configs = self.topic_config_entries(
+                self._context.topic_configs(resource.resource_name),
+                resource.configuration_keys,
+                request.include_synonyms,
+            )
             results.append(result)
         return DescribeConfigsResponse(results=results)
 
-    def topic_config_entries(self, overrides: dict[str, str], names: list[str] | None = None,
-                             include_synonyms: bool = False) -> list[DescribeConfigsResourceResult]:
+    def topic_config_entries(
+        self, overrides: dict[str, str], names: list[str] | None = None, include_synonyms: bool = False
+    ) -> list[DescribeConfigsResourceResult]:
         """Every topic config (only ``names`` when given; unknown names left out), sorted by name,
         with its value and source for a topic with ``overrides`` (``{name: value}``): what
         DescribeConfigs answers and, from CreateTopics v5 on, what CreateTopics answers for a
         new topic (KIP-525).  With ``include_synonyms``, each also lists where its value may
         come from, most specific first (``synonyms_of``)."""
-        keys = sorted(TOPIC_CONFIG_DEFS) if names is None else [k for k in dict.fromkeys(names)
-                                                                if k in TOPIC_CONFIG_DEFS]
+        keys = (
+            sorted(TOPIC_CONFIG_DEFS)
+            if names is None
+            else [k for k in dict.fromkeys(names) if k in TOPIC_CONFIG_DEFS]
+        )
         entries = []
         for name in keys:
             if name in overrides:
                 value, source = overrides[name], SOURCE_DYNAMIC_TOPIC_CONFIG
             else:
                 value, source = self._defaults[name], self._default_source(name)
-            entries.append(DescribeConfigsResourceResult(
-                name=name, value=value, read_only=False, config_source=source, is_sensitive=False,
-                config_type=CONFIG_TYPE_IDS.get(TOPIC_CONFIG_DEFS[name].type, 0),
-                synonyms=self.synonyms_of(name, overrides) if include_synonyms else [],
-            ))
+            entries.append(
+                DescribeConfigsResourceResult(
+                    name=name,
+                    value=value,
+                    read_only=False,
+                    config_source=source,
+                    is_sensitive=False,
+                    config_type=CONFIG_TYPE_IDS.get(TOPIC_CONFIG_DEFS[name].type, 0),
+                    synonyms=self.synonyms_of(name, overrides) if include_synonyms else [],
+                )
+            )
         return entries
 
-    def group_config_entries(self, overrides: dict[str, str], names: list[str] | None = None,
-                             include_synonyms: bool = False) -> list[DescribeConfigsResourceResult]:
+    def group_config_entries(
+        self, overrides: dict[str, str], names: list[str] | None = None, include_synonyms: bool = False
+    ) -> list[DescribeConfigsResourceResult]:
         """Every group config (only ``names`` when given; unknown names left out), sorted by name,
         for a group with ``overrides`` (``{name: value}``), as Kafka 4.3's
         ``ConfigHelper.createGroupConfigEntry`` lists it: its synonyms, most specific first, are
@@ -165,8 +189,11 @@ class ConfigControlManager:
         (STATIC_BROKER_CONFIG) and as Kafka defaults it (DEFAULT_CONFIG); a config without a broker
         config and without an override has itself at its default (DEFAULT_CONFIG).  The first
         synonym gives the source; they are listed only with ``include_synonyms``."""
-        keys = sorted(GROUP_CONFIG_DEFS) if names is None else [k for k in dict.fromkeys(names)
-                                                                if k in GROUP_CONFIG_DEFS]
+        keys = (
+            sorted(GROUP_CONFIG_DEFS)
+            if names is None
+            else [k for k in dict.fromkeys(names) if k in GROUP_CONFIG_DEFS]
+        )
         entries = []
         for name in keys:
             key = GROUP_CONFIG_DEFS[name]
@@ -177,16 +204,31 @@ class ConfigControlManager:
             if key.synonyms:
                 broker_name = key.synonyms[0]
                 if broker_name in self._group_settings:
-                    synonyms.append(DescribeConfigsSynonym(name=broker_name, value=self._group_defaults[name],
-                                                           source=SOURCE_STATIC_BROKER_CONFIG))
-                synonyms.append(DescribeConfigsSynonym(name=broker_name, value=key.render(key.default),
-                                                       source=SOURCE_DEFAULT_CONFIG))
+                    synonyms.append(
+                        DescribeConfigsSynonym(
+                            name=broker_name,
+                            value=self._group_defaults[name],
+                            source=SOURCE_STATIC_BROKER_CONFIG,
+                        )
+                    )
+                synonyms.append(
+                    DescribeConfigsSynonym(
+                        name=broker_name, value=key.render(key.default), source=SOURCE_DEFAULT_CONFIG
+                    )
+                )
             elif name not in overrides:
                 synonyms.append(DescribeConfigsSynonym(name=name, value=value, source=SOURCE_DEFAULT_CONFIG))
-            entries.append(DescribeConfigsResourceResult(
-                name=name, value=value, read_only=False, config_source=synonyms[0].source, is_sensitive=False,
-                config_type=CONFIG_TYPE_IDS.get(key.type, 0), synonyms=synonyms if include_synonyms else [],
-            ))
+            entries.append(
+                DescribeConfigsResourceResult(
+                    name=name,
+                    value=value,
+                    read_only=False,
+                    config_source=synonyms[0].source,
+                    is_sensitive=False,
+                    config_type=CONFIG_TYPE_IDS.get(key.type, 0),
+                    synonyms=synonyms if include_synonyms else [],
+                )
+            )
         return entries
 
     def synonyms_of(self, name: str, overrides: dict[str, str]) -> list[DescribeConfigsSynonym]:
@@ -196,15 +238,23 @@ class ConfigControlManager:
         (DEFAULT_CONFIG; not listed when that default is null, as ``log.retention.ms``'s)."""
         out = []
         if name in overrides:
-            out.append(DescribeConfigsSynonym(name=name, value=overrides[name], source=SOURCE_DYNAMIC_TOPIC_CONFIG))
+            out.append(
+                DescribeConfigsSynonym(name=name, value=overrides[name], source=SOURCE_DYNAMIC_TOPIC_CONFIG)
+            )
         key = TOPIC_CONFIG_DEFS[name]
         if key.synonyms:
             if name in self._static_names:
-                out.append(DescribeConfigsSynonym(name=key.synonyms[0], value=self._defaults[name],
-                                                  source=SOURCE_STATIC_BROKER_CONFIG))
+                out.append(
+                    DescribeConfigsSynonym(
+                        name=key.synonyms[0], value=self._defaults[name], source=SOURCE_STATIC_BROKER_CONFIG
+                    )
+                )
             if key.synonyms[0] not in BROKER_SYNONYMS_WITHOUT_DEFAULT:
-                out.append(DescribeConfigsSynonym(name=key.synonyms[0], value=key.render(key.default),
-                                                  source=SOURCE_DEFAULT_CONFIG))
+                out.append(
+                    DescribeConfigsSynonym(
+                        name=key.synonyms[0], value=key.render(key.default), source=SOURCE_DEFAULT_CONFIG
+                    )
+                )
         return out
 
     def _default_source(self, name: str) -> int:
@@ -212,7 +262,9 @@ class ConfigControlManager:
 
     def _check_topic_resource(self, resource_type: int, name: str) -> None:
         if resource_type == RESOURCE_BROKER:
-            raise InvalidRequestError("BROKER resources are answered by the broker itself, not the controller.")
+            raise InvalidRequestError(
+                "BROKER resources are answered by the broker itself, not the controller."
+            )
         if resource_type != RESOURCE_TOPIC:
             raise InvalidRequestError(f"Unsupported resource type {resource_type}.")
         if name not in self._context.topics or self._context.is_topic_queued_up_for_deletion(name):
@@ -246,7 +298,9 @@ class ConfigControlManager:
         responses = []
         for resource in request.resources:
             response = AlterConfigsResourceResponse(
-                error_code=0, resource_type=resource.resource_type, resource_name=resource.resource_name,
+                error_code=0,
+                resource_type=resource.resource_type,
+                resource_name=resource.resource_name,
             )
             try:
                 if counts[(resource.resource_type, resource.resource_name)] > 1:
@@ -335,7 +389,8 @@ class ConfigControlManager:
                 if definition is None:
                     raise InvalidConfigError(f"Unknown group config name: {entry.name}")
                 raise InvalidConfigError(
-                    f"Can't {_OPERATION_NAMES[op]} to key {entry.name} because its type is not LIST.")
+                    f"Can't {_OPERATION_NAMES[op]} to key {entry.name} because its type is not LIST."
+                )
             else:
                 raise InvalidRequestError(f"Unknown config operation {op} for config key: {entry.name}")
         try:

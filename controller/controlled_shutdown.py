@@ -54,7 +54,9 @@ def controlled_shutdown(
         new_isr = [r for r in part.isr if r not in shutting_down]
         if part.leader == broker_id:
             candidates = [
-                r for r in part.replicas if r in new_isr and context.is_replica_online(r, tp) and r not in shutting_down
+                r
+                for r in part.replicas
+                if r in new_isr and context.is_replica_online(r, tp) and r not in shutting_down
             ]
             if not candidates:
                 if len(part.replicas) > 1:

@@ -108,6 +108,7 @@ LEADER_REBALANCE_JOB = "auto-leader-rebalance-task"  # Kafka's name for the pref
 
 PRODUCER_ID_BLOCK_SIZE = 1000  # Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE
 
+
 class KafkaController:
     """The active controller.
 
@@ -148,21 +149,28 @@ class KafkaController:
     ) -> None:
         self.config = config
         self.controller_id: int = config.node_id
-        self._scheduler = scheduler or KafkaScheduler(log_prefix=f"[KafkaScheduler controller={config.node_id}]")
+        self._scheduler = scheduler or KafkaScheduler(
+            log_prefix=f"[KafkaScheduler controller={config.node_id}]"
+        )
         time_source = self._scheduler.time
         self._clock_ms = clock_ms or (lambda: int(time_source.monotonic_ms()))
         self._session_check_pending: asyncio.Future[Any] | None = None
         self._metadata_log = metadata_log
         self.context = ControllerContext(self._clock_ms, self.log_prefix)
         self._cluster_control = ClusterControlManager(
-            self.context, cluster_id=config.cluster_id, session_timeout_ms=config.broker_session_timeout_ms,
+            self.context,
+            cluster_id=config.cluster_id,
+            session_timeout_ms=config.broker_session_timeout_ms,
             log_prefix=self.log_prefix,
         )
         self._replication_control = ReplicationControlManager(
-            self.context, default_num_partitions=config.num_partitions,
+            self.context,
+            default_num_partitions=config.num_partitions,
             default_replication_factor=config.default_replication_factor,
-            unclean_leader_election_enable=config.unclean_leader_election_enable, rng=rng,
-            log_prefix=self.log_prefix, topic_config_defaults=config.topic_config_defaults,
+            unclean_leader_election_enable=config.unclean_leader_election_enable,
+            rng=rng,
+            log_prefix=self.log_prefix,
+            topic_config_defaults=config.topic_config_defaults,
         )
         self._channel: Any = channel_manager or ControllerChannelManager(
             self.controller_id, request_timeout_ms=config.controller_socket_timeout_ms
@@ -173,7 +181,8 @@ class KafkaController:
             self, self._replication_control, delete_topic_enable=config.delete_topic_enable
         )
         self._partition_apis = PartitionApis(
-            self, self._replication_control,
+            self,
+            self._replication_control,
             leader_imbalance_per_broker_percentage=config.leader_imbalance_per_broker_percentage,
             leader_imbalance_check_interval_seconds=config.leader_imbalance_check_interval_seconds,
         )
@@ -213,19 +222,31 @@ class KafkaController:
             self.context.metadata_offset = self._metadata_log.next_offset - 1
             epoch = self._metadata_log.next_controller_epoch(self.context.controller_epoch)
             await self.write([ControllerEpochRecord(epoch=epoch)])
-            logger.info("%s Controller started: replayed %d metadata records; %d brokers, %d topics, %d partitions",
-                        self.log_prefix(), len(records), len(self.context.brokers), len(self.context.topics),
-                        len(self.context.partitions))
+            logger.info(
+                "%s Controller started: replayed %d metadata records; %d brokers, %d topics, %d partitions",
+                self.log_prefix(),
+                len(records),
+                len(self.context.brokers),
+                len(self.context.topics),
+                len(self.context.partitions),
+            )
             await self._channel.start()
             await self._on_controller_failover()
             self._events.start()
-            self._scheduler.schedule(SESSION_CHECK_JOB, self._check_broker_sessions,
-                                     delay_ms=self.session_check_interval_ms,
-                                     period_ms=self.session_check_interval_ms)
+            self._scheduler.schedule(
+                SESSION_CHECK_JOB,
+                self._check_broker_sessions,
+                delay_ms=self.session_check_interval_ms,
+                period_ms=self.session_check_interval_ms,
+            )
             if self.config.auto_leader_rebalance_enable:
                 interval_ms = self._partition_apis.leader_imbalance_check_interval_ms
-                self._scheduler.schedule(LEADER_REBALANCE_JOB, self._partition_apis.queue_leader_rebalance,
-                                         delay_ms=interval_ms, period_ms=interval_ms)
+                self._scheduler.schedule(
+                    LEADER_REBALANCE_JOB,
+                    self._partition_apis.queue_leader_rebalance,
+                    delay_ms=interval_ms,
+                    period_ms=interval_ms,
+                )
             self._state = "running"
         except BaseException:
             await self.stop()
@@ -267,7 +288,11 @@ class KafkaController:
         """Queue a check of the brokers' sessions unless the last one is still queued or running
         (the ``broker-session-check`` job)."""
         self._session_check_pending = submit_unless_pending(
-            self._session_check_pending, self._events.try_submit, "BrokerSessionCheck", self._handle_session_check)
+            self._session_check_pending,
+            self._events.try_submit,
+            "BrokerSessionCheck",
+            self._handle_session_check,
+        )
 
     # ---------------------------------------------------------------- public API
 
@@ -294,14 +319,19 @@ class KafkaController:
             outcome, acks = await self.submit("CreateTopics", lambda: self._handle_create_topics(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             code = error_code_for(exc)
-            return CreateTopicsResponse(topics=[
-                CreatableTopicResult(name=t.name, error_code=code, error_message=error_message(exc)) for t in request.topics
-            ])
+            return CreateTopicsResponse(
+                topics=[
+                    CreatableTopicResult(name=t.name, error_code=code, error_message=error_message(exc))
+                    for t in request.topics
+                ]
+            )
         if request.timeout_ms > 0 and acks:
             pending = {f for futures in acks.values() for f in futures if not f.done()}
             unreachable: set[asyncio.Future[Any]] = set()
             while pending and loop.time() < deadline:
-                _, pending = await asyncio.wait(pending, timeout=min(UNREACHABLE_CHECK_S, deadline - loop.time()))
+                _, pending = await asyncio.wait(
+                    pending, timeout=min(UNREACHABLE_CHECK_S, deadline - loop.time())
+                )
                 unreachable = self._channel.awaiting_unreachable_brokers()
                 pending -= unreachable
             for result in outcome.response.topics:
@@ -323,7 +353,9 @@ class KafkaController:
         try:
             return await self.submit("BrokerRegistration", lambda: self._handle_register_broker(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
-            return BrokerRegistrationResponse(error_code=error_code_for(exc), error_message=error_message(exc))
+            return BrokerRegistrationResponse(
+                error_code=error_code_for(exc), error_message=error_message(exc)
+            )
 
     async def broker_heartbeat(self, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse:
         """Handle a heartbeat: BROKER_ID_NOT_REGISTERED, STALE_BROKER_EPOCH, else record it and
@@ -354,11 +386,15 @@ class KafkaController:
         BROKER_ID_NOT_REGISTERED; wrong broker epoch: STALE_BROKER_EPOCH.
         """
         try:
-            return await self.submit("AllocateProducerIds", lambda: self._handle_allocate_producer_ids(request))
+            return await self.submit(
+                "AllocateProducerIds", lambda: self._handle_allocate_producer_ids(request)
+            )
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             return AllocateProducerIdsResponse(error_code=error_code_for(exc))
 
-    async def _handle_allocate_producer_ids(self, request: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse:
+    async def _handle_allocate_producer_ids(
+        self, request: AllocateProducerIdsRequest
+    ) -> AllocateProducerIdsResponse:
         registration = self.context.brokers.get(request.broker_id)
         if registration is None:
             return AllocateProducerIdsResponse(error_code=Errors.BROKER_ID_NOT_REGISTERED)
@@ -403,7 +439,9 @@ class KafkaController:
         """DescribeConfigs for topics (see ``ConfigApis.describe_configs``)."""
         return await self._config_apis.describe_configs(request)
 
-    async def incremental_alter_configs(self, request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
+    async def incremental_alter_configs(
+        self, request: IncrementalAlterConfigsRequest
+    ) -> IncrementalAlterConfigsResponse:
         """IncrementalAlterConfigs for topics (see ``ConfigApis.incremental_alter_configs``)."""
         return await self._config_apis.incremental_alter_configs(request)
 
@@ -445,12 +483,20 @@ class KafkaController:
         requested = {t.name: t for t in request.topics}
         for topic_result in outcome.response.topics:
             if topic_result.error_code == Errors.NONE and topic_result.name in requested:
-                overrides = {c.name: c.value for c in requested[topic_result.name].configs if c.value is not None}
+                overrides = {
+                    c.name: c.value for c in requested[topic_result.name].configs if c.value is not None
+                }
                 topic_result.configs = [
-                    CreatableTopicConfigs(name=e.name, value=e.value, read_only=e.read_only,
-                                          config_source=e.config_source, is_sensitive=e.is_sensitive,
-                                          config_type=e.config_type)
-                    for e in self._config_control.topic_config_entries(overrides)]
+                    CreatableTopicConfigs(
+                        name=e.name,
+                        value=e.value,
+                        read_only=e.read_only,
+                        config_source=e.config_source,
+                        is_sensitive=e.is_sensitive,
+                        config_type=e.config_type,
+                    )
+                    for e in self._config_control.topic_config_entries(overrides)
+                ]
         if not result.records:
             return outcome, {}
         await self.write(result.records, "CreateTopics")
@@ -467,8 +513,12 @@ class KafkaController:
         changes: list[PartitionChangeRecord] = []
         records: list[MetadataRecord] = []
         if replaces:
-            logger.info("%s Broker %d registered with a new incarnation %s; fencing the old incarnation",
-                        self.log_prefix(), broker_id, request.incarnation_id)
+            logger.info(
+                "%s Broker %d registered with a new incarnation %s; fencing the old incarnation",
+                self.log_prefix(),
+                broker_id,
+                request.incarnation_id,
+            )
             changes = self._replication_control.handle_broker_fenced(broker_id)
             records += [self._cluster_control.fence_broker(broker_id), *changes]
         await self.write([*records, *result.records], "BrokerRegistration")
@@ -480,11 +530,15 @@ class KafkaController:
     async def _handle_broker_heartbeat(self, request: BrokerHeartbeatRequest) -> BrokerHeartbeatResponse:
         decision = self._cluster_control.broker_heartbeat(request, self._clock_ms())
         if decision.error == Errors.NONE:  # before unfencing, so that an offline replica is never elected
-            offline = [TopicPartition(t.topic_name, p) for t in request.offline_replicas for p in t.partitions]
+            offline = [
+                TopicPartition(t.topic_name, p) for t in request.offline_replicas for p in t.partitions
+            ]
             await self._handle_replicas_offline(request.broker_id, offline)
         if decision.action == HeartbeatAction.UNFENCE:
             changes = self._replication_control.handle_broker_unfenced(request.broker_id)
-            await self.write([self._cluster_control.unfence_broker(request.broker_id), *changes], "BrokerUnfenced")
+            await self.write(
+                [self._cluster_control.unfence_broker(request.broker_id), *changes], "BrokerUnfenced"
+            )
             await self._on_broker_unfenced(request.broker_id, changes)
         elif decision.action in (HeartbeatAction.FENCE, HeartbeatAction.CONTROLLED_SHUTDOWN):
             await self._fence_broker(request.broker_id, decision.action.name.lower().replace("_", " "))
@@ -518,14 +572,24 @@ class KafkaController:
         changes = self._replication_control.handle_replicas_offline(broker_id, offline)
         if not changes:
             return
-        logger.info("%s Broker %d reports offline replicas %s; %d partitions change", self.log_prefix(), broker_id,
-                    sorted(map(str, offline)), len(changes))
+        logger.info(
+            "%s Broker %d reports offline replicas %s; %d partitions change",
+            self.log_prefix(),
+            broker_id,
+            sorted(map(str, offline)),
+            len(changes),
+        )
         await write_partition_changes(self, list(changes), "ReplicasOffline")
 
     async def _fence_broker(self, broker_id: int, reason: str) -> None:
         changes = self._replication_control.handle_broker_fenced(broker_id)
-        logger.info("%s Fencing broker %d (%s); %d partitions change", self.log_prefix(), broker_id, reason,
-                    len(changes))
+        logger.info(
+            "%s Fencing broker %d (%s); %d partitions change",
+            self.log_prefix(),
+            broker_id,
+            reason,
+            len(changes),
+        )
         await self.write([self._cluster_control.fence_broker(broker_id), *changes], "BrokerFenced")
         await self._on_broker_fenced(broker_id, changes)
 
@@ -544,7 +608,9 @@ class KafkaController:
         changed = [r.topic_partition for r in changes]
         others = [b for b in self.context.live_broker_ids() if b != broker_id]
         batch = self.new_batch()
-        batch.add_leader_and_isr_request_for_brokers([broker_id], self.context.partitions_on_broker(broker_id), full=True)
+        batch.add_leader_and_isr_request_for_brokers(
+            [broker_id], self.context.partitions_on_broker(broker_id), full=True
+        )
         batch.add_leader_and_isr_request_for_brokers(others, changed)
         batch.add_update_metadata_request_for_brokers([broker_id], full=True)
         batch.add_update_metadata_request_for_brokers(others, changed)
@@ -568,7 +634,9 @@ class KafkaController:
         if not records:
             return
         self.context.check_records(records)
-        framed = records if len(records) == 1 else [BeginTransactionRecord(name), *records, EndTransactionRecord()]
+        framed = (
+            records if len(records) == 1 else [BeginTransactionRecord(name), *records, EndTransactionRecord()]
+        )
         await self._metadata_log.append(framed)
         for record in records:
             self._log_change(record)
@@ -579,33 +647,74 @@ class KafkaController:
         """INFO log of a change about to be applied (old state still in the context)."""
         ctx, prefix = self.context, self.log_prefix()
         if isinstance(record, RegisterBrokerRecord):
-            logger.info("%s Registered broker %d at %s:%d rack=%s with broker epoch %d (fenced until it heartbeats)",
-                        prefix, record.broker_id, record.host, record.port, record.rack, record.broker_epoch)
+            logger.info(
+                "%s Registered broker %d at %s:%d rack=%s with broker epoch %d (fenced until it heartbeats)",
+                prefix,
+                record.broker_id,
+                record.host,
+                record.port,
+                record.rack,
+                record.broker_epoch,
+            )
         elif isinstance(record, FenceBrokerRecord):
-            logger.info("%s Fenced broker %d (broker epoch %d)", prefix, record.broker_id, record.broker_epoch)
+            logger.info(
+                "%s Fenced broker %d (broker epoch %d)", prefix, record.broker_id, record.broker_epoch
+            )
         elif isinstance(record, UnfenceBrokerRecord):
-            logger.info("%s Unfenced broker %d (broker epoch %d)", prefix, record.broker_id, record.broker_epoch)
+            logger.info(
+                "%s Unfenced broker %d (broker epoch %d)", prefix, record.broker_id, record.broker_epoch
+            )
         elif isinstance(record, TopicRecord):
             logger.info("%s Created topic %s with topic id %s", prefix, record.name, record.topic_id)
         elif isinstance(record, PartitionRecord):
-            logger.info("%s Created partition %s-%d with replicas %s, leader %d, ISR %s", prefix, record.topic,
-                        record.partition, record.replicas, record.leader, record.isr)
+            logger.info(
+                "%s Created partition %s-%d with replicas %s, leader %d, ISR %s",
+                prefix,
+                record.topic,
+                record.partition,
+                record.replicas,
+                record.leader,
+                record.isr,
+            )
         elif isinstance(record, PartitionChangeRecord):
             old = ctx.partitions.get(TopicPartition(record.topic, record.partition))
             if old is not None and old.leader != record.leader:
-                logger.info("%s Leader of partition %s-%d changed from %d to %d (leader epoch %d)", prefix,
-                            record.topic, record.partition, old.leader, record.leader, record.leader_epoch)
+                logger.info(
+                    "%s Leader of partition %s-%d changed from %d to %d (leader epoch %d)",
+                    prefix,
+                    record.topic,
+                    record.partition,
+                    old.leader,
+                    record.leader,
+                    record.leader_epoch,
+                )
             if old is not None and old.isr != record.isr:
-                logger.info("%s ISR of partition %s-%d changed from %s to %s (partition epoch %d)", prefix,
-                            record.topic, record.partition, old.isr, record.isr, record.partition_epoch)
-            if old is not None and record.offline_replicas is not None and old.offline_replicas != record.offline_replicas:
-                logger.info("%s Offline replicas of partition %s-%d changed from %s to %s (partition epoch %d)",
-                            prefix, record.topic, record.partition, old.offline_replicas, record.offline_replicas,
-                            record.partition_epoch)
+                logger.info(
+                    "%s ISR of partition %s-%d changed from %s to %s (partition epoch %d)",
+                    prefix,
+                    record.topic,
+                    record.partition,
+                    old.isr,
+                    record.isr,
+                    record.partition_epoch,
+                )
+            if (
+                old is not None
+                and record.offline_replicas is not None
+                and old.offline_replicas != record.offline_replicas
+            ):
+                logger.info(
+                    "%s Offline replicas of partition %s-%d changed from %s to %s (partition epoch %d)",
+                    prefix,
+                    record.topic,
+                    record.partition,
+                    old.offline_replicas,
+                    record.offline_replicas,
+                    record.partition_epoch,
+                )
         elif isinstance(record, ControllerEpochRecord):
             logger.info("%s Controller epoch is now %d", prefix, record.epoch)
         elif isinstance(record, TopicDeletionRecord):
             logger.info("%s Topic %s queued for deletion", prefix, record.name)
         elif isinstance(record, RemoveTopicRecord):
             logger.info("%s Removed topic %s (topic id %s)", prefix, record.name, record.topic_id)
-

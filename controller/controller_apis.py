@@ -38,8 +38,9 @@ async def _raft(quorum: QuorumController, request: Any) -> Any:
 
 async def _fetch(quorum: QuorumController, request: Any) -> Any:
     if not request.topics or request.topics[0].topic != CLUSTER_METADATA_TOPIC_NAME:
-        raise error_class(Errors.INVALID_REQUEST)("a controller-only node serves no partition but "
-                                                  f"{CLUSTER_METADATA_TOPIC_NAME}-0")
+        raise error_class(Errors.INVALID_REQUEST)(
+            f"a controller-only node serves no partition but {CLUSTER_METADATA_TOPIC_NAME}-0"
+        )
     return await _raft(quorum, request)
 
 
@@ -50,17 +51,23 @@ async def _describe_quorum(quorum: QuorumController, request: Any) -> Any:
 # the controller APIs: each calls the method of the same name of the voter's current controller
 _CONTROLLER_METHODS = {
     ApiKey.BROKER_REGISTRATION: "register_broker",
-    ApiKey.BROKER_HEARTBEAT: "broker_heartbeat", ApiKey.ALTER_PARTITION: "alter_partition",
-    ApiKey.CONTROLLED_SHUTDOWN: "controlled_shutdown", ApiKey.ALLOCATE_PRODUCER_IDS: "allocate_producer_ids",
-    ApiKey.CREATE_TOPICS: "create_topics", ApiKey.DELETE_TOPICS: "delete_topics",
-    ApiKey.CREATE_PARTITIONS: "create_partitions", ApiKey.ELECT_LEADERS: "elect_leaders",
-    ApiKey.DESCRIBE_CONFIGS: "describe_configs", ApiKey.INCREMENTAL_ALTER_CONFIGS: "incremental_alter_configs",
+    ApiKey.BROKER_HEARTBEAT: "broker_heartbeat",
+    ApiKey.ALTER_PARTITION: "alter_partition",
+    ApiKey.CONTROLLED_SHUTDOWN: "controlled_shutdown",
+    ApiKey.ALLOCATE_PRODUCER_IDS: "allocate_producer_ids",
+    ApiKey.CREATE_TOPICS: "create_topics",
+    ApiKey.DELETE_TOPICS: "delete_topics",
+    ApiKey.CREATE_PARTITIONS: "create_partitions",
+    ApiKey.ELECT_LEADERS: "elect_leaders",
+    ApiKey.DESCRIBE_CONFIGS: "describe_configs",
+    ApiKey.INCREMENTAL_ALTER_CONFIGS: "incremental_alter_configs",
 }
 
 
 def _calls(method: str) -> Handler:
     async def handle(quorum: QuorumController, request: Any) -> Any:
         return await getattr(quorum.controller, method)(request)
+
     return handle
 
 
@@ -93,9 +100,15 @@ class ControllerApis:
             InvalidRequestError: a Fetch of another partition or an unreadable quorum request.
         """
         if spec.key == ApiKey.API_VERSIONS:
-            return ApiVersionsResponse(api_keys=[
-                ApiVersionsResponseKey(api_key=int(key), min_version=s.min_version, max_version=s.max_version)
-                for key, s in sorted(API_REGISTRY.items()) if key in HANDLERS or key == ApiKey.API_VERSIONS])
+            return ApiVersionsResponse(
+                api_keys=[
+                    ApiVersionsResponseKey(
+                        api_key=int(key), min_version=s.min_version, max_version=s.max_version
+                    )
+                    for key, s in sorted(API_REGISTRY.items())
+                    if key in HANDLERS or key == ApiKey.API_VERSIONS
+                ]
+            )
         handler = HANDLERS.get(spec.key)
         if handler is None:
             raise UnsupportedVersionError(f"{spec.key.name} is not answered by a controller-only node")

@@ -93,7 +93,11 @@ class ControllerBrokerRequestBatch:
         self._stop_replica: dict[int, dict[TopicPartition, tuple[bool, StopReplicaCallback | None]]] = {}
 
     def add_leader_and_isr_request_for_brokers(
-        self, broker_ids: Iterable[int], partitions: Iterable[TopicPartition], *, is_new: bool = False,
+        self,
+        broker_ids: Iterable[int],
+        partitions: Iterable[TopicPartition],
+        *,
+        is_new: bool = False,
         full: bool = False,
     ) -> None:
         """Tell ``broker_ids`` the leader and ISR of ``partitions`` (each broker only about
@@ -113,7 +117,11 @@ class ControllerBrokerRequestBatch:
                 self._leader_and_isr_full.add(broker_id)
 
     def add_update_metadata_request_for_brokers(
-        self, broker_ids: Iterable[int], partitions: Iterable[TopicPartition] = (), *, full: bool = False,
+        self,
+        broker_ids: Iterable[int],
+        partitions: Iterable[TopicPartition] = (),
+        *,
+        full: bool = False,
         removed_topics: Iterable[str] = (),
     ) -> None:
         """Send ``broker_ids`` the state of ``partitions`` plus the live broker list.
@@ -131,7 +139,11 @@ class ControllerBrokerRequestBatch:
                 self._update_metadata_full.add(broker_id)
 
     def add_stop_replica_request_for_brokers(
-        self, broker_ids: Iterable[int], tp: TopicPartition, *, delete_partition: bool,
+        self,
+        broker_ids: Iterable[int],
+        tp: TopicPartition,
+        *,
+        delete_partition: bool,
         callback: StopReplicaCallback | None = None,
     ) -> None:
         """Tell ``broker_ids`` to stop their replica of ``tp`` (and delete its log when
@@ -158,9 +170,15 @@ class ControllerBrokerRequestBatch:
                 futures.setdefault(tp, []).append(future)
         for broker_id in sorted(self._update_metadata):
             full = broker_id in self._update_metadata_full
-            partitions = sorted(self._context.partitions) if full else sorted(self._update_metadata[broker_id])
-            partitions = [tp for tp in partitions if not self._context.is_topic_queued_up_for_deletion(tp.topic)]
-            request = self._update_metadata_request(broker_id, partitions, full, self._removed_topics.get(broker_id, set()))
+            partitions = (
+                sorted(self._context.partitions) if full else sorted(self._update_metadata[broker_id])
+            )
+            partitions = [
+                tp for tp in partitions if not self._context.is_topic_queued_up_for_deletion(tp.topic)
+            ]
+            request = self._update_metadata_request(
+                broker_id, partitions, full, self._removed_topics.get(broker_id, set())
+            )
             future = self._channel.send(broker_id, request)
             for tp in partitions:
                 futures.setdefault(tp, []).append(future)
@@ -184,64 +202,105 @@ class ControllerBrokerRequestBatch:
         reg = self._context.brokers.get(broker_id)
         return reg.broker_epoch if reg is not None else -1
 
-    def _leader_and_isr_request(self, broker_id: int, entries: dict[TopicPartition, bool]) -> LeaderAndIsrRequest:
+    def _leader_and_isr_request(
+        self, broker_id: int, entries: dict[TopicPartition, bool]
+    ) -> LeaderAndIsrRequest:
         ctx = self._context
         states = []
         leaders: set[int] = set()
         for tp in sorted(entries):
             part = ctx.partitions[tp]
             configs = ctx.topic_configs(tp.topic)
-            states.append(LeaderAndIsrPartitionState(
-                topic_name=tp.topic, partition_index=tp.partition, controller_epoch=ctx.controller_epoch,
-                leader=part.leader, leader_epoch=part.leader_epoch, isr=list(part.isr),
-                partition_epoch=part.partition_epoch, replicas=list(part.replicas), is_new=entries[tp],
-                configs=[TopicConfigOverride(name=k, value=v) for k, v in configs.items()],
-                topic_id=ctx.topics[tp.topic].topic_id,
-            ))
+            states.append(
+                LeaderAndIsrPartitionState(
+                    topic_name=tp.topic,
+                    partition_index=tp.partition,
+                    controller_epoch=ctx.controller_epoch,
+                    leader=part.leader,
+                    leader_epoch=part.leader_epoch,
+                    isr=list(part.isr),
+                    partition_epoch=part.partition_epoch,
+                    replicas=list(part.replicas),
+                    is_new=entries[tp],
+                    configs=[TopicConfigOverride(name=k, value=v) for k, v in configs.items()],
+                    topic_id=ctx.topics[tp.topic].topic_id,
+                )
+            )
             if part.leader >= 0:
                 leaders.add(part.leader)
         live_leaders = [
             LeaderAndIsrLiveLeader(broker_id=b, host_name=ctx.brokers[b].host, port=ctx.brokers[b].port)
-            for b in sorted(leaders) if b in ctx.brokers
+            for b in sorted(leaders)
+            if b in ctx.brokers
         ]
         return LeaderAndIsrRequest(
-            controller_id=self._controller_id, controller_epoch=ctx.controller_epoch,
+            controller_id=self._controller_id,
+            controller_epoch=ctx.controller_epoch,
             broker_epoch=self._broker_epoch(broker_id),
-            type=LEADER_AND_ISR_TYPE_FULL if broker_id in self._leader_and_isr_full else LEADER_AND_ISR_TYPE_INCREMENTAL,
-            partition_states=states, live_leaders=live_leaders,
+            type=LEADER_AND_ISR_TYPE_FULL
+            if broker_id in self._leader_and_isr_full
+            else LEADER_AND_ISR_TYPE_INCREMENTAL,
+            partition_states=states,
+            live_leaders=live_leaders,
         )
 
-    def _update_metadata_request(self, broker_id: int, partitions: list[TopicPartition], full: bool,
-                                 removed_topics: set[str]) -> UpdateMetadataRequest:
+    def _update_metadata_request(
+        self, broker_id: int, partitions: list[TopicPartition], full: bool, removed_topics: set[str]
+    ) -> UpdateMetadataRequest:
         ctx = self._context
         states = []
         for tp in partitions:
             part = ctx.partitions[tp]
-            states.append(UpdateMetadataPartitionState(
-                topic_name=tp.topic, partition_index=tp.partition, controller_epoch=ctx.controller_epoch,
-                leader=part.leader, leader_epoch=part.leader_epoch, isr=list(part.isr),
-                partition_epoch=part.partition_epoch, replicas=list(part.replicas),
-                offline_replicas=ctx.offline_replicas(tp),
-            ))
+            states.append(
+                UpdateMetadataPartitionState(
+                    topic_name=tp.topic,
+                    partition_index=tp.partition,
+                    controller_epoch=ctx.controller_epoch,
+                    leader=part.leader,
+                    leader_epoch=part.leader_epoch,
+                    isr=list(part.isr),
+                    partition_epoch=part.partition_epoch,
+                    replicas=list(part.replicas),
+                    offline_replicas=ctx.offline_replicas(tp),
+                )
+            )
         live_brokers = [
-            UpdateMetadataBroker(id=reg.broker_id, host=reg.host, port=reg.port, rack=reg.rack,
-                                 endpoints=[UpdateMetadataEndpoint(listener=name, host=host, port=port)
-                                            for name, host, port in reg.endpoints])
+            UpdateMetadataBroker(
+                id=reg.broker_id,
+                host=reg.host,
+                port=reg.port,
+                rack=reg.rack,
+                endpoints=[
+                    UpdateMetadataEndpoint(listener=name, host=host, port=port)
+                    for name, host, port in reg.endpoints
+                ],
+            )
             for reg in ctx.live_brokers()
         ]
-        topics = sorted(t for t in ctx.topics if not ctx.is_topic_queued_up_for_deletion(t)) if full else sorted(
-            {tp.topic for tp in partitions}
+        topics = (
+            sorted(t for t in ctx.topics if not ctx.is_topic_queued_up_for_deletion(t))
+            if full
+            else sorted({tp.topic for tp in partitions})
         )
         topic_configs = [
-            UpdateMetadataTopicConfigs(topic_name=t, configs=[TopicConfigOverride(name=k, value=v)
-                                                               for k, v in sorted(ctx.topic_configs(t).items())],
-                                       topic_id=ctx.topics[t].topic_id if t in ctx.topics else "")
+            UpdateMetadataTopicConfigs(
+                topic_name=t,
+                configs=[
+                    TopicConfigOverride(name=k, value=v) for k, v in sorted(ctx.topic_configs(t).items())
+                ],
+                topic_id=ctx.topics[t].topic_id if t in ctx.topics else "",
+            )
             for t in topics
         ]
         return UpdateMetadataRequest(
-            controller_id=self._controller_id, controller_epoch=ctx.controller_epoch,
-            broker_epoch=self._broker_epoch(broker_id), full=full, partition_states=states,
-            live_brokers=live_brokers, deleted_topics=sorted(ctx.topics_to_be_deleted | removed_topics), topic_configs=topic_configs,
+            controller_id=self._controller_id,
+            controller_epoch=ctx.controller_epoch,
+            broker_epoch=self._broker_epoch(broker_id),
+            full=full,
+            partition_states=states,
+            live_brokers=live_brokers,
+            deleted_topics=sorted(ctx.topics_to_be_deleted | removed_topics),
+            topic_configs=topic_configs,
             metadata_offset=ctx.metadata_offset,
         )
 
@@ -251,14 +310,20 @@ class ControllerBrokerRequestBatch:
         by_topic: dict[str, list[StopReplicaPartitionState]] = {}
         for tp in sorted(entries):
             part = self._context.partitions.get(tp)
-            by_topic.setdefault(tp.topic, []).append(StopReplicaPartitionState(
-                partition_index=tp.partition, leader_epoch=part.leader_epoch if part is not None else EPOCH_DURING_DELETE,
-                delete_partition=entries[tp][0],
-            ))
+            by_topic.setdefault(tp.topic, []).append(
+                StopReplicaPartitionState(
+                    partition_index=tp.partition,
+                    leader_epoch=part.leader_epoch if part is not None else EPOCH_DURING_DELETE,
+                    delete_partition=entries[tp][0],
+                )
+            )
         return StopReplicaRequest(
-            controller_id=self._controller_id, controller_epoch=self._context.controller_epoch,
+            controller_id=self._controller_id,
+            controller_epoch=self._context.controller_epoch,
             broker_epoch=self._broker_epoch(broker_id),
-            topic_states=[StopReplicaTopicState(topic_name=t, partition_states=p) for t, p in by_topic.items()],
+            topic_states=[
+                StopReplicaTopicState(topic_name=t, partition_states=p) for t, p in by_topic.items()
+            ],
         )
 
 

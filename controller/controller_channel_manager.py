@@ -74,9 +74,11 @@ class RequestSendThread:
         self.outstanding: set[asyncio.Future[Any]] = set()  # queued or in flight, not answered yet
         self._prefix = f"[RequestSendThread controllerId={controller_id}, brokerId={broker_id}]"
         self.send_task = ShutdownableTask(
-            f"controller-send-{broker_id}", log_prefix=self._prefix,
+            f"controller-send-{broker_id}",
+            log_prefix=self._prefix,
             on_failure=lambda exc: self._fail_queued(
-                KafkaConnectionError(f"controller channel to broker {broker_id} failed: {exc!r}")),
+                KafkaConnectionError(f"controller channel to broker {broker_id} failed: {exc!r}")
+            ),
         )
         self.send_task.start(self._run)
 
@@ -93,9 +95,15 @@ class RequestSendThread:
         try:
             self._queue.put_nowait((request, future))
         except asyncio.QueueFull:
-            logger.error("%s Request queue full (%d); dropping %s", self._prefix, self._queue.maxsize,
-                         type(request).__name__)
-            future.set_exception(KafkaConnectionError(f"controller request queue to broker {self.broker_id} is full"))
+            logger.error(
+                "%s Request queue full (%d); dropping %s",
+                self._prefix,
+                self._queue.maxsize,
+                type(request).__name__,
+            )
+            future.set_exception(
+                KafkaConnectionError(f"controller request queue to broker {self.broker_id} is full")
+            )
         return future
 
     async def _run(self) -> None:
@@ -109,11 +117,15 @@ class RequestSendThread:
                 self._current = None
                 error_code = getattr(response, "error_code", 0)
                 if error_code:
-                    logger.warning("%s %s answered with error code %d", self._prefix, type(request).__name__, error_code)
+                    logger.warning(
+                        "%s %s answered with error code %d", self._prefix, type(request).__name__, error_code
+                    )
                 if not future.done():
                     future.set_result(response)
         except asyncio.CancelledError:
-            self._fail_queued(KafkaConnectionError(f"broker {self.broker_id} removed from the controller channel"))
+            self._fail_queued(
+                KafkaConnectionError(f"broker {self.broker_id} removed from the controller channel")
+            )
             raise
         finally:
             if self._connection is not None:
@@ -128,7 +140,9 @@ class RequestSendThread:
             try:
                 if self._connection is None:
                     connection = self._connection_factory(
-                        self.host, self.port, client_id=f"controller-{self._controller_id}",
+                        self.host,
+                        self.port,
+                        client_id=f"controller-{self._controller_id}",
                         request_timeout_ms=self._request_timeout_ms,
                     )
                     await connection.connect()
@@ -139,8 +153,16 @@ class RequestSendThread:
             except (KafkaConnectionError, KafkaTimeoutError, OSError) as exc:
                 self.unreachable = True
                 log = logger.warning if attempt == 1 or attempt % 10 == 0 else logger.debug
-                log("%s %s to %s:%d failed (attempt %d): %s; retrying in %d ms", self._prefix,
-                    type(request).__name__, self.host, self.port, attempt, exc, backoff_ms)
+                log(
+                    "%s %s to %s:%d failed (attempt %d): %s; retrying in %d ms",
+                    self._prefix,
+                    type(request).__name__,
+                    self.host,
+                    self.port,
+                    attempt,
+                    exc,
+                    backoff_ms,
+                )
                 if self._connection is not None:
                     connection, self._connection = self._connection, None
                     await connection.close()
@@ -209,12 +231,23 @@ class ControllerChannelManager:
                 return
             self.remove_broker(broker_id)
         self._threads[broker_id] = RequestSendThread(
-            self.controller_id, broker_id, host, port,
-            request_timeout_ms=self._request_timeout_ms, max_queued_requests=self._max_queued_requests,
-            retry_backoff_ms=self._retry_backoff_ms, max_retry_backoff_ms=self._max_retry_backoff_ms,
+            self.controller_id,
+            broker_id,
+            host,
+            port,
+            request_timeout_ms=self._request_timeout_ms,
+            max_queued_requests=self._max_queued_requests,
+            retry_backoff_ms=self._retry_backoff_ms,
+            max_retry_backoff_ms=self._max_retry_backoff_ms,
             connection_factory=self._connection_factory,
         )
-        logger.info("[Controller id=%d] Added channel to broker %d at %s:%d", self.controller_id, broker_id, host, port)
+        logger.info(
+            "[Controller id=%d] Added channel to broker %d at %s:%d",
+            self.controller_id,
+            broker_id,
+            host,
+            port,
+        )
 
     def remove_broker(self, broker_id: int) -> None:
         """Close the channel to ``broker_id``: its queued requests fail, its task is cancelled

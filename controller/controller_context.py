@@ -98,8 +98,12 @@ class PartitionRegistration:
             The record, ``leader_epoch`` and ``partition_epoch`` each one above this registration's.
         """
         return PartitionChangeRecord(
-            topic=tp.topic, partition=tp.partition, leader=leader, isr=isr,
-            leader_epoch=self.leader_epoch + 1, partition_epoch=self.partition_epoch + 1,
+            topic=tp.topic,
+            partition=tp.partition,
+            leader=leader,
+            isr=isr,
+            leader_epoch=self.leader_epoch + 1,
+            partition_epoch=self.partition_epoch + 1,
         )
 
 
@@ -172,7 +176,11 @@ class ControllerContext:
 
     def replicas_of_topic(self, topic: str) -> list[PartitionAndReplica]:
         """Every replica of ``topic``, in partition then assignment order."""
-        return [PartitionAndReplica(tp, r) for tp in self.partitions_of_topic(topic) for r in self.partitions[tp].replicas]
+        return [
+            PartitionAndReplica(tp, r)
+            for tp in self.partitions_of_topic(topic)
+            for r in self.partitions[tp].replicas
+        ]
 
     def transition_replicas(self, replicas: Iterable[PartitionAndReplica], target: ReplicaState) -> None:
         """Move replicas of a topic queued for deletion through the deletion states.
@@ -227,8 +235,15 @@ class ControllerContext:
         transitions = list(self._transitions(record))
         if isinstance(record, RegisterBrokerRecord):
             self.brokers[record.broker_id] = BrokerRegistration(
-                record.broker_id, record.broker_epoch, record.incarnation_id, record.host, record.port,
-                record.rack, fenced=True, last_heartbeat_ms=self.clock_ms(), endpoints=list(record.endpoints),
+                record.broker_id,
+                record.broker_epoch,
+                record.incarnation_id,
+                record.host,
+                record.port,
+                record.rack,
+                fenced=True,
+                last_heartbeat_ms=self.clock_ms(),
+                endpoints=list(record.endpoints),
             )
         elif isinstance(record, (FenceBrokerRecord, UnfenceBrokerRecord)):
             reg = self._broker(record.broker_id)
@@ -263,7 +278,11 @@ class ControllerContext:
             info = self._topic(record.topic)
             info.num_partitions = max(info.num_partitions, record.partition + 1)
             self.partitions[record.topic_partition] = PartitionRegistration(
-                list(record.replicas), list(record.isr), record.leader, record.leader_epoch, record.partition_epoch
+                list(record.replicas),
+                list(record.isr),
+                record.leader,
+                record.leader_epoch,
+                record.partition_epoch,
             )
         elif isinstance(record, PartitionChangeRecord):
             part = self._partition(record.topic_partition)
@@ -288,21 +307,35 @@ class ControllerContext:
             yield "partition", tp, PartitionState.NewPartition
             for r in record.replicas:
                 yield "replica", PartitionAndReplica(tp, r), ReplicaState.NewReplica
-            leader_state = PartitionState.OnlinePartition if record.leader >= 0 else PartitionState.OfflinePartition
+            leader_state = (
+                PartitionState.OnlinePartition if record.leader >= 0 else PartitionState.OfflinePartition
+            )
             yield "partition", tp, leader_state
             for r in record.replicas:
                 live = self.is_live(r)
-                yield "replica", PartitionAndReplica(tp, r), ReplicaState.OnlineReplica if live else ReplicaState.OfflineReplica
+                yield (
+                    "replica",
+                    PartitionAndReplica(tp, r),
+                    ReplicaState.OnlineReplica if live else ReplicaState.OfflineReplica,
+                )
         elif isinstance(record, PartitionChangeRecord):
             target = PartitionState.OnlinePartition if record.leader >= 0 else PartitionState.OfflinePartition
             yield "partition", record.topic_partition, target
             part = self.partitions.get(record.topic_partition)
             if record.offline_replicas is not None and part is not None:
                 for r in sorted(set(record.offline_replicas) - set(part.offline_replicas)):
-                    yield "replica", PartitionAndReplica(record.topic_partition, r), ReplicaState.OfflineReplica
+                    yield (
+                        "replica",
+                        PartitionAndReplica(record.topic_partition, r),
+                        ReplicaState.OfflineReplica,
+                    )
                 for r in sorted(set(part.offline_replicas) - set(record.offline_replicas)):
                     if self.is_live(r):  # its log is back; a fenced broker's replica stays offline
-                        yield "replica", PartitionAndReplica(record.topic_partition, r), ReplicaState.OnlineReplica
+                        yield (
+                            "replica",
+                            PartitionAndReplica(record.topic_partition, r),
+                            ReplicaState.OnlineReplica,
+                        )
         elif isinstance(record, FenceBrokerRecord):
             for tp in self.partitions_led_by(record.broker_id):
                 yield "partition", tp, PartitionState.OfflinePartition
@@ -321,7 +354,9 @@ class ControllerContext:
             for tp in self.partitions_on_broker(record.broker_id):
                 if self.is_topic_queued_up_for_deletion(tp.topic):  # deletion resumes instead
                     continue
-                if record.broker_id not in self.partitions[tp].offline_replicas:  # an offline log stays offline
+                if (
+                    record.broker_id not in self.partitions[tp].offline_replicas
+                ):  # an offline log stays offline
                     yield "replica", PartitionAndReplica(tp, record.broker_id), ReplicaState.OnlineReplica
         elif isinstance(record, RemoveTopicRecord):
             for tp in self.partitions_of_topic(record.name):
@@ -370,5 +405,5 @@ def _replica_deletion_path(current: ReplicaState) -> tuple[ReplicaState, ...]:
     if current == ReplicaState.NonExistentReplica:
         return ()
     if current in _DELETION_PATH:
-        return _DELETION_PATH[_DELETION_PATH.index(current) + 1:]
+        return _DELETION_PATH[_DELETION_PATH.index(current) + 1 :]
     return _DELETION_PATH  # New, Online or ReplicaDeletionIneligible: via OfflineReplica

@@ -46,20 +46,34 @@ class ControllerServer:
             ``queued_max_request_bytes``).
     """
 
-    def __init__(self, config: ControllerConfig, *, voters: Mapping[int, tuple[str, int]], metadata_log_dir: str,
-                 raft_config: RaftConfig, listener: tuple[str, int], listener_options: Mapping[str, int]) -> None:
+    def __init__(
+        self,
+        config: ControllerConfig,
+        *,
+        voters: Mapping[int, tuple[str, int]],
+        metadata_log_dir: str,
+        raft_config: RaftConfig,
+        listener: tuple[str, int],
+        listener_options: Mapping[str, int],
+    ) -> None:
         self.node_id = config.node_id
         self.shutdown_requested = asyncio.Event()
         self.fatal_error: BaseException | None = None
         self._cluster_id = config.cluster_id
         self._metadata_log_dir = metadata_log_dir
         self.scheduler = KafkaScheduler(log_prefix=f"[KafkaScheduler id={config.node_id}]")
-        self.quorum = QuorumController(config, voters=voters, metadata_log_dir=metadata_log_dir,
-                                       raft_config=raft_config, fatal_fault_handler=self._on_fatal_fault,
-                                       scheduler=self.scheduler)
+        self.quorum = QuorumController(
+            config,
+            voters=voters,
+            metadata_log_dir=metadata_log_dir,
+            raft_config=raft_config,
+            fatal_fault_handler=self._on_fatal_fault,
+            scheduler=self.scheduler,
+        )
         host, port = listener
-        self.socket_server = SocketServer(host, port, ControllerApis(self.quorum).handle, broker_id=self.node_id,
-                                          **listener_options)
+        self.socket_server = SocketServer(
+            host, port, ControllerApis(self.quorum).handle, broker_id=self.node_id, **listener_options
+        )
         self._prefix = f"[ControllerServer id={self.node_id}]"
 
     def _on_fatal_fault(self, error: BaseException) -> None:
@@ -89,8 +103,11 @@ class ControllerServer:
     async def shutdown(self) -> None:
         """Stop listening, then stop the voter (each step bounded by ``SHUTDOWN_STEP_TIMEOUT_S``)."""
         logger.info("%s Shutting down", self._prefix)
-        for name, step in (("socket server", self.socket_server.stop), ("quorum controller", self.quorum.stop),
-                           ("scheduler", self.scheduler.shutdown)):
+        for name, step in (
+            ("socket server", self.socket_server.stop),
+            ("quorum controller", self.quorum.stop),
+            ("scheduler", self.scheduler.shutdown),
+        ):
             try:
                 await asyncio.wait_for(step(), SHUTDOWN_STEP_TIMEOUT_S)
             except Exception:

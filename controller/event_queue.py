@@ -149,9 +149,12 @@ class ControllerEventManager:
                 event.future.set_exception(NotControllerError(f"{self._log_prefix()} controller stopped"))
 
 
-def submit_unless_pending(pending: asyncio.Future[Any] | None,
-                          try_submit: Callable[[str, Callable[[], Awaitable[Any]]], asyncio.Future[Any] | None],
-                          name: str, handler: Callable[[], Awaitable[Any]]) -> asyncio.Future[Any] | None:
+def submit_unless_pending(
+    pending: asyncio.Future[Any] | None,
+    try_submit: Callable[[str, Callable[[], Awaitable[Any]]], asyncio.Future[Any] | None],
+    name: str,
+    handler: Callable[[], Awaitable[Any]],
+) -> asyncio.Future[Any] | None:
     """Queue a periodic event unless its last one is still queued or running (a slow check is
     not queued again behind itself).
 
@@ -170,4 +173,3 @@ def submit_unless_pending(pending: asyncio.Future[Any] | None,
     if future is not None:
         future.add_done_callback(mark_retrieved)
     return future
-

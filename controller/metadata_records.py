@@ -51,7 +51,9 @@ class RegisterBrokerRecord(MetadataRecord):
     host: str
     port: int
     rack: str | None = None
-    endpoints: list[list[Any]] = field(default_factory=list)  # [[listener name, host, port]] of every listener
+    endpoints: list[list[Any]] = field(
+        default_factory=list
+    )  # [[listener name, host, port]] of every listener
 
 
 @dataclass(frozen=True)
@@ -187,7 +189,12 @@ def record_from_wire(obj: Any) -> MetadataRecord:
     Raises:
         ValueError: not that shape, an unknown record type, or wrong fields.
     """
-    if not isinstance(obj, list) or len(obj) != 2 or not isinstance(obj[0], str) or not isinstance(obj[1], dict):
+    if (
+        not isinstance(obj, list)
+        or len(obj) != 2
+        or not isinstance(obj[0], str)
+        or not isinstance(obj[1], dict)
+    ):
         raise ValueError(f"metadata record must be [record_type, fields], got {obj!r:.200}")
     cls = RECORD_TYPES.get(obj[0])
     if cls is None:

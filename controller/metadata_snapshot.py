@@ -59,8 +59,11 @@ def snapshot_records(context: ControllerContext) -> list[MetadataRecord]:
     if context.controller_epoch:
         records.append(ControllerEpochRecord(context.controller_epoch))
     for broker_id, broker in sorted(context.brokers.items()):
-        records.append(RegisterBrokerRecord(broker_id, broker.broker_epoch, broker.incarnation_id, broker.host,
-                                            broker.port, broker.rack))
+        records.append(
+            RegisterBrokerRecord(
+                broker_id, broker.broker_epoch, broker.incarnation_id, broker.host, broker.port, broker.rack
+            )
+        )
         if not broker.fenced:
             records.append(UnfenceBrokerRecord(broker_id, broker.broker_epoch))
     for name, topic in sorted(context.topics.items()):
@@ -69,13 +72,33 @@ def snapshot_records(context: ControllerContext) -> list[MetadataRecord]:
     for group_id, configs in sorted(context.group_configs.items()):
         records += [ConfigRecord("group", group_id, key, value) for key, value in sorted(configs.items())]
     for tp, part in sorted(context.partitions.items(), key=lambda item: (item[0].topic, item[0].partition)):
-        records.append(PartitionRecord(tp.topic, tp.partition, list(part.replicas), list(part.isr), part.leader,
-                                       part.leader_epoch, part.partition_epoch))
+        records.append(
+            PartitionRecord(
+                tp.topic,
+                tp.partition,
+                list(part.replicas),
+                list(part.isr),
+                part.leader,
+                part.leader_epoch,
+                part.partition_epoch,
+            )
+        )
         if part.offline_replicas:
-            records.append(PartitionChangeRecord(tp.topic, tp.partition, part.leader, list(part.isr),
-                                                 part.leader_epoch, part.partition_epoch,
-                                                 list(part.offline_replicas)))
-    records += [TopicDeletionRecord(name, context.topics[name].topic_id) for name in sorted(context.topics_to_be_deleted)]
+            records.append(
+                PartitionChangeRecord(
+                    tp.topic,
+                    tp.partition,
+                    part.leader,
+                    list(part.isr),
+                    part.leader_epoch,
+                    part.partition_epoch,
+                    list(part.offline_replicas),
+                )
+            )
+    records += [
+        TopicDeletionRecord(name, context.topics[name].topic_id)
+        for name in sorted(context.topics_to_be_deleted)
+    ]
     if context.next_producer_id:
         records.append(ProducerIdsRecord(-1, -1, context.next_producer_id))
     return records

@@ -61,8 +61,14 @@ class PartitionApis:
         leader_imbalance_check_interval_seconds: ``leader.imbalance.check.interval.seconds`` (s).
     """
 
-    def __init__(self, ops: ControllerOperations, replication_control: ReplicationControlManager, *,
-                 leader_imbalance_per_broker_percentage: int, leader_imbalance_check_interval_seconds: int) -> None:
+    def __init__(
+        self,
+        ops: ControllerOperations,
+        replication_control: ReplicationControlManager,
+        *,
+        leader_imbalance_per_broker_percentage: int,
+        leader_imbalance_check_interval_seconds: int,
+    ) -> None:
         self._ops = ops
         self._replication_control = replication_control
         self._imbalance_percentage = leader_imbalance_per_broker_percentage
@@ -82,19 +88,26 @@ class PartitionApis:
         """
         deadline = response_deadline(request.timeout_ms)
         try:
-            response, acks = await self._ops.submit("CreatePartitions",
-                                                    lambda: self._handle_create_partitions(request))
+            response, acks = await self._ops.submit(
+                "CreatePartitions", lambda: self._handle_create_partitions(request)
+            )
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
-            return CreatePartitionsResponse(results=[
-                CreatePartitionsTopicResult(name=t.name, error_code=error_code_for(exc), error_message=error_message(exc))
-                for t in request.topics
-            ])
+            return CreatePartitionsResponse(
+                results=[
+                    CreatePartitionsTopicResult(
+                        name=t.name, error_code=error_code_for(exc), error_message=error_message(exc)
+                    )
+                    for t in request.topics
+                ]
+            )
         await wait_all([f for fs in acks.values() for f in fs], deadline)
         for result in response.results:
             if not all(f.done() for f in acks.get(result.name, [])):
                 result.error_code = Errors.REQUEST_TIMED_OUT
-                result.error_message = (f"The partitions of {result.name} were created but not propagated to the "
-                                        f"brokers within {request.timeout_ms} ms.")
+                result.error_message = (
+                    f"The partitions of {result.name} were created but not propagated to the "
+                    f"brokers within {request.timeout_ms} ms."
+                )
         return response
 
     async def _handle_create_partitions(
@@ -117,7 +130,9 @@ class PartitionApis:
         acknowledged or ``timeout_ms`` passes (REQUEST_TIMED_OUT for those partitions)."""
         deadline = response_deadline(request.timeout_ms)
         try:
-            response, acks = await self._ops.submit("ElectLeaders", lambda: self._handle_elect_leaders(request))
+            response, acks = await self._ops.submit(
+                "ElectLeaders", lambda: self._handle_elect_leaders(request)
+            )
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             return ElectLeadersResponse(error_code=error_code_for(exc), replica_election_results=[])
         await wait_all([f for fs in acks.values() for f in fs], deadline)
@@ -126,7 +141,9 @@ class PartitionApis:
                 futures = acks.get(TopicPartition(topic_result.topic, result.partition_id), [])
                 if result.error_code == 0 and not all(f.done() for f in futures):
                     result.error_code = Errors.REQUEST_TIMED_OUT
-                    result.error_message = f"The new leader was not propagated within {request.timeout_ms} ms."
+                    result.error_message = (
+                        f"The new leader was not propagated within {request.timeout_ms} ms."
+                    )
         return response
 
     async def _handle_elect_leaders(
@@ -146,14 +163,21 @@ class PartitionApis:
         Returns:
             Partitions whose leadership moved back to their preferred replica.
         """
-        return await self._ops.submit("AutoPreferredReplicaLeaderElection", self._handle_auto_leader_rebalance)
+        return await self._ops.submit(
+            "AutoPreferredReplicaLeaderElection", self._handle_auto_leader_rebalance
+        )
 
     async def _handle_auto_leader_rebalance(self) -> list[TopicPartition]:
-        records = auto_leader_rebalance(self._ops.context, self._imbalance_percentage,
-                                        shutting_down=self._ops.shutting_down_broker_ids)
+        records = auto_leader_rebalance(
+            self._ops.context, self._imbalance_percentage, shutting_down=self._ops.shutting_down_broker_ids
+        )
         if records:
-            logger.info("%s Leader imbalance above %d%%: preferred election for %s", self._ops.log_prefix(),
-                        self._imbalance_percentage, ",".join(str(r.topic_partition) for r in records))
+            logger.info(
+                "%s Leader imbalance above %d%%: preferred election for %s",
+                self._ops.log_prefix(),
+                self._imbalance_percentage,
+                ",".join(str(r.topic_partition) for r in records),
+            )
         await write_partition_changes(self._ops, records, "AutoPreferredReplicaLeaderElection")
         return [r.topic_partition for r in records]
 
@@ -167,8 +191,11 @@ class PartitionApis:
         controller's ``auto-leader-rebalance-task`` job, every
         ``leader.imbalance.check.interval.seconds``)."""
         self._rebalance_pending = submit_unless_pending(
-            self._rebalance_pending, self._ops.try_submit, "AutoPreferredReplicaLeaderElection",
-            self._handle_auto_leader_rebalance)
+            self._rebalance_pending,
+            self._ops.try_submit,
+            "AutoPreferredReplicaLeaderElection",
+            self._handle_auto_leader_rebalance,
+        )
 
     # ---------------------------------------------------------- ControlledShutdown
 
@@ -182,11 +209,15 @@ class PartitionApis:
         partitions it still leads (see ``controlled_shutdown.py``).
         """
         try:
-            return await self._ops.submit("ControlledShutdown", lambda: self._handle_controlled_shutdown(request))
+            return await self._ops.submit(
+                "ControlledShutdown", lambda: self._handle_controlled_shutdown(request)
+            )
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
             return ControlledShutdownResponse(error_code=error_code_for(exc), remaining_partitions=[])
 
-    async def _handle_controlled_shutdown(self, request: ControlledShutdownRequest) -> ControlledShutdownResponse:
+    async def _handle_controlled_shutdown(
+        self, request: ControlledShutdownRequest
+    ) -> ControlledShutdownResponse:
         registration = self._ops.context.brokers.get(request.broker_id)
         if registration is None:
             return ControlledShutdownResponse(error_code=Errors.BROKER_NOT_AVAILABLE, remaining_partitions=[])
@@ -195,9 +226,17 @@ class PartitionApis:
         shutting_down = self._ops.shutting_down_broker_ids
         shutting_down.add(request.broker_id)
         records, remaining = plan_controlled_shutdown(self._ops.context, request.broker_id, shutting_down)
-        logger.info("%s Controlled shutdown of broker %d: %d partitions change, %d remain led by it",
-                    self._ops.log_prefix(), request.broker_id, len(records), len(remaining))
+        logger.info(
+            "%s Controlled shutdown of broker %d: %d partitions change, %d remain led by it",
+            self._ops.log_prefix(),
+            request.broker_id,
+            len(records),
+            len(remaining),
+        )
         await write_partition_changes(self._ops, records, "ControlledShutdown")
-        return ControlledShutdownResponse(error_code=0, remaining_partitions=[
-            RemainingPartition(topic_name=tp.topic, partition_index=tp.partition) for tp in remaining
-        ])
+        return ControlledShutdownResponse(
+            error_code=0,
+            remaining_partitions=[
+                RemainingPartition(topic_name=tp.topic, partition_index=tp.partition) for tp in remaining
+            ],
+        )

@@ -17,7 +17,9 @@ from kafkette.controller.metadata_records import PartitionChangeRecord
 from kafkette.protocol.topic_partition import TopicPartition
 
 
-def on_new_partition_creation(ops: ControllerOperations, new_partitions: list[TopicPartition]) -> dict[str, Futures]:
+def on_new_partition_creation(
+    ops: ControllerOperations, new_partitions: list[TopicPartition]
+) -> dict[str, Futures]:
     """Tell every live broker about partitions just written: LeaderAndIsr (``is_new``) and UpdateMetadata.
 
     Shared by CreateTopics and CreatePartitions; call after the PartitionRecords are written.
@@ -40,7 +42,9 @@ def on_new_partition_creation(ops: ControllerOperations, new_partitions: list[To
     return acks
 
 
-def announce_partition_changes(ops: ControllerOperations, changed: list[TopicPartition]) -> dict[TopicPartition, Futures]:
+def announce_partition_changes(
+    ops: ControllerOperations, changed: list[TopicPartition]
+) -> dict[TopicPartition, Futures]:
     """LeaderAndIsr to the live replicas of ``changed`` and UpdateMetadata to every live broker,
     after their records were written.
 
@@ -54,8 +58,9 @@ def announce_partition_changes(ops: ControllerOperations, changed: list[TopicPar
     return batch.send_requests_to_brokers()
 
 
-async def write_partition_changes(ops: ControllerOperations, records: list[PartitionChangeRecord],
-                                  name: str) -> dict[TopicPartition, Futures]:
+async def write_partition_changes(
+    ops: ControllerOperations, records: list[PartitionChangeRecord], name: str
+) -> dict[TopicPartition, Futures]:
     """Write leader/ISR changes, then announce them (see ``announce_partition_changes``).
 
     Returns:

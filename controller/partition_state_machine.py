@@ -65,7 +65,9 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     """
 
     def __init__(self, log_prefix: Callable[[], str] = lambda: "") -> None:
-        super().__init__("partition", PartitionState.NonExistentPartition, VALID_PREVIOUS_PARTITION_STATES, log_prefix)
+        super().__init__(
+            "partition", PartitionState.NonExistentPartition, VALID_PREVIOUS_PARTITION_STATES, log_prefix
+        )
 
     def online_partitions(self) -> list[TopicPartition]:
         """Partitions in ``OnlinePartition``."""

@@ -61,7 +61,9 @@ def elect_leaders(
         election type is INVALID_REQUEST for the whole request.
     """
     if request.election_type not in (ELECTION_PREFERRED, ELECTION_UNCLEAN):
-        return ControllerResult([], ElectLeadersResponse(error_code=Errors.INVALID_REQUEST, replica_election_results=[]))
+        return ControllerResult(
+            [], ElectLeadersResponse(error_code=Errors.INVALID_REQUEST, replica_election_results=[])
+        )
     everything = request.topic_partitions is None
     if everything:
         wanted = sorted(context.partitions)
@@ -103,16 +105,22 @@ def _elect(
         if part.leader == preferred:
             return None, Errors.ELECTION_NOT_NEEDED, "Leader election not needed for topic partition."
         if not eligible(preferred) or preferred not in part.isr:
-            return None, Errors.PREFERRED_LEADER_NOT_AVAILABLE, (
-                f"Failed to elect leader for partition {tp} under strategy PreferredReplicaPartitionLeaderElectionStrategy"
+            return (
+                None,
+                Errors.PREFERRED_LEADER_NOT_AVAILABLE,
+                (
+                    f"Failed to elect leader for partition {tp} under strategy PreferredReplicaPartitionLeaderElectionStrategy"
+                ),
             )
         return part.leader_change(tp, preferred, list(part.isr)), Errors.NONE, None
     if part.leader != NO_LEADER and context.is_replica_online(part.leader, tp):
         return None, Errors.ELECTION_NOT_NEEDED, "Leader election not needed for topic partition."
     election = offline_partition_leader_election(part.replicas, part.isr, eligible, True)
     if not election.has_leader:
-        return None, Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, (
-            f"Failed to elect leader for partition {tp} under strategy UncleanLeaderElectionStrategy"
+        return (
+            None,
+            Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE,
+            (f"Failed to elect leader for partition {tp} under strategy UncleanLeaderElectionStrategy"),
         )
     return part.leader_change(tp, election.leader, election.isr), Errors.NONE, None
 
@@ -155,11 +163,20 @@ def auto_leader_rebalance(
     """
     records = []
     for broker_id, ratio in leader_imbalance_ratios(context).items():
-        if ratio <= imbalance_percentage / 100 or not context.is_live(broker_id) or broker_id in shutting_down:
+        if (
+            ratio <= imbalance_percentage / 100
+            or not context.is_live(broker_id)
+            or broker_id in shutting_down
+        ):
             continue
         for tp in sorted(context.partitions):
             part = context.partitions[tp]
-            if (part.replicas and part.replicas[0] == broker_id and part.leader != broker_id
-                    and broker_id in part.isr and not context.is_topic_queued_up_for_deletion(tp.topic)):
+            if (
+                part.replicas
+                and part.replicas[0] == broker_id
+                and part.leader != broker_id
+                and broker_id in part.isr
+                and not context.is_topic_queued_up_for_deletion(tp.topic)
+            ):
                 records.append(part.leader_change(tp, broker_id, list(part.isr)))
     return records

@@ -91,21 +91,36 @@ class QuorumController:
     the active controller), as ``ControllerEndpoint`` requires.
     """
 
-    def __init__(self, config: ControllerConfig, *, voters: Mapping[int, tuple[str, int]],
-                 metadata_log_dir: str, raft_config: RaftConfig | None = None,
-                 rng: random.Random | None = None,
-                 fatal_fault_handler: Callable[[BaseException], None] | None = None,
-                 scheduler: KafkaScheduler | None = None) -> None:
+    def __init__(
+        self,
+        config: ControllerConfig,
+        *,
+        voters: Mapping[int, tuple[str, int]],
+        metadata_log_dir: str,
+        raft_config: RaftConfig | None = None,
+        rng: random.Random | None = None,
+        fatal_fault_handler: Callable[[BaseException], None] | None = None,
+        scheduler: KafkaScheduler | None = None,
+    ) -> None:
         self.config = config
         self._scheduler = scheduler
         self._fatal_fault_handler = fatal_fault_handler
         self.node_id = config.node_id
         self._rng = rng or random.Random()
         raft_config = raft_config or RaftConfig()
-        self.raft = RaftManager(self.node_id, voters, metadata_log_dir, cluster_id=config.cluster_id,
-                                serde=METADATA_RECORD_SERDE, config=raft_config, on_change=self._on_raft_change, on_commit=self._on_commit,
-                                on_snapshot=self._on_snapshot, on_inconsistent=self._on_inconsistent,
-                                rng=self._rng)
+        self.raft = RaftManager(
+            self.node_id,
+            voters,
+            metadata_log_dir,
+            cluster_id=config.cluster_id,
+            serde=METADATA_RECORD_SERDE,
+            config=raft_config,
+            on_change=self._on_raft_change,
+            on_commit=self._on_commit,
+            on_snapshot=self._on_snapshot,
+            on_inconsistent=self._on_inconsistent,
+            rng=self._rng,
+        )
         self._snapshot_every_bytes = raft_config.metadata_log_max_record_bytes_between_snapshots
         self.image = ControllerContext(_monotonic_ms, lambda: self._prefix)
         self._bytes_since_snapshot = 0
@@ -185,8 +200,9 @@ class QuorumController:
             return
         for entry in entries:
             record = entry.payload
-            if not isinstance(record, MetadataRecord) or isinstance(record, (BeginTransactionRecord,
-                                                                               EndTransactionRecord)):
+            if not isinstance(record, MetadataRecord) or isinstance(
+                record, (BeginTransactionRecord, EndTransactionRecord)
+            ):
                 continue
             try:
                 self.image.replay(record)
@@ -207,8 +223,14 @@ class QuorumController:
             logger.error("%s Could not write a snapshot at offset %d: %r", self._prefix, end_offset, exc)
             return
         self._bytes_since_snapshot = 0
-        logger.info("%s Wrote snapshot %s of %d brokers, %d topics, %d partitions", self._prefix, snapshot_id,
-                    len(self.image.brokers), len(self.image.topics), len(self.image.partitions))
+        logger.info(
+            "%s Wrote snapshot %s of %d brokers, %d topics, %d partitions",
+            self._prefix,
+            snapshot_id,
+            len(self.image.brokers),
+            len(self.image.topics),
+            len(self.image.partitions),
+        )
 
     def _on_inconsistent(self, voter: int, error: int, leader_voters: tuple[int, ...] | None) -> None:
         """A voter refused a request as from a node outside its voters, or the leader's
@@ -218,22 +240,33 @@ class QuorumController:
         if error == Errors.INCONSISTENT_CLUSTER_ID:
             # both sides refuse each other's requests: the node refused by a majority of the
             # voters is the one whose cluster.id is not the quorum's, and it stops
-            logger.error("%s Node %d refused a quorum request: its cluster.id differs from %r "
-                         "(INCONSISTENT_CLUSTER_ID)", self._prefix, voter, self.config.cluster_id)
+            logger.error(
+                "%s Node %d refused a quorum request: its cluster.id differs from %r "
+                "(INCONSISTENT_CLUSTER_ID)",
+                self._prefix,
+                voter,
+                self.config.cluster_id,
+            )
             self._cluster_id_refusals.add(voter)
             if len(self._cluster_id_refusals) > len(self.raft.voters) // 2:
                 refused_by = ",".join(str(v) for v in sorted(self._cluster_id_refusals))
-                self._fatal(InconsistentQuorumError(
-                    f"Invalid value {self.config.cluster_id!r} for configuration cluster.id: voters {refused_by}, "
-                    f"a majority of controller.quorum.voters, belong to another cluster (INCONSISTENT_CLUSTER_ID)"))
+                self._fatal(
+                    InconsistentQuorumError(
+                        f"Invalid value {self.config.cluster_id!r} for configuration cluster.id: voters {refused_by}, "
+                        f"a majority of controller.quorum.voters, belong to another cluster (INCONSISTENT_CLUSTER_ID)"
+                    )
+                )
             return
         voters = ",".join(str(v) for v in sorted(self.raft.voters))
         if leader_voters is None:
             detail = f"node {voter} does not count node {self.node_id} among its voters"
         else:
             detail = f"leader {voter} was elected by voters {','.join(map(str, leader_voters))}"
-        self._fatal(InconsistentQuorumError(
-            f"controller.quorum.voters differs between nodes: {detail} (this node's voters: {voters})"))
+        self._fatal(
+            InconsistentQuorumError(
+                f"controller.quorum.voters differs between nodes: {detail} (this node's voters: {voters})"
+            )
+        )
 
     def _fatal(self, error: BaseException) -> None:
         if self._stopping:
@@ -246,8 +279,12 @@ class QuorumController:
     # ------------------------------------------------------------------ claim and renounce
 
     def _term(self, epoch: int) -> KafkaController:
-        log = RaftMetadataLog(self.raft, epoch, commit_timeout_ms=self.config.request_timeout_ms,
-                              on_write_failure=self._renounce)
+        log = RaftMetadataLog(
+            self.raft,
+            epoch,
+            commit_timeout_ms=self.config.request_timeout_ms,
+            on_write_failure=self._renounce,
+        )
         return KafkaController(self.config, metadata_log=log, rng=self._rng, scheduler=self._scheduler)
 
     def _renounce(self, reason: str) -> None:
@@ -270,8 +307,9 @@ class QuorumController:
         while self._dirty and not self._stopping:
             self._dirty = False
             leads = self.raft.client is not None and self.raft.is_leader()
-            if self._active is not None and (not leads or self.raft.epoch != self._active_epoch
-                                             or self._renounce_reason is not None):
+            if self._active is not None and (
+                not leads or self.raft.epoch != self._active_epoch or self._renounce_reason is not None
+            ):
                 reason = self._renounce_reason or f"Raft leadership of epoch {self._active_epoch} lost"
                 await self._deactivate(reason)
                 self._dirty = True
@@ -282,12 +320,17 @@ class QuorumController:
     async def _activate(self, epoch: int) -> None:
         self._renounce_reason = None
         controller = self._term(epoch)
-        logger.info("%s Elected leader of the metadata quorum in epoch %d: becoming the active controller",
-                    self._prefix, epoch)
+        logger.info(
+            "%s Elected leader of the metadata quorum in epoch %d: becoming the active controller",
+            self._prefix,
+            epoch,
+        )
         try:
             await controller.start()
         except (NotControllerError, KafkaTimeoutError) as exc:  # start stopped the controller; stay a standby
-            logger.warning("%s Could not become the active controller in epoch %d: %s", self._prefix, epoch, exc)
+            logger.warning(
+                "%s Could not become the active controller in epoch %d: %s", self._prefix, epoch, exc
+            )
             await asyncio.sleep(ACTIVATION_RETRY_BACKOFF_S)
             return
         except Exception as exc:
@@ -300,8 +343,9 @@ class QuorumController:
         self._renounce_reason = None
         if controller is None:
             return
-        logger.info("%s Renouncing the controller of epoch %d: %s", self._prefix, controller.controller_epoch,
-                    reason)
+        logger.info(
+            "%s Renouncing the controller of epoch %d: %s", self._prefix, controller.controller_epoch, reason
+        )
         try:
             await asyncio.wait_for(controller.stop(), STOP_TIMEOUT_S)
         except Exception:
@@ -326,12 +370,18 @@ class QuorumController:
         ``__cluster_metadata-0`` gets UNKNOWN_TOPIC_OR_PARTITION."""
         topics = []
         for topic in request.topics:
-            partitions = [self._describe_partition(p.partition_index)
-                          if (topic.topic_name, p.partition_index) == (CLUSTER_METADATA_TOPIC_NAME, 0)
-                          else DescribeQuorumPartitionResponse(partition_index=p.partition_index,
-                                                               error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION,
-                                                               leader_id=-1, leader_epoch=-1, high_watermark=-1)
-                          for p in topic.partitions]
+            partitions = [
+                self._describe_partition(p.partition_index)
+                if (topic.topic_name, p.partition_index) == (CLUSTER_METADATA_TOPIC_NAME, 0)
+                else DescribeQuorumPartitionResponse(
+                    partition_index=p.partition_index,
+                    error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                    leader_id=-1,
+                    leader_epoch=-1,
+                    high_watermark=-1,
+                )
+                for p in topic.partitions
+            ]
             topics.append(DescribeQuorumTopicResponse(topic_name=topic.topic_name, partitions=partitions))
         return DescribeQuorumResponse(topics=topics)
 
@@ -340,14 +390,27 @@ class QuorumController:
         states = raft.replica_states() if raft.client is not None else None
         if states is None:
             return DescribeQuorumPartitionResponse(
-                partition_index=index, error_code=Errors.NOT_LEADER_OR_FOLLOWER, leader_id=self.leader_id(),
-                leader_epoch=raft.epoch if raft.client is not None else -1, high_watermark=-1)
+                partition_index=index,
+                error_code=Errors.NOT_LEADER_OR_FOLLOWER,
+                leader_id=self.leader_id(),
+                leader_epoch=raft.epoch if raft.client is not None else -1,
+                high_watermark=-1,
+            )
         wall_ms, mono_ms = int(time.time() * 1000), raft.clock_ms()
-        voters = [QuorumReplicaState(
-            replica_id=voter, log_end_offset=end_offset,
-            last_fetch_timestamp=-1 if fetched_ms < 0 else wall_ms - (mono_ms - fetched_ms),
-            last_caught_up_timestamp=-1 if fetched_ms < 0 else wall_ms - (mono_ms - fetched_ms))
-            for voter, end_offset, fetched_ms in sorted(states, key=lambda s: (s[0] != self.node_id, s[0]))]
+        voters = [
+            QuorumReplicaState(
+                replica_id=voter,
+                log_end_offset=end_offset,
+                last_fetch_timestamp=-1 if fetched_ms < 0 else wall_ms - (mono_ms - fetched_ms),
+                last_caught_up_timestamp=-1 if fetched_ms < 0 else wall_ms - (mono_ms - fetched_ms),
+            )
+            for voter, end_offset, fetched_ms in sorted(states, key=lambda s: (s[0] != self.node_id, s[0]))
+        ]
         return DescribeQuorumPartitionResponse(
-            partition_index=index, leader_id=self.node_id, leader_epoch=raft.epoch,
-            high_watermark=raft.high_watermark, current_voters=voters, observers=[])
+            partition_index=index,
+            leader_id=self.node_id,
+            leader_epoch=raft.epoch,
+            high_watermark=raft.high_watermark,
+            current_voters=voters,
+            observers=[],
+        )

@@ -55,8 +55,9 @@ class RaftMetadataLog:
         on_write_failure: called once per failed write, before ``NotControllerError`` is raised.
     """
 
-    def __init__(self, raft: RaftWriter, epoch: int, *, commit_timeout_ms: int,
-                 on_write_failure: Callable[[str], None]) -> None:
+    def __init__(
+        self, raft: RaftWriter, epoch: int, *, commit_timeout_ms: int, on_write_failure: Callable[[str], None]
+    ) -> None:
         self._raft = raft
         self.epoch = epoch
         self._commit_timeout_ms = commit_timeout_ms
@@ -81,9 +82,12 @@ class RaftMetadataLog:
         """
         snapshot = self._raft.latest_snapshot()
         records = decode_snapshot(snapshot[1]) if snapshot is not None else []
-        return records + [e.payload for e in self._raft.committed_entries()
-                          if isinstance(e.payload, MetadataRecord)
-                          and not isinstance(e.payload, (BeginTransactionRecord, EndTransactionRecord))]
+        return records + [
+            e.payload
+            for e in self._raft.committed_entries()
+            if isinstance(e.payload, MetadataRecord)
+            and not isinstance(e.payload, (BeginTransactionRecord, EndTransactionRecord))
+        ]
 
     async def append(self, records: Sequence[MetadataRecord]) -> int:
         """Propose ``records`` as one batch and wait for the commit.
@@ -97,7 +101,9 @@ class RaftMetadataLog:
         """
         try:
             if self._raft.epoch != self.epoch:
-                raise NotLeaderOrFollowerError(f"the Raft epoch moved from {self.epoch} to {self._raft.epoch}")
+                raise NotLeaderOrFollowerError(
+                    f"the Raft epoch moved from {self.epoch} to {self._raft.epoch}"
+                )
             return await self._raft.propose(list(records), self._commit_timeout_ms)
         except (NotLeaderOrFollowerError, KafkaTimeoutError) as exc:
             reason = f"metadata write of epoch {self.epoch} failed: {exc}"

@@ -110,7 +110,12 @@ def assign_replicas_to_brokers(
     if any(rack is None for rack in racks.values()):
         raise InvalidReplicaAssignmentError(NOT_ALL_BROKERS_HAVE_RACK)
     return _assign_replicas_to_brokers_rack_aware(
-        n_partitions, replication_factor, racks, fixed_start_index, start_partition_id, rng  # type: ignore[arg-type]
+        n_partitions,
+        replication_factor,
+        racks,
+        fixed_start_index,
+        start_partition_id,
+        rng,  # type: ignore[arg-type]
     )
 
 
@@ -199,11 +204,14 @@ def _assign_replicas_to_brokers_rack_aware(
         k = 0
         for _ in range(replication_factor - 1):
             while True:  # ends within 2 * n_brokers steps: the walk visits every broker
-                broker = arranged[replica_index(first_replica_index, next_replica_shift * num_racks, k, n_brokers)]
+                broker = arranged[
+                    replica_index(first_replica_index, next_replica_shift * num_racks, k, n_brokers)
+                ]
                 rack = broker_racks[broker]
                 k += 1
-                if ((rack not in racks_with_replicas or len(racks_with_replicas) == num_racks)
-                        and (broker not in brokers_with_replicas or len(brokers_with_replicas) == n_brokers)):
+                if (rack not in racks_with_replicas or len(racks_with_replicas) == num_racks) and (
+                    broker not in brokers_with_replicas or len(brokers_with_replicas) == n_brokers
+                ):
                     replicas.append(broker)
                     racks_with_replicas.add(rack)
                     brokers_with_replicas.add(broker)
@@ -211,7 +219,8 @@ def _assign_replicas_to_brokers_rack_aware(
         return replicas
 
     return _assign_round_robin(
-        n_partitions, arranged, fixed_start_index, start_partition_id, rng, replicas_for)
+        n_partitions, arranged, fixed_start_index, start_partition_id, rng, replicas_for
+    )
 
 
 def _assign_replicas_to_brokers_rack_unaware(
@@ -231,10 +240,13 @@ def _assign_replicas_to_brokers_rack_unaware(
         ]
 
     return _assign_round_robin(
-        n_partitions, broker_array, fixed_start_index, start_partition_id, rng, replicas_for)
+        n_partitions, broker_array, fixed_start_index, start_partition_id, rng, replicas_for
+    )
 
 
-def replica_index(first_replica_index: int, second_replica_shift: int, replica_index: int, n_brokers: int) -> int:
+def replica_index(
+    first_replica_index: int, second_replica_shift: int, replica_index: int, n_brokers: int
+) -> int:
     """Index (into the broker array) of follower ``replica_index`` of a partition.
 
     Args:

@@ -59,8 +59,12 @@ class PartitionAndReplica(NamedTuple):
 _R = ReplicaState
 VALID_PREVIOUS_REPLICA_STATES: dict[ReplicaState, frozenset[ReplicaState]] = {
     _R.NewReplica: frozenset({_R.NonExistentReplica}),
-    _R.OnlineReplica: frozenset({_R.NewReplica, _R.OnlineReplica, _R.OfflineReplica, _R.ReplicaDeletionIneligible}),
-    _R.OfflineReplica: frozenset({_R.NewReplica, _R.OnlineReplica, _R.OfflineReplica, _R.ReplicaDeletionIneligible}),
+    _R.OnlineReplica: frozenset(
+        {_R.NewReplica, _R.OnlineReplica, _R.OfflineReplica, _R.ReplicaDeletionIneligible}
+    ),
+    _R.OfflineReplica: frozenset(
+        {_R.NewReplica, _R.OnlineReplica, _R.OfflineReplica, _R.ReplicaDeletionIneligible}
+    ),
     _R.ReplicaDeletionStarted: frozenset({_R.OfflineReplica}),
     _R.ReplicaDeletionSuccessful: frozenset({_R.ReplicaDeletionStarted}),
     _R.ReplicaDeletionIneligible: frozenset({_R.OfflineReplica, _R.ReplicaDeletionStarted}),
@@ -79,7 +83,9 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
     """
 
     def __init__(self, log_prefix: Callable[[], str] = lambda: "") -> None:
-        super().__init__("replica", ReplicaState.NonExistentReplica, VALID_PREVIOUS_REPLICA_STATES, log_prefix)
+        super().__init__(
+            "replica", ReplicaState.NonExistentReplica, VALID_PREVIOUS_REPLICA_STATES, log_prefix
+        )
 
     def replicas_in_state(self, topic: str, state: ReplicaState) -> list[PartitionAndReplica]:
         """Replicas of ``topic`` currently in ``state`` (Kafka's ``replicasInState``)."""

@@ -163,43 +163,63 @@ class ReplicationControlManager:
                 continue  # one result per name, as Kafka answers a name given twice
             answered.add(topic.name)
             if counts[topic.name] > 1:
-                results.append(CreatableTopicResult(
-                    name=topic.name, error_code=Errors.INVALID_REQUEST,
-                    error_message="Duplicate topic name.",
-                ))
+                results.append(
+                    CreatableTopicResult(
+                        name=topic.name,
+                        error_code=Errors.INVALID_REQUEST,
+                        error_message="Duplicate topic name.",
+                    )
+                )
                 continue
             if topic.name == CLUSTER_METADATA_TOPIC_NAME:
-                results.append(CreatableTopicResult(
-                    name=topic.name, error_code=Errors.INVALID_REQUEST,
-                    error_message=f"Creation of internal topic {CLUSTER_METADATA_TOPIC_NAME} is prohibited.",
-                ))
+                results.append(
+                    CreatableTopicResult(
+                        name=topic.name,
+                        error_code=Errors.INVALID_REQUEST,
+                        error_message=f"Creation of internal topic {CLUSTER_METADATA_TOPIC_NAME} is prohibited.",
+                    )
+                )
                 continue
             try:
-                topic_records, num_partitions, replication_factor, topic_id = self._create_topic(topic, created)
+                topic_records, num_partitions, replication_factor, topic_id = self._create_topic(
+                    topic, created
+                )
             except KafkaError as exc:
-                results.append(CreatableTopicResult(
-                    name=topic.name, error_code=error_code_for(exc),
-                    error_message=str(exc.args[0]) if exc.args else None,
-                ))
+                results.append(
+                    CreatableTopicResult(
+                        name=topic.name,
+                        error_code=error_code_for(exc),
+                        error_message=str(exc.args[0]) if exc.args else None,
+                    )
+                )
                 continue
-            results.append(CreatableTopicResult(
-                name=topic.name, error_code=0, num_partitions=num_partitions, replication_factor=replication_factor,
-                topic_id=topic_id,
-            ))
+            results.append(
+                CreatableTopicResult(
+                    name=topic.name,
+                    error_code=0,
+                    num_partitions=num_partitions,
+                    replication_factor=replication_factor,
+                    topic_id=topic_id,
+                )
+            )
             if not request.validate_only:
                 records.extend(topic_records)
                 created.append(topic.name)
         outcome = CreateTopicsOutcome(CreateTopicsResponse(topics=results), created)
         return ControllerResult(records, outcome)
 
-    def _create_topic(self, topic: CreatableTopic, pending: list[str]
-                      ) -> tuple[list[MetadataRecord], int, int, bytes]:
+    def _create_topic(
+        self, topic: CreatableTopic, pending: list[str]
+    ) -> tuple[list[MetadataRecord], int, int, bytes]:
         ctx = self._context
         validate_topic_name(topic.name)
         if has_collision_chars(topic.name):
             unified = unify_collision_chars(topic.name)
-            colliding = [other for other in [*ctx.topics, *pending]
-                         if other != topic.name and unify_collision_chars(other) == unified]
+            colliding = [
+                other
+                for other in [*ctx.topics, *pending]
+                if other != topic.name and unify_collision_chars(other) == unified
+            ]
             if colliding:
                 raise InvalidTopicError(f"Topic '{topic.name}' collides with existing topic: {colliding[0]}")
         if ctx.is_topic_queued_up_for_deletion(topic.name):
@@ -228,7 +248,8 @@ class ReplicationControlManager:
             )
         topic_id = uuid.uuid4().bytes  # Kafka's Uuid.randomUuid(), made also for validate_only (and answered)
         records: list[MetadataRecord] = [
-            TopicRecord(name=topic.name, topic_id=base64.urlsafe_b64encode(topic_id).rstrip(b"=").decode())]
+            TopicRecord(name=topic.name, topic_id=base64.urlsafe_b64encode(topic_id).rstrip(b"=").decode())
+        ]
         records.extend(ConfigRecord("topic", topic.name, k, v) for k, v in configs.items())
         records.extend(self._partition_records(topic.name, assignment))
         return records, len(assignment), len(assignment[0]), topic_id
@@ -250,10 +271,17 @@ class ReplicationControlManager:
         for partition in sorted(assignment):
             replicas = assignment[partition]
             initial = initial_leader_and_isr(replicas, self._context.is_live)
-            records.append(PartitionRecord(
-                topic=topic, partition=partition, replicas=list(replicas), isr=initial.isr,
-                leader=initial.leader, leader_epoch=0, partition_epoch=0,
-            ))
+            records.append(
+                PartitionRecord(
+                    topic=topic,
+                    partition=partition,
+                    replicas=list(replicas),
+                    isr=initial.isr,
+                    leader=initial.leader,
+                    leader_epoch=0,
+                    partition_epoch=0,
+                )
+            )
         return records
 
     # ------------------------------------------------------------ CreatePartitions
@@ -284,7 +312,9 @@ class ReplicationControlManager:
             results[name] = (Errors.NONE, None)
         return ControllerResult(records, results)
 
-    def create_partitions(self, request: CreatePartitionsRequest) -> ControllerResult[CreatePartitionsResponse]:
+    def create_partitions(
+        self, request: CreatePartitionsRequest
+    ) -> ControllerResult[CreatePartitionsResponse]:
         """Validate and plan new partitions for existing topics (Kafka's ``createPartitions``).
 
         Per topic, in Kafka's words: INVALID_REQUEST (named twice), UNKNOWN_TOPIC_OR_PARTITION
@@ -325,7 +355,9 @@ class ReplicationControlManager:
             else:
                 if not request.validate_only:
                     records.extend(topic_records)
-            results.append(CreatePartitionsTopicResult(name=topic.name, error_code=error, error_message=message))
+            results.append(
+                CreatePartitionsTopicResult(name=topic.name, error_code=error, error_message=message)
+            )
         return ControllerResult(records, CreatePartitionsResponse(results=results))
 
     def _create_partitions(self, topic: CreatePartitionsTopic) -> list[MetadataRecord]:
@@ -358,13 +390,20 @@ class ReplicationControlManager:
         else:
             live = ctx.live_broker_ids()
             if replication_factor > len(live):
-                raise InvalidReplicationFactorError(replication_factor_unreachable(replication_factor, len(live)))
+                raise InvalidReplicationFactorError(
+                    replication_factor_unreachable(replication_factor, len(live))
+                )
             # AdminZkClient.addPartitions: continue from the broker of partition 0's first replica.
             first = ctx.partitions[TopicPartition(topic.name, 0)].replicas[0]
             start_index = next((i for i, b in enumerate(live) if b >= first), 0)
             assignment = assign_replicas_to_brokers(
-                additional, replication_factor, live, broker_racks=ctx.live_broker_racks(),
-                fixed_start_index=start_index, start_partition_id=current, rng=self._rng,
+                additional,
+                replication_factor,
+                live,
+                broker_racks=ctx.live_broker_racks(),
+                fixed_start_index=start_index,
+                start_partition_id=current,
+                rng=self._rng,
             )
         return self._partition_records(topic.name, assignment)
 
@@ -396,13 +435,20 @@ class ReplicationControlManager:
         reg = ctx.brokers.get(request.broker_id)
         if reg is None or reg.broker_epoch != request.broker_epoch:
             topics = [
-                AlterPartitionResponseTopic(topic_name=t.topic_name, partitions=[
-                    AlterPartitionResponsePartition(partition_index=p.partition_index,
-                                                    error_code=Errors.STALE_BROKER_EPOCH)
-                    for p in t.partitions])
+                AlterPartitionResponseTopic(
+                    topic_name=t.topic_name,
+                    partitions=[
+                        AlterPartitionResponsePartition(
+                            partition_index=p.partition_index, error_code=Errors.STALE_BROKER_EPOCH
+                        )
+                        for p in t.partitions
+                    ],
+                )
                 for t in request.topics
             ]
-            return ControllerResult([], AlterPartitionResponse(error_code=Errors.STALE_BROKER_EPOCH, topics=topics))
+            return ControllerResult(
+                [], AlterPartitionResponse(error_code=Errors.STALE_BROKER_EPOCH, topics=topics)
+            )
         records: list[MetadataRecord] = []
         seen: set[TopicPartition] = set()
         response_topics = []
@@ -413,25 +459,43 @@ class ReplicationControlManager:
                 error = self._check_alter_partition(request.broker_id, tp, data, seen)
                 seen.add(tp)
                 if error != Errors.NONE:
-                    partitions.append(AlterPartitionResponsePartition(partition_index=tp.partition, error_code=error))
+                    partitions.append(
+                        AlterPartitionResponsePartition(partition_index=tp.partition, error_code=error)
+                    )
                     continue
                 part = ctx.partitions[tp]
                 new_isr = list(data.new_isr)
                 partition_epoch = part.partition_epoch
                 if new_isr != part.isr:
                     partition_epoch += 1
-                    records.append(PartitionChangeRecord(
-                        topic=tp.topic, partition=tp.partition, leader=part.leader, isr=new_isr,
-                        leader_epoch=part.leader_epoch, partition_epoch=partition_epoch,
-                    ))
-                partitions.append(AlterPartitionResponsePartition(
-                    partition_index=tp.partition, error_code=0, leader_id=part.leader,
-                    leader_epoch=part.leader_epoch, isr=new_isr, partition_epoch=partition_epoch,
-                ))
-            response_topics.append(AlterPartitionResponseTopic(topic_name=topic.topic_name, partitions=partitions))
+                    records.append(
+                        PartitionChangeRecord(
+                            topic=tp.topic,
+                            partition=tp.partition,
+                            leader=part.leader,
+                            isr=new_isr,
+                            leader_epoch=part.leader_epoch,
+                            partition_epoch=partition_epoch,
+                        )
+                    )
+                partitions.append(
+                    AlterPartitionResponsePartition(
+                        partition_index=tp.partition,
+                        error_code=0,
+                        leader_id=part.leader,
+                        leader_epoch=part.leader_epoch,
+                        isr=new_isr,
+                        partition_epoch=partition_epoch,
+                    )
+                )
+            response_topics.append(
+                AlterPartitionResponseTopic(topic_name=topic.topic_name, partitions=partitions)
+            )
         return ControllerResult(records, AlterPartitionResponse(error_code=0, topics=response_topics))
 
-    def _check_alter_partition(self, broker_id: int, tp: TopicPartition, data: object, seen: set[TopicPartition]) -> Errors:
+    def _check_alter_partition(
+        self, broker_id: int, tp: TopicPartition, data: object, seen: set[TopicPartition]
+    ) -> Errors:
         part = self._context.partitions.get(tp)
         if part is None:
             return Errors.UNKNOWN_TOPIC_OR_PARTITION
@@ -477,6 +541,7 @@ class ReplicationControlManager:
         part = ctx.partitions[tp]
         shrunk = [r for r in part.isr if r != broker_id]
         if part.leader == broker_id:
+
             def eligible(b: int) -> bool:
                 return b != broker_id and ctx.is_replica_online(b, tp)
 
@@ -489,7 +554,9 @@ class ReplicationControlManager:
             return None
         return part.leader_change(tp, leader, isr)
 
-    def handle_replicas_offline(self, broker_id: int, offline: Iterable[TopicPartition]) -> list[PartitionChangeRecord]:
+    def handle_replicas_offline(
+        self, broker_id: int, offline: Iterable[TopicPartition]
+    ) -> list[PartitionChangeRecord]:
         """Partition changes when ``broker_id`` reports the replicas whose log is offline.
 
         ``offline`` is the broker's whole current set (every heartbeat carries it).
@@ -524,24 +591,38 @@ class ReplicationControlManager:
             if tp in reported:
                 marks = sorted({*part.offline_replicas, broker_id})
                 record = self._remove_replica(tp, broker_id) or PartitionChangeRecord(
-                    topic=tp.topic, partition=tp.partition, leader=part.leader, isr=list(part.isr),
-                    leader_epoch=part.leader_epoch, partition_epoch=part.partition_epoch + 1,
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    leader=part.leader,
+                    isr=list(part.isr),
+                    leader_epoch=part.leader_epoch,
+                    partition_epoch=part.partition_epoch + 1,
                 )
                 records.append(dataclasses.replace(record, offline_replicas=marks))
                 continue
             marks = [r for r in part.offline_replicas if r != broker_id]
             leader, isr, leader_epoch = part.leader, list(part.isr), part.leader_epoch
             if part.leader == NO_LEADER:
+
                 def eligible(b: int, tp: TopicPartition = tp) -> bool:
                     return ctx.is_live(b) and (b == broker_id or ctx.is_replica_online(b, tp))
 
-                election = offline_partition_leader_election(part.replicas, part.isr, eligible, self._unclean(tp))
+                election = offline_partition_leader_election(
+                    part.replicas, part.isr, eligible, self._unclean(tp)
+                )
                 if election.has_leader:
                     leader, isr, leader_epoch = election.leader, election.isr, leader_epoch + 1
-            records.append(PartitionChangeRecord(
-                topic=tp.topic, partition=tp.partition, leader=leader, isr=isr, leader_epoch=leader_epoch,
-                partition_epoch=part.partition_epoch + 1, offline_replicas=marks,
-            ))
+            records.append(
+                PartitionChangeRecord(
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    leader=leader,
+                    isr=isr,
+                    leader_epoch=leader_epoch,
+                    partition_epoch=part.partition_epoch + 1,
+                    offline_replicas=marks,
+                )
+            )
         return records
 
     def handle_broker_unfenced(self, broker_id: int) -> list[PartitionChangeRecord]:
@@ -582,7 +663,9 @@ class ReplicationControlManager:
         records = []
         for tp in sorted(ctx.partitions):
             part = ctx.partitions[tp]
-            if (wanted is not None and tp.topic not in wanted) or ctx.is_topic_queued_up_for_deletion(tp.topic):
+            if (wanted is not None and tp.topic not in wanted) or ctx.is_topic_queued_up_for_deletion(
+                tp.topic
+            ):
                 continue
             if part.leader != NO_LEADER and ctx.is_replica_online(part.leader, tp):
                 continue
@@ -590,7 +673,9 @@ class ReplicationControlManager:
             def is_online(b: int, tp: TopicPartition = tp) -> bool:
                 return ctx.is_replica_online(b, tp)
 
-            election = offline_partition_leader_election(part.replicas, part.isr, is_online, self._unclean(tp))
+            election = offline_partition_leader_election(
+                part.replicas, part.isr, is_online, self._unclean(tp)
+            )
             if not election.has_leader or election.leader == part.leader:
                 continue
             records.append(part.leader_change(tp, election.leader, election.isr))

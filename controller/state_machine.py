@@ -105,7 +105,11 @@ class StateMachine(Generic[K, S]):
             self._states[key] = target
         state_change_logger.debug(
             "%s Changed %s %s state from %s to %s",
-            self._log_prefix(), self._kind, _describe(key), current.name, target.name,
+            self._log_prefix(),
+            self._kind,
+            _describe(key),
+            current.name,
+            target.name,
         )
 
     def check_transitions(self, transitions: Iterable[tuple[K, S]]) -> None:

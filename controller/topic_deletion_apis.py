@@ -41,8 +41,13 @@ class TopicDeletionApis:
         delete_topic_enable: the controller's ``delete.topic.enable``.
     """
 
-    def __init__(self, ops: ControllerOperations, replication_control: ReplicationControlManager, *,
-                 delete_topic_enable: bool) -> None:
+    def __init__(
+        self,
+        ops: ControllerOperations,
+        replication_control: ReplicationControlManager,
+        *,
+        delete_topic_enable: bool,
+    ) -> None:
         self._ops = ops
         self._replication_control = replication_control
         self.delete_topic_enable = delete_topic_enable
@@ -59,10 +64,14 @@ class TopicDeletionApis:
         try:
             return await self._ops.submit("DeleteTopics", lambda: self._handle_delete_topics(request))
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
-            return DeleteTopicsResponse(responses=[
-                DeletableTopicResult(name=n, error_code=error_code_for(exc), error_message=error_message(exc))
-                for n in dict.fromkeys(request.topic_names)
-            ])
+            return DeleteTopicsResponse(
+                responses=[
+                    DeletableTopicResult(
+                        name=n, error_code=error_code_for(exc), error_message=error_message(exc)
+                    )
+                    for n in dict.fromkeys(request.topic_names)
+                ]
+            )
 
     async def _handle_delete_topics(self, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
         names = list(dict.fromkeys(request.topic_names))  # one answer per name, as Kafka's ControllerApis
@@ -71,7 +80,9 @@ class TopicDeletionApis:
         if not self.delete_topic_enable:
             message = "Topic deletion is disabled (delete.topic.enable=false on the controller)."
             answers = dict.fromkeys(names, (Errors.TOPIC_DELETION_DISABLED, message))
-        answers.update(dict.fromkeys(duplicates - answers.keys(), (Errors.INVALID_REQUEST, "Duplicate topic name.")))
+        answers.update(
+            dict.fromkeys(duplicates - answers.keys(), (Errors.INVALID_REQUEST, "Duplicate topic name."))
+        )
         result = self._replication_control.delete_topics(n for n in names if n not in answers)
         assert result.response is not None
         answers.update(result.response)
@@ -80,9 +91,12 @@ class TopicDeletionApis:
         await self._ops.write(result.records, "DeleteTopics")
         if removed:
             self._announce_removal(removed, replicas)
-        return DeleteTopicsResponse(responses=[
-            DeletableTopicResult(name=n, error_code=answers[n][0], error_message=answers[n][1]) for n in names
-        ])
+        return DeleteTopicsResponse(
+            responses=[
+                DeletableTopicResult(name=n, error_code=answers[n][0], error_message=answers[n][1])
+                for n in names
+            ]
+        )
 
     async def remove_queued_topics(self) -> None:
         """Remove the topics an older controller queued for deletion (``TopicDeletionRecord``,
@@ -104,8 +118,9 @@ class TopicDeletionApis:
                 by_broker.setdefault(broker_id, []).append(tp)
         return by_broker
 
-    def _announce_removal(self, removed: list[RemoveTopicRecord],
-                          replicas: dict[str, dict[int, list[TopicPartition]]]) -> None:
+    def _announce_removal(
+        self, removed: list[RemoveTopicRecord], replicas: dict[str, dict[int, list[TopicPartition]]]
+    ) -> None:
         """The brokers' view of the removal (their metadata delta): UpdateMetadata naming the
         removed topics, then StopReplica(delete) to each live broker holding a replica."""
         ctx = self._ops.context

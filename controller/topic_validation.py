@@ -42,7 +42,9 @@ def resolve_num_partitions(num_partitions: int, default_num_partitions: int) -> 
     return resolved
 
 
-def resolve_replication_factor(replication_factor: int, default_replication_factor: int, num_live_brokers: int) -> int:
+def resolve_replication_factor(
+    replication_factor: int, default_replication_factor: int, num_live_brokers: int
+) -> int:
     """Resolve ``replication_factor`` (-1 = ``default.replication.factor``) and check it.
 
     Args:
@@ -62,7 +64,9 @@ def resolve_replication_factor(replication_factor: int, default_replication_fact
         raise InvalidReplicationFactorError(
             "Replication factor must be larger than 0, or -1 to use the default value."
         )
-    resolved = default_replication_factor if replication_factor == NO_REPLICATION_FACTOR else replication_factor
+    resolved = (
+        default_replication_factor if replication_factor == NO_REPLICATION_FACTOR else replication_factor
+    )
     if not 1 <= resolved <= MAX_REPLICATION_FACTOR:
         raise InvalidReplicationFactorError(
             f"Replication factor must be between 1 and {MAX_REPLICATION_FACTOR} inclusive, or -1 to use the "
@@ -81,9 +85,11 @@ def replication_factor_unreachable(replication_factor: int, num_brokers: int) ->
         replication_factor: the replicas asked per partition.
         num_brokers: the brokers available to host them.
     """
-    return (f"Unable to replicate the partition {replication_factor} time(s): The target replication factor of "
-            f"{replication_factor} cannot be reached because only {num_brokers} broker(s) are registered or some "
-            "brokers have all their log directories cordoned.")
+    return (
+        f"Unable to replicate the partition {replication_factor} time(s): The target replication factor of "
+        f"{replication_factor} cannot be reached because only {num_brokers} broker(s) are registered or some "
+        "brokers have all their log directories cordoned."
+    )
 
 
 def validate_manual_assignment(
@@ -118,7 +124,9 @@ def validate_manual_assignment(
             "A manual partition assignment was specified, but replication factor was not set to -1."
         )
     if num_partitions != NO_NUM_PARTITIONS:
-        raise InvalidRequestError("A manual partition assignment was specified, but numPartitions was not set to -1.")
+        raise InvalidRequestError(
+            "A manual partition assignment was specified, but numPartitions was not set to -1."
+        )
     result: dict[int, list[int]] = {}
     first_rf: int | None = None
     for entry in assignments:
@@ -135,8 +143,9 @@ def validate_manual_assignment(
     return result
 
 
-def validate_partition_assignment(replicas: Sequence[int], registered_broker_ids: Collection[int],
-                                  replication_factor: int | None) -> None:
+def validate_partition_assignment(
+    replicas: Sequence[int], registered_broker_ids: Collection[int], replication_factor: int | None
+) -> None:
     """Check one partition's manual replica list (Kafka's ``validateManualPartitionAssignment``):
     not empty; its brokers, in id order, registered and each named once; as many as
     ``replication_factor``.
@@ -170,8 +179,9 @@ def validate_partition_assignment(replicas: Sequence[int], registered_broker_ids
         )
 
 
-def validate_topic_configs(configs: Sequence[CreatableTopicConfig],
-                           defaults: Mapping[str, str] | None = None) -> dict[str, str]:
+def validate_topic_configs(
+    configs: Sequence[CreatableTopicConfig], defaults: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """Validate topic config overrides from CreateTopics.
 
     Names must be topic-level configs (``TOPIC_CONFIG_NAMES``); values must have the

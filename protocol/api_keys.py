@@ -168,8 +168,13 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.OFFSET_DELETE, OffsetDeleteRequest, OffsetDeleteResponse),
         ApiSpec(ApiKey.DESCRIBE_CONFIGS, DescribeConfigsRequest, DescribeConfigsResponse, 1, 4),
         ApiSpec(ApiKey.DESCRIBE_LOG_DIRS, DescribeLogDirsRequest, DescribeLogDirsResponse, 1, 4),
-        ApiSpec(ApiKey.INCREMENTAL_ALTER_CONFIGS, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse,
-                0, 1),
+        ApiSpec(
+            ApiKey.INCREMENTAL_ALTER_CONFIGS,
+            IncrementalAlterConfigsRequest,
+            IncrementalAlterConfigsResponse,
+            0,
+            1,
+        ),
         ApiSpec(ApiKey.ELECT_LEADERS, ElectLeadersRequest, ElectLeadersResponse, 0, 2),
         ApiSpec(ApiKey.API_VERSIONS, ApiVersionsRequest, ApiVersionsResponse, 0, 4),
         ApiSpec(ApiKey.CREATE_TOPICS, CreateTopicsRequest, CreateTopicsResponse, 2, 7),
@@ -180,8 +185,9 @@ API_REGISTRY: dict[int, ApiSpec] = {
         ApiSpec(ApiKey.BROKER_REGISTRATION, BrokerRegistrationRequest, BrokerRegistrationResponse),
         ApiSpec(ApiKey.BROKER_HEARTBEAT, BrokerHeartbeatRequest, BrokerHeartbeatResponse, 0, 1),
         ApiSpec(ApiKey.INIT_PRODUCER_ID, InitProducerIdRequest, InitProducerIdResponse, 0, 4),
-        ApiSpec(ApiKey.OFFSET_FOR_LEADER_EPOCH, OffsetsForLeaderEpochRequest, OffsetsForLeaderEpochResponse,
-                2, 4),
+        ApiSpec(
+            ApiKey.OFFSET_FOR_LEADER_EPOCH, OffsetsForLeaderEpochRequest, OffsetsForLeaderEpochResponse, 2, 4
+        ),
         ApiSpec(ApiKey.ALLOCATE_PRODUCER_IDS, AllocateProducerIdsRequest, AllocateProducerIdsResponse),
         ApiSpec(ApiKey.VOTE, VoteRequest, VoteResponse),
         ApiSpec(ApiKey.BEGIN_QUORUM_EPOCH, BeginQuorumEpochRequest, BeginQuorumEpochResponse),

@@ -75,8 +75,15 @@ XERIAL_MAGIC = b"\x82SNAPPY\x00"
 XERIAL_HEADER = XERIAL_MAGIC + struct.pack(">ii", 1, 1)  # magic, version 1, compatible version 1
 XERIAL_BLOCK_BYTES = 32 * 1024  # uncompressed bytes per block: SnappyOutputStream's default, as Kafka's
 _BLOCK_LENGTH = struct.Struct(">i")
-_DECOMPRESS_ERRORS = (OSError, EOFError, zlib.error, RuntimeError, ValueError, zstandard.ZstdError,
-                      cramjam.DecompressionError)
+_DECOMPRESS_ERRORS = (
+    OSError,
+    EOFError,
+    zlib.error,
+    RuntimeError,
+    ValueError,
+    zstandard.ZstdError,
+    cramjam.DecompressionError,
+)
 
 
 class CorruptRecordError(ValueError):
@@ -224,8 +231,13 @@ def compress_kafka(codec: int, data: bytes | bytearray | memoryview, level: int 
     if codec == COMPRESSION_GZIP:
         return gzip.compress(data, compresslevel=_gzip_level(level), mtime=0)
     if codec == COMPRESSION_LZ4:
-        return lz4.frame.compress(data, block_linked=False, content_checksum=False, store_size=False,
-                                  compression_level=_lz4_level(level))
+        return lz4.frame.compress(
+            data,
+            block_linked=False,
+            content_checksum=False,
+            store_size=False,
+            compression_level=_lz4_level(level),
+        )
     if codec == COMPRESSION_ZSTD:
         return zstandard.ZstdCompressor(level=_zstd_level(level)).compress(data)
     return _xerial_compress(data)
@@ -283,7 +295,7 @@ def _xerial_compress(data: bytes | bytearray | memoryview) -> bytes:
     parts = [XERIAL_HEADER]
     compress_raw = cramjam.snappy.compress_raw
     for start in range(0, len(view), XERIAL_BLOCK_BYTES):
-        block = compress_raw(view[start:start + XERIAL_BLOCK_BYTES])
+        block = compress_raw(view[start : start + XERIAL_BLOCK_BYTES])
         parts.append(_BLOCK_LENGTH.pack(len(block)))
         parts.append(bytes(block))
     return b"".join(parts)
@@ -291,13 +303,15 @@ def _xerial_compress(data: bytes | bytearray | memoryview) -> bytes:
 
 def _snappy_kafka_decompress(data: bytes | bytearray | memoryview) -> bytes:
     view = memoryview(data)
-    if view[:len(XERIAL_MAGIC)] != XERIAL_MAGIC:
+    if view[: len(XERIAL_MAGIC)] != XERIAL_MAGIC:
         return bytes(cramjam.snappy.decompress_raw(view))
     if len(view) < len(XERIAL_HEADER):
         raise CorruptRecordError(f"snappy payload of {len(view)} bytes has a truncated xerial header")
     version, compatible = struct.unpack_from(">ii", view, len(XERIAL_MAGIC))
     if compatible > 1:  # a reader of version 1 reads what says it is compatible with 1
-        raise CorruptRecordError(f"xerial snappy stream version {version} needs a reader of version {compatible}")
+        raise CorruptRecordError(
+            f"xerial snappy stream version {version} needs a reader of version {compatible}"
+        )
     parts = []
     pos, end = len(XERIAL_HEADER), len(view)
     decompress_raw = cramjam.snappy.decompress_raw
@@ -307,8 +321,10 @@ def _snappy_kafka_decompress(data: bytes | bytearray | memoryview) -> bytes:
         (length,) = _BLOCK_LENGTH.unpack_from(view, pos)
         pos += 4
         if length < 0 or pos + length > end:
-            raise CorruptRecordError(f"xerial snappy block of {length} bytes at byte {pos} overruns {end} bytes")
-        parts.append(bytes(decompress_raw(view[pos:pos + length])))
+            raise CorruptRecordError(
+                f"xerial snappy block of {length} bytes at byte {pos} overruns {end} bytes"
+            )
+        parts.append(bytes(decompress_raw(view[pos : pos + length])))
         pos += length
     return b"".join(parts)
 

@@ -23,7 +23,6 @@ PROTOCOL_TYPE = "consumer"
 VERSION = 0
 
 
-
 @dataclass(frozen=True)
 class Subscription:
     """The topics a member subscribes to (sorted), its user data and, from version 1, the
@@ -54,8 +53,12 @@ def _topic_partitions(partitions: tuple[TopicPartition, ...]) -> list[bytes]:
 
 def encode_subscription(subscription: Subscription, version: int = VERSION) -> bytes:
     """The subscription's bytes: version 0, or 1 with the owned partitions (KIP-429)."""
-    parts = [I16.pack(version), I32.pack(len(subscription.topics)),
-             *(write_string(t) for t in subscription.topics), write_nullable_bytes(subscription.user_data)]
+    parts = [
+        I16.pack(version),
+        I32.pack(len(subscription.topics)),
+        *(write_string(t) for t in subscription.topics),
+        write_nullable_bytes(subscription.user_data),
+    ]
     if version >= 1:
         parts += _topic_partitions(subscription.owned_partitions)
     return b"".join(parts)
@@ -63,7 +66,13 @@ def encode_subscription(subscription: Subscription, version: int = VERSION) -> b
 
 def encode_assignment(assignment: Assignment) -> bytes:
     """The assignment's bytes (partitions grouped by topic, in order)."""
-    return b"".join([I16.pack(VERSION), *_topic_partitions(assignment.partitions), write_nullable_bytes(assignment.user_data)])
+    return b"".join(
+        [
+            I16.pack(VERSION),
+            *_topic_partitions(assignment.partitions),
+            write_nullable_bytes(assignment.user_data),
+        ]
+    )
 
 
 def _read_topic_partitions(reader: BinaryReader) -> list[TopicPartition]:

@@ -99,76 +99,200 @@ class Errors(IntEnum):
 _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.UNKNOWN_SERVER_ERROR: (False, False, "The server experienced an unexpected error."),
     Errors.NONE: (False, False, ""),
-    Errors.OFFSET_OUT_OF_RANGE: (False, False, "The requested offset is not within the range of offsets maintained by the server."),
+    Errors.OFFSET_OUT_OF_RANGE: (
+        False,
+        False,
+        "The requested offset is not within the range of offsets maintained by the server.",
+    ),
     Errors.CORRUPT_MESSAGE: (True, False, "The record batch failed its CRC check or is otherwise corrupt."),
     Errors.UNKNOWN_TOPIC_OR_PARTITION: (True, True, "This server does not host this topic-partition."),
     Errors.INVALID_FETCH_SIZE: (False, False, "The requested fetch size is invalid."),
     Errors.LEADER_NOT_AVAILABLE: (True, True, "There is no leader for this topic-partition."),
-    Errors.NOT_LEADER_OR_FOLLOWER: (True, True, "This server is not the leader or a follower for that topic-partition."),
+    Errors.NOT_LEADER_OR_FOLLOWER: (
+        True,
+        True,
+        "This server is not the leader or a follower for that topic-partition.",
+    ),
     Errors.REQUEST_TIMED_OUT: (True, False, "The request timed out."),
     Errors.BROKER_NOT_AVAILABLE: (False, False, "The broker is not available."),
-    Errors.REPLICA_NOT_AVAILABLE: (True, True, "The replica is not available for the requested topic-partition."),
-    Errors.MESSAGE_TOO_LARGE: (False, False, "The request included a message larger than the max message size the server will accept."),
+    Errors.REPLICA_NOT_AVAILABLE: (
+        True,
+        True,
+        "The replica is not available for the requested topic-partition.",
+    ),
+    Errors.MESSAGE_TOO_LARGE: (
+        False,
+        False,
+        "The request included a message larger than the max message size the server will accept.",
+    ),
     Errors.STALE_CONTROLLER_EPOCH: (False, False, "The controller moved to another broker."),
-    Errors.OFFSET_METADATA_TOO_LARGE: (False, False, "The metadata field of the offset request was too large."),
+    Errors.OFFSET_METADATA_TOO_LARGE: (
+        False,
+        False,
+        "The metadata field of the offset request was too large.",
+    ),
     Errors.NETWORK_EXCEPTION: (True, True, "The server disconnected before a response was received."),
-    Errors.INVALID_TOPIC_EXCEPTION: (False, False, "The request attempted to perform an operation on an invalid topic."),
-    Errors.RECORD_LIST_TOO_LARGE: (False, False, "The request included message batch larger than the configured segment size on the server."),
-    Errors.NOT_ENOUGH_REPLICAS: (True, False, "Messages are rejected since there are fewer in-sync replicas than required."),
-    Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND: (True, False, "Messages are written to the log, but to fewer in-sync replicas than required."),
-    Errors.COORDINATOR_LOAD_IN_PROGRESS: (True, False, "The coordinator is loading and hence can't process requests."),
+    Errors.INVALID_TOPIC_EXCEPTION: (
+        False,
+        False,
+        "The request attempted to perform an operation on an invalid topic.",
+    ),
+    Errors.RECORD_LIST_TOO_LARGE: (
+        False,
+        False,
+        "The request included message batch larger than the configured segment size on the server.",
+    ),
+    Errors.NOT_ENOUGH_REPLICAS: (
+        True,
+        False,
+        "Messages are rejected since there are fewer in-sync replicas than required.",
+    ),
+    Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND: (
+        True,
+        False,
+        "Messages are written to the log, but to fewer in-sync replicas than required.",
+    ),
+    Errors.COORDINATOR_LOAD_IN_PROGRESS: (
+        True,
+        False,
+        "The coordinator is loading and hence can't process requests.",
+    ),
     Errors.COORDINATOR_NOT_AVAILABLE: (True, False, "The coordinator is not available."),
     Errors.NOT_COORDINATOR: (True, False, "This is not the correct coordinator."),
     Errors.ILLEGAL_GENERATION: (False, False, "Specified group generation id is not valid."),
     Errors.INVALID_GROUP_ID: (False, False, "The configured groupId is invalid."),
     Errors.UNKNOWN_MEMBER_ID: (False, False, "The coordinator is not aware of this member."),
-    Errors.INCONSISTENT_GROUP_PROTOCOL: (False, False, "The group member's supported protocols are incompatible with those of existing members or first group member tried to join with empty protocol type or empty protocol list."),
-    Errors.INVALID_SESSION_TIMEOUT: (False, False, "The session timeout is not within the range allowed by the broker (as configured by group.min.session.timeout.ms and group.max.session.timeout.ms)."),
+    Errors.INCONSISTENT_GROUP_PROTOCOL: (
+        False,
+        False,
+        "The group member's supported protocols are incompatible with those of existing members or first group member tried to join with empty protocol type or empty protocol list.",
+    ),
+    Errors.INVALID_SESSION_TIMEOUT: (
+        False,
+        False,
+        "The session timeout is not within the range allowed by the broker (as configured by group.min.session.timeout.ms and group.max.session.timeout.ms).",
+    ),
     Errors.REBALANCE_IN_PROGRESS: (False, False, "The group is rebalancing, so a rejoin is needed."),
-    Errors.MEMBER_ID_REQUIRED: (False, False, "The group member needs to have a valid member id before actually entering a consumer group."),
+    Errors.MEMBER_ID_REQUIRED: (
+        False,
+        False,
+        "The group member needs to have a valid member id before actually entering a consumer group.",
+    ),
     Errors.GROUP_MAX_SIZE_REACHED: (False, False, "The consumer group has reached its max size."),
     Errors.NON_EMPTY_GROUP: (False, False, "The group is not empty."),
-    Errors.FENCED_INSTANCE_ID: (False, False, "The broker rejected this static consumer since another consumer with the same group.instance.id has registered with a different member.id."),
+    Errors.FENCED_INSTANCE_ID: (
+        False,
+        False,
+        "The broker rejected this static consumer since another consumer with the same group.instance.id has registered with a different member.id.",
+    ),
     Errors.GROUP_ID_NOT_FOUND: (False, False, "The group id does not exist."),
-    Errors.GROUP_SUBSCRIBED_TO_TOPIC: (False, False, "The consumer group is actively subscribed to the topic"),
+    Errors.GROUP_SUBSCRIBED_TO_TOPIC: (
+        False,
+        False,
+        "The consumer group is actively subscribed to the topic",
+    ),
     Errors.INVALID_COMMIT_OFFSET_SIZE: (False, False, "The committing offset data size is not valid."),
-    Errors.INVALID_REQUIRED_ACKS: (False, False, "Produce request specified an invalid value for required acks."),
+    Errors.INVALID_REQUIRED_ACKS: (
+        False,
+        False,
+        "Produce request specified an invalid value for required acks.",
+    ),
     Errors.INVALID_TIMESTAMP: (False, False, "The timestamp of the message is out of acceptable range."),
     Errors.UNSUPPORTED_VERSION: (False, False, "The version of API is not supported."),
     Errors.TOPIC_ALREADY_EXISTS: (False, False, "Topic with this name already exists."),
     Errors.INVALID_PARTITIONS: (False, False, "Number of partitions is below 1."),
-    Errors.INVALID_REPLICATION_FACTOR: (False, False, "Replication factor is below 1 or larger than the number of available brokers."),
+    Errors.INVALID_REPLICATION_FACTOR: (
+        False,
+        False,
+        "Replication factor is below 1 or larger than the number of available brokers.",
+    ),
     Errors.INVALID_REPLICA_ASSIGNMENT: (False, False, "Replica assignment is invalid."),
     Errors.INVALID_CONFIG: (False, False, "Configuration is invalid."),
     Errors.NOT_CONTROLLER: (True, True, "This is not the correct controller for this cluster."),
-    Errors.INVALID_REQUEST: (False, False, "This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details."),
+    Errors.INVALID_REQUEST: (
+        False,
+        False,
+        "This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.",
+    ),
     Errors.POLICY_VIOLATION: (False, False, "Request parameters do not satisfy the configured policy."),
-    Errors.OUT_OF_ORDER_SEQUENCE_NUMBER: (False, False, "The broker received an out of order sequence number."),
+    Errors.OUT_OF_ORDER_SEQUENCE_NUMBER: (
+        False,
+        False,
+        "The broker received an out of order sequence number.",
+    ),
     Errors.DUPLICATE_SEQUENCE_NUMBER: (False, False, "The broker received a duplicate sequence number."),
     Errors.INVALID_PRODUCER_EPOCH: (False, False, "Producer attempted to produce with an old epoch."),
     Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: (False, False, "Transactional Id authorization failed."),
-    Errors.UNKNOWN_PRODUCER_ID: (False, False, "The broker could not locate the producer metadata associated with the producer id."),
+    Errors.UNKNOWN_PRODUCER_ID: (
+        False,
+        False,
+        "The broker could not locate the producer metadata associated with the producer id.",
+    ),
     Errors.KAFKA_STORAGE_ERROR: (True, True, "Disk error when trying to access log file on the disk."),
     Errors.TOPIC_DELETION_DISABLED: (False, False, "Topic deletion is disabled."),
-    Errors.FENCED_LEADER_EPOCH: (True, True, "The leader epoch in the request is older than the epoch on the broker."),
-    Errors.UNKNOWN_LEADER_EPOCH: (True, True, "The leader epoch in the request is newer than the epoch on the broker."),
-    Errors.UNSUPPORTED_COMPRESSION_TYPE: (False, False, "The requesting client does not support the compression type of given partition."),
+    Errors.FENCED_LEADER_EPOCH: (
+        True,
+        True,
+        "The leader epoch in the request is older than the epoch on the broker.",
+    ),
+    Errors.UNKNOWN_LEADER_EPOCH: (
+        True,
+        True,
+        "The leader epoch in the request is newer than the epoch on the broker.",
+    ),
+    Errors.UNSUPPORTED_COMPRESSION_TYPE: (
+        False,
+        False,
+        "The requesting client does not support the compression type of given partition.",
+    ),
     Errors.STALE_BROKER_EPOCH: (False, False, "Broker epoch has changed."),
-    Errors.OFFSET_NOT_AVAILABLE: (True, False, "The leader high watermark has not caught up from a recent leader election."),
-    Errors.INCONSISTENT_VOTER_SET: (False, False, "Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters."),
+    Errors.OFFSET_NOT_AVAILABLE: (
+        True,
+        False,
+        "The leader high watermark has not caught up from a recent leader election.",
+    ),
+    Errors.INCONSISTENT_VOTER_SET: (
+        False,
+        False,
+        "Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters.",
+    ),
     Errors.PREFERRED_LEADER_NOT_AVAILABLE: (True, True, "The preferred leader was not available."),
-    Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE: (True, True, "Eligible topic partition leaders are not available."),
+    Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE: (
+        True,
+        True,
+        "Eligible topic partition leaders are not available.",
+    ),
     Errors.ELECTION_NOT_NEEDED: (False, False, "Leader election not needed for topic partition."),
-    Errors.INVALID_RECORD: (False, False, "This record has failed the validation on broker and hence will be rejected."),
+    Errors.INVALID_RECORD: (
+        False,
+        False,
+        "This record has failed the validation on broker and hence will be rejected.",
+    ),
     Errors.INVALID_UPDATE_VERSION: (False, False, "The given update version was invalid."),
     Errors.SNAPSHOT_NOT_FOUND: (False, False, "Requested snapshot was not found."),
-    Errors.POSITION_OUT_OF_RANGE: (False, False, "Requested position is not greater than or equal to zero, and less than the size of the snapshot."),
+    Errors.POSITION_OUT_OF_RANGE: (
+        False,
+        False,
+        "Requested position is not greater than or equal to zero, and less than the size of the snapshot.",
+    ),
     Errors.DUPLICATE_BROKER_REGISTRATION: (False, False, "This broker ID is already in use."),
     Errors.BROKER_ID_NOT_REGISTERED: (False, False, "The given broker ID was not registered."),
-    Errors.INCONSISTENT_TOPIC_ID: (True, True, "The log's topic ID did not match the topic ID in the request."),
-    Errors.INCONSISTENT_CLUSTER_ID: (False, False, "The clusterId in the request does not match that found on the server."),
+    Errors.INCONSISTENT_TOPIC_ID: (
+        True,
+        True,
+        "The log's topic ID did not match the topic ID in the request.",
+    ),
+    Errors.INCONSISTENT_CLUSTER_ID: (
+        False,
+        False,
+        "The clusterId in the request does not match that found on the server.",
+    ),
     Errors.INELIGIBLE_REPLICA: (False, False, "The new ISR contains at least one ineligible replica."),
-    Errors.NEW_LEADER_ELECTED: (False, False, "The AlterPartition request successfully updated the partition state but the leader has changed."),
+    Errors.NEW_LEADER_ELECTED: (
+        False,
+        False,
+        "The AlterPartition request successfully updated the partition state but the leader has changed.",
+    ),
     Errors.FETCH_SESSION_ID_NOT_FOUND: (True, False, "The fetch session ID was not found."),
     Errors.MISMATCHED_ENDPOINT_TYPE: (False, False, "The request was sent to an endpoint of the wrong type."),
     Errors.UNSUPPORTED_ENDPOINT_TYPE: (False, False, "This endpoint type is not supported yet."),
@@ -226,78 +350,151 @@ if TYPE_CHECKING:
     # The classes the loop below generates, spelled out for type checkers only (one per code of
     # ``_ERROR_TABLE`` but NONE; tests/unit/protocol/test_errors.py checks the two agree).
     class UnknownServerError(KafkaError): ...
+
     class OffsetOutOfRangeError(KafkaError): ...
+
     class CorruptMessageError(KafkaError): ...
+
     class UnknownTopicOrPartitionError(KafkaError): ...
+
     class InvalidFetchSizeError(KafkaError): ...
+
     class LeaderNotAvailableError(KafkaError): ...
+
     class NotLeaderOrFollowerError(KafkaError): ...
+
     class RequestTimedOutError(KafkaError, TimeoutError): ...
+
     class BrokerNotAvailableError(KafkaError): ...
+
     class ReplicaNotAvailableError(KafkaError): ...
+
     class MessageTooLargeError(KafkaError): ...
+
     class StaleControllerEpochError(KafkaError): ...
+
     class OffsetMetadataTooLargeError(KafkaError): ...
+
     class NetworkError(KafkaError): ...
+
     class InvalidTopicError(KafkaError): ...
+
     class RecordListTooLargeError(KafkaError): ...
+
     class NotEnoughReplicasError(KafkaError): ...
+
     class NotEnoughReplicasAfterAppendError(KafkaError): ...
+
     class CoordinatorLoadInProgressError(KafkaError): ...
+
     class CoordinatorNotAvailableError(KafkaError): ...
+
     class NotCoordinatorError(KafkaError): ...
+
     class IllegalGenerationError(KafkaError): ...
+
     class InvalidGroupIdError(KafkaError): ...
+
     class UnknownMemberIdError(KafkaError): ...
+
     class InconsistentGroupProtocolError(KafkaError): ...
+
     class InvalidSessionTimeoutError(KafkaError): ...
+
     class RebalanceInProgressError(KafkaError): ...
+
     class MemberIdRequiredError(KafkaError): ...
+
     class GroupMaxSizeReachedError(KafkaError): ...
+
     class NonEmptyGroupError(KafkaError): ...
+
     class FencedInstanceIdError(KafkaError): ...
+
     class GroupIdNotFoundError(KafkaError): ...
+
     class GroupSubscribedToTopicError(KafkaError): ...
+
     class InvalidCommitOffsetSizeError(KafkaError): ...
+
     class InvalidRequiredAcksError(KafkaError): ...
+
     class InvalidTimestampError(KafkaError): ...
+
     class UnsupportedVersionError(KafkaError): ...
+
     class TopicAlreadyExistsError(KafkaError): ...
+
     class InvalidPartitionsError(KafkaError): ...
+
     class InvalidReplicationFactorError(KafkaError): ...
+
     class InvalidReplicaAssignmentError(KafkaError): ...
+
     class InvalidConfigError(KafkaError): ...
+
     class NotControllerError(KafkaError): ...
+
     class InvalidRequestError(KafkaError): ...
+
     class PolicyViolationError(KafkaError): ...
+
     class OutOfOrderSequenceNumberError(KafkaError): ...
+
     class DuplicateSequenceNumberError(KafkaError): ...
+
     class InvalidProducerEpochError(KafkaError): ...
+
     class TransactionalIdAuthorizationFailedError(KafkaError): ...
+
     class UnknownProducerIdError(KafkaError): ...
+
     class KafkaStorageError(KafkaError): ...
+
     class TopicDeletionDisabledError(KafkaError): ...
+
     class FencedLeaderEpochError(KafkaError): ...
+
     class UnknownLeaderEpochError(KafkaError): ...
+
     class UnsupportedCompressionTypeError(KafkaError): ...
+
     class StaleBrokerEpochError(KafkaError): ...
+
     class OffsetNotAvailableError(KafkaError): ...
+
     class InconsistentVoterSetError(KafkaError): ...
+
     class PreferredLeaderNotAvailableError(KafkaError): ...
+
     class EligibleLeadersNotAvailableError(KafkaError): ...
+
     class ElectionNotNeededError(KafkaError): ...
+
     class InvalidRecordError(KafkaError): ...
+
     class InvalidUpdateVersionError(KafkaError): ...
+
     class SnapshotNotFoundError(KafkaError): ...
+
     class PositionOutOfRangeError(KafkaError): ...
+
     class DuplicateBrokerRegistrationError(KafkaError): ...
+
     class BrokerIdNotRegisteredError(KafkaError): ...
+
     class InconsistentTopicIdError(KafkaError): ...
+
     class InconsistentClusterIdError(KafkaError): ...
+
     class IneligibleReplicaError(KafkaError): ...
+
     class NewLeaderElectedError(KafkaError): ...
+
     class FetchSessionIdNotFoundError(KafkaError): ...
+
     class MismatchedEndpointTypeError(KafkaError): ...
+
     class UnsupportedEndpointTypeError(KafkaError): ...
 
 
@@ -306,7 +503,9 @@ _BY_CODE: dict[int, type[KafkaError]] = {}
 for _code, (_retriable, _invalid_metadata, _message) in _ERROR_TABLE.items():
     if _code == Errors.NONE:
         continue
-    _base: tuple[type, ...] = (KafkaError, TimeoutError) if _code == Errors.REQUEST_TIMED_OUT else (KafkaError,)
+    _base: tuple[type, ...] = (
+        (KafkaError, TimeoutError) if _code == Errors.REQUEST_TIMED_OUT else (KafkaError,)
+    )
     _cls = type(
         _class_name(_code),
         _base,

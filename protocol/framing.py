@@ -99,7 +99,9 @@ def encode_request(request: Struct, api_version: int, correlation_id: int, clien
     return b"".join(encode_request_buffers(request, api_version, correlation_id, client_id))
 
 
-def encode_request_buffers(request: Struct, api_version: int, correlation_id: int, client_id: str | None) -> Buffers:
+def encode_request_buffers(
+    request: Struct, api_version: int, correlation_id: int, client_id: str | None
+) -> Buffers:
     """Encode a request as buffers whose concatenation is the frame (for ``writelines``).
 
     Same bytes as ``encode_request``, but record batches (bytes fields of at least
@@ -112,7 +114,9 @@ def encode_request_buffers(request: Struct, api_version: int, correlation_id: in
     return _encode_buffers(wire, _carries_bytes(type(request)))
 
 
-def decode_request(payload: bytes | memoryview, client_address: str = "") -> tuple[RequestHeader, ApiSpec, Struct]:
+def decode_request(
+    payload: bytes | memoryview, client_address: str = ""
+) -> tuple[RequestHeader, ApiSpec, Struct]:
     """Decode a request frame body (without its length prefix); ``client_address`` (the peer's
     IP address) goes into the header.
 
@@ -212,8 +216,9 @@ def _splices_below(value: list[Any]) -> bool:
         if item_kind is list:
             for inner in item:
                 inner_kind = type(inner)
-                if inner_kind is list or ((inner_kind is bytes or inner_kind is memoryview)
-                                          and len(inner) >= SPLICE_MIN_BYTES):
+                if inner_kind is list or (
+                    (inner_kind is bytes or inner_kind is memoryview) and len(inner) >= SPLICE_MIN_BYTES
+                ):
                     return True
         elif (item_kind is bytes or item_kind is memoryview) and len(item) >= SPLICE_MIN_BYTES:
             return True

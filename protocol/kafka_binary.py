@@ -146,8 +146,13 @@ class BinaryReader:
             of raising (Kafka's request parser never rejects a request for its strings' bytes).
     """
 
-    def __init__(self, data: bytes, error: type[ValueError] = ValueError, what: str = "data",
-                 replace_bad_utf8: bool = False) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        error: type[ValueError] = ValueError,
+        what: str = "data",
+        replace_bad_utf8: bool = False,
+    ) -> None:
         self.data = memoryview(data)
         self.pos = 0
         self._error = error
@@ -164,8 +169,10 @@ class BinaryReader:
             ValueError (the given subclass): fewer are left.
         """
         if n < 0 or self.pos + n > len(self.data):
-            raise self._error(f"truncated {self._what}: needs {n} bytes at byte {self.pos} of {len(self.data)}")
-        out = bytes(self.data[self.pos:self.pos + n])
+            raise self._error(
+                f"truncated {self._what}: needs {n} bytes at byte {self.pos} of {len(self.data)}"
+            )
+        out = bytes(self.data[self.pos : self.pos + n])
         self.pos += n
         return out
 

@@ -71,8 +71,9 @@ class FeatureFlags(NamedTuple):
 NO_FEATURES = FeatureFlags({}, {}, -1)
 
 
-def api_versions_response(error_code: int = 0, version: int = 0,
-                          features: FeatureFlags = NO_FEATURES) -> ApiVersionsResponse:
+def api_versions_response(
+    error_code: int = 0, version: int = 0, features: FeatureFlags = NO_FEATURES
+) -> ApiVersionsResponse:
     """The ApiVersions answer: every API of ``KAFKA_APIS`` with its version range and, from v3,
     the feature flags as Kafka's ``ApiVersionsResponse.Builder`` writes them: before v4 a supported
     feature whose minimum level is 0 is left out (old clients fail on it), and a finalized level
@@ -83,14 +84,24 @@ def api_versions_response(error_code: int = 0, version: int = 0,
         version: the version it is answered at.
         features: the broker's feature flags.
     """
-    out = ApiVersionsResponse(error_code=error_code, api_keys=[
-        ApiVersionsResponseKey(api_key=api.key, min_version=api.min_version, max_version=api.max_version)
-        for api in sorted(KAFKA_APIS.values(), key=lambda a: a.key)])
+    out = ApiVersionsResponse(
+        error_code=error_code,
+        api_keys=[
+            ApiVersionsResponseKey(api_key=api.key, min_version=api.min_version, max_version=api.max_version)
+            for api in sorted(KAFKA_APIS.values(), key=lambda a: a.key)
+        ],
+    )
     if error_code == 0 and version >= 3:
-        out.supported_features = [SupportedFeatureKey(name=name, min_version=low, max_version=high)
-                                  for name, (low, high) in features.supported.items() if low > 0 or version >= 4]
-        out.finalized_features = [FinalizedFeatureKey(name=name, max_version_level=level, min_version_level=level)
-                                  for name, level in features.finalized.items() if level != 0]
+        out.supported_features = [
+            SupportedFeatureKey(name=name, min_version=low, max_version=high)
+            for name, (low, high) in features.supported.items()
+            if low > 0 or version >= 4
+        ]
+        out.finalized_features = [
+            FinalizedFeatureKey(name=name, max_version_level=level, min_version_level=level)
+            for name, level in features.finalized.items()
+            if level != 0
+        ]
         out.finalized_features_epoch = features.finalized_epoch
     return out
 
@@ -165,7 +176,9 @@ class KafkaWireCodec:
 
     name = "kafka"
 
-    def __init__(self, listener_name: str = "KAFKA", features: Callable[[], FeatureFlags] | None = None) -> None:
+    def __init__(
+        self, listener_name: str = "KAFKA", features: Callable[[], FeatureFlags] | None = None
+    ) -> None:
         self.listener_name = listener_name
         self._features = features or (lambda: NO_FEATURES)
 
@@ -176,31 +189,42 @@ class KafkaWireCodec:
             raise FrameError(str(exc)) from None
         api = KAFKA_APIS.get(api_key)
         if api is None:
-            raise RequestDecodeError(f"api key {api_key} is not supported by the Kafka listener",
-                                     Errors.UNSUPPORTED_VERSION, None)
+            raise RequestDecodeError(
+                f"api key {api_key} is not supported by the Kafka listener", Errors.UNSUPPORTED_VERSION, None
+            )
         if not api.supports(version):
             if api_key == API_VERSIONS_KEY and len(payload) >= 8:
                 correlation_id = I32.unpack_from(payload, 4)[0]
                 reply = KafkaReply(correlation_id, api, 0, translate=False)
                 return Decoded(reply, answer=api_versions_response(int(Errors.UNSUPPORTED_VERSION)))
-            raise RequestDecodeError(f"{api.name} v{version} is not supported (supported {api.min_version}-"
-                                     f"{api.max_version})", Errors.UNSUPPORTED_VERSION, None)
+            raise RequestDecodeError(
+                f"{api.name} v{version} is not supported (supported {api.min_version}-{api.max_version})",
+                Errors.UNSUPPORTED_VERSION,
+                None,
+            )
         flexible = api.flexible(version)
-        reader = BinaryReader(bytes(payload), KafkaSchemaError, f"{api.name} v{version} request", replace_bad_utf8=True)
+        reader = BinaryReader(
+            bytes(payload), KafkaSchemaError, f"{api.name} v{version} request", replace_bad_utf8=True
+        )
         try:
             header = decode_request_header(reader, request_header_version(flexible))
             # bytes after the body are ignored, as Kafka's request parser ignores them (librdkafka
             # sends three after a Metadata v12 request for every topic)
             request = api.request.decode(b"", version, flexible, reader)
         except (KafkaSchemaError, KafkaHeaderError) as exc:
-            raise RequestDecodeError(f"invalid {api.name} v{version} request: {exc}", Errors.INVALID_REQUEST,
-                                     None) from None
+            raise RequestDecodeError(
+                f"invalid {api.name} v{version} request: {exc}", Errors.INVALID_REQUEST, None
+            ) from None
         reply = KafkaReply(header.correlation_id, api, version, request)
         if api_key == API_VERSIONS_KEY:
             reply.translate = False
-            if version >= 3 and not (_software_name_or_version_ok(request.client_software_name)
-                                     and _software_name_or_version_ok(request.client_software_version)):
-                return Decoded(reply, answer=ApiVersionsResponse(error_code=int(Errors.INVALID_REQUEST), api_keys=[]))
+            if version >= 3 and not (
+                _software_name_or_version_ok(request.client_software_name)
+                and _software_name_or_version_ok(request.client_software_version)
+            ):
+                return Decoded(
+                    reply, answer=ApiVersionsResponse(error_code=int(Errors.INVALID_REQUEST), api_keys=[])
+                )
             return Decoded(reply, answer=api_versions_response(version=version, features=self._features()))
         refuse = REFUSALS.get(api_key)
         if refuse is not None and (refusal := refuse(request, version)) is not None:
@@ -210,10 +234,22 @@ class KafkaWireCodec:
         try:
             internal = translation.to_internal(request, version)
         except (TypeError, ValueError, AttributeError) as exc:
-            raise RequestDecodeError(f"invalid {api.name} v{version} request: {exc}", Errors.INVALID_REQUEST,
-                                     reply) from None
+            raise RequestDecodeError(
+                f"invalid {api.name} v{version} request: {exc}", Errors.INVALID_REQUEST, reply
+            ) from None
         spec = translation.spec
         # one declaration for both listeners: the broker sees the version the client asked for
         internal_version = version if spec.request is api.request else spec.max_version
-        return Decoded(reply, RequestHeader(int(spec.key), internal_version, header.correlation_id, header.client_id,
-                                            self.listener_name, client_address), spec, internal)
+        return Decoded(
+            reply,
+            RequestHeader(
+                int(spec.key),
+                internal_version,
+                header.correlation_id,
+                header.client_id,
+                self.listener_name,
+                client_address,
+            ),
+            spec,
+            internal,
+        )

@@ -155,8 +155,9 @@ def _read_unsigned(buf: bytes, pos: int, max_bytes: int, limit: int) -> tuple[in
     raise CorruptRecordError(f"a varint longer than {max_bytes} bytes ending at byte {pos}")
 
 
-def _zigzag_at(buf: bytes, pos: int, max_bytes: int = VARINT_MAX_BYTES, limit: int = 0xFFFFFFFF
-               ) -> tuple[int, int]:
+def _zigzag_at(
+    buf: bytes, pos: int, max_bytes: int = VARINT_MAX_BYTES, limit: int = 0xFFFFFFFF
+) -> tuple[int, int]:
     """The zig-zag varint (a varlong with ``max_bytes=VARLONG_MAX_BYTES``) at ``pos`` and the
     position after it; one and two bytes (most lengths and deltas) without a loop.
 
@@ -189,7 +190,7 @@ def _nullable_bytes_at(buf: bytes, pos: int, index: int, field: str) -> tuple[by
         u, pos = _read_unsigned(buf, pos, VARINT_MAX_BYTES, 0xFFFFFFFF)
     size = (u >> 1) ^ -(u & 1)
     if size >= 0:
-        return buf[pos:pos + size], pos + size
+        return buf[pos : pos + size], pos + size
     if size == -1:
         return None, pos
     raise CorruptRecordError(f"record {index} has a {field} length {size}")
@@ -225,8 +226,11 @@ def decode_default_records(data: bytes | bytearray | memoryview, records_count: 
             record_end = pos + length
             if length < 1 or record_end > end:
                 raise CorruptRecordError(
-                    f"record {index} of {records_count} declares {length} bytes, {end - pos} are left")
-            timestamp_delta, pos = zigzag(buf, pos + 1, VARLONG_MAX_BYTES, 0xFFFFFFFFFFFFFFFF)  # after attributes
+                    f"record {index} of {records_count} declares {length} bytes, {end - pos} are left"
+                )
+            timestamp_delta, pos = zigzag(
+                buf, pos + 1, VARLONG_MAX_BYTES, 0xFFFFFFFFFFFFFFFF
+            )  # after attributes
             offset_delta, pos = zigzag(buf, pos)
             key, pos = nullable(buf, pos, index, "key")
             value, pos = nullable(buf, pos, index, "value")
@@ -235,15 +239,18 @@ def decode_default_records(data: bytes | bytearray | memoryview, records_count: 
             if header_count:
                 if header_count < 0 or 2 * header_count > record_end - pos:
                     raise CorruptRecordError(
-                        f"record {index} declares {header_count} headers in {record_end - pos} bytes")
+                        f"record {index} declares {header_count} headers in {record_end - pos} bytes"
+                    )
                 headers, pos = _decode_headers(buf, pos, header_count, index)
             if pos != record_end:
                 raise CorruptRecordError(
-                    f"record {index} declares {length} bytes but its fields take {length + pos - record_end}")
+                    f"record {index} declares {length} bytes but its fields take {length + pos - record_end}"
+                )
             append([offset_delta, timestamp_delta, key, value, headers])
     except IndexError:
         raise CorruptRecordError(
-            f"the records section of {end} bytes ends inside record {index} of {records_count}") from None
+            f"the records section of {end} bytes ends inside record {index} of {records_count}"
+        ) from None
     if pos != end:
         raise CorruptRecordError(f"{end - pos} bytes after the {records_count} records the batch declares")
     return rows
@@ -257,7 +264,7 @@ def _decode_headers(buf: bytes, pos: int, count: int, index: int) -> tuple[list[
         if size < 0:
             raise CorruptRecordError(f"record {index} has a header key length {size}")
         try:
-            header_key = buf[pos:pos + size].decode("utf-8")
+            header_key = buf[pos : pos + size].decode("utf-8")
         except UnicodeDecodeError as exc:
             raise CorruptRecordError(f"record {index} has a header key that is not UTF-8: {exc}") from None
         header_value, pos = _nullable_bytes_at(buf, pos + size, index, "header value")

@@ -289,12 +289,30 @@ class KafkaField:
             the field be null at every version).
     """
 
-    __slots__ = ("name", "type", "struct_cls", "min_version", "max_version", "nullable_min", "nullable_max",
-                 "_default", "tag", "null_as_default")
+    __slots__ = (
+        "name",
+        "type",
+        "struct_cls",
+        "min_version",
+        "max_version",
+        "nullable_min",
+        "nullable_max",
+        "_default",
+        "tag",
+        "null_as_default",
+    )
 
-    def __init__(self, name: str, type: KafkaType | type[KafkaStruct], versions: str = "0+", *,
-                 nullable: str = "", default: Any = _NO_DEFAULT, tag: int | None = None,
-                 null_as_default: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        type: KafkaType | type[KafkaStruct],
+        versions: str = "0+",
+        *,
+        nullable: str = "",
+        default: Any = _NO_DEFAULT,
+        tag: int | None = None,
+        null_as_default: bool = False,
+    ) -> None:
         self.name = name
         self.struct_cls = type if isinstance(type, _CLASS) and issubclass(type, KafkaStruct) else None
         self.type = type
@@ -345,7 +363,9 @@ class KafkaStruct:
         cls._kafka_fields = cls._declare_kafka_fields()
         carried = {f.name for f in cls._kafka_fields}
         cls._unwired = tuple(f for f in cls.FIELDS if f.name not in carried)
-        cls._tagged = tuple(sorted((f for f in cls._kafka_fields if f.tag is not None), key=lambda f: f.tag or 0))
+        cls._tagged = tuple(
+            sorted((f for f in cls._kafka_fields if f.tag is not None), key=lambda f: f.tag or 0)
+        )
 
     @classmethod
     def _declare_kafka_fields(cls) -> tuple[KafkaField, ...]:
@@ -367,7 +387,11 @@ class KafkaStruct:
     def _plan(cls, version: int, flexible: bool) -> list[tuple[KafkaField, bool]]:
         plan = cls._plans.get((version, flexible))
         if plan is None:
-            plan = [(f, f.nullable_in(version)) for f in cls._kafka_fields if f.in_version(version) and f.tag is None]
+            plan = [
+                (f, f.nullable_in(version))
+                for f in cls._kafka_fields
+                if f.in_version(version) and f.tag is None
+            ]
             cls._plans[(version, flexible)] = plan
         return plan
 
@@ -410,8 +434,9 @@ class KafkaStruct:
         return write_tagged_fields(fields)
 
     @classmethod
-    def decode(cls, data: bytes | memoryview, version: int, flexible: bool, reader: BinaryReader | None = None
-               ) -> KafkaStruct:
+    def decode(
+        cls, data: bytes | memoryview, version: int, flexible: bool, reader: BinaryReader | None = None
+    ) -> KafkaStruct:
         """Read a body at ``version`` (the whole of ``data`` unless a ``reader`` is given).
 
         Raises:
@@ -459,9 +484,10 @@ class KafkaStruct:
         return value
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n in self._field_names)
+        return type(other) is type(self) and all(
+            getattr(self, n) == getattr(other, n) for n in self._field_names
+        )
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{n}={getattr(self, n)!r}"[:200] for n in self._field_names)
         return f"{type(self).__name__}({inner})"
-

@@ -116,14 +116,27 @@ def _kafka_error_message(code: int) -> str:
 # Kafka's AclOperation codes (the bit each sets in an ``authorized_operations`` field)
 _READ, _WRITE, _CREATE, _DELETE, _ALTER, _DESCRIBE = 3, 4, 5, 6, 7, 8
 _CLUSTER_ACTION, _DESCRIBE_CONFIGS, _ALTER_CONFIGS, _IDEMPOTENT_WRITE = 9, 10, 11, 12
-GROUP_AUTHORIZED_OPERATIONS = sum(1 << op for op in (_READ, _DELETE, _DESCRIBE, _DESCRIBE_CONFIGS, _ALTER_CONFIGS))
+GROUP_AUTHORIZED_OPERATIONS = sum(
+    1 << op for op in (_READ, _DELETE, _DESCRIBE, _DESCRIBE_CONFIGS, _ALTER_CONFIGS)
+)
 """Every operation ACLs can grant on a group (Kafka's ``AclEntry.supportedOperations(GROUP)``):
 what ``AuthHelper.authorizedOperations`` answers on a broker without an authorizer, as here."""
-TOPIC_AUTHORIZED_OPERATIONS = sum(1 << op for op in (
-    _READ, _WRITE, _CREATE, _DELETE, _ALTER, _DESCRIBE, _DESCRIBE_CONFIGS, _ALTER_CONFIGS))
+TOPIC_AUTHORIZED_OPERATIONS = sum(
+    1 << op for op in (_READ, _WRITE, _CREATE, _DELETE, _ALTER, _DESCRIBE, _DESCRIBE_CONFIGS, _ALTER_CONFIGS)
+)
 """Every operation ACLs can grant on a topic (``AclEntry.supportedOperations(TOPIC)``, 3576)."""
-CLUSTER_AUTHORIZED_OPERATIONS = sum(1 << op for op in (
-    _CREATE, _ALTER, _DESCRIBE, _CLUSTER_ACTION, _DESCRIBE_CONFIGS, _ALTER_CONFIGS, _IDEMPOTENT_WRITE))
+CLUSTER_AUTHORIZED_OPERATIONS = sum(
+    1 << op
+    for op in (
+        _CREATE,
+        _ALTER,
+        _DESCRIBE,
+        _CLUSTER_ACTION,
+        _DESCRIBE_CONFIGS,
+        _ALTER_CONFIGS,
+        _IDEMPOTENT_WRITE,
+    )
+)
 """Every operation ACLs can grant on the cluster (``AclEntry.supportedOperations(CLUSTER)``, 8096)."""
 
 
@@ -174,15 +187,28 @@ def _alter_configs_request(req: Any, version: int) -> InternalStruct:
     replaces each resource's dynamic configs (``replace_all``): a config not listed is deleted,
     as Kafka's legacy ``alterConfigs`` does."""
     configs = internal.configs
-    return configs.IncrementalAlterConfigsRequest(validate_only=req.validate_only, replace_all=True, resources=[
-        configs.AlterConfigsResource(resource_type=r.resource_type, resource_name=r.resource_name, configs=[
-            configs.AlterableConfig(name=c.name, config_operation=configs.OP_SET, value=c.value) for c in r.configs])
-        for r in req.resources])
+    return configs.IncrementalAlterConfigsRequest(
+        validate_only=req.validate_only,
+        replace_all=True,
+        resources=[
+            configs.AlterConfigsResource(
+                resource_type=r.resource_type,
+                resource_name=r.resource_name,
+                configs=[
+                    configs.AlterableConfig(name=c.name, config_operation=configs.OP_SET, value=c.value)
+                    for c in r.configs
+                ],
+            )
+            for r in req.resources
+        ],
+    )
 
 
 def _alter_configs_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """AlterConfigs' (33) answer: the IncrementalAlterConfigs answer's resources, the same fields."""
-    return KAFKA_APIS[ALTER_CONFIGS_KEY].response(throttle_time_ms=resp.throttle_time_ms, responses=resp.responses)
+    return KAFKA_APIS[ALTER_CONFIGS_KEY].response(
+        throttle_time_ms=resp.throttle_time_ms, responses=resp.responses
+    )
 
 
 def _leave_group_request(req: Any, version: int) -> Any:
@@ -213,9 +239,13 @@ def _describe_cluster_response(resp: Any, version: int, req: Any) -> KafkaStruct
     """DescribeCluster from a Metadata answer, with the cluster's authorized operations when the
     request asks (KIP-430: every cluster operation, there is no authorizer)."""
     out = cluster.DescribeClusterResponse(
-        cluster_id=resp.cluster_id or "", controller_id=resp.controller_id,
-        brokers=[cluster.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
-                 for b in resp.brokers])
+        cluster_id=resp.cluster_id or "",
+        controller_id=resp.controller_id,
+        brokers=[
+            cluster.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+            for b in resp.brokers
+        ],
+    )
     if req is not None and req.include_cluster_authorized_operations:
         out.cluster_authorized_operations = CLUSTER_AUTHORIZED_OPERATIONS
     return out
@@ -238,12 +268,15 @@ def describe_cluster_refusal(req: Any, version: int) -> KafkaStruct | None:
     if wanted == 1:
         return None
     if wanted not in ENDPOINT_TYPES:
-        return cluster.DescribeClusterResponse(error_code=int(Errors.UNSUPPORTED_ENDPOINT_TYPE),
-                                               error_message=f"Unsupported endpoint type {wanted}")
+        return cluster.DescribeClusterResponse(
+            error_code=int(Errors.UNSUPPORTED_ENDPOINT_TYPE),
+            error_message=f"Unsupported endpoint type {wanted}",
+        )
     return cluster.DescribeClusterResponse(
         error_code=int(Errors.MISMATCHED_ENDPOINT_TYPE),
         error_message=f"The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type "
-                      f"{ENDPOINT_TYPES[wanted]}")
+        f"{ENDPOINT_TYPES[wanted]}",
+    )
 
 
 FULL_FETCH_EPOCHS = (0, -1)
@@ -259,7 +292,9 @@ def fetch_session_refusal(req: Any, version: int) -> KafkaStruct | None:
     and session id 0."""
     if version < 7 or req.session_epoch in FULL_FETCH_EPOCHS:
         return None
-    return KAFKA_APIS[1].response(error_code=int(Errors.FETCH_SESSION_ID_NOT_FOUND), session_id=0, responses=[])
+    return KAFKA_APIS[1].response(
+        error_code=int(Errors.FETCH_SESSION_ID_NOT_FOUND), session_id=0, responses=[]
+    )
 
 
 def _delete_topics_response(resp: Any, version: int, req: Any) -> KafkaStruct:
@@ -296,7 +331,8 @@ def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     for topic in resp.responses:
         for partition in topic.partitions:
             listed = partition.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION or (
-                read_committed and partition.error_code == Errors.NONE)
+                read_committed and partition.error_code == Errors.NONE
+            )
             partition.aborted_transactions = [] if listed else None
             if partition.records is None:
                 partition.records = b""
@@ -332,11 +368,18 @@ def _list_offsets_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """ListOffsets in which a special timestamp the request's version does not define yet
     (``LIST_OFFSETS_TIMESTAMP_MIN_VERSION``: max timestamp, -3, before v7) is UNSUPPORTED_VERSION,
     with offset, timestamp and leader epoch -1."""
-    too_new = {(t.name, p.partition_index) for t in req.topics for p in t.partitions
-               if version < LIST_OFFSETS_TIMESTAMP_MIN_VERSION.get(p.timestamp, 0)}
+    too_new = {
+        (t.name, p.partition_index)
+        for t in req.topics
+        for p in t.partitions
+        if version < LIST_OFFSETS_TIMESTAMP_MIN_VERSION.get(p.timestamp, 0)
+    }
     for topic in resp.topics:
         for partition in topic.partitions:
-            if (topic.name, partition.partition_index) in too_new and partition.error_code != Errors.INVALID_REQUEST:
+            if (
+                topic.name,
+                partition.partition_index,
+            ) in too_new and partition.error_code != Errors.INVALID_REQUEST:
                 partition.error_code = int(Errors.UNSUPPORTED_VERSION)
                 partition.offset = partition.timestamp = partition.leader_epoch = -1
     return resp
@@ -350,7 +393,9 @@ def _sync_group_refusal(req: Any, version: int) -> KafkaStruct | None:
     """INCONSISTENT_GROUP_PROTOCOL for a SyncGroup v5+ without its protocol type or name, before
     any check of the group or the member (Kafka's ``SyncGroupRequest.areMandatoryProtocolTypeAndNamePresent``,
     the first check of ``KafkaApis.handleSyncGroupRequest``)."""
-    if version >= SYNC_GROUP_MANDATORY_PROTOCOL_VERSION and (req.protocol_type is None or req.protocol_name is None):
+    if version >= SYNC_GROUP_MANDATORY_PROTOCOL_VERSION and (
+        req.protocol_type is None or req.protocol_name is None
+    ):
         return KAFKA_APIS[int(ApiKey.SYNC_GROUP)].response(error_code=int(Errors.INCONSISTENT_GROUP_PROTOCOL))
     return None
 
@@ -363,8 +408,9 @@ def _describe_configs_response(resp: Any, version: int, req: Any) -> KafkaStruct
     that empty message too (the msgpack listener's answer keeps the topic's name for the SDK)."""
     with_documentation = version >= 3 and bool(req.include_documentation)
     for result in resp.results:
-        if (result.error_code == Errors.NONE and result.error_message is None) \
-                or result.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION:
+        if (
+            result.error_code == Errors.NONE and result.error_message is None
+        ) or result.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION:
             result.error_message = ""
         if not with_documentation:
             for config in result.configs:
@@ -372,8 +418,11 @@ def _describe_configs_response(resp: Any, version: int, req: Any) -> KafkaStruct
     return resp
 
 
-def _translation(key: ApiKey, to_internal: Callable[[Any, int], InternalStruct] | None = None,
-                 to_kafka: Callable[[Any, int, Any], KafkaStruct] | None = None) -> Translation:
+def _translation(
+    key: ApiKey,
+    to_internal: Callable[[Any, int], InternalStruct] | None = None,
+    to_kafka: Callable[[Any, int, Any], KafkaStruct] | None = None,
+) -> Translation:
     plain = _by_name(key)
     return Translation(key, to_internal or plain.to_internal, to_kafka or plain.to_kafka)
 
@@ -393,8 +442,9 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.METADATA): _translation(ApiKey.METADATA, _metadata_request, _metadata_response),
     int(ApiKey.OFFSET_COMMIT): _translation(ApiKey.OFFSET_COMMIT),
     int(ApiKey.OFFSET_FETCH): _translation(ApiKey.OFFSET_FETCH),
-    int(ApiKey.FIND_COORDINATOR): _translation(ApiKey.FIND_COORDINATOR, _find_coordinator_request,
-                                               _find_coordinator_response),
+    int(ApiKey.FIND_COORDINATOR): _translation(
+        ApiKey.FIND_COORDINATOR, _find_coordinator_request, _find_coordinator_response
+    ),
     int(ApiKey.JOIN_GROUP): _translation(ApiKey.JOIN_GROUP, to_internal=_join_group_request),
     int(ApiKey.HEARTBEAT): _translation(ApiKey.HEARTBEAT),
     int(ApiKey.LEAVE_GROUP): _translation(ApiKey.LEAVE_GROUP, _leave_group_request, _leave_group_response),
@@ -413,7 +463,9 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.DELETE_GROUPS): _translation(ApiKey.DELETE_GROUPS, to_internal=_delete_groups_request),
     int(ApiKey.ELECT_LEADERS): _translation(ApiKey.ELECT_LEADERS),
     int(ApiKey.INCREMENTAL_ALTER_CONFIGS): _translation(ApiKey.INCREMENTAL_ALTER_CONFIGS),
-    ALTER_CONFIGS_KEY: Translation(ApiKey.INCREMENTAL_ALTER_CONFIGS, _alter_configs_request, _alter_configs_response),
+    ALTER_CONFIGS_KEY: Translation(
+        ApiKey.INCREMENTAL_ALTER_CONFIGS, _alter_configs_request, _alter_configs_response
+    ),
     int(ApiKey.OFFSET_DELETE): _translation(ApiKey.OFFSET_DELETE),
     DESCRIBE_CLUSTER_KEY: Translation(ApiKey.METADATA, _describe_cluster_request, _describe_cluster_response),
 }

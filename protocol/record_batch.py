@@ -242,8 +242,15 @@ def build_batch(
         ValueError: no records.
         UnsupportedCompressionTypeError: an unknown codec id.
     """
-    return _build(records, compression | RECORDS_MSGPACK_MASK, base_offset, partition_leader_epoch, producer_id,
-                  producer_epoch, base_sequence)
+    return _build(
+        records,
+        compression | RECORDS_MSGPACK_MASK,
+        base_offset,
+        partition_leader_epoch,
+        producer_id,
+        producer_epoch,
+        base_sequence,
+    )
 
 
 def build_kafka_batch(
@@ -278,19 +285,41 @@ def build_kafka_batch(
 
     Kafka concept: ``MemoryRecordsBuilder`` writing a ``DefaultRecordBatch``.
     """
-    return _build(records, compression | (TRANSACTIONAL_MASK if transactional else 0), base_offset,
-                  partition_leader_epoch, producer_id, producer_epoch, base_sequence)
+    return _build(
+        records,
+        compression | (TRANSACTIONAL_MASK if transactional else 0),
+        base_offset,
+        partition_leader_epoch,
+        producer_id,
+        producer_epoch,
+        base_sequence,
+    )
 
 
-def _build(records: Sequence[RecordTuple], attributes: int, base_offset: int, partition_leader_epoch: int,
-           producer_id: int, producer_epoch: int, base_sequence: int) -> bytes:
+def _build(
+    records: Sequence[RecordTuple],
+    attributes: int,
+    base_offset: int,
+    partition_leader_epoch: int,
+    producer_id: int,
+    producer_epoch: int,
+    base_sequence: int,
+) -> bytes:
     """A batch of ``records`` in the encoding and codec ``attributes`` name (``encode_payload``)."""
     check_codec(attributes & COMPRESSION_CODEC_MASK)
     rows, base_timestamp, max_timestamp = _rows(records)
     return build_batch_from_payload(
-        encode_payload(rows, attributes), record_count=len(records), base_timestamp=base_timestamp,
-        max_timestamp=max_timestamp, base_offset=base_offset, partition_leader_epoch=partition_leader_epoch,
-        attributes=attributes, producer_id=producer_id, producer_epoch=producer_epoch, base_sequence=base_sequence)
+        encode_payload(rows, attributes),
+        record_count=len(records),
+        base_timestamp=base_timestamp,
+        max_timestamp=max_timestamp,
+        base_offset=base_offset,
+        partition_leader_epoch=partition_leader_epoch,
+        attributes=attributes,
+        producer_id=producer_id,
+        producer_epoch=producer_epoch,
+        base_sequence=base_sequence,
+    )
 
 
 def build_batch_from_payload(
@@ -317,15 +346,34 @@ def build_batch_from_payload(
         last_offset_delta: the batch's last offset delta; ``record_count - 1`` (deltas
             0..record_count-1) unless given (a compacted batch keeps its offset range).
     """
-    tail = _HEADER_TAIL.pack(attributes, record_count - 1 if last_offset_delta is None else last_offset_delta,
-                             base_timestamp, max_timestamp, producer_id, producer_epoch, base_sequence, record_count)
-    head = _HEADER_HEAD.pack(base_offset, HEADER_SIZE - LOG_OVERHEAD + len(payload), partition_leader_epoch, MAGIC,
-                             crc32c.crc32c(payload, crc32c.crc32c(tail)))
+    tail = _HEADER_TAIL.pack(
+        attributes,
+        record_count - 1 if last_offset_delta is None else last_offset_delta,
+        base_timestamp,
+        max_timestamp,
+        producer_id,
+        producer_epoch,
+        base_sequence,
+        record_count,
+    )
+    head = _HEADER_HEAD.pack(
+        base_offset,
+        HEADER_SIZE - LOG_OVERHEAD + len(payload),
+        partition_leader_epoch,
+        MAGIC,
+        crc32c.crc32c(payload, crc32c.crc32c(tail)),
+    )
     return b"".join((head, tail, payload))
 
 
-def rebuild_batch(header: BatchHeader, rows: Sequence[Row], *, attributes: int | None = None,
-                  max_timestamp: int | None = None, level: int | None = None) -> bytes:
+def rebuild_batch(
+    header: BatchHeader,
+    rows: Sequence[Row],
+    *,
+    attributes: int | None = None,
+    max_timestamp: int | None = None,
+    level: int | None = None,
+) -> bytes:
     """A batch holding ``rows`` with ``header``'s base offset, leader epoch, last offset delta,
     base timestamp and producer fields (CRC recomputed).
 
@@ -407,8 +455,13 @@ def validate_batches(buf: bytes | bytearray | memoryview) -> list[tuple[int, Bat
     end = len(buf)
     if end >= HEADER_SIZE:  # the common case, one valid batch filling ``buf``, without the generator
         header = _new_header(BatchHeader, HEADER.unpack_from(buf, 0))
-        if (header.batch_length + LOG_OVERHEAD == end and header.magic == MAGIC and header.records_count >= 1
-                and header.last_offset_delta >= 0 and compute_crc(buf, 0, end) == header.crc):
+        if (
+            header.batch_length + LOG_OVERHEAD == end
+            and header.magic == MAGIC
+            and header.records_count >= 1
+            and header.last_offset_delta >= 0
+            and compute_crc(buf, 0, end) == header.crc
+        ):
             return [(0, header)]
     found = list(iter_batches(buf, verify_crc=True))
     consumed = found[-1][0] + found[-1][1].size_in_bytes if found else 0
@@ -419,7 +472,9 @@ def validate_batches(buf: bytes | bytearray | memoryview) -> list[tuple[int, Bat
     return found
 
 
-def assign_offsets(buf: bytearray, positions: Sequence[tuple[int, BatchHeader]], base_offset: int, leader_epoch: int) -> int:
+def assign_offsets(
+    buf: bytearray, positions: Sequence[tuple[int, BatchHeader]], base_offset: int, leader_epoch: int
+) -> int:
     """Write base offsets and the leader epoch into batches in place (leader append).
 
     Args:
@@ -439,7 +494,9 @@ def assign_offsets(buf: bytearray, positions: Sequence[tuple[int, BatchHeader]],
     return offset
 
 
-def set_timestamps_log_append_time(buf: bytearray, positions: Sequence[tuple[int, BatchHeader]], now_ms: int) -> None:
+def set_timestamps_log_append_time(
+    buf: bytearray, positions: Sequence[tuple[int, BatchHeader]], now_ms: int
+) -> None:
     """Mark batches LogAppendTime with ``now_ms`` as max timestamp (recomputes CRCs)."""
     for pos, header in positions:
         struct.pack_into(">h", buf, pos + ATTRIBUTES_OFFSET, header.attributes | TIMESTAMP_TYPE_MASK)
@@ -447,7 +504,9 @@ def set_timestamps_log_append_time(buf: bytearray, positions: Sequence[tuple[int
         struct.pack_into(">I", buf, pos + CRC_OFFSET, compute_crc(buf, pos, header.size_in_bytes))
 
 
-def records_payload(batch: bytes | bytearray | memoryview, pos: int, header: BatchHeader) -> bytes | memoryview:
+def records_payload(
+    batch: bytes | bytearray | memoryview, pos: int, header: BatchHeader
+) -> bytes | memoryview:
     """The uncompressed records section of the batch at ``pos`` (msgpack or Kafka's varint
     records, as ``RECORDS_MSGPACK_MASK`` says; decompressed in that encoding's framing).
 
@@ -491,7 +550,9 @@ def decode_rows(batch: bytes | bytearray | memoryview, pos: int, header: BatchHe
     try:
         rows = msgpack.unpackb(payload, raw=False, use_list=True)
     except Exception as exc:
-        raise CorruptRecordError(f"records of batch at offset {header.base_offset} are not msgpack: {exc}") from exc
+        raise CorruptRecordError(
+            f"records of batch at offset {header.base_offset} are not msgpack: {exc}"
+        ) from exc
     if not isinstance(rows, list) or len(rows) != header.records_count:
         count = len(rows) if isinstance(rows, list) else type(rows).__name__
         raise CorruptRecordError(
@@ -500,7 +561,9 @@ def decode_rows(batch: bytes | bytearray | memoryview, pos: int, header: BatchHe
     return rows
 
 
-def decode_records(batch: bytes | bytearray | memoryview, pos: int = 0, header: BatchHeader | None = None) -> list[Record]:
+def decode_records(
+    batch: bytes | bytearray | memoryview, pos: int = 0, header: BatchHeader | None = None
+) -> list[Record]:
     """Decode the records of the batch at ``pos`` (client side; one msgpack call or one pass
     over Kafka's varint records, see ``decode_rows``).
 
@@ -522,9 +585,15 @@ def decode_records(batch: bytes | bytearray | memoryview, pos: int = 0, header: 
         for delta, ts_delta, key, value, headers in rows:
             ts = header.max_timestamp if log_append else base_ts + ts_delta
             out.append(Record(base_offset + delta, ts, key, value, [(h[0], h[1]) for h in headers]))
-    except (TypeError, ValueError, IndexError, KeyError) as exc:  # a row that is not [int, int, k, v, [[k, v]]]
+    except (
+        TypeError,
+        ValueError,
+        IndexError,
+        KeyError,
+    ) as exc:  # a row that is not [int, int, k, v, [[k, v]]]
         raise CorruptRecordError(
-            f"record {len(out)} of the batch at offset {base_offset} is malformed: {exc}") from None
+            f"record {len(out)} of the batch at offset {base_offset} is malformed: {exc}"
+        ) from None
     return out
 
 
@@ -607,8 +676,10 @@ def to_kafka_encoding(data: bytes | bytearray | memoryview) -> bytes | bytearray
             parts.append(_msgpack_batch_to_kafka(view, pos, size))
             kept_from = pos + size
         pos += size
-    tail_is_msgpack = (end - pos > ATTRIBUTES_OFFSET + 1
-                       and _LENGTH_MAGIC_ATTRIBUTES.unpack_from(view, pos)[2] & RECORDS_MSGPACK_MASK)
+    tail_is_msgpack = (
+        end - pos > ATTRIBUTES_OFFSET + 1
+        and _LENGTH_MAGIC_ATTRIBUTES.unpack_from(view, pos)[2] & RECORDS_MSGPACK_MASK
+    )
     if parts is None:
         return view[:pos] if tail_is_msgpack else data
     parts.append(view[kept_from:pos] if tail_is_msgpack else view[kept_from:])

@@ -236,8 +236,17 @@ class Field:
 
     __slots__ = ("name", "type", "min_version", "max_version", "_default", "nullable", "tag", "kafka")
 
-    def __init__(self, name: str, type: FieldType | type[Struct], versions: str = "0+", default: Any = _NO_DEFAULT,
-                 *, nullable: str = "", tag: int | None = None, kafka: bool = True):
+    def __init__(
+        self,
+        name: str,
+        type: FieldType | type[Struct],
+        versions: str = "0+",
+        default: Any = _NO_DEFAULT,
+        *,
+        nullable: str = "",
+        tag: int | None = None,
+        kafka: bool = True,
+    ):
         self.name = name
         field_type = _as_type(type)
         self.type = Nullable(field_type) if nullable and not isinstance(field_type, Nullable) else field_type
@@ -259,8 +268,15 @@ class Field:
         """This field as Kafka's binary encoding carries it (a null where its version allows none is
         written as the default, as msgpack lets it be null at every version)."""
         inner = self.type.inner if isinstance(self.type, Nullable) else self.type
-        out = KafkaField(self.name, inner.kafka, "0", nullable=self.nullable, default=self._default, tag=self.tag,
-                         null_as_default=True)
+        out = KafkaField(
+            self.name,
+            inner.kafka,
+            "0",
+            nullable=self.nullable,
+            default=self._default,
+            tag=self.tag,
+            null_as_default=True,
+        )
         out.min_version, out.max_version = self.min_version, self.max_version
         return out
 

@@ -60,13 +60,16 @@ def _usable(names: tuple[str, ...]) -> bool:
 
 # ----------------------------------------------------------------------------- decoding
 
+
 def _decode_stmts(src: _Source, ftype: FieldType, var: str, version: int, indent: str) -> list[str]:
     """Statements that check ``var`` against ``ftype`` and leave the decoded value in ``var``."""
     from kafkette.protocol.schema import Array, Nullable, StructType, _Bool, _Bytes, _Float, _Int, _Str
 
     kind = type(ftype)
     if kind is _Int:
-        return [f"{indent}if type({var}) is not int or not {ftype._lo} <= {var} <= {ftype._hi}: raise Mismatch"]
+        return [
+            f"{indent}if type({var}) is not int or not {ftype._lo} <= {var} <= {ftype._hi}: raise Mismatch"
+        ]
     if kind is _Str:
         return [f"{indent}if type({var}) is not str: raise Mismatch"]
     if kind is _Bytes:
@@ -74,9 +77,11 @@ def _decode_stmts(src: _Source, ftype: FieldType, var: str, version: int, indent
     if kind is _Bool:
         return [f"{indent}if type({var}) is not bool: raise Mismatch"]
     if kind is _Float:
-        return [f"{indent}if type({var}) is float: pass",
-                f"{indent}elif type({var}) is int: {var} = float({var})",
-                f"{indent}else: raise Mismatch"]
+        return [
+            f"{indent}if type({var}) is float: pass",
+            f"{indent}elif type({var}) is int: {var} = float({var})",
+            f"{indent}else: raise Mismatch",
+        ]
     if kind is Nullable:
         inner = _decode_stmts(src, ftype.inner, var, version, indent + "    ")
         return [f"{indent}if {var} is not None:", *inner]
@@ -94,8 +99,14 @@ def _decode_stmts(src: _Source, ftype: FieldType, var: str, version: int, indent
         element = src.fresh("e")
         body = _decode_stmts(src, inner, element, version, indent + "    ")
         out = src.fresh("a")
-        return [*lines, f"{indent}{out} = []", f"{indent}for {element} in {var}:", *body,
-                f"{indent}    {out}.append({element})", f"{indent}{var} = {out}"]
+        return [
+            *lines,
+            f"{indent}{out} = []",
+            f"{indent}for {element} in {var}:",
+            *body,
+            f"{indent}    {out}.append({element})",
+            f"{indent}{var} = {out}",
+        ]
     return []  # FieldType itself: any value, as is
 
 
@@ -113,8 +124,10 @@ def compile_decoder(cls: type[Struct], version: int) -> Decoder | None:
     src = _Source()
     klass = src.bind(cls, "K")
     new = src.bind(object.__new__, "new")
-    body = [f"    if type(obj) is not list or len(obj) != {len(fields)}: raise Mismatch",
-            f"    inst = {new}({klass})"]
+    body = [
+        f"    if type(obj) is not list or len(obj) != {len(fields)}: raise Mismatch",
+        f"    inst = {new}({klass})",
+    ]
     if fields:
         targets = ", ".join(f"v{i}" for i in range(len(fields)))
         body.append(f"    {targets}{',' if len(fields) == 1 else ''} = obj")
@@ -136,8 +149,11 @@ def decoder(cls: type[Struct], version: int) -> Decoder:
     found = _decoders.get((cls, version))
     if found is not None:
         return found
-    return _cached(_decoders, (cls, version),
-                   lambda: compile_decoder(cls, version) or _interpreting_decoder(cls, version))
+    return _cached(
+        _decoders,
+        (cls, version),
+        lambda: compile_decoder(cls, version) or _interpreting_decoder(cls, version),
+    )
 
 
 def _cached(cache: dict[tuple[type, int], Any], key: tuple[type, int], compile_one: Callable[[], Any]) -> Any:
@@ -161,10 +177,12 @@ def _interpreting_decoder(cls: type[Struct], version: int) -> Decoder:
             return cls.interpret_wire(obj, version, cls.__name__)
         except SchemaError as exc:
             raise Mismatch from exc
+
     return decode
 
 
 # ----------------------------------------------------------------------------- encoding
+
 
 def _encode_expr(src: _Source, ftype: FieldType, expr: str, version: int) -> str:
     """An expression giving the wire form of ``expr`` (evaluated once)."""
@@ -214,6 +232,7 @@ def encoder(cls: type[Struct], version: int) -> Encoder:
 
 # ----------------------------------------------------------------------------- construction
 
+
 def compile_init(cls: type[Struct]) -> Callable[..., None] | None:
     """A keyword-only ``__init__`` for ``cls`` that sets every field (defaults as ``Field.default``)
     and raises ``TypeError`` for an unknown keyword; None when a field name cannot be a parameter."""
@@ -223,8 +242,10 @@ def compile_init(cls: type[Struct]) -> Callable[..., None] | None:
     src = _Source()
     missing = src.bind(_MISSING, "M")
     params = ", ".join(f"{n}={missing}" for n in names)
-    body = ["    if kwargs:",
-            f"        raise TypeError(f\"{cls.__name__} has no field(s) {{sorted(kwargs)}}\")"]
+    body = [
+        "    if kwargs:",
+        f'        raise TypeError(f"{cls.__name__} has no field(s) {{sorted(kwargs)}}")',
+    ]
     for f in cls.FIELDS:
         value = f.default()
         # A fresh value per instance unless it is immutable (a list, a nested struct are made anew).

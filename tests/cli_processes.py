@@ -22,13 +22,16 @@ def run_cli(*args: str, timeout_s: float = 120) -> subprocess.CompletedProcess:
     Raises:
         subprocess.TimeoutExpired: it ran over ``timeout_s`` seconds.
     """
-    return subprocess.run([str(KAFKETTE), *args], capture_output=True, text=True, timeout=timeout_s,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [str(KAFKETTE), *args], capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL
+    )
 
 
 def ok_stdout(result: subprocess.CompletedProcess) -> str:
     """The stdout of a command that must have exited 0 (else the test fails, showing both streams)."""
-    assert result.returncode == 0, f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    assert result.returncode == 0, (
+        f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    )
     return result.stdout
 
 
@@ -44,7 +47,7 @@ def pids_using(data_dir: Path) -> set[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        if f"{data_dir}/" in cmdline and not stat[stat.rindex(")") + 2:].startswith("Z"):
+        if f"{data_dir}/" in cmdline and not stat[stat.rindex(")") + 2 :].startswith("Z"):
             pids.add(int(entry.name))
     return pids
 

@@ -37,8 +37,14 @@ RAFT_WIRE = RaftWire(METADATA_RECORD_SERDE)
 POLL_INTERVAL_S = 0.2
 
 
-async def consume_from_beginning(bootstrap: str, tps: Iterable[TopicPartition], count: int | None = None, *,
-                                 timeout_s: float = 30, **consumer_configs: object) -> list[ConsumerRecord]:
+async def consume_from_beginning(
+    bootstrap: str,
+    tps: Iterable[TopicPartition],
+    count: int | None = None,
+    *,
+    timeout_s: float = 30,
+    **consumer_configs: object,
+) -> list[ConsumerRecord]:
     """Read ``tps`` from their log start offsets with a fresh Consumer until ``count`` records arrived.
 
     Args:
@@ -78,8 +84,14 @@ async def describe_partitions(bootstrap: str, topic: str, **admin_configs: objec
         return (await admin.describe_topics([topic]))[topic].partitions
 
 
-async def wait_for_partitions(bootstrap: str, topic: str, check: Callable[[list[PartitionInfo]], bool],
-                              what: str, timeout_s: float = 30, **admin_configs: object) -> list[PartitionInfo]:
+async def wait_for_partitions(
+    bootstrap: str,
+    topic: str,
+    check: Callable[[list[PartitionInfo]], bool],
+    what: str,
+    timeout_s: float = 30,
+    **admin_configs: object,
+) -> list[PartitionInfo]:
     """Poll ``describe_topics`` until ``check(partitions)`` holds.
 
     Args:
@@ -102,23 +114,29 @@ async def wait_for_partitions(bootstrap: str, topic: str, check: Callable[[list[
         partitions = await describe_partitions(bootstrap, topic, **admin_configs)
         if check(partitions):
             return partitions
-        assert loop.time() < deadline, (
-            f"{topic}: timed out waiting for {what}; last "
-            + ", ".join(f"{p.partition}: leader {p.leader} isr {p.isr} offline {p.offline_replicas}"
-                        for p in partitions))
+        assert loop.time() < deadline, f"{topic}: timed out waiting for {what}; last " + ", ".join(
+            f"{p.partition}: leader {p.leader} isr {p.isr} offline {p.offline_replicas}" for p in partitions
+        )
         await asyncio.sleep(POLL_INTERVAL_S)
 
 
-async def wait_for_partition(bootstrap: str, tp: TopicPartition, check: Callable[[PartitionInfo], bool],
-                             what: str, timeout_s: float = 30) -> PartitionInfo:
+async def wait_for_partition(
+    bootstrap: str,
+    tp: TopicPartition,
+    check: Callable[[PartitionInfo], bool],
+    what: str,
+    timeout_s: float = 30,
+) -> PartitionInfo:
     """``wait_for_partitions`` for one partition: ``check`` sees and the result is ``tp``'s PartitionInfo."""
-    partitions = await wait_for_partitions(bootstrap, tp.topic, lambda ps: check(ps[tp.partition]), what,
-                                           timeout_s)
+    partitions = await wait_for_partitions(
+        bootstrap, tp.topic, lambda ps: check(ps[tp.partition]), what, timeout_s
+    )
     return partitions[tp.partition]
 
 
-async def wait_until(predicate: Callable[[], bool | Awaitable[bool]], what: str,
-                     timeout_s: float = 20) -> None:
+async def wait_until(
+    predicate: Callable[[], bool | Awaitable[bool]], what: str, timeout_s: float = 20
+) -> None:
     """Poll ``predicate`` (plain or async) until it is true.
 
     Raises:
@@ -229,8 +247,11 @@ def append_to_metadata_log(cluster: LocalCluster, node_id: int, records: list[Me
     """Append ``records`` to the stopped voter ``node_id``'s metadata log as one batch of its last
     epoch, as the leader of that epoch would have written them (fsynced): the next leader
     commits them with its own epoch's first entry."""
-    log = FileReplicatedLog(cluster.broker_dir(node_id) / "logs" / METADATA_TOPIC_PARTITION_DIR,
-                            RAFT_WIRE.encode_payload, RAFT_WIRE.decode_payload)
+    log = FileReplicatedLog(
+        cluster.broker_dir(node_id) / "logs" / METADATA_TOPIC_PARTITION_DIR,
+        RAFT_WIRE.encode_payload,
+        RAFT_WIRE.decode_payload,
+    )
     try:
         base, epoch = log.end_offset(), log.last_epoch()
         end = base + len(records)
@@ -240,7 +261,9 @@ def append_to_metadata_log(cluster: LocalCluster, node_id: int, records: list[Me
         log.close()
 
 
-async def wait_for_quorum_leader(admin: AdminClient, not_: int = -1, timeout_s: float = 30) -> tuple[int, int]:
+async def wait_for_quorum_leader(
+    admin: AdminClient, not_: int = -1, timeout_s: float = 30
+) -> tuple[int, int]:
     """(node id, epoch) of the metadata quorum's leader (the active controller) once DescribeQuorum
     names one other than ``not_``.
 

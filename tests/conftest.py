@@ -27,16 +27,18 @@ def fail_on_unhandled_task_exception(monkeypatch: pytest.MonkeyPatch):
     yield
     gc.collect()  # "exception was never retrieved" is reported when the task is collected
     if reported:
-        pytest.fail("unhandled asyncio exception(s): "
-                    + "; ".join(f"{c.get('message')}: {c.get('exception')!r}" for c in reported))
-
-
+        pytest.fail(
+            "unhandled asyncio exception(s): "
+            + "; ".join(f"{c.get('message')}: {c.get('exception')!r}" for c in reported)
+        )
 
 
 @pytest.fixture(scope="module")
 def shared_cluster(tmp_path_factory: pytest.TempPathFactory):
     """A 3-broker cluster shared by the tests of one module (they use distinct topics)."""
-    with LocalCluster(num_brokers=3, data_dir=tmp_path_factory.mktemp("cluster"), broker_configs=FAST_FAILOVER) as c:
+    with LocalCluster(
+        num_brokers=3, data_dir=tmp_path_factory.mktemp("cluster"), broker_configs=FAST_FAILOVER
+    ) as c:
         yield c
 
 
@@ -45,13 +47,21 @@ def cluster_factory(tmp_path):
     """Start clusters with given sizes/configs; every one is stopped at teardown."""
     started: list[LocalCluster] = []
 
-    def make(num_brokers: int = 3, controllers: int | None = None, isolated_controllers: bool = False,
-             **configs: object) -> LocalCluster:
+    def make(
+        num_brokers: int = 3,
+        controllers: int | None = None,
+        isolated_controllers: bool = False,
+        **configs: object,
+    ) -> LocalCluster:
         props = dict(FAST_FAILOVER)
         props.update({k.replace("_", "."): v for k, v in configs.items()})
-        cluster = LocalCluster(num_brokers=num_brokers, data_dir=tmp_path / f"cluster{len(started)}",
-                               broker_configs=props, controllers=controllers,
-                               isolated_controllers=isolated_controllers)
+        cluster = LocalCluster(
+            num_brokers=num_brokers,
+            data_dir=tmp_path / f"cluster{len(started)}",
+            broker_configs=props,
+            controllers=controllers,
+            isolated_controllers=isolated_controllers,
+        )
         cluster.start()
         started.append(cluster)
         return cluster

@@ -33,8 +33,12 @@ def mount_tmpfs(path: Path, size_bytes: int) -> Iterator[Path]:
     if os.geteuid() != 0:
         raise DiskFaultError("mounting a tmpfs needs root")
     path.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_bytes}", "tmpfs", str(path)],
-                          capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size_bytes}", "tmpfs", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     if done.returncode != 0:
         raise DiskFaultError(f"mount -t tmpfs at {path}: {done.stderr.strip()}")
     try:

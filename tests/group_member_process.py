@@ -25,9 +25,14 @@ class PrintAssignments(ConsumerRebalanceListener):
 async def main(bootstrap: str, group: str, topic: str) -> None:
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    async with Consumer(bootstrap_servers=bootstrap, group_id=group, auto_offset_reset="earliest",
-                        session_timeout_ms=int(os.environ.get("SESSION_TIMEOUT_MS", "3000")), heartbeat_interval_ms=500,
-                        auto_commit_interval_ms=int(os.environ.get("AUTO_COMMIT_INTERVAL_MS", "500"))) as consumer:
+    async with Consumer(
+        bootstrap_servers=bootstrap,
+        group_id=group,
+        auto_offset_reset="earliest",
+        session_timeout_ms=int(os.environ.get("SESSION_TIMEOUT_MS", "3000")),
+        heartbeat_interval_ms=500,
+        auto_commit_interval_ms=int(os.environ.get("AUTO_COMMIT_INTERVAL_MS", "500")),
+    ) as consumer:
         consumer.subscribe([topic], listener=PrintAssignments())
         max_records = int(os.environ.get("MAX_RECORDS", "2000"))
         pause_s = int(os.environ.get("POLL_PAUSE_MS", "0")) / 1000

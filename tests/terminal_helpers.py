@@ -31,8 +31,14 @@ class TerminalRun(NamedTuple):
     output: bytes
 
 
-def run_on_terminal(args: Sequence[str], *, timeout_s: float, columns: int = 120, rows: int = 40,
-                    env: Mapping[str, str] | None = None) -> TerminalRun:
+def run_on_terminal(
+    args: Sequence[str],
+    *,
+    timeout_s: float,
+    columns: int = 120,
+    rows: int = 40,
+    env: Mapping[str, str] | None = None,
+) -> TerminalRun:
     """Run ``args`` with stdout and stderr on one new pseudo-terminal; wait for it to exit.
 
     Args:
@@ -52,8 +58,13 @@ def run_on_terminal(args: Sequence[str], *, timeout_s: float, columns: int = 120
     controller, terminal = pty.openpty()
     fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     try:
-        proc = subprocess.Popen(list(args), stdin=subprocess.DEVNULL, stdout=terminal, stderr=terminal,
-                                env=dict(env) if env is not None else None)
+        proc = subprocess.Popen(
+            list(args),
+            stdin=subprocess.DEVNULL,
+            stdout=terminal,
+            stderr=terminal,
+            env=dict(env) if env is not None else None,
+        )
     finally:
         os.close(terminal)
     chunks: list[bytes] = []
@@ -66,8 +77,9 @@ def run_on_terminal(args: Sequence[str], *, timeout_s: float, columns: int = 120
                 if remaining <= 0:
                     proc.kill()
                     proc.wait(timeout=30)
-                    raise AssertionError(f"{args} did not exit within {timeout_s} s; it wrote: "
-                                         f"{b''.join(chunks)[-2000:]!r}")
+                    raise AssertionError(
+                        f"{args} did not exit within {timeout_s} s; it wrote: {b''.join(chunks)[-2000:]!r}"
+                    )
                 if not selector.select(timeout=min(remaining, 0.5)):
                     if proc.poll() is not None and not selector.select(timeout=0.2):
                         break

@@ -12,8 +12,9 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader,
-                 request: AllocateProducerIdsRequest) -> AllocateProducerIdsResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: AllocateProducerIdsRequest
+) -> AllocateProducerIdsResponse:
     """Pass to the controller, or answer NOT_CONTROLLER."""
     if ctx.controller is None:
         return AllocateProducerIdsResponse(error_code=Errors.NOT_CONTROLLER)

@@ -12,7 +12,9 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: AlterPartitionRequest) -> AlterPartitionResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: AlterPartitionRequest
+) -> AlterPartitionResponse:
     """Pass to the controller, or answer NOT_CONTROLLER."""
     if ctx.controller is None:
         return AlterPartitionResponse(error_code=Errors.NOT_CONTROLLER)

@@ -19,7 +19,9 @@ async def handle(ctx: Any, header: RequestHeader, request: ApiVersionsRequest) -
 
     return ApiVersionsResponse(
         api_keys=[
-            ApiVersionsResponseKey(api_key=int(key), min_version=spec.min_version, max_version=spec.max_version)
+            ApiVersionsResponseKey(
+                api_key=int(key), min_version=spec.min_version, max_version=spec.max_version
+            )
             for key, spec in sorted(API_REGISTRY.items())
             if key in HANDLERS
         ]

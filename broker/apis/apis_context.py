@@ -52,4 +52,3 @@ class ApisContext:
     def __post_init__(self) -> None:
         if self.dynamic_config is None:
             self.dynamic_config = DynamicBrokerConfig(self.config)
-

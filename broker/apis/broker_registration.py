@@ -12,8 +12,9 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader,
-                 request: BrokerRegistrationRequest) -> BrokerRegistrationResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: BrokerRegistrationRequest
+) -> BrokerRegistrationResponse:
     """Pass to the controller, or answer NOT_CONTROLLER."""
     if ctx.controller is None:
         return BrokerRegistrationResponse(error_code=Errors.NOT_CONTROLLER)

@@ -59,8 +59,10 @@ def broker_resource_error(resource_name: str, broker_id: int, altering: bool = F
     if resource_name == "":
         if altering:
             return None
-        return ("Cluster-wide default broker configs are not supported; name a broker id "
-                "and send the request to that broker")
+        return (
+            "Cluster-wide default broker configs are not supported; name a broker id "
+            "and send the request to that broker"
+        )
     try:
         target = int(resource_name)
     except ValueError:
@@ -105,11 +107,14 @@ async def answer_config_resources(
             topic_resources.append((len(results), resource))
             results.append(None)
         else:
-            results.append(result_type(
-                error_code=Errors.INVALID_REQUEST, resource_type=resource.resource_type,
-                resource_name=resource.resource_name,
-                error_message=f"Unsupported resource type {resource.resource_type} (TOPIC=2, BROKER=4, GROUP=32)",
-            ))
+            results.append(
+                result_type(
+                    error_code=Errors.INVALID_REQUEST,
+                    resource_type=resource.resource_type,
+                    resource_name=resource.resource_name,
+                    error_message=f"Unsupported resource type {resource.resource_type} (TOPIC=2, BROKER=4, GROUP=32)",
+                )
+            )
     if topic_resources:
         answered = await forward_topics([r for _, r in topic_resources])
         by_key = {(r.resource_type, r.resource_name): r for r in answered or ()}
@@ -118,8 +123,11 @@ async def answer_config_resources(
             if found is None:
                 code = Errors.NOT_CONTROLLER if answered is None else Errors.UNKNOWN_SERVER_ERROR
                 message = NOT_CONTROLLER_MESSAGE if answered is None else "The controller gave no result"
-                found = result_type(error_code=code, error_message=message,
-                                    resource_type=resource.resource_type,
-                                    resource_name=resource.resource_name)
+                found = result_type(
+                    error_code=code,
+                    error_message=message,
+                    resource_type=resource.resource_type,
+                    resource_name=resource.resource_name,
+                )
             results[index] = found
     return [r for r in results if r is not None]

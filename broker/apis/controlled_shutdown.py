@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader,
-                 request: ControlledShutdownRequest) -> ControlledShutdownResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: ControlledShutdownRequest
+) -> ControlledShutdownResponse:
     """Let the controller handle the shutdown, or answer NOT_CONTROLLER."""
     if ctx.controller is None:
         return ControlledShutdownResponse(error_code=Errors.NOT_CONTROLLER)

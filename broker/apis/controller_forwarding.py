@@ -38,8 +38,13 @@ def is_forwarded(header: RequestHeader) -> bool:
     return (header.client_id or "").endswith(CONTROLLER_CHANNEL_CLIENT_SUFFIX)
 
 
-async def at_controller(ctx: ApisContext, header: RequestHeader, request: Any,
-                        local: Callable[[ControllerEndpoint], Awaitable[R]], timeout_ms: int) -> R | None:
+async def at_controller(
+    ctx: ApisContext,
+    header: RequestHeader,
+    request: Any,
+    local: Callable[[ControllerEndpoint], Awaitable[R]],
+    timeout_ms: int,
+) -> R | None:
     """Answer ``request`` at the active controller (see the module docstring).
 
     While no controller takes it (an answer NOT_CONTROLLER, a lost connection or a timeout:
@@ -75,7 +80,9 @@ async def at_controller(ctx: ApisContext, header: RequestHeader, request: Any,
             break
         else:
             try:
-                response = await ctx.controller_channel.send(request, timeout_ms=timeout_ms + FORWARD_MARGIN_MS)
+                response = await ctx.controller_channel.send(
+                    request, timeout_ms=timeout_ms + FORWARD_MARGIN_MS
+                )
             except (KafkaConnectionError, KafkaTimeoutError):
                 response = None
             if response is not None and not is_not_controller(response):

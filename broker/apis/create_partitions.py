@@ -20,15 +20,22 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader,
-                 request: CreatePartitionsRequest) -> CreatePartitionsResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: CreatePartitionsRequest
+) -> CreatePartitionsResponse:
     """Let the active controller add the partitions (forwarded, KIP-590), or answer NOT_CONTROLLER."""
-    response = await at_controller(ctx, header, request, lambda c: c.controller.create_partitions(request),
-                                   max(request.timeout_ms, 0))
+    response = await at_controller(
+        ctx, header, request, lambda c: c.controller.create_partitions(request), max(request.timeout_ms, 0)
+    )
     if response is None:
-        return CreatePartitionsResponse(results=[
-            CreatePartitionsTopicResult(name=t.name, error_code=Errors.NOT_CONTROLLER,
-                                        error_message="This is not the correct controller for this cluster.")
-            for t in request.topics
-        ])
+        return CreatePartitionsResponse(
+            results=[
+                CreatePartitionsTopicResult(
+                    name=t.name,
+                    error_code=Errors.NOT_CONTROLLER,
+                    error_message="This is not the correct controller for this cluster.",
+                )
+                for t in request.topics
+            ]
+        )
     return response

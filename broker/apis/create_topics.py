@@ -21,15 +21,21 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: CreateTopicsRequest) -> CreateTopicsResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: CreateTopicsRequest
+) -> CreateTopicsResponse:
     """Let the active controller create the topics (forwarded, KIP-590), or answer NOT_CONTROLLER."""
-    response = await at_controller(ctx, header, request, lambda c: c.controller.create_topics(request),
-                                   max(request.timeout_ms, 0))
+    response = await at_controller(
+        ctx, header, request, lambda c: c.controller.create_topics(request), max(request.timeout_ms, 0)
+    )
     if response is None:
         return CreateTopicsResponse(
             topics=[
-                CreatableTopicResult(name=t.name, error_code=Errors.NOT_CONTROLLER,
-                                     error_message="This is not the correct controller for this cluster.")
+                CreatableTopicResult(
+                    name=t.name,
+                    error_code=Errors.NOT_CONTROLLER,
+                    error_message="This is not the correct controller for this cluster.",
+                )
                 for t in request.topics
             ]
         )

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: DeleteRecordsRequest) -> DeleteRecordsResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: DeleteRecordsRequest
+) -> DeleteRecordsResponse:
     """Delete records below the requested offsets; answer each partition's low watermark or error."""
     offsets: dict[TopicPartition, int] = {}
     for topic in request.topics:
@@ -33,11 +35,16 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: DeleteRecords
         results = {tp: (-1, Errors.INVALID_REQUEST) for tp in offsets}
     else:
         statuses = await ctx.replica_manager.delete_records(request.timeout_ms, offsets)
-        results = {tp: (s.low_watermark if s.error == Errors.NONE else -1, s.error) for tp, s in statuses.items()}
+        results = {
+            tp: (s.low_watermark if s.error == Errors.NONE else -1, s.error) for tp, s in statuses.items()
+        }
     by_topic: dict[str, list[DeleteRecordsPartitionResult]] = {}
     for tp, (low_watermark, error) in results.items():
         by_topic.setdefault(tp.topic, []).append(
-            DeleteRecordsPartitionResult(partition_index=tp.partition, low_watermark=low_watermark,
-                                         error_code=int(error))
+            DeleteRecordsPartitionResult(
+                partition_index=tp.partition, low_watermark=low_watermark, error_code=int(error)
+            )
         )
-    return DeleteRecordsResponse(topics=[DeleteRecordsTopicResult(name=t, partitions=p) for t, p in by_topic.items()])
+    return DeleteRecordsResponse(
+        topics=[DeleteRecordsTopicResult(name=t, partitions=p) for t, p in by_topic.items()]
+    )

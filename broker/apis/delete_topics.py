@@ -20,14 +20,22 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: DeleteTopicsRequest
+) -> DeleteTopicsResponse:
     """Let the active controller delete the topics (forwarded, KIP-590), or answer NOT_CONTROLLER."""
-    response = await at_controller(ctx, header, request, lambda c: c.controller.delete_topics(request),
-                                   max(request.timeout_ms, 0))
+    response = await at_controller(
+        ctx, header, request, lambda c: c.controller.delete_topics(request), max(request.timeout_ms, 0)
+    )
     if response is None:
-        return DeleteTopicsResponse(responses=[
-            DeletableTopicResult(name=name, error_code=Errors.NOT_CONTROLLER,
-                                 error_message="This is not the correct controller for this cluster.")
-            for name in request.topic_names
-        ])
+        return DeleteTopicsResponse(
+            responses=[
+                DeletableTopicResult(
+                    name=name,
+                    error_code=Errors.NOT_CONTROLLER,
+                    error_message="This is not the correct controller for this cluster.",
+                )
+                for name in request.topic_names
+            ]
+        )
     return response

@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-def _describe_broker(ctx: ApisContext, resource: DescribeConfigsResource, include_synonyms: bool) -> DescribeConfigsResult:
+def _describe_broker(
+    ctx: ApisContext, resource: DescribeConfigsResource, include_synonyms: bool
+) -> DescribeConfigsResult:
     result = DescribeConfigsResult(resource_type=RESOURCE_BROKER, resource_name=resource.resource_name)
     problem = broker_resource_error(resource.resource_name, ctx.config.node_id)
     if problem is not None:
@@ -38,15 +40,26 @@ def _describe_broker(ctx: ApisContext, resource: DescribeConfigsResource, includ
     return result
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: DescribeConfigsRequest
+) -> DescribeConfigsResponse:
     """Describe each resource; one result per requested resource, in request order."""
+
     async def forward_topics(resources: list[DescribeConfigsResource]) -> list[DescribeConfigsResult] | None:
         forwarded = DescribeConfigsRequest(resources=resources, include_synonyms=request.include_synonyms)
-        response = await at_controller(ctx, header, forwarded, lambda c: c.controller.describe_configs(forwarded),
-                                       ctx.config.request_timeout_ms)
+        response = await at_controller(
+            ctx,
+            header,
+            forwarded,
+            lambda c: c.controller.describe_configs(forwarded),
+            ctx.config.request_timeout_ms,
+        )
         return None if response is None else response.results
 
     results = await answer_config_resources(
-        request.resources, DescribeConfigsResult, lambda resource: _describe_broker(ctx, resource, request.include_synonyms), forward_topics,
+        request.resources,
+        DescribeConfigsResult,
+        lambda resource: _describe_broker(ctx, resource, request.include_synonyms),
+        forward_topics,
     )
     return DescribeConfigsResponse(results=results)

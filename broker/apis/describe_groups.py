@@ -15,8 +15,12 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: DescribeGroupsRequest
+) -> DescribeGroupsResponse:
     """Through the GroupCoordinator (an error for every group when this node has none)."""
     if ctx.group_coordinator is None:
-        return DescribeGroupsResponse(groups=[DescribedGroup(error_code=Errors.NOT_COORDINATOR, group_id=g) for g in request.groups])
+        return DescribeGroupsResponse(
+            groups=[DescribedGroup(error_code=Errors.NOT_COORDINATOR, group_id=g) for g in request.groups]
+        )
     return ctx.group_coordinator.handle_describe_groups(request)

@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: DescribeLogDirsRequest) -> DescribeLogDirsResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: DescribeLogDirsRequest
+) -> DescribeLogDirsResponse:
     """One result per log directory, in ``log.dirs`` order."""
     wanted = None if request.topics is None else {(t.topic, p) for t in request.topics for p in t.partitions}
     results = []
@@ -40,10 +42,18 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: DescribeLogDi
         topics: dict[str, list[DescribeLogDirsPartition]] = {}
         for tp, log in sorted(logs.items(), key=lambda item: (item[0].topic, item[0].partition)):
             if wanted is None or (tp.topic, tp.partition) in wanted:
-                topics.setdefault(tp.topic, []).append(DescribeLogDirsPartition(
-                    partition_index=tp.partition, partition_size=log.size_in_bytes, offset_lag=0))
-        results.append(DescribeLogDirsResult(
-            error_code=Errors.NONE, log_dir=str(log_dir),
-            topics=[DescribeLogDirsTopic(name=name, partitions=parts) for name, parts in topics.items()],
-            total_bytes=stat.f_blocks * stat.f_frsize, usable_bytes=stat.f_bavail * stat.f_frsize))
+                topics.setdefault(tp.topic, []).append(
+                    DescribeLogDirsPartition(
+                        partition_index=tp.partition, partition_size=log.size_in_bytes, offset_lag=0
+                    )
+                )
+        results.append(
+            DescribeLogDirsResult(
+                error_code=Errors.NONE,
+                log_dir=str(log_dir),
+                topics=[DescribeLogDirsTopic(name=name, partitions=parts) for name, parts in topics.items()],
+                total_bytes=stat.f_blocks * stat.f_frsize,
+                usable_bytes=stat.f_bavail * stat.f_frsize,
+            )
+        )
     return DescribeLogDirsResponse(results=results)

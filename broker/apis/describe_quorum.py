@@ -19,10 +19,13 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: DescribeQuorumRequest) -> DescribeQuorumResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: DescribeQuorumRequest
+) -> DescribeQuorumResponse:
     """Let the active controller describe its quorum (forwarded, KIP-590), or answer NOT_CONTROLLER."""
-    response = await at_controller(ctx, header, request, lambda c: c.describe_quorum(request),
-                                   ctx.config.request_timeout_ms)
+    response = await at_controller(
+        ctx, header, request, lambda c: c.describe_quorum(request), ctx.config.request_timeout_ms
+    )
     if response is None:
         return DescribeQuorumResponse(error_code=Errors.NOT_CONTROLLER, error_message=NOT_CONTROLLER_MESSAGE)
     return response

@@ -24,19 +24,28 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: ElectLeadersRequest) -> ElectLeadersResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: ElectLeadersRequest
+) -> ElectLeadersResponse:
     """Let the active controller elect leaders (forwarded, KIP-590), or answer NOT_CONTROLLER."""
-    response = await at_controller(ctx, header, request, lambda c: c.controller.elect_leaders(request),
-                                   max(request.timeout_ms, 0))
+    response = await at_controller(
+        ctx, header, request, lambda c: c.controller.elect_leaders(request), max(request.timeout_ms, 0)
+    )
     if response is None:
         return ElectLeadersResponse(
             error_code=Errors.NOT_CONTROLLER,
             replica_election_results=[
-                ElectLeadersReplicaElectionResult(topic=t.topic, partition_result=[
-                    ElectLeadersPartitionResult(partition_id=p, error_code=Errors.NOT_CONTROLLER,
-                                                error_message=NOT_CONTROLLER_MESSAGE)
-                    for p in t.partitions
-                ])
+                ElectLeadersReplicaElectionResult(
+                    topic=t.topic,
+                    partition_result=[
+                        ElectLeadersPartitionResult(
+                            partition_id=p,
+                            error_code=Errors.NOT_CONTROLLER,
+                            error_message=NOT_CONTROLLER_MESSAGE,
+                        )
+                        for p in t.partitions
+                    ],
+                )
                 for t in request.topic_partitions or []
             ],
         )

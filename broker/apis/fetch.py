@@ -26,6 +26,7 @@ CLIENT_METADATA_MIN_VERSION = 11
 """The first Fetch version carrying client metadata (KIP-392: Kafka's ``FetchRequest.metadata``
 is defined from v11 on, and ``fetchOnlyFromLeader`` is false for a consumer that has it)."""
 
+
 async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest) -> FetchResponse:
     """Read (possibly after waiting up to ``max_wait_ms``) and answer per partition; a Fetch of
     the metadata log (``__cluster_metadata``, a voter pulling from the quorum's leader) goes to

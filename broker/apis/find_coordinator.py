@@ -30,35 +30,58 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: FindCoordinatorRequest) -> FindCoordinatorResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: FindCoordinatorRequest
+) -> FindCoordinatorResponse:
     """One ``Coordinator`` per key, in the request's order."""
     if request.key_type != COORDINATOR_TYPE_GROUP:
         message = f"coordinator key type {request.key_type} is not supported (only 0, groups)"
-        return FindCoordinatorResponse(coordinators=[
-            _no_coordinator(key, Errors.INVALID_REQUEST, message)
-            for key in request.coordinator_keys])
+        return FindCoordinatorResponse(
+            coordinators=[
+                _no_coordinator(key, Errors.INVALID_REQUEST, message) for key in request.coordinator_keys
+            ]
+        )
     cache = ctx.metadata_cache
     partition_count = cache.num_partitions(GROUP_METADATA_TOPIC_NAME)
     if partition_count is None:
         if ctx.auto_topic_creation_manager is not None:
             ctx.auto_topic_creation_manager.create_topics([GROUP_METADATA_TOPIC_NAME])
-        return FindCoordinatorResponse(coordinators=[
-            _no_coordinator(key, Errors.COORDINATOR_NOT_AVAILABLE, f"{GROUP_METADATA_TOPIC_NAME} is being created")
-            for key in request.coordinator_keys])
-    return FindCoordinatorResponse(coordinators=[_coordinator(ctx, key, partition_count, header.listener_name)
-                                                 for key in request.coordinator_keys])
+        return FindCoordinatorResponse(
+            coordinators=[
+                _no_coordinator(
+                    key, Errors.COORDINATOR_NOT_AVAILABLE, f"{GROUP_METADATA_TOPIC_NAME} is being created"
+                )
+                for key in request.coordinator_keys
+            ]
+        )
+    return FindCoordinatorResponse(
+        coordinators=[
+            _coordinator(ctx, key, partition_count, header.listener_name) for key in request.coordinator_keys
+        ]
+    )
 
 
-def _coordinator(ctx: ApisContext, group_id: str, partition_count: int, listener_name: str | None) -> Coordinator:
+def _coordinator(
+    ctx: ApisContext, group_id: str, partition_count: int, listener_name: str | None
+) -> Coordinator:
     partition = partition_for(group_id, partition_count)
     state = ctx.metadata_cache.partition_state(TopicPartition(GROUP_METADATA_TOPIC_NAME, partition))
     leader = ctx.metadata_cache.get_alive_broker(state.leader) if state is not None else None
     address = leader.address(listener_name) if leader is not None else None
     if leader is None or address is None:
-        return _no_coordinator(group_id, Errors.COORDINATOR_NOT_AVAILABLE,
-                               f"{GROUP_METADATA_TOPIC_NAME}-{partition} has no live leader")
-    return Coordinator(key=group_id, node_id=leader.id, host=address[0], port=address[1], error_code=Errors.NONE,
-                       error_message=None)
+        return _no_coordinator(
+            group_id,
+            Errors.COORDINATOR_NOT_AVAILABLE,
+            f"{GROUP_METADATA_TOPIC_NAME}-{partition} has no live leader",
+        )
+    return Coordinator(
+        key=group_id,
+        node_id=leader.id,
+        host=address[0],
+        port=address[1],
+        error_code=Errors.NONE,
+        error_message=None,
+    )
 
 
 def _no_coordinator(key: str, error: Errors, message: str) -> Coordinator:

@@ -30,12 +30,15 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-CLUSTER_DEFAULT_REFUSAL = ("Cluster-wide default broker configs are not supported; name a broker id "
-                           "and send the request to that broker")
+CLUSTER_DEFAULT_REFUSAL = (
+    "Cluster-wide default broker configs are not supported; name a broker id "
+    "and send the request to that broker"
+)
 
 
-def _alter_broker(ctx: ApisContext, resource: AlterConfigsResource, validate_only: bool,
-                  replace_all: bool) -> AlterConfigsResourceResponse:
+def _alter_broker(
+    ctx: ApisContext, resource: AlterConfigsResource, validate_only: bool, replace_all: bool
+) -> AlterConfigsResourceResponse:
     result = AlterConfigsResourceResponse(resource_type=RESOURCE_BROKER, resource_name=resource.resource_name)
     problem = broker_resource_error(resource.resource_name, ctx.config.node_id, altering=True)
     if problem is not None:
@@ -43,8 +46,12 @@ def _alter_broker(ctx: ApisContext, resource: AlterConfigsResource, validate_onl
         return result
     cluster_default = resource.resource_name == ""
     try:
-        ctx.dynamic_config.incremental_alter(resource.configs, validate_only=validate_only,
-                                             cluster_default=cluster_default, replace_all=replace_all)
+        ctx.dynamic_config.incremental_alter(
+            resource.configs,
+            validate_only=validate_only,
+            cluster_default=cluster_default,
+            replace_all=replace_all,
+        )
     except KafkaError as exc:
         result.error_code = int(error_code_for(exc))
         result.error_message = exc.args[0] if exc.args else None
@@ -54,18 +61,30 @@ def _alter_broker(ctx: ApisContext, resource: AlterConfigsResource, validate_onl
     return result
 
 
-async def handle(ctx: ApisContext, header: RequestHeader,
-                 request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: IncrementalAlterConfigsRequest
+) -> IncrementalAlterConfigsResponse:
     """Alter each resource; one response per requested resource, in request order."""
-    async def forward_topics(resources: list[AlterConfigsResource]) -> list[AlterConfigsResourceResponse] | None:
-        forwarded = IncrementalAlterConfigsRequest(resources=resources, validate_only=request.validate_only,
-                                                   replace_all=request.replace_all)
-        response = await at_controller(ctx, header, forwarded, lambda c: c.controller.incremental_alter_configs(forwarded),
-                                       ctx.config.request_timeout_ms)
+
+    async def forward_topics(
+        resources: list[AlterConfigsResource],
+    ) -> list[AlterConfigsResourceResponse] | None:
+        forwarded = IncrementalAlterConfigsRequest(
+            resources=resources, validate_only=request.validate_only, replace_all=request.replace_all
+        )
+        response = await at_controller(
+            ctx,
+            header,
+            forwarded,
+            lambda c: c.controller.incremental_alter_configs(forwarded),
+            ctx.config.request_timeout_ms,
+        )
         return None if response is None else response.responses
 
     responses = await answer_config_resources(
-        request.resources, AlterConfigsResourceResponse,
-        lambda resource: _alter_broker(ctx, resource, request.validate_only, request.replace_all), forward_topics,
+        request.resources,
+        AlterConfigsResourceResponse,
+        lambda resource: _alter_broker(ctx, resource, request.validate_only, request.replace_all),
+        forward_topics,
     )
     return IncrementalAlterConfigsResponse(responses=responses)

@@ -115,8 +115,9 @@ class KafkaApis:
     def __init__(self, ctx: ApisContext) -> None:
         self.ctx = ctx
 
-    async def handle(self, header: RequestHeader, spec: ApiSpec,
-                     request: Struct) -> Struct | CloseConnectionResponse | None:
+    async def handle(
+        self, header: RequestHeader, spec: ApiSpec, request: Struct
+    ) -> Struct | CloseConnectionResponse | None:
         """Run the handler for ``spec.key``; returns its response (None: no answer;
         ``CLOSE_CONNECTION``: close the connection instead).
 

@@ -25,14 +25,19 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: LeaderAndIsrRequest) -> LeaderAndIsrResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: LeaderAndIsrRequest
+) -> LeaderAndIsrResponse:
     """Apply the partition states and report an error code per partition."""
     error, partition_errors = await ctx.replica_manager.become_leader_or_follower(request)
     coordinator = ctx.group_coordinator
     if coordinator is not None and error == Errors.NONE:
         for state in request.partition_states:
-            if state.topic_name != GROUP_METADATA_TOPIC_NAME or partition_errors.get(
-                    TopicPartition(state.topic_name, state.partition_index)) != Errors.NONE:
+            if (
+                state.topic_name != GROUP_METADATA_TOPIC_NAME
+                or partition_errors.get(TopicPartition(state.topic_name, state.partition_index))
+                != Errors.NONE
+            ):
                 continue
             if state.leader == ctx.config.node_id:
                 coordinator.on_election(state.partition_index, state.leader_epoch)
@@ -41,7 +46,9 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: LeaderAndIsrR
     return LeaderAndIsrResponse(
         error_code=int(error),
         partition_errors=[
-            LeaderAndIsrPartitionError(topic_name=tp.topic, partition_index=tp.partition, error_code=int(code))
+            LeaderAndIsrPartitionError(
+                topic_name=tp.topic, partition_index=tp.partition, error_code=int(code)
+            )
             for tp, code in partition_errors.items()
         ],
     )

@@ -61,7 +61,11 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
             resp = ListOffsetsPartitionResponse(partition_index=req.partition_index)
             seen[req.partition_index] = resp
             parts.append(resp)
-            if req.timestamp < 0 and req.timestamp not in (EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP):
+            if req.timestamp < 0 and req.timestamp not in (
+                EARLIEST_TIMESTAMP,
+                LATEST_TIMESTAMP,
+                MAX_TIMESTAMP,
+            ):
                 resp.error_code = Errors.UNSUPPORTED_VERSION  # a special timestamp of a later version
                 continue
             tp = TopicPartition(topic.name, req.partition_index)
@@ -76,7 +80,9 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
                 resp.offset = partition.log.log_start_offset
                 resp.leader_epoch = partition.leader_epoch
             elif req.timestamp == LATEST_TIMESTAMP:
-                resp.offset = partition.log.log_end_offset if request.replica_id >= 0 else partition.high_watermark
+                resp.offset = (
+                    partition.log.log_end_offset if request.replica_id >= 0 else partition.high_watermark
+                )
                 resp.leader_epoch = partition.leader_epoch
             else:
                 _answer_by_timestamp(tp, partition, req, request.replica_id, resp)
@@ -93,8 +99,13 @@ def _leader_error(partition: Partition, current_leader_epoch: int) -> Errors:
     return Errors.NONE
 
 
-def _answer_by_timestamp(tp: TopicPartition, partition: Partition, req: ListOffsetsPartition, replica_id: int,
-                         resp: ListOffsetsPartitionResponse) -> None:
+def _answer_by_timestamp(
+    tp: TopicPartition,
+    partition: Partition,
+    req: ListOffsetsPartition,
+    replica_id: int,
+    resp: ListOffsetsPartitionResponse,
+) -> None:
     """Fill ``resp`` from a lookup by timestamp; a record consumers may not read yet is not returned."""
     try:
         found = partition.log.fetch_offset_by_timestamp(req.timestamp)

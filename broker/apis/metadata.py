@@ -34,8 +34,13 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: MetadataReque
     if manager is not None and request.allow_auto_topic_creation and ctx.config.auto_create_topics_enable:
         answers = {t.name: t for t in manager.create_topics(unknown)}
     else:
-        answers = {name: MetadataResponseTopic(error_code=Errors.INVALID_TOPIC_EXCEPTION, name=name)
-                   for name in unknown if topic_name_error(name) is not None}
-    response.topics = [answers.get(t.name, t) if t.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION else t
-                       for t in response.topics]
+        answers = {
+            name: MetadataResponseTopic(error_code=Errors.INVALID_TOPIC_EXCEPTION, name=name)
+            for name in unknown
+            if topic_name_error(name) is not None
+        }
+    response.topics = [
+        answers.get(t.name, t) if t.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION else t
+        for t in response.topics
+    ]
     return response

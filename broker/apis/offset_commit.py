@@ -20,12 +20,23 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: OffsetCommitRequest) -> OffsetCommitResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: OffsetCommitRequest
+) -> OffsetCommitResponse:
     """Commit through the GroupCoordinator (NOT_COORDINATOR everywhere when this node has none)."""
     if ctx.group_coordinator is None:
-        return OffsetCommitResponse(topics=[
-            OffsetCommitResponseTopic(name=t.name, partitions=[
-                OffsetCommitResponsePartition(partition_index=p.partition_index, error_code=Errors.NOT_COORDINATOR)
-                for p in t.partitions])
-            for t in request.topics])
+        return OffsetCommitResponse(
+            topics=[
+                OffsetCommitResponseTopic(
+                    name=t.name,
+                    partitions=[
+                        OffsetCommitResponsePartition(
+                            partition_index=p.partition_index, error_code=Errors.NOT_COORDINATOR
+                        )
+                        for p in t.partitions
+                    ],
+                )
+                for t in request.topics
+            ]
+        )
     return await ctx.group_coordinator.handle_commit_offsets(request)

@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: OffsetDeleteRequest) -> OffsetDeleteResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: OffsetDeleteRequest
+) -> OffsetDeleteResponse:
     """Through the GroupCoordinator (an error for every group when this node has none)."""
     if ctx.group_coordinator is None:
         return OffsetDeleteResponse(error_code=Errors.NOT_COORDINATOR)

@@ -39,8 +39,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-async def handle(ctx: ApisContext, header: RequestHeader,
-                 request: OffsetsForLeaderEpochRequest) -> OffsetsForLeaderEpochResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: OffsetsForLeaderEpochRequest
+) -> OffsetsForLeaderEpochResponse:
     """Answer ``(leader_epoch, end_offset)`` for each requested partition.
 
     Args:
@@ -76,5 +77,6 @@ def _end_offset(partition: Partition | None, req: OffsetForLeaderPartition) -> E
         return EpochEndOffset(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, partition=req.partition)
     log = partition.leader_log(req.current_leader_epoch)
     leader_epoch, end_offset = log.leader_epoch_cache.end_offset_for(req.leader_epoch, log.log_end_offset)
-    return EpochEndOffset(error_code=Errors.NONE, partition=req.partition, leader_epoch=leader_epoch,
-                          end_offset=end_offset)
+    return EpochEndOffset(
+        error_code=Errors.NONE, partition=req.partition, leader_epoch=leader_epoch, end_offset=end_offset
+    )

@@ -46,8 +46,9 @@ ADMIN_CLIENT_ID = "__admin_client"
 ``internalTopicsAllowed = clientId == ADMIN_CLIENT_ID`` in ``handleProduceRequest``)."""
 
 
-async def handle(ctx: ApisContext, header: RequestHeader,
-                 request: ProduceRequest) -> ProduceResponse | CloseConnectionResponse | None:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: ProduceRequest
+) -> ProduceResponse | CloseConnectionResponse | None:
     """Append and answer per partition; for acks=0 no answer (None), or ``CLOSE_CONNECTION``
     when a partition failed (Kafka's ``KafkaApis.handleProduceRequest`` closes the connection)."""
     errors: dict[TopicPartition, Errors] = {}
@@ -72,9 +73,16 @@ async def handle(ctx: ApisContext, header: RequestHeader,
                 errors[tp] = Errors.INVALID_RECORD
             else:
                 entries[tp] = records
-    statuses = await ctx.replica_manager.append_records(
-        request.timeout_ms, request.acks, entries,
-        internal_topics_allowed=header.client_id == ADMIN_CLIENT_ID) if entries else {}
+    statuses = (
+        await ctx.replica_manager.append_records(
+            request.timeout_ms,
+            request.acks,
+            entries,
+            internal_topics_allowed=header.client_id == ADMIN_CLIENT_ID,
+        )
+        if entries
+        else {}
+    )
     if request.acks == 0:  # no answer; a failure closes the connection so the producer notices
         failed = errors or any(status.error != Errors.NONE for status in statuses.values())
         return CLOSE_CONNECTION if failed else None
@@ -92,15 +100,22 @@ async def handle(ctx: ApisContext, header: RequestHeader,
                 log_start_offset=status.log_start_offset,
                 log_append_time_ms=status.log_append_time_ms if ok else -1,
                 error_message=status.error_message,
-                record_errors=[BatchIndexAndErrorMessage(batch_index=index, batch_index_error_message=message)
-                               for index, message in status.record_errors] if status.record_errors else [],
+                record_errors=[
+                    BatchIndexAndErrorMessage(batch_index=index, batch_index_error_message=message)
+                    for index, message in status.record_errors
+                ]
+                if status.record_errors
+                else [],
             )
         )
     for tp, code in errors.items():
         by_topic.setdefault(tp.topic, []).append(
-            ProducePartitionResponse(index=tp.partition, error_code=int(code), base_offset=-1))
+            ProducePartitionResponse(index=tp.partition, error_code=int(code), base_offset=-1)
+        )
     return ProduceResponse(
-        responses=[ProduceTopicResponse(name=name, partition_responses=parts) for name, parts in by_topic.items()]
+        responses=[
+            ProduceTopicResponse(name=name, partition_responses=parts) for name, parts in by_topic.items()
+        ]
     )
 
 
@@ -108,10 +123,18 @@ def _error_for_all(request: ProduceRequest, error: Errors) -> ProduceResponse | 
     """Every partition of ``request`` answered ``error`` (acks=0: the connection is closed)."""
     if request.acks == 0:
         return CLOSE_CONNECTION
-    return ProduceResponse(responses=[ProduceTopicResponse(name=topic.name, partition_responses=[
-        ProducePartitionResponse(index=part.index, error_code=int(error), base_offset=-1)
-        for part in topic.partition_data])
-        for topic in request.topic_data])
+    return ProduceResponse(
+        responses=[
+            ProduceTopicResponse(
+                name=topic.name,
+                partition_responses=[
+                    ProducePartitionResponse(index=part.index, error_code=int(error), base_offset=-1)
+                    for part in topic.partition_data
+                ],
+            )
+            for topic in request.topic_data
+        ]
+    )
 
 
 def _is_transactional(records: bytes | None) -> bool:

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
-async def handle(ctx: ApisContext, header: RequestHeader, request: UpdateMetadataRequest) -> UpdateMetadataResponse:
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: UpdateMetadataRequest
+) -> UpdateMetadataResponse:
     """Apply the update unless it comes from a stale controller epoch."""
     if request.controller_epoch < ctx.metadata_cache.controller_epoch:
         return UpdateMetadataResponse(error_code=Errors.STALE_CONTROLLER_EPOCH)
@@ -32,13 +34,19 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: UpdateMetadat
     if request.full:  # every topic of the metadata: logs of any other topic id are stray
         await ctx.replica_manager.delete_stray_replicas(
             {e.topic_name: e.topic_id for e in request.topic_configs},
-            {TopicPartition(s.topic_name, s.partition_index) for s in request.partition_states
-             if ctx.replica_manager.broker_id in s.replicas},
+            {
+                TopicPartition(s.topic_name, s.partition_index)
+                for s in request.partition_states
+                if ctx.replica_manager.broker_id in s.replicas
+            },
         )
     if deleted and ctx.group_coordinator is not None:
         ctx.group_coordinator.on_partitions_deleted(deleted)
     if request.topic_configs:
         ctx.replica_manager.update_topic_configs(
-            {entry.topic_name: ctx.metadata_cache.topic_configs(entry.topic_name) for entry in request.topic_configs}
+            {
+                entry.topic_name: ctx.metadata_cache.topic_configs(entry.topic_name)
+                for entry in request.topic_configs
+            }
         )
     return UpdateMetadataResponse(error_code=Errors.NONE)

@@ -51,8 +51,12 @@ class LeaderEndPoint:
             if self._connection is not None:
                 await self._connection.close()
             self._connection = None
-            conn = BrokerConnection(self.host, self.port, client_id=f"replica-fetcher-{self.broker_id}",
-                                    request_timeout_ms=self._timeout_ms)
+            conn = BrokerConnection(
+                self.host,
+                self.port,
+                client_id=f"replica-fetcher-{self.broker_id}",
+                request_timeout_ms=self._timeout_ms,
+            )
             await conn.connect(timeout_ms=min(self._timeout_ms, 5000))
             self._connection = conn
         return self._connection
@@ -90,9 +94,18 @@ class LeaderEndPoint:
     async def _list_offset(self, tp: TopicPartition, timestamp: int, leader_epoch: int) -> int:
         request = ListOffsetsRequest(
             replica_id=self.broker_id,
-            topics=[ListOffsetsTopic(name=tp.topic, partitions=[
-                ListOffsetsPartition(partition_index=tp.partition, current_leader_epoch=leader_epoch,
-                                     timestamp=timestamp)])],
+            topics=[
+                ListOffsetsTopic(
+                    name=tp.topic,
+                    partitions=[
+                        ListOffsetsPartition(
+                            partition_index=tp.partition,
+                            current_leader_epoch=leader_epoch,
+                            timestamp=timestamp,
+                        )
+                    ],
+                )
+            ],
         )
         response = await self._send(request, self._timeout_ms)
         part = response.topics[0].partitions[0]
@@ -132,9 +145,14 @@ class LeaderEndPoint:
             topics=[OffsetForLeaderTopic(name=name, partitions=parts) for name, parts in topics.items()],
         )
         response = await self._send(request, self._timeout_ms)
-        answered = {TopicPartition(topic.name, p.partition): p for topic in response.topics for p in topic.partitions}
-        return {tp: answered.get(tp) or EpochEndOffset(error_code=Errors.UNKNOWN_SERVER_ERROR, partition=tp.partition)
-                for tp in partitions}
+        answered = {
+            TopicPartition(topic.name, p.partition): p for topic in response.topics for p in topic.partitions
+        }
+        return {
+            tp: answered.get(tp)
+            or EpochEndOffset(error_code=Errors.UNKNOWN_SERVER_ERROR, partition=tp.partition)
+            for tp in partitions
+        }
 
     async def close(self) -> None:
         if self._connection is not None:

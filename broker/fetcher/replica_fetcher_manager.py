@@ -76,16 +76,28 @@ class ReplicaFetcherManager:
             moved: dict[TopicPartition, int] = {}
             if fetcher is not None and self._addresses.get(init.leader_id) != address:
                 # The leader is reachable elsewhere now: move this fetcher's other partitions too.
-                moved = {other: state.leader_epoch for other, owner in self._owner.items()
-                         if owner == key and (state := fetcher.fetch_state(other)) is not None}
+                moved = {
+                    other: state.leader_epoch
+                    for other, owner in self._owner.items()
+                    if owner == key and (state := fetcher.fetch_state(other)) is not None
+                }
                 await self._stop_fetcher(key)
                 fetcher = None
             if fetcher is None:
-                leader = self._factory(self._config.node_id, init.leader_id, init.leader_host, init.leader_port,
-                                       self._config.replica_socket_timeout_ms)
+                leader = self._factory(
+                    self._config.node_id,
+                    init.leader_id,
+                    init.leader_host,
+                    init.leader_port,
+                    self._config.replica_socket_timeout_ms,
+                )
                 fetcher = ReplicaFetcherThread(
-                    f"ReplicaFetcherThread-{key[1]}-{init.leader_id}", self._config.node_id, leader, self._config,
-                    self._get_partition, time=self._time,
+                    f"ReplicaFetcherThread-{key[1]}-{init.leader_id}",
+                    self._config.node_id,
+                    leader,
+                    self._config,
+                    self._get_partition,
+                    time=self._time,
                 )
                 self._fetchers[key] = fetcher
                 self._addresses[init.leader_id] = address

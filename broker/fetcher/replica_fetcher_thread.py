@@ -97,7 +97,9 @@ class ReplicaFetcherThread:
         self._states: collections.OrderedDict[TopicPartition, PartitionFetchState] = collections.OrderedDict()
         self._wakeup = asyncio.Event()
         self._backoff_s = config.replica_fetch_backoff_ms / 1000
-        self._prefix = f"[ReplicaFetcher replicaId={broker_id}, leaderId={leader.leader_id}, fetcherId={name}]"
+        self._prefix = (
+            f"[ReplicaFetcher replicaId={broker_id}, leaderId={leader.leader_id}, fetcherId={name}]"
+        )
         self._task = ShutdownableTask(name, log_prefix=self._prefix)
 
     # ----- partition set ------------------------------------------------------------
@@ -174,9 +176,12 @@ class ReplicaFetcherThread:
     async def _truncate_to_epoch_end_offsets(
         self, with_epochs: dict[TopicPartition, tuple[PartitionFetchState, int]]
     ) -> None:
-        request = {tp: OffsetForLeaderPartition(partition=tp.partition, current_leader_epoch=state.leader_epoch,
-                                                leader_epoch=epoch)
-                   for tp, (state, epoch) in with_epochs.items()}
+        request = {
+            tp: OffsetForLeaderPartition(
+                partition=tp.partition, current_leader_epoch=state.leader_epoch, leader_epoch=epoch
+            )
+            for tp, (state, epoch) in with_epochs.items()
+        }
         try:
             answers = await self.leader.fetch_epoch_end_offsets(request)
         except KafkaError as exc:
@@ -192,33 +197,67 @@ class ReplicaFetcherThread:
                 state.delayed_until = self._now_s() + self._backoff_s
                 continue
             if answer.error_code != Errors.NONE:
-                logger.info("%s OffsetsForLeaderEpoch for %s (epoch %d) got %s; backing off", self._prefix, tp,
-                            epoch, error_name(answer.error_code))
+                logger.info(
+                    "%s OffsetsForLeaderEpoch for %s (epoch %d) got %s; backing off",
+                    self._prefix,
+                    tp,
+                    epoch,
+                    error_name(answer.error_code),
+                )
                 state.delayed_until = self._now_s() + self._backoff_s
                 continue
             self._truncate_to_epoch_end_offset(tp, state, partition, epoch, answer)
 
-    def _truncate_to_epoch_end_offset(self, tp: TopicPartition, state: PartitionFetchState, partition: Partition,
-                                      requested_epoch: int, answer: EpochEndOffset) -> None:
+    def _truncate_to_epoch_end_offset(
+        self,
+        tp: TopicPartition,
+        state: PartitionFetchState,
+        partition: Partition,
+        requested_epoch: int,
+        answer: EpochEndOffset,
+    ) -> None:
         log = partition.log
         assert log is not None
         decision = offset_truncation_state(
-            leader_epoch=answer.leader_epoch, leader_end_offset=answer.end_offset,
-            follower_epochs=log.leader_epoch_cache, log_end_offset=log.log_end_offset,
+            leader_epoch=answer.leader_epoch,
+            leader_end_offset=answer.end_offset,
+            follower_epochs=log.leader_epoch_cache,
+            log_end_offset=log.log_end_offset,
             high_watermark=partition.high_watermark,
         )
-        logger.info("%s Partition %s: leader answered epoch %d ends at %d for requested epoch %d; truncating to %d%s",
-                    self._prefix, tp, answer.leader_epoch, answer.end_offset, requested_epoch, decision.offset,
-                    "" if decision.truncation_completed else " and asking again")
-        self._truncate(tp, state, partition, decision.offset, truncation_completed=decision.truncation_completed)
+        logger.info(
+            "%s Partition %s: leader answered epoch %d ends at %d for requested epoch %d; truncating to %d%s",
+            self._prefix,
+            tp,
+            answer.leader_epoch,
+            answer.end_offset,
+            requested_epoch,
+            decision.offset,
+            "" if decision.truncation_completed else " and asking again",
+        )
+        self._truncate(
+            tp, state, partition, decision.offset, truncation_completed=decision.truncation_completed
+        )
 
-    def _truncate(self, tp: TopicPartition, state: PartitionFetchState, partition: Partition, offset: int, *,
-                  truncation_completed: bool) -> None:
+    def _truncate(
+        self,
+        tp: TopicPartition,
+        state: PartitionFetchState,
+        partition: Partition,
+        offset: int,
+        *,
+        truncation_completed: bool,
+    ) -> None:
         """Truncate to ``offset``; Fetching from the new log end offset when complete."""
         assert partition.log is not None
         if offset < partition.high_watermark:
-            logger.warning("%s Truncating %s to %d, below its high watermark %d", self._prefix, tp, offset,
-                           partition.high_watermark)
+            logger.warning(
+                "%s Truncating %s to %d, below its high watermark %d",
+                self._prefix,
+                tp,
+                offset,
+                partition.high_watermark,
+            )
         partition.truncate_to(offset)
         if partition.log.is_offline:
             state.delayed_until = self._now_s() + self._backoff_s
@@ -246,12 +285,16 @@ class ReplicaFetcherThread:
         """The fetcher's monotonic clock in seconds (``delayed_until`` is on it)."""
         return self._time.monotonic_ms() / 1000
 
-    def build_fetch_request(self, fetchable: list[tuple[TopicPartition, PartitionFetchState]]) -> FetchRequest:
+    def build_fetch_request(
+        self, fetchable: list[tuple[TopicPartition, PartitionFetchState]]
+    ) -> FetchRequest:
         """One FetchRequest for ``fetchable`` in round-robin order."""
         topics: dict[str, list[FetchPartition]] = {}
         for tp, state in fetchable:
             partition = self._get_partition(tp)
-            log_start = partition.log.log_start_offset if partition is not None and partition.log is not None else -1
+            log_start = (
+                partition.log.log_start_offset if partition is not None and partition.log is not None else -1
+            )
             topics.setdefault(tp.topic, []).append(
                 FetchPartition(
                     partition=tp.partition,
@@ -291,8 +334,9 @@ class ReplicaFetcherThread:
                 state, offset = sent.get(tp, (None, -1))
                 if state is None or self._states.get(tp) is not state or state.fetch_offset != offset:
                     continue  # removed, re-added or moved while the fetch was in flight
-                await self._process_partition_data(tp, state, data.error_code, data.high_watermark, data.records,
-                                                   data.log_start_offset)
+                await self._process_partition_data(
+                    tp, state, data.error_code, data.high_watermark, data.records, data.log_start_offset
+                )
 
     def _delay(self, sent: dict[TopicPartition, tuple[PartitionFetchState, int]]) -> None:
         until = self._now_s() + self._backoff_s
@@ -301,8 +345,13 @@ class ReplicaFetcherThread:
                 state.delayed_until = until
 
     async def _process_partition_data(
-        self, tp: TopicPartition, state: PartitionFetchState, error_code: int, high_watermark: int,
-        records: bytes | None, leader_log_start_offset: int = -1,
+        self,
+        tp: TopicPartition,
+        state: PartitionFetchState,
+        error_code: int,
+        high_watermark: int,
+        records: bytes | None,
+        leader_log_start_offset: int = -1,
     ) -> None:
         partition = self._get_partition(tp)
         if partition is None or partition.log is None:
@@ -312,7 +361,9 @@ class ReplicaFetcherThread:
             if records:
                 try:
                     partition.append_records_to_follower(records)
-                    if partition.log.flush_due:  # flush.messages reached: fetch (and so report) past it once fsynced
+                    if (
+                        partition.log.flush_due
+                    ):  # flush.messages reached: fetch (and so report) past it once fsynced
                         await partition.log.flush_through(partition.log.log_end_offset - 1)
                 except KafkaStorageError as exc:
                     # Kafka's markPartitionFailed: the log is offline here; the controller is
@@ -321,8 +372,12 @@ class ReplicaFetcherThread:
                     self._states.pop(tp, None)
                     return
                 except (CorruptRecordError, KafkaError, ValueError) as exc:
-                    logger.warning("%s Append of fetched data for %s failed (%s); truncating again",
-                                   self._prefix, tp, exc)
+                    logger.warning(
+                        "%s Append of fetched data for %s failed (%s); truncating again",
+                        self._prefix,
+                        tp,
+                        exc,
+                    )
                     state.state = TRUNCATING
                     state.delayed_until = self._now_s() + self._backoff_s
                     return
@@ -337,8 +392,9 @@ class ReplicaFetcherThread:
         logger.info("%s Partition %s got %s; backing off", self._prefix, tp, error_name(error_code))
         state.delayed_until = self._now_s() + self._backoff_s
 
-    async def _handle_offset_out_of_range(self, tp: TopicPartition, state: PartitionFetchState,
-                                          partition: Partition) -> None:
+    async def _handle_offset_out_of_range(
+        self, tp: TopicPartition, state: PartitionFetchState, partition: Partition
+    ) -> None:
         assert partition.log is not None
         try:
             leader_end = await self.leader.fetch_latest_offset(tp, state.leader_epoch)

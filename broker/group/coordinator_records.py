@@ -36,7 +36,6 @@ OFFSET_COMMIT_VALUE_VERSION = 3
 GROUP_METADATA_VALUE_VERSION = 3
 
 
-
 class CoordinatorRecordError(ValueError):
     """A ``__consumer_offsets`` record that cannot be decoded (unknown version, truncated)."""
 
@@ -110,11 +109,16 @@ Value = OffsetCommitValue | GroupMetadataValue
 
 # ------------------------------------------------------------------ writing
 
+
 def encode_key(key: Key) -> bytes:
     """The record key's bytes (version prefix included)."""
     if isinstance(key, OffsetCommitKey):
-        return (I16.pack(OFFSET_COMMIT_KEY_VERSION) + write_string(key.group) + write_string(key.topic)
-                + I32.pack(key.partition))
+        return (
+            I16.pack(OFFSET_COMMIT_KEY_VERSION)
+            + write_string(key.group)
+            + write_string(key.topic)
+            + I32.pack(key.partition)
+        )
     return I16.pack(GROUP_METADATA_KEY_VERSION) + write_string(key.group)
 
 
@@ -123,19 +127,38 @@ def encode_value(value: Value | None) -> bytes | None:
     if value is None:
         return None
     if isinstance(value, OffsetCommitValue):
-        return (I16.pack(OFFSET_COMMIT_VALUE_VERSION) + I64.pack(value.offset) + I32.pack(value.leader_epoch)
-                + write_string(value.metadata) + I64.pack(value.commit_timestamp))
-    parts = [I16.pack(GROUP_METADATA_VALUE_VERSION), write_string(value.protocol_type), I32.pack(value.generation),
-             write_nullable_string(value.protocol), write_nullable_string(value.leader),
-             I64.pack(value.current_state_timestamp), I32.pack(len(value.members))]
+        return (
+            I16.pack(OFFSET_COMMIT_VALUE_VERSION)
+            + I64.pack(value.offset)
+            + I32.pack(value.leader_epoch)
+            + write_string(value.metadata)
+            + I64.pack(value.commit_timestamp)
+        )
+    parts = [
+        I16.pack(GROUP_METADATA_VALUE_VERSION),
+        write_string(value.protocol_type),
+        I32.pack(value.generation),
+        write_nullable_string(value.protocol),
+        write_nullable_string(value.leader),
+        I64.pack(value.current_state_timestamp),
+        I32.pack(len(value.members)),
+    ]
     for m in value.members:
-        parts += [write_string(m.member_id), write_nullable_string(m.group_instance_id), write_string(m.client_id),
-                  write_string(m.client_host), I32.pack(m.rebalance_timeout_ms), I32.pack(m.session_timeout_ms),
-                  write_bytes(m.subscription), write_bytes(m.assignment)]
+        parts += [
+            write_string(m.member_id),
+            write_nullable_string(m.group_instance_id),
+            write_string(m.client_id),
+            write_string(m.client_host),
+            I32.pack(m.rebalance_timeout_ms),
+            I32.pack(m.session_timeout_ms),
+            write_bytes(m.subscription),
+            write_bytes(m.assignment),
+        ]
     return b"".join(parts)
 
 
 # ------------------------------------------------------------------ reading
+
 
 def decode_key(data: bytes) -> Key:
     """The record key from its bytes.
@@ -190,8 +213,18 @@ def decode_group_metadata_value(data: bytes) -> GroupMetadataValue:
     count = reader.i32()
     if count < 0:
         raise CoordinatorRecordError(f"negative member count {count}")
-    members = tuple(MemberMetadataValue(reader.string(), reader.nullable_string(), reader.string(), reader.string(),
-                                        reader.i32(), reader.i32(), reader.bytes_(), reader.bytes_())
-                    for _ in range(count))
+    members = tuple(
+        MemberMetadataValue(
+            reader.string(),
+            reader.nullable_string(),
+            reader.string(),
+            reader.string(),
+            reader.i32(),
+            reader.i32(),
+            reader.bytes_(),
+            reader.bytes_(),
+        )
+        for _ in range(count)
+    )
     reader.end()
     return GroupMetadataValue(protocol_type, generation, protocol, leader, timestamp, members)

@@ -25,8 +25,12 @@ class DelayedHeartbeat(DelayedOperation):
         on_expire: the coordinator's removal of an expired member (group, member, this op).
     """
 
-    def __init__(self, group: GroupMetadata, member: MemberMetadata,
-                 on_expire: Callable[[GroupMetadata, MemberMetadata, DelayedHeartbeat], None]) -> None:
+    def __init__(
+        self,
+        group: GroupMetadata,
+        member: MemberMetadata,
+        on_expire: Callable[[GroupMetadata, MemberMetadata, DelayedHeartbeat], None],
+    ) -> None:
         super().__init__(member.session_timeout_ms)
         self.group = group
         self.member = member
@@ -35,8 +39,12 @@ class DelayedHeartbeat(DelayedOperation):
 
     def try_complete(self) -> bool:
         member = self.member
-        if self.satisfied or member.awaiting_join or member.awaiting_sync \
-                or self.group.members.get(member.member_id) is not member:
+        if (
+            self.satisfied
+            or member.awaiting_join
+            or member.awaiting_sync
+            or self.group.members.get(member.member_id) is not member
+        ):
             return self.force_complete()
         return False
 

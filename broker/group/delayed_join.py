@@ -26,8 +26,9 @@ class DelayedJoin(DelayedOperation):
         complete_join: the coordinator's completion of the join phase (called once).
     """
 
-    def __init__(self, group: GroupMetadata, rebalance_timeout_ms: int,
-                 complete_join: Callable[[GroupMetadata], None]) -> None:
+    def __init__(
+        self, group: GroupMetadata, rebalance_timeout_ms: int, complete_join: Callable[[GroupMetadata], None]
+    ) -> None:
         super().__init__(rebalance_timeout_ms)
         self.group = group
         self._complete_join = complete_join
@@ -52,8 +53,14 @@ class InitialDelayedJoin(DelayedOperation):
         complete_join: the coordinator's completion of the join phase.
     """
 
-    def __init__(self, purgatory: DelayedOperationPurgatory, group: GroupMetadata, delay_ms: int, remaining_ms: int,
-                 complete_join: Callable[[GroupMetadata], None]) -> None:
+    def __init__(
+        self,
+        purgatory: DelayedOperationPurgatory,
+        group: GroupMetadata,
+        delay_ms: int,
+        remaining_ms: int,
+        complete_join: Callable[[GroupMetadata], None],
+    ) -> None:
         super().__init__(delay_ms)
         self._purgatory = purgatory
         self.group = group
@@ -69,7 +76,10 @@ class InitialDelayedJoin(DelayedOperation):
             group.new_member_added = False
             delay = min(self.delay_ms, self._remaining_ms)
             self._purgatory.try_complete_else_watch(
-                InitialDelayedJoin(self._purgatory, group, delay, self._remaining_ms - delay, self._complete_join),
-                [group.group_id])
+                InitialDelayedJoin(
+                    self._purgatory, group, delay, self._remaining_ms - delay, self._complete_join
+                ),
+                [group.group_id],
+            )
         else:
             self._complete_join(group)

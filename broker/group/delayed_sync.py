@@ -29,8 +29,13 @@ class DelayedSync(DelayedOperation):
         on_expire: the coordinator's removal of the members still pending (group, generation).
     """
 
-    def __init__(self, group: GroupMetadata, generation_id: int, rebalance_timeout_ms: int,
-                 on_expire: Callable[[GroupMetadata, int], None]) -> None:
+    def __init__(
+        self,
+        group: GroupMetadata,
+        generation_id: int,
+        rebalance_timeout_ms: int,
+        on_expire: Callable[[GroupMetadata, int], None],
+    ) -> None:
         super().__init__(rebalance_timeout_ms)
         self.group = group
         self.generation_id = generation_id
@@ -43,8 +48,11 @@ class DelayedSync(DelayedOperation):
 
     def try_complete(self) -> bool:
         group = self.group
-        if group.generation_id != self.generation_id or not group.pending_sync_members \
-                or group.is_in(GroupState.DEAD, GroupState.EMPTY, GroupState.PREPARING_REBALANCE):
+        if (
+            group.generation_id != self.generation_id
+            or not group.pending_sync_members
+            or group.is_in(GroupState.DEAD, GroupState.EMPTY, GroupState.PREPARING_REBALANCE)
+        ):
             return self.force_complete()
         return False
 

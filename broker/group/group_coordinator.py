@@ -106,11 +106,20 @@ class GroupCoordinator:
         retention_check_interval_ms: ``offsets.retention.check.interval.ms``.
     """
 
-    def __init__(self, manager: GroupMetadataManager, metadata_cache: MetadataCache, *,
-                 offset_metadata_max_bytes: int = 4096, min_session_timeout_ms: int = 6000,
-                 max_session_timeout_ms: int = 1800000, initial_rebalance_delay_ms: int = 3000,
-                 max_group_size: int = 2147483647, offsets_retention_ms: int = 7 * 24 * 3600 * 1000,
-                 retention_check_interval_ms: int = 600000, scheduler: KafkaScheduler | None = None) -> None:
+    def __init__(
+        self,
+        manager: GroupMetadataManager,
+        metadata_cache: MetadataCache,
+        *,
+        offset_metadata_max_bytes: int = 4096,
+        min_session_timeout_ms: int = 6000,
+        max_session_timeout_ms: int = 1800000,
+        initial_rebalance_delay_ms: int = 3000,
+        max_group_size: int = 2147483647,
+        offsets_retention_ms: int = 7 * 24 * 3600 * 1000,
+        retention_check_interval_ms: int = 600000,
+        scheduler: KafkaScheduler | None = None,
+    ) -> None:
         self.manager = manager
         self._metadata_cache = metadata_cache
         self._offset_metadata_max_bytes = offset_metadata_max_bytes
@@ -152,7 +161,9 @@ class GroupCoordinator:
 
     # ------------------------------------------------------------------ JoinGroup
 
-    async def handle_join_group(self, request: JoinGroupRequest, client_id: str, client_host: str) -> JoinGroupResponse:
+    async def handle_join_group(
+        self, request: JoinGroupRequest, client_id: str, client_host: str
+    ) -> JoinGroupResponse:
         """JoinGroup: MEMBER_ID_REQUIRED with a new id for a dynamic member without one; otherwise
         the answer of the join phase it takes part in (a new generation), or at once, in the
         current generation, when a member rejoins with the same metadata a group in
@@ -162,8 +173,9 @@ class GroupCoordinator:
         replaces its older instance (which is fenced: FENCED_INSTANCE_ID) and, in a Stable group
         with the same metadata, keeps its assignment without a rebalance."""
         error = self._group_error(request.group_id)
-        if error == Errors.NONE and not (self._min_session_timeout_ms <= request.session_timeout_ms
-                                         <= self._max_session_timeout_ms):
+        if error == Errors.NONE and not (
+            self._min_session_timeout_ms <= request.session_timeout_ms <= self._max_session_timeout_ms
+        ):
             error = Errors.INVALID_SESSION_TIMEOUT
         if error != Errors.NONE:
             return JoinGroupResponse(error_code=error, member_id=request.member_id)
@@ -176,9 +188,12 @@ class GroupCoordinator:
         if group.is_in(GroupState.DEAD):
             return JoinGroupResponse(error_code=Errors.COORDINATOR_NOT_AVAILABLE, member_id=request.member_id)
         if not group.supports(request.protocol_type, protocols):
-            return JoinGroupResponse(error_code=Errors.INCONSISTENT_GROUP_PROTOCOL, member_id=request.member_id)
-        rebalance_timeout_ms = request.rebalance_timeout_ms if request.rebalance_timeout_ms > 0 \
-            else request.session_timeout_ms
+            return JoinGroupResponse(
+                error_code=Errors.INCONSISTENT_GROUP_PROTOCOL, member_id=request.member_id
+            )
+        rebalance_timeout_ms = (
+            request.rebalance_timeout_ms if request.rebalance_timeout_ms > 0 else request.session_timeout_ms
+        )
         instance_id = request.group_instance_id
         member_id = request.member_id
         if not member_id:
@@ -190,8 +205,9 @@ class GroupCoordinator:
                 group.pending_members.add(member_id)
                 return JoinGroupResponse(error_code=Errors.MEMBER_ID_REQUIRED, member_id=member_id)
             if known_static:
-                return await self._rejoin_static_member(group, instance_id, member_id, protocols,
-                                                        request.session_timeout_ms, rebalance_timeout_ms)
+                return await self._rejoin_static_member(
+                    group, instance_id, member_id, protocols, request.session_timeout_ms, rebalance_timeout_ms
+                )
             group.pending_members.add(member_id)  # a new static member joins at once, with this id
         elif group.is_static_member_fenced(instance_id, member_id):
             return JoinGroupResponse(error_code=Errors.FENCED_INSTANCE_ID, member_id=member_id)
@@ -201,9 +217,17 @@ class GroupCoordinator:
         loop = asyncio.get_running_loop()
         if member is None:
             group.pending_members.discard(member_id)
-            member = MemberMetadata(member_id, client_id, client_host, request.session_timeout_ms,
-                                    rebalance_timeout_ms, request.protocol_type, protocols,
-                                    last_heartbeat_ms=self._time.monotonic_ms(), group_instance_id=instance_id)
+            member = MemberMetadata(
+                member_id,
+                client_id,
+                client_host,
+                request.session_timeout_ms,
+                rebalance_timeout_ms,
+                request.protocol_type,
+                protocols,
+                last_heartbeat_ms=self._time.monotonic_ms(),
+                group_instance_id=instance_id,
+            )
             if group.is_in(GroupState.PREPARING_REBALANCE) and group.generation_id == 0:
                 group.new_member_added = True  # the initial delay waits once more (Kafka's newMemberAdded)
             group.add(member)
@@ -212,9 +236,14 @@ class GroupCoordinator:
         else:
             changed = member.protocols != protocols
             member.protocols, member.session_timeout_ms = protocols, request.session_timeout_ms
-            member.rebalance_timeout_ms, member.last_heartbeat_ms = rebalance_timeout_ms, self._time.monotonic_ms()
-            if not changed and (group.is_in(GroupState.COMPLETING_REBALANCE)
-                                or (group.is_in(GroupState.STABLE) and member_id != group.leader_id)):
+            member.rebalance_timeout_ms, member.last_heartbeat_ms = (
+                rebalance_timeout_ms,
+                self._time.monotonic_ms(),
+            )
+            if not changed and (
+                group.is_in(GroupState.COMPLETING_REBALANCE)
+                or (group.is_in(GroupState.STABLE) and member_id != group.leader_id)
+            ):
                 # nothing changed (its JoinGroup answer may have been lost): the current generation,
                 # the leader with the members again; only a Stable group's leader always rebalances
                 return self._join_answer(group, member)
@@ -229,14 +258,21 @@ class GroupCoordinator:
         future = member.join_future
         assert future is not None
         try:
-            return await asyncio.wait_for(asyncio.shield(future),
-                                          (member.rebalance_timeout_ms + ANSWER_MARGIN_MS) / 1000)
+            return await asyncio.wait_for(
+                asyncio.shield(future), (member.rebalance_timeout_ms + ANSWER_MARGIN_MS) / 1000
+            )
         except TimeoutError:
             return JoinGroupResponse(error_code=Errors.REBALANCE_IN_PROGRESS, member_id=member.member_id)
 
-    async def _rejoin_static_member(self, group: GroupMetadata, instance_id: str, new_member_id: str,
-                                    protocols: list[tuple[str, bytes]], session_timeout_ms: int,
-                                    rebalance_timeout_ms: int) -> JoinGroupResponse:
+    async def _rejoin_static_member(
+        self,
+        group: GroupMetadata,
+        instance_id: str,
+        new_member_id: str,
+        protocols: list[tuple[str, bytes]],
+        session_timeout_ms: int,
+        rebalance_timeout_ms: int,
+    ) -> JoinGroupResponse:
         """A restarted static member (Kafka's ``updateStaticMemberThenRebalanceOrCompleteJoin``):
         its older instance is fenced, it takes over that member's place under a new id, and a
         Stable group whose metadata did not change keeps its generation and assignment (the
@@ -250,8 +286,13 @@ class GroupCoordinator:
             self._heartbeat_purgatory.check_and_complete((group.group_id, old_id))
             member.heartbeat = None
         group.replace_static_member(instance_id, new_member_id)
-        logger.info("Group %s: static member %s rejoined as %s (was %s)", group.group_id, instance_id,
-                    new_member_id, old_id)
+        logger.info(
+            "Group %s: static member %s rejoined as %s (was %s)",
+            group.group_id,
+            instance_id,
+            new_member_id,
+            old_id,
+        )
         changed = member.protocols != protocols
         member.protocols, member.session_timeout_ms = protocols, session_timeout_ms
         member.rebalance_timeout_ms = rebalance_timeout_ms
@@ -259,20 +300,38 @@ class GroupCoordinator:
             # Kafka answers the leader as it was (the old id): a static leader coming back must not
             # see itself as leader and compute an assignment a Stable group would never hand out
             self._schedule_heartbeat(group, member)
-            return JoinGroupResponse(error_code=Errors.NONE, generation_id=group.generation_id,
-                                     protocol_type=group.protocol_type, protocol_name=group.protocol_name,
-                                     leader=current_leader or "", member_id=new_member_id, members=[])
+            return JoinGroupResponse(
+                error_code=Errors.NONE,
+                generation_id=group.generation_id,
+                protocol_type=group.protocol_type,
+                protocol_name=group.protocol_name,
+                leader=current_leader or "",
+                member_id=new_member_id,
+                members=[],
+            )
         member.join_future = asyncio.get_running_loop().create_future()
         self._prepare_rebalance_if_needed(group, f"static member {instance_id} rejoined")
         return await self._await_join(member)
 
     def _join_answer(self, group: GroupMetadata, member: MemberMetadata) -> JoinGroupResponse:
         is_leader = member.member_id == group.leader_id
-        members = [JoinGroupResponseMember(member_id=m.member_id, metadata=m.metadata(group.protocol_name or ""))
-                   for m in group.members.values()] if is_leader else []
-        return JoinGroupResponse(error_code=Errors.NONE, generation_id=group.generation_id,
-                                 protocol_type=group.protocol_type, protocol_name=group.protocol_name,
-                                 leader=group.leader_id or "", member_id=member.member_id, members=members)
+        members = (
+            [
+                JoinGroupResponseMember(member_id=m.member_id, metadata=m.metadata(group.protocol_name or ""))
+                for m in group.members.values()
+            ]
+            if is_leader
+            else []
+        )
+        return JoinGroupResponse(
+            error_code=Errors.NONE,
+            generation_id=group.generation_id,
+            protocol_type=group.protocol_type,
+            protocol_name=group.protocol_name,
+            leader=group.leader_id or "",
+            member_id=member.member_id,
+            members=members,
+        )
 
     def _prepare_rebalance_if_needed(self, group: GroupMetadata, reason: str) -> None:
         if group.is_in(GroupState.STABLE, GroupState.COMPLETING_REBALANCE, GroupState.EMPTY):
@@ -292,12 +351,22 @@ class GroupCoordinator:
         initial = group.is_in(GroupState.EMPTY)
         group.transition_to(GroupState.PREPARING_REBALANCE)
         timeout_ms = _rebalance_timeout_ms(group)
-        logger.info("Preparing to rebalance group %s in state %s with old generation %d (reason: %s)",
-                    group.group_id, group.state.value, group.generation_id, reason)
+        logger.info(
+            "Preparing to rebalance group %s in state %s with old generation %d (reason: %s)",
+            group.group_id,
+            group.state.value,
+            group.generation_id,
+            reason,
+        )
         if initial:
             delay = self._initial_rebalance_delay_ms
             operation: DelayedJoin | InitialDelayedJoin = InitialDelayedJoin(
-                self._join_purgatory, group, min(delay, timeout_ms), max(0, timeout_ms - delay), self._complete_join)
+                self._join_purgatory,
+                group,
+                min(delay, timeout_ms),
+                max(0, timeout_ms - delay),
+                self._complete_join,
+            )
         else:
             operation = DelayedJoin(group, timeout_ms, self._complete_join)
         self._join_purgatory.try_complete_else_watch(operation, [group.group_id])
@@ -310,16 +379,23 @@ class GroupCoordinator:
         rebalance timeout (Kafka's ``maybeElectNewJoinedLeader`` failing)."""
         if self._groups.get(group.group_id) is not group or not group.is_in(GroupState.PREPARING_REBALANCE):
             return
-        for member in [m for m in group.members.values() if not m.awaiting_join and m.group_instance_id is None]:
-            logger.info("Group %s: member %s did not rejoin in time; removing it", group.group_id, member.member_id)
+        for member in [
+            m for m in group.members.values() if not m.awaiting_join and m.group_instance_id is None
+        ]:
+            logger.info(
+                "Group %s: member %s did not rejoin in time; removing it", group.group_id, member.member_id
+            )
             group.remove(member.member_id)
         leader = group.members.get(group.leader_id) if group.leader_id is not None else None
         if group.members and (leader is None or not leader.awaiting_join):
             joined = [m.member_id for m in group.members.values() if m.awaiting_join]
             if not joined:
-                logger.info("Group %s: no member rejoined; waiting for the static members' sessions", group.group_id)
+                logger.info(
+                    "Group %s: no member rejoined; waiting for the static members' sessions", group.group_id
+                )
                 self._join_purgatory.try_complete_else_watch(
-                    DelayedJoin(group, _rebalance_timeout_ms(group), self._complete_join), [group.group_id])
+                    DelayedJoin(group, _rebalance_timeout_ms(group), self._complete_join), [group.group_id]
+                )
                 return
             group.leader_id = joined[0]
         group.pending_members.clear()
@@ -329,11 +405,17 @@ class GroupCoordinator:
             group.empty_since_ms = now_ms = self._time.milliseconds()
             task = asyncio.get_running_loop().create_task(
                 self.manager.store_group(group.group_id, _metadata_value(group, now_ms)),
-                name=f"store-group-{group.group_id}")
+                name=f"store-group-{group.group_id}",
+            )
             self._writes.add(task)
             task.add_done_callback(self._writes.discard)
-        logger.info("Group %s: generation %d (%s) with %d members", group.group_id, group.generation_id,
-                    group.protocol_name, len(group.members))
+        logger.info(
+            "Group %s: generation %d (%s) with %d members",
+            group.group_id,
+            group.generation_id,
+            group.protocol_name,
+            len(group.members),
+        )
         for member in group.members.values():
             if member.awaiting_join:
                 assert member.join_future is not None
@@ -341,15 +423,21 @@ class GroupCoordinator:
             self._schedule_heartbeat(group, member)
         if group.members:
             self._join_purgatory.try_complete_else_watch(
-                DelayedSync(group, group.generation_id, _rebalance_timeout_ms(group), self._on_expire_pending_sync),
-                [DelayedSync.key(group.group_id)])
+                DelayedSync(
+                    group, group.generation_id, _rebalance_timeout_ms(group), self._on_expire_pending_sync
+                ),
+                [DelayedSync.key(group.group_id)],
+            )
 
     def _on_expire_pending_sync(self, group: GroupMetadata, generation_id: int) -> None:
         """The rebalance timeout passed since the join phase (Kafka's ``onExpirePendingSync``):
         the members that sent no SyncGroup go, and the group rebalances without them."""
-        if self._groups.get(group.group_id) is not group or group.generation_id != generation_id \
-                or not group.is_in(GroupState.COMPLETING_REBALANCE, GroupState.STABLE) \
-                or not group.pending_sync_members:
+        if (
+            self._groups.get(group.group_id) is not group
+            or group.generation_id != generation_id
+            or not group.is_in(GroupState.COMPLETING_REBALANCE, GroupState.STABLE)
+            or not group.pending_sync_members
+        ):
             return
         gone = sorted(group.pending_sync_members)
         for member_id in gone:
@@ -376,13 +464,17 @@ class GroupCoordinator:
         group = self._groups.get(request.group_id)
         member = group.members.get(request.member_id) if group is not None else None
         if error == Errors.NONE:
-            error = Errors.UNKNOWN_MEMBER_ID if group is None else group.validate_member(request.member_id,
-                                                                                        request.group_instance_id)
+            error = (
+                Errors.UNKNOWN_MEMBER_ID
+                if group is None
+                else group.validate_member(request.member_id, request.group_instance_id)
+            )
         if error == Errors.NONE and request.generation_id != group.generation_id:  # type: ignore[union-attr]
             error = Errors.ILLEGAL_GENERATION
         if error == Errors.NONE and (
-                _inconsistent(request.protocol_type, group.protocol_type)  # type: ignore[union-attr]
-                or _inconsistent(request.protocol_name, group.protocol_name)):  # type: ignore[union-attr]
+            _inconsistent(request.protocol_type, group.protocol_type)  # type: ignore[union-attr]
+            or _inconsistent(request.protocol_name, group.protocol_name)
+        ):  # type: ignore[union-attr]
             error = Errors.INCONSISTENT_GROUP_PROTOCOL
         if error != Errors.NONE:
             return SyncGroupResponse(error_code=error)
@@ -402,9 +494,14 @@ class GroupCoordinator:
             for m in group.members.values():
                 m.assignment = assignments.get(m.member_id, b"")
             generation = group.generation_id
-            code = await self.manager.store_group(group.group_id, _metadata_value(group, self._time.milliseconds()))
-            if self._groups.get(group.group_id) is group and group.generation_id == generation \
-                    and group.is_in(GroupState.COMPLETING_REBALANCE):
+            code = await self.manager.store_group(
+                group.group_id, _metadata_value(group, self._time.milliseconds())
+            )
+            if (
+                self._groups.get(group.group_id) is group
+                and group.generation_id == generation
+                and group.is_in(GroupState.COMPLETING_REBALANCE)
+            ):
                 if code == Errors.NONE:
                     group.transition_to(GroupState.STABLE)
                     for m in group.members.values():
@@ -419,8 +516,9 @@ class GroupCoordinator:
                     self._prepare_rebalance(group, f"writing the group's metadata failed: {code.name}")
         future = member.sync_future
         try:
-            answer = await asyncio.wait_for(asyncio.shield(future),
-                                            (member.rebalance_timeout_ms + ANSWER_MARGIN_MS) / 1000)
+            answer = await asyncio.wait_for(
+                asyncio.shield(future), (member.rebalance_timeout_ms + ANSWER_MARGIN_MS) / 1000
+            )
         except TimeoutError:
             answer = SyncGroupResponse(error_code=Errors.REBALANCE_IN_PROGRESS)
         if self._groups.get(group.group_id) is group and group.members.get(member.member_id) is member:
@@ -429,8 +527,12 @@ class GroupCoordinator:
 
     @staticmethod
     def _sync_answer(group: GroupMetadata, member: MemberMetadata) -> SyncGroupResponse:
-        return SyncGroupResponse(error_code=Errors.NONE, protocol_type=group.protocol_type,
-                                 protocol_name=group.protocol_name, assignment=member.assignment)
+        return SyncGroupResponse(
+            error_code=Errors.NONE,
+            protocol_type=group.protocol_type,
+            protocol_name=group.protocol_name,
+            assignment=member.assignment,
+        )
 
     # ------------------------------------------------------------------ Heartbeat and LeaveGroup
 
@@ -465,20 +567,32 @@ class GroupCoordinator:
         group = self._groups.get(request.group_id)
         answers = []
         for identity in request.members:
-            member_id = identity.member_id  # the answer echoes the request's, empty for a leave by instance id
+            member_id = (
+                identity.member_id
+            )  # the answer echoes the request's, empty for a leave by instance id
             if group is not None and identity.group_instance_id is not None and not member_id:
                 member_id = group.static_members.get(identity.group_instance_id, "")  # leave by instance
-            if group is not None and identity.group_instance_id is not None \
-                    and group.validate_member(member_id, identity.group_instance_id) != Errors.NONE:
-                answers.append(MemberResponse(member_id=identity.member_id, group_instance_id=identity.group_instance_id,
-                                              error_code=group.validate_member(member_id,
-                                                                               identity.group_instance_id)))
+            if (
+                group is not None
+                and identity.group_instance_id is not None
+                and group.validate_member(member_id, identity.group_instance_id) != Errors.NONE
+            ):
+                answers.append(
+                    MemberResponse(
+                        member_id=identity.member_id,
+                        group_instance_id=identity.group_instance_id,
+                        error_code=group.validate_member(member_id, identity.group_instance_id),
+                    )
+                )
                 continue
             known = group is not None and member_id in group.members
             if known:
                 assert group is not None
-                self._remove_member(group, group.members[member_id],
-                                    f"member {member_id} left: {identity.reason or 'no reason given'}")
+                self._remove_member(
+                    group,
+                    group.members[member_id],
+                    f"member {member_id} left: {identity.reason or 'no reason given'}",
+                )
             elif group is not None and member_id in group.pending_members:
                 group.pending_members.discard(member_id)
                 known = True
@@ -487,8 +601,13 @@ class GroupCoordinator:
                     self._prepare_rebalance(group, reason)  # as Kafka does for any member that leaves
                 else:
                     self._join_purgatory.check_and_complete(group.group_id)
-            answers.append(MemberResponse(member_id=identity.member_id, group_instance_id=identity.group_instance_id,
-                                          error_code=Errors.NONE if known else Errors.UNKNOWN_MEMBER_ID))
+            answers.append(
+                MemberResponse(
+                    member_id=identity.member_id,
+                    group_instance_id=identity.group_instance_id,
+                    error_code=Errors.NONE if known else Errors.UNKNOWN_MEMBER_ID,
+                )
+            )
         return LeaveGroupResponse(error_code=Errors.NONE, members=answers)
 
     def _schedule_heartbeat(self, group: GroupMetadata, member: MemberMetadata) -> None:
@@ -502,15 +621,24 @@ class GroupCoordinator:
         member.heartbeat = DelayedHeartbeat(group, member, self._on_expire_heartbeat)
         self._heartbeat_purgatory.try_complete_else_watch(member.heartbeat, [key])
 
-    def _on_expire_heartbeat(self, group: GroupMetadata, member: MemberMetadata, operation: DelayedHeartbeat) -> None:
-        if self._groups.get(group.group_id) is not group or group.members.get(member.member_id) is not member \
-                or member.heartbeat is not operation:
+    def _on_expire_heartbeat(
+        self, group: GroupMetadata, member: MemberMetadata, operation: DelayedHeartbeat
+    ) -> None:
+        if (
+            self._groups.get(group.group_id) is not group
+            or group.members.get(member.member_id) is not member
+            or member.heartbeat is not operation
+        ):
             return
         if member.awaiting_join or member.awaiting_sync:  # the join phase bounds those waits itself
             self._schedule_heartbeat(group, member)
             return
-        self._remove_member(group, member, f"member {member.member_id} has not heartbeated for "
-                                           f"{member.session_timeout_ms} ms (session.timeout.ms)")
+        self._remove_member(
+            group,
+            member,
+            f"member {member.member_id} has not heartbeated for "
+            f"{member.session_timeout_ms} ms (session.timeout.ms)",
+        )
 
     def _remove_member(self, group: GroupMetadata, member: MemberMetadata, reason: str) -> None:
         """Remove a member (Kafka's ``removeMemberAndUpdateGroup``) and rebalance what remains."""
@@ -532,7 +660,11 @@ class GroupCoordinator:
         if group is None and request.generation_id >= 0:
             # a generation of a group with no members here: Kafka's simple group (one with only
             # offsets) has no such member; a group it does not know at all, no such generation
-            return Errors.UNKNOWN_MEMBER_ID if self.manager.has_offsets(request.group_id) else Errors.ILLEGAL_GENERATION
+            return (
+                Errors.UNKNOWN_MEMBER_ID
+                if self.manager.has_offsets(request.group_id)
+                else Errors.ILLEGAL_GENERATION
+            )
         if group is None or (request.generation_id < 0 and group.is_in(GroupState.EMPTY)):
             return Errors.NONE  # a commit outside group management (a simple consumer, an admin)
         if group.is_in(GroupState.DEAD):
@@ -546,7 +678,9 @@ class GroupCoordinator:
         elif not group.is_in(GroupState.EMPTY):
             return Errors.UNKNOWN_MEMBER_ID  # no member id nor generation: only an Empty group takes it
         if group.is_in(GroupState.COMPLETING_REBALANCE):
-            return Errors.REBALANCE_IN_PROGRESS  # a member that has its JoinGroup answer but not its assignment
+            return (
+                Errors.REBALANCE_IN_PROGRESS
+            )  # a member that has its JoinGroup answer but not its assignment
         member = group.members.get(request.member_id)
         if member is not None:
             self._schedule_heartbeat(group, member)
@@ -573,12 +707,21 @@ class GroupCoordinator:
                     to_commit[tp] = OffsetCommitValue(p.committed_offset, p.committed_leader_epoch, metadata)
         if to_commit:
             errors.update(await self.manager.store_offsets(request.group_id, to_commit))
-        return OffsetCommitResponse(topics=[
-            OffsetCommitResponseTopic(name=topic.name, partitions=[
-                OffsetCommitResponsePartition(partition_index=p.partition_index,
-                                              error_code=errors[TopicPartition(topic.name, p.partition_index)])
-                for p in topic.partitions])
-            for topic in request.topics])
+        return OffsetCommitResponse(
+            topics=[
+                OffsetCommitResponseTopic(
+                    name=topic.name,
+                    partitions=[
+                        OffsetCommitResponsePartition(
+                            partition_index=p.partition_index,
+                            error_code=errors[TopicPartition(topic.name, p.partition_index)],
+                        )
+                        for p in topic.partitions
+                    ],
+                )
+                for topic in request.topics
+            ]
+        )
 
     def handle_fetch_offsets(self, request: OffsetFetchRequest) -> OffsetFetchResponse:
         """OffsetFetch: the committed offset of each partition asked for (-1 and ``NO_METADATA``
@@ -586,21 +729,32 @@ class GroupCoordinator:
         group_error = self._group_error(request.group_id, allow_empty=True)
         if group_error != Errors.NONE:
             return OffsetFetchResponse(error_code=group_error)
-        asked = None if request.topics is None else [
-            TopicPartition(t.name, p) for t in request.topics for p in t.partition_indexes]
+        asked = (
+            None
+            if request.topics is None
+            else [TopicPartition(t.name, p) for t in request.topics for p in t.partition_indexes]
+        )
         committed = self.manager.fetch_offsets(request.group_id, asked)
         by_topic: dict[str, list[OffsetFetchResponsePartition]] = {}
         for tp, value in committed.items():
-            entry = OffsetFetchResponsePartition(partition_index=tp.partition, committed_offset=-1,
-                                                 metadata=NO_METADATA, error_code=Errors.NONE)
+            entry = OffsetFetchResponsePartition(
+                partition_index=tp.partition,
+                committed_offset=-1,
+                metadata=NO_METADATA,
+                error_code=Errors.NONE,
+            )
             if value is not None:
                 entry.committed_offset = value.offset
                 entry.committed_leader_epoch = value.leader_epoch
                 entry.metadata = value.metadata
             by_topic.setdefault(tp.topic, []).append(entry)
-        return OffsetFetchResponse(error_code=Errors.NONE, topics=[
-            OffsetFetchResponseTopic(name=name, partitions=sorted(parts, key=lambda e: e.partition_index))
-            for name, parts in sorted(by_topic.items())])
+        return OffsetFetchResponse(
+            error_code=Errors.NONE,
+            topics=[
+                OffsetFetchResponseTopic(name=name, partitions=sorted(parts, key=lambda e: e.partition_index))
+                for name, parts in sorted(by_topic.items())
+            ],
+        )
 
     # ------------------------------------------------------------------ administration
 
@@ -616,8 +770,13 @@ class GroupCoordinator:
             state = group.state.value if group is not None else GroupState.EMPTY.value
             if wanted and state.lower() not in wanted:
                 continue
-            listed.append(ListedGroup(group_id=group_id, group_state=state,
-                                      protocol_type=(group.protocol_type if group is not None else None) or ""))
+            listed.append(
+                ListedGroup(
+                    group_id=group_id,
+                    group_state=state,
+                    protocol_type=(group.protocol_type if group is not None else None) or "",
+                )
+            )
         code = Errors.COORDINATOR_LOAD_IN_PROGRESS if self.manager.loading() else Errors.NONE
         return ListGroupsResponse(error_code=code, groups=listed)
 
@@ -635,17 +794,31 @@ class GroupCoordinator:
                 described.append(DescribedGroup(error_code=error, group_id=group_id))
             elif group is None or group.is_in(GroupState.DEAD):
                 state = GroupState.EMPTY if self.manager.has_offsets(group_id) else GroupState.DEAD
-                described.append(DescribedGroup(error_code=Errors.NONE, group_id=group_id, group_state=state.value))
+                described.append(
+                    DescribedGroup(error_code=Errors.NONE, group_id=group_id, group_state=state.value)
+                )
             else:
                 stable = group.is_in(GroupState.STABLE)
-                described.append(DescribedGroup(
-                    error_code=Errors.NONE, group_id=group_id, group_state=group.state.value,
-                    protocol_type=group.protocol_type or "", protocol_data=(group.protocol_name or "") if stable else "",
-                    members=[DescribedGroupMember(
-                        member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
-                        client_host=m.client_host,
-                        member_metadata=m.metadata(group.protocol_name or "") if stable else b"",
-                        member_assignment=m.assignment) for m in group.members.values()]))
+                described.append(
+                    DescribedGroup(
+                        error_code=Errors.NONE,
+                        group_id=group_id,
+                        group_state=group.state.value,
+                        protocol_type=group.protocol_type or "",
+                        protocol_data=(group.protocol_name or "") if stable else "",
+                        members=[
+                            DescribedGroupMember(
+                                member_id=m.member_id,
+                                group_instance_id=m.group_instance_id,
+                                client_id=m.client_id,
+                                client_host=m.client_host,
+                                member_metadata=m.metadata(group.protocol_name or "") if stable else b"",
+                                member_assignment=m.assignment,
+                            )
+                            for m in group.members.values()
+                        ],
+                    )
+                )
         return DescribeGroupsResponse(groups=described)
 
     async def handle_delete_groups(self, request: DeleteGroupsRequest) -> DeleteGroupsResponse:
@@ -662,8 +835,12 @@ class GroupCoordinator:
                     error = Errors.GROUP_ID_NOT_FOUND
                 else:
                     error = await self.manager.delete_offsets(group_id, None)
-                    if error == Errors.NONE and self._groups.get(group_id) is group and group is not None \
-                            and not group.members:
+                    if (
+                        error == Errors.NONE
+                        and self._groups.get(group_id) is group
+                        and group is not None
+                        and not group.members
+                    ):
                         del self._groups[group_id]
                         group.state = GroupState.DEAD
             results.append(DeletableGroupResult(group_id=group_id, error_code=error))
@@ -685,11 +862,17 @@ class GroupCoordinator:
         error = self._group_error(request.group_id)
         group = self._groups.get(request.group_id)
         if error == Errors.NONE:
-            if (group is None and not self.manager.has_offsets(request.group_id)) \
-                    or (group is not None and group.is_in(GroupState.DEAD)):
+            if (group is None and not self.manager.has_offsets(request.group_id)) or (
+                group is not None and group.is_in(GroupState.DEAD)
+            ):
                 error = Errors.GROUP_ID_NOT_FOUND
-            elif group is not None and not group.uses_consumer_protocol and group.is_in(
-                    GroupState.STABLE, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE):
+            elif (
+                group is not None
+                and not group.uses_consumer_protocol
+                and group.is_in(
+                    GroupState.STABLE, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE
+                )
+            ):
                 error = Errors.NON_EMPTY_GROUP
         if error != Errors.NONE:
             return OffsetDeleteResponse(error_code=error)
@@ -711,11 +894,22 @@ class GroupCoordinator:
                 # a group known by its offsets alone stays, Empty, once they are gone: Kafka's
                 # group exists until the periodic cleanup (cleanupGroupMetadata) removes it
                 self._groups[request.group_id] = GroupMetadata(request.group_id)
-        return OffsetDeleteResponse(error_code=Errors.NONE, topics=[
-            OffsetDeleteResponseTopic(name=t.name, partitions=[
-                OffsetDeleteResponsePartition(partition_index=p.partition_index,
-                                              error_code=errors[TopicPartition(t.name, p.partition_index)])
-                for p in t.partitions]) for t in request.topics])
+        return OffsetDeleteResponse(
+            error_code=Errors.NONE,
+            topics=[
+                OffsetDeleteResponseTopic(
+                    name=t.name,
+                    partitions=[
+                        OffsetDeleteResponsePartition(
+                            partition_index=p.partition_index,
+                            error_code=errors[TopicPartition(t.name, p.partition_index)],
+                        )
+                        for p in t.partitions
+                    ],
+                )
+                for t in request.topics
+            ],
+        )
 
     def on_election(self, partition: int, leader_epoch: int) -> None:
         """This broker leads ``__consumer_offsets-<partition>`` now (see ``GroupMetadataManager``)."""
@@ -735,14 +929,30 @@ class GroupCoordinator:
         for group_id, value in values.items():
             if group_id in self._groups:
                 continue
-            group = GroupMetadata(group_id, generation_id=value.generation, protocol_type=value.protocol_type or None,
-                                  protocol_name=value.protocol)
+            group = GroupMetadata(
+                group_id,
+                generation_id=value.generation,
+                protocol_type=value.protocol_type or None,
+                protocol_name=value.protocol,
+            )
             for m in value.members:
-                group.add(MemberMetadata(m.member_id, m.client_id, m.client_host, m.session_timeout_ms,
-                                         m.rebalance_timeout_ms, value.protocol_type,
-                                         [(value.protocol or "", m.subscription)], assignment=m.assignment,
-                                         last_heartbeat_ms=self._time.monotonic_ms(), group_instance_id=m.group_instance_id))
-            group.leader_id = value.leader if value.leader in group.members else next(iter(group.members), None)
+                group.add(
+                    MemberMetadata(
+                        m.member_id,
+                        m.client_id,
+                        m.client_host,
+                        m.session_timeout_ms,
+                        m.rebalance_timeout_ms,
+                        value.protocol_type,
+                        [(value.protocol or "", m.subscription)],
+                        assignment=m.assignment,
+                        last_heartbeat_ms=self._time.monotonic_ms(),
+                        group_instance_id=m.group_instance_id,
+                    )
+                )
+            group.leader_id = (
+                value.leader if value.leader in group.members else next(iter(group.members), None)
+            )
             group.state = GroupState.STABLE if group.members else GroupState.EMPTY
             group.subscribed_topics = group.compute_subscribed_topics()
             if not group.members and value.current_state_timestamp >= 0:
@@ -750,8 +960,13 @@ class GroupCoordinator:
             self._groups[group_id] = group
             for member in group.members.values():
                 self._schedule_heartbeat(group, member)
-            logger.info("Group %s loaded: generation %d, %s, %d members", group_id, group.generation_id,
-                        group.state.value, len(group.members))
+            logger.info(
+                "Group %s loaded: generation %d, %s, %d members",
+                group_id,
+                group.generation_id,
+                group.state.value,
+                len(group.members),
+            )
 
     def _unload(self, group: GroupMetadata) -> None:
         for member in group.members.values():
@@ -764,9 +979,12 @@ class GroupCoordinator:
     def start(self) -> None:
         """Schedule the deletion of expired offsets (every ``offsets.retention.check.interval.ms``;
         Kafka's ``delete-expired-group-metadata`` job)."""
-        self._scheduler.schedule("delete-expired-group-metadata", self._expire_now,
-                                 delay_ms=self._retention_check_interval_ms,
-                                 period_ms=self._retention_check_interval_ms)
+        self._scheduler.schedule(
+            "delete-expired-group-metadata",
+            self._expire_now,
+            delay_ms=self._retention_check_interval_ms,
+            period_ms=self._retention_check_interval_ms,
+        )
 
     async def _expire_now(self) -> None:
         await self.expire_offsets(self._time.milliseconds())
@@ -784,8 +1002,12 @@ class GroupCoordinator:
             if group is not None and not group.is_in(GroupState.EMPTY):
                 continue  # a group with members keeps its offsets
             offsets = self.manager.fetch_offsets(group_id, None)
-            expired = expired_offsets(offsets, now_ms, self._offsets_retention_ms,
-                                      group.empty_since_ms if group is not None else None)
+            expired = expired_offsets(
+                offsets,
+                now_ms,
+                self._offsets_retention_ms,
+                group.empty_since_ms if group is not None else None,
+            )
             if expired and await self.manager.delete_offsets(group_id, expired) == Errors.NONE:
                 deleted += len(expired)
                 logger.info("Group %s: deleted %d expired offsets", group_id, len(expired))
@@ -795,9 +1017,16 @@ class GroupCoordinator:
     async def _remove_if_dead(self, group_id: str, group: GroupMetadata | None) -> None:
         """A group left Empty with no offsets goes: its metadata is deleted and it is Dead (the
         end of Kafka's ``cleanupGroupMetadata``)."""
-        if group is not None and group.is_in(GroupState.EMPTY) and not self.manager.fetch_offsets(group_id, None) \
-                and not group.pending_members and self._groups.get(group_id) is group:
-            if await self.manager.delete_offsets(group_id, None) == Errors.NONE and group.is_in(GroupState.EMPTY):
+        if (
+            group is not None
+            and group.is_in(GroupState.EMPTY)
+            and not self.manager.fetch_offsets(group_id, None)
+            and not group.pending_members
+            and self._groups.get(group_id) is group
+        ):
+            if await self.manager.delete_offsets(group_id, None) == Errors.NONE and group.is_in(
+                GroupState.EMPTY
+            ):
                 self._groups.pop(group_id, None)
                 group.state = GroupState.DEAD
 
@@ -806,8 +1035,9 @@ class GroupCoordinator:
         (Kafka's ``handleDeletedPartitions``); an OffsetFetch of them answers -1 from then on."""
         if not partitions:
             return
-        task = asyncio.get_running_loop().create_task(self.remove_deleted_partitions(set(partitions)),
-                                                      name="remove-offsets-of-deleted-partitions")
+        task = asyncio.get_running_loop().create_task(
+            self.remove_deleted_partitions(set(partitions)), name="remove-offsets-of-deleted-partitions"
+        )
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
 
@@ -876,8 +1106,22 @@ def _metadata_value(group: GroupMetadata, now_ms: int) -> GroupMetadataValue:
     ``now_ms`` (wall clock)."""
     protocol = group.protocol_name or ""
     return GroupMetadataValue(
-        group.protocol_type or "", group.generation_id, group.protocol_name, group.leader_id,
-        now_ms, tuple(
-            MemberMetadataValue(m.member_id, m.group_instance_id, m.client_id, m.client_host, m.rebalance_timeout_ms,
-                                m.session_timeout_ms, m.metadata(protocol) if protocol else b"", m.assignment)
-            for m in group.members.values()))
+        group.protocol_type or "",
+        group.generation_id,
+        group.protocol_name,
+        group.leader_id,
+        now_ms,
+        tuple(
+            MemberMetadataValue(
+                m.member_id,
+                m.group_instance_id,
+                m.client_id,
+                m.client_host,
+                m.rebalance_timeout_ms,
+                m.session_timeout_ms,
+                m.metadata(protocol) if protocol else b"",
+                m.assignment,
+            )
+            for m in group.members.values()
+        ),
+    )

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+
 class GroupState(enum.Enum):
     """Kafka's classic group states."""
 
@@ -44,8 +45,13 @@ _VALID_PREVIOUS = {
     GroupState.PREPARING_REBALANCE: {GroupState.STABLE, GroupState.COMPLETING_REBALANCE, GroupState.EMPTY},
     GroupState.COMPLETING_REBALANCE: {GroupState.PREPARING_REBALANCE},
     GroupState.STABLE: {GroupState.COMPLETING_REBALANCE},
-    GroupState.DEAD: {GroupState.STABLE, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
-                      GroupState.EMPTY, GroupState.DEAD},
+    GroupState.DEAD: {
+        GroupState.STABLE,
+        GroupState.PREPARING_REBALANCE,
+        GroupState.COMPLETING_REBALANCE,
+        GroupState.EMPTY,
+        GroupState.DEAD,
+    },
 }
 """Kafka's ``validPreviousStates``: the states each state may be entered from."""
 
@@ -149,9 +155,11 @@ class GroupMetadata:
             IllegalStateError: ``state`` cannot follow the current one.
         """
         if self.state not in _VALID_PREVIOUS[state]:
-            raise IllegalStateError(f"Group {self.group_id} should be in one of "
-                                    f"{sorted(s.value for s in _VALID_PREVIOUS[state])} before moving to "
-                                    f"{state.value}, but is {self.state.value}")
+            raise IllegalStateError(
+                f"Group {self.group_id} should be in one of "
+                f"{sorted(s.value for s in _VALID_PREVIOUS[state])} before moving to "
+                f"{state.value}, but is {self.state.value}"
+            )
         self.state = state
 
     def is_in(self, *states: GroupState) -> bool:
@@ -186,9 +194,14 @@ class GroupMetadata:
             try:
                 topics.update(decode_subscription(member.metadata(self.protocol_name)).topics)
             except (ValueError, IllegalStateError) as exc:
-                logger.warning("Group %s: the subscription of member %s for protocol %s does not decode (%s); "
-                               "the coordinator is not aware of the subscribed topics", self.group_id,
-                               member.member_id, self.protocol_name, exc)
+                logger.warning(
+                    "Group %s: the subscription of member %s for protocol %s does not decode (%s); "
+                    "the coordinator is not aware of the subscribed topics",
+                    self.group_id,
+                    member.member_id,
+                    self.protocol_name,
+                    exc,
+                )
                 return None
         return frozenset(topics)
 
@@ -215,7 +228,9 @@ class GroupMetadata:
         candidates = self.candidate_protocols()
         if not candidates:
             raise IllegalStateError(f"Group {self.group_id} has no protocol every member supports")
-        votes = Counter(next(name for name, _ in m.protocols if name in candidates) for m in self.members.values())
+        votes = Counter(
+            next(name for name, _ in m.protocols if name in candidates) for m in self.members.values()
+        )
         return max(sorted(votes), key=lambda name: votes[name])
 
     def add(self, member: MemberMetadata) -> None:
@@ -232,8 +247,11 @@ class GroupMetadata:
         """Remove a member; the next one leads when it led (None when no member is left)."""
         member = self.members.pop(member_id, None)
         self.pending_sync_members.discard(member_id)
-        if member is not None and member.group_instance_id is not None \
-                and self.static_members.get(member.group_instance_id) == member_id:
+        if (
+            member is not None
+            and member.group_instance_id is not None
+            and self.static_members.get(member.group_instance_id) == member_id
+        ):
             del self.static_members[member.group_instance_id]
         if member is not None and self.leader_id == member_id:
             self.leader_id = next(iter(self.members), None)

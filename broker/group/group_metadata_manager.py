@@ -79,8 +79,15 @@ class GroupMetadataManager:
     GroupMetadataValue}`` of each partition once it has loaded.
     """
 
-    def __init__(self, broker_id: int, replica_manager: ReplicaManager, *, partition_count: Callable[[], int],
-                 commit_timeout_ms: int = 5000, time_ms: Callable[[], int] = _wall_clock_ms) -> None:
+    def __init__(
+        self,
+        broker_id: int,
+        replica_manager: ReplicaManager,
+        *,
+        partition_count: Callable[[], int],
+        commit_timeout_ms: int = 5000,
+        time_ms: Callable[[], int] = _wall_clock_ms,
+    ) -> None:
         self._replica_manager = replica_manager
         self._partition_count = partition_count
         self._commit_timeout_ms = commit_timeout_ms
@@ -119,8 +126,9 @@ class GroupMetadataManager:
                 return
             current[1].cancel()
         self._drop_partition(partition)
-        task = asyncio.get_running_loop().create_task(self._load(partition, leader_epoch),
-                                                      name=f"group-load-{partition}")
+        task = asyncio.get_running_loop().create_task(
+            self._load(partition, leader_epoch), name=f"group-load-{partition}"
+        )
         self._loading[partition] = (leader_epoch, task)
         task.add_done_callback(lambda t, p=partition: self._load_done(p, t))
 
@@ -142,7 +150,9 @@ class GroupMetadataManager:
         if self._loading.get(partition, (None, None))[1] is task:
             del self._loading[partition]
         if not task.cancelled() and task.exception() is not None:
-            logger.error("%s Loading __consumer_offsets-%d failed: %r", self._prefix, partition, task.exception())
+            logger.error(
+                "%s Loading __consumer_offsets-%d failed: %r", self._prefix, partition, task.exception()
+            )
 
     async def _load(self, partition: int, leader_epoch: int) -> None:
         """Read the partition from its log start to its log end, then own it."""
@@ -171,13 +181,27 @@ class GroupMetadataManager:
         self._owned[partition] = leader_epoch
         if self.on_groups_loaded is not None:
             self.on_groups_loaded(groups)
-        logger.info("%s Loaded %d groups' offsets and %d groups' metadata from %s (%d records up to offset %d) in "
-                    "%.0f ms", self._prefix, len(offsets), len(groups), tp, records, position,
-                    (time.monotonic() - started) * 1000)
+        logger.info(
+            "%s Loaded %d groups' offsets and %d groups' metadata from %s (%d records up to offset %d) in "
+            "%.0f ms",
+            self._prefix,
+            len(offsets),
+            len(groups),
+            tp,
+            records,
+            position,
+            (time.monotonic() - started) * 1000,
+        )
 
-    def _replay(self, offsets: dict[str, dict[TopicPartition, OffsetCommitValue]],
-                groups: dict[str, GroupMetadataValue], key: bytes | None, value: bytes | None, offset: int,
-                tp: TopicPartition) -> None:
+    def _replay(
+        self,
+        offsets: dict[str, dict[TopicPartition, OffsetCommitValue]],
+        groups: dict[str, GroupMetadataValue],
+        key: bytes | None,
+        value: bytes | None,
+        offset: int,
+        tp: TopicPartition,
+    ) -> None:
         if key is None:
             logger.warning("%s Skipping a record without key at %s offset %d", self._prefix, tp, offset)
             return
@@ -195,12 +219,15 @@ class GroupMetadataManager:
             elif isinstance(decoded, GroupMetadataKey):
                 groups[decoded.group] = decode_group_metadata_value(value)
         except CoordinatorRecordError as exc:
-            logger.warning("%s Skipping an undecodable record at %s offset %d: %s", self._prefix, tp, offset, exc)
+            logger.warning(
+                "%s Skipping an undecodable record at %s offset %d: %s", self._prefix, tp, offset, exc
+            )
 
     # ------------------------------------------------------------------ offsets
 
-    async def store_offsets(self, group_id: str, offsets: Mapping[TopicPartition, OffsetCommitValue]
-                            ) -> dict[TopicPartition, Errors]:
+    async def store_offsets(
+        self, group_id: str, offsets: Mapping[TopicPartition, OffsetCommitValue]
+    ) -> dict[TopicPartition, Errors]:
         """Append the commits as one batch (acks=all) and, once acknowledged, cache them.
 
         Args:
@@ -214,10 +241,22 @@ class GroupMetadataManager:
         if not offsets:
             return {}
         now = self._time_ms()
-        stamped = {tp: v if v.commit_timestamp else OffsetCommitValue(v.offset, v.leader_epoch, v.metadata, now)
-                   for tp, v in offsets.items()}
-        code = await self._append(group_id, [(encode_key(OffsetCommitKey(group_id, tp.topic, tp.partition)),
-                                              encode_value(value), None, now) for tp, value in stamped.items()])
+        stamped = {
+            tp: v if v.commit_timestamp else OffsetCommitValue(v.offset, v.leader_epoch, v.metadata, now)
+            for tp, v in offsets.items()
+        }
+        code = await self._append(
+            group_id,
+            [
+                (
+                    encode_key(OffsetCommitKey(group_id, tp.topic, tp.partition)),
+                    encode_value(value),
+                    None,
+                    now,
+                )
+                for tp, value in stamped.items()
+            ],
+        )
         if code != Errors.NONE:
             return dict.fromkeys(stamped, code)
         self._offsets.setdefault(group_id, {}).update(stamped)
@@ -239,7 +278,8 @@ class GroupMetadataManager:
         targets = list(committed) if partitions is None else [tp for tp in partitions if tp in committed]
         records: list[tuple[bytes | None, bytes | None, None, int]] = [
             (encode_key(OffsetCommitKey(group_id, tp.topic, tp.partition)), None, None, self._time_ms())
-            for tp in targets]
+            for tp in targets
+        ]
         if partitions is None:
             records.append((encode_key(GroupMetadataKey(group_id)), None, None, self._time_ms()))
         if not records:
@@ -252,15 +292,17 @@ class GroupMetadataManager:
                 self._offsets.pop(group_id, None)
         return code
 
-    async def _append(self, group_id: str, records: list[tuple[bytes | None, bytes | None, None, int]]) -> Errors:
+    async def _append(
+        self, group_id: str, records: list[tuple[bytes | None, bytes | None, None, int]]
+    ) -> Errors:
         """Append records to the group's partition with acks=all; the error as Kafka maps it."""
         partition = self.partition_for(group_id)
         target = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)
         epoch = self._owned.get(partition)
         try:
-            statuses = await self._replica_manager.append_records(self._commit_timeout_ms, -1,
-                                                                  {target: build_batch(records)},
-                                                                  internal_topics_allowed=True)
+            statuses = await self._replica_manager.append_records(
+                self._commit_timeout_ms, -1, {target: build_batch(records)}, internal_topics_allowed=True
+            )
             code = Errors(statuses[target].error)
         except Exception as exc:  # the append itself failed (an I/O error, a bug): nothing changes
             logger.exception("%s Appending to %s for group %s failed", self._prefix, target, group_id)
@@ -279,11 +321,13 @@ class GroupMetadataManager:
         Returns:
             NONE, or the append's error as Kafka maps it.
         """
-        return await self._append(group_id, [(encode_key(GroupMetadataKey(group_id)), encode_value(value), None,
-                                              self._time_ms())])
+        return await self._append(
+            group_id, [(encode_key(GroupMetadataKey(group_id)), encode_value(value), None, self._time_ms())]
+        )
 
-    def fetch_offsets(self, group_id: str, partitions: Iterable[TopicPartition] | None
-                      ) -> dict[TopicPartition, OffsetCommitValue | None]:
+    def fetch_offsets(
+        self, group_id: str, partitions: Iterable[TopicPartition] | None
+    ) -> dict[TopicPartition, OffsetCommitValue | None]:
         """The committed offsets of ``group_id``.
 
         Args:

@@ -41,8 +41,9 @@ def partition_for(group_id: str, partition_count: int) -> int:
     return (0 if h == _INT_MIN else abs(h)) % partition_count
 
 
-def group_metadata_topic(num_partitions: int, replication_factor: int, segment_bytes: int,
-                         live_brokers: int) -> CreatableTopic:
+def group_metadata_topic(
+    num_partitions: int, replication_factor: int, segment_bytes: int, live_brokers: int
+) -> CreatableTopic:
     """The CreateTopics entry for ``__consumer_offsets``.
 
     Args:
@@ -55,8 +56,14 @@ def group_metadata_topic(num_partitions: int, replication_factor: int, segment_b
     Returns:
         The topic to create: compacted, ``compression.type=producer``.
     """
-    configs = {"cleanup.policy": "compact", "segment.bytes": str(segment_bytes), "compression.type": "producer"}
+    configs = {
+        "cleanup.policy": "compact",
+        "segment.bytes": str(segment_bytes),
+        "compression.type": "producer",
+    }
     return CreatableTopic(
-        name=GROUP_METADATA_TOPIC_NAME, num_partitions=num_partitions,
+        name=GROUP_METADATA_TOPIC_NAME,
+        num_partitions=num_partitions,
         replication_factor=max(1, min(replication_factor, live_brokers)),
-        configs=[CreatableTopicConfig(name=k, value=v) for k, v in configs.items()])
+        configs=[CreatableTopicConfig(name=k, value=v) for k, v in configs.items()],
+    )

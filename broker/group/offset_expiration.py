@@ -16,8 +16,12 @@ from kafkette.broker.group.coordinator_records import OffsetCommitValue
 from kafkette.protocol.topic_partition import TopicPartition
 
 
-def expired_offsets(offsets: Mapping[TopicPartition, OffsetCommitValue], now_ms: int, retention_ms: int,
-                    empty_since_ms: int | None) -> list[TopicPartition]:
+def expired_offsets(
+    offsets: Mapping[TopicPartition, OffsetCommitValue],
+    now_ms: int,
+    retention_ms: int,
+    empty_since_ms: int | None,
+) -> list[TopicPartition]:
     """The partitions of an Empty group's offsets that have expired.
 
     Args:

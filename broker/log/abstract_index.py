@@ -92,7 +92,9 @@ class AbstractIndex:
         """The whole file, checked to be a whole number of entries (for ``_load``)."""
         size = os.fstat(self._fd).st_size
         if size % self.ENTRY.size:
-            raise CorruptIndexError(f"{kind} file {self.path} has size {size}, not a multiple of {self.ENTRY.size}")
+            raise CorruptIndexError(
+                f"{kind} file {self.path} has size {size}, not a multiple of {self.ENTRY.size}"
+            )
         return os.pread(self._fd, size, 0) if size else b""
 
     def _write_entry(self, *fields: int) -> None:
@@ -143,4 +145,6 @@ class AbstractIndex:
         self.path.unlink(missing_ok=True)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(path={self.path}, base_offset={self.base_offset}, entries={self.entries})"
+        return (
+            f"{type(self).__name__}(path={self.path}, base_offset={self.base_offset}, entries={self.entries})"
+        )

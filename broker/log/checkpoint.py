@@ -17,8 +17,13 @@ from pathlib import Path
 from kafkette.common.durable_files import fsync_dir, write_file_atomically
 from kafkette.protocol.topic_partition import TopicPartition
 
-__all__ = ["CHECKPOINT_VERSION", "CorruptCheckpointError", "OffsetCheckpointFile", "fsync_dir",
-           "write_file_atomically"]
+__all__ = [
+    "CHECKPOINT_VERSION",
+    "CorruptCheckpointError",
+    "OffsetCheckpointFile",
+    "fsync_dir",
+    "write_file_atomically",
+]
 
 CHECKPOINT_VERSION = 0
 

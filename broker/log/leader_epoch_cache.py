@@ -80,7 +80,9 @@ class LeaderEpochCheckpointFile:
             raise CorruptCheckpointError(self.path, "missing or unrecognised version or entry count")
         try:
             expected = int(lines[1])
-            entries = [EpochEntry(*(int(part) for part in line.split())) for line in lines[2:] if line.strip()]
+            entries = [
+                EpochEntry(*(int(part) for part in line.split())) for line in lines[2:] if line.strip()
+            ]
         except (ValueError, TypeError):
             raise CorruptCheckpointError(self.path, "malformed entry line") from None
         if len(entries) != expected:
@@ -165,7 +167,9 @@ class LeaderEpochFileCache:
         if index < 0:
             return
         covering = self._entries[index]
-        kept = [EpochEntry(covering.epoch, max(covering.start_offset, start_offset))] + self._entries[index + 1 :]
+        kept = [EpochEntry(covering.epoch, max(covering.start_offset, start_offset))] + self._entries[
+            index + 1 :
+        ]
         if kept != self._entries:
             self._entries = kept
             self.version += 1

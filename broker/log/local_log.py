@@ -72,8 +72,16 @@ class LocalLog:
             segment creation and the last flush time.
     """
 
-    def __init__(self, dir: Path, tp: TopicPartition, config: LogConfig, segments: list[LogSegment], *,
-                 recovery_point: int, time: Time = SYSTEM_TIME) -> None:
+    def __init__(
+        self,
+        dir: Path,
+        tp: TopicPartition,
+        config: LogConfig,
+        segments: list[LogSegment],
+        *,
+        recovery_point: int,
+        time: Time = SYSTEM_TIME,
+    ) -> None:
         self.dir = Path(dir)
         self.tp = tp
         self.config = config
@@ -87,7 +95,9 @@ class LocalLog:
         self._last_flush_ms = self._now_ms()
         self.prefix = f"[Log partition={tp}, dir={self.dir.parent}]"
         self.offline_reason: str | None = None
-        self.on_offline: Callable[[TopicPartition], None] | None = None  # LogDirFailureChannel, set by LogManager
+        self.on_offline: Callable[[TopicPartition], None] | None = (
+            None  # LogDirFailureChannel, set by LogManager
+        )
 
     def _now_ms(self) -> int:
         return int(self.time.monotonic_ms())
@@ -165,12 +175,16 @@ class LocalLog:
 
     def check_online(self) -> None:
         """Raises:
-            KafkaStorageError: the log is offline (KAFKA_STORAGE_ERROR on the wire)."""
+        KafkaStorageError: the log is offline (KAFKA_STORAGE_ERROR on the wire)."""
         if self.offline_reason is not None:
-            raise KafkaStorageError(f"The log of {self.tp} in {self.dir.parent} is offline: {self.offline_reason}")
+            raise KafkaStorageError(
+                f"The log of {self.tp} in {self.dir.parent} is offline: {self.offline_reason}"
+            )
 
     # ------------------------------------------------------------------ appends
-    def append(self, records: bytes | bytearray | memoryview, last_offset: int, max_timestamp: tuple[int, int]) -> None:
+    def append(
+        self, records: bytes | bytearray | memoryview, last_offset: int, max_timestamp: tuple[int, int]
+    ) -> None:
         """Append whole batches whose offsets are assigned, rolling first when needed.
 
         Args:
@@ -209,7 +223,10 @@ class LocalLog:
         max_segment_ms = self.config.max_segment_ms
         if segment.size + size > self.config.segment_bytes:
             reason = f"size {segment.size} + {size} bytes > segment.bytes {self.config.segment_bytes}"
-        elif segment.time_waited_for_roll(self._now_ms(), max_timestamp) > max_segment_ms - segment.roll_jitter_ms:
+        elif (
+            segment.time_waited_for_roll(self._now_ms(), max_timestamp)
+            > max_segment_ms - segment.roll_jitter_ms
+        ):
             name = "segment.ms" if max_segment_ms == self.config.segment_ms else "max.compaction.lag.ms"
             reason = f"{name} {max_segment_ms} reached (jitter {segment.roll_jitter_ms} ms)"
         elif segment.index.is_full:
@@ -240,8 +257,9 @@ class LocalLog:
         return segment
 
     # -------------------------------------------------------------------- reads
-    def read(self, start_offset: int, max_bytes: int, max_offset_exclusive: int | None,
-             min_one_message: bool) -> FetchDataInfo:
+    def read(
+        self, start_offset: int, max_bytes: int, max_offset_exclusive: int | None, min_one_message: bool
+    ) -> FetchDataInfo:
         """Read whole batches starting with the batch that contains ``start_offset``.
 
         Cost: a bisect over segment base offsets, an index binary search and a scan of
@@ -272,7 +290,7 @@ class LocalLog:
             max_offset_exclusive is not None and start_offset >= max_offset_exclusive
         ):
             return FetchDataInfo(b"", start_offset)
-        for segment in self._segments[self.segment_index(start_offset):]:
+        for segment in self._segments[self.segment_index(start_offset) :]:
             if segment.next_offset() <= start_offset or segment.size == 0:
                 continue  # start_offset lies past this segment's last batch (or compaction emptied it)
             data = self._read_checked(segment, start_offset, max_bytes, max_offset_exclusive, min_one_message)
@@ -281,8 +299,14 @@ class LocalLog:
             break
         return FetchDataInfo(b"", start_offset)
 
-    def _read_checked(self, segment: LogSegment, start_offset: int, max_bytes: int,
-                      max_offset_exclusive: int | None, min_one_message: bool) -> bytes:
+    def _read_checked(
+        self,
+        segment: LogSegment,
+        start_offset: int,
+        max_bytes: int,
+        max_offset_exclusive: int | None,
+        min_one_message: bool,
+    ) -> bytes:
         """``segment.read``, taking the log offline on a corrupt batch."""
         data = b""
         try:
@@ -291,19 +315,25 @@ class LocalLog:
             if invalid is not None:  # a bad CRC, magic or length in the bytes read
                 found = segment.translate_offset(start_offset)
                 where = f"position {found[0] + invalid[0]}" if found else "an unknown position"
-                self.mark_offline(f"corrupt batch in {segment.log_path} at {where} (reading offset "
-                                  f"{start_offset}): {invalid[1]}")
+                self.mark_offline(
+                    f"corrupt batch in {segment.log_path} at {where} (reading offset "
+                    f"{start_offset}): {invalid[1]}"
+                )
             elif not data and min_one_message and start_offset < segment.next_offset():
                 found = segment.translate_offset(start_offset)
-                if found is not None and (max_offset_exclusive is None
-                                          or found[1].base_offset < max_offset_exclusive):
+                if found is not None and (
+                    max_offset_exclusive is None or found[1].base_offset < max_offset_exclusive
+                ):
                     # The first batch always fits unless its length is corrupt.
                     self.mark_offline(
                         f"corrupt batch in {segment.log_path} at position {found[0]} (reading offset "
                         f"{start_offset}): invalid batch header: {found[1].size_in_bytes} bytes run past the "
-                        f"end of the file ({segment.size} bytes)")
+                        f"end of the file ({segment.size} bytes)"
+                    )
         except ValueError as exc:  # a bad header met by the index scan; the message gives file and position
-            self.mark_offline(f"corrupt batch header in {segment.log_path} (reading offset {start_offset}): {exc}")
+            self.mark_offline(
+                f"corrupt batch header in {segment.log_path} (reading offset {start_offset}): {exc}"
+            )
         self.check_online()
         return data
 
@@ -363,7 +393,9 @@ class LocalLog:
         sync_dir = self._dir_dirty
         self._dir_dirty = False
         truncations = self._truncations
-        await asyncio.get_running_loop().run_in_executor(None, _fsync_and_close, fds, self.dir if sync_dir else None)
+        await asyncio.get_running_loop().run_in_executor(
+            None, _fsync_and_close, fds, self.dir if sync_dir else None
+        )
         self._last_flush_ms = self._now_ms()
         if truncations == self._truncations:
             self._recovery_point = max(self._recovery_point, min(target, self._log_end_offset))
@@ -401,7 +433,9 @@ class LocalLog:
         deleted, self._segments = self._segments[:count], self._segments[count:]
         self._bases = self._bases[count:]
         self._dir_dirty = True
-        logger.info("%s Deleting segments %s due to %s", self.prefix, [s.base_offset for s in deleted], reason)
+        logger.info(
+            "%s Deleting segments %s due to %s", self.prefix, [s.base_offset for s in deleted], reason
+        )
         renamed: list[Path] = []
         for segment in deleted:
             renamed += _rename_to_deleted(segment)
@@ -438,8 +472,11 @@ class LocalLog:
             first = next(i for i, s in enumerate(self._segments) if s is old[0])
         except StopIteration:
             raise ValueError(f"{self.prefix} segment {old[0].base_offset} is gone") from None
-        if self._segments[first:first + len(old)] != old or first + len(old) >= len(self._segments) \
-                or cleaned[0][0] != old[0].base_offset:
+        if (
+            self._segments[first : first + len(old)] != old
+            or first + len(old) >= len(self._segments)
+            or cleaned[0][0] != old[0].base_offset
+        ):
             raise ValueError(f"{self.prefix} segments changed while they were cleaned")
         swaps: list[tuple[Path, Path]] = []
         for _, log_path, index_path in cleaned:
@@ -457,12 +494,15 @@ class LocalLog:
             for swap in (index_swap, log_swap):
                 os.replace(swap, swap.with_name(swap.name.removesuffix(SWAP_SUFFIX)))
             new_segments.append(new_segment(self.dir, base, self.config))
-        self._segments[first:first + len(old)] = new_segments
+        self._segments[first : first + len(old)] = new_segments
         self._bases = [segment.base_offset for segment in self._segments]
         self._dir_dirty = True
         logger.info(
             "%s Replaced %d segments from offset %d with %d cleaned segments",
-            self.prefix, len(old), old[0].base_offset, len(new_segments),
+            self.prefix,
+            len(old),
+            old[0].base_offset,
+            len(new_segments),
         )
         return retired
 

@@ -86,7 +86,12 @@ def iter_file_batches(path: Path, size: int) -> Any:
             head = fh.read(HEADER_SIZE)
             header = read_header(head)
             length = header.size_in_bytes
-            if header.magic != MAGIC or length < HEADER_SIZE or position + length > size or header.records_count < 1:
+            if (
+                header.magic != MAGIC
+                or length < HEADER_SIZE
+                or position + length > size
+                or header.records_count < 1
+            ):
                 raise CorruptRecordError(f"invalid batch at position {position} of {path}")
             batch = head + fh.read(length - HEADER_SIZE)
             if len(batch) != length or compute_crc(batch, 0, length) != header.crc:
@@ -112,8 +117,9 @@ def rebuild_compacted_batch(header: BatchHeader, rows: list[list[Any]]) -> bytes
     try:
         return rebuild_batch(header, rows, max_timestamp=max_timestamp)
     except (TypeError, ValueError) as exc:
-        raise CorruptRecordError(f"records of the batch at offset {header.base_offset} cannot be re-encoded: {exc}"
-                                 ) from exc
+        raise CorruptRecordError(
+            f"records of the batch at offset {header.base_offset} cannot be re-encoded: {exc}"
+        ) from exc
 
 
 # ---------------------------------------------------------------------------- cleaner
@@ -204,15 +210,18 @@ class Cleaner:
             CorruptRecordError: a batch in the range is invalid.
             OSError: a file could not be read or written.
         """
-        end = self.build_offset_map(to_clean.segments, to_clean.first_dirty_offset,
-                                    to_clean.first_uncleanable_offset)
+        end = self.build_offset_map(
+            to_clean.segments, to_clean.first_dirty_offset, to_clean.first_uncleanable_offset
+        )
         config = to_clean.log.config
         segments = [s for s in to_clean.segments if s.base_offset < end]
         cleaned_ms = {
             s.base_offset: now_ms if s.next_offset > to_clean.first_dirty_offset else _mtime_ms(s.log_path)
             for s in segments
         }
-        horizon = {base: ms if ms + config.delete_retention_ms > now_ms else None for base, ms in cleaned_ms.items()}
+        horizon = {
+            base: ms if ms + config.delete_retention_ms > now_ms else None for base, ms in cleaned_ms.items()
+        }
         written: list[CleanedSegment] = []
         counts = [0, 0]
         try:
@@ -225,8 +234,15 @@ class Cleaner:
             raise
         return CleanResult(end, written, counts[0], counts[1])
 
-    def _clean_group(self, to_clean: LogToClean, group: list[SegmentSnapshot], end: int, now_ms: int,
-                     cleaned_ms_of: dict[int, int], counts: list[int]) -> CleanedSegment:
+    def _clean_group(
+        self,
+        to_clean: LogToClean,
+        group: list[SegmentSnapshot],
+        end: int,
+        now_ms: int,
+        cleaned_ms_of: dict[int, int],
+        counts: list[int],
+    ) -> CleanedSegment:
         config = to_clean.log.config
         base = group[0].base_offset
         directory = group[0].log_path.parent
@@ -266,15 +282,18 @@ class Cleaner:
         os.utime(log_path, ns=(stamp_ns, stamp_ns))
         return CleanedSegment(base, log_path, index_path, tuple(group), position)
 
-    def _filter_batch(self, header: BatchHeader, batch: bytes, end: int, retain_deletes: bool,
-                      counts: list[int]) -> bytes | None:
+    def _filter_batch(
+        self, header: BatchHeader, batch: bytes, end: int, retain_deletes: bool, counts: list[int]
+    ) -> bytes | None:
         """The batch with only the records to retain: itself when all are, None when none is."""
         if header.base_offset >= end:
             counts[0] += header.records_count
             counts[1] += header.records_count
             return batch
         rows = decode_rows(batch, 0, header)
-        kept = [row for row in rows if self._should_retain(header.base_offset + row[0], row, end, retain_deletes)]
+        kept = [
+            row for row in rows if self._should_retain(header.base_offset + row[0], row, end, retain_deletes)
+        ]
         counts[0] += len(rows)
         counts[1] += len(kept)
         if len(kept) == len(rows):
@@ -294,7 +313,9 @@ class Cleaner:
 
 
 def group_segments_by_size(
-    segments: list[SegmentSnapshot], max_size_bytes: int, tombstone_cleaned_ms: dict[int, int | None] | None = None
+    segments: list[SegmentSnapshot],
+    max_size_bytes: int,
+    tombstone_cleaned_ms: dict[int, int | None] | None = None,
 ) -> list[list[SegmentSnapshot]]:
     """Group consecutive segments whose total size fits ``max_size_bytes`` and whose offsets
     fit one segment (int32 relative offsets), as Kafka's ``groupSegmentsBySize``.
@@ -313,9 +334,12 @@ def group_segments_by_size(
     group_time: int | None = None
     for snapshot in segments:
         time_ms = times.get(snapshot.base_offset)
-        if groups and size + snapshot.size <= max_size_bytes \
-                and snapshot.next_offset - 1 - groups[-1][0].base_offset <= INT32_MAX \
-                and (time_ms is None or group_time is None or time_ms == group_time):
+        if (
+            groups
+            and size + snapshot.size <= max_size_bytes
+            and snapshot.next_offset - 1 - groups[-1][0].base_offset <= INT32_MAX
+            and (time_ms is None or group_time is None or time_ms == group_time)
+        ):
             groups[-1].append(snapshot)
             size += snapshot.size
             group_time = group_time if time_ms is None else time_ms
@@ -450,11 +474,17 @@ class LogCleaner:
             logger.info("%s Cleaning of %s was aborted", self._prefix, chosen.tp)
         except (CorruptRecordError, OSError) as exc:
             if self._logs().get(chosen.tp) is not chosen.log:
-                logger.info("%s Cleaning of %s stopped: the log was removed (%s)", self._prefix, chosen.tp, exc)
+                logger.info(
+                    "%s Cleaning of %s stopped: the log was removed (%s)", self._prefix, chosen.tp, exc
+                )
             else:
                 self.manager.uncleanable.add(chosen.tp)
-                logger.error("%s Cleaning of %s failed; it will not be cleaned until restart: %s",
-                             self._prefix, chosen.tp, exc)
+                logger.error(
+                    "%s Cleaning of %s failed; it will not be cleaned until restart: %s",
+                    self._prefix,
+                    chosen.tp,
+                    exc,
+                )
         return True
 
     async def clean(self, to_clean: LogToClean, now_ms: int) -> CleanResult | None:
@@ -485,7 +515,9 @@ class LogCleaner:
             self._cleaning = None
             self._idle.set()
 
-    async def _clean(self, loop: asyncio.AbstractEventLoop, to_clean: LogToClean, now_ms: int) -> CleanResult | None:
+    async def _clean(
+        self, loop: asyncio.AbstractEventLoop, to_clean: LogToClean, now_ms: int
+    ) -> CleanResult | None:
         cleaner = Cleaner(self._offset_map_capacity, self._abort)
         result = await loop.run_in_executor(None, cleaner.clean, to_clean, now_ms)
         log = to_clean.log
@@ -499,7 +531,9 @@ class LogCleaner:
             return None
         try:
             retired = log.replace_segments(
-                sources, [(c.base_offset, c.log_path, c.index_path) for c in result.cleaned], to_clean.truncations
+                sources,
+                [(c.base_offset, c.log_path, c.index_path) for c in result.cleaned],
+                to_clean.truncations,
             )
         except ValueError as exc:
             logger.info("%s Dropping the cleaning of %s: %s", self._prefix, to_clean.tp, exc)
@@ -512,11 +546,21 @@ class LogCleaner:
         after = sum(c.size for c in result.cleaned)
         deadline = ""
         if to_clean.needs_compaction_now:
-            deadline = (f" (dirty ratio {to_clean.cleanable_ratio:.3f}, max.compaction.lag.ms "
-                        f"{to_clean.max_compaction_lag_ms} passed by {to_clean.max_compaction_delay_ms} ms)")
+            deadline = (
+                f" (dirty ratio {to_clean.cleanable_ratio:.3f}, max.compaction.lag.ms "
+                f"{to_clean.max_compaction_lag_ms} passed by {to_clean.max_compaction_delay_ms} ms)"
+            )
         logger.info(
             "%s Cleaned %s offsets %d to %d: %d segments, %d -> %d bytes, %d of %d records kept%s",
-            self._prefix, to_clean.tp, to_clean.segments[0].base_offset, result.end_offset, len(result.cleaned),
-            before, after, result.records_kept, result.records_read, deadline,
+            self._prefix,
+            to_clean.tp,
+            to_clean.segments[0].base_offset,
+            result.end_offset,
+            len(result.cleaned),
+            before,
+            after,
+            result.records_kept,
+            result.records_read,
+            deadline,
         )
         return result

@@ -56,8 +56,14 @@ class SegmentSnapshot:
     def of(cls, segment: LogSegment) -> SegmentSnapshot:
         """Snapshot ``segment`` (event loop)."""
         largest = getattr(segment, "largest_timestamp", None)
-        return cls(segment, segment.base_offset, segment.next_offset(), segment.size, segment.log_path,
-                   largest if isinstance(largest, int) else None)
+        return cls(
+            segment,
+            segment.base_offset,
+            segment.next_offset(),
+            segment.size,
+            segment.log_path,
+            largest if isinstance(largest, int) else None,
+        )
 
 
 @dataclass(slots=True)
@@ -137,7 +143,8 @@ class LogToClean:
         self.max_compaction_delay_ms = self._max_compaction_delay(now_ms)
         self.clean_bytes = sum(s.size for s in self.segments if s.next_offset <= self.first_dirty_offset)
         self.cleanable_bytes = sum(
-            s.size for s in self.segments
+            s.size
+            for s in self.segments
             if s.next_offset > self.first_dirty_offset and s.base_offset < uncleanable
         )
 
@@ -258,7 +265,12 @@ class LogCleanerManager:
         if not segments:
             return None
         return LogToClean(
-            tp, log, segments, first_dirty, upper, log.truncation_count,
+            tp,
+            log,
+            segments,
+            first_dirty,
+            upper,
+            log.truncation_count,
             min_cleanable_ratio=log.config.min_cleanable_dirty_ratio,
             min_compaction_lag_ms=log.config.min_compaction_lag_ms,
             max_compaction_lag_ms=log.config.max_compaction_lag_ms,
@@ -280,9 +292,15 @@ class LogCleanerManager:
         best: LogToClean | None = None
         for candidate in candidates:
             candidate.compute_range(now_ms)
-            if candidate.cleanable_bytes <= 0 or candidate.first_uncleanable_offset <= candidate.first_dirty_offset:
+            if (
+                candidate.cleanable_bytes <= 0
+                or candidate.first_uncleanable_offset <= candidate.first_dirty_offset
+            ):
                 continue
-            if candidate.cleanable_ratio < candidate.min_cleanable_ratio and not candidate.needs_compaction_now:
+            if (
+                candidate.cleanable_ratio < candidate.min_cleanable_ratio
+                and not candidate.needs_compaction_now
+            ):
                 continue
             if best is None or candidate.cleanable_ratio > best.cleanable_ratio:
                 best = candidate

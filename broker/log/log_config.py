@@ -20,8 +20,15 @@ from kafkette.broker.config import KafkaConfig
 from kafkette.common.config_def import ConfigKey
 from kafkette.common.topic_config import TOPIC_CONFIG_DEFS, parse_topic_config
 
-_FIELD_TYPES: dict[str, type] = {"short": int, "int": int, "long": int, "double": float, "boolean": bool,
-                                  "string": str, "list": str}
+_FIELD_TYPES: dict[str, type] = {
+    "short": int,
+    "int": int,
+    "long": int,
+    "double": float,
+    "boolean": bool,
+    "string": str,
+    "list": str,
+}
 """The Python type of a ``LogConfig`` field by its topic config's ``ConfigKey.type`` (lists are
 comma-joined strings)."""
 
@@ -42,9 +49,13 @@ def field_value(key: ConfigKey, value: Any) -> Any:
 
 _TopicConfigFields = make_dataclass(
     "_TopicConfigFields",
-    [(key.attr, _FIELD_TYPES[key.type], field(default=field_value(key, key.default)))
-     for key in TOPIC_CONFIG_DEFS.values()],
-    frozen=True, slots=True)
+    [
+        (key.attr, _FIELD_TYPES[key.type], field(default=field_value(key, key.default)))
+        for key in TOPIC_CONFIG_DEFS.values()
+    ],
+    frozen=True,
+    slots=True,
+)
 """One field per entry of ``TOPIC_CONFIG_DEFS`` (dotted name with underscores, e.g.
 ``segment_bytes``), its type and Kafka's default taken from the entry: the table is the one
 declaration (Kafka's ``LogConfig`` defines its fields from its ``ConfigDef``)."""
@@ -74,8 +85,13 @@ class LogConfig(_TopicConfigFields):
     def __post_init__(self) -> None:
         compacted = "compact" in (part.strip() for part in self.cleanup_policy.split(","))
         object.__setattr__(self, "is_compacted", compacted)
-        object.__setattr__(self, "max_segment_ms", min(self.max_compaction_lag_ms, self.segment_ms)
-                           if compacted and self.max_compaction_lag_ms > 0 else self.segment_ms)
+        object.__setattr__(
+            self,
+            "max_segment_ms",
+            min(self.max_compaction_lag_ms, self.segment_ms)
+            if compacted and self.max_compaction_lag_ms > 0
+            else self.segment_ms,
+        )
 
     @classmethod
     def from_broker(cls, config: KafkaConfig, overrides: Mapping[str, Any] | None = None) -> LogConfig:
@@ -97,8 +113,12 @@ class LogConfig(_TopicConfigFields):
             ValueError: (``ConfigError``) an unknown override name or an invalid value; the
                 message names the config.
         """
-        base = cls(**{key.attr: field_value(key, config.topic_config_default(name))
-                      for name, key in TOPIC_CONFIG_DEFS.items()})
+        base = cls(
+            **{
+                key.attr: field_value(key, config.topic_config_default(name))
+                for name, key in TOPIC_CONFIG_DEFS.items()
+            }
+        )
         return base.with_overrides(overrides or {})
 
     @property
@@ -123,4 +143,3 @@ class LogConfig(_TopicConfigFields):
     def to_topic_configs(self) -> dict[str, str]:
         """Render as ``{topic config name: string value}`` (DescribeConfigs-style)."""
         return {name: key.render(getattr(self, key.attr)) for name, key in TOPIC_CONFIG_DEFS.items()}
-

@@ -132,7 +132,9 @@ def roll_jitter_ms(config: LogConfig) -> int:
     return random.randrange(min(config.segment_jitter_ms, config.segment_ms))
 
 
-def new_segment(dir: Path, base_offset: int, config: LogConfig, *, created_ms: int | None = None) -> LogSegment:
+def new_segment(
+    dir: Path, base_offset: int, config: LogConfig, *, created_ms: int | None = None
+) -> LogSegment:
     """Open or create the segment of ``dir`` at ``base_offset`` with ``config``'s index and roll
     settings; a segment it creates is preallocated to ``segment.bytes`` when ``preallocate``.
 
@@ -193,7 +195,11 @@ def load_segments(
             path.unlink(missing_ok=True)
         elif path.suffix == LOG_SUFFIX and path.stem.isdigit():
             bases.append(int(path.stem))
-        elif path.suffix in INDEX_SUFFIXES and path.stem.isdigit() and not path.with_suffix(LOG_SUFFIX).exists():
+        elif (
+            path.suffix in INDEX_SUFFIXES
+            and path.stem.isdigit()
+            and not path.with_suffix(LOG_SUFFIX).exists()
+        ):
             logger.info("%s Deleting index %s without a log file", prefix, path.name)
             path.unlink(missing_ok=True)
     bases.sort()
@@ -205,7 +211,9 @@ def load_segments(
         first_to_recover = max(0, bisect.bisect_right(bases, recovery_point) - 1)
         logger.info(
             "%s Recovering %d segments after an unclean shutdown (recovery point %d)",
-            prefix, len(segments) - first_to_recover, recovery_point,
+            prefix,
+            len(segments) - first_to_recover,
+            recovery_point,
         )
     for index, segment in enumerate(segments):
         if index < first_to_recover and not segment.needs_recovery:
@@ -228,8 +236,12 @@ def load_segments(
         zeros = config.preallocate and str(segment.last_recovery_error).startswith("magic 0 ")
         logger.warning(
             "%s Recovery of segment %d dropped %d bytes (torn tail: %s%s) and %d empty later segments",
-            prefix, segment.base_offset, invalid, segment.last_recovery_error,
-            ", the zeros past the last batch of a preallocated segment" if zeros else "", len(later),
+            prefix,
+            segment.base_offset,
+            invalid,
+            segment.last_recovery_error,
+            ", the zeros past the last batch of a preallocated segment" if zeros else "",
+            len(later),
         )
         return LoadedSegments(segments[: index + 1])
     return LoadedSegments(segments)

@@ -119,7 +119,9 @@ class LogManager:
         self._logs: dict[TopicPartition, UnifiedLog] = {}
         self._topic_ids: dict[TopicPartition, str] = {}  # from each log's partition.metadata
         self._checkpoint_lock = asyncio.Lock()
-        self._checkpoint_interval_ms = max(MIN_SCHEDULER_TICK_MS, config.log_flush_offset_checkpoint_interval_ms)
+        self._checkpoint_interval_ms = max(
+            MIN_SCHEDULER_TICK_MS, config.log_flush_offset_checkpoint_interval_ms
+        )
         self._stopping = False
         self._started = False
         self._prefix = f"[LogManager id={config.node_id}]"
@@ -127,7 +129,8 @@ class LogManager:
         self.cleaner: LogCleaner | None = None
         if config.log_cleaner_enable:
             self.cleaner = LogCleaner(
-                self.log_dirs, self.all_logs,
+                self.log_dirs,
+                self.all_logs,
                 backoff_ms=config.log_cleaner_backoff_ms,
                 offset_map_capacity=capacity_for_buffer(config.log_cleaner_dedupe_buffer_size),
                 now_ms=self._scheduler.time.milliseconds,
@@ -158,7 +161,9 @@ class LogManager:
                 for tp, log in logs.items():
                     if tp in self._logs:
                         log.close()
-                        raise ConfigError(f"Duplicate log directories for {tp}: {self._logs[tp].dir} and {log.dir}")
+                        raise ConfigError(
+                            f"Duplicate log directories for {tp}: {self._logs[tp].dir} and {log.dir}"
+                        )
                     self._logs[tp] = log
                     log.on_offline = self.log_dir_failure_channel.maybe_add_offline_log
         except BaseException:
@@ -170,7 +175,9 @@ class LogManager:
         if self.cleaner is not None:
             await self.cleaner.start()
         self._started = True
-        logger.info("%s Started with %d logs in %d log dirs", self._prefix, len(self._logs), len(self.log_dirs))
+        logger.info(
+            "%s Started with %d logs in %d log dirs", self._prefix, len(self._logs), len(self.log_dirs)
+        )
 
     def _load_log_dir(
         self, log_dir: Path
@@ -189,7 +196,10 @@ class LogManager:
         recovery_points = self._read_checkpoint(log_dir / RECOVERY_POINT_CHECKPOINT_FILE)
         log_start_offsets = self._read_checkpoint(log_dir / LOG_START_OFFSET_CHECKPOINT_FILE)
         logger.info(
-            "%s Loading logs from %s (%s shutdown)", self._prefix, log_dir, "clean" if had_clean_shutdown else "unclean"
+            "%s Loading logs from %s (%s shutdown)",
+            self._prefix,
+            log_dir,
+            "clean" if had_clean_shutdown else "unclean",
         )
         logs: dict[TopicPartition, UnifiedLog] = {}
         topic_ids: dict[TopicPartition, str] = {}
@@ -263,7 +273,9 @@ class LogManager:
             parent = existing.dir.parent
             counts[parent] = counts.get(parent, 0) + 1
         log_dir = min(self.log_dirs, key=lambda d: counts[d])
-        log = UnifiedLog.open(log_dir / str(tp), tp, config, had_clean_shutdown=True, time=self._scheduler.time)
+        log = UnifiedLog.open(
+            log_dir / str(tp), tp, config, had_clean_shutdown=True, time=self._scheduler.time
+        )
         log.on_offline = self.log_dir_failure_channel.maybe_add_offline_log
         self._logs[tp] = log
         logger.info("%s Created log for partition %s in %s", self._prefix, tp, log_dir)
@@ -334,8 +346,13 @@ class LogManager:
         renamed = await loop.run_in_executor(None, _rename_for_deletion, log.dir)
         delay_ms = self.default_log_config.file_delete_delay_ms
         self.schedule_file_deletion([renamed], delay_ms)
-        logger.info("%s Log for partition %s is renamed to %s and is scheduled for deletion in %d ms",
-                    self._prefix, tp, renamed, delay_ms)
+        logger.info(
+            "%s Log for partition %s is renamed to %s and is scheduled for deletion in %d ms",
+            self._prefix,
+            tp,
+            renamed,
+            delay_ms,
+        )
         return renamed
 
     # ------------------------------------------------------------------ flushing
@@ -422,14 +439,17 @@ class LogManager:
     def _offset_checkpoints(self) -> dict[Path, tuple[dict[TopicPartition, int], dict[TopicPartition, int]]]:
         """Every log dir's (recovery points, log start offsets), taken on the event loop."""
         return {
-            log_dir: ({tp: log.recovery_point for tp, log in logs.items()},
-                      {tp: log.log_start_offset for tp, log in logs.items()})
+            log_dir: (
+                {tp: log.recovery_point for tp, log in logs.items()},
+                {tp: log.log_start_offset for tp, log in logs.items()},
+            )
             for log_dir, logs in self.logs_by_dir().items()
         }
 
     @staticmethod
     def _write_offset_checkpoints(
-            checkpoints: dict[Path, tuple[dict[TopicPartition, int], dict[TopicPartition, int]]]) -> None:
+        checkpoints: dict[Path, tuple[dict[TopicPartition, int], dict[TopicPartition, int]]],
+    ) -> None:
         """Blocking: write ``_offset_checkpoints()`` to every log dir's two files."""
         for log_dir, (recovery_points, log_start_offsets) in checkpoints.items():
             OffsetCheckpointFile(log_dir / RECOVERY_POINT_CHECKPOINT_FILE).write(recovery_points)
@@ -481,12 +501,24 @@ class LogManager:
         retention_ms, checkpoint_ms = self._retention_check_interval_ms, self._checkpoint_interval_ms
         schedule = self._scheduler.schedule
         schedule("kafka-log-retention", self.cleanup_logs, delay_ms=retention_ms, period_ms=retention_ms)
-        schedule("kafka-log-flusher", self.flush_dirty_logs, delay_ms=self._flush_check_ms(),
-                 period_ms=self._flush_check_ms)
-        schedule("kafka-delete-logs", self.delete_due_files, delay_ms=MAX_SCHEDULER_TICK_MS,
-                 period_ms=self._next_deletion_ms)
-        schedule("kafka-recovery-point-checkpoint", self.checkpoint_log_offsets, delay_ms=checkpoint_ms,
-                 period_ms=checkpoint_ms)
+        schedule(
+            "kafka-log-flusher",
+            self.flush_dirty_logs,
+            delay_ms=self._flush_check_ms(),
+            period_ms=self._flush_check_ms,
+        )
+        schedule(
+            "kafka-delete-logs",
+            self.delete_due_files,
+            delay_ms=MAX_SCHEDULER_TICK_MS,
+            period_ms=self._next_deletion_ms,
+        )
+        schedule(
+            "kafka-recovery-point-checkpoint",
+            self.checkpoint_log_offsets,
+            delay_ms=checkpoint_ms,
+            period_ms=checkpoint_ms,
+        )
 
     def _flush_check_ms(self) -> float:
         """How long until the flusher looks again: the smallest ``flush.ms`` of the logs,
@@ -516,8 +548,13 @@ class LogManager:
         self._stopping = True
         if self.cleaner is not None:
             await self.cleaner.stop()
-        await self._scheduler.cancel("kafka-log-retention", "kafka-log-flusher", "kafka-delete-logs",
-                                     "kafka-recovery-point-checkpoint", timeout_s=STOP_FLUSH_TIMEOUT_S)
+        await self._scheduler.cancel(
+            "kafka-log-retention",
+            "kafka-log-flusher",
+            "kafka-delete-logs",
+            "kafka-recovery-point-checkpoint",
+            timeout_s=STOP_FLUSH_TIMEOUT_S,
+        )
         await asyncio.gather(*(log.stop_flushing(STOP_FLUSH_TIMEOUT_S) for log in self._logs.values()))
         async with self._checkpoint_lock:
             await asyncio.get_running_loop().run_in_executor(None, self._shutdown_sync)
@@ -534,8 +571,11 @@ class LogManager:
         self._logs.clear()
         for log_dir in self.log_dirs:
             if log_dir in offline_dirs:
-                logger.error("%s Not writing the clean-shutdown marker in %s: it holds offline logs", self._prefix,
-                             log_dir)
+                logger.error(
+                    "%s Not writing the clean-shutdown marker in %s: it holds offline logs",
+                    self._prefix,
+                    log_dir,
+                )
                 continue  # the next start-up scans past the recovery points again
             (log_dir / CLEAN_SHUTDOWN_FILE).write_bytes(b"")
             fsync_dir(log_dir)

@@ -91,7 +91,9 @@ def max_timestamp_and_offset(records: bytes | bytearray | memoryview) -> tuple[i
     position = 0
     end = len(records)
     while end - position >= HEADER_SIZE:
-        base_offset, batch_length, last_offset_delta, _, batch_max = _TIMESTAMP_FIELDS.unpack_from(records, position)
+        base_offset, batch_length, last_offset_delta, _, batch_max = _TIMESTAMP_FIELDS.unpack_from(
+            records, position
+        )
         if batch_max > max_timestamp:
             max_timestamp, offset = batch_max, base_offset + last_offset_delta
         position += batch_length + LOG_OVERHEAD
@@ -133,8 +135,17 @@ class LogSegment:
             ``preallocate``, else 0); an existing file is opened as it is.
     """
 
-    def __init__(self, dir: Path, base_offset: int, *, index_interval_bytes: int, max_index_size_bytes: int,
-                 roll_jitter_ms: int = 0, created_ms: int | None = None, init_file_size: int = 0) -> None:
+    def __init__(
+        self,
+        dir: Path,
+        base_offset: int,
+        *,
+        index_interval_bytes: int,
+        max_index_size_bytes: int,
+        roll_jitter_ms: int = 0,
+        created_ms: int | None = None,
+        init_file_size: int = 0,
+    ) -> None:
         if base_offset < 0:
             raise ValueError(f"base_offset must be >= 0, got {base_offset}")
         self.dir = Path(dir)
@@ -179,7 +190,9 @@ class LogSegment:
         try:
             self.time_index.sanity_check(self._next_offset)
         except CorruptIndexError as exc:
-            logger.warning("Found a corrupt time index %s (%s); it will be rebuilt", self.time_index_path, exc)
+            logger.warning(
+                "Found a corrupt time index %s (%s); it will be rebuilt", self.time_index_path, exc
+            )
             self.time_index.delete()
             self.time_index = TimeIndex(self.time_index_path, self.base_offset, max_index_size_bytes)
             self.needs_recovery = True
@@ -191,7 +204,9 @@ class LogSegment:
         try:
             return TimeIndex(self.time_index_path, self.base_offset, max_index_size_bytes)
         except CorruptIndexError as exc:
-            logger.warning("Found a corrupt time index %s (%s); it will be rebuilt", self.time_index_path, exc)
+            logger.warning(
+                "Found a corrupt time index %s (%s); it will be rebuilt", self.time_index_path, exc
+            )
             self.time_index_path.unlink(missing_ok=True)
             self.needs_recovery = True
             return TimeIndex(self.time_index_path, self.base_offset, max_index_size_bytes)
@@ -337,8 +352,12 @@ class LogSegment:
         """
         return self._iter_headers(start_position)
 
-    def append(self, records: bytes | bytearray | memoryview, largest_offset: int,
-               max_timestamp: tuple[int, int] | None = None) -> None:
+    def append(
+        self,
+        records: bytes | bytearray | memoryview,
+        largest_offset: int,
+        max_timestamp: tuple[int, int] | None = None,
+    ) -> None:
         """Append whole batches at the end of the file; maybe add an index and a time index entry.
 
         Args:
@@ -367,7 +386,10 @@ class LogSegment:
             written += os.pwrite(self._fd, view[written:], position + written)
         largest_timestamp, offset_of_largest = max_timestamp or max_timestamp_and_offset(view)
         if largest_timestamp > self._max_timestamp_so_far:
-            self._max_timestamp_so_far, self._offset_of_max_timestamp_so_far = largest_timestamp, offset_of_largest
+            self._max_timestamp_so_far, self._offset_of_max_timestamp_so_far = (
+                largest_timestamp,
+                offset_of_largest,
+            )
         if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.time_index.is_full:
             self.time_index.maybe_append(self._max_timestamp_so_far, self._offset_of_max_timestamp_so_far)
         if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.index.is_full:
@@ -433,7 +455,9 @@ class LogSegment:
             end += batch_length + LOG_OVERHEAD
         return data if end == len(data) else data[:end]
 
-    def find_offset_by_timestamp(self, timestamp_ms: int, starting_offset: int = 0) -> TimestampAndOffset | None:
+    def find_offset_by_timestamp(
+        self, timestamp_ms: int, starting_offset: int = 0
+    ) -> TimestampAndOffset | None:
         """Find the first record at or after ``starting_offset`` whose timestamp is >= ``timestamp_ms``.
 
         Time index lookup (largest entry not above the target), offset index lookup of its
@@ -533,7 +557,10 @@ class LogSegment:
                 self.last_recovery_error = f"{reason} at position {position}"
                 break
             self._track_max_timestamp(header)
-            if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.time_index.is_full:
+            if (
+                self._bytes_since_last_index_entry >= self.index_interval_bytes
+                and not self.time_index.is_full
+            ):
                 self.time_index.maybe_append(self._max_timestamp_so_far, self._offset_of_max_timestamp_so_far)
             if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.index.is_full:
                 self.index.append(header.last_offset, position)
@@ -595,7 +622,9 @@ class LogSegment:
             try:
                 self.trim()
             except OSError as exc:  # the file keeps its zeros: the next load truncates them
-                logger.warning("Could not trim preallocated %s to %d bytes: %s", self.log_path, self._size, exc)
+                logger.warning(
+                    "Could not trim preallocated %s to %d bytes: %s", self.log_path, self._size, exc
+                )
             os.close(self._fd)
             self._fd = -1
         self.index.close()
@@ -610,4 +639,6 @@ class LogSegment:
         self.time_index.delete()
 
     def __repr__(self) -> str:
-        return f"LogSegment(base_offset={self.base_offset}, size={self._size}, next_offset={self._next_offset})"
+        return (
+            f"LogSegment(base_offset={self.base_offset}, size={self._size}, next_offset={self._next_offset})"
+        )

@@ -148,7 +148,9 @@ def validate_messages_and_assign_offsets(
     if target is not None and any(header.compression != target for _, header in positions):
         parts: list[bytes] = []
         for pos, header in positions:
-            rows = checks.rows(records, pos, header) if checks.needed or header.compression != target else None
+            rows = (
+                checks.rows(records, pos, header) if checks.needed or header.compression != target else None
+            )
             if header.compression == target:
                 parts.append(bytes(records[pos : pos + header.size_in_bytes]))
             else:
@@ -182,8 +184,16 @@ def validate_messages_and_assign_offsets(
             max_timestamp, offset_of_max = batch_max, last
         num_records += header.records_count
         offset = last + 1
-    return ValidationResult(records, list(positions), offset - 1, num_records, max_timestamp, offset_of_max,
-                            now_ms if log_append else -1, recompressed)
+    return ValidationResult(
+        records,
+        list(positions),
+        offset - 1,
+        num_records,
+        max_timestamp,
+        offset_of_max,
+        now_ms if log_append else -1,
+        recompressed,
+    )
 
 
 def _check_batch(header: BatchHeader, tp: TopicPartition) -> None:
@@ -247,14 +257,19 @@ class _RecordChecks:
                 )
             if self.compacted and row[2] is None:
                 record_errors.append(
-                    (index, f"Compacted topic cannot accept message without key in topic partition {self.tp}"))
+                    (index, f"Compacted topic cannot accept message without key in topic partition {self.tp}")
+                )
                 continue
             timestamp = base_timestamp + row[1]
             if timestamp != NO_TIMESTAMP and not self.earliest_ms <= timestamp <= self.latest_ms:
                 bad_timestamp = True
                 record_errors.append(
-                    (index, f"Timestamp {timestamp} of message with offset {index} is out of range. The "
-                            f"timestamp should be within [{self.earliest_shown_ms}, {self.latest_ms}]"))
+                    (
+                        index,
+                        f"Timestamp {timestamp} of message with offset {index} is out of range. The "
+                        f"timestamp should be within [{self.earliest_shown_ms}, {self.latest_ms}]",
+                    )
+                )
         if record_errors:
             raise _record_validation_error(record_errors, bad_timestamp)
         return rows
@@ -263,12 +278,16 @@ class _RecordChecks:
 def _level(config: LogConfig, codec: int) -> int | None:
     """The topic's level for ``codec`` (``compression.gzip.level``, ``compression.lz4.level``,
     ``compression.zstd.level``; KIP-390), None for a codec without levels."""
-    return {COMPRESSION_GZIP: config.compression_gzip_level, COMPRESSION_LZ4: config.compression_lz4_level,
-            COMPRESSION_ZSTD: config.compression_zstd_level}.get(codec)
+    return {
+        COMPRESSION_GZIP: config.compression_gzip_level,
+        COMPRESSION_LZ4: config.compression_lz4_level,
+        COMPRESSION_ZSTD: config.compression_zstd_level,
+    }.get(codec)
 
 
-def _record_validation_error(record_errors: list[tuple[int, str]],
-                             bad_timestamp: bool) -> InvalidRecordError | InvalidTimestampError:
+def _record_validation_error(
+    record_errors: list[tuple[int, str]], bad_timestamp: bool
+) -> InvalidRecordError | InvalidTimestampError:
     """The error of a batch some of whose records failed their checks, carrying them as
     ``record_errors`` (the Produce answer's ``record_errors``, v8+).
 
@@ -278,10 +297,13 @@ def _record_validation_error(record_errors: list[tuple[int, str]],
     if bad_timestamp:
         exc = InvalidTimestampError("One or more records have been rejected due to invalid timestamp")
     else:
-        shown = ", ".join(f"RecordError(batchIndex={index}, message='{message}')" for index, message in record_errors[:3])
+        shown = ", ".join(
+            f"RecordError(batchIndex={index}, message='{message}')" for index, message in record_errors[:3]
+        )
         exc = InvalidRecordError(
             f"One or more records have been rejected due to {len(record_errors)} record errors in total, and only "
-            f"showing the first three errors at most: [{shown}]")
+            f"showing the first three errors at most: [{shown}]"
+        )
     exc.record_errors = record_errors  # type: ignore[union-attr]
     return exc
 
@@ -295,8 +317,9 @@ def _recompress(rows: list[list[Any]], header: BatchHeader, target: int, level: 
         CorruptRecordError: a row Kafka's encoding cannot hold (a key that is not bytes, say).
     """
     try:
-        return rebuild_batch(header, rows, attributes=(header.attributes & ~COMPRESSION_CODEC_MASK) | target,
-                             level=level)
+        return rebuild_batch(
+            header, rows, attributes=(header.attributes & ~COMPRESSION_CODEC_MASK) | target, level=level
+        )
     except (TypeError, ValueError) as exc:
         raise CorruptRecordError(
             f"records of the batch at producer offset {header.base_offset} cannot be re-encoded: {exc}"

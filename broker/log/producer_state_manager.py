@@ -167,8 +167,13 @@ class ProducerStateManager:
         elif header.producer_epoch < entry.producer_epoch:
             return
         entry.batches.append(
-            BatchMetadata(header.base_sequence, _last_seq(header), first_offset, first_offset + header.last_offset_delta,
-                          header.max_timestamp if max_timestamp is None else max_timestamp)
+            BatchMetadata(
+                header.base_sequence,
+                _last_seq(header),
+                first_offset,
+                first_offset + header.last_offset_delta,
+                header.max_timestamp if max_timestamp is None else max_timestamp,
+            )
         )
 
     def rebuild(self, log: UnifiedLog) -> None:

@@ -131,9 +131,13 @@ class TimeIndex(AbstractIndex):
             raise ValueError(f"offset {offset} out of range for time index {self.path}")
         last_ts, last_offset = self.last_entry
         if self._timestamps and offset < last_offset:
-            raise ValueError(f"offset {offset} is below the last entry {last_offset} of time index {self.path}")
+            raise ValueError(
+                f"offset {offset} is below the last entry {last_offset} of time index {self.path}"
+            )
         if self._timestamps and timestamp < last_ts:
-            raise ValueError(f"timestamp {timestamp} is below the last entry {last_ts} of time index {self.path}")
+            raise ValueError(
+                f"timestamp {timestamp} is below the last entry {last_ts} of time index {self.path}"
+            )
         if timestamp <= last_ts:
             return False
         self._write_entry(timestamp, rel)

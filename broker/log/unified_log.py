@@ -123,8 +123,15 @@ class UnifiedLog:
             ``message.timestamp.before.max.ms``/``after.max.ms``, monotonic for segments and flushes.
     """
 
-    def __init__(self, local_log: LocalLog, *, log_start_offset: int, leader_epoch_cache: LeaderEpochFileCache,
-                 epoch_checkpoint: LeaderEpochCheckpointFile, time: Time = SYSTEM_TIME) -> None:
+    def __init__(
+        self,
+        local_log: LocalLog,
+        *,
+        log_start_offset: int,
+        leader_epoch_cache: LeaderEpochFileCache,
+        epoch_checkpoint: LeaderEpochCheckpointFile,
+        time: Time = SYSTEM_TIME,
+    ) -> None:
         self.local_log = local_log
         self.time = time
         self._log_start_offset = log_start_offset
@@ -172,25 +179,39 @@ class UnifiedLog:
         dir = Path(dir)
         dir.mkdir(parents=True, exist_ok=True)
         loaded = load_segments(
-            dir, tp, config,
-            recovery_point=recovery_point, log_start_offset=log_start_offset, had_clean_shutdown=had_clean_shutdown,
+            dir,
+            tp,
+            config,
+            recovery_point=recovery_point,
+            log_start_offset=log_start_offset,
+            had_clean_shutdown=had_clean_shutdown,
             now_ms=int(time.monotonic_ms()),
         )
         segments = loaded.segments
         leo = segments[-1].next_offset()
         if loaded.offline_reason is None and had_clean_shutdown:
-            recovery_point = leo  # else kept as checkpointed: an offline log's next start-up rescans the same range
+            recovery_point = (
+                leo  # else kept as checkpointed: an offline log's next start-up rescans the same range
+            )
         local = LocalLog(dir, tp, config, segments, recovery_point=recovery_point, time=time)
-        log = cls(local, log_start_offset=max(log_start_offset, segments[0].base_offset),
-                  leader_epoch_cache=LeaderEpochFileCache(),
-                  epoch_checkpoint=LeaderEpochCheckpointFile(dir / LEADER_EPOCH_CHECKPOINT_FILE), time=time)
+        log = cls(
+            local,
+            log_start_offset=max(log_start_offset, segments[0].base_offset),
+            leader_epoch_cache=LeaderEpochFileCache(),
+            epoch_checkpoint=LeaderEpochCheckpointFile(dir / LEADER_EPOCH_CHECKPOINT_FILE),
+            time=time,
+        )
         if loaded.offline_reason is not None:
             local.offline_reason = loaded.offline_reason
             return log
         log._load_leader_epoch_cache(had_clean_shutdown)
         if log._log_start_offset > leo:
-            logger.warning("%s Log start offset %d is past the log end offset %d; starting an empty log there",
-                           local.prefix, log._log_start_offset, leo)
+            logger.warning(
+                "%s Log start offset %d is past the log end offset %d; starting an empty log there",
+                local.prefix,
+                log._log_start_offset,
+                leo,
+            )
             log.truncate_fully_and_start_at(log._log_start_offset)
         try:
             log.producer_state_manager.rebuild(log)
@@ -199,7 +220,11 @@ class UnifiedLog:
             return log
         logger.info(
             "%s Loaded log with %d segments, log start offset %d, log end offset %d, recovery point %d",
-            local.prefix, len(segments), log._log_start_offset, log.log_end_offset, log.recovery_point,
+            local.prefix,
+            len(segments),
+            log._log_start_offset,
+            log.log_end_offset,
+            log.recovery_point,
         )
         return log
 
@@ -216,7 +241,9 @@ class UnifiedLog:
         if entries is not None:
             self.leader_epoch_cache = LeaderEpochFileCache(entries)
             self._epoch_checkpoint_version = self.leader_epoch_cache.version
-            first_scanned = len(segments) if had_clean_shutdown else self.local_log.segment_index(self.recovery_point)
+            first_scanned = (
+                len(segments) if had_clean_shutdown else self.local_log.segment_index(self.recovery_point)
+            )
         cache = self.leader_epoch_cache
         cache.truncate_from_end(self.log_end_offset)
         for segment in segments[first_scanned:]:
@@ -379,11 +406,19 @@ class UnifiedLog:
             return duplicate
         first_offset = self.log_end_offset
         validated = validate_messages_and_assign_offsets(
-            records, positions, tp=self.tp, config=self.config, first_offset=first_offset,
-            leader_epoch=leader_epoch, now_ms=self.time.milliseconds(),
+            records,
+            positions,
+            tp=self.tp,
+            config=self.config,
+            first_offset=first_offset,
+            leader_epoch=leader_epoch,
+            now_ms=self.time.milliseconds(),
         )
-        self.local_log.append(validated.records, validated.last_offset,
-                              (validated.max_timestamp, validated.offset_of_max_timestamp))
+        self.local_log.append(
+            validated.records,
+            validated.last_offset,
+            (validated.max_timestamp, validated.offset_of_max_timestamp),
+        )
         if leader_epoch > self.leader_epoch_cache.latest_epoch:
             self.leader_epoch_cache.assign(leader_epoch, first_offset)
         offset = first_offset
@@ -392,8 +427,14 @@ class UnifiedLog:
             self.producer_state_manager.update(header, offset, stamped)
             offset += header.last_offset_delta + 1
         self._maybe_request_flush()
-        return LogAppendInfo(first_offset, validated.last_offset, validated.num_records, len(validated.records),
-                             validated.max_timestamp, validated.log_append_time_ms)
+        return LogAppendInfo(
+            first_offset,
+            validated.last_offset,
+            validated.num_records,
+            len(validated.records),
+            validated.max_timestamp,
+            validated.log_append_time_ms,
+        )
 
     def _check_producer_state(self, headers: list[BatchHeader]) -> LogAppendInfo | None:
         """Kafka's ``analyzeAndValidateProducerState``: None to append, else the answer for a retry."""
@@ -403,11 +444,22 @@ class UnifiedLog:
         original = duplicates[0]
         if len(headers) != 1 or original is None:
             raise DuplicateSequenceNumberError(f"a retried batch was sent together with others to {self.tp}")
-        logger.debug("%s Duplicate batch from producer %d: offsets %d-%d", self.local_log.prefix,
-                     headers[0].producer_id, original.first_offset, original.last_offset)
+        logger.debug(
+            "%s Duplicate batch from producer %d: offsets %d-%d",
+            self.local_log.prefix,
+            headers[0].producer_id,
+            original.first_offset,
+            original.last_offset,
+        )
         # Kafka answers a retry with the original batch's timestamp as its log append time
-        return LogAppendInfo(original.first_offset, original.last_offset, headers[0].records_count, 0,
-                             headers[0].max_timestamp, original.timestamp)
+        return LogAppendInfo(
+            original.first_offset,
+            original.last_offset,
+            headers[0].records_count,
+            0,
+            headers[0].max_timestamp,
+            original.timestamp,
+        )
 
     def append_as_follower(self, records: bytes | bytearray | memoryview) -> LogAppendInfo | None:
         """Append batches copied from the leader (offsets and epochs already set), in one walk.
@@ -447,7 +499,8 @@ class UnifiedLog:
                     raise UnexpectedAppendOffsetError(
                         f"{self.local_log.prefix} follower append starts at offset {header.base_offset}, "
                         f"expected the log end offset {log_end_offset}",
-                        header.base_offset, log_end_offset,
+                        header.base_offset,
+                        log_end_offset,
                     )
                 start = position
                 first_offset = header.base_offset
@@ -455,7 +508,8 @@ class UnifiedLog:
                 raise UnexpectedAppendOffsetError(
                     f"{self.local_log.prefix} out of order offsets in follower append: {header.base_offset} "
                     f"after {expected}",
-                    header.base_offset, log_end_offset,
+                    header.base_offset,
+                    log_end_offset,
                 )
             expected = header.next_offset
             if header.partition_leader_epoch > (epochs[-1][0] if epochs else latest_epoch):
@@ -569,13 +623,19 @@ class UnifiedLog:
         if target_offset < 0:
             raise ValueError(f"cannot truncate {self.tp} to negative offset {target_offset}")
         if self.is_offline:
-            logger.warning("%s Not truncating the offline log to offset %d", self.local_log.prefix, target_offset)
+            logger.warning(
+                "%s Not truncating the offline log to offset %d", self.local_log.prefix, target_offset
+            )
             return False
         if target_offset >= self.log_end_offset:
             self.leader_epoch_cache.truncate_from_end(self.log_end_offset)
             return False
-        logger.info("%s Truncating to offset %d (log end offset %d)", self.local_log.prefix, target_offset,
-                    self.log_end_offset)
+        logger.info(
+            "%s Truncating to offset %d (log end offset %d)",
+            self.local_log.prefix,
+            target_offset,
+            self.log_end_offset,
+        )
         if target_offset <= self.local_log.segments[0].base_offset:
             self.truncate_fully_and_start_at(target_offset)
             return True
@@ -601,7 +661,9 @@ class UnifiedLog:
         if offset < 0:
             raise ValueError(f"cannot start {self.tp} at negative offset {offset}")
         if self.is_offline:
-            logger.warning("%s Not truncating the offline log fully (to start at %d)", self.local_log.prefix, offset)
+            logger.warning(
+                "%s Not truncating the offline log fully (to start at %d)", self.local_log.prefix, offset
+            )
             return
         logger.info("%s Truncating fully and starting at offset %d", self.local_log.prefix, offset)
         self.local_log.truncate_fully_and_start_at(offset)
@@ -637,8 +699,13 @@ class UnifiedLog:
             )
         if new_log_start_offset <= self._log_start_offset:
             return False
-        logger.info("%s Incremented log start offset from %d to %d (%s)", self.local_log.prefix,
-                    self._log_start_offset, new_log_start_offset, reason)
+        logger.info(
+            "%s Incremented log start offset from %d to %d (%s)",
+            self.local_log.prefix,
+            self._log_start_offset,
+            new_log_start_offset,
+            reason,
+        )
         self._set_log_start_offset(new_log_start_offset)
         return True
 
@@ -690,12 +757,14 @@ class UnifiedLog:
                     return True
 
                 renamed += self._delete_segments(over_size, f"retention size {retention_bytes} bytes breach")
-        renamed += self._delete_segments(lambda _: True, f"log start offset {self._log_start_offset} breach",
-                                         below_log_start_offset=True)
+        renamed += self._delete_segments(
+            lambda _: True, f"log start offset {self._log_start_offset} breach", below_log_start_offset=True
+        )
         return renamed
 
-    def _delete_segments(self, predicate: Callable[[LogSegment], bool], reason: str, *,
-                         below_log_start_offset: bool = False) -> list[Path]:
+    def _delete_segments(
+        self, predicate: Callable[[LogSegment], bool], reason: str, *, below_log_start_offset: bool = False
+    ) -> list[Path]:
         """Remove the leading non-active segments that end at or below the HW and match."""
         segments = self.local_log.segments
         count = 0
@@ -762,7 +831,9 @@ class UnifiedLog:
             if not self.leader_epoch_checkpoint_dirty or self.is_offline:
                 return
             version, entries = self.leader_epoch_cache.version, self.leader_epoch_cache.entries
-            await asyncio.get_running_loop().run_in_executor(None, self._write_epoch_checkpoint, version, entries)
+            await asyncio.get_running_loop().run_in_executor(
+                None, self._write_epoch_checkpoint, version, entries
+            )
 
     def _write_epoch_checkpoint(self, version: int, entries: list[EpochEntry]) -> None:
         self._epoch_checkpoint.write(entries)
@@ -780,15 +851,19 @@ class UnifiedLog:
     def _maybe_request_flush(self) -> None:
         """Start the log's flush task when ``flush.messages`` offsets are unflushed, or a write of
         the leader epoch checkpoint when it changed; at most one runs at a time."""
-        if self.local_log.unflushed_messages < self.config.flush_messages and \
-                self.leader_epoch_cache.version == self._epoch_checkpoint_version:
+        if (
+            self.local_log.unflushed_messages < self.config.flush_messages
+            and self.leader_epoch_cache.version == self._epoch_checkpoint_version
+        ):
             return  # the common case: nothing to do
         if self._flushing_stopped or (self._flush_task is not None and not self._flush_task.done()):
             return
         if self.flush_needed:
             self._start_flush(self.flush(self.log_end_offset))
         elif self.leader_epoch_checkpoint_dirty:
-            self._start_flush(self.checkpoint_leader_epochs())  # a new leader epoch: rare, written at once as Kafka does
+            self._start_flush(
+                self.checkpoint_leader_epochs()
+            )  # a new leader epoch: rare, written at once as Kafka does
 
     def _start_flush(self, work: Coroutine[object, object, None]) -> asyncio.Task[None] | None:
         """Run ``work`` as the log's flush task; None (``work`` dropped) without a running loop

@@ -50,8 +50,10 @@ from kafkette.client.kafka_client import parse_bootstrap_servers
 CHECK_TIMEOUT_MS = 1000
 
 DEFAULT_SOURCE = f"the default, as {BOOTSTRAP_SERVERS_ENV} is not set"
-HOW_TO_GIVE_OTHERS = (f"give others with --bootstrap-server HOST:PORT, --data-dir DIR (of 'kafkette cluster "
-                      f"start --data-dir DIR') or export {BOOTSTRAP_SERVERS_ENV}=HOST:PORT,...")
+HOW_TO_GIVE_OTHERS = (
+    f"give others with --bootstrap-server HOST:PORT, --data-dir DIR (of 'kafkette cluster "
+    f"start --data-dir DIR') or export {BOOTSTRAP_SERVERS_ENV}=HOST:PORT,..."
+)
 
 # errno of a connect that no retry can make succeed: nothing listens (ECONNREFUSED), or the
 # address cannot be used from this host at all (EADDRNOTAVAIL: ::1 without IPv6).
@@ -86,14 +88,20 @@ def servers_of_data_dir(data_dir: str | os.PathLike[str]) -> str:
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     if record is None:
-        raise click.ClickException(f"No cluster was started in {directory} (no {pid_file_path(directory)}); "
-                                   f"start one with: kafkette cluster start --daemon --data-dir {directory}")
+        raise click.ClickException(
+            f"No cluster was started in {directory} (no {pid_file_path(directory)}); "
+            f"start one with: kafkette cluster start --daemon --data-dir {directory}"
+        )
     return record.bootstrap_servers
 
 
-def resolve_bootstrap_servers(*, bootstrap_server: str | None, data_dir: str | os.PathLike[str] | None,
-                              command_config: str | None,
-                              environ: Mapping[str, str] | None = None) -> BootstrapServers:
+def resolve_bootstrap_servers(
+    *,
+    bootstrap_server: str | None,
+    data_dir: str | os.PathLike[str] | None,
+    command_config: str | None,
+    environ: Mapping[str, str] | None = None,
+) -> BootstrapServers:
     """Choose a command's bootstrap servers (the order is in the module docstring).
 
     Args:
@@ -114,16 +122,19 @@ def resolve_bootstrap_servers(*, bootstrap_server: str | None, data_dir: str | o
         raise click.UsageError("Give one of --bootstrap-server and --data-dir, not both")
     try:
         if bootstrap_server is not None:
-            return BootstrapServers(check_bootstrap_servers(bootstrap_server, "--bootstrap-server"),
-                                    "--bootstrap-server")
+            return BootstrapServers(
+                check_bootstrap_servers(bootstrap_server, "--bootstrap-server"), "--bootstrap-server"
+            )
         if data_dir is not None:
             source = str(pid_file_path(Path(data_dir).resolve()))
             return BootstrapServers(check_bootstrap_servers(servers_of_data_dir(data_dir), source), source)
         if command_config is not None:
             configured = read_properties_file(command_config).get("bootstrap.servers")
             if configured is not None:
-                return BootstrapServers(check_bootstrap_servers(configured, command_config),
-                                        f"bootstrap.servers in {command_config}")
+                return BootstrapServers(
+                    check_bootstrap_servers(configured, command_config),
+                    f"bootstrap.servers in {command_config}",
+                )
         from_environment = bootstrap_servers_from_environment(environ)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
@@ -168,7 +179,9 @@ async def _nothing_there(host: str, port: int) -> str | None:
     return "connection refused" if "connection refused" in reasons or not reasons else reasons[0]
 
 
-async def check_a_bootstrap_server_listens(bootstrap: BootstrapServers, timeout_ms: int = CHECK_TIMEOUT_MS) -> None:
+async def check_a_bootstrap_server_listens(
+    bootstrap: BootstrapServers, timeout_ms: int = CHECK_TIMEOUT_MS
+) -> None:
     """Fail at once when no bootstrap address can ever answer: every one refuses the connection
     or names an unknown host.
 
@@ -198,6 +211,10 @@ async def check_a_bootstrap_server_listens(bootstrap: BootstrapServers, timeout_
     if len(set(reasons)) == 1:
         why = reasons[0]
     else:
-        why = ", ".join(f"{host}:{port} {reason}" for (host, port), reason in zip(addresses, reasons, strict=True))
-    raise click.ClickException(f"No broker of {bootstrap.servers} answers: {why} (bootstrap servers from "
-                               f"{bootstrap.source}); {HOW_TO_GIVE_OTHERS}")
+        why = ", ".join(
+            f"{host}:{port} {reason}" for (host, port), reason in zip(addresses, reasons, strict=True)
+        )
+    raise click.ClickException(
+        f"No broker of {bootstrap.servers} answers: {why} (bootstrap servers from "
+        f"{bootstrap.source}); {HOW_TO_GIVE_OTHERS}"
+    )

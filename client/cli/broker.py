@@ -18,11 +18,21 @@ def broker() -> None:
 
 
 @broker.command("start")
-@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
-              help="Path of the broker's server.properties.")
-@click.option("--log-dir", "log_dir", default=None, type=click.Path(file_okay=False),
-              help="Folder of server.log and state-change.log (Kafka's kafka.logs.dir; default $LOG_DIR, "
-                   "else 'logs' beside the first of log.dirs). Not log.dirs, the partitions' data.")
+@click.option(
+    "--config",
+    "config_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Path of the broker's server.properties.",
+)
+@click.option(
+    "--log-dir",
+    "log_dir",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Folder of server.log and state-change.log (Kafka's kafka.logs.dir; default $LOG_DIR, "
+    "else 'logs' beside the first of log.dirs). Not log.dirs, the partitions' data.",
+)
 def start(config_path: str, log_dir: str | None) -> int:
     """Run one broker until SIGINT/SIGTERM; exits with the broker's exit code."""
     from kafkette.broker.server import run_broker

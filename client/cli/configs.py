@@ -30,10 +30,17 @@ from kafkette.client.config_resource import (
 )
 from kafkette.common.topic_config import configs_without_effect, no_effect_message
 
-ENTITY_TYPES = {"topics": ConfigResourceType.TOPIC, "brokers": ConfigResourceType.BROKER,
-                "groups": ConfigResourceType.GROUP}
-_DYNAMIC = (ConfigSource.DYNAMIC_TOPIC_CONFIG, ConfigSource.DYNAMIC_BROKER_CONFIG,
-            ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, ConfigSource.GROUP_CONFIG)
+ENTITY_TYPES = {
+    "topics": ConfigResourceType.TOPIC,
+    "brokers": ConfigResourceType.BROKER,
+    "groups": ConfigResourceType.GROUP,
+}
+_DYNAMIC = (
+    ConfigSource.DYNAMIC_TOPIC_CONFIG,
+    ConfigSource.DYNAMIC_BROKER_CONFIG,
+    ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+    ConfigSource.GROUP_CONFIG,
+)
 
 
 def split_config_list(text: str) -> list[str]:
@@ -74,7 +81,9 @@ def parse_add_config(text: str) -> dict[str, str]:
         key, sep, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if not sep or not key:
-            raise ValueError(f'Invalid --add-config entry {item!r}: all configs to be added must be in the format "key=val"')
+            raise ValueError(
+                f'Invalid --add-config entry {item!r}: all configs to be added must be in the format "key=val"'
+            )
         if value.startswith("[") and value.endswith("]"):
             value = value[1:-1]
         if key in out:
@@ -116,8 +125,9 @@ def alter_ops(add_config: str | None, delete_config: str | None) -> list[AlterCo
     both = sorted(set(added) & set(deleted))
     if both:
         raise click.UsageError(f"Config {both[0]!r} is both added and deleted")
-    return ([AlterConfigOp(k, v, AlterConfigOpType.SET) for k, v in added.items()]
-            + [AlterConfigOp(k, None, AlterConfigOpType.DELETE) for k in deleted])
+    return [AlterConfigOp(k, v, AlterConfigOpType.SET) for k, v in added.items()] + [
+        AlterConfigOp(k, None, AlterConfigOpType.DELETE) for k in deleted
+    ]
 
 
 def check_entity(entity_type: str, entity_name: str | None, *, required: bool) -> ConfigResource | None:
@@ -148,8 +158,9 @@ def format_entries(resource: ConfigResource, entries: dict[str, ConfigEntry], sh
     lines = [heading]
     for entry in shown:
         value = "null" if entry.value is None else entry.value
-        lines.append(f"  {entry.name}={value} sensitive={str(entry.is_sensitive).lower()} "
-                     f"source={entry.source.name}")
+        lines.append(
+            f"  {entry.name}={value} sensitive={str(entry.is_sensitive).lower()} source={entry.source.name}"
+        )
     return "\n".join(lines)
 
 
@@ -157,8 +168,9 @@ def _admin(bootstrap_server: str, request_timeout_ms: int) -> AdminClient:
     return admin_client(bootstrap_server, request_timeout_ms, "kafkette-configs")
 
 
-def resolve_entity(entity_type: str | None, entity_name: str | None, topic: str | None,
-                   broker: str | None) -> tuple[str, str | None]:
+def resolve_entity(
+    entity_type: str | None, entity_name: str | None, topic: str | None, broker: str | None
+) -> tuple[str, str | None]:
     """The (entity type, entity name) from ``--entity-type/--entity-name`` or kafka-configs.sh's
     shorthands ``--topic NAME`` and ``--broker ID``.
 
@@ -181,19 +193,29 @@ def entity_options(func: Callable[..., None]) -> Callable[..., None]:
     receives ``entity_type`` and ``entity_name``."""
 
     @functools.wraps(func)
-    def command(*args: Any, entity_type: str | None, entity_name: str | None, topic: str | None,
-                broker: str | None, **kwargs: Any) -> None:
+    def command(
+        *args: Any,
+        entity_type: str | None,
+        entity_name: str | None,
+        topic: str | None,
+        broker: str | None,
+        **kwargs: Any,
+    ) -> None:
         kind, name = resolve_entity(entity_type, entity_name, topic, broker)
         func(*args, entity_type=kind, entity_name=name, **kwargs)
 
-    command = click.option("--broker", default=None, metavar="ID",
-                           help="Same as --entity-type brokers --entity-name ID.")(command)
-    command = click.option("--topic", default=None, metavar="NAME",
-                           help="Same as --entity-type topics --entity-name NAME.")(command)
-    command = click.option("--entity-name", default=None,
-                           help="Topic name or broker id (describe: default every topic/broker).")(command)
-    return click.option("--entity-type", type=click.Choice(sorted(ENTITY_TYPES)), default=None,
-                        help="topics or brokers.")(command)
+    command = click.option(
+        "--broker", default=None, metavar="ID", help="Same as --entity-type brokers --entity-name ID."
+    )(command)
+    command = click.option(
+        "--topic", default=None, metavar="NAME", help="Same as --entity-type topics --entity-name NAME."
+    )(command)
+    command = click.option(
+        "--entity-name", default=None, help="Topic name or broker id (describe: default every topic/broker)."
+    )(command)
+    return click.option(
+        "--entity-type", type=click.Choice(sorted(ENTITY_TYPES)), default=None, help="topics or brokers."
+    )(command)
 
 
 @click.group()
@@ -206,8 +228,9 @@ def configs() -> None:
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
 @entity_options
-def describe(entity_type: str, entity_name: str | None, show_all: bool, request_timeout_ms: int,
-             bootstrap_server: str) -> None:
+def describe(
+    entity_type: str, entity_name: str | None, show_all: bool, request_timeout_ms: int, bootstrap_server: str
+) -> None:
     """Describe the configs of a topic, a broker or a group (every group listed when none is named)."""
     named = check_entity(entity_type, entity_name, required=False)
 
@@ -218,8 +241,11 @@ def describe(entity_type: str, entity_name: str | None, show_all: bool, request_
             elif entity_type == "topics":
                 resources = [ConfigResource(ConfigResourceType.TOPIC, t) for t in await admin.list_topics()]
             elif entity_type == "groups":
-                resources = [ConfigResource(ConfigResourceType.GROUP, g.group_id)
-                             for g in await admin.list_consumer_groups() if g.group_id]
+                resources = [
+                    ConfigResource(ConfigResourceType.GROUP, g.group_id)
+                    for g in await admin.list_consumer_groups()
+                    if g.group_id
+                ]
             else:
                 brokers = (await admin.describe_cluster())["brokers"]
                 resources = [ConfigResource(ConfigResourceType.BROKER, b.node_id) for b in brokers]
@@ -235,8 +261,14 @@ def describe(entity_type: str, entity_name: str | None, show_all: bool, request_
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
 @entity_options
-def alter(entity_type: str, entity_name: str | None, add_config: str | None, delete_config: str | None,
-          request_timeout_ms: int, bootstrap_server: str) -> None:
+def alter(
+    entity_type: str,
+    entity_name: str | None,
+    add_config: str | None,
+    delete_config: str | None,
+    request_timeout_ms: int,
+    bootstrap_server: str,
+) -> None:
     """Set or remove config overrides of a topic, a broker or a group."""
     resource = check_entity(entity_type, entity_name, required=True)
     ops = alter_ops(add_config, delete_config)

@@ -86,7 +86,8 @@ class ConsumeResult:
         line = f"Processed a total of {self.count} messages"
         if self.not_read:
             line += "; partitions not read (no leader): " + ", ".join(
-                str(tp) for tp in sorted(self.not_read, key=lambda tp: (tp.topic, tp.partition)))
+                str(tp) for tp in sorted(self.not_read, key=lambda tp: (tp.topic, tp.partition))
+            )
         return line
 
     def exit_code(self) -> int:
@@ -141,35 +142,72 @@ async def _position(consumer: Consumer, tp: TopicPartition, start: int | str | N
 @click.option("--from-beginning", is_flag=True, help="Start at the earliest offset (default: the end).")
 @click.option("--max-messages", type=click.IntRange(1), default=None, help="Exit after N records.")
 @click.option("--partition", type=click.IntRange(0), default=None, help="Consume only this partition.")
-@click.option("--offset", default=None, metavar="OFFSET|earliest|latest",
-              help="Where to start in --partition (default: latest, or earliest with --from-beginning).")
-@click.option("--timeout-ms", type=click.IntRange(1), default=None,
-              help="Exit when no record arrives for this long (ms).")
-@click.option("--group", default=None, help="Consume as a member of this consumer group (commits its offsets).")
-@click.option("--property", "properties", multiple=True, metavar="KEY=VALUE",
-              help="Formatter property: print.timestamp, print.partition, print.offset, print.headers, "
-                   "print.key, print.value, key.separator, line.separator, headers.separator, null.literal.")
-@click.option("--consumer-property", "consumer_properties", multiple=True, metavar="KEY=VALUE",
-              help="Kafka consumer property (fetch.max.wait.ms=100, client.id=..., ...); repeatable.")
+@click.option(
+    "--offset",
+    default=None,
+    metavar="OFFSET|earliest|latest",
+    help="Where to start in --partition (default: latest, or earliest with --from-beginning).",
+)
+@click.option(
+    "--timeout-ms",
+    type=click.IntRange(1),
+    default=None,
+    help="Exit when no record arrives for this long (ms).",
+)
+@click.option(
+    "--group", default=None, help="Consume as a member of this consumer group (commits its offsets)."
+)
+@click.option(
+    "--property",
+    "properties",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Formatter property: print.timestamp, print.partition, print.offset, print.headers, "
+    "print.key, print.value, key.separator, line.separator, headers.separator, null.literal.",
+)
+@click.option(
+    "--consumer-property",
+    "consumer_properties",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Kafka consumer property (fetch.max.wait.ms=100, client.id=..., ...); repeatable.",
+)
 @command_config_alias_option("--consumer.config")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
-def consume(topic: str, from_beginning: bool, max_messages: int | None, partition: int | None, offset: str | None,
-            timeout_ms: int | None, group: str | None, properties: tuple[str, ...],
-            consumer_properties: tuple[str, ...], request_timeout_ms: int, bootstrap_server: str) -> int:
+def consume(
+    topic: str,
+    from_beginning: bool,
+    max_messages: int | None,
+    partition: int | None,
+    offset: str | None,
+    timeout_ms: int | None,
+    group: str | None,
+    properties: tuple[str, ...],
+    consumer_properties: tuple[str, ...],
+    request_timeout_ms: int,
+    bootstrap_server: str,
+) -> int:
     """Print the records of TOPIC to standard output."""
     start = parse_offset(offset, partition, from_beginning)
     try:
-        formatter = DefaultMessageFormatter.from_properties(dict(parse_key_value(p, "--property") for p in properties))
+        formatter = DefaultMessageFormatter.from_properties(
+            dict(parse_key_value(p, "--property") for p in properties)
+        )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    settings = sdk_settings(Consumer, properties=consumer_properties, property_flag="--consumer-property", flags={
-        "bootstrap_servers": ("bootstrap_server", bootstrap_server),
-        "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
-        "auto_offset_reset": ("from_beginning", "earliest" if from_beginning else "latest"),
-        "client_id": (None, "kafkette-console-consumer"),
-        **({"group_id": ("group", group)} if group is not None else {}),
-    })
+    settings = sdk_settings(
+        Consumer,
+        properties=consumer_properties,
+        property_flag="--consumer-property",
+        flags={
+            "bootstrap_servers": ("bootstrap_server", bootstrap_server),
+            "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
+            "auto_offset_reset": ("from_beginning", "earliest" if from_beginning else "latest"),
+            "client_id": (None, "kafkette-console-consumer"),
+            **({"group_id": ("group", group)} if group is not None else {}),
+        },
+    )
     if settings.get("group_id") is not None and partition is not None:
         raise click.UsageError("Options group and partition cannot be specified together.")
     out = sys.stdout.buffer

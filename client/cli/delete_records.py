@@ -39,11 +39,11 @@ def parse_offset_json(text: str) -> dict[TopicPartition, int]:
             raise ValueError(f"Each partition entry must be an object, got {entry!r}")
         topic, partition, offset = entry.get("topic"), entry.get("partition"), entry.get("offset")
         if not isinstance(topic, str) or not topic:
-            raise ValueError(f"Partition entry {entry!r} needs a non-empty \"topic\" string")
+            raise ValueError(f'Partition entry {entry!r} needs a non-empty "topic" string')
         if type(partition) is not int or partition < 0:
-            raise ValueError(f"Partition entry {entry!r} needs a \"partition\" integer >= 0")
+            raise ValueError(f'Partition entry {entry!r} needs a "partition" integer >= 0')
         if type(offset) is not int or offset < -1:
-            raise ValueError(f"Partition entry {entry!r} needs an \"offset\" integer >= -1")
+            raise ValueError(f'Partition entry {entry!r} needs an "offset" integer >= -1')
         tp = TopicPartition(topic, partition)
         if tp in offsets:
             raise ValueError(f"Offset JSON file contains duplicate topic partitions: {tp}")
@@ -54,10 +54,19 @@ def parse_offset_json(text: str) -> dict[TopicPartition, int]:
 
 
 @click.command("delete-records")
-@click.option("--offset-json-file", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help='JSON file: {"partitions": [{"topic": T, "partition": N, "offset": O}], "version": 1}.')
-@click.option("--timeout-ms", type=click.IntRange(0), default=30000, show_default=True,
-              help="How long each leader may wait for its followers (ms).")
+@click.option(
+    "--offset-json-file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help='JSON file: {"partitions": [{"topic": T, "partition": N, "offset": O}], "version": 1}.',
+)
+@click.option(
+    "--timeout-ms",
+    type=click.IntRange(0),
+    default=30000,
+    show_default=True,
+    help="How long each leader may wait for its followers (ms).",
+)
 @bootstrap_server_option
 def delete_records(offset_json_file: Path, timeout_ms: int, bootstrap_server: str) -> None:
     """Delete every record below the offsets named in the JSON file."""

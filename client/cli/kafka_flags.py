@@ -30,7 +30,7 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
     "--delete": "action flags are subcommands: kafkette topics delete --topic NAME",
     "--topic-id": "topics are named with --topic NAME",
     "--topics-with-overrides": "not supported yet; kafkette topics describe prints each topic's overrides "
-                               "after Configs:",
+    "after Configs:",
     "--exclude-internal": "not supported yet; kafkette topics list prints every topic",
     "--at-min-isr-partitions": "not supported yet; use --under-replicated-partitions or --unavailable-partitions",
     "--under-min-isr-partitions": "not supported yet; use --under-replicated-partitions or --unavailable-partitions",
@@ -84,14 +84,17 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
 # (command path after "kafkette", flag) -> advice; a path names its subcommands too ("topics": every
 # topics command).  The longest matching path wins over KAFKA_FLAG_ADVICE.
 COMMAND_FLAG_ADVICE: dict[tuple[str, str], str] = {
-    ("produce", "--timeout"): "kafka-console-producer.sh's --timeout is how long a batch waits: use --linger-ms",
+    (
+        "produce",
+        "--timeout",
+    ): "kafka-console-producer.sh's --timeout is how long a batch waits: use --linger-ms",
     ("perf produce", "--timeout"): "use --request-timeout-ms",
     ("topics", "--timeout"): "use --request-timeout-ms",
     ("cluster status", "--timeout"): "use --request-timeout-ms",
     ("configs", "--timeout"): "use --request-timeout-ms",
     ("metadata-quorum", "--timeout"): "use --request-timeout-ms",
     ("perf consume", "--group"): "perf consume reads every partition without a group; kafkette consume "
-                                 "takes --group",
+    "takes --group",
     ("configs", "--group"): "only topic and broker configs exist (group configs are not supported yet)",
     ("consumer-groups", "--timeout"): "use --request-timeout-ms",
     ("consumer-groups", "--offsets"): "--describe prints the offsets view by default",
@@ -115,8 +118,10 @@ def advice_for(flag: str, command_path: str) -> str | None:
     """
     words = command_path.split()[1:]  # without the program name
     paths = (" ".join(words[:n]) for n in range(len(words), 0, -1))  # "perf consume", then "perf"
-    advice = next((COMMAND_FLAG_ADVICE[(path, flag)] for path in paths if (path, flag) in COMMAND_FLAG_ADVICE),
-                  KAFKA_FLAG_ADVICE.get(flag))
+    advice = next(
+        (COMMAND_FLAG_ADVICE[(path, flag)] for path in paths if (path, flag) in COMMAND_FLAG_ADVICE),
+        KAFKA_FLAG_ADVICE.get(flag),
+    )
     if advice is None:
         return None
     return f"{command_path} does not take Kafka's {flag}: {advice}"

@@ -75,9 +75,14 @@ class DefaultMessageFormatter:
         if self.print_offset:
             fields.append(f"Offset:{record.offset}".encode())
         if self.print_headers:
-            fields.append(self.headers_separator.join(
-                key.encode() + b":" + (self.null_literal if value is None else value) for key, value in record.headers
-            ) if record.headers else b"NO_HEADERS")
+            fields.append(
+                self.headers_separator.join(
+                    key.encode() + b":" + (self.null_literal if value is None else value)
+                    for key, value in record.headers
+                )
+                if record.headers
+                else b"NO_HEADERS"
+            )
         if self.print_key:
             fields.append(self.null_literal if record.key is None else record.key)
         if self.print_value:

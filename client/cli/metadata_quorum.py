@@ -29,7 +29,10 @@ def status_lines(cluster_id: str | None, info: QuorumInfo, now_ms: int) -> list[
         ("MaxFollowerLag", info.max_follower_lag()),
         ("MaxFollowerLagTimeMs", info.max_follower_lag_time_ms(now_ms)),
         ("CurrentVoters", "[" + ",".join(str(v) for v in sorted(v.replica_id for v in info.voters)) + "]"),
-        ("CurrentObservers", "[" + ",".join(str(o) for o in sorted(o.replica_id for o in info.observers)) + "]"),
+        (
+            "CurrentObservers",
+            "[" + ",".join(str(o) for o in sorted(o.replica_id for o in info.observers)) + "]",
+        ),
     ]
     return [f"{name + ':':<24}{value}" for name, value in fields]
 
@@ -40,8 +43,16 @@ def replication_rows(info: QuorumInfo) -> list[list[object]]:
     rows: list[list[object]] = []
     for replica, kind in [*((v, "Follower") for v in voters), *((o, "Observer") for o in info.observers)]:
         status = "Leader" if replica.replica_id == info.leader_id else kind
-        rows.append([replica.replica_id, replica.log_end_offset, info.lag(replica), replica.last_fetch_timestamp,
-                     replica.last_caught_up_timestamp, status])
+        rows.append(
+            [
+                replica.replica_id,
+                replica.log_end_offset,
+                info.lag(replica),
+                replica.last_fetch_timestamp,
+                replica.last_caught_up_timestamp,
+                status,
+            ]
+        )
     return rows
 
 
@@ -51,11 +62,17 @@ def metadata_quorum() -> None:
 
 
 @metadata_quorum.command("describe")
-@click.option("--status", "show_status", is_flag=True, help="Leader, epoch, high watermark, lag, voters, observers.")
-@click.option("--replication", "show_replication", is_flag=True, help="Log end offset and lag of every replica.")
+@click.option(
+    "--status", "show_status", is_flag=True, help="Leader, epoch, high watermark, lag, voters, observers."
+)
+@click.option(
+    "--replication", "show_replication", is_flag=True, help="Log end offset and lag of every replica."
+)
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
-def describe(show_status: bool, show_replication: bool, request_timeout_ms: int, bootstrap_server: str) -> None:
+def describe(
+    show_status: bool, show_replication: bool, request_timeout_ms: int, bootstrap_server: str
+) -> None:
     """Describe the metadata quorum (one of --status and --replication)."""
     from tabulate import tabulate  # only --replication needs it
 
@@ -71,5 +88,17 @@ def describe(show_status: bool, show_replication: bool, request_timeout_ms: int,
     if show_status:
         click.echo("\n".join(status_lines(cluster_id, info, int(time.time() * 1000))))
         return
-    click.echo(tabulate(replication_rows(info), tablefmt="plain", headers=[
-        "NodeId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp", "Status"]))
+    click.echo(
+        tabulate(
+            replication_rows(info),
+            tablefmt="plain",
+            headers=[
+                "NodeId",
+                "LogEndOffset",
+                "Lag",
+                "LastFetchTimestamp",
+                "LastCaughtUpTimestamp",
+                "Status",
+            ],
+        )
+    )

@@ -102,13 +102,15 @@ class ProduceStats:
             ``N records sent, X records/sec (Y MB/sec), Z ms avg latency, W ms max latency.``
             (latencies in ms, one decimal, as Kafka prints them; MB = 2**20 bytes).
         """
-        window = self.latencies_ms[self._window_start_index:]
+        window = self.latencies_ms[self._window_start_index :]
         self._window_start_index = len(self.latencies_ms)
         count = len(window)
         rate = count / elapsed_s if elapsed_s > 0 else 0.0
-        return (f"{count} records sent, {rate:.1f} records/sec ({rate * record_size / MB:.2f} MB/sec), "
-                f"{sum(window) / count if count else 0.0:.1f} ms avg latency, "
-                f"{max(window) if count else 0.0:.1f} ms max latency.")
+        return (
+            f"{count} records sent, {rate:.1f} records/sec ({rate * record_size / MB:.2f} MB/sec), "
+            f"{sum(window) / count if count else 0.0:.1f} ms avg latency, "
+            f"{max(window) if count else 0.0:.1f} ms max latency."
+        )
 
     def figures(self, num_records: int, record_size: int, elapsed_s: float) -> dict[str, float]:
         """Throughput and latency of a run, the figures the benchmark tables.
@@ -125,10 +127,14 @@ class ProduceStats:
         lat = sorted(self.latencies_ms)
         rate = num_records / elapsed_s if elapsed_s > 0 else 0.0
         return {
-            "records_per_s": rate, "mb_per_s": rate * record_size / MB,
-            "avg_ms": sum(lat) / len(lat) if lat else 0.0, "max_ms": lat[-1] if lat else 0.0,
-            "p50_ms": percentile(lat, 0.5), "p95_ms": percentile(lat, 0.95),
-            "p99_ms": percentile(lat, 0.99), "p999_ms": percentile(lat, 0.999),
+            "records_per_s": rate,
+            "mb_per_s": rate * record_size / MB,
+            "avg_ms": sum(lat) / len(lat) if lat else 0.0,
+            "max_ms": lat[-1] if lat else 0.0,
+            "p50_ms": percentile(lat, 0.5),
+            "p95_ms": percentile(lat, 0.95),
+            "p99_ms": percentile(lat, 0.99),
+            "p999_ms": percentile(lat, 0.999),
         }
 
     def summary(self, num_records: int, record_size: int, elapsed_s: float) -> str:
@@ -142,8 +148,9 @@ class ProduceStats:
         )
 
 
-async def report_windows(stats: ProduceStats, record_size: int, stream: IO[str],
-                         interval_s: float = REPORTING_INTERVAL_S) -> None:
+async def report_windows(
+    stats: ProduceStats, record_size: int, stream: IO[str], interval_s: float = REPORTING_INTERVAL_S
+) -> None:
     """Print ``stats.window`` to ``stream`` every ``interval_s`` seconds until cancelled
     (ProducerPerformance's progress lines, for a stderr that is not a terminal)."""
     started = time.perf_counter()
@@ -155,8 +162,9 @@ async def report_windows(stats: ProduceStats, record_size: int, stream: IO[str],
 
 
 @contextlib.asynccontextmanager
-async def windows_unless_terminal(stats: ProduceStats, record_size: int,
-                                  stream: IO[str] | None = None) -> AsyncIterator[None]:
+async def windows_unless_terminal(
+    stats: ProduceStats, record_size: int, stream: IO[str] | None = None
+) -> AsyncIterator[None]:
     """Report ``stats``' windows to ``stream`` (default stderr) while the block runs, unless it
     is a terminal (the progress bar is drawn there instead); the reporting task is a
     ``ShutdownableTask``, shut down (bounded) on the way out."""
@@ -185,30 +193,52 @@ def perf() -> None:
 @click.option("--topic", required=True)
 @click.option("--num-records", type=click.IntRange(1), required=True)
 @click.option("--record-size", type=click.IntRange(0), required=True, help="Value size (bytes).")
-@click.option("--throughput", type=int, default=-1, show_default=True,
-              help="Max records/s; -1 for no limit.")
+@click.option("--throughput", type=int, default=-1, show_default=True, help="Max records/s; -1 for no limit.")
 @acks_option()
-@click.option("--batch-size", type=click.IntRange(1), default=16384, show_default=True, help="Bytes per batch.")
+@click.option(
+    "--batch-size", type=click.IntRange(1), default=16384, show_default=True, help="Bytes per batch."
+)
 @click.option("--linger-ms", type=click.IntRange(0), default=5, show_default=True)
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
-@click.option("--compression-type", type=click.Choice(list(CODEC_BY_NAME)), default="none", show_default=True,
-              help="Codec of each batch (the producer's compression.type).")
+@click.option(
+    "--compression-type",
+    type=click.Choice(list(CODEC_BY_NAME)),
+    default="none",
+    show_default=True,
+    help="Codec of each batch (the producer's compression.type).",
+)
 @command_config_alias_option("--producer.config")
 @bootstrap_server_option
-def produce(topic: str, num_records: int, record_size: int, throughput: int, acks: str, batch_size: int,
-            linger_ms: int, request_timeout_ms: int, compression_type: str, bootstrap_server: str) -> None:
+def produce(
+    topic: str,
+    num_records: int,
+    record_size: int,
+    throughput: int,
+    acks: str,
+    batch_size: int,
+    linger_ms: int,
+    request_timeout_ms: int,
+    compression_type: str,
+    bootstrap_server: str,
+) -> None:
     """Produce NUM-RECORDS records of RECORD-SIZE bytes and report throughput and latency."""
     if throughput == 0 or throughput < -1:
         raise click.UsageError("--throughput must be a positive number of records/s, or -1")
     rng = random.Random(0)
     payload = bytes(rng.randrange(65, 91) for _ in range(record_size))
 
-    settings = sdk_settings(Producer, flags={
-        "bootstrap_servers": ("bootstrap_server", bootstrap_server), "acks": ("acks", acks),
-        "linger_ms": ("linger_ms", linger_ms), "max_batch_size": ("batch_size", batch_size),
-        "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
-        "compression_type": ("compression_type", compression_type), "client_id": (None, "kafkette-perf-producer"),
-    })
+    settings = sdk_settings(
+        Producer,
+        flags={
+            "bootstrap_servers": ("bootstrap_server", bootstrap_server),
+            "acks": ("acks", acks),
+            "linger_ms": ("linger_ms", linger_ms),
+            "max_batch_size": ("batch_size", batch_size),
+            "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
+            "compression_type": ("compression_type", compression_type),
+            "client_id": (None, "kafkette-perf-producer"),
+        },
+    )
 
     async def run() -> str:
         stats = ProduceStats()
@@ -243,21 +273,37 @@ def produce(topic: str, num_records: int, record_size: int, throughput: int, ack
 @perf.command("consume")
 @click.option("--topic", required=True)
 @click.option("--messages", type=click.IntRange(1), required=True, help="Records to consume.")
-@click.option("--timeout-ms", type=click.IntRange(1), default=10000, show_default=True,
-              help="Give up when no record arrives for this long (ms).")
+@click.option(
+    "--timeout-ms",
+    type=click.IntRange(1),
+    default=10000,
+    show_default=True,
+    help="Give up when no record arrives for this long (ms).",
+)
 @click.option("--fetch-max-wait-ms", type=click.IntRange(0), default=500, show_default=True)
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @command_config_alias_option("--consumer.config")
 @bootstrap_server_option
-def consume(topic: str, messages: int, timeout_ms: int, fetch_max_wait_ms: int, request_timeout_ms: int,
-            bootstrap_server: str) -> None:
+def consume(
+    topic: str,
+    messages: int,
+    timeout_ms: int,
+    fetch_max_wait_ms: int,
+    request_timeout_ms: int,
+    bootstrap_server: str,
+) -> None:
     """Consume MESSAGES records from the beginning of TOPIC and report throughput."""
 
-    settings = sdk_settings(Consumer, flags={
-        "bootstrap_servers": ("bootstrap_server", bootstrap_server), "auto_offset_reset": (None, "earliest"),
-        "fetch_max_wait_ms": ("fetch_max_wait_ms", fetch_max_wait_ms),
-        "request_timeout_ms": ("request_timeout_ms", request_timeout_ms), "client_id": (None, "kafkette-perf-consumer"),
-    })
+    settings = sdk_settings(
+        Consumer,
+        flags={
+            "bootstrap_servers": ("bootstrap_server", bootstrap_server),
+            "auto_offset_reset": (None, "earliest"),
+            "fetch_max_wait_ms": ("fetch_max_wait_ms", fetch_max_wait_ms),
+            "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
+            "client_id": (None, "kafkette-perf-consumer"),
+        },
+    )
 
     async def run() -> tuple[int, int, float]:
         count = 0
@@ -288,7 +334,9 @@ def consume(topic: str, messages: int, timeout_ms: int, fetch_max_wait_ms: int, 
     rate = count / elapsed if elapsed > 0 else 0.0
     click.echo("data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, elapsed.sec")
     click.echo(f"{mb:.4f}, {mb / elapsed if elapsed > 0 else 0.0:.4f}, {count}, {rate:.1f}, {elapsed:.3f}")
-    click.echo(f"{count} records consumed, {rate:.1f} records/sec ({mb / elapsed if elapsed > 0 else 0:.2f} MB/sec)")
+    click.echo(
+        f"{count} records consumed, {rate:.1f} records/sec ({mb / elapsed if elapsed > 0 else 0:.2f} MB/sec)"
+    )
     if count < messages:
         raise click.ClickException(f"Only {count} of {messages} records consumed before --timeout-ms expired")
 
@@ -323,8 +371,9 @@ class EndToEndStats:
         )
 
 
-async def _receive_all(consumer: Consumer, stats: EndToEndStats, num_records: int,
-                       sending_done: asyncio.Event, timeout_ms: int) -> None:
+async def _receive_all(
+    consumer: Consumer, stats: EndToEndStats, num_records: int, sending_done: asyncio.Event, timeout_ms: int
+) -> None:
     """Consume until ``num_records`` carried a send time, or nothing came for ``timeout_ms``
     after the last send (returns early then; the caller reports the shortfall)."""
     loop = asyncio.get_running_loop()
@@ -346,20 +395,40 @@ async def _receive_all(consumer: Consumer, stats: EndToEndStats, num_records: in
 @perf.command("end-to-end")
 @click.option("--topic", required=True)
 @click.option("--num-records", type=click.IntRange(1), required=True)
-@click.option("--record-size", type=click.IntRange(SEND_TIME.size), default=100, show_default=True,
-              help="Value size (bytes); the first 8 hold the send time.")
-@click.option("--throughput", type=click.IntRange(1), default=10000, show_default=True,
-              help="Records/s sent.")
+@click.option(
+    "--record-size",
+    type=click.IntRange(SEND_TIME.size),
+    default=100,
+    show_default=True,
+    help="Value size (bytes); the first 8 hold the send time.",
+)
+@click.option(
+    "--throughput", type=click.IntRange(1), default=10000, show_default=True, help="Records/s sent."
+)
 @acks_option()
 @click.option("--linger-ms", type=click.IntRange(0), default=0, show_default=True)
 @click.option("--fetch-max-wait-ms", type=click.IntRange(0), default=500, show_default=True)
-@click.option("--timeout-ms", type=click.IntRange(1), default=10000, show_default=True,
-              help="After the last send, give up when no record arrives for this long (ms).")
+@click.option(
+    "--timeout-ms",
+    type=click.IntRange(1),
+    default=10000,
+    show_default=True,
+    help="After the last send, give up when no record arrives for this long (ms).",
+)
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
-def end_to_end(topic: str, num_records: int, record_size: int, throughput: int, acks: str, linger_ms: int,
-               fetch_max_wait_ms: int, timeout_ms: int, request_timeout_ms: int,
-               bootstrap_server: str) -> None:
+def end_to_end(
+    topic: str,
+    num_records: int,
+    record_size: int,
+    throughput: int,
+    acks: str,
+    linger_ms: int,
+    fetch_max_wait_ms: int,
+    timeout_ms: int,
+    request_timeout_ms: int,
+    bootstrap_server: str,
+) -> None:
     """Send NUM-RECORDS at THROUGHPUT records/s and report latency from send to receipt.
 
     A consumer in the same process is assigned every partition of TOPIC at its end
@@ -367,14 +436,30 @@ def end_to_end(topic: str, num_records: int, record_size: int, throughput: int, 
     p99.9 in ms, as Kafka's EndToEndLatency tool.
     """
     padding = b"x" * (record_size - SEND_TIME.size)
-    common = {"bootstrap_servers": ("bootstrap_server", bootstrap_server),
-              "request_timeout_ms": ("request_timeout_ms", request_timeout_ms)}
-    consumer_settings = sdk_settings(Consumer, flags={
-        **common, "auto_offset_reset": (None, "latest"), "fetch_max_wait_ms": ("fetch_max_wait_ms", fetch_max_wait_ms),
-        "client_id": (None, "kafkette-perf-end-to-end-consumer")}, shared_with=(Producer,))
-    producer_settings = sdk_settings(Producer, flags={
-        **common, "acks": ("acks", acks), "linger_ms": ("linger_ms", linger_ms),
-        "client_id": (None, "kafkette-perf-end-to-end-producer")}, shared_with=(Consumer,))
+    common = {
+        "bootstrap_servers": ("bootstrap_server", bootstrap_server),
+        "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
+    }
+    consumer_settings = sdk_settings(
+        Consumer,
+        flags={
+            **common,
+            "auto_offset_reset": (None, "latest"),
+            "fetch_max_wait_ms": ("fetch_max_wait_ms", fetch_max_wait_ms),
+            "client_id": (None, "kafkette-perf-end-to-end-consumer"),
+        },
+        shared_with=(Producer,),
+    )
+    producer_settings = sdk_settings(
+        Producer,
+        flags={
+            **common,
+            "acks": ("acks", acks),
+            "linger_ms": ("linger_ms", linger_ms),
+            "client_id": (None, "kafkette-perf-end-to-end-producer"),
+        },
+        shared_with=(Consumer,),
+    )
 
     async def run() -> tuple[EndToEndStats, float]:
         stats = EndToEndStats()
@@ -392,7 +477,8 @@ def end_to_end(topic: str, num_records: int, record_size: int, throughput: int, 
                     failures.append(fut.exception())
 
             receiver = asyncio.create_task(
-                _receive_all(consumer, stats, num_records, sending_done, timeout_ms))
+                _receive_all(consumer, stats, num_records, sending_done, timeout_ms)
+            )
             try:
                 perf_counter = time.perf_counter
                 start = perf_counter()
@@ -409,8 +495,9 @@ def end_to_end(topic: str, num_records: int, record_size: int, throughput: int, 
                 if failures:
                     raise failures[0]
                 sending_done.set()
-                await asyncio.wait_for(asyncio.shield(receiver),
-                                       timeout=(timeout_ms + request_timeout_ms) / 1000)
+                await asyncio.wait_for(
+                    asyncio.shield(receiver), timeout=(timeout_ms + request_timeout_ms) / 1000
+                )
                 elapsed = perf_counter() - start
             finally:
                 if not receiver.done():
@@ -425,4 +512,5 @@ def end_to_end(topic: str, num_records: int, record_size: int, throughput: int, 
     received = len(stats.latencies_ms)
     if received < num_records:
         raise click.ClickException(
-            f"Only {received} of {num_records} records received before --timeout-ms expired")
+            f"Only {received} of {num_records} records received before --timeout-ms expired"
+        )

@@ -61,7 +61,8 @@ async def stdin_lines(stdin: BinaryIO) -> AsyncIterator[bytes]:
         reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
         try:
             transport, _ = await asyncio.get_running_loop().connect_read_pipe(
-                lambda: asyncio.StreamReaderProtocol(reader), stdin)
+                lambda: asyncio.StreamReaderProtocol(reader), stdin
+            )
         except (OSError, ValueError):  # the event loop cannot poll it: read it directly
             transport = None
     if transport is None:
@@ -98,7 +99,9 @@ def key_separator_from(key_separator: str | None, properties: tuple[str, ...]) -
     props = dict(parse_key_value(p, "--property") for p in properties)
     unknown = sorted(set(props) - set(SUPPORTED_PROPERTIES))
     if unknown:
-        raise click.UsageError(f"Unknown --property {unknown[0]!r} (supported: {', '.join(SUPPORTED_PROPERTIES)})")
+        raise click.UsageError(
+            f"Unknown --property {unknown[0]!r} (supported: {', '.join(SUPPORTED_PROPERTIES)})"
+        )
     if key_separator is not None:
         if not key_separator:
             raise click.UsageError("--key-separator must not be empty")
@@ -126,41 +129,95 @@ def delivery_failure(exc: BaseException) -> BaseException:
 @click.option("--key-separator", default=None, help="Split each line into key and value at the first S.")
 @acks_option("--request-required-acks")
 @click.option("--linger-ms", type=click.IntRange(0), default=5, show_default=True)
-@click.option("--batch-size", type=click.IntRange(1), default=16384, show_default=True, help="Bytes per batch.")
-@click.option("--property", "properties", multiple=True, metavar="KEY=VALUE",
-              help="parse.key=true and key.separator=S, as in kafka-console-producer.")
-@click.option("--producer-property", "producer_properties", multiple=True, metavar="KEY=VALUE",
-              help="Kafka producer property (linger.ms=10, enable.idempotence=false, ...); repeatable.")
+@click.option(
+    "--batch-size", type=click.IntRange(1), default=16384, show_default=True, help="Bytes per batch."
+)
+@click.option(
+    "--property",
+    "properties",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="parse.key=true and key.separator=S, as in kafka-console-producer.",
+)
+@click.option(
+    "--producer-property",
+    "producer_properties",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Kafka producer property (linger.ms=10, enable.idempotence=false, ...); repeatable.",
+)
 @command_config_alias_option("--producer.config")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
-@click.option("--delivery-timeout-ms", type=click.IntRange(1), default=120000, show_default=True,
-              help="A record not acknowledged this long after it was read fails the command "
-                   "(Kafka's delivery.timeout.ms); retries happen within it.")
-@click.option("--retries", "--message-send-max-retries", "retries", type=click.IntRange(0), default=DEFAULT_RETRIES,
-              show_default=True, help="Times a batch is sent again after a retriable error (Kafka's retries); "
-                                      "the default retries until --delivery-timeout-ms.")
-@click.option("--retry-backoff-ms", type=click.IntRange(0), default=100, show_default=True,
-              help="Pause before a batch's first retry (ms); it doubles per retry up to retry.backoff.max.ms "
-                   "(1000), with 20% jitter.")
-@click.option("--compression-codec", type=click.Choice(list(CODEC_BY_NAME)), default="none", show_default=True,
-              is_flag=False, flag_value="gzip",
-              help="Codec of each batch; given without a value it is gzip, as in kafka-console-producer.")
+@click.option(
+    "--delivery-timeout-ms",
+    type=click.IntRange(1),
+    default=120000,
+    show_default=True,
+    help="A record not acknowledged this long after it was read fails the command "
+    "(Kafka's delivery.timeout.ms); retries happen within it.",
+)
+@click.option(
+    "--retries",
+    "--message-send-max-retries",
+    "retries",
+    type=click.IntRange(0),
+    default=DEFAULT_RETRIES,
+    show_default=True,
+    help="Times a batch is sent again after a retriable error (Kafka's retries); "
+    "the default retries until --delivery-timeout-ms.",
+)
+@click.option(
+    "--retry-backoff-ms",
+    type=click.IntRange(0),
+    default=100,
+    show_default=True,
+    help="Pause before a batch's first retry (ms); it doubles per retry up to retry.backoff.max.ms "
+    "(1000), with 20% jitter.",
+)
+@click.option(
+    "--compression-codec",
+    type=click.Choice(list(CODEC_BY_NAME)),
+    default="none",
+    show_default=True,
+    is_flag=False,
+    flag_value="gzip",
+    help="Codec of each batch; given without a value it is gzip, as in kafka-console-producer.",
+)
 @bootstrap_server_option
-def produce(topic: str, key_separator: str | None, acks: str, linger_ms: int, batch_size: int,
-            properties: tuple[str, ...], producer_properties: tuple[str, ...], request_timeout_ms: int,
-            delivery_timeout_ms: int, retries: int, retry_backoff_ms: int, compression_codec: str,
-            bootstrap_server: str) -> None:
+def produce(
+    topic: str,
+    key_separator: str | None,
+    acks: str,
+    linger_ms: int,
+    batch_size: int,
+    properties: tuple[str, ...],
+    producer_properties: tuple[str, ...],
+    request_timeout_ms: int,
+    delivery_timeout_ms: int,
+    retries: int,
+    retry_backoff_ms: int,
+    compression_codec: str,
+    bootstrap_server: str,
+) -> None:
     """Send each line of standard input as one record to TOPIC."""
     separator = key_separator_from(key_separator, properties)
-    settings = sdk_settings(Producer, properties=producer_properties, property_flag="--producer-property", flags={
-        "bootstrap_servers": ("bootstrap_server", bootstrap_server), "acks": ("acks", acks),
-        "linger_ms": ("linger_ms", linger_ms), "max_batch_size": ("batch_size", batch_size),
-        "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
-        "delivery_timeout_ms": ("delivery_timeout_ms", delivery_timeout_ms),
-        "retries": ("retries", retries), "retry_backoff_ms": ("retry_backoff_ms", retry_backoff_ms),
-        "compression_type": ("compression_codec", compression_codec),
-        "client_id": (None, "kafkette-console-producer"),
-    })
+    settings = sdk_settings(
+        Producer,
+        properties=producer_properties,
+        property_flag="--producer-property",
+        flags={
+            "bootstrap_servers": ("bootstrap_server", bootstrap_server),
+            "acks": ("acks", acks),
+            "linger_ms": ("linger_ms", linger_ms),
+            "max_batch_size": ("batch_size", batch_size),
+            "request_timeout_ms": ("request_timeout_ms", request_timeout_ms),
+            "delivery_timeout_ms": ("delivery_timeout_ms", delivery_timeout_ms),
+            "retries": ("retries", retries),
+            "retry_backoff_ms": ("retry_backoff_ms", retry_backoff_ms),
+            "compression_type": ("compression_codec", compression_codec),
+            "client_id": (None, "kafkette-console-producer"),
+        },
+    )
     stdin = sys.stdin.buffer
     size = input_size_bytes(stdin)
 

@@ -86,8 +86,9 @@ def _same_terminal(stream: IO[Any], other: IO[Any]) -> bool:
             return False
 
 
-def progress_bar(description: str, *, total: int | None = None, unit: str = "records",
-                 stream: IO[str] | None = None) -> ProgressBar:
+def progress_bar(
+    description: str, *, total: int | None = None, unit: str = "records", stream: IO[str] | None = None
+) -> ProgressBar:
     """A progress bar on ``stream`` (default stderr), a no-op unless it is a terminal.
 
     Args:
@@ -110,10 +111,20 @@ def progress_bar(description: str, *, total: int | None = None, unit: str = "rec
         sized = interactive and os.get_terminal_size(out.fileno()).columns > 0
     except (OSError, ValueError, AttributeError):
         sized = False
-    return ProgressBar(desc=description, total=total, unit=unit, unit_scale=unit == "B", unit_divisor=1024,
-                       file=out, disable=not interactive, mininterval=REFRESH_INTERVAL_S, leave=True,
-                       dynamic_ncols=sized, ncols=None if sized else DEFAULT_COLUMNS,
-                       nrows=None if sized else DEFAULT_ROWS)
+    return ProgressBar(
+        desc=description,
+        total=total,
+        unit=unit,
+        unit_scale=unit == "B",
+        unit_divisor=1024,
+        file=out,
+        disable=not interactive,
+        mininterval=REFRESH_INTERVAL_S,
+        leave=True,
+        dynamic_ncols=sized,
+        ncols=None if sized else DEFAULT_COLUMNS,
+        nrows=None if sized else DEFAULT_ROWS,
+    )
 
 
 def input_size_bytes(stream: IO[bytes]) -> int | None:

@@ -56,16 +56,24 @@ def remember_command_config(ctx: click.Context, param: click.Parameter, value: s
     elif given is None or given[1] == value:
         ctx.meta[COMMAND_CONFIG_KEY] = (flag, value)
     else:
-        raise click.UsageError(f"{given[0]} {given[1]} and {flag} {value} are two client properties files; give one")
+        raise click.UsageError(
+            f"{given[0]} {given[1]} and {flag} {value} are two client properties files; give one"
+        )
 
 
 def command_config_alias_option(flag: str) -> Callable[[F], F]:
     """Add ``flag FILE`` (``--producer.config``, ``--consumer.config``: Kafka's console and perf
     tools' name for it) as another spelling of ``--command-config FILE``."""
     return click.option(
-        flag, flag.lstrip("-").replace(".", "_").replace("-", "_"), default=None, metavar="FILE",
-        type=click.Path(exists=True, dir_okay=False), expose_value=False, callback=remember_command_config,
-        is_eager=True, help="Same as --command-config.",
+        flag,
+        flag.lstrip("-").replace(".", "_").replace("-", "_"),
+        default=None,
+        metavar="FILE",
+        type=click.Path(exists=True, dir_okay=False),
+        expose_value=False,
+        callback=remember_command_config,
+        is_eager=True,
+        help="Same as --command-config.",
     )
 
 
@@ -98,31 +106,48 @@ def bootstrap_server_option(func: F) -> F:
     passes_data_dir = "data_dir" in inspect.signature(func).parameters
 
     @functools.wraps(func)
-    def with_bootstrap_servers(*args: Any, bootstrap_server: str | None, data_dir: str | None, **kwargs: Any) -> Any:
+    def with_bootstrap_servers(
+        *args: Any, bootstrap_server: str | None, data_dir: str | None, **kwargs: Any
+    ) -> Any:
         ctx = click.get_current_context()
         command_config = ctx.meta.get(COMMAND_CONFIG_KEY)
-        bootstrap = resolve_bootstrap_servers(bootstrap_server=bootstrap_server, data_dir=data_dir,
-                                              command_config=command_config[1] if command_config else None)
+        bootstrap = resolve_bootstrap_servers(
+            bootstrap_server=bootstrap_server,
+            data_dir=data_dir,
+            command_config=command_config[1] if command_config else None,
+        )
         ctx.meta[BOOTSTRAP_KEY] = bootstrap
         if passes_data_dir:
             kwargs["data_dir"] = data_dir
         return func(*args, bootstrap_server=bootstrap.servers, **kwargs)
 
     wrapped: Callable[..., Any] = click.option(
-        "--command-config", default=None, metavar="FILE", type=click.Path(exists=True, dir_okay=False),
-        expose_value=False, callback=remember_command_config, is_eager=True,
+        "--command-config",
+        default=None,
+        metavar="FILE",
+        type=click.Path(exists=True, dir_okay=False),
+        expose_value=False,
+        callback=remember_command_config,
+        is_eager=True,
         help="Kafka client properties file (request.timeout.ms, client.id, ...); flags given win.",
     )(with_bootstrap_servers)
     wrapped = click.option(
-        "--data-dir", "data_dir", default=None, metavar="DIR", type=click.Path(file_okay=False),
+        "--data-dir",
+        "data_dir",
+        default=None,
+        metavar="DIR",
+        type=click.Path(file_okay=False),
         help="Bootstrap from the cluster 'kafkette cluster start --data-dir DIR' runs (DIR/cluster.json); "
-             "instead of --bootstrap-server.",
+        "instead of --bootstrap-server.",
     )(wrapped)
     wrapped = click.option(
-        "--bootstrap-server", "bootstrap_server", cls=BootstrapServerOption, default=None,
+        "--bootstrap-server",
+        "bootstrap_server",
+        cls=BootstrapServerOption,
+        default=None,
         metavar="HOST:PORT[,...]",
         help="Broker(s) to bootstrap from. Without it: --data-dir's cluster, else bootstrap.servers of "
-             "--command-config, else $KAFKETTE_BOOTSTRAP_SERVERS, else 127.0.0.1:9092.",
+        "--command-config, else $KAFKETTE_BOOTSTRAP_SERVERS, else 127.0.0.1:9092.",
     )(wrapped)
     return cast(F, wrapped)
 
@@ -137,9 +162,14 @@ def acks_option(*kafka_flags: str) -> Callable[[F], F]:
             (``--request-required-acks`` of kafka-console-producer).
     """
     return click.option(
-        "--acks", *kafka_flags, "acks", type=click.Choice(ACKS_CHOICES), default=DEFAULT_ACKS, show_default=True,
+        "--acks",
+        *kafka_flags,
+        "acks",
+        type=click.Choice(ACKS_CHOICES),
+        default=DEFAULT_ACKS,
+        show_default=True,
         help="Acknowledgements the leader waits for: all (-1) every in-sync replica, 1 the leader only, "
-             "0 none (the producer's acks).",
+        "0 none (the producer's acks).",
     )
 
 
@@ -150,8 +180,14 @@ def current_bootstrap_servers() -> BootstrapServers | None:
     return None if ctx is None else ctx.meta.get(BOOTSTRAP_KEY)
 
 
-def sdk_settings(target: type, *, properties: Sequence[str] = (), property_flag: str = "--property",
-                 flags: Mapping[str, tuple[str | None, Any]], shared_with: Sequence[type] = ()) -> dict[str, Any]:
+def sdk_settings(
+    target: type,
+    *,
+    properties: Sequence[str] = (),
+    property_flag: str = "--property",
+    flags: Mapping[str, tuple[str | None, Any]],
+    shared_with: Sequence[type] = (),
+) -> dict[str, Any]:
     """The keyword arguments for ``target`` (``Producer``, ``Consumer`` or ``AdminClient``).
 
     Precedence, lowest first: the command's flag defaults, ``--command-config FILE``,
@@ -181,12 +217,18 @@ def sdk_settings(target: type, *, properties: Sequence[str] = (), property_flag:
     command_config = ctx.meta.get(COMMAND_CONFIG_KEY)
 
     def own(props: dict[str, str]) -> dict[str, str]:
-        return {k: v for k, v in props.items()
-                if takes_property(target, k) or not any(takes_property(other, k) for other in shared_with)}
+        return {
+            k: v
+            for k, v in props.items()
+            if takes_property(target, k) or not any(takes_property(other, k) for other in shared_with)
+        }
 
     try:
-        settings = client_settings(own(read_properties_file(command_config[1])), target, source=command_config[1]) \
-            if command_config else {}
+        settings = (
+            client_settings(own(read_properties_file(command_config[1])), target, source=command_config[1])
+            if command_config
+            else {}
+        )
         given = dict(parse_key_value(p, property_flag) for p in properties)
         settings.update(client_settings(own(given), target, source=property_flag) if given else {})
     except ValueError as exc:
@@ -208,8 +250,10 @@ def admin_client(bootstrap_server: str, request_timeout_ms: int | None, client_i
     """
     from kafkette.client.admin import AdminClient  # the CLI's commands import this module first
 
-    flags: dict[str, tuple[str | None, Any]] = {"bootstrap_servers": ("bootstrap_server", bootstrap_server),
-                                         "client_id": (None, client_id)}
+    flags: dict[str, tuple[str | None, Any]] = {
+        "bootstrap_servers": ("bootstrap_server", bootstrap_server),
+        "client_id": (None, client_id),
+    }
     if request_timeout_ms is not None:
         flags["request_timeout_ms"] = ("request_timeout_ms", request_timeout_ms)
     return AdminClient(**sdk_settings(AdminClient, flags=flags))
@@ -229,6 +273,7 @@ def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
     """
     try:
         import uvloop
+
         loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = uvloop.new_event_loop
     except ImportError:  # pragma: no cover - uvloop is a runtime dependency
         loop_factory = None

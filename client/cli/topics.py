@@ -60,7 +60,9 @@ def parse_replica_assignment(text: str) -> dict[int, list[int]]:
     for partition, group in enumerate(text.strip().split(",")):
         parts = [p.strip() for p in group.split(":")]
         if not group.strip() or any(not p for p in parts):
-            raise ValueError(f"Invalid --replica-assignment {text!r}: partition {partition} has an empty broker id")
+            raise ValueError(
+                f"Invalid --replica-assignment {text!r}: partition {partition} has an empty broker id"
+            )
         try:
             brokers = [int(p) for p in parts]
         except ValueError:
@@ -82,8 +84,9 @@ def parse_replica_assignment(text: str) -> dict[int, list[int]]:
     return assignment
 
 
-def check_create_arguments(partitions: int | None, replication_factor: int | None,
-                           replica_assignment: str | None) -> dict[int, list[int]] | None:
+def check_create_arguments(
+    partitions: int | None, replication_factor: int | None, replica_assignment: str | None
+) -> dict[int, list[int]] | None:
     """Validate ``topics create`` flags the way TopicCommand does.
 
     Returns:
@@ -113,15 +116,22 @@ def describe_table(descriptions: dict[str, TopicDescription]) -> str:
     from tabulate import tabulate  # only `topics describe` needs it
 
     rows = [
-        [d.name, p.partition, p.leader if p.leader >= 0 else "none",
-         ",".join(map(str, p.replicas)), ",".join(map(str, p.isr))]
+        [
+            d.name,
+            p.partition,
+            p.leader if p.leader >= 0 else "none",
+            ",".join(map(str, p.replicas)),
+            ",".join(map(str, p.isr)),
+        ]
         for d in descriptions.values()
         for p in d.partitions
     ]
     return tabulate(rows, headers=["Topic", "Partition", "Leader", "Replicas", "Isr"], tablefmt="plain")
 
 
-def check_alter_arguments(partitions: int | None, replica_assignment: str | None) -> dict[int, list[int]] | None:
+def check_alter_arguments(
+    partitions: int | None, replica_assignment: str | None
+) -> dict[int, list[int]] | None:
     """Validate ``topics alter`` flags the way TopicCommand does.
 
     Returns:
@@ -183,8 +193,13 @@ def colliding_topics(name: str, existing: list[str]) -> list[str]:
     return sorted(t for t in existing if t != name and t.replace(".", "_") == unified)
 
 
-def filter_partitions(descriptions: dict[str, TopicDescription], live_brokers: set[int], *,
-                      under_replicated: bool, unavailable: bool) -> dict[str, TopicDescription]:
+def filter_partitions(
+    descriptions: dict[str, TopicDescription],
+    live_brokers: set[int],
+    *,
+    under_replicated: bool,
+    unavailable: bool,
+) -> dict[str, TopicDescription]:
     """Keep the partitions matching any requested filter (TopicCommand's describe options).
 
     A partition is under-replicated when its ISR is smaller than its replica list, and
@@ -193,7 +208,8 @@ def filter_partitions(descriptions: dict[str, TopicDescription], live_brokers: s
     out: dict[str, TopicDescription] = {}
     for name, description in descriptions.items():
         kept = [
-            p for p in description.partitions
+            p
+            for p in description.partitions
             if (under_replicated and len(p.isr) < len(p.replicas))
             or (unavailable and (p.leader < 0 or p.leader not in live_brokers))
         ]
@@ -209,8 +225,10 @@ def topic_summary_line(description: TopicDescription, configs: dict[str, ConfigE
     overrides = ",".join(
         f"{e.name}={e.value}" for e in configs.values() if e.source == ConfigSource.DYNAMIC_TOPIC_CONFIG
     )
-    return (f"Topic: {description.name}\tPartitionCount: {len(description.partitions)}\t"
-            f"ReplicationFactor: {replication_factor}\tConfigs: {overrides}")
+    return (
+        f"Topic: {description.name}\tPartitionCount: {len(description.partitions)}\t"
+        f"ReplicationFactor: {replication_factor}\tConfigs: {overrides}"
+    )
 
 
 def resolve_topic_name(positional: str | None, option: str | None, *, required: bool) -> str | None:
@@ -235,8 +253,9 @@ def topic_name_argument(*, required: bool) -> Callable[[Callable[..., None]], Ca
         def command(*args: Any, name: str | None, topic: str | None, **kwargs: Any) -> None:
             func(*args, name=resolve_topic_name(name, topic, required=required), **kwargs)
 
-        command = click.option("--topic", "topic", default=None, metavar="NAME",
-                               help="The topic (same as the positional NAME).")(command)
+        command = click.option(
+            "--topic", "topic", default=None, metavar="NAME", help="The topic (same as the positional NAME)."
+        )(command)
         return click.argument("name", required=False)(command)
 
     return decorate
@@ -252,23 +271,43 @@ def topics() -> None:
 
 
 @topics.command("create")
-@click.option("--partitions", type=int, default=None, help="Number of partitions (default: broker's num.partitions).")
-@click.option("--replication-factor", type=int, default=None,
-              help="Replicas per partition (default: broker's default.replication.factor).")
-@click.option("--replica-assignment", default=None, metavar="B:B,B:B,...",
-              help="Manual assignment: comma-separated partitions, colon-separated broker ids.")
+@click.option(
+    "--partitions", type=int, default=None, help="Number of partitions (default: broker's num.partitions)."
+)
+@click.option(
+    "--replication-factor",
+    type=int,
+    default=None,
+    help="Replicas per partition (default: broker's default.replication.factor).",
+)
+@click.option(
+    "--replica-assignment",
+    default=None,
+    metavar="B:B,B:B,...",
+    help="Manual assignment: comma-separated partitions, colon-separated broker ids.",
+)
 @click.option("--config", "configs", multiple=True, metavar="KEY=VALUE", help="Topic config (repeatable).")
 @click.option("--if-not-exists", is_flag=True, help="Succeed silently when the topic exists.")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
 @topic_name_argument(required=True)
-def create(name: str, partitions: int | None, replication_factor: int | None, replica_assignment: str | None,
-           configs: tuple[str, ...], if_not_exists: bool, request_timeout_ms: int, bootstrap_server: str) -> None:
+def create(
+    name: str,
+    partitions: int | None,
+    replication_factor: int | None,
+    replica_assignment: str | None,
+    configs: tuple[str, ...],
+    if_not_exists: bool,
+    request_timeout_ms: int,
+    bootstrap_server: str,
+) -> None:
     """Create topic NAME."""
     assignment = check_create_arguments(partitions, replication_factor, replica_assignment)
     if "." in name or "_" in name:
-        click.echo("WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') "
-                   "could collide. To avoid issues it is best to use either, but not both.")
+        click.echo(
+            "WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') "
+            "could collide. To avoid issues it is best to use either, but not both."
+        )
     topic_configs = dict(parse_key_value(c, "--config") for c in configs)
     new_topic = NewTopic(
         name,
@@ -282,8 +321,10 @@ def create(name: str, partitions: int | None, replication_factor: int | None, re
         async with _admin(bootstrap_server, request_timeout_ms) as admin:
             if "." in name or "_" in name:
                 for other in colliding_topics(name, await admin.list_topics()):
-                    click.echo(f"WARNING: Topic {name} collides with existing topic {other}: '.' and '_' are the "
-                               "same character in metric names.")
+                    click.echo(
+                        f"WARNING: Topic {name} collides with existing topic {other}: '.' and '_' are the "
+                        "same character in metric names."
+                    )
             try:
                 await admin.create_topics([new_topic])
             except TopicAlreadyExistsError:
@@ -313,14 +354,22 @@ def list_(request_timeout_ms: int, bootstrap_server: str) -> None:
 
 
 @topics.command("describe")
-@click.option("--under-replicated-partitions", is_flag=True,
-              help="Only partitions whose ISR is smaller than their replica list.")
+@click.option(
+    "--under-replicated-partitions",
+    is_flag=True,
+    help="Only partitions whose ISR is smaller than their replica list.",
+)
 @click.option("--unavailable-partitions", is_flag=True, help="Only partitions without a live leader.")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
 @topic_name_argument(required=False)
-def describe(name: str | None, under_replicated_partitions: bool, unavailable_partitions: bool,
-             request_timeout_ms: int, bootstrap_server: str) -> None:
+def describe(
+    name: str | None,
+    under_replicated_partitions: bool,
+    unavailable_partitions: bool,
+    request_timeout_ms: int,
+    bootstrap_server: str,
+) -> None:
     """Describe topic NAME (default: every topic): configs and partitions."""
     filtering = under_replicated_partitions or unavailable_partitions
 
@@ -331,14 +380,19 @@ def describe(name: str | None, under_replicated_partitions: bool, unavailable_pa
             configs: dict[str, dict[str, ConfigEntry]] = {}
             if descriptions and not filtering:
                 described = await admin.describe_configs(
-                    [ConfigResource(ConfigResourceType.TOPIC, topic) for topic in descriptions])
+                    [ConfigResource(ConfigResourceType.TOPIC, topic) for topic in descriptions]
+                )
                 configs = {resource.name: entries for resource, entries in described.items()}
             return descriptions, configs, live
 
     descriptions, configs, live = run_coroutine(run())
     if filtering:
-        matching = filter_partitions(descriptions, live, under_replicated=under_replicated_partitions,
-                                     unavailable=unavailable_partitions)
+        matching = filter_partitions(
+            descriptions,
+            live,
+            under_replicated=under_replicated_partitions,
+            unavailable=unavailable_partitions,
+        )
         if matching:
             click.echo(describe_table(matching))
         return
@@ -350,14 +404,24 @@ def describe(name: str | None, under_replicated_partitions: bool, unavailable_pa
 
 @topics.command("alter")
 @click.option("--partitions", type=int, default=None, help="The new (larger) number of partitions.")
-@click.option("--replica-assignment", default=None, metavar="B:B,B:B,...",
-              help="Replicas of the partitions (all of them, existing first, or only the new ones).")
+@click.option(
+    "--replica-assignment",
+    default=None,
+    metavar="B:B,B:B,...",
+    help="Replicas of the partitions (all of them, existing first, or only the new ones).",
+)
 @click.option("--if-exists", is_flag=True, help="Do nothing when the topic does not exist.")
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
 @topic_name_argument(required=True)
-def alter(name: str, partitions: int | None, replica_assignment: str | None, if_exists: bool,
-          request_timeout_ms: int, bootstrap_server: str) -> None:
+def alter(
+    name: str,
+    partitions: int | None,
+    replica_assignment: str | None,
+    if_exists: bool,
+    request_timeout_ms: int,
+    bootstrap_server: str,
+) -> None:
     """Increase the partitions of topic NAME (CreatePartitions)."""
     assignment = check_alter_arguments(partitions, replica_assignment)
     total = int(partitions or 0)  # check_alter_arguments refused None
@@ -398,8 +462,10 @@ def delete(name: str, if_exists: bool, request_timeout_ms: int, bootstrap_server
                     return None
                 raise
             except RequestTimedOutError:
-                return (f"Topic {name} is marked for deletion; it is removed once every replica's broker "
-                        "has deleted it.")
+                return (
+                    f"Topic {name} is marked for deletion; it is removed once every replica's broker "
+                    "has deleted it."
+                )
             return f"Deleted topic {name}."
 
     message = run_coroutine(run())
@@ -413,13 +479,22 @@ def _partition_list(tps: list[TopicPartition]) -> str:
 
 @topics.command("elect-leaders")
 @click.option("--partition", type=click.IntRange(0), default=None, help="Only this partition of NAME.")
-@click.option("--election-type", type=click.Choice(["preferred", "unclean"], case_sensitive=False),
-              default="preferred", show_default=True)
+@click.option(
+    "--election-type",
+    type=click.Choice(["preferred", "unclean"], case_sensitive=False),
+    default="preferred",
+    show_default=True,
+)
 @click.option("--request-timeout-ms", type=click.IntRange(1), default=30000, show_default=True)
 @bootstrap_server_option
 @topic_name_argument(required=False)
-def elect_leaders(name: str | None, partition: int | None, election_type: str, request_timeout_ms: int,
-                  bootstrap_server: str) -> None:
+def elect_leaders(
+    name: str | None,
+    partition: int | None,
+    election_type: str,
+    request_timeout_ms: int,
+    bootstrap_server: str,
+) -> None:
     """Elect the preferred (or, unclean, any live) leader of NAME's partitions (default: all)."""
     if partition is not None and name is None:
         raise click.UsageError("Option --partition needs a topic: --topic NAME")
@@ -435,14 +510,23 @@ def elect_leaders(name: str | None, partition: int | None, election_type: str, r
     kind = election_type.upper()
     elected = [tp for tp, error in results.items() if error is None]
     not_needed = [tp for tp, error in results.items() if isinstance(error, ElectionNotNeededError)]
-    failed = {tp: error for tp, error in results.items()
-              if error is not None and not isinstance(error, ElectionNotNeededError)}
+    failed = {
+        tp: error
+        for tp, error in results.items()
+        if error is not None and not isinstance(error, ElectionNotNeededError)
+    }
     if elected:
-        click.echo(f"Successfully completed leader election ({kind}) for partitions {_partition_list(elected)}")
+        click.echo(
+            f"Successfully completed leader election ({kind}) for partitions {_partition_list(elected)}"
+        )
     if not_needed:
         click.echo(f"Valid replica already elected for partitions {_partition_list(not_needed)}")
     if not results:  # every partition asked (no topic): the controller leaves out those needing none
-        click.echo(f"Valid replica already elected for all partitions: no leader election ({kind}) was needed")
+        click.echo(
+            f"Valid replica already elected for all partitions: no leader election ({kind}) was needed"
+        )
     if failed:
         details = "; ".join(f"{tp}: {error}" for tp, error in failed.items())
-        raise click.ClickException(f"Leader election ({kind}) failed for {len(failed)} partition(s): {details}")
+        raise click.ClickException(
+            f"Leader election ({kind}) failed for {len(failed)} partition(s): {details}"
+        )

@@ -5,4 +5,11 @@ from kafkette.client.consumer.consumer_coordinator import ConsumerRebalanceListe
 from kafkette.client.consumer.fetcher import ConsumerRecord
 from kafkette.client.consumer.offset_fetcher import ListOffsetsResultInfo, OffsetAndTimestamp, OffsetSpec
 
-__all__ = ["Consumer", "ConsumerRebalanceListener", "ConsumerRecord", "ListOffsetsResultInfo", "OffsetAndTimestamp", "OffsetSpec"]
+__all__ = [
+    "Consumer",
+    "ConsumerRebalanceListener",
+    "ConsumerRecord",
+    "ListOffsetsResultInfo",
+    "OffsetAndTimestamp",
+    "OffsetSpec",
+]

@@ -30,8 +30,12 @@ class PartitionAssignor(Protocol):
     name: str
     rebalance_protocol: str  # EAGER: members give up every partition before a rebalance; COOPERATIVE: none
 
-    def assign(self, partitions_per_topic: Mapping[str, int], subscriptions: Mapping[str, Sequence[str]],
-               owned: Mapping[str, Sequence[TopicPartition]] | None = None) -> dict[str, list[TopicPartition]]:
+    def assign(
+        self,
+        partitions_per_topic: Mapping[str, int],
+        subscriptions: Mapping[str, Sequence[str]],
+        owned: Mapping[str, Sequence[TopicPartition]] | None = None,
+    ) -> dict[str, list[TopicPartition]]:
         """``{member_id: partitions}`` for every member.
 
         Args:
@@ -49,8 +53,12 @@ class RangeAssignor:
     name = "range"
     rebalance_protocol = EAGER
 
-    def assign(self, partitions_per_topic: Mapping[str, int], subscriptions: Mapping[str, Sequence[str]],
-               owned: Mapping[str, Sequence[TopicPartition]] | None = None) -> dict[str, list[TopicPartition]]:
+    def assign(
+        self,
+        partitions_per_topic: Mapping[str, int],
+        subscriptions: Mapping[str, Sequence[str]],
+        owned: Mapping[str, Sequence[TopicPartition]] | None = None,
+    ) -> dict[str, list[TopicPartition]]:
         out: dict[str, list[TopicPartition]] = {m: [] for m in subscriptions}
         for topic, count in sorted(partitions_per_topic.items()):
             members = sorted(m for m, topics in subscriptions.items() if topic in topics)
@@ -71,8 +79,12 @@ class RoundRobinAssignor:
     name = "roundrobin"
     rebalance_protocol = EAGER
 
-    def assign(self, partitions_per_topic: Mapping[str, int], subscriptions: Mapping[str, Sequence[str]],
-               owned: Mapping[str, Sequence[TopicPartition]] | None = None) -> dict[str, list[TopicPartition]]:
+    def assign(
+        self,
+        partitions_per_topic: Mapping[str, int],
+        subscriptions: Mapping[str, Sequence[str]],
+        owned: Mapping[str, Sequence[TopicPartition]] | None = None,
+    ) -> dict[str, list[TopicPartition]]:
         out: dict[str, list[TopicPartition]] = {m: [] for m in subscriptions}
         members = sorted(subscriptions)
         if not members:
@@ -96,20 +108,36 @@ class StickyAssignor:
     name = "sticky"
     rebalance_protocol = EAGER
 
-    def assign(self, partitions_per_topic: Mapping[str, int], subscriptions: Mapping[str, Sequence[str]],
-               owned: Mapping[str, Sequence[TopicPartition]] | None = None) -> dict[str, list[TopicPartition]]:
+    def assign(
+        self,
+        partitions_per_topic: Mapping[str, int],
+        subscriptions: Mapping[str, Sequence[str]],
+        owned: Mapping[str, Sequence[TopicPartition]] | None = None,
+    ) -> dict[str, list[TopicPartition]]:
         members = sorted(subscriptions)
         out: dict[str, list[TopicPartition]] = {m: [] for m in members}
-        partitions = sorted(TopicPartition(t, p) for t, n in partitions_per_topic.items() for p in range(n)
-                            if any(t in subscriptions[m] for m in members))
+        partitions = sorted(
+            TopicPartition(t, p)
+            for t, n in partitions_per_topic.items()
+            for p in range(n)
+            if any(t in subscriptions[m] for m in members)
+        )
         if not members or not partitions:
             return out
         existing = set(partitions)
-        valid = {m: [tp for tp in sorted((owned or {}).get(m, ())) if tp in existing and tp.topic in subscriptions[m]]
-                 for m in members}
+        valid = {
+            m: [
+                tp
+                for tp in sorted((owned or {}).get(m, ()))
+                if tp in existing and tp.topic in subscriptions[m]
+            ]
+            for m in members
+        }
         base, extra = divmod(len(partitions), len(members))
         taken: set[TopicPartition] = set()
-        for member in sorted(members, key=lambda m: (-len(valid[m]), m)):  # who keeps most gets a larger share
+        for member in sorted(
+            members, key=lambda m: (-len(valid[m]), m)
+        ):  # who keeps most gets a larger share
             quota = base + (1 if extra > 0 and len(valid[member]) > base else 0)
             extra -= quota - base
             for tp in valid[member]:
@@ -118,7 +146,9 @@ class StickyAssignor:
                     taken.add(tp)
         for tp in partitions:  # the rest to the least loaded member subscribed to its topic
             if tp not in taken:
-                member = min((m for m in members if tp.topic in subscriptions[m]), key=lambda m: (len(out[m]), m))
+                member = min(
+                    (m for m in members if tp.topic in subscriptions[m]), key=lambda m: (len(out[m]), m)
+                )
                 out[member].append(tp)
                 taken.add(tp)
         return {m: sorted(ps) for m, ps in out.items()}
@@ -131,8 +161,12 @@ class CooperativeStickyAssignor(StickyAssignor):
     name = "cooperative-sticky"
     rebalance_protocol = COOPERATIVE
 
-    def assign(self, partitions_per_topic: Mapping[str, int], subscriptions: Mapping[str, Sequence[str]],
-               owned: Mapping[str, Sequence[TopicPartition]] | None = None) -> dict[str, list[TopicPartition]]:
+    def assign(
+        self,
+        partitions_per_topic: Mapping[str, int],
+        subscriptions: Mapping[str, Sequence[str]],
+        owned: Mapping[str, Sequence[TopicPartition]] | None = None,
+    ) -> dict[str, list[TopicPartition]]:
         target = super().assign(partitions_per_topic, subscriptions, owned)
         owner = {tp: m for m, tps in (owned or {}).items() for tp in tps if m in target}
         return {m: [tp for tp in tps if owner.get(tp, m) == m] for m, tps in target.items()}
@@ -151,5 +185,7 @@ def assignor_for(name: str) -> PartitionAssignor:
     """
     cls = ASSIGNORS.get(name)
     if cls is None:
-        raise ValueError(f"Unknown partition.assignment.strategy {name!r}; known: {', '.join(sorted(ASSIGNORS))}")
+        raise ValueError(
+            f"Unknown partition.assignment.strategy {name!r}; known: {', '.join(sorted(ASSIGNORS))}"
+        )
     return cls()  # type: ignore[call-arg]

@@ -112,41 +112,63 @@ class Consumer:
         partition_assignment_strategy: Sequence[str | PartitionAssignor] = ("range",),
         group_instance_id: str | None = None,
     ) -> None:
-        fetch_config = FetchConfig(fetch_max_wait_ms, fetch_min_bytes, fetch_max_bytes, max_partition_fetch_bytes)
+        fetch_config = FetchConfig(
+            fetch_max_wait_ms, fetch_min_bytes, fetch_max_bytes, max_partition_fetch_bytes
+        )
         self.client_id = client_id or f"kafkette-consumer-{next(_client_ids)}"
         self._request_timeout_ms = request_timeout_ms
         self._subscriptions = SubscriptionState(auto_offset_reset)
         self._client = KafkaClient(
-            default_bootstrap_servers(bootstrap_servers), client_id=self.client_id,
+            default_bootstrap_servers(bootstrap_servers),
+            client_id=self.client_id,
             request_timeout_ms=request_timeout_ms,
-            retry_backoff_ms=retry_backoff_ms, metadata_max_age_ms=metadata_max_age_ms,
+            retry_backoff_ms=retry_backoff_ms,
+            metadata_max_age_ms=metadata_max_age_ms,
             allow_auto_topic_creation=allow_auto_create_topics,
-            retry_backoff_max_ms=retry_backoff_max_ms, reconnect_backoff_ms=reconnect_backoff_ms,
+            retry_backoff_max_ms=retry_backoff_max_ms,
+            reconnect_backoff_ms=reconnect_backoff_ms,
             reconnect_backoff_max_ms=reconnect_backoff_max_ms,
         )
-        self._offset_fetcher = OffsetFetcher(self._client, request_timeout_ms=request_timeout_ms,
-                                             retry_backoff_ms=retry_backoff_ms)
+        self._offset_fetcher = OffsetFetcher(
+            self._client, request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms
+        )
         self._fetcher = Fetcher(
-            self._client, self._subscriptions, self._offset_fetcher, fetch_config=fetch_config,
-            request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms, client_id=self.client_id,
+            self._client,
+            self._subscriptions,
+            self._offset_fetcher,
+            fetch_config=fetch_config,
+            request_timeout_ms=request_timeout_ms,
+            retry_backoff_ms=retry_backoff_ms,
+            client_id=self.client_id,
         )
         self.group_id = group_id
         self._coordinator: ConsumerCoordinator | None = None
         if group_id is not None:
             if not 0 < heartbeat_interval_ms < session_timeout_ms:
-                raise ValueError(f"heartbeat_interval_ms ({heartbeat_interval_ms}) must be above 0 and below "
-                                 f"session_timeout_ms ({session_timeout_ms})")
+                raise ValueError(
+                    f"heartbeat_interval_ms ({heartbeat_interval_ms}) must be above 0 and below "
+                    f"session_timeout_ms ({session_timeout_ms})"
+                )
             assignors = [assignor_for(a) if isinstance(a, str) else a for a in partition_assignment_strategy]
             if not assignors:
                 raise ValueError("partition_assignment_strategy needs at least one assignor")
             self._coordinator = ConsumerCoordinator(
-                self._client, self._subscriptions, self._fetcher.discard, group_id=group_id,
+                self._client,
+                self._subscriptions,
+                self._fetcher.discard,
+                group_id=group_id,
                 session_timeout_ms=session_timeout_ms,
                 rebalance_timeout_ms=rebalance_timeout_ms or max_poll_interval_ms,
-                heartbeat_interval_ms=heartbeat_interval_ms, max_poll_interval_ms=max_poll_interval_ms,
-                enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=auto_commit_interval_ms,
-                assignors=assignors, request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms,
-                group_instance_id=group_instance_id, metadata_max_age_ms=metadata_max_age_ms)
+                heartbeat_interval_ms=heartbeat_interval_ms,
+                max_poll_interval_ms=max_poll_interval_ms,
+                enable_auto_commit=enable_auto_commit,
+                auto_commit_interval_ms=auto_commit_interval_ms,
+                assignors=assignors,
+                request_timeout_ms=request_timeout_ms,
+                retry_backoff_ms=retry_backoff_ms,
+                group_instance_id=group_instance_id,
+                metadata_max_age_ms=metadata_max_age_ms,
+            )
         self._started = False
         self._closed = False
 
@@ -192,15 +214,21 @@ class Consumer:
             TypeError: an element is not a TopicPartition.
         """
         if self._coordinator is not None and self._coordinator.subscribed:
-            raise IllegalStateError("Subscription to topics and manual partition assignment are mutually exclusive")
+            raise IllegalStateError(
+                "Subscription to topics and manual partition assignment are mutually exclusive"
+            )
         partitions = list(partitions)
         self._subscriptions.assign(partitions)
         for tp in partitions:
             self._client.add_topic(tp.topic)
         self._fetcher.discard()
 
-    def subscribe(self, topics: Iterable[str] = (), pattern: str | None = None,
-                  listener: ConsumerRebalanceListener | None = None) -> None:
+    def subscribe(
+        self,
+        topics: Iterable[str] = (),
+        pattern: str | None = None,
+        listener: ConsumerRebalanceListener | None = None,
+    ) -> None:
         """Consume ``topics`` (or every topic whose whole name matches the regular expression
         ``pattern``, new ones found every ``metadata_max_age_ms``) as a member of
         ``group_id``: the group shares their partitions among its members and moves them when
@@ -215,8 +243,9 @@ class Consumer:
         coordinator = self._group_coordinator()
         names = list(topics) if not isinstance(topics, str) else [topics]
         if bool(names) == (pattern is not None):
-            raise ValueError("Subscription must be topics or pattern, not both nor neither "
-                             "(use unsubscribe() to stop)")
+            raise ValueError(
+                "Subscription must be topics or pattern, not both nor neither (use unsubscribe() to stop)"
+            )
         compiled = None
         if pattern is not None:
             try:
@@ -224,7 +253,9 @@ class Consumer:
             except re.error as exc:
                 raise ValueError(f"pattern {pattern!r} is not a regular expression: {exc}") from None
         if self._subscriptions.assignment() and not coordinator.subscribed:
-            raise IllegalStateError("Subscription to topics and manual partition assignment are mutually exclusive")
+            raise IllegalStateError(
+                "Subscription to topics and manual partition assignment are mutually exclusive"
+            )
         coordinator.subscribe(names, listener, compiled)
 
     async def unsubscribe(self) -> None:
@@ -259,8 +290,10 @@ class Consumer:
 
     def _group_coordinator(self) -> ConsumerCoordinator:
         if self._coordinator is None:
-            raise error_class(Errors.INVALID_GROUP_ID)("To use the group management or offset commit APIs, you "
-                                                       "must provide a valid group_id in the consumer configuration.")
+            raise error_class(Errors.INVALID_GROUP_ID)(
+                "To use the group management or offset commit APIs, you "
+                "must provide a valid group_id in the consumer configuration."
+            )
         return self._coordinator
 
     def pause(self, *partitions: TopicPartition) -> None:
@@ -365,8 +398,9 @@ class Consumer:
         self._check_open()
         return await self._offset_fetcher.list_offsets(dict.fromkeys(partitions, LATEST_TIMESTAMP))
 
-    async def offsets_for_times(self, timestamps: Mapping[TopicPartition, int]
-                                ) -> dict[TopicPartition, OffsetAndTimestamp | None]:
+    async def offsets_for_times(
+        self, timestamps: Mapping[TopicPartition, int]
+    ) -> dict[TopicPartition, OffsetAndTimestamp | None]:
         """The earliest offset of each partition whose record timestamp is >= the given one.
 
         Kafka's ``KafkaConsumer.offsetsForTimes`` (ListOffsets by timestamp), in
@@ -389,13 +423,19 @@ class Consumer:
             if not isinstance(tp, TopicPartition):
                 raise TypeError(f"expected TopicPartition, got {tp!r}")
             if not isinstance(ts, int) or isinstance(ts, bool) or ts < 0:
-                raise ValueError(f"The target time for partition {tp} is {ts!r}. The target time cannot be negative.")
+                raise ValueError(
+                    f"The target time for partition {tp} is {ts!r}. The target time cannot be negative."
+                )
         self._check_open()
         if not timestamps:
             return {}
-        found = await self._offset_fetcher.list_offsets_and_timestamps(dict(timestamps), self._request_timeout_ms)
-        return {tp: None if answer.offset < 0 else OffsetAndTimestamp(answer.offset, answer.timestamp)
-                for tp, answer in found.items()}
+        found = await self._offset_fetcher.list_offsets_and_timestamps(
+            dict(timestamps), self._request_timeout_ms
+        )
+        return {
+            tp: None if answer.offset < 0 else OffsetAndTimestamp(answer.offset, answer.timestamp)
+            for tp, answer in found.items()
+        }
 
     def partitions_without_leader(self) -> set[TopicPartition]:
         """The assigned partitions this consumer is not fetching because the cluster's metadata
@@ -415,8 +455,9 @@ class Consumer:
 
     # --- consuming ---------------------------------------------------------------------------
 
-    async def getmany(self, *partitions: TopicPartition, timeout_ms: int = 0, max_records: int | None = None
-                      ) -> dict[TopicPartition, list[ConsumerRecord]]:
+    async def getmany(
+        self, *partitions: TopicPartition, timeout_ms: int = 0, max_records: int | None = None
+    ) -> dict[TopicPartition, list[ConsumerRecord]]:
         """Return buffered records, waiting up to ``timeout_ms`` when none are ready.
 
         Args:

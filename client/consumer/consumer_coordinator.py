@@ -65,8 +65,15 @@ logger = logging.getLogger(__name__)
 
 CLOSE_TIMEOUT_S = 5.0
 _FENCED = (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION)
-_FATAL = frozenset({Errors.INVALID_GROUP_ID, Errors.INVALID_SESSION_TIMEOUT, Errors.INCONSISTENT_GROUP_PROTOCOL,
-                    Errors.GROUP_MAX_SIZE_REACHED, Errors.FENCED_INSTANCE_ID})
+_FATAL = frozenset(
+    {
+        Errors.INVALID_GROUP_ID,
+        Errors.INVALID_SESSION_TIMEOUT,
+        Errors.INCONSISTENT_GROUP_PROTOCOL,
+        Errors.GROUP_MAX_SIZE_REACHED,
+        Errors.FENCED_INSTANCE_ID,
+    }
+)
 """Group errors the consumer cannot get past by retrying: ``poll`` raises them."""
 
 
@@ -109,11 +116,25 @@ class ConsumerCoordinator:
             its partitions without a rebalance.
     """
 
-    def __init__(self, client: KafkaClient, subscriptions: SubscriptionState, discard_fetched: Callable[[], None],
-                 *, group_id: str, session_timeout_ms: int, rebalance_timeout_ms: int, heartbeat_interval_ms: int,
-                 max_poll_interval_ms: int, enable_auto_commit: bool, auto_commit_interval_ms: int,
-                 assignors: Sequence[PartitionAssignor], request_timeout_ms: int, retry_backoff_ms: int,
-                 group_instance_id: str | None = None, metadata_max_age_ms: int = 300000) -> None:
+    def __init__(
+        self,
+        client: KafkaClient,
+        subscriptions: SubscriptionState,
+        discard_fetched: Callable[[], None],
+        *,
+        group_id: str,
+        session_timeout_ms: int,
+        rebalance_timeout_ms: int,
+        heartbeat_interval_ms: int,
+        max_poll_interval_ms: int,
+        enable_auto_commit: bool,
+        auto_commit_interval_ms: int,
+        assignors: Sequence[PartitionAssignor],
+        request_timeout_ms: int,
+        retry_backoff_ms: int,
+        group_instance_id: str | None = None,
+        metadata_max_age_ms: int = 300000,
+    ) -> None:
         self._client = client
         self._subscriptions = subscriptions
         self._discard_fetched = discard_fetched
@@ -145,8 +166,9 @@ class ConsumerCoordinator:
         self._failure: BaseException | None = None
         self._wakeup = asyncio.Event()
         self._prefix = f"[ConsumerCoordinator groupId={group_id}]"
-        self._task = ShutdownableTask(f"consumer-coordinator-{group_id}", log_prefix=self._prefix,
-                                      on_failure=self._on_failure)
+        self._task = ShutdownableTask(
+            f"consumer-coordinator-{group_id}", log_prefix=self._prefix, on_failure=self._on_failure
+        )
 
     # ------------------------------------------------------------------ the application's side
 
@@ -154,8 +176,12 @@ class ConsumerCoordinator:
     def subscribed(self) -> bool:
         return bool(self.topics) or self._pattern is not None
 
-    def subscribe(self, topics: Sequence[str], listener: ConsumerRebalanceListener | None,
-                  pattern: re.Pattern[str] | None = None) -> None:
+    def subscribe(
+        self,
+        topics: Sequence[str],
+        listener: ConsumerRebalanceListener | None,
+        pattern: re.Pattern[str] | None = None,
+    ) -> None:
         """Subscribe to ``topics``, or to every topic whose whole name matches ``pattern``
         (looked for every ``metadata_max_age_ms``; a new match rejoins the group), replacing the
         previous subscription, and (re)join the group."""
@@ -204,21 +230,32 @@ class ConsumerCoordinator:
         if offsets is None:
             values = self._positions()
         else:
-            values = {tp: v if isinstance(v, OffsetAndMetadata) else OffsetAndMetadata(int(v))
-                      for tp, v in offsets.items()}
+            values = {
+                tp: v if isinstance(v, OffsetAndMetadata) else OffsetAndMetadata(int(v))
+                for tp, v in offsets.items()
+            }
         if not values:
             return
         generation, member = (self.generation_id, self.member_id) if self.subscribed else (-1, "")
         response = await self._channel.send(
-            lambda: offset_commit_request(self.group_id, values, generation_id=generation, member_id=member,
-                                          group_instance_id=self.group_instance_id if self.subscribed else None),
-            commit_group_error, self._request_timeout_ms)
+            lambda: offset_commit_request(
+                self.group_id,
+                values,
+                generation_id=generation,
+                member_id=member,
+                group_instance_id=self.group_instance_id if self.subscribed else None,
+            ),
+            commit_group_error,
+            self._request_timeout_ms,
+        )
         codes = {p.error_code for t in response.topics for p in t.partitions}
         if codes & {*_FENCED, Errors.REBALANCE_IN_PROGRESS}:
             self._request_rejoin(fenced=bool(codes & set(_FENCED)))
         raise_commit_errors(self.group_id, response)
 
-    async def committed(self, partitions: Sequence[TopicPartition]) -> dict[TopicPartition, OffsetAndMetadata | None]:
+    async def committed(
+        self, partitions: Sequence[TopicPartition]
+    ) -> dict[TopicPartition, OffsetAndMetadata | None]:
         """The group's committed offsets of ``partitions`` (None where there is none).
 
         Raises:
@@ -228,8 +265,11 @@ class ConsumerCoordinator:
         for tp in partitions:
             by_topic.setdefault(tp.topic, []).append(tp.partition)
         topics = [OffsetFetchRequestTopic(name=n, partition_indexes=sorted(ps)) for n, ps in by_topic.items()]
-        response = await self._channel.send(lambda: OffsetFetchRequest(group_id=self.group_id, topics=topics),
-                                            lambda r: r.error_code, self._request_timeout_ms)
+        response = await self._channel.send(
+            lambda: OffsetFetchRequest(group_id=self.group_id, topics=topics),
+            lambda r: r.error_code,
+            self._request_timeout_ms,
+        )
         found = committed_offsets(self.group_id, response)
         return {tp: found.get(tp) for tp in partitions}
 
@@ -271,8 +311,11 @@ class ConsumerCoordinator:
     async def _step(self) -> None:
         now = time.monotonic()
         if self.member_id and now - self._last_poll > self._max_poll_interval_ms / 1000:
-            logger.warning("%s No poll for %d ms (max.poll.interval.ms): leaving the group", self._prefix,
-                           self._max_poll_interval_ms)
+            logger.warning(
+                "%s No poll for %d ms (max.poll.interval.ms): leaving the group",
+                self._prefix,
+                self._max_poll_interval_ms,
+            )
             await self._revoke()
             await self._leave("max.poll.interval.ms passed")
             self._poll_expired = self._need_rejoin = True
@@ -299,8 +342,13 @@ class ConsumerCoordinator:
         assert self._pattern is not None
         self._next_pattern_check = time.monotonic() + self._metadata_max_age_ms / 1000
         metadata = await self._client.metadata_for(None)
-        matched = tuple(sorted(t.name for t in metadata.topics if t.error_code == Errors.NONE and not t.is_internal
-                               and self._pattern.fullmatch(t.name)))
+        matched = tuple(
+            sorted(
+                t.name
+                for t in metadata.topics
+                if t.error_code == Errors.NONE and not t.is_internal and self._pattern.fullmatch(t.name)
+            )
+        )
         if matched != self.topics:
             logger.info("%s Pattern %r now matches %s", self._prefix, self._pattern.pattern, list(matched))
             self.topics = matched
@@ -317,15 +365,24 @@ class ConsumerCoordinator:
 
     async def _heartbeat(self) -> None:
         response = await self._channel.send(
-            lambda: HeartbeatRequest(group_id=self.group_id, generation_id=self.generation_id,
-                                     member_id=self.member_id, group_instance_id=self.group_instance_id),
-            lambda r: r.error_code, self._request_timeout_ms)
+            lambda: HeartbeatRequest(
+                group_id=self.group_id,
+                generation_id=self.generation_id,
+                member_id=self.member_id,
+                group_instance_id=self.group_instance_id,
+            ),
+            lambda r: r.error_code,
+            self._request_timeout_ms,
+        )
         if response.error_code == Errors.REBALANCE_IN_PROGRESS:
             logger.info("%s The group is rebalancing: rejoining", self._prefix)
             self._request_rejoin(fenced=False)
         elif response.error_code in _FENCED:
-            logger.info("%s Heartbeat answered %s: rejoining as a new member", self._prefix,
-                        error_name(response.error_code))
+            logger.info(
+                "%s Heartbeat answered %s: rejoining as a new member",
+                self._prefix,
+                error_name(response.error_code),
+            )
             self._request_rejoin(fenced=True)
         elif response.error_code != Errors.NONE:
             raise error_class(response.error_code)(f"Heartbeat of group {self.group_id!r} failed")
@@ -375,9 +432,17 @@ class ConsumerCoordinator:
         member_id, self.member_id, self.generation_id = self.member_id, "", -1
         try:
             await self._channel.send(
-                lambda: LeaveGroupRequest(group_id=self.group_id, members=[MemberIdentity(
-                    member_id=member_id, group_instance_id=self.group_instance_id, reason=reason)]),
-                lambda r: r.error_code, min(self._request_timeout_ms, int(CLOSE_TIMEOUT_S * 1000)))
+                lambda: LeaveGroupRequest(
+                    group_id=self.group_id,
+                    members=[
+                        MemberIdentity(
+                            member_id=member_id, group_instance_id=self.group_instance_id, reason=reason
+                        )
+                    ],
+                ),
+                lambda r: r.error_code,
+                min(self._request_timeout_ms, int(CLOSE_TIMEOUT_S * 1000)),
+            )
             logger.info("%s Member %s left the group: %s", self._prefix, member_id, reason)
         except KafkaError as exc:
             logger.warning("%s Leaving the group failed (its session will expire): %s", self._prefix, exc)
@@ -398,11 +463,18 @@ class ConsumerCoordinator:
         join_timeout_ms = self._request_timeout_ms + self._rebalance_timeout_ms
         while True:
             joined: JoinGroupResponse = await self._channel.send(
-                lambda: JoinGroupRequest(group_id=self.group_id, session_timeout_ms=self._session_timeout_ms,
-                                         rebalance_timeout_ms=self._rebalance_timeout_ms, member_id=self.member_id,
-                                         group_instance_id=self.group_instance_id, protocol_type=PROTOCOL_TYPE,
-                                         protocols=protocols),
-                lambda r: r.error_code, join_timeout_ms)
+                lambda: JoinGroupRequest(
+                    group_id=self.group_id,
+                    session_timeout_ms=self._session_timeout_ms,
+                    rebalance_timeout_ms=self._rebalance_timeout_ms,
+                    member_id=self.member_id,
+                    group_instance_id=self.group_instance_id,
+                    protocol_type=PROTOCOL_TYPE,
+                    protocols=protocols,
+                ),
+                lambda r: r.error_code,
+                join_timeout_ms,
+            )
             code = joined.error_code
             if code == Errors.MEMBER_ID_REQUIRED:
                 self.member_id = joined.member_id
@@ -417,12 +489,18 @@ class ConsumerCoordinator:
                 raise cls(f"JoinGroup of group {self.group_id!r} failed: {cls.message}")
             self.member_id, self.generation_id = joined.member_id, joined.generation_id
             assignments = await self._assign(joined) if joined.leader == self.member_id else []
-            sync_request = SyncGroupRequest(group_id=self.group_id, generation_id=self.generation_id,
-                                            member_id=self.member_id, group_instance_id=self.group_instance_id,
-                                            protocol_type=PROTOCOL_TYPE,
-                                            protocol_name=joined.protocol_name, assignments=assignments)
-            synced = await self._channel.send(lambda request=sync_request: request, lambda r: r.error_code,
-                                              join_timeout_ms)
+            sync_request = SyncGroupRequest(
+                group_id=self.group_id,
+                generation_id=self.generation_id,
+                member_id=self.member_id,
+                group_instance_id=self.group_instance_id,
+                protocol_type=PROTOCOL_TYPE,
+                protocol_name=joined.protocol_name,
+                assignments=assignments,
+            )
+            synced = await self._channel.send(
+                lambda request=sync_request: request, lambda r: r.error_code, join_timeout_ms
+            )
             if synced.error_code in _FENCED:
                 self.member_id, self.generation_id = "", -1
                 continue
@@ -442,12 +520,21 @@ class ConsumerCoordinator:
         subscriptions = {m: s.topics for m, s in decoded.items()}
         topics = sorted({t for topics in subscriptions.values() for t in topics})
         metadata = await self._client.metadata_for(topics)
-        counts = {t.name: len(t.partitions) for t in metadata.topics if t.error_code == Errors.NONE and t.partitions}
+        counts = {
+            t.name: len(t.partitions) for t in metadata.topics if t.error_code == Errors.NONE and t.partitions
+        }
         plan = assignor.assign(counts, subscriptions, {m: s.owned_partitions for m, s in decoded.items()})
-        logger.info("%s Generation %d: assigned %s with %s", self._prefix, joined.generation_id,
-                    {m: len(ps) for m, ps in plan.items()}, assignor.name)
-        return [SyncGroupRequestAssignment(member_id=m, assignment=encode_assignment(Assignment(tuple(ps))))
-                for m, ps in plan.items()]
+        logger.info(
+            "%s Generation %d: assigned %s with %s",
+            self._prefix,
+            joined.generation_id,
+            {m: len(ps) for m, ps in plan.items()},
+            assignor.name,
+        )
+        return [
+            SyncGroupRequestAssignment(member_id=m, assignment=encode_assignment(Assignment(tuple(ps))))
+            for m, ps in plan.items()
+        ]
 
     async def _on_assigned(self, assignment: Assignment) -> None:
         """Consume the added partitions from the group's committed offsets (else reset); with
@@ -479,8 +566,15 @@ class ConsumerCoordinator:
             value = committed.get(tp)
             if value is not None:
                 self._subscriptions.seek(tp, value.offset)
-        logger.info("%s Member %s of generation %d has %d partitions (%d added, %d revoked)", self._prefix,
-                    self.member_id, self.generation_id, len(new), len(added), len(revoked))
+        logger.info(
+            "%s Member %s of generation %d has %d partitions (%d added, %d revoked)",
+            self._prefix,
+            self.member_id,
+            self.generation_id,
+            len(new),
+            len(added),
+            len(revoked),
+        )
         if self._listener is not None:
             await _call(self._listener.on_partitions_assigned, set(added))
 

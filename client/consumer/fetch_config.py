@@ -35,6 +35,10 @@ class FetchConfig:
     max_partition_fetch_bytes: int = 1048576
 
     def __post_init__(self) -> None:
-        if (self.fetch_max_wait_ms < 0 or self.fetch_min_bytes < 0 or self.fetch_max_bytes < 1
-                or self.max_partition_fetch_bytes < 1):
+        if (
+            self.fetch_max_wait_ms < 0
+            or self.fetch_min_bytes < 0
+            or self.fetch_max_bytes < 1
+            or self.max_partition_fetch_bytes < 1
+        ):
             raise ValueError("fetch sizes must be positive and fetch_max_wait_ms >= 0")

@@ -86,8 +86,9 @@ class PartitionRecords:
 
     __slots__ = ("tp", "records", "index", "position", "next_offset")
 
-    def __init__(self, tp: TopicPartition, position: int, records: list[ConsumerRecord],
-                 next_offset: int = -1) -> None:
+    def __init__(
+        self, tp: TopicPartition, position: int, records: list[ConsumerRecord], next_offset: int = -1
+    ) -> None:
         self.tp = tp
         self.records = records
         self.index = 0
@@ -96,7 +97,7 @@ class PartitionRecords:
 
     def take(self, max_records: int | None) -> list[ConsumerRecord]:
         end = len(self.records) if max_records is None else min(len(self.records), self.index + max_records)
-        out = self.records[self.index:end] if self.index or end != len(self.records) else self.records
+        out = self.records[self.index : end] if self.index or end != len(self.records) else self.records
         self.index = end
         if out:
             self.position = out[-1].offset + 1
@@ -162,12 +163,25 @@ def _decode(tp: TopicPartition, buf: bytes, fetch_offset: int) -> list[ConsumerR
             for delta, ts_delta, key, value, headers in rows:
                 if delta < first_delta:
                     continue
-                append(new(ConsumerRecord, (
-                    topic, partition, base_offset + delta, base_ts if log_append else base_ts + ts_delta, ts_type,
-                    key, value, [(h[0], h[1]) for h in headers] if headers else headers,
-                )))
+                append(
+                    new(
+                        ConsumerRecord,
+                        (
+                            topic,
+                            partition,
+                            base_offset + delta,
+                            base_ts if log_append else base_ts + ts_delta,
+                            ts_type,
+                            key,
+                            value,
+                            [(h[0], h[1]) for h in headers] if headers else headers,
+                        ),
+                    )
+                )
         except (TypeError, ValueError, IndexError) as exc:
-            raise CorruptRecordError(f"batch at offset {base_offset} holds a malformed record: {exc}") from exc
+            raise CorruptRecordError(
+                f"batch at offset {base_offset} holds a malformed record: {exc}"
+            ) from exc
     return out
 
 
@@ -281,12 +295,19 @@ class Fetcher:
         partition = self._client.cluster.partition
         for tp in tps:
             if partition(tp) is None:
-                logger.debug("%s Requesting metadata update for partition %s since its leader is not known yet",
-                             self._log_prefix, tp)
+                logger.debug(
+                    "%s Requesting metadata update for partition %s since its leader is not known yet",
+                    self._log_prefix,
+                    tp,
+                )
             elif tp not in self._without_leader:
                 self._without_leader.add(tp)
-                logger.warning("%s Partition %s has no leader (LEADER_NOT_AVAILABLE): not fetching it until "
-                               "the metadata names one; requesting metadata update", self._log_prefix, tp)
+                logger.warning(
+                    "%s Partition %s has no leader (LEADER_NOT_AVAILABLE): not fetching it until "
+                    "the metadata names one; requesting metadata update",
+                    self._log_prefix,
+                    tp,
+                )
 
     def _leader_found(self, tps: list[TopicPartition], leader: int) -> None:
         """Note partitions led by ``leader`` again (logged once each); cheap when none was leaderless."""
@@ -295,8 +316,12 @@ class Fetcher:
         for tp in tps:
             if tp in self._without_leader:
                 self._without_leader.discard(tp)
-                logger.info("%s Partition %s has a leader again (broker %d): fetching it",
-                            self._log_prefix, tp, leader)
+                logger.info(
+                    "%s Partition %s has a leader again (broker %d): fetching it",
+                    self._log_prefix,
+                    tp,
+                    leader,
+                )
 
     # --- handing records to the user ---------------------------------------------------------
 
@@ -315,8 +340,9 @@ class Fetcher:
         ahead = self._prefetched.get(tp)
         return len(ahead.records) if ahead is not None else 0
 
-    def fetched_records(self, tps: tuple[TopicPartition, ...], max_records: int | None
-                        ) -> dict[TopicPartition, list[ConsumerRecord]]:
+    def fetched_records(
+        self, tps: tuple[TopicPartition, ...], max_records: int | None
+    ) -> dict[TopicPartition, list[ConsumerRecord]]:
         """Take buffered records (of ``tps`` if given), at most ``max_records`` in total,
         advancing positions.  Never waits."""
         out: dict[TopicPartition, list[ConsumerRecord]] = {}
@@ -376,8 +402,13 @@ class Fetcher:
             pr, state, version = current
             index = pr.index
             records = pr.records
-            if (index < len(records) and version == self._subs.version and state.position == pr.position
-                    and not state.paused and state.reset_timestamp is None):
+            if (
+                index < len(records)
+                and version == self._subs.version
+                and state.position == pr.position
+                and not state.paused
+                and state.reset_timestamp is None
+            ):
                 record = records[index]
                 pr.index = index + 1
                 state.position = pr.position = record.offset + 1
@@ -443,7 +474,9 @@ class Fetcher:
                 self._leader_found([tp], -1 if leader is None else leader)
         for tp, offset in found.items():
             if self._subs.complete_reset(tp, needing[tp], offset):
-                logger.info("%s Resetting offset for partition %s to position %d", self._log_prefix, tp, offset)
+                logger.info(
+                    "%s Resetting offset for partition %s to position %d", self._log_prefix, tp, offset
+                )
         self._no_leader([tp for tp, exc in errors.items() if isinstance(exc, LeaderNotAvailableError)])
         for tp, exc in errors.items():
             self._subs.backoff(tp, self._retry_backoff_ms)
@@ -495,18 +528,27 @@ class Fetcher:
         config = self._config
         by_topic: dict[str, list[FetchPartition]] = defaultdict(list)
         for (topic, partition), offset in offsets.items():
-            by_topic[topic].append(FetchPartition(partition=partition, fetch_offset=offset,
-                                                  partition_max_bytes=config.max_partition_fetch_bytes))
+            by_topic[topic].append(
+                FetchPartition(
+                    partition=partition,
+                    fetch_offset=offset,
+                    partition_max_bytes=config.max_partition_fetch_bytes,
+                )
+            )
         return FetchRequest(
-            replica_id=-1, max_wait_ms=config.fetch_max_wait_ms, min_bytes=config.fetch_min_bytes,
-            max_bytes=config.fetch_max_bytes, isolation_level=0,
+            replica_id=-1,
+            max_wait_ms=config.fetch_max_wait_ms,
+            min_bytes=config.fetch_min_bytes,
+            max_bytes=config.fetch_max_bytes,
+            isolation_level=0,
             topics=[FetchTopic(topic=t, partitions=parts) for t, parts in by_topic.items()],
         )
 
     async def _fetch(self, node_id: int, offsets: dict[TopicPartition, int]) -> None:
         try:
             response: FetchResponse = await self._client.send(
-                node_id, self._build_request(offsets),
+                node_id,
+                self._build_request(offsets),
                 timeout_ms=self._request_timeout_ms + self._config.fetch_max_wait_ms,
             )
             self._handle_response(node_id, offsets, response)
@@ -527,7 +569,9 @@ class Fetcher:
             self._in_flight_tps.difference_update(offsets)
             self._wakeup.set()
 
-    def _handle_response(self, node_id: int, offsets: dict[TopicPartition, int], response: FetchResponse) -> None:
+    def _handle_response(
+        self, node_id: int, offsets: dict[TopicPartition, int], response: FetchResponse
+    ) -> None:
         if response.error_code:
             raise error_class(response.error_code)(f"Fetch from broker {node_id} failed")
         for topic_data in response.responses:
@@ -538,15 +582,27 @@ class Fetcher:
                     continue
                 position = self._subs.position(tp)
                 if position == fetch_offset:
-                    self._handle_partition(tp, fetch_offset, part.error_code, part.high_watermark, part.records)
+                    self._handle_partition(
+                        tp, fetch_offset, part.error_code, part.high_watermark, part.records
+                    )
                     continue
                 current = self._records.get(tp)
-                if current is not None and current.next_offset == fetch_offset and current.position == position:
+                if (
+                    current is not None
+                    and current.next_offset == fetch_offset
+                    and current.position == position
+                ):
                     self._keep_prefetched(tp, current, part.error_code, part.high_watermark, part.records)
                 # else a seek or reset happened while the fetch was in flight: the answer is stale
 
-    def _keep_prefetched(self, tp: TopicPartition, current: PartitionRecords, code: int, high_watermark: int,
-                         records: bytes | None) -> None:
+    def _keep_prefetched(
+        self,
+        tp: TopicPartition,
+        current: PartitionRecords,
+        code: int,
+        high_watermark: int,
+        records: bytes | None,
+    ) -> None:
         """Keep the answer of a fetch sent ahead of ``tp``'s buffered records ``current`` for when
         they are used up.  An error or a corrupt answer ends fetching ahead of them (no retry
         loop while they are handed out): the fetch at the position, once they are used up,
@@ -566,12 +622,15 @@ class Fetcher:
             return
         next_offset = next_fetch_offset(records, fetch_offset)
         if parsed:
-            self._prefetched[tp] = PartitionRecords(tp, fetch_offset, parsed, _ahead_from(next_offset, high_watermark))
+            self._prefetched[tp] = PartitionRecords(
+                tp, fetch_offset, parsed, _ahead_from(next_offset, high_watermark)
+            )
         else:
             current.next_offset = _ahead_from(next_offset, high_watermark)  # only compacted-away records
 
-    def _handle_partition(self, tp: TopicPartition, fetch_offset: int, code: int, high_watermark: int,
-                          records: bytes | None) -> None:
+    def _handle_partition(
+        self, tp: TopicPartition, fetch_offset: int, code: int, high_watermark: int, records: bytes | None
+    ) -> None:
         if code == Errors.NONE:
             self._subs.state(tp).high_watermark = high_watermark
             if not records:
@@ -585,7 +644,11 @@ class Fetcher:
                 return
             if parsed:
                 self._records[tp] = PartitionRecords(
-                    tp, fetch_offset, parsed, _ahead_from(next_fetch_offset(records, fetch_offset), high_watermark))
+                    tp,
+                    fetch_offset,
+                    parsed,
+                    _ahead_from(next_fetch_offset(records, fetch_offset), high_watermark),
+                )
                 self.data_ready.set()
             else:
                 skip_to = next_fetch_offset(records, fetch_offset)
@@ -595,12 +658,18 @@ class Fetcher:
         if code == Errors.OFFSET_OUT_OF_RANGE:
             strategy = self._subs.default_reset_timestamp
             if strategy is None:
-                self._error = error_class(code)(f"Fetch position {fetch_offset} is out of range for partition {tp}")
+                self._error = error_class(code)(
+                    f"Fetch position {fetch_offset} is out of range for partition {tp}"
+                )
                 self._subs.backoff(tp, self._retry_backoff_ms)
                 self.data_ready.set()
             else:
-                logger.info("%s Fetch position %d is out of range for partition %s, resetting offset",
-                            self._log_prefix, fetch_offset, tp)
+                logger.info(
+                    "%s Fetch position %d is out of range for partition %s, resetting offset",
+                    self._log_prefix,
+                    fetch_offset,
+                    tp,
+                )
                 self._subs.request_reset(tp, strategy)
             return
         cls = error_class(code)

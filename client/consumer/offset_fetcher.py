@@ -119,7 +119,9 @@ class OffsetFetcher:
         retry_backoff_ms: pause between attempts (ms).
     """
 
-    def __init__(self, client: KafkaClient, *, request_timeout_ms: int = 30000, retry_backoff_ms: int = 100) -> None:
+    def __init__(
+        self, client: KafkaClient, *, request_timeout_ms: int = 30000, retry_backoff_ms: int = 100
+    ) -> None:
         self._client = client
         self._request_timeout_ms = request_timeout_ms
         self._retry_backoff_ms = retry_backoff_ms
@@ -149,8 +151,11 @@ class OffsetFetcher:
             leader = cluster.leader_for(tp)
             if leader is None or cluster.broker(leader) is None:
                 code = cluster.topic_error(tp.topic)
-                errors[tp] = error_class(code)(f"Topic {tp.topic}") if code else LeaderNotAvailableError(
-                    f"No leader known for {tp}")
+                errors[tp] = (
+                    error_class(code)(f"Topic {tp.topic}")
+                    if code
+                    else LeaderNotAvailableError(f"No leader known for {tp}")
+                )
                 continue
             by_node[leader][tp] = ts
         if errors:
@@ -171,13 +176,15 @@ class OffsetFetcher:
             errors.update(node_errors)
         return found, errors
 
-    async def _send(self, node_id: int, timestamps: dict[TopicPartition, int]
-                    ) -> tuple[dict[TopicPartition, ListOffsetsResultInfo], dict[TopicPartition, KafkaError]]:
+    async def _send(
+        self, node_id: int, timestamps: dict[TopicPartition, int]
+    ) -> tuple[dict[TopicPartition, ListOffsetsResultInfo], dict[TopicPartition, KafkaError]]:
         by_topic: dict[str, list[ListOffsetsPartition]] = defaultdict(list)
         for (topic, partition), ts in timestamps.items():
             by_topic[topic].append(ListOffsetsPartition(partition_index=partition, timestamp=ts))
         request = ListOffsetsRequest(
-            replica_id=-1, isolation_level=0,
+            replica_id=-1,
+            isolation_level=0,
             topics=[ListOffsetsTopic(name=t, partitions=parts) for t, parts in by_topic.items()],
         )
         response: ListOffsetsResponse = await self._client.send(node_id, request)
@@ -200,8 +207,9 @@ class OffsetFetcher:
                 errors[tp] = KafkaError(f"No ListOffsets answer for {tp} from broker {node_id}")
         return found, errors
 
-    async def list_offsets(self, timestamps: dict[TopicPartition, int], timeout_ms: int | None = None
-                           ) -> dict[TopicPartition, int]:
+    async def list_offsets(
+        self, timestamps: dict[TopicPartition, int], timeout_ms: int | None = None
+    ) -> dict[TopicPartition, int]:
         """Look up offsets, retrying retriable errors until ``timeout_ms``.
 
         Returns:
@@ -213,8 +221,9 @@ class OffsetFetcher:
         found = await self.list_offsets_and_timestamps(timestamps, timeout_ms)
         return {tp: answer.offset for tp, answer in found.items()}
 
-    async def list_offsets_and_timestamps(self, timestamps: dict[TopicPartition, int], timeout_ms: int | None = None
-                                          ) -> dict[TopicPartition, ListOffsetsResultInfo]:
+    async def list_offsets_and_timestamps(
+        self, timestamps: dict[TopicPartition, int], timeout_ms: int | None = None
+    ) -> dict[TopicPartition, ListOffsetsResultInfo]:
         """Look up offsets with their records' timestamps, retrying retriable errors until ``timeout_ms``.
 
         Args:

@@ -29,7 +29,9 @@ def parse_offset_reset(auto_offset_reset: str) -> int | None:
         ValueError: any other value.
     """
     if auto_offset_reset not in _STRATEGIES:
-        raise ValueError(f"auto_offset_reset must be 'earliest', 'latest' or 'none', got {auto_offset_reset!r}")
+        raise ValueError(
+            f"auto_offset_reset must be 'earliest', 'latest' or 'none', got {auto_offset_reset!r}"
+        )
     return _STRATEGIES[auto_offset_reset]
 
 
@@ -66,7 +68,9 @@ class SubscriptionState:
     before it can be recognised as stale.
     """
 
-    def __init__(self, auto_offset_reset: str = "latest", clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, auto_offset_reset: str = "latest", clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.default_reset_timestamp = parse_offset_reset(auto_offset_reset)
         self._clock = clock
         self._assignment: dict[TopicPartition, TopicPartitionState] = {}
@@ -158,7 +162,9 @@ class SubscriptionState:
         if state.position is not None:
             return None
         if self.default_reset_timestamp is None:
-            raise IllegalStateError(f"No offset for partition {tp} and auto_offset_reset='none'; seek() first")
+            raise IllegalStateError(
+                f"No offset for partition {tp} and auto_offset_reset='none'; seek() first"
+            )
         return self.default_reset_timestamp
 
     def partitions_needing_reset(self) -> dict[TopicPartition, int]:
@@ -201,8 +207,11 @@ class SubscriptionState:
         """Assigned partitions, not paused, with a valid position and no active backoff."""
         now = self.now_ms()
         return [
-            tp for tp, state in self._assignment.items()
-            if state.position is not None and state.reset_timestamp is None and state.backoff_until_ms <= now
+            tp
+            for tp, state in self._assignment.items()
+            if state.position is not None
+            and state.reset_timestamp is None
+            and state.backoff_until_ms <= now
             and not state.paused
         ]
 

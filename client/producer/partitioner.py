@@ -85,8 +85,13 @@ class DefaultPartitioner:
         self._rng = rng or random.Random()
         self._sticky: dict[str, int] = {}
 
-    def partition(self, topic: str, key: bytes | None, all_partitions: Sequence[int],
-                  available_partitions: Sequence[int]) -> int:
+    def partition(
+        self,
+        topic: str,
+        key: bytes | None,
+        all_partitions: Sequence[int],
+        available_partitions: Sequence[int],
+    ) -> int:
         """Return the partition for a record of ``topic``.
 
         Args:
@@ -98,8 +103,9 @@ class DefaultPartitioner:
             return all_partitions[to_positive(murmur2(key)) % len(all_partitions)]
         return self.sticky_partition(topic, all_partitions, available_partitions)
 
-    def sticky_partition(self, topic: str, all_partitions: Sequence[int],
-                         available_partitions: Sequence[int]) -> int:
+    def sticky_partition(
+        self, topic: str, all_partitions: Sequence[int], available_partitions: Sequence[int]
+    ) -> int:
         """The topic's current sticky partition (chosen at random on first use)."""
         current = self._sticky.get(topic)
         # Partition ids are 0..n-1: an index check, not a scan of the list (once per record).
@@ -107,8 +113,9 @@ class DefaultPartitioner:
             return current
         return self._choose(topic, all_partitions, available_partitions, None)
 
-    def on_new_batch(self, topic: str, all_partitions: Sequence[int], available_partitions: Sequence[int],
-                     previous: int) -> int:
+    def on_new_batch(
+        self, topic: str, all_partitions: Sequence[int], available_partitions: Sequence[int], previous: int
+    ) -> int:
         """Move the sticky partition away from ``previous`` (a batch there was closed).
 
         Returns:
@@ -118,8 +125,13 @@ class DefaultPartitioner:
             return self.sticky_partition(topic, all_partitions, available_partitions)
         return self._choose(topic, all_partitions, available_partitions, previous)
 
-    def _choose(self, topic: str, all_partitions: Sequence[int], available_partitions: Sequence[int],
-                previous: int | None) -> int:
+    def _choose(
+        self,
+        topic: str,
+        all_partitions: Sequence[int],
+        available_partitions: Sequence[int],
+        previous: int | None,
+    ) -> int:
         pool = available_partitions or all_partitions
         if len(pool) > 1 and previous is not None:
             choice = previous

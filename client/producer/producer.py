@@ -150,7 +150,9 @@ class Producer:
             raise ValueError(f"retries must be an int >= 0, got {retries!r}")
         self._idempotence_required = bool(enable_idempotence)
         if enable_idempotence is None:
-            enable_idempotence = self._acks == Acks.ALL and max_in_flight_requests_per_connection <= 5 and retries > 0
+            enable_idempotence = (
+                self._acks == Acks.ALL and max_in_flight_requests_per_connection <= 5 and retries > 0
+            )
         elif enable_idempotence and retries == 0:
             raise ValueError("Must set retries to non-zero when using the idempotent producer")
         elif enable_idempotence and self._acks != Acks.ALL:
@@ -164,17 +166,24 @@ class Producer:
         self._request_timeout_ms = request_timeout_ms
         self._delivery_timeout_ms = delivery_timeout_ms
         self._client = KafkaClient(
-            default_bootstrap_servers(bootstrap_servers), client_id=self.client_id,
+            default_bootstrap_servers(bootstrap_servers),
+            client_id=self.client_id,
             request_timeout_ms=request_timeout_ms,
-            retry_backoff_ms=retry_backoff_ms, metadata_max_age_ms=metadata_max_age_ms,
+            retry_backoff_ms=retry_backoff_ms,
+            metadata_max_age_ms=metadata_max_age_ms,
             allow_auto_topic_creation=True,
-            retry_backoff_max_ms=retry_backoff_max_ms, reconnect_backoff_ms=reconnect_backoff_ms,
+            retry_backoff_max_ms=retry_backoff_max_ms,
+            reconnect_backoff_ms=reconnect_backoff_ms,
             reconnect_backoff_max_ms=reconnect_backoff_max_ms,
         )
         self._accumulator_args = dict(
-            max_batch_size=max_batch_size, linger_ms=linger_ms, max_buffer_size=max_buffer_size,
-            delivery_timeout_ms=delivery_timeout_ms, retry_backoff_ms=retry_backoff_ms,
-            retry_backoff_max_ms=retry_backoff_max_ms, compression=compression,
+            max_batch_size=max_batch_size,
+            linger_ms=linger_ms,
+            max_buffer_size=max_buffer_size,
+            delivery_timeout_ms=delivery_timeout_ms,
+            retry_backoff_ms=retry_backoff_ms,
+            retry_backoff_max_ms=retry_backoff_max_ms,
+            compression=compression,
         )
         RecordAccumulator(**self._accumulator_args)  # validate settings eagerly
         self._max_in_flight = max_in_flight_requests_per_connection
@@ -197,14 +206,26 @@ class Producer:
         """
         self._accumulator = RecordAccumulator(**self._accumulator_args)
         await self._client.start()
-        transaction_manager = TransactionManager(
-            self._client, retry_backoff_ms=self._retry_backoff_ms, request_timeout_ms=self._request_timeout_ms,
-            client_id=self.client_id, required=self._idempotence_required,
-        ) if self.enable_idempotence else None
+        transaction_manager = (
+            TransactionManager(
+                self._client,
+                retry_backoff_ms=self._retry_backoff_ms,
+                request_timeout_ms=self._request_timeout_ms,
+                client_id=self.client_id,
+                required=self._idempotence_required,
+            )
+            if self.enable_idempotence
+            else None
+        )
         self._sender = Sender(
-            self._client, self._accumulator, acks=int(self._acks), request_timeout_ms=self._request_timeout_ms,
-            max_in_flight_requests_per_connection=self._max_in_flight, client_id=self.client_id,
-            transaction_manager=transaction_manager, retries=self._retries,
+            self._client,
+            self._accumulator,
+            acks=int(self._acks),
+            request_timeout_ms=self._request_timeout_ms,
+            max_in_flight_requests_per_connection=self._max_in_flight,
+            client_id=self.client_id,
+            transaction_manager=transaction_manager,
+            retries=self._retries,
         )
         self._sender.start()
 
@@ -316,13 +337,22 @@ class Producer:
         fut = None
         if partition is not None:
             if type(partition) is not int or partition not in tps:
-                raise ValueError(f"Invalid partition {partition!r} for topic {topic} with partitions 0..{len(parts) - 1}")
+                raise ValueError(
+                    f"Invalid partition {partition!r} for topic {topic} with partitions 0..{len(parts) - 1}"
+                )
         elif key_bytes is not None:
             partition = self._partitioner.partition(topic, key_bytes, parts, available)
         else:
             partition = self._partitioner.sticky_partition(topic, parts, available)
-            fut = acc.append(tps[partition], key_bytes, value_bytes, header_list, timestamp_ms,
-                             size, abort_on_new_batch=True)
+            fut = acc.append(
+                tps[partition],
+                key_bytes,
+                value_bytes,
+                header_list,
+                timestamp_ms,
+                size,
+                abort_on_new_batch=True,
+            )
             if fut is None:
                 partition = self._partitioner.on_new_batch(topic, parts, available, partition)
         if fut is None:

@@ -61,10 +61,15 @@ class RecordMetadata(NamedTuple):
     timestamp: int
 
 
-def record_size_in_bytes(key: bytes | None, value: bytes | None,
-                         headers: list[tuple[str, bytes | None]] | None) -> int:
+def record_size_in_bytes(
+    key: bytes | None, value: bytes | None, headers: list[tuple[str, bytes | None]] | None
+) -> int:
     """Estimated encoded size of one record (bytes), used for batch and buffer limits."""
-    size = RECORD_OVERHEAD_BYTES + (len(key) if key is not None else 0) + (len(value) if value is not None else 0)
+    size = (
+        RECORD_OVERHEAD_BYTES
+        + (len(key) if key is not None else 0)
+        + (len(value) if value is not None else 0)
+    )
     if headers:
         for hkey, hvalue in headers:
             size += len(hkey) + (len(hvalue) if hvalue is not None else 0) + 4
@@ -86,14 +91,37 @@ class ProducerBatch:
     """
 
     __slots__ = (
-        "tp", "rows", "futures", "size_bytes", "created_ms", "delivery_deadline_ms",
-        "attempts", "last_error", "retry_at_ms", "closed", "done", "_completion", "_encoded", "_loop",
-        "producer_id", "producer_epoch", "base_sequence", "compression", "base_timestamp", "max_timestamp",
-        "order", "leader_epoch",
+        "tp",
+        "rows",
+        "futures",
+        "size_bytes",
+        "created_ms",
+        "delivery_deadline_ms",
+        "attempts",
+        "last_error",
+        "retry_at_ms",
+        "closed",
+        "done",
+        "_completion",
+        "_encoded",
+        "_loop",
+        "producer_id",
+        "producer_epoch",
+        "base_sequence",
+        "compression",
+        "base_timestamp",
+        "max_timestamp",
+        "order",
+        "leader_epoch",
     )
 
-    def __init__(self, tp: TopicPartition, created_ms: float, delivery_deadline_ms: float,
-                 compression: int = COMPRESSION_NONE) -> None:
+    def __init__(
+        self,
+        tp: TopicPartition,
+        created_ms: float,
+        delivery_deadline_ms: float,
+        compression: int = COMPRESSION_NONE,
+    ) -> None:
         self.tp = tp
         self.compression = compression
         # Wire rows (offset_delta, timestamp_delta, key, value, headers), see protocol.record_batch.
@@ -133,8 +161,15 @@ class ProducerBatch:
     def __repr__(self) -> str:
         return f"ProducerBatch({self.tp}, records={len(self.rows)}, bytes={self.size_bytes}, attempts={self.attempts})"
 
-    def try_append(self, key: bytes | None, value: bytes | None, headers: list[tuple[str, bytes | None]] | None,
-                   timestamp_ms: int, size: int, max_batch_size: int) -> asyncio.Future[RecordMetadata] | None:
+    def try_append(
+        self,
+        key: bytes | None,
+        value: bytes | None,
+        headers: list[tuple[str, bytes | None]] | None,
+        timestamp_ms: int,
+        size: int,
+        max_batch_size: int,
+    ) -> asyncio.Future[RecordMetadata] | None:
         """Append one record when it fits (an empty batch takes any record).
 
         The record is stored as its wire row at once (offset delta = its index, timestamp
@@ -188,17 +223,25 @@ class ProducerBatch:
             if self.compression != COMPRESSION_NONE:
                 payload = compress(self.compression, payload)
             self._encoded = build_batch_from_payload(
-                payload, record_count=len(self.rows), base_timestamp=self.base_timestamp,
-                max_timestamp=self.max_timestamp, attributes=self.compression | RECORDS_MSGPACK_MASK,
-                producer_id=self.producer_id, producer_epoch=self.producer_epoch, base_sequence=self.base_sequence,
+                payload,
+                record_count=len(self.rows),
+                base_timestamp=self.base_timestamp,
+                max_timestamp=self.max_timestamp,
+                attributes=self.compression | RECORDS_MSGPACK_MASK,
+                producer_id=self.producer_id,
+                producer_epoch=self.producer_epoch,
+                base_sequence=self.base_sequence,
             )
         return self._encoded
 
     def stamp(self, producer_id: int, producer_epoch: int, base_sequence: int) -> None:
         """Set the idempotence stamp (a new stamp after a producer id reset drops the
         encoded bytes, which carry the old one)."""
-        if self._encoded is not None and (producer_id != self.producer_id or producer_epoch != self.producer_epoch
-                                          or base_sequence != self.base_sequence):
+        if self._encoded is not None and (
+            producer_id != self.producer_id
+            or producer_epoch != self.producer_epoch
+            or base_sequence != self.base_sequence
+        ):
             self._encoded = None
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
@@ -221,8 +264,11 @@ class ProducerBatch:
         if base_offset >= 0 and log_append_time_ms < 0:
             for fut, row in zip(self.futures, self.rows, strict=True):
                 if not fut.done():
-                    fut.set_result(_new_tuple(RecordMetadata, (topic, partition, base_offset + row[0],
-                                                               base_timestamp + row[1])))
+                    fut.set_result(
+                        _new_tuple(
+                            RecordMetadata, (topic, partition, base_offset + row[0], base_timestamp + row[1])
+                        )
+                    )
         else:
             for fut, row in zip(self.futures, self.rows, strict=True):
                 if not fut.done():

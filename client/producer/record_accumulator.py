@@ -77,15 +77,17 @@ class RecordAccumulator:
         if max_batch_size < 1 or max_buffer_size < 1:
             raise ValueError("max_batch_size and max_buffer_size must be >= 1")
         if linger_ms < 0 or delivery_timeout_ms < 1 or retry_backoff_ms < 0 or retry_backoff_max_ms < 0:
-            raise ValueError("linger_ms, retry_backoff_ms and retry_backoff_max_ms must be >= 0, "
-                             "delivery_timeout_ms >= 1")
+            raise ValueError(
+                "linger_ms, retry_backoff_ms and retry_backoff_max_ms must be >= 0, delivery_timeout_ms >= 1"
+            )
         self.max_batch_size = max_batch_size
         self.linger_ms = linger_ms
         self.max_buffer_size = max_buffer_size
         self.delivery_timeout_ms = delivery_timeout_ms
         self.retry_backoff_ms = retry_backoff_ms
-        self._retry_backoff = ExponentialBackoff(retry_backoff_ms, RETRY_BACKOFF_EXP_BASE, retry_backoff_max_ms,
-                                                 RETRY_BACKOFF_JITTER, rng)
+        self._retry_backoff = ExponentialBackoff(
+            retry_backoff_ms, RETRY_BACKOFF_EXP_BASE, retry_backoff_max_ms, RETRY_BACKOFF_JITTER, rng
+        )
         self.compression = check_codec(compression)
         self._clock = clock
         self._batches: dict[TopicPartition, collections.deque[ProducerBatch]] = {}
@@ -134,7 +136,9 @@ class RecordAccumulator:
             KafkaTimeoutError: no room within ``timeout_ms``.
         """
         if size > self.max_buffer_size:
-            raise MessageTooLargeError(f"The record is {size} bytes, larger than max_buffer_size={self.max_buffer_size}")
+            raise MessageTooLargeError(
+                f"The record is {size} bytes, larger than max_buffer_size={self.max_buffer_size}"
+            )
         if self.buffered_bytes + size <= self.max_buffer_size:
             return
         loop = asyncio.get_running_loop()
@@ -143,7 +147,9 @@ class RecordAccumulator:
             self._room.clear()
             remaining = deadline - loop.time()
             if remaining <= 0:
-                raise KafkaTimeoutError(f"Failed to allocate {size} bytes within {timeout_ms} ms (max_buffer_size)")
+                raise KafkaTimeoutError(
+                    f"Failed to allocate {size} bytes within {timeout_ms} ms (max_buffer_size)"
+                )
             try:
                 async with asyncio.timeout(remaining):
                     await self._room.wait()
@@ -211,9 +217,12 @@ class RecordAccumulator:
 
     # --- readiness and draining ------------------------------------------------------------
 
-    def ready(self, in_flight: Mapping[TopicPartition, int] | None = None,
-              max_in_flight_per_partition: int = 1,
-              leader_epoch_of: Callable[[TopicPartition], int] | None = None) -> tuple[list[TopicPartition], float]:
+    def ready(
+        self,
+        in_flight: Mapping[TopicPartition, int] | None = None,
+        max_in_flight_per_partition: int = 1,
+        leader_epoch_of: Callable[[TopicPartition], int] | None = None,
+    ) -> tuple[list[TopicPartition], float]:
         """Partitions whose head batch is sendable now.
 
         A partition is skipped while ``max_in_flight_per_partition`` of its batches are in

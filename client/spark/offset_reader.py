@@ -43,10 +43,17 @@ class KafketteOffsetReader:
         async def session() -> T:
             settings = self._options.consumer_settings
             async with asyncio.timeout(_SESSION_TIMEOUT_S):
-                async with AdminClient(bootstrap_servers=self._options.bootstrap_servers,
-                                       request_timeout_ms=settings.get("request_timeout_ms", 30000)) as admin, \
-                        Consumer(bootstrap_servers=self._options.bootstrap_servers, allow_auto_create_topics=False,
-                                 **settings) as consumer:
+                async with (
+                    AdminClient(
+                        bootstrap_servers=self._options.bootstrap_servers,
+                        request_timeout_ms=settings.get("request_timeout_ms", 30000),
+                    ) as admin,
+                    Consumer(
+                        bootstrap_servers=self._options.bootstrap_servers,
+                        allow_auto_create_topics=False,
+                        **settings,
+                    ) as consumer,
+                ):
                     return await work(admin, consumer)
 
         return asyncio.run(session())
@@ -63,11 +70,17 @@ class KafketteOffsetReader:
         if not topics:
             return []
         described = await admin.describe_topics(topics)
-        return sorted(TopicPartition(name, p.partition) for name, description in described.items()
-                      if not description.is_internal for p in description.partitions)
+        return sorted(
+            TopicPartition(name, p.partition)
+            for name, description in described.items()
+            if not description.is_internal
+            for p in description.partitions
+        )
 
     @staticmethod
-    async def _list_offsets(consumer: Consumer, requests: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
+    async def _list_offsets(
+        consumer: Consumer, requests: Mapping[TopicPartition, int]
+    ) -> dict[TopicPartition, int]:
         earliest = [tp for tp, which in requests.items() if which == EARLIEST]
         latest = [tp for tp, which in requests.items() if which == LATEST]
         out = {tp: offset for tp, offset in requests.items() if offset >= 0}
@@ -98,8 +111,9 @@ class KafketteOffsetReader:
             return {}
         return self._run(lambda admin, consumer: self._list_offsets(consumer, requests))
 
-    def latest_and_new_earliest(self, known: Iterable[TopicPartition]
-                                ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, int]]:
+    def latest_and_new_earliest(
+        self, known: Iterable[TopicPartition]
+    ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, int]]:
         """Discover partitions, then fetch the latest offset of each and the earliest of
         those not in ``known`` (new partitions, new topics), in one session.
 
@@ -109,8 +123,9 @@ class KafketteOffsetReader:
         """
         known = set(known)
 
-        async def work(admin: AdminClient, consumer: Consumer
-                       ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, int]]:
+        async def work(
+            admin: AdminClient, consumer: Consumer
+        ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, int]]:
             partitions = await self._partitions(admin)
             requests = {tp: LATEST for tp in partitions}
             latest = await self._list_offsets(consumer, requests)
@@ -128,6 +143,7 @@ class KafketteOffsetReader:
                 (Spark's rule: "you must specify all TopicPartitions").
             KafkaError: a lookup failed.
         """
+
         async def work(admin: AdminClient, consumer: Consumer) -> dict[TopicPartition, int]:
             partitions = await self._partitions(admin)
             if spec.kind == "earliest":
@@ -138,7 +154,8 @@ class KafketteOffsetReader:
                 raise ValueError(
                     f"Specific offsets must name every subscribed topic-partition: subscribed "
                     f"{sorted(map(str, partitions))}, given {sorted(map(str, spec.offsets))}. "
-                    f"Use -1 for latest, -2 for earliest.")
+                    f"Use -1 for latest, -2 for earliest."
+                )
             return await self._list_offsets(consumer, spec.offsets)
 
         return self._run(work)

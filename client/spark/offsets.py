@@ -59,8 +59,9 @@ def offsets_from_json(value: Mapping[str, Mapping[str, int]] | None) -> Partitio
     return out
 
 
-def rate_limit(start: Mapping[TopicPartition, int], latest: Mapping[TopicPartition, int],
-               max_offsets: int) -> PartitionOffsets:
+def rate_limit(
+    start: Mapping[TopicPartition, int], latest: Mapping[TopicPartition, int], max_offsets: int
+) -> PartitionOffsets:
     """Bound a micro-batch to about ``max_offsets`` records, shared by backlog.
 
     Each partition with a backlog (``latest - start > 0``) gets
@@ -118,7 +119,9 @@ class OffsetRange(InputPartition):
         return self.until_offset - self.from_offset
 
 
-def offset_ranges(start: Mapping[TopicPartition, int], end: Mapping[TopicPartition, int]) -> list[OffsetRange]:
+def offset_ranges(
+    start: Mapping[TopicPartition, int], end: Mapping[TopicPartition, int]
+) -> list[OffsetRange]:
     """The non-empty ranges from ``start`` to ``end`` for every partition of ``end`` that
     ``start`` knows, sorted by topic-partition.
 
@@ -129,5 +132,8 @@ def offset_ranges(start: Mapping[TopicPartition, int], end: Mapping[TopicPartiti
     Returns:
         One OffsetRange per partition whose end is past its start.
     """
-    return [OffsetRange(tp.topic, tp.partition, start[tp], end[tp])
-            for tp in sorted(end) if tp in start and end[tp] > start[tp]]
+    return [
+        OffsetRange(tp.topic, tp.partition, start[tp], end[tp])
+        for tp in sorted(end)
+        if tp in start and end[tp] > start[tp]
+    ]

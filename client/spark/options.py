@@ -83,8 +83,10 @@ def _parse_positive_int(options: dict[str, str], name: str) -> int | None:
 def _bootstrap_servers(options: dict[str, str]) -> str:
     servers = options.get(BOOTSTRAP_SERVERS, "").strip()
     if not servers:
-        raise ValueError(f"Option '{BOOTSTRAP_SERVERS}' must be specified for configuring Kafkette consumer "
-                         f"and producer (\"host:port,host:port\")")
+        raise ValueError(
+            f"Option '{BOOTSTRAP_SERVERS}' must be specified for configuring Kafkette consumer "
+            f'and producer ("host:port,host:port")'
+        )
     return servers
 
 
@@ -99,7 +101,7 @@ def _client_settings(options: dict[str, str], target: type, rejected: Mapping[st
     for key, raw in options.items():
         if not key.startswith(CLIENT_PREFIX):
             continue
-        prop = key[len(CLIENT_PREFIX):]
+        prop = key[len(CLIENT_PREFIX) :]
         if prop in rejected:
             if prop == "bootstrap.servers":
                 continue
@@ -149,19 +151,26 @@ def parse_subscription(options: dict[str, str]) -> Subscription:
     """
     given = [name for name in ("assign", "subscribe", "subscribepattern") if name in options]
     if len(given) != 1:
-        raise ValueError("One of the following options must be specified for Kafkette source: "
-                         "subscribe, subscribePattern, assign. See the docs for more details."
-                         if not given else f"Only one of subscribe, subscribePattern, assign may be given, got {given}")
+        raise ValueError(
+            "One of the following options must be specified for Kafkette source: "
+            "subscribe, subscribePattern, assign. See the docs for more details."
+            if not given
+            else f"Only one of subscribe, subscribePattern, assign may be given, got {given}"
+        )
     name = given[0]
     raw = options[name]
     if name == "subscribe":
         topics = tuple(t.strip() for t in raw.split(",") if t.strip())
         if not topics:
-            raise ValueError(f"No topics to subscribe to as specified value for option 'subscribe' is {raw!r}")
+            raise ValueError(
+                f"No topics to subscribe to as specified value for option 'subscribe' is {raw!r}"
+            )
         return Subscribe(topics)
     if name == "subscribepattern":
         if not raw.strip():
-            raise ValueError("Pattern to subscribe is empty as specified value for option 'subscribePattern' is ''")
+            raise ValueError(
+                "Pattern to subscribe is empty as specified value for option 'subscribePattern' is ''"
+            )
         try:
             re.compile(raw)
         except re.error as exc:
@@ -191,7 +200,7 @@ def parse_assign_json(raw: str) -> list[TopicPartition]:
     Raises:
         ValueError: not that shape.
     """
-    problem = (f"Expected e.g. {{\"topicA\":[0,1],\"topicB\":[0,1]}} for option 'assign', got {raw!r}")
+    problem = f'Expected e.g. {{"topicA":[0,1],"topicB":[0,1]}} for option \'assign\', got {raw!r}'
     parsed = _json_object(raw, problem)
     out: set[TopicPartition] = set()
     for topic, partitions in parsed.items():
@@ -223,8 +232,10 @@ def parse_offset_spec(options: dict[str, str], name: str, default: str) -> Offse
     raw = options.get(name.lower(), default).strip()
     if raw.lower() in ("earliest", "latest"):
         return OffsetSpec(raw.lower())
-    problem = (f"Expected 'earliest', 'latest' or JSON like {{\"topicA\":{{\"0\":23,\"1\":-1}},"
-               f"\"topicB\":{{\"0\":-2}}}} for option '{name}', got {raw!r}")
+    problem = (
+        f'Expected \'earliest\', \'latest\' or JSON like {{"topicA":{{"0":23,"1":-1}},'
+        f'"topicB":{{"0":-2}}}} for option \'{name}\', got {raw!r}'
+    )
     parsed = _json_object(raw, problem)
     offsets: dict[TopicPartition, int] = {}
     for topic, per_partition in parsed.items():
@@ -290,9 +301,13 @@ class SourceOptions:
             if ending.kind == "earliest":
                 raise ValueError("Option 'endingOffsets' can't be 'earliest' for batch queries on Kafkette")
             if any(offset == EARLIEST for offset in ending.offsets.values()):
-                raise ValueError("Option 'endingOffsets' can't contain -2 (earliest) for batch queries on Kafkette")
+                raise ValueError(
+                    "Option 'endingOffsets' can't contain -2 (earliest) for batch queries on Kafkette"
+                )
             if any(offset == LATEST for offset in starting.offsets.values()):
-                raise ValueError("Option 'startingOffsets' can't contain -1 (latest) for batch queries on Kafkette")
+                raise ValueError(
+                    "Option 'startingOffsets' can't contain -1 (latest) for batch queries on Kafkette"
+                )
         max_per_trigger = _parse_positive_int(opts, "maxOffsetsPerTrigger")
         if max_per_trigger is not None and not streaming:
             max_per_trigger = None  # Spark ignores it for batch reads
@@ -304,7 +319,8 @@ class SourceOptions:
             max_offsets_per_trigger=max_per_trigger,
             fail_on_data_loss=_parse_bool(opts, "failOnDataLoss", True),
             include_headers=_parse_bool(opts, "includeHeaders", False),
-            poll_timeout_ms=_parse_positive_int(opts, "kafkaConsumer.pollTimeoutMs") or DEFAULT_POLL_TIMEOUT_MS,
+            poll_timeout_ms=_parse_positive_int(opts, "kafkaConsumer.pollTimeoutMs")
+            or DEFAULT_POLL_TIMEOUT_MS,
             consumer_settings=_client_settings(opts, Consumer, _REJECTED_CONSUMER),
         )
 

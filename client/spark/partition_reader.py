@@ -27,16 +27,22 @@ from kafkette.protocol.errors import KafkaTimeoutError, OffsetOutOfRangeError
 
 logger = logging.getLogger(__name__)
 
-SOURCE_SCHEMA = ("key BINARY, value BINARY, topic STRING, partition INT, offset BIGINT, timestamp TIMESTAMP, "
-                 "timestampType INT")
+SOURCE_SCHEMA = (
+    "key BINARY, value BINARY, topic STRING, partition INT, offset BIGINT, timestamp TIMESTAMP, "
+    "timestampType INT"
+)
 HEADERS_COLUMN = "headers ARRAY<STRUCT<key: STRING, value: BINARY>>"
 
 # Arrow types Spark expects for the schema above (timestamps in microseconds, UTC).
 _HEADERS_TYPE = pa.list_(pa.field("element", pa.struct([("key", pa.string()), ("value", pa.binary())])))
 _ARROW_FIELDS = [
-    pa.field("key", pa.binary()), pa.field("value", pa.binary()), pa.field("topic", pa.string()),
-    pa.field("partition", pa.int32()), pa.field("offset", pa.int64()),
-    pa.field("timestamp", pa.timestamp("us", tz="UTC")), pa.field("timestampType", pa.int32()),
+    pa.field("key", pa.binary()),
+    pa.field("value", pa.binary()),
+    pa.field("topic", pa.string()),
+    pa.field("partition", pa.int32()),
+    pa.field("offset", pa.int64()),
+    pa.field("timestamp", pa.timestamp("us", tz="UTC")),
+    pa.field("timestampType", pa.int32()),
 ]
 ROWS_PER_ARROW_BATCH = 10000
 _POLL_MS = 1000
@@ -78,8 +84,12 @@ def records_to_arrow(records: Sequence[ConsumerRecord], include_headers: bool) -
         pa.array([r.timestamp_type for r in records], pa.int32()),
     ]
     if include_headers:
-        columns.append(pa.array([[{"key": k, "value": v} for k, v in r.headers] if r.headers else None
-                                 for r in records], _HEADERS_TYPE))
+        columns.append(
+            pa.array(
+                [[{"key": k, "value": v} for k, v in r.headers] if r.headers else None for r in records],
+                _HEADERS_TYPE,
+            )
+        )
     return pa.RecordBatch.from_arrays(columns, schema=arrow_schema(include_headers))
 
 
@@ -99,8 +109,12 @@ class OffsetRangeReader:
     the high watermark is below it, otherwise a ``KafkaTimeoutError``.
     """
 
-    def __init__(self, options: SourceOptions, offset_range: OffsetRange,
-                 consumer_factory: Callable[..., Consumer] = Consumer) -> None:
+    def __init__(
+        self,
+        options: SourceOptions,
+        offset_range: OffsetRange,
+        consumer_factory: Callable[..., Consumer] = Consumer,
+    ) -> None:
         self._options = options
         self._consumer_factory = consumer_factory
         self._range = offset_range
@@ -116,8 +130,12 @@ class OffsetRangeReader:
         if self._range.size <= 0:
             return
         loop = uvloop.new_event_loop()
-        consumer = self._consumer_factory(bootstrap_servers=self._options.bootstrap_servers, auto_offset_reset="none",
-                            allow_auto_create_topics=False, **self._options.consumer_settings)
+        consumer = self._consumer_factory(
+            bootstrap_servers=self._options.bootstrap_servers,
+            auto_offset_reset="none",
+            allow_auto_create_topics=False,
+            **self._options.consumer_settings,
+        )
         try:
             loop.run_until_complete(consumer.start())
             consumer.assign([self._tp])
@@ -136,7 +154,9 @@ class OffsetRangeReader:
         earliest = (await consumer.beginning_offsets([self._tp]))[self._tp]
         position = self._range.from_offset
         if earliest > position:
-            self._lost(position, min(earliest, self._range.until_offset), f"the log start offset is {earliest}")
+            self._lost(
+                position, min(earliest, self._range.until_offset), f"the log start offset is {earliest}"
+            )
             position = earliest
         if position >= self._range.until_offset:
             return None
@@ -147,16 +167,22 @@ class OffsetRangeReader:
         report_data_loss(
             f"Cannot fetch offsets {first}..{end - 1} of {self._tp} (the query needs "
             f"{self._range.from_offset}..{self._range.until_offset - 1}): {why}.",
-            self._options.fail_on_data_loss, logger)
+            self._options.fail_on_data_loss,
+            logger,
+        )
 
-    async def _next_records(self, consumer: Consumer, position: int) -> tuple[list[ConsumerRecord], int | None]:
+    async def _next_records(
+        self, consumer: Consumer, position: int
+    ) -> tuple[list[ConsumerRecord], int | None]:
         """The records of the next fetch from ``position`` (at most ``ROWS_PER_ARROW_BATCH``)
         and the next position (None once the range is done)."""
         until = self._range.until_offset
         deadline = time.monotonic() + self._options.poll_timeout_ms / 1000
         while True:
             try:
-                fetched = await consumer.getmany(self._tp, timeout_ms=_POLL_MS, max_records=ROWS_PER_ARROW_BATCH)
+                fetched = await consumer.getmany(
+                    self._tp, timeout_ms=_POLL_MS, max_records=ROWS_PER_ARROW_BATCH
+                )
             except OffsetOutOfRangeError:
                 earliest = (await consumer.beginning_offsets([self._tp]))[self._tp]
                 if earliest <= position:
@@ -186,7 +212,8 @@ class OffsetRangeReader:
         if latest < self._range.until_offset and latest <= position:
             self._lost(position, self._range.until_offset, f"the high watermark is {latest}")
             return None
-        raise KafkaTimeoutError(f"Cannot fetch records of {self._tp} from offset {position} (up to "
-                                f"{self._range.until_offset - 1}) within kafkaConsumer.pollTimeoutMs="
-                                f"{self._options.poll_timeout_ms} ms")
-
+        raise KafkaTimeoutError(
+            f"Cannot fetch records of {self._tp} from offset {position} (up to "
+            f"{self._range.until_offset - 1}) within kafkaConsumer.pollTimeoutMs="
+            f"{self._options.poll_timeout_ms} ms"
+        )

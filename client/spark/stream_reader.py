@@ -110,8 +110,9 @@ class KafketteStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             end = latest
         return offsets_to_json(end)
 
-    def _latest_offsets(self, start: dict[TopicPartition, int]
-                        ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, int]]:
+    def _latest_offsets(
+        self, start: dict[TopicPartition, int]
+    ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, int]]:
         """High watermarks (and log start offsets of new partitions), looked up again for up
         to ``BEHIND_START_WAIT_S`` while one is below ``start``: a newly elected leader
         answers its own high watermark, which catches up once its followers fetch.  Still
@@ -122,7 +123,9 @@ class KafketteStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             behind = sorted(tp for tp, offset in latest.items() if tp in start and offset < start[tp])
             if not behind or time.monotonic() >= deadline:
                 return latest, new_earliest
-            logger.info("High watermark of %s is below the query's offset; looking again", ", ".join(map(str, behind)))
+            logger.info(
+                "High watermark of %s is below the query's offset; looking again", ", ".join(map(str, behind))
+            )
             time.sleep(BEHIND_START_POLL_S)
 
     def reportLatestOffset(self) -> dict | None:
@@ -146,17 +149,25 @@ class KafketteStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             earliest = self._offset_reader.list_offsets(dict.fromkeys(new, EARLIEST))
             for tp, offset in sorted(earliest.items()):
                 if offset != 0:
-                    report_data_loss(f"Added partition {tp} starts from {offset} instead of 0.",
-                                     self._options.fail_on_data_loss, logger)
+                    report_data_loss(
+                        f"Added partition {tp} starts from {offset} instead of 0.",
+                        self._options.fail_on_data_loss,
+                        logger,
+                    )
             start_offsets.update(earliest)
         gone = sorted(tp for tp in start_offsets if tp not in end_offsets)
         if gone:
-            report_data_loss(f"{', '.join(map(str, gone))} are gone.", self._options.fail_on_data_loss, logger)
+            report_data_loss(
+                f"{', '.join(map(str, gone))} are gone.", self._options.fail_on_data_loss, logger
+            )
         for tp in sorted(end_offsets):
             if end_offsets[tp] < start_offsets[tp]:
-                report_data_loss(f"Partition {tp}'s offset was changed from {start_offsets[tp]} to "
-                                 f"{end_offsets[tp]}, some data may have been missed.",
-                                 self._options.fail_on_data_loss, logger)
+                report_data_loss(
+                    f"Partition {tp}'s offset was changed from {start_offsets[tp]} to "
+                    f"{end_offsets[tp]}, some data may have been missed.",
+                    self._options.fail_on_data_loss,
+                    logger,
+                )
         return list(offset_ranges(start_offsets, end_offsets))
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:

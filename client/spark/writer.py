@@ -78,16 +78,23 @@ def sink_columns(schema: StructType, topic_option: str | None) -> SinkColumns:
         raise ValueError("Required attribute 'value' not found")
     topic = column("topic", (StringType,), "a string")
     if topic is None and topic_option is None:
-        raise ValueError("topic option required when no 'topic' attribute is present. Use the topic option "
-                         "for setting a topic.")
+        raise ValueError(
+            "topic option required when no 'topic' attribute is present. Use the topic option "
+            "for setting a topic."
+        )
     headers = column("headers", (ArrayType,), "array<struct<key:string,value:binary>>")
     if headers is not None:
         element = schema.fields[headers].dataType.elementType
-        if (not isinstance(element, StructType) or [f.name for f in element.fields] != ["key", "value"]
-                or not isinstance(element.fields[0].dataType, StringType)
-                or not isinstance(element.fields[1].dataType, BinaryType)):
-            raise ValueError(f"headers attribute type must be array<struct<key:string,value:binary>>, got "
-                             f"{schema.fields[headers].dataType.simpleString()}")
+        if (
+            not isinstance(element, StructType)
+            or [f.name for f in element.fields] != ["key", "value"]
+            or not isinstance(element.fields[0].dataType, StringType)
+            or not isinstance(element.fields[1].dataType, BinaryType)
+        ):
+            raise ValueError(
+                f"headers attribute type must be array<struct<key:string,value:binary>>, got "
+                f"{schema.fields[headers].dataType.simpleString()}"
+            )
     return SinkColumns(
         value=value,
         key=column("key", (StringType, BinaryType), "a string or binary"),
@@ -110,12 +117,15 @@ async def _produce(rows: Iterator[Row], options: SinkOptions, columns: SinkColum
             headers = None
             if columns.headers is not None and row[columns.headers] is not None:
                 headers = [(h[0], h[1]) for h in row[columns.headers]]
-            pending.append(await producer.send(
-                topic, row[columns.value],
-                key=None if columns.key is None else row[columns.key],
-                partition=None if columns.partition is None else row[columns.partition],
-                headers=headers,
-            ))
+            pending.append(
+                await producer.send(
+                    topic,
+                    row[columns.value],
+                    key=None if columns.key is None else row[columns.key],
+                    partition=None if columns.partition is None else row[columns.partition],
+                    headers=headers,
+                )
+            )
             count += 1
             if len(pending) >= _CHECK_EVERY_RECORDS:
                 for future in pending:  # fail fast on a record that already failed

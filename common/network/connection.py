@@ -62,10 +62,15 @@ class BrokerConnection:
         self._max_frame_bytes = max_frame_bytes
         self._stream: FrameStream | None = None
         self._read_task = ShutdownableTask(
-            f"conn-read-{host}:{port}", log_prefix=f"[BrokerConnection {host}:{port}]",
-            on_failure=lambda exc: self._fail_all(KafkaConnectionError(f"connection to {host}:{port} failed: {exc!r}")),
+            f"conn-read-{host}:{port}",
+            log_prefix=f"[BrokerConnection {host}:{port}]",
+            on_failure=lambda exc: self._fail_all(
+                KafkaConnectionError(f"connection to {host}:{port} failed: {exc!r}")
+            ),
         )
-        self._in_flight: collections.deque[tuple[int, type[Struct], int, asyncio.Future[Struct]]] = collections.deque()
+        self._in_flight: collections.deque[tuple[int, type[Struct], int, asyncio.Future[Struct]]] = (
+            collections.deque()
+        )
         self._slots = asyncio.Semaphore(max_in_flight)
         self._correlation_id = 0
         self._closed_exc: BaseException | None = None
@@ -105,8 +110,14 @@ class BrokerConnection:
         self._correlation_id = (self._correlation_id + 1) & 0x7FFFFFFF
         return self._correlation_id
 
-    async def send(self, request: Struct, *, api_version: int | None = None, timeout_ms: int | None = None,
-                   expect_response: bool = True) -> Any:
+    async def send(
+        self,
+        request: Struct,
+        *,
+        api_version: int | None = None,
+        timeout_ms: int | None = None,
+        expect_response: bool = True,
+    ) -> Any:
         """Send ``request`` and return the decoded response struct.
 
         Args:
@@ -121,7 +132,9 @@ class BrokerConnection:
                 since later responses can no longer be matched).
         """
         if self._closed_exc is not None or self._stream is None:
-            raise KafkaConnectionError(f"connection to {self.host}:{self.port} is closed") from self._closed_exc
+            raise KafkaConnectionError(
+                f"connection to {self.host}:{self.port} is closed"
+            ) from self._closed_exc
         spec = spec_for_request(request)
         version = spec.max_version if api_version is None else api_version
         timeout = (timeout_ms if timeout_ms is not None else self.request_timeout_ms) / 1000
@@ -136,13 +149,17 @@ class BrokerConnection:
                 async with asyncio.timeout(timeout):
                     await self._slots.acquire()
             except TimeoutError as exc:
-                raise KafkaTimeoutError(f"no in-flight slot to {self.host}:{self.port} within {timeout}s") from exc
+                raise KafkaTimeoutError(
+                    f"no in-flight slot to {self.host}:{self.port} within {timeout}s"
+                ) from exc
         else:
             await self._slots.acquire()  # a free slot: taken at once, no timer armed for it
         fut: asyncio.Future[Struct] = asyncio.get_running_loop().create_future()
         try:
             if self._closed_exc is not None:
-                raise KafkaConnectionError(f"connection to {self.host}:{self.port} is closed") from self._closed_exc
+                raise KafkaConnectionError(
+                    f"connection to {self.host}:{self.port} is closed"
+                ) from self._closed_exc
             self._in_flight.append((correlation_id, spec.response, version, fut))
             self._stream.writelines(data)  # record batches go to the socket uncopied
             await self._drain()
@@ -187,7 +204,9 @@ class BrokerConnection:
                 try:
                     fut.set_result(response_cls.from_wire(body, version))
                 except SchemaError as exc:
-                    fut.set_exception(KafkaConnectionError(f"malformed response from {self.host}:{self.port}: {exc}"))
+                    fut.set_exception(
+                        KafkaConnectionError(f"malformed response from {self.host}:{self.port}: {exc}")
+                    )
         except asyncio.CancelledError:
             self._fail_all(KafkaConnectionError(f"connection to {self.host}:{self.port} closed"))
             raise

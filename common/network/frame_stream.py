@@ -77,8 +77,12 @@ class FrameStream(asyncio.BufferedProtocol):
     ``writelines(buffers)`` then ``await drain()``.  ``close()`` / ``abort()`` end it.
     """
 
-    def __init__(self, max_frame_bytes: int, on_connect: Callable[[FrameStream], None] | None = None,
-                 memory_pool: MemoryPool | None = None) -> None:
+    def __init__(
+        self,
+        max_frame_bytes: int,
+        on_connect: Callable[[FrameStream], None] | None = None,
+        memory_pool: MemoryPool | None = None,
+    ) -> None:
         self._max_frame_bytes = max_frame_bytes
         self._on_connect = on_connect
         self._pool = memory_pool
@@ -105,7 +109,7 @@ class FrameStream(asyncio.BufferedProtocol):
 
     def get_buffer(self, sizehint: int) -> memoryview:
         if self._frame is not None:
-            return memoryview(self._frame)[self._filled:]
+            return memoryview(self._frame)[self._filled :]
         scratch = _thread_scratch()
         used = len(self._tail)
         if used:
@@ -121,7 +125,7 @@ class FrameStream(asyncio.BufferedProtocol):
                 self._deliver(frame)
             return
         scratch = _thread_scratch()
-        self._parse(scratch.view[:scratch.used + nbytes])
+        self._parse(scratch.view[: scratch.used + nbytes])
 
     def eof_received(self) -> bool:
         self._finish(asyncio.IncompleteReadError(b"", None))
@@ -168,7 +172,7 @@ class FrameStream(asyncio.BufferedProtocol):
             self._tail_reserved = False
             body_start = start + LENGTH.size
             if end - body_start >= length:
-                self._deliver(bytes(data[body_start:body_start + length]))
+                self._deliver(bytes(data[body_start : body_start + length]))
                 start = body_start + length
                 continue
             if LENGTH.size + length > SCRATCH_BYTES:  # will not fit: receive the rest into its own buffer
@@ -222,8 +226,9 @@ class FrameStream(asyncio.BufferedProtocol):
     def _deliver(self, frame: bytes | bytearray) -> None:
         self._frames.append(frame)
         self._queued_bytes += len(frame)
-        if (self._queued_bytes > QUEUED_HIGH_BYTES or len(self._frames) > QUEUED_HIGH_FRAMES) \
-                and "queued" not in self._paused_for:
+        if (
+            self._queued_bytes > QUEUED_HIGH_BYTES or len(self._frames) > QUEUED_HIGH_FRAMES
+        ) and "queued" not in self._paused_for:
             self._pause("queued")
         self._wake_reader()
 
@@ -258,8 +263,12 @@ class FrameStream(asyncio.BufferedProtocol):
                 self._read_waiter = None
         frame = self._frames.popleft()
         self._queued_bytes -= len(frame)
-        if "queued" in self._paused_for and self._queued_bytes <= QUEUED_HIGH_BYTES // 4 \
-                and len(self._frames) <= QUEUED_HIGH_FRAMES // 4 and self._end_exc is None:
+        if (
+            "queued" in self._paused_for
+            and self._queued_bytes <= QUEUED_HIGH_BYTES // 4
+            and len(self._frames) <= QUEUED_HIGH_FRAMES // 4
+            and self._end_exc is None
+        ):
             self._paused_for.discard("queued")
             if not self._paused_for and self.transport is not None and not self.transport.is_closing():
                 self.transport.resume_reading()
@@ -316,9 +325,14 @@ async def open_frame_stream(host: str, port: int, max_frame_bytes: int) -> Frame
     return stream
 
 
-async def start_frame_server(on_connect: Callable[[FrameStream], None], host: str, port: int,
-                             max_frame_bytes: int, backlog: int = 1024,
-                             memory_pool: MemoryPool | None = None) -> asyncio.Server:
+async def start_frame_server(
+    on_connect: Callable[[FrameStream], None],
+    host: str,
+    port: int,
+    max_frame_bytes: int,
+    backlog: int = 1024,
+    memory_pool: MemoryPool | None = None,
+) -> asyncio.Server:
     """Listen on ``host:port``; ``on_connect(stream)`` runs as each connection is made; every
     connection reserves its frames from ``memory_pool`` when one is given.
 
@@ -328,5 +342,10 @@ async def start_frame_server(on_connect: Callable[[FrameStream], None], host: st
         OSError: the address is in use or cannot be bound.
     """
     loop = asyncio.get_running_loop()
-    return await loop.create_server(lambda: FrameStream(max_frame_bytes, on_connect, memory_pool), host, port,
-                                    reuse_address=True, backlog=backlog)
+    return await loop.create_server(
+        lambda: FrameStream(max_frame_bytes, on_connect, memory_pool),
+        host,
+        port,
+        reuse_address=True,
+        backlog=backlog,
+    )

@@ -46,7 +46,6 @@ _NEXT = ("next",)  # marker: nothing taken from the response queue yet
 INT_MAX = 2**31 - 1  # Kafka's default of max.connections and max.connections.per.ip (no limit)
 
 
-
 class CloseConnectionResponse:
     """A handler's answer that closes the connection instead of answering, once every answer
     before it is written (Kafka's ``RequestChannel.CloseConnectionResponse``): a Produce with
@@ -59,9 +58,18 @@ class CloseConnectionResponse:
 
 CLOSE_CONNECTION = CloseConnectionResponse()
 
-RequestHandler = Callable[[RequestHeader, ApiSpec, Struct], Awaitable[Struct | CloseConnectionResponse | None]]
+RequestHandler = Callable[
+    [RequestHeader, ApiSpec, Struct], Awaitable[Struct | CloseConnectionResponse | None]
+]
 
-__all__ = ["CLOSE_CONNECTION", "CloseConnectionResponse", "Connection", "Decoded", "SocketServer", "WireCodec"]
+__all__ = [
+    "CLOSE_CONNECTION",
+    "CloseConnectionResponse",
+    "Connection",
+    "Decoded",
+    "SocketServer",
+    "WireCodec",
+]
 
 
 class Connection:
@@ -79,7 +87,9 @@ class Connection:
         self._handlers: set[asyncio.Task[Struct | None]] = set()
 
     async def run(self) -> None:
-        writer_task = asyncio.get_running_loop().create_task(self._write_loop(), name=f"conn-write-{self.peer}")
+        writer_task = asyncio.get_running_loop().create_task(
+            self._write_loop(), name=f"conn-write-{self.peer}"
+        )
         try:
             await self._read_loop()
         finally:
@@ -103,7 +113,9 @@ class Connection:
 
     async def _read_loop(self) -> None:
         stream = self._stream
-        idle_s = self._server.connections_max_idle_ms / 1000 if self._server.connections_max_idle_ms >= 0 else None
+        idle_s = (
+            self._server.connections_max_idle_ms / 1000 if self._server.connections_max_idle_ms >= 0 else None
+        )
         while True:
             try:
                 async with asyncio.timeout(idle_s):
@@ -111,8 +123,12 @@ class Connection:
             except TimeoutError:
                 if self._handlers or not self._responses.empty():
                     continue  # a request in flight (a long-polling fetch): not idle
-                logger.info("[SocketServer] Closing connection from %s: idle for more than "
-                            "connections.max.idle.ms=%d", self.peer, self._server.connections_max_idle_ms)
+                logger.info(
+                    "[SocketServer] Closing connection from %s: idle for more than "
+                    "connections.max.idle.ms=%d",
+                    self.peer,
+                    self._server.connections_max_idle_ms,
+                )
                 return
             except asyncio.IncompleteReadError:
                 return
@@ -134,7 +150,8 @@ class Connection:
                 continue
             size = len(payload)
             task = asyncio.get_running_loop().create_task(
-                self._server.handler(decoded.header, decoded.spec, decoded.request))  # type: ignore[arg-type]
+                self._server.handler(decoded.header, decoded.spec, decoded.request)
+            )  # type: ignore[arg-type]
             self._handlers.add(task)
             task.add_done_callback(lambda done, n=size: self._handled(done, n))
             await self._responses.put((decoded.reply, task))
@@ -148,7 +165,9 @@ class Connection:
         """Answer a request that did not decode, where its API allows; False closes the connection."""
         if isinstance(exc, RequestDecodeError) and exc.reply is not None:
             response = exc.reply.error_response(exc.code)
-            logger.warning("[SocketServer] %s from %s (%s): %s", exc.code.name, self.peer, exc.reply.name, exc)
+            logger.warning(
+                "[SocketServer] %s from %s (%s): %s", exc.code.name, self.peer, exc.reply.name, exc
+            )
             if response is not None:
                 await self._put_ready(exc.reply, response)
                 return True
@@ -184,8 +203,9 @@ class Connection:
                 return
             except KafkaError as exc:
                 code = error_code_for(exc)
-                logger.warning("[SocketServer] %s from %s answered with %s: %s", reply.name, self.peer,
-                               code.name, exc)
+                logger.warning(
+                    "[SocketServer] %s from %s answered with %s: %s", reply.name, self.peer, code.name, exc
+                )
                 response = reply.error_response(code)
             except Exception:
                 logger.exception("[SocketServer] Handler for %s from %s failed", reply.name, self.peer)
@@ -195,7 +215,9 @@ class Connection:
                     stream.close()
                     return
             if response is CLOSE_CONNECTION:
-                logger.info("[SocketServer] Closing connection from %s as its %s asked", self.peer, reply.name)
+                logger.info(
+                    "[SocketServer] Closing connection from %s as its %s asked", self.peer, reply.name
+                )
                 self._write_buffers(buffers)
                 stream.close()
                 return
@@ -203,8 +225,9 @@ class Connection:
                 try:
                     buffers += reply.encode(response)
                 except Exception:  # an answer that does not fit its schema: the connection cannot go on
-                    logger.exception("[SocketServer] Answer to %s from %s could not be encoded", reply.name,
-                                     self.peer)
+                    logger.exception(
+                        "[SocketServer] Answer to %s from %s could not be encoded", reply.name, self.peer
+                    )
                     self._write_buffers(buffers)
                     stream.close()
                     return
@@ -272,10 +295,21 @@ class SocketServer:
             protocol by default, or Kafka's binary protocol (``KafkaWireCodec``).
     """
 
-    def __init__(self, host: str, port: int, handler: RequestHandler, *, max_request_bytes: int,
-                 max_queued_requests: int, broker_id: int, max_connections: int = INT_MAX,
-                 max_connections_per_ip: int = INT_MAX, connections_max_idle_ms: int = 600_000,
-                 queued_max_request_bytes: int = -1, codec: WireCodec = MSGPACK_CODEC) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        handler: RequestHandler,
+        *,
+        max_request_bytes: int,
+        max_queued_requests: int,
+        broker_id: int,
+        max_connections: int = INT_MAX,
+        max_connections_per_ip: int = INT_MAX,
+        connections_max_idle_ms: int = 600_000,
+        queued_max_request_bytes: int = -1,
+        codec: WireCodec = MSGPACK_CODEC,
+    ) -> None:
         self.host = host
         self.codec = codec
         self.port = port
@@ -303,13 +337,19 @@ class SocketServer:
                 address it failed to bind.
         """
         try:
-            self._server = await start_frame_server(self._accept, self.host, self.port, self.max_request_bytes,
-                                                    memory_pool=self.memory_pool)
+            self._server = await start_frame_server(
+                self._accept, self.host, self.port, self.max_request_bytes, memory_pool=self.memory_pool
+            )
         except OSError as exc:
             raise listen_error(self.host, self.port, exc) from exc
         self.bound_port = self._server.sockets[0].getsockname()[1]
-        logger.info("[SocketServer brokerId=%d] Listening on %s:%d (%s)", self._broker_id, self.host,
-                    self.bound_port, self.codec.name)
+        logger.info(
+            "[SocketServer brokerId=%d] Listening on %s:%d (%s)",
+            self._broker_id,
+            self.host,
+            self.bound_port,
+            self.codec.name,
+        )
 
     def _accept(self, stream: FrameStream) -> None:
         peername = stream.get_extra_info("peername")
@@ -322,8 +362,12 @@ class SocketServer:
             limit = None
         if limit is not None:  # Kafka's ConnectionQuotas: refused before anything is built for it
             self.refused_connections += 1
-            logger.warning("[SocketServer brokerId=%d] Closing connection from %s: %s=%d reached",
-                           self._broker_id, ip, *limit)
+            logger.warning(
+                "[SocketServer brokerId=%d] Closing connection from %s: %s=%d reached",
+                self._broker_id,
+                ip,
+                *limit,
+            )
             stream.abort()
             return
         sock = stream.get_extra_info("socket")

@@ -48,8 +48,9 @@ class CandidateState:
         """
         self._check_voter(voter_id)
         if voter_id in self.rejected:
-            raise ValueError(f"voter {voter_id} already rejected candidate {self.node_id} "
-                             f"in epoch {self.epoch}")
+            raise ValueError(
+                f"voter {voter_id} already rejected candidate {self.node_id} in epoch {self.epoch}"
+            )
         self.granted.add(voter_id)
         self.next_request_ms.pop(voter_id, None)
 
@@ -61,8 +62,9 @@ class CandidateState:
         """
         self._check_voter(voter_id)
         if voter_id in self.granted:
-            raise ValueError(f"voter {voter_id} already granted its vote to {self.node_id} "
-                             f"in epoch {self.epoch}")
+            raise ValueError(
+                f"voter {voter_id} already granted its vote to {self.node_id} in epoch {self.epoch}"
+            )
         self.rejected.add(voter_id)
         self.next_request_ms.pop(voter_id, None)
 

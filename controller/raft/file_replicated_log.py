@@ -113,8 +113,12 @@ class FileReplicatedLog:
         OSError: the directory or file cannot be read or written.
     """
 
-    def __init__(self, directory: str | os.PathLike[str], encode: Callable[[Any], bytes],
-                 decode: Callable[[bytes], Any]) -> None:
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        encode: Callable[[Any], bytes],
+        decode: Callable[[bytes], Any],
+    ) -> None:
         self.dir = Path(directory)
         self._encode = encode
         self._decode = decode
@@ -153,8 +157,11 @@ class FileReplicatedLog:
         Raises:
             CorruptSnapshotError: its frame is torn or its CRC does not match.
         """
-        found = sorted((OffsetAndEpoch(int(m[1]), int(m[2])), path) for path in self.dir.iterdir()
-                       if (m := _SNAPSHOT_NAME.match(path.name)))
+        found = sorted(
+            (OffsetAndEpoch(int(m[1]), int(m[2])), path)
+            for path in self.dir.iterdir()
+            if (m := _SNAPSHOT_NAME.match(path.name))
+        )
         if not found:
             return None
         snapshot_id, path = found[-1]
@@ -163,21 +170,27 @@ class FileReplicatedLog:
         data = path.read_bytes()
         if len(data) >= FRAME_HEADER.size:
             length, crc = FRAME_HEADER.unpack_from(data)
-            body = data[FRAME_HEADER.size:]
+            body = data[FRAME_HEADER.size :]
             if length == len(body) and crc32c.crc32c(body) == crc:
                 return snapshot_id, body
-        raise CorruptSnapshotError(f"snapshot file {path} is corrupt (torn frame or CRC mismatch); it sums up "
-                                   f"the metadata log before offset {snapshot_id.offset}")
+        raise CorruptSnapshotError(
+            f"snapshot file {path} is corrupt (torn frame or CRC mismatch); it sums up "
+            f"the metadata log before offset {snapshot_id.offset}"
+        )
 
     def _choose_segment(self) -> Path | None:
         """The segment to read: the one starting at the log start offset, else the newest one
         below it (a snapshot taken or installed before its segment was replaced); others go."""
-        segments = sorted((int(m[1]), path) for path in self.dir.iterdir() if (m := _SEGMENT_NAME.match(path.name)))
+        segments = sorted(
+            (int(m[1]), path) for path in self.dir.iterdir() if (m := _SEGMENT_NAME.match(path.name))
+        )
         usable = [(base, path) for base, path in segments if base <= self._start]
         if len(usable) < len(segments):
             newer = [str(path) for base, path in segments if base > self._start]
-            raise CorruptSnapshotError(f"metadata log segments {newer} start after the log start offset "
-                                       f"{self._start}: a snapshot file is missing")
+            raise CorruptSnapshotError(
+                f"metadata log segments {newer} start after the log start offset "
+                f"{self._start}: a snapshot file is missing"
+            )
         chosen = usable[-1][1] if usable else None
         for _, path in usable[:-1]:
             path.unlink()
@@ -216,8 +229,13 @@ class FileReplicatedLog:
             if expected < before.offset or not self._agrees_with_snapshot(segment, before):
                 self._forget_from(self._start)
         if reason:
-            logger.warning("Truncating metadata log %s at byte %d (%s); %d entries kept", segment,
-                           valid_end, reason, len(self._entries))
+            logger.warning(
+                "Truncating metadata log %s at byte %d (%s); %d entries kept",
+                segment,
+                valid_end,
+                reason,
+                len(self._entries),
+            )
         return valid_end
 
     def _agrees_with_snapshot(self, segment: Path, snapshot_id: OffsetAndEpoch) -> bool:
@@ -242,8 +260,12 @@ class FileReplicatedLog:
             self._epoch_starts.pop()
 
     def _frame(self, entry: LogEntry) -> bytes:
-        return frame(msgpack.packb([entry.offset, entry.epoch, self._encode(entry.payload), entry.batch_end_offset],
-                                   use_bin_type=True))
+        return frame(
+            msgpack.packb(
+                [entry.offset, entry.epoch, self._encode(entry.payload), entry.batch_end_offset],
+                use_bin_type=True,
+            )
+        )
 
     def _rewrite_segment(self) -> None:
         """Write the entries held to ``self.path`` (a segment starting at the log start offset),
@@ -280,8 +302,10 @@ class FileReplicatedLog:
         frames = []
         for entry in entries:
             if entry.offset != self.end_offset() or entry.epoch < self.last_epoch():
-                raise ValueError(f"entry {entry.offset} (epoch {entry.epoch}) does not continue a log ending at "
-                                 f"{self.end_offset()} (epoch {self.last_epoch()})")
+                raise ValueError(
+                    f"entry {entry.offset} (epoch {entry.epoch}) does not continue a log ending at "
+                    f"{self.end_offset()} (epoch {self.last_epoch()})"
+                )
             framed = self._frame(entry)
             self._remember(entry, position)
             position += len(framed)
@@ -315,7 +339,7 @@ class FileReplicatedLog:
         """
         if start < self._start:
             raise ValueError(f"offset {start} is below the log start offset {self._start}")
-        return self._entries[start - self._start:start - self._start + max_entries]
+        return self._entries[start - self._start : start - self._start + max_entries]
 
     def end_offset_for_epoch(self, epoch: int) -> OffsetAndEpoch:
         index = bisect.bisect_right(self._epoch_starts, (epoch, float("inf"))) - 1
@@ -383,7 +407,9 @@ class FileReplicatedLog:
         """
         offset = snapshot_id.offset
         if not self._start < offset <= self.end_offset():
-            raise ValueError(f"snapshot {snapshot_id} is not within the log [{self._start}, {self.end_offset()}]")
+            raise ValueError(
+                f"snapshot {snapshot_id} is not within the log [{self._start}, {self.end_offset()}]"
+            )
         before = self._entries[offset - 1 - self._start]
         if before.epoch != snapshot_id.epoch:
             raise ValueError(f"snapshot {snapshot_id}: the entry before it has epoch {before.epoch}")
@@ -402,7 +428,7 @@ class FileReplicatedLog:
     def _replace(self, snapshot_id: OffsetAndEpoch, data: bytes, keep_from: int | None) -> None:
         write_file_atomically(self.dir / snapshot_file_name(snapshot_id), frame(data))
         old_segment, old_snapshot = self.path, self._snapshot
-        kept = self._entries[keep_from - self._start:] if keep_from is not None else []
+        kept = self._entries[keep_from - self._start :] if keep_from is not None else []
         self._snapshot = (snapshot_id, data)
         self._start = snapshot_id.offset
         self._entries, self._positions, self._epoch_starts = [], [], []
@@ -419,7 +445,9 @@ class FileReplicatedLog:
         self._file = open(self.path, "r+b")  # noqa: SIM115 - owned until close()
         self._file.seek(0, os.SEEK_END)
         self._flushed = self._durable_cap = self.end_offset()
-        logger.info("Metadata log %s now starts at offset %d after snapshot %s", self.dir, self._start, snapshot_id)
+        logger.info(
+            "Metadata log %s now starts at offset %d after snapshot %s", self.dir, self._start, snapshot_id
+        )
 
     def close(self) -> None:
         """Flush and close the file (idempotent)."""

@@ -74,8 +74,9 @@ class FollowerState:
         return min(self.fetch_deadline_ms, self.next_fetch_ms)
 
 
-def end_epoch_election_backoff_ms(preferred_successors: tuple[int, ...], node_id: int, retry_backoff_ms: int,
-                                  election_backoff_max_ms: int) -> int:
+def end_epoch_election_backoff_ms(
+    preferred_successors: tuple[int, ...], node_id: int, retry_backoff_ms: int, election_backoff_max_ms: int
+) -> int:
     """How long a follower waits before it campaigns after its leader's EndQuorumEpoch (ms): the
     first preferred successor (the most up to date) at once, the next ones after exponentially
     longer waits, a voter not named after ``election_backoff_max_ms``.

@@ -92,8 +92,16 @@ class KafkaRaftClient:
         ValueError: ``node_id`` is not a voter.
     """
 
-    def __init__(self, node_id: int, voters: frozenset[int], log: ReplicatedLog, store: QuorumStateStore,
-                 config: RaftConfig, rng: random.Random, now_ms: int) -> None:
+    def __init__(
+        self,
+        node_id: int,
+        voters: frozenset[int],
+        log: ReplicatedLog,
+        store: QuorumStateStore,
+        config: RaftConfig,
+        rng: random.Random,
+        now_ms: int,
+    ) -> None:
         if node_id not in voters:
             raise ValueError(f"node {node_id} is not among the voters {sorted(voters)}")
         self.node_id = node_id
@@ -106,8 +114,9 @@ class KafkaRaftClient:
         # The only voter need not wait for anyone: it stands at its first poll (Kafka's
         # QuorumState.initialize makes a lone voter a candidate at once).
         election_deadline = now_ms if self.voters == {node_id} else self._election_deadline(now_ms)
-        initial = restart_state(store.read(), node_id, self.voters, election_deadline,
-                                now_ms + config.fetch_timeout_ms)
+        initial = restart_state(
+            store.read(), node_id, self.voters, election_deadline, now_ms + config.fetch_timeout_ms
+        )
         self.quorum = QuorumState(node_id, store, initial)
         self._prefix = f"[RaftClient id={node_id}]"
 
@@ -174,11 +183,14 @@ class KafkaRaftClient:
             ValueError: ``end_offset`` is above the high watermark or not above the log start offset.
         """
         if end_offset > self.high_watermark:
-            raise ValueError(f"snapshot end offset {end_offset} is above the high watermark "
-                             f"{self.high_watermark}")
+            raise ValueError(
+                f"snapshot end offset {end_offset} is above the high watermark {self.high_watermark}"
+            )
         if end_offset <= self.log.log_start_offset():
-            raise ValueError(f"snapshot end offset {end_offset} is not above the log start offset "
-                             f"{self.log.log_start_offset()}")
+            raise ValueError(
+                f"snapshot end offset {end_offset} is not above the log start offset "
+                f"{self.log.log_start_offset()}"
+            )
         snapshot_id = OffsetAndEpoch(end_offset, self.log.read(end_offset - 1, 1)[0].epoch)
         self.log.create_snapshot(snapshot_id, data)
         logger.info("%s Created snapshot %s", self._prefix, snapshot_id)
@@ -213,22 +225,32 @@ class KafkaRaftClient:
 
     def _poll_leader(self, state: LeaderState, now_ms: int) -> list[Outbound]:
         if state.has_lost_quorum(now_ms):
-            logger.warning("%s No majority fetched within %d ms: resigning epoch %d", self._prefix,
-                           self.config.check_quorum_timeout_ms, state.epoch)
+            logger.warning(
+                "%s No majority fetched within %d ms: resigning epoch %d",
+                self._prefix,
+                self.config.check_quorum_timeout_ms,
+                state.epoch,
+            )
             successors = state.voters_by_descending_end_offset()
-            resigned = ResignedState(state.epoch, self.node_id, self._election_deadline(now_ms), successors,
-                                     set(successors))
+            resigned = ResignedState(
+                state.epoch, self.node_id, self._election_deadline(now_ms), successors, set(successors)
+            )
             self.quorum.transition(resigned)
             return self._send_end_quorum_epoch(resigned, now_ms)
-        return self._send_due(state.unacknowledged, state.next_begin_ms,
-                              BeginQuorumEpochRequest(self.node_id, self.epoch), now_ms)
+        return self._send_due(
+            state.unacknowledged,
+            state.next_begin_ms,
+            BeginQuorumEpochRequest(self.node_id, self.epoch),
+            now_ms,
+        )
 
     def _send_end_quorum_epoch(self, state: ResignedState, now_ms: int) -> list[Outbound]:
         request = EndQuorumEpochRequest(self.node_id, state.epoch, state.preferred_successors)
         return self._send_due(state.unacknowledged, state.next_request_ms, request, now_ms)
 
-    def _send_due(self, voters: set[int] | list[int], next_ms: dict[int, int], request: Any,
-                  now_ms: int) -> list[Outbound]:
+    def _send_due(
+        self, voters: set[int] | list[int], next_ms: dict[int, int], request: Any, now_ms: int
+    ) -> list[Outbound]:
         """``request`` to each of ``voters`` not asked within the request timeout (``next_ms``: when
         each may be asked again, updated)."""
         out = []
@@ -244,12 +266,32 @@ class KafkaRaftClient:
         state.inflight_correlation_id = self._correlation_ids
         download = state.fetching_snapshot
         if download is not None:
-            return [Outbound(state.leader_id, FetchSnapshotRequest(
-                self.node_id, state.epoch, download.snapshot_id, len(download.data),
-                self.config.fetch_snapshot_max_bytes, self._correlation_ids))]
+            return [
+                Outbound(
+                    state.leader_id,
+                    FetchSnapshotRequest(
+                        self.node_id,
+                        state.epoch,
+                        download.snapshot_id,
+                        len(download.data),
+                        self.config.fetch_snapshot_max_bytes,
+                        self._correlation_ids,
+                    ),
+                )
+            ]
         state.inflight_fetch_offset = self.log.end_offset()
-        return [Outbound(state.leader_id, FetchRequest(self.node_id, state.epoch, state.inflight_fetch_offset,
-                                                       self.log.last_epoch(), self._correlation_ids))]
+        return [
+            Outbound(
+                state.leader_id,
+                FetchRequest(
+                    self.node_id,
+                    state.epoch,
+                    state.inflight_fetch_offset,
+                    self.log.last_epoch(),
+                    self._correlation_ids,
+                ),
+            )
+        ]
 
     # ------------------------------------------------------------------ messages
 
@@ -302,8 +344,12 @@ class KafkaRaftClient:
         if self._observe_epoch(response.leader_epoch, response.leader_id, now_ms):
             return []
         state = self.state
-        if not isinstance(state, CandidateState) or response.leader_epoch != state.epoch \
-                or response.error_code != Errors.NONE or source in state.granted | state.rejected:
+        if (
+            not isinstance(state, CandidateState)
+            or response.leader_epoch != state.epoch
+            or response.error_code != Errors.NONE
+            or source in state.granted | state.rejected
+        ):
             return []
         if response.vote_granted:
             state.record_granted_vote(source)
@@ -314,24 +360,29 @@ class KafkaRaftClient:
             state.election_deadline_ms = min(state.election_deadline_ms, backoff)
         return []
 
-    def _handle_quorum_epoch_response(self, source: int,
-                                      response: BeginQuorumEpochResponse | EndQuorumEpochResponse,
-                                      now_ms: int) -> list[Outbound]:
-        if not self._observe_epoch(response.leader_epoch, response.leader_id, now_ms) \
-                and isinstance(response, EndQuorumEpochResponse) and isinstance(self.state, ResignedState) \
-                and response.leader_epoch == self.epoch:
+    def _handle_quorum_epoch_response(
+        self, source: int, response: BeginQuorumEpochResponse | EndQuorumEpochResponse, now_ms: int
+    ) -> list[Outbound]:
+        if (
+            not self._observe_epoch(response.leader_epoch, response.leader_id, now_ms)
+            and isinstance(response, EndQuorumEpochResponse)
+            and isinstance(self.state, ResignedState)
+            and response.leader_epoch == self.epoch
+        ):
             self.state.acknowledge_end_quorum_epoch(source)
         return []
 
-    def _handle_begin_quorum_epoch(self, source: int, request: BeginQuorumEpochRequest,
-                                   now_ms: int) -> BeginQuorumEpochResponse:
+    def _handle_begin_quorum_epoch(
+        self, source: int, request: BeginQuorumEpochRequest, now_ms: int
+    ) -> BeginQuorumEpochResponse:
         error = self._refusal(source, request.leader_id, request.leader_epoch)
         if error == Errors.NONE:
             self._follow(request.leader_epoch, request.leader_id, now_ms)
         return BeginQuorumEpochResponse(error, self.leader_id(), self.epoch)
 
-    def _handle_end_quorum_epoch(self, source: int, request: EndQuorumEpochRequest,
-                                 now_ms: int) -> EndQuorumEpochResponse:
+    def _handle_end_quorum_epoch(
+        self, source: int, request: EndQuorumEpochRequest, now_ms: int
+    ) -> EndQuorumEpochResponse:
         error = self._refusal(source, request.leader_id, request.leader_epoch)
         if error != Errors.NONE:
             return EndQuorumEpochResponse(error, self.leader_id(), self.epoch)
@@ -339,9 +390,12 @@ class KafkaRaftClient:
             self._follow(request.leader_epoch, source, now_ms)
         state = self.state
         if isinstance(state, FollowerState) and state.leader_id == source:
-            backoff_ms = end_epoch_election_backoff_ms(request.preferred_successors, self.node_id,
-                                                       self.config.retry_backoff_ms,
-                                                       self.config.election_backoff_max_ms)
+            backoff_ms = end_epoch_election_backoff_ms(
+                request.preferred_successors,
+                self.node_id,
+                self.config.retry_backoff_ms,
+                self.config.election_backoff_max_ms,
+            )
             state.override_fetch_timeout(now_ms, backoff_ms)
         return EndQuorumEpochResponse(Errors.NONE, self.leader_id(), self.epoch)
 
@@ -353,34 +407,59 @@ class KafkaRaftClient:
         return Errors.NONE if self.is_leader() else Errors.NOT_LEADER_OR_FOLLOWER
 
     def _handle_fetch_request(self, source: int, request: FetchRequest, now_ms: int) -> FetchResponse:
-        error = Errors.INVALID_REQUEST if request.replica_id != source or request.fetch_offset < 0 \
+        error = (
+            Errors.INVALID_REQUEST
+            if request.replica_id != source or request.fetch_offset < 0
             else self._fetch_refusal(request.current_leader_epoch)
+        )
         state = self.state
         if error != Errors.NONE or not isinstance(state, LeaderState):
-            return FetchResponse(error, self.leader_id(), self.epoch, -1,
-                                 correlation_id=request.correlation_id)
+            return FetchResponse(
+                error, self.leader_id(), self.epoch, -1, correlation_id=request.correlation_id
+            )
         is_voter = source in self.voters and source != self.node_id
         if is_voter:
             state.record_voter_fetch(source, now_ms, self.config.check_quorum_timeout_ms)
         verdict = validate_offset_and_epoch(self.log, request.fetch_offset, request.last_fetched_epoch)
         if verdict.kind is Kind.SNAPSHOT:
-            return FetchResponse(Errors.NONE, self.node_id, self.epoch, self.high_watermark,
-                                 snapshot_id=verdict.offset_and_epoch, correlation_id=request.correlation_id)
+            return FetchResponse(
+                Errors.NONE,
+                self.node_id,
+                self.epoch,
+                self.high_watermark,
+                snapshot_id=verdict.offset_and_epoch,
+                correlation_id=request.correlation_id,
+            )
         if verdict.kind is Kind.DIVERGING:
-            return FetchResponse(Errors.NONE, self.node_id, self.epoch, self.high_watermark,
-                                 diverging_epoch=verdict.offset_and_epoch,
-                                 correlation_id=request.correlation_id)
+            return FetchResponse(
+                Errors.NONE,
+                self.node_id,
+                self.epoch,
+                self.high_watermark,
+                diverging_epoch=verdict.offset_and_epoch,
+                correlation_id=request.correlation_id,
+            )
         if is_voter:
             state.update_replica_state(source, request.fetch_offset, now_ms)
             self._maybe_advance_high_watermark(state)
         entries = tuple(read_whole_batches(self.log, request.fetch_offset, self.config.max_fetch_entries))
-        return FetchResponse(Errors.NONE, self.node_id, self.epoch, self.high_watermark, entries=entries,
-                             correlation_id=request.correlation_id)
+        return FetchResponse(
+            Errors.NONE,
+            self.node_id,
+            self.epoch,
+            self.high_watermark,
+            entries=entries,
+            correlation_id=request.correlation_id,
+        )
 
-    def _handle_fetch_snapshot_request(self, source: int, request: FetchSnapshotRequest,
-                                       now_ms: int) -> FetchSnapshotResponse:
-        error = Errors.INVALID_REQUEST if request.replica_id != source or request.max_bytes < 1 \
+    def _handle_fetch_snapshot_request(
+        self, source: int, request: FetchSnapshotRequest, now_ms: int
+    ) -> FetchSnapshotResponse:
+        error = (
+            Errors.INVALID_REQUEST
+            if request.replica_id != source or request.max_bytes < 1
             else self._fetch_refusal(request.current_leader_epoch)
+        )
         state = self.state
         if error == Errors.NONE and isinstance(state, LeaderState):
             if source in self.voters and source != self.node_id:
@@ -391,21 +470,41 @@ class KafkaRaftClient:
             elif not 0 <= request.position < len(data):
                 error = Errors.POSITION_OUT_OF_RANGE
             else:
-                chunk = data[request.position:request.position + request.max_bytes]
-                return FetchSnapshotResponse(Errors.NONE, self.node_id, self.epoch, request.snapshot_id,
-                                             len(data), request.position, chunk, request.correlation_id)
-        return FetchSnapshotResponse(error, self.leader_id(), self.epoch, request.snapshot_id,
-                                     correlation_id=request.correlation_id)
+                chunk = data[request.position : request.position + request.max_bytes]
+                return FetchSnapshotResponse(
+                    Errors.NONE,
+                    self.node_id,
+                    self.epoch,
+                    request.snapshot_id,
+                    len(data),
+                    request.position,
+                    chunk,
+                    request.correlation_id,
+                )
+        return FetchSnapshotResponse(
+            error, self.leader_id(), self.epoch, request.snapshot_id, correlation_id=request.correlation_id
+        )
 
-    def _awaited_answer(self, source: int, error_code: int, leader_epoch: int, leader_id: int,
-                        correlation_id: int, now_ms: int) -> FollowerState | None:
+    def _awaited_answer(
+        self,
+        source: int,
+        error_code: int,
+        leader_epoch: int,
+        leader_id: int,
+        correlation_id: int,
+        now_ms: int,
+    ) -> FollowerState | None:
         """The follower state if this answer is the one awaited from the leader of this epoch
         (it is then no longer awaited, and the next request is scheduled); None otherwise."""
         if self._observe_epoch(leader_epoch, leader_id, now_ms):
             return None
         state = self.state
-        if not isinstance(state, FollowerState) or source != state.leader_id or leader_epoch != state.epoch \
-                or not state.complete_inflight(correlation_id):
+        if (
+            not isinstance(state, FollowerState)
+            or source != state.leader_id
+            or leader_epoch != state.epoch
+            or not state.complete_inflight(correlation_id)
+        ):
             return None  # not ours: from another node or epoch, or duplicated or overtaken
         if error_code == Errors.NONE:
             state.reset_fetch_timeout(now_ms, self.config.fetch_timeout_ms)
@@ -415,16 +514,26 @@ class KafkaRaftClient:
         return state
 
     def _handle_fetch_response(self, source: int, response: FetchResponse, now_ms: int) -> list[Outbound]:
-        state = self._awaited_answer(source, response.error_code, response.leader_epoch, response.leader_id,
-                                     response.correlation_id, now_ms)
+        state = self._awaited_answer(
+            source,
+            response.error_code,
+            response.leader_epoch,
+            response.leader_id,
+            response.correlation_id,
+            now_ms,
+        )
         if state is None or response.error_code != Errors.NONE:
             return []
         if response.diverging_epoch is not None:
             self._truncate_to_end_offset(response.diverging_epoch)
         elif response.snapshot_id is not None:
             if state.fetching_snapshot is None or state.fetching_snapshot.snapshot_id != response.snapshot_id:
-                logger.info("%s Fetching snapshot %s from leader %d", self._prefix, response.snapshot_id,
-                            state.leader_id)
+                logger.info(
+                    "%s Fetching snapshot %s from leader %d",
+                    self._prefix,
+                    response.snapshot_id,
+                    state.leader_id,
+                )
                 state.fetching_snapshot = SnapshotDownload(response.snapshot_id)
         else:
             fetch_offset = state.inflight_fetch_offset
@@ -440,15 +549,26 @@ class KafkaRaftClient:
             self.high_watermark = max(self.high_watermark, committed)
         return []
 
-    def _handle_fetch_snapshot_response(self, source: int, response: FetchSnapshotResponse,
-                                        now_ms: int) -> list[Outbound]:
-        state = self._awaited_answer(source, response.error_code, response.leader_epoch, response.leader_id,
-                                     response.correlation_id, now_ms)
+    def _handle_fetch_snapshot_response(
+        self, source: int, response: FetchSnapshotResponse, now_ms: int
+    ) -> list[Outbound]:
+        state = self._awaited_answer(
+            source,
+            response.error_code,
+            response.leader_epoch,
+            response.leader_id,
+            response.correlation_id,
+            now_ms,
+        )
         if state is None:
             return []
         download = state.fetching_snapshot
-        if response.error_code != Errors.NONE or download is None \
-                or download.snapshot_id != response.snapshot_id or response.position != len(download.data):
+        if (
+            response.error_code != Errors.NONE
+            or download is None
+            or download.snapshot_id != response.snapshot_id
+            or response.position != len(download.data)
+        ):
             # SNAPSHOT_NOT_FOUND (the leader has a newer one), POSITION_OUT_OF_RANGE, or an answer
             # that does not continue the download: start again from a Fetch
             state.fetching_snapshot = None
@@ -458,8 +578,9 @@ class KafkaRaftClient:
             state.fetching_snapshot = None
             self.log.install_snapshot(download.snapshot_id, bytes(download.data))
             self.high_watermark = max(self.high_watermark, download.snapshot_id.offset)
-            logger.info("%s Installed snapshot %s from leader %d", self._prefix, download.snapshot_id,
-                        state.leader_id)
+            logger.info(
+                "%s Installed snapshot %s from leader %d", self._prefix, download.snapshot_id, state.leader_id
+            )
         return []
 
     def _truncate_to_end_offset(self, end: OffsetAndEpoch) -> None:
@@ -470,8 +591,10 @@ class KafkaRaftClient:
         """
         offset = truncation_offset(self.log, end)
         if offset < self.high_watermark:
-            raise IllegalStateError(f"{self._prefix} the leader asks to truncate to {offset}, below the high "
-                                    f"watermark {self.high_watermark}")
+            raise IllegalStateError(
+                f"{self._prefix} the leader asks to truncate to {offset}, below the high "
+                f"watermark {self.high_watermark}"
+            )
         logger.info("%s Truncating the log to %d (diverging epoch %s)", self._prefix, offset, end)
         self.log.truncate_to(offset)
 
@@ -491,8 +614,11 @@ class KafkaRaftClient:
             else:
                 self._become_unattached(epoch, now_ms)
             return True
-        if epoch == self.epoch and known_leader >= 0 \
-                and isinstance(self.state, (UnattachedState, VotedState, CandidateState)):
+        if (
+            epoch == self.epoch
+            and known_leader >= 0
+            and isinstance(self.state, (UnattachedState, VotedState, CandidateState))
+        ):
             self._follow(epoch, known_leader, now_ms)
             return True
         return False
@@ -513,12 +639,19 @@ class KafkaRaftClient:
 
     def _follow(self, epoch: int, leader_id: int, now_ms: int) -> None:
         state = self.state
-        if epoch == state.epoch and (isinstance(state, (LeaderState, ResignedState))
-                                     or (isinstance(state, FollowerState) and state.leader_id == leader_id)):
+        if epoch == state.epoch and (
+            isinstance(state, (LeaderState, ResignedState))
+            or (isinstance(state, FollowerState) and state.leader_id == leader_id)
+        ):
             return  # already following it, or this node led ``epoch``: no other leader of it exists
         if isinstance(state, FollowerState) and epoch == state.epoch:
-            logger.error("%s Leader %d of epoch %d announced while following %d", self._prefix, leader_id,
-                         epoch, state.leader_id)
+            logger.error(
+                "%s Leader %d of epoch %d announced while following %d",
+                self._prefix,
+                leader_id,
+                epoch,
+                state.leader_id,
+            )
             return
         self.quorum.transition(FollowerState(epoch, leader_id, now_ms + self.config.fetch_timeout_ms))
 
@@ -536,8 +669,9 @@ class KafkaRaftClient:
 
     def _become_leader(self, candidate: CandidateState, now_ms: int) -> list[Outbound]:
         start = self.log.end_offset()
-        state = LeaderState(candidate.epoch, self.node_id, self.voters, start,
-                            now_ms + self.config.check_quorum_timeout_ms)
+        state = LeaderState(
+            candidate.epoch, self.node_id, self.voters, start, now_ms + self.config.check_quorum_timeout_ms
+        )
         self.quorum.transition(state)
         self.log.append([LogEntry(start, self.epoch, LeaderChange(self.node_id, tuple(sorted(self.voters))))])
         return self._poll_leader(state, now_ms)

@@ -45,7 +45,7 @@ class FrameScan:
             if length > MAX_BODY_BYTES or body_start + length > len(data):
                 self.reason = f"torn frame of {length} bytes at position {position}"
                 return
-            body = data[body_start:body_start + length]
+            body = data[body_start : body_start + length]
             if crc32c.crc32c(body) != crc:
                 self.reason = f"CRC mismatch at position {position}"
                 return

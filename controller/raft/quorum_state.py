@@ -74,14 +74,26 @@ _Unattached, _Voted, _Candidate = UnattachedState, VotedState, CandidateState
 _Leader, _Follower, _Resigned = LeaderState, FollowerState, ResignedState
 
 TRANSITIONS: dict[tuple[type, type], _Epoch] = {
-    (_Unattached, _Unattached): _H, (_Unattached, _Voted): _S, (_Unattached, _Candidate): _N,
+    (_Unattached, _Unattached): _H,
+    (_Unattached, _Voted): _S,
+    (_Unattached, _Candidate): _N,
     (_Unattached, _Follower): _SH,
-    (_Voted, _Unattached): _H, (_Voted, _Candidate): _N, (_Voted, _Follower): _SH,
-    (_Candidate, _Unattached): _H, (_Candidate, _Candidate): _N, (_Candidate, _Leader): _S,
+    (_Voted, _Unattached): _H,
+    (_Voted, _Candidate): _N,
+    (_Voted, _Follower): _SH,
+    (_Candidate, _Unattached): _H,
+    (_Candidate, _Candidate): _N,
+    (_Candidate, _Leader): _S,
     (_Candidate, _Follower): _SH,
-    (_Leader, _Unattached): _H, (_Leader, _Follower): _H, (_Leader, _Resigned): _S,
-    (_Follower, _Unattached): _H, (_Follower, _Candidate): _N, (_Follower, _Follower): _H,
-    (_Resigned, _Unattached): _H, (_Resigned, _Candidate): _N, (_Resigned, _Follower): _H,
+    (_Leader, _Unattached): _H,
+    (_Leader, _Follower): _H,
+    (_Leader, _Resigned): _S,
+    (_Follower, _Unattached): _H,
+    (_Follower, _Candidate): _N,
+    (_Follower, _Follower): _H,
+    (_Resigned, _Unattached): _H,
+    (_Resigned, _Candidate): _N,
+    (_Resigned, _Follower): _H,
 }
 
 
@@ -123,15 +135,25 @@ class QuorumState:
         old = self.state
         rule = TRANSITIONS.get((type(old), type(new)))
         if rule is None:
-            raise IllegalQuorumTransition(f"{type(old).__name__}(epoch {old.epoch}) -> {type(new).__name__} "
-                                          "is not in the transition table")
+            raise IllegalQuorumTransition(
+                f"{type(old).__name__}(epoch {old.epoch}) -> {type(new).__name__} "
+                "is not in the transition table"
+            )
         if not _epoch_allowed(rule, old.epoch, new.epoch):
-            raise IllegalQuorumTransition(f"{type(old).__name__}(epoch {old.epoch}) -> {type(new).__name__}"
-                                          f"(epoch {new.epoch}) needs {rule.value}")
+            raise IllegalQuorumTransition(
+                f"{type(old).__name__}(epoch {old.epoch}) -> {type(new).__name__}"
+                f"(epoch {new.epoch}) needs {rule.value}"
+            )
         self._store.write(new.election_state(self.node_id))
         self.state = new
-        logger.info("[RaftClient id=%d] %s(epoch %d) -> %s(epoch %d)", self.node_id, type(old).__name__,
-                    old.epoch, type(new).__name__, new.epoch)
+        logger.info(
+            "[RaftClient id=%d] %s(epoch %d) -> %s(epoch %d)",
+            self.node_id,
+            type(old).__name__,
+            old.epoch,
+            type(new).__name__,
+            new.epoch,
+        )
 
 
 def restart_role(stored: ElectionState, node_id: int) -> type:
@@ -147,8 +169,13 @@ def restart_role(stored: ElectionState, node_id: int) -> type:
     return UnattachedState
 
 
-def restart_state(stored: ElectionState, node_id: int, voters: frozenset[int], election_deadline_ms: int,
-                  fetch_deadline_ms: int) -> RoleState:
+def restart_state(
+    stored: ElectionState,
+    node_id: int,
+    voters: frozenset[int],
+    election_deadline_ms: int,
+    fetch_deadline_ms: int,
+) -> RoleState:
     """The role ``node_id`` restarts in, in the stored epoch (Kafka's ``QuorumState.initialize``).
 
     Args:

@@ -139,15 +139,23 @@ class FileQuorumStateStore:
         self.dir.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(QUORUM_STATE_FILE + ".tmp")
         voters = None if self._voters is None else [{"voterId": v} for v in self._voters]
-        data = json.dumps({"clusterId": "", "leaderId": state.leader_id, "leaderEpoch": state.epoch,
-                           "votedId": state.voted_id, "appliedOffset": 0, "currentVoters": voters,
-                           "data_version": DATA_VERSION}).encode()
+        data = json.dumps(
+            {
+                "clusterId": "",
+                "leaderId": state.leader_id,
+                "leaderEpoch": state.epoch,
+                "votedId": state.voted_id,
+                "appliedOffset": 0,
+                "currentVoters": voters,
+                "data_version": DATA_VERSION,
+            }
+        ).encode()
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             try:
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
                 os.fsync(fd)
             finally:
                 os.close(fd)

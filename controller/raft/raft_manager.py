@@ -85,13 +85,22 @@ class RaftManager:
         clock_ms: monotonic clock (ms).
     """
 
-    def __init__(self, node_id: int, voters: Mapping[int, tuple[str, int]], metadata_log_dir: str, *,
-                 cluster_id: str | None, serde: RecordSerde, config: RaftConfig | None = None,
-                 on_commit: Callable[[list[LogEntry]], None] | None = None,
-                 on_snapshot: Callable[[bytes], None] | None = None,
-                 on_inconsistent: Callable[[int, int, tuple[int, ...] | None], None] | None = None,
-                 on_change: Callable[[], None] | None = None,
-                 rng: random.Random | None = None, clock_ms: Callable[[], int] = _monotonic_ms) -> None:
+    def __init__(
+        self,
+        node_id: int,
+        voters: Mapping[int, tuple[str, int]],
+        metadata_log_dir: str,
+        *,
+        cluster_id: str | None,
+        serde: RecordSerde,
+        config: RaftConfig | None = None,
+        on_commit: Callable[[list[LogEntry]], None] | None = None,
+        on_snapshot: Callable[[bytes], None] | None = None,
+        on_inconsistent: Callable[[int, int, tuple[int, ...] | None], None] | None = None,
+        on_change: Callable[[], None] | None = None,
+        rng: random.Random | None = None,
+        clock_ms: Callable[[], int] = _monotonic_ms,
+    ) -> None:
         self.node_id = node_id
         self.voters = dict(voters)
         self.directory = f"{metadata_log_dir}/{METADATA_TOPIC_PARTITION_DIR}"
@@ -131,8 +140,9 @@ class RaftManager:
                 written with.
         """
         loop = asyncio.get_running_loop()
-        self._log = await loop.run_in_executor(None, FileReplicatedLog, self.directory,
-                                               self._wire.encode_payload, self._wire.decode_payload)
+        self._log = await loop.run_in_executor(
+            None, FileReplicatedLog, self.directory, self._wire.encode_payload, self._wire.decode_payload
+        )
         store = FileQuorumStateStore(self.directory, self.voters)
         stored = store.stored_voters()
         if stored is not None and stored != sorted(self.voters):
@@ -140,10 +150,14 @@ class RaftManager:
             raise ConfigError(
                 f"Invalid value for configuration controller.quorum.voters: voters {sorted(self.voters)} differ "
                 f"from the voters {stored} that {store.path} was written with (a static quorum's voters "
-                f"cannot change)")
-        self.client = KafkaRaftClient(self.node_id, frozenset(self.voters), self._log, store, self.config, self._rng,
-                                      self._clock_ms())
-        logger.info("%s Started in epoch %d with %d entries", self._prefix, self.client.epoch, self._log.end_offset())
+                f"cannot change)"
+            )
+        self.client = KafkaRaftClient(
+            self.node_id, frozenset(self.voters), self._log, store, self.config, self._rng, self._clock_ms()
+        )
+        logger.info(
+            "%s Started in epoch %d with %d entries", self._prefix, self.client.epoch, self._log.end_offset()
+        )
         self._tasks.start(self._run, f"raft-manager-{self.node_id}", log_prefix=self._prefix)
 
     async def stop(self) -> None:
@@ -206,8 +220,10 @@ class RaftManager:
             OSError: the snapshot could not be written.
         """
         if end_offset > self._delivered:
-            raise ValueError(f"{self._prefix} snapshot end offset {end_offset} is beyond the delivered offset "
-                             f"{self._delivered}")
+            raise ValueError(
+                f"{self._prefix} snapshot end offset {end_offset} is beyond the delivered offset "
+                f"{self._delivered}"
+            )
         return self._core().create_snapshot(end_offset, data)
 
     @property
@@ -230,9 +246,14 @@ class RaftManager:
         if not isinstance(state, LeaderState):
             return None
         log_end = self._core().log.end_offset()
-        return [(voter, log_end if voter == self.node_id else replica.end_offset,
-                 self._clock_ms() if voter == self.node_id else replica.last_fetch_ms)
-                for voter, replica in sorted(state.replicas.items())]
+        return [
+            (
+                voter,
+                log_end if voter == self.node_id else replica.end_offset,
+                self._clock_ms() if voter == self.node_id else replica.last_fetch_ms,
+            )
+            for voter, replica in sorted(state.replicas.items())
+        ]
 
     def clock_ms(self) -> int:
         """The manager's monotonic clock (ms)."""
@@ -263,7 +284,9 @@ class RaftManager:
         try:
             await asyncio.wait_for(asyncio.shield(waiter), timeout_ms / 1000)
         except TimeoutError:
-            raise KafkaTimeoutError(f"{self._prefix} entries up to {last} not committed in {timeout_ms} ms") from None
+            raise KafkaTimeoutError(
+                f"{self._prefix} entries up to {last} not committed in {timeout_ms} ms"
+            ) from None
         return last
 
     # ------------------------------------------------------------------ inbound
@@ -281,7 +304,8 @@ class RaftManager:
         theirs = getattr(request, "cluster_id", None)
         if theirs is not None and self.cluster_id is not None and theirs != self.cluster_id:
             raise error_class(Errors.INCONSISTENT_CLUSTER_ID)(
-                f"{self._prefix} a quorum request of cluster {theirs!r} reached cluster {self.cluster_id!r}")
+                f"{self._prefix} a quorum request of cluster {theirs!r} reached cluster {self.cluster_id!r}"
+            )
         source, message = self._wire.from_wire(request)
         reply = self._answer(source, message)
         if isinstance(reply, core.FetchResponse) and self._may_hold(source, reply):
@@ -307,9 +331,14 @@ class RaftManager:
 
     def _may_hold(self, source: int, reply: core.FetchResponse) -> bool:
         """True for a leader's answer that brings the follower nothing new."""
-        return (reply.error_code == Errors.NONE and not reply.entries and reply.diverging_epoch is None
-                and reply.snapshot_id is None and self._core().is_leader()
-                and reply.high_watermark <= self._high_watermark_sent.get(source, -1))
+        return (
+            reply.error_code == Errors.NONE
+            and not reply.entries
+            and reply.diverging_epoch is None
+            and reply.snapshot_id is None
+            and self._core().is_leader()
+            and reply.high_watermark <= self._high_watermark_sent.get(source, -1)
+        )
 
     def _signal_progress(self) -> None:
         """Release the held fetches: there are new entries or a higher high watermark."""
@@ -330,7 +359,9 @@ class RaftManager:
             self._after_change()
             if client.log.flushed_offset() < client.log.end_offset():
                 continue  # appended during the poll (a new leader's LeaderChange): flush now
-            delay_ms = max(1, min(client.next_deadline_ms() - self._clock_ms(), self.config.request_timeout_ms))
+            delay_ms = max(
+                1, min(client.next_deadline_ms() - self._clock_ms(), self.config.request_timeout_ms)
+            )
             self._wake.clear()
             try:
                 await asyncio.wait_for(self._wake.wait(), delay_ms / 1000)
@@ -349,8 +380,12 @@ class RaftManager:
             self._log.complete_flush(ticket)
             elapsed_ms = (time.monotonic() - started) * 1000
             if elapsed_ms >= SLOW_FLUSH_MS:
-                logger.info("%s Flushing the metadata log up to offset %d took %d ms", self._prefix,
-                            ticket.end_offset, elapsed_ms)
+                logger.info(
+                    "%s Flushing the metadata log up to offset %d took %d ms",
+                    self._prefix,
+                    ticket.end_offset,
+                    elapsed_ms,
+                )
 
     def _after_change(self) -> None:
         """Deliver newly committed entries and complete the waits they satisfy."""
@@ -379,8 +414,11 @@ class RaftManager:
             if offset < high_watermark:
                 waiter.set_result(None)
             elif not client.is_leader():
-                waiter.set_exception(NotLeaderOrFollowerError(f"{self._prefix} lost leadership before offset "
-                                                              f"{offset} committed"))
+                waiter.set_exception(
+                    NotLeaderOrFollowerError(
+                        f"{self._prefix} lost leadership before offset {offset} committed"
+                    )
+                )
             else:
                 waiting.append((offset, waiter))
         self._commit_waiters = waiting
@@ -412,16 +450,23 @@ class RaftManager:
         try:
             connection = self._connections.get(out.destination)
             if connection is None or not connection.connected:
-                connection = BrokerConnection(*address, client_id=f"raft-{self.node_id}",
-                                              request_timeout_ms=self.config.request_timeout_ms)
+                connection = BrokerConnection(
+                    *address,
+                    client_id=f"raft-{self.node_id}",
+                    request_timeout_ms=self.config.request_timeout_ms,
+                )
                 self._connections[out.destination] = connection
                 await connection.connect()
             response = await connection.send(self._wire.to_wire(out.message, self.cluster_id))
-            if getattr(response, "error_code", None) in (Errors.INCONSISTENT_CLUSTER_ID, Errors.INCONSISTENT_VOTER_SET):
+            if getattr(response, "error_code", None) in (
+                Errors.INCONSISTENT_CLUSTER_ID,
+                Errors.INCONSISTENT_VOTER_SET,
+            ):
                 refusal = response.error_code
             else:
-                source, message = self._wire.from_wire(response, source=out.destination,
-                                                       correlation_id=correlation_id)
+                source, message = self._wire.from_wire(
+                    response, source=out.destination, correlation_id=correlation_id
+                )
                 refusal = getattr(message, "error_code", None)
         except (KafkaConnectionError, KafkaTimeoutError, OSError) as exc:
             logger.debug("%s Request to %d failed: %s", self._prefix, out.destination, exc)

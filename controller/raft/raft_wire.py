@@ -37,12 +37,21 @@ def _snapshot_id(snapshot_id: OffsetAndEpoch) -> Any:
 
 
 def _only_partition(topics: list[Any], name_field: str) -> Any:
-    if len(topics) != 1 or getattr(topics[0], name_field) != CLUSTER_METADATA_TOPIC_NAME \
-            or len(topics[0].partitions) != 1:
+    if (
+        len(topics) != 1
+        or getattr(topics[0], name_field) != CLUSTER_METADATA_TOPIC_NAME
+        or len(topics[0].partitions) != 1
+    ):
         raise ValueError(f"a quorum request is about {CLUSTER_METADATA_TOPIC_NAME}-0 alone")
     partition = topics[0].partitions[0]
-    index = next((getattr(partition, name) for name in ("partition_index", "partition", "index")
-                  if hasattr(partition, name)), 0)
+    index = next(
+        (
+            getattr(partition, name)
+            for name in ("partition_index", "partition", "index")
+            if hasattr(partition, name)
+        ),
+        0,
+    )
     if index != 0:
         raise ValueError(f"{CLUSTER_METADATA_TOPIC_NAME} has one partition, not {index}")
     return partition
@@ -66,7 +75,9 @@ class RaftWire:
             TypeError: any other payload.
         """
         if isinstance(payload, LeaderChange):
-            return msgpack.packb([LEADER_CHANGE, {"leader_id": payload.leader_id, "voters": list(payload.voters)}])
+            return msgpack.packb(
+                [LEADER_CHANGE, {"leader_id": payload.leader_id, "voters": list(payload.voters)}]
+            )
         return self.serde.write(payload)
 
     def decode_payload(self, data: bytes) -> Any:
@@ -113,64 +124,181 @@ class RaftWire:
         """
         topic = CLUSTER_METADATA_TOPIC_NAME
         if isinstance(message, core.VoteRequest):
-            return wire.VoteRequest(cluster_id=cluster_id, topics=[wire.VoteTopicRequest(topic_name=topic, partitions=[
-                wire.VotePartitionRequest(partition_index=0, candidate_epoch=message.candidate_epoch,
-                                          candidate_id=message.candidate_id, last_offset_epoch=message.last_offset_epoch,
-                                          last_offset=message.last_offset)])])
+            return wire.VoteRequest(
+                cluster_id=cluster_id,
+                topics=[
+                    wire.VoteTopicRequest(
+                        topic_name=topic,
+                        partitions=[
+                            wire.VotePartitionRequest(
+                                partition_index=0,
+                                candidate_epoch=message.candidate_epoch,
+                                candidate_id=message.candidate_id,
+                                last_offset_epoch=message.last_offset_epoch,
+                                last_offset=message.last_offset,
+                            )
+                        ],
+                    )
+                ],
+            )
         if isinstance(message, core.VoteResponse):
-            return wire.VoteResponse(topics=[wire.VoteTopicResponse(topic_name=topic, partitions=[
-                wire.VotePartitionResponse(partition_index=0, error_code=message.error_code, leader_id=message.leader_id,
-                                           leader_epoch=message.leader_epoch, vote_granted=message.vote_granted)])])
+            return wire.VoteResponse(
+                topics=[
+                    wire.VoteTopicResponse(
+                        topic_name=topic,
+                        partitions=[
+                            wire.VotePartitionResponse(
+                                partition_index=0,
+                                error_code=message.error_code,
+                                leader_id=message.leader_id,
+                                leader_epoch=message.leader_epoch,
+                                vote_granted=message.vote_granted,
+                            )
+                        ],
+                    )
+                ]
+            )
         if isinstance(message, core.BeginQuorumEpochRequest):
-            return wire.BeginQuorumEpochRequest(cluster_id=cluster_id, topics=[wire.BeginQuorumEpochTopicRequest(
-                topic_name=topic, partitions=[wire.BeginQuorumEpochPartitionRequest(
-                    partition_index=0, leader_id=message.leader_id, leader_epoch=message.leader_epoch)])])
+            return wire.BeginQuorumEpochRequest(
+                cluster_id=cluster_id,
+                topics=[
+                    wire.BeginQuorumEpochTopicRequest(
+                        topic_name=topic,
+                        partitions=[
+                            wire.BeginQuorumEpochPartitionRequest(
+                                partition_index=0,
+                                leader_id=message.leader_id,
+                                leader_epoch=message.leader_epoch,
+                            )
+                        ],
+                    )
+                ],
+            )
         if isinstance(message, core.EndQuorumEpochRequest):
-            return wire.EndQuorumEpochRequest(cluster_id=cluster_id, topics=[wire.EndQuorumEpochTopicRequest(
-                topic_name=topic, partitions=[wire.EndQuorumEpochPartitionRequest(
-                    partition_index=0, leader_id=message.leader_id, leader_epoch=message.leader_epoch,
-                    preferred_successors=list(message.preferred_successors))])])
+            return wire.EndQuorumEpochRequest(
+                cluster_id=cluster_id,
+                topics=[
+                    wire.EndQuorumEpochTopicRequest(
+                        topic_name=topic,
+                        partitions=[
+                            wire.EndQuorumEpochPartitionRequest(
+                                partition_index=0,
+                                leader_id=message.leader_id,
+                                leader_epoch=message.leader_epoch,
+                                preferred_successors=list(message.preferred_successors),
+                            )
+                        ],
+                    )
+                ],
+            )
         if isinstance(message, (core.BeginQuorumEpochResponse, core.EndQuorumEpochResponse)):
-            cls = wire.BeginQuorumEpochResponse if isinstance(message, core.BeginQuorumEpochResponse) \
+            cls = (
+                wire.BeginQuorumEpochResponse
+                if isinstance(message, core.BeginQuorumEpochResponse)
                 else wire.EndQuorumEpochResponse
-            return cls(topics=[wire.QuorumEpochTopicResponse(topic_name=topic, partitions=[
-                wire.QuorumEpochPartitionResponse(partition_index=0, error_code=message.error_code,
-                                                  leader_id=message.leader_id, leader_epoch=message.leader_epoch)])])
+            )
+            return cls(
+                topics=[
+                    wire.QuorumEpochTopicResponse(
+                        topic_name=topic,
+                        partitions=[
+                            wire.QuorumEpochPartitionResponse(
+                                partition_index=0,
+                                error_code=message.error_code,
+                                leader_id=message.leader_id,
+                                leader_epoch=message.leader_epoch,
+                            )
+                        ],
+                    )
+                ]
+            )
         if isinstance(message, core.FetchRequest):
-            return wire_fetch.FetchRequest(cluster_id=cluster_id, replica_id=message.replica_id, max_wait_ms=0,
-                                           min_bytes=0, topics=[wire_fetch.FetchTopic(topic=topic, partitions=[
-                                               wire_fetch.FetchPartition(
-                                                   partition=0, current_leader_epoch=message.current_leader_epoch,
-                                                   fetch_offset=message.fetch_offset,
-                                                   last_fetched_epoch=message.last_fetched_epoch)])])
+            return wire_fetch.FetchRequest(
+                cluster_id=cluster_id,
+                replica_id=message.replica_id,
+                max_wait_ms=0,
+                min_bytes=0,
+                topics=[
+                    wire_fetch.FetchTopic(
+                        topic=topic,
+                        partitions=[
+                            wire_fetch.FetchPartition(
+                                partition=0,
+                                current_leader_epoch=message.current_leader_epoch,
+                                fetch_offset=message.fetch_offset,
+                                last_fetched_epoch=message.last_fetched_epoch,
+                            )
+                        ],
+                    )
+                ],
+            )
         if isinstance(message, core.FetchResponse):
             diverging = message.diverging_epoch or NO_OFFSET_AND_EPOCH
             snapshot_id = message.snapshot_id or NO_OFFSET_AND_EPOCH
-            return wire_fetch.FetchResponse(responses=[wire_fetch.FetchTopicResponse(topic=topic, partitions=[
-                wire_fetch.FetchPartitionData(
-                    partition_index=0, error_code=message.error_code, high_watermark=message.high_watermark,
-                    diverging_epoch=wire_fetch.EpochEndOffset(epoch=diverging.epoch, end_offset=diverging.offset),
-                    current_leader=wire_fetch.LeaderIdAndEpoch(leader_id=message.leader_id,
-                                                               leader_epoch=message.leader_epoch),
-                    snapshot_id=wire_fetch.FetchSnapshotId(end_offset=snapshot_id.offset,
-                                                           epoch=snapshot_id.epoch),
-                    records=self.encode_entries(message.entries))])])
+            return wire_fetch.FetchResponse(
+                responses=[
+                    wire_fetch.FetchTopicResponse(
+                        topic=topic,
+                        partitions=[
+                            wire_fetch.FetchPartitionData(
+                                partition_index=0,
+                                error_code=message.error_code,
+                                high_watermark=message.high_watermark,
+                                diverging_epoch=wire_fetch.EpochEndOffset(
+                                    epoch=diverging.epoch, end_offset=diverging.offset
+                                ),
+                                current_leader=wire_fetch.LeaderIdAndEpoch(
+                                    leader_id=message.leader_id, leader_epoch=message.leader_epoch
+                                ),
+                                snapshot_id=wire_fetch.FetchSnapshotId(
+                                    end_offset=snapshot_id.offset, epoch=snapshot_id.epoch
+                                ),
+                                records=self.encode_entries(message.entries),
+                            )
+                        ],
+                    )
+                ]
+            )
         if isinstance(message, core.FetchSnapshotRequest):
             return wire.FetchSnapshotRequest(
-                cluster_id=cluster_id, replica_id=message.replica_id, max_bytes=message.max_bytes,
-                topics=[wire.FetchSnapshotTopicRequest(name=topic, partitions=[wire.FetchSnapshotPartitionRequest(
-                    partition=0, current_leader_epoch=message.current_leader_epoch,
-                    snapshot_id=_snapshot_id(message.snapshot_id),
-                    position=message.position)])])
+                cluster_id=cluster_id,
+                replica_id=message.replica_id,
+                max_bytes=message.max_bytes,
+                topics=[
+                    wire.FetchSnapshotTopicRequest(
+                        name=topic,
+                        partitions=[
+                            wire.FetchSnapshotPartitionRequest(
+                                partition=0,
+                                current_leader_epoch=message.current_leader_epoch,
+                                snapshot_id=_snapshot_id(message.snapshot_id),
+                                position=message.position,
+                            )
+                        ],
+                    )
+                ],
+            )
         if isinstance(message, core.FetchSnapshotResponse):
-            return wire.FetchSnapshotResponse(topics=[wire.FetchSnapshotTopicResponse(name=topic, partitions=[
-                wire.FetchSnapshotPartitionResponse(
-                    index=0, error_code=message.error_code,
-                    snapshot_id=_snapshot_id(message.snapshot_id),
-                    leader_id=message.leader_id, leader_epoch=message.leader_epoch, size=message.size,
-                    position=message.position, unaligned_records=message.unaligned_records)])])
+            return wire.FetchSnapshotResponse(
+                topics=[
+                    wire.FetchSnapshotTopicResponse(
+                        name=topic,
+                        partitions=[
+                            wire.FetchSnapshotPartitionResponse(
+                                index=0,
+                                error_code=message.error_code,
+                                snapshot_id=_snapshot_id(message.snapshot_id),
+                                leader_id=message.leader_id,
+                                leader_epoch=message.leader_epoch,
+                                size=message.size,
+                                position=message.position,
+                                unaligned_records=message.unaligned_records,
+                            )
+                        ],
+                    )
+                ]
+            )
         raise TypeError(f"not a Raft message: {type(message).__name__}")
-
 
     def from_wire(self, message: Any, source: int = -1, correlation_id: int = 0) -> tuple[int, Any]:
         """``(source node id, core message)`` for a protocol struct.
@@ -186,45 +314,73 @@ class RaftWire:
         """
         if isinstance(message, wire.VoteRequest):
             p = _only_partition(message.topics, "topic_name")
-            return p.candidate_id, core.VoteRequest(p.candidate_epoch, p.candidate_id, p.last_offset_epoch, p.last_offset)
+            return p.candidate_id, core.VoteRequest(
+                p.candidate_epoch, p.candidate_id, p.last_offset_epoch, p.last_offset
+            )
         if isinstance(message, wire.VoteResponse):
             p = _only_partition(message.topics, "topic_name")
-            return source, core.VoteResponse(message.error_code or p.error_code, p.leader_id, p.leader_epoch,
-                                             p.vote_granted)
+            return source, core.VoteResponse(
+                message.error_code or p.error_code, p.leader_id, p.leader_epoch, p.vote_granted
+            )
         if isinstance(message, wire.BeginQuorumEpochRequest):
             p = _only_partition(message.topics, "topic_name")
             return p.leader_id, core.BeginQuorumEpochRequest(p.leader_id, p.leader_epoch)
         if isinstance(message, wire.EndQuorumEpochRequest):
             p = _only_partition(message.topics, "topic_name")
-            return p.leader_id, core.EndQuorumEpochRequest(p.leader_id, p.leader_epoch, tuple(p.preferred_successors))
+            return p.leader_id, core.EndQuorumEpochRequest(
+                p.leader_id, p.leader_epoch, tuple(p.preferred_successors)
+            )
         if isinstance(message, (wire.BeginQuorumEpochResponse, wire.EndQuorumEpochResponse)):
             p = _only_partition(message.topics, "topic_name")
-            cls = core.BeginQuorumEpochResponse if isinstance(message, wire.BeginQuorumEpochResponse) \
+            cls = (
+                core.BeginQuorumEpochResponse
+                if isinstance(message, wire.BeginQuorumEpochResponse)
                 else core.EndQuorumEpochResponse
+            )
             return source, cls(message.error_code or p.error_code, p.leader_id, p.leader_epoch)
         if isinstance(message, wire_fetch.FetchRequest):
             p = _only_partition(message.topics, "topic")
-            return message.replica_id, core.FetchRequest(message.replica_id, p.current_leader_epoch, p.fetch_offset,
-                                                         p.last_fetched_epoch, correlation_id)
+            return message.replica_id, core.FetchRequest(
+                message.replica_id,
+                p.current_leader_epoch,
+                p.fetch_offset,
+                p.last_fetched_epoch,
+                correlation_id,
+            )
         if isinstance(message, wire_fetch.FetchResponse):
             p = _only_partition(message.responses, "topic")
             diverging = OffsetAndEpoch(p.diverging_epoch.end_offset, p.diverging_epoch.epoch)
             snapshot_id = OffsetAndEpoch(p.snapshot_id.end_offset, p.snapshot_id.epoch)
             return source, core.FetchResponse(
-                message.error_code or p.error_code, p.current_leader.leader_id, p.current_leader.leader_epoch,
-                p.high_watermark, None if diverging == NO_OFFSET_AND_EPOCH else diverging,
-                None if snapshot_id == NO_OFFSET_AND_EPOCH else snapshot_id, self.decode_entries(p.records),
-                correlation_id)
+                message.error_code or p.error_code,
+                p.current_leader.leader_id,
+                p.current_leader.leader_epoch,
+                p.high_watermark,
+                None if diverging == NO_OFFSET_AND_EPOCH else diverging,
+                None if snapshot_id == NO_OFFSET_AND_EPOCH else snapshot_id,
+                self.decode_entries(p.records),
+                correlation_id,
+            )
         if isinstance(message, wire.FetchSnapshotRequest):
             p = _only_partition(message.topics, "name")
             return message.replica_id, core.FetchSnapshotRequest(
-                message.replica_id, p.current_leader_epoch,
-                OffsetAndEpoch(p.snapshot_id.end_offset, p.snapshot_id.epoch), p.position, message.max_bytes,
-                correlation_id)
+                message.replica_id,
+                p.current_leader_epoch,
+                OffsetAndEpoch(p.snapshot_id.end_offset, p.snapshot_id.epoch),
+                p.position,
+                message.max_bytes,
+                correlation_id,
+            )
         if isinstance(message, wire.FetchSnapshotResponse):
             p = _only_partition(message.topics, "name")
             return source, core.FetchSnapshotResponse(
-                message.error_code or p.error_code, p.leader_id, p.leader_epoch,
-                OffsetAndEpoch(p.snapshot_id.end_offset, p.snapshot_id.epoch), p.size, p.position,
-                bytes(p.unaligned_records or b""), correlation_id)
+                message.error_code or p.error_code,
+                p.leader_id,
+                p.leader_epoch,
+                OffsetAndEpoch(p.snapshot_id.end_offset, p.snapshot_id.epoch),
+                p.size,
+                p.position,
+                bytes(p.unaligned_records or b""),
+                correlation_id,
+            )
         raise TypeError(f"not a quorum message: {type(message).__name__}")

@@ -158,8 +158,12 @@ def validate_offset_and_epoch(log: ReplicatedLog, offset: int, epoch: int) -> Va
     """
     snapshot_id = log.latest_snapshot_id()
     start = log.log_start_offset()
-    if snapshot_id is not None and (offset == 0 or offset < start or epoch < snapshot_id.epoch
-                                    or (offset == start and epoch != snapshot_id.epoch)):
+    if snapshot_id is not None and (
+        offset == 0
+        or offset < start
+        or epoch < snapshot_id.epoch
+        or (offset == start and epoch != snapshot_id.epoch)
+    ):
         return ValidOffsetAndEpoch(Kind.SNAPSHOT, snapshot_id)
     if offset == 0:
         return ValidOffsetAndEpoch(Kind.VALID, OffsetAndEpoch(0, 0))
@@ -222,18 +226,20 @@ class MemoryReplicatedLog:
     def append(self, entries: list[LogEntry]) -> None:
         for entry in entries:
             if entry.offset != self.end_offset() or entry.epoch < self.last_epoch():
-                raise ValueError(f"entry {entry.offset} (epoch {entry.epoch}) does not continue a log "
-                                 f"ending at {self.end_offset()} (epoch {self.last_epoch()})")
+                raise ValueError(
+                    f"entry {entry.offset} (epoch {entry.epoch}) does not continue a log "
+                    f"ending at {self.end_offset()} (epoch {self.last_epoch()})"
+                )
             self._entries.append(entry)
 
     def truncate_to(self, offset: int) -> None:
-        del self._entries[max(offset - self._start, 0):]
+        del self._entries[max(offset - self._start, 0) :]
         self._flushed = min(self._flushed, self.end_offset())
 
     def read(self, start: int, max_entries: int) -> list[LogEntry]:
         if start < self._start:
             raise ValueError(f"offset {start} is below the log start offset {self._start}")
-        return self._entries[start - self._start:start - self._start + max_entries]
+        return self._entries[start - self._start : start - self._start + max_entries]
 
     def end_offset_for_epoch(self, epoch: int) -> OffsetAndEpoch:
         found = OffsetAndEpoch(0, 0)
@@ -260,12 +266,15 @@ class MemoryReplicatedLog:
     def create_snapshot(self, snapshot_id: OffsetAndEpoch, data: bytes) -> None:
         offset = snapshot_id.offset
         if not self._start < offset <= self.end_offset():
-            raise ValueError(f"snapshot {snapshot_id} is not within the log "
-                             f"[{self._start}, {self.end_offset()}]")
+            raise ValueError(
+                f"snapshot {snapshot_id} is not within the log [{self._start}, {self.end_offset()}]"
+            )
         if self._entries[offset - 1 - self._start].epoch != snapshot_id.epoch:
-            raise ValueError(f"snapshot {snapshot_id}: the entry before it has epoch "
-                             f"{self._entries[offset - 1 - self._start].epoch}")
-        del self._entries[:offset - self._start]
+            raise ValueError(
+                f"snapshot {snapshot_id}: the entry before it has epoch "
+                f"{self._entries[offset - 1 - self._start].epoch}"
+            )
+        del self._entries[: offset - self._start]
         self._start = offset
         self._flushed = max(self._flushed, offset)
         self._snapshot = (snapshot_id, bytes(data))
@@ -277,7 +286,7 @@ class MemoryReplicatedLog:
 
     def crash(self) -> None:
         """Lose what was not flushed (a kill -9); the snapshot stays."""
-        del self._entries[max(self._flushed - self._start, 0):]
+        del self._entries[max(self._flushed - self._start, 0) :]
 
     def entries(self) -> list[LogEntry]:
         """Every entry held, from the log start offset (for invariant checks)."""

@@ -71,8 +71,12 @@ class DescribeConfigsResourceResult(Struct):
         Field("config_source", Int8, default=-1),
         Field("is_sensitive", Bool),
         Field("synonyms", Array(DescribeConfigsSynonym)),  # with include_synonyms only
-        Field("config_type", Int8, "3+"),  # KIP-569: 1 BOOLEAN, 2 STRING, 3 INT, 4 SHORT, 5 LONG, 6 DOUBLE, 7 LIST
-        Field("documentation", String, "3+", default="", nullable="1+"),  # KIP-569; the Kafka listener's answer
+        Field(
+            "config_type", Int8, "3+"
+        ),  # KIP-569: 1 BOOLEAN, 2 STRING, 3 INT, 4 SHORT, 5 LONG, 6 DOUBLE, 7 LIST
+        Field(
+            "documentation", String, "3+", default="", nullable="1+"
+        ),  # KIP-569; the Kafka listener's answer
     )
 
 

@@ -85,9 +85,7 @@ class ListGroupsResponse(Struct):
 
 
 class DeleteGroupsRequest(Struct):
-    FIELDS = (
-        Field("groups_names", Array(String)),
-    )
+    FIELDS = (Field("groups_names", Array(String)),)
 
 
 class DeletableGroupResult(Struct):
@@ -105,9 +103,7 @@ class DeleteGroupsResponse(Struct):
 
 
 class OffsetDeleteRequestPartition(Struct):
-    FIELDS = (
-        Field("partition_index", Int32),
-    )
+    FIELDS = (Field("partition_index", Int32),)
 
 
 class OffsetDeleteRequestTopic(Struct):

@@ -74,20 +74,33 @@ class Report:
     @property
     def valid(self) -> bool:
         """True when nothing was lost, invented, duplicated, reordered, moved or skipped."""
-        return not (self.lost or self.unexpected or self.duplicated or self.reordered or self.moved
-                    or self.inconsistent_offsets or self.skipped_by_group)
+        return not (
+            self.lost
+            or self.unexpected
+            or self.duplicated
+            or self.reordered
+            or self.moved
+            or self.inconsistent_offsets
+            or self.skipped_by_group
+        )
 
     def summary(self) -> str:
         """One line: counts of each anomaly."""
-        return (f"acknowledged {self.acknowledged} of {self.sent} sent, read {self.read}: lost {len(self.lost)}, "
-                f"unexpected {len(self.unexpected)}, duplicated {len(self.duplicated)}, "
-                f"reordered {len(self.reordered)}, moved {len(self.moved)}, "
-                f"inconsistent offsets {len(self.inconsistent_offsets)}, skipped by the group "
-                f"{len(self.skipped_by_group)}")
+        return (
+            f"acknowledged {self.acknowledged} of {self.sent} sent, read {self.read}: lost {len(self.lost)}, "
+            f"unexpected {len(self.unexpected)}, duplicated {len(self.duplicated)}, "
+            f"reordered {len(self.reordered)}, moved {len(self.moved)}, "
+            f"inconsistent offsets {len(self.inconsistent_offsets)}, skipped by the group "
+            f"{len(self.skipped_by_group)}"
+        )
 
 
-def check(sends: Iterable[Send], reads: Sequence[Read], group_read: Read | None = None,
-          committed: dict[int, int] | None = None) -> Report:
+def check(
+    sends: Iterable[Send],
+    reads: Sequence[Read],
+    group_read: Read | None = None,
+    committed: dict[int, int] | None = None,
+) -> Report:
     """Compare the sends with the reads.
 
     Args:
@@ -112,17 +125,21 @@ def check(sends: Iterable[Send], reads: Sequence[Read], group_read: Read | None 
             raise ValueError(f"value {send.value!r} was sent twice; the workload's values must be unique")
         by_value[send.value] = send
     final = reads[-1]
-    report = Report(sent=len(by_value), acknowledged=sum(1 for s in by_value.values() if s.acknowledged),
-                    read=len(final))
+    report = Report(
+        sent=len(by_value), acknowledged=sum(1 for s in by_value.values() if s.acknowledged), read=len(final)
+    )
 
-    at: dict[bytes, list[tuple[int, int]]] = defaultdict(list)  # value -> [(partition, offset)] in the final read
+    at: dict[bytes, list[tuple[int, int]]] = defaultdict(
+        list
+    )  # value -> [(partition, offset)] in the final read
     for partition, offset, value in final:
         at[value].append((partition, offset))
     report.unexpected = sorted({v for v in at if v not in by_value})
     report.duplicated = sorted(v for v, places in at.items() if len(set(places)) > 1)
     report.lost = sorted(s.value for s in by_value.values() if s.acknowledged and s.value not in at)
     report.moved = sorted(
-        s.value for s in by_value.values()
+        s.value
+        for s in by_value.values()
         if s.acknowledged and s.value in at and (s.partition, s.offset) not in at[s.value]
     )
     report.reordered = _reordered(by_value.values(), at)

@@ -33,15 +33,17 @@ from tests.peers.kafka_peer import KafkaPeer
 
 # Apache Kafka 4.3.1's names among FAST_FAILOVER's (each checked against Kafka's jars);
 # controlled.shutdown.retry.backoff.ms was ZooKeeper mode's and is gone from Kafka 4.
-KAFKA_CONFIG_NAMES = frozenset({
-    "broker.session.timeout.ms",              # the controller fences a broker silent this long
-    "broker.heartbeat.interval.ms",           # a broker's heartbeats to the controller
-    "replica.lag.time.max.ms",                # a follower behind this long leaves the ISR
-    "replica.fetch.backoff.ms",               # a follower's pause after a failed fetch
-    "replica.high.watermark.checkpoint.interval.ms",
-    "controller.quorum.election.timeout.ms",  # a voter without a leader this long stands for election
-    "controller.quorum.fetch.timeout.ms",     # a follower voter that fetched nothing this long does too
-})
+KAFKA_CONFIG_NAMES = frozenset(
+    {
+        "broker.session.timeout.ms",  # the controller fences a broker silent this long
+        "broker.heartbeat.interval.ms",  # a broker's heartbeats to the controller
+        "replica.lag.time.max.ms",  # a follower behind this long leaves the ISR
+        "replica.fetch.backoff.ms",  # a follower's pause after a failed fetch
+        "replica.high.watermark.checkpoint.interval.ms",
+        "controller.quorum.election.timeout.ms",  # a voter without a leader this long stands for election
+        "controller.quorum.fetch.timeout.ms",  # a follower voter that fetched nothing this long does too
+    }
+)
 KAFKA_FAST_FAILOVER = {name: value for name, value in FAST_FAILOVER.items() if name in KAFKA_CONFIG_NAMES}
 # KRaft's controller elects leaders uncleanly (unclean.leader.election.enable) in a periodic
 # sweep over leaderless partitions, every unclean.leader.election.interval.ms (5 minutes by
@@ -71,12 +73,23 @@ class KafkaPeerCluster:
     with its storage and waits until it serves (at most 120 s).
     """
 
-    def __init__(self, data_dir: Path, broker_configs: dict[str, object] | None = None, nodes: int = 3,
-                 heap_mb: int = 384, hosts: Mapping[int, str] | None = None,
-                 command_prefix: Mapping[int, Sequence[str]] | None = None) -> None:
-        self.peer = KafkaPeer(data_dir, nodes=nodes, heap_mb=heap_mb,
-                              broker_configs={**KAFKA_FAST_FAILOVER, **(broker_configs or {})},
-                              hosts=hosts, command_prefix=command_prefix)
+    def __init__(
+        self,
+        data_dir: Path,
+        broker_configs: dict[str, object] | None = None,
+        nodes: int = 3,
+        heap_mb: int = 384,
+        hosts: Mapping[int, str] | None = None,
+        command_prefix: Mapping[int, Sequence[str]] | None = None,
+    ) -> None:
+        self.peer = KafkaPeer(
+            data_dir,
+            nodes=nodes,
+            heap_mb=heap_mb,
+            broker_configs={**KAFKA_FAST_FAILOVER, **(broker_configs or {})},
+            hosts=hosts,
+            command_prefix=command_prefix,
+        )
         self.broker_ids = list(self.peer.node_ids)
         self.node_configs = self.peer.node_configs
         self.node_env = self.peer.node_env
@@ -122,7 +135,9 @@ class KafkaPeerCluster:
         """
         self.peer.start_node(node)
 
-    def replica_records(self, topic: str, partition: int, node: int) -> list[tuple[int, bytes | None, bytes | None]]:
+    def replica_records(
+        self, topic: str, partition: int, node: int
+    ) -> list[tuple[int, bytes | None, bytes | None]]:
         """``(offset, key, value)`` of every record in the node's segment files of the partition
         (the node stopped).  Kafka's ``<log.dirs>/<topic>-<partition>/<base offset>.log`` files are
         v2 RecordBatches back to back, the format Kafkette's record batch codec reads."""
@@ -167,26 +182,42 @@ class KafkaLocator:
 
     async def partitions(self, topic: str) -> list[PartitionInfo]:
         request = MetadataRequest(topics=[MetadataRequestTopic(name=topic)], allow_auto_topic_creation=False)
-        response = await asyncio.wait_for(asyncio.to_thread(self._ask, "Metadata", 9, request),
-                                          LOOKUP_TIMEOUT_S * len(self.ports) + 1)
+        response = await asyncio.wait_for(
+            asyncio.to_thread(self._ask, "Metadata", 9, request), LOOKUP_TIMEOUT_S * len(self.ports) + 1
+        )
         for answer in response.topics:
             if answer.name == topic:
                 if answer.error_code:
                     raise OSError(f"Metadata {topic}: {error_name(answer.error_code)}")
-                return sorted((PartitionInfo(p.partition_index, p.leader_id, list(p.replica_nodes), list(p.isr_nodes),
-                                             list(p.offline_replicas)) for p in answer.partitions),
-                              key=lambda p: p.partition)
+                return sorted(
+                    (
+                        PartitionInfo(
+                            p.partition_index,
+                            p.leader_id,
+                            list(p.replica_nodes),
+                            list(p.isr_nodes),
+                            list(p.offline_replicas),
+                        )
+                        for p in answer.partitions
+                    ),
+                    key=lambda p: p.partition,
+                )
         raise OSError(f"Metadata: no topic {topic} in the answer")
 
     async def active_controller(self) -> int:
-        request = DescribeQuorumRequest(topics=[DescribeQuorumTopicRequest(
-            topic_name=METADATA_TOPIC, partitions=[DescribeQuorumPartitionRequest(partition_index=0)])])
-        response = await asyncio.wait_for(asyncio.to_thread(self._ask, "DescribeQuorum", 0, request),
-                                          LOOKUP_TIMEOUT_S * len(self.ports) + 1)
+        request = DescribeQuorumRequest(
+            topics=[
+                DescribeQuorumTopicRequest(
+                    topic_name=METADATA_TOPIC, partitions=[DescribeQuorumPartitionRequest(partition_index=0)]
+                )
+            ]
+        )
+        response = await asyncio.wait_for(
+            asyncio.to_thread(self._ask, "DescribeQuorum", 0, request), LOOKUP_TIMEOUT_S * len(self.ports) + 1
+        )
         if response.error_code:
             raise OSError(f"DescribeQuorum: {error_name(response.error_code)}")
         partition = response.topics[0].partitions[0]
         if partition.error_code or partition.leader_id < 0:
             raise OSError(f"DescribeQuorum: {error_name(partition.error_code)}, leader {partition.leader_id}")
         return partition.leader_id
-

@@ -42,8 +42,9 @@ def _kafka_tps(tps: list[KafketteTopicPartition]) -> list[TopicPartition]:
     return [TopicPartition(tp.topic, tp.partition) for tp in tps]
 
 
-async def create_topic(bootstrap: str, topic: str, partitions: int, replication_factor: int,
-                       configs: dict[str, str]) -> None:
+async def create_topic(
+    bootstrap: str, topic: str, partitions: int, replication_factor: int, configs: dict[str, str]
+) -> None:
     """Create the workload's topic (CreateTopics) with ``configs`` (topic-level names).
 
     Raises:
@@ -53,8 +54,9 @@ async def create_topic(bootstrap: str, topic: str, partitions: int, replication_
     try:
         async with asyncio.timeout(ADMIN_TIMEOUT_S):
             await admin.start()
-            response = await admin.create_topics([NewTopic(topic, partitions, replication_factor,
-                                                           topic_configs=dict(configs))])
+            response = await admin.create_topics(
+                [NewTopic(topic, partitions, replication_factor, topic_configs=dict(configs))]
+            )
     finally:
         await admin.close()
     for error in getattr(response, "topic_errors", []):
@@ -75,9 +77,20 @@ async def committed_offsets(bootstrap: str, group: str, topic: str) -> dict[int,
     return {tp.partition: meta.offset for tp, meta in offsets.items() if tp.topic == topic}
 
 
-async def produce(bootstrap: str, topic: str, partitions: int, producer: int, run: str, stop: asyncio.Event,
-                  outcomes: Outcomes, *, acks: str | int, idempotence: bool, rate: float = 200.0,
-                  max_outstanding: int = 20) -> None:
+async def produce(
+    bootstrap: str,
+    topic: str,
+    partitions: int,
+    producer: int,
+    run: str,
+    stop: asyncio.Event,
+    outcomes: Outcomes,
+    *,
+    acks: str | int,
+    idempotence: bool,
+    rate: float = 200.0,
+    max_outstanding: int = 20,
+) -> None:
     """Send values until ``stop`` is set, then wait (at most the delivery timeout, 30 s) for the
     outstanding ones; as ``workload.produce``, with an ``AIOKafkaProducer``.
 
@@ -90,13 +103,26 @@ async def produce(bootstrap: str, topic: str, partitions: int, producer: int, ru
         max_outstanding: sends awaiting an answer at most.
     """
     sends = ProducerSends(producer, outcomes)
-    client = AIOKafkaProducer(bootstrap_servers=bootstrap, acks=-1 if acks == "all" else acks,
-                              enable_idempotence=idempotence, linger_ms=5, request_timeout_ms=REQUEST_TIMEOUT_MS,
-                              retry_backoff_ms=100)
+    client = AIOKafkaProducer(
+        bootstrap_servers=bootstrap,
+        acks=-1 if acks == "all" else acks,
+        enable_idempotence=idempotence,
+        linger_ms=5,
+        request_timeout_ms=REQUEST_TIMEOUT_MS,
+        retry_backoff_ms=100,
+    )
     try:
         await asyncio.wait_for(client.start(), REQUEST_TIMEOUT_MS / 1000 * 6)
-        await sends.run(lambda value, partition: client.send(topic, value, partition=partition), client.flush,
-                        (KafkaError,), partitions, run, stop, rate, max_outstanding)
+        await sends.run(
+            lambda value, partition: client.send(topic, value, partition=partition),
+            client.flush,
+            (KafkaError,),
+            partitions,
+            run,
+            stop,
+            rate,
+            max_outstanding,
+        )
     finally:
         try:
             await asyncio.wait_for(client.stop(), DELIVERY_TIMEOUT_MS / 1000)
@@ -105,16 +131,21 @@ async def produce(bootstrap: str, topic: str, partitions: int, producer: int, ru
     sends.close()
 
 
-async def read_continuously(bootstrap: str, tps: list[KafketteTopicPartition], stop: asyncio.Event,
-                            into: list[tuple[int, int, bytes]]) -> None:
+async def read_continuously(
+    bootstrap: str, tps: list[KafketteTopicPartition], stop: asyncio.Event, into: list[tuple[int, int, bytes]]
+) -> None:
     """Read ``tps`` from their start until ``stop`` is set, appending ``(partition, offset, value)``;
     a consumer that fails is replaced and reads on from where it was."""
     kafka_tps = _kafka_tps(tps)
     positions = {tp: 0 for tp in kafka_tps}
     while not stop.is_set():
         try:
-            async with AIOKafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                                        enable_auto_commit=False, request_timeout_ms=REQUEST_TIMEOUT_MS) as consumer:
+            async with AIOKafkaConsumer(
+                bootstrap_servers=bootstrap,
+                auto_offset_reset="earliest",
+                enable_auto_commit=False,
+                request_timeout_ms=REQUEST_TIMEOUT_MS,
+            ) as consumer:
                 consumer.assign(kafka_tps)
                 for tp, offset in positions.items():
                     consumer.seek(tp, offset)
@@ -128,18 +159,25 @@ async def read_continuously(bootstrap: str, tps: list[KafketteTopicPartition], s
             await asyncio.sleep(0.5)
 
 
-async def consume_in_group(bootstrap: str, topic: str, group: str, stop: asyncio.Event,
-                           into: list[tuple[int, int, bytes]]) -> None:
+async def consume_in_group(
+    bootstrap: str, topic: str, group: str, stop: asyncio.Event, into: list[tuple[int, int, bytes]]
+) -> None:
     """Read ``topic`` as a member of ``group`` until ``stop`` is set, committing the positions after
     each poll that returned records, appending ``(partition, offset, value)``; a member that fails
     (its coordinator gone, a rebalance lost) is replaced by a new one."""
     while not stop.is_set():
         try:
-            async with AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group,
-                                        auto_offset_reset="earliest", enable_auto_commit=False,
-                                        request_timeout_ms=REQUEST_TIMEOUT_MS,
-                                        session_timeout_ms=GROUP_SESSION_TIMEOUT_MS, heartbeat_interval_ms=1000,
-                                        max_poll_interval_ms=GROUP_REBALANCE_TIMEOUT_MS) as consumer:
+            async with AIOKafkaConsumer(
+                topic,
+                bootstrap_servers=bootstrap,
+                group_id=group,
+                auto_offset_reset="earliest",
+                enable_auto_commit=False,
+                request_timeout_ms=REQUEST_TIMEOUT_MS,
+                session_timeout_ms=GROUP_SESSION_TIMEOUT_MS,
+                heartbeat_interval_ms=1000,
+                max_poll_interval_ms=GROUP_REBALANCE_TIMEOUT_MS,
+            ) as consumer:
                 while not stop.is_set():
                     batch = await consumer.getmany(timeout_ms=200)
                     for tp, records in batch.items():
@@ -154,8 +192,9 @@ async def consume_in_group(bootstrap: str, topic: str, group: str, stop: asyncio
             await asyncio.sleep(0.5)
 
 
-async def final_read(bootstrap: str, tps: list[KafketteTopicPartition],
-                     timeout_s: float = 60.0) -> list[tuple[int, int, bytes]]:
+async def final_read(
+    bootstrap: str, tps: list[KafketteTopicPartition], timeout_s: float = 60.0
+) -> list[tuple[int, int, bytes]]:
     """Every record of ``tps`` from the log start up to the end offsets (the high watermarks)
     taken when the read starts.
 
@@ -164,7 +203,9 @@ async def final_read(bootstrap: str, tps: list[KafketteTopicPartition],
     """
     kafka_tps = _kafka_tps(tps)
     records: list[tuple[int, int, bytes]] = []
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+    )
     async with asyncio.timeout(timeout_s), consumer:
         consumer.assign(kafka_tps)
         await consumer.seek_to_beginning(*kafka_tps)

@@ -126,10 +126,18 @@ class Nemesis:
         locator: finds leaders and the controller (by default ``KafketteLocator`` on the cluster).
     """
 
-    def __init__(self, cluster: LocalCluster, topic: str, rng: random.Random,
-                 hold_s: tuple[float, float] = (4.0, 6.0), network: NamespaceNetwork | None = None,
-                 disks: dict[int, Path] | None = None, clocks: NodeClocks | None = None,
-                 slow_disks: SlowDisks | None = None, locator: Locator | None = None) -> None:
+    def __init__(
+        self,
+        cluster: LocalCluster,
+        topic: str,
+        rng: random.Random,
+        hold_s: tuple[float, float] = (4.0, 6.0),
+        network: NamespaceNetwork | None = None,
+        disks: dict[int, Path] | None = None,
+        clocks: NodeClocks | None = None,
+        slow_disks: SlowDisks | None = None,
+        locator: Locator | None = None,
+    ) -> None:
         self.cluster = cluster
         self.locator = locator or KafketteLocator(cluster.bootstrap_servers)
         self.network = network

@@ -119,7 +119,20 @@ class NamespaceNetwork:
                 _ip("netns", "add", ns)
                 self._made.append(ns)
                 port = f"p{index}"
-                _ip("-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", port, "netns", self.switch)
+                _ip(
+                    "-n",
+                    ns,
+                    "link",
+                    "add",
+                    "eth0",
+                    "type",
+                    "veth",
+                    "peer",
+                    "name",
+                    port,
+                    "netns",
+                    self.switch,
+                )
                 _ip("-n", self.switch, "link", "set", port, "master", "br0")
                 _ip("-n", self.switch, "link", "set", port, "up")
                 _ip("-n", ns, "addr", "add", f"{self.addresses[end]}/{SUBNET.prefixlen}", "dev", "eth0")

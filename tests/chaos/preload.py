@@ -27,8 +27,12 @@ def build_preload(source: str, directory: Path) -> tuple[Path | None, str | None
     directory.mkdir(parents=True, exist_ok=True)
     path = HERE / source
     library = directory / f"{path.stem}.so"
-    done = subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-Wall", "-o", str(library), str(path), "-ldl"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [compiler, "-shared", "-fPIC", "-O2", "-Wall", "-o", str(library), str(path), "-ldl"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if done.returncode != 0:
         return None, f"gcc could not build {path.name}: {done.stderr.strip()[-500:]}"
     return library, None

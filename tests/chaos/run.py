@@ -126,33 +126,68 @@ class Scenario:
         return None
 
 
-LAGGING_FOLLOWERS = {"replica.fetch.min.bytes": 1 << 20, "replica.fetch.wait.max.ms": 2500,
-                     "unclean.leader.election.enable": "true"}
+LAGGING_FOLLOWERS = {
+    "replica.fetch.min.bytes": 1 << 20,
+    "replica.fetch.wait.max.ms": 2500,
+    "unclean.leader.election.enable": "true",
+}
 
-SCENARIOS = {s.name: s for s in (
-    Scenario("kill-leader", ("kill:leader",)),
-    Scenario("kill-controller", ("kill:controller",)),
-    Scenario("pause-leader", ("pause:leader",)),
-    Scenario("pause-controller", ("pause:controller",)),
-    Scenario("kill-pause-mixed", ("kill:leader", "pause:leader", "kill:controller", "pause:random")),
-    Scenario("partition-leader", ("partition:leader",)),
-    Scenario("partition-controller", ("partition:controller",)),
-    Scenario("client-partition-leader", ("client-partition:leader",)),
-    Scenario("partition-kill-pause-mixed", ("partition:leader", "kill:leader", "partition:controller",
-                                            "pause:random", "client-partition:random", "partition:random")),
-    Scenario("disk-full-leader", ("disk-full:leader",), disk_bytes=DISK_BYTES),
-    Scenario("disk-full-mixed", ("disk-full:random", "kill:leader", "partition:leader"), disk_bytes=DISK_BYTES),
-    # LogAppendTime: the leaders' wall clocks are written into every batch, so the jumps show in the log
-    Scenario("clock-jump-mixed", ("clock:leader", "clock:controller", "clock:random", "kill:leader"),
-             topic_configs={"message.timestamp.type": "LogAppendTime"}),
-    # flush.messages=1: every append is made durable, so the slow fsync is on the write path
-    Scenario("slow-disk-mixed", ("slow-disk:controller", "slow-disk:leader", "slow-disk:random"),
-             topic_configs={"flush.messages": "1"}),
-    Scenario("control-acks1-unclean-kill-leader", ("kill:leader",), acks=1, idempotence=False,
-             broker_configs=LAGGING_FOLLOWERS, negative_control=True),
-    Scenario("control-acks1-unclean-partition-leader", ("partition:leader",), acks=1, idempotence=False,
-             broker_configs=LAGGING_FOLLOWERS, negative_control=True),
-)}
+SCENARIOS = {
+    s.name: s
+    for s in (
+        Scenario("kill-leader", ("kill:leader",)),
+        Scenario("kill-controller", ("kill:controller",)),
+        Scenario("pause-leader", ("pause:leader",)),
+        Scenario("pause-controller", ("pause:controller",)),
+        Scenario("kill-pause-mixed", ("kill:leader", "pause:leader", "kill:controller", "pause:random")),
+        Scenario("partition-leader", ("partition:leader",)),
+        Scenario("partition-controller", ("partition:controller",)),
+        Scenario("client-partition-leader", ("client-partition:leader",)),
+        Scenario(
+            "partition-kill-pause-mixed",
+            (
+                "partition:leader",
+                "kill:leader",
+                "partition:controller",
+                "pause:random",
+                "client-partition:random",
+                "partition:random",
+            ),
+        ),
+        Scenario("disk-full-leader", ("disk-full:leader",), disk_bytes=DISK_BYTES),
+        Scenario(
+            "disk-full-mixed", ("disk-full:random", "kill:leader", "partition:leader"), disk_bytes=DISK_BYTES
+        ),
+        # LogAppendTime: the leaders' wall clocks are written into every batch, so the jumps show in the log
+        Scenario(
+            "clock-jump-mixed",
+            ("clock:leader", "clock:controller", "clock:random", "kill:leader"),
+            topic_configs={"message.timestamp.type": "LogAppendTime"},
+        ),
+        # flush.messages=1: every append is made durable, so the slow fsync is on the write path
+        Scenario(
+            "slow-disk-mixed",
+            ("slow-disk:controller", "slow-disk:leader", "slow-disk:random"),
+            topic_configs={"flush.messages": "1"},
+        ),
+        Scenario(
+            "control-acks1-unclean-kill-leader",
+            ("kill:leader",),
+            acks=1,
+            idempotence=False,
+            broker_configs=LAGGING_FOLLOWERS,
+            negative_control=True,
+        ),
+        Scenario(
+            "control-acks1-unclean-partition-leader",
+            ("partition:leader",),
+            acks=1,
+            idempotence=False,
+            broker_configs=LAGGING_FOLLOWERS,
+            negative_control=True,
+        ),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -218,8 +253,9 @@ class RunResult:
         return self.report.valid and not self.diverged
 
 
-def unavailability(injected: list[Injected], ack_times: dict[int, list[float]], partitions: int,
-                   end_s: float) -> list[float]:
+def unavailability(
+    injected: list[Injected], ack_times: dict[int, list[float]], partitions: int, end_s: float
+) -> list[float]:
     """Per fault, the longest time a partition went without an acknowledgement between the fault's
     injection and the next fault's (or ``end_s``): the producers send to every partition all the
     time, so a gap is time that partition could not be written.  Measured this way a fault that
@@ -247,11 +283,13 @@ def replicas_differ(seen: list[list[tuple]], lagging: bool) -> bool:
     behind, not diverged)."""
     if lagging:
         longest = max(seen, key=len, default=[])
-        return any(records != longest[:len(records)] for records in seen)
+        return any(records != longest[: len(records)] for records in seen)
     return any(records != seen[0] for records in seen[1:])
 
 
-def _replica_logs(cluster: LocalCluster | KafkaPeerCluster, ends: dict[int, int], lagging: bool = False) -> list[int]:
+def _replica_logs(
+    cluster: LocalCluster | KafkaPeerCluster, ends: dict[int, int], lagging: bool = False
+) -> list[int]:
     """Partitions whose replicas' records (offset, key, value) below ``ends[p]`` differ (cluster
     stopped): Kafkette's logs through UnifiedLog, Apache Kafka's segment files directly.  With
     ``lagging`` (the run did not heal: a replica may still be out of the ISR) a replica that
@@ -265,8 +303,7 @@ def _replica_logs(cluster: LocalCluster | KafkaPeerCluster, ends: dict[int, int]
                 seen.append([r for r in cluster.replica_records(TOPIC, p, node) if r[0] < ends.get(p, 0)])
                 continue
             log_dir = Path(cluster.broker_properties(node)["log.dirs"])
-            log = UnifiedLog.open(log_dir / str(tp), tp, LogConfig(),
-                                  had_clean_shutdown=False)
+            log = UnifiedLog.open(log_dir / str(tp), tp, LogConfig(), had_clean_shutdown=False)
             try:
                 seen.append([r for r in log_records(log) if r[0] < ends.get(p, 0)])
             finally:
@@ -276,7 +313,9 @@ def _replica_logs(cluster: LocalCluster | KafkaPeerCluster, ends: dict[int, int]
     return diverged
 
 
-async def _wait_for_full_isr(locator: Locator, what: str, timeout_s: float = 30, required: bool = True) -> bool:
+async def _wait_for_full_isr(
+    locator: Locator, what: str, timeout_s: float = 30, required: bool = True
+) -> bool:
     """Poll the topic's partitions (every 0.2 s) until each has all BROKERS replicas in its ISR.
 
     Returns:
@@ -295,32 +334,63 @@ async def _wait_for_full_isr(locator: Locator, what: str, timeout_s: float = 30,
         except (KafkaError, TimeoutError, OSError) as exc:
             last = exc
         if time.monotonic() >= deadline and not required:
-            print(f"[chaos] {TOPIC}: timed out waiting for {what} ({timeout_s:.0f} s), reading on; last {last}",
-                  flush=True)
+            print(
+                f"[chaos] {TOPIC}: timed out waiting for {what} ({timeout_s:.0f} s), reading on; last {last}",
+                flush=True,
+            )
             return False
         assert time.monotonic() < deadline, f"{TOPIC}: timed out waiting for {what}; last {last}"
         await asyncio.sleep(0.2)
 
 
-async def _run_workload(deployment: Deployment, scenario: Scenario, rng: random.Random, faults: int,
-                        label: str, network: NamespaceNetwork | None, disks: dict[int, Path],
-                        injectors: Injectors) -> tuple[Reads, list[Injected], float, Outcomes]:
+async def _run_workload(
+    deployment: Deployment,
+    scenario: Scenario,
+    rng: random.Random,
+    faults: int,
+    label: str,
+    network: NamespaceNetwork | None,
+    disks: dict[int, Path],
+    injectors: Injectors,
+) -> tuple[Reads, list[Injected], float, Outcomes]:
     bootstrap, clients = deployment.client_bootstrap, deployment.workload
-    await clients.create_topic(bootstrap, TOPIC, PARTITIONS, BROKERS,
-                               {"min.insync.replicas": "2", **scenario.topic_configs})
+    await clients.create_topic(
+        bootstrap, TOPIC, PARTITIONS, BROKERS, {"min.insync.replicas": "2", **scenario.topic_configs}
+    )
     await _wait_for_full_isr(deployment.locator, "a full ISR")
     tps = [TopicPartition(TOPIC, p) for p in range(PARTITIONS)]
     stop = asyncio.Event()
     outcomes = Outcomes()
     continuous: list[tuple[int, int, bytes]] = []
-    tasks = [asyncio.create_task(clients.produce(bootstrap, TOPIC, PARTITIONS, i, label, stop, outcomes,
-                                                 acks=scenario.acks, idempotence=scenario.idempotence))
-             for i in range(PRODUCERS)]
+    tasks = [
+        asyncio.create_task(
+            clients.produce(
+                bootstrap,
+                TOPIC,
+                PARTITIONS,
+                i,
+                label,
+                stop,
+                outcomes,
+                acks=scenario.acks,
+                idempotence=scenario.idempotence,
+            )
+        )
+        for i in range(PRODUCERS)
+    ]
     tasks.append(asyncio.create_task(clients.read_continuously(bootstrap, tps, stop, continuous)))
     group_read: list[tuple[int, int, bytes]] = []
     tasks.append(asyncio.create_task(clients.consume_in_group(bootstrap, TOPIC, GROUP, stop, group_read)))
-    nemesis = Nemesis(deployment.cluster, TOPIC, rng, network=network, disks=disks, clocks=injectors.clocks,
-                      slow_disks=injectors.slow_disks, locator=deployment.locator)
+    nemesis = Nemesis(
+        deployment.cluster,
+        TOPIC,
+        rng,
+        network=network,
+        disks=disks,
+        clocks=injectors.clocks,
+        slow_disks=injectors.slow_disks,
+        locator=deployment.locator,
+    )
     try:
         await asyncio.sleep(2.0)  # a healthy start
         for _ in range(faults):
@@ -337,15 +407,22 @@ async def _run_workload(deployment: Deployment, scenario: Scenario, rng: random.
     for task in done:
         if task.exception() is not None:
             raise task.exception()
-    healed = await _wait_for_full_isr(deployment.locator, "a full ISR after healing", timeout_s=HEAL_TIMEOUT_S,
-                                      required=False)
+    healed = await _wait_for_full_isr(
+        deployment.locator, "a full ISR after healing", timeout_s=HEAL_TIMEOUT_S, required=False
+    )
     final = await clients.final_read(bootstrap, tps)
     committed = await clients.committed_offsets(bootstrap, GROUP, TOPIC)
     return Reads(continuous, group_read, committed, final, healed), nemesis.injected, end_s, outcomes
 
 
-def run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path, namespaces: bool = True,
-             broker: str = KAFKETTE) -> RunResult:
+def run_once(
+    scenario: Scenario,
+    seed: int,
+    faults: int,
+    data_dir: Path,
+    namespaces: bool = True,
+    broker: str = KAFKETTE,
+) -> RunResult:
     """One run of ``scenario`` with ``seed`` and ``faults`` faults, in ``data_dir``, against
     ``broker`` (one of BROKERS_UNDER_TEST); the nodes and the clients each in a network namespace
     of their own unless ``namespaces`` is False.
@@ -366,33 +443,55 @@ def run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path, namespa
             raise ValueError(f"scenario {scenario.name} cuts the network: it needs network namespaces")
         return _run_once(scenario, seed, faults, data_dir, None, broker)
     with NamespaceNetwork(list(range(1, BROKERS + 1))) as network:
-        return network.run_as_client(lambda: _run_once(scenario, seed, faults, data_dir, network, broker),
-                                     RUN_TIMEOUT_S)
+        return network.run_as_client(
+            lambda: _run_once(scenario, seed, faults, data_dir, network, broker), RUN_TIMEOUT_S
+        )
 
 
 def _deploy(broker: str, scenario: Scenario, data_dir: Path, network: NamespaceNetwork | None) -> Deployment:
     """The (not yet started) cluster of ``broker`` with the fast-failover settings and the scenario's,
     its nodes placed in ``network``'s namespaces when there is one."""
-    placement = {} if network is None else {"hosts": network.hosts(), "command_prefix": network.command_prefix()}
+    placement = (
+        {} if network is None else {"hosts": network.hosts(), "command_prefix": network.command_prefix()}
+    )
     if broker == KAFKA:
         configs = dict(scenario.broker_configs)
         if configs.get("unclean.leader.election.enable") == "true":
             configs.update(KAFKA_UNCLEAN_SWEEP)
         cluster = KafkaPeerCluster(data_dir, configs, nodes=BROKERS, heap_mb=KAFKA_HEAP_MB, **placement)
-        return Deployment(broker, cluster, cluster.bootstrap_servers, kafka_workload,
-                          KafkaLocator(cluster.peer.ports, cluster.peer.hosts))
+        return Deployment(
+            broker,
+            cluster,
+            cluster.bootstrap_servers,
+            kafka_workload,
+            KafkaLocator(cluster.peer.ports, cluster.peer.hosts),
+        )
     configs = {**FAST_FAILOVER, **scenario.broker_configs}
     listener = broker == KAFKETTE_KAFKA_LISTENER
-    local = LocalCluster(num_brokers=BROKERS, data_dir=data_dir, broker_configs=configs, kafka_protocol=listener,
-                         **placement)
+    local = LocalCluster(
+        num_brokers=BROKERS, data_dir=data_dir, broker_configs=configs, kafka_protocol=listener, **placement
+    )
     if listener:
-        return Deployment(broker, local, local.kafka_bootstrap_servers, kafka_workload,
-                          KafketteLocator(local.bootstrap_servers))
-    return Deployment(broker, local, local.bootstrap_servers, workload, KafketteLocator(local.bootstrap_servers))
+        return Deployment(
+            broker,
+            local,
+            local.kafka_bootstrap_servers,
+            kafka_workload,
+            KafketteLocator(local.bootstrap_servers),
+        )
+    return Deployment(
+        broker, local, local.bootstrap_servers, workload, KafketteLocator(local.bootstrap_servers)
+    )
 
 
-def _run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path,
-              network: NamespaceNetwork | None, broker: str = KAFKETTE) -> RunResult:
+def _run_once(
+    scenario: Scenario,
+    seed: int,
+    faults: int,
+    data_dir: Path,
+    network: NamespaceNetwork | None,
+    broker: str = KAFKETTE,
+) -> RunResult:
     where = "loopback" if network is None else "namespaces"
     print(f"[chaos] scenario {scenario.name} seed {seed} ({where}, broker {broker})", flush=True)
     rng = random.Random(seed)
@@ -402,40 +501,69 @@ def _run_once(scenario: Scenario, seed: int, faults: int, data_dir: Path,
     if scenario.needs_clocks:
         library, problem = build_clock_library(data_dir / "clocks")
         if library is None:
-            raise RuntimeError(f"scenario {scenario.name} jumps clocks and needs the clock-offset library: {problem}")
+            raise RuntimeError(
+                f"scenario {scenario.name} jumps clocks and needs the clock-offset library: {problem}"
+            )
         clocks = NodeClocks(data_dir / "clocks", cluster.broker_ids, library)
         cluster.node_env.update({node: clocks.env(node) for node in cluster.broker_ids})
     slow_disks = None
     if scenario.needs_slow_disks:
         library, problem = build_slow_disk_library(data_dir / "slow-disk")
         if library is None:
-            raise RuntimeError(f"scenario {scenario.name} slows disks and needs the slow-fsync library: {problem}")
+            raise RuntimeError(
+                f"scenario {scenario.name} slows disks and needs the slow-fsync library: {problem}"
+            )
         slow_disks = SlowDisks(data_dir / "slow-disk", cluster.broker_ids, library)
         cluster.node_env.update({node: slow_disks.env(node) for node in cluster.broker_ids})
     with contextlib.ExitStack() as mounts:
         disks: dict[int, Path] = {}
         if scenario.disk_bytes:
             for node in cluster.broker_ids:
-                disks[node] = mounts.enter_context(mount_tmpfs(cluster.broker_dir(node) / "disk", scenario.disk_bytes))
+                disks[node] = mounts.enter_context(
+                    mount_tmpfs(cluster.broker_dir(node) / "disk", scenario.disk_bytes)
+                )
                 cluster.node_configs[node] = {"log.dirs": str(disks[node] / "logs")}
         cluster.start()
         try:
             reads, injected, end_s, outcomes = asyncio.run(
-                _run_workload(deployment, scenario, rng, faults, f"{scenario.name}-{seed}", network, disks,
-                              Injectors(clocks, slow_disks)))
+                _run_workload(
+                    deployment,
+                    scenario,
+                    rng,
+                    faults,
+                    f"{scenario.name}-{seed}",
+                    network,
+                    disks,
+                    Injectors(clocks, slow_disks),
+                )
+            )
         finally:
             cluster.stop()
         ends: dict[int, int] = {}
         for partition, offset, _ in reads.final:
             ends[partition] = max(ends.get(partition, 0), offset + 1)
-        report = check(outcomes.sends, [reads.continuous, reads.final], group_read=reads.group,
-                       committed=reads.committed)
-        result = RunResult(scenario.name, seed, where, report, _replica_logs(cluster, ends, not reads.healed),
-                           unavailability(injected, outcomes.ack_times, PARTITIONS, end_s), injected,
-                           len(reads.group), reads.committed, broker, reads.healed)
-    print(f"[chaos] {scenario.name} seed {seed} ({broker}): {report.summary()}, diverged partitions {result.diverged}, "
-          f"healed {result.healed}, "
-          f"group read {result.group_read} committed {result.committed}, errors {outcomes.errors}", flush=True)
+        report = check(
+            outcomes.sends, [reads.continuous, reads.final], group_read=reads.group, committed=reads.committed
+        )
+        result = RunResult(
+            scenario.name,
+            seed,
+            where,
+            report,
+            _replica_logs(cluster, ends, not reads.healed),
+            unavailability(injected, outcomes.ack_times, PARTITIONS, end_s),
+            injected,
+            len(reads.group),
+            reads.committed,
+            broker,
+            reads.healed,
+        )
+    print(
+        f"[chaos] {scenario.name} seed {seed} ({broker}): {report.summary()}, diverged partitions {result.diverged}, "
+        f"healed {result.healed}, "
+        f"group read {result.group_read} committed {result.committed}, errors {outcomes.errors}",
+        flush=True,
+    )
     return result
 
 
@@ -467,15 +595,19 @@ def summarize(scenario: Scenario, results: list[RunResult]) -> dict:
 
 def table(rows: list[dict]) -> str:
     """The rows as a Markdown table."""
-    head = ("| scenario | broker | runs | acknowledged | lost | duplicated | reordered | moved | inconsistent offsets "
-            f"| skipped by the group | diverged replicas | not healed in {HEAL_TIMEOUT_S} s | unavailable p50 s | max s |")
+    head = (
+        "| scenario | broker | runs | acknowledged | lost | duplicated | reordered | moved | inconsistent offsets "
+        f"| skipped by the group | diverged replicas | not healed in {HEAL_TIMEOUT_S} s | unavailable p50 s | max s |"
+    )
     lines = [head, "|" + " --- |" * 14]
     for r in rows:
         name = r["scenario"] + (" (negative control)" if r["negative_control"] else "")
-        lines.append(f"| {name} | {r.get('broker', KAFKETTE)} | {r['runs']} | {r['acknowledged']:,} | {r['lost']} | {r['duplicated']} | "
-                     f"{r['reordered']} | {r['moved']} | {r['inconsistent_offsets']} | {r['skipped_by_group']} | "
-                     f"{r['diverged']} | {r.get('not_healed', 0)} | "
-                     f"{r['unavailable_p50_s']} | {r['unavailable_max_s']} |")
+        lines.append(
+            f"| {name} | {r.get('broker', KAFKETTE)} | {r['runs']} | {r['acknowledged']:,} | {r['lost']} | {r['duplicated']} | "
+            f"{r['reordered']} | {r['moved']} | {r['inconsistent_offsets']} | {r['skipped_by_group']} | "
+            f"{r['diverged']} | {r.get('not_healed', 0)} | "
+            f"{r['unavailable_p50_s']} | {r['unavailable_max_s']} |"
+        )
     return "\n".join(lines)
 
 
@@ -485,15 +617,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, help="runs per scenario (default 3, --quick 1)")
     parser.add_argument("--faults", type=int, help="faults per run (default 4, --quick 2)")
     parser.add_argument("--seed", type=int, help="the first run's seed (the others count up from it)")
-    parser.add_argument("--scenario", action="append", choices=sorted(SCENARIOS), help="only these (repeatable)")
-    parser.add_argument("--loopback", action="store_true",
-                        help="run on 127.0.0.1, not in network namespaces (skips the scenarios that cut the network)")
-    parser.add_argument("--keep", type=Path, metavar="DIR",
-                        help="keep each run's cluster directory (broker logs) under DIR/<scenario>-<seed>")
+    parser.add_argument(
+        "--scenario", action="append", choices=sorted(SCENARIOS), help="only these (repeatable)"
+    )
+    parser.add_argument(
+        "--loopback",
+        action="store_true",
+        help="run on 127.0.0.1, not in network namespaces (skips the scenarios that cut the network)",
+    )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="keep each run's cluster directory (broker logs) under DIR/<scenario>-<seed>",
+    )
     parser.add_argument("--results-dir", type=Path, default=RESULTS)
-    parser.add_argument("--broker", choices=BROKERS_UNDER_TEST, default=KAFKETTE,
-                        help="the system under test: Kafkette (default), Apache Kafka 4.3.1 (every scenario), "
-                             "or Kafkette's Kafka-protocol listener (kills and pauses); the last two with aiokafka")
+    parser.add_argument(
+        "--broker",
+        choices=BROKERS_UNDER_TEST,
+        default=KAFKETTE,
+        help="the system under test: Kafkette (default), Apache Kafka 4.3.1 (every scenario), "
+        "or Kafkette's Kafka-protocol listener (kills and pauses); the last two with aiokafka",
+    )
     args = parser.parse_args(argv)
     runs = args.runs or (1 if args.quick else 3)
     faults = args.faults or (2 if args.quick else 4)
@@ -504,14 +649,22 @@ def main(argv: list[str] | None = None) -> int:
             parse_fault(fault)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     logging.getLogger("kafkette").setLevel(logging.ERROR)  # the clients' retries under faults are expected
-    logging.getLogger("aiokafka").setLevel(logging.CRITICAL)  # the same for aiokafka, which logs them as errors
+    logging.getLogger("aiokafka").setLevel(
+        logging.CRITICAL
+    )  # the same for aiokafka, which logs them as errors
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     again = "" if args.broker == KAFKETTE else f" --broker {args.broker}"
-    print(f"[chaos] first seed {seed}; replay a run with --seed SEED --scenario NAME --runs 1{again}", flush=True)
+    print(
+        f"[chaos] first seed {seed}; replay a run with --seed SEED --scenario NAME --runs 1{again}",
+        flush=True,
+    )
     namespaces = not args.loopback
     if namespaces and (reason := netns.available()) is not None:
-        print(f"[chaos] network namespaces cannot be made here ({reason}): running on 127.0.0.1 and "
-              f"skipping the scenarios that cut the network", flush=True)
+        print(
+            f"[chaos] network namespaces cannot be made here ({reason}): running on 127.0.0.1 and "
+            f"skipping the scenarios that cut the network",
+            flush=True,
+        )
         namespaces = False
     rows, failed = [], []
     for scenario in (SCENARIOS[name] for name in (args.scenario or SCENARIOS)):
@@ -519,13 +672,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[chaos] SKIPPED {scenario.name} (--broker {args.broker}): {reason}", flush=True)
             continue
         if scenario.needs_network and not namespaces:
-            print(f"[chaos] SKIPPED {scenario.name}: it cuts the network and needs network namespaces", flush=True)
+            print(
+                f"[chaos] SKIPPED {scenario.name}: it cuts the network and needs network namespaces",
+                flush=True,
+            )
             continue
         results = []
         for _ in range(runs):
             if args.keep:
-                results.append(run_once(scenario, seed, faults, args.keep / f"{scenario.name}-{seed}", namespaces,
-                                        args.broker))
+                results.append(
+                    run_once(
+                        scenario, seed, faults, args.keep / f"{scenario.name}-{seed}", namespaces, args.broker
+                    )
+                )
             else:
                 with tempfile.TemporaryDirectory(prefix=f"chaos-{scenario.name}-") as tmp:
                     results.append(run_once(scenario, seed, faults, Path(tmp), namespaces, args.broker))
@@ -535,10 +694,16 @@ def main(argv: list[str] | None = None) -> int:
             if all(r.valid for r in results):
                 failed.append(f"{scenario.name}: the negative control found no anomaly")
         else:
-            failed.extend(f"{scenario.name} seed {r.seed}: {r.report.summary()}, diverged {r.diverged}"
-                          for r in results if not r.valid)
-        failed.extend(f"{scenario.name} seed {r.seed}: no full ISR within {HEAL_TIMEOUT_S} s of healing"
-                      for r in results if not r.healed)
+            failed.extend(
+                f"{scenario.name} seed {r.seed}: {r.report.summary()}, diverged {r.diverged}"
+                for r in results
+                if not r.valid
+            )
+        failed.extend(
+            f"{scenario.name} seed {r.seed}: no full ISR within {HEAL_TIMEOUT_S} s of healing"
+            for r in results
+            if not r.healed
+        )
     print(table(rows))
     args.results_dir.mkdir(parents=True, exist_ok=True)
     out = args.results_dir / f"chaos-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"

@@ -69,8 +69,9 @@ def test_a_full_disk_takes_its_logs_offline_and_loses_nothing_acknowledged(tmp_p
     result = _run("disk-full-leader", 1, tmp_path)
     _assert_valid(result, 1)
     logs = "".join(p.read_text(errors="replace") for p in tmp_path.glob("broker-*/broker.log"))
-    assert "No space left on device" in logs and "Taking the log offline" in logs, \
+    assert "No space left on device" in logs and "Taking the log offline" in logs, (
         f"seed {result.seed}: the disk never filled"
+    )
 
 
 @pytest.mark.usefixtures("namespaces_can_be_made")
@@ -88,15 +89,18 @@ def test_the_negative_control_loses_acknowledged_records_under_a_partition(tmp_p
     # 4 cuts, not 2: a cut loses acknowledged records only when the isolated leader takes writes before
     # its fencing; one CI run of 2 cuts lost none (seed 127304723), its replay lost 2,746
     result = _run("control-acks1-unclean-partition-leader", 4, tmp_path)
-    assert result.report.lost, f"seed {result.seed}: acks=1 with an isolated leader lost nothing: " \
-                               f"{result.report.summary()}"
+    assert result.report.lost, (
+        f"seed {result.seed}: acks=1 with an isolated leader lost nothing: {result.report.summary()}"
+    )
 
 
 @pytest.mark.timeout(300)
 def test_apache_kafka_loses_nothing_acknowledged_when_a_leader_is_killed_under_the_same_harness(tmp_path):
     seed = random.SystemRandom().randrange(1 << 31)
     try:
-        result = run_once(SCENARIOS["kill-leader"], seed, faults=1, data_dir=tmp_path, namespaces=False, broker=KAFKA)
+        result = run_once(
+            SCENARIOS["kill-leader"], seed, faults=1, data_dir=tmp_path, namespaces=False, broker=KAFKA
+        )
     except PeerUnavailable as exc:
         pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
     assert result.broker == KAFKA
@@ -120,8 +124,9 @@ def test_apache_kafka_loses_nothing_acknowledged_when_leaders_are_cut_off_in_net
 def test_apache_kafka_loses_nothing_acknowledged_under_the_same_clock_jumps_and_slow_fsyncs(tmp_path, name):
     # only the scenario's clock or fsync faults, so that every fault drawn is one of them
     scenario = SCENARIOS[name]
-    scenario = dataclasses.replace(scenario, faults=tuple(f for f in scenario.faults
-                                                          if f.split(":")[0] in ("clock", "slow-disk")))
+    scenario = dataclasses.replace(
+        scenario, faults=tuple(f for f in scenario.faults if f.split(":")[0] in ("clock", "slow-disk"))
+    )
     seed = random.SystemRandom().randrange(1 << 31)
     try:
         result = run_once(scenario, seed, faults=2, data_dir=tmp_path, namespaces=False, broker=KAFKA)

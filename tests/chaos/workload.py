@@ -30,8 +30,9 @@ DELIVERY_TIMEOUT_MS = 30_000
 REQUEST_TIMEOUT_MS = 5_000
 
 
-async def create_topic(bootstrap: str, topic: str, partitions: int, replication_factor: int,
-                       configs: dict[str, str]) -> None:
+async def create_topic(
+    bootstrap: str, topic: str, partitions: int, replication_factor: int, configs: dict[str, str]
+) -> None:
     """Create the workload's topic (CreateTopics) with ``configs`` (topic-level names)."""
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([NewTopic(topic, partitions, replication_factor, configs=configs)])
@@ -86,9 +87,17 @@ class ProducerSends:
             self.outcomes.ack_times.setdefault(partition, []).append(time.monotonic())
         self.answered.append(Send(self.producer, seq, value, partition, offset))
 
-    async def run(self, send: Callable[[bytes, int], Awaitable[asyncio.Future]],
-                  flush: Callable[[], Awaitable[object]], errors: tuple[type[BaseException], ...],
-                  partitions: int, run: str, stop: asyncio.Event, rate: float, max_outstanding: int) -> None:
+    async def run(
+        self,
+        send: Callable[[bytes, int], Awaitable[asyncio.Future]],
+        flush: Callable[[], Awaitable[object]],
+        errors: tuple[type[BaseException], ...],
+        partitions: int,
+        run: str,
+        stop: asyncio.Event,
+        rate: float,
+        max_outstanding: int,
+    ) -> None:
         """Send ``<run>-<producer>-<seq>`` to the partitions in turn until ``stop`` is set, then flush
         (at most the delivery timeout, 30 s).
 
@@ -125,20 +134,35 @@ class ProducerSends:
         try:
             await asyncio.wait_for(flush(), DELIVERY_TIMEOUT_MS / 1000 + 5)
         except (TimeoutError, *errors) as exc:
-            logger.warning("[Workload] producer %d: flush did not finish (%r); its open sends count as unknown",
-                           self.producer, exc)
+            logger.warning(
+                "[Workload] producer %d: flush did not finish (%r); its open sends count as unknown",
+                self.producer,
+                exc,
+            )
 
     def close(self) -> None:
         """Add every send to the Outcomes (call once the client closed)."""
         seen = {s.value for s in self.answered}
-        self.answered.extend(Send(self.producer, s, v, p, None) for s, v, p in self.pending.values()
-                             if v not in seen)
+        self.answered.extend(
+            Send(self.producer, s, v, p, None) for s, v, p in self.pending.values() if v not in seen
+        )
         self.outcomes.sends.extend(self.answered)
 
 
-async def produce(bootstrap: str, topic: str, partitions: int, producer: int, run: str, stop: asyncio.Event,
-                  outcomes: Outcomes, *, acks: str | int, idempotence: bool, rate: float = 200.0,
-                  max_outstanding: int = 20) -> None:
+async def produce(
+    bootstrap: str,
+    topic: str,
+    partitions: int,
+    producer: int,
+    run: str,
+    stop: asyncio.Event,
+    outcomes: Outcomes,
+    *,
+    acks: str | int,
+    idempotence: bool,
+    rate: float = 200.0,
+    max_outstanding: int = 20,
+) -> None:
     """Send values until ``stop`` is set, then wait (at most the delivery timeout) for the outstanding ones.
 
     Args:
@@ -148,23 +172,41 @@ async def produce(bootstrap: str, topic: str, partitions: int, producer: int, ru
         max_outstanding: sends awaiting an answer at most.
     """
     sends = ProducerSends(producer, outcomes)
-    async with Producer(bootstrap_servers=bootstrap, acks=acks, enable_idempotence=idempotence, linger_ms=5,
-                        request_timeout_ms=REQUEST_TIMEOUT_MS, delivery_timeout_ms=DELIVERY_TIMEOUT_MS,
-                        retry_backoff_ms=100) as client:
-        await sends.run(lambda value, partition: client.send(topic, value, partition=partition), client.flush,
-                        (KafkaError,), partitions, run, stop, rate, max_outstanding)
+    async with Producer(
+        bootstrap_servers=bootstrap,
+        acks=acks,
+        enable_idempotence=idempotence,
+        linger_ms=5,
+        request_timeout_ms=REQUEST_TIMEOUT_MS,
+        delivery_timeout_ms=DELIVERY_TIMEOUT_MS,
+        retry_backoff_ms=100,
+    ) as client:
+        await sends.run(
+            lambda value, partition: client.send(topic, value, partition=partition),
+            client.flush,
+            (KafkaError,),
+            partitions,
+            run,
+            stop,
+            rate,
+            max_outstanding,
+        )
     sends.close()
 
 
-async def read_continuously(bootstrap: str, tps: list[TopicPartition], stop: asyncio.Event,
-                            into: list[tuple[int, int, bytes]]) -> None:
+async def read_continuously(
+    bootstrap: str, tps: list[TopicPartition], stop: asyncio.Event, into: list[tuple[int, int, bytes]]
+) -> None:
     """Read ``tps`` from their start until ``stop`` is set, appending ``(partition, offset, value)``;
     a consumer that fails is replaced and reads on from where it was."""
     positions = {tp: 0 for tp in tps}
     while not stop.is_set():
         try:
-            async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                                request_timeout_ms=REQUEST_TIMEOUT_MS) as consumer:
+            async with Consumer(
+                bootstrap_servers=bootstrap,
+                auto_offset_reset="earliest",
+                request_timeout_ms=REQUEST_TIMEOUT_MS,
+            ) as consumer:
                 consumer.assign(tps)
                 for tp, offset in positions.items():
                     consumer.seek(tp, offset)
@@ -181,16 +223,23 @@ async def read_continuously(bootstrap: str, tps: list[TopicPartition], stop: asy
 GROUP_SESSION_TIMEOUT_MS = 10_000
 
 
-async def consume_in_group(bootstrap: str, topic: str, group: str, stop: asyncio.Event,
-                           into: list[tuple[int, int, bytes]]) -> None:
+async def consume_in_group(
+    bootstrap: str, topic: str, group: str, stop: asyncio.Event, into: list[tuple[int, int, bytes]]
+) -> None:
     """Read ``topic`` as a member of ``group`` until ``stop`` is set, committing the positions after
     each poll that returned records, appending ``(partition, offset, value)``; a member that fails
     (its coordinator gone, a rebalance lost) is replaced by a new one."""
     while not stop.is_set():
         try:
-            async with Consumer(bootstrap_servers=bootstrap, group_id=group, auto_offset_reset="earliest",
-                                enable_auto_commit=False, request_timeout_ms=REQUEST_TIMEOUT_MS,
-                                session_timeout_ms=GROUP_SESSION_TIMEOUT_MS, heartbeat_interval_ms=1000) as consumer:
+            async with Consumer(
+                bootstrap_servers=bootstrap,
+                group_id=group,
+                auto_offset_reset="earliest",
+                enable_auto_commit=False,
+                request_timeout_ms=REQUEST_TIMEOUT_MS,
+                session_timeout_ms=GROUP_SESSION_TIMEOUT_MS,
+                heartbeat_interval_ms=1000,
+            ) as consumer:
                 consumer.subscribe([topic])
                 while not stop.is_set():
                     batch = await consumer.getmany(timeout_ms=200)
@@ -206,7 +255,9 @@ async def consume_in_group(bootstrap: str, topic: str, group: str, stop: asyncio
             await asyncio.sleep(0.5)
 
 
-async def final_read(bootstrap: str, tps: list[TopicPartition], timeout_s: float = 60.0) -> list[tuple[int, int, bytes]]:
+async def final_read(
+    bootstrap: str, tps: list[TopicPartition], timeout_s: float = 60.0
+) -> list[tuple[int, int, bytes]]:
     """Every record of ``tps`` from the log start up to the end offsets taken when the read starts.
 
     Raises:

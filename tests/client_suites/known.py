@@ -7,11 +7,15 @@ passes on Kafka and fails on Kafkette.  Keys are test-name prefixes (``0103`` or
 
 from __future__ import annotations
 
-_TRANSACTIONS = "transactions (InitProducerId with a transactional.id, AddPartitionsToTxn, EndTxn) are not offered"
+_TRANSACTIONS = (
+    "transactions (InitProducerId with a transactional.id, AddPartitionsToTxn, EndTxn) are not offered"
+)
 _SHARE_GROUPS = "share groups (KIP-932: ShareGroupHeartbeat, ShareFetch, ShareAcknowledge) are not offered"
-_ACLS = ("ACLs (KIP-140: CreateAcls, DescribeAcls, DeleteAcls) are not offered; the Apache Kafka peer, without an "
-         "authorizer, fails there too (SECURITY_DISABLED). The test's config sub-tests (SUBTESTS=Configs: "
-         "AlterConfigs, IncrementalAlterConfigs and DescribeConfigs of TOPIC, BROKER and GROUP resources) pass")
+_ACLS = (
+    "ACLs (KIP-140: CreateAcls, DescribeAcls, DeleteAcls) are not offered; the Apache Kafka peer, without an "
+    "authorizer, fails there too (SECURITY_DISABLED). The test's config sub-tests (SUBTESTS=Configs: "
+    "AlterConfigs, IncrementalAlterConfigs and DescribeConfigs of TOPIC, BROKER and GROUP resources) pass"
+)
 
 NOT_OFFERED: dict[str, str] = {
     "0081_admin": _ACLS,
@@ -32,7 +36,8 @@ KNOWN_FAILURES: dict[str, str] = {
     "0041_fetch_max_bytes": (
         "1000 records of 500 KB to one partition with replication factor 3 on a loaded machine: the "
         "followers fall out of the ISR (replica.lag.time.max.ms), acks=all Produce requests time out and "
-        "the non-idempotent producer's retries append some batches twice; passes when run alone"),
+        "the non-idempotent producer's retries append some batches twice; passes when run alone"
+    ),
 }
 
 

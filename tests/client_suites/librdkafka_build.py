@@ -31,7 +31,13 @@ CARRIER_SHA256 = "ada7d703bb1d3237e2292bfabf438d663b6160c9f1ac2a2406b5dc4257c81b
 SOURCE_IN_TARBALL = "package/deps/librdkafka/"
 # What librdkafka can use but a plain machine may lack: the test programs need none of them
 # (no SASL/SSL run here), and --install-deps would download them.
-CONFIGURE_ARGS = ("--disable-ssl", "--disable-gssapi", "--disable-zstd", "--disable-curl", "--disable-lz4-ext")
+CONFIGURE_ARGS = (
+    "--disable-ssl",
+    "--disable-gssapi",
+    "--disable-zstd",
+    "--disable-curl",
+    "--disable-lz4-ext",
+)
 PACK_TIMEOUT_S = 300
 BUILD_TIMEOUT_S = 3600
 BUILT_MARKER = ".kafkette-built"
@@ -45,7 +51,11 @@ def cache_dir() -> Path:
     """Where the source and its build live (``KAFKETTE_LIBRDKAFKA_CACHE`` or
     ``~/.cache/kafkette/librdkafka-<version>``)."""
     override = os.environ.get("KAFKETTE_LIBRDKAFKA_CACHE")
-    return Path(override) if override else Path.home() / ".cache" / "kafkette" / f"librdkafka-{LIBRDKAFKA_VERSION}"
+    return (
+        Path(override)
+        if override
+        else Path.home() / ".cache" / "kafkette" / f"librdkafka-{LIBRDKAFKA_VERSION}"
+    )
 
 
 def _require(tool: str, why: str) -> str:
@@ -76,8 +86,14 @@ def fetch_tarball(cache: Path) -> Path:
     npm = _require("npm", f"it fetches {LIBRDKAFKA_CARRIER}, which carries librdkafka's source")
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache) as scratch:
-        done = subprocess.run([npm, "pack", LIBRDKAFKA_CARRIER, "--pack-destination", scratch, "--silent"],
-                              capture_output=True, text=True, timeout=PACK_TIMEOUT_S, cwd=scratch, check=False)
+        done = subprocess.run(
+            [npm, "pack", LIBRDKAFKA_CARRIER, "--pack-destination", scratch, "--silent"],
+            capture_output=True,
+            text=True,
+            timeout=PACK_TIMEOUT_S,
+            cwd=scratch,
+            check=False,
+        )
         packed = Path(scratch) / CARRIER_TARBALL
         if done.returncode != 0 or not packed.exists():
             last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
@@ -101,7 +117,7 @@ def unpack(tarball: Path, cache: Path) -> Path:
         for member in archive.getmembers():
             if not member.name.startswith(SOURCE_IN_TARBALL) or member.name == SOURCE_IN_TARBALL:
                 continue
-            member.name = member.name[len(SOURCE_IN_TARBALL):]
+            member.name = member.name[len(SOURCE_IN_TARBALL) :]
             archive.extract(member, staging, filter="data")
     for script in ("configure", "lds-gen.py", "tests/run-test.sh"):
         (staging / script).chmod(0o755)
@@ -113,12 +129,15 @@ def _run(args: list[str], cwd: Path, log: Path) -> None:
     with log.open("a", encoding="utf-8") as out:
         out.write(f"$ {' '.join(args)}  (in {cwd})\n")
         out.flush()
-        done = subprocess.run(args, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, timeout=BUILD_TIMEOUT_S,
-                              check=False)
+        done = subprocess.run(
+            args, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, timeout=BUILD_TIMEOUT_S, check=False
+        )
     if done.returncode != 0:
         tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:]
-        raise BuildUnavailable(f"{' '.join(args)} failed (exit {done.returncode}) in {cwd}: "
-                               f"{tail[0] if tail else ''} (full log: {log})")
+        raise BuildUnavailable(
+            f"{' '.join(args)} failed (exit {done.returncode}) in {cwd}: "
+            f"{tail[0] if tail else ''} (full log: {log})"
+        )
 
 
 def build(jobs: int = 2) -> Path:

@@ -29,10 +29,14 @@ MODES: dict[str, tuple[str, ...]] = {
 }
 PARALLEL_TESTS = 3
 # The runner's summary table: "|<colour> <name> | <STATE> | <seconds>s <colour>| <reason>"
-_SUMMARY_LINE = re.compile(r"^\|\s*(?P<name>[0-9]{4}_\S+)\s*\|\s*(?P<state>[A-Z_]+)\s*\|\s*(?P<secs>[0-9.]+)s\s*\|"
-                           r"(?P<reason>.*)$")
+_SUMMARY_LINE = re.compile(
+    r"^\|\s*(?P<name>[0-9]{4}_\S+)\s*\|\s*(?P<state>[A-Z_]+)\s*\|\s*(?P<secs>[0-9.]+)s\s*\|"
+    r"(?P<reason>.*)$"
+)
 # Its progress lines, which a run killed before its summary still has.
-_PROGRESS_LINE = re.compile(r"=+ (?:Running test (?P<running>\S+)|Test (?P<name>\S+) (?P<state>PASSED|FAILED|SKIPPED))")
+_PROGRESS_LINE = re.compile(
+    r"=+ (?:Running test (?P<running>\S+)|Test (?P<name>\S+) (?P<state>PASSED|FAILED|SKIPPED))"
+)
 # A failure: '### Test "<name>[ (<subtest>)]" failed at <file>:<line>:<func>() at <time>: ###', then its message.
 _FAILURE_HEAD = re.compile(r'### Test "(?P<name>[0-9]{4}_[^" ]+)[^"]*" failed at (?P<where>\S+?:\d+):')
 _SKIP_LINE = re.compile(r"^\[(?P<name>[0-9]{4}_\S+)\s*/[^]]*\]\s*(?:WARN:\s*)?SKIPPING TEST: (?P<reason>.*)$")
@@ -68,12 +72,16 @@ class Outcome:
 def write_test_conf(path: Path, bootstrap: str) -> Path:
     """A ``test.conf`` for the runner: the cluster's bootstrap servers, IPv4 (the listeners bind
     127.0.0.1), and the test timeouts doubled (the machine is shared)."""
-    path.write_text(f"bootstrap.servers={bootstrap}\nbroker.address.family=v4\ntest.timeout.multiplier=2\n",
-                    encoding="utf-8")
+    path.write_text(
+        f"bootstrap.servers={bootstrap}\nbroker.address.family=v4\ntest.timeout.multiplier=2\n",
+        encoding="utf-8",
+    )
     return path
 
 
-def parse_output(output: str, report: str | None = None, exit_status: str | None = None) -> dict[str, Outcome]:
+def parse_output(
+    output: str, report: str | None = None, exit_status: str | None = None
+) -> dict[str, Outcome]:
     """The per-test outcomes of a run: its JSON report (``TEST_REPORT``, written before the
     runner exits) where there is one, else its summary table, else its progress lines (a test
     that started and never ended is ``RUNNING``); a failed test's error is its first failure's
@@ -109,7 +117,9 @@ def parse_output(output: str, report: str | None = None, exit_status: str | None
     tests = _report_tests(report)
     for name, entry in tests.items():
         if name[:4].isdigit():
-            outcomes[name] = Outcome(name, str(entry.get("state", "NOT_STARTED")), "", float(entry.get("duration", 0.0)))
+            outcomes[name] = Outcome(
+                name, str(entry.get("state", "NOT_STARTED")), "", float(entry.get("duration", 0.0))
+            )
     for outcome in outcomes.values():
         if outcome.name in first_failure and outcome.state in ("FAILED", "RUNNING"):
             outcome.state = "FAILED"
@@ -130,9 +140,16 @@ def _report_tests(report: str | None) -> dict[str, dict]:
         return {}
 
 
-def run(tests_dir: Path, bootstrap: str, mode: str, work_dir: Path, broker_version: str,
-        tests: str | None = None, timeout_s: float = 3600.0,
-        skip_before: str | None = None) -> tuple[dict[str, Outcome], Path]:
+def run(
+    tests_dir: Path,
+    bootstrap: str,
+    mode: str,
+    work_dir: Path,
+    broker_version: str,
+    tests: str | None = None,
+    timeout_s: float = 3600.0,
+    skip_before: str | None = None,
+) -> tuple[dict[str, Outcome], Path]:
     """Run librdkafka's test-runner once against ``bootstrap``.
 
     Args:
@@ -155,9 +172,14 @@ def run(tests_dir: Path, bootstrap: str, mode: str, work_dir: Path, broker_versi
     conf = write_test_conf(work_dir / "test.conf", bootstrap)
     log = work_dir / f"test-runner-{mode}.log"
     lib_path = os.pathsep.join(str(tests_dir.parent / d) for d in ("src", "src-cpp"))
-    env = {**os.environ, "RDKAFKA_TEST_CONF": str(conf), "TEST_KAFKA_VERSION": broker_version,
-           "TEST_REPORT": str(work_dir / f"report-{mode}.json"), "RDKAFKA_GITVER": "librdkafka",
-           "LD_LIBRARY_PATH": lib_path + os.pathsep + os.environ.get("LD_LIBRARY_PATH", "")}
+    env = {
+        **os.environ,
+        "RDKAFKA_TEST_CONF": str(conf),
+        "TEST_KAFKA_VERSION": broker_version,
+        "TEST_REPORT": str(work_dir / f"report-{mode}.json"),
+        "RDKAFKA_GITVER": "librdkafka",
+        "LD_LIBRARY_PATH": lib_path + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""),
+    }
     env.pop("TESTS", None)
     env.pop("TESTS_SKIP_BEFORE", None)
     if tests:
@@ -168,8 +190,9 @@ def run(tests_dir: Path, bootstrap: str, mode: str, work_dir: Path, broker_versi
     report.unlink(missing_ok=True)
     args = [str(tests_dir / "test-runner"), *MODES[mode], f"-p{PARALLEL_TESTS}"]
     with log.open("w", encoding="utf-8") as out:
-        process = subprocess.Popen(args, cwd=work_dir, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            args, cwd=work_dir, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
         try:
             process.wait(timeout=timeout_s)
             timed_out = False
@@ -179,8 +202,11 @@ def run(tests_dir: Path, bootstrap: str, mode: str, work_dir: Path, broker_versi
             timed_out = True
     text = report.read_text(encoding="utf-8", errors="replace") if report.exists() else None
     code = process.returncode
-    died = None if timed_out or text is not None else (
-        f"killed by signal {-code}" if code < 0 else f"exited with status {code} before its report")
+    died = (
+        None
+        if timed_out or text is not None
+        else (f"killed by signal {-code}" if code < 0 else f"exited with status {code} before its report")
+    )
     return parse_output(log.read_text(encoding="utf-8", errors="replace"), text, died), log
 
 
@@ -210,13 +236,22 @@ def resume_point(outcomes: dict[str, Outcome], declared: list[str]) -> str | Non
     """
     if not any(o.error.startswith(RUNNER_DIED) for o in outcomes.values()):
         return None
-    started = [declared.index(name) for name, o in outcomes.items() if name in declared and o.state != "SKIPPED"]
+    started = [
+        declared.index(name) for name, o in outcomes.items() if name in declared and o.state != "SKIPPED"
+    ]
     after = max(started, default=-1) + 1
     return declared[after][:4] if after < len(declared) else None
 
 
-def run_to_the_end(tests_dir: Path, bootstrap: str, mode: str, work_dir: Path, broker_version: str,
-                   tests: str | None = None, timeout_s: float = 3600.0) -> tuple[dict[str, Outcome], Path]:
+def run_to_the_end(
+    tests_dir: Path,
+    bootstrap: str,
+    mode: str,
+    work_dir: Path,
+    broker_version: str,
+    tests: str | None = None,
+    timeout_s: float = 3600.0,
+) -> tuple[dict[str, Outcome], Path]:
     """``run``, resumed (up to ``MAX_RESUMES`` times, within the same ``timeout_s``) after the
     last test it started when the runner itself dies (an assertion of librdkafka's harness or of
     the C library): the tests it never reached still get their outcome.  The tests running when
@@ -234,9 +269,20 @@ def run_to_the_end(tests_dir: Path, bootstrap: str, mode: str, work_dir: Path, b
         remaining = deadline - time.monotonic()
         if start_at is None or remaining <= 0:
             break
-        print(f"[{mode}] the runner died; resuming at {start_at} (log {work_dir / f'resume-{attempt}'})", flush=True)
-        latest, _ = run(tests_dir, bootstrap, mode, work_dir / f"resume-{attempt}", broker_version, tests,
-                        remaining, skip_before=start_at)
+        print(
+            f"[{mode}] the runner died; resuming at {start_at} (log {work_dir / f'resume-{attempt}'})",
+            flush=True,
+        )
+        latest, _ = run(
+            tests_dir,
+            bootstrap,
+            mode,
+            work_dir / f"resume-{attempt}",
+            broker_version,
+            tests,
+            remaining,
+            skip_before=start_at,
+        )
         for name, outcome in latest.items():
             if name not in outcomes or outcomes[name].state == "NOT_STARTED":
                 outcomes[name] = outcome

@@ -38,8 +38,12 @@ from tests.conformance.run import clusters
 from tests.conformance.target import CLUSTER_NODES, SHARED_BROKER_CONFIGS
 from tests.peers.kafka_peer import KAFKA_VERSION, PeerUnavailable
 
-BROKER_CONFIGS: dict[str, object] = {**SHARED_BROKER_CONFIGS, "auto.create.topics.enable": True,
-                                     "num.partitions": 4, "default.replication.factor": 3}
+BROKER_CONFIGS: dict[str, object] = {
+    **SHARED_BROKER_CONFIGS,
+    "auto.create.topics.enable": True,
+    "num.partitions": 4,
+    "default.replication.factor": 3,
+}
 RESULTS_DIR = Path(__file__).parent / "results"
 # Bounds of one mode's whole run (s); librdkafka's tests carry their own, shorter, timeouts.
 MODE_TIMEOUT_S = {"quick": 2400.0, "full": 5400.0, "idempotent": 2400.0}
@@ -107,12 +111,18 @@ def run_mode(tests_dir: Path, targets: dict[str, str], mode: str, work: Path, te
     outcomes: dict[str, dict[str, Outcome]] = {}
 
     def one(name: str) -> None:
-        outcomes[name], log = run_to_the_end(tests_dir, targets[name], mode, work / name, KAFKA_VERSION, tests,
-                                             MODE_TIMEOUT_S[mode])
-        print(f"[{mode}] {name}: {sum(o.state == 'PASSED' for o in outcomes[name].values())} passed, "
-              f"{sum(o.state == 'FAILED' for o in outcomes[name].values())} failed (log {log})", flush=True)
+        outcomes[name], log = run_to_the_end(
+            tests_dir, targets[name], mode, work / name, KAFKA_VERSION, tests, MODE_TIMEOUT_S[mode]
+        )
+        print(
+            f"[{mode}] {name}: {sum(o.state == 'PASSED' for o in outcomes[name].values())} passed, "
+            f"{sum(o.state == 'FAILED' for o in outcomes[name].values())} failed (log {log})",
+            flush=True,
+        )
 
-    threads = [threading.Thread(target=one, args=(name,), name=f"librdkafka-{mode}-{name}") for name in targets]
+    threads = [
+        threading.Thread(target=one, args=(name,), name=f"librdkafka-{mode}-{name}") for name in targets
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -120,8 +130,15 @@ def run_mode(tests_dir: Path, targets: dict[str, str], mode: str, work: Path, te
     result = rows(mode, outcomes.get("kafka", {}), outcomes.get("kafkette", {}))
     for row in result:
         if row.kafkette_only_failure and not known.not_offered(row.test):
-            again, _ = run_suite(tests_dir, targets["kafkette"], mode, work / "rerun" / row.test, KAFKA_VERSION,
-                                 row.test[:4], RERUN_TIMEOUT_S)
+            again, _ = run_suite(
+                tests_dir,
+                targets["kafkette"],
+                mode,
+                work / "rerun" / row.test,
+                KAFKA_VERSION,
+                row.test[:4],
+                RERUN_TIMEOUT_S,
+            )
             row.rerun = again[row.test].state if row.test in again else "NOT_RUN"
             if row.rerun == "PASSED":
                 row.reason = None
@@ -143,6 +160,7 @@ def counts(result: Sequence[Row]) -> dict[str, dict[str, dict[str, int]]]:
 
 def table(result: Sequence[Row]) -> str:
     """The rows as a Markdown table (errors cut to 160 characters), skipped-on-both rows left out."""
+
     def cell(text: str | None) -> str:
         text = text or ""
         return (text if len(text) <= 160 else text[:157] + "...").replace("|", "\\|")
@@ -162,16 +180,28 @@ def write_report(result: Sequence[Row], out_dir: Path, seconds: float) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     path = out_dir / f"librdkafka-{stamp}.json"
-    document = {"librdkafka_version": LIBRDKAFKA_VERSION, "kafka_version": KAFKA_VERSION, "nodes": CLUSTER_NODES,
-                "broker_configs": BROKER_CONFIGS, "modes": {m: list(MODES[m]) for m in {r.mode for r in result}},
-                "seconds": round(seconds), "counts": counts(result), "rows": [asdict(r) for r in result]}
+    document = {
+        "librdkafka_version": LIBRDKAFKA_VERSION,
+        "kafka_version": KAFKA_VERSION,
+        "nodes": CLUSTER_NODES,
+        "broker_configs": BROKER_CONFIGS,
+        "modes": {m: list(MODES[m]) for m in {r.mode for r in result}},
+        "seconds": round(seconds),
+        "counts": counts(result),
+        "rows": [asdict(r) for r in result],
+    }
     path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    summary = [f"librdkafka {LIBRDKAFKA_VERSION} tests, Apache Kafka {KAFKA_VERSION} vs Kafkette "
-               f"({CLUSTER_NODES} brokers each, {BROKER_CONFIGS}), {seconds:.0f} s", ""]
+    summary = [
+        f"librdkafka {LIBRDKAFKA_VERSION} tests, Apache Kafka {KAFKA_VERSION} vs Kafkette "
+        f"({CLUSTER_NODES} brokers each, {BROKER_CONFIGS}), {seconds:.0f} s",
+        "",
+    ]
     summary += ["| mode | Kafka passed/failed/skipped | Kafkette passed/failed/skipped |", "|---|---|---|"]
     for mode, sides in counts(result).items():
-        cells = [f"{s.get('PASSED', 0)}/{s.get('FAILED', 0) + s.get('RUNNING', 0)}/{s.get('SKIPPED', 0)}"
-                 for s in (sides["kafka"], sides["kafkette"])]
+        cells = [
+            f"{s.get('PASSED', 0)}/{s.get('FAILED', 0) + s.get('RUNNING', 0)}/{s.get('SKIPPED', 0)}"
+            for s in (sides["kafka"], sides["kafkette"])
+        ]
         summary.append(f"| {mode} | {cells[0]} | {cells[1]} |")
     path.with_suffix(".md").write_text("\n".join(summary) + "\n\n" + table(result) + "\n", encoding="utf-8")
     return path
@@ -179,13 +209,27 @@ def write_report(result: Sequence[Row], out_dir: Path, seconds: float) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", action="append", choices=sorted(MODES), default=[],
-                        help="quick, full or idempotent (repeatable; default: quick, idempotent, full)")
-    parser.add_argument("--tests", default=None, help="librdkafka's TESTS: test numbers to run (0001,0002,...)")
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR, help=f"where the report goes (default {RESULTS_DIR})")
-    parser.add_argument("--keep-logs", type=Path, default=None, metavar="DIR",
-                        help="keep the runners' logs and the brokers' data in DIR (default: a temporary "
-                             "directory, removed at the end)")
+    parser.add_argument(
+        "--mode",
+        action="append",
+        choices=sorted(MODES),
+        default=[],
+        help="quick, full or idempotent (repeatable; default: quick, idempotent, full)",
+    )
+    parser.add_argument(
+        "--tests", default=None, help="librdkafka's TESTS: test numbers to run (0001,0002,...)"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=RESULTS_DIR, help=f"where the report goes (default {RESULTS_DIR})"
+    )
+    parser.add_argument(
+        "--keep-logs",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="keep the runners' logs and the brokers' data in DIR (default: a temporary "
+        "directory, removed at the end)",
+    )
     args = parser.parse_args(argv)
     modes = args.mode or ["quick", "idempotent", "full"]
     started = time.monotonic()
@@ -194,15 +238,20 @@ def main(argv: list[str] | None = None) -> int:
     except BuildUnavailable as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 2
-    print(f"librdkafka {LIBRDKAFKA_VERSION} tests built in {tests_dir} ({time.monotonic() - started:.0f} s)",
-          flush=True)
+    print(
+        f"librdkafka {LIBRDKAFKA_VERSION} tests built in {tests_dir} ({time.monotonic() - started:.0f} s)",
+        flush=True,
+    )
     result: list[Row] = []
     if args.keep_logs is not None:
         if args.keep_logs.exists() and any(args.keep_logs.iterdir()):
             parser.error(f"--keep-logs {args.keep_logs}: not empty (the brokers' data would be mixed)")
         args.keep_logs.mkdir(parents=True, exist_ok=True)
-    with contextlib.nullcontext(str(args.keep_logs)) if args.keep_logs is not None else \
-            tempfile.TemporaryDirectory(prefix="client-suites-") as work:
+    with (
+        contextlib.nullcontext(str(args.keep_logs))
+        if args.keep_logs is not None
+        else tempfile.TemporaryDirectory(prefix="client-suites-") as work
+    ):
         try:
             with clusters(Path(work) / "clusters", BROKER_CONFIGS) as targets:
                 bootstraps = {name: target.bootstrap for name, target in targets.items()}
@@ -215,10 +264,15 @@ def main(argv: list[str] | None = None) -> int:
     undeclared = [r for r in result if r.kafkette_only_failure and r.reason is None]
     for r in result:
         if r.kafkette_only_failure:
-            print(f"KAFKETTE ONLY [{r.mode}] {r.test}: {r.error}" + (f" (known: {r.reason})" if r.reason else ""))
+            print(
+                f"KAFKETTE ONLY [{r.mode}] {r.test}: {r.error}"
+                + (f" (known: {r.reason})" if r.reason else "")
+            )
     for mode, sides in counts(result).items():
         print(f"{mode}: kafka {sides['kafka']}, kafkette {sides['kafkette']}")
-    print(f"{len(undeclared)} undeclared Kafkette-only failures; {time.monotonic() - started:.0f} s; report {path}")
+    print(
+        f"{len(undeclared)} undeclared Kafkette-only failures; {time.monotonic() - started:.0f} s; report {path}"
+    )
     return 1 if undeclared else 0
 
 

@@ -34,12 +34,17 @@ def test_output_gives_each_test_its_state_and_a_failure_its_first_message_and_pl
 
 @pytest.mark.timeout(10)
 def test_the_json_report_decides_states_and_durations_and_keeps_skip_reasons() -> None:
-    report = json.dumps({"tests": {
-        "<MAIN>": {"state": "PASSED", "duration": 9.0},
-        "0001_multiobj": {"state": "PASSED", "duration": 1.5},
-        "0002_unkpart": {"state": "FAILED", "duration": 2.0},
-        "0005_order": {"state": "PASSED", "duration": 3.25},
-        "0009_mock_cluster": {"state": "SKIPPED", "duration": 0.0}}})
+    report = json.dumps(
+        {
+            "tests": {
+                "<MAIN>": {"state": "PASSED", "duration": 9.0},
+                "0001_multiobj": {"state": "PASSED", "duration": 1.5},
+                "0002_unkpart": {"state": "FAILED", "duration": 2.0},
+                "0005_order": {"state": "PASSED", "duration": 3.25},
+                "0009_mock_cluster": {"state": "SKIPPED", "duration": 0.0},
+            }
+        }
+    )
     outcomes = parse_output(_OUTPUT, report)
     assert "<MAIN>" not in outcomes
     assert (outcomes["0005_order"].state, outcomes["0005_order"].seconds) == ("PASSED", 3.25)
@@ -59,11 +64,15 @@ def test_known_reason_takes_the_longest_matching_prefix_and_none_for_an_unlisted
 
 @pytest.mark.timeout(10)
 def test_a_test_running_when_the_runner_died_names_the_runners_last_words() -> None:
-    died = _OUTPUT + "test-runner: tpp.c:83: __pthread_tpp_change_priority: Assertion `new_prio == -1' failed.\n"
+    died = (
+        _OUTPUT + "test-runner: tpp.c:83: __pthread_tpp_change_priority: Assertion `new_prio == -1' failed.\n"
+    )
     outcome = parse_output(died)["0005_order"]
     assert (outcome.state, outcome.error) == (
-        "RUNNING", "the runner died: test-runner: tpp.c:83: __pthread_tpp_change_priority: Assertion "
-        "`new_prio == -1' failed.")
+        "RUNNING",
+        "the runner died: test-runner: tpp.c:83: __pthread_tpp_change_priority: Assertion "
+        "`new_prio == -1' failed.",
+    )
 
 
 _TEST_C = """\
@@ -80,8 +89,15 @@ struct test tests[] = {
     _TEST(0011_produce_batch, 0),
     _TEST(8000_idle, TEST_F_MANUAL),
 """
-_DECLARED = ["0000_unittests", "0001_multiobj", "0002_unkpart", "0005_order", "0009_mock_cluster",
-             "0011_produce_batch", "8000_idle"]
+_DECLARED = [
+    "0000_unittests",
+    "0001_multiobj",
+    "0002_unkpart",
+    "0005_order",
+    "0009_mock_cluster",
+    "0011_produce_batch",
+    "8000_idle",
+]
 _DIED = _OUTPUT + "test-runner: tpp.c:83: __pthread_tpp_change_priority: Assertion `new_prio == -1' failed.\n"
 
 

@@ -56,11 +56,17 @@ def register(scenario_id: str, doc: str, run: Callable[[Target], Any], disruptiv
     SCENARIOS[scenario_id] = Scenario(scenario_id, doc, run, disruptive)
 
 
-def scenario(scenario_id: str, disruptive: bool = False) -> Callable[[Callable[[Target], Any]], Callable[[Target], Any]]:
+def scenario(
+    scenario_id: str, disruptive: bool = False
+) -> Callable[[Callable[[Target], Any]], Callable[[Target], Any]]:
     """Decorator form of ``register``; the function's docstring's first line is the scenario's doc."""
+
     def decorate(fn: Callable[[Target], Any]) -> Callable[[Target], Any]:
-        register(scenario_id, (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else "", fn, disruptive)
+        register(
+            scenario_id, (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else "", fn, disruptive
+        )
         return fn
+
     return decorate
 
 

@@ -66,8 +66,20 @@ from tests.peers.kafka_peer import PeerUnavailable
 FUZZ_BROKER_CONFIGS: dict[str, object] = {**SHARED_BROKER_CONFIGS, "offsets.topic.num.partitions": 1}
 ANSWER_WAIT_S = 3.0
 """How long a request waits for its answer before it counts as waited on (s)."""
-GROUP_APIS = frozenset({"OffsetCommit", "OffsetFetch", "JoinGroup", "Heartbeat", "LeaveGroup", "SyncGroup",
-                        "DescribeGroups", "DeleteGroups", "OffsetDelete", "TxnOffsetCommit"})
+GROUP_APIS = frozenset(
+    {
+        "OffsetCommit",
+        "OffsetFetch",
+        "JoinGroup",
+        "Heartbeat",
+        "LeaveGroup",
+        "SyncGroup",
+        "DescribeGroups",
+        "DeleteGroups",
+        "OffsetDelete",
+        "TxnOffsetCommit",
+    }
+)
 TRANSACTION_APIS = frozenset({"InitProducerId", "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn"})
 LOADING = frozenset({14, 15, 16})
 """COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR."""
@@ -141,13 +153,17 @@ class FuzzReport:
 
     def summary(self) -> str:
         versions = sum(len(v) for v in self.covered.values())
+
         def grouped(lines: list[str]) -> list[str]:
             return [f"{n} x {line}" for line, n in Counter(lines).most_common()]
-        out = [f"fuzz seed {self.seed}, {self.examples} examples per API version: {len(self.covered)} APIs, "
-               f"{versions} versions, {self.cases} requests to each cluster ({self.mutated} mutated at the byte "
-               f"level), {len(self.failures)} Kafkette failures, {len(self.kafka_failures)} Kafka failures, "
-               f"{len(self.differences)} new differences, {len(self.listed)} listed ones; {self.seconds:.0f} s; "
-               f"replay: python -m tests.conformance.fuzz --seed {self.seed} --examples {self.examples}"]
+
+        out = [
+            f"fuzz seed {self.seed}, {self.examples} examples per API version: {len(self.covered)} APIs, "
+            f"{versions} versions, {self.cases} requests to each cluster ({self.mutated} mutated at the byte "
+            f"level), {len(self.failures)} Kafkette failures, {len(self.kafka_failures)} Kafka failures, "
+            f"{len(self.differences)} new differences, {len(self.listed)} listed ones; {self.seconds:.0f} s; "
+            f"replay: python -m tests.conformance.fuzz --seed {self.seed} --examples {self.examples}"
+        ]
         out += [f"FAILURE {f}" for f in self.failures]
         out += [f"KAFKA FAILURE {f}" for f in self.kafka_failures]
         out += [f"DIFFERENCE {d}" for d in grouped(self.differences)]
@@ -224,8 +240,10 @@ def _read(sock: socket.socket, size: int) -> bytes | None:
 
 def send(address: tuple[str, int], case: Case, correlation_id: int) -> Outcome:
     """Send one case on a fresh connection; what the broker did (``alive`` not yet checked)."""
-    header = encode_request_header(KafkaRequestHeader(case.api_key, case.version, correlation_id, "fuzz"),
-                                   request_header_version(KAFKA_APIS[case.api_key].flexible(case.version)))
+    header = encode_request_header(
+        KafkaRequestHeader(case.api_key, case.version, correlation_id, "fuzz"),
+        request_header_version(KAFKA_APIS[case.api_key].flexible(case.version)),
+    )
     length = case.length if case.length < 0 else len(header) + case.length
     try:
         with socket.create_connection(address, timeout=ANSWER_WAIT_S) as sock:
@@ -269,11 +287,21 @@ def coordinator(target: Target, key: str, key_type: int, timeout_s: float = 60.0
 def prepare(target: Target) -> dict[str, int]:
     """Create the fuzz topics (every partition led by ``TOPIC_LEADER``), put a few records in
     fuzz-a, and find the group and transaction coordinators; the node each kind of API goes to."""
-    topics = [CreatableTopic(name=t, num_partitions=-1, replication_factor=-1, configs=[],
-                             assignments=[CreatableReplicaAssignment(partition_index=p, broker_ids=[TOPIC_LEADER])
-                                          for p in range(n)])
-              for t, n in TOPIC_PARTITIONS.items()]
-    answer = target.call("CreateTopics", 5, CreateTopicsRequest(topics=topics, timeout_ms=30000, validate_only=False))
+    topics = [
+        CreatableTopic(
+            name=t,
+            num_partitions=-1,
+            replication_factor=-1,
+            configs=[],
+            assignments=[
+                CreatableReplicaAssignment(partition_index=p, broker_ids=[TOPIC_LEADER]) for p in range(n)
+            ],
+        )
+        for t, n in TOPIC_PARTITIONS.items()
+    ]
+    answer = target.call(
+        "CreateTopics", 5, CreateTopicsRequest(topics=topics, timeout_ms=30000, validate_only=False)
+    )
     failed = [(t.name, t.error_code) for t in answer.topics if t.error_code != 0]
     if failed:
         raise RuntimeError(f"{target.name}: the fuzz topics were not created: {failed}")
@@ -294,8 +322,12 @@ def settle_transactions(target: Target, node: int, timeout_s: float = 60.0) -> N
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         with contextlib.suppress(OSError, KafkaSchemaError):
-            answer = target.call("InitProducerId", 1, InitProducerIdRequest(
-                transactional_id=TRANSACTIONAL_IDS[0], transaction_timeout_ms=60000), node)
+            answer = target.call(
+                "InitProducerId",
+                1,
+                InitProducerIdRequest(transactional_id=TRANSACTIONAL_IDS[0], transaction_timeout_ms=60000),
+                node,
+            )
             if answer.error_code not in LOADING:
                 return
         time.sleep(0.2)
@@ -306,7 +338,9 @@ def run_cases(target: Target, cases: Sequence[Case], routes: dict[str, int]) -> 
     fresh connection); one outcome each."""
     outcomes = []
     for i, case in enumerate(cases):
-        kind = "group" if case.api in GROUP_APIS else "transaction" if case.api in TRANSACTION_APIS else "other"
+        kind = (
+            "group" if case.api in GROUP_APIS else "transaction" if case.api in TRANSACTION_APIS else "other"
+        )
         address = target.addresses[routes[kind]]
         outcome = send(address, case, i + 1)
         if case.mutation != "none" or outcome.kind != "answer":
@@ -319,7 +353,9 @@ def _internal(element: Any) -> bool:
     """A list element naming an internal topic (``__consumer_offsets``, ``__transaction_state``):
     which of them exist, with how many partitions, is each cluster's own affair."""
     return isinstance(element, dict) and any(
-        isinstance(element.get(k), str) and element[k].startswith("__") for k in ("name", "topic", "topicName"))
+        isinstance(element.get(k), str) and element[k].startswith("__")
+        for k in ("name", "topic", "topicName")
+    )
 
 
 def error_codes(value: Any, path: str = "") -> dict[str, Counter[int]]:
@@ -344,30 +380,50 @@ def error_codes(value: Any, path: str = "") -> dict[str, Counter[int]]:
     return found
 
 
-def compare(cases: Sequence[Case], outcomes: dict[str, list[Outcome]], work: Path, report: FuzzReport) -> None:
+def compare(
+    cases: Sequence[Case], outcomes: dict[str, list[Outcome]], work: Path, report: FuzzReport
+) -> None:
     """Parse both clusters' answers with Kafka's classes and compare kinds, liveness and error
     codes, filling ``report``."""
     files = {}
     for name, outs in outcomes.items():
-        lines = [json.dumps({"target": name, "scenario": f"fuzz/{c.api}/v{c.version}", "seq": i, "conn": "",
-                             "api_key": c.api_key, "api_version": c.version,
-                             "response": base64.b64encode(o.frame).decode()})
-                 for i, (c, o) in enumerate(zip(cases, outs, strict=True)) if o.kind == "answer"]
+        lines = [
+            json.dumps(
+                {
+                    "target": name,
+                    "scenario": f"fuzz/{c.api}/v{c.version}",
+                    "seq": i,
+                    "conn": "",
+                    "api_key": c.api_key,
+                    "api_version": c.version,
+                    "response": base64.b64encode(o.frame).decode(),
+                }
+            )
+            for i, (c, o) in enumerate(zip(cases, outs, strict=True))
+            if o.kind == "answer"
+        ]
         files[name] = work / f"fuzz-{name}.jsonl"
         files[name].write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    parsed: dict[tuple[str, int], dict[str, Any]] = {(r["target"], r["seq"]): r for r in parse(list(files.values()))}
+    parsed: dict[tuple[str, int], dict[str, Any]] = {
+        (r["target"], r["seq"]): r for r in parse(list(files.values()))
+    }
     for i, case in enumerate(cases):
         kafka, ours = outcomes["kafka"][i], outcomes["kafkette"][i]
         if not ours.alive:
             report.failures.append(f"{case.label}: Kafkette did not answer an ApiVersions after it")
         if not kafka.alive:
             report.kafka_failures.append(f"{case.label}: Kafka did not answer an ApiVersions after it")
-        for name, outcome, sink in (("kafka", kafka, report.kafka_failures), ("kafkette", ours, report.failures)):
+        for name, outcome, sink in (
+            ("kafka", kafka, report.kafka_failures),
+            ("kafkette", ours, report.failures),
+        ):
             r = parsed.get((name, i))
             if outcome.kind == "answer" and (r is None or not r["ok"]):
                 sink.append(f"{case.label}: {r['error'] if r else 'not parsed'} values={_short(case.values)}")
         if kafka.kind != ours.kind:
-            _difference(report, case, f"connection/{case.mutation}", f"Kafka {kafka.kind}, Kafkette {ours.kind}")
+            _difference(
+                report, case, f"connection/{case.mutation}", f"Kafka {kafka.kind}, Kafkette {ours.kind}"
+            )
             continue
         theirs, mine = parsed.get(("kafka", i)), parsed.get(("kafkette", i))
         if kafka.kind != "answer" or not (theirs and mine and theirs["ok"] and mine["ok"]):
@@ -376,16 +432,28 @@ def compare(cases: Sequence[Case], outcomes: dict[str, list[Outcome]], work: Pat
         for where in sorted(set(a) | set(b)):
             theirs_at, mine_at = a.get(where, Counter()), b.get(where, Counter())
             if theirs_at != mine_at:
-                _difference(report, case, where, f"Kafka {sorted(theirs_at.elements())}, Kafkette "
-                            f"{sorted(mine_at.elements())}", theirs_at - mine_at, mine_at - theirs_at)
+                _difference(
+                    report,
+                    case,
+                    where,
+                    f"Kafka {sorted(theirs_at.elements())}, Kafkette {sorted(mine_at.elements())}",
+                    theirs_at - mine_at,
+                    mine_at - theirs_at,
+                )
 
 
 def _short(values: Any) -> str:
     return json.dumps(values, default=lambda v: v.hex() if isinstance(v, bytes) else str(v))[:400]
 
 
-def _difference(report: FuzzReport, case: Case, where: str, what: str,
-                kafka: Counter[int] | None = None, kafkette: Counter[int] | None = None) -> None:
+def _difference(
+    report: FuzzReport,
+    case: Case,
+    where: str,
+    what: str,
+    kafka: Counter[int] | None = None,
+    kafkette: Counter[int] | None = None,
+) -> None:
     """Report one difference, apart when ``fuzz_differences`` lists it (``kafka`` / ``kafkette``:
     the codes each side gives at ``where`` that the other does not)."""
     entry = listed(case.api, where, (kafka or Counter()).elements(), (kafkette or Counter()).elements())
@@ -437,8 +505,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, default=4, help="examples per API version (default 4)")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
-    print(f"fuzz seed {seed} (replay: python -m tests.conformance.fuzz --seed {seed} --examples {args.examples})",
-          flush=True)
+    print(
+        f"fuzz seed {seed} (replay: python -m tests.conformance.fuzz --seed {seed} --examples {args.examples})",
+        flush=True,
+    )
     from tests.conformance.run import clusters
 
     with tempfile.TemporaryDirectory(prefix="fuzz-") as work:

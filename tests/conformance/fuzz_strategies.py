@@ -31,22 +31,47 @@ ZERO_UUID = bytes(16)
 SOME_UUID = bytes.fromhex("5f3c1f0e9b2a4c7d8e6f10213243a5b6")
 TIMESTAMP_MS = 1_700_000_000_000
 # APIs whose requests would change the clusters: always validate only.
-VALIDATE_ONLY = frozenset({"CreateTopicsRequest", "CreatePartitionsRequest", "AlterConfigsRequest",
-                           "IncrementalAlterConfigsRequest"})
+VALIDATE_ONLY = frozenset(
+    {
+        "CreateTopicsRequest",
+        "CreatePartitionsRequest",
+        "AlterConfigsRequest",
+        "IncrementalAlterConfigsRequest",
+    }
+)
 # APIs that must not name a live topic (they would delete it).
 NO_LIVE_TOPICS = frozenset({"DeleteTopicsRequest"})
-_RANGES = {"int8": (-(1 << 7), (1 << 7) - 1), "int16": (-(1 << 15), (1 << 15) - 1), "uint16": (0, (1 << 16) - 1),
-           "int32": (-(1 << 31), (1 << 31) - 1), "uint32": (0, (1 << 32) - 1), "int64": (-(1 << 63), (1 << 63) - 1)}
+_RANGES = {
+    "int8": (-(1 << 7), (1 << 7) - 1),
+    "int16": (-(1 << 15), (1 << 15) - 1),
+    "uint16": (0, (1 << 16) - 1),
+    "int32": (-(1 << 31), (1 << 31) - 1),
+    "uint32": (0, (1 << 32) - 1),
+    "int64": (-(1 << 63), (1 << 63) - 1),
+}
 
 
 def _batch(producer_id: int, transactional: bool) -> bytes:
-    return build_kafka_batch([(b"k", b"fuzz", [], TIMESTAMP_MS)], producer_id=producer_id,
-                             producer_epoch=0 if producer_id >= 0 else -1,
-                             base_sequence=0 if producer_id >= 0 else -1, transactional=transactional)
+    return build_kafka_batch(
+        [(b"k", b"fuzz", [], TIMESTAMP_MS)],
+        producer_id=producer_id,
+        producer_epoch=0 if producer_id >= 0 else -1,
+        base_sequence=0 if producer_id >= 0 else -1,
+        transactional=transactional,
+    )
 
 
-RECORDS = st.sampled_from([b"", _batch(-1, False), _batch(-1, False) + _batch(-1, False), _batch(1000, False),
-                           _batch(1000, True), _batch(-1, False)[:-3], b"\x00" * 12])
+RECORDS = st.sampled_from(
+    [
+        b"",
+        _batch(-1, False),
+        _batch(-1, False) + _batch(-1, False),
+        _batch(1000, False),
+        _batch(1000, True),
+        _batch(-1, False)[:-3],
+        b"\x00" * 12,
+    ]
+)
 
 
 def _ints(f: Field, api: str) -> st.SearchStrategy[int]:
@@ -95,8 +120,17 @@ def _strings(f: Field, path: str, api: str) -> st.SearchStrategy[str]:
     if name == "ResourceName":
         return st.sampled_from([*TOPICS, "fuzz-absent", "1", "", "7"])
     if "Config" in path and name in ("Name", "Key", "ConfigurationKeys"):
-        return st.sampled_from(["retention.ms", "cleanup.policy", "max.message.bytes", "fuzz.unknown", "",
-                                "log.retention.ms", "segment.bytes"])
+        return st.sampled_from(
+            [
+                "retention.ms",
+                "cleanup.policy",
+                "max.message.bytes",
+                "fuzz.unknown",
+                "",
+                "log.retention.ms",
+                "segment.bytes",
+            ]
+        )
     if name == "Value":
         return st.sampled_from(["1", "-1", "compact", "delete", "abc", "", "86400000"])
     if name in ("MemberId", "GroupInstanceId"):
@@ -133,7 +167,9 @@ def field_values(f: Field, version: int, path: str, api: str) -> st.SearchStrate
     return st.one_of(values, st.none()) if nullable else values
 
 
-def struct_values(fields: tuple[Field, ...], version: int, path: str, api: str) -> st.SearchStrategy[dict[str, Any]]:
+def struct_values(
+    fields: tuple[Field, ...], version: int, path: str, api: str
+) -> st.SearchStrategy[dict[str, Any]]:
     """A struct's values at ``version``: every field present, the tagged ones sometimes."""
     required, optional = {}, {}
     for f in fields:

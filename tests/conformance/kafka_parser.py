@@ -61,8 +61,13 @@ def compile_parser() -> Path:
     classes.mkdir(parents=True, exist_ok=True)
     javac = str(Path(java_binary()).with_name("javac"))
     try:
-        done = subprocess.run([javac, "-d", str(classes), "-cp", f"{libs}/*", str(SOURCE)],
-                              capture_output=True, text=True, timeout=180, check=False)
+        done = subprocess.run(
+            [javac, "-d", str(classes), "-cp", f"{libs}/*", str(SOURCE)],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
     except OSError as exc:
         raise ParserUnavailable(f"cannot run javac: {exc}") from exc
     if done.returncode != 0:
@@ -118,7 +123,8 @@ def _mask_leaf(value: Any, mask: Mask) -> Any:
 
 def _left_out(element: Any, masks: list[Mask]) -> bool:
     return isinstance(element, dict) and any(
-        m.where is not None and all(element.get(k) == v for k, v in m.where.items()) for m in masks)
+        m.where is not None and all(element.get(k) == v for k, v in m.where.items()) for m in masks
+    )
 
 
 def _sort_key(value: Any, mask: Mask) -> str:
@@ -155,7 +161,9 @@ def differences(kafka: Any, ours: Any, path: str = "") -> list[str]:
         for k in sorted(set(kafka) | set(ours)):
             child = f"{path}.{k}" if path else k
             if k not in kafka or k not in ours:
-                out.append(f"{child}: {json.dumps(kafka.get(k, '<absent>'))} != {json.dumps(ours.get(k, '<absent>'))}")
+                out.append(
+                    f"{child}: {json.dumps(kafka.get(k, '<absent>'))} != {json.dumps(ours.get(k, '<absent>'))}"
+                )
             else:
                 out.extend(differences(kafka[k], ours[k], child))
         return out
@@ -220,8 +228,10 @@ class AnswerCheck:
             seen = sorted(v for k, v in self.seen if k == key)
             missing = [v for v in range(low, high + 1) if v not in seen]
             offered = f"{low}-{high}" if high >= low else "-"
-            lines.append(f"| {api_name(key)} | {key} | {offered} | {','.join(map(str, seen)) or '-'} | "
-                         f"{','.join(map(str, missing)) or '-'} |")
+            lines.append(
+                f"| {api_name(key)} | {key} | {offered} | {','.join(map(str, seen)) or '-'} | "
+                f"{','.join(map(str, missing)) or '-'} |"
+            )
         return "\n".join(lines)
 
 
@@ -231,7 +241,10 @@ def _label(r: dict[str, Any]) -> str:
 
 def _comparable(r: dict[str, Any]) -> Any:
     api = api_name(r["api_key"])
-    return {"parsed": masked(r.get("parsed"), api), "batches": masked({"batches": r.get("batches", [])}, api)["batches"]}
+    return {
+        "parsed": masked(r.get("parsed"), api),
+        "batches": masked({"batches": r.get("batches", [])}, api)["batches"],
+    }
 
 
 def settled(answers: list[dict[str, Any]], requests: dict[tuple[str, str, int], str]) -> list[dict[str, Any]]:
@@ -250,12 +263,14 @@ def settled(answers: list[dict[str, Any]], requests: dict[tuple[str, str, int], 
     return out
 
 
-def pair_up(kafka: list[dict[str, Any]], ours: list[dict[str, Any]],
-            requests: dict[tuple[str, str, int], str]) -> tuple[list[tuple[dict, dict]], int]:
+def pair_up(
+    kafka: list[dict[str, Any]], ours: list[dict[str, Any]], requests: dict[tuple[str, str, int], str]
+) -> tuple[list[tuple[dict, dict]], int]:
     """Pair the answers of one scenario (see the module's docstring): connection by connection
     when both targets used the same connections, else over the whole scenario; the pairs and
     how many of Kafkette's settled answers stayed unpaired.  ``requests`` maps (target,
     scenario, seq) to the request body (base64)."""
+
     def by_conn(answers: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
         out: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for r in answers:
@@ -273,8 +288,9 @@ def pair_up(kafka: list[dict[str, Any]], ours: list[dict[str, Any]],
     return pairs, unpaired
 
 
-def _pair_sequences(kafka: list[dict[str, Any]], ours: list[dict[str, Any]],
-                    requests: dict[tuple[str, str, int], str]) -> tuple[list[tuple[dict, dict]], int]:
+def _pair_sequences(
+    kafka: list[dict[str, Any]], ours: list[dict[str, Any]], requests: dict[tuple[str, str, int], str]
+) -> tuple[list[tuple[dict, dict]], int]:
     theirs, mine = settled(kafka, requests), settled(ours, requests)
     if [(r["api_key"], r["api_version"]) for r in theirs] == [(r["api_key"], r["api_version"]) for r in mine]:
         return list(zip(theirs, mine, strict=True)), 0
@@ -286,7 +302,7 @@ def _pair_sequences(kafka: list[dict[str, Any]], ours: list[dict[str, Any]],
     pairs, unpaired = [], 0
     for a, b in by_api.values():
         n = min(len(a), len(b))
-        pairs.extend(zip(a[len(a) - n:], b[len(b) - n:], strict=True))
+        pairs.extend(zip(a[len(a) - n :], b[len(b) - n :], strict=True))
         unpaired += len(b) - n
     return pairs, unpaired
 
@@ -320,7 +336,9 @@ def check(pair_files: dict[str, Path]) -> AnswerCheck:
         if name == "kafkette":
             outcome.seen.add((r["api_key"], r["api_version"]))
             if r["api_key"] == 18 and r["scenario"] == COVERAGE_SCENARIO:
-                outcome.offered = {a["apiKey"]: (a["minVersion"], a["maxVersion"]) for a in r["parsed"]["apiKeys"]}
+                outcome.offered = {
+                    a["apiKey"]: (a["minVersion"], a["maxVersion"]) for a in r["parsed"]["apiKeys"]
+                }
         by_scenario[r["scenario"]][0 if name == "kafka" else 1].append(r)
     for kafka, ours in by_scenario.values():
         pairs, unpaired = pair_up(kafka, ours, requests)

@@ -23,8 +23,16 @@ from typing import Any
 
 from tests.peers.kafka_peer import resolve
 
-PRIMITIVES = {"bool": ">?", "int8": ">b", "int16": ">h", "uint16": ">H", "int32": ">i", "uint32": ">I",
-              "int64": ">q", "float64": ">d"}
+PRIMITIVES = {
+    "bool": ">?",
+    "int8": ">b",
+    "int16": ">h",
+    "uint16": ">H",
+    "int32": ">i",
+    "uint32": ">I",
+    "int64": ">q",
+    "float64": ">d",
+}
 
 
 def in_range(versions: str | None, version: int) -> bool:
@@ -83,9 +91,18 @@ def _field(raw: dict[str, Any], common: dict[str, list[dict[str, Any]]]) -> Fiel
     array = typ.startswith("[]")
     base = typ[2:] if array else typ
     children = raw.get("fields") or common.get(base, [])
-    return Field(raw["name"], base, array, raw["versions"], raw.get("nullableVersions"), raw.get("taggedVersions"),
-                 raw.get("tag"), raw.get("entityType"), None if raw.get("default") is None else str(raw["default"]),
-                 tuple(_field(c, common) for c in children))
+    return Field(
+        raw["name"],
+        base,
+        array,
+        raw["versions"],
+        raw.get("nullableVersions"),
+        raw.get("taggedVersions"),
+        raw.get("tag"),
+        raw.get("entityType"),
+        None if raw.get("default") is None else str(raw["default"]),
+        tuple(_field(c, common) for c in children),
+    )
 
 
 def request_specs(jar: Path | None = None) -> dict[int, Spec]:
@@ -120,15 +137,20 @@ def message_specs(kind: str, jar: Path | None = None) -> dict[int, Spec]:
         for name in archive.namelist():
             if not (name.startswith("common/message/") and name.endswith(suffix)):
                 continue
-            text = "\n".join(line for line in archive.read(name).decode().splitlines()
-                             if not line.strip().startswith("//"))
+            text = "\n".join(
+                line for line in archive.read(name).decode().splitlines() if not line.strip().startswith("//")
+            )
             raw = json.loads(text)
             if raw.get("type") != kind or "apiKey" not in raw:
                 continue
             common = {c["name"]: c["fields"] for c in raw.get("commonStructs", [])}
-            specs[raw["apiKey"]] = Spec(raw["apiKey"], raw["name"], raw["validVersions"],
-                                        raw.get("flexibleVersions", "none"),
-                                        tuple(_field(f, common) for f in raw.get("fields", [])))
+            specs[raw["apiKey"]] = Spec(
+                raw["apiKey"],
+                raw["name"],
+                raw["validVersions"],
+                raw.get("flexibleVersions", "none"),
+                tuple(_field(f, common) for f in raw.get("fields", [])),
+            )
     return specs
 
 
@@ -171,7 +193,9 @@ def _value(f: Field, value: Any, version: int, flexible: bool) -> bytes:
         if value is None:
             return _length(None, flexible, ">i")
         element = Field(f.name, f.type, False, f.versions, None, None, None, f.entity, None, f.fields)
-        return _length(len(value), flexible, ">i") + b"".join(_value(element, v, version, flexible) for v in value)
+        return _length(len(value), flexible, ">i") + b"".join(
+            _value(element, v, version, flexible) for v in value
+        )
     if f.struct:
         return encode_struct(f.fields, value or {}, version, flexible)
     if f.type in PRIMITIVES:

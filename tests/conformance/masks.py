@@ -41,18 +41,24 @@ PORT = "each broker's listener port is a free port chosen by the OS"
 PLACEMENT = "leaders and replicas are placed by each cluster's own assignment"
 EPOCH = "leader epochs count elections, which differ by timing"
 WALL_CLOCK = "a wall-clock time"
-BY_COORDINATOR = ("a scenario names these groups by the broker coordinating them (the first of delete-mixed-0, "
-                  "-1, ... placed apart from another group), which is each cluster's placement")
+BY_COORDINATOR = (
+    "a scenario names these groups by the broker coordinating them (the first of delete-mixed-0, "
+    "-1, ... placed apart from another group), which is each cluster's placement"
+)
 DELIBERATE = "a deliberate difference (deliberate.py)"
-MIN_ISR = (f"{DELIBERATE}: Kafka's storage format writes min.insync.replicas as a cluster-wide dynamic default "
-           "(configs/topic-default/min.insync.replicas); compared there, not in every answer listing it")
+MIN_ISR = (
+    f"{DELIBERATE}: Kafka's storage format writes min.insync.replicas as a cluster-wide dynamic default "
+    "(configs/topic-default/min.insync.replicas); compared there, not in every answer listing it"
+)
 MEMBER_ID = "member ids are made by the coordinator with a random UUID"
 UNORDERED = "Kafka answers these from hash maps, in no order a client may rely on; compared sorted"
 
 MASKS: tuple[Mask, ...] = (
     Mask("*", "throttleTimeMs", "quota throttling: a time, not a protocol choice"),
     Mask("*", "clusterId", "each cluster's id is random, made at format time", keep_unset=True),
-    Mask("*", "controllerId", "which node is the active controller is an election's outcome", keep_unset=True),
+    Mask(
+        "*", "controllerId", "which node is the active controller is an election's outcome", keep_unset=True
+    ),
     Mask("*", "topics[].topicId", "topic ids are random UUIDs made at creation", keep_unset=True),
     Mask("*", "responses[].topicId", "topic ids are random UUIDs made at creation", keep_unset=True),
     Mask("*", "brokers[].port", PORT),
@@ -60,50 +66,105 @@ MASKS: tuple[Mask, ...] = (
     Mask("*", "topics[].partitions[].replicaNodes", PLACEMENT, keep_unset=True),
     Mask("*", "topics[].partitions[].isrNodes", PLACEMENT, keep_unset=True),
     Mask("*", "topics[].partitions[].leaderEpoch", EPOCH),
-    Mask("*", "responses[].partitions[].recordsSizeInBytes",
-         "record batches carry timestamps as varints; their contents are compared batch by batch (batches[])"),
-    Mask("Metadata", "topics[]",
-         "Kafka creates __consumer_offsets at the first FindCoordinator, Kafkette when the cluster starts",
-         where={"name": "__consumer_offsets"}),
+    Mask(
+        "*",
+        "responses[].partitions[].recordsSizeInBytes",
+        "record batches carry timestamps as varints; their contents are compared batch by batch (batches[])",
+    ),
+    Mask(
+        "Metadata",
+        "topics[]",
+        "Kafka creates __consumer_offsets at the first FindCoordinator, Kafkette when the cluster starts",
+        where={"name": "__consumer_offsets"},
+    ),
     Mask("Metadata", "topics[]", "Kafka lists all topics in its metadata image's hash order", sort_by="name"),
-    Mask("Metadata", "topics[]", f"{DELIBERATE} (topics/create/config-segment-bytes-below-1mib: Kafkette creates it)",
-         where={"name": "cfg-segment-bytes-below-1mib"}),
+    Mask(
+        "Metadata",
+        "topics[]",
+        f"{DELIBERATE} (topics/create/config-segment-bytes-below-1mib: Kafkette creates it)",
+        where={"name": "cfg-segment-bytes-below-1mib"},
+    ),
     Mask("CreateTopics", "topics[].configs[]", MIN_ISR, where={"name": "min.insync.replicas"}),
     Mask("DescribeConfigs", "results[].configs[]", MIN_ISR, where={"name": "min.insync.replicas"}),
-    Mask("ApiVersions", "apiKeys", "the listener offers a subset of Kafka's APIs (the coverage table lists them)"),
-    Mask("ApiVersions", "finalizedFeaturesEpoch", "the metadata offset at which the features were finalized",
-         keep_unset=True),
-    Mask("DescribeLogDirs", "results[].logDir", "each cluster's data directory is a temporary directory of its own"),
-    Mask("DescribeLogDirs", "results[].totalBytes", "the size of the disk the data directory is on", keep_unset=True),
-    Mask("DescribeLogDirs", "results[].usableBytes", "the free space of that disk, which changes by the second",
-         keep_unset=True),
+    Mask(
+        "ApiVersions",
+        "apiKeys",
+        "the listener offers a subset of Kafka's APIs (the coverage table lists them)",
+    ),
+    Mask(
+        "ApiVersions",
+        "finalizedFeaturesEpoch",
+        "the metadata offset at which the features were finalized",
+        keep_unset=True,
+    ),
+    Mask(
+        "DescribeLogDirs",
+        "results[].logDir",
+        "each cluster's data directory is a temporary directory of its own",
+    ),
+    Mask(
+        "DescribeLogDirs",
+        "results[].totalBytes",
+        "the size of the disk the data directory is on",
+        keep_unset=True,
+    ),
+    Mask(
+        "DescribeLogDirs",
+        "results[].usableBytes",
+        "the free space of that disk, which changes by the second",
+        keep_unset=True,
+    ),
     Mask("FindCoordinator", "nodeId", PLACEMENT, keep_unset=True),
     Mask("FindCoordinator", "port", PORT, keep_unset=True),
     Mask("FindCoordinator", "coordinators[].nodeId", PLACEMENT, keep_unset=True),
     Mask("FindCoordinator", "coordinators[].port", PORT, keep_unset=True),
-    Mask("ListOffsets", "topics[].partitions[].timestamp", "a record's timestamp: the wall clock when produced",
-         keep_unset=True),
+    Mask(
+        "ListOffsets",
+        "topics[].partitions[].timestamp",
+        "a record's timestamp: the wall clock when produced",
+        keep_unset=True,
+    ),
     Mask("Produce", "responses[].partitionResponses[].logAppendTimeMs", WALL_CLOCK, keep_unset=True),
-    Mask("Produce", "responses[].partitionResponses[].recordErrors[].batchIndexErrorMessage",
-         f"{WALL_CLOCK}: a record's timestamp and the bounds around the broker's clock (only this wording is masked)",
-         pattern=r"Timestamp -?[0-9]+ of message with offset [0-9]+ is out of range\. "
-                 r"The timestamp should be within \[-?[0-9]+, -?[0-9]+\]"),
+    Mask(
+        "Produce",
+        "responses[].partitionResponses[].recordErrors[].batchIndexErrorMessage",
+        f"{WALL_CLOCK}: a record's timestamp and the bounds around the broker's clock (only this wording is masked)",
+        pattern=r"Timestamp -?[0-9]+ of message with offset [0-9]+ is out of range\. "
+        r"The timestamp should be within \[-?[0-9]+, -?[0-9]+\]",
+    ),
     Mask("*", "memberId", MEMBER_ID, keep_unset=True),
     Mask("*", "leader", MEMBER_ID, keep_unset=True),
     Mask("*", "members[].memberId", MEMBER_ID, keep_unset=True),
     Mask("*", "groups[].members[].memberId", MEMBER_ID, keep_unset=True),
-    Mask("DescribeGroups", "groups[].members[]", UNORDERED,
-         sort_by=("groupInstanceId", "memberMetadata", "memberAssignment")),
+    Mask(
+        "DescribeGroups",
+        "groups[].members[]",
+        UNORDERED,
+        sort_by=("groupInstanceId", "memberMetadata", "memberAssignment"),
+    ),
     Mask("JoinGroup", "members[]", UNORDERED, sort_by=("groupInstanceId", "metadata")),
     Mask("DescribeGroups", "groups[]", UNORDERED, sort_by="groupId"),
-    Mask("JoinGroup", "members", "only the leader gets the member list, and the leader is the member that joined "
-         "first: a race between a scenario's member threads (the scenarios compare the count)"),
+    Mask(
+        "JoinGroup",
+        "members",
+        "only the leader gets the member list, and the leader is the member that joined "
+        "first: a race between a scenario's member threads (the scenarios compare the count)",
+    ),
     Mask("DeleteTopics", "responses[]", UNORDERED, sort_by="name"),
     Mask("DeleteGroups", "results[]", UNORDERED, sort_by="groupId"),
-    Mask("ListGroups", "groups", "each broker lists the groups it coordinates: which those are is each cluster's "
-         "placement of __consumer_offsets partitions"),
+    Mask(
+        "ListGroups",
+        "groups",
+        "each broker lists the groups it coordinates: which those are is each cluster's "
+        "placement of __consumer_offsets partitions",
+    ),
     Mask("DeleteGroups", "results[].groupId", BY_COORDINATOR, pattern=r"delete-mixed-\d+"),
-    Mask("DescribeGroups", "groups[].groupId", BY_COORDINATOR, pattern=r"(delete-mixed|describe-batch-none)-\d+"),
+    Mask(
+        "DescribeGroups",
+        "groups[].groupId",
+        BY_COORDINATOR,
+        pattern=r"(delete-mixed|describe-batch-none)-\d+",
+    ),
     Mask("DescribeConfigs", "results[].configs[]", UNORDERED, sort_by="name"),
     Mask("*", "topics[].partitions[]", UNORDERED, sort_by="partitionIndex"),
     Mask("*", "responses[].partitions[]", UNORDERED, sort_by="partitionIndex"),

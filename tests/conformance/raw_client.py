@@ -49,9 +49,15 @@ class RawKafkaClient:
     ``KafkaSchemaError`` when the answer does not parse.
     """
 
-    def __init__(self, host: str, port: int, timeout_s: float = 15.0, client_id: str = "conformance",
-                 recorder: Callable[[int, int, bytes, bytes, str], None] | None = None,
-                 connection: str | None = None) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        timeout_s: float = 15.0,
+        client_id: str = "conformance",
+        recorder: Callable[[int, int, bytes, bytes, str], None] | None = None,
+        connection: str | None = None,
+    ) -> None:
         self._sock = socket.create_connection((host, port), timeout=timeout_s)
         self._correlation_id = 0
         self._client_id = client_id
@@ -83,8 +89,10 @@ class RawKafkaClient:
         api = APIS_BY_NAME[api_name]
         flexible = api.flexible(version)
         self._correlation_id += 1
-        head = encode_request_header(KafkaRequestHeader(api.key, version, self._correlation_id, self._client_id),
-                                     request_header_version(flexible))
+        head = encode_request_header(
+            KafkaRequestHeader(api.key, version, self._correlation_id, self._client_id),
+            request_header_version(flexible),
+        )
         body = b"".join(bytes(p) for p in request.encode(version, flexible))
         self._last_body = body
         self._sock.sendall(_LENGTH.pack(len(head) + len(body)) + head + body)

@@ -51,9 +51,17 @@ class AnswerRecorder:
         with self._lock:
             seq = self._seq.get(self.scenario, 0)
             self._seq[self.scenario] = seq + 1
-            self.pairs.append({"scenario": self.scenario, "seq": seq, "conn": conn, "api_key": api_key, "api_version": api_version,
-                               "request": base64.b64encode(request).decode(),
-                               "response": base64.b64encode(response).decode()})
+            self.pairs.append(
+                {
+                    "scenario": self.scenario,
+                    "seq": seq,
+                    "conn": conn,
+                    "api_key": api_key,
+                    "api_version": api_version,
+                    "request": base64.b64encode(request).decode(),
+                    "response": base64.b64encode(response).decode(),
+                }
+            )
 
     def write(self, path: Path, target: str) -> Path:
         """Write the pairs as JSON lines (each with ``target``) to ``path``; the path."""

@@ -132,8 +132,11 @@ def ask_api_versions(target: Target) -> None:
     coverage table (an unanswered request is left out of it)."""
     target.recorder.scenario = COVERAGE_SCENARIO
     with contextlib.suppress(OSError, KafkaSchemaError):
-        target.call("ApiVersions", 3, ApiVersionsRequest(client_software_name="conformance",
-                                                         client_software_version="1"))
+        target.call(
+            "ApiVersions",
+            3,
+            ApiVersionsRequest(client_software_name="conformance", client_software_version="1"),
+        )
 
 
 def check_answers(targets: dict[str, Target], pairs_dir: Path) -> AnswerCheck:
@@ -149,13 +152,15 @@ def check_answers(targets: dict[str, Target], pairs_dir: Path) -> AnswerCheck:
 
 def answers_report(outcome: AnswerCheck) -> str:
     """The Java parser's verdict as text: counts, each failure, each difference, the coverage."""
-    lines = [f"Kafka's parser: {outcome.parsed.get('kafkette', 0)} Kafkette answers parsed and written back "
-             f"byte-identically, {len(outcome.failures.get('kafkette', []))} failed; "
-             f"{outcome.parsed.get('kafka', 0)} Apache Kafka answers, {len(outcome.failures.get('kafka', []))} failed; "
-             f"{outcome.compared} pairs compared field by field, {len(outcome.differences)} differences "
-             f"(and {len(outcome.deliberate)} in deliberately different scenarios, {len(outcome.known)} "
-             f"known, in known_differences.KNOWN_DIFFERENCES), "
-             f"{outcome.unpaired} Kafkette answers unpaired"]
+    lines = [
+        f"Kafka's parser: {outcome.parsed.get('kafkette', 0)} Kafkette answers parsed and written back "
+        f"byte-identically, {len(outcome.failures.get('kafkette', []))} failed; "
+        f"{outcome.parsed.get('kafka', 0)} Apache Kafka answers, {len(outcome.failures.get('kafka', []))} failed; "
+        f"{outcome.compared} pairs compared field by field, {len(outcome.differences)} differences "
+        f"(and {len(outcome.deliberate)} in deliberately different scenarios, {len(outcome.known)} "
+        f"known, in known_differences.KNOWN_DIFFERENCES), "
+        f"{outcome.unpaired} Kafkette answers unpaired"
+    ]
     lines += [f"PARSE FAILURE kafkette {f}" for f in outcome.failures.get("kafkette", [])]
     lines += [f"PARSE FAILURE kafka {f}" for f in outcome.failures.get("kafka", [])]
     lines += [f"FIELD DIFFERENCE {d}" for d in outcome.difference_summary()]
@@ -175,16 +180,31 @@ def clusters(work_dir: Path, broker_configs: dict[str, object] | None = None) ->
         RuntimeError, LocalClusterError: a cluster did not start.
     """
     broker_configs = SHARED_BROKER_CONFIGS if broker_configs is None else broker_configs
-    peer = KafkaPeer(work_dir / "kafka", nodes=CLUSTER_NODES, heap_mb=PEER_HEAP_MB, broker_configs=broker_configs)
+    peer = KafkaPeer(
+        work_dir / "kafka", nodes=CLUSTER_NODES, heap_mb=PEER_HEAP_MB, broker_configs=broker_configs
+    )
     peer.start()
     try:
-        with LocalCluster(num_brokers=CLUSTER_NODES, data_dir=work_dir / "kafkette", kafka_protocol=True,
-                          broker_configs=broker_configs) as cluster:
-            kafka = Target("kafka", peer.bootstrap_servers, {n: ("127.0.0.1", p) for n, p in peer.ports.items()},
-                           stop_node=peer.stop_node, start_node=peer.start_node)
-            ours = Target("kafkette", cluster.kafka_bootstrap_servers,
-                          {n: ("127.0.0.1", p) for n, p in cluster.kafka_ports.items()},
-                          stop_node=lambda n: cluster.stop_broker(n, hard=False), start_node=cluster.start_broker)
+        with LocalCluster(
+            num_brokers=CLUSTER_NODES,
+            data_dir=work_dir / "kafkette",
+            kafka_protocol=True,
+            broker_configs=broker_configs,
+        ) as cluster:
+            kafka = Target(
+                "kafka",
+                peer.bootstrap_servers,
+                {n: ("127.0.0.1", p) for n, p in peer.ports.items()},
+                stop_node=peer.stop_node,
+                start_node=peer.start_node,
+            )
+            ours = Target(
+                "kafkette",
+                cluster.kafka_bootstrap_servers,
+                {n: ("127.0.0.1", p) for n, p in cluster.kafka_ports.items()},
+                stop_node=lambda n: cluster.stop_broker(n, hard=False),
+                start_node=cluster.start_broker,
+            )
             try:
                 yield {"kafka": kafka, "kafkette": ours}
             finally:
@@ -199,13 +219,18 @@ def summary(results: Sequence[Result]) -> dict[str, Any]:
     identical (0..1)."""
     same = sum(r.same for r in results)
     deliberate = sum(1 for r in results if not r.same and r.deliberate)
-    return {"scenarios": len(results), "identical": same, "deliberate": deliberate,
-            "undeclared": len(results) - same - deliberate,
-            "identical_share": round(same / len(results), 4) if results else 0.0}
+    return {
+        "scenarios": len(results),
+        "identical": same,
+        "deliberate": deliberate,
+        "undeclared": len(results) - same - deliberate,
+        "identical_share": round(same / len(results), 4) if results else 0.0,
+    }
 
 
 def table(results: Sequence[Result]) -> str:
     """The results as a Markdown table (answers cut to 120 characters)."""
+
     def cell(value: Any) -> str:
         text = json.dumps(value, sort_keys=True)
         return (text if len(text) <= 120 else text[:117] + "...").replace("|", "\\|")
@@ -222,8 +247,13 @@ def write_report(results: Sequence[Result], out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     path = out_dir / f"conformance-{stamp}.json"
-    document = {"kafka_version": KAFKA_VERSION, "nodes": CLUSTER_NODES, "shared_broker_configs": SHARED_BROKER_CONFIGS,
-                "summary": summary(results), "results": [asdict(r) for r in results]}
+    document = {
+        "kafka_version": KAFKA_VERSION,
+        "nodes": CLUSTER_NODES,
+        "shared_broker_configs": SHARED_BROKER_CONFIGS,
+        "summary": summary(results),
+        "results": [asdict(r) for r in results],
+    }
     path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     path.with_suffix(".md").write_text(table(results) + "\n", encoding="utf-8")
     return path
@@ -236,10 +266,17 @@ def select(scenarios: Sequence[Scenario], prefixes: Sequence[str]) -> list[Scena
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", action="append", default=[], metavar="PREFIX",
-                        help="run the scenarios whose id starts with PREFIX (repeatable)")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="PREFIX",
+        help="run the scenarios whose id starts with PREFIX (repeatable)",
+    )
     parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR, help=f"where the report goes (default {RESULTS_DIR})")
+    parser.add_argument(
+        "--out", type=Path, default=RESULTS_DIR, help=f"where the report goes (default {RESULTS_DIR})"
+    )
     args = parser.parse_args(argv)
     chosen = select(load(), args.only)
     if args.list:
@@ -253,7 +290,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with clusters(Path(work)) as targets:
                 results = run_catalogue(chosen, targets)
-            answers = check_answers(targets, args.out / "pairs" / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ"))
+            answers = check_answers(
+                targets, args.out / "pairs" / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+            )
         except (PeerUnavailable, ParserUnavailable) as exc:
             print(f"Error: {exc}", file=sys.stderr)
             return 2
@@ -262,11 +301,15 @@ def main(argv: list[str] | None = None) -> int:
     counts = summary(results)
     for r in results:
         if not r.same and not r.deliberate:
-            print(f"DIFFERENT {r.id}\n  kafka:    {json.dumps(r.kafka, sort_keys=True)[:400]}\n"
-                  f"  kafkette: {json.dumps(r.kafkette, sort_keys=True)[:400]}")
-    print(f"{counts['identical']}/{counts['scenarios']} identical ({counts['identical_share']:.1%}), "
-          f"{counts['deliberate']} deliberate, {counts['undeclared']} undeclared differences; "
-          f"{time.monotonic() - started:.0f} s; report {path}")
+            print(
+                f"DIFFERENT {r.id}\n  kafka:    {json.dumps(r.kafka, sort_keys=True)[:400]}\n"
+                f"  kafkette: {json.dumps(r.kafkette, sort_keys=True)[:400]}"
+            )
+    print(
+        f"{counts['identical']}/{counts['scenarios']} identical ({counts['identical_share']:.1%}), "
+        f"{counts['deliberate']} deliberate, {counts['undeclared']} undeclared differences; "
+        f"{time.monotonic() - started:.0f} s; report {path}"
+    )
     parsed_all = not answers.failures["kafkette"] and not answers.differences
     return 0 if counts["identical_share"] >= GOAL and counts["undeclared"] == 0 and parsed_all else 1
 

@@ -22,13 +22,16 @@ SWEEP_PREFIX = "_sweep/"
 SWEEP_GROUP = "conformance-sweep"
 # The group APIs: their blank request names SWEEP_GROUP and goes to its coordinator, so that the
 # answer does not depend on where each cluster placed the group (NOT_COORDINATOR elsewhere).
-GROUP_APIS = frozenset({"OffsetCommit", "OffsetFetch", "JoinGroup", "Heartbeat", "LeaveGroup", "SyncGroup",
-                        "OffsetDelete"})
+GROUP_APIS = frozenset(
+    {"OffsetCommit", "OffsetFetch", "JoinGroup", "Heartbeat", "LeaveGroup", "SyncGroup", "OffsetDelete"}
+)
 SWEEP_BUDGET_S = 180.0
 # A field whose blank value would not get an answer (acks=0) or would wait on the broker.
-SET: dict[str, dict[str, Any]] = {"Produce": {"acks": -1, "timeout_ms": 1000},
-                                  "Fetch": {"max_wait_ms": 0, "max_bytes": 1024, "replica_id": -1},
-                                  "InitProducerId": {"transaction_timeout_ms": 60000}}
+SET: dict[str, dict[str, Any]] = {
+    "Produce": {"acks": -1, "timeout_ms": 1000},
+    "Fetch": {"max_wait_ms": 0, "max_bytes": 1024, "replica_id": -1},
+    "InitProducerId": {"transaction_timeout_ms": 60000},
+}
 
 
 def blank(cls: type[KafkaStruct], version: int, values: dict[str, Any] | None = None) -> KafkaStruct:

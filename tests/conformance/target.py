@@ -67,13 +67,25 @@ class Target:
 
     def producer(self, **conf: Any) -> Producer:
         """A new confluent-kafka Producer (``conf`` in librdkafka's dotted names, ``_`` for ``.``)."""
-        return Producer({"bootstrap.servers": self.bootstrap, "linger.ms": 0, "message.timeout.ms": 15000,
-                         **{k.replace("_", "."): v for k, v in conf.items()}})
+        return Producer(
+            {
+                "bootstrap.servers": self.bootstrap,
+                "linger.ms": 0,
+                "message.timeout.ms": 15000,
+                **{k.replace("_", "."): v for k, v in conf.items()},
+            }
+        )
 
     def consumer(self, group: str, **conf: Any) -> Consumer:
         """A new confluent-kafka Consumer of ``group`` reading from the earliest offset by default."""
-        settings = {"bootstrap.servers": self.bootstrap, "group.id": group, "auto.offset.reset": "earliest",
-                    "enable.auto.commit": False, "session.timeout.ms": 10000, "heartbeat.interval.ms": 1000}
+        settings = {
+            "bootstrap.servers": self.bootstrap,
+            "group.id": group,
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "session.timeout.ms": 10000,
+            "heartbeat.interval.ms": 1000,
+        }
         settings.update({k.replace("_", "."): v for k, v in conf.items()})
         return Consumer(settings)
 
@@ -107,11 +119,18 @@ class Target:
 
     # --- metadata and waits ----------------------------------------------------------------
 
-    def metadata(self, topics: list[str] | None = None, node: int | None = None, auto_create: bool = False,
-                 version: int = 12) -> Any:
+    def metadata(
+        self,
+        topics: list[str] | None = None,
+        node: int | None = None,
+        auto_create: bool = False,
+        version: int = 12,
+    ) -> Any:
         """A Metadata response (v12 by default) from ``node``; ``topics=None`` asks for all."""
-        request = MetadataRequest(topics=None if topics is None else [MetadataRequestTopic(name=t) for t in topics],
-                                  allow_auto_topic_creation=auto_create)
+        request = MetadataRequest(
+            topics=None if topics is None else [MetadataRequestTopic(name=t) for t in topics],
+            allow_auto_topic_creation=auto_create,
+        )
         return self.call("Metadata", version, request, node)
 
     def partitions(self, topic: str, node: int | None = None) -> list[Any]:
@@ -132,11 +151,15 @@ class Target:
         deadline = time.monotonic() + timeout_s
         while True:
             views = [self.partitions(topic, node) for node in self.addresses]
-            if all(v and all(p.leader_id >= 0 for p in v) and (partitions is None or len(v) == partitions)
-                   for v in views):
+            if all(
+                v and all(p.leader_id >= 0 for p in v) and (partitions is None or len(v) == partitions)
+                for v in views
+            ):
                 return views[0]
             if time.monotonic() > deadline:
-                raise ScenarioError(f"{self.name}: topic {topic} did not get leaders on every broker in {timeout_s} s")
+                raise ScenarioError(
+                    f"{self.name}: topic {topic} did not get leaders on every broker in {timeout_s} s"
+                )
             time.sleep(0.05)
 
     def wait_absent(self, topic: str, timeout_s: float = WAIT_S) -> None:
@@ -157,11 +180,19 @@ class Target:
 
     # --- admin shortcuts ---------------------------------------------------------------------
 
-    def create_topic(self, name: str, partitions: int = 1, replication_factor: int = 1,
-                     config: dict[str, str] | None = None, wait: bool = True) -> str:
+    def create_topic(
+        self,
+        name: str,
+        partitions: int = 1,
+        replication_factor: int = 1,
+        config: dict[str, str] | None = None,
+        wait: bool = True,
+    ) -> str:
         """Create a topic with AdminClient; ``"NONE"`` or the error's name.  With ``wait`` a
         created topic is waited for on every broker."""
-        topic = NewTopic(name, num_partitions=partitions, replication_factor=replication_factor, config=config or {})
+        topic = NewTopic(
+            name, num_partitions=partitions, replication_factor=replication_factor, config=config or {}
+        )
         outcome = admin_outcome(self.admin().create_topics([topic], operation_timeout=30)[name])
         if outcome == "NONE" and wait:
             self.wait_topic(name, partitions if partitions > 0 else None)
@@ -176,6 +207,7 @@ class Target:
         def report(index: int) -> Callable[[Any, Any], None]:
             def on_delivery(err: KafkaError | None, msg: Any) -> None:
                 outcomes[index] = err.name() if err is not None else msg.offset()
+
             return on_delivery
 
         for i, value in enumerate(values):

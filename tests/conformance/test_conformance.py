@@ -75,7 +75,8 @@ def test_kafkette_answers_as_apache_kafka(results, scenario_id):
     assert r.same or r.deliberate, (
         f"{scenario_id} ({r.doc}) differs from Apache Kafka:\n"
         f"  Apache Kafka: {json.dumps(r.kafka, sort_keys=True)[:1500]}\n"
-        f"  Kafkette:     {json.dumps(r.kafkette, sort_keys=True)[:1500]}")
+        f"  Kafkette:     {json.dumps(r.kafkette, sort_keys=True)[:1500]}"
+    )
 
 
 def test_at_least_the_goal_share_of_scenarios_is_identical(results):

@@ -56,7 +56,8 @@ def test_the_same_seed_draws_the_same_requests_and_another_seed_others():
     again, _, _ = generate(11, 3)
     other, _, _ = generate(12, 3)
     assert [(c.api, c.version, c.mutation, c.body) for c in first] == [
-        (c.api, c.version, c.mutation, c.body) for c in again]
+        (c.api, c.version, c.mutation, c.body) for c in again
+    ]
     assert [c.body for c in first] != [c.body for c in other]
 
 
@@ -64,7 +65,9 @@ def test_the_same_seed_draws_the_same_requests_and_another_seed_others():
 def test_the_fuzz_draws_the_examples_asked_for_at_every_version_the_listener_offers():
     cases, covered, skipped = generate(5, 2)
     offered = {api.name: list(range(api.min_version, api.max_version + 1)) for api in KAFKA_APIS.values()}
-    assert {name: sorted(set(covered.get(name, [])) | set(skipped.get(name, []))) for name in offered} == offered
+    assert {
+        name: sorted(set(covered.get(name, [])) | set(skipped.get(name, []))) for name in offered
+    } == offered
     per_version: dict[tuple[str, int], int] = {}
     for c in cases:
         per_version[(c.api, c.version)] = per_version.get((c.api, c.version), 0) + 1
@@ -98,7 +101,9 @@ def test_a_request_encoded_from_kafkas_spec_has_the_bytes_kafkettes_codec_gives_
 
 
 @pytest.mark.timeout(1200)
-def test_apache_kafka_parses_and_writes_back_every_answer_of_kafkette_to_the_fuzz_and_it_keeps_serving(fuzz_run):
+def test_apache_kafka_parses_and_writes_back_every_answer_of_kafkette_to_the_fuzz_and_it_keeps_serving(
+    fuzz_run,
+):
     assert fuzz_run.cases > 0
     assert not fuzz_run.failures, fuzz_run.summary()
 

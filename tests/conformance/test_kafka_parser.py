@@ -19,17 +19,47 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def _fetch_frame(records: bytes | None, version: int = 12) -> bytes:
-    answer = FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=[FetchTopicResponse(
-        topic="t", partitions=[FetchPartitionData(partition_index=0, error_code=0, high_watermark=0, last_stable_offset=0,
-                                             log_start_offset=0, aborted_transactions=None, records=records)])])
+    answer = FetchResponse(
+        throttle_time_ms=0,
+        error_code=0,
+        session_id=0,
+        responses=[
+            FetchTopicResponse(
+                topic="t",
+                partitions=[
+                    FetchPartitionData(
+                        partition_index=0,
+                        error_code=0,
+                        high_watermark=0,
+                        last_stable_offset=0,
+                        log_start_offset=0,
+                        aborted_transactions=None,
+                        records=records,
+                    )
+                ],
+            )
+        ],
+    )
     body = b"".join(bytes(p) for p in answer.encode(version, True))
     return encode_response_header(7, 1) + body
 
 
 def _pair(tmp_path: Path, frame: bytes) -> Path:
     path = tmp_path / "kafkette.jsonl"
-    path.write_text(json.dumps({"target": "kafkette", "scenario": "s", "seq": 0, "api_key": 1, "api_version": 12,
-                                "request": "", "response": base64.b64encode(frame).decode()}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "target": "kafkette",
+                "scenario": "s",
+                "seq": 0,
+                "api_key": 1,
+                "api_version": 12,
+                "request": "",
+                "response": base64.b64encode(frame).decode(),
+            }
+        )
+        + "\n"
+    )
     return path
 
 
@@ -52,11 +82,17 @@ def test_kafkas_parser_rejects_an_answer_with_bytes_it_would_not_write_back(tmp_
 
 
 def test_masks_hide_varying_fields_but_keep_an_unset_id():
-    answer = {"throttleTimeMs": 5, "topics": [{"name": "a", "topicId": "AAAAAAAAAAAAAAAAAAAAAA"},
-                                              {"name": "b", "topicId": "WBl_IQJeS-2NRaQ0P2a4AQ"}]}
+    answer = {
+        "throttleTimeMs": 5,
+        "topics": [
+            {"name": "a", "topicId": "AAAAAAAAAAAAAAAAAAAAAA"},
+            {"name": "b", "topicId": "WBl_IQJeS-2NRaQ0P2a4AQ"},
+        ],
+    }
     assert masked(answer, "CreateTopics") == {
-        "throttleTimeMs": MASKED, "topics": [{"name": "a", "topicId": "AAAAAAAAAAAAAAAAAAAAAA"},
-                                             {"name": "b", "topicId": MASKED}]}
+        "throttleTimeMs": MASKED,
+        "topics": [{"name": "a", "topicId": "AAAAAAAAAAAAAAAAAAAAAA"}, {"name": "b", "topicId": MASKED}],
+    }
 
 
 def test_metadata_topics_are_compared_sorted_by_name_without_consumer_offsets():
@@ -72,7 +108,10 @@ def test_differences_name_the_field_path_and_both_values():
 
 def test_a_wait_polling_the_same_request_is_compared_at_the_answer_it_settled_on():
     def answers(target: str, count: int) -> list[dict]:
-        return [{"target": target, "scenario": "s", "seq": i, "api_key": 3, "api_version": 12} for i in range(count)]
+        return [
+            {"target": target, "scenario": "s", "seq": i, "api_key": 3, "api_version": 12}
+            for i in range(count)
+        ]
 
     kafka, ours = answers("kafka", 5), answers("kafkette", 2)
     requests = {(r["target"], "s", r["seq"]): "same" for r in kafka + ours}

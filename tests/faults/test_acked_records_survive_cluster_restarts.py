@@ -36,8 +36,9 @@ RECORDS_PER_BATCH = 10
 CONVERGE_S = 30
 
 
-async def _wait_for_full_isr(bootstrap: str, preferred_leaders: bool = False,
-                             timeout_s: float = CONVERGE_S) -> None:
+async def _wait_for_full_isr(
+    bootstrap: str, preferred_leaders: bool = False, timeout_s: float = CONVERGE_S
+) -> None:
     """Every partition led and fully in sync; with ``preferred_leaders``, led by its first replica."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
@@ -55,8 +56,13 @@ async def _wait_for_full_isr(bootstrap: str, preferred_leaders: bool = False,
 async def _produce(bootstrap: str, cycle: int) -> dict[TopicPartition, dict[int, bytes]]:
     """BATCHES_PER_CYCLE batches per partition with acks=all; ``{tp: {offset: value}}`` acknowledged."""
     acked: dict[TopicPartition, dict[int, bytes]] = {}
-    async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=5, request_timeout_ms=10000,
-                        delivery_timeout_ms=30000) as producer:
+    async with Producer(
+        bootstrap_servers=bootstrap,
+        acks="all",
+        linger_ms=5,
+        request_timeout_ms=10000,
+        delivery_timeout_ms=30000,
+    ) as producer:
         for batch in range(BATCHES_PER_CYCLE):
             futures = []
             for partition in range(PARTITIONS):
@@ -91,19 +97,24 @@ async def _read_up_to(bootstrap: str, expected_end: dict[TopicPartition, int]) -
     return out
 
 
-def check_acked_durable(present: dict[TopicPartition, dict[int, bytes]],
-                        acked: dict[TopicPartition, dict[int, bytes]], cycle: int) -> None:
+def check_acked_durable(
+    present: dict[TopicPartition, dict[int, bytes]], acked: dict[TopicPartition, dict[int, bytes]], cycle: int
+) -> None:
     """Every acknowledged record at its acknowledged offset."""
     for tp, records in acked.items():
         lost = sorted(offset for offset, value in records.items() if present[tp].get(offset) != value)
-        assert not lost, (f"after restart {cycle + 1}: {len(lost)} acknowledged records of {tp} lost "
-                          f"(offsets {lost[0]}..{lost[-1]}, end offset now {len(present[tp])})")
+        assert not lost, (
+            f"after restart {cycle + 1}: {len(lost)} acknowledged records of {tp} lost "
+            f"(offsets {lost[0]}..{lost[-1]}, end offset now {len(present[tp])})"
+        )
 
 
 async def test_acknowledged_records_survive_repeated_clean_cluster_restarts(cluster_factory):
     cluster = cluster_factory(3, replica_fetch_wait_max_ms=2000, replica_lag_time_max_ms=10000)
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin:
-        await admin.create_topics([NewTopic(TOPIC, replica_assignment=PREFERRED, configs={"segment.bytes": "1024"})])
+        await admin.create_topics(
+            [NewTopic(TOPIC, replica_assignment=PREFERRED, configs={"segment.bytes": "1024"})]
+        )
     acked: dict[TopicPartition, dict[int, bytes]] = {TopicPartition(TOPIC, p): {} for p in range(PARTITIONS)}
     for cycle in range(CYCLES):
         await _wait_for_full_isr(cluster.bootstrap_servers, preferred_leaders=True)

@@ -35,14 +35,17 @@ PARTITIONS = 3
 
 async def _produce(bootstrap: str, tag: str, count: int) -> list[bytes]:
     values = [f"{tag}-{i}".encode() for i in range(count)]
-    async with Producer(bootstrap_servers=bootstrap, acks="all", request_timeout_ms=5000,
-                        delivery_timeout_ms=60000) as producer:
+    async with Producer(
+        bootstrap_servers=bootstrap, acks="all", request_timeout_ms=5000, delivery_timeout_ms=60000
+    ) as producer:
         for i, value in enumerate(values):
             await producer.send_and_wait(TOPIC, value, partition=i % PARTITIONS)
     return values
 
 
-async def _kill_active_controller(cluster, admin: AdminClient, before: tuple[int, int]) -> tuple[int, int, float]:
+async def _kill_active_controller(
+    cluster, admin: AdminClient, before: tuple[int, int]
+) -> tuple[int, int, float]:
     victim, epoch = before
     killed_at = time.monotonic()
     cluster.stop_broker(victim, hard=True)
@@ -50,12 +53,17 @@ async def _kill_active_controller(cluster, admin: AdminClient, before: tuple[int
     elected_s = time.monotonic() - killed_at
     assert new_epoch > epoch
     await wait_for_partitions(
-        cluster.bootstrap_servers, TOPIC,
+        cluster.bootstrap_servers,
+        TOPIC,
         lambda parts: all(p.leader not in (-1, victim) and victim not in p.isr for p in parts),
-        f"partitions led elsewhere and ISRs without node {victim}", timeout_s=30)
+        f"partitions led elsewhere and ISRs without node {victim}",
+        timeout_s=30,
+    )
     moved_s = time.monotonic() - killed_at
-    print(f"killed active controller {victim} (epoch {epoch}): node {leader} active in epoch {new_epoch} "
-          f"after {elected_s:.2f} s; its partitions moved after {moved_s:.2f} s")
+    print(
+        f"killed active controller {victim} (epoch {epoch}): node {leader} active in epoch {new_epoch} "
+        f"after {elected_s:.2f} s; its partitions moved after {moved_s:.2f} s"
+    )
     return leader, new_epoch, moved_s
 
 
@@ -66,7 +74,9 @@ async def test_killing_the_active_controller_twice_never_stops_the_cluster(clust
         first = await wait_for_quorum_leader(admin)
         assert sorted(v.replica_id for v in (await admin.describe_metadata_quorum()).voters) == [1, 2, 3]
         await admin.create_topics([NewTopic(TOPIC, PARTITIONS, 3, configs={"min.insync.replicas": "2"})])
-        await wait_for_partitions(bootstrap, TOPIC, lambda parts: all(len(p.isr) == 3 for p in parts), "full ISRs")
+        await wait_for_partitions(
+            bootstrap, TOPIC, lambda parts: all(len(p.isr) == 3 for p in parts), "full ISRs"
+        )
         acked = await _produce(bootstrap, "before", 30)
 
         second = await _kill_active_controller(cluster, admin, first)
@@ -74,8 +84,13 @@ async def test_killing_the_active_controller_twice_never_stops_the_cluster(clust
         acked += await _produce(bootstrap, "after-first-kill", 30)
 
         cluster.start_broker(first[0])
-        await wait_for_partitions(bootstrap, TOPIC, lambda parts: all(len(p.isr) == 3 for p in parts),
-                                  f"node {first[0]} back in every ISR", timeout_s=60)
+        await wait_for_partitions(
+            bootstrap,
+            TOPIC,
+            lambda parts: all(len(p.isr) == 3 for p in parts),
+            f"node {first[0]} back in every ISR",
+            timeout_s=60,
+        )
 
         async def caught_up() -> bool:
             quorum = await admin.describe_metadata_quorum(timeout_ms=2000)
@@ -88,13 +103,16 @@ async def test_killing_the_active_controller_twice_never_stops_the_cluster(clust
         acked += await _produce(bootstrap, "after-second-kill", 30)
         assert "created-after-failover" in await admin.list_topics()
 
-    records = await consume_from_beginning(bootstrap, [TopicPartition(TOPIC, p) for p in range(PARTITIONS)],
-                                           count=len(acked), timeout_s=60)
+    records = await consume_from_beginning(
+        bootstrap, [TopicPartition(TOPIC, p) for p in range(PARTITIONS)], count=len(acked), timeout_s=60
+    )
     values = [r.value for r in records]
     assert sorted(values) == sorted(acked), "acknowledged records lost or duplicated across the failovers"
 
 
-async def test_with_one_voter_of_three_left_no_controller_acts_and_create_topics_fails_in_time(cluster_factory):
+async def test_with_one_voter_of_three_left_no_controller_acts_and_create_topics_fails_in_time(
+    cluster_factory,
+):
     cluster = cluster_factory(3)
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=2000) as admin:
         leader, _ = await wait_for_quorum_leader(admin)

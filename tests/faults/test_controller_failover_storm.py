@@ -51,8 +51,11 @@ SESSION_TIMEOUT_MS = 1000
 # controller fences the dead broker a session after it became active: 3 s at worst with the
 # fast-failover settings, before any scheduling delay.  A bound of 5 s failed about one CI run in
 # five; the typical times are measured by the benchmark (README, "Controller failover").
-ELECTION_BOUND_S = (FAST_FAILOVER["controller.quorum.fetch.timeout.ms"]
-                    + 2 * FAST_FAILOVER["controller.quorum.election.timeout.ms"] + SESSION_TIMEOUT_MS) / 1000 + 5.0
+ELECTION_BOUND_S = (
+    FAST_FAILOVER["controller.quorum.fetch.timeout.ms"]
+    + 2 * FAST_FAILOVER["controller.quorum.election.timeout.ms"]
+    + SESSION_TIMEOUT_MS
+) / 1000 + 5.0
 HEARTBEAT_INTERVAL_MS = 250
 DATA = "storm-data"
 PARTITIONS = 3
@@ -81,7 +84,9 @@ async def _metadata_storm(bootstrap: str, storm: Storm, stop: asyncio.Event) -> 
                 if choice < 0.5 or not live:
                     name = f"storm-{n}"
                     assignment = [storm.rng.sample([1, 2, 3], 2) for _ in range(storm.rng.randint(1, 3))]
-                    await admin.create_topics([NewTopic(name, replica_assignment=assignment)], timeout_ms=3000)
+                    await admin.create_topics(
+                        [NewTopic(name, replica_assignment=assignment)], timeout_ms=3000
+                    )
                     storm.created[name] = assignment
                 elif choice < 0.75:
                     name = storm.rng.choice(live)
@@ -92,7 +97,8 @@ async def _metadata_storm(bootstrap: str, storm: Storm, stop: asyncio.Event) -> 
                     name = storm.rng.choice(live)
                     extra = [storm.rng.sample([1, 2, 3], 2)]
                     await admin.create_partitions(
-                        {name: NewPartitions(len(storm.created[name]) + 1, extra)}, timeout_ms=3000)
+                        {name: NewPartitions(len(storm.created[name]) + 1, extra)}, timeout_ms=3000
+                    )
                     storm.created[name] = storm.created[name] + extra
             except (KafkaError, OSError):
                 storm.errors += 1  # not acknowledged: nothing is promised about it
@@ -100,8 +106,9 @@ async def _metadata_storm(bootstrap: str, storm: Storm, stop: asyncio.Event) -> 
 
 
 async def _producer_storm(bootstrap: str, storm: Storm, stop: asyncio.Event) -> None:
-    async with Producer(bootstrap_servers=bootstrap, acks="all", request_timeout_ms=3000,
-                        delivery_timeout_ms=20000) as producer:
+    async with Producer(
+        bootstrap_servers=bootstrap, acks="all", request_timeout_ms=3000, delivery_timeout_ms=20000
+    ) as producer:
         n = 0
         while not stop.is_set():
             value = f"v{n}".encode()
@@ -117,8 +124,9 @@ async def test_ten_kills_of_the_active_controller_during_a_metadata_storm(cluste
     seed = int(os.environ.get("STORM_SEED", random.randrange(2**32)))
     print(f"storm seed {seed} (replay with STORM_SEED={seed})")
     storm = Storm(random.Random(seed))
-    cluster = cluster_factory(3, broker_session_timeout_ms=SESSION_TIMEOUT_MS,
-                              broker_heartbeat_interval_ms=HEARTBEAT_INTERVAL_MS)
+    cluster = cluster_factory(
+        3, broker_session_timeout_ms=SESSION_TIMEOUT_MS, broker_heartbeat_interval_ms=HEARTBEAT_INTERVAL_MS
+    )
     bootstrap = cluster.bootstrap_servers
     elections: list[float] = []
     moves: list[float] = []
@@ -127,8 +135,10 @@ async def test_ten_kills_of_the_active_controller_during_a_metadata_storm(cluste
         await wait_for_partitions(bootstrap, DATA, lambda ps: all(len(p.isr) == 3 for p in ps), "full ISRs")
         leader, epoch = await wait_for_quorum_leader(admin)
         stop = asyncio.Event()
-        tasks = [asyncio.create_task(_metadata_storm(bootstrap, storm, stop)),
-                 asyncio.create_task(_producer_storm(bootstrap, storm, stop))]
+        tasks = [
+            asyncio.create_task(_metadata_storm(bootstrap, storm, stop)),
+            asyncio.create_task(_producer_storm(bootstrap, storm, stop)),
+        ]
         try:
             for kill in range(KILLS):
                 await asyncio.sleep(storm.rng.uniform(0.5, 2.0))
@@ -141,11 +151,17 @@ async def test_ten_kills_of_the_active_controller_during_a_metadata_storm(cluste
                 epoch = new_epoch
                 elections.append(elected_s)
                 await wait_for_partitions(
-                    bootstrap, DATA, lambda ps, v=victim: all(p.leader not in (-1, v) for p in ps),
-                    f"leaders other than node {victim}", timeout_s=killed_at + ELECTION_BOUND_S - time.monotonic())
+                    bootstrap,
+                    DATA,
+                    lambda ps, v=victim: all(p.leader not in (-1, v) for p in ps),
+                    f"leaders other than node {victim}",
+                    timeout_s=killed_at + ELECTION_BOUND_S - time.monotonic(),
+                )
                 moves.append(time.monotonic() - killed_at)
-                print(f"kill {kill + 1}: node {victim} killed, node {leader} active in epoch {epoch} "
-                      f"after {elected_s:.2f} s, its partitions led elsewhere after {moves[-1]:.2f} s")
+                print(
+                    f"kill {kill + 1}: node {victim} killed, node {leader} active in epoch {epoch} "
+                    f"after {elected_s:.2f} s, its partitions led elsewhere after {moves[-1]:.2f} s"
+                )
                 cluster.start_broker(victim)
 
                 async def caught_up(v: int = victim) -> bool:
@@ -157,10 +173,12 @@ async def test_ten_kills_of_the_active_controller_during_a_metadata_storm(cluste
         finally:
             stop.set()
             await asyncio.wait_for(asyncio.gather(*tasks), 60)
-        print(f"elections: p50 {sorted(elections)[len(elections) // 2]:.2f} s, max {max(elections):.2f} s; "
-              f"partitions moved: p50 {sorted(moves)[len(moves) // 2]:.2f} s, max {max(moves):.2f} s; "
-              f"{len(storm.created)} topics created, {len(storm.deleted)} deleted, {len(storm.acked)} records "
-              f"acknowledged, {storm.errors} requests failed")
+        print(
+            f"elections: p50 {sorted(elections)[len(elections) // 2]:.2f} s, max {max(elections):.2f} s; "
+            f"partitions moved: p50 {sorted(moves)[len(moves) // 2]:.2f} s, max {max(moves):.2f} s; "
+            f"{len(storm.created)} topics created, {len(storm.deleted)} deleted, {len(storm.acked)} records "
+            f"acknowledged, {storm.errors} requests failed"
+        )
         assert len(storm.created) >= KILLS and storm.acked
 
     await _check_outcome(cluster, storm)
@@ -172,7 +190,9 @@ async def test_ten_kills_of_the_active_controller_during_a_metadata_storm(cluste
 async def _check_outcome(cluster, storm: Storm) -> None:
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap, request_timeout_ms=5000) as admin:
-        expected = {name: assignment for name, assignment in storm.created.items() if name not in storm.delete_tried}
+        expected = {
+            name: assignment for name, assignment in storm.created.items() if name not in storm.delete_tried
+        }
 
         async def settled() -> bool:
             return not (set(await admin.list_topics()) & storm.deleted)
@@ -185,14 +205,18 @@ async def _check_outcome(cluster, storm: Storm) -> None:
             # a CreatePartitions that failed may still have been committed: the acknowledged
             # assignment is a prefix of what the topic has
             actual = [p.replicas for p in described[name].partitions]
-            assert actual[:len(assignment)] == assignment and len(actual) <= len(assignment) + 1, (name, actual)
+            assert actual[: len(assignment)] == assignment and len(actual) <= len(assignment) + 1, (
+                name,
+                actual,
+            )
 
     def directories_gone() -> bool:
         return not any(partition_dirs(cluster, name) for name in storm.deleted)
 
     await wait_until(directories_gone, "the directories of deleted topics removed", timeout_s=60)
-    records = await consume_from_beginning(bootstrap, [TopicPartition(DATA, p) for p in range(PARTITIONS)],
-                                           count=len(storm.acked), timeout_s=60)
+    records = await consume_from_beginning(
+        bootstrap, [TopicPartition(DATA, p) for p in range(PARTITIONS)], count=len(storm.acked), timeout_s=60
+    )
     values = [r.value for r in records]
     assert len(values) == len(set(values)), "a record was read twice"
     missing = set(storm.acked) - set(values)

@@ -39,11 +39,15 @@ async def test_controller_restart_brings_a_written_but_unannounced_topic_online(
     cluster = cluster_factory(3, controllers=1)
     controller_id = cluster.broker_ids[0]
     cluster.stop_broker(controller_id, hard=True)
-    append_to_metadata_log(cluster, controller_id, [
-        TopicRecord(TOPIC, uuid.uuid4().hex),
-        PartitionRecord(TOPIC, 0, replicas=[2, 3], isr=[2, 3], leader=2),
-        PartitionRecord(TOPIC, 1, replicas=[3, 2], isr=[3, 2], leader=-1),  # not yet elected
-    ])
+    append_to_metadata_log(
+        cluster,
+        controller_id,
+        [
+            TopicRecord(TOPIC, uuid.uuid4().hex),
+            PartitionRecord(TOPIC, 0, replicas=[2, 3], isr=[2, 3], leader=2),
+            PartitionRecord(TOPIC, 1, replicas=[3, 2], isr=[3, 2], leader=-1),  # not yet elected
+        ],
+    )
 
     cluster.start_broker(controller_id)
     bootstrap = cluster.bootstrap_servers

@@ -33,13 +33,18 @@ async def _describe(bootstrap: str, names: list[str]) -> dict[str, list]:
         return {name: d.partitions for name, d in (await admin.describe_topics(names)).items()}
 
 
-async def _wait_all_led_with_full_isr(bootstrap: str, names: list[str], timeout_s: float = 30) -> dict[str, list]:
+async def _wait_all_led_with_full_isr(
+    bootstrap: str, names: list[str], timeout_s: float = 30
+) -> dict[str, list]:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
     while True:
         described = await _describe(bootstrap, names)
-        if all(p.leader in p.replicas and sorted(p.isr) == sorted(p.replicas)
-               for parts in described.values() for p in parts):
+        if all(
+            p.leader in p.replicas and sorted(p.isr) == sorted(p.replicas)
+            for parts in described.values()
+            for p in parts
+        ):
             return described
         assert loop.time() < deadline, f"partitions not led with full ISR: {described}"
         await asyncio.sleep(0.2)
@@ -49,10 +54,17 @@ def _assignment(described: dict[str, list]) -> dict[str, dict[int, list[int]]]:
     return {name: {p.partition: p.replicas for p in parts} for name, parts in described.items()}
 
 
-async def _produce(bootstrap: str, topic: str, tag: str, partitions: int, idempotent: bool = True) -> list[bytes]:
+async def _produce(
+    bootstrap: str, topic: str, tag: str, partitions: int, idempotent: bool = True
+) -> list[bytes]:
     values = []
-    async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=0, delivery_timeout_ms=30000,
-                        enable_idempotence=idempotent) as producer:
+    async with Producer(
+        bootstrap_servers=bootstrap,
+        acks="all",
+        linger_ms=0,
+        delivery_timeout_ms=30000,
+        enable_idempotence=idempotent,
+    ) as producer:
         for i in range(RECORDS):
             value = f"{topic}-{tag}-{i:04d}-".encode() + b"x" * 80
             await producer.send_and_wait(topic, value, partition=i % partitions)
@@ -61,7 +73,10 @@ async def _produce(bootstrap: str, topic: str, tag: str, partitions: int, idempo
 
 
 async def _consume(bootstrap: str, topic: str, partitions: list[int]) -> list[bytes]:
-    return [r.value for r in await consume_from_beginning(bootstrap, [TopicPartition(topic, p) for p in partitions])]
+    return [
+        r.value
+        for r in await consume_from_beginning(bootstrap, [TopicPartition(topic, p) for p in partitions])
+    ]
 
 
 def _segment_bases(cluster, broker_id: int, topic: str) -> list[int]:
@@ -73,11 +88,17 @@ async def test_controller_killed_and_restarted_replays_its_metadata_log(cluster_
     cluster = cluster_factory(3, controllers=1, **QUICK_STOP)
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([
-            NewTopic(SERVED, replica_assignment={0: [2, 3], 1: [3, 2]}, configs={"min.insync.replicas": "2"}),
-            NewTopic(CONFIGURED, replica_assignment={0: [1, 2]}, configs={"segment.bytes": str(SEGMENT_BYTES)}),
-            NewTopic(SPREAD, num_partitions=4, replication_factor=3),
-        ])
+        await admin.create_topics(
+            [
+                NewTopic(
+                    SERVED, replica_assignment={0: [2, 3], 1: [3, 2]}, configs={"min.insync.replicas": "2"}
+                ),
+                NewTopic(
+                    CONFIGURED, replica_assignment={0: [1, 2]}, configs={"segment.bytes": str(SEGMENT_BYTES)}
+                ),
+                NewTopic(SPREAD, num_partitions=4, replication_factor=3),
+            ]
+        )
     old_topics = [SERVED, CONFIGURED, SPREAD]
     before = await _wait_all_led_with_full_isr(bootstrap, old_topics)
     partitions = {name: len(parts) for name, parts in before.items()}
@@ -93,7 +114,9 @@ async def test_controller_killed_and_restarted_replays_its_metadata_log(cluster_
 
     cluster.start_broker(1)
     after = await _wait_all_led_with_full_isr(bootstrap, old_topics)
-    assert _assignment(after) == _assignment(before), "replica assignments changed across the controller restart"
+    assert _assignment(after) == _assignment(before), (
+        "replica assignments changed across the controller restart"
+    )
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         assert (await admin.describe_cluster())["controller_id"] == 1
         assert set(old_topics) <= set(await admin.list_topics())

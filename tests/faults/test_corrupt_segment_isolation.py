@@ -41,20 +41,54 @@ pytestmark = pytest.mark.timeout(180)
 HOST = "127.0.0.1"
 SEGMENT_BYTES = 4096
 RECORDS = 300
-OFFLINE_CODES = {"fetch": Errors.KAFKA_STORAGE_ERROR, "list_offsets": Errors.KAFKA_STORAGE_ERROR,
-                 "produce": Errors.KAFKA_STORAGE_ERROR}
+OFFLINE_CODES = {
+    "fetch": Errors.KAFKA_STORAGE_ERROR,
+    "list_offsets": Errors.KAFKA_STORAGE_ERROR,
+    "produce": Errors.KAFKA_STORAGE_ERROR,
+}
 
 
 async def _codes(conn: BrokerConnection, topic: str) -> dict[str, int]:
-    fetch = await conn.send(FetchRequest(
-        replica_id=-1, max_wait_ms=0, min_bytes=1, isolation_level=0,
-        topics=[FetchTopic(topic=topic, partitions=[FetchPartition(partition=0, fetch_offset=0,
-                                                                    partition_max_bytes=1_048_576)])]))
-    listed = await conn.send(ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
-        ListOffsetsTopic(name=topic, partitions=[ListOffsetsPartition(partition_index=0,
-                                                                      timestamp=EARLIEST_TIMESTAMP)])]))
-    produced = await conn.send(ProduceRequest(acks=1, timeout_ms=5000, topic_data=[ProduceTopicData(
-        name=topic, partition_data=[ProducePartitionData(index=0, records=build_batch([(None, b"x", None, 0)]))])]))
+    fetch = await conn.send(
+        FetchRequest(
+            replica_id=-1,
+            max_wait_ms=0,
+            min_bytes=1,
+            isolation_level=0,
+            topics=[
+                FetchTopic(
+                    topic=topic,
+                    partitions=[FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=1_048_576)],
+                )
+            ],
+        )
+    )
+    listed = await conn.send(
+        ListOffsetsRequest(
+            replica_id=-1,
+            isolation_level=0,
+            topics=[
+                ListOffsetsTopic(
+                    name=topic,
+                    partitions=[ListOffsetsPartition(partition_index=0, timestamp=EARLIEST_TIMESTAMP)],
+                )
+            ],
+        )
+    )
+    produced = await conn.send(
+        ProduceRequest(
+            acks=1,
+            timeout_ms=5000,
+            topic_data=[
+                ProduceTopicData(
+                    name=topic,
+                    partition_data=[
+                        ProducePartitionData(index=0, records=build_batch([(None, b"x", None, 0)]))
+                    ],
+                )
+            ],
+        )
+    )
     return {
         "fetch": fetch.responses[0].partitions[0].error_code,
         "list_offsets": listed.topics[0].partitions[0].error_code,
@@ -66,7 +100,9 @@ async def _produce(bootstrap: str, topic: str, tag: str, count: int) -> list[byt
     values = [f"{tag}-{i:05d}".encode() * 4 for i in range(count)]
     async with Producer(bootstrap_servers=bootstrap, acks=1, linger_ms=1) as producer:
         for start in range(0, count, 10):  # small batches, so that segments roll
-            await asyncio.gather(*[await producer.send(topic, v, partition=0) for v in values[start:start + 10]])
+            await asyncio.gather(
+                *[await producer.send(topic, v, partition=0) for v in values[start : start + 10]]
+            )
     return values
 
 
@@ -77,15 +113,18 @@ async def _consume(bootstrap: str, topic: str, count: int) -> list[bytes]:
 def _logged_offline(cluster, segment: Path, position: int) -> bool:
     """True when broker 1 logged an ERROR taking the log offline that names ``segment`` and ``position``."""
     broker_log = cluster.log_path(1).read_text(errors="replace")
-    return any("ERROR" in line and "offline" in line and str(segment) in line and f"position {position}" in line
-               for line in broker_log.splitlines())
+    return any(
+        "ERROR" in line and "offline" in line and str(segment) in line and f"position {position}" in line
+        for line in broker_log.splitlines()
+    )
 
 
 async def _create_damaged_and_healthy(bootstrap: str) -> list[bytes]:
     """Create ``damaged`` and ``healthy`` (small segments) and fill both; returns healthy's values."""
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(t, 1, 1, configs={"segment.bytes": str(SEGMENT_BYTES)})
-                                   for t in ("damaged", "healthy")])
+        await admin.create_topics(
+            [NewTopic(t, 1, 1, configs={"segment.bytes": str(SEGMENT_BYTES)}) for t in ("damaged", "healthy")]
+        )
     await _produce(bootstrap, "damaged", "d", RECORDS)
     return await _produce(bootstrap, "healthy", "h", RECORDS)
 
@@ -103,8 +142,11 @@ async def test_corrupt_byte_in_an_old_segment_isolates_only_that_partition(clust
     cluster.start_broker(1)
     async with BrokerConnection(HOST, cluster.ports[1], request_timeout_ms=20000) as conn:
         assert await _codes(conn, "damaged") == OFFLINE_CODES
-        assert await _codes(conn, "healthy") == {"fetch": Errors.NONE, "list_offsets": Errors.NONE,
-                                                 "produce": Errors.NONE}
+        assert await _codes(conn, "healthy") == {
+            "fetch": Errors.NONE,
+            "list_offsets": Errors.NONE,
+            "produce": Errors.NONE,
+        }
     healthy.append(b"x")  # the raw produce above
     healthy += await _produce(bootstrap, "healthy", "after", 50)
     assert await _consume(bootstrap, "healthy", len(healthy)) == healthy
@@ -112,24 +154,37 @@ async def test_corrupt_byte_in_an_old_segment_isolates_only_that_partition(clust
     assert oldest.stat().st_size == size, "the corrupt segment was modified"
 
     cluster.stop_broker(1, hard=False)
-    assert not (Path(cluster.data_dir) / "broker-1" / "logs" / ".kafka_cleanshutdown").exists(), \
+    assert not (Path(cluster.data_dir) / "broker-1" / "logs" / ".kafka_cleanshutdown").exists(), (
         "a log dir holding an offline log got the clean-shutdown marker"
+    )
 
 
-async def test_corruption_found_by_the_start_up_scan_after_kill_9_isolates_only_that_partition(cluster_factory):
+async def test_corruption_found_by_the_start_up_scan_after_kill_9_isolates_only_that_partition(
+    cluster_factory,
+):
     cluster = cluster_factory(1)  # flushing off (Kafka's default): the recovery point stays at 0
     bootstrap = cluster.bootstrap_servers
     healthy = await _create_damaged_and_healthy(bootstrap)
     cluster.stop_broker(1, hard=True)
-    segments, position = corrupt_oldest_segment(partition_dir(cluster, 1, TopicPartition("damaged", 0)),
-                                                batch_index=2)
+    segments, position = corrupt_oldest_segment(
+        partition_dir(cluster, 1, TopicPartition("damaged", 0)), batch_index=2
+    )
     sizes = {p: p.stat().st_size for p in segments}
 
     cluster.start_broker(1)
     async with BrokerConnection(HOST, cluster.ports[1], request_timeout_ms=20000) as conn:
-        listed = await conn.send(ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
-            ListOffsetsTopic(name="damaged", partitions=[ListOffsetsPartition(partition_index=0,
-                                                                              timestamp=EARLIEST_TIMESTAMP)])]))
+        listed = await conn.send(
+            ListOffsetsRequest(
+                replica_id=-1,
+                isolation_level=0,
+                topics=[
+                    ListOffsetsTopic(
+                        name="damaged",
+                        partitions=[ListOffsetsPartition(partition_index=0, timestamp=EARLIEST_TIMESTAMP)],
+                    )
+                ],
+            )
+        )
         # Offline before anything read the data: the start-up scan found it.
         assert listed.topics[0].partitions[0].error_code == Errors.KAFKA_STORAGE_ERROR
         assert await _codes(conn, "damaged") == OFFLINE_CODES

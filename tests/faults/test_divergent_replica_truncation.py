@@ -41,14 +41,22 @@ def _log_bytes(cluster, broker_id: int) -> bytes:
 
 
 def _offsets_and_values(data: bytes) -> list[tuple[int, bytes]]:
-    return [(r.offset, r.value) for pos, header in iter_batches(data, verify_crc=True)
-            for r in decode_records(data, pos, header)]
+    return [
+        (r.offset, r.value)
+        for pos, header in iter_batches(data, verify_crc=True)
+        for r in decode_records(data, pos, header)
+    ]
 
 
 async def _send_one_by_one(bootstrap: str, values: list[bytes], acks: int | str) -> list[int]:
     """Send each value as its own batch to partition 0; returns the offsets."""
-    async with Producer(bootstrap_servers=bootstrap, acks=acks, linger_ms=0, request_timeout_ms=5000,
-                        delivery_timeout_ms=30000) as producer:
+    async with Producer(
+        bootstrap_servers=bootstrap,
+        acks=acks,
+        linger_ms=0,
+        request_timeout_ms=5000,
+        delivery_timeout_ms=30000,
+    ) as producer:
         return [(await producer.send_and_wait(TOPIC, value, partition=0)).offset for value in values]
 
 
@@ -57,7 +65,9 @@ async def test_restarted_broker_truncates_batches_the_new_leader_does_not_have(c
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([NewTopic(TOPIC, replica_assignment={0: [LEADER, FOLLOWER]})])
-    await _wait_for(bootstrap, lambda p: p.leader == LEADER and sorted(p.isr) == [LEADER, FOLLOWER], "a full ISR")
+    await _wait_for(
+        bootstrap, lambda p: p.leader == LEADER and sorted(p.isr) == [LEADER, FOLLOWER], "a full ISR"
+    )
     committed = [f"committed-{i}".encode() for i in range(COMMITTED)]
     assert await _send_one_by_one(bootstrap, committed, "all") == list(range(COMMITTED))
 
@@ -84,7 +94,9 @@ async def test_restarted_broker_truncates_batches_the_new_leader_does_not_have(c
     assert leader_view[-1][0] >= COMMITTED + DIVERGENT  # the leader wrote over the divergent offsets
 
     cluster.start_broker(LEADER)
-    await _wait_for(bootstrap, lambda p: sorted(p.isr) == [LEADER, FOLLOWER], "the restarted broker to rejoin")
+    await _wait_for(
+        bootstrap, lambda p: sorted(p.isr) == [LEADER, FOLLOWER], "the restarted broker to rejoin"
+    )
     async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
         tp = TopicPartition(TOPIC, 0)
         consumer.assign([tp])
@@ -98,5 +110,7 @@ async def test_restarted_broker_truncates_batches_the_new_leader_does_not_have(c
 
     cluster.stop()
     restarted = _log_bytes(cluster, LEADER)
-    assert restarted == _log_bytes(cluster, FOLLOWER), "the restarted broker's batches differ from the leader's"
+    assert restarted == _log_bytes(cluster, FOLLOWER), (
+        "the restarted broker's batches differ from the leader's"
+    )
     assert not set(lost) & {value for _, value in _offsets_and_values(restarted)}

@@ -59,8 +59,13 @@ async def _wait_for(bootstrap: str, predicate, what: str, elect_preferred: bool 
 async def _produce(bootstrap: str, round_no: int) -> dict[int, bytes]:
     """BATCHES batches of acks=all records, one after the other; ``{offset: value}`` acknowledged."""
     acked: dict[int, bytes] = {}
-    async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=5, request_timeout_ms=10000,
-                        delivery_timeout_ms=30000) as producer:
+    async with Producer(
+        bootstrap_servers=bootstrap,
+        acks="all",
+        linger_ms=5,
+        request_timeout_ms=10000,
+        delivery_timeout_ms=30000,
+    ) as producer:
         for batch in range(BATCHES):
             values = [b"round%d-batch%d-%d" % (round_no, batch, i) for i in range(RECORDS_PER_BATCH)]
             futures = [await producer.send(TOPIC, value, partition=0) for value in values]
@@ -73,7 +78,9 @@ async def _read_all(bootstrap: str, expected_end: int) -> dict[int, bytes]:
     """Every record of the partition once its end offset reaches ``expected_end`` (bounded wait)."""
     loop = asyncio.get_running_loop()
     out: dict[int, bytes] = {}
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest", request_timeout_ms=5000) as consumer:
+    async with Consumer(
+        bootstrap_servers=bootstrap, auto_offset_reset="earliest", request_timeout_ms=5000
+    ) as consumer:
         consumer.assign([TP])
         deadline = loop.time() + CONVERGE_S
         while (end := (await consumer.end_offsets([TP]))[TP]) < expected_end and loop.time() < deadline:
@@ -89,11 +96,15 @@ async def _read_all(bootstrap: str, expected_end: int) -> dict[int, bytes]:
 def check_acked_durable(present: dict[int, bytes], acked: dict[int, bytes], when: str) -> None:
     """Every acknowledged record at its acknowledged offset."""
     lost = sorted(offset for offset, value in acked.items() if present.get(offset) != value)
-    assert not lost, (f"{when}: {len(lost)} acknowledged records lost (offsets {lost[0]}..{lost[-1]}; "
-                      f"{len(present)} records readable)")
+    assert not lost, (
+        f"{when}: {len(lost)} acknowledged records lost (offsets {lost[0]}..{lost[-1]}; "
+        f"{len(present)} records readable)"
+    )
 
 
-async def test_follower_with_a_lagging_high_watermark_keeps_acked_records_when_the_epoch_changes(cluster_factory):
+async def test_follower_with_a_lagging_high_watermark_keeps_acked_records_when_the_epoch_changes(
+    cluster_factory,
+):
     cluster = cluster_factory(3, controllers=1, replica_fetch_wait_max_ms=5000, replica_lag_time_max_ms=10000)
     bootstrap = cluster.bootstrap_servers
     survivor_only = f"127.0.0.1:{cluster.ports[SURVIVOR]}"  # never routes to the paused leader
@@ -101,20 +112,32 @@ async def test_follower_with_a_lagging_high_watermark_keeps_acked_records_when_t
         await admin.create_topics([NewTopic(TOPIC, replica_assignment={0: [LEADER, SURVIVOR, STOPPED]})])
     acked: dict[int, bytes] = {}
     for round_no in range(ROUNDS):
-        await _wait_for(bootstrap, lambda p: p.leader == LEADER and sorted(p.isr) == [1, 2, 3],
-                        "node 3 to lead a full ISR", elect_preferred=True)
+        await _wait_for(
+            bootstrap,
+            lambda p: p.leader == LEADER and sorted(p.isr) == [1, 2, 3],
+            "node 3 to lead a full ISR",
+            elect_preferred=True,
+        )
         acked.update(await _produce(bootstrap, round_no))
         leader_pid = cluster.pid(LEADER)
         assert leader_pid is not None
-        os.kill(leader_pid, signal.SIGSTOP)  # the followers' fetches with the last high watermark never return
+        os.kill(
+            leader_pid, signal.SIGSTOP
+        )  # the followers' fetches with the last high watermark never return
         try:
             cluster.stop_broker(STOPPED, hard=False)
-            await _wait_for(survivor_only, lambda p: sorted(p.isr) == [1, 3], "the ISR shrink (a new leader epoch)")
+            await _wait_for(
+                survivor_only, lambda p: sorted(p.isr) == [1, 3], "the ISR shrink (a new leader epoch)"
+            )
         finally:
             cluster.stop_broker(LEADER, hard=True)  # SIGKILL while stopped: it never answers again
         await _wait_for(survivor_only, lambda p: p.leader == SURVIVOR, "node 1 to be elected")
-        check_acked_durable(await _read_all(survivor_only, len(acked)), acked, f"round {round_no + 1}, on node 1")
+        check_acked_durable(
+            await _read_all(survivor_only, len(acked)), acked, f"round {round_no + 1}, on node 1"
+        )
         cluster.start_broker(STOPPED)
         cluster.start_broker(LEADER)
         await _wait_for(bootstrap, lambda p: sorted(p.isr) == [1, 2, 3], "the restarted brokers to rejoin")
-        check_acked_durable(await _read_all(bootstrap, len(acked)), acked, f"round {round_no + 1}, after rejoining")
+        check_acked_durable(
+            await _read_all(bootstrap, len(acked)), acked, f"round {round_no + 1}, after rejoining"
+        )

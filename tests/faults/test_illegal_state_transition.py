@@ -24,13 +24,22 @@ async def test_replaying_a_record_with_an_illegal_transition_is_logged_and_refus
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin:
         await admin.create_topics([NewTopic("t", 1, 1)])
     cluster.stop_broker(1, hard=True)
-    append_to_metadata_log(cluster, 1, [PartitionRecord("t", 0, replicas=[1], isr=[1], leader=1)])  # t-0 is online
+    append_to_metadata_log(
+        cluster, 1, [PartitionRecord("t", 0, replicas=[1], isr=[1], leader=1)]
+    )  # t-0 is online
 
     with pytest.raises(LocalClusterError, match="exited"):
         cluster.start_broker(1)
-    errors = [line for line in cluster.log_path(1).read_text().splitlines()
-              if "ERROR" in line and "state.change.logger" in line]
-    assert any("Illegal state transition for partition t-0 from OnlinePartition to NewPartition" in line
-               for line in errors), errors
+    errors = [
+        line
+        for line in cluster.log_path(1).read_text().splitlines()
+        if "ERROR" in line and "state.change.logger" in line
+    ]
+    assert any(
+        "Illegal state transition for partition t-0 from OnlinePartition to NewPartition" in line
+        for line in errors
+    ), errors
     state_change_log = (cluster.broker_dir(1) / "state-change.log").read_text()
-    assert "Illegal state transition for partition t-0 from OnlinePartition to NewPartition" in state_change_log
+    assert (
+        "Illegal state transition for partition t-0 from OnlinePartition to NewPartition" in state_change_log
+    )

@@ -34,10 +34,14 @@ async def test_three_controller_only_nodes_serve_three_brokers_and_survive_a_kil
         assert described["controller_id"] in (1, 2, 3)  # a broker, which forwards
         leader, epoch = await wait_for_quorum_leader(admin)
         assert leader in cluster.voter_ids
-        assert sorted(v.replica_id for v in (await admin.describe_metadata_quorum()).voters) == cluster.voter_ids
+        assert (
+            sorted(v.replica_id for v in (await admin.describe_metadata_quorum()).voters) == cluster.voter_ids
+        )
 
         await admin.create_topics([NewTopic("isolated", 3, 3, configs={"min.insync.replicas": "2"})])
-        await wait_for_partitions(bootstrap, "isolated", lambda ps: all(len(p.isr) == 3 for p in ps), "full ISRs")
+        await wait_for_partitions(
+            bootstrap, "isolated", lambda ps: all(len(p.isr) == 3 for p in ps), "full ISRs"
+        )
         async with Producer(bootstrap_servers=bootstrap, acks="all") as producer:
             for i in range(30):
                 await producer.send_and_wait("isolated", f"before-{i}".encode(), partition=i % 3)
@@ -59,11 +63,14 @@ async def test_three_controller_only_nodes_serve_three_brokers_and_survive_a_kil
 
         async def rejoined() -> bool:
             quorum = await admin.describe_metadata_quorum(timeout_ms=2000)
-            return {v.replica_id: v.log_end_offset for v in quorum.voters}.get(leader, -1) >= quorum.high_watermark
+            return {v.replica_id: v.log_end_offset for v in quorum.voters}.get(
+                leader, -1
+            ) >= quorum.high_watermark
 
         await wait_until(rejoined, f"controller {leader} back in the quorum", timeout_s=30)
         assert "after-the-kill" in await admin.list_topics()
 
-    records = await consume_from_beginning(bootstrap, [TopicPartition("isolated", p) for p in range(3)],
-                                           count=len(acked), timeout_s=60)
+    records = await consume_from_beginning(
+        bootstrap, [TopicPartition("isolated", p) for p in range(3)], count=len(acked), timeout_s=60
+    )
     assert sorted(r.value for r in records) == sorted(acked)

@@ -22,8 +22,9 @@ RECORDS = 20000
 
 
 async def _consume_all(bootstrap: str, expected: int) -> list:
-    records = await consume_from_beginning(bootstrap, [TopicPartition(TOPIC, p) for p in range(PARTITIONS)],
-                                           timeout_s=60)
+    records = await consume_from_beginning(
+        bootstrap, [TopicPartition(TOPIC, p) for p in range(PARTITIONS)], timeout_s=60
+    )
     assert len(records) >= expected
     return records
 
@@ -37,16 +38,29 @@ async def test_kill_leader_under_load_then_restart_it(cluster_factory):
     cluster = cluster_factory(3)
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(TOPIC, num_partitions=PARTITIONS, replication_factor=3,
-                                            configs={"min.insync.replicas": "2"})])
+        await admin.create_topics(
+            [
+                NewTopic(
+                    TOPIC,
+                    num_partitions=PARTITIONS,
+                    replication_factor=3,
+                    configs={"min.insync.replicas": "2"},
+                )
+            ]
+        )
     before = await describe_partitions(bootstrap, TOPIC)
     controller_id = 1
     victim = next(p.leader for p in before if p.leader != controller_id)
     victim_partitions = {p.partition for p in before if p.leader == victim}
 
     acked: dict[bytes, object] = {}
-    async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=5,
-                        request_timeout_ms=5000, delivery_timeout_ms=60000) as producer:
+    async with Producer(
+        bootstrap_servers=bootstrap,
+        acks="all",
+        linger_ms=5,
+        request_timeout_ms=5000,
+        delivery_timeout_ms=60000,
+    ) as producer:
         futures = []
         for i in range(RECORDS):
             value = f"record-{i}".encode()
@@ -63,8 +77,12 @@ async def test_kill_leader_under_load_then_restart_it(cluster_factory):
         acked[value] = meta
 
     after = await wait_for_partitions(
-        bootstrap, TOPIC, lambda parts: all(p.leader not in (victim, -1) and victim not in p.isr for p in parts),
-        "new leaders and shrunk ISRs", timeout_s=30)
+        bootstrap,
+        TOPIC,
+        lambda parts: all(p.leader not in (victim, -1) and victim not in p.isr for p in parts),
+        "new leaders and shrunk ISRs",
+        timeout_s=30,
+    )
     for p in after:
         if p.partition in victim_partitions:
             assert p.leader != victim and p.leader in p.replicas
@@ -78,15 +96,22 @@ async def test_kill_leader_under_load_then_restart_it(cluster_factory):
 
     # Test 4: restart the victim; it truncates, catches up and rejoins every ISR.
     cluster.start_broker(victim)
-    await wait_for_partitions(bootstrap, TOPIC, lambda parts: all(sorted(p.isr) == sorted(p.replicas) for p in parts),
-                              "the restarted broker to rejoin every ISR", timeout_s=60)
+    await wait_for_partitions(
+        bootstrap,
+        TOPIC,
+        lambda parts: all(sorted(p.isr) == sorted(p.replicas) for p in parts),
+        "the restarted broker to rejoin every ISR",
+        timeout_s=60,
+    )
     cluster.stop()
     for partition in range(PARTITIONS):
         copies = {b: _replica_bytes(cluster, b, partition) for b in cluster.broker_ids}
         reference = copies[victim]
         assert reference, f"partition {partition} is empty on broker {victim}"
         for broker_id, data in copies.items():
-            assert data == reference, f"partition {partition}: broker {broker_id} differs from broker {victim}"
+            assert data == reference, (
+                f"partition {partition}: broker {broker_id} differs from broker {victim}"
+            )
         count = sum(h.records_count for _, h in iter_batches(reference, verify_crc=True))
         assert count == sum(1 for r in records if r.partition == partition)
 
@@ -113,8 +138,9 @@ async def test_a_consumer_keeps_consuming_across_a_leader_change(cluster_factory
         return got
 
     before = await produce("before")
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                        request_timeout_ms=5000) as consumer:
+    async with Consumer(
+        bootstrap_servers=bootstrap, auto_offset_reset="earliest", request_timeout_ms=5000
+    ) as consumer:
         consumer.assign([tp])
         assert await take(consumer, len(before)) == before
         cluster.stop_broker(2, hard=True)  # the leader

@@ -37,8 +37,11 @@ def _log_start(cluster, node: int) -> int:
 
 def _log_end(cluster, node: int) -> int:
     """The end offset of a stopped ``node``'s metadata log."""
-    log = FileReplicatedLog(cluster.broker_dir(node) / "logs" / METADATA_TOPIC_PARTITION_DIR, RAFT_WIRE.encode_payload,
-                            RAFT_WIRE.decode_payload)
+    log = FileReplicatedLog(
+        cluster.broker_dir(node) / "logs" / METADATA_TOPIC_PARTITION_DIR,
+        RAFT_WIRE.encode_payload,
+        RAFT_WIRE.decode_payload,
+    )
     try:
         return log.end_offset()
     finally:
@@ -60,7 +63,9 @@ async def _caught_up(admin: AdminClient, node: int) -> None:
 
 async def _assignments(admin: AdminClient) -> dict[str, list[list[int]]]:
     names = await admin.list_topics()
-    return {name: [p.replicas for p in t.partitions] for name, t in (await admin.describe_topics(names)).items()}
+    return {
+        name: [p.replicas for p in t.partitions] for name, t in (await admin.describe_topics(names)).items()
+    }
 
 
 async def test_a_voter_behind_the_snapshots_loads_one_and_leads_with_the_whole_state(cluster_factory):
@@ -69,8 +74,9 @@ async def test_a_voter_behind_the_snapshots_loads_one_and_leads_with_the_whole_s
         await _create(admin, [f"early-{n}" for n in range(15)])
         leader, _ = await wait_for_quorum_leader(admin)
         behind = next(b for b in cluster.broker_ids if b != leader)
-        await wait_until(lambda: all(_log_start(cluster, b) > 0 for b in cluster.broker_ids),
-                         "a snapshot on every voter")
+        await wait_until(
+            lambda: all(_log_start(cluster, b) > 0 for b in cluster.broker_ids), "a snapshot on every voter"
+        )
 
         cluster.stop_broker(behind, hard=True)
         left_at = _log_end(cluster, behind)

@@ -44,10 +44,18 @@ async def _wait_for(bootstrap: str, tp: TopicPartition, predicate, what: str):
 
 
 async def _produce(bootstrap: str, tp: TopicPartition, values: list[bytes], *, batch: int = 10) -> None:
-    async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=1, request_timeout_ms=5000,
-                        delivery_timeout_ms=60000) as producer:
+    async with Producer(
+        bootstrap_servers=bootstrap,
+        acks="all",
+        linger_ms=1,
+        request_timeout_ms=5000,
+        delivery_timeout_ms=60000,
+    ) as producer:
         for start in range(0, len(values), batch):  # small batches, so that segments roll
-            futures = [await producer.send(tp.topic, v, partition=tp.partition) for v in values[start:start + batch]]
+            futures = [
+                await producer.send(tp.topic, v, partition=tp.partition)
+                for v in values[start : start + batch]
+            ]
             await asyncio.gather(*futures)
 
 
@@ -59,10 +67,20 @@ async def test_leadership_moves_away_from_a_replica_whose_log_went_offline(clust
     cluster = cluster_factory(3)
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([
-            NewTopic(DAMAGED.topic, replica_assignment={0: [X, 3, 1]}, configs={"segment.bytes": str(SEGMENT_BYTES)}),
-            NewTopic(HEALTHY.topic, replica_assignment={0: [X, 1, 3]}, configs={"segment.bytes": str(SEGMENT_BYTES)}),
-        ])
+        await admin.create_topics(
+            [
+                NewTopic(
+                    DAMAGED.topic,
+                    replica_assignment={0: [X, 3, 1]},
+                    configs={"segment.bytes": str(SEGMENT_BYTES)},
+                ),
+                NewTopic(
+                    HEALTHY.topic,
+                    replica_assignment={0: [X, 1, 3]},
+                    configs={"segment.bytes": str(SEGMENT_BYTES)},
+                ),
+            ]
+        )
     for tp in (DAMAGED, HEALTHY):
         await _wait_for(bootstrap, tp, lambda p: p.leader == X and sorted(p.isr) == [1, 2, 3], "a full ISR")
     damaged = [f"d-{i:05d}".encode() * 4 for i in range(BEFORE)]
@@ -89,13 +107,20 @@ async def test_leadership_moves_away_from_a_replica_whose_log_went_offline(clust
     )
     assert consumed == damaged + during
 
-    moved = await _wait_for(bootstrap, DAMAGED, lambda p: p.leader != X and X not in p.isr and X in p.offline_replicas,
-                            "leadership moved and the replica out of the ISR")
+    moved = await _wait_for(
+        bootstrap,
+        DAMAGED,
+        lambda p: p.leader != X and X not in p.isr and X in p.offline_replicas,
+        "leadership moved and the replica out of the ISR",
+    )
     assert moved.leader == 3 and sorted(moved.isr) == [1, 3], moved
     broker_log = cluster.log_path(X).read_text(errors="replace")
-    assert any("offline" in line and str(corrupt) in line for line in broker_log.splitlines()), \
+    assert any("offline" in line and str(corrupt) in line for line in broker_log.splitlines()), (
         "broker 2 did not log the corruption"
-    assert any("reporting it to the controller" in line and "damaged-0" in line for line in broker_log.splitlines())
+    )
+    assert any(
+        "reporting it to the controller" in line and "damaged-0" in line for line in broker_log.splitlines()
+    )
 
     # Broker 2's other partition is still led and served by broker 2.
     still = (await describe_partitions(bootstrap, HEALTHY.topic))[HEALTHY.partition]

@@ -22,16 +22,24 @@ async def test_leader_killed_with_five_batches_in_flight_loses_and_duplicates_no
     cluster = cluster_factory(3)
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(TOPIC, num_partitions=1, replication_factor=3,
-                                            configs={"min.insync.replicas": "2"})])
+        await admin.create_topics(
+            [NewTopic(TOPIC, num_partitions=1, replication_factor=3, configs={"min.insync.replicas": "2"})]
+        )
     [before] = await describe_partitions(bootstrap, TOPIC)
     victim = before.leader
 
     in_flight_at_kill = 0
     futures = []
     # Small batches (about 40 records) so that many are in flight while records keep coming.
-    async with Producer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True, max_batch_size=1024,
-                        linger_ms=0, request_timeout_ms=5000, delivery_timeout_ms=60000) as producer:
+    async with Producer(
+        bootstrap_servers=bootstrap,
+        acks="all",
+        enable_idempotence=True,
+        max_batch_size=1024,
+        linger_ms=0,
+        request_timeout_ms=5000,
+        delivery_timeout_ms=60000,
+    ) as producer:
         for i in range(RECORDS):
             futures.append(await producer.send(TOPIC, b"%08d" % i))
             if not in_flight_at_kill and i >= RECORDS // 3 and producer.in_flight_batches(TOPIC, 0) == 5:
@@ -40,10 +48,13 @@ async def test_leader_killed_with_five_batches_in_flight_loses_and_duplicates_no
         assert in_flight_at_kill == 5, "five batches were never in flight at once"
         await producer.flush(60)
     offsets = [f.result().offset for f in futures]
-    assert offsets == sorted(offsets) and len(set(offsets)) == RECORDS, "acknowledged offsets out of send order"
+    assert offsets == sorted(offsets) and len(set(offsets)) == RECORDS, (
+        "acknowledged offsets out of send order"
+    )
 
-    await wait_for_partitions(bootstrap, TOPIC, lambda parts: parts[0].leader not in (victim, -1),
-                              "a new leader", timeout_s=30)
+    await wait_for_partitions(
+        bootstrap, TOPIC, lambda parts: parts[0].leader not in (victim, -1), "a new leader", timeout_s=30
+    )
     records = await consume_from_beginning(bootstrap, [TP], RECORDS, timeout_s=60)
     values = [r.value for r in records]
     assert len(values) == RECORDS, f"{len(values) - RECORDS} records written twice"

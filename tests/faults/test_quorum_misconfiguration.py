@@ -97,7 +97,9 @@ async def test_a_controller_only_node_restarted_with_another_cluster_id_stops_na
     with pytest.raises(LocalClusterError, match="exited with code 1"):
         cluster.start_broker(3003)
     errors = _error_lines(cluster, 3003)
-    assert errors and "Invalid value another-cluster for configuration cluster.id: log dir" in errors[-1], errors
+    assert errors and "Invalid value another-cluster for configuration cluster.id: log dir" in errors[-1], (
+        errors
+    )
     assert "meta.properties" in errors[-1]
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=5000) as admin:
         leader, _ = await wait_for_quorum_leader(admin)
@@ -115,8 +117,12 @@ async def test_a_new_voter_of_another_cluster_refused_by_a_majority_stops_naming
     except LocalClusterError:
         pass
     errors = _wait_until_stopped(cluster, 3003)
-    assert errors and "Invalid value 'another-cluster' for configuration cluster.id: voters 3001,3002, a " \
-        "majority of controller.quorum.voters, belong to another cluster" in errors[-1], errors
+    assert (
+        errors
+        and "Invalid value 'another-cluster' for configuration cluster.id: voters 3001,3002, a "
+        "majority of controller.quorum.voters, belong to another cluster"
+        in errors[-1]
+    ), errors
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=5000) as admin:
         leader, _ = await wait_for_quorum_leader(admin)
         assert leader in (3001, 3002)  # the voters that refused it keep running
@@ -132,7 +138,12 @@ async def test_a_new_broker_of_another_cluster_stops_naming_cluster_id(cluster_f
     with pytest.raises(LocalClusterError, match="exited with code 1"):
         cluster.start_broker(3)
     errors = _error_lines(cluster, 3)
-    assert errors and "Invalid value for configuration cluster.id: 'another-cluster' is not the controller's " \
-        "cluster" in errors[-1], errors
-    async with AdminClient(bootstrap_servers=f"127.0.0.1:{cluster.ports[1]}", request_timeout_ms=5000) as admin:
+    assert (
+        errors
+        and "Invalid value for configuration cluster.id: 'another-cluster' is not the controller's cluster"
+        in errors[-1]
+    ), errors
+    async with AdminClient(
+        bootstrap_servers=f"127.0.0.1:{cluster.ports[1]}", request_timeout_ms=5000
+    ) as admin:
         assert [b.node_id for b in (await admin.describe_cluster())["brokers"]] == [1, 2]

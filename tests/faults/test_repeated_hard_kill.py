@@ -44,8 +44,14 @@ def _seed() -> int:
 
 async def _load_until_killed(cluster, bootstrap: str, rng: random.Random, round_no: int) -> tuple[list, list]:
     """Send unique records until the broker is killed; returns (acked values, sent values) in send order."""
-    producer = Producer(bootstrap_servers=bootstrap, acks=1, linger_ms=1, max_batch_size=2048,
-                        request_timeout_ms=10000, delivery_timeout_ms=30000)
+    producer = Producer(
+        bootstrap_servers=bootstrap,
+        acks=1,
+        linger_ms=1,
+        max_batch_size=2048,
+        request_timeout_ms=10000,
+        delivery_timeout_ms=30000,
+    )
     await producer.start()
     sent: list[bytes] = []
     futures: list[asyncio.Future] = []
@@ -112,7 +118,9 @@ async def _run(cluster_factory, kills: int, **topic_configs: str) -> None:
         cluster = cluster_factory(1)
         bootstrap = cluster.bootstrap_servers
         async with AdminClient(bootstrap_servers=bootstrap) as admin:
-            await admin.create_topics([NewTopic(TOPIC, 1, 1, configs={"segment.bytes": "65536", **topic_configs})])
+            await admin.create_topics(
+                [NewTopic(TOPIC, 1, 1, configs={"segment.bytes": "65536", **topic_configs})]
+            )
         acked_all: list[bytes] = []
         sent_all: set[bytes] = set()
         for round_no in range(kills):

@@ -51,8 +51,9 @@ def _checkpointed_high_watermark(cluster, broker_id: int, topic: str, partition:
     return -1
 
 
-async def _wait_checkpointed(cluster, broker_id: int, topic: str, partition: int, offset: int,
-                             timeout_s: float = 15) -> None:
+async def _wait_checkpointed(
+    cluster, broker_id: int, topic: str, partition: int, offset: int, timeout_s: float = 15
+) -> None:
     """Wait until ``broker_id`` checkpointed a high watermark >= ``offset``, so that on restart
     its truncation to the high watermark keeps the data below ``offset``."""
     loop = asyncio.get_running_loop()
@@ -79,8 +80,11 @@ def _tear(segment: Path, how: str) -> int:
     data = segment.read_bytes()
     batches = _whole_batches(data)
     next_offset = batches[-1][1].next_offset
-    batch = build_batch([(b"torn-key", b"torn-value" * 20, None, 1_700_000_000_000)], base_offset=next_offset,
-                        partition_leader_epoch=batches[-1][1].partition_leader_epoch)
+    batch = build_batch(
+        [(b"torn-key", b"torn-value" * 20, None, 1_700_000_000_000)],
+        base_offset=next_offset,
+        partition_leader_epoch=batches[-1][1].partition_leader_epoch,
+    )
     torn = batch[:TORN_HEADER_BYTES] if how == "header" else batch[:-PAYLOAD_BYTES_CUT]
     with open(segment, "ab") as f:
         f.write(torn)
@@ -93,15 +97,21 @@ async def test_follower_restarted_after_kill_9_drops_torn_tail_batches_and_rejoi
     topic = "torn-tail"
     leader, victim = 3, 2  # neither is node 1, which hosts the controller
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(topic, replica_assignment={0: [leader, victim], 1: [leader, victim]})])
-    await wait_for_partitions(bootstrap, topic,
-                              lambda ps: all(p.leader == leader and len(p.isr) == 2 for p in ps),
-                    "leaders and full ISRs")
+        await admin.create_topics(
+            [NewTopic(topic, replica_assignment={0: [leader, victim], 1: [leader, victim]})]
+        )
+    await wait_for_partitions(
+        bootstrap,
+        topic,
+        lambda ps: all(p.leader == leader and len(p.isr) == 2 for p in ps),
+        "leaders and full ISRs",
+    )
     sent: dict[int, list[bytes]] = {0: [], 1: []}
 
     async def produce(tag: str, count: int) -> None:
-        async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=2,
-                            delivery_timeout_ms=30000) as producer:
+        async with Producer(
+            bootstrap_servers=bootstrap, acks="all", linger_ms=2, delivery_timeout_ms=30000
+        ) as producer:
             futures = []
             for i in range(count):
                 value = f"{tag}-{i}".encode() * 3
@@ -124,17 +134,21 @@ async def test_follower_restarted_after_kill_9_drops_torn_tail_batches_and_rejoi
     assert torn_bytes[0] == TORN_HEADER_BYTES and torn_bytes[1] > TORN_HEADER_BYTES
 
     cluster.start_broker(victim)
-    await wait_for_partitions(bootstrap, topic,
-                              lambda ps: all(sorted(p.isr) == sorted([leader, victim]) for p in ps),
-                    "the restarted follower to rejoin the ISR")
+    await wait_for_partitions(
+        bootstrap,
+        topic,
+        lambda ps: all(sorted(p.isr) == sorted([leader, victim]) for p in ps),
+        "the restarted follower to rejoin the ISR",
+    )
     for segment, inode in inodes.values():
         assert os.stat(segment).st_ino == inode, f"{segment} was replaced instead of recovered in place"
     await produce("after", 400)
 
     # Hand leadership to the recovered broker: every record must now come from its log.
     cluster.stop_broker(leader, hard=True)
-    await wait_for_partitions(bootstrap, topic, lambda ps: all(p.leader == victim for p in ps),
-                    "the recovered broker to lead")
+    await wait_for_partitions(
+        bootstrap, topic, lambda ps: all(p.leader == victim for p in ps), "the recovered broker to lead"
+    )
     tps = [TopicPartition(topic, p) for p in (0, 1)]
     consumed = await consume_from_beginning(bootstrap, tps)
     for partition in (0, 1):
@@ -146,7 +160,9 @@ async def test_follower_restarted_after_kill_9_drops_torn_tail_batches_and_rejoi
     for partition in (0, 1):
         data = _log_bytes(cluster, victim, topic, partition)
         assert _values(data) == sent[partition]
-        assert data == _log_bytes(cluster, leader, topic, partition), f"partition {partition}: replicas differ"
+        assert data == _log_bytes(cluster, leader, topic, partition), (
+            f"partition {partition}: replicas differ"
+        )
 
 
 async def test_leader_killed_mid_produce_reopens_its_log_when_restarted(cluster_factory):
@@ -156,13 +172,15 @@ async def test_leader_killed_mid_produce_reopens_its_log_when_restarted(cluster_
     victim = 2
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([NewTopic(topic, replica_assignment={0: [victim, 3, 1]})])
-    await wait_for_partitions(bootstrap, topic, lambda ps: ps[0].leader == victim and len(ps[0].isr) == 3,
-                              "a full ISR")
+    await wait_for_partitions(
+        bootstrap, topic, lambda ps: ps[0].leader == victim and len(ps[0].isr) == 3, "a full ISR"
+    )
 
     sent: set[bytes] = set()
     acked = 0
-    async with Producer(bootstrap_servers=bootstrap, acks=1, linger_ms=2, request_timeout_ms=5000,
-                        delivery_timeout_ms=60000) as producer:
+    async with Producer(
+        bootstrap_servers=bootstrap, acks=1, linger_ms=2, request_timeout_ms=5000, delivery_timeout_ms=60000
+    ) as producer:
         futures = []
         for i in range(6000):
             value = f"record-{i}".encode()
@@ -190,8 +208,9 @@ async def test_leader_killed_mid_produce_reopens_its_log_when_restarted(cluster_
 
     await wait_for_partitions(bootstrap, topic, lambda ps: ps[0].leader in (1, 3), "a new leader")
     cluster.start_broker(victim)
-    await wait_for_partitions(bootstrap, topic, lambda ps: sorted(ps[0].isr) == [1, 2, 3],
-                    "the restarted broker to rejoin the ISR")
+    await wait_for_partitions(
+        bootstrap, topic, lambda ps: sorted(ps[0].isr) == [1, 2, 3], "the restarted broker to rejoin the ISR"
+    )
     # It reopened its segment (same file, not deleted and fetched again from scratch).
     assert os.stat(segment).st_ino == inode_before
 
@@ -205,4 +224,6 @@ async def test_leader_killed_mid_produce_reopens_its_log_when_restarted(cluster_
     reference = _log_bytes(cluster, victim, topic, 0)
     assert _values(reference) == [r.value for r in consumed]
     for broker_id in (1, 3):
-        assert _log_bytes(cluster, broker_id, topic, 0) == reference, f"broker {broker_id} differs from {victim}"
+        assert _log_bytes(cluster, broker_id, topic, 0) == reference, (
+            f"broker {broker_id} differs from {victim}"
+        )

@@ -13,8 +13,9 @@ import os
 from hypothesis import HealthCheck, settings
 
 EXAMPLES = int(os.environ.get("KAFKETTE_FUZZ_EXAMPLES", "200"))
-_COMMON = dict(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-               database=None)
+_COMMON = dict(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+)
 settings.register_profile("ci", derandomize=True, **_COMMON)
 settings.register_profile("long", derandomize=False, **_COMMON)
 settings.load_profile(os.environ.get("KAFKETTE_FUZZ_PROFILE", "ci"))

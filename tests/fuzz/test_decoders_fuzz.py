@@ -44,13 +44,29 @@ from kafkette.protocol.record_batch import (
 )
 from kafkette.protocol.schema import SchemaError
 
-CODECS = [compression.COMPRESSION_NONE, compression.COMPRESSION_GZIP, compression.COMPRESSION_SNAPPY,
-          compression.COMPRESSION_LZ4, compression.COMPRESSION_ZSTD]
+CODECS = [
+    compression.COMPRESSION_NONE,
+    compression.COMPRESSION_GZIP,
+    compression.COMPRESSION_SNAPPY,
+    compression.COMPRESSION_LZ4,
+    compression.COMPRESSION_ZSTD,
+]
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**63), max_value=2**64 - 1),
-                    st.floats(allow_nan=False), st.text(max_size=20), st.binary(max_size=40))
-values = st.recursive(scalars, lambda children: st.lists(children, max_size=6)
-                      | st.dictionaries(st.text(max_size=8), children, max_size=4), max_leaves=30)
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**64 - 1),
+    st.floats(allow_nan=False),
+    st.text(max_size=20),
+    st.binary(max_size=40),
+)
+values = st.recursive(
+    scalars,
+    lambda children: (
+        st.lists(children, max_size=6) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=30,
+)
 
 
 def _mutations(valid: bytes) -> st.SearchStrategy[bytes]:
@@ -58,15 +74,21 @@ def _mutations(valid: bytes) -> st.SearchStrategy[bytes]:
     n = len(valid)
     truncate = st.integers(0, max(n - 1, 0)).map(lambda i: valid[:i])
     flip = st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, 255)), min_size=1, max_size=4).map(
-        lambda flips: bytes(b ^ next((x for i, x in flips if i == pos), 0) for pos, b in enumerate(valid)))
+        lambda flips: bytes(b ^ next((x for i, x in flips if i == pos), 0) for pos, b in enumerate(valid))
+    )
     append = st.binary(min_size=1, max_size=16).map(lambda tail: valid + tail)
     return st.one_of(truncate, flip, append)
 
 
 # ----- request frames, each API's schema ----------------------------------------------------
 
-api_versions = st.sampled_from(sorted(
-    (key, version) for key, spec in API_REGISTRY.items() for version in range(spec.min_version, spec.max_version + 1)))
+api_versions = st.sampled_from(
+    sorted(
+        (key, version)
+        for key, spec in API_REGISTRY.items()
+        for version in range(spec.min_version, spec.max_version + 1)
+    )
+)
 
 
 @given(st.binary(max_size=200))
@@ -78,7 +100,9 @@ def test_request_frames_of_random_bytes(payload):
 
 
 @given(api_versions, st.integers(-(2**31), 2**31 - 1), st.one_of(st.none(), st.text(max_size=10)), values)
-def test_request_bodies_of_random_structure_against_every_api_schema(api_version, correlation_id, client_id, body):
+def test_request_bodies_of_random_structure_against_every_api_schema(
+    api_version, correlation_id, client_id, body
+):
     (api_key, version) = api_version
     try:
         decode_request(msgpack.packb([api_key, version, correlation_id, client_id, body], use_bin_type=True))
@@ -96,9 +120,19 @@ def test_response_envelopes(payload):
 
 # ----- record batches and codecs ------------------------------------------------------------
 
-records = st.lists(st.tuples(st.one_of(st.none(), st.binary(max_size=8)), st.one_of(st.none(), st.binary(max_size=16)),
-                             st.none(), st.integers(0, 2**40)), min_size=1, max_size=4)
-VALID_BATCH = build_batch([(b"k", b"value", [("h", b"v")], 1_700_000_000_000), (None, b"x", None, 1_700_000_000_001)])
+records = st.lists(
+    st.tuples(
+        st.one_of(st.none(), st.binary(max_size=8)),
+        st.one_of(st.none(), st.binary(max_size=16)),
+        st.none(),
+        st.integers(0, 2**40),
+    ),
+    min_size=1,
+    max_size=4,
+)
+VALID_BATCH = build_batch(
+    [(b"k", b"value", [("h", b"v")], 1_700_000_000_000), (None, b"x", None, 1_700_000_000_001)]
+)
 
 
 def _decode_all(data: bytes) -> None:
@@ -114,11 +148,16 @@ def test_record_batches_of_random_or_mutated_bytes(data):
         pass
 
 
-@given(st.one_of(st.binary(max_size=80), values.map(lambda v: msgpack.packb(v, use_bin_type=True))),
-       st.integers(0, 7), st.sampled_from([0, RECORDS_MSGPACK_MASK]), st.integers(-1, 5))
+@given(
+    st.one_of(st.binary(max_size=80), values.map(lambda v: msgpack.packb(v, use_bin_type=True))),
+    st.integers(0, 7),
+    st.sampled_from([0, RECORDS_MSGPACK_MASK]),
+    st.integers(-1, 5),
+)
 def test_batches_with_valid_crcs_over_random_record_payloads(payload, codec, encoding, record_count):
-    data = build_batch_from_payload(payload, record_count=record_count, base_timestamp=0, max_timestamp=0,
-                                    attributes=codec | encoding)
+    data = build_batch_from_payload(
+        payload, record_count=record_count, base_timestamp=0, max_timestamp=0, attributes=codec | encoding
+    )
     try:
         _decode_all(data)
     except (CorruptRecordError, UnsupportedCompressionTypeError):
@@ -129,8 +168,9 @@ def test_batches_with_valid_crcs_over_random_record_payloads(payload, codec, enc
         pass
 
 
-VALID_KAFKA_BATCH = build_kafka_batch([(b"k", b"value", [("h", b"v"), ("n", None)], 1_700_000_000_000),
-                                       (None, b"x", None, 1_700_000_000_001)])
+VALID_KAFKA_BATCH = build_kafka_batch(
+    [(b"k", b"value", [("h", b"v"), ("n", None)], 1_700_000_000_000), (None, b"x", None, 1_700_000_000_001)]
+)
 
 
 @given(st.one_of(st.binary(max_size=120), _mutations(VALID_KAFKA_BATCH[61:])), st.integers(0, 3))
@@ -141,8 +181,11 @@ def test_kafka_record_sections_of_random_or_mutated_bytes(section, record_count)
         pass
 
 
-@given(st.one_of(_mutations(VALID_KAFKA_BATCH), _mutations(VALID_BATCH),
-                 _mutations(VALID_BATCH + VALID_KAFKA_BATCH)))
+@given(
+    st.one_of(
+        _mutations(VALID_KAFKA_BATCH), _mutations(VALID_BATCH), _mutations(VALID_BATCH + VALID_KAFKA_BATCH)
+    )
+)
 def test_kafka_fetch_conversion_of_mutated_batches(data):
     try:
         converted = to_kafka_encoding(data)
@@ -165,8 +208,13 @@ def test_valid_batches_decode_to_what_was_built(codec, rows, build):
     assert decode_records(converted) == decoded
 
 
-@given(st.sampled_from(CODECS[1:]), st.one_of(st.binary(max_size=100), st.binary(min_size=1, max_size=60).flatmap(
-    lambda raw: _mutations(gzip.compress(raw)))))
+@given(
+    st.sampled_from(CODECS[1:]),
+    st.one_of(
+        st.binary(max_size=100),
+        st.binary(min_size=1, max_size=60).flatmap(lambda raw: _mutations(gzip.compress(raw))),
+    ),
+)
 def test_every_codec_on_random_or_mutated_payloads(codec, data):
     try:
         compression.decompress(codec, data)
@@ -180,8 +228,15 @@ def test_every_codec_round_trips(codec, raw):
     assert compression.decompress_kafka(codec, compression.compress_kafka(codec, raw)) == raw
 
 
-@given(st.sampled_from(CODECS[1:]), st.one_of(st.binary(max_size=100), st.binary(min_size=1, max_size=60).flatmap(
-    lambda raw: _mutations(compression.compress_kafka(compression.COMPRESSION_SNAPPY, raw)))))
+@given(
+    st.sampled_from(CODECS[1:]),
+    st.one_of(
+        st.binary(max_size=100),
+        st.binary(min_size=1, max_size=60).flatmap(
+            lambda raw: _mutations(compression.compress_kafka(compression.COMPRESSION_SNAPPY, raw))
+        ),
+    ),
+)
 def test_every_codec_in_kafkas_framing_on_random_or_mutated_payloads(codec, data):
     try:
         compression.decompress_kafka(codec, data)
@@ -205,8 +260,11 @@ def test_consumer_protocol_subscriptions_and_assignments(data):
 
 @given(st.binary(max_size=120))
 def test_consumer_offsets_records(data):
-    for decode in (coordinator_records.decode_key, coordinator_records.decode_offset_commit_value,
-                   coordinator_records.decode_group_metadata_value):
+    for decode in (
+        coordinator_records.decode_key,
+        coordinator_records.decode_offset_commit_value,
+        coordinator_records.decode_group_metadata_value,
+    ):
         try:
             decode(data)
         except coordinator_records.CoordinatorRecordError:
@@ -215,12 +273,28 @@ def test_consumer_offsets_records(data):
 
 # ----- config files and CLI inputs ----------------------------------------------------------
 
-property_lines = st.lists(st.one_of(
-    st.text(alphabet=string.printable, max_size=40),
-    st.tuples(st.sampled_from(["node.id", "log.dirs", "listeners", "num.partitions", "log.segment.bytes",
-                               "process.roles", "controller.quorum.voters", "log.cleanup.policy", "x.unknown"]),
-              st.text(max_size=20)).map(lambda kv: f"{kv[0]}={kv[1]}"),
-), max_size=8).map(lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass"))
+property_lines = st.lists(
+    st.one_of(
+        st.text(alphabet=string.printable, max_size=40),
+        st.tuples(
+            st.sampled_from(
+                [
+                    "node.id",
+                    "log.dirs",
+                    "listeners",
+                    "num.partitions",
+                    "log.segment.bytes",
+                    "process.roles",
+                    "controller.quorum.voters",
+                    "log.cleanup.policy",
+                    "x.unknown",
+                ]
+            ),
+            st.text(max_size=20),
+        ).map(lambda kv: f"{kv[0]}={kv[1]}"),
+    ),
+    max_size=8,
+).map(lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass"))
 
 
 PROPERTIES = Path(tempfile.mkdtemp(prefix="kafkette-fuzz-")) / "server.properties"
@@ -236,9 +310,15 @@ def test_server_properties_files(content):
         pass
 
 
-@given(st.one_of(st.text(max_size=80), values.map(lambda v: json.dumps(v, default=repr)),
-                 st.lists(st.fixed_dictionaries({"topic": values, "partition": values, "offset": values}), max_size=3)
-                 .map(lambda parts: json.dumps({"partitions": parts, "version": 1}, default=repr))))
+@given(
+    st.one_of(
+        st.text(max_size=80),
+        values.map(lambda v: json.dumps(v, default=repr)),
+        st.lists(
+            st.fixed_dictionaries({"topic": values, "partition": values, "offset": values}), max_size=3
+        ).map(lambda parts: json.dumps({"partitions": parts, "version": 1}, default=repr)),
+    )
+)
 def test_cli_offset_json(text):
     try:
         parse_offset_json(text)

@@ -59,8 +59,10 @@ def _generate(rng: random.Random) -> tuple[str, bytes]:
         key = rng.choice(sorted(API_REGISTRY))
         spec = API_REGISTRY[key]
         version = rng.randrange(spec.min_version, spec.max_version + 2)
-        body = msgpack.packb([key, version, rng.randrange(2**31), rng.choice([None, "fuzz"]),
-                              _random_value(rng)], use_bin_type=True)
+        body = msgpack.packb(
+            [key, version, rng.randrange(2**31), rng.choice([None, "fuzz"]), _random_value(rng)],
+            use_bin_type=True,
+        )
     elif kind == "mutated":
         valid = bytearray(encode_request(ApiVersionsRequest(), 0, 7, "fuzz")[4:])
         for _ in range(rng.randrange(1, 4)):
@@ -98,9 +100,13 @@ def test_malformed_frames_never_stop_the_broker_from_serving_others(tmp_path):
                     try:
                         result = await send_frame(port, data, decode_response_envelope)
                     except FrameError as exc:
-                        raise AssertionError(f"seed {seed} frame {i} ({kind}): malformed answer {exc}") from exc
+                        raise AssertionError(
+                            f"seed {seed} frame {i} ({kind}): malformed answer {exc}"
+                        ) from exc
                     outcomes[result] = outcomes.get(result, 0) + 1
-                    assert cluster.is_running(1), f"seed {seed}: the broker died on frame {i} ({kind}): {data[:64]!r}"
+                    assert cluster.is_running(1), (
+                        f"seed {seed}: the broker died on frame {i} ({kind}): {data[:64]!r}"
+                    )
                     if i % CHECK_EVERY == CHECK_EVERY - 1:
                         await _round_trip(cluster.bootstrap_servers, producer, i)
                 await _round_trip(cluster.bootstrap_servers, producer, FRAMES)

@@ -53,7 +53,9 @@ def _generate(rng: random.Random) -> tuple[str, bytes]:
         version = rng.randrange(0, (api.max_version if api else 5) + 3)
         flexible = api.flexible(version) if api else rng.random() < 0.5
         header = KafkaRequestHeader(key, version, rng.randrange(2**31), rng.choice([None, "fuzz"]))
-        body = encode_request_header(header, request_header_version(flexible)) + rng.randbytes(rng.randrange(48))
+        body = encode_request_header(header, request_header_version(flexible)) + rng.randbytes(
+            rng.randrange(48)
+        )
     elif kind == "mutated":
         valid = bytearray(_valid_request(rng))
         for _ in range(rng.randrange(1, 4)):
@@ -72,6 +74,7 @@ def _echoes_correlation_id(data: bytes) -> Callable[[bytes], None]:
 
     def check(body: bytes) -> None:
         assert struct.unpack_from(">i", body, 0)[0] == sent, "an answer echoes the correlation id"
+
     return check
 
 
@@ -79,7 +82,9 @@ def _round_trip(bootstrap: str, n: int) -> None:
     producer = Producer({"bootstrap.servers": bootstrap, "acks": "all"})
     producer.produce(TOPIC, value=b"healthy-%d" % n, partition=0)
     assert producer.flush(20) == 0
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "fuzz-check", "enable.auto.commit": False})
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": "fuzz-check", "enable.auto.commit": False}
+    )
     try:
         _, high = consumer.get_watermark_offsets(TopicPartition(TOPIC, 0), timeout=20)
         consumer.assign([TopicPartition(TOPIC, 0, high - 1)])

@@ -33,17 +33,27 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory):
-    props = {"broker.session.timeout.ms": 3000, "broker.heartbeat.interval.ms": 500,
-             "num.partitions": 2, "default.replication.factor": 2}
-    with LocalCluster(num_brokers=3, data_dir=tmp_path_factory.mktemp("autocreate"), broker_configs=props) as c:
+    props = {
+        "broker.session.timeout.ms": 3000,
+        "broker.heartbeat.interval.ms": 500,
+        "num.partitions": 2,
+        "default.replication.factor": 2,
+    }
+    with LocalCluster(
+        num_brokers=3, data_dir=tmp_path_factory.mktemp("autocreate"), broker_configs=props
+    ) as c:
         yield c
 
 
-async def metadata(cluster: LocalCluster, broker_id: int, topics: list[str] | None, allow: bool) -> MetadataResponse:
+async def metadata(
+    cluster: LocalCluster, broker_id: int, topics: list[str] | None, allow: bool
+) -> MetadataResponse:
     """One raw Metadata v1 request to ``broker_id``."""
     async with BrokerConnection("127.0.0.1", cluster.ports[broker_id], client_id="auto-create-test") as conn:
-        request = MetadataRequest(topics=None if topics is None else [MetadataRequestTopic(name=t) for t in topics],
-                                  allow_auto_topic_creation=allow)
+        request = MetadataRequest(
+            topics=None if topics is None else [MetadataRequestTopic(name=t) for t in topics],
+            allow_auto_topic_creation=allow,
+        )
         return await conn.send(request, timeout_ms=10000)
 
 
@@ -53,7 +63,9 @@ async def list_topics(cluster: LocalCluster) -> list[str]:
 
 
 async def test_producer_send_to_a_new_topic_creates_it_with_the_defaults(cluster):
-    async with Producer(bootstrap_servers=cluster.bootstrap_servers, acks="all", request_timeout_ms=15000) as producer:
+    async with Producer(
+        bootstrap_servers=cluster.bootstrap_servers, acks="all", request_timeout_ms=15000
+    ) as producer:
         first = await producer.send_and_wait("auto-produced", b"first", key=b"k")
         assert first.offset == 0
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin:
@@ -85,8 +97,9 @@ async def test_first_answer_for_a_new_topic_is_unknown_topic_or_partition_as_kaf
 
 
 async def test_consumer_without_auto_create_does_not_create(cluster):
-    async with Consumer(bootstrap_servers=cluster.bootstrap_servers, allow_auto_create_topics=False,
-                        request_timeout_ms=2000) as consumer:
+    async with Consumer(
+        bootstrap_servers=cluster.bootstrap_servers, allow_auto_create_topics=False, request_timeout_ms=2000
+    ) as consumer:
         with pytest.raises(UnknownTopicOrPartitionError):
             await consumer.partitions_for_topic("never-auto-created")
     assert "never-auto-created" not in await list_topics(cluster)
@@ -106,7 +119,9 @@ async def test_metadata_without_the_allow_flag_does_not_create(cluster):
 async def test_invalid_names_get_invalid_topic_exception(cluster):
     answer = await metadata(cluster, 2, ["bad name!", ".."], allow=True)
     assert [(t.name, t.error_code) for t in answer.topics] == [
-        ("bad name!", Errors.INVALID_TOPIC_EXCEPTION), ("..", Errors.INVALID_TOPIC_EXCEPTION)]
+        ("bad name!", Errors.INVALID_TOPIC_EXCEPTION),
+        ("..", Errors.INVALID_TOPIC_EXCEPTION),
+    ]
     async with Producer(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=5000) as producer:
         with pytest.raises(InvalidTopicError):
             await producer.send_and_wait("bad name!", b"x")

@@ -66,7 +66,10 @@ async def test_wrong_field_types_get_invalid_request(shared_cluster):
     assert correlation_id == 77
     assert ApiVersionsResponse.from_wire(raw, 0).error_code == Errors.INVALID_REQUEST
     # Metadata has no top-level error field: the broker closes that connection.
-    assert await _exchange(_first_port(shared_cluster), _frame(msgpack.packb([3, 1, 78, None, ["x", 1]]))) is None
+    assert (
+        await _exchange(_first_port(shared_cluster), _frame(msgpack.packb([3, 1, 78, None, ["x", 1]])))
+        is None
+    )
     await _still_serving(shared_cluster)
 
 
@@ -78,8 +81,7 @@ async def test_unsupported_version_is_answered(shared_cluster):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(KAFKETTE), *args], capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run([str(KAFKETTE), *args], capture_output=True, text=True, timeout=60)
 
 
 @pytest.mark.parametrize(
@@ -93,7 +95,9 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     ],
 )
 def test_cli_topic_creation_errors_print_one_line_and_fail(shared_cluster, args, message):
-    result = _cli("topics", "create", "cli-bad", *args, "--bootstrap-server", shared_cluster.bootstrap_servers)
+    result = _cli(
+        "topics", "create", "cli-bad", *args, "--bootstrap-server", shared_cluster.bootstrap_servers
+    )
     assert result.returncode != 0
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, result.stderr

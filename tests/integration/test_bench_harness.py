@@ -19,8 +19,15 @@ pytestmark = pytest.mark.timeout(180)
 
 
 def test_a_kafkette_workload_reports_produce_and_consume_rows_from_the_perf_tools(tmp_path):
-    rows = kafkette_workloads.workload(tmp_path / "workload", "100 B x 3,000, 1 node", brokers=1, acks="1",
-                                       records=3000, size=100, partitions=2)
+    rows = kafkette_workloads.workload(
+        tmp_path / "workload",
+        "100 B x 3,000, 1 node",
+        brokers=1,
+        acks="1",
+        records=3000,
+        size=100,
+        partitions=2,
+    )
 
     assert [(r.system, r.phase) for r in rows] == [(KAFKETTE, "produce"), (KAFKETTE, "consume")]
     produce, consume = rows
@@ -31,11 +38,29 @@ def test_a_kafkette_workload_reports_produce_and_consume_rows_from_the_perf_tool
 
 def test_the_capacity_load_process_gets_every_resent_batch_acknowledged_and_appended(cluster_factory):
     cluster = cluster_factory(1)
-    kafkette_workloads.kafkette("topics", "create", broker_capacity.TOPIC, "--partitions", "2",
-                                "--replication-factor", "1", "--bootstrap-server", cluster.bootstrap_servers)
+    kafkette_workloads.kafkette(
+        "topics",
+        "create",
+        broker_capacity.TOPIC,
+        "--partitions",
+        "2",
+        "--replication-factor",
+        "1",
+        "--bootstrap-server",
+        cluster.bootstrap_servers,
+    )
 
-    result = run_coroutine(broker_capacity.load(cluster.ports[1], broker_capacity.TOPIC, [0, 1], requests=7,
-                                                batch_records=50, size=100, in_flight=3))
+    result = run_coroutine(
+        broker_capacity.load(
+            cluster.ports[1],
+            broker_capacity.TOPIC,
+            [0, 1],
+            requests=7,
+            batch_records=50,
+            size=100,
+            in_flight=3,
+        )
+    )
 
     assert result["records"] == 7 * 50 * 2
     assert result["end"] >= result["start"]
@@ -51,8 +76,11 @@ def test_the_default_settings_workload_reports_sdk_and_perf_tool_rows(tmp_path):
     name = "100 B x 2,000, 1 node, 1 partition, default settings"
     rows = kafkette_workloads.defaults(tmp_path / "defaults", name, records=2000, size=100)
 
-    assert [(r.system, r.phase) for r in rows] == [(KAFKETTE, "produce"), (KAFKETTE, "consume"),
-                                                   (KAFKETTE, "perf produce")]
+    assert [(r.system, r.phase) for r in rows] == [
+        (KAFKETTE, "produce"),
+        (KAFKETTE, "consume"),
+        (KAFKETTE, "perf produce"),
+    ]
     assert all(r.workload == name and r.records_per_s > 0 for r in rows)
     assert rows[0].p50_ms is not None and rows[0].p50_ms <= rows[0].p99_ms
 

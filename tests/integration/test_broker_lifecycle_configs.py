@@ -28,8 +28,9 @@ pytestmark = pytest.mark.timeout(120)
 
 
 async def metadata(conn: BrokerConnection, *names: str, allow: bool = True):
-    response = await conn.send(MetadataRequest(
-        topics=[MetadataRequestTopic(name=n) for n in names], allow_auto_topic_creation=allow))
+    response = await conn.send(
+        MetadataRequest(topics=[MetadataRequestTopic(name=n) for n in names], allow_auto_topic_creation=allow)
+    )
     return {t.name: t for t in response.topics}
 
 
@@ -57,22 +58,46 @@ async def test_metadata_on_a_non_controller_broker_auto_creates_a_topic(shared_c
 async def test_a_broker_describes_and_alters_its_own_dynamic_configs(shared_cluster):
     port = shared_cluster.ports[3]
     async with BrokerConnection("127.0.0.1", port) as conn:
-        altered = await conn.send(IncrementalAlterConfigsRequest(resources=[
-            AlterConfigsResource(resource_type=RESOURCE_BROKER, resource_name="3", configs=[
-                AlterableConfig(name="log.retention.ms", config_operation=OP_SET, value="3600000")]),
-            AlterConfigsResource(resource_type=RESOURCE_BROKER, resource_name="3", configs=[
-                AlterableConfig(name="num.partitions", config_operation=OP_SET, value="4")]),
-        ]))
+        altered = await conn.send(
+            IncrementalAlterConfigsRequest(
+                resources=[
+                    AlterConfigsResource(
+                        resource_type=RESOURCE_BROKER,
+                        resource_name="3",
+                        configs=[
+                            AlterableConfig(name="log.retention.ms", config_operation=OP_SET, value="3600000")
+                        ],
+                    ),
+                    AlterConfigsResource(
+                        resource_type=RESOURCE_BROKER,
+                        resource_name="3",
+                        configs=[AlterableConfig(name="num.partitions", config_operation=OP_SET, value="4")],
+                    ),
+                ]
+            )
+        )
         assert [r.error_code for r in altered.responses] == [Errors.NONE, Errors.INVALID_REQUEST]
 
-        described = await conn.send(DescribeConfigsRequest(resources=[
-            DescribeConfigsResource(resource_type=RESOURCE_BROKER, resource_name="3", configuration_keys=None),
-            DescribeConfigsResource(resource_type=RESOURCE_BROKER, resource_name="1", configuration_keys=None),
-        ]))
+        described = await conn.send(
+            DescribeConfigsRequest(
+                resources=[
+                    DescribeConfigsResource(
+                        resource_type=RESOURCE_BROKER, resource_name="3", configuration_keys=None
+                    ),
+                    DescribeConfigsResource(
+                        resource_type=RESOURCE_BROKER, resource_name="1", configuration_keys=None
+                    ),
+                ]
+            )
+        )
         mine, other = described.results
         configs = {c.name: c for c in mine.configs}
         assert (configs["log.retention.ms"].value, configs["log.retention.ms"].config_source) == (
-            "3600000", SOURCE_DYNAMIC_BROKER_CONFIG)
-        assert configs["node.id"].config_source == SOURCE_STATIC_BROKER_CONFIG and configs["node.id"].read_only
+            "3600000",
+            SOURCE_DYNAMIC_BROKER_CONFIG,
+        )
+        assert (
+            configs["node.id"].config_source == SOURCE_STATIC_BROKER_CONFIG and configs["node.id"].read_only
+        )
         assert configs["num.partitions"].config_source == SOURCE_DEFAULT_CONFIG
         assert other.error_code == Errors.INVALID_REQUEST

@@ -33,7 +33,9 @@ STARTUP_TIMEOUT_S = 60
 
 
 def _cli(*args: str, input: str | None = None, timeout_s: float = 90) -> subprocess.CompletedProcess:
-    return subprocess.run([str(KAFKETTE), *args], capture_output=True, text=True, input=input, timeout=timeout_s)
+    return subprocess.run(
+        [str(KAFKETTE), *args], capture_output=True, text=True, input=input, timeout=timeout_s
+    )
 
 
 def _start_cluster(data_dir: Path, brokers: int) -> subprocess.Popen:
@@ -41,9 +43,22 @@ def _start_cluster(data_dir: Path, brokers: int) -> subprocess.Popen:
 
     A short ControlledShutdown backoff: a signal stops every broker, the controller among them.
     """
-    return subprocess.Popen([str(KAFKETTE), "cluster", "start", "--brokers", str(brokers), "--data-dir", str(data_dir),
-                             "--config", "controlled.shutdown.retry.backoff.ms=100"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [
+            str(KAFKETTE),
+            "cluster",
+            "start",
+            "--brokers",
+            str(brokers),
+            "--data-dir",
+            str(data_dir),
+            "--config",
+            "controlled.shutdown.retry.backoff.ms=100",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _cluster_started(proc: subprocess.Popen, data_dir: Path, brokers: int, broker_pids: set[int]) -> str:
@@ -52,7 +67,9 @@ def _cluster_started(proc: subprocess.Popen, data_dir: Path, brokers: int, broke
     bootstrap = read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
     assert len(bootstrap.split(",")) == brokers
     broker_pids.update(pids_using(data_dir) - {proc.pid})
-    assert len(broker_pids) == brokers, f"expected {brokers} broker processes under {data_dir}, found {broker_pids}"
+    assert len(broker_pids) == brokers, (
+        f"expected {brokers} broker processes under {data_dir}, found {broker_pids}"
+    )
     return bootstrap
 
 
@@ -64,8 +81,7 @@ def _server_properties(tmp_path: Path, *, port: int, voter_port: int, extra: str
         "process.roles=broker,controller\n"
         f"listeners=PLAINTEXT://127.0.0.1:{port}\n"
         f"log.dirs={tmp_path / 'logs'}\n"
-        f"controller.quorum.voters=1@127.0.0.1:{voter_port}\n"
-        + extra
+        f"controller.quorum.voters=1@127.0.0.1:{voter_port}\n" + extra
     )
     return config
 
@@ -80,7 +96,9 @@ def _kill_leftovers(proc: subprocess.Popen, broker_pids: set[int] = frozenset())
             os.kill(pid, signal.SIGKILL)
 
 
-def _assert_stopped_cleanly(proc: subprocess.Popen, exit_code: int, broker_pids: set[int], signal_name: str) -> None:
+def _assert_stopped_cleanly(
+    proc: subprocess.Popen, exit_code: int, broker_pids: set[int], signal_name: str
+) -> None:
     """``kafkette cluster start`` exited 0 after ``signal_name``, without a traceback, and took its brokers along."""
     stderr = proc.stderr.read() if proc.stderr else ""
     assert exit_code == 0, f"cluster start exited {exit_code} after {signal_name}: {stderr}"
@@ -108,17 +126,31 @@ def test_cluster_start_topics_produce_consume_perf_and_sigint_from_the_console_s
         bootstrap = _cluster_started(proc, data_dir, 3, broker_pids)
         server = ["--bootstrap-server", bootstrap]
 
-        out = ok_stdout(_cli("topics", "create", "cli-topic", "--partitions", "3", "--replication-factor", "3",
-                       "--config", "min.insync.replicas=2", *server))
+        out = ok_stdout(
+            _cli(
+                "topics",
+                "create",
+                "cli-topic",
+                "--partitions",
+                "3",
+                "--replication-factor",
+                "3",
+                "--config",
+                "min.insync.replicas=2",
+                *server,
+            )
+        )
         assert "cli-topic" in out
-        ok_stdout(_cli("topics", "create", "cli-perf", "--partitions", "2", "--replication-factor", "2", *server))
+        ok_stdout(
+            _cli("topics", "create", "cli-perf", "--partitions", "2", "--replication-factor", "2", *server)
+        )
         assert ok_stdout(_cli("topics", "list", *server)).split() == ["cli-perf", "cli-topic"]
 
         described = ok_stdout(_cli("topics", "describe", "cli-topic", *server))
         table = [line.split() for line in described.splitlines() if line.strip()]
         header = ["Topic", "Partition", "Leader", "Replicas", "Isr"]
         assert header in table, described
-        rows = table[table.index(header) + 1:]
+        rows = table[table.index(header) + 1 :]
         assert [row[1] for row in rows] == ["0", "1", "2"]
         for topic, _, leader, replicas, isr in rows:
             assert topic == "cli-topic"
@@ -127,20 +159,63 @@ def test_cluster_start_topics_produce_consume_perf_and_sigint_from_the_console_s
             assert sorted(isr.split(",")) == ["1", "2", "3"]
 
         lines = [f"k{i}:v{i}" for i in range(12)]
-        ok_stdout(_cli("produce", "--topic", "cli-topic", "--key-separator", ":", *server, input="\n".join(lines) + "\n"))
-        consumed = ok_stdout(_cli("consume", "--topic", "cli-topic", "--from-beginning", "--max-messages", "12", *server))
+        ok_stdout(
+            _cli(
+                "produce",
+                "--topic",
+                "cli-topic",
+                "--key-separator",
+                ":",
+                *server,
+                input="\n".join(lines) + "\n",
+            )
+        )
+        consumed = ok_stdout(
+            _cli("consume", "--topic", "cli-topic", "--from-beginning", "--max-messages", "12", *server)
+        )
         assert sorted(consumed.splitlines()) == sorted(f"v{i}" for i in range(12))
-        keyed = ok_stdout(_cli("consume", "--topic", "cli-topic", "--from-beginning", "--max-messages", "12",
-                         "--property", "print.key=true", "--property", "key.separator=:", *server))
+        keyed = ok_stdout(
+            _cli(
+                "consume",
+                "--topic",
+                "cli-topic",
+                "--from-beginning",
+                "--max-messages",
+                "12",
+                "--property",
+                "print.key=true",
+                "--property",
+                "key.separator=:",
+                *server,
+            )
+        )
         assert sorted(keyed.splitlines()) == sorted(lines)
 
-        produced = ok_stdout(_cli("perf", "produce", "--topic", "cli-perf", "--num-records", "20000",
-                            "--record-size", "100", "--acks", "all", "--batch-size", "65536", "--linger-ms", "2",
-                            *server))
+        produced = ok_stdout(
+            _cli(
+                "perf",
+                "produce",
+                "--topic",
+                "cli-perf",
+                "--num-records",
+                "20000",
+                "--record-size",
+                "100",
+                "--acks",
+                "all",
+                "--batch-size",
+                "65536",
+                "--linger-ms",
+                "2",
+                *server,
+            )
+        )
         assert "20000 records sent" in produced and "records/sec" in produced, produced
         for fragment in ("MB/sec", "ms avg latency", "ms 50th", "ms 95th", "ms 99th", "ms 99.9th"):
             assert fragment in produced, produced
-        perf_consumed = ok_stdout(_cli("perf", "consume", "--topic", "cli-perf", "--messages", "20000", *server))
+        perf_consumed = ok_stdout(
+            _cli("perf", "consume", "--topic", "cli-perf", "--messages", "20000", *server)
+        )
         assert "20000 records consumed" in perf_consumed and "records/sec" in perf_consumed, perf_consumed
         assert "MB/sec" in perf_consumed, perf_consumed
     finally:
@@ -179,12 +254,14 @@ def test_cluster_start_stops_its_brokers_on_sigterm(tmp_path):
 
 def test_broker_start_serves_from_a_server_properties_file_until_sigterm(tmp_path):
     (port,) = free_ports(1)
-    config = _server_properties(tmp_path, port=port, voter_port=port,
-                                extra="controlled.shutdown.retry.backoff.ms=100\n")
+    config = _server_properties(
+        tmp_path, port=port, voter_port=port, extra="controlled.shutdown.retry.backoff.ms=100\n"
+    )
     log_path = tmp_path / "broker.log"  # a file, not a pipe nobody drains while the broker logs
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([str(KAFKETTE), "broker", "start", "--config", str(config)],
-                                stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [str(KAFKETTE), "broker", "start", "--config", str(config)], stdout=log, stderr=subprocess.STDOUT
+        )
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while True:  # registered and unfenced: it lists itself in Metadata
@@ -197,9 +274,13 @@ def test_broker_start_serves_from_a_server_properties_file_until_sigterm(tmp_pat
             assert time.monotonic() < deadline, "the broker never answered Metadata listing itself"
             time.sleep(0.2)
         server = ["--bootstrap-server", f"127.0.0.1:{port}"]
-        ok_stdout(_cli("topics", "create", "single", "--partitions", "1", "--replication-factor", "1", *server))
+        ok_stdout(
+            _cli("topics", "create", "single", "--partitions", "1", "--replication-factor", "1", *server)
+        )
         ok_stdout(_cli("produce", "--topic", "single", *server, input="one\ntwo\n"))
-        consumed = ok_stdout(_cli("consume", "--topic", "single", "--from-beginning", "--max-messages", "2", *server))
+        consumed = ok_stdout(
+            _cli("consume", "--topic", "single", "--from-beginning", "--max-messages", "2", *server)
+        )
         assert consumed.splitlines() == ["one", "two"]
         proc.send_signal(signal.SIGTERM)
         exit_code = proc.wait(timeout=60)
@@ -217,8 +298,12 @@ async def test_produce_sends_each_line_while_stdin_stays_open(cluster_factory):
     tp = TopicPartition("typed", 0)
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([NewTopic("typed", 1, 1)])
-    proc = subprocess.Popen([str(KAFKETTE), "produce", "--topic", "typed", "--bootstrap-server", bootstrap],
-                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [str(KAFKETTE), "produce", "--topic", "typed", "--bootstrap-server", bootstrap],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
             consumer.assign([tp])
@@ -236,9 +321,14 @@ async def test_produce_sends_each_line_while_stdin_stays_open(cluster_factory):
     finally:
         _kill_leftovers(proc)
     # Standard input that the event loop cannot poll is read directly.
-    devnull = await asyncio.to_thread(subprocess.run, [str(KAFKETTE), "produce", "--topic", "typed",
-                                                       "--bootstrap-server", bootstrap],
-                                      stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    devnull = await asyncio.to_thread(
+        subprocess.run,
+        [str(KAFKETTE), "produce", "--topic", "typed", "--bootstrap-server", bootstrap],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert devnull.returncode == 0 and devnull.stderr == "", devnull.stderr
 
 
@@ -247,32 +337,58 @@ def test_cluster_start_on_a_busy_port_prints_the_reason_in_one_line(tmp_path):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        result = _cli("cluster", "start", "--brokers", "1", "--base-port", str(port),
-                      "--data-dir", str(tmp_path / "busy"), timeout_s=60)
+        result = _cli(
+            "cluster",
+            "start",
+            "--brokers",
+            "1",
+            "--base-port",
+            str(port),
+            "--data-dir",
+            str(tmp_path / "busy"),
+            timeout_s=60,
+        )
     assert result.returncode != 0
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
     assert len(errors) == 1 and "address already in use" in errors[0], result.stderr
     assert "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize(("args", "reason"), [
-    (("--brokers", "2", "--controllers", "3"), "3 voters need at least 3 brokers, not 2"),
-    (("--brokers", "3", "--controllers", "2"), "'2' is not one of '1', '3', '5'"),
-])
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        (("--brokers", "2", "--controllers", "3"), "3 voters need at least 3 brokers, not 2"),
+        (("--brokers", "3", "--controllers", "2"), "'2' is not one of '1', '3', '5'"),
+    ],
+)
 def test_cluster_start_refuses_a_voter_count_it_cannot_run(tmp_path, args, reason):
     result = _cli("cluster", "start", *args, "--data-dir", str(tmp_path / "refused"), timeout_s=30)
-    assert result.returncode == 2 and "--controllers" in result.stderr and reason in result.stderr, result.stderr
+    assert result.returncode == 2 and "--controllers" in result.stderr and reason in result.stderr, (
+        result.stderr
+    )
     assert not (tmp_path / "refused").exists()
 
 
 def test_cluster_start_with_one_controller_makes_only_node_1_a_voter(tmp_path):
     data_dir = tmp_path / "one-voter"
-    started = _cli("cluster", "start", "--daemon", "--brokers", "2", "--controllers", "1", "--data-dir",
-                   str(data_dir), timeout_s=90)
+    started = _cli(
+        "cluster",
+        "start",
+        "--daemon",
+        "--brokers",
+        "2",
+        "--controllers",
+        "1",
+        "--data-dir",
+        str(data_dir),
+        timeout_s=90,
+    )
     try:
         ok_stdout(started)
         roles = {b: (data_dir / f"broker-{b}" / "server.properties").read_text() for b in (1, 2)}
         assert "process.roles=broker,controller" in roles[1] and "process.roles=broker\n" in roles[2]
-        assert all("controller.quorum.voters=1@127.0.0.1\\:" in text for text in roles.values())  # ":" escaped
+        assert all(
+            "controller.quorum.voters=1@127.0.0.1\\:" in text for text in roles.values()
+        )  # ":" escaped
     finally:
         _cli("cluster", "stop", "--data-dir", str(data_dir), timeout_s=90)

@@ -27,10 +27,18 @@ from kafkette.client.cluster_pid_file import is_alive, read_pid_file, write_pid_
 pytestmark = pytest.mark.timeout(300)
 
 KAFKETTE = Path(sys.executable).parent / "kafkette"
-FAST = ["--config", "broker.session.timeout.ms=3000", "--config", "broker.heartbeat.interval.ms=500",
-        "--config", "replica.lag.time.max.ms=3000"]
-HOW_TO_GIVE_OTHERS = ("give others with --bootstrap-server HOST:PORT, --data-dir DIR (of 'kafkette cluster start "
-                      "--data-dir DIR') or export KAFKETTE_BOOTSTRAP_SERVERS=HOST:PORT,...")
+FAST = [
+    "--config",
+    "broker.session.timeout.ms=3000",
+    "--config",
+    "broker.heartbeat.interval.ms=500",
+    "--config",
+    "replica.lag.time.max.ms=3000",
+]
+HOW_TO_GIVE_OTHERS = (
+    "give others with --bootstrap-server HOST:PORT, --data-dir DIR (of 'kafkette cluster start "
+    "--data-dir DIR') or export KAFKETTE_BOOTSTRAP_SERVERS=HOST:PORT,..."
+)
 FAIL_FAST_BOUND_S = 10  # a loose sanity bound; the figure itself is measured and reported
 
 
@@ -41,15 +49,25 @@ def _environment(**variables: str) -> dict[str, str]:
     return env
 
 
-def _cli(*args: str, env: dict[str, str], cwd: Path, input: str | None = None,
-         timeout_s: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([str(KAFKETTE), *args], capture_output=True, text=True, env=env, cwd=cwd,
-                          input=input, stdin=None if input is not None else subprocess.DEVNULL, timeout=timeout_s)
+def _cli(
+    *args: str, env: dict[str, str], cwd: Path, input: str | None = None, timeout_s: float = 120
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(KAFKETTE), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        input=input,
+        stdin=None if input is not None else subprocess.DEVNULL,
+        timeout=timeout_s,
+    )
 
 
 def _ok(result: subprocess.CompletedProcess) -> str:
-    assert result.returncode == 0, f"{result.args}: exit {result.returncode}\nstdout: {result.stdout}\n" \
-                                   f"stderr: {result.stderr}"
+    assert result.returncode == 0, (
+        f"{result.args}: exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    )
     return result.stdout
 
 
@@ -67,13 +85,34 @@ def daemon_cluster(tmp_path_factory) -> Iterator[tuple[Path, str]]:
     data_dir = tmp_path_factory.mktemp("daemon") / "cluster"
     env = _environment()
     try:
-        out = _ok(_cli("cluster", "start", "--daemon", "--brokers", "3", "--data-dir", str(data_dir), *FAST,
-                       env=env, cwd=data_dir.parent))
+        out = _ok(
+            _cli(
+                "cluster",
+                "start",
+                "--daemon",
+                "--brokers",
+                "3",
+                "--data-dir",
+                str(data_dir),
+                *FAST,
+                env=env,
+                cwd=data_dir.parent,
+            )
+        )
         bootstrap = out.splitlines()[0].split("=", 1)[1]
         yield data_dir, bootstrap
     finally:
         if (data_dir / "cluster.json").exists():
-            _cli("cluster", "stop", "--data-dir", str(data_dir), "--timeout-ms", "20000", env=env, cwd=data_dir.parent)
+            _cli(
+                "cluster",
+                "stop",
+                "--data-dir",
+                str(data_dir),
+                "--timeout-ms",
+                "20000",
+                env=env,
+                cwd=data_dir.parent,
+            )
         _kill_recorded_brokers(data_dir)
 
 
@@ -98,23 +137,62 @@ def _every_client_command_works(run, topic: str, tmp_path: Path) -> None:
     assert f"Topic: {topic}\tPartitionCount: 3" in _ok(run("topics", "describe", "--topic", topic))
     _ok(run("configs", "alter", "--topic", topic, "--add-config", "retention.ms=3600000"))
     assert "retention.ms=3600000" in _ok(run("configs", "describe", "--topic", topic))
-    _ok(run("produce", "--topic", topic, "--property", "parse.key=true", "--property", "key.separator=:",
-            input="k1:v1\nk1:v2\nk1:v3\n"))
-    assert _ok(run("consume", "--topic", topic, "--from-beginning", "--max-messages", "3", "--group", f"{topic}-g",
-                   "--timeout-ms", "60000")).split() == ["v1", "v2", "v3"]
+    _ok(
+        run(
+            "produce",
+            "--topic",
+            topic,
+            "--property",
+            "parse.key=true",
+            "--property",
+            "key.separator=:",
+            input="k1:v1\nk1:v2\nk1:v3\n",
+        )
+    )
+    assert _ok(
+        run(
+            "consume",
+            "--topic",
+            topic,
+            "--from-beginning",
+            "--max-messages",
+            "3",
+            "--group",
+            f"{topic}-g",
+            "--timeout-ms",
+            "60000",
+        )
+    ).split() == ["v1", "v2", "v3"]
     assert f"{topic}-g" in _ok(run("consumer-groups", "--list")).split()
-    assert "3 records sent" in _ok(run("perf", "produce", "--topic", topic, "--num-records", "3", "--record-size",
-                                       "10", "--throughput", "-1"))
+    assert "3 records sent" in _ok(
+        run(
+            "perf",
+            "produce",
+            "--topic",
+            topic,
+            "--num-records",
+            "3",
+            "--record-size",
+            "10",
+            "--throughput",
+            "-1",
+        )
+    )
     offsets = tmp_path / f"{topic}-offsets.json"
-    offsets.write_text(json.dumps({"version": 1, "partitions": [{"topic": topic, "partition": p, "offset": 0}
-                                                                for p in range(3)]}))
+    offsets.write_text(
+        json.dumps(
+            {"version": 1, "partitions": [{"topic": topic, "partition": p, "offset": 0} for p in range(3)]}
+        )
+    )
     _ok(run("delete-records", "--offset-json-file", str(offsets)))
     assert "LeaderId:" in _ok(run("metadata-quorum", "describe", "--status"))
     status = _ok(run("cluster", "status"))
     assert [row.split()[2] for row in status.splitlines()[1:4]] == ["yes", "yes", "yes"]
 
 
-def test_every_client_command_reaches_the_cluster_named_only_by_kafkette_bootstrap_servers(daemon_cluster, tmp_path):
+def test_every_client_command_reaches_the_cluster_named_only_by_kafkette_bootstrap_servers(
+    daemon_cluster, tmp_path
+):
     data_dir, bootstrap = daemon_cluster
     env = _environment(**{BOOTSTRAP_SERVERS_ENV: bootstrap})
 
@@ -125,8 +203,9 @@ def test_every_client_command_reaches_the_cluster_named_only_by_kafkette_bootstr
     _every_client_command_works(run, "named-by-env", tmp_path)
 
 
-def test_every_client_command_reaches_the_cluster_of_its_data_dir_over_the_variable(daemon_cluster, tmp_path,
-                                                                                    refused_ports):
+def test_every_client_command_reaches_the_cluster_of_its_data_dir_over_the_variable(
+    daemon_cluster, tmp_path, refused_ports
+):
     data_dir, _ = daemon_cluster
     # the variable names addresses that refuse: a typed --data-dir comes before it
     env = _environment(**{BOOTSTRAP_SERVERS_ENV: ",".join(f"127.0.0.1:{p}" for p in refused_ports)})
@@ -171,24 +250,39 @@ def _fails_fast(args: list[str], env: dict[str, str], cwd: Path, expected: str, 
 
 def test_a_command_whose_every_bootstrap_server_refuses_fails_at_once_naming_them(refused_ports, tmp_path):
     servers = ",".join(f"127.0.0.1:{p}" for p in refused_ports)
-    expected = (f"Error: No broker of {servers} answers: connection refused (bootstrap servers from "
-                f"--bootstrap-server); {HOW_TO_GIVE_OTHERS}")
-    elapsed = _fails_fast(["topics", "list", "--bootstrap-server", servers], _environment(), tmp_path, expected, 5)
-    print(f"\ntopics list, two refused addresses: {', '.join(f'{s:.2f}' for s in elapsed)} s "
-          f"(median {statistics.median(elapsed):.2f} s)")
+    expected = (
+        f"Error: No broker of {servers} answers: connection refused (bootstrap servers from "
+        f"--bootstrap-server); {HOW_TO_GIVE_OTHERS}"
+    )
+    elapsed = _fails_fast(
+        ["topics", "list", "--bootstrap-server", servers], _environment(), tmp_path, expected, 5
+    )
+    print(
+        f"\ntopics list, two refused addresses: {', '.join(f'{s:.2f}' for s in elapsed)} s "
+        f"(median {statistics.median(elapsed):.2f} s)"
+    )
 
     env = _environment(**{BOOTSTRAP_SERVERS_ENV: servers})
-    by_env = f"Error: No broker of {servers} answers: connection refused (bootstrap servers from " \
-             f"{BOOTSTRAP_SERVERS_ENV}); {HOW_TO_GIVE_OTHERS}"
-    for command in (["produce", "--topic", "t"], ["consume", "--topic", "t"], ["cluster", "status"],
-                    ["perf", "consume", "--topic", "t", "--messages", "1"], ["consumer-groups", "--list"]):
+    by_env = (
+        f"Error: No broker of {servers} answers: connection refused (bootstrap servers from "
+        f"{BOOTSTRAP_SERVERS_ENV}); {HOW_TO_GIVE_OTHERS}"
+    )
+    for command in (
+        ["produce", "--topic", "t"],
+        ["consume", "--topic", "t"],
+        ["cluster", "status"],
+        ["perf", "consume", "--topic", "t", "--messages", "1"],
+        ["consumer-groups", "--list"],
+    ):
         _fails_fast(command, env, tmp_path, by_env, 1)
 
     stopped = tmp_path / "stopped"  # a data dir whose cluster has gone, its cluster.json left behind
     stopped.mkdir()
     write_pid_file(stopped, servers, (1,), {1: os.getpid()}, {1: refused_ports[0]})
-    by_data_dir = f"Error: No broker of {servers} answers: connection refused (bootstrap servers from " \
-                  f"{stopped / 'cluster.json'}); {HOW_TO_GIVE_OTHERS}"
+    by_data_dir = (
+        f"Error: No broker of {servers} answers: connection refused (bootstrap servers from "
+        f"{stopped / 'cluster.json'}); {HOW_TO_GIVE_OTHERS}"
+    )
     _fails_fast(["topics", "describe", "--data-dir", str(stopped)], _environment(), tmp_path, by_data_dir, 1)
 
 
@@ -197,13 +291,24 @@ def test_an_address_that_accepts_but_never_answers_is_left_to_request_timeout_ms
     try:
         servers = f"127.0.0.1:{refused_ports[0]},127.0.0.1:{silent.getsockname()[1]}"
         started = time.monotonic()
-        result = _cli("topics", "list", "--bootstrap-server", servers, "--request-timeout-ms", "2000",
-                      env=_environment(), cwd=tmp_path, timeout_s=60)
+        result = _cli(
+            "topics",
+            "list",
+            "--bootstrap-server",
+            servers,
+            "--request-timeout-ms",
+            "2000",
+            env=_environment(),
+            cwd=tmp_path,
+            timeout_s=60,
+        )
         elapsed = time.monotonic() - started
     finally:
         silent.close()
     assert result.returncode == 1
-    assert result.stderr.startswith(f"Error: KafkaConnectionError: Unable to bootstrap from {servers}"), result.stderr
+    assert result.stderr.startswith(f"Error: KafkaConnectionError: Unable to bootstrap from {servers}"), (
+        result.stderr
+    )
     assert elapsed >= 2, f"gave up after {elapsed:.2f} s, before request.timeout.ms"
 
 
@@ -220,7 +325,9 @@ def test_the_sdk_keeps_retrying_refused_bootstrap_servers_for_request_timeout_ms
     assert asyncio.run(start()) >= 1.4
 
 
-def test_a_cluster_with_one_of_three_bootstrap_brokers_down_keeps_serving(cluster_factory, tmp_path, monkeypatch):
+def test_a_cluster_with_one_of_three_bootstrap_brokers_down_keeps_serving(
+    cluster_factory, tmp_path, monkeypatch
+):
     cluster = cluster_factory(3)
     cluster.stop_broker(1)  # killed: its address now refuses, and it comes first in the list
     addresses = cluster.bootstrap_servers.split(",")
@@ -233,8 +340,20 @@ def test_a_cluster_with_one_of_three_bootstrap_brokers_down_keeps_serving(cluste
     _ok(run("topics", "create", "--topic", "one-down", "--partitions", "2", "--replication-factor", "2"))
     assert "one-down" in _ok(run("topics", "list")).split()
     _ok(run("produce", "--topic", "one-down", input="a\nb\n"))
-    assert sorted(_ok(run("consume", "--topic", "one-down", "--from-beginning", "--max-messages", "2",
-                          "--timeout-ms", "60000")).split()) == ["a", "b"]
+    assert sorted(
+        _ok(
+            run(
+                "consume",
+                "--topic",
+                "one-down",
+                "--from-beginning",
+                "--max-messages",
+                "2",
+                "--timeout-ms",
+                "60000",
+            )
+        ).split()
+    ) == ["a", "b"]
 
     monkeypatch.setenv(BOOTSTRAP_SERVERS_ENV, cluster.bootstrap_servers)
 

@@ -24,8 +24,14 @@ from tests.cli_processes import kill_recorded_brokers, ok_stdout, run_cli
 
 pytestmark = pytest.mark.timeout(240)
 
-FAST = ["--config", "broker.session.timeout.ms=3000", "--config", "broker.heartbeat.interval.ms=500",
-        "--config", "replica.lag.time.max.ms=2000"]
+FAST = [
+    "--config",
+    "broker.session.timeout.ms=3000",
+    "--config",
+    "broker.heartbeat.interval.ms=500",
+    "--config",
+    "replica.lag.time.max.ms=2000",
+]
 
 
 @pytest.fixture
@@ -58,8 +64,20 @@ def test_daemon_cluster_status_second_start_kill_and_stop(data_dir):
     bootstrap = out.strip().split("=", 1)[1]
     assert record.bootstrap_servers == bootstrap
 
-    ok_stdout(run_cli("topics", "create", "--topic", "seen", "--partitions", "3", "--replication-factor", "3",
-             "--bootstrap-server", bootstrap))
+    ok_stdout(
+        run_cli(
+            "topics",
+            "create",
+            "--topic",
+            "seen",
+            "--partitions",
+            "3",
+            "--replication-factor",
+            "3",
+            "--bootstrap-server",
+            bootstrap,
+        )
+    )
     status = ok_stdout(run_cli("cluster", "status", "--data-dir", str(data_dir)))
     rows = [line.split() for line in status.splitlines()[1:4]]
     assert [row[:3] for row in rows] == [[str(b.id), f"127.0.0.1:{b.port}", "yes"] for b in record.brokers]
@@ -70,9 +88,11 @@ def test_daemon_cluster_status_second_start_kill_and_stop(data_dir):
 
     again = run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir))
     assert again.returncode != 0
-    assert again.stderr.strip() == (f"Error: A cluster is already running in {data_dir} (pids "
-                                    f"{', '.join(str(b.pid) for b in record.brokers)}); stop it with: "
-                                    f"kafkette cluster stop --data-dir {data_dir}")
+    assert again.stderr.strip() == (
+        f"Error: A cluster is already running in {data_dir} (pids "
+        f"{', '.join(str(b.pid) for b in record.brokers)}); stop it with: "
+        f"kafkette cluster stop --data-dir {data_dir}"
+    )
     assert all(is_alive(b) for b in record.brokers)
 
     os.kill(record.brokers[2].pid, signal.SIGKILL)
@@ -106,8 +126,10 @@ def test_stop_and_status_where_no_cluster_runs(tmp_path):
     assert nobody.returncode != 0 and nobody.stderr.startswith("Error: No broker of 127.0.0.1:1 answers")
 
 
-IGNORES_SIGTERM = ("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-                   "print('ready', flush=True); time.sleep(60)")
+IGNORES_SIGTERM = (
+    "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "print('ready', flush=True); time.sleep(60)"
+)
 
 
 def _process(code: str = "import time; print('ready', flush=True); time.sleep(60)") -> subprocess.Popen:
@@ -119,8 +141,11 @@ def _process(code: str = "import time; print('ready', flush=True); time.sleep(60
 def test_stop_terminates_followers_then_the_controller_and_kills_a_hung_one(monkeypatch):
     follower, hung, controller = _process(), _process(IGNORES_SIGTERM), _process()
     procs = {2: follower, 3: hung, 1: controller}
-    record = ClusterPidFile("x", (1,), tuple(BrokerProcess(i, p.pid, 0, process_start_time(p.pid) or -1)
-                                          for i, p in sorted(procs.items())))
+    record = ClusterPidFile(
+        "x",
+        (1,),
+        tuple(BrokerProcess(i, p.pid, 0, process_start_time(p.pid) or -1) for i, p in sorted(procs.items())),
+    )
     sent: list[tuple[int, int]] = []
     real_signal = cluster_pid_file._signal
 
@@ -133,7 +158,11 @@ def test_stop_terminates_followers_then_the_controller_and_kills_a_hung_one(monk
         stopped, killed = stop_brokers(record, timeout_ms=500)
         assert sorted(b.id for b in stopped) == [1, 2] and [b.id for b in killed] == [3]
         assert sent == [(2, signal.SIGTERM), (3, signal.SIGTERM), (3, signal.SIGKILL), (1, signal.SIGTERM)]
-        assert [procs[i].wait(timeout=10) for i in (1, 2, 3)] == [-signal.SIGTERM, -signal.SIGTERM, -signal.SIGKILL]
+        assert [procs[i].wait(timeout=10) for i in (1, 2, 3)] == [
+            -signal.SIGTERM,
+            -signal.SIGTERM,
+            -signal.SIGKILL,
+        ]
     finally:
         for proc in procs.values():
             if proc.poll() is None:
@@ -141,15 +170,27 @@ def test_stop_terminates_followers_then_the_controller_and_kills_a_hung_one(monk
 
 
 def test_kafka_protocol_flag_prints_kafka_bootstrap_servers_that_kafka_clients_reach(data_dir, kcat_path):
-    out = ok_stdout(run_cli("cluster", "start", "--daemon", "--brokers", "2", "--kafka-protocol", "--data-dir", str(data_dir),
-                   *FAST))
+    out = ok_stdout(
+        run_cli(
+            "cluster",
+            "start",
+            "--daemon",
+            "--brokers",
+            "2",
+            "--kafka-protocol",
+            "--data-dir",
+            str(data_dir),
+            *FAST,
+        )
+    )
     lines = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
     assert set(lines) == {"bootstrap.servers", "kafka.bootstrap.servers"}
     kafka_bootstrap = lines["kafka.bootstrap.servers"]
     assert len(kafka_bootstrap.split(",")) == 2 and kafka_bootstrap != lines["bootstrap.servers"]
     try:
-        listed = subprocess.run([kcat_path, "-b", kafka_bootstrap, "-L", "-m", "10"], capture_output=True, text=True,
-                                timeout=60)
+        listed = subprocess.run(
+            [kcat_path, "-b", kafka_bootstrap, "-L", "-m", "10"], capture_output=True, text=True, timeout=60
+        )
         assert listed.returncode == 0, listed.stderr
         assert "2 brokers:" in listed.stdout
         for address in kafka_bootstrap.split(","):

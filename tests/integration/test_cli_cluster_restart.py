@@ -21,13 +21,21 @@ import pytest
 from kafkette.client.cluster_pid_file import is_alive, read_pid_file
 from tests.cli_processes import kill_recorded_brokers, run_cli
 
-FAST = ["--config", "broker.session.timeout.ms=3000", "--config", "broker.heartbeat.interval.ms=500",
-        "--config", "controlled.shutdown.retry.backoff.ms=100"]
+FAST = [
+    "--config",
+    "broker.session.timeout.ms=3000",
+    "--config",
+    "broker.heartbeat.interval.ms=500",
+    "--config",
+    "controlled.shutdown.retry.backoff.ms=100",
+]
 EDIT = "# kept across restarts\nlog.retention.ms=86400123\n"
 
 
 def _ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
-    assert result.returncode == 0, f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    assert result.returncode == 0, (
+        f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    )
     return result
 
 
@@ -83,13 +91,18 @@ def test_restart_broker_keeps_its_port_and_edited_server_properties_and_status_a
     assert restarted.stderr.splitlines() == [
         f"Stopped broker 2 (pid {old.pid})",
         f"export KAFKETTE_BOOTSTRAP_SERVERS={bootstrap}",
-        f"Restarted broker 2 (pid {new.pid}) on 127.0.0.1:{old.port}"]
+        f"Restarted broker 2 (pid {new.pid}) on 127.0.0.1:{old.port}",
+    ]
     assert config.read_text().endswith(EDIT)
-    described = _ok(run_cli("configs", "describe", "--all", "--broker", "2", "--bootstrap-server", bootstrap)).stdout
+    described = _ok(
+        run_cli("configs", "describe", "--all", "--broker", "2", "--bootstrap-server", bootstrap)
+    ).stdout
     assert "log.retention.ms=86400123 " in described  # the edited file is what the broker runs with
 
     by_data_dir = _status_rows(data_dir)
-    assert [row[:3] for row in by_data_dir] == [[str(b.id), f"127.0.0.1:{b.port}", "yes"] for b in after.brokers]
+    assert [row[:3] for row in by_data_dir] == [
+        [str(b.id), f"127.0.0.1:{b.port}", "yes"] for b in after.brokers
+    ]
     assert _status_rows(data_dir, bootstrap) == by_data_dir
 
     stopped = _ok(run_cli("cluster", "stop", "--data-dir", str(data_dir)))
@@ -98,7 +111,9 @@ def test_restart_broker_keeps_its_port_and_edited_server_properties_and_status_a
 
 
 @pytest.mark.timeout(300)
-def test_start_on_a_partly_down_cluster_starts_the_brokers_that_are_down_and_a_stopped_one_keeps_its_ports(data_dir):
+def test_start_on_a_partly_down_cluster_starts_the_brokers_that_are_down_and_a_stopped_one_keeps_its_ports(
+    data_dir,
+):
     started = _ok(run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir), *FAST))
     bootstrap = _bootstrap(started)
     assert f"export KAFKETTE_BOOTSTRAP_SERVERS={bootstrap}" in started.stderr.splitlines()
@@ -120,8 +135,10 @@ def test_start_on_a_partly_down_cluster_starts_the_brokers_that_are_down_and_a_s
     whole = _ok(run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir)))
     assert _bootstrap(whole) == bootstrap  # the same ports after a stop
     assert not any(line.startswith("Port ") for line in whole.stderr.splitlines())
-    assert _ok(run_cli("cluster", "stop", "--data-dir", str(data_dir))).stdout.strip() == \
-        f"Stopped 3 broker(s) in {data_dir}"
+    assert (
+        _ok(run_cli("cluster", "stop", "--data-dir", str(data_dir))).stdout.strip()
+        == f"Stopped 3 broker(s) in {data_dir}"
+    )
 
 
 def _hold(port: int, timeout_s: float = 10) -> socket.socket:
@@ -152,8 +169,22 @@ def _moved(result: subprocess.CompletedProcess) -> list[str]:
 
 @pytest.mark.timeout(300)
 def test_a_taken_port_gets_a_new_one_said_in_one_line(data_dir):
-    bootstrap = _bootstrap(_ok(run_cli("cluster", "start", "--daemon", "--brokers", "3", "--controllers", "1",
-                                    "--data-dir", str(data_dir), *FAST)))
+    bootstrap = _bootstrap(
+        _ok(
+            run_cli(
+                "cluster",
+                "start",
+                "--daemon",
+                "--brokers",
+                "3",
+                "--controllers",
+                "1",
+                "--data-dir",
+                str(data_dir),
+                *FAST,
+            )
+        )
+    )
     record = read_pid_file(data_dir)
     _kill(record.brokers[2])
     old_port = _port(bootstrap, 3)
@@ -162,8 +193,10 @@ def test_a_taken_port_gets_a_new_one_said_in_one_line(data_dir):
     new_bootstrap = _bootstrap(restarted)
     new_port = _port(new_bootstrap, 3)
     assert new_port != old_port and new_bootstrap.split(",")[:2] == bootstrap.split(",")[:2]
-    assert _moved(restarted) == [f"Port {old_port} of broker 3 is taken; broker 3 listens on 127.0.0.1:{new_port} "
-                                 f"now (listeners in {data_dir}/broker-3/server.properties)"]
+    assert _moved(restarted) == [
+        f"Port {old_port} of broker 3 is taken; broker 3 listens on 127.0.0.1:{new_port} "
+        f"now (listeners in {data_dir}/broker-3/server.properties)"
+    ]
     assert f"export KAFKETTE_BOOTSTRAP_SERVERS={new_bootstrap}" in restarted.stderr.splitlines()
     assert read_pid_file(data_dir).bootstrap_servers == new_bootstrap
     assert read_pid_file(data_dir).brokers[2].port == new_port
@@ -177,8 +210,10 @@ def test_a_taken_port_gets_a_new_one_said_in_one_line(data_dir):
     with _hold(voter_port):
         whole = _ok(run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir)))
     moved_to = _port(_bootstrap(whole), 1)
-    assert _moved(whole) == [f"Port {voter_port} of broker 1 is taken; broker 1 listens on 127.0.0.1:{moved_to} "
-                             f"now (listeners in {data_dir}/broker-1/server.properties)"]
+    assert _moved(whole) == [
+        f"Port {voter_port} of broker 1 is taken; broker 1 listens on 127.0.0.1:{moved_to} "
+        f"now (listeners in {data_dir}/broker-1/server.properties)"
+    ]
     assert _bootstrap(whole).split(",")[1:] == new_bootstrap.split(",")[1:]
     assert [row[2] for row in _status_rows(data_dir)] == ["yes", "yes", "yes"]
     _ok(run_cli("cluster", "stop", "--data-dir", str(data_dir)))
@@ -186,8 +221,19 @@ def test_a_taken_port_gets_a_new_one_said_in_one_line(data_dir):
 
 @pytest.mark.timeout(300)
 def test_kafka_listener_addresses_are_recorded_shown_and_kept_by_a_restart(data_dir):
-    started = _ok(run_cli("cluster", "start", "--daemon", "--brokers", "2", "--kafka-protocol",
-                       "--data-dir", str(data_dir), *FAST))
+    started = _ok(
+        run_cli(
+            "cluster",
+            "start",
+            "--daemon",
+            "--brokers",
+            "2",
+            "--kafka-protocol",
+            "--data-dir",
+            str(data_dir),
+            *FAST,
+        )
+    )
     bootstrap, kafka_line = started.stdout.splitlines()[:2]
     kafka_bootstrap = kafka_line.removeprefix("kafka.bootstrap.servers=")
     record = read_pid_file(data_dir)
@@ -201,5 +247,6 @@ def test_kafka_listener_addresses_are_recorded_shown_and_kept_by_a_restart(data_
     lines = _ok(run_cli("cluster", "status", "--data-dir", str(data_dir))).stdout.splitlines()
     assert lines[0].split() == ["Broker", "Address", "Kafka", "address", "Alive", "Controller"]
     assert [row.split()[:4] for row in lines[1:3]] == [
-        [str(b.id), f"127.0.0.1:{b.port}", f"127.0.0.1:{b.kafka_port}", "yes"] for b in record.brokers]
+        [str(b.id), f"127.0.0.1:{b.port}", f"127.0.0.1:{b.kafka_port}", "yes"] for b in record.brokers
+    ]
     _ok(run_cli("cluster", "stop", "--data-dir", str(data_dir)))

@@ -25,8 +25,14 @@ from tests.cli_processes import KAFKETTE, ok_stdout, pids_using, run_cli
 # Well under the 60 s a start used to wait for a broker that had long exited; loose enough for a
 # loaded machine (the time from a broker's exit to the error line is measured apart, not here).
 FAILED_START_BOUND_S = 40
-FAST = ["--config", "broker.session.timeout.ms=3000", "--config", "broker.heartbeat.interval.ms=500",
-        "--config", "controlled.shutdown.retry.backoff.ms=100"]
+FAST = [
+    "--config",
+    "broker.session.timeout.ms=3000",
+    "--config",
+    "broker.heartbeat.interval.ms=500",
+    "--config",
+    "controlled.shutdown.retry.backoff.ms=100",
+]
 
 
 def _error_lines(result: subprocess.CompletedProcess) -> list[str]:
@@ -76,11 +82,21 @@ def test_cluster_start_names_the_broker_whose_port_is_busy_and_leaves_nothing_ru
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", base + 1))  # broker 2's port
         busy.listen()
-        result = run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir), "--base-port", str(base),
-                      timeout_s=FAILED_START_BOUND_S)
+        result = run_cli(
+            "cluster",
+            "start",
+            "--daemon",
+            "--data-dir",
+            str(data_dir),
+            "--base-port",
+            str(base),
+            timeout_s=FAILED_START_BOUND_S,
+        )
     assert result.returncode == 1
-    assert _error_lines(result) == [f"Error: broker 2 exited with code 1: cannot listen on 127.0.0.1:{base + 1}: "
-                                    f"address already in use (log: {data_dir}/broker-2/broker.log)"], result.stderr
+    assert _error_lines(result) == [
+        f"Error: broker 2 exited with code 1: cannot listen on 127.0.0.1:{base + 1}: "
+        f"address already in use (log: {data_dir}/broker-2/broker.log)"
+    ], result.stderr
     assert "Traceback" not in result.stderr
     assert pids_using(data_dir) == set()
     assert not (data_dir / "cluster.json").exists()
@@ -91,10 +107,14 @@ def test_cluster_start_says_a_log_dir_is_a_file(data_dirs):
     data_dir = data_dirs("log-dir-file")
     (data_dir / "broker-2").mkdir(parents=True)
     (data_dir / "broker-2" / "logs").write_text("not a directory\n")
-    result = run_cli("cluster", "start", "--daemon", "--data-dir", str(data_dir), timeout_s=FAILED_START_BOUND_S)
+    result = run_cli(
+        "cluster", "start", "--daemon", "--data-dir", str(data_dir), timeout_s=FAILED_START_BOUND_S
+    )
     assert result.returncode == 1
-    assert _error_lines(result) == [f"Error: broker 2 exited with code 1: log.dirs entry {data_dir}/broker-2/logs is "
-                                    f"a file, not a directory (log: {data_dir}/broker-2/broker.log)"], result.stderr
+    assert _error_lines(result) == [
+        f"Error: broker 2 exited with code 1: log.dirs entry {data_dir}/broker-2/logs is "
+        f"a file, not a directory (log: {data_dir}/broker-2/broker.log)"
+    ], result.stderr
     assert pids_using(data_dir) == set()
 
 
@@ -102,16 +122,27 @@ def test_cluster_start_says_a_log_dir_is_a_file(data_dirs):
 def test_cluster_start_overlapping_a_running_cluster_names_the_port_conflict(data_dirs):
     running, overlapping = data_dirs("running"), data_dirs("overlapping")
     base = _consecutive_free_ports(5)
-    first = ok_stdout(run_cli("cluster", "start", "--daemon", "--data-dir", str(running), "--base-port", str(base), *FAST))
+    first = ok_stdout(
+        run_cli("cluster", "start", "--daemon", "--data-dir", str(running), "--base-port", str(base), *FAST)
+    )
     try:
         # its broker 1 gets the running cluster's broker 3's port; its brokers 2 and 3 find that node
         # among their voters, and it answers with the other cluster's cluster.id
-        result = run_cli("cluster", "start", "--daemon", "--data-dir", str(overlapping), "--base-port", str(base + 2),
-                      timeout_s=FAILED_START_BOUND_S)
+        result = run_cli(
+            "cluster",
+            "start",
+            "--daemon",
+            "--data-dir",
+            str(overlapping),
+            "--base-port",
+            str(base + 2),
+            timeout_s=FAILED_START_BOUND_S,
+        )
         assert result.returncode == 1
         assert _error_lines(result) == [
             f"Error: broker 1 exited with code 1: cannot listen on 127.0.0.1:{base + 2}: address already in use "
-            f"(log: {overlapping}/broker-1/broker.log)"], result.stderr
+            f"(log: {overlapping}/broker-1/broker.log)"
+        ], result.stderr
         assert "cluster.id" not in result.stderr
         assert pids_using(overlapping) == set()
         status = ok_stdout(run_cli("cluster", "status", "--data-dir", str(running)))
@@ -162,8 +193,13 @@ class _Lines:
 @pytest.mark.timeout(240)
 def test_foreground_start_says_ready_names_a_killed_broker_and_ends_after_cluster_stop(data_dirs):
     data_dir = data_dirs("foreground")
-    proc = subprocess.Popen([str(KAFKETTE), "cluster", "start", "--data-dir", str(data_dir), *FAST],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [str(KAFKETTE), "cluster", "start", "--data-dir", str(data_dir), *FAST],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         out, err = _Lines(proc.stdout), _Lines(proc.stderr)
         first = out.wait_for(lambda line: True, 90, "stdout's first line")

@@ -52,6 +52,7 @@ async def _topic_with_records(bootstrap: str, topic: str, partitions: int) -> di
 
 async def _wait_leaderless(bootstrap: str, topic: str, partition: int) -> None:
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
+
         async def leaderless() -> bool:
             described = (await admin.describe_topics([topic]))[topic]
             return next(p for p in described.partitions if p.partition == partition).leader in (None, -1)
@@ -64,7 +65,9 @@ def orphaned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A 3-broker cluster whose topic ``orphaned`` (3 partitions, replication factor 1, 10
     records each) has lost the leader of partition 1 (its broker stopped); yields the
     bootstrap servers of the live brokers."""
-    with LocalCluster(num_brokers=3, data_dir=tmp_path_factory.mktemp("orphaned"), broker_configs=FAST_FAILOVER) as c:
+    with LocalCluster(
+        num_brokers=3, data_dir=tmp_path_factory.mktemp("orphaned"), broker_configs=FAST_FAILOVER
+    ) as c:
         leaders = asyncio.run(_topic_with_records(c.bootstrap_servers, TOPIC, 3))
         c.stop_broker(leaders[1], hard=False)
         live = ",".join(f"127.0.0.1:{c.ports[b]}" for b in c.broker_ids if b != leaders[1])
@@ -78,20 +81,48 @@ def _read(*partitions: int) -> list[str]:
 
 @pytest.mark.parametrize("stop", [["--timeout-ms", "3000"], ["--max-messages", "20"]], ids=["timeout", "max"])
 def test_consume_warns_of_a_partition_without_a_leader_and_names_it_in_its_summary(orphaned, stop):
-    done = subprocess.run([str(KAFKETTE), "consume", "--topic", TOPIC, "--from-beginning", *stop,
-                           "--bootstrap-server", orphaned], capture_output=True, text=True, timeout=90)
+    done = subprocess.run(
+        [
+            str(KAFKETTE),
+            "consume",
+            "--topic",
+            TOPIC,
+            "--from-beginning",
+            *stop,
+            "--bootstrap-server",
+            orphaned,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert done.returncode == 0, done.stderr
     assert sorted(done.stdout.splitlines()) == sorted(_read(0, 2))
     warnings = [line for line in done.stderr.splitlines() if " WARN " in line]
     assert len(warnings) == 1 and NO_LEADER_WARNING in warnings[0], done.stderr
-    assert warnings[0].startswith("[") and warnings[0].endswith("(kafkette.client.consumer.fetcher)"), warnings[0]
+    assert warnings[0].startswith("[") and warnings[0].endswith("(kafkette.client.consumer.fetcher)"), (
+        warnings[0]
+    )
     assert done.stderr.splitlines()[-1] == (
-        f"Processed a total of 20 messages; partitions not read (no leader): {TOPIC}-1")
+        f"Processed a total of 20 messages; partitions not read (no leader): {TOPIC}-1"
+    )
 
 
 def test_consume_on_a_terminal_keeps_records_and_warnings_off_the_progress_line(orphaned):
-    run = run_on_terminal([str(KAFKETTE), "consume", "--topic", TOPIC, "--from-beginning", "--max-messages", "20",
-                           "--bootstrap-server", orphaned], timeout_s=90)
+    run = run_on_terminal(
+        [
+            str(KAFKETTE),
+            "consume",
+            "--topic",
+            TOPIC,
+            "--from-beginning",
+            "--max-messages",
+            "20",
+            "--bootstrap-server",
+            orphaned,
+        ],
+        timeout_s=90,
+    )
     lines = rendered_lines(run.output)
     assert run.returncode == 0, lines
     assert any(line.startswith("consume: 100%") and "20/20" in line for line in lines), lines
@@ -102,7 +133,9 @@ def test_consume_on_a_terminal_keeps_records_and_warnings_off_the_progress_line(
     assert lines[-1] == f"Processed a total of 20 messages; partitions not read (no leader): {TOPIC}-1", lines
 
 
-async def test_consumer_logs_a_partition_without_a_leader_once_and_again_once_it_has_one(cluster_factory, caplog):
+async def test_consumer_logs_a_partition_without_a_leader_once_and_again_once_it_has_one(
+    cluster_factory, caplog
+):
     cluster = cluster_factory(2)
     leaders = await _topic_with_records(cluster.bootstrap_servers, "regained", 2)
     victim = leaders[1]
@@ -123,7 +156,9 @@ async def test_consumer_logs_a_partition_without_a_leader_once_and_again_once_it
     def lines(fragment: str) -> list[logging.LogRecord]:
         return [r for r in caplog.records if fragment in r.getMessage()]
 
-    async with Consumer(bootstrap_servers=live, auto_offset_reset="earliest", retry_backoff_ms=50) as consumer:
+    async with Consumer(
+        bootstrap_servers=live, auto_offset_reset="earliest", retry_backoff_ms=50
+    ) as consumer:
         consumer.assign([TopicPartition("regained", 0), orphan])
         await consume_for(consumer, 3.0)  # many fetches and metadata refreshes meanwhile
         assert got == {0: _read(0), 1: []}
@@ -140,5 +175,7 @@ async def test_consumer_logs_a_partition_without_a_leader_once_and_again_once_it
             await consume_for(consumer, 0.5)
         assert got == {0: _read(0), 1: _read(1)}
         assert consumer.partitions_without_leader() == set()
-        assert [r.levelno for r in lines("Partition regained-1 has a leader again")] == [logging.INFO], caplog.text
+        assert [r.levelno for r in lines("Partition regained-1 has a leader again")] == [logging.INFO], (
+            caplog.text
+        )
         assert len(lines("Partition regained-1 has no leader")) == 1, caplog.text

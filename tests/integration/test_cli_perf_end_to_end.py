@@ -27,12 +27,26 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 def test_perf_end_to_end_prints_p50_p99_and_p999_for_every_record_against_one_broker(cluster_factory):
     cluster = cluster_factory(1)
     server = ("--bootstrap-server", cluster.bootstrap_servers)
-    created = _cli("topics", "create", "e2e-latency", "--partitions", "2", "--replication-factor", "1",
-                   *server)
+    created = _cli(
+        "topics", "create", "e2e-latency", "--partitions", "2", "--replication-factor", "1", *server
+    )
     assert created.returncode == 0, created.stderr
 
-    result = _cli("perf", "end-to-end", "--topic", "e2e-latency", "--num-records", "4000",
-                  "--throughput", "2000", "--record-size", "100", "--acks", "all", *server)
+    result = _cli(
+        "perf",
+        "end-to-end",
+        "--topic",
+        "e2e-latency",
+        "--num-records",
+        "4000",
+        "--throughput",
+        "2000",
+        "--record-size",
+        "100",
+        "--acks",
+        "all",
+        *server,
+    )
 
     assert result.returncode == 0, f"stdout: {result.stdout}\nstderr: {result.stderr}"
     assert "4000 records received" in result.stdout, result.stdout
@@ -41,4 +55,3 @@ def test_perf_end_to_end_prints_p50_p99_and_p999_for_every_record_against_one_br
     assert match is not None, result.stdout
     p50, p99, p999 = (float(x) for x in match.groups())
     assert 0 < p50 <= p99 <= p999, result.stdout
-

@@ -31,19 +31,25 @@ from tests.terminal_helpers import rendered_lines, run_on_terminal
 pytestmark = pytest.mark.timeout(240)
 
 KAFKETTE = Path(sys.executable).parent / "kafkette"
-WINDOW_LINE = re.compile(r"^(\d+) records sent, [\d.]+ records/sec \([\d.]+ MB/sec\), [\d.]+ ms avg latency, "
-                         r"[\d.]+ ms max latency\.$")
+WINDOW_LINE = re.compile(
+    r"^(\d+) records sent, [\d.]+ records/sec \([\d.]+ MB/sec\), [\d.]+ ms avg latency, "
+    r"[\d.]+ ms max latency\.$"
+)
 NO_EXECUTE_WARNING = (
     "WARN: No action will be performed as the --execute option is missing. In version 5.0, this command will "
     "require either --dry-run or --execute to be specified. You should add the --dry-run option explicitly if you "
-    "are scripting this command and want to keep the current default behavior without prompting.")
+    "are scripting this command and want to keep the current default behavior without prompting."
+)
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     """One broker (and controller); a new group's first rebalance does not wait."""
-    with LocalCluster(num_brokers=1, data_dir=tmp_path_factory.mktemp("said"),
-                      broker_configs={**FAST_FAILOVER, "group.initial.rebalance.delay.ms": 0}) as c:
+    with LocalCluster(
+        num_brokers=1,
+        data_dir=tmp_path_factory.mktemp("said"),
+        broker_configs={**FAST_FAILOVER, "group.initial.rebalance.delay.ms": 0},
+    ) as c:
         yield c
 
 
@@ -79,15 +85,32 @@ def _read_lines(proc: subprocess.Popen, count: int, timeout_s: float) -> list[by
     return data.splitlines()
 
 
-@pytest.mark.parametrize(("signum", "exit_code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
-                         ids=["SIGINT", "SIGTERM"])
-async def test_consume_stopped_by_a_signal_commits_prints_its_total_and_exits_as_kafkas(cluster, signum, exit_code):
+@pytest.mark.parametrize(
+    ("signum", "exit_code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+)
+async def test_consume_stopped_by_a_signal_commits_prints_its_total_and_exits_as_kafkas(
+    cluster, signum, exit_code
+):
     bootstrap = cluster.bootstrap_servers
     topic = group = f"stopped-by-{signum.name.lower()}"
     await _topic(bootstrap, topic, 2, 5)
-    proc = subprocess.Popen([str(KAFKETTE), "consume", "--topic", topic, "--group", group, "--from-beginning",
-                             "--consumer-property", "auto.commit.interval.ms=600000",  # only the close commits
-                             "--bootstrap-server", bootstrap], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            str(KAFKETTE),
+            "consume",
+            "--topic",
+            topic,
+            "--group",
+            group,
+            "--from-beginning",
+            "--consumer-property",
+            "auto.commit.interval.ms=600000",  # only the close commits
+            "--bootstrap-server",
+            bootstrap,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         printed = _read_lines(proc, 10, timeout_s=60)
         proc.send_signal(signum)
@@ -102,32 +125,78 @@ async def test_consume_stopped_by_a_signal_commits_prints_its_total_and_exits_as
     assert "Traceback" not in stderr.decode()
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         committed = await admin.list_consumer_group_offsets(group)
-    assert {tp: o.offset for tp, o in committed.items()} == {TopicPartition(topic, 0): 5, TopicPartition(topic, 1): 5}
+    assert {tp: o.offset for tp, o in committed.items()} == {
+        TopicPartition(topic, 0): 5,
+        TopicPartition(topic, 1): 5,
+    }
 
 
 def _perf_produce(bootstrap: str, topic: str) -> list[str]:
     """``perf produce`` of 600 records at 100 records/s (6 s: one 5-s window and the rest)."""
-    return [str(KAFKETTE), "perf", "produce", "--topic", topic, "--num-records", "600", "--record-size", "100",
-            "--throughput", "100", "--bootstrap-server", bootstrap]
+    return [
+        str(KAFKETTE),
+        "perf",
+        "produce",
+        "--topic",
+        topic,
+        "--num-records",
+        "600",
+        "--record-size",
+        "100",
+        "--throughput",
+        "100",
+        "--bootstrap-server",
+        bootstrap,
+    ]
 
 
 def test_perf_produce_prints_a_window_line_every_5_s_when_stderr_is_not_a_terminal(cluster):
     bootstrap = cluster.bootstrap_servers
-    assert _cli("topics", "create", "perf-windows", "--partitions", "1", "--replication-factor", "1",
-                "--bootstrap-server", bootstrap).returncode == 0
-    done = subprocess.run(_perf_produce(bootstrap, "perf-windows"), capture_output=True, text=True, timeout=120)
+    assert (
+        _cli(
+            "topics",
+            "create",
+            "perf-windows",
+            "--partitions",
+            "1",
+            "--replication-factor",
+            "1",
+            "--bootstrap-server",
+            bootstrap,
+        ).returncode
+        == 0
+    )
+    done = subprocess.run(
+        _perf_produce(bootstrap, "perf-windows"), capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     windows = [WINDOW_LINE.match(line) for line in done.stderr.splitlines()]
     assert windows and all(windows), done.stderr
     assert 0 < sum(int(m.group(1)) for m in windows if m) <= 600, done.stderr
     summary = done.stdout.splitlines()
-    assert len(summary) == 1 and summary[0].startswith("600 records sent, ") and summary[0].endswith(" ms 99.9th.")
+    assert (
+        len(summary) == 1
+        and summary[0].startswith("600 records sent, ")
+        and summary[0].endswith(" ms 99.9th.")
+    )
 
 
 def test_perf_produce_on_a_terminal_draws_its_progress_line_instead_of_window_lines(cluster):
     bootstrap = cluster.bootstrap_servers
-    assert _cli("topics", "create", "perf-terminal", "--partitions", "1", "--replication-factor", "1",
-                "--bootstrap-server", bootstrap).returncode == 0
+    assert (
+        _cli(
+            "topics",
+            "create",
+            "perf-terminal",
+            "--partitions",
+            "1",
+            "--replication-factor",
+            "1",
+            "--bootstrap-server",
+            bootstrap,
+        ).returncode
+        == 0
+    )
     run = run_on_terminal(_perf_produce(bootstrap, "perf-terminal"), timeout_s=120)
     lines = rendered_lines(run.output)
     assert run.returncode == 0, lines
@@ -141,12 +210,30 @@ async def test_reset_offsets_without_dry_run_or_execute_warns_that_no_action_is_
     await _topic(bootstrap, "reset-plan", 1, 4)
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.alter_consumer_group_offsets("planner", {TopicPartition("reset-plan", 0): 3})
-    reset = ["consumer-groups", "--reset-offsets", "--group", "planner", "--topic", "reset-plan", "--to-earliest",
-             "--bootstrap-server", bootstrap]
+    reset = [
+        "consumer-groups",
+        "--reset-offsets",
+        "--group",
+        "planner",
+        "--topic",
+        "reset-plan",
+        "--to-earliest",
+        "--bootstrap-server",
+        bootstrap,
+    ]
     default = _cli(*reset)
     assert default.returncode == 0, default.stderr
     assert default.stderr.splitlines() == [NO_EXECUTE_WARNING]
-    assert default.stdout.split() == ["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET", "planner", "reset-plan", "0", "0"]
+    assert default.stdout.split() == [
+        "GROUP",
+        "TOPIC",
+        "PARTITION",
+        "NEW-OFFSET",
+        "planner",
+        "reset-plan",
+        "0",
+        "0",
+    ]
     dry_run = _cli(*reset, "--dry-run")
     assert (dry_run.returncode, dry_run.stderr, dry_run.stdout) == (0, "", default.stdout)
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
@@ -156,12 +243,27 @@ async def test_reset_offsets_without_dry_run_or_execute_warns_that_no_action_is_
 
 def test_elect_leaders_with_nothing_to_elect_says_so(cluster):
     bootstrap = cluster.bootstrap_servers
-    assert _cli("topics", "create", "elected", "--partitions", "2", "--replication-factor", "1",
-                "--bootstrap-server", bootstrap).returncode == 0
+    assert (
+        _cli(
+            "topics",
+            "create",
+            "elected",
+            "--partitions",
+            "2",
+            "--replication-factor",
+            "1",
+            "--bootstrap-server",
+            bootstrap,
+        ).returncode
+        == 0
+    )
     everything = _cli("topics", "elect-leaders", "--bootstrap-server", bootstrap)
     assert (everything.returncode, everything.stderr) == (0, ""), everything.stderr
-    assert everything.stdout == "Valid replica already elected for all partitions: no leader election (PREFERRED) " \
-                                "was needed\n"
+    assert (
+        everything.stdout
+        == "Valid replica already elected for all partitions: no leader election (PREFERRED) "
+        "was needed\n"
+    )
     named = _cli("topics", "elect-leaders", "--topic", "elected", "--bootstrap-server", bootstrap)
     assert named.stdout == "Valid replica already elected for partitions elected-0, elected-1\n", named.stderr
 

@@ -44,8 +44,10 @@ def _assert_stamps_follow_the_clock(values: list[str], timestamps: list[int]) ->
     where the node's clock was (within two minutes, far less than the jump)."""
     assert values == [f"{label}-{i}" for label, _ in PHASES for i in range(5)]
     now_ms = time.time() * 1000
-    by_phase = {label: [ts for v, ts in zip(values, timestamps, strict=True) if v.startswith(label)]
-                for label, _ in PHASES}
+    by_phase = {
+        label: [ts for v, ts in zip(values, timestamps, strict=True) if v.startswith(label)]
+        for label, _ in PHASES
+    }
     assert all(abs(now_ms - ts) < 120_000 for ts in by_phase["before"] + by_phase["after"])
     assert all(ts - now_ms > (JUMP_S - 120) * 1000 for ts in by_phase["ahead"])
     assert all(now_ms - ts > (JUMP_S - 120) * 1000 for ts in by_phase["behind"])
@@ -57,7 +59,9 @@ async def test_log_append_times_follow_a_jumping_wall_clock_and_nothing_is_lost(
     cluster.node_env[1] = clocks.env(1)
     with cluster:
         async with AdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin:
-            await admin.create_topics([NewTopic("ticks", 1, 1, configs={"message.timestamp.type": "LogAppendTime"})])
+            await admin.create_topics(
+                [NewTopic("ticks", 1, 1, configs={"message.timestamp.type": "LogAppendTime"})]
+            )
         async with Producer(bootstrap_servers=cluster.bootstrap_servers, linger_ms=0) as producer:
             for label, offset in PHASES:
                 _turn(clocks, offset)
@@ -76,8 +80,13 @@ def test_apache_kafkas_log_append_times_follow_the_same_jumping_wall_clock(tmp_p
     start_or_fail(peer)
     try:
         admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": peer.bootstrap_servers})
-        admin.create_topics([confluent_kafka.admin.NewTopic("ticks", 1, 1, config={"message.timestamp.type": "LogAppendTime"})]
-                            )["ticks"].result(60)
+        admin.create_topics(
+            [
+                confluent_kafka.admin.NewTopic(
+                    "ticks", 1, 1, config={"message.timestamp.type": "LogAppendTime"}
+                )
+            ]
+        )["ticks"].result(60)
         producer = confluent_kafka.Producer({"bootstrap.servers": peer.bootstrap_servers, "linger.ms": 0})
         for label, offset in PHASES:
             _turn(clocks, offset)
@@ -85,8 +94,13 @@ def test_apache_kafkas_log_append_times_follow_the_same_jumping_wall_clock(tmp_p
             for i in range(5):
                 producer.produce("ticks", f"{label}-{i}".encode())
                 assert producer.flush(30) == 0
-        consumer = confluent_kafka.Consumer({"bootstrap.servers": peer.bootstrap_servers, "group.id": "clock-check",
-                             "enable.auto.commit": False})
+        consumer = confluent_kafka.Consumer(
+            {
+                "bootstrap.servers": peer.bootstrap_servers,
+                "group.id": "clock-check",
+                "enable.auto.commit": False,
+            }
+        )
         consumer.assign([confluent_kafka.TopicPartition("ticks", 0, 0)])
         records = []
         deadline = time.monotonic() + 60
@@ -98,4 +112,6 @@ def test_apache_kafkas_log_append_times_follow_the_same_jumping_wall_clock(tmp_p
     finally:
         peer.stop()
     assert [m.offset() for m in records] == list(range(20))
-    _assert_stamps_follow_the_clock([m.value().decode() for m in records], [m.timestamp()[1] for m in records])
+    _assert_stamps_follow_the_clock(
+        [m.value().decode() for m in records], [m.timestamp()[1] for m in records]
+    )

@@ -48,8 +48,12 @@ async def test_offsets_survive_a_coordinator_kill_and_a_full_restart(cluster_fac
 
     cluster.stop_broker(coordinator, hard=True)
     partition = partition_for("billing", 50)
-    await wait_for_partitions(cluster.bootstrap_servers, "__consumer_offsets",
-                              lambda ps: ps[partition].leader not in (-1, coordinator), "a new coordinator")
+    await wait_for_partitions(
+        cluster.bootstrap_servers,
+        "__consumer_offsets",
+        lambda ps: ps[partition].leader not in (-1, coordinator),
+        "a new coordinator",
+    )
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=30000) as admin:
         assert await admin.find_coordinator("billing") != coordinator
         assert await admin.list_consumer_group_offsets("billing") == expected
@@ -65,20 +69,33 @@ async def test_offsets_survive_a_coordinator_kill_and_a_full_restart(cluster_fac
 
 
 async def test_offsets_of_a_group_without_members_expire_after_offsets_retention_minutes(cluster_factory):
-    cluster = cluster_factory(1, controllers=1, offsets_retention_minutes=1,
-                              offsets_retention_check_interval_ms=500, group_min_session_timeout_ms=1000,
-                              group_initial_rebalance_delay_ms=100)
+    cluster = cluster_factory(
+        1,
+        controllers=1,
+        offsets_retention_minutes=1,
+        offsets_retention_check_interval_ms=500,
+        group_min_session_timeout_ms=1000,
+        group_initial_rebalance_delay_ms=100,
+    )
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=30000) as admin:
         await admin.create_topics([NewTopic(TOPIC, 3, 1)])
         await admin.alter_consumer_group_offsets("idle", {TP0: 5, TP1: 6})
-        async with Consumer(bootstrap_servers=cluster.bootstrap_servers, group_id="busy",
-                            session_timeout_ms=5000, heartbeat_interval_ms=500, enable_auto_commit=False) as member:
+        async with Consumer(
+            bootstrap_servers=cluster.bootstrap_servers,
+            group_id="busy",
+            session_timeout_ms=5000,
+            heartbeat_interval_ms=500,
+            enable_auto_commit=False,
+        ) as member:
             member.subscribe([TOPIC])
-            await wait_until(lambda: member.assignment() != set(), "the busy group's member assigned",
-                             timeout_s=30)
+            await wait_until(
+                lambda: member.assignment() != set(), "the busy group's member assigned", timeout_s=30
+            )
             await member.commit({TP2: 3})
             started = time.monotonic()
-            await wait_until(lambda: _no_offsets(admin, "idle"), "the idle group's offsets expired", timeout_s=120)
+            await wait_until(
+                lambda: _no_offsets(admin, "idle"), "the idle group's offsets expired", timeout_s=120
+            )
             waited = time.monotonic() - started
             # the group with a member keeps its offsets; the idle ones lived their minute first
             assert await admin.list_consumer_group_offsets("busy") == {TP2: OffsetAndMetadata(3)}
@@ -101,7 +118,9 @@ async def test_bad_commits_get_kafkas_errors_and_commit_nothing(cluster_factory)
             await admin.delete_consumer_group_offsets("", [TP0])
         with pytest.raises(UnknownTopicOrPartitionError, match="no-such-topic-0"):
             await admin.alter_consumer_group_offsets("g", {TopicPartition("no-such-topic", 0): 3, TP0: 4})
-        assert await admin.list_consumer_group_offsets("g") == {TP0: OffsetAndMetadata(4)}  # the valid one only
+        assert await admin.list_consumer_group_offsets("g") == {
+            TP0: OffsetAndMetadata(4)
+        }  # the valid one only
         with pytest.raises(UnknownTopicOrPartitionError, match=f"{TOPIC}-7"):
             await admin.alter_consumer_group_offsets("g", {TopicPartition(TOPIC, 7): 3})
         with pytest.raises(OffsetMetadataTooLargeError):
@@ -110,11 +129,17 @@ async def test_bad_commits_get_kafkas_errors_and_commit_nothing(cluster_factory)
         # the coordinator does not know, no such generation (Kafka's validateOffsetCommit)
         coordinator = await admin.find_coordinator("g")
         assert coordinator == 1
-        response = await admin._client.send_to_any(offset_commit_request(
-            "g", {TP1: OffsetAndMetadata(9)}, generation_id=3, member_id="consumer-1-abc"))
+        response = await admin._client.send_to_any(
+            offset_commit_request(
+                "g", {TP1: OffsetAndMetadata(9)}, generation_id=3, member_id="consumer-1-abc"
+            )
+        )
         assert response.topics[0].partitions[0].error_code == Errors.UNKNOWN_MEMBER_ID
-        response = await admin._client.send_to_any(offset_commit_request(
-            "nobody", {TP1: OffsetAndMetadata(9)}, generation_id=3, member_id="consumer-1-abc"))
+        response = await admin._client.send_to_any(
+            offset_commit_request(
+                "nobody", {TP1: OffsetAndMetadata(9)}, generation_id=3, member_id="consumer-1-abc"
+            )
+        )
         assert response.topics[0].partitions[0].error_code == Errors.ILLEGAL_GENERATION
         with pytest.raises(IllegalGenerationError):
             raise_commit_errors("nobody", response)

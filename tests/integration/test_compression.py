@@ -33,7 +33,9 @@ KAFKETTE = Path(sys.executable).with_name("kafkette")
 
 async def _create(bootstrap: str, topic: str, **configs: str) -> None:
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=3, configs=configs or None)])
+        await admin.create_topics(
+            [NewTopic(topic, num_partitions=1, replication_factor=3, configs=configs or None)]
+        )
 
 
 async def _consume(bootstrap: str, topic: str, expected: int) -> list:
@@ -42,8 +44,10 @@ async def _consume(bootstrap: str, topic: str, expected: int) -> list:
 
 def _segment_bytes(cluster, topic: str) -> dict[int, bytes]:
     """``{broker id: bytes of the partition's first segment file}`` on every broker."""
-    return {b: (cluster.broker_dir(b) / "logs" / f"{topic}-0" / f"{0:020d}.log").read_bytes()
-            for b in cluster.broker_ids}
+    return {
+        b: (cluster.broker_dir(b) / "logs" / f"{topic}-0" / f"{0:020d}.log").read_bytes()
+        for b in cluster.broker_ids
+    }
 
 
 def _stored_codecs(data: bytes) -> list[int]:
@@ -51,25 +55,38 @@ def _stored_codecs(data: bytes) -> list[int]:
 
 
 def _records(n: int, tag: str) -> list[tuple[bytes, bytes, list]]:
-    return [(f"{tag}-key-{i % 13}".encode(), f"{tag} value {i} ".encode() * (1 + i % 9),
-             [("seq", str(i).encode()), ("none", None)] if i % 2 else []) for i in range(n)]
+    return [
+        (
+            f"{tag}-key-{i % 13}".encode(),
+            f"{tag} value {i} ".encode() * (1 + i % 9),
+            [("seq", str(i).encode()), ("none", None)] if i % 2 else [],
+        )
+        for i in range(n)
+    ]
 
 
-async def _produce(bootstrap: str, topic: str, records, timestamp_ms: int | None = None, **producer_args) -> list:
+async def _produce(
+    bootstrap: str, topic: str, records, timestamp_ms: int | None = None, **producer_args
+) -> list:
     async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=5, **producer_args) as producer:
-        futures = [await producer.send(topic, v, key=k, headers=h or None, timestamp_ms=timestamp_ms)
-                   for k, v, h in records]
+        futures = [
+            await producer.send(topic, v, key=k, headers=h or None, timestamp_ms=timestamp_ms)
+            for k, v, h in records
+        ]
         return await asyncio.gather(*futures)
 
 
 @pytest.mark.parametrize("codec_name", list(CODEC_BY_NAME))
 async def test_each_producer_codec_is_stored_as_sent_on_every_replica_and_consumed_identically(
-        shared_cluster, codec_name):
+    shared_cluster, codec_name
+):
     bootstrap = shared_cluster.bootstrap_servers
     topic = f"codec-{codec_name}"
     await _create(bootstrap, topic)
     sent = _records(600, codec_name)
-    metas = await _produce(bootstrap, topic, sent, compression_type=None if codec_name == "none" else codec_name)
+    metas = await _produce(
+        bootstrap, topic, sent, compression_type=None if codec_name == "none" else codec_name
+    )
     assert [m.offset for m in metas] == list(range(len(sent)))
     got = await _consume(bootstrap, topic, len(sent))
     assert [(r.key, r.value, list(r.headers)) for r in got] == [(k, v, h) for k, v, h in sent]
@@ -113,8 +130,12 @@ async def test_log_append_time_topic_returns_broker_time_in_metadata_and_consume
     create_time_ms = 1_000_000  # 1970: far from any broker clock
     before_ms = int(time.time() * 1000)
     async with Producer(bootstrap_servers=bootstrap, acks="all", compression_type="lz4") as producer:
-        appended = [await producer.send("append-time", f"a{i}", timestamp_ms=create_time_ms + i) for i in range(50)]
-        created = [await producer.send("create-time", f"c{i}", timestamp_ms=create_time_ms + i) for i in range(50)]
+        appended = [
+            await producer.send("append-time", f"a{i}", timestamp_ms=create_time_ms + i) for i in range(50)
+        ]
+        created = [
+            await producer.send("create-time", f"c{i}", timestamp_ms=create_time_ms + i) for i in range(50)
+        ]
         appended_metas = await asyncio.gather(*appended)
         created_metas = await asyncio.gather(*created)
     after_ms = int(time.time() * 1000)
@@ -133,9 +154,22 @@ async def test_console_producer_compression_codec_reaches_the_segment_files(shar
     lines = "".join(f"k{i}:line {i}\n" for i in range(40))
     result = await asyncio.to_thread(
         subprocess.run,
-        [str(KAFKETTE), "produce", "--topic", "cli-codec", "--key-separator", ":", "--compression-codec", "lz4",
-         "--bootstrap-server", bootstrap],
-        input=lines, capture_output=True, text=True, timeout=90,
+        [
+            str(KAFKETTE),
+            "produce",
+            "--topic",
+            "cli-codec",
+            "--key-separator",
+            ":",
+            "--compression-codec",
+            "lz4",
+            "--bootstrap-server",
+            bootstrap,
+        ],
+        input=lines,
+        capture_output=True,
+        text=True,
+        timeout=90,
     )
     assert result.returncode == 0, result.stderr
     assert set(_stored_codecs(_segment_bytes(shared_cluster, "cli-codec")[1])) == {CODEC_BY_NAME["lz4"]}
@@ -143,8 +177,12 @@ async def test_console_producer_compression_codec_reaches_the_segment_files(shar
     assert [(r.key, r.value) for r in got] == [(f"k{i}".encode(), f"line {i}".encode()) for i in range(40)]
 
 
-async def test_broker_defaults_compression_type_and_log_append_time_apply_to_auto_created_topics(cluster_factory):
-    cluster = cluster_factory(num_brokers=1, compression_type="gzip", log_message_timestamp_type="LogAppendTime")
+async def test_broker_defaults_compression_type_and_log_append_time_apply_to_auto_created_topics(
+    cluster_factory,
+):
+    cluster = cluster_factory(
+        num_brokers=1, compression_type="gzip", log_message_timestamp_type="LogAppendTime"
+    )
     bootstrap = cluster.bootstrap_servers
     sent = _records(100, "auto")
     before_ms = int(time.time() * 1000)
@@ -166,8 +204,18 @@ async def _produce_raw(bootstrap: str, topic: str, records: bytes) -> tuple[int,
     try:
         await client.wait_for_metadata(topic, 10_000)
         leader = client.cluster.leader_for(TopicPartition(topic, 0))
-        response = await client.send(leader, ProduceRequest(acks=-1, timeout_ms=10_000, topic_data=[
-            ProduceTopicData(name=topic, partition_data=[ProducePartitionData(index=0, records=records)])]))
+        response = await client.send(
+            leader,
+            ProduceRequest(
+                acks=-1,
+                timeout_ms=10_000,
+                topic_data=[
+                    ProduceTopicData(
+                        name=topic, partition_data=[ProducePartitionData(index=0, records=records)]
+                    )
+                ],
+            ),
+        )
     finally:
         await client.close()
     part = response.responses[0].partition_responses[0]
@@ -180,11 +228,21 @@ async def test_bad_compressed_batches_are_refused_with_clear_codes_and_the_log_s
     await _create(bootstrap, topic, **{"compression.type": "zstd"})
     good = _records(10, "good")
     await _produce(bootstrap, topic, good)
-    not_gzip = build_batch_from_payload(b"\x1f\x8b\x08 truncated", record_count=1, base_timestamp=1,
-                                        max_timestamp=1, attributes=CODEC_BY_NAME["gzip"] | RECORDS_MSGPACK_MASK)
+    not_gzip = build_batch_from_payload(
+        b"\x1f\x8b\x08 truncated",
+        record_count=1,
+        base_timestamp=1,
+        max_timestamp=1,
+        attributes=CODEC_BY_NAME["gzip"] | RECORDS_MSGPACK_MASK,
+    )
     assert await _produce_raw(bootstrap, topic, not_gzip) == (Errors.CORRUPT_MESSAGE, -1)
-    unknown_codec = build_batch_from_payload(build_batch([(None, b"v", None, 1)])[HEADER_SIZE:], record_count=1,
-                                             base_timestamp=1, max_timestamp=1, attributes=6 | RECORDS_MSGPACK_MASK)
+    unknown_codec = build_batch_from_payload(
+        build_batch([(None, b"v", None, 1)])[HEADER_SIZE:],
+        record_count=1,
+        base_timestamp=1,
+        max_timestamp=1,
+        attributes=6 | RECORDS_MSGPACK_MASK,
+    )
     assert await _produce_raw(bootstrap, topic, unknown_codec) == (Errors.UNSUPPORTED_COMPRESSION_TYPE, -1)
     # A request with a second batch (here a bad one) appends neither: a producer sends one batch per
     # partition (Kafka's INVALID_RECORD), and nothing is half-written.

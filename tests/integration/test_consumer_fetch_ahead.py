@@ -28,8 +28,9 @@ async def _topic_with_records(bootstrap: str, topic: str) -> TopicPartition:
 @contextlib.asynccontextmanager
 async def _reading(bootstrap: str, tp: TopicPartition) -> AsyncIterator[Consumer]:
     """A consumer of ``tp`` from its start, with small fetches (many buffers)."""
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                        max_partition_fetch_bytes=FETCH_BYTES) as consumer:
+    async with Consumer(
+        bootstrap_servers=bootstrap, auto_offset_reset="earliest", max_partition_fetch_bytes=FETCH_BYTES
+    ) as consumer:
         consumer.assign([tp])
         yield consumer
 

@@ -32,7 +32,9 @@ PROPS = {
 
 async def consume_all(bootstrap: str, expected: int) -> list[bytes]:
     records = await consume_from_beginning(bootstrap, [TopicPartition(TOPIC, p) for p in range(PARTITIONS)])
-    assert len(records) >= expected, f"high watermarks sum to {len(records)}, fewer than {expected} acknowledged records"
+    assert len(records) >= expected, (
+        f"high watermarks sum to {len(records)}, fewer than {expected} acknowledged records"
+    )
     return [r.value for r in records]
 
 
@@ -42,14 +44,21 @@ async def test_sigterm_moves_leaders_away_before_exit_and_acks_all_loses_nothing
         bootstrap = cluster.bootstrap_servers
         async with AdminClient(bootstrap_servers=bootstrap) as admin:
             await admin.create_topics([NewTopic(TOPIC, PARTITIONS, 3, configs={"min.insync.replicas": "2"})])
-        await wait_for_partitions(bootstrap, TOPIC, lambda ps: all(sorted(p.isr) == [1, 2, 3] for p in ps), "full ISRs")
+        await wait_for_partitions(
+            bootstrap, TOPIC, lambda ps: all(sorted(p.isr) == [1, 2, 3] for p in ps), "full ISRs"
+        )
         victim = 2
         assert any(p.leader == victim for p in await describe_partitions(bootstrap, TOPIC))
 
         stop_producing = asyncio.Event()
         futures: list[asyncio.Future] = []
-        async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=2, request_timeout_ms=10000,
-                            delivery_timeout_ms=60000) as producer:
+        async with Producer(
+            bootstrap_servers=bootstrap,
+            acks="all",
+            linger_ms=2,
+            request_timeout_ms=10000,
+            delivery_timeout_ms=60000,
+        ) as producer:
 
             async def produce() -> None:
                 i = 0
@@ -69,7 +78,9 @@ async def test_sigterm_moves_leaders_away_before_exit_and_acks_all_loses_nothing
                 await task
             await producer.flush(60)
 
-        assert victim not in leaders_after_exit, f"broker {victim} still led partitions after exiting: {leaders_after_exit}"
+        assert victim not in leaders_after_exit, (
+            f"broker {victim} still led partitions after exiting: {leaders_after_exit}"
+        )
         assert all(leader in (1, 3) for leader in leaders_after_exit), leaders_after_exit
         failures = [f.exception() for f in futures if f.exception() is not None]
         assert failures == [], f"{len(failures)} sends failed, first: {failures[:1]}"

@@ -43,8 +43,9 @@ def cluster(tmp_path):
 
 
 async def _send_to(cluster: LocalCluster, broker_id: int, request):
-    connection = BrokerConnection("127.0.0.1", cluster.ports[broker_id], client_id="forwarding-test",
-                                  request_timeout_ms=60_000)
+    connection = BrokerConnection(
+        "127.0.0.1", cluster.ports[broker_id], client_id="forwarding-test", request_timeout_ms=60_000
+    )
     await connection.connect(timeout_ms=5000)
     try:
         return await connection.send(request, timeout_ms=60_000)
@@ -55,23 +56,42 @@ async def _send_to(cluster: LocalCluster, broker_id: int, request):
 async def test_admin_requests_reach_the_new_controller_after_the_active_one_is_killed(cluster):
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(f"grow-{b}", num_partitions=1, replication_factor=2) for b in (1, 2, 3)])
+        await admin.create_topics(
+            [NewTopic(f"grow-{b}", num_partitions=1, replication_factor=2) for b in (1, 2, 3)]
+        )
     for b in (1, 2, 3):
-        await wait_for_partitions(bootstrap, f"grow-{b}", lambda ps: len(ps) == 1 and ps[0].leader >= 0, "a leader")
+        await wait_for_partitions(
+            bootstrap, f"grow-{b}", lambda ps: len(ps) == 1 and ps[0].leader >= 0, "a leader"
+        )
     old_controller = fetch_metadata(cluster.ports[1]).controller_id
     assert old_controller in (1, 2, 3)
     survivors = [b for b in (1, 2, 3) if b != old_controller]
 
     cluster.stop_broker(old_controller, hard=True)
-    answers = await asyncio.gather(*(
-        _send_to(cluster, b, CreatePartitionsRequest(
-            topics=[CreatePartitionsTopic(name=f"grow-{b}", count=3, assignments=None)], timeout_ms=30_000))
-        for b in survivors
-    ), *(
-        _send_to(cluster, b, CreateTopicsRequest(
-            topics=[CreatableTopic(name=f"born-at-{b}", num_partitions=2, replication_factor=2)], timeout_ms=30_000))
-        for b in survivors
-    ))
+    answers = await asyncio.gather(
+        *(
+            _send_to(
+                cluster,
+                b,
+                CreatePartitionsRequest(
+                    topics=[CreatePartitionsTopic(name=f"grow-{b}", count=3, assignments=None)],
+                    timeout_ms=30_000,
+                ),
+            )
+            for b in survivors
+        ),
+        *(
+            _send_to(
+                cluster,
+                b,
+                CreateTopicsRequest(
+                    topics=[CreatableTopic(name=f"born-at-{b}", num_partitions=2, replication_factor=2)],
+                    timeout_ms=30_000,
+                ),
+            )
+            for b in survivors
+        ),
+    )
     codes = [(r.name, Errors(r.error_code).name) for answer in answers[:2] for r in answer.results]
     codes += [(t.name, Errors(t.error_code).name) for answer in answers[2:] for t in answer.topics]
     assert codes == [(f"grow-{b}", "NONE") for b in survivors] + [(f"born-at-{b}", "NONE") for b in survivors]

@@ -35,8 +35,11 @@ HOST = "127.0.0.1"
 @pytest.fixture(scope="module")
 def delayed_fetch_cluster(tmp_path_factory: pytest.TempPathFactory):
     """3 brokers shared by the DelayedFetch tests of this module (distinct topics)."""
-    with LocalCluster(num_brokers=3, data_dir=tmp_path_factory.mktemp("delayed-fetch"),
-                      broker_configs={"controlled.shutdown.retry.backoff.ms": 100}) as cluster:
+    with LocalCluster(
+        num_brokers=3,
+        data_dir=tmp_path_factory.mktemp("delayed-fetch"),
+        broker_configs={"controlled.shutdown.retry.backoff.ms": 100},
+    ) as cluster:
         yield cluster
 
 
@@ -49,12 +52,23 @@ async def _create(bootstrap: str, topic: NewTopic) -> int:
     return info.leader
 
 
-def _fetch_request(topic: str, fetch_offset: int, *, max_wait_ms: int, min_bytes: int,
-                   replica_id: int = -1) -> FetchRequest:
+def _fetch_request(
+    topic: str, fetch_offset: int, *, max_wait_ms: int, min_bytes: int, replica_id: int = -1
+) -> FetchRequest:
     return FetchRequest(
-        replica_id=replica_id, max_wait_ms=max_wait_ms, min_bytes=min_bytes, isolation_level=0,
-        max_bytes=52_428_800, topics=[FetchTopic(topic=topic, partitions=[
-            FetchPartition(partition=0, fetch_offset=fetch_offset, partition_max_bytes=1_048_576)])],
+        replica_id=replica_id,
+        max_wait_ms=max_wait_ms,
+        min_bytes=min_bytes,
+        isolation_level=0,
+        max_bytes=52_428_800,
+        topics=[
+            FetchTopic(
+                topic=topic,
+                partitions=[
+                    FetchPartition(partition=0, fetch_offset=fetch_offset, partition_max_bytes=1_048_576)
+                ],
+            )
+        ],
     )
 
 
@@ -71,16 +85,25 @@ def _values_from(records: bytes | None, fetch_offset: int) -> list[tuple[int, by
         return []
     out = []
     for pos, header in iter_batches(records, verify_crc=True):
-        out.extend((r.offset, r.value) for r in decode_records(records, pos, header) if r.offset >= fetch_offset)
+        out.extend(
+            (r.offset, r.value) for r in decode_records(records, pos, header) if r.offset >= fetch_offset
+        )
     return out
 
 
 async def _latest_offset(conn: BrokerConnection, topic: str, replica_id: int) -> int:
-    response: ListOffsetsResponse = await conn.send(ListOffsetsRequest(
-        replica_id=replica_id, isolation_level=0,
-        topics=[ListOffsetsTopic(name=topic, partitions=[
-            ListOffsetsPartition(partition_index=0, timestamp=LATEST_TIMESTAMP)])],
-    ))
+    response: ListOffsetsResponse = await conn.send(
+        ListOffsetsRequest(
+            replica_id=replica_id,
+            isolation_level=0,
+            topics=[
+                ListOffsetsTopic(
+                    name=topic,
+                    partitions=[ListOffsetsPartition(partition_index=0, timestamp=LATEST_TIMESTAMP)],
+                )
+            ],
+        )
+    )
     [part] = response.topics[0].partitions
     assert part.error_code == Errors.NONE, Errors(part.error_code).name
     return part.offset
@@ -92,7 +115,9 @@ async def test_fetch_waiting_at_the_log_end_is_completed_by_new_data(delayed_fet
     leader = await _create(bootstrap, NewTopic(topic, num_partitions=1, replication_factor=3))
     async with Producer(bootstrap_servers=bootstrap, acks="all") as producer:
         assert (await producer.send_and_wait(topic, b"first")).offset == 0
-        async with BrokerConnection(HOST, delayed_fetch_cluster.ports[leader], request_timeout_ms=20000) as conn:
+        async with BrokerConnection(
+            HOST, delayed_fetch_cluster.ports[leader], request_timeout_ms=20000
+        ) as conn:
             loop = asyncio.get_running_loop()
             started = loop.time()
             fetch = asyncio.ensure_future(conn.send(_fetch_request(topic, 1, max_wait_ms=10000, min_bytes=1)))
@@ -112,7 +137,9 @@ async def test_fetch_waiting_at_the_log_end_is_completed_by_new_data(delayed_fet
     assert elapsed_s < 8, f"the parked fetch took {elapsed_s:.1f} s: it was not completed by the new data"
 
 
-async def test_fetch_that_cannot_reach_min_bytes_returns_the_available_data_after_max_wait(delayed_fetch_cluster):
+async def test_fetch_that_cannot_reach_min_bytes_returns_the_available_data_after_max_wait(
+    delayed_fetch_cluster,
+):
     bootstrap = delayed_fetch_cluster.bootstrap_servers
     topic = "delayed-min-bytes"
     leader = await _create(bootstrap, NewTopic(topic, num_partitions=1, replication_factor=3))
@@ -134,8 +161,7 @@ async def test_fetch_that_cannot_reach_min_bytes_returns_the_available_data_afte
 async def test_consumer_fetch_never_returns_records_above_the_high_watermark(cluster_factory):
     # A dead follower stays in the ISR (long lag and session timeouts), so the high
     # watermark cannot pass what it had replicated.
-    cluster = cluster_factory(2, replica_lag_time_max_ms=30000, broker_session_timeout_ms=30000,
-                              **QUICK_STOP)
+    cluster = cluster_factory(2, replica_lag_time_max_ms=30000, broker_session_timeout_ms=30000, **QUICK_STOP)
     bootstrap = cluster.bootstrap_servers
     topic = "above-high-watermark"
     leader = await _create(bootstrap, NewTopic(topic, replica_assignment={0: [1, 2]}))
@@ -175,7 +201,8 @@ async def test_consumer_fetch_never_returns_records_above_the_high_watermark(clu
 
     # A follower fetch (replica_id = the other replica) reads to the log end offset.
     async with BrokerConnection(HOST, cluster.ports[leader], request_timeout_ms=20000) as conn:
-        follower = _partition_data(await conn.send(
-            _fetch_request(topic, 1, max_wait_ms=300, min_bytes=1, replica_id=2)))
+        follower = _partition_data(
+            await conn.send(_fetch_request(topic, 1, max_wait_ms=300, min_bytes=1, replica_id=2))
+        )
     assert follower.error_code == Errors.NONE
     assert _values_from(follower.records, 1) == [(1, b"uncommitted")]

@@ -20,7 +20,9 @@ pytestmark = pytest.mark.timeout(180)
 OFFSETS_TOPIC = "__consumer_offsets"
 
 
-async def test_the_first_find_coordinator_creates_the_offsets_topic_and_names_the_partition_leader(cluster_factory):
+async def test_the_first_find_coordinator_creates_the_offsets_topic_and_names_the_partition_leader(
+    cluster_factory,
+):
     cluster = cluster_factory(3)
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=30000) as admin:
         assert OFFSETS_TOPIC not in await admin.list_topics()
@@ -29,8 +31,11 @@ async def test_the_first_find_coordinator_creates_the_offsets_topic_and_names_th
         assert description.is_internal
         assert len(description.partitions) == 50
         assert all(len(p.replicas) == 3 for p in description.partitions)
-        assert coordinator == description.partitions[partition_for("my-group", 50)].leader == \
-            description.partitions[12].leader
+        assert (
+            coordinator
+            == description.partitions[partition_for("my-group", 50)].leader
+            == description.partitions[12].leader
+        )
         resource = ConfigResource(ConfigResourceType.TOPIC, OFFSETS_TOPIC)
         configs = (await admin.describe_configs([resource]))[resource]
         assert configs["cleanup.policy"].value == "compact"
@@ -38,26 +43,40 @@ async def test_the_first_find_coordinator_creates_the_offsets_topic_and_names_th
 
         for node in cluster.node_ids:  # every broker gives the same answer
             async with AdminClient(bootstrap_servers=f"127.0.0.1:{cluster.ports[node]}") as one:
-                response = await one._client.send_to_any(FindCoordinatorRequest(coordinator_keys=["my-group", "g"]))
+                response = await one._client.send_to_any(
+                    FindCoordinatorRequest(coordinator_keys=["my-group", "g"])
+                )
                 assert [(c.key, c.error_code) for c in response.coordinators] == [
-                    ("my-group", Errors.NONE), ("g", Errors.NONE)]
+                    ("my-group", Errors.NONE),
+                    ("g", Errors.NONE),
+                ]
                 assert response.coordinators[0].node_id == coordinator
-                assert response.coordinators[1].node_id == description.partitions[partition_for("g", 50)].leader
+                assert (
+                    response.coordinators[1].node_id == description.partitions[partition_for("g", 50)].leader
+                )
                 assert response.coordinators[0].port == cluster.ports[coordinator]
 
-        refused = await admin._client.send_to_any(FindCoordinatorRequest(
-            key_type=COORDINATOR_TYPE_TRANSACTION, coordinator_keys=["tx"]))
+        refused = await admin._client.send_to_any(
+            FindCoordinatorRequest(key_type=COORDINATOR_TYPE_TRANSACTION, coordinator_keys=["tx"])
+        )
         assert refused.coordinators[0].error_code == Errors.INVALID_REQUEST
         assert "not supported" in refused.coordinators[0].error_message
 
     cluster.stop_broker(coordinator, hard=True)
     partition = partition_for("my-group", 50)
-    await wait_for_partitions(cluster.bootstrap_servers, OFFSETS_TOPIC,
-                              lambda ps: ps[partition].leader not in (-1, coordinator), "a new leader")
+    await wait_for_partitions(
+        cluster.bootstrap_servers,
+        OFFSETS_TOPIC,
+        lambda ps: ps[partition].leader not in (-1, coordinator),
+        "a new leader",
+    )
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=30000) as admin:
         moved = await admin.find_coordinator("my-group")
         assert moved != coordinator
-        assert moved == (await admin.describe_topics([OFFSETS_TOPIC]))[OFFSETS_TOPIC].partitions[partition].leader
+        assert (
+            moved
+            == (await admin.describe_topics([OFFSETS_TOPIC]))[OFFSETS_TOPIC].partitions[partition].leader
+        )
 
 
 async def test_a_one_broker_cluster_gets_an_offsets_topic_of_replication_factor_one(cluster_factory):

@@ -43,8 +43,9 @@ async def test_an_acknowledgement_waits_for_the_fsync_once_flush_messages_is_rea
     cluster.node_env.update({node: disks.env(node, witnesses[node]) for node in cluster.broker_ids})
     with cluster:
         async with AdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin:
-            await admin.create_topics([NewTopic("durable", 1, 2, configs={"flush.messages": "1"}),
-                                       NewTopic("lazy", 1, 2)])
+            await admin.create_topics(
+                [NewTopic("durable", 1, 2, configs={"flush.messages": "1"}), NewTopic("lazy", 1, 2)]
+            )
         for node in cluster.broker_ids:
             disks.slow(node, DELAY_MS)
         async with Producer(bootstrap_servers=cluster.bootstrap_servers, acks=1, linger_ms=0) as producer:
@@ -57,8 +58,9 @@ async def test_an_acknowledgement_waits_for_the_fsync_once_flush_messages_is_rea
         async with Producer(bootstrap_servers=cluster.bootstrap_servers, acks="all", linger_ms=0) as producer:
             await (await producer.send("durable", b"second"))
             synced_all = _synced_segments(witnesses, "durable")
-        assert all(count >= 1 for count in synced_all.values()), \
+        assert all(count >= 1 for count in synced_all.values()), (
             f"acks=all came back before every replica's fsync: {synced_all}"
+        )
         assert sum(synced_all.values()) > sum(synced.values())
 
 
@@ -73,9 +75,12 @@ def test_apache_kafkas_acknowledgement_waits_for_the_same_slow_fsync(tmp_path):
     start_or_fail(peer)
     try:
         admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": peer.bootstrap_servers})
-        admin.create_topics([confluent_kafka.admin.NewTopic("durable", 1, 1, config={"flush.messages": "1"})]
-                            )["durable"].result(60)
-        producer = confluent_kafka.Producer({"bootstrap.servers": peer.bootstrap_servers, "acks": 1, "linger.ms": 0})
+        admin.create_topics(
+            [confluent_kafka.admin.NewTopic("durable", 1, 1, config={"flush.messages": "1"})]
+        )["durable"].result(60)
+        producer = confluent_kafka.Producer(
+            {"bootstrap.servers": peer.bootstrap_servers, "acks": 1, "linger.ms": 0}
+        )
         errors: list[object] = []
         producer.produce("durable", b"warm-up", on_delivery=lambda error, message: errors.append(error))
         assert producer.flush(60) == 0
@@ -89,4 +94,6 @@ def test_apache_kafkas_acknowledgement_waits_for_the_same_slow_fsync(tmp_path):
         peer.stop()
     assert errors == [None, None]
     assert waited_s >= DELAY_MS / 1000, f"Kafka acknowledged in {waited_s:.3f} s, before its slowed fsync"
-    assert _synced_segments({1: witness}, "durable")[1] >= 2, "Kafka's fsyncs of the segment went around the library"
+    assert _synced_segments({1: witness}, "durable")[1] >= 2, (
+        "Kafka's fsyncs of the segment went around the library"
+    )

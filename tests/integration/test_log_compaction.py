@@ -37,8 +37,8 @@ def _cleaned_up_to(cluster, broker_id: int) -> int:
 async def _wait_cleaned(cluster, broker_ids, offset: int, timeout_s: float = 90) -> None:
     deadline = asyncio.get_running_loop().time() + timeout_s
     while not all(_cleaned_up_to(cluster, b) >= offset for b in broker_ids):
-        assert asyncio.get_running_loop().time() < deadline, (
-            f"no compaction past offset {offset}: " + str({b: _cleaned_up_to(cluster, b) for b in broker_ids})
+        assert asyncio.get_running_loop().time() < deadline, f"no compaction past offset {offset}: " + str(
+            {b: _cleaned_up_to(cluster, b) for b in broker_ids}
         )
         await asyncio.sleep(0.2)
 
@@ -46,8 +46,9 @@ async def _wait_cleaned(cluster, broker_ids, offset: int, timeout_s: float = 90)
 async def _consume_to_end(bootstrap: str, end_offset: int, timeout_s: float = 60):
     out = []
     # One batch per fetch: a compacted batch whose last records were removed must not stall the consumer.
-    async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                        max_partition_fetch_bytes=1) as consumer:
+    async with Consumer(
+        bootstrap_servers=bootstrap, auto_offset_reset="earliest", max_partition_fetch_bytes=1
+    ) as consumer:
         consumer.assign([TP])
         await consumer.seek_to_beginning(TP)
         deadline = asyncio.get_running_loop().time() + timeout_s
@@ -59,7 +60,9 @@ async def _consume_to_end(bootstrap: str, end_offset: int, timeout_s: float = 60
 
 
 def _replica_records(cluster, broker_id: int):
-    log = UnifiedLog.open(cluster.broker_dir(broker_id) / "logs" / str(TP), TP, LogConfig(), had_clean_shutdown=True)
+    log = UnifiedLog.open(
+        cluster.broker_dir(broker_id) / "logs" / str(TP), TP, LogConfig(), had_clean_shutdown=True
+    )
     try:
         return log_records(log)
     finally:
@@ -71,8 +74,9 @@ async def test_compacted_topic_keeps_the_last_value_per_key_at_its_offset_on_eve
     bootstrap = cluster.bootstrap_servers
     configs = {"cleanup.policy": "compact", "segment.bytes": "4096", "min.cleanable.dirty.ratio": "0.01"}
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(TOPIC, replica_assignment={0: [LEADER, 1, DOWN_FOLLOWER]},
-                                            configs=configs)])
+        await admin.create_topics(
+            [NewTopic(TOPIC, replica_assignment={0: [LEADER, 1, DOWN_FOLLOWER]}, configs=configs)]
+        )
     cluster.stop_broker(DOWN_FOLLOWER)
     latest: dict[bytes, tuple[int, bytes]] = {}
     async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=5) as producer:
@@ -115,8 +119,16 @@ async def test_compacted_topic_keeps_the_last_value_per_key_at_its_offset_on_eve
 async def test_keyless_produce_to_a_compacted_topic_fails_with_invalid_record(shared_cluster):
     bootstrap = shared_cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic("compacted-keys", num_partitions=1, replication_factor=3,
-                                            configs={"cleanup.policy": "compact,delete"})])
+        await admin.create_topics(
+            [
+                NewTopic(
+                    "compacted-keys",
+                    num_partitions=1,
+                    replication_factor=3,
+                    configs={"cleanup.policy": "compact,delete"},
+                )
+            ]
+        )
     async with Producer(bootstrap_servers=bootstrap, acks="all") as producer:
         with pytest.raises(InvalidRecordError):
             await producer.send_and_wait("compacted-keys", b"no key")
@@ -142,13 +154,20 @@ async def _read_partition(bootstrap: str, tp: TopicPartition) -> list[tuple[byte
 
 @pytest.mark.timeout(180)
 async def test_max_compaction_lag_ms_compacts_a_log_below_its_min_cleanable_dirty_ratio_within_the_lag(
-        cluster_factory):
+    cluster_factory,
+):
     cluster = cluster_factory(1, log_cleaner_backoff_ms=100)
     bootstrap = cluster.bootstrap_servers
     tp = TopicPartition(LAG_TOPIC, 0)
-    configs = {"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.99", "max.compaction.lag.ms": str(LAG_MS)}
+    configs = {
+        "cleanup.policy": "compact",
+        "min.cleanable.dirty.ratio": "0.99",
+        "max.compaction.lag.ms": str(LAG_MS),
+    }
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(LAG_TOPIC, num_partitions=1, replication_factor=1, configs=configs)])
+        await admin.create_topics(
+            [NewTopic(LAG_TOPIC, num_partitions=1, replication_factor=1, configs=configs)]
+        )
     big = [(b"big-%d" % i, b"v" * 500) for i in range(60)]
     dups = [(b"dup-%d" % (i % 5), b"update-%d" % i) for i in range(50)]
     async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=5) as producer:
@@ -175,6 +194,9 @@ async def test_max_compaction_lag_ms_compacts_a_log_below_its_min_cleanable_dirt
             await asyncio.sleep(0.2)
     assert records == expected, f"{len(records)} records, not compacted to the {len(expected)} latest values"
     assert {k: v for k, v in records} == {**latest, b"last": b"roll"}
-    cleaned = re.findall(rb"Cleaned %s-0 .*\(dirty ratio ([0-9.]+), max\.compaction\.lag\.ms %d passed by"
-                         % (LAG_TOPIC.encode(), LAG_MS), cluster.log_path(1).read_bytes())
+    cleaned = re.findall(
+        rb"Cleaned %s-0 .*\(dirty ratio ([0-9.]+), max\.compaction\.lag\.ms %d passed by"
+        % (LAG_TOPIC.encode(), LAG_MS),
+        cluster.log_path(1).read_bytes(),
+    )
     assert cleaned and float(cleaned[-1]) < 0.99, "cleaned by the deadline, below min.cleanable.dirty.ratio"

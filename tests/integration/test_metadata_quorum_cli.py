@@ -29,17 +29,43 @@ def _status(bootstrap: str) -> dict[str, str]:
 def test_status_and_replication_of_the_metadata_quorum(shared_cluster):
     bootstrap = shared_cluster.bootstrap_servers.split(",")[2]
     before = _status(bootstrap)
-    assert list(before) == ["ClusterId", "LeaderId", "LeaderEpoch", "HighWatermark", "MaxFollowerLag",
-                            "MaxFollowerLagTimeMs", "CurrentVoters", "CurrentObservers"]
+    assert list(before) == [
+        "ClusterId",
+        "LeaderId",
+        "LeaderEpoch",
+        "HighWatermark",
+        "MaxFollowerLag",
+        "MaxFollowerLagTimeMs",
+        "CurrentVoters",
+        "CurrentObservers",
+    ]
     leader = before["LeaderId"]
-    assert leader in ("1", "2", "3") and before["CurrentVoters"] == "[1,2,3]" and int(before["LeaderEpoch"]) >= 1
-    _cli("topics", "create", "--topic", "quorum-moves", "--partitions", "2", "--replication-factor", "3",
-         "--bootstrap-server", bootstrap)
+    assert (
+        leader in ("1", "2", "3") and before["CurrentVoters"] == "[1,2,3]" and int(before["LeaderEpoch"]) >= 1
+    )
+    _cli(
+        "topics",
+        "create",
+        "--topic",
+        "quorum-moves",
+        "--partitions",
+        "2",
+        "--replication-factor",
+        "3",
+        "--bootstrap-server",
+        bootstrap,
+    )
     after = _status(bootstrap)
     assert int(after["HighWatermark"]) > int(before["HighWatermark"])
     rows = _cli("metadata-quorum", "describe", "--replication", "--bootstrap-server", bootstrap).splitlines()
-    assert rows[0].split() == ["NodeId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp",
-                               "Status"]
+    assert rows[0].split() == [
+        "NodeId",
+        "LogEndOffset",
+        "Lag",
+        "LastFetchTimestamp",
+        "LastCaughtUpTimestamp",
+        "Status",
+    ]
     node, end_offset, lag, *_, status = rows[1].split()
     assert (node, lag, status) == (leader, "0", "Leader") and int(end_offset) >= int(after["HighWatermark"])
     followers = [row.split() for row in rows[2:]]

@@ -36,7 +36,9 @@ HOGS_PER_CORE = 2  # busy-looping processes per core
 
 @pytest.fixture
 def cluster(tmp_path):
-    made = LocalCluster(num_brokers=3, data_dir=tmp_path, broker_configs={"auto.leader.rebalance.enable": False})
+    made = LocalCluster(
+        num_brokers=3, data_dir=tmp_path, broker_configs={"auto.leader.rebalance.enable": False}
+    )
     for node_id in made.node_ids:
         made.node_env[node_id] = {"PYTHONASYNCIODEBUG": "1"}  # slower callbacks; each over 100 ms logged
     started = made.start()
@@ -49,8 +51,10 @@ def cluster(tmp_path):
 @pytest.fixture
 def cpu_hogs():
     """``HOGS_PER_CORE`` busy-looping processes per core, killed at teardown."""
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-            for _ in range(HOGS_PER_CORE * (os.cpu_count() or 2))]
+    hogs = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(HOGS_PER_CORE * (os.cpu_count() or 2))
+    ]
     try:
         yield hogs
     finally:
@@ -67,11 +71,24 @@ async def _storm(admin: AdminClient, rng: random.Random, stop_at: float) -> dict
             break
         topic = f"storm-{i}"
         steps = (
-            ("create", lambda topic=topic: admin.create_topics([NewTopic(topic, num_partitions=rng.randint(1, 4),
-                                                             replication_factor=3)])),
+            (
+                "create",
+                lambda topic=topic: admin.create_topics(
+                    [NewTopic(topic, num_partitions=rng.randint(1, 4), replication_factor=3)]
+                ),
+            ),
             ("partitions", lambda topic=topic: admin.create_partitions({topic: NewPartitions(6)})),
-            ("configs", lambda topic=topic: admin.alter_configs({ConfigResource("topic", topic): {
-                "retention.ms": str(rng.randint(60_000, 600_000)), "cleanup.policy": "delete"}})),
+            (
+                "configs",
+                lambda topic=topic: admin.alter_configs(
+                    {
+                        ConfigResource("topic", topic): {
+                            "retention.ms": str(rng.randint(60_000, 600_000)),
+                            "cleanup.policy": "delete",
+                        }
+                    }
+                ),
+            ),
             ("delete", lambda topic=topic: admin.delete_topics([topic])),
         )
         for name, step in steps:
@@ -84,7 +101,9 @@ async def _storm(admin: AdminClient, rng: random.Random, stop_at: float) -> dict
     return outcomes
 
 
-async def test_the_metadata_quorum_keeps_its_leader_through_a_metadata_storm_on_a_loaded_machine(cluster, cpu_hogs):
+async def test_the_metadata_quorum_keeps_its_leader_through_a_metadata_storm_on_a_loaded_machine(
+    cluster, cpu_hogs
+):
     seed = random.randrange(2**32)
     print(f"seed={seed}")
     rng = random.Random(seed)
@@ -110,14 +129,28 @@ async def test_the_metadata_quorum_keeps_its_leader_through_a_metadata_storm_on_
             sampler.cancel()
             await asyncio.gather(sampler, return_exceptions=True)
         after = await admin.describe_metadata_quorum(timeout_ms=30_000)
-    stalls = sorted(float(m[1]) for node_id in cluster.node_ids
-                    for m in re.finditer(r"took (\d+\.\d+) seconds", cluster.log_path(node_id).read_text(errors="replace")))
-    print(f"event loop stalls of 100 ms or more: {len(stalls)}, longest {stalls[-1] if stalls else 0:.3f} s, "
-          f"{sum(s >= 0.5 for s in stalls)} of 500 ms or more")
-    changes = [(round(t, 1), leader, epoch) for t, leader, epoch in seen if (leader, epoch) != (before.leader_id, before.leader_epoch)]
-    print(f"storm of {time.monotonic() - started:.0f} s: {outcomes}; leader {before.leader_id} epoch "
-          f"{before.leader_epoch} before, leader {after.leader_id} epoch {after.leader_epoch} after; "
-          f"samples off the first leader: {changes[:10]}")
+    stalls = sorted(
+        float(m[1])
+        for node_id in cluster.node_ids
+        for m in re.finditer(
+            r"took (\d+\.\d+) seconds", cluster.log_path(node_id).read_text(errors="replace")
+        )
+    )
+    print(
+        f"event loop stalls of 100 ms or more: {len(stalls)}, longest {stalls[-1] if stalls else 0:.3f} s, "
+        f"{sum(s >= 0.5 for s in stalls)} of 500 ms or more"
+    )
+    changes = [
+        (round(t, 1), leader, epoch)
+        for t, leader, epoch in seen
+        if (leader, epoch) != (before.leader_id, before.leader_epoch)
+    ]
+    print(
+        f"storm of {time.monotonic() - started:.0f} s: {outcomes}; leader {before.leader_id} epoch "
+        f"{before.leader_epoch} before, leader {after.leader_id} epoch {after.leader_epoch} after; "
+        f"samples off the first leader: {changes[:10]}"
+    )
     assert sum(n for name, n in outcomes.items() if ":" not in name) > 20, outcomes  # the storm ran
     assert (after.leader_id, after.leader_epoch) == (before.leader_id, before.leader_epoch), (
-        f"the quorum changed leader {after.leader_epoch - before.leader_epoch} epoch(s) during the storm: {changes[:10]}")
+        f"the quorum changed leader {after.leader_epoch - before.leader_epoch} epoch(s) during the storm: {changes[:10]}"
+    )

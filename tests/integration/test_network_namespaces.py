@@ -25,8 +25,10 @@ def network():
         yield net
 
 
-LISTEN = "import socket,sys; s=socket.create_server(('0.0.0.0', 9092)); print('up', flush=True); " \
-         "[s.accept()[0].close() for _ in range(100)]"
+LISTEN = (
+    "import socket,sys; s=socket.create_server(('0.0.0.0', 9092)); print('up', flush=True); "
+    "[s.accept()[0].close() for _ in range(100)]"
+)
 
 
 def _connects(address: str, timeout_s: float = 1.0) -> bool:
@@ -38,8 +40,9 @@ def _connects(address: str, timeout_s: float = 1.0) -> bool:
 
 
 def test_a_cut_drops_traffic_both_ways_until_healed_and_nothing_runs_on_loopback(network):
-    server = subprocess.Popen([*network.command_prefix()[2], sys.executable, "-c", LISTEN],
-                              stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [*network.command_prefix()[2], sys.executable, "-c", LISTEN], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert server.stdout.readline().strip() == "up"
         address = network.hosts()[2]
@@ -56,8 +59,12 @@ def test_a_cut_drops_traffic_both_ways_until_healed_and_nothing_runs_on_loopback
 
         assert network.run_as_client(check, 30) == [True, False, True, False]
         # node 1 reaches node 2 unless they are cut
-        probe = [*network.command_prefix()[1], sys.executable, "-c",
-                 f"import socket; socket.create_connection(('{address}', 9092), timeout=1).close()"]
+        probe = [
+            *network.command_prefix()[1],
+            sys.executable,
+            "-c",
+            f"import socket; socket.create_connection(('{address}', 9092), timeout=1).close()",
+        ]
         assert subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
         network.isolate(2)
         assert subprocess.run(probe, capture_output=True, timeout=30).returncode != 0
@@ -71,9 +78,13 @@ def test_a_cut_drops_traffic_both_ways_until_healed_and_nothing_runs_on_loopback
 def test_a_half_open_connection_is_closed_by_the_broker_after_connections_max_idle_ms(network, tmp_path):
     """The client vanishes without a FIN (its packets dropped both ways): the broker's side of the
     connection stays open until ``connections.max.idle.ms`` closes it, and it serves the others."""
-    cluster = LocalCluster(num_brokers=1, data_dir=tmp_path, hosts={1: network.hosts()[1]},
-                           command_prefix={1: network.command_prefix()[1]},
-                           broker_configs={"connections.max.idle.ms": 2000})
+    cluster = LocalCluster(
+        num_brokers=1,
+        data_dir=tmp_path,
+        hosts={1: network.hosts()[1]},
+        command_prefix={1: network.command_prefix()[1]},
+        broker_configs={"connections.max.idle.ms": 2000},
+    )
 
     def body() -> None:
         with cluster:

@@ -24,8 +24,13 @@ TP = TopicPartition(TOPIC, 0)
 async def _ask(cluster, broker_id: int, current_leader_epoch: int, leader_epoch: int):
     endpoint = LeaderEndPoint(3, broker_id, "127.0.0.1", cluster.ports[broker_id], socket_timeout_ms=10000)
     try:
-        answers = await endpoint.fetch_epoch_end_offsets({TP: OffsetForLeaderPartition(
-            current_leader_epoch=current_leader_epoch, leader_epoch=leader_epoch)})
+        answers = await endpoint.fetch_epoch_end_offsets(
+            {
+                TP: OffsetForLeaderPartition(
+                    current_leader_epoch=current_leader_epoch, leader_epoch=leader_epoch
+                )
+            }
+        )
     finally:
         await endpoint.close()
     return answers[TP].error_code, answers[TP].leader_epoch, answers[TP].end_offset
@@ -50,6 +55,8 @@ async def test_leader_answers_where_its_epoch_ends_and_others_refuse(shared_clus
 
 async def test_every_broker_lists_offsets_for_leader_epoch_in_api_versions(shared_cluster):
     for broker_id in shared_cluster.broker_ids:
-        async with BrokerConnection("127.0.0.1", shared_cluster.ports[broker_id], client_id="epoch-test") as conn:
+        async with BrokerConnection(
+            "127.0.0.1", shared_cluster.ports[broker_id], client_id="epoch-test"
+        ) as conn:
             response = await conn.send(ApiVersionsRequest(), timeout_ms=10000)
         assert ApiKey.OFFSET_FOR_LEADER_EPOCH in {k.api_key for k in response.api_keys}

@@ -25,8 +25,10 @@ def _segment_files(cluster) -> list[tuple[int, int]]:
 
 async def _produce(bootstrap: str, first: int, count: int) -> None:
     async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=5) as producer:
-        futures = [await producer.send(TOPIC, b"v" * 1000, key=b"%d" % i, partition=0)
-                   for i in range(first, first + count)]
+        futures = [
+            await producer.send(TOPIC, b"v" * 1000, key=b"%d" % i, partition=0)
+            for i in range(first, first + count)
+        ]
         for future in futures:
             await future
 
@@ -45,12 +47,22 @@ async def test_preallocated_segments_are_trimmed_on_roll_and_stop_and_recovered_
     cluster = cluster_factory(1)
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(TOPIC, num_partitions=1, replication_factor=1, configs={
-            "preallocate": "true", "segment.bytes": str(SEGMENT_BYTES)})])
+        await admin.create_topics(
+            [
+                NewTopic(
+                    TOPIC,
+                    num_partitions=1,
+                    replication_factor=1,
+                    configs={"preallocate": "true", "segment.bytes": str(SEGMENT_BYTES)},
+                )
+            ]
+        )
     await _produce(bootstrap, 0, 600)  # about 2.5 segments
     files = _segment_files(cluster)
     assert len(files) >= 3 and files[-1][1] == SEGMENT_BYTES, files
-    assert all(0 < length < SEGMENT_BYTES for _, length in files[:-1]), f"rolled segments are trimmed: {files}"
+    assert all(0 < length < SEGMENT_BYTES for _, length in files[:-1]), (
+        f"rolled segments are trimmed: {files}"
+    )
     assert await _keys(bootstrap) == [b"%d" % i for i in range(600)]
 
     cluster.stop_broker(1, hard=True)  # kill -9: the active segment keeps its zeros
@@ -64,6 +76,8 @@ async def test_preallocated_segments_are_trimmed_on_roll_and_stop_and_recovered_
 
     cluster.stop_broker(1, hard=False)
     files = _segment_files(cluster)
-    assert all(length < SEGMENT_BYTES for _, length in files), f"a clean stop trims the active segment: {files}"
+    assert all(length < SEGMENT_BYTES for _, length in files), (
+        f"a clean stop trims the active segment: {files}"
+    )
     cluster.start_broker(1)
     assert await _keys(bootstrap) == [b"%d" % i for i in range(650)]

@@ -78,8 +78,10 @@ async def test_record_metadata_timestamps_seek_position_and_async_iteration(shar
         await admin.create_topics([NewTopic("positions", num_partitions=1, replication_factor=3)])
     base_ms = 1_700_000_000_000
     async with Producer(bootstrap_servers=bootstrap, acks="all") as producer:
-        metas = [await producer.send_and_wait("positions", f"v{i}".encode(), timestamp_ms=base_ms + i)
-                 for i in range(10)]
+        metas = [
+            await producer.send_and_wait("positions", f"v{i}".encode(), timestamp_ms=base_ms + i)
+            for i in range(10)
+        ]
     assert all(isinstance(m, RecordMetadata) for m in metas)
     assert [tuple(m) for m in metas] == [("positions", 0, i, base_ms + i) for i in range(10)]
 
@@ -99,7 +101,8 @@ async def test_record_metadata_timestamps_seek_position_and_async_iteration(shar
                 if record.offset == 9:
                     break
         assert [(r.topic, r.partition, r.offset, r.timestamp, r.value) for r in iterated] == [
-            ("positions", 0, i, base_ms + i, f"v{i}".encode()) for i in (7, 8, 9)]
+            ("positions", 0, i, base_ms + i, f"v{i}".encode()) for i in (7, 8, 9)
+        ]
         await consumer.seek_to_beginning(tp)
         assert await consumer.position(tp) == 0
 
@@ -108,14 +111,25 @@ async def test_acks_all_replicates_through_two_replica_fetchers_per_broker(clust
     cluster = cluster_factory(3, num_replica_fetchers=2, replica_fetch_max_bytes=4096)
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic("fetchers", num_partitions=6, replication_factor=3,
-                                            configs={"min.insync.replicas": "3"})])
-    async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=2, delivery_timeout_ms=30000) as producer:
-        futures = [await producer.send("fetchers", f"v{i}".encode() * 40, key=str(i).encode()) for i in range(600)]
+        await admin.create_topics(
+            [
+                NewTopic(
+                    "fetchers", num_partitions=6, replication_factor=3, configs={"min.insync.replicas": "3"}
+                )
+            ]
+        )
+    async with Producer(
+        bootstrap_servers=bootstrap, acks="all", linger_ms=2, delivery_timeout_ms=30000
+    ) as producer:
+        futures = [
+            await producer.send("fetchers", f"v{i}".encode() * 40, key=str(i).encode()) for i in range(600)
+        ]
         metas = await asyncio.gather(*futures)  # min.insync.replicas=3: every follower fetched every batch
     tps = [TopicPartition("fetchers", p) for p in range(6)]
     got = await _consume_all(bootstrap, tps, len(metas))
-    assert sorted(r.value for recs in got.values() for r in recs) == sorted(f"v{i}".encode() * 40 for i in range(600))
+    assert sorted(r.value for recs in got.values() for r in recs) == sorted(
+        f"v{i}".encode() * 40 for i in range(600)
+    )
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         partitions = (await admin.describe_topics(["fetchers"]))["fetchers"].partitions
     assert all(sorted(p.isr) == [1, 2, 3] for p in partitions)

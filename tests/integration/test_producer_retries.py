@@ -38,9 +38,23 @@ def allowed_lines(faults: int, elapsed_s: float, extra: int = 0) -> int:
 
 
 def start_produce(topic: str, bootstrap: str, *flags: str) -> subprocess.Popen:
-    proc = subprocess.Popen([str(KAFKETTE), "produce", "--topic", topic, "--bootstrap-server", bootstrap,
-                             "--key-separator", ":", *flags],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            str(KAFKETTE),
+            "produce",
+            "--topic",
+            topic,
+            "--bootstrap-server",
+            bootstrap,
+            "--key-separator",
+            ":",
+            *flags,
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdin is not None
     proc.stdin.write("".join(f"{line}\n" for line in RECORDS))
     proc.stdin.close()
@@ -60,7 +74,8 @@ async def finish(proc: subprocess.Popen, timeout_s: float) -> tuple[int, list[st
 
 
 async def test_produce_to_a_dead_leader_prints_a_few_lines_and_delivers_every_record_once_it_is_back(
-        cluster_factory):
+    cluster_factory,
+):
     cluster = cluster_factory(3, **QUICK_STOP)
     bootstrap = cluster.bootstrap_servers
     topic = "dead-leader"
@@ -89,20 +104,26 @@ async def test_produce_to_a_dead_leader_prints_a_few_lines_and_delivers_every_re
     assert 1 <= len(lines) <= allowed_lines(2, elapsed_s), "\n".join(lines)
     assert any("topic-partition dead-leader-0" in line for line in lines), lines
     assert not any("dead-leader-1" in line or "dead-leader-2" in line for line in lines), lines
-    values = sorted(r.value.decode() for r in await consume_from_beginning(
-        bootstrap, [TopicPartition(topic, p) for p in range(3)], len(RECORDS)))
+    values = sorted(
+        r.value.decode()
+        for r in await consume_from_beginning(
+            bootstrap, [TopicPartition(topic, p) for p in range(3)], len(RECORDS)
+        )
+    )
     assert values == sorted(line.split(":")[1] for line in RECORDS)  # each once (idempotent producer)
     assert await consume_from_beginning(bootstrap, [tp0]), "no record went to the dead leader's partition"
 
 
 async def test_produce_below_min_insync_replicas_prints_a_few_lines_then_one_delivery_timeout_error(
-        cluster_factory):
+    cluster_factory,
+):
     cluster = cluster_factory(3, **QUICK_STOP)
     bootstrap = cluster.bootstrap_servers
     topic = "not-enough-replicas"
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(topic, replica_assignment={0: [2, 3]},
-                                            configs={"min.insync.replicas": "2"})])
+        await admin.create_topics(
+            [NewTopic(topic, replica_assignment={0: [2, 3]}, configs={"min.insync.replicas": "2"})]
+        )
     tp0 = TopicPartition(topic, 0)
     await wait_for_partition(bootstrap, tp0, lambda p: sorted(p.isr) == [2, 3], "ISR [2, 3]")
     cluster.stop_broker(3, hard=True)
@@ -118,8 +139,12 @@ async def test_produce_below_min_insync_replicas_prints_a_few_lines_then_one_del
     assert len(lines) <= allowed_lines(1, elapsed_s, extra=1), "\n".join(lines)
     assert "Got error produce response on topic-partition not-enough-replicas-0" in lines[0], lines
     assert "NOT_ENOUGH_REPLICAS" in lines[0], lines
-    assert lines[-1].startswith("Error: KafkaTimeoutError: Expiring 20 record(s) for not-enough-replicas-0: "), lines
-    assert "(delivery.timeout.ms=25000); the last error was [Error 19] NOT_ENOUGH_REPLICAS" in lines[-1], lines
+    assert lines[-1].startswith(
+        "Error: KafkaTimeoutError: Expiring 20 record(s) for not-enough-replicas-0: "
+    ), lines
+    assert "(delivery.timeout.ms=25000); the last error was [Error 19] NOT_ENOUGH_REPLICAS" in lines[-1], (
+        lines
+    )
     assert "Traceback" not in "\n".join(lines)
 
 
@@ -128,19 +153,26 @@ RETRY_LOOP_LOGGERS = ("kafkette.client.producer.sender", "kafkette.client.kafka_
 
 def fault_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     """The INFO and WARNING lines of the producer's retry loops (the Sender's and its client's)."""
-    return [r for r in caplog.records if r.name in RETRY_LOOP_LOGGERS and r.levelno >= logging.INFO
-            and "clientId=retries]" in r.getMessage()]
+    return [
+        r
+        for r in caplog.records
+        if r.name in RETRY_LOOP_LOGGERS
+        and r.levelno >= logging.INFO
+        and "clientId=retries]" in r.getMessage()
+    ]
 
 
 async def test_each_retry_loop_of_a_producer_logs_its_fault_once_when_it_starts_and_once_when_it_clears(
-        cluster_factory, caplog):
+    cluster_factory, caplog
+):
     caplog.set_level(logging.INFO, logger="kafkette.client")
     cluster = cluster_factory(1, **QUICK_STOP)
     bootstrap = cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         await admin.create_topics([NewTopic("whole-cluster-down", num_partitions=1, replication_factor=1)])
-    async with Producer(bootstrap_servers=bootstrap, client_id="retries", linger_ms=0,
-                        delivery_timeout_ms=120000) as producer:
+    async with Producer(
+        bootstrap_servers=bootstrap, client_id="retries", linger_ms=0, delivery_timeout_ms=120000
+    ) as producer:
         assert (await producer.send_and_wait("whole-cluster-down", b"before")).offset == 0
         cluster.stop_broker(1, hard=True)
         started = time.monotonic()
@@ -156,8 +188,15 @@ async def test_each_retry_loop_of_a_producer_logs_its_fault_once_when_it_starts_
     by_subject: dict[str, list[logging.LogRecord]] = {}
     for record in records:
         text = record.getMessage()
-        subject = ("partition" if "whole-cluster-down-0" in text else "connection" if "Connection to node 1" in text
-                   else "metadata" if "Metadata refresh" in text else "other")
+        subject = (
+            "partition"
+            if "whole-cluster-down-0" in text
+            else "connection"
+            if "Connection to node 1" in text
+            else "metadata"
+            if "Metadata refresh" in text
+            else "other"
+        )
         by_subject.setdefault(subject, []).append(record)
     summary = "\n".join(f"{r.levelname} {r.getMessage()}" for r in records)
     assert "other" not in by_subject, summary

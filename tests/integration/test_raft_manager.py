@@ -23,8 +23,9 @@ from kafkette.protocol.errors import Errors, NotLeaderOrFollowerError
 
 pytestmark = pytest.mark.timeout(120)
 
-CONFIG = RaftConfig(election_timeout_ms=300, fetch_timeout_ms=600, election_backoff_max_ms=300,
-                    request_timeout_ms=300)
+CONFIG = RaftConfig(
+    election_timeout_ms=300, fetch_timeout_ms=600, election_backoff_max_ms=300, request_timeout_ms=300
+)
 
 
 class Voter:
@@ -33,17 +34,24 @@ class Voter:
     def __init__(self, node_id: int, addresses: dict[int, tuple[str, int]], directory: str) -> None:
         self.node_id = node_id
         self.committed: list = []
-        self.manager = RaftManager(node_id, addresses, directory, cluster_id="c1",
-                                   serde=METADATA_RECORD_SERDE, config=CONFIG,
-                                   on_commit=lambda entries: self.committed.extend(e.payload for e in entries),
-                                   rng=random.Random(node_id))
+        self.manager = RaftManager(
+            node_id,
+            addresses,
+            directory,
+            cluster_id="c1",
+            serde=METADATA_RECORD_SERDE,
+            config=CONFIG,
+            on_commit=lambda entries: self.committed.extend(e.payload for e in entries),
+            rng=random.Random(node_id),
+        )
 
         async def handle(header, spec, request):
             return await self.manager.handle_request(request)
 
         host, port = addresses[node_id]
-        self.server = SocketServer(host, port, handle, max_request_bytes=1 << 20, max_queued_requests=100,
-                                   broker_id=node_id)
+        self.server = SocketServer(
+            host, port, handle, max_request_bytes=1 << 20, max_queued_requests=100, broker_id=node_id
+        )
 
     async def start(self) -> Voter:
         await self.server.start()
@@ -125,11 +133,15 @@ async def test_a_request_from_another_cluster_or_an_unknown_voter_is_refused_wit
     voters, addresses = quorum
     leader = await _leader(voters)
     host, port = addresses[leader.node_id]
-    vote = RaftWire(METADATA_RECORD_SERDE).to_wire(VoteRequest(leader.manager.epoch + 5, 2, 0, 0), "another-cluster")
+    vote = RaftWire(METADATA_RECORD_SERDE).to_wire(
+        VoteRequest(leader.manager.epoch + 5, 2, 0, 0), "another-cluster"
+    )
     async with BrokerConnection(host, port, client_id="stranger") as connection:
         answer = await connection.send(vote, timeout_ms=5000)
         assert answer.error_code == Errors.INCONSISTENT_CLUSTER_ID
-        stranger = await connection.send(RaftWire(METADATA_RECORD_SERDE).to_wire(VoteRequest(leader.manager.epoch + 5, 42, 0, 0), "c1"),
-                                         timeout_ms=5000)
+        stranger = await connection.send(
+            RaftWire(METADATA_RECORD_SERDE).to_wire(VoteRequest(leader.manager.epoch + 5, 42, 0, 0), "c1"),
+            timeout_ms=5000,
+        )
         assert stranger.topics[0].partitions[0].error_code == Errors.INCONSISTENT_VOTER_SET
     assert leader.manager.client is not None and leader.manager.client.is_leader()  # unmoved by either

@@ -19,8 +19,16 @@ HOUR_MS = 3_600_000
 async def test_a_record_outside_the_timestamp_bounds_is_refused_with_invalid_timestamp(shared_cluster):
     bootstrap = shared_cluster.bootstrap_servers
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
-        await admin.create_topics([NewTopic(TOPIC, num_partitions=1, replication_factor=3,
-                                            configs={"message.timestamp.before.max.ms": str(HOUR_MS)})])
+        await admin.create_topics(
+            [
+                NewTopic(
+                    TOPIC,
+                    num_partitions=1,
+                    replication_factor=3,
+                    configs={"message.timestamp.before.max.ms": str(HOUR_MS)},
+                )
+            ]
+        )
     now_ms = int(time.time() * 1000)
     async with Producer(bootstrap_servers=bootstrap, acks="all") as producer:
         with pytest.raises(InvalidTimestampError):

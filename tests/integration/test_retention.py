@@ -40,7 +40,9 @@ def segment_bases(cluster: LocalCluster, broker_id: int, tp: TopicPartition) -> 
 
 
 def deleted_files(cluster: LocalCluster, broker_id: int, tp: TopicPartition) -> list[str]:
-    return sorted(p.name for p in partition_dir(cluster, broker_id, tp).iterdir() if p.name.endswith(".deleted"))
+    return sorted(
+        p.name for p in partition_dir(cluster, broker_id, tp).iterdir() if p.name.endswith(".deleted")
+    )
 
 
 async def create_topic(bootstrap: str, topic: NewTopic) -> None:
@@ -59,8 +61,9 @@ async def produce(bootstrap: str, topic: str, count: int, *, timestamp_ms: int |
     offsets = []
     async with Producer(bootstrap_servers=bootstrap, acks="all", linger_ms=0) as producer:
         for i in range(count):
-            metadata = await producer.send_and_wait(topic, b"v%04d" % i + b"x" * 95, partition=0,
-                                                    timestamp_ms=timestamp_ms)
+            metadata = await producer.send_and_wait(
+                topic, b"v%04d" % i + b"x" * 95, partition=0, timestamp_ms=timestamp_ms
+            )
             offsets.append(metadata.offset)
     return offsets
 
@@ -82,24 +85,41 @@ async def first_record_offset(bootstrap: str, tp: TopicPartition, **consumer_arg
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory):
-    configs = {"controlled.shutdown.retry.backoff.ms": 100, "broker.session.timeout.ms": 3000,
-               "broker.heartbeat.interval.ms": 500, "replica.fetch.backoff.ms": 200, **RETENTION_CONFIGS}
-    with LocalCluster(num_brokers=3, data_dir=tmp_path_factory.mktemp("retention"), broker_configs=configs) as c:
+    configs = {
+        "controlled.shutdown.retry.backoff.ms": 100,
+        "broker.session.timeout.ms": 3000,
+        "broker.heartbeat.interval.ms": 500,
+        "replica.fetch.backoff.ms": 200,
+        **RETENTION_CONFIGS,
+    }
+    with LocalCluster(
+        num_brokers=3, data_dir=tmp_path_factory.mktemp("retention"), broker_configs=configs
+    ) as c:
         yield c
 
 
 # --- retention ---------------------------------------------------------------------------
 
+
 async def test_retention_bytes_deletes_old_segments_on_leader_and_followers(cluster):
     bootstrap = cluster.bootstrap_servers
     tp = TopicPartition("retention-bytes", 0)
-    await create_topic(bootstrap, NewTopic(tp.topic, 1, 3, configs={
-        "segment.bytes": str(SEGMENT_BYTES), "retention.bytes": str(3 * SEGMENT_BYTES)}))
+    await create_topic(
+        bootstrap,
+        NewTopic(
+            tp.topic,
+            1,
+            3,
+            configs={"segment.bytes": str(SEGMENT_BYTES), "retention.bytes": str(3 * SEGMENT_BYTES)},
+        ),
+    )
     await produce(bootstrap, tp.topic, 120)  # ~20 KB: about 20 segments
 
     def trimmed_everywhere() -> bool:
-        return all(segment_bases(cluster, b, tp)[0] > 0 and len(segment_bases(cluster, b, tp)) <= 5
-                   for b in (1, 2, 3))
+        return all(
+            segment_bases(cluster, b, tp)[0] > 0 and len(segment_bases(cluster, b, tp)) <= 5
+            for b in (1, 2, 3)
+        )
 
     await wait_until(trimmed_everywhere, "retention.bytes to trim every replica")
     start, end = await beginning_and_end(bootstrap, tp)
@@ -115,20 +135,27 @@ async def test_retention_bytes_deletes_old_segments_on_leader_and_followers(clus
 async def test_retention_ms_deletes_segments_with_old_timestamps_and_files_vanish_after_the_delay(cluster):
     bootstrap = cluster.bootstrap_servers
     tp = TopicPartition("retention-ms", 0)
-    await create_topic(bootstrap, NewTopic(tp.topic, 1, 3, configs={
-        "segment.bytes": str(SEGMENT_BYTES), "retention.ms": "3600000"}))
+    await create_topic(
+        bootstrap,
+        NewTopic(tp.topic, 1, 3, configs={"segment.bytes": str(SEGMENT_BYTES), "retention.ms": "3600000"}),
+    )
     two_hours_ago = int(time.time() * 1000) - 2 * 3600 * 1000
     await produce(bootstrap, tp.topic, 40, timestamp_ms=two_hours_ago)  # expired at once
     fresh = await produce(bootstrap, tp.topic, 5)  # now: kept
-    await wait_until(lambda: all(segment_bases(cluster, b, tp)[0] > 0 for b in (1, 2, 3)),
-                     "retention.ms to delete the old segments on every replica")
+    await wait_until(
+        lambda: all(segment_bases(cluster, b, tp)[0] > 0 for b in (1, 2, 3)),
+        "retention.ms to delete the old segments on every replica",
+    )
     leader = await leader_of(bootstrap, tp)
-    await wait_until(lambda: segment_bases(cluster, leader, tp)[0] >= 30, "the leader to keep only recent segments")
+    await wait_until(
+        lambda: segment_bases(cluster, leader, tp)[0] >= 30, "the leader to keep only recent segments"
+    )
     start, end = await beginning_and_end(bootstrap, tp)
     assert end == 45 and 30 <= start <= fresh[0]
     # Renamed at once, removed after log.segment.delete.delay.ms (1.5 s) by the scheduler.
-    await wait_until(lambda: all(not deleted_files(cluster, b, tp) for b in (1, 2, 3)),
-                     ".deleted files to be removed")
+    await wait_until(
+        lambda: all(not deleted_files(cluster, b, tp) for b in (1, 2, 3)), ".deleted files to be removed"
+    )
     for broker_id in (1, 2, 3):
         names = sorted(p.name for p in partition_dir(cluster, broker_id, tp).iterdir())
         assert "00000000000000000000.log" not in names and "00000000000000000000.index" not in names
@@ -137,23 +164,40 @@ async def test_retention_ms_deletes_segments_with_old_timestamps_and_files_vanis
 async def test_deleted_segments_are_renamed_before_removal(cluster):
     bootstrap = cluster.bootstrap_servers
     tp = TopicPartition("retention-renamed", 0)
-    await create_topic(bootstrap, NewTopic(tp.topic, 1, 1, configs={
-        "segment.bytes": str(SEGMENT_BYTES), "retention.bytes": "0", "file.delete.delay.ms": "600000"}))
+    await create_topic(
+        bootstrap,
+        NewTopic(
+            tp.topic,
+            1,
+            1,
+            configs={
+                "segment.bytes": str(SEGMENT_BYTES),
+                "retention.bytes": "0",
+                "file.delete.delay.ms": "600000",
+            },
+        ),
+    )
     await produce(bootstrap, tp.topic, 30)
     leader = await leader_of(bootstrap, tp)
-    await wait_until(lambda: len(segment_bases(cluster, leader, tp)) == 1, "only the active segment to be kept")
+    await wait_until(
+        lambda: len(segment_bases(cluster, leader, tp)) == 1, "only the active segment to be kept"
+    )
     assert {"00000000000000000000.log.deleted", "00000000000000000000.index.deleted"} <= set(
-        deleted_files(cluster, leader, tp))
+        deleted_files(cluster, leader, tp)
+    )
 
 
 # --- DeleteRecords -----------------------------------------------------------------------
+
 
 async def test_delete_records_returns_the_low_watermark_after_the_followers_moved(cluster):
     bootstrap = cluster.bootstrap_servers
     tp = TopicPartition("delete-records", 0)
     # Led by broker 2 (not the controller), replicated to 3 and 1.
-    await create_topic(bootstrap, NewTopic(tp.topic, replica_assignment=[[2, 3, 1]],
-                                           configs={"segment.bytes": str(SEGMENT_BYTES)}))
+    await create_topic(
+        bootstrap,
+        NewTopic(tp.topic, replica_assignment=[[2, 3, 1]], configs={"segment.bytes": str(SEGMENT_BYTES)}),
+    )
     await produce(bootstrap, tp.topic, 50)
     async with AdminClient(bootstrap_servers=bootstrap) as admin:
         assert await admin.delete_records({tp: 30}) == {tp: 30}
@@ -169,13 +213,16 @@ async def test_delete_records_returns_the_low_watermark_after_the_followers_move
     # leadership at once already starts at 30.
     cluster.stop_broker(2, hard=False)
     try:
+
         async def led_elsewhere() -> bool:
             return await leader_of(bootstrap, tp) in (1, 3)
 
         await wait_until(led_elsewhere, "a follower to take over leadership")
         assert (await beginning_and_end(bootstrap, tp))[0] == 30
-        await wait_until(lambda: all(segment_bases(cluster, b, tp)[0] > 0 for b in (1, 3)),
-                         "segments below the log start offset to be deleted on the followers")
+        await wait_until(
+            lambda: all(segment_bases(cluster, b, tp)[0] > 0 for b in (1, 3)),
+            "segments below the log start offset to be deleted on the followers",
+        )
     finally:
         cluster.start_broker(2)
         cluster.wait_for_broker(2)
@@ -194,6 +241,7 @@ async def test_delete_records_on_a_compacted_topic_is_a_policy_violation(cluster
 
 # --- OFFSET_OUT_OF_RANGE and auto_offset_reset ----------------------------------------
 
+
 async def trimmed_topic(cluster: LocalCluster, name: str) -> TopicPartition:
     """Create ``name`` with offsets 0..49 of which 0..29 are deleted (log start offset 30)."""
     bootstrap = cluster.bootstrap_servers
@@ -206,9 +254,13 @@ async def trimmed_topic(cluster: LocalCluster, name: str) -> TopicPartition:
 
 
 @pytest.mark.parametrize("position", [10, 1000])
-async def test_earliest_resets_a_position_below_the_log_start_or_past_the_end_to_the_log_start(cluster, position):
+async def test_earliest_resets_a_position_below_the_log_start_or_past_the_end_to_the_log_start(
+    cluster, position
+):
     tp = await trimmed_topic(cluster, f"reset-earliest-{position}")
-    async with Consumer(bootstrap_servers=cluster.bootstrap_servers, auto_offset_reset="earliest") as consumer:
+    async with Consumer(
+        bootstrap_servers=cluster.bootstrap_servers, auto_offset_reset="earliest"
+    ) as consumer:
         consumer.assign([tp])
         consumer.seek(tp, position)
         records = await asyncio.wait_for(consumer.getmany(tp, timeout_ms=10_000), WAIT_S)
@@ -263,14 +315,38 @@ def test_delete_records_cli_prints_the_low_watermarks_and_rejects_bad_files(clus
     run_coroutine(produce(cluster.bootstrap_servers, tp.topic, 10))
     kafkette = Path(sys.executable).parent / "kafkette"
     offsets = tmp_path / "offsets.json"
-    offsets.write_text(json.dumps({"version": 1, "partitions": [{"topic": tp.topic, "partition": 0, "offset": 4}]}))
-    result = subprocess.run([str(kafkette), "delete-records", "--bootstrap-server", cluster.bootstrap_servers,
-                             "--offset-json-file", str(offsets)], capture_output=True, text=True, timeout=60)
+    offsets.write_text(
+        json.dumps({"version": 1, "partitions": [{"topic": tp.topic, "partition": 0, "offset": 4}]})
+    )
+    result = subprocess.run(
+        [
+            str(kafkette),
+            "delete-records",
+            "--bootstrap-server",
+            cluster.bootstrap_servers,
+            "--offset-json-file",
+            str(offsets),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert "partition: delete-records-cli-0\tlow_watermark: 4" in result.stdout
     offsets.write_text('{"partitions": [{"topic": "delete-records-cli", "partition": 0, "offset": 99}]}')
-    result = subprocess.run([str(kafkette), "delete-records", "--bootstrap-server", cluster.bootstrap_servers,
-                             "--offset-json-file", str(offsets)], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [
+            str(kafkette),
+            "delete-records",
+            "--bootstrap-server",
+            cluster.bootstrap_servers,
+            "--offset-json-file",
+            str(offsets),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1
     assert result.stderr.startswith("Error: ") and len(result.stderr.strip().splitlines()) == 1
     assert "delete-records-cli-0" in result.stderr

@@ -31,7 +31,8 @@ async def test_create_topic_gives_three_distinct_replicas_leader_first_and_full_
     brokers = sorted(shared_cluster.broker_ids)
     candidates = [
         assign_replicas_to_brokers(6, 3, brokers, rng=_Draws(start, shift))
-        for start in range(len(brokers)) for shift in range(len(brokers))
+        for start in range(len(brokers))
+        for shift in range(len(brokers))
     ]
     assert actual in candidates
     # Leaders spread evenly over the brokers.
@@ -53,7 +54,15 @@ async def test_create_existing_topic_is_refused_and_listed_once(shared_cluster):
 
 async def test_manual_replica_assignment_is_used_as_given(shared_cluster):
     async with AdminClient(bootstrap_servers=shared_cluster.bootstrap_servers) as admin:
-        await admin.create_topics([NewTopic("manual", num_partitions=-1, replication_factor=-1,
-                                            replica_assignment={0: [2, 3], 1: [3, 1]})])
+        await admin.create_topics(
+            [
+                NewTopic(
+                    "manual",
+                    num_partitions=-1,
+                    replication_factor=-1,
+                    replica_assignment={0: [2, 3], 1: [3, 1]},
+                )
+            ]
+        )
         parts = (await admin.describe_topics(["manual"]))["manual"].partitions
     assert [(p.replicas, p.leader) for p in parts] == [([2, 3], 2), ([3, 1], 3)]

@@ -37,8 +37,11 @@ async def test_delete_topic_enable_false_refuses_deletion(cluster_factory):
         with pytest.raises(TopicDeletionDisabledError):
             await admin.delete_topics(["kept"])
         assert "kept" in await admin.list_topics()
-    result = await asyncio.to_thread(CliRunner().invoke, kafkette,
-                                     ["topics", "delete", "kept", "--bootstrap-server", cluster.bootstrap_servers])
+    result = await asyncio.to_thread(
+        CliRunner().invoke,
+        kafkette,
+        ["topics", "delete", "kept", "--bootstrap-server", cluster.bootstrap_servers],
+    )
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert result.exit_code != 0 and len(lines) == 1 and "TOPIC_DELETION_DISABLED" in lines[0], result.stderr
     assert partition_dirs(cluster, "kept")
@@ -55,7 +58,9 @@ def topic_log_dirs(cluster: LocalCluster, topic: str, broker_ids: list[int]) -> 
     for broker_id in broker_ids:
         logs = cluster.broker_dir(broker_id) / "logs"
         if logs.is_dir():
-            found += [p for p in logs.iterdir() if p.is_dir() and p.name.split(".")[0].rpartition("-")[0] == topic]
+            found += [
+                p for p in logs.iterdir() if p.is_dir() and p.name.split(".")[0].rpartition("-")[0] == topic
+            ]
     return sorted(found)
 
 
@@ -98,19 +103,29 @@ async def test_deletion_answers_at_once_with_a_replica_broker_down_and_every_log
         with pytest.raises(UnknownTopicOrPartitionError):
             await admin.describe_topics(["half-deleted"])
     # live brokers rename the logs at once, and remove them after log.segment.delete.delay.ms
-    await wait_until(lambda: not partition_dirs(cluster, "half-deleted", [1, 2]), "live brokers to rename the logs")
+    await wait_until(
+        lambda: not partition_dirs(cluster, "half-deleted", [1, 2]), "live brokers to rename the logs"
+    )
     renamed = topic_log_dirs(cluster, "half-deleted", [1, 2])
     assert len(renamed) == 4 and all(p.name.endswith("-delete") for p in renamed), renamed
-    await wait_until(lambda: not topic_log_dirs(cluster, "half-deleted", [1, 2]),
-                     "the renamed logs to be removed after log.segment.delete.delay.ms")
+    await wait_until(
+        lambda: not topic_log_dirs(cluster, "half-deleted", [1, 2]),
+        "the renamed logs to be removed after log.segment.delete.delay.ms",
+    )
     assert len(partition_dirs(cluster, "half-deleted", [3])) == 2  # broker 3 is down: its copy is still there
 
     cluster.start_broker(3)  # its logs are stray now: the topic id is not in the metadata
-    await wait_until(lambda: not partition_dirs(cluster, "half-deleted", [3]), "broker 3 to find its stray logs")
-    await wait_until(lambda: not topic_log_dirs(cluster, "half-deleted", [3]), "broker 3 to remove its stray logs")
+    await wait_until(
+        lambda: not partition_dirs(cluster, "half-deleted", [3]), "broker 3 to find its stray logs"
+    )
+    await wait_until(
+        lambda: not topic_log_dirs(cluster, "half-deleted", [3]), "broker 3 to remove its stray logs"
+    )
 
 
-async def test_delete_then_recreate_at_once_is_a_new_empty_topic_even_on_a_broker_that_was_down(cluster_factory):
+async def test_delete_then_recreate_at_once_is_a_new_empty_topic_even_on_a_broker_that_was_down(
+    cluster_factory,
+):
     cluster = cluster_factory(3, log_segment_delete_delay_ms=DELETE_DELAY_MS)
     bootstrap = cluster.bootstrap_servers
     tp = TopicPartition("reborn", 0)
@@ -137,14 +152,27 @@ async def test_delete_then_recreate_at_once_is_a_new_empty_topic_even_on_a_broke
 
     cluster.start_broker(3)  # holds reborn-0 of the old topic id: stray, never mixed with the new log
     new_on_disk = on_disk_topic_ids(cluster, "reborn", [1])
-    await wait_until(lambda: on_disk_topic_ids(cluster, "reborn", [3]) == new_on_disk,
-                     "broker 3 to replace the old topic's log with the new topic's")
-    await wait_until(lambda: not [p for p in topic_log_dirs(cluster, "reborn", [3]) if p.name.endswith("-delete")],
-                     "broker 3 to remove the old topic's log")
+    await wait_until(
+        lambda: on_disk_topic_ids(cluster, "reborn", [3]) == new_on_disk,
+        "broker 3 to replace the old topic's log with the new topic's",
+    )
+    await wait_until(
+        lambda: not [p for p in topic_log_dirs(cluster, "reborn", [3]) if p.name.endswith("-delete")],
+        "broker 3 to remove the old topic's log",
+    )
     async with Consumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest") as consumer:
         consumer.assign([tp])
         records = (await consumer.getmany(timeout_ms=5000)).get(tp, [])
     assert [r.value for r in records] == [b"new"]
-    await wait_until(lambda: b"old-" not in b"".join(
-        f.read_bytes() for d in partition_dirs(cluster, "reborn", [3]) for f in d.iterdir() if f.is_file()),
-        "broker 3's log of the new topic to hold none of the old records")
+    await wait_until(
+        lambda: (
+            b"old-"
+            not in b"".join(
+                f.read_bytes()
+                for d in partition_dirs(cluster, "reborn", [3])
+                for f in d.iterdir()
+                if f.is_file()
+            )
+        ),
+        "broker 3's log of the new topic to hold none of the old records",
+    )

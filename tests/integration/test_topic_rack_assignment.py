@@ -21,8 +21,9 @@ PROPS = {"broker.session.timeout.ms": 3000, "broker.heartbeat.interval.ms": 500}
 
 @pytest.fixture(scope="module")
 def racked(tmp_path_factory: pytest.TempPathFactory):
-    with LocalCluster(num_brokers=6, data_dir=tmp_path_factory.mktemp("racks"), broker_configs=PROPS,
-                      racks=RACKS) as c:
+    with LocalCluster(
+        num_brokers=6, data_dir=tmp_path_factory.mktemp("racks"), broker_configs=PROPS, racks=RACKS
+    ) as c:
         yield c
 
 
@@ -65,7 +66,9 @@ async def test_added_partitions_are_also_spread_over_racks(racked):
 
 
 async def test_only_some_brokers_with_a_rack_is_an_error(tmp_path):
-    with LocalCluster(num_brokers=3, data_dir=tmp_path, broker_configs=PROPS, racks=["a", None, "b"]) as partial:
+    with LocalCluster(
+        num_brokers=3, data_dir=tmp_path, broker_configs=PROPS, racks=["a", None, "b"]
+    ) as partial:
         async with AdminClient(bootstrap_servers=partial.bootstrap_servers) as admin:
             with pytest.raises(KafkaError, match="rack"):
                 await admin.create_topics([NewTopic("half-racked", 3, 2)])

@@ -34,12 +34,22 @@ REPO = Path(__file__).resolve().parents[2]
 STARTUP_TIMEOUT_S = 60
 
 
-def _run(args: list[str], *, cwd: Path, timeout_s: float = 300, input: str | None = None,
-         env: dict[str, str] | None = None) -> str:
+def _run(
+    args: list[str],
+    *,
+    cwd: Path,
+    timeout_s: float = 300,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+) -> str:
     """Run a command; fail the test with its output when it exits non-zero."""
-    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout_s, input=input, env=env)
-    assert done.returncode == 0, (f"{' '.join(args)} exited {done.returncode}\n"
-                                  f"stdout: {done.stdout[-3000:]}\nstderr: {done.stderr[-3000:]}")
+    done = subprocess.run(
+        args, cwd=cwd, capture_output=True, text=True, timeout=timeout_s, input=input, env=env
+    )
+    assert done.returncode == 0, (
+        f"{' '.join(args)} exited {done.returncode}\n"
+        f"stdout: {done.stdout[-3000:]}\nstderr: {done.stderr[-3000:]}"
+    )
     return done.stdout
 
 
@@ -66,7 +76,9 @@ def _readme_sdk_example() -> str:
 
 
 EXPORT_LINE = re.compile(r"^export KAFKETTE_BOOTSTRAP_SERVERS=\S+$", re.M)  # as cluster start prints it
-README_EXPORT_LINE = re.compile(r"^export KAFKETTE_BOOTSTRAP_SERVERS=.*$", re.M)  # the README's, with its comment
+README_EXPORT_LINE = re.compile(
+    r"^export KAFKETTE_BOOTSTRAP_SERVERS=.*$", re.M
+)  # the README's, with its comment
 
 
 def _first_steps() -> tuple[str, str]:
@@ -97,43 +109,111 @@ def installed(wheel: Path) -> Path:
     root = wheel.parent.parent
     venv = root / "venv"
     _run([sys.executable, "-m", "venv", str(venv)], cwd=root)
-    _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)], cwd=root, env=_clean_env())
+    _run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)],
+        cwd=root,
+        env=_clean_env(),
+    )
     return venv / "bin"
 
 
 def test_wheel_installs_only_the_kafkette_namespace(installed: Path, tmp_path: Path):
     python = str(installed / "python")
-    out = _run([python, "-c",
-                "import importlib.util, json, kafkette, sys\n"
-                "from importlib.metadata import distribution\n"
-                "files = {str(f).split('/')[0] for f in distribution('kafkette').files}\n"
-                "print(json.dumps({'file': kafkette.__file__, 'top': sorted(files),\n"
-                "  'bare': [n for n in ('client', 'broker', 'controller', 'protocol')\n"
-                "           if importlib.util.find_spec(n)],\n"
-                "  'producer': kafkette.Producer.__module__}))"], cwd=tmp_path, env=_clean_env())
+    out = _run(
+        [
+            python,
+            "-c",
+            "import importlib.util, json, kafkette, sys\n"
+            "from importlib.metadata import distribution\n"
+            "files = {str(f).split('/')[0] for f in distribution('kafkette').files}\n"
+            "print(json.dumps({'file': kafkette.__file__, 'top': sorted(files),\n"
+            "  'bare': [n for n in ('client', 'broker', 'controller', 'protocol')\n"
+            "           if importlib.util.find_spec(n)],\n"
+            "  'producer': kafkette.Producer.__module__}))",
+        ],
+        cwd=tmp_path,
+        env=_clean_env(),
+    )
     seen = json.loads(out)
     assert seen["file"].startswith(str(installed.parent)), seen  # the venv's copy, not the repository's
-    assert [t for t in seen["top"] if not t.startswith("kafkette-")] == ["..", "kafkette"], seen  # ../bin/kafkette
+    assert [t for t in seen["top"] if not t.startswith("kafkette-")] == ["..", "kafkette"], (
+        seen
+    )  # ../bin/kafkette
     assert seen["bare"] == []
     assert seen["producer"] == "kafkette.client.producer.producer"
-    assert "kafkette/py.typed" in _run([python, "-c", "from importlib.metadata import distribution; "
-                                        "print('\\n'.join(str(f) for f in distribution('kafkette').files))"],
-                                       cwd=tmp_path, env=_clean_env())
+    assert "kafkette/py.typed" in _run(
+        [
+            python,
+            "-c",
+            "from importlib.metadata import distribution; "
+            "print('\\n'.join(str(f) for f in distribution('kafkette').files))",
+        ],
+        cwd=tmp_path,
+        env=_clean_env(),
+    )
 
 
 def test_installed_cli_runs_a_cluster_and_a_round_trip(installed: Path, tmp_path: Path):
     env = _clean_env()
     kafkette = str(installed / "kafkette")
-    proc = subprocess.Popen([kafkette, "cluster", "start", "--brokers", "3", "--data-dir", str(tmp_path / "data")],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [kafkette, "cluster", "start", "--brokers", "3", "--data-dir", str(tmp_path / "data")],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         bootstrap = read_bootstrap_line(proc, STARTUP_TIMEOUT_S)
-        _run([kafkette, "topics", "create", "wheel-events", "--partitions", "3", "--replication-factor", "3",
-              "--bootstrap-server", bootstrap], cwd=tmp_path, env=env)
-        _run([kafkette, "produce", "--topic", "wheel-events", "--key-separator", ":", "--bootstrap-server",
-              bootstrap], cwd=tmp_path, env=env, input="k1:v1\nk2:v2\nk3:v3\n")
-        out = _run([kafkette, "consume", "--topic", "wheel-events", "--from-beginning", "--max-messages", "3",
-                    "--timeout-ms", "30000", "--bootstrap-server", bootstrap], cwd=tmp_path, env=env)
+        _run(
+            [
+                kafkette,
+                "topics",
+                "create",
+                "wheel-events",
+                "--partitions",
+                "3",
+                "--replication-factor",
+                "3",
+                "--bootstrap-server",
+                bootstrap,
+            ],
+            cwd=tmp_path,
+            env=env,
+        )
+        _run(
+            [
+                kafkette,
+                "produce",
+                "--topic",
+                "wheel-events",
+                "--key-separator",
+                ":",
+                "--bootstrap-server",
+                bootstrap,
+            ],
+            cwd=tmp_path,
+            env=env,
+            input="k1:v1\nk2:v2\nk3:v3\n",
+        )
+        out = _run(
+            [
+                kafkette,
+                "consume",
+                "--topic",
+                "wheel-events",
+                "--from-beginning",
+                "--max-messages",
+                "3",
+                "--timeout-ms",
+                "30000",
+                "--bootstrap-server",
+                bootstrap,
+            ],
+            cwd=tmp_path,
+            env=env,
+        )
         assert sorted(out.split()) == ["v1", "v2", "v3"]
     finally:
         proc.send_signal(signal.SIGINT)
@@ -150,16 +230,30 @@ def test_readme_first_steps_run_line_by_line_on_the_installed_wheel(installed: P
     env.pop("KAFKETTE_BOOTSTRAP_SERVERS", None)
     first, rest = _first_steps()
     try:
-        started = subprocess.run(["bash", "-c", first], cwd=tmp_path, env=env, capture_output=True, text=True,
-                                 timeout=120, stdin=subprocess.DEVNULL)
+        started = subprocess.run(
+            ["bash", "-c", first],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
         assert started.returncode == 0, f"{first}\nstdout: {started.stdout}\nstderr: {started.stderr}"
         printed = EXPORT_LINE.findall(started.stderr)
         assert len(printed) == 1, f"cluster start printed no single export line:\n{started.stderr}"
         bootstrap = started.stdout.splitlines()[0].split("=", 1)[1]
         assert printed[0] == f"export KAFKETTE_BOOTSTRAP_SERVERS={bootstrap}"
         script = README_EXPORT_LINE.sub(printed[0], rest)
-        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", script],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+        )
         assert done.returncode == 0, f"stdout: {done.stdout[-4000:]}\nstderr: {done.stderr[-4000:]}"
     finally:
         kill_recorded_brokers(tmp_path / "data" / "first-steps")
@@ -180,24 +274,39 @@ def test_readme_sdk_example_runs_twice_against_the_installed_wheel(installed: Pa
         assert re.search(r"b'user-1' b'hello' \[\('h', b'v'\)\]", out), f"run {run}: {out}"
 
 
-def test_readme_spark_example_runs_on_the_installed_wheel_with_its_spark_extra(installed: Path, wheel: Path,
-                                                                                tmp_path: Path):
-    _run([str(installed / "python"), "-m", "pip", "install", "--quiet", f"{wheel}[spark]"], cwd=tmp_path,
-         env=_clean_env())
+def test_readme_spark_example_runs_on_the_installed_wheel_with_its_spark_extra(
+    installed: Path, wheel: Path, tmp_path: Path
+):
+    _run(
+        [str(installed / "python"), "-m", "pip", "install", "--quiet", f"{wheel}[spark]"],
+        cwd=tmp_path,
+        env=_clean_env(),
+    )
     example = tmp_path / "spark_example.py"
     example.write_text(_readme_block("Spark", "python"))
     out = _run([str(installed / "python"), str(example)], cwd=tmp_path, env=_clean_env(), timeout_s=400)
     assert out.splitlines()[-1] == "['HELLO', 'WORLD']", out[-2000:]
 
 
-def test_make_demo_runs_clean_on_the_installed_wheel_with_its_demo_extra(installed: Path, wheel: Path,
-                                                                          tmp_path: Path):
+def test_make_demo_runs_clean_on_the_installed_wheel_with_its_demo_extra(
+    installed: Path, wheel: Path, tmp_path: Path
+):
     """``make demo``'s job (README's first command): every flight produced and read back,
     checked against the CSV, and nothing on stderr: no warning a newcomer would take for a fault."""
-    _run([str(installed / "python"), "-m", "pip", "install", "--quiet", f"{wheel}[demo]"], cwd=tmp_path,
-         env=_clean_env())
-    done = subprocess.run([str(installed / "python"), "-m", "kafkette.client.demo.flights"], cwd=tmp_path,
-                          env=_clean_env(), capture_output=True, text=True, timeout=400, stdin=subprocess.DEVNULL)
+    _run(
+        [str(installed / "python"), "-m", "pip", "install", "--quiet", f"{wheel}[demo]"],
+        cwd=tmp_path,
+        env=_clean_env(),
+    )
+    done = subprocess.run(
+        [str(installed / "python"), "-m", "kafkette.client.demo.flights"],
+        cwd=tmp_path,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=400,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, f"stdout: {done.stdout[-3000:]}\nstderr: {done.stderr[-3000:]}"
     assert "Check against the CSV: OK" in done.stdout, done.stdout[-3000:]
     assert done.stderr == "", done.stderr[-3000:]

@@ -23,16 +23,32 @@ from confluent_kafka.admin import ConfigSource as Source
 from kafkette.client import LocalCluster
 
 TIMEOUT_S = 30
-TOPIC_OPERATIONS = {AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE, AclOperation.DELETE,
-                    AclOperation.ALTER, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS,
-                    AclOperation.ALTER_CONFIGS}
-CLUSTER_OPERATIONS = {AclOperation.CREATE, AclOperation.ALTER, AclOperation.DESCRIBE, AclOperation.CLUSTER_ACTION,
-                      AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE}
+TOPIC_OPERATIONS = {
+    AclOperation.READ,
+    AclOperation.WRITE,
+    AclOperation.CREATE,
+    AclOperation.DELETE,
+    AclOperation.ALTER,
+    AclOperation.DESCRIBE,
+    AclOperation.DESCRIBE_CONFIGS,
+    AclOperation.ALTER_CONFIGS,
+}
+CLUSTER_OPERATIONS = {
+    AclOperation.CREATE,
+    AclOperation.ALTER,
+    AclOperation.DESCRIBE,
+    AclOperation.CLUSTER_ACTION,
+    AclOperation.DESCRIBE_CONFIGS,
+    AclOperation.ALTER_CONFIGS,
+    AclOperation.IDEMPOTENT_WRITE,
+}
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory):
-    with LocalCluster(num_brokers=1, data_dir=tmp_path_factory.mktemp("admin-apis"), kafka_protocol=True) as running:
+    with LocalCluster(
+        num_brokers=1, data_dir=tmp_path_factory.mktemp("admin-apis"), kafka_protocol=True
+    ) as running:
         yield running
 
 
@@ -40,14 +56,21 @@ def _admin(cluster: LocalCluster) -> AdminClient:
     return AdminClient({"bootstrap.servers": cluster.kafka_bootstrap_servers})
 
 
-def _incremental(admin: AdminClient, resource_type: ConfigResource.Type, name: str, key: str, value: str) -> None:
-    resource = ConfigResource(resource_type, name, incremental_configs=[
-        ConfigEntry(key, value, incremental_operation=AlterConfigOpType.SET)])
+def _incremental(
+    admin: AdminClient, resource_type: ConfigResource.Type, name: str, key: str, value: str
+) -> None:
+    resource = ConfigResource(
+        resource_type,
+        name,
+        incremental_configs=[ConfigEntry(key, value, incremental_operation=AlterConfigOpType.SET)],
+    )
     admin.incremental_alter_configs([resource])[resource].result(timeout=TIMEOUT_S)
 
 
 @pytest.mark.timeout(120)
-def test_incremental_alter_configs_sets_broker_configs_kafka_updates_at_run_time_and_refuses_read_only_ones(cluster):
+def test_incremental_alter_configs_sets_broker_configs_kafka_updates_at_run_time_and_refuses_read_only_ones(
+    cluster,
+):
     admin = _admin(cluster)
 
     _incremental(admin, ConfigResource.Type.BROKER, "1", "background.threads", "5")
@@ -56,7 +79,9 @@ def test_incremental_alter_configs_sets_broker_configs_kafka_updates_at_run_time
     broker = ConfigResource(ConfigResource.Type.BROKER, "1")
     described = admin.describe_configs([broker])[broker].result(timeout=TIMEOUT_S)
     assert (described["background.threads"].value, described["background.threads"].source) == (
-        "5", Source.DYNAMIC_BROKER_CONFIG.value)
+        "5",
+        Source.DYNAMIC_BROKER_CONFIG.value,
+    )
     with pytest.raises(Exception) as refused:
         _incremental(admin, ConfigResource.Type.BROKER, "1", "broker.id", "3")
     assert refused.value.args[0].code() == KafkaError.INVALID_REQUEST
@@ -66,8 +91,10 @@ def test_incremental_alter_configs_sets_broker_configs_kafka_updates_at_run_time
 @pytest.mark.timeout(120)
 def test_alter_configs_replaces_every_config_override_of_a_topic(cluster):
     admin = _admin(cluster)
-    admin.create_topics([NewTopic("ck-legacy-alter", 1, 1, config={"retention.ms": "1000", "segment.ms": "2000000"})],
-                        operation_timeout=TIMEOUT_S)["ck-legacy-alter"].result(timeout=TIMEOUT_S)
+    admin.create_topics(
+        [NewTopic("ck-legacy-alter", 1, 1, config={"retention.ms": "1000", "segment.ms": "2000000"})],
+        operation_timeout=TIMEOUT_S,
+    )["ck-legacy-alter"].result(timeout=TIMEOUT_S)
     topic = ConfigResource(ConfigResource.Type.TOPIC, "ck-legacy-alter", set_config={"retention.ms": "5000"})
 
     admin.alter_configs([topic])[topic].result(timeout=TIMEOUT_S)
@@ -86,7 +113,8 @@ def test_alter_configs_replaces_every_config_override_of_a_topic(cluster):
 def test_list_consumer_groups_by_type_and_authorized_operations(cluster):
     admin = _admin(cluster)
     admin.create_topics([NewTopic("ck-auth-ops", 1, 1)], operation_timeout=TIMEOUT_S)["ck-auth-ops"].result(
-        timeout=TIMEOUT_S)
+        timeout=TIMEOUT_S
+    )
 
     consumer = Consumer({"bootstrap.servers": cluster.kafka_bootstrap_servers, "group.id": "ck-typed-group"})
     try:
@@ -97,7 +125,8 @@ def test_list_consumer_groups_by_type_and_authorized_operations(cluster):
     classic = admin.list_consumer_groups(types={ConsumerGroupType.CLASSIC}).result(timeout=TIMEOUT_S)
     consumer_type = admin.list_consumer_groups(types={ConsumerGroupType.CONSUMER}).result(timeout=TIMEOUT_S)
     assert [(g.group_id, g.type) for g in classic.valid if g.group_id == "ck-typed-group"] == [
-        ("ck-typed-group", ConsumerGroupType.CLASSIC)]
+        ("ck-typed-group", ConsumerGroupType.CLASSIC)
+    ]
     assert [g.group_id for g in consumer_type.valid] == []
 
     topics = admin.describe_topics(TopicCollection(["ck-auth-ops"]), include_authorized_operations=True)

@@ -37,8 +37,12 @@ CONNECT_TIMEOUT_S = 120
 @pytest.fixture(scope="module")
 def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Apache Kafka (3 nodes): its bootstrap servers."""
-    peer = KafkaPeer(tmp_path_factory.mktemp("kafka"), nodes=CLUSTER_NODES, heap_mb=PEER_HEAP_MB,
-                     broker_configs=SHARED_BROKER_CONFIGS)
+    peer = KafkaPeer(
+        tmp_path_factory.mktemp("kafka"),
+        nodes=CLUSTER_NODES,
+        heap_mb=PEER_HEAP_MB,
+        broker_configs=SHARED_BROKER_CONFIGS,
+    )
     start_or_fail(peer)
     try:
         yield peer.bootstrap_servers
@@ -49,8 +53,12 @@ def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def kafkette(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Kafkette (3 brokers with the Kafka listener): the listeners' bootstrap servers."""
-    with LocalCluster(num_brokers=CLUSTER_NODES, data_dir=tmp_path_factory.mktemp("kafkette"), kafka_protocol=True,
-                      broker_configs=SHARED_BROKER_CONFIGS) as cluster:
+    with LocalCluster(
+        num_brokers=CLUSTER_NODES,
+        data_dir=tmp_path_factory.mktemp("kafkette"),
+        kafka_protocol=True,
+        broker_configs=SHARED_BROKER_CONFIGS,
+    ) as cluster:
         yield cluster.kafka_bootstrap_servers
 
 
@@ -67,7 +75,9 @@ def java(main_class: str, *args: str, timeout_s: float = PROGRAM_TIMEOUT_S) -> l
     except PeerUnavailable as exc:
         pytest.fail(f"Apache Kafka's Java clients cannot run here: {exc}")
     done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=timeout_s)
-    assert done.returncode == 0, f"{main_class} {' '.join(args)} exited {done.returncode}:\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, (
+        f"{main_class} {' '.join(args)} exited {done.returncode}:\n{done.stderr[-3000:]}"
+    )
     return done.stdout.splitlines()
 
 
@@ -77,11 +87,16 @@ def on_both(brokers: dict[str, str], main_class: str, *args: str) -> dict[str, l
 
 
 @pytest.mark.timeout(2 * PROGRAM_TIMEOUT_S + 300)
-def test_an_idempotent_producer_of_every_codec_and_a_classic_consumer_of_each_assignor_work_as_on_kafka(brokers):
+def test_an_idempotent_producer_of_every_codec_and_a_classic_consumer_of_each_assignor_work_as_on_kafka(
+    brokers,
+):
     lines = on_both(brokers, "ProduceConsume", "pc")
-    expected = ([f"codec {c} produced=600 consumed=600 intact=true" for c in ("none", "gzip", "snappy", "lz4", "zstd")]
-                + [f"assignor {a} both_assigned=true read=600 duplicates=0 both_members_read=true partitions_split=true"
-                   for a in ("range", "roundrobin", "sticky", "cooperative-sticky")])
+    expected = [
+        f"codec {c} produced=600 consumed=600 intact=true" for c in ("none", "gzip", "snappy", "lz4", "zstd")
+    ] + [
+        f"assignor {a} both_assigned=true read=600 duplicates=0 both_members_read=true partitions_split=true"
+        for a in ("range", "roundrobin", "sticky", "cooperative-sticky")
+    ]
     assert lines["kafka"] == expected
     assert lines["kafkette"] == expected
 
@@ -115,14 +130,18 @@ def test_admin_describes_alters_lists_offsets_and_deletes_records_as_on_kafka(br
 
 @pytest.mark.timeout(2 * PROGRAM_TIMEOUT_S + 300)
 def test_a_kafka_streams_word_count_counts_the_same_on_kafkette_as_on_kafka(brokers, tmp_path):
-    lines = {name: java("WordCount", bootstrap, "wc", str(tmp_path / f"state-{name}"))
-             for name, bootstrap in brokers.items()}
+    lines = {
+        name: java("WordCount", bootstrap, "wc", str(tmp_path / f"state-{name}"))
+        for name, bootstrap in brokers.items()
+    }
     assert lines["kafka"] == lines["kafkette"]
     words = [line for line in lines["kafka"] if line.startswith("word ")]
     assert len(words) == 13 and sum(int(line.split()[2]) for line in words) == 1500, words
     # the groupBy went through a repartition topic and the count kept a changelog topic
     assert [line for line in lines["kafka"] if line.startswith("internal ")] == [
-        "internal wc-wordcount-counts-changelog", "internal wc-wordcount-words-repartition"]
+        "internal wc-wordcount-counts-changelog",
+        "internal wc-wordcount-words-repartition",
+    ]
 
 
 def copy_through_connect(bootstrap: str, work: Path) -> tuple[bytes, bytes]:
@@ -131,7 +150,9 @@ def copy_through_connect(bootstrap: str, work: Path) -> tuple[bytes, bytes]:
     ``out.txt``) until ``out.txt`` has every line, then stops (SIGTERM); the two files' bytes."""
     work.mkdir()
     source, sink = work / "in.txt", work / "out.txt"
-    source.write_text("".join(f"line {i} {'αβγ € ' * (i % 9)}end\n" for i in range(CONNECT_LINES)), encoding="utf-8")
+    source.write_text(
+        "".join(f"line {i} {'αβγ € ' * (i % 9)}end\n" for i in range(CONNECT_LINES)), encoding="utf-8"
+    )
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic("connect-lines", 1, 3)])["connect-lines"].result(30)
     (rest_port,) = free_ports(1)
@@ -145,12 +166,20 @@ def copy_through_connect(bootstrap: str, work: Path) -> tuple[bytes, bytes]:
             "listeners": f"http://127.0.0.1:{rest_port}",
             "plugin.discovery": "only_scan",
         },
-        "source.properties": {"name": "file-source", "tasks.max": 1,
-                              "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
-                              "file": str(source), "topic": "connect-lines"},
-        "sink.properties": {"name": "file-sink", "tasks.max": 1,
-                            "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
-                            "file": str(sink), "topics": "connect-lines"},
+        "source.properties": {
+            "name": "file-source",
+            "tasks.max": 1,
+            "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
+            "file": str(source),
+            "topic": "connect-lines",
+        },
+        "sink.properties": {
+            "name": "file-sink",
+            "tasks.max": 1,
+            "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
+            "file": str(sink),
+            "topics": "connect-lines",
+        },
     }
     for name, props in files.items():
         (work / name).write_text(render_properties({k: str(v) for k, v in props.items()}), encoding="utf-8")
@@ -159,8 +188,14 @@ def copy_through_connect(bootstrap: str, work: Path) -> tuple[bytes, bytes]:
     except PeerUnavailable as exc:
         pytest.fail(f"Apache Kafka's Java clients cannot run here: {exc}")
     with open(work / "connect.log", "wb") as log:
-        worker = subprocess.Popen([*command, *(str(work / name) for name in files)], stdout=log,
-                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=work)
+        worker = subprocess.Popen(
+            [*command, *(str(work / name) for name in files)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=work,
+        )
+
     def copied_lines() -> int:
         return sink.read_bytes().count(b"\n") if sink.exists() else 0
 
@@ -170,7 +205,8 @@ def copy_through_connect(bootstrap: str, work: Path) -> tuple[bytes, bytes]:
             log_tail = (work / "connect.log").read_text(errors="replace")[-3000:]
             assert worker.poll() is None, f"the Connect worker exited {worker.returncode}:\n{log_tail}"
             assert time.monotonic() < deadline, (
-                f"out.txt had {copied_lines()} of {CONNECT_LINES} lines after {CONNECT_TIMEOUT_S} s:\n{log_tail}")
+                f"out.txt had {copied_lines()} of {CONNECT_LINES} lines after {CONNECT_TIMEOUT_S} s:\n{log_tail}"
+            )
             time.sleep(0.5)
     finally:
         worker.send_signal(signal.SIGTERM)
@@ -183,7 +219,9 @@ def copy_through_connect(bootstrap: str, work: Path) -> tuple[bytes, bytes]:
 
 
 @pytest.mark.timeout(2 * CONNECT_TIMEOUT_S + 300)
-def test_a_connect_standalone_worker_copies_a_file_through_kafkette_intact_as_through_kafka(brokers, tmp_path):
+def test_a_connect_standalone_worker_copies_a_file_through_kafkette_intact_as_through_kafka(
+    brokers, tmp_path
+):
     for name, bootstrap in brokers.items():
         written, copied = copy_through_connect(bootstrap, tmp_path / name)
         assert copied == written, f"{name}: the file came out of FileStreamSink changed"

@@ -29,4 +29,5 @@ def test_the_broker_config_defaults_are_those_of_the_peers_kafka():
     differing = sorted(set(table.items()) ^ set(KAFKA_BROKER_CONFIG_DEFAULTS.items()), key=str)
     assert not differing, (
         f"broker/kafka_broker_config_defaults.py differs from Apache Kafka {kafka_peer.KAFKA_VERSION}: "
-        f"{differing[:20]}; regenerate it from java -cp '{kafka_peer.cache_dir()}/libs/*' {GENERATOR}")
+        f"{differing[:20]}; regenerate it from java -cp '{kafka_peer.cache_dir()}/libs/*' {GENERATOR}"
+    )

@@ -31,7 +31,8 @@ def kafka_broker_config_names_from_kafka() -> list[str]:
 
 def test_the_kafka_broker_config_names_are_those_of_the_peers_kafka():
     assert kafka_broker_config_names.KAFKA_VERSION == kafka_peer.KAFKA_VERSION, (
-        "the peer's Kafka changed: regenerate broker/kafka_broker_config_names.py")
+        "the peer's Kafka changed: regenerate broker/kafka_broker_config_names.py"
+    )
     names = kafka_broker_config_names_from_kafka()
     assert names == sorted(names) and len(names) > 300, names[:20]
     missing = sorted(set(names) - kafka_broker_config_names.KAFKA_BROKER_CONFIG_NAMES)
@@ -39,4 +40,5 @@ def test_the_kafka_broker_config_names_are_those_of_the_peers_kafka():
     assert not missing and not not_kafkas, (
         f"broker/kafka_broker_config_names.py differs from Apache Kafka {kafka_peer.KAFKA_VERSION}: missing "
         f"{missing}; not Kafka's {not_kafkas}; regenerate it from java -cp '{kafka_peer.cache_dir()}/libs/*' "
-        f"{GENERATOR}")
+        f"{GENERATOR}"
+    )

@@ -28,10 +28,13 @@ def test_the_dynamic_broker_config_table_is_that_of_the_peers_kafka():
     security = {row[1] for row in rows if row[0] == "security"}
     table = {row[0]: (row[1], row[2]) for row in rows if row[0] != "security"}
 
-    ours = {name: (kind, generated.KAFKA_BROKER_UPDATE_MODES[name])
-            for name, kind in generated.KAFKA_BROKER_CONFIG_TYPES.items()}
+    ours = {
+        name: (kind, generated.KAFKA_BROKER_UPDATE_MODES[name])
+        for name, kind in generated.KAFKA_BROKER_CONFIG_TYPES.items()
+    }
     assert len(table) > 300 and "background.threads" in table
     differing = sorted(set(table.items()) ^ set(ours.items()))
     assert not differing and security == generated.KAFKA_DYNAMIC_SECURITY_CONFIGS, (
         f"broker/kafka_dynamic_broker_configs.py differs from Apache Kafka {kafka_peer.KAFKA_VERSION}: "
-        f"{differing[:20]}; regenerate it from java -cp '{kafka_peer.cache_dir()}/libs/*' {GENERATOR}")
+        f"{differing[:20]}; regenerate it from java -cp '{kafka_peer.cache_dir()}/libs/*' {GENERATOR}"
+    )

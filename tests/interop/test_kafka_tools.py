@@ -33,7 +33,9 @@ def brokers(tmp_path_factory: pytest.TempPathFactory):
     peer = KafkaPeer(tmp_path_factory.mktemp("kafka"), nodes=1, heap_mb=384)
     start_or_fail(peer)
     try:
-        with LocalCluster(num_brokers=1, data_dir=tmp_path_factory.mktemp("kafkette"), kafka_protocol=True) as cluster:
+        with LocalCluster(
+            num_brokers=1, data_dir=tmp_path_factory.mktemp("kafkette"), kafka_protocol=True
+        ) as cluster:
             yield peer, {"kafka": peer.bootstrap_servers, "kafkette": cluster.kafka_bootstrap_servers}
     finally:
         peer.stop()
@@ -43,16 +45,19 @@ def _run(peer: KafkaPeer, main_class: str, *args: str, stdin: str | None = None)
     """Run a tool; its stdout (the test fails on a non-zero exit, showing stderr)."""
     command = [*peer.tool_command(main_class), *args]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, input=stdin)
-    assert done.returncode == 0, f"{main_class.rsplit('.', 1)[-1]} {' '.join(args)} exited {done.returncode}:\n" \
-                                 f"{done.stderr[-1500:]}"
+    assert done.returncode == 0, (
+        f"{main_class.rsplit('.', 1)[-1]} {' '.join(args)} exited {done.returncode}:\n{done.stderr[-1500:]}"
+    )
     return done.stdout
 
 
 def _both(brokers, main_class: str, *args: str, stdin: str | None = None) -> dict[str, str]:
     """The tool's output against each broker (``{BOOTSTRAP}`` in ``args`` is replaced)."""
     peer, bootstrap = brokers
-    return {name: _run(peer, main_class, *[a.replace("{BOOTSTRAP}", server) for a in args], stdin=stdin)
-            for name, server in bootstrap.items()}
+    return {
+        name: _run(peer, main_class, *[a.replace("{BOOTSTRAP}", server) for a in args], stdin=stdin)
+        for name, server in bootstrap.items()
+    }
 
 
 def shape(text: str) -> list[str]:
@@ -72,61 +77,167 @@ def shape(text: str) -> list[str]:
 
 def test_quickstart_topic_produce_consume(brokers):
     """Kafka's quickstart, step by step, on both."""
-    created = _both(brokers, TOOLS + "TopicCommand", "--create", "--topic", TOPIC, "--bootstrap-server", "{BOOTSTRAP}")
+    created = _both(
+        brokers, TOOLS + "TopicCommand", "--create", "--topic", TOPIC, "--bootstrap-server", "{BOOTSTRAP}"
+    )
     assert created["kafka"] == created["kafkette"] == f"Created topic {TOPIC}.\n"
 
-    described = _both(brokers, TOOLS + "TopicCommand", "--describe", "--topic", TOPIC, "--bootstrap-server",
-                      "{BOOTSTRAP}")
+    described = _both(
+        brokers, TOOLS + "TopicCommand", "--describe", "--topic", TOPIC, "--bootstrap-server", "{BOOTSTRAP}"
+    )
     assert shape(described["kafkette"]) == shape(described["kafka"]), described
 
-    _both(brokers, TOOLS + "ConsoleProducer", "--topic", TOPIC, "--bootstrap-server", "{BOOTSTRAP}", stdin=EVENTS)
-    consumed = _both(brokers, TOOLS + "consumer.ConsoleConsumer", "--topic", TOPIC, "--from-beginning",
-                     "--max-messages", "2", "--group", GROUP, "--bootstrap-server", "{BOOTSTRAP}")
+    _both(
+        brokers,
+        TOOLS + "ConsoleProducer",
+        "--topic",
+        TOPIC,
+        "--bootstrap-server",
+        "{BOOTSTRAP}",
+        stdin=EVENTS,
+    )
+    consumed = _both(
+        brokers,
+        TOOLS + "consumer.ConsoleConsumer",
+        "--topic",
+        TOPIC,
+        "--from-beginning",
+        "--max-messages",
+        "2",
+        "--group",
+        GROUP,
+        "--bootstrap-server",
+        "{BOOTSTRAP}",
+    )
     assert consumed["kafka"] == consumed["kafkette"] == EVENTS
 
     offsets = _both(brokers, TOOLS + "GetOffsetShell", "--topic", TOPIC, "--bootstrap-server", "{BOOTSTRAP}")
     assert offsets["kafka"] == offsets["kafkette"] == f"{TOPIC}:0:2\n"
 
-    listed = _both(brokers, TOOLS + "TopicCommand", "--list", "--exclude-internal", "--bootstrap-server",
-                   "{BOOTSTRAP}")
+    listed = _both(
+        brokers, TOOLS + "TopicCommand", "--list", "--exclude-internal", "--bootstrap-server", "{BOOTSTRAP}"
+    )
     assert listed["kafka"] == listed["kafkette"] == f"{TOPIC}\n"
 
 
 def test_config_command(brokers):
-    _both(brokers, TOOLS + "TopicCommand", "--create", "--topic", "tools-configs", "--partitions", "2",
-          "--bootstrap-server", "{BOOTSTRAP}")
-    altered = _both(brokers, "kafka.admin.ConfigCommand", "--bootstrap-server", "{BOOTSTRAP}", "--entity-type",
-                    "topics", "--entity-name", "tools-configs", "--alter", "--add-config", "retention.ms=86400000")
+    _both(
+        brokers,
+        TOOLS + "TopicCommand",
+        "--create",
+        "--topic",
+        "tools-configs",
+        "--partitions",
+        "2",
+        "--bootstrap-server",
+        "{BOOTSTRAP}",
+    )
+    altered = _both(
+        brokers,
+        "kafka.admin.ConfigCommand",
+        "--bootstrap-server",
+        "{BOOTSTRAP}",
+        "--entity-type",
+        "topics",
+        "--entity-name",
+        "tools-configs",
+        "--alter",
+        "--add-config",
+        "retention.ms=86400000",
+    )
     assert altered["kafka"] == altered["kafkette"] == "Completed updating config for topic tools-configs.\n"
-    described = _both(brokers, "kafka.admin.ConfigCommand", "--bootstrap-server", "{BOOTSTRAP}", "--entity-type",
-                      "topics", "--entity-name", "tools-configs", "--describe")
+    described = _both(
+        brokers,
+        "kafka.admin.ConfigCommand",
+        "--bootstrap-server",
+        "{BOOTSTRAP}",
+        "--entity-type",
+        "topics",
+        "--entity-name",
+        "tools-configs",
+        "--describe",
+    )
     assert shape(described["kafkette"]) == shape(described["kafka"]), described
 
 
 def test_consumer_group_command(brokers):
-    _both(brokers, TOOLS + "TopicCommand", "--create", "--topic", "tools-groups", "--bootstrap-server", "{BOOTSTRAP}")
-    _both(brokers, TOOLS + "ConsoleProducer", "--topic", "tools-groups", "--bootstrap-server", "{BOOTSTRAP}",
-          stdin="a\nb\nc\n")
-    _both(brokers, TOOLS + "consumer.ConsoleConsumer", "--topic", "tools-groups", "--from-beginning",
-          "--max-messages", "3", "--group", "tools-group", "--bootstrap-server", "{BOOTSTRAP}")
-    listed = _both(brokers, TOOLS + "consumer.group.ConsumerGroupCommand", "--bootstrap-server", "{BOOTSTRAP}",
-                   "--list")
+    _both(
+        brokers,
+        TOOLS + "TopicCommand",
+        "--create",
+        "--topic",
+        "tools-groups",
+        "--bootstrap-server",
+        "{BOOTSTRAP}",
+    )
+    _both(
+        brokers,
+        TOOLS + "ConsoleProducer",
+        "--topic",
+        "tools-groups",
+        "--bootstrap-server",
+        "{BOOTSTRAP}",
+        stdin="a\nb\nc\n",
+    )
+    _both(
+        brokers,
+        TOOLS + "consumer.ConsoleConsumer",
+        "--topic",
+        "tools-groups",
+        "--from-beginning",
+        "--max-messages",
+        "3",
+        "--group",
+        "tools-group",
+        "--bootstrap-server",
+        "{BOOTSTRAP}",
+    )
+    listed = _both(
+        brokers, TOOLS + "consumer.group.ConsumerGroupCommand", "--bootstrap-server", "{BOOTSTRAP}", "--list"
+    )
     assert "tools-group" in listed["kafka"].split() and "tools-group" in listed["kafkette"].split()
-    described = _both(brokers, TOOLS + "consumer.group.ConsumerGroupCommand", "--bootstrap-server", "{BOOTSTRAP}",
-                      "--describe", "--group", "tools-group")
+    described = _both(
+        brokers,
+        TOOLS + "consumer.group.ConsumerGroupCommand",
+        "--bootstrap-server",
+        "{BOOTSTRAP}",
+        "--describe",
+        "--group",
+        "tools-group",
+    )
     assert shape(described["kafkette"]) == shape(described["kafka"]), described
 
 
 def test_metadata_quorum_and_log_dirs_commands(brokers):
-    status = _both(brokers, TOOLS + "MetadataQuorumCommand", "--bootstrap-server", "{BOOTSTRAP}", "describe",
-                   "--status")
-    keys = {name: [line.split(":", 1)[0] for line in out.splitlines() if ":" in line] for name, out in status.items()}
+    status = _both(
+        brokers, TOOLS + "MetadataQuorumCommand", "--bootstrap-server", "{BOOTSTRAP}", "describe", "--status"
+    )
+    keys = {
+        name: [line.split(":", 1)[0] for line in out.splitlines() if ":" in line]
+        for name, out in status.items()
+    }
     assert keys["kafkette"] == keys["kafka"], status
 
-    _both(brokers, TOOLS + "TopicCommand", "--create", "--topic", "tools-dirs", "--partitions", "2",
-          "--bootstrap-server", "{BOOTSTRAP}")
-    dirs = _both(brokers, TOOLS + "LogDirsCommand", "--bootstrap-server", "{BOOTSTRAP}", "--describe",
-                 "--topic-list", "tools-dirs")
+    _both(
+        brokers,
+        TOOLS + "TopicCommand",
+        "--create",
+        "--topic",
+        "tools-dirs",
+        "--partitions",
+        "2",
+        "--bootstrap-server",
+        "{BOOTSTRAP}",
+    )
+    dirs = _both(
+        brokers,
+        TOOLS + "LogDirsCommand",
+        "--bootstrap-server",
+        "{BOOTSTRAP}",
+        "--describe",
+        "--topic-list",
+        "tools-dirs",
+    )
     answers = {name: json.loads(out.splitlines()[-1]) for name, out in dirs.items()}
     for answer in answers.values():
         (broker,) = answer["brokers"]
@@ -134,7 +245,9 @@ def test_metadata_quorum_and_log_dirs_commands(brokers):
         assert log_dir["error"] is None
         assert sorted(p["partition"] for p in log_dir["partitions"]) == ["tools-dirs-0", "tools-dirs-1"]
         assert all(set(p) == {"partition", "size", "offsetLag", "isFuture"} for p in log_dir["partitions"])
-    assert [line for line in dirs["kafka"].splitlines()[:-1]] == [line for line in dirs["kafkette"].splitlines()[:-1]]
+    assert [line for line in dirs["kafka"].splitlines()[:-1]] == [
+        line for line in dirs["kafkette"].splitlines()[:-1]
+    ]
 
 
 def _kafkette_features(bootstrap: str) -> list[tuple[str, ...]]:
@@ -143,8 +256,16 @@ def _kafkette_features(bootstrap: str) -> list[tuple[str, ...]]:
     command = [*KafkaPeer.tool_command(TOOLS + "FeatureCommand"), "--bootstrap-server", bootstrap, "describe"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-1500:]
-    return [tuple(re.findall(r"(?:Feature|SupportedMinVersion|SupportedMaxVersion|FinalizedVersionLevel|Epoch): (\S+)",
-                             line)) for line in done.stdout.splitlines() if line.strip()]
+    return [
+        tuple(
+            re.findall(
+                r"(?:Feature|SupportedMinVersion|SupportedMaxVersion|FinalizedVersionLevel|Epoch): (\S+)",
+                line,
+            )
+        )
+        for line in done.stdout.splitlines()
+        if line.strip()
+    ]
 
 
 def test_feature_command_describes_the_features_kafkette_implements_at_the_metadata_offset(tmp_path):
@@ -163,9 +284,19 @@ def test_feature_command_describes_the_features_kafkette_implements_at_the_metad
             ("streams.version", "0", "0", "0"),
             ("transaction.version", "0", "0", "0"),
         ]
-        created = subprocess.run([*KafkaPeer.tool_command(TOOLS + "TopicCommand"), "--create", "--topic",
-                                  "features-epoch", "--bootstrap-server", cluster.kafka_bootstrap_servers],
-                                 capture_output=True, text=True, timeout=120)
+        created = subprocess.run(
+            [
+                *KafkaPeer.tool_command(TOOLS + "TopicCommand"),
+                "--create",
+                "--topic",
+                "features-epoch",
+                "--bootstrap-server",
+                cluster.kafka_bootstrap_servers,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert created.returncode == 0, created.stderr[-1500:]
         after = _kafkette_features(cluster.kafka_bootstrap_servers)
         assert int(after[0][-1]) > int(epoch), "the epoch follows the metadata log"

@@ -19,8 +19,17 @@ from tests.peers.kafka_peer import KAFKA_VERSION
 
 # Producer, consumer, group, offsets (commit, reset when out of range), compression, headers, timestamps and admin basics; each
 # passes against Apache Kafka and takes seconds in quick mode.
-QUICK_TESTS = ("0001_multiobj", "0002_unkpart", "0012_produce_consume", "0017_compression", "0022_consume_batch",
-               "0030_offset_commit", "0034_offset_reset", "0039_event_dr", "0049_consume_conn_close")
+QUICK_TESTS = (
+    "0001_multiobj",
+    "0002_unkpart",
+    "0012_produce_consume",
+    "0017_compression",
+    "0022_consume_batch",
+    "0030_offset_commit",
+    "0034_offset_reset",
+    "0039_event_dr",
+    "0049_consume_conn_close",
+)
 SUBSET_TIMEOUT_S = 300.0
 
 
@@ -32,10 +41,18 @@ def quick_outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcom
     except BuildUnavailable as exc:
         pytest.fail(f"librdkafka's test suite cannot be built here: {exc}", pytrace=False)
     work = tmp_path_factory.mktemp("librdkafka")
-    with LocalCluster(num_brokers=3, data_dir=work / "cluster", kafka_protocol=True,
-                      broker_configs=BROKER_CONFIGS) as cluster:
-        outcomes, log = run(tests_dir, cluster.kafka_bootstrap_servers, "quick", work / "runner", KAFKA_VERSION,
-                            ",".join(t[:4] for t in QUICK_TESTS), SUBSET_TIMEOUT_S)
+    with LocalCluster(
+        num_brokers=3, data_dir=work / "cluster", kafka_protocol=True, broker_configs=BROKER_CONFIGS
+    ) as cluster:
+        outcomes, log = run(
+            tests_dir,
+            cluster.kafka_bootstrap_servers,
+            "quick",
+            work / "runner",
+            KAFKA_VERSION,
+            ",".join(t[:4] for t in QUICK_TESTS),
+            SUBSET_TIMEOUT_S,
+        )
     for outcome in outcomes.values():
         outcome.error = f"{outcome.error} (log {log})"
     return outcomes

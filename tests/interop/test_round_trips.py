@@ -89,8 +89,12 @@ def _records(codec: str, batch_index: int, *, binary: bool, null_header: bool) -
     raw = b"\x00\xff\xfe" if binary else b""
     null = [("null", None)] if null_header else []
     return [
-        (f"key-{codec}-0".encode(), filler + b"0" + raw,
-         [("trace", f"t-{codec}".encode() + raw), ("dup", b"1"), ("dup", b"2"), *null], base_ms),
+        (
+            f"key-{codec}-0".encode(),
+            filler + b"0" + raw,
+            [("trace", f"t-{codec}".encode() + raw), ("dup", b"1"), ("dup", b"2"), *null],
+            base_ms,
+        ),
         (None, filler + b"1", [], base_ms + 5),
         (f"key-{codec}-2".encode(), None, [("only", b"")], base_ms - 3),
         (b"", filler + b"3", [*null, ("last", b"x")], base_ms + 2),
@@ -106,8 +110,9 @@ async def _create_topic(cluster: LocalCluster, topic: str) -> None:
     """Create the single-partition ``topic`` (replication factor 3) through the SDK; wait for its leader."""
     async with AdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin:
         await admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=3)])
-    await wait_for_partitions(cluster.bootstrap_servers, topic, lambda ps: len(ps) == 1 and ps[0].leader >= 0,
-                              "a leader")
+    await wait_for_partitions(
+        cluster.bootstrap_servers, topic, lambda ps: len(ps) == 1 and ps[0].leader >= 0, "a leader"
+    )
 
 
 async def _codec_by_offset(cluster: LocalCluster, tp: TopicPartition) -> dict[int, str]:
@@ -122,22 +127,40 @@ async def _codec_by_offset(cluster: LocalCluster, tp: TopicPartition) -> dict[in
     return codecs
 
 
-async def _assert_batches_compressed(cluster: LocalCluster, tp: TopicPartition, codecs: tuple[str, ...]) -> None:
+async def _assert_batches_compressed(
+    cluster: LocalCluster, tp: TopicPartition, codecs: tuple[str, ...]
+) -> None:
     """Every record of batch ``i`` (offsets ``4i..4i+3``) is stored in a batch of ``codecs[i]``."""
-    expected = {RECORDS_PER_BATCH * i + j: codec for i, codec in enumerate(codecs) for j in range(RECORDS_PER_BATCH)}
+    expected = {
+        RECORDS_PER_BATCH * i + j: codec for i, codec in enumerate(codecs) for j in range(RECORDS_PER_BATCH)
+    }
     assert await _codec_by_offset(cluster, tp) == expected
 
 
 # --- producing ----------------------------------------------------------------------------------
 
 
-async def _produce_sdk(cluster: LocalCluster, tp: TopicPartition, codec: str, records: list[Sent]) -> list[int]:
+async def _produce_sdk(
+    cluster: LocalCluster, tp: TopicPartition, codec: str, records: list[Sent]
+) -> list[int]:
     """Send ``records`` as one batch through Kafkette's SDK; their offsets."""
-    async with Producer(bootstrap_servers=cluster.bootstrap_servers, acks="all", linger_ms=LINGER_MS,
-                        compression_type=_compression(codec)) as producer:
-        futures = [await producer.send(tp.topic, value, key=key, partition=tp.partition, headers=headers or None,
-                                       timestamp_ms=timestamp_ms)
-                   for key, value, headers, timestamp_ms in records]
+    async with Producer(
+        bootstrap_servers=cluster.bootstrap_servers,
+        acks="all",
+        linger_ms=LINGER_MS,
+        compression_type=_compression(codec),
+    ) as producer:
+        futures = [
+            await producer.send(
+                tp.topic,
+                value,
+                key=key,
+                partition=tp.partition,
+                headers=headers or None,
+                timestamp_ms=timestamp_ms,
+            )
+            for key, value, headers, timestamp_ms in records
+        ]
         metas = await asyncio.wait_for(asyncio.gather(*futures), READ_TIMEOUT_S)
     assert [m.timestamp for m in metas] == [r[3] for r in records]
     return [m.offset for m in metas]
@@ -145,12 +168,24 @@ async def _produce_sdk(cluster: LocalCluster, tp: TopicPartition, codec: str, re
 
 def _produce_confluent(bootstrap: str, tp: TopicPartition, codec: str, records: list[Sent]) -> list[int]:
     reports: list[tuple[object, int, tuple[int, int]]] = []
-    producer = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": FLUSHED_LINGER_MS,
-                                         "compression.type": codec})
+    producer = confluent_kafka.Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "acks": "all",
+            "linger.ms": FLUSHED_LINGER_MS,
+            "compression.type": codec,
+        }
+    )
     for key, value, headers, timestamp_ms in records:
-        producer.produce(tp.topic, value=value, key=key, partition=tp.partition, headers=headers,
-                         timestamp=timestamp_ms,
-                         on_delivery=lambda err, msg: reports.append((err, msg.offset(), msg.timestamp())))
+        producer.produce(
+            tp.topic,
+            value=value,
+            key=key,
+            partition=tp.partition,
+            headers=headers,
+            timestamp=timestamp_ms,
+            on_delivery=lambda err, msg: reports.append((err, msg.offset(), msg.timestamp())),
+        )
     assert producer.flush(READ_TIMEOUT_S) == 0, "records left undelivered"
     assert [err for err, _, _ in reports] == [None] * len(records)
     assert [ts for _, _, ts in reports] == [(confluent_kafka.TIMESTAMP_CREATE_TIME, r[3]) for r in records]
@@ -158,12 +193,24 @@ def _produce_confluent(bootstrap: str, tp: TopicPartition, codec: str, records: 
 
 
 def _produce_kafka_python(bootstrap: str, tp: TopicPartition, codec: str, records: list[Sent]) -> list[int]:
-    producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=FLUSHED_LINGER_MS,
-                             compression_type=_compression(codec))
+    producer = KafkaProducer(
+        bootstrap_servers=bootstrap,
+        acks="all",
+        linger_ms=FLUSHED_LINGER_MS,
+        compression_type=_compression(codec),
+    )
     try:
-        futures = [producer.send(tp.topic, value=value, key=key, partition=tp.partition, headers=headers,
-                                 timestamp_ms=timestamp_ms)
-                   for key, value, headers, timestamp_ms in records]
+        futures = [
+            producer.send(
+                tp.topic,
+                value=value,
+                key=key,
+                partition=tp.partition,
+                headers=headers,
+                timestamp_ms=timestamp_ms,
+            )
+            for key, value, headers, timestamp_ms in records
+        ]
         producer.flush(timeout=READ_TIMEOUT_S)
         metas = [future.get(timeout=READ_TIMEOUT_S) for future in futures]
     finally:
@@ -173,13 +220,20 @@ def _produce_kafka_python(bootstrap: str, tp: TopicPartition, codec: str, record
 
 
 async def _produce_aiokafka(bootstrap: str, tp: TopicPartition, codec: str, records: list[Sent]) -> list[int]:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=FLUSHED_LINGER_MS,
-                                compression_type=_compression(codec))
+    producer = AIOKafkaProducer(
+        bootstrap_servers=bootstrap,
+        acks="all",
+        linger_ms=FLUSHED_LINGER_MS,
+        compression_type=_compression(codec),
+    )
     await producer.start()
     try:
-        futures = [await producer.send(tp.topic, value, key=key, partition=tp.partition, headers=headers,
-                                       timestamp_ms=timestamp_ms)
-                   for key, value, headers, timestamp_ms in records]
+        futures = [
+            await producer.send(
+                tp.topic, value, key=key, partition=tp.partition, headers=headers, timestamp_ms=timestamp_ms
+            )
+            for key, value, headers, timestamp_ms in records
+        ]
         metas = await asyncio.wait_for(asyncio.gather(*futures), READ_TIMEOUT_S)
     finally:
         await producer.stop()
@@ -190,8 +244,9 @@ async def _produce_aiokafka(bootstrap: str, tp: TopicPartition, codec: str, reco
 
 def _run_kcat(kcat: str, *args: str, stdin: str | None = None) -> str:
     """``kcat args`` (killed after KCAT_TIMEOUT_S); its stdout.  It must exit 0."""
-    done = subprocess.run([kcat, *args], input=stdin, capture_output=True, text=True, timeout=KCAT_TIMEOUT_S,
-                          check=False)
+    done = subprocess.run(
+        [kcat, *args], input=stdin, capture_output=True, text=True, timeout=KCAT_TIMEOUT_S, check=False
+    )
     assert done.returncode == 0, f"kcat {' '.join(args)} exited {done.returncode}: {done.stderr}"
     return done.stdout
 
@@ -202,17 +257,39 @@ KCAT_HEADERS = [("trace", b"abc"), ("dup", b"1"), ("dup", b"2"), ("null", None),
 def _kcat_records(codec: str) -> list[tuple[bytes | None, bytes | None]]:
     """The (key, value) of one kcat batch: with ``-Z`` an empty key or value is sent as null."""
     filler = f"compressible-{codec}-" * 30
-    return [(f"key-{codec}-0".encode(), f"{filler}0".encode()), (None, f"{filler}1".encode()),
-            (f"key-{codec}-2".encode(), None), (f"key-{codec}-3".encode(), f"{filler}3".encode())]
+    return [
+        (f"key-{codec}-0".encode(), f"{filler}0".encode()),
+        (None, f"{filler}1".encode()),
+        (f"key-{codec}-2".encode(), None),
+        (f"key-{codec}-3".encode(), f"{filler}3".encode()),
+    ]
 
 
 def _produce_kcat(kcat: str, bootstrap: str, tp: TopicPartition, codec: str) -> None:
     lines = [f"{(key or b'').decode()}:{(value or b'').decode()}" for key, value in _kcat_records(codec)]
-    header_args = [arg for name, value in KCAT_HEADERS
-                   for arg in ("-H", name if value is None else f"{name}={value.decode()}")]
+    header_args = [
+        arg
+        for name, value in KCAT_HEADERS
+        for arg in ("-H", name if value is None else f"{name}={value.decode()}")
+    ]
     compression = [] if codec == "none" else ["-z", codec]
-    _run_kcat(kcat, "-b", bootstrap, "-P", "-t", tp.topic, "-p", str(tp.partition), "-K:", "-Z",
-              "-X", f"linger.ms={LINGER_MS}", *compression, *header_args, stdin="\n".join(lines) + "\n")
+    _run_kcat(
+        kcat,
+        "-b",
+        bootstrap,
+        "-P",
+        "-t",
+        tp.topic,
+        "-p",
+        str(tp.partition),
+        "-K:",
+        "-Z",
+        "-X",
+        f"linger.ms={LINGER_MS}",
+        *compression,
+        *header_args,
+        stdin="\n".join(lines) + "\n",
+    )
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -224,20 +301,36 @@ async def _read_sdk(cluster: LocalCluster, tp: TopicPartition, count: int) -> li
 
 
 def _read_confluent(bootstrap: str, tp: TopicPartition, count: int) -> list[Seen]:
-    consumer = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": f"{tp.topic}-reader",
-                                         "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+    consumer = confluent_kafka.Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"{tp.topic}-reader",
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+        }
+    )
     timestamp_types = {confluent_kafka.TIMESTAMP_CREATE_TIME: 0, confluent_kafka.TIMESTAMP_LOG_APPEND_TIME: 1}
     seen: list[Seen] = []
     try:
-        consumer.assign([confluent_kafka.TopicPartition(tp.topic, tp.partition, confluent_kafka.OFFSET_BEGINNING)])
+        consumer.assign(
+            [confluent_kafka.TopicPartition(tp.topic, tp.partition, confluent_kafka.OFFSET_BEGINNING)]
+        )
         deadline = time.monotonic() + READ_TIMEOUT_S
         while len(seen) < count:
             assert time.monotonic() < deadline, f"read {len(seen)} of {count} records"
             for message in consumer.consume(num_messages=count, timeout=0.5):
                 assert message.error() is None, message.error()
                 timestamp_type, timestamp = message.timestamp()
-                seen.append((message.offset(), message.key(), message.value(), list(message.headers() or []),
-                             timestamp, timestamp_types.get(timestamp_type, -1)))
+                seen.append(
+                    (
+                        message.offset(),
+                        message.key(),
+                        message.value(),
+                        list(message.headers() or []),
+                        timestamp,
+                        timestamp_types.get(timestamp_type, -1),
+                    )
+                )
     finally:
         consumer.close()
     return seen
@@ -254,8 +347,9 @@ def _read_kafka_python(bootstrap: str, tp: TopicPartition, count: int) -> list[S
         while len(seen) < count:
             assert time.monotonic() < deadline, f"read {len(seen)} of {count} records"
             for batch in consumer.poll(timeout_ms=200).values():
-                seen.extend((r.offset, r.key, r.value, list(r.headers), r.timestamp, r.timestamp_type)
-                            for r in batch)
+                seen.extend(
+                    (r.offset, r.key, r.value, list(r.headers), r.timestamp, r.timestamp_type) for r in batch
+                )
     finally:
         consumer.close()
     return seen
@@ -274,8 +368,9 @@ async def _read_aiokafka(bootstrap: str, tp: TopicPartition, count: int) -> list
         while len(seen) < count:
             assert loop.time() < deadline, f"read {len(seen)} of {count} records"
             for batch in (await consumer.getmany(timeout_ms=200)).values():
-                seen.extend((r.offset, r.key, r.value, list(r.headers), r.timestamp, r.timestamp_type)
-                            for r in batch)
+                seen.extend(
+                    (r.offset, r.key, r.value, list(r.headers), r.timestamp, r.timestamp_type) for r in batch
+                )
     finally:
         await consumer.stop()
     return seen
@@ -284,23 +379,33 @@ async def _read_aiokafka(bootstrap: str, tp: TopicPartition, count: int) -> list
 def _read_kcat(kcat: str, bootstrap: str, tp: TopicPartition, count: int) -> list[Seen]:
     """Read ``tp`` from the beginning to its end with ``kcat -C -J`` (text: keys, values and header
     values are UTF-8 strings or null)."""
-    out = _run_kcat(kcat, "-b", bootstrap, "-C", "-t", tp.topic, "-p", str(tp.partition), "-o", "beginning",
-                    "-e", "-J")
+    out = _run_kcat(
+        kcat, "-b", bootstrap, "-C", "-t", tp.topic, "-p", str(tp.partition), "-o", "beginning", "-e", "-J"
+    )
     seen: list[Seen] = []
     for line in out.splitlines():
         envelope = json.loads(line)
         flat = envelope.get("headers", [])
-        headers = [(flat[i], None if flat[i + 1] is None else flat[i + 1].encode()) for i in range(0, len(flat), 2)]
-        seen.append((envelope["offset"],
-                     None if envelope["key"] is None else envelope["key"].encode(),
-                     None if envelope["payload"] is None else envelope["payload"].encode(),
-                     headers, envelope["ts"], {"create": 0, "logappend": 1}.get(envelope["tstype"], -1)))
+        headers = [
+            (flat[i], None if flat[i + 1] is None else flat[i + 1].encode()) for i in range(0, len(flat), 2)
+        ]
+        seen.append(
+            (
+                envelope["offset"],
+                None if envelope["key"] is None else envelope["key"].encode(),
+                None if envelope["payload"] is None else envelope["payload"].encode(),
+                headers,
+                envelope["ts"],
+                {"create": 0, "logappend": 1}.get(envelope["tstype"], -1),
+            )
+        )
     assert len(seen) == count, f"kcat read {len(seen)} of {count} records"
     return seen
 
 
-def _reader(client: str, cluster: LocalCluster, kcat_path: str) -> Callable[[TopicPartition, int],
-                                                                            Awaitable[list[Seen]]]:
+def _reader(
+    client: str, cluster: LocalCluster, kcat_path: str
+) -> Callable[[TopicPartition, int], Awaitable[list[Seen]]]:
     """``read(tp, count)`` through ``client`` on the Kafka listeners."""
     bootstrap = cluster.kafka_bootstrap_servers
     if client == "aiokafka":
@@ -316,7 +421,8 @@ def _reader(client: str, cluster: LocalCluster, kcat_path: str) -> Callable[[Top
 
 @pytest.mark.parametrize("client", CLIENTS)
 async def test_records_produced_through_the_sdk_are_read_back_the_same_through_a_kafka_client(
-        kafka_cluster: LocalCluster, kcat: str, client: str):
+    kafka_cluster: LocalCluster, kcat: str, client: str
+):
     tp = TopicPartition(f"rt-sdk-to-{client}", 0)
     await _create_topic(kafka_cluster, tp.topic)
     codecs = READER_CODECS[client]
@@ -324,8 +430,10 @@ async def test_records_produced_through_the_sdk_are_read_back_the_same_through_a
     for batch_index, codec in enumerate(codecs):
         records = _records(codec, batch_index, binary=client not in TEXT_ONLY_CLIENTS, null_header=True)
         offsets = await _produce_sdk(kafka_cluster, tp, codec, records)
-        expected += [(offset, key, value, headers, timestamp_ms, CREATE_TIME)
-                     for offset, (key, value, headers, timestamp_ms) in zip(offsets, records, strict=True)]
+        expected += [
+            (offset, key, value, headers, timestamp_ms, CREATE_TIME)
+            for offset, (key, value, headers, timestamp_ms) in zip(offsets, records, strict=True)
+        ]
     assert [seen[0] for seen in expected] == list(range(len(expected)))
     await _assert_batches_compressed(kafka_cluster, tp, codecs)
 
@@ -335,7 +443,8 @@ async def test_records_produced_through_the_sdk_are_read_back_the_same_through_a
 
 @pytest.mark.parametrize("client", CLIENTS)
 async def test_records_produced_by_a_kafka_client_are_read_back_the_same_through_the_sdk(
-        kafka_cluster: LocalCluster, kcat: str, client: str):
+    kafka_cluster: LocalCluster, kcat: str, client: str
+):
     tp = TopicPartition(f"rt-{client}-to-sdk", 0)
     await _create_topic(kafka_cluster, tp.topic)
     bootstrap = kafka_cluster.kafka_bootstrap_servers
@@ -352,8 +461,10 @@ async def test_records_produced_by_a_kafka_client_are_read_back_the_same_through
         else:
             produce = {"confluent-kafka": _produce_confluent, "kafka-python": _produce_kafka_python}[client]
             offsets = await asyncio.to_thread(produce, bootstrap, tp, codec, records)
-        expected += [(offset, key, value, headers, timestamp_ms, CREATE_TIME)
-                     for offset, (key, value, headers, timestamp_ms) in zip(offsets, records, strict=True)]
+        expected += [
+            (offset, key, value, headers, timestamp_ms, CREATE_TIME)
+            for offset, (key, value, headers, timestamp_ms) in zip(offsets, records, strict=True)
+        ]
     after_ms = int(time.time() * 1000)
     count = RECORDS_PER_BATCH * len(codecs)
     await _assert_batches_compressed(kafka_cluster, tp, codecs)
@@ -361,7 +472,9 @@ async def test_records_produced_by_a_kafka_client_are_read_back_the_same_through
     if client == "kcat":
         # kcat stamps CreateTime itself: take its own reading of the records as the reference.
         expected = await asyncio.to_thread(_read_kcat, kcat, bootstrap, tp, count)
-        written = [(key, value, KCAT_HEADERS, CREATE_TIME) for codec in codecs for key, value in _kcat_records(codec)]
+        written = [
+            (key, value, KCAT_HEADERS, CREATE_TIME) for codec in codecs for key, value in _kcat_records(codec)
+        ]
         assert [(key, value, headers, kind) for _, key, value, headers, _, kind in expected] == written
         assert all(before_ms <= seen[4] <= after_ms for seen in expected), [seen[4] for seen in expected]
     assert [seen[0] for seen in expected] == list(range(count))

@@ -39,7 +39,9 @@ def cache_dir() -> Path:
     """Where the resolved jars and the compiled programs live (``KAFKETTE_JAVA_CLIENTS_CACHE`` or
     ``~/.cache/kafkette/kafka-clients-<version>``)."""
     override = os.environ.get("KAFKETTE_JAVA_CLIENTS_CACHE")
-    return Path(override) if override else Path.home() / ".cache" / "kafkette" / f"kafka-clients-{KAFKA_VERSION}"
+    return (
+        Path(override) if override else Path.home() / ".cache" / "kafkette" / f"kafka-clients-{KAFKA_VERSION}"
+    )
 
 
 def resolve() -> Path:
@@ -73,10 +75,16 @@ def compiled() -> Path:
         return classes
     javac = shutil.which("javac", path=str(Path(java_binary()).parent)) or shutil.which("javac")
     if javac is None:
-        raise PeerUnavailable("compiling the Java test programs needs a JDK: no javac beside java nor on the PATH")
+        raise PeerUnavailable(
+            "compiling the Java test programs needs a JDK: no javac beside java nor on the PATH"
+        )
     classes.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run([javac, "-d", str(classes), "-cp", f"{libs}/*", *map(str, sources)],
-                          capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
+    done = subprocess.run(
+        [javac, "-d", str(classes), "-cp", f"{libs}/*", *map(str, sources)],
+        capture_output=True,
+        text=True,
+        timeout=COMPILE_TIMEOUT_S,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"javac failed on {SOURCES}: {(done.stderr or done.stdout).strip()[-2000:]}")
     (classes / "compiled").write_text(digest + "\n")
@@ -92,5 +100,11 @@ def java_command(main_class: str, heap_mb: int = HEAP_MB) -> list[str]:
         RuntimeError: javac failed.
     """
     classpath = f"{compiled()}{os.pathsep}{resolve()}/*"
-    return [java_binary(), f"-Xmx{heap_mb}m", f"-Dlog4j2.configurationFile={TOOLS_LOG4J_CONFIG}", "-cp", classpath,
-            main_class]
+    return [
+        java_binary(),
+        f"-Xmx{heap_mb}m",
+        f"-Dlog4j2.configurationFile={TOOLS_LOG4J_CONFIG}",
+        "-cp",
+        classpath,
+        main_class,
+    ]

@@ -88,15 +88,26 @@ def copy_dependencies(pom: Path, libs: Path, what: str, timeout_s: float = RESOL
     if libs.exists():
         shutil.rmtree(libs)
     libs.mkdir(parents=True)
-    command = [mvn, "-B", "-q", "-f", str(pom), "dependency:copy-dependencies", f"-DoutputDirectory={libs}",
-               "-DincludeScope=runtime"]
+    command = [
+        mvn,
+        "-B",
+        "-q",
+        "-f",
+        str(pom),
+        "dependency:copy-dependencies",
+        f"-DoutputDirectory={libs}",
+        "-DincludeScope=runtime",
+    ]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        raise PeerUnavailable(f"mvn did not resolve {what} within {timeout_s:g} s "
-                              "(is Maven Central reachable?)") from None
+        raise PeerUnavailable(
+            f"mvn did not resolve {what} within {timeout_s:g} s (is Maven Central reachable?)"
+        ) from None
     if done.returncode != 0:
-        errors = [line for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line] or ["no output"]
+        errors = [line for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line] or [
+            "no output"
+        ]
         raise PeerUnavailable(f"mvn could not resolve {what}: {errors[0].strip()[:300]}")
 
 
@@ -128,8 +139,12 @@ def print_from_kafka(source: Path, timeout_s: float) -> str:
         RuntimeError: the program failed (its exit code and the end of its stderr).
     """
     libs = resolve()
-    done = subprocess.run([java_binary(), "-Xmx256m", "-cp", f"{libs}/*", str(source)], capture_output=True,
-                          text=True, timeout=timeout_s)
+    done = subprocess.run(
+        [java_binary(), "-Xmx256m", "-cp", f"{libs}/*", str(source)],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"{source.name} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
     return done.stdout
@@ -163,15 +178,23 @@ class KafkaPeer:
     ``RuntimeError`` (a node exited or did not start in time; the message has its log's tail).
     """
 
-    def __init__(self, data_dir: str | os.PathLike[str], nodes: int = 1, heap_mb: int = DEFAULT_HEAP_MB,
-                 broker_configs: dict[str, object] | None = None, startup_timeout_s: float = 120,
-                 hosts: Mapping[int, str] | None = None,
-                 command_prefix: Mapping[int, Sequence[str]] | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: str | os.PathLike[str],
+        nodes: int = 1,
+        heap_mb: int = DEFAULT_HEAP_MB,
+        broker_configs: dict[str, object] | None = None,
+        startup_timeout_s: float = 120,
+        hosts: Mapping[int, str] | None = None,
+        command_prefix: Mapping[int, Sequence[str]] | None = None,
+    ) -> None:
         if nodes < 1:
             raise ValueError("nodes must be >= 1")
         self.data_dir = Path(data_dir).resolve()
         self.node_ids = list(range(1, nodes + 1))
-        unknown = sorted(set(hosts or {}) - set(self.node_ids)) + sorted(set(command_prefix or {}) - set(self.node_ids))
+        unknown = sorted(set(hosts or {}) - set(self.node_ids)) + sorted(
+            set(command_prefix or {}) - set(self.node_ids)
+        )
         if unknown:
             raise ValueError(f"hosts and command_prefix name nodes {unknown}; this peer has {self.node_ids}")
         self.hosts: dict[int, str] = {n: (hosts or {}).get(n, HOST) for n in self.node_ids}
@@ -207,8 +230,9 @@ class KafkaPeer:
         props: dict[str, object] = {
             "process.roles": "broker,controller",
             "node.id": node,
-            "controller.quorum.voters": ",".join(f"{n}@{self.hosts[n]}:{self.controller_ports[n]}"
-                                                 for n in self.node_ids),
+            "controller.quorum.voters": ",".join(
+                f"{n}@{self.hosts[n]}:{self.controller_ports[n]}" for n in self.node_ids
+            ),
             "listeners": f"PLAINTEXT://{bind}:{self.ports[node]},CONTROLLER://{bind}:{self.controller_ports[node]}",
             "advertised.listeners": f"PLAINTEXT://{host}:{self.ports[node]}",
             "controller.listener.names": "CONTROLLER",
@@ -227,8 +251,16 @@ class KafkaPeer:
         return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in props.items()}
 
     def _java(self, libs: Path, *args: str) -> list[str]:
-        return [java_binary(), f"-Xms{self.heap_mb}m", f"-Xmx{self.heap_mb}m", "-XX:+UseG1GC",
-                f"-Dlog4j2.configurationFile={LOG4J_CONFIG}", "-cp", f"{libs}/*", *args]
+        return [
+            java_binary(),
+            f"-Xms{self.heap_mb}m",
+            f"-Xmx{self.heap_mb}m",
+            "-XX:+UseG1GC",
+            f"-Dlog4j2.configurationFile={LOG4J_CONFIG}",
+            "-cp",
+            f"{libs}/*",
+            *args,
+        ]
 
     def start(self) -> KafkaPeer:
         """Resolve, format every node's storage, launch every node and wait until each serves.
@@ -254,12 +286,24 @@ class KafkaPeer:
             self.node_dir(node).mkdir(parents=True, exist_ok=True)
             config = self.node_dir(node) / "server.properties"
             config.write_text(render_properties(self.properties(node)), encoding="utf-8")
-            done = subprocess.run(self._java(libs, "kafka.tools.StorageTool", "format", f"--cluster-id={self.cluster_id}",
-                                             "-c", str(config)),
-                                  capture_output=True, text=True, timeout=120)
+            done = subprocess.run(
+                self._java(
+                    libs,
+                    "kafka.tools.StorageTool",
+                    "format",
+                    f"--cluster-id={self.cluster_id}",
+                    "-c",
+                    str(config),
+                ),
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             if done.returncode != 0:
-                raise RuntimeError(f"Kafka's StorageTool could not format node {node}: "
-                                   f"{(done.stderr or done.stdout).strip()[-500:]}")
+                raise RuntimeError(
+                    f"Kafka's StorageTool could not format node {node}: "
+                    f"{(done.stderr or done.stdout).strip()[-500:]}"
+                )
 
     def launch(self) -> None:
         """Start every formatted node (``kafka.Kafka``) and wait until each serves.
@@ -284,10 +328,16 @@ class KafkaPeer:
         self._log_starts[node] = log.stat().st_size if log.exists() else 0
         with open(log, "ab") as out:
             self._procs[node] = subprocess.Popen(
-                [*self._command_prefix.get(node, []),
-                 *self._java(libs, "kafka.Kafka", str(self.node_dir(node) / "server.properties"))],
-                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=str(self.node_dir(node)),
-                env={**os.environ, **self.node_env.get(node, {})})
+                [
+                    *self._command_prefix.get(node, []),
+                    *self._java(libs, "kafka.Kafka", str(self.node_dir(node) / "server.properties")),
+                ],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=str(self.node_dir(node)),
+                env={**os.environ, **self.node_env.get(node, {})},
+            )
 
     def stop_node(self, node: int, hard: bool = False, timeout_s: float = 60) -> None:
         """Stop one node: SIGTERM (Kafka's controlled shutdown), or SIGKILL when ``hard``; waits
@@ -315,7 +365,9 @@ class KafkaPeer:
         while True:
             proc = self._procs[node]
             if proc.poll() is not None:
-                raise RuntimeError(f"Kafka node {node} exited with code {proc.returncode}\n{self._tail(node)}")
+                raise RuntimeError(
+                    f"Kafka node {node} exited with code {proc.returncode}\n{self._tail(node)}"
+                )
             with open(self.log_path(node), "rb") as log:
                 log.seek(self._log_starts.get(node, 0))
                 started = STARTED_LOG_LINE.encode() in log.read()
@@ -326,8 +378,10 @@ class KafkaPeer:
                 except OSError:
                     pass
             if time.monotonic() >= deadline:
-                raise RuntimeError(f"Kafka node {node} did not start within {self.startup_timeout_s:.0f} s\n"
-                                   f"{self._tail(node)}")
+                raise RuntimeError(
+                    f"Kafka node {node} did not start within {self.startup_timeout_s:.0f} s\n"
+                    f"{self._tail(node)}"
+                )
             time.sleep(0.2)
 
     def _tail(self, node: int, lines: int = 20) -> str:
@@ -337,7 +391,9 @@ class KafkaPeer:
             text = ["<no output>"]
         return f"--- {self.log_path(node)} ---\n" + "\n".join(text)
 
-    def run_tool(self, main_class: str, *args: str, timeout_s: float = 120) -> subprocess.CompletedProcess[str]:
+    def run_tool(
+        self, main_class: str, *args: str, timeout_s: float = 120
+    ) -> subprocess.CompletedProcess[str]:
         """Run one of Kafka's command-line tools (``org.apache.kafka.tools.TopicCommand``, ...)
         with ``args``, on Kafka's own classpath; returns the finished process (text output).
 
@@ -345,8 +401,9 @@ class KafkaPeer:
             PeerUnavailable: no Java, Maven or registry.
             subprocess.TimeoutExpired: it ran longer than ``timeout_s``.
         """
-        return subprocess.run([*self.tool_command(main_class), *args], capture_output=True, text=True,
-                              timeout=timeout_s)
+        return subprocess.run(
+            [*self.tool_command(main_class), *args], capture_output=True, text=True, timeout=timeout_s
+        )
 
     @staticmethod
     def tool_command(main_class: str) -> list[str]:
@@ -357,8 +414,14 @@ class KafkaPeer:
             PeerUnavailable: no Java, Maven or registry.
         """
         libs = resolve()
-        return [java_binary(), "-Xmx256m", f"-Dlog4j2.configurationFile={TOOLS_LOG4J_CONFIG}", "-cp", f"{libs}/*",
-                main_class]
+        return [
+            java_binary(),
+            "-Xmx256m",
+            f"-Dlog4j2.configurationFile={TOOLS_LOG4J_CONFIG}",
+            "-cp",
+            f"{libs}/*",
+            main_class,
+        ]
 
     def pid(self, node: int) -> int | None:
         proc = self._procs.get(node)
@@ -405,8 +468,11 @@ def start_or_fail(peer: KafkaPeer) -> KafkaPeer:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=1, help="nodes (each a broker and a voter; default 1)")
-    parser.add_argument("--data-dir", type=Path,
-                        help="where the nodes keep their data (default: a temporary one, removed at the end)")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="where the nodes keep their data (default: a temporary one, removed at the end)",
+    )
     parser.add_argument("--heap-mb", type=int, default=DEFAULT_HEAP_MB, help="each node's heap (MiB)")
     args = parser.parse_args(argv)
     if args.nodes < 1 or args.heap_mb < 64:

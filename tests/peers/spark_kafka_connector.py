@@ -25,8 +25,12 @@ POM = Path(__file__).parent / "spark_kafka" / "pom.xml"
 RESOLVE_TIMEOUT_S = 600
 # artifactId prefixes of the jars that go on spark.jars (one jar each); the rest of the
 # connector's dependencies ship with Spark and are excluded in the pom
-CONNECTOR_ARTIFACTS = ("spark-sql-kafka-0-10_2.13-", "spark-token-provider-kafka-0-10_2.13-", "kafka-clients-",
-                       "commons-pool2-")
+CONNECTOR_ARTIFACTS = (
+    "spark-sql-kafka-0-10_2.13-",
+    "spark-token-provider-kafka-0-10_2.13-",
+    "kafka-clients-",
+    "commons-pool2-",
+)
 MAVEN_COORDINATES = f"org.apache.spark:spark-sql-kafka-0-10_2.13:{SPARK_KAFKA_VERSION}"
 
 
@@ -34,8 +38,11 @@ def cache_dir() -> Path:
     """Where the resolved jars live (``KAFKETTE_SPARK_KAFKA_CACHE`` or
     ``~/.cache/kafkette/spark-sql-kafka-<version>``)."""
     override = os.environ.get("KAFKETTE_SPARK_KAFKA_CACHE")
-    return (Path(override) if override
-            else Path.home() / ".cache" / "kafkette" / f"spark-sql-kafka-{SPARK_KAFKA_VERSION}")
+    return (
+        Path(override)
+        if override
+        else Path.home() / ".cache" / "kafkette" / f"spark-sql-kafka-{SPARK_KAFKA_VERSION}"
+    )
 
 
 def _chosen(libs: Path) -> list[Path] | None:
@@ -71,7 +78,9 @@ def connector_jars() -> list[Path]:
     jars = _chosen(libs)
     if jars is None:
         present = ", ".join(sorted(p.name for p in libs.glob("*.jar"))) or "none"
-        raise PeerUnavailable(f"Spark's Kafka connector {SPARK_KAFKA_VERSION} resolved without one of "
-                              f"{', '.join(p.rstrip('-') for p in CONNECTOR_ARTIFACTS)} (got: {present})")
+        raise PeerUnavailable(
+            f"Spark's Kafka connector {SPARK_KAFKA_VERSION} resolved without one of "
+            f"{', '.join(p.rstrip('-') for p in CONNECTOR_ARTIFACTS)} (got: {present})"
+        )
     marker.write_text(SPARK_KAFKA_VERSION + "\n")
     return jars

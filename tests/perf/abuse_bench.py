@@ -71,8 +71,9 @@ async def _round_trip_ms(bootstrap: str, label: str, timeout_s: float = 10.0) ->
     started = time.perf_counter()
     timeout_ms = int(timeout_s * 1000)
     async with asyncio.timeout(timeout_s):
-        async with Producer(bootstrap_servers=bootstrap, request_timeout_ms=timeout_ms,
-                            delivery_timeout_ms=timeout_ms) as producer:
+        async with Producer(
+            bootstrap_servers=bootstrap, request_timeout_ms=timeout_ms, delivery_timeout_ms=timeout_ms
+        ) as producer:
             metadata = await (await producer.send(TOPIC, label.encode(), partition=0))
         async with Consumer(bootstrap_servers=bootstrap, request_timeout_ms=timeout_ms) as consumer:
             tp = TopicPartition(TOPIC, 0)
@@ -115,8 +116,13 @@ async def _idle(cluster: LocalCluster, count: int) -> dict:
     finally:
         for sock in sockets:
             sock.close()
-    return {"case": f"{count:,} idle connections", "rss_before_mib": before / MIB, "rss_mib": rss / MIB,
-            "per_connection_kib": (rss - before) / count / 1024, "served_after_s": served}
+    return {
+        "case": f"{count:,} idle connections",
+        "rss_before_mib": before / MIB,
+        "rss_mib": rss / MIB,
+        "per_connection_kib": (rss - before) / count / 1024,
+        "served_after_s": served,
+    }
 
 
 async def _slowloris(cluster: LocalCluster, count: int, label: str, seconds: int = 20) -> dict:
@@ -151,15 +157,21 @@ async def _slowloris(cluster: LocalCluster, count: int, label: str, seconds: int
         await asyncio.gather(trickler, return_exceptions=True)
         for sock in sockets:
             sock.close()
-    return {"case": f"{count} slowloris connections announcing 100 MiB, {label}", "rss_before_mib": before / MIB,
-            "rss_mib": peak / MIB, "per_connection_kib": (peak - before) / count / 1024,
-            "served_after_s": served}
+    return {
+        "case": f"{count} slowloris connections announcing 100 MiB, {label}",
+        "rss_before_mib": before / MIB,
+        "rss_mib": peak / MIB,
+        "per_connection_kib": (peak - before) / count / 1024,
+        "served_after_s": served,
+    }
 
 
 async def _never_reading(cluster: LocalCluster, count: int, seconds: float = 10.0) -> dict:
     pid = cluster.pid(1)
     before = rss_bytes(pid)
-    request = encode_request(MetadataRequest(topics=None, allow_auto_topic_creation=False), 1, 1, "never-reads")
+    request = encode_request(
+        MetadataRequest(topics=None, allow_auto_topic_creation=False), 1, 1, "never-reads"
+    )
     writers = [(await asyncio.open_connection(HOST, cluster.ports[1]))[1] for _ in range(count)]
     stop = time.monotonic() + seconds
     sent = 0
@@ -185,9 +197,13 @@ async def _never_reading(cluster: LocalCluster, count: int, seconds: float = 10.
     finally:
         for writer in writers:
             writer.transport.abort()
-    return {"case": f"{count} clients pipelining Metadata, never reading ({sent:,} requests sent)",
-            "rss_before_mib": before / MIB, "rss_mib": rss / MIB,
-            "per_connection_kib": (rss - before) / count / 1024, "served_after_s": served}
+    return {
+        "case": f"{count} clients pipelining Metadata, never reading ({sent:,} requests sent)",
+        "rss_before_mib": before / MIB,
+        "rss_mib": rss / MIB,
+        "per_connection_kib": (rss - before) / count / 1024,
+        "served_after_s": served,
+    }
 
 
 async def _with_cluster(configs: dict, data_dir: Path, body) -> dict:
@@ -205,20 +221,35 @@ async def run(idle: int, slowloris: int, never_reading: int) -> list[dict]:
         base = Path(tmp)
         rows.append(await _with_cluster({}, base / "idle", lambda c: _idle(c, idle)))
         rows.append(await _with_cluster({}, base / "slow", lambda c: _slowloris(c, slowloris, "no pool")))
-        rows.append(await _with_cluster({"queued.max.request.bytes": POOL_BYTES}, base / "pool",
-                                        lambda c: _slowloris(c, slowloris, "queued.max.request.bytes=200 MiB")))
-        rows.append(await _with_cluster({"queued.max.request.bytes": POOL_BYTES, "connections.max.idle.ms": 10_000},
-                                        base / "pool-idle",
-                                        lambda c: _slowloris(c, slowloris, "the same, connections.max.idle.ms=10 s")))
+        rows.append(
+            await _with_cluster(
+                {"queued.max.request.bytes": POOL_BYTES},
+                base / "pool",
+                lambda c: _slowloris(c, slowloris, "queued.max.request.bytes=200 MiB"),
+            )
+        )
+        rows.append(
+            await _with_cluster(
+                {"queued.max.request.bytes": POOL_BYTES, "connections.max.idle.ms": 10_000},
+                base / "pool-idle",
+                lambda c: _slowloris(c, slowloris, "the same, connections.max.idle.ms=10 s"),
+            )
+        )
         rows.append(await _with_cluster({}, base / "never", lambda c: _never_reading(c, never_reading)))
     return rows
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| case | broker RSS before (MiB) | broker RSS, peak (MiB) | per connection (KiB) | "
-             "another client served after (s) |", "| --- | --- | --- | --- | --- |"]
-    lines += [f"| {r['case']} | {r['rss_before_mib']:.0f} | {r['rss_mib']:.0f} | {r['per_connection_kib']:.1f} | "
-              f"{'not served' if r['served_after_s'] is None else round(r['served_after_s'], 2)} |" for r in rows]
+    lines = [
+        "| case | broker RSS before (MiB) | broker RSS, peak (MiB) | per connection (KiB) | "
+        "another client served after (s) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    lines += [
+        f"| {r['case']} | {r['rss_before_mib']:.0f} | {r['rss_mib']:.0f} | {r['per_connection_kib']:.1f} | "
+        f"{'not served' if r['served_after_s'] is None else round(r['served_after_s'], 2)} |"
+        for r in rows
+    ]
     return "\n".join(lines)
 
 

@@ -102,10 +102,17 @@ class Plan:
 
     @classmethod
     def quick(cls, partitions: int = 6) -> Plan:
-        return cls(small_records=100_000, large_records=10_000, scale_records=20_000, defaults_records=30_000,
-                   end_to_end_duration_s=5,
-                   loopback_bytes=512 * MIB, disk_bytes=256 * MIB, partitions=partitions,
-                   capacity_records_per_producer=1_000_000)
+        return cls(
+            small_records=100_000,
+            large_records=10_000,
+            scale_records=20_000,
+            defaults_records=30_000,
+            end_to_end_duration_s=5,
+            loopback_bytes=512 * MIB,
+            disk_bytes=256 * MIB,
+            partitions=partitions,
+            capacity_records_per_producer=1_000_000,
+        )
 
 
 def workload_name(size: int, records: int, nodes: int) -> str:
@@ -125,8 +132,9 @@ def parse_only(text: str | None) -> set[str]:
     parts = {p.strip() for p in text.split(",") if p.strip()}
     unknown = parts - set(PARTS)
     if unknown:
-        raise ValueError(f"unknown --only part(s) {', '.join(sorted(unknown))}; "
-                         f"choose from {', '.join(PARTS)}")
+        raise ValueError(
+            f"unknown --only part(s) {', '.join(sorted(unknown))}; choose from {', '.join(PARTS)}"
+        )
     return parts
 
 
@@ -165,8 +173,9 @@ def peer_client(*args: str) -> dict:
     return kafkette_workloads.json_client("tests.perf.peer_clients", args, PeerRunError, PEER_RUN_TIMEOUT_S)
 
 
-def peer_workload(peer: str, binary: str, data_dir: Path, name: str, nodes: int, records: int, size: int
-                  ) -> list[Row]:
+def peer_workload(
+    peer: str, binary: str, data_dir: Path, name: str, nodes: int, records: int, size: int
+) -> list[Row]:
     """Produce then consume on fresh ``peer`` servers (NATS: ``nodes`` servers, stream replicas = nodes)."""
     if peer == "nats":
         system, commands = f"nats-r{nodes}", ("nats-produce", "nats-consume")
@@ -183,8 +192,17 @@ def peer_workload(peer: str, binary: str, data_dir: Path, name: str, nodes: int,
     if consumed["records"] < records:
         raise PeerRunError(f"{system} consumer read {consumed['records']} of {records} records")
     return [
-        Row(name, system, "produce", produced["records_per_s"], produced["mb_per_s"], produced["p50_ms"],
-            produced["p99_ms"], produced["p999_ms"], note=notes[0]),
+        Row(
+            name,
+            system,
+            "produce",
+            produced["records_per_s"],
+            produced["mb_per_s"],
+            produced["p50_ms"],
+            produced["p99_ms"],
+            produced["p999_ms"],
+            note=notes[0],
+        ),
         Row(name, system, "consume", consumed["records_per_s"], consumed["mb_per_s"], note=notes[1]),
     ]
 
@@ -210,8 +228,12 @@ class Contender:
     runs: list[list[Row]] = dataclasses.field(default_factory=list)
 
 
-def repeat_workload(contenders: list[Contender], repeat: int, skipped: dict[str, str],
-                    settle_machine: Callable[[], object] = settle) -> list[Row]:
+def repeat_workload(
+    contenders: list[Contender],
+    repeat: int,
+    skipped: dict[str, str],
+    settle_machine: Callable[[], object] = settle,
+) -> list[Row]:
     """Run every contender ``repeat`` times, taking turns, and report each one's median rows.
 
     Each run is preceded by ``settle_machine()`` and gets a fresh data dir, deleted after
@@ -250,8 +272,12 @@ def _keyed_scale_run(data_dir: Path, *, partitions: int, records: int) -> list[R
     return [kafkette_workloads.keyed_scale(data_dir, partitions, records)]
 
 
-def limit_rows(plan: Plan, data_dir: Path, settle_machine: Callable[[], object] = settle,
-               idle: Callable[[float], object] = time.sleep) -> list[Row]:
+def limit_rows(
+    plan: Plan,
+    data_dir: Path,
+    settle_machine: Callable[[], object] = settle,
+    idle: Callable[[float], object] = time.sleep,
+) -> list[Row]:
     """Loopback bandwidth and sequential disk write (disk: the better of two runs, the first warms up),
     and the same write into fresh page cache.
 
@@ -263,8 +289,15 @@ def limit_rows(plan: Plan, data_dir: Path, settle_machine: Callable[[], object] 
     settle_machine()
     log(f"running: loopback limit, {plan.loopback_bytes // MIB:,} MiB in 64 KiB writes ...")
     loopback = limits.loopback_mb_per_s(plan.loopback_bytes)
-    rows = [Row(f"limit: {plan.loopback_bytes // MIB:,} MiB", LOOPBACK, "limit", mb_per_s=loopback,
-                note="asyncio+uvloop, 2 processes, 127.0.0.1, 64 KiB writes")]
+    rows = [
+        Row(
+            f"limit: {plan.loopback_bytes // MIB:,} MiB",
+            LOOPBACK,
+            "limit",
+            mb_per_s=loopback,
+            note="asyncio+uvloop, 2 processes, 127.0.0.1, 64 KiB writes",
+        )
+    ]
     for sync, label in ((False, "disk (page cache)"), (True, "disk (fdatasync)")):
         log(f"running: {label}, {plan.disk_bytes // MIB:,} MiB in 1 MiB writes ...")
         disk_runs = []
@@ -272,20 +305,42 @@ def limit_rows(plan: Plan, data_dir: Path, settle_machine: Callable[[], object] 
             settle_machine()
             disk_runs.append(limits.disk_write_mb_per_s(data_dir, plan.disk_bytes, sync))
         best = max(disk_runs)
-        rows.append(Row(f"limit: {plan.disk_bytes // MIB:,} MiB", label, "limit", mb_per_s=best,
-                        note="sequential 1 MiB writes" + (", fdatasync at the end" if sync else "")))
+        rows.append(
+            Row(
+                f"limit: {plan.disk_bytes // MIB:,} MiB",
+                label,
+                "limit",
+                mb_per_s=best,
+                note="sequential 1 MiB writes" + (", fdatasync at the end" if sync else ""),
+            )
+        )
     settle_machine()
-    log(f"running: disk (fresh page cache), {FRESH_PAGES_IDLE_S:.0f} s idle, then {plan.disk_bytes // MIB:,} MiB "
-        "in 1 MiB writes ...")
+    log(
+        f"running: disk (fresh page cache), {FRESH_PAGES_IDLE_S:.0f} s idle, then {plan.disk_bytes // MIB:,} MiB "
+        "in 1 MiB writes ..."
+    )
     idle(FRESH_PAGES_IDLE_S)
-    rows.append(Row(f"limit: {plan.disk_bytes // MIB:,} MiB", "disk (fresh page cache)", "limit",
-                    mb_per_s=limits.disk_write_mb_per_s(data_dir, plan.disk_bytes, False),
-                    note=f"sequential 1 MiB writes after {FRESH_PAGES_IDLE_S:.0f} s idle"))
+    rows.append(
+        Row(
+            f"limit: {plan.disk_bytes // MIB:,} MiB",
+            "disk (fresh page cache)",
+            "limit",
+            mb_per_s=limits.disk_write_mb_per_s(data_dir, plan.disk_bytes, False),
+            note=f"sequential 1 MiB writes after {FRESH_PAGES_IDLE_S:.0f} s idle",
+        )
+    )
     return rows
 
 
-def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], installer: Installer | None = None,
-        repeat: int = 1, settle_machine: Callable[[], object] = settle) -> list[Row]:
+def run(
+    plan: Plan,
+    parts: set[str],
+    tmp: Path,
+    skipped: dict[str, str],
+    installer: Installer | None = None,
+    repeat: int = 1,
+    settle_machine: Callable[[], object] = settle,
+) -> list[Row]:
     """Every selected part of the benchmark; peers that cannot run are added to ``skipped``.
 
     Args:
@@ -307,7 +362,9 @@ def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], install
     installer = installer or Installer(log=log)
     binaries: dict[str, str] = {}
     for peer in PEERS:
-        if peer in parts or (peer == "redis" and "defaults" in parts):  # the defaults part compares with Redis
+        if peer in parts or (
+            peer == "redis" and "defaults" in parts
+        ):  # the defaults part compares with Redis
             log(f"checking: {peer} (server and Python client) ...")
             binary, problem = installer.ensure_peer(peer)
             if problem:
@@ -322,37 +379,80 @@ def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], install
             name = workload_name(size, records, nodes)
             contenders = []
             if "kafkette" in parts:
-                contenders.append(Contender(
-                    f"kafkette: {name}, {nodes} broker(s), acks={acks}", tmp / f"kafkette-{size}-{nodes}",
-                    functools.partial(kafkette_workloads.workload, workload_name=name, brokers=nodes, acks=acks,
-                                      records=records, size=size, partitions=plan.partitions)))
+                contenders.append(
+                    Contender(
+                        f"kafkette: {name}, {nodes} broker(s), acks={acks}",
+                        tmp / f"kafkette-{size}-{nodes}",
+                        functools.partial(
+                            kafkette_workloads.workload,
+                            workload_name=name,
+                            brokers=nodes,
+                            acks=acks,
+                            records=records,
+                            size=size,
+                            partitions=plan.partitions,
+                        ),
+                    )
+                )
             for peer in peers:
                 if peer in binaries and peer in parts:
-                    contenders.append(Contender(
-                        f"{peer}: {name}", tmp / f"{peer}-{size}-{nodes}",
-                        functools.partial(peer_workload, peer, binaries[peer], name=name, nodes=nodes,
-                                          records=records, size=size),
-                        failures=(PeerRunError, RuntimeError)))
+                    contenders.append(
+                        Contender(
+                            f"{peer}: {name}",
+                            tmp / f"{peer}-{size}-{nodes}",
+                            functools.partial(
+                                peer_workload,
+                                peer,
+                                binaries[peer],
+                                name=name,
+                                nodes=nodes,
+                                records=records,
+                                size=size,
+                            ),
+                            failures=(PeerRunError, RuntimeError),
+                        )
+                    )
             rows += repeat_workload(contenders, repeat, skipped, settle_machine)
     if "defaults" in parts:
         name = f"100 B x {plan.defaults_records:,}, 1 node, 1 partition, {DEFAULTS_WORKLOAD_SUFFIX}"
-        contenders = [Contender(
-            f"kafkette: {name}", tmp / "defaults-kafkette",
-            functools.partial(kafkette_workloads.defaults, workload_name=name, records=plan.defaults_records,
-                              size=100))]
+        contenders = [
+            Contender(
+                f"kafkette: {name}",
+                tmp / "defaults-kafkette",
+                functools.partial(
+                    kafkette_workloads.defaults, workload_name=name, records=plan.defaults_records, size=100
+                ),
+            )
+        ]
         if "redis" in binaries:
-            contenders.append(Contender(
-                f"redis: {name}", tmp / "defaults-redis",
-                functools.partial(peer_workload, "redis", binaries["redis"], name=name, nodes=1,
-                                  records=plan.defaults_records, size=100),
-                failures=(PeerRunError, RuntimeError)))
+            contenders.append(
+                Contender(
+                    f"redis: {name}",
+                    tmp / "defaults-redis",
+                    functools.partial(
+                        peer_workload,
+                        "redis",
+                        binaries["redis"],
+                        name=name,
+                        nodes=1,
+                        records=plan.defaults_records,
+                        size=100,
+                    ),
+                    failures=(PeerRunError, RuntimeError),
+                )
+            )
         rows += repeat_workload(contenders, repeat, skipped, settle_machine)
     if "end-to-end" in parts:
         settle_machine()
-        log(f"running: end-to-end latency, {plan.end_to_end_records_per_s:,} records/s for "
-            f"{plan.end_to_end_duration_s} s, 3 brokers ...")
-        rows.append(kafkette_workloads.end_to_end(tmp / "end-to-end", plan.end_to_end_records_per_s,
-                                                  plan.end_to_end_duration_s))
+        log(
+            f"running: end-to-end latency, {plan.end_to_end_records_per_s:,} records/s for "
+            f"{plan.end_to_end_duration_s} s, 3 brokers ..."
+        )
+        rows.append(
+            kafkette_workloads.end_to_end(
+                tmp / "end-to-end", plan.end_to_end_records_per_s, plan.end_to_end_duration_s
+            )
+        )
     if "scale" in parts:
         for partitions in plan.scale_partitions:
             settle_machine()
@@ -360,28 +460,46 @@ def run(plan: Plan, parts: set[str], tmp: Path, skipped: dict[str, str], install
             rows.append(kafkette_workloads.scale(tmp / f"scale-{partitions}", partitions, plan.scale_records))
         # Keyed records: repeated like the workloads (the 100 and 1,000 partition runs taking
         # turns, medians reported): their ratio is of two rates that each move with the machine.
-        rows += repeat_workload([
-            Contender(f"scale keyed, {partitions:,} partitions on 1 broker", tmp / f"scale-keyed-{partitions}",
-                      functools.partial(_keyed_scale_run, partitions=partitions, records=plan.scale_records))
-            for partitions in plan.keyed_scale_partitions], repeat, skipped, settle_machine)
+        rows += repeat_workload(
+            [
+                Contender(
+                    f"scale keyed, {partitions:,} partitions on 1 broker",
+                    tmp / f"scale-keyed-{partitions}",
+                    functools.partial(_keyed_scale_run, partitions=partitions, records=plan.scale_records),
+                )
+                for partitions in plan.keyed_scale_partitions
+            ],
+            repeat,
+            skipped,
+            settle_machine,
+        )
     if "capacity" in parts:
         settle_machine()
         log(f"running: broker capacity, {plan.capacity_producers} load processes, 1 broker on one CPU ...")
-        rows.append(broker_capacity.capacity(tmp / "capacity", plan.capacity_producers,
-                                             plan.capacity_records_per_producer))
+        rows.append(
+            broker_capacity.capacity(
+                tmp / "capacity", plan.capacity_producers, plan.capacity_records_per_producer
+            )
+        )
     return rows + limit
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description="Kafkette against NATS JetStream and Redis Streams, and the machine's limits")
-    parser.add_argument("--quick", action="store_true",
-                        help="10x fewer records, shorter limits and end-to-end")
-    parser.add_argument("--only",
-                        help=f"comma-separated parts to run, from: {', '.join(PARTS)} (default: all)")
-    parser.add_argument("--repeat", type=int,
-                        help=f"runs per throughput workload and system, their median reported "
-                             f"(default: {FULL_REPEAT}, with --quick 1)")
+        description="Kafkette against NATS JetStream and Redis Streams, and the machine's limits"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="10x fewer records, shorter limits and end-to-end"
+    )
+    parser.add_argument(
+        "--only", help=f"comma-separated parts to run, from: {', '.join(PARTS)} (default: all)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        help=f"runs per throughput workload and system, their median reported "
+        f"(default: {FULL_REPEAT}, with --quick 1)",
+    )
     parser.add_argument("--partitions", type=int, default=6, help="partitions of Kafkette's workload topic")
     parser.add_argument("--results-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -402,11 +520,17 @@ def main(argv: list[str] | None = None) -> int:
     now = datetime.datetime.now(datetime.UTC)
     command = " ".join(["python -m tests.perf.bench", *(sys.argv[1:] if argv is None else argv)])
     document = result_document(
-        rows, skipped, date=now.isoformat(timespec="seconds"), command=command,
-        machine={"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-                 "load_average_1m": os.getloadavg()[0]},
-        options={**dataclasses.asdict(plan), "parts": sorted(parts), "quick": args.quick,
-                 "repeat": repeat},
+        rows,
+        skipped,
+        date=now.isoformat(timespec="seconds"),
+        command=command,
+        machine={
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "load_average_1m": os.getloadavg()[0],
+        },
+        options={**dataclasses.asdict(plan), "parts": sorted(parts), "quick": args.quick, "repeat": repeat},
     )
     args.results_dir.mkdir(parents=True, exist_ok=True)
     out = args.results_dir / f"bench-{now:%Y%m%dT%H%M%SZ}{'-quick' if args.quick else ''}.json"

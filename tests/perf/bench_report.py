@@ -175,16 +175,22 @@ def apply_ratios(rows: Sequence[Row]) -> list[Row]:
             large_on_one_node = row.workload.startswith("10 KiB") and row.workload.endswith("1 node")
             if row.phase == "produce" and large_on_one_node:
                 ok = (row.mb_per_s or 0) >= LARGE_PRODUCE_MIN_MB_PER_S and (
-                    row.vs_limit or 0) >= LARGE_PRODUCE_MIN_SHARE_OF_LOOPBACK
-                row.target = (f">={LARGE_PRODUCE_MIN_MB_PER_S:,.0f} MB/s and "
-                              f">={LARGE_PRODUCE_MIN_SHARE_OF_LOOPBACK:.0%} of loopback: {_met(ok)}")
+                    row.vs_limit or 0
+                ) >= LARGE_PRODUCE_MIN_SHARE_OF_LOOPBACK
+                row.target = (
+                    f">={LARGE_PRODUCE_MIN_MB_PER_S:,.0f} MB/s and "
+                    f">={LARGE_PRODUCE_MIN_SHARE_OF_LOOPBACK:.0%} of loopback: {_met(ok)}"
+                )
         elif row.system == KAFKETTE and row.phase == "capacity" and row.records_per_s is not None:
             ok = row.records_per_s >= BROKER_CAPACITY_MIN_RECORDS_PER_S
             row.target = f">={BROKER_CAPACITY_MIN_RECORDS_PER_S:,.0f} records/s: {_met(ok)}"
         elif row.system == KAFKETTE and row.phase == "end-to-end" and row.p99_ms is not None:
             row.target = f"p99 <{END_TO_END_MAX_P99_MS:.0f} ms: {_met(row.p99_ms < END_TO_END_MAX_P99_MS)}"
-        elif (row.phase in ("produce", "consume") and row.system != KAFKETTE
-              and not row.workload.endswith(DEFAULTS_WORKLOAD_SUFFIX)):
+        elif (
+            row.phase in ("produce", "consume")
+            and row.system != KAFKETTE
+            and not row.workload.endswith(DEFAULTS_WORKLOAD_SUFFIX)
+        ):
             ours = kafkette.get((row.workload, row.phase))
             row.vs_peer = ratio(ours.records_per_s if ours else None, row.records_per_s)
             size = row.workload.split(" x ", 1)[0]
@@ -219,13 +225,23 @@ def _apply_scale_target(row: Row, rows: Sequence[Row]) -> None:
     if partitions is None or partitions <= SCALE_BASE_PARTITIONS:
         return
     group = row.extra.get("scale_group")
-    base = next((r for r in rows if r.system == KAFKETTE and r.phase == "scale produce"
-                 and r.extra.get("scale_group") == group and r.extra.get("partitions") == SCALE_BASE_PARTITIONS),
-                None)
+    base = next(
+        (
+            r
+            for r in rows
+            if r.system == KAFKETTE
+            and r.phase == "scale produce"
+            and r.extra.get("scale_group") == group
+            and r.extra.get("partitions") == SCALE_BASE_PARTITIONS
+        ),
+        None,
+    )
     share = ratio(row.records_per_s, base.records_per_s if base else None)
     if share is not None:
-        row.target = (f">={SCALE_MIN_SHARE:.0%} of {SCALE_BASE_PARTITIONS} partitions ({share:.0%}): "
-                      f"{_met(share >= SCALE_MIN_SHARE)}")
+        row.target = (
+            f">={SCALE_MIN_SHARE:.0%} of {SCALE_BASE_PARTITIONS} partitions ({share:.0%}): "
+            f"{_met(share >= SCALE_MIN_SHARE)}"
+        )
 
 
 def _number(value: float | None, digits: int = 0) -> str:
@@ -236,22 +252,57 @@ def _times(value: float | None) -> str:
     return "" if value is None else f"{value:.2f}x"
 
 
-TABLE_HEADERS = ["workload", "system", "phase", "records/s", "MB/s", "p50 ms", "p99 ms", "p99.9 ms",
-                 "Kafkette/peer", "Kafkette/limit", "target", "note"]
+TABLE_HEADERS = [
+    "workload",
+    "system",
+    "phase",
+    "records/s",
+    "MB/s",
+    "p50 ms",
+    "p99 ms",
+    "p99.9 ms",
+    "Kafkette/peer",
+    "Kafkette/limit",
+    "target",
+    "note",
+]
 
 
 def format_table(rows: Iterable[Row], tablefmt: str = "github") -> str:
     """The one table ``make bench`` prints (GitHub markdown, pasteable into README.md)."""
     return tabulate(
-        [[r.workload, r.system, r.phase, _number(r.records_per_s), _number(r.mb_per_s, 1),
-          _number(r.p50_ms, 2), _number(r.p99_ms, 2), _number(r.p999_ms, 2), _times(r.vs_peer),
-          "" if r.vs_limit is None else f"{r.vs_limit:.1%}", r.target, r.note] for r in rows],
-        headers=TABLE_HEADERS, tablefmt=tablefmt, disable_numparse=True,
+        [
+            [
+                r.workload,
+                r.system,
+                r.phase,
+                _number(r.records_per_s),
+                _number(r.mb_per_s, 1),
+                _number(r.p50_ms, 2),
+                _number(r.p99_ms, 2),
+                _number(r.p999_ms, 2),
+                _times(r.vs_peer),
+                "" if r.vs_limit is None else f"{r.vs_limit:.1%}",
+                r.target,
+                r.note,
+            ]
+            for r in rows
+        ],
+        headers=TABLE_HEADERS,
+        tablefmt=tablefmt,
+        disable_numparse=True,
     )
 
 
-def result_document(rows: Sequence[Row], skipped: dict[str, str], *, date: str, machine: dict[str, Any],
-                    command: str, options: dict[str, Any]) -> dict[str, Any]:
+def result_document(
+    rows: Sequence[Row],
+    skipped: dict[str, str],
+    *,
+    date: str,
+    machine: dict[str, Any],
+    command: str,
+    options: dict[str, Any],
+) -> dict[str, Any]:
     """The JSON written under ``tests/perf/results/`` so runs can be compared.
 
     Args:
@@ -266,6 +317,11 @@ def result_document(rows: Sequence[Row], skipped: dict[str, str], *, date: str, 
         ``{"schema_version", "date", "machine", "command", "options", "skipped", "results": [row, ...]}``.
     """
     return {
-        "schema_version": RESULT_SCHEMA_VERSION, "date": date, "machine": machine, "command": command,
-        "options": options, "skipped": dict(skipped), "results": [dataclasses.asdict(r) for r in rows],
+        "schema_version": RESULT_SCHEMA_VERSION,
+        "date": date,
+        "machine": machine,
+        "command": command,
+        "options": options,
+        "skipped": dict(skipped),
+        "results": [dataclasses.asdict(r) for r in rows],
     }

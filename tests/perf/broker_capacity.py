@@ -48,20 +48,29 @@ TIMEOUT_S = 300.0
 TOPIC = "capacity"
 
 
-def produce_frame(topic: str, partitions: list[int], batch_records: int, size: int, acks: int,
-                  correlation_id: int) -> bytes:
+def produce_frame(
+    topic: str, partitions: list[int], batch_records: int, size: int, acks: int, correlation_id: int
+) -> bytes:
     """One ProduceRequest frame: one batch of ``batch_records`` values of ``size`` bytes per partition."""
     value = bytes(65 + i % 26 for i in range(size))
     now_ms = int(time.time() * 1000)
     batch = build_batch([(None, value, None, now_ms)] * batch_records)
-    request = ProduceRequest(transactional_id=None, acks=acks, timeout_ms=30000, topic_data=[
-        ProduceTopicData(name=topic, partition_data=[ProducePartitionData(index=p, records=batch)
-                                                     for p in partitions])])
+    request = ProduceRequest(
+        transactional_id=None,
+        acks=acks,
+        timeout_ms=30000,
+        topic_data=[
+            ProduceTopicData(
+                name=topic, partition_data=[ProducePartitionData(index=p, records=batch) for p in partitions]
+            )
+        ],
+    )
     return encode_request(request, PRODUCE_VERSION, correlation_id, "kafkette-capacity-load")
 
 
-async def load(port: int, topic: str, partitions: list[int], requests: int, batch_records: int, size: int,
-               in_flight: int) -> dict:
+async def load(
+    port: int, topic: str, partitions: list[int], requests: int, batch_records: int, size: int, in_flight: int
+) -> dict:
     """Send ``requests`` copies of one ProduceRequest (acks=1), at most ``in_flight`` unanswered.
 
     Returns:
@@ -111,8 +120,15 @@ async def load(port: int, topic: str, partitions: list[int], requests: int, batc
     return {"records": acknowledged, "start": start, "end": end}
 
 
-def capacity(data_dir: Path, producers: int, records_per_producer: int, batch_records: int = 1000,
-             size: int = 100, partitions_per_producer: int = 2, in_flight: int = 8) -> Row:
+def capacity(
+    data_dir: Path,
+    producers: int,
+    records_per_producer: int,
+    batch_records: int = 1000,
+    size: int = 100,
+    partitions_per_producer: int = 2,
+    in_flight: int = 8,
+) -> Row:
     """Run ``producers`` load processes against one broker pinned to one CPU; a ``capacity`` row.
 
     Raises:
@@ -123,8 +139,17 @@ def capacity(data_dir: Path, producers: int, records_per_producer: int, batch_re
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     with LocalCluster(num_brokers=1, data_dir=data_dir) as cluster:
         bootstrap = cluster.bootstrap_servers
-        kafkette("topics", "create", TOPIC, "--partitions", str(producers * partitions_per_producer),
-                 "--replication-factor", "1", "--bootstrap-server", bootstrap)
+        kafkette(
+            "topics",
+            "create",
+            TOPIC,
+            "--partitions",
+            str(producers * partitions_per_producer),
+            "--replication-factor",
+            "1",
+            "--bootstrap-server",
+            bootstrap,
+        )
         pid = cluster.pid(1)
         pinned = len(cpus) > 1 and pid is not None
         if pinned:
@@ -132,12 +157,32 @@ def capacity(data_dir: Path, producers: int, records_per_producer: int, batch_re
         loads = []
         for i in range(producers):
             owned = ",".join(str(i * partitions_per_producer + k) for k in range(partitions_per_producer))
-            loads.append(subprocess.Popen(
-                [sys.executable, "-m", "tests.perf.broker_capacity", "load", "--port", str(cluster.ports[1]),
-                 "--partitions", owned, "--requests", str(requests), "--batch-records", str(batch_records),
-                 "--size", str(size), "--in-flight", str(in_flight),
-                 *(["--cpus", ",".join(map(str, cpus[1:]))] if pinned else [])],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+            loads.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "tests.perf.broker_capacity",
+                        "load",
+                        "--port",
+                        str(cluster.ports[1]),
+                        "--partitions",
+                        owned,
+                        "--requests",
+                        str(requests),
+                        "--batch-records",
+                        str(batch_records),
+                        "--size",
+                        str(size),
+                        "--in-flight",
+                        str(in_flight),
+                        *(["--cpus", ",".join(map(str, cpus[1:]))] if pinned else []),
+                    ],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
         results = []
         for proc in loads:
             try:
@@ -146,17 +191,25 @@ def capacity(data_dir: Path, producers: int, records_per_producer: int, batch_re
                 proc.kill()
                 out, err = proc.communicate(timeout=TIMEOUT_S)
             if proc.returncode != 0:
-                raise RuntimeError(f"capacity load process exited {proc.returncode}: "
-                                   f"{(err.strip().splitlines() or ['no output'])[-1]}")
+                raise RuntimeError(
+                    f"capacity load process exited {proc.returncode}: "
+                    f"{(err.strip().splitlines() or ['no output'])[-1]}"
+                )
             results.append(json.loads(out.strip().splitlines()[-1]))
     records = sum(r["records"] for r in results)
     elapsed = max(r["end"] for r in results) - min(r["start"] for r in results)
     rate = records / elapsed if elapsed > 0 else 0.0
     where = f"broker pinned to CPU {cpus[0]}, load on CPUs {cpus[1:]}" if pinned else "broker not pinned"
     name = f"broker capacity, {size} B in batches of {batch_records:,}, {producers} load processes"
-    return Row(name, KAFKETTE, "capacity", rate, rate * size / MB,
-               note=f"{where}; one pre-encoded ProduceRequest resent, acks=1, {in_flight} in flight",
-               extra={"producers": producers, "records": records, "elapsed_s": elapsed, "pinned": pinned})
+    return Row(
+        name,
+        KAFKETTE,
+        "capacity",
+        rate,
+        rate * size / MB,
+        note=f"{where}; one pre-encoded ProduceRequest resent, acks=1, {in_flight} in flight",
+        extra={"producers": producers, "records": records, "elapsed_s": elapsed, "pinned": pinned},
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,8 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.cpus:
         os.sched_setaffinity(0, {int(c) for c in args.cpus.split(",")})
     partitions = [int(p) for p in args.partitions.split(",")]
-    result = run_coroutine(load(args.port, TOPIC, partitions, args.requests, args.batch_records, args.size,
-                                args.in_flight))
+    result = run_coroutine(
+        load(args.port, TOPIC, partitions, args.requests, args.batch_records, args.size, args.in_flight)
+    )
     print(json.dumps(result), flush=True)
     return 0
 

@@ -29,7 +29,9 @@ from tests.cluster_helpers import log_records
 TP = TopicPartition("compaction-bench", 0)
 
 
-async def run(updates: int, keys: int, value_bytes: int, batch_records: int, data_dir: Path) -> dict[str, float]:
+async def run(
+    updates: int, keys: int, value_bytes: int, batch_records: int, data_dir: Path
+) -> dict[str, float]:
     """Write, clean once, verify; return the figures."""
     config = LogConfig(cleanup_policy="compact", segment_bytes=1 << 20)
     log = UnifiedLog.open(data_dir / str(TP), TP, config, had_clean_shutdown=True)
@@ -55,8 +57,13 @@ async def run(updates: int, keys: int, value_bytes: int, batch_records: int, dat
     if not cleaned or kept != sorted((o, k, v) for k, (o, v) in latest.items()):
         raise SystemExit("compaction did not keep exactly the last value of each key")
     figures = {
-        "updates": updates, "keys": keys, "value_bytes": value_bytes, "raw_bytes": raw_bytes,
-        "raw_segments": raw_segments, "compacted_bytes": log.size_in_bytes, "records_kept": len(kept),
+        "updates": updates,
+        "keys": keys,
+        "value_bytes": value_bytes,
+        "raw_bytes": raw_bytes,
+        "raw_segments": raw_segments,
+        "compacted_bytes": log.size_in_bytes,
+        "records_kept": len(kept),
         "clean_seconds": seconds,
     }
     log.close()
@@ -74,9 +81,13 @@ def main() -> None:
         f = asyncio.run(run(args.updates, args.keys, args.value_bytes, args.batch_records, Path(tmp)))
     print(f"{f['updates']} updates over {f['keys']} keys, {f['value_bytes']}-byte values")
     print(f"raw:       {f['raw_bytes']:>12,} bytes in {f['raw_segments']} segments")
-    print(f"compacted: {f['compacted_bytes']:>12,} bytes, {f['records_kept']} records "
-          f"({100 * f['compacted_bytes'] / f['raw_bytes']:.2f}% of raw, {f['raw_bytes'] / f['compacted_bytes']:.0f}x smaller)")
-    print(f"cleaning pass: {f['clean_seconds']:.2f} s ({f['raw_bytes'] / f['clean_seconds'] / 1e6:.1f} MB/s of raw log)")
+    print(
+        f"compacted: {f['compacted_bytes']:>12,} bytes, {f['records_kept']} records "
+        f"({100 * f['compacted_bytes'] / f['raw_bytes']:.2f}% of raw, {f['raw_bytes'] / f['compacted_bytes']:.0f}x smaller)"
+    )
+    print(
+        f"cleaning pass: {f['clean_seconds']:.2f} s ({f['raw_bytes'] / f['clean_seconds'] / 1e6:.1f} MB/s of raw log)"
+    )
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 
-def produce_all(producer: Any, topic: str, value: bytes, records: int, partitions: int = 1,
-                flush_timeout_s: float = 120) -> None:
+def produce_all(
+    producer: Any, topic: str, value: bytes, records: int, partitions: int = 1, flush_timeout_s: float = 120
+) -> None:
     """Send ``records`` copies of ``value`` to ``topic``, record ``i`` to partition
     ``i % partitions``, serving delivery reports whenever librdkafka's local queue is full, then
     flush.

@@ -84,15 +84,21 @@ async def throughput(bootstrap: str, topic: str, records: int) -> dict[str, dict
         finally:
             for consumer in consumers:
                 await consumer.stop()
-        out[f"group_of_{size}"] = {"records_per_s": round(records / read_s), "first_record_s": round(join_s, 3)}
+        out[f"group_of_{size}"] = {
+            "records_per_s": round(records / read_s),
+            "first_record_s": round(join_s, 3),
+        }
     return out
 
 
 def _balanced(consumers: list[Consumer], partitions: int) -> bool:
     shares = [c.assignment() for c in consumers]
     owned = [tp for share in shares for tp in share]
-    return len(owned) == partitions == len(set(owned)) and all(shares) and \
-        max(map(len, shares)) - min(map(len, shares)) <= 1
+    return (
+        len(owned) == partitions == len(set(owned))
+        and all(shares)
+        and max(map(len, shares)) - min(map(len, shares)) <= 1
+    )
 
 
 async def _until(done, what: str) -> float:
@@ -103,10 +109,16 @@ async def _until(done, what: str) -> float:
     return time.perf_counter() - started
 
 
-async def rebalances(bootstrap: str, topic: str, size: int, trials: int, deaths: int) -> dict[str, list[float]]:
+async def rebalances(
+    bootstrap: str, topic: str, size: int, trials: int, deaths: int
+) -> dict[str, list[float]]:
     """Seconds until a group of ``size`` is balanced again after a member joins and after one dies."""
-    settings = dict(bootstrap_servers=bootstrap, group_id=f"rebalance-{size}", session_timeout_ms=SESSION_TIMEOUT_MS,
-                    heartbeat_interval_ms=1000)
+    settings = dict(
+        bootstrap_servers=bootstrap,
+        group_id=f"rebalance-{size}",
+        session_timeout_ms=SESSION_TIMEOUT_MS,
+        heartbeat_interval_ms=1000,
+    )
     members = [Consumer(**settings) for _ in range(size - 1)]
     for consumer in members:
         await consumer.start()
@@ -127,11 +139,25 @@ async def rebalances(bootstrap: str, topic: str, size: int, trials: int, deaths:
         for _ in range(deaths):
             env = dict(os.environ, SESSION_TIMEOUT_MS=str(SESSION_TIMEOUT_MS))
             with open(os.devnull, "w") as sink:
-                doomed = subprocess.Popen([sys.executable, "-m", "tests.group_member_process", bootstrap,
-                                           f"rebalance-{size}", topic], stdout=sink, stderr=sink, env=env, cwd=REPO)
+                doomed = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "tests.group_member_process",
+                        bootstrap,
+                        f"rebalance-{size}",
+                        topic,
+                    ],
+                    stdout=sink,
+                    stderr=sink,
+                    env=env,
+                    cwd=REPO,
+                )
             try:
-                await _until(lambda: sum(len(c.assignment()) for c in members) == 30 - share,
-                             "the process member holding its share")
+                await _until(
+                    lambda: sum(len(c.assignment()) for c in members) == 30 - share,
+                    "the process member holding its share",
+                )
             finally:
                 doomed.kill()
                 doomed.wait(10)
@@ -157,10 +183,13 @@ def main() -> int:
     result: dict[str, object] = {}
     with tempfile.TemporaryDirectory(prefix="kafkette-group-bench-") as tmp:
         with LocalCluster(1, Path(tmp) / "groups", controllers=1) as cluster:
+
             async def run() -> None:
                 bootstrap = cluster.bootstrap_servers
                 async with AdminClient(bootstrap_servers=bootstrap) as admin:
-                    await admin.create_topics([NewTopic("bench-read", 6, 1), NewTopic("bench-rebalance", 30, 1)])
+                    await admin.create_topics(
+                        [NewTopic("bench-read", 6, 1), NewTopic("bench-rebalance", 30, 1)]
+                    )
                 await _fill(bootstrap, "bench-read", args.records, 6)
                 result["throughput"] = await throughput(bootstrap, "bench-read", args.records)
                 for size in (3, 10):
@@ -171,13 +200,17 @@ def main() -> int:
     reads = result["throughput"]
     assert isinstance(reads, dict)
     for name, figures in reads.items():
-        print(f"{name}: {figures['records_per_s']:,} records/s (first record after {figures['first_record_s']:.2f} s)")
+        print(
+            f"{name}: {figures['records_per_s']:,} records/s (first record after {figures['first_record_s']:.2f} s)"
+        )
     for size in (3, 10):
         figures = result[f"group_of_{size}"]
         assert isinstance(figures, dict)
-        print(f"group of {size}: a member joins -> balanced p50 {figures['member_joins_s']['p50_s']:.2f} s, max "
-              f"{figures['member_joins_s']['max_s']:.2f} s; a member dies (SIGKILL, session {SESSION_TIMEOUT_MS} "
-              f"ms) -> p50 {figures['member_dies_s']['p50_s']:.2f} s, max {figures['member_dies_s']['max_s']:.2f} s")
+        print(
+            f"group of {size}: a member joins -> balanced p50 {figures['member_joins_s']['p50_s']:.2f} s, max "
+            f"{figures['member_joins_s']['max_s']:.2f} s; a member dies (SIGKILL, session {SESSION_TIMEOUT_MS} "
+            f"ms) -> p50 {figures['member_dies_s']['p50_s']:.2f} s, max {figures['member_dies_s']['max_s']:.2f} s"
+        )
     out = write_result("consumer-groups", "tests.perf.consumer_group_bench", result)
     print(f"results written to {out}")
     return 0

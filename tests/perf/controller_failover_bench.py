@@ -88,10 +88,19 @@ async def failovers(cluster: LocalCluster, kills: int) -> list[dict[str, float |
             elected_s = time.monotonic() - killed
             await _until_led_elsewhere(admin, "failover-bench", victim)
             moved_s = time.monotonic() - killed
-            print(f"kill {kill + 1}: node {victim} -> node {leader} active after {elected_s:.2f} s, "
-                  f"partitions led elsewhere after {moved_s:.2f} s", flush=True)
-            rows.append({"victim": victim, "new_controller": leader, "elected_s": round(elected_s, 3),
-                         "partitions_moved_s": round(moved_s, 3)})
+            print(
+                f"kill {kill + 1}: node {victim} -> node {leader} active after {elected_s:.2f} s, "
+                f"partitions led elsewhere after {moved_s:.2f} s",
+                flush=True,
+            )
+            rows.append(
+                {
+                    "victim": victim,
+                    "new_controller": leader,
+                    "elected_s": round(elected_s, 3),
+                    "partitions_moved_s": round(moved_s, 3),
+                }
+            )
             cluster.start_broker(victim)
             await _caught_up(admin, victim)
     return rows
@@ -122,24 +131,30 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="kafkette-failover-bench-") as tmp:
         with LocalCluster(3, Path(tmp) / "failover") as cluster:
             rows = asyncio.run(failovers(cluster, args.kills))
-        result["failover"] = {"kills": rows,
-                              "elected": _summary([float(r["elected_s"]) for r in rows]),
-                              "partitions_moved": _summary([float(r["partitions_moved_s"]) for r in rows])}
+        result["failover"] = {
+            "kills": rows,
+            "elected": _summary([float(r["elected_s"]) for r in rows]),
+            "partitions_moved": _summary([float(r["partitions_moved_s"]) for r in rows]),
+        }
         for voters in (1, 3):
             with LocalCluster(3, Path(tmp) / f"create-{voters}", controllers=voters) as cluster:
                 latencies = asyncio.run(create_topics_latency(cluster, args.topics))
             result[f"create_topics_{voters}_voters"] = _summary(latencies)
     failover = result["failover"]
     assert isinstance(failover, dict)
-    print(f"new active controller after kill -9: p50 {failover['elected']['p50_s']:.2f} s, "
-          f"max {failover['elected']['max_s']:.2f} s; partitions led elsewhere: p50 "
-          f"{failover['partitions_moved']['p50_s']:.2f} s, max {failover['partitions_moved']['max_s']:.2f} s "
-          f"({args.kills} kills)")
+    print(
+        f"new active controller after kill -9: p50 {failover['elected']['p50_s']:.2f} s, "
+        f"max {failover['elected']['max_s']:.2f} s; partitions led elsewhere: p50 "
+        f"{failover['partitions_moved']['p50_s']:.2f} s, max {failover['partitions_moved']['max_s']:.2f} s "
+        f"({args.kills} kills)"
+    )
     for voters in (1, 3):
         figures = result[f"create_topics_{voters}_voters"]
         assert isinstance(figures, dict)
-        print(f"CreateTopics with {voters} voter(s): p50 {figures['p50_s'] * 1000:.1f} ms, "
-              f"max {figures['max_s'] * 1000:.1f} ms ({args.topics} topics)")
+        print(
+            f"CreateTopics with {voters} voter(s): p50 {figures['p50_s'] * 1000:.1f} ms, "
+            f"max {figures['max_s'] * 1000:.1f} ms ({args.topics} topics)"
+        )
     out = write_result("controller-failover", "tests.perf.controller_failover_bench", result)
     print(f"results written to {out}")
     return 0

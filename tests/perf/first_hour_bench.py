@@ -75,7 +75,7 @@ def _watch_exit(config: bytes, stop: threading.Event, seen: dict[str, float]) ->
             stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
             break
-        if stat[stat.rindex(")") + 2:].startswith("Z"):
+        if stat[stat.rindex(")") + 2 :].startswith("Z"):
             break
         time.sleep(POLL_S)
     seen["exit"] = time.monotonic()
@@ -106,13 +106,28 @@ def _failed_start(kind: str, data_dir: Path) -> dict[str, float | str]:
         (data_dir / "broker-2" / "logs").write_text("a file where broker 2's log dir should be\n")
     seen: dict[str, float] = {}
     stop = threading.Event()
-    watcher = threading.Thread(target=_watch_exit, args=(f"{data_dir}/broker-2/server.properties".encode(), stop, seen))
+    watcher = threading.Thread(
+        target=_watch_exit, args=(f"{data_dir}/broker-2/server.properties".encode(), stop, seen)
+    )
     watcher.start()
     try:
         started = time.monotonic()
-        proc = subprocess.Popen([str(KAFKETTE), "cluster", "start", "--daemon", "--data-dir", str(data_dir),
-                                 "--base-port", str(base)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                text=True, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [
+                str(KAFKETTE),
+                "cluster",
+                "start",
+                "--daemon",
+                "--data-dir",
+                str(data_dir),
+                "--base-port",
+                str(base),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
         error, error_at = "", 0.0
         assert proc.stderr is not None
         for line in proc.stderr:
@@ -128,16 +143,25 @@ def _failed_start(kind: str, data_dir: Path) -> dict[str, float | str]:
             held.close()
     if not error or "exit" not in seen:
         raise RuntimeError(f"{kind}: no Error line or no exit of broker 2 seen (error {error!r})")
-    return {"exit_to_error_s": error_at - seen["exit"], "start_to_error_s": error_at - started,
-            "exit_to_return_s": returned_at - seen["exit"], "error": error}
+    return {
+        "exit_to_error_s": error_at - seen["exit"],
+        "start_to_error_s": error_at - started,
+        "exit_to_return_s": returned_at - seen["exit"],
+        "error": error,
+    }
 
 
 def wall_clock(args: list[str]) -> float:
     """Seconds ``kafkette args`` took, without ``KAFKETTE_BOOTSTRAP_SERVERS`` in its environment."""
     env = {k: v for k, v in os.environ.items() if k != "KAFKETTE_BOOTSTRAP_SERVERS"}
     started = time.monotonic()
-    subprocess.run([str(KAFKETTE), *args], capture_output=True, env=env, timeout=COMMAND_TIMEOUT_S,
-                   stdin=subprocess.DEVNULL)
+    subprocess.run(
+        [str(KAFKETTE), *args],
+        capture_output=True,
+        env=env,
+        timeout=COMMAND_TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+    )
     return time.monotonic() - started
 
 
@@ -147,7 +171,9 @@ def summary(values: list[float]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.perf.first_hour_bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.perf.first_hour_bench", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--runs", type=int, default=5, help="runs of each measurement (default 5)")
     args = parser.parse_args(argv)
     if args.runs < 1:
@@ -155,18 +181,26 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, object] = {"load_before": os.getloadavg()[0]}
     for kind in ("busy-port", "log-dir-file"):
         runs = [failed_start(kind) for _ in range(args.runs)]
-        result[kind] = {key: summary([float(r[key]) for r in runs])
-                        for key in ("exit_to_error_s", "start_to_error_s", "exit_to_return_s")}
+        result[kind] = {
+            key: summary([float(r[key]) for r in runs])
+            for key in ("exit_to_error_s", "start_to_error_s", "exit_to_return_s")
+        }
         result[kind]["error"] = runs[-1]["error"]  # type: ignore[index]
-        print(f"{kind}: broker 2's exit -> Error line median {result[kind]['exit_to_error_s']['median']:.2f} s "  # type: ignore[index]
-              f"(max {result[kind]['exit_to_error_s']['max']:.2f}); command start -> Error line median "  # type: ignore[index]
-              f"{result[kind]['start_to_error_s']['median']:.2f} s\n    {runs[-1]['error']}")  # type: ignore[index]
+        print(
+            f"{kind}: broker 2's exit -> Error line median {result[kind]['exit_to_error_s']['median']:.2f} s "  # type: ignore[index]
+            f"(max {result[kind]['exit_to_error_s']['max']:.2f}); command start -> Error line median "  # type: ignore[index]
+            f"{result[kind]['start_to_error_s']['median']:.2f} s\n    {runs[-1]['error']}"
+        )  # type: ignore[index]
     refused = ",".join(f"127.0.0.1:{port}" for port in free_ports(2))
-    for name, command in (("version", ["--version"]), ("nothing_listening", ["topics", "list", "--bootstrap-server",
-                                                                             refused])):
+    for name, command in (
+        ("version", ["--version"]),
+        ("nothing_listening", ["topics", "list", "--bootstrap-server", refused]),
+    ):
         result[name] = summary([wall_clock(command) for _ in range(args.runs)])
-        print(f"kafkette {' '.join(command)}: median {result[name]['median']:.2f} s "  # type: ignore[index]
-              f"(max {result[name]['max']:.2f})")  # type: ignore[index]
+        print(
+            f"kafkette {' '.join(command)}: median {result[name]['median']:.2f} s "  # type: ignore[index]
+            f"(max {result[name]['max']:.2f})"
+        )  # type: ignore[index]
     result["load_after"] = os.getloadavg()[0]
     print(f"load average (1 min) before {result['load_before']:.2f}, after {result['load_after']:.2f}")
     print(f"written to {write_result('first-hour', 'tests.perf.first_hour_bench', result)}")

@@ -128,7 +128,9 @@ def _load(bootstrap: str, records: int) -> None:
     producer = Producer({"bootstrap.servers": bootstrap, "acks": "all"})
     value = b"x" * 100
     produce_all(producer, TOPIC, value, records, partitions=3)
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "footprint", "enable.auto.commit": False})
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": "footprint", "enable.auto.commit": False}
+    )
     consumer.assign([TopicPartition(TOPIC, p, 0) for p in range(3)])
     count, deadline = 0, time.monotonic() + 300
     while count < records and time.monotonic() < deadline:
@@ -177,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeat < 1 or args.records < 1:
         parser.error("--repeat and --records must be >= 1")
     figures: dict[str, dict[str, list[float]]] = {
-        s: {"cold_start_s": [], "rss_mib": [], "cpu_s_per_million": []} for s in ("kafkette", "kafka")}
+        s: {"cold_start_s": [], "rss_mib": [], "cpu_s_per_million": []} for s in ("kafkette", "kafka")
+    }
     for attempt in range(args.repeat):
         for system in ("kafkette", "kafka"):
             with tempfile.TemporaryDirectory(prefix=f"footprint-{system}-") as tmp:
@@ -185,20 +188,28 @@ def main(argv: list[str] | None = None) -> int:
                 rss, cpu = memory_and_cpu(system, Path(tmp) / "load", args.records)
                 figures[system]["rss_mib"].append(rss)
                 figures[system]["cpu_s_per_million"].append(cpu)
-            print(f"[footprint] run {attempt + 1} {system}: cold start {figures[system]['cold_start_s'][-1]:.2f} s, "
-                  f"RSS {rss:.0f} MiB per broker, {cpu:.1f} CPU s per million records", flush=True)
+            print(
+                f"[footprint] run {attempt + 1} {system}: cold start {figures[system]['cold_start_s'][-1]:.2f} s, "
+                f"RSS {rss:.0f} MiB per broker, {cpu:.1f} CPU s per million records",
+                flush=True,
+            )
     medians = {s: {k: statistics.median_low(v) for k, v in f.items()} for s, f in figures.items()}
     ours, theirs = medians["kafkette"], medians["kafka"]
-    print(f"3 nodes, median of {args.repeat}\n"
-          "| measure | Kafkette | Apache Kafka | Kafkette / Kafka | target |\n| --- | --- | --- | --- | --- |\n"
-          f"| launch to first acks=all acknowledgement (s) | {ours['cold_start_s']:.2f} | "
-          f"{theirs['cold_start_s']:.2f} | {ours['cold_start_s'] / theirs['cold_start_s']:.2f}x | <= 0.25x |\n"
-          f"| broker RSS after {args.records:,} records (MiB) | {ours['rss_mib']:.0f} | {theirs['rss_mib']:.0f} | "
-          f"{ours['rss_mib'] / theirs['rss_mib']:.2f}x | <= 0.5x |\n"
-          f"| brokers' CPU s per million records (in and out) | {ours['cpu_s_per_million']:.1f} | "
-          f"{theirs['cpu_s_per_million']:.1f} | {ours['cpu_s_per_million'] / theirs['cpu_s_per_million']:.2f}x | - |")
-    out = write_result("footprint", "tests.perf.footprint_bench",
-                       {"nodes": NODES, "records": args.records, "runs": figures, "medians": medians})
+    print(
+        f"3 nodes, median of {args.repeat}\n"
+        "| measure | Kafkette | Apache Kafka | Kafkette / Kafka | target |\n| --- | --- | --- | --- | --- |\n"
+        f"| launch to first acks=all acknowledgement (s) | {ours['cold_start_s']:.2f} | "
+        f"{theirs['cold_start_s']:.2f} | {ours['cold_start_s'] / theirs['cold_start_s']:.2f}x | <= 0.25x |\n"
+        f"| broker RSS after {args.records:,} records (MiB) | {ours['rss_mib']:.0f} | {theirs['rss_mib']:.0f} | "
+        f"{ours['rss_mib'] / theirs['rss_mib']:.2f}x | <= 0.5x |\n"
+        f"| brokers' CPU s per million records (in and out) | {ours['cpu_s_per_million']:.1f} | "
+        f"{theirs['cpu_s_per_million']:.1f} | {ours['cpu_s_per_million'] / theirs['cpu_s_per_million']:.2f}x | - |"
+    )
+    out = write_result(
+        "footprint",
+        "tests.perf.footprint_bench",
+        {"nodes": NODES, "records": args.records, "runs": figures, "medians": medians},
+    )
     print(f"results: {out}")
     return 0
 

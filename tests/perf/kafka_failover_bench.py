@@ -45,17 +45,27 @@ from tests.perf.results_file import write_result
 NODES = 3
 WAIT_S = 120.0
 # Kafka's defaults, set on both so that neither side gets shorter timeouts
-SAME_TIMEOUTS = {"broker.session.timeout.ms": 9000, "broker.heartbeat.interval.ms": 2000,
-                 "controller.quorum.election.timeout.ms": 1000, "controller.quorum.fetch.timeout.ms": 2000,
-                 "replica.lag.time.max.ms": 30000, "group.initial.rebalance.delay.ms": 0}
+SAME_TIMEOUTS = {
+    "broker.session.timeout.ms": 9000,
+    "broker.heartbeat.interval.ms": 2000,
+    "controller.quorum.election.timeout.ms": 1000,
+    "controller.quorum.fetch.timeout.ms": 2000,
+    "replica.lag.time.max.ms": 30000,
+    "group.initial.rebalance.delay.ms": 0,
+}
 
 
 class Nodes:
     """One cluster as the measures see it: bootstrap servers, ``{node: (host, port)}`` of its
     Kafka-protocol listeners, and kill / start of one node."""
 
-    def __init__(self, bootstrap: str, addresses: dict[int, tuple[str, int]], pid: Callable[[int], int | None],
-                 start: Callable[[int], None]) -> None:
+    def __init__(
+        self,
+        bootstrap: str,
+        addresses: dict[int, tuple[str, int]],
+        pid: Callable[[int], int | None],
+        start: Callable[[int], None],
+    ) -> None:
         self.bootstrap, self.addresses, self._pid, self._start = bootstrap, addresses, pid, start
 
     def kill(self, node: int) -> None:
@@ -76,14 +86,26 @@ def _cluster(system: str, data_dir: Path, nodes: int):
     class _Ctx:
         def __enter__(self) -> Nodes:
             if system == "kafkette":
-                self.c = LocalCluster(num_brokers=nodes, data_dir=data_dir, kafka_protocol=True,
-                                      broker_configs=SAME_TIMEOUTS, startup_timeout_s=120).start()
-                return Nodes(self.c.kafka_bootstrap_servers,
-                             {n: ("127.0.0.1", p) for n, p in self.c.kafka_ports.items()}, self.c.pid,
-                             self.c.start_broker)
+                self.c = LocalCluster(
+                    num_brokers=nodes,
+                    data_dir=data_dir,
+                    kafka_protocol=True,
+                    broker_configs=SAME_TIMEOUTS,
+                    startup_timeout_s=120,
+                ).start()
+                return Nodes(
+                    self.c.kafka_bootstrap_servers,
+                    {n: ("127.0.0.1", p) for n, p in self.c.kafka_ports.items()},
+                    self.c.pid,
+                    self.c.start_broker,
+                )
             self.c = KafkaPeer(data_dir, nodes=nodes, broker_configs=SAME_TIMEOUTS).start()
-            return Nodes(self.c.bootstrap_servers, {n: ("127.0.0.1", p) for n, p in self.c.ports.items()},
-                         self.c.pid, self.c.start_node)
+            return Nodes(
+                self.c.bootstrap_servers,
+                {n: ("127.0.0.1", p) for n, p in self.c.ports.items()},
+                self.c.pid,
+                self.c.start_node,
+            )
 
         def __exit__(self, *exc: object) -> None:
             self.c.stop()
@@ -91,19 +113,29 @@ def _cluster(system: str, data_dir: Path, nodes: int):
     return _Ctx()
 
 
-def _create(bootstrap: str, topic: str, partitions: int, rf: int, config: dict[str, str] | None = None,
-            timeout_s: float = 30) -> None:
+def _create(
+    bootstrap: str,
+    topic: str,
+    partitions: int,
+    rf: int,
+    config: dict[str, str] | None = None,
+    timeout_s: float = 30,
+) -> None:
     """Create a topic and wait until it has a leader (raises RuntimeError when it does not)."""
     admin = AdminClient({"bootstrap.servers": bootstrap})  # kept alive until its future is done
-    admin.create_topics([NewTopic(topic, num_partitions=partitions, replication_factor=rf,
-                                  config=config or {})])[topic].result(timeout_s)
+    admin.create_topics(
+        [NewTopic(topic, num_partitions=partitions, replication_factor=rf, config=config or {})]
+    )[topic].result(timeout_s)
     probe = Consumer({"bootstrap.servers": bootstrap, "group.id": "probe"})
     try:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             meta = probe.list_topics(topic, timeout=5).topics.get(topic)
-            if meta is not None and meta.partitions and all(p.leader >= 0 and len(p.isrs) == rf
-                                                            for p in meta.partitions.values()):
+            if (
+                meta is not None
+                and meta.partitions
+                and all(p.leader >= 0 and len(p.isrs) == rf for p in meta.partitions.values())
+            ):
                 return
             time.sleep(0.1)
     finally:
@@ -123,8 +155,15 @@ def leader_failover(nodes: Nodes) -> float:
     """Seconds from killing the partition's leader to the first acks=all acknowledgement of a
     record sent after the kill."""
     _create(nodes.bootstrap, "failover", 1, NODES, {"min.insync.replicas": "2"})
-    producer = Producer({"bootstrap.servers": nodes.bootstrap, "acks": "all", "linger.ms": 0,
-                         "enable.idempotence": True, "message.timeout.ms": int(WAIT_S * 1000)})
+    producer = Producer(
+        {
+            "bootstrap.servers": nodes.bootstrap,
+            "acks": "all",
+            "linger.ms": 0,
+            "enable.idempotence": True,
+            "message.timeout.ms": int(WAIT_S * 1000),
+        }
+    )
     killed_at: list[float] = []
     first_ack: list[float] = []
 
@@ -132,6 +171,7 @@ def leader_failover(nodes: Nodes) -> float:
         def report(err: Any, _msg: Any) -> None:
             if err is None and killed_at and sent >= killed_at[0] and not first_ack:
                 first_ack.append(time.monotonic())
+
         return report
 
     deadline = time.monotonic() + WAIT_S
@@ -156,8 +196,18 @@ def _active_controller(nodes: Nodes) -> int:
     node = min(nodes.addresses)
     client = RawKafkaClient(*nodes.addresses[node])
     try:
-        answer = client.call("DescribeQuorum", 1, DescribeQuorumRequest(topics=[DescribeQuorumTopicRequest(
-            topic_name="__cluster_metadata", partitions=[DescribeQuorumPartitionRequest(partition_index=0)])]))
+        answer = client.call(
+            "DescribeQuorum",
+            1,
+            DescribeQuorumRequest(
+                topics=[
+                    DescribeQuorumTopicRequest(
+                        topic_name="__cluster_metadata",
+                        partitions=[DescribeQuorumPartitionRequest(partition_index=0)],
+                    )
+                ]
+            ),
+        )
     finally:
         client.close()
     return answer.topics[0].partitions[0].leader_id
@@ -178,8 +228,9 @@ def controller_failover(nodes: Nodes) -> float:
         name = f"after-controller-{attempt}"
         admin = AdminClient({"bootstrap.servers": survivors})
         try:
-            admin.create_topics([NewTopic(name, num_partitions=1, replication_factor=1)],
-                                request_timeout=2.0)[name].result(3.0)
+            admin.create_topics(
+                [NewTopic(name, num_partitions=1, replication_factor=1)], request_timeout=2.0
+            )[name].result(3.0)
             return time.monotonic() - killed_at
         except KafkaException:
             time.sleep(0.05)
@@ -191,8 +242,15 @@ def recovery(nodes: Nodes, size_mb: int) -> tuple[float, int]:
     after ``size_mb`` MiB of 1 KiB records."""
     _create(nodes.bootstrap, "recovery", 1, 1)
     records = (size_mb << 20) // 1024
-    producer = Producer({"bootstrap.servers": nodes.bootstrap, "acks": "1", "linger.ms": 5,
-                         "batch.size": 1 << 20, "compression.type": "none"})
+    producer = Producer(
+        {
+            "bootstrap.servers": nodes.bootstrap,
+            "acks": "1",
+            "linger.ms": 5,
+            "batch.size": 1 << 20,
+            "compression.type": "none",
+        }
+    )
     value = os.urandom(1024)
     produce_all(producer, "recovery", value, records, flush_timeout_s=300)
     node = min(nodes.addresses)
@@ -223,7 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeat < 1 or args.recovery_mb < 1:
         parser.error("--repeat and --recovery-mb must be >= 1")
     figures: dict[str, dict[str, list[float]]] = {
-        s: {"leader_failover_s": [], "controller_failover_s": [], "recovery_s": []} for s in ("kafkette", "kafka")}
+        s: {"leader_failover_s": [], "controller_failover_s": [], "recovery_s": []}
+        for s in ("kafkette", "kafka")
+    }
     for attempt in range(args.repeat):
         for system in ("kafkette", "kafka"):
             with tempfile.TemporaryDirectory(prefix=f"failover-{system}-") as tmp:
@@ -234,20 +294,36 @@ def main(argv: list[str] | None = None) -> int:
                 with _cluster(system, Path(tmp) / "recovery", 1) as nodes:
                     seconds, records = recovery(nodes, args.recovery_mb)
                     figures[system]["recovery_s"].append(seconds)
-            print(f"[failover] run {attempt + 1} {system}: " + ", ".join(
-                f"{k} {v[-1]:.2f}" for k, v in figures[system].items()), flush=True)
+            print(
+                f"[failover] run {attempt + 1} {system}: "
+                + ", ".join(f"{k} {v[-1]:.2f}" for k, v in figures[system].items()),
+                flush=True,
+            )
     medians = {s: {k: statistics.median_low(v) for k, v in f.items()} for s, f in figures.items()}
     ours, theirs = medians["kafkette"], medians["kafka"]
-    rows = [("leader killed (SIGKILL) to the next acks=all acknowledgement (s)", "leader_failover_s"),
-            ("active controller killed to the next CreateTopics (s)", "controller_failover_s"),
-            (f"restart after kill -9 with {args.recovery_mb} MiB to every record readable (s)", "recovery_s")]
-    print(f"median of {args.repeat}; Kafka's default timeouts on both\n"
-          "| measure | Kafkette | Apache Kafka | Kafkette / Kafka |\n| --- | ---: | ---: | ---: |")
+    rows = [
+        ("leader killed (SIGKILL) to the next acks=all acknowledgement (s)", "leader_failover_s"),
+        ("active controller killed to the next CreateTopics (s)", "controller_failover_s"),
+        (f"restart after kill -9 with {args.recovery_mb} MiB to every record readable (s)", "recovery_s"),
+    ]
+    print(
+        f"median of {args.repeat}; Kafka's default timeouts on both\n"
+        "| measure | Kafkette | Apache Kafka | Kafkette / Kafka |\n| --- | ---: | ---: | ---: |"
+    )
     for label, key in rows:
         print(f"| {label} | {ours[key]:.2f} | {theirs[key]:.2f} | {ours[key] / theirs[key]:.2f}x |")
-    out = write_result("kafka-failover", "tests.perf.kafka_failover_bench",
-                       {"nodes": NODES, "recovery_mb": args.recovery_mb, "timeouts": SAME_TIMEOUTS,
-                        "runs": figures, "medians": medians, "records": records})
+    out = write_result(
+        "kafka-failover",
+        "tests.perf.kafka_failover_bench",
+        {
+            "nodes": NODES,
+            "recovery_mb": args.recovery_mb,
+            "timeouts": SAME_TIMEOUTS,
+            "runs": figures,
+            "medians": medians,
+            "records": records,
+        },
+    )
     print(f"results: {out}")
     return 0
 

@@ -90,7 +90,9 @@ WORKLOADS = (
     Workload("1 KiB, 3 nodes, RF 3, acks=all", 3, "all", 1024),
     Workload("100 B x 2,000,000, 1 node, acks=1", 1, "1", 100, records=2_000_000),
     Workload("100 B, 1 node, acks=1, spread over 100 partitions", 1, "1", 100, partitions=100, spread=True),
-    Workload("100 B, 1 node, acks=1, spread over 1,000 partitions", 1, "1", 100, partitions=1000, spread=True),
+    Workload(
+        "100 B, 1 node, acks=1, spread over 1,000 partitions", 1, "1", 100, partitions=1000, spread=True
+    ),
 )
 GROUPS = ("single", "long", "spread")
 ROUND_ROBIN = "partitioner.class=org.apache.kafka.clients.producer.RoundRobinPartitioner"
@@ -104,10 +106,13 @@ def _log(message: str) -> None:
 def _tool(main_class: str, *args: str) -> str:
     from tests.peers.kafka_peer import KafkaPeer
 
-    done = subprocess.run([*KafkaPeer.tool_command(main_class), *args], capture_output=True, text=True,
-                          timeout=TOOL_TIMEOUT_S)
+    done = subprocess.run(
+        [*KafkaPeer.tool_command(main_class), *args], capture_output=True, text=True, timeout=TOOL_TIMEOUT_S
+    )
     if done.returncode != 0:
-        raise RuntimeError(f"{main_class.rsplit('.', 1)[-1]} exited {done.returncode}: {done.stderr.strip()[-400:]}")
+        raise RuntimeError(
+            f"{main_class.rsplit('.', 1)[-1]} exited {done.returncode}: {done.stderr.strip()[-400:]}"
+        )
     return done.stdout
 
 
@@ -131,7 +136,9 @@ def consumer_rate(output: str) -> float:
     Raises:
         ValueError: no result line.
     """
-    lines = [line for line in output.splitlines() if line.count(",") >= 9 and not line.startswith("start.time")]
+    lines = [
+        line for line in output.splitlines() if line.count(",") >= 9 and not line.startswith("start.time")
+    ]
     if not lines:
         raise ValueError(f"no ConsumerPerformance result in: {output[-300:]!r}")
     return float(lines[-1].split(",")[9])
@@ -158,8 +165,9 @@ def running(system: str, nodes: int, data_dir: Path) -> Iterator[RunningSystem]:
 
     if system == "kafka":
         with KafkaPeer(data_dir, nodes=nodes) as peer:
-            yield RunningSystem(peer.bootstrap_servers,
-                                lambda: [p for n in peer.node_ids if (p := peer.pid(n)) is not None])
+            yield RunningSystem(
+                peer.bootstrap_servers, lambda: [p for n in peer.node_ids if (p := peer.pid(n)) is not None]
+            )
     else:
         with LocalCluster(num_brokers=nodes, data_dir=data_dir, kafka_protocol=True) as cluster:
             yield RunningSystem(cluster.kafka_bootstrap_servers, lambda: list(cluster.pids().values()))
@@ -178,19 +186,57 @@ def measure(bootstrap: str, workload: Workload, records: int, topic: str) -> dic
         ValueError: a tool printed no figure.
     """
     nodes = workload.nodes
-    _tool(TOOLS + "TopicCommand", "--bootstrap-server", bootstrap, "--create", "--topic", topic, "--partitions",
-          str(workload.partitions), "--replication-factor", str(nodes),
-          *(["--config", "min.insync.replicas=2"] if nodes > 1 else []))
-    produce = [TOOLS + "ProducerPerformance", "--topic", topic, "--num-records", str(records), "--record-size",
-               str(workload.size), "--throughput", "-1", "--command-property", f"bootstrap.servers={bootstrap}",
-               f"acks={workload.acks}", *([ROUND_ROBIN] if workload.spread else [])]
+    _tool(
+        TOOLS + "TopicCommand",
+        "--bootstrap-server",
+        bootstrap,
+        "--create",
+        "--topic",
+        topic,
+        "--partitions",
+        str(workload.partitions),
+        "--replication-factor",
+        str(nodes),
+        *(["--config", "min.insync.replicas=2"] if nodes > 1 else []),
+    )
+    produce = [
+        TOOLS + "ProducerPerformance",
+        "--topic",
+        topic,
+        "--num-records",
+        str(records),
+        "--record-size",
+        str(workload.size),
+        "--throughput",
+        "-1",
+        "--command-property",
+        f"bootstrap.servers={bootstrap}",
+        f"acks={workload.acks}",
+        *([ROUND_ROBIN] if workload.spread else []),
+    ]
     produced = _tool(*produce)
     if workload.spread:  # the same again, the partitions warm
-        return {"produce_rps": producer_rate(_tool(*produce)), "produce_fresh_rps": producer_rate(produced),
-                "consume_rps": None}
-    consumed = _tool(TOOLS + "ConsumerPerformance", "--bootstrap-server", bootstrap, "--topic", topic,
-                     "--num-records", str(records), "--timeout", "60000")
-    return {"produce_rps": producer_rate(produced), "produce_fresh_rps": None, "consume_rps": consumer_rate(consumed)}
+        return {
+            "produce_rps": producer_rate(_tool(*produce)),
+            "produce_fresh_rps": producer_rate(produced),
+            "consume_rps": None,
+        }
+    consumed = _tool(
+        TOOLS + "ConsumerPerformance",
+        "--bootstrap-server",
+        bootstrap,
+        "--topic",
+        topic,
+        "--num-records",
+        str(records),
+        "--timeout",
+        "60000",
+    )
+    return {
+        "produce_rps": producer_rate(produced),
+        "produce_fresh_rps": None,
+        "consume_rps": consumer_rate(consumed),
+    }
 
 
 def delete_topic(bootstrap: str, topic: str) -> None:
@@ -216,12 +262,17 @@ def _timed(run: Callable[[], dict], others: list[int]) -> dict:
     settle_page_cache(_log)
     before, idle_before = load_average(), _cpu_of(others)
     result = run()
-    return {**result, "load_before": before, "load_after": load_average(),
-            "other_system_cpu_s": round(_cpu_of(others) - idle_before, 2) if others else None}
+    return {
+        **result,
+        "load_before": before,
+        "load_after": load_average(),
+        "other_system_cpu_s": round(_cpu_of(others) - idle_before, 2) if others else None,
+    }
 
 
-def warm_runs(workload: Workload, records: int, repeat: int, data_dir: Path,
-              failures: dict[str, str]) -> dict[str, list[dict | None]]:
+def warm_runs(
+    workload: Workload, records: int, repeat: int, data_dir: Path, failures: dict[str, str]
+) -> dict[str, list[dict | None]]:
     """Both systems' nodes started once for ``workload``; ``WARMUP_RUNS`` warm-up runs, then
     ``repeat`` measured runs each, the systems taking turns (``warm_runs.round_order``).
 
@@ -248,7 +299,9 @@ def warm_runs(workload: Workload, records: int, repeat: int, data_dir: Path,
                 topic = f"{TOPIC}-{round_index}"
                 others = [pid for other, s in systems.items() if other != system for pid in s.pids()]
                 try:
-                    result = _timed(lambda t=target, n=topic: measure(t.bootstrap, workload, records, n), others)
+                    result = _timed(
+                        lambda t=target, n=topic: measure(t.bootstrap, workload, records, n), others
+                    )
                 except Exception as exc:  # reported, not fatal
                     failures[key] = str(exc).splitlines()[0][:300]
                     _log(f"{key}: {failures[key]}")
@@ -264,8 +317,9 @@ def warm_runs(workload: Workload, records: int, repeat: int, data_dir: Path,
     return runs
 
 
-def fresh_runs(workload: Workload, records: int, repeat: int, data_dir: Path,
-               failures: dict[str, str]) -> dict[str, list[dict | None]]:
+def fresh_runs(
+    workload: Workload, records: int, repeat: int, data_dir: Path, failures: dict[str, str]
+) -> dict[str, list[dict | None]]:
     """``repeat`` runs per system, each on fresh nodes (cold JVMs, no warm-up), taking turns.
 
     Returns:
@@ -288,12 +342,16 @@ def fresh_runs(workload: Workload, records: int, repeat: int, data_dir: Path,
                 runs[system].append(None)
                 continue
             runs[system].append({**result, "warmup": False})
-            _log(f"{key}: fresh nodes, run {round_index + 1}: "
-                 + ", ".join(f"{p} {result[p]:,.0f}" for p in PHASES if result[p]))
+            _log(
+                f"{key}: fresh nodes, run {round_index + 1}: "
+                + ", ".join(f"{p} {result[p]:,.0f}" for p in PHASES if result[p])
+            )
     return runs
 
 
-def summarize_row(workload: Workload, records: int, runs: dict[str, list[dict | None]], warmup_runs: int) -> dict:
+def summarize_row(
+    workload: Workload, records: int, runs: dict[str, list[dict | None]], warmup_runs: int
+) -> dict:
     """A row of the table: each system's median per phase (``<system>_<phase>``), its summary
     (``<system>_<phase>_summary``: median, best, every measured run, the warm-up's) and every run.
 
@@ -306,8 +364,13 @@ def summarize_row(workload: Workload, records: int, runs: dict[str, list[dict | 
     Returns:
         The row (JSON-ready).
     """
-    row: dict = {"workload": workload.name, "group": workload.group, "records": records,
-                 "partitions": workload.partitions, "spread": workload.spread}
+    row: dict = {
+        "workload": workload.name,
+        "group": workload.group,
+        "records": records,
+        "partitions": workload.partitions,
+        "spread": workload.spread,
+    }
     for system, system_runs in runs.items():
         for phase in PHASES:
             summary = summarize([r[phase] if r else None for r in system_runs], warmup_runs)
@@ -339,24 +402,30 @@ def spread_ratios(rows: list[dict], phase: str = "produce_rps") -> dict[str, flo
 def how_taken(fresh_nodes: bool, repeat: int) -> str:
     """One line saying how the figures were taken (printed above the table and kept in the JSON)."""
     if fresh_nodes:
-        return (f"fresh nodes for every run (cold JVMs), no warm-up run, median of {repeat} runs "
-                "taking turns")
-    return (f"nodes started once per system and workload, {WARMUP_RUNS} warm-up run discarded, median of "
-            f"{repeat} measured runs taking turns")
+        return f"fresh nodes for every run (cold JVMs), no warm-up run, median of {repeat} runs taking turns"
+    return (
+        f"nodes started once per system and workload, {WARMUP_RUNS} warm-up run discarded, median of "
+        f"{repeat} measured runs taking turns"
+    )
 
 
 def format_table(rows: list[dict]) -> list[str]:
     """The Markdown table (produce and consume medians, Kafkette / Kafka) and one line per row
     listing every measured run."""
-    lines = ["| workload | produce Kafka | produce Kafkette | ratio | consume Kafka | consume Kafkette | ratio |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| workload | produce Kafka | produce Kafkette | ratio | consume Kafka | consume Kafkette | ratio |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for row in rows:
         cells = [row["workload"]]
         for phase in ("produce_rps", "consume_rps"):
             kafka, ours = row[f"kafka_{phase}"], row[f"kafkette_{phase}"]
             found = ratio(ours, kafka)
-            cells += [f"{kafka:,.0f}" if kafka else "-", f"{ours:,.0f}" if ours else "-",
-                      f"{found:.2f}x" if found else "-"]
+            cells += [
+                f"{kafka:,.0f}" if kafka else "-",
+                f"{ours:,.0f}" if ours else "-",
+                f"{found:.2f}x" if found else "-",
+            ]
         lines.append("| " + " | ".join(cells) + " |")
     for row in rows:
         for system in SYSTEMS:
@@ -376,13 +445,24 @@ def format_table(rows: list[dict]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=300_000,
-                        help="records per run (default 300,000; the long group keeps its 2,000,000)")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="measured runs per system and workload (default 3; the median is reported)")
+    parser.add_argument(
+        "--records",
+        type=int,
+        default=300_000,
+        help="records per run (default 300,000; the long group keeps its 2,000,000)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="measured runs per system and workload (default 3; the median is reported)",
+    )
     parser.add_argument("--only", choices=GROUPS, help="run one group of workloads (default: all)")
-    parser.add_argument("--fresh-nodes", action="store_true",
-                        help="fresh nodes for every run, no warm-up run (the JVMs cold), as before")
+    parser.add_argument(
+        "--fresh-nodes",
+        action="store_true",
+        help="fresh nodes for every run, no warm-up run (the JVMs cold), as before",
+    )
     add_quiet_arguments(parser)
     args = parser.parse_args(argv)
     if args.records < 1 or args.repeat < 1 or args.wait_quiet_s < 0:
@@ -400,27 +480,55 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(summarize_row(workload, records, runs, warmup_runs))
     end_load = load_average()
     taken = how_taken(args.fresh_nodes, args.repeat)
-    lines = [f"Kafka's ProducerPerformance / ConsumerPerformance, {args.records:,} records unless the row says; {taken}",
-             f"1-minute load average at the start {quiet.load['1m'] if quiet.load else '-'} "
-             f"({'quiet' if quiet.quiet else 'not quiet'} after {quiet.waited_s:.0f} s), at the end "
-             f"{end_load['1m'] if end_load else '-'}", *format_table(rows)]
+    lines = [
+        f"Kafka's ProducerPerformance / ConsumerPerformance, {args.records:,} records unless the row says; {taken}",
+        f"1-minute load average at the start {quiet.load['1m'] if quiet.load else '-'} "
+        f"({'quiet' if quiet.quiet else 'not quiet'} after {quiet.waited_s:.0f} s), at the end "
+        f"{end_load['1m'] if end_load else '-'}",
+        *format_table(rows),
+    ]
     ratios = {"warm": spread_ratios(rows), "fresh": spread_ratios(rows, "produce_fresh_rps")}
     for row in rows:
         if row["spread"]:
-            lines.append(f"{row['workload']}, first run on the fresh topic: " + ", ".join(
-                f"{system} {row[f'{system}_produce_fresh_rps']:,.0f}" if row[f"{system}_produce_fresh_rps"]
-                else f"{system} -" for system in SYSTEMS))
+            lines.append(
+                f"{row['workload']}, first run on the fresh topic: "
+                + ", ".join(
+                    f"{system} {row[f'{system}_produce_fresh_rps']:,.0f}"
+                    if row[f"{system}_produce_fresh_rps"]
+                    else f"{system} -"
+                    for system in SYSTEMS
+                )
+            )
     for when, found in ratios.items():
         if any(found.values()):
-            lines.append(f"spread, 1,000 partitions / 100 partitions (the topic {when}): " + ", ".join(
-                f"{system} {value:.0%}" if value else f"{system} -" for system, value in found.items()))
+            lines.append(
+                f"spread, 1,000 partitions / 100 partitions (the topic {when}): "
+                + ", ".join(
+                    f"{system} {value:.0%}" if value else f"{system} -" for system, value in found.items()
+                )
+            )
     print("\n".join(lines))
-    out = write_result("kafka-tools", "tests.perf.kafka_tools_bench",
-                       {"records": args.records, "repeat": args.repeat, "warm": not args.fresh_nodes,
-                        "warmup_runs": warmup_runs, "how_taken": taken,
-                        "load": {"start": quiet.load, "quiet_at_start": quiet.quiet, "waited_s": round(quiet.waited_s),
-                                 "quiet_below": args.quiet_below, "end": end_load},
-                        "rows": rows, "failures": failures, "spread_ratios": ratios})
+    out = write_result(
+        "kafka-tools",
+        "tests.perf.kafka_tools_bench",
+        {
+            "records": args.records,
+            "repeat": args.repeat,
+            "warm": not args.fresh_nodes,
+            "warmup_runs": warmup_runs,
+            "how_taken": taken,
+            "load": {
+                "start": quiet.load,
+                "quiet_at_start": quiet.quiet,
+                "waited_s": round(quiet.waited_s),
+                "quiet_below": args.quiet_below,
+                "end": end_load,
+            },
+            "rows": rows,
+            "failures": failures,
+            "spread_ratios": ratios,
+        },
+    )
     print(f"results: {out}")
     return 0
 

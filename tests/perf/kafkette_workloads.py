@@ -33,7 +33,8 @@ PRODUCE_LINE = re.compile(
     r"(?P<p50>[\d.]+) ms 50th, .*? (?P<p99>[\d.]+) ms 99th, (?P<p999>[\d.]+) ms 99\.9th"
 )
 CONSUME_LINE = re.compile(
-    r"(?P<n>\d+) records consumed, (?P<rate>[\d.]+) records/sec \((?P<mb>[\d.]+) MB/sec\)")
+    r"(?P<n>\d+) records consumed, (?P<rate>[\d.]+) records/sec \((?P<mb>[\d.]+) MB/sec\)"
+)
 END_TO_END_LINES = re.compile(
     r"(?P<n>\d+) records received, (?P<rate>[\d.]+) records/sec, Avg latency: (?P<avg>[\d.]+) ms\s+"
     r"Percentiles: 50th = (?P<p50>[\d.]+) ms, 99th = (?P<p99>[\d.]+) ms, 99\.9th = (?P<p999>[\d.]+) ms"
@@ -53,7 +54,8 @@ def kafkette(*args: str) -> str:
     result = subprocess.run([KAFKETTE_CLI, *args], capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
     if result.returncode != 0:
         raise KafketteRunError(
-            f"kafkette {' '.join(args)} exited {result.returncode}: {result.stderr.strip()}")
+            f"kafkette {' '.join(args)} exited {result.returncode}: {result.stderr.strip()}"
+        )
     return result.stdout
 
 
@@ -67,8 +69,17 @@ def _parse(pattern: re.Pattern, text: str, what: str) -> re.Match:
 def produce_row(output: str, workload: str, note: str) -> Row:
     """A produce ``Row`` from ``kafkette perf produce`` output."""
     m = _parse(PRODUCE_LINE, output, "kafkette perf produce")
-    return Row(workload, KAFKETTE, "produce", float(m["rate"]), float(m["mb"]), float(m["p50"]),
-               float(m["p99"]), float(m["p999"]), note=note)
+    return Row(
+        workload,
+        KAFKETTE,
+        "produce",
+        float(m["rate"]),
+        float(m["mb"]),
+        float(m["p50"]),
+        float(m["p99"]),
+        float(m["p999"]),
+        note=note,
+    )
 
 
 def consume_row(output: str, workload: str, note: str) -> Row:
@@ -80,26 +91,62 @@ def consume_row(output: str, workload: str, note: str) -> Row:
 def end_to_end_row(output: str, workload: str, note: str) -> Row:
     """An end-to-end ``Row`` (p50/p99/p99.9 from send to receipt) from ``kafkette perf end-to-end`` output."""
     m = _parse(END_TO_END_LINES, output, "kafkette perf end-to-end")
-    return Row(workload, KAFKETTE, "end-to-end", float(m["rate"]), None, float(m["p50"]), float(m["p99"]),
-               float(m["p999"]), note=note, extra={"avg_ms": float(m["avg"])})
+    return Row(
+        workload,
+        KAFKETTE,
+        "end-to-end",
+        float(m["rate"]),
+        None,
+        float(m["p50"]),
+        float(m["p99"]),
+        float(m["p999"]),
+        note=note,
+        extra={"avg_ms": float(m["avg"])},
+    )
 
 
 def _create_topic(bootstrap: str, topic: str, partitions: int, replication_factor: int) -> None:
     min_insync = ["--config", "min.insync.replicas=2"] if replication_factor >= 3 else []
-    kafkette("topics", "create", topic, "--partitions", str(partitions), "--replication-factor",
-             str(replication_factor), *min_insync, "--bootstrap-server", bootstrap)
+    kafkette(
+        "topics",
+        "create",
+        topic,
+        "--partitions",
+        str(partitions),
+        "--replication-factor",
+        str(replication_factor),
+        *min_insync,
+        "--bootstrap-server",
+        bootstrap,
+    )
 
 
 def produce_args(topic: str, records: int, size: int, acks: str, bootstrap: str) -> list[str]:
     """The ``kafkette perf produce`` arguments every Kafkette workload uses."""
     batch_bytes = 1024 * 1024 if size >= 4096 else 256 * 1024
-    return ["perf", "produce", "--topic", topic, "--num-records", str(records), "--record-size", str(size),
-            "--acks", acks, "--batch-size", str(batch_bytes), "--linger-ms", "5",
-            "--bootstrap-server", bootstrap]
+    return [
+        "perf",
+        "produce",
+        "--topic",
+        topic,
+        "--num-records",
+        str(records),
+        "--record-size",
+        str(size),
+        "--acks",
+        acks,
+        "--batch-size",
+        str(batch_bytes),
+        "--linger-ms",
+        "5",
+        "--bootstrap-server",
+        bootstrap,
+    ]
 
 
-def workload(data_dir: Path, workload_name: str, brokers: int, acks: str, records: int, size: int,
-             partitions: int) -> list[Row]:
+def workload(
+    data_dir: Path, workload_name: str, brokers: int, acks: str, records: int, size: int, partitions: int
+) -> list[Row]:
     """Produce then consume ``records`` of ``size`` bytes on a fresh cluster of ``brokers`` (RF = brokers).
 
     Returns:
@@ -113,8 +160,9 @@ def workload(data_dir: Path, workload_name: str, brokers: int, acks: str, record
         bootstrap = cluster.bootstrap_servers
         _create_topic(bootstrap, "bench", partitions, brokers)
         produced = kafkette(*produce_args("bench", records, size, acks, bootstrap))
-        consumed = kafkette("perf", "consume", "--topic", "bench", "--messages", str(records),
-                            "--bootstrap-server", bootstrap)
+        consumed = kafkette(
+            "perf", "consume", "--topic", "bench", "--messages", str(records), "--bootstrap-server", bootstrap
+        )
     return [produce_row(produced, workload_name, note), consume_row(consumed, workload_name, note)]
 
 
@@ -124,15 +172,32 @@ def end_to_end(data_dir: Path, records_per_s: int, duration_s: int) -> Row:
     with LocalCluster(num_brokers=3, data_dir=data_dir) as cluster:
         bootstrap = cluster.bootstrap_servers
         _create_topic(bootstrap, "end-to-end", 1, 3)
-        output = kafkette("perf", "end-to-end", "--topic", "end-to-end", "--num-records", str(records),
-                          "--throughput", str(records_per_s), "--record-size", "100", "--acks", "all",
-                          "--bootstrap-server", bootstrap)
-    return end_to_end_row(output, f"end-to-end, {records_per_s:,} records/s for {duration_s} s, 3 nodes",
-                          "RF 3, acks=all, min.insync.replicas=2, 1 partition")
+        output = kafkette(
+            "perf",
+            "end-to-end",
+            "--topic",
+            "end-to-end",
+            "--num-records",
+            str(records),
+            "--throughput",
+            str(records_per_s),
+            "--record-size",
+            "100",
+            "--acks",
+            "all",
+            "--bootstrap-server",
+            bootstrap,
+        )
+    return end_to_end_row(
+        output,
+        f"end-to-end, {records_per_s:,} records/s for {duration_s} s, 3 nodes",
+        "RF 3, acks=all, min.insync.replicas=2, 1 partition",
+    )
 
 
-def json_client(module: str, args: Sequence[str], error: type[Exception],
-                timeout_s: float = RUN_TIMEOUT_S) -> dict:
+def json_client(
+    module: str, args: Sequence[str], error: type[Exception], timeout_s: float = RUN_TIMEOUT_S
+) -> dict:
     """Run ``python -m MODULE ARGS``, one benchmark client process (the SDK's or a peer's);
     its last stdout line as JSON.
 
@@ -141,8 +206,9 @@ def json_client(module: str, args: Sequence[str], error: type[Exception],
     """
     name = f"{module.rsplit('.', 1)[-1]} {args[0]}"
     try:
-        done = subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True,
-                              timeout=timeout_s)
+        done = subprocess.run(
+            [sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=timeout_s
+        )
     except subprocess.TimeoutExpired as exc:
         raise error(f"{name} timed out after {timeout_s:.0f} s") from exc
     if done.returncode != 0:
@@ -164,8 +230,17 @@ def sdk_client(*args: str) -> dict:
 
 
 def _sdk_produce_row(figures: dict, workload: str, phase: str, note: str) -> Row:
-    return Row(workload, KAFKETTE, phase, figures["records_per_s"], figures["mb_per_s"], figures["p50_ms"],
-               figures["p99_ms"], figures["p999_ms"], note=note)
+    return Row(
+        workload,
+        KAFKETTE,
+        phase,
+        figures["records_per_s"],
+        figures["mb_per_s"],
+        figures["p50_ms"],
+        figures["p99_ms"],
+        figures["p999_ms"],
+        note=note,
+    )
 
 
 def defaults(data_dir: Path, workload_name: str, records: int, size: int) -> list[Row]:
@@ -185,17 +260,36 @@ def defaults(data_dir: Path, workload_name: str, records: int, size: int) -> lis
         produced = sdk_client("produce", *common, "--record-size", str(size))
         consumed = sdk_client("consume", *common)
         _create_topic(bootstrap, "defaults-perf", 1, 1)
-        perf = kafkette("perf", "produce", "--topic", "defaults-perf", "--num-records", str(records),
-                        "--record-size", str(size), "--bootstrap-server", bootstrap)
+        perf = kafkette(
+            "perf",
+            "produce",
+            "--topic",
+            "defaults-perf",
+            "--num-records",
+            str(records),
+            "--record-size",
+            str(size),
+            "--bootstrap-server",
+            bootstrap,
+        )
     if consumed["records"] < records:
         raise KafketteRunError(f"the SDK consumer read {consumed['records']} of {records} records")
-    perf_row = produce_row(perf, workload_name, "kafkette perf produce, its defaults (acks=all, 16 KiB batches)")
+    perf_row = produce_row(
+        perf, workload_name, "kafkette perf produce, its defaults (acks=all, 16 KiB batches)"
+    )
     perf_row.phase = "perf produce"
     return [
-        _sdk_produce_row(produced, workload_name, "produce",
-                         "Producer(acks=1), else defaults; await send() per record"),
-        Row(workload_name, KAFKETTE, "consume", consumed["records_per_s"], consumed["mb_per_s"],
-            note="Consumer defaults; async for, one record at a time"),
+        _sdk_produce_row(
+            produced, workload_name, "produce", "Producer(acks=1), else defaults; await send() per record"
+        ),
+        Row(
+            workload_name,
+            KAFKETTE,
+            "consume",
+            consumed["records_per_s"],
+            consumed["mb_per_s"],
+            note="Consumer defaults; async for, one record at a time",
+        ),
         perf_row,
     ]
 
@@ -213,11 +307,23 @@ def keyed_scale(data_dir: Path, partitions: int, records: int) -> Row:
     with LocalCluster(num_brokers=1, data_dir=data_dir) as cluster:
         bootstrap = cluster.bootstrap_servers
         _create_topic(bootstrap, "keyed", partitions, 1)
-        figures = sdk_client("produce", "--bootstrap-server", bootstrap, "--topic", "keyed", "--records",
-                             str(records), "--keyed")
+        figures = sdk_client(
+            "produce",
+            "--bootstrap-server",
+            bootstrap,
+            "--topic",
+            "keyed",
+            "--records",
+            str(records),
+            "--keyed",
+        )
     plural = "s" if partitions > 1 else ""
-    row = _sdk_produce_row(figures, f"scale keyed, 100 B x {records:,}, {partitions:,} partition{plural}/broker",
-                           "scale produce", "Producer(acks=1), else defaults; a distinct key per record")
+    row = _sdk_produce_row(
+        figures,
+        f"scale keyed, 100 B x {records:,}, {partitions:,} partition{plural}/broker",
+        "scale produce",
+        "Producer(acks=1), else defaults; a distinct key per record",
+    )
     row.extra = {"partitions": partitions, "scale_group": "keyed"}
     return row
 
@@ -264,12 +370,21 @@ def scale(data_dir: Path, partitions: int, records: int) -> Row:
         rss_after = rss_bytes(pid)
     mib = 1024 * 1024
     plural = "s" if partitions > 1 else ""
-    row = produce_row(produced, f"scale, 100 B x {records:,}, {partitions:,} partition{plural}/broker",
-                      f"create {create_s:.2f} s; RSS empty {rss_empty / mib:.0f} MiB, "
-                      f"idle {rss_idle / mib:.0f} MiB ({(rss_idle - rss_empty) / partitions / 1024:.1f} KiB "
-                      f"per idle partition), after produce {rss_after / mib:.0f} MiB")
+    row = produce_row(
+        produced,
+        f"scale, 100 B x {records:,}, {partitions:,} partition{plural}/broker",
+        f"create {create_s:.2f} s; RSS empty {rss_empty / mib:.0f} MiB, "
+        f"idle {rss_idle / mib:.0f} MiB ({(rss_idle - rss_empty) / partitions / 1024:.1f} KiB "
+        f"per idle partition), after produce {rss_after / mib:.0f} MiB",
+    )
     row.phase = "scale produce"
-    row.extra = {"partitions": partitions, "scale_group": "keyless", "create_s": create_s,
-                 "rss_empty_bytes": rss_empty, "rss_per_idle_partition_bytes": (rss_idle - rss_empty) / partitions,
-                 "rss_idle_bytes": rss_idle, "rss_after_produce_bytes": rss_after}
+    row.extra = {
+        "partitions": partitions,
+        "scale_group": "keyless",
+        "create_s": create_s,
+        "rss_empty_bytes": rss_empty,
+        "rss_per_idle_partition_bytes": (rss_idle - rss_empty) / partitions,
+        "rss_idle_bytes": rss_idle,
+        "rss_after_produce_bytes": rss_after,
+    }
     return row

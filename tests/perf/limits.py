@@ -87,8 +87,11 @@ def loopback_mb_per_s(total_bytes: int) -> float:
         RuntimeError: the receiver did not start or failed.
     """
     total_bytes = -(-total_bytes // CHUNK_BYTES) * CHUNK_BYTES
-    receiver = subprocess.Popen([sys.executable, "-m", "tests.perf.limits", "loopback-receiver",
-                                 "--bytes", str(total_bytes)], stdout=subprocess.PIPE, text=True)
+    receiver = subprocess.Popen(
+        [sys.executable, "-m", "tests.perf.limits", "loopback-receiver", "--bytes", str(total_bytes)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert receiver.stdout is not None
         line = receiver.stdout.readline().strip()

@@ -67,10 +67,16 @@ class Quiet:
     waited_s: float
 
 
-def wait_until_quiet(log: Callable[[str], None], *, below: float = QUIET_BELOW, max_wait_s: float = 0.0,
-                     poll_s: float = POLL_S, read: Callable[[], str] = LOADAVG.read_text,
-                     sleep: Callable[[float], None] = time.sleep,
-                     clock: Callable[[], float] = time.monotonic) -> Quiet:
+def wait_until_quiet(
+    log: Callable[[str], None],
+    *,
+    below: float = QUIET_BELOW,
+    max_wait_s: float = 0.0,
+    poll_s: float = POLL_S,
+    read: Callable[[], str] = LOADAVG.read_text,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> Quiet:
     """Poll the 1-minute load average every ``poll_s`` until it is below ``below``, at most ``max_wait_s``.
 
     Never fails the benchmark: when the bound is hit, or ``/proc/loadavg`` cannot be read, it logs
@@ -98,18 +104,30 @@ def wait_until_quiet(log: Callable[[str], None], *, below: float = QUIET_BELOW, 
             return Quiet(True, load, waited_s)
         if waited_s >= max_wait_s:
             if max_wait_s > 0:
-                log(f"load: 1-minute load average still {load['1m']:.2f} after {waited_s:.0f} s "
-                    f"(want < {below:.2f}); measuring on a busy machine")
+                log(
+                    f"load: 1-minute load average still {load['1m']:.2f} after {waited_s:.0f} s "
+                    f"(want < {below:.2f}); measuring on a busy machine"
+                )
             return Quiet(False, load, waited_s)
-        log(f"load: 1-minute load average {load['1m']:.2f} (want < {below:.2f}); waiting "
-            f"({waited_s:.0f} of {max_wait_s:.0f} s)")
+        log(
+            f"load: 1-minute load average {load['1m']:.2f} (want < {below:.2f}); waiting "
+            f"({waited_s:.0f} of {max_wait_s:.0f} s)"
+        )
         sleep(min(poll_s, max_wait_s - waited_s))
 
 
 def add_quiet_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--wait-quiet-s`` (s, default 0: do not wait) and ``--quiet-below`` (a 1-minute load
     average, default ``QUIET_BELOW``), the arguments of ``wait_until_quiet``, to a benchmark's parser."""
-    parser.add_argument("--wait-quiet-s", type=float, default=0.0,
-                        help="wait up to this long (s) before measuring for a quiet machine (default 0)")
-    parser.add_argument("--quiet-below", type=float, default=QUIET_BELOW,
-                        help="quiet: the 1-minute load average below this (default 1.0)")
+    parser.add_argument(
+        "--wait-quiet-s",
+        type=float,
+        default=0.0,
+        help="wait up to this long (s) before measuring for a quiet machine (default 0)",
+    )
+    parser.add_argument(
+        "--quiet-below",
+        type=float,
+        default=QUIET_BELOW,
+        help="quiet: the 1-minute load average below this (default 1.0)",
+    )

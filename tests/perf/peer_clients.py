@@ -40,8 +40,9 @@ def _payload(size: int) -> bytes:
     return bytes(65 + i % 26 for i in range(size))
 
 
-async def nats_produce(url: str, subject: str, records: int, size: int, replicas: int,
-                       max_pending: int) -> dict:
+async def nats_produce(
+    url: str, subject: str, records: int, size: int, replicas: int, max_pending: int
+) -> dict:
     """Create the stream (file storage, ``replicas``) and publish ``records`` values of ``size`` bytes."""
     import nats
     from nats.errors import Error as NatsError
@@ -54,8 +55,9 @@ async def nats_produce(url: str, subject: str, records: int, size: int, replicas
         deadline = time.monotonic() + SETUP_TIMEOUT_S
         while True:
             try:
-                await js.add_stream(name=STREAM, subjects=[subject], num_replicas=replicas,
-                                    storage=StorageType.FILE)
+                await js.add_stream(
+                    name=STREAM, subjects=[subject], num_replicas=replicas, storage=StorageType.FILE
+                )
                 break
             except NatsError:  # e.g. no JetStream meta leader yet in a new cluster
                 if time.monotonic() > deadline:

@@ -26,8 +26,10 @@ from kafkette.client.local_cluster import HOST, free_ports
 # What the benchmark needs for each peer: Debian binaries (binary, apt package) and Python modules
 # (import name, pip requirement).
 DEBIAN_BINARIES = {"nats": ("nats-server", "nats-server"), "redis": ("redis-server", "redis-server")}
-PYTHON_MODULES = {"nats": [("nats", "nats-py>=2.6")],
-                  "redis": [("redis", "redis>=5.0"), ("hiredis", "hiredis>=2.3")]}
+PYTHON_MODULES = {
+    "nats": [("nats", "nats-py>=2.6")],
+    "redis": [("redis", "redis>=5.0"), ("hiredis", "hiredis>=2.3")],
+}
 STARTUP_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 15.0
 
@@ -46,8 +48,13 @@ class Installer:
         search_path: ``PATH``-style folders searched for the servers (default: ``default_search_path()``).
     """
 
-    def __init__(self, log: Callable[[str], None] = print, *, is_root: bool | None = None,
-                 search_path: str | None = None) -> None:
+    def __init__(
+        self,
+        log: Callable[[str], None] = print,
+        *,
+        is_root: bool | None = None,
+        search_path: str | None = None,
+    ) -> None:
         self._log = log
         self._is_root = os.geteuid() == 0 if is_root is None else is_root
         self._search_path = default_search_path() if search_path is None else search_path
@@ -64,8 +71,13 @@ class Installer:
         for command in commands:
             self._log(f"  running: {' '.join(command)}")
             try:
-                done = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                                      env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+                done = subprocess.run(
+                    command,
+                    capture_output=True,
+                    text=True,
+                    timeout=600,
+                    env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+                )
             except (OSError, subprocess.TimeoutExpired) as exc:
                 return f"{' '.join(command)} failed: {exc}"
             if done.returncode != 0:
@@ -117,8 +129,9 @@ class Installer:
         return path, None
 
 
-def wait_for_port(port: int, proc: subprocess.Popen, log_path: Path,
-                  timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+def wait_for_port(
+    port: int, proc: subprocess.Popen, log_path: Path, timeout_s: float = STARTUP_TIMEOUT_S
+) -> None:
     """Return once 127.0.0.1:``port`` accepts a connection.
 
     Raises:
@@ -134,8 +147,9 @@ def wait_for_port(port: int, proc: subprocess.Popen, log_path: Path,
         except OSError:
             time.sleep(0.1)
     tail = log_path.read_text(errors="replace").splitlines()[-5:] if log_path.exists() else []
-    raise RuntimeError(f"{Path(proc.args[0]).name} on port {port} did not start (exit {proc.poll()}): "
-                       + " | ".join(tail))
+    raise RuntimeError(
+        f"{Path(proc.args[0]).name} on port {port} did not start (exit {proc.poll()}): " + " | ".join(tail)
+    )
 
 
 class PeerServers:
@@ -201,12 +215,16 @@ def start_nats(binary: str, data_dir: Path, nodes: int) -> PeerServers:
         for i in range(nodes):
             node_dir = data_dir / f"nats-{i + 1}"
             node_dir.mkdir(parents=True, exist_ok=True)
-            lines = [f"server_name: n{i + 1}", f"listen: {HOST}:{client_ports[i]}",
-                     f'jetstream {{ store_dir: "{node_dir / "store"}" }}']
+            lines = [
+                f"server_name: n{i + 1}",
+                f"listen: {HOST}:{client_ports[i]}",
+                f'jetstream {{ store_dir: "{node_dir / "store"}" }}',
+            ]
             if nodes > 1:
                 routes = ", ".join(f"nats-route://{HOST}:{p}" for p in route_ports)
                 lines.append(
-                    f"cluster {{ name: bench, listen: {HOST}:{route_ports[i]}, routes: [{routes}] }}")
+                    f"cluster {{ name: bench, listen: {HOST}:{route_ports[i]}, routes: [{routes}] }}"
+                )
             config = node_dir / "nats.conf"
             config.write_text("\n".join(lines) + "\n")
             servers._spawn([binary, "-c", str(config)], node_dir / "nats.log")
@@ -231,9 +249,28 @@ def start_redis(binary: str, data_dir: Path) -> PeerServers:
     node_dir.mkdir(parents=True, exist_ok=True)
     log_path = node_dir / "redis.log"
     try:
-        proc = servers._spawn([binary, "--bind", HOST, "--port", str(port), "--dir", str(node_dir),
-                               "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
-                               "--daemonize", "no", "--protected-mode", "no"], log_path)
+        proc = servers._spawn(
+            [
+                binary,
+                "--bind",
+                HOST,
+                "--port",
+                str(port),
+                "--dir",
+                str(node_dir),
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "everysec",
+                "--save",
+                "",
+                "--daemonize",
+                "no",
+                "--protected-mode",
+                "no",
+            ],
+            log_path,
+        )
         wait_for_port(port, proc, log_path)
     except BaseException:
         servers.stop()

@@ -53,13 +53,19 @@ CLIENTS = ("kafkette", "aiokafka", "confluent-kafka")
 # (client, server) pairs of a round: the "kafkette" server is a one-node LocalCluster with its Kafka
 # listener (Kafkette's SDK reaches its own listener, the Kafka clients the Kafka one), the "kafka"
 # server a one-node Apache Kafka peer
-PAIRS = (("kafkette", "kafkette"), ("aiokafka", "kafka"), ("confluent-kafka", "kafka"),
-         ("confluent-kafka", "kafkette"), ("aiokafka", "kafkette"))
+PAIRS = (
+    ("kafkette", "kafkette"),
+    ("aiokafka", "kafka"),
+    ("confluent-kafka", "kafka"),
+    ("confluent-kafka", "kafkette"),
+    ("aiokafka", "kafkette"),
+)
 SERVER_NAMES = {"kafkette": "Kafkette", "kafka": "Apache Kafka"}
 CLIENT_TIMEOUT_S = 600
 
 
 # --- the clients (each in a process of its own) -----------------------------------------------
+
 
 async def _kafkette(bootstrap: str, topic: str, records: int, value: bytes) -> tuple[float, float]:
     from kafkette.client import Consumer, Producer, TopicPartition
@@ -95,7 +101,9 @@ async def _aiokafka(bootstrap: str, topic: str, records: int, value: bytes) -> t
     produced = time.perf_counter() - started
     started = time.perf_counter()
     count = 0
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+    )
     await consumer.start()
     try:
         consumer.assign([TopicPartition(topic, 0)])
@@ -116,8 +124,14 @@ def _confluent(bootstrap: str, topic: str, records: int, value: bytes) -> tuple[
     produce_all(producer, topic, value, records)
     produced = time.perf_counter() - started
     started = time.perf_counter()
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-{os.getpid()}",
-                         "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"bench-{os.getpid()}",
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+        }
+    )
     count = 0
     try:
         consumer.assign([TopicPartition(topic, 0, 0)])
@@ -148,14 +162,33 @@ def run_client(client: str, bootstrap: str, topic: str, records: int, size: int)
 
 # --- the servers and the runs -----------------------------------------------------------------
 
+
 def _log(message: str) -> None:
     print(f"[python-clients] {message}", flush=True)
 
 
 def _client_process(client: str, bootstrap: str, topic: str, records: int, size: int) -> dict:
-    done = subprocess.run([sys.executable, "-m", "tests.perf.python_clients_bench", "client", "--client", client,
-                           "--bootstrap", bootstrap, "--topic", topic, "--records", str(records),
-                           "--size", str(size)], capture_output=True, text=True, timeout=CLIENT_TIMEOUT_S)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.perf.python_clients_bench",
+            "client",
+            "--client",
+            client,
+            "--bootstrap",
+            bootstrap,
+            "--topic",
+            topic,
+            "--records",
+            str(records),
+            "--size",
+            str(size),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=CLIENT_TIMEOUT_S,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"{client} failed: {(done.stderr or done.stdout).strip()[-600:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -206,12 +239,18 @@ def running(kind: str, data_dir: Path) -> Iterator[RunningServer]:
 
     if kind == "kafkette":
         with LocalCluster(num_brokers=1, data_dir=data_dir, kafka_protocol=True) as cluster:
-            yield RunningServer(cluster.bootstrap_servers, cluster.kafka_bootstrap_servers,
-                                lambda: list(cluster.pids().values()))
+            yield RunningServer(
+                cluster.bootstrap_servers,
+                cluster.kafka_bootstrap_servers,
+                lambda: list(cluster.pids().values()),
+            )
     else:
         with KafkaPeer(data_dir, nodes=1) as peer:
-            yield RunningServer(peer.bootstrap_servers, peer.bootstrap_servers,
-                                lambda: [p for n in peer.node_ids if (p := peer.pid(n)) is not None])
+            yield RunningServer(
+                peer.bootstrap_servers,
+                peer.bootstrap_servers,
+                lambda: [p for n in peer.node_ids if (p := peer.pid(n)) is not None],
+            )
 
 
 def _cpu_of(pids: list[int]) -> float:
@@ -222,8 +261,9 @@ def _cpu_of(pids: list[int]) -> float:
     return total
 
 
-def one_run(client: str, kind: str, server: RunningServer, others: list[int], topic: str, records: int,
-            size: int) -> dict:
+def one_run(
+    client: str, kind: str, server: RunningServer, others: list[int], topic: str, records: int, size: int
+) -> dict:
     """Create ``topic`` on ``server`` (of ``kind``), settle the page cache and run ``client`` in a
     process of its own against it; the figures, the load average before and after, and the CPU
     seconds the processes ``others`` (the other system's idle server) used meanwhile.
@@ -235,14 +275,20 @@ def one_run(client: str, kind: str, server: RunningServer, others: list[int], to
     settle_page_cache(_log)
     before, idle_before = load_average(), _cpu_of(others)
     result = _client_process(client, server.for_client(client), topic, records, size)
-    result.update(server=SERVER_NAMES[kind], produce_rps=records / result["produce_s"],
-                  consume_rps=records / result["consume_s"], load_before=before, load_after=load_average(),
-                  other_system_cpu_s=round(_cpu_of(others) - idle_before, 2) if others else None)
+    result.update(
+        server=SERVER_NAMES[kind],
+        produce_rps=records / result["produce_s"],
+        consume_rps=records / result["consume_s"],
+        load_before=before,
+        load_after=load_average(),
+        other_system_cpu_s=round(_cpu_of(others) - idle_before, 2) if others else None,
+    )
     return result
 
 
-def take_runs(records: int, size: int, repeat: int, fresh_servers: bool, data_dir: Path,
-              failures: dict[str, str]) -> dict[tuple[str, str], list[dict | None]]:
+def take_runs(
+    records: int, size: int, repeat: int, fresh_servers: bool, data_dir: Path, failures: dict[str, str]
+) -> dict[tuple[str, str], list[dict | None]]:
     """Every pair's runs in run order (warm-up first unless ``fresh_servers``), None for a failed run.
 
     Warm: both servers started once, ``WARMUP_RUNS`` warm-up rounds, then ``repeat`` measured
@@ -285,9 +331,13 @@ def take_runs(records: int, size: int, repeat: int, fresh_servers: bool, data_di
                     continue
                 result["warmup"] = warmup
                 runs[(client, kind)].append(result)
-                label = "warm-up" if warmup else f"run {round_index + 1 - (0 if fresh_servers else WARMUP_RUNS)}"
-                _log(f"{label} {name}: produce {result['produce_rps']:,.0f}, consume {result['consume_rps']:,.0f} "
-                     "records/s")
+                label = (
+                    "warm-up" if warmup else f"run {round_index + 1 - (0 if fresh_servers else WARMUP_RUNS)}"
+                )
+                _log(
+                    f"{label} {name}: produce {result['produce_rps']:,.0f}, consume {result['consume_rps']:,.0f} "
+                    "records/s"
+                )
     return runs
 
 
@@ -300,10 +350,18 @@ def summarize_rows(runs: dict[tuple[str, str], list[dict | None]], warmup_runs: 
         consume = summarize([r["consume_rps"] if r else None for r in results], warmup_runs)
         if produce is None or consume is None:
             continue
-        rows.append({"client": client, "server": SERVER_NAMES[kind], "runs": len(produce.measured),
-                     "produce_rps": produce.median, "consume_rps": consume.median,
-                     "produce_summary": produce.as_json(), "consume_summary": consume.as_json(),
-                     "every_run": results})
+        rows.append(
+            {
+                "client": client,
+                "server": SERVER_NAMES[kind],
+                "runs": len(produce.measured),
+                "produce_rps": produce.median,
+                "consume_rps": consume.median,
+                "produce_summary": produce.as_json(),
+                "consume_summary": consume.as_json(),
+                "every_run": results,
+            }
+        )
     return rows
 
 
@@ -311,8 +369,10 @@ def how_taken(fresh_servers: bool, repeat: int) -> str:
     """One line saying how the figures were taken (printed above the table and kept in the JSON)."""
     if fresh_servers:
         return f"a fresh server for every run (Kafka's JVM cold), no warm-up run, median of {repeat} runs taking turns"
-    return (f"one server per system started once, {WARMUP_RUNS} warm-up round discarded, median of {repeat} "
-            "measured runs taking turns")
+    return (
+        f"one server per system started once, {WARMUP_RUNS} warm-up round discarded, median of {repeat} "
+        "measured runs taking turns"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -326,14 +386,21 @@ def main(argv: list[str] | None = None) -> int:
     child.add_argument("--size", type=int, required=True)
     parser.add_argument("--records", type=int, default=200_000, help="records per run (default 200,000)")
     parser.add_argument("--size", type=int, default=100, help="bytes per record value (default 100)")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="measured runs per client (default 3; the median is reported)")
-    parser.add_argument("--fresh-servers", action="store_true",
-                        help="a fresh server for every run, no warm-up run (Kafka's JVM cold), as before")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="measured runs per client (default 3; the median is reported)"
+    )
+    parser.add_argument(
+        "--fresh-servers",
+        action="store_true",
+        help="a fresh server for every run, no warm-up run (Kafka's JVM cold), as before",
+    )
     add_quiet_arguments(parser)
     args = parser.parse_args(argv)
     if args.command == "client":
-        print(json.dumps(run_client(args.client, args.bootstrap, args.topic, args.records, args.size)), flush=True)
+        print(
+            json.dumps(run_client(args.client, args.bootstrap, args.topic, args.records, args.size)),
+            flush=True,
+        )
         return 0
     if args.records < 1 or args.size < 0 or args.repeat < 1 or args.wait_quiet_s < 0:
         parser.error("--records and --repeat must be >= 1, --size and --wait-quiet-s >= 0")
@@ -346,20 +413,25 @@ def main(argv: list[str] | None = None) -> int:
     rows = summarize_rows(runs, warmup_runs)
     taken = how_taken(args.fresh_servers, args.repeat)
     base = {(r["client"], r["server"]): r for r in rows}.get(("aiokafka", "Apache Kafka"))
-    lines = [f"{args.records:,} records of {args.size} B, 1 partition, acks=1, one node; {taken}",
-             f"1-minute load average at the start {quiet.load['1m'] if quiet.load else '-'} "
-             f"({'quiet' if quiet.quiet else 'not quiet'} after {quiet.waited_s:.0f} s), at the end "
-             f"{end_load['1m'] if end_load else '-'}",
-             "| client -> server | produce records/s | consume records/s | produce / aiokafka -> Kafka "
-             "| consume / aiokafka -> Kafka |",
-             "| --- | ---: | ---: | ---: | ---: |"]
+    lines = [
+        f"{args.records:,} records of {args.size} B, 1 partition, acks=1, one node; {taken}",
+        f"1-minute load average at the start {quiet.load['1m'] if quiet.load else '-'} "
+        f"({'quiet' if quiet.quiet else 'not quiet'} after {quiet.waited_s:.0f} s), at the end "
+        f"{end_load['1m'] if end_load else '-'}",
+        "| client -> server | produce records/s | consume records/s | produce / aiokafka -> Kafka "
+        "| consume / aiokafka -> Kafka |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
     for r in rows:
         cells = []
         for phase in ("produce_rps", "consume_rps"):
             found = ratio(r[phase], base[phase]) if base else None
             cells.append(f"{found:.2f}x" if found else "-")
-        lines.append(f"| {r['client']} -> {r['server']} | {r['produce_rps']:,.0f} | {r['consume_rps']:,.0f} | "
-                     + " | ".join(cells) + " |")
+        lines.append(
+            f"| {r['client']} -> {r['server']} | {r['produce_rps']:,.0f} | {r['consume_rps']:,.0f} | "
+            + " | ".join(cells)
+            + " |"
+        )
     for r in rows:
         parts = []
         for phase in ("produce", "consume"):
@@ -370,12 +442,27 @@ def main(argv: list[str] | None = None) -> int:
             parts.append(part)
         lines.append(f"{r['client']} -> {r['server']}: " + "; ".join(parts))
     print("\n".join(lines))
-    out = write_result("python-clients", "tests.perf.python_clients_bench",
-                       {"records": args.records, "size": args.size, "repeat": args.repeat,
-                        "warm": not args.fresh_servers, "warmup_runs": warmup_runs, "how_taken": taken,
-                        "load": {"start": quiet.load, "quiet_at_start": quiet.quiet, "waited_s": round(quiet.waited_s),
-                                 "quiet_below": args.quiet_below, "end": end_load},
-                        "rows": rows, "failures": failures})
+    out = write_result(
+        "python-clients",
+        "tests.perf.python_clients_bench",
+        {
+            "records": args.records,
+            "size": args.size,
+            "repeat": args.repeat,
+            "warm": not args.fresh_servers,
+            "warmup_runs": warmup_runs,
+            "how_taken": taken,
+            "load": {
+                "start": quiet.load,
+                "quiet_at_start": quiet.quiet,
+                "waited_s": round(quiet.waited_s),
+                "quiet_below": args.quiet_below,
+                "end": end_load,
+            },
+            "rows": rows,
+            "failures": failures,
+        },
+    )
     print(f"results: {out}")
     return 0
 

@@ -34,12 +34,17 @@ TP = TopicPartition("recovery-bench", 0)
 GIB = 1 << 30
 
 
-def write_log(partition_dir: Path, size_bytes: int, record_size: int, records_per_batch: int,
-              config: LogConfig) -> tuple[int, int]:
+def write_log(
+    partition_dir: Path, size_bytes: int, record_size: int, records_per_batch: int, config: LogConfig
+) -> tuple[int, int]:
     """Append batches until the log holds ``size_bytes``; returns (bytes, records) written."""
     value = os.urandom(record_size)
-    template = bytearray(build_batch([(b"key-%d" % i, value, None, 1_700_000_000_000 + i)
-                                      for i in range(records_per_batch)], partition_leader_epoch=0))
+    template = bytearray(
+        build_batch(
+            [(b"key-%d" % i, value, None, 1_700_000_000_000 + i) for i in range(records_per_batch)],
+            partition_leader_epoch=0,
+        )
+    )
     log = UnifiedLog.open(partition_dir, TP, config, had_clean_shutdown=True)
     written = 0
     while written < size_bytes:
@@ -87,10 +92,14 @@ def main() -> int:
     config = LogConfig(segment_bytes=args.segment_mb << 20)
     with tempfile.TemporaryDirectory(prefix="kafkette-recovery-", dir=args.dir) as tmp:
         partition_dir = Path(tmp) / str(TP)
-        print(f"writing {args.size_mb} MiB of log ({args.record_size} B records, {args.records_per_batch} per "
-              f"batch, {args.segment_mb} MiB segments) ...", flush=True)
-        size, records = write_log(partition_dir, args.size_mb << 20, args.record_size, args.records_per_batch,
-                                  config)
+        print(
+            f"writing {args.size_mb} MiB of log ({args.record_size} B records, {args.records_per_batch} per "
+            f"batch, {args.segment_mb} MiB segments) ...",
+            flush=True,
+        )
+        size, records = write_log(
+            partition_dir, args.size_mb << 20, args.record_size, args.records_per_batch, config
+        )
         segments = len(list(partition_dir.glob("*.log")))
         cold = evict_page_cache(partition_dir)
         first_s, leo = time_recovery(partition_dir, config)
@@ -99,15 +108,22 @@ def main() -> int:
         warm_s, _ = time_recovery(partition_dir, config)
     gib = size / GIB
     result = {
-        "log_bytes": size, "records": records, "segments": segments, "record_size_bytes": args.record_size,
+        "log_bytes": size,
+        "records": records,
+        "segments": segments,
+        "record_size_bytes": args.record_size,
         "records_per_batch": args.records_per_batch,
-        "first_recovery_s": round(first_s, 3), "first_recovery_s_per_gib": round(first_s / gib, 3),
+        "first_recovery_s": round(first_s, 3),
+        "first_recovery_s_per_gib": round(first_s / gib, 3),
         "first_recovery_page_cache": "evicted (posix_fadvise DONTNEED)" if cold else "warm",
-        "warm_recovery_s": round(warm_s, 3), "warm_recovery_s_per_gib": round(warm_s / gib, 3),
+        "warm_recovery_s": round(warm_s, 3),
+        "warm_recovery_s_per_gib": round(warm_s / gib, 3),
     }
-    print(f"recovered {size / (1 << 20):,.0f} MiB ({records:,} records, {segments} segments) after an unclean "
-          f"shutdown: {first_s:.2f} s ({first_s / gib:.2f} s/GiB, page cache "
-          f"{'evicted' if cold else 'warm'}), warm cache {warm_s:.2f} s ({warm_s / gib:.2f} s/GiB)")
+    print(
+        f"recovered {size / (1 << 20):,.0f} MiB ({records:,} records, {segments} segments) after an unclean "
+        f"shutdown: {first_s:.2f} s ({first_s / gib:.2f} s/GiB, page cache "
+        f"{'evicted' if cold else 'warm'}), warm cache {warm_s:.2f} s ({warm_s / gib:.2f} s/GiB)"
+    )
     out = write_result("recovery", "tests.perf.recovery_bench", result)
     print(f"results written to {out}")
     return 0

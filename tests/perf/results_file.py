@@ -35,9 +35,19 @@ def write_result(name: str, module: str, result: dict[str, Any]) -> Path:
     now = datetime.datetime.now(datetime.UTC)
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"{name}-{now:%Y%m%dT%H%M%SZ}.json"
-    out.write_text(json.dumps({
-        "date": now.isoformat(), "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                                             "platform": platform.platform()},
-        "command": f"python -m {module} " + " ".join(sys.argv[1:]), "result": result,
-    }, indent=2))
+    out.write_text(
+        json.dumps(
+            {
+                "date": now.isoformat(),
+                "machine": {
+                    "cpus": os.cpu_count(),
+                    "python": platform.python_version(),
+                    "platform": platform.platform(),
+                },
+                "command": f"python -m {module} " + " ".join(sys.argv[1:]),
+                "result": result,
+            },
+            indent=2,
+        )
+    )
     return out

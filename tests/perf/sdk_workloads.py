@@ -98,8 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     tune_process_memory()
     if args.command == "produce":
-        figures = run_coroutine(produce(args.bootstrap_server, args.topic, args.records, args.record_size,
-                                             args.keyed))
+        figures = run_coroutine(
+            produce(args.bootstrap_server, args.topic, args.records, args.record_size, args.keyed)
+        )
     else:
         figures = run_coroutine(consume(args.bootstrap_server, args.topic, args.records))
     print(json.dumps(figures))

@@ -69,11 +69,17 @@ class Settled:
     waited_s: float
 
 
-def settle_page_cache(log: Callable[[str], None], *, below_bytes: int = SETTLED_BELOW_BYTES,
-                      max_wait_s: float = MAX_WAIT_S, poll_s: float = POLL_S,
-                      read_meminfo: Callable[[], str] = MEMINFO.read_text,
-                      sync: Callable[[], None] = os.sync, sleep: Callable[[float], None] = time.sleep,
-                      clock: Callable[[], float] = time.monotonic) -> Settled:
+def settle_page_cache(
+    log: Callable[[str], None],
+    *,
+    below_bytes: int = SETTLED_BELOW_BYTES,
+    max_wait_s: float = MAX_WAIT_S,
+    poll_s: float = POLL_S,
+    read_meminfo: Callable[[], str] = MEMINFO.read_text,
+    sync: Callable[[], None] = os.sync,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> Settled:
     """``os.sync()``, then poll until ``Dirty`` + ``Writeback`` is below ``below_bytes``, at most ``max_wait_s``.
 
     Never fails the benchmark: when the bound is hit, or ``/proc/meminfo`` cannot be read
@@ -102,7 +108,9 @@ def settle_page_cache(log: Callable[[str], None], *, below_bytes: int = SETTLED_
         if pending < below_bytes:
             return Settled(True, pending, waited_s)
         if waited_s >= max_wait_s:
-            log(f"settle: still {pending / MIB:,.0f} MiB dirty + writeback after {waited_s:.0f} s "
-                f"(want < {below_bytes / MIB:,.0f} MiB); running anyway")
+            log(
+                f"settle: still {pending / MIB:,.0f} MiB dirty + writeback after {waited_s:.0f} s "
+                f"(want < {below_bytes / MIB:,.0f} MiB); running anyway"
+            )
             return Settled(False, pending, waited_s)
         sleep(min(poll_s, max_wait_s - waited_s))

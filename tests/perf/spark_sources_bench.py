@@ -39,9 +39,11 @@ PARTITIONS = 3
 PEER_HEAP_MB = 384
 # (source, server) of a row: "kafka" is Spark's Kafka source, "kafkette" Kafkette's data source
 ROWS = (("kafka", "kafkette"), ("kafkette", "kafkette"), ("kafka", "kafka"))
-NAMES = {("kafka", "kafkette"): "Spark's Kafka source -> Kafkette (Kafka listener)",
-         ("kafkette", "kafkette"): "kafkette source -> Kafkette",
-         ("kafka", "kafka"): "Spark's Kafka source -> Apache Kafka"}
+NAMES = {
+    ("kafka", "kafkette"): "Spark's Kafka source -> Kafkette (Kafka listener)",
+    ("kafkette", "kafkette"): "kafkette source -> Kafkette",
+    ("kafka", "kafka"): "Spark's Kafka source -> Apache Kafka",
+}
 REFERENCE = ("kafka", "kafka")
 
 
@@ -52,9 +54,14 @@ def spark_session(jars: list[Path]):
     configure_spark_environment()
     from pyspark.sql import SparkSession
 
-    builder = (SparkSession.builder.master("local[2]").appName("spark-sources-bench")
-               .config("spark.driver.memory", "1g").config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "2"))
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("spark-sources-bench")
+        .config("spark.driver.memory", "1g")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+    )
     if jars:
         builder = builder.config("spark.jars", ",".join(str(jar) for jar in jars))
     session = builder.getOrCreate()
@@ -74,7 +81,9 @@ def fill_topic(bootstrap: str, records: int, size: int) -> None:
     from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    admin.create_topics([NewTopic(TOPIC, num_partitions=PARTITIONS, replication_factor=1)])[TOPIC].result(timeout=60)
+    admin.create_topics([NewTopic(TOPIC, num_partitions=PARTITIONS, replication_factor=1)])[TOPIC].result(
+        timeout=60
+    )
     producer = Producer({"bootstrap.servers": bootstrap, "acks": "1", "linger.ms": 5})
     value = os.urandom(size)
     produce_all(producer, TOPIC, value, records, partitions=PARTITIONS)
@@ -87,8 +96,13 @@ def timed_count(spark, source: str, bootstrap: str, records: int) -> float:
         RuntimeError: the count is not ``records``.
     """
     prefix = "kafka" if source == "kafka" else "kafkette"
-    reader = (spark.read.format(source).option(f"{prefix}.bootstrap.servers", bootstrap)
-              .option("subscribe", TOPIC).option("startingOffsets", "earliest").option("endingOffsets", "latest"))
+    reader = (
+        spark.read.format(source)
+        .option(f"{prefix}.bootstrap.servers", bootstrap)
+        .option("subscribe", TOPIC)
+        .option("startingOffsets", "earliest")
+        .option("endingOffsets", "latest")
+    )
     started = time.perf_counter()
     count = reader.load().count()
     elapsed = time.perf_counter() - started
@@ -97,8 +111,14 @@ def timed_count(spark, source: str, bootstrap: str, records: int) -> float:
     return elapsed
 
 
-def measure(spark, pairs: list[tuple[str, str]], bootstraps: dict[str, dict[str, str]], records: int,
-            repeat: int, failures: dict[str, str]) -> dict[tuple[str, str], list[float]]:
+def measure(
+    spark,
+    pairs: list[tuple[str, str]],
+    bootstraps: dict[str, dict[str, str]],
+    records: int,
+    repeat: int,
+    failures: dict[str, str],
+) -> dict[tuple[str, str], list[float]]:
     """The timed reads (seconds) of each ``(source, server)`` pair, after one untimed read each,
     the pairs taking turns (``warm_runs.round_order``).
 
@@ -126,8 +146,11 @@ def measure(spark, pairs: list[tuple[str, str]], bootstraps: dict[str, dict[str,
                 continue
             if attempt:
                 runs[pair].append(elapsed)
-            print(f"[spark-sources] {'run ' + str(attempt) if attempt else 'warm-up'} {NAMES[pair]}: "
-                  f"{records / elapsed:,.0f} records/s", flush=True)
+            print(
+                f"[spark-sources] {'run ' + str(attempt) if attempt else 'warm-up'} {NAMES[pair]}: "
+                f"{records / elapsed:,.0f} records/s",
+                flush=True,
+            )
     return runs
 
 
@@ -135,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=300_000, help="records in the topic (default 300,000)")
     parser.add_argument("--size", type=int, default=100, help="bytes per record value (default 100)")
-    parser.add_argument("--repeat", type=int, default=3, help="timed reads per row (default 3; the median is reported)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="timed reads per row (default 3; the median is reported)"
+    )
     args = parser.parse_args(argv)
     if args.records < 1 or args.size < 0 or args.repeat < 1:
         parser.error("--records and --repeat must be >= 1, --size >= 0")
@@ -159,11 +184,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="spark-sources-") as tmp, contextlib.ExitStack() as servers:
             try:
-                cluster = servers.enter_context(LocalCluster(num_brokers=1, data_dir=Path(tmp) / "kafkette",
-                                                             kafka_protocol=True))
+                cluster = servers.enter_context(
+                    LocalCluster(num_brokers=1, data_dir=Path(tmp) / "kafkette", kafka_protocol=True)
+                )
                 fill_topic(cluster.kafka_bootstrap_servers, args.records, args.size)
-                bootstraps["kafkette"] = {"kafka": cluster.kafka_bootstrap_servers,
-                                          "kafkette": cluster.bootstrap_servers}
+                bootstraps["kafkette"] = {
+                    "kafka": cluster.kafka_bootstrap_servers,
+                    "kafkette": cluster.bootstrap_servers,
+                }
             except Exception as exc:  # the server could not run: reported, not fatal
                 for pair in ROWS:
                     if pair[1] == "kafkette":
@@ -171,33 +199,62 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"[spark-sources] Kafkette: {str(exc).strip().splitlines()[0][:300]}", flush=True)
             if NAMES[REFERENCE] not in failures:
                 try:
-                    peer = servers.enter_context(KafkaPeer(Path(tmp) / "kafka", nodes=1, heap_mb=PEER_HEAP_MB))
+                    peer = servers.enter_context(
+                        KafkaPeer(Path(tmp) / "kafka", nodes=1, heap_mb=PEER_HEAP_MB)
+                    )
                     fill_topic(peer.bootstrap_servers, args.records, args.size)
                     bootstraps["kafka"] = {"kafka": peer.bootstrap_servers}
                 except Exception as exc:  # no Java, Maven or registry: reported, not fatal
                     failures[NAMES[REFERENCE]] = str(exc).strip().splitlines()[0][:300]
                     print(f"[spark-sources] Apache Kafka: {failures[NAMES[REFERENCE]]}", flush=True)
-            runs = measure(spark, [p for p in ROWS if p[1] in bootstraps], bootstraps, args.records, args.repeat,
-                           failures)
+            runs = measure(
+                spark,
+                [p for p in ROWS if p[1] in bootstraps],
+                bootstraps,
+                args.records,
+                args.repeat,
+                failures,
+            )
     finally:
         spark.stop()
-    rows = [{"source": pair[0], "server": pair[1], "name": NAMES[pair], "runs": len(seconds),
-             "records_per_s": statistics.median_low([args.records / s for s in seconds]), "seconds": seconds}
-            for pair, seconds in runs.items() if seconds]
+    rows = [
+        {
+            "source": pair[0],
+            "server": pair[1],
+            "name": NAMES[pair],
+            "runs": len(seconds),
+            "records_per_s": statistics.median_low([args.records / s for s in seconds]),
+            "seconds": seconds,
+        }
+        for pair, seconds in runs.items()
+        if seconds
+    ]
     reference = next((r for r in rows if (r["source"], r["server"]) == REFERENCE), None)
-    lines = [f"Spark batch read counting {args.records:,} records of {args.size} B, {PARTITIONS} partitions, "
-             f"one node, local[2], median of {args.repeat}",
-             "| source -> server | records/s | / Spark's Kafka source -> Apache Kafka |",
-             "| --- | ---: | ---: |"]
+    lines = [
+        f"Spark batch read counting {args.records:,} records of {args.size} B, {PARTITIONS} partitions, "
+        f"one node, local[2], median of {args.repeat}",
+        "| source -> server | records/s | / Spark's Kafka source -> Apache Kafka |",
+        "| --- | ---: | ---: |",
+    ]
     for row in rows:
         ratio = f"{row['records_per_s'] / reference['records_per_s']:.2f}x" if reference else "-"
         lines.append(f"| {row['name']} | {row['records_per_s']:,.0f} | {ratio} |")
     print("\n".join(lines))
-    out = write_result("spark-sources", "tests.perf.spark_sources_bench",
-                       {"records": args.records, "size": args.size, "partitions": PARTITIONS,
-                        "repeat": args.repeat, "spark_kafka_connector": SPARK_KAFKA_VERSION,
-                        "pyspark": _pyspark_version(), "load": {"start": start_load, "end": load_average()},
-                        "rows": rows, "failures": failures})
+    out = write_result(
+        "spark-sources",
+        "tests.perf.spark_sources_bench",
+        {
+            "records": args.records,
+            "size": args.size,
+            "partitions": PARTITIONS,
+            "repeat": args.repeat,
+            "spark_kafka_connector": SPARK_KAFKA_VERSION,
+            "pyspark": _pyspark_version(),
+            "load": {"start": start_load, "end": load_average()},
+            "rows": rows,
+            "failures": failures,
+        },
+    )
     print(f"results: {out}")
     return 0
 

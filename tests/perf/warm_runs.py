@@ -88,8 +88,13 @@ def summarize(figures: Sequence[float | None], warmup_runs: int = WARMUP_RUNS) -
     measured = [f for f in rest if f is not None]
     if not measured:
         return None
-    return RunSummary(median=statistics.median_low(measured), best=max(measured), measured=measured,
-                      warmup=warmup, failed=len(rest) - len(measured))
+    return RunSummary(
+        median=statistics.median_low(measured),
+        best=max(measured),
+        measured=measured,
+        warmup=warmup,
+        failed=len(rest) - len(measured),
+    )
 
 
 def ratio(ours: float | None, theirs: float | None) -> float | None:

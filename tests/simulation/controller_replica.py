@@ -58,15 +58,35 @@ def context_digest(context: ControllerContext) -> str:
     """A canonical digest of the controller state (brokers, topics with configs and deletion
     marks, partitions with leader, ISR, epochs and offline replicas, controller epoch, next
     producer id).  The state machines' states are left out: a snapshot does not record them."""
-    brokers = sorted((b.broker_id, b.broker_epoch, b.incarnation_id, b.host, b.port, b.rack, b.fenced)
-                     for b in context.brokers.values())
-    topics = sorted((t.name, t.topic_id, t.num_partitions, tuple(sorted(t.configs.items())))
-                    for t in context.topics.values())
-    partitions = sorted((tp.topic, tp.partition, tuple(p.replicas), tuple(p.isr), p.leader, p.leader_epoch,
-                         p.partition_epoch, tuple(p.offline_replicas))
-                        for tp, p in context.partitions.items())
-    state = (brokers, topics, partitions, sorted(context.topics_to_be_deleted), context.controller_epoch,
-             context.next_producer_id)
+    brokers = sorted(
+        (b.broker_id, b.broker_epoch, b.incarnation_id, b.host, b.port, b.rack, b.fenced)
+        for b in context.brokers.values()
+    )
+    topics = sorted(
+        (t.name, t.topic_id, t.num_partitions, tuple(sorted(t.configs.items())))
+        for t in context.topics.values()
+    )
+    partitions = sorted(
+        (
+            tp.topic,
+            tp.partition,
+            tuple(p.replicas),
+            tuple(p.isr),
+            p.leader,
+            p.leader_epoch,
+            p.partition_epoch,
+            tuple(p.offline_replicas),
+        )
+        for tp, p in context.partitions.items()
+    )
+    state = (
+        brokers,
+        topics,
+        partitions,
+        sorted(context.topics_to_be_deleted),
+        context.controller_epoch,
+        context.next_producer_id,
+    )
     return hashlib.blake2b(repr(state).encode(), digest_size=8).hexdigest()
 
 

@@ -76,16 +76,21 @@ class InvariantChecker:
         if client.is_leader():
             leader = self.leaders.setdefault(epoch, node_id)
             if leader != node_id:
-                raise InvariantViolation(ONE_LEADER_PER_EPOCH,
-                                         f"nodes {leader} and {node_id} both led epoch {epoch}")
+                raise InvariantViolation(
+                    ONE_LEADER_PER_EPOCH, f"nodes {leader} and {node_id} both led epoch {epoch}"
+                )
         start, entries = log.log_start_offset(), log.entries()
         if not start <= high_watermark <= start + len(entries):
-            raise InvariantViolation(HIGH_WATERMARK_IN_LOG, f"node {node_id}: {high_watermark} outside "
-                                                            f"[{start}, {start + len(entries)}]")
+            raise InvariantViolation(
+                HIGH_WATERMARK_IN_LOG,
+                f"node {node_id}: {high_watermark} outside [{start}, {start + len(entries)}]",
+            )
         if high_watermark > start and entries[high_watermark - start - 1].batch_end_offset != high_watermark:
             last_committed = entries[high_watermark - start - 1]
-            raise InvariantViolation(BATCHES_COMMIT_WHOLE, f"node {node_id}: high watermark {high_watermark} "
-                                                           f"inside the batch of {last_committed}")
+            raise InvariantViolation(
+                BATCHES_COMMIT_WHOLE,
+                f"node {node_id}: high watermark {high_watermark} inside the batch of {last_committed}",
+            )
         last = self._high_watermarks.get(node_id, 0)
         if high_watermark < last:
             raise InvariantViolation(HIGH_WATERMARK_MONOTONIC, f"node {node_id}: {last} -> {high_watermark}")
@@ -93,10 +98,11 @@ class InvariantChecker:
         known = len(self.committed)
         if high_watermark > known:
             if start > known:
-                raise InvariantViolation(COMMITTED_NEVER_CHANGES,
-                                         f"node {node_id} committed offsets {known} to {start - 1} unseen, "
-                                         "in its snapshot")
-            self.committed += entries[known - start:high_watermark - start]
+                raise InvariantViolation(
+                    COMMITTED_NEVER_CHANGES,
+                    f"node {node_id} committed offsets {known} to {start - 1} unseen, in its snapshot",
+                )
+            self.committed += entries[known - start : high_watermark - start]
             self.commit_epochs += [epoch] * (high_watermark - known)
         self._check_prefix(node_id, log, high_watermark, COMMITTED_NEVER_CHANGES)
         if client.is_leader():
@@ -107,12 +113,18 @@ class InvariantChecker:
         start, entries = log.log_start_offset(), log.entries()
         snapshot_id = log.latest_snapshot_id()
         if snapshot_id is not None and self.committed[snapshot_id.offset - 1].epoch != snapshot_id.epoch:
-            raise InvariantViolation(invariant, f"node {node_id}: snapshot {snapshot_id} does not end on the "
-                                                f"committed {self.committed[snapshot_id.offset - 1]}")
-        if end > start and entries[:end - start] != self.committed[start:end]:
+            raise InvariantViolation(
+                invariant,
+                f"node {node_id}: snapshot {snapshot_id} does not end on the "
+                f"committed {self.committed[snapshot_id.offset - 1]}",
+            )
+        if end > start and entries[: end - start] != self.committed[start:end]:
             offset = next(o for o in range(start, end) if entries[o - start] != self.committed[o])
-            raise InvariantViolation(invariant, f"node {node_id} offset {offset}: {entries[offset - start]} "
-                                                f"!= committed {self.committed[offset]}")
+            raise InvariantViolation(
+                invariant,
+                f"node {node_id} offset {offset}: {entries[offset - start]} "
+                f"!= committed {self.committed[offset]}",
+            )
 
     def _check_leader_completeness(self, node_id: int, epoch: int, log: MemoryReplicatedLog) -> None:
         """Committed offsets of earlier epochs are in the leader's log; its log only grows while it
@@ -123,8 +135,10 @@ class InvariantChecker:
             end += 1
         if end > checked:
             if end > log.end_offset():
-                raise InvariantViolation(LEADER_COMPLETENESS, f"leader {node_id} of epoch {epoch} ends at "
-                                                              f"{log.end_offset()}, {end - 1} is committed")
+                raise InvariantViolation(
+                    LEADER_COMPLETENESS,
+                    f"leader {node_id} of epoch {epoch} ends at {log.end_offset()}, {end - 1} is committed",
+                )
             self._check_prefix(node_id, log, end, LEADER_COMPLETENESS)
             self._verified_by_leader[(node_id, epoch)] = end
 
@@ -136,5 +150,6 @@ class InvariantChecker:
         """
         known = self.digests.setdefault(offset, digest)
         if known != digest:
-            raise InvariantViolation(SAME_APPLIED_STATE,
-                                     f"node {node_id} at offset {offset}: {digest} != {known}")
+            raise InvariantViolation(
+                SAME_APPLIED_STATE, f"node {node_id} at offset {offset}: {digest} != {known}"
+            )

@@ -44,9 +44,16 @@ class Faults:
         """Probabilities drawn at random for one seed (swarm testing: some seeds lose many
         messages, some crash often, some keep nodes cut off for long), so that the seeds
         together reach more kinds of runs than one fixed mix would."""
-        return cls(drop=rng.uniform(0, 0.2), duplicate=rng.uniform(0, 0.1), max_delay_ms=rng.randint(5, 200),
-                   crash=rng.uniform(0, 0.01), restart=rng.uniform(0.005, 0.1),
-                   partition=rng.uniform(0, 0.03), isolate=rng.uniform(0, 0.01), heal=rng.uniform(0.005, 0.1))
+        return cls(
+            drop=rng.uniform(0, 0.2),
+            duplicate=rng.uniform(0, 0.1),
+            max_delay_ms=rng.randint(5, 200),
+            crash=rng.uniform(0, 0.01),
+            restart=rng.uniform(0.005, 0.1),
+            partition=rng.uniform(0, 0.03),
+            isolate=rng.uniform(0, 0.01),
+            heal=rng.uniform(0.005, 0.1),
+        )
 
 
 @dataclass(order=True)
@@ -80,8 +87,14 @@ class SimulatedNetwork:
     def connected(self, a: int, b: int) -> bool:
         return frozenset((a, b)) not in self._cut
 
-    def send(self, now_ms: int, source: tuple[int, int], destination: tuple[int, int], message: Any,
-             faults: Faults | None) -> None:
+    def send(
+        self,
+        now_ms: int,
+        source: tuple[int, int],
+        destination: tuple[int, int],
+        message: Any,
+        faults: Faults | None,
+    ) -> None:
         """Queue ``message`` from ``source`` to ``destination`` ((node id, incarnation) each).
 
         A cut link loses it; with ``faults`` it may be dropped or duplicated, and each copy is

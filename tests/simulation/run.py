@@ -35,8 +35,13 @@ class SeedsReport:
     trace_hashes: dict[int, str] = field(default_factory=dict)
 
 
-def run_seeds(seeds: range, voters: int = 3, steps: int = 600, verbose: bool = True,
-              client_factory: ClientFactory = KafkaRaftClient) -> SeedsReport:
+def run_seeds(
+    seeds: range,
+    voters: int = 3,
+    steps: int = 600,
+    verbose: bool = True,
+    client_factory: ClientFactory = KafkaRaftClient,
+) -> SeedsReport:
     """Run each seed of ``seeds`` (``steps`` safety-phase steps each) and collect what broke.
 
     Args:
@@ -65,16 +70,23 @@ def run_seeds(seeds: range, voters: int = 3, steps: int = 600, verbose: bool = T
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.simulation.run", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.simulation.run",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--seeds", type=int, default=1000, help="how many seeds (from --first); default 1000")
     parser.add_argument("--first", type=int, default=0, help="the first seed; default 0")
     parser.add_argument("--seed", type=int, default=None, help="replay this one seed")
     parser.add_argument("--voters", type=int, choices=(3, 5), default=3, help="default 3")
-    parser.add_argument("--steps", type=int, default=600,
-                        help=f"safety-phase steps of {TICK_MS} ms; default 600")
-    parser.add_argument("--log-level", default="ERROR",
-                        help="of the Raft core's log; default ERROR (INFO shows every role change)")
+    parser.add_argument(
+        "--steps", type=int, default=600, help=f"safety-phase steps of {TICK_MS} ms; default 600"
+    )
+    parser.add_argument(
+        "--log-level",
+        default="ERROR",
+        help="of the Raft core's log; default ERROR (INFO shows every role change)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(message)s")
     if args.seed is not None:
@@ -84,13 +96,17 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     report = run_seeds(seeds, args.voters, args.steps)
     stats = ", ".join(f"{count} {name}" for name, count in sorted(report.stats.items()))
-    print(f"{report.seeds} seeds run, {len(report.failures)} failed, {args.voters} voters, "
-          f"{report.simulated_ms / 1000:.0f} s simulated, {time.monotonic() - started:.1f} s wall ({stats})")
+    print(
+        f"{report.seeds} seeds run, {len(report.failures)} failed, {args.voters} voters, "
+        f"{report.simulated_ms / 1000:.0f} s simulated, {time.monotonic() - started:.1f} s wall ({stats})"
+    )
     if args.seed is not None and args.seed in report.trace_hashes:
         print(f"seed={args.seed} trace {report.trace_hashes[args.seed]}")
     if report.failures:
-        print(f"replay one: python -m tests.simulation.run --seed {report.failures[0][0]} --voters {args.voters} "
-              f"--steps {args.steps}")
+        print(
+            f"replay one: python -m tests.simulation.run --seed {report.failures[0][0]} --voters {args.voters} "
+            f"--steps {args.steps}"
+        )
     return 1 if report.failures else 0
 
 

@@ -51,9 +51,15 @@ TICK_MS = 10
 LIVENESS_BOUND_MS = 20_000
 PROPOSE_PROBABILITY = 0.3  # per step of the safety phase, when there is a leader
 DIGEST_EVERY = 4  # the applied state is compared at offsets divisible by this, and at every snapshot
-CONFIG = RaftConfig(election_timeout_ms=300, fetch_timeout_ms=600, election_backoff_max_ms=300,
-                    request_timeout_ms=200, metadata_log_max_record_bytes_between_snapshots=3000,
-                    max_fetch_entries=16, fetch_snapshot_max_bytes=512)
+CONFIG = RaftConfig(
+    election_timeout_ms=300,
+    fetch_timeout_ms=600,
+    election_backoff_max_ms=300,
+    request_timeout_ms=200,
+    metadata_log_max_record_bytes_between_snapshots=3000,
+    max_fetch_entries=16,
+    fetch_snapshot_max_bytes=512,
+)
 
 
 @dataclass
@@ -84,13 +90,20 @@ class Simulation:
             the checker sees bugs).
     """
 
-    def __init__(self, seed: int, voters: int = 3, safety_steps: int = 600, faults: Faults | None = None,
-                 client_factory: ClientFactory = KafkaRaftClient) -> None:
+    def __init__(
+        self,
+        seed: int,
+        voters: int = 3,
+        safety_steps: int = 600,
+        faults: Faults | None = None,
+        client_factory: ClientFactory = KafkaRaftClient,
+    ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
         self.voter_ids = frozenset(range(1, voters + 1))
-        self.nodes = {i: Node(i, MemoryReplicatedLog(), MemoryQuorumStateStore())
-                      for i in sorted(self.voter_ids)}
+        self.nodes = {
+            i: Node(i, MemoryReplicatedLog(), MemoryQuorumStateStore()) for i in sorted(self.voter_ids)
+        }
         self.safety_steps = safety_steps
         self.faults = faults or Faults.swarm(self.rng)
         self.network = SimulatedNetwork(self.rng, sorted(self.voter_ids))
@@ -107,8 +120,15 @@ class Simulation:
 
     def _start(self, node: Node) -> None:
         node.incarnation += 1
-        node.client = self._client_factory(node.node_id, self.voter_ids, node.log, node.store, CONFIG,
-                                           random.Random(self.rng.getrandbits(32)), self.now_ms)
+        node.client = self._client_factory(
+            node.node_id,
+            self.voter_ids,
+            node.log,
+            node.store,
+            CONFIG,
+            random.Random(self.rng.getrandbits(32)),
+            self.now_ms,
+        )
         node.replica = ControllerReplica(node.node_id)
         self.checker.restarted(node.node_id)
 
@@ -124,11 +144,13 @@ class Simulation:
         try:
             return call(node.client)
         except Exception as exc:
-            raise InvariantViolation(CORE_NEVER_RAISES,
-                                     f"node {node.node_id}: {type(exc).__name__}: {exc}") from exc
+            raise InvariantViolation(
+                CORE_NEVER_RAISES, f"node {node.node_id}: {type(exc).__name__}: {exc}"
+            ) from exc
 
-    def _send(self, node: Node, outs: list[Any], reply_to: tuple[int, int] | None,
-              faults: Faults | None) -> None:
+    def _send(
+        self, node: Node, outs: list[Any], reply_to: tuple[int, int] | None, faults: Faults | None
+    ) -> None:
         for out in outs:
             if reply_to is not None and out.destination == reply_to[0]:
                 destination = reply_to  # an answer travels back on the asker's connection
@@ -143,8 +165,12 @@ class Simulation:
         self.now_ms += TICK_MS
         for envelope in self.network.due(self.now_ms):
             node, source = self.nodes[envelope.destination], self.nodes[envelope.source]
-            if node.client is None or node.incarnation != envelope.destination_incarnation \
-                    or source.client is None or source.incarnation != envelope.source_incarnation:
+            if (
+                node.client is None
+                or node.incarnation != envelope.destination_incarnation
+                or source.client is None
+                or source.incarnation != envelope.source_incarnation
+            ):
                 continue  # an end of the connection restarted: what was in flight is lost
             self._note(f"deliver {envelope.source}->{envelope.destination} {type(envelope.message).__name__}")
             if isinstance(envelope.message, FetchSnapshotResponse):
@@ -197,8 +223,9 @@ class Simulation:
             try:
                 replica.load_snapshot(snapshot_id, log.read_snapshot(snapshot_id) or b"")
             except (ValueError, TypeError, IllegalStateTransitionError, msgpack.UnpackException) as exc:
-                raise InvariantViolation(SNAPSHOTS_LOAD,
-                                         f"node {node.node_id} snapshot {snapshot_id}: {exc}") from exc
+                raise InvariantViolation(
+                    SNAPSHOTS_LOAD, f"node {node.node_id} snapshot {snapshot_id}: {exc}"
+                ) from exc
             self.checker.check_applied_state(node.node_id, replica.applied, context_digest(replica.context))
             self.stats["snapshot loads"] += 1
             self._note(f"load snapshot {node.node_id} {snapshot_id}")
@@ -207,8 +234,9 @@ class Simulation:
                 try:
                     replica.apply(entry)
                 except (ValueError, IllegalStateTransitionError) as exc:
-                    raise InvariantViolation(COMMITTED_RECORDS_APPLY,
-                                             f"node {node.node_id} offset {entry.offset}: {exc}") from exc
+                    raise InvariantViolation(
+                        COMMITTED_RECORDS_APPLY, f"node {node.node_id} offset {entry.offset}: {exc}"
+                    ) from exc
                 if replica.applied % DIGEST_EVERY == 0:
                     digest = context_digest(replica.context)
                     self.checker.check_applied_state(node.node_id, replica.applied, digest)
@@ -249,20 +277,26 @@ class Simulation:
             if target is None:
                 proposed = self._propose()
                 target = proposed[-1] if proposed else None
-            elif all(n.client is not None and n.client.high_watermark > target.offset
-                     for n in self.nodes.values()):
+            elif all(
+                n.client is not None and n.client.high_watermark > target.offset for n in self.nodes.values()
+            ):
                 if self.checker.committed[target.offset] == target:
                     return self._converge(deadline)
                 target = None
-        raise InvariantViolation(LIVENESS, f"no record committed on every voter within {LIVENESS_BOUND_MS} "
-                                           "ms of a healed network")
+        raise InvariantViolation(
+            LIVENESS, f"no record committed on every voter within {LIVENESS_BOUND_MS} ms of a healed network"
+        )
 
     def _lost(self, entry: LogEntry) -> bool:
         """True when a leader of a later epoch than ``entry``'s does not hold it: it will never commit."""
         for node in self.nodes.values():
             client = node.client
-            if client is not None and client.is_leader() and client.epoch > entry.epoch \
-                    and entry.offset >= node.log.log_start_offset():
+            if (
+                client is not None
+                and client.is_leader()
+                and client.epoch > entry.epoch
+                and entry.offset >= node.log.log_start_offset()
+            ):
                 held = node.log.read(entry.offset, 1)
                 if held != [entry]:
                     return True
@@ -275,8 +309,10 @@ class Simulation:
             if len({r.applied for r in replicas}) == 1:
                 digests = {context_digest(r.context) for r in replicas}
                 if len(digests) > 1:
-                    raise InvariantViolation(SAME_APPLIED_STATE, f"voters at offset {replicas[0].applied} "
-                                                                 f"differ: {sorted(digests)}")
+                    raise InvariantViolation(
+                        SAME_APPLIED_STATE,
+                        f"voters at offset {replicas[0].applied} differ: {sorted(digests)}",
+                    )
                 self.stats["committed"] = len(self.checker.committed)
                 self.stats["epochs"] = len(self.checker.leaders)
                 return self._trace.hexdigest()

@@ -91,8 +91,9 @@ class IgnoresLogUpToDate(KafkaRaftClient):
 class InstallsSnapshotAfterOneChunk(KafkaRaftClient):
     """Broken on purpose: a follower installs the snapshot it fetches after the first chunk."""
 
-    def _handle_fetch_snapshot_response(self, source: int, response: FetchSnapshotResponse,
-                                        now_ms: int) -> list[Outbound]:
+    def _handle_fetch_snapshot_response(
+        self, source: int, response: FetchSnapshotResponse, now_ms: int
+    ) -> list[Outbound]:
         whole = replace(response, size=response.position + len(response.unaligned_records))
         return super()._handle_fetch_snapshot_response(source, whole, now_ms)
 
@@ -103,16 +104,29 @@ def forgets_its_vote(node_id, voters, log, store, config, rng, now_ms) -> KafkaR
     return KafkaRaftClient(node_id, voters, log, MemoryQuorumStateStore(), config, rng, now_ms)
 
 
-@pytest.mark.parametrize(("broken", "invariants"), [
-    (CommitsWithoutMajority, {COMMITTED_NEVER_CHANGES, LEADER_COMPLETENESS}),
-    (VotesForEveryone, {ONE_LEADER_PER_EPOCH, COMMITTED_NEVER_CHANGES, LEADER_COMPLETENESS,
-                        SAME_APPLIED_STATE}),
-    (IgnoresLogUpToDate, {COMMITTED_NEVER_CHANGES, LEADER_COMPLETENESS}),
-    (forgets_its_vote, {ONE_LEADER_PER_EPOCH, COMMITTED_NEVER_CHANGES, LEADER_COMPLETENESS,
-                        CORE_NEVER_RAISES}),
-    (InstallsSnapshotAfterOneChunk, {SNAPSHOTS_LOAD, SAME_APPLIED_STATE}),
-], ids=["commits-without-majority", "votes-for-everyone", "ignores-log-up-to-date", "forgets-its-vote",
-        "installs-snapshot-after-one-chunk"])
+@pytest.mark.parametrize(
+    ("broken", "invariants"),
+    [
+        (CommitsWithoutMajority, {COMMITTED_NEVER_CHANGES, LEADER_COMPLETENESS}),
+        (
+            VotesForEveryone,
+            {ONE_LEADER_PER_EPOCH, COMMITTED_NEVER_CHANGES, LEADER_COMPLETENESS, SAME_APPLIED_STATE},
+        ),
+        (IgnoresLogUpToDate, {COMMITTED_NEVER_CHANGES, LEADER_COMPLETENESS}),
+        (
+            forgets_its_vote,
+            {ONE_LEADER_PER_EPOCH, COMMITTED_NEVER_CHANGES, LEADER_COMPLETENESS, CORE_NEVER_RAISES},
+        ),
+        (InstallsSnapshotAfterOneChunk, {SNAPSHOTS_LOAD, SAME_APPLIED_STATE}),
+    ],
+    ids=[
+        "commits-without-majority",
+        "votes-for-everyone",
+        "ignores-log-up-to-date",
+        "forgets-its-vote",
+        "installs-snapshot-after-one-chunk",
+    ],
+)
 def test_the_checker_sees_a_broken_core_and_the_seed_replays_it(broken, invariants):
     name = getattr(broken, "__name__", str(broken))
     for seed in range(300):

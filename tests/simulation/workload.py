@@ -66,8 +66,9 @@ class MetadataWorkload:
         self._projection: _Projection | None = None
         self._next_id = 1
 
-    def propose(self, node_id: int, incarnation: int, client: KafkaRaftClient, log: MemoryReplicatedLog,
-                now_ms: int) -> list[MetadataRecord]:
+    def propose(
+        self, node_id: int, incarnation: int, client: KafkaRaftClient, log: MemoryReplicatedLog, now_ms: int
+    ) -> list[MetadataRecord]:
         """Propose the next batch on the leader ``client`` (whose log is ``log``).
 
         Returns:
@@ -87,11 +88,16 @@ class MetadataWorkload:
         projection.end_offset = log.end_offset()
         return records
 
-    def _projection_of(self, node_id: int, incarnation: int, client: KafkaRaftClient,
-                       log: MemoryReplicatedLog) -> _Projection:
+    def _projection_of(
+        self, node_id: int, incarnation: int, client: KafkaRaftClient, log: MemoryReplicatedLog
+    ) -> _Projection:
         p = self._projection
-        if p is not None and (p.node_id, p.incarnation, p.epoch, p.end_offset) == \
-                (node_id, incarnation, client.epoch, log.end_offset()):
+        if p is not None and (p.node_id, p.incarnation, p.epoch, p.end_offset) == (
+            node_id,
+            incarnation,
+            client.epoch,
+            log.end_offset(),
+        ):
             return p
         context = new_context(node_id)
         snapshot_id = log.latest_snapshot_id()
@@ -114,11 +120,27 @@ class MetadataWorkload:
         if choice < 0.12 or not ctx.brokers:
             if len(ctx.brokers) < MAX_BROKERS:
                 broker_id = len(ctx.brokers) + 1
-                return [RegisterBrokerRecord(broker_id, 1, f"incarnation-{n}", "127.0.0.1", 9000 + broker_id,
-                                             rng.choice((None, "rack-a", "rack-b")))]
+                return [
+                    RegisterBrokerRecord(
+                        broker_id,
+                        1,
+                        f"incarnation-{n}",
+                        "127.0.0.1",
+                        9000 + broker_id,
+                        rng.choice((None, "rack-a", "rack-b")),
+                    )
+                ]
             broker = ctx.brokers[rng.choice(sorted(ctx.brokers))]
-            return [RegisterBrokerRecord(broker.broker_id, broker.broker_epoch + 1, f"incarnation-{n}",
-                                         broker.host, broker.port, broker.rack)]
+            return [
+                RegisterBrokerRecord(
+                    broker.broker_id,
+                    broker.broker_epoch + 1,
+                    f"incarnation-{n}",
+                    broker.host,
+                    broker.port,
+                    broker.rack,
+                )
+            ]
         if choice < 0.24:
             if fenced:
                 broker_id = rng.choice(fenced)
@@ -134,8 +156,11 @@ class MetadataWorkload:
             online = [r for r in part.replicas if ctx.is_live(r)]
             isr = sorted(rng.sample(online, rng.randint(0, len(online))))
             leader = rng.choice(isr) if isr else -1
-            return [PartitionChangeRecord(topic, partition, leader, isr, part.leader_epoch + 1,
-                                          part.partition_epoch + 1)]
+            return [
+                PartitionChangeRecord(
+                    topic, partition, leader, isr, part.leader_epoch + 1, part.partition_epoch + 1
+                )
+            ]
         if choice < 0.88:
             topic = rng.choice(topics)
             value = None if rng.random() < 0.3 else str(n)

@@ -31,8 +31,9 @@ class KafkaConnector(NamedTuple):
 @pytest.fixture(scope="session")
 def spark_cluster(tmp_path_factory: pytest.TempPathFactory):
     """A 3-broker cluster shared by every Spark test (each uses its own topics)."""
-    with LocalCluster(num_brokers=3, data_dir=tmp_path_factory.mktemp("spark-cluster"),
-                      broker_configs=FAST_FAILOVER) as cluster:
+    with LocalCluster(
+        num_brokers=3, data_dir=tmp_path_factory.mktemp("spark-cluster"), broker_configs=FAST_FAILOVER
+    ) as cluster:
         yield cluster
 
 

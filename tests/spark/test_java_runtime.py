@@ -33,13 +33,21 @@ def test_spark_runs_on_the_pypi_jre_when_no_java_17_is_installed(spark_cluster, 
     produce(bootstrap, "java-check", [(None, f"r{i}".encode(), 0) for i in range(5)])
     old_java_home = tmp_path / "java-11"
     (old_java_home / "bin").mkdir(parents=True)
-    (old_java_home / "bin" / "java").write_text('#!/bin/sh\necho \'openjdk version "11.0.2" 2019-01-15\' >&2\n')
+    (old_java_home / "bin" / "java").write_text(
+        "#!/bin/sh\necho 'openjdk version \"11.0.2\" 2019-01-15' >&2\n"
+    )
     (old_java_home / "bin" / "java").chmod(0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK", "SPARK"))}
     env.update(JAVA_HOME=str(old_java_home), PATH=f"{old_java_home / 'bin'}:{env.get('PATH', '')}")
 
-    done = subprocess.run([sys.executable, "-c", SCRIPT, bootstrap], env=env, capture_output=True, text=True,
-                          timeout=240, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, bootstrap],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
 
     assert done.returncode == 0, done.stderr[-3000:]
     lines = dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)

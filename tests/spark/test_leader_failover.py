@@ -15,15 +15,22 @@ def test_query_carries_on_after_leader_is_killed(spark, tmp_path):
         bootstrap = cluster.bootstrap_servers
         create_topic(bootstrap, "failover", partitions=3, configs={"min.insync.replicas": "2"})
         produce(bootstrap, "failover", [(None, f"before{i}".encode(), i % 3) for i in range(300)])
-        query = (kafkette_stream(spark, bootstrap, subscribe="failover", startingOffsets="earliest",
-                                 maxOffsetsPerTrigger="60")
-                 .selectExpr("CAST(value AS STRING) AS value", "partition", "offset")
-                 .writeStream.format("memory").queryName("failover")
-                 .trigger(processingTime="200 milliseconds").start())
+        query = (
+            kafkette_stream(
+                spark, bootstrap, subscribe="failover", startingOffsets="earliest", maxOffsetsPerTrigger="60"
+            )
+            .selectExpr("CAST(value AS STRING) AS value", "partition", "offset")
+            .writeStream.format("memory")
+            .queryName("failover")
+            .trigger(processingTime="200 milliseconds")
+            .start()
+        )
         try:
             wait_for(lambda: spark.table("failover").count() > 0, query, what="the first micro-batch")
             controller_id = cluster.broker_ids[0]  # the controller itself does not fail over yet
-            victim = next(leader for leader in leaders(bootstrap, "failover").values() if leader != controller_id)
+            victim = next(
+                leader for leader in leaders(bootstrap, "failover").values() if leader != controller_id
+            )
             cluster.stop_broker(victim, hard=True)
             produce(bootstrap, "failover", [(None, f"after{i}".encode(), i % 3) for i in range(300)])
             wait_for(lambda: spark.table("failover").count() >= 600, query, what="all 600 records")
@@ -36,4 +43,5 @@ def test_query_carries_on_after_leader_is_killed(spark, tmp_path):
     assert len(rows) == 600
     assert len({(r.partition, r.offset) for r in rows}) == 600
     assert sorted(r.value for r in rows) == sorted(
-        [f"before{i}" for i in range(300)] + [f"after{i}" for i in range(300)])
+        [f"before{i}" for i in range(300)] + [f"after{i}" for i in range(300)]
+    )

@@ -15,9 +15,15 @@ TOPIC = "aged"
 
 
 def _read(spark, bootstrap: str, fail_on_data_loss: str):
-    return (spark.read.format("kafkette").option("kafkette.bootstrap.servers", bootstrap)
-            .option("subscribe", TOPIC).option("startingOffsets", f'{{"{TOPIC}":{{"0":0}}}}')
-            .option("failOnDataLoss", fail_on_data_loss).load().collect())
+    return (
+        spark.read.format("kafkette")
+        .option("kafkette.bootstrap.servers", bootstrap)
+        .option("subscribe", TOPIC)
+        .option("startingOffsets", f'{{"{TOPIC}":{{"0":0}}}}')
+        .option("failOnDataLoss", fail_on_data_loss)
+        .load()
+        .collect()
+    )
 
 
 def test_range_deleted_from_the_log_fails_or_is_skipped_per_fail_on_data_loss(spark, cluster_factory):

@@ -21,11 +21,21 @@ def test_restarted_query_resumes_from_checkpoint_exactly_once(spark, spark_clust
     sink, checkpoint = str(tmp_path / "sink"), str(tmp_path / "checkpoint")
 
     def start():
-        return (kafkette_stream(spark, bootstrap, subscribe="stream-restart", startingOffsets="earliest",
-                                maxOffsetsPerTrigger="40")
-                .selectExpr("CAST(value AS STRING) AS value", "partition", "offset")
-                .writeStream.format("parquet").option("path", sink).option("checkpointLocation", checkpoint)
-                .trigger(processingTime="200 milliseconds").start())
+        return (
+            kafkette_stream(
+                spark,
+                bootstrap,
+                subscribe="stream-restart",
+                startingOffsets="earliest",
+                maxOffsetsPerTrigger="40",
+            )
+            .selectExpr("CAST(value AS STRING) AS value", "partition", "offset")
+            .writeStream.format("parquet")
+            .option("path", sink)
+            .option("checkpointLocation", checkpoint)
+            .trigger(processingTime="200 milliseconds")
+            .start()
+        )
 
     produce(bootstrap, "stream-restart", [(None, f"a{i}".encode(), i % 3) for i in range(120)])
     query = start()
@@ -42,7 +52,8 @@ def test_restarted_query_resumes_from_checkpoint_exactly_once(spark, spark_clust
     assert len(rows) == 300
     assert len({(r.partition, r.offset) for r in rows}) == 300
     assert sorted(r.value for r in rows) == sorted(
-        [f"a{i}" for i in range(120)] + [f"b{i}" for i in range(120)] + [f"c{i}" for i in range(60)])
+        [f"a{i}" for i in range(120)] + [f"b{i}" for i in range(120)] + [f"c{i}" for i in range(60)]
+    )
 
 
 def test_max_offsets_per_trigger_bounds_available_now_batches(spark, spark_cluster):
@@ -50,9 +61,15 @@ def test_max_offsets_per_trigger_bounds_available_now_batches(spark, spark_clust
     create_topic(bootstrap, "stream-limit", partitions=2)
     produce(bootstrap, "stream-limit", [(None, f"v{i}".encode(), i % 2) for i in range(100)])
 
-    query = (kafkette_stream(spark, bootstrap, subscribe="stream-limit", startingOffsets="earliest",
-                             maxOffsetsPerTrigger="30")
-             .writeStream.format("memory").queryName("stream_limit").trigger(availableNow=True).start())
+    query = (
+        kafkette_stream(
+            spark, bootstrap, subscribe="stream-limit", startingOffsets="earliest", maxOffsetsPerTrigger="30"
+        )
+        .writeStream.format("memory")
+        .queryName("stream_limit")
+        .trigger(availableNow=True)
+        .start()
+    )
     query.awaitTermination(120)
 
     assert not query.isActive and query.exception() is None
@@ -66,8 +83,13 @@ def test_new_partitions_and_matching_topics_are_picked_up(spark, spark_cluster):
     bootstrap = spark_cluster.bootstrap_servers
     create_topic(bootstrap, "grow-a", partitions=1)
     produce(bootstrap, "grow-a", [(None, f"a{i}".encode(), 0) for i in range(10)])
-    query = (kafkette_stream(spark, bootstrap, subscribePattern="grow-.*", startingOffsets="earliest")
-             .writeStream.format("memory").queryName("grow").trigger(processingTime="200 milliseconds").start())
+    query = (
+        kafkette_stream(spark, bootstrap, subscribePattern="grow-.*", startingOffsets="earliest")
+        .writeStream.format("memory")
+        .queryName("grow")
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
     try:
         query.processAllAvailable()
         add_partitions(bootstrap, "grow-a", 3)
@@ -79,10 +101,18 @@ def test_new_partitions_and_matching_topics_are_picked_up(spark, spark_cluster):
     finally:
         query.stop()
     rows = spark.table("grow").collect()
-    assert _values(rows) == sorted([f"a{i}".encode() for i in range(10)] + [f"a-new{i}".encode() for i in range(10)]
-                                   + [f"b{i}".encode() for i in range(10)])
-    assert {(r.topic, r.partition) for r in rows} == {("grow-a", 0), ("grow-a", 1), ("grow-a", 2),
-                                                       ("grow-b", 0), ("grow-b", 1)}
+    assert _values(rows) == sorted(
+        [f"a{i}".encode() for i in range(10)]
+        + [f"a-new{i}".encode() for i in range(10)]
+        + [f"b{i}".encode() for i in range(10)]
+    )
+    assert {(r.topic, r.partition) for r in rows} == {
+        ("grow-a", 0),
+        ("grow-a", 1),
+        ("grow-a", 2),
+        ("grow-b", 0),
+        ("grow-b", 1),
+    }
 
 
 def test_offsets_gone_fail_the_query_or_are_skipped_per_fail_on_data_loss(spark, spark_cluster, tmp_path):
@@ -92,10 +122,20 @@ def test_offsets_gone_fail_the_query_or_are_skipped_per_fail_on_data_loss(spark,
     sink, checkpoint = tmp_path / "sink", tmp_path / "checkpoint"
 
     def start(fail_on_data_loss: str, checkpoint_dir):
-        return (kafkette_stream(spark, bootstrap, subscribe="lossy", startingOffsets="earliest",
-                                failOnDataLoss=fail_on_data_loss)
-                .select("value").writeStream.format("parquet").option("path", str(sink))
-                .option("checkpointLocation", str(checkpoint_dir)).start())
+        return (
+            kafkette_stream(
+                spark,
+                bootstrap,
+                subscribe="lossy",
+                startingOffsets="earliest",
+                failOnDataLoss=fail_on_data_loss,
+            )
+            .select("value")
+            .writeStream.format("parquet")
+            .option("path", str(sink))
+            .option("checkpointLocation", str(checkpoint_dir))
+            .start()
+        )
 
     query = start("true", checkpoint)
     query.processAllAvailable()
@@ -118,25 +158,37 @@ def test_offsets_gone_fail_the_query_or_are_skipped_per_fail_on_data_loss(spark,
     finally:
         query.stop()
     assert _values(spark.read.parquet(str(sink)).collect()) == sorted(
-        [f"old{i}".encode() for i in range(50)] + [f"later{i}".encode() for i in range(5)])
+        [f"old{i}".encode() for i in range(50)] + [f"later{i}".encode() for i in range(5)]
+    )
 
 
 def test_streaming_write_copies_a_topic_at_least_once(spark, spark_cluster, tmp_path):
     bootstrap = spark_cluster.bootstrap_servers
     create_topic(bootstrap, "copy-in", partitions=2)
     create_topic(bootstrap, "copy-out", partitions=2)
-    produce(bootstrap, "copy-in", [(f"k{i}".encode(), f"v{i}".encode(), None) for i in range(100)],
-            headers=[("h", b"1")])
+    produce(
+        bootstrap,
+        "copy-in",
+        [(f"k{i}".encode(), f"v{i}".encode(), None) for i in range(100)],
+        headers=[("h", b"1")],
+    )
 
-    query = (kafkette_stream(spark, bootstrap, subscribe="copy-in", startingOffsets="earliest",
-                             includeHeaders="true")
-             .selectExpr("key", "upper(CAST(value AS STRING)) AS value", "headers")
-             .writeStream.format("kafkette").option("kafkette.bootstrap.servers", bootstrap)
-             .option("topic", "copy-out").option("checkpointLocation", str(tmp_path / "checkpoint"))
-             .trigger(availableNow=True).start())
+    query = (
+        kafkette_stream(
+            spark, bootstrap, subscribe="copy-in", startingOffsets="earliest", includeHeaders="true"
+        )
+        .selectExpr("key", "upper(CAST(value AS STRING)) AS value", "headers")
+        .writeStream.format("kafkette")
+        .option("kafkette.bootstrap.servers", bootstrap)
+        .option("topic", "copy-out")
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
+    )
     query.awaitTermination(120)
 
     assert query.exception() is None
     copied = consume_all(bootstrap, "copy-out")
     assert sorted((r.key, r.value, r.headers) for r in copied) == sorted(
-        (f"k{i}".encode(), f"V{i}".encode(), [("h", b"1")]) for i in range(100))
+        (f"k{i}".encode(), f"V{i}".encode(), [("h", b"1")]) for i in range(100)
+    )

@@ -21,8 +21,20 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 # I/O that the protocol (pure code) never does: the network layer lives in kafkette.common.network
-IO_MODULES = ("asyncio", "socket", "selectors", "ssl", "uvloop", "aiofiles", "io", "os", "pathlib", "shutil",
-              "tempfile", "mmap")
+IO_MODULES = (
+    "asyncio",
+    "socket",
+    "selectors",
+    "ssl",
+    "uvloop",
+    "aiofiles",
+    "io",
+    "os",
+    "pathlib",
+    "shutil",
+    "tempfile",
+    "mmap",
+)
 
 # folder (or sub-folder) -> the modules its modules must not import
 FORBIDDEN = {
@@ -62,7 +74,9 @@ def _violations(folder: str) -> list[str]:
             if own and (name == own or name.startswith(own + ".")):
                 continue
             for forbidden in FORBIDDEN[folder]:
-                if (name == forbidden or name.startswith(forbidden + ".")) and not name.startswith(allowed or ("\0",)):
+                if (name == forbidden or name.startswith(forbidden + ".")) and not name.startswith(
+                    allowed or ("\0",)
+                ):
                     found.append(f"{relative} imports {name}")
     return found
 
@@ -75,7 +89,9 @@ def test_package_imports_only_what_lies_below_it(folder):
 def test_the_checker_sees_an_import_inside_a_function(tmp_path, monkeypatch):
     module = tmp_path / "controller" / "bad.py"
     module.parent.mkdir()
-    module.write_text("def f():\n    from kafkette.broker.config import KafkaConfig\n    return KafkaConfig\n")
+    module.write_text(
+        "def f():\n    from kafkette.broker.config import KafkaConfig\n    return KafkaConfig\n"
+    )
     monkeypatch.setattr(f"{__name__}.REPO", tmp_path)
     assert _violations("controller") == ["controller/bad.py imports kafkette.broker.config"]
 
@@ -84,21 +100,54 @@ def test_the_checker_sees_an_import_inside_a_function(tmp_path, monkeypatch):
 PLANTED = [
     ("protocol/bad.py", "import asyncio\n", "protocol", "protocol/bad.py imports asyncio"),
     ("protocol/bad.py", "from pathlib import Path\n", "protocol", "protocol/bad.py imports pathlib"),
-    ("protocol/bad.py", "from kafkette.common.clock import Time\n", "protocol",
-     "protocol/bad.py imports kafkette.common.clock"),
-    ("common/bad.py", "from kafkette.client.admin import AdminClient\n", "common",
-     "common/bad.py imports kafkette.client.admin"),
-    ("common/bad.py", "import kafkette.broker.partition\n", "common", "common/bad.py imports kafkette.broker.partition"),
-    ("client/bad.py", "from kafkette.controller.quorum_controller import QuorumController\n", "client",
-     "client/bad.py imports kafkette.controller.quorum_controller"),
-    ("broker/bad.py", "from kafkette.client.producer import Producer\n", "broker",
-     "broker/bad.py imports kafkette.client.producer"),
-    ("broker/bad.py", "from kafkette.controller.controller_context import ControllerContext\n", "broker",
-     "broker/bad.py imports kafkette.controller.controller_context"),
-    ("controller/bad.py", "from kafkette.client.admin import AdminClient\n", "controller",
-     "controller/bad.py imports kafkette.client.admin"),
-    ("controller/raft/bad.py", "from kafkette.controller.metadata_records import encode\n", "controller/raft",
-     "controller/raft/bad.py imports kafkette.controller.metadata_records"),
+    (
+        "protocol/bad.py",
+        "from kafkette.common.clock import Time\n",
+        "protocol",
+        "protocol/bad.py imports kafkette.common.clock",
+    ),
+    (
+        "common/bad.py",
+        "from kafkette.client.admin import AdminClient\n",
+        "common",
+        "common/bad.py imports kafkette.client.admin",
+    ),
+    (
+        "common/bad.py",
+        "import kafkette.broker.partition\n",
+        "common",
+        "common/bad.py imports kafkette.broker.partition",
+    ),
+    (
+        "client/bad.py",
+        "from kafkette.controller.quorum_controller import QuorumController\n",
+        "client",
+        "client/bad.py imports kafkette.controller.quorum_controller",
+    ),
+    (
+        "broker/bad.py",
+        "from kafkette.client.producer import Producer\n",
+        "broker",
+        "broker/bad.py imports kafkette.client.producer",
+    ),
+    (
+        "broker/bad.py",
+        "from kafkette.controller.controller_context import ControllerContext\n",
+        "broker",
+        "broker/bad.py imports kafkette.controller.controller_context",
+    ),
+    (
+        "controller/bad.py",
+        "from kafkette.client.admin import AdminClient\n",
+        "controller",
+        "controller/bad.py imports kafkette.client.admin",
+    ),
+    (
+        "controller/raft/bad.py",
+        "from kafkette.controller.metadata_records import encode\n",
+        "controller/raft",
+        "controller/raft/bad.py imports kafkette.controller.metadata_records",
+    ),
 ]
 
 

@@ -54,8 +54,16 @@ def test_namespace_root_ships_a_pep_561_marker():
 
 
 def test_kafkette_exports_the_public_api_of_the_client_package():
-    for name in ("AdminClient", "Producer", "Consumer", "NewTopic", "TopicPartition", "LocalCluster",
-                 "NotLeaderOrFollowerError", "KafkaError"):
+    for name in (
+        "AdminClient",
+        "Producer",
+        "Consumer",
+        "NewTopic",
+        "TopicPartition",
+        "LocalCluster",
+        "NotLeaderOrFollowerError",
+        "KafkaError",
+    ):
         assert name in kafkette.__all__
         assert getattr(kafkette, name) is getattr(kafkette.client, name)
     assert sorted(kafkette.__all__) == sorted(kafkette.client.__all__)
@@ -68,7 +76,10 @@ def test_console_script_points_into_the_namespace():
 
 def test_the_namespace_root_holds_only_the_public_face():
     assert sorted(path.name for path in (REPO / ROOT_FOLDER).iterdir() if path.name != "__pycache__") == [
-        "__init__.py", "__main__.py", "py.typed"]
+        "__init__.py",
+        "__main__.py",
+        "py.typed",
+    ]
 
 
 def test_every_top_level_source_folder_is_one_kafkette_package():

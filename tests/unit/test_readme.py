@@ -45,5 +45,7 @@ def test_every_python_dash_m_module_the_readme_shows_imports():
 
 def test_readme_examples_import_only_from_the_kafkette_namespace():
     imports = re.findall(r"^(?:from|import) ([\w.]+)", README, re.M)
-    ours = [m for m in imports if m.split(".")[0] in ("kafkette", "client", "broker", "controller", "protocol")]
+    ours = [
+        m for m in imports if m.split(".")[0] in ("kafkette", "client", "broker", "controller", "protocol")
+    ]
     assert ours and all(m.split(".")[0] == "kafkette" for m in ours), ours

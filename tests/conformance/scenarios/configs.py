@@ -28,63 +28,158 @@ from tests.conformance.target import Target, code_name
 
 TOPIC, BROKER = 2, 4
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
-SOURCES = {-1: "UNKNOWN", 0: "UNKNOWN", 1: "DYNAMIC_TOPIC_CONFIG", 2: "DYNAMIC_BROKER_CONFIG",
-           3: "DYNAMIC_DEFAULT_BROKER_CONFIG", 4: "STATIC_BROKER_CONFIG", 5: "DEFAULT_CONFIG",
-           6: "DYNAMIC_BROKER_LOGGER_CONFIG", 7: "CLIENT_METRICS_CONFIG", 8: "GROUP_CONFIG"}
-TYPES = {0: "UNKNOWN", 1: "BOOLEAN", 2: "STRING", 3: "INT", 4: "SHORT", 5: "LONG", 6: "DOUBLE", 7: "LIST",
-         8: "CLASS", 9: "PASSWORD"}
+SOURCES = {
+    -1: "UNKNOWN",
+    0: "UNKNOWN",
+    1: "DYNAMIC_TOPIC_CONFIG",
+    2: "DYNAMIC_BROKER_CONFIG",
+    3: "DYNAMIC_DEFAULT_BROKER_CONFIG",
+    4: "STATIC_BROKER_CONFIG",
+    5: "DEFAULT_CONFIG",
+    6: "DYNAMIC_BROKER_LOGGER_CONFIG",
+    7: "CLIENT_METRICS_CONFIG",
+    8: "GROUP_CONFIG",
+}
+TYPES = {
+    0: "UNKNOWN",
+    1: "BOOLEAN",
+    2: "STRING",
+    3: "INT",
+    4: "SHORT",
+    5: "LONG",
+    6: "DOUBLE",
+    7: "LIST",
+    8: "CLASS",
+    9: "PASSWORD",
+}
 
 # Apache Kafka 4.3's topic configs (TopicConfig), every one a client may describe or set.
 TOPIC_CONFIGS = (
-    "cleanup.policy", "compression.gzip.level", "compression.lz4.level", "compression.type", "compression.zstd.level",
-    "delete.retention.ms", "file.delete.delay.ms", "flush.messages", "flush.ms",
-    "follower.replication.throttled.replicas", "index.interval.bytes", "leader.replication.throttled.replicas",
-    "local.retention.bytes", "local.retention.ms", "max.compaction.lag.ms", "max.message.bytes",
-    "message.timestamp.after.max.ms", "message.timestamp.before.max.ms", "message.timestamp.type",
-    "min.cleanable.dirty.ratio", "min.compaction.lag.ms", "min.insync.replicas", "preallocate",
-    "remote.log.copy.disable", "remote.log.delete.on.disable", "remote.storage.enable", "retention.bytes",
-    "retention.ms", "segment.bytes", "segment.index.bytes", "segment.jitter.ms", "segment.ms",
+    "cleanup.policy",
+    "compression.gzip.level",
+    "compression.lz4.level",
+    "compression.type",
+    "compression.zstd.level",
+    "delete.retention.ms",
+    "file.delete.delay.ms",
+    "flush.messages",
+    "flush.ms",
+    "follower.replication.throttled.replicas",
+    "index.interval.bytes",
+    "leader.replication.throttled.replicas",
+    "local.retention.bytes",
+    "local.retention.ms",
+    "max.compaction.lag.ms",
+    "max.message.bytes",
+    "message.timestamp.after.max.ms",
+    "message.timestamp.before.max.ms",
+    "message.timestamp.type",
+    "min.cleanable.dirty.ratio",
+    "min.compaction.lag.ms",
+    "min.insync.replicas",
+    "preallocate",
+    "remote.log.copy.disable",
+    "remote.log.delete.on.disable",
+    "remote.storage.enable",
+    "retention.bytes",
+    "retention.ms",
+    "segment.bytes",
+    "segment.index.bytes",
+    "segment.jitter.ms",
+    "segment.ms",
     "unclean.leader.election.enable",
 )
 
 # A valid value other than the default for each topic config that can be overridden here.
 OVERRIDES = {
-    "cleanup.policy": "compact", "compression.gzip.level": "5", "compression.lz4.level": "4",
-    "compression.type": "lz4", "compression.zstd.level": "7", "delete.retention.ms": "1000",
-    "file.delete.delay.ms": "1000", "flush.messages": "100", "flush.ms": "1000",
-    "follower.replication.throttled.replicas": "0:1", "index.interval.bytes": "8192",
-    "leader.replication.throttled.replicas": "*", "max.compaction.lag.ms": "100000", "max.message.bytes": "2000000",
-    "message.timestamp.after.max.ms": "60000", "message.timestamp.before.max.ms": "60000",
-    "message.timestamp.type": "LogAppendTime", "min.cleanable.dirty.ratio": "0.1", "min.compaction.lag.ms": "10",
-    "min.insync.replicas": "2", "preallocate": "true", "retention.bytes": "1000000", "retention.ms": "3600000",
-    "segment.bytes": "2097152", "segment.index.bytes": "1048576", "segment.jitter.ms": "10", "segment.ms": "3600000",
+    "cleanup.policy": "compact",
+    "compression.gzip.level": "5",
+    "compression.lz4.level": "4",
+    "compression.type": "lz4",
+    "compression.zstd.level": "7",
+    "delete.retention.ms": "1000",
+    "file.delete.delay.ms": "1000",
+    "flush.messages": "100",
+    "flush.ms": "1000",
+    "follower.replication.throttled.replicas": "0:1",
+    "index.interval.bytes": "8192",
+    "leader.replication.throttled.replicas": "*",
+    "max.compaction.lag.ms": "100000",
+    "max.message.bytes": "2000000",
+    "message.timestamp.after.max.ms": "60000",
+    "message.timestamp.before.max.ms": "60000",
+    "message.timestamp.type": "LogAppendTime",
+    "min.cleanable.dirty.ratio": "0.1",
+    "min.compaction.lag.ms": "10",
+    "min.insync.replicas": "2",
+    "preallocate": "true",
+    "retention.bytes": "1000000",
+    "retention.ms": "3600000",
+    "segment.bytes": "2097152",
+    "segment.index.bytes": "1048576",
+    "segment.jitter.ms": "10",
+    "segment.ms": "3600000",
     "unclean.leader.election.enable": "true",
 }
 
 # Broker configs Kafka's documentation lists (and a client may read), at the shared cluster settings.
 BROKER_CONFIGS = (
-    "auto.create.topics.enable", "compression.type", "default.replication.factor", "delete.topic.enable",
-    "group.initial.rebalance.delay.ms", "group.max.session.timeout.ms", "group.min.session.timeout.ms",
-    "log.cleaner.enable", "log.cleanup.policy", "log.flush.interval.messages", "log.index.interval.bytes",
-    "log.message.timestamp.type", "log.retention.bytes", "log.retention.check.interval.ms", "log.retention.hours",
-    "log.retention.ms", "log.roll.hours", "log.segment.bytes", "message.max.bytes", "min.insync.replicas",
-    "num.partitions", "offsets.retention.minutes", "offsets.topic.num.partitions", "replica.fetch.max.bytes",
-    "replica.lag.time.max.ms", "socket.request.max.bytes", "unclean.leader.election.enable",
+    "auto.create.topics.enable",
+    "compression.type",
+    "default.replication.factor",
+    "delete.topic.enable",
+    "group.initial.rebalance.delay.ms",
+    "group.max.session.timeout.ms",
+    "group.min.session.timeout.ms",
+    "log.cleaner.enable",
+    "log.cleanup.policy",
+    "log.flush.interval.messages",
+    "log.index.interval.bytes",
+    "log.message.timestamp.type",
+    "log.retention.bytes",
+    "log.retention.check.interval.ms",
+    "log.retention.hours",
+    "log.retention.ms",
+    "log.roll.hours",
+    "log.segment.bytes",
+    "message.max.bytes",
+    "min.insync.replicas",
+    "num.partitions",
+    "offsets.retention.minutes",
+    "offsets.topic.num.partitions",
+    "replica.fetch.max.bytes",
+    "replica.lag.time.max.ms",
+    "socket.request.max.bytes",
+    "unclean.leader.election.enable",
 )
 
 
 def entry(c: Any) -> dict[str, Any]:
     """One described config as a client reads it."""
-    return {"value": c.value, "source": SOURCES.get(c.config_source, c.config_source), "read_only": c.read_only,
-            "sensitive": c.is_sensitive, "type": TYPES.get(c.config_type, c.config_type),
-            "synonyms": [[s.name, s.value, SOURCES.get(s.source, s.source)] for s in c.synonyms]}
+    return {
+        "value": c.value,
+        "source": SOURCES.get(c.config_source, c.config_source),
+        "read_only": c.read_only,
+        "sensitive": c.is_sensitive,
+        "type": TYPES.get(c.config_type, c.config_type),
+        "synonyms": [[s.name, s.value, SOURCES.get(s.source, s.source)] for s in c.synonyms],
+    }
 
 
 def describe(t: Target, resource_type: int, name: str, keys: list[str] | None) -> Any:
     """DescribeConfigs v4 (with synonyms) of one resource; ``{"error": ...}`` or ``{key: entry}``."""
-    answer = t.call("DescribeConfigs", 4, DescribeConfigsRequest(
-        resources=[DescribeConfigsResource(resource_type=resource_type, resource_name=name, configuration_keys=keys)],
-        include_synonyms=True))
+    answer = t.call(
+        "DescribeConfigs",
+        4,
+        DescribeConfigsRequest(
+            resources=[
+                DescribeConfigsResource(
+                    resource_type=resource_type, resource_name=name, configuration_keys=keys
+                )
+            ],
+            include_synonyms=True,
+        ),
+    )
     result = answer.results[0]
     if result.error_code:
         return {"error": code_name(result.error_code)}
@@ -117,11 +212,17 @@ def _topic_override(t: Target, key: str, value: str) -> Any:
 
 
 for _key in TOPIC_CONFIGS:
-    register(f"configs/topic-default/{_key}", f"DescribeConfigs of {_key} on a topic without overrides",
-             lambda t, k=_key: _topic_default(t, k))
+    register(
+        f"configs/topic-default/{_key}",
+        f"DescribeConfigs of {_key} on a topic without overrides",
+        lambda t, k=_key: _topic_default(t, k),
+    )
 for _key, _value in OVERRIDES.items():
-    register(f"configs/topic-override/{_key}", f"A topic created with {_key}={_value}, described",
-             lambda t, k=_key, v=_value: _topic_override(t, k, v))
+    register(
+        f"configs/topic-override/{_key}",
+        f"A topic created with {_key}={_value}, described",
+        lambda t, k=_key, v=_value: _topic_override(t, k, v),
+    )
 
 
 def _broker(t: Target, key: str) -> Any:
@@ -132,8 +233,11 @@ def _broker(t: Target, key: str) -> Any:
 
 
 for _key in BROKER_CONFIGS:
-    register(f"configs/broker/{_key}", f"DescribeConfigs of the broker config {_key} on broker 1",
-             lambda t, k=_key: _broker(t, k))
+    register(
+        f"configs/broker/{_key}",
+        f"DescribeConfigs of the broker config {_key} on broker 1",
+        lambda t, k=_key: _broker(t, k),
+    )
 
 
 @scenario("configs/topic-all-names")
@@ -168,26 +272,46 @@ def _broker_default(t: Target) -> Any:
     return describe(t, BROKER, "", None)
 
 
-def alter(t: Target, resource_type: int, name: str, ops: list[tuple[str, int, str | None]],
-          validate_only: bool = False) -> str:
+def alter(
+    t: Target,
+    resource_type: int,
+    name: str,
+    ops: list[tuple[str, int, str | None]],
+    validate_only: bool = False,
+) -> str:
     """IncrementalAlterConfigs v1 of one resource; the error's name."""
-    resource = AlterConfigsResource(resource_type=resource_type, resource_name=name,
-                                    configs=[AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops])
-    answer = t.call("IncrementalAlterConfigs", 1, IncrementalAlterConfigsRequest(resources=[resource],
-                                                                                  validate_only=validate_only))
+    resource = AlterConfigsResource(
+        resource_type=resource_type,
+        resource_name=name,
+        configs=[AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops],
+    )
+    answer = t.call(
+        "IncrementalAlterConfigs",
+        1,
+        IncrementalAlterConfigsRequest(resources=[resource], validate_only=validate_only),
+    )
     return code_name(answer.responses[0].error_code)
 
 
-def _alter_case(t: Target, name: str, start: dict[str, str] | None, ops: list[tuple[str, int, str | None]],
-                validate_only: bool = False) -> Any:
+def _alter_case(
+    t: Target,
+    name: str,
+    start: dict[str, str] | None,
+    ops: list[tuple[str, int, str | None]],
+    validate_only: bool = False,
+) -> Any:
     create(t, name, configs=start)
     t.wait_topic(name)
     error = alter(t, TOPIC, name, ops, validate_only)
     time.sleep(1.0)  # Kafka's brokers learn the change from the metadata log a moment after the answer
     keys = sorted({k for k, _, _ in ops} | set(start or {}))
     described = describe(t, TOPIC, name, keys)
-    return {"error": error, "after": {k: [v["value"], v["source"]] for k, v in described.items()}
-            if "error" not in described else described}
+    return {
+        "error": error,
+        "after": {k: [v["value"], v["source"]] for k, v in described.items()}
+        if "error" not in described
+        else described,
+    }
 
 
 ALTER_CASES: dict[str, dict[str, Any]] = {
@@ -196,7 +320,10 @@ ALTER_CASES: dict[str, dict[str, Any]] = {
     "delete": {"start": {"retention.ms": "1000"}, "ops": [("retention.ms", DELETE, None)]},
     "delete-not-set": {"start": None, "ops": [("retention.ms", DELETE, None)]},
     "append-list": {"start": None, "ops": [("cleanup.policy", APPEND, "compact")]},
-    "subtract-list": {"start": {"cleanup.policy": "compact,delete"}, "ops": [("cleanup.policy", SUBTRACT, "delete")]},
+    "subtract-list": {
+        "start": {"cleanup.policy": "compact,delete"},
+        "ops": [("cleanup.policy", SUBTRACT, "delete")],
+    },
     "append-non-list": {"start": None, "ops": [("retention.ms", APPEND, "5")]},
     "invalid-value": {"start": None, "ops": [("retention.ms", SET, "soon")]},
     "unknown-key": {"start": None, "ops": [("no.such.config", SET, "1")]},
@@ -207,8 +334,11 @@ ALTER_CASES: dict[str, dict[str, Any]] = {
     "min-isr-zero": {"start": None, "ops": [("min.insync.replicas", SET, "0")]},
 }
 for _label, _case in ALTER_CASES.items():
-    register(f"configs/alter/{_label}", f"IncrementalAlterConfigs on a topic: {_case['ops']}",
-             lambda t, c=_case, lbl=_label: _alter_case(t, f"alter-{lbl}", **c))
+    register(
+        f"configs/alter/{_label}",
+        f"IncrementalAlterConfigs on a topic: {_case['ops']}",
+        lambda t, c=_case, lbl=_label: _alter_case(t, f"alter-{lbl}", **c),
+    )
 
 
 @scenario("configs/alter/unknown-topic")
@@ -217,12 +347,21 @@ def _alter_unknown(t: Target) -> Any:
     return alter(t, TOPIC, "alter-no-such-topic", [("retention.ms", SET, "1000")])
 
 
-def alter_broker(t: Target, name: str, ops: list[tuple[str, int, str | None]], validate_only: bool = True) -> Any:
+def alter_broker(
+    t: Target, name: str, ops: list[tuple[str, int, str | None]], validate_only: bool = True
+) -> Any:
     """IncrementalAlterConfigs v1 of one BROKER resource, sent to broker 1; ``[error name, message]``."""
-    resource = AlterConfigsResource(resource_type=BROKER, resource_name=name,
-                                    configs=[AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops])
-    answer = t.call("IncrementalAlterConfigs", 1, IncrementalAlterConfigsRequest(resources=[resource],
-                                                                                  validate_only=validate_only), node=1)
+    resource = AlterConfigsResource(
+        resource_type=BROKER,
+        resource_name=name,
+        configs=[AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops],
+    )
+    answer = t.call(
+        "IncrementalAlterConfigs",
+        1,
+        IncrementalAlterConfigsRequest(resources=[resource], validate_only=validate_only),
+        node=1,
+    )
     return [code_name(answer.responses[0].error_code), answer.responses[0].error_message]
 
 
@@ -253,8 +392,11 @@ ALTER_BROKER_CASES: dict[str, tuple[str, list[tuple[str, int, str | None]]]] = {
     "default-read-only": ("", [("broker.id", SET, "3")]),
 }
 for _label, (_name, _ops) in ALTER_BROKER_CASES.items():
-    register(f"configs/alter-broker/{_label}", f"IncrementalAlterConfigs (validate_only) of broker {_name!r}: {_ops}",
-             lambda t, n=_name, o=_ops: alter_broker(t, n, o))
+    register(
+        f"configs/alter-broker/{_label}",
+        f"IncrementalAlterConfigs (validate_only) of broker {_name!r}: {_ops}",
+        lambda t, n=_name, o=_ops: alter_broker(t, n, o),
+    )
 
 
 @scenario("configs/alter-broker/set-and-describe")
@@ -269,25 +411,37 @@ def _alter_broker_set(t: Target) -> Any:
     return {"error": error, "described": described}
 
 
-def legacy_alter(t: Target, resource_type: int, name: str, configs: dict[str, str | None],
-                 validate_only: bool = False) -> Any:
+def legacy_alter(
+    t: Target, resource_type: int, name: str, configs: dict[str, str | None], validate_only: bool = False
+) -> Any:
     """AlterConfigs v1 (the legacy, non-incremental API 33) of one resource, sent to broker 1;
     ``[error name, message]``."""
-    resource = LegacyAlterConfigsResource(resource_type=resource_type, resource_name=name, configs=[
-        LegacyAlterableConfig(name=k, value=v) for k, v in configs.items()])
-    answer = t.call("AlterConfigs", 1, AlterConfigsRequest(resources=[resource], validate_only=validate_only), node=1)
+    resource = LegacyAlterConfigsResource(
+        resource_type=resource_type,
+        resource_name=name,
+        configs=[LegacyAlterableConfig(name=k, value=v) for k, v in configs.items()],
+    )
+    answer = t.call(
+        "AlterConfigs", 1, AlterConfigsRequest(resources=[resource], validate_only=validate_only), node=1
+    )
     return [code_name(answer.responses[0].error_code), answer.responses[0].error_message]
 
 
-def _legacy_alter_topic(t: Target, name: str, configs: dict[str, str | None], validate_only: bool = False) -> Any:
+def _legacy_alter_topic(
+    t: Target, name: str, configs: dict[str, str | None], validate_only: bool = False
+) -> Any:
     create(t, name, partitions=1, rf=1, configs={"retention.ms": "1000", "segment.ms": "2000000"})
     t.wait_topic(name)
     error = legacy_alter(t, TOPIC, name, configs, validate_only)
     time.sleep(1.0)  # Kafka's brokers learn the change from the metadata log a moment after the answer
     keys = sorted({"retention.ms", "segment.ms"} | set(configs))
     described = describe(t, TOPIC, name, keys)
-    return {"error": error, "after": {k: [v["value"], v["source"]] for k, v in described.items()}
-            if "error" not in described else described}
+    return {
+        "error": error,
+        "after": {k: [v["value"], v["source"]] for k, v in described.items()}
+        if "error" not in described
+        else described,
+    }
 
 
 # AlterConfigs on a topic created with retention.ms=1000 and segment.ms=2000000: the configs listed
@@ -300,8 +454,11 @@ LEGACY_ALTER_CASES: dict[str, dict[str, Any]] = {
     "unknown-key": {"configs": {"no.such.config": "1"}},
 }
 for _label, _case in LEGACY_ALTER_CASES.items():
-    register(f"configs/legacy-alter/{_label}", f"AlterConfigs (33) on a topic with two overrides: {_case}",
-             lambda t, c=_case, lbl=_label: _legacy_alter_topic(t, f"legacy-alter-{lbl}", **c))
+    register(
+        f"configs/legacy-alter/{_label}",
+        f"AlterConfigs (33) on a topic with two overrides: {_case}",
+        lambda t, c=_case, lbl=_label: _legacy_alter_topic(t, f"legacy-alter-{lbl}", **c),
+    )
 
 
 @scenario("configs/legacy-alter/unknown-topic")
@@ -314,15 +471,23 @@ def _legacy_alter_unknown(t: Target) -> Any:
 def _legacy_alter_broker(t: Target) -> Any:
     """AlterConfigs (validate_only) of broker 1: a dynamic config, a read-only one, an SSL config
     without a listener prefix; then a real one replacing background.threads by log.cleaner.threads."""
-    out = {label: legacy_alter(t, BROKER, "1", configs, validate_only=True) for label, configs in (
-        ("dynamic", {"background.threads": "5"}), ("read-only", {"broker.id": "3"}),
-        ("security", {"ssl.keystore.location": "/tmp/ks"}))}
+    out = {
+        label: legacy_alter(t, BROKER, "1", configs, validate_only=True)
+        for label, configs in (
+            ("dynamic", {"background.threads": "5"}),
+            ("read-only", {"broker.id": "3"}),
+            ("security", {"ssl.keystore.location": "/tmp/ks"}),
+        )
+    }
     out["set"] = legacy_alter(t, BROKER, "1", {"background.threads": "5"})
     out["replace"] = legacy_alter(t, BROKER, "1", {"log.cleaner.threads": "2"})
     time.sleep(1.0)
     described = describe(t, BROKER, "1", ["log.cleaner.threads", "background.threads"])
-    out["after"] = {k: [v["value"], v["source"]] for k, v in described.items() if v["source"] == "DYNAMIC_BROKER_CONFIG"} \
-        if "error" not in described else described
+    out["after"] = (
+        {k: [v["value"], v["source"]] for k, v in described.items() if v["source"] == "DYNAMIC_BROKER_CONFIG"}
+        if "error" not in described
+        else described
+    )
     legacy_alter(t, BROKER, "1", {})
     return out
 
@@ -330,12 +495,20 @@ def _legacy_alter_broker(t: Target) -> Any:
 GROUP = 32  # KIP-848's group config resources
 
 
-def alter_group(t: Target, name: str, ops: list[tuple[str, int, str | None]], validate_only: bool = False) -> Any:
+def alter_group(
+    t: Target, name: str, ops: list[tuple[str, int, str | None]], validate_only: bool = False
+) -> Any:
     """IncrementalAlterConfigs v1 of one GROUP resource; ``[error name, message]``."""
-    resource = AlterConfigsResource(resource_type=GROUP, resource_name=name,
-                                    configs=[AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops])
-    answer = t.call("IncrementalAlterConfigs", 1, IncrementalAlterConfigsRequest(resources=[resource],
-                                                                                  validate_only=validate_only))
+    resource = AlterConfigsResource(
+        resource_type=GROUP,
+        resource_name=name,
+        configs=[AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops],
+    )
+    answer = t.call(
+        "IncrementalAlterConfigs",
+        1,
+        IncrementalAlterConfigsRequest(resources=[resource], validate_only=validate_only),
+    )
     return [code_name(answer.responses[0].error_code), answer.responses[0].error_message]
 
 
@@ -354,11 +527,18 @@ def _group_empty(t: Target) -> Any:
 @scenario("configs/group/set-and-describe")
 def _group_set(t: Target) -> Any:
     """IncrementalAlterConfigs sets two group configs and deletes one, then DescribeConfigs shows them."""
-    out = {"set": alter_group(t, "cfg-group-set", [("consumer.session.timeout.ms", SET, "50000"),
-                                                   ("share.auto.offset.reset", SET, "earliest")]),
-           "delete": alter_group(t, "cfg-group-set", [("share.auto.offset.reset", DELETE, None)])}
+    out = {
+        "set": alter_group(
+            t,
+            "cfg-group-set",
+            [("consumer.session.timeout.ms", SET, "50000"), ("share.auto.offset.reset", SET, "earliest")],
+        ),
+        "delete": alter_group(t, "cfg-group-set", [("share.auto.offset.reset", DELETE, None)]),
+    }
     time.sleep(1.0)  # Kafka's brokers learn the change from the metadata log a moment after the answer
-    out["after"] = describe(t, GROUP, "cfg-group-set", ["consumer.session.timeout.ms", "share.auto.offset.reset"])
+    out["after"] = describe(
+        t, GROUP, "cfg-group-set", ["consumer.session.timeout.ms", "share.auto.offset.reset"]
+    )
     return out
 
 
@@ -376,12 +556,17 @@ ALTER_GROUP_CASES: dict[str, tuple[str, list[tuple[str, int, str | None]]]] = {
     "empty-name": ("", [("consumer.session.timeout.ms", SET, "50000")]),
 }
 for _label, (_name, _ops) in ALTER_GROUP_CASES.items():
-    register(f"configs/group/alter-{_label}", f"IncrementalAlterConfigs (validate_only) of group {_name!r}: {_ops}",
-             lambda t, n=_name, o=_ops: alter_group(t, n, o, validate_only=True))
+    register(
+        f"configs/group/alter-{_label}",
+        f"IncrementalAlterConfigs (validate_only) of group {_name!r}: {_ops}",
+        lambda t, n=_name, o=_ops: alter_group(t, n, o, validate_only=True),
+    )
 
 
 @scenario("configs/group/legacy-alter")
 def _group_legacy(t: Target) -> Any:
     """AlterConfigs (33, validate_only) of a group: a valid and an out-of-bounds session timeout."""
-    return {"valid": legacy_alter(t, GROUP, "cfg-group-legacy", {"consumer.session.timeout.ms": "50000"}, True),
-            "invalid": legacy_alter(t, GROUP, "cfg-group-legacy", {"consumer.session.timeout.ms": "1"}, True)}
+    return {
+        "valid": legacy_alter(t, GROUP, "cfg-group-legacy", {"consumer.session.timeout.ms": "50000"}, True),
+        "invalid": legacy_alter(t, GROUP, "cfg-group-legacy", {"consumer.session.timeout.ms": "1"}, True),
+    }

@@ -37,7 +37,10 @@ def _five(t: Target, topic: str, rf: int = 1, **configs: str) -> None:
 def _middle(t: Target) -> Any:
     """Delete below offset 2 of 5: NONE, low watermark 2; earliest is then 2."""
     _five(t, "dr-middle")
-    return {"delete": delete_records(t, "dr-middle", 2), "earliest": list_offsets(t, "dr-middle", -2)["offset"]}
+    return {
+        "delete": delete_records(t, "dr-middle", 2),
+        "earliest": list_offsets(t, "dr-middle", -2)["offset"],
+    }
 
 
 @scenario("delete-records/middle-of-batch")
@@ -47,8 +50,11 @@ def _middle_of_batch(t: Target) -> Any:
     produce(t, "dr-mid-batch", batch([b"a", b"b", b"c"]))
     out = {"delete": delete_records(t, "dr-mid-batch", 1)}
     got = fetch(t, "dr-mid-batch", 1)
-    out["fetch"] = {"error": got["error"], "log_start_offset": got["log_start_offset"],
-                    "offsets": [r["offset"] for r in got["records"]]}
+    out["fetch"] = {
+        "error": got["error"],
+        "log_start_offset": got["log_start_offset"],
+        "offsets": [r["offset"] for r in got["records"]],
+    }
     return out
 
 
@@ -70,7 +76,10 @@ def _exactly_hw(t: Target) -> Any:
 def _beyond(t: Target) -> Any:
     """Offset 9 with a high watermark of 5: OFFSET_OUT_OF_RANGE; the log start stays 0."""
     _five(t, "dr-beyond")
-    return {"delete": delete_records(t, "dr-beyond", 9), "earliest": list_offsets(t, "dr-beyond", -2)["offset"]}
+    return {
+        "delete": delete_records(t, "dr-beyond", 9),
+        "earliest": list_offsets(t, "dr-beyond", -2)["offset"],
+    }
 
 
 @scenario("delete-records/negative-offset")
@@ -98,7 +107,11 @@ def _zero(t: Target) -> Any:
 def _empty(t: Target) -> Any:
     """An empty topic: offset -1 and 0 are NONE with low watermark 0; 1 is OFFSET_OUT_OF_RANGE."""
     new_topic(t, "dr-empty")
-    return [delete_records(t, "dr-empty", -1), delete_records(t, "dr-empty", 0), delete_records(t, "dr-empty", 1)]
+    return [
+        delete_records(t, "dr-empty", -1),
+        delete_records(t, "dr-empty", 0),
+        delete_records(t, "dr-empty", 1),
+    ]
 
 
 @scenario("delete-records/unknown-topic")
@@ -171,12 +184,24 @@ def _then_produce(t: Target) -> Any:
 def _two(t: Target) -> Any:
     """One request for partition 0 (offset 2) and partition 6 (unknown): NONE with 2, UNKNOWN_TOPIC_OR_PARTITION."""
     _five(t, "dr-two-parts")
-    request = DeleteRecordsRequest(topics=[DeleteRecordsTopic(name="dr-two-parts", partitions=[
-        DeleteRecordsPartition(partition_index=0, offset=2), DeleteRecordsPartition(partition_index=6, offset=2)])],
-        timeout_ms=10000)
+    request = DeleteRecordsRequest(
+        topics=[
+            DeleteRecordsTopic(
+                name="dr-two-parts",
+                partitions=[
+                    DeleteRecordsPartition(partition_index=0, offset=2),
+                    DeleteRecordsPartition(partition_index=6, offset=2),
+                ],
+            )
+        ],
+        timeout_ms=10000,
+    )
     answer = t.call("DeleteRecords", 2, request, t.leader("dr-two-parts"))
-    return sorted([p.partition_index, code_name(p.error_code), p.low_watermark]
-                  for r in answer.topics for p in r.partitions)
+    return sorted(
+        [p.partition_index, code_name(p.error_code), p.low_watermark]
+        for r in answer.topics
+        for p in r.partitions
+    )
 
 
 @scenario("delete-records/version-0")

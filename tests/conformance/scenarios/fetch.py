@@ -140,12 +140,30 @@ def _max_bytes_two_partitions(t: Target) -> Any:
     produce_values(t, "f-max-bytes-2p", [b"x" * 300], partition=0)
     produce_values(t, "f-max-bytes-2p", [b"y" * 300], partition=1)
     from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
-    request = FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=10, isolation_level=0, session_id=0,
-                           session_epoch=-1, topics=[FetchTopic(topic="f-max-bytes-2p", partitions=[
-                               FetchPartition(partition=i, fetch_offset=0, partition_max_bytes=1 << 20)
-                               for i in (0, 1)])], forgotten_topics_data=[], rack_id="")
+
+    request = FetchRequest(
+        replica_id=-1,
+        max_wait_ms=0,
+        min_bytes=1,
+        max_bytes=10,
+        isolation_level=0,
+        session_id=0,
+        session_epoch=-1,
+        topics=[
+            FetchTopic(
+                topic="f-max-bytes-2p",
+                partitions=[
+                    FetchPartition(partition=i, fetch_offset=0, partition_max_bytes=1 << 20) for i in (0, 1)
+                ],
+            )
+        ],
+        forgotten_topics_data=[],
+        rack_id="",
+    )
     answer = t.call("Fetch", 12, request, view[0].leader_id)
-    return sorted([p.partition_index, len(batches_of(p.records))] for r in answer.responses for p in r.partitions)
+    return sorted(
+        [p.partition_index, len(batches_of(p.records))] for r in answer.responses for p in r.partitions
+    )
 
 
 @scenario("fetch/read-committed")
@@ -194,10 +212,16 @@ def _from_follower(t: Target, topic: str, version: int) -> Any:
     return out
 
 
-register("fetch/follower-v12", "A consumer (replica id -1) fetching from a follower at v12: Kafka serves it (KIP-392)",
-         lambda t: _from_follower(t, "f-follower-v12", 12))
-register("fetch/follower-v10", "A consumer fetching from a follower at v10 (before KIP-392): NOT_LEADER_OR_FOLLOWER",
-         lambda t: _from_follower(t, "f-follower-v10", 10))
+register(
+    "fetch/follower-v12",
+    "A consumer (replica id -1) fetching from a follower at v12: Kafka serves it (KIP-392)",
+    lambda t: _from_follower(t, "f-follower-v12", 12),
+)
+register(
+    "fetch/follower-v10",
+    "A consumer fetching from a follower at v10 (before KIP-392): NOT_LEADER_OR_FOLLOWER",
+    lambda t: _from_follower(t, "f-follower-v10", 10),
+)
 
 
 @scenario("fetch/min-bytes-max-wait")
@@ -257,10 +281,16 @@ def _after_delete(t: Target) -> Any:
 def _version(t: Target, version: int) -> Any:
     topic = f"f-version-{version}"
     _three(t, topic)
-    return {"from_0": fetch(t, topic, 0, version=version), "at_hw": fetch(t, topic, 3, version=version),
-            "out_of_range": fetch(t, topic, 9, version=version)}
+    return {
+        "from_0": fetch(t, topic, 0, version=version),
+        "at_hw": fetch(t, topic, 3, version=version),
+        "out_of_range": fetch(t, topic, 9, version=version),
+    }
 
 
 for _v in range(4, 13):
-    register(f"fetch/version-{_v}", f"Fetch v{_v}: from 0, at the high watermark, out of range, in v{_v}'s fields",
-             lambda t, v=_v: _version(t, v))
+    register(
+        f"fetch/version-{_v}",
+        f"Fetch v{_v}: from 0, at the high watermark, out of range, in v{_v}'s fields",
+        lambda t, v=_v: _version(t, v),
+    )

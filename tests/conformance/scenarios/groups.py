@@ -70,6 +70,7 @@ end without heartbeats: on a loaded machine a scenario can take longer than ``SE
 
 # --- the consumer protocol's embedded metadata ---------------------------------------------------
 
+
 def _string(value: str) -> bytes:
     data = value.encode()
     return struct.pack(">h", len(data)) + data
@@ -77,18 +78,21 @@ def _string(value: str) -> bytes:
 
 def subscription(*topics: str) -> bytes:
     """A ConsumerProtocolSubscription v0 (the member metadata of protocol type ``consumer``)."""
-    return (struct.pack(">hi", 0, len(topics)) + b"".join(_string(t) for t in topics) + struct.pack(">i", -1))
+    return struct.pack(">hi", 0, len(topics)) + b"".join(_string(t) for t in topics) + struct.pack(">i", -1)
 
 
 def assignment(partitions: dict[str, list[int]]) -> bytes:
     """A ConsumerProtocolAssignment v0 (what the leader hands a member in SyncGroup)."""
     body = struct.pack(">hi", 0, len(partitions))
     for topic, indexes in partitions.items():
-        body += _string(topic) + struct.pack(">i", len(indexes)) + b"".join(struct.pack(">i", i) for i in indexes)
+        body += (
+            _string(topic) + struct.pack(">i", len(indexes)) + b"".join(struct.pack(">i", i) for i in indexes)
+        )
     return body + struct.pack(">i", -1)
 
 
 # --- coordinator and requests ----------------------------------------------------------------------
+
 
 def coordinator(t: Target, group: str, via: int | None = None) -> int:
     """The node id coordinating ``group``: FindCoordinator v3, retried until that node answers a
@@ -107,8 +111,9 @@ def coordinator(t: Target, group: str, via: int | None = None) -> int:
         error = code_name(answer.error_code)
         if error == "NONE" and answer.node_id in t.addresses:
             try:
-                described = t.call("DescribeGroups", DESCRIBE_V, DescribeGroupsRequest(groups=[group]),
-                                   answer.node_id)
+                described = t.call(
+                    "DescribeGroups", DESCRIBE_V, DescribeGroupsRequest(groups=[group]), answer.node_id
+                )
                 error = code_name(described.groups[0].error_code)
             except OSError as exc:  # a node being stopped or started
                 error = f"{type(exc).__name__}: {exc}"
@@ -128,9 +133,17 @@ class Member:
         joined: the last JoinGroup answer.
     """
 
-    def __init__(self, t: Target, group: str, node: int, instance_id: str | None = None,
-                 topics: tuple[str, ...] = ("t",), protocols: tuple[str, ...] = ("range",),
-                 protocol_type: str = "consumer", metadata: bytes | None = None) -> None:
+    def __init__(
+        self,
+        t: Target,
+        group: str,
+        node: int,
+        instance_id: str | None = None,
+        topics: tuple[str, ...] = ("t",),
+        protocols: tuple[str, ...] = ("range",),
+        protocol_type: str = "consumer",
+        metadata: bytes | None = None,
+    ) -> None:
         self.group = group
         self.client = RawKafkaClient(*t.addresses[node])
         self.instance_id = instance_id
@@ -142,15 +155,24 @@ class Member:
         self.generation_id = -1
         self.joined: Any = None
 
-    def join_once(self, version: int = JOIN_V, session_ms: int = SESSION_MS, rebalance_ms: int = REBALANCE_MS,
-                  member_id: str | None = None) -> Any:
+    def join_once(
+        self,
+        version: int = JOIN_V,
+        session_ms: int = SESSION_MS,
+        rebalance_ms: int = REBALANCE_MS,
+        member_id: str | None = None,
+    ) -> Any:
         """One JoinGroup; keeps the member id and generation it gets."""
         metadata = subscription(*self.topics) if self.metadata is None else self.metadata
         request = JoinGroupRequest(
-            group_id=self.group, session_timeout_ms=session_ms, rebalance_timeout_ms=rebalance_ms,
-            member_id=self.member_id if member_id is None else member_id, group_instance_id=self.instance_id,
+            group_id=self.group,
+            session_timeout_ms=session_ms,
+            rebalance_timeout_ms=rebalance_ms,
+            member_id=self.member_id if member_id is None else member_id,
+            group_instance_id=self.instance_id,
             protocol_type=self.protocol_type,
-            protocols=[JoinGroupRequestProtocol(name=p, metadata=metadata) for p in self.protocols])
+            protocols=[JoinGroupRequestProtocol(name=p, metadata=metadata) for p in self.protocols],
+        )
         answer = self.client.call("JoinGroup", version, request)
         if answer.member_id:
             self.member_id = answer.member_id
@@ -166,23 +188,36 @@ class Member:
             answers.append(self.join_once(version, **kwargs))
         return answers
 
-    def sync(self, assignments: dict[str, bytes] | None = None, generation_id: int | None = None,
-             member_id: str | None = None, version: int = SYNC_V, protocol_name: str | None = None) -> Any:
+    def sync(
+        self,
+        assignments: dict[str, bytes] | None = None,
+        generation_id: int | None = None,
+        member_id: str | None = None,
+        version: int = SYNC_V,
+        protocol_name: str | None = None,
+    ) -> Any:
         """SyncGroup (the leader passes ``assignments``: member id -> assignment bytes)."""
         request = SyncGroupRequest(
-            group_id=self.group, generation_id=self.generation_id if generation_id is None else generation_id,
-            member_id=self.member_id if member_id is None else member_id, group_instance_id=self.instance_id,
+            group_id=self.group,
+            generation_id=self.generation_id if generation_id is None else generation_id,
+            member_id=self.member_id if member_id is None else member_id,
+            group_instance_id=self.instance_id,
             protocol_type=self.protocol_type if version >= 5 else None,
             protocol_name=(protocol_name or self.protocols[0]) if version >= 5 else None,
-            assignments=[SyncGroupRequestAssignment(member_id=m, assignment=a) for m, a in (assignments or {}).items()])
+            assignments=[
+                SyncGroupRequestAssignment(member_id=m, assignment=a) for m, a in (assignments or {}).items()
+            ],
+        )
         return self.client.call("SyncGroup", version, request)
 
     def heartbeat(self, generation_id: int | None = None, member_id: str | None = None) -> str:
         """Heartbeat; the error's name."""
-        request = HeartbeatRequest(group_id=self.group,
-                                   generation_id=self.generation_id if generation_id is None else generation_id,
-                                   member_id=self.member_id if member_id is None else member_id,
-                                   group_instance_id=self.instance_id)
+        request = HeartbeatRequest(
+            group_id=self.group,
+            generation_id=self.generation_id if generation_id is None else generation_id,
+            member_id=self.member_id if member_id is None else member_id,
+            group_instance_id=self.instance_id,
+        )
         return code_name(self.client.call("Heartbeat", HEARTBEAT_V, request).error_code)
 
     def stable(self, assign: dict[str, list[int]] | None = None, **join: Any) -> list[str]:
@@ -192,15 +227,31 @@ class Member:
         synced = self.sync({self.member_id: assignment(assign or {})})
         return [code_name(a.error_code) for a in joins] + [code_name(synced.error_code)]
 
-    def commit(self, topic: str, offsets: dict[int, int], generation_id: int | None = None,
-               member_id: str | None = None) -> list[Any]:
-        return commit(self.client, self.group, topic, offsets,
-                      self.generation_id if generation_id is None else generation_id,
-                      self.member_id if member_id is None else member_id)
+    def commit(
+        self,
+        topic: str,
+        offsets: dict[int, int],
+        generation_id: int | None = None,
+        member_id: str | None = None,
+    ) -> list[Any]:
+        return commit(
+            self.client,
+            self.group,
+            topic,
+            offsets,
+            self.generation_id if generation_id is None else generation_id,
+            self.member_id if member_id is None else member_id,
+        )
 
     def leave(self) -> str:
-        answer = self.client.call("LeaveGroup", LEAVE_V, LeaveGroupRequest(
-            group_id=self.group, members=[MemberIdentity(member_id=self.member_id, group_instance_id=self.instance_id)]))
+        answer = self.client.call(
+            "LeaveGroup",
+            LEAVE_V,
+            LeaveGroupRequest(
+                group_id=self.group,
+                members=[MemberIdentity(member_id=self.member_id, group_instance_id=self.instance_id)],
+            ),
+        )
         return code_name(answer.error_code)
 
     def close(self) -> None:
@@ -234,11 +285,14 @@ class Background:
 def join_shape(answer: Any, member: Member | None = None) -> dict[str, Any]:
     """What a JoinGroup answer says, without its ids: the error, generation, protocol, whether
     the answering member is the leader, and how many members the answer lists."""
-    out: dict[str, Any] = {"error": code_name(answer.error_code), "generation_id": answer.generation_id,
-                           "protocol_name": answer.protocol_name or "",
-                           "member_id_prefix": _prefix(answer.member_id),
-                           "is_leader": bool(answer.leader) and answer.leader == answer.member_id,
-                           "members": len(answer.members)}
+    out: dict[str, Any] = {
+        "error": code_name(answer.error_code),
+        "generation_id": answer.generation_id,
+        "protocol_name": answer.protocol_name or "",
+        "member_id_prefix": _prefix(answer.member_id),
+        "is_leader": bool(answer.leader) and answer.leader == answer.member_id,
+        "members": len(answer.members),
+    }
     return out
 
 
@@ -250,37 +304,90 @@ def _prefix(member_id: str) -> str:
     return f"{head}-<{len(rest)}>" if rest else head
 
 
-def commit(client: Any, group: str, topic: str, offsets: dict[int, int], generation_id: int = -1,
-           member_id: str = "", metadata: str | None = "", leader_epoch: int = -1, version: int = COMMIT_V,
-           node: int | None = None) -> list[Any]:
+def commit(
+    client: Any,
+    group: str,
+    topic: str,
+    offsets: dict[int, int],
+    generation_id: int = -1,
+    member_id: str = "",
+    metadata: str | None = "",
+    leader_epoch: int = -1,
+    version: int = COMMIT_V,
+    node: int | None = None,
+) -> list[Any]:
     """OffsetCommit for one topic; ``[partition, error]`` per partition answered, sorted.  ``client``
     is a ``RawKafkaClient`` or a ``Target`` (then ``node`` is the coordinator)."""
-    request = OffsetCommitRequest(group_id=group, generation_id=generation_id, member_id=member_id, topics=[
-        OffsetCommitRequestTopic(name=topic, partitions=[
-            OffsetCommitRequestPartition(partition_index=p, committed_offset=o, committed_leader_epoch=leader_epoch,
-                                         committed_metadata=metadata) for p, o in offsets.items()])])
-    answer = (client.call("OffsetCommit", version, request, node) if isinstance(client, Target)
-              else client.call("OffsetCommit", version, request))
+    request = OffsetCommitRequest(
+        group_id=group,
+        generation_id=generation_id,
+        member_id=member_id,
+        topics=[
+            OffsetCommitRequestTopic(
+                name=topic,
+                partitions=[
+                    OffsetCommitRequestPartition(
+                        partition_index=p,
+                        committed_offset=o,
+                        committed_leader_epoch=leader_epoch,
+                        committed_metadata=metadata,
+                    )
+                    for p, o in offsets.items()
+                ],
+            )
+        ],
+    )
+    answer = (
+        client.call("OffsetCommit", version, request, node)
+        if isinstance(client, Target)
+        else client.call("OffsetCommit", version, request)
+    )
     return sorted([p.partition_index, code_name(p.error_code)] for t in answer.topics for p in t.partitions)
 
 
-def fetch(t: Target, node: int, group: str, topics: dict[str, list[int]] | None, version: int = FETCH_V) -> Any:
+def fetch(
+    t: Target, node: int, group: str, topics: dict[str, list[int]] | None, version: int = FETCH_V
+) -> Any:
     """OffsetFetch; the top-level error and ``[topic, partition, offset, leader epoch, metadata,
     error]`` per partition answered, sorted."""
-    request = OffsetFetchRequest(group_id=group, require_stable=False, topics=None if topics is None else [
-        OffsetFetchRequestTopic(name=name, partition_indexes=parts) for name, parts in topics.items()])
+    request = OffsetFetchRequest(
+        group_id=group,
+        require_stable=False,
+        topics=None
+        if topics is None
+        else [OffsetFetchRequestTopic(name=name, partition_indexes=parts) for name, parts in topics.items()],
+    )
     answer = t.call("OffsetFetch", version, request, node)
-    rows = sorted([tp.name, p.partition_index, p.committed_offset, p.committed_leader_epoch, p.metadata,
-                   code_name(p.error_code)] for tp in answer.topics for p in tp.partitions)
+    rows = sorted(
+        [
+            tp.name,
+            p.partition_index,
+            p.committed_offset,
+            p.committed_leader_epoch,
+            p.metadata,
+            code_name(p.error_code),
+        ]
+        for tp in answer.topics
+        for p in tp.partitions
+    )
     return {"error": code_name(answer.error_code), "partitions": rows}
 
 
 def describe(t: Target, node: int, group: str, version: int = DESCRIBE_V) -> dict[str, Any]:
     """DescribeGroups for one group: its error, state, protocol type and protocol, and member count."""
-    g = t.call("DescribeGroups", version, DescribeGroupsRequest(groups=[group], include_authorized_operations=False),
-               node).groups[0]
-    return {"error": code_name(g.error_code), "state": g.group_state, "protocol_type": g.protocol_type,
-            "protocol": g.protocol_data, "members": len(g.members)}
+    g = t.call(
+        "DescribeGroups",
+        version,
+        DescribeGroupsRequest(groups=[group], include_authorized_operations=False),
+        node,
+    ).groups[0]
+    return {
+        "error": code_name(g.error_code),
+        "state": g.group_state,
+        "protocol_type": g.protocol_type,
+        "protocol": g.protocol_data,
+        "members": len(g.members),
+    }
 
 
 def wait_state(t: Target, node: int, group: str, state: str) -> str:
@@ -316,8 +423,9 @@ def members(t: Target, group: str, count: int, **kwargs: Any) -> tuple[int, list
     return node, [Member(t, group, node, **kwargs) for _ in range(count)]
 
 
-def two_member_group(t: Target, group: str, rebalance_ms: int = REBALANCE_MS,
-                     **kwargs: Any) -> tuple[int, Member, Member, list[Any]]:
+def two_member_group(
+    t: Target, group: str, rebalance_ms: int = REBALANCE_MS, **kwargs: Any
+) -> tuple[int, Member, Member, list[Any]]:
     """A Stable group of one member A, then B joins (in a thread) and A rejoins: both in
     generation 2 (CompletingRebalance); the coordinator, A, B and their two JoinGroup answers."""
     node, (a, b) = members(t, group, 2, **kwargs)
@@ -332,26 +440,48 @@ def two_member_group(t: Target, group: str, rebalance_ms: int = REBALANCE_MS,
 
 # --- FindCoordinator ---------------------------------------------------------------------------------
 
+
 def _find(t: Target, version: int, group: str) -> Any:
     """FindCoordinator at ``version`` for a group key; the error and whether the answer names one
     of the cluster's nodes at its own address."""
     coordinator(t, group)  # the coordinator exists (``__consumer_offsets`` is there)
     if version >= 4:
-        answer = t.call("FindCoordinator", version, FindCoordinatorRequest(key_type=0, coordinator_keys=[group]))
-        found = [(c.key, c.node_id, c.host, c.port, c.error_code, c.error_message) for c in answer.coordinators]
+        answer = t.call(
+            "FindCoordinator", version, FindCoordinatorRequest(key_type=0, coordinator_keys=[group])
+        )
+        found = [
+            (c.key, c.node_id, c.host, c.port, c.error_code, c.error_message) for c in answer.coordinators
+        ]
     else:
         answer = t.call("FindCoordinator", version, FindCoordinatorRequest(key=group, key_type=0))
-        found = [(group, answer.node_id, answer.host, answer.port, answer.error_code,
-                  answer.error_message if version >= 1 else None)]
-    return [{"key": key, "error": code_name(error), "error_message": message,
-             "node_is_a_broker": node in t.addresses, "address_matches": t.addresses.get(node) == (host, port)}
-            for key, node, host, port, error, message in found]
+        found = [
+            (
+                group,
+                answer.node_id,
+                answer.host,
+                answer.port,
+                answer.error_code,
+                answer.error_message if version >= 1 else None,
+            )
+        ]
+    return [
+        {
+            "key": key,
+            "error": code_name(error),
+            "error_message": message,
+            "node_is_a_broker": node in t.addresses,
+            "address_matches": t.addresses.get(node) == (host, port),
+        }
+        for key, node, host, port, error, message in found
+    ]
 
 
 for _v in range(5):
-    register(f"groups/find-coordinator/v{_v}",
-             f"FindCoordinator v{_v} for a group key: NONE and one of the brokers at its listener's address",
-             lambda t, v=_v: _find(t, v, f"fc-v{v}"))
+    register(
+        f"groups/find-coordinator/v{_v}",
+        f"FindCoordinator v{_v} for a group key: NONE and one of the brokers at its listener's address",
+        lambda t, v=_v: _find(t, v, f"fc-v{v}"),
+    )
 
 
 @scenario("groups/find-coordinator/v4-batch")
@@ -373,6 +503,7 @@ def _find_unknown_type(t: Target) -> Any:
 
 # --- JoinGroup -----------------------------------------------------------------------------------------
 
+
 @scenario("groups/join/member-id-required")
 def _join_member_id_required(t: Target) -> Any:
     """JoinGroup v5, empty member id: MEMBER_ID_REQUIRED; again with that id: NONE, generation 1, leader.
@@ -384,9 +515,11 @@ def _join_member_id_required(t: Target) -> Any:
 
 
 for _v in range(4):
-    register(f"groups/join/v{_v}-direct",
-             f"JoinGroup v{_v} (before KIP-394) with an empty member id: joined at once, generation 1, leader",
-             lambda t, v=_v: join_shape(members(t, f"join-direct-v{v}", 1)[1][0].join(version=v)[-1]))
+    register(
+        f"groups/join/v{_v}-direct",
+        f"JoinGroup v{_v} (before KIP-394) with an empty member id: joined at once, generation 1, leader",
+        lambda t, v=_v: join_shape(members(t, f"join-direct-v{v}", 1)[1][0].join(version=v)[-1]),
+    )
 
 
 @scenario("groups/join/v7-protocol-type")
@@ -476,9 +609,15 @@ def _join_empty_group(t: Target) -> Any:
     """JoinGroup, SyncGroup, Heartbeat and LeaveGroup for the group id ``""``: INVALID_GROUP_ID."""
     coordinator(t, "join-empty-group-id")  # the coordinators are up
     a = Member(t, "", _coordinator_node(t, ""))
-    leave = a.client.call("LeaveGroup", 3, LeaveGroupRequest(group_id="", members=[MemberIdentity(member_id="m")]))
-    return {"join": join_shape(a.join_once()), "sync": code_name(a.sync({}, generation_id=1, member_id="m").error_code),
-            "heartbeat": a.heartbeat(generation_id=1, member_id="m"), "leave": code_name(leave.error_code)}
+    leave = a.client.call(
+        "LeaveGroup", 3, LeaveGroupRequest(group_id="", members=[MemberIdentity(member_id="m")])
+    )
+    return {
+        "join": join_shape(a.join_once()),
+        "sync": code_name(a.sync({}, generation_id=1, member_id="m").error_code),
+        "heartbeat": a.heartbeat(generation_id=1, member_id="m"),
+        "leave": code_name(leave.error_code),
+    }
 
 
 @scenario("groups/admin/empty-group-id")
@@ -491,10 +630,15 @@ def _admin_empty_group(t: Target) -> Any:
     name = topic(t, "empty-group-id-topic")
     coordinator(t, "admin-empty-group-id")
     node = _coordinator_node(t, "")
-    return {"describe": describe(t, node, ""), "fetch_before": fetch(t, node, "", {name: [0]}),
-            "commit": commit(t, "", name, {0: 1}, node=node), "fetch_after": fetch(t, node, "", {name: [0]}),
-            "offset_delete": _offset_delete(t, node, "", {name: [0]}),
-            "delete": _delete_groups(t, node, ""), "delete_again": _delete_groups(t, node, "")}
+    return {
+        "describe": describe(t, node, ""),
+        "fetch_before": fetch(t, node, "", {name: [0]}),
+        "commit": commit(t, "", name, {0: 1}, node=node),
+        "fetch_after": fetch(t, node, "", {name: [0]}),
+        "offset_delete": _offset_delete(t, node, "", {name: [0]}),
+        "delete": _delete_groups(t, node, ""),
+        "delete_again": _delete_groups(t, node, ""),
+    }
 
 
 @scenario("groups/join/protocol-chosen-by-all")
@@ -510,7 +654,11 @@ def _join_common_protocol(t: Target) -> Any:
     wait_state(t, node, "join-vote", "PreparingRebalance")
     first = a.join()[-1]
     second = joining.result()[-1]
-    return {"a": first.protocol_name, "b": second.protocol_name, "same": first.protocol_name == second.protocol_name}
+    return {
+        "a": first.protocol_name,
+        "b": second.protocol_name,
+        "same": first.protocol_name == second.protocol_name,
+    }
 
 
 @scenario("groups/join/two-members-leader-and-follower")
@@ -520,10 +668,14 @@ def _join_two(t: Target) -> Any:
     A second member joins a Stable group: both rejoin into generation 2; the first member stays leader and
     gets the two members' metadata, the follower an empty list and the leader's id."""
     node, a, b, (ja, jb) = two_member_group(t, "join-two")
-    return {"a": join_shape(ja), "b": join_shape(jb), "same_leader": ja.leader == jb.leader == a.member_id,
-            "leader_sees": sorted(m.member_id == a.member_id for m in ja.members),
-            "metadata_round_trip": sorted(m.metadata == subscription("t") for m in ja.members),
-            "state": describe(t, node, "join-two")}
+    return {
+        "a": join_shape(ja),
+        "b": join_shape(jb),
+        "same_leader": ja.leader == jb.leader == a.member_id,
+        "leader_sees": sorted(m.member_id == a.member_id for m in ja.members),
+        "metadata_round_trip": sorted(m.metadata == subscription("t") for m in ja.members),
+        "state": describe(t, node, "join-two"),
+    }
 
 
 @scenario("groups/join/leader-rejoins-stable")
@@ -551,8 +703,12 @@ def _join_follower_rejoins(t: Target) -> Any:
     changed_state = wait_state(t, node, "join-follower-rejoin", "PreparingRebalance")
     a.join()
     changed = changing.result()
-    return {"same": join_shape(same), "state_after_same": state_after_same, "changed_state": changed_state,
-            "changed": join_shape(changed)}
+    return {
+        "same": join_shape(same),
+        "state_after_same": state_after_same,
+        "changed_state": changed_state,
+        "changed": join_shape(changed),
+    }
 
 
 @scenario("groups/join/rejoin-while-completing")
@@ -566,11 +722,16 @@ def _join_rejoin_completing(t: Target) -> Any:
     wait_state(t, node, "join-rejoin-completing", "CompletingRebalance")
     again = a.join_once()
     synced = a.sync({a.member_id: b""})
-    return {"first": join_shape(first), "again": join_shape(again), "sync": code_name(synced.error_code),
-            "group": describe(t, node, "join-rejoin-completing")}
+    return {
+        "first": join_shape(first),
+        "again": join_shape(again),
+        "sync": code_name(synced.error_code),
+        "group": describe(t, node, "join-rejoin-completing"),
+    }
 
 
 # --- SyncGroup ------------------------------------------------------------------------------------------
+
 
 @scenario("groups/sync/leader-assignment")
 def _sync_leader(t: Target) -> Any:
@@ -582,9 +743,13 @@ def _sync_leader(t: Target) -> Any:
     a.join()
     given = assignment({"t": [0, 1]})
     answer = a.sync({a.member_id: given}, version=5)
-    return {"error": code_name(answer.error_code), "protocol_type": answer.protocol_type,
-            "protocol_name": answer.protocol_name, "assignment_round_trip": answer.assignment == given,
-            "group": describe(t, node, "sync-leader")}
+    return {
+        "error": code_name(answer.error_code),
+        "protocol_type": answer.protocol_type,
+        "protocol_name": answer.protocol_name,
+        "assignment_round_trip": answer.assignment == given,
+        "group": describe(t, node, "sync-leader"),
+    }
 
 
 @scenario("groups/sync/wrong-generation")
@@ -639,9 +804,12 @@ def _sync_follower(t: Target) -> Any:
     given = {a.member_id: assignment({"t": [0]}), b.member_id: assignment({"t": [1]})}
     leader = a.sync(given)
     got = follower.result()
-    return {"before": before, "leader": [code_name(leader.error_code), leader.assignment == given[a.member_id]],
-            "follower": [code_name(got.error_code), got.assignment == given[b.member_id]],
-            "after": describe(t, node, "sync-follower")}
+    return {
+        "before": before,
+        "leader": [code_name(leader.error_code), leader.assignment == given[a.member_id]],
+        "follower": [code_name(got.error_code), got.assignment == given[b.member_id]],
+        "after": describe(t, node, "sync-follower"),
+    }
 
 
 @scenario("groups/sync/protocol-name-mismatch")
@@ -661,8 +829,11 @@ def _sync_unknown_assignment(t: Target) -> Any:
     node, (a,) = members(t, "sync-extra-assignment", 1)
     a.join()
     answer = a.sync({a.member_id: assignment({"t": [0]}), "conformance-ghost": assignment({"t": [1]})})
-    return {"error": code_name(answer.error_code), "assignment_round_trip": answer.assignment == assignment({"t": [0]}),
-            "group": describe(t, node, "sync-extra-assignment")}
+    return {
+        "error": code_name(answer.error_code),
+        "assignment_round_trip": answer.assignment == assignment({"t": [0]}),
+        "group": describe(t, node, "sync-extra-assignment"),
+    }
 
 
 @scenario("groups/sync/never-synced-member-is-removed")
@@ -685,6 +856,7 @@ def _sync_pending_timeout(t: Target) -> Any:
 
 
 # --- Heartbeat -------------------------------------------------------------------------------------------
+
 
 @scenario("groups/heartbeat/stable")
 def _heartbeat_stable(t: Target) -> Any:
@@ -739,6 +911,7 @@ def _heartbeat_unknown_group(t: Target) -> Any:
 
 # --- LeaveGroup ---------------------------------------------------------------------------------------------
 
+
 def _leave_single(t: Target, version: int) -> Any:
     group = f"leave-single-v{version}"
     node, (a,) = members(t, group, 1)
@@ -748,8 +921,11 @@ def _leave_single(t: Target, version: int) -> Any:
 
 
 for _v in range(3):
-    register(f"groups/leave/v{_v}-single-member", f"LeaveGroup v{_v} from the only member: NONE, and the group is Empty",
-             lambda t, v=_v: _leave_single(t, v))
+    register(
+        f"groups/leave/v{_v}-single-member",
+        f"LeaveGroup v{_v} from the only member: NONE, and the group is Empty",
+        lambda t, v=_v: _leave_single(t, v),
+    )
 
 
 @scenario("groups/leave/v1-unknown-member")
@@ -757,7 +933,9 @@ def _leave_unknown_v1(t: Target) -> Any:
     """LeaveGroup v1 naming a member id the group does not know: UNKNOWN_MEMBER_ID."""
     node, (a,) = members(t, "leave-unknown-v1", 1)
     a.stable()
-    answer = t.call("LeaveGroup", 1, LeaveGroupRequest(group_id="leave-unknown-v1", member_id="conformance-x"), node)
+    answer = t.call(
+        "LeaveGroup", 1, LeaveGroupRequest(group_id="leave-unknown-v1", member_id="conformance-x"), node
+    )
     return {"error": code_name(answer.error_code), "group": describe(t, node, "leave-unknown-v1")}
 
 
@@ -768,22 +946,46 @@ def _leave_batch(t: Target) -> Any:
     LeaveGroup v3 for two members and an unknown one: top-level NONE, per member NONE, NONE and
     UNKNOWN_MEMBER_ID; the group is Empty."""
     node, a, b, _ = two_member_group(t, "leave-batch")
-    answer = t.call("LeaveGroup", 3, LeaveGroupRequest(group_id="leave-batch", members=[
-        MemberIdentity(member_id=a.member_id), MemberIdentity(member_id=b.member_id),
-        MemberIdentity(member_id="conformance-unknown")]), node)
-    per_member = sorted([m.member_id == "conformance-unknown", m.group_instance_id, code_name(m.error_code)]
-                        for m in answer.members)
-    return {"error": code_name(answer.error_code), "members": per_member, "group": describe(t, node, "leave-batch")}
+    answer = t.call(
+        "LeaveGroup",
+        3,
+        LeaveGroupRequest(
+            group_id="leave-batch",
+            members=[
+                MemberIdentity(member_id=a.member_id),
+                MemberIdentity(member_id=b.member_id),
+                MemberIdentity(member_id="conformance-unknown"),
+            ],
+        ),
+        node,
+    )
+    per_member = sorted(
+        [m.member_id == "conformance-unknown", m.group_instance_id, code_name(m.error_code)]
+        for m in answer.members
+    )
+    return {
+        "error": code_name(answer.error_code),
+        "members": per_member,
+        "group": describe(t, node, "leave-batch"),
+    }
 
 
 @scenario("groups/leave/v3-unknown-group")
 def _leave_unknown_group(t: Target) -> Any:
     """LeaveGroup v3 to a group that does not exist: top-level NONE, UNKNOWN_MEMBER_ID for the member."""
     node = coordinator(t, "leave-unknown-group")
-    answer = t.call("LeaveGroup", 3, LeaveGroupRequest(group_id="leave-unknown-group", members=[
-        MemberIdentity(member_id="conformance-x")]), node)
-    return {"error": code_name(answer.error_code),
-            "members": [[m.member_id, code_name(m.error_code)] for m in answer.members]}
+    answer = t.call(
+        "LeaveGroup",
+        3,
+        LeaveGroupRequest(
+            group_id="leave-unknown-group", members=[MemberIdentity(member_id="conformance-x")]
+        ),
+        node,
+    )
+    return {
+        "error": code_name(answer.error_code),
+        "members": [[m.member_id, code_name(m.error_code)] for m in answer.members],
+    }
 
 
 @scenario("groups/leave/v4-static-member-by-instance-id")
@@ -794,14 +996,23 @@ def _leave_static(t: Target) -> Any:
     ``JoinGroupRequest.UNKNOWN_MEMBER_ID``): NONE for it and the group is Empty."""
     node, (a,) = members(t, "leave-static", 1, instance_id="instance-1")
     a.stable()
-    answer = t.call("LeaveGroup", 4, LeaveGroupRequest(group_id="leave-static", members=[
-        MemberIdentity(member_id="", group_instance_id="instance-1")]), node)
-    return {"error": code_name(answer.error_code),
-            "members": [[m.group_instance_id, code_name(m.error_code)] for m in answer.members],
-            "group": describe(t, node, "leave-static")}
+    answer = t.call(
+        "LeaveGroup",
+        4,
+        LeaveGroupRequest(
+            group_id="leave-static", members=[MemberIdentity(member_id="", group_instance_id="instance-1")]
+        ),
+        node,
+    )
+    return {
+        "error": code_name(answer.error_code),
+        "members": [[m.group_instance_id, code_name(m.error_code)] for m in answer.members],
+        "group": describe(t, node, "leave-static"),
+    }
 
 
 # --- static membership -------------------------------------------------------------------------------------
+
 
 @scenario("groups/static/rejoin-same-instance-id")
 def _static_rejoin(t: Target) -> Any:
@@ -813,9 +1024,12 @@ def _static_rejoin(t: Target) -> Any:
     a.stable({"t": [0]})
     b = Member(t, "static-rejoin", node, instance_id="instance-1")
     answer = b.join_once()
-    return {"rejoin": join_shape(answer), "new_member_id": answer.member_id != a.member_id,
-            "same_generation": answer.generation_id == a.generation_id,
-            "group": describe(t, node, "static-rejoin")}
+    return {
+        "rejoin": join_shape(answer),
+        "new_member_id": answer.member_id != a.member_id,
+        "same_generation": answer.generation_id == a.generation_id,
+        "group": describe(t, node, "static-rejoin"),
+    }
 
 
 @scenario("groups/static/fenced-instance-id")
@@ -829,17 +1043,31 @@ def _static_fenced(t: Target) -> Any:
     a.stable()
     b = Member(t, "static-fenced", node, instance_id="instance-1")
     b.join_once()
-    request = OffsetCommitRequest(group_id="static-fenced", generation_id=a.generation_id, member_id=a.member_id,
-                                  group_instance_id="instance-1", topics=[OffsetCommitRequestTopic(
-                                      name="static-fenced-topic", partitions=[OffsetCommitRequestPartition(
-                                          partition_index=0, committed_offset=1, committed_metadata="")])])
+    request = OffsetCommitRequest(
+        group_id="static-fenced",
+        generation_id=a.generation_id,
+        member_id=a.member_id,
+        group_instance_id="instance-1",
+        topics=[
+            OffsetCommitRequestTopic(
+                name="static-fenced-topic",
+                partitions=[
+                    OffsetCommitRequestPartition(partition_index=0, committed_offset=1, committed_metadata="")
+                ],
+            )
+        ],
+    )
     committed = a.client.call("OffsetCommit", COMMIT_V, request)
-    return {"heartbeat": a.heartbeat(), "sync": code_name(a.sync({}).error_code),
-            "commit": [code_name(p.error_code) for tp in committed.topics for p in tp.partitions],
-            "new_member_heartbeat": b.heartbeat()}
+    return {
+        "heartbeat": a.heartbeat(),
+        "sync": code_name(a.sync({}).error_code),
+        "commit": [code_name(p.error_code) for tp in committed.topics for p in tp.partitions],
+        "new_member_heartbeat": b.heartbeat(),
+    }
 
 
 # --- DescribeGroups and ListGroups --------------------------------------------------------------------------
+
 
 @scenario("groups/describe/dead-unknown-group")
 def _describe_dead(t: Target) -> Any:
@@ -858,10 +1086,14 @@ def _describe_stable(t: Target) -> Any:
     a.stable({"t": [0]})
     g = t.call("DescribeGroups", 5, DescribeGroupsRequest(groups=["describe-stable"]), node).groups[0]
     m = g.members[0]
-    return {**describe(t, node, "describe-stable"), "member_is_a": m.member_id == a.member_id,
-            "client_id": m.client_id, "instance_id": m.group_instance_id,
-            "metadata_round_trip": m.member_metadata == subscription("t"),
-            "assignment_round_trip": m.member_assignment == assignment({"t": [0]})}
+    return {
+        **describe(t, node, "describe-stable"),
+        "member_is_a": m.member_id == a.member_id,
+        "client_id": m.client_id,
+        "instance_id": m.group_instance_id,
+        "metadata_round_trip": m.member_metadata == subscription("t"),
+        "assignment_round_trip": m.member_assignment == assignment({"t": [0]}),
+    }
 
 
 @scenario("groups/describe/static-member-instance-id")
@@ -927,13 +1159,21 @@ def _describe_batch(t: Target) -> Any:
     (the live one Stable, the unknown one Dead)."""
     node, (a,) = members(t, "describe-batch", 1)
     a.stable()
-    unknown = next((name for name in (f"describe-batch-none-{i}" for i in range(200))
-                    if _coordinator_node(t, name) == node), None)
+    unknown = next(
+        (
+            name
+            for name in (f"describe-batch-none-{i}" for i in range(200))
+            if _coordinator_node(t, name) == node
+        ),
+        None,
+    )
     if unknown is None:
         raise ScenarioError(f"{t.name}: no group name found coordinated by node {node}")
     answer = t.call("DescribeGroups", 0, DescribeGroupsRequest(groups=["describe-batch", unknown]), node)
-    return sorted([g.group_id == unknown, code_name(g.error_code), g.group_state, g.protocol_type, len(g.members)]
-                  for g in answer.groups)
+    return sorted(
+        [g.group_id == unknown, code_name(g.error_code), g.group_state, g.protocol_type, len(g.members)]
+        for g in answer.groups
+    )
 
 
 def _coordinator_node(t: Target, group: str) -> int:
@@ -950,8 +1190,11 @@ def _listed(t: Target, names: set[str], states: list[str] | None = None, version
         answer = t.call("ListGroups", version, ListGroupsRequest(states_filter=states or []), node)
         if answer.error_code:
             rows.append(["error", code_name(answer.error_code)])
-        rows.extend([g.group_id, g.protocol_type, g.group_state if version >= 4 else None]
-                    for g in answer.groups if g.group_id in names)
+        rows.extend(
+            [g.group_id, g.protocol_type, g.group_state if version >= 4 else None]
+            for g in answer.groups
+            if g.group_id in names
+        )
     return sorted(rows)
 
 
@@ -977,8 +1220,12 @@ def _list_states(t: Target) -> Any:
     b.stable()
     b.leave()
     names = {"list-filter-stable", "list-filter-empty"}
-    return {"stable": _listed(t, names, ["Stable"]), "empty": _listed(t, names, ["Empty"]),
-            "both": _listed(t, names, ["Stable", "Empty"]), "none": _listed(t, names, [])}
+    return {
+        "stable": _listed(t, names, ["Stable"]),
+        "empty": _listed(t, names, ["Empty"]),
+        "both": _listed(t, names, ["Stable", "Empty"]),
+        "none": _listed(t, names, []),
+    }
 
 
 @scenario("groups/list/states-filter-case-and-unknown")
@@ -998,8 +1245,11 @@ def _listed_v5(t: Target, names: set[str], types: list[str]) -> Any:
         answer = t.call("ListGroups", 5, ListGroupsRequest(states_filter=[], types_filter=types), node)
         if answer.error_code:
             rows.append(["error", code_name(answer.error_code)])
-        rows.extend([g.group_id, g.protocol_type, g.group_state, g.group_type]
-                    for g in answer.groups if g.group_id in names)
+        rows.extend(
+            [g.group_id, g.protocol_type, g.group_state, g.group_type]
+            for g in answer.groups
+            if g.group_id in names
+        )
     return sorted(rows)
 
 
@@ -1014,11 +1264,22 @@ def _list_types(t: Target) -> Any:
     topic(t, "list-types-topic")
     commit(t, "list-types-b", "list-types-topic", {0: 1}, node=coordinator(t, "list-types-b"))
     names = {"list-types-a", "list-types-b"}
-    return {str(types): _listed_v5(t, names, types) for types in (
-        [], ["classic"], ["Classic"], ["consumer"], ["share"], ["consumer", "classic"], ["nosuch"])}
+    return {
+        str(types): _listed_v5(t, names, types)
+        for types in (
+            [],
+            ["classic"],
+            ["Classic"],
+            ["consumer"],
+            ["share"],
+            ["consumer", "classic"],
+            ["nosuch"],
+        )
+    }
 
 
 # --- OffsetCommit and OffsetFetch -----------------------------------------------------------------------------
+
 
 @scenario("groups/commit/simple-generation-minus-1")
 def _commit_simple(t: Target) -> Any:
@@ -1028,10 +1289,10 @@ def _commit_simple(t: Target) -> Any:
     OffsetFetch gives back offset, leader epoch and metadata."""
     topic(t, "commit-simple-topic", 2)
     node = coordinator(t, "commit-simple")
-    committed = commit(t, "commit-simple", "commit-simple-topic", {0: 5, 1: 7}, metadata="meta-1", leader_epoch=0,
-                       node=node)
-    return {"commit": committed,
-            "fetch": fetch(t, node, "commit-simple", {"commit-simple-topic": [0, 1]})}
+    committed = commit(
+        t, "commit-simple", "commit-simple-topic", {0: 5, 1: 7}, metadata="meta-1", leader_epoch=0, node=node
+    )
+    return {"commit": committed, "fetch": fetch(t, node, "commit-simple", {"commit-simple-topic": [0, 1]})}
 
 
 @scenario("groups/commit/v2-simple")
@@ -1064,8 +1325,10 @@ def _commit_illegal_generation(t: Target) -> Any:
     topic(t, "commit-illegal-gen-topic")
     node, (a,) = members(t, "commit-illegal-gen", 1)
     a.stable()
-    return {"wrong": a.commit("commit-illegal-gen-topic", {0: 1}, generation_id=a.generation_id + 1),
-            "right": a.commit("commit-illegal-gen-topic", {0: 2})}
+    return {
+        "wrong": a.commit("commit-illegal-gen-topic", {0: 1}, generation_id=a.generation_id + 1),
+        "right": a.commit("commit-illegal-gen-topic", {0: 2}),
+    }
 
 
 @scenario("groups/commit/unknown-member")
@@ -1110,7 +1373,9 @@ def _commit_metadata(t: Target) -> Any:
     node = coordinator(t, "commit-meta")
     first = commit(t, "commit-meta", "commit-meta-topic", {0: 1}, metadata=None, node=node)
     after_first = fetch(t, node, "commit-meta", {"commit-meta-topic": [0]})
-    second = commit(t, "commit-meta", "commit-meta-topic", {0: 9}, metadata="x" * 100, leader_epoch=3, node=node)
+    second = commit(
+        t, "commit-meta", "commit-meta-topic", {0: 9}, metadata="x" * 100, leader_epoch=3, node=node
+    )
     return [first, after_first, second, fetch(t, node, "commit-meta", {"commit-meta-topic": [0]})]
 
 
@@ -1124,8 +1389,10 @@ def _fetch_never(t: Target) -> Any:
     node = coordinator(t, "fetch-never")
     commit(t, "fetch-never", "fetch-never-topic", {0: 4}, node=node)
     other = coordinator(t, "fetch-never-no-group")
-    return {"known_group": fetch(t, node, "fetch-never", {"fetch-never-topic": [0, 1]}),
-            "unknown_group": fetch(t, other, "fetch-never-no-group", {"fetch-never-topic": [0]})}
+    return {
+        "known_group": fetch(t, node, "fetch-never", {"fetch-never-topic": [0, 1]}),
+        "unknown_group": fetch(t, other, "fetch-never-no-group", {"fetch-never-topic": [0]}),
+    }
 
 
 @scenario("groups/fetch/all-partitions")
@@ -1148,6 +1415,7 @@ def _fetch_unknown_topic(t: Target) -> Any:
 
 # --- DeleteGroups and OffsetDelete ------------------------------------------------------------------------------
 
+
 def _delete_groups(t: Target, node: int, *groups: str) -> list[Any]:
     answer = t.call("DeleteGroups", 2, DeleteGroupsRequest(groups_names=list(groups)), node)
     return sorted([r.group_id, code_name(r.error_code)] for r in answer.results)
@@ -1158,7 +1426,10 @@ def _delete_non_empty(t: Target) -> Any:
     """DeleteGroups of a group with a member: NON_EMPTY_GROUP (the group stays Stable)."""
     node, (a,) = members(t, "delete-non-empty", 1)
     a.stable()
-    return {"delete": _delete_groups(t, node, "delete-non-empty"), "group": describe(t, node, "delete-non-empty")}
+    return {
+        "delete": _delete_groups(t, node, "delete-non-empty"),
+        "group": describe(t, node, "delete-non-empty"),
+    }
 
 
 @scenario("groups/delete-groups/unknown")
@@ -1178,18 +1449,37 @@ def _delete_empty(t: Target) -> Any:
     a.stable()
     a.commit("delete-empty-topic", {0: 6})
     a.leave()
-    return {"delete": _delete_groups(t, node, "delete-empty"), "group": describe(t, node, "delete-empty"),
-            "fetch": fetch(t, node, "delete-empty", {"delete-empty-topic": [0]}),
-            "again": _delete_groups(t, node, "delete-empty")}
+    return {
+        "delete": _delete_groups(t, node, "delete-empty"),
+        "group": describe(t, node, "delete-empty"),
+        "fetch": fetch(t, node, "delete-empty", {"delete-empty-topic": [0]}),
+        "again": _delete_groups(t, node, "delete-empty"),
+    }
 
 
 def _offset_delete(t: Target, node: int, group: str, topics: dict[str, list[int]]) -> Any:
-    answer = t.call("OffsetDelete", 0, OffsetDeleteRequest(group_id=group, topics=[
-        OffsetDeleteRequestTopic(name=name, partitions=[OffsetDeleteRequestPartition(partition_index=p) for p in parts])
-        for name, parts in topics.items()]), node)
-    return {"error": code_name(answer.error_code),
-            "partitions": sorted([tp.name, p.partition_index, code_name(p.error_code)]
-                                 for tp in answer.topics for p in tp.partitions)}
+    answer = t.call(
+        "OffsetDelete",
+        0,
+        OffsetDeleteRequest(
+            group_id=group,
+            topics=[
+                OffsetDeleteRequestTopic(
+                    name=name, partitions=[OffsetDeleteRequestPartition(partition_index=p) for p in parts]
+                )
+                for name, parts in topics.items()
+            ],
+        ),
+        node,
+    )
+    return {
+        "error": code_name(answer.error_code),
+        "partitions": sorted(
+            [tp.name, p.partition_index, code_name(p.error_code)]
+            for tp in answer.topics
+            for p in tp.partitions
+        ),
+    }
 
 
 @scenario("groups/offset-delete/subscribed")
@@ -1204,8 +1494,10 @@ def _offset_delete_subscribed(t: Target) -> Any:
     a.stable({"od-sub-topic": [0]}, **LIVE)
     a.commit("od-sub-topic", {0: 2})
     a.commit("od-other-topic", {0: 3})
-    return {"delete": _offset_delete(t, node, "od-subscribed", {"od-sub-topic": [0], "od-other-topic": [0]}),
-            "fetch": fetch(t, node, "od-subscribed", None)}
+    return {
+        "delete": _offset_delete(t, node, "od-subscribed", {"od-sub-topic": [0], "od-other-topic": [0]}),
+        "fetch": fetch(t, node, "od-subscribed", None),
+    }
 
 
 @scenario("groups/offset-delete/other-protocol-type")
@@ -1218,9 +1510,12 @@ def _offset_delete_other_protocol_type(t: Target) -> Any:
     node, (a,) = members(t, "od-connect", 1, topics=("od-connect-topic",), protocol_type="connect")
     stable = a.stable(**LIVE)
     committed = a.commit("od-connect-topic", {0: 2})
-    return {"stable": stable, "commit": committed,
-            "delete": _offset_delete(t, node, "od-connect", {"od-connect-topic": [0]}),
-            "fetch": fetch(t, node, "od-connect", None)}
+    return {
+        "stable": stable,
+        "commit": committed,
+        "delete": _offset_delete(t, node, "od-connect", {"od-connect-topic": [0]}),
+        "fetch": fetch(t, node, "od-connect", None),
+    }
 
 
 @scenario("groups/offset-delete/subscription-not-decodable")
@@ -1234,8 +1529,11 @@ def _offset_delete_undecodable(t: Target) -> Any:
     node, (a,) = members(t, "od-garbled", 1, metadata=b"\x00")
     stable = a.stable(**LIVE)
     committed = a.commit("od-garbled-topic", {0: 2})
-    return {"stable": stable, "commit": committed,
-            "delete": _offset_delete(t, node, "od-garbled", {"od-garbled-topic": [0]})}
+    return {
+        "stable": stable,
+        "commit": committed,
+        "delete": _offset_delete(t, node, "od-garbled", {"od-garbled-topic": [0]}),
+    }
 
 
 @scenario("groups/offset-delete/after-session-expiry")
@@ -1252,9 +1550,12 @@ def _offset_delete_after_session(t: Target) -> Any:
     a.commit("od-expired-topic", {0: 2})
     before = _offset_delete(t, node, "od-expired", {"od-expired-topic": [0]})
     emptied = wait_state(t, node, "od-expired", "Empty")
-    return {"before": before, "group": emptied,
-            "after": _offset_delete(t, node, "od-expired", {"od-expired-topic": [0]}),
-            "fetch": fetch(t, node, "od-expired", {"od-expired-topic": [0]})}
+    return {
+        "before": before,
+        "group": emptied,
+        "after": _offset_delete(t, node, "od-expired", {"od-expired-topic": [0]}),
+        "fetch": fetch(t, node, "od-expired", {"od-expired-topic": [0]}),
+    }
 
 
 @scenario("groups/offset-delete/during-rebalance")
@@ -1282,8 +1583,13 @@ def _offset_delete_during_rebalance(t: Target) -> Any:
     waiting = wait_state(t, node, "od-rebalance", "PreparingRebalance")
     during = _offset_delete(t, node, "od-rebalance", {"od-rebalance-a": [0], "od-rebalance-b": [0]})
     rejoined = join_shape(b.join(**LIVE)[-1])
-    return {"left": left, "waiting": waiting, "during": during, "rejoined": rejoined,
-            "after": _offset_delete(t, node, "od-rebalance", {"od-rebalance-a": [0], "od-rebalance-b": [0]})}
+    return {
+        "left": left,
+        "waiting": waiting,
+        "during": during,
+        "rejoined": rejoined,
+        "after": _offset_delete(t, node, "od-rebalance", {"od-rebalance-a": [0], "od-rebalance-b": [0]}),
+    }
 
 
 @scenario("groups/offset-delete/empty-group")
@@ -1292,8 +1598,10 @@ def _offset_delete_empty(t: Target) -> Any:
     topic(t, "od-empty-topic", 2)
     node = coordinator(t, "od-empty")
     commit(t, "od-empty", "od-empty-topic", {0: 2, 1: 3}, node=node)
-    return {"delete": _offset_delete(t, node, "od-empty", {"od-empty-topic": [0]}),
-            "fetch": fetch(t, node, "od-empty", {"od-empty-topic": [0, 1]})}
+    return {
+        "delete": _offset_delete(t, node, "od-empty", {"od-empty-topic": [0]}),
+        "fetch": fetch(t, node, "od-empty", {"od-empty-topic": [0, 1]}),
+    }
 
 
 @scenario("groups/offset-delete/unknown-group")
@@ -1315,6 +1623,7 @@ def _offset_delete_unknown_topic(t: Target) -> Any:
 
 # --- timeouts and more states -------------------------------------------------------------------------------
 
+
 @scenario("groups/timeout/member-not-rejoining-is-removed")
 def _timeout_not_rejoining(t: Target) -> Any:
     """A member that does not rejoin a rebalance is removed after the rebalance timeout: UNKNOWN_MEMBER_ID.
@@ -1327,7 +1636,11 @@ def _timeout_not_rejoining(t: Target) -> Any:
     b.sync()
     wait_state(t, node, "timeout-not-rejoining", "Stable")
     rejoined = a.join(rebalance_ms=3000)[-1]  # the leader rejoins: a rebalance b never answers
-    return {"a": join_shape(rejoined), "b_heartbeat": b.heartbeat(), "group": describe(t, node, "timeout-not-rejoining")}
+    return {
+        "a": join_shape(rejoined),
+        "b_heartbeat": b.heartbeat(),
+        "group": describe(t, node, "timeout-not-rejoining"),
+    }
 
 
 @scenario("groups/timeout/session-expiry")
@@ -1374,10 +1687,18 @@ def _commit_metadata_large(t: Target) -> Any:
     OFFSET_METADATA_TOO_LARGE; 4096 bytes are accepted."""
     topic(t, "commit-large-meta-topic", 2)
     node = coordinator(t, "commit-large-meta")
-    return {"4097": commit(t, "commit-large-meta", "commit-large-meta-topic", {0: 1}, metadata="m" * 4097, node=node),
-            "4096": commit(t, "commit-large-meta", "commit-large-meta-topic", {1: 1}, metadata="m" * 4096, node=node),
-            "fetch": [row[:3] + [len(row[4] or "")] + row[5:] for row in fetch(
-                t, node, "commit-large-meta", {"commit-large-meta-topic": [0, 1]})["partitions"]]}
+    return {
+        "4097": commit(
+            t, "commit-large-meta", "commit-large-meta-topic", {0: 1}, metadata="m" * 4097, node=node
+        ),
+        "4096": commit(
+            t, "commit-large-meta", "commit-large-meta-topic", {1: 1}, metadata="m" * 4096, node=node
+        ),
+        "fetch": [
+            row[:3] + [len(row[4] or "")] + row[5:]
+            for row in fetch(t, node, "commit-large-meta", {"commit-large-meta-topic": [0, 1]})["partitions"]
+        ],
+    }
 
 
 @scenario("groups/commit/generation-minus-1-with-member-id")
@@ -1385,7 +1706,9 @@ def _commit_simple_with_member(t: Target) -> Any:
     """OffsetCommit with generation -1 but a made-up member id to a group with no members: NONE."""
     topic(t, "commit-gen-minus-1-topic")
     node = coordinator(t, "commit-gen-minus-1")
-    return commit(t, "commit-gen-minus-1", "commit-gen-minus-1-topic", {0: 1}, member_id="conformance-x", node=node)
+    return commit(
+        t, "commit-gen-minus-1", "commit-gen-minus-1-topic", {0: 1}, member_id="conformance-x", node=node
+    )
 
 
 @scenario("groups/commit/member-commit-to-empty-group")
@@ -1403,11 +1726,20 @@ def _leave_static_wrong(t: Target) -> Any:
     """LeaveGroup v3 naming a static member's instance id with another member id: FENCED_INSTANCE_ID."""
     node, (a,) = members(t, "leave-static-wrong", 1, instance_id="instance-1")
     a.stable()
-    answer = t.call("LeaveGroup", 3, LeaveGroupRequest(group_id="leave-static-wrong", members=[
-        MemberIdentity(member_id="instance-1-not-the-one", group_instance_id="instance-1")]), node)
-    return {"error": code_name(answer.error_code),
-            "members": [[m.group_instance_id, code_name(m.error_code)] for m in answer.members],
-            "group": describe(t, node, "leave-static-wrong")}
+    answer = t.call(
+        "LeaveGroup",
+        3,
+        LeaveGroupRequest(
+            group_id="leave-static-wrong",
+            members=[MemberIdentity(member_id="instance-1-not-the-one", group_instance_id="instance-1")],
+        ),
+        node,
+    )
+    return {
+        "error": code_name(answer.error_code),
+        "members": [[m.group_instance_id, code_name(m.error_code)] for m in answer.members],
+        "group": describe(t, node, "leave-static-wrong"),
+    }
 
 
 @scenario("groups/static/new-instance-joins-stable-group")
@@ -1434,8 +1766,12 @@ def _describe_authorized(t: Target) -> Any:
     operation (READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS = 3400)."""
     node, (a,) = members(t, "describe-authz", 1)
     a.stable()
-    g = t.call("DescribeGroups", 5, DescribeGroupsRequest(groups=["describe-authz"],
-                                                          include_authorized_operations=True), node).groups[0]
+    g = t.call(
+        "DescribeGroups",
+        5,
+        DescribeGroupsRequest(groups=["describe-authz"], include_authorized_operations=True),
+        node,
+    ).groups[0]
     return g.authorized_operations
 
 
@@ -1455,11 +1791,18 @@ def _leave_pending(t: Target) -> Any:
     node, (a, b) = members(t, "leave-pending", 2)
     a.stable()
     first = b.join_once()
-    answer = t.call("LeaveGroup", 3, LeaveGroupRequest(group_id="leave-pending", members=[
-        MemberIdentity(member_id=b.member_id)]), node)
-    return {"join": code_name(first.error_code), "leave": code_name(answer.error_code),
-            "members": [code_name(m.error_code) for m in answer.members],
-            "group": describe(t, node, "leave-pending")}
+    answer = t.call(
+        "LeaveGroup",
+        3,
+        LeaveGroupRequest(group_id="leave-pending", members=[MemberIdentity(member_id=b.member_id)]),
+        node,
+    )
+    return {
+        "join": code_name(first.error_code),
+        "leave": code_name(answer.error_code),
+        "members": [code_name(m.error_code) for m in answer.members],
+        "group": describe(t, node, "leave-pending"),
+    }
 
 
 @scenario("groups/flexible-versions")
@@ -1471,15 +1814,29 @@ def _flexible(t: Target) -> Any:
     node, (a,) = members(t, "flexible", 1)
     joined = a.join(version=6)
     synced = a.sync({a.member_id: assignment({"t": [0]})}, version=4)
-    beat = a.client.call("Heartbeat", 4, HeartbeatRequest(group_id="flexible", generation_id=a.generation_id,
-                                                          member_id=a.member_id))
-    listed = [g.group_id for g in t.call("ListGroups", 3, ListGroupsRequest(), node).groups if g.group_id == "flexible"]
-    left = a.client.call("LeaveGroup", 4, LeaveGroupRequest(group_id="flexible", members=[
-        MemberIdentity(member_id=a.member_id)]))
-    return {"join": [join_shape(x) for x in joined], "sync": [code_name(synced.error_code), synced.assignment.hex()],
-            "heartbeat": code_name(beat.error_code), "listed": listed,
-            "leave": [code_name(left.error_code)] + [code_name(m.error_code) for m in left.members],
-            "group": describe(t, node, "flexible")}
+    beat = a.client.call(
+        "Heartbeat",
+        4,
+        HeartbeatRequest(group_id="flexible", generation_id=a.generation_id, member_id=a.member_id),
+    )
+    listed = [
+        g.group_id
+        for g in t.call("ListGroups", 3, ListGroupsRequest(), node).groups
+        if g.group_id == "flexible"
+    ]
+    left = a.client.call(
+        "LeaveGroup",
+        4,
+        LeaveGroupRequest(group_id="flexible", members=[MemberIdentity(member_id=a.member_id)]),
+    )
+    return {
+        "join": [join_shape(x) for x in joined],
+        "sync": [code_name(synced.error_code), synced.assignment.hex()],
+        "heartbeat": code_name(beat.error_code),
+        "listed": listed,
+        "leave": [code_name(left.error_code)] + [code_name(m.error_code) for m in left.members],
+        "group": describe(t, node, "flexible"),
+    }
 
 
 @scenario("groups/delete-groups/mixed-batch")
@@ -1507,7 +1864,10 @@ def _commit_negative(t: Target) -> Any:
     topic(t, "commit-negative-topic", 2)
     node = coordinator(t, "commit-negative")
     committed = commit(t, "commit-negative", "commit-negative-topic", {0: -1, 1: -5}, node=node)
-    return {"commit": committed, "fetch": fetch(t, node, "commit-negative", {"commit-negative-topic": [0, 1]})}
+    return {
+        "commit": committed,
+        "fetch": fetch(t, node, "commit-negative", {"commit-negative-topic": [0, 1]}),
+    }
 
 
 @scenario("groups/fetch/after-topic-deleted")
@@ -1521,13 +1881,17 @@ def _fetch_after_delete(t: Target) -> Any:
     node = coordinator(t, "fetch-deleted")
     commit(t, "fetch-deleted", "fetch-deleted-topic", {0: 4}, node=node)
     commit(t, "fetch-deleted", "fetch-kept-topic", {0: 2}, node=node)
-    admin_outcome(t.admin().delete_topics(["fetch-deleted-topic"], operation_timeout=30)["fetch-deleted-topic"])
+    admin_outcome(
+        t.admin().delete_topics(["fetch-deleted-topic"], operation_timeout=30)["fetch-deleted-topic"]
+    )
     t.wait_absent("fetch-deleted-topic")
     deadline = time.monotonic() + 5  # Kafka drops the deleted topic's offsets once the deletion reaches it
     while time.monotonic() < deadline and len(fetch(t, node, "fetch-deleted", None)["partitions"]) > 1:
         time.sleep(0.2)
-    return {"asked": fetch(t, node, "fetch-deleted", {"fetch-deleted-topic": [0]}),
-            "all": fetch(t, node, "fetch-deleted", None)}
+    return {
+        "asked": fetch(t, node, "fetch-deleted", {"fetch-deleted-topic": [0]}),
+        "all": fetch(t, node, "fetch-deleted", None),
+    }
 
 
 @scenario("groups/commit/generation-to-offsets-only-group")
@@ -1535,9 +1899,13 @@ def _commit_generation_simple_group(t: Target) -> Any:
     """A commit naming generation 3 and a member id: to an unknown group, and to a group with only offsets."""
     name = topic(t, "commit-gen-simple-topic")
     node = coordinator(t, "commit-gen-simple")
-    unknown = commit(t, "commit-gen-simple", name, {0: 1}, generation_id=3, member_id="conformance-x", node=node)
+    unknown = commit(
+        t, "commit-gen-simple", name, {0: 1}, generation_id=3, member_id="conformance-x", node=node
+    )
     commit(t, "commit-gen-simple", name, {0: 1}, node=node)
-    known = commit(t, "commit-gen-simple", name, {0: 2}, generation_id=3, member_id="conformance-x", node=node)
+    known = commit(
+        t, "commit-gen-simple", name, {0: 2}, generation_id=3, member_id="conformance-x", node=node
+    )
     return {"unknown_group": unknown, "offsets_only_group": known}
 
 
@@ -1548,7 +1916,10 @@ def _commit_wrong_gen_completing(t: Target) -> Any:
     node, (a,) = members(t, "commit-wrong-completing", 1)
     a.join()
     wait_state(t, node, "commit-wrong-completing", "CompletingRebalance")
-    return {"wrong": a.commit(name, {0: 1}, generation_id=a.generation_id + 5), "right": a.commit(name, {0: 1})}
+    return {
+        "wrong": a.commit(name, {0: 1}, generation_id=a.generation_id + 5),
+        "right": a.commit(name, {0: 1}),
+    }
 
 
 @scenario("groups/static/empty-instance-id")
@@ -1569,21 +1940,41 @@ def _static_unknown_instance(t: Target) -> Any:
     node, (a,) = members(t, "static-unknown-instance", 1)
     a.stable()
     a.instance_id = "instance-x"
-    request = OffsetCommitRequest(group_id="static-unknown-instance", generation_id=a.generation_id,
-                                  member_id=a.member_id, group_instance_id="instance-x", topics=[
-                                      OffsetCommitRequestTopic(name=name, partitions=[OffsetCommitRequestPartition(
-                                          partition_index=0, committed_offset=1, committed_metadata="")])])
+    request = OffsetCommitRequest(
+        group_id="static-unknown-instance",
+        generation_id=a.generation_id,
+        member_id=a.member_id,
+        group_instance_id="instance-x",
+        topics=[
+            OffsetCommitRequestTopic(
+                name=name,
+                partitions=[
+                    OffsetCommitRequestPartition(partition_index=0, committed_offset=1, committed_metadata="")
+                ],
+            )
+        ],
+    )
     committed = a.client.call("OffsetCommit", COMMIT_V, request)
-    out = {"heartbeat": a.heartbeat(), "sync": code_name(a.sync({}).error_code),
-           "commit": [code_name(p.error_code) for tp in committed.topics for p in tp.partitions]}
-    left = a.client.call("LeaveGroup", 3, LeaveGroupRequest(group_id="static-unknown-instance", members=[
-        MemberIdentity(member_id=a.member_id, group_instance_id="instance-x")]))
+    out = {
+        "heartbeat": a.heartbeat(),
+        "sync": code_name(a.sync({}).error_code),
+        "commit": [code_name(p.error_code) for tp in committed.topics for p in tp.partitions],
+    }
+    left = a.client.call(
+        "LeaveGroup",
+        3,
+        LeaveGroupRequest(
+            group_id="static-unknown-instance",
+            members=[MemberIdentity(member_id=a.member_id, group_instance_id="instance-x")],
+        ),
+    )
     out["leave"] = [code_name(left.error_code)] + [code_name(m.error_code) for m in left.members]
     out["group"] = describe(t, node, "static-unknown-instance")
     return out
 
 
 # --- through confluent-kafka ------------------------------------------------------------------------------------
+
 
 def _two_consumers(t: Target, group: str, name: str, strategy: str) -> Any:
     """Two confluent-kafka consumers of a 4-partition topic in one group; the sizes of their
@@ -1641,8 +2032,9 @@ def _client_offsets(t: Target) -> Any:
         high = consumer.get_watermark_offsets(TopicPartition(name, 0), timeout=10)[1]
     finally:
         consumer.close()
-    listed = admin_outcome(t.admin().list_consumer_group_offsets(
-        [ConsumerGroupTopicPartitions("client-lag")])["client-lag"])
+    listed = admin_outcome(
+        t.admin().list_consumer_group_offsets([ConsumerGroupTopicPartitions("client-lag")])["client-lag"]
+    )
     offsets = {p.partition: p.offset for p in listed.topic_partitions if p.topic == name}
     return {"read": got, "offsets": offsets, "high_watermark": high, "lag": high - offsets[0]}
 
@@ -1663,12 +2055,21 @@ def _client_describe(t: Target) -> Any:
         consumer.poll(0.5)
         described = admin_outcome(t.admin().describe_consumer_groups(["client-describe"])["client-describe"])
         listed = admin_outcome(t.admin().list_consumer_groups(request_timeout=10))
-        mine = [[g.group_id, g.is_simple_consumer_group, g.state.name] for g in listed.valid
-                if g.group_id == "client-describe"]
-        return {"state": described.state.name, "protocol_type": getattr(described, "protocol_type", None),
-                "assignor": described.partition_assignor, "simple": described.is_simple_consumer_group,
-                "members": [sorted(p.partition for p in m.assignment.topic_partitions) for m in described.members],
-                "listed": mine}
+        mine = [
+            [g.group_id, g.is_simple_consumer_group, g.state.name]
+            for g in listed.valid
+            if g.group_id == "client-describe"
+        ]
+        return {
+            "state": described.state.name,
+            "protocol_type": getattr(described, "protocol_type", None),
+            "assignor": described.partition_assignor,
+            "simple": described.is_simple_consumer_group,
+            "members": [
+                sorted(p.partition for p in m.assignment.topic_partitions) for m in described.members
+            ],
+            "listed": mine,
+        }
     finally:
         consumer.close()
 
@@ -1704,20 +2105,35 @@ def _client_alter_offsets(t: Target) -> Any:
     then delete_consumer_groups and list again."""
     name = topic(t, "client-alter-topic", 2)
     admin = t.admin()
-    request = ConsumerGroupTopicPartitions("client-alter", [TopicPartition(name, 0, 7), TopicPartition(name, 1, 9)])
+    request = ConsumerGroupTopicPartitions(
+        "client-alter", [TopicPartition(name, 0, 7), TopicPartition(name, 1, 9)]
+    )
     altered = admin_outcome(admin.alter_consumer_group_offsets([request])["client-alter"])
-    listed = admin_outcome(admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions("client-alter")])[
-        "client-alter"])
-    deleted = admin_outcome(admin.delete_consumer_groups(["client-alter"], request_timeout=10)["client-alter"])
-    again = admin_outcome(admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(
-        "client-alter", [TopicPartition(name, 0)])])["client-alter"])
+    listed = admin_outcome(
+        admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions("client-alter")])["client-alter"]
+    )
+    deleted = admin_outcome(
+        admin.delete_consumer_groups(["client-alter"], request_timeout=10)["client-alter"]
+    )
+    again = admin_outcome(
+        admin.list_consumer_group_offsets(
+            [ConsumerGroupTopicPartitions("client-alter", [TopicPartition(name, 0)])]
+        )["client-alter"]
+    )
 
     def offsets(result: Any) -> Any:
         if isinstance(result, str):
             return result
-        return sorted([p.partition, p.offset, p.error.name() if p.error else None] for p in result.topic_partitions)
+        return sorted(
+            [p.partition, p.offset, p.error.name() if p.error else None] for p in result.topic_partitions
+        )
 
-    return {"altered": offsets(altered), "listed": offsets(listed), "deleted": deleted, "again": offsets(again)}
+    return {
+        "altered": offsets(altered),
+        "listed": offsets(listed),
+        "deleted": deleted,
+        "again": offsets(again),
+    }
 
 
 @scenario("groups/client/list-groups-by-state")
@@ -1747,6 +2163,7 @@ def _client_list_by_state(t: Target) -> Any:
 
 # --- coordinator failover (disruptive: stops and restarts a broker) ---------------------------------------
 
+
 @scenario("groups/failover/coordinator-restart", disruptive=True)
 def _failover(t: Target) -> Any:
     """The coordinator stops: another broker has the Stable group and its offsets; the heartbeat is NONE.
@@ -1767,12 +2184,15 @@ def _failover(t: Target) -> Any:
         new_node = coordinator(t, "failover", via=others[0])
         moved = Member(t, "failover", new_node)
         moved.member_id, moved.generation_id = a.member_id, a.generation_id
-        out = {"commit": committed, "moved": new_node != node,
-               "fetch": fetch(t, new_node, "failover", {name: [0]}),
-               "group": describe(t, new_node, "failover"), "heartbeat": moved.heartbeat()}
+        out = {
+            "commit": committed,
+            "moved": new_node != node,
+            "fetch": fetch(t, new_node, "failover", {name: [0]}),
+            "group": describe(t, new_node, "failover"),
+            "heartbeat": moved.heartbeat(),
+        }
         moved.close()
         return out
     finally:
         t.drop_raw(node)
         t.start_node(node)
-

@@ -60,7 +60,9 @@ def transaction_state(t: Target) -> list[Any]:
     return t.wait_topic(TRANSACTION_STATE)
 
 
-def produce_answer(t: Target, topic: str, partition: int, node: int, client_id: str | None = None) -> dict[str, Any]:
+def produce_answer(
+    t: Target, topic: str, partition: int, node: int, client_id: str | None = None
+) -> dict[str, Any]:
     """Produce v9 of one batch to ``topic``-``partition`` at ``node``; the partition's answer
     (``partition_answer``) and its error message."""
     request = produce_request(topic, batch([b"not a group record"]), partition)
@@ -77,6 +79,7 @@ def produce_answer(t: Target, topic: str, partition: int, node: int, client_id: 
 
 
 # --- Produce -------------------------------------------------------------------------------------
+
 
 @scenario("internal/produce/consumer-offsets")
 def _produce_offsets(t: Target) -> Any:
@@ -133,6 +136,7 @@ def _produce_admin_client(t: Target) -> Any:
 
 # --- DeleteTopics, CreatePartitions, CreateTopics --------------------------------------------------
 
+
 @scenario("internal/delete-topics/transaction-state")
 def _delete_transaction_state(t: Target) -> Any:
     """DeleteTopics of an internal topic (``__transaction_state``): deleted, as any topic (KRaft's
@@ -176,8 +180,11 @@ def _grow_cluster_metadata(t: Target) -> Any:
 
 def _create_cluster_metadata(t: Target, validate_only: bool) -> Any:
     topic = CreatableTopic(name=CLUSTER_METADATA, num_partitions=1, replication_factor=1)
-    answer = t.call("CreateTopics", CREATE_V, CreateTopicsRequest(topics=[topic], timeout_ms=30000,
-                                                                   validate_only=validate_only))
+    answer = t.call(
+        "CreateTopics",
+        CREATE_V,
+        CreateTopicsRequest(topics=[topic], timeout_ms=30000, validate_only=validate_only),
+    )
     return [(r.name, code_name(r.error_code), r.error_message) for r in answer.topics]
 
 
@@ -199,12 +206,14 @@ def _create_offsets(t: Target) -> Any:
     """CreateTopics of ``__consumer_offsets`` once it exists: TOPIC_ALREADY_EXISTS, as any topic."""
     offsets_topic(t)
     topic = CreatableTopic(name=OFFSETS, num_partitions=1, replication_factor=1)
-    answer = t.call("CreateTopics", CREATE_V, CreateTopicsRequest(topics=[topic], timeout_ms=30000,
-                                                                   validate_only=True))
+    answer = t.call(
+        "CreateTopics", CREATE_V, CreateTopicsRequest(topics=[topic], timeout_ms=30000, validate_only=True)
+    )
     return [(r.name, code_name(r.error_code)) for r in answer.topics]
 
 
 # --- DeleteRecords, configs, Metadata ------------------------------------------------------------
+
 
 @scenario("internal/delete-records/consumer-offsets")
 def _delete_records_offsets(t: Target) -> Any:

@@ -41,8 +41,10 @@ def _timed(t: Target, topic: str, deltas: list[int], rf: int = 1, **configs: str
 
 
 def _all(t: Target, topic: str, base: int, **kwargs: Any) -> dict[str, Any]:
-    return {name: list_offsets(t, topic, ts, base_ms=base, **kwargs)
-            for name, ts in (("earliest", EARLIEST), ("latest", LATEST), ("max_timestamp", MAX_TIMESTAMP))}
+    return {
+        name: list_offsets(t, topic, ts, base_ms=base, **kwargs)
+        for name, ts in (("earliest", EARLIEST), ("latest", LATEST), ("max_timestamp", MAX_TIMESTAMP))
+    }
 
 
 @scenario("list-offsets/earliest-latest-max")
@@ -76,14 +78,23 @@ def _max_tie(t: Target) -> Any:
     return list_offsets(t, "lo-max-tie", MAX_TIMESTAMP, base_ms=base)
 
 
-BY_TIMESTAMP = {"exact-first": 0, "exact-middle": 1000, "between": 1500, "before-all": -30000, "after-all": 9000,
-                "exact-last": 2000}
+BY_TIMESTAMP = {
+    "exact-first": 0,
+    "exact-middle": 1000,
+    "between": 1500,
+    "before-all": -30000,
+    "after-all": 9000,
+    "exact-last": 2000,
+}
 for _label, _delta in BY_TIMESTAMP.items():
-    register(f"list-offsets/by-timestamp-{_label}",
-             f"Records at +0, +1000, +2000 and a lookup at +{_delta}: the first offset with a timestamp at or after it "
-             "(-1 when none)",
-             lambda t, d=_delta, lbl=_label: (lambda base: list_offsets(
-                 t, f"lo-ts-{lbl}", base + d, base_ms=base))(_timed(t, f"lo-ts-{lbl}", [0, 1000, 2000])))
+    register(
+        f"list-offsets/by-timestamp-{_label}",
+        f"Records at +0, +1000, +2000 and a lookup at +{_delta}: the first offset with a timestamp at or after it "
+        "(-1 when none)",
+        lambda t, d=_delta, lbl=_label: (
+            lambda base: list_offsets(t, f"lo-ts-{lbl}", base + d, base_ms=base)
+        )(_timed(t, f"lo-ts-{lbl}", [0, 1000, 2000])),
+    )
 
 
 @scenario("list-offsets/by-timestamp-zero")
@@ -155,9 +166,11 @@ def _non_replica(t: Target) -> Any:
 def _isolation(t: Target) -> Any:
     """Latest under read_uncommitted (the high watermark) and read_committed (the last stable offset): 2 and 2."""
     base = _timed(t, "lo-isolation", [0, 1000])
-    return {"uncommitted": list_offsets(t, "lo-isolation", LATEST, isolation_level=0, base_ms=base),
-            "committed": list_offsets(t, "lo-isolation", LATEST, isolation_level=1, base_ms=base),
-            "committed_by_ts": list_offsets(t, "lo-isolation", base, isolation_level=1, base_ms=base)}
+    return {
+        "uncommitted": list_offsets(t, "lo-isolation", LATEST, isolation_level=0, base_ms=base),
+        "committed": list_offsets(t, "lo-isolation", LATEST, isolation_level=1, base_ms=base),
+        "committed_by_ts": list_offsets(t, "lo-isolation", base, isolation_level=1, base_ms=base),
+    }
 
 
 @scenario("list-offsets/invalid-timestamp")
@@ -179,8 +192,10 @@ def _epoch_future(t: Target) -> Any:
     """current_leader_epoch above the leader's: UNKNOWN_LEADER_EPOCH."""
     new_topic(t, "lo-epoch-future")
     epoch = t.wait_topic("lo-epoch-future")[0].leader_epoch
-    return [list_offsets(t, "lo-epoch-future", LATEST, current_leader_epoch=epoch),
-            list_offsets(t, "lo-epoch-future", LATEST, current_leader_epoch=epoch + 3)]
+    return [
+        list_offsets(t, "lo-epoch-future", LATEST, current_leader_epoch=epoch),
+        list_offsets(t, "lo-epoch-future", LATEST, current_leader_epoch=epoch + 3),
+    ]
 
 
 @scenario("list-offsets/duplicate-partition")
@@ -188,10 +203,15 @@ def _duplicate(t: Target) -> Any:
     """One request naming partition 0 twice: Kafka answers INVALID_REQUEST for it."""
     new_topic(t, "lo-duplicate")
     part = ListOffsetsPartition(partition_index=0, current_leader_epoch=-1, timestamp=LATEST)
-    request = ListOffsetsRequest(replica_id=-1, isolation_level=0,
-                                 topics=[ListOffsetsTopic(name="lo-duplicate", partitions=[part, part])])
+    request = ListOffsetsRequest(
+        replica_id=-1,
+        isolation_level=0,
+        topics=[ListOffsetsTopic(name="lo-duplicate", partitions=[part, part])],
+    )
     answer = t.call("ListOffsets", 7, request, t.leader("lo-duplicate"))
-    return [[p.partition_index, code_name(p.error_code), p.offset] for r in answer.topics for p in r.partitions]
+    return [
+        [p.partition_index, code_name(p.error_code), p.offset] for r in answer.topics for p in r.partitions
+    ]
 
 
 @scenario("list-offsets/two-partitions")
@@ -202,28 +222,38 @@ def _two_partitions(t: Target) -> Any:
     if view[0].leader_id != view[1].leader_id:
         return [list_offsets(t, "lo-two-parts", LATEST, partition=p)["offset"] for p in (0, 1)]
     produce(t, "lo-two-parts", batch([b"a", b"b"]))
-    parts = [ListOffsetsPartition(partition_index=i, current_leader_epoch=-1, timestamp=LATEST) for i in (0, 1)]
-    request = ListOffsetsRequest(replica_id=-1, isolation_level=0,
-                                 topics=[ListOffsetsTopic(name="lo-two-parts", partitions=parts)])
+    parts = [
+        ListOffsetsPartition(partition_index=i, current_leader_epoch=-1, timestamp=LATEST) for i in (0, 1)
+    ]
+    request = ListOffsetsRequest(
+        replica_id=-1, isolation_level=0, topics=[ListOffsetsTopic(name="lo-two-parts", partitions=parts)]
+    )
     answer = t.call("ListOffsets", 7, request, view[0].leader_id)
-    return sorted([p.partition_index, code_name(p.error_code), p.offset] for r in answer.topics for p in r.partitions)
+    return sorted(
+        [p.partition_index, code_name(p.error_code), p.offset] for r in answer.topics for p in r.partitions
+    )
 
 
 def _version(t: Target, version: int) -> Any:
     topic = f"lo-version-{version}"
     base = _timed(t, topic, [0, 1000, 2000])
-    out = {"earliest": list_offsets(t, topic, EARLIEST, version=version, base_ms=base),
-           "latest": list_offsets(t, topic, LATEST, version=version, base_ms=base),
-           "by_timestamp": list_offsets(t, topic, base + 500, version=version, base_ms=base),
-           "unknown_partition": list_offsets(t, topic, LATEST, partition=3, version=version)}
+    out = {
+        "earliest": list_offsets(t, topic, EARLIEST, version=version, base_ms=base),
+        "latest": list_offsets(t, topic, LATEST, version=version, base_ms=base),
+        "by_timestamp": list_offsets(t, topic, base + 500, version=version, base_ms=base),
+        "unknown_partition": list_offsets(t, topic, LATEST, partition=3, version=version),
+    }
     if version >= 7:
         out["max_timestamp"] = list_offsets(t, topic, MAX_TIMESTAMP, version=version, base_ms=base)
     return out
 
 
 for _v in range(1, 8):
-    register(f"list-offsets/version-{_v}", f"ListOffsets v{_v}: earliest, latest, by timestamp, unknown partition",
-             lambda t, v=_v: _version(t, v))
+    register(
+        f"list-offsets/version-{_v}",
+        f"ListOffsets v{_v}: earliest, latest, by timestamp, unknown partition",
+        lambda t, v=_v: _version(t, v),
+    )
 
 
 @scenario("list-offsets/max-timestamp-v6")

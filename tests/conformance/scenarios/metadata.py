@@ -22,9 +22,13 @@ INTERNAL_TOPIC = "__consumer_offsets"
 def _brokers(t: Target) -> Any:
     """Metadata v12 lists every broker (ids 1-3, no racks) and a controller among them."""
     answer = t.metadata([])
-    return {"brokers": sorted(b.node_id for b in answer.brokers), "racks": [b.rack for b in answer.brokers],
-            "controller_is_a_broker": answer.controller_id in {b.node_id for b in answer.brokers},
-            "cluster_id_length": len(answer.cluster_id or ""), "topics": len(answer.topics)}
+    return {
+        "brokers": sorted(b.node_id for b in answer.brokers),
+        "racks": [b.rack for b in answer.brokers],
+        "controller_is_a_broker": answer.controller_id in {b.node_id for b in answer.brokers},
+        "cluster_id_length": len(answer.cluster_id or ""),
+        "topics": len(answer.topics),
+    }
 
 
 @scenario("metadata/same-answer-on-every-broker")
@@ -40,21 +44,44 @@ def _version(t: Target, version: int) -> Any:
     create(t, name, partitions=2, rf=2)
     t.wait_topic(name)
     topics = None if version == 0 else [MetadataRequestTopic(name=name)]
-    request = MetadataRequest(topics=[MetadataRequestTopic(name=name)] if version == 0 else topics,
-                              allow_auto_topic_creation=False)
+    request = MetadataRequest(
+        topics=[MetadataRequestTopic(name=name)] if version == 0 else topics, allow_auto_topic_creation=False
+    )
     answer = t.call("Metadata", version, request)
     mine = [x for x in answer.topics if x.name == name]
-    return {"topics": [[code_name(x.error_code), x.is_internal, len(x.partitions),
-                        sorted((p.partition_index, code_name(p.error_code), len(p.replica_nodes), len(p.isr_nodes),
-                                p.leader_id in p.replica_nodes, len(p.offline_replicas)) for p in x.partitions),
-                        x.topic_id != bytes(16) if version >= 10 else None] for x in mine],
-            "brokers": len(answer.brokers), "has_cluster_id": answer.cluster_id is not None,
-            "controller": answer.controller_id in {b.node_id for b in answer.brokers} if version >= 1 else None}
+    return {
+        "topics": [
+            [
+                code_name(x.error_code),
+                x.is_internal,
+                len(x.partitions),
+                sorted(
+                    (
+                        p.partition_index,
+                        code_name(p.error_code),
+                        len(p.replica_nodes),
+                        len(p.isr_nodes),
+                        p.leader_id in p.replica_nodes,
+                        len(p.offline_replicas),
+                    )
+                    for p in x.partitions
+                ),
+                x.topic_id != bytes(16) if version >= 10 else None,
+            ]
+            for x in mine
+        ],
+        "brokers": len(answer.brokers),
+        "has_cluster_id": answer.cluster_id is not None,
+        "controller": answer.controller_id in {b.node_id for b in answer.brokers} if version >= 1 else None,
+    }
 
 
 for _v in range(0, 13):
-    register(f"metadata/version-{_v}", f"Metadata v{_v} for a 2-partition topic with replication factor 2",
-             lambda t, v=_v: _version(t, v))
+    register(
+        f"metadata/version-{_v}",
+        f"Metadata v{_v} for a 2-partition topic with replication factor 2",
+        lambda t, v=_v: _version(t, v),
+    )
 
 
 @scenario("metadata/unknown-topic")
@@ -88,8 +115,11 @@ def _internal(t: Target) -> Any:
         consumer.close()
     view = t.wait_topic(INTERNAL_TOPIC)
     answer = t.metadata([INTERNAL_TOPIC])
-    return {"is_internal": answer.topics[0].is_internal, "partitions": len(view),
-            "replication": sorted({len(p.replica_nodes) for p in view})}
+    return {
+        "is_internal": answer.topics[0].is_internal,
+        "partitions": len(view),
+        "replication": sorted({len(p.replica_nodes) for p in view}),
+    }
 
 
 @scenario("metadata/all-topics-lists-created")
@@ -106,12 +136,17 @@ def _describe_cluster(t: Target) -> Any:
     """DescribeCluster v1 (KIP-700): the brokers, a controller among them, the cluster id of Metadata."""
     answer = t.call("DescribeCluster", 1, DescribeClusterRequest(endpoint_type=1))
     metadata = t.metadata([])
-    return {"error": code_name(answer.error_code), "brokers": sorted(b.broker_id for b in answer.brokers),
-            "endpoint_type": answer.endpoint_type, "same_cluster_id": answer.cluster_id == metadata.cluster_id,
-            "controller_is_a_broker": answer.controller_id in {b.broker_id for b in answer.brokers}}
+    return {
+        "error": code_name(answer.error_code),
+        "brokers": sorted(b.broker_id for b in answer.brokers),
+        "endpoint_type": answer.endpoint_type,
+        "same_cluster_id": answer.cluster_id == metadata.cluster_id,
+        "controller_is_a_broker": answer.controller_id in {b.broker_id for b in answer.brokers},
+    }
 
 
 # --- a broker stops and comes back (disruptive) -----------------------------------------------------
+
 
 def _wait(t: Target, topic: str, check: Any, what: str, timeout_s: float = 60) -> list[Any]:
     deadline = time.monotonic() + timeout_s
@@ -120,8 +155,9 @@ def _wait(t: Target, topic: str, check: Any, what: str, timeout_s: float = 60) -
         if view and check(view):
             return view
         if time.monotonic() > deadline:
-            raise ScenarioError(f"{t.name}: {what} not within {timeout_s} s: "
-                                f"{[(p.leader_id, p.isr_nodes) for p in view]}")
+            raise ScenarioError(
+                f"{t.name}: {what} not within {timeout_s} s: {[(p.leader_id, p.isr_nodes) for p in view]}"
+            )
         time.sleep(0.1)
 
 
@@ -138,22 +174,38 @@ def _stop_and_start(t: Target) -> Any:
     try:
         # the ISRs shrink before the stopped broker leaves Metadata: wait for both, so that what
         # is compared is where each broker settles, not how far it got when asked
-        down = _wait(t, name, lambda v: all(3 not in p.isr_nodes and p.leader_id != 3 and 3 in p.offline_replicas
-                                            for p in v), "broker 3 left")
+        down = _wait(
+            t,
+            name,
+            lambda v: all(3 not in p.isr_nodes and p.leader_id != 3 and 3 in p.offline_replicas for p in v),
+            "broker 3 left",
+        )
         during = t.produce_values(name, [b"during"], partition=0, acks="all")
         answer = t.metadata([name])
         brokers = sorted(b.node_id for b in answer.brokers)
     finally:
         t.start_node(3)
     up = _wait(t, name, lambda v: all(len(p.isr_nodes) == 3 for p in v), "broker 3 rejoined", timeout_s=90)
-    return {"down": {"isr": sorted(len(p.isr_nodes) for p in down),
-                     "offline": sorted(list(p.offline_replicas) for p in down), "brokers": brokers},
-            "produce_during": during, "up": {"isr": sorted(len(p.isr_nodes) for p in up),
-                                             "replicas": sorted(len(p.replica_nodes) for p in up)}}
+    return {
+        "down": {
+            "isr": sorted(len(p.isr_nodes) for p in down),
+            "offline": sorted(list(p.offline_replicas) for p in down),
+            "brokers": brokers,
+        },
+        "produce_during": during,
+        "up": {
+            "isr": sorted(len(p.isr_nodes) for p in up),
+            "replicas": sorted(len(p.replica_nodes) for p in up),
+        },
+    }
 
 
-register("metadata/broker-stops-and-returns", (_stop_and_start.__doc__ or "").splitlines()[0], _stop_and_start,
-         disruptive=True)
+register(
+    "metadata/broker-stops-and-returns",
+    (_stop_and_start.__doc__ or "").splitlines()[0],
+    _stop_and_start,
+    disruptive=True,
+)
 
 
 @scenario("metadata/authorized-operations")
@@ -165,26 +217,51 @@ def _authorized_operations(t: Target) -> Any:
     out: dict[str, Any] = {}
     for version in (10, 12):
         for asked in (False, True):
-            answer = t.call("Metadata", version, MetadataRequest(
-                topics=[MetadataRequestTopic(name="md-authorized-ops")], allow_auto_topic_creation=False,
-                include_cluster_authorized_operations=asked, include_topic_authorized_operations=asked))
+            answer = t.call(
+                "Metadata",
+                version,
+                MetadataRequest(
+                    topics=[MetadataRequestTopic(name="md-authorized-ops")],
+                    allow_auto_topic_creation=False,
+                    include_cluster_authorized_operations=asked,
+                    include_topic_authorized_operations=asked,
+                ),
+            )
             out[f"metadata-v{version}-asked-{asked}"] = {
                 "topic": [tp.topic_authorized_operations for tp in answer.topics],
-                "cluster": answer.cluster_authorized_operations if version <= 10 else None}
+                "cluster": answer.cluster_authorized_operations if version <= 10 else None,
+            }
     for asked in (False, True):
-        answer = t.call("DescribeCluster", 1, DescribeClusterRequest(
-            include_cluster_authorized_operations=asked, endpoint_type=1))
+        answer = t.call(
+            "DescribeCluster",
+            1,
+            DescribeClusterRequest(include_cluster_authorized_operations=asked, endpoint_type=1),
+        )
         out[f"describe-cluster-asked-{asked}"] = answer.cluster_authorized_operations
     return out
 
 
 def _elect(t: Target, version: int, election_type: int, partitions: dict[str, list[int]]) -> Any:
     """ElectLeaders of ``partitions``: the top-level error and ``[topic, partition, error, message]`` sorted."""
-    answer = t.call("ElectLeaders", version, ElectLeadersRequest(election_type=election_type, timeout_ms=30000,
-                    topic_partitions=[ElectLeadersTopicPartitions(topic=k, partitions=v) for k, v in partitions.items()]))
-    return {"error": code_name(answer.error_code), "results": sorted(
-        [r.topic, p.partition_id, code_name(p.error_code), p.error_message]
-        for r in answer.replica_election_results for p in r.partition_result)}
+    answer = t.call(
+        "ElectLeaders",
+        version,
+        ElectLeadersRequest(
+            election_type=election_type,
+            timeout_ms=30000,
+            topic_partitions=[
+                ElectLeadersTopicPartitions(topic=k, partitions=v) for k, v in partitions.items()
+            ],
+        ),
+    )
+    return {
+        "error": code_name(answer.error_code),
+        "results": sorted(
+            [r.topic, p.partition_id, code_name(p.error_code), p.error_message]
+            for r in answer.replica_election_results
+            for p in r.partition_result
+        ),
+    }
 
 
 @scenario("metadata/elect-leaders")
@@ -194,5 +271,8 @@ def _elect_leaders(t: Target) -> Any:
     create(t, "md-elect", partitions=1, rf=1)
     t.wait_topic("md-elect")
     wanted = {"md-elect": [0], "md-elect-no-such-topic": [0]}
-    return {"v0": _elect(t, 0, 0, wanted), "v2-preferred": _elect(t, 2, 0, wanted),
-            "v2-unclean": _elect(t, 2, 1, wanted)}
+    return {
+        "v0": _elect(t, 0, 0, wanted),
+        "v2-preferred": _elect(t, 2, 0, wanted),
+        "v2-unclean": _elect(t, 2, 1, wanted),
+    }

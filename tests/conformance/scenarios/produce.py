@@ -48,11 +48,14 @@ HOUR_MS = 3_600_000
 
 # --- helpers shared by the produce, fetch, list-offsets and delete-records scenarios ---------------
 
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def new_topic(t: Target, name: str, partitions: int = 1, rf: int = 1, configs: dict[str, str] | None = None) -> str:
+def new_topic(
+    t: Target, name: str, partitions: int = 1, rf: int = 1, configs: dict[str, str] | None = None
+) -> str:
     """Create ``name`` (CreateTopics v7) and wait until every broker knows its leaders and each
     leader serves its partition (a leader named in the metadata may take a moment to act as one);
     the error."""
@@ -66,27 +69,51 @@ def new_topic(t: Target, name: str, partitions: int = 1, rf: int = 1, configs: d
     return error
 
 
-def batch(values: list[bytes | None], keys: list[bytes | None] | None = None, timestamps: list[int] | None = None,
-          headers: list[list[tuple[str, bytes | None]]] | None = None, **kwargs: Any) -> bytes:
+def batch(
+    values: list[bytes | None],
+    keys: list[bytes | None] | None = None,
+    timestamps: list[int] | None = None,
+    headers: list[list[tuple[str, bytes | None]]] | None = None,
+    **kwargs: Any,
+) -> bytes:
     """One batch of Kafka's varint records (``build_kafka_batch``): one record per value, the keys,
     timestamps (default now) and headers given; ``kwargs`` go to ``build_kafka_batch``."""
     stamp = now_ms()
-    records = [((keys or [None] * len(values))[i], v, (headers or [[]] * len(values))[i],
-                (timestamps or [stamp] * len(values))[i]) for i, v in enumerate(values)]
+    records = [
+        (
+            (keys or [None] * len(values))[i],
+            v,
+            (headers or [[]] * len(values))[i],
+            (timestamps or [stamp] * len(values))[i],
+        )
+        for i, v in enumerate(values)
+    ]
     return record_batch.build_kafka_batch(records, **kwargs)
 
 
-def produce_request(topic: str, records: bytes | None, partition: int = 0, acks: int = -1,
-                    timeout_ms: int = 10000) -> ProduceRequest:
-    return ProduceRequest(transactional_id=None, acks=acks, timeout_ms=timeout_ms, topic_data=[
-        ProduceTopicData(name=topic, partition_data=[ProducePartitionData(index=partition, records=records)])])
+def produce_request(
+    topic: str, records: bytes | None, partition: int = 0, acks: int = -1, timeout_ms: int = 10000
+) -> ProduceRequest:
+    return ProduceRequest(
+        transactional_id=None,
+        acks=acks,
+        timeout_ms=timeout_ms,
+        topic_data=[
+            ProduceTopicData(
+                name=topic, partition_data=[ProducePartitionData(index=partition, records=records)]
+            )
+        ],
+    )
 
 
 def partition_answer(p: Any, version: int = PRODUCE_V) -> dict[str, Any]:
     """What a client sees of one Produce partition answer (error, offsets, whether a log append
     time came back, the indexes of the batches a v8+ answer blames)."""
-    out = {"error": code_name(p.error_code), "base_offset": p.base_offset,
-           "log_append_time": p.log_append_time_ms != -1}
+    out = {
+        "error": code_name(p.error_code),
+        "base_offset": p.base_offset,
+        "log_append_time": p.log_append_time_ms != -1,
+    }
     if version >= 5:
         out["log_start_offset"] = p.log_start_offset
     if version >= 8:
@@ -94,8 +121,15 @@ def partition_answer(p: Any, version: int = PRODUCE_V) -> dict[str, Any]:
     return out
 
 
-def produce(t: Target, topic: str, records: bytes | None, partition: int = 0, acks: int = -1,
-            version: int = PRODUCE_V, node: int | None = None) -> dict[str, Any]:
+def produce(
+    t: Target,
+    topic: str,
+    records: bytes | None,
+    partition: int = 0,
+    acks: int = -1,
+    version: int = PRODUCE_V,
+    node: int | None = None,
+) -> dict[str, Any]:
     """One Produce of ``records`` to ``topic``-``partition`` at its leader (or ``node``); the
     partition's answer (``partition_answer``)."""
     if node is None:
@@ -125,7 +159,9 @@ def non_replica(t: Target, topic: str, partition: int = 0) -> int:
     return next(n for n in sorted(t.addresses) if n not in p.replica_nodes)
 
 
-def produce_values(t: Target, topic: str, values: list[bytes], partition: int = 0, **kwargs: Any) -> list[int]:
+def produce_values(
+    t: Target, topic: str, values: list[bytes], partition: int = 0, **kwargs: Any
+) -> list[int]:
     """Each value in its own batch (acks=all); the base offsets answered."""
     return [produce(t, topic, batch([v], **kwargs), partition)["base_offset"] for v in values]
 
@@ -137,9 +173,14 @@ def decoded(records: Any) -> list[dict[str, Any]]:
     out = []
     for pos, header in record_batch.iter_batches(bytes(records)):
         for r in record_batch.decode_records(bytes(records), pos, header):
-            out.append({"offset": r.offset, "key": r.key.hex() if r.key is not None else None,
-                        "value": r.value.hex() if r.value is not None else None,
-                        "headers": [[k, v.hex() if v is not None else None] for k, v in r.headers]})
+            out.append(
+                {
+                    "offset": r.offset,
+                    "key": r.key.hex() if r.key is not None else None,
+                    "value": r.value.hex() if r.value is not None else None,
+                    "headers": [[k, v.hex() if v is not None else None] for k, v in r.headers],
+                }
+            )
     return out
 
 
@@ -147,38 +188,80 @@ def batches_of(records: Any) -> list[dict[str, Any]]:
     """The batches of a record set: base offset, record count, codec and timestamp type."""
     if not records:
         return []
-    return [{"base_offset": h.base_offset, "records": h.records_count, "codec": h.compression,
-             "log_append_time": h.timestamp_type == record_batch.LOG_APPEND_TIME}
-            for _, h in record_batch.iter_batches(bytes(records))]
+    return [
+        {
+            "base_offset": h.base_offset,
+            "records": h.records_count,
+            "codec": h.compression,
+            "log_append_time": h.timestamp_type == record_batch.LOG_APPEND_TIME,
+        }
+        for _, h in record_batch.iter_batches(bytes(records))
+    ]
 
 
-def fetch_raw(t: Target, topic: str, offset: int, partition: int = 0, version: int = FETCH_V, node: int | None = None,
-              max_bytes: int = 1 << 20, partition_max_bytes: int = 1 << 20, isolation_level: int = 0,
-              max_wait_ms: int = 0, min_bytes: int = 1, current_leader_epoch: int = -1,
-              replica_id: int = -1) -> Any:
+def fetch_raw(
+    t: Target,
+    topic: str,
+    offset: int,
+    partition: int = 0,
+    version: int = FETCH_V,
+    node: int | None = None,
+    max_bytes: int = 1 << 20,
+    partition_max_bytes: int = 1 << 20,
+    isolation_level: int = 0,
+    max_wait_ms: int = 0,
+    min_bytes: int = 1,
+    current_leader_epoch: int = -1,
+    replica_id: int = -1,
+) -> Any:
     """One Fetch (no session) of one partition; the partition's answer (None when absent)."""
     if node is None:
         node = leader_or_lowest(t, topic, partition)
-    request = FetchRequest(replica_id=replica_id, max_wait_ms=max_wait_ms, min_bytes=min_bytes, max_bytes=max_bytes,
-                           isolation_level=isolation_level, session_id=0, session_epoch=-1, topics=[
-                               FetchTopic(topic=topic, partitions=[FetchPartition(
-                                   partition=partition, current_leader_epoch=current_leader_epoch,
-                                   fetch_offset=offset, last_fetched_epoch=-1, log_start_offset=-1,
-                                   partition_max_bytes=partition_max_bytes)])],
-                           forgotten_topics_data=[], rack_id="")
+    request = FetchRequest(
+        replica_id=replica_id,
+        max_wait_ms=max_wait_ms,
+        min_bytes=min_bytes,
+        max_bytes=max_bytes,
+        isolation_level=isolation_level,
+        session_id=0,
+        session_epoch=-1,
+        topics=[
+            FetchTopic(
+                topic=topic,
+                partitions=[
+                    FetchPartition(
+                        partition=partition,
+                        current_leader_epoch=current_leader_epoch,
+                        fetch_offset=offset,
+                        last_fetched_epoch=-1,
+                        log_start_offset=-1,
+                        partition_max_bytes=partition_max_bytes,
+                    )
+                ],
+            )
+        ],
+        forgotten_topics_data=[],
+        rack_id="",
+    )
     answer = t.call("Fetch", version, request, node)
     parts = [p for r in answer.responses for p in r.partitions]
     return (answer, parts[0] if parts else None)
 
 
-def fetch(t: Target, topic: str, offset: int, partition: int = 0, version: int = FETCH_V, **kwargs: Any) -> dict[str, Any]:
+def fetch(
+    t: Target, topic: str, offset: int, partition: int = 0, version: int = FETCH_V, **kwargs: Any
+) -> dict[str, Any]:
     """``fetch_raw``'s partition as a client sees it: error, high watermark, last stable offset,
     log start offset (v5+), the records decoded."""
     answer, p = fetch_raw(t, topic, offset, partition, version, **kwargs)
     if p is None:
         return {"partitions": 0, "error": code_name(getattr(answer, "error_code", 0))}
-    out = {"error": code_name(p.error_code), "high_watermark": p.high_watermark,
-           "last_stable_offset": p.last_stable_offset, "records": decoded(p.records)}
+    out = {
+        "error": code_name(p.error_code),
+        "high_watermark": p.high_watermark,
+        "last_stable_offset": p.last_stable_offset,
+        "records": decoded(p.records),
+    }
     if version >= 5:
         out["log_start_offset"] = p.log_start_offset
     if version >= 7:
@@ -188,16 +271,37 @@ def fetch(t: Target, topic: str, offset: int, partition: int = 0, version: int =
     return out
 
 
-def list_offsets(t: Target, topic: str, timestamp: int, partition: int = 0, version: int = LIST_OFFSETS_V,
-                 isolation_level: int = 0, node: int | None = None, current_leader_epoch: int = -1,
-                 base_ms: int | None = None) -> dict[str, Any]:
+def list_offsets(
+    t: Target,
+    topic: str,
+    timestamp: int,
+    partition: int = 0,
+    version: int = LIST_OFFSETS_V,
+    isolation_level: int = 0,
+    node: int | None = None,
+    current_leader_epoch: int = -1,
+    base_ms: int | None = None,
+) -> dict[str, Any]:
     """One ListOffsets of one partition; error, offset, and the timestamp answered (relative to
     ``base_ms`` when given, else as answered)."""
     if node is None:
         node = leader_or_lowest(t, topic, partition)
-    request = ListOffsetsRequest(replica_id=-1, isolation_level=isolation_level, topics=[ListOffsetsTopic(
-        name=topic, partitions=[ListOffsetsPartition(partition_index=partition, current_leader_epoch=current_leader_epoch,
-                                                     timestamp=timestamp)])])
+    request = ListOffsetsRequest(
+        replica_id=-1,
+        isolation_level=isolation_level,
+        topics=[
+            ListOffsetsTopic(
+                name=topic,
+                partitions=[
+                    ListOffsetsPartition(
+                        partition_index=partition,
+                        current_leader_epoch=current_leader_epoch,
+                        timestamp=timestamp,
+                    )
+                ],
+            )
+        ],
+    )
     answer = t.call("ListOffsets", version, request, node)
     parts = [p for r in answer.topics for p in r.partitions]
     if not parts:
@@ -209,13 +313,26 @@ def list_offsets(t: Target, topic: str, timestamp: int, partition: int = 0, vers
     return {"error": code_name(p.error_code), "offset": p.offset, "timestamp": ts}
 
 
-def delete_records(t: Target, topic: str, offset: int, partition: int = 0, node: int | None = None,
-                   version: int = 2, timeout_ms: int = 10000) -> dict[str, Any]:
+def delete_records(
+    t: Target,
+    topic: str,
+    offset: int,
+    partition: int = 0,
+    node: int | None = None,
+    version: int = 2,
+    timeout_ms: int = 10000,
+) -> dict[str, Any]:
     """One DeleteRecords of one partition at its leader; error and low watermark."""
     if node is None:
         node = leader_or_lowest(t, topic, partition)
-    request = DeleteRecordsRequest(topics=[DeleteRecordsTopic(name=topic, partitions=[
-        DeleteRecordsPartition(partition_index=partition, offset=offset)])], timeout_ms=timeout_ms)
+    request = DeleteRecordsRequest(
+        topics=[
+            DeleteRecordsTopic(
+                name=topic, partitions=[DeleteRecordsPartition(partition_index=partition, offset=offset)]
+            )
+        ],
+        timeout_ms=timeout_ms,
+    )
     answer = t.call("DeleteRecords", version, request, node)
     parts = [p for r in answer.topics for p in r.partitions]
     if not parts:
@@ -227,8 +344,13 @@ def init_producer_id(t: Target) -> tuple[int, int]:
     """InitProducerId v4 for an idempotent (non-transactional) producer; (producer id, epoch)."""
     deadline = time.monotonic() + 30
     while True:
-        answer = t.call("InitProducerId", 4, InitProducerIdRequest(
-            transactional_id=None, transaction_timeout_ms=60000, producer_id=-1, producer_epoch=-1))
+        answer = t.call(
+            "InitProducerId",
+            4,
+            InitProducerIdRequest(
+                transactional_id=None, transaction_timeout_ms=60000, producer_id=-1, producer_epoch=-1
+            ),
+        )
         if not answer.error_code:
             return answer.producer_id, answer.producer_epoch
         if time.monotonic() > deadline:  # a coordinator still loading answers a retriable error meanwhile
@@ -238,12 +360,16 @@ def init_producer_id(t: Target) -> tuple[int, int]:
 
 # --- acks ------------------------------------------------------------------------------------------
 
+
 @scenario("produce/acks-all")
 def _acks_all(t: Target) -> Any:
     """acks=all to an RF 3 topic: NONE, base offsets 0, 1, 3 (a two-record batch), log start 0."""
     new_topic(t, "p-acks-all", rf=3)
-    return [produce(t, "p-acks-all", batch([b"a"])), produce(t, "p-acks-all", batch([b"b", b"c"])),
-            produce(t, "p-acks-all", batch([b"d"]))]
+    return [
+        produce(t, "p-acks-all", batch([b"a"])),
+        produce(t, "p-acks-all", batch([b"b", b"c"])),
+        produce(t, "p-acks-all", batch([b"d"])),
+    ]
 
 
 @scenario("produce/acks-1")
@@ -264,8 +390,10 @@ def _acks_0(t: Target) -> Any:
     deadline = time.monotonic() + 10
     while list_offsets(t, "p-acks-0", -1)["offset"] < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
-    return {"latest": list_offsets(t, "p-acks-0", -1)["offset"],
-            "values": [r["value"] for r in fetch(t, "p-acks-0", 0)["records"]]}
+    return {
+        "latest": list_offsets(t, "p-acks-0", -1)["offset"],
+        "values": [r["value"] for r in fetch(t, "p-acks-0", 0)["records"]],
+    }
 
 
 @scenario("produce/acks-0-error-closes-connection")
@@ -276,8 +404,15 @@ def _acks_0_error(t: Target) -> Any:
     t.drop_raw(node)
     raw = t.raw(node)
     raw.send_only("Produce", PRODUCE_V, produce_request("p-acks-0-err", batch([b"x"]), partition=7, acks=0))
-    probe = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[ListOffsetsTopic(
-        name="p-acks-0-err", partitions=[ListOffsetsPartition(partition_index=0, timestamp=-1)])])
+    probe = ListOffsetsRequest(
+        replica_id=-1,
+        isolation_level=0,
+        topics=[
+            ListOffsetsTopic(
+                name="p-acks-0-err", partitions=[ListOffsetsPartition(partition_index=0, timestamp=-1)]
+            )
+        ],
+    )
     try:  # the next request on the same connection
         raw.call("ListOffsets", LIST_OFFSETS_V, probe)
         outcome = "open"
@@ -288,13 +423,20 @@ def _acks_0_error(t: Target) -> Any:
 
 
 for _acks in (2, -2, 5):
-    register(f"produce/invalid-acks-{_acks}", f"acks={_acks}: INVALID_REQUIRED_ACKS for the partition, nothing written",
-             lambda t, a=_acks: {"answer": (new_topic(t, f"p-acks-bad{a}"),
-                                            produce(t, f"p-acks-bad{a}", batch([b"x"]), acks=a))[1],
-                                 "latest": list_offsets(t, f"p-acks-bad{a}", -1)["offset"]})
+    register(
+        f"produce/invalid-acks-{_acks}",
+        f"acks={_acks}: INVALID_REQUIRED_ACKS for the partition, nothing written",
+        lambda t, a=_acks: {
+            "answer": (new_topic(t, f"p-acks-bad{a}"), produce(t, f"p-acks-bad{a}", batch([b"x"]), acks=a))[
+                1
+            ],
+            "latest": list_offsets(t, f"p-acks-bad{a}", -1)["offset"],
+        },
+    )
 
 
 # --- where the batch goes ------------------------------------------------------------------------------
+
 
 @scenario("produce/unknown-topic")
 def _unknown_topic(t: Target) -> Any:
@@ -331,14 +473,26 @@ def _not_leader_non_replica(t: Target) -> Any:
 def _two_partitions(t: Target) -> Any:
     """One Produce to partitions 0 and 3 of a 1-partition topic: NONE for 0, UNKNOWN_TOPIC_OR_PARTITION for 3."""
     new_topic(t, "p-two-parts")
-    request = ProduceRequest(transactional_id=None, acks=-1, timeout_ms=10000, topic_data=[ProduceTopicData(
-        name="p-two-parts", partition_data=[ProducePartitionData(index=0, records=batch([b"a"])),
-                                            ProducePartitionData(index=3, records=batch([b"b"]))])])
+    request = ProduceRequest(
+        transactional_id=None,
+        acks=-1,
+        timeout_ms=10000,
+        topic_data=[
+            ProduceTopicData(
+                name="p-two-parts",
+                partition_data=[
+                    ProducePartitionData(index=0, records=batch([b"a"])),
+                    ProducePartitionData(index=3, records=batch([b"b"])),
+                ],
+            )
+        ],
+    )
     answer = t.call("Produce", PRODUCE_V, request, t.leader("p-two-parts"))
     return sorted([p.index, partition_answer(p)] for r in answer.responses for p in r.partition_responses)
 
 
 # --- Kafka's checks of a client's batch ------------------------------------------------------------------
+
 
 @scenario("produce/bad-crc")
 def _bad_crc(t: Target) -> Any:
@@ -346,7 +500,10 @@ def _bad_crc(t: Target) -> Any:
     new_topic(t, "p-bad-crc")
     data = bytearray(batch([b"hello world"]))
     data[-1] ^= 0xFF
-    return {"answer": produce(t, "p-bad-crc", bytes(data)), "latest": list_offsets(t, "p-bad-crc", -1)["offset"]}
+    return {
+        "answer": produce(t, "p-bad-crc", bytes(data)),
+        "latest": list_offsets(t, "p-bad-crc", -1)["offset"],
+    }
 
 
 @scenario("produce/two-batches-in-one-partition")
@@ -361,8 +518,10 @@ def _two_batches(t: Target) -> Any:
 def _too_large_topic(t: Target) -> Any:
     """A 2,000-byte record on a topic with max.message.bytes=1000: MESSAGE_TOO_LARGE; a small one then goes in at 0."""
     new_topic(t, "p-too-large-topic", configs={"max.message.bytes": "1000"})
-    return [produce(t, "p-too-large-topic", batch([os.urandom(2000)])),
-            produce(t, "p-too-large-topic", batch([b"small"]))]
+    return [
+        produce(t, "p-too-large-topic", batch([os.urandom(2000)])),
+        produce(t, "p-too-large-topic", batch([b"small"])),
+    ]
 
 
 @scenario("produce/batch-larger-than-broker-message-max-bytes")
@@ -376,27 +535,35 @@ def _too_large_broker(t: Target) -> Any:
 def _compacted_no_key(t: Target) -> Any:
     """A keyless record on a compacted topic: INVALID_RECORD, batch 0 named in record_errors; a keyed one is NONE."""
     new_topic(t, "p-compact-nokey", configs={"cleanup.policy": "compact"})
-    return [produce(t, "p-compact-nokey", batch([b"v"])),
-            produce(t, "p-compact-nokey", batch([b"v"], keys=[b"k"]))]
+    return [
+        produce(t, "p-compact-nokey", batch([b"v"])),
+        produce(t, "p-compact-nokey", batch([b"v"], keys=[b"k"])),
+    ]
 
 
 @scenario("produce/compacted-with-keys")
 def _compacted_keys(t: Target) -> Any:
     """Keyed records on a compact,delete topic: NONE, offsets 0 then 2."""
     new_topic(t, "p-compact-keys", configs={"cleanup.policy": "compact,delete"})
-    return [produce(t, "p-compact-keys", batch([b"1", b"2"], keys=[b"a", b"b"])),
-            produce(t, "p-compact-keys", batch([b"3"], keys=[b"a"]))]
+    return [
+        produce(t, "p-compact-keys", batch([b"1", b"2"], keys=[b"a", b"b"])),
+        produce(t, "p-compact-keys", batch([b"3"], keys=[b"a"])),
+    ]
 
 
 # --- min.insync.replicas -------------------------------------------------------------------------------------
+
 
 @scenario("produce/min-isr-above-replication-factor")
 def _min_isr(t: Target) -> Any:
     """RF 1 with min.insync.replicas=2: Kafka caps the requirement at the replication factor, so acks=all
     succeeds (offsets 0, then 1 and 2 with acks=1)."""
     new_topic(t, "p-min-isr", configs={"min.insync.replicas": "2"})
-    return [produce(t, "p-min-isr", batch([b"a"]), acks=-1), produce(t, "p-min-isr", batch([b"b"]), acks=1),
-            produce(t, "p-min-isr", batch([b"c"]), acks=1)]
+    return [
+        produce(t, "p-min-isr", batch([b"a"]), acks=-1),
+        produce(t, "p-min-isr", batch([b"b"]), acks=1),
+        produce(t, "p-min-isr", batch([b"c"]), acks=1),
+    ]
 
 
 @scenario("produce/min-isr-not-met-after-follower-stops", disruptive=True)
@@ -404,8 +571,11 @@ def _min_isr_follower_down(t: Target) -> Any:
     """RF 2 on brokers 1 and 2 with min.insync.replicas=2, broker 2 stopped: once the ISR is [1], acks=all
     gets NOT_ENOUGH_REPLICAS (with the log start offset) and acks=1 still succeeds."""
     topic = "p-min-isr-down"
-    out: dict[str, Any] = {"create": create(t, topic, partitions=-1, rf=-1, assignments={0: [1, 2]},
-                                            configs={"min.insync.replicas": "2"})["error"]}
+    out: dict[str, Any] = {
+        "create": create(
+            t, topic, partitions=-1, rf=-1, assignments={0: [1, 2]}, configs={"min.insync.replicas": "2"}
+        )["error"]
+    }
     t.wait_topic(topic)
     out["before"] = produce(t, topic, batch([b"a"]), node=1)
     t.stop_node(2)
@@ -431,6 +601,7 @@ def _min_isr_met(t: Target) -> Any:
 
 
 # --- timestamps ------------------------------------------------------------------------------------------------
+
 
 @scenario("produce/log-append-time")
 def _log_append_time(t: Target) -> Any:
@@ -460,38 +631,52 @@ def _create_time(t: Target) -> Any:
 def _before_max(t: Target) -> Any:
     """message.timestamp.before.max.ms=60000 and a record an hour old: INVALID_TIMESTAMP; a current one is NONE."""
     new_topic(t, "p-ts-before", configs={"message.timestamp.before.max.ms": "60000"})
-    return [produce(t, "p-ts-before", batch([b"old"], timestamps=[now_ms() - HOUR_MS])),
-            produce(t, "p-ts-before", batch([b"now"]))]
+    return [
+        produce(t, "p-ts-before", batch([b"old"], timestamps=[now_ms() - HOUR_MS])),
+        produce(t, "p-ts-before", batch([b"now"])),
+    ]
 
 
 @scenario("produce/timestamp-after-max-violated")
 def _after_max(t: Target) -> Any:
     """message.timestamp.after.max.ms=60000 and a record an hour ahead: INVALID_TIMESTAMP; an old one is NONE."""
     new_topic(t, "p-ts-after", configs={"message.timestamp.after.max.ms": "60000"})
-    return [produce(t, "p-ts-after", batch([b"future"], timestamps=[now_ms() + HOUR_MS])),
-            produce(t, "p-ts-after", batch([b"old"], timestamps=[now_ms() - 10 * HOUR_MS]))]
+    return [
+        produce(t, "p-ts-after", batch([b"future"], timestamps=[now_ms() + HOUR_MS])),
+        produce(t, "p-ts-after", batch([b"old"], timestamps=[now_ms() - 10 * HOUR_MS])),
+    ]
 
 
 @scenario("produce/timestamp-after-max-default")
 def _after_max_default(t: Target) -> Any:
     """With the default message.timestamp.after.max.ms (one hour in Kafka 4) a record two hours ahead is INVALID_TIMESTAMP."""
     new_topic(t, "p-ts-after-default")
-    return [produce(t, "p-ts-after-default", batch([b"future"], timestamps=[now_ms() + 2 * HOUR_MS])),
-            produce(t, "p-ts-after-default", batch([b"soon"], timestamps=[now_ms() + 60000]))]
+    return [
+        produce(t, "p-ts-after-default", batch([b"future"], timestamps=[now_ms() + 2 * HOUR_MS])),
+        produce(t, "p-ts-after-default", batch([b"soon"], timestamps=[now_ms() + 60000])),
+    ]
 
 
 @scenario("produce/timestamp-violation-log-append-time")
 def _ts_log_append(t: Target) -> Any:
     """A LogAppendTime topic ignores message.timestamp.before.max.ms: an hour-old record is NONE."""
-    new_topic(t, "p-ts-lat", configs={"message.timestamp.type": "LogAppendTime",
-                                      "message.timestamp.before.max.ms": "60000"})
+    new_topic(
+        t,
+        "p-ts-lat",
+        configs={"message.timestamp.type": "LogAppendTime", "message.timestamp.before.max.ms": "60000"},
+    )
     return produce(t, "p-ts-lat", batch([b"old"], timestamps=[now_ms() - HOUR_MS]))
 
 
 # --- compression ----------------------------------------------------------------------------------------------
 
-CODECS = {"none": COMPRESSION_NONE, "gzip": COMPRESSION_GZIP, "snappy": COMPRESSION_SNAPPY, "lz4": COMPRESSION_LZ4,
-          "zstd": COMPRESSION_ZSTD}
+CODECS = {
+    "none": COMPRESSION_NONE,
+    "gzip": COMPRESSION_GZIP,
+    "snappy": COMPRESSION_SNAPPY,
+    "lz4": COMPRESSION_LZ4,
+    "zstd": COMPRESSION_ZSTD,
+}
 
 
 def _codec_roundtrip(t: Target, name: str, codec: int, topic_config: dict[str, str] | None = None) -> Any:
@@ -508,16 +693,22 @@ def _codec_roundtrip(t: Target, name: str, codec: int, topic_config: dict[str, s
 
 
 for _name, _codec in CODECS.items():
-    register(f"produce/compression-{_name}",
-             f"A {_name} batch of keys, values, a null value and headers: stored and fetched back identical, codec kept",
-             lambda t, n=_name, c=_codec: _codec_roundtrip(t, n, c))
+    register(
+        f"produce/compression-{_name}",
+        f"A {_name} batch of keys, values, a null value and headers: stored and fetched back identical, codec kept",
+        lambda t, n=_name, c=_codec: _codec_roundtrip(t, n, c),
+    )
 
-register("produce/compression-topic-gzip-recompresses",
-         "compression.type=gzip and an uncompressed batch: the fetched batch is gzip, records identical",
-         lambda t: _codec_roundtrip(t, "topic-gzip", COMPRESSION_NONE, {"compression.type": "gzip"}))
-register("produce/compression-topic-uncompressed-decompresses",
-         "compression.type=uncompressed and a zstd batch: the fetched batch is uncompressed, records identical",
-         lambda t: _codec_roundtrip(t, "topic-none", COMPRESSION_ZSTD, {"compression.type": "uncompressed"}))
+register(
+    "produce/compression-topic-gzip-recompresses",
+    "compression.type=gzip and an uncompressed batch: the fetched batch is gzip, records identical",
+    lambda t: _codec_roundtrip(t, "topic-gzip", COMPRESSION_NONE, {"compression.type": "gzip"}),
+)
+register(
+    "produce/compression-topic-uncompressed-decompresses",
+    "compression.type=uncompressed and a zstd batch: the fetched batch is uncompressed, records identical",
+    lambda t: _codec_roundtrip(t, "topic-none", COMPRESSION_ZSTD, {"compression.type": "uncompressed"}),
+)
 
 
 @scenario("produce/unknown-codec")
@@ -528,25 +719,33 @@ def _unknown_codec(t: Target) -> Any:
     data[record_batch.ATTRIBUTES_OFFSET + 1] |= 6
     header = record_batch.read_header(data)
     crc = record_batch.compute_crc(data, 0, header.size_in_bytes)
-    data[record_batch.CRC_OFFSET:record_batch.CRC_OFFSET + 4] = crc.to_bytes(4, "big")
+    data[record_batch.CRC_OFFSET : record_batch.CRC_OFFSET + 4] = crc.to_bytes(4, "big")
     return produce(t, "p-codec-unknown", bytes(data))
 
 
 # --- versions -----------------------------------------------------------------------------------------------
 
+
 def _version(t: Target, version: int) -> Any:
     topic = f"p-version-{version}"
     new_topic(t, topic)
-    return [produce(t, topic, batch([b"a"]), version=version), produce(t, topic, batch([b"b", b"c"]), version=version),
-            produce(t, topic, batch([b"d"]), partition=4, version=version)]
+    return [
+        produce(t, topic, batch([b"a"]), version=version),
+        produce(t, topic, batch([b"b", b"c"]), version=version),
+        produce(t, topic, batch([b"d"]), partition=4, version=version),
+    ]
 
 
 for _v in range(3, 10):
-    register(f"produce/version-{_v}", f"Produce v{_v}: offsets 0 and 1, then an unknown partition, in v{_v}'s fields",
-             lambda t, v=_v: _version(t, v))
+    register(
+        f"produce/version-{_v}",
+        f"Produce v{_v}: offsets 0 and 1, then an unknown partition, in v{_v}'s fields",
+        lambda t, v=_v: _version(t, v),
+    )
 
 
 # --- the idempotent producer --------------------------------------------------------------------------------
+
 
 def _idempotent(t: Target, topic: str, steps: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
     """Produce one record per step ``(epoch offset, base sequence, record count)`` with a fresh
@@ -555,33 +754,56 @@ def _idempotent(t: Target, topic: str, steps: list[tuple[int, int, int]]) -> lis
     producer_id, epoch = init_producer_id(t)
     out = []
     for epoch_delta, sequence, count in steps:
-        data = batch([b"r%d" % (sequence + i) for i in range(count)], producer_id=producer_id,
-                     producer_epoch=epoch + epoch_delta, base_sequence=sequence)
+        data = batch(
+            [b"r%d" % (sequence + i) for i in range(count)],
+            producer_id=producer_id,
+            producer_epoch=epoch + epoch_delta,
+            base_sequence=sequence,
+        )
         out.append(produce(t, topic, data))
     return out
 
 
 IDEMPOTENT: dict[str, tuple[str, list[tuple[int, int, int]]]] = {
-    "in-sequence": ("sequences 0, 1, 2 (two records), 3: NONE at offsets 0, 1, 3",
-                    [(0, 0, 1), (0, 1, 2), (0, 3, 1)]),
-    "duplicate": ("sequence 0 twice: the retry is NONE with the original offset 0, nothing written twice",
-                  [(0, 0, 1), (0, 0, 1), (0, 1, 1)]),
-    "duplicate-of-older-batch": ("sequences 0, 1, 2 then 1 again: NONE with offset 1 (one of the last five batches)",
-                                 [(0, 0, 1), (0, 1, 1), (0, 2, 1), (0, 1, 1)]),
-    "gap": ("sequence 0 then 2: OUT_OF_ORDER_SEQUENCE_NUMBER; 1 then goes in",
-            [(0, 0, 1), (0, 2, 1), (0, 1, 1)]),
-    "stale-epoch": ("epoch e then e+1 at sequence 0 then e again: INVALID_PRODUCER_EPOCH",
-                    [(0, 0, 1), (1, 0, 1), (0, 1, 1)]),
-    "new-epoch-nonzero-sequence": ("epoch e then e+1 at sequence 5: OUT_OF_ORDER_SEQUENCE_NUMBER",
-                                   [(0, 0, 1), (1, 5, 1)]),
-    "unknown-producer-nonzero-sequence": ("a first batch at sequence 7: accepted (Kafka has no state to check it against)",
-                                          [(0, 7, 1), (0, 8, 1), (0, 10, 1)]),
-    "overlapping-sequence": ("sequence 0 (two records) then 1: not a duplicate and out of order",
-                             [(0, 0, 2), (0, 1, 1)]),
+    "in-sequence": (
+        "sequences 0, 1, 2 (two records), 3: NONE at offsets 0, 1, 3",
+        [(0, 0, 1), (0, 1, 2), (0, 3, 1)],
+    ),
+    "duplicate": (
+        "sequence 0 twice: the retry is NONE with the original offset 0, nothing written twice",
+        [(0, 0, 1), (0, 0, 1), (0, 1, 1)],
+    ),
+    "duplicate-of-older-batch": (
+        "sequences 0, 1, 2 then 1 again: NONE with offset 1 (one of the last five batches)",
+        [(0, 0, 1), (0, 1, 1), (0, 2, 1), (0, 1, 1)],
+    ),
+    "gap": (
+        "sequence 0 then 2: OUT_OF_ORDER_SEQUENCE_NUMBER; 1 then goes in",
+        [(0, 0, 1), (0, 2, 1), (0, 1, 1)],
+    ),
+    "stale-epoch": (
+        "epoch e then e+1 at sequence 0 then e again: INVALID_PRODUCER_EPOCH",
+        [(0, 0, 1), (1, 0, 1), (0, 1, 1)],
+    ),
+    "new-epoch-nonzero-sequence": (
+        "epoch e then e+1 at sequence 5: OUT_OF_ORDER_SEQUENCE_NUMBER",
+        [(0, 0, 1), (1, 5, 1)],
+    ),
+    "unknown-producer-nonzero-sequence": (
+        "a first batch at sequence 7: accepted (Kafka has no state to check it against)",
+        [(0, 7, 1), (0, 8, 1), (0, 10, 1)],
+    ),
+    "overlapping-sequence": (
+        "sequence 0 (two records) then 1: not a duplicate and out of order",
+        [(0, 0, 2), (0, 1, 1)],
+    ),
 }
 for _label, (_doc, _steps) in IDEMPOTENT.items():
-    register(f"produce/idempotent-{_label}", f"Idempotent producer: {_doc}",
-             lambda t, s=_steps, lbl=_label: _idempotent(t, f"p-idem-{lbl}", s))
+    register(
+        f"produce/idempotent-{_label}",
+        f"Idempotent producer: {_doc}",
+        lambda t, s=_steps, lbl=_label: _idempotent(t, f"p-idem-{lbl}", s),
+    )
 
 
 @scenario("produce/idempotent-no-sequence")
@@ -589,14 +811,18 @@ def _idempotent_no_sequence(t: Target) -> Any:
     """A batch with a producer id but base sequence -1: INVALID_RECORD."""
     new_topic(t, "p-idem-no-seq")
     producer_id, epoch = init_producer_id(t)
-    return produce(t, "p-idem-no-seq", batch([b"x"], producer_id=producer_id, producer_epoch=epoch, base_sequence=-1))
+    return produce(
+        t, "p-idem-no-seq", batch([b"x"], producer_id=producer_id, producer_epoch=epoch, base_sequence=-1)
+    )
 
 
 @scenario("produce/idempotent-unallocated-producer-id")
 def _idempotent_unallocated(t: Target) -> Any:
     """A producer id no InitProducerId handed out, sequence 0: Kafka does not check ids of idempotent batches (NONE)."""
     new_topic(t, "p-idem-unallocated")
-    return produce(t, "p-idem-unallocated", batch([b"x"], producer_id=987654321, producer_epoch=0, base_sequence=0))
+    return produce(
+        t, "p-idem-unallocated", batch([b"x"], producer_id=987654321, producer_epoch=0, base_sequence=0)
+    )
 
 
 @scenario("produce/transactional-batch-without-transaction")
@@ -604,5 +830,8 @@ def _transactional_no_txn(t: Target) -> Any:
     """A batch with the transactional bit from a producer with no transactional id: Kafka refuses it."""
     new_topic(t, "p-txn-bit")
     producer_id, epoch = init_producer_id(t)
-    return produce(t, "p-txn-bit", batch([b"x"], producer_id=producer_id, producer_epoch=epoch, base_sequence=0,
-                                         transactional=True))
+    return produce(
+        t,
+        "p-txn-bit",
+        batch([b"x"], producer_id=producer_id, producer_epoch=epoch, base_sequence=0, transactional=True),
+    )

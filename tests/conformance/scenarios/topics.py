@@ -34,19 +34,42 @@ CREATE_V = 7
 def shape(partitions: list[Any]) -> list[dict[str, Any]]:
     """What a replica assignment looks like without naming brokers: per partition its replica
     count, whether the replicas are distinct, whether the leader is one of them and the ISR size."""
-    return [{"replicas": len(p.replica_nodes), "distinct": len(set(p.replica_nodes)) == len(p.replica_nodes),
-             "leader_in_replicas": p.leader_id in p.replica_nodes, "isr": len(p.isr_nodes)} for p in partitions]
+    return [
+        {
+            "replicas": len(p.replica_nodes),
+            "distinct": len(set(p.replica_nodes)) == len(p.replica_nodes),
+            "leader_in_replicas": p.leader_id in p.replica_nodes,
+            "isr": len(p.isr_nodes),
+        }
+        for p in partitions
+    ]
 
 
-def create(t: Target, name: str, partitions: int = 1, rf: int = 1, configs: dict[str, str | None] | None = None,
-           assignments: dict[int, list[int]] | None = None, validate_only: bool = False) -> dict[str, Any]:
+def create(
+    t: Target,
+    name: str,
+    partitions: int = 1,
+    rf: int = 1,
+    configs: dict[str, str | None] | None = None,
+    assignments: dict[int, list[int]] | None = None,
+    validate_only: bool = False,
+) -> dict[str, Any]:
     """CreateTopics v7 for one topic; the answer's error, partition count and replication factor."""
     topic = CreatableTopic(
-        name=name, num_partitions=partitions, replication_factor=rf,
-        assignments=[CreatableReplicaAssignment(partition_index=i, broker_ids=b) for i, b in (assignments or {}).items()],
-        configs=[CreatableTopicConfig(name=k, value=v) for k, v in (configs or {}).items()])
-    answer = t.call("CreateTopics", CREATE_V, CreateTopicsRequest(topics=[topic], timeout_ms=30000,
-                                                                   validate_only=validate_only))
+        name=name,
+        num_partitions=partitions,
+        replication_factor=rf,
+        assignments=[
+            CreatableReplicaAssignment(partition_index=i, broker_ids=b)
+            for i, b in (assignments or {}).items()
+        ],
+        configs=[CreatableTopicConfig(name=k, value=v) for k, v in (configs or {}).items()],
+    )
+    answer = t.call(
+        "CreateTopics",
+        CREATE_V,
+        CreateTopicsRequest(topics=[topic], timeout_ms=30000, validate_only=validate_only),
+    )
     result = answer.topics[0]
     out = {"error": code_name(result.error_code)}
     if result.error_code == 0:
@@ -80,8 +103,11 @@ NAMES = {
     "tab": "has\ttab",
 }
 for _label, _name in NAMES.items():
-    register(f"topics/create/name-{_label}", f"CreateTopics with the name {_name[:20]!r} (legal: [a-zA-Z0-9._-]{{1,249}})",
-             lambda t, n=_name: create(t, n))
+    register(
+        f"topics/create/name-{_label}",
+        f"CreateTopics with the name {_name[:20]!r} (legal: [a-zA-Z0-9._-]{{1,249}})",
+        lambda t, n=_name: create(t, n),
+    )
 
 
 @scenario("topics/create/already-exists")
@@ -116,20 +142,40 @@ def _mixed_batch(t: Target) -> Any:
     good = CreatableTopic(name="batch-good", num_partitions=2, replication_factor=2)
     bad = CreatableTopic(name="batch-bad", num_partitions=1, replication_factor=7)
     answer = t.call("CreateTopics", CREATE_V, CreateTopicsRequest(topics=[good, bad], timeout_ms=30000))
-    return sorted((r.name, code_name(r.error_code), r.num_partitions, r.replication_factor) for r in answer.topics)
+    return sorted(
+        (r.name, code_name(r.error_code), r.num_partitions, r.replication_factor) for r in answer.topics
+    )
 
 
 # --- replication factor and partition counts ---------------------------------------------------
 
-for _label, _rf in {"rf-1": 1, "rf-2": 2, "rf-3": 3, "rf-4-above-brokers": 4, "rf-0": 0, "rf-default": -1,
-                    "rf-minus-2": -2}.items():
-    register(f"topics/create/{_label}", f"CreateTopics with replication factor {_rf} on 3 brokers",
-             lambda t, rf=_rf, lbl=_label: create_and_describe(t, f"create-{lbl}", partitions=3, rf=rf))
+for _label, _rf in {
+    "rf-1": 1,
+    "rf-2": 2,
+    "rf-3": 3,
+    "rf-4-above-brokers": 4,
+    "rf-0": 0,
+    "rf-default": -1,
+    "rf-minus-2": -2,
+}.items():
+    register(
+        f"topics/create/{_label}",
+        f"CreateTopics with replication factor {_rf} on 3 brokers",
+        lambda t, rf=_rf, lbl=_label: create_and_describe(t, f"create-{lbl}", partitions=3, rf=rf),
+    )
 
-for _label, _count in {"partitions-1": 1, "partitions-50": 50, "partitions-0": 0, "partitions-default": -1,
-                       "partitions-minus-2": -2}.items():
-    register(f"topics/create/{_label}", f"CreateTopics with {_count} partitions",
-             lambda t, n=_count, lbl=_label: create_and_describe(t, f"create-{lbl}", partitions=n, rf=1))
+for _label, _count in {
+    "partitions-1": 1,
+    "partitions-50": 50,
+    "partitions-0": 0,
+    "partitions-default": -1,
+    "partitions-minus-2": -2,
+}.items():
+    register(
+        f"topics/create/{_label}",
+        f"CreateTopics with {_count} partitions",
+        lambda t, n=_count, lbl=_label: create_and_describe(t, f"create-{lbl}", partitions=n, rf=1),
+    )
 
 
 # --- configs -------------------------------------------------------------------------------------
@@ -155,8 +201,11 @@ BAD_CONFIGS: dict[str, dict[str, str | None]] = {
     "null-value": {"retention.ms": None},
 }
 for _label, _configs in BAD_CONFIGS.items():
-    register(f"topics/create/config-{_label}", f"CreateTopics with the config {_configs}",
-             lambda t, c=_configs, lbl=_label: create(t, f"cfg-{lbl}", configs=c))
+    register(
+        f"topics/create/config-{_label}",
+        f"CreateTopics with the config {_configs}",
+        lambda t, c=_configs, lbl=_label: create(t, f"cfg-{lbl}", configs=c),
+    )
 
 GOOD_CONFIGS: dict[str, dict[str, str]] = {
     "compact": {"cleanup.policy": "compact"},
@@ -171,16 +220,25 @@ GOOD_CONFIGS: dict[str, dict[str, str]] = {
 def _create_with_configs(t: Target, name: str, configs: dict[str, str]) -> Any:
     """CreateTopics v7 with ``configs``; the error and, for each config set, the value and source
     the answer reports (KIP-525)."""
-    topic = CreatableTopic(name=name, num_partitions=1, replication_factor=1,
-                           configs=[CreatableTopicConfig(name=k, value=v) for k, v in configs.items()])
+    topic = CreatableTopic(
+        name=name,
+        num_partitions=1,
+        replication_factor=1,
+        configs=[CreatableTopicConfig(name=k, value=v) for k, v in configs.items()],
+    )
     result = t.call("CreateTopics", CREATE_V, CreateTopicsRequest(topics=[topic], timeout_ms=30000)).topics[0]
-    reported = {c.name: [c.value, c.config_source, c.read_only] for c in (result.configs or []) if c.name in configs}
+    reported = {
+        c.name: [c.value, c.config_source, c.read_only] for c in (result.configs or []) if c.name in configs
+    }
     return {"error": code_name(result.error_code), "configs": reported}
 
 
 for _label, _configs in GOOD_CONFIGS.items():
-    register(f"topics/create/config-{_label}", f"CreateTopics with {_configs}: accepted, and reported back as set",
-             lambda t, c=_configs, lbl=_label: _create_with_configs(t, f"cfg-ok-{lbl}", c))
+    register(
+        f"topics/create/config-{_label}",
+        f"CreateTopics with {_configs}: accepted, and reported back as set",
+        lambda t, c=_configs, lbl=_label: _create_with_configs(t, f"cfg-ok-{lbl}", c),
+    )
 
 
 @scenario("topics/create/configs-reported-count")
@@ -192,6 +250,7 @@ def _configs_reported(t: Target) -> Any:
 
 
 # --- validate_only -------------------------------------------------------------------------------
+
 
 @scenario("topics/create/validate-only-valid")
 def _validate_only_valid(t: Target) -> Any:
@@ -242,8 +301,11 @@ def _assigned(t: Target, name: str, assignments: dict[int, list[int]]) -> Any:
 
 
 for _label, _assignment in ASSIGNMENTS.items():
-    register(f"topics/create/assignment-{_label}", f"CreateTopics with the manual assignment {_assignment}",
-             lambda t, a=_assignment, lbl=_label: _assigned(t, f"assign-{lbl}", a))
+    register(
+        f"topics/create/assignment-{_label}",
+        f"CreateTopics with the manual assignment {_assignment}",
+        lambda t, a=_assignment, lbl=_label: _assigned(t, f"assign-{lbl}", a),
+    )
 
 
 @scenario("topics/create/assignment-with-partition-count")
@@ -260,19 +322,35 @@ def _assignment_and_rf(t: Target) -> Any:
 
 # --- CreatePartitions -----------------------------------------------------------------------------
 
-def create_partitions(t: Target, name: str, count: int, assignments: list[list[int]] | None = None,
-                      validate_only: bool = False) -> str:
+
+def create_partitions(
+    t: Target, name: str, count: int, assignments: list[list[int]] | None = None, validate_only: bool = False
+) -> str:
     """CreatePartitions v3 for one topic; the error's name."""
     topic = CreatePartitionsTopic(
-        name=name, count=count,
-        assignments=None if assignments is None else [CreatePartitionsAssignment(broker_ids=b) for b in assignments])
-    answer = t.call("CreatePartitions", 3, CreatePartitionsRequest(topics=[topic], timeout_ms=30000,
-                                                                    validate_only=validate_only))
+        name=name,
+        count=count,
+        assignments=None
+        if assignments is None
+        else [CreatePartitionsAssignment(broker_ids=b) for b in assignments],
+    )
+    answer = t.call(
+        "CreatePartitions",
+        3,
+        CreatePartitionsRequest(topics=[topic], timeout_ms=30000, validate_only=validate_only),
+    )
     return code_name(answer.results[0].error_code)
 
 
-def _partitions_case(t: Target, name: str, start: int, count: int, assignments: list[list[int]] | None = None,
-                     validate_only: bool = False, rf: int = 1) -> Any:
+def _partitions_case(
+    t: Target,
+    name: str,
+    start: int,
+    count: int,
+    assignments: list[list[int]] | None = None,
+    validate_only: bool = False,
+    rf: int = 1,
+) -> Any:
     created = create(t, name, partitions=start, rf=rf)
     error = create_partitions(t, name, count, assignments, validate_only)
     time.sleep(0.3)
@@ -295,8 +373,11 @@ PARTITION_CASES: dict[str, dict[str, Any]] = {
     "grow-replicated": {"start": 1, "count": 4, "rf": 3},
 }
 for _label, _case in PARTITION_CASES.items():
-    register(f"topics/create-partitions/{_label}", f"CreatePartitions: {_case}",
-             lambda t, c=_case, lbl=_label: _partitions_case(t, f"cp-{lbl}", **c))
+    register(
+        f"topics/create-partitions/{_label}",
+        f"CreatePartitions: {_case}",
+        lambda t, c=_case, lbl=_label: _partitions_case(t, f"cp-{lbl}", **c),
+    )
 
 
 @scenario("topics/create-partitions/unknown-topic")
@@ -315,6 +396,7 @@ def _cp_duplicate(t: Target) -> Any:
 
 
 # --- DeleteTopics -----------------------------------------------------------------------------------
+
 
 def delete(t: Target, *names: str) -> list[Any]:
     """DeleteTopics v5; ``(name, error)`` per topic answered, sorted."""
@@ -371,6 +453,7 @@ def _delete_recreate(t: Target) -> Any:
 
 # --- auto-creation -------------------------------------------------------------------------------------
 
+
 def _auto(t: Target, name: str, allow: bool, version: int = 12) -> Any:
     answer = t.metadata([name], auto_create=allow, version=version)
     first = [code_name(x.error_code) for x in answer.topics]
@@ -380,8 +463,12 @@ def _auto(t: Target, name: str, allow: bool, version: int = 12) -> Any:
             t.metadata([name], auto_create=False)
             time.sleep(0.1)
     view = t.partitions(name)
-    return {"first_answer": first, "created": bool(view), "partitions": len(view),
-            "replication_factor": len(view[0].replica_nodes) if view else None}
+    return {
+        "first_answer": first,
+        "created": bool(view),
+        "partitions": len(view),
+        "replication_factor": len(view[0].replica_nodes) if view else None,
+    }
 
 
 @scenario("topics/auto-create/metadata-allowed")
@@ -415,4 +502,7 @@ def _auto_invalid(t: Target) -> Any:
 @scenario("topics/auto-create/producer")
 def _auto_producer(t: Target) -> Any:
     """A librdkafka producer writing to an unknown topic: the broker auto-creates it, the record lands at 0."""
-    return {"offsets": t.produce_values("auto-by-producer", [b"v"]), "partitions": len(t.wait_topic("auto-by-producer"))}
+    return {
+        "offsets": t.produce_values("auto-by-producer", [b"v"]),
+        "partitions": len(t.wait_topic("auto-by-producer")),
+    }

@@ -61,7 +61,9 @@ class AlterPartitionRecorder:
         self.proposals: list[Proposal] = []
         self.partitions: dict[TopicPartition, Partition] = {}
 
-    def submit(self, partition: Partition, leader_epoch: int, new_isr: list[int], partition_epoch: int) -> None:
+    def submit(
+        self, partition: Partition, leader_epoch: int, new_isr: list[int], partition_epoch: int
+    ) -> None:
         self.proposals.append(Proposal(partition.tp, leader_epoch, list(new_isr), partition_epoch))
         self.partitions[partition.tp] = partition
 
@@ -71,8 +73,11 @@ class AlterPartitionRecorder:
         self.partitions[last.tp].handle_alter_partition_result(
             last.leader_epoch,
             AlterPartitionResponsePartition(
-                partition_index=last.tp.partition, error_code=Errors.NONE, leader_id=self.partitions[last.tp].leader_id,
-                leader_epoch=last.leader_epoch, isr=list(last.new_isr),
+                partition_index=last.tp.partition,
+                error_code=Errors.NONE,
+                leader_id=self.partitions[last.tp].leader_id,
+                leader_epoch=last.leader_epoch,
+                isr=list(last.new_isr),
                 partition_epoch=last.partition_epoch + 1 if partition_epoch is None else partition_epoch,
             ),
         )
@@ -80,7 +85,9 @@ class AlterPartitionRecorder:
 
 def make_config(log_dir: Path, node_id: int = 1, **props: Any) -> KafkaConfig:
     """A broker config on ``log_dir``; ``props`` use underscores for dots (``min_insync_replicas=2``)."""
-    return KafkaConfig({"node.id": node_id, "log.dirs": str(log_dir), **{k.replace("_", "."): v for k, v in props.items()}})
+    return KafkaConfig(
+        {"node.id": node_id, "log.dirs": str(log_dir), **{k.replace("_", "."): v for k, v in props.items()}}
+    )
 
 
 def config_overrides(configs: dict[str, str]) -> list[TopicConfigOverride]:
@@ -102,21 +109,37 @@ def make_state(
     """A LeaderAndIsr partition state; ISR defaults to the replicas, replicas to [1]."""
     replicas = [1] if replicas is None else replicas
     return LeaderAndIsrPartitionState(
-        topic_name=tp.topic, partition_index=tp.partition, controller_epoch=controller_epoch, leader=leader,
-        leader_epoch=leader_epoch, isr=list(replicas if isr is None else isr), partition_epoch=partition_epoch,
-        replicas=list(replicas), is_new=False, configs=config_overrides(configs or {}),
+        topic_name=tp.topic,
+        partition_index=tp.partition,
+        controller_epoch=controller_epoch,
+        leader=leader,
+        leader_epoch=leader_epoch,
+        isr=list(replicas if isr is None else isr),
+        partition_epoch=partition_epoch,
+        replicas=list(replicas),
+        is_new=False,
+        configs=config_overrides(configs or {}),
     )
 
 
 def make_batch(
-    records: int = 1, *, base_offset: int = 0, producer_id: int = -1, producer_epoch: int = -1,
-    base_sequence: int = -1, leader_epoch: int = -1, value_bytes: int = 8,
+    records: int = 1,
+    *,
+    base_offset: int = 0,
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+    leader_epoch: int = -1,
+    value_bytes: int = 8,
 ) -> bytes:
     """One batch of ``records`` records (offsets as given; a leader reassigns them)."""
     return build_batch(
         [(b"k%d" % i, b"v" * value_bytes, None, 1_000 + i) for i in range(records)],
-        base_offset=base_offset, partition_leader_epoch=leader_epoch, producer_id=producer_id,
-        producer_epoch=producer_epoch, base_sequence=base_sequence,
+        base_offset=base_offset,
+        partition_leader_epoch=leader_epoch,
+        producer_id=producer_id,
+        producer_epoch=producer_epoch,
+        base_sequence=base_sequence,
     )
 
 
@@ -166,7 +189,9 @@ def fetch_response(parts: dict[TopicPartition, FetchPartitionData]) -> FetchResp
 def requested(request: FetchRequest) -> list[tuple[TopicPartition, int]]:
     """``[(tp, fetch_offset)]`` in the request's order."""
     return [
-        (TopicPartition(topic.topic, p.partition), p.fetch_offset) for topic in request.topics for p in topic.partitions
+        (TopicPartition(topic.topic, p.partition), p.fetch_offset)
+        for topic in request.topics
+        for p in topic.partitions
     ]
 
 
@@ -180,8 +205,14 @@ class FakeLeaderEndPoint:
     ``{tp: error code}``; ``epoch_responder(partitions)`` may replace it (to race changes).
     """
 
-    def __init__(self, broker_id: int = 2, leader_id: int = 1, host: str = "leader", port: int = 9092,
-                 socket_timeout_ms: int = 30_000) -> None:
+    def __init__(
+        self,
+        broker_id: int = 2,
+        leader_id: int = 1,
+        host: str = "leader",
+        port: int = 9092,
+        socket_timeout_ms: int = 30_000,
+    ) -> None:
         self.broker_id = broker_id
         self.leader_id = leader_id
         self.host = host
@@ -207,10 +238,12 @@ class FakeLeaderEndPoint:
             raise self.fetch_error
         if self.responder is not None:
             return self.responder(request)
-        return fetch_response({
-            tp: FetchPartitionData(error_code=Errors.NONE, high_watermark=-1, records=b"")
-            for tp, _ in requested(request)
-        })
+        return fetch_response(
+            {
+                tp: FetchPartitionData(error_code=Errors.NONE, high_watermark=-1, records=b"")
+                for tp, _ in requested(request)
+            }
+        )
 
     async def fetch_latest_offset(self, tp: TopicPartition, leader_epoch: int) -> int:
         self.offset_requests.append(("latest", tp, leader_epoch))
@@ -224,7 +257,9 @@ class FakeLeaderEndPoint:
         self, partitions: dict[TopicPartition, OffsetForLeaderPartition]
     ) -> dict[TopicPartition, EpochEndOffset]:
         """Records ``{tp: (current_leader_epoch, leader_epoch)}``; answers from ``epoch_end_offsets``."""
-        self.epoch_requests.append({tp: (p.current_leader_epoch, p.leader_epoch) for tp, p in partitions.items()})
+        self.epoch_requests.append(
+            {tp: (p.current_leader_epoch, p.leader_epoch) for tp, p in partitions.items()}
+        )
         if self.epoch_responder is not None:
             self.epoch_responder(partitions)
         if self.epoch_error is not None:
@@ -233,8 +268,12 @@ class FakeLeaderEndPoint:
         for tp in partitions:
             answer = self.epoch_end_offsets[tp]
             if isinstance(answer, tuple):
-                out[tp] = EpochEndOffset(error_code=Errors.NONE, partition=tp.partition, leader_epoch=answer[0],
-                                         end_offset=answer[1])
+                out[tp] = EpochEndOffset(
+                    error_code=Errors.NONE,
+                    partition=tp.partition,
+                    leader_epoch=answer[0],
+                    end_offset=answer[1],
+                )
             else:
                 out[tp] = EpochEndOffset(error_code=answer, partition=tp.partition)
         return out

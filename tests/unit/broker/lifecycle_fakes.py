@@ -38,9 +38,14 @@ TP1 = TopicPartition(TOPIC, 1)
 
 def make_config(log_dir: Path, node_id: int = 1, **props: Any) -> KafkaConfig:
     """A broker config on ``log_dir``; ``props`` are dotted names given with underscores."""
-    return KafkaConfig({"node.id": node_id, "log.dirs": str(log_dir),
-                        "controller.quorum.voters": "1@127.0.0.1:9092",
-                        **{k.replace("_", "."): v for k, v in props.items()}})
+    return KafkaConfig(
+        {
+            "node.id": node_id,
+            "log.dirs": str(log_dir),
+            "controller.quorum.voters": "1@127.0.0.1:9092",
+            **{k.replace("_", "."): v for k, v in props.items()},
+        }
+    )
 
 
 class NoAlterPartition:
@@ -58,8 +63,9 @@ async def running_replica_manager(config: KafkaConfig) -> AsyncIterator[ReplicaM
     """A ReplicaManager over a started LogManager; both stopped on exit (no periodic tasks)."""
     log_manager = LogManager(config)
     await log_manager.start()
-    manager = ReplicaManager(config, log_manager, MetadataCache(config.node_id, config.cluster_id),
-                             NoAlterPartition())  # type: ignore[arg-type]
+    manager = ReplicaManager(
+        config, log_manager, MetadataCache(config.node_id, config.cluster_id), NoAlterPartition()
+    )  # type: ignore[arg-type]
     try:
         yield manager
     finally:
@@ -67,44 +73,76 @@ async def running_replica_manager(config: KafkaConfig) -> AsyncIterator[ReplicaM
         await log_manager.stop()
 
 
-def apis_context(manager: ReplicaManager, *, controller: Any = None,
-                 dynamic_config: DynamicBrokerConfig | None = None, auto_topic_creation_manager: Any = None,
-                 ) -> ApisContext:
+def apis_context(
+    manager: ReplicaManager,
+    *,
+    controller: Any = None,
+    dynamic_config: DynamicBrokerConfig | None = None,
+    auto_topic_creation_manager: Any = None,
+) -> ApisContext:
     """An ApisContext over ``manager`` (its config and metadata cache)."""
-    return ApisContext(manager.config, manager, manager.metadata_cache, controller, None,  # type: ignore[arg-type]
-                       dynamic_config=dynamic_config or DynamicBrokerConfig(manager.config),
-                       auto_topic_creation_manager=auto_topic_creation_manager)
+    return ApisContext(
+        manager.config,
+        manager,
+        manager.metadata_cache,
+        controller,
+        None,  # type: ignore[arg-type]
+        dynamic_config=dynamic_config or DynamicBrokerConfig(manager.config),
+        auto_topic_creation_manager=auto_topic_creation_manager,
+    )
 
 
-def leader_and_isr(*tps: TopicPartition, leader: int = 1, leader_epoch: int = 1, replicas: list[int] | None = None,
-                   isr: list[int] | None = None, controller_epoch: int = 1,
-                   configs: dict[str, str] | None = None) -> LeaderAndIsrRequest:
+def leader_and_isr(
+    *tps: TopicPartition,
+    leader: int = 1,
+    leader_epoch: int = 1,
+    replicas: list[int] | None = None,
+    isr: list[int] | None = None,
+    controller_epoch: int = 1,
+    configs: dict[str, str] | None = None,
+) -> LeaderAndIsrRequest:
     """A LeaderAndIsr request giving every ``tp`` the same leader, epoch and replicas."""
     replicas = [1] if replicas is None else replicas
     return LeaderAndIsrRequest(
-        controller_id=1, controller_epoch=controller_epoch,
+        controller_id=1,
+        controller_epoch=controller_epoch,
         partition_states=[
             LeaderAndIsrPartitionState(
-                topic_name=tp.topic, partition_index=tp.partition, controller_epoch=controller_epoch,
-                leader=leader, leader_epoch=leader_epoch, isr=list(replicas if isr is None else isr),
-                partition_epoch=0, replicas=list(replicas), is_new=True, configs=config_overrides(configs or {}),
+                topic_name=tp.topic,
+                partition_index=tp.partition,
+                controller_epoch=controller_epoch,
+                leader=leader,
+                leader_epoch=leader_epoch,
+                isr=list(replicas if isr is None else isr),
+                partition_epoch=0,
+                replicas=list(replicas),
+                is_new=True,
+                configs=config_overrides(configs or {}),
             )
             for tp in tps
         ],
     )
 
 
-def stop_replica(*tps: TopicPartition, delete: bool = True, leader_epoch: int = -2,
-                 controller_epoch: int = 1) -> StopReplicaRequest:
+def stop_replica(
+    *tps: TopicPartition, delete: bool = True, leader_epoch: int = -2, controller_epoch: int = 1
+) -> StopReplicaRequest:
     """A StopReplica request for ``tps`` (leader epoch -2: Kafka's "epoch during delete")."""
     by_topic: dict[str, list[StopReplicaPartitionState]] = {}
     for tp in tps:
         by_topic.setdefault(tp.topic, []).append(
-            StopReplicaPartitionState(partition_index=tp.partition, leader_epoch=leader_epoch, delete_partition=delete)
+            StopReplicaPartitionState(
+                partition_index=tp.partition, leader_epoch=leader_epoch, delete_partition=delete
+            )
         )
-    return StopReplicaRequest(controller_id=1, controller_epoch=controller_epoch, topic_states=[
-        StopReplicaTopicState(topic_name=topic, partition_states=parts) for topic, parts in by_topic.items()
-    ])
+    return StopReplicaRequest(
+        controller_id=1,
+        controller_epoch=controller_epoch,
+        topic_states=[
+            StopReplicaTopicState(topic_name=topic, partition_states=parts)
+            for topic, parts in by_topic.items()
+        ],
+    )
 
 
 def make_batch(records: int = 1) -> bytes:

@@ -23,7 +23,9 @@ HEADER = RequestHeader(api_key=3, api_version=1, correlation_id=1, client_id="pr
 
 
 def created(request: CreateTopicsRequest, code: int = Errors.NONE) -> CreateTopicsResponse:
-    return CreateTopicsResponse(topics=[CreatableTopicResult(name=t.name, error_code=code) for t in request.topics])
+    return CreateTopicsResponse(
+        topics=[CreatableTopicResult(name=t.name, error_code=code) for t in request.topics]
+    )
 
 
 async def settle(manager: AutoTopicCreationManager) -> None:
@@ -34,7 +36,9 @@ async def settle(manager: AutoTopicCreationManager) -> None:
 
 
 def metadata_request(*names: str, allow: bool = True) -> MetadataRequest:
-    return MetadataRequest(topics=[MetadataRequestTopic(name=n) for n in names], allow_auto_topic_creation=allow)
+    return MetadataRequest(
+        topics=[MetadataRequestTopic(name=n) for n in names], allow_auto_topic_creation=allow
+    )
 
 
 async def test_valid_unknown_topics_are_created_with_the_controller_defaults():
@@ -44,11 +48,15 @@ async def test_valid_unknown_topics_are_created_with_the_controller_defaults():
     answers = manager.create_topics(["orders", "payments"])
     await settle(manager)
 
-    assert [(a.name, a.error_code) for a in answers] == [("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION),
-                                                          ("payments", Errors.UNKNOWN_TOPIC_OR_PARTITION)]
+    assert [(a.name, a.error_code) for a in answers] == [
+        ("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION),
+        ("payments", Errors.UNKNOWN_TOPIC_OR_PARTITION),
+    ]
     (request,) = channel.requests
     assert [(t.name, t.num_partitions, t.replication_factor) for t in request.topics] == [
-        ("orders", -1, -1), ("payments", -1, -1)]
+        ("orders", -1, -1),
+        ("payments", -1, -1),
+    ]
     assert request.timeout_ms == 7000
 
 
@@ -122,7 +130,9 @@ async def test_metadata_for_unknown_topics_auto_creates_them(tmp_path):
         await settle(manager)
 
         assert [(t.name, t.error_code) for t in response.topics] == [
-            ("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION), ("bad name", Errors.INVALID_TOPIC_EXCEPTION)]
+            ("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION),
+            ("bad name", Errors.INVALID_TOPIC_EXCEPTION),
+        ]
         assert [t.name for t in channel.requests[0].topics] == ["orders"]
 
 
@@ -133,8 +143,11 @@ async def test_metadata_does_not_create_when_auto_creation_does_not_apply(tmp_pa
         channel = FakeControllerChannel(created)
         manager = AutoTopicCreationManager(1, channel)
         ctx = apis_context(replica_manager, auto_topic_creation_manager=manager)
-        request = (MetadataRequest(topics=None) if case == "all topics"
-                   else metadata_request("orders", "bad name", allow=case != "client disallows"))
+        request = (
+            MetadataRequest(topics=None)
+            if case == "all topics"
+            else metadata_request("orders", "bad name", allow=case != "client disallows")
+        )
 
         response = await metadata_api.handle(ctx, HEADER, request)
         await settle(manager)
@@ -142,20 +155,26 @@ async def test_metadata_does_not_create_when_auto_creation_does_not_apply(tmp_pa
         assert channel.requests == []
         if case != "all topics":
             assert [(t.name, t.error_code) for t in response.topics] == [
-                ("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION), ("bad name", Errors.INVALID_TOPIC_EXCEPTION)]
+                ("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION),
+                ("bad name", Errors.INVALID_TOPIC_EXCEPTION),
+            ]
 
 
 @pytest.mark.parametrize("allow", [True, False])
-async def test_metadata_marks_an_unknown_internal_topic_internal_whether_it_creates_it_or_not(tmp_path, allow):
+async def test_metadata_marks_an_unknown_internal_topic_internal_whether_it_creates_it_or_not(
+    tmp_path, allow
+):
     async with running_replica_manager(make_config(tmp_path)) as replica_manager:
         manager = AutoTopicCreationManager(1, FakeControllerChannel(created))
         ctx = apis_context(replica_manager, auto_topic_creation_manager=manager)
 
         response = await metadata_api.handle(
-            ctx, HEADER, metadata_request("__transaction_state", "__cluster_metadata", "orders", allow=allow))
+            ctx, HEADER, metadata_request("__transaction_state", "__cluster_metadata", "orders", allow=allow)
+        )
         await settle(manager)
 
         assert [(t.name, t.error_code, t.is_internal) for t in response.topics] == [
             ("__transaction_state", Errors.UNKNOWN_TOPIC_OR_PARTITION, True),
             ("__cluster_metadata", Errors.UNKNOWN_TOPIC_OR_PARTITION, False),
-            ("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION, False)]
+            ("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION, False),
+        ]

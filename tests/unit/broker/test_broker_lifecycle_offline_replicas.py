@@ -42,7 +42,8 @@ async def test_a_log_going_offline_sends_a_heartbeat_at_once_carrying_every_offl
     answers = Heartbeats()
     channel = FakeControllerChannel(answers)
     manager = BrokerLifecycleManager(
-        make_config(tmp_path, node_id=2, broker_heartbeat_interval_ms=HOUR_MS), channel,  # type: ignore[arg-type]
+        make_config(tmp_path, node_id=2, broker_heartbeat_interval_ms=HOUR_MS),
+        channel,  # type: ignore[arg-type]
         offline_replicas=lambda: list(offline),
     )
     manager.broker_epoch = 7  # registered already

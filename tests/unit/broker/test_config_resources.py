@@ -24,7 +24,10 @@ def answer_here(res: DescribeConfigsResource) -> DescribeConfigsResult:
 async def test_an_unsupported_resource_type_is_invalid_request_in_its_place():
     results = await answer_config_resources(
         [resource(RESOURCE_BROKER, "1"), resource(3, "group"), resource(RESOURCE_BROKER, "1")],
-        DescribeConfigsResult, answer_here, None)
+        DescribeConfigsResult,
+        answer_here,
+        None,
+    )
 
     assert [r.error_code for r in results] == [Errors.NONE, Errors.INVALID_REQUEST, Errors.NONE]
     assert results[1].resource_name == "group"
@@ -39,19 +42,27 @@ async def test_a_topic_the_controller_left_unanswered_is_unknown_server_error():
         return [AlterConfigsResourceResponse(resource_type=RESOURCE_TOPIC, resource_name="b")]
 
     results = await answer_config_resources(
-        [resource(RESOURCE_TOPIC, "a"), resource(RESOURCE_TOPIC, "b")], AlterConfigsResourceResponse,
-        answer_here, forward)
+        [resource(RESOURCE_TOPIC, "a"), resource(RESOURCE_TOPIC, "b")],
+        AlterConfigsResourceResponse,
+        answer_here,
+        forward,
+    )
 
     assert sent == [["a", "b"]]
     assert [(r.resource_name, r.error_code) for r in results] == [
-        ("a", Errors.UNKNOWN_SERVER_ERROR), ("b", Errors.NONE)]
+        ("a", Errors.UNKNOWN_SERVER_ERROR),
+        ("b", Errors.NONE),
+    ]
 
 
 async def test_topics_without_a_controller_are_not_controller_with_kafkas_message():
     async def no_controller(resources):
         return None
 
-    results = await answer_config_resources([resource(RESOURCE_TOPIC, "a")], DescribeConfigsResult, answer_here,
-                                            no_controller)
+    results = await answer_config_resources(
+        [resource(RESOURCE_TOPIC, "a")], DescribeConfigsResult, answer_here, no_controller
+    )
 
-    assert [(r.error_code, r.error_message) for r in results] == [(Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE)]
+    assert [(r.error_code, r.error_message) for r in results] == [
+        (Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE)
+    ]

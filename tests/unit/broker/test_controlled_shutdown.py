@@ -60,7 +60,8 @@ async def test_controlled_shutdown_succeeds_when_no_partition_remains(tmp_path):
     sleeps = Sleeps()
 
     done = await lifecycle(tmp_path, channel).controlled_shutdown(
-        max_retries=3, retry_backoff_ms=5000, timeout_ms=60_000, sleep=sleeps)
+        max_retries=3, retry_backoff_ms=5000, timeout_ms=60_000, sleep=sleeps
+    )
 
     assert done is True
     (request,) = channel.requests
@@ -77,7 +78,8 @@ async def test_controlled_shutdown_retries_with_backoff_while_partitions_remain(
     sleeps = Sleeps()
 
     done = await lifecycle(tmp_path, channel).controlled_shutdown(
-        max_retries=3, retry_backoff_ms=250, timeout_ms=60_000, sleep=sleeps)
+        max_retries=3, retry_backoff_ms=250, timeout_ms=60_000, sleep=sleeps
+    )
 
     assert done is True
     assert len(channel.requests) == 3
@@ -85,12 +87,15 @@ async def test_controlled_shutdown_retries_with_backoff_while_partitions_remain(
 
 
 async def test_controlled_shutdown_gives_up_after_max_retries(tmp_path):
-    channel = scripted(*[ControlledShutdownResponse(error_code=Errors.NONE, remaining_partitions=STILL_LEADING)] * 2,
-                       ControlledShutdownResponse(error_code=Errors.NOT_CONTROLLER))
+    channel = scripted(
+        *[ControlledShutdownResponse(error_code=Errors.NONE, remaining_partitions=STILL_LEADING)] * 2,
+        ControlledShutdownResponse(error_code=Errors.NOT_CONTROLLER),
+    )
     sleeps = Sleeps()
 
     done = await lifecycle(tmp_path, channel).controlled_shutdown(
-        max_retries=3, retry_backoff_ms=100, timeout_ms=60_000, sleep=sleeps)
+        max_retries=3, retry_backoff_ms=100, timeout_ms=60_000, sleep=sleeps
+    )
 
     assert done is False
     assert len(channel.requests) == 3
@@ -102,7 +107,8 @@ async def test_controlled_shutdown_stops_retrying_on_a_non_retriable_error(tmp_p
     sleeps = Sleeps()
 
     done = await lifecycle(tmp_path, channel).controlled_shutdown(
-        max_retries=3, retry_backoff_ms=100, timeout_ms=60_000, sleep=sleeps)
+        max_retries=3, retry_backoff_ms=100, timeout_ms=60_000, sleep=sleeps
+    )
 
     assert done is False
     assert len(channel.requests) == 1
@@ -113,7 +119,8 @@ async def test_controlled_shutdown_is_attempted_once_with_zero_retries_and_bound
     channel = scripted(ControlledShutdownResponse(error_code=Errors.NONE, remaining_partitions=STILL_LEADING))
 
     done = await lifecycle(tmp_path, channel).controlled_shutdown(
-        max_retries=0, retry_backoff_ms=100, timeout_ms=1500, sleep=Sleeps())
+        max_retries=0, retry_backoff_ms=100, timeout_ms=1500, sleep=Sleeps()
+    )
 
     assert done is False
     assert len(channel.requests) == 1
@@ -124,7 +131,8 @@ async def test_an_unregistered_broker_skips_controlled_shutdown(tmp_path):
     channel = scripted()
 
     done = await lifecycle(tmp_path, channel, broker_epoch=-1).controlled_shutdown(
-        max_retries=3, retry_backoff_ms=100, timeout_ms=1000, sleep=Sleeps())
+        max_retries=3, retry_backoff_ms=100, timeout_ms=1000, sleep=Sleeps()
+    )
 
     assert done is False
     assert channel.requests == []
@@ -162,14 +170,21 @@ async def test_controller_apis_answer_not_controller_on_other_brokers(tmp_path):
         ctx = apis_context(manager)
 
         shutdown = await controlled_shutdown_api.handle(ctx, HEADER, ControlledShutdownRequest(broker_id=2))
-        elected = await elect_leaders_api.handle(ctx, HEADER, ElectLeadersRequest(topic_partitions=[
-            ElectLeadersTopicPartitions(topic="flights", partitions=[0, 1])]))
+        elected = await elect_leaders_api.handle(
+            ctx,
+            HEADER,
+            ElectLeadersRequest(
+                topic_partitions=[ElectLeadersTopicPartitions(topic="flights", partitions=[0, 1])]
+            ),
+        )
 
         assert shutdown.error_code == Errors.NOT_CONTROLLER
         assert elected.error_code == Errors.NOT_CONTROLLER
         results = elected.replica_election_results[0].partition_result
-        assert [(r.partition_id, r.error_code) for r in results] == [(0, Errors.NOT_CONTROLLER),
-                                                                     (1, Errors.NOT_CONTROLLER)]
+        assert [(r.partition_id, r.error_code) for r in results] == [
+            (0, Errors.NOT_CONTROLLER),
+            (1, Errors.NOT_CONTROLLER),
+        ]
 
 
 class ForwardingChannel:

@@ -55,23 +55,34 @@ class NewControllerChannel:
 
 
 def _ctx(controller: ResigningController, channel: NewControllerChannel) -> SimpleNamespace:
-    config = KafkaConfig({"node.id": "1", "controller.quorum.voters": "1@127.0.0.1:9093", "request.timeout.ms": "2000"})
+    config = KafkaConfig(
+        {"node.id": "1", "controller.quorum.voters": "1@127.0.0.1:9093", "request.timeout.ms": "2000"}
+    )
     return SimpleNamespace(controller=controller, controller_channel=channel, config=config)
 
 
 async def test_a_request_the_local_controller_fails_as_it_resigns_is_sent_on_to_the_new_controller() -> None:
     controller, channel = ResigningController(), NewControllerChannel()
     request = CreateTopicsRequest(topics=[], timeout_ms=1000)
-    response = await at_controller(_ctx(controller, channel), RequestHeader(19, 7, 1, "client"), request,
-                                   lambda c: c.controller.create_topics(request), 1000)
+    response = await at_controller(
+        _ctx(controller, channel),
+        RequestHeader(19, 7, 1, "client"),
+        request,
+        lambda c: c.controller.create_topics(request),
+        1000,
+    )
     assert [t.error_code for t in response.topics] == [Errors.NONE]
     assert (controller.asked, channel.sent) == (1, [request])
 
 
-async def test_a_forwarded_request_the_local_controller_fails_as_it_resigns_goes_back_as_not_controller() -> None:
+async def test_a_forwarded_request_the_local_controller_fails_as_it_resigns_goes_back_as_not_controller() -> (
+    None
+):
     controller, channel = ResigningController(), NewControllerChannel()
     request = CreateTopicsRequest(topics=[], timeout_ms=1000)
     header = RequestHeader(19, 7, 1, f"broker-2{CONTROLLER_CHANNEL_CLIENT_SUFFIX}")
-    response = await at_controller(_ctx(controller, channel), header, request, lambda c: c.controller.create_topics(request), 1000)
+    response = await at_controller(
+        _ctx(controller, channel), header, request, lambda c: c.controller.create_topics(request), 1000
+    )
     assert [t.error_code for t in response.topics] == [Errors.NOT_CONTROLLER]
     assert (controller.asked, channel.sent) == (1, [])

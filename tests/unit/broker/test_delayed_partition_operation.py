@@ -54,5 +54,8 @@ async def test_completion_on_timeout_marks_only_the_pending_partitions_request_t
 
     assert op.force_complete() is True
     assert op.force_complete() is False
-    assert {tp: s.error for tp, s in result.result().items()} == {TP0: Errors.NONE, TP1: Errors.REQUEST_TIMED_OUT}
+    assert {tp: s.error for tp, s in result.result().items()} == {
+        TP0: Errors.NONE,
+        TP1: Errors.REQUEST_TIMED_OUT,
+    }
     assert not any(s.pending for s in statuses.values())

@@ -38,12 +38,18 @@ class Cluster:
 
     async def lead(self, *states):
         await self.rm.become_leader_or_follower(
-            LeaderAndIsrRequest(controller_id=1, controller_epoch=1, partition_states=list(states)))
+            LeaderAndIsrRequest(controller_id=1, controller_epoch=1, partition_states=list(states))
+        )
 
     def set_live_brokers(self, *ids):
-        self.rm.metadata_cache.update_metadata(UpdateMetadataRequest(
-            controller_id=1, controller_epoch=1, full=False,
-            live_brokers=[UpdateMetadataBroker(id=i, host="127.0.0.1", port=9000 + i) for i in ids]))
+        self.rm.metadata_cache.update_metadata(
+            UpdateMetadataRequest(
+                controller_id=1,
+                controller_epoch=1,
+                full=False,
+                live_brokers=[UpdateMetadataBroker(id=i, host="127.0.0.1", port=9000 + i) for i in ids],
+            )
+        )
 
     async def produce(self, batches=4, tp=TP0):
         for _ in range(batches):
@@ -60,8 +66,9 @@ async def cluster(tmp_path):
     log_manager = LogManager(config)
     await log_manager.start()
     time = MockTime()
-    rm = ReplicaManager(config, log_manager, MetadataCache(1, "c"), AlterPartitionRecorder(),
-                        scheduler=KafkaScheduler(time))
+    rm = ReplicaManager(
+        config, log_manager, MetadataCache(1, "c"), AlterPartitionRecorder(), scheduler=KafkaScheduler(time)
+    )
     yield Cluster(rm, time)
     await rm.stop()
     await log_manager.stop()
@@ -93,10 +100,13 @@ async def test_offsets_above_the_high_watermark_or_negative_are_out_of_range(clu
 
 
 async def test_not_leader_unknown_partition_and_compact_topic_errors(cluster):
-    await cluster.lead(make_state(leader=2, replicas=[1, 2]),
-                       make_state(TP1, replicas=[1], configs={"cleanup.policy": "compact"}))
+    await cluster.lead(
+        make_state(leader=2, replicas=[1, 2]),
+        make_state(TP1, replicas=[1], configs={"cleanup.policy": "compact"}),
+    )
     statuses = await asyncio.wait_for(
-        cluster.rm.delete_records(1_000, {TP0: 0, TP1: 0, TP0._replace(topic="nope"): 0}), WAIT_S)
+        cluster.rm.delete_records(1_000, {TP0: 0, TP1: 0, TP0._replace(topic="nope"): 0}), WAIT_S
+    )
     assert statuses[TP0].error == Errors.NOT_LEADER_OR_FOLLOWER
     assert statuses[TP1].error == Errors.POLICY_VIOLATION
     assert statuses[TP0._replace(topic="nope")].error == Errors.UNKNOWN_TOPIC_OR_PARTITION
@@ -154,8 +164,13 @@ async def test_losing_leadership_completes_a_waiting_delete_records(cluster):
     cluster.follower_fetch(2, 20, 0)
     task = asyncio.create_task(cluster.rm.delete_records(5_000, {TP0: 10}))
     await asyncio.sleep(0)
-    await cluster.rm.become_leader_or_follower(LeaderAndIsrRequest(
-        controller_id=1, controller_epoch=1, partition_states=[make_state(leader=2, leader_epoch=2, replicas=[1, 2])]))
+    await cluster.rm.become_leader_or_follower(
+        LeaderAndIsrRequest(
+            controller_id=1,
+            controller_epoch=1,
+            partition_states=[make_state(leader=2, leader_epoch=2, replicas=[1, 2])],
+        )
+    )
     statuses = await asyncio.wait_for(task, WAIT_S)
     assert statuses[TP0].error == Errors.NOT_LEADER_OR_FOLLOWER
 
@@ -163,11 +178,25 @@ async def test_losing_leadership_completes_a_waiting_delete_records(cluster):
 async def test_handler_answers_per_partition_low_watermark_and_errors(cluster, tmp_path):
     await cluster.lead(make_state(replicas=[1]))
     await cluster.produce()
-    ctx = ApisContext(config=cluster.rm.config, replica_manager=cluster.rm, metadata_cache=cluster.rm.metadata_cache,
-                      controller=None, producer_id_manager=None)
-    request = DeleteRecordsRequest(topics=[DeleteRecordsTopic(name=TP0.topic, partitions=[
-        DeleteRecordsPartition(partition_index=0, offset=15),
-        DeleteRecordsPartition(partition_index=9, offset=1)])], timeout_ms=1_000)
+    ctx = ApisContext(
+        config=cluster.rm.config,
+        replica_manager=cluster.rm,
+        metadata_cache=cluster.rm.metadata_cache,
+        controller=None,
+        producer_id_manager=None,
+    )
+    request = DeleteRecordsRequest(
+        topics=[
+            DeleteRecordsTopic(
+                name=TP0.topic,
+                partitions=[
+                    DeleteRecordsPartition(partition_index=0, offset=15),
+                    DeleteRecordsPartition(partition_index=9, offset=1),
+                ],
+            )
+        ],
+        timeout_ms=1_000,
+    )
     response = await asyncio.wait_for(delete_records_api.handle(ctx, None, request), WAIT_S)
     results = {p.partition_index: (p.error_code, p.low_watermark) for p in response.topics[0].partitions}
     assert results == {0: (Errors.NONE, 15), 9: (Errors.UNKNOWN_TOPIC_OR_PARTITION, -1)}

@@ -32,12 +32,16 @@ def _context(partition):
         if tp != TP0:
             raise UnknownTopicOrPartitionError(f"no {tp}")
         return partition
+
     return SimpleNamespace(replica_manager=SimpleNamespace(get_partition_or_error=get_partition_or_error))
 
 
 async def _request(partition, partitions, replica_id=-1):
-    request = ListOffsetsRequest(replica_id=replica_id, isolation_level=0, topics=[ListOffsetsTopic(
-        name=TP0.topic, partitions=partitions)])
+    request = ListOffsetsRequest(
+        replica_id=replica_id,
+        isolation_level=0,
+        topics=[ListOffsetsTopic(name=TP0.topic, partitions=partitions)],
+    )
     header = RequestHeader(api_key=2, api_version=0, correlation_id=1, client_id="test")
     response = await list_offsets.handle(_context(partition), header, request)
     return [(p.partition_index, p.error_code, p.offset) for p in response.topics[0].partitions]
@@ -47,11 +51,20 @@ async def _list(partition, timestamps, replica_id=-1):
     """One request per timestamp (a partition may be asked once per request)."""
     answers = []
     for ts in timestamps:
-        request = ListOffsetsRequest(replica_id=replica_id, isolation_level=0, topics=[ListOffsetsTopic(
-            name=TP0.topic, partitions=[ListOffsetsPartition(partition_index=0, timestamp=ts)])])
+        request = ListOffsetsRequest(
+            replica_id=replica_id,
+            isolation_level=0,
+            topics=[
+                ListOffsetsTopic(
+                    name=TP0.topic, partitions=[ListOffsetsPartition(partition_index=0, timestamp=ts)]
+                )
+            ],
+        )
         header = RequestHeader(api_key=2, api_version=0, correlation_id=1, client_id="test")
         response = await list_offsets.handle(_context(partition), header, request)
-        answers += [(p.error_code, p.offset, p.timestamp, p.leader_epoch) for p in response.topics[0].partitions]
+        answers += [
+            (p.error_code, p.offset, p.timestamp, p.leader_epoch) for p in response.topics[0].partitions
+        ]
     return answers
 
 
@@ -60,7 +73,9 @@ async def test_lookups_by_timestamp_and_max_timestamp_return_record_offset_times
     partition.make_leader(make_state(leader_epoch=4))
     partition.append_records_to_leader(_batch([1_000, 1_500, 1_200]), required_acks=1)
     partition.append_records_to_leader(_batch([2_000, 9_000, 2_500]), required_acks=1)
-    answers = await _list(partition, [1_100, 1_501, 9_000, 9_001, MAX_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP])
+    answers = await _list(
+        partition, [1_100, 1_501, 9_000, 9_001, MAX_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP]
+    )
     assert answers == [
         (Errors.NONE, 1, 1_500, 4),
         (Errors.NONE, 3, 2_000, 4),
@@ -94,6 +109,11 @@ async def test_a_partition_asked_twice_is_answered_once_with_invalid_request(log
     partition.append_records_to_leader(_batch([1_000]), required_acks=1)
     twice = [ListOffsetsPartition(partition_index=0, timestamp=LATEST_TIMESTAMP)] * 2
     assert await _request(partition, twice) == [(0, Errors.INVALID_REQUEST, -1)]
-    other = [ListOffsetsPartition(partition_index=0, timestamp=LATEST_TIMESTAMP),
-             ListOffsetsPartition(partition_index=1, timestamp=LATEST_TIMESTAMP)]
-    assert await _request(partition, other) == [(0, Errors.NONE, 1), (1, Errors.UNKNOWN_TOPIC_OR_PARTITION, -1)]
+    other = [
+        ListOffsetsPartition(partition_index=0, timestamp=LATEST_TIMESTAMP),
+        ListOffsetsPartition(partition_index=1, timestamp=LATEST_TIMESTAMP),
+    ]
+    assert await _request(partition, other) == [
+        (0, Errors.NONE, 1),
+        (1, Errors.UNKNOWN_TOPIC_OR_PARTITION, -1),
+    ]

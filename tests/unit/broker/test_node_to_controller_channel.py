@@ -31,8 +31,9 @@ class FakeVoter:
             self.asked += 1
             return BrokerHeartbeatResponse(error_code=self.error_code)
 
-        self.server = SocketServer("127.0.0.1", port, handle, max_request_bytes=1 << 20, max_queued_requests=10,
-                                   broker_id=port)
+        self.server = SocketServer(
+            "127.0.0.1", port, handle, max_request_bytes=1 << 20, max_queued_requests=10, broker_id=port
+        )
 
 
 def _channel(ports: list[int], hint=None) -> NodeToControllerChannelManager:
@@ -97,14 +98,36 @@ async def test_no_voter_reachable_raises_a_connection_error():
         await channel.close()
 
 
-@pytest.mark.parametrize("response, expected", [
-    (CreatePartitionsResponse(results=[CreatePartitionsTopicResult(name="t", error_code=Errors.NOT_CONTROLLER)]),
-     True),
-    (DeleteTopicsResponse(responses=[DeletableTopicResult(name="t", error_code=Errors.NOT_CONTROLLER)]), True),
-    (CreateTopicsResponse(topics=[CreatableTopicResult(name="t", error_code=Errors.NOT_CONTROLLER)]), True),
-    (CreatePartitionsResponse(results=[CreatePartitionsTopicResult(name="t", error_code=Errors.NOT_CONTROLLER),
-                                       CreatePartitionsTopicResult(name="u", error_code=Errors.NONE)]), False),
-    (CreatePartitionsResponse(results=[]), False),
-])
+@pytest.mark.parametrize(
+    "response, expected",
+    [
+        (
+            CreatePartitionsResponse(
+                results=[CreatePartitionsTopicResult(name="t", error_code=Errors.NOT_CONTROLLER)]
+            ),
+            True,
+        ),
+        (
+            DeleteTopicsResponse(
+                responses=[DeletableTopicResult(name="t", error_code=Errors.NOT_CONTROLLER)]
+            ),
+            True,
+        ),
+        (
+            CreateTopicsResponse(topics=[CreatableTopicResult(name="t", error_code=Errors.NOT_CONTROLLER)]),
+            True,
+        ),
+        (
+            CreatePartitionsResponse(
+                results=[
+                    CreatePartitionsTopicResult(name="t", error_code=Errors.NOT_CONTROLLER),
+                    CreatePartitionsTopicResult(name="u", error_code=Errors.NONE),
+                ]
+            ),
+            False,
+        ),
+        (CreatePartitionsResponse(results=[]), False),
+    ],
+)
 def test_a_per_item_answer_says_not_controller_when_every_item_does(response, expected):
     assert is_not_controller(response) is expected

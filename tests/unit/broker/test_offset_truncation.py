@@ -15,9 +15,13 @@ def _cache(*pairs):
 
 def _decide(leader, cache, log_end_offset, high_watermark):
     leader_epoch, leader_end_offset = leader
-    return offset_truncation_state(leader_epoch=leader_epoch, leader_end_offset=leader_end_offset,
-                                   follower_epochs=cache, log_end_offset=log_end_offset,
-                                   high_watermark=high_watermark)
+    return offset_truncation_state(
+        leader_epoch=leader_epoch,
+        leader_end_offset=leader_end_offset,
+        follower_epochs=cache,
+        log_end_offset=log_end_offset,
+        high_watermark=high_watermark,
+    )
 
 
 def test_same_epoch_as_the_leader_keeps_records_above_a_lagging_high_watermark():

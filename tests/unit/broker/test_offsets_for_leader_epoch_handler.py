@@ -23,8 +23,9 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.topic_partition import TopicPartition
 
-HEADER = RequestHeader(api_key=ApiKey.OFFSET_FOR_LEADER_EPOCH, api_version=0, correlation_id=1, client_id="test")
-
+HEADER = RequestHeader(
+    api_key=ApiKey.OFFSET_FOR_LEADER_EPOCH, api_version=0, correlation_id=1, client_id="test"
+)
 
 
 def _leader_with_epochs(log_manager, tp=TP0):
@@ -44,16 +45,23 @@ async def _ask(partitions, asked, replica_id=2):
     topics: dict[str, list[OffsetForLeaderPartition]] = {}
     for tp, current, epoch in asked:
         topics.setdefault(tp.topic, []).append(
-            OffsetForLeaderPartition(partition=tp.partition, current_leader_epoch=current, leader_epoch=epoch))
-    request = OffsetsForLeaderEpochRequest(replica_id=replica_id, topics=[
-        OffsetForLeaderTopic(name=name, partitions=parts) for name, parts in topics.items()])
+            OffsetForLeaderPartition(partition=tp.partition, current_leader_epoch=current, leader_epoch=epoch)
+        )
+    request = OffsetsForLeaderEpochRequest(
+        replica_id=replica_id,
+        topics=[OffsetForLeaderTopic(name=name, partitions=parts) for name, parts in topics.items()],
+    )
     response = await offsets_for_leader_epoch.handle(ctx, HEADER, request)
     return [(p.error_code, p.leader_epoch, p.end_offset) for t in response.topics for p in t.partitions]
 
 
 async def test_leader_answers_each_epoch_with_where_it_ends_in_its_log(log_manager):
     partition = _leader_with_epochs(log_manager)
-    assert [(e.epoch, e.start_offset) for e in partition.log.leader_epoch_cache.entries] == [(1, 0), (3, 5), (4, 8)]
+    assert [(e.epoch, e.start_offset) for e in partition.log.leader_epoch_cache.entries] == [
+        (1, 0),
+        (3, 5),
+        (4, 8),
+    ]
     answers = await _ask({TP0: partition}, [(TP0, 4, 4), (TP0, 4, 3), (TP0, 4, 2), (TP0, 4, 1), (TP0, 4, 0)])
     assert answers == [
         (Errors.NONE, 4, 8),  # the latest epoch ends at the log end offset
@@ -67,7 +75,9 @@ async def test_leader_answers_each_epoch_with_where_it_ends_in_its_log(log_manag
 async def test_epoch_newer_than_the_leader_knows_is_undefined(log_manager):
     partition = _leader_with_epochs(log_manager)
     assert await _ask({TP0: partition}, [(TP0, -1, 9), (TP0, -1, -1)]) == [
-        (Errors.NONE, -1, -1), (Errors.NONE, -1, -1)]
+        (Errors.NONE, -1, -1),
+        (Errors.NONE, -1, -1),
+    ]
 
 
 async def test_current_leader_epoch_is_checked_against_the_leader(log_manager):
@@ -111,12 +121,24 @@ async def test_unexpected_error_fails_only_that_partition(log_manager, caplog):
 
 
 def test_request_and_response_round_trip_the_wire_format():
-    request = OffsetsForLeaderEpochRequest(replica_id=2, topics=[OffsetForLeaderTopic(name="t", partitions=[
-        OffsetForLeaderPartition(partition=3, current_leader_epoch=7, leader_epoch=6)])])
+    request = OffsetsForLeaderEpochRequest(
+        replica_id=2,
+        topics=[
+            OffsetForLeaderTopic(
+                name="t",
+                partitions=[OffsetForLeaderPartition(partition=3, current_leader_epoch=7, leader_epoch=6)],
+            )
+        ],
+    )
     decoded = OffsetsForLeaderEpochRequest.from_wire(request.to_wire(4), 4)
     [part] = decoded.topics[0].partitions
-    assert (decoded.replica_id, decoded.topics[0].name, part.partition, part.current_leader_epoch,
-            part.leader_epoch) == (2, "t", 3, 7, 6)
+    assert (
+        decoded.replica_id,
+        decoded.topics[0].name,
+        part.partition,
+        part.current_leader_epoch,
+        part.leader_epoch,
+    ) == (2, "t", 3, 7, 6)
     response = OffsetsForLeaderEpochResponse.from_wire([0, [["t", [[0, 3, 6, 120]]]]], 4)
     [answer] = response.topics[0].partitions
     assert (answer.error_code, answer.partition, answer.leader_epoch, answer.end_offset) == (0, 3, 6, 120)

@@ -31,7 +31,6 @@ from kafkette.protocol.errors import (
 LAG_MS = 10_000
 
 
-
 @pytest.fixture
 def clock():
     return ManualClock()
@@ -49,8 +48,9 @@ def hw_advanced():
 
 @pytest.fixture
 def partition(log_manager, recorder, clock, hw_advanced):
-    return new_partition(log_manager, recorder=recorder, clock=clock, replica_lag_time_max_ms=LAG_MS,
-                         hw_advanced=hw_advanced)
+    return new_partition(
+        log_manager, recorder=recorder, clock=clock, replica_lag_time_max_ms=LAG_MS, hw_advanced=hw_advanced
+    )
 
 
 def leader_of_three(partition, isr=(1, 2, 3), **kwargs):
@@ -62,7 +62,9 @@ def leader_of_three(partition, isr=(1, 2, 3), **kwargs):
 
 
 async def test_make_leader_sets_leader_state_and_creates_the_log(partition, log_manager):
-    assert partition.make_leader(make_state(leader_epoch=4, partition_epoch=7, replicas=[1, 2, 3], isr=[1, 2]))
+    assert partition.make_leader(
+        make_state(leader_epoch=4, partition_epoch=7, replicas=[1, 2, 3], isr=[1, 2])
+    )
     assert partition.is_leader
     assert (partition.leader_id, partition.leader_epoch, partition.partition_epoch) == (1, 4, 7)
     assert partition.isr == [1, 2] and partition.assigned_replicas == [1, 2, 3]
@@ -78,7 +80,9 @@ async def test_make_leader_again_with_the_same_epoch_reports_no_change(partition
 
 
 async def test_make_leader_applies_topic_config_overrides(partition):
-    partition.make_leader(make_state(replicas=[1, 2, 3], configs={"min.insync.replicas": "2", "segment.bytes": "4096"}))
+    partition.make_leader(
+        make_state(replicas=[1, 2, 3], configs={"min.insync.replicas": "2", "segment.bytes": "4096"})
+    )
     assert partition.min_insync_replicas == 2
     assert partition.log.config.segment_bytes == 4096
 
@@ -184,7 +188,9 @@ async def test_follower_catching_up_to_high_watermark_triggers_one_isr_expand_pr
     assert partition.isr == [1, 2], "the ISR changes only when the controller commits"
 
 
-async def test_follower_is_not_added_to_the_isr_before_it_reaches_the_leader_epoch_start_offset(partition, recorder):
+async def test_follower_is_not_added_to_the_isr_before_it_reaches_the_leader_epoch_start_offset(
+    partition, recorder
+):
     # A new leader's high watermark may lag its log end offset (it learnt the HW as a
     # follower).  Kafka's isFollowerInSync also requires the follower's LEO to reach the
     # leader epoch start offset (the LEO when this leader epoch began): offsets 0..4 may
@@ -243,7 +249,9 @@ async def test_follower_lagging_longer_than_replica_lag_time_max_triggers_a_shri
     assert hw_advanced == [TP0]
 
 
-async def test_follower_at_the_log_end_offset_is_not_shrunk_however_long_it_is_idle(partition, recorder, clock):
+async def test_follower_at_the_log_end_offset_is_not_shrunk_however_long_it_is_idle(
+    partition, recorder, clock
+):
     leader_of_three(partition)
     partition.append_records_to_leader(bytearray(make_batch(5)), required_acks=1)
     partition.update_follower_fetch_state(2, 5)
@@ -253,7 +261,9 @@ async def test_follower_at_the_log_end_offset_is_not_shrunk_however_long_it_is_i
     assert recorder.proposals == []
 
 
-async def test_follower_that_fetched_the_previous_log_end_offset_counts_as_caught_up_then(partition, recorder, clock):
+async def test_follower_that_fetched_the_previous_log_end_offset_counts_as_caught_up_then(
+    partition, recorder, clock
+):
     leader_of_three(partition, isr=[1, 2])
     partition.append_records_to_leader(bytearray(make_batch(5)), required_acks=1)
     partition.update_follower_fetch_state(2, 5)  # caught up at t0
@@ -285,17 +295,28 @@ async def test_alter_partition_result_with_another_leader_epoch_in_the_response_
     leader_of_three(partition, isr=[1, 2], leader_epoch=1)
     partition.update_follower_fetch_state(3, 0)
     partition.handle_alter_partition_result(
-        1, AlterPartitionResponsePartition(partition_index=0, error_code=Errors.NONE, leader_id=1, leader_epoch=2,
-                                           isr=[1, 2, 3], partition_epoch=5))
+        1,
+        AlterPartitionResponsePartition(
+            partition_index=0,
+            error_code=Errors.NONE,
+            leader_id=1,
+            leader_epoch=2,
+            isr=[1, 2, 3],
+            partition_epoch=5,
+        ),
+    )
     assert partition.isr == [1, 2]
     assert partition.pending_isr is None
 
 
-async def test_failed_alter_partition_clears_the_pending_change_so_it_can_be_proposed_again(partition, recorder):
+async def test_failed_alter_partition_clears_the_pending_change_so_it_can_be_proposed_again(
+    partition, recorder
+):
     leader_of_three(partition, isr=[1, 2])
     partition.update_follower_fetch_state(3, 0)
     partition.handle_alter_partition_result(
-        1, AlterPartitionResponsePartition(partition_index=0, error_code=Errors.INVALID_UPDATE_VERSION))
+        1, AlterPartitionResponsePartition(partition_index=0, error_code=Errors.INVALID_UPDATE_VERSION)
+    )
     assert partition.isr == [1, 2] and partition.pending_isr is None
     partition.update_follower_fetch_state(3, 0)
     partition.handle_alter_partition_result(1, None)  # the send itself failed
@@ -315,12 +336,17 @@ async def test_check_enough_replicas_reach_offset_waits_for_the_high_watermark(p
     assert partition.check_enough_replicas_reach_offset(5) == (True, Errors.NONE)
 
 
-async def test_check_enough_replicas_reach_offset_reports_isr_shrunk_below_min_after_append(partition, recorder):
+async def test_check_enough_replicas_reach_offset_reports_isr_shrunk_below_min_after_append(
+    partition, recorder
+):
     leader_of_three(partition, isr=[1, 2], configs={"min.insync.replicas": "2"})
     partition.append_records_to_leader(bytearray(make_batch(5)), required_acks=-1)
     partition.handle_alter_partition_result(
-        1, AlterPartitionResponsePartition(partition_index=0, error_code=Errors.NONE, leader_id=1, leader_epoch=1,
-                                           isr=[1], partition_epoch=1))
+        1,
+        AlterPartitionResponsePartition(
+            partition_index=0, error_code=Errors.NONE, leader_id=1, leader_epoch=1, isr=[1], partition_epoch=1
+        ),
+    )
     assert partition.high_watermark == 5
     assert partition.check_enough_replicas_reach_offset(5) == (True, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND)
 
@@ -365,8 +391,12 @@ async def test_read_with_a_stale_leader_epoch_raises_fenced_and_with_a_newer_one
         partition.read_records(0, 1 << 20, is_follower_fetch=False, current_leader_epoch=4)
     with pytest.raises(UnknownLeaderEpochError):
         partition.read_records(0, 1 << 20, is_follower_fetch=False, current_leader_epoch=6)
-    assert base_offsets(partition.read_records(0, 1 << 20, is_follower_fetch=False, current_leader_epoch=5)) == [0]
-    assert base_offsets(partition.read_records(0, 1 << 20, is_follower_fetch=False, current_leader_epoch=-1)) == [0]
+    assert base_offsets(
+        partition.read_records(0, 1 << 20, is_follower_fetch=False, current_leader_epoch=5)
+    ) == [0]
+    assert base_offsets(
+        partition.read_records(0, 1 << 20, is_follower_fetch=False, current_leader_epoch=-1)
+    ) == [0]
 
 
 async def test_read_on_a_follower_raises_not_leader_or_follower(partition):
@@ -382,7 +412,9 @@ async def test_duplicate_idempotent_batch_returns_the_original_offsets_and_is_no
     partition.make_leader(make_state())
     original = make_batch(3, producer_id=7, producer_epoch=0, base_sequence=0)
     first = partition.append_records_to_leader(bytearray(original), required_acks=1)
-    partition.append_records_to_leader(bytearray(make_batch(2, producer_id=7, producer_epoch=0, base_sequence=3)), 1)
+    partition.append_records_to_leader(
+        bytearray(make_batch(2, producer_id=7, producer_epoch=0, base_sequence=3)), 1
+    )
     retry = partition.append_records_to_leader(bytearray(original), required_acks=1)
     assert (retry.first_offset, retry.last_offset) == (first.first_offset, first.last_offset) == (0, 2)
     assert partition.log.log_end_offset == 5
@@ -391,10 +423,13 @@ async def test_duplicate_idempotent_batch_returns_the_original_offsets_and_is_no
 
 async def test_out_of_order_sequence_raises_and_appends_nothing(partition):
     partition.make_leader(make_state())
-    partition.append_records_to_leader(bytearray(make_batch(3, producer_id=7, producer_epoch=0, base_sequence=0)), 1)
+    partition.append_records_to_leader(
+        bytearray(make_batch(3, producer_id=7, producer_epoch=0, base_sequence=0)), 1
+    )
     with pytest.raises(OutOfOrderSequenceNumberError):
         partition.append_records_to_leader(
-            bytearray(make_batch(1, producer_id=7, producer_epoch=0, base_sequence=5)), required_acks=1)
+            bytearray(make_batch(1, producer_id=7, producer_epoch=0, base_sequence=5)), required_acks=1
+        )
     assert partition.log.log_end_offset == 3
 
 
@@ -402,9 +437,12 @@ async def test_consecutive_idempotent_batches_in_one_request_are_all_appended(pa
     # The produce contract allows several batches per partition in one request; Kafka
     # validates each against the state left by the previous one (ProducerAppendInfo).
     partition.make_leader(make_state())
-    partition.append_records_to_leader(bytearray(make_batch(2, producer_id=7, producer_epoch=0, base_sequence=0)), 1)
-    records = (make_batch(2, producer_id=7, producer_epoch=0, base_sequence=2)
-               + make_batch(2, producer_id=7, producer_epoch=0, base_sequence=4))
+    partition.append_records_to_leader(
+        bytearray(make_batch(2, producer_id=7, producer_epoch=0, base_sequence=0)), 1
+    )
+    records = make_batch(2, producer_id=7, producer_epoch=0, base_sequence=2) + make_batch(
+        2, producer_id=7, producer_epoch=0, base_sequence=4
+    )
     info = partition.append_records_to_leader(bytearray(records), required_acks=1)
     assert (info.first_offset, info.last_offset) == (2, 5)
 
@@ -415,7 +453,9 @@ async def test_consecutive_idempotent_batches_in_one_request_are_all_appended(pa
 async def test_make_follower_returns_true_only_when_leader_or_leader_epoch_changes(partition):
     assert partition.make_follower(make_state(leader=2, leader_epoch=1, replicas=[1, 2, 3]))
     assert not partition.is_leader and partition.leader_id == 2
-    assert not partition.make_follower(make_state(leader=2, leader_epoch=1, replicas=[1, 2, 3], partition_epoch=1))
+    assert not partition.make_follower(
+        make_state(leader=2, leader_epoch=1, replicas=[1, 2, 3], partition_epoch=1)
+    )
     assert partition.make_follower(make_state(leader=2, leader_epoch=2, replicas=[1, 2, 3]))
     assert partition.make_follower(make_state(leader=3, leader_epoch=2, replicas=[1, 2, 3]))
     assert partition.remote_replicas == {}
@@ -431,8 +471,9 @@ async def test_leader_becoming_follower_forgets_follower_state_and_pending_isr(p
 
 async def test_follower_appends_leader_batches_and_takes_the_leaders_high_watermark_up_to_its_leo(partition):
     partition.make_follower(make_state(leader=2, replicas=[1, 2]))
-    info = partition.append_records_to_follower(make_batch(3, base_offset=0, leader_epoch=1)
-                                                + make_batch(2, base_offset=3, leader_epoch=1))
+    info = partition.append_records_to_follower(
+        make_batch(3, base_offset=0, leader_epoch=1) + make_batch(2, base_offset=3, leader_epoch=1)
+    )
     assert (info.first_offset, info.last_offset) == (0, 4)
     assert partition.log.log_end_offset == 5
     partition.update_follower_high_watermark(10)
@@ -465,13 +506,19 @@ async def test_truncate_fully_and_start_at_restarts_the_log_and_high_watermark(p
     partition.make_follower(make_state(leader=2, replicas=[1, 2]))
     partition.append_records_to_follower(make_batch(3, base_offset=0))
     partition.truncate_fully_and_start_at(20)
-    assert (partition.log.log_start_offset, partition.log.log_end_offset, partition.high_watermark) == (20, 20, 20)
+    assert (partition.log.log_start_offset, partition.log.log_end_offset, partition.high_watermark) == (
+        20,
+        20,
+        20,
+    )
 
 
 async def test_follower_replays_producer_state_so_a_new_leader_dedupes_retries(partition):
     partition.make_follower(make_state(leader=2, replicas=[1, 2]))
     retried = make_batch(2, producer_id=9, producer_epoch=0, base_sequence=0)
-    partition.append_records_to_follower(make_batch(2, base_offset=0, producer_id=9, producer_epoch=0, base_sequence=0))
+    partition.append_records_to_follower(
+        make_batch(2, base_offset=0, producer_id=9, producer_epoch=0, base_sequence=0)
+    )
     partition.make_leader(make_state(leader=1, leader_epoch=2, replicas=[1, 2], isr=[1]))
     retry = partition.append_records_to_leader(bytearray(retried), required_acks=1)
     assert (retry.first_offset, retry.last_offset) == (0, 1)
@@ -487,13 +534,20 @@ async def test_producer_state_is_rebuilt_after_truncation(partition):
     partition.truncate_to(1)
     partition.make_leader(make_state(leader=1, leader_epoch=2, replicas=[1, 2], isr=[1]))
     info = partition.append_records_to_leader(
-        bytearray(make_batch(1, producer_id=9, producer_epoch=0, base_sequence=1)), required_acks=1)
-    assert (info.first_offset, partition.log.log_end_offset) == (1, 2), "sequence 1 was truncated away: not a duplicate"
+        bytearray(make_batch(1, producer_id=9, producer_epoch=0, base_sequence=1)), required_acks=1
+    )
+    assert (info.first_offset, partition.log.log_end_offset) == (1, 2), (
+        "sequence 1 was truncated away: not a duplicate"
+    )
 
 
-async def test_partition_reloads_producer_state_and_high_watermark_from_an_existing_log(log_manager, partition):
+async def test_partition_reloads_producer_state_and_high_watermark_from_an_existing_log(
+    log_manager, partition
+):
     partition.make_leader(make_state())
-    partition.append_records_to_leader(bytearray(make_batch(2, producer_id=4, producer_epoch=1, base_sequence=0)), 1)
+    partition.append_records_to_leader(
+        bytearray(make_batch(2, producer_id=4, producer_epoch=1, base_sequence=0)), 1
+    )
     reopened = new_partition(log_manager)
     assert reopened.high_watermark == 0, "no checkpointed high watermark given"
     assert reopened.log.producer_state_manager.entries[4].last_seq == 1

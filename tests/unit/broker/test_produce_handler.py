@@ -26,13 +26,25 @@ async def _produce(records: bytes, acks: int = 1, client_id: str = "test", allow
         if allowed is not None:
             allowed.append(internal_topics_allowed)
         appended.update(entries)
-        return {tp: ProducePartitionStatus(required_offset=1, base_offset=0, pending=False,
-                                           error=Errors.NONE if records != b"fails" else Errors.CORRUPT_MESSAGE)
-                for tp in entries}
+        return {
+            tp: ProducePartitionStatus(
+                required_offset=1,
+                base_offset=0,
+                pending=False,
+                error=Errors.NONE if records != b"fails" else Errors.CORRUPT_MESSAGE,
+            )
+            for tp in entries
+        }
 
     ctx = SimpleNamespace(replica_manager=SimpleNamespace(append_records=append_records))
-    request = ProduceRequest(transactional_id=None, acks=acks, timeout_ms=1000, topic_data=[
-        ProduceTopicData(name=TP0.topic, partition_data=[ProducePartitionData(index=0, records=records)])])
+    request = ProduceRequest(
+        transactional_id=None,
+        acks=acks,
+        timeout_ms=1000,
+        topic_data=[
+            ProduceTopicData(name=TP0.topic, partition_data=[ProducePartitionData(index=0, records=records)])
+        ],
+    )
     header = RequestHeader(api_key=0, api_version=0, correlation_id=1, client_id=client_id)
     response = await produce.handle(ctx, header, request)
     if acks == 0:
@@ -60,8 +72,9 @@ async def test_acks_0_gets_no_answer_unless_a_partition_failed_which_closes_the_
 
 
 async def test_transactional_batches_without_a_transactional_id_fail_authorization_for_the_whole_request():
-    transactional = build_kafka_batch([(None, b"v", None, 1_000)], producer_id=7, producer_epoch=0, base_sequence=0,
-                                      transactional=True)
+    transactional = build_kafka_batch(
+        [(None, b"v", None, 1_000)], producer_id=7, producer_epoch=0, base_sequence=0, transactional=True
+    )
     assert await _produce(transactional) == (Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, -1, [])
 
 

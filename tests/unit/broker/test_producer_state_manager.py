@@ -16,8 +16,11 @@ from kafkette.protocol.errors import InvalidProducerEpochError, OutOfOrderSequen
 
 
 def header(records=1, *, producer_id=7, epoch=0, seq=0, base_offset=0):
-    return header_of(make_batch(records, producer_id=producer_id, producer_epoch=epoch, base_sequence=seq,
-                                base_offset=base_offset))
+    return header_of(
+        make_batch(
+            records, producer_id=producer_id, producer_epoch=epoch, base_sequence=seq, base_offset=base_offset
+        )
+    )
 
 
 def test_batches_without_a_producer_id_are_never_checked_or_recorded():
@@ -37,7 +40,9 @@ def test_retried_batch_is_reported_with_its_original_offsets():
     state = ProducerStateManager()
     state.update(header(3, seq=0), 10)
     state.update(header(2, seq=3), 13)
-    assert state.check(header(3, seq=0)) == BatchMetadata(first_seq=0, last_seq=2, first_offset=10, last_offset=12)
+    assert state.check(header(3, seq=0)) == BatchMetadata(
+        first_seq=0, last_seq=2, first_offset=10, last_offset=12
+    )
     assert state.check(header(2, seq=3)) == BatchMetadata(3, 4, 13, 14)
 
 
@@ -132,8 +137,9 @@ def test_rebuild_after_truncation_forgets_truncated_batches(tmp_path):
 def test_rebuild_reads_across_segments(tmp_path):
     log = _log(tmp_path, LogConfig(segment_bytes=400))
     for seq in range(6):
-        log.append_as_leader(bytearray(make_batch(1, producer_id=1, producer_epoch=0, base_sequence=seq,
-                                                  value_bytes=100)), 1)
+        log.append_as_leader(
+            bytearray(make_batch(1, producer_id=1, producer_epoch=0, base_sequence=seq, value_bytes=100)), 1
+        )
     assert len(log.segments) >= 2
     state = ProducerStateManager()
     state.rebuild(log)

@@ -46,14 +46,21 @@ class Follower:
         self.log_manager = log_manager
         self.partitions = {}
         self.leader = FakeLeaderEndPoint(broker_id=2, leader_id=1)
-        config = make_config(log_manager.log_dirs[0], node_id=2, replica_fetch_backoff_ms=backoff_ms,
-                             replica_fetch_max_bytes=4096)
-        self.fetcher = ReplicaFetcherThread("ReplicaFetcherThread-0-1", 2, self.leader, config, self.partitions.get,
-                                            time=time)
+        config = make_config(
+            log_manager.log_dirs[0],
+            node_id=2,
+            replica_fetch_backoff_ms=backoff_ms,
+            replica_fetch_max_bytes=4096,
+        )
+        self.fetcher = ReplicaFetcherThread(
+            "ReplicaFetcherThread-0-1", 2, self.leader, config, self.partitions.get, time=time
+        )
 
     def host(self, tp, *, records: bytes = b"", high_watermark: int = 0):
         partition = new_partition(self.log_manager, tp, broker_id=2)
-        partition.make_follower(make_state(tp, leader=1, leader_epoch=LEADER_EPOCH, replicas=[1, 2], isr=[1, 2]))
+        partition.make_follower(
+            make_state(tp, leader=1, leader_epoch=LEADER_EPOCH, replicas=[1, 2], isr=[1, 2])
+        )
         if records:
             partition.append_records_to_follower(records)
         partition.update_follower_high_watermark(high_watermark)
@@ -66,11 +73,16 @@ class Follower:
 
     def answer(self, parts):
         """Make the leader answer the next fetches with ``{tp: FetchPartitionData}`` (others empty)."""
+
         def responder(request):
-            return fetch_response({
-                tp: parts.get(tp) or FetchPartitionData(error_code=Errors.NONE, high_watermark=-1, records=b"")
-                for tp, _ in requested(request)
-            })
+            return fetch_response(
+                {
+                    tp: parts.get(tp)
+                    or FetchPartitionData(error_code=Errors.NONE, high_watermark=-1, records=b"")
+                    for tp, _ in requested(request)
+                }
+            )
+
         self.leader.responder = responder
 
 
@@ -89,8 +101,9 @@ def data(records=b"", high_watermark=-1, error=Errors.NONE):
 
 
 async def test_added_partition_truncates_to_its_high_watermark_then_fetches_from_its_log_end_offset(follower):
-    partition = follower.host(TP0, records=make_batch(3, base_offset=0) + make_batch(2, base_offset=3),
-                              high_watermark=3)
+    partition = follower.host(
+        TP0, records=make_batch(3, base_offset=0) + make_batch(2, base_offset=3), high_watermark=3
+    )
     follower.fetcher.add_partitions({TP0: LEADER_EPOCH})
     state = follower.fetcher.fetch_state(TP0)
     assert (state.state, state.fetch_offset) == (TRUNCATING, -1)
@@ -103,7 +116,11 @@ async def test_added_partition_truncates_to_its_high_watermark_then_fetches_from
     assert request.replica_id == 2
     assert requested(request) == [(TP0, 3)]
     sent = request.topics[0].partitions[0]
-    assert (sent.current_leader_epoch, sent.log_start_offset, sent.partition_max_bytes) == (LEADER_EPOCH, 0, 4096)
+    assert (sent.current_leader_epoch, sent.log_start_offset, sent.partition_max_bytes) == (
+        LEADER_EPOCH,
+        0,
+        4096,
+    )
 
 
 async def test_fetched_data_is_appended_and_the_follower_high_watermark_updated(follower):
@@ -139,8 +156,9 @@ async def test_partition_that_returned_data_moves_to_the_end_of_the_next_request
 
 
 async def test_offset_out_of_range_above_the_leader_log_end_offset_truncates_to_it(follower):
-    partition = follower.host(TP0, records=make_batch(3, base_offset=0) + make_batch(2, base_offset=3),
-                              high_watermark=5)
+    partition = follower.host(
+        TP0, records=make_batch(3, base_offset=0) + make_batch(2, base_offset=3), high_watermark=5
+    )
     await follower.add(TP0)
     follower.leader.latest_offsets[TP0] = 3
     follower.answer({TP0: data(error=Errors.OFFSET_OUT_OF_RANGE)})
@@ -300,7 +318,9 @@ async def test_follower_with_a_lagging_high_watermark_keeps_what_the_leader_has(
     partition = follower.host(TP0, records=records, high_watermark=30)
     follower.leader.epoch_end_offsets[TP0] = (0, 40)  # the leader's epoch 0 ends where its new epoch starts
     await follower.add(TP0)
-    assert follower.leader.epoch_requests == [{TP0: (LEADER_EPOCH, 0)}]  # (current leader epoch, latest own epoch)
+    assert follower.leader.epoch_requests == [
+        {TP0: (LEADER_EPOCH, 0)}
+    ]  # (current leader epoch, latest own epoch)
     assert partition.log.log_end_offset == 40
     state = follower.fetcher.fetch_state(TP0)
     assert (state.state, state.fetch_offset) == (FETCHING, 40)
@@ -316,8 +336,11 @@ async def test_follower_drops_what_the_leader_never_had_in_the_same_epoch(follow
 
 
 async def test_follower_with_an_epoch_the_leader_never_had_truncates_in_rounds(follower):
-    records = (make_batch(5, base_offset=0, leader_epoch=0) + make_batch(5, base_offset=5, leader_epoch=1)
-               + make_batch(5, base_offset=10, leader_epoch=3))
+    records = (
+        make_batch(5, base_offset=0, leader_epoch=0)
+        + make_batch(5, base_offset=5, leader_epoch=1)
+        + make_batch(5, base_offset=10, leader_epoch=3)
+    )
     partition = follower.host(TP0, records=records, high_watermark=4)
     assert epochs_of(partition) == [(0, 0), (1, 5), (3, 10)]
     # The leader has epochs 0 (0..6) and 2 (from 7): asked about 3 it answers (2, 12).
@@ -342,8 +365,9 @@ async def test_undefined_answer_falls_back_to_the_high_watermark(follower):
 
 
 async def test_follower_without_leader_epochs_truncates_to_its_high_watermark_without_asking(follower):
-    partition = follower.host(TP0, records=make_batch(3, base_offset=0) + make_batch(2, base_offset=3),
-                              high_watermark=3)
+    partition = follower.host(
+        TP0, records=make_batch(3, base_offset=0) + make_batch(2, base_offset=3), high_watermark=3
+    )
     await follower.add(TP0)
     assert follower.leader.epoch_requests == []
     assert partition.log.log_end_offset == 3
@@ -352,7 +376,9 @@ async def test_follower_without_leader_epochs_truncates_to_its_high_watermark_wi
 async def test_error_answer_backs_off_without_truncating_then_retries(follower, monotonic):
     partition = follower.host(TP0, records=make_batch(10, base_offset=0, leader_epoch=1), high_watermark=0)
     follower.host(TP1, records=make_batch(4, base_offset=0, leader_epoch=1), high_watermark=0)
-    follower.leader.epoch_end_offsets[TP0] = Errors.UNKNOWN_LEADER_EPOCH  # leader has not seen the new epoch yet
+    follower.leader.epoch_end_offsets[TP0] = (
+        Errors.UNKNOWN_LEADER_EPOCH
+    )  # leader has not seen the new epoch yet
     follower.leader.epoch_end_offsets[TP1] = (1, 4)
     await follower.add(TP0, TP1)
     state = follower.fetcher.fetch_state(TP0)

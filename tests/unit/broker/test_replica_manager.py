@@ -44,8 +44,13 @@ WAIT_S = 2.0  # bound on awaiting something that should happen at once
 
 
 class Harness:
-    def __init__(self, rm: ReplicaManager, recorder: AlterPartitionRecorder, endpoints: FakeLeaderEndPointFactory,
-                 clock: MockTime) -> None:
+    def __init__(
+        self,
+        rm: ReplicaManager,
+        recorder: AlterPartitionRecorder,
+        endpoints: FakeLeaderEndPointFactory,
+        clock: MockTime,
+    ) -> None:
         self.rm = rm
         self.recorder = recorder
         self.endpoints = endpoints
@@ -53,9 +58,13 @@ class Harness:
 
     async def leader_and_isr(self, *states, controller_epoch: int = 1, live_leaders=()):
         request = LeaderAndIsrRequest(
-            controller_id=1, controller_epoch=controller_epoch, partition_states=list(states),
-            live_leaders=[LeaderAndIsrLiveLeader(broker_id=b, host_name="127.0.0.1", port=9000 + b)
-                          for b in live_leaders],
+            controller_id=1,
+            controller_epoch=controller_epoch,
+            partition_states=list(states),
+            live_leaders=[
+                LeaderAndIsrLiveLeader(broker_id=b, host_name="127.0.0.1", port=9000 + b)
+                for b in live_leaders
+            ],
         )
         return await self.rm.become_leader_or_follower(request)
 
@@ -63,7 +72,9 @@ class Harness:
         return await self.rm.append_records(timeout_ms, acks, entries)
 
     def follower_fetch(self, replica_id: int, tp: TopicPartition, offset: int, leader_epoch: int = -1):
-        return self.rm.read_from_local_log(replica_id, {tp: FetchPartitionInfo(offset, 1 << 20, leader_epoch)}, 1 << 20)
+        return self.rm.read_from_local_log(
+            replica_id, {tp: FetchPartitionInfo(offset, 1 << 20, leader_epoch)}, 1 << 20
+        )
 
 
 @pytest.fixture
@@ -102,8 +113,9 @@ async def test_become_leader_creates_the_partition_as_leader(harness):
 
 
 async def test_become_follower_starts_fetching_from_the_leader(harness):
-    error, errors = await harness.leader_and_isr(make_state(leader=2, leader_epoch=3, replicas=[1, 2]),
-                                                 live_leaders=[2])
+    error, errors = await harness.leader_and_isr(
+        make_state(leader=2, leader_epoch=3, replicas=[1, 2]), live_leaders=[2]
+    )
     assert (error, errors) == (Errors.NONE, {TP0: Errors.NONE})
     partition = harness.rm.get_partition(TP0)
     assert not partition.is_leader and partition.leader_id == 2
@@ -129,7 +141,9 @@ async def test_follower_without_a_known_leader_address_does_not_fetch(harness):
 
 async def test_request_from_a_stale_controller_epoch_is_refused_whole(harness):
     await harness.leader_and_isr(make_state(leader_epoch=1), controller_epoch=5)
-    error, errors = await harness.leader_and_isr(make_state(leader_epoch=2, controller_epoch=4), controller_epoch=4)
+    error, errors = await harness.leader_and_isr(
+        make_state(leader_epoch=2, controller_epoch=4), controller_epoch=4
+    )
     assert (error, errors) == (Errors.STALE_CONTROLLER_EPOCH, {})
     assert harness.rm.get_partition(TP0).leader_epoch == 1
     assert harness.rm.controller_epoch == 5
@@ -149,9 +163,13 @@ async def test_partition_state_with_a_stale_leader_epoch_is_ignored_per_partitio
 
 async def test_same_leader_epoch_and_partition_epoch_is_stale_but_a_newer_partition_epoch_applies(harness):
     await harness.leader_and_isr(make_state(leader_epoch=5, partition_epoch=2, replicas=[1, 2], isr=[1, 2]))
-    _, errors = await harness.leader_and_isr(make_state(leader_epoch=5, partition_epoch=2, replicas=[1, 2], isr=[1]))
+    _, errors = await harness.leader_and_isr(
+        make_state(leader_epoch=5, partition_epoch=2, replicas=[1, 2], isr=[1])
+    )
     assert errors == {TP0: Errors.STALE_CONTROLLER_EPOCH}
-    _, errors = await harness.leader_and_isr(make_state(leader_epoch=5, partition_epoch=3, replicas=[1, 2], isr=[1]))
+    _, errors = await harness.leader_and_isr(
+        make_state(leader_epoch=5, partition_epoch=3, replicas=[1, 2], isr=[1])
+    )
     assert errors == {TP0: Errors.NONE}
     assert harness.rm.get_partition(TP0).isr == [1]
 
@@ -169,7 +187,10 @@ async def test_append_with_acks_one_returns_base_offsets_per_partition(harness):
     await harness.leader_and_isr(make_state(TP0), make_state(TP1))
     first = await harness.produce(1, {TP0: make_batch(3), TP1: make_batch(1)})
     second = await harness.produce(1, {TP0: make_batch(2)})
-    assert {tp: (s.error, s.base_offset) for tp, s in first.items()} == {TP0: (Errors.NONE, 0), TP1: (Errors.NONE, 0)}
+    assert {tp: (s.error, s.base_offset) for tp, s in first.items()} == {
+        TP0: (Errors.NONE, 0),
+        TP1: (Errors.NONE, 0),
+    }
     assert (second[TP0].error, second[TP0].base_offset, second[TP0].log_start_offset) == (Errors.NONE, 3, 0)
     assert not any(s.pending for s in first.values())
 
@@ -194,8 +215,9 @@ async def test_offline_leader_log_answers_kafka_storage_error_and_other_partitio
     harness.rm.get_partition(TP0).log.mark_offline("test corruption")
     statuses = await harness.produce(1, {TP0: make_batch(1), TP1: make_batch(1)})
     assert (statuses[TP0].error, statuses[TP1].error) == (Errors.KAFKA_STORAGE_ERROR, Errors.NONE)
-    results = harness.rm.read_from_local_log(-1, {tp: FetchPartitionInfo(0, 1 << 20, -1) for tp in (TP0, TP1)},
-                                             1 << 20)
+    results = harness.rm.read_from_local_log(
+        -1, {tp: FetchPartitionInfo(0, 1 << 20, -1) for tp in (TP0, TP1)}, 1 << 20
+    )
     assert (results[TP0].error, results[TP1].error) == (Errors.KAFKA_STORAGE_ERROR, Errors.NONE)
     assert results[TP1].records
 
@@ -227,8 +249,9 @@ async def test_offline_log_becoming_follower_gets_no_fetcher_and_is_not_truncate
     await harness.produce(1, {TP0: make_batch(3)})
     log = harness.rm.get_partition(TP0).log
     log.mark_offline("test corruption")
-    _, errors = await harness.leader_and_isr(make_state(TP0, leader=2, leader_epoch=2, replicas=[1, 2]),
-                                             live_leaders=[2])
+    _, errors = await harness.leader_and_isr(
+        make_state(TP0, leader=2, leader_epoch=2, replicas=[1, 2]), live_leaders=[2]
+    )
     assert errors == {TP0: Errors.KAFKA_STORAGE_ERROR}
     assert harness.rm.fetcher_manager.fetcher_for(TP0) is None
     harness.rm.get_partition(TP0).truncate_to(0)
@@ -307,10 +330,14 @@ async def test_stop_answers_waiting_produce_requests(harness):
 # ----- fetch ----------------------------------------------------------------------------
 
 
-def consumer_fetch(harness, offsets: dict[TopicPartition, int], *, max_wait_ms=10_000, min_bytes=1,
-                   replica_id=-1):
+def consumer_fetch(
+    harness, offsets: dict[TopicPartition, int], *, max_wait_ms=10_000, min_bytes=1, replica_id=-1
+):
     return harness.rm.fetch_messages(
-        replica_id=replica_id, max_wait_ms=max_wait_ms, min_bytes=min_bytes, max_bytes=1 << 20,
+        replica_id=replica_id,
+        max_wait_ms=max_wait_ms,
+        min_bytes=min_bytes,
+        max_bytes=1 << 20,
         fetch_infos={tp: FetchPartitionInfo(offset, 1 << 20, -1) for tp, offset in offsets.items()},
     )
 
@@ -438,12 +465,16 @@ async def test_high_watermarks_are_checkpointed_and_restored_by_a_new_replica_ma
     await harness.leader_and_isr(make_state())
     await harness.produce(1, {TP0: make_batch(4)})
     await harness.rm.checkpoint_high_watermarks()
-    rm2 = ReplicaManager(harness.rm.config, harness.rm.log_manager, MetadataCache(1, "c"), AlterPartitionRecorder())
-    await rm2.become_leader_or_follower(LeaderAndIsrRequest(
-        controller_id=1, controller_epoch=1, partition_states=[make_state(leader=2, replicas=[1, 2])]))
+    rm2 = ReplicaManager(
+        harness.rm.config, harness.rm.log_manager, MetadataCache(1, "c"), AlterPartitionRecorder()
+    )
+    await rm2.become_leader_or_follower(
+        LeaderAndIsrRequest(
+            controller_id=1, controller_epoch=1, partition_states=[make_state(leader=2, replicas=[1, 2])]
+        )
+    )
     assert rm2.get_partition(TP0).high_watermark == 4
     await rm2.stop()
-
 
 
 async def test_the_scheduled_isr_expiration_shrinks_the_isr_when_the_node_clock_advances(tmp_path):
@@ -455,8 +486,13 @@ async def test_the_scheduled_isr_expiration_shrinks_the_isr_when_the_node_clock_
     recorder = AlterPartitionRecorder()
     rm = ReplicaManager(config, log_manager, MetadataCache(1, "c"), recorder, scheduler=scheduler)
     try:
-        await rm.become_leader_or_follower(LeaderAndIsrRequest(
-            controller_id=1, controller_epoch=1, partition_states=[make_state(replicas=[1, 2], isr=[1, 2])]))
+        await rm.become_leader_or_follower(
+            LeaderAndIsrRequest(
+                controller_id=1,
+                controller_epoch=1,
+                partition_states=[make_state(replicas=[1, 2], isr=[1, 2])],
+            )
+        )
         rm.start()
         await rm.append_records(5_000, 1, {TP0: make_batch(1)})
         await yield_until(lambda: time.sleepers == 2)  # isr-expiration and highwatermark-checkpoint wait
@@ -479,12 +515,25 @@ async def test_the_scheduled_isr_expiration_shrinks_the_isr_when_the_node_clock_
 
 def _known_elsewhere(harness, tp: TopicPartition, leader: int = 2) -> None:
     """Make ``tp`` known to the metadata cache, led by another broker with no replica here."""
-    harness.rm.metadata_cache.update_metadata(UpdateMetadataRequest(
-        controller_id=1, controller_epoch=1, full=True,
-        partition_states=[UpdateMetadataPartitionState(topic_name=tp.topic, partition_index=tp.partition,
-                                                       controller_epoch=1, leader=leader, leader_epoch=0,
-                                                       isr=[leader], replicas=[leader])],
-        live_brokers=[UpdateMetadataBroker(id=i, host="127.0.0.1", port=9000 + i) for i in (1, 2)]))
+    harness.rm.metadata_cache.update_metadata(
+        UpdateMetadataRequest(
+            controller_id=1,
+            controller_epoch=1,
+            full=True,
+            partition_states=[
+                UpdateMetadataPartitionState(
+                    topic_name=tp.topic,
+                    partition_index=tp.partition,
+                    controller_epoch=1,
+                    leader=leader,
+                    leader_epoch=0,
+                    isr=[leader],
+                    replicas=[leader],
+                )
+            ],
+            live_brokers=[UpdateMetadataBroker(id=i, host="127.0.0.1", port=9000 + i) for i in (1, 2)],
+        )
+    )
 
 
 async def test_a_partition_known_to_the_metadata_but_not_hosted_here_answers_not_leader_or_follower(harness):
@@ -504,12 +553,17 @@ async def test_a_failed_fetch_answers_no_high_watermark_or_log_start_offset(harn
     await harness.produce(1, {TP0: make_batch(2)})
     results = await consumer_fetch(harness, {TP0: 5, TopicPartition("nope", 0): 0})
     assert (results[TP0].error, results[TP0].high_watermark, results[TP0].log_start_offset) == (
-        Errors.OFFSET_OUT_OF_RANGE, -1, -1)
+        Errors.OFFSET_OUT_OF_RANGE,
+        -1,
+        -1,
+    )
     assert results[TopicPartition("nope", 0)].high_watermark == -1
 
 
 async def test_a_refused_append_answers_the_log_start_offset_unless_kafka_answers_it_unknown(harness):
-    await harness.leader_and_isr(make_state(configs={"cleanup.policy": "compact", "max.message.bytes": "200"}))
+    await harness.leader_and_isr(
+        make_state(configs={"cleanup.policy": "compact", "max.message.bytes": "200"})
+    )
     keyless = build_batch([(b"k", b"v", None, 1_000), (None, b"v", None, 1_000), (None, b"w", None, 1_000)])
     statuses = await harness.produce(1, {TP0: keyless})
     assert (statuses[TP0].error, statuses[TP0].log_start_offset) == (Errors.INVALID_RECORD, 0)
@@ -526,7 +580,8 @@ async def test_a_refused_append_sums_up_its_record_errors_in_kafkas_words(harnes
     assert statuses[TP0].record_errors == [(1, record_error)], "LogValidator's text, with no full stop"
     assert statuses[TP0].error_message == (
         "One or more records have been rejected due to 1 record errors in total, and only showing the first three "
-        f"errors at most: [RecordError(batchIndex=1, message='{record_error}')]")
+        f"errors at most: [RecordError(batchIndex=1, message='{record_error}')]"
+    )
 
 
 async def test_a_record_refused_for_its_timestamp_is_summed_up_as_kafka_does(harness):
@@ -536,7 +591,9 @@ async def test_a_record_refused_for_its_timestamp_is_summed_up_as_kafka_does(har
     assert statuses[TP0].error_message == "One or more records have been rejected due to invalid timestamp"
 
 
-async def test_acks_all_on_a_single_replica_with_min_insync_replicas_above_the_replication_factor_succeeds(harness):
+async def test_acks_all_on_a_single_replica_with_min_insync_replicas_above_the_replication_factor_succeeds(
+    harness,
+):
     await harness.leader_and_isr(make_state(configs={"min.insync.replicas": "2"}))
     statuses = await harness.produce(-1, {TP0: make_batch(1)})
     assert (statuses[TP0].error, statuses[TP0].base_offset) == (Errors.NONE, 0)
@@ -549,23 +606,34 @@ async def test_a_consumer_with_client_metadata_may_fetch_from_a_follower_up_to_i
     partition.update_follower_high_watermark(1)
     leader_only = harness.rm.read_from_local_log(-1, {TP0: FetchPartitionInfo(0, 1 << 20, -1)}, 1 << 20)
     assert leader_only[TP0].error == Errors.NOT_LEADER_OR_FOLLOWER
-    served = harness.rm.read_from_local_log(-1, {TP0: FetchPartitionInfo(0, 1 << 20, -1)}, 1 << 20,
-                                            fetch_only_from_leader=False)
+    served = harness.rm.read_from_local_log(
+        -1, {TP0: FetchPartitionInfo(0, 1 << 20, -1)}, 1 << 20, fetch_only_from_leader=False
+    )
     assert (served[TP0].error, served[TP0].high_watermark) == (Errors.NONE, 1)
     assert base_offsets(served[TP0].records) == [0]
-    at_hw = harness.rm.read_from_local_log(-1, {TP0: FetchPartitionInfo(1, 1 << 20, -1)}, 1 << 20,
-                                           fetch_only_from_leader=False)
+    at_hw = harness.rm.read_from_local_log(
+        -1, {TP0: FetchPartitionInfo(1, 1 << 20, -1)}, 1 << 20, fetch_only_from_leader=False
+    )
     assert (at_hw[TP0].error, at_hw[TP0].records) == (Errors.NONE, b"")
 
 
-async def test_a_consumer_fetch_waiting_on_a_follower_is_completed_when_the_followers_high_watermark_moves(harness):
+async def test_a_consumer_fetch_waiting_on_a_follower_is_completed_when_the_followers_high_watermark_moves(
+    harness,
+):
     # Kafka's ReplicaFetcherThread completes the delayed fetches of partitions whose high
     # watermark its fetch moved (KIP-392: consumers may fetch from followers).
     await harness.leader_and_isr(make_state(leader=2, replicas=[1, 2], isr=[1, 2]), live_leaders=[2])
     partition = harness.rm.get_partition(TP0)
-    task = asyncio.create_task(harness.rm.fetch_messages(
-        replica_id=-1, max_wait_ms=60_000, min_bytes=1, max_bytes=1 << 20,
-        fetch_infos={TP0: FetchPartitionInfo(0, 1 << 20, -1)}, fetch_only_from_leader=False))
+    task = asyncio.create_task(
+        harness.rm.fetch_messages(
+            replica_id=-1,
+            max_wait_ms=60_000,
+            min_bytes=1,
+            max_bytes=1 << 20,
+            fetch_infos={TP0: FetchPartitionInfo(0, 1 << 20, -1)},
+            fetch_only_from_leader=False,
+        )
+    )
     await yield_until(lambda: len(harness.rm.fetch_purgatory) == 1)
     partition.append_records_to_follower(build_batch([(None, b"a", None, 1_000), (None, b"b", None, 1_000)]))
     await asyncio.sleep(0)
@@ -586,30 +654,48 @@ async def test_a_clients_append_to_an_internal_topic_is_refused_and_the_coordina
     await harness.leader_and_isr(make_state(OFFSETS0))
     refused = (await harness.produce(1, {OFFSETS0: make_batch(1)}))[OFFSETS0]
     assert (refused.error, refused.base_offset, refused.log_start_offset, refused.error_message) == (
-        Errors.INVALID_TOPIC_EXCEPTION, -1, -1, "Cannot append to internal topic __consumer_offsets")
+        Errors.INVALID_TOPIC_EXCEPTION,
+        -1,
+        -1,
+        "Cannot append to internal topic __consumer_offsets",
+    )
     assert harness.rm.get_partition(OFFSETS0).log.log_end_offset == 0, "nothing was appended"
-    allowed = await harness.rm.append_records(5_000, 1, {OFFSETS0: make_batch(2)}, internal_topics_allowed=True)
+    allowed = await harness.rm.append_records(
+        5_000, 1, {OFFSETS0: make_batch(2)}, internal_topics_allowed=True
+    )
     assert (allowed[OFFSETS0].error, allowed[OFFSETS0].base_offset, allowed[OFFSETS0].error_message) == (
-        Errors.NONE, 0, None)
+        Errors.NONE,
+        0,
+        None,
+    )
 
 
 async def test_every_internal_topic_is_refused_at_any_broker_but_an_unknown_partition_is_unknown(harness):
     state = TopicPartition("__transaction_state", 0)
     share = TopicPartition("__share_group_state", 3)
     _known_elsewhere(harness, state)  # led by another broker, no replica here
-    await harness.leader_and_isr(make_state(share, leader=2, replicas=[1, 2]), live_leaders=[2])  # a follower here
+    await harness.leader_and_isr(
+        make_state(share, leader=2, replicas=[1, 2]), live_leaders=[2]
+    )  # a follower here
     unknown = TopicPartition("__consumer_offsets", 99)
     statuses = await harness.produce(1, {state: make_batch(1), share: make_batch(1), unknown: make_batch(1)})
     assert {tp: s.error for tp, s in statuses.items()} == {
-        state: Errors.INVALID_TOPIC_EXCEPTION, share: Errors.INVALID_TOPIC_EXCEPTION,
-        unknown: Errors.UNKNOWN_TOPIC_OR_PARTITION}
+        state: Errors.INVALID_TOPIC_EXCEPTION,
+        share: Errors.INVALID_TOPIC_EXCEPTION,
+        unknown: Errors.UNKNOWN_TOPIC_OR_PARTITION,
+    }
     assert statuses[unknown].error_message is None
 
 
 async def test_delete_records_of_an_internal_topic_is_refused(harness):
     await harness.leader_and_isr(make_state(OFFSETS0))
     await harness.rm.append_records(5_000, 1, {OFFSETS0: make_batch(3)}, internal_topics_allowed=True)
-    statuses = await harness.rm.delete_records(1_000, {OFFSETS0: 2, TopicPartition("__consumer_offsets", 7): 0})
-    assert (statuses[OFFSETS0].error, statuses[OFFSETS0].low_watermark) == (Errors.INVALID_TOPIC_EXCEPTION, -1)
+    statuses = await harness.rm.delete_records(
+        1_000, {OFFSETS0: 2, TopicPartition("__consumer_offsets", 7): 0}
+    )
+    assert (statuses[OFFSETS0].error, statuses[OFFSETS0].low_watermark) == (
+        Errors.INVALID_TOPIC_EXCEPTION,
+        -1,
+    )
     assert statuses[TopicPartition("__consumer_offsets", 7)].error == Errors.UNKNOWN_TOPIC_OR_PARTITION
     assert harness.rm.get_partition(OFFSETS0).log.log_start_offset == 0

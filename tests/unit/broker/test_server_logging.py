@@ -19,7 +19,10 @@ def test_the_log_dir_flag_comes_first_then_the_LOG_DIR_variable(tmp_path):
 
 
 def test_the_default_is_a_logs_folder_beside_the_first_log_dir_never_inside_one(tmp_path):
-    assert kafka_logs_dir([str(tmp_path / "a" / "data"), str(tmp_path / "b")], None, {}) == tmp_path / "a" / "logs"
+    assert (
+        kafka_logs_dir([str(tmp_path / "a" / "data"), str(tmp_path / "b")], None, {})
+        == tmp_path / "a" / "logs"
+    )
     assert kafka_logs_dir([str(tmp_path / "broker-1" / "logs")], None, {}) == tmp_path / "broker-1"
 
 
@@ -49,7 +52,9 @@ def restore_logging():
     root.setLevel(saved[1])
 
 
-def test_server_log_gets_info_lines_and_state_change_log_the_state_change_logger(tmp_path: Path, restore_logging):
+def test_server_log_gets_info_lines_and_state_change_log_the_state_change_logger(
+    tmp_path: Path, restore_logging
+):
     configure_logging(7, tmp_path / "made")
     logging.getLogger("kafkette.broker.test").info("started")
     logging.getLogger("state.change.logger").error("illegal transition")

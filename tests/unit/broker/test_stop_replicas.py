@@ -122,10 +122,15 @@ async def test_a_delayed_fetch_on_a_stopped_partition_answers_not_leader(tmp_pat
 
     async with running_replica_manager(make_config(tmp_path)) as manager:
         await manager.become_leader_or_follower(leader_and_isr(TP0))
-        fetch = asyncio.create_task(manager.fetch_messages(
-            replica_id=-1, max_wait_ms=30_000, min_bytes=1, max_bytes=1 << 20,
-            fetch_infos={TP0: FetchPartitionInfo(0, 1 << 20, -1)},
-        ))
+        fetch = asyncio.create_task(
+            manager.fetch_messages(
+                replica_id=-1,
+                max_wait_ms=30_000,
+                min_bytes=1,
+                max_bytes=1 << 20,
+                fetch_infos={TP0: FetchPartitionInfo(0, 1 << 20, -1)},
+            )
+        )
         await asyncio.sleep(0)
         assert manager.fetch_purgatory.watched(TP0) == 1
 
@@ -167,7 +172,9 @@ async def test_the_stop_replica_handler_reports_an_error_code_per_partition(tmp_
         await manager.become_leader_or_follower(leader_and_isr(TP0, TP1, leader_epoch=3))
         request = stop_replica(TP0, leader_epoch=3)
         request.topic_states[0].partition_states.append(
-            type(request.topic_states[0].partition_states[0])(partition_index=1, leader_epoch=2, delete_partition=True)
+            type(request.topic_states[0].partition_states[0])(
+                partition_index=1, leader_epoch=2, delete_partition=True
+            )
         )
 
         response = await stop_replica_api.handle(apis_context(manager), HEADER, request)

@@ -29,17 +29,36 @@ from kafkette.protocol.framing import RequestHeader
 HEADER = RequestHeader(api_key=6, api_version=0, correlation_id=1, client_id="controller")
 
 
-def update(*, configs: dict[str, dict[str, str]] | None = None, deleted: list[str] | None = None, full: bool = False,
-           topics: list[str] = (), controller_epoch: int = 1) -> UpdateMetadataRequest:
+def update(
+    *,
+    configs: dict[str, dict[str, str]] | None = None,
+    deleted: list[str] | None = None,
+    full: bool = False,
+    topics: list[str] = (),
+    controller_epoch: int = 1,
+) -> UpdateMetadataRequest:
     return UpdateMetadataRequest(
-        controller_id=1, controller_epoch=controller_epoch, full=full,
+        controller_id=1,
+        controller_epoch=controller_epoch,
+        full=full,
         partition_states=[
-            UpdateMetadataPartitionState(topic_name=t, partition_index=0, controller_epoch=controller_epoch, leader=1,
-                                         leader_epoch=0, isr=[1], partition_epoch=0, replicas=[1])
+            UpdateMetadataPartitionState(
+                topic_name=t,
+                partition_index=0,
+                controller_epoch=controller_epoch,
+                leader=1,
+                leader_epoch=0,
+                isr=[1],
+                partition_epoch=0,
+                replicas=[1],
+            )
             for t in topics
         ],
         deleted_topics=list(deleted or []),
-        topic_configs=[UpdateMetadataTopicConfigs(topic_name=t, configs=config_overrides(c)) for t, c in (configs or {}).items()],
+        topic_configs=[
+            UpdateMetadataTopicConfigs(topic_name=t, configs=config_overrides(c))
+            for t, c in (configs or {}).items()
+        ],
     )
 
 
@@ -49,7 +68,10 @@ async def test_a_topic_config_change_applies_to_the_local_logs_at_once(tmp_path)
         ctx = apis_context(manager)
 
         response = await update_metadata_api.handle(
-            ctx, HEADER, update(topics=[TOPIC], configs={TOPIC: {"min.insync.replicas": "2", "segment.bytes": "1048576"}}))
+            ctx,
+            HEADER,
+            update(topics=[TOPIC], configs={TOPIC: {"min.insync.replicas": "2", "segment.bytes": "1048576"}}),
+        )
 
         assert response.error_code == Errors.NONE
         for tp in (TP0, TP1):
@@ -58,7 +80,10 @@ async def test_a_topic_config_change_applies_to_the_local_logs_at_once(tmp_path)
         assert manager.get_partition(TP0).min_insync_replicas == 1, "capped at the replication factor (1)"
         statuses = await manager.append_records(1000, -1, {TP0: make_batch()})
         assert statuses[TP0].error == Errors.NONE, "Kafka's effectiveMinIsr: an RF 1 partition takes acks=all"
-        assert ctx.metadata_cache.topic_configs(TOPIC) == {"min.insync.replicas": "2", "segment.bytes": "1048576"}
+        assert ctx.metadata_cache.topic_configs(TOPIC) == {
+            "min.insync.replicas": "2",
+            "segment.bytes": "1048576",
+        }
 
 
 async def test_a_config_set_without_a_key_reverts_that_key_to_the_broker_default(tmp_path):
@@ -76,7 +101,8 @@ async def test_an_invalid_topic_config_set_leaves_the_logs_unchanged(tmp_path):
         await manager.become_leader_or_follower(leader_and_isr(TP0, configs={"retention.ms": "1000"}))
 
         response = await update_metadata_api.handle(
-            apis_context(manager), HEADER, update(configs={TOPIC: {"retention.ms": "not-a-number"}}))
+            apis_context(manager), HEADER, update(configs={TOPIC: {"retention.ms": "not-a-number"}})
+        )
 
         assert response.error_code == Errors.NONE
         assert manager.get_partition(TP0).log.config.retention_ms == 1000
@@ -85,8 +111,9 @@ async def test_an_invalid_topic_config_set_leaves_the_logs_unchanged(tmp_path):
 async def test_deleted_topics_leave_the_metadata_cache_with_their_configs(tmp_path):
     async with running_replica_manager(make_config(tmp_path)) as manager:
         ctx = apis_context(manager)
-        await update_metadata_api.handle(ctx, HEADER, update(topics=[TOPIC, "other"],
-                                                               configs={TOPIC: {"retention.ms": "5"}}))
+        await update_metadata_api.handle(
+            ctx, HEADER, update(topics=[TOPIC, "other"], configs={TOPIC: {"retention.ms": "5"}})
+        )
         assert ctx.metadata_cache.contains_topic(TOPIC)
 
         await update_metadata_api.handle(ctx, HEADER, update(deleted=[TOPIC]))
@@ -101,7 +128,9 @@ async def test_deleted_topics_leave_the_metadata_cache_with_their_configs(tmp_pa
 async def test_a_full_update_replaces_every_cached_topic_config(tmp_path):
     async with running_replica_manager(make_config(tmp_path)) as manager:
         ctx = apis_context(manager)
-        await update_metadata_api.handle(ctx, HEADER, update(configs={TOPIC: {"retention.ms": "5"}, "b": {"flush.ms": "1"}}))
+        await update_metadata_api.handle(
+            ctx, HEADER, update(configs={TOPIC: {"retention.ms": "5"}, "b": {"flush.ms": "1"}})
+        )
 
         await update_metadata_api.handle(ctx, HEADER, update(full=True, configs={"b": {"flush.ms": "2"}}))
 
@@ -116,7 +145,8 @@ async def test_an_update_from_a_stale_controller_epoch_changes_no_config(tmp_pat
         await update_metadata_api.handle(ctx, HEADER, update(controller_epoch=4))
 
         response = await update_metadata_api.handle(
-            ctx, HEADER, update(controller_epoch=3, configs={TOPIC: {"min.insync.replicas": "2"}}))
+            ctx, HEADER, update(controller_epoch=3, configs={TOPIC: {"min.insync.replicas": "2"}})
+        )
 
         assert response.error_code == Errors.STALE_CONTROLLER_EPOCH
         assert manager.get_partition(TP0).log.config.min_insync_replicas == 1
@@ -124,19 +154,43 @@ async def test_an_update_from_a_stale_controller_epoch_changes_no_config(tmp_pat
 
 async def test_a_throttled_replicas_config_is_warned_about_once_per_topic_and_name(tmp_path, caplog):
     def warnings():
-        return [r.getMessage() for r in caplog.records
-                if r.levelno == logging.WARNING and "has no effect yet in Kafkette" in r.getMessage()]
+        return [
+            r.getMessage()
+            for r in caplog.records
+            if r.levelno == logging.WARNING and "has no effect yet in Kafkette" in r.getMessage()
+        ]
 
     caplog.set_level(logging.WARNING, logger="kafkette.broker.topic_config_warnings")
     async with running_replica_manager(make_config(tmp_path)) as manager:
-        await manager.become_leader_or_follower(leader_and_isr(TP0, TP1, configs={
-            "leader.replication.throttled.replicas": "*", "follower.replication.throttled.replicas": "", "retention.ms": "5"}))
-        assert warnings() == ["[ReplicaManager broker=1] Topic config leader.replication.throttled.replicas=* of topic "
-                              f"{TOPIC} is accepted but has no effect yet in Kafkette (Kafkette has no replication "
-                              "quotas yet)"], "one line for two partitions; an empty list (the default) has no effect"
+        await manager.become_leader_or_follower(
+            leader_and_isr(
+                TP0,
+                TP1,
+                configs={
+                    "leader.replication.throttled.replicas": "*",
+                    "follower.replication.throttled.replicas": "",
+                    "retention.ms": "5",
+                },
+            )
+        )
+        assert warnings() == [
+            "[ReplicaManager broker=1] Topic config leader.replication.throttled.replicas=* of topic "
+            f"{TOPIC} is accepted but has no effect yet in Kafkette (Kafkette has no replication "
+            "quotas yet)"
+        ], "one line for two partitions; an empty list (the default) has no effect"
         ctx = apis_context(manager)
         for follower in ("1:1", "0:1,1:1"):
-            await update_metadata_api.handle(ctx, HEADER, update(configs={TOPIC: {
-                "leader.replication.throttled.replicas": "0:1", "follower.replication.throttled.replicas": follower}}))
+            await update_metadata_api.handle(
+                ctx,
+                HEADER,
+                update(
+                    configs={
+                        TOPIC: {
+                            "leader.replication.throttled.replicas": "0:1",
+                            "follower.replication.throttled.replicas": follower,
+                        }
+                    }
+                ),
+            )
         assert len(warnings()) == 2, "the follower list once more, the leader list not again"
         assert f"follower.replication.throttled.replicas=1:1 of topic {TOPIC} is accepted" in warnings()[1]

@@ -76,7 +76,11 @@ def test_a_lagging_replica_is_behind_not_diverged_only_when_the_run_did_not_heal
     full = [(0, b"k", b"a"), (1, b"k", b"b"), (2, b"k", b"c")]
     behind = full[:2]
     assert not replicas_differ([full, full, full], lagging=False)
-    assert replicas_differ([full, behind, full], lagging=False)  # healed: every ISR whole, so a short log differs
+    assert replicas_differ(
+        [full, behind, full], lagging=False
+    )  # healed: every ISR whole, so a short log differs
     assert not replicas_differ([full, behind, full], lagging=True)
-    assert replicas_differ([full, [(0, b"k", b"a"), (1, b"k", b"x")], full], lagging=True)  # disagree at offset 1
+    assert replicas_differ(
+        [full, [(0, b"k", b"a"), (1, b"k", b"x")], full], lagging=True
+    )  # disagree at offset 1
     assert not replicas_differ([], lagging=True)

@@ -13,10 +13,19 @@ from kafkette.client.producer import Acks, Producer
 pytestmark = pytest.mark.timeout(30)
 
 
-@pytest.mark.parametrize(("given", "expected"), [
-    ("all", Acks.ALL), ("ALL", Acks.ALL), (-1, Acks.ALL), ("-1", Acks.ALL),
-    (0, Acks.NONE), ("0", Acks.NONE), (1, Acks.LEADER), ("1", Acks.LEADER),
-])
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("all", Acks.ALL),
+        ("ALL", Acks.ALL),
+        (-1, Acks.ALL),
+        ("-1", Acks.ALL),
+        (0, Acks.NONE),
+        ("0", Acks.NONE),
+        (1, Acks.LEADER),
+        ("1", Acks.LEADER),
+    ],
+)
 def test_acks_reads_kafkas_spellings_as_the_wire_values(given, expected):
     assert Acks.parse(given) is expected
 

@@ -35,8 +35,12 @@ def test_malformed_assignments_are_refused(bad):
 
 
 def test_local_cluster_writes_kafka_properties_per_broker(tmp_path):
-    cluster = LocalCluster(4, tmp_path, base_port=19092, broker_configs={"broker.session.timeout.ms": 3000,
-                                                                         "auto.create.topics.enable": False})
+    cluster = LocalCluster(
+        4,
+        tmp_path,
+        base_port=19092,
+        broker_configs={"broker.session.timeout.ms": 3000, "auto.create.topics.enable": False},
+    )
     assert cluster.broker_ids == [1, 2, 3, 4] and cluster.voter_ids == [1, 2, 3]
     assert cluster.bootstrap_servers == "127.0.0.1:19092,127.0.0.1:19093,127.0.0.1:19094,127.0.0.1:19095"
     first = cluster.broker_properties(1)

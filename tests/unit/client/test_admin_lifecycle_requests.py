@@ -53,7 +53,9 @@ class FakeClient:
         self.sent: list = []
         self.sent_to_broker: list = []
         self.refreshes = 0
-        self.cluster = SimpleNamespace(controller_id=1, broker=lambda node_id: object() if node_id in (1, 2) else None)
+        self.cluster = SimpleNamespace(
+            controller_id=1, broker=lambda node_id: object() if node_id in (1, 2) else None
+        )
 
     async def send_to_controller(self, request, timeout_ms=None):
         self.sent.append(request)
@@ -74,14 +76,17 @@ class FakeClient:
 
 
 def admin_with(client: FakeClient, request_timeout_ms: int = 30000) -> AdminClient:
-    admin = AdminClient(bootstrap_servers="127.0.0.1:1", retry_backoff_ms=0, request_timeout_ms=request_timeout_ms)
+    admin = AdminClient(
+        bootstrap_servers="127.0.0.1:1", retry_backoff_ms=0, request_timeout_ms=request_timeout_ms
+    )
     admin._client = client  # type: ignore[assignment]
     return admin
 
 
 def partitions_answer(code: int, message: str | None = None) -> CreatePartitionsResponse:
-    return CreatePartitionsResponse(results=[CreatePartitionsTopicResult(name="t", error_code=code,
-                                                                         error_message=message)])
+    return CreatePartitionsResponse(
+        results=[CreatePartitionsTopicResult(name="t", error_code=code, error_message=message)]
+    )
 
 
 def test_new_partitions_becomes_a_create_partitions_entry():
@@ -91,8 +96,17 @@ def test_new_partitions_becomes_a_create_partitions_entry():
     assert NewPartitions(3).to_request_topic("t").assignments is None
 
 
-@pytest.mark.parametrize("bad", [NewPartitions(0), NewPartitions("3"), NewPartitions(3, [[]]),  # type: ignore[arg-type]
-                                 NewPartitions(3, "1:2"), NewPartitions(3, [["1"]]), NewPartitions(3, [])])  # type: ignore[arg-type]
+@pytest.mark.parametrize(
+    "bad",
+    [
+        NewPartitions(0),
+        NewPartitions("3"),
+        NewPartitions(3, [[]]),  # type: ignore[arg-type]
+        NewPartitions(3, "1:2"),
+        NewPartitions(3, [["1"]]),
+        NewPartitions(3, []),
+    ],
+)  # type: ignore[arg-type]
 def test_malformed_new_partitions_are_refused(bad):
     with pytest.raises((TypeError, ValueError)):
         bad.to_request_topic("t")
@@ -114,14 +128,18 @@ async def test_create_partitions_raises_the_topic_error_with_the_server_message(
 async def test_a_controller_that_never_answers_ends_in_a_timeout():
     client = FakeClient(*[partitions_answer(Errors.NOT_CONTROLLER)] * 10000)
     with pytest.raises(KafkaTimeoutError, match="CreatePartitions"):
-        await admin_with(client, request_timeout_ms=1).create_partitions({"t": NewPartitions(2)}, timeout_ms=0)
+        await admin_with(client, request_timeout_ms=1).create_partitions(
+            {"t": NewPartitions(2)}, timeout_ms=0
+        )
 
 
 async def test_delete_topics_raises_topic_deletion_disabled():
-    answer = DeleteTopicsResponse(responses=[
-        DeletableTopicResult(name="a", error_code=Errors.NONE),
-        DeletableTopicResult(name="b", error_code=Errors.TOPIC_DELETION_DISABLED, error_message=None),
-    ])
+    answer = DeleteTopicsResponse(
+        responses=[
+            DeletableTopicResult(name="a", error_code=Errors.NONE),
+            DeletableTopicResult(name="b", error_code=Errors.TOPIC_DELETION_DISABLED, error_message=None),
+        ]
+    )
     client = FakeClient(answer)
     with pytest.raises(TopicDeletionDisabledError, match="'b'"):
         await admin_with(client).delete_topics(["a", "b"])
@@ -134,15 +152,22 @@ async def test_delete_topics_refuses_a_single_string():
 
 
 async def test_elect_leaders_returns_per_partition_results():
-    answer = ElectLeadersResponse(error_code=0, replica_election_results=[
-        ElectLeadersReplicaElectionResult(topic="t", partition_result=[
-            ElectLeadersPartitionResult(partition_id=1, error_code=Errors.ELECTION_NOT_NEEDED),
-            ElectLeadersPartitionResult(partition_id=0, error_code=Errors.NONE),
-        ]),
-    ])
+    answer = ElectLeadersResponse(
+        error_code=0,
+        replica_election_results=[
+            ElectLeadersReplicaElectionResult(
+                topic="t",
+                partition_result=[
+                    ElectLeadersPartitionResult(partition_id=1, error_code=Errors.ELECTION_NOT_NEEDED),
+                    ElectLeadersPartitionResult(partition_id=0, error_code=Errors.NONE),
+                ],
+            ),
+        ],
+    )
     client = FakeClient(answer)
-    results = await admin_with(client).elect_leaders([TopicPartition("t", 0), TopicPartition("t", 1)],
-                                                     election_type="unclean")
+    results = await admin_with(client).elect_leaders(
+        [TopicPartition("t", 0), TopicPartition("t", 1)], election_type="unclean"
+    )
     assert list(results) == [TopicPartition("t", 0), TopicPartition("t", 1)]
     assert results[TopicPartition("t", 0)] is None
     assert results[TopicPartition("t", 1)].errno == Errors.ELECTION_NOT_NEEDED
@@ -179,8 +204,16 @@ def test_alter_shapes_become_incremental_operations():
         AlterConfigOp("retention.ms", "1000", AlterConfigOpType.SET),
         AlterConfigOp("cleanup.policy", None, AlterConfigOpType.DELETE),
     ]
-    assert normalize_alter_ops([("a", "set", 1), ("b", "delete", None)])[1].op_type is AlterConfigOpType.DELETE
-    for bad in ({}, [("a", "set", 1), ("a", "delete", None)], [("a", "set", None)], [("a", "replace", 1)], "a=1"):
+    assert (
+        normalize_alter_ops([("a", "set", 1), ("b", "delete", None)])[1].op_type is AlterConfigOpType.DELETE
+    )
+    for bad in (
+        {},
+        [("a", "set", 1), ("a", "delete", None)],
+        [("a", "set", None)],
+        [("a", "replace", 1)],
+        "a=1",
+    ):
         with pytest.raises((TypeError, ValueError)):
             normalize_alter_ops(bad)
 
@@ -188,14 +221,33 @@ def test_alter_shapes_become_incremental_operations():
 async def test_describe_configs_sends_topics_to_the_controller_and_brokers_to_themselves():
     topic = ConfigResource("topic", "t")
     broker = ConfigResource("broker", 2)
-    topic_answer = DescribeConfigsResponse(results=[DescribeConfigsResult(
-        error_code=0, resource_type=2, resource_name="t", configs=[
-            DescribeConfigsResourceResult(name="min.insync.replicas", value="2", config_source=1),
-            DescribeConfigsResourceResult(name="cleanup.policy", value="delete", config_source=5),
-        ])])
-    broker_answer = DescribeConfigsResponse(results=[DescribeConfigsResult(
-        error_code=0, resource_type=4, resource_name="2", configs=[
-            DescribeConfigsResourceResult(name="broker.rack", value="r2", read_only=True, config_source=4)])])
+    topic_answer = DescribeConfigsResponse(
+        results=[
+            DescribeConfigsResult(
+                error_code=0,
+                resource_type=2,
+                resource_name="t",
+                configs=[
+                    DescribeConfigsResourceResult(name="min.insync.replicas", value="2", config_source=1),
+                    DescribeConfigsResourceResult(name="cleanup.policy", value="delete", config_source=5),
+                ],
+            )
+        ]
+    )
+    broker_answer = DescribeConfigsResponse(
+        results=[
+            DescribeConfigsResult(
+                error_code=0,
+                resource_type=4,
+                resource_name="2",
+                configs=[
+                    DescribeConfigsResourceResult(
+                        name="broker.rack", value="r2", read_only=True, config_source=4
+                    )
+                ],
+            )
+        ]
+    )
     client = FakeClient(topic_answer, broker_answers={2: broker_answer})
     described = await admin_with(client).describe_configs([topic, broker])
     assert list(described) == [topic, broker]
@@ -208,9 +260,16 @@ async def test_describe_configs_sends_topics_to_the_controller_and_brokers_to_th
 
 
 async def test_alter_configs_raises_invalid_config_naming_the_key():
-    answer = IncrementalAlterConfigsResponse(responses=[AlterConfigsResourceResponse(
-        error_code=Errors.INVALID_CONFIG, error_message="Invalid value -5 for configuration retention.ms",
-        resource_type=2, resource_name="t")])
+    answer = IncrementalAlterConfigsResponse(
+        responses=[
+            AlterConfigsResourceResponse(
+                error_code=Errors.INVALID_CONFIG,
+                error_message="Invalid value -5 for configuration retention.ms",
+                resource_type=2,
+                resource_name="t",
+            )
+        ]
+    )
     client = FakeClient(answer)
     with pytest.raises(InvalidConfigError, match="retention.ms"):
         await admin_with(client).alter_configs({ConfigResource("topic", "t"): {"retention.ms": -5}})
@@ -219,10 +278,14 @@ async def test_alter_configs_raises_invalid_config_naming_the_key():
 
 
 async def test_broker_config_alter_goes_to_the_controller_when_the_broker_is_not_it():
-    not_controller = IncrementalAlterConfigsResponse(responses=[AlterConfigsResourceResponse(
-        error_code=Errors.NOT_CONTROLLER, resource_type=4, resource_name="2")])
-    done = IncrementalAlterConfigsResponse(responses=[AlterConfigsResourceResponse(
-        error_code=0, resource_type=4, resource_name="2")])
+    not_controller = IncrementalAlterConfigsResponse(
+        responses=[
+            AlterConfigsResourceResponse(error_code=Errors.NOT_CONTROLLER, resource_type=4, resource_name="2")
+        ]
+    )
+    done = IncrementalAlterConfigsResponse(
+        responses=[AlterConfigsResourceResponse(error_code=0, resource_type=4, resource_name="2")]
+    )
     client = FakeClient(done, broker_answers={2: not_controller})
     await admin_with(client).alter_configs({ConfigResource("broker", 2): [("log.retention.ms", "set", 5000)]})
     assert isinstance(client.sent[0], IncrementalAlterConfigsRequest)

@@ -67,8 +67,9 @@ def test_the_sdk_classes_refuse_a_malformed_variable_naming_it(sdk_class, monkey
     monkeypatch.setenv(BOOTSTRAP_SERVERS_ENV, "127.0.0.1")
     with pytest.raises(ValueError) as raised:
         sdk_class()
-    assert str(raised.value) == (f"Invalid bootstrap servers '127.0.0.1' in {BOOTSTRAP_SERVERS_ENV}: "
-                                 "expected HOST:PORT[,HOST:PORT...]")
+    assert str(raised.value) == (
+        f"Invalid bootstrap servers '127.0.0.1' in {BOOTSTRAP_SERVERS_ENV}: expected HOST:PORT[,HOST:PORT...]"
+    )
     sdk_class(bootstrap_servers="127.0.0.1:1")  # given servers: the variable is not read
 
 
@@ -78,13 +79,20 @@ def test_the_cli_order_is_typed_flag_then_data_dir_then_the_file_then_the_variab
     env = {BOOTSTRAP_SERVERS_ENV: "env:9092"}
 
     def resolve(bootstrap_server=None, data_dir=None, command_config=None, environ=env) -> BootstrapServers:
-        return resolve_bootstrap_servers(bootstrap_server=bootstrap_server, data_dir=data_dir,
-                                         command_config=command_config, environ=environ)
+        return resolve_bootstrap_servers(
+            bootstrap_server=bootstrap_server,
+            data_dir=data_dir,
+            command_config=command_config,
+            environ=environ,
+        )
 
     assert resolve("typed:9092", None, properties) == BootstrapServers("typed:9092", "--bootstrap-server")
-    assert resolve(None, data_dir, properties) == BootstrapServers("127.0.0.1:7001,127.0.0.1:7002",
-                                                                   str(data_dir / "cluster.json"))
-    assert resolve(None, None, properties) == BootstrapServers("file:9092", f"bootstrap.servers in {properties}")
+    assert resolve(None, data_dir, properties) == BootstrapServers(
+        "127.0.0.1:7001,127.0.0.1:7002", str(data_dir / "cluster.json")
+    )
+    assert resolve(None, None, properties) == BootstrapServers(
+        "file:9092", f"bootstrap.servers in {properties}"
+    )
     assert resolve(None, None, None) == BootstrapServers("env:9092", BOOTSTRAP_SERVERS_ENV)
     no_servers = tmp_path / "no-servers.properties"
     no_servers.write_text("client.id=x\n")
@@ -97,9 +105,18 @@ def test_the_cli_refuses_both_flags_and_names_the_source_of_a_malformed_list(tmp
         resolve_bootstrap_servers(bootstrap_server="a:1", data_dir=tmp_path, command_config=None, environ={})
     assert raised.value.message == "Give one of --bootstrap-server and --data-dir, not both"
     bad = _properties(tmp_path, "file")
-    for kwargs, source in [({"bootstrap_server": "x"}, "--bootstrap-server"), ({"command_config": bad}, bad),
-                           ({"environ": {BOOTSTRAP_SERVERS_ENV: "x"}}, BOOTSTRAP_SERVERS_ENV)]:
-        arguments = {"bootstrap_server": None, "data_dir": None, "command_config": None, "environ": {}, **kwargs}
+    for kwargs, source in [
+        ({"bootstrap_server": "x"}, "--bootstrap-server"),
+        ({"command_config": bad}, bad),
+        ({"environ": {BOOTSTRAP_SERVERS_ENV: "x"}}, BOOTSTRAP_SERVERS_ENV),
+    ]:
+        arguments = {
+            "bootstrap_server": None,
+            "data_dir": None,
+            "command_config": None,
+            "environ": {},
+            **kwargs,
+        }
         with pytest.raises(click.UsageError) as raised:
             resolve_bootstrap_servers(**arguments)
         assert source in raised.value.message and "expected HOST:PORT[,HOST:PORT...]" in raised.value.message
@@ -109,8 +126,12 @@ def test_a_malformed_variable_is_one_line_naming_it(monkeypatch):
     monkeypatch.setenv(BOOTSTRAP_SERVERS_ENV, "broker-without-port")
     result = run("topics", "list")
     assert result.exit_code == 2
-    assert_one_line_error(result, f"Invalid bootstrap servers 'broker-without-port' in {BOOTSTRAP_SERVERS_ENV}")
-    assert run("topics", "list", "--data-dir", "/nonexistent").exit_code == 1  # a flag wins: the variable unread
+    assert_one_line_error(
+        result, f"Invalid bootstrap servers 'broker-without-port' in {BOOTSTRAP_SERVERS_ENV}"
+    )
+    assert (
+        run("topics", "list", "--data-dir", "/nonexistent").exit_code == 1
+    )  # a flag wins: the variable unread
 
 
 def test_a_host_that_is_no_host_name_is_one_line_naming_the_flag():
@@ -120,12 +141,21 @@ def test_a_host_that_is_no_host_name_is_one_line_naming_the_flag():
 
 
 def test_a_data_dir_without_cluster_json_is_one_line_naming_it_and_how_to_start_a_cluster(tmp_path):
-    for command in (["topics", "list"], ["produce", "--topic", "t"], ["consume", "--topic", "t"],
-                    ["cluster", "status"], ["consumer-groups", "--list"], ["metadata-quorum", "describe", "--status"]):
+    for command in (
+        ["topics", "list"],
+        ["produce", "--topic", "t"],
+        ["consume", "--topic", "t"],
+        ["cluster", "status"],
+        ["consumer-groups", "--list"],
+        ["metadata-quorum", "describe", "--status"],
+    ):
         result = run(*command, "--data-dir", str(tmp_path))
         assert result.exit_code == 1
-        assert_one_line_error(result, f"No cluster was started in {tmp_path} (no {tmp_path / 'cluster.json'}); "
-                                      f"start one with: kafkette cluster start --daemon --data-dir {tmp_path}")
+        assert_one_line_error(
+            result,
+            f"No cluster was started in {tmp_path} (no {tmp_path / 'cluster.json'}); "
+            f"start one with: kafkette cluster start --daemon --data-dir {tmp_path}",
+        )
 
 
 def test_bootstrap_server_and_data_dir_together_are_a_usage_error(tmp_path):
@@ -137,13 +167,23 @@ def test_bootstrap_server_and_data_dir_together_are_a_usage_error(tmp_path):
 def test_help_shows_where_the_default_bootstrap_servers_come_from(monkeypatch):
     def bootstrap_help(*command: str) -> str:
         text = " ".join(run(*command, "--help").stdout.split())
-        return text[text.index("--bootstrap-server"):text.index("--data-dir DIR")]
+        return text[text.index("--bootstrap-server") : text.index("--data-dir DIR")]
 
-    assert "[default: 127.0.0.1:9092 (KAFKETTE_BOOTSTRAP_SERVERS is not set)]" in bootstrap_help("topics", "list")
+    assert "[default: 127.0.0.1:9092 (KAFKETTE_BOOTSTRAP_SERVERS is not set)]" in bootstrap_help(
+        "topics", "list"
+    )
     monkeypatch.setenv(BOOTSTRAP_SERVERS_ENV, "127.0.0.1:4001,127.0.0.1:4002")
-    for command in (("topics", "list"), ("produce",), ("consume",), ("perf", "produce"), ("cluster", "status"),
-                    ("configs", "describe"), ("consumer-groups",), ("delete-records",),
-                    ("metadata-quorum", "describe")):
+    for command in (
+        ("topics", "list"),
+        ("produce",),
+        ("consume",),
+        ("perf", "produce"),
+        ("cluster", "status"),
+        ("configs", "describe"),
+        ("consumer-groups",),
+        ("delete-records",),
+        ("metadata-quorum", "describe"),
+    ):
         text = bootstrap_help(*command)
         assert "[default: 127.0.0.1:4001,127.0.0.1:4002 from KAFKETTE_BOOTSTRAP_SERVERS]" in text, command
         assert "Without it: --data-dir's cluster, else bootstrap.servers of --command-config" in text
@@ -153,8 +193,12 @@ def test_help_shows_where_the_default_bootstrap_servers_come_from(monkeypatch):
 @bootstrap_server_option
 def admin_probe(bootstrap_server: str) -> None:
     """Print the AdminClient settings ``sdk_settings`` gives, as JSON."""
-    click.echo(json.dumps(sdk_settings(AdminClient, flags={"bootstrap_servers": ("bootstrap_server", bootstrap_server)}),
-                          sort_keys=True))
+    click.echo(
+        json.dumps(
+            sdk_settings(AdminClient, flags={"bootstrap_servers": ("bootstrap_server", bootstrap_server)}),
+            sort_keys=True,
+        )
+    )
 
 
 def test_the_sdk_settings_of_a_command_follow_the_cli_order(tmp_path, monkeypatch):
@@ -169,7 +213,10 @@ def test_the_sdk_settings_of_a_command_follow_the_cli_order(tmp_path, monkeypatc
     monkeypatch.setenv(BOOTSTRAP_SERVERS_ENV, "env:9092")
     assert servers() == "env:9092"
     assert servers("--command-config", properties) == "file:9092"
-    assert servers("--command-config", properties, "--data-dir", str(data_dir)) == "127.0.0.1:7001,127.0.0.1:7002"
+    assert (
+        servers("--command-config", properties, "--data-dir", str(data_dir))
+        == "127.0.0.1:7001,127.0.0.1:7002"
+    )
     assert servers("--command-config", properties, "--bootstrap-server", "typed:9092") == "typed:9092"
 
 
@@ -189,5 +236,6 @@ def test_an_unknown_host_counts_as_nothing_listening_but_a_dns_server_not_answer
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     assert _check("gone.invalid:9092") == (
         "No broker of gone.invalid:9092 answers: unknown host (bootstrap servers from --bootstrap-server); "
-        f"{HOW_TO_GIVE_OTHERS}")
+        f"{HOW_TO_GIVE_OTHERS}"
+    )
     assert _check("gone.invalid:9092,slow-dns.example:9092") is None  # may answer on retry: left to the SDK

@@ -33,7 +33,9 @@ def test_bad_replica_assignments_are_refused_with_a_reason(text, fragment):
 
 
 def test_topics_create_refuses_zero_partitions():
-    assert_one_line_error(run("topics", "create", "t", "--partitions", "0"), "partitions must be greater than 0")
+    assert_one_line_error(
+        run("topics", "create", "t", "--partitions", "0"), "partitions must be greater than 0"
+    )
 
 
 def test_topics_create_refuses_an_out_of_range_replication_factor():
@@ -68,12 +70,18 @@ def test_produce_refuses_unknown_properties():
 
 
 def test_consume_refuses_unknown_properties():
-    assert_one_line_error(run("consume", "--topic", "t", "--property", "print.colour=true"), "unknown --property")
-    assert_one_line_error(run("consume", "--topic", "t", "--property", "print.value=x"), "must be true or false")
+    assert_one_line_error(
+        run("consume", "--topic", "t", "--property", "print.colour=true"), "unknown --property"
+    )
+    assert_one_line_error(
+        run("consume", "--topic", "t", "--property", "print.value=x"), "must be true or false"
+    )
 
 
 def test_perf_produce_refuses_zero_throughput():
-    result = run("perf", "produce", "--topic", "t", "--num-records", "1", "--record-size", "1", "--throughput", "0")
+    result = run(
+        "perf", "produce", "--topic", "t", "--num-records", "1", "--record-size", "1", "--throughput", "0"
+    )
     assert_one_line_error(result, "--throughput")
 
 

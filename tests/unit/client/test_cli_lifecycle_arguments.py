@@ -35,7 +35,9 @@ def test_topics_alter_refuses_an_assignment_longer_than_the_partition_count():
 
 
 def test_topics_alter_reports_a_bad_replica_assignment():
-    assert_one_line_error(run("topics", "alter", "t", "--partitions", "3", "--replica-assignment", "1:1"), "duplicate")
+    assert_one_line_error(
+        run("topics", "alter", "t", "--partitions", "3", "--replica-assignment", "1:1"), "duplicate"
+    )
 
 
 def test_topics_delete_needs_a_name():
@@ -56,9 +58,13 @@ def test_configs_need_a_known_entity_type():
 
 
 def test_configs_alter_needs_a_name_and_a_change():
-    assert_one_line_error(run("configs", "alter", "--entity-type", "topics", "--add-config", "a=1"), "--entity-name")
-    assert_one_line_error(run("configs", "alter", "--entity-type", "topics", "--entity-name", "t"),
-                          "--add-config and/or --delete-config")
+    assert_one_line_error(
+        run("configs", "alter", "--entity-type", "topics", "--add-config", "a=1"), "--entity-name"
+    )
+    assert_one_line_error(
+        run("configs", "alter", "--entity-type", "topics", "--entity-name", "t"),
+        "--add-config and/or --delete-config",
+    )
 
 
 def test_configs_alter_refuses_malformed_flags():
@@ -69,14 +75,18 @@ def test_configs_alter_refuses_malformed_flags():
 
 
 def test_configs_broker_name_must_be_an_id():
-    result = run("configs", "alter", "--entity-type", "brokers", "--entity-name", "one", "--add-config", "a=1")
+    result = run(
+        "configs", "alter", "--entity-type", "brokers", "--entity-name", "one", "--add-config", "a=1"
+    )
     assert_one_line_error(result, "broker id")
 
 
 def test_add_config_splits_outside_brackets():
     assert split_config_list("a=1, b=[x,y] ,") == ["a=1", "b=[x,y]"]
     assert parse_add_config("retention.ms=1000,cleanup.policy=[delete,compact]") == {
-        "retention.ms": "1000", "cleanup.policy": "delete,compact"}
+        "retention.ms": "1000",
+        "cleanup.policy": "delete,compact",
+    }
     assert parse_delete_config("a, b") == ["a", "b"]
     with pytest.raises(ValueError):
         split_config_list("a=[1,2")
@@ -91,29 +101,43 @@ def test_alter_assignment_may_list_every_partition_or_only_the_new_ones():
 
 
 def test_describe_filters_keep_under_replicated_and_unavailable_partitions():
-    description = TopicDescription("t", [
-        PartitionInfo(0, 1, [1, 2], [1, 2], []),
-        PartitionInfo(1, 2, [2, 3], [2], []),
-        PartitionInfo(2, -1, [3], [3], [3]),
-        PartitionInfo(3, 3, [3, 1], [3, 1], []),
-    ])
+    description = TopicDescription(
+        "t",
+        [
+            PartitionInfo(0, 1, [1, 2], [1, 2], []),
+            PartitionInfo(1, 2, [2, 3], [2], []),
+            PartitionInfo(2, -1, [3], [3], [3]),
+            PartitionInfo(3, 3, [3, 1], [3, 1], []),
+        ],
+    )
     live = {1, 2}
     under = filter_partitions({"t": description}, live, under_replicated=True, unavailable=False)
     assert [p.partition for p in under["t"].partitions] == [1]
     unavailable = filter_partitions({"t": description}, live, under_replicated=False, unavailable=True)
     assert [p.partition for p in unavailable["t"].partitions] == [2, 3]
-    assert filter_partitions({"t": description}, {1, 2, 3}, under_replicated=False, unavailable=True).keys() == {"t"}
+    assert filter_partitions(
+        {"t": description}, {1, 2, 3}, under_replicated=False, unavailable=True
+    ).keys() == {"t"}
     assert filter_partitions({"t": description}, {1, 2, 3}, under_replicated=False, unavailable=False) == {}
 
 
 def test_topic_summary_shows_only_overrides():
-    description = TopicDescription("t", [PartitionInfo(0, 1, [1, 2], [1, 2], []), PartitionInfo(1, 2, [2, 1], [2], [])])
-    line = topic_summary_line(description, {
-        "min.insync.replicas": ConfigEntry("min.insync.replicas", "2", ConfigSource.DYNAMIC_TOPIC_CONFIG),
-        "segment.bytes": ConfigEntry("segment.bytes", "1073741824", ConfigSource.DEFAULT_CONFIG),
-    })
-    assert line.split("\t") == ["Topic: t", "PartitionCount: 2", "ReplicationFactor: 2",
-                                "Configs: min.insync.replicas=2"]
+    description = TopicDescription(
+        "t", [PartitionInfo(0, 1, [1, 2], [1, 2], []), PartitionInfo(1, 2, [2, 1], [2], [])]
+    )
+    line = topic_summary_line(
+        description,
+        {
+            "min.insync.replicas": ConfigEntry("min.insync.replicas", "2", ConfigSource.DYNAMIC_TOPIC_CONFIG),
+            "segment.bytes": ConfigEntry("segment.bytes", "1073741824", ConfigSource.DEFAULT_CONFIG),
+        },
+    )
+    assert line.split("\t") == [
+        "Topic: t",
+        "PartitionCount: 2",
+        "ReplicationFactor: 2",
+        "Configs: min.insync.replicas=2",
+    ]
 
 
 def test_configs_describe_prints_dynamic_entries_unless_all():

@@ -33,8 +33,12 @@ def broker(node_id: int) -> MetadataResponseBroker:
 def topic(name: str, leaders: list[int], error_code: int = 0) -> MetadataResponseTopic:
     partitions = [
         MetadataResponsePartition(
-            error_code=Errors.LEADER_NOT_AVAILABLE if leader < 0 else 0, partition_index=i, leader_id=leader,
-            leader_epoch=3, replica_nodes=[1, 2, 3], isr_nodes=[1, 2] if leader >= 0 else [],
+            error_code=Errors.LEADER_NOT_AVAILABLE if leader < 0 else 0,
+            partition_index=i,
+            leader_id=leader,
+            leader_epoch=3,
+            replica_nodes=[1, 2, 3],
+            isr_nodes=[1, 2] if leader >= 0 else [],
             offline_replicas=[],
         )
         for i, leader in enumerate(leaders)
@@ -43,8 +47,13 @@ def topic(name: str, leaders: list[int], error_code: int = 0) -> MetadataRespons
 
 
 def response(brokers=(1, 2, 3), topics=(), controller_id=1) -> MetadataResponse:
-    return MetadataResponse(throttle_time_ms=0, brokers=[broker(b) for b in brokers], cluster_id="c1",
-                            controller_id=controller_id, topics=list(topics))
+    return MetadataResponse(
+        throttle_time_ms=0,
+        brokers=[broker(b) for b in brokers],
+        cluster_id="c1",
+        controller_id=controller_id,
+        topics=list(topics),
+    )
 
 
 def test_update_caches_brokers_controller_and_partition_leaders():
@@ -142,7 +151,10 @@ def test_failed_update_starts_the_backoff():
 
 
 def test_bootstrap_servers_are_parsed_from_a_string_or_a_list():
-    assert parse_bootstrap_servers("127.0.0.1:9092, localhost:9093") == [("127.0.0.1", 9092), ("localhost", 9093)]
+    assert parse_bootstrap_servers("127.0.0.1:9092, localhost:9093") == [
+        ("127.0.0.1", 9092),
+        ("localhost", 9093),
+    ]
     assert parse_bootstrap_servers(["h:1"]) == [("h", 1)]
 
 
@@ -165,11 +177,13 @@ def _waits(cluster: ClusterMetadata, clock: ManualClock, refresh, count: int) ->
 
 def test_failed_refreshes_back_off_exponentially_to_retry_backoff_max_ms():
     clock = ManualClock()
-    cluster = ClusterMetadata(retry_backoff_ms=100, retry_backoff_max_ms=1000, clock=clock, rng=random.Random(3))
+    cluster = ClusterMetadata(
+        retry_backoff_ms=100, retry_backoff_max_ms=1000, clock=clock, rng=random.Random(3)
+    )
     cluster.failed_update()
     waits = _waits(cluster, clock, cluster.failed_update, 8)
     for n, wait in enumerate(waits):
-        term = min(100 * 2 ** n, 1000)
+        term = min(100 * 2**n, 1000)
         assert 0.8 * term - 1 <= wait <= min(1.2 * term, 1000), waits
     assert waits[-1] >= 800
     cluster.update(response(topics=[topic("t", [1])]), ["t"])  # an answer ends it
@@ -178,7 +192,9 @@ def test_failed_refreshes_back_off_exponentially_to_retry_backoff_max_ms():
 
 def test_answers_that_bring_no_newer_leader_epoch_back_off_until_one_does():
     clock = ManualClock()
-    cluster = ClusterMetadata(retry_backoff_ms=100, retry_backoff_max_ms=1000, clock=clock, rng=random.Random(5))
+    cluster = ClusterMetadata(
+        retry_backoff_ms=100, retry_backoff_max_ms=1000, clock=clock, rng=random.Random(5)
+    )
     cluster.update(response(topics=[topic("t", [1, -1])]), ["t"])  # partition 1 has no leader
     assert 80 <= cluster.backoff_remaining_ms() <= 120
 
@@ -196,7 +212,9 @@ def test_answers_that_bring_no_newer_leader_epoch_back_off_until_one_does():
 
 def test_a_new_topic_is_fetched_at_once_and_a_plain_update_request_resets_the_growth():
     clock = ManualClock()
-    cluster = ClusterMetadata(retry_backoff_ms=100, retry_backoff_max_ms=1000, clock=clock, rng=random.Random(1))
+    cluster = ClusterMetadata(
+        retry_backoff_ms=100, retry_backoff_max_ms=1000, clock=clock, rng=random.Random(1)
+    )
     for _ in range(5):
         cluster.update(response(topics=[topic("t", [1])]), ["t"])
     assert cluster.backoff_remaining_ms() >= 640
@@ -208,8 +226,13 @@ def test_a_new_topic_is_fetched_at_once_and_a_plain_update_request_resets_the_gr
 
 def test_the_periodic_refresh_after_metadata_max_age_ms_starts_the_backoff_over():
     clock = ManualClock()
-    cluster = ClusterMetadata(metadata_max_age_ms=300_000, retry_backoff_ms=100, retry_backoff_max_ms=1000,
-                              clock=clock, rng=random.Random(2))
+    cluster = ClusterMetadata(
+        metadata_max_age_ms=300_000,
+        retry_backoff_ms=100,
+        retry_backoff_max_ms=1000,
+        clock=clock,
+        rng=random.Random(2),
+    )
     for _ in range(5):
         cluster.update(response(topics=[topic("t", [1])]), ["t"])
     assert cluster.backoff_remaining_ms() >= 640

@@ -61,9 +61,15 @@ def test_a_corrupt_pid_file_is_named(tmp_path):
 
 
 def test_a_pid_file_of_the_previous_version_reads_without_kafka_listeners(tmp_path):
-    (tmp_path / "cluster.json").write_text(json.dumps({
-        "bootstrap_servers": "127.0.0.1:9092", "voter_ids": [1],
-        "brokers": [{"id": 1, "pid": 4242, "port": 9092, "start_time": 77}]}))
+    (tmp_path / "cluster.json").write_text(
+        json.dumps(
+            {
+                "bootstrap_servers": "127.0.0.1:9092",
+                "voter_ids": [1],
+                "brokers": [{"id": 1, "pid": 4242, "port": 9092, "start_time": 77}],
+            }
+        )
+    )
     record = read_pid_file(tmp_path)
     assert record.bootstrap_servers == "127.0.0.1:9092" and record.kafka_bootstrap_servers == ""
     assert record.brokers == (BrokerProcess(1, 4242, 9092, 77, None),)
@@ -72,8 +78,15 @@ def test_a_pid_file_of_the_previous_version_reads_without_kafka_listeners(tmp_pa
 def test_kafka_listener_ports_are_written_and_read_back(tmp_path):
     proc = _process()
     try:
-        record = write_pid_file(tmp_path, "127.0.0.1:1", (1,), {1: proc.pid}, {1: 1}, kafka_ports={1: 2},
-                                kafka_bootstrap_servers="127.0.0.1:2")
+        record = write_pid_file(
+            tmp_path,
+            "127.0.0.1:1",
+            (1,),
+            {1: proc.pid},
+            {1: 1},
+            kafka_ports={1: 2},
+            kafka_bootstrap_servers="127.0.0.1:2",
+        )
         assert read_pid_file(tmp_path) == record
         assert record.kafka_bootstrap_servers == "127.0.0.1:2" and record.brokers[0].kafka_port == 2
         raw = json.loads((tmp_path / "cluster.json").read_text())

@@ -23,9 +23,15 @@ def supervisor(tmp_path):
     """A supervisor of a one-broker cluster (never started) whose ``cluster.json`` names an exited broker,
     and the lines it says."""
     local = LocalCluster(1, tmp_path, base_port=27000)
-    (tmp_path / "cluster.json").write_text(json.dumps({
-        "bootstrap_servers": "127.0.0.1:27000", "voter_ids": [1],
-        "brokers": [{"id": 1, "pid": os.getpid(), "port": 27000, "start_time": 1}]}))
+    (tmp_path / "cluster.json").write_text(
+        json.dumps(
+            {
+                "bootstrap_servers": "127.0.0.1:27000",
+                "voter_ids": [1],
+                "brokers": [{"id": 1, "pid": os.getpid(), "port": 27000, "start_time": 1}],
+            }
+        )
+    )
     lines: list[str] = []
     return ClusterSupervisor(local, read_pid_file(tmp_path), lines.append), lines
 

@@ -15,8 +15,13 @@ def test_the_summary_is_kafkas_line_when_every_partition_was_read():
 
 
 def test_the_summary_names_the_partitions_without_a_leader_in_order():
-    result = ConsumeResult(count=21, not_read={TopicPartition("t", 10), TopicPartition("t", 2), TopicPartition("a", 0)})
-    assert result.summary() == "Processed a total of 21 messages; partitions not read (no leader): a-0, t-2, t-10"
+    result = ConsumeResult(
+        count=21, not_read={TopicPartition("t", 10), TopicPartition("t", 2), TopicPartition("a", 0)}
+    )
+    assert (
+        result.summary()
+        == "Processed a total of 21 messages; partitions not read (no leader): a-0, t-2, t-10"
+    )
 
 
 def test_sigterm_exits_143_sigint_130_and_the_end_0():

@@ -8,10 +8,17 @@ import pytest
 from kafkette.client.cli.consumer_groups import parse_datetime_ms, parse_duration_ms, parse_topic_partitions
 
 
-@pytest.mark.parametrize(("text", "ms"), [
-    ("PT1H", 3_600_000), ("PT1H30M", 5_400_000), ("P1DT2H", 93_600_000), ("PT0.5S", 500), ("pt10m", 600_000),
-    ("P2D", 172_800_000),
-])
+@pytest.mark.parametrize(
+    ("text", "ms"),
+    [
+        ("PT1H", 3_600_000),
+        ("PT1H30M", 5_400_000),
+        ("P1DT2H", 93_600_000),
+        ("PT0.5S", 500),
+        ("pt10m", 600_000),
+        ("P2D", 172_800_000),
+    ],
+)
 def test_iso_durations(text: str, ms: int) -> None:
     assert parse_duration_ms(text) == ms
 

@@ -42,20 +42,34 @@ def test_without_jitter_the_backoff_doubles_from_retry_backoff_ms_to_retry_backo
 
 def test_jitter_spreads_each_backoff_twenty_percent_either_way_and_never_past_the_maximum():
     assert [ExponentialBackoff(100, 2, 1000, 0.2, FixedJitter(1.2)).backoff(n) for n in range(6)] == [
-        120, 240, 480, 960, 1000, 1000]
+        120,
+        240,
+        480,
+        960,
+        1000,
+        1000,
+    ]
     # Past the maximum the exponent stops growing: the low end is 80% of the maximum.
     assert [ExponentialBackoff(100, 2, 1000, 0.2, FixedJitter(0.8)).backoff(n) for n in range(6)] == [
-        80, 160, 320, 640, 800, 800]
+        80,
+        160,
+        320,
+        640,
+        800,
+        800,
+    ]
 
 
 def test_a_seeded_backoff_repeats_and_stays_within_the_jitter_of_kafkas_sequence():
     def sequence(seed: int) -> list[float]:
-        backoff = ExponentialBackoff(100, RETRY_BACKOFF_EXP_BASE, 1000, RETRY_BACKOFF_JITTER, random.Random(seed))
+        backoff = ExponentialBackoff(
+            100, RETRY_BACKOFF_EXP_BASE, 1000, RETRY_BACKOFF_JITTER, random.Random(seed)
+        )
         return [backoff.backoff(n) for n in range(10)]
 
     assert sequence(7) == sequence(7)
     for n, wait in enumerate(sequence(7)):
-        term = min(100 * 2 ** n, 1000)
+        term = min(100 * 2**n, 1000)
         assert 0.8 * term - 1 <= wait <= min(1.2 * term, 1000), (n, wait)
 
 
@@ -65,10 +79,15 @@ def test_a_maximum_below_the_initial_interval_is_a_constant_backoff():
     assert {ExponentialBackoff(0, 2, 1000, 0.2).backoff(n) for n in range(5)} == {0}
 
 
-@pytest.mark.parametrize(("args", "fragment"), [
-    ((-1, 2, 1000, 0.2), "intervals"), ((100, 2, -1, 0.2), "intervals"),
-    ((100, 0.5, 1000, 0.2), "multiplier"), ((100, 2, 1000, 1.0), "jitter"),
-])
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        ((-1, 2, 1000, 0.2), "intervals"),
+        ((100, 2, -1, 0.2), "intervals"),
+        ((100, 0.5, 1000, 0.2), "multiplier"),
+        ((100, 2, 1000, 1.0), "jitter"),
+    ],
+)
 def test_bad_backoff_settings_are_refused(args, fragment):
     with pytest.raises(ValueError, match=fragment):
         ExponentialBackoff(*args)

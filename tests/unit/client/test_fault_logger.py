@@ -24,7 +24,9 @@ class ManualClock:
 
 
 def lines(caplog: pytest.LogCaptureFixture, level: int = logging.INFO) -> list[tuple[str, str]]:
-    return [(r.levelname, r.getMessage()) for r in caplog.records if r.name == logger.name and r.levelno >= level]
+    return [
+        (r.levelname, r.getMessage()) for r in caplog.records if r.name == logger.name and r.levelno >= level
+    ]
 
 
 @pytest.fixture
@@ -46,7 +48,10 @@ def test_a_fault_is_logged_when_it_starts_and_when_it_clears_and_not_per_retry(f
     assert not log.cleared(TP0)  # once
     assert lines(caplog) == [
         ("WARNING", f"[Producer clientId=p] Produce to topic-partition t-0 failed, retrying: {error}"),
-        ("INFO", "[Producer clientId=p] Produce to topic-partition t-0 succeeded again after 5.0 s (51 failures)"),
+        (
+            "INFO",
+            "[Producer clientId=p] Produce to topic-partition t-0 succeeded again after 5.0 s (51 failures)",
+        ),
     ]
     assert len(lines(caplog, logging.DEBUG)) == 52  # the retries in between, at DEBUG
 
@@ -65,15 +70,21 @@ def test_while_a_fault_lasts_at_most_one_line_per_key_per_ten_seconds(faults, ca
         assert len(per_key) <= 1 + 60 // 10 + 1, per_key
         assert [level for level, _ in per_key] == ["WARNING"] * (len(per_key) - 1) + ["INFO"]
     still = [text for _, text in lines(caplog) if "still failing" in text]
-    assert still[0] == ("[Producer clientId=p] Produce to topic-partition t-0 still failing after 10 s "
-                        "(101 failures), retrying: NOT_ENOUGH_REPLICAS")
+    assert still[0] == (
+        "[Producer clientId=p] Produce to topic-partition t-0 still failing after 10 s "
+        "(101 failures), retrying: NOT_ENOUGH_REPLICAS"
+    )
 
 
 def test_the_start_message_can_be_the_loops_own_and_forget_drops_a_fault_silently(faults, caplog):
     log, clock = faults
-    log.failed(("127.0.0.1", 9092), "Connection to node 3 (127.0.0.1:9092)", "refused",
-               start_message="Connection to node 3 (127.0.0.1:9092) could not be established. Node may not be "
-                             "available: refused")
+    log.failed(
+        ("127.0.0.1", 9092),
+        "Connection to node 3 (127.0.0.1:9092)",
+        "refused",
+        start_message="Connection to node 3 (127.0.0.1:9092) could not be established. Node may not be "
+        "available: refused",
+    )
     log.forget(("127.0.0.1", 9092))
     assert not log
     clock.now_s += 1

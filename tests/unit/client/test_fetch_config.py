@@ -14,9 +14,15 @@ def test_defaults_are_kafkas_consumer_defaults():
     assert (config.fetch_max_bytes, config.max_partition_fetch_bytes) == (52428800, 1048576)
 
 
-@pytest.mark.parametrize("bad", [
-    {"fetch_max_wait_ms": -1}, {"fetch_min_bytes": -1}, {"fetch_max_bytes": 0}, {"max_partition_fetch_bytes": 0},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"fetch_max_wait_ms": -1},
+        {"fetch_min_bytes": -1},
+        {"fetch_max_bytes": 0},
+        {"max_partition_fetch_bytes": 0},
+    ],
+)
 def test_impossible_bounds_are_rejected_by_the_config_and_the_consumer(bad):
     with pytest.raises(ValueError, match="fetch sizes must be positive"):
         FetchConfig(**bad)

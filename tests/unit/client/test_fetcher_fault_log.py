@@ -24,9 +24,18 @@ class FailingThenAnswering:
         if self.failures:
             self.failures -= 1
             raise KafkaConnectionError(f"Cannot connect to broker {node_id}: connection refused")
-        return FetchResponse(throttle_time_ms=0, error_code=0, responses=[FetchTopicResponse(
-            topic=TP.topic, partitions=[FetchPartitionData(partition_index=0, error_code=0, high_watermark=0,
-                                                           records=b"")])])
+        return FetchResponse(
+            throttle_time_ms=0,
+            error_code=0,
+            responses=[
+                FetchTopicResponse(
+                    topic=TP.topic,
+                    partitions=[
+                        FetchPartitionData(partition_index=0, error_code=0, high_watermark=0, records=b"")
+                    ],
+                )
+            ],
+        )
 
 
 async def test_fetches_failing_from_a_broker_log_once_when_they_start_and_once_when_they_work_again(caplog):
@@ -39,8 +48,11 @@ async def test_fetches_failing_from_a_broker_log_once_when_they_start_and_once_w
             await fetcher._fetch(1, {TP: 0})
     lines = [(r.levelname, r.getMessage()) for r in caplog.records if r.levelno >= logging.INFO]
     assert lines == [
-        ("WARNING", "[Consumer clientId=kafkette] Fetch from broker 1 failed, retrying: "
-                    "KafkaConnectionError: Cannot connect to broker 1: connection refused"),
+        (
+            "WARNING",
+            "[Consumer clientId=kafkette] Fetch from broker 1 failed, retrying: "
+            "KafkaConnectionError: Cannot connect to broker 1: connection refused",
+        ),
         ("INFO", lines[1][1]),
     ], lines
     assert lines[1][1].startswith("[Consumer clientId=kafkette] Fetch from broker 1 succeeded again after")

@@ -26,9 +26,23 @@ def batches(first_offset: int, sizes: list[int]) -> bytes:
 
 
 def answer(records: bytes | None, code: int = Errors.NONE, high_watermark: int = 100) -> FetchResponse:
-    return FetchResponse(throttle_time_ms=0, error_code=0, responses=[FetchTopicResponse(topic=TP.topic, partitions=[
-        FetchPartitionData(partition_index=TP.partition, error_code=code, high_watermark=high_watermark,
-                           records=records)])])
+    return FetchResponse(
+        throttle_time_ms=0,
+        error_code=0,
+        responses=[
+            FetchTopicResponse(
+                topic=TP.topic,
+                partitions=[
+                    FetchPartitionData(
+                        partition_index=TP.partition,
+                        error_code=code,
+                        high_watermark=high_watermark,
+                        records=records,
+                    )
+                ],
+            )
+        ],
+    )
 
 
 def fetcher_at(position: int) -> tuple[Fetcher, SubscriptionState]:
@@ -87,7 +101,9 @@ def test_records_fetched_ahead_are_dropped_when_the_buffered_ones_became_stale()
 
 
 @pytest.mark.parametrize("code", [Errors.NOT_LEADER_OR_FOLLOWER, Errors.OFFSET_OUT_OF_RANGE, "corrupt"])
-def test_an_error_answered_to_a_fetch_ahead_ends_fetching_ahead_and_is_left_to_the_fetch_at_the_position(code):
+def test_an_error_answered_to_a_fetch_ahead_ends_fetching_ahead_and_is_left_to_the_fetch_at_the_position(
+    code,
+):
     fetcher, subs = fetcher_at(0)
     fetcher._handle_response(1, {TP: 0}, answer(batches(0, [2])))
     if code == "corrupt":

@@ -32,8 +32,10 @@ def log_bytes(batch_sizes: list[int]) -> bytes:
     buf = bytearray()
     value = 0
     for size in batch_sizes:
-        records = [(f"k{value + i}".encode(), f"v{value + i}".encode(), [("h", b"1")], 1000 + value + i)
-                   for i in range(size)]
+        records = [
+            (f"k{value + i}".encode(), f"v{value + i}".encode(), [("h", b"1")], 1000 + value + i)
+            for i in range(size)
+        ]
         buf += build_batch(records)
         value += size
     assign_offsets(buf, validate_batches(buf), 0, 5)
@@ -44,7 +46,13 @@ def test_records_are_decoded_with_offsets_timestamps_and_headers():
     records = parse_records(TP, log_bytes([2, 3]), 0)
     assert [r.offset for r in records] == [0, 1, 2, 3, 4]
     first = records[0]
-    assert (first.topic, first.partition, first.key, first.value, first.timestamp) == ("t", 2, b"k0", b"v0", 1000)
+    assert (first.topic, first.partition, first.key, first.value, first.timestamp) == (
+        "t",
+        2,
+        b"k0",
+        b"v0",
+        1000,
+    )
     assert first.headers == [("h", b"1")] and first.timestamp_type == 0
 
 
@@ -62,7 +70,8 @@ def test_batches_produced_by_kafka_clients_are_consumed_like_the_sdks_own(codec)
     consumed = parse_records(TP, bytes(mixed), 3)
     assert [r.offset for r in consumed] == list(range(3, 10))
     assert [(r.key, r.value, r.timestamp, r.headers) for r in consumed[2:]] == [
-        (k, v, ts, h) for k, v, h, ts in records]
+        (k, v, ts, h) for k, v, h, ts in records
+    ]
 
 
 def test_a_trailing_partial_batch_is_ignored():
@@ -120,8 +129,13 @@ def test_log_append_time_batches_give_every_record_the_broker_time():
 
 
 def test_a_batch_whose_record_rows_are_malformed_is_corrupt():
-    batch = build_batch_from_payload(msgpack.packb([[0, 0, None]]), record_count=1, base_timestamp=1, max_timestamp=1,
-                                     attributes=RECORDS_MSGPACK_MASK)
+    batch = build_batch_from_payload(
+        msgpack.packb([[0, 0, None]]),
+        record_count=1,
+        base_timestamp=1,
+        max_timestamp=1,
+        attributes=RECORDS_MSGPACK_MASK,
+    )
     with pytest.raises(CorruptRecordError, match="malformed record"):
         parse_records(TP, batch, 0)
 

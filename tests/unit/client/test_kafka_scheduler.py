@@ -117,7 +117,9 @@ async def test_a_period_given_as_a_function_is_asked_again_after_every_run():
     scheduler = KafkaScheduler(time)
     periods = itertools.chain([10.0, 30.0, 0.0], itertools.repeat(1000.0))
     runs: list[float] = []
-    scheduler.schedule("follows-config", lambda: runs.append(time.monotonic_ms()), period_ms=lambda: next(periods))
+    scheduler.schedule(
+        "follows-config", lambda: runs.append(time.monotonic_ms()), period_ms=lambda: next(periods)
+    )
     for step in (0, 10, 30, 1):
         time.advance(step)
         await let_tasks_run()

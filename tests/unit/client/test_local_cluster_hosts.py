@@ -10,8 +10,13 @@ from kafkette.client.local_cluster import LocalCluster
 
 
 def test_a_node_at_its_own_address_advertises_it(tmp_path):
-    cluster = LocalCluster(3, tmp_path, base_port=19292, hosts={1: "10.213.0.1", 2: "10.213.0.2"},
-                           command_prefix={1: ["ip", "netns", "exec", "ns1"]})
+    cluster = LocalCluster(
+        3,
+        tmp_path,
+        base_port=19292,
+        hosts={1: "10.213.0.1", 2: "10.213.0.2"},
+        command_prefix={1: ["ip", "netns", "exec", "ns1"]},
+    )
     first = cluster.broker_properties(1)
     assert first["listeners"] == "PLAINTEXT://0.0.0.0:19292"
     assert first["advertised.listeners"] == "PLAINTEXT://10.213.0.1:19292"

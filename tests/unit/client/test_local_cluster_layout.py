@@ -37,12 +37,15 @@ def test_the_layout_of_a_written_cluster_reads_back(tmp_path):
     assert read_cluster_layout(tmp_path / "nothing-here") is None
 
 
-@pytest.mark.parametrize("edit", [
-    {},
-    {"listener.wire.protocol.map": "PLAINTEXT:kafkette"},  # replaces the default: KAFKA speaks kafkette
-    {"listener.wire.protocol.map": "KAFKA:KAFKA,PLAINTEXT:Kafkette"},
-    {"listeners": "KAFKA://127.0.0.1:21001,PLAINTEXT://0.0.0.0:21000"},
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {},
+        {"listener.wire.protocol.map": "PLAINTEXT:kafkette"},  # replaces the default: KAFKA speaks kafkette
+        {"listener.wire.protocol.map": "KAFKA:KAFKA,PLAINTEXT:Kafkette"},
+        {"listeners": "KAFKA://127.0.0.1:21001,PLAINTEXT://0.0.0.0:21000"},
+    ],
+)
 def test_a_node_s_listener_and_kafka_listener_read_as_the_broker_reads_them(tmp_path, edit):
     cluster = LocalCluster(1, tmp_path, base_port=21000, kafka_protocol=True)
     _write_configs(cluster)
@@ -92,5 +95,8 @@ def test_cluster_start_counts_controllers_among_the_brokers_the_data_dir_holds(t
     # --controllers 5 fits this cluster of five brokers; the --base-port that does not fit stops the start
     result = run("cluster", "start", "--data-dir", str(tmp_path), "--controllers", "5", "--base-port", "1")
     assert result.exit_code == 1
-    assert_one_line_error(result, f"{tmp_path} holds a cluster of 5 broker(s) (5 voter(s), broker 1 on port 25000, "
-                                  "no Kafka-protocol listeners) that --base-port 1 does not fit")
+    assert_one_line_error(
+        result,
+        f"{tmp_path} holds a cluster of 5 broker(s) (5 voter(s), broker 1 on port 25000, "
+        "no Kafka-protocol listeners) that --base-port 1 does not fit",
+    )

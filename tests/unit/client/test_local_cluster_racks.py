@@ -8,8 +8,13 @@ from kafkette.client.local_cluster import LocalCluster
 
 
 def test_racks_set_broker_rack_per_broker(tmp_path):
-    cluster = LocalCluster(3, tmp_path, base_port=19192, racks=["a", None, "b"],
-                           broker_configs={"auto.create.topics.enable": False})
+    cluster = LocalCluster(
+        3,
+        tmp_path,
+        base_port=19192,
+        racks=["a", None, "b"],
+        broker_configs={"auto.create.topics.enable": False},
+    )
     assert cluster.broker_properties(1)["broker.rack"] == "a"
     assert "broker.rack" not in cluster.broker_properties(2)
     assert cluster.broker_properties(3)["broker.rack"] == "b"

@@ -5,9 +5,17 @@ from __future__ import annotations
 from kafkette.client.cli.metadata_quorum import replication_rows, status_lines
 from kafkette.client.quorum_info import QuorumInfo, ReplicaState
 
-INFO = QuorumInfo(leader_id=2, leader_epoch=7, high_watermark=95, voters=(
-    ReplicaState(1, 90, 1_000, 900), ReplicaState(2, 100, 1_100, 1_100), ReplicaState(3, 100, 1_050, 1_050)),
-    observers=(ReplicaState(4, 80, 1_000, 800),))
+INFO = QuorumInfo(
+    leader_id=2,
+    leader_epoch=7,
+    high_watermark=95,
+    voters=(
+        ReplicaState(1, 90, 1_000, 900),
+        ReplicaState(2, 100, 1_100, 1_100),
+        ReplicaState(3, 100, 1_050, 1_050),
+    ),
+    observers=(ReplicaState(4, 80, 1_000, 800),),
+)
 
 
 def test_lag_is_behind_the_leaders_log_end_offset():

@@ -9,8 +9,12 @@ from kafkette.protocol.errors import IllegalStateError
 
 
 def test_offset_spec_maps_to_list_offsets_timestamps():
-    assert [OffsetSpec.earliest().timestamp, OffsetSpec.latest().timestamp, OffsetSpec.max_timestamp().timestamp,
-            OffsetSpec.for_timestamp(1_234).timestamp] == [-2, -1, -3, 1_234]
+    assert [
+        OffsetSpec.earliest().timestamp,
+        OffsetSpec.latest().timestamp,
+        OffsetSpec.max_timestamp().timestamp,
+        OffsetSpec.for_timestamp(1_234).timestamp,
+    ] == [-2, -1, -3, 1_234]
 
 
 @pytest.mark.parametrize("bad", [-1, -3, 1.5, True, "10"])

@@ -55,8 +55,9 @@ def test_end_to_end_latency_is_receipt_minus_the_send_time_in_the_value():
 
 
 def test_perf_end_to_end_refuses_records_too_short_to_carry_the_send_time():
-    result = CliRunner().invoke(kafkette, ["perf", "end-to-end", "--topic", "t", "--num-records", "1",
-                                           "--record-size", "4"])
+    result = CliRunner().invoke(
+        kafkette, ["perf", "end-to-end", "--topic", "t", "--num-records", "1", "--record-size", "4"]
+    )
 
     assert result.exit_code != 0
     assert "--record-size" in result.output
@@ -67,12 +68,15 @@ def test_produce_windows_cover_the_acknowledgements_since_the_last_window():
     for latency_ms in (2.0, 4.0, 9.0):
         stats.record_latency_ms(latency_ms)
     assert stats.window(record_size=1024, elapsed_s=0.5) == (
-        "3 records sent, 6.0 records/sec (0.01 MB/sec), 5.0 ms avg latency, 9.0 ms max latency.")
+        "3 records sent, 6.0 records/sec (0.01 MB/sec), 5.0 ms avg latency, 9.0 ms max latency."
+    )
     stats.record_latency_ms(1.0)
     assert stats.window(record_size=1024, elapsed_s=1.0) == (
-        "1 records sent, 1.0 records/sec (0.00 MB/sec), 1.0 ms avg latency, 1.0 ms max latency.")
+        "1 records sent, 1.0 records/sec (0.00 MB/sec), 1.0 ms avg latency, 1.0 ms max latency."
+    )
     assert stats.window(record_size=1024, elapsed_s=5.0) == (
-        "0 records sent, 0.0 records/sec (0.00 MB/sec), 0.0 ms avg latency, 0.0 ms max latency.")
+        "0 records sent, 0.0 records/sec (0.00 MB/sec), 0.0 ms avg latency, 0.0 ms max latency."
+    )
 
 
 @pytest.mark.timeout(10)

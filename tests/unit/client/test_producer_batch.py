@@ -27,7 +27,9 @@ def _batch(records, compression=COMPRESSION_NONE) -> tuple[ProducerBatch, list]:
 async def test_encoded_batch_is_byte_identical_to_build_batch(compression):
     batch, _ = _batch(RECORDS, compression)
     batch.producer_id, batch.producer_epoch, batch.base_sequence = 7, 1, 40
-    expected = build_batch(RECORDS, compression=compression, producer_id=7, producer_epoch=1, base_sequence=40)
+    expected = build_batch(
+        RECORDS, compression=compression, producer_id=7, producer_epoch=1, base_sequence=40
+    )
     assert batch.encoded() == expected
     decoded = decode_records(batch.encoded())
     assert [(r.offset, r.timestamp, r.key, r.value, r.headers) for r in decoded] == [

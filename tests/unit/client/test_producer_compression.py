@@ -45,12 +45,15 @@ async def test_accumulator_defaults_to_uncompressed_batches():
     assert read_header(acc.drain(TP).encoded()).compression == COMPRESSION_NONE
 
 
-@pytest.mark.parametrize("args, expected", [
-    ([], "none"),
-    (["--compression-codec", "zstd"], "zstd"),
-    (["--compression-codec"], "gzip"),  # kafka-console-producer: the flag alone means gzip
-    (["--compression-codec", "--acks", "1"], "gzip"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        ([], "none"),
+        (["--compression-codec", "zstd"], "zstd"),
+        (["--compression-codec"], "gzip"),  # kafka-console-producer: the flag alone means gzip
+        (["--compression-codec", "--acks", "1"], "gzip"),
+    ],
+)
 def test_console_producer_compression_codec_option(args, expected):
     ctx = console_produce.make_context("produce", ["--topic", "t", *args])
     assert ctx.params["compression_codec"] == expected
@@ -60,8 +63,11 @@ def test_compression_options_refuse_unknown_codecs():
     with pytest.raises(click.BadParameter):
         console_produce.make_context("produce", ["--topic", "t", "--compression-codec", "brotli"])
     with pytest.raises(click.BadParameter):
-        perf_produce.make_context("produce", ["--topic", "t", "--num-records", "1", "--record-size", "1",
-                                              "--compression-type", "brotli"])
-    ctx = perf_produce.make_context("produce", ["--topic", "t", "--num-records", "1", "--record-size", "1",
-                                                "--compression-type", "lz4"])
+        perf_produce.make_context(
+            "produce",
+            ["--topic", "t", "--num-records", "1", "--record-size", "1", "--compression-type", "brotli"],
+        )
+    ctx = perf_produce.make_context(
+        "produce", ["--topic", "t", "--num-records", "1", "--record-size", "1", "--compression-type", "lz4"]
+    )
     assert ctx.params["compression_type"] == "lz4"

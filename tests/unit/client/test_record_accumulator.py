@@ -28,8 +28,13 @@ class ManualClock:
 
 
 def make(clock: ManualClock, **kwargs) -> RecordAccumulator:
-    settings = dict(max_batch_size=1000, linger_ms=5, max_buffer_size=10_000, delivery_timeout_ms=120_000,
-                    retry_backoff_ms=100)
+    settings = dict(
+        max_batch_size=1000,
+        linger_ms=5,
+        max_buffer_size=10_000,
+        delivery_timeout_ms=120_000,
+        retry_backoff_ms=100,
+    )
     settings.update(kwargs)
     return RecordAccumulator(clock=clock, **settings)
 
@@ -303,7 +308,7 @@ async def test_a_batchs_retry_backoff_doubles_per_failed_attempt_up_to_retry_bac
         clock.advance_ms(wait_ms + 0.01)  # (seconds on the clock: float rounding)
         assert acc.ready()[0] == [TP]
     for n, wait in enumerate(waits):  # Kafka's ExponentialBackoff(100, 2, 1000, 0.2).backoff(n)
-        term = min(100 * 2 ** n, 1000)
+        term = min(100 * 2**n, 1000)
         assert 0.8 * term - 1 <= wait <= min(1.2 * term, 1000), waits
     assert acc.retry_backoff_ms_after(1) <= 120 and 800 <= acc.retry_backoff_ms_after(20) <= 1000
 

@@ -45,15 +45,30 @@ class FakeClient:
     def __init__(self, leaders: list[int]) -> None:
         self.cluster = ClusterMetadata()
         partitions = [
-            MetadataResponsePartition(error_code=0, partition_index=i, leader_id=leader, leader_epoch=0,
-                                      replica_nodes=[leader], isr_nodes=[leader], offline_replicas=[])
+            MetadataResponsePartition(
+                error_code=0,
+                partition_index=i,
+                leader_id=leader,
+                leader_epoch=0,
+                replica_nodes=[leader],
+                isr_nodes=[leader],
+                offline_replicas=[],
+            )
             for i, leader in enumerate(leaders)
         ]
-        self.cluster.update(MetadataResponse(
-            brokers=[MetadataResponseBroker(node_id=n, host="h", port=n, rack=None) for n in set(leaders)],
-            cluster_id="c", controller_id=1,
-            topics=[MetadataResponseTopic(error_code=0, name="t", is_internal=False, partitions=partitions)],
-        ), ["t"])
+        self.cluster.update(
+            MetadataResponse(
+                brokers=[
+                    MetadataResponseBroker(node_id=n, host="h", port=n, rack=None) for n in set(leaders)
+                ],
+                cluster_id="c",
+                controller_id=1,
+                topics=[
+                    MetadataResponseTopic(error_code=0, name="t", is_internal=False, partitions=partitions)
+                ],
+            ),
+            ["t"],
+        )
         self.requests: list[tuple[int, object, bool]] = []
         self.errors: dict[tuple[TopicPartition, int], int] = {}
         self.attempts: dict[TopicPartition, int] = {}
@@ -99,8 +114,15 @@ class FakeClient:
 def make(client: FakeClient, acks: int = -1, idempotent: bool = False):
     acc = RecordAccumulator(linger_ms=0, retry_backoff_ms=0, delivery_timeout_ms=60_000)
     tm = TransactionManager(client, retry_backoff_ms=0, required=True) if idempotent else None  # type: ignore[arg-type]
-    sender = Sender(client, acc, acks=acks, request_timeout_ms=1000,  # type: ignore[arg-type]
-                    max_in_flight_requests_per_connection=5, client_id="test", transaction_manager=tm)
+    sender = Sender(
+        client,
+        acc,
+        acks=acks,
+        request_timeout_ms=1000,  # type: ignore[arg-type]
+        max_in_flight_requests_per_connection=5,
+        client_id="test",
+        transaction_manager=tm,
+    )
     return acc, sender
 
 
@@ -127,8 +149,10 @@ async def test_batches_are_grouped_into_one_request_per_leader():
     futures = [send(acc, tp) for tp in (TP0, TP1, TP2)]
     results = await send_all(sender, futures)
     assert [r.offset for r in results] == [0, 0, 0]
-    by_node = {node: sorted(p.index for t in req.topic_data for p in t.partition_data)
-               for node, req, _ in client.requests}
+    by_node = {
+        node: sorted(p.index for t in req.topic_data for p in t.partition_data)
+        for node, req, _ in client.requests
+    }
     assert by_node == {1: [0, 2], 2: [1]}
 
 
@@ -173,10 +197,17 @@ async def test_idempotent_batches_carry_producer_id_and_consecutive_sequences():
         await wait_all(second)
     finally:
         await sender.stop()
-    headers = [read_header(p.records) for _, req, _ in client.requests for t in req.topic_data
-               for p in t.partition_data]
+    headers = [
+        read_header(p.records)
+        for _, req, _ in client.requests
+        for t in req.topic_data
+        for p in t.partition_data
+    ]
     assert [(h.producer_id, h.producer_epoch, h.base_sequence) for h in headers] == [
-        (77, 0, 0), (77, 0, 2), (77, 0, 2)]
+        (77, 0, 0),
+        (77, 0, 2),
+        (77, 0, 2),
+    ]
     assert [f.result().offset for f in first + second] == [0, 1, 2]
 
 
@@ -224,7 +255,7 @@ class SequencingLeader(FakeClient):
             self.held = False
             count = len(self._answers)
         self._released += count
-        for answer in self._answers[:self._released]:
+        for answer in self._answers[: self._released]:
             answer.set()
 
     async def send(self, node_id, request, *, timeout_ms=None, expect_response=True):
@@ -246,8 +277,16 @@ class SequencingLeader(FakeClient):
             self.in_flight -= 1
         if step != "ok":
             raise KafkaConnectionError("the leader died")
-        return ProduceResponse(responses=[ProduceTopicResponse(name=topic.name, partition_responses=[
-            ProducePartitionResponse(index=data.index, error_code=code, base_offset=base)])])
+        return ProduceResponse(
+            responses=[
+                ProduceTopicResponse(
+                    name=topic.name,
+                    partition_responses=[
+                        ProducePartitionResponse(index=data.index, error_code=code, base_offset=base)
+                    ],
+                )
+            ]
+        )
 
     def _append(self, records: bytes) -> tuple[int, int]:
         header = read_header(records)
@@ -266,8 +305,15 @@ class SequencingLeader(FakeClient):
 def one_record_batches(client: FakeClient, max_in_flight: int = 5):
     acc = RecordAccumulator(linger_ms=0, retry_backoff_ms=0, delivery_timeout_ms=60_000, max_batch_size=100)
     tm = TransactionManager(client, retry_backoff_ms=0, required=True)  # type: ignore[arg-type]
-    sender = Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
-                    max_in_flight_requests_per_connection=max_in_flight, client_id="test", transaction_manager=tm)
+    sender = Sender(
+        client,
+        acc,
+        acks=-1,
+        request_timeout_ms=1000,  # type: ignore[arg-type]
+        max_in_flight_requests_per_connection=max_in_flight,
+        client_id="test",
+        transaction_manager=tm,
+    )
     return acc, sender
 
 
@@ -387,8 +433,11 @@ async def test_a_retried_batch_is_resent_only_after_the_batches_sent_behind_it_c
 
 
 def sender_lines(caplog) -> list[tuple[str, str]]:
-    return [(r.levelname, r.getMessage()) for r in caplog.records
-            if r.name == "kafkette.client.producer.sender" and r.levelno >= logging.INFO]
+    return [
+        (r.levelname, r.getMessage())
+        for r in caplog.records
+        if r.name == "kafkette.client.producer.sender" and r.levelno >= logging.INFO
+    ]
 
 
 async def test_a_partition_failing_many_times_logs_one_warning_then_one_info_when_written(caplog):
@@ -400,13 +449,19 @@ async def test_a_partition_failing_many_times_logs_one_warning_then_one_info_whe
     results = await send_all(sender, [send(acc, TP0), send(acc, TP1)])
     assert [r.offset for r in results] == [0, 0] and client.attempts[TP0] == 21
     assert sender_lines(caplog) == [
-        ("WARNING", "[Producer clientId=test] Got error produce response on topic-partition t-0, retrying "
-                    "(delivery.timeout.ms=60000). Error: [Error 19] NOT_ENOUGH_REPLICAS: Messages are rejected "
-                    "since there are fewer in-sync replicas than required."),
+        (
+            "WARNING",
+            "[Producer clientId=test] Got error produce response on topic-partition t-0, retrying "
+            "(delivery.timeout.ms=60000). Error: [Error 19] NOT_ENOUGH_REPLICAS: Messages are rejected "
+            "since there are fewer in-sync replicas than required.",
+        ),
         ("INFO", sender_lines(caplog)[1][1]),
     ]
-    assert re.fullmatch(r"\[Producer clientId=test\] Produce to topic-partition t-0 succeeded again after "
-                        r"\d+\.\d s \(20 failures\)", sender_lines(caplog)[1][1])
+    assert re.fullmatch(
+        r"\[Producer clientId=test\] Produce to topic-partition t-0 succeeded again after "
+        r"\d+\.\d s \(20 failures\)",
+        sender_lines(caplog)[1][1],
+    )
 
 
 async def test_retries_bounds_how_often_a_batch_is_sent_again():
@@ -414,22 +469,43 @@ async def test_retries_bounds_how_often_a_batch_is_sent_again():
     for attempt in range(10):
         client.errors[(TP0, attempt)] = Errors.NOT_ENOUGH_REPLICAS
     acc = RecordAccumulator(linger_ms=0, retry_backoff_ms=0, delivery_timeout_ms=60_000)
-    sender = Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
-                    max_in_flight_requests_per_connection=5, client_id="test", retries=2)
+    sender = Sender(
+        client,
+        acc,
+        acks=-1,
+        request_timeout_ms=1000,  # type: ignore[arg-type]
+        max_in_flight_requests_per_connection=5,
+        client_id="test",
+        retries=2,
+    )
     [result] = await send_all(sender, [send(acc, TP0)])
     assert isinstance(result, NotEnoughReplicasError)
     assert client.attempts[TP0] == 3  # the first send and two retries, as Kafka's canRetry
     with pytest.raises(ValueError, match="retries"):
-        Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
-               max_in_flight_requests_per_connection=5, client_id="test", retries=-1)
+        Sender(
+            client,
+            acc,
+            acks=-1,
+            request_timeout_ms=1000,  # type: ignore[arg-type]
+            max_in_flight_requests_per_connection=5,
+            client_id="test",
+            retries=-1,
+        )
 
 
 async def test_connects_that_fail_spend_none_of_the_retries():
     client = FakeClient(leaders=[1])
     client.refused.add(1)
     acc = RecordAccumulator(linger_ms=0, retry_backoff_ms=0, delivery_timeout_ms=60_000)
-    sender = Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
-                    max_in_flight_requests_per_connection=5, client_id="test", retries=1)
+    sender = Sender(
+        client,
+        acc,
+        acks=-1,
+        request_timeout_ms=1000,  # type: ignore[arg-type]
+        max_in_flight_requests_per_connection=5,
+        client_id="test",
+        retries=1,
+    )
     future = send(acc, TP0)
     sender.start()
     try:
@@ -466,8 +542,14 @@ async def test_a_partition_whose_batches_expired_waiting_for_a_leader_is_no_long
     client = FakeClient(leaders=[-1, 1])  # t-0 has no leader, t-1 has broker 1
     client.retry_backoff_ms = 10
     acc = RecordAccumulator(linger_ms=0, retry_backoff_ms=0, delivery_timeout_ms=300)
-    sender = Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
-                    max_in_flight_requests_per_connection=5, client_id="test")
+    sender = Sender(
+        client,
+        acc,
+        acks=-1,
+        request_timeout_ms=1000,  # type: ignore[arg-type]
+        max_in_flight_requests_per_connection=5,
+        client_id="test",
+    )
     [expired] = await send_all(sender, [send(acc, TP0)])
     assert isinstance(expired, KafkaTimeoutError)
     # Nothing of t-0 is left to send: the Sender no longer walks the partitions of every request
@@ -478,23 +560,42 @@ async def test_a_partition_whose_batches_expired_waiting_for_a_leader_is_no_long
 def leaders_now(client: FakeClient, leaders: list[int], epochs: list[int]) -> None:
     """A Metadata answer naming ``leaders`` with ``epochs`` for t's partitions."""
     partitions = [
-        MetadataResponsePartition(error_code=0, partition_index=i, leader_id=leader, leader_epoch=epoch,
-                                  replica_nodes=[leader], isr_nodes=[leader], offline_replicas=[])
+        MetadataResponsePartition(
+            error_code=0,
+            partition_index=i,
+            leader_id=leader,
+            leader_epoch=epoch,
+            replica_nodes=[leader],
+            isr_nodes=[leader],
+            offline_replicas=[],
+        )
         for i, (leader, epoch) in enumerate(zip(leaders, epochs, strict=True))
     ]
-    client.cluster.update(MetadataResponse(
-        brokers=[MetadataResponseBroker(node_id=n, host="h", port=n, rack=None) for n in set(leaders)],
-        cluster_id="c", controller_id=1,
-        topics=[MetadataResponseTopic(error_code=0, name="t", is_internal=False, partitions=partitions)],
-    ), ["t"])
+    client.cluster.update(
+        MetadataResponse(
+            brokers=[MetadataResponseBroker(node_id=n, host="h", port=n, rack=None) for n in set(leaders)],
+            cluster_id="c",
+            controller_id=1,
+            topics=[MetadataResponseTopic(error_code=0, name="t", is_internal=False, partitions=partitions)],
+        ),
+        ["t"],
+    )
 
 
 async def test_a_retried_batch_goes_to_a_new_leader_at_once_and_else_waits_its_retry_backoff():
     client = FakeClient(leaders=[1, 1])
     client.errors[(TP0, 0)] = client.errors[(TP1, 0)] = Errors.NOT_LEADER_OR_FOLLOWER
-    acc = RecordAccumulator(linger_ms=0, retry_backoff_ms=1000, retry_backoff_max_ms=1000, delivery_timeout_ms=60_000)
-    sender = Sender(client, acc, acks=-1, request_timeout_ms=1000,  # type: ignore[arg-type]
-                    max_in_flight_requests_per_connection=5, client_id="test")
+    acc = RecordAccumulator(
+        linger_ms=0, retry_backoff_ms=1000, retry_backoff_max_ms=1000, delivery_timeout_ms=60_000
+    )
+    sender = Sender(
+        client,
+        acc,
+        acks=-1,
+        request_timeout_ms=1000,  # type: ignore[arg-type]
+        max_in_flight_requests_per_connection=5,
+        client_id="test",
+    )
     answer = client.send
 
     async def send(node_id, request, **kwargs):

@@ -24,7 +24,11 @@ def channel() -> FakeChannelManager:
 @pytest.fixture
 async def controller(tmp_path, clock, channel):
     ctrl = KafkaController(
-        make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock, rng=random.Random(7)
+        make_config(),
+        metadata_log=MetadataLog(tmp_path),
+        channel_manager=channel,
+        clock_ms=clock,
+        rng=random.Random(7),
     )
     await ctrl.start()
     yield ctrl

@@ -74,7 +74,9 @@ class FakeChannelManager:
 
     def send(self, broker_id: int, request: Any) -> asyncio.Future[Any]:
         if broker_id not in self.brokers:
-            raise AssertionError(f"controller sent {type(request).__name__} to broker {broker_id} without a channel")
+            raise AssertionError(
+                f"controller sent {type(request).__name__} to broker {broker_id} without a channel"
+            )
         self.sent.append((broker_id, wire_roundtrip(request)))
         self.sent_event.set()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -112,20 +114,29 @@ class FakeChannelManager:
     def stopped_partitions(self, broker_id: int) -> list[tuple[TopicPartition, bool]]:
         return [
             (TopicPartition(t.topic_name, p.partition_index), p.delete_partition)
-            for r in self.stop_replica().get(broker_id, []) for t in r.topic_states for p in t.partition_states
+            for r in self.stop_replica().get(broker_id, [])
+            for t in r.topic_states
+            for p in t.partition_states
         ]
 
     def _response_for(self, broker_id: int, request: Any) -> Any:
         if isinstance(request, LeaderAndIsrRequest):
             return LeaderAndIsrResponse(error_code=0)
         if isinstance(request, StopReplicaRequest):
-            return StopReplicaResponse(error_code=0, partition_errors=[
-                StopReplicaPartitionError(
-                    topic_name=t.topic_name, partition_index=p.partition_index,
-                    error_code=self.stop_replica_errors.get((broker_id, TopicPartition(t.topic_name, p.partition_index)), 0),
-                )
-                for t in request.topic_states for p in t.partition_states
-            ])
+            return StopReplicaResponse(
+                error_code=0,
+                partition_errors=[
+                    StopReplicaPartitionError(
+                        topic_name=t.topic_name,
+                        partition_index=p.partition_index,
+                        error_code=self.stop_replica_errors.get(
+                            (broker_id, TopicPartition(t.topic_name, p.partition_index)), 0
+                        ),
+                    )
+                    for t in request.topic_states
+                    for p in t.partition_states
+                ],
+            )
         return UpdateMetadataResponse(error_code=0)
 
     def leader_and_isr(self) -> dict[int, list[LeaderAndIsrRequest]]:
@@ -149,8 +160,10 @@ class FakeChannelManager:
 def wire_roundtrip(struct: Any) -> Any:
     """Encode and decode ``struct`` as the wire would, at its API's top version (catches values the
     schema rejects)."""
-    version = next((spec.max_version for spec in API_REGISTRY.values()
-                    if type(struct) in (spec.request, spec.response)), 0)
+    version = next(
+        (spec.max_version for spec in API_REGISTRY.values() if type(struct) in (spec.request, spec.response)),
+        0,
+    )
     wire = msgpack.unpackb(msgpack.packb(struct.to_wire(version), use_bin_type=True), raw=False)
     decoded = type(struct).from_wire(wire, version)
     assert decoded == struct, (decoded, struct)
@@ -171,9 +184,13 @@ def make_config(**overrides: Any) -> ControllerConfig:
     return controller_config(KafkaConfig(props))
 
 
-def registration(broker_id: int, incarnation: str | None = None, rack: str | None = None) -> BrokerRegistrationRequest:
+def registration(
+    broker_id: int, incarnation: str | None = None, rack: str | None = None
+) -> BrokerRegistrationRequest:
     return BrokerRegistrationRequest(
-        broker_id=broker_id, cluster_id=None, incarnation_id=incarnation or f"incarnation-{broker_id}",
+        broker_id=broker_id,
+        cluster_id=None,
+        incarnation_id=incarnation or f"incarnation-{broker_id}",
         listeners=[BrokerRegistrationListener(name="PLAINTEXT", host="127.0.0.1", port=9000 + broker_id)],
         rack=rack,
     )

@@ -112,11 +112,15 @@ class MetadataLog:
         if open_transaction is not None and not reason:
             reason = f"unfinished transaction starting at position {open_transaction[0]}"
         if open_transaction is not None:
-            del records[open_transaction[2]:]
+            del records[open_transaction[2] :]
         if valid_end < len(data):
             logger.warning(
                 "Truncating metadata log %s from %d to %d bytes (%s); %d records kept",
-                self.path, len(data), valid_end, reason, self._next_offset,
+                self.path,
+                len(data),
+                valid_end,
+                reason,
+                self._next_offset,
             )
         self._file = open(self.path, "ab")  # noqa: SIM115 - owned until close()
         if valid_end < len(data):

@@ -24,13 +24,16 @@ def _header(key: ApiKey) -> RequestHeader:
 
 @pytest.fixture
 def apis(tmp_path) -> ControllerApis:
-    quorum = QuorumController(make_config(), voters={1: ("127.0.0.1", 9001), 2: ("127.0.0.1", 9002)},
-                              metadata_log_dir=str(tmp_path))
+    quorum = QuorumController(
+        make_config(), voters={1: ("127.0.0.1", 9001), 2: ("127.0.0.1", 9002)}, metadata_log_dir=str(tmp_path)
+    )
     return ControllerApis(quorum)  # never started: not the active controller
 
 
 async def test_api_versions_lists_the_quorum_and_controller_apis_only(apis):
-    answer = await apis.handle(_header(ApiKey.API_VERSIONS), API_REGISTRY[ApiKey.API_VERSIONS], ApiVersionsRequest())
+    answer = await apis.handle(
+        _header(ApiKey.API_VERSIONS), API_REGISTRY[ApiKey.API_VERSIONS], ApiVersionsRequest()
+    )
     keys = {k.api_key for k in answer.api_keys}
     assert keys == {int(k) for k in HANDLERS} | {int(ApiKey.API_VERSIONS)}
     assert int(ApiKey.PRODUCE) not in keys and int(ApiKey.VOTE) in keys and int(ApiKey.CREATE_TOPICS) in keys
@@ -38,7 +41,9 @@ async def test_api_versions_lists_the_quorum_and_controller_apis_only(apis):
 
 async def test_a_broker_api_is_unsupported_and_a_data_fetch_is_invalid(apis):
     with pytest.raises(UnsupportedVersionError, match="PRODUCE is not answered by a controller-only node"):
-        await apis.handle(_header(ApiKey.PRODUCE), API_REGISTRY[ApiKey.PRODUCE], ProduceRequest(topic_data=[]))
+        await apis.handle(
+            _header(ApiKey.PRODUCE), API_REGISTRY[ApiKey.PRODUCE], ProduceRequest(topic_data=[])
+        )
     fetch = FetchRequest(topics=[FetchTopic(topic="flights", partitions=[FetchPartition(partition=0)])])
     with pytest.raises(KafkaError, match="serves no partition") as raised:
         await apis.handle(_header(ApiKey.FETCH), API_REGISTRY[ApiKey.FETCH], fetch)
@@ -46,7 +51,8 @@ async def test_a_broker_api_is_unsupported_and_a_data_fetch_is_invalid(apis):
 
 
 async def test_a_controller_api_reaches_the_voter(apis):
-    request = CreateTopicsRequest(topics=[CreatableTopic(name="t", num_partitions=1, replication_factor=1)],
-                                  timeout_ms=30000)
+    request = CreateTopicsRequest(
+        topics=[CreatableTopic(name="t", num_partitions=1, replication_factor=1)], timeout_ms=30000
+    )
     answer = await apis.handle(_header(ApiKey.CREATE_TOPICS), API_REGISTRY[ApiKey.CREATE_TOPICS], request)
     assert [t.error_code for t in answer.topics] == [Errors.NOT_CONTROLLER]

@@ -45,17 +45,27 @@ async def test_stop_replica_callbacks_get_each_partitions_error():
     channel, results = _Channel(), []
     batch = ControllerBrokerRequestBatch(_context(), 1, channel)
     for tp in (A0, A1):
-        batch.add_stop_replica_request_for_brokers([2], tp, delete_partition=True,
-                                                   callback=lambda b, tp, e: results.append((b, tp, e)))
+        batch.add_stop_replica_request_for_brokers(
+            [2], tp, delete_partition=True, callback=lambda b, tp, e: results.append((b, tp, e))
+        )
     batch.send_requests_to_brokers()
     (request,) = channel.requests[2]
     assert isinstance(request, StopReplicaRequest)
-    assert [(p.partition_index, p.leader_epoch, p.delete_partition) for p in request.topic_states[0].partition_states] \
-        == [(0, 3, True), (1, 3, True)]
-    channel.futures[2].set_result(StopReplicaResponse(error_code=0, partition_errors=[
-        StopReplicaPartitionError(topic_name="a", partition_index=0, error_code=0),
-        StopReplicaPartitionError(topic_name="a", partition_index=1, error_code=Errors.KAFKA_STORAGE_ERROR),
-    ]))
+    assert [
+        (p.partition_index, p.leader_epoch, p.delete_partition)
+        for p in request.topic_states[0].partition_states
+    ] == [(0, 3, True), (1, 3, True)]
+    channel.futures[2].set_result(
+        StopReplicaResponse(
+            error_code=0,
+            partition_errors=[
+                StopReplicaPartitionError(topic_name="a", partition_index=0, error_code=0),
+                StopReplicaPartitionError(
+                    topic_name="a", partition_index=1, error_code=Errors.KAFKA_STORAGE_ERROR
+                ),
+            ],
+        )
+    )
     await asyncio.sleep(0)
     assert results == [(2, A0, 0), (2, A1, Errors.KAFKA_STORAGE_ERROR)]
 
@@ -63,8 +73,9 @@ async def test_stop_replica_callbacks_get_each_partitions_error():
 async def test_undelivered_stop_replica_fails_every_partition():
     channel, results = _Channel(), []
     batch = ControllerBrokerRequestBatch(_context(), 1, channel)
-    batch.add_stop_replica_request_for_brokers([2], A0, delete_partition=True,
-                                               callback=lambda b, tp, e: results.append((b, tp, e)))
+    batch.add_stop_replica_request_for_brokers(
+        [2], A0, delete_partition=True, callback=lambda b, tp, e: results.append((b, tp, e))
+    )
     batch.send_requests_to_brokers()
     channel.futures[2].set_exception(KafkaConnectionError("broker 2 removed"))
     await asyncio.sleep(0)
@@ -89,7 +100,8 @@ async def test_a_topic_that_collides_on_dot_and_underscore_is_refused_as_kraft_r
     await create(controller, topic("metrics.cpu", 1, 1))
     result = (await create(controller, topic("metrics_cpu", 1, 1))).topics[0]
     assert (result.error_code, result.error_message) == (
-        Errors.INVALID_TOPIC_EXCEPTION, "Topic 'metrics_cpu' collides with existing topic: metrics.cpu")
+        Errors.INVALID_TOPIC_EXCEPTION,
+        "Topic 'metrics_cpu' collides with existing topic: metrics.cpu",
+    )
     both = (await create(controller, topic("load.avg", 1, 1), topic("load_avg", 1, 1))).topics
     assert [r.error_code for r in both] == [Errors.NONE, Errors.INVALID_TOPIC_EXCEPTION]
-

@@ -69,7 +69,9 @@ def request(epoch: int) -> UpdateMetadataRequest:
 @pytest.fixture
 async def network_and_manager():
     net = FakeNetwork()
-    manager = ControllerChannelManager(1, retry_backoff_ms=0, max_retry_backoff_ms=0, connection_factory=net.factory)
+    manager = ControllerChannelManager(
+        1, retry_backoff_ms=0, max_retry_backoff_ms=0, connection_factory=net.factory
+    )
     await manager.start()
     yield net, manager
     await manager.stop()

@@ -27,6 +27,7 @@ async def test_events_run_one_at_a_time_in_submission_order(events):
             await asyncio.sleep(0)
             log.append(f"end {name}")
             return name
+
         return run
 
     results = await asyncio.gather(*(events.submit(n, handler(n), timeout_ms=5000) for n in "abc"))

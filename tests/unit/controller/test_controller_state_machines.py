@@ -96,8 +96,13 @@ def test_illegal_replica_transition_raises():
 def test_deleted_replica_is_forgotten():
     machine = ReplicaStateMachine()
     key = PartitionAndReplica(TP, 3)
-    for target in (R.NewReplica, R.OfflineReplica, R.ReplicaDeletionStarted, R.ReplicaDeletionSuccessful,
-                   R.NonExistentReplica):
+    for target in (
+        R.NewReplica,
+        R.OfflineReplica,
+        R.ReplicaDeletionStarted,
+        R.ReplicaDeletionSuccessful,
+        R.NonExistentReplica,
+    ):
         machine.transition(key, target)
     assert machine.state(key) == R.NonExistentReplica
     assert len(machine) == 0

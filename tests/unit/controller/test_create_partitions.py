@@ -23,11 +23,17 @@ from kafkette.protocol.topic_partition import TopicPartition
 
 async def add_partitions(controller, name, count, assignments=None, *, validate_only=False, timeout_ms=2000):
     request = CreatePartitionsRequest(
-        topics=[CreatePartitionsTopic(
-            name=name, count=count,
-            assignments=None if assignments is None else [CreatePartitionsAssignment(broker_ids=a) for a in assignments],
-        )],
-        timeout_ms=timeout_ms, validate_only=validate_only,
+        topics=[
+            CreatePartitionsTopic(
+                name=name,
+                count=count,
+                assignments=None
+                if assignments is None
+                else [CreatePartitionsAssignment(broker_ids=a) for a in assignments],
+            )
+        ],
+        timeout_ms=timeout_ms,
+        validate_only=validate_only,
     )
     return wire_roundtrip(await controller.create_partitions(request)).results[0]
 
@@ -45,14 +51,24 @@ async def test_new_partitions_go_online_and_are_propagated(controller, channel):
         part = ctx.partitions[tp]
         assert len(set(part.replicas)) == 2 and part.leader == part.replicas[0] and part.isr == part.replicas
         assert ctx.partition_state_machine.state(tp) == PartitionState.OnlinePartition
-    sent = {(b, s.topic_name, s.partition_index, s.is_new, tuple((o.name, o.value) for o in s.configs))
-            for b, reqs in channel.leader_and_isr().items() for r in reqs for s in r.partition_states}
-    expected = {(b, "t", p, True, (("retention.ms", "5000"),)) for p in (2, 3, 4) for b in ctx.partitions[TopicPartition("t", p)].replicas}
+    sent = {
+        (b, s.topic_name, s.partition_index, s.is_new, tuple((o.name, o.value) for o in s.configs))
+        for b, reqs in channel.leader_and_isr().items()
+        for r in reqs
+        for s in r.partition_states
+    }
+    expected = {
+        (b, "t", p, True, (("retention.ms", "5000"),))
+        for p in (2, 3, 4)
+        for b in ctx.partitions[TopicPartition("t", p)].replicas
+    }
     assert sent == expected
     for b in (1, 2, 3):
         (update,) = channel.update_metadata()[b]
         assert sorted(s.partition_index for s in update.partition_states) == [2, 3, 4]
-        assert [(c.topic_name, {o.name: o.value for o in c.configs}) for c in update.topic_configs] == [("t", {"retention.ms": "5000"})]
+        assert [(c.topic_name, {o.name: o.value for o in c.configs}) for c in update.topic_configs] == [
+            ("t", {"retention.ms": "5000"})
+        ]
 
 
 async def test_added_partitions_continue_kafkas_assignment_from_partition_zero(controller):
@@ -60,7 +76,9 @@ async def test_added_partitions_continue_kafkas_assignment_from_partition_zero(c
     await create(controller, topic("t", assignment=[[2, 3], [3, 4]]))
     await add_partitions(controller, "t", 6)
     expected = assign_replicas_to_brokers(4, 2, [1, 2, 3, 4], fixed_start_index=1, start_partition_id=2)
-    assert {p: controller.context.partitions[TopicPartition("t", p)].replicas for p in range(2, 6)} == expected
+    assert {
+        p: controller.context.partitions[TopicPartition("t", p)].replicas for p in range(2, 6)
+    } == expected
 
 
 async def test_partition_count_must_increase(controller):
@@ -70,12 +88,18 @@ async def test_partition_count_must_increase(controller):
     assert lower.error_code == Errors.INVALID_PARTITIONS
     assert lower.error_message == "The topic t currently has 3 partition(s); 2 would not be an increase."
     same = await add_partitions(controller, "t", 3)
-    assert (same.error_code, same.error_message) == (Errors.INVALID_PARTITIONS, "Topic already has 3 partition(s).")
+    assert (same.error_code, same.error_message) == (
+        Errors.INVALID_PARTITIONS,
+        "Topic already has 3 partition(s).",
+    )
 
 
 async def test_unknown_topic_is_unknown_topic_or_partition_without_a_message(controller):
     unknown = await add_partitions(controller, "nope", 2)
-    assert (unknown.error_code, unknown.error_message) == (Errors.UNKNOWN_TOPIC_OR_PARTITION, None)  # as Kafka's
+    assert (unknown.error_code, unknown.error_message) == (
+        Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        None,
+    )  # as Kafka's
 
 
 async def test_manual_assignment_places_new_partitions(controller):
@@ -125,8 +149,9 @@ async def test_validate_only_creates_nothing(controller, channel):
 async def test_duplicate_topic_in_request_is_answered_once_with_invalid_request(controller):
     await register_live_brokers(controller, 1)
     await create(controller, topic("t", 1, 1))
-    request = CreatePartitionsRequest(topics=[CreatePartitionsTopic(name="t", count=2, assignments=None)] * 2,
-                                      timeout_ms=30000)
+    request = CreatePartitionsRequest(
+        topics=[CreatePartitionsTopic(name="t", count=2, assignments=None)] * 2, timeout_ms=30000
+    )
     results = (await controller.create_partitions(request)).results
     assert [(r.name, r.error_code) for r in results] == [("t", Errors.INVALID_REQUEST)]
 

@@ -32,17 +32,37 @@ from kafkette.protocol.errors import Errors
 
 
 async def describe(controller, group, keys=None, synonyms=False):
-    response = wire_roundtrip(await controller.describe_configs(DescribeConfigsRequest(resources=[
-        DescribeConfigsResource(resource_type=RESOURCE_GROUP, resource_name=group, configuration_keys=keys)],
-        include_synonyms=synonyms)))
+    response = wire_roundtrip(
+        await controller.describe_configs(
+            DescribeConfigsRequest(
+                resources=[
+                    DescribeConfigsResource(
+                        resource_type=RESOURCE_GROUP, resource_name=group, configuration_keys=keys
+                    )
+                ],
+                include_synonyms=synonyms,
+            )
+        )
+    )
     return response.results[0]
 
 
 async def alter(controller, group, *ops, validate_only=False, replace_all=False):
-    response = wire_roundtrip(await controller.incremental_alter_configs(IncrementalAlterConfigsRequest(
-        resources=[AlterConfigsResource(resource_type=RESOURCE_GROUP, resource_name=group, configs=[
-            AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops])],
-        validate_only=validate_only, replace_all=replace_all)))
+    response = wire_roundtrip(
+        await controller.incremental_alter_configs(
+            IncrementalAlterConfigsRequest(
+                resources=[
+                    AlterConfigsResource(
+                        resource_type=RESOURCE_GROUP,
+                        resource_name=group,
+                        configs=[AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops],
+                    )
+                ],
+                validate_only=validate_only,
+                replace_all=replace_all,
+            )
+        )
+    )
     return response.responses[0]
 
 
@@ -58,31 +78,65 @@ async def test_a_group_no_one_configured_is_described_with_every_group_config_at
     assert (empty.error_code, empty.error_message) == (Errors.INVALID_REQUEST, "Group name must not be empty")
 
 
-async def test_a_group_config_set_is_described_as_group_config_and_kept_in_the_metadata_log(tmp_path, clock, channel):
-    controller = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock,
-                                 rng=random.Random(7))
+async def test_a_group_config_set_is_described_as_group_config_and_kept_in_the_metadata_log(
+    tmp_path, clock, channel
+):
+    controller = KafkaController(
+        make_config(),
+        metadata_log=MetadataLog(tmp_path),
+        channel_manager=channel,
+        clock_ms=clock,
+        rng=random.Random(7),
+    )
     await controller.start()
     try:
-        assert (await alter(controller, "g", ("consumer.session.timeout.ms", OP_SET, "50000"),
-                            ("share.auto.offset.reset", OP_SET, "earliest"))).error_code == Errors.NONE
-        assert (await alter(controller, "g", ("share.auto.offset.reset", OP_DELETE, None))).error_code == Errors.NONE
-        result = await describe(controller, "g", ["consumer.session.timeout.ms", "share.auto.offset.reset", "nope"],
-                                synonyms=True)
-        assert [(c.name, c.value, c.config_source, [(s.name, s.value, s.source) for s in c.synonyms])
-                for c in result.configs] == [
-            ("consumer.session.timeout.ms", "50000", SOURCE_GROUP_CONFIG,
-             [("consumer.session.timeout.ms", "50000", SOURCE_GROUP_CONFIG),
-              ("group.consumer.session.timeout.ms", "45000", SOURCE_DEFAULT_CONFIG)]),
-            ("share.auto.offset.reset", "latest", SOURCE_DEFAULT_CONFIG,
-             [("share.auto.offset.reset", "latest", SOURCE_DEFAULT_CONFIG)])]
+        assert (
+            await alter(
+                controller,
+                "g",
+                ("consumer.session.timeout.ms", OP_SET, "50000"),
+                ("share.auto.offset.reset", OP_SET, "earliest"),
+            )
+        ).error_code == Errors.NONE
+        assert (
+            await alter(controller, "g", ("share.auto.offset.reset", OP_DELETE, None))
+        ).error_code == Errors.NONE
+        result = await describe(
+            controller, "g", ["consumer.session.timeout.ms", "share.auto.offset.reset", "nope"], synonyms=True
+        )
+        assert [
+            (c.name, c.value, c.config_source, [(s.name, s.value, s.source) for s in c.synonyms])
+            for c in result.configs
+        ] == [
+            (
+                "consumer.session.timeout.ms",
+                "50000",
+                SOURCE_GROUP_CONFIG,
+                [
+                    ("consumer.session.timeout.ms", "50000", SOURCE_GROUP_CONFIG),
+                    ("group.consumer.session.timeout.ms", "45000", SOURCE_DEFAULT_CONFIG),
+                ],
+            ),
+            (
+                "share.auto.offset.reset",
+                "latest",
+                SOURCE_DEFAULT_CONFIG,
+                [("share.auto.offset.reset", "latest", SOURCE_DEFAULT_CONFIG)],
+            ),
+        ]
         assert channel.update_metadata() == {}  # group configs go to no broker
     finally:
         await controller.stop()
     records = replay_log(tmp_path)
     assert ConfigRecord("group", "g", "consumer.session.timeout.ms", "50000") in records
     assert ConfigRecord("group", "g", "share.auto.offset.reset", None) in records
-    again = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock,
-                            rng=random.Random(7))
+    again = KafkaController(
+        make_config(),
+        metadata_log=MetadataLog(tmp_path),
+        channel_manager=channel,
+        clock_ms=clock,
+        rng=random.Random(7),
+    )
     await again.start()
     try:
         assert again.context.group_config_overrides("g") == {"consumer.session.timeout.ms": "50000"}
@@ -92,49 +146,84 @@ async def test_a_group_config_set_is_described_as_group_config_and_kept_in_the_m
 
 async def test_group_configs_are_checked_against_the_brokers_group_bounds_in_kafkas_words(controller):
     cases = [
-        (("consumer.session.timeout.ms", OP_SET, "1000"),
-         "consumer.session.timeout.ms must be greater than or equal to group.consumer.min.session.timeout.ms"),
-        (("consumer.session.timeout.ms", OP_SET, "70000"),
-         "consumer.session.timeout.ms must be less than or equal to group.consumer.max.session.timeout.ms"),
-        (("consumer.session.timeout.ms", OP_SET, "abc"),
-         "Invalid value abc for configuration consumer.session.timeout.ms: Not a number of type INT"),
-        (("share.record.lock.duration.ms", OP_SET, "500"),
-         "Invalid value 500 for configuration share.record.lock.duration.ms: Value must be at least 1000"),
-        (("streams.num.standby.replicas", OP_SET, "3"),
-         "streams.num.standby.replicas must be less than or equal to group.streams.max.standby.replicas"),
-        (("share.isolation.level", OP_SET, "foo"),
-         "Invalid value foo for configuration share.isolation.level: String must be one of: read_committed, "
-         "read_uncommitted"),
-        (("share.auto.offset.reset", OP_SET, "foo"),
-         "Invalid value foo for configuration share.auto.offset.reset: Invalid value `foo` for configuration "
-         "share.auto.offset.reset. The value must be either 'earliest', 'latest' or of the format "
-         "'by_duration:<PnDTnHnMn.nS>'."),
+        (
+            ("consumer.session.timeout.ms", OP_SET, "1000"),
+            "consumer.session.timeout.ms must be greater than or equal to group.consumer.min.session.timeout.ms",
+        ),
+        (
+            ("consumer.session.timeout.ms", OP_SET, "70000"),
+            "consumer.session.timeout.ms must be less than or equal to group.consumer.max.session.timeout.ms",
+        ),
+        (
+            ("consumer.session.timeout.ms", OP_SET, "abc"),
+            "Invalid value abc for configuration consumer.session.timeout.ms: Not a number of type INT",
+        ),
+        (
+            ("share.record.lock.duration.ms", OP_SET, "500"),
+            "Invalid value 500 for configuration share.record.lock.duration.ms: Value must be at least 1000",
+        ),
+        (
+            ("streams.num.standby.replicas", OP_SET, "3"),
+            "streams.num.standby.replicas must be less than or equal to group.streams.max.standby.replicas",
+        ),
+        (
+            ("share.isolation.level", OP_SET, "foo"),
+            "Invalid value foo for configuration share.isolation.level: String must be one of: read_committed, "
+            "read_uncommitted",
+        ),
+        (
+            ("share.auto.offset.reset", OP_SET, "foo"),
+            "Invalid value foo for configuration share.auto.offset.reset: Invalid value `foo` for configuration "
+            "share.auto.offset.reset. The value must be either 'earliest', 'latest' or of the format "
+            "'by_duration:<PnDTnHnMn.nS>'.",
+        ),
         (("nope.config", OP_SET, "1"), "Unknown group config name: nope.config"),
-        (("consumer.session.timeout.ms", OP_APPEND, "1"),
-         "Can't APPEND to key consumer.session.timeout.ms because its type is not LIST."),
+        (
+            ("consumer.session.timeout.ms", OP_APPEND, "1"),
+            "Can't APPEND to key consumer.session.timeout.ms because its type is not LIST.",
+        ),
     ]
     for op, message in cases:
         result = await alter(controller, "g", op)
         assert (result.error_code, result.error_message) == (Errors.INVALID_CONFIG, message), op
-    assert (await alter(controller, "g", ("share.auto.offset.reset", OP_SET, "by_duration:PT1H"))).error_code == 0
+    assert (
+        await alter(controller, "g", ("share.auto.offset.reset", OP_SET, "by_duration:PT1H"))
+    ).error_code == 0
     empty = await alter(controller, "", ("consumer.session.timeout.ms", OP_SET, "50000"))
-    assert (empty.error_code, empty.error_message) == (Errors.INVALID_REQUEST, "Default group resources are not allowed.")
-    checked = await alter(controller, "g", ("consumer.session.timeout.ms", OP_SET, "50000"), validate_only=True)
-    assert checked.error_code == 0 and "consumer.session.timeout.ms" not in controller.context.group_config_overrides("g")
+    assert (empty.error_code, empty.error_message) == (
+        Errors.INVALID_REQUEST,
+        "Default group resources are not allowed.",
+    )
+    checked = await alter(
+        controller, "g", ("consumer.session.timeout.ms", OP_SET, "50000"), validate_only=True
+    )
+    assert (
+        checked.error_code == 0
+        and "consumer.session.timeout.ms" not in controller.context.group_config_overrides("g")
+    )
 
 
 async def test_the_nodes_group_properties_give_the_defaults_and_the_bounds(tmp_path, clock, channel):
-    config = make_config(**{"group.consumer.session.timeout.ms": 55000,
-                            "group.consumer.max.session.timeout.ms": 90000})
-    controller = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock,
-                                 rng=random.Random(7))
+    config = make_config(
+        **{"group.consumer.session.timeout.ms": 55000, "group.consumer.max.session.timeout.ms": 90000}
+    )
+    controller = KafkaController(
+        config,
+        metadata_log=MetadataLog(tmp_path),
+        channel_manager=channel,
+        clock_ms=clock,
+        rng=random.Random(7),
+    )
     await controller.start()
     try:
         (entry,) = (await describe(controller, "g", ["consumer.session.timeout.ms"], synonyms=True)).configs
         assert (entry.value, entry.config_source) == ("55000", SOURCE_STATIC_BROKER_CONFIG)
         assert [(s.name, s.value, s.source) for s in entry.synonyms] == [
             ("group.consumer.session.timeout.ms", "55000", SOURCE_STATIC_BROKER_CONFIG),
-            ("group.consumer.session.timeout.ms", "45000", SOURCE_DEFAULT_CONFIG)]
-        assert (await alter(controller, "g", ("consumer.session.timeout.ms", OP_SET, "80000"))).error_code == 0
+            ("group.consumer.session.timeout.ms", "45000", SOURCE_DEFAULT_CONFIG),
+        ]
+        assert (
+            await alter(controller, "g", ("consumer.session.timeout.ms", OP_SET, "80000"))
+        ).error_code == 0
     finally:
         await controller.stop()

@@ -46,8 +46,13 @@ from kafkette.protocol.topic_partition import TopicPartition
 
 def topic(name, partitions=-1, rf=-1, assignment=None, **configs):
     return CreatableTopic(
-        name=name, num_partitions=partitions, replication_factor=rf,
-        assignments=[CreatableReplicaAssignment(partition_index=i, broker_ids=b) for i, b in enumerate(assignment or [])],
+        name=name,
+        num_partitions=partitions,
+        replication_factor=rf,
+        assignments=[
+            CreatableReplicaAssignment(partition_index=i, broker_ids=b)
+            for i, b in enumerate(assignment or [])
+        ],
         configs=[CreatableTopicConfig(name=k.replace("_", "."), value=v) for k, v in configs.items()],
     )
 
@@ -60,9 +65,23 @@ async def create(controller, *topics, timeout_ms=5000, validate_only=False):
 
 
 def alter(broker_id, broker_epoch, name, partition, leader_epoch, isr, partition_epoch):
-    return AlterPartitionRequest(broker_id=broker_id, broker_epoch=broker_epoch, topics=[
-        AlterPartitionRequestTopic(topic_name=name, partitions=[AlterPartitionRequestPartition(
-            partition_index=partition, leader_epoch=leader_epoch, new_isr=isr, partition_epoch=partition_epoch)])])
+    return AlterPartitionRequest(
+        broker_id=broker_id,
+        broker_epoch=broker_epoch,
+        topics=[
+            AlterPartitionRequestTopic(
+                topic_name=name,
+                partitions=[
+                    AlterPartitionRequestPartition(
+                        partition_index=partition,
+                        leader_epoch=leader_epoch,
+                        new_isr=isr,
+                        partition_epoch=partition_epoch,
+                    )
+                ],
+            )
+        ],
+    )
 
 
 def replay_log(path):
@@ -141,12 +160,19 @@ async def test_want_fence_keeps_a_fenced_broker_fenced(controller):
 # ---------------------------------------------------------------- CreateTopics
 
 
-async def test_create_topics_writes_records_and_propagates_to_replicas_and_brokers(controller, channel, tmp_path):
+async def test_create_topics_writes_records_and_propagates_to_replicas_and_brokers(
+    controller, channel, tmp_path
+):
     await register_live_brokers(controller, 1, 2, 3)
     channel.clear()
     response = await create(controller, topic("flights", 3, 2, min_insync_replicas="2"))
     result = response.topics[0]
-    assert (result.name, result.error_code, result.num_partitions, result.replication_factor) == ("flights", 0, 3, 2)
+    assert (result.name, result.error_code, result.num_partitions, result.replication_factor) == (
+        "flights",
+        0,
+        3,
+        2,
+    )
 
     partitions = {tp: p for tp, p in controller.context.partitions.items() if tp.topic == "flights"}
     assert len(partitions) == 3
@@ -156,7 +182,10 @@ async def test_create_topics_writes_records_and_propagates_to_replicas_and_broke
         assert (part.leader_epoch, part.partition_epoch) == (0, 0)
         assert controller.context.partition_state_machine.state(tp) == PartitionState.OnlinePartition
         for r in part.replicas:
-            assert controller.context.replica_state_machine.state(PartitionAndReplica(tp, r)) == ReplicaState.OnlineReplica
+            assert (
+                controller.context.replica_state_machine.state(PartitionAndReplica(tp, r))
+                == ReplicaState.OnlineReplica
+            )
 
     leader_and_isr = channel.leader_and_isr()
     for broker_id, requests in leader_and_isr.items():
@@ -170,8 +199,12 @@ async def test_create_topics_writes_records_and_propagates_to_replicas_and_broke
             assert state.leader_epoch == 0 and state.partition_epoch == 0
         assert {ll.broker_id for ll in request.live_leaders} == {s.leader for s in request.partition_states}
     hosted = {(b, tp) for tp, p in partitions.items() for b in p.replicas}
-    sent = {(b, TopicPartition(s.topic_name, s.partition_index))
-            for b, reqs in leader_and_isr.items() for r in reqs for s in r.partition_states}
+    sent = {
+        (b, TopicPartition(s.topic_name, s.partition_index))
+        for b, reqs in leader_and_isr.items()
+        for r in reqs
+        for s in r.partition_states
+    }
     assert sent == hosted
 
     update_metadata = channel.update_metadata()
@@ -192,7 +225,9 @@ async def test_create_topics_writes_records_and_propagates_to_replicas_and_broke
 
 async def test_create_topics_uses_num_partitions_and_default_replication_factor(tmp_path, clock, channel):
     config = make_config(num_partitions=4, default_replication_factor=2)
-    ctrl = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
+    ctrl = KafkaController(
+        config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock
+    )
     await ctrl.start()
     try:
         await register_live_brokers(ctrl, 1, 2)
@@ -222,7 +257,8 @@ async def test_each_topic_gets_its_own_error_and_valid_ones_are_still_created(co
     assert by_name["too-many"].error_code == Errors.INVALID_REPLICATION_FACTOR
     assert by_name["too-many"].error_message == (
         "Unable to replicate the partition 4 time(s): The target replication factor of 4 cannot be reached "
-        "because only 3 broker(s) are registered or some brokers have all their log directories cordoned.")
+        "because only 3 broker(s) are registered or some brokers have all their log directories cordoned."
+    )
     assert by_name["bad name"].error_code == Errors.INVALID_TOPIC_EXCEPTION
     assert by_name["zero"].error_code == Errors.INVALID_PARTITIONS
     assert by_name["bad-config"].error_code == Errors.INVALID_CONFIG
@@ -243,11 +279,20 @@ async def test_duplicate_topic_in_one_request_is_answered_once_with_invalid_requ
 async def test_the_metadata_logs_name_cannot_be_created_while_internal_topics_can(controller):
     await register_live_brokers(controller, 1)
     for validate_only in (True, False):
-        response = await create(controller, topic("__cluster_metadata", 1, 1), topic("__consumer_offsets", 1, 1),
-                                validate_only=validate_only)
+        response = await create(
+            controller,
+            topic("__cluster_metadata", 1, 1),
+            topic("__consumer_offsets", 1, 1),
+            validate_only=validate_only,
+        )
         assert [(r.name, r.error_code, r.error_message) for r in response.topics] == [
-            ("__cluster_metadata", Errors.INVALID_REQUEST, "Creation of internal topic __cluster_metadata is prohibited."),
-            ("__consumer_offsets", Errors.NONE, None)]
+            (
+                "__cluster_metadata",
+                Errors.INVALID_REQUEST,
+                "Creation of internal topic __cluster_metadata is prohibited.",
+            ),
+            ("__consumer_offsets", Errors.NONE, None),
+        ]
     assert set(controller.context.topics) == {"__consumer_offsets"}
 
 
@@ -264,16 +309,22 @@ async def test_validate_only_validates_without_creating(controller, channel, tmp
     await register_live_brokers(controller, 1, 2)
     channel.clear()
     response = await create(controller, topic("t", 3, 2), topic("u", 1, 5), validate_only=True)
-    assert [(r.error_code, r.num_partitions) for r in response.topics] == [(0, 3), (Errors.INVALID_REPLICATION_FACTOR, -1)]
+    assert [(r.error_code, r.num_partitions) for r in response.topics] == [
+        (0, 3),
+        (Errors.INVALID_REPLICATION_FACTOR, -1),
+    ]
     assert controller.context.topics == {}
     assert channel.sent == []
 
 
 async def test_create_topics_answers_the_id_the_topic_record_carries_and_a_fresh_one_under_validate_only(
-        controller, tmp_path):
+    controller, tmp_path
+):
     await register_live_brokers(controller, 1, 2)
     checked = await create(controller, topic("t", 1, 1), topic("u", 1, 5), validate_only=True)
-    assert checked.topics[0].topic_id != bytes(16), "Kafka's controller makes (and answers) the id also to validate"
+    assert checked.topics[0].topic_id != bytes(16), (
+        "Kafka's controller makes (and answers) the id also to validate"
+    )
     assert checked.topics[1].topic_id == bytes(16), "no id on an error"
     created = (await create(controller, topic("t", 1, 1))).topics[0]
     assert created.topic_id not in (bytes(16), checked.topics[0].topic_id)
@@ -283,7 +334,8 @@ async def test_create_topics_answers_the_id_the_topic_record_carries_and_a_fresh
 
 
 async def test_update_metadata_carries_the_metadata_offset_the_brokers_advertise_as_the_features_epoch(
-        controller, channel):
+    controller, channel
+):
     await register_live_brokers(controller, 1, 2)
     offsets = []
     for name in ("a", "b"):
@@ -363,7 +415,10 @@ async def test_session_expiry_fences_the_broker_and_reelects_from_the_live_isr(c
     assert (p1.leader, p1.isr, p1.leader_epoch, p1.partition_epoch) == (2, [2, 3], 1, 1)
     assert (p2.leader, p2.isr, p2.leader_epoch) == (3, [3, 2], 0)  # untouched: no replica on 1
     assert ctx.partition_state_machine.state(TopicPartition("t", 0)) == PartitionState.OnlinePartition
-    assert ctx.replica_state_machine.state(PartitionAndReplica(TopicPartition("t", 0), 1)) == ReplicaState.OfflineReplica
+    assert (
+        ctx.replica_state_machine.state(PartitionAndReplica(TopicPartition("t", 0), 1))
+        == ReplicaState.OfflineReplica
+    )
 
     assert 1 not in channel.brokers
     leader_and_isr = channel.leader_and_isr()
@@ -377,14 +432,19 @@ async def test_session_expiry_fences_the_broker_and_reelects_from_the_live_isr(c
     assert {s.partition_index: s.offline_replicas for s in request.partition_states} == {0: [1], 1: [1]}
 
 
-async def test_fenced_sole_isr_leader_leaves_partition_offline_keeping_last_isr_member(controller, channel, clock):
+async def test_fenced_sole_isr_leader_leaves_partition_offline_keeping_last_isr_member(
+    controller, channel, clock
+):
     epochs = await _three_brokers_and_topic(controller, channel, clock, [[1]])
     for b in (2, 3):
         await controller.broker_heartbeat(hb(b, epochs[b]))
     assert await controller.check_broker_sessions() == [1]
     part = controller.context.partitions[TopicPartition("t", 0)]
     assert (part.leader, part.isr, part.leader_epoch) == (-1, [1], 1)
-    assert controller.context.partition_state_machine.state(TopicPartition("t", 0)) == PartitionState.OfflinePartition
+    assert (
+        controller.context.partition_state_machine.state(TopicPartition("t", 0))
+        == PartitionState.OfflinePartition
+    )
     states = channel.update_metadata()[2][0].partition_states
     assert [(s.leader, s.offline_replicas) for s in states] == [(-1, [1])]
 
@@ -427,13 +487,18 @@ async def test_broker_returning_is_elected_and_told_about_all_its_partitions(con
     assert (p0.leader, p0.isr, p0.leader_epoch) == (1, [1], 2)
     assert 1 in channel.brokers
     (to_returned,) = channel.leader_and_isr()[1]
-    assert sorted((s.topic_name, s.partition_index) for s in to_returned.partition_states) == [("t", 0), ("u", 0)]
+    assert sorted((s.topic_name, s.partition_index) for s in to_returned.partition_states) == [
+        ("t", 0),
+        ("u", 0),
+    ]
     assert to_returned.type == 2
     assert 2 not in channel.leader_and_isr()  # u-0's leadership did not change
     full = channel.update_metadata()[1][0]
     assert full.full and [b.id for b in full.live_brokers] == [1, 2, 3]
     incremental = channel.update_metadata()[2][0]
-    assert not incremental.full and [(s.topic_name, s.partition_index) for s in incremental.partition_states] == [("t", 0)]
+    assert not incremental.full and [
+        (s.topic_name, s.partition_index) for s in incremental.partition_states
+    ] == [("t", 0)]
     assert [b.id for b in incremental.live_brokers] == [1, 2, 3]
 
 
@@ -510,7 +575,9 @@ async def test_alter_partition_validation_errors(controller, channel, clock):
 
 
 async def test_restart_replays_state_bumps_epoch_and_pushes_full_state(tmp_path, clock, channel):
-    first = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
+    first = KafkaController(
+        make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock
+    )
     await first.start()
     epochs = await register_live_brokers(first, 1, 2, 3)
     await create(first, topic("t", assignment=[[1, 2], [2, 3]], retention_ms="1000"))
@@ -527,7 +594,9 @@ async def test_restart_replays_state_bumps_epoch_and_pushes_full_state(tmp_path,
     await first.stop()
 
     channel2 = FakeChannelManager()
-    second = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel2, clock_ms=clock)
+    second = KafkaController(
+        make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel2, clock_ms=clock
+    )
     await second.start()
     try:
         assert second.controller_epoch == 2
@@ -539,7 +608,10 @@ async def test_restart_replays_state_bumps_epoch_and_pushes_full_state(tmp_path,
         assert after == before
         ctx = second.context
         assert ctx.partition_state_machine.state(TopicPartition("t", 1)) == PartitionState.OnlinePartition
-        assert ctx.replica_state_machine.state(PartitionAndReplica(TopicPartition("t", 1), 3)) == ReplicaState.OfflineReplica
+        assert (
+            ctx.replica_state_machine.state(PartitionAndReplica(TopicPartition("t", 1), 3))
+            == ReplicaState.OfflineReplica
+        )
         assert sorted(channel2.brokers) == [1, 2]
         for b in (1, 2):
             update = channel2.update_metadata()[b][0]
@@ -553,8 +625,13 @@ async def test_restart_replays_state_bumps_epoch_and_pushes_full_state(tmp_path,
 
 
 async def test_session_timer_runs_the_check_on_its_own(tmp_path, clock, channel):
-    ctrl = KafkaController(make_config(broker_heartbeat_interval_ms=2, broker_session_timeout_ms=4),
-                           metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock, rng=random.Random(1))
+    ctrl = KafkaController(
+        make_config(broker_heartbeat_interval_ms=2, broker_session_timeout_ms=4),
+        metadata_log=MetadataLog(tmp_path),
+        channel_manager=channel,
+        clock_ms=clock,
+        rng=random.Random(1),
+    )
     await ctrl.start()
     try:
         await register_live_brokers(ctrl, 2)
@@ -571,24 +648,37 @@ async def test_session_timer_runs_the_check_on_its_own(tmp_path, clock, channel)
 async def test_producer_id_blocks_are_disjoint_and_survive_restart(tmp_path, clock, channel):
     from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest
 
-    first = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
+    first = KafkaController(
+        make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock
+    )
     await first.start()
     epochs = await register_live_brokers(first, 1, 2)
     a = await first.allocate_producer_ids(AllocateProducerIdsRequest(broker_id=1, broker_epoch=epochs[1]))
     b = await first.allocate_producer_ids(AllocateProducerIdsRequest(broker_id=2, broker_epoch=epochs[2]))
-    stale = await first.allocate_producer_ids(AllocateProducerIdsRequest(broker_id=2, broker_epoch=epochs[2] + 99))
+    stale = await first.allocate_producer_ids(
+        AllocateProducerIdsRequest(broker_id=2, broker_epoch=epochs[2] + 99)
+    )
     unknown = await first.allocate_producer_ids(AllocateProducerIdsRequest(broker_id=7, broker_epoch=1))
     await first.stop()
     assert (a.error_code, b.error_code) == (0, 0)
     assert a.producer_id_len == b.producer_id_len > 0
     assert b.producer_id_start >= a.producer_id_start + a.producer_id_len
-    assert stale.error_code == Errors.STALE_BROKER_EPOCH and unknown.error_code == Errors.BROKER_ID_NOT_REGISTERED
+    assert (
+        stale.error_code == Errors.STALE_BROKER_EPOCH
+        and unknown.error_code == Errors.BROKER_ID_NOT_REGISTERED
+    )
 
-    second = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=FakeChannelManager(),
-                             clock_ms=clock)
+    second = KafkaController(
+        make_config(),
+        metadata_log=MetadataLog(tmp_path),
+        channel_manager=FakeChannelManager(),
+        clock_ms=clock,
+    )
     await second.start()
     try:
-        c = await second.allocate_producer_ids(AllocateProducerIdsRequest(broker_id=1, broker_epoch=epochs[1]))
+        c = await second.allocate_producer_ids(
+            AllocateProducerIdsRequest(broker_id=1, broker_epoch=epochs[1])
+        )
         assert c.error_code == 0 and c.producer_id_start >= b.producer_id_start + b.producer_id_len
     finally:
         await second.stop()
@@ -599,5 +689,7 @@ async def test_a_registration_of_another_cluster_is_refused_with_inconsistent_cl
     request.cluster_id = "another-cluster"
     response = await controller.register_broker(request)
     assert response.error_code == Errors.INCONSISTENT_CLUSTER_ID
-    assert "Expected cluster ID kafkette-cluster, but got cluster ID another-cluster." == response.error_message
+    assert (
+        "Expected cluster ID kafkette-cluster, but got cluster ID another-cluster." == response.error_message
+    )
     assert 5 not in controller.context.brokers

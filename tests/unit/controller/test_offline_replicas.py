@@ -62,24 +62,39 @@ async def test_offline_leader_replica_moves_leadership_and_leaves_the_isr(contro
 
     ctx = controller.context
     p0, p1 = ctx.partitions[T0], ctx.partitions[T1]
-    assert (p0.leader, p0.isr, p0.leader_epoch, p0.partition_epoch, p0.offline_replicas) == (2, [2, 3], 1, 1, [1])
-    assert (p1.leader, p1.isr, p1.leader_epoch, p1.offline_replicas) == (2, [2, 3, 1], 0, [])  # broker 1's other replica
+    assert (p0.leader, p0.isr, p0.leader_epoch, p0.partition_epoch, p0.offline_replicas) == (
+        2,
+        [2, 3],
+        1,
+        1,
+        [1],
+    )
+    assert (p1.leader, p1.isr, p1.leader_epoch, p1.offline_replicas) == (
+        2,
+        [2, 3, 1],
+        0,
+        [],
+    )  # broker 1's other replica
     assert ctx.replica_state_machine.state(PartitionAndReplica(T0, 1)) == ReplicaState.OfflineReplica
     assert ctx.replica_state_machine.state(PartitionAndReplica(T1, 1)) == ReplicaState.OnlineReplica
     assert ctx.partition_state_machine.state(T0) == PartitionState.OnlinePartition
     assert not ctx.brokers[1].fenced
 
     (change,) = partition_changes(tmp_path)
-    assert change == PartitionChangeRecord(topic="t", partition=0, leader=2, isr=[2, 3], leader_epoch=1,
-                                           partition_epoch=1, offline_replicas=[1])
+    assert change == PartitionChangeRecord(
+        topic="t", partition=0, leader=2, isr=[2, 3], leader_epoch=1, partition_epoch=1, offline_replicas=[1]
+    )
     leader_and_isr = channel.leader_and_isr()
     assert sorted(leader_and_isr) == [1, 2, 3]
     for requests in leader_and_isr.values():
-        assert [(s.partition_index, s.leader, s.isr) for s in requests[0].partition_states] == [(0, 2, [2, 3])]
+        assert [(s.partition_index, s.leader, s.isr) for s in requests[0].partition_states] == [
+            (0, 2, [2, 3])
+        ]
     update_metadata = channel.update_metadata()
     assert sorted(update_metadata) == [1, 2, 3]
-    assert [(s.partition_index, s.leader, s.offline_replicas) for s in update_metadata[3][0].partition_states] == [
-        (0, 2, [1])]
+    assert [
+        (s.partition_index, s.leader, s.offline_replicas) for s in update_metadata[3][0].partition_states
+    ] == [(0, 2, [1])]
 
 
 async def test_offline_follower_replica_leaves_the_isr_and_the_leader_stays(controller, channel, tmp_path):
@@ -112,7 +127,9 @@ async def test_offline_replica_is_never_elected_while_reported(controller, chann
     # The leader shrinks the ISR to itself, then dies: no clean candidate; unclean election
     # may take a live out-of-sync replica (3), never the offline one (1).
     part = controller.context.partitions[T0]
-    response = await controller.alter_partition(alter(2, epochs[2], "t", 0, part.leader_epoch, [2], part.partition_epoch))
+    response = await controller.alter_partition(
+        alter(2, epochs[2], "t", 0, part.leader_epoch, [2], part.partition_epoch)
+    )
     assert response.topics[0].partitions[0].error_code == 0
     clock.advance(9001)
     await report(controller, 1, epochs[1], T0)
@@ -123,14 +140,22 @@ async def test_offline_replica_is_never_elected_while_reported(controller, chann
 
     # The new leader cannot add the offline replica back to the ISR.
     response = await controller.alter_partition(
-        alter(3, epochs[3], "t", 0, part.leader_epoch, [3, 1], part.partition_epoch))
+        alter(3, epochs[3], "t", 0, part.leader_epoch, [3, 1], part.partition_epoch)
+    )
     assert response.topics[0].partitions[0].error_code == Errors.INELIGIBLE_REPLICA
 
     # Nor can a preferred election make it leader.
-    elected = await controller.elect_leaders(ElectLeadersRequest(
-        election_type=ELECTION_PREFERRED, timeout_ms=1000,
-        topic_partitions=[ElectLeadersTopicPartitions(topic="t", partitions=[0])]))
-    assert elected.replica_election_results[0].partition_result[0].error_code == Errors.PREFERRED_LEADER_NOT_AVAILABLE
+    elected = await controller.elect_leaders(
+        ElectLeadersRequest(
+            election_type=ELECTION_PREFERRED,
+            timeout_ms=1000,
+            topic_partitions=[ElectLeadersTopicPartitions(topic="t", partitions=[0])],
+        )
+    )
+    assert (
+        elected.replica_election_results[0].partition_result[0].error_code
+        == Errors.PREFERRED_LEADER_NOT_AVAILABLE
+    )
 
     # With 3 gone too, the partition goes leaderless instead of electing 1.
     clock.advance(9001)
@@ -142,7 +167,9 @@ async def test_offline_replica_is_never_elected_while_reported(controller, chann
 async def test_offline_sole_isr_leader_leaves_the_partition_leaderless_keeping_its_isr(controller, channel):
     epochs = await setup(controller, channel, [[1, 2]])
     part = controller.context.partitions[T0]
-    await controller.alter_partition(alter(1, epochs[1], "t", 0, part.leader_epoch, [1], part.partition_epoch))
+    await controller.alter_partition(
+        alter(1, epochs[1], "t", 0, part.leader_epoch, [1], part.partition_epoch)
+    )
     await report(controller, 1, epochs[1], T0)
     part = controller.context.partitions[T0]
     assert (part.leader, part.isr, part.offline_replicas) == (-1, [1], [1])
@@ -152,7 +179,9 @@ async def test_offline_sole_isr_leader_leaves_the_partition_leaderless_keeping_i
 async def test_offline_replicas_on_the_unfencing_heartbeat_are_not_elected(controller, channel, clock):
     epochs = await setup(controller, channel, [[1, 2]])
     part = controller.context.partitions[T0]
-    await controller.alter_partition(alter(1, epochs[1], "t", 0, part.leader_epoch, [1], part.partition_epoch))
+    await controller.alter_partition(
+        alter(1, epochs[1], "t", 0, part.leader_epoch, [1], part.partition_epoch)
+    )
     clock.advance(9001)
     for b in (2, 3):
         await controller.broker_heartbeat(hb(b, epochs[b]))
@@ -165,35 +194,53 @@ async def test_offline_replicas_on_the_unfencing_heartbeat_are_not_elected(contr
     assert not response.is_fenced
     part = controller.context.partitions[T0]
     assert (part.leader, part.isr, part.offline_replicas) == (-1, [1], [1])
-    assert controller.context.replica_state_machine.state(PartitionAndReplica(T0, 1)) == ReplicaState.OfflineReplica
+    assert (
+        controller.context.replica_state_machine.state(PartitionAndReplica(T0, 1))
+        == ReplicaState.OfflineReplica
+    )
 
 
 async def test_a_replica_no_longer_reported_is_eligible_again(controller, channel, clock):
     epochs = await setup(controller, channel, [[1, 2]])
     part = controller.context.partitions[T0]
-    await controller.alter_partition(alter(1, epochs[1], "t", 0, part.leader_epoch, [1], part.partition_epoch))
+    await controller.alter_partition(
+        alter(1, epochs[1], "t", 0, part.leader_epoch, [1], part.partition_epoch)
+    )
     await report(controller, 1, epochs[1], T0)
     assert controller.context.partitions[T0].leader == -1
 
     await report(controller, 1, epochs[1])  # e.g. restarted after the operator removed the corrupt log
     part = controller.context.partitions[T0]
     assert (part.leader, part.isr, part.offline_replicas) == (1, [1], [])
-    assert controller.context.replica_state_machine.state(PartitionAndReplica(T0, 1)) == ReplicaState.OnlineReplica
+    assert (
+        controller.context.replica_state_machine.state(PartitionAndReplica(T0, 1))
+        == ReplicaState.OnlineReplica
+    )
 
 
 async def test_offline_marks_survive_a_controller_restart(tmp_path, clock, channel):
     from controller_fakes import make_config
 
-    first = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock,
-                            rng=random.Random(7))
+    first = KafkaController(
+        make_config(),
+        metadata_log=MetadataLog(tmp_path),
+        channel_manager=channel,
+        clock_ms=clock,
+        rng=random.Random(7),
+    )
     await first.start()
     try:
         epochs = await setup(first, channel, [[1, 2, 3]])
         await report(first, 1, epochs[1], T0)
     finally:
         await first.stop()
-    second = KafkaController(make_config(), metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock,
-                             rng=random.Random(7))
+    second = KafkaController(
+        make_config(),
+        metadata_log=MetadataLog(tmp_path),
+        channel_manager=channel,
+        clock_ms=clock,
+        rng=random.Random(7),
+    )
     await second.start()
     try:
         part = second.context.partitions[T0]

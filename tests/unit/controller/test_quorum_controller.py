@@ -24,13 +24,23 @@ from kafkette.protocol.errors import Errors
 
 
 def _describe(topic: str = "__cluster_metadata", partition: int = 0) -> DescribeQuorumRequest:
-    return DescribeQuorumRequest(topics=[DescribeQuorumTopicRequest(
-        topic_name=topic, partitions=[DescribeQuorumPartitionRequest(partition_index=partition)])])
+    return DescribeQuorumRequest(
+        topics=[
+            DescribeQuorumTopicRequest(
+                topic_name=topic, partitions=[DescribeQuorumPartitionRequest(partition_index=partition)]
+            )
+        ]
+    )
 
 
 async def _active(tmp_path, raft_config: RaftConfig | None = None) -> QuorumController:
-    node = QuorumController(make_config(), voters={1: ("127.0.0.1", 9001)}, metadata_log_dir=str(tmp_path),
-                            raft_config=raft_config, rng=random.Random(3))
+    node = QuorumController(
+        make_config(),
+        voters={1: ("127.0.0.1", 9001)},
+        metadata_log_dir=str(tmp_path),
+        raft_config=raft_config,
+        rng=random.Random(3),
+    )
     await node.start()
     for _ in range(500):
         if node.is_active:
@@ -74,16 +84,17 @@ async def test_a_restarted_voter_replays_the_committed_records_and_takes_a_highe
 
 
 async def test_requests_before_activation_and_after_stop_answer_not_controller(tmp_path):
-    node = QuorumController(make_config(), voters={1: ("127.0.0.1", 9001), 2: ("127.0.0.1", 9002)},
-                            metadata_log_dir=str(tmp_path))
-    request = CreateTopicsRequest(topics=[CreatableTopic(name="t", num_partitions=1, replication_factor=1)],
-                                  timeout_ms=0)
+    node = QuorumController(
+        make_config(), voters={1: ("127.0.0.1", 9001), 2: ("127.0.0.1", 9002)}, metadata_log_dir=str(tmp_path)
+    )
+    request = CreateTopicsRequest(
+        topics=[CreatableTopic(name="t", num_partitions=1, replication_factor=1)], timeout_ms=0
+    )
     await node.start()
     try:  # voter 2 never answers: no majority, no leader
         answer = await node.controller.create_topics(request)
         assert [t.error_code for t in answer.topics] == [Errors.NOT_CONTROLLER]
-        assert (await node.controller.register_broker(registration(3))).error_code \
-            == Errors.NOT_CONTROLLER
+        assert (await node.controller.register_broker(registration(3))).error_code == Errors.NOT_CONTROLLER
         described = (await node.describe_quorum(_describe())).topics[0].partitions[0]
         assert described.error_code == Errors.NOT_LEADER_OR_FOLLOWER and described.leader_id == -1
     finally:
@@ -96,8 +107,12 @@ async def test_snapshots_every_configured_bytes_and_a_restart_loads_the_snapshot
     try:
         await register_live_brokers(node.controller, 1, 2)
         for n in range(12):
-            answer = await node.controller.create_topics(CreateTopicsRequest(topics=[
-                CreatableTopic(name=f"topic-{n}", num_partitions=2, replication_factor=2)], timeout_ms=0))
+            answer = await node.controller.create_topics(
+                CreateTopicsRequest(
+                    topics=[CreatableTopic(name=f"topic-{n}", num_partitions=2, replication_factor=2)],
+                    timeout_ms=0,
+                )
+            )
             assert answer.topics[0].error_code == Errors.NONE, answer
         assert node.raft.committed_start_offset > 0, "no snapshot was written"
         before = {name: node.image.topics[name].topic_id for name in node.image.topics}
@@ -122,9 +137,12 @@ async def test_snapshots_every_configured_bytes_and_a_restart_loads_the_snapshot
 async def test_a_voter_restarted_with_another_voter_list_refuses_to_start_naming_the_property(tmp_path):
     node = await _active(tmp_path)
     await node.stop()
-    changed = QuorumController(make_config(), voters={1: ("127.0.0.1", 9001), 2: ("127.0.0.1", 9002)},
-                               metadata_log_dir=str(tmp_path))
-    with pytest.raises(ConfigError, match=r"controller.quorum.voters: voters \[1, 2\] differ from the voters \[1\]"):
+    changed = QuorumController(
+        make_config(), voters={1: ("127.0.0.1", 9001), 2: ("127.0.0.1", 9002)}, metadata_log_dir=str(tmp_path)
+    )
+    with pytest.raises(
+        ConfigError, match=r"controller.quorum.voters: voters \[1, 2\] differ from the voters \[1\]"
+    ):
         await changed.start()
     again = await _active(tmp_path)  # nothing was changed by the refusal
     await again.stop()

@@ -68,7 +68,9 @@ def test_same_rng_seed_gives_the_same_assignment():
 
 
 def test_replication_factor_larger_than_brokers_is_rejected_with_kafkas_message():
-    with pytest.raises(InvalidReplicationFactorError, match=r"Replication factor: 4 larger than available brokers: 3\."):
+    with pytest.raises(
+        InvalidReplicationFactorError, match=r"Replication factor: 4 larger than available brokers: 3\."
+    ):
         assign_replicas_to_brokers(1, 4, [0, 1, 2])
 
 
@@ -105,7 +107,13 @@ def test_rack_alternated_broker_list_with_uneven_racks_lists_every_broker_once()
 def test_rack_aware_assignment_matches_kafkas_worked_example():
     assignment = assign_replicas_to_brokers(7, 3, sorted(RACKS_6), broker_racks=RACKS_6, fixed_start_index=0)
     assert assignment == {
-        0: [0, 3, 1], 1: [3, 1, 5], 2: [1, 5, 4], 3: [5, 4, 2], 4: [4, 2, 0], 5: [2, 0, 3], 6: [0, 4, 2],
+        0: [0, 3, 1],
+        1: [3, 1, 5],
+        2: [1, 5, 4],
+        3: [5, 4, 2],
+        4: [4, 2, 0],
+        5: [2, 0, 3],
+        6: [0, 4, 2],
     }
 
 
@@ -160,6 +168,9 @@ def test_some_brokers_without_rack_is_an_error():
 
 def test_no_broker_with_a_rack_is_rack_unaware():
     plain = assign_replicas_to_brokers(10, 3, [0, 1, 2, 3, 4], fixed_start_index=0)
-    assert assign_replicas_to_brokers(
-        10, 3, [0, 1, 2, 3, 4], broker_racks=dict.fromkeys(range(5)), fixed_start_index=0
-    ) == plain
+    assert (
+        assign_replicas_to_brokers(
+            10, 3, [0, 1, 2, 3, 4], broker_racks=dict.fromkeys(range(5)), fixed_start_index=0
+        )
+        == plain
+    )

@@ -33,24 +33,47 @@ from kafkette.protocol.errors import Errors
 
 
 async def describe(controller, name, keys=None, resource_type=RESOURCE_TOPIC):
-    response = wire_roundtrip(await controller.describe_configs(DescribeConfigsRequest(resources=[
-        DescribeConfigsResource(resource_type=resource_type, resource_name=name, configuration_keys=keys)])))
+    response = wire_roundtrip(
+        await controller.describe_configs(
+            DescribeConfigsRequest(
+                resources=[
+                    DescribeConfigsResource(
+                        resource_type=resource_type, resource_name=name, configuration_keys=keys
+                    )
+                ]
+            )
+        )
+    )
     return response.results[0]
 
 
 async def alter(controller, name, *ops, validate_only=False, replace_all=False):
-    response = wire_roundtrip(await controller.incremental_alter_configs(IncrementalAlterConfigsRequest(
-        resources=[AlterConfigsResource(resource_type=RESOURCE_TOPIC, resource_name=name, configs=[
-            AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops])],
-        validate_only=validate_only, replace_all=replace_all,
-    )))
+    response = wire_roundtrip(
+        await controller.incremental_alter_configs(
+            IncrementalAlterConfigsRequest(
+                resources=[
+                    AlterConfigsResource(
+                        resource_type=RESOURCE_TOPIC,
+                        resource_name=name,
+                        configs=[AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops],
+                    )
+                ],
+                validate_only=validate_only,
+                replace_all=replace_all,
+            )
+        )
+    )
     return response.responses[0]
 
 
 async def test_create_topic_with_an_out_of_range_config_is_invalid_config_naming_the_key(controller):
     await register_live_brokers(controller, 1)
-    for key, value in (("min.cleanable.dirty.ratio", "2"), ("compression.type", "brotli"), ("segment.ms", "0"),
-                       ("segment.bytes", "2147483648")):
+    for key, value in (
+        ("min.cleanable.dirty.ratio", "2"),
+        ("compression.type", "brotli"),
+        ("segment.ms", "0"),
+        ("segment.bytes", "2147483648"),
+    ):
         result = (await create(controller, topic("t", 1, 1, **{key.replace(".", "_"): value}))).topics[0]
         assert result.error_code == Errors.INVALID_CONFIG, key
         assert key in result.error_message
@@ -60,8 +83,13 @@ async def test_create_topic_with_an_out_of_range_config_is_invalid_config_naming
 
 
 async def test_describe_lists_every_topic_config_with_its_source(tmp_path, clock, channel):
-    ctrl = KafkaController(make_config(log_segment_bytes=2048), metadata_log=MetadataLog(tmp_path), channel_manager=channel,
-                           clock_ms=clock, rng=random.Random(1))
+    ctrl = KafkaController(
+        make_config(log_segment_bytes=2048),
+        metadata_log=MetadataLog(tmp_path),
+        channel_manager=channel,
+        clock_ms=clock,
+        rng=random.Random(1),
+    )
     await ctrl.start()
     try:
         await register_live_brokers(ctrl, 1)
@@ -71,11 +99,17 @@ async def test_describe_lists_every_topic_config_with_its_source(tmp_path, clock
         configs = {c.name: c for c in result.configs}
         assert set(configs) == TOPIC_CONFIG_NAMES
         assert (configs["retention.ms"].value, configs["retention.ms"].config_source) == (
-            "1000", SOURCE_DYNAMIC_TOPIC_CONFIG)
+            "1000",
+            SOURCE_DYNAMIC_TOPIC_CONFIG,
+        )
         assert (configs["segment.bytes"].value, configs["segment.bytes"].config_source) == (
-            "2048", SOURCE_STATIC_BROKER_CONFIG)
+            "2048",
+            SOURCE_STATIC_BROKER_CONFIG,
+        )
         assert (configs["cleanup.policy"].value, configs["cleanup.policy"].config_source) == (
-            "delete", SOURCE_DEFAULT_CONFIG)
+            "delete",
+            SOURCE_DEFAULT_CONFIG,
+        )
         assert configs["preallocate"].value == "false"
         filtered = await describe(ctrl, "t", keys=["min.insync.replicas", "retention.ms", "nope"])
         assert [c.name for c in filtered.configs] == ["min.insync.replicas", "retention.ms"]
@@ -85,19 +119,27 @@ async def test_describe_lists_every_topic_config_with_its_source(tmp_path, clock
 
 async def test_describe_unknown_topic_and_broker_resources_are_errors(controller):
     assert (await describe(controller, "ghost")).error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
-    assert (await describe(controller, "1", resource_type=RESOURCE_BROKER)).error_code == Errors.INVALID_REQUEST
+    assert (
+        await describe(controller, "1", resource_type=RESOURCE_BROKER)
+    ).error_code == Errors.INVALID_REQUEST
 
 
-async def test_alter_set_and_delete_write_config_records_and_update_every_broker(controller, channel, tmp_path):
+async def test_alter_set_and_delete_write_config_records_and_update_every_broker(
+    controller, channel, tmp_path
+):
     await register_live_brokers(controller, 1, 2)
     await create(controller, topic("t", 2, 1, retention_ms="1000"))
     channel.clear()
-    result = await alter(controller, "t", ("segment.bytes", OP_SET, "4096"), ("retention.ms", OP_DELETE, None))
+    result = await alter(
+        controller, "t", ("segment.bytes", OP_SET, "4096"), ("retention.ms", OP_DELETE, None)
+    )
     assert result.error_code == 0
     assert controller.context.topic_configs("t") == {"segment.bytes": "4096"}
     for broker_id in (1, 2):
         (update,) = channel.update_metadata()[broker_id]
-        assert [(c.topic_name, {o.name: o.value for o in c.configs}) for c in update.topic_configs] == [("t", {"segment.bytes": "4096"})]
+        assert [(c.topic_name, {o.name: o.value for o in c.configs}) for c in update.topic_configs] == [
+            ("t", {"segment.bytes": "4096"})
+        ]
         assert sorted(s.partition_index for s in update.partition_states) == [0, 1]
     await controller.stop()
     records = replay_log(tmp_path)
@@ -109,7 +151,9 @@ async def test_alter_configs_replaces_every_override_of_the_topic(controller, ch
     await register_live_brokers(controller, 1, 2)
     await create(controller, topic("t", 1, 1, retention_ms="1000", segment_ms="2000000"))
 
-    checked = await alter(controller, "t", ("retention.ms", OP_SET, "5000"), validate_only=True, replace_all=True)
+    checked = await alter(
+        controller, "t", ("retention.ms", OP_SET, "5000"), validate_only=True, replace_all=True
+    )
     assert checked.error_code == 0
     assert controller.context.topic_configs("t") == {"retention.ms": "1000", "segment.ms": "2000000"}
     result = await alter(controller, "t", ("retention.ms", OP_SET, "5000"), replace_all=True)
@@ -170,12 +214,20 @@ async def test_full_update_metadata_carries_every_topics_configs(controller, cha
     channel.clear()
     await register_live_brokers(controller, 2)
     full = [u for u in channel.update_metadata()[2] if u.full][0]
-    assert [(c.topic_name, {o.name: o.value for o in c.configs}) for c in full.topic_configs] == [("a", {"retention.ms": "1"}), ("b", {})]
+    assert [(c.topic_name, {o.name: o.value for o in c.configs}) for c in full.topic_configs] == [
+        ("a", {"retention.ms": "1"}),
+        ("b", {}),
+    ]
 
 
 async def test_min_compaction_lag_ms_above_max_compaction_lag_ms_is_invalid_config(tmp_path, clock, channel):
-    ctrl = KafkaController(make_config(log_cleaner_min_compaction_lag_ms=5000), metadata_log=MetadataLog(tmp_path),
-                           channel_manager=channel, clock_ms=clock, rng=random.Random(1))
+    ctrl = KafkaController(
+        make_config(log_cleaner_min_compaction_lag_ms=5000),
+        metadata_log=MetadataLog(tmp_path),
+        channel_manager=channel,
+        clock_ms=clock,
+        rng=random.Random(1),
+    )
     await ctrl.start()
     try:
         await register_live_brokers(ctrl, 1)
@@ -185,11 +237,20 @@ async def test_min_compaction_lag_ms_above_max_compaction_lag_ms_is_invalid_conf
         assert (await create(ctrl, topic("t", 1, 1, max_compaction_lag_ms="9000"))).topics[0].error_code == 0
         lowered = await alter(ctrl, "t", ("max.compaction.lag.ms", OP_SET, "1000"))
         assert (lowered.error_code, lowered.error_message) == (Errors.INVALID_CONFIG, conflict)
-        both = await alter(ctrl, "t", ("max.compaction.lag.ms", OP_SET, "1000"),
-                           ("min.compaction.lag.ms", OP_SET, "1000"))
+        both = await alter(
+            ctrl, "t", ("max.compaction.lag.ms", OP_SET, "1000"), ("min.compaction.lag.ms", OP_SET, "1000")
+        )
         assert both.error_code == 0
-        raised = await alter(ctrl, "t", ("min.compaction.lag.ms", OP_DELETE, None))  # back to the default 5000
-        assert raised.error_code == Errors.INVALID_CONFIG and "(5000) > max.compaction.lag.ms (1000)" in raised.error_message
-        assert ctrl.context.topic_configs("t") == {"max.compaction.lag.ms": "1000", "min.compaction.lag.ms": "1000"}
+        raised = await alter(
+            ctrl, "t", ("min.compaction.lag.ms", OP_DELETE, None)
+        )  # back to the default 5000
+        assert (
+            raised.error_code == Errors.INVALID_CONFIG
+            and "(5000) > max.compaction.lag.ms (1000)" in raised.error_message
+        )
+        assert ctrl.context.topic_configs("t") == {
+            "max.compaction.lag.ms": "1000",
+            "min.compaction.lag.ms": "1000",
+        }
     finally:
         await ctrl.stop()

@@ -23,7 +23,9 @@ from kafkette.protocol.topic_partition import TopicPartition
 
 
 async def delete(controller, *names, timeout_ms=2000):
-    response = await controller.delete_topics(DeleteTopicsRequest(topic_names=list(names), timeout_ms=timeout_ms))
+    response = await controller.delete_topics(
+        DeleteTopicsRequest(topic_names=list(names), timeout_ms=timeout_ms)
+    )
     return {r.name: r for r in wire_roundtrip(response).responses}
 
 
@@ -51,7 +53,9 @@ async def test_delete_topic_answers_once_the_removal_commits_without_waiting_for
         update = channel.update_metadata()[broker_id][0]
         assert update.deleted_topics == ["doomed"] and update.partition_states == []
         stop = channel.stop_replica()[broker_id][0]
-        assert {s.leader_epoch for t in stop.topic_states for s in t.partition_states} == {-2}  # EpochDuringDelete
+        assert {s.leader_epoch for t in stop.topic_states for s in t.partition_states} == {
+            -2
+        }  # EpochDuringDelete
     channel.ack_all()
     await controller.stop()
     records = replay_log(tmp_path)
@@ -78,8 +82,12 @@ async def test_recreated_topic_is_fresh(controller):
 
 
 async def test_delete_topic_disabled_is_refused_with_a_clear_message(tmp_path, clock, channel):
-    ctrl = KafkaController(make_config(delete_topic_enable=False), metadata_log=MetadataLog(tmp_path), channel_manager=channel,
-                           clock_ms=clock)
+    ctrl = KafkaController(
+        make_config(delete_topic_enable=False),
+        metadata_log=MetadataLog(tmp_path),
+        channel_manager=channel,
+        clock_ms=clock,
+    )
     await ctrl.start()
     try:
         await register_live_brokers(ctrl, 1)
@@ -101,8 +109,9 @@ async def test_delete_topics_answers_each_name_once_in_kafkas_words(controller):
     and a name given twice one INVALID_REQUEST answer (Kafka's ``ControllerApis.deleteTopics``)."""
     await register_live_brokers(controller, 1)
     await create(controller, topic("kept-name", 1, 1))
-    response = await controller.delete_topics(DeleteTopicsRequest(
-        topic_names=["kept-name", "ghost", "twice", "twice"], timeout_ms=2000))
+    response = await controller.delete_topics(
+        DeleteTopicsRequest(topic_names=["kept-name", "ghost", "twice", "twice"], timeout_ms=2000)
+    )
     assert [(r.name, r.error_code, r.error_message) for r in wire_roundtrip(response).responses] == [
         ("kept-name", Errors.NONE, None),
         ("ghost", Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition."),
@@ -127,7 +136,10 @@ async def test_deletion_does_not_wait_for_a_replica_on_a_down_broker_and_the_nam
 
     assert results["t"].error_code == 0
     assert "t" not in controller.context.topics
-    assert sorted(channel.stop_replica()) == [1, 2]  # none to the down broker: its log is stray when it returns
+    assert sorted(channel.stop_replica()) == [
+        1,
+        2,
+    ]  # none to the down broker: its log is stray when it returns
     again = (await create(controller, topic("t", 1, 1))).topics[0]
     assert again.error_code == 0 and controller.context.topics["t"].topic_id != old_id
 
@@ -138,10 +150,17 @@ async def test_deletion_does_not_wait_for_a_replica_on_a_down_broker_and_the_nam
     assert full.full and {c.topic_name: c.topic_id for c in full.topic_configs}["t"] != old_id
 
 
-async def test_restarted_controller_removes_a_topic_an_older_controller_queued_for_deletion(tmp_path, clock, channel):
+async def test_restarted_controller_removes_a_topic_an_older_controller_queued_for_deletion(
+    tmp_path, clock, channel
+):
     config = make_config()
-    first = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock,
-                            rng=random.Random(1))
+    first = KafkaController(
+        config,
+        metadata_log=MetadataLog(tmp_path),
+        channel_manager=channel,
+        clock_ms=clock,
+        rng=random.Random(1),
+    )
     await first.start()
     await register_live_brokers(first, 1, 2)
     await create(first, topic("t", 2, 2))
@@ -150,7 +169,9 @@ async def test_restarted_controller_removes_a_topic_an_older_controller_queued_f
     await first.stop()
     channel.clear()
 
-    second = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
+    second = KafkaController(
+        config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock
+    )
     await second.start()
     try:
         assert "t" not in second.context.topics and not second.context.partitions
@@ -165,14 +186,18 @@ async def test_restarted_controller_removes_a_topic_an_older_controller_queued_f
 
 async def test_restart_replays_a_completed_deletion(tmp_path, clock, channel):
     config = make_config()
-    first = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
+    first = KafkaController(
+        config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock
+    )
     await first.start()
     await register_live_brokers(first, 1)
     await create(first, topic("gone", 2, 1))
     await delete(first, "gone")
     await create(first, topic("gone", 1, 1))
     await first.stop()
-    second = KafkaController(config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock)
+    second = KafkaController(
+        config, metadata_log=MetadataLog(tmp_path), channel_manager=channel, clock_ms=clock
+    )
     await second.start()
     try:
         assert second.context.topics["gone"].num_partitions == 1

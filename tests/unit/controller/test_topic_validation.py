@@ -34,13 +34,25 @@ def test_legal_topic_names_pass(name):
         ("", "Topic name is invalid: the empty string is not allowed"),
         (".", "Topic name is invalid: '.' is not allowed"),
         ("..", "Topic name is invalid: '..' is not allowed"),
-        ("x" * 250, f"Topic name is invalid: the length of '{'x' * 250}' is longer than the max allowed length 249"),
-        ("bad name", "Topic name is invalid: 'bad name' contains one or more characters other than ASCII "
-                     "alphanumerics, '.', '_' and '-'"),
-        ("tópico", "Topic name is invalid: 'tópico' contains one or more characters other than ASCII "
-                   "alphanumerics, '.', '_' and '-'"),
-        ("a/b", "Topic name is invalid: 'a/b' contains one or more characters other than ASCII "
-                "alphanumerics, '.', '_' and '-'"),
+        (
+            "x" * 250,
+            f"Topic name is invalid: the length of '{'x' * 250}' is longer than the max allowed length 249",
+        ),
+        (
+            "bad name",
+            "Topic name is invalid: 'bad name' contains one or more characters other than ASCII "
+            "alphanumerics, '.', '_' and '-'",
+        ),
+        (
+            "tópico",
+            "Topic name is invalid: 'tópico' contains one or more characters other than ASCII "
+            "alphanumerics, '.', '_' and '-'",
+        ),
+        (
+            "a/b",
+            "Topic name is invalid: 'a/b' contains one or more characters other than ASCII "
+            "alphanumerics, '.', '_' and '-'",
+        ),
     ],
 )
 def test_illegal_topic_names_raise_invalid_topic_exception_in_kafkas_words(name, message):
@@ -84,7 +96,8 @@ def test_replication_factor_above_live_brokers_names_both_numbers():
         resolve_replication_factor(4, 1, 3)
     assert info.value.args[0] == (
         "Unable to replicate the partition 4 time(s): The target replication factor of 4 cannot be reached "
-        "because only 3 broker(s) are registered or some brokers have all their log directories cordoned.")
+        "because only 3 broker(s) are registered or some brokers have all their log directories cordoned."
+    )
 
 
 def _assignment(*lists):
@@ -107,15 +120,21 @@ def test_manual_assignment_with_replication_factor_is_invalid_request():
 
 
 def test_manual_assignment_with_gap_in_partition_ids_is_invalid():
-    entries = [CreatableReplicaAssignment(partition_index=0, broker_ids=[1]),
-               CreatableReplicaAssignment(partition_index=2, broker_ids=[1])]
-    with pytest.raises(InvalidReplicaAssignmentError, match=": partitions should be a consecutive 0-based integer sequence$"):
+    entries = [
+        CreatableReplicaAssignment(partition_index=0, broker_ids=[1]),
+        CreatableReplicaAssignment(partition_index=2, broker_ids=[1]),
+    ]
+    with pytest.raises(
+        InvalidReplicaAssignmentError, match=": partitions should be a consecutive 0-based integer sequence$"
+    ):
         validate_manual_assignment(entries, -1, -1, {1})
 
 
 def test_a_partition_assigned_twice_is_refused_before_the_gap_it_leaves():
-    entries = [CreatableReplicaAssignment(partition_index=0, broker_ids=[1]),
-               CreatableReplicaAssignment(partition_index=0, broker_ids=[1])]
+    entries = [
+        CreatableReplicaAssignment(partition_index=0, broker_ids=[1]),
+        CreatableReplicaAssignment(partition_index=0, broker_ids=[1]),
+    ]
     with pytest.raises(InvalidReplicaAssignmentError) as info:
         validate_manual_assignment(entries, -1, -1, {1})
     assert info.value.args[0] == "Found multiple manual partition assignments for partition 0"
@@ -133,7 +152,10 @@ def test_manual_assignment_with_duplicate_broker_in_a_partition_is_invalid():
 
 
 def test_manual_assignment_with_different_replication_factors_is_invalid():
-    with pytest.raises(InvalidReplicaAssignmentError, match="a partition with 1 replica.s., but this is not consistent with previous partitions, which have 2"):
+    with pytest.raises(
+        InvalidReplicaAssignmentError,
+        match="a partition with 1 replica.s., but this is not consistent with previous partitions, which have 2",
+    ):
         validate_manual_assignment(_assignment([1, 2], [1]), -1, -1, {1, 2})
 
 
@@ -143,8 +165,10 @@ def test_manual_assignment_with_unknown_broker_is_invalid():
 
 
 def test_manual_assignment_with_empty_replica_list_is_invalid():
-    with pytest.raises(InvalidReplicaAssignmentError,
-                       match=": The manual partition assignment includes an empty replica list.$"):
+    with pytest.raises(
+        InvalidReplicaAssignmentError,
+        match=": The manual partition assignment includes an empty replica list.$",
+    ):
         validate_manual_assignment(_assignment([]), -1, -1, {1})
 
 
@@ -154,7 +178,8 @@ def _configs(**kwargs):
 
 def test_known_topic_configs_are_accepted():
     assert validate_topic_configs(_configs(retention_ms="1000", min_insync_replicas="2")) == {
-        "retention.ms": "1000", "min.insync.replicas": "2",
+        "retention.ms": "1000",
+        "min.insync.replicas": "2",
     }
 
 

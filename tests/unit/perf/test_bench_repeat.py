@@ -14,8 +14,17 @@ SMALL = "100 B x 100,000, 1 node"
 
 
 def produce(records_per_s: float, p99_ms: float, system: str = KAFKETTE) -> Row:
-    return Row(SMALL, system, "produce", records_per_s, records_per_s / 10_000, p50_ms=p99_ms / 2,
-               p99_ms=p99_ms, p999_ms=p99_ms * 2, note="6 partitions")
+    return Row(
+        SMALL,
+        system,
+        "produce",
+        records_per_s,
+        records_per_s / 10_000,
+        p50_ms=p99_ms / 2,
+        p99_ms=p99_ms,
+        p999_ms=p99_ms * 2,
+        note="6 partitions",
+    )
 
 
 def consume(records_per_s: float, system: str = KAFKETTE) -> Row:
@@ -32,8 +41,12 @@ def test_the_median_of_an_odd_number_of_runs_is_the_middle_run_whole():
 
 
 def test_the_median_of_an_even_number_of_runs_is_the_lower_middle_run_never_an_average():
-    assert median_run([produce(400.0, 4.0), produce(100.0, 1.0), produce(300.0, 3.0), produce(200.0, 2.0)]
-                      ).records_per_s == 200.0
+    assert (
+        median_run(
+            [produce(400.0, 4.0), produce(100.0, 1.0), produce(300.0, 3.0), produce(200.0, 2.0)]
+        ).records_per_s
+        == 200.0
+    )
     assert median_run([produce(500.0, 5.0), produce(100.0, 1.0)]).records_per_s == 100.0
     assert median_run([produce(7.0, 7.0)]).records_per_s == 7.0
 
@@ -48,9 +61,11 @@ def test_ties_keep_run_order_and_no_runs_is_an_error():
 
 
 def test_produce_and_consume_medians_are_chosen_independently_with_every_run_in_run_order():
-    runs = [[produce(300.0, 30.0), consume(1000.0)],
-            [produce(100.0, 10.0), consume(3000.0)],
-            [produce(200.0, 20.0), consume(2000.0)]]
+    runs = [
+        [produce(300.0, 30.0), consume(1000.0)],
+        [produce(100.0, 10.0), consume(3000.0)],
+        [produce(200.0, 20.0), consume(2000.0)],
+    ]
 
     produce_row, consume_row = median_rows(runs, attempted=3)
 
@@ -94,8 +109,13 @@ def test_repeat_defaults_to_three_for_the_full_run_and_one_for_quick_unless_give
 class FakeSystem:
     """A system's runs: records/s per run in turn; ``None`` fails that run with ``error``."""
 
-    def __init__(self, name: str, rates: list[float | None], events: list[str],
-                 error: Exception = PeerRunError("nats consumer read 5 of 10 records")) -> None:
+    def __init__(
+        self,
+        name: str,
+        rates: list[float | None],
+        events: list[str],
+        error: Exception = PeerRunError("nats consumer read 5 of 10 records"),
+    ) -> None:
         self.name, self.rates, self.events, self.error = name, rates, events, error
         self.dirs: list = []
 
@@ -115,17 +135,34 @@ def test_every_system_runs_in_turn_on_a_fresh_data_dir_after_settling_and_report
     events: list[str] = []
     ours = FakeSystem(KAFKETTE, [300.0, 100.0, 200.0], events)
     peer = FakeSystem("nats-r1", [50.0, 70.0, 60.0], events)
-    contenders = [Contender("kafkette: " + SMALL, tmp_path / "kafkette", ours.attempt),
-                  Contender("nats: " + SMALL, tmp_path / "nats", peer.attempt, failures=(PeerRunError,))]
+    contenders = [
+        Contender("kafkette: " + SMALL, tmp_path / "kafkette", ours.attempt),
+        Contender("nats: " + SMALL, tmp_path / "nats", peer.attempt, failures=(PeerRunError,)),
+    ]
 
     rows = repeat_workload(contenders, 3, {}, settle_machine=lambda: events.append("settle"))
 
-    assert events == ["settle", "kafkette run 1", "settle", "nats-r1 run 1", "settle", "kafkette run 2",
-                      "settle", "nats-r1 run 2", "settle", "kafkette run 3", "settle", "nats-r1 run 3"]
+    assert events == [
+        "settle",
+        "kafkette run 1",
+        "settle",
+        "nats-r1 run 1",
+        "settle",
+        "kafkette run 2",
+        "settle",
+        "nats-r1 run 2",
+        "settle",
+        "kafkette run 3",
+        "settle",
+        "nats-r1 run 3",
+    ]
     assert len(set(ours.dirs + peer.dirs)) == 6 and not any(d.exists() for d in ours.dirs + peer.dirs)
     assert [(r.system, r.phase, r.records_per_s) for r in rows] == [
-        (KAFKETTE, "produce", 200.0), (KAFKETTE, "consume", 2000.0),
-        ("nats-r1", "produce", 60.0), ("nats-r1", "consume", 600.0)]
+        (KAFKETTE, "produce", 200.0),
+        (KAFKETTE, "consume", 2000.0),
+        ("nats-r1", "produce", 60.0),
+        ("nats-r1", "consume", 600.0),
+    ]
 
 
 def test_a_failed_peer_run_is_skipped_with_its_reason_and_the_other_runs_still_make_the_median(tmp_path):
@@ -133,8 +170,12 @@ def test_a_failed_peer_run_is_skipped_with_its_reason_and_the_other_runs_still_m
     peer = FakeSystem("nats-r1", [50.0, None, 70.0], events)
     skipped: dict[str, str] = {}
 
-    rows = repeat_workload([Contender("nats: " + SMALL, tmp_path / "nats", peer.attempt,
-                                      failures=(PeerRunError,))], 3, skipped, settle_machine=lambda: None)
+    rows = repeat_workload(
+        [Contender("nats: " + SMALL, tmp_path / "nats", peer.attempt, failures=(PeerRunError,))],
+        3,
+        skipped,
+        settle_machine=lambda: None,
+    )
 
     assert skipped == {f"nats: {SMALL}, run 2 of 3": "nats consumer read 5 of 10 records"}
     assert [r.records_per_s for r in rows] == [50.0, 500.0]
@@ -147,12 +188,23 @@ def test_a_peer_failing_every_run_gives_no_rows_and_a_kafkette_failure_stops_the
     skipped: dict[str, str] = {}
     peer = FakeSystem("redis", [None], [])
 
-    assert repeat_workload([Contender("redis: " + SMALL, tmp_path / "redis", peer.attempt,
-                                      failures=(PeerRunError,))], 1, skipped, settle_machine=lambda: None) == []
+    assert (
+        repeat_workload(
+            [Contender("redis: " + SMALL, tmp_path / "redis", peer.attempt, failures=(PeerRunError,))],
+            1,
+            skipped,
+            settle_machine=lambda: None,
+        )
+        == []
+    )
     assert skipped == {f"redis: {SMALL}": "nats consumer read 5 of 10 records"}
 
     ours = FakeSystem(KAFKETTE, [None], [], error=KafketteRunError("kafkette perf produce exited 1"))
     with pytest.raises(KafketteRunError):
-        repeat_workload([Contender("kafkette: " + SMALL, tmp_path / "kafkette", ours.attempt)], 3, skipped,
-                        settle_machine=lambda: None)
+        repeat_workload(
+            [Contender("kafkette: " + SMALL, tmp_path / "kafkette", ours.attempt)],
+            3,
+            skipped,
+            settle_machine=lambda: None,
+        )
     assert not ours.dirs[0].exists()

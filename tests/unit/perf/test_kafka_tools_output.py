@@ -42,11 +42,31 @@ def test_output_without_figures_is_an_error():
 
 def test_spread_ratios_divide_each_systems_1000_partition_rate_by_its_100_partition_rate():
     rows = [
-        {"workload": "single", "partitions": 1, "spread": False, "kafka_produce_rps": 9.0, "kafkette_produce_rps": 9.0},
-        {"workload": "100", "partitions": 100, "spread": True, "kafka_produce_rps": 200.0, "kafkette_produce_rps": 100.0,
-         "kafka_produce_fresh_rps": 100.0, "kafkette_produce_fresh_rps": 80.0},
-        {"workload": "1000", "partitions": 1000, "spread": True, "kafka_produce_rps": 50.0, "kafkette_produce_rps": None,
-         "kafka_produce_fresh_rps": 10.0, "kafkette_produce_fresh_rps": 40.0},
+        {
+            "workload": "single",
+            "partitions": 1,
+            "spread": False,
+            "kafka_produce_rps": 9.0,
+            "kafkette_produce_rps": 9.0,
+        },
+        {
+            "workload": "100",
+            "partitions": 100,
+            "spread": True,
+            "kafka_produce_rps": 200.0,
+            "kafkette_produce_rps": 100.0,
+            "kafka_produce_fresh_rps": 100.0,
+            "kafkette_produce_fresh_rps": 80.0,
+        },
+        {
+            "workload": "1000",
+            "partitions": 1000,
+            "spread": True,
+            "kafka_produce_rps": 50.0,
+            "kafkette_produce_rps": None,
+            "kafka_produce_fresh_rps": 10.0,
+            "kafkette_produce_fresh_rps": 40.0,
+        },
     ]
     assert spread_ratios(rows) == {"kafka": 0.25, "kafkette": None}
     assert spread_ratios(rows, "produce_fresh_rps") == {"kafka": 0.1, "kafkette": 0.5}
@@ -58,9 +78,20 @@ def _run(produce: float, consume: float | None, fresh: float | None = None) -> d
 
 def test_a_warm_row_reports_the_median_of_the_measured_runs_the_warm_up_apart():
     workload = WORKLOADS[0]
-    runs = {"kafka": [_run(80_000.0, 300_000.0), _run(200_000.0, 700_000.0), _run(190_000.0, 650_000.0),
-                      _run(210_000.0, 600_000.0)],
-            "kafkette": [_run(200_000.0, 800_000.0), None, _run(205_000.0, 900_000.0), _run(195_000.0, 850_000.0)]}
+    runs = {
+        "kafka": [
+            _run(80_000.0, 300_000.0),
+            _run(200_000.0, 700_000.0),
+            _run(190_000.0, 650_000.0),
+            _run(210_000.0, 600_000.0),
+        ],
+        "kafkette": [
+            _run(200_000.0, 800_000.0),
+            None,
+            _run(205_000.0, 900_000.0),
+            _run(195_000.0, 850_000.0),
+        ],
+    }
 
     row = summarize_row(workload, 300_000, runs, warmup_runs=1)
 
@@ -75,8 +106,12 @@ def test_a_warm_row_reports_the_median_of_the_measured_runs_the_warm_up_apart():
 
 
 def test_a_row_on_fresh_nodes_keeps_every_run():
-    row = summarize_row(WORKLOADS[0], 300_000, {"kafka": [_run(80_000.0, 1.0), _run(120_000.0, 2.0)],
-                                                "kafkette": [_run(190_000.0, 3.0)]}, warmup_runs=0)
+    row = summarize_row(
+        WORKLOADS[0],
+        300_000,
+        {"kafka": [_run(80_000.0, 1.0), _run(120_000.0, 2.0)], "kafkette": [_run(190_000.0, 3.0)]},
+        warmup_runs=0,
+    )
 
     assert (row["kafka_produce_rps"], row["kafka_produce_rps_summary"]["warmup"]) == (80_000.0, [])
     assert "warm-up" not in "\n".join(format_table([row]))
@@ -91,6 +126,8 @@ def test_the_long_workload_keeps_its_own_record_count_and_the_groups_are_told_ap
 
 
 def test_the_output_says_how_the_figures_were_taken():
-    assert how_taken(False, 3) == ("nodes started once per system and workload, 1 warm-up run discarded, "
-                                   "median of 3 measured runs taking turns")
+    assert how_taken(False, 3) == (
+        "nodes started once per system and workload, 1 warm-up run discarded, "
+        "median of 3 measured runs taking turns"
+    )
     assert "cold JVMs" in how_taken(True, 1)

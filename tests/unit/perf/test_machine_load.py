@@ -36,8 +36,9 @@ def test_the_three_load_averages_are_read_from_the_start_of_the_line():
 def test_a_quiet_machine_is_measured_at_once():
     machine, lines = FakeMachine([0.4]), []
 
-    quiet = wait_until_quiet(lines.append, max_wait_s=600, poll_s=60, read=machine.read, sleep=machine.sleep,
-                             clock=machine.clock)
+    quiet = wait_until_quiet(
+        lines.append, max_wait_s=600, poll_s=60, read=machine.read, sleep=machine.sleep, clock=machine.clock
+    )
 
     assert (quiet.quiet, quiet.load["1m"], quiet.waited_s, machine.slept, lines) == (True, 0.4, 0.0, [], [])
 
@@ -45,8 +46,15 @@ def test_a_quiet_machine_is_measured_at_once():
 def test_a_busy_machine_is_polled_until_the_one_minute_load_falls_below_the_threshold():
     machine, lines = FakeMachine([3.2, 1.7, 0.9]), []
 
-    quiet = wait_until_quiet(lines.append, below=1.0, max_wait_s=5400, poll_s=60, read=machine.read,
-                             sleep=machine.sleep, clock=machine.clock)
+    quiet = wait_until_quiet(
+        lines.append,
+        below=1.0,
+        max_wait_s=5400,
+        poll_s=60,
+        read=machine.read,
+        sleep=machine.sleep,
+        clock=machine.clock,
+    )
 
     assert (quiet.quiet, quiet.load["1m"], quiet.waited_s) == (True, 0.9, 120.0)
     assert machine.slept == [60, 60] and len(lines) == 2 and "3.20" in lines[0]
@@ -55,8 +63,9 @@ def test_a_busy_machine_is_polled_until_the_one_minute_load_falls_below_the_thre
 def test_the_wait_is_bounded_and_then_says_the_machine_is_busy():
     machine, lines = FakeMachine([2.5]), []
 
-    quiet = wait_until_quiet(lines.append, max_wait_s=150, poll_s=60, read=machine.read, sleep=machine.sleep,
-                             clock=machine.clock)
+    quiet = wait_until_quiet(
+        lines.append, max_wait_s=150, poll_s=60, read=machine.read, sleep=machine.sleep, clock=machine.clock
+    )
 
     assert (quiet.quiet, quiet.waited_s) == (False, 150.0)
     assert machine.slept == [60, 60, 30]
@@ -77,7 +86,9 @@ def test_an_unreadable_load_average_is_measured_anyway_and_said():
     def unreadable() -> str:
         raise OSError("no /proc")
 
-    quiet = wait_until_quiet(lines.append, max_wait_s=600, read=unreadable, sleep=lambda s: None, clock=lambda: 0.0)
+    quiet = wait_until_quiet(
+        lines.append, max_wait_s=600, read=unreadable, sleep=lambda s: None, clock=lambda: 0.0
+    )
 
     assert (quiet.quiet, quiet.load) == (False, None)
     assert "cannot read" in lines[0]

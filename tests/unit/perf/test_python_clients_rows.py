@@ -14,10 +14,18 @@ def _run(produce: float, consume: float) -> dict:
 
 def test_each_pair_reports_the_median_of_its_measured_runs_without_the_warm_up_round():
     runs = {pair: [] for pair in PAIRS}
-    runs[("aiokafka", "kafka")] = [_run(50_000.0, 200_000.0), _run(110_000.0, 630_000.0),
-                                   _run(100_000.0, 600_000.0), _run(120_000.0, 640_000.0)]
-    runs[("kafkette", "kafkette")] = [_run(300_000.0, 550_000.0), None, _run(330_000.0, 590_000.0),
-                                      _run(340_000.0, 600_000.0)]
+    runs[("aiokafka", "kafka")] = [
+        _run(50_000.0, 200_000.0),
+        _run(110_000.0, 630_000.0),
+        _run(100_000.0, 600_000.0),
+        _run(120_000.0, 640_000.0),
+    ]
+    runs[("kafkette", "kafkette")] = [
+        _run(300_000.0, 550_000.0),
+        None,
+        _run(330_000.0, 590_000.0),
+        _run(340_000.0, 600_000.0),
+    ]
 
     rows = summarize_rows(runs, warmup_runs=1)
 

@@ -27,12 +27,15 @@ def test_pending_writeback_is_dirty_plus_writeback_in_bytes_and_ignores_writebac
     assert pending_writeback_bytes(meminfo(0, 0)) == 0
 
 
-@pytest.mark.parametrize("text, message", [
-    ("MemTotal: 1 kB\nWriteback: 0 kB\n", "no Dirty line"),
-    ("Dirty: 12 kB\n", "no Writeback line"),
-    ("Dirty: twelve kB\nWriteback: 0 kB\n", "unexpected /proc/meminfo line"),
-    ("Dirty: 12 MB\nWriteback: 0 kB\n", "unexpected /proc/meminfo line"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("MemTotal: 1 kB\nWriteback: 0 kB\n", "no Dirty line"),
+        ("Dirty: 12 kB\n", "no Writeback line"),
+        ("Dirty: twelve kB\nWriteback: 0 kB\n", "unexpected /proc/meminfo line"),
+        ("Dirty: 12 MB\nWriteback: 0 kB\n", "unexpected /proc/meminfo line"),
+    ],
+)
 def test_meminfo_without_a_readable_dirty_or_writeback_line_is_an_error(text, message):
     with pytest.raises(ValueError, match=message):
         pending_writeback_bytes(text)
@@ -62,8 +65,14 @@ class FakeMachine:
         self.now += seconds
 
     def settle(self, **kwargs):
-        return settle_page_cache(self.lines.append, read_meminfo=self.read_meminfo, sync=self.sync,
-                                 sleep=self.sleep, clock=lambda: self.now, **kwargs)
+        return settle_page_cache(
+            self.lines.append,
+            read_meminfo=self.read_meminfo,
+            sync=self.sync,
+            sleep=self.sleep,
+            clock=lambda: self.now,
+            **kwargs,
+        )
 
 
 def test_settling_syncs_then_polls_until_dirty_plus_writeback_is_below_64_mib():
@@ -102,8 +111,13 @@ def test_an_unreadable_meminfo_logs_one_line_and_goes_on_unsettled():
     def unreadable() -> str:
         raise FileNotFoundError("/proc/meminfo")
 
-    settled = settle_page_cache(lines.append, read_meminfo=unreadable, sync=lambda: None,
-                                sleep=lambda s: pytest.fail("must not wait"), clock=lambda: 0.0)
+    settled = settle_page_cache(
+        lines.append,
+        read_meminfo=unreadable,
+        sync=lambda: None,
+        sleep=lambda s: pytest.fail("must not wait"),
+        clock=lambda: 0.0,
+    )
 
     assert not settled.settled and settled.pending_bytes is None
     assert len(lines) == 1 and "cannot read pending writeback" in lines[0]

@@ -12,8 +12,13 @@ pytestmark = pytest.mark.timeout(10)
 def test_the_warm_up_run_is_discarded_and_the_median_of_the_rest_reported():
     summary = summarize([60_000.0, 200_000.0, 180_000.0, 210_000.0])
 
-    assert summary == RunSummary(median=200_000.0, best=210_000.0, measured=[200_000.0, 180_000.0, 210_000.0],
-                                 warmup=[60_000.0], failed=0)
+    assert summary == RunSummary(
+        median=200_000.0,
+        best=210_000.0,
+        measured=[200_000.0, 180_000.0, 210_000.0],
+        warmup=[60_000.0],
+        failed=0,
+    )
 
 
 def test_a_slow_warm_up_never_becomes_the_median_however_many_runs():
@@ -29,7 +34,11 @@ def test_an_even_number_of_measured_runs_gives_the_lower_middle_one_never_an_ave
 def test_runs_on_fresh_servers_discard_nothing():
     summary = summarize([60_000.0, 200_000.0, 180_000.0], warmup_runs=0)
 
-    assert (summary.median, summary.warmup, summary.measured) == (180_000.0, [], [60_000.0, 200_000.0, 180_000.0])
+    assert (summary.median, summary.warmup, summary.measured) == (
+        180_000.0,
+        [],
+        [60_000.0, 200_000.0, 180_000.0],
+    )
 
 
 def test_failed_runs_are_left_out_and_counted_and_no_measured_figure_is_no_summary():
@@ -46,7 +55,11 @@ def test_the_systems_take_turns_and_the_first_one_changes_every_round():
     systems = ("kafka", "kafkette")
 
     assert [round_order(systems, r) for r in range(4)] == [
-        ["kafka", "kafkette"], ["kafkette", "kafka"], ["kafka", "kafkette"], ["kafkette", "kafka"]]
+        ["kafka", "kafkette"],
+        ["kafkette", "kafka"],
+        ["kafka", "kafkette"],
+        ["kafkette", "kafka"],
+    ]
     assert round_order(["a", "b", "c"], 1) == ["c", "b", "a"]
     with pytest.raises(ValueError, match="round_index"):
         round_order(systems, -1)

@@ -109,8 +109,9 @@ def _struct_of(f: KafkaField) -> type[KafkaStruct] | None:
     return f.type.struct_cls if isinstance(f.type, Array) else None
 
 
-def compare_struct(ours: type[KafkaStruct], theirs: Sequence[Field], offered: frozenset[int],
-                   path: str) -> list[str]:
+def compare_struct(
+    ours: type[KafkaStruct], theirs: Sequence[Field], offered: frozenset[int], path: str
+) -> list[str]:
     """The differences between one of Kafkette's structs and Kafka's fields of it.
 
     Args:
@@ -133,17 +134,24 @@ def compare_struct(ours: type[KafkaStruct], theirs: Sequence[Field], offered: fr
         present = _our_versions(f, offered)
         if their is None:
             if present:
-                out.append(f"{where} is declared in versions {version_ranges(present)}; Kafka's spec has no such field")
+                out.append(
+                    f"{where} is declared in versions {version_ranges(present)}; Kafka's spec has no such field"
+                )
             continue
         if their_name is not None:
             out.append(f"{where} is Kafka's {their.name}, named otherwise")
         matched.append((f, their))
         out += _compare_field(f, their, offered, where)
     for name, their in by_name.items():
-        tag = f", tag {their.tag} in versions {version_ranges(_their_versions(their.tagged, offered))}" \
-            if their.tag is not None else ""
-        out.append(f"{path}.{name} is not declared (Kafka's {their.name}: {_their_type(their)}, versions "
-                   f"{version_ranges(_their_versions(their.versions, offered))}{tag})")
+        tag = (
+            f", tag {their.tag} in versions {version_ranges(_their_versions(their.tagged, offered))}"
+            if their.tag is not None
+            else ""
+        )
+        out.append(
+            f"{path}.{name} is not declared (Kafka's {their.name}: {_their_type(their)}, versions "
+            f"{version_ranges(_their_versions(their.versions, offered))}{tag})"
+        )
     out += _compare_order(matched, theirs, offered, path)
     return out
 
@@ -155,19 +163,24 @@ def _compare_field(f: KafkaField, their: Field, offered: frozenset[int], where: 
         out.append(f"{where} is {ours_type}; Kafka's is {their_type}")
     present, their_present = _our_versions(f, offered), _their_versions(their.versions, offered)
     if present != their_present:
-        out.append(f"{where} is in versions {version_ranges(present)}; "
-                   f"Kafka's in {version_ranges(their_present)}")
+        out.append(
+            f"{where} is in versions {version_ranges(present)}; Kafka's in {version_ranges(their_present)}"
+        )
     both = present & their_present
     nullable = frozenset(v for v in both if f.nullable_in(v))
     their_nullable = _their_versions(their.nullable, both)
     if nullable != their_nullable:
-        out.append(f"{where} is nullable in versions {version_ranges(nullable)}; "
-                   f"Kafka's in {version_ranges(their_nullable)}")
+        out.append(
+            f"{where} is nullable in versions {version_ranges(nullable)}; "
+            f"Kafka's in {version_ranges(their_nullable)}"
+        )
     tagged = (f.tag, version_ranges(both) if f.tag is not None else "none")
     their_tagged = (their.tag, version_ranges(_their_versions(their.tagged, both)))
     if tagged != their_tagged:
-        out.append(f"{where} is tagged {tagged[0]} in versions {tagged[1]}; "
-                   f"Kafka's tagged {their_tagged[0]} in versions {their_tagged[1]}")
+        out.append(
+            f"{where} is tagged {tagged[0]} in versions {tagged[1]}; "
+            f"Kafka's tagged {their_tagged[0]} in versions {their_tagged[1]}"
+        )
     default, their_default = _our_default(f), _their_default(their)
     if default != their_default:
         # what a field not set holds, what an older version or an absent tag decodes to, what a tag omits
@@ -178,20 +191,27 @@ def _compare_field(f: KafkaField, their: Field, offered: frozenset[int], where: 
     return out
 
 
-def _compare_order(matched: list[tuple[KafkaField, Field]], theirs: Sequence[Field], offered: frozenset[int],
-                   path: str) -> list[str]:
+def _compare_order(
+    matched: list[tuple[KafkaField, Field]], theirs: Sequence[Field], offered: frozenset[int], path: str
+) -> list[str]:
     """The versions where the untagged fields both sides hold come in another order than Kafka's."""
     position = {id(f): i for i, f in enumerate(theirs)}
     orders: dict[tuple[tuple[str, ...], tuple[str, ...]], set[int]] = {}
     for v in sorted(offered):
-        live = [(f, t) for f, t in matched if f.in_version(v) and in_range(t.versions, v)
-                and f.tag is None and not in_range(t.tagged, v)]
+        live = [
+            (f, t)
+            for f, t in matched
+            if f.in_version(v) and in_range(t.versions, v) and f.tag is None and not in_range(t.tagged, v)
+        ]
         ours = tuple(f.name for f, _ in live)
         kafkas = tuple(f.name for f, _ in sorted(live, key=lambda pair: position[id(pair[1])]))
         if ours != kafkas:
             orders.setdefault((ours, kafkas), set()).add(v)
-    return [f"{path} has its fields in the order {', '.join(ours)} at versions {version_ranges(vs)}; "
-            f"Kafka's order is {', '.join(kafkas)}" for (ours, kafkas), vs in orders.items()]
+    return [
+        f"{path} has its fields in the order {', '.join(ours)} at versions {version_ranges(vs)}; "
+        f"Kafka's order is {', '.join(kafkas)}"
+        for (ours, kafkas), vs in orders.items()
+    ]
 
 
 def compare_api(api: KafkaApi, kind: str, spec: Spec) -> list[str]:
@@ -211,11 +231,15 @@ def compare_api(api: KafkaApi, kind: str, spec: Spec) -> list[str]:
     out: list[str] = []
     valid = _their_versions(spec.valid, offered)
     if valid != offered:
-        out.append(f"{api.name} {kind} is offered in versions {version_ranges(offered)}; "
-                   f"Kafka's spec has versions {spec.valid}")
+        out.append(
+            f"{api.name} {kind} is offered in versions {version_ranges(offered)}; "
+            f"Kafka's spec has versions {spec.valid}"
+        )
     flexible = frozenset(v for v in offered if api.flexible(v))
     their_flexible = _their_versions(spec.flexible, offered)
     if flexible != their_flexible:
-        out.append(f"{api.name} {kind} is flexible in versions {version_ranges(flexible)}; "
-                   f"Kafka's in {version_ranges(their_flexible)}")
+        out.append(
+            f"{api.name} {kind} is flexible in versions {version_ranges(flexible)}; "
+            f"Kafka's in {version_ranges(their_flexible)}"
+        )
     return out + compare_struct(message, spec.fields, valid, message.__name__)

@@ -116,9 +116,13 @@ def test_kafka_snappy_is_xerials_stream_of_32_kib_raw_blocks():
     blocks, pos = [], 16
     while pos < len(packed):
         (length,) = struct.unpack_from(">i", packed, pos)
-        blocks.append(bytes(cramjam.snappy.decompress_raw(packed[pos + 4:pos + 4 + length])))
+        blocks.append(bytes(cramjam.snappy.decompress_raw(packed[pos + 4 : pos + 4 + length])))
         pos += 4 + length
-    assert [len(b) for b in blocks] == [XERIAL_BLOCK_BYTES, XERIAL_BLOCK_BYTES, 70_000 - 2 * XERIAL_BLOCK_BYTES]
+    assert [len(b) for b in blocks] == [
+        XERIAL_BLOCK_BYTES,
+        XERIAL_BLOCK_BYTES,
+        70_000 - 2 * XERIAL_BLOCK_BYTES,
+    ]
     assert b"".join(blocks) == data
 
 
@@ -139,19 +143,26 @@ def test_kafka_lz4_is_one_frame_of_independent_blocks_without_content_size_or_ch
 def test_kafka_zstd_reads_concatenated_frames_and_kafka_gzip_concatenated_members():
     zstd = zstandard.ZstdCompressor()
     assert decompress_kafka(COMPRESSION_ZSTD, zstd.compress(b"one ") + zstd.compress(b"two")) == b"one two"
-    assert decompress_kafka(COMPRESSION_GZIP, compress(COMPRESSION_GZIP, b"one ") + compress(COMPRESSION_GZIP, b"two")
-                            ) == b"one two"
+    assert (
+        decompress_kafka(
+            COMPRESSION_GZIP, compress(COMPRESSION_GZIP, b"one ") + compress(COMPRESSION_GZIP, b"two")
+        )
+        == b"one two"
+    )
 
 
-@pytest.mark.parametrize("bad, match", [
-    (XERIAL_HEADER[:12], "truncated xerial header"),
-    (XERIAL_HEADER + b"\x00\x00", "inside a block length"),
-    (XERIAL_HEADER + struct.pack(">i", 100) + b"short", "overruns"),
-    (XERIAL_HEADER + struct.pack(">i", -1), "overruns"),
-    (XERIAL_HEADER[:8] + struct.pack(">ii", 2, 2) + struct.pack(">i", 1) + b"\x00", "version 2"),
-    (XERIAL_HEADER + struct.pack(">i", 4) + b"junk", "does not decompress"),
-    (b"not snappy at all", "does not decompress"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (XERIAL_HEADER[:12], "truncated xerial header"),
+        (XERIAL_HEADER + b"\x00\x00", "inside a block length"),
+        (XERIAL_HEADER + struct.pack(">i", 100) + b"short", "overruns"),
+        (XERIAL_HEADER + struct.pack(">i", -1), "overruns"),
+        (XERIAL_HEADER[:8] + struct.pack(">ii", 2, 2) + struct.pack(">i", 1) + b"\x00", "version 2"),
+        (XERIAL_HEADER + struct.pack(">i", 4) + b"junk", "does not decompress"),
+        (b"not snappy at all", "does not decompress"),
+    ],
+)
 def test_corrupt_kafka_snappy_is_corrupt_record_error(bad, match):
     with pytest.raises(CorruptRecordError, match=match):
         decompress_kafka(COMPRESSION_SNAPPY, bad)
@@ -161,8 +172,11 @@ def test_corrupt_kafka_snappy_is_corrupt_record_error(bad, match):
 @pytest.mark.parametrize("damage", ["truncated", "garbage", "trailing-bytes"])
 def test_corrupt_kafka_framed_payload_raises_corrupt_record_error_naming_the_codec(codec, damage):
     packed = compress_kafka(codec, b"hello kafka " * 400)
-    bad = {"truncated": packed[: len(packed) // 2], "garbage": b"this is not compressed at all",
-           "trailing-bytes": packed + b"\x01\x02\x03"}[damage]
+    bad = {
+        "truncated": packed[: len(packed) // 2],
+        "garbage": b"this is not compressed at all",
+        "trailing-bytes": packed + b"\x01\x02\x03",
+    }[damage]
     with pytest.raises(CorruptRecordError, match=NAME_BY_CODEC[codec]):
         decompress_kafka(codec, bad)
 

@@ -26,8 +26,15 @@ def test_subscription_bytes_are_kafkas_version_0() -> None:
 def test_assignment_round_trip_groups_partitions_by_topic() -> None:
     assignment = Assignment((TopicPartition("t", 2), TopicPartition("s", 0), TopicPartition("t", 0)), b"ud")
     data = encode_assignment(assignment)
-    assert data == (struct.pack(">hi", 0, 2) + b"\x00\x01s" + struct.pack(">ii", 1, 0)
-                    + b"\x00\x01t" + struct.pack(">iii", 2, 0, 2) + struct.pack(">i", 2) + b"ud")
+    assert data == (
+        struct.pack(">hi", 0, 2)
+        + b"\x00\x01s"
+        + struct.pack(">ii", 1, 0)
+        + b"\x00\x01t"
+        + struct.pack(">iii", 2, 0, 2)
+        + struct.pack(">i", 2)
+        + b"ud"
+    )
     decoded = decode_assignment(data)
     assert decoded.partitions == (TopicPartition("s", 0), TopicPartition("t", 0), TopicPartition("t", 2))
     assert decoded.user_data == b"ud"
@@ -47,5 +54,7 @@ def test_subscription_version_1_carries_the_owned_partitions() -> None:
     owned = (TopicPartition("a", 1), TopicPartition("a", 0))
     data = encode_subscription(Subscription(("a",), owned_partitions=owned), version=1)
     assert data.startswith(struct.pack(">h", 1))
-    assert decode_subscription(data) == Subscription(("a",), None, (TopicPartition("a", 0), TopicPartition("a", 1)))
+    assert decode_subscription(data) == Subscription(
+        ("a",), None, (TopicPartition("a", 0), TopicPartition("a", 1))
+    )
     assert decode_subscription(encode_subscription(Subscription(("a",)), version=0)).owned_partitions == ()

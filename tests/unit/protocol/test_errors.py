@@ -13,13 +13,31 @@ def test_codes_keep_kafkas_numbers():
     assert Errors.NOT_LEADER_OR_FOLLOWER == 6 and Errors.NOT_ENOUGH_REPLICAS == 19
     assert Errors.TOPIC_ALREADY_EXISTS == 36 and Errors.FENCED_LEADER_EPOCH == 74
     # the quorum's and the group coordinator's (68 is NON_EMPTY_GROUP, not INCONSISTENT_VOTER_SET)
-    assert (Errors.INCONSISTENT_VOTER_SET, Errors.INCONSISTENT_CLUSTER_ID, Errors.NON_EMPTY_GROUP) == (94, 104, 68)
-    assert (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR) == (14, 15, 16)
-    assert (Errors.ILLEGAL_GENERATION, Errors.INCONSISTENT_GROUP_PROTOCOL, Errors.INVALID_GROUP_ID,
-            Errors.UNKNOWN_MEMBER_ID, Errors.INVALID_SESSION_TIMEOUT, Errors.REBALANCE_IN_PROGRESS,
-            Errors.INVALID_COMMIT_OFFSET_SIZE) == (22, 23, 24, 25, 26, 27, 28)
-    assert (Errors.GROUP_ID_NOT_FOUND, Errors.MEMBER_ID_REQUIRED, Errors.GROUP_MAX_SIZE_REACHED,
-            Errors.GROUP_SUBSCRIBED_TO_TOPIC) == (69, 79, 81, 86)
+    assert (Errors.INCONSISTENT_VOTER_SET, Errors.INCONSISTENT_CLUSTER_ID, Errors.NON_EMPTY_GROUP) == (
+        94,
+        104,
+        68,
+    )
+    assert (
+        Errors.COORDINATOR_LOAD_IN_PROGRESS,
+        Errors.COORDINATOR_NOT_AVAILABLE,
+        Errors.NOT_COORDINATOR,
+    ) == (14, 15, 16)
+    assert (
+        Errors.ILLEGAL_GENERATION,
+        Errors.INCONSISTENT_GROUP_PROTOCOL,
+        Errors.INVALID_GROUP_ID,
+        Errors.UNKNOWN_MEMBER_ID,
+        Errors.INVALID_SESSION_TIMEOUT,
+        Errors.REBALANCE_IN_PROGRESS,
+        Errors.INVALID_COMMIT_OFFSET_SIZE,
+    ) == (22, 23, 24, 25, 26, 27, 28)
+    assert (
+        Errors.GROUP_ID_NOT_FOUND,
+        Errors.MEMBER_ID_REQUIRED,
+        Errors.GROUP_MAX_SIZE_REACHED,
+        Errors.GROUP_SUBSCRIBED_TO_TOPIC,
+    ) == (69, 79, 81, 86)
 
 
 def test_generated_classes_carry_retriable_and_invalid_metadata():
@@ -40,7 +58,8 @@ def test_invalid_request_carries_kafkas_default_message():
     # what a Kafka broker answers in an errorMessage field for INVALID_REQUEST without a detail
     assert errors.InvalidRequestError.message == (
         "This most likely occurs because of a request being malformed by the client library or the message was "
-        "sent to an incompatible broker. See the broker logs for more details.")
+        "sent to an incompatible broker. See the broker logs for more details."
+    )
 
 
 def test_unknown_code_maps_to_unknown_server_error():
@@ -69,8 +88,13 @@ def test_error_code_for_maps_exceptions_to_their_wire_codes_in_one_place():
     assert error_code_for(CorruptRecordError("bad CRC")) == Errors.CORRUPT_MESSAGE
     assert error_code_for(KafkaTimeoutError("late")) == Errors.REQUEST_TIMED_OUT
     assert error_code_for(KafkaError("no code")) == Errors.UNKNOWN_SERVER_ERROR
-    assert error_code_for(OSError(5, "I/O error")) == Errors.UNKNOWN_SERVER_ERROR  # errno 5 is not a wire code
-    assert error_code_for(RuntimeError("bug"), Errors.COORDINATOR_NOT_AVAILABLE) == Errors.COORDINATOR_NOT_AVAILABLE
+    assert (
+        error_code_for(OSError(5, "I/O error")) == Errors.UNKNOWN_SERVER_ERROR
+    )  # errno 5 is not a wire code
+    assert (
+        error_code_for(RuntimeError("bug"), Errors.COORDINATOR_NOT_AVAILABLE)
+        == Errors.COORDINATOR_NOT_AVAILABLE
+    )
 
 
 def test_error_name_names_known_codes_and_numbers_unknown_ones():
@@ -82,11 +106,18 @@ def test_error_name_names_known_codes_and_numbers_unknown_ones():
 
 def _declared_for_type_checkers() -> dict[str, list[str]]:
     tree = ast.parse(Path(errors.__file__).read_text())
-    block = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
-    return {node.name: [ast.unparse(base) for base in node.bases] for node in block.body
-            if isinstance(node, ast.ClassDef)}
+    block = next(
+        node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    )
+    return {
+        node.name: [ast.unparse(base) for base in node.bases]
+        for node in block.body
+        if isinstance(node, ast.ClassDef)
+    }
 
 
 def test_the_classes_spelled_out_for_type_checkers_are_exactly_the_generated_ones():
-    generated = {name: [base.__name__ for base in cls.__bases__] for name, cls in errors.all_error_classes().items()}
+    generated = {
+        name: [base.__name__ for base in cls.__bases__] for name, cls in errors.all_error_classes().items()
+    }
     assert _declared_for_type_checkers() == generated

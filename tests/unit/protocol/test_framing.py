@@ -72,17 +72,29 @@ def test_api_versions_request_encodes():
 @pytest.mark.parametrize("size", [0, 100, SPLICE_MIN_BYTES - 1, SPLICE_MIN_BYTES, 70_000])
 def test_buffers_encoding_is_byte_identical_and_passes_record_batches_uncopied(size):
     records = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
-    response = FetchResponse(responses=[FetchTopicResponse(topic="t", partitions=[
-        FetchPartitionData(partition_index=0, error_code=0, records=records),
-        FetchPartitionData(partition_index=1, error_code=0, records=None),
-        FetchPartitionData(partition_index=2, error_code=0, records=records),
-    ])])
+    response = FetchResponse(
+        responses=[
+            FetchTopicResponse(
+                topic="t",
+                partitions=[
+                    FetchPartitionData(partition_index=0, error_code=0, records=records),
+                    FetchPartitionData(partition_index=1, error_code=0, records=None),
+                    FetchPartitionData(partition_index=2, error_code=0, records=records),
+                ],
+            )
+        ]
+    )
     body = msgpack.packb([5, response.to_wire(0)], use_bin_type=True)
     buffers = encode_response_buffers(5, response, 0)
     assert b"".join(buffers) == LENGTH.pack(len(body)) + body == encode_response(5, response, 0)
     assert sum(1 for b in buffers if b is records) == (2 if size >= SPLICE_MIN_BYTES else 0)
-    request = ProduceRequest(acks=1, timeout_ms=30000, topic_data=[ProduceTopicData(name="t", partition_data=[
-        ProducePartitionData(index=0, records=records)])])
+    request = ProduceRequest(
+        acks=1,
+        timeout_ms=30000,
+        topic_data=[
+            ProduceTopicData(name="t", partition_data=[ProducePartitionData(index=0, records=records)])
+        ],
+    )
     request_buffers = encode_request_buffers(request, 9, 9, "me")
     request_body = msgpack.packb([0, 9, 9, "me", request.to_wire(9)], use_bin_type=True)
     assert b"".join(request_buffers) == LENGTH.pack(len(request_body)) + request_body

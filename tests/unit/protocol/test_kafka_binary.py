@@ -21,23 +21,37 @@ class Broken(ValueError):
 
 
 def test_round_trip_of_every_field() -> None:
-    data = (I16.pack(-2) + I32.pack(7) + I64.pack(1 << 40) + write_string("h\u00e9") + write_nullable_string(None)
-            + write_bytes(b"ab") + write_nullable_bytes(None))
+    data = (
+        I16.pack(-2)
+        + I32.pack(7)
+        + I64.pack(1 << 40)
+        + write_string("h\u00e9")
+        + write_nullable_string(None)
+        + write_bytes(b"ab")
+        + write_nullable_bytes(None)
+    )
     reader = BinaryReader(data, Broken, "test data")
     assert (reader.i16(), reader.i32(), reader.i64()) == (-2, 7, 1 << 40)
-    assert (reader.string(), reader.nullable_string(), reader.bytes_(), reader.nullable_bytes()) == \
-        ("h\u00e9", None, b"ab", None)
+    assert (reader.string(), reader.nullable_string(), reader.bytes_(), reader.nullable_bytes()) == (
+        "h\u00e9",
+        None,
+        b"ab",
+        None,
+    )
     reader.end()
     assert reader.remaining() == 0
 
 
-@pytest.mark.parametrize(("data", "read", "message"), [
-    (b"\x00", BinaryReader.i16, "truncated test data: needs 2 bytes at byte 0 of 1"),
-    (write_nullable_string(None), BinaryReader.string, "null where a string is required in test data"),
-    (write_nullable_bytes(None), BinaryReader.bytes_, "null where bytes are required in test data"),
-    (I16.pack(1) + b"\xff", BinaryReader.string, "not UTF-8"),
-    (I16.pack(1) + b"ab", lambda r: (r.i16(), r.end()), "2 bytes left after the test data"),
-])
+@pytest.mark.parametrize(
+    ("data", "read", "message"),
+    [
+        (b"\x00", BinaryReader.i16, "truncated test data: needs 2 bytes at byte 0 of 1"),
+        (write_nullable_string(None), BinaryReader.string, "null where a string is required in test data"),
+        (write_nullable_bytes(None), BinaryReader.bytes_, "null where bytes are required in test data"),
+        (I16.pack(1) + b"\xff", BinaryReader.string, "not UTF-8"),
+        (I16.pack(1) + b"ab", lambda r: (r.i16(), r.end()), "2 bytes left after the test data"),
+    ],
+)
 def test_bad_input_raises_the_given_error(data: bytes, read, message: str) -> None:
     with pytest.raises(Broken, match=message):
         read(BinaryReader(data, Broken, "test data"))

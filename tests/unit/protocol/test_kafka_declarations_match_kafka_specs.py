@@ -29,17 +29,16 @@ from tests.unit.protocol.spec_comparison import compare_api, compare_struct
 pytestmark = pytest.mark.timeout(RESOLVE_TIMEOUT_S + 60)  # the first run may resolve the jars (Maven)
 
 KNOWN_DIFFERENCES = {
-    "OffsetCommitRequest.generation_id is Kafka's GenerationIdOrMemberEpoch, named otherwise":
-        "the same int32 (KIP-848 renamed it); the name the group coordinator and the SDK use (a name is "
-        "not on the wire)",
-    "OffsetsForLeaderEpochRequest.topics.name is Kafka's Topic, named otherwise":
-        "the same string; the name the broker and its replica fetcher use (a name is not on the wire)",
-    "OffsetsForLeaderEpochResponse.topics.name is Kafka's Topic, named otherwise":
-        "the same string; the name the broker and its replica fetcher use (a name is not on the wire)",
+    "OffsetCommitRequest.generation_id is Kafka's GenerationIdOrMemberEpoch, named otherwise": "the same int32 (KIP-848 renamed it); the name the group coordinator and the SDK use (a name is "
+    "not on the wire)",
+    "OffsetsForLeaderEpochRequest.topics.name is Kafka's Topic, named otherwise": "the same string; the name the broker and its replica fetcher use (a name is not on the wire)",
+    "OffsetsForLeaderEpochResponse.topics.name is Kafka's Topic, named otherwise": "the same string; the name the broker and its replica fetcher use (a name is not on the wire)",
 }
 
 OFFERED = [KAFKA_APIS[key.api_key] for key in api_versions_response().api_keys]
-CASES = [pytest.param(api, kind, id=f"{api.name}-{kind}") for api in OFFERED for kind in ("request", "response")]
+CASES = [
+    pytest.param(api, kind, id=f"{api.name}-{kind}") for api in OFFERED for kind in ("request", "response")
+]
 
 
 @pytest.fixture(scope="module")
@@ -64,14 +63,19 @@ def test_the_listeners_declaration_of_each_offered_version_is_kafkas_spec(specs,
     known = {s for s in KNOWN_DIFFERENCES if _owned(api, kind, s)}
     new = [s for s in found if s not in known]
     gone = sorted(known - set(found))
-    assert not new, "declarations that differ from Kafka's spec (fix them or explain them in " \
-                    "KNOWN_DIFFERENCES):\n" + "\n".join(new)
+    assert not new, (
+        "declarations that differ from Kafka's spec (fix them or explain them in "
+        "KNOWN_DIFFERENCES):\n" + "\n".join(new)
+    )
     assert not gone, "KNOWN_DIFFERENCES no longer found (remove them):\n" + "\n".join(gone)
 
 
 def test_every_known_difference_is_about_an_offered_api():
-    orphans = [s for s in KNOWN_DIFFERENCES
-               if not any(_owned(api, kind, s) for api in OFFERED for kind in ("request", "response"))]
+    orphans = [
+        s
+        for s in KNOWN_DIFFERENCES
+        if not any(_owned(api, kind, s) for api in OFFERED for kind in ("request", "response"))
+    ]
     assert not orphans
 
 
@@ -126,8 +130,10 @@ PLANTED = {
 def test_a_planted_change_to_a_declaration_is_a_difference(specs, change):
     planted = type("PartitionProduceResponse", (KafkaStruct,), {"FIELDS": _planted(change)})
     path = "ProduceResponse.responses.partition_responses"
-    assert compare_struct(ProducePartitionResponse, _partition_response(specs), frozenset(range(3, 10)),
-                          path) == []
+    assert (
+        compare_struct(ProducePartitionResponse, _partition_response(specs), frozenset(range(3, 10)), path)
+        == []
+    )
     found = compare_struct(planted, _partition_response(specs), frozenset(range(3, 10)), path)
     assert any(PLANTED[change] in s for s in found), found
 
@@ -137,5 +143,7 @@ def test_a_planted_flexible_version_and_an_invalid_version_are_differences(specs
     moved = KafkaApi(api.key, api.name, api.request, api.response, api.min_version, api.max_version + 5, 8)
     found = compare_api(moved, "request", specs["request"][0])
     assert "Produce request is flexible in versions 8-14; Kafka's in 9-14" in found
-    assert any(s.startswith("Produce request is offered in versions 3-14; Kafka's spec has versions") for s in found)
+    assert any(
+        s.startswith("Produce request is offered in versions 3-14; Kafka's spec has versions") for s in found
+    )
     assert any(s.startswith("ProduceRequest.topic_data.topic_id is not declared") for s in found)

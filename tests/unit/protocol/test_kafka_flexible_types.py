@@ -28,18 +28,35 @@ def reader(data: bytes) -> BinaryReader:
     return BinaryReader(data, Broken, "test data")
 
 
-@pytest.mark.parametrize(("value", "encoded"), [
-    (0, b"\x00"), (1, b"\x01"), (127, b"\x7f"), (128, b"\x80\x01"), (300, b"\xac\x02"),
-    (16384, b"\x80\x80\x01"), (0xFFFFFFFF, b"\xff\xff\xff\xff\x0f"),
-])
+@pytest.mark.parametrize(
+    ("value", "encoded"),
+    [
+        (0, b"\x00"),
+        (1, b"\x01"),
+        (127, b"\x7f"),
+        (128, b"\x80\x01"),
+        (300, b"\xac\x02"),
+        (16384, b"\x80\x80\x01"),
+        (0xFFFFFFFF, b"\xff\xff\xff\xff\x0f"),
+    ],
+)
 def test_unsigned_varints_are_7_bit_groups_low_first(value, encoded):
     assert write_unsigned_varint(value) == encoded
     assert reader(encoded).unsigned_varint() == value
 
 
-@pytest.mark.parametrize(("value", "encoded"), [
-    (0, b"\x00"), (-1, b"\x01"), (1, b"\x02"), (-2, b"\x03"), (63, b"\x7e"), (-64, b"\x7f"), (64, b"\x80\x01"),
-])
+@pytest.mark.parametrize(
+    ("value", "encoded"),
+    [
+        (0, b"\x00"),
+        (-1, b"\x01"),
+        (1, b"\x02"),
+        (-2, b"\x03"),
+        (63, b"\x7e"),
+        (-64, b"\x7f"),
+        (64, b"\x80\x01"),
+    ],
+)
 def test_varints_are_zig_zag(value, encoded):
     assert write_varint(value) == encoded and reader(encoded).varint() == value
     assert write_varlong(value) == encoded and reader(encoded).varlong() == value
@@ -57,8 +74,12 @@ def test_varlong_edges_round_trip(value):
 
 
 def test_out_of_range_values_are_refused_by_the_writers():
-    for write, value in [(write_unsigned_varint, -1), (write_unsigned_varint, 1 << 32), (write_varint, 1 << 31),
-                         (write_varlong, 1 << 63)]:
+    for write, value in [
+        (write_unsigned_varint, -1),
+        (write_unsigned_varint, 1 << 32),
+        (write_varint, 1 << 31),
+        (write_varlong, 1 << 63),
+    ]:
         with pytest.raises(ValueError):
             write(value)
     with pytest.raises(ValueError, match="16 bytes"):
@@ -70,9 +91,15 @@ def test_compact_strings_bytes_and_arrays_count_length_plus_one_and_zero_for_nul
     assert write_compact_nullable_string(None) == b"\x00"
     assert write_compact_nullable_bytes(b"") == b"\x01"
     assert write_compact_array_length(2) == b"\x03" and write_compact_array_length(None) == b"\x00"
-    data = (write_compact_string("h\u00e9") + write_compact_nullable_string(None) + write_compact_nullable_bytes(b"xy")
-            + write_compact_nullable_bytes(None) + write_compact_array_length(0) + write_compact_array_length(None)
-            + write_uuid(bytes(range(16))))
+    data = (
+        write_compact_string("h\u00e9")
+        + write_compact_nullable_string(None)
+        + write_compact_nullable_bytes(b"xy")
+        + write_compact_nullable_bytes(None)
+        + write_compact_array_length(0)
+        + write_compact_array_length(None)
+        + write_uuid(bytes(range(16)))
+    )
     r = reader(data)
     assert r.compact_string() == "h\u00e9" and r.compact_nullable_string() is None
     assert r.compact_bytes() == b"xy" and r.compact_nullable_bytes() is None
@@ -88,19 +115,21 @@ def test_tagged_fields_are_written_in_tag_order_and_read_back_raw():
     assert reader(data).tagged_fields() == {0: b"", 5: b"\x01\x02"}
 
 
-@pytest.mark.parametrize(("data", "read", "message"), [
-    (b"\x80\x80\x80\x80\x80\x01", BinaryReader.unsigned_varint, "longer than 5 bytes"),
-    (b"\xff\xff\xff\xff\x1f", BinaryReader.unsigned_varint, "over 32 bits"),
-    (b"\x80" * 10 + b"\x01", BinaryReader.varlong, "longer than 10 bytes"),
-    (b"\x80", BinaryReader.unsigned_varint, "truncated"),
-    (b"\x00", BinaryReader.compact_string, "null where a string is required"),
-    (b"\x00", BinaryReader.compact_bytes, "null where bytes are required"),
-    (b"\x02\xff", BinaryReader.compact_string, "not UTF-8"),
-    (b"\x05ab", BinaryReader.compact_bytes, "truncated"),
-    (b"\x64\x00", BinaryReader.compact_array_length, "an array of 99 elements in 1 bytes"),
-    (b"\x02\x05\x00\x01\x00", BinaryReader.tagged_fields, "tagged field 1 out of order"),
-])
+@pytest.mark.parametrize(
+    ("data", "read", "message"),
+    [
+        (b"\x80\x80\x80\x80\x80\x01", BinaryReader.unsigned_varint, "longer than 5 bytes"),
+        (b"\xff\xff\xff\xff\x1f", BinaryReader.unsigned_varint, "over 32 bits"),
+        (b"\x80" * 10 + b"\x01", BinaryReader.varlong, "longer than 10 bytes"),
+        (b"\x80", BinaryReader.unsigned_varint, "truncated"),
+        (b"\x00", BinaryReader.compact_string, "null where a string is required"),
+        (b"\x00", BinaryReader.compact_bytes, "null where bytes are required"),
+        (b"\x02\xff", BinaryReader.compact_string, "not UTF-8"),
+        (b"\x05ab", BinaryReader.compact_bytes, "truncated"),
+        (b"\x64\x00", BinaryReader.compact_array_length, "an array of 99 elements in 1 bytes"),
+        (b"\x02\x05\x00\x01\x00", BinaryReader.tagged_fields, "tagged field 1 out of order"),
+    ],
+)
 def test_malformed_flexible_input_raises_the_given_error(data, read, message):
     with pytest.raises(Broken, match=message):
         read(reader(data))
-

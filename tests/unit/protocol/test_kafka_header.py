@@ -26,11 +26,14 @@ def _reader(data: bytes) -> BinaryReader:
     return BinaryReader(data, KafkaHeaderError, "request header")
 
 
-@pytest.mark.parametrize(("version", "encoded"), [
-    (0, b"\x00\x03\x00\x0c\x00\x00\x00\x07"),
-    (1, b"\x00\x03\x00\x0c\x00\x00\x00\x07\x00\x02ab"),
-    (2, b"\x00\x03\x00\x0c\x00\x00\x00\x07\x00\x02ab\x00"),  # the client id keeps its int16 length
-])
+@pytest.mark.parametrize(
+    ("version", "encoded"),
+    [
+        (0, b"\x00\x03\x00\x0c\x00\x00\x00\x07"),
+        (1, b"\x00\x03\x00\x0c\x00\x00\x00\x07\x00\x02ab"),
+        (2, b"\x00\x03\x00\x0c\x00\x00\x00\x07\x00\x02ab\x00"),  # the client id keeps its int16 length
+    ],
+)
 def test_request_headers_at_each_version(version, encoded):
     assert encode_request_header(HEADER, version) == encoded
     reader = _reader(encoded + b"body")

@@ -39,12 +39,18 @@ from kafkette.protocol.apis import fetch, produce
 from kafkette.protocol.kafka_messages import KAFKA_APIS, KafkaApi
 from kafkette.protocol.kafka_schema import SPLICE_MIN_BYTES, ZERO_UUID, Array, KafkaField, KafkaStruct
 
-EXAMPLES = settings(max_examples=8, derandomize=True, deadline=None, database=None,
-                    phases=[Phase.explicit, Phase.generate, Phase.shrink],  # no explain: slow on big messages
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+EXAMPLES = settings(
+    max_examples=8,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    phases=[Phase.explicit, Phase.generate, Phase.shrink],  # no explain: slow on big messages
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 THEIR_CLASSES: dict[str, type[ApiMessage]] = {
-    name: getattr(module, name) for module in (admin, consumer, metadata, producer) for name in module.__all__}
+    name: getattr(module, name) for module in (admin, consumer, metadata, producer) for name in module.__all__
+}
 
 ALIASES = {
     # (our struct, our field): kafka-python's name, where the two differ (same wire layout)
@@ -102,19 +108,29 @@ def _their_struct(k: Any) -> Any:
 
 def _has_tags(kstruct: Any, version: int) -> bool:
     return bool(kstruct.tagged_fields(version)._fields) or any(
-        _has_tags(_their_struct(k), version) for k in kstruct.untagged_fields(version)
-        if k.is_struct() or k.is_struct_array())
+        _has_tags(_their_struct(k), version)
+        for k in kstruct.untagged_fields(version)
+        if k.is_struct() or k.is_struct_array()
+    )
 
 
-CASES = [pytest.param(api, version, kind, id=f"{api.name}{kind}-v{version}")
-         for api in KAFKA_APIS.values() for version in range(api.min_version, api.max_version + 1) for kind in KINDS]
-TAGGED_CASES = [case for case in CASES
-                if _has_tags(_theirs(case.values[0], case.values[2])._struct, case.values[1])]
+CASES = [
+    pytest.param(api, version, kind, id=f"{api.name}{kind}-v{version}")
+    for api in KAFKA_APIS.values()
+    for version in range(api.min_version, api.max_version + 1)
+    for kind in KINDS
+]
+TAGGED_CASES = [
+    case for case in CASES if _has_tags(_theirs(case.values[0], case.values[2])._struct, case.values[1])
+]
 
 
 # -- the schemas, field by field ------------------------------------------------------------
 
-def _compare_schemas(cls: type[KafkaStruct], kstruct: Any, version: int, path: str, problems: list[str]) -> None:
+
+def _compare_schemas(
+    cls: type[KafkaStruct], kstruct: Any, version: int, path: str, problems: list[str]
+) -> None:
     ours = [f for f in cls.kafka_fields() if f.in_version(version) and f.tag is None]
     theirs = kstruct.untagged_fields(version)
     names = [_their_name(cls, f) for f in ours]
@@ -135,7 +151,9 @@ def _compare_schemas(cls: type[KafkaStruct], kstruct: Any, version: int, path: s
         if _our_type(f) != SAME_WIRE.get(their_type, their_type):
             problems.append(f"{where}: type {_our_type(f)}, Kafka's {their_type}")
         if f.nullable_in(version) != k.nullable_for_version_q(version):
-            problems.append(f"{where}: nullable {f.nullable_in(version)}, Kafka's {k.nullable_for_version_q(version)}")
+            problems.append(
+                f"{where}: nullable {f.nullable_in(version)}, Kafka's {k.nullable_for_version_q(version)}"
+            )
         sub = _our_struct(f)
         if sub is not None:
             _compare_schemas(sub, _their_struct(k), version, where, problems)
@@ -166,14 +184,19 @@ _SCALARS = {
     "records": st.binary(max_size=64),
 }
 _OUR_SCALARS = {**_SCALARS, "uuid": st.binary(min_size=16, max_size=16)}
-_THEIR_SCALARS = {**_SCALARS, "uuid": st.just(uuid.UUID(int=0)) | st.uuids(),
-                  "bitfield": st.none() | st.sets(st.integers(0, 31))}
+_THEIR_SCALARS = {
+    **_SCALARS,
+    "uuid": st.just(uuid.UUID(int=0)) | st.uuids(),
+    "bitfield": st.none() | st.sets(st.integers(0, 31)),
+}
 _NEVER_NULL = ("uuid", "bitfield")  # kafka-python's None for these is a value (zero, bit 31), not a null
 
 
 @functools.cache
 def _our_message(cls: type[KafkaStruct], version: int) -> st.SearchStrategy:
-    return st.builds(cls, **{f.name: _our_value(f, version) for f in cls.kafka_fields() if f.in_version(version)})
+    return st.builds(
+        cls, **{f.name: _our_value(f, version) for f in cls.kafka_fields() if f.in_version(version)}
+    )
 
 
 def _our_value(f: KafkaField, version: int) -> st.SearchStrategy:
@@ -197,7 +220,9 @@ def _their_message(kstruct: Any, data_class: Any, version: int, tagged: bool) ->
     if key not in _THEIR_MESSAGES:
         fields = {k.name: _their_value(k, version, tagged) for k in kstruct.untagged_fields(version)}
         if tagged:  # a tagged struct is written without tagged fields of its own
-            fields.update({k.name: _their_value(k, version, False) for k in kstruct.tagged_fields(version)._fields})
+            fields.update(
+                {k.name: _their_value(k, version, False) for k in kstruct.tagged_fields(version)._fields}
+            )
         _THEIR_MESSAGES[key] = st.builds(functools.partial(data_class, version=version), **fields)
     return _THEIR_MESSAGES[key]
 
@@ -217,6 +242,7 @@ def _their_value(k: Any, version: int, tagged: bool) -> st.SearchStrategy:
 
 # -- comparing values -----------------------------------------------------------------------
 
+
 def _normal(their_type: str, value: Any) -> Any:
     """``value`` as both sides can compare it: UUIDs as 16 bytes, bit sets as sets (None for
     Kafka's -2**31, "not asked for"), byte strings as bytes."""
@@ -232,8 +258,9 @@ def _normal(their_type: str, value: Any) -> Any:
     return value
 
 
-def _compare_values(cls: type[KafkaStruct], ours: Any, kstruct: Any, theirs: Any, version: int, path: str,
-                    problems: list[str]) -> None:
+def _compare_values(
+    cls: type[KafkaStruct], ours: Any, kstruct: Any, theirs: Any, version: int, path: str, problems: list[str]
+) -> None:
     """Append to ``problems`` every field of ``cls`` whose value differs between our message
     ``ours`` and kafka-python's ``theirs`` (described by ``kstruct``): those of ``version``, and
     those it lacks, which both sides give their default."""
@@ -245,7 +272,10 @@ def _compare_values(cls: type[KafkaStruct], ours: Any, kstruct: Any, theirs: Any
         if not f.in_version(version):
             k = kstruct.fields.get(_their_name(cls, f))
             if k is not None and f.struct_cls is None:  # (kafka-python has no default for a struct)
-                a, b = _normal(_their_type(k), getattr(ours, f.name)), _normal(_their_type(k), getattr(theirs, k.name))
+                a, b = (
+                    _normal(_their_type(k), getattr(ours, f.name)),
+                    _normal(_their_type(k), getattr(theirs, k.name)),
+                )
                 if a != b:
                     problems.append(f"{where}: absent from v{version}, ours {a!r}, Kafka's default {b!r}")
             continue
@@ -261,8 +291,10 @@ def _compare_values(cls: type[KafkaStruct], ours: Any, kstruct: Any, theirs: Any
             if (a is None) != (b is None):
                 problems.append(f"{where}: ours {a!r}, Kafka's {b!r}")
             elif not (f.nullable_in(version) and k.nullable_for_version_q(version)):
-                problems.append(f"{where}: null, but nullable ours {f.nullable_in(version)}, "
-                                f"Kafka's {k.nullable_for_version_q(version)}")
+                problems.append(
+                    f"{where}: null, but nullable ours {f.nullable_in(version)}, "
+                    f"Kafka's {k.nullable_for_version_q(version)}"
+                )
             continue
         sub = _our_struct(f)
         if f.struct_cls is not None:
@@ -289,7 +321,9 @@ def _their_decode(theirs: type[ApiMessage], body: bytes, version: int) -> Any:
     """
     flexible = theirs.flexible_version_q(version)
     stream = io.BytesIO(body)
-    decoded = theirs._struct.decode(stream, version=version, compact=flexible, tagged=flexible, data_class=theirs)
+    decoded = theirs._struct.decode(
+        stream, version=version, compact=flexible, tagged=flexible, data_class=theirs
+    )
     assert stream.tell() == len(body), f"kafka-python read {stream.tell()} of our {len(body)} bytes"
     return decoded
 
@@ -299,8 +333,9 @@ def _check_we_read(api: KafkaApi, version: int, kind: str, message: Any) -> None
     body = bytes(message.encode(version=version))
     decoded = ours.decode(body, version, api.flexible(version))
     problems: list[str] = []
-    _compare_values(ours, decoded, _theirs(api, kind)._struct, message, version, f"{api.name}{kind} v{version}",
-                    problems)
+    _compare_values(
+        ours, decoded, _theirs(api, kind)._struct, message, version, f"{api.name}{kind} v{version}", problems
+    )
     assert not problems, "\n".join(problems)
 
 
@@ -322,8 +357,9 @@ def test_kafka_python_reads_what_we_encode(api, version, kind, data):
 @given(data=st.data())
 def test_we_read_what_kafka_python_encodes(api, version, kind, data):
     theirs = _theirs(api, kind)
-    _check_we_read(api, version, kind, data.draw(_their_message(theirs._struct, theirs, version, False),
-                                                 label="theirs"))
+    _check_we_read(
+        api, version, kind, data.draw(_their_message(theirs._struct, theirs, version, False), label="theirs")
+    )
 
 
 @pytest.mark.parametrize(("api", "version", "kind"), TAGGED_CASES)
@@ -331,18 +367,27 @@ def test_we_read_what_kafka_python_encodes(api, version, kind, data):
 @given(data=st.data())
 def test_we_skip_the_tagged_fields_kafka_python_sends(api, version, kind, data):
     theirs = _theirs(api, kind)
-    _check_we_read(api, version, kind, data.draw(_their_message(theirs._struct, theirs, version, True),
-                                                 label="theirs"))
+    _check_we_read(
+        api, version, kind, data.draw(_their_message(theirs._struct, theirs, version, True), label="theirs")
+    )
 
 
 def test_tagged_fields_are_checked_where_kafka_has_them():
     names = {case.id for case in TAGGED_CASES}
-    assert {"FetchRequest-v12", "FetchResponse-v12", "ApiVersionsResponse-v3", "CreateTopicsResponse-v7"} <= names
+    assert {
+        "FetchRequest-v12",
+        "FetchResponse-v12",
+        "ApiVersionsResponse-v3",
+        "CreateTopicsResponse-v7",
+    } <= names
 
 
 # -- what a version lacks -------------------------------------------------------------------
 
-def _compare_defaults(cls: type[KafkaStruct], kstruct: Any, version: int, path: str, problems: list[str]) -> None:
+
+def _compare_defaults(
+    cls: type[KafkaStruct], kstruct: Any, version: int, path: str, problems: list[str]
+) -> None:
     """Every field of ``cls`` (and of the structs it holds at ``version``) absent from ``version``
     must default, when decoded, to Kafka's default for it."""
     for f in cls.kafka_fields():
@@ -358,29 +403,55 @@ def _compare_defaults(cls: type[KafkaStruct], kstruct: Any, version: int, path: 
                 problems.append(f"{where} v{version}: ours {ours!r}, Kafka's {theirs!r}")
 
 
-@pytest.mark.parametrize(("api", "kind"), [
-    pytest.param(api, kind, id=api.name + kind) for api in KAFKA_APIS.values() for kind in KINDS])
+@pytest.mark.parametrize(
+    ("api", "kind"),
+    [pytest.param(api, kind, id=api.name + kind) for api in KAFKA_APIS.values() for kind in KINDS],
+)
 def test_a_field_a_version_lacks_reads_as_kafkas_default(api, kind):
     problems: list[str] = []
     for version in range(api.min_version, api.max_version + 1):
-        _compare_defaults(_ours(api, kind), _theirs(api, kind)._struct, version, f"{api.name}{kind}", problems)
+        _compare_defaults(
+            _ours(api, kind), _theirs(api, kind)._struct, version, f"{api.name}{kind}", problems
+        )
     assert not problems, "\n".join(problems)
 
 
 # -- record sets handed to the socket uncopied ---------------------------------------------
 
+
 def _large(name: str, records: bytes) -> KafkaStruct:
     if name == "Produce":
-        return produce.ProduceRequest(acks=-1, timeout_ms=30_000, topic_data=[produce.ProduceTopicData(
-            name="t", partition_data=[produce.ProducePartitionData(index=0, records=records)])])
-    return fetch.FetchResponse(responses=[fetch.FetchTopicResponse(topic="t", partitions=[fetch.FetchPartitionData(
-        partition_index=0, high_watermark=1, aborted_transactions=None, records=records)])])
+        return produce.ProduceRequest(
+            acks=-1,
+            timeout_ms=30_000,
+            topic_data=[
+                produce.ProduceTopicData(
+                    name="t", partition_data=[produce.ProducePartitionData(index=0, records=records)]
+                )
+            ],
+        )
+    return fetch.FetchResponse(
+        responses=[
+            fetch.FetchTopicResponse(
+                topic="t",
+                partitions=[
+                    fetch.FetchPartitionData(
+                        partition_index=0, high_watermark=1, aborted_transactions=None, records=records
+                    )
+                ],
+            )
+        ]
+    )
 
 
-@pytest.mark.parametrize(("api", "version", "kind"), [
-    pytest.param(KAFKA_APIS[key], version, kind, id=f"{KAFKA_APIS[key].name}{kind}-v{version}")
-    for key, kind in ((0, "Request"), (1, "Response")) for version in (KAFKA_APIS[key].min_version,
-                                                                        KAFKA_APIS[key].max_version)])
+@pytest.mark.parametrize(
+    ("api", "version", "kind"),
+    [
+        pytest.param(KAFKA_APIS[key], version, kind, id=f"{KAFKA_APIS[key].name}{kind}-v{version}")
+        for key, kind in ((0, "Request"), (1, "Response"))
+        for version in (KAFKA_APIS[key].min_version, KAFKA_APIS[key].max_version)
+    ],
+)
 def test_a_large_record_set_sent_as_its_own_buffer_reads_back_in_kafka_python(api, version, kind):
     records = bytes(range(256)) * (SPLICE_MIN_BYTES // 256 + 1)
     ours = _large(api.name, records)

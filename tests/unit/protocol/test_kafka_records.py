@@ -23,8 +23,16 @@ def _record(*fields: bytes) -> bytes:
 
 def _simple(key=b"k", value=b"v", headers=b"\x00", offset_delta=0) -> bytes:
     """One record's fields: attributes, timestamp delta 0, the offset delta, key, value, headers."""
-    return (b"\x00" + write_varlong(0) + write_varint(offset_delta) + write_varint(len(key)) + key
-            + write_varint(len(value)) + value + headers)
+    return (
+        b"\x00"
+        + write_varlong(0)
+        + write_varint(offset_delta)
+        + write_varint(len(key))
+        + key
+        + write_varint(len(value))
+        + value
+        + headers
+    )
 
 
 def test_rows_round_trip_with_nulls_empties_large_lengths_and_extreme_deltas():
@@ -36,30 +44,47 @@ def test_rows_round_trip_with_nulls_empties_large_lengths_and_extreme_deltas():
 
 def test_one_record_has_kafkas_exact_layout():
     data = encode_default_records([[1, 2, b"k", None, [["h", b"v"]]]])
-    body = (b"\x00" + write_varlong(2) + write_varint(1) + write_varint(1) + b"k" + write_varint(-1)
-            + write_varint(1) + write_varint(1) + b"h" + write_varint(1) + b"v")
+    body = (
+        b"\x00"
+        + write_varlong(2)
+        + write_varint(1)
+        + write_varint(1)
+        + b"k"
+        + write_varint(-1)
+        + write_varint(1)
+        + write_varint(1)
+        + b"h"
+        + write_varint(1)
+        + b"v"
+    )
     assert data == write_varint(len(body)) + body
 
 
 def test_tuples_and_none_headers_encode_like_lists():
     assert encode_default_records([(0, 0, b"k", b"v", (("h", b"x"),))]) == encode_default_records(
-        [[0, 0, b"k", b"v", [["h", b"x"]]]])
-    assert encode_default_records([(0, 0, b"k", b"v", None)]) == encode_default_records([[0, 0, b"k", b"v", []]])
+        [[0, 0, b"k", b"v", [["h", b"x"]]]]
+    )
+    assert encode_default_records([(0, 0, b"k", b"v", None)]) == encode_default_records(
+        [[0, 0, b"k", b"v", []]]
+    )
 
 
 def test_an_empty_section_holds_zero_records():
     assert decode_default_records(b"", 0) == []
 
 
-@pytest.mark.parametrize("row, error", [
-    ([0, 0, "a str key", b"v", []], TypeError),
-    ([0, 0, b"k", 12, []], TypeError),
-    ([0, 0, b"k", b"v", [[b"bytes key", b"v"]]], TypeError),
-    ([0, 0, b"k", b"v", [["h", "str value"]]], TypeError),
-    ([1 << 31, 0, b"k", b"v", []], ValueError),
-    ([0, 1 << 63, b"k", b"v", []], ValueError),
-    ([0, 0, b"k"], ValueError),
-])
+@pytest.mark.parametrize(
+    "row, error",
+    [
+        ([0, 0, "a str key", b"v", []], TypeError),
+        ([0, 0, b"k", 12, []], TypeError),
+        ([0, 0, b"k", b"v", [[b"bytes key", b"v"]]], TypeError),
+        ([0, 0, b"k", b"v", [["h", "str value"]]], TypeError),
+        ([1 << 31, 0, b"k", b"v", []], ValueError),
+        ([0, 1 << 63, b"k", b"v", []], ValueError),
+        ([0, 0, b"k"], ValueError),
+    ],
+)
 def test_rows_kafkas_encoding_cannot_hold_are_refused(row, error):
     with pytest.raises(error):
         encode_default_records([row])
@@ -80,26 +105,38 @@ def test_a_count_above_or_below_the_records_held_is_corrupt():
         decode_default_records(data, 2)
 
 
-@pytest.mark.parametrize("data, match", [
-    (b"\xff\xff\xff\xff\xff\x01" + _simple(), "longer than 5 bytes"),  # the length varint
-    (b"\xff\xff\xff\xff\x7f" + _simple(), "over 32 bits"),
-    (_record(b"\x00" + b"\xff" * 10 + b"\x01", _simple()[2:]), "longer than 10 bytes"),  # timestamp varlong
-    (_record(b"\x00\x00" + b"\xff" * 5 + b"\x01", _simple()[3:]), "longer than 5 bytes"),  # offset varint
-])
+@pytest.mark.parametrize(
+    "data, match",
+    [
+        (b"\xff\xff\xff\xff\xff\x01" + _simple(), "longer than 5 bytes"),  # the length varint
+        (b"\xff\xff\xff\xff\x7f" + _simple(), "over 32 bits"),
+        (
+            _record(b"\x00" + b"\xff" * 10 + b"\x01", _simple()[2:]),
+            "longer than 10 bytes",
+        ),  # timestamp varlong
+        (_record(b"\x00\x00" + b"\xff" * 5 + b"\x01", _simple()[3:]), "longer than 5 bytes"),  # offset varint
+    ],
+)
 def test_varints_longer_than_kafka_allows_are_corrupt(data, match):
     with pytest.raises(CorruptRecordError, match=match):
         decode_default_records(data, 1)
 
 
-@pytest.mark.parametrize("fields, match", [
-    (b"\x00\x00\x00" + write_varint(-2) + b"\x02v\x00", "key length -2"),
-    (b"\x00\x00\x00\x02k" + write_varint(-3) + b"\x00", "value length -3"),
-    (_simple(headers=write_varint(-1)), "-1 headers"),
-    (_simple(headers=write_varint(1_000)), "1000 headers"),
-    (_simple(headers=write_varint(1) + write_varint(-1) + write_varint(-1)), "header key length -1"),
-    (_simple(headers=write_varint(1) + write_varint(2) + b"\xc3\x28" + write_varint(-1)), "not UTF-8"),
-    (_simple(headers=write_varint(1) + write_varint(1) + b"h" + write_varint(-2)), "header value length -2"),
-])
+@pytest.mark.parametrize(
+    "fields, match",
+    [
+        (b"\x00\x00\x00" + write_varint(-2) + b"\x02v\x00", "key length -2"),
+        (b"\x00\x00\x00\x02k" + write_varint(-3) + b"\x00", "value length -3"),
+        (_simple(headers=write_varint(-1)), "-1 headers"),
+        (_simple(headers=write_varint(1_000)), "1000 headers"),
+        (_simple(headers=write_varint(1) + write_varint(-1) + write_varint(-1)), "header key length -1"),
+        (_simple(headers=write_varint(1) + write_varint(2) + b"\xc3\x28" + write_varint(-1)), "not UTF-8"),
+        (
+            _simple(headers=write_varint(1) + write_varint(1) + b"h" + write_varint(-2)),
+            "header value length -2",
+        ),
+    ],
+)
 def test_negative_lengths_impossible_header_counts_and_bad_utf8_keys_are_corrupt(fields, match):
     with pytest.raises(CorruptRecordError, match=match):
         decode_default_records(_record(fields), 1)

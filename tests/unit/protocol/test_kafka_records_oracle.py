@@ -32,13 +32,22 @@ from kafkette.protocol.record_batch import (  # noqa: E402
 
 CODECS = [COMPRESSION_NONE, COMPRESSION_GZIP, COMPRESSION_SNAPPY, COMPRESSION_LZ4, COMPRESSION_ZSTD]
 READERS = {"cython": default_records.DefaultRecordBatch, "python": default_records._DefaultRecordBatchPy}
-BUILDERS = {"cython": default_records.DefaultRecordBatchBuilder,
-            "python": default_records._DefaultRecordBatchBuilderPy}
+BUILDERS = {
+    "cython": default_records.DefaultRecordBatchBuilder,
+    "python": default_records._DefaultRecordBatchBuilderPy,
+}
 MEMORY_RECORDS = {"cython": memory_records.MemoryRecords, "python": memory_records._MemoryRecordsPy}
 PRODUCER = dict(producer_id=42, producer_epoch=3, base_sequence=17)
 
-RECORDS = [(b"flight-%d" % i, b"delay=%d;" % i * 40, [("src", b"jfk"), ("\u00e9t\u00e9", None)], 1_700_000_000_000 + i)
-           for i in range(40)]
+RECORDS = [
+    (
+        b"flight-%d" % i,
+        b"delay=%d;" % i * 40,
+        [("src", b"jfk"), ("\u00e9t\u00e9", None)],
+        1_700_000_000_000 + i,
+    )
+    for i in range(40)
+]
 RECORDS += [
     (None, b"keyless", None, 1_700_000_000_005),
     (b"tombstone", None, [], 1_699_999_999_000),  # a negative timestamp delta
@@ -48,8 +57,11 @@ RECORDS += [
 
 
 def _ours(batch):
-    return [(r.offset, r.timestamp, r.key, r.value, [tuple(h) for h in r.headers])
-            for pos, header in iter_batches(batch) for r in decode_records(batch, pos, header)]
+    return [
+        (r.offset, r.timestamp, r.key, r.value, [tuple(h) for h in r.headers])
+        for pos, header in iter_batches(batch)
+        for r in decode_records(batch, pos, header)
+    ]
 
 
 def _theirs(batch, reader):
@@ -61,15 +73,34 @@ def _theirs(batch, reader):
 
 def _header_as_aiokafka_reads_it(batch, reader):
     parsed = reader(bytes(batch))
-    return (parsed.base_offset, parsed.compression_type, parsed.timestamp_type, parsed.last_offset_delta,
-            parsed.first_timestamp, parsed.max_timestamp, parsed.producer_id, parsed.producer_epoch,
-            parsed.base_sequence, parsed.is_transactional)
+    return (
+        parsed.base_offset,
+        parsed.compression_type,
+        parsed.timestamp_type,
+        parsed.last_offset_delta,
+        parsed.first_timestamp,
+        parsed.max_timestamp,
+        parsed.producer_id,
+        parsed.producer_epoch,
+        parsed.base_sequence,
+        parsed.is_transactional,
+    )
 
 
 def _header_as_we_wrote_it(batch):
     h = read_header(batch)
-    return (h.base_offset, h.compression, h.timestamp_type, h.last_offset_delta, h.base_timestamp,
-            h.max_timestamp, h.producer_id, h.producer_epoch, h.base_sequence, bool(h.attributes & 0x10))
+    return (
+        h.base_offset,
+        h.compression,
+        h.timestamp_type,
+        h.last_offset_delta,
+        h.base_timestamp,
+        h.max_timestamp,
+        h.producer_id,
+        h.producer_epoch,
+        h.base_sequence,
+        bool(h.attributes & 0x10),
+    )
 
 
 @pytest.mark.parametrize("reader", READERS.values(), ids=READERS.keys())
@@ -100,10 +131,12 @@ def test_aiokafka_gives_log_append_time_to_every_record_of_a_converted_batch(rea
 
 @pytest.mark.parametrize("impl", MEMORY_RECORDS.keys())
 def test_aiokafka_walks_a_converted_fetch_of_mixed_batches_and_stops_at_the_partial_tail(impl):
-    parts = [build_kafka_batch(RECORDS[:10], base_offset=0, compression=COMPRESSION_SNAPPY),
-             build_batch(RECORDS[10:20], base_offset=10, compression=COMPRESSION_ZSTD),
-             build_batch(RECORDS[20:30], base_offset=20),
-             build_kafka_batch(RECORDS[30:], base_offset=30, compression=COMPRESSION_GZIP)]
+    parts = [
+        build_kafka_batch(RECORDS[:10], base_offset=0, compression=COMPRESSION_SNAPPY),
+        build_batch(RECORDS[10:20], base_offset=10, compression=COMPRESSION_ZSTD),
+        build_batch(RECORDS[20:30], base_offset=20),
+        build_kafka_batch(RECORDS[30:], base_offset=30, compression=COMPRESSION_GZIP),
+    ]
     data = b"".join(parts) + build_batch(RECORDS[:3], base_offset=len(RECORDS))[:70]
     converted = to_kafka_encoding(data)
     fetched = MEMORY_RECORDS[impl](bytes(converted))
@@ -125,15 +158,24 @@ def test_batches_built_by_aiokafka_decode_with_our_reader(codec, builder):
     [(_, header)] = validate_batches(batch)  # whole, CRC valid
     assert (header.compression, header.msgpack_records, header.records_count) == (codec, False, len(RECORDS))
     assert (header.producer_id, header.producer_epoch, header.base_sequence) == (42, 3, 17)
-    assert _ours(batch) == [(i, ts, k, v, [tuple(h) for h in hs or []]) for i, (k, v, hs, ts) in enumerate(RECORDS)]
+    assert _ours(batch) == [
+        (i, ts, k, v, [tuple(h) for h in hs or []]) for i, (k, v, hs, ts) in enumerate(RECORDS)
+    ]
     assert _ours(batch) == _theirs(batch, READERS["python"])
 
 
 def test_raw_snappy_records_as_librdkafka_may_send_them_decode():
-    rows = [[i, ts - RECORDS[0][3], k, v, [list(h) for h in hs or []]] for i, (k, v, hs, ts) in enumerate(RECORDS)]
+    rows = [
+        [i, ts - RECORDS[0][3], k, v, [list(h) for h in hs or []]] for i, (k, v, hs, ts) in enumerate(RECORDS)
+    ]
     payload = bytes(aiokafka_codec.snappy_encode(encode_default_records(rows), xerial_compatible=False))
     assert not payload.startswith(b"\x82SNAPPY")
-    batch = build_batch_from_payload(payload, record_count=len(rows), base_timestamp=RECORDS[0][3],
-                                     max_timestamp=max(r[3] for r in RECORDS), attributes=COMPRESSION_SNAPPY)
+    batch = build_batch_from_payload(
+        payload,
+        record_count=len(rows),
+        base_timestamp=RECORDS[0][3],
+        max_timestamp=max(r[3] for r in RECORDS),
+        attributes=COMPRESSION_SNAPPY,
+    )
     assert _ours(batch) == _theirs(batch, READERS["python"])
     assert [r[2] for r in _ours(batch)] == [r[0] for r in RECORDS]

@@ -106,7 +106,10 @@ async def test_streams_of_one_thread_share_the_receive_buffer_without_mixing_the
     streams = [FrameStream(MAX_FRAME) for _ in range(3)]
     for stream in streams:
         stream.connection_made(RecordingTransport())
-    bodies = [[rng.randbytes(rng.choice([0, 5, 900, SCRATCH_BYTES - 4, 70_000])) for _ in range(20)] for _ in streams]
+    bodies = [
+        [rng.randbytes(rng.choice([0, 5, 900, SCRATCH_BYTES - 4, 70_000])) for _ in range(20)]
+        for _ in streams
+    ]
     pending = [b"".join(frame(b) for b in stream_bodies) for stream_bodies in bodies]
     while any(pending):  # interleave reads of random sizes across the streams
         i = rng.randrange(len(streams))

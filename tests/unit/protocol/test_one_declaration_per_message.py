@@ -45,7 +45,9 @@ def test_a_shared_struct_writes_kafkas_bytes_as_a_kafka_only_declaration_does(ve
 
 def test_a_field_kafka_does_not_carry_rides_msgpack_only_and_is_its_default_when_read_from_kafka():
     shared = Shared(topic="t", leader_epoch=7, rack="r", replica_epoch=9, cluster_id="c")
-    assert shared.to_wire(3) == ["t", 7, "r", 9, "c"], "msgpack: every field of the version, tagged ones in place"
+    assert shared.to_wire(3) == ["t", 7, "r", 9, "c"], (
+        "msgpack: every field of the version, tagged ones in place"
+    )
     assert Shared.from_wire(shared.to_wire(3), 3) == shared
     back = Shared.decode(_kafka_bytes(shared, 3), 3, True)
     assert (back.topic, back.leader_epoch, back.rack, back.cluster_id) == ("t", 7, "r", "c")
@@ -53,15 +55,19 @@ def test_a_field_kafka_does_not_carry_rides_msgpack_only_and_is_its_default_when
 
 
 def test_fields_absent_from_a_kafka_version_read_back_as_their_defaults():
-    back = Shared.decode(_kafka_bytes(Shared(topic="t", leader_epoch=7, rack="r", cluster_id="c"), 0), 0, False)
+    back = Shared.decode(
+        _kafka_bytes(Shared(topic="t", leader_epoch=7, rack="r", cluster_id="c"), 0), 0, False
+    )
     assert (back.topic, back.leader_epoch, back.rack, back.cluster_id) == ("t", -1, None, None)
 
 
 def test_a_null_where_kafkas_version_allows_none_is_written_as_the_default_and_kept_on_msgpack():
     assert Shared.decode(_kafka_bytes(Shared(topic=None), 1), 1, False).topic == "", (
-        "Kafka's wire: a null where the version allows none is the default")
+        "Kafka's wire: a null where the version allows none is the default"
+    )
     assert Shared.from_wire(Shared(topic="t", rack=None).to_wire(3), 3).rack is None, (
-        "msgpack: nullable at every version")
+        "msgpack: nullable at every version"
+    )
 
 
 def _shared_apis() -> list[tuple[str, int]]:
@@ -69,9 +75,12 @@ def _shared_apis() -> list[tuple[str, int]]:
 
 
 def test_every_api_both_listeners_speak_is_declared_once():
-    twice = {name for name, key in _shared_apis()
-             if KAFKA_APIS[key].request is not API_REGISTRY[key].request
-             or KAFKA_APIS[key].response is not API_REGISTRY[key].response}
+    twice = {
+        name
+        for name, key in _shared_apis()
+        if KAFKA_APIS[key].request is not API_REGISTRY[key].request
+        or KAFKA_APIS[key].response is not API_REGISTRY[key].response
+    }
     assert twice == set(), "declare these once, in Kafka's versions (kafkette.protocol.schema)"
 
 
@@ -79,7 +88,8 @@ def test_every_api_both_listeners_speak_is_declared_once():
 def test_an_api_declared_once_speaks_kafkas_versions_on_msgpack_and_reaches_the_broker_as_decoded(name, key):
     api, spec = KAFKA_APIS[key], API_REGISTRY[key]
     assert (spec.min_version, spec.max_version) == (api.min_version, api.max_version), (
-        "msgpack versions are Kafka's versions")
+        "msgpack versions are Kafka's versions"
+    )
     if key in TRANSLATIONS:  # ApiVersions is answered by the Kafka listener itself
         request = api.request()
         assert TRANSLATIONS[key].to_internal(request, api.max_version) is request

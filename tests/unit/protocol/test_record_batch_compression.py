@@ -25,7 +25,9 @@ from kafkette.protocol.record_batch import (
 )
 
 CODECS = [COMPRESSION_NONE, COMPRESSION_GZIP, COMPRESSION_SNAPPY, COMPRESSION_LZ4, COMPRESSION_ZSTD]
-ROWS = [(b"k%d" % i, b"value-%d " % i * 20, [("trace", b"t%d" % i), ("null", None)], 5_000 + i) for i in range(50)]
+ROWS = [
+    (b"k%d" % i, b"value-%d " % i * 20, [("trace", b"t%d" % i), ("null", None)], 5_000 + i) for i in range(50)
+]
 ROWS.append((None, None, None, 4_000))  # a tombstone without key, headers or a later timestamp
 
 
@@ -58,8 +60,13 @@ def test_compressed_batch_is_smaller_and_keeps_offsets_assigned_in_place(codec):
 
 
 def test_batch_with_a_crc_valid_but_undecompressable_payload_is_corrupt():
-    batch = build_batch_from_payload(b"not gzip at all", record_count=1, base_timestamp=1, max_timestamp=1,
-                                     attributes=COMPRESSION_GZIP | RECORDS_MSGPACK_MASK)
+    batch = build_batch_from_payload(
+        b"not gzip at all",
+        record_count=1,
+        base_timestamp=1,
+        max_timestamp=1,
+        attributes=COMPRESSION_GZIP | RECORDS_MSGPACK_MASK,
+    )
     validate_batches(batch)
     with pytest.raises(CorruptRecordError, match="gzip"):
         decode_records(batch)
@@ -67,8 +74,13 @@ def test_batch_with_a_crc_valid_but_undecompressable_payload_is_corrupt():
 
 def test_batch_whose_compressed_records_disagree_with_its_record_count_is_corrupt():
     payload = compress(COMPRESSION_ZSTD, msgpack.packb([[0, 0, None, b"v", []]], use_bin_type=True))
-    batch = build_batch_from_payload(payload, record_count=2, base_timestamp=1, max_timestamp=1,
-                                     attributes=COMPRESSION_ZSTD | RECORDS_MSGPACK_MASK)
+    batch = build_batch_from_payload(
+        payload,
+        record_count=2,
+        base_timestamp=1,
+        max_timestamp=1,
+        attributes=COMPRESSION_ZSTD | RECORDS_MSGPACK_MASK,
+    )
     with pytest.raises(CorruptRecordError, match="declares 2 records but holds 1"):
         decode_records(batch)
 

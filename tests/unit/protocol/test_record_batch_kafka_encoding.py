@@ -35,20 +35,33 @@ from kafkette.protocol.record_batch import (
 )
 
 CODECS = [COMPRESSION_NONE, COMPRESSION_GZIP, COMPRESSION_SNAPPY, COMPRESSION_LZ4, COMPRESSION_ZSTD]
-RECORDS = [(b"k%d" % i, b"value-%d " % i * 20, [("trace", b"t%d" % i), ("null", None)], 5_000 + i) for i in range(30)]
+RECORDS = [
+    (b"k%d" % i, b"value-%d " % i * 20, [("trace", b"t%d" % i), ("null", None)], 5_000 + i) for i in range(30)
+]
 RECORDS.append((None, None, None, 4_000))
 PRODUCER = dict(producer_id=42, producer_epoch=3, base_sequence=17)
 
 
 def _records(batch):
-    return [(r.offset, r.timestamp, r.key, r.value, r.headers)
-            for pos, header in iter_batches(batch) for r in decode_records(batch, pos, header)]
+    return [
+        (r.offset, r.timestamp, r.key, r.value, r.headers)
+        for pos, header in iter_batches(batch)
+        for r in decode_records(batch, pos, header)
+    ]
 
 
 def _header_fields(header):
-    return (header.base_offset, header.partition_leader_epoch, header.last_offset_delta, header.base_timestamp,
-            header.max_timestamp, header.producer_id, header.producer_epoch, header.base_sequence,
-            header.records_count)
+    return (
+        header.base_offset,
+        header.partition_leader_epoch,
+        header.last_offset_delta,
+        header.base_timestamp,
+        header.max_timestamp,
+        header.producer_id,
+        header.producer_epoch,
+        header.base_sequence,
+        header.records_count,
+    )
 
 
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: NAME_BY_CODEC[c])
@@ -86,8 +99,13 @@ def test_msgpack_records_without_the_bit_are_read_as_kafkas_and_refused_as_corru
 
 def test_kafka_framed_payload_under_the_msgpack_bit_is_corrupt():
     payload = compress_kafka(COMPRESSION_SNAPPY, msgpack.packb([[0, 0, None, b"v", []]], use_bin_type=True))
-    batch = build_batch_from_payload(payload, record_count=1, base_timestamp=1, max_timestamp=1,
-                                     attributes=COMPRESSION_SNAPPY | RECORDS_MSGPACK_MASK)
+    batch = build_batch_from_payload(
+        payload,
+        record_count=1,
+        base_timestamp=1,
+        max_timestamp=1,
+        attributes=COMPRESSION_SNAPPY | RECORDS_MSGPACK_MASK,
+    )
     with pytest.raises(CorruptRecordError, match="snappy"):
         decode_records(batch)
 
@@ -167,8 +185,8 @@ def test_mixed_batches_convert_only_the_msgpack_ones_and_keep_kafkas_bytes():
     batches = validate_batches(converted)
     assert [h.msgpack_records for _, h in batches] == [False] * 4
     assert [h.base_offset for _, h in batches] == [0, 3, 6, 7]
-    assert converted[:len(kafka_1)] == kafka_1
-    assert converted[batches[2][0]:batches[3][0]] == kafka_2
+    assert converted[: len(kafka_1)] == kafka_1
+    assert converted[batches[2][0] : batches[3][0]] == kafka_2
     assert _records(converted) == _records(data)
 
 
@@ -207,8 +225,9 @@ def test_a_msgpack_batch_failing_its_crc_is_corrupt_not_laundered_with_a_new_crc
 
 def test_msgpack_records_kafkas_encoding_cannot_hold_are_corrupt():
     payload = msgpack.packb([[0, 0, "a str key", b"v", []]], use_bin_type=True)
-    batch = build_batch_from_payload(payload, record_count=1, base_timestamp=1, max_timestamp=1,
-                                     attributes=RECORDS_MSGPACK_MASK)
+    batch = build_batch_from_payload(
+        payload, record_count=1, base_timestamp=1, max_timestamp=1, attributes=RECORDS_MSGPACK_MASK
+    )
     with pytest.raises(CorruptRecordError, match="do not fit Kafka's encoding"):
         to_kafka_encoding(batch)
 

@@ -54,8 +54,12 @@ def test_metadata_v4_adds_allow_auto_topic_creation_as_kafkas_versions_do():
 
 
 def test_nested_structs_round_trip_and_compare_equal():
-    req = ProduceRequest(acks=1, topic_data=[ProduceTopicData(name="t", partition_data=[
-        ProducePartitionData(index=0, records=b"abc")])])
+    req = ProduceRequest(
+        acks=1,
+        topic_data=[
+            ProduceTopicData(name="t", partition_data=[ProducePartitionData(index=0, records=b"abc")])
+        ],
+    )
     assert ProduceRequest.from_wire(req.to_wire(0), 0) == req
 
 
@@ -65,8 +69,11 @@ def test_unknown_constructor_field_is_a_type_error():
 
 
 def test_broker_heartbeat_carries_offline_replicas_from_version_1():
-    request = BrokerHeartbeatRequest(broker_id=2, broker_epoch=7, offline_replicas=[
-        BrokerHeartbeatOfflineReplicaTopic(topic_name="t", partitions=[0, 3])])
+    request = BrokerHeartbeatRequest(
+        broker_id=2,
+        broker_epoch=7,
+        offline_replicas=[BrokerHeartbeatOfflineReplicaTopic(topic_name="t", partitions=[0, 3])],
+    )
     assert API_REGISTRY[ApiKey.BROKER_HEARTBEAT].max_version == 1
     v1 = BrokerHeartbeatRequest.from_wire(request.to_wire(1), 1)
     assert [(t.topic_name, t.partitions) for t in v1.offline_replicas] == [("t", [0, 3])]
@@ -74,11 +81,24 @@ def test_broker_heartbeat_carries_offline_replicas_from_version_1():
 
 
 def test_a_bad_nested_value_is_reported_with_its_full_path():
-    request = ProduceRequest(acks=1, topic_data=[ProduceTopicData(name="t", partition_data=[
-        ProducePartitionData(index=0, records=b"ok"), ProducePartitionData(index=1, records=b"ok")])])
+    request = ProduceRequest(
+        acks=1,
+        topic_data=[
+            ProduceTopicData(
+                name="t",
+                partition_data=[
+                    ProducePartitionData(index=0, records=b"ok"),
+                    ProducePartitionData(index=1, records=b"ok"),
+                ],
+            )
+        ],
+    )
     wire = request.to_wire(0)
     wire[3][0][1][1][1] = "not bytes"
-    with pytest.raises(SchemaError, match=r"^ProduceRequest\.topic_data\[0\]\.partition_data\[1\]\.records: "
-                                          r"expected bytes, got str$"):
+    with pytest.raises(
+        SchemaError,
+        match=r"^ProduceRequest\.topic_data\[0\]\.partition_data\[1\]\.records: "
+        r"expected bytes, got str$",
+    ):
         ProduceRequest.from_wire(wire, 0)
     assert ProduceRequest.from_wire(request.to_wire(0), 0) == request

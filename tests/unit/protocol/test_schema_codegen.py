@@ -79,7 +79,9 @@ def _valid(rng: random.Random, ftype: Any, version: int, depth: int = 0) -> Any:
     if kind is Nullable:
         return None if rng.random() < 0.3 else _valid(rng, ftype.inner, version, depth)
     if kind is Array:
-        return [_valid(rng, ftype.inner, version, depth + 1) for _ in range(rng.randint(0, 2 if depth < 3 else 0))]
+        return [
+            _valid(rng, ftype.inner, version, depth + 1) for _ in range(rng.randint(0, 2 if depth < 3 else 0))
+        ]
     if kind is StructType:
         return [_valid(rng, f.type, version, depth + 1) for f in ftype.cls.fields_for(version)]
     return rng.choice([None, 1, "x"])
@@ -109,9 +111,9 @@ def _mutate(rng: random.Random, wire: Any, cls: type[Struct], version: int) -> A
         j = rng.randrange(len(out[i]))
         element = inner.inner
         if type(element) is StructType and type(out[i][j]) is list:
-            out[i] = out[i][:j] + [_mutate(rng, out[i][j], element.cls, version)] + out[i][j + 1:]
+            out[i] = out[i][:j] + [_mutate(rng, out[i][j], element.cls, version)] + out[i][j + 1 :]
         else:
-            out[i] = out[i][:j] + [_wrong(rng, element)] + out[i][j + 1:]
+            out[i] = out[i][:j] + [_wrong(rng, element)] + out[i][j + 1 :]
     else:
         out[i] = _wrong(rng, ftype)
     return out
@@ -120,7 +122,9 @@ def _mutate(rng: random.Random, wire: Any, cls: type[Struct], version: int) -> A
 def _reference_encode(ftype: Any, value: Any, version: int) -> Any:
     """The field types' own ``to_wire``, with nested structs interpreted too."""
     if type(ftype) is StructType:
-        return [_reference_encode(f.type, getattr(value, f.name), version) for f in ftype.cls.fields_for(version)]
+        return [
+            _reference_encode(f.type, getattr(value, f.name), version) for f in ftype.cls.fields_for(version)
+        ]
     if type(ftype) is Array:
         return [_reference_encode(ftype.inner, v, version) for v in value]
     if type(ftype) is Nullable:
@@ -147,8 +151,9 @@ def test_generated_decoder_accepts_and_refuses_what_the_interpretation_does(cls,
             assert generated == interpreted, f"{cls.__name__} v{version}: {candidate!r}"
             if generated[0] == "ok":
                 assert cls.from_wire(candidate, version) == interpreted[1]
-                assert encoder(cls, version)(interpreted[1]) == _reference_encode(StructType(cls), interpreted[1],
-                                                                                    version)
+                assert encoder(cls, version)(interpreted[1]) == _reference_encode(
+                    StructType(cls), interpreted[1], version
+                )
 
 
 def test_from_wire_still_names_the_path_of_a_refused_value():

@@ -62,8 +62,9 @@ def handler():
 
 @pytest.fixture
 async def server(handler):
-    server = SocketServer("127.0.0.1", 0, handler, max_request_bytes=MAX_REQUEST_BYTES, max_queued_requests=16,
-                          broker_id=1)
+    server = SocketServer(
+        "127.0.0.1", 0, handler, max_request_bytes=MAX_REQUEST_BYTES, max_queued_requests=16, broker_id=1
+    )
     await server.start()
     yield server
     await server.stop()
@@ -83,7 +84,9 @@ class Client:
         await self.writer.drain()
 
     async def send(self, correlation_id: int, request=None) -> None:
-        await self.send_raw(encode_request(request or ApiVersionsRequest(), STUB_VERSION, correlation_id, "test"))
+        await self.send_raw(
+            encode_request(request or ApiVersionsRequest(), STUB_VERSION, correlation_id, "test")
+        )
 
     async def receive(self, version: int = STUB_VERSION) -> tuple[int, ApiVersionsResponse]:
         async with asyncio.timeout(WAIT_S):
@@ -157,7 +160,9 @@ async def test_frame_of_exactly_max_request_bytes_is_accepted(server):
     await client.close()
 
 
-async def test_schema_error_on_an_api_with_a_top_level_error_code_is_answered_invalid_request(server, handler):
+async def test_schema_error_on_an_api_with_a_top_level_error_code_is_answered_invalid_request(
+    server, handler
+):
     client = await Client.connect(server)
     await client.send_raw(raw_request(int(ApiKey.API_VERSIONS), 0, 7, [123, "0"]))
     correlation_id, response = await client.receive(0)
@@ -214,8 +219,9 @@ async def test_a_handler_answering_close_connection_closes_it_after_the_answers_
 
 
 async def test_stop_closes_open_connections(handler):
-    server = SocketServer("127.0.0.1", 0, handler, max_request_bytes=MAX_REQUEST_BYTES, max_queued_requests=16,
-                          broker_id=1)
+    server = SocketServer(
+        "127.0.0.1", 0, handler, max_request_bytes=MAX_REQUEST_BYTES, max_queued_requests=16, broker_id=1
+    )
     await server.start()
     client = await Client.connect(server)
     await client.send(1)
@@ -227,27 +233,39 @@ async def test_stop_closes_open_connections(handler):
 
 
 async def test_answers_ready_together_leave_in_one_write_in_request_order(handler):
-    server = SocketServer("127.0.0.1", 0, handler, max_request_bytes=MAX_REQUEST_BYTES, max_queued_requests=16,
-                          broker_id=1)
+    server = SocketServer(
+        "127.0.0.1", 0, handler, max_request_bytes=MAX_REQUEST_BYTES, max_queued_requests=16, broker_id=1
+    )
     transport = RecordingTransport()
     stream = FrameStream(MAX_REQUEST_BYTES)
     stream.connection_made(transport)
-    feed(stream, b"".join(encode_request(ApiVersionsRequest(), 0, correlation_id, "test")
-                          for correlation_id in range(1, 6)))
+    feed(
+        stream,
+        b"".join(
+            encode_request(ApiVersionsRequest(), 0, correlation_id, "test") for correlation_id in range(1, 6)
+        ),
+    )
     stream.eof_received()
     await asyncio.wait_for(Connection(server, stream).run(), WAIT_S)
     assert len(transport.calls) == 1
     data, ids = transport.calls[0], []
     while data:
         (length,) = LENGTH.unpack_from(data)
-        ids.append(decode_response_envelope(data[4:4 + length])[0])
-        data = data[4 + length:]
+        ids.append(decode_response_envelope(data[4 : 4 + length])[0])
+        data = data[4 + length :]
     assert ids == [1, 2, 3, 4, 5]
 
 
 async def _limited_server(handler, **limits) -> SocketServer:
-    server = SocketServer("127.0.0.1", 0, handler, max_request_bytes=MAX_REQUEST_BYTES, max_queued_requests=16,
-                          broker_id=1, **limits)
+    server = SocketServer(
+        "127.0.0.1",
+        0,
+        handler,
+        max_request_bytes=MAX_REQUEST_BYTES,
+        max_queued_requests=16,
+        broker_id=1,
+        **limits,
+    )
     await server.start()
     return server
 
@@ -319,8 +337,14 @@ async def _until(predicate) -> None:
 
 
 async def test_a_busy_port_is_named_with_its_address(server, handler):
-    taken = SocketServer("127.0.0.1", server.bound_port, handler, max_request_bytes=MAX_REQUEST_BYTES,
-                         max_queued_requests=16, broker_id=2)
+    taken = SocketServer(
+        "127.0.0.1",
+        server.bound_port,
+        handler,
+        max_request_bytes=MAX_REQUEST_BYTES,
+        max_queued_requests=16,
+        broker_id=2,
+    )
     with pytest.raises(OSError) as raised:
         await taken.start()
     assert str(raised.value) == f"cannot listen on 127.0.0.1:{server.bound_port}: address already in use"

@@ -42,8 +42,9 @@ def test_older_offset_commit_values_decode() -> None:
 
 
 def test_group_metadata_round_trip_and_tombstone() -> None:
-    member = MemberMetadataValue("consumer-1-x", "instance-1", "consumer-1", "/127.0.0.1", 300000, 45000,
-                                 b"\x00sub", b"\x00assign")
+    member = MemberMetadataValue(
+        "consumer-1-x", "instance-1", "consumer-1", "/127.0.0.1", 300000, 45000, b"\x00sub", b"\x00assign"
+    )
     value = GroupMetadataValue("consumer", 4, "range", "consumer-1-x", 1700000000000, (member,))
     assert decode_group_metadata_value(encode_value(value)) == value
     assert decode_key(encode_key(GroupMetadataKey("orders"))) == GroupMetadataKey("orders")
@@ -53,16 +54,19 @@ def test_group_metadata_round_trip_and_tombstone() -> None:
 
 
 def test_non_ascii_names_round_trip() -> None:
-    key = OffsetCommitKey("gr\u00fcppe-\U0001F600", "t\u00f6pic", 0)
+    key = OffsetCommitKey("gr\u00fcppe-\U0001f600", "t\u00f6pic", 0)
     assert decode_key(encode_key(key)) == key
 
 
-@pytest.mark.parametrize(("data", "message"), [
-    (b"\x00\x07\x00\x01g", "unknown __consumer_offsets key version 7"),
-    (b"\x00\x01\x00\x05gr", "truncated record"),
-    (b"\x00\x02\x00\x01g\x00", "bytes left after the record"),
-    (b"\x00", "truncated record"),
-])
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"\x00\x07\x00\x01g", "unknown __consumer_offsets key version 7"),
+        (b"\x00\x01\x00\x05gr", "truncated record"),
+        (b"\x00\x02\x00\x01g\x00", "bytes left after the record"),
+        (b"\x00", "truncated record"),
+    ],
+)
 def test_bad_keys_are_refused(data: bytes, message: str) -> None:
     with pytest.raises(CoordinatorRecordError, match=message):
         decode_key(data)

@@ -73,8 +73,9 @@ class InMemoryGroupMetadataManager:
     async def store_group(self, group_id: str, value: GroupMetadataValue) -> Errors:
         return Errors.NONE
 
-    async def store_offsets(self, group_id: str, offsets: dict[TopicPartition, OffsetCommitValue]
-                            ) -> dict[TopicPartition, Errors]:
+    async def store_offsets(
+        self, group_id: str, offsets: dict[TopicPartition, OffsetCommitValue]
+    ) -> dict[TopicPartition, Errors]:
         self.offsets.setdefault(group_id, {}).update(offsets)
         return dict.fromkeys(offsets, Errors.NONE)
 
@@ -113,8 +114,12 @@ class OneTopicMetadataCache:
 @pytest.fixture
 async def coordinator():
     time = MockTime()
-    coordinator = GroupCoordinator(InMemoryGroupMetadataManager(), OneTopicMetadataCache(),  # type: ignore[arg-type]
-                                   initial_rebalance_delay_ms=0, scheduler=KafkaScheduler(time=time))
+    coordinator = GroupCoordinator(
+        InMemoryGroupMetadataManager(),
+        OneTopicMetadataCache(),  # type: ignore[arg-type]
+        initial_rebalance_delay_ms=0,
+        scheduler=KafkaScheduler(time=time),
+    )
     coordinator.time = time  # type: ignore[attr-defined]
     yield coordinator
     await coordinator.stop()
@@ -124,15 +129,27 @@ def _partitions(*indexes: int) -> list[OffsetDeleteRequestPartition]:
     return [OffsetDeleteRequestPartition(partition_index=i) for i in indexes]
 
 
-def join_request(group_id: str, member_id: str = "", instance_id: str | None = None,
-                 protocols: tuple[str, ...] = ("range",), topics: tuple[str, ...] = (TOPIC,),
-                 protocol_type: str = "consumer", metadata: bytes | None = None) -> JoinGroupRequest:
+def join_request(
+    group_id: str,
+    member_id: str = "",
+    instance_id: str | None = None,
+    protocols: tuple[str, ...] = ("range",),
+    topics: tuple[str, ...] = (TOPIC,),
+    protocol_type: str = "consumer",
+    metadata: bytes | None = None,
+) -> JoinGroupRequest:
     """A JoinGroup subscribing to ``topics`` (or with the raw ``metadata`` given)."""
     if metadata is None:
         metadata = encode_subscription(Subscription(topics=topics))
-    return JoinGroupRequest(group_id=group_id, session_timeout_ms=10_000, rebalance_timeout_ms=5_000,
-                            member_id=member_id, group_instance_id=instance_id, protocol_type=protocol_type,
-                            protocols=[JoinGroupRequestProtocol(name=p, metadata=metadata) for p in protocols])
+    return JoinGroupRequest(
+        group_id=group_id,
+        session_timeout_ms=10_000,
+        rebalance_timeout_ms=5_000,
+        member_id=member_id,
+        group_instance_id=instance_id,
+        protocol_type=protocol_type,
+        protocols=[JoinGroupRequestProtocol(name=p, metadata=metadata) for p in protocols],
+    )
 
 
 async def join(coordinator: GroupCoordinator, request: JoinGroupRequest, client_id: str = "client") -> Any:
@@ -144,18 +161,24 @@ async def join(coordinator: GroupCoordinator, request: JoinGroupRequest, client_
     return await asyncio.wait_for(task, 1)
 
 
-async def stable_member(coordinator: GroupCoordinator, group_id: str, instance_id: str | None = None,
-                        **request: Any) -> Any:
+async def stable_member(
+    coordinator: GroupCoordinator, group_id: str, instance_id: str | None = None, **request: Any
+) -> Any:
     """Join a new group as its only member (answering MEMBER_ID_REQUIRED) and sync as its leader;
     the JoinGroup answer.  ``request`` goes to ``join_request`` (topics, protocol type, metadata)."""
     answer = await join(coordinator, join_request(group_id, instance_id=instance_id, **request))
     if answer.error_code == Errors.MEMBER_ID_REQUIRED:
         answer = await join(coordinator, join_request(group_id, answer.member_id, instance_id, **request))
     assert answer.error_code == Errors.NONE
-    synced = await coordinator.handle_sync_group(SyncGroupRequest(
-        group_id=group_id, generation_id=answer.generation_id, member_id=answer.member_id,
-        group_instance_id=instance_id, assignments=[SyncGroupRequestAssignment(member_id=answer.member_id,
-                                                                              assignment=b"")]))
+    synced = await coordinator.handle_sync_group(
+        SyncGroupRequest(
+            group_id=group_id,
+            generation_id=answer.generation_id,
+            member_id=answer.member_id,
+            group_instance_id=instance_id,
+            assignments=[SyncGroupRequestAssignment(member_id=answer.member_id, assignment=b"")],
+        )
+    )
     assert synced.error_code == Errors.NONE
     return answer
 
@@ -164,9 +187,16 @@ async def test_sync_group_naming_another_protocol_gets_inconsistent_group_protoc
     answer = await stable_member(coordinator, "g")
 
     def sync(protocol_type: str | None, protocol_name: str | None) -> Any:
-        return coordinator.handle_sync_group(SyncGroupRequest(
-            group_id="g", generation_id=answer.generation_id, member_id=answer.member_id,
-            protocol_type=protocol_type, protocol_name=protocol_name, assignments=[]))
+        return coordinator.handle_sync_group(
+            SyncGroupRequest(
+                group_id="g",
+                generation_id=answer.generation_id,
+                member_id=answer.member_id,
+                protocol_type=protocol_type,
+                protocol_name=protocol_name,
+                assignments=[],
+            )
+        )
 
     assert (await sync("consumer", "roundrobin")).error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
     assert (await sync("connect", "range")).error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
@@ -181,8 +211,14 @@ async def test_a_static_member_back_in_a_stable_group_is_not_told_to_lead(coordi
     assert again.error_code == Errors.NONE
     assert again.member_id.startswith("instance-1-") and again.member_id != first.member_id
     assert (again.generation_id, again.members, again.leader) == (first.generation_id, [], first.member_id)
-    heartbeat = coordinator.handle_heartbeat(HeartbeatRequest(
-        group_id="g", generation_id=first.generation_id, member_id=first.member_id, group_instance_id="instance-1"))
+    heartbeat = coordinator.handle_heartbeat(
+        HeartbeatRequest(
+            group_id="g",
+            generation_id=first.generation_id,
+            member_id=first.member_id,
+            group_instance_id="instance-1",
+        )
+    )
     assert heartbeat.error_code == Errors.FENCED_INSTANCE_ID
 
 
@@ -192,14 +228,23 @@ async def test_describe_groups_names_a_static_members_instance_id(coordinator):
     assert [m.group_instance_id for m in described.members] == ["instance-7"]
 
 
-async def test_describe_groups_during_a_rebalance_lists_each_members_last_assignment_without_metadata(coordinator):
+async def test_describe_groups_during_a_rebalance_lists_each_members_last_assignment_without_metadata(
+    coordinator,
+):
     """Kafka's ``ClassicGroupMember.describeNoMetadata``: outside Stable a member's assignment of
     the last generation is listed (empty for one that joined since), its metadata is not."""
     first = await join(coordinator, join_request("g"))
     first = await join(coordinator, join_request("g", first.member_id))
-    synced = await coordinator.handle_sync_group(SyncGroupRequest(
-        group_id="g", generation_id=first.generation_id, member_id=first.member_id,
-        assignments=[SyncGroupRequestAssignment(member_id=first.member_id, assignment=b"partition-0-and-1")]))
+    synced = await coordinator.handle_sync_group(
+        SyncGroupRequest(
+            group_id="g",
+            generation_id=first.generation_id,
+            member_id=first.member_id,
+            assignments=[
+                SyncGroupRequestAssignment(member_id=first.member_id, assignment=b"partition-0-and-1")
+            ],
+        )
+    )
     assert synced.error_code == Errors.NONE
     pending = await join(coordinator, join_request("g"))
     second = asyncio.ensure_future(join(coordinator, join_request("g", pending.member_id)))
@@ -208,32 +253,46 @@ async def test_describe_groups_during_a_rebalance_lists_each_members_last_assign
     described = coordinator.handle_describe_groups(DescribeGroupsRequest(groups=["g"])).groups[0]
     assert described.group_state == "PreparingRebalance"
     assert {m.member_id: (m.member_metadata, m.member_assignment) for m in described.members} == {
-        first.member_id: (b"", b"partition-0-and-1"), pending.member_id: (b"", b"")}
+        first.member_id: (b"", b"partition-0-and-1"),
+        pending.member_id: (b"", b""),
+    }
     second.cancel()
 
 
 async def test_offset_fetch_of_a_partition_never_committed_answers_no_offset_and_empty_metadata(coordinator):
-    answer = coordinator.handle_fetch_offsets(OffsetFetchRequest(
-        group_id="g", topics=[OffsetFetchRequestTopic(name=TOPIC, partition_indexes=[0])]))
+    answer = coordinator.handle_fetch_offsets(
+        OffsetFetchRequest(group_id="g", topics=[OffsetFetchRequestTopic(name=TOPIC, partition_indexes=[0])])
+    )
     (partition,) = answer.topics[0].partitions
     assert (partition.committed_offset, partition.metadata, partition.error_code) == (-1, "", Errors.NONE)
 
 
 async def test_offset_delete_of_an_unknown_topic_or_partition_answers_unknown_topic_or_partition(coordinator):
     await commit(coordinator, "g", {0: 5})
-    answer = await coordinator.handle_offset_delete(OffsetDeleteRequest(group_id="g", topics=[
-        OffsetDeleteRequestTopic(name="no-such-topic", partitions=_partitions(0)),
-        OffsetDeleteRequestTopic(name=TOPIC, partitions=_partitions(0, 7))]))
+    answer = await coordinator.handle_offset_delete(
+        OffsetDeleteRequest(
+            group_id="g",
+            topics=[
+                OffsetDeleteRequestTopic(name="no-such-topic", partitions=_partitions(0)),
+                OffsetDeleteRequestTopic(name=TOPIC, partitions=_partitions(0, 7)),
+            ],
+        )
+    )
     assert answer.error_code == Errors.NONE
     assert sorted((t.name, p.partition_index, p.error_code) for t in answer.topics for p in t.partitions) == [
-        ("no-such-topic", 0, Errors.UNKNOWN_TOPIC_OR_PARTITION), (TOPIC, 0, Errors.NONE),
-        (TOPIC, 7, Errors.UNKNOWN_TOPIC_OR_PARTITION)]
+        ("no-such-topic", 0, Errors.UNKNOWN_TOPIC_OR_PARTITION),
+        (TOPIC, 0, Errors.NONE),
+        (TOPIC, 7, Errors.UNKNOWN_TOPIC_OR_PARTITION),
+    ]
 
 
 def offset_delete(coordinator: GroupCoordinator, group_id: str = "g") -> Any:
     """OffsetDelete of both partitions of ``TOPIC``."""
-    return coordinator.handle_offset_delete(OffsetDeleteRequest(group_id=group_id, topics=[
-        OffsetDeleteRequestTopic(name=TOPIC, partitions=_partitions(0, 1))]))
+    return coordinator.handle_offset_delete(
+        OffsetDeleteRequest(
+            group_id=group_id, topics=[OffsetDeleteRequestTopic(name=TOPIC, partitions=_partitions(0, 1))]
+        )
+    )
 
 
 def partition_errors(answer: Any) -> list[int]:
@@ -273,21 +332,27 @@ async def test_offset_delete_during_a_rebalance_sees_the_topics_of_the_current_g
     assert await commit(coordinator, "g", {0: 4, 1: 10}) == [Errors.NONE, Errors.NONE]
     first = await stable_member(coordinator, "g")
     pending = await join(coordinator, join_request("g", topics=("payments",)))
-    second_join = asyncio.ensure_future(join(coordinator, join_request("g", pending.member_id, topics=("payments",))))
+    second_join = asyncio.ensure_future(
+        join(coordinator, join_request("g", pending.member_id, topics=("payments",)))
+    )
     await settle(coordinator)
     assert coordinator.group("g").state.value == "PreparingRebalance"
     rejoined = await join(coordinator, join_request("g", first.member_id))
     second = await asyncio.wait_for(second_join, 1)
     assert (rejoined.generation_id, second.generation_id) == (2, 2)
-    left = coordinator.handle_leave_group(LeaveGroupRequest(group_id="g", members=[
-        MemberIdentity(member_id=first.member_id)]))
+    left = coordinator.handle_leave_group(
+        LeaveGroupRequest(group_id="g", members=[MemberIdentity(member_id=first.member_id)])
+    )
     assert [m.error_code for m in left.members] == [Errors.NONE]
     assert coordinator.group("g").state.value == "PreparingRebalance"  # waiting for the second member
     # the member that left subscribed to TOPIC in generation 2, which is still the current one
     assert partition_errors(await offset_delete(coordinator)) == [Errors.GROUP_SUBSCRIBED_TO_TOPIC] * 2
     third = await join(coordinator, join_request("g", second.member_id, topics=("payments",)))
     assert (third.error_code, third.generation_id, coordinator.group("g").state.value) == (
-        Errors.NONE, 3, "CompletingRebalance")
+        Errors.NONE,
+        3,
+        "CompletingRebalance",
+    )
     assert partition_errors(await offset_delete(coordinator)) == [Errors.NONE, Errors.NONE]
 
 
@@ -296,36 +361,78 @@ async def test_offset_delete_of_a_group_whose_members_are_not_consumers_is_non_e
     await stable_member(coordinator, "connect-g", protocol_type="connect", metadata=b"worker state")
     answer = await offset_delete(coordinator, "connect-g")
     assert (answer.error_code, answer.topics) == (Errors.NON_EMPTY_GROUP, [])
-    assert [p.committed_offset for t in coordinator.handle_fetch_offsets(
-        OffsetFetchRequest(group_id="connect-g", topics=None)).topics for p in t.partitions] == [4]
+    assert [
+        p.committed_offset
+        for t in coordinator.handle_fetch_offsets(
+            OffsetFetchRequest(group_id="connect-g", topics=None)
+        ).topics
+        for p in t.partitions
+    ] == [4]
 
 
 async def test_a_consumer_whose_subscription_does_not_decode_keeps_every_topic_subscribed(coordinator):
     assert await commit(coordinator, "g", {0: 4}) == [Errors.NONE]
     await stable_member(coordinator, "g", metadata=b"\x00")  # not a ConsumerProtocolSubscription
     answer = await offset_delete(coordinator)
-    assert (answer.error_code, partition_errors(answer)) == (Errors.NONE, [Errors.GROUP_SUBSCRIBED_TO_TOPIC] * 2)
+    assert (answer.error_code, partition_errors(answer)) == (
+        Errors.NONE,
+        [Errors.GROUP_SUBSCRIBED_TO_TOPIC] * 2,
+    )
 
 
 async def test_a_group_loaded_from_its_records_knows_its_members_subscriptions(coordinator):
     # the new coordinator of a group reads its members' subscriptions from the stored metadata
     assert await commit(coordinator, "g", {0: 4, 1: 10}) == [Errors.NONE, Errors.NONE]
-    coordinator.manager.on_groups_loaded({"g": GroupMetadataValue(
-        "consumer", 3, "range", "member-1", members=(MemberMetadataValue(
-            "member-1", None, "client", "/127.0.0.1", 5_000, 10_000,
-            encode_subscription(Subscription(topics=("payments",))), b""),))})
+    coordinator.manager.on_groups_loaded(
+        {
+            "g": GroupMetadataValue(
+                "consumer",
+                3,
+                "range",
+                "member-1",
+                members=(
+                    MemberMetadataValue(
+                        "member-1",
+                        None,
+                        "client",
+                        "/127.0.0.1",
+                        5_000,
+                        10_000,
+                        encode_subscription(Subscription(topics=("payments",))),
+                        b"",
+                    ),
+                ),
+            )
+        }
+    )
     assert coordinator.group("g").state.value == "Stable"
-    assert partition_errors(await offset_delete(coordinator)) == [Errors.NONE, Errors.NONE]  # TOPIC is nobody's
+    assert partition_errors(await offset_delete(coordinator)) == [
+        Errors.NONE,
+        Errors.NONE,
+    ]  # TOPIC is nobody's
 
 
 async def commit(coordinator: GroupCoordinator, group_id: str, offsets: dict[int, int]) -> list[int]:
-    answer = await coordinator.handle_commit_offsets(OffsetCommitRequest(group_id=group_id, topics=[
-        OffsetCommitRequestTopic(name=TOPIC, partitions=[
-            OffsetCommitRequestPartition(partition_index=p, committed_offset=o) for p, o in offsets.items()])]))
+    answer = await coordinator.handle_commit_offsets(
+        OffsetCommitRequest(
+            group_id=group_id,
+            topics=[
+                OffsetCommitRequestTopic(
+                    name=TOPIC,
+                    partitions=[
+                        OffsetCommitRequestPartition(partition_index=p, committed_offset=o)
+                        for p, o in offsets.items()
+                    ],
+                )
+            ],
+        )
+    )
     return [p.error_code for t in answer.topics for p in t.partitions]
 
 
-async def test_a_group_of_offsets_alone_still_exists_for_delete_groups_once_offset_delete_took_them_all(coordinator):
+async def test_a_group_of_offsets_alone_still_exists_for_delete_groups_once_offset_delete_took_them_all(
+    coordinator,
+):
     # Kafka's group (Empty, no offsets left) lives until the periodic cleanup: DeleteGroups is NONE
     assert await commit(coordinator, "g", {0: 4, 1: 10}) == [Errors.NONE, Errors.NONE]
     assert partition_errors(await offset_delete(coordinator)) == [Errors.NONE, Errors.NONE]
@@ -361,25 +468,36 @@ async def test_a_pending_member_leaving_a_stable_group_starts_a_rebalance(coordi
     leader = await stable_member(coordinator, "g")
     pending = await join(coordinator, join_request("g"))
     assert pending.error_code == Errors.MEMBER_ID_REQUIRED
-    left = coordinator.handle_leave_group(LeaveGroupRequest(group_id="g", members=[
-        MemberIdentity(member_id=pending.member_id)]))
+    left = coordinator.handle_leave_group(
+        LeaveGroupRequest(group_id="g", members=[MemberIdentity(member_id=pending.member_id)])
+    )
     assert [m.error_code for m in left.members] == [Errors.NONE]
     assert coordinator.group("g").state.value == "PreparingRebalance"
-    heartbeat = coordinator.handle_heartbeat(HeartbeatRequest(
-        group_id="g", generation_id=leader.generation_id, member_id=leader.member_id))
+    heartbeat = coordinator.handle_heartbeat(
+        HeartbeatRequest(group_id="g", generation_id=leader.generation_id, member_id=leader.member_id)
+    )
     assert heartbeat.error_code == Errors.REBALANCE_IN_PROGRESS
 
 
 async def test_a_static_member_removed_by_its_instance_id_is_answered_with_the_requests_empty_member_id(
-        coordinator):
+    coordinator,
+):
     """Kafka's ``classicGroupLeaveToClassicGroup`` echoes the request's member id, empty for an
     administrative removal by ``group.instance.id`` alone, not the member id it removed."""
     static = await stable_member(coordinator, "g", instance_id="instance-1")
-    left = coordinator.handle_leave_group(LeaveGroupRequest(group_id="g", members=[
-        MemberIdentity(member_id="", group_instance_id="instance-1"),
-        MemberIdentity(member_id="", group_instance_id="instance-unknown")]))
+    left = coordinator.handle_leave_group(
+        LeaveGroupRequest(
+            group_id="g",
+            members=[
+                MemberIdentity(member_id="", group_instance_id="instance-1"),
+                MemberIdentity(member_id="", group_instance_id="instance-unknown"),
+            ],
+        )
+    )
     assert [(m.member_id, m.group_instance_id, m.error_code) for m in left.members] == [
-        ("", "instance-1", Errors.NONE), ("", "instance-unknown", Errors.UNKNOWN_MEMBER_ID)]
+        ("", "instance-1", Errors.NONE),
+        ("", "instance-unknown", Errors.UNKNOWN_MEMBER_ID),
+    ]
     assert static.member_id not in coordinator.group("g").members
 
 
@@ -394,14 +512,20 @@ async def test_the_offsets_of_a_deleted_topic_go_with_it(coordinator):
     for _ in range(5):
         await asyncio.sleep(0)
     assert coordinator.handle_fetch_offsets(OffsetFetchRequest(group_id="g", topics=None)).topics == []
-    assert coordinator.handle_describe_groups(DescribeGroupsRequest(groups=["g"])).groups[0].group_state == "Dead"
+    assert (
+        coordinator.handle_describe_groups(DescribeGroupsRequest(groups=["g"])).groups[0].group_state
+        == "Dead"
+    )
 
 
 async def test_rejoining_with_the_same_metadata_before_syncing_answers_the_current_generation(coordinator):
     first = await join(coordinator, join_request("g"))
     first = await join(coordinator, join_request("g", first.member_id))
     assert (first.error_code, first.generation_id, coordinator.group("g").state.value) == (
-        Errors.NONE, 1, "CompletingRebalance")
+        Errors.NONE,
+        1,
+        "CompletingRebalance",
+    )
     again = await join(coordinator, join_request("g", first.member_id))
     assert (again.error_code, again.generation_id, again.leader) == (Errors.NONE, 1, first.member_id)
     assert [m.member_id for m in again.members] == [first.member_id]  # the leader sees the members again
@@ -435,15 +559,30 @@ async def test_a_member_that_synced_in_time_stays(coordinator):
 
 async def test_a_group_instance_id_the_group_does_not_know_is_an_unknown_member(coordinator):
     answer = await stable_member(coordinator, "g")
-    beat = coordinator.handle_heartbeat(HeartbeatRequest(
-        group_id="g", generation_id=answer.generation_id, member_id=answer.member_id, group_instance_id="nobody"))
+    beat = coordinator.handle_heartbeat(
+        HeartbeatRequest(
+            group_id="g",
+            generation_id=answer.generation_id,
+            member_id=answer.member_id,
+            group_instance_id="nobody",
+        )
+    )
     assert beat.error_code == Errors.UNKNOWN_MEMBER_ID
-    synced = await coordinator.handle_sync_group(SyncGroupRequest(
-        group_id="g", generation_id=answer.generation_id, member_id=answer.member_id, group_instance_id="nobody",
-        assignments=[]))
+    synced = await coordinator.handle_sync_group(
+        SyncGroupRequest(
+            group_id="g",
+            generation_id=answer.generation_id,
+            member_id=answer.member_id,
+            group_instance_id="nobody",
+            assignments=[],
+        )
+    )
     assert synced.error_code == Errors.UNKNOWN_MEMBER_ID
-    left = coordinator.handle_leave_group(LeaveGroupRequest(group_id="g", members=[
-        MemberIdentity(member_id=answer.member_id, group_instance_id="nobody")]))
+    left = coordinator.handle_leave_group(
+        LeaveGroupRequest(
+            group_id="g", members=[MemberIdentity(member_id=answer.member_id, group_instance_id="nobody")]
+        )
+    )
     assert [m.error_code for m in left.members] == [Errors.UNKNOWN_MEMBER_ID]
     assert answer.member_id in coordinator.group("g").members
 
@@ -451,26 +590,44 @@ async def test_a_group_instance_id_the_group_does_not_know_is_an_unknown_member(
 async def test_offset_commit_checks_member_and_generation_before_completing_rebalance(coordinator):
     first = await join(coordinator, join_request("g"))
     joined = await join(coordinator, join_request("g", first.member_id))
-    request = OffsetCommitRequest(group_id="g", generation_id=joined.generation_id + 5, member_id=joined.member_id,
-                                  topics=[OffsetCommitRequestTopic(name=TOPIC, partitions=[
-                                      OffsetCommitRequestPartition(partition_index=0, committed_offset=1)])])
+    request = OffsetCommitRequest(
+        group_id="g",
+        generation_id=joined.generation_id + 5,
+        member_id=joined.member_id,
+        topics=[
+            OffsetCommitRequestTopic(
+                name=TOPIC, partitions=[OffsetCommitRequestPartition(partition_index=0, committed_offset=1)]
+            )
+        ],
+    )
     wrong = await coordinator.handle_commit_offsets(request)
     request.generation_id = joined.generation_id
     right = await coordinator.handle_commit_offsets(request)
     assert [wrong.topics[0].partitions[0].error_code, right.topics[0].partitions[0].error_code] == [
-        Errors.ILLEGAL_GENERATION, Errors.REBALANCE_IN_PROGRESS]
+        Errors.ILLEGAL_GENERATION,
+        Errors.REBALANCE_IN_PROGRESS,
+    ]
 
 
 async def test_a_generation_committed_to_a_group_with_only_offsets_names_an_unknown_member(coordinator):
     await commit(coordinator, "simple", {0: 1})
-    request = OffsetCommitRequest(group_id="simple", generation_id=3, member_id="consumer-1-abc", topics=[
-        OffsetCommitRequestTopic(name=TOPIC, partitions=[OffsetCommitRequestPartition(partition_index=0,
-                                                                                     committed_offset=2)])])
-    assert (await coordinator.handle_commit_offsets(request)).topics[0].partitions[0].error_code == \
-        Errors.UNKNOWN_MEMBER_ID
+    request = OffsetCommitRequest(
+        group_id="simple",
+        generation_id=3,
+        member_id="consumer-1-abc",
+        topics=[
+            OffsetCommitRequestTopic(
+                name=TOPIC, partitions=[OffsetCommitRequestPartition(partition_index=0, committed_offset=2)]
+            )
+        ],
+    )
+    assert (await coordinator.handle_commit_offsets(request)).topics[0].partitions[
+        0
+    ].error_code == Errors.UNKNOWN_MEMBER_ID
     request.group_id = "unknown"
-    assert (await coordinator.handle_commit_offsets(request)).topics[0].partitions[0].error_code == \
-        Errors.ILLEGAL_GENERATION
+    assert (await coordinator.handle_commit_offsets(request)).topics[0].partitions[
+        0
+    ].error_code == Errors.ILLEGAL_GENERATION
 
 
 async def test_a_static_member_that_does_not_rejoin_stays_and_a_joined_member_leads(coordinator):

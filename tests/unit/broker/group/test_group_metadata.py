@@ -17,8 +17,10 @@ def member(member_id: str, *protocols: str) -> MemberMetadata:
 
 def test_transitions_follow_kafkas_valid_previous_states() -> None:
     group = GroupMetadata("g")
-    with pytest.raises(IllegalStateError, match="should be in one of \\['CompletingRebalance'\\] before moving to "
-                                                 "Stable, but is Empty"):
+    with pytest.raises(
+        IllegalStateError,
+        match="should be in one of \\['CompletingRebalance'\\] before moving to Stable, but is Empty",
+    ):
         group.transition_to(GroupState.STABLE)
     group.transition_to(GroupState.PREPARING_REBALANCE)
     group.transition_to(GroupState.COMPLETING_REBALANCE)
@@ -50,13 +52,21 @@ def test_leader_moves_to_the_next_member_and_generation_bumps() -> None:
     assert group.leader_id == "b"
     group.transition_to(GroupState.PREPARING_REBALANCE)
     group.init_next_generation()
-    assert (group.generation_id, group.state, group.protocol_name) == (1, GroupState.COMPLETING_REBALANCE, "range")
+    assert (group.generation_id, group.state, group.protocol_name) == (
+        1,
+        GroupState.COMPLETING_REBALANCE,
+        "range",
+    )
     group.transition_to(GroupState.PREPARING_REBALANCE)
     group.remove("b")
     group.init_next_generation()
     # an emptied group keeps its protocol type and loses its protocol name (Kafka's initNextGeneration)
     assert (group.generation_id, group.state, group.protocol_type, group.protocol_name) == (
-        2, GroupState.EMPTY, "consumer", None)
+        2,
+        GroupState.EMPTY,
+        "consumer",
+        None,
+    )
 
 
 async def test_all_members_joined_needs_every_member_waiting_and_no_pending_id() -> None:
@@ -95,8 +105,15 @@ def test_a_static_member_is_replaced_in_place_and_its_old_id_fenced() -> None:
 
 def test_subscribed_topics_are_read_from_the_metadata_of_the_chosen_protocol() -> None:
     def subscribing(member_id: str, *protocols: tuple[str, tuple[str, ...]]) -> MemberMetadata:
-        return MemberMetadata(member_id, "client", "", 10000, 10000, "consumer",
-                              [(name, encode_subscription(Subscription(topics))) for name, topics in protocols])
+        return MemberMetadata(
+            member_id,
+            "client",
+            "",
+            10000,
+            10000,
+            "consumer",
+            [(name, encode_subscription(Subscription(topics))) for name, topics in protocols],
+        )
 
     group = GroupMetadata("g")
     assert not group.is_subscribed_to_topic("orders")  # no protocol type yet: not a consumer group

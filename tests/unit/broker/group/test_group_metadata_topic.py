@@ -18,7 +18,7 @@ JAVA_HASH_CODES = {
     "my-group": -1906497762,
     "consumer-group-1": 147483020,
     "console-consumer-12345": 158455506,
-    "\u00e9t\u00e9-\U0001F600": -1803456526,  # non-ASCII and a surrogate pair
+    "\u00e9t\u00e9-\U0001f600": -1803456526,  # non-ASCII and a surrogate pair
 }
 
 
@@ -31,7 +31,7 @@ def test_partition_for_uses_kafkas_abs_not_a_mask() -> None:
     # -1906497762: Math.abs gives partition 12 of 50; masking the sign bit would give 36
     assert partition_for("my-group", 50) == 12
     assert partition_for("test-group", 50) == 12
-    assert partition_for("\u00e9t\u00e9-\U0001F600", 50) == 26
+    assert partition_for("\u00e9t\u00e9-\U0001f600", 50) == 26
     assert partition_for("g", 50) == 3
     assert partition_for("anything", 1) == 0
 
@@ -51,6 +51,9 @@ def test_group_metadata_topic_is_compacted_and_capped_at_the_live_brokers() -> N
     topic = group_metadata_topic(50, 3, 104857600, live_brokers=1)
     assert (topic.name, topic.num_partitions, topic.replication_factor) == ("__consumer_offsets", 50, 1)
     assert {c.name: c.value for c in topic.configs} == {
-        "cleanup.policy": "compact", "segment.bytes": "104857600", "compression.type": "producer"}
+        "cleanup.policy": "compact",
+        "segment.bytes": "104857600",
+        "compression.type": "producer",
+    }
     assert group_metadata_topic(50, 3, 1 << 20, live_brokers=5).replication_factor == 3
     assert group_metadata_topic(50, 3, 1 << 20, live_brokers=0).replication_factor == 1

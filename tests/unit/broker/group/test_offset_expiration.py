@@ -11,7 +11,10 @@ HOUR = 3_600_000
 
 
 def test_without_an_empty_time_each_offset_counts_from_its_commit() -> None:
-    offsets = {T0: OffsetCommitValue(5, commit_timestamp=0), T1: OffsetCommitValue(9, commit_timestamp=2 * HOUR)}
+    offsets = {
+        T0: OffsetCommitValue(5, commit_timestamp=0),
+        T1: OffsetCommitValue(9, commit_timestamp=2 * HOUR),
+    }
     assert expired_offsets(offsets, now_ms=3 * HOUR, retention_ms=2 * HOUR, empty_since_ms=None) == [T0]
     assert expired_offsets(offsets, now_ms=4 * HOUR, retention_ms=2 * HOUR, empty_since_ms=None) == [T0, T1]
 
@@ -19,4 +22,7 @@ def test_without_an_empty_time_each_offset_counts_from_its_commit() -> None:
 def test_an_emptied_group_counts_from_when_it_emptied() -> None:
     offsets = {T0: OffsetCommitValue(5, commit_timestamp=0), T1: OffsetCommitValue(9, commit_timestamp=0)}
     assert expired_offsets(offsets, now_ms=3 * HOUR, retention_ms=2 * HOUR, empty_since_ms=2 * HOUR) == []
-    assert expired_offsets(offsets, now_ms=4 * HOUR, retention_ms=2 * HOUR, empty_since_ms=2 * HOUR) == [T0, T1]
+    assert expired_offsets(offsets, now_ms=4 * HOUR, retention_ms=2 * HOUR, empty_since_ms=2 * HOUR) == [
+        T0,
+        T1,
+    ]

@@ -11,8 +11,14 @@ from kafkette.broker.log.log_config import LogConfig
 from kafkette.protocol.record_batch import build_batch
 
 
-def _make_batch(records: int = 1, *, value_bytes: int = 10, base_offset: int = 0, leader_epoch: int = -1,
-                timestamp_ms: int = 1_000) -> bytes:
+def _make_batch(
+    records: int = 1,
+    *,
+    value_bytes: int = 10,
+    base_offset: int = 0,
+    leader_epoch: int = -1,
+    timestamp_ms: int = 1_000,
+) -> bytes:
     return build_batch(
         [(b"k%d" % i, b"v" * value_bytes, None, timestamp_ms + i) for i in range(records)],
         base_offset=base_offset,
@@ -29,7 +35,9 @@ def make_batch() -> Callable[..., bytes]:
 @pytest.fixture
 def small_config() -> LogConfig:
     """A config with small segments and an index entry for every append."""
-    return LogConfig(segment_bytes=1024, index_interval_bytes=0, segment_index_bytes=4096, max_message_bytes=100_000)
+    return LogConfig(
+        segment_bytes=1024, index_interval_bytes=0, segment_index_bytes=4096, max_message_bytes=100_000
+    )
 
 
 def _flip_byte(path: Path, index: int, mask: int) -> bytearray:

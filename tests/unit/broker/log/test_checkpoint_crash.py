@@ -33,17 +33,22 @@ class Crash(BaseException):
 
 
 def _offsets(name):
-    return (lambda d: OffsetCheckpointFile(d / name),
-            {T0: 10, T1: 20}, {T0: 1000, T1: 2000, TopicPartition("hotels", 0): 5})
+    return (
+        lambda d: OffsetCheckpointFile(d / name),
+        {T0: 10, T1: 20},
+        {T0: 1000, T1: 2000, TopicPartition("hotels", 0): 5},
+    )
 
 
 KINDS = {
     "recovery point": _offsets(RECOVERY_POINT_CHECKPOINT_FILE),
     "log start offset": _offsets(LOG_START_OFFSET_CHECKPOINT_FILE),
     "high watermark": _offsets(HIGH_WATERMARK_CHECKPOINT_FILE),
-    "leader epoch": (lambda d: LeaderEpochCheckpointFile(d / "leader-epoch-checkpoint"),
-                     [EpochEntry(0, 0), EpochEntry(2, 40)],
-                     [EpochEntry(0, 0), EpochEntry(2, 40), EpochEntry(5, 9000), EpochEntry(6, 12000)]),
+    "leader epoch": (
+        lambda d: LeaderEpochCheckpointFile(d / "leader-epoch-checkpoint"),
+        [EpochEntry(0, 0), EpochEntry(2, 40)],
+        [EpochEntry(0, 0), EpochEntry(2, 40), EpochEntry(5, 9000), EpochEntry(6, 12000)],
+    ),
 }
 
 
@@ -65,7 +70,9 @@ def _crash_at(monkeypatch, step):
 
     def crashing_fsync(fd):
         fsyncs.append(fd)
-        if (step == "fsync temp file" and len(fsyncs) == 1) or (step == "fsync directory" and len(fsyncs) == 2):
+        if (step == "fsync temp file" and len(fsyncs) == 1) or (
+            step == "fsync directory" and len(fsyncs) == 2
+        ):
             raise Crash
         return real_fsync(fd)
 
@@ -85,7 +92,9 @@ STEPS = ["create temp file", "half written", "fsync temp file", "rename", "fsync
 
 @pytest.mark.parametrize("step", STEPS)
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_crash_during_a_checkpoint_write_leaves_the_old_or_the_new_contents(tmp_path, monkeypatch, kind, step):
+def test_crash_during_a_checkpoint_write_leaves_the_old_or_the_new_contents(
+    tmp_path, monkeypatch, kind, step
+):
     make, old, new = KINDS[kind]
     make(tmp_path).write(old)
     _crash_at(monkeypatch, step)
@@ -110,7 +119,9 @@ def test_crash_during_the_first_write_leaves_no_checkpoint(tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize("tmp_contents", ["whole", "truncated"])
-async def test_log_manager_starts_from_the_old_checkpoints_when_temp_files_were_left_behind(tmp_path, tmp_contents):
+async def test_log_manager_starts_from_the_old_checkpoints_when_temp_files_were_left_behind(
+    tmp_path, tmp_contents
+):
     config = KafkaConfig({"node.id": "1", "log.dirs": str(tmp_path)})
     OffsetCheckpointFile(tmp_path / RECOVERY_POINT_CHECKPOINT_FILE).write({T0: 0})
     OffsetCheckpointFile(tmp_path / HIGH_WATERMARK_CHECKPOINT_FILE).write({T0: 7})

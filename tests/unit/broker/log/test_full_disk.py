@@ -25,10 +25,14 @@ def test_a_write_to_a_full_disk_takes_the_log_offline_and_loses_nothing_appended
         log = UnifiedLog.open(disk / "flights-0", TP, LogConfig(**CONFIG), had_clean_shutdown=True)
         log.on_offline = offline.append
         for i in range(5):
-            log.append_as_leader(bytearray(make_batch(1, producer_id=3, producer_epoch=0, base_sequence=i)), 0)
+            log.append_as_leader(
+                bytearray(make_batch(1, producer_id=3, producer_epoch=0, base_sequence=i)), 0
+            )
         size_before = log.size_in_bytes
         fill(disk)
-        big = bytearray(make_batch(1, producer_id=3, producer_epoch=0, base_sequence=5, value_bytes=64 * 1024))
+        big = bytearray(
+            make_batch(1, producer_id=3, producer_epoch=0, base_sequence=5, value_bytes=64 * 1024)
+        )
         with pytest.raises(KafkaStorageError, match="No space left on device"):
             log.append_as_leader(big, 0)
         assert log.log_end_offset == 5 and log.size_in_bytes == size_before

@@ -77,7 +77,9 @@ def test_checkpoint_file_round_trips_kafka_format(tmp_path):
     assert LeaderEpochCheckpointFile(tmp_path / "missing").read() is None
 
 
-@pytest.mark.parametrize("text", ["", "1\n0\n", "0\n2\n0 0\n", "0\n1\nx 0\n", "0\n2\n3 0\n1 5\n", "0\n1\n1 2 3\n"])
+@pytest.mark.parametrize(
+    "text", ["", "1\n0\n", "0\n2\n0 0\n", "0\n1\nx 0\n", "0\n2\n3 0\n1 5\n", "0\n1\n1 2 3\n"]
+)
 def test_malformed_checkpoint_raises(tmp_path, text):
     path = tmp_path / "leader-epoch-checkpoint"
     path.write_text(text)
@@ -86,13 +88,21 @@ def test_malformed_checkpoint_raises(tmp_path, text):
 
 
 def _open(tmp_path, *, clean=True, recovery_point=0, log_start_offset=0, config=None):
-    return UnifiedLog.open(tmp_path / "flights-0", TP, config or LogConfig(), recovery_point=recovery_point,
-                    log_start_offset=log_start_offset, had_clean_shutdown=clean)
+    return UnifiedLog.open(
+        tmp_path / "flights-0",
+        TP,
+        config or LogConfig(),
+        recovery_point=recovery_point,
+        log_start_offset=log_start_offset,
+        had_clean_shutdown=clean,
+    )
 
 
 def _checkpoint(tmp_path):
-    return [(e.epoch, e.start_offset) for e in
-            LeaderEpochCheckpointFile(tmp_path / "flights-0" / "leader-epoch-checkpoint").read()]
+    return [
+        (e.epoch, e.start_offset)
+        for e in LeaderEpochCheckpointFile(tmp_path / "flights-0" / "leader-epoch-checkpoint").read()
+    ]
 
 
 def test_leader_appends_assign_epochs_and_shutdown_writes_the_checkpoint(tmp_path, make_batch):
@@ -118,8 +128,11 @@ async def test_flush_writes_the_epoch_checkpoint_before_moving_the_recovery_poin
 
 def test_follower_learns_epochs_from_batch_headers(tmp_path, make_batch):
     log = _open(tmp_path)
-    log.append_as_follower(make_batch(3, base_offset=0, leader_epoch=1) + make_batch(2, base_offset=3, leader_epoch=1)
-                           + make_batch(2, base_offset=5, leader_epoch=4))
+    log.append_as_follower(
+        make_batch(3, base_offset=0, leader_epoch=1)
+        + make_batch(2, base_offset=3, leader_epoch=1)
+        + make_batch(2, base_offset=5, leader_epoch=4)
+    )
     log.append_as_follower(make_batch(1, base_offset=7, leader_epoch=6))
     assert _pairs(log.leader_epoch_cache) == [(1, 0), (4, 5), (6, 7)]
 
@@ -150,7 +163,9 @@ def test_missing_or_corrupt_checkpoint_is_rebuilt_from_batch_headers(tmp_path, m
     assert _pairs(reopened.leader_epoch_cache) == [(2, 12), (5, 15)]
 
 
-def test_unclean_start_relearns_epochs_past_the_recovery_point_and_drops_entries_past_the_end(tmp_path, make_batch):
+def test_unclean_start_relearns_epochs_past_the_recovery_point_and_drops_entries_past_the_end(
+    tmp_path, make_batch
+):
     log = _open(tmp_path)
     log.append_as_leader(bytearray(make_batch(5)), 1)
     log.flush_sync()  # checkpoint [(1, 0)], recovery point 5
@@ -160,7 +175,8 @@ def test_unclean_start_relearns_epochs_past_the_recovery_point_and_drops_entries
     assert _pairs(reopened.leader_epoch_cache) == [(1, 0), (3, 5)]
     assert _checkpoint(tmp_path) == [(1, 0), (3, 5)]
     LeaderEpochCheckpointFile(tmp_path / "flights-0" / "leader-epoch-checkpoint").write(
-        [EpochEntry(1, 0), EpochEntry(3, 5), EpochEntry(9, 40)])  # an entry the log no longer has
+        [EpochEntry(1, 0), EpochEntry(3, 5), EpochEntry(9, 40)]
+    )  # an entry the log no longer has
     assert _pairs(_open(tmp_path, clean=True).leader_epoch_cache) == [(1, 0), (3, 5)]
 
 

@@ -12,8 +12,14 @@ TP = TopicPartition("flights", 0)
 
 
 def _open(tmp_path, config, *, clean=True, recovery_point=0, log_start_offset=0):
-    return UnifiedLog.open(tmp_path / "flights-0", TP, config, recovery_point=recovery_point,
-                    log_start_offset=log_start_offset, had_clean_shutdown=clean)
+    return UnifiedLog.open(
+        tmp_path / "flights-0",
+        TP,
+        config,
+        recovery_point=recovery_point,
+        log_start_offset=log_start_offset,
+        had_clean_shutdown=clean,
+    )
 
 
 def _append(log, make_batch, batches=1, records=5, epoch=3):
@@ -27,7 +33,9 @@ def _base_offsets(data):
     return [header.base_offset for _, header in iter_batches(data)]
 
 
-def test_leader_append_assigns_contiguous_offsets_across_batches_and_segments(tmp_path, make_batch, small_config):
+def test_leader_append_assigns_contiguous_offsets_across_batches_and_segments(
+    tmp_path, make_batch, small_config
+):
     log = _open(tmp_path, small_config)
     info = log.append_as_leader(bytearray(make_batch(3) + make_batch(2)), 7)
     assert (info.first_offset, info.last_offset, info.num_records) == (0, 4, 5)
@@ -119,7 +127,9 @@ def test_follower_append_skips_batches_below_log_end_offset(tmp_path, make_batch
     assert _base_offsets(log.read(0, 1 << 20).records) == [0, 5, 10]
 
 
-def test_follower_append_below_log_end_offset_raises_unexpected_append_offset(tmp_path, make_batch, small_config):
+def test_follower_append_below_log_end_offset_raises_unexpected_append_offset(
+    tmp_path, make_batch, small_config
+):
     log = _open(tmp_path, small_config)
     log.append_as_follower(make_batch(5, base_offset=0))
     with pytest.raises(UnexpectedAppendOffsetError) as excinfo:
@@ -203,7 +213,8 @@ def test_torn_tail_is_dropped_on_unclean_reopen(tmp_path, make_batch, small_conf
 
 
 def test_flipped_byte_in_last_batch_is_dropped_on_unclean_reopen(
-        tmp_path, make_batch, small_config, flip_byte):
+    tmp_path, make_batch, small_config, flip_byte
+):
     log = _open(tmp_path, small_config)
     _append(log, make_batch, batches=3)
     log.close()
@@ -215,7 +226,8 @@ def test_flipped_byte_in_last_batch_is_dropped_on_unclean_reopen(
 
 
 def test_corrupt_batch_in_a_segment_with_later_segments_takes_the_log_offline_and_keeps_every_file(
-        tmp_path, make_batch, flip_byte):
+    tmp_path, make_batch, flip_byte
+):
     batch_size = len(make_batch(5))
     config = LogConfig(segment_bytes=batch_size * 2, index_interval_bytes=0)
     log = _open(tmp_path, config)
@@ -239,7 +251,8 @@ def test_corrupt_batch_in_a_segment_with_later_segments_takes_the_log_offline_an
 
 
 def test_corrupt_batch_below_the_recovery_point_in_the_last_segment_takes_the_log_offline(
-        tmp_path, make_batch, flip_byte):
+    tmp_path, make_batch, flip_byte
+):
     log = _open(tmp_path, LogConfig(index_interval_bytes=0))
     _append(log, make_batch, batches=4)
     log.close()
@@ -256,21 +269,26 @@ def test_torn_tail_past_the_recovery_point_is_still_truncated(tmp_path, make_bat
     _append(log, make_batch, batches=4)
     log.close()
     active = tmp_path / "flights-0" / "00000000000000000000.log"
-    flip_byte(active, 3 * len(make_batch(5)) + 65, 0xFF)  # the last batch, offsets 15..19, past recovery point 10
+    flip_byte(
+        active, 3 * len(make_batch(5)) + 65, 0xFF
+    )  # the last batch, offsets 15..19, past recovery point 10
     reopened = _open(tmp_path, LogConfig(index_interval_bytes=0), clean=False, recovery_point=10)
     assert not reopened.is_offline
     assert reopened.log_end_offset == 15
 
 
 def test_torn_tail_followed_only_by_an_empty_rolled_segment_is_truncated_and_the_empty_segment_dropped(
-        tmp_path, make_batch, flip_byte):
+    tmp_path, make_batch, flip_byte
+):
     log = _open(tmp_path, LogConfig(index_interval_bytes=0))
     _append(log, make_batch, batches=4)
     log.roll("test")  # a crash right after a roll leaves an empty segment at offset 20
     log.close()
     part = tmp_path / "flights-0"
     active = part / "00000000000000000000.log"
-    flip_byte(active, 3 * len(make_batch(5)) + 65, 0xFF)  # the last batch, offsets 15..19, past recovery point 10
+    flip_byte(
+        active, 3 * len(make_batch(5)) + 65, 0xFF
+    )  # the last batch, offsets 15..19, past recovery point 10
     reopened = _open(tmp_path, LogConfig(index_interval_bytes=0), clean=False, recovery_point=10)
     assert not reopened.is_offline
     assert reopened.log_end_offset == 15 and [s.base_offset for s in reopened.segments] == [0]
@@ -347,8 +365,11 @@ def test_stray_temporary_files_are_deleted_on_open(tmp_path, small_config):
     (part / "leader-epoch-checkpoint").write_bytes(b"0\n0\n")
     _open(tmp_path, small_config)
     assert sorted(p.name for p in part.iterdir()) == [
-        "00000000000000000000.index", "00000000000000000000.log", "00000000000000000000.timeindex",
-        "leader-epoch-checkpoint"]
+        "00000000000000000000.index",
+        "00000000000000000000.log",
+        "00000000000000000000.timeindex",
+        "leader-epoch-checkpoint",
+    ]
 
 
 def test_log_start_offset_checkpoint_is_honoured(tmp_path, make_batch, small_config):
@@ -389,14 +410,18 @@ def test_leader_append_accepts_immutable_bytes(tmp_path, make_batch, small_confi
     assert log.read(5, 1 << 20).first_batch_offset == 5
 
 
-@pytest.mark.parametrize(("byte", "what"), [(16, "invalid batch header"), (8, "invalid batch header"),
-                                            (70, "CRC mismatch")])
-def test_read_meeting_a_bad_magic_length_or_crc_in_a_later_batch_takes_the_log_offline(tmp_path, make_batch, byte,
-                                                                                        what):
+@pytest.mark.parametrize(
+    ("byte", "what"), [(16, "invalid batch header"), (8, "invalid batch header"), (70, "CRC mismatch")]
+)
+def test_read_meeting_a_bad_magic_length_or_crc_in_a_later_batch_takes_the_log_offline(
+    tmp_path, make_batch, byte, what
+):
     log = _open(tmp_path, LogConfig(index_interval_bytes=1 << 20))
     _append(log, make_batch, batches=4)
     batch_size = len(make_batch(5))
-    with open(log.segments[0].log_path, "r+b") as f:  # magic (16), length (8) or payload (70) of the third batch
+    with open(
+        log.segments[0].log_path, "r+b"
+    ) as f:  # magic (16), length (8) or payload (70) of the third batch
         f.seek(2 * batch_size + byte)
         value = f.read(1)[0]
         f.seek(2 * batch_size + byte)

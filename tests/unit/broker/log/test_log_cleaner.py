@@ -36,8 +36,14 @@ RETENTION_MS = 10_000
 
 
 def _config(**overrides):
-    values = dict(cleanup_policy="compact", segment_bytes=2048, index_interval_bytes=256,
-                  min_cleanable_dirty_ratio=0.5, delete_retention_ms=RETENTION_MS, max_message_bytes=100_000)
+    values = dict(
+        cleanup_policy="compact",
+        segment_bytes=2048,
+        index_interval_bytes=256,
+        min_cleanable_dirty_ratio=0.5,
+        delete_retention_ms=RETENTION_MS,
+        max_message_bytes=100_000,
+    )
     values.update(overrides)
     return LogConfig(**values)
 
@@ -64,7 +70,9 @@ def _write_updates(log, updates, keys, per_batch=5, seed=7):
 
 
 def _cleaner(tmp_path, logs, clock, capacity=100_000):
-    return LogCleaner([tmp_path], lambda: dict(logs), backoff_ms=10, offset_map_capacity=capacity, now_ms=clock)
+    return LogCleaner(
+        [tmp_path], lambda: dict(logs), backoff_ms=10, offset_map_capacity=capacity, now_ms=clock
+    )
 
 
 async def test_cleaned_log_holds_exactly_the_last_value_of_each_key_at_its_original_offset(tmp_path):
@@ -121,9 +129,9 @@ async def test_tombstones_are_kept_until_delete_retention_ms_after_cleaning_then
     log.roll()
     assert await cleaner.clean_once()
     assert tombstones() == []
-    assert [(r.key, r.value) for r in read_all_records(log)] == [(b"k%d" % i, b"v%d" % i) for i in range(5, 10)] + [
-        (b"other", b"2")
-    ]
+    assert [(r.key, r.value) for r in read_all_records(log)] == [
+        (b"k%d" % i, b"v%d" % i) for i in range(5, 10)
+    ] + [(b"other", b"2")]
 
 
 async def test_min_compaction_lag_ms_keeps_young_segments_uncleaned(tmp_path):
@@ -183,8 +191,15 @@ async def test_records_without_a_key_are_dropped_from_cleaned_segments(tmp_path)
     log = _open(tmp_path, _config())
     # The leader refuses keyless records on a compacted topic; they get in as written before the
     # policy became compact, copied here as a follower copies them.
-    log.append_as_follower(build_batch([(None, b"keyless", None, START_MS), (b"a", b"1", None, START_MS),
-                                        (None, b"keyless-2", None, START_MS)]))
+    log.append_as_follower(
+        build_batch(
+            [
+                (None, b"keyless", None, START_MS),
+                (b"a", b"1", None, START_MS),
+                (None, b"keyless-2", None, START_MS),
+            ]
+        )
+    )
     log.roll()
     assert await _cleaner(tmp_path, {TP: log}, clock).clean_once()
     assert [(r.offset, r.key) for r in read_all_records(log)] == [(1, b"a")]
@@ -192,21 +207,26 @@ async def test_records_without_a_key_are_dropped_from_cleaned_segments(tmp_path)
     assert [(h.base_offset, h.last_offset, h.records_count) for _, h in batches] == [(0, 2, 1)]
 
 
-@pytest.mark.parametrize("codec", [COMPRESSION_NONE, COMPRESSION_SNAPPY, COMPRESSION_ZSTD],
-                         ids=lambda c: NAME_BY_CODEC[c])
+@pytest.mark.parametrize(
+    "codec", [COMPRESSION_NONE, COMPRESSION_SNAPPY, COMPRESSION_ZSTD], ids=lambda c: NAME_BY_CODEC[c]
+)
 async def test_msgpack_and_kafka_encoded_batches_are_compacted_each_in_its_own_encoding(tmp_path, codec):
     clock = ManualClock()
     log = _open(tmp_path, _config())
     latest = {}
     for i in range(40):  # batches i and i + 4 share keys; Kafka's encoding for even i
         build = build_kafka_batch if i % 2 == 0 else build_batch
-        records = [(b"key-%d-%d" % (i % 4, j % 3), b"value-%d-%d" % (i, j), None, START_MS + j) for j in range(5)]
+        records = [
+            (b"key-%d-%d" % (i % 4, j % 3), b"value-%d-%d" % (i, j), None, START_MS + j) for j in range(5)
+        ]
         info = log.append_as_leader(bytearray(build(records, compression=codec)), 0)
         latest.update({key: (info.first_offset + j, value) for j, (key, value, _, _) in enumerate(records)})
     log.roll()
     attributes_of = {h.base_offset: h.attributes for h in _batch_headers(log)}
     assert await _cleaner(tmp_path, {TP: log}, clock).clean_once()
-    assert [(r.offset, r.key, r.value) for r in read_all_records(log)] == sorted((o, k, v) for k, (o, v) in latest.items())
+    assert [(r.offset, r.key, r.value) for r in read_all_records(log)] == sorted(
+        (o, k, v) for k, (o, v) in latest.items()
+    )
     kept = _batch_headers(log)
     assert [h.base_offset for h in kept] == [180, 185, 190, 195]
     assert [h.records_count for h in kept] == [3] * 4
@@ -215,7 +235,9 @@ async def test_msgpack_and_kafka_encoded_batches_are_compacted_each_in_its_own_e
 
 
 def _batch_headers(log):
-    return [h for segment in log.segments for _, h in iter_batches(segment.read(segment.base_offset, 1 << 24))]
+    return [
+        h for segment in log.segments for _, h in iter_batches(segment.read(segment.base_offset, 1 << 24))
+    ]
 
 
 async def test_logs_without_compact_policy_are_not_cleaned(tmp_path):
@@ -313,8 +335,12 @@ def test_swap_files_left_by_a_crash_complete_the_swap_at_load(tmp_path):
         assert [(r.offset, r.key, r.value) for r in records] == sorted(
             (o, k, v) for k, (o, v) in latest.items()
         ), crash_point
-        assert [s.base_offset for s in reopened.segments] == [c.base_offset for c in result.cleaned] + [active_base]
-        leftovers = [p.name for p in reopened.dir.iterdir() if p.name.endswith((".swap", ".cleaned", ".deleted"))]
+        assert [s.base_offset for s in reopened.segments] == [c.base_offset for c in result.cleaned] + [
+            active_base
+        ]
+        leftovers = [
+            p.name for p in reopened.dir.iterdir() if p.name.endswith((".swap", ".cleaned", ".deleted"))
+        ]
         assert leftovers == [], crash_point
         reopened.close()
 
@@ -349,27 +375,51 @@ def test_aborted_cleaning_raises_and_leaves_no_cleaned_files(tmp_path):
 
 def test_broker_log_cleaner_configs_have_kafkas_defaults_and_reach_topic_configs(tmp_path):
     defaults = KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path)})
-    assert (defaults.log_cleaner_enable, defaults.log_cleaner_backoff_ms, defaults.log_cleaner_dedupe_buffer_size,
-            defaults.log_cleaner_min_cleanable_ratio, defaults.log_cleaner_delete_retention_ms,
-            defaults.log_cleaner_min_compaction_lag_ms, defaults.log_cleanup_policy) == (
-        True, 15000, 134217728, 0.5, 86400000, 0, ["delete"])
-    config = KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path), "log.cleanup.policy": "compact",
-                          "log.cleaner.min.cleanable.ratio": "0.25", "log.cleaner.delete.retention.ms": "5",
-                          "log.cleaner.min.compaction.lag.ms": "7"})
+    assert (
+        defaults.log_cleaner_enable,
+        defaults.log_cleaner_backoff_ms,
+        defaults.log_cleaner_dedupe_buffer_size,
+        defaults.log_cleaner_min_cleanable_ratio,
+        defaults.log_cleaner_delete_retention_ms,
+        defaults.log_cleaner_min_compaction_lag_ms,
+        defaults.log_cleanup_policy,
+    ) == (True, 15000, 134217728, 0.5, 86400000, 0, ["delete"])
+    config = KafkaConfig(
+        {
+            "node.id": 1,
+            "log.dirs": str(tmp_path),
+            "log.cleanup.policy": "compact",
+            "log.cleaner.min.cleanable.ratio": "0.25",
+            "log.cleaner.delete.retention.ms": "5",
+            "log.cleaner.min.compaction.lag.ms": "7",
+        }
+    )
     log_config = LogConfig.from_broker(config)
-    assert (log_config.cleanup_policy, log_config.min_cleanable_dirty_ratio, log_config.delete_retention_ms,
-            log_config.min_compaction_lag_ms) == ("compact", 0.25, 5, 7)
-    assert LogConfig.from_broker(config, {"min.cleanable.dirty.ratio": "0.9"}).min_cleanable_dirty_ratio == 0.9
-    for bad in ({"log.cleaner.min.cleanable.ratio": "1.5"}, {"log.cleaner.min.cleanable.ratio": "x"},
-                {"log.cleanup.policy": "shred"}, {"log.cleaner.backoff.ms": "-1"}):
+    assert (
+        log_config.cleanup_policy,
+        log_config.min_cleanable_dirty_ratio,
+        log_config.delete_retention_ms,
+        log_config.min_compaction_lag_ms,
+    ) == ("compact", 0.25, 5, 7)
+    assert (
+        LogConfig.from_broker(config, {"min.cleanable.dirty.ratio": "0.9"}).min_cleanable_dirty_ratio == 0.9
+    )
+    for bad in (
+        {"log.cleaner.min.cleanable.ratio": "1.5"},
+        {"log.cleaner.min.cleanable.ratio": "x"},
+        {"log.cleanup.policy": "shred"},
+        {"log.cleaner.backoff.ms": "-1"},
+    ):
         with pytest.raises(ConfigError, match=next(iter(bad))):
             KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path), **bad})
 
 
 async def test_log_manager_owns_the_cleaner_task_unless_log_cleaner_enable_is_false(tmp_path):
     time = MockTime(wall_ms=START_MS)
-    manager = LogManager(KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path / "a"), "log.cleaner.backoff.ms": 5}),
-                         scheduler=KafkaScheduler(time))
+    manager = LogManager(
+        KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path / "a"), "log.cleaner.backoff.ms": 5}),
+        scheduler=KafkaScheduler(time),
+    )
     assert manager.cleaner._now_ms() == START_MS  # the cleaner ages tombstones on the node's clock
     await manager.start()
     try:
@@ -378,7 +428,9 @@ async def test_log_manager_owns_the_cleaner_task_unless_log_cleaner_enable_is_fa
     finally:
         await manager.stop()
     assert task.done() and not manager.cleaner._task.running
-    disabled = LogManager(KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path / "b"), "log.cleaner.enable": "false"}))
+    disabled = LogManager(
+        KafkaConfig({"node.id": 1, "log.dirs": str(tmp_path / "b"), "log.cleaner.enable": "false"})
+    )
     assert disabled.cleaner is None
 
 

@@ -21,16 +21,34 @@ def _broker(**props):
 
 
 def test_defaults_come_from_broker_config():
-    config = LogConfig.from_broker(_broker(**{
-        "log.segment.bytes": "2048", "log.index.interval.bytes": "100", "log.index.size.max.bytes": "800",
-        "message.max.bytes": "5000", "log.flush.interval.messages": "3", "log.flush.interval.ms": "250",
-        "log.retention.hours": "1", "log.retention.bytes": "99999", "min.insync.replicas": "2",
-        "unclean.leader.election.enable": "true",
-    }))
+    config = LogConfig.from_broker(
+        _broker(
+            **{
+                "log.segment.bytes": "2048",
+                "log.index.interval.bytes": "100",
+                "log.index.size.max.bytes": "800",
+                "message.max.bytes": "5000",
+                "log.flush.interval.messages": "3",
+                "log.flush.interval.ms": "250",
+                "log.retention.hours": "1",
+                "log.retention.bytes": "99999",
+                "min.insync.replicas": "2",
+                "unclean.leader.election.enable": "true",
+            }
+        )
+    )
     assert config == LogConfig(
-        segment_bytes=2048, segment_index_bytes=800, index_interval_bytes=100, max_message_bytes=5000,
-        flush_messages=3, flush_ms=250, retention_ms=3_600_000, retention_bytes=99999, min_insync_replicas=2,
-        unclean_leader_election_enable=True, cleanup_policy="delete",
+        segment_bytes=2048,
+        segment_index_bytes=800,
+        index_interval_bytes=100,
+        max_message_bytes=5000,
+        flush_messages=3,
+        flush_ms=250,
+        retention_ms=3_600_000,
+        retention_bytes=99999,
+        min_insync_replicas=2,
+        unclean_leader_election_enable=True,
+        cleanup_policy="delete",
     )
 
 
@@ -39,11 +57,18 @@ def test_unset_flush_interval_ms_means_never():
 
 
 def test_topic_overrides_use_kafka_topic_config_names():
-    config = LogConfig.from_broker(_broker(), {
-        "segment.bytes": "1048576", "min.insync.replicas": "2", "retention.ms": "-1",
-        "max.message.bytes": "100", "flush.messages": "1", "unclean.leader.election.enable": "true",
-        "cleanup.policy": "compact,delete",
-    })
+    config = LogConfig.from_broker(
+        _broker(),
+        {
+            "segment.bytes": "1048576",
+            "min.insync.replicas": "2",
+            "retention.ms": "-1",
+            "max.message.bytes": "100",
+            "flush.messages": "1",
+            "unclean.leader.election.enable": "true",
+            "cleanup.policy": "compact,delete",
+        },
+    )
     assert config.segment_bytes == 1048576 and config.min_insync_replicas == 2
     assert config.retention_ms == -1 and config.max_message_bytes == 100 and config.flush_messages == 1
     assert config.unclean_leader_election_enable is True
@@ -72,14 +97,38 @@ def test_bad_override_raises_value_error_naming_the_key(overrides, named):
 # message.timestamp.difference.max.ms were removed in 4.0; KIP-390's levels and KIP-405's
 # tiered-storage configs added)
 KAFKA_4_TOPIC_CONFIGS = {
-    "cleanup.policy", "compression.gzip.level", "compression.lz4.level", "compression.type", "compression.zstd.level",
-    "delete.retention.ms", "file.delete.delay.ms", "flush.messages", "flush.ms",
-    "follower.replication.throttled.replicas", "index.interval.bytes", "leader.replication.throttled.replicas",
-    "local.retention.bytes", "local.retention.ms", "max.compaction.lag.ms", "max.message.bytes",
-    "message.timestamp.after.max.ms", "message.timestamp.before.max.ms", "message.timestamp.type",
-    "min.cleanable.dirty.ratio", "min.compaction.lag.ms", "min.insync.replicas", "preallocate",
-    "remote.log.copy.disable", "remote.log.delete.on.disable", "remote.storage.enable", "retention.bytes",
-    "retention.ms", "segment.bytes", "segment.index.bytes", "segment.jitter.ms", "segment.ms",
+    "cleanup.policy",
+    "compression.gzip.level",
+    "compression.lz4.level",
+    "compression.type",
+    "compression.zstd.level",
+    "delete.retention.ms",
+    "file.delete.delay.ms",
+    "flush.messages",
+    "flush.ms",
+    "follower.replication.throttled.replicas",
+    "index.interval.bytes",
+    "leader.replication.throttled.replicas",
+    "local.retention.bytes",
+    "local.retention.ms",
+    "max.compaction.lag.ms",
+    "max.message.bytes",
+    "message.timestamp.after.max.ms",
+    "message.timestamp.before.max.ms",
+    "message.timestamp.type",
+    "min.cleanable.dirty.ratio",
+    "min.compaction.lag.ms",
+    "min.insync.replicas",
+    "preallocate",
+    "remote.log.copy.disable",
+    "remote.log.delete.on.disable",
+    "remote.storage.enable",
+    "retention.bytes",
+    "retention.ms",
+    "segment.bytes",
+    "segment.index.bytes",
+    "segment.jitter.ms",
+    "segment.ms",
     "unclean.leader.election.enable",
 }
 
@@ -89,7 +138,9 @@ def test_topic_config_names_are_kafka_4s_list():
 
 
 def test_every_topic_config_has_a_log_config_field_with_kafkas_default():
-    assert {f.name for f in dataclasses.fields(LogConfig) if f.init} == {d.attr for d in TOPIC_CONFIG_DEFS.values()}
+    assert {f.name for f in dataclasses.fields(LogConfig) if f.init} == {
+        d.attr for d in TOPIC_CONFIG_DEFS.values()
+    }
     defaults = LogConfig()
     for definition in TOPIC_CONFIG_DEFS.values():
         expected = definition.default
@@ -151,7 +202,12 @@ def test_values_outside_kafkas_types_and_ranges_are_rejected_naming_the_key(name
         ("local.retention.bytes", "-2", "local_retention_bytes", -2),
         ("message.timestamp.after.max.ms", "0", "message_timestamp_after_max_ms", 0),
         ("preallocate", "TRUE", "preallocate", True),
-        ("leader.replication.throttled.replicas", "0:1, 1:2", "leader_replication_throttled_replicas", "0:1,1:2"),
+        (
+            "leader.replication.throttled.replicas",
+            "0:1, 1:2",
+            "leader_replication_throttled_replicas",
+            "0:1,1:2",
+        ),
         ("follower.replication.throttled.replicas", "*", "follower_replication_throttled_replicas", "*"),
         ("segment.jitter.ms", "10", "segment_jitter_ms", 10),
         ("segment.ms", "1", "segment_ms", 1),
@@ -162,7 +218,9 @@ def test_valid_values_are_parsed_to_their_type(name, value, field, typed):
 
 
 def test_to_topic_configs_round_trips():
-    config = LogConfig.from_broker(_broker(), {"segment.bytes": "4096", "unclean.leader.election.enable": "true"})
+    config = LogConfig.from_broker(
+        _broker(), {"segment.bytes": "4096", "unclean.leader.election.enable": "true"}
+    )
     assert LogConfig().with_overrides(config.to_topic_configs()) == config
 
 
@@ -184,7 +242,10 @@ def test_every_broker_synonym_takes_type_default_and_validator_from_its_topic_co
         broker_key = _BROKER_KEYS[synonym]
         ms_per_unit = synonym_to_topic_value(synonym, 1)  # log.roll.hours: 3600000; log.roll.ms: 1
         assert broker_key.type == ("int" if ms_per_unit > 1 else topic_key.type), synonym
-        assert broker_key.default in (None, topic_key.default if ms_per_unit == 1 else topic_key.default // ms_per_unit)
+        assert broker_key.default in (
+            None,
+            topic_key.default if ms_per_unit == 1 else topic_key.default // ms_per_unit,
+        )
         if synonym not in _OWN_BROKER_VALIDATORS:
             assert broker_key.validator is topic_key.validator, f"{synonym} declares its validator again"
 
@@ -205,7 +266,9 @@ def test_every_broker_synonym_sets_its_topic_configs_broker_wide_value(synonym):
     expected = synonym_to_topic_value(synonym, _BROKER_KEYS[synonym].parse(raw))
     config = LogConfig.from_broker(_broker(**{synonym: raw}))
     assert getattr(config, key.attr) == (",".join(expected) if key.type == "list" else expected)
-    assert getattr(config, key.attr) != getattr(LogConfig(), key.attr), "the test value differs from the default"
+    assert getattr(config, key.attr) != getattr(LogConfig(), key.attr), (
+        "the test value differs from the default"
+    )
 
 
 def _valid(key, synonym, raw):

@@ -19,7 +19,9 @@ def _config(log_dir):
     return KafkaConfig({"node.id": 1, "log.dirs": str(log_dir)})
 
 
-async def test_a_log_taken_offline_in_an_executor_thread_notifies_listeners_on_the_loop_once(tmp_path, make_batch):
+async def test_a_log_taken_offline_in_an_executor_thread_notifies_listeners_on_the_loop_once(
+    tmp_path, make_batch
+):
     manager = LogManager(_config(tmp_path))
     await manager.start()
     try:
@@ -48,8 +50,9 @@ async def test_logs_found_corrupt_at_load_are_listed_offline(tmp_path, make_batc
     config = _config(tmp_path)
     manager = LogManager(config)
     await manager.start()
-    log_config = LogConfig(segment_bytes=300, index_interval_bytes=0, segment_index_bytes=4096,
-                           max_message_bytes=100_000)
+    log_config = LogConfig(
+        segment_bytes=300, index_interval_bytes=0, segment_index_bytes=4096, max_message_bytes=100_000
+    )
     log = manager.get_or_create_log(T0, log_config)
     for _ in range(12):
         log.append_as_leader(bytearray(make_batch(3, value_bytes=20)), 1)

@@ -19,8 +19,14 @@ T2 = TopicPartition("planes", 0)
 
 
 def _config(*dirs, node_id=1, **props):
-    return KafkaConfig({"node.id": node_id, "log.dirs": ",".join(str(d) for d in dirs),
-                        "log.flush.offset.checkpoint.interval.ms": "1000", **props})
+    return KafkaConfig(
+        {
+            "node.id": node_id,
+            "log.dirs": ",".join(str(d) for d in dirs),
+            "log.flush.offset.checkpoint.interval.ms": "1000",
+            **props,
+        }
+    )
 
 
 def _append(log, make_batch, batches=1):
@@ -57,7 +63,9 @@ async def test_clean_shutdown_marker_makes_start_up_skip_the_recovery_scan(tmp_p
     config = _config(tmp_path / "d1")
     await _write_and_stop(config, make_batch, batches=3)
     segment = tmp_path / "d1" / "flights-0" / "00000000000000000000.log"
-    data = flip_byte(segment, -2, 0x10)  # a CRC failure the scan would truncate; with the marker nothing scans it
+    data = flip_byte(
+        segment, -2, 0x10
+    )  # a CRC failure the scan would truncate; with the marker nothing scans it
 
     async with LogManager(config) as again:
         reopened = again.get_log(T0)
@@ -129,7 +137,9 @@ async def test_scheduled_jobs_flush_after_flush_ms_and_checkpoint_after_the_inte
         _append(log, make_batch, batches=2)
         await advance(time, 50)
         assert log.recovery_point == 0
-        for _ in range(10):  # kafka-log-flusher looks every second until it meets flush.ms 100, then every 100 ms
+        for _ in range(
+            10
+        ):  # kafka-log-flusher looks every second until it meets flush.ms 100, then every 100 ms
             await advance(time, 100)
         assert log.recovery_point == 10
         await advance(time, 1_000)  # the next kafka-recovery-point-checkpoint writes it
@@ -163,7 +173,9 @@ async def test_new_leader_epoch_gets_its_checkpoint_written_in_the_background(tm
         assert log.pending_flush is not None
         await log.pending_flush
         assert LeaderEpochCheckpointFile(log.dir / "leader-epoch-checkpoint").read() == [
-            EpochEntry(1, 0), EpochEntry(4, 5)]
+            EpochEntry(1, 0),
+            EpochEntry(4, 5),
+        ]
         assert log.recovery_point == 0  # flush.messages not reached: no data fsync
 
 
@@ -200,7 +212,9 @@ async def test_async_delete_renames_the_log_dir_and_removes_it_after_the_delete_
     assert OffsetCheckpointFile(tmp_path / "d1" / "recovery-point-offset-checkpoint").read() == {T0: 0, T1: 0}
 
 
-async def test_a_delete_dir_left_by_a_restart_is_removed_after_the_delay_and_never_loaded(tmp_path, make_batch):
+async def test_a_delete_dir_left_by_a_restart_is_removed_after_the_delay_and_never_loaded(
+    tmp_path, make_batch
+):
     config = _config(tmp_path / "d1", **{"log.segment.delete.delay.ms": "0"})
     async with LogManager(config) as manager:
         _append(manager.get_or_create_log(T0, LogConfig.from_broker(config)), make_batch)
@@ -221,13 +235,18 @@ async def test_stray_replicas_are_logs_of_unknown_topics_or_of_another_topic_id(
         manager.assign_topic_id(T0, "id-of-flights")
         manager.assign_topic_id(T1, "id-of-old-flights")
         everywhere = {T0, T1, T2}
-        assert manager.find_stray_replicas({"flights": "id-of-flights", "planes": "id-of-planes"}, everywhere) == [T1]
+        assert manager.find_stray_replicas(
+            {"flights": "id-of-flights", "planes": "id-of-planes"}, everywhere
+        ) == [T1]
         assert manager.find_stray_replicas({"flights": "id-of-flights"}, everywhere) == [T1, T2]
-        assert manager.find_stray_replicas({"flights": "", "planes": ""}, {T0, T1}) == [T2]  # not assigned here
+        assert manager.find_stray_replicas({"flights": "", "planes": ""}, {T0, T1}) == [
+            T2
+        ]  # not assigned here
     async with LogManager(config) as again:  # partition.metadata keeps the ids across restarts
         assert again.topic_id(T0) == "id-of-flights" and again.topic_id(T2) is None
         assert (tmp_path / "d1" / "flights-0" / "partition.metadata").read_text() == (
-            "version: 0\ntopic_id: id-of-flights\n")
+            "version: 0\ntopic_id: id-of-flights\n"
+        )
 
 
 async def test_corrupt_recovery_checkpoint_is_ignored_and_logs_still_load(tmp_path, make_batch):

@@ -27,8 +27,14 @@ def _fill(log, make_batch, segments, timestamp_ms=1_000):
 
 
 async def test_retention_check_runs_every_interval_and_deletes_files_after_the_delay(tmp_path, make_batch):
-    config = _config(tmp_path, **{"log.retention.check.interval.ms": "1000", "log.retention.ms": "60000",
-                                  "log.segment.delete.delay.ms": "5000"})
+    config = _config(
+        tmp_path,
+        **{
+            "log.retention.check.interval.ms": "1000",
+            "log.retention.ms": "60000",
+            "log.segment.delete.delay.ms": "5000",
+        },
+    )
     time = MockTime(wall_ms=1_000)
     manager = LogManager(config, scheduler=KafkaScheduler(time))
     await manager.start()
@@ -40,7 +46,9 @@ async def test_retention_check_runs_every_interval_and_deletes_files_after_the_d
         await advance(time, 60_000)  # one check, with the records now older than 60 s
         assert log.log_start_offset == 10 and [s.base_offset for s in log.segments] == [10]
         deleted = sorted(p.name for p in log.dir.iterdir() if p.name.endswith(".deleted"))
-        assert deleted == [f"{base:020d}.{kind}.deleted" for base in (0, 5) for kind in ("index", "log", "timeindex")]
+        assert deleted == [
+            f"{base:020d}.{kind}.deleted" for base in (0, 5) for kind in ("index", "log", "timeindex")
+        ]
         for _ in range(4):  # kafka-delete-logs looks every second: not due for 5 s
             await advance(time, 1_000)
         assert len(manager.pending_file_deletions) == 6
@@ -60,8 +68,9 @@ async def test_cleanup_logs_applies_each_topics_own_retention(tmp_path, make_bat
     await manager.start()
     try:
         kept = manager.get_or_create_log(T0, LogConfig.from_broker(config))  # broker default: 7 days
-        trimmed = manager.get_or_create_log(T1, LogConfig.from_broker(config, {"retention.ms": "1000",
-                                                                                "file.delete.delay.ms": "0"}))
+        trimmed = manager.get_or_create_log(
+            T1, LogConfig.from_broker(config, {"retention.ms": "1000", "file.delete.delay.ms": "0"})
+        )
         _fill(kept, make_batch, segments=2, timestamp_ms=time.milliseconds() - 10_000)
         _fill(trimmed, make_batch, segments=2, timestamp_ms=time.milliseconds() - 10_000)
         assert await manager.cleanup_logs() == 6  # .log, .index, .timeindex of 2 segments

@@ -13,12 +13,19 @@ from kafkette.protocol.errors import OffsetOutOfRangeError
 from kafkette.protocol.topic_partition import TopicPartition
 
 TP = TopicPartition("flights", 0)
-BASE_CONFIG = LogConfig(segment_bytes=1 << 20, index_interval_bytes=0, segment_index_bytes=4096,
-                        retention_ms=-1, retention_bytes=-1)
+BASE_CONFIG = LogConfig(
+    segment_bytes=1 << 20,
+    index_interval_bytes=0,
+    segment_index_bytes=4096,
+    retention_ms=-1,
+    retention_bytes=-1,
+)
 
 
 def _log(tmp_path, **overrides) -> UnifiedLog:
-    return UnifiedLog.open(tmp_path / "flights-0", TP, replace(BASE_CONFIG, **overrides), had_clean_shutdown=True)
+    return UnifiedLog.open(
+        tmp_path / "flights-0", TP, replace(BASE_CONFIG, **overrides), had_clean_shutdown=True
+    )
 
 
 def _segments_of_one_batch(log, make_batch, timestamps_ms):
@@ -32,7 +39,9 @@ def _files(log):
     return sorted(p.name for p in log.dir.iterdir())
 
 
-def test_largest_timestamp_is_the_max_batch_timestamp_tracked_on_append_and_after_reopen(tmp_path, make_batch):
+def test_largest_timestamp_is_the_max_batch_timestamp_tracked_on_append_and_after_reopen(
+    tmp_path, make_batch
+):
     segment = LogSegment(tmp_path, 0, index_interval_bytes=0, max_index_size_bytes=4096)
     segment.append(make_batch(3, timestamp_ms=5_000), 2)
     segment.append(make_batch(2, timestamp_ms=2_000, base_offset=3), 4)
@@ -53,7 +62,9 @@ def test_empty_segment_largest_timestamp_is_its_file_mtime(tmp_path):
     segment.close()
 
 
-def test_retention_ms_deletes_expired_segments_below_the_high_watermark_and_advances_log_start(tmp_path, make_batch):
+def test_retention_ms_deletes_expired_segments_below_the_high_watermark_and_advances_log_start(
+    tmp_path, make_batch
+):
     log = _log(tmp_path, retention_ms=10_000)
     _segments_of_one_batch(log, make_batch, [1_000, 2_000, 30_000])
     log.update_high_watermark(log.log_end_offset)
@@ -150,7 +161,8 @@ def test_deleted_segment_files_of_every_index_kind_are_renamed(tmp_path, make_ba
     log.update_high_watermark(5)
     renamed = log.delete_old_segments(now_ms=10**12)
     assert sorted(p.name for p in renamed) == [
-        "00000000000000000000.index.deleted", "00000000000000000000.log.deleted",
+        "00000000000000000000.index.deleted",
+        "00000000000000000000.log.deleted",
         "00000000000000000000.timeindex.deleted",
     ]
     assert "00000000000000000000.log" not in _files(log)
@@ -162,6 +174,8 @@ def test_log_start_offset_after_retention_survives_a_reopen(tmp_path, make_batch
     log.update_high_watermark(log.log_end_offset)
     log.delete_old_segments(now_ms=10**12)
     log.close()
-    reopened = UnifiedLog.open(tmp_path / "flights-0", TP, BASE_CONFIG, log_start_offset=0, had_clean_shutdown=True)
+    reopened = UnifiedLog.open(
+        tmp_path / "flights-0", TP, BASE_CONFIG, log_start_offset=0, had_clean_shutdown=True
+    )
     assert not any(p.name.endswith(".deleted") for p in reopened.dir.iterdir())
     assert (reopened.log_start_offset, reopened.log_end_offset) == (10, 10)

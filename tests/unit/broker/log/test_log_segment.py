@@ -5,7 +5,9 @@ from kafkette.protocol.record_batch import BASE_OFFSET, iter_batches
 
 
 def _segment(tmp_path, base_offset=0, index_interval_bytes=0):
-    return LogSegment(tmp_path, base_offset, index_interval_bytes=index_interval_bytes, max_index_size_bytes=4096)
+    return LogSegment(
+        tmp_path, base_offset, index_interval_bytes=index_interval_bytes, max_index_size_bytes=4096
+    )
 
 
 def _fill(segment, make_batch, batches, records=5):

@@ -9,8 +9,12 @@ from kafkette.broker.log.log_segment import LogSegment, TimestampAndOffset
 
 
 def _segment(tmp_path, base_offset=0, index_interval_bytes=0, max_index_size_bytes=4096):
-    return LogSegment(tmp_path, base_offset, index_interval_bytes=index_interval_bytes,
-                      max_index_size_bytes=max_index_size_bytes)
+    return LogSegment(
+        tmp_path,
+        base_offset,
+        index_interval_bytes=index_interval_bytes,
+        max_index_size_bytes=max_index_size_bytes,
+    )
 
 
 def _append(segment, make_batch, timestamps_ms, records=5):
@@ -68,7 +72,9 @@ def test_find_offset_by_timestamp_returns_the_exact_first_record_at_or_after_tar
     assert segment.find_offset_by_timestamp(4_005) is None
 
 
-def test_find_offset_by_timestamp_with_out_of_order_timestamps_returns_first_matching_offset(tmp_path, make_batch):
+def test_find_offset_by_timestamp_with_out_of_order_timestamps_returns_first_matching_offset(
+    tmp_path, make_batch
+):
     segment = _segment(tmp_path)
     _append(segment, make_batch, [5_000, 1_000, 9_000, 2_000])
     assert segment.find_offset_by_timestamp(1_500).offset == 0
@@ -149,8 +155,11 @@ def test_time_waited_for_roll_uses_the_first_batch_timestamp_else_creation_time(
 
 def test_one_append_of_several_batches_tracks_the_first_batch_carrying_the_max(tmp_path, make_batch):
     segment = _segment(tmp_path)
-    records = (make_batch(5, base_offset=0, timestamp_ms=3_000) + make_batch(5, base_offset=5, timestamp_ms=1_000)
-               + make_batch(5, base_offset=10, timestamp_ms=3_000))
+    records = (
+        make_batch(5, base_offset=0, timestamp_ms=3_000)
+        + make_batch(5, base_offset=5, timestamp_ms=1_000)
+        + make_batch(5, base_offset=10, timestamp_ms=3_000)
+    )
     segment.append(records, 14)
     assert (segment.max_timestamp_so_far, segment.offset_of_max_timestamp_so_far) == (3_004, 4)
     assert _entries(segment) == [(3_004, 4)]

@@ -16,7 +16,9 @@ HOUR_MS = 3_600_000
 
 
 def _open(tmp_path, config, clock=None):
-    return UnifiedLog.open(tmp_path / "flights-0", TP, config, had_clean_shutdown=True, time=clock or MockTime())
+    return UnifiedLog.open(
+        tmp_path / "flights-0", TP, config, had_clean_shutdown=True, time=clock or MockTime()
+    )
 
 
 def _append_at(log, make_batch, timestamps_ms, records=5, epoch=3):
@@ -132,9 +134,17 @@ def test_time_lookups_survive_a_restart(tmp_path, make_batch):
 
 def test_broker_log_roll_hours_and_ms_set_segment_ms_and_jitter():
     assert LogConfig.from_broker(KafkaConfig({"node.id": 1})).segment_ms == 168 * HOUR_MS
-    config = LogConfig.from_broker(KafkaConfig({"node.id": 1, "log.roll.hours": "2", "log.roll.jitter.hours": "1"}))
+    config = LogConfig.from_broker(
+        KafkaConfig({"node.id": 1, "log.roll.hours": "2", "log.roll.jitter.hours": "1"})
+    )
     assert (config.segment_ms, config.segment_jitter_ms) == (2 * HOUR_MS, HOUR_MS)
-    config = LogConfig.from_broker(KafkaConfig({"node.id": 1, "log.roll.hours": "2", "log.roll.ms": "1234",
-                                                "log.roll.jitter.ms": "5"}))
+    config = LogConfig.from_broker(
+        KafkaConfig({"node.id": 1, "log.roll.hours": "2", "log.roll.ms": "1234", "log.roll.jitter.ms": "5"})
+    )
     assert (config.segment_ms, config.segment_jitter_ms) == (1234, 5)
-    assert LogConfig.from_broker(KafkaConfig({"node.id": 1, "log.roll.ms": "1234"}), {"segment.ms": "99"}).segment_ms == 99
+    assert (
+        LogConfig.from_broker(
+            KafkaConfig({"node.id": 1, "log.roll.ms": "1234"}), {"segment.ms": "99"}
+        ).segment_ms
+        == 99
+    )

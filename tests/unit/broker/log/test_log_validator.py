@@ -52,8 +52,14 @@ def _idempotent_batch(codec, n=20, ts=10_000):
 def _convert(buf, compression_type="producer", timestamp_type="CreateTime", **config):
     buf = bytearray(buf)
     return validate_messages_and_assign_offsets(
-        buf, validate_batches(buf), tp=TP, first_offset=0, leader_epoch=-1, now_ms=NOW_MS,
-        config=LogConfig(compression_type=compression_type, message_timestamp_type=timestamp_type, **config))
+        buf,
+        validate_batches(buf),
+        tp=TP,
+        first_offset=0,
+        leader_epoch=-1,
+        now_ms=NOW_MS,
+        config=LogConfig(compression_type=compression_type, message_timestamp_type=timestamp_type, **config),
+    )
 
 
 def _as_assigned(sent):
@@ -64,8 +70,11 @@ def _as_assigned(sent):
 
 
 def _content(buf):
-    return [(r.offset, r.timestamp, r.key, r.value, r.headers)
-            for pos, h in iter_batches(buf) for r in decode_records(buf, pos, h)]
+    return [
+        (r.offset, r.timestamp, r.key, r.value, r.headers)
+        for pos, h in iter_batches(buf)
+        for r in decode_records(buf, pos, h)
+    ]
 
 
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: NAME_BY_CODEC[c])
@@ -83,8 +92,13 @@ def test_producer_passthrough_never_re_encodes_records(codec):
     # decode and re-encode would shorten to one byte.
     rows = b"\x91\x95\xcf" + (0).to_bytes(8, "big") + b"\x00\xc0\xc4\x01v\x90"
     assert msgpack.unpackb(rows) == [[0, 0, None, b"v", []]]
-    batch = build_batch_from_payload(compress(codec, rows), record_count=1, base_timestamp=5, max_timestamp=5,
-                                     attributes=codec | RECORDS_MSGPACK_MASK)
+    batch = build_batch_from_payload(
+        compress(codec, rows),
+        record_count=1,
+        base_timestamp=5,
+        max_timestamp=5,
+        attributes=codec | RECORDS_MSGPACK_MASK,
+    )
     assert bytes(_convert(batch, compression_type="producer").records) == batch
     assert bytes(_convert(batch, compression_type=TOPIC_NAME[codec]).records) == batch
     assert _content(batch) == [(0, 5, None, b"v", [])]
@@ -95,7 +109,7 @@ def test_producer_passthrough_never_re_encodes_records(codec):
 def test_batches_are_recompressed_to_the_topic_codec_with_records_and_producer_fields_kept(source, target):
     sent = _idempotent_batch(source)
     result = _convert(sent, compression_type=TOPIC_NAME[target])
-    (_, header), = list(iter_batches(result.records, verify_crc=True))
+    ((_, header),) = list(iter_batches(result.records, verify_crc=True))
     before = next(iter_batches(sent))[1]
     assert header.compression == target
     assert result.recompressed == (0 if source == target else 1)
@@ -104,13 +118,20 @@ def test_batches_are_recompressed_to_the_topic_codec_with_records_and_producer_f
     assert _content(result.records) == _content(_as_assigned(sent))
     assert (header.producer_id, header.producer_epoch, header.base_sequence) == (42, 3, 17)
     assert (header.base_timestamp, header.max_timestamp, header.records_count, header.last_offset_delta) == (
-        before.base_timestamp, before.max_timestamp, before.records_count, before.last_offset_delta)
+        before.base_timestamp,
+        before.max_timestamp,
+        before.records_count,
+        before.last_offset_delta,
+    )
     assert header.timestamp_type == before.timestamp_type == 0
 
 
 def test_only_batches_with_another_codec_are_rewritten_and_positions_follow_the_new_sizes():
-    sent = _idempotent_batch(COMPRESSION_ZSTD, 5) + _idempotent_batch(COMPRESSION_NONE, 50) + _idempotent_batch(
-        COMPRESSION_ZSTD, 2)
+    sent = (
+        _idempotent_batch(COMPRESSION_ZSTD, 5)
+        + _idempotent_batch(COMPRESSION_NONE, 50)
+        + _idempotent_batch(COMPRESSION_ZSTD, 2)
+    )
     result = _convert(sent, compression_type="zstd")
     assert result.recompressed == 1
     assert [h.compression for _, h in result.positions] == [COMPRESSION_ZSTD] * 3
@@ -130,10 +151,15 @@ def test_log_append_time_stamps_broker_time_with_the_type_bit_and_a_valid_crc(co
 
 
 def test_log_append_time_is_stamped_after_recompression():
-    result = _convert(_idempotent_batch(COMPRESSION_NONE), compression_type="gzip", timestamp_type="LogAppendTime")
-    (_, header), = list(iter_batches(result.records, verify_crc=True))
+    result = _convert(
+        _idempotent_batch(COMPRESSION_NONE), compression_type="gzip", timestamp_type="LogAppendTime"
+    )
+    ((_, header),) = list(iter_batches(result.records, verify_crc=True))
     assert (header.compression, header.timestamp_type, header.max_timestamp) == (
-        COMPRESSION_GZIP, LOG_APPEND_TIME, NOW_MS)
+        COMPRESSION_GZIP,
+        LOG_APPEND_TIME,
+        NOW_MS,
+    )
 
 
 def test_create_time_leaves_producer_timestamps():
@@ -146,31 +172,41 @@ def test_create_time_leaves_producer_timestamps():
 @pytest.mark.parametrize("compression_type", ["producer", "zstd"])
 def test_a_batch_naming_an_unknown_codec_is_unsupported_compression_type(compression_type):
     payload = msgpack.packb([[0, 0, None, b"v", []]], use_bin_type=True)
-    batch = build_batch_from_payload(payload, record_count=1, base_timestamp=1, max_timestamp=1,
-                                     attributes=7 | RECORDS_MSGPACK_MASK)
+    batch = build_batch_from_payload(
+        payload, record_count=1, base_timestamp=1, max_timestamp=1, attributes=7 | RECORDS_MSGPACK_MASK
+    )
     with pytest.raises(UnsupportedCompressionTypeError, match="7"):
         _convert(batch, compression_type=compression_type)
 
 
 def test_a_corrupt_payload_that_must_be_recompressed_is_corrupt_record_error():
-    batch = build_batch_from_payload(b"\x1f\x8b but not gzip", record_count=1, base_timestamp=1, max_timestamp=1,
-                                     attributes=COMPRESSION_GZIP | RECORDS_MSGPACK_MASK)
+    batch = build_batch_from_payload(
+        b"\x1f\x8b but not gzip",
+        record_count=1,
+        base_timestamp=1,
+        max_timestamp=1,
+        attributes=COMPRESSION_GZIP | RECORDS_MSGPACK_MASK,
+    )
     with pytest.raises(CorruptRecordError, match="gzip"):
         _convert(batch, compression_type="lz4")
 
 
 def test_records_with_offset_deltas_out_of_order_are_refused_when_recompressing():
     payload = msgpack.packb([[0, 0, None, b"a", []], [5, 0, None, b"b", []]], use_bin_type=True)
-    batch = build_batch_from_payload(payload, record_count=2, base_timestamp=1, max_timestamp=1,
-                                     attributes=RECORDS_MSGPACK_MASK)
+    batch = build_batch_from_payload(
+        payload, record_count=2, base_timestamp=1, max_timestamp=1, attributes=RECORDS_MSGPACK_MASK
+    )
     with pytest.raises(CorruptRecordError, match="record 1 .* is malformed"):
         _convert(batch, compression_type="zstd")
 
 
 # --- batches in Kafka's varint record encoding ---------------------------------------------------------
 
+
 def _kafka_batch(codec, n=20, ts=10_000):
-    return build_kafka_batch(_rows(n, ts), compression=codec, producer_id=42, producer_epoch=3, base_sequence=17)
+    return build_kafka_batch(
+        _rows(n, ts), compression=codec, producer_id=42, producer_epoch=3, base_sequence=17
+    )
 
 
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: NAME_BY_CODEC[c])
@@ -185,15 +221,21 @@ def test_kafka_encoded_batches_are_kept_byte_for_byte_under_producer_compression
 def test_kafka_encoded_batches_are_recompressed_in_kafkas_encoding_and_framing(source, target):
     sent = _kafka_batch(source)
     result = _convert(sent, compression_type=TOPIC_NAME[target])
-    (pos, header), = list(iter_batches(result.records, verify_crc=True))
+    ((pos, header),) = list(iter_batches(result.records, verify_crc=True))
     before = next(iter_batches(sent))[1]
     assert (header.compression, header.msgpack_records) == (target, False)
     assert header.attributes == before.attributes & ~0x07 | target
     assert _content(result.records) == _content(_as_assigned(sent))
     assert (header.producer_id, header.producer_epoch, header.base_sequence, header.last_offset_delta) == (
-        42, 3, 17, 19)
+        42,
+        3,
+        17,
+        19,
+    )
     if target == COMPRESSION_SNAPPY:
-        assert result.records[pos + 61:pos + 69] == b"\x82SNAPPY\x00"  # xerial's framing, as Kafka's clients read
+        assert (
+            result.records[pos + 61 : pos + 69] == b"\x82SNAPPY\x00"
+        )  # xerial's framing, as Kafka's clients read
 
 
 def test_record_checks_apply_to_kafka_encoded_batches_too():
@@ -209,19 +251,29 @@ def test_record_checks_apply_to_kafka_encoded_batches_too():
 
 # --- through UnifiedLog.append_as_leader --------------------------------------------------------------
 
+
 def _log(tmp_path, **config):
-    return UnifiedLog.open(tmp_path / "t-0", TP, LogConfig(**config), had_clean_shutdown=True,
-                           time=MockTime(wall_ms=NOW_MS))
+    return UnifiedLog.open(
+        tmp_path / "t-0", TP, LogConfig(**config), had_clean_shutdown=True, time=MockTime(wall_ms=NOW_MS)
+    )
 
 
 def test_leader_append_stores_the_topic_codec_and_reports_log_append_time(tmp_path):
     log = _log(tmp_path, compression_type="zstd", message_timestamp_type="LogAppendTime")
     info = log.append_as_leader(_idempotent_batch(COMPRESSION_GZIP, 5), 2)
-    assert (info.first_offset, info.last_offset, info.log_append_time_ms, info.max_timestamp) == (0, 4, NOW_MS, NOW_MS)
+    assert (info.first_offset, info.last_offset, info.log_append_time_ms, info.max_timestamp) == (
+        0,
+        4,
+        NOW_MS,
+        NOW_MS,
+    )
     stored = log.read(0, 1 << 20).records
-    (_, header), = list(iter_batches(stored, verify_crc=True))
+    ((_, header),) = list(iter_batches(stored, verify_crc=True))
     assert (header.compression, header.timestamp_type, header.partition_leader_epoch) == (
-        COMPRESSION_ZSTD, LOG_APPEND_TIME, 2)
+        COMPRESSION_ZSTD,
+        LOG_APPEND_TIME,
+        2,
+    )
     assert info.valid_bytes == len(stored)
     assert [r.value for r in decode_records(stored)] == [v for _, v, _, _ in _rows(5)]
 
@@ -249,13 +301,18 @@ def test_follower_append_copies_compressed_batches_as_they_are(tmp_path):
 
 # --- broker-level defaults -----------------------------------------------------------------------
 
+
 def test_broker_compression_and_timestamp_type_are_topic_defaults_that_overrides_beat():
     from kafkette.broker.config import ConfigError, KafkaConfig
 
-    broker = KafkaConfig({"node.id": 1, "compression.type": "lz4", "log.message.timestamp.type": "LogAppendTime"})
+    broker = KafkaConfig(
+        {"node.id": 1, "compression.type": "lz4", "log.message.timestamp.type": "LogAppendTime"}
+    )
     default = LogConfig.from_broker(broker)
     assert (default.compression_type, default.message_timestamp_type) == ("lz4", "LogAppendTime")
-    topic = LogConfig.from_broker(broker, {"compression.type": "producer", "message.timestamp.type": "CreateTime"})
+    topic = LogConfig.from_broker(
+        broker, {"compression.type": "producer", "message.timestamp.type": "CreateTime"}
+    )
     assert (topic.compression_type, topic.message_timestamp_type) == ("producer", "CreateTime")
     plain = LogConfig.from_broker(KafkaConfig({"node.id": 1}))
     assert (plain.compression_type, plain.message_timestamp_type) == ("producer", "CreateTime")

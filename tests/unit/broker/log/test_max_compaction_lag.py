@@ -24,8 +24,14 @@ LAG_MS = 60_000
 
 
 def _config(**overrides):
-    values = dict(cleanup_policy="compact", segment_bytes=1 << 20, index_interval_bytes=256,
-                  min_cleanable_dirty_ratio=0.99, max_compaction_lag_ms=LAG_MS, max_message_bytes=1 << 20)
+    values = dict(
+        cleanup_policy="compact",
+        segment_bytes=1 << 20,
+        index_interval_bytes=256,
+        min_cleanable_dirty_ratio=0.99,
+        max_compaction_lag_ms=LAG_MS,
+        max_message_bytes=1 << 20,
+    )
     values.update(overrides)
     return LogConfig(**values)
 
@@ -67,7 +73,9 @@ async def test_a_log_past_max_compaction_lag_ms_is_cleaned_below_its_min_cleanab
     log.roll()
 
     clock.now_ms = START_MS + LAG_MS
-    assert not await cleaner.clean_once(), "dirty ratio under 0.99 and the oldest dirty record is not late yet"
+    assert not await cleaner.clean_once(), (
+        "dirty ratio under 0.99 and the oldest dirty record is not late yet"
+    )
     assert len(_values(log)) == 40 + 20
     clock.now_ms = START_MS + LAG_MS + 1
     assert await cleaner.clean_once()
@@ -92,10 +100,10 @@ async def test_max_compaction_delay_counts_from_the_earliest_first_batch_of_the_
     log.roll()
     manager = LogCleanerManager([tmp_path])
     manager.update_checkpoint(TP, log.log_end_offset, log.truncation_count)  # the first segment is clean
-    _append(log, [(b"a", b"1")], START_MS - 3 * LAG_MS)   # first batch of the first dirty segment
-    _append(log, [(b"a", b"2")], START_MS - 9 * LAG_MS)   # older, but not a first batch: not counted
+    _append(log, [(b"a", b"1")], START_MS - 3 * LAG_MS)  # first batch of the first dirty segment
+    _append(log, [(b"a", b"2")], START_MS - 9 * LAG_MS)  # older, but not a first batch: not counted
     log.roll()
-    _append(log, [(b"a", b"3")], START_MS - 5 * LAG_MS)   # first batch of the second dirty segment
+    _append(log, [(b"a", b"3")], START_MS - 5 * LAG_MS)  # first batch of the second dirty segment
     log.roll()
     _append(log, [(b"a", b"active")], START_MS - 20 * LAG_MS)  # the active segment never counts
 
@@ -121,8 +129,11 @@ async def test_the_dirtiest_of_the_late_logs_is_cleaned_first_and_a_log_on_time_
     tps = [TopicPartition("prices", p) for p in range(3)]
     logs = {}
     manager = LogCleanerManager([tmp_path])
-    for tp, dirty_records, written_ms in ((tps[0], 3, START_MS - 2 * LAG_MS), (tps[1], 8, START_MS - 2 * LAG_MS),
-                                          (tps[2], 30, START_MS)):
+    for tp, dirty_records, written_ms in (
+        (tps[0], 3, START_MS - 2 * LAG_MS),
+        (tps[1], 8, START_MS - 2 * LAG_MS),
+        (tps[2], 30, START_MS),
+    ):
         log = logs[tp] = _open(tmp_path, _config(), tp)
         _append(log, [(b"big-%d" % i, b"v" * 500) for i in range(20)], written_ms)
         log.roll()

@@ -30,8 +30,10 @@ def test_range_works_per_topic_over_the_members_subscribed_to_it() -> None:
 
 def test_round_robin_deals_partitions_in_turn() -> None:
     plan = RoundRobinAssignor().assign({"t": 3, "u": 2}, {"a": ["t", "u"], "b": ["t", "u"]})
-    assert plan == {"a": [TopicPartition("t", 0), TopicPartition("t", 2), TopicPartition("u", 1)],
-                    "b": [TopicPartition("t", 1), TopicPartition("u", 0)]}
+    assert plan == {
+        "a": [TopicPartition("t", 0), TopicPartition("t", 2), TopicPartition("u", 1)],
+        "b": [TopicPartition("t", 1), TopicPartition("u", 0)],
+    }
 
 
 def test_round_robin_skips_members_not_subscribed() -> None:
@@ -41,7 +43,9 @@ def test_round_robin_skips_members_not_subscribed() -> None:
 
 @pytest.mark.parametrize("assignor", [RangeAssignor(), RoundRobinAssignor()])
 def test_every_partition_once_and_members_without_topics_get_nothing(assignor) -> None:
-    plan = assignor.assign({"t": 6, "missing-is-absent": 0}, {"a": ["t"], "b": ["t"], "c": ["t"], "d": ["other"]})
+    plan = assignor.assign(
+        {"t": 6, "missing-is-absent": 0}, {"a": ["t"], "b": ["t"], "c": ["t"], "d": ["other"]}
+    )
     given = [tp for ps in plan.values() for tp in ps]
     assert sorted(given) == tps("t", *range(6)) and plan["d"] == []
     assert {len(plan[m]) for m in "abc"} == {2}
@@ -72,4 +76,7 @@ def test_cooperative_sticky_never_hands_over_a_partition_its_owner_still_holds()
     assert plan["c"] == []  # its share is still owned: a and b give it up first
     assert len(plan["a"]) == len(plan["b"]) == 2
     after = {"a": plan["a"], "b": plan["b"], "c": []}  # the follow-up rebalance
-    assert len(CooperativeStickyAssignor().assign({"t": 6}, {"a": ["t"], "b": ["t"], "c": ["t"]}, after)["c"]) == 2
+    assert (
+        len(CooperativeStickyAssignor().assign({"t": 6}, {"a": ["t"], "b": ["t"], "c": ["t"]}, after)["c"])
+        == 2
+    )

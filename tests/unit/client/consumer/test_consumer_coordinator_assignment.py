@@ -34,16 +34,29 @@ class HeldOffsetFetch(ConsumerCoordinator):
     ``offsets``, or raises ``error``."""
 
     def __init__(self, subscriptions: SubscriptionState) -> None:
-        super().__init__(None, subscriptions, lambda: None, group_id="g",  # type: ignore[arg-type]
-                         session_timeout_ms=10000, rebalance_timeout_ms=10000, heartbeat_interval_ms=3000,
-                         max_poll_interval_ms=300000, enable_auto_commit=False, auto_commit_interval_ms=5000,
-                         assignors=[RangeAssignor()], request_timeout_ms=30000, retry_backoff_ms=100)
+        super().__init__(
+            None,
+            subscriptions,
+            lambda: None,
+            group_id="g",  # type: ignore[arg-type]
+            session_timeout_ms=10000,
+            rebalance_timeout_ms=10000,
+            heartbeat_interval_ms=3000,
+            max_poll_interval_ms=300000,
+            enable_auto_commit=False,
+            auto_commit_interval_ms=5000,
+            assignors=[RangeAssignor()],
+            request_timeout_ms=30000,
+            retry_backoff_ms=100,
+        )
         self.answer = asyncio.Event()
         self.asked = asyncio.Event()
         self.offsets: dict[TopicPartition, OffsetAndMetadata] = {}
         self.error: Exception | None = None
 
-    async def committed(self, partitions: Sequence[TopicPartition]) -> dict[TopicPartition, OffsetAndMetadata | None]:
+    async def committed(
+        self, partitions: Sequence[TopicPartition]
+    ) -> dict[TopicPartition, OffsetAndMetadata | None]:
         self.asked.set()
         await self.answer.wait()
         if self.error is not None:
@@ -62,7 +75,9 @@ class Recorder(ConsumerRebalanceListener):
         self.calls.append((assigned, self.subscriptions.assignment(), self.subscriptions.position(ADDED)))
 
 
-def member_owning_one_partition(auto_offset_reset: str) -> tuple[SubscriptionState, HeldOffsetFetch, Recorder]:
+def member_owning_one_partition(
+    auto_offset_reset: str,
+) -> tuple[SubscriptionState, HeldOffsetFetch, Recorder]:
     subscriptions = SubscriptionState(auto_offset_reset)
     subscriptions.assign([OWNED])
     subscriptions.seek(OWNED, 5)

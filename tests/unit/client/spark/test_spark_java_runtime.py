@@ -20,8 +20,13 @@ def test_shim_drops_only_the_vector_module_argument(tmp_path):
     fake_java.chmod(0o755)
 
     home = shim_java_home(fake_java, root=tmp_path)
-    out = subprocess.run([str(home / "bin" / "java"), "-Xmx1g", "--add-modules=jdk.incubator.vector",
-                          "-cp", "a b", "Main"], capture_output=True, text=True, timeout=30, check=True).stdout
+    out = subprocess.run(
+        [str(home / "bin" / "java"), "-Xmx1g", "--add-modules=jdk.incubator.vector", "-cp", "a b", "Main"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout
 
     assert out.splitlines() == ["-Xmx1g", "-cp", "a b", "Main"]
     assert shim_java_home(fake_java, root=tmp_path) == home  # made once, then reused

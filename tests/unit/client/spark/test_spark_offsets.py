@@ -15,8 +15,12 @@ from kafkette.client.spark.offsets import (
 )
 from kafkette.protocol.topic_partition import TopicPartition
 
-A0, A1, A10, B0 = (TopicPartition("a", 0), TopicPartition("a", 1), TopicPartition("a", 10),
-                   TopicPartition("b", 0))
+A0, A1, A10, B0 = (
+    TopicPartition("a", 0),
+    TopicPartition("a", 1),
+    TopicPartition("a", 10),
+    TopicPartition("b", 0),
+)
 
 
 def test_equal_offsets_give_equal_json_strings_whatever_the_insertion_order():

@@ -35,24 +35,36 @@ def test_batch_defaults_read_earliest_to_latest():
 
 
 def test_option_names_are_case_insensitive():
-    options = SourceOptions.parse({"KAFKETTE.BOOTSTRAP.SERVERS": "h:1", "SubscribePattern": "t-.*",
-                                   "MAXOFFSETSPERTRIGGER": "7", "failondataloss": "False",
-                                   "includeheaders": "TRUE"}, streaming=True)
+    options = SourceOptions.parse(
+        {
+            "KAFKETTE.BOOTSTRAP.SERVERS": "h:1",
+            "SubscribePattern": "t-.*",
+            "MAXOFFSETSPERTRIGGER": "7",
+            "failondataloss": "False",
+            "includeheaders": "TRUE",
+        },
+        streaming=True,
+    )
     assert options.subscription == SubscribePattern("t-.*")
     assert options.max_offsets_per_trigger == 7
     assert options.fail_on_data_loss is False and options.include_headers is True
 
 
 def test_json_offsets_keep_minus_two_and_minus_one():
-    options = SourceOptions.parse({**BOOT, "subscribe": "t", "startingOffsets": '{"t":{"0":23,"1":-2,"2":-1}}'},
-                                  streaming=True)
-    assert options.starting == OffsetSpec("specific", {TopicPartition("t", 0): 23, TopicPartition("t", 1): -2,
-                                                       TopicPartition("t", 2): -1})
+    options = SourceOptions.parse(
+        {**BOOT, "subscribe": "t", "startingOffsets": '{"t":{"0":23,"1":-2,"2":-1}}'}, streaming=True
+    )
+    assert options.starting == OffsetSpec(
+        "specific", {TopicPartition("t", 0): 23, TopicPartition("t", 1): -2, TopicPartition("t", 2): -1}
+    )
 
 
 def test_assign_json_gives_sorted_partitions():
-    assert parse_assign_json('{"b":[1,0],"a":[2]}') == [TopicPartition("a", 2), TopicPartition("b", 0),
-                                                       TopicPartition("b", 1)]
+    assert parse_assign_json('{"b":[1,0],"a":[2]}') == [
+        TopicPartition("a", 2),
+        TopicPartition("b", 0),
+        TopicPartition("b", 1),
+    ]
     options = SourceOptions.parse({**BOOT, "assign": '{"t":[0]}'}, streaming=False)
     assert options.subscription == Assign((TopicPartition("t", 0),))
 
@@ -62,63 +74,95 @@ def test_subscribe_pattern_matches_whole_topic_names():
     assert pattern.matches("events-1") and not pattern.matches("old-events-1")
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"subscribe": "t"}, "kafkette.bootstrap.servers"),
-    ({**BOOT}, "subscribe, subscribePattern, assign"),
-    ({**BOOT, "subscribe": "t", "assign": '{"t":[0]}'}, "Only one of"),
-    ({**BOOT, "subscribe": " , "}, "No topics to subscribe"),
-    ({**BOOT, "subscribePattern": "("}, "not a valid regex"),
-    ({**BOOT, "assign": "[0,1]"}, "option 'assign'"),
-    ({**BOOT, "assign": "{oops"}, "option 'assign'"),
-    ({**BOOT, "assign": "{}"}, "option 'assign'"),
-    ({**BOOT, "subscribe": "t", "startingOffsets": "{}"}, "option 'startingOffsets'"),
-    ({**BOOT, "subscribe": "t", "startingOffsets": "[1]"}, "option 'startingOffsets'"),
-    ({**BOOT, "subscribe": "t", "startingOffsets": "{oops"}, "option 'startingOffsets'"),
-    ({**BOOT, "subscribe": "t", "startingOffsets": '{"t":{"0":-3}}'}, "option 'startingOffsets'"),
-    ({**BOOT, "subscribe": "t", "maxOffsetsPerTrigger": "0"}, "maxOffsetsPerTrigger"),
-    ({**BOOT, "subscribe": "t", "failOnDataLoss": "yes"}, "failOnDataLoss"),
-    ({**BOOT, "subscribe": "t", "endingOffsets": "latest"}, "not supported for streaming"),
-    ({**BOOT, "subscribe": "t", "kafkette.auto.offset.reset": "earliest"}, "startingOffsets"),
-    ({**BOOT, "subscribe": "t", "kafkette.group.id": "g"}, "no consumer group"),
-    ({**BOOT, "subscribe": "t", "kafkette.allow.auto.create.topics": "true"}, "never creates topics"),
-    ({**BOOT, "subscribe": "t", "kafkette.no.such.setting": "1"},
-     "Unknown Consumer property 'kafkette.no.such.setting' in the Spark options"),
-    ({**BOOT, "subscribe": "t", "kafkette.request.timeout.ms": "soon"},
-     "Invalid value 'soon' for property 'kafkette.request.timeout.ms'"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"subscribe": "t"}, "kafkette.bootstrap.servers"),
+        ({**BOOT}, "subscribe, subscribePattern, assign"),
+        ({**BOOT, "subscribe": "t", "assign": '{"t":[0]}'}, "Only one of"),
+        ({**BOOT, "subscribe": " , "}, "No topics to subscribe"),
+        ({**BOOT, "subscribePattern": "("}, "not a valid regex"),
+        ({**BOOT, "assign": "[0,1]"}, "option 'assign'"),
+        ({**BOOT, "assign": "{oops"}, "option 'assign'"),
+        ({**BOOT, "assign": "{}"}, "option 'assign'"),
+        ({**BOOT, "subscribe": "t", "startingOffsets": "{}"}, "option 'startingOffsets'"),
+        ({**BOOT, "subscribe": "t", "startingOffsets": "[1]"}, "option 'startingOffsets'"),
+        ({**BOOT, "subscribe": "t", "startingOffsets": "{oops"}, "option 'startingOffsets'"),
+        ({**BOOT, "subscribe": "t", "startingOffsets": '{"t":{"0":-3}}'}, "option 'startingOffsets'"),
+        ({**BOOT, "subscribe": "t", "maxOffsetsPerTrigger": "0"}, "maxOffsetsPerTrigger"),
+        ({**BOOT, "subscribe": "t", "failOnDataLoss": "yes"}, "failOnDataLoss"),
+        ({**BOOT, "subscribe": "t", "endingOffsets": "latest"}, "not supported for streaming"),
+        ({**BOOT, "subscribe": "t", "kafkette.auto.offset.reset": "earliest"}, "startingOffsets"),
+        ({**BOOT, "subscribe": "t", "kafkette.group.id": "g"}, "no consumer group"),
+        ({**BOOT, "subscribe": "t", "kafkette.allow.auto.create.topics": "true"}, "never creates topics"),
+        (
+            {**BOOT, "subscribe": "t", "kafkette.no.such.setting": "1"},
+            "Unknown Consumer property 'kafkette.no.such.setting' in the Spark options",
+        ),
+        (
+            {**BOOT, "subscribe": "t", "kafkette.request.timeout.ms": "soon"},
+            "Invalid value 'soon' for property 'kafkette.request.timeout.ms'",
+        ),
+    ],
+)
 def test_bad_stream_options_are_refused_naming_the_option(options, message):
     with pytest.raises(ValueError, match=message):
         SourceOptions.parse(options, streaming=True)
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({**BOOT, "subscribe": "t", "startingOffsets": "latest"}, "can't be 'latest'"),
-    ({**BOOT, "subscribe": "t", "endingOffsets": "earliest"}, "can't be 'earliest'"),
-    ({**BOOT, "subscribe": "t", "endingOffsets": '{"t":{"0":-2}}'}, "can't contain -2"),
-    ({**BOOT, "subscribe": "t", "startingOffsets": '{"t":{"0":-1}}'}, "can't contain -1"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({**BOOT, "subscribe": "t", "startingOffsets": "latest"}, "can't be 'latest'"),
+        ({**BOOT, "subscribe": "t", "endingOffsets": "earliest"}, "can't be 'earliest'"),
+        ({**BOOT, "subscribe": "t", "endingOffsets": '{"t":{"0":-2}}'}, "can't contain -2"),
+        ({**BOOT, "subscribe": "t", "startingOffsets": '{"t":{"0":-1}}'}, "can't contain -1"),
+    ],
+)
 def test_bad_batch_offsets_are_refused(options, message):
     with pytest.raises(ValueError, match=message):
         SourceOptions.parse(options, streaming=False)
 
 
 def test_client_settings_become_sdk_keywords_of_the_right_type():
-    options = SourceOptions.parse({**BOOT, "subscribe": "t", "kafkette.request.timeout.ms": "5000",
-                                   "kafkette.fetch.max.wait.ms": "100"}, streaming=True)
+    options = SourceOptions.parse(
+        {
+            **BOOT,
+            "subscribe": "t",
+            "kafkette.request.timeout.ms": "5000",
+            "kafkette.fetch.max.wait.ms": "100",
+        },
+        streaming=True,
+    )
     assert options.consumer_settings == {"request_timeout_ms": 5000, "fetch_max_wait_ms": 100}
-    sink = SinkOptions.parse({**BOOT, "topic": "out", "kafkette.acks": "1", "kafkette.linger.ms": "20",
-                              "kafkette.batch.size": "65536", "kafkette.compression.type": "gzip"})
+    sink = SinkOptions.parse(
+        {
+            **BOOT,
+            "topic": "out",
+            "kafkette.acks": "1",
+            "kafkette.linger.ms": "20",
+            "kafkette.batch.size": "65536",
+            "kafkette.compression.type": "gzip",
+        }
+    )
     assert sink.topic == "out"
-    assert sink.producer_settings == {"acks": 1, "linger_ms": 20.0, "max_batch_size": 65536,
-                                      "compression_type": "gzip"}
+    assert sink.producer_settings == {
+        "acks": 1,
+        "linger_ms": 20.0,
+        "max_batch_size": 65536,
+        "compression_type": "gzip",
+    }
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"topic": "t"}, "kafkette.bootstrap.servers"),
-    ({**BOOT, "topic": " "}, "'topic' must not be empty"),
-    ({**BOOT, "kafkette.value.serializer": "x"}, "always written as bytes"),
-    ({**BOOT, "kafkette.acks": "2"}, "acks"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"topic": "t"}, "kafkette.bootstrap.servers"),
+        ({**BOOT, "topic": " "}, "'topic' must not be empty"),
+        ({**BOOT, "kafkette.value.serializer": "x"}, "always written as bytes"),
+        ({**BOOT, "kafkette.acks": "2"}, "acks"),
+    ],
+)
 def test_bad_sink_options_are_refused(options, message):
     with pytest.raises(ValueError, match=message):
         SinkOptions.parse(options)

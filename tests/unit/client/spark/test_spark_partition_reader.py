@@ -19,7 +19,9 @@ TP = TopicPartition("t", 0)
 
 
 def record(offset: int, headers=None) -> ConsumerRecord:
-    return ConsumerRecord("t", 0, offset, 1_700_000_000_000 + offset, 0, b"k", f"v{offset}".encode(), headers or [])
+    return ConsumerRecord(
+        "t", 0, offset, 1_700_000_000_000 + offset, 0, b"k", f"v{offset}".encode(), headers or []
+    )
 
 
 class FakeLog:
@@ -73,11 +75,18 @@ class FakeConsumer:
 
 
 def read(log: FakeLog, start: int, until: int, fail_on_data_loss: bool = True, poll_timeout_ms: int = 120000):
-    options = SourceOptions.parse({"kafkette.bootstrap.servers": "h:1", "subscribe": "t",
-                                   "failOnDataLoss": str(fail_on_data_loss),
-                                   "kafkaConsumer.pollTimeoutMs": str(poll_timeout_ms)}, streaming=True)
-    reader = OffsetRangeReader(options, OffsetRange("t", 0, start, until),
-                               consumer_factory=lambda **kw: FakeConsumer(log, **kw))
+    options = SourceOptions.parse(
+        {
+            "kafkette.bootstrap.servers": "h:1",
+            "subscribe": "t",
+            "failOnDataLoss": str(fail_on_data_loss),
+            "kafkaConsumer.pollTimeoutMs": str(poll_timeout_ms),
+        },
+        streaming=True,
+    )
+    reader = OffsetRangeReader(
+        options, OffsetRange("t", 0, start, until), consumer_factory=lambda **kw: FakeConsumer(log, **kw)
+    )
     return [o for batch in reader.read_batches() for o in batch.column("offset").to_pylist()]
 
 
@@ -125,4 +134,11 @@ def test_records_become_arrow_batches_of_the_source_schema():
     assert rows[1]["headers"] is None
     assert rows[0]["timestamp"] == datetime.datetime(2023, 11, 14, 22, 13, 20, 3000, tzinfo=datetime.UTC)
     assert records_to_arrow([record(3)], include_headers=False).schema.names == [
-        "key", "value", "topic", "partition", "offset", "timestamp", "timestampType"]
+        "key",
+        "value",
+        "topic",
+        "partition",
+        "offset",
+        "timestamp",
+        "timestampType",
+    ]

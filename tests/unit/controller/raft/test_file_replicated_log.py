@@ -129,7 +129,9 @@ def test_random_appends_truncations_and_snapshots_match_the_in_memory_log_across
     epoch = 1
     for _ in range(300):
         roll = rng.random()
-        ends = [e.batch_end_offset for e in memory.entries() if e.batch_end_offset > memory.log_start_offset()]
+        ends = [
+            e.batch_end_offset for e in memory.entries() if e.batch_end_offset > memory.log_start_offset()
+        ]
         if roll < 0.1 and ends:
             offset = rng.choice(ends)
             snapshot_id = OffsetAndEpoch(offset, memory.read(offset - 1, 1)[0].epoch)
@@ -160,13 +162,18 @@ def test_random_appends_truncations_and_snapshots_match_the_in_memory_log_across
     _same_from_start(_open(tmp_path), memory)
     segments = sorted(p.name for p in tmp_path.iterdir())
     assert len([n for n in segments if n.endswith(".log")]) == 1
-    assert len([n for n in segments if n.endswith(".checkpoint")]) == (memory.latest_snapshot_id() is not None)
+    assert len([n for n in segments if n.endswith(".checkpoint")]) == (
+        memory.latest_snapshot_id() is not None
+    )
 
 
 def _same_from_start(file_log: FileReplicatedLog, memory: MemoryReplicatedLog) -> None:
     start = memory.log_start_offset()
-    assert (file_log.log_start_offset(), file_log.end_offset(), file_log.last_epoch()) == \
-        (start, memory.end_offset(), memory.last_epoch())
+    assert (file_log.log_start_offset(), file_log.end_offset(), file_log.last_epoch()) == (
+        start,
+        memory.end_offset(),
+        memory.last_epoch(),
+    )
     assert file_log.read(start, 10_000) == memory.read(start, 10_000)
     snapshot_id = memory.latest_snapshot_id()
     assert file_log.latest_snapshot_id() == snapshot_id
@@ -187,8 +194,10 @@ def _five_entries(tmp_path) -> FileReplicatedLog:
 def test_a_snapshot_replaces_the_segment_with_one_named_after_the_new_log_start(tmp_path):
     log = _five_entries(tmp_path)
     log.create_snapshot(OffsetAndEpoch(3, 2), b"state of a, b, c")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["00000000000000000003-0000000002.checkpoint",
-                                                          "00000000000000000003.log"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "00000000000000000003-0000000002.checkpoint",
+        "00000000000000000003.log",
+    ]
     with pytest.raises(ValueError, match="below the log start offset 3"):
         log.read(2, 1)
     log.append([LogEntry(5, 3, "f", 6)])
@@ -207,8 +216,10 @@ def test_a_crash_between_the_snapshot_and_the_new_segment_opens_to_the_same_log(
     (tmp_path / "00000000000000000003-0000000002.checkpoint").write_bytes(frame(b"state"))  # then the crash
     reopened = _open(tmp_path)
     assert (reopened.log_start_offset(), [e.payload for e in reopened.read(3, 10)]) == (3, ["d", "e"])
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["00000000000000000003-0000000002.checkpoint",
-                                                          "00000000000000000003.log"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "00000000000000000003-0000000002.checkpoint",
+        "00000000000000000003.log",
+    ]
 
 
 def test_an_installed_snapshot_empties_the_log_and_survives_a_reopen(tmp_path):

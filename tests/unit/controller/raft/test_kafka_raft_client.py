@@ -32,8 +32,13 @@ from kafkette.controller.raft.resigned_state import ResignedState
 from kafkette.controller.raft.voted_state import VotedState
 from kafkette.protocol.errors import Errors, IllegalStateError, NotLeaderOrFollowerError
 
-CONFIG = RaftConfig(election_timeout_ms=100, fetch_timeout_ms=200, election_backoff_max_ms=100,
-                    request_timeout_ms=50, fetch_snapshot_max_bytes=4)
+CONFIG = RaftConfig(
+    election_timeout_ms=100,
+    fetch_timeout_ms=200,
+    election_backoff_max_ms=100,
+    request_timeout_ms=50,
+    fetch_snapshot_max_bytes=4,
+)
 VOTERS = frozenset({1, 2, 3})
 
 
@@ -159,19 +164,24 @@ def test_stale_epochs_and_unknown_voters_are_refused_without_a_state_change():
     assert (stranger.error_code, voter.epoch) == (Errors.INCONSISTENT_VOTER_SET, 3)
     impostor = voter.handle(3, VoteRequest(4, 1, 9, 9), 10)[0].message  # 3 asks in 1's name
     assert impostor.error_code == Errors.INCONSISTENT_VOTER_SET
-    for source, request, error in [(9, BeginQuorumEpochRequest(9, 5), Errors.INCONSISTENT_VOTER_SET),
-                                   (1, BeginQuorumEpochRequest(1, 2), Errors.FENCED_LEADER_EPOCH),
-                                   (9, EndQuorumEpochRequest(9, 5, ()), Errors.INCONSISTENT_VOTER_SET),
-                                   (1, EndQuorumEpochRequest(1, 2, ()), Errors.FENCED_LEADER_EPOCH)]:
+    for source, request, error in [
+        (9, BeginQuorumEpochRequest(9, 5), Errors.INCONSISTENT_VOTER_SET),
+        (1, BeginQuorumEpochRequest(1, 2), Errors.FENCED_LEADER_EPOCH),
+        (9, EndQuorumEpochRequest(9, 5, ()), Errors.INCONSISTENT_VOTER_SET),
+        (1, EndQuorumEpochRequest(1, 2, ()), Errors.FENCED_LEADER_EPOCH),
+    ]:
         assert voter.handle(source, request, 10)[0].message.error_code == error
     assert voter.epoch == 3 and isinstance(voter.state, VotedState)
 
 
-@pytest.mark.parametrize(("source", "request_epoch", "replica_id", "error"), [
-    (2, 0, 2, Errors.FENCED_LEADER_EPOCH),
-    (2, 2, 2, Errors.UNKNOWN_LEADER_EPOCH),
-    (2, 1, 3, Errors.INVALID_REQUEST),
-])
+@pytest.mark.parametrize(
+    ("source", "request_epoch", "replica_id", "error"),
+    [
+        (2, 0, 2, Errors.FENCED_LEADER_EPOCH),
+        (2, 2, 2, Errors.UNKNOWN_LEADER_EPOCH),
+        (2, 1, 3, Errors.INVALID_REQUEST),
+    ],
+)
 def test_a_fetch_with_a_wrong_epoch_or_sender_is_refused(source, request_epoch, replica_id, error):
     leader = _leader()
     request = FetchRequest(replica_id, request_epoch, 0, 0, correlation_id=5)
@@ -237,8 +247,9 @@ def test_a_follower_truncates_where_the_leader_says_its_log_diverges():
     assert diverging.diverging_epoch == OffsetAndEpoch(1, 0) and diverging.correlation_id == 7
     follower = _follower(3, [(0, "x"), (0, "y"), (0, "z")])
     request = follower.poll(1000)[0].message
-    diverging = FetchResponse(Errors.NONE, 1, 1, 0, OffsetAndEpoch(1, 0),
-                              correlation_id=request.correlation_id)
+    diverging = FetchResponse(
+        Errors.NONE, 1, 1, 0, OffsetAndEpoch(1, 0), correlation_id=request.correlation_id
+    )
     follower.handle(1, diverging, 1001)
     assert follower.log.end_offset() == 1
 
@@ -252,8 +263,11 @@ def test_a_truncation_below_the_high_watermark_is_refused():
     assert follower.high_watermark == 2
     request = follower.poll(1100)[0].message  # the next fetch, after the idle backoff
     with pytest.raises(IllegalStateError, match="below the high"):
-        follower.handle(1, FetchResponse(Errors.NONE, 1, 1, 2, OffsetAndEpoch(0, 0),
-                                         correlation_id=request.correlation_id), 1101)
+        follower.handle(
+            1,
+            FetchResponse(Errors.NONE, 1, 1, 2, OffsetAndEpoch(0, 0), correlation_id=request.correlation_id),
+            1101,
+        )
     assert follower.log.end_offset() == 2
 
 
@@ -263,6 +277,7 @@ def test_a_follower_ignores_an_answer_to_an_older_fetch():
     second = follower.poll(1100)[0].message  # the first timed out: sent again
     assert second.correlation_id != first.correlation_id
     entries = (LogEntry(0, 1, LeaderChange(1, (1, 2, 3))),)
+
     def answer(request: FetchRequest) -> FetchResponse:
         return FetchResponse(Errors.NONE, 1, 1, 1, entries=entries, correlation_id=request.correlation_id)
 
@@ -284,8 +299,10 @@ def test_a_leader_not_fetched_from_by_a_majority_resigns_and_names_its_successor
     assert deadline == 1010 + CONFIG.check_quorum_timeout_ms
     out = leader.poll(deadline)
     assert isinstance(leader.state, ResignedState)
-    assert {o.destination: o.message for o in out} == {2: EndQuorumEpochRequest(1, 1, (3, 2)),
-                                                         3: EndQuorumEpochRequest(1, 1, (3, 2))}
+    assert {o.destination: o.message for o in out} == {
+        2: EndQuorumEpochRequest(1, 1, (3, 2)),
+        3: EndQuorumEpochRequest(1, 1, (3, 2)),
+    }
     leader.handle(3, EndQuorumEpochResponse(Errors.NONE, -1, 1), deadline + 1)
     assert [o.destination for o in leader.poll(deadline + CONFIG.request_timeout_ms)] == [2]  # 3 answered
 
@@ -361,11 +378,14 @@ def test_a_follower_below_the_log_start_offset_fetches_the_snapshot_in_chunks():
     assert [e.payload for e in follower.log.read(3, 10)] == ["c"]
 
 
-@pytest.mark.parametrize(("snapshot_id", "position", "error"), [
-    (OffsetAndEpoch(2, 1), 0, Errors.SNAPSHOT_NOT_FOUND),
-    (OffsetAndEpoch(3, 1), 5, Errors.POSITION_OUT_OF_RANGE),
-    (OffsetAndEpoch(3, 1), -1, Errors.POSITION_OUT_OF_RANGE),
-])
+@pytest.mark.parametrize(
+    ("snapshot_id", "position", "error"),
+    [
+        (OffsetAndEpoch(2, 1), 0, Errors.SNAPSHOT_NOT_FOUND),
+        (OffsetAndEpoch(3, 1), 5, Errors.POSITION_OUT_OF_RANGE),
+        (OffsetAndEpoch(3, 1), -1, Errors.POSITION_OUT_OF_RANGE),
+    ],
+)
 def test_a_fetch_snapshot_of_an_unknown_snapshot_or_position_is_refused(snapshot_id, position, error):
     leader = _leader()
     leader.propose(["a", "b"], 1000)
@@ -380,10 +400,24 @@ def test_a_fetch_snapshot_of_an_unknown_snapshot_or_position_is_refused(snapshot
 def test_a_follower_told_its_snapshot_is_gone_fetches_again():
     follower = _follower(2)
     request = follower.poll(1000)[0].message
-    follower.handle(1, FetchResponse(Errors.NONE, 1, 1, 5, snapshot_id=OffsetAndEpoch(5, 1),
-                                     correlation_id=request.correlation_id), 1001)
+    follower.handle(
+        1,
+        FetchResponse(
+            Errors.NONE, 1, 1, 5, snapshot_id=OffsetAndEpoch(5, 1), correlation_id=request.correlation_id
+        ),
+        1001,
+    )
     snapshot_request = follower.poll(1001)[0].message
     assert isinstance(snapshot_request, FetchSnapshotRequest)
-    follower.handle(1, FetchSnapshotResponse(Errors.SNAPSHOT_NOT_FOUND, 1, 1, OffsetAndEpoch(5, 1),
-                                             correlation_id=snapshot_request.correlation_id), 1002)
+    follower.handle(
+        1,
+        FetchSnapshotResponse(
+            Errors.SNAPSHOT_NOT_FOUND,
+            1,
+            1,
+            OffsetAndEpoch(5, 1),
+            correlation_id=snapshot_request.correlation_id,
+        ),
+        1002,
+    )
     assert isinstance(follower.poll(1100)[0].message, FetchRequest)

@@ -19,17 +19,25 @@ ROLES = (UnattachedState, VotedState, CandidateState, LeaderState, FollowerState
 
 # (from, to) -> the epoch steps allowed (0 = the same epoch); every other move is illegal.
 LEGAL = {
-    (UnattachedState, UnattachedState): {1, 2}, (UnattachedState, VotedState): {0},
-    (UnattachedState, CandidateState): {1}, (UnattachedState, FollowerState): {0, 1, 2},
-    (VotedState, UnattachedState): {1, 2}, (VotedState, CandidateState): {1},
+    (UnattachedState, UnattachedState): {1, 2},
+    (UnattachedState, VotedState): {0},
+    (UnattachedState, CandidateState): {1},
+    (UnattachedState, FollowerState): {0, 1, 2},
+    (VotedState, UnattachedState): {1, 2},
+    (VotedState, CandidateState): {1},
     (VotedState, FollowerState): {0, 1, 2},
-    (CandidateState, UnattachedState): {1, 2}, (CandidateState, CandidateState): {1},
-    (CandidateState, LeaderState): {0}, (CandidateState, FollowerState): {0, 1, 2},
-    (LeaderState, UnattachedState): {1, 2}, (LeaderState, FollowerState): {1, 2},
+    (CandidateState, UnattachedState): {1, 2},
+    (CandidateState, CandidateState): {1},
+    (CandidateState, LeaderState): {0},
+    (CandidateState, FollowerState): {0, 1, 2},
+    (LeaderState, UnattachedState): {1, 2},
+    (LeaderState, FollowerState): {1, 2},
     (LeaderState, ResignedState): {0},
-    (FollowerState, UnattachedState): {1, 2}, (FollowerState, CandidateState): {1},
+    (FollowerState, UnattachedState): {1, 2},
+    (FollowerState, CandidateState): {1},
     (FollowerState, FollowerState): {1, 2},
-    (ResignedState, UnattachedState): {1, 2}, (ResignedState, CandidateState): {1},
+    (ResignedState, UnattachedState): {1, 2},
+    (ResignedState, CandidateState): {1},
     (ResignedState, FollowerState): {1, 2},
 }
 
@@ -70,13 +78,16 @@ def test_a_move_whose_state_cannot_be_written_does_not_happen():
     assert isinstance(quorum.state, UnattachedState) and store.read() == ElectionState()
 
 
-@pytest.mark.parametrize(("stored", "role"), [
-    (ElectionState(), UnattachedState),
-    (ElectionState(4, voted_id=2), VotedState),
-    (ElectionState(4, voted_id=1), CandidateState),
-    (ElectionState(4, leader_id=3), FollowerState),
-    (ElectionState(4, voted_id=1, leader_id=1), ResignedState),
-])
+@pytest.mark.parametrize(
+    ("stored", "role"),
+    [
+        (ElectionState(), UnattachedState),
+        (ElectionState(4, voted_id=2), VotedState),
+        (ElectionState(4, voted_id=1), CandidateState),
+        (ElectionState(4, leader_id=3), FollowerState),
+        (ElectionState(4, voted_id=1, leader_id=1), ResignedState),
+    ],
+)
 def test_a_voter_restarts_in_the_role_its_stored_state_gives(stored, role):
     assert restart_role(stored, 1) is role
 

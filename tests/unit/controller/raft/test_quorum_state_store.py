@@ -19,8 +19,13 @@ def test_a_missing_file_is_the_initial_state_and_the_directory_is_made_on_write(
 def test_the_file_is_krafts_quorum_state_json(tmp_path):
     FileQuorumStateStore(tmp_path, voters=[3, 1, 2]).write(ElectionState(4, -1, 2))
     assert json.loads((tmp_path / "quorum-state").read_text()) == {
-        "clusterId": "", "leaderId": 2, "leaderEpoch": 4, "votedId": -1, "appliedOffset": 0,
-        "currentVoters": [{"voterId": 1}, {"voterId": 2}, {"voterId": 3}], "data_version": 0,
+        "clusterId": "",
+        "leaderId": 2,
+        "leaderEpoch": 4,
+        "votedId": -1,
+        "appliedOffset": 0,
+        "currentVoters": [{"voterId": 1}, {"voterId": 2}, {"voterId": 3}],
+        "data_version": 0,
     }
 
 
@@ -41,10 +46,16 @@ def test_a_temporary_file_left_by_a_crash_mid_write_is_ignored(tmp_path):
     assert store.read() == ElectionState(6, 2, -1) and not (tmp_path / "quorum-state.tmp").exists()
 
 
-@pytest.mark.parametrize("content", [
-    "{", "[]", '{"leaderEpoch": 1}', '{"leaderEpoch": -3, "votedId": -1, "leaderId": -1}',
-    '{"leaderEpoch": 1, "votedId": -1, "leaderId": -1, "data_version": 7}',
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{",
+        "[]",
+        '{"leaderEpoch": 1}',
+        '{"leaderEpoch": -3, "votedId": -1, "leaderId": -1}',
+        '{"leaderEpoch": 1, "votedId": -1, "leaderId": -1, "data_version": 7}',
+    ],
+)
 def test_a_file_that_is_no_quorum_state_is_named(tmp_path, content):
     (tmp_path / "quorum-state").write_text(content)
     with pytest.raises(ValueError, match="quorum-state is not a quorum-state file"):

@@ -65,11 +65,14 @@ def test_a_snapshot_moves_the_log_start_and_stands_for_the_entries_before_it():
     assert log.end_offset_for_epoch(1) == OffsetAndEpoch(0, 0)
 
 
-@pytest.mark.parametrize(("snapshot_id", "message"), [
-    (OffsetAndEpoch(0, 0), "not within"),
-    (OffsetAndEpoch(6, 3), "not within"),
-    (OffsetAndEpoch(2, 2), "epoch 1"),
-])
+@pytest.mark.parametrize(
+    ("snapshot_id", "message"),
+    [
+        (OffsetAndEpoch(0, 0), "not within"),
+        (OffsetAndEpoch(6, 3), "not within"),
+        (OffsetAndEpoch(2, 2), "epoch 1"),
+    ],
+)
 def test_a_snapshot_must_end_inside_the_log_on_its_entrys_epoch(snapshot_id, message):
     with pytest.raises(ValueError, match=message):
         _log(1, 1, 2, 2, 3).create_snapshot(snapshot_id, b"")
@@ -95,16 +98,19 @@ def test_reads_for_a_fetch_end_on_a_batch_boundary():
         LogEntry(3, 1, "x", batch_end_offset=3)
 
 
-@pytest.mark.parametrize(("offset", "epoch", "kind", "answer"), [
-    (0, 0, Kind.SNAPSHOT, (4, 2)),  # an empty follower: the snapshot at once
-    (2, 1, Kind.SNAPSHOT, (4, 2)),  # below the log start offset
-    (4, 1, Kind.SNAPSHOT, (4, 2)),  # at the log start, with another epoch than the snapshot's
-    (6, 1, Kind.SNAPSHOT, (4, 2)),  # a last epoch older than the snapshot's
-    (4, 2, Kind.VALID, (4, 2)),
-    (6, 3, Kind.VALID, (6, 3)),
-    (7, 3, Kind.DIVERGING, (6, 3)),  # longer than the leader's epoch 3
-    (6, 4, Kind.DIVERGING, (6, 3)),  # an epoch the leader never had
-])
+@pytest.mark.parametrize(
+    ("offset", "epoch", "kind", "answer"),
+    [
+        (0, 0, Kind.SNAPSHOT, (4, 2)),  # an empty follower: the snapshot at once
+        (2, 1, Kind.SNAPSHOT, (4, 2)),  # below the log start offset
+        (4, 1, Kind.SNAPSHOT, (4, 2)),  # at the log start, with another epoch than the snapshot's
+        (6, 1, Kind.SNAPSHOT, (4, 2)),  # a last epoch older than the snapshot's
+        (4, 2, Kind.VALID, (4, 2)),
+        (6, 3, Kind.VALID, (6, 3)),
+        (7, 3, Kind.DIVERGING, (6, 3)),  # longer than the leader's epoch 3
+        (6, 4, Kind.DIVERGING, (6, 3)),  # an epoch the leader never had
+    ],
+)
 def test_a_leader_answers_a_fetch_position_valid_diverging_or_snapshot(offset, epoch, kind, answer):
     log = _log(1, 1, 2, 2, 3, 3, 5)
     log.create_snapshot(OffsetAndEpoch(4, 2), b"")
