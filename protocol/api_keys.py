@@ -1,13 +1,15 @@
-"""The API registry: api key -> request/response schema and supported versions.
+"""The API registry: each API once, with its messages, version range, flexible versions and
+the listeners that answer it.
 
-Kafka concept: ``ApiKeys`` (numbers are Kafka's).  The broker's ApiVersions answer
-and the client's version choice both come from ``API_REGISTRY``.
+Kafka concept: ``ApiKeys`` (numbers are Kafka's) with ``ApiMessageType``'s listeners.  Both
+listeners' ApiVersions answers and the SDK's version choice come from ``APIS``:
+``API_REGISTRY`` is the msgpack listener's view, ``KAFKA_APIS`` the Kafka listener's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 
 from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
 from kafkette.protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
@@ -86,6 +88,9 @@ from kafkette.protocol.apis.raft import (
 )
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest, StopReplicaResponse
 from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
+from kafkette.protocol.kafka_messages.cluster import DescribeClusterRequest, DescribeClusterResponse
+from kafkette.protocol.kafka_messages.configs import AlterConfigsRequest, AlterConfigsResponse
+from kafkette.protocol.kafka_schema import KafkaStruct
 from kafkette.protocol.schema import Struct
 
 
@@ -115,6 +120,7 @@ class ApiKey(IntEnum):
     DELETE_RECORDS = 21
     INIT_PRODUCER_ID = 22
     OFFSET_FOR_LEADER_EPOCH = 23
+    ALTER_CONFIGS = 33
     DESCRIBE_CONFIGS = 32
     DESCRIBE_LOG_DIRS = 35
     CREATE_PARTITIONS = 37
@@ -128,74 +134,227 @@ class ApiKey(IntEnum):
     DESCRIBE_QUORUM = 55
     ALTER_PARTITION = 56
     FETCH_SNAPSHOT = 59
+    DESCRIBE_CLUSTER = 60
     BROKER_REGISTRATION = 62
     BROKER_HEARTBEAT = 63
     ALLOCATE_PRODUCER_IDS = 67
 
 
+class ListenerType(StrEnum):
+    """Which listener answers an API: Kafka's ``ApiMessageType.ListenerType``, by wire protocol."""
+
+    KAFKA = "kafka"
+    """The Kafka listener: Apache Kafka's binary protocol, for Kafka's own clients and tools."""
+    KAFKETTE = "kafkette"
+    """The msgpack listener: the SDK's, the brokers' and the controllers'."""
+
+
+BOTH = frozenset({ListenerType.KAFKA, ListenerType.KAFKETTE})
+KAFKETTE_ONLY = frozenset({ListenerType.KAFKETTE})
+KAFKA_ONLY = frozenset({ListenerType.KAFKA})
+
+
 @dataclass(frozen=True)
 class ApiSpec:
-    """One API: its key, schemas and the inclusive version range this build speaks."""
+    """One API as this build speaks it, on every listener that answers it.
+
+    Kafka concept: one ``ApiKeys`` entry with its ``ApiMessageType`` (versions, flexible
+    versions, listeners).
+
+    Attributes:
+        key: Kafka's api key.
+        name: Kafka's name for it (``Produce``).
+        request / response: the message classes (one declaration, in Kafka's versions).
+        min_version / max_version: the inclusive range answered in ApiVersions.
+        flexible_from: the first flexible version on Kafka's wire (compact encoding, tagged
+            fields, header v2, KIP-482); ``None`` for an API only the msgpack listener speaks.
+        listeners: the listeners that answer it.
+    """
 
     key: ApiKey
-    request: type[Struct]
-    response: type[Struct]
+    name: str
+    request: type[Struct | KafkaStruct]
+    response: type[Struct | KafkaStruct]
     min_version: int = 0
     max_version: int = 0
+    flexible_from: int | None = None
+    listeners: frozenset[ListenerType] = KAFKETTE_ONLY
 
+    def flexible(self, version: int) -> bool:
+        """True when ``version`` uses KIP-482's flexible encoding on Kafka's wire."""
+        return self.flexible_from is not None and version >= self.flexible_from
+
+    def supports(self, version: int) -> bool:
+        """True when ``version`` is inside ``[min_version, max_version]``."""
+        return self.min_version <= version <= self.max_version
+
+
+_NEVER_FLEXIBLE = 1 << 15
+"""``flexible_from`` of a Kafka API without flexible versions (Kafka's ``"flexibleVersions": "none"``)."""
+
+# The Kafka listener's ranges start where Kafka 4.0 starts them (KIP-896: Produce 3, Fetch 4,
+# ListOffsets 1, OffsetCommit 2, OffsetFetch 1, CreateTopics 2, DeleteTopics 1, DescribeConfigs 1)
+# and end at the last version whose fields the broker can answer: Fetch 12 (13 and up name topics
+# by id), Produce 9, FindCoordinator 4 (a batch of keys). The msgpack listener speaks the same
+# ranges, its SDK the top version.
+APIS: tuple[ApiSpec, ...] = (
+    ApiSpec(ApiKey.PRODUCE, "Produce", ProduceRequest, ProduceResponse, 3, 9, 9, BOTH),
+    ApiSpec(ApiKey.FETCH, "Fetch", FetchRequest, FetchResponse, 4, 12, 12, BOTH),
+    ApiSpec(ApiKey.LIST_OFFSETS, "ListOffsets", ListOffsetsRequest, ListOffsetsResponse, 1, 7, 6, BOTH),
+    ApiSpec(ApiKey.METADATA, "Metadata", MetadataRequest, MetadataResponse, 0, 12, 9, BOTH),
+    ApiSpec(ApiKey.LEADER_AND_ISR, "LeaderAndIsr", LeaderAndIsrRequest, LeaderAndIsrResponse),
+    ApiSpec(ApiKey.STOP_REPLICA, "StopReplica", StopReplicaRequest, StopReplicaResponse),
+    ApiSpec(ApiKey.UPDATE_METADATA, "UpdateMetadata", UpdateMetadataRequest, UpdateMetadataResponse),
+    ApiSpec(
+        ApiKey.CONTROLLED_SHUTDOWN,
+        "ControlledShutdown",
+        ControlledShutdownRequest,
+        ControlledShutdownResponse,
+    ),
+    ApiSpec(ApiKey.OFFSET_COMMIT, "OffsetCommit", OffsetCommitRequest, OffsetCommitResponse, 2, 8, 8, BOTH),
+    ApiSpec(ApiKey.OFFSET_FETCH, "OffsetFetch", OffsetFetchRequest, OffsetFetchResponse, 1, 7, 6, BOTH),
+    ApiSpec(
+        ApiKey.FIND_COORDINATOR,
+        "FindCoordinator",
+        FindCoordinatorRequest,
+        FindCoordinatorResponse,
+        0,
+        4,
+        3,
+        BOTH,
+    ),
+    ApiSpec(ApiKey.JOIN_GROUP, "JoinGroup", JoinGroupRequest, JoinGroupResponse, 0, 7, 6, BOTH),
+    ApiSpec(ApiKey.HEARTBEAT, "Heartbeat", HeartbeatRequest, HeartbeatResponse, 0, 4, 4, BOTH),
+    ApiSpec(ApiKey.LEAVE_GROUP, "LeaveGroup", LeaveGroupRequest, LeaveGroupResponse, 0, 4, 4, BOTH),
+    ApiSpec(ApiKey.SYNC_GROUP, "SyncGroup", SyncGroupRequest, SyncGroupResponse, 0, 5, 4, BOTH),
+    ApiSpec(
+        ApiKey.DESCRIBE_GROUPS, "DescribeGroups", DescribeGroupsRequest, DescribeGroupsResponse, 0, 5, 5, BOTH
+    ),
+    ApiSpec(ApiKey.LIST_GROUPS, "ListGroups", ListGroupsRequest, ListGroupsResponse, 0, 5, 3, BOTH),
+    ApiSpec(ApiKey.API_VERSIONS, "ApiVersions", ApiVersionsRequest, ApiVersionsResponse, 0, 4, 3, BOTH),
+    ApiSpec(ApiKey.CREATE_TOPICS, "CreateTopics", CreateTopicsRequest, CreateTopicsResponse, 2, 7, 5, BOTH),
+    ApiSpec(ApiKey.DELETE_TOPICS, "DeleteTopics", DeleteTopicsRequest, DeleteTopicsResponse, 1, 5, 4, BOTH),
+    ApiSpec(
+        ApiKey.DELETE_RECORDS, "DeleteRecords", DeleteRecordsRequest, DeleteRecordsResponse, 0, 2, 2, BOTH
+    ),
+    ApiSpec(
+        ApiKey.INIT_PRODUCER_ID,
+        "InitProducerId",
+        InitProducerIdRequest,
+        InitProducerIdResponse,
+        0,
+        4,
+        2,
+        BOTH,
+    ),
+    ApiSpec(
+        ApiKey.OFFSET_FOR_LEADER_EPOCH,
+        "OffsetForLeaderEpoch",
+        OffsetsForLeaderEpochRequest,
+        OffsetsForLeaderEpochResponse,
+        2,
+        4,
+        4,
+        BOTH,
+    ),
+    ApiSpec(
+        ApiKey.DESCRIBE_CONFIGS,
+        "DescribeConfigs",
+        DescribeConfigsRequest,
+        DescribeConfigsResponse,
+        1,
+        4,
+        4,
+        BOTH,
+    ),
+    ApiSpec(
+        ApiKey.ALTER_CONFIGS, "AlterConfigs", AlterConfigsRequest, AlterConfigsResponse, 0, 2, 2, KAFKA_ONLY
+    ),
+    ApiSpec(
+        ApiKey.DESCRIBE_LOG_DIRS,
+        "DescribeLogDirs",
+        DescribeLogDirsRequest,
+        DescribeLogDirsResponse,
+        1,
+        4,
+        2,
+        BOTH,
+    ),
+    ApiSpec(
+        ApiKey.CREATE_PARTITIONS,
+        "CreatePartitions",
+        CreatePartitionsRequest,
+        CreatePartitionsResponse,
+        0,
+        3,
+        2,
+        BOTH,
+    ),
+    ApiSpec(ApiKey.DELETE_GROUPS, "DeleteGroups", DeleteGroupsRequest, DeleteGroupsResponse, 0, 2, 2, BOTH),
+    ApiSpec(ApiKey.ELECT_LEADERS, "ElectLeaders", ElectLeadersRequest, ElectLeadersResponse, 0, 2, 2, BOTH),
+    ApiSpec(
+        ApiKey.INCREMENTAL_ALTER_CONFIGS,
+        "IncrementalAlterConfigs",
+        IncrementalAlterConfigsRequest,
+        IncrementalAlterConfigsResponse,
+        0,
+        1,
+        1,
+        BOTH,
+    ),
+    ApiSpec(
+        ApiKey.OFFSET_DELETE,
+        "OffsetDelete",
+        OffsetDeleteRequest,
+        OffsetDeleteResponse,
+        0,
+        0,
+        _NEVER_FLEXIBLE,
+        BOTH,
+    ),
+    ApiSpec(ApiKey.VOTE, "Vote", VoteRequest, VoteResponse),
+    ApiSpec(ApiKey.BEGIN_QUORUM_EPOCH, "BeginQuorumEpoch", BeginQuorumEpochRequest, BeginQuorumEpochResponse),
+    ApiSpec(ApiKey.END_QUORUM_EPOCH, "EndQuorumEpoch", EndQuorumEpochRequest, EndQuorumEpochResponse),
+    ApiSpec(
+        ApiKey.DESCRIBE_QUORUM, "DescribeQuorum", DescribeQuorumRequest, DescribeQuorumResponse, 0, 1, 0, BOTH
+    ),
+    ApiSpec(ApiKey.ALTER_PARTITION, "AlterPartition", AlterPartitionRequest, AlterPartitionResponse),
+    ApiSpec(ApiKey.FETCH_SNAPSHOT, "FetchSnapshot", FetchSnapshotRequest, FetchSnapshotResponse),
+    ApiSpec(
+        ApiKey.DESCRIBE_CLUSTER,
+        "DescribeCluster",
+        DescribeClusterRequest,
+        DescribeClusterResponse,
+        0,
+        1,
+        0,
+        KAFKA_ONLY,
+    ),
+    ApiSpec(
+        ApiKey.BROKER_REGISTRATION,
+        "BrokerRegistration",
+        BrokerRegistrationRequest,
+        BrokerRegistrationResponse,
+    ),
+    ApiSpec(
+        ApiKey.BROKER_HEARTBEAT, "BrokerHeartbeat", BrokerHeartbeatRequest, BrokerHeartbeatResponse, 0, 1
+    ),
+    ApiSpec(
+        ApiKey.ALLOCATE_PRODUCER_IDS,
+        "AllocateProducerIds",
+        AllocateProducerIdsRequest,
+        AllocateProducerIdsResponse,
+    ),
+)
+"""Every API, declared once; the two listeners' tables below are views of it."""
 
 API_REGISTRY: dict[int, ApiSpec] = {
-    spec.key: spec
-    for spec in (
-        ApiSpec(ApiKey.PRODUCE, ProduceRequest, ProduceResponse, 3, 9),
-        ApiSpec(ApiKey.FETCH, FetchRequest, FetchResponse, 4, 12),
-        ApiSpec(ApiKey.LIST_OFFSETS, ListOffsetsRequest, ListOffsetsResponse, 1, 7),
-        ApiSpec(ApiKey.METADATA, MetadataRequest, MetadataResponse, 0, 12),
-        ApiSpec(ApiKey.LEADER_AND_ISR, LeaderAndIsrRequest, LeaderAndIsrResponse),
-        ApiSpec(ApiKey.UPDATE_METADATA, UpdateMetadataRequest, UpdateMetadataResponse),
-        ApiSpec(ApiKey.STOP_REPLICA, StopReplicaRequest, StopReplicaResponse),
-        ApiSpec(ApiKey.CONTROLLED_SHUTDOWN, ControlledShutdownRequest, ControlledShutdownResponse),
-        ApiSpec(ApiKey.FIND_COORDINATOR, FindCoordinatorRequest, FindCoordinatorResponse, 0, 4),
-        ApiSpec(ApiKey.OFFSET_COMMIT, OffsetCommitRequest, OffsetCommitResponse, 2, 8),
-        ApiSpec(ApiKey.OFFSET_FETCH, OffsetFetchRequest, OffsetFetchResponse, 1, 7),
-        ApiSpec(ApiKey.JOIN_GROUP, JoinGroupRequest, JoinGroupResponse, 0, 7),
-        ApiSpec(ApiKey.HEARTBEAT, HeartbeatRequest, HeartbeatResponse, 0, 4),
-        ApiSpec(ApiKey.LEAVE_GROUP, LeaveGroupRequest, LeaveGroupResponse, 0, 4),
-        ApiSpec(ApiKey.SYNC_GROUP, SyncGroupRequest, SyncGroupResponse, 0, 5),
-        ApiSpec(ApiKey.DESCRIBE_GROUPS, DescribeGroupsRequest, DescribeGroupsResponse, 0, 5),
-        ApiSpec(ApiKey.LIST_GROUPS, ListGroupsRequest, ListGroupsResponse, 0, 5),
-        ApiSpec(ApiKey.DELETE_GROUPS, DeleteGroupsRequest, DeleteGroupsResponse, 0, 2),
-        ApiSpec(ApiKey.OFFSET_DELETE, OffsetDeleteRequest, OffsetDeleteResponse),
-        ApiSpec(ApiKey.DESCRIBE_CONFIGS, DescribeConfigsRequest, DescribeConfigsResponse, 1, 4),
-        ApiSpec(ApiKey.DESCRIBE_LOG_DIRS, DescribeLogDirsRequest, DescribeLogDirsResponse, 1, 4),
-        ApiSpec(
-            ApiKey.INCREMENTAL_ALTER_CONFIGS,
-            IncrementalAlterConfigsRequest,
-            IncrementalAlterConfigsResponse,
-            0,
-            1,
-        ),
-        ApiSpec(ApiKey.ELECT_LEADERS, ElectLeadersRequest, ElectLeadersResponse, 0, 2),
-        ApiSpec(ApiKey.API_VERSIONS, ApiVersionsRequest, ApiVersionsResponse, 0, 4),
-        ApiSpec(ApiKey.CREATE_TOPICS, CreateTopicsRequest, CreateTopicsResponse, 2, 7),
-        ApiSpec(ApiKey.DELETE_TOPICS, DeleteTopicsRequest, DeleteTopicsResponse, 1, 5),
-        ApiSpec(ApiKey.DELETE_RECORDS, DeleteRecordsRequest, DeleteRecordsResponse, 0, 2),
-        ApiSpec(ApiKey.CREATE_PARTITIONS, CreatePartitionsRequest, CreatePartitionsResponse, 0, 3),
-        ApiSpec(ApiKey.ALTER_PARTITION, AlterPartitionRequest, AlterPartitionResponse),
-        ApiSpec(ApiKey.BROKER_REGISTRATION, BrokerRegistrationRequest, BrokerRegistrationResponse),
-        ApiSpec(ApiKey.BROKER_HEARTBEAT, BrokerHeartbeatRequest, BrokerHeartbeatResponse, 0, 1),
-        ApiSpec(ApiKey.INIT_PRODUCER_ID, InitProducerIdRequest, InitProducerIdResponse, 0, 4),
-        ApiSpec(
-            ApiKey.OFFSET_FOR_LEADER_EPOCH, OffsetsForLeaderEpochRequest, OffsetsForLeaderEpochResponse, 2, 4
-        ),
-        ApiSpec(ApiKey.ALLOCATE_PRODUCER_IDS, AllocateProducerIdsRequest, AllocateProducerIdsResponse),
-        ApiSpec(ApiKey.VOTE, VoteRequest, VoteResponse),
-        ApiSpec(ApiKey.BEGIN_QUORUM_EPOCH, BeginQuorumEpochRequest, BeginQuorumEpochResponse),
-        ApiSpec(ApiKey.END_QUORUM_EPOCH, EndQuorumEpochRequest, EndQuorumEpochResponse),
-        ApiSpec(ApiKey.DESCRIBE_QUORUM, DescribeQuorumRequest, DescribeQuorumResponse, 0, 1),
-        ApiSpec(ApiKey.FETCH_SNAPSHOT, FetchSnapshotRequest, FetchSnapshotResponse),
-    )
+    spec.key: spec for spec in APIS if ListenerType.KAFKETTE in spec.listeners
 }
+"""The msgpack listener's APIs by key (the SDK's version choice and that listener's ApiVersions)."""
+
+KAFKA_APIS: dict[int, ApiSpec] = {spec.key: spec for spec in APIS if ListenerType.KAFKA in spec.listeners}
+"""The Kafka listener's APIs by key (its ApiVersions answer)."""
 
 _BY_REQUEST: dict[type[Struct], ApiSpec] = {spec.request: spec for spec in API_REGISTRY.values()}
 

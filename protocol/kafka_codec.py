@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from kafkette.protocol.api_keys import KAFKA_APIS, ApiKey, ApiSpec
 from kafkette.protocol.apis.api_versions import (
     ApiVersionsResponse,
     ApiVersionsResponseKey,
@@ -46,7 +47,6 @@ from kafkette.protocol.kafka_header import (
     request_header_version,
     response_header_version,
 )
-from kafkette.protocol.kafka_messages import API_VERSIONS_KEY, KAFKA_APIS, KafkaApi
 from kafkette.protocol.kafka_schema import KafkaSchemaError, KafkaStruct
 from kafkette.protocol.kafka_translation import REFUSALS, TRANSLATIONS
 from kafkette.protocol.wire_codec import Decoded, RequestDecodeError
@@ -128,7 +128,7 @@ class KafkaReply:
     """
 
     correlation_id: int
-    api: KafkaApi
+    api: ApiSpec
     version: int
     request: Any = None
     translate: bool = True
@@ -193,7 +193,7 @@ class KafkaWireCodec:
                 f"api key {api_key} is not supported by the Kafka listener", Errors.UNSUPPORTED_VERSION, None
             )
         if not api.supports(version):
-            if api_key == API_VERSIONS_KEY and len(payload) >= 8:
+            if api_key == ApiKey.API_VERSIONS and len(payload) >= 8:
                 correlation_id = I32.unpack_from(payload, 4)[0]
                 reply = KafkaReply(correlation_id, api, 0, translate=False)
                 return Decoded(reply, answer=api_versions_response(int(Errors.UNSUPPORTED_VERSION)))
@@ -216,7 +216,7 @@ class KafkaWireCodec:
                 f"invalid {api.name} v{version} request: {exc}", Errors.INVALID_REQUEST, None
             ) from None
         reply = KafkaReply(header.correlation_id, api, version, request)
-        if api_key == API_VERSIONS_KEY:
+        if api_key == ApiKey.API_VERSIONS:
             reply.translate = False
             if version >= 3 and not (
                 _software_name_or_version_ok(request.client_software_name)

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafkette.protocol import apis as internal
-from kafkette.protocol.api_keys import API_REGISTRY, ApiKey, ApiSpec
+from kafkette.protocol.api_keys import API_REGISTRY, KAFKA_APIS, ApiKey, ApiSpec
 from kafkette.protocol.errors import Errors, error_class
-from kafkette.protocol.kafka_messages import ALTER_CONFIGS_KEY, DESCRIBE_CLUSTER_KEY, KAFKA_APIS, cluster
+from kafkette.protocol.kafka_messages import cluster
 from kafkette.protocol.kafka_schema import KafkaStruct
 from kafkette.protocol.record_batch import CorruptRecordError, to_kafka_encoding
 from kafkette.protocol.schema import Struct as InternalStruct
@@ -58,14 +58,7 @@ class Translation:
 
 
 def _by_name(key: ApiKey) -> Translation:
-    """The API's messages as they are: both listeners share one declaration (``kafkette.protocol.schema``).
-
-    Raises:
-        TypeError: the Kafka listener's message classes are not the broker's (declared twice).
-    """
-    spec, api = API_REGISTRY[key], KAFKA_APIS[int(key)]
-    if api.request is not spec.request or api.response is not spec.response:
-        raise TypeError(f"{api.name}'s messages are declared twice: declare them once, in Kafka's versions")
+    """The API's messages as they are: both listeners speak its one declaration (``APIS``)."""
     return Translation(key, _as_is, _answer_as_is)
 
 
@@ -206,7 +199,7 @@ def _alter_configs_request(req: Any, version: int) -> InternalStruct:
 
 def _alter_configs_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """AlterConfigs' (33) answer: the IncrementalAlterConfigs answer's resources, the same fields."""
-    return KAFKA_APIS[ALTER_CONFIGS_KEY].response(
+    return KAFKA_APIS[ApiKey.ALTER_CONFIGS].response(
         throttle_time_ms=resp.throttle_time_ms, responses=resp.responses
     )
 
@@ -429,7 +422,7 @@ def _translation(
 
 REFUSALS: dict[int, Callable[[Any, int], KafkaStruct | None]] = {
     int(ApiKey.FETCH): fetch_session_refusal,
-    DESCRIBE_CLUSTER_KEY: describe_cluster_refusal,
+    ApiKey.DESCRIBE_CLUSTER: describe_cluster_refusal,
     int(ApiKey.SYNC_GROUP): _sync_group_refusal,
 }
 """Requests the listener answers itself, by API key: each returns the answer when it refuses
@@ -463,9 +456,11 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.DELETE_GROUPS): _translation(ApiKey.DELETE_GROUPS, to_internal=_delete_groups_request),
     int(ApiKey.ELECT_LEADERS): _translation(ApiKey.ELECT_LEADERS),
     int(ApiKey.INCREMENTAL_ALTER_CONFIGS): _translation(ApiKey.INCREMENTAL_ALTER_CONFIGS),
-    ALTER_CONFIGS_KEY: Translation(
+    ApiKey.ALTER_CONFIGS: Translation(
         ApiKey.INCREMENTAL_ALTER_CONFIGS, _alter_configs_request, _alter_configs_response
     ),
     int(ApiKey.OFFSET_DELETE): _translation(ApiKey.OFFSET_DELETE),
-    DESCRIBE_CLUSTER_KEY: Translation(ApiKey.METADATA, _describe_cluster_request, _describe_cluster_response),
+    ApiKey.DESCRIBE_CLUSTER: Translation(
+        ApiKey.METADATA, _describe_cluster_request, _describe_cluster_response
+    ),
 }

@@ -39,6 +39,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from kafkette.protocol.api_keys import KAFKA_APIS
 from kafkette.protocol.apis.create_topics import (
     CreatableReplicaAssignment,
     CreatableTopic,
@@ -47,7 +48,6 @@ from kafkette.protocol.apis.create_topics import (
 from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
 from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header, request_header_version
-from kafkette.protocol.kafka_messages import KAFKA_APIS
 from kafkette.protocol.kafka_schema import KafkaSchemaError
 from tests.conformance.fuzz_differences import listed
 from tests.conformance.fuzz_strategies import (

@@ -94,7 +94,7 @@ def parse(files: Sequence[Path]) -> list[dict[str, Any]]:
 
 def api_name(key: int) -> str:
     """Kafka's name of an API key (``Metadata``), from Kafkette's table of the listener's APIs."""
-    from kafkette.protocol.kafka_messages import KAFKA_APIS
+    from kafkette.protocol.api_keys import KAFKA_APIS
 
     api = KAFKA_APIS.get(key)
     return api.name if api is not None else f"api{key}"

@@ -15,6 +15,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from kafkette.protocol.api_keys import KAFKA_APIS, ApiSpec
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.kafka_binary import BinaryReader
 from kafkette.protocol.kafka_header import (
@@ -24,11 +25,10 @@ from kafkette.protocol.kafka_header import (
     request_header_version,
     response_header_version,
 )
-from kafkette.protocol.kafka_messages import KAFKA_APIS, KafkaApi
 from kafkette.protocol.kafka_schema import KafkaSchemaError, KafkaStruct
 from tests.conformance.recorder import recorder_for
 
-APIS_BY_NAME: dict[str, KafkaApi] = {api.name: api for api in KAFKA_APIS.values()}
+APIS_BY_NAME: dict[str, ApiSpec] = {api.name: api for api in KAFKA_APIS.values()}
 _LENGTH = struct.Struct(">i")
 
 
@@ -83,7 +83,7 @@ class RawKafkaClient:
         """Send without reading an answer (Produce with acks=0 gets none)."""
         self._send(api_name, version, request)
 
-    def _send(self, api_name: str, version: int, request: KafkaStruct) -> tuple[KafkaApi, bool]:
+    def _send(self, api_name: str, version: int, request: KafkaStruct) -> tuple[ApiSpec, bool]:
         """Frame and send one request with the next correlation id; its API and whether the
         version is flexible (KIP-482)."""
         api = APIS_BY_NAME[api_name]

@@ -13,8 +13,8 @@ import contextlib
 import time
 from typing import Any
 
+from kafkette.protocol.api_keys import KAFKA_APIS
 from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest
-from kafkette.protocol.kafka_messages import KAFKA_APIS
 from kafkette.protocol.kafka_schema import BYTES, RECORDS, STRING, Array, KafkaSchemaError, KafkaStruct
 from tests.conformance.target import Target
 

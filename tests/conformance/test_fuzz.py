@@ -19,9 +19,9 @@ import random
 
 import pytest
 
+from kafkette.protocol.api_keys import KAFKA_APIS
 from kafkette.protocol.apis.api_versions import ApiVersionsRequest
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
-from kafkette.protocol.kafka_messages import KAFKA_APIS
 from tests.conformance.fuzz import FUZZ_BROKER_CONFIGS, FuzzReport, fuzz, generate
 from tests.conformance.fuzz_differences import listed
 from tests.conformance.kafka_parser import ParserUnavailable

@@ -20,8 +20,8 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from kafkette.client import LocalCluster
+from kafkette.protocol.api_keys import KAFKA_APIS
 from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header, request_header_version
-from kafkette.protocol.kafka_messages import KAFKA_APIS
 from tests.fuzz.live_frames import send_frame
 
 pytestmark = pytest.mark.timeout(600)

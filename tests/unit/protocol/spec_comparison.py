@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kafkette.protocol.kafka_messages import KafkaApi
+from kafkette.protocol.api_keys import ApiSpec
 from kafkette.protocol.kafka_schema import ZERO_UUID, Array, KafkaField, KafkaStruct
 from tests.conformance.kafka_specs import Field, Spec, in_range
 
@@ -214,7 +214,7 @@ def _compare_order(
     ]
 
 
-def compare_api(api: KafkaApi, kind: str, spec: Spec) -> list[str]:
+def compare_api(api: ApiSpec, kind: str, spec: Spec) -> list[str]:
     """The differences between one API's request or response as the Kafka listener declares it
     and Kafka's spec of it, over the versions the listener offers (ApiVersions' range).
 

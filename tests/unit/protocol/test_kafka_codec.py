@@ -40,12 +40,12 @@ from kafka.protocol.producer import ProduceRequest, ProduceResponse
 from kafka.record.memory_records import MemoryRecords
 
 from kafkette.protocol import apis
+from kafkette.protocol.api_keys import KAFKA_APIS
 from kafkette.protocol.apis.api_versions import ApiVersionsResponse as OurApiVersionsResponse
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import FrameError
 from kafkette.protocol.kafka_codec import FeatureFlags, KafkaReply, KafkaWireCodec, api_versions_response
 from kafkette.protocol.kafka_header import KafkaRequestHeader, encode_request_header, request_header_version
-from kafkette.protocol.kafka_messages import KAFKA_APIS
 from kafkette.protocol.kafka_schema import KafkaStruct
 from kafkette.protocol.kafka_translation import TRANSLATIONS
 from kafkette.protocol.record_batch import build_kafka_batch

@@ -16,11 +16,13 @@ and a failure, not a skip, when it cannot be.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from kafkette.protocol.api_keys import KAFKA_APIS, ApiSpec
 from kafkette.protocol.apis.produce import ProducePartitionResponse
 from kafkette.protocol.kafka_codec import api_versions_response
-from kafkette.protocol.kafka_messages import KAFKA_APIS, KafkaApi
 from kafkette.protocol.kafka_schema import INT16, INT32, INT64, STRING, Array, F, KafkaStruct
 from tests.conformance.kafka_specs import Field, Spec, message_specs
 from tests.peers.kafka_peer import RESOLVE_TIMEOUT_S, PeerUnavailable
@@ -50,7 +52,7 @@ def specs() -> dict[str, dict[int, Spec]]:
         pytest.fail(f"Kafka's message specs need the pinned kafka-clients jar: {exc}")
 
 
-def _owned(api: KafkaApi, kind: str, sentence: str) -> bool:
+def _owned(api: ApiSpec, kind: str, sentence: str) -> bool:
     """Whether a difference's sentence is about this API's request or response."""
     message = api.request if kind == "request" else api.response
     return sentence.startswith((f"{message.__name__}.", f"{message.__name__} ", f"{api.name} {kind} "))
@@ -140,7 +142,7 @@ def test_a_planted_change_to_a_declaration_is_a_difference(specs, change):
 
 def test_a_planted_flexible_version_and_an_invalid_version_are_differences(specs):
     api = KAFKA_APIS[0]
-    moved = KafkaApi(api.key, api.name, api.request, api.response, api.min_version, api.max_version + 5, 8)
+    moved = dataclasses.replace(api, max_version=api.max_version + 5, flexible_from=8)
     found = compare_api(moved, "request", specs["request"][0])
     assert "Produce request is flexible in versions 8-14; Kafka's in 9-14" in found
     assert any(

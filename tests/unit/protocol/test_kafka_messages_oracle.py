@@ -35,8 +35,8 @@ from kafka.protocol import admin, consumer, metadata, producer
 from kafka.protocol.api_message import ApiMessage
 from kafka.protocol.schemas.fields.codecs import BitField
 
+from kafkette.protocol.api_keys import KAFKA_APIS, ApiSpec
 from kafkette.protocol.apis import fetch, produce
-from kafkette.protocol.kafka_messages import KAFKA_APIS, KafkaApi
 from kafkette.protocol.kafka_schema import SPLICE_MIN_BYTES, ZERO_UUID, Array, KafkaField, KafkaStruct
 
 EXAMPLES = settings(
@@ -66,11 +66,11 @@ SAME_WIRE = {"bitfield": "int32"}  # kafka-python's bit set is Kafka's int32
 KINDS = ("Request", "Response")
 
 
-def _ours(api: KafkaApi, kind: str) -> type[KafkaStruct]:
+def _ours(api: ApiSpec, kind: str) -> type[KafkaStruct]:
     return api.request if kind == "Request" else api.response
 
 
-def _theirs(api: KafkaApi, kind: str) -> type[ApiMessage]:
+def _theirs(api: ApiSpec, kind: str) -> type[ApiMessage]:
     return THEIR_CLASSES[api.name + kind]
 
 
@@ -328,7 +328,7 @@ def _their_decode(theirs: type[ApiMessage], body: bytes, version: int) -> Any:
     return decoded
 
 
-def _check_we_read(api: KafkaApi, version: int, kind: str, message: Any) -> None:
+def _check_we_read(api: ApiSpec, version: int, kind: str, message: Any) -> None:
     ours = _ours(api, kind)
     body = bytes(message.encode(version=version))
     decoded = ours.decode(body, version, api.flexible(version))

@@ -7,12 +7,7 @@ from kafkette.protocol import apis as internal
 from kafkette.protocol.api_keys import ApiKey
 from kafkette.protocol.apis import group_admin
 from kafkette.protocol.errors import Errors
-from kafkette.protocol.kafka_messages import (
-    ALTER_CONFIGS_KEY,
-    DESCRIBE_CLUSTER_KEY,
-    cluster,
-    configs,
-)
+from kafkette.protocol.kafka_messages import cluster, configs
 from kafkette.protocol.kafka_translation import TRANSLATIONS
 
 
@@ -170,7 +165,7 @@ def test_metadata_answers_every_topic_and_cluster_operation_when_asked_as_kafka_
 
 def test_describe_cluster_answers_every_cluster_operation_when_asked():
     answer = internal.metadata.MetadataResponse(brokers=[], cluster_id="c", controller_id=1, topics=[])
-    translation = TRANSLATIONS[DESCRIBE_CLUSTER_KEY]
+    translation = TRANSLATIONS[ApiKey.DESCRIBE_CLUSTER]
     asked = translation.to_kafka(
         answer, 1, cluster.DescribeClusterRequest(include_cluster_authorized_operations=True)
     )
@@ -192,7 +187,7 @@ def test_alter_configs_becomes_an_incremental_alter_configs_of_sets_that_replace
             )
         ],
     )
-    translation = TRANSLATIONS[ALTER_CONFIGS_KEY]
+    translation = TRANSLATIONS[ApiKey.ALTER_CONFIGS]
 
     out = translation.to_internal(request, 1)
 
