@@ -11,8 +11,8 @@ decides *whether* to auto-create (``auto.create.topics.enable``, the request's
 ``default.replication.factor`` of the controller) sent without waiting for it, through
 the NodeToControllerChannelManager, or straight to the local controller when this
 broker runs it.  Until the topic exists its Metadata entry is UNKNOWN_TOPIC_OR_PARTITION
-(as Apache Kafka 4.x answers; a retriable error), and the client retries.  TOPIC_ALREADY_EXISTS is fine (someone
-else created it first).  Does not own topic validation rules (``controller/
+(as Apache Kafka 4.x answers; a retriable error), and the client retries.  TOPIC_ALREADY_EXISTS is fine
+(someone else created it first).  Does not own topic validation rules (``controller/
 topic_validation.py``, reused here) nor the creation itself (the controller).
 
 Kafka concept: ``AutoTopicCreationManager`` (``createTopics``,

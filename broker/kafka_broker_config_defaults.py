@@ -131,7 +131,9 @@ KAFKA_BROKER_CONFIG_DEFAULTS: dict[str, str | None] = {
     "kafka.metrics.polling.interval.secs": "10",
     "kafka.metrics.reporters": "",
     "leader.imbalance.check.interval.seconds": "300",
-    "listener.security.protocol.map": "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT",
+    "listener.security.protocol.map": (
+        "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
+    ),
     "listeners": "PLAINTEXT://:9092",
     "log.cleaner.backoff.ms": "15000",
     "log.cleaner.dedupe.buffer.size": "134217728",
@@ -231,7 +233,9 @@ KAFKA_BROKER_CONFIG_DEFAULTS: dict[str, str | None] = {
     "remote.log.manager.task.interval.ms": "30000",
     "remote.log.manager.thread.pool.size": "2",
     "remote.log.metadata.custom.metadata.max.bytes": "128",
-    "remote.log.metadata.manager.class.name": "org.apache.kafka.server.log.remote.metadata.storage.TopicBasedRemoteLogMetadataManager",
+    "remote.log.metadata.manager.class.name": (
+        "org.apache.kafka.server.log.remote.metadata.storage.TopicBasedRemoteLogMetadataManager"
+    ),
     "remote.log.metadata.manager.class.path": None,
     "remote.log.metadata.manager.impl.prefix": "rlmm.config.",
     "remote.log.metadata.manager.listener.name": None,
@@ -295,8 +299,12 @@ KAFKA_BROKER_CONFIG_DEFAULTS: dict[str, str | None] = {
     "sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms": "10000",
     "sasl.oauthbearer.jwks.endpoint.retry.backoff.ms": "100",
     "sasl.oauthbearer.jwks.endpoint.url": None,
-    "sasl.oauthbearer.jwt.retriever.class": "org.apache.kafka.common.security.oauthbearer.DefaultJwtRetriever",
-    "sasl.oauthbearer.jwt.validator.class": "org.apache.kafka.common.security.oauthbearer.DefaultJwtValidator",
+    "sasl.oauthbearer.jwt.retriever.class": (
+        "org.apache.kafka.common.security.oauthbearer.DefaultJwtRetriever"
+    ),
+    "sasl.oauthbearer.jwt.validator.class": (
+        "org.apache.kafka.common.security.oauthbearer.DefaultJwtValidator"
+    ),
     "sasl.oauthbearer.scope": None,
     "sasl.oauthbearer.scope.claim.name": "scope",
     "sasl.oauthbearer.sub.claim.name": "sub",

@@ -3,8 +3,8 @@
 Owns the routing shared by the two config handlers: a BROKER resource is answered
 by this broker (only for its own id: ``broker_resource_error``), TOPIC and GROUP resources
 (KIP-848's group configs, kept in the metadata log) are forwarded in one request to the
-active controller and answered NOT_CONTROLLER when none answers, any other type is INVALID_REQUEST; the results keep the
-order of the request.  Does not own what describing or altering does: see
+active controller and answered NOT_CONTROLLER when none answers, any other type is INVALID_REQUEST; the
+results keep the order of the request.  Does not own what describing or altering does: see
 ``describe_configs.py``, ``incremental_alter_configs.py`` and the controller's
 ``config_control_manager.py``.
 
@@ -112,7 +112,9 @@ async def answer_config_resources(
                     error_code=Errors.INVALID_REQUEST,
                     resource_type=resource.resource_type,
                     resource_name=resource.resource_name,
-                    error_message=f"Unsupported resource type {resource.resource_type} (TOPIC=2, BROKER=4, GROUP=32)",
+                    error_message=(
+                        f"Unsupported resource type {resource.resource_type} (TOPIC=2, BROKER=4, GROUP=32)"
+                    ),
                 )
             )
     if topic_resources:

@@ -1,6 +1,8 @@
 """DeleteTopics handler: answered by the active controller, here or forwarded to it (KIP-590).
 
-When no controller can answer every topic gets NOT_CONTROLLER and the client retries.  Kafka concept: ``handleDeleteTopicsRequest`` (forwarded to the controller, KIP-590; its ``ReplicationControlManager.deleteTopics`` does the work).
+When no controller can answer every topic gets NOT_CONTROLLER and the client retries.  Kafka concept:
+``handleDeleteTopicsRequest`` (forwarded to the controller, KIP-590; its
+``ReplicationControlManager.deleteTopics`` does the work).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Fetch handler: consumer and follower fetches through the ReplicaManager.
 
 A consumer's fetch that carries client metadata (Kafka's Fetch v11+, the version in the
-request header) may be served by a follower, up to the follower's high watermark (KIP-392; this broker names no
-preferred read replica); any other fetch is served by the leader only.
+request header) may be served by a follower, up to the follower's high watermark (KIP-392; this broker names
+no preferred read replica); any other fetch is served by the leader only.
 
 Kafka concept: ``KafkaApis.handleFetchRequest`` -> ``ReplicaManager.fetchMessages``.
 """

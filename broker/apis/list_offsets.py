@@ -6,7 +6,8 @@ latest is the high watermark for consumers and the log end offset for followers
 (``UnifiedLog.fetch_offset_by_timestamp``: time index, offset index, one batch decoded) and
 answer its offset, timestamp and batch leader epoch, or offset -1 / timestamp -1 when
 no record qualifies, including a record at or past the high watermark for consumers.
-A log taken offline by corruption answers KAFKA_STORAGE_ERROR.  Does not own the lookups themselves (``UnifiedLog``) nor the client side (``OffsetFetcher``).
+A log taken offline by corruption answers KAFKA_STORAGE_ERROR.  Does not own the lookups themselves
+(``UnifiedLog``) nor the client side (``OffsetFetcher``).
 
 Kafka concept: ``KafkaApis.handleListOffsetRequest`` / ``Partition.fetchOffsetForTimestamp``.
 """

@@ -88,7 +88,8 @@ NO_METADATA = ""
 """The metadata OffsetFetch answers for a partition without a committed offset (Kafka's
 ``OffsetFetchResponse.NO_METADATA``)."""
 MAX_GROUP_ID_BYTES = 32767
-"""The longest group id (UTF-8 bytes) a record key of ``__consumer_offsets`` holds (an int16-length string)."""
+"""The longest group id (UTF-8 bytes) a record key of ``__consumer_offsets`` holds (an int16-length
+string)."""
 
 
 class GroupCoordinator:

@@ -65,7 +65,8 @@ STOP_TIMEOUT_S = 30.0
 
 
 class CleaningAbortedError(Exception):
-    """The cleaning of a log was aborted (broker stopping, log deleted); its ``.cleaned`` files are removed."""
+    """The cleaning of a log was aborted (broker stopping, log deleted); its ``.cleaned`` files are
+    removed."""
 
 
 def _wall_clock_ms() -> int:
@@ -125,7 +126,8 @@ def rebuild_compacted_batch(header: BatchHeader, rows: list[list[Any]]) -> bytes
 # ---------------------------------------------------------------------------- cleaner
 @dataclass(frozen=True, slots=True)
 class CleanedSegment:
-    """One rewritten segment: ``<base>.log.cleaned`` and ``<base>.index.cleaned``, and the sources it replaces."""
+    """One rewritten segment: ``<base>.log.cleaned`` and ``<base>.index.cleaned``, and the sources it
+    replaces."""
 
     base_offset: int
     log_path: Path

@@ -251,9 +251,9 @@ class _RecordChecks:
         for index, row in enumerate(rows):
             if not isinstance(row, list) or len(row) != 5 or row[0] != index or not isinstance(row[1], int):
                 raise CorruptRecordError(
-                    f"record {index} of the {NAME_BY_CODEC.get(header.compression, '?')} batch at producer offset "
-                    f"{header.base_offset} is malformed (expected [offset_delta={index}, timestamp_delta, key, "
-                    f"value, headers])"
+                    f"record {index} of the {NAME_BY_CODEC.get(header.compression, '?')} batch at producer "
+                    f"offset {header.base_offset} is malformed (expected [offset_delta={index}, "
+                    "timestamp_delta, key, value, headers])"
                 )
             if self.compacted and row[2] is None:
                 record_errors.append(
@@ -301,8 +301,8 @@ def _record_validation_error(
             f"RecordError(batchIndex={index}, message='{message}')" for index, message in record_errors[:3]
         )
         exc = InvalidRecordError(
-            f"One or more records have been rejected due to {len(record_errors)} record errors in total, and only "
-            f"showing the first three errors at most: [{shown}]"
+            f"One or more records have been rejected due to {len(record_errors)} record errors in total, "
+            f"and only showing the first three errors at most: [{shown}]"
         )
     exc.record_errors = record_errors  # type: ignore[union-attr]
     return exc

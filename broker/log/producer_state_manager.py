@@ -90,7 +90,8 @@ class ProducerStateManager:
             return None
         if header.producer_epoch < entry.producer_epoch:
             raise InvalidProducerEpochError(
-                f"Producer {header.producer_id} epoch {header.producer_epoch} is older than {entry.producer_epoch}"
+                f"Producer {header.producer_id} epoch {header.producer_epoch} is older than "
+                f"{entry.producer_epoch}"
             )
         if header.producer_epoch > entry.producer_epoch:
             if header.base_sequence != 0:

@@ -88,7 +88,8 @@ class TimeIndex(AbstractIndex):
         """
         if self._relative_offsets and self.base_offset + self._relative_offsets[-1] >= next_offset:
             raise CorruptIndexError(
-                f"time index file {self.path} points to offset {self.base_offset + self._relative_offsets[-1]} "
+                f"time index file {self.path} points to offset "
+                f"{self.base_offset + self._relative_offsets[-1]} "
                 f"but the segment ends before offset {next_offset}"
             )
 
