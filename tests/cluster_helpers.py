@@ -208,7 +208,8 @@ def corrupt_oldest_segment(directory: Path, batch_index: int | None = None) -> C
 
 
 def log_records(log: UnifiedLog) -> list[tuple[int, bytes | None, bytes | None]]:
-    """Every record of an open ``UnifiedLog`` from its log start offset to its end, as ``(offset, key, value)``."""
+    """Every record of an open ``UnifiedLog`` from its log start offset to its end, as ``(offset, key,
+    value)``."""
     out, offset = [], log.log_start_offset
     while offset < log.log_end_offset:
         data = log.read(offset, 1 << 24).records

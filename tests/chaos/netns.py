@@ -223,7 +223,8 @@ class NamespaceNetwork:
 
 
 def _enter(ns: str) -> None:
-    """Move the calling thread into network namespace ``ns`` (``setns(2)``; Python 3.11 has no ``os.setns``)."""
+    """Move the calling thread into network namespace ``ns`` (``setns(2)``; Python 3.11 has no
+    ``os.setns``)."""
     libc = ctypes.CDLL(None, use_errno=True)
     fd = os.open(f"/run/netns/{ns}", os.O_RDONLY)
     try:

@@ -1,4 +1,5 @@
-"""Run the chaos matrix: ``python -m tests.chaos.run [--quick] [--seed N] [--runs N] [--scenario NAME ...] [--broker B]``.
+"""Run the chaos matrix: ``python -m tests.chaos.run [--quick] [--seed N] [--runs N] [--scenario NAME ...]
+[--broker B]``.
 
 Each run starts a 3-broker LocalCluster (every node a voter of the metadata quorum), each
 node in a network namespace of its own with its own address (``tests/chaos/netns.py``; the
@@ -26,7 +27,8 @@ LocalCluster's nodes, or on 127.0.0.1 with ``--loopback``) or ``kafkette-kafka-l
 LocalCluster with its Kafka-protocol listeners).  The last two drive the workload with aiokafka
 (``tests/chaos/kafka_workload.py``).  Apache Kafka runs every scenario: kills, pauses, network
 cuts, full disks (its ``log.dirs`` on a tmpfs), and clock jumps and slow fsyncs (the same
-``LD_PRELOAD`` libraries in its JVMs).  Kafkette's Kafka listener runs only the kills and pauses.  Every row names its broker.
+``LD_PRELOAD`` libraries in its JVMs).  Kafkette's Kafka listener runs only the kills and pauses.  Every row
+names its broker.
 """
 
 from __future__ import annotations
@@ -559,7 +561,8 @@ def _run_once(
             reads.healed,
         )
     print(
-        f"[chaos] {scenario.name} seed {seed} ({broker}): {report.summary()}, diverged partitions {result.diverged}, "
+        f"[chaos] {scenario.name} seed {seed} ({broker}): {report.summary()}, "
+        f"diverged partitions {result.diverged}, "
         f"healed {result.healed}, "
         f"group read {result.group_read} committed {result.committed}, errors {outcomes.errors}",
         flush=True,
@@ -596,14 +599,16 @@ def summarize(scenario: Scenario, results: list[RunResult]) -> dict:
 def table(rows: list[dict]) -> str:
     """The rows as a Markdown table."""
     head = (
-        "| scenario | broker | runs | acknowledged | lost | duplicated | reordered | moved | inconsistent offsets "
-        f"| skipped by the group | diverged replicas | not healed in {HEAL_TIMEOUT_S} s | unavailable p50 s | max s |"
+        "| scenario | broker | runs | acknowledged | lost | duplicated | reordered | moved "
+        "| inconsistent offsets | skipped by the group | diverged replicas "
+        f"| not healed in {HEAL_TIMEOUT_S} s | unavailable p50 s | max s |"
     )
     lines = [head, "|" + " --- |" * 14]
     for r in rows:
         name = r["scenario"] + (" (negative control)" if r["negative_control"] else "")
         lines.append(
-            f"| {name} | {r.get('broker', KAFKETTE)} | {r['runs']} | {r['acknowledged']:,} | {r['lost']} | {r['duplicated']} | "
+            f"| {name} | {r.get('broker', KAFKETTE)} | {r['runs']} | {r['acknowledged']:,} | {r['lost']} | "
+            f"{r['duplicated']} | "
             f"{r['reordered']} | {r['moved']} | {r['inconsistent_offsets']} | {r['skipped_by_group']} | "
             f"{r['diverged']} | {r.get('not_healed', 0)} | "
             f"{r['unavailable_p50_s']} | {r['unavailable_max_s']} |"

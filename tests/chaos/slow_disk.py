@@ -2,9 +2,9 @@
 
 ``slow_fsync.c`` (beside this file) is an ``LD_PRELOAD`` library that makes ``fsync(2)`` and
 ``fdatasync(2)`` wait the milliseconds written in a file of the node's own, re-read at every
-call; ``build_library`` compiles it (``tests/chaos/preload.py``) into a directory of the run.  ``SlowDisks.slow`` writes a delay,
-``restore`` writes 0.  What waits is what the node makes durable: the metadata quorum's log
-(KRaft flushes it before acknowledging), checkpoints, segment rolls and flushes.  Kafka
+call; ``build_library`` compiles it (``tests/chaos/preload.py``) into a directory of the run.
+``SlowDisks.slow`` writes a delay, ``restore`` writes 0.  What waits is what the node makes durable: the
+metadata quorum's log (KRaft flushes it before acknowledging), checkpoints, segment rolls and flushes.  Kafka
 concept: none (Jepsen's ``lazyfs`` and Trogdor's ``DegradedNetworkFaultSpec`` degrade I/O the
 same way, from outside the process).
 """

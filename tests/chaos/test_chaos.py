@@ -1,7 +1,7 @@
 """The chaos harness on a real 3-broker cluster, each node in a network namespace of its own
 (``advertised.listeners`` at its own address): kill -9, SIGSTOP and network partitions of
-leaders and the active controller, full and slow disks and wall-clock jumps lose, duplicate and reorder nothing
-acknowledged; the negative control (acks=1, lagging followers, unclean election, an isolated
+leaders and the active controller, full and slow disks and wall-clock jumps lose, duplicate and reorder
+nothing acknowledged; the negative control (acks=1, lagging followers, unclean election, an isolated
 leader) loses records, so the checker can see loss.
 
 Four more run the same harness against Apache Kafka 4.3.1 (3 nodes, the workload through

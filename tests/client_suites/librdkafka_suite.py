@@ -37,7 +37,8 @@ _SUMMARY_LINE = re.compile(
 _PROGRESS_LINE = re.compile(
     r"=+ (?:Running test (?P<running>\S+)|Test (?P<name>\S+) (?P<state>PASSED|FAILED|SKIPPED))"
 )
-# A failure: '### Test "<name>[ (<subtest>)]" failed at <file>:<line>:<func>() at <time>: ###', then its message.
+# A failure: '### Test "<name>[ (<subtest>)]" failed at <file>:<line>:<func>() at <time>: ###', then its
+# message.
 _FAILURE_HEAD = re.compile(r'### Test "(?P<name>[0-9]{4}_[^" ]+)[^"]*" failed at (?P<where>\S+?:\d+):')
 _SKIP_LINE = re.compile(r"^\[(?P<name>[0-9]{4}_\S+)\s*/[^]]*\]\s*(?:WARN:\s*)?SKIPPING TEST: (?P<reason>.*)$")
 # The runner itself dying (an assertion of librdkafka's test harness or of the C library).

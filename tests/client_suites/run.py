@@ -271,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     for mode, sides in counts(result).items():
         print(f"{mode}: kafka {sides['kafka']}, kafkette {sides['kafkette']}")
     print(
-        f"{len(undeclared)} undeclared Kafkette-only failures; {time.monotonic() - started:.0f} s; report {path}"
+        f"{len(undeclared)} undeclared Kafkette-only failures; {time.monotonic() - started:.0f} s; report "
+        f"{path}"
     )
     return 1 if undeclared else 0
 

@@ -11,10 +11,12 @@ from tests.client_suites.librdkafka_suite import declared_tests, parse_output, r
 
 _OUTPUT = """\
 \x1b[36m[0001_multiobj               /  0.000s] ================= Running test 0001_multiobj =================
-\x1b[36m[0001_multiobj               /  1.500s] \x1b[32m================= Test 0001_multiobj PASSED =================\x1b[0m
+\x1b[36m[0001_multiobj               /  1.500s] \x1b[32m================= Test 0001_multiobj PASSED \
+=================\x1b[0m
 \x1b[36m[0002_unkpart                /  0.000s] ================= Running test 0002_unkpart =================
 \x1b[36m[0002_unkpart                /  2.000s] TEST FAILURE
-\x1b[31m### Test "0002_unkpart (do_test_unkpart:42)" failed at 0002-unkpart.c:120:do_test_unkpart() at Fri: ###
+\x1b[31m### Test "0002_unkpart (do_test_unkpart:42)" failed at 0002-unkpart.c:120:do_test_unkpart() \
+at Fri: ###
 Expected NO_ERROR, not 41: NOT_CONTROLLER
 \x1b[31m### Test "0002_unkpart" failed at 0002-unkpart.c:200:main() at Fri: ###
 See 1 previous failures

@@ -506,7 +506,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     print(
-        f"fuzz seed {seed} (replay: python -m tests.conformance.fuzz --seed {seed} --examples {args.examples})",
+        f"fuzz seed {seed} (replay: python -m tests.conformance.fuzz --seed {seed} --examples "
+        f"{args.examples})",
         flush=True,
     )
     from tests.conformance.run import clusters

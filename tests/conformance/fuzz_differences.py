@@ -75,8 +75,8 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             "errorCode",
             {42},
             {0},
-            "an InitProducerId (v3+) with a producer id but no epoch, or an epoch but no id (KIP-360): Kafka answers "
-            "INVALID_REQUEST, Kafkette gives a new producer id",
+            "an InitProducerId (v3+) with a producer id but no epoch, or an epoch but no id (KIP-360): "
+            "Kafka answers INVALID_REQUEST, Kafkette gives a new producer id",
         ),
         ("Fetch", "responses[].partitions[].errorCode", {-1}, None, _ISOLATION_LEVEL),
         ("Fetch", "errorCode", {-1}, {0}, _ISOLATION_LEVEL),
@@ -86,16 +86,17 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             "topics[].partitions[].errorCode",
             {42},
             {3},
-            "a partition of an unknown topic asked twice in one ListOffsets: Kafka answers INVALID_REQUEST for the "
-            "duplicate (its check comes first), Kafkette UNKNOWN_TOPIC_OR_PARTITION",
+            "a partition of an unknown topic asked twice in one ListOffsets: Kafka answers INVALID_REQUEST "
+            "for the duplicate (its check comes first), Kafkette UNKNOWN_TOPIC_OR_PARTITION",
         ),
         (
             "OffsetCommit",
             "topics[].partitions[].errorCode",
             {3},
             None,
-            "an OffsetCommit naming a partition of an unknown topic: Kafka answers it UNKNOWN_TOPIC_OR_PARTITION before "
-            "it looks at the group, member and generation; Kafkette answers the group's error for every partition",
+            "an OffsetCommit naming a partition of an unknown topic: Kafka answers it "
+            "UNKNOWN_TOPIC_OR_PARTITION before it looks at the group, member and generation; Kafkette "
+            "answers the group's error for every partition",
         ),
         (
             "OffsetFetch",
@@ -109,16 +110,17 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             "errorCode",
             {23},
             {24, 25},
-            "a SyncGroup v5 with a protocol type or name the group does not have: Kafka checks the protocol first "
-            "(INCONSISTENT_GROUP_PROTOCOL), Kafkette the group id and member (INVALID_GROUP_ID, UNKNOWN_MEMBER_ID)",
+            "a SyncGroup v5 with a protocol type or name the group does not have: Kafka checks the protocol "
+            "first (INCONSISTENT_GROUP_PROTOCOL), Kafkette the group id and member (INVALID_GROUP_ID, "
+            "UNKNOWN_MEMBER_ID)",
         ),
         (
             "Produce",
             "connection/none",
             None,
             None,
-            "a Produce with a null record set for a partition: Kafka leaves the request unanswered (no answer within "
-            "fuzz.ANSWER_WAIT_S), Kafkette answers it",
+            "a Produce with a null record set for a partition: Kafka leaves the request unanswered (no "
+            "answer within fuzz.ANSWER_WAIT_S), Kafkette answers it",
         ),
         (
             "Produce",
@@ -147,31 +149,32 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             "topics[].errorCode",
             {100},
             (),
-            "Metadata v10+ naming a topic by id only (KIP-516): Kafka answers UNKNOWN_TOPIC_ID for an id it lacks, "
-            "Kafkette leaves the topic out",
+            "Metadata v10+ naming a topic by id only (KIP-516): Kafka answers UNKNOWN_TOPIC_ID for an id it "
+            "lacks, Kafkette leaves the topic out",
         ),
         (
             "FindCoordinator",
             "errorCode",
             {0},
             {42},
-            "Kafkette has no transactions: a FindCoordinator for a transactional id (key type 1) is INVALID_REQUEST",
+            "Kafkette has no transactions: a FindCoordinator for a transactional id (key type 1) is "
+            "INVALID_REQUEST",
         ),
         (
             "DescribeConfigs",
             "results[].errorCode",
             {42},
             {0},
-            "a DescribeConfigs with a byte flipped that Kafka answers INVALID_REQUEST for a resource and Kafkette "
-            "answers (not yet diagnosed)",
+            "a DescribeConfigs with a byte flipped that Kafka answers INVALID_REQUEST for a resource and "
+            "Kafkette answers (not yet diagnosed)",
         ),
         (
             "AlterConfigs",
             "responses[].errorCode",
             {42},
             {3},
-            "an AlterConfigs of an unknown topic with a null config value: Kafka answers INVALID_REQUEST (a null value) "
-            "before it looks for the topic, Kafkette UNKNOWN_TOPIC_OR_PARTITION",
+            "an AlterConfigs of an unknown topic with a null config value: Kafka answers INVALID_REQUEST (a "
+            "null value) before it looks for the topic, Kafkette UNKNOWN_TOPIC_OR_PARTITION",
         ),
         (
             "IncrementalAlterConfigs",

@@ -162,7 +162,8 @@ def differences(kafka: Any, ours: Any, path: str = "") -> list[str]:
             child = f"{path}.{k}" if path else k
             if k not in kafka or k not in ours:
                 out.append(
-                    f"{child}: {json.dumps(kafka.get(k, '<absent>'))} != {json.dumps(ours.get(k, '<absent>'))}"
+                    f"{child}: {json.dumps(kafka.get(k, '<absent>'))} != "
+                    f"{json.dumps(ours.get(k, '<absent>'))}"
                 )
             else:
                 out.extend(differences(kafka[k], ours[k], child))

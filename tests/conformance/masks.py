@@ -128,7 +128,8 @@ MASKS: tuple[Mask, ...] = (
     Mask(
         "Produce",
         "responses[].partitionResponses[].recordErrors[].batchIndexErrorMessage",
-        f"{WALL_CLOCK}: a record's timestamp and the bounds around the broker's clock (only this wording is masked)",
+        f"{WALL_CLOCK}: a record's timestamp and the bounds around the broker's clock (only this wording is "
+        "masked)",
         pattern=r"Timestamp -?[0-9]+ of message with offset [0-9]+ is out of range\. "
         r"The timestamp should be within \[-?[0-9]+, -?[0-9]+\]",
     ),

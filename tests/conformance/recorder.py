@@ -4,8 +4,9 @@ scenario so that Apache Kafka's own classes can parse every answer (``kafka_pars
 Owns the recording only (what was sent and received, in order); not the parsing nor the
 comparison.  Each pair is one JSON line: target, scenario, seq (its position in the scenario), conn (the
 connection: ``<scenario it was opened in>#<how many that scenario opened before>``, the same on
-both clusters since scenarios open their connections in program order), api_key, api_version, request (base64 of the request body, header excluded) and response (base64
-of the response frame without its 4-byte length, response header included).
+both clusters since scenarios open their connections in program order), api_key, api_version, request (base64
+of the request body, header excluded) and response (base64 of the response frame without its 4-byte length,
+response header included).
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ catalogue against both at once (one thread per cluster; each runs the scenarios 
 disruptive ones last), and writes ``conformance-<UTC time>.json`` (scenario, doc, Kafka's answer,
 Kafkette's, same or different, the reason of a deliberate difference) and a Markdown table to
 ``--out``.  After the scenarios each cluster gets the blank-request sweep of ``sweep`` (every
-API and version the listener offers) for Kafka's parser.  It exits 1 when fewer than ``GOAL`` of the scenarios are identical or a difference is
-not listed in ``deliberate.DELIBERATE``; 2 when Apache Kafka cannot run here.
+API and version the listener offers) for Kafka's parser.  It exits 1 when fewer than ``GOAL`` of the scenarios
+are identical or a difference is not listed in ``deliberate.DELIBERATE``; 2 when Apache Kafka cannot run here.
 Every answer of the scenarios' raw connections is also parsed by Apache Kafka's own classes
 (``kafka_parser``): the run exits 1 as well when one of Kafkette's does not parse, does not write
 back byte-identically, or differs from Kafka's outside ``masks.MASKS``; the recorded pairs go to
@@ -155,11 +155,10 @@ def answers_report(outcome: AnswerCheck) -> str:
     lines = [
         f"Kafka's parser: {outcome.parsed.get('kafkette', 0)} Kafkette answers parsed and written back "
         f"byte-identically, {len(outcome.failures.get('kafkette', []))} failed; "
-        f"{outcome.parsed.get('kafka', 0)} Apache Kafka answers, {len(outcome.failures.get('kafka', []))} failed; "
-        f"{outcome.compared} pairs compared field by field, {len(outcome.differences)} differences "
-        f"(and {len(outcome.deliberate)} in deliberately different scenarios, {len(outcome.known)} "
-        f"known, in known_differences.KNOWN_DIFFERENCES), "
-        f"{outcome.unpaired} Kafkette answers unpaired"
+        f"{outcome.parsed.get('kafka', 0)} Apache Kafka answers, {len(outcome.failures.get('kafka', []))} "
+        f"failed; {outcome.compared} pairs compared field by field, {len(outcome.differences)} differences "
+        f"(and {len(outcome.deliberate)} in deliberately different scenarios, {len(outcome.known)} known, in "
+        f"known_differences.KNOWN_DIFFERENCES), {outcome.unpaired} Kafkette answers unpaired"
     ]
     lines += [f"PARSE FAILURE kafkette {f}" for f in outcome.failures.get("kafkette", [])]
     lines += [f"PARSE FAILURE kafka {f}" for f in outcome.failures.get("kafka", [])]

@@ -7,9 +7,9 @@ bounded time another voter is the active controller in a higher epoch, the dead 
 no partition and has left every ISR, CreateTopics works, acks=all writes succeed on every
 partition (also those the dead node led) and every record acknowledged before or after the
 kill is read back once.  With one voter of three left, no controller acts: CreateTopics
-fails with a timeout instead of hanging, and nothing it asked for is created.  Restarted, the node rejoins the quorum as a follower, catches up
-with the metadata log and its replicas rejoin the ISRs.  A second kill of the next active
-controller works the same way.  The failover times are printed.
+fails with a timeout instead of hanging, and nothing it asked for is created.  Restarted, the node rejoins the
+quorum as a follower, catches up with the metadata log and its replicas rejoin the ISRs.  A second kill of the
+next active controller works the same way.  The failover times are printed.
 """
 
 from __future__ import annotations

@@ -99,7 +99,8 @@ def _kill_leftovers(proc: subprocess.Popen, broker_pids: set[int] = frozenset())
 def _assert_stopped_cleanly(
     proc: subprocess.Popen, exit_code: int, broker_pids: set[int], signal_name: str
 ) -> None:
-    """``kafkette cluster start`` exited 0 after ``signal_name``, without a traceback, and took its brokers along."""
+    """``kafkette cluster start`` exited 0 after ``signal_name``, without a traceback, and took its brokers
+    along."""
     stderr = proc.stderr.read() if proc.stderr else ""
     assert exit_code == 0, f"cluster start exited {exit_code} after {signal_name}: {stderr}"
     assert "Traceback" not in stderr, stderr

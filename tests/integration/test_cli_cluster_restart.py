@@ -46,7 +46,8 @@ def _bootstrap(result: subprocess.CompletedProcess) -> str:
 
 
 def _status_rows(data_dir: Path, bootstrap: str | None = None) -> list[list[str]]:
-    """``cluster status`` rows (Broker, Address, Alive, Controller) by ``--data-dir`` or ``--bootstrap-server``."""
+    """``cluster status`` rows (Broker, Address, Alive, Controller) by ``--data-dir`` or
+    ``--bootstrap-server``."""
     where = ["--data-dir", str(data_dir)] if bootstrap is None else ["--bootstrap-server", bootstrap]
     lines = _ok(run_cli("cluster", "status", *where)).stdout.splitlines()
     header = lines[0].split()

@@ -140,8 +140,8 @@ def test_cluster_start_overlapping_a_running_cluster_names_the_port_conflict(dat
         )
         assert result.returncode == 1
         assert _error_lines(result) == [
-            f"Error: broker 1 exited with code 1: cannot listen on 127.0.0.1:{base + 2}: address already in use "
-            f"(log: {overlapping}/broker-1/broker.log)"
+            f"Error: broker 1 exited with code 1: cannot listen on 127.0.0.1:{base + 2}: address already in "
+            f"use (log: {overlapping}/broker-1/broker.log)"
         ], result.stderr
         assert "cluster.id" not in result.stderr
         assert pids_using(overlapping) == set()

@@ -29,7 +29,8 @@ def _cli(*args: str, input: str | None = None) -> str:
 def test_topic_flag_and_command_config_work_like_kafkas_tools(shared_cluster, tmp_path):
     properties = tmp_path / "client.properties"
     properties.write_text(
-        f"# as kafka-topics.sh --command-config reads it\nbootstrap.servers={shared_cluster.bootstrap_servers}\n"
+        "# as kafka-topics.sh --command-config reads it\n"
+        f"bootstrap.servers={shared_cluster.bootstrap_servers}\n"
         "request.timeout.ms=20000\nclient.id=ops-laptop\n"
     )
     config = ["--command-config", str(properties)]

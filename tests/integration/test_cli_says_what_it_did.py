@@ -36,9 +36,10 @@ WINDOW_LINE = re.compile(
     r"[\d.]+ ms max latency\.$"
 )
 NO_EXECUTE_WARNING = (
-    "WARN: No action will be performed as the --execute option is missing. In version 5.0, this command will "
-    "require either --dry-run or --execute to be specified. You should add the --dry-run option explicitly if you "
-    "are scripting this command and want to keep the current default behavior without prompting."
+    "WARN: No action will be performed as the --execute option is missing. In version 5.0, this command "
+    "will require either --dry-run or --execute to be specified. You should add the --dry-run option "
+    "explicitly if you are scripting this command and want to keep the current default behavior without "
+    "prompting."
 )
 
 

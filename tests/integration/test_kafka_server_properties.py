@@ -234,7 +234,7 @@ def test_a_broker_only_node_without_controller_quorum_voters_stops_in_one_line_b
     assert result.returncode == 1
     assert [line for line in result.stderr.splitlines() if line.strip()] == [
         "Error: If using process.roles, either controller.quorum.bootstrap.servers must contain the set of "
-        "bootstrap controllers or controller.quorum.voters must contain a parseable set of controllers. A broker "
-        "reaches the controllers at controller.quorum.voters (id@host:port of every voter)."
+        "bootstrap controllers or controller.quorum.voters must contain a parseable set of controllers. A "
+        "broker reaches the controllers at controller.quorum.voters (id@host:port of every voter)."
     ], result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["server.properties"], "no logs folder, no log dir"

@@ -152,5 +152,6 @@ async def test_the_metadata_quorum_keeps_its_leader_through_a_metadata_storm_on_
     )
     assert sum(n for name, n in outcomes.items() if ":" not in name) > 20, outcomes  # the storm ran
     assert (after.leader_id, after.leader_epoch) == (before.leader_id, before.leader_epoch), (
-        f"the quorum changed leader {after.leader_epoch - before.leader_epoch} epoch(s) during the storm: {changes[:10]}"
+        f"the quorum changed leader {after.leader_epoch - before.leader_epoch} epoch(s) during the storm: "
+        f"{changes[:10]}"
     )

@@ -81,8 +81,8 @@ async def test_throttled_replicas_configs_are_said_to_have_no_effect_once_by_the
         "retention.ms=60000",
     )
     assert _warnings(created.stderr) == [
-        "WARNING: Topic config leader.replication.throttled.replicas is accepted but has no effect yet in Kafkette "
-        "(Kafkette has no replication quotas yet)."
+        "WARNING: Topic config leader.replication.throttled.replicas is accepted but has no effect yet in "
+        "Kafkette (Kafkette has no replication quotas yet)."
     ], created.stderr
     assert NO_EFFECT not in created.stdout
     (logged,) = await _wait_for_broker_warning(cluster, "leader.replication.throttled.replicas")

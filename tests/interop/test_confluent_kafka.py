@@ -338,5 +338,10 @@ def test_idempotent_producer_keeps_order_without_duplicates_across_a_leader_kill
         values = [int(m.value()) for m in got]
         assert values == list(range(total)), (
             f"{len(values)} records read, {len(set(values))} distinct; first difference at "
-            f"{next((i for i, (a, b) in enumerate(zip(values, range(total), strict=False)) if a != b), len(values))}"
+            f"""{
+                next(
+                    (i for i, (a, b) in enumerate(zip(values, range(total), strict=False)) if a != b),
+                    len(values),
+                )
+            }"""
         )

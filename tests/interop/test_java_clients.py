@@ -205,7 +205,8 @@ def copy_through_connect(bootstrap: str, work: Path) -> tuple[bytes, bytes]:
             log_tail = (work / "connect.log").read_text(errors="replace")[-3000:]
             assert worker.poll() is None, f"the Connect worker exited {worker.returncode}:\n{log_tail}"
             assert time.monotonic() < deadline, (
-                f"out.txt had {copied_lines()} of {CONNECT_LINES} lines after {CONNECT_TIMEOUT_S} s:\n{log_tail}"
+                f"out.txt had {copied_lines()} of {CONNECT_LINES} lines after {CONNECT_TIMEOUT_S} s:\n"
+                f"{log_tail}"
             )
             time.sleep(0.5)
     finally:

@@ -1,7 +1,7 @@
-"""What Kafkette lists for Kafka's broker configs nobody set (``kafkette.broker.kafka_broker_config_defaults``)
-is Kafka's own: Kafka's code, with the jars of the test peer (``tests/peers/kafka_peer.py``), prints
-it again (``tests/peers/kafka/PrintBrokerConfigDefaults.java``) and the two must be equal.  No Java
-or Maven fails the test, naming what is missing."""
+"""What Kafkette lists for Kafka's broker configs nobody set
+(``kafkette.broker.kafka_broker_config_defaults``) is Kafka's own: Kafka's code, with the jars of the test
+peer (``tests/peers/kafka_peer.py``), prints it again (``tests/peers/kafka/PrintBrokerConfigDefaults.java``)
+and the two must be equal.  No Java or Maven fails the test, naming what is missing."""
 
 from __future__ import annotations
 

@@ -17,8 +17,8 @@ from tests.client_suites.librdkafka_suite import Outcome, run
 from tests.client_suites.run import BROKER_CONFIGS
 from tests.peers.kafka_peer import KAFKA_VERSION
 
-# Producer, consumer, group, offsets (commit, reset when out of range), compression, headers, timestamps and admin basics; each
-# passes against Apache Kafka and takes seconds in quick mode.
+# Producer, consumer, group, offsets (commit, reset when out of range), compression, headers, timestamps and
+# admin basics; each passes against Apache Kafka and takes seconds in quick mode.
 QUICK_TESTS = (
     "0001_multiobj",
     "0002_unkpart",

@@ -174,8 +174,9 @@ class KafkaPeer:
     (an ``LD_PRELOAD`` library and its settings, say).
 
     Use as ``with KafkaPeer(...) as peer:``; ``peer.bootstrap_servers`` is
-    ``"127.0.0.1:p1,..."`` (each node's address from ``hosts``).  Raises ``PeerUnavailable`` (no Java, Maven or registry) and
-    ``RuntimeError`` (a node exited or did not start in time; the message has its log's tail).
+    ``"127.0.0.1:p1,..."`` (each node's address from ``hosts``).  Raises ``PeerUnavailable`` (no Java, Maven
+    or registry) and ``RuntimeError`` (a node exited or did not start in time; the message has its log's
+    tail).
     """
 
     def __init__(

@@ -316,8 +316,8 @@ def limit_rows(
         )
     settle_machine()
     log(
-        f"running: disk (fresh page cache), {FRESH_PAGES_IDLE_S:.0f} s idle, then {plan.disk_bytes // MIB:,} MiB "
-        "in 1 MiB writes ..."
+        f"running: disk (fresh page cache), {FRESH_PAGES_IDLE_S:.0f} s idle, then {plan.disk_bytes // MIB:,} "
+        "MiB in 1 MiB writes ..."
     )
     idle(FRESH_PAGES_IDLE_S)
     rows.append(

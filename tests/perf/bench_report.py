@@ -2,8 +2,8 @@
 
 Owns: the ``Row`` shape every measurement is reported in, the choice of the median run
 among repeated runs, the ratio math (Kafkette / peer for the same workload and phase,
-Kafkette / the machine's limit), the project's performance targets, the printed table and the result document written under
-``tests/perf/results/``.  Pure: no processes, sockets or files; ``bench.py`` runs the
+Kafkette / the machine's limit), the project's performance targets, the printed table and the result document
+written under ``tests/perf/results/``.  Pure: no processes, sockets or files; ``bench.py`` runs the
 measurements and hands their rows here.
 """
 

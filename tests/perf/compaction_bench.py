@@ -83,10 +83,12 @@ def main() -> None:
     print(f"raw:       {f['raw_bytes']:>12,} bytes in {f['raw_segments']} segments")
     print(
         f"compacted: {f['compacted_bytes']:>12,} bytes, {f['records_kept']} records "
-        f"({100 * f['compacted_bytes'] / f['raw_bytes']:.2f}% of raw, {f['raw_bytes'] / f['compacted_bytes']:.0f}x smaller)"
+        f"({100 * f['compacted_bytes'] / f['raw_bytes']:.2f}% of raw, "
+        f"{f['raw_bytes'] / f['compacted_bytes']:.0f}x smaller)"
     )
     print(
-        f"cleaning pass: {f['clean_seconds']:.2f} s ({f['raw_bytes'] / f['clean_seconds'] / 1e6:.1f} MB/s of raw log)"
+        f"cleaning pass: {f['clean_seconds']:.2f} s ({f['raw_bytes'] / f['clean_seconds'] / 1e6:.1f} MB/s of "
+        "raw log)"
     )
 
 

@@ -201,15 +201,17 @@ def main() -> int:
     assert isinstance(reads, dict)
     for name, figures in reads.items():
         print(
-            f"{name}: {figures['records_per_s']:,} records/s (first record after {figures['first_record_s']:.2f} s)"
+            f"{name}: {figures['records_per_s']:,} records/s (first record after "
+            f"{figures['first_record_s']:.2f} s)"
         )
     for size in (3, 10):
         figures = result[f"group_of_{size}"]
         assert isinstance(figures, dict)
         print(
-            f"group of {size}: a member joins -> balanced p50 {figures['member_joins_s']['p50_s']:.2f} s, max "
-            f"{figures['member_joins_s']['max_s']:.2f} s; a member dies (SIGKILL, session {SESSION_TIMEOUT_MS} "
-            f"ms) -> p50 {figures['member_dies_s']['p50_s']:.2f} s, max {figures['member_dies_s']['max_s']:.2f} s"
+            f"group of {size}: a member joins -> balanced p50 {figures['member_joins_s']['p50_s']:.2f} s, "
+            f"max {figures['member_joins_s']['max_s']:.2f} s; a member dies (SIGKILL, session "
+            f"{SESSION_TIMEOUT_MS} ms) -> p50 {figures['member_dies_s']['p50_s']:.2f} s, max "
+            f"{figures['member_dies_s']['max_s']:.2f} s"
         )
     out = write_result("consumer-groups", "tests.perf.consumer_group_bench", result)
     print(f"results written to {out}")

@@ -189,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
                 figures[system]["rss_mib"].append(rss)
                 figures[system]["cpu_s_per_million"].append(cpu)
             print(
-                f"[footprint] run {attempt + 1} {system}: cold start {figures[system]['cold_start_s'][-1]:.2f} s, "
+                f"[footprint] run {attempt + 1} {system}: cold start "
+                f"{figures[system]['cold_start_s'][-1]:.2f} s, "
                 f"RSS {rss:.0f} MiB per broker, {cpu:.1f} CPU s per million records",
                 flush=True,
             )
@@ -200,10 +201,11 @@ def main(argv: list[str] | None = None) -> int:
         "| measure | Kafkette | Apache Kafka | Kafkette / Kafka | target |\n| --- | --- | --- | --- | --- |\n"
         f"| launch to first acks=all acknowledgement (s) | {ours['cold_start_s']:.2f} | "
         f"{theirs['cold_start_s']:.2f} | {ours['cold_start_s'] / theirs['cold_start_s']:.2f}x | <= 0.25x |\n"
-        f"| broker RSS after {args.records:,} records (MiB) | {ours['rss_mib']:.0f} | {theirs['rss_mib']:.0f} | "
-        f"{ours['rss_mib'] / theirs['rss_mib']:.2f}x | <= 0.5x |\n"
+        f"| broker RSS after {args.records:,} records (MiB) | {ours['rss_mib']:.0f} | "
+        f"{theirs['rss_mib']:.0f} | {ours['rss_mib'] / theirs['rss_mib']:.2f}x | <= 0.5x |\n"
         f"| brokers' CPU s per million records (in and out) | {ours['cpu_s_per_million']:.1f} | "
-        f"{theirs['cpu_s_per_million']:.1f} | {ours['cpu_s_per_million'] / theirs['cpu_s_per_million']:.2f}x | - |"
+        f"{theirs['cpu_s_per_million']:.1f} | "
+        f"{ours['cpu_s_per_million'] / theirs['cpu_s_per_million']:.2f}x | - |"
     )
     out = write_result(
         "footprint",

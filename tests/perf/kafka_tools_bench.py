@@ -481,7 +481,8 @@ def main(argv: list[str] | None = None) -> int:
     end_load = load_average()
     taken = how_taken(args.fresh_nodes, args.repeat)
     lines = [
-        f"Kafka's ProducerPerformance / ConsumerPerformance, {args.records:,} records unless the row says; {taken}",
+        f"Kafka's ProducerPerformance / ConsumerPerformance, {args.records:,} records unless the row says; "
+        f"{taken}",
         f"1-minute load average at the start {quiet.load['1m'] if quiet.load else '-'} "
         f"({'quiet' if quiet.quiet else 'not quiet'} after {quiet.waited_s:.0f} s), at the end "
         f"{end_load['1m'] if end_load else '-'}",

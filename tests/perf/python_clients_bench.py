@@ -335,8 +335,8 @@ def take_runs(
                     "warm-up" if warmup else f"run {round_index + 1 - (0 if fresh_servers else WARMUP_RUNS)}"
                 )
                 _log(
-                    f"{label} {name}: produce {result['produce_rps']:,.0f}, consume {result['consume_rps']:,.0f} "
-                    "records/s"
+                    f"{label} {name}: produce {result['produce_rps']:,.0f}, consume "
+                    f"{result['consume_rps']:,.0f} records/s"
                 )
     return runs
 
@@ -368,7 +368,10 @@ def summarize_rows(runs: dict[tuple[str, str], list[dict | None]], warmup_runs: 
 def how_taken(fresh_servers: bool, repeat: int) -> str:
     """One line saying how the figures were taken (printed above the table and kept in the JSON)."""
     if fresh_servers:
-        return f"a fresh server for every run (Kafka's JVM cold), no warm-up run, median of {repeat} runs taking turns"
+        return (
+            f"a fresh server for every run (Kafka's JVM cold), no warm-up run, median of {repeat} runs "
+            "taking turns"
+        )
     return (
         f"one server per system started once, {WARMUP_RUNS} warm-up round discarded, median of {repeat} "
         "measured runs taking turns"

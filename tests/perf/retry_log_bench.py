@@ -1,4 +1,5 @@
-"""How many lines ``kafkette produce`` prints while it retries, as figures: a dead leader and NOT_ENOUGH_REPLICAS.
+"""How many lines ``kafkette produce`` prints while it retries, as figures: a dead leader and
+NOT_ENOUGH_REPLICAS.
 
 ``python -m tests.perf.retry_log_bench [--seconds 60]`` starts 3 brokers (a LocalCluster on
 127.0.0.1 with Kafka's ``broker.session.timeout.ms`` of 9 s, ``replica.lag.time.max.ms`` 3 s)
@@ -137,7 +138,8 @@ def main() -> None:
             f"| {name} | {row['exit_code']} | {row['lines']} | {row['seconds']} | {row['lines_per_minute']} |"
         )
     print(
-        f"JSON: {write_result('retry-log', 'tests.perf.retry_log_bench', {'seconds': args.seconds, **results})}"
+        "JSON: "
+        f"{write_result('retry-log', 'tests.perf.retry_log_bench', {'seconds': args.seconds, **results})}"
     )
 
 

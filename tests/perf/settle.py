@@ -80,7 +80,8 @@ def settle_page_cache(
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
 ) -> Settled:
-    """``os.sync()``, then poll until ``Dirty`` + ``Writeback`` is below ``below_bytes``, at most ``max_wait_s``.
+    """``os.sync()``, then poll until ``Dirty`` + ``Writeback`` is below ``below_bytes``, at most
+    ``max_wait_s``.
 
     Never fails the benchmark: when the bound is hit, or ``/proc/meminfo`` cannot be read
     or parsed, it logs one line saying so and returns.

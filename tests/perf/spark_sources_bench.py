@@ -13,7 +13,8 @@ source's defaults otherwise.  Both servers are started once and stay up (the Kaf
 warm from the fill and the untimed read, as Kafkette's broker); one untimed read per source and
 server first (class loading in Spark's and the brokers' JVMs, Python workers), then
 ``--repeat`` (default 3) timed reads, the three rows taking turns (the order reversed every
-other round); the median by records/s is reported.  Prints a table and writes JSON under ``tests/perf/results/``.
+other round); the median by records/s is reported.  Prints a table and writes JSON under
+``tests/perf/results/``.
 
 This is a benchmark, not a test: it reports and never fails on a figure.
 """
@@ -48,7 +49,8 @@ REFERENCE = ("kafka", "kafka")
 
 
 def spark_session(jars: list[Path]):
-    """A SparkSession ``local[2]`` (1 GiB driver) with ``kafkette`` registered and ``jars`` on ``spark.jars``."""
+    """A SparkSession ``local[2]`` (1 GiB driver) with ``kafkette`` registered and ``jars`` on
+    ``spark.jars``."""
     from kafkette.client.spark import KafketteDataSource, configure_spark_environment
 
     configure_spark_environment()

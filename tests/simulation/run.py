@@ -104,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"seed={args.seed} trace {report.trace_hashes[args.seed]}")
     if report.failures:
         print(
-            f"replay one: python -m tests.simulation.run --seed {report.failures[0][0]} --voters {args.voters} "
-            f"--steps {args.steps}"
+            f"replay one: python -m tests.simulation.run --seed {report.failures[0][0]} --voters "
+            f"{args.voters} --steps {args.steps}"
         )
     return 1 if report.failures else 0
 

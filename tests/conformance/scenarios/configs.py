@@ -401,7 +401,8 @@ for _label, (_name, _ops) in ALTER_BROKER_CASES.items():
 
 @scenario("configs/alter-broker/set-and-describe")
 def _alter_broker_set(t: Target) -> Any:
-    """IncrementalAlterConfigs sets background.threads (cluster-wide) on broker 1, then DescribeConfigs shows it."""
+    """IncrementalAlterConfigs sets background.threads (cluster-wide) on broker 1, then DescribeConfigs shows
+    it."""
     error = alter_broker(t, "1", [("background.threads", SET, "5")], validate_only=False)
     time.sleep(1.0)  # Kafka's brokers learn the change from the metadata log a moment after the answer
     described = describe(t, BROKER, "1", ["background.threads"]).get("background.threads", "absent")

@@ -143,7 +143,8 @@ def _non_replica(t: Target) -> Any:
 
 @scenario("delete-records/replicated")
 def _replicated(t: Target) -> Any:
-    """An RF 3 partition: the answer waits for the followers, low watermark 3; a follower's fetch then reports it."""
+    """An RF 3 partition: the answer waits for the followers, low watermark 3; a follower's fetch then reports
+    it."""
     _five(t, "dr-replicated", rf=3)
     return delete_records(t, "dr-replicated", 3)
 
@@ -166,7 +167,8 @@ def _compact_delete(t: Target) -> Any:
 
 @scenario("delete-records/then-fetch-below")
 def _then_fetch(t: Target) -> Any:
-    """After deleting to 3: a fetch from 1 is OFFSET_OUT_OF_RANGE, from 3 returns r3 and r4 with log start 3."""
+    """After deleting to 3: a fetch from 1 is OFFSET_OUT_OF_RANGE, from 3 returns r3 and r4 with log start
+    3."""
     _five(t, "dr-then-fetch")
     delete_records(t, "dr-then-fetch", 3)
     return {"from_1": fetch(t, "dr-then-fetch", 1), "from_3": fetch(t, "dr-then-fetch", 3)}
@@ -182,7 +184,8 @@ def _then_produce(t: Target) -> Any:
 
 @scenario("delete-records/two-partitions-mixed")
 def _two(t: Target) -> Any:
-    """One request for partition 0 (offset 2) and partition 6 (unknown): NONE with 2, UNKNOWN_TOPIC_OR_PARTITION."""
+    """One request for partition 0 (offset 2) and partition 6 (unknown): NONE with 2,
+    UNKNOWN_TOPIC_OR_PARTITION."""
     _five(t, "dr-two-parts")
     request = DeleteRecordsRequest(
         topics=[

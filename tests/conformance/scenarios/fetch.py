@@ -58,7 +58,8 @@ def _inside_batch(t: Target) -> Any:
 
 @scenario("fetch/at-high-watermark")
 def _at_hw(t: Target) -> Any:
-    """Fetch at the high watermark: NONE, no records, high watermark, last stable offset and log start answered."""
+    """Fetch at the high watermark: NONE, no records, high watermark, last stable offset and log start
+    answered."""
     _three(t, "f-at-hw")
     return fetch(t, "f-at-hw", 3)
 
@@ -132,7 +133,8 @@ def _partition_max_two(t: Target) -> Any:
 
 @scenario("fetch/max-bytes-two-partitions")
 def _max_bytes_two_partitions(t: Target) -> Any:
-    """max_bytes 10 over two partitions led by one broker: the first partition gets one batch, the second none."""
+    """max_bytes 10 over two partitions led by one broker: the first partition gets one batch, the second
+    none."""
     new_topic(t, "f-max-bytes-2p", partitions=2)
     view = t.wait_topic("f-max-bytes-2p")
     if view[0].leader_id != view[1].leader_id:
@@ -168,7 +170,8 @@ def _max_bytes_two_partitions(t: Target) -> Any:
 
 @scenario("fetch/read-committed")
 def _read_committed(t: Target) -> Any:
-    """isolation_level read_committed without transactions: every record, last stable offset = high watermark."""
+    """isolation_level read_committed without transactions: every record, last stable offset = high
+    watermark."""
     _three(t, "f-read-committed")
     return fetch(t, "f-read-committed", 0, isolation_level=1)
 

@@ -532,14 +532,16 @@ def _join_v7(t: Target) -> Any:
 
 @scenario("groups/join/session-timeout-too-small")
 def _join_small_session(t: Target) -> Any:
-    """JoinGroup with a session timeout of 5999 ms (below group.min.session.timeout.ms 6000): INVALID_SESSION_TIMEOUT."""
+    """JoinGroup with a session timeout of 5999 ms (below group.min.session.timeout.ms 6000):
+    INVALID_SESSION_TIMEOUT."""
     node, (a,) = members(t, "join-small-session", 1)
     return [join_shape(x) for x in a.join(session_ms=5999)]
 
 
 @scenario("groups/join/session-timeout-too-large")
 def _join_large_session(t: Target) -> Any:
-    """JoinGroup with a session timeout of 1800001 ms (above group.max.session.timeout.ms): INVALID_SESSION_TIMEOUT."""
+    """JoinGroup with a session timeout of 1800001 ms (above group.max.session.timeout.ms):
+    INVALID_SESSION_TIMEOUT."""
     node, (a,) = members(t, "join-large-session", 1)
     return [join_shape(x) for x in a.join(session_ms=1800001)]
 
@@ -814,7 +816,8 @@ def _sync_follower(t: Target) -> Any:
 
 @scenario("groups/sync/protocol-name-mismatch")
 def _sync_protocol_mismatch(t: Target) -> Any:
-    """SyncGroup v5 naming protocol ``roundrobin`` where the group chose ``range``: INCONSISTENT_GROUP_PROTOCOL."""
+    """SyncGroup v5 naming protocol ``roundrobin`` where the group chose ``range``:
+    INCONSISTENT_GROUP_PROTOCOL."""
     node, (a,) = members(t, "sync-protocol-mismatch", 1)
     a.join()
     return code_name(a.sync({a.member_id: b""}, version=5, protocol_name="roundrobin").error_code)
@@ -1135,7 +1138,8 @@ def _describe_completing(t: Target) -> Any:
 
 @scenario("groups/describe/empty-after-leave")
 def _describe_empty_after_leave(t: Target) -> Any:
-    """DescribeGroups of a group whose only member left: Empty, protocol type kept, no protocol, no members."""
+    """DescribeGroups of a group whose only member left: Empty, protocol type kept, no protocol, no
+    members."""
     node, (a,) = members(t, "describe-empty-leave", 1)
     a.stable()
     a.leave()
@@ -1144,7 +1148,8 @@ def _describe_empty_after_leave(t: Target) -> Any:
 
 @scenario("groups/describe/empty-offsets-only")
 def _describe_offsets_only(t: Target) -> Any:
-    """DescribeGroups of a group that only has committed offsets (a simple consumer's): Empty, no protocol type."""
+    """DescribeGroups of a group that only has committed offsets (a simple consumer's): Empty, no protocol
+    type."""
     topic(t, "describe-offsets-topic")
     node = coordinator(t, "describe-offsets-only")
     committed = commit(t, "describe-offsets-only", "describe-offsets-topic", {0: 3}, node=node)
@@ -1230,7 +1235,8 @@ def _list_states(t: Target) -> Any:
 
 @scenario("groups/list/states-filter-case-and-unknown")
 def _list_states_odd(t: Target) -> Any:
-    """ListGroups v4 with the filter [stable] (lower case: matches Stable) and [NoSuchState] (matches nothing)."""
+    """ListGroups v4 with the filter [stable] (lower case: matches Stable) and [NoSuchState] (matches
+    nothing)."""
     node, (a,) = members(t, "list-filter-odd", 1)
     a.stable()
     names = {"list-filter-odd"}
@@ -1255,7 +1261,8 @@ def _listed_v5(t: Target, names: set[str], types: list[str]) -> Any:
 
 @scenario("groups/list/types-filter")
 def _list_types(t: Target) -> Any:
-    """ListGroups v5 types filters [], [classic], [Classic], [consumer], [share], [consumer, classic], [nosuch].
+    """ListGroups v5 types filters [], [classic], [Classic], [consumer], [share], [consumer, classic],
+    [nosuch].
 
     A group joined with JoinGroup/SyncGroup and one with committed offsets only are both of type
     classic (KIP-848's GroupType); a filter lists the types it names, case-insensitively."""
@@ -1278,7 +1285,7 @@ def _list_types(t: Target) -> Any:
     }
 
 
-# --- OffsetCommit and OffsetFetch -----------------------------------------------------------------------------
+# --- OffsetCommit and OffsetFetch ---------------------------------------------------------------------------
 
 
 @scenario("groups/commit/simple-generation-minus-1")
@@ -1313,7 +1320,8 @@ def _commit_unknown_topic(t: Target) -> Any:
 
 @scenario("groups/commit/unknown-partition")
 def _commit_unknown_partition(t: Target) -> Any:
-    """OffsetCommit for partition 3 of a one-partition topic (and 0): UNKNOWN_TOPIC_OR_PARTITION for 3, NONE for 0."""
+    """OffsetCommit for partition 3 of a one-partition topic (and 0): UNKNOWN_TOPIC_OR_PARTITION for 3, NONE
+    for 0."""
     topic(t, "commit-unknown-partition-topic")
     node = coordinator(t, "commit-unknown-partition")
     return commit(t, "commit-unknown-partition", "commit-unknown-partition-topic", {0: 1, 3: 1}, node=node)
@@ -1413,7 +1421,7 @@ def _fetch_unknown_topic(t: Target) -> Any:
     return fetch(t, node, "fetch-unknown-topic", {"fetch-no-such-topic": [0]})
 
 
-# --- DeleteGroups and OffsetDelete ------------------------------------------------------------------------------
+# --- DeleteGroups and OffsetDelete --------------------------------------------------------------------------
 
 
 def _delete_groups(t: Target, node: int, *groups: str) -> list[Any]:
@@ -1614,7 +1622,8 @@ def _offset_delete_unknown_group(t: Target) -> Any:
 
 @scenario("groups/offset-delete/unknown-topic")
 def _offset_delete_unknown_topic(t: Target) -> Any:
-    """OffsetDelete naming a topic that does not exist in a group that does: UNKNOWN_TOPIC_OR_PARTITION for it."""
+    """OffsetDelete naming a topic that does not exist in a group that does: UNKNOWN_TOPIC_OR_PARTITION for
+    it."""
     topic(t, "od-known-topic")
     node = coordinator(t, "od-unknown-topic-group")
     commit(t, "od-unknown-topic-group", "od-known-topic", {0: 1}, node=node)
@@ -1911,7 +1920,8 @@ def _commit_generation_simple_group(t: Target) -> Any:
 
 @scenario("groups/commit/wrong-generation-while-completing")
 def _commit_wrong_gen_completing(t: Target) -> Any:
-    """OffsetCommit with a wrong generation between JoinGroup and SyncGroup: the generation is checked first."""
+    """OffsetCommit with a wrong generation between JoinGroup and SyncGroup: the generation is checked
+    first."""
     name = topic(t, "commit-wrong-completing-topic")
     node, (a,) = members(t, "commit-wrong-completing", 1)
     a.join()
@@ -1924,7 +1934,8 @@ def _commit_wrong_gen_completing(t: Target) -> Any:
 
 @scenario("groups/static/empty-instance-id")
 def _static_empty_instance(t: Target) -> Any:
-    """JoinGroup v5 with group.instance.id "" and "bad id!": both accepted; the first, not rejoining, stays."""
+    """JoinGroup v5 with group.instance.id "" and "bad id!": both accepted; the first, not rejoining,
+    stays."""
     node, (a,) = members(t, "static-empty-instance", 1, instance_id="")
     b = Member(t, "static-empty-instance", node, instance_id="bad id!")
     return {"empty": [join_shape(x) for x in a.join()], "illegal": [join_shape(x) for x in b.join()]}
@@ -1973,7 +1984,7 @@ def _static_unknown_instance(t: Target) -> Any:
     return out
 
 
-# --- through confluent-kafka ------------------------------------------------------------------------------------
+# --- through confluent-kafka --------------------------------------------------------------------------------
 
 
 def _two_consumers(t: Target, group: str, name: str, strategy: str) -> Any:
@@ -2076,7 +2087,8 @@ def _client_describe(t: Target) -> Any:
 
 @scenario("groups/client/describe-after-close")
 def _client_describe_after_close(t: Target) -> Any:
-    """After the only consumer closes (it leaves the group): describe_consumer_groups says EMPTY with no members."""
+    """After the only consumer closes (it leaves the group): describe_consumer_groups says EMPTY with no
+    members."""
     name = topic(t, "client-closed-topic")
     consumer = t.consumer("client-closed")
     consumer.subscribe([name])

@@ -225,7 +225,8 @@ def _delete_records_offsets(t: Target) -> Any:
 
 @scenario("internal/delete-records/unknown-partition")
 def _delete_records_unknown(t: Target) -> Any:
-    """DeleteRecords of a partition of ``__consumer_offsets`` that does not exist: UNKNOWN_TOPIC_OR_PARTITION."""
+    """DeleteRecords of a partition of ``__consumer_offsets`` that does not exist:
+    UNKNOWN_TOPIC_OR_PARTITION."""
     offsets_topic(t)
     return delete_records(t, OFFSETS, 0, partition=999, node=min(t.addresses))
 

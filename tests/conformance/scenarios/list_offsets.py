@@ -89,8 +89,8 @@ BY_TIMESTAMP = {
 for _label, _delta in BY_TIMESTAMP.items():
     register(
         f"list-offsets/by-timestamp-{_label}",
-        f"Records at +0, +1000, +2000 and a lookup at +{_delta}: the first offset with a timestamp at or after it "
-        "(-1 when none)",
+        f"Records at +0, +1000, +2000 and a lookup at +{_delta}: the first offset with a timestamp at or "
+        "after it (-1 when none)",
         lambda t, d=_delta, lbl=_label: (
             lambda base: list_offsets(t, f"lo-ts-{lbl}", base + d, base_ms=base)
         )(_timed(t, f"lo-ts-{lbl}", [0, 1000, 2000])),
@@ -126,7 +126,8 @@ def _after_delete(t: Target) -> Any:
 
 @scenario("list-offsets/after-delete-records-all")
 def _after_delete_all(t: Target) -> Any:
-    """DeleteRecords to the high watermark: earliest = latest = 3; max timestamp after everything is deleted."""
+    """DeleteRecords to the high watermark: earliest = latest = 3; max timestamp after everything is
+    deleted."""
     base = _timed(t, "lo-after-delete-all", [0, 1000, 2000])
     deleted = delete_records(t, "lo-after-delete-all", -1)
     out = _all(t, "lo-after-delete-all", base)
@@ -164,7 +165,8 @@ def _non_replica(t: Target) -> Any:
 
 @scenario("list-offsets/isolation-levels")
 def _isolation(t: Target) -> Any:
-    """Latest under read_uncommitted (the high watermark) and read_committed (the last stable offset): 2 and 2."""
+    """Latest under read_uncommitted (the high watermark) and read_committed (the last stable offset): 2 and
+    2."""
     base = _timed(t, "lo-isolation", [0, 1000])
     return {
         "uncommitted": list_offsets(t, "lo-isolation", LATEST, isolation_level=0, base_ms=base),

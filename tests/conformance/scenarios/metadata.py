@@ -242,7 +242,8 @@ def _authorized_operations(t: Target) -> Any:
 
 
 def _elect(t: Target, version: int, election_type: int, partitions: dict[str, list[int]]) -> Any:
-    """ElectLeaders of ``partitions``: the top-level error and ``[topic, partition, error, message]`` sorted."""
+    """ElectLeaders of ``partitions``: the top-level error and ``[topic, partition, error, message]``
+    sorted."""
     answer = t.call(
         "ElectLeaders",
         version,

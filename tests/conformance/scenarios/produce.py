@@ -471,7 +471,8 @@ def _not_leader_non_replica(t: Target) -> Any:
 
 @scenario("produce/two-partitions-one-unknown")
 def _two_partitions(t: Target) -> Any:
-    """One Produce to partitions 0 and 3 of a 1-partition topic: NONE for 0, UNKNOWN_TOPIC_OR_PARTITION for 3."""
+    """One Produce to partitions 0 and 3 of a 1-partition topic: NONE for 0, UNKNOWN_TOPIC_OR_PARTITION for
+    3."""
     new_topic(t, "p-two-parts")
     request = ProduceRequest(
         transactional_id=None,
@@ -508,7 +509,8 @@ def _bad_crc(t: Target) -> Any:
 
 @scenario("produce/two-batches-in-one-partition")
 def _two_batches(t: Target) -> Any:
-    """Two batches for one partition in one Produce: Kafka takes exactly one v2 batch per partition (INVALID_RECORD)."""
+    """Two batches for one partition in one Produce: Kafka takes exactly one v2 batch per partition
+    (INVALID_RECORD)."""
     new_topic(t, "p-two-batches")
     out = produce(t, "p-two-batches", batch([b"a"]) + batch([b"b"]))
     return {"answer": out, "latest": list_offsets(t, "p-two-batches", -1)["offset"]}
@@ -516,7 +518,8 @@ def _two_batches(t: Target) -> Any:
 
 @scenario("produce/record-larger-than-topic-max-message-bytes")
 def _too_large_topic(t: Target) -> Any:
-    """A 2,000-byte record on a topic with max.message.bytes=1000: MESSAGE_TOO_LARGE; a small one then goes in at 0."""
+    """A 2,000-byte record on a topic with max.message.bytes=1000: MESSAGE_TOO_LARGE; a small one then goes in
+    at 0."""
     new_topic(t, "p-too-large-topic", configs={"max.message.bytes": "1000"})
     return [
         produce(t, "p-too-large-topic", batch([os.urandom(2000)])),
@@ -533,7 +536,8 @@ def _too_large_broker(t: Target) -> Any:
 
 @scenario("produce/compacted-without-key")
 def _compacted_no_key(t: Target) -> Any:
-    """A keyless record on a compacted topic: INVALID_RECORD, batch 0 named in record_errors; a keyed one is NONE."""
+    """A keyless record on a compacted topic: INVALID_RECORD, batch 0 named in record_errors; a keyed one is
+    NONE."""
     new_topic(t, "p-compact-nokey", configs={"cleanup.policy": "compact"})
     return [
         produce(t, "p-compact-nokey", batch([b"v"])),
@@ -551,7 +555,7 @@ def _compacted_keys(t: Target) -> Any:
     ]
 
 
-# --- min.insync.replicas -------------------------------------------------------------------------------------
+# --- min.insync.replicas ------------------------------------------------------------------------------------
 
 
 @scenario("produce/min-isr-above-replication-factor")
@@ -600,7 +604,7 @@ def _min_isr_met(t: Target) -> Any:
     return produce(t, "p-min-isr-met", batch([b"a"]), acks=-1)
 
 
-# --- timestamps ------------------------------------------------------------------------------------------------
+# --- timestamps ---------------------------------------------------------------------------------------------
 
 
 @scenario("produce/log-append-time")
@@ -629,7 +633,8 @@ def _create_time(t: Target) -> Any:
 
 @scenario("produce/timestamp-before-max-violated")
 def _before_max(t: Target) -> Any:
-    """message.timestamp.before.max.ms=60000 and a record an hour old: INVALID_TIMESTAMP; a current one is NONE."""
+    """message.timestamp.before.max.ms=60000 and a record an hour old: INVALID_TIMESTAMP; a current one is
+    NONE."""
     new_topic(t, "p-ts-before", configs={"message.timestamp.before.max.ms": "60000"})
     return [
         produce(t, "p-ts-before", batch([b"old"], timestamps=[now_ms() - HOUR_MS])),
@@ -639,7 +644,8 @@ def _before_max(t: Target) -> Any:
 
 @scenario("produce/timestamp-after-max-violated")
 def _after_max(t: Target) -> Any:
-    """message.timestamp.after.max.ms=60000 and a record an hour ahead: INVALID_TIMESTAMP; an old one is NONE."""
+    """message.timestamp.after.max.ms=60000 and a record an hour ahead: INVALID_TIMESTAMP; an old one is
+    NONE."""
     new_topic(t, "p-ts-after", configs={"message.timestamp.after.max.ms": "60000"})
     return [
         produce(t, "p-ts-after", batch([b"future"], timestamps=[now_ms() + HOUR_MS])),
@@ -649,7 +655,8 @@ def _after_max(t: Target) -> Any:
 
 @scenario("produce/timestamp-after-max-default")
 def _after_max_default(t: Target) -> Any:
-    """With the default message.timestamp.after.max.ms (one hour in Kafka 4) a record two hours ahead is INVALID_TIMESTAMP."""
+    """With the default message.timestamp.after.max.ms (one hour in Kafka 4) a record two hours ahead is
+    INVALID_TIMESTAMP."""
     new_topic(t, "p-ts-after-default")
     return [
         produce(t, "p-ts-after-default", batch([b"future"], timestamps=[now_ms() + 2 * HOUR_MS])),
@@ -668,7 +675,7 @@ def _ts_log_append(t: Target) -> Any:
     return produce(t, "p-ts-lat", batch([b"old"], timestamps=[now_ms() - HOUR_MS]))
 
 
-# --- compression ----------------------------------------------------------------------------------------------
+# --- compression --------------------------------------------------------------------------------------------
 
 CODECS = {
     "none": COMPRESSION_NONE,
@@ -695,7 +702,8 @@ def _codec_roundtrip(t: Target, name: str, codec: int, topic_config: dict[str, s
 for _name, _codec in CODECS.items():
     register(
         f"produce/compression-{_name}",
-        f"A {_name} batch of keys, values, a null value and headers: stored and fetched back identical, codec kept",
+        f"A {_name} batch of keys, values, a null value and headers: stored and fetched back identical, "
+        "codec kept",
         lambda t, n=_name, c=_codec: _codec_roundtrip(t, n, c),
     )
 
@@ -818,7 +826,8 @@ def _idempotent_no_sequence(t: Target) -> Any:
 
 @scenario("produce/idempotent-unallocated-producer-id")
 def _idempotent_unallocated(t: Target) -> Any:
-    """A producer id no InitProducerId handed out, sequence 0: Kafka does not check ids of idempotent batches (NONE)."""
+    """A producer id no InitProducerId handed out, sequence 0: Kafka does not check ids of idempotent batches
+    (NONE)."""
     new_topic(t, "p-idem-unallocated")
     return produce(
         t, "p-idem-unallocated", batch([b"x"], producer_id=987654321, producer_epoch=0, base_sequence=0)

@@ -501,7 +501,8 @@ def _auto_invalid(t: Target) -> Any:
 
 @scenario("topics/auto-create/producer")
 def _auto_producer(t: Target) -> Any:
-    """A librdkafka producer writing to an unknown topic: the broker auto-creates it, the record lands at 0."""
+    """A librdkafka producer writing to an unknown topic: the broker auto-creates it, the record lands at
+    0."""
     return {
         "offsets": t.produce_values("auto-by-producer", [b"v"]),
         "partitions": len(t.wait_topic("auto-by-producer")),

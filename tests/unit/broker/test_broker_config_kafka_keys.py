@@ -184,23 +184,23 @@ def test_without_controller_listener_names_the_controller_shares_the_brokers_lis
     [
         (
             {"controller.listener.names": "CTRL"},
-            "controller.listener.names must contain at least one value appearing in the 'listeners' configuration when "
-            "running the KRaft controller role",
+            "controller.listener.names must contain at least one value appearing in the 'listeners' "
+            "configuration when running the KRaft controller role",
         ),
         (
             {"controller.listener.names": "CONTROLLER,CTRL"},
-            "controller.listener.names must only contain values appearing in the 'listeners' configuration when running "
-            "the KRaft controller role",
+            "controller.listener.names must only contain values appearing in the 'listeners' configuration "
+            "when running the KRaft controller role",
         ),
         (
             {"process.roles": "broker", "node.id": "2"},
-            "controller.listener.names must not contain a value appearing in the 'listeners' configuration when running "
-            "KRaft with just the broker role",
+            "controller.listener.names must not contain a value appearing in the 'listeners' configuration "
+            "when running KRaft with just the broker role",
         ),
         (
             {"process.roles": "controller"},
-            "The listeners config must only contain KRaft controller listeners from controller.listener.names when "
-            "process.roles=controller",
+            "The listeners config must only contain KRaft controller listeners from "
+            "controller.listener.names when process.roles=controller",
         ),
         (
             {"listeners": "CONTROLLER://:9093"},
@@ -209,8 +209,8 @@ def test_without_controller_listener_names_the_controller_shares_the_brokers_lis
         ),
         (
             {"inter.broker.listener.name": "CONTROLLER"},
-            "inter.broker.listener.name must be a listener name defined in advertised.listeners. The valid options based "
-            "on currently configured listeners are PLAINTEXT",
+            "inter.broker.listener.name must be a listener name defined in advertised.listeners. The valid "
+            "options based on currently configured listeners are PLAINTEXT",
         ),
         (
             {

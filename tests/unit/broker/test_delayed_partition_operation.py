@@ -1,4 +1,5 @@
-"""DelayedPartitionsOperation: the per-partition completion loop under DelayedProduce and DelayedDeleteRecords."""
+"""DelayedPartitionsOperation: the per-partition completion loop under DelayedProduce and
+DelayedDeleteRecords."""
 
 from __future__ import annotations
 

@@ -212,7 +212,8 @@ def test_a_broker_config_kafkette_does_not_use_is_listed_at_kafkas_default_as_ka
         (
             [set_op("unclean.leader.election.enable", "maybe")],
             InvalidRequestError,
-            "Invalid value maybe for configuration unclean.leader.election.enable: Expected value to be either true or false",
+            "Invalid value maybe for configuration unclean.leader.election.enable: Expected value to be "
+            "either true or false",
         ),
         (
             [set_op("background.threads", None)],

@@ -579,8 +579,8 @@ async def test_a_refused_append_sums_up_its_record_errors_in_kafkas_words(harnes
     record_error = f"Compacted topic cannot accept message without key in topic partition {TP0}"
     assert statuses[TP0].record_errors == [(1, record_error)], "LogValidator's text, with no full stop"
     assert statuses[TP0].error_message == (
-        "One or more records have been rejected due to 1 record errors in total, and only showing the first three "
-        f"errors at most: [RecordError(batchIndex=1, message='{record_error}')]"
+        "One or more records have been rejected due to 1 record errors in total, and only showing the first "
+        f"three errors at most: [RecordError(batchIndex=1, message='{record_error}')]"
     )
 
 

@@ -85,6 +85,7 @@ def test_log_lines_while_the_bar_is_open_get_lines_of_their_own(monkeypatch):
         root.setLevel(saved[1])
     warned = [line for line in rendered_lines(terminal.getvalue().encode()) if "no leader" in line]
     assert len(warned) == 1 and re.fullmatch(
-        r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] WARN Partition t-1 has no leader \(kafkette\.test\.progress\)",
+        r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] WARN Partition t-1 has no leader "
+        r"\(kafkette\.test\.progress\)",
         warned[0],
     ), warned

@@ -25,7 +25,8 @@ def test_kafka_offset_json_is_parsed_into_topic_partitions():
         ('{"partitions": [{"topic": "t", "partition": -1, "offset": 1}]}', '"partition"'),
         ('{"partitions": [{"topic": "t", "partition": 0, "offset": -2}]}', '"offset"'),
         (
-            '{"partitions": [{"topic": "t", "partition": 0, "offset": 1}, {"topic": "t", "partition": 0, "offset": 2}]}',
+            '{"partitions": [{"topic": "t", "partition": 0, "offset": 1}, '
+            '{"topic": "t", "partition": 0, "offset": 2}]}',
             "duplicate",
         ),
         ('{"partitions": []}', "no partition"),

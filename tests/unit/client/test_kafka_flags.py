@@ -221,8 +221,9 @@ def test_a_mistyped_flag_keeps_clicks_did_you_mean(args, line):
         ),
         (
             ["consume", "--topic", "t", "--property", "print.delivery=true"],
-            "Error: Unknown --property 'print.delivery' (supported: print.timestamp, print.partition, print.offset, "
-            "print.headers, print.key, print.value, key.separator, line.separator, headers.separator, null.literal)",
+            "Error: Unknown --property 'print.delivery' (supported: print.timestamp, print.partition, "
+            "print.offset, print.headers, print.key, print.value, key.separator, line.separator, "
+            "headers.separator, null.literal)",
         ),
         (
             ["consume", "--topic", "t", "--property", "print.key=yes"],
@@ -238,7 +239,8 @@ def test_a_mistyped_flag_keeps_clicks_did_you_mean(args, line):
         ),
         (
             ["produce", "--topic", "t", "--producer-property", "acks=2"],
-            "Error: Bad Producer properties in --producer-property: acks must be one of 'all', -1, 0, 1; got 2",
+            "Error: Bad Producer properties in --producer-property: acks must be one of 'all', -1, 0, 1; "
+            "got 2",
         ),
     ],
 )

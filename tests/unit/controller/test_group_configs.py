@@ -148,7 +148,8 @@ async def test_group_configs_are_checked_against_the_brokers_group_bounds_in_kaf
     cases = [
         (
             ("consumer.session.timeout.ms", OP_SET, "1000"),
-            "consumer.session.timeout.ms must be greater than or equal to group.consumer.min.session.timeout.ms",
+            "consumer.session.timeout.ms must be greater than or equal to "
+            "group.consumer.min.session.timeout.ms",
         ),
         (
             ("consumer.session.timeout.ms", OP_SET, "70000"),
@@ -168,14 +169,14 @@ async def test_group_configs_are_checked_against_the_brokers_group_bounds_in_kaf
         ),
         (
             ("share.isolation.level", OP_SET, "foo"),
-            "Invalid value foo for configuration share.isolation.level: String must be one of: read_committed, "
-            "read_uncommitted",
+            "Invalid value foo for configuration share.isolation.level: String must be one of: "
+            "read_committed, read_uncommitted",
         ),
         (
             ("share.auto.offset.reset", OP_SET, "foo"),
-            "Invalid value foo for configuration share.auto.offset.reset: Invalid value `foo` for configuration "
-            "share.auto.offset.reset. The value must be either 'earliest', 'latest' or of the format "
-            "'by_duration:<PnDTnHnMn.nS>'.",
+            "Invalid value foo for configuration share.auto.offset.reset: Invalid value `foo` for "
+            "configuration share.auto.offset.reset. The value must be either 'earliest', 'latest' or of the "
+            "format 'by_duration:<PnDTnHnMn.nS>'.",
         ),
         (("nope.config", OP_SET, "1"), "Unknown group config name: nope.config"),
         (

@@ -154,7 +154,9 @@ def test_manual_assignment_with_duplicate_broker_in_a_partition_is_invalid():
 def test_manual_assignment_with_different_replication_factors_is_invalid():
     with pytest.raises(
         InvalidReplicaAssignmentError,
-        match="a partition with 1 replica.s., but this is not consistent with previous partitions, which have 2",
+        match=(
+            "a partition with 1 replica.s., but this is not consistent with previous partitions, which have 2"
+        ),
     ):
         validate_manual_assignment(_assignment([1, 2], [1]), -1, -1, {1, 2})
 

@@ -21,7 +21,8 @@ PRODUCER = """Option --producer-props has been deprecated and will be removed in
 
 CONSUMER = """start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, \
 rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec
-2026-11-25 20:58:28:522, 2026-11-25 20:58:32:356, 9.5367, 2.4874, 100000, 26082.4204, 3531, 303, 31.4744, 330033.0033
+2026-11-25 20:58:28:522, 2026-11-25 20:58:32:356, 9.5367, 2.4874, 100000, 26082.4204, \
+3531, 303, 31.4744, 330033.0033
 """
 
 

@@ -135,7 +135,8 @@ def compare_struct(
         if their is None:
             if present:
                 out.append(
-                    f"{where} is declared in versions {version_ranges(present)}; Kafka's spec has no such field"
+                    f"{where} is declared in versions {version_ranges(present)}; Kafka's spec has no such "
+                    "field"
                 )
             continue
         if their_name is not None:

@@ -57,8 +57,8 @@ def test_raise_for_code_uses_server_message():
 def test_invalid_request_carries_kafkas_default_message():
     # what a Kafka broker answers in an errorMessage field for INVALID_REQUEST without a detail
     assert errors.InvalidRequestError.message == (
-        "This most likely occurs because of a request being malformed by the client library or the message was "
-        "sent to an incompatible broker. See the broker logs for more details."
+        "This most likely occurs because of a request being malformed by the client library or the message "
+        "was sent to an incompatible broker. See the broker logs for more details."
     )
 
 

@@ -777,7 +777,8 @@ def _describe_cluster_frame(endpoint_type: int) -> bytes:
         (
             2,
             Errors.MISMATCHED_ENDPOINT_TYPE,
-            "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
+            "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type "
+            "CONTROLLER",
         ),
     ],
 )

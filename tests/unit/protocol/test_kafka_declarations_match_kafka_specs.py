@@ -31,10 +31,16 @@ from tests.unit.protocol.spec_comparison import compare_api, compare_struct
 pytestmark = pytest.mark.timeout(RESOLVE_TIMEOUT_S + 60)  # the first run may resolve the jars (Maven)
 
 KNOWN_DIFFERENCES = {
-    "OffsetCommitRequest.generation_id is Kafka's GenerationIdOrMemberEpoch, named otherwise": "the same int32 (KIP-848 renamed it); the name the group coordinator and the SDK use (a name is "
-    "not on the wire)",
-    "OffsetsForLeaderEpochRequest.topics.name is Kafka's Topic, named otherwise": "the same string; the name the broker and its replica fetcher use (a name is not on the wire)",
-    "OffsetsForLeaderEpochResponse.topics.name is Kafka's Topic, named otherwise": "the same string; the name the broker and its replica fetcher use (a name is not on the wire)",
+    "OffsetCommitRequest.generation_id is Kafka's GenerationIdOrMemberEpoch, named otherwise": (
+        "the same int32 (KIP-848 renamed it); the name the group coordinator and the SDK use (a name is "
+        "not on the wire)"
+    ),
+    "OffsetsForLeaderEpochRequest.topics.name is Kafka's Topic, named otherwise": (
+        "the same string; the name the broker and its replica fetcher use (a name is not on the wire)"
+    ),
+    "OffsetsForLeaderEpochResponse.topics.name is Kafka's Topic, named otherwise": (
+        "the same string; the name the broker and its replica fetcher use (a name is not on the wire)"
+    ),
 }
 
 OFFERED = [KAFKA_APIS[key.api_key] for key in api_versions_response().api_keys]

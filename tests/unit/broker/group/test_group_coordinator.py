@@ -3,9 +3,10 @@ SyncGroup's protocol checks, a static member's return, DescribeGroups' instance 
 assignments during a rebalance, OffsetFetch
 of a partition never committed, OffsetDelete (an unknown topic; the topics the current
 generation's consumers subscribe to, until a member's session ends; a group of members that are
-not consumers; a group of offsets alone, emptied by it), the empty group id, a pending member's LeaveGroup, LeaveGroup by instance id, the offsets of a deleted topic, a rejoin before SyncGroup, the
-removal of a member that never sends SyncGroup, member validation (an unknown instance id,
-OffsetCommit's order of checks) and a static member that does not rejoin a rebalance.
+not consumers; a group of offsets alone, emptied by it), the empty group id, a pending member's LeaveGroup,
+LeaveGroup by instance id, the offsets of a deleted topic, a rejoin before SyncGroup, the removal of a member
+that never sends SyncGroup, member validation (an unknown instance id, OffsetCommit's order of checks) and a
+static member that does not rejoin a rebalance.
 
 The coordinator runs on a manual clock (``MockTime``) over an in-memory stand-in for its
 ``GroupMetadataManager`` (every write acknowledged at once) and a metadata cache with one topic.
