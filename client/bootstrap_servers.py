@@ -1,4 +1,5 @@
-"""The bootstrap servers a client uses when none are given: ``KAFKETTE_BOOTSTRAP_SERVERS``, else 127.0.0.1:9092.
+"""The bootstrap servers a client uses when none are given: ``KAFKETTE_BOOTSTRAP_SERVERS``,
+else 127.0.0.1:9092.
 
 Owns: the environment variable's name (``BOOTSTRAP_SERVERS_ENV``), the last-resort default
 (``DEFAULT_BOOTSTRAP_SERVERS``, Kafka's tools' ``localhost:9092`` on loopback), reading and

@@ -1,4 +1,5 @@
-"""The client's reconnect backoff per broker address (``reconnect.backoff.ms`` .. ``reconnect.backoff.max.ms``).
+"""The client's reconnect backoff per broker address
+(``reconnect.backoff.ms`` .. ``reconnect.backoff.max.ms``).
 
 Owns: ``ClusterConnectionStates``, the consecutive failed connects to each address and the
 time before which the client does not try that address again: ``reconnect.backoff.ms``

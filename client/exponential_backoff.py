@@ -101,6 +101,6 @@ class ExponentialBackoff:
 
     def __repr__(self) -> str:
         return (
-            f"ExponentialBackoff(initial_interval_ms={self.initial_interval_ms}, multiplier={self.multiplier}, "
-            f"max_interval_ms={self.max_interval_ms}, jitter={self.jitter})"
+            f"ExponentialBackoff(initial_interval_ms={self.initial_interval_ms}, "
+            f"multiplier={self.multiplier}, max_interval_ms={self.max_interval_ms}, jitter={self.jitter})"
         )

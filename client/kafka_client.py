@@ -259,7 +259,8 @@ class KafkaClient:
             if remaining <= 0:
                 if code == Errors.UNKNOWN_TOPIC_OR_PARTITION:
                     raise error_class(code)(
-                        f"Topic {topic} not present in metadata after {timeout_ms or self.request_timeout_ms} ms"
+                        f"Topic {topic} not present in metadata after "
+                        f"{timeout_ms or self.request_timeout_ms} ms"
                     )
                 raise KafkaTimeoutError(
                     f"Metadata for topic {topic} not available: {last_exc or 'no answer'}"
@@ -375,8 +376,10 @@ class KafkaClient:
                         address,
                         f"Connection to {node}",
                         _reason(exc),
-                        start_message=f"Connection to {node} could not be established. Node may not be available: "
-                        f"{_reason(exc)}",
+                        start_message=(
+                            f"Connection to {node} could not be established. Node may not be available: "
+                            f"{_reason(exc)}"
+                        ),
                     )
                 raise
             self._connection_states.connected(address)

@@ -1,9 +1,9 @@
 """LocalCluster: N real broker processes (on 127.0.0.1, or at given addresses), for tests, demos and the CLI.
 
 Owns: port choice, one ``server.properties`` per broker under
-``<data_dir>/broker-<id>/`` (with ``broker.rack`` when racks are given), the broker processes (``python -m kafkette.broker --config``,
-output to ``kafkette.broker.log``), readiness checks (every broker answers Metadata listing
-every expected broker id) and teardown (SIGTERM, then SIGKILL after a timeout).
+``<data_dir>/broker-<id>/`` (with ``broker.rack`` when racks are given), the broker processes
+(``python -m kafkette.broker --config``, output to ``kafkette.broker.log``), readiness checks (every broker
+answers Metadata listing every expected broker id) and teardown (SIGTERM, then SIGKILL after a timeout).
 Synchronous and loop-free on purpose (plain blocking sockets for the readiness
 Metadata requests), so it works from sync fixtures and from inside async tests.
 
@@ -362,9 +362,9 @@ class LocalCluster:
                 others = sorted(n for n in self.node_ids if n != node_id and self.is_running(n))
                 if is_voter_port and others:
                     raise LocalClusterError(
-                        f"port {old} of {kind} {node_id} (a voter of the metadata quorum) is taken by another "
-                        f"process, and nodes {', '.join(map(str, others))} know the voter by that port; free the port, "
-                        f"or stop the cluster and start it again to move it"
+                        f"port {old} of {kind} {node_id} (a voter of the metadata quorum) is taken by "
+                        f"another process, and nodes {', '.join(map(str, others))} know the voter by that "
+                        f"port; free the port, or stop the cluster and start it again to move it"
                     )
                 (new,) = free_ports(1)
                 move_listener_port(self.config_path(node_id), old, new)
@@ -679,7 +679,8 @@ class LocalCluster:
             last_problem = problem
             if time.monotonic() >= deadline:
                 raise LocalClusterError(
-                    f"broker {broker_id} not registered after {self.startup_timeout_s:.0f} s ({last_problem})\n"
+                    f"broker {broker_id} not registered after {self.startup_timeout_s:.0f} s "
+                    f"({last_problem})\n"
                     f"{self._log_tails(self.node_ids)}"
                 )
             time.sleep(pause)

@@ -1,9 +1,9 @@
 """``meta.properties``: which node and cluster a log directory belongs to.
 
 Owns: making a ``log.dirs`` entry (or saying why it cannot be one), writing the file in a new
-log directory and refusing one written for another ``node.id`` or ``cluster.id``.  Used by the broker's LogManager for every ``log.dirs`` entry
-and by a controller-only node for its metadata log directory (below both, so that neither
-imports the other).
+log directory and refusing one written for another ``node.id`` or ``cluster.id``.  Used by the broker's
+LogManager for every ``log.dirs`` entry and by a controller-only node for its metadata log directory (below
+both, so that neither imports the other).
 
 Kafka concept: ``MetaProperties`` / ``MetaPropertiesEnsemble`` (``version=1`` with
 ``node.id`` and ``cluster.id``, as ``kafka-storage format`` writes it).

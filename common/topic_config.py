@@ -1,13 +1,13 @@
 """TopicConfig: every topic-level config, its type, default, valid values and broker synonyms.
 
 Owns: ``TOPIC_CONFIG_DEFS`` (Kafka's topic configs, with the broker properties each
-overrides: ``segment.bytes`` overrides ``log.segment.bytes``), ``TOPIC_CONFIG_NAMES``, the parsing and validation
-of override values (``parse_topic_config``, ``validate_topic_configs``), and which
+overrides: ``segment.bytes`` overrides ``log.segment.bytes``), ``TOPIC_CONFIG_NAMES``, the parsing and
+validation of override values (``parse_topic_config``, ``validate_topic_configs``), and which
 configs are accepted but have no effect yet (``TOPIC_CONFIGS_WITHOUT_EFFECT``,
-``configs_without_effect``, ``no_effect_message``: the broker logs it, the CLI prints it).  The controller validates CreateTopics, CreatePartitions and
-IncrementalAlterConfigs against this table and describes topics with it; the broker's
-``LogConfig`` (``kafkette.broker.log.log_config``) has one field per entry.  Does not own
-where overrides are stored (the controller's metadata log) or the broker's properties.
+``configs_without_effect``, ``no_effect_message``: the broker logs it, the CLI prints it).  The controller
+validates CreateTopics, CreatePartitions and IncrementalAlterConfigs against this table and describes topics
+with it; the broker's ``LogConfig`` (``kafkette.broker.log.log_config``) has one field per entry.  Does not
+own where overrides are stored (the controller's metadata log) or the broker's properties.
 
 Kafka concept: ``TopicConfig`` and ``LogConfig``'s ``ConfigDef``.
 """

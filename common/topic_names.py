@@ -32,7 +32,8 @@ INTERNAL_TOPICS = frozenset(
 )
 """Kafka's ``Topic.INTERNAL_TOPICS``: Metadata marks them ``is_internal`` (existing or not), a client's
 Produce and DeleteRecords to them are INVALID_TOPIC_EXCEPTION.  ``__cluster_metadata`` is not one of
-them: it is no topic of the cluster's metadata, and its creation is refused (``CLUSTER_METADATA_TOPIC_NAME``)."""
+them: it is no topic of the cluster's metadata, and its creation is refused
+(``CLUSTER_METADATA_TOPIC_NAME``)."""
 _LEGAL_CHARS = re.compile(r"[a-zA-Z0-9._-]+")
 
 

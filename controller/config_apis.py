@@ -76,7 +76,8 @@ class ConfigApis:
     async def incremental_alter_configs(
         self, request: IncrementalAlterConfigsRequest
     ) -> IncrementalAlterConfigsResponse:
-        """Change TOPIC config overrides (see ``ConfigControlManager.incremental_alter_configs``); never raises.
+        """Change TOPIC config overrides (see ``ConfigControlManager.incremental_alter_configs``);
+        never raises.
 
         The ``ConfigRecord``s are written, every live broker gets UpdateMetadata with the
         topic's partitions and its whole override set (``topic_configs``), and a changed

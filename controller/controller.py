@@ -206,7 +206,8 @@ class KafkaController:
         return f"[Controller id={self.controller_id} epoch={self.context.controller_epoch}]"
 
     async def start(self) -> None:
-        """Replay the metadata log, persist the next controller epoch, push state to live brokers, start tasks.
+        """Replay the metadata log, persist the next controller epoch,
+        push state to live brokers, start tasks.
 
         Raises:
             OSError: the metadata log cannot be read or written (the controller is stopped).
@@ -297,7 +298,8 @@ class KafkaController:
     # ---------------------------------------------------------------- public API
 
     async def create_topics(self, request: CreateTopicsRequest) -> CreateTopicsResponse:
-        """Create topics (Kafka's ``ReplicationControlManager.createTopics``, then ``onNewPartitionCreation``).
+        """Create topics (Kafka's ``ReplicationControlManager.createTopics``, then
+        ``onNewPartitionCreation``).
 
         Each topic is validated on its own; created topics are written to the metadata
         log, their partitions go New -> Online, replicas get LeaderAndIsr (``is_new``)
@@ -305,8 +307,8 @@ class KafkaController:
         are acknowledged by every broker the controller can reach (a broker whose channel's
         last attempt failed, dead but not fenced yet, is not waited for, as KRaft's
         controller answers once the records are committed) or ``request.timeout_ms``
-        passes (REQUEST_TIMED_OUT for the topics not yet propagated; their creation stands).  ``timeout_ms <= 0`` or
-        ``validate_only`` answers without waiting.
+        passes (REQUEST_TIMED_OUT for the topics not yet propagated; their creation stands).
+        ``timeout_ms <= 0`` or ``validate_only`` answers without waiting.
 
         Returns:
             ``CreateTopicsResponse`` with one result per requested topic (NOT_CONTROLLER
@@ -339,8 +341,8 @@ class KafkaController:
                 if futures and not all(f.done() or f in unreachable for f in futures):
                     result.error_code = Errors.REQUEST_TIMED_OUT
                     result.error_message = (
-                        f"Topic {result.name} was created but its partitions were not propagated to the brokers "
-                        f"within {request.timeout_ms} ms."
+                        f"Topic {result.name} was created but its partitions were not propagated to the "
+                        f"brokers within {request.timeout_ms} ms."
                     )
         return outcome.response
 

@@ -15,8 +15,8 @@ in LeaderAndIsr (a broker would recreate them) nor as UpdateMetadata partition s
 every UpdateMetadata lists them in ``deleted_topics`` so brokers stop serving them, and
 the UpdateMetadata that follows a ``RemoveTopicRecord`` lists the removed topics there too.
 LeaderAndIsr carries each partition's topic id (a broker keeps it in the log's
-``partition.metadata`` and never mixes the logs of two topics of the same name).  ``topic_configs`` carries the whole
-override set of every topic whose partitions the UpdateMetadata names (all topics in a
+``partition.metadata`` and never mixes the logs of two topics of the same name).  ``topic_configs`` carries
+the whole override set of every topic whose partitions the UpdateMetadata names (all topics in a
 full one).
 
 Kafka concept: ``ControllerBrokerRequestBatch`` (``addLeaderAndIsrRequestForBrokers``,

@@ -2,9 +2,9 @@
 quorum and its listener, and no broker (no partitions, no logs but the metadata log, no
 registration).
 
-Owns: the metadata log directory's ``meta.properties`` check, the node's ``QuorumController`` and its ``SocketServer`` (answering through
-``ControllerApis``), their start and stop order, and the node's fatal faults (committed
-metadata it cannot load stops it).  Does not own parsing the node's properties (the node's
+Owns: the metadata log directory's ``meta.properties`` check, the node's ``QuorumController`` and its
+``SocketServer`` (answering through ``ControllerApis``), their start and stop order, and the node's fatal
+faults (committed metadata it cannot load stops it).  Does not own parsing the node's properties (the node's
 entry point builds the settings).
 
 Kafka concept: ``ControllerServer`` of a KRaft controller in isolated mode.

@@ -1,8 +1,8 @@
 """A snapshot of the controller's state as metadata records (KIP-630).
 
 Owns: ``encode_snapshot`` / ``decode_snapshot`` (a snapshot's bytes: msgpack of the records'
-``[record_type, fields]`` lists) and ``snapshot_records``: the shortest record stream that, replayed into an empty
-``ControllerContext``, rebuilds the given one (brokers with their registration and
+``[record_type, fields]`` lists) and ``snapshot_records``: the shortest record stream that, replayed into an
+empty ``ControllerContext``, rebuilds the given one (brokers with their registration and
 fencing, topics with their ids and config overrides, partitions with assignment, leader,
 ISR, epochs and offline replicas, topics queued for deletion, the controller epoch and
 the next producer id).  The state machines' states are not recorded: replay derives them,

@@ -109,7 +109,8 @@ def _elect(
                 None,
                 Errors.PREFERRED_LEADER_NOT_AVAILABLE,
                 (
-                    f"Failed to elect leader for partition {tp} under strategy PreferredReplicaPartitionLeaderElectionStrategy"
+                    f"Failed to elect leader for partition {tp} under strategy "
+                    "PreferredReplicaPartitionLeaderElectionStrategy"
                 ),
             )
         return part.leader_change(tp, preferred, list(part.isr)), Errors.NONE, None

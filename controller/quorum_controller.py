@@ -252,8 +252,9 @@ class QuorumController:
                 refused_by = ",".join(str(v) for v in sorted(self._cluster_id_refusals))
                 self._fatal(
                     InconsistentQuorumError(
-                        f"Invalid value {self.config.cluster_id!r} for configuration cluster.id: voters {refused_by}, "
-                        f"a majority of controller.quorum.voters, belong to another cluster (INCONSISTENT_CLUSTER_ID)"
+                        f"Invalid value {self.config.cluster_id!r} for configuration cluster.id: "
+                        f"voters {refused_by}, a majority of controller.quorum.voters, belong to another "
+                        f"cluster (INCONSISTENT_CLUSTER_ID)"
                     )
                 )
             return

@@ -2,9 +2,9 @@
 
 Owns: the view one active controller term has of the replicated ``__cluster_metadata-0``:
 ``load`` (the committed state as records: the latest snapshot's, then the committed
-entries after it, control entries and transaction markers dropped), ``append`` (propose the records as one atomic batch and wait until a
-majority of voters has them: a write is acknowledged only once committed), the broker
-epoch of the next registration (the offset the next entry gets, as KRaft's broker epochs
+entries after it, control entries and transaction markers dropped), ``append`` (propose the records as one
+atomic batch and wait until a majority of voters has them: a write is acknowledged only once committed), the
+broker epoch of the next registration (the offset the next entry gets, as KRaft's broker epochs
 are offsets of the metadata log) and the term's controller epoch (the Raft epoch).  Does
 not own the Raft replica (``RaftManager``, owned by ``QuorumController``) nor what the
 records mean.

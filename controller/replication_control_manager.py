@@ -1,8 +1,8 @@
 """ReplicationControlManager: topics, partitions, leaders and ISRs as records.
 
 Owns: the decisions of CreateTopics (validation per topic, replica assignment,
-initial leader/ISR), DeleteTopics (a ``RemoveTopicRecord`` per topic), CreatePartitions (more partitions for a topic), AlterPartition
-(ISR changes requested by leaders), and the partition changes caused by a broker
+initial leader/ISR), DeleteTopics (a ``RemoveTopicRecord`` per topic), CreatePartitions (more partitions for a
+topic), AlterPartition (ISR changes requested by leaders), and the partition changes caused by a broker
 being fenced (re-election from the live ISR, ISR shrink) or unfenced (election of
 leaderless partitions), by replicas whose log went offline on a live broker (the same
 re-election and ISR shrink for that replica alone; it stays ineligible while reported),
@@ -16,7 +16,8 @@ context changes only when they are replayed.  Does not own request propagation
 
 Kafka concept: KRaft's ``ReplicationControlManager`` (``createTopics``, ``deleteTopics``,
 ``createPartitions``, ``alterPartition``, ``handleBrokerFenced``,
-``handleBrokerUnfenced``, ``handleDirectoriesOffline`` of KIP-858), with the ZK-era leader epoch bump on ISR shrink.
+``handleBrokerUnfenced``, ``handleDirectoriesOffline`` of KIP-858),
+with the ZK-era leader epoch bump on ISR shrink.
 """
 
 from __future__ import annotations
@@ -176,7 +177,9 @@ class ReplicationControlManager:
                     CreatableTopicResult(
                         name=topic.name,
                         error_code=Errors.INVALID_REQUEST,
-                        error_message=f"Creation of internal topic {CLUSTER_METADATA_TOPIC_NAME} is prohibited.",
+                        error_message=(
+                            f"Creation of internal topic {CLUSTER_METADATA_TOPIC_NAME} is prohibited."
+                        ),
                     )
                 )
                 continue
@@ -372,15 +375,16 @@ class ReplicationControlManager:
             raise InvalidPartitionsError(f"Topic already has {current} partition(s).")
         if topic.count < current:
             raise InvalidPartitionsError(
-                f"The topic {topic.name} currently has {current} partition(s); {topic.count} would not be an increase."
+                f"The topic {topic.name} currently has {current} partition(s); "
+                f"{topic.count} would not be an increase."
             )
         additional = topic.count - current
         replication_factor = len(ctx.partitions[TopicPartition(topic.name, 0)].replicas)
         if topic.assignments is not None:
             if len(topic.assignments) != additional:
                 raise InvalidReplicaAssignmentError(
-                    f"Attempted to add {additional} additional partition(s), but only {len(topic.assignments)} "
-                    "assignment(s) were specified."
+                    f"Attempted to add {additional} additional partition(s), "
+                    f"but only {len(topic.assignments)} assignment(s) were specified."
                 )
             assignment: dict[int, list[int]] = {}
             for i, entry in enumerate(topic.assignments):

@@ -165,7 +165,8 @@ def validate_partition_assignment(
     for broker_id in sorted(replicas):
         if broker_id not in registered_broker_ids:
             raise InvalidReplicaAssignmentError(
-                f"The manual partition assignment includes broker {broker_id}, but no such broker is registered."
+                f"The manual partition assignment includes broker {broker_id}, "
+                "but no such broker is registered."
             )
         if broker_id == previous:
             raise InvalidReplicaAssignmentError(

@@ -165,12 +165,14 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.INCONSISTENT_GROUP_PROTOCOL: (
         False,
         False,
-        "The group member's supported protocols are incompatible with those of existing members or first group member tried to join with empty protocol type or empty protocol list.",
+        "The group member's supported protocols are incompatible with those of existing members or first "
+        "group member tried to join with empty protocol type or empty protocol list.",
     ),
     Errors.INVALID_SESSION_TIMEOUT: (
         False,
         False,
-        "The session timeout is not within the range allowed by the broker (as configured by group.min.session.timeout.ms and group.max.session.timeout.ms).",
+        "The session timeout is not within the range allowed by the broker (as configured by "
+        "group.min.session.timeout.ms and group.max.session.timeout.ms).",
     ),
     Errors.REBALANCE_IN_PROGRESS: (False, False, "The group is rebalancing, so a rejoin is needed."),
     Errors.MEMBER_ID_REQUIRED: (
@@ -183,7 +185,8 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.FENCED_INSTANCE_ID: (
         False,
         False,
-        "The broker rejected this static consumer since another consumer with the same group.instance.id has registered with a different member.id.",
+        "The broker rejected this static consumer since another consumer with the same group.instance.id "
+        "has registered with a different member.id.",
     ),
     Errors.GROUP_ID_NOT_FOUND: (False, False, "The group id does not exist."),
     Errors.GROUP_SUBSCRIBED_TO_TOPIC: (
@@ -212,7 +215,8 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.INVALID_REQUEST: (
         False,
         False,
-        "This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.",
+        "This most likely occurs because of a request being malformed by the client library or the message "
+        "was sent to an incompatible broker. See the broker logs for more details.",
     ),
     Errors.POLICY_VIOLATION: (False, False, "Request parameters do not satisfy the configured policy."),
     Errors.OUT_OF_ORDER_SEQUENCE_NUMBER: (
@@ -254,7 +258,8 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.INCONSISTENT_VOTER_SET: (
         False,
         False,
-        "Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters.",
+        "Indicates that the either the sender or recipient of a voter-only request is not one of the "
+        "expected voters.",
     ),
     Errors.PREFERRED_LEADER_NOT_AVAILABLE: (True, True, "The preferred leader was not available."),
     Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE: (

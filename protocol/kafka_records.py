@@ -136,7 +136,8 @@ def encode_default_records(rows: Iterable[Sequence[Any]]) -> bytes:
 
 
 def _read_unsigned(buf: bytes, pos: int, max_bytes: int, limit: int) -> tuple[int, int]:
-    """The unsigned varint at ``pos`` (at most ``max_bytes`` long, at most ``limit``) and the position after it.
+    """The unsigned varint at ``pos`` (at most ``max_bytes`` long, at most ``limit``)
+    and the position after it.
 
     Raises:
         CorruptRecordError: too many bytes or a value over ``limit``.

@@ -86,7 +86,8 @@ class KafkaWriter:
 
 
 class KafkaType:
-    """One wire type: ``write(writer, value, flexible, nullable)`` and ``read(reader, flexible, nullable)``."""
+    """One wire type: ``write(writer, value, flexible, nullable)`` and
+    ``read(reader, flexible, nullable)``."""
 
     name = "?"
 

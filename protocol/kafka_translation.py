@@ -6,9 +6,9 @@ its request reaches the broker as decoded and the broker's answer goes back as i
 the per-API differences this module owns (``TRANSLATIONS``): Metadata
 v0's empty topic list meaning all topics; AlterConfigs (33), answered as an IncrementalAlterConfigs
 of SETs that replaces the resource's dynamic configs; the authorized operations of Metadata's topics and
-cluster and of DescribeCluster (KIP-430: every operation, there is no authorizer); FindCoordinator and LeaveGroup before their batched
-versions (and FindCoordinator's messages, worded as Kafka's); DescribeGroups' authorized
-operations (every group operation: there is no authorizer); ListGroups v5's group type
+cluster and of DescribeCluster (KIP-430: every operation, there is no authorizer); FindCoordinator and
+LeaveGroup before their batched versions (and FindCoordinator's messages, worded as Kafka's); DescribeGroups'
+authorized operations (every group operation: there is no authorizer); ListGroups v5's group type
 (``classic``) and types filter;
 DescribeCluster, answered from a Metadata request; JoinGroup v0, whose rebalance timeout is its
 session timeout; Fetch, whose record sets go back in Kafka's record encoding
@@ -267,8 +267,10 @@ def describe_cluster_refusal(req: Any, version: int) -> KafkaStruct | None:
         )
     return cluster.DescribeClusterResponse(
         error_code=int(Errors.MISMATCHED_ENDPOINT_TYPE),
-        error_message=f"The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type "
-        f"{ENDPOINT_TYPES[wanted]}",
+        error_message=(
+            "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type "
+            f"{ENDPOINT_TYPES[wanted]}"
+        ),
     )
 
 

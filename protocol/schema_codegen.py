@@ -157,8 +157,8 @@ def decoder(cls: type[Struct], version: int) -> Decoder:
 
 
 def _cached(cache: dict[tuple[type, int], Any], key: tuple[type, int], compile_one: Callable[[], Any]) -> Any:
-    """``cache[key]`` compiled by ``compile_one`` (the caller found it missing).  While it compiles, the key holds a
-    stand-in that calls the finished function (a struct holding itself refers to its own); a
+    """``cache[key]`` compiled by ``compile_one`` (the caller found it missing).  While it compiles, the key
+    holds a stand-in that calls the finished function (a struct holding itself refers to its own); a
     compile that fails leaves nothing behind."""
     cache[key] = lambda value: cache[key](value)
     try:

@@ -211,9 +211,10 @@ def _check_flags_fit(
     ]
     if misfits:
         raise click.ClickException(
-            f"{directory} holds a cluster of {len(brokers)} broker(s) ({len(layout.voters)} voter(s), broker 1 on port "
-            f"{first_port}, {'with' if has_kafka else 'no'} Kafka-protocol listeners) that {', '.join(misfits)} does "
-            f"not fit; start it without {'them' if len(misfits) > 1 else 'it'}, edit its server.properties, "
+            f"{directory} holds a cluster of {len(brokers)} broker(s) ({len(layout.voters)} voter(s), "
+            f"broker 1 on port {first_port}, {'with' if has_kafka else 'no'} Kafka-protocol listeners) "
+            f"that {', '.join(misfits)} does not fit; "
+            f"start it without {'them' if len(misfits) > 1 else 'it'}, edit its server.properties, "
             f"or use a new --data-dir"
         )
 
@@ -231,8 +232,8 @@ def _existing_cluster(
     if overrides:
         if running:
             raise click.ClickException(
-                f"--config sets every node's server.properties, and brokers {_ids(running)} of {directory} run; "
-                f"stop the cluster first, or edit the server.properties of the brokers that do not run"
+                f"--config sets every node's server.properties, and brokers {_ids(running)} of {directory} "
+                f"run; stop the cluster first, or edit the server.properties of the brokers that do not run"
             )
         for node_id in local.node_ids:
             set_properties(local.config_path(node_id), overrides)
@@ -296,7 +297,8 @@ def _start_daemon(local: LocalCluster) -> None:
     _record(local)
     _echo_bootstrap(local)
     click.echo(
-        f"The cluster runs in the background; stop it with: kafkette cluster stop --data-dir {local.data_dir}",
+        "The cluster runs in the background; stop it with: "
+        f"kafkette cluster stop --data-dir {local.data_dir}",
         err=True,
     )
 

@@ -8,8 +8,8 @@ and ends when no broker of the cluster runs any more (``kafkette cluster stop`` 
 shell, or every broker dead) or when asked to stop (SIGINT, SIGTERM): then it stops every broker
 the file records, the voters of the metadata quorum last.  ``kafkette cluster stop`` removes the
 file only once its last broker has exited, so brokers that are all gone while the file still names
-them count as having exited by themselves only after ``EXITED_GRACE_POLLS`` more reads of it.  Does not own starting brokers
-(``LocalCluster``) or the file's format (``kafkette.client.cluster_pid_file``).
+them count as having exited by themselves only after ``EXITED_GRACE_POLLS`` more reads of it.  Does not own
+starting brokers (``LocalCluster``) or the file's format (``kafkette.client.cluster_pid_file``).
 """
 
 from __future__ import annotations

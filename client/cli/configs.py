@@ -82,7 +82,8 @@ def parse_add_config(text: str) -> dict[str, str]:
         key, value = key.strip(), value.strip()
         if not sep or not key:
             raise ValueError(
-                f'Invalid --add-config entry {item!r}: all configs to be added must be in the format "key=val"'
+                f"Invalid --add-config entry {item!r}: "
+                'all configs to be added must be in the format "key=val"'
             )
         if value.startswith("[") and value.endswith("]"):
             value = value[1:-1]

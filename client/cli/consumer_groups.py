@@ -31,9 +31,10 @@ ACTIONS = ("list", "describe", "reset_offsets", "delete", "delete_offsets")
 RESET_SCOPES = ("to_earliest", "to_latest", "to_offset", "to_datetime", "shift_by", "by_duration")
 # ConsumerGroupCommandOptions' warning (Kafka 4.x) for --reset-offsets without --dry-run or --execute.
 NO_EXECUTE_WARNING = (
-    "WARN: No action will be performed as the --execute option is missing. In version 5.0, this command will "
-    "require either --dry-run or --execute to be specified. You should add the --dry-run option explicitly if you "
-    "are scripting this command and want to keep the current default behavior without prompting."
+    "WARN: No action will be performed as the --execute option is missing. In version 5.0, this command "
+    "will require either --dry-run or --execute to be specified. You should add the --dry-run option "
+    "explicitly if you are scripting this command and want to keep the current default behavior without "
+    "prompting."
 )
 _DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
 

@@ -16,8 +16,12 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
     # every tool
     "--zookeeper": "ZooKeeper is gone (as in Kafka 4); use --bootstrap-server HOST:PORT",
     "--bootstrap-controller": "use --bootstrap-server; brokers route controller requests",
-    "--producer.config": "use --command-config FILE (kafkette produce and perf produce also take --producer.config)",
-    "--consumer.config": "use --command-config FILE (kafkette consume and perf consume also take --consumer.config)",
+    "--producer.config": (
+        "use --command-config FILE (kafkette produce and perf produce also take --producer.config)"
+    ),
+    "--consumer.config": (
+        "use --command-config FILE (kafkette consume and perf consume also take --consumer.config)"
+    ),
     "--producer-property": "use --command-config FILE (only kafkette produce takes --producer-property)",
     "--consumer-property": "use --command-config FILE (only kafkette consume takes --consumer-property)",
     "--timeout": "use --timeout-ms",
@@ -32,8 +36,12 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
     "--topics-with-overrides": "not supported yet; kafkette topics describe prints each topic's overrides "
     "after Configs:",
     "--exclude-internal": "not supported yet; kafkette topics list prints every topic",
-    "--at-min-isr-partitions": "not supported yet; use --under-replicated-partitions or --unavailable-partitions",
-    "--under-min-isr-partitions": "not supported yet; use --under-replicated-partitions or --unavailable-partitions",
+    "--at-min-isr-partitions": (
+        "not supported yet; use --under-replicated-partitions or --unavailable-partitions"
+    ),
+    "--under-min-isr-partitions": (
+        "not supported yet; use --under-replicated-partitions or --unavailable-partitions"
+    ),
     # kafka-configs.sh
     "--entity-default": "cluster-wide defaults are set in each broker's server.properties",
     "--add-config-file": "use --add-config k=v,k2=v2",
@@ -70,7 +78,9 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
     "--transactional-id": "transactions are not supported yet",
     "--transaction-duration-ms": "transactions are not supported yet",
     "--reporting-interval": "kafkette perf prints one summary at the end (and a progress line on a terminal)",
-    "--show-detailed-stats": "kafkette perf prints one summary at the end (and a progress line on a terminal)",
+    "--show-detailed-stats": (
+        "kafkette perf prints one summary at the end (and a progress line on a terminal)"
+    ),
     "--print-metrics": "client metrics are not exported yet",
     "--from-latest": "kafkette perf consume reads from the earliest offset",
     "--fetch-size": "use --command-config FILE with max.partition.fetch.bytes=N",

@@ -9,8 +9,8 @@ matching partitions).  ``elect-leaders`` prints LeaderElectionCommand's lines
 (``Successfully completed leader election (PREFERRED) for partitions ...``, ``Valid replica
 already elected for partitions ...``) and, asked for every partition when none needed an
 election (the controller then answers with none), says so: ``Valid replica already elected
-for all partitions: no leader election (PREFERRED) was needed``.  A created topic that sets a config Kafkette accepts but does not act
-on yet gets one ``WARNING:`` line on stderr per such config.  The work is done by
+for all partitions: no leader election (PREFERRED) was needed``.  A created topic that sets a config Kafkette
+accepts but does not act on yet gets one ``WARNING:`` line on stderr per such config.  The work is done by
 ``kafkette.client.admin.AdminClient``.
 Kafka concept: ``kafka-topics.sh`` (``TopicCommand``) and ``kafka-leader-election.sh``.
 """
@@ -73,7 +73,8 @@ def parse_replica_assignment(text: str) -> dict[int, list[int]]:
             raise ValueError(f"Invalid --replica-assignment {text!r}: broker ids must be >= 0")
         if len(set(brokers)) != len(brokers):
             raise ValueError(
-                f"Partition replica lists may not contain duplicate entries: partition {partition} has {brokers}"
+                "Partition replica lists may not contain duplicate entries: "
+                f"partition {partition} has {brokers}"
             )
         if assignment and len(brokers) != len(assignment[0]):
             raise ValueError(

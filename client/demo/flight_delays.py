@@ -161,7 +161,8 @@ def compare(
     """Print the final table beside pandas' figures; True when every figure matches."""
     ok = set(results) == set(expected)
     print(
-        f"\n  {'origin':6} {'carrier':7} {'flights':>8} {'mean dep delay':>15}   pandas: {'flights':>8} {'mean':>8}"
+        f"\n  {'origin':6} {'carrier':7} {'flights':>8} {'mean dep delay':>15}   "
+        f"pandas: {'flights':>8} {'mean':>8}"
     )
     for key in sorted(expected):
         count, mean = expected[key]
@@ -223,7 +224,8 @@ def run(data_dir: Path) -> bool:
             spark.stop()
         results, updates = asyncio.run(read_results(bootstrap))
     print(
-        f"Read {updates:,} result updates from '{RESULT_TOPIC}'; final table ({len(results)} origin/carrier pairs):"
+        f"Read {updates:,} result updates from '{RESULT_TOPIC}'; "
+        f"final table ({len(results)} origin/carrier pairs):"
     )
     ok = compare(results, expected_table(flights))
     print(f"\nCheck against pandas on the CSV: {'OK' if ok else 'MISMATCH'}")

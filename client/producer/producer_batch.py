@@ -159,7 +159,10 @@ class ProducerBatch:
         return self._completion
 
     def __repr__(self) -> str:
-        return f"ProducerBatch({self.tp}, records={len(self.rows)}, bytes={self.size_bytes}, attempts={self.attempts})"
+        return (
+            f"ProducerBatch({self.tp}, records={len(self.rows)}, bytes={self.size_bytes}, "
+            f"attempts={self.attempts})"
+        )
 
     def try_append(
         self,

@@ -28,7 +28,8 @@ from kafkette.common.network.memory_pool import MemoryPool
 from kafkette.protocol.framing import LENGTH, FrameError, check_frame_length
 
 SCRATCH_BYTES = 64 * 1024
-"""Receive buffer for small frames (one per thread); a frame that does not fit in it gets a buffer of its own."""
+"""Receive buffer for small frames (one per thread);
+a frame that does not fit in it gets a buffer of its own."""
 
 
 QUEUED_HIGH_BYTES = 4 * 1024 * 1024

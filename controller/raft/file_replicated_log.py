@@ -4,8 +4,8 @@ Owns: one segment file, ``<dir>/<log start offset, 20 digits>.log``, of framed e
 latest snapshot, ``<dir>/<end offset, 20 digits>-<epoch, 10 digits>.checkpoint`` (KIP-630's
 snapshot files); opening them (every frame read and its CRC32C checked; the first torn or
 corrupt frame and everything after it are cut off with a WARNING, as a torn tail after kill -9
-is), appends (written, not yet durable), ``flush`` (fsync: the durable end; or ``begin_flush`` / ``complete_flush`` around an fsync the
-caller runs off its event loop), ``truncate_to``
+is), appends (written, not yet durable), ``flush`` (fsync: the durable end; or ``begin_flush`` /
+``complete_flush`` around an fsync the caller runs off its event loop), ``truncate_to``
 (the file cut and fsynced), snapshots (``create_snapshot``: the state up to an offset written
 and fsynced, then the entries before it dropped by writing the rest to a new segment named
 after the new log start offset and deleting the old one; ``install_snapshot``: a snapshot

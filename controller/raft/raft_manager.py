@@ -7,9 +7,9 @@ voter, each request in an owned task; a lost connection or timeout just drops th
 the core retries), inbound requests (``handle_request``, called by the node's listener; a
 leader holds a Fetch that would bring the follower nothing new until there are new entries
 or a higher high watermark, up to ``FETCH_MAX_WAIT_MS``, as Kafka's delayed fetch does, so
-that a commit waits for no follower's polling), proposals and waits for their commitment, and the delivery of committed entries, in
-order, to ``on_commit`` (a snapshot the log starts with first, to ``on_snapshot``), and the
-snapshots it is asked to write.  Does not own the listener or what the entries mean.
+that a commit waits for no follower's polling), proposals and waits for their commitment, and the delivery of
+committed entries, in order, to ``on_commit`` (a snapshot the log starts with first, to ``on_snapshot``), and
+the snapshots it is asked to write.  Does not own the listener or what the entries mean.
 
 Kafka concept: ``KafkaRaftManager`` (the thread driving ``KafkaRaftClient.poll``) and
 ``RaftClient.Listener.handleCommit``.
@@ -148,9 +148,9 @@ class RaftManager:
         if stored is not None and stored != sorted(self.voters):
             self._log.close()
             raise ConfigError(
-                f"Invalid value for configuration controller.quorum.voters: voters {sorted(self.voters)} differ "
-                f"from the voters {stored} that {store.path} was written with (a static quorum's voters "
-                f"cannot change)"
+                f"Invalid value for configuration controller.quorum.voters: voters {sorted(self.voters)} "
+                f"differ from the voters {stored} that {store.path} was written with (a static quorum's "
+                f"voters cannot change)"
             )
         self.client = KafkaRaftClient(
             self.node_id, frozenset(self.voters), self._log, store, self.config, self._rng, self._clock_ms()

@@ -5,7 +5,8 @@ message -> the protocol struct of Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch 
 FetchSnapshot, about partition ``__cluster_metadata-0``), ``from_wire`` (a protocol struct ->
 ``(source node id, core message)``; a request naming another partition, or malformed, raises
 ``ValueError``), and the entry codecs: a payload is a record (bytes from the serde) or the
-``LeaderChange`` control entry (msgpack, written here); Fetch carries entries as ``msgpack([[offset, epoch, payload bytes, batch end offset], ...])``.
+``LeaderChange`` control entry (msgpack, written here); Fetch carries entries as
+``msgpack([[offset, epoch, payload bytes, batch end offset], ...])``.
 The frame's correlation id stands for the core's ``correlation_id`` of a Fetch or
 FetchSnapshot; a FetchSnapshot chunk travels as the bytes it is (``unaligned_records``).
 
@@ -95,7 +96,8 @@ class RaftWire:
             raise ValueError(f"undecodable LeaderChange entry: {exc}") from None
 
     def encode_entries(self, entries: tuple[LogEntry, ...]) -> bytes:
-        """Entries as a Fetch answer's ``records``: ``msgpack([[offset, epoch, payload, batch end], ...])``."""
+        """Entries as a Fetch answer's ``records``:
+        ``msgpack([[offset, epoch, payload, batch end], ...])``."""
         rows = [[e.offset, e.epoch, self.encode_payload(e.payload), e.batch_end_offset] for e in entries]
         return msgpack.packb(rows, use_bin_type=True)
 

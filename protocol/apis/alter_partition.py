@@ -1,8 +1,8 @@
 """AlterPartition (key 56): a partition leader asks the controller to change the ISR.
 
 The leader sends its leader epoch and partition epoch; the controller refuses stale
-ones (FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION) and answers with the committed leader, ISR and partition epoch, which the
-leader then applies.  Kafka concept: KIP-497 ``AlterPartition`` (ISR shrink/expand).
+ones (FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION) and answers with the committed leader, ISR and partition
+epoch, which the leader then applies.  Kafka concept: KIP-497 ``AlterPartition`` (ISR shrink/expand).
 """
 
 from kafkette.protocol.schema import Array, Field, Int16, Int32, Int64, String, Struct

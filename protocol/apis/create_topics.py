@@ -50,7 +50,8 @@ class CreatableTopicConfigs(Struct):
         Field("read_only", Bool, "5+"),
         Field("config_source", Int8, "5+", default=-1),
         Field("is_sensitive", Bool, "5+"),
-        # KIP-569: 1 BOOLEAN, 2 STRING, 3 INT, 4 SHORT, 5 LONG, 6 DOUBLE, 7 LIST (DescribeConfigs' only in Kafka)
+        # KIP-569: 1 BOOLEAN, 2 STRING, 3 INT, 4 SHORT, 5 LONG, 6 DOUBLE, 7 LIST
+        # (DescribeConfigs' only in Kafka)
         Field("config_type", Int8, "5+", kafka=False),
     )
 

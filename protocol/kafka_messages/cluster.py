@@ -1,4 +1,5 @@
-"""DescribeCluster (60) 0-1 (DeleteRecords, 21, is declared once in ``kafkette.protocol.apis.delete_records``).
+"""DescribeCluster (60) 0-1
+(DeleteRecords, 21, is declared once in ``kafkette.protocol.apis.delete_records``).
 
 Field names are Kafka's in snake_case (the same as the msgpack schemas' where both have the
 field); tagged fields are left out (see ``kafka_schema``).  Kafka concept: the message specs
