@@ -48,6 +48,7 @@ $(STAMP): $(BASE_STAMP)
 
 test: setup
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/pytest
 
 unit: setup
