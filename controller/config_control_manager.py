@@ -115,6 +115,7 @@ class ConfigControlManager:
         for resource in request.resources:
             result = DescribeConfigsResult(
                 error_code=0,
+                error_message=None,
                 resource_type=resource.resource_type,
                 resource_name=resource.resource_name,
                 configs=[],
@@ -299,6 +300,7 @@ class ConfigControlManager:
         for resource in request.resources:
             response = AlterConfigsResourceResponse(
                 error_code=0,
+                error_message=None,
                 resource_type=resource.resource_type,
                 resource_name=resource.resource_name,
             )

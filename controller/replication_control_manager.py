@@ -200,6 +200,7 @@ class ReplicationControlManager:
                 CreatableTopicResult(
                     name=topic.name,
                     error_code=0,
+                    error_message=None,
                     num_partitions=num_partitions,
                     replication_factor=replication_factor,
                     topic_id=topic_id,

@@ -226,8 +226,8 @@ class Field:
         type: a FieldType, a Struct subclass, ``Array(...)`` or ``Nullable(...)``.
         versions: ``"0+"`` (from 0 on), ``"1-3"`` or ``"2"``: the versions holding it.
         default: value used when the field is absent from a version or not given (None: null);
-            when not given, the type's own default (0, "", [], a struct of defaults; None for a
-            ``Nullable`` type).
+            when not given, the type's own default (0, "", [], a struct of defaults), also for a
+            nullable field, as Kafka's message specs default.
         nullable: the versions where Kafka's wire lets it be null (``""``: none); msgpack lets
             a field so declared be null at every version.
         tag: its tag when it is a tagged field in Kafka's flexible versions (KIP-482), else None.
@@ -257,9 +257,13 @@ class Field:
         self.kafka = kafka
 
     def default(self) -> Any:
+        """The field's value where a version lacks it or a caller does not set it: the declared
+        default, else the type's own, as Kafka's generated messages default (a nullable field is
+        null only when declared ``default=None``). One value for both codecs."""
         if self._default is not _NO_DEFAULT:
             return list(self._default) if isinstance(self._default, list) else self._default
-        return self.type.default()
+        inner = self.type.inner if isinstance(self.type, Nullable) else self.type
+        return inner.default()
 
     def in_version(self, version: int) -> bool:
         return self.min_version <= version <= self.max_version

@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 def _describe_broker(
     ctx: ApisContext, resource: DescribeConfigsResource, include_synonyms: bool
 ) -> DescribeConfigsResult:
-    result = DescribeConfigsResult(resource_type=RESOURCE_BROKER, resource_name=resource.resource_name)
+    result = DescribeConfigsResult(
+        resource_type=RESOURCE_BROKER, resource_name=resource.resource_name, error_message=None
+    )
     problem = broker_resource_error(resource.resource_name, ctx.config.node_id)
     if problem is not None:
         result.error_code, result.error_message = Errors.INVALID_REQUEST, problem

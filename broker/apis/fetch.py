@@ -56,6 +56,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
                 high_watermark=result.high_watermark,
                 last_stable_offset=result.high_watermark,
                 log_start_offset=result.log_start_offset,
+                aborted_transactions=None,  # read_uncommitted: null, as Kafka answers
                 records=result.records,
             )
         )

@@ -39,7 +39,9 @@ CLUSTER_DEFAULT_REFUSAL = (
 def _alter_broker(
     ctx: ApisContext, resource: AlterConfigsResource, validate_only: bool, replace_all: bool
 ) -> AlterConfigsResourceResponse:
-    result = AlterConfigsResourceResponse(resource_type=RESOURCE_BROKER, resource_name=resource.resource_name)
+    result = AlterConfigsResourceResponse(
+        resource_type=RESOURCE_BROKER, resource_name=resource.resource_name, error_message=None
+    )
     problem = broker_resource_error(resource.resource_name, ctx.config.node_id, altering=True)
     if problem is not None:
         result.error_code, result.error_message = Errors.INVALID_REQUEST, problem

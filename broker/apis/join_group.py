@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kafkette.protocol.apis.group_membership import JoinGroupRequest, JoinGroupResponse
+from kafkette.protocol.apis.group_membership import JoinGroupRequest, JoinGroupResponse, join_error_response
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 async def handle(ctx: ApisContext, header: RequestHeader, request: JoinGroupRequest) -> JoinGroupResponse:
     """Through the GroupCoordinator (NOT_COORDINATOR when this node has none)."""
     if ctx.group_coordinator is None:
-        return JoinGroupResponse(error_code=Errors.NOT_COORDINATOR, member_id=request.member_id)
+        return join_error_response(Errors.NOT_COORDINATOR, request.member_id)
     # Kafka reports a member's host as the client's address with a leading slash ("/127.0.0.1")
     client_host = f"/{header.client_address}" if header.client_address else ""
     return await ctx.group_coordinator.handle_join_group(request, header.client_id or "", client_host)

@@ -65,6 +65,7 @@ from kafkette.protocol.apis.group_membership import (
     MemberResponse,
     SyncGroupRequest,
     SyncGroupResponse,
+    join_error_response,
 )
 from kafkette.protocol.apis.offsets import (
     OffsetCommitRequest,
@@ -179,19 +180,17 @@ class GroupCoordinator:
         ):
             error = Errors.INVALID_SESSION_TIMEOUT
         if error != Errors.NONE:
-            return JoinGroupResponse(error_code=error, member_id=request.member_id)
+            return join_error_response(error, request.member_id)
         group = self._groups.get(request.group_id)
         if group is None:
             if request.member_id:
-                return JoinGroupResponse(error_code=Errors.UNKNOWN_MEMBER_ID, member_id=request.member_id)
+                return join_error_response(Errors.UNKNOWN_MEMBER_ID, request.member_id)
             group = self._groups[request.group_id] = GroupMetadata(request.group_id)
         protocols = [(p.name, p.metadata) for p in request.protocols]
         if group.is_in(GroupState.DEAD):
-            return JoinGroupResponse(error_code=Errors.COORDINATOR_NOT_AVAILABLE, member_id=request.member_id)
+            return join_error_response(Errors.COORDINATOR_NOT_AVAILABLE, request.member_id)
         if not group.supports(request.protocol_type, protocols):
-            return JoinGroupResponse(
-                error_code=Errors.INCONSISTENT_GROUP_PROTOCOL, member_id=request.member_id
-            )
+            return join_error_response(Errors.INCONSISTENT_GROUP_PROTOCOL, request.member_id)
         rebalance_timeout_ms = (
             request.rebalance_timeout_ms if request.rebalance_timeout_ms > 0 else request.session_timeout_ms
         )
@@ -200,21 +199,21 @@ class GroupCoordinator:
         if not member_id:
             known_static = instance_id is not None and instance_id in group.static_members
             if not known_static and len(group.members) + len(group.pending_members) >= self._max_group_size:
-                return JoinGroupResponse(error_code=Errors.GROUP_MAX_SIZE_REACHED)
+                return join_error_response(Errors.GROUP_MAX_SIZE_REACHED)
             member_id = _new_member_id(client_id, instance_id)
             if instance_id is None:
                 group.pending_members.add(member_id)
-                return JoinGroupResponse(error_code=Errors.MEMBER_ID_REQUIRED, member_id=member_id)
+                return join_error_response(Errors.MEMBER_ID_REQUIRED, member_id)
             if known_static:
                 return await self._rejoin_static_member(
                     group, instance_id, member_id, protocols, request.session_timeout_ms, rebalance_timeout_ms
                 )
             group.pending_members.add(member_id)  # a new static member joins at once, with this id
         elif group.is_static_member_fenced(instance_id, member_id):
-            return JoinGroupResponse(error_code=Errors.FENCED_INSTANCE_ID, member_id=member_id)
+            return join_error_response(Errors.FENCED_INSTANCE_ID, member_id)
         member = group.members.get(member_id)
         if member is None and member_id not in group.pending_members:
-            return JoinGroupResponse(error_code=Errors.UNKNOWN_MEMBER_ID, member_id=member_id)
+            return join_error_response(Errors.UNKNOWN_MEMBER_ID, member_id)
         loop = asyncio.get_running_loop()
         if member is None:
             group.pending_members.discard(member_id)
@@ -263,7 +262,7 @@ class GroupCoordinator:
                 asyncio.shield(future), (member.rebalance_timeout_ms + ANSWER_MARGIN_MS) / 1000
             )
         except TimeoutError:
-            return JoinGroupResponse(error_code=Errors.REBALANCE_IN_PROGRESS, member_id=member.member_id)
+            return join_error_response(Errors.REBALANCE_IN_PROGRESS, member.member_id)
 
     async def _rejoin_static_member(
         self,
@@ -1096,7 +1095,7 @@ def _answer_waiting(member: MemberMetadata, error: Errors) -> None:
     """Answer ``error`` to a JoinGroup or SyncGroup of ``member`` still waiting."""
     if member.awaiting_join:
         assert member.join_future is not None
-        member.join_future.set_result(JoinGroupResponse(error_code=error, member_id=member.member_id))
+        member.join_future.set_result(join_error_response(error, member.member_id))
     if member.awaiting_sync:
         assert member.sync_future is not None
         member.sync_future.set_result(SyncGroupResponse(error_code=error))

@@ -25,10 +25,10 @@ class BrokerRegistrationListener(Struct):
 class BrokerRegistrationRequest(Struct):
     FIELDS = (
         Field("broker_id", Int32),
-        Field("cluster_id", Nullable(String)),
+        Field("cluster_id", Nullable(String), default=None),
         Field("incarnation_id", String),
         Field("listeners", Array(BrokerRegistrationListener)),
-        Field("rack", Nullable(String)),
+        Field("rack", Nullable(String), default=None),
     )
 
 
@@ -36,7 +36,7 @@ class BrokerRegistrationResponse(Struct):
     FIELDS = (
         Field("throttle_time_ms", Int32),
         Field("error_code", Int16),
-        Field("error_message", Nullable(String)),
+        Field("error_message", Nullable(String), default=None),
         Field("broker_epoch", Int64, default=-1),
     )
 

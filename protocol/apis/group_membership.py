@@ -37,7 +37,7 @@ class JoinGroupRequest(Struct):
         Field("group_instance_id", String, "5+", nullable="5+", default=None),
         Field("protocol_type", String),
         Field("protocols", Array(JoinGroupRequestProtocol)),
-        Field("reason", Nullable(String), kafka=False),
+        Field("reason", Nullable(String), default=None, kafka=False),
     )
 
 
@@ -61,6 +61,19 @@ class JoinGroupResponse(Struct):
         Field("member_id", String),
         Field("members", Array(JoinGroupResponseMember)),
     )
+
+
+def join_error_response(error_code: int, member_id: str = "") -> JoinGroupResponse:
+    """A JoinGroup answer carrying only an error: no generation (-1), protocol name null.
+
+    Args:
+        error_code: Kafka's error code.
+        member_id: the member id answered ("" when none was assigned).
+
+    Returns:
+        The answer, as Kafka's ``JoinGroupRequest.getErrorResponse`` builds it.
+    """
+    return JoinGroupResponse(error_code=error_code, member_id=member_id, protocol_name=None)
 
 
 class SyncGroupRequestAssignment(Struct):
@@ -112,7 +125,7 @@ class MemberIdentity(Struct):
     FIELDS = (
         Field("member_id", String, "3+"),
         Field("group_instance_id", String, "3+", nullable="3+", default=None),
-        Field("reason", Nullable(String), kafka=False),
+        Field("reason", Nullable(String), default=None, kafka=False),
     )
 
 

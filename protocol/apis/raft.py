@@ -37,7 +37,7 @@ class VoteTopicRequest(Struct):
 
 class VoteRequest(Struct):
     FIELDS = (
-        Field("cluster_id", Nullable(String)),
+        Field("cluster_id", Nullable(String), default=None),
         Field("voter_id", Int32, default=-1),
         Field("topics", Array(VoteTopicRequest)),
     )
@@ -87,7 +87,7 @@ class BeginQuorumEpochTopicRequest(Struct):
 
 class BeginQuorumEpochRequest(Struct):
     FIELDS = (
-        Field("cluster_id", Nullable(String)),
+        Field("cluster_id", Nullable(String), default=None),
         Field("voter_id", Int32, default=-1),
         Field("topics", Array(BeginQuorumEpochTopicRequest)),
     )
@@ -139,7 +139,7 @@ class EndQuorumEpochTopicRequest(Struct):
 
 class EndQuorumEpochRequest(Struct):
     FIELDS = (
-        Field("cluster_id", Nullable(String)),
+        Field("cluster_id", Nullable(String), default=None),
         Field("topics", Array(EndQuorumEpochTopicRequest)),
     )
 
@@ -242,7 +242,7 @@ class FetchSnapshotTopicRequest(Struct):
 
 class FetchSnapshotRequest(Struct):
     FIELDS = (
-        Field("cluster_id", Nullable(String)),
+        Field("cluster_id", Nullable(String), default=None),
         Field("replica_id", Int32, default=-1),
         Field("max_bytes", Int32, default=0x7FFFFFFF),
         Field("topics", Array(FetchSnapshotTopicRequest)),
@@ -258,7 +258,7 @@ class FetchSnapshotPartitionResponse(Struct):
         Field("leader_epoch", Int32, default=-1),
         Field("size", Int64, default=0),
         Field("position", Int64, default=0),
-        Field("unaligned_records", Nullable(Bytes)),
+        Field("unaligned_records", Nullable(Bytes), default=None),
     )
 
 

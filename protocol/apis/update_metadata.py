@@ -38,7 +38,7 @@ class UpdateMetadataBroker(Struct):
         Field("id", Int32),
         Field("host", String),
         Field("port", Int32),
-        Field("rack", Nullable(String)),
+        Field("rack", Nullable(String), default=None),
         Field("endpoints", Array(UpdateMetadataEndpoint)),
     )
 

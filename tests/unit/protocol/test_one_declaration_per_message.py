@@ -7,9 +7,14 @@ from __future__ import annotations
 import pytest
 
 from kafkette.protocol.api_keys import API_REGISTRY, APIS, KAFKA_APIS
+from kafkette.protocol.apis.group_membership import (
+    JoinGroupResponse,
+    MemberResponse,
+    join_error_response,
+)
 from kafkette.protocol.kafka_schema import INT32, STRING, F, KafkaStruct
 from kafkette.protocol.kafka_translation import TRANSLATIONS
-from kafkette.protocol.schema import Field, Int32, Int64, String, Struct
+from kafkette.protocol.schema import Array, Field, Int32, Int64, Nullable, String, Struct, StructType
 
 
 class Shared(Struct):
@@ -88,3 +93,43 @@ def test_an_api_declared_once_speaks_kafkas_versions_on_msgpack_and_reaches_the_
     if key in TRANSLATIONS:  # ApiVersions is answered by the Kafka listener itself
         request = api.request()
         assert TRANSLATIONS[key].to_internal(request, api.max_version) is request
+
+
+def _declared_structs() -> list[type[Struct]]:
+    seen: dict[type[Struct], None] = {}
+
+    def visit(cls: type[Struct]) -> None:
+        if cls in seen:
+            return
+        seen[cls] = None
+        for f in cls.FIELDS:
+            inner = f.type.inner if isinstance(f.type, Nullable) else f.type
+            inner = inner.inner if isinstance(inner, Array) else inner
+            if isinstance(inner, StructType):
+                visit(inner.cls)
+
+    for spec in APIS:
+        for cls in (spec.request, spec.response):
+            if issubclass(cls, Struct):
+                visit(cls)
+    return list(seen)
+
+
+@pytest.mark.parametrize("cls", _declared_structs(), ids=lambda c: c.__name__)
+def test_a_field_has_one_default_for_both_codecs(cls):
+    """Kafka's rule: a field defaults to its type's default unless declared otherwise (``default=None``
+    for null), nullable or not; the msgpack constructor and Kafka's decoder agree."""
+    differ = {
+        f.name: (f.default(), f.kafka_field().default())
+        for f in cls.FIELDS
+        if f.kafka and f.default() != f.kafka_field().default()
+    }
+    assert differ == {}, "msgpack default vs Kafka's"
+
+
+def test_a_nullable_field_without_a_declared_default_is_not_null_on_either_codec():
+    assert JoinGroupResponse().protocol_name == ""
+    v0 = b"".join(bytes(p) for p in JoinGroupResponse(protocol_name="range").encode(0, flexible=False))
+    assert JoinGroupResponse.decode(v0, 0, False) == JoinGroupResponse(protocol_name="range")
+    assert MemberResponse().group_instance_id == ""
+    assert join_error_response(25, "m").protocol_name is None, "Kafka's error answer carries null"

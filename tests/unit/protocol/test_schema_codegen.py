@@ -166,7 +166,10 @@ def test_generated_constructor_gives_fresh_defaults_and_refuses_unknown_fields()
     first, second = Outer(), Outer(code=3)
     assert first.many == [] and first.many is not second.many
     assert first.inner == Inner() and first.inner is not second.inner
-    assert (first.code, second.code, first.later, first.names) == (0, 3, 7, None)
+    # a nullable field defaults to its type's default, as Kafka's message specs default (null only when
+    # declared default=None)
+    assert (first.code, second.code, first.later, first.names) == (0, 3, 7, [])
+    assert first.names is not second.names
     with pytest.raises(TypeError, match="no field"):
         Outer(nope=1)
     assert Outer(names=None).names is None
