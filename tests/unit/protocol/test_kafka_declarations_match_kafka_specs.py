@@ -1,4 +1,4 @@
-"""The Kafka listener's message declarations (``protocol/kafka_messages``) against Apache Kafka's own
+"""The Kafka listener's message declarations (``protocol.api_keys.KAFKA_APIS``) against Apache Kafka's own
 JSON message specs, read from the pinned kafka-clients jar (``tests/conformance/kafka_specs``).
 
 For every API of the listener's ApiVersions answer and every version of its range, request and
