@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kafkette.protocol.api_keys import ApiKey
 from kafkette.protocol.kafka_binary import I16, I32, BinaryReader, write_nullable_string, write_tagged_fields
-
-API_VERSIONS_KEY = 18
 
 
 class KafkaHeaderError(ValueError):
@@ -51,7 +50,7 @@ def request_header_version(flexible: bool) -> int:
 
 def response_header_version(api_key: int, flexible: bool) -> int:
     """1 for a flexible API version, else 0; always 0 for ApiVersions."""
-    return 1 if flexible and api_key != API_VERSIONS_KEY else 0
+    return 1 if flexible and api_key != ApiKey.API_VERSIONS else 0
 
 
 def encode_request_header(header: KafkaRequestHeader, header_version: int) -> bytes:
