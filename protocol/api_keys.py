@@ -167,7 +167,8 @@ class ApiSpec:
         request / response: the message classes (one declaration, in Kafka's versions).
         min_version / max_version: the inclusive range answered in ApiVersions.
         flexible_from: the first flexible version on Kafka's wire (compact encoding, tagged
-            fields, header v2, KIP-482); ``None`` for an API only the msgpack listener speaks.
+            fields, header v2, KIP-482), as Kafka's spec has it also for an API only the msgpack
+            listener speaks (the Kafka codec alone reads it); ``None`` where not set.
         listeners: the listeners that answer it.
     """
 
@@ -312,14 +313,28 @@ APIS: tuple[ApiSpec, ...] = (
         _NEVER_FLEXIBLE,
         BOTH,
     ),
-    ApiSpec(ApiKey.VOTE, "Vote", VoteRequest, VoteResponse),
-    ApiSpec(ApiKey.BEGIN_QUORUM_EPOCH, "BeginQuorumEpoch", BeginQuorumEpochRequest, BeginQuorumEpochResponse),
-    ApiSpec(ApiKey.END_QUORUM_EPOCH, "EndQuorumEpoch", EndQuorumEpochRequest, EndQuorumEpochResponse),
+    ApiSpec(ApiKey.VOTE, "Vote", VoteRequest, VoteResponse, flexible_from=0),
+    ApiSpec(
+        ApiKey.BEGIN_QUORUM_EPOCH,
+        "BeginQuorumEpoch",
+        BeginQuorumEpochRequest,
+        BeginQuorumEpochResponse,
+        flexible_from=1,
+    ),
+    ApiSpec(
+        ApiKey.END_QUORUM_EPOCH,
+        "EndQuorumEpoch",
+        EndQuorumEpochRequest,
+        EndQuorumEpochResponse,
+        flexible_from=1,
+    ),
     ApiSpec(
         ApiKey.DESCRIBE_QUORUM, "DescribeQuorum", DescribeQuorumRequest, DescribeQuorumResponse, 0, 1, 0, BOTH
     ),
     ApiSpec(ApiKey.ALTER_PARTITION, "AlterPartition", AlterPartitionRequest, AlterPartitionResponse),
-    ApiSpec(ApiKey.FETCH_SNAPSHOT, "FetchSnapshot", FetchSnapshotRequest, FetchSnapshotResponse),
+    ApiSpec(
+        ApiKey.FETCH_SNAPSHOT, "FetchSnapshot", FetchSnapshotRequest, FetchSnapshotResponse, flexible_from=0
+    ),
     ApiSpec(
         ApiKey.DESCRIBE_CLUSTER,
         "DescribeCluster",

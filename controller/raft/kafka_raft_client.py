@@ -327,11 +327,11 @@ class KafkaRaftClient:
         return Errors.FENCED_LEADER_EPOCH if epoch < self.epoch else Errors.NONE
 
     def _handle_vote_request(self, source: int, request: VoteRequest, now_ms: int) -> VoteResponse:
-        error = self._refusal(source, request.candidate_id, request.candidate_epoch)
+        error = self._refusal(source, request.replica_id, request.replica_epoch)
         if error != Errors.NONE:
             return VoteResponse(error, self.leader_id(), self.epoch, False)
-        if request.candidate_epoch > self.epoch:
-            self._become_unattached(request.candidate_epoch, now_ms)
+        if request.replica_epoch > self.epoch:
+            self._become_unattached(request.replica_epoch, now_ms)
         last = (self.log.last_epoch(), self.log.end_offset())
         up_to_date = (request.last_offset_epoch, request.last_offset) >= last
         state = self.state

@@ -20,11 +20,12 @@ from kafkette.controller.raft.replicated_log import LogEntry, OffsetAndEpoch
 
 @dataclass(frozen=True)
 class VoteRequest:
-    """Candidate ``candidate_id`` asks for a vote in ``candidate_epoch``; its log ends at
+    """Candidate ``replica_id`` asks for a vote in ``replica_epoch`` (in a Vote the replica is the
+    candidate: Kafka's CandidateId / CandidateEpoch before KIP-996); its log ends at
     ``last_offset`` (exclusive) with an entry of ``last_offset_epoch``."""
 
-    candidate_epoch: int
-    candidate_id: int
+    replica_epoch: int
+    replica_id: int
     last_offset_epoch: int
     last_offset: int
 

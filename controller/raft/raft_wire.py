@@ -134,8 +134,8 @@ class RaftWire:
                         partitions=[
                             wire.VotePartitionRequest(
                                 partition_index=0,
-                                candidate_epoch=message.candidate_epoch,
-                                candidate_id=message.candidate_id,
+                                replica_epoch=message.replica_epoch,
+                                replica_id=message.replica_id,
                                 last_offset_epoch=message.last_offset_epoch,
                                 last_offset=message.last_offset,
                             )
@@ -290,8 +290,9 @@ class RaftWire:
                                 index=0,
                                 error_code=message.error_code,
                                 snapshot_id=_snapshot_id(message.snapshot_id),
-                                leader_id=message.leader_id,
-                                leader_epoch=message.leader_epoch,
+                                current_leader=wire.LeaderIdAndEpoch(
+                                    leader_id=message.leader_id, leader_epoch=message.leader_epoch
+                                ),
                                 size=message.size,
                                 position=message.position,
                                 unaligned_records=message.unaligned_records,
@@ -316,8 +317,8 @@ class RaftWire:
         """
         if isinstance(message, wire.VoteRequest):
             p = _only_partition(message.topics, "topic_name")
-            return p.candidate_id, core.VoteRequest(
-                p.candidate_epoch, p.candidate_id, p.last_offset_epoch, p.last_offset
+            return p.replica_id, core.VoteRequest(
+                p.replica_epoch, p.replica_id, p.last_offset_epoch, p.last_offset
             )
         if isinstance(message, wire.VoteResponse):
             p = _only_partition(message.topics, "topic_name")
@@ -377,12 +378,12 @@ class RaftWire:
             p = _only_partition(message.topics, "name")
             return source, core.FetchSnapshotResponse(
                 message.error_code or p.error_code,
-                p.leader_id,
-                p.leader_epoch,
+                p.current_leader.leader_id,
+                p.current_leader.leader_epoch,
                 OffsetAndEpoch(p.snapshot_id.end_offset, p.snapshot_id.epoch),
                 p.size,
                 p.position,
-                bytes(p.unaligned_records or b""),
+                bytes(p.unaligned_records),
                 correlation_id,
             )
         raise TypeError(f"not a quorum message: {type(message).__name__}")

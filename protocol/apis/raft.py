@@ -13,16 +13,20 @@ Kafka concept: KIP-595 (the Raft protocol), KIP-630 (snapshots), KIP-642
 (DescribeQuorum's replica states); the message JSON of the same names.
 """
 
-from kafkette.protocol.schema import Array, Bool, Bytes, Field, Int16, Int32, Int64, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Int64, Records, String, Struct
 
 # --------------------------------------------------------------------------- Vote
 
 
 class VotePartitionRequest(Struct):
+    """One partition's vote request: ``replica_epoch`` and ``replica_id`` are the sender's, in a Vote
+    the candidate's epoch and id (Kafka's ReplicaEpoch / ReplicaId, CandidateEpoch / CandidateId
+    before KIP-996)."""
+
     FIELDS = (
         Field("partition_index", Int32),
-        Field("candidate_epoch", Int32),
-        Field("candidate_id", Int32),
+        Field("replica_epoch", Int32),
+        Field("replica_id", Int32),
         Field("last_offset_epoch", Int32),
         Field("last_offset", Int64),
     )
@@ -37,8 +41,9 @@ class VoteTopicRequest(Struct):
 
 class VoteRequest(Struct):
     FIELDS = (
-        Field("cluster_id", Nullable(String), default=None),
-        Field("voter_id", Int32, default=-1),
+        Field("cluster_id", String, default=None, nullable="0+"),
+        # the receiving voter; Kafka carries it from version 1 (KIP-853)
+        Field("voter_id", Int32, default=-1, kafka=False),
         Field("topics", Array(VoteTopicRequest)),
     )
 
@@ -47,8 +52,8 @@ class VotePartitionResponse(Struct):
     FIELDS = (
         Field("partition_index", Int32),
         Field("error_code", Int16),
-        Field("leader_id", Int32, default=-1),
-        Field("leader_epoch", Int32, default=-1),
+        Field("leader_id", Int32),
+        Field("leader_epoch", Int32),
         Field("vote_granted", Bool),
     )
 
@@ -87,8 +92,9 @@ class BeginQuorumEpochTopicRequest(Struct):
 
 class BeginQuorumEpochRequest(Struct):
     FIELDS = (
-        Field("cluster_id", Nullable(String), default=None),
-        Field("voter_id", Int32, default=-1),
+        Field("cluster_id", String, default=None, nullable="0+"),
+        # the receiving voter; Kafka carries it from version 1 (KIP-853)
+        Field("voter_id", Int32, default=-1, kafka=False),
         Field("topics", Array(BeginQuorumEpochTopicRequest)),
     )
 
@@ -99,8 +105,8 @@ class QuorumEpochPartitionResponse(Struct):
     FIELDS = (
         Field("partition_index", Int32),
         Field("error_code", Int16),
-        Field("leader_id", Int32, default=-1),
-        Field("leader_epoch", Int32, default=-1),
+        Field("leader_id", Int32),
+        Field("leader_epoch", Int32),
     )
 
 
@@ -139,7 +145,7 @@ class EndQuorumEpochTopicRequest(Struct):
 
 class EndQuorumEpochRequest(Struct):
     FIELDS = (
-        Field("cluster_id", Nullable(String), default=None),
+        Field("cluster_id", String, default=None, nullable="0+"),
         Field("topics", Array(EndQuorumEpochTopicRequest)),
     )
 
@@ -216,11 +222,12 @@ class DescribeQuorumResponse(Struct):
 
 
 class SnapshotId(Struct):
-    """A snapshot's id: the log offset it ends before and the epoch of the entry before it."""
+    """A snapshot's id: the log offset it ends before and the epoch of the entry before it
+    (defaults 0 as Kafka's; the quorum always sets both)."""
 
     FIELDS = (
-        Field("end_offset", Int64, default=-1),
-        Field("epoch", Int32, default=-1),
+        Field("end_offset", Int64),
+        Field("epoch", Int32),
     )
 
 
@@ -242,10 +249,20 @@ class FetchSnapshotTopicRequest(Struct):
 
 class FetchSnapshotRequest(Struct):
     FIELDS = (
-        Field("cluster_id", Nullable(String), default=None),
+        Field("cluster_id", String, default=None, nullable="0+", tag=0),
         Field("replica_id", Int32, default=-1),
         Field("max_bytes", Int32, default=0x7FFFFFFF),
         Field("topics", Array(FetchSnapshotTopicRequest)),
+    )
+
+
+class LeaderIdAndEpoch(Struct):
+    """The leader of the partition as the answering voter knows it (-1 unknown; Kafka's
+    ``CurrentLeader`` of FetchSnapshot, defaults 0 unlike Fetch's)."""
+
+    FIELDS = (
+        Field("leader_id", Int32),
+        Field("leader_epoch", Int32),
     )
 
 
@@ -254,11 +271,10 @@ class FetchSnapshotPartitionResponse(Struct):
         Field("index", Int32),
         Field("error_code", Int16),
         Field("snapshot_id", SnapshotId),
-        Field("leader_id", Int32, default=-1),
-        Field("leader_epoch", Int32, default=-1),
+        Field("current_leader", LeaderIdAndEpoch, tag=0),
         Field("size", Int64, default=0),
         Field("position", Int64, default=0),
-        Field("unaligned_records", Nullable(Bytes), default=None),
+        Field("unaligned_records", Records),
     )
 
 

@@ -74,9 +74,9 @@ class VotesForEveryone(KafkaRaftClient):
     """Broken on purpose: grants every candidate of an epoch, not only the first."""
 
     def _handle_vote_request(self, source: int, request: VoteRequest, now_ms: int) -> VoteResponse:
-        if request.candidate_epoch > self.epoch:
-            self._become_unattached(request.candidate_epoch, now_ms)
-        if request.candidate_epoch == self.epoch and isinstance(self.state, (UnattachedState, VotedState)):
+        if request.replica_epoch > self.epoch:
+            self._become_unattached(request.replica_epoch, now_ms)
+        if request.replica_epoch == self.epoch and isinstance(self.state, (UnattachedState, VotedState)):
             return VoteResponse(Errors.NONE, -1, self.epoch, True)
         return super()._handle_vote_request(source, request, now_ms)
 

@@ -50,8 +50,8 @@ def test_vote_request_round_trips_with_its_topic_partition_nesting():
                 partitions=[
                     VotePartitionRequest(
                         partition_index=0,
-                        candidate_epoch=5,
-                        candidate_id=1,
+                        replica_epoch=5,
+                        replica_id=1,
                         last_offset_epoch=4,
                         last_offset=17,
                     )
@@ -63,7 +63,7 @@ def test_vote_request_round_trips_with_its_topic_partition_nesting():
 
 
 def test_fetch_snapshot_request_nests_a_snapshot_id_with_a_default():
-    assert SnapshotId().end_offset == -1 and SnapshotId().epoch == -1
+    assert SnapshotId().end_offset == 0 and SnapshotId().epoch == 0, "Kafka's defaults"
     request = FetchSnapshotRequest(
         replica_id=3,
         topics=[

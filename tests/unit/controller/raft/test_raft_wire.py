@@ -72,7 +72,7 @@ def test_a_request_about_another_partition_is_refused():
         topics=[
             wire.VoteTopicRequest(
                 topic_name="flights",
-                partitions=[wire.VotePartitionRequest(partition_index=0, candidate_epoch=1, candidate_id=1)],
+                partitions=[wire.VotePartitionRequest(partition_index=0, replica_epoch=1, replica_id=1)],
             )
         ]
     )
