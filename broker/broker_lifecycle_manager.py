@@ -24,6 +24,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 
+from kafkette.broker.broker_features import SUPPORTED_FEATURES
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
 from kafkette.common.background_tasks import ShutdownableTask
@@ -31,6 +32,7 @@ from kafkette.common.config_def import ConfigError
 from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatOfflineReplicaTopic,
     BrokerHeartbeatRequest,
+    BrokerRegistrationFeature,
     BrokerRegistrationListener,
     BrokerRegistrationRequest,
 )
@@ -66,7 +68,7 @@ class BrokerLifecycleManager:
         self._offline_replicas = offline_replicas
         self._heartbeat_now = asyncio.Event()
         self.broker_id = config.node_id
-        self.incarnation_id = uuid.uuid4().hex
+        self.incarnation_id = uuid.uuid4().bytes  # Kafka's Uuid.randomUuid()
         self.broker_epoch = -1
         self.is_fenced = True
         self._registered = asyncio.Event()
@@ -108,6 +110,7 @@ class BrokerLifecycleManager:
                     BrokerHeartbeatRequest(
                         broker_id=self.broker_id,
                         broker_epoch=self.broker_epoch,
+                        current_metadata_offset=-1,
                         want_fence=True,
                         want_shut_down=True,
                         offline_replicas=self._offline_replica_topics(),
@@ -204,6 +207,7 @@ class BrokerLifecycleManager:
             cluster_id=self._config.cluster_id,
             incarnation_id=self.incarnation_id,
             listeners=[BrokerRegistrationListener(name=name, host=h, port=p) for name, h, p in listeners],
+            features=_registration_features(),
             rack=self._config.broker_rack,
         )
         response = await self._channel.send(request)
@@ -223,6 +227,7 @@ class BrokerLifecycleManager:
             BrokerHeartbeatRequest(
                 broker_id=self.broker_id,
                 broker_epoch=self.broker_epoch,
+                current_metadata_offset=-1,
                 want_fence=False,
                 offline_replicas=self._offline_replica_topics(),
             )
@@ -269,3 +274,13 @@ class BrokerLifecycleManager:
                 await asyncio.wait_for(self._heartbeat_now.wait(), delay)
             except TimeoutError:
                 pass
+
+
+def _registration_features() -> list[BrokerRegistrationFeature]:
+    """The features this broker supports, as BrokerRegistration v0 carries them: Kafka leaves out
+    those whose lowest supported level is 0 before v4."""
+    return [
+        BrokerRegistrationFeature(name=name, min_supported_version=low, max_supported_version=high)
+        for name, (low, high) in SUPPORTED_FEATURES.items()
+        if low > 0
+    ]

@@ -14,6 +14,7 @@ Kafka concept: KRaft's ``ClusterControlManager`` and ``BrokerHeartbeatManager``
 
 from __future__ import annotations
 
+import base64
 import enum
 import logging
 from collections.abc import Callable
@@ -35,6 +36,12 @@ from kafkette.protocol.apis.broker_registration import (
 from kafkette.protocol.errors import Errors
 
 logger = logging.getLogger(__name__)
+
+
+def incarnation_id_text(incarnation_id: bytes) -> str:
+    """A broker's incarnation id (16 bytes, Kafka's ``uuid``) in Kafka's string form (``Uuid.toString``:
+    URL-safe base64 without padding), as the registration records and logs hold it."""
+    return base64.urlsafe_b64encode(incarnation_id).rstrip(b"=").decode()
 
 
 class HeartbeatAction(enum.Enum):
@@ -83,7 +90,9 @@ class ClusterControlManager:
         the old incarnation must be fenced (and its partitions re-elected) first."""
         existing = self._context.brokers.get(request.broker_id)
         return (
-            existing is not None and existing.incarnation_id != request.incarnation_id and not existing.fenced
+            existing is not None
+            and existing.incarnation_id != incarnation_id_text(request.incarnation_id)
+            and not existing.fenced
         )
 
     def register_broker(
@@ -110,8 +119,9 @@ class ClusterControlManager:
             )
         if not request.listeners:
             return _registration_error(Errors.INVALID_REQUEST, "The registration names no listener.")
+        incarnation_id = incarnation_id_text(request.incarnation_id)
         existing = self._context.brokers.get(request.broker_id)
-        if existing is not None and existing.incarnation_id == request.incarnation_id:
+        if existing is not None and existing.incarnation_id == incarnation_id:
             return ControllerResult(
                 [], BrokerRegistrationResponse(error_code=0, broker_epoch=existing.broker_epoch)
             )
@@ -119,7 +129,7 @@ class ClusterControlManager:
         record = RegisterBrokerRecord(
             broker_id=request.broker_id,
             broker_epoch=broker_epoch,
-            incarnation_id=request.incarnation_id,
+            incarnation_id=incarnation_id,
             host=listener.host,
             port=listener.port,
             rack=request.rack,

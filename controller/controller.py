@@ -32,7 +32,11 @@ from typing import Any, TypeVar
 
 from kafkette.common.background_tasks import cancel_and_wait
 from kafkette.common.kafka_scheduler import KafkaScheduler
-from kafkette.controller.cluster_control_manager import ClusterControlManager, HeartbeatAction
+from kafkette.controller.cluster_control_manager import (
+    ClusterControlManager,
+    HeartbeatAction,
+    incarnation_id_text,
+)
 from kafkette.controller.config_apis import ConfigApis
 from kafkette.controller.config_control_manager import ConfigControlManager
 from kafkette.controller.controller_broker_request_batch import ChannelManager, ControllerBrokerRequestBatch
@@ -392,16 +396,18 @@ class KafkaController:
                 "AllocateProducerIds", lambda: self._handle_allocate_producer_ids(request)
             )
         except Exception as exc:  # the wire-code boundary; the event manager logged unexpected errors
-            return AllocateProducerIdsResponse(error_code=error_code_for(exc))
+            return AllocateProducerIdsResponse(error_code=error_code_for(exc), producer_id_start=-1)
 
     async def _handle_allocate_producer_ids(
         self, request: AllocateProducerIdsRequest
     ) -> AllocateProducerIdsResponse:
         registration = self.context.brokers.get(request.broker_id)
         if registration is None:
-            return AllocateProducerIdsResponse(error_code=Errors.BROKER_ID_NOT_REGISTERED)
+            return AllocateProducerIdsResponse(
+                error_code=Errors.BROKER_ID_NOT_REGISTERED, producer_id_start=-1
+            )
         if request.broker_epoch != registration.broker_epoch:
-            return AllocateProducerIdsResponse(error_code=Errors.STALE_BROKER_EPOCH)
+            return AllocateProducerIdsResponse(error_code=Errors.STALE_BROKER_EPOCH, producer_id_start=-1)
         start = self.context.next_producer_id
         await self.write(
             [ProducerIdsRecord(request.broker_id, request.broker_epoch, start + PRODUCER_ID_BLOCK_SIZE)],
@@ -519,7 +525,7 @@ class KafkaController:
                 "%s Broker %d registered with a new incarnation %s; fencing the old incarnation",
                 self.log_prefix(),
                 broker_id,
-                request.incarnation_id,
+                incarnation_id_text(request.incarnation_id),
             )
             changes = self._replication_control.handle_broker_fenced(broker_id)
             records += [self._cluster_control.fence_broker(broker_id), *changes]

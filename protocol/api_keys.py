@@ -167,8 +167,8 @@ class ApiSpec:
         request / response: the message classes (one declaration, in Kafka's versions).
         min_version / max_version: the inclusive range answered in ApiVersions.
         flexible_from: the first flexible version on Kafka's wire (compact encoding, tagged
-            fields, header v2, KIP-482), as Kafka's spec has it also for an API only the msgpack
-            listener speaks (the Kafka codec alone reads it); ``None`` where not set.
+            fields, header v2, KIP-482), as Kafka's spec says also for an API only the msgpack
+            listener speaks (there only the comparison with Kafka's specs reads it); ``None``: none.
         listeners: the listeners that answer it.
     """
 
@@ -331,7 +331,13 @@ APIS: tuple[ApiSpec, ...] = (
     ApiSpec(
         ApiKey.DESCRIBE_QUORUM, "DescribeQuorum", DescribeQuorumRequest, DescribeQuorumResponse, 0, 1, 0, BOTH
     ),
-    ApiSpec(ApiKey.ALTER_PARTITION, "AlterPartition", AlterPartitionRequest, AlterPartitionResponse),
+    ApiSpec(
+        ApiKey.ALTER_PARTITION,
+        "AlterPartition",
+        AlterPartitionRequest,
+        AlterPartitionResponse,
+        flexible_from=0,
+    ),
     ApiSpec(
         ApiKey.FETCH_SNAPSHOT, "FetchSnapshot", FetchSnapshotRequest, FetchSnapshotResponse, flexible_from=0
     ),
@@ -350,15 +356,23 @@ APIS: tuple[ApiSpec, ...] = (
         "BrokerRegistration",
         BrokerRegistrationRequest,
         BrokerRegistrationResponse,
+        flexible_from=0,
     ),
     ApiSpec(
-        ApiKey.BROKER_HEARTBEAT, "BrokerHeartbeat", BrokerHeartbeatRequest, BrokerHeartbeatResponse, 0, 1
+        ApiKey.BROKER_HEARTBEAT,
+        "BrokerHeartbeat",
+        BrokerHeartbeatRequest,
+        BrokerHeartbeatResponse,
+        0,
+        1,
+        flexible_from=0,
     ),
     ApiSpec(
         ApiKey.ALLOCATE_PRODUCER_IDS,
         "AllocateProducerIds",
         AllocateProducerIdsRequest,
         AllocateProducerIdsResponse,
+        flexible_from=0,
     ),
 )
 """Every API, declared once; the two listeners' tables below are views of it."""

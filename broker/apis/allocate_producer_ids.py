@@ -17,5 +17,5 @@ async def handle(
 ) -> AllocateProducerIdsResponse:
     """Pass to the controller, or answer NOT_CONTROLLER."""
     if ctx.controller is None:
-        return AllocateProducerIdsResponse(error_code=Errors.NOT_CONTROLLER)
+        return AllocateProducerIdsResponse(error_code=Errors.NOT_CONTROLLER, producer_id_start=-1)
     return await ctx.controller.controller.allocate_producer_ids(request)

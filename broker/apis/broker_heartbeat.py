@@ -17,5 +17,5 @@ async def handle(
 ) -> BrokerHeartbeatResponse:
     """Pass to the controller, or answer NOT_CONTROLLER."""
     if ctx.controller is None:
-        return BrokerHeartbeatResponse(error_code=Errors.NOT_CONTROLLER)
+        return BrokerHeartbeatResponse(error_code=Errors.NOT_CONTROLLER, is_fenced=False)
     return await ctx.controller.controller.broker_heartbeat(request)

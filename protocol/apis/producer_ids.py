@@ -39,6 +39,6 @@ class AllocateProducerIdsResponse(Struct):
     FIELDS = (
         Field("throttle_time_ms", Int32),
         Field("error_code", Int16),
-        Field("producer_id_start", Int64, default=-1),
+        Field("producer_id_start", Int64),
         Field("producer_id_len", Int32),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from typing import Any
 
 import msgpack
@@ -184,20 +185,27 @@ def make_config(**overrides: Any) -> ControllerConfig:
     return controller_config(KafkaConfig(props))
 
 
+def incarnation_id(name: str) -> bytes:
+    """The 16-byte incarnation id (Kafka's ``uuid``) a test names ``name``."""
+    return uuid.uuid5(uuid.NAMESPACE_OID, name).bytes
+
+
 def registration(
     broker_id: int, incarnation: str | None = None, rack: str | None = None
 ) -> BrokerRegistrationRequest:
     return BrokerRegistrationRequest(
         broker_id=broker_id,
         cluster_id=None,
-        incarnation_id=incarnation or f"incarnation-{broker_id}",
+        incarnation_id=incarnation_id(incarnation or f"incarnation-{broker_id}"),
         listeners=[BrokerRegistrationListener(name="PLAINTEXT", host="127.0.0.1", port=9000 + broker_id)],
         rack=rack,
     )
 
 
 def heartbeat(broker_id: int, broker_epoch: int, **kwargs: Any) -> BrokerHeartbeatRequest:
-    return BrokerHeartbeatRequest(broker_id=broker_id, broker_epoch=broker_epoch, **kwargs)
+    return BrokerHeartbeatRequest(
+        broker_id=broker_id, broker_epoch=broker_epoch, current_metadata_offset=-1, **kwargs
+    )
 
 
 async def register_live_brokers(controller: KafkaController, *broker_ids: int) -> dict[int, int]:
