@@ -1,5 +1,6 @@
-"""Kafkette's Kafka message declarations (``protocol/kafka_messages``) against Apache Kafka's own
-JSON message specs (``tests/conformance/kafka_specs``), over the versions the Kafka listener offers.
+"""Kafkette's message declarations (``protocol.api_keys.APIS``) against Apache Kafka's own JSON
+message specs (``tests/conformance/kafka_specs``), over the versions each API declares (for the Kafka
+listener, the versions its ApiVersions answer offers).
 
 Owns the comparison: for one API and kind (request or response), every field of every struct
 present in an offered version is matched by name (Kafka's ``CamelCase`` as Kafkette's
@@ -216,11 +217,11 @@ def _compare_order(
 
 
 def compare_api(api: ApiSpec, kind: str, spec: Spec) -> list[str]:
-    """The differences between one API's request or response as the Kafka listener declares it
-    and Kafka's spec of it, over the versions the listener offers (ApiVersions' range).
+    """The differences between one API's request or response as Kafkette declares it and Kafka's
+    spec of it, over the versions the API declares (the Kafka listener's ApiVersions range).
 
     Args:
-        api: the API as ``KAFKA_APIS`` holds it.
+        api: the API as ``APIS`` holds it.
         kind: ``"request"`` or ``"response"``.
         spec: Kafka's spec of the same API and kind.
 
