@@ -34,9 +34,16 @@ from tests.unit.protocol.spec_comparison import compare_api, compare_struct
 pytestmark = pytest.mark.timeout(RESOLVE_TIMEOUT_S + 60)  # the first run may resolve the jars (Maven)
 
 ZOOKEEPER_ERA = (
-    "Kafka 4.0 removed the controller-to-broker requests with ZooKeeper (KIP-500: brokers follow the "
-    "metadata log); Kafkette's controller still sends them to its brokers (its controller channel, "
-    "msgpack only), so their fields are Kafkette's own and have no Kafka spec to match"
+    "Kafka 4.0 removed the ZooKeeper-era requests between the controller and the brokers (KIP-500: "
+    "brokers follow the metadata log, BrokerHeartbeat's want_shut_down replaces ControlledShutdown); "
+    "Kafkette's controller and brokers still speak them (msgpack only), so their fields are Kafkette's "
+    "own and have no Kafka spec to match"
+)
+
+ALTER_PARTITION_V0 = (
+    "Kafkette's AlterPartition is Kafka's version 0 (partitions named by topic name, the new ISR as broker "
+    "ids); Kafka 4 keeps only versions 2-3 (topic ids, leader_recovery_state, new_isr_with_epochs of "
+    "KIP-903), which need topic ids in the partition leaders' requests and broker epochs in the ISR"
 )
 
 KNOWN_DIFFERENCES = {
@@ -49,6 +56,13 @@ KNOWN_DIFFERENCES = {
     ),
     "OffsetsForLeaderEpochResponse.topics.name is Kafka's Topic, named otherwise": (
         "the same string; the name the broker and its replica fetcher use (a name is not on the wire)"
+    ),
+    "AlterPartition request is offered in versions 0; Kafka's spec has versions 2-3": ALTER_PARTITION_V0,
+    "AlterPartition response is offered in versions 0; Kafka's spec has versions 2-3": ALTER_PARTITION_V0,
+    "BrokerHeartbeatRequest.offline_log_dirs is not declared (Kafka's OfflineLogDirs: []uuid, versions 1, "
+    "tag 0 in versions 1)": (
+        "Kafkette's log directories have no ids (KIP-858's directory ids); a broker reports its offline "
+        "replicas by partition instead, in its msgpack-only offline_replicas"
     ),
     "LeaderAndIsr request is offered in versions 0; Kafka's spec has versions none": ZOOKEEPER_ERA,
     "LeaderAndIsr response is offered in versions 0; Kafka's spec has versions none": ZOOKEEPER_ERA,
