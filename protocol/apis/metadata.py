@@ -1,7 +1,9 @@
 """Metadata (key 3): brokers, controller and partition leadership as a broker sees it.
 
-Declared once, in Kafka's versions 0-12, for both listeners.  Topics are asked by name (a
-topic id, v10+, is not looked up).
+Declared once, in Kafka's versions 0-13, for both listeners.  Topics are asked by name (a
+topic id, v10+, is not looked up).  v13's top-level ``error_code`` (KIP-1102) is 0 in an answer, as
+Kafka's broker answers it (it never asks a client to rebootstrap); a request refused as a whole
+carries its error there, as Kafka's ``MetadataRequest.getErrorResponse``.
 Kafka concept: ``MetadataRequest``/``MetadataResponse`` answered from the MetadataCache.
 """
 
@@ -19,7 +21,7 @@ class MetadataRequestTopic(Struct):
 
 
 class MetadataRequest(Struct):
-    """Kafka's versions 0-12 (both listeners): ``topics`` null asks for every topic (from v1; v0's
+    """Kafka's versions 0-13 (both listeners): ``topics`` null asks for every topic (from v1; v0's
     empty list, which the Kafka listener turns into null)."""
 
     FIELDS = (
@@ -70,4 +72,5 @@ class MetadataResponse(Struct):
         Field("controller_id", Int32, "1+", default=-1),
         Field("topics", Array(MetadataResponseTopic)),
         Field("cluster_authorized_operations", Int32, "8-10", default=NO_AUTHORIZED_OPERATIONS),
+        Field("error_code", Int16, "13+"),
     )

@@ -73,10 +73,11 @@ def _version(t: Target, version: int) -> Any:
         "brokers": len(answer.brokers),
         "has_cluster_id": answer.cluster_id is not None,
         "controller": answer.controller_id in {b.node_id for b in answer.brokers} if version >= 1 else None,
+        "error": code_name(answer.error_code) if version >= 13 else None,
     }
 
 
-for _v in range(0, 13):
+for _v in range(0, 14):
     register(
         f"metadata/version-{_v}",
         f"Metadata v{_v} for a 2-partition topic with replication factor 2",
