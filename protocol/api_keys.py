@@ -347,7 +347,7 @@ APIS: tuple[ApiSpec, ...] = (
         DescribeClusterRequest,
         DescribeClusterResponse,
         0,
-        1,
+        2,
         0,
         KAFKA_ONLY,
     ),

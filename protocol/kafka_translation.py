@@ -230,12 +230,19 @@ def _describe_cluster_request(req: Any, version: int) -> InternalStruct:
 
 def _describe_cluster_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """DescribeCluster from a Metadata answer, with the cluster's authorized operations when the
-    request asks (KIP-430: every cluster operation, there is no authorizer)."""
+    request asks (KIP-430: every cluster operation, there is no authorizer).
+
+    The brokers are the live ones Metadata lists, each ``is_fenced`` false (v2, KIP-1073): a broker's
+    metadata cache holds only the unfenced brokers the controller publishes, so v2's
+    ``include_fenced_brokers`` finds no fenced broker to add (Kafka's ``handleDescribeCluster`` lists
+    a registered but fenced broker only when asked)."""
     out = cluster.DescribeClusterResponse(
         cluster_id=resp.cluster_id or "",
         controller_id=resp.controller_id,
         brokers=[
-            cluster.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+            cluster.DescribeClusterBroker(
+                broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack, is_fenced=False
+            )
             for b in resp.brokers
         ],
     )

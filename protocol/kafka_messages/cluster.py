@@ -1,4 +1,4 @@
-"""DescribeCluster (60) 0-1
+"""DescribeCluster (60) 0-2
 (DeleteRecords, 21, is declared once in ``kafkette.protocol.apis.delete_records``).
 
 Field names are Kafka's in snake_case (the same as the msgpack schemas' where both have the
@@ -13,6 +13,7 @@ class DescribeClusterRequest(KafkaStruct):
     FIELDS = (
         F("include_cluster_authorized_operations", BOOL),
         F("endpoint_type", INT8, "1+", default=1),
+        F("include_fenced_brokers", BOOL, "2+"),
     )
 
 
@@ -22,6 +23,7 @@ class DescribeClusterBroker(KafkaStruct):
         F("host", STRING),
         F("port", INT32),
         F("rack", STRING, nullable="0+", default=None),
+        F("is_fenced", BOOL, "2+"),
     )
 
 

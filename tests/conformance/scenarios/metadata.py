@@ -146,6 +146,22 @@ def _describe_cluster(t: Target) -> Any:
     }
 
 
+@scenario("metadata/describe-cluster-fenced-brokers")
+def _describe_cluster_fenced(t: Target) -> Any:
+    """DescribeCluster v2 (KIP-1073) without and with include_fenced_brokers, every broker live: the
+    same three brokers, none fenced."""
+    out: dict[str, Any] = {}
+    for include in (False, True):
+        answer = t.call(
+            "DescribeCluster", 2, DescribeClusterRequest(endpoint_type=1, include_fenced_brokers=include)
+        )
+        out[f"include-fenced-{include}"] = {
+            "error": code_name(answer.error_code),
+            "brokers": sorted((b.broker_id, b.is_fenced) for b in answer.brokers),
+        }
+    return out
+
+
 # --- a broker stops and comes back (disruptive) -----------------------------------------------------
 
 
