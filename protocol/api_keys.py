@@ -277,7 +277,7 @@ APIS: tuple[ApiSpec, ...] = (
         DescribeLogDirsRequest,
         DescribeLogDirsResponse,
         1,
-        4,
+        5,
         2,
         BOTH,
     ),

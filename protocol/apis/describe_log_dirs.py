@@ -1,5 +1,7 @@
-"""DescribeLogDirs (key 35), versions 1-4: a broker's log directories, each with the partitions it
-holds (size in bytes, offset lag 0 for a current replica) and its total and usable bytes.
+"""DescribeLogDirs (key 35), versions 1-5: a broker's log directories, each with the partitions it
+holds (size in bytes, offset lag 0 for a current replica), its total and usable bytes and, from v5,
+whether it is cordoned (KIP-1066; Kafkette does not cordon log directories: always false, as Kafka
+answers with none cordoned).
 
 Declared once, in Kafka's versions, for both listeners.  ``topics`` None asks for every
 partition.  A log directory that went offline answers KAFKA_STORAGE_ERROR.  Kafka concept:
@@ -44,6 +46,7 @@ class DescribeLogDirsResult(Struct):
         Field("topics", Array(DescribeLogDirsTopic)),
         Field("total_bytes", Int64, "4+", default=-1),
         Field("usable_bytes", Int64, "4+", default=-1),
+        Field("is_cordoned", Bool, "5+"),
     )
 
 

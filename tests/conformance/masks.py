@@ -169,6 +169,8 @@ MASKS: tuple[Mask, ...] = (
     Mask("DescribeConfigs", "results[].configs[]", UNORDERED, sort_by="name"),
     Mask("*", "topics[].partitions[]", UNORDERED, sort_by="partitionIndex"),
     Mask("*", "responses[].partitions[]", UNORDERED, sort_by="partitionIndex"),
+    Mask("DescribeLogDirs", "results[].topics[]", UNORDERED, sort_by="name"),
+    Mask("DescribeLogDirs", "results[].topics[].partitions[]", UNORDERED, sort_by="partitionIndex"),
     Mask("*", "batches[].max_timestamp", WALL_CLOCK),
     Mask("*", "batches[].records[].timestamp", WALL_CLOCK),
 )

@@ -1,6 +1,6 @@
 """Cluster metadata as a client sees it: Metadata (brokers, cluster id, controller id, internal
-topics, every version's answer), DescribeCluster, and what happens to leaders and ISRs when a
-broker stops (a controlled shutdown) and comes back (disruptive: run last).
+topics, every version's answer), DescribeCluster, DescribeLogDirs, and what happens to leaders and
+ISRs when a broker stops (a controlled shutdown) and comes back (disruptive: run last).
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from kafkette.protocol.apis.describe_log_dirs import DescribableLogDirTopic, DescribeLogDirsRequest
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersTopicPartitions
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
 from kafkette.protocol.kafka_messages.cluster import DescribeClusterRequest
@@ -158,6 +159,46 @@ def _describe_cluster_fenced(t: Target) -> Any:
         out[f"include-fenced-{include}"] = {
             "error": code_name(answer.error_code),
             "brokers": sorted((b.broker_id, b.is_fenced) for b in answer.brokers),
+        }
+    return out
+
+
+@scenario("metadata/describe-log-dirs")
+def _describe_log_dirs(t: Target) -> Any:
+    """DescribeLogDirs v4 and v5 (KIP-1066's is_cordoned: no log directory cordoned) of a topic every
+    broker holds (replication factor 3) and of a topic that does not exist."""
+    create(t, "md-log-dirs", partitions=2, rf=3)
+    t.wait_topic("md-log-dirs")
+    out: dict[str, Any] = {}
+    for version in (4, 5):
+        answer = t.call(
+            "DescribeLogDirs",
+            version,
+            DescribeLogDirsRequest(
+                topics=[
+                    DescribableLogDirTopic(topic="md-log-dirs", partitions=[0, 1]),
+                    DescribableLogDirTopic(topic="md-log-dirs-no-such-topic", partitions=[0]),
+                ]
+            ),
+        )
+        out[f"v{version}"] = {
+            "error": code_name(answer.error_code),
+            "results": [
+                {
+                    "error": code_name(r.error_code),
+                    "is_cordoned": r.is_cordoned if version >= 5 else None,
+                    "topics": sorted(
+                        (
+                            x.name,
+                            sorted(
+                                (p.partition_index, p.partition_size, p.is_future_key) for p in x.partitions
+                            ),
+                        )
+                        for x in r.topics
+                    ),
+                }
+                for r in answer.results
+            ],
         }
     return out
 
