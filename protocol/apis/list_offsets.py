@@ -1,16 +1,19 @@
-"""ListOffsets (key 2), versions 1-8: offsets by timestamp, earliest (-2), latest (-1), max
-timestamp (-3) or earliest local (-4), declared once, in Kafka's versions, for both listeners.
+"""ListOffsets (key 2), versions 1-9: offsets by timestamp, earliest (-2), latest (-1), max
+timestamp (-3), earliest local (-4) or latest tiered (-5), declared once, in Kafka's versions, for
+both listeners.
 
 A partition's ``timestamp`` is either a target timestamp in ms (>= 0: the first offset
 whose record timestamp is >= it) or one of the special values below.  The response
 carries the offset and, for timestamp lookups, the found record's timestamp and its
 batch's leader epoch; offset -1 and timestamp -1 mean no record qualifies.
 
-Kafkette has no tiered storage (KIP-405), so it answers earliest local (-4, v8) as Kafka answers
-it for a topic without remote storage: the log start offset, as earliest.
+Kafkette has no tiered storage (KIP-405), so it answers the tiered special timestamps as Kafka
+answers them for a topic without remote storage: earliest local (-4, v8) is the log start offset,
+as earliest; latest tiered (-5, v9, KIP-1005) finds no offset (offset, timestamp and leader
+epoch -1).
 
 Kafka concept: ``ListOffsetsRequest``; ``EARLIEST_TIMESTAMP``/``LATEST_TIMESTAMP``/
-``MAX_TIMESTAMP`` (KIP-734)/``EARLIEST_LOCAL_TIMESTAMP``.
+``MAX_TIMESTAMP`` (KIP-734)/``EARLIEST_LOCAL_TIMESTAMP``/``LATEST_TIERED_TIMESTAMP``.
 """
 
 from kafkette.protocol.schema import Array, Field, Int8, Int16, Int32, Int64, String, Struct
@@ -19,6 +22,7 @@ EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
 MAX_TIMESTAMP = -3
 EARLIEST_LOCAL_TIMESTAMP = -4
+LATEST_TIERED_TIMESTAMP = -5
 UNKNOWN_OFFSET = -1
 
 

@@ -13,6 +13,7 @@ from kafkette.broker.apis import list_offsets
 from kafkette.protocol.apis.list_offsets import (
     EARLIEST_LOCAL_TIMESTAMP,
     EARLIEST_TIMESTAMP,
+    LATEST_TIERED_TIMESTAMP,
     LATEST_TIMESTAMP,
     MAX_TIMESTAMP,
     ListOffsetsPartition,
@@ -104,7 +105,7 @@ async def test_unknown_negative_timestamp_gets_unsupported_version(log_manager):
     assert [a[0] for a in await _list(partition, [-7, -10])] == [Errors.UNSUPPORTED_VERSION] * 2
 
 
-async def test_earliest_local_answers_as_a_log_without_remote_storage(log_manager):
+async def test_tiered_special_timestamps_answer_as_a_log_without_remote_storage(log_manager):
     partition = new_partition(log_manager)
     partition.make_leader(make_state())
     partition.append_records_to_leader(_batch([1_000, 2_000]), required_acks=1)
@@ -113,12 +114,12 @@ async def test_earliest_local_answers_as_a_log_without_remote_storage(log_manage
         [
             EARLIEST_TIMESTAMP,
             EARLIEST_LOCAL_TIMESTAMP,
-            -5,  # latest tiered, not a special timestamp before v9
+            LATEST_TIERED_TIMESTAMP,
             -6,  # earliest pending upload, not a special timestamp before v11
         ],
     )
     assert earliest_local == earliest  # the local log starts where the log starts
-    assert latest_tiered == (Errors.UNSUPPORTED_VERSION, -1, -1, -1)
+    assert latest_tiered == (Errors.NONE, -1, -1, -1)
     assert pending_upload == (Errors.UNSUPPORTED_VERSION, -1, -1, -1)
 
 
