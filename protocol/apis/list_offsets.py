@@ -1,4 +1,4 @@
-"""ListOffsets (key 2), versions 1-9: offsets by timestamp, earliest (-2), latest (-1), max
+"""ListOffsets (key 2), versions 1-10: offsets by timestamp, earliest (-2), latest (-1), max
 timestamp (-3), earliest local (-4) or latest tiered (-5), declared once, in Kafka's versions, for
 both listeners.
 
@@ -10,7 +10,8 @@ batch's leader epoch; offset -1 and timestamp -1 mean no record qualifies.
 Kafkette has no tiered storage (KIP-405), so it answers the tiered special timestamps as Kafka
 answers them for a topic without remote storage: earliest local (-4, v8) is the log start offset,
 as earliest; latest tiered (-5, v9, KIP-1005) finds no offset (offset, timestamp and leader
-epoch -1).
+epoch -1).  v10's ``timeout_ms`` (KIP-1075) bounds a wait for remote storage and has nothing to
+bound here.
 
 Kafka concept: ``ListOffsetsRequest``; ``EARLIEST_TIMESTAMP``/``LATEST_TIMESTAMP``/
 ``MAX_TIMESTAMP`` (KIP-734)/``EARLIEST_LOCAL_TIMESTAMP``/``LATEST_TIERED_TIMESTAMP``.
@@ -48,6 +49,7 @@ class ListOffsetsRequest(Struct):
         Field("replica_id", Int32),
         Field("isolation_level", Int8, "2+"),
         Field("topics", Array(ListOffsetsTopic)),
+        Field("timeout_ms", Int32, "10+"),
     )
 
 

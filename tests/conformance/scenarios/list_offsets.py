@@ -2,7 +2,7 @@
 local -4, latest tiered -5, earliest pending upload -6, on topics without remote storage) and by
 timestamp (exact, between two records, after all of them), on empty topics, after DeleteRecords,
 with unknown topics and partitions, at a follower, with both isolation levels and leader epochs,
-each special value before the version defining it, and each version 1..9.
+each special value before the version defining it, and each version 1..10.
 
 Timestamps are produced relative to one base taken at the start of a scenario, and answered
 relative to it, so the observables do not depend on the wall clock.
@@ -261,7 +261,7 @@ def _version(t: Target, version: int) -> Any:
     return out
 
 
-for _v in range(1, 10):
+for _v in range(1, 11):
     register(
         f"list-offsets/version-{_v}",
         f"ListOffsets v{_v}: earliest, latest, by timestamp, unknown partition",
@@ -276,7 +276,7 @@ def _max_v6(t: Target) -> Any:
     return list_offsets(t, "lo-max-v6", MAX_TIMESTAMP, version=6, base_ms=base)
 
 
-def _tiered_values(t: Target, topic: str, version: int = 9) -> dict[str, Any]:
+def _tiered_values(t: Target, topic: str, version: int = 10) -> dict[str, Any]:
     """Earliest local, latest tiered and earliest pending upload of ``topic`` (no remote storage), with
     the leader epoch answered."""
     out = {}
@@ -290,6 +290,7 @@ def _tiered_values(t: Target, topic: str, version: int = 9) -> dict[str, Any]:
             replica_id=-1,
             isolation_level=0,
             topics=[ListOffsetsTopic(name=topic, partitions=[part])],
+            timeout_ms=0,
         )
         answer = t.call("ListOffsets", version, request, t.leader(topic))
         out[name] = [
@@ -333,3 +334,26 @@ def _tiered_v8(t: Target) -> Any:
     UNSUPPORTED_VERSION."""
     _timed(t, "lo-tiered-v8", [0, 1000])
     return _tiered_values(t, "lo-tiered-v8", version=8)
+
+
+@scenario("list-offsets/timeout-ms-v10")
+def _timeout_v10(t: Target) -> Any:
+    """v10's timeout_ms (KIP-1075, a bound on remote storage reads) on a topic without remote storage:
+    earliest, latest and a timestamp lookup answered as without it."""
+    base = _timed(t, "lo-timeout-v10", [0, 1000, 2000])
+    out = {}
+    for name, ts in (("earliest", EARLIEST), ("latest", LATEST), ("by_timestamp", base + 500)):
+        part = ListOffsetsPartition(partition_index=0, current_leader_epoch=-1, timestamp=ts)
+        request = ListOffsetsRequest(
+            replica_id=-1,
+            isolation_level=0,
+            topics=[ListOffsetsTopic(name="lo-timeout-v10", partitions=[part])],
+            timeout_ms=1500,
+        )
+        answer = t.call("ListOffsets", 10, request, t.leader("lo-timeout-v10"))
+        out[name] = [
+            [code_name(p.error_code), p.offset, p.timestamp - base if p.timestamp >= 0 else p.timestamp]
+            for r in answer.topics
+            for p in r.partitions
+        ]
+    return out
