@@ -201,7 +201,7 @@ _NEVER_FLEXIBLE = 1 << 15
 APIS: tuple[ApiSpec, ...] = (
     ApiSpec(ApiKey.PRODUCE, "Produce", ProduceRequest, ProduceResponse, 3, 9, 9, BOTH),
     ApiSpec(ApiKey.FETCH, "Fetch", FetchRequest, FetchResponse, 4, 12, 12, BOTH),
-    ApiSpec(ApiKey.LIST_OFFSETS, "ListOffsets", ListOffsetsRequest, ListOffsetsResponse, 1, 10, 6, BOTH),
+    ApiSpec(ApiKey.LIST_OFFSETS, "ListOffsets", ListOffsetsRequest, ListOffsetsResponse, 1, 11, 6, BOTH),
     ApiSpec(ApiKey.METADATA, "Metadata", MetadataRequest, MetadataResponse, 0, 12, 9, BOTH),
     ApiSpec(ApiKey.LEADER_AND_ISR, "LeaderAndIsr", LeaderAndIsrRequest, LeaderAndIsrResponse),
     ApiSpec(ApiKey.STOP_REPLICA, "StopReplica", StopReplicaRequest, StopReplicaResponse),

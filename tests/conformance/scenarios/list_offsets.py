@@ -2,7 +2,7 @@
 local -4, latest tiered -5, earliest pending upload -6, on topics without remote storage) and by
 timestamp (exact, between two records, after all of them), on empty topics, after DeleteRecords,
 with unknown topics and partitions, at a follower, with both isolation levels and leader epochs,
-each special value before the version defining it, and each version 1..10.
+each special value before the version defining it, and each version 1..11.
 
 Timestamps are produced relative to one base taken at the start of a scenario, and answered
 relative to it, so the observables do not depend on the wall clock.
@@ -261,7 +261,7 @@ def _version(t: Target, version: int) -> Any:
     return out
 
 
-for _v in range(1, 11):
+for _v in range(1, 12):
     register(
         f"list-offsets/version-{_v}",
         f"ListOffsets v{_v}: earliest, latest, by timestamp, unknown partition",
@@ -276,7 +276,7 @@ def _max_v6(t: Target) -> Any:
     return list_offsets(t, "lo-max-v6", MAX_TIMESTAMP, version=6, base_ms=base)
 
 
-def _tiered_values(t: Target, topic: str, version: int = 10) -> dict[str, Any]:
+def _tiered_values(t: Target, topic: str, version: int = 11) -> dict[str, Any]:
     """Earliest local, latest tiered and earliest pending upload of ``topic`` (no remote storage), with
     the leader epoch answered."""
     out = {}
@@ -334,6 +334,14 @@ def _tiered_v8(t: Target) -> Any:
     UNSUPPORTED_VERSION."""
     _timed(t, "lo-tiered-v8", [0, 1000])
     return _tiered_values(t, "lo-tiered-v8", version=8)
+
+
+@scenario("list-offsets/tiered-values-v10")
+def _tiered_v10(t: Target) -> Any:
+    """At v10 (with its timeout) earliest local and latest tiered are answered, earliest pending upload
+    (v11) is UNSUPPORTED_VERSION."""
+    _timed(t, "lo-tiered-v10", [0, 1000])
+    return _tiered_values(t, "lo-tiered-v10", version=10)
 
 
 @scenario("list-offsets/timeout-ms-v10")

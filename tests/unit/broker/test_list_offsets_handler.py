@@ -12,6 +12,7 @@ from broker_fakes import TP0, make_state, new_partition
 from kafkette.broker.apis import list_offsets
 from kafkette.protocol.apis.list_offsets import (
     EARLIEST_LOCAL_TIMESTAMP,
+    EARLIEST_PENDING_UPLOAD_TIMESTAMP,
     EARLIEST_TIMESTAMP,
     LATEST_TIERED_TIMESTAMP,
     LATEST_TIMESTAMP,
@@ -115,12 +116,11 @@ async def test_tiered_special_timestamps_answer_as_a_log_without_remote_storage(
             EARLIEST_TIMESTAMP,
             EARLIEST_LOCAL_TIMESTAMP,
             LATEST_TIERED_TIMESTAMP,
-            -6,  # earliest pending upload, not a special timestamp before v11
+            EARLIEST_PENDING_UPLOAD_TIMESTAMP,
         ],
     )
     assert earliest_local == earliest  # the local log starts where the log starts
-    assert latest_tiered == (Errors.NONE, -1, -1, -1)
-    assert pending_upload == (Errors.UNSUPPORTED_VERSION, -1, -1, -1)
+    assert latest_tiered == pending_upload == (Errors.NONE, -1, -1, -1)
 
 
 async def test_a_partition_asked_twice_is_answered_once_with_invalid_request(log_manager):
