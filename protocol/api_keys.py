@@ -244,7 +244,7 @@ APIS: tuple[ApiSpec, ...] = (
         InitProducerIdRequest,
         InitProducerIdResponse,
         0,
-        4,
+        5,
         2,
         BOTH,
     ),
