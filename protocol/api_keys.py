@@ -234,7 +234,7 @@ APIS: tuple[ApiSpec, ...] = (
     ApiSpec(ApiKey.LIST_GROUPS, "ListGroups", ListGroupsRequest, ListGroupsResponse, 0, 5, 3, BOTH),
     ApiSpec(ApiKey.API_VERSIONS, "ApiVersions", ApiVersionsRequest, ApiVersionsResponse, 0, 4, 3, BOTH),
     ApiSpec(ApiKey.CREATE_TOPICS, "CreateTopics", CreateTopicsRequest, CreateTopicsResponse, 2, 7, 5, BOTH),
-    ApiSpec(ApiKey.DELETE_TOPICS, "DeleteTopics", DeleteTopicsRequest, DeleteTopicsResponse, 1, 5, 4, BOTH),
+    ApiSpec(ApiKey.DELETE_TOPICS, "DeleteTopics", DeleteTopicsRequest, DeleteTopicsResponse, 1, 6, 4, BOTH),
     ApiSpec(
         ApiKey.DELETE_RECORDS, "DeleteRecords", DeleteRecordsRequest, DeleteRecordsResponse, 0, 2, 2, BOTH
     ),

@@ -296,12 +296,15 @@ def fetch_session_refusal(req: Any, version: int) -> KafkaStruct | None:
 def _delete_topics_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """DeleteTopics with one result per topic name, the first: Kafka's answer is keyed by name
     (its ``DeletableTopicResultCollection``), so a name asked twice is answered once, with the
-    INVALID_REQUEST of a duplicate (a new answer: the broker's stays whole)."""
-    seen: set[str] = set()
+    INVALID_REQUEST of a duplicate (a new answer: the broker's stays whole).  The answers without a
+    name (v6, a topic given by id: an unknown or duplicate id, or neither a name nor an id) are each a
+    topic id's, kept one per id."""
+    seen: set[str | bytes] = set()
     kept = []
     for result in resp.responses:
-        if result.name not in seen:
-            seen.add(result.name)
+        key = result.name if result.name is not None else result.topic_id
+        if key not in seen:
+            seen.add(key)
             kept.append(result)
     return type(resp)(throttle_time_ms=resp.throttle_time_ms, responses=kept)
 
