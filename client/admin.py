@@ -72,7 +72,7 @@ from kafkette.protocol.apis.delete_records import (
     DeleteRecordsResponse,
     DeleteRecordsTopic,
 )
-from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
+from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse, DeleteTopicState
 from kafkette.protocol.apis.elect_leaders import (
     ELECTION_PREFERRED,
     ELECTION_UNCLEAN,
@@ -381,7 +381,11 @@ class AdminClient:
             return
         server_timeout_ms = self._server_timeout(timeout_ms)
         response: DeleteTopicsResponse = await self._send_to_controller(
-            lambda: DeleteTopicsRequest(topic_names=names, timeout_ms=server_timeout_ms),
+            lambda: DeleteTopicsRequest(
+                topics=[DeleteTopicState(name=n) for n in names],  # v6 on
+                topic_names=names,  # up to v5
+                timeout_ms=server_timeout_ms,
+            ),
             lambda r: any(x.error_code == Errors.NOT_CONTROLLER for x in r.responses),
             server_timeout_ms,
             "DeleteTopics",

@@ -201,7 +201,7 @@ _NEVER_FLEXIBLE = 1 << 15
 APIS: tuple[ApiSpec, ...] = (
     ApiSpec(ApiKey.PRODUCE, "Produce", ProduceRequest, ProduceResponse, 3, 9, 9, BOTH),
     ApiSpec(ApiKey.FETCH, "Fetch", FetchRequest, FetchResponse, 4, 12, 12, BOTH),
-    ApiSpec(ApiKey.LIST_OFFSETS, "ListOffsets", ListOffsetsRequest, ListOffsetsResponse, 1, 7, 6, BOTH),
+    ApiSpec(ApiKey.LIST_OFFSETS, "ListOffsets", ListOffsetsRequest, ListOffsetsResponse, 1, 11, 6, BOTH),
     ApiSpec(ApiKey.METADATA, "Metadata", MetadataRequest, MetadataResponse, 0, 13, 9, BOTH),
     ApiSpec(ApiKey.LEADER_AND_ISR, "LeaderAndIsr", LeaderAndIsrRequest, LeaderAndIsrResponse),
     ApiSpec(ApiKey.STOP_REPLICA, "StopReplica", StopReplicaRequest, StopReplicaResponse),
@@ -234,7 +234,7 @@ APIS: tuple[ApiSpec, ...] = (
     ApiSpec(ApiKey.LIST_GROUPS, "ListGroups", ListGroupsRequest, ListGroupsResponse, 0, 5, 3, BOTH),
     ApiSpec(ApiKey.API_VERSIONS, "ApiVersions", ApiVersionsRequest, ApiVersionsResponse, 0, 4, 3, BOTH),
     ApiSpec(ApiKey.CREATE_TOPICS, "CreateTopics", CreateTopicsRequest, CreateTopicsResponse, 2, 7, 5, BOTH),
-    ApiSpec(ApiKey.DELETE_TOPICS, "DeleteTopics", DeleteTopicsRequest, DeleteTopicsResponse, 1, 5, 4, BOTH),
+    ApiSpec(ApiKey.DELETE_TOPICS, "DeleteTopics", DeleteTopicsRequest, DeleteTopicsResponse, 1, 6, 4, BOTH),
     ApiSpec(
         ApiKey.DELETE_RECORDS, "DeleteRecords", DeleteRecordsRequest, DeleteRecordsResponse, 0, 2, 2, BOTH
     ),
@@ -244,7 +244,7 @@ APIS: tuple[ApiSpec, ...] = (
         InitProducerIdRequest,
         InitProducerIdResponse,
         0,
-        4,
+        5,
         2,
         BOTH,
     ),

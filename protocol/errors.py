@@ -85,6 +85,7 @@ class Errors(IntEnum):
     INVALID_UPDATE_VERSION = 95
     SNAPSHOT_NOT_FOUND = 98
     POSITION_OUT_OF_RANGE = 99
+    UNKNOWN_TOPIC_ID = 100
     DUPLICATE_BROKER_REGISTRATION = 101
     BROKER_ID_NOT_REGISTERED = 102
     INCONSISTENT_TOPIC_ID = 103
@@ -280,6 +281,7 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
         False,
         "Requested position is not greater than or equal to zero, and less than the size of the snapshot.",
     ),
+    Errors.UNKNOWN_TOPIC_ID: (True, True, "This server does not host this topic ID."),
     Errors.DUPLICATE_BROKER_REGISTRATION: (False, False, "This broker ID is already in use."),
     Errors.BROKER_ID_NOT_REGISTERED: (False, False, "The given broker ID was not registered."),
     Errors.INCONSISTENT_TOPIC_ID: (
@@ -483,6 +485,8 @@ if TYPE_CHECKING:
     class SnapshotNotFoundError(KafkaError): ...
 
     class PositionOutOfRangeError(KafkaError): ...
+
+    class UnknownTopicIdError(KafkaError): ...
 
     class DuplicateBrokerRegistrationError(KafkaError): ...
 

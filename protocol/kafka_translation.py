@@ -14,10 +14,11 @@ DescribeCluster, answered from a Metadata request; JoinGroup v0, whose rebalance
 session timeout; Fetch, whose record sets go back in Kafka's record encoding
 (``to_kafka_encoding``), with no fetch session (session id 0) and no aborted transactions (an
 empty list or null, by Kafka's rule);
-ListOffsets, whose max timestamp (-3) asked before v7 is UNSUPPORTED_VERSION; SyncGroup v5+
-without its protocol type or name, refused at once (INCONSISTENT_GROUP_PROTOCOL) as Kafka's
-``KafkaApis`` does; Produce, whose refusal of an internal topic goes without the broker's message.  Pure
-code, no I/O.
+ListOffsets, whose special timestamps asked before the version defining them (max timestamp, -3, v7;
+earliest local, -4, v8; latest tiered, -5, v9; earliest pending upload, -6, v11) are
+UNSUPPORTED_VERSION; SyncGroup v5+ without its protocol type or name, refused at once
+(INCONSISTENT_GROUP_PROTOCOL) as Kafka's ``KafkaApis`` does; Produce, whose refusal of an internal
+topic goes without the broker's message.  Pure code, no I/O.
 
 Kafka concept: none in Kafka (it has one protocol); Redpanda's and Tansu's request handlers
 play the same part between their wire types and their storage.
@@ -302,12 +303,15 @@ def fetch_session_refusal(req: Any, version: int) -> KafkaStruct | None:
 def _delete_topics_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """DeleteTopics with one result per topic name, the first: Kafka's answer is keyed by name
     (its ``DeletableTopicResultCollection``), so a name asked twice is answered once, with the
-    INVALID_REQUEST of a duplicate (a new answer: the broker's stays whole)."""
-    seen: set[str] = set()
+    INVALID_REQUEST of a duplicate (a new answer: the broker's stays whole).  The answers without a
+    name (v6, a topic given by id: an unknown or duplicate id, or neither a name nor an id) are each a
+    topic id's, kept one per id."""
+    seen: set[str | bytes] = set()
     kept = []
     for result in resp.responses:
-        if result.name not in seen:
-            seen.add(result.name)
+        key = result.name if result.name is not None else result.topic_id
+        if key not in seen:
+            seen.add(key)
             kept.append(result)
     return type(resp)(throttle_time_ms=resp.throttle_time_ms, responses=kept)
 
@@ -360,15 +364,17 @@ def _produce_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     return resp
 
 
-LIST_OFFSETS_TIMESTAMP_MIN_VERSION = {-3: 7}
+LIST_OFFSETS_TIMESTAMP_MIN_VERSION = {-3: 7, -4: 8, -5: 9, -6: 11}
 """The first ListOffsets version defining each special timestamp this broker answers (-3, max
-timestamp, KIP-734); -1 and -2 are defined in every version (Kafka's
+timestamp, KIP-734; -4, earliest local, KIP-405; -5, latest tiered, KIP-1005; -6, earliest pending
+upload, KIP-1023); -1 and -2 are defined in every version (Kafka's
 ``ReplicaManager.timestampMinSupportedVersion``)."""
 
 
 def _list_offsets_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """ListOffsets in which a special timestamp the request's version does not define yet
-    (``LIST_OFFSETS_TIMESTAMP_MIN_VERSION``: max timestamp, -3, before v7) is UNSUPPORTED_VERSION,
+    (``LIST_OFFSETS_TIMESTAMP_MIN_VERSION``: max timestamp, -3, before v7, earliest local, -4, before
+    v8, latest tiered, -5, before v9, earliest pending upload, -6, before v11) is UNSUPPORTED_VERSION,
     with offset, timestamp and leader epoch -1."""
     too_new = {
         (t.name, p.partition_index)

@@ -1,6 +1,10 @@
-"""ListOffsets handler: earliest (-2), latest (-1), max timestamp (-3) and by timestamp.
+"""ListOffsets handler: earliest (-2), latest (-1), max timestamp (-3), the tiered storage values
+(-4, -5, -6) and by timestamp.
 
-Answers each partition from its leader's log: earliest is the log start offset;
+Answers each partition from its leader's log: earliest, and earliest local (-4: there is no remote
+storage, so the local log starts at the log start offset), is the log start offset; latest tiered
+(-5) and earliest pending upload (-6) find no offset (-1), as Kafka answers them for a topic without
+remote storage;
 latest is the high watermark for consumers and the log end offset for followers
 (``replica_id`` >= 0); max timestamp and a timestamp >= 0 look the record up by time
 (``UnifiedLog.fetch_offset_by_timestamp``: time index, offset index, one batch decoded) and
@@ -18,7 +22,10 @@ import logging
 from typing import TYPE_CHECKING
 
 from kafkette.protocol.apis.list_offsets import (
+    EARLIEST_LOCAL_TIMESTAMP,
+    EARLIEST_PENDING_UPLOAD_TIMESTAMP,
     EARLIEST_TIMESTAMP,
+    LATEST_TIERED_TIMESTAMP,
     LATEST_TIMESTAMP,
     MAX_TIMESTAMP,
     ListOffsetsPartition,
@@ -37,12 +44,21 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+_SPECIAL_TIMESTAMPS = (
+    LATEST_TIMESTAMP,
+    EARLIEST_TIMESTAMP,
+    MAX_TIMESTAMP,
+    EARLIEST_LOCAL_TIMESTAMP,
+    LATEST_TIERED_TIMESTAMP,
+    EARLIEST_PENDING_UPLOAD_TIMESTAMP,
+)
+
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRequest) -> ListOffsetsResponse:
     """Answer each partition from its leader's log.
 
     Per partition errors: INVALID_REQUEST (the partition is asked twice: answered once),
-    UNSUPPORTED_VERSION (a negative timestamp other than -1, -2, -3: a special timestamp of a
+    UNSUPPORTED_VERSION (a negative timestamp other than -1 to -6: a special timestamp of a
     later version, as Kafka's ``ReplicaManager.fetchOffset`` answers it),
     UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (also when the partition exists but has
     no replica here), FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH (stale or future
@@ -62,11 +78,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
             resp = ListOffsetsPartitionResponse(partition_index=req.partition_index)
             seen[req.partition_index] = resp
             parts.append(resp)
-            if req.timestamp < 0 and req.timestamp not in (
-                EARLIEST_TIMESTAMP,
-                LATEST_TIMESTAMP,
-                MAX_TIMESTAMP,
-            ):
+            if req.timestamp < 0 and req.timestamp not in _SPECIAL_TIMESTAMPS:
                 resp.error_code = Errors.UNSUPPORTED_VERSION  # a special timestamp of a later version
                 continue
             tp = TopicPartition(topic.name, req.partition_index)
@@ -77,7 +89,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
                 continue
             if (error := _leader_error(partition, req.current_leader_epoch)) != Errors.NONE:
                 resp.error_code = error
-            elif req.timestamp == EARLIEST_TIMESTAMP:
+            elif req.timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
                 resp.offset = partition.log.log_start_offset
                 resp.leader_epoch = partition.leader_epoch
             elif req.timestamp == LATEST_TIMESTAMP:
@@ -85,6 +97,8 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
                     partition.log.log_end_offset if request.replica_id >= 0 else partition.high_watermark
                 )
                 resp.leader_epoch = partition.leader_epoch
+            elif req.timestamp in (LATEST_TIERED_TIMESTAMP, EARLIEST_PENDING_UPLOAD_TIMESTAMP):
+                pass  # nothing is tiered: offset, timestamp and leader epoch stay -1
             else:
                 _answer_by_timestamp(tp, partition, req, request.replica_id, resp)
         topics.append(ListOffsetsTopicResponse(name=topic.name, partitions=parts))

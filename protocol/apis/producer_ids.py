@@ -9,7 +9,12 @@ from kafkette.protocol.schema import Field, Int16, Int32, Int64, String, Struct
 
 
 class InitProducerIdRequest(Struct):
-    """InitProducerId, versions 0-4, declared once in Kafka's versions for both listeners."""
+    """InitProducerId, versions 0-5, declared once in Kafka's versions for both listeners.
+
+    v5 has v4's fields: it tells the broker the client knows KIP-890's TRANSACTION_ABORTABLE, an
+    error of transactions, which an idempotent producer's InitProducerId never gets.  v6 (KIP-939's
+    two-phase commit) is still unstable in Kafka 4.3 (``latestVersionUnstable``) and not offered.
+    """
 
     FIELDS = (
         Field("transactional_id", String, nullable="0+"),

@@ -1,6 +1,8 @@
-"""ListOffsets: earliest (-2), latest (-1), max timestamp (-3) and by timestamp (exact, between two
-records, after all of them), on empty topics, after DeleteRecords, with unknown topics and
-partitions, at a follower, with both isolation levels and leader epochs, and each version 1..7.
+"""ListOffsets: earliest (-2), latest (-1), max timestamp (-3), the tiered storage values (earliest
+local -4, latest tiered -5, earliest pending upload -6, on topics without remote storage) and by
+timestamp (exact, between two records, after all of them), on empty topics, after DeleteRecords,
+with unknown topics and partitions, at a follower, with both isolation levels and leader epochs,
+each special value before the version defining it, and each version 1..11.
 
 Timestamps are produced relative to one base taken at the start of a scenario, and answered
 relative to it, so the observables do not depend on the wall clock.
@@ -29,6 +31,7 @@ from tests.conformance.scenarios.produce import (
 from tests.conformance.target import Target, code_name
 
 EARLIEST, LATEST, MAX_TIMESTAMP = -2, -1, -3
+EARLIEST_LOCAL, LATEST_TIERED, EARLIEST_PENDING_UPLOAD = -4, -5, -6
 
 
 def _timed(t: Target, topic: str, deltas: list[int], rf: int = 1, **configs: str) -> int:
@@ -247,10 +250,18 @@ def _version(t: Target, version: int) -> Any:
     }
     if version >= 7:
         out["max_timestamp"] = list_offsets(t, topic, MAX_TIMESTAMP, version=version, base_ms=base)
+    if version >= 8:
+        out["earliest_local"] = list_offsets(t, topic, EARLIEST_LOCAL, version=version, base_ms=base)
+    if version >= 9:
+        out["latest_tiered"] = list_offsets(t, topic, LATEST_TIERED, version=version, base_ms=base)
+    if version >= 11:
+        out["earliest_pending_upload"] = list_offsets(
+            t, topic, EARLIEST_PENDING_UPLOAD, version=version, base_ms=base
+        )
     return out
 
 
-for _v in range(1, 8):
+for _v in range(1, 12):
     register(
         f"list-offsets/version-{_v}",
         f"ListOffsets v{_v}: earliest, latest, by timestamp, unknown partition",
@@ -263,3 +274,94 @@ def _max_v6(t: Target) -> Any:
     """Timestamp -3 (max timestamp) at v6, before the version that defines it: Kafka's answer."""
     base = _timed(t, "lo-max-v6", [0, 1000])
     return list_offsets(t, "lo-max-v6", MAX_TIMESTAMP, version=6, base_ms=base)
+
+
+def _tiered_values(t: Target, topic: str, version: int = 11) -> dict[str, Any]:
+    """Earliest local, latest tiered and earliest pending upload of ``topic`` (no remote storage), with
+    the leader epoch answered."""
+    out = {}
+    for name, ts in (
+        ("earliest_local", EARLIEST_LOCAL),
+        ("latest_tiered", LATEST_TIERED),
+        ("earliest_pending_upload", EARLIEST_PENDING_UPLOAD),
+    ):
+        part = ListOffsetsPartition(partition_index=0, current_leader_epoch=-1, timestamp=ts)
+        request = ListOffsetsRequest(
+            replica_id=-1,
+            isolation_level=0,
+            topics=[ListOffsetsTopic(name=topic, partitions=[part])],
+            timeout_ms=0,
+        )
+        answer = t.call("ListOffsets", version, request, t.leader(topic))
+        out[name] = [
+            [code_name(p.error_code), p.offset, p.timestamp, p.leader_epoch]
+            for r in answer.topics
+            for p in r.partitions
+        ]
+    return out
+
+
+@scenario("list-offsets/tiered-values-empty")
+def _tiered_empty(t: Target) -> Any:
+    """An empty topic without remote storage at the newest version: earliest local 0 (the log start
+    offset); latest tiered and earliest pending upload, where the version defines them, -1 with leader
+    epoch -1."""
+    new_topic(t, "lo-tiered-empty")
+    t.wait_topic("lo-tiered-empty")
+    return _tiered_values(t, "lo-tiered-empty")
+
+
+@scenario("list-offsets/tiered-values-records")
+def _tiered_records(t: Target) -> Any:
+    """Three records at the newest version: earliest local 0; latest tiered and earliest pending upload,
+    where the version defines them, -1 (nothing is tiered)."""
+    _timed(t, "lo-tiered-records", [0, 1000, 2000])
+    return _tiered_values(t, "lo-tiered-records")
+
+
+@scenario("list-offsets/tiered-values-after-delete-records")
+def _tiered_after_delete(t: Target) -> Any:
+    """DeleteRecords to 2 of 3 records: earliest local follows the log start offset to 2; latest tiered
+    and earliest pending upload, where the version defines them, stay -1."""
+    _timed(t, "lo-tiered-deleted", [0, 1000, 2000])
+    deleted = delete_records(t, "lo-tiered-deleted", 2)
+    return {"delete": deleted, **_tiered_values(t, "lo-tiered-deleted")}
+
+
+@scenario("list-offsets/tiered-values-v8")
+def _tiered_v8(t: Target) -> Any:
+    """At v8 earliest local is answered, latest tiered (v9) and earliest pending upload (v11) are
+    UNSUPPORTED_VERSION."""
+    _timed(t, "lo-tiered-v8", [0, 1000])
+    return _tiered_values(t, "lo-tiered-v8", version=8)
+
+
+@scenario("list-offsets/tiered-values-v10")
+def _tiered_v10(t: Target) -> Any:
+    """At v10 (with its timeout) earliest local and latest tiered are answered, earliest pending upload
+    (v11) is UNSUPPORTED_VERSION."""
+    _timed(t, "lo-tiered-v10", [0, 1000])
+    return _tiered_values(t, "lo-tiered-v10", version=10)
+
+
+@scenario("list-offsets/timeout-ms-v10")
+def _timeout_v10(t: Target) -> Any:
+    """v10's timeout_ms (KIP-1075, a bound on remote storage reads) on a topic without remote storage:
+    earliest, latest and a timestamp lookup answered as without it."""
+    base = _timed(t, "lo-timeout-v10", [0, 1000, 2000])
+    out = {}
+    for name, ts in (("earliest", EARLIEST), ("latest", LATEST), ("by_timestamp", base + 500)):
+        part = ListOffsetsPartition(partition_index=0, current_leader_epoch=-1, timestamp=ts)
+        request = ListOffsetsRequest(
+            replica_id=-1,
+            isolation_level=0,
+            topics=[ListOffsetsTopic(name="lo-timeout-v10", partitions=[part])],
+            timeout_ms=1500,
+        )
+        answer = t.call("ListOffsets", 10, request, t.leader("lo-timeout-v10"))
+        out[name] = [
+            [code_name(p.error_code), p.offset, p.timestamp - base if p.timestamp >= 0 else p.timestamp]
+            for r in answer.topics
+            for p in r.partitions
+        ]
+    return out

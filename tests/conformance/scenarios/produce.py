@@ -340,15 +340,21 @@ def delete_records(
     return {"error": code_name(parts[0].error_code), "low_watermark": parts[0].low_watermark}
 
 
-def init_producer_id(t: Target) -> tuple[int, int]:
-    """InitProducerId v4 for an idempotent (non-transactional) producer; (producer id, epoch)."""
+def init_producer_id(
+    t: Target, version: int = 4, producer_id: int = -1, producer_epoch: int = -1
+) -> tuple[int, int]:
+    """InitProducerId (v4 unless told) for an idempotent (non-transactional) producer; (producer id,
+    epoch)."""
     deadline = time.monotonic() + 30
     while True:
         answer = t.call(
             "InitProducerId",
-            4,
+            version,
             InitProducerIdRequest(
-                transactional_id=None, transaction_timeout_ms=60000, producer_id=-1, producer_epoch=-1
+                transactional_id=None,
+                transaction_timeout_ms=60000,
+                producer_id=producer_id,
+                producer_epoch=producer_epoch,
             ),
         )
         if not answer.error_code:
@@ -812,6 +818,31 @@ for _label, (_doc, _steps) in IDEMPOTENT.items():
         f"Idempotent producer: {_doc}",
         lambda t, s=_steps, lbl=_label: _idempotent(t, f"p-idem-{lbl}", s),
     )
+
+
+@scenario("produce/init-producer-id-v5")
+def _init_producer_id_v5(t: Target) -> Any:
+    """InitProducerId v5 (KIP-890's TRANSACTION_ABORTABLE, the same fields) for an idempotent producer: a new
+    producer id at epoch 0, again a new id at epoch 0 when the producer passes its id and epoch (KIP-360),
+    and its records accepted in sequence."""
+    new_topic(t, "p-init-pid-v5")
+    producer_id, epoch = init_producer_id(t, version=5)
+    again_id, again_epoch = init_producer_id(t, version=5, producer_id=producer_id, producer_epoch=epoch)
+    answers = [
+        produce(
+            t,
+            "p-init-pid-v5",
+            batch([b"r%d" % seq], producer_id=producer_id, producer_epoch=epoch, base_sequence=seq),
+        )
+        for seq in (0, 1)
+    ]
+    return {
+        "epoch": epoch,
+        "id_assigned": producer_id >= 0,
+        "again_epoch": again_epoch,
+        "again_new_id": again_id >= 0 and again_id != producer_id,
+        "produce": answers,
+    }
 
 
 @scenario("produce/idempotent-no-sequence")

@@ -2,7 +2,7 @@
 partition counts, configs, validate_only, manual assignments), CreatePartitions, DeleteTopics and
 auto-creation through Metadata, as Kafka's ``ReplicationControlManager`` and ``Topic`` apply them.
 
-Requests go raw (CreateTopics v7, CreatePartitions v3, DeleteTopics v5, Metadata v12), so that
+Requests go raw (CreateTopics v7, CreatePartitions v3, DeleteTopics v5 and v6, Metadata v12), so that
 the answer's every field (error, partition count, replication factor, the configs of a created
 topic) is seen as a client sees it.
 """
@@ -23,7 +23,7 @@ from kafkette.protocol.apis.create_topics import (
     CreatableTopicConfig,
     CreateTopicsRequest,
 )
-from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest
+from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicState
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
 from tests.conformance.catalogue import register, scenario
 from tests.conformance.target import Target, code_name
@@ -449,6 +449,100 @@ def _delete_recreate(t: Target) -> Any:
     again = create(t, "del-recreate")
     t.wait_topic("del-recreate")
     return {"first": first, "again": again["error"], "second": t.produce_values("del-recreate", [b"x"])}
+
+
+def _topic_id(t: Target, name: str) -> bytes:
+    """``name``'s topic id, as Metadata v12 answers it."""
+    return next(x.topic_id for x in t.metadata([name], auto_create=False, version=12).topics)
+
+
+def delete_v6(t: Target, topics: list[tuple[str | None, bytes]], ids: dict[bytes, str]) -> list[Any]:
+    """DeleteTopics v6 of ``(name or None, topic id)`` entries; ``(name, topic id, error, message)`` per
+    answer, sorted, each topic id written as its key in ``ids`` ("zero" for the zero id, "other" for an id
+    not there): topic ids are random, so the answers compare by which topic they name."""
+    request = DeleteTopicsRequest(
+        topics=[DeleteTopicState(name=name, topic_id=topic_id) for name, topic_id in topics], timeout_ms=30000
+    )
+    answer = t.call("DeleteTopics", 6, request)
+    return sorted(
+        (
+            r.name or "",
+            "zero" if r.topic_id == bytes(16) else ids.get(r.topic_id, "other"),
+            code_name(r.error_code),
+            r.error_message or "",
+        )
+        for r in answer.responses
+    )
+
+
+@scenario("topics/delete/v6-by-id")
+def _delete_v6_by_id(t: Target) -> Any:
+    """DeleteTopics v6 naming a topic by its id alone (KIP-516): NONE, answered with the topic's name and
+    id, and no broker lists it afterwards."""
+    create(t, "del-v6-by-id")
+    t.wait_topic("del-v6-by-id")
+    topic_id = _topic_id(t, "del-v6-by-id")
+    out = delete_v6(t, [(None, topic_id)], {topic_id: "del-v6-by-id"})
+    t.wait_absent("del-v6-by-id")
+    return out
+
+
+@scenario("topics/delete/v6-by-name")
+def _delete_v6_by_name(t: Target) -> Any:
+    """DeleteTopics v6 naming a topic with the zero id: NONE, answered with the topic's id."""
+    create(t, "del-v6-by-name")
+    t.wait_topic("del-v6-by-name")
+    topic_id = _topic_id(t, "del-v6-by-name")
+    out = delete_v6(t, [("del-v6-by-name", bytes(16))], {topic_id: "del-v6-by-name"})
+    t.wait_absent("del-v6-by-name")
+    return out
+
+
+@scenario("topics/delete/v6-unknown")
+def _delete_v6_unknown(t: Target) -> Any:
+    """DeleteTopics v6 with an id no topic has (UNKNOWN_TOPIC_ID, the name null) and a name no topic has
+    (UNKNOWN_TOPIC_OR_PARTITION, the zero id)."""
+    ghost = bytes(range(1, 17))
+    return delete_v6(t, [(None, ghost), ("del-v6-no-such-topic", bytes(16))], {ghost: "ghost"})
+
+
+@scenario("topics/delete/v6-invalid-entries")
+def _delete_v6_invalid(t: Target) -> Any:
+    """DeleteTopics v6 with neither a name nor an id, a name and an id, an id given twice and a name whose
+    id is also given: INVALID_REQUEST in Kafka's words for each, and no topic deleted."""
+    create(t, "del-v6-twice")
+    create(t, "del-v6-name-and-id")
+    t.wait_topic("del-v6-twice")
+    t.wait_topic("del-v6-name-and-id")
+    twice, both = _topic_id(t, "del-v6-twice"), _topic_id(t, "del-v6-name-and-id")
+    ids = {twice: "del-v6-twice", both: "del-v6-name-and-id"}
+    out = delete_v6(
+        t,
+        [
+            (None, bytes(16)),
+            ("del-v6-named", twice),
+            (None, twice),
+            (None, twice),
+            (None, both),
+            ("del-v6-name-and-id", bytes(16)),
+        ],
+        ids,
+    )
+    return {"answers": out, "still_listed": [bool(t.partitions(n)) for n in ids.values()]}
+
+
+@scenario("topics/delete/v6-mixed")
+def _delete_v6_mixed(t: Target) -> Any:
+    """DeleteTopics v6 deleting one topic by id and another by name in one request: NONE for both."""
+    create(t, "del-v6-mixed-a")
+    create(t, "del-v6-mixed-b")
+    t.wait_topic("del-v6-mixed-a")
+    t.wait_topic("del-v6-mixed-b")
+    a, b = _topic_id(t, "del-v6-mixed-a"), _topic_id(t, "del-v6-mixed-b")
+    out = delete_v6(t, [(None, a), ("del-v6-mixed-b", bytes(16))], {a: "del-v6-mixed-a", b: "del-v6-mixed-b"})
+    t.wait_absent("del-v6-mixed-a")
+    t.wait_absent("del-v6-mixed-b")
+    return out
 
 
 # --- auto-creation -------------------------------------------------------------------------------------

@@ -11,7 +11,10 @@ from broker_fakes import TP0, make_state, new_partition
 
 from kafkette.broker.apis import list_offsets
 from kafkette.protocol.apis.list_offsets import (
+    EARLIEST_LOCAL_TIMESTAMP,
+    EARLIEST_PENDING_UPLOAD_TIMESTAMP,
     EARLIEST_TIMESTAMP,
+    LATEST_TIERED_TIMESTAMP,
     LATEST_TIMESTAMP,
     MAX_TIMESTAMP,
     ListOffsetsPartition,
@@ -99,8 +102,25 @@ async def test_records_at_or_past_the_high_watermark_are_hidden_from_consumers_o
 async def test_unknown_negative_timestamp_gets_unsupported_version(log_manager):
     partition = new_partition(log_manager)
     partition.make_leader(make_state())
-    # -4 (earliest local) and -5 (latest tiered) belong to versions this broker does not speak
-    assert [a[0] for a in await _list(partition, [-7, -4, -5])] == [Errors.UNSUPPORTED_VERSION] * 3
+    # -7 is no special timestamp of any version
+    assert [a[0] for a in await _list(partition, [-7, -10])] == [Errors.UNSUPPORTED_VERSION] * 2
+
+
+async def test_tiered_special_timestamps_answer_as_a_log_without_remote_storage(log_manager):
+    partition = new_partition(log_manager)
+    partition.make_leader(make_state())
+    partition.append_records_to_leader(_batch([1_000, 2_000]), required_acks=1)
+    earliest, earliest_local, latest_tiered, pending_upload = await _list(
+        partition,
+        [
+            EARLIEST_TIMESTAMP,
+            EARLIEST_LOCAL_TIMESTAMP,
+            LATEST_TIERED_TIMESTAMP,
+            EARLIEST_PENDING_UPLOAD_TIMESTAMP,
+        ],
+    )
+    assert earliest_local == earliest  # the local log starts where the log starts
+    assert latest_tiered == pending_upload == (Errors.NONE, -1, -1, -1)
 
 
 async def test_a_partition_asked_twice_is_answered_once_with_invalid_request(log_manager):

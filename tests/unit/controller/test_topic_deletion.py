@@ -6,6 +6,7 @@ failover; restart."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import random
 
 from controller_fakes import heartbeat as hb
@@ -15,10 +16,11 @@ from test_kafka_controller import create, replay_log, topic
 
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.metadata_records import RemoveTopicRecord, TopicDeletionRecord
-from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest
+from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicState
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest
 from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest
 from kafkette.protocol.errors import Errors
+from kafkette.protocol.kafka_schema import ZERO_UUID
 from kafkette.protocol.topic_partition import TopicPartition
 
 
@@ -117,6 +119,79 @@ async def test_delete_topics_answers_each_name_once_in_kafkas_words(controller):
         ("ghost", Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition."),
         ("twice", Errors.INVALID_REQUEST, "Duplicate topic name."),
     ]
+
+
+def _id(controller, name):
+    info = controller.context.topics[name]
+    return base64.urlsafe_b64decode(info.topic_id + "=" * (-len(info.topic_id) % 4))
+
+
+async def test_delete_topics_v6_by_topic_id_and_by_name_answers_with_the_topic_ids(controller):
+    """KIP-516: a topic given by id is deleted and answered with its name; one given by name is answered
+    with its id; an unknown id is UNKNOWN_TOPIC_ID with a null name, an unknown name keeps the zero id."""
+    await register_live_brokers(controller, 1)
+    await create(controller, topic("by-id", 1, 1))
+    await create(controller, topic("by-name", 1, 1))
+    by_id, by_name, ghost_id = _id(controller, "by-id"), _id(controller, "by-name"), bytes(range(16))
+    request = DeleteTopicsRequest(
+        topics=[
+            DeleteTopicState(name=None, topic_id=by_id),
+            DeleteTopicState(name="by-name"),
+            DeleteTopicState(name=None, topic_id=ghost_id),
+            DeleteTopicState(name="ghost"),
+        ],
+        timeout_ms=2000,
+    )
+    response = wire_roundtrip(await controller.delete_topics(request))
+    assert [(r.name, r.topic_id, r.error_code, r.error_message) for r in response.responses] == [
+        ("by-id", by_id, Errors.NONE, None),
+        ("by-name", by_name, Errors.NONE, None),
+        (None, ghost_id, Errors.UNKNOWN_TOPIC_ID, "This server does not host this topic ID."),
+        (
+            "ghost",
+            ZERO_UUID,
+            Errors.UNKNOWN_TOPIC_OR_PARTITION,
+            "This server does not host this topic-partition.",
+        ),
+    ]
+    assert "by-id" not in controller.context.topics and "by-name" not in controller.context.topics
+
+
+async def test_delete_topics_v6_invalid_entries_in_kafkas_words(controller):
+    """Neither a name nor an id, both, an id given twice, and a name whose id is also given: INVALID_REQUEST
+    with Kafka's messages (``ControllerApis.deleteTopics``); nothing is deleted."""
+    await register_live_brokers(controller, 1)
+    await create(controller, topic("twice-by-id", 1, 1))
+    await create(controller, topic("name-and-id", 1, 1))
+    twice, both = _id(controller, "twice-by-id"), _id(controller, "name-and-id")
+    request = DeleteTopicsRequest(
+        topics=[
+            DeleteTopicState(name=None, topic_id=ZERO_UUID),
+            DeleteTopicState(name="x", topic_id=twice),
+            DeleteTopicState(name=None, topic_id=twice),
+            DeleteTopicState(name=None, topic_id=twice),
+            DeleteTopicState(name=None, topic_id=both),
+            DeleteTopicState(name="name-and-id"),
+        ],
+        timeout_ms=2000,
+    )
+    response = wire_roundtrip(await controller.delete_topics(request))
+    assert sorted(
+        ((r.name or "", r.topic_id, r.error_code, r.error_message) for r in response.responses),
+    ) == sorted(
+        [
+            ("", ZERO_UUID, Errors.INVALID_REQUEST, "Neither topic name nor id were specified."),
+            ("x", twice, Errors.INVALID_REQUEST, "You may not specify both topic name and topic id."),
+            ("", twice, Errors.INVALID_REQUEST, "Duplicate topic id."),
+            (
+                "name-and-id",
+                both,
+                Errors.INVALID_REQUEST,
+                "The provided topic name maps to an ID that was already supplied.",
+            ),
+        ]
+    )
+    assert {"twice-by-id", "name-and-id"} <= set(controller.context.topics)
 
 
 async def test_deletion_does_not_wait_for_a_replica_on_a_down_broker_and_the_name_is_free_at_once(
