@@ -196,7 +196,7 @@ _NEVER_FLEXIBLE = 1 << 15
 # The Kafka listener's ranges start where Kafka 4.0 starts them (KIP-896: Produce 3, Fetch 4,
 # ListOffsets 1, OffsetCommit 2, OffsetFetch 1, CreateTopics 2, DeleteTopics 1, DescribeConfigs 1)
 # and end at the last version whose fields the broker can answer: Fetch 12 (13 and up name topics
-# by id), Produce 9, FindCoordinator 4 (a batch of keys). The msgpack listener speaks the same
+# by id), Produce 9, FindCoordinator 5 (6 adds share-group keys). The msgpack listener speaks the same
 # ranges, its SDK the top version.
 APIS: tuple[ApiSpec, ...] = (
     ApiSpec(ApiKey.PRODUCE, "Produce", ProduceRequest, ProduceResponse, 3, 9, 9, BOTH),
@@ -220,7 +220,7 @@ APIS: tuple[ApiSpec, ...] = (
         FindCoordinatorRequest,
         FindCoordinatorResponse,
         0,
-        4,
+        5,
         3,
         BOTH,
     ),

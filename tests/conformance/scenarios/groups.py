@@ -476,7 +476,7 @@ def _find(t: Target, version: int, group: str) -> Any:
     ]
 
 
-for _v in range(5):
+for _v in range(6):
     register(
         f"groups/find-coordinator/v{_v}",
         f"FindCoordinator v{_v} for a group key: NONE and one of the brokers at its listener's address",
