@@ -560,13 +560,16 @@ class GroupCoordinator:
         rebalances, even when the one leaving was only pending (given a member id by
         MEMBER_ID_REQUIRED, never joined with it), as Kafka's ``classicGroupLeaveToClassicGroup``
         does for every valid member that leaves.  Each answer echoes the member id the request
-        named: empty for a static member removed by its ``group.instance.id`` alone."""
+        named: empty for a static member removed by its ``group.instance.id`` alone.  Each member
+        that leaves is logged with the reason its client gave (KIP-800, LeaveGroup v5+; "not
+        provided" without one), in Kafka's words."""
         error = self._group_error(request.group_id)
         if error != Errors.NONE:
             return LeaveGroupResponse(error_code=error)
         group = self._groups.get(request.group_id)
         answers = []
         for identity in request.members:
+            reason = identity.reason if identity.reason is not None else "not provided"  # KIP-800, v5+
             member_id = (
                 identity.member_id
             )  # the answer echoes the request's, empty for a leave by instance id
@@ -591,14 +594,24 @@ class GroupCoordinator:
                 self._remove_member(
                     group,
                     group.members[member_id],
-                    f"member {member_id} left: {identity.reason or 'no reason given'}",
+                    f"Member {member_id} has left group through explicit `LeaveGroup` request; "
+                    f"client reason: {reason}",
                 )
             elif group is not None and member_id in group.pending_members:
                 group.pending_members.discard(member_id)
                 known = True
-                reason = f"explicit LeaveGroup request for pending member {member_id}"
+                logger.info(
+                    "Group %s: Pending member %s has left group through explicit `LeaveGroup` request; "
+                    "client reason: %s",
+                    group.group_id,
+                    member_id,
+                    reason,
+                )
                 if group.is_in(GroupState.STABLE, GroupState.COMPLETING_REBALANCE):
-                    self._prepare_rebalance(group, reason)  # as Kafka does for any member that leaves
+                    # as Kafka does for any member that leaves
+                    self._prepare_rebalance(
+                        group, f"explicit `LeaveGroup` request for pending member {member_id}"
+                    )
                 else:
                     self._join_purgatory.check_and_complete(group.group_id)
             answers.append(

@@ -9,10 +9,10 @@ gets every member's metadata.  The leader's SyncGroup carries the assignment of 
 every member's SyncGroup answers its own.  Heartbeat keeps a member's session; LeaveGroup ends
 it at once (KIP-345 batch form).
 
-Declared once, in Kafka's versions (JoinGroup 0-7, Heartbeat 0-4, LeaveGroup 0-4, SyncGroup
+Declared once, in Kafka's versions (JoinGroup 0-7, Heartbeat 0-4, LeaveGroup 0-5, SyncGroup
 0-5): the msgpack listener and Kafka's binary listener read and write these same classes.  A
-JoinGroup's and a LeaveGroup member's ``reason`` and JoinGroup's ``skip_assignment`` (Kafka's
-later versions) ride msgpack only.
+LeaveGroup member's ``reason`` (KIP-800, v5+) is logged as the member leaves.  A JoinGroup's
+``reason`` and ``skip_assignment`` (Kafka's later versions) ride msgpack only.
 
 Kafka concept: ``JoinGroupRequest``, ``SyncGroupRequest``, ``HeartbeatRequest``,
 ``LeaveGroupRequest`` (the JSON message specs of the same names).
@@ -125,7 +125,7 @@ class MemberIdentity(Struct):
     FIELDS = (
         Field("member_id", String, "3+"),
         Field("group_instance_id", String, "3+", nullable="3+", default=None),
-        Field("reason", Nullable(String), default=None, kafka=False),
+        Field("reason", String, "5+", nullable="5+", default=None),
     )
 
 

@@ -1014,6 +1014,33 @@ def _leave_static(t: Target) -> Any:
     }
 
 
+@scenario("groups/leave/v5-reason")
+def _leave_reason(t: Target) -> Any:
+    """LeaveGroup v5 (KIP-800) with a reason for each member, one of them unknown and one reason
+    null: the reason changes no answer (NONE, UNKNOWN_MEMBER_ID); the group is Empty."""
+    node, (a,) = members(t, "leave-reason", 1)
+    a.stable()
+    answer = t.call(
+        "LeaveGroup",
+        5,
+        LeaveGroupRequest(
+            group_id="leave-reason",
+            members=[
+                MemberIdentity(member_id=a.member_id, reason="the consumer is closing"),
+                MemberIdentity(member_id="conformance-unknown", reason=None),
+            ],
+        ),
+        node,
+    )
+    return {
+        "error": code_name(answer.error_code),
+        "members": [
+            [m.member_id == a.member_id, m.group_instance_id, code_name(m.error_code)] for m in answer.members
+        ],
+        "group": describe(t, node, "leave-reason"),
+    }
+
+
 # --- static membership -------------------------------------------------------------------------------------
 
 

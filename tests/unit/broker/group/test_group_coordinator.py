@@ -15,6 +15,7 @@ The coordinator runs on a manual clock (``MockTime``) over an in-memory stand-in
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import pytest
@@ -463,6 +464,30 @@ async def test_the_empty_group_id_keeps_its_offsets_but_cannot_have_members(coor
     assert joined.error_code == Errors.INVALID_GROUP_ID
     deleted = await coordinator.handle_delete_groups(DeleteGroupsRequest(groups_names=["", ""]))
     assert [r.error_code for r in deleted.results] == [Errors.NONE, Errors.GROUP_ID_NOT_FOUND]
+
+
+async def test_a_leaving_members_reason_is_logged_as_kafka_logs_it(coordinator, caplog):
+    # KIP-800 (LeaveGroup v5): the client's reason, "not provided" when it gives none
+    first = await stable_member(coordinator, "g")
+    pending = await join(coordinator, join_request("g"))
+    with caplog.at_level(logging.INFO, logger="kafkette.broker.group.group_coordinator"):
+        coordinator.handle_leave_group(
+            LeaveGroupRequest(
+                group_id="g",
+                members=[
+                    MemberIdentity(member_id=first.member_id, reason="the consumer is closing"),
+                    MemberIdentity(member_id=pending.member_id),
+                ],
+            )
+        )
+    assert (
+        f"Member {first.member_id} has left group through explicit `LeaveGroup` request; "
+        "client reason: the consumer is closing" in caplog.text
+    )
+    assert (
+        f"Pending member {pending.member_id} has left group through explicit `LeaveGroup` request; "
+        "client reason: not provided" in caplog.text
+    )
 
 
 async def test_a_pending_member_leaving_a_stable_group_starts_a_rebalance(coordinator):
