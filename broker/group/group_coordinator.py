@@ -196,6 +196,7 @@ class GroupCoordinator:
         )
         instance_id = request.group_instance_id
         member_id = request.member_id
+        reason = _join_reason(request)
         if not member_id:
             known_static = instance_id is not None and instance_id in group.static_members
             if not known_static and len(group.members) + len(group.pending_members) >= self._max_group_size:
@@ -206,7 +207,13 @@ class GroupCoordinator:
                 return join_error_response(Errors.MEMBER_ID_REQUIRED, member_id)
             if known_static:
                 return await self._rejoin_static_member(
-                    group, instance_id, member_id, protocols, request.session_timeout_ms, rebalance_timeout_ms
+                    group,
+                    instance_id,
+                    member_id,
+                    protocols,
+                    request.session_timeout_ms,
+                    rebalance_timeout_ms,
+                    reason,
                 )
             group.pending_members.add(member_id)  # a new static member joins at once, with this id
         elif group.is_static_member_fenced(instance_id, member_id):
@@ -232,7 +239,11 @@ class GroupCoordinator:
                 group.new_member_added = True  # the initial delay waits once more (Kafka's newMemberAdded)
             group.add(member)
             member.join_future = loop.create_future()
-            self._prepare_rebalance_if_needed(group, f"member {member_id} joined")
+            self._prepare_rebalance_if_needed(
+                group,
+                f"Adding new member {member_id} with group instance id "
+                f"{instance_id if instance_id is not None else 'null'}; client reason: {reason}",
+            )
         else:
             changed = member.protocols != protocols
             member.protocols, member.session_timeout_ms = protocols, request.session_timeout_ms
@@ -251,7 +262,14 @@ class GroupCoordinator:
             if group.is_in(GroupState.PREPARING_REBALANCE):
                 self._join_purgatory.check_and_complete(group.group_id)
             else:
-                self._prepare_rebalance_if_needed(group, f"member {member_id} rejoined")
+                rejoin = (
+                    f"Leader {member_id} re-joining group"
+                    if group.is_in(GroupState.STABLE) and member_id == group.leader_id
+                    else f"Updating metadata for member {member_id}"
+                )
+                self._prepare_rebalance_if_needed(
+                    group, f"{rejoin} during {group.state.value}; client reason: {reason}"
+                )
         return await self._await_join(member)
 
     async def _await_join(self, member: MemberMetadata) -> JoinGroupResponse:
@@ -272,6 +290,7 @@ class GroupCoordinator:
         protocols: list[tuple[str, bytes]],
         session_timeout_ms: int,
         rebalance_timeout_ms: int,
+        reason: str,
     ) -> JoinGroupResponse:
         """A restarted static member (Kafka's ``updateStaticMemberThenRebalanceOrCompleteJoin``):
         its older instance is fenced, it takes over that member's place under a new id, and a
@@ -310,7 +329,14 @@ class GroupCoordinator:
                 members=[],
             )
         member.join_future = asyncio.get_running_loop().create_future()
-        self._prepare_rebalance_if_needed(group, f"static member {instance_id} rejoined")
+        self._prepare_rebalance_if_needed(
+            group,
+            f"Group's selectedProtocol will change because static member {new_member_id} with instance id "
+            f"{instance_id} joined with change of protocol; client reason: {reason}"
+            if group.is_in(GroupState.STABLE)
+            else f"Updating metadata for static member {new_member_id} with instance id {instance_id}; "
+            f"client reason: {reason}",
+        )
         return await self._await_join(member)
 
     def _join_answer(self, group: GroupMetadata, member: MemberMetadata) -> JoinGroupResponse:
@@ -1085,6 +1111,12 @@ class GroupCoordinator:
         await self._scheduler.cancel("delete-expired-group-metadata", timeout_s=STOP_TIMEOUT_S)
         await cancel_and_wait(self._writes, STOP_TIMEOUT_S)
         await self.manager.stop()
+
+
+def _join_reason(request: JoinGroupRequest) -> str:
+    """The reason a member gives for (re)joining (KIP-800, JoinGroup v8+), or "not provided"
+    (Kafka's ``JoinGroupRequest.joinReason``)."""
+    return request.reason or "not provided"
 
 
 def _rebalance_timeout_ms(group: GroupMetadata) -> int:

@@ -161,8 +161,9 @@ class Member:
         session_ms: int = SESSION_MS,
         rebalance_ms: int = REBALANCE_MS,
         member_id: str | None = None,
+        reason: str | None = None,
     ) -> Any:
-        """One JoinGroup; keeps the member id and generation it gets."""
+        """One JoinGroup (``reason`` from v8, KIP-800); keeps the member id and generation it gets."""
         metadata = subscription(*self.topics) if self.metadata is None else self.metadata
         request = JoinGroupRequest(
             group_id=self.group,
@@ -172,6 +173,7 @@ class Member:
             group_instance_id=self.instance_id,
             protocol_type=self.protocol_type,
             protocols=[JoinGroupRequestProtocol(name=p, metadata=metadata) for p in self.protocols],
+            reason=reason,
         )
         answer = self.client.call("JoinGroup", version, request)
         if answer.member_id:
@@ -528,6 +530,18 @@ def _join_v7(t: Target) -> Any:
     node, (a,) = members(t, "join-v7", 1)
     answer = a.join(version=7)[-1]
     return {**join_shape(answer), "protocol_type": answer.protocol_type}
+
+
+@scenario("groups/join/v8-reason")
+def _join_v8_reason(t: Target) -> Any:
+    """JoinGroup v8 (KIP-800) with a reason: MEMBER_ID_REQUIRED, then joined as leader (generation
+    1); the Stable group's leader rejoining with a reason rebalances it (generation 2), the reason
+    changing no answer."""
+    node, (a,) = members(t, "join-v8-reason", 1)
+    joins = a.join(version=8, reason="initial join")
+    a.sync({a.member_id: b""})
+    rejoined = a.join_once(version=8, reason="rebalance requested by the application")
+    return [join_shape(x) for x in [*joins, rejoined]]
 
 
 @scenario("groups/join/session-timeout-too-small")

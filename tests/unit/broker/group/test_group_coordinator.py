@@ -466,6 +466,25 @@ async def test_the_empty_group_id_keeps_its_offsets_but_cannot_have_members(coor
     assert [r.error_code for r in deleted.results] == [Errors.NONE, Errors.GROUP_ID_NOT_FOUND]
 
 
+async def test_a_joining_members_reason_is_in_the_rebalance_reason_kafka_logs(coordinator, caplog):
+    # KIP-800 (JoinGroup v8): the client's reason, "not provided" when it gives none
+    with caplog.at_level(logging.INFO, logger="kafkette.broker.group.group_coordinator"):
+        leader = await stable_member(coordinator, "g")
+        request = join_request("g", leader.member_id)
+        request.reason = "rebalance requested by the application"
+        task = asyncio.ensure_future(join(coordinator, request))
+        await settle(coordinator)
+        task.cancel()
+    assert (
+        f"Adding new member {leader.member_id} with group instance id null; client reason: not provided"
+        in caplog.text
+    )
+    assert (
+        f"Leader {leader.member_id} re-joining group during Stable; "
+        "client reason: rebalance requested by the application" in caplog.text
+    )
+
+
 async def test_a_leaving_members_reason_is_logged_as_kafka_logs_it(coordinator, caplog):
     # KIP-800 (LeaveGroup v5): the client's reason, "not provided" when it gives none
     first = await stable_member(coordinator, "g")
