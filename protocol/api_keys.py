@@ -224,7 +224,7 @@ APIS: tuple[ApiSpec, ...] = (
         3,
         BOTH,
     ),
-    ApiSpec(ApiKey.JOIN_GROUP, "JoinGroup", JoinGroupRequest, JoinGroupResponse, 0, 8, 6, BOTH),
+    ApiSpec(ApiKey.JOIN_GROUP, "JoinGroup", JoinGroupRequest, JoinGroupResponse, 0, 9, 6, BOTH),
     ApiSpec(ApiKey.HEARTBEAT, "Heartbeat", HeartbeatRequest, HeartbeatResponse, 0, 4, 4, BOTH),
     ApiSpec(ApiKey.LEAVE_GROUP, "LeaveGroup", LeaveGroupRequest, LeaveGroupResponse, 0, 5, 4, BOTH),
     ApiSpec(ApiKey.SYNC_GROUP, "SyncGroup", SyncGroupRequest, SyncGroupResponse, 0, 5, 4, BOTH),

@@ -164,7 +164,11 @@ class GroupCoordinator:
     # ------------------------------------------------------------------ JoinGroup
 
     async def handle_join_group(
-        self, request: JoinGroupRequest, client_id: str, client_host: str
+        self,
+        request: JoinGroupRequest,
+        client_id: str,
+        client_host: str,
+        supports_skip_assignment: bool = True,
     ) -> JoinGroupResponse:
         """JoinGroup: MEMBER_ID_REQUIRED with a new id for a dynamic member without one; otherwise
         the answer of the join phase it takes part in (a new generation), or at once, in the
@@ -173,7 +177,8 @@ class GroupCoordinator:
         ``classicGroupJoinExistingMember``).  A static member (with
         ``group_instance_id``, KIP-345) gets its id at once; one rejoining without an id
         replaces its older instance (which is fenced: FENCED_INSTANCE_ID) and, in a Stable group
-        with the same metadata, keeps its assignment without a rebalance."""
+        with the same metadata, keeps its assignment without a rebalance (``supports_skip_assignment``:
+        the request's version answers KIP-814's ``skip_assignment``, JoinGroup v9+)."""
         error = self._group_error(request.group_id)
         if error == Errors.NONE and not (
             self._min_session_timeout_ms <= request.session_timeout_ms <= self._max_session_timeout_ms
@@ -214,6 +219,7 @@ class GroupCoordinator:
                     request.session_timeout_ms,
                     rebalance_timeout_ms,
                     reason,
+                    supports_skip_assignment,
                 )
             group.pending_members.add(member_id)  # a new static member joins at once, with this id
         elif group.is_static_member_fenced(instance_id, member_id):
@@ -291,11 +297,14 @@ class GroupCoordinator:
         session_timeout_ms: int,
         rebalance_timeout_ms: int,
         reason: str,
+        supports_skip_assignment: bool,
     ) -> JoinGroupResponse:
         """A restarted static member (Kafka's ``updateStaticMemberThenRebalanceOrCompleteJoin``):
         its older instance is fenced, it takes over that member's place under a new id, and a
-        Stable group whose metadata did not change keeps its generation and assignment (the
-        answer lists no members and names the leader as it was, so the member does not assign)."""
+        Stable group whose metadata did not change keeps its generation and assignment.  So that
+        the member does not assign: from JoinGroup v9 (KIP-814) a leader is answered as the leader,
+        with the members, and ``skip_assignment``; before, the answer lists no members and names the
+        leader as it was (the old id)."""
         old_id = group.static_members[instance_id]
         member = group.members[old_id]
         current_leader = group.leader_id
@@ -316,9 +325,21 @@ class GroupCoordinator:
         member.protocols, member.session_timeout_ms = protocols, session_timeout_ms
         member.rebalance_timeout_ms = rebalance_timeout_ms
         if group.is_in(GroupState.STABLE) and not changed:
+            self._schedule_heartbeat(group, member)
+            if supports_skip_assignment:
+                is_leader = group.leader_id == new_member_id
+                return JoinGroupResponse(
+                    error_code=Errors.NONE,
+                    generation_id=group.generation_id,
+                    protocol_type=group.protocol_type,
+                    protocol_name=group.protocol_name,
+                    leader=group.leader_id or "",
+                    skip_assignment=is_leader,
+                    member_id=new_member_id,
+                    members=_current_members(group) if is_leader else [],
+                )
             # Kafka answers the leader as it was (the old id): a static leader coming back must not
             # see itself as leader and compute an assignment a Stable group would never hand out
-            self._schedule_heartbeat(group, member)
             return JoinGroupResponse(
                 error_code=Errors.NONE,
                 generation_id=group.generation_id,
@@ -1111,6 +1132,19 @@ class GroupCoordinator:
         await self._scheduler.cancel("delete-expired-group-metadata", timeout_s=STOP_TIMEOUT_S)
         await cancel_and_wait(self._writes, STOP_TIMEOUT_S)
         await self.manager.stop()
+
+
+def _current_members(group: GroupMetadata) -> list[JoinGroupResponseMember]:
+    """Every member with its static instance id and its metadata for the group's protocol, as a
+    leader's JoinGroup answer lists them (Kafka's ``ClassicGroup.currentClassicGroupMembers``)."""
+    return [
+        JoinGroupResponseMember(
+            member_id=m.member_id,
+            group_instance_id=m.group_instance_id,
+            metadata=m.metadata(group.protocol_name or ""),
+        )
+        for m in group.members.values()
+    ]
 
 
 def _join_reason(request: JoinGroupRequest) -> str:

@@ -9,11 +9,11 @@ gets every member's metadata.  The leader's SyncGroup carries the assignment of 
 every member's SyncGroup answers its own.  Heartbeat keeps a member's session; LeaveGroup ends
 it at once (KIP-345 batch form).
 
-Declared once, in Kafka's versions (JoinGroup 0-8, Heartbeat 0-4, LeaveGroup 0-5, SyncGroup
+Declared once, in Kafka's versions (JoinGroup 0-9, Heartbeat 0-4, LeaveGroup 0-5, SyncGroup
 0-5): the msgpack listener and Kafka's binary listener read and write these same classes.  A
 JoinGroup's ``reason`` (KIP-800, v8+) is part of the rebalance reason a join logs, a LeaveGroup
-member's (v5+) is logged as the member leaves.  JoinGroup's ``skip_assignment`` (Kafka's later
-versions) rides msgpack only.
+member's (v5+) is logged as the member leaves.  JoinGroup's ``skip_assignment`` (KIP-814, v9+)
+tells a static leader that rejoined a Stable group the members it leads but not to assign.
 
 Kafka concept: ``JoinGroupRequest``, ``SyncGroupRequest``, ``HeartbeatRequest``,
 ``LeaveGroupRequest`` (the JSON message specs of the same names).
@@ -58,7 +58,7 @@ class JoinGroupResponse(Struct):
         Field("protocol_type", String, "7+", nullable="7+", default=None),
         Field("protocol_name", String, nullable="7+"),
         Field("leader", String),
-        Field("skip_assignment", Bool, kafka=False),
+        Field("skip_assignment", Bool, "9+", default=False),
         Field("member_id", String),
         Field("members", Array(JoinGroupResponseMember)),
     )

@@ -1076,6 +1076,41 @@ def _static_rejoin(t: Target) -> Any:
     }
 
 
+@scenario("groups/static/leader-rejoins-v9-skip-assignment")
+def _static_leader_skip_assignment(t: Target) -> Any:
+    """JoinGroup v9 (KIP-814): the static leader of a Stable group restarts and rejoins: a new id
+    at once, same generation, no rebalance, answered as the leader with every member (its instance
+    id) and skip_assignment true; the same rejoin at v8 names the leader as it was, lists no member
+    and does not skip."""
+    out = {}
+    for version in (8, 9):
+        group = f"static-skip-v{version}"
+        node, (a, follower) = members(t, group, 2, instance_id="instance-1")
+        follower.instance_id = "instance-2"
+        a.join(**LIVE)
+        a.sync({a.member_id: b""})
+        joining = Background(lambda f=follower: f.join(**LIVE))
+        wait_state(t, node, group, "PreparingRebalance")
+        a.join(**LIVE)
+        joining.result()
+        a.sync({a.member_id: b"", follower.member_id: b""})
+        follower.sync()
+        wait_state(t, node, group, "Stable")
+        restarted = Member(t, group, node, instance_id="instance-1")
+        answer = restarted.join_once(version=version, **LIVE)
+        out[f"v{version}"] = {
+            **join_shape(answer),
+            "leader_is_old_id": answer.leader == a.member_id,
+            "skip_assignment": answer.skip_assignment if version >= 9 else None,
+            "member_instances": sorted(m.group_instance_id or "" for m in answer.members),
+            "same_generation": answer.generation_id == a.generation_id,
+            "group": describe(t, node, group),
+        }
+        for m in (a, follower, restarted):
+            m.close()
+    return out
+
+
 @scenario("groups/static/fenced-instance-id")
 def _static_fenced(t: Target) -> Any:
     """The replaced static member's old id: FENCED_INSTANCE_ID on Heartbeat, SyncGroup and OffsetCommit.

@@ -154,9 +154,16 @@ def join_request(
     )
 
 
-async def join(coordinator: GroupCoordinator, request: JoinGroupRequest, client_id: str = "client") -> Any:
+async def join(
+    coordinator: GroupCoordinator,
+    request: JoinGroupRequest,
+    client_id: str = "client",
+    supports_skip_assignment: bool = True,
+) -> Any:
     """One JoinGroup, letting the manual clock fire the (zero) initial rebalance delay."""
-    task = asyncio.ensure_future(coordinator.handle_join_group(request, client_id, "/127.0.0.1"))
+    task = asyncio.ensure_future(
+        coordinator.handle_join_group(request, client_id, "/127.0.0.1", supports_skip_assignment)
+    )
     for _ in range(5):
         await asyncio.sleep(0)
         coordinator.time.advance(0)  # type: ignore[attr-defined]
@@ -206,13 +213,23 @@ async def test_sync_group_naming_another_protocol_gets_inconsistent_group_protoc
     assert (await sync(None, None)).error_code == Errors.NONE  # before SyncGroup v5: nothing to check
 
 
-async def test_a_static_member_back_in_a_stable_group_is_not_told_to_lead(coordinator):
+async def test_a_static_member_back_in_a_stable_group_is_not_told_to_lead_before_join_group_v9(coordinator):
     first = await stable_member(coordinator, "g", instance_id="instance-1")
     assert first.member_id.startswith("instance-1-")
-    again = await join(coordinator, join_request("g", instance_id="instance-1"), client_id="other-client")
+    again = await join(
+        coordinator,
+        join_request("g", instance_id="instance-1"),
+        client_id="other-client",
+        supports_skip_assignment=False,
+    )
     assert again.error_code == Errors.NONE
     assert again.member_id.startswith("instance-1-") and again.member_id != first.member_id
-    assert (again.generation_id, again.members, again.leader) == (first.generation_id, [], first.member_id)
+    assert (again.generation_id, again.members, again.leader, again.skip_assignment) == (
+        first.generation_id,
+        [],
+        first.member_id,
+        False,
+    )
     heartbeat = coordinator.handle_heartbeat(
         HeartbeatRequest(
             group_id="g",
@@ -222,6 +239,20 @@ async def test_a_static_member_back_in_a_stable_group_is_not_told_to_lead(coordi
         )
     )
     assert heartbeat.error_code == Errors.FENCED_INSTANCE_ID
+
+
+async def test_a_static_leader_back_in_a_stable_group_leads_and_skips_the_assignment_from_v9(coordinator):
+    # KIP-814: the members, its new id as leader, and skip_assignment so that it does not assign
+    first = await stable_member(coordinator, "g", instance_id="instance-1")
+    again = await join(coordinator, join_request("g", instance_id="instance-1"), client_id="other-client")
+    assert again.error_code == Errors.NONE and again.member_id != first.member_id
+    assert (again.generation_id, again.leader, again.skip_assignment) == (
+        first.generation_id,
+        again.member_id,
+        True,
+    )
+    assert [(m.member_id, m.group_instance_id) for m in again.members] == [(again.member_id, "instance-1")]
+    assert coordinator.group("g").state.value == "Stable"
 
 
 async def test_describe_groups_names_a_static_members_instance_id(coordinator):
