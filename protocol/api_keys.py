@@ -229,7 +229,7 @@ APIS: tuple[ApiSpec, ...] = (
     ApiSpec(ApiKey.LEAVE_GROUP, "LeaveGroup", LeaveGroupRequest, LeaveGroupResponse, 0, 5, 4, BOTH),
     ApiSpec(ApiKey.SYNC_GROUP, "SyncGroup", SyncGroupRequest, SyncGroupResponse, 0, 5, 4, BOTH),
     ApiSpec(
-        ApiKey.DESCRIBE_GROUPS, "DescribeGroups", DescribeGroupsRequest, DescribeGroupsResponse, 0, 5, 5, BOTH
+        ApiKey.DESCRIBE_GROUPS, "DescribeGroups", DescribeGroupsRequest, DescribeGroupsResponse, 0, 6, 5, BOTH
     ),
     ApiSpec(ApiKey.LIST_GROUPS, "ListGroups", ListGroupsRequest, ListGroupsResponse, 0, 5, 3, BOTH),
     ApiSpec(ApiKey.API_VERSIONS, "ApiVersions", ApiVersionsRequest, ApiVersionsResponse, 0, 4, 3, BOTH),

@@ -82,6 +82,9 @@ from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
+GROUP_NOT_FOUND_FROM_VERSION = 6
+"""The first DescribeGroups version answering an unknown group GROUP_ID_NOT_FOUND (KIP-1043)."""
+
 STOP_TIMEOUT_S = 5.0
 ANSWER_MARGIN_MS = 5000
 """Added to a join or sync wait's own timeout as the bound of the wait itself."""
@@ -840,9 +843,13 @@ class GroupCoordinator:
         code = Errors.COORDINATOR_LOAD_IN_PROGRESS if self.manager.loading() else Errors.NONE
         return ListGroupsResponse(error_code=code, groups=listed)
 
-    def handle_describe_groups(self, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
-        """DescribeGroups: state, protocol and members of each group; an unknown group is Dead, as
-        in Kafka.  A member's metadata is listed once the group is Stable, its assignment in every
+    def handle_describe_groups(
+        self, request: DescribeGroupsRequest, version: int = GROUP_NOT_FOUND_FROM_VERSION
+    ) -> DescribeGroupsResponse:
+        """DescribeGroups: state, protocol and members of each group; an unknown group is Dead, with
+        no error before v6 and, from v6 (KIP-1043), GROUP_ID_NOT_FOUND and Kafka's message, as
+        Kafka's ``GroupMetadataManager.describeGroups`` answers it at the request's ``version``.
+        A member's metadata is listed once the group is Stable, its assignment in every
         state: during a rebalance the one of the last generation, kept until the leader's next
         SyncGroup (empty for a member that joined since, and after a rebalance that interrupted
         CompletingRebalance), as Kafka's ``ClassicGroupMember.describeNoMetadata``."""
@@ -852,8 +859,18 @@ class GroupCoordinator:
             group = self._groups.get(group_id)
             if error != Errors.NONE:
                 described.append(DescribedGroup(error_code=error, group_id=group_id))
+            elif (group is None or group.is_in(GroupState.DEAD)) and not self.manager.has_offsets(group_id):
+                not_found = version >= GROUP_NOT_FOUND_FROM_VERSION  # Dead either way
+                described.append(
+                    DescribedGroup(
+                        error_code=Errors.GROUP_ID_NOT_FOUND if not_found else Errors.NONE,
+                        error_message=f"Group {group_id} not found." if not_found else None,
+                        group_id=group_id,
+                        group_state=GroupState.DEAD.value,
+                    )
+                )
             elif group is None or group.is_in(GroupState.DEAD):
-                state = GroupState.EMPTY if self.manager.has_offsets(group_id) else GroupState.DEAD
+                state = GroupState.EMPTY  # only committed offsets: Kafka's simple-commit Empty group
                 described.append(
                     DescribedGroup(error_code=Errors.NONE, group_id=group_id, group_state=state.value)
                 )

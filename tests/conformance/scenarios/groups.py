@@ -1257,6 +1257,38 @@ def _describe_batch(t: Target) -> Any:
     )
 
 
+@scenario("groups/describe/v6-unknown-group-not-found")
+def _describe_v6(t: Target) -> Any:
+    """DescribeGroups v6 (KIP-1043) of a live, an unknown and an offsets-only group, each at its
+    coordinator, asking authorized operations: the live one Stable with no error message, the
+    unknown one Dead with GROUP_ID_NOT_FOUND and Kafka's message (no operations), the one with
+    only committed offsets Empty."""
+    node, (a,) = members(t, "describe-v6", 1)
+    a.stable()
+    topic(t, "describe-v6-topic")
+    commit(t, "describe-v6-offsets", "describe-v6-topic", {0: 1}, node=coordinator(t, "describe-v6-offsets"))
+    out = []
+    for group in ("describe-v6", "describe-v6-nobody", "describe-v6-offsets"):
+        g = t.call(
+            "DescribeGroups",
+            6,
+            DescribeGroupsRequest(groups=[group], include_authorized_operations=True),
+            coordinator(t, group),
+        ).groups[0]
+        out.append(
+            [
+                g.group_id,
+                code_name(g.error_code),
+                g.error_message,
+                g.group_state,
+                g.protocol_type,
+                len(g.members),
+                g.authorized_operations,
+            ]
+        )
+    return out
+
+
 def _coordinator_node(t: Target, group: str) -> int:
     """FindCoordinator v3's node id for ``group`` (-1 when it answers an error)."""
     answer = t.call("FindCoordinator", 3, FindCoordinatorRequest(key=group, key_type=0))

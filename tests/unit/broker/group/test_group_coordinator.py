@@ -255,6 +255,25 @@ async def test_a_static_leader_back_in_a_stable_group_leads_and_skips_the_assign
     assert coordinator.group("g").state.value == "Stable"
 
 
+@pytest.mark.parametrize("version", [0, 5, 6])
+async def test_describe_groups_of_an_unknown_group_is_dead_before_v6_and_group_id_not_found_from_v6(
+    coordinator, version
+):
+    # KIP-1043; a group with committed offsets only is Empty at every version
+    assert await commit(coordinator, "offsets-only", {0: 4}) == [Errors.NONE]
+    await stable_member(coordinator, "g")
+    described = coordinator.handle_describe_groups(
+        DescribeGroupsRequest(groups=["g", "nobody", "offsets-only"]), version
+    ).groups
+    rows = [(g.group_id, g.error_code, g.error_message, g.group_state) for g in described]
+    nobody = (
+        ("nobody", Errors.GROUP_ID_NOT_FOUND, "Group nobody not found.", "Dead")
+        if version >= 6
+        else ("nobody", Errors.NONE, None, "Dead")
+    )
+    assert rows == [("g", Errors.NONE, None, "Stable"), nobody, ("offsets-only", Errors.NONE, None, "Empty")]
+
+
 async def test_describe_groups_names_a_static_members_instance_id(coordinator):
     await stable_member(coordinator, "g", instance_id="instance-7")
     described = coordinator.handle_describe_groups(DescribeGroupsRequest(groups=["g"])).groups[0]
@@ -589,7 +608,7 @@ async def test_the_offsets_of_a_deleted_topic_go_with_it(coordinator):
         await asyncio.sleep(0)
     assert coordinator.handle_fetch_offsets(OffsetFetchRequest(group_id="g", topics=None)).topics == []
     assert (
-        coordinator.handle_describe_groups(DescribeGroupsRequest(groups=["g"])).groups[0].group_state
+        coordinator.handle_describe_groups(DescribeGroupsRequest(groups=["g"]), 5).groups[0].group_state
         == "Dead"
     )
 
