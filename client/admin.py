@@ -82,6 +82,7 @@ from kafkette.protocol.apis.elect_leaders import (
 )
 from kafkette.protocol.apis.group_admin import (
     DeleteGroupsRequest,
+    DescribedGroup,
     DescribeGroupsRequest,
     ListGroupsRequest,
     OffsetDeleteRequest,
@@ -657,7 +658,8 @@ class AdminClient:
         self, group_ids: Iterable[str], timeout_ms: int | None = None
     ) -> dict[str, ConsumerGroupDescription]:
         """State, assignor and members (with their partitions) of each group (DescribeGroups at
-        each group's coordinator; Kafka's ``Admin.describeConsumerGroups``).
+        each group's coordinator; Kafka's ``Admin.describeConsumerGroups``); a group the
+        coordinator does not know is Dead (from DescribeGroups v6 answered GROUP_ID_NOT_FOUND).
 
         Raises:
             InvalidGroupIdError: an empty group id.
@@ -672,7 +674,9 @@ class AdminClient:
                 self._server_timeout(timeout_ms),
             )
             (group,) = response.groups
-            if group.error_code != Errors.NONE:
+            if group.error_code == Errors.GROUP_ID_NOT_FOUND:  # DescribeGroups v6+ (KIP-1043)
+                group = DescribedGroup(group_id=group_id, group_state="Dead")
+            elif group.error_code != Errors.NONE:
                 cls = error_class(group.error_code)
                 raise cls(f"DescribeGroups of group {group_id!r} failed: {cls.message}")
             assert channel.coordinator is not None

@@ -196,7 +196,7 @@ _NEVER_FLEXIBLE = 1 << 15
 # The Kafka listener's ranges start where Kafka 4.0 starts them (KIP-896: Produce 3, Fetch 4,
 # ListOffsets 1, OffsetCommit 2, OffsetFetch 1, CreateTopics 2, DeleteTopics 1, DescribeConfigs 1)
 # and end at the last version whose fields the broker can answer: Fetch 12 (13 and up name topics
-# by id), Produce 9, FindCoordinator 4 (a batch of keys). The msgpack listener speaks the same
+# by id), Produce 9, FindCoordinator 5 (6 adds share-group keys). The msgpack listener speaks the same
 # ranges, its SDK the top version.
 APIS: tuple[ApiSpec, ...] = (
     ApiSpec(ApiKey.PRODUCE, "Produce", ProduceRequest, ProduceResponse, 3, 9, 9, BOTH),
@@ -220,16 +220,16 @@ APIS: tuple[ApiSpec, ...] = (
         FindCoordinatorRequest,
         FindCoordinatorResponse,
         0,
-        4,
+        5,
         3,
         BOTH,
     ),
-    ApiSpec(ApiKey.JOIN_GROUP, "JoinGroup", JoinGroupRequest, JoinGroupResponse, 0, 7, 6, BOTH),
+    ApiSpec(ApiKey.JOIN_GROUP, "JoinGroup", JoinGroupRequest, JoinGroupResponse, 0, 9, 6, BOTH),
     ApiSpec(ApiKey.HEARTBEAT, "Heartbeat", HeartbeatRequest, HeartbeatResponse, 0, 4, 4, BOTH),
-    ApiSpec(ApiKey.LEAVE_GROUP, "LeaveGroup", LeaveGroupRequest, LeaveGroupResponse, 0, 4, 4, BOTH),
+    ApiSpec(ApiKey.LEAVE_GROUP, "LeaveGroup", LeaveGroupRequest, LeaveGroupResponse, 0, 5, 4, BOTH),
     ApiSpec(ApiKey.SYNC_GROUP, "SyncGroup", SyncGroupRequest, SyncGroupResponse, 0, 5, 4, BOTH),
     ApiSpec(
-        ApiKey.DESCRIBE_GROUPS, "DescribeGroups", DescribeGroupsRequest, DescribeGroupsResponse, 0, 5, 5, BOTH
+        ApiKey.DESCRIBE_GROUPS, "DescribeGroups", DescribeGroupsRequest, DescribeGroupsResponse, 0, 6, 5, BOTH
     ),
     ApiSpec(ApiKey.LIST_GROUPS, "ListGroups", ListGroupsRequest, ListGroupsResponse, 0, 5, 3, BOTH),
     ApiSpec(ApiKey.API_VERSIONS, "ApiVersions", ApiVersionsRequest, ApiVersionsResponse, 0, 4, 3, BOTH),

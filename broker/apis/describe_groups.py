@@ -23,4 +23,4 @@ async def handle(
         return DescribeGroupsResponse(
             groups=[DescribedGroup(error_code=Errors.NOT_COORDINATOR, group_id=g) for g in request.groups]
         )
-    return ctx.group_coordinator.handle_describe_groups(request)
+    return ctx.group_coordinator.handle_describe_groups(request, header.api_version)

@@ -15,10 +15,20 @@ if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
 
+SKIP_ASSIGNMENT_FROM_VERSION = 9
+"""The first JoinGroup version whose answer carries ``skip_assignment`` (KIP-814; Kafka's
+``JoinGroupRequest.supportsSkippingAssignment``)."""
+
+
 async def handle(ctx: ApisContext, header: RequestHeader, request: JoinGroupRequest) -> JoinGroupResponse:
     """Through the GroupCoordinator (NOT_COORDINATOR when this node has none)."""
     if ctx.group_coordinator is None:
         return join_error_response(Errors.NOT_COORDINATOR, request.member_id)
     # Kafka reports a member's host as the client's address with a leading slash ("/127.0.0.1")
     client_host = f"/{header.client_address}" if header.client_address else ""
-    return await ctx.group_coordinator.handle_join_group(request, header.client_id or "", client_host)
+    return await ctx.group_coordinator.handle_join_group(
+        request,
+        header.client_id or "",
+        client_host,
+        supports_skip_assignment=header.api_version >= SKIP_ASSIGNMENT_FROM_VERSION,
+    )

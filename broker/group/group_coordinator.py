@@ -82,6 +82,9 @@ from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
+GROUP_NOT_FOUND_FROM_VERSION = 6
+"""The first DescribeGroups version answering an unknown group GROUP_ID_NOT_FOUND (KIP-1043)."""
+
 STOP_TIMEOUT_S = 5.0
 ANSWER_MARGIN_MS = 5000
 """Added to a join or sync wait's own timeout as the bound of the wait itself."""
@@ -164,7 +167,11 @@ class GroupCoordinator:
     # ------------------------------------------------------------------ JoinGroup
 
     async def handle_join_group(
-        self, request: JoinGroupRequest, client_id: str, client_host: str
+        self,
+        request: JoinGroupRequest,
+        client_id: str,
+        client_host: str,
+        supports_skip_assignment: bool = True,
     ) -> JoinGroupResponse:
         """JoinGroup: MEMBER_ID_REQUIRED with a new id for a dynamic member without one; otherwise
         the answer of the join phase it takes part in (a new generation), or at once, in the
@@ -173,7 +180,8 @@ class GroupCoordinator:
         ``classicGroupJoinExistingMember``).  A static member (with
         ``group_instance_id``, KIP-345) gets its id at once; one rejoining without an id
         replaces its older instance (which is fenced: FENCED_INSTANCE_ID) and, in a Stable group
-        with the same metadata, keeps its assignment without a rebalance."""
+        with the same metadata, keeps its assignment without a rebalance (``supports_skip_assignment``:
+        the request's version answers KIP-814's ``skip_assignment``, JoinGroup v9+)."""
         error = self._group_error(request.group_id)
         if error == Errors.NONE and not (
             self._min_session_timeout_ms <= request.session_timeout_ms <= self._max_session_timeout_ms
@@ -196,6 +204,7 @@ class GroupCoordinator:
         )
         instance_id = request.group_instance_id
         member_id = request.member_id
+        reason = _join_reason(request)
         if not member_id:
             known_static = instance_id is not None and instance_id in group.static_members
             if not known_static and len(group.members) + len(group.pending_members) >= self._max_group_size:
@@ -206,7 +215,14 @@ class GroupCoordinator:
                 return join_error_response(Errors.MEMBER_ID_REQUIRED, member_id)
             if known_static:
                 return await self._rejoin_static_member(
-                    group, instance_id, member_id, protocols, request.session_timeout_ms, rebalance_timeout_ms
+                    group,
+                    instance_id,
+                    member_id,
+                    protocols,
+                    request.session_timeout_ms,
+                    rebalance_timeout_ms,
+                    reason,
+                    supports_skip_assignment,
                 )
             group.pending_members.add(member_id)  # a new static member joins at once, with this id
         elif group.is_static_member_fenced(instance_id, member_id):
@@ -232,7 +248,11 @@ class GroupCoordinator:
                 group.new_member_added = True  # the initial delay waits once more (Kafka's newMemberAdded)
             group.add(member)
             member.join_future = loop.create_future()
-            self._prepare_rebalance_if_needed(group, f"member {member_id} joined")
+            self._prepare_rebalance_if_needed(
+                group,
+                f"Adding new member {member_id} with group instance id "
+                f"{instance_id if instance_id is not None else 'null'}; client reason: {reason}",
+            )
         else:
             changed = member.protocols != protocols
             member.protocols, member.session_timeout_ms = protocols, request.session_timeout_ms
@@ -251,7 +271,14 @@ class GroupCoordinator:
             if group.is_in(GroupState.PREPARING_REBALANCE):
                 self._join_purgatory.check_and_complete(group.group_id)
             else:
-                self._prepare_rebalance_if_needed(group, f"member {member_id} rejoined")
+                rejoin = (
+                    f"Leader {member_id} re-joining group"
+                    if group.is_in(GroupState.STABLE) and member_id == group.leader_id
+                    else f"Updating metadata for member {member_id}"
+                )
+                self._prepare_rebalance_if_needed(
+                    group, f"{rejoin} during {group.state.value}; client reason: {reason}"
+                )
         return await self._await_join(member)
 
     async def _await_join(self, member: MemberMetadata) -> JoinGroupResponse:
@@ -272,11 +299,15 @@ class GroupCoordinator:
         protocols: list[tuple[str, bytes]],
         session_timeout_ms: int,
         rebalance_timeout_ms: int,
+        reason: str,
+        supports_skip_assignment: bool,
     ) -> JoinGroupResponse:
         """A restarted static member (Kafka's ``updateStaticMemberThenRebalanceOrCompleteJoin``):
         its older instance is fenced, it takes over that member's place under a new id, and a
-        Stable group whose metadata did not change keeps its generation and assignment (the
-        answer lists no members and names the leader as it was, so the member does not assign)."""
+        Stable group whose metadata did not change keeps its generation and assignment.  So that
+        the member does not assign: from JoinGroup v9 (KIP-814) a leader is answered as the leader,
+        with the members, and ``skip_assignment``; before, the answer lists no members and names the
+        leader as it was (the old id)."""
         old_id = group.static_members[instance_id]
         member = group.members[old_id]
         current_leader = group.leader_id
@@ -297,9 +328,21 @@ class GroupCoordinator:
         member.protocols, member.session_timeout_ms = protocols, session_timeout_ms
         member.rebalance_timeout_ms = rebalance_timeout_ms
         if group.is_in(GroupState.STABLE) and not changed:
+            self._schedule_heartbeat(group, member)
+            if supports_skip_assignment:
+                is_leader = group.leader_id == new_member_id
+                return JoinGroupResponse(
+                    error_code=Errors.NONE,
+                    generation_id=group.generation_id,
+                    protocol_type=group.protocol_type,
+                    protocol_name=group.protocol_name,
+                    leader=group.leader_id or "",
+                    skip_assignment=is_leader,
+                    member_id=new_member_id,
+                    members=_current_members(group) if is_leader else [],
+                )
             # Kafka answers the leader as it was (the old id): a static leader coming back must not
             # see itself as leader and compute an assignment a Stable group would never hand out
-            self._schedule_heartbeat(group, member)
             return JoinGroupResponse(
                 error_code=Errors.NONE,
                 generation_id=group.generation_id,
@@ -310,7 +353,14 @@ class GroupCoordinator:
                 members=[],
             )
         member.join_future = asyncio.get_running_loop().create_future()
-        self._prepare_rebalance_if_needed(group, f"static member {instance_id} rejoined")
+        self._prepare_rebalance_if_needed(
+            group,
+            f"Group's selectedProtocol will change because static member {new_member_id} with instance id "
+            f"{instance_id} joined with change of protocol; client reason: {reason}"
+            if group.is_in(GroupState.STABLE)
+            else f"Updating metadata for static member {new_member_id} with instance id {instance_id}; "
+            f"client reason: {reason}",
+        )
         return await self._await_join(member)
 
     def _join_answer(self, group: GroupMetadata, member: MemberMetadata) -> JoinGroupResponse:
@@ -560,13 +610,16 @@ class GroupCoordinator:
         rebalances, even when the one leaving was only pending (given a member id by
         MEMBER_ID_REQUIRED, never joined with it), as Kafka's ``classicGroupLeaveToClassicGroup``
         does for every valid member that leaves.  Each answer echoes the member id the request
-        named: empty for a static member removed by its ``group.instance.id`` alone."""
+        named: empty for a static member removed by its ``group.instance.id`` alone.  Each member
+        that leaves is logged with the reason its client gave (KIP-800, LeaveGroup v5+; "not
+        provided" without one), in Kafka's words."""
         error = self._group_error(request.group_id)
         if error != Errors.NONE:
             return LeaveGroupResponse(error_code=error)
         group = self._groups.get(request.group_id)
         answers = []
         for identity in request.members:
+            reason = identity.reason if identity.reason is not None else "not provided"  # KIP-800, v5+
             member_id = (
                 identity.member_id
             )  # the answer echoes the request's, empty for a leave by instance id
@@ -591,14 +644,24 @@ class GroupCoordinator:
                 self._remove_member(
                     group,
                     group.members[member_id],
-                    f"member {member_id} left: {identity.reason or 'no reason given'}",
+                    f"Member {member_id} has left group through explicit `LeaveGroup` request; "
+                    f"client reason: {reason}",
                 )
             elif group is not None and member_id in group.pending_members:
                 group.pending_members.discard(member_id)
                 known = True
-                reason = f"explicit LeaveGroup request for pending member {member_id}"
+                logger.info(
+                    "Group %s: Pending member %s has left group through explicit `LeaveGroup` request; "
+                    "client reason: %s",
+                    group.group_id,
+                    member_id,
+                    reason,
+                )
                 if group.is_in(GroupState.STABLE, GroupState.COMPLETING_REBALANCE):
-                    self._prepare_rebalance(group, reason)  # as Kafka does for any member that leaves
+                    # as Kafka does for any member that leaves
+                    self._prepare_rebalance(
+                        group, f"explicit `LeaveGroup` request for pending member {member_id}"
+                    )
                 else:
                     self._join_purgatory.check_and_complete(group.group_id)
             answers.append(
@@ -780,9 +843,13 @@ class GroupCoordinator:
         code = Errors.COORDINATOR_LOAD_IN_PROGRESS if self.manager.loading() else Errors.NONE
         return ListGroupsResponse(error_code=code, groups=listed)
 
-    def handle_describe_groups(self, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
-        """DescribeGroups: state, protocol and members of each group; an unknown group is Dead, as
-        in Kafka.  A member's metadata is listed once the group is Stable, its assignment in every
+    def handle_describe_groups(
+        self, request: DescribeGroupsRequest, version: int = GROUP_NOT_FOUND_FROM_VERSION
+    ) -> DescribeGroupsResponse:
+        """DescribeGroups: state, protocol and members of each group; an unknown group is Dead, with
+        no error before v6 and, from v6 (KIP-1043), GROUP_ID_NOT_FOUND and Kafka's message, as
+        Kafka's ``GroupMetadataManager.describeGroups`` answers it at the request's ``version``.
+        A member's metadata is listed once the group is Stable, its assignment in every
         state: during a rebalance the one of the last generation, kept until the leader's next
         SyncGroup (empty for a member that joined since, and after a rebalance that interrupted
         CompletingRebalance), as Kafka's ``ClassicGroupMember.describeNoMetadata``."""
@@ -792,8 +859,18 @@ class GroupCoordinator:
             group = self._groups.get(group_id)
             if error != Errors.NONE:
                 described.append(DescribedGroup(error_code=error, group_id=group_id))
+            elif (group is None or group.is_in(GroupState.DEAD)) and not self.manager.has_offsets(group_id):
+                not_found = version >= GROUP_NOT_FOUND_FROM_VERSION  # Dead either way
+                described.append(
+                    DescribedGroup(
+                        error_code=Errors.GROUP_ID_NOT_FOUND if not_found else Errors.NONE,
+                        error_message=f"Group {group_id} not found." if not_found else None,
+                        group_id=group_id,
+                        group_state=GroupState.DEAD.value,
+                    )
+                )
             elif group is None or group.is_in(GroupState.DEAD):
-                state = GroupState.EMPTY if self.manager.has_offsets(group_id) else GroupState.DEAD
+                state = GroupState.EMPTY  # only committed offsets: Kafka's simple-commit Empty group
                 described.append(
                     DescribedGroup(error_code=Errors.NONE, group_id=group_id, group_state=state.value)
                 )
@@ -1072,6 +1149,25 @@ class GroupCoordinator:
         await self._scheduler.cancel("delete-expired-group-metadata", timeout_s=STOP_TIMEOUT_S)
         await cancel_and_wait(self._writes, STOP_TIMEOUT_S)
         await self.manager.stop()
+
+
+def _current_members(group: GroupMetadata) -> list[JoinGroupResponseMember]:
+    """Every member with its static instance id and its metadata for the group's protocol, as a
+    leader's JoinGroup answer lists them (Kafka's ``ClassicGroup.currentClassicGroupMembers``)."""
+    return [
+        JoinGroupResponseMember(
+            member_id=m.member_id,
+            group_instance_id=m.group_instance_id,
+            metadata=m.metadata(group.protocol_name or ""),
+        )
+        for m in group.members.values()
+    ]
+
+
+def _join_reason(request: JoinGroupRequest) -> str:
+    """The reason a member gives for (re)joining (KIP-800, JoinGroup v8+), or "not provided"
+    (Kafka's ``JoinGroupRequest.joinReason``)."""
+    return request.reason or "not provided"
 
 
 def _rebalance_timeout_ms(group: GroupMetadata) -> int:

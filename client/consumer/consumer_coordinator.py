@@ -488,7 +488,9 @@ class ConsumerCoordinator:
                 cls = error_class(code)
                 raise cls(f"JoinGroup of group {self.group_id!r} failed: {cls.message}")
             self.member_id, self.generation_id = joined.member_id, joined.generation_id
-            assignments = await self._assign(joined) if joined.leader == self.member_id else []
+            # a static leader that rejoined a Stable group does not assign (KIP-814's skip_assignment)
+            leads = joined.leader == self.member_id and not joined.skip_assignment
+            assignments = await self._assign(joined) if leads else []
             sync_request = SyncGroupRequest(
                 group_id=self.group_id,
                 generation_id=self.generation_id,

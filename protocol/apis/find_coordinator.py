@@ -3,10 +3,11 @@
 Batched, as Kafka's version 4 (KIP-699): ``coordinator_keys`` are group ids when
 ``key_type`` is ``COORDINATOR_TYPE_GROUP``; each gets its coordinator's node, host and port,
 or COORDINATOR_NOT_AVAILABLE while ``__consumer_offsets`` is being created or the group's
-partition has no leader.  Declared once, in Kafka's versions 0-4: the msgpack listener (at
-version 4) and Kafka's binary listener read and write these same classes; before v4 Kafka's
-single ``key`` and top-level coordinator fields.  Kafka concept: ``FindCoordinatorRequest`` /
-``FindCoordinatorResponse``.
+partition has no leader.  Declared once, in Kafka's versions 0-5: the msgpack listener (at
+version 5) and Kafka's binary listener read and write these same classes; before v4 Kafka's
+single ``key`` and top-level coordinator fields.  Version 5 is version 4 with KIP-890's
+TRANSACTION_ABORTABLE among the errors a client may be answered (never by this broker).
+Kafka concept: ``FindCoordinatorRequest`` / ``FindCoordinatorResponse``.
 """
 
 from kafkette.protocol.schema import Array, Field, Int8, Int16, Int32, String, Struct

@@ -3,12 +3,13 @@ consumer groups a coordinator holds, as administrators see them.
 
 ListGroups answers the groups one broker coordinates (an AdminClient asks every broker),
 filtered by state.  DescribeGroups gives a group's state, protocol and members (an unknown
-group is "Dead" with no error, as in Kafka).  DeleteGroups removes groups without members
+group is "Dead" with no error before v6, GROUP_ID_NOT_FOUND with a message from v6, KIP-1043).
+DeleteGroups removes groups without members
 (NON_EMPTY_GROUP otherwise, GROUP_ID_NOT_FOUND when unknown) with their committed offsets;
 OffsetDelete removes committed offsets of topics the group is not subscribed to
 (GROUP_SUBSCRIBED_TO_TOPIC otherwise).
 
-Declared once, in Kafka's versions (DescribeGroups 0-5, ListGroups 0-5, DeleteGroups 0-2,
+Declared once, in Kafka's versions (DescribeGroups 0-6, ListGroups 0-5, DeleteGroups 0-2,
 OffsetDelete 0): the msgpack listener and Kafka's binary listener read and write these same
 classes.
 
@@ -44,6 +45,7 @@ AUTHORIZED_OPERATIONS_NOT_ASKED = -2147483648
 class DescribedGroup(Struct):
     FIELDS = (
         Field("error_code", Int16),
+        Field("error_message", String, "6+", nullable="6+", default=None),
         Field("group_id", String),
         Field("group_state", String),
         Field("protocol_type", String),

@@ -9,16 +9,17 @@ gets every member's metadata.  The leader's SyncGroup carries the assignment of 
 every member's SyncGroup answers its own.  Heartbeat keeps a member's session; LeaveGroup ends
 it at once (KIP-345 batch form).
 
-Declared once, in Kafka's versions (JoinGroup 0-7, Heartbeat 0-4, LeaveGroup 0-4, SyncGroup
+Declared once, in Kafka's versions (JoinGroup 0-9, Heartbeat 0-4, LeaveGroup 0-5, SyncGroup
 0-5): the msgpack listener and Kafka's binary listener read and write these same classes.  A
-JoinGroup's and a LeaveGroup member's ``reason`` and JoinGroup's ``skip_assignment`` (Kafka's
-later versions) ride msgpack only.
+JoinGroup's ``reason`` (KIP-800, v8+) is part of the rebalance reason a join logs, a LeaveGroup
+member's (v5+) is logged as the member leaves.  JoinGroup's ``skip_assignment`` (KIP-814, v9+)
+tells a static leader that rejoined a Stable group the members it leads but not to assign.
 
 Kafka concept: ``JoinGroupRequest``, ``SyncGroupRequest``, ``HeartbeatRequest``,
 ``LeaveGroupRequest`` (the JSON message specs of the same names).
 """
 
-from kafkette.protocol.schema import Array, Bool, Bytes, Field, Int16, Int32, Nullable, String, Struct
+from kafkette.protocol.schema import Array, Bool, Bytes, Field, Int16, Int32, String, Struct
 
 
 class JoinGroupRequestProtocol(Struct):
@@ -37,7 +38,7 @@ class JoinGroupRequest(Struct):
         Field("group_instance_id", String, "5+", nullable="5+", default=None),
         Field("protocol_type", String),
         Field("protocols", Array(JoinGroupRequestProtocol)),
-        Field("reason", Nullable(String), default=None, kafka=False),
+        Field("reason", String, "8+", nullable="8+", default=None),
     )
 
 
@@ -57,7 +58,7 @@ class JoinGroupResponse(Struct):
         Field("protocol_type", String, "7+", nullable="7+", default=None),
         Field("protocol_name", String, nullable="7+"),
         Field("leader", String),
-        Field("skip_assignment", Bool, kafka=False),
+        Field("skip_assignment", Bool, "9+", default=False),
         Field("member_id", String),
         Field("members", Array(JoinGroupResponseMember)),
     )
@@ -125,7 +126,7 @@ class MemberIdentity(Struct):
     FIELDS = (
         Field("member_id", String, "3+"),
         Field("group_instance_id", String, "3+", nullable="3+", default=None),
-        Field("reason", Nullable(String), default=None, kafka=False),
+        Field("reason", String, "5+", nullable="5+", default=None),
     )
 
 

@@ -476,7 +476,9 @@ def test_an_emptied_group_is_described_then_deleted_with_its_offsets(
     assert "kp-life-group" not in [g["group_id"] for g in admin.list_groups()]
     assert admin.list_group_offsets({"kp-life-group": None}) == {"kp-life-group": {}}
     description = admin.describe_groups(["kp-life-group"])["kp-life-group"]
+    # DescribeGroups v6 (KIP-1043): a group that is gone is Dead and GROUP_ID_NOT_FOUND
     assert (description["group_state"], description["members"]) == ("Dead", [])
+    assert "GroupIdNotFoundError" in description["error"]
 
 
 def test_a_second_member_joins_and_the_partitions_are_split_between_the_two(

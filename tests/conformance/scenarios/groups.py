@@ -161,8 +161,9 @@ class Member:
         session_ms: int = SESSION_MS,
         rebalance_ms: int = REBALANCE_MS,
         member_id: str | None = None,
+        reason: str | None = None,
     ) -> Any:
-        """One JoinGroup; keeps the member id and generation it gets."""
+        """One JoinGroup (``reason`` from v8, KIP-800); keeps the member id and generation it gets."""
         metadata = subscription(*self.topics) if self.metadata is None else self.metadata
         request = JoinGroupRequest(
             group_id=self.group,
@@ -172,6 +173,7 @@ class Member:
             group_instance_id=self.instance_id,
             protocol_type=self.protocol_type,
             protocols=[JoinGroupRequestProtocol(name=p, metadata=metadata) for p in self.protocols],
+            reason=reason,
         )
         answer = self.client.call("JoinGroup", version, request)
         if answer.member_id:
@@ -476,7 +478,7 @@ def _find(t: Target, version: int, group: str) -> Any:
     ]
 
 
-for _v in range(5):
+for _v in range(6):
     register(
         f"groups/find-coordinator/v{_v}",
         f"FindCoordinator v{_v} for a group key: NONE and one of the brokers at its listener's address",
@@ -528,6 +530,18 @@ def _join_v7(t: Target) -> Any:
     node, (a,) = members(t, "join-v7", 1)
     answer = a.join(version=7)[-1]
     return {**join_shape(answer), "protocol_type": answer.protocol_type}
+
+
+@scenario("groups/join/v8-reason")
+def _join_v8_reason(t: Target) -> Any:
+    """JoinGroup v8 (KIP-800) with a reason: MEMBER_ID_REQUIRED, then joined as leader (generation
+    1); the Stable group's leader rejoining with a reason rebalances it (generation 2), the reason
+    changing no answer."""
+    node, (a,) = members(t, "join-v8-reason", 1)
+    joins = a.join(version=8, reason="initial join")
+    a.sync({a.member_id: b""})
+    rejoined = a.join_once(version=8, reason="rebalance requested by the application")
+    return [join_shape(x) for x in [*joins, rejoined]]
 
 
 @scenario("groups/join/session-timeout-too-small")
@@ -1014,6 +1028,33 @@ def _leave_static(t: Target) -> Any:
     }
 
 
+@scenario("groups/leave/v5-reason")
+def _leave_reason(t: Target) -> Any:
+    """LeaveGroup v5 (KIP-800) with a reason for each member, one of them unknown and one reason
+    null: the reason changes no answer (NONE, UNKNOWN_MEMBER_ID); the group is Empty."""
+    node, (a,) = members(t, "leave-reason", 1)
+    a.stable()
+    answer = t.call(
+        "LeaveGroup",
+        5,
+        LeaveGroupRequest(
+            group_id="leave-reason",
+            members=[
+                MemberIdentity(member_id=a.member_id, reason="the consumer is closing"),
+                MemberIdentity(member_id="conformance-unknown", reason=None),
+            ],
+        ),
+        node,
+    )
+    return {
+        "error": code_name(answer.error_code),
+        "members": [
+            [m.member_id == a.member_id, m.group_instance_id, code_name(m.error_code)] for m in answer.members
+        ],
+        "group": describe(t, node, "leave-reason"),
+    }
+
+
 # --- static membership -------------------------------------------------------------------------------------
 
 
@@ -1033,6 +1074,41 @@ def _static_rejoin(t: Target) -> Any:
         "same_generation": answer.generation_id == a.generation_id,
         "group": describe(t, node, "static-rejoin"),
     }
+
+
+@scenario("groups/static/leader-rejoins-v9-skip-assignment")
+def _static_leader_skip_assignment(t: Target) -> Any:
+    """JoinGroup v9 (KIP-814): the static leader of a Stable group restarts and rejoins: a new id
+    at once, same generation, no rebalance, answered as the leader with every member (its instance
+    id) and skip_assignment true; the same rejoin at v8 names the leader as it was, lists no member
+    and does not skip."""
+    out = {}
+    for version in (8, 9):
+        group = f"static-skip-v{version}"
+        node, (a, follower) = members(t, group, 2, instance_id="instance-1")
+        follower.instance_id = "instance-2"
+        a.join(**LIVE)
+        a.sync({a.member_id: b""})
+        joining = Background(lambda f=follower: f.join(**LIVE))
+        wait_state(t, node, group, "PreparingRebalance")
+        a.join(**LIVE)
+        joining.result()
+        a.sync({a.member_id: b"", follower.member_id: b""})
+        follower.sync()
+        wait_state(t, node, group, "Stable")
+        restarted = Member(t, group, node, instance_id="instance-1")
+        answer = restarted.join_once(version=version, **LIVE)
+        out[f"v{version}"] = {
+            **join_shape(answer),
+            "leader_is_old_id": answer.leader == a.member_id,
+            "skip_assignment": answer.skip_assignment if version >= 9 else None,
+            "member_instances": sorted(m.group_instance_id or "" for m in answer.members),
+            "same_generation": answer.generation_id == a.generation_id,
+            "group": describe(t, node, group),
+        }
+        for m in (a, follower, restarted):
+            m.close()
+    return out
 
 
 @scenario("groups/static/fenced-instance-id")
@@ -1179,6 +1255,38 @@ def _describe_batch(t: Target) -> Any:
         [g.group_id == unknown, code_name(g.error_code), g.group_state, g.protocol_type, len(g.members)]
         for g in answer.groups
     )
+
+
+@scenario("groups/describe/v6-unknown-group-not-found")
+def _describe_v6(t: Target) -> Any:
+    """DescribeGroups v6 (KIP-1043) of a live, an unknown and an offsets-only group, each at its
+    coordinator, asking authorized operations: the live one Stable with no error message, the
+    unknown one Dead with GROUP_ID_NOT_FOUND and Kafka's message (no operations), the one with
+    only committed offsets Empty."""
+    node, (a,) = members(t, "describe-v6", 1)
+    a.stable()
+    topic(t, "describe-v6-topic")
+    commit(t, "describe-v6-offsets", "describe-v6-topic", {0: 1}, node=coordinator(t, "describe-v6-offsets"))
+    out = []
+    for group in ("describe-v6", "describe-v6-nobody", "describe-v6-offsets"):
+        g = t.call(
+            "DescribeGroups",
+            6,
+            DescribeGroupsRequest(groups=[group], include_authorized_operations=True),
+            coordinator(t, group),
+        ).groups[0]
+        out.append(
+            [
+                g.group_id,
+                code_name(g.error_code),
+                g.error_message,
+                g.group_state,
+                g.protocol_type,
+                len(g.members),
+                g.authorized_operations,
+            ]
+        )
+    return out
 
 
 def _coordinator_node(t: Target, group: str) -> int:

@@ -674,7 +674,7 @@ def test_an_api_the_listener_lacks_is_refused(api_key):
 
 @pytest.mark.parametrize(
     ("request_class", "version"),
-    [(MetadataRequest, 14), (FetchRequest, 13), (ProduceRequest, 2), (JoinGroupRequest, 8)],
+    [(MetadataRequest, 14), (FetchRequest, 13), (ProduceRequest, 2), (JoinGroupRequest, 10)],
 )
 def test_a_version_the_listener_lacks_is_refused(request_class, version):
     payload = bytearray(_frame(request_class[0]()))

@@ -15,6 +15,7 @@ The coordinator runs on a manual clock (``MockTime``) over an in-memory stand-in
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import pytest
@@ -153,9 +154,16 @@ def join_request(
     )
 
 
-async def join(coordinator: GroupCoordinator, request: JoinGroupRequest, client_id: str = "client") -> Any:
+async def join(
+    coordinator: GroupCoordinator,
+    request: JoinGroupRequest,
+    client_id: str = "client",
+    supports_skip_assignment: bool = True,
+) -> Any:
     """One JoinGroup, letting the manual clock fire the (zero) initial rebalance delay."""
-    task = asyncio.ensure_future(coordinator.handle_join_group(request, client_id, "/127.0.0.1"))
+    task = asyncio.ensure_future(
+        coordinator.handle_join_group(request, client_id, "/127.0.0.1", supports_skip_assignment)
+    )
     for _ in range(5):
         await asyncio.sleep(0)
         coordinator.time.advance(0)  # type: ignore[attr-defined]
@@ -205,13 +213,23 @@ async def test_sync_group_naming_another_protocol_gets_inconsistent_group_protoc
     assert (await sync(None, None)).error_code == Errors.NONE  # before SyncGroup v5: nothing to check
 
 
-async def test_a_static_member_back_in_a_stable_group_is_not_told_to_lead(coordinator):
+async def test_a_static_member_back_in_a_stable_group_is_not_told_to_lead_before_join_group_v9(coordinator):
     first = await stable_member(coordinator, "g", instance_id="instance-1")
     assert first.member_id.startswith("instance-1-")
-    again = await join(coordinator, join_request("g", instance_id="instance-1"), client_id="other-client")
+    again = await join(
+        coordinator,
+        join_request("g", instance_id="instance-1"),
+        client_id="other-client",
+        supports_skip_assignment=False,
+    )
     assert again.error_code == Errors.NONE
     assert again.member_id.startswith("instance-1-") and again.member_id != first.member_id
-    assert (again.generation_id, again.members, again.leader) == (first.generation_id, [], first.member_id)
+    assert (again.generation_id, again.members, again.leader, again.skip_assignment) == (
+        first.generation_id,
+        [],
+        first.member_id,
+        False,
+    )
     heartbeat = coordinator.handle_heartbeat(
         HeartbeatRequest(
             group_id="g",
@@ -221,6 +239,39 @@ async def test_a_static_member_back_in_a_stable_group_is_not_told_to_lead(coordi
         )
     )
     assert heartbeat.error_code == Errors.FENCED_INSTANCE_ID
+
+
+async def test_a_static_leader_back_in_a_stable_group_leads_and_skips_the_assignment_from_v9(coordinator):
+    # KIP-814: the members, its new id as leader, and skip_assignment so that it does not assign
+    first = await stable_member(coordinator, "g", instance_id="instance-1")
+    again = await join(coordinator, join_request("g", instance_id="instance-1"), client_id="other-client")
+    assert again.error_code == Errors.NONE and again.member_id != first.member_id
+    assert (again.generation_id, again.leader, again.skip_assignment) == (
+        first.generation_id,
+        again.member_id,
+        True,
+    )
+    assert [(m.member_id, m.group_instance_id) for m in again.members] == [(again.member_id, "instance-1")]
+    assert coordinator.group("g").state.value == "Stable"
+
+
+@pytest.mark.parametrize("version", [0, 5, 6])
+async def test_describe_groups_of_an_unknown_group_is_dead_before_v6_and_group_id_not_found_from_v6(
+    coordinator, version
+):
+    # KIP-1043; a group with committed offsets only is Empty at every version
+    assert await commit(coordinator, "offsets-only", {0: 4}) == [Errors.NONE]
+    await stable_member(coordinator, "g")
+    described = coordinator.handle_describe_groups(
+        DescribeGroupsRequest(groups=["g", "nobody", "offsets-only"]), version
+    ).groups
+    rows = [(g.group_id, g.error_code, g.error_message, g.group_state) for g in described]
+    nobody = (
+        ("nobody", Errors.GROUP_ID_NOT_FOUND, "Group nobody not found.", "Dead")
+        if version >= 6
+        else ("nobody", Errors.NONE, None, "Dead")
+    )
+    assert rows == [("g", Errors.NONE, None, "Stable"), nobody, ("offsets-only", Errors.NONE, None, "Empty")]
 
 
 async def test_describe_groups_names_a_static_members_instance_id(coordinator):
@@ -465,6 +516,49 @@ async def test_the_empty_group_id_keeps_its_offsets_but_cannot_have_members(coor
     assert [r.error_code for r in deleted.results] == [Errors.NONE, Errors.GROUP_ID_NOT_FOUND]
 
 
+async def test_a_joining_members_reason_is_in_the_rebalance_reason_kafka_logs(coordinator, caplog):
+    # KIP-800 (JoinGroup v8): the client's reason, "not provided" when it gives none
+    with caplog.at_level(logging.INFO, logger="kafkette.broker.group.group_coordinator"):
+        leader = await stable_member(coordinator, "g")
+        request = join_request("g", leader.member_id)
+        request.reason = "rebalance requested by the application"
+        task = asyncio.ensure_future(join(coordinator, request))
+        await settle(coordinator)
+        task.cancel()
+    assert (
+        f"Adding new member {leader.member_id} with group instance id null; client reason: not provided"
+        in caplog.text
+    )
+    assert (
+        f"Leader {leader.member_id} re-joining group during Stable; "
+        "client reason: rebalance requested by the application" in caplog.text
+    )
+
+
+async def test_a_leaving_members_reason_is_logged_as_kafka_logs_it(coordinator, caplog):
+    # KIP-800 (LeaveGroup v5): the client's reason, "not provided" when it gives none
+    first = await stable_member(coordinator, "g")
+    pending = await join(coordinator, join_request("g"))
+    with caplog.at_level(logging.INFO, logger="kafkette.broker.group.group_coordinator"):
+        coordinator.handle_leave_group(
+            LeaveGroupRequest(
+                group_id="g",
+                members=[
+                    MemberIdentity(member_id=first.member_id, reason="the consumer is closing"),
+                    MemberIdentity(member_id=pending.member_id),
+                ],
+            )
+        )
+    assert (
+        f"Member {first.member_id} has left group through explicit `LeaveGroup` request; "
+        "client reason: the consumer is closing" in caplog.text
+    )
+    assert (
+        f"Pending member {pending.member_id} has left group through explicit `LeaveGroup` request; "
+        "client reason: not provided" in caplog.text
+    )
+
+
 async def test_a_pending_member_leaving_a_stable_group_starts_a_rebalance(coordinator):
     leader = await stable_member(coordinator, "g")
     pending = await join(coordinator, join_request("g"))
@@ -514,7 +608,7 @@ async def test_the_offsets_of_a_deleted_topic_go_with_it(coordinator):
         await asyncio.sleep(0)
     assert coordinator.handle_fetch_offsets(OffsetFetchRequest(group_id="g", topics=None)).topics == []
     assert (
-        coordinator.handle_describe_groups(DescribeGroupsRequest(groups=["g"])).groups[0].group_state
+        coordinator.handle_describe_groups(DescribeGroupsRequest(groups=["g"]), 5).groups[0].group_state
         == "Dead"
     )
 
