@@ -329,28 +329,19 @@ class GroupCoordinator:
         member.rebalance_timeout_ms = rebalance_timeout_ms
         if group.is_in(GroupState.STABLE) and not changed:
             self._schedule_heartbeat(group, member)
-            if supports_skip_assignment:
-                is_leader = group.leader_id == new_member_id
-                return JoinGroupResponse(
-                    error_code=Errors.NONE,
-                    generation_id=group.generation_id,
-                    protocol_type=group.protocol_type,
-                    protocol_name=group.protocol_name,
-                    leader=group.leader_id or "",
-                    skip_assignment=is_leader,
-                    member_id=new_member_id,
-                    members=_current_members(group) if is_leader else [],
-                )
-            # Kafka answers the leader as it was (the old id): a static leader coming back must not
-            # see itself as leader and compute an assignment a Stable group would never hand out
+            # Before v9 Kafka answers the leader as it was (the old id): a static leader coming back must
+            # not see itself as leader and compute an assignment a Stable group would never hand out;
+            # from v9 (KIP-814) it names the new id and tells that leader to skip the assignment
+            skip = supports_skip_assignment and group.leader_id == new_member_id
             return JoinGroupResponse(
                 error_code=Errors.NONE,
                 generation_id=group.generation_id,
                 protocol_type=group.protocol_type,
                 protocol_name=group.protocol_name,
-                leader=current_leader or "",
+                leader=(group.leader_id if supports_skip_assignment else current_leader) or "",
+                skip_assignment=skip,
                 member_id=new_member_id,
-                members=[],
+                members=_current_members(group) if skip else [],
             )
         member.join_future = asyncio.get_running_loop().create_future()
         self._prepare_rebalance_if_needed(
