@@ -106,7 +106,10 @@ class MsgpackReply:
         return encode_response_buffers(self.correlation_id, response, self.version)
 
     def error_response(self, code: Errors) -> Struct | None:
-        if "error_code" not in self.spec.response._field_names:
+        """The response with ``code`` as its top-level error, or None when the request's version has
+        no such field (Metadata before v13, DescribeLogDirs before v3): a success-shaped answer would
+        hide the error, so the connection is closed instead."""
+        if not any(f.name == "error_code" for f in self.spec.response.fields_for(self.version)):
             return None
         return self.spec.response(error_code=int(code))
 
