@@ -304,14 +304,14 @@ def _delete_topics_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """DeleteTopics with one result per topic name, the first: Kafka's answer is keyed by name
     (its ``DeletableTopicResultCollection``), so a name asked twice is answered once, with the
     INVALID_REQUEST of a duplicate (a new answer: the broker's stays whole).  The answers without a
-    name (v6, a topic given by id: an unknown or duplicate id, or neither a name nor an id) are each a
-    topic id's, kept one per id."""
-    seen: set[str | bytes] = set()
+    name (v6: an unknown id, an id given twice, an entry with neither a name nor an id) are all kept,
+    as Kafka's controller answers each of them (two entries with neither get two answers)."""
+    seen: set[str] = set()
     kept = []
     for result in resp.responses:
-        key = result.name if result.name is not None else result.topic_id
-        if key not in seen:
-            seen.add(key)
+        if result.name is None or result.name not in seen:
+            if result.name is not None:
+                seen.add(result.name)
             kept.append(result)
     return type(resp)(throttle_time_ms=resp.throttle_time_ms, responses=kept)
 

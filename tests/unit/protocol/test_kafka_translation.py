@@ -294,12 +294,15 @@ def test_delete_topics_answers_a_topic_named_twice_once_as_kafkas_answer_keyed_b
     ]
 
 
-def test_delete_topics_v6_keeps_each_answer_without_a_name_one_per_topic_id():
+def test_delete_topics_v6_keeps_every_answer_without_a_name():
+    """Kafka's controller answers each entry with neither a name nor an id (the fuzz found two such
+    entries answered twice by Kafka), one answer per id given twice, one per unknown id."""
     from kafkette.protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsResponse
 
     invalid, unknown_id = int(Errors.INVALID_REQUEST), int(Errors.UNKNOWN_TOPIC_ID)
     answer = DeleteTopicsResponse(
         responses=[
+            DeletableTopicResult(name=None, topic_id=bytes(16), error_code=invalid),
             DeletableTopicResult(name=None, topic_id=bytes(16), error_code=invalid),
             DeletableTopicResult(name=None, topic_id=b"\x01" * 16, error_code=invalid),
             DeletableTopicResult(name=None, topic_id=b"\x02" * 16, error_code=unknown_id),
@@ -307,6 +310,7 @@ def test_delete_topics_v6_keeps_each_answer_without_a_name_one_per_topic_id():
     )
     out = TRANSLATIONS[int(ApiKey.DELETE_TOPICS)].to_kafka(answer, 6, None)
     assert [(r.topic_id, r.error_code) for r in out.responses] == [
+        (bytes(16), invalid),
         (bytes(16), invalid),
         (b"\x01" * 16, invalid),
         (b"\x02" * 16, unknown_id),
