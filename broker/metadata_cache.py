@@ -14,7 +14,6 @@ topics).
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 
 from kafkette.common.topic_names import INTERNAL_TOPICS
@@ -26,6 +25,7 @@ from kafkette.protocol.apis.metadata import (
 )
 from kafkette.protocol.apis.update_metadata import UpdateMetadataPartitionState, UpdateMetadataRequest
 from kafkette.protocol.errors import Errors
+from kafkette.protocol.kafka_uuid import uuid_from_string
 from kafkette.protocol.topic_partition import TopicPartition
 
 
@@ -46,16 +46,6 @@ class BrokerEndpoint:
         if listener_name is None:
             return self.host, self.port
         return next(((h, p) for name, h, p in self.endpoints if name == listener_name), None)
-
-
-def topic_id_bytes(topic_id: str) -> bytes:
-    """The 16 bytes of a topic id in Kafka's string form (URL-safe base64 without padding);
-    16 zero bytes (Kafka's ``Uuid.ZERO_UUID``) when it does not decode to 16 bytes."""
-    try:
-        raw = base64.urlsafe_b64decode(topic_id + "=" * (-len(topic_id) % 4))
-    except ValueError:
-        return bytes(16)
-    return raw if len(raw) == 16 else bytes(16)
 
 
 class MetadataCache:
@@ -105,7 +95,7 @@ class MetadataCache:
         for entry in request.topic_configs:
             self._topic_configs[entry.topic_name] = {c.name: c.value for c in entry.configs}
             if entry.topic_id:
-                self._topic_ids[entry.topic_name] = topic_id_bytes(entry.topic_id)
+                self._topic_ids[entry.topic_name] = uuid_from_string(entry.topic_id)
         deleted: list[TopicPartition] = []
         for topic in request.deleted_topics:
             self._topic_configs.pop(topic, None)

@@ -14,7 +14,6 @@ Kafka concept: KRaft's ``ClusterControlManager`` and ``BrokerHeartbeatManager``
 
 from __future__ import annotations
 
-import base64
 import enum
 import logging
 from collections.abc import Callable
@@ -34,14 +33,9 @@ from kafkette.protocol.apis.broker_registration import (
     BrokerRegistrationResponse,
 )
 from kafkette.protocol.errors import Errors
+from kafkette.protocol.kafka_uuid import uuid_to_string
 
 logger = logging.getLogger(__name__)
-
-
-def incarnation_id_text(incarnation_id: bytes) -> str:
-    """A broker's incarnation id (16 bytes, Kafka's ``uuid``) in Kafka's string form (``Uuid.toString``:
-    URL-safe base64 without padding), as the registration records and logs hold it."""
-    return base64.urlsafe_b64encode(incarnation_id).rstrip(b"=").decode()
 
 
 class HeartbeatAction(enum.Enum):
@@ -91,7 +85,7 @@ class ClusterControlManager:
         existing = self._context.brokers.get(request.broker_id)
         return (
             existing is not None
-            and existing.incarnation_id != incarnation_id_text(request.incarnation_id)
+            and existing.incarnation_id != uuid_to_string(request.incarnation_id)
             and not existing.fenced
         )
 
@@ -119,7 +113,7 @@ class ClusterControlManager:
             )
         if not request.listeners:
             return _registration_error(Errors.INVALID_REQUEST, "The registration names no listener.")
-        incarnation_id = incarnation_id_text(request.incarnation_id)
+        incarnation_id = uuid_to_string(request.incarnation_id)
         existing = self._context.brokers.get(request.broker_id)
         if existing is not None and existing.incarnation_id == incarnation_id:
             return ControllerResult(

@@ -35,7 +35,6 @@ from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.controller.cluster_control_manager import (
     ClusterControlManager,
     HeartbeatAction,
-    incarnation_id_text,
 )
 from kafkette.controller.config_apis import ConfigApis
 from kafkette.controller.config_control_manager import ConfigControlManager
@@ -99,6 +98,7 @@ from kafkette.protocol.errors import (
     error_code_for,
     error_message,
 )
+from kafkette.protocol.kafka_uuid import uuid_to_string
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -525,7 +525,7 @@ class KafkaController:
                 "%s Broker %d registered with a new incarnation %s; fencing the old incarnation",
                 self.log_prefix(),
                 broker_id,
-                incarnation_id_text(request.incarnation_id),
+                uuid_to_string(request.incarnation_id),
             )
             changes = self._replication_control.handle_broker_fenced(broker_id)
             records += [self._cluster_control.fence_broker(broker_id), *changes]

@@ -22,7 +22,6 @@ with the ZK-era leader epoch bump on ISR shrink.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import logging
 import random
@@ -91,6 +90,7 @@ from kafkette.protocol.errors import (
     UnknownTopicOrPartitionError,
     error_code_for,
 )
+from kafkette.protocol.kafka_uuid import uuid_to_string
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -251,9 +251,7 @@ class ReplicationControlManager:
                 num_partitions, replication_factor, live, broker_racks=ctx.live_broker_racks(), rng=self._rng
             )
         topic_id = uuid.uuid4().bytes  # Kafka's Uuid.randomUuid(), made also for validate_only (and answered)
-        records: list[MetadataRecord] = [
-            TopicRecord(name=topic.name, topic_id=base64.urlsafe_b64encode(topic_id).rstrip(b"=").decode())
-        ]
+        records: list[MetadataRecord] = [TopicRecord(name=topic.name, topic_id=uuid_to_string(topic_id))]
         records.extend(ConfigRecord("topic", topic.name, k, v) for k, v in configs.items())
         records.extend(self._partition_records(topic.name, assignment))
         return records, len(assignment), len(assignment[0]), topic_id

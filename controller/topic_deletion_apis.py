@@ -17,7 +17,6 @@ Kafka concept: KRaft's ``ControllerApis.deleteTopics`` -> ``ReplicationControlMa
 
 from __future__ import annotations
 
-import base64
 import logging
 
 from kafkette.controller.controller_operations import ControllerOperations
@@ -36,6 +35,7 @@ from kafkette.protocol.errors import (
     error_message,
 )
 from kafkette.protocol.kafka_schema import ZERO_UUID
+from kafkette.protocol.kafka_uuid import uuid_from_string
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -132,7 +132,7 @@ class TopicDeletionApis:
         for topic_id in sorted(duplicate_ids):
             answer(None, topic_id, Errors.INVALID_REQUEST, "Duplicate topic id.")
         topics = self._ops.context.topics
-        name_by_id = {_id_bytes(info.topic_id): name for name, info in topics.items()}
+        name_by_id = {uuid_from_string(info.topic_id): name for name, info in topics.items()}
         name_by_id.pop(ZERO_UUID, None)
         to_delete: dict[str, bytes] = {}  # name -> topic id
         name_of_given_id: dict[bytes, str] = {}
@@ -149,7 +149,7 @@ class TopicDeletionApis:
                     name, ZERO_UUID, Errors.UNKNOWN_TOPIC_OR_PARTITION, UnknownTopicOrPartitionError.message
                 )
                 continue
-            topic_id = _id_bytes(info.topic_id)
+            topic_id = uuid_from_string(info.topic_id)
             if topic_id != ZERO_UUID and (topic_id in duplicate_ids or topic_id in name_of_given_id):
                 # the topic's id was given too: the name answers INVALID_REQUEST and the id none, as Kafka
                 duplicate_ids.add(topic_id)
@@ -206,16 +206,6 @@ class TopicDeletionApis:
                     for tp in partitions:
                         batch.add_stop_replica_request_for_brokers([broker_id], tp, delete_partition=True)
         batch.send_requests_to_brokers()
-
-
-def _id_bytes(topic_id: str) -> bytes:
-    """The 16 bytes of a topic id kept in Kafka's string form (URL-safe base64 without padding); the
-    zero id when it is no such form."""
-    try:
-        raw = base64.urlsafe_b64decode(topic_id + "=" * (-len(topic_id) % 4))
-    except ValueError:
-        return ZERO_UUID
-    return raw if len(raw) == 16 else ZERO_UUID
 
 
 def _entries(request: DeleteTopicsRequest) -> list[tuple[str | None, bytes]]:

@@ -19,7 +19,6 @@ from controller_fakes import (
 from controller_fakes import heartbeat as hb
 from local_metadata_log import MetadataLog
 
-from kafkette.controller.cluster_control_manager import incarnation_id_text
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.metadata_records import (
     ConfigRecord,
@@ -43,6 +42,7 @@ from kafkette.protocol.apis.create_topics import (
     CreateTopicsRequest,
 )
 from kafkette.protocol.errors import Errors
+from kafkette.protocol.kafka_uuid import uuid_to_string
 from kafkette.protocol.topic_partition import TopicPartition
 
 
@@ -519,7 +519,7 @@ async def test_new_incarnation_fences_the_old_one_and_registers_fenced(controlle
     response = await controller.register_broker(registration(2, incarnation="restarted"))
     assert response.error_code == 0 and response.broker_epoch > epochs[2]
     reg = controller.context.brokers[2]
-    assert reg.fenced and reg.incarnation_id == incarnation_id_text(incarnation_id("restarted"))
+    assert reg.fenced and reg.incarnation_id == uuid_to_string(incarnation_id("restarted"))
     part = controller.context.partitions[TopicPartition("t", 0)]
     assert (part.leader, part.isr, part.leader_epoch) == (1, [1], 1)
     assert 2 not in channel.brokers and 1 in channel.leader_and_isr()
