@@ -169,18 +169,23 @@ def _describe_log_dirs(t: Target) -> Any:
     broker holds (replication factor 3) and of a topic that does not exist."""
     create(t, "md-log-dirs", partitions=2, rf=3)
     t.wait_topic("md-log-dirs")
+    request = DescribeLogDirsRequest(
+        topics=[
+            DescribableLogDirTopic(topic="md-log-dirs", partitions=[0, 1]),
+            DescribableLogDirTopic(topic="md-log-dirs-no-such-topic", partitions=[0]),
+        ]
+    )
+    # Metadata can name the topic before the answering broker has made both replicas' logs (on either
+    # broker): ask until both are there, for at most 30 s, then compare the answers.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        held = t.call("DescribeLogDirs", 4, request)
+        if sum(len(x.partitions) for r in held.results for x in r.topics if x.name == "md-log-dirs") >= 2:
+            break
+        time.sleep(0.1)
     out: dict[str, Any] = {}
     for version in (4, 5):
-        answer = t.call(
-            "DescribeLogDirs",
-            version,
-            DescribeLogDirsRequest(
-                topics=[
-                    DescribableLogDirTopic(topic="md-log-dirs", partitions=[0, 1]),
-                    DescribableLogDirTopic(topic="md-log-dirs-no-such-topic", partitions=[0]),
-                ]
-            ),
-        )
+        answer = t.call("DescribeLogDirs", version, request)
         out[f"v{version}"] = {
             "error": code_name(answer.error_code),
             "results": [
