@@ -244,6 +244,8 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
               at_least(1)),
     ConfigKey("replica.fetch.backoff.ms", "int", 1000, "Backoff after a follower fetch error (ms).",
               at_least(0)),
+    ConfigKey("max.incremental.fetch.session.cache.slots", "int", 1000,
+              "Most incremental fetch sessions (KIP-227) kept at once.", at_least(0)),
     ConfigKey("replica.high.watermark.checkpoint.interval.ms", "long", 5000,
               "High watermark checkpoint period (ms).", at_least(1)),
     ConfigKey("replica.socket.timeout.ms", "int", 30000, "Socket timeout of follower fetches (ms).",

@@ -111,6 +111,11 @@ class MetadataCache:
     def contains_topic(self, topic: str) -> bool:
         return topic in self._topics
 
+    def topic_ids_to_names(self) -> dict[bytes, str]:
+        """Every topic with a known id: its Uuid's 16 bytes -> its name (Kafka's
+        ``MetadataCache.topicIdsToNames``, which Fetch v13+ names topics by, KIP-516)."""
+        return {topic_id: name for name, topic_id in self._topic_ids.items()}
+
     def topic_names(self) -> list[str]:
         """Sorted names of the topics the cache knows."""
         return sorted(self._topics)

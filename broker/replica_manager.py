@@ -120,7 +120,7 @@ class ReplicaManager:
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", time=self._scheduler.time)
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", time=self._scheduler.time)
         self.fetcher_manager = ReplicaFetcherManager(config, self.get_partition, time=self._scheduler.time)
-        time_source = self._scheduler.time
+        self.time = time_source = self._scheduler.time
         self._clock_ms = lambda: int(time_source.monotonic_ms())
         self._state_lock = asyncio.Lock()
         self._prefix = f"[ReplicaManager broker={self.broker_id}]"

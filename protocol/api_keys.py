@@ -170,6 +170,8 @@ class ApiSpec:
             fields, header v2, KIP-482), as Kafka's spec says also for an API only the msgpack
             listener speaks (there only the comparison with Kafka's specs reads it); ``None``: none.
         listeners: the listeners that answer it.
+        sender_version: the version this build's own senders (the SDK, replica fetchers, KRaft
+            voters) use on the msgpack listener; ``None``: ``max_version``.
     """
 
     key: ApiKey
@@ -180,6 +182,12 @@ class ApiSpec:
     max_version: int = 0
     flexible_from: int | None = None
     listeners: frozenset[ListenerType] = KAFKETTE_ONLY
+    sender_version: int | None = None
+
+    @property
+    def send_version(self) -> int:
+        """The version a request of this API goes out in when its sender names none."""
+        return self.max_version if self.sender_version is None else self.sender_version
 
     def flexible(self, version: int) -> bool:
         """True when ``version`` uses KIP-482's flexible encoding on Kafka's wire."""
@@ -195,12 +203,13 @@ _NEVER_FLEXIBLE = 1 << 15
 
 # The Kafka listener's ranges start where Kafka 4.0 starts them (KIP-896: Produce 3, Fetch 4,
 # ListOffsets 1, OffsetCommit 2, OffsetFetch 1, CreateTopics 2, DeleteTopics 1, DescribeConfigs 1)
-# and end at the last version whose fields the broker can answer: Fetch 12 (13 and up name topics
-# by id), Produce 9, FindCoordinator 5 (6 adds share-group keys). The msgpack listener speaks the same
-# ranges, its SDK the top version.
+# and end at the last version whose fields the broker can answer: Produce 9, FindCoordinator 5 (6 adds
+# share-group keys). The msgpack listener speaks the same ranges, its SDK the top version but for Fetch,
+# which Kafkette's own fetchers (the SDK consumer, replica fetchers, KRaft voters) send at v12, the last
+# version naming topics by name (13 and up name them by id, KIP-516).
 APIS: tuple[ApiSpec, ...] = (
     ApiSpec(ApiKey.PRODUCE, "Produce", ProduceRequest, ProduceResponse, 3, 9, 9, BOTH),
-    ApiSpec(ApiKey.FETCH, "Fetch", FetchRequest, FetchResponse, 4, 12, 12, BOTH),
+    ApiSpec(ApiKey.FETCH, "Fetch", FetchRequest, FetchResponse, 4, 18, 12, BOTH, sender_version=12),
     ApiSpec(ApiKey.LIST_OFFSETS, "ListOffsets", ListOffsetsRequest, ListOffsetsResponse, 1, 11, 6, BOTH),
     ApiSpec(ApiKey.METADATA, "Metadata", MetadataRequest, MetadataResponse, 0, 13, 9, BOTH),
     ApiSpec(ApiKey.LEADER_AND_ISR, "LeaderAndIsr", LeaderAndIsrRequest, LeaderAndIsrResponse),

@@ -65,6 +65,7 @@ class Errors(IntEnum):
     KAFKA_STORAGE_ERROR = 56
     UNKNOWN_PRODUCER_ID = 59
     FETCH_SESSION_ID_NOT_FOUND = 70
+    INVALID_FETCH_SESSION_EPOCH = 71
     TOPIC_DELETION_DISABLED = 73
     NON_EMPTY_GROUP = 68
     GROUP_ID_NOT_FOUND = 69
@@ -90,6 +91,7 @@ class Errors(IntEnum):
     BROKER_ID_NOT_REGISTERED = 102
     INCONSISTENT_TOPIC_ID = 103
     INCONSISTENT_CLUSTER_ID = 104
+    FETCH_SESSION_TOPIC_ID_ERROR = 106
     INELIGIBLE_REPLICA = 107
     NEW_LEADER_ELECTED = 108
     MISMATCHED_ENDPOINT_TYPE = 114
@@ -301,6 +303,12 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
         "The AlterPartition request successfully updated the partition state but the leader has changed.",
     ),
     Errors.FETCH_SESSION_ID_NOT_FOUND: (True, False, "The fetch session ID was not found."),
+    Errors.INVALID_FETCH_SESSION_EPOCH: (True, False, "The fetch session epoch is invalid."),
+    Errors.FETCH_SESSION_TOPIC_ID_ERROR: (
+        True,
+        False,
+        "The fetch session encountered inconsistent topic ID usage.",
+    ),
     Errors.MISMATCHED_ENDPOINT_TYPE: (False, False, "The request was sent to an endpoint of the wrong type."),
     Errors.UNSUPPORTED_ENDPOINT_TYPE: (False, False, "This endpoint type is not supported yet."),
 }
@@ -501,6 +509,10 @@ if TYPE_CHECKING:
     class NewLeaderElectedError(KafkaError): ...
 
     class FetchSessionIdNotFoundError(KafkaError): ...
+
+    class InvalidFetchSessionEpochError(KafkaError): ...
+
+    class FetchSessionTopicIdError(KafkaError): ...
 
     class MismatchedEndpointTypeError(KafkaError): ...
 

@@ -13,12 +13,12 @@ UNSUPPORTED_VERSION and the supported ranges (KIP-511), so the client can retry 
 shares, and one at v3+ whose client software name or version is not of KIP-511's form with
 INVALID_REQUEST and no ranges; a request the listener refuses before the broker sees it
 (``kafka_translation.REFUSALS``: a DescribeCluster asking for another endpoint type than BROKER,
-KIP-919, with UNSUPPORTED_ENDPOINT_TYPE or MISMATCHED_ENDPOINT_TYPE; an incremental Fetch, KIP-227,
-with FETCH_SESSION_ID_NOT_FOUND; a SyncGroup v5+ without its protocol type or name with
-INCONSISTENT_GROUP_PROTOCOL) is answered here; a string that is not UTF-8 is read with U+FFFD in
-place of each bad sequence, as Kafka reads it; any other unknown API or version, and a body that does not
-parse, closes that connection alone.  An error escaping the broker's handler is answered at the top-level
-``error_code`` of the API's response where it has one.  Pure code, no I/O.
+KIP-919, with UNSUPPORTED_ENDPOINT_TYPE or MISMATCHED_ENDPOINT_TYPE; a SyncGroup v5+ without its
+protocol type or name with INCONSISTENT_GROUP_PROTOCOL) is answered here; a string that is not
+UTF-8 is read with U+FFFD in place of each bad sequence, as Kafka reads it; any other unknown API
+or version, and a body that does not parse, closes that connection alone.  An error escaping the
+broker's handler is answered at the top-level ``error_code`` of the API's response where it has one.
+Pure code, no I/O.
 """
 
 from __future__ import annotations

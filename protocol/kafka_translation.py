@@ -12,8 +12,7 @@ authorized operations (every group operation: there is no authorizer); ListGroup
 (``classic``) and types filter;
 DescribeCluster, answered from a Metadata request; JoinGroup v0, whose rebalance timeout is its
 session timeout; Fetch, whose record sets go back in Kafka's record encoding
-(``to_kafka_encoding``), with no fetch session (session id 0) and no aborted transactions (an
-empty list or null, by Kafka's rule);
+(``to_kafka_encoding``), with no aborted transactions (an empty list or null, by Kafka's rule);
 ListOffsets, whose special timestamps asked before the version defining them (max timestamp, -3, v7;
 earliest local, -4, v8; latest tiered, -5, v9; earliest pending upload, -6, v11) are
 UNSUPPORTED_VERSION; SyncGroup v5+ without its protocol type or name, refused at once
@@ -282,24 +281,6 @@ def describe_cluster_refusal(req: Any, version: int) -> KafkaStruct | None:
     )
 
 
-FULL_FETCH_EPOCHS = (0, -1)
-"""KIP-227: a fetch at session epoch 0 (INITIAL) or -1 (FINAL) is a full one; any other epoch is
-an incremental fetch of an existing session."""
-
-
-def fetch_session_refusal(req: Any, version: int) -> KafkaStruct | None:
-    """The answer to an incremental Fetch (v7+, a session epoch other than 0 and -1), or None
-    for a full one: this listener keeps no fetch sessions (it answers session id 0, so no client
-    it answered sends one), so every incremental fetch names a session it does not have, which
-    Kafka's ``FetchManager.newContext`` answers with FETCH_SESSION_ID_NOT_FOUND, no partitions
-    and session id 0."""
-    if version < 7 or req.session_epoch in FULL_FETCH_EPOCHS:
-        return None
-    return KAFKA_APIS[1].response(
-        error_code=int(Errors.FETCH_SESSION_ID_NOT_FOUND), session_id=0, responses=[]
-    )
-
-
 def _delete_topics_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """DeleteTopics with one result per topic name, the first: Kafka's answer is keyed by name
     (its ``DeletableTopicResultCollection``), so a name asked twice is answered once, with the
@@ -331,12 +312,13 @@ def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     Aborted transactions as Kafka answers them: a list (empty: there are no transactions here)
     for a partition read without error by a read_committed fetch (isolation level 1; Kafka's
     ``LocalLog.read`` collects them) and for a partition the metadata does not know
-    (UNKNOWN_TOPIC_OR_PARTITION, answered by ``KafkaApis`` before any read with the generated
-    default, an empty list); null otherwise (read_uncommitted, or an error of the log read)."""
+    or topic id (UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, answered by ``KafkaApis`` before any
+    read with the generated default, an empty list); null otherwise (read_uncommitted, or an error
+    of the log read)."""
     read_committed = req is not None and req.isolation_level == READ_COMMITTED
     for topic in resp.responses:
         for partition in topic.partitions:
-            listed = partition.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION or (
+            listed = partition.error_code in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.UNKNOWN_TOPIC_ID) or (
                 read_committed and partition.error_code == Errors.NONE
             )
             partition.aborted_transactions = [] if listed else None
@@ -436,7 +418,6 @@ def _translation(
 
 
 REFUSALS: dict[int, Callable[[Any, int], KafkaStruct | None]] = {
-    int(ApiKey.FETCH): fetch_session_refusal,
     ApiKey.DESCRIBE_CLUSTER: describe_cluster_refusal,
     int(ApiKey.SYNC_GROUP): _sync_group_refusal,
 }

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
+from kafkette.broker.fetch_session import FetchManager, FetchSessionCache
 
 if TYPE_CHECKING:
     from kafkette.broker.apis.controller_endpoint import ControllerEndpoint
@@ -37,7 +38,9 @@ class ApisContext:
     when not given); ``auto_topic_creation_manager`` None disables auto-creation;
     ``controller_channel`` forwards controller requests to the active controller (KIP-590;
     None: this node answers NOT_CONTROLLER unless it is the active controller);
-    ``group_coordinator`` None answers group requests NOT_COORDINATOR."""
+    ``group_coordinator`` None answers group requests NOT_COORDINATOR; ``fetch_manager`` holds the
+    fetch sessions (KIP-227; a fresh cache of ``max.incremental.fetch.session.cache.slots`` when
+    not given)."""
 
     config: KafkaConfig
     replica_manager: ReplicaManager
@@ -48,7 +51,12 @@ class ApisContext:
     auto_topic_creation_manager: AutoTopicCreationManager | None = None
     controller_channel: NodeToControllerChannelManager | None = None
     group_coordinator: GroupCoordinator | None = None
+    fetch_manager: FetchManager = field(default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if self.dynamic_config is None:
             self.dynamic_config = DynamicBrokerConfig(self.config)
+        if self.fetch_manager is None:
+            self.fetch_manager = FetchManager(
+                FetchSessionCache(self.config.max_incremental_fetch_session_cache_slots)
+            )

@@ -1,10 +1,18 @@
-"""Fetch handler: consumer and follower fetches through the ReplicaManager.
+"""Fetch handler: consumer and follower fetches through the ReplicaManager, in fetch sessions.
 
 A consumer's fetch that carries client metadata (Kafka's Fetch v11+, the version in the
-request header) may be served by a follower, up to the follower's high watermark (KIP-392; this broker names
-no preferred read replica); any other fetch is served by the leader only.
+request header) may be served by a follower, up to the follower's high watermark (KIP-392; this
+broker names no preferred read replica); any other fetch is served by the leader only.
 
-Kafka concept: ``KafkaApis.handleFetchRequest`` -> ``ReplicaManager.fetchMessages``.
+From v13 on topics are named by topic id (KIP-516), resolved through the metadata cache: a
+partition of an id no topic has is answered UNKNOWN_TOPIC_ID without being read.  The request's
+session id and epoch (KIP-227) pick a ``FetchContext`` (``broker/fetch_session.py``): which
+partitions are read (an incremental fetch reads every partition of its session) and which of
+their answers are sent.  From v16 a NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH partition
+carries the leader the metadata names and the answer that leader's endpoint (KIP-951).
+
+Kafka concept: ``KafkaApis.handleFetchRequest`` -> ``FetchManager.newContext`` and
+``ReplicaManager.fetchMessages``.
 """
 
 from __future__ import annotations
@@ -13,9 +21,19 @@ from typing import TYPE_CHECKING
 
 from kafkette.broker.apis import raft_quorum
 from kafkette.broker.delayed_fetch import FetchPartitionInfo
+from kafkette.broker.fetch_session import TopicIdPartition
 from kafkette.common.topic_names import CLUSTER_METADATA_TOPIC_NAME
-from kafkette.protocol.apis.fetch import FetchPartitionData, FetchRequest, FetchResponse, FetchTopicResponse
+from kafkette.protocol.apis.fetch import (
+    FetchPartitionData,
+    FetchRequest,
+    FetchResponse,
+    FetchTopicResponse,
+    LeaderIdAndEpoch,
+    NodeEndpoint,
+)
+from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.kafka_schema import ZERO_UUID
 from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
@@ -26,38 +44,149 @@ CLIENT_METADATA_MIN_VERSION = 11
 """The first Fetch version carrying client metadata (KIP-392: Kafka's ``FetchRequest.metadata``
 is defined from v11 on, and ``fetchOnlyFromLeader`` is false for a consumer that has it)."""
 
+TOPIC_IDS_MIN_VERSION = 13
+"""The first Fetch version naming topics by id (KIP-516)."""
+
+REPLICA_STATE_MIN_VERSION = 15
+"""The first Fetch version carrying the follower's id in ``replica_state`` (KIP-903)."""
+
+CURRENT_LEADER_MIN_VERSION = 16
+"""The first Fetch version answering the current leader and its endpoint (KIP-951)."""
+
+_NEW_LEADER_ERRORS = (Errors.NOT_LEADER_OR_FOLLOWER, Errors.FENCED_LEADER_EPOCH)
+
+
+def _requested(
+    request: FetchRequest, version: int, topic_names: dict[bytes, str]
+) -> tuple[dict[TopicIdPartition, object], list[TopicIdPartition]]:
+    """The request's partitions (with their request data) and forgotten partitions, each named by
+    topic id and name (v13+: the name the metadata gives the id, None for an unknown id)."""
+
+    def named(topic: object) -> tuple[bytes, str | None]:
+        if version >= TOPIC_IDS_MIN_VERSION:
+            topic_id = bytes(topic.topic_id)  # type: ignore[attr-defined]
+            return topic_id, topic_names.get(topic_id)
+        return ZERO_UUID, topic.topic  # type: ignore[attr-defined]
+
+    fetch_data: dict[TopicIdPartition, object] = {}
+    for topic in request.topics:
+        topic_id, name = named(topic)
+        for part in topic.partitions:
+            fetch_data[TopicIdPartition(topic_id, name, part.partition)] = part
+    to_forget = [
+        TopicIdPartition(*named(topic), partition)
+        for topic in request.forgotten_topics_data
+        for partition in topic.partitions
+    ]
+    return fetch_data, to_forget
+
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest) -> FetchResponse:
     """Read (possibly after waiting up to ``max_wait_ms``) and answer per partition; a Fetch of
-    the metadata log (``__cluster_metadata``, a voter pulling from the quorum's leader) goes to
-    this node's voter."""
-    if request.topics and request.topics[0].topic == CLUSTER_METADATA_TOPIC_NAME:
+    the metadata log (``__cluster_metadata`` by name, a voter pulling from the quorum's leader)
+    goes to this node's voter."""
+    version = header.api_version
+    if (
+        version < TOPIC_IDS_MIN_VERSION
+        and request.topics
+        and request.topics[0].topic == CLUSTER_METADATA_TOPIC_NAME
+    ):
         return await raft_quorum.handle(ctx, header, request)  # type: ignore[no-any-return]
-    infos: dict[TopicPartition, FetchPartitionInfo] = {}
-    for topic in request.topics:
-        for part in topic.partitions:
-            infos[TopicPartition(topic.topic, part.partition)] = FetchPartitionInfo(
-                part.fetch_offset, part.partition_max_bytes, part.current_leader_epoch, part.log_start_offset
-            )
-    results = await ctx.replica_manager.fetch_messages(
-        replica_id=request.replica_id,
-        max_wait_ms=request.max_wait_ms,
-        min_bytes=request.min_bytes,
-        max_bytes=request.max_bytes,
-        fetch_infos=infos,
-        fetch_only_from_leader=request.replica_id >= 0 or header.api_version < CLIENT_METADATA_MIN_VERSION,
+    replica_id = (
+        request.replica_state.replica_id if version >= REPLICA_STATE_MIN_VERSION else request.replica_id
     )
-    by_topic: dict[str, list[FetchPartitionData]] = {}
-    for tp, result in results.items():
-        by_topic.setdefault(tp.topic, []).append(
-            FetchPartitionData(
-                partition_index=tp.partition,
-                error_code=int(result.error),
-                high_watermark=result.high_watermark,
-                last_stable_offset=result.high_watermark,
-                log_start_offset=result.log_start_offset,
-                aborted_transactions=None,  # read_uncommitted: null, as Kafka answers
-                records=result.records,
+    topic_names = ctx.metadata_cache.topic_ids_to_names() if version >= TOPIC_IDS_MIN_VERSION else {}
+    fetch_data, to_forget = _requested(request, version, topic_names)
+    context = ctx.fetch_manager.new_context(
+        version,
+        request.session_id,
+        request.session_epoch,
+        replica_id >= 0,
+        fetch_data,
+        to_forget,
+        int(ctx.replica_manager.time.monotonic_ms()),
+    )
+    erroneous: list[tuple[TopicIdPartition, FetchPartitionData]] = []
+    interesting: dict[TopicPartition, tuple[TopicIdPartition, FetchPartitionInfo]] = {}
+    for tp, part in context.partitions(topic_names):
+        if tp.topic is None:
+            erroneous.append(
+                (
+                    tp,
+                    FetchPartitionData(
+                        partition_index=tp.partition,
+                        error_code=int(Errors.UNKNOWN_TOPIC_ID),
+                        high_watermark=-1,
+                        log_start_offset=-1,
+                    ),
+                )
             )
+            continue
+        interesting[TopicPartition(tp.topic, tp.partition)] = (
+            tp,
+            FetchPartitionInfo(
+                part.fetch_offset, part.partition_max_bytes, part.current_leader_epoch, part.log_start_offset
+            ),
         )
-    return FetchResponse(responses=[FetchTopicResponse(topic=t, partitions=p) for t, p in by_topic.items()])
+    results = (
+        await ctx.replica_manager.fetch_messages(
+            replica_id=replica_id,
+            max_wait_ms=request.max_wait_ms,
+            min_bytes=request.min_bytes,
+            max_bytes=request.max_bytes,
+            fetch_infos={tp: info for tp, (_, info) in interesting.items()},
+            fetch_only_from_leader=replica_id >= 0 or version < CLIENT_METADATA_MIN_VERSION,
+        )
+        if interesting
+        else {}
+    )
+    node_endpoints: dict[int, NodeEndpoint] = {}
+    updates: list[tuple[TopicIdPartition, FetchPartitionData]] = []
+    for tp, result in results.items():
+        data = FetchPartitionData(
+            partition_index=tp.partition,
+            error_code=int(result.error),
+            high_watermark=result.high_watermark,
+            last_stable_offset=result.high_watermark,
+            log_start_offset=result.log_start_offset,
+            aborted_transactions=None,  # read_uncommitted: null, as Kafka answers
+            records=result.records,
+        )
+        if version >= CURRENT_LEADER_MIN_VERSION and result.error in _NEW_LEADER_ERRORS:
+            data.current_leader = _current_leader(ctx, tp, header.listener_name, node_endpoints)
+        updates.append((interesting[tp][0], data))
+    error_code, session_id, sent = context.response(
+        updates + erroneous, int(ctx.replica_manager.time.monotonic_ms())
+    )
+    by_topic: dict[tuple[bytes, str | None], list[FetchPartitionData]] = {}
+    for tp, data in sent:
+        by_topic.setdefault((tp.topic_id, tp.topic), []).append(data)
+    response = FetchResponse(
+        error_code=error_code,
+        session_id=session_id,
+        responses=[
+            FetchTopicResponse(topic=name or "", topic_id=topic_id, partitions=partitions)
+            for (topic_id, name), partitions in by_topic.items()
+        ],
+    )
+    if node_endpoints:
+        response.node_endpoints = list(node_endpoints.values())
+    return response
+
+
+def _current_leader(
+    ctx: ApisContext, tp: TopicPartition, listener_name: str | None, node_endpoints: dict[int, NodeEndpoint]
+) -> LeaderIdAndEpoch:
+    """The leader the metadata names for ``tp`` (-1, -1 when it names none), its endpoint on the
+    request's listener added to ``node_endpoints`` when that broker is alive there (Kafka's
+    ``KafkaApis.getCurrentLeader``)."""
+    state = ctx.metadata_cache.partition_state(tp)
+    if state is None:
+        return LeaderIdAndEpoch(leader_id=-1, leader_epoch=-1)
+    broker = ctx.metadata_cache.get_alive_broker(state.leader)
+    address = broker.address(listener_name) if broker is not None else None
+    if broker is not None and address is not None:
+        node_endpoints[broker.id] = NodeEndpoint(
+            node_id=broker.id, host=address[0], port=address[1], rack=broker.rack
+        )
+    return LeaderIdAndEpoch(leader_id=state.leader, leader_epoch=state.leader_epoch)

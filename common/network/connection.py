@@ -122,7 +122,8 @@ class BrokerConnection:
 
         Args:
             request: a registered request struct.
-            api_version: defaults to the highest version this build speaks.
+            api_version: defaults to the API's ``send_version`` (the highest version this build
+                speaks, but Fetch's v12, which names topics by name).
             timeout_ms: deadline for the response (default ``request_timeout_ms``).
             expect_response: False for Produce with acks=0 (returns None at once).
 
@@ -136,7 +137,7 @@ class BrokerConnection:
                 f"connection to {self.host}:{self.port} is closed"
             ) from self._closed_exc
         spec = spec_for_request(request)
-        version = spec.max_version if api_version is None else api_version
+        version = spec.send_version if api_version is None else api_version
         timeout = (timeout_ms if timeout_ms is not None else self.request_timeout_ms) / 1000
         correlation_id = self._next_correlation_id()
         data = encode_request_buffers(request, version, correlation_id, self.client_id)

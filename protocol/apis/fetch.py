@@ -1,13 +1,18 @@
 """Fetch (key 1): consumers and follower replicas read record batches.
 
-Declared once, in Kafka's versions 4-12 (13 and up name topics by id), for both listeners.
-``replica_id`` is -1 for consumers (read up to the high watermark) and the broker id for
-followers (read up to the log end offset, and report their fetch offset).  Version 12 carries
-what the KRaft quorum's followers need to fetch the metadata log (``__cluster_metadata-0``)
-from its leader (KIP-595): ``cluster_id``, ``last_fetched_epoch`` and, in the answer, the
-tagged ``diverging_epoch`` (truncate to it), ``current_leader`` and ``snapshot_id`` (fetch
-that snapshot first).  Kafka concept: ``FetchRequest``/``FetchResponse`` with min bytes and
-max wait.
+Declared once, in Kafka's versions 4-18, for both listeners.
+``replica_id`` (v15+: ``replica_state.replica_id``, KIP-903) is -1 for consumers (read up to the
+high watermark) and the broker id for followers (read up to the log end offset, and report their
+fetch offset).  From v13 on, topics are named by topic id (KIP-516), in the request, its
+forgotten topics and the answer; v16 adds the answer's ``node_endpoints`` (the leaders named in a
+NOT_LEADER_OR_FOLLOWER's or FENCED_LEADER_EPOCH's ``current_leader``, KIP-951), v17 a follower's
+``replica_directory_id`` (KIP-853), v18 the high watermark a replica knows (KIP-1166).
+``session_id``/``session_epoch`` and ``forgotten_topics_data`` are KIP-227's fetch sessions.
+Version 12 carries what the KRaft quorum's followers need to fetch the metadata log
+(``__cluster_metadata-0``) from its leader (KIP-595): ``cluster_id``, ``last_fetched_epoch`` and,
+in the answer, the tagged ``diverging_epoch`` (truncate to it), ``current_leader`` and
+``snapshot_id`` (fetch that snapshot first).  Kafka concept: ``FetchRequest``/``FetchResponse``
+with min bytes and max wait.
 """
 
 from kafkette.protocol.schema import (
@@ -20,6 +25,7 @@ from kafkette.protocol.schema import (
     Records,
     String,
     Struct,
+    Uuid,
 )
 
 
@@ -31,20 +37,33 @@ class FetchPartition(Struct):
         Field("last_fetched_epoch", Int32, "12+", default=-1),
         Field("log_start_offset", Int64, "5+", default=-1),
         Field("partition_max_bytes", Int32),
+        Field("replica_directory_id", Uuid, "17+", tag=0),
+        Field("high_watermark", Int64, "18+", default=0x7FFFFFFFFFFFFFFF, tag=1),
     )
 
 
 class FetchTopic(Struct):
     FIELDS = (
-        Field("topic", String),
+        Field("topic", String, "0-12"),
+        Field("topic_id", Uuid, "13+"),
         Field("partitions", Array(FetchPartition)),
     )
 
 
 class ForgottenTopic(Struct):
     FIELDS = (
-        Field("topic", String, "7+"),
+        Field("topic", String, "7-12"),
+        Field("topic_id", Uuid, "13+"),
         Field("partitions", Array(Int32), "7+"),
+    )
+
+
+class ReplicaState(Struct):
+    """The fetching follower's id and broker epoch (KIP-903), v15+ in place of ``replica_id``."""
+
+    FIELDS = (
+        Field("replica_id", Int32, "15+", default=-1),
+        Field("replica_epoch", Int64, "15+", default=-1),
     )
 
 
@@ -55,7 +74,8 @@ class FetchRequest(Struct):
 
     FIELDS = (
         Field("cluster_id", String, "12+", nullable="12+", default=None, tag=0),
-        Field("replica_id", Int32, default=-1),
+        Field("replica_id", Int32, "0-14", default=-1),
+        Field("replica_state", ReplicaState, "15+", tag=1),
         Field("replica_epoch", Int64, default=-1, kafka=False),
         Field("max_wait_ms", Int32),
         Field("min_bytes", Int32),
@@ -119,8 +139,20 @@ class FetchPartitionData(Struct):
 
 class FetchTopicResponse(Struct):
     FIELDS = (
-        Field("topic", String),
+        Field("topic", String, "0-12"),
+        Field("topic_id", Uuid, "13+"),
         Field("partitions", Array(FetchPartitionData)),
+    )
+
+
+class NodeEndpoint(Struct):
+    """A leader named in a partition's ``current_leader`` (KIP-951), where clients reach it."""
+
+    FIELDS = (
+        Field("node_id", Int32, "16+"),
+        Field("host", String, "16+"),
+        Field("port", Int32, "16+"),
+        Field("rack", String, "16+", nullable="16+", default=None),
     )
 
 
@@ -130,4 +162,5 @@ class FetchResponse(Struct):
         Field("error_code", Int16, "7+"),
         Field("session_id", Int32, "7+"),
         Field("responses", Array(FetchTopicResponse)),
+        Field("node_endpoints", Array(NodeEndpoint), "16+", tag=0),
     )

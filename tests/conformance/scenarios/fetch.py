@@ -1,10 +1,13 @@
 """Fetch as a consumer sends it: offsets out of range above the high watermark and below the log
 start, a fetch at the high watermark, byte limits smaller than a batch, isolation levels, unknown
 topics and partitions, leader epochs, fetching from a follower (KIP-392), min_bytes with
-max_wait_ms, and each Fetch version 4..12.
+max_wait_ms, each Fetch version 4..18 (by topic id from v13, KIP-516), an unknown topic id, the
+current leader of a NOT_LEADER_OR_FOLLOWER answer (v16, KIP-951), and fetch sessions (KIP-227):
+one created and used incrementally, a wrong epoch, an unknown session id.
 
-Requests go raw (no fetch session, session id 0, epoch -1), to the partition's leader unless the
-scenario says otherwise; records are decoded from the answer's record set.
+Requests go raw, to the partition's leader unless the scenario says otherwise, without a session
+(session id 0, epoch -1) but in the session scenarios; records are decoded from the answer's record
+set.  Session ids and topic ids are random in each cluster: scenarios answer whether they are set.
 """
 
 from __future__ import annotations
@@ -12,20 +15,30 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from kafkette.protocol.apis.fetch import (
+    FetchPartition,
+    FetchRequest,
+    FetchTopic,
+    ForgottenTopic,
+    ReplicaState,
+)
 from tests.conformance.catalogue import register, scenario
 from tests.conformance.scenarios.produce import (
     batch,
     batches_of,
+    decoded,
     delete_records,
     fetch,
     fetch_raw,
     follower,
+    list_offsets,
     new_topic,
     non_replica,
     produce,
     produce_values,
 )
-from tests.conformance.target import Target
+from tests.conformance.scenarios.topics import create
+from tests.conformance.target import Target, code_name
 
 
 def _three(t: Target, topic: str, rf: int = 1, **configs: str) -> None:
@@ -141,8 +154,6 @@ def _max_bytes_two_partitions(t: Target) -> Any:
         return "leaders-differ"
     produce_values(t, "f-max-bytes-2p", [b"x" * 300], partition=0)
     produce_values(t, "f-max-bytes-2p", [b"y" * 300], partition=1)
-    from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
-
     request = FetchRequest(
         replica_id=-1,
         max_wait_ms=0,
@@ -291,9 +302,243 @@ def _version(t: Target, version: int) -> Any:
     }
 
 
-for _v in range(4, 13):
+for _v in range(4, 19):
     register(
         f"fetch/version-{_v}",
-        f"Fetch v{_v}: from 0, at the high watermark, out of range, in v{_v}'s fields",
+        f"Fetch v{_v}: from 0, at the high watermark, out of range, in v{_v}'s fields"
+        + (" (the topic by its id)" if _v >= 13 else ""),
         lambda t, v=_v: _version(t, v),
     )
+
+
+def _topic_id(t: Target, topic: str) -> bytes:
+    return next(x.topic_id for x in t.metadata([topic], version=12).topics)
+
+
+def _request(
+    topics: list[tuple[bytes, list[tuple[int, int]]]],
+    session_id: int = 0,
+    session_epoch: int = -1,
+    forgotten: list[tuple[bytes, list[int]]] | None = None,
+) -> FetchRequest:
+    """A consumer's Fetch (v13+) of ``topics``: ``(topic id, [(partition, fetch offset)])``."""
+    return FetchRequest(
+        replica_id=-1,
+        replica_state=ReplicaState(replica_id=-1, replica_epoch=-1),
+        max_wait_ms=0,
+        min_bytes=1,
+        max_bytes=1 << 20,
+        isolation_level=0,
+        session_id=session_id,
+        session_epoch=session_epoch,
+        topics=[
+            FetchTopic(
+                topic="",
+                topic_id=topic_id,
+                partitions=[
+                    FetchPartition(partition=p, fetch_offset=offset, partition_max_bytes=1 << 20)
+                    for p, offset in partitions
+                ],
+            )
+            for topic_id, partitions in topics
+        ],
+        forgotten_topics_data=[
+            ForgottenTopic(topic="", topic_id=topic_id, partitions=ps) for topic_id, ps in forgotten or []
+        ],
+        rack_id="",
+    )
+
+
+def _answer(answer: Any, ids: dict[bytes, str]) -> dict[str, Any]:
+    """A Fetch answer with its topics named (``ids``: topic id -> a name; ``other`` for an id not
+    asked, ``zero`` for none) and the session id as set or not."""
+    return {
+        "error": code_name(answer.error_code),
+        "session": answer.session_id != 0,
+        "topics": [
+            {
+                "topic": "zero" if r.topic_id == bytes(16) else ids.get(r.topic_id, "other"),
+                "partitions": sorted(
+                    [
+                        p.partition_index,
+                        code_name(p.error_code),
+                        p.high_watermark,
+                        p.last_stable_offset,
+                        p.log_start_offset,
+                        [r["value"] for r in decoded(p.records)],
+                    ]
+                    for p in r.partitions
+                ),
+            }
+            for r in answer.responses
+        ],
+    }
+
+
+UNKNOWN_TOPIC_ID = bytes.fromhex("0123456789abcdef0123456789abcdef")
+
+
+def _unknown_topic_id(t: Target, version: int, session_epoch: int) -> Any:
+    answer = t.call(
+        "Fetch", version, _request([(UNKNOWN_TOPIC_ID, [(0, 0), (1, 0)])], session_epoch=session_epoch)
+    )
+    return _answer(answer, {UNKNOWN_TOPIC_ID: "unknown"})
+
+
+register(
+    "fetch/unknown-topic-id-v13",
+    "Fetch v13 of an id no topic has: UNKNOWN_TOPIC_ID for each partition, the id answered, no session",
+    lambda t: _unknown_topic_id(t, 13, -1),
+)
+register(
+    "fetch/unknown-topic-id-v18-full-session",
+    "Fetch v18 at epoch 0 (a new session) of an id no topic has: UNKNOWN_TOPIC_ID per partition",
+    lambda t: _unknown_topic_id(t, 18, 0),
+)
+
+
+@scenario("fetch/unknown-and-known-topic-id")
+def _known_and_unknown_id(t: Target) -> Any:
+    """Fetch v13 of a known topic's id and an unknown one: the records of one, UNKNOWN_TOPIC_ID for the
+    other."""
+    _three(t, "f-known-id")
+    known = _topic_id(t, "f-known-id")
+    answer = t.call(
+        "Fetch",
+        13,
+        _request([(known, [(0, 0)]), (UNKNOWN_TOPIC_ID, [(0, 0)])]),
+        t.leader("f-known-id"),
+    )
+    out = _answer(answer, {known: "known", UNKNOWN_TOPIC_ID: "unknown"})
+    out["topics"] = sorted(out["topics"], key=lambda x: x["topic"])
+    return out
+
+
+@scenario("fetch/not-leader-current-leader-v16")
+def _current_leader(t: Target) -> Any:
+    """Fetch v16 from a broker without a replica: NOT_LEADER_OR_FOLLOWER with the current leader and its
+    endpoint (KIP-951)."""
+    _three(t, "f-current-leader")
+    leader = t.leader("f-current-leader")
+    answer = t.call(
+        "Fetch",
+        16,
+        _request([(_topic_id(t, "f-current-leader"), [(0, 0)])]),
+        non_replica(t, "f-current-leader"),
+    )
+    p = answer.responses[0].partitions[0]
+    return {
+        "error": code_name(p.error_code),
+        "current_leader_is_leader": p.current_leader.leader_id == leader,
+        "current_leader_epoch": p.current_leader.leader_epoch == _epoch(t, "f-current-leader"),
+        "node_endpoints": [(e.node_id == leader, e.port > 0) for e in answer.node_endpoints],
+    }
+
+
+def _two_partitions_on(t: Target, topic: str) -> int:
+    """``topic`` with two partitions on the lowest broker (records a, b, c in partition 0): that broker."""
+    node = min(t.addresses)
+    create(t, topic, partitions=-1, rf=-1, assignments={0: [node], 1: [node]})
+    t.wait_topic(topic, 2)
+    deadline = time.monotonic() + 15
+    for p in (0, 1):
+        while list_offsets(t, topic, -1, partition=p)["error"] != "NONE" and time.monotonic() < deadline:
+            time.sleep(0.05)
+    produce_values(t, topic, [b"a", b"b", b"c"], partition=0)
+    return node
+
+
+@scenario("fetch/session-incremental")
+def _session(t: Target) -> Any:
+    """A fetch session (KIP-227): a full fetch at epoch 0 creates it (both partitions answered); an
+    incremental fetch at epoch 1 with nothing new answers no partition; after a record in partition 1, epoch
+    2 answers partition 1 alone; epoch 3 forgets partition 0 and answers nothing; a full fetch at epoch -1
+    closes it, and epoch 4 is then FETCH_SESSION_ID_NOT_FOUND."""
+    topic = "f-session"
+    node = _two_partitions_on(t, topic)
+    topic_id = _topic_id(t, topic)
+    ids = {topic_id: topic}
+    full = t.call("Fetch", 13, _request([(topic_id, [(0, 0), (1, 0)])], 0, 0), node)
+    session_id = full.session_id
+    out = {"full": _answer(full, ids)}
+    out["nothing_new"] = _answer(t.call("Fetch", 13, _request([], session_id, 1), node), ids)
+    produce_values(t, topic, [b"d"], partition=1)
+    new_in_1 = t.call("Fetch", 13, _request([(topic_id, [(1, 0)])], session_id, 2), node)
+    out["new_in_partition_1"] = _answer(new_in_1, ids)
+    out["forget_0"] = _answer(t.call("Fetch", 18, _request([], session_id, 3, [(topic_id, [0])]), node), ids)
+    out["close"] = _answer(t.call("Fetch", 18, _request([(topic_id, [(1, 1)])], session_id, -1), node), ids)
+    out["after_close"] = _answer(t.call("Fetch", 18, _request([], session_id, 4), node), ids)
+    return out
+
+
+@scenario("fetch/session-wrong-epoch")
+def _session_wrong_epoch(t: Target) -> Any:
+    """An incremental fetch at epoch 5 of a session expecting epoch 1: INVALID_FETCH_SESSION_EPOCH, session
+    id 0, no partitions; the session still answers epoch 1."""
+    topic = "f-session-epoch"
+    _three(t, topic)
+    node = t.leader(topic)
+    topic_id = _topic_id(t, topic)
+    ids = {topic_id: topic}
+    full = t.call("Fetch", 13, _request([(topic_id, [(0, 0)])], 0, 0), node)
+    return {
+        "full": _answer(full, ids),
+        "wrong_epoch": _answer(t.call("Fetch", 13, _request([], full.session_id, 5), node), ids),
+        "right_epoch": _answer(t.call("Fetch", 13, _request([], full.session_id, 1), node), ids),
+    }
+
+
+@scenario("fetch/session-unknown-id")
+def _session_unknown(t: Target) -> Any:
+    """An incremental fetch (epoch 1) of a session id the broker never made: FETCH_SESSION_ID_NOT_FOUND,
+    session id 0, no partitions (at v12 by name and at v13 by id)."""
+    _three(t, "f-session-unknown")
+    node = t.leader("f-session-unknown")
+    by_name = FetchRequest(
+        replica_id=-1,
+        max_wait_ms=0,
+        min_bytes=1,
+        isolation_level=0,
+        session_id=123456,
+        session_epoch=1,
+        topics=[],
+        forgotten_topics_data=[],
+        rack_id="",
+    )
+    return {
+        "v12": _answer(t.call("Fetch", 12, by_name, node), {}),
+        "v13": _answer(t.call("Fetch", 13, _request([], 123456, 1), node), {}),
+    }
+
+
+@scenario("fetch/session-topic-id-usage-changed")
+def _session_topic_ids_changed(t: Target) -> Any:
+    """A session created at v12 (by name) fetched incrementally at v13: FETCH_SESSION_TOPIC_ID_ERROR."""
+    _three(t, "f-session-v12")
+    node = t.leader("f-session-v12")
+    full = _full_fetch_v12(t, "f-session-v12", node)
+    return {
+        "session": full.session_id != 0,
+        "v13": _answer(t.call("Fetch", 13, _request([], full.session_id, 1), node), {}),
+    }
+
+
+def _full_fetch_v12(t: Target, topic: str, node: int) -> Any:
+    """A v12 full fetch at epoch 0 (a new session) of ``topic``'s partition 0 from offset 0."""
+    request = FetchRequest(
+        replica_id=-1,
+        max_wait_ms=0,
+        min_bytes=1,
+        isolation_level=0,
+        session_id=0,
+        session_epoch=0,
+        topics=[
+            FetchTopic(
+                topic=topic,
+                partitions=[FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=1 << 20)],
+            )
+        ],
+        forgotten_topics_data=[],
+        rack_id="",
+    )
+    return t.call("Fetch", 12, request, node)

@@ -214,9 +214,15 @@ def fetch_raw(
     current_leader_epoch: int = -1,
     replica_id: int = -1,
 ) -> Any:
-    """One Fetch (no session) of one partition; the partition's answer (None when absent)."""
+    """One Fetch (no session) of one partition, by topic id from v13 (the id the metadata gives
+    ``topic``; zero for a topic it does not know); the partition's answer (None when absent)."""
     if node is None:
         node = leader_or_lowest(t, topic, partition)
+    topic_id = bytes(16)
+    if version >= 13:
+        topic_id = next(
+            (x.topic_id for x in t.metadata([topic], version=12).topics if x.error_code == 0), topic_id
+        )
     request = FetchRequest(
         replica_id=replica_id,
         max_wait_ms=max_wait_ms,
@@ -228,6 +234,7 @@ def fetch_raw(
         topics=[
             FetchTopic(
                 topic=topic,
+                topic_id=topic_id,
                 partitions=[
                     FetchPartition(
                         partition=partition,

@@ -674,7 +674,7 @@ def test_an_api_the_listener_lacks_is_refused(api_key):
 
 @pytest.mark.parametrize(
     ("request_class", "version"),
-    [(MetadataRequest, 14), (FetchRequest, 13), (ProduceRequest, 2), (JoinGroupRequest, 10)],
+    [(MetadataRequest, 14), (FetchRequest, 19), (ProduceRequest, 2), (JoinGroupRequest, 10)],
 )
 def test_a_version_the_listener_lacks_is_refused(request_class, version):
     payload = bytearray(_frame(request_class[0]()))
@@ -819,7 +819,7 @@ def test_a_topic_name_that_is_not_utf8_is_read_with_replacement_characters_as_ka
     assert decoded.reply.request.topics[0].name == "ab\ufffdd"
 
 
-# -- incremental Fetch: no such session (KIP-227) --------------------------------------------
+# -- Fetch sessions are the broker's (KIP-227) --------------------------------------------
 
 
 def _fetch_frame(version: int, session_id: int, session_epoch: int) -> bytes:
@@ -843,17 +843,11 @@ def _fetch_frame(version: int, session_id: int, session_epoch: int) -> bytes:
     return head + b"".join(bytes(p) for p in body.encode(version, flexible))
 
 
-@pytest.mark.parametrize(("version", "session_id", "session_epoch"), [(7, 0, 1), (7, 12, 5), (12, 0, 2)])
-def test_an_incremental_fetch_is_answered_fetch_session_id_not_found_as_kafka_answers_a_session_it_lacks(
+@pytest.mark.parametrize(
+    ("version", "session_id", "session_epoch"), [(12, 0, 0), (12, 0, -1), (7, 12, 5), (13, 0, 2), (18, 7, 1)]
+)
+def test_every_fetch_full_or_incremental_goes_to_the_broker_which_keeps_the_fetch_sessions(
     version, session_id, session_epoch
 ):
     decoded = _decode(_fetch_frame(version, session_id, session_epoch))
-    assert decoded.request is None and decoded.answer is not None
-    assert decoded.answer.error_code == Errors.FETCH_SESSION_ID_NOT_FOUND == 70
-    assert (decoded.answer.session_id, decoded.answer.responses) == (0, [])
-
-
-@pytest.mark.parametrize("session_epoch", [0, -1])
-def test_a_full_fetch_goes_to_the_broker(session_epoch):
-    decoded = _decode(_fetch_frame(12, 0, session_epoch))
     assert decoded.answer is None and decoded.request is not None

@@ -37,7 +37,7 @@ def test_quorum_apis_have_kafkas_keys():
         "FETCH_SNAPSHOT": 59,
     }
     assert API_REGISTRY[ApiKey.VOTE].request is VoteRequest
-    assert API_REGISTRY[ApiKey.FETCH].max_version == 12, "KIP-595's fields are Fetch v12's"
+    assert API_REGISTRY[ApiKey.FETCH].send_version == 12, "the voters send KIP-595's fields at v12"
 
 
 def test_vote_request_round_trips_with_its_topic_partition_nesting():

@@ -1,0 +1,129 @@
+"""The Fetch handler: topics by id (KIP-516), fetch sessions (KIP-227) and the current leader of a
+NOT_LEADER_OR_FOLLOWER answer (KIP-951), over a fake ReplicaManager and metadata cache."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any
+
+from kafkette.broker.apis import fetch
+from kafkette.broker.fetch_session import FetchManager, FetchSessionCache
+from kafkette.broker.metadata_cache import BrokerEndpoint
+from kafkette.broker.replica_manager import FetchPartitionResult
+from kafkette.common.clock import MockTime
+from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic, ForgottenTopic
+from kafkette.protocol.apis.update_metadata import UpdateMetadataPartitionState
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.topic_partition import TopicPartition
+
+TOPIC_ID = bytes(range(1, 17))
+UNKNOWN_ID = bytes(range(101, 117))
+
+
+class FakeReplicaManager:
+    """Answers each read from ``results`` (by partition) and records what was read."""
+
+    def __init__(self, results: dict[TopicPartition, FetchPartitionResult]) -> None:
+        self.time = MockTime()
+        self.results = results
+        self.reads: list[list[TopicPartition]] = []
+
+    async def fetch_messages(self, fetch_infos: dict[TopicPartition, Any], **kwargs: Any) -> dict:
+        self.reads.append(list(fetch_infos))
+        return {tp: self.results[tp] for tp in fetch_infos}
+
+
+def _context(results: dict[TopicPartition, FetchPartitionResult]) -> Any:
+    metadata_cache = SimpleNamespace(
+        topic_ids_to_names=lambda: {TOPIC_ID: "t"},
+        partition_state=lambda tp: UpdateMetadataPartitionState(
+            topic_name=tp.topic, partition_index=tp.partition, leader=2, leader_epoch=7
+        ),
+        get_alive_broker=lambda broker_id: BrokerEndpoint(
+            broker_id, "h", 9092, "r", (("KAFKA", "kh", 19092),)
+        ),
+    )
+    return SimpleNamespace(
+        replica_manager=FakeReplicaManager(results),
+        metadata_cache=metadata_cache,
+        fetch_manager=FetchManager(FetchSessionCache(10)),
+    )
+
+
+def _request(
+    topics: list[tuple[bytes, list[int]]], session_id: int = 0, epoch: int = -1, forgotten=()
+) -> FetchRequest:
+    return FetchRequest(
+        max_wait_ms=0,
+        min_bytes=1,
+        isolation_level=0,
+        session_id=session_id,
+        session_epoch=epoch,
+        topics=[
+            FetchTopic(
+                topic_id=topic_id,
+                partitions=[FetchPartition(partition=p, fetch_offset=0, partition_max_bytes=100) for p in ps],
+            )
+            for topic_id, ps in topics
+        ],
+        forgotten_topics_data=[ForgottenTopic(topic_id=t, partitions=ps) for t, ps in forgotten],
+        rack_id="",
+    )
+
+
+def _call(ctx: Any, version: int, request: FetchRequest) -> Any:
+    return asyncio.run(fetch.handle(ctx, RequestHeader(1, version, 1, "c", "KAFKA"), request))
+
+
+def _partitions(response: Any) -> list[tuple[bytes, int, int]]:
+    return [(r.topic_id, p.partition_index, p.error_code) for r in response.responses for p in r.partitions]
+
+
+def test_a_topic_id_is_read_by_its_name_and_an_unknown_id_is_unknown_topic_id_unread():
+    ctx = _context({TopicPartition("t", 0): FetchPartitionResult(Errors.NONE, 3, 0, b"x")})
+    response = _call(ctx, 13, _request([(TOPIC_ID, [0]), (UNKNOWN_ID, [0])]))
+    assert ctx.replica_manager.reads == [[TopicPartition("t", 0)]]
+    assert (response.error_code, response.session_id) == (0, 0)
+    assert _partitions(response) == [(TOPIC_ID, 0, 0), (UNKNOWN_ID, 0, int(Errors.UNKNOWN_TOPIC_ID))]
+
+
+def test_a_session_answers_only_what_is_new_and_reads_every_partition_it_holds():
+    results = {
+        TopicPartition("t", 0): FetchPartitionResult(Errors.NONE, 3, 0, b"x"),
+        TopicPartition("t", 1): FetchPartitionResult(Errors.NONE, 5, 0, b"y"),
+    }
+    ctx = _context(results)
+    full = _call(ctx, 18, _request([(TOPIC_ID, [0, 1])], epoch=0))
+    assert full.session_id != 0 and len(_partitions(full)) == 2
+    results[TopicPartition("t", 0)] = FetchPartitionResult(Errors.NONE, 3, 0, b"")
+    results[TopicPartition("t", 1)] = FetchPartitionResult(Errors.NONE, 6, 0, b"z")
+    incremental = _call(ctx, 18, _request([], full.session_id, 1))
+    assert ctx.replica_manager.reads[-1] == [TopicPartition("t", 0), TopicPartition("t", 1)]
+    assert (incremental.error_code, incremental.session_id) == (0, full.session_id)
+    assert _partitions(incremental) == [(TOPIC_ID, 1, 0)]
+    forgot = _call(ctx, 18, _request([], full.session_id, 2, forgotten=[(TOPIC_ID, [1])]))
+    assert ctx.replica_manager.reads[-1] == [TopicPartition("t", 0)] and _partitions(forgot) == []
+
+
+def test_a_wrong_epoch_or_an_unknown_session_reads_nothing():
+    ctx = _context({TopicPartition("t", 0): FetchPartitionResult(Errors.NONE, 3, 0, b"x")})
+    full = _call(ctx, 13, _request([(TOPIC_ID, [0])], epoch=0))
+    wrong = _call(ctx, 13, _request([], full.session_id, 3))
+    unknown = _call(ctx, 13, _request([], full.session_id + 1, 1))
+    assert len(ctx.replica_manager.reads) == 1
+    assert [(r.error_code, r.session_id, r.responses) for r in (wrong, unknown)] == [
+        (int(Errors.INVALID_FETCH_SESSION_EPOCH), 0, []),
+        (int(Errors.FETCH_SESSION_ID_NOT_FOUND), 0, []),
+    ]
+
+
+def test_from_v16_not_leader_or_follower_names_the_current_leader_and_its_endpoint():
+    ctx = _context({TopicPartition("t", 0): FetchPartitionResult(Errors.NOT_LEADER_OR_FOLLOWER)})
+    response = _call(ctx, 16, _request([(TOPIC_ID, [0])]))
+    leader = response.responses[0].partitions[0].current_leader
+    assert (leader.leader_id, leader.leader_epoch) == (2, 7)
+    assert [(e.node_id, e.host, e.port, e.rack) for e in response.node_endpoints] == [(2, "kh", 19092, "r")]
+    before = _call(ctx, 15, _request([(TOPIC_ID, [0])]))
+    assert before.responses[0].partitions[0].current_leader.leader_id == -1 and not before.node_endpoints
