@@ -424,7 +424,13 @@ class KafkaClient:
         return await self._connection((broker.host, broker.port))
 
     async def send(
-        self, node_id: int, request: Struct, *, timeout_ms: int | None = None, expect_response: bool = True
+        self,
+        node_id: int,
+        request: Struct,
+        *,
+        timeout_ms: int | None = None,
+        expect_response: bool = True,
+        api_version: int | None = None,
     ) -> Any:
         """Send ``request`` to broker ``node_id`` and return its response.
 
@@ -433,6 +439,7 @@ class KafkaClient:
             request: a registered request struct.
             timeout_ms: response deadline (default ``request_timeout_ms``).
             expect_response: False for Produce with acks=0 (returns None).
+            api_version: the request's version (default the highest this build speaks).
 
         Raises:
             KafkaConnectionError: unknown broker, refused or lost connection (the
@@ -445,7 +452,11 @@ class KafkaClient:
             raise KafkaConnectionError(f"Broker {node_id} is not in the cluster metadata")
         try:
             return await self._send_to_address(
-                (broker.host, broker.port), request, timeout_ms=timeout_ms, expect_response=expect_response
+                (broker.host, broker.port),
+                request,
+                timeout_ms=timeout_ms,
+                expect_response=expect_response,
+                api_version=api_version,
             )
         except (KafkaConnectionError, KafkaTimeoutError):
             self.request_metadata_update(reset_backoff=False)

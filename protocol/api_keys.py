@@ -196,10 +196,10 @@ _NEVER_FLEXIBLE = 1 << 15
 # The Kafka listener's ranges start where Kafka 4.0 starts them (KIP-896: Produce 3, Fetch 4,
 # ListOffsets 1, OffsetCommit 2, OffsetFetch 1, CreateTopics 2, DeleteTopics 1, DescribeConfigs 1)
 # and end at the last version whose fields the broker can answer: Fetch 12 (13 and up name topics
-# by id), Produce 9, FindCoordinator 5 (6 adds share-group keys). The msgpack listener speaks the same
-# ranges, its SDK the top version.
+# by id). The msgpack listener speaks the same ranges, its SDK the top version (its producer Produce
+# v12, the last naming topics).
 APIS: tuple[ApiSpec, ...] = (
-    ApiSpec(ApiKey.PRODUCE, "Produce", ProduceRequest, ProduceResponse, 3, 9, 9, BOTH),
+    ApiSpec(ApiKey.PRODUCE, "Produce", ProduceRequest, ProduceResponse, 3, 13, 9, BOTH),
     ApiSpec(ApiKey.FETCH, "Fetch", FetchRequest, FetchResponse, 4, 12, 12, BOTH),
     ApiSpec(ApiKey.LIST_OFFSETS, "ListOffsets", ListOffsetsRequest, ListOffsetsResponse, 1, 11, 6, BOTH),
     ApiSpec(ApiKey.METADATA, "Metadata", MetadataRequest, MetadataResponse, 0, 13, 9, BOTH),
@@ -220,7 +220,7 @@ APIS: tuple[ApiSpec, ...] = (
         FindCoordinatorRequest,
         FindCoordinatorResponse,
         0,
-        5,
+        6,
         3,
         BOTH,
     ),

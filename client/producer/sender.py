@@ -37,6 +37,7 @@ from kafkette.client.producer.record_accumulator import RecordAccumulator
 from kafkette.client.producer.transaction_manager import TransactionManager
 from kafkette.common.background_tasks import BackgroundTasks, wait_for_wakeup
 from kafkette.protocol.apis.produce import (
+    PRODUCE_TOPIC_ID_VERSION,
     ProducePartitionData,
     ProduceRequest,
     ProduceResponse,
@@ -57,6 +58,11 @@ logger = logging.getLogger(__name__)
 # Answers that complete a batch: written now, or written before (a retried batch the broker
 # recognised by its sequence numbers, Kafka's DUPLICATE_SEQUENCE_NUMBER handling).
 _ACKNOWLEDGED = frozenset((Errors.NONE, Errors.DUPLICATE_SEQUENCE_NUMBER))
+
+PRODUCE_BY_NAME_VERSION = PRODUCE_TOPIC_ID_VERSION - 1
+"""The Produce version the producer sends: the last naming topics by name (v13 names them by id,
+KIP-516, which the producer's metadata does not keep; Kafka's producer likewise stays below v13 for a
+topic whose id it does not know)."""
 
 # Upper bound of one ProduceRequest's record bytes (Kafka's max.request.size default).
 MAX_REQUEST_SIZE_BYTES = 1048576
@@ -332,11 +338,16 @@ class Sender:
                 return
             request = self._build_request(batches)
             if self._acks == 0:
-                await self._client.send(node_id, request, expect_response=False)
+                await self._client.send(
+                    node_id, request, expect_response=False, api_version=PRODUCE_BY_NAME_VERSION
+                )
                 self._complete_unacknowledged(batches)
                 return
             response: ProduceResponse = await self._client.send(
-                node_id, request, timeout_ms=self._request_timeout_ms + 5000
+                node_id,
+                request,
+                timeout_ms=self._request_timeout_ms + 5000,
+                api_version=PRODUCE_BY_NAME_VERSION,
             )
             self._handle_response(node_id, batches, response)
         except asyncio.CancelledError:

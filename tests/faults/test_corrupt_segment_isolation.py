@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from kafkette.client import AdminClient, NewTopic, Producer, TopicPartition
+from kafkette.client.producer.sender import PRODUCE_BY_NAME_VERSION
 from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.list_offsets import (
@@ -87,7 +88,8 @@ async def _codes(conn: BrokerConnection, topic: str) -> dict[str, int]:
                     ],
                 )
             ],
-        )
+        ),
+        api_version=PRODUCE_BY_NAME_VERSION,
     )
     return {
         "fetch": fetch.responses[0].partitions[0].error_code,

@@ -15,6 +15,7 @@ import pytest
 
 from kafkette.client import AdminClient, NewTopic, Producer, TopicPartition
 from kafkette.client.kafka_client import KafkaClient
+from kafkette.client.producer.sender import PRODUCE_BY_NAME_VERSION
 from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from kafkette.protocol.compression import CODEC_BY_NAME
 from kafkette.protocol.errors import Errors
@@ -215,6 +216,7 @@ async def _produce_raw(bootstrap: str, topic: str, records: bytes) -> tuple[int,
                     )
                 ],
             ),
+            api_version=PRODUCE_BY_NAME_VERSION,
         )
     finally:
         await client.close()

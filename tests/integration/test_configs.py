@@ -28,6 +28,7 @@ from kafkette.client import (
 )
 from kafkette.client.cli.main import kafkette
 from kafkette.client.kafka_client import KafkaClient
+from kafkette.client.producer.sender import PRODUCE_BY_NAME_VERSION
 from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.record_batch import build_batch
@@ -133,7 +134,12 @@ async def test_an_altered_topic_config_reaches_the_partition(cluster):
                     )
                 ],
             )
-            code = (await client.send(leader, request)).responses[0].partition_responses[0].error_code
+            code = (
+                (await client.send(leader, request, api_version=PRODUCE_BY_NAME_VERSION))
+                .responses[0]
+                .partition_responses[0]
+                .error_code
+            )
             if code == Errors.MESSAGE_TOO_LARGE:
                 break
             assert code == Errors.NONE and loop.time() < deadline, (

@@ -32,6 +32,7 @@ from kafkette.client import (
 )
 from kafkette.client.cli.main import kafkette
 from kafkette.client.kafka_client import KafkaClient
+from kafkette.client.producer.sender import PRODUCE_BY_NAME_VERSION
 from kafkette.controller.replica_assignment import assign_replicas_to_brokers
 from kafkette.protocol.apis.create_topics import (
     CreatableReplicaAssignment,
@@ -227,7 +228,7 @@ async def test_min_insync_replicas_above_the_replication_factor_is_stored_and_ca
                     )
                 ],
             )
-            response = await client.send(leader, request)
+            response = await client.send(leader, request, api_version=PRODUCE_BY_NAME_VERSION)
             codes[topic] = response.responses[0].partition_responses[0].error_code
     finally:
         await client.close()

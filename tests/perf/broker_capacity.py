@@ -30,7 +30,7 @@ from kafkette.client import LocalCluster
 from kafkette.client.cli.perf import MB
 from kafkette.client.cli.shared_options import run_coroutine
 from kafkette.client.local_cluster import HOST
-from kafkette.protocol.api_keys import API_REGISTRY, ApiKey
+from kafkette.client.producer.sender import PRODUCE_BY_NAME_VERSION
 from kafkette.protocol.apis.produce import (
     ProducePartitionData,
     ProduceRequest,
@@ -43,7 +43,7 @@ from kafkette.protocol.record_batch import build_batch
 from tests.perf.bench_report import KAFKETTE, Row
 from tests.perf.kafkette_workloads import kafkette
 
-PRODUCE_VERSION = API_REGISTRY[ApiKey.PRODUCE].max_version
+PRODUCE_VERSION = PRODUCE_BY_NAME_VERSION
 TIMEOUT_S = 300.0
 TOPIC = "capacity"
 

@@ -76,6 +76,7 @@ class FakeClient:
         self.metadata_updates = 0
         self.connection_delays: dict[int, float] = {}  # node id -> ms left of its reconnect backoff
         self.refused: set[int] = set()  # nodes whose connect fails
+        self.api_versions: list[int | None] = []  # the version of each Produce sent
 
     def request_metadata_update(self, reset_backoff: bool = True) -> None:
         self.metadata_updates += 1
@@ -90,8 +91,9 @@ class FakeClient:
     async def send_to_any(self, request):
         return InitProducerIdResponse(error_code=0, producer_id=77, producer_epoch=0)
 
-    async def send(self, node_id, request, *, timeout_ms=None, expect_response=True):
+    async def send(self, node_id, request, *, timeout_ms=None, expect_response=True, api_version=None):
         self.requests.append((node_id, request, expect_response))
+        self.api_versions.append(api_version)
         if not expect_response:
             return None
         topics = []
@@ -154,6 +156,14 @@ async def test_batches_are_grouped_into_one_request_per_leader():
         for node, req, _ in client.requests
     }
     assert by_node == {1: [0, 2], 2: [1]}
+
+
+async def test_produce_requests_name_topics_at_v12_whatever_the_highest_version():
+    client = FakeClient(leaders=[1])
+    acc, sender = make(client)
+    await send_all(sender, [send(acc, TP0)])
+    assert client.api_versions == [12]
+    assert [t.name for _, req, _ in client.requests for t in req.topic_data] == ["t"]
 
 
 async def test_retriable_error_is_retried_after_a_metadata_refresh():
@@ -258,7 +268,7 @@ class SequencingLeader(FakeClient):
         for answer in self._answers[: self._released]:
             answer.set()
 
-    async def send(self, node_id, request, *, timeout_ms=None, expect_response=True):
+    async def send(self, node_id, request, *, timeout_ms=None, expect_response=True, api_version=None):
         self.requests.append((node_id, request, expect_response))
         answer = asyncio.Event()
         self._answers.append(answer)

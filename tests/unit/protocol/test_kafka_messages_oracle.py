@@ -419,14 +419,17 @@ def test_a_field_a_version_lacks_reads_as_kafkas_default(api, kind):
 # -- record sets handed to the socket uncopied ---------------------------------------------
 
 
-def _large(name: str, records: bytes) -> KafkaStruct:
+def _large(name: str, records: bytes, version: int) -> KafkaStruct:
     if name == "Produce":
+        by_id = version >= produce.PRODUCE_TOPIC_ID_VERSION  # a topic named by id, not by name
         return produce.ProduceRequest(
             acks=-1,
             timeout_ms=30_000,
             topic_data=[
                 produce.ProduceTopicData(
-                    name="t", partition_data=[produce.ProducePartitionData(index=0, records=records)]
+                    name="" if by_id else "t",
+                    topic_id=bytes(range(1, 17)) if by_id else bytes(16),
+                    partition_data=[produce.ProducePartitionData(index=0, records=records)],
                 )
             ],
         )
@@ -454,7 +457,7 @@ def _large(name: str, records: bytes) -> KafkaStruct:
 )
 def test_a_large_record_set_sent_as_its_own_buffer_reads_back_in_kafka_python(api, version, kind):
     records = bytes(range(256)) * (SPLICE_MIN_BYTES // 256 + 1)
-    ours = _large(api.name, records)
+    ours = _large(api.name, records, version)
     parts = ours.encode(version, api.flexible(version))
     assert any(part is records for part in parts)  # spliced, not copied
     theirs = _their_decode(_theirs(api, kind), b"".join(parts), version)
