@@ -25,6 +25,7 @@ from kafkette.protocol.apis.metadata import (
 )
 from kafkette.protocol.apis.update_metadata import UpdateMetadataPartitionState, UpdateMetadataRequest
 from kafkette.protocol.errors import Errors
+from kafkette.protocol.kafka_schema import ZERO_UUID
 from kafkette.protocol.kafka_uuid import uuid_from_string
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -66,6 +67,7 @@ class MetadataCache:
         self._topics: dict[str, dict[int, UpdateMetadataPartitionState]] = {}
         self._topic_configs: dict[str, dict[str, str]] = {}
         self._topic_ids: dict[str, bytes] = {}  # topic -> its Uuid's 16 bytes
+        self._topic_names: dict[bytes, str] = {}  # the reverse of _topic_ids
 
     def update_metadata(self, request: UpdateMetadataRequest) -> list[TopicPartition]:
         """Apply an UpdateMetadata request.
@@ -90,16 +92,21 @@ class MetadataCache:
             self._topics = {}
             self._topic_configs = {}
             self._topic_ids = {}
+            self._topic_names = {}
         for state in request.partition_states:
             self._topics.setdefault(state.topic_name, {})[state.partition_index] = state
         for entry in request.topic_configs:
             self._topic_configs[entry.topic_name] = {c.name: c.value for c in entry.configs}
             if entry.topic_id:
-                self._topic_ids[entry.topic_name] = uuid_from_string(entry.topic_id)
+                topic_id = uuid_from_string(entry.topic_id)
+                self._topic_names.pop(self._topic_ids.get(entry.topic_name, ZERO_UUID), None)
+                self._topic_ids[entry.topic_name] = topic_id
+                if topic_id != ZERO_UUID:
+                    self._topic_names[topic_id] = entry.topic_name
         deleted: list[TopicPartition] = []
         for topic in request.deleted_topics:
             self._topic_configs.pop(topic, None)
-            self._topic_ids.pop(topic, None)
+            self._topic_names.pop(self._topic_ids.pop(topic, ZERO_UUID), None)
             for partition in self._topics.pop(topic, {}):
                 deleted.append(TopicPartition(topic, partition))
         return deleted
@@ -107,6 +114,16 @@ class MetadataCache:
     def topic_configs(self, topic: str) -> dict[str, str]:
         """The config overrides of ``topic`` as last sent by the controller (a copy; {} if none)."""
         return dict(self._topic_configs.get(topic, {}))
+
+    def topic_id(self, topic: str) -> bytes:
+        """The 16 bytes of ``topic``'s id; ``ZERO_UUID`` for a topic the cache does not know (Kafka's
+        ``MetadataCache.getTopicId``)."""
+        return self._topic_ids.get(topic, ZERO_UUID)
+
+    def topic_name(self, topic_id: bytes) -> str | None:
+        """The name of the topic whose id is ``topic_id`` (16 bytes), or None when no topic the cache
+        knows has it (Kafka's ``MetadataCache.getTopicName``)."""
+        return self._topic_names.get(topic_id)
 
     def contains_topic(self, topic: str) -> bool:
         return topic in self._topics

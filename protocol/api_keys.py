@@ -203,12 +203,12 @@ _NEVER_FLEXIBLE = 1 << 15
 
 # The Kafka listener's ranges start where Kafka 4.0 starts them (KIP-896: Produce 3, Fetch 4,
 # ListOffsets 1, OffsetCommit 2, OffsetFetch 1, CreateTopics 2, DeleteTopics 1, DescribeConfigs 1)
-# and end at the last version whose fields the broker can answer: Produce 9, FindCoordinator 5 (6 adds
-# share-group keys). The msgpack listener speaks the same ranges, its SDK the top version but for Fetch,
-# which Kafkette's own fetchers (the SDK consumer, replica fetchers, KRaft voters) send at v12, the last
-# version naming topics by name (13 and up name them by id, KIP-516).
+# and end at Kafka 4.3's last version. The msgpack listener speaks the same ranges, its SDK the top version
+# but for Produce and Fetch, which Kafkette's own clients (the SDK producer and consumer, replica
+# fetchers, KRaft voters) send at v12, the last version naming topics by name (13 and up name them by
+# id, KIP-516).
 APIS: tuple[ApiSpec, ...] = (
-    ApiSpec(ApiKey.PRODUCE, "Produce", ProduceRequest, ProduceResponse, 3, 9, 9, BOTH),
+    ApiSpec(ApiKey.PRODUCE, "Produce", ProduceRequest, ProduceResponse, 3, 13, 9, BOTH, sender_version=12),
     ApiSpec(ApiKey.FETCH, "Fetch", FetchRequest, FetchResponse, 4, 18, 12, BOTH, sender_version=12),
     ApiSpec(ApiKey.LIST_OFFSETS, "ListOffsets", ListOffsetsRequest, ListOffsetsResponse, 1, 11, 6, BOTH),
     ApiSpec(ApiKey.METADATA, "Metadata", MetadataRequest, MetadataResponse, 0, 13, 9, BOTH),
@@ -229,7 +229,7 @@ APIS: tuple[ApiSpec, ...] = (
         FindCoordinatorRequest,
         FindCoordinatorResponse,
         0,
-        5,
+        6,
         3,
         BOTH,
     ),

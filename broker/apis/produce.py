@@ -8,7 +8,16 @@ A partition listed twice, or a null ``records``, is INVALID_REQUEST for that
 partition; one whose records hold more than one batch is INVALID_RECORD.  A partition of an
 internal topic is INVALID_TOPIC_EXCEPTION, "Cannot append to internal topic <name>", unless the
 client id is Kafka's ``__admin_client`` (the ReplicaManager refuses it; the group coordinator's own
-writes go straight to the ReplicaManager).  Kafka concept: ``KafkaApis.handleProduceRequest``.
+writes go straight to the ReplicaManager).
+
+From v10 (KIP-951) a NOT_LEADER_OR_FOLLOWER partition carries its ``current_leader`` as this broker
+knows it (its own replica's leader and epoch, else the metadata's; -1 and -1 when neither knows one),
+and the answer the ``node_endpoints`` of those leaders that are alive, on the listener the request
+came in on.  v11 and v12 (KIP-890) change nothing for a producer outside a transaction (an idempotent
+one included); a transactional batch is appended as at every version.  From v13 (KIP-516) topics are
+named by id: an id no topic has is UNKNOWN_TOPIC_ID for each of its partitions, and every answer
+names its topic by the id it was asked by.
+Kafka concept: ``KafkaApis.handleProduceRequest`` (``getCurrentLeader``).
 """
 
 from __future__ import annotations
@@ -17,7 +26,10 @@ from typing import TYPE_CHECKING
 
 from kafkette.common.network.socket_server import CLOSE_CONNECTION, CloseConnectionResponse
 from kafkette.protocol.apis.produce import (
+    PRODUCE_TOPIC_ID_VERSION,
     BatchIndexAndErrorMessage,
+    NodeEndpoint,
+    ProduceLeaderIdAndEpoch,
     ProducePartitionResponse,
     ProduceRequest,
     ProduceResponse,
@@ -25,6 +37,7 @@ from kafkette.protocol.apis.produce import (
 )
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.kafka_schema import ZERO_UUID
 from kafkette.protocol.record_batch import (
     ATTRIBUTES_OFFSET,
     BATCH_LENGTH,
@@ -45,24 +58,40 @@ ADMIN_CLIENT_ID = "__admin_client"
 """The client id whose Produce may append to internal topics (Kafka's ``AdminUtils.ADMIN_CLIENT_ID``:
 ``internalTopicsAllowed = clientId == ADMIN_CLIENT_ID`` in ``handleProduceRequest``)."""
 
+CURRENT_LEADER_VERSION = 10
+"""The first Produce version whose NOT_LEADER_OR_FOLLOWER answers carry the current leader (KIP-951)."""
+
 
 async def handle(
     ctx: ApisContext, header: RequestHeader, request: ProduceRequest
 ) -> ProduceResponse | CloseConnectionResponse | None:
     """Append and answer per partition; for acks=0 no answer (None), or ``CLOSE_CONNECTION``
     when a partition failed (Kafka's ``KafkaApis.handleProduceRequest`` closes the connection)."""
+    version = header.api_version
+    by_id = version >= PRODUCE_TOPIC_ID_VERSION
     errors: dict[TopicPartition, Errors] = {}
     entries: dict[TopicPartition, bytes] = {}
+    topic_ids: dict[str, bytes] = {}  # v13: the id each topic was asked by
+    unknown_ids: dict[bytes, dict[int, None]] = {}  # v13: ids no topic has -> their partitions
     check_transactional = request.transactional_id is None
     valid_acks = request.acks in (0, 1, -1)
     for topic in request.topic_data:
-        name = topic.name
+        if check_transactional and any(_is_transactional(part.records) for part in topic.partition_data):
+            # Kafka: transactional batches need a transactional id (authorized) for the whole
+            # request; nothing was appended yet (the appends follow this loop)
+            return _error_for_all(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+        if by_id:
+            name = ctx.metadata_cache.topic_name(topic.topic_id)
+            if name is None:
+                unknown = unknown_ids.setdefault(topic.topic_id, {})
+                for part in topic.partition_data:
+                    unknown[part.index] = None
+                continue
+            topic_ids[name] = topic.topic_id
+        else:
+            name = topic.name
         for part in topic.partition_data:
             records = part.records
-            if check_transactional and _is_transactional(records):
-                # Kafka: transactional batches need a transactional id (authorized) for the whole
-                # request; nothing was appended yet (the appends follow this loop)
-                return _error_for_all(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
             tp = _new_tuple(TopicPartition, (name, part.index))  # NamedTuple's __new__ is Python code
             if not valid_acks:
                 errors[tp] = Errors.INVALID_REQUIRED_ACKS
@@ -84,49 +113,85 @@ async def handle(
         else {}
     )
     if request.acks == 0:  # no answer; a failure closes the connection so the producer notices
-        failed = errors or any(status.error != Errors.NONE for status in statuses.values())
+        failed = errors or unknown_ids or any(status.error != Errors.NONE for status in statuses.values())
         return CLOSE_CONNECTION if failed else None
     by_topic: dict[str, list[ProducePartitionResponse]] = {}
-    for (topic_name, partition), status in statuses.items():
-        parts = by_topic.get(topic_name)
+    endpoints: dict[int, NodeEndpoint] = {}
+    for tp, status in statuses.items():
+        parts = by_topic.get(tp.topic)
         if parts is None:
-            parts = by_topic[topic_name] = []
+            parts = by_topic[tp.topic] = []
         ok = status.error == Errors.NONE
-        parts.append(
-            ProducePartitionResponse(
-                index=partition,
-                error_code=int(status.error),
-                base_offset=status.base_offset if ok else -1,
-                log_start_offset=status.log_start_offset,
-                log_append_time_ms=status.log_append_time_ms if ok else -1,
-                error_message=status.error_message,
-                record_errors=[
-                    BatchIndexAndErrorMessage(batch_index=index, batch_index_error_message=message)
-                    for index, message in status.record_errors
-                ]
-                if status.record_errors
-                else [],
-            )
+        answer = ProducePartitionResponse(
+            index=tp.partition,
+            error_code=int(status.error),
+            base_offset=status.base_offset if ok else -1,
+            log_start_offset=status.log_start_offset,
+            log_append_time_ms=status.log_append_time_ms if ok else -1,
+            error_message=status.error_message,
+            record_errors=[
+                BatchIndexAndErrorMessage(batch_index=index, batch_index_error_message=message)
+                for index, message in status.record_errors
+            ]
+            if status.record_errors
+            else [],
         )
+        if status.error == Errors.NOT_LEADER_OR_FOLLOWER and version >= CURRENT_LEADER_VERSION:
+            answer.current_leader = _current_leader(ctx, tp, header.listener_name, endpoints)
+        parts.append(answer)
     for tp, code in errors.items():
         by_topic.setdefault(tp.topic, []).append(
             ProducePartitionResponse(index=tp.partition, error_code=int(code), base_offset=-1)
         )
-    return ProduceResponse(
-        responses=[
-            ProduceTopicResponse(name=name, partition_responses=parts) for name, parts in by_topic.items()
-        ]
+    responses = [
+        ProduceTopicResponse(name=name, topic_id=topic_ids.get(name, ZERO_UUID), partition_responses=parts)
+        for name, parts in by_topic.items()
+    ]
+    responses.extend(
+        ProduceTopicResponse(
+            name="",
+            topic_id=topic_id,
+            partition_responses=[
+                ProducePartitionResponse(index=index, error_code=int(Errors.UNKNOWN_TOPIC_ID), base_offset=-1)
+                for index in indexes
+            ],
+        )
+        for topic_id, indexes in unknown_ids.items()
     )
+    return ProduceResponse(responses=responses, node_endpoints=[endpoints[n] for n in sorted(endpoints)])
+
+
+def _current_leader(
+    ctx: ApisContext, tp: TopicPartition, listener_name: str | None, endpoints: dict[int, NodeEndpoint]
+) -> ProduceLeaderIdAndEpoch:
+    """The leader of ``tp`` as this broker knows it (KIP-951): its own replica's leader and epoch,
+    else the metadata's, else -1 and -1; a live leader's address on ``listener_name`` joins
+    ``endpoints``.  Kafka concept: ``KafkaApis.getCurrentLeader``."""
+    partition = ctx.replica_manager.get_partition(tp)
+    if partition is not None:
+        leader_id, leader_epoch = partition.leader_id, partition.leader_epoch
+    else:
+        state = ctx.metadata_cache.partition_state(tp)
+        leader_id, leader_epoch = (state.leader, state.leader_epoch) if state is not None else (-1, -1)
+    broker = ctx.metadata_cache.get_alive_broker(leader_id) if leader_id >= 0 else None
+    address = broker.address(listener_name) if broker is not None else None
+    if broker is not None and address is not None:
+        endpoints[leader_id] = NodeEndpoint(
+            node_id=leader_id, host=address[0], port=address[1], rack=broker.rack
+        )
+    return ProduceLeaderIdAndEpoch(leader_id=leader_id, leader_epoch=leader_epoch)
 
 
 def _error_for_all(request: ProduceRequest, error: Errors) -> ProduceResponse | CloseConnectionResponse:
-    """Every partition of ``request`` answered ``error`` (acks=0: the connection is closed)."""
+    """Every partition of ``request`` answered ``error`` under the topic's name or id as asked
+    (acks=0: the connection is closed)."""
     if request.acks == 0:
         return CLOSE_CONNECTION
     return ProduceResponse(
         responses=[
             ProduceTopicResponse(
                 name=topic.name,
+                topic_id=topic.topic_id,
                 partition_responses=[
                     ProducePartitionResponse(index=part.index, error_code=int(error), base_offset=-1)
                     for part in topic.partition_data

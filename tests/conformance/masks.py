@@ -135,6 +135,10 @@ MASKS: tuple[Mask, ...] = (
         keep_unset=True,
     ),
     Mask("Produce", "responses[].partitionResponses[].logAppendTimeMs", WALL_CLOCK, keep_unset=True),
+    Mask("Produce", "responses[].partitionResponses[].currentLeader.leaderId", PLACEMENT, keep_unset=True),
+    Mask("Produce", "responses[].partitionResponses[].currentLeader.leaderEpoch", EPOCH, keep_unset=True),
+    Mask("Produce", "nodeEndpoints[].nodeId", PLACEMENT),
+    Mask("Produce", "nodeEndpoints[].port", PORT),
     Mask(
         "Produce",
         "responses[].partitionResponses[].recordErrors[].batchIndexErrorMessage",

@@ -43,7 +43,7 @@ from kafkette.protocol.record_batch import build_batch
 from tests.perf.bench_report import KAFKETTE, Row
 from tests.perf.kafkette_workloads import kafkette
 
-PRODUCE_VERSION = API_REGISTRY[ApiKey.PRODUCE].max_version
+PRODUCE_VERSION = API_REGISTRY[ApiKey.PRODUCE].send_version
 TIMEOUT_S = 300.0
 TOPIC = "capacity"
 

@@ -478,7 +478,7 @@ def _find(t: Target, version: int, group: str) -> Any:
     ]
 
 
-for _v in range(6):
+for _v in range(7):
     register(
         f"groups/find-coordinator/v{_v}",
         f"FindCoordinator v{_v} for a group key: NONE and one of the brokers at its listener's address",
@@ -501,6 +501,37 @@ def _find_unknown_type(t: Target) -> Any:
     coordinator(t, "fc-unknown-type")
     answer = t.call("FindCoordinator", 3, FindCoordinatorRequest(key="fc-unknown-type", key_type=7))
     return {"error": code_name(answer.error_code), "node_id": answer.node_id}
+
+
+SHARE_TOPIC_ID = "AAECAwQFBgcICQoLDA0ODw"
+"""A topic id in Kafka's string form (``Uuid.toString`` of bytes 0..15) for share-partition keys."""
+
+
+@scenario("groups/find-coordinator/share-key-before-v6")
+def _find_share_before_v6(t: Target) -> Any:
+    """FindCoordinator v5 with key type 2 (share, KIP-932) and a well-formed share-partition key:
+    INVALID_REQUEST, no node (share keys need v6)."""
+    key = f"fc-share:{SHARE_TOPIC_ID}:0"
+    answer = t.call("FindCoordinator", 5, FindCoordinatorRequest(key_type=2, coordinator_keys=[key]))
+    return [[c.key, code_name(c.error_code), c.node_id, c.host, c.port] for c in answer.coordinators]
+
+
+@scenario("groups/find-coordinator/v6-share-malformed-keys")
+def _find_share_malformed(t: Target) -> Any:
+    """FindCoordinator v6 with key type 2 and keys that are not share-partition keys
+    (``groupId:topicId:partition``, Kafka's ``SharePartitionKey``): INVALID_REQUEST for each, no node.
+    (A well-formed key makes Kafka create ``__share_group_state``, which the internal-topics scenarios
+    expect absent; Kafkette, without share groups, answers it COORDINATOR_NOT_AVAILABLE as Kafka does
+    before that topic exists.)"""
+    keys = [
+        "fc-share-one-part",
+        f"{SHARE_TOPIC_ID}:0",
+        "fc-share:not-a-topic-id:0",
+        f"fc-share:{SHARE_TOPIC_ID}:not-a-partition",
+        f" :{SHARE_TOPIC_ID}:0",
+    ]
+    answer = t.call("FindCoordinator", 6, FindCoordinatorRequest(key_type=2, coordinator_keys=keys))
+    return [[c.key, code_name(c.error_code), c.node_id, c.host, c.port] for c in answer.coordinators]
 
 
 # --- JoinGroup -----------------------------------------------------------------------------------------

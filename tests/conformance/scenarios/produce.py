@@ -1,7 +1,8 @@
 """Produce: acks 0/1/all and the offsets answered, Kafka's checks of a client's batch (required
 acks, CRC, sizes, keys on compacted topics, timestamps, one batch per partition), the leader and
 ISR checks (unknown partition, not the leader, min.insync.replicas), the idempotent producer's
-sequence and epoch rules, compression codecs stored and fetched back, and each Produce version.
+sequence and epoch rules, compression codecs stored and fetched back, and each Produce version
+(v10+'s current leader of a NOT_LEADER_OR_FOLLOWER partition, KIP-951; v13's topics by id, KIP-516).
 
 Requests go raw, batches built with ``record_batch.build_kafka_batch`` as a Kafka client's
 ``MemoryRecordsBuilder`` would; this module also holds the small request helpers the fetch,
@@ -27,7 +28,12 @@ from kafkette.protocol.apis.list_offsets import (
     ListOffsetsRequest,
     ListOffsetsTopic,
 )
-from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
+from kafkette.protocol.apis.produce import (
+    PRODUCE_TOPIC_ID_VERSION,
+    ProducePartitionData,
+    ProduceRequest,
+    ProduceTopicData,
+)
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
 from kafkette.protocol.record_batch import (
     COMPRESSION_GZIP,
@@ -757,12 +763,119 @@ def _version(t: Target, version: int) -> Any:
     ]
 
 
-for _v in range(3, 10):
+for _v in range(3, PRODUCE_TOPIC_ID_VERSION):
     register(
         f"produce/version-{_v}",
         f"Produce v{_v}: offsets 0 and 1, then an unknown partition, in v{_v}'s fields",
         lambda t, v=_v: _version(t, v),
     )
+
+
+def topic_id_of(t: Target, topic: str) -> bytes:
+    """The id of ``topic`` (Metadata v12)."""
+    return bytes(t.metadata([topic]).topics[0].topic_id)
+
+
+def produce_by_id(
+    t: Target, topic_id: bytes, records: bytes | None, partition: int = 0, node: int | None = None
+) -> tuple[Any, Any]:
+    """One Produce v13 naming its topic by ``topic_id`` (KIP-516), to ``node`` (default the lowest);
+    the answer and its first partition answer (None when it has none)."""
+    request = ProduceRequest(
+        transactional_id=None,
+        acks=-1,
+        timeout_ms=10000,
+        topic_data=[
+            ProduceTopicData(
+                topic_id=topic_id, partition_data=[ProducePartitionData(index=partition, records=records)]
+            )
+        ],
+    )
+    answer = t.call("Produce", PRODUCE_TOPIC_ID_VERSION, request, node)
+    parts = [p for r in answer.responses for p in r.partition_responses]
+    return answer, parts[0] if parts else None
+
+
+@scenario("produce/version-13")
+def _version_13(t: Target) -> Any:
+    """Produce v13, the topic named by its id (KIP-516): offsets 0 and 1, then an unknown partition
+    (UNKNOWN_TOPIC_OR_PARTITION); every answer names the topic by the id it was asked by."""
+    topic = "p-version-13"
+    new_topic(t, topic)
+    topic_id = topic_id_of(t, topic)
+    out = []
+    for values, partition in (([b"a"], 0), ([b"b", b"c"], 0), ([b"d"], 4)):
+        answer, part = produce_by_id(t, topic_id, batch(values), partition, t.leader(topic))
+        out.append(
+            {
+                "partition": partition_answer(part, PRODUCE_TOPIC_ID_VERSION),
+                "topic_ids_echoed": [r.topic_id == topic_id for r in answer.responses],
+            }
+        )
+    return out
+
+
+@scenario("produce/version-13/unknown-topic-id")
+def _unknown_topic_id(t: Target) -> Any:
+    """Produce v13 to a topic id no topic has: UNKNOWN_TOPIC_ID (offsets -1), the id echoed."""
+    unknown = os.urandom(16)
+    answer, part = produce_by_id(t, unknown, batch([b"x"]), partition=2)
+    return {
+        "partition": partition_answer(part, PRODUCE_TOPIC_ID_VERSION),
+        "index": part.index,
+        "topic_ids_echoed": [r.topic_id == unknown for r in answer.responses],
+    }
+
+
+def current_leader_answer(t: Target, topic: str, answer: Any) -> dict[str, Any]:
+    """A NOT_LEADER_OR_FOLLOWER answer as KIP-951 (Produce v10+) has it: the error, whether its current
+    leader is the partition's leader, and each node endpoint's id check and address (the node's Kafka
+    listener) and rack."""
+    (part,) = [p for r in answer.responses for p in r.partition_responses]
+    leader = t.leader(topic)
+    return {
+        "error": code_name(part.error_code),
+        "current_leader_is_the_leader": part.current_leader.leader_id == leader,
+        "current_leader_epoch_known": part.current_leader.leader_epoch >= 0,
+        "node_endpoints": [
+            {
+                "is_the_leader": e.node_id == leader,
+                "address_matches": t.addresses.get(e.node_id) == (e.host, e.port),
+                "rack": e.rack,
+            }
+            for e in answer.node_endpoints
+        ],
+    }
+
+
+@scenario("produce/not-leader-follower/current-leader")
+def _not_leader_follower_current_leader(t: Target) -> Any:
+    """Produce v12 to a follower of an RF 3 partition: NOT_LEADER_OR_FOLLOWER with the leader the
+    follower's replica follows, and that leader's address on the listener asked (KIP-951)."""
+    topic = "p-not-leader-f-cl"
+    new_topic(t, topic, rf=3)
+    request = produce_request(topic, batch([b"x"]))
+    return current_leader_answer(t, topic, t.call("Produce", 12, request, follower(t, topic)))
+
+
+@scenario("produce/not-leader-non-replica/current-leader")
+def _not_leader_non_replica_current_leader(t: Target) -> Any:
+    """Produce v10 to a broker holding no replica of the partition: NOT_LEADER_OR_FOLLOWER with the
+    leader its metadata names, and that leader's address (KIP-951)."""
+    topic = "p-not-leader-n-cl"
+    new_topic(t, topic, rf=1)
+    request = produce_request(topic, batch([b"x"]))
+    return current_leader_answer(t, topic, t.call("Produce", 10, request, non_replica(t, topic)))
+
+
+@scenario("produce/not-leader-non-replica/by-topic-id")
+def _not_leader_by_topic_id(t: Target) -> Any:
+    """Produce v13, by topic id, to a broker holding no replica of the partition:
+    NOT_LEADER_OR_FOLLOWER with the current leader and its address (KIP-951, KIP-516)."""
+    topic = "p-not-leader-n-id"
+    new_topic(t, topic, rf=1)
+    answer, _ = produce_by_id(t, topic_id_of(t, topic), batch([b"x"]), node=non_replica(t, topic))
+    return current_leader_answer(t, topic, answer)
 
 
 # --- the idempotent producer --------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The Produce handler called directly: the checks it makes before the ReplicaManager appends.
 
-The only stand-in is the handler context's ``replica_manager.append_records``, which records
-what it is asked to append.
+The only stand-ins are the handler context's ``replica_manager.append_records``, which records
+what it is asked to append (or answers one error for every partition), and its ``get_partition``
+(this broker's replica, if any, for the current leader of a NOT_LEADER_OR_FOLLOWER answer).
 """
 
 from __future__ import annotations
@@ -12,10 +13,24 @@ from broker_fakes import TP0, make_batch
 
 from kafkette.broker.apis import produce
 from kafkette.broker.delayed_produce import ProducePartitionStatus
+from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.common.network.socket_server import CLOSE_CONNECTION
-from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
+from kafkette.protocol.apis.produce import (
+    NodeEndpoint,
+    ProducePartitionData,
+    ProduceRequest,
+    ProduceTopicData,
+)
+from kafkette.protocol.apis.update_metadata import (
+    UpdateMetadataBroker,
+    UpdateMetadataEndpoint,
+    UpdateMetadataPartitionState,
+    UpdateMetadataRequest,
+    UpdateMetadataTopicConfigs,
+)
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.kafka_uuid import uuid_to_string
 from kafkette.protocol.record_batch import build_kafka_batch
 
 
@@ -84,3 +99,144 @@ async def test_only_kafkas_admin_client_id_may_append_to_internal_topics():
     await _produce(make_batch(1), client_id="my-producer", allowed=allowed)
     await _produce(make_batch(1), client_id=None, allowed=allowed)
     assert allowed == [True, False, False]
+
+
+TOPIC_ID = bytes(range(1, 17))
+UNKNOWN_ID = bytes(range(101, 117))
+
+
+def _cache(leader: int = 2, leader_epoch: int = 5, live: tuple[int, ...] = (1, 2, 3)) -> MetadataCache:
+    """A cache knowing ``TP0`` (id ``TOPIC_ID``) led by ``leader`` and the ``live`` brokers, each with a
+    kafkette listener and an ``EXTERNAL`` one."""
+    cache = MetadataCache(1, "c")
+    cache.update_metadata(
+        UpdateMetadataRequest(
+            controller_id=1,
+            controller_epoch=1,
+            full=True,
+            partition_states=[
+                UpdateMetadataPartitionState(
+                    topic_name=TP0.topic,
+                    partition_index=0,
+                    controller_epoch=1,
+                    leader=leader,
+                    leader_epoch=leader_epoch,
+                    isr=[1, 2, 3],
+                    replicas=[1, 2, 3],
+                )
+            ],
+            live_brokers=[
+                UpdateMetadataBroker(
+                    id=i,
+                    host="internal",
+                    port=9000 + i,
+                    rack=f"rack-{i}",
+                    endpoints=[UpdateMetadataEndpoint(listener="EXTERNAL", host=f"h{i}", port=19000 + i)],
+                )
+                for i in live
+            ],
+            topic_configs=[
+                UpdateMetadataTopicConfigs(topic_name=TP0.topic, topic_id=uuid_to_string(TOPIC_ID))
+            ],
+        )
+    )
+    return cache
+
+
+def _context(cache: MetadataCache, error: Errors = Errors.NONE, partition: object = None) -> SimpleNamespace:
+    """A handler context whose appends all answer ``error`` and whose replica of ``TP0`` (if any) is
+    ``partition``."""
+
+    async def append_records(timeout_ms, required_acks, entries, *, internal_topics_allowed):
+        return {
+            tp: ProducePartitionStatus(
+                required_offset=1, base_offset=0 if error == Errors.NONE else -1, pending=False, error=error
+            )
+            for tp in entries
+        }
+
+    return SimpleNamespace(
+        metadata_cache=cache,
+        replica_manager=SimpleNamespace(append_records=append_records, get_partition=lambda tp: partition),
+    )
+
+
+def _request(topics: list[ProduceTopicData], acks: int = 1) -> ProduceRequest:
+    return ProduceRequest(transactional_id=None, acks=acks, timeout_ms=1000, topic_data=topics)
+
+
+def _header(version: int, listener_name: str | None = "EXTERNAL") -> RequestHeader:
+    return RequestHeader(
+        api_key=0, api_version=version, correlation_id=1, client_id="c", listener_name=listener_name
+    )
+
+
+def _by_name(*partitions: int) -> ProduceTopicData:
+    return ProduceTopicData(
+        name=TP0.topic,
+        partition_data=[ProducePartitionData(index=p, records=make_batch(1)) for p in partitions],
+    )
+
+
+async def test_v13_names_topics_by_id_and_an_id_no_topic_has_is_unknown_topic_id():
+    request = _request(
+        [
+            ProduceTopicData(
+                topic_id=TOPIC_ID, partition_data=[ProducePartitionData(index=0, records=make_batch(1))]
+            ),
+            ProduceTopicData(
+                topic_id=UNKNOWN_ID,
+                partition_data=[ProducePartitionData(index=p, records=make_batch(1)) for p in (0, 1)],
+            ),
+        ]
+    )
+    response = await produce.handle(_context(_cache()), _header(13), request)
+    assert [
+        (t.topic_id, [(p.index, p.error_code, p.base_offset) for p in t.partition_responses])
+        for t in response.responses
+    ] == [
+        (TOPIC_ID, [(0, Errors.NONE, 0)]),
+        (UNKNOWN_ID, [(0, Errors.UNKNOWN_TOPIC_ID, -1), (1, Errors.UNKNOWN_TOPIC_ID, -1)]),
+    ]
+
+
+async def test_v13_with_acks_0_closes_the_connection_for_an_unknown_topic_id():
+    request = _request(
+        [ProduceTopicData(topic_id=UNKNOWN_ID, partition_data=[ProducePartitionData(index=0, records=b"")])],
+        acks=0,
+    )
+    assert await produce.handle(_context(_cache()), _header(13), request) is CLOSE_CONNECTION
+
+
+async def test_not_leader_from_a_broker_without_the_replica_carries_the_metadatas_leader_from_v10():
+    ctx = _context(_cache(leader=2, leader_epoch=5), Errors.NOT_LEADER_OR_FOLLOWER)
+    response = await produce.handle(ctx, _header(10), _request([_by_name(0)]))
+    (partition,) = response.responses[0].partition_responses
+    assert partition.error_code == Errors.NOT_LEADER_OR_FOLLOWER
+    assert (partition.current_leader.leader_id, partition.current_leader.leader_epoch) == (2, 5)
+    assert response.node_endpoints == [NodeEndpoint(node_id=2, host="h2", port=19002, rack="rack-2")]
+
+
+async def test_not_leader_from_a_follower_carries_its_replicas_leader_on_the_requests_listener():
+    follower = SimpleNamespace(leader_id=3, leader_epoch=7)
+    ctx = _context(_cache(leader=2, leader_epoch=5), Errors.NOT_LEADER_OR_FOLLOWER, follower)
+    response = await produce.handle(ctx, _header(12, listener_name=None), _request([_by_name(0)]))
+    (partition,) = response.responses[0].partition_responses
+    assert (partition.current_leader.leader_id, partition.current_leader.leader_epoch) == (3, 7)
+    assert response.node_endpoints == [NodeEndpoint(node_id=3, host="internal", port=9003, rack="rack-3")]
+
+
+async def test_a_current_leader_that_is_not_alive_has_no_endpoint():
+    ctx = _context(_cache(leader=3, leader_epoch=4, live=(1, 2)), Errors.NOT_LEADER_OR_FOLLOWER)
+    response = await produce.handle(ctx, _header(11), _request([_by_name(0)]))
+    (partition,) = response.responses[0].partition_responses
+    assert (partition.current_leader.leader_id, partition.current_leader.leader_epoch) == (3, 4)
+    assert response.node_endpoints == []
+
+
+async def test_before_v10_not_leader_carries_no_current_leader():
+    ctx = _context(_cache(), Errors.NOT_LEADER_OR_FOLLOWER)
+    response = await produce.handle(ctx, _header(9), _request([_by_name(0)]))
+    (partition,) = response.responses[0].partition_responses
+    assert (partition.current_leader.leader_id, partition.current_leader.leader_epoch) == (-1, -1)
+    assert response.node_endpoints == []

@@ -186,10 +186,8 @@ def test_a_planted_change_to_a_declaration_is_a_difference(specs, change):
 
 def test_a_planted_flexible_version_and_an_invalid_version_are_differences(specs):
     api = KAFKA_APIS[0]
-    moved = dataclasses.replace(api, max_version=api.max_version + 5, flexible_from=8)
+    assert compare_api(api, "request", specs["request"][0]) == []
+    moved = dataclasses.replace(api, max_version=14, flexible_from=8)
     found = compare_api(moved, "request", specs["request"][0])
     assert "Produce request is flexible in versions 8-14; Kafka's in 9-14" in found
-    assert any(
-        s.startswith("Produce request is offered in versions 3-14; Kafka's spec has versions") for s in found
-    )
-    assert any(s.startswith("ProduceRequest.topic_data.topic_id is not declared") for s in found)
+    assert "Produce request is offered in versions 3-14; Kafka's spec has versions 3-13" in found

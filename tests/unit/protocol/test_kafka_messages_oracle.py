@@ -421,12 +421,15 @@ def test_a_field_a_version_lacks_reads_as_kafkas_default(api, kind):
 
 def _large(name: str, records: bytes, version: int) -> KafkaStruct:
     if name == "Produce":
+        by_id = version >= produce.PRODUCE_TOPIC_ID_VERSION  # a topic named by id, not by name
         return produce.ProduceRequest(
             acks=-1,
             timeout_ms=30_000,
             topic_data=[
                 produce.ProduceTopicData(
-                    name="t", partition_data=[produce.ProducePartitionData(index=0, records=records)]
+                    name="" if by_id else "t",
+                    topic_id=bytes(range(1, 17)) if by_id else bytes(16),
+                    partition_data=[produce.ProducePartitionData(index=0, records=records)],
                 )
             ],
         )
