@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkette.protocol.api_keys import API_REGISTRY, APIS, KAFKA_APIS
+from kafkette.protocol.api_keys import API_REGISTRY, APIS, KAFKA_APIS, ApiKey
 from kafkette.protocol.apis.group_membership import (
     JoinGroupResponse,
     MemberResponse,
@@ -133,3 +133,8 @@ def test_a_nullable_field_without_a_declared_default_is_not_null_on_either_codec
     assert JoinGroupResponse.decode(v0, 0, False) == JoinGroupResponse(protocol_name="range")
     assert MemberResponse().group_instance_id == ""
     assert join_error_response(25, "m").protocol_name is None, "Kafka's error answer carries null"
+
+
+def test_the_sdk_producer_names_topics_at_produce_v12_whatever_the_highest_version():
+    assert API_REGISTRY[ApiKey.PRODUCE].max_version >= 13, "the listeners offer Produce by topic id"
+    assert API_REGISTRY[ApiKey.PRODUCE].send_version == 12, "the SDK's metadata keeps no topic ids"

@@ -135,8 +135,3 @@ def test_fetch_v12_carries_last_fetched_epoch_and_diverging_epoch_v11_does_not()
         FetchResponse.from_wire(response.to_wire(11), 11).responses[0].partitions[0].diverging_epoch.epoch
         == -1
     )
-
-
-def test_the_sdk_producer_names_topics_at_produce_v12_whatever_the_highest_version():
-    assert API_REGISTRY[ApiKey.PRODUCE].max_version >= 13, "the listeners offer Produce by topic id"
-    assert API_REGISTRY[ApiKey.PRODUCE].send_version == 12, "the SDK's metadata keeps no topic ids"
