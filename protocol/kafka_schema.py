@@ -412,6 +412,10 @@ class KafkaStruct:
             if value is None and not nullable and f.null_as_default:
                 value = f.default()
             if f.struct_cls is not None:
+                if nullable:  # Kafka's nullable struct: an int8 marker, -1 null, 1 present
+                    out.buf += b"\xff" if value is None else b"\x01"
+                    if value is None:
+                        continue
                 value._write(out, version, flexible)
             else:
                 f.type.write(out, value, flexible, nullable)  # type: ignore[union-attr]
@@ -458,6 +462,9 @@ class KafkaStruct:
         plan = cls._plan(version, flexible)
         for f, nullable in plan:
             if f.struct_cls is not None:
+                if nullable and reader.i8() < 0:  # Kafka's nullable struct: -1 null, else present
+                    setattr(inst, f.name, None)
+                    continue
                 setattr(inst, f.name, f.struct_cls._read(reader, version, flexible))
             else:
                 setattr(inst, f.name, f.type.read(reader, flexible, nullable))  # type: ignore[union-attr]

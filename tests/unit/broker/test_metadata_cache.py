@@ -123,3 +123,23 @@ def test_a_kafka_protocol_listener_names_this_broker_as_controller_as_a_kraft_br
     assert cache.metadata_response(["t"]).controller_id == 1  # the SDK's admin client sends to the controller
     # Kafka clients get a live broker that forwards (KIP-590), never a controller that may have died
     assert cache.metadata_response(["t"], "PLAINTEXT").controller_id == 2
+
+
+def test_fenced_brokers_are_kept_apart_from_the_live_ones():
+    cache = MetadataCache(1, "c")
+    cache.update_metadata(
+        UpdateMetadataRequest(
+            controller_id=1,
+            controller_epoch=1,
+            full=True,
+            live_brokers=_brokers(1, 3),
+            fenced_brokers=_brokers(2),
+        )
+    )
+    answer = cache.metadata_response([])
+    assert [b.node_id for b in answer.brokers] == [1, 3]
+    assert [(b.node_id, b.port) for b in answer.fenced_brokers] == [(2, 9002)]
+    cache.update_metadata(
+        UpdateMetadataRequest(controller_id=1, controller_epoch=1, live_brokers=_brokers(1, 2, 3))
+    )
+    assert cache.metadata_response([]).fenced_brokers == []
