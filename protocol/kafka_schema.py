@@ -9,7 +9,9 @@ version on, in KIP-482's compact encoding (unsigned-varint lengths, ``length + 1
 for null, a tagged-field section after every struct).  A field declared with a ``tag``
 (KIP-482's tagged fields, such as ApiVersions' feature flags) goes in that section, written
 only when it is not its default, as Kafka's generated writers do; tags a message does not
-declare are read and dropped (a client treats a missing tagged field as its default).
+declare are read and dropped (a client treats a missing tagged field as its default).  A struct
+field where its version allows null (DescribeTopicPartitions' cursor) is preceded by an int8
+marker, -1 for null and 1 before the struct, as Kafka's generated code writes it.
 
 A record set (``records``) is encoded as bytes; a large one is not copied into the
 answer but handed to the socket as its own buffer (``KafkaWriter.parts``), as the
