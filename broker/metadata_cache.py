@@ -14,16 +14,27 @@ topics).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from kafkette.common.topic_names import INTERNAL_TOPICS
+from kafkette.protocol.apis.describe_topic_partitions import (
+    Cursor,
+    DescribeTopicPartitionsResponse,
+    DescribeTopicPartitionsResponsePartition,
+    DescribeTopicPartitionsResponseTopic,
+)
 from kafkette.protocol.apis.metadata import (
     MetadataResponse,
     MetadataResponseBroker,
     MetadataResponsePartition,
     MetadataResponseTopic,
 )
-from kafkette.protocol.apis.update_metadata import UpdateMetadataPartitionState, UpdateMetadataRequest
+from kafkette.protocol.apis.update_metadata import (
+    UpdateMetadataBroker,
+    UpdateMetadataPartitionState,
+    UpdateMetadataRequest,
+)
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.kafka_schema import ZERO_UUID
 from kafkette.protocol.kafka_uuid import uuid_from_string
@@ -49,6 +60,16 @@ class BrokerEndpoint:
         return next(((h, p) for name, h, p in self.endpoints if name == listener_name), None)
 
 
+def _endpoint(broker: UpdateMetadataBroker) -> BrokerEndpoint:
+    return BrokerEndpoint(
+        broker.id,
+        broker.host,
+        broker.port,
+        broker.rack,
+        tuple((e.listener, e.host, e.port) for e in broker.endpoints),
+    )
+
+
 class MetadataCache:
     """Cluster metadata as last told by the controller.
 
@@ -64,6 +85,7 @@ class MetadataCache:
         self.controller_epoch = -1
         self.metadata_offset = -1  # the controller's metadata log offset as of the last UpdateMetadata
         self.live_brokers: dict[int, BrokerEndpoint] = {}
+        self.fenced_brokers: dict[int, BrokerEndpoint] = {}  # registered but fenced (KIP-1073)
         self._topics: dict[str, dict[int, UpdateMetadataPartitionState]] = {}
         self._topic_configs: dict[str, dict[str, str]] = {}
         self._topic_ids: dict[str, bytes] = {}  # topic -> its Uuid's 16 bytes
@@ -82,12 +104,8 @@ class MetadataCache:
         self.controller_id = request.controller_id
         self.controller_epoch = request.controller_epoch
         self.metadata_offset = request.metadata_offset
-        self.live_brokers = {
-            b.id: BrokerEndpoint(
-                b.id, b.host, b.port, b.rack, tuple((e.listener, e.host, e.port) for e in b.endpoints)
-            )
-            for b in request.live_brokers
-        }
+        self.live_brokers = {b.id: _endpoint(b) for b in request.live_brokers}
+        self.fenced_brokers = {b.id: _endpoint(b) for b in request.fenced_brokers}
         if request.full:
             self._topics = {}
             self._topic_configs = {}
@@ -131,7 +149,7 @@ class MetadataCache:
     def topic_ids_to_names(self) -> dict[bytes, str]:
         """Every topic with a known id: its Uuid's 16 bytes -> its name (Kafka's
         ``MetadataCache.topicIdsToNames``, which Fetch v13+ names topics by, KIP-516)."""
-        return {topic_id: name for name, topic_id in self._topic_ids.items()}
+        return dict(self._topic_names)
 
     def topic_names(self) -> list[str]:
         """Sorted names of the topics the cache knows."""
@@ -166,14 +184,11 @@ class MetadataCache:
         ``getRandomAliveBrokerId``) and forwards the controller's requests (KIP-590).  Kafka
         clients then never wait for a dead controller that the cache still lists until it is
         fenced (librdkafka's admin client waits for the broker Metadata names).
+
+        The registered brokers the controller fenced go in ``fenced_brokers`` (msgpack only: DescribeCluster
+        v2 lists them with ``include_fenced_brokers``, KIP-1073).
         """
-        brokers = []
-        for b in sorted(self.live_brokers.values(), key=lambda b: b.id):
-            address = b.address(listener_name)
-            if address is not None:
-                brokers.append(
-                    MetadataResponseBroker(node_id=b.id, host=address[0], port=address[1], rack=b.rack)
-                )
+        brokers = _response_brokers(self.live_brokers, listener_name)
         names = self.topic_names() if topics is None else topics
         out: list[MetadataResponseTopic] = []
         for name in names:
@@ -224,4 +239,89 @@ class MetadataCache:
                 else self.broker_id
             ),
             topics=out,
+            fenced_brokers=_response_brokers(self.fenced_brokers, listener_name),
         )
+
+    def describe_topic_partitions(
+        self,
+        topics: list[str],
+        start_index: dict[str, int],
+        maximum_number_of_partitions: int,
+        ignore_topics_with_exceptions: bool,
+        topic_error: Callable[[str], Errors],
+    ) -> DescribeTopicPartitionsResponse:
+        """The partitions of ``topics`` (sorted names), at most ``maximum_number_of_partitions`` of them,
+        with ``next_cursor`` naming the first partition left out (KIP-966).
+
+        A topic starts at its index in ``start_index`` (the request's cursor), else 0.  A topic that
+        does not fit at all is left out and the cursor names its partition 0; one cut short names the
+        first partition left out.  A leader that is not a live broker is -1 (no error: unlike Metadata,
+        a partition carries none); replicas on dead brokers or offline logs are ``offline_replicas``;
+        ``eligible_leader_replicas`` and ``last_known_elr`` are empty (no partition has an ELR).  A
+        topic the cache does not know gets ``topic_error(name)`` (UNKNOWN_TOPIC_OR_PARTITION or
+        INVALID_TOPIC_EXCEPTION), the zero topic id and its ``is_internal``, unless
+        ``ignore_topics_with_exceptions`` (a request for every topic).
+
+        Kafka concept: ``KRaftMetadataCache.getTopicMetadataForDescribeTopicResponse``.
+        """
+        remaining = maximum_number_of_partitions
+        response = DescribeTopicPartitionsResponse()
+        for name in topics:
+            if remaining == 0:
+                response.next_cursor = Cursor(topic_name=name, partition_index=0)
+                break
+            partitions = self._topics.get(name)
+            if partitions is None:
+                if not ignore_topics_with_exceptions:
+                    response.topics.append(
+                        DescribeTopicPartitionsResponseTopic(
+                            error_code=topic_error(name), name=name, is_internal=name in INTERNAL_TOPICS
+                        )
+                    )
+                continue
+            start = start_index.get(name, 0)
+            upper = min(len(partitions), start + remaining)
+            parts = [self._describe_partition(partitions[i]) for i in range(start, upper) if i in partitions]
+            response.topics.append(
+                DescribeTopicPartitionsResponseTopic(
+                    error_code=Errors.NONE,
+                    name=name,
+                    topic_id=self._topic_ids.get(name, bytes(16)),
+                    is_internal=name in INTERNAL_TOPICS,
+                    partitions=parts,
+                )
+            )
+            if upper < len(partitions):
+                response.next_cursor = Cursor(topic_name=name, partition_index=upper)
+                break
+            remaining -= len(parts)
+        return response
+
+    def _describe_partition(
+        self, state: UpdateMetadataPartitionState
+    ) -> DescribeTopicPartitionsResponsePartition:
+        leader_alive = state.leader in self.live_brokers
+        return DescribeTopicPartitionsResponsePartition(
+            partition_index=state.partition_index,
+            leader_id=state.leader if leader_alive else -1,
+            leader_epoch=state.leader_epoch,
+            replica_nodes=list(state.replicas),
+            isr_nodes=list(state.isr),
+            eligible_leader_replicas=[],
+            last_known_elr=[],
+            offline_replicas=[
+                r for r in state.replicas if r not in self.live_brokers or r in state.offline_replicas
+            ],
+        )
+
+
+def _response_brokers(
+    brokers: dict[int, BrokerEndpoint], listener_name: str | None
+) -> list[MetadataResponseBroker]:
+    """``brokers`` by id with their address on ``listener_name`` (a broker without it left out)."""
+    out = []
+    for b in sorted(brokers.values(), key=lambda b: b.id):
+        address = b.address(listener_name)
+        if address is not None:
+            out.append(MetadataResponseBroker(node_id=b.id, host=address[0], port=address[1], rack=b.rack))
+    return out

@@ -85,6 +85,11 @@ def controller_config(config: KafkaConfig) -> ControllerConfig:
         topic_config_defaults=LogConfig.from_broker(config).to_topic_configs(),
         static_topic_config_names=static,
         group_broker_settings={k: str(v) for k, v in config.originals.items() if k.startswith("group.")},
+        controller_listener_name=(
+            config.controller_listener_names[0]
+            if config.controller_listener_names
+            else config.controller_endpoints[0].name
+        ),
     )
 
 

@@ -31,7 +31,7 @@ import asyncio
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from kafkette.controller.controller_context import ControllerContext
+from kafkette.controller.controller_context import BrokerRegistration, ControllerContext
 from kafkette.protocol.apis.configs import TopicConfigOverride
 from kafkette.protocol.apis.leader_and_isr import (
     LeaderAndIsrLiveLeader,
@@ -63,6 +63,19 @@ request failed to be delivered, e.g. the broker was fenced first)."""
 EPOCH_DURING_DELETE = -2  # Kafka's LeaderAndIsr.EpochDuringDelete: the StopReplica of a removed topic
 LEADER_AND_ISR_TYPE_INCREMENTAL = 1
 LEADER_AND_ISR_TYPE_FULL = 2
+
+
+def _update_metadata_broker(reg: BrokerRegistration) -> UpdateMetadataBroker:
+    """A registered broker as UpdateMetadata publishes it: its kafkette address, rack and listeners."""
+    return UpdateMetadataBroker(
+        id=reg.broker_id,
+        host=reg.host,
+        port=reg.port,
+        rack=reg.rack,
+        endpoints=[
+            UpdateMetadataEndpoint(listener=name, host=host, port=port) for name, host, port in reg.endpoints
+        ],
+    )
 
 
 class ChannelManager(Protocol):
@@ -264,19 +277,6 @@ class ControllerBrokerRequestBatch:
                     offline_replicas=ctx.offline_replicas(tp),
                 )
             )
-        live_brokers = [
-            UpdateMetadataBroker(
-                id=reg.broker_id,
-                host=reg.host,
-                port=reg.port,
-                rack=reg.rack,
-                endpoints=[
-                    UpdateMetadataEndpoint(listener=name, host=host, port=port)
-                    for name, host, port in reg.endpoints
-                ],
-            )
-            for reg in ctx.live_brokers()
-        ]
         topics = (
             sorted(t for t in ctx.topics if not ctx.is_topic_queued_up_for_deletion(t))
             if full
@@ -298,7 +298,8 @@ class ControllerBrokerRequestBatch:
             broker_epoch=self._broker_epoch(broker_id),
             full=full,
             partition_states=states,
-            live_brokers=live_brokers,
+            live_brokers=[_update_metadata_broker(reg) for reg in ctx.live_brokers()],
+            fenced_brokers=[_update_metadata_broker(reg) for reg in ctx.fenced_brokers()],
             deleted_topics=sorted(ctx.topics_to_be_deleted | removed_topics),
             topic_configs=topic_configs,
             metadata_offset=ctx.metadata_offset,

@@ -39,6 +39,9 @@ class ControllerConfig:
             ``server.properties`` sets (described with source STATIC_BROKER_CONFIG).
         group_broker_settings: the node's ``group.*`` properties as set (``{name: value}``):
             the defaults and bounds of group configs (``kafkette.common.group_config``).
+        controller_listener_name: the listener the voters of ``controller.quorum.voters`` are reached on
+            (``controller.listener.names``' first, else the node's kafkette listener), which DescribeQuorum
+            v2 names for each voter (KIP-853).
     """
 
     node_id: int
@@ -57,3 +60,4 @@ class ControllerConfig:
     topic_config_defaults: Mapping[str, str] = field(default_factory=dict)
     static_topic_config_names: frozenset[str] = frozenset()
     group_broker_settings: Mapping[str, str] = field(default_factory=dict)
+    controller_listener_name: str = "CONTROLLER"

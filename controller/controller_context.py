@@ -143,6 +143,10 @@ class ControllerContext:
         """Registrations of live brokers, sorted by id."""
         return [self.brokers[b] for b in self.live_broker_ids()]
 
+    def fenced_brokers(self) -> list[BrokerRegistration]:
+        """Registrations of fenced brokers, sorted by id."""
+        return [reg for _, reg in sorted(self.brokers.items()) if reg.fenced]
+
     def live_broker_racks(self) -> dict[int, str | None]:
         """``{broker id: broker.rack or None}`` of live brokers (for rack-aware assignment)."""
         return {reg.broker_id: reg.rack for reg in self.live_brokers()}

@@ -45,13 +45,15 @@ from kafkette.controller.raft.raft_manager import RaftManager
 from kafkette.controller.raft.replicated_log import LogEntry
 from kafkette.controller.raft_metadata_log import RaftMetadataLog
 from kafkette.protocol.apis.raft import (
+    DescribeQuorumListener,
+    DescribeQuorumNode,
     DescribeQuorumPartitionResponse,
     DescribeQuorumRequest,
     DescribeQuorumResponse,
     DescribeQuorumTopicResponse,
     QuorumReplicaState,
 )
-from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError
+from kafkette.protocol.errors import Errors, KafkaTimeoutError, NotControllerError, error_class
 
 logger = logging.getLogger(__name__)
 
@@ -103,6 +105,7 @@ class QuorumController:
         scheduler: KafkaScheduler | None = None,
     ) -> None:
         self.config = config
+        self._voters = dict(voters)
         self._scheduler = scheduler
         self._fatal_fault_handler = fatal_fault_handler
         self.node_id = config.node_id
@@ -367,24 +370,45 @@ class QuorumController:
     async def describe_quorum(self, request: DescribeQuorumRequest) -> DescribeQuorumResponse:
         """DescribeQuorum (KIP-595, KIP-836): the leader answers with its epoch, high watermark
         and each voter's log end offset and last fetch time (itself first); another voter answers
-        NOT_LEADER_OR_FOLLOWER with the leader it knows; a partition other than
-        ``__cluster_metadata-0`` gets UNKNOWN_TOPIC_OR_PARTITION."""
-        topics = []
-        for topic in request.topics:
-            partitions = [
-                self._describe_partition(p.partition_index)
-                if (topic.topic_name, p.partition_index) == (CLUSTER_METADATA_TOPIC_NAME, 0)
-                else DescribeQuorumPartitionResponse(
-                    partition_index=p.partition_index,
-                    error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION,
-                    leader_id=-1,
-                    leader_epoch=-1,
-                    high_watermark=-1,
-                )
-                for p in topic.partitions
-            ]
-            topics.append(DescribeQuorumTopicResponse(topic_name=topic.topic_name, partitions=partitions))
-        return DescribeQuorumResponse(topics=topics)
+        NOT_LEADER_OR_FOLLOWER with the leader it knows.  A request for anything but the one partition
+        ``__cluster_metadata-0`` gets UNKNOWN_TOPIC_OR_PARTITION with Kafka's message for every
+        partition it names (leader, epoch and high watermark left at 0), as Kafka's
+        ``DescribeQuorumRequest.getPartitionLevelErrorResponse``.  ``nodes`` (v2, KIP-853) lists each
+        voter with its controller listener at the address of ``controller.quorum.voters``, and each
+        replica's directory id is the zero Uuid (a static quorum names none), as Kafka's
+        ``RaftUtil.singletonDescribeQuorumResponse`` answers for a static voter set; an error answer
+        has no nodes."""
+        asked = [(t.topic_name, p.partition_index) for t in request.topics for p in t.partitions]
+        if len(request.topics) != 1 or asked != [(CLUSTER_METADATA_TOPIC_NAME, 0)]:
+            unknown = Errors.UNKNOWN_TOPIC_OR_PARTITION
+            return DescribeQuorumResponse(
+                topics=[
+                    DescribeQuorumTopicResponse(
+                        topic_name=t.topic_name,
+                        partitions=[
+                            DescribeQuorumPartitionResponse(
+                                partition_index=p.partition_index,
+                                error_code=unknown,
+                                error_message=error_class(unknown).message,
+                            )
+                            for p in t.partitions
+                        ],
+                    )
+                    for t in request.topics
+                ]
+            )
+        partition = self._describe_partition(0)
+        topics = [DescribeQuorumTopicResponse(topic_name=CLUSTER_METADATA_TOPIC_NAME, partitions=[partition])]
+        if partition.error_code != Errors.NONE:
+            return DescribeQuorumResponse(topics=topics)
+        listener = self.config.controller_listener_name
+        nodes = [
+            DescribeQuorumNode(
+                node_id=voter, listeners=[DescribeQuorumListener(name=listener, host=host, port=port)]
+            )
+            for voter, (host, port) in sorted(self._voters.items())
+        ]
+        return DescribeQuorumResponse(topics=topics, nodes=nodes)
 
     def _describe_partition(self, index: int) -> DescribeQuorumPartitionResponse:
         raft = self.raft
@@ -393,6 +417,7 @@ class QuorumController:
             return DescribeQuorumPartitionResponse(
                 partition_index=index,
                 error_code=Errors.NOT_LEADER_OR_FOLLOWER,
+                error_message=error_class(Errors.NOT_LEADER_OR_FOLLOWER).message,
                 leader_id=self.leader_id(),
                 leader_epoch=raft.epoch if raft.client is not None else -1,
                 high_watermark=-1,

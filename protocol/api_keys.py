@@ -31,6 +31,11 @@ from kafkette.protocol.apis.create_topics import CreateTopicsRequest, CreateTopi
 from kafkette.protocol.apis.delete_records import DeleteRecordsRequest, DeleteRecordsResponse
 from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from kafkette.protocol.apis.describe_log_dirs import DescribeLogDirsRequest, DescribeLogDirsResponse
+from kafkette.protocol.apis.describe_producers import DescribeProducersRequest, DescribeProducersResponse
+from kafkette.protocol.apis.describe_topic_partitions import (
+    DescribeTopicPartitionsRequest,
+    DescribeTopicPartitionsResponse,
+)
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.apis.fetch import FetchRequest, FetchResponse
 from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest, FindCoordinatorResponse
@@ -135,9 +140,11 @@ class ApiKey(IntEnum):
     ALTER_PARTITION = 56
     FETCH_SNAPSHOT = 59
     DESCRIBE_CLUSTER = 60
+    DESCRIBE_PRODUCERS = 61
     BROKER_REGISTRATION = 62
     BROKER_HEARTBEAT = 63
     ALLOCATE_PRODUCER_IDS = 67
+    DESCRIBE_TOPIC_PARTITIONS = 75
 
 
 class ListenerType(StrEnum):
@@ -338,7 +345,7 @@ APIS: tuple[ApiSpec, ...] = (
         flexible_from=1,
     ),
     ApiSpec(
-        ApiKey.DESCRIBE_QUORUM, "DescribeQuorum", DescribeQuorumRequest, DescribeQuorumResponse, 0, 1, 0, BOTH
+        ApiKey.DESCRIBE_QUORUM, "DescribeQuorum", DescribeQuorumRequest, DescribeQuorumResponse, 0, 2, 0, BOTH
     ),
     ApiSpec(
         ApiKey.ALTER_PARTITION,
@@ -359,6 +366,16 @@ APIS: tuple[ApiSpec, ...] = (
         2,
         0,
         KAFKA_ONLY,
+    ),
+    ApiSpec(
+        ApiKey.DESCRIBE_PRODUCERS,
+        "DescribeProducers",
+        DescribeProducersRequest,
+        DescribeProducersResponse,
+        0,
+        0,
+        0,
+        BOTH,
     ),
     ApiSpec(
         ApiKey.BROKER_REGISTRATION,
@@ -382,6 +399,16 @@ APIS: tuple[ApiSpec, ...] = (
         AllocateProducerIdsRequest,
         AllocateProducerIdsResponse,
         flexible_from=0,
+    ),
+    ApiSpec(
+        ApiKey.DESCRIBE_TOPIC_PARTITIONS,
+        "DescribeTopicPartitions",
+        DescribeTopicPartitionsRequest,
+        DescribeTopicPartitionsResponse,
+        0,
+        0,
+        0,
+        BOTH,
     ),
 )
 """Every API, declared once; the two listeners' tables below are views of it."""

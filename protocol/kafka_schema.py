@@ -9,7 +9,9 @@ version on, in KIP-482's compact encoding (unsigned-varint lengths, ``length + 1
 for null, a tagged-field section after every struct).  A field declared with a ``tag``
 (KIP-482's tagged fields, such as ApiVersions' feature flags) goes in that section, written
 only when it is not its default, as Kafka's generated writers do; tags a message does not
-declare are read and dropped (a client treats a missing tagged field as its default).
+declare are read and dropped (a client treats a missing tagged field as its default).  A struct
+field where its version allows null (DescribeTopicPartitions' cursor) is preceded by an int8
+marker, -1 for null and 1 before the struct, as Kafka's generated code writes it.
 
 A record set (``records``) is encoded as bytes; a large one is not copied into the
 answer but handed to the socket as its own buffer (``KafkaWriter.parts``), as the
@@ -412,6 +414,10 @@ class KafkaStruct:
             if value is None and not nullable and f.null_as_default:
                 value = f.default()
             if f.struct_cls is not None:
+                if nullable:  # Kafka's nullable struct: an int8 marker, -1 null, 1 present
+                    out.buf += b"\xff" if value is None else b"\x01"
+                    if value is None:
+                        continue
                 value._write(out, version, flexible)
             else:
                 f.type.write(out, value, flexible, nullable)  # type: ignore[union-attr]
@@ -458,6 +464,9 @@ class KafkaStruct:
         plan = cls._plan(version, flexible)
         for f, nullable in plan:
             if f.struct_cls is not None:
+                if nullable and reader.i8() < 0:  # Kafka's nullable struct: -1 null, else present
+                    setattr(inst, f.name, None)
+                    continue
                 setattr(inst, f.name, f.struct_cls._read(reader, version, flexible))
             else:
                 setattr(inst, f.name, f.type.read(reader, flexible, nullable))  # type: ignore[union-attr]

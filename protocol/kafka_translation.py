@@ -232,18 +232,21 @@ def _describe_cluster_response(resp: Any, version: int, req: Any) -> KafkaStruct
     """DescribeCluster from a Metadata answer, with the cluster's authorized operations when the
     request asks (KIP-430: every cluster operation, there is no authorizer).
 
-    The brokers are the live ones Metadata lists, each ``is_fenced`` false (v2, KIP-1073): a broker's
-    metadata cache holds only the unfenced brokers the controller publishes, so v2's
-    ``include_fenced_brokers`` finds no fenced broker to add (Kafka's ``handleDescribeCluster`` lists
-    a registered but fenced broker only when asked)."""
+    The brokers are the live ones Metadata lists, each ``is_fenced`` false, and when v2 asks
+    (``include_fenced_brokers``, KIP-1073) also the registered brokers the controller fenced, each
+    ``is_fenced`` true, by broker id, as Kafka's ``handleDescribeCluster`` lists them."""
+    fenced = resp.fenced_brokers if version >= 2 and req is not None and req.include_fenced_brokers else []
+    brokers = sorted(
+        [(b, False) for b in resp.brokers] + [(b, True) for b in fenced], key=lambda entry: entry[0].node_id
+    )
     out = cluster.DescribeClusterResponse(
         cluster_id=resp.cluster_id or "",
         controller_id=resp.controller_id,
         brokers=[
             cluster.DescribeClusterBroker(
-                broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack, is_fenced=False
+                broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack, is_fenced=is_fenced
             )
-            for b in resp.brokers
+            for b, is_fenced in brokers
         ],
     )
     if req is not None and req.include_cluster_authorized_operations:
@@ -448,6 +451,8 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.DESCRIBE_CONFIGS): _translation(ApiKey.DESCRIBE_CONFIGS, to_kafka=_describe_configs_response),
     int(ApiKey.DESCRIBE_LOG_DIRS): _translation(ApiKey.DESCRIBE_LOG_DIRS),
     int(ApiKey.DESCRIBE_QUORUM): _translation(ApiKey.DESCRIBE_QUORUM),
+    int(ApiKey.DESCRIBE_PRODUCERS): _translation(ApiKey.DESCRIBE_PRODUCERS),
+    int(ApiKey.DESCRIBE_TOPIC_PARTITIONS): _translation(ApiKey.DESCRIBE_TOPIC_PARTITIONS),
     int(ApiKey.CREATE_PARTITIONS): _translation(ApiKey.CREATE_PARTITIONS),
     int(ApiKey.DELETE_GROUPS): _translation(ApiKey.DELETE_GROUPS, to_internal=_delete_groups_request),
     int(ApiKey.ELECT_LEADERS): _translation(ApiKey.ELECT_LEADERS),

@@ -73,4 +73,7 @@ class MetadataResponse(Struct):
         Field("topics", Array(MetadataResponseTopic)),
         Field("cluster_authorized_operations", Int32, "8-10", default=NO_AUTHORIZED_OPERATIONS),
         Field("error_code", Int16, "13+"),
+        # the registered brokers the controller fenced (msgpack only): DescribeCluster v2, which the
+        # Kafka listener answers from a Metadata request, lists them with include_fenced_brokers (KIP-1073)
+        Field("fenced_brokers", Array(MetadataResponseBroker), kafka=False),
     )

@@ -13,7 +13,19 @@ Kafka concept: KIP-595 (the Raft protocol), KIP-630 (snapshots), KIP-642
 (DescribeQuorum's replica states); the message JSON of the same names.
 """
 
-from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Int64, Records, String, Struct
+from kafkette.protocol.schema import (
+    Array,
+    Bool,
+    Field,
+    Int16,
+    Int32,
+    Int64,
+    Records,
+    String,
+    Struct,
+    Uint16,
+    Uuid,
+)
 
 # --------------------------------------------------------------------------- Vote
 
@@ -172,18 +184,20 @@ class DescribeQuorumTopicRequest(Struct):
 
 
 class DescribeQuorumRequest(Struct):
-    """DescribeQuorum, versions 0-1, declared once in Kafka's versions for both listeners (the
-    error messages, Kafka's from v2, ride the msgpack protocol only)."""
+    """DescribeQuorum, versions 0-2, declared once in Kafka's versions for both listeners (v2, KIP-853:
+    error messages, each replica's directory id and the voters' listeners)."""
 
     FIELDS = (Field("topics", Array(DescribeQuorumTopicRequest)),)
 
 
 class QuorumReplicaState(Struct):
     """One voter or observer as the leader sees it (times in ms since the epoch, -1 unknown; Kafka's
-    ``ReplicaState``)."""
+    ``ReplicaState``).  ``replica_directory_id`` (v2, KIP-853) is the zero Uuid for a voter of a static
+    quorum (``controller.quorum.voters`` names no directory), as Kafka's ``ReplicaKey.NO_DIRECTORY_ID``."""
 
     FIELDS = (
         Field("replica_id", Int32),
+        Field("replica_directory_id", Uuid, "2+"),
         Field("log_end_offset", Int64),
         Field("last_fetch_timestamp", Int64, "1+", default=-1),
         Field("last_caught_up_timestamp", Int64, "1+", default=-1),
@@ -194,7 +208,7 @@ class DescribeQuorumPartitionResponse(Struct):
     FIELDS = (
         Field("partition_index", Int32),
         Field("error_code", Int16),
-        Field("error_message", String, nullable="0+", kafka=False),
+        Field("error_message", String, "2+", nullable="2+"),
         Field("leader_id", Int32),
         Field("leader_epoch", Int32),
         Field("high_watermark", Int64),
@@ -210,11 +224,32 @@ class DescribeQuorumTopicResponse(Struct):
     )
 
 
+class DescribeQuorumListener(Struct):
+    """One listener of a voter (v2, KIP-853): its name and address."""
+
+    FIELDS = (
+        Field("name", String),
+        Field("host", String),
+        Field("port", Uint16),
+    )
+
+
+class DescribeQuorumNode(Struct):
+    """A voter and its listeners (v2, KIP-853): for a static quorum the controller listener
+    (``controller.listener.names``' first) at the address ``controller.quorum.voters`` gives."""
+
+    FIELDS = (
+        Field("node_id", Int32),
+        Field("listeners", Array(DescribeQuorumListener)),
+    )
+
+
 class DescribeQuorumResponse(Struct):
     FIELDS = (
         Field("error_code", Int16),
-        Field("error_message", String, nullable="0+", kafka=False),
+        Field("error_message", String, "2+", nullable="2+"),
         Field("topics", Array(DescribeQuorumTopicResponse)),
+        Field("nodes", Array(DescribeQuorumNode), "2+"),
     )
 
 

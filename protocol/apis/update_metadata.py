@@ -64,6 +64,9 @@ class UpdateMetadataRequest(Struct):
         # the offset of the last metadata log record the controller applied (-1: none): the
         # epoch of the finalized features a broker advertises (KIP-584)
         Field("metadata_offset", Int64, default=-1),
+        # the registered brokers the controller fenced (not live: they lead nothing), listed by
+        # DescribeCluster v2 with include_fenced_brokers (KIP-1073)
+        Field("fenced_brokers", Array(UpdateMetadataBroker)),
     )
 
 

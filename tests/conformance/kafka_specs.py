@@ -197,7 +197,10 @@ def _value(f: Field, value: Any, version: int, flexible: bool) -> bytes:
             _value(element, v, version, flexible) for v in value
         )
     if f.struct:
-        return encode_struct(f.fields, value or {}, version, flexible)
+        body = b"" if value is None else encode_struct(f.fields, value, version, flexible)
+        if f.nullable and in_range(f.nullable, version):  # Kafka's nullable struct: int8 -1 null, 1 present
+            return b"\xff" if value is None else b"\x01" + body
+        return body or encode_struct(f.fields, {}, version, flexible)
     if f.type in PRIMITIVES:
         return struct.pack(PRIMITIVES[f.type], value)
     if f.type == "uuid":

@@ -189,4 +189,36 @@ MASKS: tuple[Mask, ...] = (
     Mask("*", "batches[].topic_id", "topic ids are random UUIDs made at creation", keep_unset=True),
     Mask("*", "batches[].max_timestamp", WALL_CLOCK),
     Mask("*", "batches[].records[].timestamp", WALL_CLOCK),
+    Mask(
+        "DescribeProducers",
+        "topics[].partitions[].activeProducers[].producerId",
+        "producer ids are handed out by each cluster's controller, in blocks of its own",
+        keep_unset=True,
+    ),
+    Mask(
+        "DescribeProducers",
+        "topics[].partitions[].activeProducers[].lastTimestamp",
+        WALL_CLOCK,
+        keep_unset=True,
+    ),
+    Mask(
+        "DescribeQuorum",
+        "topics[].partitions[].highWatermark",
+        "the metadata log's length: each cluster's own records (registrations, heartbeats' fencing, topics)",
+    ),
+    Mask("DescribeQuorum", "topics[].partitions[].currentVoters[]", UNORDERED, sort_by="replicaId"),
+    Mask(
+        "DescribeQuorum",
+        "topics[].partitions[].currentVoters[].logEndOffset",
+        "each voter's metadata log end offset (see highWatermark)",
+    ),
+    Mask("DescribeQuorum", "topics[].partitions[].currentVoters[].lastFetchTimestamp", WALL_CLOCK),
+    Mask("DescribeQuorum", "topics[].partitions[].currentVoters[].lastCaughtUpTimestamp", WALL_CLOCK),
+    Mask(
+        "DescribeQuorum",
+        "nodes[].listeners[].name",
+        "the voters' listener: Kafka's peer has a CONTROLLER listener, Kafkette's local cluster's voters "
+        "share the brokers' PLAINTEXT listener (its controller.listener.names is unset)",
+    ),
+    Mask("DescribeQuorum", "nodes[].listeners[].port", PORT),
 )

@@ -64,8 +64,6 @@ def shape(text: str) -> list[str]:
     """``text`` with what legitimately differs between two clusters made alike: topic and
     directory ids, numbers, addresses, paths; blank lines and trailing spaces dropped."""
     text = re.sub(r"\b[A-Za-z0-9_-]{22}\b", "<id>", text)
-    # no eligible leader replicas (KIP-966) here: "Elr: N/A" where Kafka 4.3 lists none
-    text = re.sub(r"(Elr|LastKnownElr): N/A", r"\1: ", text)
     # the configs a topic shows are those not at Kafka's default: the peer's server.properties
     # sets some (min.insync.replicas=1) that Kafkette's LocalCluster leaves at the default
     text = re.sub(r"Configs: .*", "Configs: <configs>", text)

@@ -226,8 +226,8 @@ def _wait(t: Target, topic: str, check: Any, what: str, timeout_s: float = 60) -
 
 def _stop_and_start(t: Target) -> Any:
     """A topic with replication factor 3 on 3 brokers; broker 3 stops (controlled shutdown): it
-    leaves every ISR and leads nothing, producing with acks=all still works; it comes back and
-    rejoins every ISR."""
+    leaves every ISR and leads nothing, producing with acks=all still works, DescribeCluster v2 lists
+    it fenced only with include_fenced_brokers (KIP-1073); it comes back and rejoins every ISR."""
     name = "md-isr"
     create(t, name, partitions=3, rf=3)
     t.wait_topic(name)
@@ -246,6 +246,17 @@ def _stop_and_start(t: Target) -> Any:
         during = t.produce_values(name, [b"during"], partition=0, acks="all")
         answer = t.metadata([name])
         brokers = sorted(b.node_id for b in answer.brokers)
+        described = {
+            f"include-fenced-{include}": sorted(
+                (b.broker_id, b.is_fenced)
+                for b in t.call(
+                    "DescribeCluster",
+                    2,
+                    DescribeClusterRequest(endpoint_type=1, include_fenced_brokers=include),
+                ).brokers
+            )
+            for include in (False, True)
+        }
     finally:
         t.start_node(3)
     up = _wait(t, name, lambda v: all(len(p.isr_nodes) == 3 for p in v), "broker 3 rejoined", timeout_s=90)
@@ -254,6 +265,7 @@ def _stop_and_start(t: Target) -> Any:
             "isr": sorted(len(p.isr_nodes) for p in down),
             "offline": sorted(list(p.offline_replicas) for p in down),
             "brokers": brokers,
+            "describe_cluster_v2": described,
         },
         "produce_during": during,
         "up": {

@@ -144,3 +144,23 @@ def test_topic_ids_map_both_ways_until_the_topic_is_deleted():
     assert cache.topic_id("missing") == bytes(16) and cache.topic_name(bytes(16)) is None
     cache.update_metadata(UpdateMetadataRequest(controller_id=1, controller_epoch=1, deleted_topics=["t"]))
     assert cache.topic_id("t") == bytes(16) and cache.topic_name(topic_id) is None
+
+
+def test_fenced_brokers_are_kept_apart_from_the_live_ones():
+    cache = MetadataCache(1, "c")
+    cache.update_metadata(
+        UpdateMetadataRequest(
+            controller_id=1,
+            controller_epoch=1,
+            full=True,
+            live_brokers=_brokers(1, 3),
+            fenced_brokers=_brokers(2),
+        )
+    )
+    answer = cache.metadata_response([])
+    assert [b.node_id for b in answer.brokers] == [1, 3]
+    assert [(b.node_id, b.port) for b in answer.fenced_brokers] == [(2, 9002)]
+    cache.update_metadata(
+        UpdateMetadataRequest(controller_id=1, controller_epoch=1, live_brokers=_brokers(1, 2, 3))
+    )
+    assert cache.metadata_response([]).fenced_brokers == []

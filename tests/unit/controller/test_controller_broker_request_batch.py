@@ -1,5 +1,6 @@
 """ControllerBrokerRequestBatch: StopReplica per-partition callbacks, topics queued for
-deletion left out of LeaderAndIsr / UpdateMetadata, and creation's name-collision warning."""
+deletion left out of LeaderAndIsr / UpdateMetadata, UpdateMetadata's live and fenced brokers, and
+creation's name-collision warning."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ from controller_fakes import register_live_brokers
 from test_kafka_controller import create, topic
 
 from kafkette.controller.controller_broker_request_batch import ControllerBrokerRequestBatch
-from kafkette.controller.controller_context import ControllerContext, PartitionRegistration, TopicInfo
+from kafkette.controller.controller_context import (
+    BrokerRegistration,
+    ControllerContext,
+    PartitionRegistration,
+    TopicInfo,
+)
 from kafkette.protocol.apis.stop_replica import (
     StopReplicaPartitionError,
     StopReplicaRequest,
@@ -68,6 +74,21 @@ async def test_stop_replica_callbacks_get_each_partitions_error():
     )
     await asyncio.sleep(0)
     assert results == [(2, A0, 0), (2, A1, Errors.KAFKA_STORAGE_ERROR)]
+
+
+async def test_update_metadata_lists_the_live_brokers_and_apart_the_registered_fenced_ones():
+    ctx = _context()
+    for broker_id, fenced in ((1, False), (2, True), (3, False)):
+        ctx.brokers[broker_id] = BrokerRegistration(
+            broker_id, 10, f"inc-{broker_id}", "127.0.0.1", 9000 + broker_id, "r", fenced=fenced
+        )
+    channel = _Channel()
+    batch = ControllerBrokerRequestBatch(ctx, 1, channel)
+    batch.add_update_metadata_request_for_brokers([1], [A0])
+    batch.send_requests_to_brokers()
+    (request,) = channel.requests[1]
+    assert [(b.id, b.port, b.rack) for b in request.live_brokers] == [(1, 9001, "r"), (3, 9003, "r")]
+    assert [(b.id, b.port) for b in request.fenced_brokers] == [(2, 9002)]
 
 
 async def test_undelivered_stop_replica_fails_every_partition():

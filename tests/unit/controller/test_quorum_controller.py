@@ -66,6 +66,29 @@ async def test_a_single_voter_becomes_the_active_controller_in_its_raft_epoch(tm
         await node.stop()
 
 
+async def test_describe_quorum_names_each_static_voter_with_its_controller_listener_and_no_directory(
+    tmp_path,
+):
+    node = await _active(tmp_path)
+    try:
+        answer = await node.describe_quorum(_describe())
+        assert [(n.node_id, [(x.name, x.host, x.port) for x in n.listeners]) for n in answer.nodes] == [
+            (1, [("PLAINTEXT", "127.0.0.1", 9001)])  # the node shares its one listener
+        ]
+        assert [v.replica_directory_id for v in answer.topics[0].partitions[0].current_voters] == [bytes(16)]
+        other = await node.describe_quorum(_describe("__cluster_metadata", 1))
+        assert other.nodes == []
+        partition = other.topics[0].partitions[0]
+        assert (partition.error_code, partition.leader_id, partition.high_watermark) == (
+            Errors.UNKNOWN_TOPIC_OR_PARTITION,
+            0,
+            0,
+        )
+        assert partition.error_message == "This server does not host this topic-partition."
+    finally:
+        await node.stop()
+
+
 async def test_a_restarted_voter_replays_the_committed_records_and_takes_a_higher_epoch(tmp_path):
     node = await _active(tmp_path)
     response = await node.controller.register_broker(registration(7))

@@ -99,7 +99,7 @@ def _their_default(f: Field) -> Any:
 
 def _our_default(f: KafkaField) -> Any:
     if f.struct_cls is not None:
-        return "struct"
+        return None if f.default() is None else "struct"  # a nullable struct may default to null
     value = f.default()
     return value.bytes if hasattr(value, "bytes") and not isinstance(value, bytes) else value
 

@@ -663,8 +663,8 @@ def test_an_error_answer_encodes_at_every_version_and_kafka_python_reads_its_cod
 
 
 @pytest.mark.parametrize(
-    "api_key", [4, 17, 24, 61, 999, -1]
-)  # LeaderAndIsr, SaslHandshake, AddPartitionsToTxn...
+    "api_key", [4, 17, 24, 65, 999, -1]
+)  # LeaderAndIsr, SaslHandshake, AddPartitionsToTxn, DescribeTransactions...
 def test_an_api_the_listener_lacks_is_refused(api_key):
     payload = struct.pack(">hhih", api_key, 0, CORRELATION_ID, -1)
     with pytest.raises(RequestDecodeError) as caught:

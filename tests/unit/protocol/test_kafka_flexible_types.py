@@ -1,11 +1,12 @@
 """KIP-482's flexible field types and the zig-zag varints: the writers against bytes worked out
 from Kafka's definitions by hand, round trips over the whole ranges' edges, and the reader's
-errors (too long, out of range, truncated, out-of-order tags)."""
+errors (too long, out of range, truncated, out-of-order tags); a nullable struct's marker."""
 
 from __future__ import annotations
 
 import pytest
 
+from kafkette.protocol.apis.describe_topic_partitions import Cursor, DescribeTopicPartitionsRequest
 from kafkette.protocol.kafka_binary import (
     BinaryReader,
     write_compact_array_length,
@@ -133,3 +134,18 @@ def test_tagged_fields_are_written_in_tag_order_and_read_back_raw():
 def test_malformed_flexible_input_raises_the_given_error(data, read, message):
     with pytest.raises(Broken, match=message):
         read(reader(data))
+
+
+def test_a_nullable_struct_is_an_int8_marker_minus_one_for_null_and_one_before_the_struct():
+    def body(request: DescribeTopicPartitionsRequest) -> bytes:
+        return b"".join(bytes(p) for p in request.encode(0, True))
+
+    # topics (compact array of none), response_partition_limit 2000, then the cursor, then no tags
+    without = DescribeTopicPartitionsRequest(cursor=None)
+    assert body(without) == b"\x01" + b"\x00\x00\x07\xd0" + b"\xff" + b"\x00"
+    with_cursor = DescribeTopicPartitionsRequest(cursor=Cursor(topic_name="t", partition_index=3))
+    assert (
+        body(with_cursor) == b"\x01\x00\x00\x07\xd0" + b"\x01" + b"\x02t" + b"\x00\x00\x00\x03\x00" + b"\x00"
+    )
+    for request in (without, with_cursor):
+        assert DescribeTopicPartitionsRequest.decode(body(request), 0, True) == request

@@ -176,23 +176,29 @@ def test_describe_cluster_answers_every_cluster_operation_when_asked():
     )
 
 
-def test_describe_cluster_v2_lists_the_live_brokers_unfenced_whether_or_not_fenced_ones_are_asked():
+def test_describe_cluster_v2_adds_the_fenced_brokers_by_id_only_when_asked():
+    translation = TRANSLATIONS[ApiKey.DESCRIBE_CLUSTER]
     answer = internal.metadata.MetadataResponse(
         brokers=[
-            internal.metadata.MetadataResponseBroker(node_id=2, host="h2", port=9092, rack=None),
+            internal.metadata.MetadataResponseBroker(node_id=3, host="h3", port=9092, rack=None),
             internal.metadata.MetadataResponseBroker(node_id=1, host="h1", port=9092, rack="r"),
         ],
         cluster_id="c",
         controller_id=1,
         topics=[],
+        fenced_brokers=[internal.metadata.MetadataResponseBroker(node_id=2, host="h2", port=9092, rack=None)],
     )
-    translation = TRANSLATIONS[ApiKey.DESCRIBE_CLUSTER]
-    for include in (False, True):
-        out = translation.to_kafka(answer, 2, cluster.DescribeClusterRequest(include_fenced_brokers=include))
-        assert [(b.broker_id, b.host, b.rack, b.is_fenced) for b in out.brokers] == [
-            (2, "h2", None, False),
-            (1, "h1", "r", False),
-        ], "the cache knows only unfenced brokers"
+    out = translation.to_kafka(answer, 2, cluster.DescribeClusterRequest(include_fenced_brokers=True))
+    assert [(b.broker_id, b.host, b.rack, b.is_fenced) for b in out.brokers] == [
+        (1, "h1", "r", False),
+        (2, "h2", None, True),
+        (3, "h3", None, False),
+    ]
+    for version, include in ((2, False), (1, True)):
+        out = translation.to_kafka(
+            answer, version, cluster.DescribeClusterRequest(include_fenced_brokers=include)
+        )
+        assert [(b.broker_id, b.is_fenced) for b in out.brokers] == [(1, False), (3, False)]
 
 
 def test_alter_configs_becomes_an_incremental_alter_configs_of_sets_that_replaces_the_configs():
