@@ -25,6 +25,7 @@ from kafkette.protocol.apis.metadata import (
 )
 from kafkette.protocol.apis.update_metadata import UpdateMetadataPartitionState, UpdateMetadataRequest
 from kafkette.protocol.errors import Errors
+from kafkette.protocol.kafka_schema import ZERO_UUID
 from kafkette.protocol.kafka_uuid import uuid_from_string
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -114,6 +115,18 @@ class MetadataCache:
     def topic_names(self) -> list[str]:
         """Sorted names of the topics the cache knows."""
         return sorted(self._topics)
+
+    def topic_id(self, topic: str) -> bytes:
+        """The 16 bytes of ``topic``'s topic id (KIP-516); ``ZERO_UUID`` when the cache has none
+        (Kafka's ``MetadataCache.getTopicId``)."""
+        return self._topic_ids.get(topic, ZERO_UUID)
+
+    def topic_name(self, topic_id: bytes) -> str | None:
+        """The name of the topic whose id is ``topic_id`` (16 bytes); None when no topic the cache
+        knows has it, the zero id included (Kafka's ``MetadataCache.getTopicName``)."""
+        if topic_id == ZERO_UUID:
+            return None
+        return next((name for name, known in self._topic_ids.items() if known == topic_id), None)
 
     def partition_state(self, tp: TopicPartition) -> UpdateMetadataPartitionState | None:
         return self._topics.get(tp.topic, {}).get(tp.partition)

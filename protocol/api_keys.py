@@ -212,8 +212,8 @@ APIS: tuple[ApiSpec, ...] = (
         ControlledShutdownRequest,
         ControlledShutdownResponse,
     ),
-    ApiSpec(ApiKey.OFFSET_COMMIT, "OffsetCommit", OffsetCommitRequest, OffsetCommitResponse, 2, 8, 8, BOTH),
-    ApiSpec(ApiKey.OFFSET_FETCH, "OffsetFetch", OffsetFetchRequest, OffsetFetchResponse, 1, 7, 6, BOTH),
+    ApiSpec(ApiKey.OFFSET_COMMIT, "OffsetCommit", OffsetCommitRequest, OffsetCommitResponse, 2, 10, 8, BOTH),
+    ApiSpec(ApiKey.OFFSET_FETCH, "OffsetFetch", OffsetFetchRequest, OffsetFetchResponse, 1, 10, 6, BOTH),
     ApiSpec(
         ApiKey.FIND_COORDINATOR,
         "FindCoordinator",

@@ -5,8 +5,11 @@ from kafkette.protocol.apis.update_metadata import (
     UpdateMetadataBroker,
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
+    UpdateMetadataTopicConfigs,
 )
 from kafkette.protocol.errors import Errors
+from kafkette.protocol.kafka_schema import ZERO_UUID
+from kafkette.protocol.kafka_uuid import uuid_to_string
 from kafkette.protocol.topic_partition import TopicPartition
 
 
@@ -123,3 +126,27 @@ def test_a_kafka_protocol_listener_names_this_broker_as_controller_as_a_kraft_br
     assert cache.metadata_response(["t"]).controller_id == 1  # the SDK's admin client sends to the controller
     # Kafka clients get a live broker that forwards (KIP-590), never a controller that may have died
     assert cache.metadata_response(["t"], "PLAINTEXT").controller_id == 2
+
+
+def test_a_topic_id_names_its_topic_until_the_topic_is_deleted():
+    topic_id = bytes(range(16))
+    cache = MetadataCache(1, "c")
+    cache.update_metadata(
+        UpdateMetadataRequest(
+            controller_id=1,
+            controller_epoch=1,
+            full=True,
+            partition_states=[_state(0, 1, [1])],
+            live_brokers=_brokers(1),
+            topic_configs=[UpdateMetadataTopicConfigs(topic_name="t", topic_id=uuid_to_string(topic_id))],
+        )
+    )
+    assert (cache.topic_id("t"), cache.topic_name(topic_id)) == (topic_id, "t")
+    assert (cache.topic_id("missing"), cache.topic_name(bytes(range(1, 17)))) == (ZERO_UUID, None)
+    assert cache.topic_name(ZERO_UUID) is None
+    cache.update_metadata(
+        UpdateMetadataRequest(
+            controller_id=1, controller_epoch=1, live_brokers=_brokers(1), deleted_topics=["t"]
+        )
+    )
+    assert (cache.topic_id("t"), cache.topic_name(topic_id)) == (ZERO_UUID, None)
