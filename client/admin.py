@@ -43,6 +43,8 @@ from kafkette.client.group_coordinator_channel import GroupCoordinatorChannel
 from kafkette.client.group_descriptions import ConsumerGroupDescription, ConsumerGroupListing, describe
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.client.offset_and_metadata import (
+    OFFSET_COMMIT_VERSION,
+    OFFSET_FETCH_VERSION,
     OffsetAndMetadata,
     commit_group_error,
     committed_offsets,
@@ -590,6 +592,7 @@ class AdminClient:
             lambda: OffsetFetchRequest(group_id=group_id, topics=topics),
             lambda r: r.error_code,
             self._server_timeout(timeout_ms),
+            OFFSET_FETCH_VERSION,
         )
         return {
             tp: value
@@ -621,6 +624,7 @@ class AdminClient:
             lambda: offset_commit_request(group_id, values),
             commit_group_error,
             self._server_timeout(timeout_ms),
+            OFFSET_COMMIT_VERSION,
         )
         raise_commit_errors(group_id, response)
 

@@ -83,7 +83,11 @@ class GroupCoordinatorChannel:
         return self.coordinator[0]
 
     async def send(
-        self, build: Callable[[], Struct | None], group_error: Callable[[Any], int], timeout_ms: int
+        self,
+        build: Callable[[], Struct | None],
+        group_error: Callable[[Any], int],
+        timeout_ms: int,
+        api_version: int | None = None,
     ) -> Any:
         """Send ``build()`` to the coordinator until it answers as the coordinator.
 
@@ -91,6 +95,7 @@ class GroupCoordinatorChannel:
             build: the request (built again for each try); None only looks the coordinator up.
             group_error: the group-level error of a response (NONE when there is none).
             timeout_ms: the deadline for every try together (ms).
+            api_version: the version sent (default: the highest this build speaks).
 
         Returns:
             The first response whose group error is not retriable (None when ``build``
@@ -118,7 +123,7 @@ class GroupCoordinatorChannel:
                 remaining_ms = max(1, int((deadline - loop.time()) * 1000))
                 try:
                     response = await self._client.send_to_address(
-                        host, port, request, timeout_ms=remaining_ms
+                        host, port, request, timeout_ms=remaining_ms, api_version=api_version
                     )
                 except (KafkaConnectionError, KafkaTimeoutError) as exc:
                     last = exc

@@ -400,16 +400,26 @@ class KafkaClient:
             raise
 
     async def send_to_address(
-        self, host: str, port: int, request: Struct, *, timeout_ms: int | None = None
+        self,
+        host: str,
+        port: int,
+        request: Struct,
+        *,
+        timeout_ms: int | None = None,
+        api_version: int | None = None,
     ) -> Any:
         """Send ``request`` to the broker at ``host:port`` (one a response named, such as a
         group's coordinator, perhaps not yet in the metadata) and return its response.
+
+        ``api_version``: the version sent (default: the highest this build speaks).
 
         Raises:
             KafkaConnectionError: refused or lost connection (the connection is dropped).
             KafkaTimeoutError: no response in time (the connection is dropped).
         """
-        return await self._send_to_address((host, port), request, timeout_ms=timeout_ms)
+        return await self._send_to_address(
+            (host, port), request, timeout_ms=timeout_ms, api_version=api_version
+        )
 
     async def get_connection(self, node_id: int) -> BrokerConnection:
         """Return an open connection to broker ``node_id`` (opening it if needed).

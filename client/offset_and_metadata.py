@@ -23,6 +23,12 @@ from kafkette.protocol.apis.offsets import (
 from kafkette.protocol.errors import Errors, error_class
 from kafkette.protocol.topic_partition import TopicPartition
 
+OFFSET_COMMIT_VERSION = 8
+"""The OffsetCommit version the SDK sends: its topics by name (v10 names them by topic id, KIP-848)."""
+OFFSET_FETCH_VERSION = 7
+"""The OffsetFetch version the SDK sends: one group, its topics by name (v8 asks several groups,
+KIP-709; v10 names topics by topic id, KIP-848)."""
+
 
 class OffsetAndMetadata(NamedTuple):
     """A committed offset.

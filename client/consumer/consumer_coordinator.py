@@ -31,6 +31,8 @@ from kafkette.client.consumer.subscription_state import SubscriptionState
 from kafkette.client.group_coordinator_channel import GroupCoordinatorChannel
 from kafkette.client.kafka_client import KafkaClient
 from kafkette.client.offset_and_metadata import (
+    OFFSET_COMMIT_VERSION,
+    OFFSET_FETCH_VERSION,
     OffsetAndMetadata,
     commit_group_error,
     committed_offsets,
@@ -247,6 +249,7 @@ class ConsumerCoordinator:
             ),
             commit_group_error,
             self._request_timeout_ms,
+            OFFSET_COMMIT_VERSION,
         )
         codes = {p.error_code for t in response.topics for p in t.partitions}
         if codes & {*_FENCED, Errors.REBALANCE_IN_PROGRESS}:
@@ -269,6 +272,7 @@ class ConsumerCoordinator:
             lambda: OffsetFetchRequest(group_id=self.group_id, topics=topics),
             lambda r: r.error_code,
             self._request_timeout_ms,
+            OFFSET_FETCH_VERSION,
         )
         found = committed_offsets(self.group_id, response)
         return {tp: found.get(tp) for tp in partitions}

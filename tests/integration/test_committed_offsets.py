@@ -22,7 +22,11 @@ from kafkette.client import (
     TopicPartition,
     UnknownTopicOrPartitionError,
 )
-from kafkette.client.offset_and_metadata import offset_commit_request, raise_commit_errors
+from kafkette.client.offset_and_metadata import (
+    OFFSET_COMMIT_VERSION,
+    offset_commit_request,
+    raise_commit_errors,
+)
 from kafkette.protocol.errors import Errors
 from tests.cluster_helpers import wait_for_partitions, wait_until
 
@@ -129,16 +133,23 @@ async def test_bad_commits_get_kafkas_errors_and_commit_nothing(cluster_factory)
         # the coordinator does not know, no such generation (Kafka's validateOffsetCommit)
         coordinator = await admin.find_coordinator("g")
         assert coordinator == 1
-        response = await admin._client.send_to_any(
+        broker = admin._client.cluster.broker(coordinator)
+        response = await admin._client.send_to_address(
+            broker.host,
+            broker.port,
             offset_commit_request(
                 "g", {TP1: OffsetAndMetadata(9)}, generation_id=3, member_id="consumer-1-abc"
-            )
+            ),
+            api_version=OFFSET_COMMIT_VERSION,  # v9 answers the unknown group GROUP_ID_NOT_FOUND
         )
         assert response.topics[0].partitions[0].error_code == Errors.UNKNOWN_MEMBER_ID
-        response = await admin._client.send_to_any(
+        response = await admin._client.send_to_address(
+            broker.host,
+            broker.port,
             offset_commit_request(
                 "nobody", {TP1: OffsetAndMetadata(9)}, generation_id=3, member_id="consumer-1-abc"
-            )
+            ),
+            api_version=OFFSET_COMMIT_VERSION,
         )
         assert response.topics[0].partitions[0].error_code == Errors.ILLEGAL_GENERATION
         with pytest.raises(IllegalGenerationError):
