@@ -197,7 +197,8 @@ _NEVER_FLEXIBLE = 1 << 15
 # ListOffsets 1, OffsetCommit 2, OffsetFetch 1, CreateTopics 2, DeleteTopics 1, DescribeConfigs 1)
 # and end at the last version whose fields the broker can answer: Fetch 12 (13 and up name topics
 # by id), Produce 9, FindCoordinator 5 (6 adds share-group keys). The msgpack listener speaks the same
-# ranges, its SDK the top version.
+# ranges, its SDK the top version but for OffsetCommit 8 and OffsetFetch 7 (its topics by name, one
+# group: client/offset_and_metadata.py).
 APIS: tuple[ApiSpec, ...] = (
     ApiSpec(ApiKey.PRODUCE, "Produce", ProduceRequest, ProduceResponse, 3, 9, 9, BOTH),
     ApiSpec(ApiKey.FETCH, "Fetch", FetchRequest, FetchResponse, 4, 12, 12, BOTH),
