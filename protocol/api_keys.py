@@ -210,10 +210,10 @@ _NEVER_FLEXIBLE = 1 << 15
 
 # The Kafka listener's ranges start where Kafka 4.0 starts them (KIP-896: Produce 3, Fetch 4,
 # ListOffsets 1, OffsetCommit 2, OffsetFetch 1, CreateTopics 2, DeleteTopics 1, DescribeConfigs 1)
-# and end at Kafka 4.3's last version. The msgpack listener speaks the same ranges, its SDK the top version
-# but for Produce and Fetch, which Kafkette's own clients (the SDK producer and consumer, replica
-# fetchers, KRaft voters) send at v12, the last version naming topics by name (13 and up name them by
-# id, KIP-516).
+# and end at Kafka 4.3's last version. The msgpack listener speaks the same ranges, its SDK the top
+# version but where a newer one names topics by id (KIP-516) or asks several groups at once: Produce
+# and Fetch, which Kafkette's own clients (the SDK producer and consumer, replica fetchers, KRaft
+# voters) send at v12, OffsetCommit at v8 and OffsetFetch at v7 (one group, topics by name).
 APIS: tuple[ApiSpec, ...] = (
     ApiSpec(ApiKey.PRODUCE, "Produce", ProduceRequest, ProduceResponse, 3, 13, 9, BOTH, sender_version=12),
     ApiSpec(ApiKey.FETCH, "Fetch", FetchRequest, FetchResponse, 4, 18, 12, BOTH, sender_version=12),
@@ -228,8 +228,28 @@ APIS: tuple[ApiSpec, ...] = (
         ControlledShutdownRequest,
         ControlledShutdownResponse,
     ),
-    ApiSpec(ApiKey.OFFSET_COMMIT, "OffsetCommit", OffsetCommitRequest, OffsetCommitResponse, 2, 8, 8, BOTH),
-    ApiSpec(ApiKey.OFFSET_FETCH, "OffsetFetch", OffsetFetchRequest, OffsetFetchResponse, 1, 7, 6, BOTH),
+    ApiSpec(
+        ApiKey.OFFSET_COMMIT,
+        "OffsetCommit",
+        OffsetCommitRequest,
+        OffsetCommitResponse,
+        2,
+        10,
+        8,
+        BOTH,
+        sender_version=8,
+    ),
+    ApiSpec(
+        ApiKey.OFFSET_FETCH,
+        "OffsetFetch",
+        OffsetFetchRequest,
+        OffsetFetchResponse,
+        1,
+        10,
+        6,
+        BOTH,
+        sender_version=7,
+    ),
     ApiSpec(
         ApiKey.FIND_COORDINATOR,
         "FindCoordinator",

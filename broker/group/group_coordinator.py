@@ -72,18 +72,22 @@ from kafkette.protocol.apis.offsets import (
     OffsetCommitResponse,
     OffsetCommitResponsePartition,
     OffsetCommitResponseTopic,
-    OffsetFetchRequest,
-    OffsetFetchResponse,
+    OffsetFetchRequestGroup,
+    OffsetFetchResponseGroup,
     OffsetFetchResponsePartition,
-    OffsetFetchResponseTopic,
+    OffsetFetchResponseTopics,
 )
 from kafkette.protocol.errors import Errors
+from kafkette.protocol.kafka_schema import ZERO_UUID
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
 GROUP_NOT_FOUND_FROM_VERSION = 6
 """The first DescribeGroups version answering an unknown group GROUP_ID_NOT_FOUND (KIP-1043)."""
+COMMIT_GROUP_NOT_FOUND_FROM_VERSION = 9
+"""The first OffsetCommit version answering a commit with a generation to a group that does not exist
+GROUP_ID_NOT_FOUND (KIP-848) rather than ILLEGAL_GENERATION."""
 
 STOP_TIMEOUT_S = 5.0
 ANSWER_MARGIN_MS = 5000
@@ -706,19 +710,21 @@ class GroupCoordinator:
 
     # ------------------------------------------------------------------ offsets
 
-    def _commit_group_error(self, request: OffsetCommitRequest) -> Errors:
+    def _commit_group_error(self, request: OffsetCommitRequest, version: int) -> Errors:
         """Who may commit to the group now, checked in the order of Kafka's
         ``ClassicGroup.validateOffsetCommit``: Dead; a simple commit (generation -1) to an Empty
-        group; the member (``validate_member``) and its generation; then CompletingRebalance."""
+        group; the member (``validate_member``) and its generation; then CompletingRebalance.
+        A generation for a group that does not exist is ILLEGAL_GENERATION before OffsetCommit v9
+        and GROUP_ID_NOT_FOUND from v9 (``OffsetMetadataManager.validateOffsetCommit``, KIP-848)."""
         group = self._groups.get(request.group_id)
         if group is None and request.generation_id >= 0:
             # a generation of a group with no members here: Kafka's simple group (one with only
             # offsets) has no such member; a group it does not know at all, no such generation
-            return (
-                Errors.UNKNOWN_MEMBER_ID
-                if self.manager.has_offsets(request.group_id)
-                else Errors.ILLEGAL_GENERATION
-            )
+            if self.manager.has_offsets(request.group_id):
+                return Errors.UNKNOWN_MEMBER_ID
+            if version >= COMMIT_GROUP_NOT_FOUND_FROM_VERSION:
+                return Errors.GROUP_ID_NOT_FOUND
+            return Errors.ILLEGAL_GENERATION
         if group is None or (request.generation_id < 0 and group.is_in(GroupState.EMPTY)):
             return Errors.NONE  # a commit outside group management (a simple consumer, an admin)
         if group.is_in(GroupState.DEAD):
@@ -740,13 +746,19 @@ class GroupCoordinator:
             self._schedule_heartbeat(group, member)
         return Errors.NONE
 
-    async def handle_commit_offsets(self, request: OffsetCommitRequest) -> OffsetCommitResponse:
-        """OffsetCommit: every partition answered, the valid ones committed together."""
+    async def handle_commit_offsets(self, request: OffsetCommitRequest, version: int) -> OffsetCommitResponse:
+        """OffsetCommit: every partition answered, the valid ones committed together.
+
+        Args:
+            request: topics by name (the handler has named the topics of a v10 request by their
+                topic ids); each answer carries its request topic's ``topic_id`` back.
+            version: the request's OffsetCommit version (GROUP_ID_NOT_FOUND from v9).
+        """
         errors: dict[TopicPartition, Errors] = {}
         to_commit: dict[TopicPartition, OffsetCommitValue] = {}
         group_error = self._group_error(request.group_id, allow_empty=True)
         if group_error == Errors.NONE:
-            group_error = self._commit_group_error(request)
+            group_error = self._commit_group_error(request, version)
         for topic in request.topics:
             for p in topic.partitions:
                 tp = TopicPartition(topic.name, p.partition_index)
@@ -765,6 +777,7 @@ class GroupCoordinator:
             topics=[
                 OffsetCommitResponseTopic(
                     name=topic.name,
+                    topic_id=topic.topic_id,
                     partitions=[
                         OffsetCommitResponsePartition(
                             partition_index=p.partition_index,
@@ -777,18 +790,36 @@ class GroupCoordinator:
             ]
         )
 
-    def handle_fetch_offsets(self, request: OffsetFetchRequest) -> OffsetFetchResponse:
-        """OffsetFetch: the committed offset of each partition asked for (-1 and ``NO_METADATA``
-        when none), or of every partition the group has committed when ``topics`` is null."""
-        group_error = self._group_error(request.group_id, allow_empty=True)
+    def handle_fetch_offsets(self, group: OffsetFetchRequestGroup) -> OffsetFetchResponseGroup:
+        """OffsetFetch of one group: the committed offset of each partition asked for (-1 and
+        ``NO_METADATA`` when none, also in a group that does not exist), or of every partition the
+        group has committed when ``topics`` is null; or only a group-level error (INVALID_GROUP_ID,
+        NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS).
+
+        A classic group checks no member: ``member_id``/``member_epoch`` (OffsetFetch v9+, KIP-848)
+        are a consumer group member's, and Kafka's ``ClassicGroup.validateOffsetFetch`` ignores them.
+
+        Args:
+            group: topics by name (the handler has named the topics of a v10 request by their topic
+                ids); each answered topic carries its request topic's ``topic_id`` back (zero for
+                the topics of a null ``topics``).
+
+        Returns:
+            The group's answer, topics sorted by name and partitions by index.
+
+        Kafka concept: ``GroupCoordinator.fetchOffsets`` / ``fetchAllOffsets``
+        (``OffsetMetadataManager``).
+        """
+        group_error = self._group_error(group.group_id, allow_empty=True)
         if group_error != Errors.NONE:
-            return OffsetFetchResponse(error_code=group_error)
+            return OffsetFetchResponseGroup(group_id=group.group_id, error_code=group_error)
         asked = (
             None
-            if request.topics is None
-            else [TopicPartition(t.name, p) for t in request.topics for p in t.partition_indexes]
+            if group.topics is None
+            else [TopicPartition(t.name, p) for t in group.topics for p in t.partition_indexes]
         )
-        committed = self.manager.fetch_offsets(request.group_id, asked)
+        topic_ids = {t.name: t.topic_id for t in group.topics or ()}
+        committed = self.manager.fetch_offsets(group.group_id, asked)
         by_topic: dict[str, list[OffsetFetchResponsePartition]] = {}
         for tp, value in committed.items():
             entry = OffsetFetchResponsePartition(
@@ -802,10 +833,15 @@ class GroupCoordinator:
                 entry.committed_leader_epoch = value.leader_epoch
                 entry.metadata = value.metadata
             by_topic.setdefault(tp.topic, []).append(entry)
-        return OffsetFetchResponse(
+        return OffsetFetchResponseGroup(
+            group_id=group.group_id,
             error_code=Errors.NONE,
             topics=[
-                OffsetFetchResponseTopic(name=name, partitions=sorted(parts, key=lambda e: e.partition_index))
+                OffsetFetchResponseTopics(
+                    name=name,
+                    topic_id=topic_ids.get(name, ZERO_UUID),
+                    partitions=sorted(parts, key=lambda e: e.partition_index),
+                )
                 for name, parts in sorted(by_topic.items())
             ],
         )

@@ -106,6 +106,13 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             "an OffsetFetch (v1-v7) naming a partition twice: Kafka answers it twice, Kafkette once",
         ),
         (
+            "OffsetFetch",
+            "groups[].topics[].partitions[].errorCode",
+            None,
+            (),
+            "an OffsetFetch (v8-v10) naming a group's partition twice: Kafka answers it twice, Kafkette once",
+        ),
+        (
             "SyncGroup",
             "errorCode",
             {23},

@@ -44,7 +44,9 @@ from kafkette.protocol.apis.offsets import (
     OffsetCommitRequestPartition,
     OffsetCommitRequestTopic,
     OffsetFetchRequest,
+    OffsetFetchRequestGroup,
     OffsetFetchRequestTopic,
+    OffsetFetchRequestTopics,
 )
 from tests.conformance.catalogue import register, scenario
 from tests.conformance.raw_client import RawKafkaClient
@@ -235,6 +237,7 @@ class Member:
         offsets: dict[int, int],
         generation_id: int | None = None,
         member_id: str | None = None,
+        version: int = COMMIT_V,
     ) -> list[Any]:
         return commit(
             self.client,
@@ -243,6 +246,7 @@ class Member:
             offsets,
             self.generation_id if generation_id is None else generation_id,
             self.member_id if member_id is None else member_id,
+            version=version,
         )
 
     def leave(self) -> str:
@@ -1558,6 +1562,243 @@ def _fetch_unknown_topic(t: Target) -> Any:
     """OffsetFetch of a topic that does not exist: offset -1 for the partition asked."""
     node = coordinator(t, "fetch-unknown-topic")
     return fetch(t, node, "fetch-unknown-topic", {"fetch-no-such-topic": [0]})
+
+
+# --- OffsetCommit v9-10 and OffsetFetch v8-10 (KIP-709 batches, KIP-848 member fields and topic ids) ------
+
+
+def topic_id_of(t: Target, name: str) -> bytes:
+    """The topic id Metadata v12 gives ``name``."""
+    return next(x.topic_id for x in t.metadata([name], auto_create=False, version=12).topics)
+
+
+UNKNOWN_TOPIC_ID = bytes(range(1, 17))
+"""A topic id no topic has (topic ids are random UUIDs)."""
+
+
+def commit_by_id(
+    t: Target, node: int, group: str, topics: list[tuple[bytes, dict[int, int]]], version: int = 10
+) -> list[Any]:
+    """OffsetCommit v10 of ``[(topic id, {partition: offset})]`` by a simple consumer; ``[topic id,
+    partition, error]`` per partition answered, topics in the answer's order, each one's partitions
+    sorted (Kafka lists a partition its ``KafkaApis`` refused before those its coordinator answered)."""
+    request = OffsetCommitRequest(
+        group_id=group,
+        generation_id=-1,
+        member_id="",
+        topics=[
+            OffsetCommitRequestTopic(
+                topic_id=topic_id,
+                partitions=[
+                    OffsetCommitRequestPartition(
+                        partition_index=p, committed_offset=o, committed_metadata="m"
+                    )
+                    for p, o in offsets.items()
+                ],
+            )
+            for topic_id, offsets in topics
+        ],
+    )
+    answer = t.call("OffsetCommit", version, request, node)
+    return [
+        row
+        for tp in answer.topics
+        for row in sorted([tp.topic_id, p.partition_index, code_name(p.error_code)] for p in tp.partitions)
+    ]
+
+
+def fetch_groups(t: Target, node: int, version: int, groups: list[OffsetFetchRequestGroup]) -> list[Any]:
+    """OffsetFetch v8+ of several groups; per group its id, error and ``[topic name or id, partition,
+    offset, leader epoch, metadata, error]`` per partition, in the answer's order."""
+    answer = t.call("OffsetFetch", version, OffsetFetchRequest(groups=groups, require_stable=False), node)
+    return [
+        {
+            "group": g.group_id,
+            "error": code_name(g.error_code),
+            "partitions": [
+                [
+                    tp.topic_id if version >= 10 else tp.name,
+                    p.partition_index,
+                    p.committed_offset,
+                    p.committed_leader_epoch,
+                    p.metadata,
+                    code_name(p.error_code),
+                ]
+                for tp in g.topics
+                for p in tp.partitions
+            ],
+        }
+        for g in answer.groups
+    ]
+
+
+def _named_ids(value: Any, ids: dict[bytes, str]) -> Any:
+    """``value`` with each topic id in ``ids`` replaced by its label (ids are random per cluster)."""
+    if isinstance(value, bytes):
+        return ids.get(value, "zero" if value == bytes(16) else "other")
+    if isinstance(value, list):
+        return [_named_ids(v, ids) for v in value]
+    if isinstance(value, dict):
+        return {k: _named_ids(v, ids) for k, v in value.items()}
+    return value
+
+
+@scenario("groups/fetch/v8-several-groups")
+def _fetch_v8_groups(t: Target) -> Any:
+    """OffsetFetch v8 of four groups at once: offsets, an Empty group, an unknown one, another coordinator's.
+
+    One OffsetFetch v8 (KIP-709) at a coordinator for four groups: one with committed offsets, one with a
+    Stable member and no offsets, one that does not exist (all three of this coordinator: -1 and NONE
+    where there is no offset) and one another broker coordinates (NOT_COORDINATOR, no partitions); then
+    v8 with topics null for the group with offsets."""
+    name = topic(t, "fetch-batch-topic", 2)
+    node = coordinator(t, "fetch-batch-offsets")
+    ours = [n for n in (f"fetch-batch-{i}" for i in range(400)) if _coordinator_node(t, n) == node][:2]
+    theirs = next(
+        n for n in (f"fetch-batch-{i}" for i in range(400)) if _coordinator_node(t, n) not in (node, -1)
+    )
+    if len(ours) < 2:
+        raise ScenarioError(f"{t.name}: no two group names found coordinated by node {node}")
+    commit(t, "fetch-batch-offsets", name, {0: 3, 1: 4}, metadata="b", node=node)
+    coordinator(t, ours[0])
+    member = Member(t, ours[0], node)
+    member.stable({name: [0, 1]}, **LIVE)
+    asked = [OffsetFetchRequestTopics(name=name, partition_indexes=[0, 1])]
+    label = {"fetch-batch-offsets": "offsets", ours[0]: "no-offsets", ours[1]: "unknown", theirs: "elsewhere"}
+    groups = [OffsetFetchRequestGroup(group_id=g, topics=asked) for g in label]
+    answered = fetch_groups(t, node, 8, groups)
+    every = fetch_groups(t, node, 8, [OffsetFetchRequestGroup(group_id="fetch-batch-offsets", topics=None)])
+    member.close()
+    return {"groups": [{**g, "group": label[g["group"]]} for g in answered], "all": every}
+
+
+@scenario("groups/fetch/v9-classic-group-member-fields")
+def _fetch_v9_member(t: Target) -> Any:
+    """OffsetFetch v9 of a classic group with member ids and epochs: checked by none, all answered.
+
+    OffsetFetch v9 (KIP-848's member_id and member_epoch) of a Stable classic group: no member (null, -1),
+    the member and its generation, the member and another epoch, an unknown member id and epoch; Kafka's
+    classic group checks neither, so each answers the committed offset; so does an unknown group."""
+    name = topic(t, "fetch-v9-topic")
+    node, (a,) = members(t, "fetch-v9", 1)
+    a.stable({name: [0]}, **LIVE)
+    committed = a.commit(name, {0: 6})
+    asked = [OffsetFetchRequestTopics(name=name, partition_indexes=[0])]
+    out = {"commit": committed}
+    for label, member_id, epoch in (
+        ("none", None, -1),
+        ("member", a.member_id, a.generation_id),
+        ("member-other-epoch", a.member_id, a.generation_id + 5),
+        ("unknown-member", "conformance-stranger", 3),
+        ("empty-member", "", 0),
+    ):
+        group = OffsetFetchRequestGroup(
+            group_id="fetch-v9", member_id=member_id, member_epoch=epoch, topics=asked
+        )
+        out[label] = fetch_groups(t, node, 9, [group])
+    unknown = OffsetFetchRequestGroup(
+        group_id="fetch-v9-none", member_id="conformance-x", member_epoch=1, topics=asked
+    )
+    out["unknown-group"] = fetch_groups(t, coordinator(t, "fetch-v9-none"), 9, [unknown])
+    a.close()
+    return out
+
+
+@scenario("groups/commit/v9-classic-group")
+def _commit_v9_classic(t: Target) -> Any:
+    """OffsetCommit v9 to a classic group: generation_id_or_member_epoch is the generation.
+
+    OffsetCommit v9 from a Stable classic group's member: its generation NONE, another ILLEGAL_GENERATION,
+    an unknown member UNKNOWN_MEMBER_ID, a simple commit (-1, no member) UNKNOWN_MEMBER_ID."""
+    name = topic(t, "commit-v9-topic")
+    node, (a,) = members(t, "commit-v9", 1)
+    a.stable({name: [0]}, **LIVE)
+    out = {
+        "member": a.commit(name, {0: 1}, version=9),
+        "other-generation": a.commit(name, {0: 2}, generation_id=a.generation_id + 1, version=9),
+        "unknown-member": a.commit(name, {0: 3}, member_id="conformance-stranger", version=9),
+        "simple": commit(t, "commit-v9", name, {0: 4}, version=9, node=node),
+        "fetch": fetch(t, node, "commit-v9", {name: [0]}),
+    }
+    a.close()
+    return out
+
+
+@scenario("groups/commit/v9-unknown-group")
+def _commit_v9_unknown_group(t: Target) -> Any:
+    """A commit with a generation to a group that is not there: v8 ILLEGAL_GENERATION, v9 GROUP_ID_NOT_FOUND.
+
+    OffsetCommit naming generation 2 and a member to a group that does not exist: ILLEGAL_GENERATION at
+    v8, GROUP_ID_NOT_FOUND from v9 (KIP-848); at v9 a simple commit (generation -1) makes the group
+    (NONE), and a generation then names a member it does not have (UNKNOWN_MEMBER_ID)."""
+    name = topic(t, "commit-v9-unknown-topic")
+    node = coordinator(t, "commit-v9-unknown")
+    generation = {"generation_id": 2, "member_id": "conformance-x", "node": node}
+    return {
+        "v8": commit(t, "commit-v9-unknown", name, {0: 1}, version=8, **generation),
+        "v9": commit(t, "commit-v9-unknown", name, {0: 1}, version=9, **generation),
+        "simple-v9": commit(t, "commit-v9-unknown", name, {0: 1}, version=9, node=node),
+        "v9-after": commit(t, "commit-v9-unknown", name, {0: 1}, version=9, **generation),
+    }
+
+
+@scenario("groups/commit/v10-by-topic-id")
+def _commit_v10(t: Target) -> Any:
+    """OffsetCommit v10 names topics by id: a known id commits, an unknown id is UNKNOWN_TOPIC_ID.
+
+    OffsetCommit v10 (KIP-848) of a topic by its id (two partitions and one it does not have:
+    NONE, NONE, UNKNOWN_TOPIC_OR_PARTITION) and of an id no topic has (UNKNOWN_TOPIC_ID), then of the
+    unknown id alone; OffsetFetch v10 by id and v9 by name read the offsets back."""
+    name = topic(t, "commit-v10-topic", 2)
+    node = coordinator(t, "commit-v10")
+    ids = {topic_id_of(t, name): "topic", UNKNOWN_TOPIC_ID: "unknown"}
+    (known,) = [i for i, label in ids.items() if label == "topic"]
+    mixed = commit_by_id(t, node, "commit-v10", [(known, {0: 5, 1: 6, 4: 1}), (UNKNOWN_TOPIC_ID, {0: 1})])
+    alone = commit_by_id(t, node, "commit-v10", [(UNKNOWN_TOPIC_ID, {0: 1, 1: 2})])
+    by_id = OffsetFetchRequestGroup(
+        group_id="commit-v10", topics=[OffsetFetchRequestTopics(topic_id=known, partition_indexes=[0, 1])]
+    )
+    by_name = OffsetFetchRequestGroup(
+        group_id="commit-v10", topics=[OffsetFetchRequestTopics(name=name, partition_indexes=[0, 1])]
+    )
+    return _named_ids(
+        {
+            "mixed": mixed,
+            "alone": alone,
+            "fetch-v10": fetch_groups(t, node, 10, [by_id]),
+            "fetch-v9": fetch_groups(t, node, 9, [by_name]),
+        },
+        ids,
+    )
+
+
+@scenario("groups/fetch/v10-by-topic-id")
+def _fetch_v10(t: Target) -> Any:
+    """OffsetFetch v10 names topics by id: known ids answered, an unknown id UNKNOWN_TOPIC_ID, null topics.
+
+    OffsetFetch v10 (KIP-848) of a group with offsets in one of two topics: both topics by id (offsets,
+    and -1 where none) with an id no topic has (UNKNOWN_TOPIC_ID); topics null (every committed
+    partition, each topic by id); and of a group that does not exist (-1, and UNKNOWN_TOPIC_ID)."""
+    first = topic(t, "fetch-v10-a", 2)
+    second = topic(t, "fetch-v10-b")
+    node = coordinator(t, "fetch-v10")
+    commit(t, "fetch-v10", first, {1: 9}, metadata="v10", leader_epoch=0, node=node)
+    ids = {topic_id_of(t, first): "a", topic_id_of(t, second): "b", UNKNOWN_TOPIC_ID: "unknown"}
+    asked = [
+        OffsetFetchRequestTopics(topic_id=i, partition_indexes=[0, 1] if label == "a" else [0])
+        for i, label in ids.items()
+    ]
+    other = coordinator(t, "fetch-v10-none")
+    return _named_ids(
+        {
+            "asked": fetch_groups(t, node, 10, [OffsetFetchRequestGroup(group_id="fetch-v10", topics=asked)]),
+            "all": fetch_groups(t, node, 10, [OffsetFetchRequestGroup(group_id="fetch-v10", topics=None)]),
+            "unknown-group": fetch_groups(
+                t, other, 10, [OffsetFetchRequestGroup(group_id="fetch-v10-none", topics=asked)]
+            ),
+        },
+        ids,
+    )
 
 
 # --- DeleteGroups and OffsetDelete --------------------------------------------------------------------------

@@ -138,3 +138,8 @@ def test_a_nullable_field_without_a_declared_default_is_not_null_on_either_codec
 def test_the_sdk_producer_names_topics_at_produce_v12_whatever_the_highest_version():
     assert API_REGISTRY[ApiKey.PRODUCE].max_version >= 13, "the listeners offer Produce by topic id"
     assert API_REGISTRY[ApiKey.PRODUCE].send_version == 12, "the SDK's metadata keeps no topic ids"
+
+
+def test_the_sdk_commits_and_fetches_offsets_of_one_group_by_topic_name():
+    assert API_REGISTRY[ApiKey.OFFSET_COMMIT].send_version == 8, "v10 names topics by id"
+    assert API_REGISTRY[ApiKey.OFFSET_FETCH].send_version == 7, "v8 asks several groups, v10 by id"

@@ -48,8 +48,8 @@ from kafkette.protocol.apis.offsets import (
     OffsetCommitRequest,
     OffsetCommitRequestPartition,
     OffsetCommitRequestTopic,
-    OffsetFetchRequest,
-    OffsetFetchRequestTopic,
+    OffsetFetchRequestGroup,
+    OffsetFetchRequestTopics,
 )
 from kafkette.protocol.consumer_protocol import Subscription, encode_subscription
 from kafkette.protocol.errors import Errors
@@ -313,7 +313,9 @@ async def test_describe_groups_during_a_rebalance_lists_each_members_last_assign
 
 async def test_offset_fetch_of_a_partition_never_committed_answers_no_offset_and_empty_metadata(coordinator):
     answer = coordinator.handle_fetch_offsets(
-        OffsetFetchRequest(group_id="g", topics=[OffsetFetchRequestTopic(name=TOPIC, partition_indexes=[0])])
+        OffsetFetchRequestGroup(
+            group_id="g", topics=[OffsetFetchRequestTopics(name=TOPIC, partition_indexes=[0])]
+        )
     )
     (partition,) = answer.topics[0].partitions
     assert (partition.committed_offset, partition.metadata, partition.error_code) == (-1, "", Errors.NONE)
@@ -376,7 +378,7 @@ async def test_offset_delete_refuses_a_subscribed_topic_until_the_members_sessio
     beat = HeartbeatRequest(group_id="g", generation_id=answer.generation_id, member_id=answer.member_id)
     assert coordinator.handle_heartbeat(beat).error_code == Errors.UNKNOWN_MEMBER_ID
     assert partition_errors(await offset_delete(coordinator)) == [Errors.NONE, Errors.NONE]
-    assert coordinator.handle_fetch_offsets(OffsetFetchRequest(group_id="g", topics=None)).topics == []
+    assert coordinator.handle_fetch_offsets(OffsetFetchRequestGroup(group_id="g", topics=None)).topics == []
 
 
 async def test_offset_delete_during_a_rebalance_sees_the_topics_of_the_current_generation(coordinator):
@@ -416,7 +418,7 @@ async def test_offset_delete_of_a_group_whose_members_are_not_consumers_is_non_e
     assert [
         p.committed_offset
         for t in coordinator.handle_fetch_offsets(
-            OffsetFetchRequest(group_id="connect-g", topics=None)
+            OffsetFetchRequestGroup(group_id="connect-g", topics=None)
         ).topics
         for p in t.partitions
     ] == [4]
@@ -477,7 +479,8 @@ async def commit(coordinator: GroupCoordinator, group_id: str, offsets: dict[int
                     ],
                 )
             ],
-        )
+        ),
+        8,
     )
     return [p.error_code for t in answer.topics for p in t.partitions]
 
@@ -504,7 +507,7 @@ async def test_a_group_emptied_of_offsets_goes_at_the_periodic_cleanup(coordinat
 
 async def test_the_empty_group_id_keeps_its_offsets_but_cannot_have_members(coordinator):
     assert await commit(coordinator, "", {0: 3}) == [Errors.NONE]
-    fetched = coordinator.handle_fetch_offsets(OffsetFetchRequest(group_id="", topics=None))
+    fetched = coordinator.handle_fetch_offsets(OffsetFetchRequestGroup(group_id="", topics=None))
     assert [(p.partition_index, p.committed_offset) for t in fetched.topics for p in t.partitions] == [(0, 3)]
     described = coordinator.handle_describe_groups(DescribeGroupsRequest(groups=[""])).groups[0]
     assert (described.error_code, described.group_state) == (Errors.NONE, "Empty")
@@ -601,12 +604,12 @@ async def test_the_offsets_of_a_deleted_topic_go_with_it(coordinator):
     coordinator.on_partitions_deleted([TopicPartition(TOPIC, 0), TopicPartition("another-topic", 0)])
     for _ in range(5):
         await asyncio.sleep(0)
-    fetched = coordinator.handle_fetch_offsets(OffsetFetchRequest(group_id="g", topics=None))
+    fetched = coordinator.handle_fetch_offsets(OffsetFetchRequestGroup(group_id="g", topics=None))
     assert [(p.partition_index, p.committed_offset) for t in fetched.topics for p in t.partitions] == [(1, 6)]
     coordinator.on_partitions_deleted([TopicPartition(TOPIC, 1)])
     for _ in range(5):
         await asyncio.sleep(0)
-    assert coordinator.handle_fetch_offsets(OffsetFetchRequest(group_id="g", topics=None)).topics == []
+    assert coordinator.handle_fetch_offsets(OffsetFetchRequestGroup(group_id="g", topics=None)).topics == []
     assert (
         coordinator.handle_describe_groups(DescribeGroupsRequest(groups=["g"]), 5).groups[0].group_state
         == "Dead"
@@ -695,9 +698,9 @@ async def test_offset_commit_checks_member_and_generation_before_completing_reba
             )
         ],
     )
-    wrong = await coordinator.handle_commit_offsets(request)
+    wrong = await coordinator.handle_commit_offsets(request, 8)
     request.generation_id = joined.generation_id
-    right = await coordinator.handle_commit_offsets(request)
+    right = await coordinator.handle_commit_offsets(request, 8)
     assert [wrong.topics[0].partitions[0].error_code, right.topics[0].partitions[0].error_code] == [
         Errors.ILLEGAL_GENERATION,
         Errors.REBALANCE_IN_PROGRESS,
@@ -716,11 +719,11 @@ async def test_a_generation_committed_to_a_group_with_only_offsets_names_an_unkn
             )
         ],
     )
-    assert (await coordinator.handle_commit_offsets(request)).topics[0].partitions[
+    assert (await coordinator.handle_commit_offsets(request, 8)).topics[0].partitions[
         0
     ].error_code == Errors.UNKNOWN_MEMBER_ID
     request.group_id = "unknown"
-    assert (await coordinator.handle_commit_offsets(request)).topics[0].partitions[
+    assert (await coordinator.handle_commit_offsets(request, 8)).topics[0].partitions[
         0
     ].error_code == Errors.ILLEGAL_GENERATION
 
@@ -734,3 +737,69 @@ async def test_a_static_member_that_does_not_rejoin_stays_and_a_joined_member_le
     answer = await asyncio.wait_for(newcomer, 1)
     assert (answer.error_code, answer.generation_id, answer.leader) == (Errors.NONE, 2, answer.member_id)
     assert sorted(m.member_id for m in answer.members) == sorted([static.member_id, answer.member_id])
+
+
+def _commit_request(group_id: str, generation_id: int, member_id: str) -> OffsetCommitRequest:
+    return OffsetCommitRequest(
+        group_id=group_id,
+        generation_id=generation_id,
+        member_id=member_id,
+        topics=[
+            OffsetCommitRequestTopic(
+                name=TOPIC, partitions=[OffsetCommitRequestPartition(partition_index=0, committed_offset=1)]
+            )
+        ],
+    )
+
+
+async def test_a_commit_with_a_generation_to_a_group_that_does_not_exist_is_group_id_not_found_from_v9(
+    coordinator,
+):
+    # Kafka's OffsetMetadataManager.validateOffsetCommit keeps ILLEGAL_GENERATION for the older versions
+    request = _commit_request("no-such-group", 3, "client-x")
+    assert partition_errors(await coordinator.handle_commit_offsets(request, 8)) == [
+        Errors.ILLEGAL_GENERATION
+    ]
+    assert partition_errors(await coordinator.handle_commit_offsets(request, 9)) == [
+        Errors.GROUP_ID_NOT_FOUND
+    ]
+    assert partition_errors(await coordinator.handle_commit_offsets(request, 10)) == [
+        Errors.GROUP_ID_NOT_FOUND
+    ]
+    # a group of offsets alone exists (Kafka's simple classic group) and has no such member
+    assert await commit(coordinator, "offsets-only", {0: 5}) == [Errors.NONE]
+    request = _commit_request("offsets-only", 3, "client-x")
+    assert partition_errors(await coordinator.handle_commit_offsets(request, 9)) == [Errors.UNKNOWN_MEMBER_ID]
+
+
+async def test_a_classic_groups_commit_at_v9_takes_the_generation_as_generation_id_or_member_epoch(
+    coordinator,
+):
+    member = await stable_member(coordinator, "g")
+    wrong = _commit_request("g", member.generation_id + 1, member.member_id)
+    assert partition_errors(await coordinator.handle_commit_offsets(wrong, 9)) == [Errors.ILLEGAL_GENERATION]
+    right = _commit_request("g", member.generation_id, member.member_id)
+    assert partition_errors(await coordinator.handle_commit_offsets(right, 9)) == [Errors.NONE]
+
+
+async def test_offset_fetch_of_a_classic_group_checks_no_member_id_nor_member_epoch(coordinator):
+    # Kafka's ClassicGroup.validateOffsetFetch ignores the KIP-848 fields (OffsetFetch v9+)
+    await stable_member(coordinator, "g")
+    assert await commit(coordinator, "g", {0: 7}) == [Errors.UNKNOWN_MEMBER_ID]  # a member is in the group
+    member_commit = await coordinator.handle_commit_offsets(
+        _commit_request("g", 1, coordinator.group("g").leader_id), 9
+    )
+    assert partition_errors(member_commit) == [Errors.NONE]
+    for member_id, member_epoch in ((None, -1), ("nobody", 42), ("", 0)):
+        answer = coordinator.handle_fetch_offsets(
+            OffsetFetchRequestGroup(
+                group_id="g",
+                member_id=member_id,
+                member_epoch=member_epoch,
+                topics=[OffsetFetchRequestTopics(name=TOPIC, partition_indexes=[0])],
+            )
+        )
+        assert answer.error_code == Errors.NONE
+        assert [(p.committed_offset, p.error_code) for t in answer.topics for p in t.partitions] == [
+            (1, Errors.NONE)
+        ]
