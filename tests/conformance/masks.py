@@ -84,6 +84,18 @@ MASKS: tuple[Mask, ...] = (
         f"{DELIBERATE} (topics/create/config-segment-bytes-below-1mib: Kafkette creates it)",
         where={"name": "cfg-segment-bytes-below-1mib"},
     ),
+    Mask(
+        "DescribeTopicPartitions",
+        "topics[]",
+        f"{DELIBERATE} (topics/create/config-segment-bytes-below-1mib: Kafkette creates it)",
+        where={"name": "cfg-segment-bytes-below-1mib"},
+    ),
+    Mask(
+        "DescribeTopicPartitions",
+        "topics[]",
+        "Kafka creates __consumer_offsets at the first FindCoordinator, Kafkette when the cluster starts",
+        where={"name": "__consumer_offsets"},
+    ),
     Mask("CreateTopics", "topics[].configs[]", MIN_ISR, where={"name": "min.insync.replicas"}),
     Mask("DescribeConfigs", "results[].configs[]", MIN_ISR, where={"name": "min.insync.replicas"}),
     Mask(
