@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafkette.broker.apis import raft_quorum
+from kafkette.broker.apis.current_leader import current_leader
 from kafkette.broker.delayed_fetch import FetchPartitionInfo
 from kafkette.broker.fetch_session import TopicIdPartition
 from kafkette.common.topic_names import CLUSTER_METADATA_TOPIC_NAME
@@ -153,7 +154,10 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
             records=result.records,
         )
         if version >= CURRENT_LEADER_MIN_VERSION and result.error in _NEW_LEADER_ERRORS:
-            data.current_leader = _current_leader(ctx, tp, header.listener_name, node_endpoints)
+            leader_id, leader_epoch = current_leader(
+                ctx, tp, header.listener_name, node_endpoints, NodeEndpoint
+            )
+            data.current_leader = LeaderIdAndEpoch(leader_id=leader_id, leader_epoch=leader_epoch)
         updates.append((interesting[tp][0], data))
     error_code, session_id, sent = context.response(
         updates + erroneous, int(ctx.replica_manager.time.monotonic_ms())
@@ -172,21 +176,3 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     if node_endpoints:
         response.node_endpoints = list(node_endpoints.values())
     return response
-
-
-def _current_leader(
-    ctx: ApisContext, tp: TopicPartition, listener_name: str | None, node_endpoints: dict[int, NodeEndpoint]
-) -> LeaderIdAndEpoch:
-    """The leader the metadata names for ``tp`` (-1, -1 when it names none), its endpoint on the
-    request's listener added to ``node_endpoints`` when that broker is alive there (Kafka's
-    ``KafkaApis.getCurrentLeader``)."""
-    state = ctx.metadata_cache.partition_state(tp)
-    if state is None:
-        return LeaderIdAndEpoch(leader_id=-1, leader_epoch=-1)
-    broker = ctx.metadata_cache.get_alive_broker(state.leader)
-    address = broker.address(listener_name) if broker is not None else None
-    if broker is not None and address is not None:
-        node_endpoints[broker.id] = NodeEndpoint(
-            node_id=broker.id, host=address[0], port=address[1], rack=broker.rack
-        )
-    return LeaderIdAndEpoch(leader_id=state.leader, leader_epoch=state.leader_epoch)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kafkette.broker.apis.current_leader import current_leader
 from kafkette.common.network.socket_server import CLOSE_CONNECTION, CloseConnectionResponse
 from kafkette.protocol.apis.produce import (
     PRODUCE_TOPIC_ID_VERSION,
@@ -137,7 +138,8 @@ async def handle(
             else [],
         )
         if status.error == Errors.NOT_LEADER_OR_FOLLOWER and version >= CURRENT_LEADER_VERSION:
-            answer.current_leader = _current_leader(ctx, tp, header.listener_name, endpoints)
+            leader_id, leader_epoch = current_leader(ctx, tp, header.listener_name, endpoints, NodeEndpoint)
+            answer.current_leader = ProduceLeaderIdAndEpoch(leader_id=leader_id, leader_epoch=leader_epoch)
         parts.append(answer)
     for tp, code in errors.items():
         by_topic.setdefault(tp.topic, []).append(
@@ -159,27 +161,6 @@ async def handle(
         for topic_id, indexes in unknown_ids.items()
     )
     return ProduceResponse(responses=responses, node_endpoints=[endpoints[n] for n in sorted(endpoints)])
-
-
-def _current_leader(
-    ctx: ApisContext, tp: TopicPartition, listener_name: str | None, endpoints: dict[int, NodeEndpoint]
-) -> ProduceLeaderIdAndEpoch:
-    """The leader of ``tp`` as this broker knows it (KIP-951): its own replica's leader and epoch,
-    else the metadata's, else -1 and -1; a live leader's address on ``listener_name`` joins
-    ``endpoints``.  Kafka concept: ``KafkaApis.getCurrentLeader``."""
-    partition = ctx.replica_manager.get_partition(tp)
-    if partition is not None:
-        leader_id, leader_epoch = partition.leader_id, partition.leader_epoch
-    else:
-        state = ctx.metadata_cache.partition_state(tp)
-        leader_id, leader_epoch = (state.leader, state.leader_epoch) if state is not None else (-1, -1)
-    broker = ctx.metadata_cache.get_alive_broker(leader_id) if leader_id >= 0 else None
-    address = broker.address(listener_name) if broker is not None else None
-    if broker is not None and address is not None:
-        endpoints[leader_id] = NodeEndpoint(
-            node_id=leader_id, host=address[0], port=address[1], rack=broker.rack
-        )
-    return ProduceLeaderIdAndEpoch(leader_id=leader_id, leader_epoch=leader_epoch)
 
 
 def _error_for_all(request: ProduceRequest, error: Errors) -> ProduceResponse | CloseConnectionResponse:

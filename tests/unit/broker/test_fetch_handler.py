@@ -29,6 +29,10 @@ class FakeReplicaManager:
         self.time = MockTime()
         self.results = results
         self.reads: list[list[TopicPartition]] = []
+        self.partitions: dict[TopicPartition, Any] = {}  # this broker's own replicas
+
+    def get_partition(self, tp: TopicPartition) -> Any:
+        return self.partitions.get(tp)
 
     async def fetch_messages(self, fetch_infos: dict[TopicPartition, Any], **kwargs: Any) -> dict:
         self.reads.append(list(fetch_infos))
@@ -127,3 +131,10 @@ def test_from_v16_not_leader_or_follower_names_the_current_leader_and_its_endpoi
     assert [(e.node_id, e.host, e.port, e.rack) for e in response.node_endpoints] == [(2, "kh", 19092, "r")]
     before = _call(ctx, 15, _request([(TOPIC_ID, [0])]))
     assert before.responses[0].partitions[0].current_leader.leader_id == -1 and not before.node_endpoints
+
+
+def test_the_current_leader_is_this_brokers_own_replicas_before_the_metadatas():
+    ctx = _context({TopicPartition("t", 0): FetchPartitionResult(Errors.FENCED_LEADER_EPOCH)})
+    ctx.replica_manager.partitions[TopicPartition("t", 0)] = SimpleNamespace(leader_id=3, leader_epoch=9)
+    leader = _call(ctx, 16, _request([(TOPIC_ID, [0])])).responses[0].partitions[0].current_leader
+    assert (leader.leader_id, leader.leader_epoch) == (3, 9)  # Kafka's getCurrentLeader, as Produce's
