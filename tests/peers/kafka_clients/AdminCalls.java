@@ -96,12 +96,12 @@ public class AdminCalls {
                         .get(topic).partitions().size();
             });
             TopicPartition p0 = new TopicPartition(topic, 0);
-            produce(bootstrap, topic, 10);
+            long firstTimestamp = produce(bootstrap, topic, 10);
             call("listOffsets", () -> {
                 long earliest = admin.listOffsets(Map.of(p0, OffsetSpec.earliest())).all().get(TIMEOUT_S, TimeUnit.SECONDS).get(p0).offset();
                 long latest = admin.listOffsets(Map.of(p0, OffsetSpec.latest())).all().get(TIMEOUT_S, TimeUnit.SECONDS).get(p0).offset();
                 long maxTs = admin.listOffsets(Map.of(p0, OffsetSpec.maxTimestamp())).all().get(TIMEOUT_S, TimeUnit.SECONDS).get(p0).offset();
-                long byTime = admin.listOffsets(Map.of(p0, OffsetSpec.forTimestamp(5))).all().get(TIMEOUT_S, TimeUnit.SECONDS).get(p0).offset();
+                long byTime = admin.listOffsets(Map.of(p0, OffsetSpec.forTimestamp(firstTimestamp + 5))).all().get(TIMEOUT_S, TimeUnit.SECONDS).get(p0).offset();
                 return "earliest=" + earliest + " latest=" + latest + " max_timestamp=" + maxTs + " for_timestamp_5=" + byTime;
             });
             call("deleteRecords", () -> {
@@ -164,17 +164,25 @@ public class AdminCalls {
         }
     }
 
-    static void produce(String bootstrap, String topic, int count) throws Exception {
+    /**
+     * Produces {@code count} records to partition 0 with timestamps first, first + 1, ... ms, where first is
+     * now: recent enough that the topic's retention.ms of one hour cannot delete them while the calls run
+     * (Kafka's retention check would drop records stamped near the epoch at its next pass).
+     *
+     * @return the first record's timestamp, ms since the epoch
+     */
+    static long produce(String bootstrap, String topic, int count) throws Exception {
         Properties p = new Properties();
         p.put("bootstrap.servers", bootstrap);
         p.put("acks", "all");
         p.put("key.serializer", StringSerializer.class.getName());
         p.put("value.serializer", StringSerializer.class.getName());
+        long first = System.currentTimeMillis();
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
             for (int i = 0; i < count; i++) {
-                // partition 0, timestamps 0, 1, ..., 9 ms
-                producer.send(new ProducerRecord<>(topic, 0, (long) i, "k" + i, "v" + i)).get(TIMEOUT_S, TimeUnit.SECONDS);
+                producer.send(new ProducerRecord<>(topic, 0, first + i, "k" + i, "v" + i)).get(TIMEOUT_S, TimeUnit.SECONDS);
             }
         }
+        return first;
     }
 }
