@@ -4,9 +4,10 @@ Owns: the group's state derived from records (group epoch and metadata hash, mem
 per member and its inverse, the assignment epoch and timestamp, resolved regexes), the indexes kept
 beside them (static members, subscription counts by name and by regex, server assignor votes, the epoch
 of every partition a member holds), and the questions asked of them (state, subscription type, preferred
-assignor, member-epoch checks of OffsetCommit and OffsetFetch).  Does not own records, I/O, timers or the
-heartbeat's rules (the coordinator computes a step, writes its records, then applies each one through the
-``replay_*`` mutators here, one mutator per record kind).
+assignor, and, through ``consumer_group_offsets``, the member-epoch checks of OffsetCommit and
+OffsetFetch).  The counting rules live in ``consumer_group_subscriptions``.  Does not own records, I/O,
+timers or the heartbeat's rules (the coordinator computes a step, writes its records, then applies each
+one through the mutators here, one mutator per record kind).
 
 Every mutator changes only this object and leaves it untouched when it raises.  Members iterate in the
 order they joined (Kafka's ``HashMap`` order is not reproduced).
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 
 from kafkette.broker.group.assignors.api import Assignment, SubscriptionType, TopicId
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
@@ -35,6 +35,18 @@ from kafkette.broker.group.consumer_group_member import (
     plain_assignment,
     subscribed_topic_names,
     topic_ids,
+)
+from kafkette.broker.group.consumer_group_offsets import (
+    CommitPartitionValidator,
+    validate_offset_commit,
+    validate_offset_fetch,
+)
+from kafkette.broker.group.consumer_group_subscriptions import (
+    ResolvedRegularExpression,
+    SubscriptionCount,
+    add_topic_counts,
+    dec_count,
+    subscription_type_of,
 )
 from kafkette.protocol.errors import IllegalStateError
 
@@ -50,101 +62,6 @@ class ConsumerGroupState(enum.Enum):
     RECONCILING = "Reconciling"
     STABLE = "Stable"
     DEAD = "Dead"
-
-
-@dataclass(frozen=True)
-class SubscriptionCount:
-    """How many members subscribe to a topic by name, and how many resolved regexes match it."""
-
-    by_name_count: int = 0
-    by_regex_count: int = 0
-
-
-@dataclass(frozen=True)
-class ResolvedRegularExpression:
-    """A regex's resolution (a RegularExpression record): the topic names, the metadata version it was
-    resolved against and when (ms)."""
-
-    topics: frozenset[str]
-    version: int
-    timestamp_ms: int
-
-
-class CommitPartitionValidator:
-    """Checks each partition of an OffsetCommit from a member at an older epoch (KIP-1251).
-
-    Kafka's ``ConsumerGroup.createAssignmentEpochValidator``: the partition must be assigned or pending
-    revocation with an assignment epoch <= the request's epoch.  ``NO_OP`` accepts everything.
-    """
-
-    def __init__(self, member: ConsumerGroupMember | None = None, received_member_epoch: int = 0) -> None:
-        self._member = member
-        self._epoch = received_member_epoch
-
-    def validate(self, topic_name: str, topic_id: TopicId, partition: int) -> None:
-        """Check one partition.
-
-        Raises:
-            ConsumerGroupError: STALE_MEMBER_EPOCH (ILLEGAL_GENERATION for a classic member) when the
-                partition is not the member's or was assigned after the request's epoch; Kafka fails the
-                whole request.
-        """
-        member = self._member
-        if member is None:
-            return
-        error = "ILLEGAL_GENERATION" if member.use_classic_protocol() else "STALE_MEMBER_EPOCH"
-        epoch = member.assignment_epoch(topic_id, partition)
-        if epoch is None:
-            epoch = member.pending_revocation_epoch(topic_id, partition)
-        if epoch is None:
-            raise ConsumerGroupError(
-                error, f"Partition {topic_name}-{partition} is not assigned or pending revocation for member."
-            )
-        if self._epoch < epoch:
-            noun = "generation id" if member.use_classic_protocol() else "member epoch"
-            raise ConsumerGroupError(
-                error,
-                f"Received {noun} {self._epoch} is older than assignment epoch {epoch} "
-                f"for partition {topic_name}-{partition}.",
-            )
-
-
-CommitPartitionValidator.NO_OP = CommitPartitionValidator()  # type: ignore[attr-defined]
-
-
-def _dec(counts: dict[str, int], key: str) -> None:
-    value = counts.get(key, 0) - 1
-    if value <= 0:
-        counts.pop(key, None)
-    else:
-        counts[key] = value
-
-
-def _add_names(counts: dict[str, SubscriptionCount], names: Iterable[str], name: int, regex: int) -> None:
-    for topic in names:
-        old = counts.get(topic, SubscriptionCount())
-        new = SubscriptionCount(old.by_name_count + name, old.by_regex_count + regex)
-        if new.by_name_count <= 0 and new.by_regex_count <= 0:
-            counts.pop(topic, None)
-        else:
-            counts[topic] = new
-
-
-def subscription_type_of(
-    subscribed_regexes: Mapping[str, int], subscribed_names: Mapping[str, SubscriptionCount], num_members: int
-) -> SubscriptionType:
-    """HOMOGENEOUS iff every topic is subscribed by name by all members and no member uses a regex, or all
-    members use one same regex and no names; else HETEROGENEOUS (``ConsumerGroup.subscriptionType``)."""
-    if not subscribed_regexes:
-        if all(count.by_name_count == num_members for count in subscribed_names.values()):
-            return SubscriptionType.HOMOGENEOUS
-        return SubscriptionType.HETEROGENEOUS
-    if next(iter(subscribed_regexes.values())) != num_members:
-        return SubscriptionType.HETEROGENEOUS
-    for count in subscribed_names.values():
-        if count.by_regex_count != 1 or count.by_name_count > 0:
-            return SubscriptionType.HETEROGENEOUS
-    return SubscriptionType.HOMOGENEOUS
 
 
 class ConsumerGroup:
@@ -261,6 +178,17 @@ class ConsumerGroup:
             return ConsumerGroupState.RECONCILING
         return ConsumerGroupState.STABLE
 
+    def last_resolved_regex_refresh_time_ms(self) -> int | None:
+        """When a regex was last resolved (ms), None when none is (Kafka's ``Long.MIN_VALUE``); all regexes
+        are resolved together, so any one tells."""
+        first = next(iter(self._resolved_regexes.values()), None)
+        return None if first is None else first.timestamp_ms
+
+    def last_resolved_regex_version(self) -> int:
+        """The metadata version regexes were last resolved against, 0 when none is."""
+        first = next(iter(self._resolved_regexes.values()), None)
+        return 0 if first is None else first.version
+
     def subscription_type(self) -> SubscriptionType:
         """The subscription type as of the last member update or removal (Kafka recomputes it only then)."""
         return self._subscription_type
@@ -294,7 +222,7 @@ class ConsumerGroup:
         """The preferred assignor once ``old_member`` is replaced by ``new_member`` (either None)."""
         counts = dict(self._server_assignors)
         if old_member is not None and old_member.server_assignor_name is not None:
-            _dec(counts, old_member.server_assignor_name)
+            dec_count(counts, old_member.server_assignor_name)
         if new_member is not None and new_member.server_assignor_name is not None:
             counts[new_member.server_assignor_name] = counts.get(new_member.server_assignor_name, 0) + 1
         return max(counts.items(), key=lambda kv: kv[1])[0] if counts else default
@@ -308,7 +236,7 @@ class ConsumerGroup:
         new = new_member.subscribed_topic_regex_or_none() if new_member else None
         if old != new:
             if old is not None:
-                _dec(counts, old)
+                dec_count(counts, old)
             if new is not None:
                 counts[new] = counts.get(new, 0) + 1
         return counts
@@ -320,15 +248,15 @@ class ConsumerGroup:
         last user leaves stops counting its resolved topics."""
         counts = dict(self._subscribed_topic_names)
         if old_member is not None:
-            _add_names(counts, old_member.subscribed_topic_names, -1, 0)
+            add_topic_counts(counts, old_member.subscribed_topic_names, -1, 0)
         if new_member is not None:
-            _add_names(counts, new_member.subscribed_topic_names, 1, 0)
+            add_topic_counts(counts, new_member.subscribed_topic_names, 1, 0)
         old_regex = old_member.subscribed_topic_regex_or_none() if old_member else None
         new_regex = new_member.subscribed_topic_regex_or_none() if new_member else None
         if old_regex is not None and old_regex != new_regex and self.num_subscribed_members(old_regex) == 1:
             resolved = self._resolved_regexes.get(old_regex)
             if resolved is not None:
-                _add_names(counts, resolved.topics, 0, -1)
+                add_topic_counts(counts, resolved.topics, 0, -1)
         return counts
 
     def subscribed_topic_ids(
@@ -416,6 +344,63 @@ class ConsumerGroup:
         if old.instance_id is not None and self._static_members.get(old.instance_id) == member_id:
             del self._static_members[old.instance_id]
 
+    def replay_member_metadata(
+        self,
+        member_id: str,
+        *,
+        instance_id: str | None,
+        rack_id: str | None,
+        client_id: str,
+        client_host: str,
+        subscribed_topic_names: Iterable[str],
+        subscribed_topic_regex: str | None,
+        rebalance_timeout_ms: int,
+        server_assignor_name: str | None,
+        classic_member_metadata: object = None,
+    ) -> None:
+        """Apply a MemberMetadata record: create the member if new, then set the record's fields."""
+        member = self.get_or_maybe_create_member(member_id, True)
+        self.update_member(
+            member.update_with_metadata(
+                instance_id=instance_id,
+                rack_id=rack_id,
+                client_id=client_id,
+                client_host=client_host,
+                subscribed_topic_names=subscribed_topic_names,
+                subscribed_topic_regex=subscribed_topic_regex,
+                rebalance_timeout_ms=rebalance_timeout_ms,
+                server_assignor_name=server_assignor_name,
+                classic_member_metadata=classic_member_metadata,
+            )
+        )
+
+    def replay_current_assignment(
+        self,
+        member_id: str,
+        *,
+        member_epoch: int,
+        previous_member_epoch: int,
+        state: int,
+        assigned_partitions: StampedAssignment,
+        partitions_pending_revocation: StampedAssignment,
+    ) -> None:
+        """Apply a CurrentAssignment record: create the member if new, then set epochs, state and stamped
+        partitions (``consumer_group_member.assignment_from_topic_partitions`` stamps a record without them).
+
+        Raises:
+            IllegalStateError: as ``update_member``; nothing is changed then.
+        """
+        member = self.get_or_maybe_create_member(member_id, True)
+        self.update_member(
+            member.update_with_current_assignment(
+                member_epoch=member_epoch,
+                previous_member_epoch=previous_member_epoch,
+                state=state,
+                assigned_partitions=assigned_partitions,
+                partitions_pending_revocation=partitions_pending_revocation,
+            )
+        )
+
     def replay_member_metadata_tombstone(self, member_id: str) -> None:
         """Apply a MemberMetadata tombstone: remove the member, ignoring an unknown one.
 
@@ -485,13 +470,13 @@ class ConsumerGroup:
         self.remove_resolved_regex(regex)
         resolved = ResolvedRegularExpression(frozenset(topics), version, timestamp_ms)
         self._resolved_regexes[regex] = resolved
-        _add_names(self._subscribed_topic_names, resolved.topics, 0, 1)
+        add_topic_counts(self._subscribed_topic_names, resolved.topics, 0, 1)
 
     def remove_resolved_regex(self, regex: str) -> None:
         """Apply a RegularExpression tombstone."""
         old = self._resolved_regexes.pop(regex, None)
         if old is not None:
-            _add_names(self._subscribed_topic_names, old.topics, 0, -1)
+            add_topic_counts(self._subscribed_topic_names, old.topics, 0, -1)
 
     # ---- offsets ----------------------------------------------------------------------------------------
 
@@ -504,70 +489,19 @@ class ConsumerGroup:
         group_instance_id: str | None = None,
         is_transactional: bool = False,
     ) -> CommitPartitionValidator:
-        """Check an OffsetCommit's (or TxnOffsetCommit's) member and epoch; returns the per-partition check.
-
-        Order: epoch < 0 and no members -> accepted; a transactional commit with generation -1, empty
-        member id and no instance id -> accepted; unknown member -> UNKNOWN_MEMBER_ID; a consumer-protocol
-        member below OffsetCommit v9 -> UNSUPPORTED_VERSION; same epoch -> accepted; newer epoch ->
-        STALE_MEMBER_EPOCH (ILLEGAL_GENERATION for a classic member); older epoch -> the KIP-1251
-        validator, to run on every partition.
-
-        Raises:
-            ConsumerGroupError: as above.
-        """
-        if member_epoch < 0 and not self._members:
-            return CommitPartitionValidator.NO_OP  # type: ignore[attr-defined]
-        if is_transactional and member_epoch == -1 and member_id == "" and group_instance_id is None:
-            return CommitPartitionValidator.NO_OP  # type: ignore[attr-defined]
-        member = self.get_or_maybe_create_member(member_id, False)
-        if not is_transactional and not member.use_classic_protocol() and api_version < 9:
-            raise ConsumerGroupError(
-                "UNSUPPORTED_VERSION",
-                "OffsetCommit version 9 or above must be used by members using the consumer group protocol",
-            )
-        if member_epoch == member.member_epoch:
-            return CommitPartitionValidator.NO_OP  # type: ignore[attr-defined]
-        if member_epoch > member.member_epoch:
-            if member.use_classic_protocol():
-                raise ConsumerGroupError(
-                    "ILLEGAL_GENERATION",
-                    f"Received generation id {member_epoch} is newer than current member epoch "
-                    f"{member.member_epoch}.",
-                )
-            raise ConsumerGroupError(
-                "STALE_MEMBER_EPOCH",
-                f"Received member epoch {member_epoch} is newer than current member epoch "
-                f"{member.member_epoch}.",
-            )
-        return CommitPartitionValidator(member, member_epoch)
+        """Check an OffsetCommit's member and epoch: see ``consumer_group_offsets.validate_offset_commit``."""
+        return validate_offset_commit(
+            self,
+            member_id,
+            member_epoch,
+            api_version=api_version,
+            group_instance_id=group_instance_id,
+            is_transactional=is_transactional,
+        )
 
     def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:
-        """Check an OffsetFetch (v9+) member and epoch: a null member id with epoch < 0 passes; unknown
-        member -> UNKNOWN_MEMBER_ID; any other epoch than the member's -> STALE_MEMBER_EPOCH
-        (ILLEGAL_GENERATION for a classic member).
-
-        Raises:
-            ConsumerGroupError: as above.
-        """
-        if member_id is None and member_epoch < 0:
-            return
-        member = self._members.get(member_id) if member_id is not None else None
-        if member is None:
-            raise ConsumerGroupError(
-                "UNKNOWN_MEMBER_ID", f"Member {member_id} is not a member of group {self.group_id}."
-            )
-        if member_epoch != member.member_epoch:
-            if member.use_classic_protocol():
-                raise ConsumerGroupError(
-                    "ILLEGAL_GENERATION",
-                    f"The received generation id {member_epoch} does not match the expected member epoch "
-                    f"{member.member_epoch}.",
-                )
-            raise ConsumerGroupError(
-                "STALE_MEMBER_EPOCH",
-                f"The received member epoch {member_epoch} does not match the expected member epoch "
-                f"{member.member_epoch}.",
-            )
+        """Check an OffsetFetch's member and epoch: see ``consumer_group_offsets.validate_offset_fetch``."""
+        validate_offset_fetch(self, member_id, member_epoch)
 
     def validate_delete_group(self) -> None:
         """Raises ConsumerGroupError NON_EMPTY_GROUP unless the group is Empty (DeleteGroups)."""
@@ -578,13 +512,13 @@ class ConsumerGroup:
 
     def _update_indexes(self, old: ConsumerGroupMember | None, new: ConsumerGroupMember | None) -> None:
         if old is not None:
-            _add_names(self._subscribed_topic_names, old.subscribed_topic_names, -1, 0)
+            add_topic_counts(self._subscribed_topic_names, old.subscribed_topic_names, -1, 0)
             if old.server_assignor_name is not None:
-                _dec(self._server_assignors, old.server_assignor_name)
+                dec_count(self._server_assignors, old.server_assignor_name)
             if old.subscribed_topic_regex:
-                _dec(self._subscribed_regexes, old.subscribed_topic_regex)
+                dec_count(self._subscribed_regexes, old.subscribed_topic_regex)
         if new is not None:
-            _add_names(self._subscribed_topic_names, new.subscribed_topic_names, 1, 0)
+            add_topic_counts(self._subscribed_topic_names, new.subscribed_topic_names, 1, 0)
             if new.server_assignor_name is not None:
                 name = new.server_assignor_name
                 self._server_assignors[name] = self._server_assignors.get(name, 0) + 1

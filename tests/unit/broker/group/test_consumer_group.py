@@ -241,7 +241,7 @@ def test_waiting_on_unreleased_partition() -> None:
 
 def test_offset_commit_validation_matrix() -> None:
     group = ConsumerGroup("g")
-    no_op = CommitPartitionValidator.NO_OP  # type: ignore[attr-defined]
+    no_op = CommitPartitionValidator.NO_OP
     assert group.validate_offset_commit("", -1, api_version=9) is no_op
     group.update_member(member("m1", epoch=10, assigned_partitions={T1: {0: 8, 1: 10}}))
     group.update_member(member("c1", epoch=10, classic_member_metadata=object()))
@@ -347,3 +347,69 @@ def test_describe_reports_owned_and_target_assignments() -> None:
         DescribedTopicPartitions(T2, "bar", [5]),
     ]
     assert (m1.member_type, m1.subscribed_topic_names, m1.client_host) == (1, ["bar", "foo"], "/127.0.0.1")
+
+
+# ---- record-shaped replay ---------------------------------------------------------------------------------
+
+
+def test_replay_member_metadata_and_current_assignment() -> None:
+    group = ConsumerGroup("g")
+    group.replay_member_metadata(
+        "m1",
+        instance_id=None,
+        rack_id="r",
+        client_id="c",
+        client_host="/h",
+        subscribed_topic_names=["foo"],
+        subscribed_topic_regex="",
+        rebalance_timeout_ms=1000,
+        server_assignor_name=None,
+    )
+    assert group.members["m1"] == ConsumerGroupMember(
+        "m1",
+        rack_id="r",
+        client_id="c",
+        client_host="/h",
+        subscribed_topic_names=frozenset({"foo"}),
+        rebalance_timeout_ms=1000,
+    )
+    assert group.is_subscribed_to_topic("foo")
+    group.replay_current_assignment(
+        "m1",
+        member_epoch=2,
+        previous_member_epoch=1,
+        state=2,
+        assigned_partitions={T1: {0: 2}},
+        partitions_pending_revocation={},
+    )
+    m1 = group.members["m1"]
+    assert (m1.member_epoch, m1.state, m1.client_id) == (2, MemberState.UNRELEASED_PARTITIONS, "c")
+    assert group.current_partition_epoch(T1, 0) == 2
+    # A CurrentAssignment record may come first after compaction: it creates the member too.
+    group.replay_current_assignment(
+        "m2",
+        member_epoch=3,
+        previous_member_epoch=2,
+        state=0,
+        assigned_partitions={T1: {1: 3}},
+        partitions_pending_revocation={},
+    )
+    assert group.members["m2"].client_id == ""
+    with pytest.raises(IllegalStateError):
+        group.replay_current_assignment(
+            "m2",
+            member_epoch=1,
+            previous_member_epoch=0,
+            state=0,
+            assigned_partitions={T1: {0: 1}},
+            partitions_pending_revocation={},
+        )
+    assert group.members["m2"].member_epoch == 3
+
+
+def test_resolved_regex_refresh_bookkeeping() -> None:
+    group = ConsumerGroup("g")
+    assert (group.last_resolved_regex_refresh_time_ms(), group.last_resolved_regex_version()) == (None, 0)
+    group.set_resolved_regex("a.*", ["a1"], 5, 1000)
+    assert (group.last_resolved_regex_refresh_time_ms(), group.last_resolved_regex_version()) == (1000, 5)
+    assert group.resolved_regexes["a.*"].topics == {"a1"}

@@ -14,7 +14,8 @@ from kafkette.broker.group.assignors.api import (
     SubscriptionType,
 )
 from kafkette.broker.group.consumer_group import ConsumerGroup
-from kafkette.broker.group.consumer_group_member import ConsumerGroupMember
+from kafkette.broker.group.consumer_group_member import ConsumerGroupMember, MemberState
+from kafkette.broker.group.current_assignment_builder import CurrentAssignmentBuilder
 from kafkette.broker.group.target_assignment_builder import (
     TargetAssignmentBuilder,
     can_compute_next_target_assignment,
@@ -198,3 +199,53 @@ def test_assignor_failure_propagates() -> None:
 )
 def test_can_compute_next_target_assignment(timestamp: int, interval: int, now: int, expected: bool) -> None:
     assert can_compute_next_target_assignment(timestamp, interval, now) is expected
+
+
+def test_a_join_step_applied_through_the_mutators() -> None:
+    """What the coordinator does for a second member joining: bump, new target, records applied, then
+    each member reconciles with CurrentAssignmentBuilder; the old owner must revoke first."""
+    group = ConsumerGroup("g")
+    group.update_member(
+        member("m1", "foo").replace(member_epoch=2, assigned_partitions={T1: dict.fromkeys(range(6), 2)})
+    )
+    group.set_target_assignment("m1", {T1: range(6)})
+    group.set_group_epoch(2, 0)
+    group.set_target_assignment_metadata(2, 1000)
+    assert group.state().value == "Stable"
+
+    joiner = member("m2", "foo").replace(member_epoch=0)
+    group.update_member(joiner)
+    group.set_group_epoch(3, 0)
+    assert group.state().value == "Assigning"
+    assert not can_compute_next_target_assignment(group.assignment_timestamp_ms, 1000, 1500)
+    result = builder(group, RoundRobinAssignor(), epoch=3).add_or_update_member(joiner).build()
+    for member_id, target in result.changed_members.items():
+        group.set_target_assignment(member_id, target)
+    group.set_target_assignment_metadata(result.assignment_epoch, 2000)
+    assert group.state().value == "Reconciling"
+
+    def reconcile(member_id: str, owned) -> ConsumerGroupMember:
+        updated = CurrentAssignmentBuilder(
+            group.members[member_id],
+            target_assignment_epoch=group.assignment_epoch,
+            target_assignment=group.target_assignment[member_id],
+            current_partition_epoch=group.current_partition_epoch,
+            topic_id_of=TOPICS.get,
+            owned_topic_partitions=owned,
+        ).build()
+        group.update_member(updated)
+        return updated
+
+    m2 = reconcile("m2", [])
+    assert (m2.state, m2.member_epoch, m2.assigned_partitions) == (MemberState.UNRELEASED_PARTITIONS, 3, {})
+    m1 = reconcile("m1", [(T1, list(range(6)))])
+    assert (m1.state, m1.member_epoch) == (MemberState.UNREVOKED_PARTITIONS, 2)
+    m1 = reconcile("m1", [(T1, [0, 2, 4])])
+    assert (m1.state, m1.member_epoch, m1.assigned_partitions) == (
+        MemberState.STABLE,
+        3,
+        {T1: {0: 2, 2: 2, 4: 2}},
+    )
+    m2 = reconcile("m2", [])
+    assert (m2.state, m2.assigned_partitions) == (MemberState.STABLE, {T1: {1: 3, 3: 3, 5: 3}})
+    assert group.state().value == "Stable"
