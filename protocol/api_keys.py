@@ -3,7 +3,9 @@ the listeners that answer it.
 
 Kafka concept: ``ApiKeys`` (numbers are Kafka's) with ``ApiMessageType``'s listeners.  Both
 listeners' ApiVersions answers and the SDK's version choice come from ``APIS``:
-``API_REGISTRY`` is the msgpack listener's view, ``KAFKA_APIS`` the Kafka listener's.
+``API_REGISTRY`` is the msgpack listener's view, ``KAFKA_APIS`` the Kafka listener's.  An API
+declared with ``NO_LISTENER`` is in neither view: its messages exist (and are checked against Kafka's
+specs) but no listener answers or offers it yet.
 """
 
 from __future__ import annotations
@@ -24,6 +26,12 @@ from kafkette.protocol.apis.configs import (
     DescribeConfigsResponse,
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
+)
+from kafkette.protocol.apis.consumer_group import (
+    ConsumerGroupDescribeRequest,
+    ConsumerGroupDescribeResponse,
+    ConsumerGroupHeartbeatRequest,
+    ConsumerGroupHeartbeatResponse,
 )
 from kafkette.protocol.apis.controlled_shutdown import ControlledShutdownRequest, ControlledShutdownResponse
 from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsResponse
@@ -144,6 +152,8 @@ class ApiKey(IntEnum):
     BROKER_REGISTRATION = 62
     BROKER_HEARTBEAT = 63
     ALLOCATE_PRODUCER_IDS = 67
+    CONSUMER_GROUP_HEARTBEAT = 68
+    CONSUMER_GROUP_DESCRIBE = 69
     DESCRIBE_TOPIC_PARTITIONS = 75
 
 
@@ -159,6 +169,10 @@ class ListenerType(StrEnum):
 BOTH = frozenset({ListenerType.KAFKA, ListenerType.KAFKETTE})
 KAFKETTE_ONLY = frozenset({ListenerType.KAFKETTE})
 KAFKA_ONLY = frozenset({ListenerType.KAFKA})
+NO_LISTENER: frozenset[ListenerType] = frozenset()
+"""An API declared (its messages checked against Kafka's specs, its codecs tested) that no listener
+answers yet: it is in neither listener's table nor ApiVersions answer, so no client is told of an
+API that would fail."""
 
 
 @dataclass(frozen=True)
@@ -176,7 +190,7 @@ class ApiSpec:
         flexible_from: the first flexible version on Kafka's wire (compact encoding, tagged
             fields, header v2, KIP-482), as Kafka's spec says also for an API only the msgpack
             listener speaks (there only the comparison with Kafka's specs reads it); ``None``: none.
-        listeners: the listeners that answer it.
+        listeners: the listeners that answer it (``NO_LISTENER``: declared, answered by none yet).
         sender_version: the version this build's own senders (the SDK, replica fetchers, KRaft
             voters) use on the msgpack listener; ``None``: ``max_version``.
     """
@@ -207,6 +221,10 @@ class ApiSpec:
 
 _NEVER_FLEXIBLE = 1 << 15
 """``flexible_from`` of a Kafka API without flexible versions (Kafka's ``"flexibleVersions": "none"``)."""
+
+_CONSUMER_GROUP_PROTOCOL_LISTENERS = NO_LISTENER
+"""The listeners of KIP-848's ConsumerGroupHeartbeat and ConsumerGroupDescribe: none until the consumer
+group coordinator answers them; then ``BOTH``, which offers them in both ApiVersions answers."""
 
 # The Kafka listener's ranges start where Kafka 4.0 starts them (KIP-896: Produce 3, Fetch 4,
 # ListOffsets 1, OffsetCommit 2, OffsetFetch 1, CreateTopics 2, DeleteTopics 1, DescribeConfigs 1)
@@ -419,6 +437,26 @@ APIS: tuple[ApiSpec, ...] = (
         AllocateProducerIdsRequest,
         AllocateProducerIdsResponse,
         flexible_from=0,
+    ),
+    ApiSpec(
+        ApiKey.CONSUMER_GROUP_HEARTBEAT,
+        "ConsumerGroupHeartbeat",
+        ConsumerGroupHeartbeatRequest,
+        ConsumerGroupHeartbeatResponse,
+        0,
+        1,
+        0,
+        _CONSUMER_GROUP_PROTOCOL_LISTENERS,
+    ),
+    ApiSpec(
+        ApiKey.CONSUMER_GROUP_DESCRIBE,
+        "ConsumerGroupDescribe",
+        ConsumerGroupDescribeRequest,
+        ConsumerGroupDescribeResponse,
+        0,
+        1,
+        0,
+        _CONSUMER_GROUP_PROTOCOL_LISTENERS,
     ),
     ApiSpec(
         ApiKey.DESCRIBE_TOPIC_PARTITIONS,

@@ -94,8 +94,13 @@ class Errors(IntEnum):
     FETCH_SESSION_TOPIC_ID_ERROR = 106
     INELIGIBLE_REPLICA = 107
     NEW_LEADER_ELECTED = 108
+    FENCED_MEMBER_EPOCH = 110
+    UNRELEASED_INSTANCE_ID = 111
+    UNSUPPORTED_ASSIGNOR = 112
+    STALE_MEMBER_EPOCH = 113
     MISMATCHED_ENDPOINT_TYPE = 114
     UNSUPPORTED_ENDPOINT_TYPE = 115
+    INVALID_REGULAR_EXPRESSION = 128
 
 
 # code -> (retriable, invalid_metadata, message).  One table, as in Kafka's Errors.
@@ -309,8 +314,32 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
         False,
         "The fetch session encountered inconsistent topic ID usage.",
     ),
+    Errors.FENCED_MEMBER_EPOCH: (
+        False,
+        False,
+        "The member epoch is fenced by the group coordinator. The member must abandon all its partitions "
+        "and rejoin.",
+    ),
+    Errors.UNRELEASED_INSTANCE_ID: (
+        False,
+        False,
+        "The instance ID is still used by another member in the consumer group. That member must leave "
+        "first.",
+    ),
+    Errors.UNSUPPORTED_ASSIGNOR: (
+        False,
+        False,
+        "The assignor or its version range is not supported by the consumer group.",
+    ),
+    Errors.STALE_MEMBER_EPOCH: (
+        False,
+        False,
+        "The member epoch is stale. The member must retry after receiving its updated member epoch via the "
+        "ConsumerGroupHeartbeat API.",
+    ),
     Errors.MISMATCHED_ENDPOINT_TYPE: (False, False, "The request was sent to an endpoint of the wrong type."),
     Errors.UNSUPPORTED_ENDPOINT_TYPE: (False, False, "This endpoint type is not supported yet."),
+    Errors.INVALID_REGULAR_EXPRESSION: (False, False, "The regular expression is not valid."),
 }
 
 
@@ -514,9 +543,19 @@ if TYPE_CHECKING:
 
     class FetchSessionTopicIdError(KafkaError): ...
 
+    class FencedMemberEpochError(KafkaError): ...
+
+    class UnreleasedInstanceIdError(KafkaError): ...
+
+    class UnsupportedAssignorError(KafkaError): ...
+
+    class StaleMemberEpochError(KafkaError): ...
+
     class MismatchedEndpointTypeError(KafkaError): ...
 
     class UnsupportedEndpointTypeError(KafkaError): ...
+
+    class InvalidRegularExpressionError(KafkaError): ...
 
 
 _BY_CODE: dict[int, type[KafkaError]] = {}

@@ -40,6 +40,49 @@ def test_codes_keep_kafkas_numbers():
     ) == (69, 79, 81, 86)
 
 
+KIP_848_ERRORS = {
+    Errors.FENCED_MEMBER_EPOCH: (
+        110,
+        "FencedMemberEpochError",
+        "The member epoch is fenced by the group coordinator. The member must abandon all its partitions and "
+        "rejoin.",
+    ),
+    Errors.UNRELEASED_INSTANCE_ID: (
+        111,
+        "UnreleasedInstanceIdError",
+        "The instance ID is still used by another member in the consumer group. That member must leave "
+        "first.",
+    ),
+    Errors.UNSUPPORTED_ASSIGNOR: (
+        112,
+        "UnsupportedAssignorError",
+        "The assignor or its version range is not supported by the consumer group.",
+    ),
+    Errors.STALE_MEMBER_EPOCH: (
+        113,
+        "StaleMemberEpochError",
+        "The member epoch is stale. The member must retry after receiving its updated member epoch via the "
+        "ConsumerGroupHeartbeat API.",
+    ),
+    Errors.INVALID_REGULAR_EXPRESSION: (
+        128,
+        "InvalidRegularExpressionError",
+        "The regular expression is not valid.",
+    ),
+}
+"""KIP-848's consumer group errors as Kafka 4.3.1's ``Errors`` has them: code, class, default message;
+none retriable (plain ``ApiException``s), none invalidating metadata."""
+
+
+@pytest.mark.parametrize("code", sorted(KIP_848_ERRORS), ids=lambda c: c.name)
+def test_the_consumer_group_protocols_errors_are_kafkas(code):
+    number, name, message = KIP_848_ERRORS[code]
+    cls = error_class(number)
+    assert (int(code), cls.__name__, cls.message) == (number, name, message)
+    assert not cls.retriable and not cls.invalid_metadata
+    assert cls is getattr(errors, name)
+
+
 def test_generated_classes_carry_retriable_and_invalid_metadata():
     cls = error_class(6)
     assert cls is errors.NotLeaderOrFollowerError
