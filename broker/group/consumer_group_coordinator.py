@@ -1,0 +1,286 @@
+"""The KIP-848 consumer groups of one broker: heartbeats, describe, timers, load and unload.
+
+Owns: the consumer groups of the ``__consumer_offsets`` partitions this broker leads; answering
+ConsumerGroupHeartbeat (the request's checks, then one step computed under the partition's lock, its
+records written with acks=all, then applied to the groups through the same replay a load uses, so a
+failed write changes nothing) and ConsumerGroupDescribe; each member's session timeout and rebalance
+timeout (``CoordinatorTimer``), which fence the member; rebuilding the groups from the partition's records
+when it loads, and dropping them when it goes; asking for a new metadata hash when a subscribed topic
+changes.  Does not own the heartbeat's rules (``consumer_group_heartbeat``), the model
+(``consumer_group``), the records' bytes, nor classic groups (``GroupCoordinator``).
+
+Kafka concept: ``GroupCoordinatorService.consumerGroupHeartbeat`` / ``consumerGroupDescribe`` over the
+``CoordinatorRuntime`` (``scheduleWriteOperation``, ``CoordinatorTimer``), ``GroupMetadataManager``'s
+consumer group timers (``scheduleConsumerGroupSessionTimeout``, ``scheduleConsumerGroupRebalanceTimeout``),
+``onLoaded``, ``onMetadataUpdate`` and ``CoordinatorOperationExceptionHelper.handleOperationException``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from kafkette.broker.group.consumer_group import ConsumerGroup
+from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
+from kafkette.broker.group.consumer_group_heartbeat import (
+    CANCEL_REBALANCE_TIMEOUT,
+    LEAVE_GROUP_MEMBER_EPOCH,
+    LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+    ConsumerGroupHeartbeatStep,
+    ConsumerGroupSettings,
+    HeartbeatResult,
+    MetadataRefreshDeadline,
+    TopicMetadata,
+)
+from kafkette.broker.group.consumer_group_heartbeat_validation import (
+    HeartbeatRequestError,
+    validate_heartbeat_request,
+)
+from kafkette.broker.group.consumer_group_replay import encode_records, replay_record
+from kafkette.broker.group.coordinator_timer import CoordinatorTimer
+from kafkette.common.clock import Time
+from kafkette.protocol.apis.consumer_group import (
+    ConsumerGroupHeartbeatRequest,
+    ConsumerGroupHeartbeatResponse,
+)
+from kafkette.protocol.errors import Errors, IllegalStateError
+
+logger = logging.getLogger(__name__)
+
+_OPERATION_ERRORS = {
+    Errors.NOT_ENOUGH_REPLICAS: Errors.COORDINATOR_NOT_AVAILABLE,
+    Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND: Errors.COORDINATOR_NOT_AVAILABLE,
+    Errors.REQUEST_TIMED_OUT: Errors.COORDINATOR_NOT_AVAILABLE,
+    Errors.UNKNOWN_TOPIC_OR_PARTITION: Errors.COORDINATOR_NOT_AVAILABLE,
+    Errors.NOT_LEADER_OR_FOLLOWER: Errors.NOT_COORDINATOR,
+    Errors.KAFKA_STORAGE_ERROR: Errors.NOT_COORDINATOR,
+    Errors.MESSAGE_TOO_LARGE: Errors.UNKNOWN_SERVER_ERROR,
+    Errors.RECORD_LIST_TOO_LARGE: Errors.UNKNOWN_SERVER_ERROR,
+}
+"""A failed write's error as the member is told it (Kafka's ``handleOperationException``)."""
+
+
+def session_timeout_key(group_id: str, member_id: str) -> str:
+    """Kafka's ``groupSessionTimeoutKey``."""
+    return f"session-timeout-{group_id}-{member_id}"
+
+
+def rebalance_timeout_key(group_id: str, member_id: str) -> str:
+    """Kafka's ``groupRebalanceTimeoutKey``."""
+    return f"rebalance-timeout-{group_id}-{member_id}"
+
+
+class ConsumerGroupCoordinator:
+    """The consumer groups this broker coordinates.
+
+    Args:
+        partition_for: group id -> its ``__consumer_offsets`` partition.
+        coordinator_error: group id -> NONE when this broker coordinates it and has loaded it, else
+            NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS.
+        append: writes ``[(key bytes, value bytes or None)]`` for a group with acks=all; the error.
+        topics: the cluster's topics.
+        settings: the ``group.consumer.*`` settings.
+        time: the clock of the timers and timestamps.
+    """
+
+    def __init__(
+        self,
+        *,
+        partition_for: Callable[[str], int],
+        coordinator_error: Callable[[str], Errors],
+        append: Callable[[str, list[tuple[bytes, bytes | None]]], Any],
+        topics: TopicMetadata,
+        settings: ConsumerGroupSettings,
+        time: Time,
+    ) -> None:
+        self._partition_for = partition_for
+        self._coordinator_error = coordinator_error
+        self._append = append
+        self._topics = topics
+        self._settings = settings
+        self._time = time
+        self._timer = CoordinatorTimer(time)
+        self._groups: dict[str, ConsumerGroup] = {}
+        self._refresh_deadlines: dict[str, MetadataRefreshDeadline] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    @property
+    def groups(self) -> dict[str, ConsumerGroup]:
+        """group id -> consumer group (the coordinator's own map; read only for callers)."""
+        return self._groups
+
+    def group(self, group_id: str) -> ConsumerGroup | None:
+        """The consumer group, None when this broker has none of that id."""
+        return self._groups.get(group_id)
+
+    def _step(self) -> ConsumerGroupHeartbeatStep:
+        return ConsumerGroupHeartbeatStep(
+            self._groups, self._settings, self._topics, self._refresh_deadlines, self._time.milliseconds
+        )
+
+    def _lock(self, group_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(self._partition_for(group_id), asyncio.Lock())
+
+    # ---------------------------------------------------------------- heartbeat
+
+    async def heartbeat(
+        self, request: ConsumerGroupHeartbeatRequest, version: int, client_id: str, client_host: str
+    ) -> ConsumerGroupHeartbeatResponse:
+        """Answer a ConsumerGroupHeartbeat (Kafka's ``GroupCoordinatorService.consumerGroupHeartbeat``).
+
+        Returns:
+            The answer: the member's id, epoch, heartbeat interval and, when it needs it, its assignment;
+            or an error code with Kafka's message (INVALID_REQUEST, UNSUPPORTED_ASSIGNOR, NOT_COORDINATOR,
+            COORDINATOR_LOAD_IN_PROGRESS, GROUP_ID_NOT_FOUND, UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH, ...).
+        """
+        try:
+            validate_heartbeat_request(request, version, list(self._settings.assignors))
+        except HeartbeatRequestError as exc:
+            return _error(exc.error, exc.message)
+        error = self._coordinator_error(request.group_id)
+        if error != Errors.NONE:
+            return _error(error, None)
+        async with self._lock(request.group_id):
+            error = self._coordinator_error(request.group_id)
+            if error != Errors.NONE:
+                return _error(error, None)
+            step = self._step()
+            try:
+                if request.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
+                    result = step.leave(request)
+                else:
+                    result = step.heartbeat(request, client_id, client_host)
+            except ConsumerGroupError as exc:
+                return _error(Errors[exc.error], exc.message)
+            error = await self._write(request.group_id, result)
+            if error != Errors.NONE:
+                return _error(error, None)
+            self._after_write(result)
+            return result.response
+
+    async def _write(self, group_id: str, result: HeartbeatResult) -> Errors:
+        """Write the step's records and, once acknowledged, apply them to the groups."""
+        if not result.records:
+            return Errors.NONE
+        error = await self._append(group_id, encode_records(result.records))
+        if error != Errors.NONE:
+            return _OPERATION_ERRORS.get(error, error)
+        if group_id not in self._groups:
+            self._groups[group_id] = result.group
+        for record in result.records:
+            self._replay(record)
+        return Errors.NONE
+
+    def _replay(self, record: Any) -> None:
+        try:
+            replay_record(self._groups, record)
+        except IllegalStateError:
+            logger.exception("Applying %s failed", record)
+
+    def _after_write(self, result: HeartbeatResult) -> None:
+        group_id = result.group.group_id
+        if result.refresh_deadline is not None:
+            self._refresh_deadlines[group_id] = result.refresh_deadline
+        for member_id in result.fenced:
+            self._cancel_timers(group_id, member_id)
+        if result.fenced or not result.member_id:
+            return
+        self._schedule_session_timeout(group_id, result.member_id)
+        if result.rebalance_timeout == CANCEL_REBALANCE_TIMEOUT:
+            self._timer.cancel(rebalance_timeout_key(group_id, result.member_id))
+        elif result.rebalance_timeout is not None:
+            epoch, timeout_ms = result.rebalance_timeout
+            self._schedule_rebalance_timeout(group_id, result.member_id, epoch, timeout_ms)
+
+    # ---------------------------------------------------------------- timers
+
+    def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
+        async def expire() -> None:
+            await self._fence_if(group_id, member_id, None, "the member session expired")
+
+        self._timer.schedule(
+            session_timeout_key(group_id, member_id), self._settings.session_timeout_ms, expire
+        )
+
+    def _schedule_rebalance_timeout(self, group_id: str, member_id: str, epoch: int, timeout_ms: int) -> None:
+        async def expire() -> None:
+            await self._fence_if(group_id, member_id, epoch, "the member failed to revoke its partitions")
+
+        self._timer.schedule(rebalance_timeout_key(group_id, member_id), timeout_ms, expire)
+
+    def _cancel_timers(self, group_id: str, member_id: str) -> None:
+        self._timer.cancel(session_timeout_key(group_id, member_id))
+        self._timer.cancel(rebalance_timeout_key(group_id, member_id))
+
+    async def _fence_if(self, group_id: str, member_id: str, epoch: int | None, reason: str) -> None:
+        """Fence ``member_id`` when it is still there (and, for a rebalance timeout, still at ``epoch``)."""
+        async with self._lock(group_id):
+            if self._coordinator_error(group_id) != Errors.NONE:
+                return
+            group = self._groups.get(group_id)
+            member = group.members.get(member_id) if group is not None else None
+            if group is None or member is None:
+                return
+            if epoch is not None and member.member_epoch != epoch:
+                return
+            logger.info(
+                "[GroupId %s] Member %s fenced from the group because %s.", group_id, member_id, reason
+            )
+            result = self._step().fence(group, [member], None)
+            error = await self._write(group_id, result)
+            if error == Errors.NONE:
+                self._after_write(result)
+            else:
+                logger.warning("[GroupId %s] Fencing member %s failed: %s", group_id, member_id, error.name)
+
+    # ---------------------------------------------------------------- load, unload, metadata
+
+    def on_loaded(self, records_by_group: dict[str, list[Any]]) -> None:
+        """A partition loaded: rebuild its consumer groups from their records in log order, then start every
+        member's session timer (and the rebalance timer of members still revoking), as Kafka's
+        ``onLoaded``."""
+        for group_id, records in records_by_group.items():
+            for record in records:
+                self._replay(record)
+            group = self._groups.get(group_id)
+            if group is None:
+                continue
+            for member in group.members.values():
+                self._schedule_session_timeout(group_id, member.member_id)
+                if member.state.name == "UNREVOKED_PARTITIONS":
+                    self._schedule_rebalance_timeout(
+                        group_id, member.member_id, member.member_epoch, member.rebalance_timeout_ms
+                    )
+            logger.info(
+                "Consumer group %s loaded: epoch %d, %s, %d members",
+                group_id,
+                group.group_epoch,
+                group.state().value,
+                group.num_members(),
+            )
+
+    def on_resignation(self, partition: int) -> None:
+        """This broker no longer leads ``partition``: its consumer groups and their timers go."""
+        for group_id in [g for g in self._groups if self._partition_for(g) == partition]:
+            group = self._groups.pop(group_id)
+            self._refresh_deadlines.pop(group_id, None)
+            for member_id in group.members:
+                self._cancel_timers(group_id, member_id)
+
+    def on_topics_changed(self, topics: Iterable[str]) -> None:
+        """Topics were created, deleted or changed: groups subscribing to one recompute their metadata hash
+        at their next heartbeat (Kafka's ``onMetadataUpdate`` -> ``requestMetadataRefresh``)."""
+        changed = set(topics)
+        for group_id, group in self._groups.items():
+            if any(group.is_subscribed_to_topic(t) for t in changed):
+                self._refresh_deadlines[group_id] = MetadataRefreshDeadline()
+
+    async def stop(self) -> None:
+        """Cancel the timers and await their running operations."""
+        await self._timer.stop()
+
+
+def _error(error: Errors, message: str | None) -> ConsumerGroupHeartbeatResponse:
+    return ConsumerGroupHeartbeatResponse(error_code=error, error_message=message)
