@@ -165,9 +165,9 @@ class UniformHeterogeneousAssignmentBuilder:
                 self._topic_subscribers.setdefault(topic_id, []).append(index)
         self._sizes = [0] * len(self._member_ids)
         self._owners = {topic_id: [-1] * count for topic_id, count in self._partition_counts.items()}
-        # member index -> its new assignment, copied (dict of sets) only once it changes
-        self._assignments: list[Assignment] = []
-        self._changed: set[int] = set()
+        # member index -> its current target, until the member's assignment changes and is copied
+        self._unchanged: list[Assignment] = []
+        self._copies: dict[int, dict[TopicId, set[int]]] = {}
 
     def build(self) -> GroupAssignment:
         """The new target: member id -> ``{topic_id: frozenset(partitions)}``, every member present."""
@@ -178,10 +178,11 @@ class UniformHeterogeneousAssignmentBuilder:
         self._balance()
         members: dict[str, Assignment] = {}
         for index, member_id in enumerate(self._member_ids):
-            assignment = self._assignments[index]
-            if index in self._changed:
-                assignment = {topic_id: frozenset(parts) for topic_id, parts in assignment.items() if parts}
-            members[member_id] = assignment
+            copy = self._copies.get(index)
+            if copy is None:
+                members[member_id] = self._unchanged[index]
+            else:
+                members[member_id] = {topic_id: frozenset(parts) for topic_id, parts in copy.items() if parts}
         return GroupAssignment(members)
 
     def _sorted_topics(self, topic_ids: Iterable[TopicId]) -> list[TopicId]:
@@ -221,11 +222,9 @@ class UniformHeterogeneousAssignmentBuilder:
                     for partition in existing:
                         owners[partition] = index
                     self._sizes[index] += len(existing)
-            if kept is None:
-                self._assignments.append(current)
-            else:
-                self._assignments.append(kept)
-                self._changed.add(index)
+            self._unchanged.append(current)
+            if kept is not None:
+                self._copies[index] = kept
 
     def _assign_unowned_partitions(self) -> None:
         """Step 2: each unowned partition, topic by topic, to the topic's least-loaded subscriber."""
@@ -290,11 +289,12 @@ class UniformHeterogeneousAssignmentBuilder:
         """Give ``partition`` of ``topic_id`` to member ``index``, taking it from its owner if any."""
         previous = self._owners[topic_id][partition]
         if previous != -1:
-            parts = self._mutable(previous).get(topic_id)
+            assignment = self._mutable(previous)
+            parts = assignment.get(topic_id)
             if parts is not None:
                 parts.discard(partition)
                 if not parts:
-                    del self._assignments[previous][topic_id]  # type: ignore[attr-defined]
+                    del assignment[topic_id]
             self._sizes[previous] -= 1
         self._mutable(index).setdefault(topic_id, set()).add(partition)
         self._owners[topic_id][partition] = index
@@ -302,8 +302,8 @@ class UniformHeterogeneousAssignmentBuilder:
 
     def _mutable(self, index: int) -> dict[TopicId, set[int]]:
         """Member ``index``'s assignment as a dict of sets, copied from its current target on first use."""
-        if index not in self._changed:
-            current = self._assignments[index]
-            self._assignments[index] = {topic: set(parts) for topic, parts in current.items()}
-            self._changed.add(index)
-        return self._assignments[index]  # type: ignore[return-value]
+        copy = self._copies.get(index)
+        if copy is None:
+            copy = {topic: set(parts) for topic, parts in self._unchanged[index].items()}
+            self._copies[index] = copy
+        return copy

@@ -274,3 +274,12 @@ def test_reassignment_is_sticky_whatever_the_member_order(subscription_type, rac
     for order in itertools.permutations("ABC"):
         again = ASSIGNOR.assign(with_targets(spec, first, list(order)), topics)
         assert plain(again) == plain(first), order
+
+
+@pytest.mark.parametrize("subscription_type", [HOMOGENEOUS, HETEROGENEOUS])
+def test_a_held_partition_the_topic_no_longer_has_is_dropped(subscription_type):
+    members = {"A": member(T1, assigned={T1: {0, 5}}), "B": member(T1, assigned={T1: {1}})}
+    assert plain(_assign(members, subscription_type, {T1: 3})) in (
+        {"A": {T1: {0}}, "B": {T1: {1, 2}}},
+        {"A": {T1: {0, 2}}, "B": {T1: {1}}},
+    )
