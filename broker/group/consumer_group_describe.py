@@ -1,7 +1,7 @@
-"""What ConsumerGroupDescribe (API 69, KIP-848) reports of a consumer group, as plain data.
+"""What ConsumerGroupDescribe (API 69, KIP-848) reports of a consumer group.
 
-Owns: ``describe_consumer_group``, which reads a ``ConsumerGroup`` into ``DescribedGroup`` /
-``DescribedMember`` / ``DescribedTopicPartitions`` values.  Does not own the response's encoding, the
+Owns: ``describe_consumer_group``, which reads a ``ConsumerGroup`` into the response's
+``ConsumerGroupDescribeGroup`` (members, assignments by topic id and name).  Does not own the
 request's errors (INVALID_GROUP_ID, GROUP_ID_NOT_FOUND) nor authorized operations.
 
 Kafka concept: ``ConsumerGroup.asDescribedGroup`` and ``ConsumerGroupMember.asConsumerGroupDescribeMember``:
@@ -13,74 +13,48 @@ the metadata are left out; MemberType is 0 for a classic member and 1 for a cons
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 from kafkette.broker.group.assignors.api import TopicId
 from kafkette.broker.group.consumer_group import ConsumerGroup
 from kafkette.broker.group.consumer_group_member import ConsumerGroupMember
+from kafkette.protocol.apis.consumer_group import (
+    ConsumerGroupDescribeAssignment,
+    ConsumerGroupDescribeGroup,
+    ConsumerGroupDescribeMember,
+    ConsumerGroupDescribeTopicPartitions,
+)
+
+MEMBER_TYPE_CLASSIC = 0
+MEMBER_TYPE_CONSUMER = 1
 
 
-@dataclass(frozen=True)
-class DescribedTopicPartitions:
-    """One topic of an assignment: its id, name and partitions (ascending)."""
-
-    topic_id: TopicId
-    topic_name: str
-    partitions: list[int]
-
-
-@dataclass(frozen=True)
-class DescribedMember:
-    """One member as ConsumerGroupDescribe reports it."""
-
-    member_id: str
-    member_epoch: int
-    instance_id: str | None
-    rack_id: str | None
-    client_id: str
-    client_host: str
-    subscribed_topic_names: list[str]
-    subscribed_topic_regex: str | None
-    assignment: list[DescribedTopicPartitions]
-    target_assignment: list[DescribedTopicPartitions]
-    member_type: int
-
-
-@dataclass(frozen=True)
-class DescribedGroup:
-    """A consumer group as ConsumerGroupDescribe reports it (``GroupState`` is Kafka's string)."""
-
-    group_id: str
-    group_state: str
-    group_epoch: int
-    assignment_epoch: int
-    assignor_name: str
-    members: list[DescribedMember]
-
-
-def _topic_partitions(
+def _assignment(
     assignment: Mapping[TopicId, frozenset[int]], topic_name_of: Callable[[TopicId], str | None]
-) -> list[DescribedTopicPartitions]:
+) -> ConsumerGroupDescribeAssignment:
     described = []
     for topic_id, partitions in assignment.items():
         name = topic_name_of(topic_id)
         if name is not None:
-            described.append(DescribedTopicPartitions(topic_id, name, sorted(partitions)))
-    return described
+            described.append(
+                ConsumerGroupDescribeTopicPartitions(
+                    topic_id=topic_id, topic_name=name, partitions=sorted(partitions)
+                )
+            )
+    return ConsumerGroupDescribeAssignment(topic_partitions=described)
 
 
 def describe_member(
     member: ConsumerGroupMember,
     target: Mapping[TopicId, frozenset[int]],
     topic_name_of: Callable[[TopicId], str | None],
-) -> DescribedMember:
+) -> ConsumerGroupDescribeMember:
     """One member's description (Kafka's ``asConsumerGroupDescribeMember``).
 
     Args:
         target: the member's target assignment.
         topic_name_of: topic id -> name, None for a topic that no longer exists (left out).
     """
-    return DescribedMember(
+    return ConsumerGroupDescribeMember(
         member_id=member.member_id,
         member_epoch=member.member_epoch,
         instance_id=member.instance_id,
@@ -89,22 +63,22 @@ def describe_member(
         client_host=member.client_host,
         subscribed_topic_names=sorted(member.subscribed_topic_names),
         subscribed_topic_regex=member.subscribed_topic_regex,
-        assignment=_topic_partitions(member.owned_partition_set(), topic_name_of),
-        target_assignment=_topic_partitions(target, topic_name_of),
-        member_type=0 if member.use_classic_protocol() else 1,
+        assignment=_assignment(member.owned_partition_set(), topic_name_of),
+        target_assignment=_assignment(target, topic_name_of),
+        member_type=MEMBER_TYPE_CLASSIC if member.use_classic_protocol() else MEMBER_TYPE_CONSUMER,
     )
 
 
 def describe_consumer_group(
     group: ConsumerGroup, default_assignor: str, topic_name_of: Callable[[TopicId], str | None]
-) -> DescribedGroup:
+) -> ConsumerGroupDescribeGroup:
     """The group's description (Kafka's ``ConsumerGroup.asDescribedGroup``).
 
     Args:
         default_assignor: the first of ``group.consumer.assignors``, reported when no member asked for one.
         topic_name_of: topic id -> name, None for a topic that no longer exists.
     """
-    return DescribedGroup(
+    return ConsumerGroupDescribeGroup(
         group_id=group.group_id,
         group_state=group.state().value,
         group_epoch=group.group_epoch,

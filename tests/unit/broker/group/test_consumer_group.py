@@ -12,7 +12,7 @@ from kafkette.broker.group.consumer_group import (
     ConsumerGroupState,
     SubscriptionCount,
 )
-from kafkette.broker.group.consumer_group_describe import DescribedTopicPartitions, describe_consumer_group
+from kafkette.broker.group.consumer_group_describe import describe_consumer_group
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
 from kafkette.broker.group.consumer_group_member import ConsumerGroupMember, MemberState
 from kafkette.protocol.errors import IllegalStateError
@@ -341,11 +341,12 @@ def test_describe_reports_owned_and_target_assignments() -> None:
     assert (described.group_state, described.group_epoch, described.assignment_epoch) == ("Reconciling", 3, 3)
     assert described.assignor_name == "range"
     (m1,) = described.members
-    assert m1.assignment == [DescribedTopicPartitions(T1, "foo", [0, 1, 2])]
-    assert m1.target_assignment == [
-        DescribedTopicPartitions(T1, "foo", [0, 2]),
-        DescribedTopicPartitions(T2, "bar", [5]),
-    ]
+
+    def parts(assignment):
+        return [(tp.topic_id, tp.topic_name, tp.partitions) for tp in assignment.topic_partitions]
+
+    assert parts(m1.assignment) == [(T1, "foo", [0, 1, 2])]
+    assert parts(m1.target_assignment) == [(T1, "foo", [0, 2]), (T2, "bar", [5])]
     assert (m1.member_type, m1.subscribed_topic_names, m1.client_host) == (1, ["bar", "foo"], "/127.0.0.1")
 
 
