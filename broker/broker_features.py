@@ -18,7 +18,9 @@ The levels, and why (a level promises behaviour clients and tools act on):
   JBOD directory assignment (3.7-IV2), eligible leader replicas (4.0-IV1) and onwards.
 - ``kraft.version`` 0: a static quorum (``controller.quorum.voters``), no KIP-853 voter changes.
 - ``group.version`` 0: the classic group protocol only; level 1 is KIP-848's consumer protocol
-  (ConsumerGroupHeartbeat), which Kafkette does not offer.
+  (ConsumerGroupHeartbeat), which Kafkette does not offer.  As in Kafka, the consumer protocol is
+  served only when ``group.coordinator.rebalance.protocols`` holds ``consumer`` and this level is at
+  least 1, so that config's Kafka default (``classic,consumer,streams``) claims nothing while it is 0.
 - ``transaction.version`` 0: no transactions; Kafka's producer reads this finalized level and at 2
   would use transactions V2 (KIP-890).
 - ``eligible.leader.replicas.version``, ``share.version``, ``streams.version`` 0: no eligible leader

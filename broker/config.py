@@ -31,6 +31,10 @@ from typing import Any
 
 import javaproperties
 
+from kafkette.broker.group.group_coordinator_config import (
+    CONSUMER_GROUP_CONFIGS,
+    check_group_coordinator_configs,
+)
 from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES, KAFKA_VERSION
 from kafkette.common.config_def import (
     PARSERS,
@@ -342,6 +346,7 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     _log_default("log.cleaner.min.compaction.lag.ms", "Default min.compaction.lag.ms (ms)."),
     _log_default("log.cleaner.max.compaction.lag.ms",
                  "Default max.compaction.lag.ms: the longest a record stays uncompacted (ms)."),
+    *CONSUMER_GROUP_CONFIGS,  # the consumer group protocol's (KIP-848), with Kafka's cross-checks
 )
 # fmt: on
 
@@ -451,6 +456,7 @@ class KafkaConfig:
             )
         self._check_listeners()
         self._check_quorum()
+        check_group_coordinator_configs(self)
         unused = {k for k in props if k not in _BY_NAME}
         if "log.dirs" in props and "log.dir" in props:
             unused.add("log.dir")

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kafkette.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafkette.broker.group.group_coordinator_config import clamp_dynamic_configs
 from kafkette.broker.kafka_broker_config_defaults import KAFKA_BROKER_CONFIG_DEFAULTS
 from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES
 from kafkette.broker.kafka_dynamic_broker_configs import (
@@ -256,7 +257,7 @@ class DynamicBrokerConfig:
             k: v for k, v in dynamic.items() if k in _BROKER_NAMES or k in KAFKA_BROKER_CONFIG_NAMES
         }
         try:
-            new_config = KafkaConfig({**self.static_config.originals, **kafka_names})
+            new_config = KafkaConfig(clamp_dynamic_configs({**self.static_config.originals, **kafka_names}))
         except ConfigError as exc:
             raise InvalidRequestError(str(exc)) from None
         if validate_only or cluster_default:
