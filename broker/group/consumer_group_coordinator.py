@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from kafkette.broker.group.consumer_group import ConsumerGroup
+from kafkette.broker.group.consumer_group_describe import describe_consumer_group
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
 from kafkette.broker.group.consumer_group_heartbeat import (
     CANCEL_REBALANCE_TIMEOUT,
@@ -42,10 +43,14 @@ from kafkette.broker.group.consumer_group_replay import encode_records, replay_r
 from kafkette.broker.group.coordinator_timer import CoordinatorTimer
 from kafkette.common.clock import Time
 from kafkette.protocol.apis.consumer_group import (
+    ConsumerGroupDescribeGroup,
+    ConsumerGroupDescribeRequest,
+    ConsumerGroupDescribeResponse,
     ConsumerGroupHeartbeatRequest,
     ConsumerGroupHeartbeatResponse,
 )
-from kafkette.protocol.errors import Errors, IllegalStateError
+from kafkette.protocol.errors import Errors, IllegalStateError, error_class, error_message
+from kafkette.protocol.kafka_translation import GROUP_AUTHORIZED_OPERATIONS
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +88,8 @@ class ConsumerGroupCoordinator:
         topics: the cluster's topics.
         settings: the ``group.consumer.*`` settings.
         time: the clock of the timers and timestamps.
+        classic_group_exists: group id -> whether a classic group of that id exists here
+            (ConsumerGroupDescribe answers it "is not a consumer group").
     """
 
     def __init__(
@@ -94,6 +101,7 @@ class ConsumerGroupCoordinator:
         topics: TopicMetadata,
         settings: ConsumerGroupSettings,
         time: Time,
+        classic_group_exists: Callable[[str], bool] = lambda group_id: False,
     ) -> None:
         self._partition_for = partition_for
         self._coordinator_error = coordinator_error
@@ -101,6 +109,7 @@ class ConsumerGroupCoordinator:
         self._topics = topics
         self._settings = settings
         self._time = time
+        self._classic_group_exists = classic_group_exists
         self._timer = CoordinatorTimer(time)
         self._groups: dict[str, ConsumerGroup] = {}
         self._refresh_deadlines: dict[str, MetadataRefreshDeadline] = {}
@@ -141,11 +150,11 @@ class ConsumerGroupCoordinator:
             return _error(exc.error, exc.message)
         error = self._coordinator_error(request.group_id)
         if error != Errors.NONE:
-            return _error(error, None)
+            return _error(error, _default_message(error))
         async with self._lock(request.group_id):
             error = self._coordinator_error(request.group_id)
             if error != Errors.NONE:
-                return _error(error, None)
+                return _error(error, _default_message(error))
             step = self._step()
             try:
                 if request.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
@@ -193,6 +202,54 @@ class ConsumerGroupCoordinator:
         elif result.rebalance_timeout is not None:
             epoch, timeout_ms = result.rebalance_timeout
             self._schedule_rebalance_timeout(group_id, result.member_id, epoch, timeout_ms)
+
+    # ---------------------------------------------------------------- describe
+
+    def describe(self, request: ConsumerGroupDescribeRequest, version: int) -> ConsumerGroupDescribeResponse:
+        """Answer a ConsumerGroupDescribe (Kafka's ``GroupCoordinatorService.consumerGroupDescribe``): an
+        empty id is INVALID_GROUP_ID (answered first, as Kafka's); the others by ``__consumer_offsets``
+        partition, each group described or GROUP_ID_NOT_FOUND with Kafka's message, or every group of a
+        partition this broker does not coordinate answered NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS.
+
+        Args:
+            version: the request's version (the member type is sent from v1; the codec drops it before).
+        """
+        invalid = [
+            ConsumerGroupDescribeGroup(group_id="", error_code=Errors.INVALID_GROUP_ID)
+            for group_id in request.group_ids
+            if not group_id
+        ]
+        by_partition: dict[int, list[str]] = {}
+        for group_id in request.group_ids:
+            if group_id:
+                by_partition.setdefault(self._partition_for(group_id), []).append(group_id)
+        described = []
+        for group_ids in by_partition.values():
+            error = self._coordinator_error(group_ids[0])
+            for group_id in group_ids:
+                if error != Errors.NONE:
+                    described.append(ConsumerGroupDescribeGroup(group_id=group_id, error_code=error))
+                else:
+                    described.append(self._describe_one(group_id, request.include_authorized_operations))
+        return ConsumerGroupDescribeResponse(groups=invalid + described)
+
+    def _describe_one(self, group_id: str, include_authorized_operations: bool) -> ConsumerGroupDescribeGroup:
+        group = self._groups.get(group_id)
+        if group is None:
+            message = (
+                f"Group {group_id} is not a consumer group."
+                if self._classic_group_exists(group_id)
+                else f"Group {group_id} not found."
+            )
+            return ConsumerGroupDescribeGroup(
+                group_id=group_id, error_code=Errors.GROUP_ID_NOT_FOUND, error_message=message
+            )
+        described = describe_consumer_group(
+            group, self._settings.default_assignor, self._topics.topic_name_of
+        )
+        if include_authorized_operations:
+            described.authorized_operations = GROUP_AUTHORIZED_OPERATIONS
+        return described
 
     # ---------------------------------------------------------------- timers
 
@@ -280,6 +337,12 @@ class ConsumerGroupCoordinator:
     async def stop(self) -> None:
         """Cancel the timers and await their running operations."""
         await self._timer.stop()
+
+
+def _default_message(error: Errors) -> str:
+    """The message of Kafka's exception for ``error`` (``Errors.exception()``): what the runtime's
+    NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS answer carries (``ApiError.fromThrowable``)."""
+    return error_message(error_class(error)())
 
 
 def _error(error: Errors, message: str | None) -> ConsumerGroupHeartbeatResponse:
