@@ -32,7 +32,7 @@ Kafka concept: ``ConsumerGroupMetadataKey/Value`` (3), ``ConsumerGroupPartitionM
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar, TypeVar
 
 from kafkette.protocol.kafka_binary import (
@@ -274,7 +274,7 @@ class ConsumerGroupCurrentMemberAssignmentValue:
     previous_member_epoch: int
     state: int
     assigned_partitions: tuple[CurrentTopicPartitions, ...] = ()
-    partitions_pending_revocation: tuple[CurrentTopicPartitions, ...] = field(default=())
+    partitions_pending_revocation: tuple[CurrentTopicPartitions, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -439,7 +439,7 @@ def read_key_fields(record_type: int, reader: BinaryReader) -> ConsumerGroupKey:
 def _read_array(reader: BinaryReader, read: Callable[[], _T]) -> tuple[_T, ...]:
     count = reader.compact_array_length()
     if count is None:
-        raise reader._error(f"a null array in {reader._what}")
+        raise reader.error("a null array")
     return tuple(read() for _ in range(count))
 
 
@@ -453,10 +453,7 @@ def _read_strings(reader: BinaryReader) -> tuple[str, ...]:
 
 def _tags(reader: BinaryReader) -> dict[int, BinaryReader]:
     """The tagged-field section, each field's bytes as a reader of its own (Kafka's error)."""
-    return {
-        tag: BinaryReader(raw, reader._error, f"tagged field {tag} of {reader._what}")
-        for tag, raw in reader.tagged_fields().items()
-    }
+    return {tag: reader.nested(raw, f"tagged field {tag}") for tag, raw in reader.tagged_fields().items()}
 
 
 def _read_int64_tag(reader: BinaryReader) -> int:
