@@ -11,6 +11,11 @@ Layout (big-endian, Kafka's non-flexible encoding): string = int16 length + UTF-
 nullable string = int16 length (-1 for null) + UTF-8, bytes = int32 length + bytes,
 array = int32 count + elements.
 
+The key's first int16 is Kafka's record type (``CoordinatorRecordType``: 0 and 1 offset
+commits, 2 group metadata, 3 to 8 and 16 the records of KIP-848 consumer groups, whose fields
+``consumer_group_record_codec`` reads and writes; their values are all of version 0).  ``decode_key``
+then ``decode_value`` is the one way to read any record of the topic.
+
 Kafka concept: ``GroupCoordinatorRecordSerde`` over ``OffsetCommitKey``/``OffsetCommitValue``
 and ``GroupMetadataKey``/``GroupMetadataValue`` (group-coordinator's message schemas).
 """
@@ -19,6 +24,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kafkette.broker.group.consumer_group_record_codec import (
+    read_key_fields,
+    read_value_fields,
+    write_key_fields,
+    write_value_fields,
+)
+from kafkette.broker.group.consumer_group_records import (
+    CONSUMER_GROUP_RECORD_TYPES,
+    CONSUMER_GROUP_VALUE_VERSION,
+    ConsumerGroupKey,
+    ConsumerGroupValue,
+)
 from kafkette.protocol.kafka_binary import (
     I16,
     I32,
@@ -103,8 +120,8 @@ class GroupMetadataValue:
     members: tuple[MemberMetadataValue, ...] = field(default_factory=tuple)
 
 
-Key = OffsetCommitKey | GroupMetadataKey
-Value = OffsetCommitValue | GroupMetadataValue
+Key = OffsetCommitKey | GroupMetadataKey | ConsumerGroupKey
+Value = OffsetCommitValue | GroupMetadataValue | ConsumerGroupValue
 
 
 # ------------------------------------------------------------------ writing
@@ -119,7 +136,9 @@ def encode_key(key: Key) -> bytes:
             + write_string(key.topic)
             + I32.pack(key.partition)
         )
-    return I16.pack(GROUP_METADATA_KEY_VERSION) + write_string(key.group)
+    if isinstance(key, GroupMetadataKey):
+        return I16.pack(GROUP_METADATA_KEY_VERSION) + write_string(key.group)
+    return I16.pack(key.RECORD_TYPE) + write_key_fields(key)
 
 
 def encode_value(value: Value | None) -> bytes | None:
@@ -134,6 +153,8 @@ def encode_value(value: Value | None) -> bytes | None:
             + write_string(value.metadata)
             + I64.pack(value.commit_timestamp)
         )
+    if not isinstance(value, GroupMetadataValue):
+        return I16.pack(CONSUMER_GROUP_VALUE_VERSION) + write_value_fields(value)
     parts = [
         I16.pack(GROUP_METADATA_VALUE_VERSION),
         write_string(value.protocol_type),
@@ -161,7 +182,7 @@ def encode_value(value: Value | None) -> bytes | None:
 
 
 def decode_key(data: bytes) -> Key:
-    """The record key from its bytes.
+    """The record key from its bytes (its first int16 is the record type).
 
     Raises:
         CoordinatorRecordError: an unknown version or malformed bytes.
@@ -172,6 +193,8 @@ def decode_key(data: bytes) -> Key:
         key: Key = OffsetCommitKey(reader.string(), reader.string(), reader.i32())
     elif version == GROUP_METADATA_KEY_VERSION:
         key = GroupMetadataKey(reader.string())
+    elif version in CONSUMER_GROUP_RECORD_TYPES:
+        key = read_key_fields(version, reader)
     else:
         raise CoordinatorRecordError(f"unknown __consumer_offsets key version {version}")
     reader.end()
@@ -228,3 +251,34 @@ def decode_group_metadata_value(data: bytes) -> GroupMetadataValue:
     )
     reader.end()
     return GroupMetadataValue(protocol_type, generation, protocol, leader, timestamp, members)
+
+
+def decode_consumer_group_value(record_type: int, data: bytes) -> ConsumerGroupValue:
+    """A KIP-848 consumer group record's value (record type 3 to 8 or 16, version 0).
+
+    Raises:
+        CoordinatorRecordError: another record type or version, or malformed bytes.
+    """
+    if record_type not in CONSUMER_GROUP_RECORD_TYPES:
+        raise CoordinatorRecordError(f"record type {record_type} is not a consumer group record")
+    reader = BinaryReader(data, CoordinatorRecordError, f"record of type {record_type}")
+    version = reader.i16()
+    if version != CONSUMER_GROUP_VALUE_VERSION:
+        raise CoordinatorRecordError(f"unsupported version {version} of record type {record_type}")
+    value = read_value_fields(record_type, reader)
+    reader.end()
+    return value
+
+
+def decode_value(key: Key, data: bytes) -> Value:
+    """The value of the record whose decoded key is ``key`` (not None: a tombstone has no value
+    to decode).
+
+    Raises:
+        CoordinatorRecordError: an unknown version or malformed bytes.
+    """
+    if isinstance(key, OffsetCommitKey):
+        return decode_offset_commit_value(data)
+    if isinstance(key, GroupMetadataKey):
+        return decode_group_metadata_value(data)
+    return decode_consumer_group_value(key.RECORD_TYPE, data)
