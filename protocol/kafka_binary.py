@@ -162,6 +162,14 @@ class BinaryReader:
     def remaining(self) -> int:
         return len(self.data) - self.pos
 
+    def error(self, message: str) -> ValueError:
+        """This reader's error (the given ``ValueError`` subclass) for ``message``, naming the data."""
+        return self._error(f"{message} in {self._what}")
+
+    def nested(self, data: bytes, what: str) -> BinaryReader:
+        """A reader of ``data`` (a tagged field's bytes, say) raising this reader's error."""
+        return BinaryReader(data, self._error, what, self._utf8_errors == "replace")
+
     def take(self, n: int) -> bytes:
         """The next ``n`` bytes.
 

@@ -13,7 +13,7 @@ array = int32 count + elements.
 
 The key's first int16 is Kafka's record type (``CoordinatorRecordType``: 0 and 1 offset
 commits, 2 group metadata, 3 to 8 and 16 the records of KIP-848 consumer groups, whose fields
-``consumer_group_records`` reads and writes; their values are all of version 0).  ``decode_key``
+``consumer_group_record_codec`` reads and writes; their values are all of version 0).  ``decode_key``
 then ``decode_value`` is the one way to read any record of the topic.
 
 Kafka concept: ``GroupCoordinatorRecordSerde`` over ``OffsetCommitKey``/``OffsetCommitValue``
@@ -24,15 +24,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kafkette.broker.group.consumer_group_record_codec import (
+    read_key_fields,
+    read_value_fields,
+    write_key_fields,
+    write_value_fields,
+)
 from kafkette.broker.group.consumer_group_records import (
     CONSUMER_GROUP_RECORD_TYPES,
     CONSUMER_GROUP_VALUE_VERSION,
     ConsumerGroupKey,
     ConsumerGroupValue,
-    read_key_fields,
-    read_value_fields,
-    write_key_fields,
-    write_value_fields,
 )
 from kafkette.protocol.kafka_binary import (
     I16,

@@ -6,7 +6,9 @@ the offsets committed by the groups of those partitions (a cache of the log), an
 writes of new commits (one record batch per commit, appended with acks=all; the cache
 changes only once the append is acknowledged).  Owns the loading tasks and cancels and
 awaits them on ``stop``.  Does not own group membership, request validation or the
-records' byte layout (``coordinator_records``).
+records' byte layout (``coordinator_records``), nor the state of KIP-848 consumer groups: their
+records (types 3 to 8 and 16) are decoded while loading and handed, per group in log order, to
+``on_consumer_group_records``.
 
 Kafka concept: ``GroupMetadataManager`` (``loadGroupsAndOffsets``, ``storeOffsets``,
 ``getOffsets``, ``removeGroupsForPartition``).
@@ -19,6 +21,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 
+from kafkette.broker.group.consumer_group_records import ConsumerGroupKey, ConsumerGroupValue
 from kafkette.broker.group.coordinator_records import (
     CoordinatorRecordError,
     GroupMetadataKey,
@@ -28,6 +31,7 @@ from kafkette.broker.group.coordinator_records import (
     decode_group_metadata_value,
     decode_key,
     decode_offset_commit_value,
+    decode_value,
     encode_key,
     encode_value,
 )
@@ -59,6 +63,11 @@ _COMMIT_ERRORS = {
 }
 
 
+ConsumerGroupRecords = dict[str, list[tuple[ConsumerGroupKey, ConsumerGroupValue | None]]]
+"""``{group_id: [(key, value or None for a tombstone), ...]}``: the KIP-848 consumer group records of
+a ``__consumer_offsets`` partition, per group in log order."""
+
+
 def _wall_clock_ms() -> int:
     return int(time.time() * 1000)
 
@@ -76,7 +85,11 @@ class GroupMetadataManager:
         time_ms: wall clock (ms since the epoch) for commit timestamps.
 
     ``on_groups_loaded`` (set by the coordinator) is called with ``{group_id:
-    GroupMetadataValue}`` of each partition once it has loaded.
+    GroupMetadataValue}`` of each partition once it has loaded.  ``on_consumer_group_records``
+    (set by whatever replays KIP-848 consumer groups, Kafka's ``GroupMetadataManager.replay``
+    overloads) is called with ``(partition, ConsumerGroupRecords)`` once the partition has loaded,
+    before ``on_groups_loaded``; while it is None those records are decoded (a malformed one is
+    logged and skipped, as any other) and not kept.
     """
 
     def __init__(
@@ -97,6 +110,7 @@ class GroupMetadataManager:
         self._offsets: dict[str, dict[TopicPartition, OffsetCommitValue]] = {}
         self._stopped = False
         self.on_groups_loaded: Callable[[dict[str, GroupMetadataValue]], None] | None = None
+        self.on_consumer_group_records: Callable[[int, ConsumerGroupRecords], None] | None = None
         self._prefix = f"[GroupMetadataManager brokerId={broker_id}]"
 
     # ------------------------------------------------------------------ ownership
@@ -160,6 +174,7 @@ class GroupMetadataManager:
         started = time.monotonic()
         offsets: dict[str, dict[TopicPartition, OffsetCommitValue]] = {}
         groups: dict[str, GroupMetadataValue] = {}
+        consumer_groups: ConsumerGroupRecords = {}
         host = self._replica_manager.get_partition(tp)
         if host is None:
             raise KafkaError(f"{tp} is not hosted here")
@@ -174,19 +189,24 @@ class GroupMetadataManager:
                 for record in decode_records(data, pos, header):
                     if record.offset >= position:
                         records += 1
-                        self._replay(offsets, groups, record.key, record.value, record.offset, tp)
+                        self._replay(
+                            offsets, groups, consumer_groups, record.key, record.value, record.offset, tp
+                        )
                 position = max(position, header.last_offset + 1)
             await asyncio.sleep(0)  # let other requests in between steps
         self._offsets.update(offsets)
         self._owned[partition] = leader_epoch
+        if self.on_consumer_group_records is not None:
+            self.on_consumer_group_records(partition, consumer_groups)
         if self.on_groups_loaded is not None:
             self.on_groups_loaded(groups)
         logger.info(
-            "%s Loaded %d groups' offsets and %d groups' metadata from %s (%d records up to offset %d) in "
-            "%.0f ms",
+            "%s Loaded %d groups' offsets, %d groups' metadata and %d consumer groups' records from %s "
+            "(%d records up to offset %d) in %.0f ms",
             self._prefix,
             len(offsets),
             len(groups),
+            len(consumer_groups),
             tp,
             records,
             position,
@@ -197,6 +217,7 @@ class GroupMetadataManager:
         self,
         offsets: dict[str, dict[TopicPartition, OffsetCommitValue]],
         groups: dict[str, GroupMetadataValue],
+        consumer_groups: ConsumerGroupRecords,
         key: bytes | None,
         value: bytes | None,
         offset: int,
@@ -218,6 +239,10 @@ class GroupMetadataManager:
                 groups.pop(decoded.group, None)
             elif isinstance(decoded, GroupMetadataKey):
                 groups[decoded.group] = decode_group_metadata_value(value)
+            else:  # a KIP-848 consumer group record: decoded here, replayed by its consumer
+                record = (decoded, None if value is None else decode_value(decoded, value))
+                if self.on_consumer_group_records is not None:
+                    consumer_groups.setdefault(decoded.group_id, []).append(record)  # type: ignore[arg-type]
         except CoordinatorRecordError as exc:
             logger.warning(
                 "%s Skipping an undecodable record at %s offset %d: %s", self._prefix, tp, offset, exc

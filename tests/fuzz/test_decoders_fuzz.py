@@ -269,6 +269,11 @@ def test_consumer_offsets_records(data):
             decode(data)
         except coordinator_records.CoordinatorRecordError:
             pass
+    for record_type in (3, 4, 5, 6, 7, 8, 16):  # KIP-848 consumer group values
+        try:
+            coordinator_records.decode_consumer_group_value(record_type, b"\x00\x00" + data)
+        except coordinator_records.CoordinatorRecordError:
+            pass
 
 
 # ----- config files and CLI inputs ----------------------------------------------------------

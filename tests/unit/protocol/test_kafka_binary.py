@@ -55,3 +55,11 @@ def test_round_trip_of_every_field() -> None:
 def test_bad_input_raises_the_given_error(data: bytes, read, message: str) -> None:
     with pytest.raises(Broken, match=message):
         read(BinaryReader(data, Broken, "test data"))
+
+
+def test_a_nested_reader_raises_the_outer_readers_error() -> None:
+    outer = BinaryReader(b"", Broken, "test data")
+    assert isinstance(outer.error("a null array"), Broken)
+    assert str(outer.error("a null array")) == "a null array in test data"
+    with pytest.raises(Broken, match="truncated tagged field 0"):
+        outer.nested(b"\x00", "tagged field 0").i32()

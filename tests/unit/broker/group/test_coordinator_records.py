@@ -61,7 +61,8 @@ def test_non_ascii_names_round_trip() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (b"\x00\x07\x00\x01g", "unknown __consumer_offsets key version 7"),
+        (b"\x00\x09\x00\x01g", "unknown __consumer_offsets key version 9"),
+        (b"\x00\x07\x00\x01g", "truncated record"),  # a consumer group key of two strings
         (b"\x00\x01\x00\x05gr", "truncated record"),
         (b"\x00\x02\x00\x01g\x00", "bytes left after the record"),
         (b"\x00", "truncated record"),
