@@ -17,10 +17,11 @@ The levels, and why (a level promises behaviour clients and tools act on):
   metadata transactions (3.6-IV1), delegation tokens (3.6-IV2), controller registration (3.7-IV0),
   JBOD directory assignment (3.7-IV2), eligible leader replicas (4.0-IV1) and onwards.
 - ``kraft.version`` 0: a static quorum (``controller.quorum.voters``), no KIP-853 voter changes.
-- ``group.version`` 0: the classic group protocol only; level 1 is KIP-848's consumer protocol
-  (ConsumerGroupHeartbeat), which Kafkette does not offer.  As in Kafka, the consumer protocol is
-  served only when ``group.coordinator.rebalance.protocols`` holds ``consumer`` and this level is at
-  least 1, so that config's Kafka default (``classic,consumer,streams``) claims nothing while it is 0.
+- ``group.version`` 1, finalized: KIP-848's consumer group protocol (ConsumerGroupHeartbeat,
+  ConsumerGroupDescribe), as Kafka 4.x finalizes it.  As in Kafka, the protocol is served while
+  ``group.coordinator.rebalance.protocols`` holds ``consumer`` (its default) and this level is at
+  least 1.  Kafka's ``GroupVersion.GV_1`` requires metadata.version 4.0-IV0; Kafkette's log and APIs
+  do what the consumer protocol needs at its one metadata.version (topic ids, KIP-516).
 - ``transaction.version`` 0: no transactions; Kafka's producer reads this finalized level and at 2
   would use transactions V2 (KIP-890).
 - ``eligible.leader.replicas.version``, ``share.version``, ``streams.version`` 0: no eligible leader
@@ -37,11 +38,15 @@ METADATA_VERSION = "metadata.version"
 METADATA_VERSION_LEVEL = 7
 """``MetadataVersion.IBP_3_3_IV3``: the one ``metadata.version`` level Kafkette supports."""
 
+GROUP_VERSION = "group.version"
+GROUP_VERSION_CONSUMER_PROTOCOL = 1
+"""``GroupVersion.GV_1``: the level from which the consumer group protocol (KIP-848) is served."""
+
 SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     METADATA_VERSION: (METADATA_VERSION_LEVEL, METADATA_VERSION_LEVEL),
     "kraft.version": (0, 0),
     "transaction.version": (0, 0),
-    "group.version": (0, 0),
+    "group.version": (0, GROUP_VERSION_CONSUMER_PROTOCOL),
     "eligible.leader.replicas.version": (0, 0),
     "share.version": (0, 0),
     "streams.version": (0, 0),

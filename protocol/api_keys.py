@@ -169,10 +169,6 @@ class ListenerType(StrEnum):
 BOTH = frozenset({ListenerType.KAFKA, ListenerType.KAFKETTE})
 KAFKETTE_ONLY = frozenset({ListenerType.KAFKETTE})
 KAFKA_ONLY = frozenset({ListenerType.KAFKA})
-NO_LISTENER: frozenset[ListenerType] = frozenset()
-"""An API declared (its messages checked against Kafka's specs, its codecs tested) that no listener
-answers yet: it is in neither listener's table nor ApiVersions answer, so no client is told of an
-API that would fail."""
 
 
 @dataclass(frozen=True)
@@ -190,7 +186,7 @@ class ApiSpec:
         flexible_from: the first flexible version on Kafka's wire (compact encoding, tagged
             fields, header v2, KIP-482), as Kafka's spec says also for an API only the msgpack
             listener speaks (there only the comparison with Kafka's specs reads it); ``None``: none.
-        listeners: the listeners that answer it (``NO_LISTENER``: declared, answered by none yet).
+        listeners: the listeners that answer it.
         sender_version: the version this build's own senders (the SDK, replica fetchers, KRaft
             voters) use on the msgpack listener; ``None``: ``max_version``.
     """
@@ -221,10 +217,6 @@ class ApiSpec:
 
 _NEVER_FLEXIBLE = 1 << 15
 """``flexible_from`` of a Kafka API without flexible versions (Kafka's ``"flexibleVersions": "none"``)."""
-
-_CONSUMER_GROUP_PROTOCOL_LISTENERS = NO_LISTENER
-"""The listeners of KIP-848's ConsumerGroupHeartbeat and ConsumerGroupDescribe: none until the consumer
-group coordinator answers them; then ``BOTH``, which offers them in both ApiVersions answers."""
 
 # The Kafka listener's ranges start where Kafka 4.0 starts them (KIP-896: Produce 3, Fetch 4,
 # ListOffsets 1, OffsetCommit 2, OffsetFetch 1, CreateTopics 2, DeleteTopics 1, DescribeConfigs 1)
@@ -446,7 +438,7 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         1,
         0,
-        _CONSUMER_GROUP_PROTOCOL_LISTENERS,
+        BOTH,
     ),
     ApiSpec(
         ApiKey.CONSUMER_GROUP_DESCRIBE,
@@ -456,7 +448,7 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         1,
         0,
-        _CONSUMER_GROUP_PROTOCOL_LISTENERS,
+        BOTH,
     ),
     ApiSpec(
         ApiKey.DESCRIBE_TOPIC_PARTITIONS,

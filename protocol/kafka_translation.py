@@ -157,24 +157,6 @@ def _describe_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     return resp
 
 
-CLASSIC_GROUP_TYPE = "classic"
-"""Kafka's ``Group.GroupType.CLASSIC`` as ListGroups v5 names it: every group here uses the classic
-rebalance protocol (JoinGroup/SyncGroup), none KIP-848's consumer protocol."""
-
-
-def _list_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
-    """ListGroups with, from v5, each group's type (``classic``) and the request's types filter
-    applied as Kafka's ``GroupMetadataManager.listGroups`` applies it: case-insensitive, an empty
-    filter lists every type, a type no group has (``consumer``, ``share``, an unknown word) lists none."""
-    if version >= 5:
-        wanted = {t.lower() for t in (req.types_filter or [])} if req is not None else set()
-        if wanted and CLASSIC_GROUP_TYPE not in wanted:
-            resp.groups = []
-        for group in resp.groups:
-            group.group_type = CLASSIC_GROUP_TYPE
-    return resp
-
-
 def _alter_configs_request(req: Any, version: int) -> InternalStruct:
     """AlterConfigs (33) as an IncrementalAlterConfigs whose operations are all SET and which
     replaces each resource's dynamic configs (``replace_all``): a config not listed is deleted,
@@ -442,7 +424,7 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.LEAVE_GROUP): _translation(ApiKey.LEAVE_GROUP, _leave_group_request, _leave_group_response),
     int(ApiKey.SYNC_GROUP): _translation(ApiKey.SYNC_GROUP),
     int(ApiKey.DESCRIBE_GROUPS): _translation(ApiKey.DESCRIBE_GROUPS, to_kafka=_describe_groups_response),
-    int(ApiKey.LIST_GROUPS): _translation(ApiKey.LIST_GROUPS, to_kafka=_list_groups_response),
+    int(ApiKey.LIST_GROUPS): _translation(ApiKey.LIST_GROUPS),
     int(ApiKey.CREATE_TOPICS): _translation(ApiKey.CREATE_TOPICS),
     int(ApiKey.DELETE_TOPICS): _translation(ApiKey.DELETE_TOPICS, to_kafka=_delete_topics_response),
     int(ApiKey.DELETE_RECORDS): _translation(ApiKey.DELETE_RECORDS),
@@ -452,6 +434,8 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.DESCRIBE_LOG_DIRS): _translation(ApiKey.DESCRIBE_LOG_DIRS),
     int(ApiKey.DESCRIBE_QUORUM): _translation(ApiKey.DESCRIBE_QUORUM),
     int(ApiKey.DESCRIBE_PRODUCERS): _translation(ApiKey.DESCRIBE_PRODUCERS),
+    int(ApiKey.CONSUMER_GROUP_HEARTBEAT): _translation(ApiKey.CONSUMER_GROUP_HEARTBEAT),
+    int(ApiKey.CONSUMER_GROUP_DESCRIBE): _translation(ApiKey.CONSUMER_GROUP_DESCRIBE),
     int(ApiKey.DESCRIBE_TOPIC_PARTITIONS): _translation(ApiKey.DESCRIBE_TOPIC_PARTITIONS),
     int(ApiKey.CREATE_PARTITIONS): _translation(ApiKey.CREATE_PARTITIONS),
     int(ApiKey.DELETE_GROUPS): _translation(ApiKey.DELETE_GROUPS, to_internal=_delete_groups_request),

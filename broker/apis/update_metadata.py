@@ -42,6 +42,9 @@ async def handle(
         )
     if deleted and ctx.group_coordinator is not None:
         ctx.group_coordinator.on_partitions_deleted(deleted)
+    if ctx.group_coordinator is not None:  # consumer groups recompute their subscribed topics' metadata hash
+        changed = {s.topic_name for s in request.partition_states} | {tp.topic for tp in deleted}
+        ctx.group_coordinator.consumer_groups.on_topics_changed(changed)
     if request.topic_configs:
         ctx.replica_manager.update_topic_configs(
             {

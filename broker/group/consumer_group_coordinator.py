@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from kafkette.broker.group import consumer_group_admin
 from kafkette.broker.group.consumer_group import ConsumerGroup
 from kafkette.broker.group.consumer_group_describe import describe_consumer_group
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
@@ -40,6 +41,7 @@ from kafkette.broker.group.consumer_group_heartbeat_validation import (
     validate_heartbeat_request,
 )
 from kafkette.broker.group.consumer_group_replay import encode_records, replay_record
+from kafkette.broker.group.coordinator_records import GroupMetadataKey, encode_key
 from kafkette.broker.group.coordinator_timer import CoordinatorTimer
 from kafkette.common.clock import Time
 from kafkette.protocol.apis.consumer_group import (
@@ -88,8 +90,10 @@ class ConsumerGroupCoordinator:
         topics: the cluster's topics.
         settings: the ``group.consumer.*`` settings.
         time: the clock of the timers and timestamps.
-        classic_group_exists: group id -> whether a classic group of that id exists here
-            (ConsumerGroupDescribe answers it "is not a consumer group").
+        classic_group_state: group id -> the state of the classic group of that id here, None when there
+            is none (a heartbeat or ConsumerGroupDescribe answers it "is not a consumer group"; an Empty one
+            is replaced by a joining consumer group).
+        drop_classic_group: forget the classic group of that id (its tombstone is written).
     """
 
     def __init__(
@@ -101,7 +105,8 @@ class ConsumerGroupCoordinator:
         topics: TopicMetadata,
         settings: ConsumerGroupSettings,
         time: Time,
-        classic_group_exists: Callable[[str], bool] = lambda group_id: False,
+        classic_group_state: Callable[[str], str | None] = lambda group_id: None,
+        drop_classic_group: Callable[[str], None] = lambda group_id: None,
     ) -> None:
         self._partition_for = partition_for
         self._coordinator_error = coordinator_error
@@ -109,7 +114,8 @@ class ConsumerGroupCoordinator:
         self._topics = topics
         self._settings = settings
         self._time = time
-        self._classic_group_exists = classic_group_exists
+        self._classic_group_state = classic_group_state
+        self._drop_classic_group = drop_classic_group
         self._timer = CoordinatorTimer(time)
         self._groups: dict[str, ConsumerGroup] = {}
         self._refresh_deadlines: dict[str, MetadataRefreshDeadline] = {}
@@ -155,6 +161,9 @@ class ConsumerGroupCoordinator:
             error = self._coordinator_error(request.group_id)
             if error != Errors.NONE:
                 return _error(error, _default_message(error))
+            error, message = await self._replace_classic_group(request)
+            if error != Errors.NONE:
+                return _error(error, message)
             step = self._step()
             try:
                 if request.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
@@ -168,6 +177,25 @@ class ConsumerGroupCoordinator:
                 return _error(error, None)
             self._after_write(result)
             return result.response
+
+    async def _replace_classic_group(
+        self, request: ConsumerGroupHeartbeatRequest
+    ) -> tuple[Errors, str | None]:
+        """A classic group of the heartbeat's id: an Empty one is deleted (its GroupMetadata tombstone
+        written) when a member joins, as Kafka's ``maybeDeleteEmptyClassicGroup``; any other answers
+        GROUP_ID_NOT_FOUND (Kafka would upgrade a non-empty classic group online, which is not offered)."""
+        group_id = request.group_id
+        state = self._classic_group_state(group_id)
+        if state is None or group_id in self._groups:
+            return Errors.NONE, None
+        if request.member_epoch != 0 or state != "Empty":
+            return Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group."
+        error = await self._append(group_id, [(encode_key(GroupMetadataKey(group_id)), None)])
+        if error != Errors.NONE:
+            return _OPERATION_ERRORS.get(error, error), None
+        self._drop_classic_group(group_id)
+        logger.info("[GroupId %s] Converted the empty classic group to a consumer group.", group_id)
+        return Errors.NONE, None
 
     async def _write(self, group_id: str, result: HeartbeatResult) -> Errors:
         """Write the step's records and, once acknowledged, apply them to the groups."""
@@ -202,6 +230,31 @@ class ConsumerGroupCoordinator:
         elif result.rebalance_timeout is not None:
             epoch, timeout_ms = result.rebalance_timeout
             self._schedule_rebalance_timeout(group_id, result.member_id, epoch, timeout_ms)
+
+    async def delete_group(self, group_id: str) -> Errors:
+        """Delete an empty consumer group: its tombstones written (Kafka's ``createGroupTombstoneRecords``),
+        then the group dropped.  The caller deletes its offsets.
+
+        Returns:
+            NONE; GROUP_ID_NOT_FOUND when it is gone; NON_EMPTY_GROUP while it has members; or the write's
+            error as Kafka maps it.
+        """
+        async with self._lock(group_id):
+            group = self._groups.get(group_id)
+            if group is None:
+                return Errors.GROUP_ID_NOT_FOUND
+            try:
+                group.validate_delete_group()
+            except ConsumerGroupError as exc:
+                return Errors[exc.error]
+            records = consumer_group_admin.group_tombstones(group)
+            error = await self._append(group_id, encode_records(records))
+            if error != Errors.NONE:
+                return _OPERATION_ERRORS.get(error, error)
+            for record in records:
+                self._replay(record)
+            self._refresh_deadlines.pop(group_id, None)
+            return Errors.NONE
 
     # ---------------------------------------------------------------- describe
 
@@ -238,7 +291,7 @@ class ConsumerGroupCoordinator:
         if group is None:
             message = (
                 f"Group {group_id} is not a consumer group."
-                if self._classic_group_exists(group_id)
+                if self._classic_group_state(group_id) is not None
                 else f"Group {group_id} not found."
             )
             return ConsumerGroupDescribeGroup(

@@ -23,6 +23,11 @@ import logging
 import uuid
 from typing import Any
 
+from kafkette.broker.group import consumer_group_admin
+from kafkette.broker.group.assignors.registry import new_assignors
+from kafkette.broker.group.consumer_group_coordinator import ConsumerGroupCoordinator
+from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupSettings
+from kafkette.broker.group.consumer_group_topics import MetadataCacheTopics
 from kafkette.broker.group.coordinator_records import (
     GroupMetadataValue,
     MemberMetadataValue,
@@ -113,6 +118,8 @@ class GroupCoordinator:
         max_group_size: ``group.max.size``.
         offsets_retention_ms: ``offsets.retention.minutes`` in ms.
         retention_check_interval_ms: ``offsets.retention.check.interval.ms``.
+        consumer_group_settings: the ``group.consumer.*`` settings of KIP-848 consumer groups
+            (``ConsumerGroupCoordinator``, reachable as ``consumer_groups``); Kafka's defaults when None.
     """
 
     def __init__(
@@ -128,6 +135,7 @@ class GroupCoordinator:
         offsets_retention_ms: int = 7 * 24 * 3600 * 1000,
         retention_check_interval_ms: int = 600000,
         scheduler: KafkaScheduler | None = None,
+        consumer_group_settings: ConsumerGroupSettings | None = None,
     ) -> None:
         self.manager = manager
         self._metadata_cache = metadata_cache
@@ -144,7 +152,30 @@ class GroupCoordinator:
         self._join_purgatory = DelayedOperationPurgatory("Rebalance", time=self._time)
         self._heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat", time=self._time)
         self._writes: set[asyncio.Task[Any]] = set()  # writes after a group emptied or topics were deleted
+        self._topics = MetadataCacheTopics(metadata_cache)
         manager.on_groups_loaded = self._on_groups_loaded
+        self.consumer_groups = ConsumerGroupCoordinator(
+            partition_for=manager.partition_for,
+            coordinator_error=manager.coordinator_error,
+            append=manager.append_records,
+            topics=self._topics,
+            settings=consumer_group_settings or ConsumerGroupSettings(new_assignors(["uniform", "range"])),
+            time=self._time,
+            classic_group_state=self._classic_group_state,
+            drop_classic_group=self._drop_classic_group,
+        )
+        manager.on_consumer_group_records = lambda _, records: self.consumer_groups.on_loaded(records)
+
+    def _classic_group_state(self, group_id: str) -> str | None:
+        """The classic group's state (``"Empty"``, ``"Stable"``, ...), None when there is none."""
+        group = self._groups.get(group_id)
+        return None if group is None or group.is_in(GroupState.DEAD) else group.state.value
+
+    def _drop_classic_group(self, group_id: str) -> None:
+        """Forget an Empty classic group a consumer group replaces (its tombstone was written)."""
+        group = self._groups.pop(group_id, None)
+        if group is not None:
+            group.state = GroupState.DEAD
 
     def _group_error(self, group_id: str, allow_empty: bool = False) -> Errors:
         """Kafka's ``validateGroupStatus``: INVALID_GROUP_ID for an id longer than
@@ -191,6 +222,9 @@ class GroupCoordinator:
             self._min_session_timeout_ms <= request.session_timeout_ms <= self._max_session_timeout_ms
         ):
             error = Errors.INVALID_SESSION_TIMEOUT
+        if error != Errors.NONE:
+            return join_error_response(error, request.member_id)
+        error = await self._clear_empty_consumer_group(request.group_id)
         if error != Errors.NONE:
             return join_error_response(error, request.member_id)
         group = self._groups.get(request.group_id)
@@ -284,6 +318,18 @@ class GroupCoordinator:
                     group, f"{rejoin} during {group.state.value}; client reason: {reason}"
                 )
         return await self._await_join(member)
+
+    async def _clear_empty_consumer_group(self, group_id: str) -> Errors:
+        """A JoinGroup to a KIP-848 consumer group: an empty one is deleted first and the id becomes a
+        classic group (Kafka's ``maybeDeleteEmptyConsumerGroup``); a classic member joining a consumer group
+        with members (Kafka's mixed groups, ``classicGroupJoinToConsumerGroup``) is not offered here and is
+        refused INCONSISTENT_GROUP_PROTOCOL."""
+        consumer_group = self.consumer_groups.group(group_id)
+        if consumer_group is None:
+            return Errors.NONE
+        if consumer_group.num_members():
+            return Errors.INCONSISTENT_GROUP_PROTOCOL
+        return await self.consumer_groups.delete_group(group_id)
 
     async def _await_join(self, member: MemberMetadata) -> JoinGroupResponse:
         future = member.join_future
@@ -716,6 +762,11 @@ class GroupCoordinator:
         group; the member (``validate_member``) and its generation; then CompletingRebalance.
         A generation for a group that does not exist is ILLEGAL_GENERATION before OffsetCommit v9
         and GROUP_ID_NOT_FOUND from v9 (``OffsetMetadataManager.validateOffsetCommit``, KIP-848)."""
+        consumer_group = self.consumer_groups.group(request.group_id)
+        if consumer_group is not None:
+            return consumer_group_admin.commit_error(
+                consumer_group, request, version, self._topics.topic_id_of, self._metadata_fits
+            )
         group = self._groups.get(request.group_id)
         if group is None and request.generation_id >= 0:
             # a generation of a group with no members here: Kafka's simple group (one with only
@@ -746,6 +797,10 @@ class GroupCoordinator:
             self._schedule_heartbeat(group, member)
         return Errors.NONE
 
+    def _metadata_fits(self, metadata: str | None) -> bool:
+        """Whether a commit's metadata fits ``offset.metadata.max.bytes`` (UTF-8 bytes)."""
+        return len((metadata or "").encode("utf-8")) <= self._offset_metadata_max_bytes
+
     async def handle_commit_offsets(self, request: OffsetCommitRequest, version: int) -> OffsetCommitResponse:
         """OffsetCommit: every partition answered, the valid ones committed together.
 
@@ -767,7 +822,7 @@ class GroupCoordinator:
                     errors[tp] = group_error
                 elif not self._partition_exists(tp):
                     errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
-                elif len(metadata.encode("utf-8")) > self._offset_metadata_max_bytes:
+                elif not self._metadata_fits(metadata):
                     errors[tp] = Errors.OFFSET_METADATA_TOO_LARGE
                 else:
                     to_commit[tp] = OffsetCommitValue(p.committed_offset, p.committed_leader_epoch, metadata)
@@ -811,6 +866,9 @@ class GroupCoordinator:
         (``OffsetMetadataManager``).
         """
         group_error = self._group_error(group.group_id, allow_empty=True)
+        consumer_group = self.consumer_groups.group(group.group_id)
+        if group_error == Errors.NONE and consumer_group is not None:
+            group_error = consumer_group_admin.fetch_error(consumer_group, group)
         if group_error != Errors.NONE:
             return OffsetFetchResponseGroup(group_id=group.group_id, error_code=group_error)
         asked = (
@@ -854,19 +912,25 @@ class GroupCoordinator:
         Kafka's), filtered by state; COORDINATOR_LOAD_IN_PROGRESS while a partition loads (with
         what is loaded)."""
         wanted = {s.lower() for s in request.states_filter}
+        types = {t.lower() for t in request.types_filter or ()}
         listed = []
-        for group_id in sorted(set(self._groups) | set(self.manager.group_ids())):
-            group = self._groups.get(group_id)
-            state = group.state.value if group is not None else GroupState.EMPTY.value
-            if wanted and state.lower() not in wanted:
-                continue
-            listed.append(
-                ListedGroup(
+        consumer_groups = self.consumer_groups.groups
+        for group_id in sorted(set(self._groups) | set(self.manager.group_ids()) | set(consumer_groups)):
+            if group_id in consumer_groups:
+                entry = consumer_group_admin.listed(consumer_groups[group_id])
+            else:
+                group = self._groups.get(group_id)
+                entry = ListedGroup(
                     group_id=group_id,
-                    group_state=state,
+                    group_state=group.state.value if group is not None else GroupState.EMPTY.value,
                     protocol_type=(group.protocol_type if group is not None else None) or "",
+                    group_type=consumer_group_admin.CLASSIC_GROUP_TYPE,
                 )
-            )
+            if wanted and entry.group_state.lower() not in wanted:
+                continue
+            if types and entry.group_type not in types:
+                continue
+            listed.append(entry)
         code = Errors.COORDINATOR_LOAD_IN_PROGRESS if self.manager.loading() else Errors.NONE
         return ListGroupsResponse(error_code=code, groups=listed)
 
@@ -886,6 +950,8 @@ class GroupCoordinator:
             group = self._groups.get(group_id)
             if error != Errors.NONE:
                 described.append(DescribedGroup(error_code=error, group_id=group_id))
+            elif self.consumer_groups.group(group_id) is not None:
+                described.append(consumer_group_admin.described(group_id, version))
             elif (group is None or group.is_in(GroupState.DEAD)) and not self.manager.has_offsets(group_id):
                 not_found = version >= GROUP_NOT_FOUND_FROM_VERSION  # Dead either way
                 described.append(
@@ -932,7 +998,12 @@ class GroupCoordinator:
         for group_id in request.groups_names:
             error = self._group_error(group_id, allow_empty=True)
             group = self._groups.get(group_id)
-            if error == Errors.NONE:
+            consumer_group = self.consumer_groups.group(group_id)
+            if error == Errors.NONE and consumer_group is not None:
+                error = await self.consumer_groups.delete_group(group_id)
+                if error == Errors.NONE:
+                    error = await self.manager.delete_offsets(group_id, None)
+            elif error == Errors.NONE:
                 if group is not None and group.members:
                     error = Errors.NON_EMPTY_GROUP
                 elif group is None and not self.manager.has_offsets(group_id):
@@ -965,7 +1036,8 @@ class GroupCoordinator:
         the periodic cleanup removes it (``expire_offsets``): a DeleteGroups of it answers NONE."""
         error = self._group_error(request.group_id)
         group = self._groups.get(request.group_id)
-        if error == Errors.NONE:
+        consumer_group = self.consumer_groups.group(request.group_id)
+        if error == Errors.NONE and consumer_group is None:
             if (group is None and not self.manager.has_offsets(request.group_id)) or (
                 group is not None and group.is_in(GroupState.DEAD)
             ):
@@ -987,7 +1059,9 @@ class GroupCoordinator:
                 tp = TopicPartition(topic.name, partition.partition_index)
                 if not self._partition_exists(tp):
                     errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
-                elif group is not None and group.is_subscribed_to_topic(topic.name):
+                elif (group is not None and group.is_subscribed_to_topic(topic.name)) or (
+                    consumer_group is not None and consumer_group.is_subscribed_to_topic(topic.name)
+                ):
                     errors[tp] = Errors.GROUP_SUBSCRIBED_TO_TOPIC
                 else:
                     to_delete.append(tp)
@@ -1023,6 +1097,7 @@ class GroupCoordinator:
         """This broker no longer leads ``__consumer_offsets-<partition>``: its groups' members
         waiting on a join or sync answer get NOT_COORDINATOR and the groups go."""
         self.manager.on_resignation(partition)
+        self.consumer_groups.on_resignation(partition)
         for group_id in [g for g in self._groups if self.manager.partition_for(g) == partition]:
             self._unload(self._groups.pop(group_id))
 
@@ -1175,6 +1250,7 @@ class GroupCoordinator:
         self._heartbeat_purgatory.shutdown()
         await self._scheduler.cancel("delete-expired-group-metadata", timeout_s=STOP_TIMEOUT_S)
         await cancel_and_wait(self._writes, STOP_TIMEOUT_S)
+        await self.consumer_groups.stop()
         await self.manager.stop()
 
 

@@ -235,8 +235,7 @@ class GroupMetadataManager:
                 else:
                     group[decoded.topic_partition] = decode_offset_commit_value(value)
             elif isinstance(decoded, GroupMetadataKey) and value is None:
-                offsets.pop(decoded.group, None)  # the group was deleted
-                groups.pop(decoded.group, None)
+                groups.pop(decoded.group, None)  # the group was deleted (its offsets by their own tombstones)
             elif isinstance(decoded, GroupMetadataKey):
                 groups[decoded.group] = decode_group_metadata_value(value)
             else:  # a KIP-848 consumer group record: decoded here, replayed by its consumer
@@ -338,6 +337,16 @@ class GroupMetadataManager:
             code = _COMMIT_ERRORS.get(code, code)
             logger.info("%s Write of group %s failed: %s", self._prefix, group_id, code.name)
         return code
+
+    async def append_records(self, group_id: str, records: list[tuple[bytes, bytes | None]]) -> Errors:
+        """Append a consumer group's records (key and value bytes, None for a tombstone) as one batch with
+        acks=all (Kafka's ``CoordinatorRuntime`` write of a ``CoordinatorResult``).
+
+        Returns:
+            NONE, or the append's error as Kafka maps it.
+        """
+        now = self._time_ms()
+        return await self._append(group_id, [(key, value, None, now) for key, value in records])
 
     async def store_group(self, group_id: str, value: GroupMetadataValue) -> Errors:
         """Write a group's metadata after a rebalance (acks=all), so that the partition's next

@@ -14,13 +14,13 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
         "ApiVersions",
         "parsed.supportedFeatures[].maxVersion",
     ): "feature levels Kafkette does not implement (broker.broker_features): it supports metadata.version 7 "
-    "(3.3-IV3) only, Kafka 7-30; and group.version, transaction.version, kraft.version ... at level 0 only",
+    "(3.3-IV3) only, Kafka 7-30; and transaction.version, kraft.version ... at level 0 only",
     (
         "ApiVersions",
         "parsed.finalizedFeatures",
-    ): "the same: Kafkette finalizes metadata.version 7 alone; Kafka metadata.version 30, group.version 1 "
-    "(KIP-848), transaction.version 2 (KIP-890), eligible.leader.replicas.version, share.version, "
-    "streams.version 1",
+    ): "the same: Kafkette finalizes metadata.version 7 and group.version 1 (KIP-848); Kafka "
+    "metadata.version 30, group.version 1, transaction.version 2 (KIP-890), "
+    "eligible.leader.replicas.version, share.version, streams.version 1",
 }
 
 

@@ -4,9 +4,8 @@ message specs, read from the pinned kafka-clients jar (``tests/conformance/kafka
 The Kafka listener's APIs (``KAFKA_APIS``) at every version of its ApiVersions answer; the APIs only
 Kafkette's processes speak to each other on msgpack (the KRaft quorum's Vote, BeginQuorumEpoch,
 EndQuorumEpoch and FetchSnapshot, the broker lifecycle's BrokerRegistration, BrokerHeartbeat,
-AlterPartition and AllocateProducerIds, and the controller-to-broker requests) and the APIs declared
-but not yet answered by any listener (``NO_LISTENER``: KIP-848's ConsumerGroupHeartbeat and
-ConsumerGroupDescribe until their coordinator lands) at every version they declare.  For each
+AlterPartition and AllocateProducerIds, and the controller-to-broker requests) at every version they
+declare.  For each
 request and response: field names (Kafka's ``CamelCase`` as ``snake_case``), order, types (structs
 and arrays recursively), the versions holding each field, its nullable versions, tag and default, and
 the API's flexible versions (``spec_comparison`` says how).  Each difference found must be one of
@@ -78,8 +77,7 @@ KNOWN_DIFFERENCES = {
 
 OFFERED = [KAFKA_APIS[key.api_key] for key in api_versions_response().api_keys]
 INTERNAL = [api for api in APIS if api.key not in KAFKA_APIS]
-"""The APIs only Kafkette's own processes speak (msgpack) or no listener answers yet, compared at every
-version they declare."""
+"""The APIs only Kafkette's own processes speak (msgpack), compared at every version they declare."""
 COMPARED = OFFERED + INTERNAL
 CASES = [
     pytest.param(api, kind, id=f"{api.name}-{kind}") for api in COMPARED for kind in ("request", "response")
@@ -126,12 +124,6 @@ def test_every_known_difference_is_about_a_compared_api():
 
 def test_every_api_the_listener_declares_is_offered_in_api_versions():
     assert sorted(api.key for api in OFFERED) == sorted(KAFKA_APIS)
-
-
-def test_the_apis_no_listener_answers_yet_are_compared_at_every_version_they_declare():
-    unanswered = {api.name: (api.min_version, api.max_version) for api in APIS if not api.listeners}
-    assert unanswered == {"ConsumerGroupHeartbeat": (0, 1), "ConsumerGroupDescribe": (0, 1)}
-    assert all(api in INTERNAL for api in APIS if not api.listeners)
 
 
 def test_every_declared_api_is_compared():

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from kafkette.protocol.api_keys import API_REGISTRY, APIS, KAFKA_APIS, NO_LISTENER, ApiKey
+from kafkette.protocol.api_keys import API_REGISTRY, APIS, KAFKA_APIS, ApiKey
 from kafkette.protocol.apis.group_membership import (
     JoinGroupResponse,
     MemberResponse,
     join_error_response,
 )
-from kafkette.protocol.kafka_codec import api_versions_response
 from kafkette.protocol.kafka_schema import INT32, STRING, F, KafkaStruct
 from kafkette.protocol.kafka_translation import TRANSLATIONS
 from kafkette.protocol.schema import Array, Field, Int32, Int64, Nullable, String, Struct, StructType
@@ -85,14 +84,7 @@ def test_every_api_is_declared_once_and_both_listeners_read_the_same_entry():
     classes = [cls for spec in APIS for cls in (spec.request, spec.response)]
     assert len(classes) == len(set(classes)), "one message class per request or response"
     assert all(KAFKA_APIS[key] is API_REGISTRY[key] for _, key in _shared_apis())
-    assert set(KAFKA_APIS) | set(API_REGISTRY) == {spec.key for spec in APIS if spec.listeners}
-
-
-def test_an_api_no_listener_answers_is_in_neither_listeners_table_nor_api_versions_answer():
-    unanswered = {spec.key for spec in APIS if spec.listeners == NO_LISTENER}
-    assert unanswered == {ApiKey.CONSUMER_GROUP_HEARTBEAT, ApiKey.CONSUMER_GROUP_DESCRIBE}
-    assert not unanswered & (set(KAFKA_APIS) | set(API_REGISTRY))
-    assert not unanswered & {key.api_key for key in api_versions_response().api_keys}
+    assert set(KAFKA_APIS) | set(API_REGISTRY) == {spec.key for spec in APIS}
 
 
 @pytest.mark.parametrize(("name", "key"), _shared_apis())

@@ -1,0 +1,53 @@
+"""ConsumerGroupHeartbeat handler: a member of a KIP-848 consumer group joins, heartbeats or leaves, at the
+group's coordinator.
+
+Answers UNSUPPORTED_VERSION while the consumer protocol is off (``group.coordinator.rebalance.protocols``
+without ``consumer``, or ``group.version`` below 1), as Kafka's ``isConsumerGroupProtocolEnabled``.
+
+Kafka concept: ``KafkaApis.handleConsumerGroupHeartbeat`` -> ``GroupCoordinator.consumerGroupHeartbeat``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kafkette.broker.broker_features import FINALIZED_FEATURES, GROUP_VERSION, GROUP_VERSION_CONSUMER_PROTOCOL
+from kafkette.protocol.apis.consumer_group import (
+    ConsumerGroupHeartbeatRequest,
+    ConsumerGroupHeartbeatResponse,
+)
+from kafkette.protocol.errors import Errors, error_class, error_message
+from kafkette.protocol.framing import RequestHeader
+
+if TYPE_CHECKING:
+    from kafkette.broker.apis.apis_context import ApisContext
+    from kafkette.broker.config import KafkaConfig
+
+CONSUMER_PROTOCOL = "consumer"
+
+
+def consumer_protocol_enabled(config: KafkaConfig) -> bool:
+    """Whether this broker serves the consumer group protocol (Kafka's
+    ``KafkaApis.isConsumerGroupProtocolEnabled``)."""
+    protocols = [p.strip().lower() for p in config.group_coordinator_rebalance_protocols]
+    return (
+        CONSUMER_PROTOCOL in protocols
+        and FINALIZED_FEATURES.get(GROUP_VERSION, 0) >= GROUP_VERSION_CONSUMER_PROTOCOL
+    )
+
+
+async def handle(
+    ctx: ApisContext, header: RequestHeader, request: ConsumerGroupHeartbeatRequest
+) -> ConsumerGroupHeartbeatResponse:
+    """Through the group coordinator's consumer groups (NOT_COORDINATOR when this node has none)."""
+    if not consumer_protocol_enabled(ctx.config):
+        error = Errors.UNSUPPORTED_VERSION
+        return ConsumerGroupHeartbeatResponse(
+            error_code=error, error_message=error_message(error_class(error)())
+        )
+    if ctx.group_coordinator is None:
+        return ConsumerGroupHeartbeatResponse(error_code=Errors.NOT_COORDINATOR)
+    client_host = f"/{header.client_address}" if header.client_address else ""
+    return await ctx.group_coordinator.consumer_groups.heartbeat(
+        request, header.api_version, header.client_id or "", client_host
+    )
