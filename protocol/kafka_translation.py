@@ -71,12 +71,9 @@ def _answer_as_is(response: Any, version: int, request: Any) -> Any:
 
 
 def _metadata_request(req: Any, version: int) -> InternalStruct:
-    """Metadata as the broker takes it: v0's empty topic list asks for every topic (null from v1),
-    and a topic asked by id alone (v10+, no name) is not looked up."""
+    """Metadata as the broker takes it: v0's empty topic list asks for every topic (null from v1)."""
     if version == 0 and not req.topics:
         req.topics = None
-    elif req.topics:
-        req.topics = [t for t in req.topics if t.name is not None]
     return req  # type: ignore[no-any-return]
 
 

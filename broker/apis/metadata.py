@@ -18,14 +18,28 @@ from kafkette.broker.auto_topic_creation_manager import topic_name_error
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse, MetadataResponseTopic
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.kafka_schema import ZERO_UUID
 
 if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
+TOPIC_IDS_FROM_VERSION = 12
+"""The first Metadata version that may name topics by id alone (a null name, KIP-516)."""
+
 
 async def handle(ctx: ApisContext, header: RequestHeader, request: MetadataRequest) -> MetadataResponse:
-    """Build the response from the cache (``topics`` None: every topic)."""
-    topics = None if request.topics is None else [t.name for t in request.topics]
+    """Build the response from the cache (``topics`` None: every topic).
+
+    A request naming topics by id (v12+, KIP-516: the consumer of KIP-848 resolves its assigned topic ids
+    so) is answered for those ids alone: each known one under its name, each unknown one UNKNOWN_TOPIC_ID
+    with a null name; ids never auto-create (Kafka's ``useTopicId``).
+    """
+    asked = request.topics
+    if asked is not None and header.api_version >= TOPIC_IDS_FROM_VERSION:
+        topic_ids = [i for i in dict.fromkeys(t.topic_id for t in asked) if i != ZERO_UUID]
+        if topic_ids:
+            return _by_topic_ids(ctx, header, topic_ids)
+    topics = None if asked is None else [t.name for t in asked if t.name is not None]
     response = ctx.metadata_cache.metadata_response(topics, header.listener_name)
     unknown = [t.name for t in response.topics if t.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION]
     if topics is None or not unknown:
@@ -42,5 +56,17 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: MetadataReque
     response.topics = [
         answers.get(t.name, t) if t.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION else t
         for t in response.topics
+    ]
+    return response
+
+
+def _by_topic_ids(ctx: ApisContext, header: RequestHeader, topic_ids: list[bytes]) -> MetadataResponse:
+    names = {topic_id: ctx.metadata_cache.topic_name(topic_id) for topic_id in topic_ids}
+    known = [name for name in names.values() if name is not None]
+    response = ctx.metadata_cache.metadata_response(known, header.listener_name)
+    response.topics += [
+        MetadataResponseTopic(error_code=Errors.UNKNOWN_TOPIC_ID, name=None, topic_id=topic_id)
+        for topic_id, name in names.items()
+        if name is None
     ]
     return response

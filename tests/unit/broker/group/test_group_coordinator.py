@@ -64,7 +64,9 @@ class InMemoryGroupMetadataManager:
 
     def __init__(self) -> None:
         self.offsets: dict[str, dict[TopicPartition, OffsetCommitValue]] = {}
+        self.records: list[tuple[bytes, bytes | None]] = []  # consumer group records written
         self.on_groups_loaded: Any = None
+        self.on_consumer_group_records: Any = None
 
     def coordinator_error(self, group_id: str) -> Errors:
         return Errors.NONE
@@ -73,6 +75,10 @@ class InMemoryGroupMetadataManager:
         return 0
 
     async def store_group(self, group_id: str, value: GroupMetadataValue) -> Errors:
+        return Errors.NONE
+
+    async def append_records(self, group_id: str, records: list[tuple[bytes, bytes | None]]) -> Errors:
+        self.records.extend(records)
         return Errors.NONE
 
     async def store_offsets(
