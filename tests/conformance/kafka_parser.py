@@ -93,10 +93,10 @@ def parse(files: Sequence[Path]) -> list[dict[str, Any]]:
 
 
 def api_name(key: int) -> str:
-    """Kafka's name of an API key (``Metadata``), from Kafkette's table of the listener's APIs."""
-    from kafkette.protocol.api_keys import KAFKA_APIS
+    """Kafka's name of an API key (``Metadata``), from Kafkette's table of every API it declares."""
+    from kafkette.protocol.api_keys import APIS
 
-    api = KAFKA_APIS.get(key)
+    api = next((a for a in APIS if a.key == key), None)
     return api.name if api is not None else f"api{key}"
 
 

@@ -195,6 +195,26 @@ MASKS: tuple[Mask, ...] = (
         keep_unset=True,
     ),
     Mask(
+        "ConsumerGroupHeartbeat",
+        "assignment.topicPartitions[].topicId",
+        "topic ids are random UUIDs made at creation",
+        keep_unset=True,
+    ),
+    Mask(
+        "ConsumerGroupDescribe",
+        "groups[].members[].assignment.topicPartitions[].topicId",
+        "topic ids are random UUIDs made at creation",
+        keep_unset=True,
+    ),
+    Mask(
+        "ConsumerGroupDescribe",
+        "groups[].members[].targetAssignment.topicPartitions[].topicId",
+        "topic ids are random UUIDs made at creation",
+        keep_unset=True,
+    ),
+    Mask("ConsumerGroupDescribe", "groups[].members[]", UNORDERED, sort_by="memberId"),
+    Mask("ConsumerGroupDescribe", "groups[]", UNORDERED, sort_by="groupId"),
+    Mask(
         "DescribeGroups",
         "groups[].groupId",
         BY_COORDINATOR,

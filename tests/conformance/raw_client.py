@@ -15,7 +15,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
-from kafkette.protocol.api_keys import KAFKA_APIS, ApiSpec
+from kafkette.protocol.api_keys import APIS, ApiSpec
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.kafka_binary import BinaryReader
 from kafkette.protocol.kafka_header import (
@@ -28,7 +28,9 @@ from kafkette.protocol.kafka_header import (
 from kafkette.protocol.kafka_schema import KafkaSchemaError, KafkaStruct
 from tests.conformance.recorder import recorder_for
 
-APIS_BY_NAME: dict[str, ApiSpec] = {api.name: api for api in KAFKA_APIS.values()}
+APIS_BY_NAME: dict[str, ApiSpec] = {api.name: api for api in APIS}
+"""Every API Kafkette declares, offered on its Kafka listener or not yet (the same request then goes
+to Apache Kafka and shows whatever Kafkette does with an API it does not offer)."""
 _LENGTH = struct.Struct(">i")
 
 

@@ -1,0 +1,434 @@
+"""KIP-848's consumer group protocol: ConsumerGroupHeartbeat v1 and ConsumerGroupDescribe v0/v1 as
+Kafka's group coordinator answers them (``GroupCoordinatorService``'s request checks,
+``GroupMetadataManager.consumerGroupHeartbeat``, ``CurrentAssignmentBuilder``'s reconciliation,
+the range assignor, static membership), and ListGroups v5's type filter seeing a consumer group.
+
+Every member id is fixed by the scenario (v1 members generate their own, KIP-1082), so answers
+compare exactly; topic ids are random per cluster, so assignments are observed by topic name
+(through the topic's id from Metadata v12).  Requests go raw to the group's coordinator.  The
+target assignment is recomputed at most once per ``group.consumer.assignment.interval.ms``
+(1000 ms by default), so a step that needs a new target waits ``ASSIGNMENT_WAIT_S`` first.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from kafkette.protocol.apis.consumer_group import (
+    ConsumerGroupDescribeRequest,
+    ConsumerGroupHeartbeatRequest,
+    ConsumerGroupHeartbeatTopicPartitions,
+)
+from kafkette.protocol.apis.group_admin import ListGroupsRequest
+from tests.conformance.catalogue import register, scenario
+from tests.conformance.scenarios.groups import commit, coordinator, topic, topic_id_of
+from tests.conformance.target import Target, code_name
+
+HEARTBEAT_V = 1
+DESCRIBE_VERSIONS = (0, 1)
+LIST_V = 5
+REBALANCE_MS = 30000
+ASSIGNMENT_WAIT_S = 1.5
+"""Longer than Kafka's default ``group.consumer.assignment.interval.ms`` (1000 ms)."""
+
+Names = dict[bytes, str]
+
+
+def heartbeat(
+    t: Target,
+    node: int,
+    group: str,
+    member_id: str,
+    epoch: int,
+    names: list[str] | None = None,
+    owned: dict[bytes, list[int]] | None = None,
+    rebalance_ms: int = -1,
+    **fields: Any,
+) -> Any:
+    """One ConsumerGroupHeartbeat v1 to ``node``; ``owned`` is ``{topic id: partitions}`` (None: null)."""
+    request = ConsumerGroupHeartbeatRequest(
+        group_id=group,
+        member_id=member_id,
+        member_epoch=epoch,
+        rebalance_timeout_ms=rebalance_ms,
+        subscribed_topic_names=names,
+        topic_partitions=None
+        if owned is None
+        else [ConsumerGroupHeartbeatTopicPartitions(topic_id=i, partitions=p) for i, p in owned.items()],
+        **fields,
+    )
+    return t.call("ConsumerGroupHeartbeat", HEARTBEAT_V, request, node)
+
+
+def join(t: Target, node: int, group: str, member_id: str, names: list[str], **fields: Any) -> Any:
+    """A first heartbeat (epoch 0, a rebalance timeout, no owned partitions)."""
+    return heartbeat(t, node, group, member_id, 0, names, owned={}, rebalance_ms=REBALANCE_MS, **fields)
+
+
+def partitions_by_name(topic_partitions: Any, names: Names) -> list[list[Any]]:
+    """``[[topic name, sorted partitions]]`` sorted, a topic id no name is known for as ``"?"``."""
+    return sorted([names.get(tp.topic_id, "?"), sorted(tp.partitions)] for tp in topic_partitions)
+
+
+def shape(answer: Any, names: Names) -> dict[str, Any]:
+    """A heartbeat answer as observed: error, message, member id, epoch, interval, assignment."""
+    return {
+        "error": code_name(answer.error_code),
+        "message": answer.error_message,
+        "member_id": answer.member_id,
+        "epoch": answer.member_epoch,
+        "interval_ms": answer.heartbeat_interval_ms,
+        "assignment": None
+        if answer.assignment is None
+        else partitions_by_name(answer.assignment.topic_partitions, names),
+    }
+
+
+def owned_of(answer: Any) -> dict[bytes, list[int]]:
+    """The assignment of a heartbeat answer as ``{topic id: partitions}``, to send back as owned."""
+    return {tp.topic_id: sorted(tp.partitions) for tp in answer.assignment.topic_partitions}
+
+
+def described(t: Target, node: int, groups: list[str], version: int, names: Names) -> list[dict[str, Any]]:
+    """ConsumerGroupDescribe of ``groups``: per group (sorted by id) its fields and members (by id)."""
+    answer = t.call(
+        "ConsumerGroupDescribe",
+        version,
+        ConsumerGroupDescribeRequest(group_ids=groups, include_authorized_operations=False),
+        node,
+    )
+    out = []
+    for g in answer.groups:
+        out.append(
+            {
+                "error": code_name(g.error_code),
+                "message": g.error_message,
+                "group_id": g.group_id,
+                "state": g.group_state,
+                "group_epoch": g.group_epoch,
+                "assignment_epoch": g.assignment_epoch,
+                "assignor": g.assignor_name,
+                "authorized_operations": g.authorized_operations,
+                "members": sorted(
+                    (
+                        {
+                            "member_id": m.member_id,
+                            "instance_id": m.instance_id,
+                            "rack_id": m.rack_id,
+                            "epoch": m.member_epoch,
+                            "client_id": m.client_id,
+                            "client_host": m.client_host,
+                            "names": sorted(m.subscribed_topic_names),
+                            "regex": m.subscribed_topic_regex,
+                            "assignment": partitions_by_name(m.assignment.topic_partitions, names),
+                            "target": partitions_by_name(m.target_assignment.topic_partitions, names),
+                            "member_type": m.member_type if version >= 1 else None,
+                        }
+                        for m in g.members
+                    ),
+                    key=lambda m: m["member_id"],
+                ),
+            }
+        )
+    return sorted(out, key=lambda g: g["group_id"])
+
+
+def group_topic(t: Target, name: str, partitions: int) -> Names:
+    """Create ``name`` with ``partitions`` partitions; ``{its topic id: name}``."""
+    topic(t, name, partitions)
+    return {topic_id_of(t, name): name}
+
+
+# --- request checks (GroupCoordinatorService.throwIfConsumerGroupHeartbeatRequestIsInvalid) -------------
+
+_FULL_JOIN: dict[str, Any] = {
+    "group_id": "cg-validate",
+    "member_id": "cg-validate-member",
+    "member_epoch": 0,
+    "rebalance_timeout_ms": REBALANCE_MS,
+    "subscribed_topic_names": ["cg-validate-topic"],
+    "topic_partitions": [],
+}
+_INVALID: dict[str, tuple[str, dict[str, Any]]] = {
+    "empty-member-id": ("a v1 join with an empty member id: MemberId can't be empty.", {"member_id": ""}),
+    "blank-group-id": ("a blank group id: GroupId can't be empty.", {"group_id": "  "}),
+    "blank-instance-id": ("a blank instance id: InstanceId can't be empty.", {"instance_id": " "}),
+    "blank-rack-id": ("a blank rack id: RackId can't be empty.", {"rack_id": ""}),
+    "join-without-rebalance-timeout": (
+        "a join with rebalance timeout -1: RebalanceTimeoutMs must be provided in first request.",
+        {"rebalance_timeout_ms": -1},
+    ),
+    "join-with-null-owned": (
+        "a join with null owned partitions: TopicPartitions must be empty when (re-)joining.",
+        {"topic_partitions": None},
+    ),
+    "join-with-owned": (
+        "a join owning a partition: TopicPartitions must be empty when (re-)joining.",
+        {
+            "topic_partitions": [
+                ConsumerGroupHeartbeatTopicPartitions(topic_id=bytes(range(1, 17)), partitions=[0])
+            ]
+        },
+    ),
+    "join-without-subscription": (
+        "a join with neither names nor regex: Either SubscribedTopicNames or SubscribedTopicRegex ...",
+        {"subscribed_topic_names": None, "subscribed_topic_regex": None},
+    ),
+    "static-leave-without-instance-id": (
+        "epoch -2 without an instance id: InstanceId can't be null.",
+        {"member_epoch": -2},
+    ),
+    "epoch-minus-3": ("epoch -3: MemberEpoch is invalid.", {"member_epoch": -3}),
+    "unsupported-assignor": (
+        "an unknown server assignor: UNSUPPORTED_ASSIGNOR listing the supported ones",
+        {"server_assignor": "no-such-assignor"},
+    ),
+}
+
+
+def _invalid(changes: dict[str, Any]) -> Any:
+    def run(t: Target) -> Any:
+        node = coordinator(t, "cg-validate")
+        answer = t.call(
+            "ConsumerGroupHeartbeat",
+            HEARTBEAT_V,
+            ConsumerGroupHeartbeatRequest(**{**_FULL_JOIN, **changes}),
+            node,
+        )
+        return shape(answer, {})
+
+    return run
+
+
+for _case, (_doc, _changes) in _INVALID.items():
+    register(
+        f"consumer-groups/heartbeat/invalid/{_case}", f"ConsumerGroupHeartbeat v1, {_doc}", _invalid(_changes)
+    )
+
+
+@scenario("consumer-groups/heartbeat/unknown-group")
+def _unknown_group(t: Target) -> Any:
+    """Epoch 5 and a -1 leave to a group that does not exist: GROUP_ID_NOT_FOUND with Kafka's messages."""
+    node = coordinator(t, "cg-unknown-group")
+    return [
+        shape(heartbeat(t, node, "cg-unknown-group", "cg-unknown-member", epoch, ["x"]), {})
+        for epoch in (5, -1)
+    ]
+
+
+@scenario("consumer-groups/heartbeat/unknown-member")
+def _unknown_member(t: Target) -> Any:
+    """A known group, a member id it never saw at epoch 1 and at -1: UNKNOWN_MEMBER_ID."""
+    names = group_topic(t, "cg-unknown-member-topic", 1)
+    node = coordinator(t, "cg-unknown-member")
+    first = join(t, node, "cg-unknown-member", "cg-unknown-member-a", ["cg-unknown-member-topic"])
+    stranger = [
+        shape(heartbeat(t, node, "cg-unknown-member", "cg-unknown-member-b", epoch, None), names)
+        for epoch in (1, -1)
+    ]
+    heartbeat(t, node, "cg-unknown-member", "cg-unknown-member-a", -1)
+    return {"first": shape(first, names), "stranger": stranger}
+
+
+@scenario("consumer-groups/heartbeat/first-join")
+def _first_join(t: Target) -> Any:
+    """A new group's first member: its epoch, heartbeat interval and whole assignment (uniform by
+    default); the next heartbeat (nothing changed) carries no assignment; a -1 leave empties it."""
+    names = group_topic(t, "cg-first-topic", 3)
+    node = coordinator(t, "cg-first")
+    first = join(t, node, "cg-first", "cg-first-member", ["cg-first-topic"])
+    again = heartbeat(t, node, "cg-first", "cg-first-member", first.member_epoch)
+    full = heartbeat(
+        t,
+        node,
+        "cg-first",
+        "cg-first-member",
+        first.member_epoch,
+        ["cg-first-topic"],
+        owned=owned_of(first),
+        rebalance_ms=REBALANCE_MS,
+    )
+    before = described(t, node, ["cg-first"], 1, names)
+    left = heartbeat(t, node, "cg-first", "cg-first-member", -1)
+    after = described(t, node, ["cg-first"], 1, names)
+    return {
+        "join": shape(first, names),
+        "unchanged": shape(again, names),
+        "full": shape(full, names),
+        "describe": before,
+        "leave": shape(left, names),
+        "describe_after_leave": after,
+    }
+
+
+@scenario("consumer-groups/heartbeat/fenced-member-epoch")
+def _fenced(t: Target) -> Any:
+    """A member's epoch one above its own and one below (not its previous one): FENCED_MEMBER_EPOCH
+    with Kafka's "greater" and "smaller" messages; epoch 0 from it rejoins with its assignment."""
+    names = group_topic(t, "cg-fenced-topic", 2)
+    node = coordinator(t, "cg-fenced")
+    first = join(t, node, "cg-fenced", "cg-fenced-member", ["cg-fenced-topic"])
+    epoch = first.member_epoch
+    greater = heartbeat(t, node, "cg-fenced", "cg-fenced-member", epoch + 1, owned=owned_of(first))
+    smaller = (
+        heartbeat(t, node, "cg-fenced", "cg-fenced-member", epoch - 1, owned=None) if epoch > 1 else None
+    )
+    rejoin = join(t, node, "cg-fenced", "cg-fenced-member", ["cg-fenced-topic"])
+    heartbeat(t, node, "cg-fenced", "cg-fenced-member", -1)
+    return {
+        "join": shape(first, names),
+        "greater": shape(greater, names),
+        "smaller": None if smaller is None else shape(smaller, names),
+        "rejoin": shape(rejoin, names),
+    }
+
+
+@scenario("consumer-groups/heartbeat/static-member")
+def _static(t: Target) -> Any:
+    """A static member leaves with -2 (it keeps its partitions, epoch -2 in the describe), rejoins
+    under a new member id with epoch 0 and gets its epoch and partitions back; a second member id
+    with the same instance id while it is in the group is UNRELEASED_INSTANCE_ID; -1 leaves."""
+    names = group_topic(t, "cg-static-topic", 2)
+    node = coordinator(t, "cg-static")
+    sub = ["cg-static-topic"]
+    first = join(t, node, "cg-static", "cg-static-one", sub, instance_id="cg-static-instance")
+    no_instance = heartbeat(t, node, "cg-static", "cg-static-one", -2)
+    wrong_member = heartbeat(t, node, "cg-static", "cg-static-other", -2, instance_id="cg-static-instance")
+    leave = heartbeat(t, node, "cg-static", "cg-static-one", -2, instance_id="cg-static-instance")
+    while_away = described(t, node, ["cg-static"], 1, names)
+    back = join(t, node, "cg-static", "cg-static-two", sub, instance_id="cg-static-instance")
+    owned = join(t, node, "cg-static", "cg-static-three", sub, instance_id="cg-static-instance")
+    after = described(t, node, ["cg-static"], 1, names)
+    gone = heartbeat(t, node, "cg-static", "cg-static-two", -1, instance_id="cg-static-instance")
+    return {
+        "join": shape(first, names),
+        "minus_2_without_instance": shape(no_instance, names),
+        "minus_2_other_member": shape(wrong_member, names),
+        "minus_2": shape(leave, names),
+        "described_while_away": while_away,
+        "rejoin": shape(back, names),
+        "instance_in_use": shape(owned, names),
+        "described_after_rejoin": after,
+        "leave": shape(gone, names),
+    }
+
+
+def _rebalance(t: Target, group: str, topic_name: str) -> tuple[int, Names, list[Any]]:
+    """Two members with the range assignor over a 2-partition topic, step by step: A joins and
+    gets both; B joins (after the assignment interval) and waits for A's partition; A revokes it
+    and moves to the new epoch; B gets it.  The coordinator, the names and each step's observation."""
+    names = group_topic(t, topic_name, 2)
+    node = coordinator(t, group)
+    sub = [topic_name]
+    a = join(t, node, group, f"{group}-a", sub, server_assignor="range")
+    steps: list[Any] = [["a joins", shape(a, names)]]
+    time.sleep(ASSIGNMENT_WAIT_S)
+    b = join(t, node, group, f"{group}-b", sub, server_assignor="range")
+    steps.append(["b joins", shape(b, names)])
+    steps.append(["state", described(t, node, [group], 1, names)])
+    a_owned = owned_of(a)
+    a2 = heartbeat(
+        t, node, group, f"{group}-a", a.member_epoch, sub, owned=a_owned, rebalance_ms=REBALANCE_MS
+    )
+    steps.append(["a told to revoke", shape(a2, names)])
+    a3 = heartbeat(
+        t, node, group, f"{group}-a", a2.member_epoch, sub, owned=owned_of(a2), rebalance_ms=REBALANCE_MS
+    )
+    steps.append(["a revoked", shape(a3, names)])
+    b2 = heartbeat(t, node, group, f"{group}-b", b.member_epoch, sub, owned={}, rebalance_ms=REBALANCE_MS)
+    steps.append(["b gets the released partition", shape(b2, names)])
+    b3 = heartbeat(t, node, group, f"{group}-b", b2.member_epoch)
+    steps.append(["b unchanged", shape(b3, names)])
+    stale = heartbeat(t, node, group, f"{group}-a", a2.member_epoch, owned=None)
+    steps.append(["a at its previous epoch without owned partitions", shape(stale, names)])
+    previous = heartbeat(t, node, group, f"{group}-a", a2.member_epoch, owned=owned_of(a2))
+    steps.append(["a at its previous epoch owning a subset", shape(previous, names)])
+    return node, names, steps
+
+
+@scenario("consumer-groups/rebalance/range-two-members")
+def _range_two(t: Target) -> Any:
+    """Two members, range assignor, 2 partitions: each step's epochs and assignments; the describe
+    (v0 and v1) of the Stable group; a -1 leave of one member gives the other both partitions."""
+    node, names, steps = _rebalance(t, "cg-range", "cg-range-topic")
+    descriptions = {f"v{v}": described(t, node, ["cg-range"], v, names) for v in DESCRIBE_VERSIONS}
+    left = heartbeat(t, node, "cg-range", "cg-range-a", -1)
+    time.sleep(ASSIGNMENT_WAIT_S)
+    b = heartbeat(t, node, "cg-range", "cg-range-b", steps[5][1]["epoch"], owned=None)
+    after = described(t, node, ["cg-range"], 1, names)
+    heartbeat(t, node, "cg-range", "cg-range-b", -1)
+    return {
+        "steps": steps,
+        "describe": descriptions,
+        "a_leaves": shape(left, names),
+        "b_after": shape(b, names),
+        "describe_after": after,
+    }
+
+
+@scenario("consumer-groups/rebalance/assignment-interval")
+def _assignment_interval(t: Target) -> Any:
+    """A second member joining right after the first's assignment: whether it joins within
+    ``group.consumer.assignment.interval.ms`` (1000 ms) of it, and what it and the describe get."""
+    names = group_topic(t, "cg-interval-topic", 2)
+    node = coordinator(t, "cg-interval")
+    sub = ["cg-interval-topic"]
+    started = time.monotonic()
+    a = join(t, node, "cg-interval", "cg-interval-a", sub, server_assignor="range")
+    b = join(t, node, "cg-interval", "cg-interval-b", sub, server_assignor="range")
+    within = time.monotonic() - started < 1.0
+    state = described(t, node, ["cg-interval"], 1, names)
+    for member in ("cg-interval-a", "cg-interval-b"):
+        heartbeat(t, node, "cg-interval", member, -1)
+    return {"within_interval": within, "a": shape(a, names), "b": shape(b, names), "describe": state}
+
+
+# --- ConsumerGroupDescribe and ListGroups ---------------------------------------------------------------
+
+
+@scenario("consumer-groups/describe/errors")
+def _describe_errors(t: Target) -> Any:
+    """ConsumerGroupDescribe v0 and v1 of "", an unknown group and a classic group: INVALID_GROUP_ID
+    and GROUP_ID_NOT_FOUND with Kafka's messages."""
+    topic(t, "cg-describe-classic-topic")
+    classic = coordinator(t, "cg-describe-classic")
+    unknown = coordinator(t, "cg-describe-unknown")
+    commit(t, "cg-describe-classic", "cg-describe-classic-topic", {0: 1}, node=classic)
+    out: dict[str, Any] = {}
+    for version in DESCRIBE_VERSIONS:
+        out[f"v{version}"] = {
+            "empty": described(t, min(t.addresses), [""], version, {}),
+            "unknown": described(t, unknown, ["cg-describe-unknown"], version, {}),
+            "classic": described(t, classic, ["cg-describe-classic"], version, {}),
+        }
+    return out
+
+
+@scenario("consumer-groups/list/types-filter")
+def _list_types(t: Target) -> Any:
+    """ListGroups v5 on every broker with types filters ["consumer"], ["classic"], ["Consumer"] and
+    []: a consumer group (one member) and a classic group (a commit), each listed under its type."""
+    topic(t, "cg-list-topic")
+    node = coordinator(t, "cg-list-consumer")
+    classic = coordinator(t, "cg-list-classic")
+    join(t, node, "cg-list-consumer", "cg-list-member", ["cg-list-topic"])
+    commit(t, "cg-list-classic", "cg-list-topic", {0: 1}, node=classic)
+    groups = {"cg-list-consumer", "cg-list-classic"}
+    out: dict[str, Any] = {}
+    for types in (["consumer"], ["classic"], ["Consumer"], []):
+        rows = []
+        for each in t.addresses:
+            answer = t.call(
+                "ListGroups", LIST_V, ListGroupsRequest(states_filter=[], types_filter=types), each
+            )
+            if answer.error_code:
+                rows.append(["error", code_name(answer.error_code)])
+            rows.extend(
+                [g.group_id, g.protocol_type, g.group_state, g.group_type]
+                for g in answer.groups
+                if g.group_id in groups
+            )
+        out[",".join(types) or "none"] = sorted(rows)
+    heartbeat(t, node, "cg-list-consumer", "cg-list-member", -1)
+    return out
