@@ -167,9 +167,12 @@ class GroupCoordinator:
         manager.on_consumer_group_records = lambda _, records: self.consumer_groups.on_loaded(records)
 
     def _classic_group_state(self, group_id: str) -> str | None:
-        """The classic group's state (``"Empty"``, ``"Stable"``, ...), None when there is none."""
+        """The classic group's state (``"Empty"``, ``"Stable"``, ...), None when there is none; a group
+        known by its committed offsets alone is Kafka's Empty simple classic group."""
         group = self._groups.get(group_id)
-        return None if group is None or group.is_in(GroupState.DEAD) else group.state.value
+        if group is not None and not group.is_in(GroupState.DEAD):
+            return group.state.value
+        return GroupState.EMPTY.value if self.manager.has_offsets(group_id) else None
 
     def _drop_classic_group(self, group_id: str) -> None:
         """Forget an Empty classic group a consumer group replaces (its tombstone was written)."""

@@ -134,9 +134,17 @@ def described(t: Target, node: int, groups: list[str], version: int, names: Name
     return sorted(out, key=lambda g: g["group_id"])
 
 
+COORDINATOR_IMAGE_SETTLE_S = 1.0
+"""How long a new topic is given to reach the group coordinators after every broker's Metadata lists it:
+Kafka's group coordinator takes each metadata image in its own event loop (``onNewMetadataImage``), a few
+ms after the broker's metadata cache, and a member joining before that is assigned nothing of the topic."""
+
+
 def group_topic(t: Target, name: str, partitions: int) -> Names:
-    """Create ``name`` with ``partitions`` partitions; ``{its topic id: name}``."""
+    """Create ``name`` with ``partitions`` partitions and let it reach the group coordinators;
+    ``{its topic id: name}``."""
     topic(t, name, partitions)
+    time.sleep(COORDINATOR_IMAGE_SETTLE_S)
     return {topic_id_of(t, name): name}
 
 
