@@ -116,26 +116,6 @@ def test_a_produce_refused_as_an_internal_topic_carries_no_message_on_the_kafka_
     ] == [(0, Errors.INVALID_TOPIC_EXCEPTION, None, -1), (1, 0, None, 4)]
 
 
-def _list_groups(version: int, types: list[str]):
-    answer = internal.group_admin.ListGroupsResponse(
-        error_code=0,
-        groups=[
-            internal.group_admin.ListedGroup(group_id="g", protocol_type="consumer", group_state="Stable")
-        ],
-    )
-    request = group_admin.ListGroupsRequest(states_filter=[], types_filter=types)
-    out = TRANSLATIONS[int(ApiKey.LIST_GROUPS)].to_kafka(answer, version, request)
-    return [(g.group_id, g.group_type) for g in out.groups]
-
-
-def test_list_groups_v5_names_every_group_classic_and_filters_by_type_as_kafka():
-    assert _list_groups(5, []) == [("g", "classic")]
-    assert _list_groups(5, ["Classic"]) == [("g", "classic")]
-    assert _list_groups(5, ["consumer"]) == []
-    assert _list_groups(5, ["share", "no-such-type"]) == []
-    assert _list_groups(5, ["consumer", "classic"]) == [("g", "classic")]
-
-
 def _metadata(version: int, topic_ops: bool, cluster_ops: bool):
     answer = internal.metadata.MetadataResponse(
         brokers=[],

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -56,6 +57,7 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.topic_partition import TopicPartition
 
 TOPIC = "orders"
+TOPIC_ID = bytes(range(1, 17))
 
 
 class InMemoryGroupMetadataManager:
@@ -116,7 +118,16 @@ class OneTopicMetadataCache:
     """A metadata cache that knows one topic, ``TOPIC``, with two partitions."""
 
     def partition_state(self, tp: TopicPartition) -> object | None:
-        return object() if tp.topic == TOPIC and 0 <= tp.partition < 2 else None
+        return SimpleNamespace(replicas=[]) if tp.topic == TOPIC and 0 <= tp.partition < 2 else None
+
+    def topic_id(self, topic: str) -> bytes:
+        return TOPIC_ID if topic == TOPIC else bytes(16)
+
+    def topic_name(self, topic_id: bytes) -> str | None:
+        return TOPIC if topic_id == TOPIC_ID else None
+
+    def num_partitions(self, topic: str) -> int | None:
+        return 2 if topic == TOPIC else None
 
 
 @pytest.fixture
