@@ -1,15 +1,21 @@
 """Fixtures of the tests that run Kafka's own clients (confluent-kafka, kafka-python, aiokafka,
-kcat) against Kafkette's Kafka-protocol listener: a 3-broker cluster with ``kafka_protocol=True``
-shared by the tests of one module (they use distinct topics and groups)."""
+kcat, Kafka's Java clients) against Kafkette's Kafka-protocol listener: a 3-broker cluster with
+``kafka_protocol=True`` shared by the tests of one module (they use distinct topics and groups); and,
+for the tests that expect the same outcome on both, a 3-node Apache Kafka 4.3.1 (``kafka``) and a
+3-broker Kafkette (``kafkette``) with the same ``SHARED_BROKER_CONFIGS``."""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 
 import pytest
 
 from kafkette.client import LocalCluster
 from tests.cluster_configs import FAST_FAILOVER
+from tests.conformance.run import PEER_HEAP_MB
+from tests.conformance.target import CLUSTER_NODES, SHARED_BROKER_CONFIGS
+from tests.peers.kafka_peer import KafkaPeer, start_or_fail
 
 
 @pytest.fixture(scope="module")
@@ -34,3 +40,31 @@ def kcat() -> str:
             "or `apt-get install kcat`"
         )
     return path
+
+
+@pytest.fixture(scope="module")
+def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Apache Kafka (3 nodes): its bootstrap servers."""
+    peer = KafkaPeer(
+        tmp_path_factory.mktemp("kafka"),
+        nodes=CLUSTER_NODES,
+        heap_mb=PEER_HEAP_MB,
+        broker_configs=SHARED_BROKER_CONFIGS,
+    )
+    start_or_fail(peer)
+    try:
+        yield peer.bootstrap_servers
+    finally:
+        peer.stop()
+
+
+@pytest.fixture(scope="module")
+def kafkette(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Kafkette (3 brokers with the Kafka listener): the listeners' bootstrap servers."""
+    with LocalCluster(
+        num_brokers=CLUSTER_NODES,
+        data_dir=tmp_path_factory.mktemp("kafkette"),
+        kafka_protocol=True,
+        broker_configs=SHARED_BROKER_CONFIGS,
+    ) as cluster:
+        yield cluster.kafka_bootstrap_servers

@@ -15,7 +15,7 @@ for the module; every test uses names of its own.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pytest
@@ -29,42 +29,11 @@ from confluent_kafka import (
 )
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from kafkette.client import LocalCluster
-from tests.conformance.target import CLUSTER_NODES, SHARED_BROKER_CONFIGS
-from tests.interop.test_java_clients import PEER_HEAP_MB, PROGRAM_TIMEOUT_S, java
-from tests.peers.kafka_peer import KafkaPeer, start_or_fail
+from tests.interop.test_java_clients import PROGRAM_TIMEOUT_S, java
 
 TIMEOUT_S = 30
 REBALANCE_WAIT_S = 90
 """Bound of a rebalance through heartbeats: several heartbeats 5 s apart (Kafka's default interval)."""
-
-
-@pytest.fixture(scope="module")
-def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Apache Kafka (3 nodes): its bootstrap servers."""
-    peer = KafkaPeer(
-        tmp_path_factory.mktemp("kafka"),
-        nodes=CLUSTER_NODES,
-        heap_mb=PEER_HEAP_MB,
-        broker_configs=SHARED_BROKER_CONFIGS,
-    )
-    start_or_fail(peer)
-    try:
-        yield peer.bootstrap_servers
-    finally:
-        peer.stop()
-
-
-@pytest.fixture(scope="module")
-def kafkette(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Kafkette (3 brokers with the Kafka listener): the listeners' bootstrap servers."""
-    with LocalCluster(
-        num_brokers=CLUSTER_NODES,
-        data_dir=tmp_path_factory.mktemp("kafkette"),
-        kafka_protocol=True,
-        broker_configs=SHARED_BROKER_CONFIGS,
-    ) as cluster:
-        yield cluster.kafka_bootstrap_servers
 
 
 @pytest.fixture(params=["kafka", "kafkette"])

@@ -15,51 +15,19 @@ from __future__ import annotations
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from kafkette.client import LocalCluster
 from kafkette.client.local_cluster import free_ports
 from kafkette.common.config_def import render_properties
-from tests.conformance.target import CLUSTER_NODES, SHARED_BROKER_CONFIGS
 from tests.peers import kafka_clients
-from tests.peers.kafka_peer import KafkaPeer, PeerUnavailable, start_or_fail
+from tests.peers.kafka_peer import PeerUnavailable
 
-PEER_HEAP_MB = 384
 PROGRAM_TIMEOUT_S = 180
 CONNECT_LINES = 2000
 CONNECT_TIMEOUT_S = 120
-
-
-@pytest.fixture(scope="module")
-def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Apache Kafka (3 nodes): its bootstrap servers."""
-    peer = KafkaPeer(
-        tmp_path_factory.mktemp("kafka"),
-        nodes=CLUSTER_NODES,
-        heap_mb=PEER_HEAP_MB,
-        broker_configs=SHARED_BROKER_CONFIGS,
-    )
-    start_or_fail(peer)
-    try:
-        yield peer.bootstrap_servers
-    finally:
-        peer.stop()
-
-
-@pytest.fixture(scope="module")
-def kafkette(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Kafkette (3 brokers with the Kafka listener): the listeners' bootstrap servers."""
-    with LocalCluster(
-        num_brokers=CLUSTER_NODES,
-        data_dir=tmp_path_factory.mktemp("kafkette"),
-        kafka_protocol=True,
-        broker_configs=SHARED_BROKER_CONFIGS,
-    ) as cluster:
-        yield cluster.kafka_bootstrap_servers
 
 
 @pytest.fixture(scope="module")
