@@ -134,10 +134,11 @@ def described(t: Target, node: int, groups: list[str], version: int, names: Name
     return sorted(out, key=lambda g: g["group_id"])
 
 
-COORDINATOR_IMAGE_SETTLE_S = 1.0
+COORDINATOR_IMAGE_SETTLE_S = 2.0
 """How long a new topic is given to reach the group coordinators after every broker's Metadata lists it:
 Kafka's group coordinator takes each metadata image in its own event loop (``onNewMetadataImage``), a few
-ms after the broker's metadata cache, and a member joining before that is assigned nothing of the topic."""
+ms after the broker's metadata cache (longer on a loaded machine), and a member joining before that is
+assigned nothing of the topic."""
 
 
 def group_topic(t: Target, name: str, partitions: int) -> Names:
@@ -417,7 +418,7 @@ def _describe_errors(t: Target) -> Any:
 def _list_types(t: Target) -> Any:
     """ListGroups v5 on every broker with types filters ["consumer"], ["classic"], ["Consumer"] and
     []: a consumer group (one member) and a classic group (a commit), each listed under its type."""
-    topic(t, "cg-list-topic")
+    group_topic(t, "cg-list-topic", 1)
     node = coordinator(t, "cg-list-consumer")
     classic = coordinator(t, "cg-list-classic")
     join(t, node, "cg-list-consumer", "cg-list-member", ["cg-list-topic"])
