@@ -268,14 +268,15 @@ def _kafkette_features(bootstrap: str) -> list[tuple[str, ...]]:
 
 def test_feature_command_describes_the_features_kafkette_implements_at_the_metadata_offset(tmp_path):
     """Kafka's ``kafka-features.sh describe`` against Kafkette alone (Kafka 4.3 finalizes levels
-    Kafkette does not implement, see ``broker_features``)."""
+    Kafkette does not implement, see ``broker_features``): metadata.version 3.3-IV3 and group.version 1
+    supported and finalized, the others at 0."""
     with LocalCluster(num_brokers=1, data_dir=tmp_path, kafka_protocol=True) as cluster:
         before = _kafkette_features(cluster.kafka_bootstrap_servers)
         epoch = before[0][-1]
         assert int(epoch) >= 0 and {line[-1] for line in before} == {epoch}, before
         assert [line[:-1] for line in before] == [
             ("eligible.leader.replicas.version", "0", "0", "0"),
-            ("group.version", "0", "0", "0"),
+            ("group.version", "0", "1", "1"),  # KIP-848's consumer groups, finalized as in Kafka 4.x
             ("kraft.version", "0", "0", "0"),
             ("metadata.version", "3.3-IV3", "3.3-IV3", "3.3-IV3"),
             ("share.version", "0", "0", "0"),
