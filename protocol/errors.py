@@ -623,6 +623,12 @@ def error_message(exc: BaseException) -> str:
     return str(exc.args[0]) if exc.args else type(exc).__name__
 
 
+def default_message(code: Errors) -> str:
+    """Kafka's message for ``code`` (``Errors.message()``): what an answer built from ``code.exception()``
+    carries (``ApiError.fromThrowable``), e.g. "This is not the correct coordinator."."""
+    return _ERROR_TABLE[code][2]
+
+
 def error_name(code: int) -> str:
     """The name of a wire error code (``"NOT_LEADER_OR_FOLLOWER"``), or the number for a code
     this version does not know (Kafka's ``Errors.forCode(code).name()``)."""

@@ -16,7 +16,7 @@ from kafkette.protocol.apis.consumer_group import (
     ConsumerGroupHeartbeatRequest,
     ConsumerGroupHeartbeatResponse,
 )
-from kafkette.protocol.errors import Errors, error_class, error_message
+from kafkette.protocol.errors import Errors, default_message
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
@@ -42,9 +42,7 @@ async def handle(
     """Through the group coordinator's consumer groups (NOT_COORDINATOR when this node has none)."""
     if not consumer_protocol_enabled(ctx.config):
         error = Errors.UNSUPPORTED_VERSION
-        return ConsumerGroupHeartbeatResponse(
-            error_code=error, error_message=error_message(error_class(error)())
-        )
+        return ConsumerGroupHeartbeatResponse(error_code=error, error_message=default_message(error))
     if ctx.group_coordinator is None:
         return ConsumerGroupHeartbeatResponse(error_code=Errors.NOT_COORDINATOR)
     client_host = f"/{header.client_address}" if header.client_address else ""

@@ -51,7 +51,7 @@ from kafkette.protocol.apis.consumer_group import (
     ConsumerGroupHeartbeatRequest,
     ConsumerGroupHeartbeatResponse,
 )
-from kafkette.protocol.errors import Errors, IllegalStateError, error_class, error_message
+from kafkette.protocol.errors import Errors, IllegalStateError, default_message
 from kafkette.protocol.kafka_translation import GROUP_AUTHORIZED_OPERATIONS
 
 logger = logging.getLogger(__name__)
@@ -156,11 +156,11 @@ class ConsumerGroupCoordinator:
             return _error(exc.error, exc.message)
         error = self._coordinator_error(request.group_id)
         if error != Errors.NONE:
-            return _error(error, _default_message(error))
+            return _error(error, default_message(error))
         async with self._lock(request.group_id):
             error = self._coordinator_error(request.group_id)
             if error != Errors.NONE:
-                return _error(error, _default_message(error))
+                return _error(error, default_message(error))
             error, message = await self._replace_classic_group(request)
             if error != Errors.NONE:
                 return _error(error, message)
@@ -390,12 +390,6 @@ class ConsumerGroupCoordinator:
     async def stop(self) -> None:
         """Cancel the timers and await their running operations."""
         await self._timer.stop()
-
-
-def _default_message(error: Errors) -> str:
-    """The message of Kafka's exception for ``error`` (``Errors.exception()``): what the runtime's
-    NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS answer carries (``ApiError.fromThrowable``)."""
-    return error_message(error_class(error)())
 
 
 def _error(error: Errors, message: str | None) -> ConsumerGroupHeartbeatResponse:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from kafkette.protocol import errors
-from kafkette.protocol.errors import Errors, error_class, raise_for_code
+from kafkette.protocol.errors import Errors, default_message, error_class, error_message, raise_for_code
 
 
 def test_codes_keep_kafkas_numbers():
@@ -164,3 +164,9 @@ def test_the_classes_spelled_out_for_type_checkers_are_exactly_the_generated_one
         name: [base.__name__ for base in cls.__bases__] for name, cls in errors.all_error_classes().items()
     }
     assert _declared_for_type_checkers() == generated
+
+
+def test_default_message_is_the_message_of_the_codes_exception():
+    for code in (Errors.NOT_COORDINATOR, Errors.UNSUPPORTED_VERSION, Errors.STALE_MEMBER_EPOCH):
+        assert default_message(code) == error_message(error_class(code)())
+    assert default_message(Errors.NOT_COORDINATOR) == "This is not the correct coordinator."
