@@ -1,7 +1,9 @@
 """InitProducerId handler: a new producer id (epoch 0) for an idempotent producer.
 
 Transactions are out of scope: a request naming a ``transactional_id`` is refused
-with INVALID_REQUEST.  Kafka concept: ``handleInitProducerIdRequest`` (KIP-98).
+with INVALID_REQUEST.  A request giving a producer id without an epoch, or an epoch without an
+id (KIP-360's bump names both or neither), is INVALID_REQUEST before anything else, as Kafka
+checks it.  Kafka concept: ``handleInitProducerIdRequest`` (KIP-98).
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from kafkette.protocol.apis.producer_ids import InitProducerIdRequest, InitProdu
 from kafkette.protocol.errors import Errors, KafkaError, error_code_for
 from kafkette.protocol.framing import RequestHeader
 
+NO_PRODUCER_ID = -1
+NO_PRODUCER_EPOCH = -1
+
 if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
@@ -19,7 +24,13 @@ if TYPE_CHECKING:
 async def handle(
     ctx: ApisContext, header: RequestHeader, request: InitProducerIdRequest
 ) -> InitProducerIdResponse:
-    """Allocate a producer id through the ProducerIdManager."""
+    """Allocate a producer id through the ProducerIdManager.
+
+    Errors (in the answer): INVALID_REQUEST (a producer id and epoch not given together, or a
+    transactional id), COORDINATOR_NOT_AVAILABLE (no id block could be allocated).
+    """
+    if (request.producer_id == NO_PRODUCER_ID) != (request.producer_epoch == NO_PRODUCER_EPOCH):
+        return InitProducerIdResponse(error_code=Errors.INVALID_REQUEST, producer_epoch=NO_PRODUCER_EPOCH)
     if request.transactional_id is not None:
         return InitProducerIdResponse(error_code=Errors.INVALID_REQUEST, producer_epoch=-1)
     try:

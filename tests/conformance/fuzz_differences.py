@@ -70,14 +70,6 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             {42},
             "Kafkette has no transactions: an InitProducerId naming a transactional id is INVALID_REQUEST",
         ),
-        (
-            "InitProducerId",
-            "errorCode",
-            {42},
-            {0},
-            "an InitProducerId (v3+) with a producer id but no epoch, or an epoch but no id (KIP-360): "
-            "Kafka answers INVALID_REQUEST, Kafkette gives a new producer id",
-        ),
         ("Fetch", "responses[].partitions[].errorCode", {-1}, None, _ISOLATION_LEVEL),
         ("Fetch", "errorCode", {-1}, {0}, _ISOLATION_LEVEL),
         ("ListOffsets", "topics[].partitions[].errorCode", {-1}, None, _ISOLATION_LEVEL),
