@@ -39,7 +39,8 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: MetadataReque
         topic_ids = [i for i in dict.fromkeys(t.topic_id for t in asked) if i != ZERO_UUID]
         if topic_ids:
             return _by_topic_ids(ctx, header, topic_ids)
-    topics = None if asked is None else [t.name for t in asked if t.name is not None]
+    # A topic named twice is answered once (Kafka reads the names as a set).
+    topics = None if asked is None else list(dict.fromkeys(t.name for t in asked if t.name is not None))
     response = ctx.metadata_cache.metadata_response(topics, header.listener_name)
     unknown = [t.name for t in response.topics if t.error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION]
     if topics is None or not unknown:

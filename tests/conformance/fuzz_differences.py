@@ -132,20 +132,6 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
         (
             "Metadata",
             "topics[].errorCode",
-            (),
-            None,
-            "a topic named twice in one Metadata request: Kafka answers it once, Kafkette once per name",
-        ),
-        (
-            "Metadata",
-            "topics[].partitions[].errorCode",
-            (),
-            None,
-            "a topic named twice in one Metadata request: Kafka answers it once, Kafkette once per name",
-        ),
-        (
-            "Metadata",
-            "topics[].errorCode",
             {100},
             (),
             "Metadata v10+ naming a topic by id only (KIP-516): Kafka answers UNKNOWN_TOPIC_ID for an id it "

@@ -178,3 +178,18 @@ async def test_metadata_marks_an_unknown_internal_topic_internal_whether_it_crea
             ("__cluster_metadata", Errors.UNKNOWN_TOPIC_OR_PARTITION, False),
             ("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION, False),
         ]
+
+
+async def test_a_topic_named_twice_is_answered_once(tmp_path):
+    async with running_replica_manager(make_config(tmp_path)) as replica_manager:
+        channel = FakeControllerChannel(created)
+        manager = AutoTopicCreationManager(1, channel)
+        ctx = apis_context(replica_manager, auto_topic_creation_manager=manager)
+
+        request = metadata_request("orders", "bad name", "orders", "bad name", allow=False)
+        response = await metadata_api.handle(ctx, HEADER, request)
+
+        assert [(t.name, t.error_code) for t in response.topics] == [
+            ("orders", Errors.UNKNOWN_TOPIC_OR_PARTITION),
+            ("bad name", Errors.INVALID_TOPIC_EXCEPTION),
+        ]
