@@ -105,15 +105,6 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             "an OffsetFetch (v8-v10) naming a group's partition twice: Kafka answers it twice, Kafkette once",
         ),
         (
-            "SyncGroup",
-            "errorCode",
-            {23},
-            {24, 25},
-            "a SyncGroup v5 with a protocol type or name the group does not have: Kafka checks the protocol "
-            "first (INCONSISTENT_GROUP_PROTOCOL), Kafkette the group id and member (INVALID_GROUP_ID, "
-            "UNKNOWN_MEMBER_ID)",
-        ),
-        (
             "Produce",
             "connection/none",
             None,
