@@ -863,7 +863,9 @@ class GroupCoordinator:
                 the topics of a null ``topics``).
 
         Returns:
-            The group's answer, topics sorted by name and partitions by index.
+            The group's answer: the topics and partitions asked, in the request's order (one asked
+            twice answered twice, as Kafka's ``OffsetMetadataManager.fetchOffsets``); for a null
+            ``topics``, topics sorted by name and partitions by index.
 
         Kafka concept: ``GroupCoordinator.fetchOffsets`` / ``fetchAllOffsets``
         (``OffsetMetadataManager``).
@@ -879,29 +881,29 @@ class GroupCoordinator:
             if group.topics is None
             else [TopicPartition(t.name, p) for t in group.topics for p in t.partition_indexes]
         )
-        topic_ids = {t.name: t.topic_id for t in group.topics or ()}
         committed = self.manager.fetch_offsets(group.group_id, asked)
+        if group.topics is not None:  # in the request's order, a partition asked twice answered twice
+            topics = [
+                OffsetFetchResponseTopics(
+                    name=t.name,
+                    topic_id=t.topic_id,
+                    partitions=[
+                        _offset_fetch_partition(p, committed.get(TopicPartition(t.name, p)))
+                        for p in t.partition_indexes
+                    ],
+                )
+                for t in group.topics
+            ]
+            return OffsetFetchResponseGroup(group_id=group.group_id, error_code=Errors.NONE, topics=topics)
         by_topic: dict[str, list[OffsetFetchResponsePartition]] = {}
         for tp, value in committed.items():
-            entry = OffsetFetchResponsePartition(
-                partition_index=tp.partition,
-                committed_offset=-1,
-                metadata=NO_METADATA,
-                error_code=Errors.NONE,
-            )
-            if value is not None:
-                entry.committed_offset = value.offset
-                entry.committed_leader_epoch = value.leader_epoch
-                entry.metadata = value.metadata
-            by_topic.setdefault(tp.topic, []).append(entry)
+            by_topic.setdefault(tp.topic, []).append(_offset_fetch_partition(tp.partition, value))
         return OffsetFetchResponseGroup(
             group_id=group.group_id,
             error_code=Errors.NONE,
             topics=[
                 OffsetFetchResponseTopics(
-                    name=name,
-                    topic_id=topic_ids.get(name, ZERO_UUID),
-                    partitions=sorted(parts, key=lambda e: e.partition_index),
+                    name=name, topic_id=ZERO_UUID, partitions=sorted(parts, key=lambda e: e.partition_index)
                 )
                 for name, parts in sorted(by_topic.items())
             ],
@@ -1327,3 +1329,16 @@ def _metadata_value(group: GroupMetadata, now_ms: int) -> GroupMetadataValue:
             for m in group.members.values()
         ),
     )
+
+
+def _offset_fetch_partition(partition: int, value: OffsetCommitValue | None) -> OffsetFetchResponsePartition:
+    """One partition's OffsetFetch answer: its committed offset, leader epoch and metadata, or
+    offset -1 and ``NO_METADATA`` when the group has none."""
+    entry = OffsetFetchResponsePartition(
+        partition_index=partition, committed_offset=-1, metadata=NO_METADATA, error_code=Errors.NONE
+    )
+    if value is not None:
+        entry.committed_offset = value.offset
+        entry.committed_leader_epoch = value.leader_epoch
+        entry.metadata = value.metadata
+    return entry

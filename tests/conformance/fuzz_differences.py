@@ -91,20 +91,6 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             "answers the group's error for every partition",
         ),
         (
-            "OffsetFetch",
-            "topics[].partitions[].errorCode",
-            None,
-            (),
-            "an OffsetFetch (v1-v7) naming a partition twice: Kafka answers it twice, Kafkette once",
-        ),
-        (
-            "OffsetFetch",
-            "groups[].topics[].partitions[].errorCode",
-            None,
-            (),
-            "an OffsetFetch (v8-v10) naming a group's partition twice: Kafka answers it twice, Kafkette once",
-        ),
-        (
             "Produce",
             "connection/none",
             None,

@@ -123,9 +123,9 @@ async def test_a_v10_commit_names_topics_by_id_and_answers_an_unknown_id_unknown
     )
     (group,) = fetched.groups
     assert (group.group_id, group.error_code) == ("g", Errors.NONE)
-    assert _rows(group) == [
-        [TOPIC, TOPIC_ID, 0, 5, Errors.NONE],
+    assert _rows(group) == [  # partitions in the request's order, as Kafka's OffsetMetadataManager
         [TOPIC, TOPIC_ID, 1, 6, Errors.NONE],
+        [TOPIC, TOPIC_ID, 0, 5, Errors.NONE],
         ["", UNKNOWN_ID, 3, -1, Errors.UNKNOWN_TOPIC_ID],
     ]
 
@@ -209,4 +209,20 @@ async def test_without_a_coordinator_every_group_and_partition_is_not_coordinato
     assert await _commit(ctx, 10, "a", {TOPIC_ID: {0: 1}, UNKNOWN_ID: {0: 1}}) == [
         [TOPIC, TOPIC_ID, 0, Errors.NOT_COORDINATOR],
         ["", UNKNOWN_ID, 0, Errors.UNKNOWN_TOPIC_ID],
+    ]
+
+
+async def test_a_partition_asked_twice_is_answered_twice_in_the_requests_order(ctx):
+    await _commit(ctx, 8, "g", {TOPIC: {0: 4, 1: 7}})
+    request = OffsetFetchRequest(
+        group_id="g",
+        topics=[
+            OffsetFetchRequestTopic(name=TOPIC, partition_indexes=[1, 0, 1]),
+            OffsetFetchRequestTopic(name=TOPIC, partition_indexes=[0]),
+        ],
+    )
+    answer = await offset_fetch.handle(ctx, _header(9, 7), request)
+    assert [[(p.partition_index, p.committed_offset) for p in t.partitions] for t in answer.topics] == [
+        [(1, 7), (0, 4), (1, 7)],
+        [(0, 4)],
     ]
