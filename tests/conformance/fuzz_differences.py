@@ -82,15 +82,6 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             "for the duplicate (its check comes first), Kafkette UNKNOWN_TOPIC_OR_PARTITION",
         ),
         (
-            "OffsetCommit",
-            "topics[].partitions[].errorCode",
-            {3},
-            None,
-            "an OffsetCommit naming a partition of an unknown topic: Kafka answers it "
-            "UNKNOWN_TOPIC_OR_PARTITION before it looks at the group, member and generation; Kafkette "
-            "answers the group's error for every partition",
-        ),
-        (
             "Produce",
             "connection/none",
             None,

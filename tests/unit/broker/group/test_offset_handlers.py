@@ -101,10 +101,10 @@ async def test_a_v10_commit_names_topics_by_id_and_answers_an_unknown_id_unknown
         [TOPIC, TOPIC_ID, 0, Errors.NONE],
         [TOPIC, TOPIC_ID, 1, Errors.NONE],
     ]
-    in_request_order = await _commit(ctx, 10, "g", {TOPIC_ID: {0: 5}, UNKNOWN_ID: {0: 1}})
-    assert in_request_order == [
-        [TOPIC, TOPIC_ID, 0, Errors.NONE],
+    refused_first = await _commit(ctx, 10, "g", {TOPIC_ID: {0: 5}, UNKNOWN_ID: {0: 1}})
+    assert refused_first == [  # as Kafka's OffsetCommitResponse.Builder: refused topics, then merged
         ["", UNKNOWN_ID, 0, Errors.UNKNOWN_TOPIC_ID],
+        [TOPIC, TOPIC_ID, 0, Errors.NONE],
     ]
     fetched = await offset_fetch.handle(
         ctx,
@@ -146,8 +146,8 @@ async def test_an_unknown_topic_id_is_answered_whatever_the_groups_error(ctx):
     )
     answer = await offset_commit.handle(ctx, _header(8, 10), request)
     assert [(t.topic_id, p.error_code) for t in answer.topics for p in t.partitions] == [
-        (TOPIC_ID, Errors.GROUP_ID_NOT_FOUND),
         (UNKNOWN_ID, Errors.UNKNOWN_TOPIC_ID),
+        (TOPIC_ID, Errors.GROUP_ID_NOT_FOUND),
     ]
 
 
@@ -207,8 +207,8 @@ async def test_without_a_coordinator_every_group_and_partition_is_not_coordinato
         ("b", Errors.NOT_COORDINATOR),
     ]
     assert await _commit(ctx, 10, "a", {TOPIC_ID: {0: 1}, UNKNOWN_ID: {0: 1}}) == [
-        [TOPIC, TOPIC_ID, 0, Errors.NOT_COORDINATOR],
         ["", UNKNOWN_ID, 0, Errors.UNKNOWN_TOPIC_ID],
+        [TOPIC, TOPIC_ID, 0, Errors.NOT_COORDINATOR],
     ]
 
 
@@ -225,4 +225,14 @@ async def test_a_partition_asked_twice_is_answered_twice_in_the_requests_order(c
     assert [[(p.partition_index, p.committed_offset) for p in t.partitions] for t in answer.topics] == [
         [(1, 7), (0, 4), (1, 7)],
         [(0, 4)],
+    ]
+
+
+async def test_a_partition_the_metadata_lacks_is_refused_before_the_group_is_looked_at(ctx):
+    # Kafka's KafkaApis answers UNKNOWN_TOPIC_OR_PARTITION before the coordinator checks the member
+    answered = await _commit(ctx, 8, "no-such-group", {TOPIC: {0: 1, 7: 1}, "absent-topic": {0: 1}})
+    assert answered == [
+        [TOPIC, ZERO_UUID, 7, Errors.UNKNOWN_TOPIC_OR_PARTITION],
+        [TOPIC, ZERO_UUID, 0, Errors.NONE],  # the coordinator's answer merged into the topic's entry
+        ["absent-topic", ZERO_UUID, 0, Errors.UNKNOWN_TOPIC_OR_PARTITION],
     ]
