@@ -90,14 +90,6 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             "answer within fuzz.ANSWER_WAIT_S), Kafkette answers it",
         ),
         (
-            "Produce",
-            "responses[].partitionResponses[].errorCode",
-            {3},
-            {42},
-            "a Produce to an unknown topic whose record sets are null or not record batches: Kafka answers "
-            "UNKNOWN_TOPIC_OR_PARTITION (it looks for the partition first), Kafkette INVALID_REQUEST",
-        ),
-        (
             "Metadata",
             "topics[].errorCode",
             {100},

@@ -34,7 +34,14 @@ from kafkette.protocol.kafka_uuid import uuid_to_string
 from kafkette.protocol.record_batch import build_kafka_batch
 
 
-async def _produce(records: bytes, acks: int = 1, client_id: str = "test", allowed: list | None = None):
+async def _produce(
+    records: bytes | None,
+    acks: int = 1,
+    client_id: str = "test",
+    allowed: list | None = None,
+    known: bool = True,
+):
+    """Produce ``records`` to ``TP0`` (a partition the metadata has when ``known``)."""
     appended: dict = {}
 
     async def append_records(timeout_ms, required_acks, entries, *, internal_topics_allowed):
@@ -51,7 +58,10 @@ async def _produce(records: bytes, acks: int = 1, client_id: str = "test", allow
             for tp in entries
         }
 
-    ctx = SimpleNamespace(replica_manager=SimpleNamespace(append_records=append_records))
+    ctx = SimpleNamespace(
+        replica_manager=SimpleNamespace(append_records=append_records),
+        metadata_cache=SimpleNamespace(partition_state=lambda tp: object() if known and tp == TP0 else None),
+    )
     request = ProduceRequest(
         transactional_id=None,
         acks=acks,
@@ -74,6 +84,13 @@ async def test_one_batch_per_partition_is_appended():
 
 async def test_two_batches_for_one_partition_are_invalid_record_and_nothing_is_appended():
     assert await _produce(make_batch(1) + make_batch(1)) == (Errors.INVALID_RECORD, -1, [])
+
+
+async def test_invalid_records_of_a_partition_the_metadata_lacks_are_unknown_topic_or_partition_first():
+    assert await _produce(None) == (Errors.INVALID_REQUEST, -1, [])
+    assert await _produce(None, known=False) == (Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, [])
+    two_batches = make_batch(1) + make_batch(1)
+    assert await _produce(two_batches, known=False) == (Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, [])
 
 
 async def test_malformed_records_are_left_to_the_log_checks():
