@@ -57,7 +57,8 @@ _SPECIAL_TIMESTAMPS = (
 async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRequest) -> ListOffsetsResponse:
     """Answer each partition from its leader's log.
 
-    Per partition errors: INVALID_REQUEST (the partition is asked twice: answered once),
+    Per partition errors: INVALID_REQUEST (the partition is asked twice, in one topic entry or two:
+    answered once, before any other check),
     UNSUPPORTED_VERSION (a negative timestamp other than -1 to -6: a special timestamp of a
     later version, as Kafka's ``ReplicaManager.fetchOffset`` answers it),
     UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (also when the partition exists but has
@@ -65,19 +66,29 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
     ``current_leader_epoch``), CORRUPT_MESSAGE (the batch holding the record cannot be
     decoded), UNKNOWN_SERVER_ERROR (logged).
     """
-    topics = []
+    asked: set[tuple[str, int]] = set()
+    duplicates: set[tuple[str, int]] = set()  # Kafka's ListOffsetsRequest.duplicatePartitions
     for topic in request.topics:
-        parts = []
-        seen: dict[int, ListOffsetsPartitionResponse] = {}
         for req in topic.partitions:
-            if req.partition_index in seen:  # Kafka answers a partition asked twice once, INVALID_REQUEST
-                duplicate = seen[req.partition_index]
-                duplicate.error_code = Errors.INVALID_REQUEST
-                duplicate.offset = duplicate.timestamp = duplicate.leader_epoch = -1
+            key = (topic.name, req.partition_index)
+            (duplicates if key in asked else asked).add(key)
+    topics: dict[str, ListOffsetsTopicResponse] = {}  # one answer per topic and partition, as Kafka's
+    answered: set[tuple[str, int]] = set()
+    for topic in request.topics:
+        if topic.name not in topics:
+            topics[topic.name] = ListOffsetsTopicResponse(name=topic.name, partitions=[])
+        parts = topics[topic.name].partitions
+        for req in topic.partitions:
+            key = (topic.name, req.partition_index)
+            if key in answered:
                 continue
+            answered.add(key)
             resp = ListOffsetsPartitionResponse(partition_index=req.partition_index)
-            seen[req.partition_index] = resp
             parts.append(resp)
+            if key in duplicates:  # before anything else, as Kafka's ReplicaManager.fetchOffset
+                resp.error_code = Errors.INVALID_REQUEST
+                resp.offset = resp.timestamp = resp.leader_epoch = -1
+                continue
             if req.timestamp < 0 and req.timestamp not in _SPECIAL_TIMESTAMPS:
                 resp.error_code = Errors.UNSUPPORTED_VERSION  # a special timestamp of a later version
                 continue
@@ -101,8 +112,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
                 pass  # nothing is tiered: offset, timestamp and leader epoch stay -1
             else:
                 _answer_by_timestamp(tp, partition, req, request.replica_id, resp)
-        topics.append(ListOffsetsTopicResponse(name=topic.name, partitions=parts))
-    return ListOffsetsResponse(topics=topics)
+    return ListOffsetsResponse(topics=list(topics.values()))
 
 
 def _leader_error(partition: Partition, current_leader_epoch: int) -> Errors:

@@ -74,14 +74,6 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
         ("Fetch", "errorCode", {-1}, {0}, _ISOLATION_LEVEL),
         ("ListOffsets", "topics[].partitions[].errorCode", {-1}, None, _ISOLATION_LEVEL),
         (
-            "ListOffsets",
-            "topics[].partitions[].errorCode",
-            {42},
-            {3},
-            "a partition of an unknown topic asked twice in one ListOffsets: Kafka answers INVALID_REQUEST "
-            "for the duplicate (its check comes first), Kafkette UNKNOWN_TOPIC_OR_PARTITION",
-        ),
-        (
             "Produce",
             "connection/none",
             None,

@@ -137,3 +137,23 @@ async def test_a_partition_asked_twice_is_answered_once_with_invalid_request(log
         (0, Errors.NONE, 1),
         (1, Errors.UNKNOWN_TOPIC_OR_PARTITION, -1),
     ]
+
+
+async def test_a_partition_asked_in_two_topic_entries_is_one_invalid_request_answer(log_manager):
+    partition = new_partition(log_manager)
+    partition.make_leader(make_state())
+    asked = [ListOffsetsPartition(partition_index=p, timestamp=LATEST_TIMESTAMP) for p in (0, 5)]
+    request = ListOffsetsRequest(
+        replica_id=-1,
+        isolation_level=0,
+        topics=[
+            ListOffsetsTopic(name=TP0.topic, partitions=asked),
+            ListOffsetsTopic(name=TP0.topic, partitions=asked),
+        ],
+    )
+    header = RequestHeader(api_key=2, api_version=0, correlation_id=1, client_id="test")
+    response = await list_offsets.handle(_context(partition), header, request)
+    # Kafka's duplicatePartitions span the request: INVALID_REQUEST even for a partition that does not exist
+    assert [(t.name, [(p.partition_index, p.error_code) for p in t.partitions]) for t in response.topics] == [
+        (TP0.topic, [(0, Errors.INVALID_REQUEST), (5, Errors.INVALID_REQUEST)])
+    ]
