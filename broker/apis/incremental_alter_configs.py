@@ -4,7 +4,9 @@ A BROKER resource (this broker's id only) changes dynamic broker configs in memo
 (``DynamicBrokerConfig``, with Kafka's rules and messages; ``validate_only`` checks without
 applying).  The cluster-wide default (empty name) is checked as Kafka checks it, and refused
 unless ``validate_only``: Kafkette keeps no cluster-wide dynamic broker configs.  With
-``replace_all`` (Kafka's AlterConfigs, API 33) the configs set replace every dynamic one.  TOPIC
+``replace_all`` (Kafka's AlterConfigs, API 33) the configs set replace every dynamic one, and a
+resource naming a config twice or setting one to null is refused first, as Kafka's
+``ConfigAdminManager.preprocess``.  TOPIC
 resources are forwarded to the controller when this broker runs it, otherwise
 answered NOT_CONTROLLER per resource.  Responses keep the order of the request.
 Kafka concept: ``KafkaApis.handleIncrementalAlterConfigsRequest`` (KIP-339, KIP-226).
@@ -83,10 +85,43 @@ async def handle(
         )
         return None if response is None else response.responses
 
-    responses = await answer_config_resources(
-        request.resources,
-        AlterConfigsResourceResponse,
-        lambda resource: _alter_broker(ctx, resource, request.validate_only, request.replace_all),
-        forward_topics,
+    refused = _legacy_refusals(request.resources) if request.replace_all else {}
+    remaining = [r for i, r in enumerate(request.resources) if i not in refused]
+    answered = iter(
+        await answer_config_resources(
+            remaining,
+            AlterConfigsResourceResponse,
+            lambda resource: _alter_broker(ctx, resource, request.validate_only, request.replace_all),
+            forward_topics,
+        )
     )
-    return IncrementalAlterConfigsResponse(responses=responses)
+    return IncrementalAlterConfigsResponse(
+        responses=[refused[i] if i in refused else next(answered) for i in range(len(request.resources))]
+    )
+
+
+def _legacy_refusals(resources: list[AlterConfigsResource]) -> dict[int, AlterConfigsResourceResponse]:
+    """AlterConfigs' (API 33) checks on the receiving broker, before any resource is applied or
+    forwarded: a config named twice, or set to null, is INVALID_REQUEST for its resource.
+
+    Returns:
+        The refusals by the resource's position in the request.
+
+    Kafka concept: ``ConfigAdminManager.preprocess`` (the legacy AlterConfigs).
+    """
+    refused = {}
+    for position, resource in enumerate(resources):
+        names = [c.name for c in resource.configs]
+        if len(set(names)) != len(names):
+            message = "Error due to duplicate config keys"
+        elif nulls := [c.name for c in resource.configs if c.value is None]:
+            message = "Null value not supported for : " + ", ".join(nulls)
+        else:
+            continue
+        refused[position] = AlterConfigsResourceResponse(
+            error_code=Errors.INVALID_REQUEST,
+            error_message=message,
+            resource_type=resource.resource_type,
+            resource_name=resource.resource_name,
+        )
+    return refused

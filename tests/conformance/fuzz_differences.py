@@ -106,14 +106,6 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             "Kafkette answers (not yet diagnosed)",
         ),
         (
-            "AlterConfigs",
-            "responses[].errorCode",
-            {42},
-            {3},
-            "an AlterConfigs of an unknown topic with a null config value: Kafka answers INVALID_REQUEST (a "
-            "null value) before it looks for the topic, Kafkette UNKNOWN_TOPIC_OR_PARTITION",
-        ),
-        (
             "IncrementalAlterConfigs",
             "responses[].errorCode",
             {0},
