@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
 from kafkette.broker.apis.controller_forwarding import at_controller
 from kafkette.protocol.apis.create_partitions import (
     CreatePartitionsRequest,
@@ -23,19 +24,26 @@ if TYPE_CHECKING:
 async def handle(
     ctx: ApisContext, header: RequestHeader, request: CreatePartitionsRequest
 ) -> CreatePartitionsResponse:
-    """Let the active controller add the partitions (forwarded, KIP-590), or answer NOT_CONTROLLER."""
+    """Let the active controller add the partitions (forwarded, KIP-590), or answer NOT_CONTROLLER;
+    REQUEST_TIMED_OUT for everything named when ``timeout_ms`` <= 0, as Kafka answers it."""
+    if request.timeout_ms <= 0:  # Kafka's QuorumController finds its deadline (now + TimeoutMs) already past
+        return _refused(request, Errors.REQUEST_TIMED_OUT, None)
     response = await at_controller(
-        ctx, header, request, lambda c: c.controller.create_partitions(request), max(request.timeout_ms, 0)
+        ctx, header, request, lambda c: c.controller.create_partitions(request), request.timeout_ms
     )
     if response is None:
-        return CreatePartitionsResponse(
-            results=[
-                CreatePartitionsTopicResult(
-                    name=t.name,
-                    error_code=Errors.NOT_CONTROLLER,
-                    error_message="This is not the correct controller for this cluster.",
-                )
-                for t in request.topics
-            ]
-        )
+        return _refused(request, Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE)
     return response
+
+
+def _refused(
+    request: CreatePartitionsRequest, error: Errors, message: str | None
+) -> CreatePartitionsResponse:
+    """``error`` (with ``message``) for every topic named, as Kafka's
+    ``CreatePartitionsRequest.getErrorResponse``."""
+    return CreatePartitionsResponse(
+        results=[
+            CreatePartitionsTopicResult(name=t.name, error_code=error, error_message=message)
+            for t in request.topics
+        ]
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
 from kafkette.broker.apis.controller_forwarding import at_controller
 from kafkette.protocol.apis.delete_topics import (
     DeletableTopicResult,
@@ -30,25 +31,29 @@ if TYPE_CHECKING:
 async def handle(
     ctx: ApisContext, header: RequestHeader, request: DeleteTopicsRequest
 ) -> DeleteTopicsResponse:
-    """Let the active controller delete the topics (forwarded, KIP-590), or answer NOT_CONTROLLER."""
+    """Let the active controller delete the topics (forwarded, KIP-590), or answer NOT_CONTROLLER;
+    REQUEST_TIMED_OUT for everything named when ``timeout_ms`` <= 0, as Kafka answers it."""
     if request.topic_names:
         request.topics = [DeleteTopicState(name=n, topic_id=ZERO_UUID) for n in request.topic_names] + list(
             request.topics
         )
         request.topic_names = []
+    if request.timeout_ms <= 0:  # Kafka's QuorumController finds its deadline (now + TimeoutMs) already past
+        return _refused(request, Errors.REQUEST_TIMED_OUT, None)
     response = await at_controller(
-        ctx, header, request, lambda c: c.controller.delete_topics(request), max(request.timeout_ms, 0)
+        ctx, header, request, lambda c: c.controller.delete_topics(request), request.timeout_ms
     )
     if response is None:
-        return DeleteTopicsResponse(
-            responses=[
-                DeletableTopicResult(
-                    name=topic.name,
-                    topic_id=topic.topic_id,
-                    error_code=Errors.NOT_CONTROLLER,
-                    error_message="This is not the correct controller for this cluster.",
-                )
-                for topic in request.topics
-            ]
-        )
+        return _refused(request, Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE)
     return response
+
+
+def _refused(request: DeleteTopicsRequest, error: Errors, message: str | None) -> DeleteTopicsResponse:
+    """``error`` (with ``message``) for every topic named, as Kafka's
+    ``DeleteTopicsRequest.getErrorResponse``."""
+    return DeleteTopicsResponse(
+        responses=[
+            DeletableTopicResult(name=t.name, topic_id=t.topic_id, error_code=error, error_message=message)
+            for t in request.topics
+        ]
+    )

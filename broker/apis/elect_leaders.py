@@ -27,26 +27,31 @@ if TYPE_CHECKING:
 async def handle(
     ctx: ApisContext, header: RequestHeader, request: ElectLeadersRequest
 ) -> ElectLeadersResponse:
-    """Let the active controller elect leaders (forwarded, KIP-590), or answer NOT_CONTROLLER."""
+    """Let the active controller elect leaders (forwarded, KIP-590), or answer NOT_CONTROLLER;
+    REQUEST_TIMED_OUT for everything named when ``timeout_ms`` <= 0, as Kafka answers it."""
+    if request.timeout_ms <= 0:  # Kafka's QuorumController finds its deadline (now + TimeoutMs) already past
+        return _refused(request, Errors.REQUEST_TIMED_OUT, None)
     response = await at_controller(
-        ctx, header, request, lambda c: c.controller.elect_leaders(request), max(request.timeout_ms, 0)
+        ctx, header, request, lambda c: c.controller.elect_leaders(request), request.timeout_ms
     )
     if response is None:
-        return ElectLeadersResponse(
-            error_code=Errors.NOT_CONTROLLER,
-            replica_election_results=[
-                ElectLeadersReplicaElectionResult(
-                    topic=t.topic,
-                    partition_result=[
-                        ElectLeadersPartitionResult(
-                            partition_id=p,
-                            error_code=Errors.NOT_CONTROLLER,
-                            error_message=NOT_CONTROLLER_MESSAGE,
-                        )
-                        for p in t.partitions
-                    ],
-                )
-                for t in request.topic_partitions or []
-            ],
-        )
+        return _refused(request, Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE)
     return response
+
+
+def _refused(request: ElectLeadersRequest, error: Errors, message: str | None) -> ElectLeadersResponse:
+    """``error`` at the top level and (with ``message``) for every partition named, as Kafka's
+    ``ElectLeadersRequest.getErrorResponse``."""
+    return ElectLeadersResponse(
+        error_code=error,
+        replica_election_results=[
+            ElectLeadersReplicaElectionResult(
+                topic=t.topic,
+                partition_result=[
+                    ElectLeadersPartitionResult(partition_id=p, error_code=error, error_message=message)
+                    for p in t.partitions
+                ],
+            )
+            for t in request.topic_partitions or []
+        ],
+    )

@@ -15,11 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-TIMED_OUT = frozenset({7})
-_CONTROLLER_DEADLINE = (
-    "a controller request with TimeoutMs <= 0: Kafka's QuorumController finds its deadline already past and "
-    "answers REQUEST_TIMED_OUT; Kafkette carries the request out (or refuses it for what it asks)"
-)
 _ISOLATION_LEVEL = (
     "an IsolationLevel other than 0 and 1: Kafka fails with an exception it does not handle "
     "(UNKNOWN_SERVER_ERROR on every partition); Kafkette reads it as READ_UNCOMMITTED"
@@ -52,17 +47,6 @@ def _f(codes: Iterable[int] | None) -> frozenset[int] | None:
 FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
     FuzzDifference(a, w, _f(k), _f(o), r)
     for a, w, k, o, r in (
-        ("CreateTopics", "topics[].errorCode", TIMED_OUT, None, _CONTROLLER_DEADLINE),
-        ("DeleteTopics", "responses[].errorCode", TIMED_OUT, None, _CONTROLLER_DEADLINE),
-        ("CreatePartitions", "results[].errorCode", TIMED_OUT, None, _CONTROLLER_DEADLINE),
-        ("ElectLeaders", "errorCode", TIMED_OUT, None, _CONTROLLER_DEADLINE),
-        (
-            "ElectLeaders",
-            "replicaElectionResults[].partitionResult[].errorCode",
-            TIMED_OUT,
-            (),
-            _CONTROLLER_DEADLINE,
-        ),
         (
             "InitProducerId",
             "errorCode",

@@ -1,0 +1,71 @@
+"""The controller's requests with a TimeoutMs <= 0 (CreateTopics, DeleteTopics, CreatePartitions,
+ElectLeaders): Kafka's QuorumController finds the deadline (now + TimeoutMs) already past and answers
+REQUEST_TIMED_OUT for everything named, without doing anything; so does Kafkette's broker, before it
+forwards anything."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from kafkette.broker.apis import create_partitions, create_topics, delete_topics, elect_leaders
+from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsTopic
+from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
+from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest
+from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersTopicPartitions
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.framing import RequestHeader
+
+NO_CONTROLLER = SimpleNamespace()  # any use of the context (forwarding) fails the test
+
+
+def _header(api_key: int, version: int) -> RequestHeader:
+    return RequestHeader(api_key=api_key, api_version=version, correlation_id=1, client_id="c")
+
+
+@pytest.mark.parametrize("timeout_ms", [0, -1])
+async def test_create_topics(timeout_ms):
+    request = CreateTopicsRequest(
+        topics=[CreatableTopic(name=n, num_partitions=1, replication_factor=1) for n in ("a", "b")],
+        timeout_ms=timeout_ms,
+    )
+    answer = await create_topics.handle(NO_CONTROLLER, _header(19, 7), request)
+    assert [(t.name, t.error_code, t.error_message) for t in answer.topics] == [
+        ("a", Errors.REQUEST_TIMED_OUT, None),
+        ("b", Errors.REQUEST_TIMED_OUT, None),
+    ]
+
+
+@pytest.mark.parametrize("timeout_ms", [0, -5])
+async def test_delete_topics(timeout_ms):
+    request = DeleteTopicsRequest(topic_names=["a", "b"], timeout_ms=timeout_ms)
+    answer = await delete_topics.handle(NO_CONTROLLER, _header(20, 5), request)
+    assert [(t.name, t.error_code) for t in answer.responses] == [
+        ("a", Errors.REQUEST_TIMED_OUT),
+        ("b", Errors.REQUEST_TIMED_OUT),
+    ]
+
+
+async def test_create_partitions():
+    request = CreatePartitionsRequest(
+        topics=[CreatePartitionsTopic(name="a", count=3, assignments=None)], timeout_ms=0
+    )
+    answer = await create_partitions.handle(NO_CONTROLLER, _header(37, 3), request)
+    assert [(t.name, t.error_code, t.error_message) for t in answer.results] == [
+        ("a", Errors.REQUEST_TIMED_OUT, None)
+    ]
+
+
+async def test_elect_leaders():
+    request = ElectLeadersRequest(
+        election_type=0,
+        topic_partitions=[ElectLeadersTopicPartitions(topic="a", partitions=[0, 1])],
+        timeout_ms=0,
+    )
+    answer = await elect_leaders.handle(NO_CONTROLLER, _header(43, 2), request)
+    assert answer.error_code == Errors.REQUEST_TIMED_OUT
+    assert [
+        (r.topic, [(p.partition_id, p.error_code) for p in r.partition_result])
+        for r in answer.replica_election_results
+    ] == [("a", [(0, Errors.REQUEST_TIMED_OUT), (1, Errors.REQUEST_TIMED_OUT)])]
