@@ -17,7 +17,12 @@ _ACLS = (
     "AlterConfigs, IncrementalAlterConfigs and DescribeConfigs of TOPIC, BROKER and GROUP resources) pass"
 )
 
+_TRANSACTIONAL_SUBTEST = (
+    "its full mode ends with a transactional sub-test (init_transactions); " + _TRANSACTIONS
+)
 NOT_OFFERED: dict[str, str] = {
+    "0055_producer_latency": _TRANSACTIONAL_SUBTEST,
+    "0061_consumer_lag": _TRANSACTIONAL_SUBTEST,
     "0081_admin": _ACLS,
     "0098_consumer_txn": _TRANSACTIONS,
     "0103_transactions": _TRANSACTIONS,
