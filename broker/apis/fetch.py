@@ -56,6 +56,33 @@ CURRENT_LEADER_MIN_VERSION = 16
 
 _NEW_LEADER_ERRORS = (Errors.NOT_LEADER_OR_FOLLOWER, Errors.FENCED_LEADER_EPOCH)
 
+ISOLATION_LEVELS = (0, 1)
+"""READ_UNCOMMITTED and READ_COMMITTED; any other value fails the request (Kafka's
+``IsolationLevel.forId`` throws)."""
+
+
+def _failed(request: FetchRequest, version: int, error: Errors) -> FetchResponse:
+    """The whole request failed with ``error``: the top-level error and, before v13, the same error
+    on every partition asked (high watermark -1, no records), as Kafka's
+    ``FetchRequest.getErrorResponse``."""
+    return FetchResponse(
+        error_code=error,
+        session_id=request.session_id,
+        responses=[]
+        if version >= TOPIC_IDS_MIN_VERSION
+        else [
+            FetchTopicResponse(
+                topic=topic.topic,
+                topic_id=topic.topic_id,
+                partitions=[
+                    FetchPartitionData(partition_index=p.partition, error_code=error, high_watermark=-1)
+                    for p in topic.partitions
+                ],
+            )
+            for topic in request.topics
+        ],
+    )
+
 
 def _requested(
     request: FetchRequest, version: int, topic_names: dict[bytes, str]
@@ -85,7 +112,9 @@ def _requested(
 async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest) -> FetchResponse:
     """Read (possibly after waiting up to ``max_wait_ms``) and answer per partition; a Fetch of
     the metadata log (``__cluster_metadata`` by name, a voter pulling from the quorum's leader)
-    goes to this node's voter."""
+    goes to this node's voter.  An isolation level other than 0 and 1 fails a request that has a
+    partition to read with UNKNOWN_SERVER_ERROR (``_failed``), as Kafka's ``IsolationLevel.forId``
+    throws there."""
     version = header.api_version
     if (
         version < TOPIC_IDS_MIN_VERSION
@@ -129,6 +158,8 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
                 part.fetch_offset, part.partition_max_bytes, part.current_leader_epoch, part.log_start_offset
             ),
         )
+    if interesting and request.isolation_level not in ISOLATION_LEVELS:
+        return _failed(request, version, Errors.UNKNOWN_SERVER_ERROR)
     results = (
         await ctx.replica_manager.fetch_messages(
             replica_id=replica_id,

@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+ISOLATION_LEVELS = (0, 1)
+"""READ_UNCOMMITTED and READ_COMMITTED; any other value fails the request (Kafka's
+``IsolationLevel.forId`` throws)."""
 _SPECIAL_TIMESTAMPS = (
     LATEST_TIMESTAMP,
     EARLIEST_TIMESTAMP,
@@ -64,8 +67,11 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
     UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (also when the partition exists but has
     no replica here), FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH (stale or future
     ``current_leader_epoch``), CORRUPT_MESSAGE (the batch holding the record cannot be
-    decoded), UNKNOWN_SERVER_ERROR (logged).
+    decoded), UNKNOWN_SERVER_ERROR (logged; and on every partition when the isolation level is
+    neither 0 nor 1, as Kafka fails the whole request).
     """
+    if request.topics and request.isolation_level not in ISOLATION_LEVELS:
+        return _failed(request, Errors.UNKNOWN_SERVER_ERROR)
     asked: set[tuple[str, int]] = set()
     duplicates: set[tuple[str, int]] = set()  # Kafka's ListOffsetsRequest.duplicatePartitions
     for topic in request.topics:
@@ -113,6 +119,25 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
             else:
                 _answer_by_timestamp(tp, partition, req, request.replica_id, resp)
     return ListOffsetsResponse(topics=list(topics.values()))
+
+
+def _failed(request: ListOffsetsRequest, error: Errors) -> ListOffsetsResponse:
+    """The whole request failed with ``error``: every partition asked answers it with offset and
+    timestamp -1 (Kafka's ``ListOffsetsRequest.getErrorResponse``)."""
+    return ListOffsetsResponse(
+        topics=[
+            ListOffsetsTopicResponse(
+                name=topic.name,
+                partitions=[
+                    ListOffsetsPartitionResponse(
+                        partition_index=p.partition_index, error_code=error, offset=-1, timestamp=-1
+                    )
+                    for p in topic.partitions
+                ],
+            )
+            for topic in request.topics
+        ]
+    )
 
 
 def _leader_error(partition: Partition, current_leader_epoch: int) -> Errors:

@@ -15,11 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-_ISOLATION_LEVEL = (
-    "an IsolationLevel other than 0 and 1: Kafka fails with an exception it does not handle "
-    "(UNKNOWN_SERVER_ERROR on every partition); Kafkette reads it as READ_UNCOMMITTED"
-)
-
 
 @dataclass(frozen=True)
 class FuzzDifference:
@@ -54,9 +49,6 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             {42},
             "Kafkette has no transactions: an InitProducerId naming a transactional id is INVALID_REQUEST",
         ),
-        ("Fetch", "responses[].partitions[].errorCode", {-1}, None, _ISOLATION_LEVEL),
-        ("Fetch", "errorCode", {-1}, {0}, _ISOLATION_LEVEL),
-        ("ListOffsets", "topics[].partitions[].errorCode", {-1}, None, _ISOLATION_LEVEL),
         (
             "Produce",
             "connection/none",

@@ -138,3 +138,24 @@ def test_the_current_leader_is_this_brokers_own_replicas_before_the_metadatas():
     ctx.replica_manager.partitions[TopicPartition("t", 0)] = SimpleNamespace(leader_id=3, leader_epoch=9)
     leader = _call(ctx, 16, _request([(TOPIC_ID, [0])])).responses[0].partitions[0].current_leader
     assert (leader.leader_id, leader.leader_epoch) == (3, 9)  # Kafka's getCurrentLeader, as Produce's
+
+
+def test_an_unknown_isolation_level_fails_the_request_as_kafkas_get_error_response():
+    ctx = _context({TopicPartition("t", 0): FetchPartitionResult(Errors.NONE, 3, 0, b"x")})
+    request = _request([(TOPIC_ID, [0, 1]), (UNKNOWN_ID, [0])], session_id=0, epoch=-1)
+    request.isolation_level = 2
+    failed = _call(ctx, 13, request)
+    assert ctx.replica_manager.reads == []  # nothing read
+    assert (failed.error_code, failed.responses) == (
+        int(Errors.UNKNOWN_SERVER_ERROR),
+        [],
+    )  # v13+: top level only
+    request.topics = [FetchTopic(topic="t", partitions=[FetchPartition(partition=p) for p in (0, 1)])]
+    before_ids = _call(ctx, 12, request)
+    assert before_ids.error_code == Errors.UNKNOWN_SERVER_ERROR
+    assert [
+        (p.partition_index, p.error_code, p.high_watermark) for p in before_ids.responses[0].partitions
+    ] == [
+        (0, Errors.UNKNOWN_SERVER_ERROR, -1),
+        (1, Errors.UNKNOWN_SERVER_ERROR, -1),
+    ]

@@ -157,3 +157,18 @@ async def test_a_partition_asked_in_two_topic_entries_is_one_invalid_request_ans
     assert [(t.name, [(p.partition_index, p.error_code) for p in t.partitions]) for t in response.topics] == [
         (TP0.topic, [(0, Errors.INVALID_REQUEST), (5, Errors.INVALID_REQUEST)])
     ]
+
+
+async def test_an_unknown_isolation_level_fails_every_partition_asked(log_manager):
+    partition = new_partition(log_manager)
+    partition.make_leader(make_state())
+    asked = [ListOffsetsPartition(partition_index=p, timestamp=LATEST_TIMESTAMP) for p in (0, 0, 5)]
+    request = ListOffsetsRequest(
+        replica_id=-1, isolation_level=2, topics=[ListOffsetsTopic(name=TP0.topic, partitions=asked)]
+    )
+    header = RequestHeader(api_key=2, api_version=5, correlation_id=1, client_id="test")
+    response = await list_offsets.handle(_context(partition), header, request)
+    # Kafka's IsolationLevel.forId throws: ListOffsetsRequest.getErrorResponse, every partition as asked
+    assert [
+        (p.partition_index, p.error_code, p.offset, p.timestamp) for p in response.topics[0].partitions
+    ] == [(p, Errors.UNKNOWN_SERVER_ERROR, -1, -1) for p in (0, 0, 5)]
