@@ -16,7 +16,8 @@ the channel's ``client_id`` marks it).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import Awaitable, Callable, Hashable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kafkette.broker.apis.controller_endpoint import ControllerEndpoint
@@ -93,3 +94,15 @@ async def at_controller(
     if controller is not None:
         return await local(controller)
     return response
+
+
+def deadline_passed(timeout_ms: int, keys: Iterable[Hashable]) -> bool:
+    """Whether Kafka's controller would answer REQUEST_TIMED_OUT for the whole request: its
+    deadline (now + ``timeout_ms``) is already past (``timeout_ms`` <= 0) and the request leaves it
+    something to do, a key (topic name or id) named exactly once (Kafka's ``ControllerApis`` answers
+    duplicates INVALID_REQUEST itself, and its ``QuorumController`` answers an empty list at once).
+    """
+    if timeout_ms > 0:
+        return False
+    counts = Counter(keys)
+    return any(n == 1 for n in counts.values())

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
-from kafkette.broker.apis.controller_forwarding import at_controller
+from kafkette.broker.apis.controller_forwarding import at_controller, deadline_passed
 from kafkette.protocol.apis.create_topics import (
     CreatableTopicResult,
     CreateTopicsRequest,
@@ -26,8 +26,9 @@ async def handle(
     ctx: ApisContext, header: RequestHeader, request: CreateTopicsRequest
 ) -> CreateTopicsResponse:
     """Let the active controller create the topics (forwarded, KIP-590), or answer NOT_CONTROLLER;
-    REQUEST_TIMED_OUT for everything named when ``timeout_ms`` <= 0, as Kafka answers it."""
-    if request.timeout_ms <= 0:  # Kafka's QuorumController finds its deadline (now + TimeoutMs) already past
+    REQUEST_TIMED_OUT for everything named when ``timeout_ms`` <= 0 and a topic named once is left
+    (``deadline_passed``), as Kafka answers it."""
+    if deadline_passed(request.timeout_ms, (t.name for t in request.topics)):
         return _refused(request, Errors.REQUEST_TIMED_OUT, None)
     response = await at_controller(
         ctx, header, request, lambda c: c.controller.create_topics(request), request.timeout_ms

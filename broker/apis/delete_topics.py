@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
-from kafkette.broker.apis.controller_forwarding import at_controller
+from kafkette.broker.apis.controller_forwarding import at_controller, deadline_passed
 from kafkette.protocol.apis.delete_topics import (
     DeletableTopicResult,
     DeleteTopicsRequest,
@@ -32,13 +32,14 @@ async def handle(
     ctx: ApisContext, header: RequestHeader, request: DeleteTopicsRequest
 ) -> DeleteTopicsResponse:
     """Let the active controller delete the topics (forwarded, KIP-590), or answer NOT_CONTROLLER;
-    REQUEST_TIMED_OUT for everything named when ``timeout_ms`` <= 0, as Kafka answers it."""
+    REQUEST_TIMED_OUT for everything named when ``timeout_ms`` <= 0 and a topic named once is left
+    (``deadline_passed``), as Kafka answers it."""
     if request.topic_names:
         request.topics = [DeleteTopicState(name=n, topic_id=ZERO_UUID) for n in request.topic_names] + list(
             request.topics
         )
         request.topic_names = []
-    if request.timeout_ms <= 0:  # Kafka's QuorumController finds its deadline (now + TimeoutMs) already past
+    if deadline_passed(request.timeout_ms, ((t.name, t.topic_id) for t in request.topics)):
         return _refused(request, Errors.REQUEST_TIMED_OUT, None)
     response = await at_controller(
         ctx, header, request, lambda c: c.controller.delete_topics(request), request.timeout_ms

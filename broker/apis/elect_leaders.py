@@ -28,8 +28,10 @@ async def handle(
     ctx: ApisContext, header: RequestHeader, request: ElectLeadersRequest
 ) -> ElectLeadersResponse:
     """Let the active controller elect leaders (forwarded, KIP-590), or answer NOT_CONTROLLER;
-    REQUEST_TIMED_OUT for everything named when ``timeout_ms`` <= 0, as Kafka answers it."""
-    if request.timeout_ms <= 0:  # Kafka's QuorumController finds its deadline (now + TimeoutMs) already past
+    REQUEST_TIMED_OUT for everything named when ``timeout_ms`` <= 0 (unless the list is empty), as
+    Kafka answers it."""
+    # Kafka's QuorumController answers an empty list at once, else finds its deadline already past
+    if request.timeout_ms <= 0 and request.topic_partitions != []:
         return _refused(request, Errors.REQUEST_TIMED_OUT, None)
     response = await at_controller(
         ctx, header, request, lambda c: c.controller.elect_leaders(request), request.timeout_ms

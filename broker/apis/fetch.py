@@ -113,8 +113,8 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     """Read (possibly after waiting up to ``max_wait_ms``) and answer per partition; a Fetch of
     the metadata log (``__cluster_metadata`` by name, a voter pulling from the quorum's leader)
     goes to this node's voter.  An isolation level other than 0 and 1 fails a request that has a
-    partition to read with UNKNOWN_SERVER_ERROR (``_failed``), as Kafka's ``IsolationLevel.forId``
-    throws there."""
+    partition the metadata has to read with UNKNOWN_SERVER_ERROR (``_failed``), as Kafka's
+    ``IsolationLevel.forId`` throws there."""
     version = header.api_version
     if (
         version < TOPIC_IDS_MIN_VERSION
@@ -158,7 +158,9 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
                 part.fetch_offset, part.partition_max_bytes, part.current_leader_epoch, part.log_start_offset
             ),
         )
-    if interesting and request.isolation_level not in ISOLATION_LEVELS:
+    if request.isolation_level not in ISOLATION_LEVELS and any(
+        ctx.metadata_cache.partition_state(tp) is not None for tp in interesting
+    ):  # Kafka reads the level only when a partition the metadata has is left to read
         return _failed(request, version, Errors.UNKNOWN_SERVER_ERROR)
     results = (
         await ctx.replica_manager.fetch_messages(

@@ -69,3 +69,22 @@ async def test_elect_leaders():
         (r.topic, [(p.partition_id, p.error_code) for p in r.partition_result])
         for r in answer.replica_election_results
     ] == [("a", [(0, Errors.REQUEST_TIMED_OUT), (1, Errors.REQUEST_TIMED_OUT)])]
+
+
+async def test_nothing_left_to_do_is_answered_as_without_a_deadline(monkeypatch):
+    asked = []
+
+    async def at_controller(ctx, header, request, call, timeout_ms):
+        asked.append(type(request).__name__)
+        return None  # answered NOT_CONTROLLER, as when no controller answers
+
+    for module in (create_topics, create_partitions, delete_topics, elect_leaders):
+        monkeypatch.setattr(module, "at_controller", at_controller)
+    twice = [CreatePartitionsTopic(name="a", count=3, assignments=None)] * 2
+    await create_partitions.handle(
+        NO_CONTROLLER, _header(37, 3), CreatePartitionsRequest(topics=twice, timeout_ms=0)
+    )
+    none = ElectLeadersRequest(election_type=0, topic_partitions=[], timeout_ms=0)
+    await elect_leaders.handle(NO_CONTROLLER, _header(43, 2), none)
+    # Kafka's ControllerApis answers duplicates itself and its QuorumController an empty list at once
+    assert asked == ["CreatePartitionsRequest", "ElectLeadersRequest"]

@@ -159,3 +159,13 @@ def test_an_unknown_isolation_level_fails_the_request_as_kafkas_get_error_respon
         (0, Errors.UNKNOWN_SERVER_ERROR, -1),
         (1, Errors.UNKNOWN_SERVER_ERROR, -1),
     ]
+
+
+def test_an_unknown_isolation_level_is_not_read_when_no_partition_the_metadata_has_is_asked():
+    ctx = _context({TopicPartition("t", 0): FetchPartitionResult(Errors.UNKNOWN_TOPIC_OR_PARTITION)})
+    ctx.metadata_cache.partition_state = lambda tp: None
+    request = _request([(TOPIC_ID, [0])])
+    request.isolation_level = 7
+    response = _call(ctx, 13, request)
+    assert response.error_code == Errors.NONE
+    assert _partitions(response) == [(TOPIC_ID, 0, int(Errors.UNKNOWN_TOPIC_OR_PARTITION))]
