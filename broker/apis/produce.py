@@ -5,11 +5,12 @@ closes the connection when a partition failed.  Transactional batches in a reque
 transactional id answer TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition, as Kafka
 does (Kafkette has no transactions: a request with a transactional id is appended as is).
 A partition listed twice, or a null ``records``, is INVALID_REQUEST for that
-partition; one whose records hold more than one batch is INVALID_RECORD; either is
-UNKNOWN_TOPIC_OR_PARTITION first when the metadata has no such partition (Kafka checks that
-first).  A partition of an internal topic is INVALID_TOPIC_EXCEPTION, "Cannot append to
-internal topic <name>", unless the client id is Kafka's ``__admin_client`` (the ReplicaManager
-refuses it; the group coordinator's own writes go straight to the ReplicaManager).
+partition; one whose records hold more than one batch is INVALID_RECORD.  A partition the
+metadata does not have is UNKNOWN_TOPIC_OR_PARTITION before any of those checks, however often it
+is listed (Kafka's ``metadataCache.contains`` comes first).  A partition of an internal topic is
+INVALID_TOPIC_EXCEPTION, "Cannot append to internal topic <name>", unless the client id is Kafka's
+``__admin_client`` (the ReplicaManager refuses it; the group coordinator's own writes go straight
+to the ReplicaManager).
 
 From v10 (KIP-951) a NOT_LEADER_OR_FOLLOWER partition carries its ``current_leader`` as this broker
 knows it (its own replica's leader and epoch, else the metadata's; -1 and -1 when neither knows one),
@@ -97,10 +98,9 @@ async def handle(
             tp = _new_tuple(TopicPartition, (name, part.index))  # NamedTuple's __new__ is Python code
             if not valid_acks:
                 errors[tp] = Errors.INVALID_REQUIRED_ACKS
-            elif (records is None or _more_than_one_batch(records)) and ctx.metadata_cache.partition_state(
-                tp
-            ) is None:  # Kafka looks for the partition before it validates the records
+            elif ctx.metadata_cache.partition_state(tp) is None:  # Kafka looks for it before anything else
                 errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                entries.pop(tp, None)
             elif records is None or tp in entries or tp in errors:
                 errors[tp] = Errors.INVALID_REQUEST
                 entries.pop(tp, None)

@@ -86,11 +86,12 @@ async def test_two_batches_for_one_partition_are_invalid_record_and_nothing_is_a
     assert await _produce(make_batch(1) + make_batch(1)) == (Errors.INVALID_RECORD, -1, [])
 
 
-async def test_invalid_records_of_a_partition_the_metadata_lacks_are_unknown_topic_or_partition_first():
+async def test_a_partition_the_metadata_lacks_is_unknown_topic_or_partition_before_its_records_are_checked():
     assert await _produce(None) == (Errors.INVALID_REQUEST, -1, [])
     assert await _produce(None, known=False) == (Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, [])
     two_batches = make_batch(1) + make_batch(1)
     assert await _produce(two_batches, known=False) == (Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, [])
+    assert await _produce(make_batch(1), known=False) == (Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, [])
 
 
 async def test_malformed_records_are_left_to_the_log_checks():
