@@ -1,7 +1,8 @@
 """Config resources (KIP-133 DescribeConfigs, KIP-339 IncrementalAlterConfigs): who answers which.
 
 Owns the routing shared by the two config handlers: a BROKER resource is answered
-by this broker (only for its own id: ``broker_resource_error``), TOPIC and GROUP resources
+by this broker (only for its own id: ``broker_resource_error``), so is a BROKER_LOGGER one
+(KIP-412, ``runtime_logger_manager.py``), TOPIC and GROUP resources
 (KIP-848's group configs, kept in the metadata log) are forwarded in one request to the
 active controller and answered NOT_CONTROLLER when none answers, any other type is INVALID_REQUEST; the
 results keep the order of the request.  Does not own what describing or altering does: see
@@ -17,7 +18,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol, TypeVar
 
-from kafkette.protocol.apis.configs import RESOURCE_BROKER, RESOURCE_GROUP, RESOURCE_TOPIC
+from kafkette.protocol.apis.configs import (
+    RESOURCE_BROKER,
+    RESOURCE_BROKER_LOGGER,
+    RESOURCE_GROUP,
+    RESOURCE_TOPIC,
+)
 from kafkette.protocol.errors import Errors
 
 NOT_CONTROLLER_MESSAGE = "This is not the correct controller for this cluster."
@@ -79,6 +85,7 @@ async def answer_config_resources(
     result_type: Callable[..., ResultT],
     answer_broker: Callable[[ResourceT], ResultT],
     forward_topics: Callable[[list[ResourceT]], Awaitable[Sequence[ResultT] | None]],
+    answer_broker_logger: Callable[[ResourceT], ResultT] | None = None,
 ) -> list[ResultT]:
     """Answer every resource, BROKER ones here and TOPIC ones at the controller, in request order.
 
@@ -103,6 +110,8 @@ async def answer_config_resources(
     for resource in resources:
         if resource.resource_type == RESOURCE_BROKER:
             results.append(answer_broker(resource))
+        elif resource.resource_type == RESOURCE_BROKER_LOGGER and answer_broker_logger is not None:
+            results.append(answer_broker_logger(resource))
         elif resource.resource_type in (RESOURCE_TOPIC, RESOURCE_GROUP):
             topic_resources.append((len(results), resource))
             results.append(None)

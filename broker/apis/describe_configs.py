@@ -4,8 +4,9 @@ A BROKER resource must name this broker's id: a broker describes only its own
 configs (another id is INVALID_REQUEST saying to ask that broker, as Kafka's
 ``ConfigHelper`` does).  TOPIC resources are forwarded to the controller when this
 broker runs it, otherwise answered NOT_CONTROLLER per resource.  Results keep the
-order of the request.  Kafka concept: ``KafkaApis.handleDescribeConfigsRequest``
-(KIP-133).
+order of the request.  A BROKER_LOGGER resource (this broker's id) lists the process's
+loggers and their levels (KIP-412, ``runtime_logger_manager.py``).  Kafka concept:
+``KafkaApis.handleDescribeConfigsRequest`` (KIP-133).
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from typing import TYPE_CHECKING
 
 from kafkette.broker.apis.config_resources import answer_config_resources, broker_resource_error
 from kafkette.broker.apis.controller_forwarding import at_controller
+from kafkette.broker.runtime_logger_manager import describe_loggers, describe_resource_error
 from kafkette.protocol.apis.configs import (
     RESOURCE_BROKER,
+    RESOURCE_BROKER_LOGGER,
     DescribeConfigsRequest,
     DescribeConfigsResource,
     DescribeConfigsResponse,
@@ -42,6 +45,18 @@ def _describe_broker(
     return result
 
 
+def _describe_broker_logger(ctx: ApisContext, resource: DescribeConfigsResource) -> DescribeConfigsResult:
+    result = DescribeConfigsResult(
+        resource_type=RESOURCE_BROKER_LOGGER, resource_name=resource.resource_name, error_message=None
+    )
+    problem = describe_resource_error(resource.resource_name, ctx.config.node_id)
+    if problem is not None:
+        result.error_code, result.error_message = Errors.INVALID_REQUEST, problem
+        return result
+    result.configs = describe_loggers(resource.configuration_keys)
+    return result
+
+
 async def handle(
     ctx: ApisContext, header: RequestHeader, request: DescribeConfigsRequest
 ) -> DescribeConfigsResponse:
@@ -63,5 +78,6 @@ async def handle(
         DescribeConfigsResult,
         lambda resource: _describe_broker(ctx, resource, request.include_synonyms),
         forward_topics,
+        lambda resource: _describe_broker_logger(ctx, resource),
     )
     return DescribeConfigsResponse(results=results)

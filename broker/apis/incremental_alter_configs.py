@@ -6,7 +6,9 @@ applying).  The cluster-wide default (empty name) is checked as Kafka checks it,
 unless ``validate_only``: Kafkette keeps no cluster-wide dynamic broker configs.  With
 ``replace_all`` (Kafka's AlterConfigs, API 33) the configs set replace every dynamic one, and a
 resource naming a config twice or setting one to null is refused first, as Kafka's
-``ConfigAdminManager.preprocess``.  TOPIC
+``ConfigAdminManager.preprocess``.  A BROKER_LOGGER resource (KIP-412, this broker's id) sets or
+unsets Python logger levels in memory (``runtime_logger_manager.py``); AlterConfigs refuses it
+("Unknown resource type 8").  TOPIC
 resources are forwarded to the controller when this broker runs it, otherwise
 answered NOT_CONTROLLER per resource.  Responses keep the order of the request.
 Kafka concept: ``KafkaApis.handleIncrementalAlterConfigsRequest`` (KIP-339, KIP-226).
@@ -18,8 +20,11 @@ from typing import TYPE_CHECKING
 
 from kafkette.broker.apis.config_resources import answer_config_resources, broker_resource_error
 from kafkette.broker.apis.controller_forwarding import at_controller
+from kafkette.broker.runtime_logger_manager import BrokerLoggerError, alter_loggers
 from kafkette.protocol.apis.configs import (
+    OP_DELETE,
     RESOURCE_BROKER,
+    RESOURCE_BROKER_LOGGER,
     AlterConfigsResource,
     AlterConfigsResourceResponse,
     IncrementalAlterConfigsRequest,
@@ -65,6 +70,32 @@ def _alter_broker(
     return result
 
 
+def _alter_broker_logger(
+    ctx: ApisContext, resource: AlterConfigsResource, validate_only: bool, replace_all: bool
+) -> AlterConfigsResourceResponse:
+    result = AlterConfigsResourceResponse(
+        resource_type=RESOURCE_BROKER_LOGGER, resource_name=resource.resource_name, error_message=None
+    )
+    if replace_all:
+        # The legacy AlterConfigs (API 33) has no BROKER_LOGGER, as Kafka's ConfigAdminManager.
+        result.error_code = Errors.INVALID_REQUEST
+        result.error_message = f"Unknown resource type {RESOURCE_BROKER_LOGGER}"
+        return result
+    names = [c.name for c in resource.configs]
+    try:
+        if len(set(names)) != len(names):
+            raise BrokerLoggerError(Errors.INVALID_REQUEST, "Error due to duplicate config keys")
+        nulls = [c.name for c in resource.configs if c.config_operation != OP_DELETE and c.value is None]
+        if nulls:
+            raise BrokerLoggerError(
+                Errors.INVALID_REQUEST, "Null value not supported for : " + ", ".join(nulls)
+            )
+        alter_loggers(resource.resource_name, resource.configs, ctx.config.node_id, validate_only)
+    except BrokerLoggerError as exc:
+        result.error_code, result.error_message = int(exc.error_code), exc.message
+    return result
+
+
 async def handle(
     ctx: ApisContext, header: RequestHeader, request: IncrementalAlterConfigsRequest
 ) -> IncrementalAlterConfigsResponse:
@@ -93,6 +124,7 @@ async def handle(
             AlterConfigsResourceResponse,
             lambda resource: _alter_broker(ctx, resource, request.validate_only, request.replace_all),
             forward_topics,
+            lambda resource: _alter_broker_logger(ctx, resource, request.validate_only, request.replace_all),
         )
     )
     return IncrementalAlterConfigsResponse(

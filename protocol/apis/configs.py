@@ -1,9 +1,10 @@
 """DescribeConfigs (key 32, versions 1-4) and IncrementalAlterConfigs (key 44, versions 0-1): topic,
 broker and group configs, declared once, in Kafka's versions, for both listeners.
 
-Resource types use Kafka's numbers (TOPIC = 2, BROKER = 4, GROUP = 32); config sources too
-(DYNAMIC_TOPIC_CONFIG = 1, DYNAMIC_BROKER_CONFIG = 2, STATIC_BROKER_CONFIG = 4,
-DEFAULT_CONFIG = 5, GROUP_CONFIG = 8); operations SET = 0, DELETE = 1, APPEND = 2, SUBTRACT = 3.
+Resource types use Kafka's numbers (TOPIC = 2, BROKER = 4, BROKER_LOGGER = 8, GROUP = 32); config
+sources too (DYNAMIC_TOPIC_CONFIG = 1, DYNAMIC_BROKER_CONFIG = 2, DYNAMIC_BROKER_LOGGER_CONFIG = 3,
+STATIC_BROKER_CONFIG = 4, DEFAULT_CONFIG = 5, GROUP_CONFIG = 8); operations SET = 0, DELETE = 1,
+APPEND = 2, SUBTRACT = 3.
 ``TopicConfigOverride`` is one ``{name, value}`` topic override of the controller's
 LeaderAndIsr and UpdateMetadata requests.  Kafka concept: KIP-133 / KIP-339.
 """
@@ -12,10 +13,12 @@ from kafkette.protocol.schema import Array, Bool, Field, Int8, Int16, Int32, Str
 
 RESOURCE_TOPIC = 2
 RESOURCE_BROKER = 4
+RESOURCE_BROKER_LOGGER = 8  # KIP-412's broker loggers
 RESOURCE_GROUP = 32  # KIP-848's group configs
 
 SOURCE_DYNAMIC_TOPIC_CONFIG = 1
 SOURCE_DYNAMIC_BROKER_CONFIG = 2
+SOURCE_DYNAMIC_BROKER_LOGGER_CONFIG = 3
 SOURCE_STATIC_BROKER_CONFIG = 4
 SOURCE_DEFAULT_CONFIG = 5
 SOURCE_GROUP_CONFIG = 8

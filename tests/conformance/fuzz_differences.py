@@ -81,13 +81,6 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             "a DescribeConfigs with a byte flipped that Kafka answers INVALID_REQUEST for a resource and "
             "Kafkette answers (not yet diagnosed)",
         ),
-        (
-            "IncrementalAlterConfigs",
-            "responses[].errorCode",
-            {0},
-            {42},
-            "BROKER_LOGGER resources (KIP-412, the brokers' log4j levels) are not supported: INVALID_REQUEST",
-        ),
     )
 )
 

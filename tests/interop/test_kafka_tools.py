@@ -1,7 +1,8 @@
 """Kafka's own command-line tools (kafka-tools and kafka core, 4.3.1) against Kafkette's Kafka
 listener and against Apache Kafka, unchanged: the commands of Kafka's quickstart and the
 TopicCommand, ConfigCommand, ConsumerGroupCommand, MetadataQuorumCommand, ConsoleProducer,
-ConsoleConsumer, GetOffsetShell and LogDirsCommand, each run against both, their outputs
+ConsoleConsumer, GetOffsetShell and LogDirsCommand (ConfigCommand on topics and, KIP-412, on
+broker-loggers), each run against both, their outputs
 compared by shape (ids, sizes, addresses, timestamps and paths made alike; what is left must
 be equal); and FeatureCommand against Kafkette alone (the feature levels it implements).  Needs
 Java 17 and the Kafka jars (the Apache Kafka peer, ``tests/peers``); without them the tests fail,
@@ -156,6 +157,83 @@ def test_config_command(brokers):
         "--describe",
     )
     assert shape(described["kafkette"]) == shape(described["kafka"]), described
+
+
+LOGGER_LINE = re.compile(r"^\s+(\S+)=(\S+) sensitive=false synonyms=\{\}$")
+
+
+def _broker_loggers(brokers, *args: str) -> dict[str, str]:
+    """ConfigCommand on broker 1's broker-loggers (KIP-412) against both brokers."""
+    return _both(
+        brokers,
+        "kafka.admin.ConfigCommand",
+        "--bootstrap-server",
+        "{BOOTSTRAP}",
+        "--entity-type",
+        "broker-loggers",
+        "--entity-name",
+        "1",
+        *args,
+    )
+
+
+def _logger_levels(output: str) -> tuple[str, dict[str, str]]:
+    """A broker-loggers describe: its heading and ``{logger: level}`` (every other line must be
+    one logger's)."""
+    heading, *lines = [line for line in output.splitlines() if line.strip()]
+    levels = {}
+    for line in lines:
+        found = LOGGER_LINE.match(line)
+        assert found, f"not a logger line: {line!r}"
+        levels[found.group(1)] = found.group(2)
+    return heading, levels
+
+
+def test_config_command_broker_loggers_describe_alter_delete(brokers):
+    """The logger names differ by nature (log4j's against Python's): the shape of each output and
+    the changed level are compared."""
+    valid = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF", "ALL"}
+    before = {name: _logger_levels(out) for name, out in _broker_loggers(brokers, "--describe").items()}
+    assert before["kafka"][0] == before["kafkette"][0] == "Dynamic configs for broker-logger 1 are:"
+    for _, levels in before.values():
+        assert "root" in levels and set(levels.values()) <= valid
+    # a logger of each broker's own that takes its level from the root logger
+    chosen = {
+        name: next(n for n, level in sorted(levels.items()) if n != "root" and level == levels["root"])
+        for name, (_, levels) in before.items()
+    }
+    peer, bootstrap = brokers
+    for name, server in bootstrap.items():
+        for action, config, done in (
+            ("--add-config", f"{chosen[name]}=DEBUG", "DEBUG"),
+            ("--delete-config", chosen[name], before[name][1]["root"]),
+        ):
+            out = _run(
+                peer,
+                "kafka.admin.ConfigCommand",
+                "--bootstrap-server",
+                server,
+                "--entity-type",
+                "broker-loggers",
+                "--entity-name",
+                "1",
+                "--alter",
+                action,
+                config,
+            )
+            assert out == "Completed updating config for broker-logger 1.\n", (name, out)
+            described = _run(
+                peer,
+                "kafka.admin.ConfigCommand",
+                "--bootstrap-server",
+                server,
+                "--entity-type",
+                "broker-loggers",
+                "--entity-name",
+                "1",
+                "--describe",
+            )
+            assert _logger_levels(described)[1][chosen[name]] == done, (name, described)
 
 
 def test_consumer_group_command(brokers):

@@ -29,7 +29,9 @@ def _topic(name: str, *configs: tuple[str, str | None]) -> AlterConfigsResource:
 async def test_null_values_and_duplicate_keys_are_refused_before_the_controller_is_asked(monkeypatch):
     forwarded: list[list[str]] = []
 
-    async def answer_config_resources(resources, response_type, alter_broker, forward_topics):
+    async def answer_config_resources(
+        resources, response_type, alter_broker, forward_topics, alter_logger=None
+    ):
         forwarded.append([r.resource_name for r in resources])
         return [AlterConfigsResourceResponse(resource_name=r.resource_name) for r in resources]
 
@@ -54,7 +56,9 @@ async def test_null_values_and_duplicate_keys_are_refused_before_the_controller_
 
 
 async def test_incremental_alter_configs_leaves_null_values_to_its_operations(monkeypatch):
-    async def answer_config_resources(resources, response_type, alter_broker, forward_topics):
+    async def answer_config_resources(
+        resources, response_type, alter_broker, forward_topics, alter_logger=None
+    ):
         return [AlterConfigsResourceResponse(resource_name=r.resource_name) for r in resources]
 
     monkeypatch.setattr(incremental_alter_configs, "answer_config_resources", answer_config_resources)
