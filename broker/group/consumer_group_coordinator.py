@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafkette.broker.group import consumer_group_admin
 from kafkette.broker.group.consumer_group import ConsumerGroup
@@ -40,6 +40,7 @@ from kafkette.broker.group.consumer_group_heartbeat_validation import (
     HeartbeatRequestError,
     validate_heartbeat_request,
 )
+from kafkette.broker.group.consumer_group_migration import validate_online_upgrade
 from kafkette.broker.group.consumer_group_replay import encode_records, replay_record
 from kafkette.broker.group.coordinator_records import GroupMetadataKey, encode_key
 from kafkette.broker.group.coordinator_timer import CoordinatorTimer
@@ -53,6 +54,9 @@ from kafkette.protocol.apis.consumer_group import (
 )
 from kafkette.protocol.errors import Errors, IllegalStateError, default_message
 from kafkette.protocol.kafka_translation import GROUP_AUTHORIZED_OPERATIONS
+
+if TYPE_CHECKING:
+    from kafkette.broker.group.group_metadata import GroupMetadata
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +98,8 @@ class ConsumerGroupCoordinator:
             is none (a heartbeat or ConsumerGroupDescribe answers it "is not a consumer group"; an Empty one
             is replaced by a joining consumer group).
         drop_classic_group: forget the classic group of that id (its tombstone is written).
+        classic_group: group id -> the classic group of that id here, None when there is none (a
+            non-empty one a member joins is checked by ``validate_online_upgrade``).
     """
 
     def __init__(
@@ -107,6 +113,7 @@ class ConsumerGroupCoordinator:
         time: Time,
         classic_group_state: Callable[[str], str | None] = lambda group_id: None,
         drop_classic_group: Callable[[str], None] = lambda group_id: None,
+        classic_group: Callable[[str], GroupMetadata | None] = lambda group_id: None,
     ) -> None:
         self._partition_for = partition_for
         self._coordinator_error = coordinator_error
@@ -116,6 +123,7 @@ class ConsumerGroupCoordinator:
         self._time = time
         self._classic_group_state = classic_group_state
         self._drop_classic_group = drop_classic_group
+        self._classic_group = classic_group
         self._timer = CoordinatorTimer(time)
         self._groups: dict[str, ConsumerGroup] = {}
         self._refresh_deadlines: dict[str, MetadataRefreshDeadline] = {}
@@ -183,11 +191,18 @@ class ConsumerGroupCoordinator:
     ) -> tuple[Errors, str | None]:
         """A classic group of the heartbeat's id: an Empty one is deleted (its GroupMetadata tombstone
         written) when a member joins, as Kafka's ``maybeDeleteEmptyClassicGroup``; any other answers
-        GROUP_ID_NOT_FOUND (Kafka would upgrade a non-empty classic group online, which is not offered)."""
+        GROUP_ID_NOT_FOUND: with Kafka's ``validateOnlineUpgrade`` message when a joining member may not
+        upgrade it (``consumer_group_migration``), else "is not a consumer group" (the online upgrade
+        the policy would allow is not offered)."""
         group_id = request.group_id
         state = self._classic_group_state(group_id)
         if state is None or group_id in self._groups:
             return Errors.NONE, None
+        if request.member_epoch == 0 and state != "Empty" and (classic := self._classic_group(group_id)):
+            try:
+                validate_online_upgrade(classic, self._settings.migration_policy, self._settings.max_size)
+            except ConsumerGroupError as exc:
+                return Errors[exc.error], exc.message
         if request.member_epoch != 0 or state != "Empty":
             return Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group."
         error = await self._append(group_id, [(encode_key(GroupMetadataKey(group_id)), None)])

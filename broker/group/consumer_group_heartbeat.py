@@ -43,6 +43,7 @@ from kafkette.broker.group.consumer_group_member import (
 from kafkette.broker.group.consumer_group_metadata_hash import metadata_hash
 from kafkette.broker.group.consumer_group_subscriptions import add_topic_counts, subscription_type_of
 from kafkette.broker.group.current_assignment_builder import CurrentAssignmentBuilder
+from kafkette.broker.group.group_coordinator_config import ConsumerGroupMigrationPolicy
 from kafkette.broker.group.target_assignment_builder import (
     TargetAssignmentBuilder,
     can_compute_next_target_assignment,
@@ -85,6 +86,7 @@ class ConsumerGroupSettings:
         heartbeat_interval_ms: ``group.consumer.heartbeat.interval.ms``.
         max_size: ``group.consumer.max.size``.
         assignment_interval_ms: ``group.consumer.assignment.interval.ms``.
+        migration_policy: ``group.consumer.migration.policy``.
     """
 
     assignors: Mapping[str, ConsumerGroupPartitionAssignor]
@@ -92,6 +94,7 @@ class ConsumerGroupSettings:
     heartbeat_interval_ms: int = 5000
     max_size: int = 2**31 - 1
     assignment_interval_ms: int = 1000
+    migration_policy: ConsumerGroupMigrationPolicy = ConsumerGroupMigrationPolicy.BIDIRECTIONAL
 
     @property
     def default_assignor(self) -> str:

@@ -6,7 +6,7 @@ group coordinator applies, with one new assignor per configured name.  Does not 
 
 Kafka concept: ``GroupCoordinatorConfig`` (``consumerGroupSessionTimeoutMs``,
 ``consumerGroupHeartbeatIntervalMs``, ``consumerGroupMaxSize``, ``consumerGroupAssignors``,
-``consumerGroupAssignmentIntervalMs``).
+``consumerGroupAssignmentIntervalMs``, ``consumerGroupMigrationPolicy``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING
 
 from kafkette.broker.group.assignors.registry import new_assignors
 from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupSettings
-from kafkette.broker.group.group_coordinator_config import consumer_group_assignors
+from kafkette.broker.group.group_coordinator_config import (
+    ConsumerGroupMigrationPolicy,
+    consumer_group_assignors,
+)
 
 if TYPE_CHECKING:
     from kafkette.broker.config import KafkaConfig
@@ -29,4 +32,5 @@ def consumer_group_settings(config: KafkaConfig) -> ConsumerGroupSettings:
         heartbeat_interval_ms=config.group_consumer_heartbeat_interval_ms,
         max_size=config.group_consumer_max_size,
         assignment_interval_ms=config.group_consumer_assignment_interval_ms,
+        migration_policy=ConsumerGroupMigrationPolicy.parse(config.group_consumer_migration_policy),
     )

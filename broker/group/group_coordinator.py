@@ -163,6 +163,7 @@ class GroupCoordinator:
             time=self._time,
             classic_group_state=self._classic_group_state,
             drop_classic_group=self._drop_classic_group,
+            classic_group=self._groups.get,
         )
         manager.on_consumer_group_records = lambda _, records: self.consumer_groups.on_loaded(records)
 

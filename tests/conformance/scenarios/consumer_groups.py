@@ -22,7 +22,7 @@ from kafkette.protocol.apis.consumer_group import (
 )
 from kafkette.protocol.apis.group_admin import ListGroupsRequest
 from tests.conformance.catalogue import register, scenario
-from tests.conformance.scenarios.groups import commit, coordinator, topic, topic_id_of
+from tests.conformance.scenarios.groups import commit, coordinator, members, topic, topic_id_of
 from tests.conformance.target import Target, code_name
 
 HEARTBEAT_V = 1
@@ -440,4 +440,22 @@ def _list_types(t: Target) -> Any:
             )
         out[",".join(types) or "none"] = sorted(rows)
     heartbeat(t, node, "cg-list-consumer", "cg-list-member", -1)
+    return out
+
+
+@scenario("consumer-groups/upgrade/refused-other-protocol-type")
+def _upgrade_refused(t: Target) -> Any:
+    """A classic group of protocol type "connect" with one member (JoinGroup): a ConsumerGroupHeartbeat
+    joining it (epoch 0) is refused the online upgrade, GROUP_ID_NOT_FOUND with Kafka's
+    ``validateOnlineUpgrade`` message; one past the join (epoch 1): "is not a consumer group"."""
+    group_topic(t, "cg-upgrade-refused-topic", 1)
+    node, (classic,) = members(
+        t, "cg-upgrade-refused", 1, topics=("cg-upgrade-refused-topic",), protocol_type="connect"
+    )
+    joined = classic.join()[-1]
+    out: dict[str, Any] = {"classic join": code_name(joined.error_code)}
+    answer = join(t, node, "cg-upgrade-refused", "cg-upgrade-member", ["cg-upgrade-refused-topic"])
+    out["consumer join"] = [code_name(answer.error_code), answer.error_message]
+    answer = heartbeat(t, node, "cg-upgrade-refused", "cg-upgrade-member", 1)
+    out["consumer heartbeat"] = [code_name(answer.error_code), answer.error_message]
     return out
