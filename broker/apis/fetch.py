@@ -32,7 +32,7 @@ from kafkette.protocol.apis.fetch import (
     LeaderIdAndEpoch,
     NodeEndpoint,
 )
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, UnknownServerError
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.kafka_schema import ZERO_UUID
 from kafkette.protocol.topic_partition import TopicPartition
@@ -87,6 +87,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     the metadata log (``__cluster_metadata`` by name, a voter pulling from the quorum's leader)
     goes to this node's voter."""
     version = header.api_version
+    check_isolation_level(request.isolation_level)
     if (
         version < TOPIC_IDS_MIN_VERSION
         and request.topics
@@ -176,3 +177,15 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     if node_endpoints:
         response.node_endpoints = list(node_endpoints.values())
     return response
+
+
+def check_isolation_level(isolation_level: int) -> None:
+    """Kafka's ``IsolationLevel.forId``: a level other than READ_UNCOMMITTED (0) or READ_COMMITTED
+    (1) fails the whole request (Kafka's IllegalArgumentException, answered UNKNOWN_SERVER_ERROR
+    through the request's ``getErrorResponse``).
+
+    Raises:
+        UnknownServerError: the level is neither 0 nor 1.
+    """
+    if isolation_level not in (0, 1):
+        raise UnknownServerError(f"Unknown isolation level {isolation_level}")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from kafkette.broker.apis.fetch import check_isolation_level
 from kafkette.protocol.apis.list_offsets import (
     EARLIEST_LOCAL_TIMESTAMP,
     EARLIEST_PENDING_UPLOAD_TIMESTAMP,
@@ -65,6 +66,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
     ``current_leader_epoch``), CORRUPT_MESSAGE (the batch holding the record cannot be
     decoded), UNKNOWN_SERVER_ERROR (logged).
     """
+    check_isolation_level(request.isolation_level)
     topics = []
     for topic in request.topics:
         parts = []
