@@ -137,3 +137,24 @@ async def test_a_partition_asked_twice_is_answered_once_with_invalid_request(log
         (0, Errors.NONE, 1),
         (1, Errors.UNKNOWN_TOPIC_OR_PARTITION, -1),
     ]
+
+
+async def test_an_unknown_isolation_level_fails_the_whole_request():
+    """Kafka's ``IsolationLevel.forId`` throws for a level other than 0 or 1: UNKNOWN_SERVER_ERROR
+    for the request as a whole (the socket server answers it through ``getErrorResponse``)."""
+    import pytest
+
+    from kafkette.protocol.errors import UnknownServerError
+
+    request = ListOffsetsRequest(
+        replica_id=-1,
+        isolation_level=2,
+        topics=[
+            ListOffsetsTopic(
+                name=TP0.topic, partitions=[ListOffsetsPartition(partition_index=0, timestamp=-1)]
+            )
+        ],
+    )
+    header = RequestHeader(api_key=2, api_version=5, correlation_id=1, client_id="test")
+    with pytest.raises(UnknownServerError):
+        await list_offsets.handle(_context(None), header, request)
