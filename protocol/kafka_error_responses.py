@@ -12,7 +12,8 @@ Does not own: encoding (``kafka_codec``), the choice of error code (the socket s
 
 Kafka concept: ``AbstractRequest.getErrorResponse`` (``ProduceRequest``, ``FetchRequest``,
 ``ListOffsetsRequest``, ``OffsetCommitRequest``, ``OffsetFetchRequest``, ``FindCoordinatorRequest``,
-``DescribeGroupsRequest``, ``DeleteGroupsRequest``, ``DeleteTopicsRequest``).
+``DescribeGroupsRequest``, ``DeleteGroupsRequest``, ``DeleteTopicsRequest``, ``MetadataRequest``,
+``DeleteRecordsRequest``, ``OffsetsForLeaderEpochRequest``, ``CreatePartitionsRequest``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ from collections.abc import Callable
 from typing import Any
 
 from kafkette.protocol.api_keys import ApiKey
+from kafkette.protocol.apis.create_partitions import CreatePartitionsResponse, CreatePartitionsTopicResult
+from kafkette.protocol.apis.delete_records import (
+    DeleteRecordsPartitionResult,
+    DeleteRecordsResponse,
+    DeleteRecordsTopicResult,
+)
 from kafkette.protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsResponse
 from kafkette.protocol.apis.fetch import FetchPartitionData, FetchResponse, FetchTopicResponse
 from kafkette.protocol.apis.find_coordinator import Coordinator, FindCoordinatorResponse
@@ -35,6 +42,7 @@ from kafkette.protocol.apis.list_offsets import (
     ListOffsetsResponse,
     ListOffsetsTopicResponse,
 )
+from kafkette.protocol.apis.metadata import MetadataResponse, MetadataResponseTopic
 from kafkette.protocol.apis.offsets import (
     OffsetCommitResponse,
     OffsetCommitResponsePartition,
@@ -43,6 +51,11 @@ from kafkette.protocol.apis.offsets import (
     OffsetFetchResponseGroup,
     OffsetFetchResponsePartition,
     OffsetFetchResponseTopic,
+)
+from kafkette.protocol.apis.offsets_for_leader_epoch import (
+    EpochEndOffset,
+    OffsetForLeaderTopicResult,
+    OffsetsForLeaderEpochResponse,
 )
 from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceResponse, ProduceTopicResponse
 
@@ -234,6 +247,74 @@ def delete_topics_error_response(request: Any, version: int, code: int, message:
     return DeleteTopicsResponse(throttle_time_ms=0, responses=results)
 
 
+def metadata_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``MetadataRequest.getErrorResponse``: every topic asked (a null name as "") with the error,
+    not internal, no partitions; no brokers; all topics asked (null) gives no topics."""
+    return MetadataResponse(
+        throttle_time_ms=0,
+        brokers=[],
+        topics=[
+            MetadataResponseTopic(
+                error_code=code,
+                name=topic.name if topic.name is not None else "",
+                topic_id=topic.topic_id,
+                is_internal=False,
+                partitions=[],
+            )
+            for topic in request.topics or []
+        ],
+    )
+
+
+def delete_records_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``DeleteRecordsRequest.getErrorResponse``: every partition with the error and low watermark -1
+    (``DeleteRecordsResponse.INVALID_LOW_WATERMARK``)."""
+    return DeleteRecordsResponse(
+        throttle_time_ms=0,
+        topics=[
+            DeleteRecordsTopicResult(
+                name=topic.name,
+                partitions=[
+                    DeleteRecordsPartitionResult(
+                        partition_index=p.partition_index, low_watermark=-1, error_code=code
+                    )
+                    for p in topic.partitions
+                ],
+            )
+            for topic in request.topics
+        ],
+    )
+
+
+def offset_for_leader_epoch_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``OffsetsForLeaderEpochRequest.getErrorResponse``: every partition with the error, leader epoch
+    and end offset undefined (-1)."""
+    return OffsetsForLeaderEpochResponse(
+        throttle_time_ms=0,
+        topics=[
+            OffsetForLeaderTopicResult(
+                name=topic.name,
+                partitions=[
+                    EpochEndOffset(error_code=code, partition=p.partition, leader_epoch=-1, end_offset=-1)
+                    for p in topic.partitions
+                ],
+            )
+            for topic in request.topics
+        ],
+    )
+
+
+def create_partitions_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``CreatePartitionsRequest.getErrorResponse``: every topic with the error and its message."""
+    return CreatePartitionsResponse(
+        throttle_time_ms=0,
+        results=[
+            CreatePartitionsTopicResult(name=topic.name, error_code=code, error_message=message)
+            for topic in request.topics
+        ],
+    )
+
+
 ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.PRODUCE: produce_error_response,
     ApiKey.FETCH: fetch_error_response,
@@ -244,5 +325,9 @@ ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.DESCRIBE_GROUPS: describe_groups_error_response,
     ApiKey.DELETE_GROUPS: delete_groups_error_response,
     ApiKey.DELETE_TOPICS: delete_topics_error_response,
+    ApiKey.METADATA: metadata_error_response,
+    ApiKey.DELETE_RECORDS: delete_records_error_response,
+    ApiKey.OFFSET_FOR_LEADER_EPOCH: offset_for_leader_epoch_error_response,
+    ApiKey.CREATE_PARTITIONS: create_partitions_error_response,
 }
 """The Kafka listener's item-by-item error answers, by API key."""

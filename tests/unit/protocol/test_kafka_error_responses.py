@@ -169,3 +169,76 @@ def test_delete_topics_every_topic_by_name_and_by_id():
     request = DeleteTopicsRequest(topics=[DeleteTopicState(name=None, topic_id=i) for i in ids], timeout_ms=1)
     out = _answer(ApiKey.DELETE_TOPICS, 6, request)
     assert [(r.topic_id, r.error_code) for r in out.responses] == [(ids[0], CODE), (ids[1], CODE)]
+
+
+def test_fetch_v4_has_no_top_level_error_but_every_partition_carries_it():
+    out = _answer(ApiKey.FETCH, 4, _fetch_request())
+    assert [p.error_code for t in out.responses for p in t.partitions] == [CODE, CODE]
+
+
+def test_metadata_every_topic_asked_and_none_for_all_topics():
+    from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
+
+    request = MetadataRequest(topics=[MetadataRequestTopic(name=n) for n in ("a", "b")])
+    for version in (1, 12, 13):
+        out = _answer(ApiKey.METADATA, version, request)
+        assert [(t.name, t.error_code, t.is_internal, t.partitions) for t in out.topics] == [
+            ("a", CODE, False, []),
+            ("b", CODE, False, []),
+        ]
+    assert _answer(ApiKey.METADATA, 12, MetadataRequest(topics=None)).topics == []
+
+
+def test_delete_records_and_offset_for_leader_epoch_every_partition():
+    from kafkette.protocol.apis.delete_records import (
+        DeleteRecordsPartition,
+        DeleteRecordsRequest,
+        DeleteRecordsTopic,
+    )
+    from kafkette.protocol.apis.offsets_for_leader_epoch import (
+        OffsetForLeaderPartition,
+        OffsetForLeaderTopic,
+        OffsetsForLeaderEpochRequest,
+    )
+
+    request = DeleteRecordsRequest(
+        topics=[
+            DeleteRecordsTopic(name=n, partitions=[DeleteRecordsPartition(partition_index=1, offset=5)])
+            for n in "ab"
+        ],
+        timeout_ms=1,
+    )
+    out = _answer(ApiKey.DELETE_RECORDS, 2, request)
+    assert [
+        (t.name, p.partition_index, p.error_code, p.low_watermark) for t in out.topics for p in t.partitions
+    ] == [
+        ("a", 1, CODE, -1),
+        ("b", 1, CODE, -1),
+    ]
+    request = OffsetsForLeaderEpochRequest(
+        topics=[
+            OffsetForLeaderTopic(name=n, partitions=[OffsetForLeaderPartition(partition=2, leader_epoch=3)])
+            for n in "ab"
+        ]
+    )
+    out = _answer(ApiKey.OFFSET_FOR_LEADER_EPOCH, 4, request)
+    assert [
+        (t.name, p.partition, p.error_code, p.leader_epoch, p.end_offset)
+        for t in out.topics
+        for p in t.partitions
+    ] == [
+        ("a", 2, CODE, -1, -1),
+        ("b", 2, CODE, -1, -1),
+    ]
+
+
+def test_create_partitions_every_topic():
+    from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsTopic
+
+    request = CreatePartitionsRequest(
+        topics=[CreatePartitionsTopic(name=n, count=3, assignments=None) for n in "ab"],
+        timeout_ms=1,
+        validate_only=False,
+    )
+    out = _answer(ApiKey.CREATE_PARTITIONS, 3, request)
+    assert [(r.name, r.error_code) for r in out.results] == [("a", CODE), ("b", CODE)]
