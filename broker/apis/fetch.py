@@ -87,7 +87,6 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     the metadata log (``__cluster_metadata`` by name, a voter pulling from the quorum's leader)
     goes to this node's voter."""
     version = header.api_version
-    check_isolation_level(request.isolation_level)
     if (
         version < TOPIC_IDS_MIN_VERSION
         and request.topics

@@ -20,6 +20,10 @@ _CONTROLLER_DEADLINE = (
     "a controller request with TimeoutMs <= 0: Kafka's QuorumController finds its deadline already past and "
     "answers REQUEST_TIMED_OUT; Kafkette carries the request out (or refuses it for what it asks)"
 )
+_ISOLATION_LEVEL = (
+    "an IsolationLevel other than 0 and 1 in a Fetch: Kafka's IsolationLevel.forId fails only once a "
+    "partition is read (UNKNOWN_SERVER_ERROR), after its other checks; Kafkette reads it as READ_UNCOMMITTED"
+)
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,8 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             "an InitProducerId (v3+) with a producer id but no epoch, or an epoch but no id (KIP-360): "
             "Kafka answers INVALID_REQUEST, Kafkette gives a new producer id",
         ),
+        ("Fetch", "responses[].partitions[].errorCode", {-1}, None, _ISOLATION_LEVEL),
+        ("Fetch", "errorCode", {-1}, {0}, _ISOLATION_LEVEL),
         (
             "ListOffsets",
             "topics[].partitions[].errorCode",
