@@ -39,6 +39,7 @@ from kafkette.protocol.apis.api_versions import (
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import LENGTH, Buffers, FrameError, RequestHeader
 from kafkette.protocol.kafka_binary import I32, BinaryReader
+from kafkette.protocol.kafka_error_responses import ERROR_RESPONSES
 from kafkette.protocol.kafka_header import (
     KafkaHeaderError,
     decode_request_header,
@@ -152,9 +153,16 @@ class KafkaReply:
         size = len(head) + sum(len(p) for p in parts)
         return [LENGTH.pack(size) + head, *parts]
 
-    def error_response(self, code: Errors) -> KafkaStruct | None:
-        """The API's response at the request's version with ``code`` as its top-level error, or
-        None when it has no such field; the answer is then this codec's own (``translate`` off)."""
+    def error_response(self, code: Errors, message: str | None = None) -> KafkaStruct | None:
+        """The API's answer to the request failed as a whole with ``code``, as Kafka's
+        ``AbstractRequest.getErrorResponse`` builds it: the error on every item the request named
+        (``kafka_error_responses``), else the response with ``code`` as its top-level error; None
+        when neither fits (no decoded request and no top-level field).  The answer is then this
+        codec's own (``translate`` off)."""
+        build = ERROR_RESPONSES.get(self.api.key)
+        if build is not None and self.request is not None:
+            self.translate = False
+            return build(self.request, self.version, int(code), message)
         fields = self.api.response._plan(self.version, self.api.flexible(self.version))
         if not any(f.name == "error_code" for f, _ in fields):
             return None

@@ -349,3 +349,72 @@ async def test_a_busy_port_is_named_with_its_address(server, handler):
         await taken.start()
     assert str(raised.value) == f"cannot listen on 127.0.0.1:{server.bound_port}: address already in use"
     assert raised.value.errno == errno.EADDRINUSE
+
+
+async def test_a_failed_request_on_the_kafka_listener_is_answered_item_by_item_not_closed(handler):
+    """A handler raising on the Kafka listener for an API with no top-level error code (ListOffsets)
+    is answered as Kafka's ``ListOffsetsRequest.getErrorResponse``: every partition with the error,
+    offset and timestamp -1; the connection stays open."""
+    import struct
+
+    from kafkette.protocol.apis.list_offsets import ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic
+    from kafkette.protocol.kafka_codec import KafkaWireCodec
+    from kafkette.protocol.kafka_header import (
+        KafkaRequestHeader,
+        encode_request_header,
+        request_header_version,
+    )
+
+    handler.fail_on = 9
+    server = SocketServer(
+        "127.0.0.1",
+        0,
+        handler,
+        max_request_bytes=MAX_REQUEST_BYTES,
+        max_queued_requests=16,
+        broker_id=1,
+        codec=KafkaWireCodec(),
+    )
+    await server.start()
+    try:
+        request = ListOffsetsRequest(
+            replica_id=-1,
+            isolation_level=0,
+            topics=[
+                ListOffsetsTopic(
+                    name="t", partitions=[ListOffsetsPartition(partition_index=0, timestamp=-1)]
+                ),
+                ListOffsetsTopic(
+                    name="u", partitions=[ListOffsetsPartition(partition_index=3, timestamp=-2)]
+                ),
+            ],
+        )
+        head = encode_request_header(KafkaRequestHeader(2, 5, 9, "test"), request_header_version(False))
+        payload = head + b"".join(bytes(p) for p in request.encode(5, False))
+        client = await Client.connect(server)
+        await client.send_raw(LENGTH.pack(len(payload)) + payload)
+        async with asyncio.timeout(WAIT_S):
+            (length,) = LENGTH.unpack(await client.reader.readexactly(LENGTH.size))
+            body = await client.reader.readexactly(length)
+        correlation_id, _throttle, topic_count = struct.unpack_from(">iii", body)
+        pos, answers = 12, []
+        for _ in range(topic_count):
+            (name_length,) = struct.unpack_from(">h", body, pos)
+            name = body[pos + 2 : pos + 2 + name_length].decode()
+            pos += 2 + name_length
+            (partition_count,) = struct.unpack_from(">i", body, pos)
+            pos += 4
+            for _ in range(partition_count):
+                answers.append((name, *struct.unpack_from(">ihqqi", body, pos)))
+                pos += 26
+        assert correlation_id == 9 and pos == len(body)
+        assert answers == [
+            ("t", 0, Errors.UNKNOWN_SERVER_ERROR, -1, -1, -1),
+            ("u", 3, Errors.UNKNOWN_SERVER_ERROR, -1, -1, -1),
+        ]
+        await client.send_raw(LENGTH.pack(len(payload)) + payload)  # the connection is still open
+        async with asyncio.timeout(WAIT_S):
+            assert await client.reader.read(4) != b""
+        await client.close()
+    finally:
+        await server.stop()

@@ -1,0 +1,333 @@
+"""Whole-request error answers of the Kafka listener, item by item as Kafka answers them.
+
+When a handler fails a request as a whole, Apache Kafka answers with the request class's
+``getErrorResponse(throttleTimeMs, e)``: the error on every item the request named (each partition
+of each topic, each group, ...), the item's key fields echoed and the other fields at Kafka's
+documented values.  This module reproduces that for the APIs whose response has no top-level
+``error_code`` (or only at some versions); ``KafkaReply.error_response`` uses it, and keeps the
+top-level-only answer for the others.
+
+Owns: the per-API error answer builders (``ERROR_RESPONSES``).
+Does not own: encoding (``kafka_codec``), the choice of error code (the socket server).
+
+Kafka concept: ``AbstractRequest.getErrorResponse`` (``ProduceRequest``, ``FetchRequest``,
+``ListOffsetsRequest``, ``OffsetCommitRequest``, ``OffsetFetchRequest``, ``FindCoordinatorRequest``,
+``DescribeGroupsRequest``, ``DeleteGroupsRequest``, ``DeleteTopicsRequest``, ``MetadataRequest``,
+``DeleteRecordsRequest``, ``OffsetsForLeaderEpochRequest``, ``CreatePartitionsRequest``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kafkette.protocol.api_keys import ApiKey
+from kafkette.protocol.apis.create_partitions import CreatePartitionsResponse, CreatePartitionsTopicResult
+from kafkette.protocol.apis.delete_records import (
+    DeleteRecordsPartitionResult,
+    DeleteRecordsResponse,
+    DeleteRecordsTopicResult,
+)
+from kafkette.protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsResponse
+from kafkette.protocol.apis.fetch import FetchPartitionData, FetchResponse, FetchTopicResponse
+from kafkette.protocol.apis.find_coordinator import Coordinator, FindCoordinatorResponse
+from kafkette.protocol.apis.group_admin import (
+    DeletableGroupResult,
+    DeleteGroupsResponse,
+    DescribedGroup,
+    DescribeGroupsResponse,
+)
+from kafkette.protocol.apis.list_offsets import (
+    ListOffsetsPartitionResponse,
+    ListOffsetsResponse,
+    ListOffsetsTopicResponse,
+)
+from kafkette.protocol.apis.metadata import MetadataResponse, MetadataResponseTopic
+from kafkette.protocol.apis.offsets import (
+    OffsetCommitResponse,
+    OffsetCommitResponsePartition,
+    OffsetCommitResponseTopic,
+    OffsetFetchResponse,
+    OffsetFetchResponseGroup,
+    OffsetFetchResponsePartition,
+    OffsetFetchResponseTopic,
+)
+from kafkette.protocol.apis.offsets_for_leader_epoch import (
+    EpochEndOffset,
+    OffsetForLeaderTopicResult,
+    OffsetsForLeaderEpochResponse,
+)
+from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceResponse, ProduceTopicResponse
+
+ErrorResponse = Callable[[Any, int, int, "str | None"], Any]
+"""(request as decoded, version, error code, error message or None) -> response struct."""
+
+INVALID_OFFSET = -1
+NO_TIMESTAMP = -1
+
+
+def produce_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``ProduceRequest.getErrorResponse``: every partition with the error, base offset, log append
+    time and log start offset -1, no record errors, the error message."""
+    return ProduceResponse(
+        throttle_time_ms=0,
+        responses=[
+            ProduceTopicResponse(
+                name=topic.name,
+                topic_id=topic.topic_id,
+                partition_responses=[
+                    ProducePartitionResponse(
+                        index=p.index,
+                        error_code=code,
+                        base_offset=INVALID_OFFSET,
+                        log_append_time_ms=NO_TIMESTAMP,
+                        log_start_offset=INVALID_OFFSET,
+                        record_errors=[],
+                        error_message=message,
+                    )
+                    for p in topic.partition_data
+                ],
+            )
+            for topic in request.topic_data
+        ],
+    )
+
+
+def fetch_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``FetchRequest.getErrorResponse``: the top-level error and the session id echoed; before v13
+    also every partition with the error (high watermark, last stable offset and log start offset -1,
+    no records), from v13 no partitions."""
+    topics = []
+    if version < 13:
+        topics = [
+            FetchTopicResponse(
+                topic=topic.topic,
+                topic_id=topic.topic_id,
+                partitions=[
+                    FetchPartitionData(
+                        partition_index=p.partition,
+                        error_code=code,
+                        high_watermark=INVALID_OFFSET,
+                        last_stable_offset=INVALID_OFFSET,
+                        log_start_offset=INVALID_OFFSET,
+                        aborted_transactions=None,
+                        records=b"",
+                    )
+                    for p in topic.partitions
+                ],
+            )
+            for topic in request.topics
+        ]
+    return FetchResponse(
+        throttle_time_ms=0, error_code=code, session_id=getattr(request, "session_id", 0), responses=topics
+    )
+
+
+def list_offsets_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``ListOffsetsRequest.getErrorResponse``: every partition with the error, offset and
+    timestamp -1 (and leader epoch -1)."""
+    return ListOffsetsResponse(
+        throttle_time_ms=0,
+        topics=[
+            ListOffsetsTopicResponse(
+                name=topic.name,
+                partitions=[
+                    ListOffsetsPartitionResponse(
+                        partition_index=p.partition_index, error_code=code, timestamp=-1, offset=-1
+                    )
+                    for p in topic.partitions
+                ],
+            )
+            for topic in request.topics
+        ],
+    )
+
+
+def offset_commit_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``OffsetCommitRequest.getErrorResponse``: every partition of every topic with the error."""
+    return OffsetCommitResponse(
+        throttle_time_ms=0,
+        topics=[
+            OffsetCommitResponseTopic(
+                name=topic.name,
+                topic_id=topic.topic_id,
+                partitions=[
+                    OffsetCommitResponsePartition(partition_index=p.partition_index, error_code=code)
+                    for p in topic.partitions
+                ],
+            )
+            for topic in request.topics
+        ],
+    )
+
+
+def offset_fetch_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``OffsetFetchRequest.getErrorResponse``: v8+ every group with the error (no topics); v0-1
+    every partition asked with the error, offset -1 and empty metadata; v2-7 the top-level error."""
+    if version >= 8:
+        return OffsetFetchResponse(
+            throttle_time_ms=0,
+            groups=[
+                OffsetFetchResponseGroup(group_id=g.group_id, topics=[], error_code=code)
+                for g in request.groups
+            ],
+        )
+    topics = []
+    if version < 2:
+        topics = [
+            OffsetFetchResponseTopic(
+                name=topic.name,
+                partitions=[
+                    OffsetFetchResponsePartition(
+                        partition_index=index, committed_offset=INVALID_OFFSET, metadata="", error_code=code
+                    )
+                    for index in topic.partition_indexes
+                ],
+            )
+            for topic in request.topics or []
+        ]
+    return OffsetFetchResponse(throttle_time_ms=0, topics=topics, error_code=code)
+
+
+def find_coordinator_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``FindCoordinatorRequest.getErrorResponse``: v4+ one coordinator per key with the error
+    (node id -1, host "", port -1); before v4 the top-level error with node id -1."""
+    if version >= 4:
+        return FindCoordinatorResponse(
+            throttle_time_ms=0,
+            coordinators=[
+                Coordinator(key=key, node_id=-1, host="", port=-1, error_code=code, error_message=message)
+                for key in request.coordinator_keys
+            ],
+        )
+    return FindCoordinatorResponse(
+        throttle_time_ms=0, error_code=code, error_message=message, node_id=-1, host="", port=-1
+    )
+
+
+def describe_groups_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``DescribeGroupsRequest.getErrorResponse``: every group with the error, empty state,
+    protocol type and protocol data, no members."""
+    return DescribeGroupsResponse(
+        throttle_time_ms=0,
+        groups=[
+            DescribedGroup(
+                error_code=code,
+                group_id=group_id,
+                group_state="",
+                protocol_type="",
+                protocol_data="",
+                members=[],
+            )
+            for group_id in request.groups
+        ],
+    )
+
+
+def delete_groups_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``DeleteGroupsRequest.getErrorResponse``: every group with the error."""
+    return DeleteGroupsResponse(
+        throttle_time_ms=0,
+        results=[DeletableGroupResult(group_id=g, error_code=code) for g in request.groups_names],
+    )
+
+
+def delete_topics_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``DeleteTopicsRequest.getErrorResponse``: every topic (by name before v6, by name and topic
+    id from v6) with the error and, from v5, the error message."""
+    if version >= 6:
+        results = [
+            DeletableTopicResult(name=t.name, topic_id=t.topic_id, error_code=code, error_message=message)
+            for t in request.topics
+        ]
+    else:
+        results = [
+            DeletableTopicResult(name=n, error_code=code, error_message=message) for n in request.topic_names
+        ]
+    return DeleteTopicsResponse(throttle_time_ms=0, responses=results)
+
+
+def metadata_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``MetadataRequest.getErrorResponse``: every topic asked (a null name as "") with the error,
+    not internal, no partitions; no brokers; all topics asked (null) gives no topics."""
+    return MetadataResponse(
+        throttle_time_ms=0,
+        brokers=[],
+        topics=[
+            MetadataResponseTopic(
+                error_code=code,
+                name=topic.name if topic.name is not None else "",
+                topic_id=topic.topic_id,
+                is_internal=False,
+                partitions=[],
+            )
+            for topic in request.topics or []
+        ],
+    )
+
+
+def delete_records_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``DeleteRecordsRequest.getErrorResponse``: every partition with the error and low watermark -1
+    (``DeleteRecordsResponse.INVALID_LOW_WATERMARK``)."""
+    return DeleteRecordsResponse(
+        throttle_time_ms=0,
+        topics=[
+            DeleteRecordsTopicResult(
+                name=topic.name,
+                partitions=[
+                    DeleteRecordsPartitionResult(
+                        partition_index=p.partition_index, low_watermark=-1, error_code=code
+                    )
+                    for p in topic.partitions
+                ],
+            )
+            for topic in request.topics
+        ],
+    )
+
+
+def offset_for_leader_epoch_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``OffsetsForLeaderEpochRequest.getErrorResponse``: every partition with the error, leader epoch
+    and end offset undefined (-1)."""
+    return OffsetsForLeaderEpochResponse(
+        throttle_time_ms=0,
+        topics=[
+            OffsetForLeaderTopicResult(
+                name=topic.name,
+                partitions=[
+                    EpochEndOffset(error_code=code, partition=p.partition, leader_epoch=-1, end_offset=-1)
+                    for p in topic.partitions
+                ],
+            )
+            for topic in request.topics
+        ],
+    )
+
+
+def create_partitions_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``CreatePartitionsRequest.getErrorResponse``: every topic with the error and its message."""
+    return CreatePartitionsResponse(
+        throttle_time_ms=0,
+        results=[
+            CreatePartitionsTopicResult(name=topic.name, error_code=code, error_message=message)
+            for topic in request.topics
+        ],
+    )
+
+
+ERROR_RESPONSES: dict[int, ErrorResponse] = {
+    ApiKey.PRODUCE: produce_error_response,
+    ApiKey.FETCH: fetch_error_response,
+    ApiKey.LIST_OFFSETS: list_offsets_error_response,
+    ApiKey.OFFSET_COMMIT: offset_commit_error_response,
+    ApiKey.OFFSET_FETCH: offset_fetch_error_response,
+    ApiKey.FIND_COORDINATOR: find_coordinator_error_response,
+    ApiKey.DESCRIBE_GROUPS: describe_groups_error_response,
+    ApiKey.DELETE_GROUPS: delete_groups_error_response,
+    ApiKey.DELETE_TOPICS: delete_topics_error_response,
+    ApiKey.METADATA: metadata_error_response,
+    ApiKey.DELETE_RECORDS: delete_records_error_response,
+    ApiKey.OFFSET_FOR_LEADER_EPOCH: offset_for_leader_epoch_error_response,
+    ApiKey.CREATE_PARTITIONS: create_partitions_error_response,
+}
+"""The Kafka listener's item-by-item error answers, by API key."""

@@ -1,0 +1,244 @@
+"""KafkaReply.error_response answers a failed request item by item, as Kafka's
+``AbstractRequest.getErrorResponse``."""
+
+import uuid
+
+from kafkette.protocol.api_keys import KAFKA_APIS, ApiKey
+from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicState
+from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
+from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest
+from kafkette.protocol.apis.group_admin import DeleteGroupsRequest, DescribeGroupsRequest
+from kafkette.protocol.apis.list_offsets import ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic
+from kafkette.protocol.apis.offsets import (
+    OffsetCommitRequest,
+    OffsetCommitRequestPartition,
+    OffsetCommitRequestTopic,
+    OffsetFetchRequest,
+    OffsetFetchRequestGroup,
+    OffsetFetchRequestTopic,
+)
+from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.kafka_codec import KafkaReply
+
+CODE = Errors.UNKNOWN_SERVER_ERROR
+
+
+def _answer(key, version, request):
+    reply = KafkaReply(7, KAFKA_APIS[key], version, request)
+    out = reply.error_response(CODE)
+    assert out is not None and reply.translate is False
+    reply.encode(out)  # fits the version's schema
+    return out
+
+
+def test_produce_every_partition_carries_the_error():
+    request = ProduceRequest(
+        acks=-1,
+        timeout_ms=1000,
+        topic_data=[
+            ProduceTopicData(name="a", partition_data=[ProducePartitionData(index=0, records=None)]),
+            ProduceTopicData(name="b", partition_data=[ProducePartitionData(index=1, records=None)]),
+        ],
+    )
+    out = _answer(ApiKey.PRODUCE, 9, request)
+    assert [
+        (t.name, [(p.index, p.error_code, p.base_offset) for p in t.partition_responses])
+        for t in out.responses
+    ] == [
+        ("a", [(0, CODE, -1)]),
+        ("b", [(1, CODE, -1)]),
+    ]
+
+
+def _fetch_request():
+    return FetchRequest(
+        max_wait_ms=1,
+        min_bytes=1,
+        isolation_level=0,
+        session_id=42,
+        topics=[
+            FetchTopic(
+                topic="a",
+                topic_id=uuid.uuid4(),
+                partitions=[FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=1)],
+            ),
+            FetchTopic(
+                topic="b",
+                topic_id=uuid.uuid4(),
+                partitions=[FetchPartition(partition=3, fetch_offset=0, partition_max_bytes=1)],
+            ),
+        ],
+        forgotten_topics_data=[],
+        rack_id="",
+    )
+
+
+def test_fetch_before_v13_errors_every_partition_and_the_top_level():
+    out = _answer(ApiKey.FETCH, 12, _fetch_request())
+    assert out.error_code == CODE and out.session_id == 42
+    assert [
+        (t.topic, [(p.partition_index, p.error_code, p.high_watermark) for p in t.partitions])
+        for t in out.responses
+    ] == [
+        ("a", [(0, CODE, -1)]),
+        ("b", [(3, CODE, -1)]),
+    ]
+
+
+def test_fetch_v13_plus_answers_the_top_level_error_only():
+    out = _answer(ApiKey.FETCH, 17, _fetch_request())
+    assert out.error_code == CODE and out.session_id == 42 and out.responses == []
+
+
+def test_list_offsets_every_partition_offset_and_timestamp_minus_one():
+    request = ListOffsetsRequest(
+        replica_id=-1,
+        isolation_level=0,
+        topics=[
+            ListOffsetsTopic(name="a", partitions=[ListOffsetsPartition(partition_index=0, timestamp=-1)]),
+            ListOffsetsTopic(name="b", partitions=[ListOffsetsPartition(partition_index=2, timestamp=-2)]),
+        ],
+    )
+    out = _answer(ApiKey.LIST_OFFSETS, 9, request)
+    assert [
+        (t.name, [(p.partition_index, p.error_code, p.offset, p.timestamp) for p in t.partitions])
+        for t in out.topics
+    ] == [
+        ("a", [(0, CODE, -1, -1)]),
+        ("b", [(2, CODE, -1, -1)]),
+    ]
+
+
+def test_offset_commit_every_partition():
+    request = OffsetCommitRequest(
+        group_id="g",
+        member_id="m",
+        topics=[
+            OffsetCommitRequestTopic(
+                name="a",
+                partitions=[
+                    OffsetCommitRequestPartition(partition_index=i, committed_offset=5, committed_metadata="")
+                    for i in (0, 1)
+                ],
+            )
+        ],
+    )
+    out = _answer(ApiKey.OFFSET_COMMIT, 8, request)
+    assert [(p.partition_index, p.error_code) for p in out.topics[0].partitions] == [(0, CODE), (1, CODE)]
+
+
+def test_offset_fetch_v8_every_group_and_v1_every_partition():
+    out = _answer(
+        ApiKey.OFFSET_FETCH,
+        8,
+        OffsetFetchRequest(groups=[OffsetFetchRequestGroup(group_id=g, topics=None) for g in ("x", "y")]),
+    )
+    assert [(g.group_id, g.error_code, g.topics) for g in out.groups] == [("x", CODE, []), ("y", CODE, [])]
+    request = OffsetFetchRequest(
+        group_id="g", topics=[OffsetFetchRequestTopic(name="a", partition_indexes=[0, 4])]
+    )
+    out = _answer(ApiKey.OFFSET_FETCH, 1, request)
+    assert [
+        (p.partition_index, p.error_code, p.committed_offset, p.metadata) for p in out.topics[0].partitions
+    ] == [
+        (0, CODE, -1, ""),
+        (4, CODE, -1, ""),
+    ]
+
+
+def test_find_coordinator_v4_one_coordinator_per_key():
+    out = _answer(ApiKey.FIND_COORDINATOR, 4, FindCoordinatorRequest(key_type=0, coordinator_keys=["x", "y"]))
+    assert [(c.key, c.error_code, c.node_id, c.host, c.port) for c in out.coordinators] == [
+        ("x", CODE, -1, "", -1),
+        ("y", CODE, -1, "", -1),
+    ]
+
+
+def test_group_admin_every_group():
+    out = _answer(ApiKey.DESCRIBE_GROUPS, 5, DescribeGroupsRequest(groups=["x", "y"]))
+    assert [(g.group_id, g.error_code, g.members) for g in out.groups] == [("x", CODE, []), ("y", CODE, [])]
+    out = _answer(ApiKey.DELETE_GROUPS, 2, DeleteGroupsRequest(groups_names=["x", "y"]))
+    assert [(g.group_id, g.error_code) for g in out.results] == [("x", CODE), ("y", CODE)]
+
+
+def test_delete_topics_every_topic_by_name_and_by_id():
+    out = _answer(ApiKey.DELETE_TOPICS, 5, DeleteTopicsRequest(topic_names=["a", "b"], timeout_ms=1))
+    assert [(r.name, r.error_code) for r in out.responses] == [("a", CODE), ("b", CODE)]
+    ids = [uuid.uuid4(), uuid.uuid4()]
+    request = DeleteTopicsRequest(topics=[DeleteTopicState(name=None, topic_id=i) for i in ids], timeout_ms=1)
+    out = _answer(ApiKey.DELETE_TOPICS, 6, request)
+    assert [(r.topic_id, r.error_code) for r in out.responses] == [(ids[0], CODE), (ids[1], CODE)]
+
+
+def test_fetch_v4_has_no_top_level_error_but_every_partition_carries_it():
+    out = _answer(ApiKey.FETCH, 4, _fetch_request())
+    assert [p.error_code for t in out.responses for p in t.partitions] == [CODE, CODE]
+
+
+def test_metadata_every_topic_asked_and_none_for_all_topics():
+    from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
+
+    request = MetadataRequest(topics=[MetadataRequestTopic(name=n) for n in ("a", "b")])
+    for version in (1, 12, 13):
+        out = _answer(ApiKey.METADATA, version, request)
+        assert [(t.name, t.error_code, t.is_internal, t.partitions) for t in out.topics] == [
+            ("a", CODE, False, []),
+            ("b", CODE, False, []),
+        ]
+    assert _answer(ApiKey.METADATA, 12, MetadataRequest(topics=None)).topics == []
+
+
+def test_delete_records_and_offset_for_leader_epoch_every_partition():
+    from kafkette.protocol.apis.delete_records import (
+        DeleteRecordsPartition,
+        DeleteRecordsRequest,
+        DeleteRecordsTopic,
+    )
+    from kafkette.protocol.apis.offsets_for_leader_epoch import (
+        OffsetForLeaderPartition,
+        OffsetForLeaderTopic,
+        OffsetsForLeaderEpochRequest,
+    )
+
+    request = DeleteRecordsRequest(
+        topics=[
+            DeleteRecordsTopic(name=n, partitions=[DeleteRecordsPartition(partition_index=1, offset=5)])
+            for n in "ab"
+        ],
+        timeout_ms=1,
+    )
+    out = _answer(ApiKey.DELETE_RECORDS, 2, request)
+    assert [
+        (t.name, p.partition_index, p.error_code, p.low_watermark) for t in out.topics for p in t.partitions
+    ] == [
+        ("a", 1, CODE, -1),
+        ("b", 1, CODE, -1),
+    ]
+    request = OffsetsForLeaderEpochRequest(
+        topics=[
+            OffsetForLeaderTopic(name=n, partitions=[OffsetForLeaderPartition(partition=2, leader_epoch=3)])
+            for n in "ab"
+        ]
+    )
+    out = _answer(ApiKey.OFFSET_FOR_LEADER_EPOCH, 4, request)
+    assert [
+        (t.name, p.partition, p.error_code, p.leader_epoch, p.end_offset)
+        for t in out.topics
+        for p in t.partitions
+    ] == [
+        ("a", 2, CODE, -1, -1),
+        ("b", 2, CODE, -1, -1),
+    ]
+
+
+def test_create_partitions_every_topic():
+    from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsTopic
+
+    request = CreatePartitionsRequest(
+        topics=[CreatePartitionsTopic(name=n, count=3, assignments=None) for n in "ab"],
+        timeout_ms=1,
+        validate_only=False,
+    )
+    out = _answer(ApiKey.CREATE_PARTITIONS, 3, request)
+    assert [(r.name, r.error_code) for r in out.results] == [("a", CODE), ("b", CODE)]
