@@ -6,8 +6,10 @@ records written with acks=all, then applied to the groups through the same repla
 failed write changes nothing) and ConsumerGroupDescribe; each member's session timeout and rebalance
 timeout (``CoordinatorTimer``), which fence the member; rebuilding the groups from the partition's records
 when it loads, and dropping them when it goes; asking for a new metadata hash when a subscribed topic
-changes.  Does not own the heartbeat's rules (``consumer_group_heartbeat``), the model
-(``consumer_group``), the records' bytes, nor classic groups (``GroupCoordinator``).
+changes; resolving the groups' regex subscriptions in the background (one task per group, cancelled and
+awaited on unload and shutdown) when ``consumer_group_regex`` says one is due, and the metadata version
+that tells it a topic was created.  Does not own the heartbeat's rules (``consumer_group_heartbeat``),
+the model (``consumer_group``), the records' bytes, nor classic groups (``GroupCoordinator``).
 
 Kafka concept: ``GroupCoordinatorService.consumerGroupHeartbeat`` / ``consumerGroupDescribe`` over the
 ``CoordinatorRuntime`` (``scheduleWriteOperation``, ``CoordinatorTimer``), ``GroupMetadataManager``'s
@@ -30,6 +32,7 @@ from kafkette.broker.group.consumer_group_heartbeat import (
     CANCEL_REBALANCE_TIMEOUT,
     LEAVE_GROUP_MEMBER_EPOCH,
     LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+    METADATA_REFRESH_INTERVAL_MS,
     ConsumerGroupHeartbeatStep,
     ConsumerGroupSettings,
     HeartbeatResult,
@@ -41,6 +44,11 @@ from kafkette.broker.group.consumer_group_heartbeat_validation import (
     validate_heartbeat_request,
 )
 from kafkette.broker.group.consumer_group_migration import validate_online_upgrade
+from kafkette.broker.group.consumer_group_regex import (
+    regexes_to_refresh,
+    regular_expressions_result_records,
+    resolve_regular_expressions,
+)
 from kafkette.broker.group.consumer_group_replay import encode_records, replay_record
 from kafkette.broker.group.coordinator_records import GroupMetadataKey, encode_key
 from kafkette.broker.group.coordinator_timer import CoordinatorTimer
@@ -128,6 +136,10 @@ class ConsumerGroupCoordinator:
         self._groups: dict[str, ConsumerGroup] = {}
         self._refresh_deadlines: dict[str, MetadataRefreshDeadline] = {}
         self._locks: dict[int, asyncio.Lock] = {}
+        self._regex_tasks: dict[str, asyncio.Task[None]] = {}
+        self._known_topics: set[str] = set()
+        self._metadata_version = 0
+        self._last_version_with_new_topics = 0
 
     @property
     def groups(self) -> dict[str, ConsumerGroup]:
@@ -237,6 +249,8 @@ class ConsumerGroupCoordinator:
             self._refresh_deadlines[group_id] = result.refresh_deadline
         for member_id in result.fenced:
             self._cancel_timers(group_id, member_id)
+        if result.regex is not None:
+            self._maybe_refresh_regular_expressions(group_id, result.regex.require_refresh)
         if result.fenced or not result.member_id:
             return
         self._schedule_session_timeout(group_id, result.member_id)
@@ -269,6 +283,7 @@ class ConsumerGroupCoordinator:
             for record in records:
                 self._replay(record)
             self._refresh_deadlines.pop(group_id, None)
+            self._cancel_regex_refresh(group_id)
             return Errors.NONE
 
     # ---------------------------------------------------------------- describe
@@ -391,6 +406,7 @@ class ConsumerGroupCoordinator:
         for group_id in [g for g in self._groups if self._partition_for(g) == partition]:
             group = self._groups.pop(group_id)
             self._refresh_deadlines.pop(group_id, None)
+            self._cancel_regex_refresh(group_id)
             for member_id in group.members:
                 self._cancel_timers(group_id, member_id)
 
@@ -398,13 +414,96 @@ class ConsumerGroupCoordinator:
         """Topics were created, deleted or changed: groups subscribing to one recompute their metadata hash
         at their next heartbeat (Kafka's ``onMetadataUpdate`` -> ``requestMetadataRefresh``)."""
         changed = set(topics)
+        # The metadata's version, Kafka's image offset: strictly increasing, in ms so that a group loaded
+        # from another coordinator compares its resolutions' versions sensibly.
+        self._metadata_version = max(self._metadata_version + 1, self._time.milliseconds())
+        if changed - self._known_topics:
+            self._last_version_with_new_topics = self._metadata_version
+        self._known_topics = set(self._topics.topic_names())
         for group_id, group in self._groups.items():
             if any(group.is_subscribed_to_topic(t) for t in changed):
                 self._refresh_deadlines[group_id] = MetadataRefreshDeadline()
 
     async def stop(self) -> None:
-        """Cancel the timers and await their running operations."""
+        """Cancel the timers and the regex resolutions, and await them."""
         await self._timer.stop()
+        tasks = list(self._regex_tasks.values())
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=_REGEX_REFRESH_TIMEOUT_S)
+
+    # ---------------------------------------------------------------- regex subscriptions
+
+    def _maybe_refresh_regular_expressions(self, group_id: str, require_refresh: bool) -> None:
+        """Start resolving the group's regexes in the background when due (Kafka's
+        ``maybeUpdateRegularExpressions`` scheduling ``<group>-regex`` on its executor): one resolution
+        per group at a time."""
+        group = self._groups.get(group_id)
+        if group is None or group_id in self._regex_tasks:
+            return
+        now = self._time.milliseconds()
+        regexes = regexes_to_refresh(
+            group,
+            require_refresh=require_refresh,
+            now_ms=now,
+            last_version_with_new_topics=self._last_version_with_new_topics,
+            refresh_interval_ms=self._settings.regex_refresh_interval_ms,
+        )
+        if not regexes:
+            return
+        task = asyncio.get_running_loop().create_task(
+            self._refresh_regular_expressions(group_id, regexes, self._metadata_version),
+            name=f"{group_id}-regex",
+        )
+        self._regex_tasks[group_id] = task
+        task.add_done_callback(lambda done: self._regex_task_done(group_id, done))
+
+    def _regex_task_done(self, group_id: str, task: asyncio.Task[None]) -> None:
+        if self._regex_tasks.get(group_id) is task:
+            del self._regex_tasks[group_id]
+        if not task.cancelled() and task.exception() is not None:
+            logger.error(
+                "[GroupId %s] Couldn't update regular expression", group_id, exc_info=task.exception()
+            )
+
+    def _cancel_regex_refresh(self, group_id: str) -> None:
+        task = self._regex_tasks.pop(group_id, None)
+        if task is not None:
+            task.cancel()
+
+    async def _refresh_regular_expressions(
+        self, group_id: str, regexes: frozenset[str], version: int
+    ) -> None:
+        """Resolve ``regexes`` over every topic, then write their RegularExpression records (and a group
+        epoch bump when the topics or the hash changed) as Kafka's ``handleRegularExpressionsResult``."""
+        async with asyncio.timeout(_REGEX_REFRESH_TIMEOUT_S):
+            resolved = resolve_regular_expressions(regexes, self._topics.topic_names())
+            async with self._lock(group_id):
+                group = self._groups.get(group_id)
+                if group is None or self._coordinator_error(group_id) != Errors.NONE:
+                    logger.debug("[GroupId %s] Regex resolution done but the group is gone.", group_id)
+                    return
+                now = self._time.milliseconds()
+                records, epoch = regular_expressions_result_records(
+                    group, resolved, version, now, self._topics
+                )
+                if not records:
+                    return
+                error = await self._append(group_id, encode_records(records))
+                if error != Errors.NONE:
+                    logger.warning("[GroupId %s] Writing resolved regexes failed: %s", group_id, error.name)
+                    return
+                for record in records:
+                    self._replay(record)
+                if epoch is not None:
+                    self._refresh_deadlines[group_id] = MetadataRefreshDeadline(
+                        now + METADATA_REFRESH_INTERVAL_MS, epoch
+                    )
+
+
+_REGEX_REFRESH_TIMEOUT_S = 30.0
+"""Bound of one regex resolution, its wait for the partition's lock and its write included (s)."""
 
 
 def _error(error: Errors, message: str | None) -> ConsumerGroupHeartbeatResponse:

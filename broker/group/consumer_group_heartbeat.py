@@ -41,6 +41,12 @@ from kafkette.broker.group.consumer_group_member import (
     has_assigned_partitions_changed,
 )
 from kafkette.broker.group.consumer_group_metadata_hash import metadata_hash
+from kafkette.broker.group.consumer_group_regex import (
+    RegexUpdate,
+    UpdateRegularExpressionStatus,
+    fenced_members_regex_tombstones,
+    maybe_update_regular_expressions,
+)
 from kafkette.broker.group.consumer_group_subscriptions import add_topic_counts, subscription_type_of
 from kafkette.broker.group.current_assignment_builder import CurrentAssignmentBuilder
 from kafkette.broker.group.group_coordinator_config import ConsumerGroupMigrationPolicy
@@ -75,6 +81,10 @@ class TopicMetadata(SubscribedTopicDescriber):
         """The topic's name, None when no topic has this id."""
         ...
 
+    def topic_names(self) -> list[str]:
+        """Every topic's name, internal ones included."""
+        ...
+
 
 @dataclass(frozen=True)
 class ConsumerGroupSettings:
@@ -87,6 +97,7 @@ class ConsumerGroupSettings:
         max_size: ``group.consumer.max.size``.
         assignment_interval_ms: ``group.consumer.assignment.interval.ms``.
         migration_policy: ``group.consumer.migration.policy``.
+        regex_refresh_interval_ms: ``group.consumer.regex.refresh.interval.ms`` (Kafka's internal config).
     """
 
     assignors: Mapping[str, ConsumerGroupPartitionAssignor]
@@ -95,6 +106,7 @@ class ConsumerGroupSettings:
     max_size: int = 2**31 - 1
     assignment_interval_ms: int = 1000
     migration_policy: ConsumerGroupMigrationPolicy = ConsumerGroupMigrationPolicy.BIDIRECTIONAL
+    regex_refresh_interval_ms: int = 600_000
 
     @property
     def default_assignor(self) -> str:
@@ -128,6 +140,8 @@ class HeartbeatResult:
         rebalance_timeout: ``(member epoch, timeout ms)`` to (re)start the member's rebalance timer; None
             to leave it; ``(-1, -1)`` to cancel it.
         fenced: member ids whose timers must be cancelled.
+        regex: a heartbeat's regex step (the coordinator then checks whether to resolve the group's
+            regexes), None for other steps.
     """
 
     records: list[Any]
@@ -137,6 +151,7 @@ class HeartbeatResult:
     refresh_deadline: MetadataRefreshDeadline | None = None
     rebalance_timeout: tuple[int, int] | None = None
     fenced: list[str] = field(default_factory=list)
+    regex: RegexUpdate | None = None
 
 
 CANCEL_REBALANCE_TIMEOUT = (-1, -1)
@@ -254,16 +269,18 @@ class ConsumerGroupHeartbeatStep:
         names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
         if updated != member:
             records.append(rh.member_subscription_record(group.group_id, updated))
-        regex_changed = updated.subscribed_topic_regex_or_none() != member.subscribed_topic_regex_or_none()
-        has_subscription_changed = names_changed or regex_changed
+        regex_update = maybe_update_regular_expressions(group, member, updated, records)
+        has_subscription_changed = names_changed or regex_update.status.regex_updated
+        resolved = regex_update.status is UpdateRegularExpressionStatus.REGEX_UPDATED_AND_RESOLVED
+        bump = names_changed or resolved
 
         group_epoch = group.group_epoch
         subscription_type = group.subscription_type()
         deadline = self._refresh_deadlines.get(group.group_id, MetadataRefreshDeadline())
         new_deadline = None
-        if names_changed or deadline.expired(now, group_epoch):
+        if bump or deadline.expired(now, group_epoch):
             group_epoch, subscription_type = self._update_subscription_metadata(
-                group, names_changed, member, updated, records
+                group, bump, member, updated, records
             )
             new_deadline = MetadataRefreshDeadline(now + METADATA_REFRESH_INTERVAL_MS, group_epoch)
 
@@ -287,7 +304,13 @@ class ConsumerGroupHeartbeatStep:
         if epoch == 0 or full_request or has_assigned_partitions_changed(member, reconciled):
             response.assignment = _assignment(reconciled)
         return HeartbeatResult(
-            records, response, group, reconciled.member_id, new_deadline, rebalance_timeout
+            records,
+            response,
+            group,
+            reconciled.member_id,
+            new_deadline,
+            rebalance_timeout,
+            regex=regex_update,
         )
 
     def _get_or_maybe_create_group(self, group_id: str, create: bool) -> ConsumerGroup:
@@ -538,9 +561,13 @@ class ConsumerGroupHeartbeatStep:
         records: list[Any] = []
         for member in members:
             records.extend(_remove_member_records(group.group_id, member.member_id))
+        regex_tombstones = fenced_members_regex_tombstones(group, members)
+        records.extend(regex_tombstones)
         names = dict(group.subscribed_topic_names())
         for member in members:
             add_topic_counts(names, member.subscribed_topic_names, -1, 0)
+        for key, _ in regex_tombstones:
+            add_topic_counts(names, group.resolved_regex_topics().get(key.regular_expression, ()), 0, -1)
         new_hash = metadata_hash(names, self._topics)
         epoch = group.group_epoch + 1
         records.append(rh.group_epoch_record(group.group_id, epoch, new_hash))

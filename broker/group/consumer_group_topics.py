@@ -29,6 +29,10 @@ class MetadataCacheTopics:
         topic_id = self._cache.topic_id(name)
         return None if topic_id == ZERO_UUID else topic_id
 
+    def topic_names(self) -> list[str]:
+        """Every topic's name, internal ones included (what a regex subscription is resolved over)."""
+        return self._cache.topic_names()
+
     def topic_name_of(self, topic_id: bytes) -> str | None:
         """The name of the topic with this id, None when none has it."""
         return self._cache.topic_name(topic_id)

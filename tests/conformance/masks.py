@@ -213,6 +213,31 @@ MASKS: tuple[Mask, ...] = (
         keep_unset=True,
     ),
     Mask("ConsumerGroupDescribe", "groups[].members[]", UNORDERED, sort_by="memberId"),
+    Mask(
+        "ConsumerGroupDescribe",
+        "groups[].members[].assignment.topicPartitions[]",
+        UNORDERED,
+        sort_by=("topicName", "partitions"),
+    ),
+    Mask(
+        "ConsumerGroupDescribe",
+        "groups[].members[].targetAssignment.topicPartitions[]",
+        UNORDERED,
+        sort_by=("topicName", "partitions"),
+    ),
+    Mask(
+        "ConsumerGroupHeartbeat",
+        "assignment.topicPartitions[]",
+        f"{UNORDERED} (by partitions: the topic ids are random)",
+        sort_by="partitions",
+    ),
+    Mask(
+        "ConsumerGroupHeartbeat",
+        "errorMessage",
+        f"{DELIBERATE}: an invalid SubscribedTopicRegex's message ends with the regex library's description "
+        "of the error, RE2/J's in Kafka, Google RE2's in Kafkette (the rest is Kafka's)",
+        pattern=r"SubscribedTopicRegex `.*` is not a valid regular expression: .*\.",
+    ),
     Mask("ConsumerGroupDescribe", "groups[]", UNORDERED, sort_by="groupId"),
     Mask(
         "DescribeGroups",

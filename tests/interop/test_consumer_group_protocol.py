@@ -5,7 +5,9 @@ outcome on both: confluent-kafka (librdkafka) members sharing a topic with every
 once and no partition held by two members at a time, commits resumed by restarted members, the
 group seen through the AdminClient; Kafka's Java consumer (``tests/peers/kafka_clients/
 ConsumerProtocol.java``: OffsetCommit v10, ``Admin.describeConsumerGroups``); and a static member
-(``group.instance.id``) that restarts within the session timeout keeping its partitions.
+(``group.instance.id``) that restarts within the session timeout keeping its partitions; and regex
+subscriptions (librdkafka's ``^`` subscription, the Java consumer's ``SubscriptionPattern``: ``tests/peers/
+kafka_clients/RegexSubscription.java``) reading a matching topic created after they subscribed.
 
 Both clusters have 3 nodes and ``SHARED_BROKER_CONFIGS`` (Kafka's defaults for the consumer
 protocol: a 45 s session, a 5 s heartbeat interval, a 1 s assignment interval), each started once
@@ -376,4 +378,58 @@ def test_the_java_consumer_with_the_consumer_protocol_works_as_on_kafka(bootstra
         "after close members=1 assigned=4",
         "resumed read=100 duplicates=0 only_new=true",
         "describe type=CONSUMER state=EMPTY members=0",
+    ]
+
+
+# --- regex subscriptions (ConsumerGroupHeartbeat's SubscribedTopicRegex) --------------------------------
+
+REGEX_WAIT_S = 90
+"""Bound of a wait for a topic created after the subscription: the coordinator resolves a group's regexes
+at most once per 10 s, then the next heartbeats (5 s apart) carry the new assignment."""
+
+
+def _poll_values(consumer: Consumer, values: set[bytes], want: set[bytes], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not want <= values and time.monotonic() < deadline:
+        message = consumer.poll(0.5)
+        if message is not None and message.error() is None:
+            values.add(message.value())
+
+
+@pytest.mark.timeout(REGEX_WAIT_S + 120)
+def test_a_librdkafka_regex_subscription_reads_a_topic_created_after_it_subscribed(bootstrap):
+    create_topic(bootstrap, "cgprx-orders-a", 2)
+    create_topic(bootstrap, "cgprx-other", 1)
+    a = {f"a{i}".encode() for i in range(20)}
+    b = {f"b{i}".encode() for i in range(20)}
+    produce(bootstrap, "cgprx-orders-a", sorted(a))
+    produce(bootstrap, "cgprx-other", [b"other"])
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "cgprx-group",
+            "group.protocol": "consumer",
+            "auto.offset.reset": "earliest",
+            "topic.metadata.refresh.interval.ms": 2000,
+        }
+    )
+    try:
+        consumer.subscribe(["^cgprx-orders-.*"])
+        values: set[bytes] = set()
+        _poll_values(consumer, values, a, REGEX_WAIT_S)
+        assert values == a
+        create_topic(bootstrap, "cgprx-orders-b", 1)
+        produce(bootstrap, "cgprx-orders-b", sorted(b))
+        _poll_values(consumer, values, a | b, REGEX_WAIT_S)
+        assert values == a | b  # nothing of cgprx-other
+    finally:
+        consumer.close()
+
+
+@pytest.mark.timeout(PROGRAM_TIMEOUT_S + 300)
+def test_the_java_consumer_subscribing_with_a_subscription_pattern_works_as_on_kafka(bootstrap):
+    lines = java("RegexSubscription", bootstrap, "cgprx-java")
+    assert lines == [
+        "before creation topics=[cgprx-java-orders-a] read=50",
+        "after creation topics=[cgprx-java-orders-a, cgprx-java-orders-b] read=100",
     ]

@@ -459,3 +459,78 @@ def _upgrade_refused(t: Target) -> Any:
     answer = heartbeat(t, node, "cg-upgrade-refused", "cg-upgrade-member", 1)
     out["consumer heartbeat"] = [code_name(answer.error_code), answer.error_message]
     return out
+
+
+# --- regex subscriptions (GroupMetadataManager.maybeUpdateRegularExpressions) ----------------------------
+
+REGEX_BATCH_WAIT_S = 11.0
+"""Longer than ``REGEX_BATCH_REFRESH_MIN_INTERVAL_MS`` (10 s): Kafka resolves a group's regexes at most
+once per 10 s, the first one at once (in the background, a few ms)."""
+REGEX_RESOLVE_WAIT_S = 2.0
+"""Time given a background resolution (and its epoch bump) before the heartbeat that sees it; more than
+the assignment interval."""
+
+
+@scenario("consumer-groups/regex/resolve-grow-remove")
+def _regex_resolve(t: Target) -> Any:
+    """A member subscribing with a regex only: no topic until the regex is resolved in the background,
+    then the matching topic (full match: a longer name is left out); a matching topic created later joins
+    its assignment at the first heartbeat 10 s after the last resolution (which starts a new one); the
+    describe shows the regex; removing the regex (names instead) bumps the epoch at once and leaves it the
+    named topic only.  Fixed waits, so both clusters see the same heartbeats."""
+    group, member = "cg-regex", "cg-regex-member"
+    names = group_topic(t, "cgrx-orders-1", 2)
+    names |= group_topic(t, "xcgrx-orders-9", 1)
+    node = coordinator(t, group)
+    first = join(t, node, group, member, None, subscribed_topic_regex="cgrx-orders-.*")
+    resolved_at = time.monotonic()
+    time.sleep(REGEX_RESOLVE_WAIT_S)
+    resolved = heartbeat(t, node, group, member, first.member_epoch, owned={})
+    names |= group_topic(t, "cgrx-orders-2", 1)
+    time.sleep(max(0.0, resolved_at + REGEX_BATCH_WAIT_S - time.monotonic()))
+    trigger = heartbeat(t, node, group, member, resolved.member_epoch, owned=owned_of(resolved))
+    time.sleep(REGEX_RESOLVE_WAIT_S)
+    grown = heartbeat(t, node, group, member, trigger.member_epoch, owned=owned_of(resolved))
+    describe = described(t, node, [group], 1, names)
+    removed = heartbeat(
+        t,
+        node,
+        group,
+        member,
+        grown.member_epoch,
+        ["cgrx-orders-2"],
+        owned=owned_of(grown),
+        subscribed_topic_regex="",
+    )
+    acked = heartbeat(t, node, group, member, removed.member_epoch, owned=owned_of(removed))
+    after = described(t, node, [group], 1, names)
+    heartbeat(t, node, group, member, -1)
+    return {
+        "join": shape(first, names),
+        "resolved": shape(resolved, names),
+        "trigger": shape(trigger, names),
+        "grown": shape(grown, names),
+        "describe": describe,
+        "removed": shape(removed, names),
+        "acked": shape(acked, names),
+        "describe_after_removal": after,
+    }
+
+
+@scenario("consumer-groups/regex/invalid")
+def _regex_invalid(t: Target) -> Any:
+    """A join with a regex RE2 does not compile: INVALID_REGULAR_EXPRESSION with Kafka's message; its
+    description is the regex library's own (RE2/J's in Kafka, RE2's here), so the message is compared up
+    to it."""
+    group = "cg-regex-invalid"
+    node = coordinator(t, group)
+    answer = join(t, node, group, f"{group}-member", None, subscribed_topic_regex="cgrx-(")
+    prefix = "SubscribedTopicRegex `cgrx-(` is not a valid regular expression: "
+    message = answer.error_message or ""
+    return {
+        "error": code_name(answer.error_code),
+        "message_prefix": message.startswith(prefix),
+        "message_ends_with_period": message.endswith("."),
+        "epoch": answer.member_epoch,
+        "member_id": answer.member_id,
+    }
