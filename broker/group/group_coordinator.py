@@ -36,6 +36,7 @@ from kafkette.broker.group.coordinator_records import (
 from kafkette.broker.group.delayed_heartbeat import DelayedHeartbeat
 from kafkette.broker.group.delayed_join import DelayedJoin, InitialDelayedJoin
 from kafkette.broker.group.delayed_sync import DelayedSync
+from kafkette.broker.group.group_config_manager import GroupConfigManager
 from kafkette.broker.group.group_metadata import GroupMetadata, GroupState, MemberMetadata
 from kafkette.broker.group.group_metadata_manager import GroupMetadataManager
 from kafkette.broker.group.offset_expiration import expired_consumer_group_offsets, expired_offsets
@@ -120,6 +121,8 @@ class GroupCoordinator:
         retention_check_interval_ms: ``offsets.retention.check.interval.ms``.
         consumer_group_settings: the ``group.consumer.*`` settings of KIP-848 consumer groups
             (``ConsumerGroupCoordinator``, reachable as ``consumer_groups``); Kafka's defaults when None.
+        group_config_manager: the groups' config overrides the consumer groups apply (reachable as
+            ``consumer_groups.group_configs``); an unbounded empty one when None.
     """
 
     def __init__(
@@ -136,6 +139,7 @@ class GroupCoordinator:
         retention_check_interval_ms: int = 600000,
         scheduler: KafkaScheduler | None = None,
         consumer_group_settings: ConsumerGroupSettings | None = None,
+        group_config_manager: GroupConfigManager | None = None,
     ) -> None:
         self.manager = manager
         self._metadata_cache = metadata_cache
@@ -163,6 +167,7 @@ class GroupCoordinator:
             time=self._time,
             classic_group_state=self._classic_group_state,
             drop_classic_group=self._drop_classic_group,
+            group_configs=group_config_manager,
         )
         manager.on_consumer_group_records = lambda _, records: self.consumer_groups.on_loaded(records)
 
