@@ -30,7 +30,7 @@ from kafkette.broker.broker_features import feature_flags
 from kafkette.broker.broker_lifecycle_manager import BrokerLifecycleManager
 from kafkette.broker.config import ConfigError, KafkaConfig
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
-from kafkette.broker.group.consumer_group_settings import consumer_group_settings
+from kafkette.broker.group.consumer_group_settings import consumer_group_settings, group_config_manager
 from kafkette.broker.group.group_coordinator import GroupCoordinator
 from kafkette.broker.group.group_metadata_manager import GroupMetadataManager
 from kafkette.broker.group.group_metadata_topic import group_metadata_topic
@@ -224,6 +224,7 @@ class KafkaServer:
             retention_check_interval_ms=self.config.offsets_retention_check_interval_ms,
             scheduler=self.scheduler,
             consumer_group_settings=consumer_group_settings(self.config),
+            group_config_manager=group_config_manager(self.config),
         )
         apis = KafkaApis(
             ApisContext(

@@ -8,9 +8,12 @@ bound each one), ``group_config_defaults`` (what a group without an override has
 describes and validates GROUP config resources with it.  Does not own where overrides are stored
 (the controller's metadata log, ``ConfigRecord``s of resource type "group").
 
-Kafkette's groups are classic groups: the consumer (KIP-848), share (KIP-932) and streams
-(KIP-1071) group protocols these configs tune are not offered, so the configs are stored and
-described as Kafka does and change nothing else.
+Brokers learn a group's overrides from the controller's UpdateMetadata (``group_configs``), and
+their consumer group coordinator applies ``consumer.session.timeout.ms``,
+``consumer.heartbeat.interval.ms`` and ``consumer.assignment.interval.ms``
+(``broker.group.group_config_manager``).  The share (KIP-932) and streams (KIP-1071) group protocols
+the other configs tune are not offered: those are stored and described as Kafka does and change
+nothing else.
 
 Kafka concept: ``org.apache.kafka.coordinator.group.GroupConfig`` and the ``group.*`` configs of
 ``GroupCoordinatorConfig`` / ``ShareGroupConfig``.

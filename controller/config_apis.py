@@ -1,8 +1,8 @@
 """ConfigApis: DescribeConfigs and IncrementalAlterConfigs for topics and groups at the controller.
 
 Owns: the two coroutines and the IncrementalAlterConfigs event (write the
-``ConfigRecord``s, UpdateMetadata with the topic's override set to every live broker,
-and an election for the offline partitions of a topic whose
+``ConfigRecord``s, UpdateMetadata with the topic's or group's override set to every live
+broker, and an election for the offline partitions of a topic whose
 ``unclean.leader.election.enable`` changed).  Works through ``ControllerOperations``
 only.  Does not own the decisions (``ConfigControlManager``).
 
@@ -80,7 +80,8 @@ class ConfigApis:
         never raises.
 
         The ``ConfigRecord``s are written, every live broker gets UpdateMetadata with the
-        topic's partitions and its whole override set (``topic_configs``), and a changed
+        topic's partitions and its whole override set (``topic_configs``) or the group's whole
+        override set (``group_configs``, applied by its group coordinator), and a changed
         ``unclean.leader.election.enable`` triggers an election for the topic's offline
         partitions.
         """
@@ -119,14 +120,17 @@ class ConfigApis:
                 record.name,
                 f"set to {record.value}" if record.value is not None else "reset to the default",
             )
-        configs = [r for r in records if r.resource_type == "topic"]  # group configs go to no broker
+        configs = [r for r in records if r.resource_type == "topic"]
         topics = sorted({r.resource_name for r in configs})
-        if not topics:
+        groups = sorted({r.resource_name for r in records if r.resource_type == "group"})
+        if not topics and not groups:
             return result.response
         context = self._ops.context
         batch = self._ops.new_batch()
         batch.add_update_metadata_request_for_brokers(
-            context.live_broker_ids(), [tp for t in topics for tp in context.partitions_of_topic(t)]
+            context.live_broker_ids(),
+            [tp for t in topics for tp in context.partitions_of_topic(t)],
+            groups=groups,
         )
         batch.send_requests_to_brokers()
         unclean_topics = sorted(

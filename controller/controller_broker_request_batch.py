@@ -17,7 +17,9 @@ the UpdateMetadata that follows a ``RemoveTopicRecord`` lists the removed topics
 LeaderAndIsr carries each partition's topic id (a broker keeps it in the log's
 ``partition.metadata`` and never mixes the logs of two topics of the same name).  ``topic_configs`` carries
 the whole override set of every topic whose partitions the UpdateMetadata names (all topics in a
-full one).
+full one); ``group_configs`` the whole override set of every group named by
+``add_update_metadata_request_for_brokers`` (every group with overrides in a full one), which a
+broker's group coordinator applies (KIP-848's group configs).
 
 Kafka concept: ``ControllerBrokerRequestBatch`` (``addLeaderAndIsrRequestForBrokers``,
 ``addUpdateMetadataRequestForBrokers``, ``addStopReplicaRequestForBrokers``,
@@ -47,6 +49,7 @@ from kafkette.protocol.apis.stop_replica import (
 from kafkette.protocol.apis.update_metadata import (
     UpdateMetadataBroker,
     UpdateMetadataEndpoint,
+    UpdateMetadataGroupConfigs,
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
     UpdateMetadataTopicConfigs,
@@ -102,6 +105,7 @@ class ControllerBrokerRequestBatch:
         self._update_metadata: dict[int, set[TopicPartition]] = {}
         self._update_metadata_full: set[int] = set()
         self._removed_topics: dict[int, set[str]] = {}  # broker -> topics removed, for deleted_topics
+        self._groups: dict[int, set[str]] = {}  # broker -> groups whose config overrides changed
         # broker -> {tp: (delete_partition, callback)}
         self._stop_replica: dict[int, dict[TopicPartition, tuple[bool, StopReplicaCallback | None]]] = {}
 
@@ -136,18 +140,22 @@ class ControllerBrokerRequestBatch:
         *,
         full: bool = False,
         removed_topics: Iterable[str] = (),
+        groups: Iterable[str] = (),
     ) -> None:
         """Send ``broker_ids`` the state of ``partitions`` plus the live broker list.
 
         Args:
             full: the request carries every partition (the broker replaces its cache).
             removed_topics: topics just removed (``RemoveTopicRecord``), named in ``deleted_topics``.
+            groups: groups whose config overrides changed, sent in ``group_configs``.
         """
         partitions = list(partitions)
         removed = list(removed_topics)
+        group_ids = list(groups)
         for broker_id in broker_ids:
             self._update_metadata.setdefault(broker_id, set()).update(partitions)
             self._removed_topics.setdefault(broker_id, set()).update(removed)
+            self._groups.setdefault(broker_id, set()).update(group_ids)
             if full:
                 self._update_metadata_full.add(broker_id)
 
@@ -190,7 +198,11 @@ class ControllerBrokerRequestBatch:
                 tp for tp in partitions if not self._context.is_topic_queued_up_for_deletion(tp.topic)
             ]
             request = self._update_metadata_request(
-                broker_id, partitions, full, self._removed_topics.get(broker_id, set())
+                broker_id,
+                partitions,
+                full,
+                self._removed_topics.get(broker_id, set()),
+                self._groups.get(broker_id, set()),
             )
             future = self._channel.send(broker_id, request)
             for tp in partitions:
@@ -209,6 +221,7 @@ class ControllerBrokerRequestBatch:
         self._update_metadata.clear()
         self._update_metadata_full.clear()
         self._removed_topics.clear()
+        self._groups.clear()
         return futures
 
     def _broker_epoch(self, broker_id: int) -> int:
@@ -258,7 +271,12 @@ class ControllerBrokerRequestBatch:
         )
 
     def _update_metadata_request(
-        self, broker_id: int, partitions: list[TopicPartition], full: bool, removed_topics: set[str]
+        self,
+        broker_id: int,
+        partitions: list[TopicPartition],
+        full: bool,
+        removed_topics: set[str],
+        groups: set[str],
     ) -> UpdateMetadataRequest:
         ctx = self._context
         states = []
@@ -303,6 +321,16 @@ class ControllerBrokerRequestBatch:
             deleted_topics=sorted(ctx.topics_to_be_deleted | removed_topics),
             topic_configs=topic_configs,
             metadata_offset=ctx.metadata_offset,
+            group_configs=[
+                UpdateMetadataGroupConfigs(
+                    group_id=g,
+                    configs=[
+                        TopicConfigOverride(name=k, value=v)
+                        for k, v in sorted(ctx.group_config_overrides(g).items())
+                    ],
+                )
+                for g in sorted(ctx.group_configs if full else groups)
+            ],
         )
 
     def _stop_replica_request(

@@ -5,10 +5,13 @@ Deleted topics leave the cache (Metadata answers UNKNOWN_TOPIC_OR_PARTITION for
 them); ``topic_configs`` are cached and applied at once to the LogConfig of every
 local partition of those topics (a new ``min.insync.replicas`` or ``retention.ms``
 takes effect without a LeaderAndIsr); the group coordinator drops the offsets committed
-for the deleted topics' partitions.  A full update (the broker's first after it registers,
-or a new controller's) deletes the local logs it does not place on this broker (stray logs).
+for the deleted topics' partitions; ``group_configs`` replace the listed groups' overrides in the
+group coordinator's ``GroupConfigManager`` (all of them in a full update).  A full update (the
+broker's first after it registers, or a new controller's) deletes the local logs it does not
+place on this broker (stray logs).
 Kafka concept: ``KafkaApis.handleUpdateMetadataRequest`` plus the
-broker's config change handling (``TopicConfigHandler``), and KIP-858's stray replicas.
+broker's config change handling (``TopicConfigHandler``, and for groups ``DynamicConfigPublisher`` ->
+``GroupCoordinator.updateGroupConfig``), and KIP-858's stray replicas.
 """
 
 from __future__ import annotations
@@ -45,6 +48,11 @@ async def handle(
     if ctx.group_coordinator is not None:  # consumer groups recompute their subscribed topics' metadata hash
         changed = {s.topic_name for s in request.partition_states} | {tp.topic for tp in deleted}
         ctx.group_coordinator.consumer_groups.on_topics_changed(changed)
+    if ctx.group_coordinator is not None and (request.full or request.group_configs):
+        ctx.group_coordinator.consumer_groups.group_configs.update_group_configs(
+            {entry.group_id: {c.name: c.value for c in entry.configs} for entry in request.group_configs},
+            full=request.full,
+        )
     if request.topic_configs:
         ctx.replica_manager.update_topic_configs(
             {

@@ -3,13 +3,15 @@
 Owns: the consumer groups of the ``__consumer_offsets`` partitions this broker leads; answering
 ConsumerGroupHeartbeat (the request's checks, then one step computed under the partition's lock, its
 records written with acks=all, then applied to the groups through the same replay a load uses, so a
-failed write changes nothing) and ConsumerGroupDescribe; each member's session timeout and rebalance
+failed write changes nothing) and ConsumerGroupDescribe; each member's session timeout (the group's
+``consumer.session.timeout.ms`` override from ``GroupConfigManager``, else the broker's) and rebalance
 timeout (``CoordinatorTimer``), which fence the member; rebuilding the groups from the partition's records
 when it loads, and dropping them when it goes; asking for a new metadata hash when a subscribed topic
 changes; resolving the groups' regex subscriptions in the background (one task per group, cancelled and
 awaited on unload and shutdown) when ``consumer_group_regex`` says one is due, and the metadata version
 that tells it a topic was created.  Does not own the heartbeat's rules (``consumer_group_heartbeat``),
-the model (``consumer_group``), the records' bytes, nor classic groups (``GroupCoordinator``).
+the model (``consumer_group``), the records' bytes, the group configs (``group_config_manager``), nor
+classic groups (``GroupCoordinator``).
 
 Kafka concept: ``GroupCoordinatorService.consumerGroupHeartbeat`` / ``consumerGroupDescribe`` over the
 ``CoordinatorRuntime`` (``scheduleWriteOperation``, ``CoordinatorTimer``), ``GroupMetadataManager``'s
@@ -52,6 +54,7 @@ from kafkette.broker.group.consumer_group_regex import (
 from kafkette.broker.group.consumer_group_replay import encode_records, replay_record
 from kafkette.broker.group.coordinator_records import GroupMetadataKey, encode_key
 from kafkette.broker.group.coordinator_timer import CoordinatorTimer
+from kafkette.broker.group.group_config_manager import GroupConfigManager
 from kafkette.common.clock import Time
 from kafkette.protocol.apis.consumer_group import (
     ConsumerGroupDescribeGroup,
@@ -108,6 +111,8 @@ class ConsumerGroupCoordinator:
         drop_classic_group: forget the classic group of that id (its tombstone is written).
         classic_group: group id -> the classic group of that id here, None when there is none (a
             non-empty one a member joins is checked by ``validate_online_upgrade``).
+        group_configs: the groups' config overrides (session timeout, heartbeat and assignment
+            intervals in place of ``settings``'); None: no group has any.
     """
 
     def __init__(
@@ -122,6 +127,7 @@ class ConsumerGroupCoordinator:
         classic_group_state: Callable[[str], str | None] = lambda group_id: None,
         drop_classic_group: Callable[[str], None] = lambda group_id: None,
         classic_group: Callable[[str], GroupMetadata | None] = lambda group_id: None,
+        group_configs: GroupConfigManager | None = None,
     ) -> None:
         self._partition_for = partition_for
         self._coordinator_error = coordinator_error
@@ -132,6 +138,7 @@ class ConsumerGroupCoordinator:
         self._classic_group_state = classic_group_state
         self._drop_classic_group = drop_classic_group
         self._classic_group = classic_group
+        self.group_configs = group_configs or GroupConfigManager({})
         self._timer = CoordinatorTimer(time)
         self._groups: dict[str, ConsumerGroup] = {}
         self._refresh_deadlines: dict[str, MetadataRefreshDeadline] = {}
@@ -152,8 +159,17 @@ class ConsumerGroupCoordinator:
 
     def _step(self) -> ConsumerGroupHeartbeatStep:
         return ConsumerGroupHeartbeatStep(
-            self._groups, self._settings, self._topics, self._refresh_deadlines, self._time.milliseconds
+            self._groups,
+            self._settings,
+            self._topics,
+            self._refresh_deadlines,
+            self._time.milliseconds,
+            self._settings_of,
         )
+
+    def _settings_of(self, group_id: str) -> ConsumerGroupSettings:
+        """The group's settings: the broker's with the group's config overrides."""
+        return self.group_configs.consumer_group_settings(group_id, self._settings)
 
     def _lock(self, group_id: str) -> asyncio.Lock:
         return self._locks.setdefault(self._partition_for(group_id), asyncio.Lock())
@@ -341,7 +357,7 @@ class ConsumerGroupCoordinator:
             await self._fence_if(group_id, member_id, None, "the member session expired")
 
         self._timer.schedule(
-            session_timeout_key(group_id, member_id), self._settings.session_timeout_ms, expire
+            session_timeout_key(group_id, member_id), self._settings_of(group_id).session_timeout_ms, expire
         )
 
     def _schedule_rebalance_timeout(self, group_id: str, member_id: str, epoch: int, timeout_ms: int) -> None:

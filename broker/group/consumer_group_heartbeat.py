@@ -214,6 +214,8 @@ class ConsumerGroupHeartbeatStep:
         topics: the cluster's topics.
         refresh_deadlines: group id -> its metadata refresh deadline (absent: due now).
         now_ms: the wall clock (ms since the epoch).
+        group_settings: group id -> the settings with the group's overrides (``GroupConfigManager``: its
+            heartbeat and assignment intervals); None: ``settings`` for every group.
     """
 
     def __init__(
@@ -223,9 +225,11 @@ class ConsumerGroupHeartbeatStep:
         topics: TopicMetadata,
         refresh_deadlines: Mapping[str, MetadataRefreshDeadline],
         now_ms: Callable[[], int],
+        group_settings: Callable[[str], ConsumerGroupSettings] | None = None,
     ) -> None:
         self._groups = groups
         self._settings = settings
+        self._group_settings = group_settings or (lambda group_id: settings)
         self._topics = topics
         self._refresh_deadlines = refresh_deadlines
         self._now_ms = now_ms
@@ -294,7 +298,7 @@ class ConsumerGroupHeartbeatStep:
         response = ConsumerGroupHeartbeatResponse(
             member_id=reconciled.member_id,
             member_epoch=reconciled.member_epoch,
-            heartbeat_interval_ms=self._settings.heartbeat_interval_ms,
+            heartbeat_interval_ms=self._group_settings(group.group_id).heartbeat_interval_ms,
         )
         full_request = (
             request.rebalance_timeout_ms != -1
@@ -431,7 +435,7 @@ class ConsumerGroupHeartbeatStep:
         if group.assignment_epoch >= group_epoch:
             return last
         if not can_compute_next_target_assignment(
-            group.assignment_timestamp_ms, self._settings.assignment_interval_ms, now
+            group.assignment_timestamp_ms, self._group_settings(group.group_id).assignment_interval_ms, now
         ):
             return last
         assignor_name = group.compute_preferred_server_assignor(

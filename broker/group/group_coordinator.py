@@ -36,9 +36,10 @@ from kafkette.broker.group.coordinator_records import (
 from kafkette.broker.group.delayed_heartbeat import DelayedHeartbeat
 from kafkette.broker.group.delayed_join import DelayedJoin, InitialDelayedJoin
 from kafkette.broker.group.delayed_sync import DelayedSync
+from kafkette.broker.group.group_config_manager import GroupConfigManager
 from kafkette.broker.group.group_metadata import GroupMetadata, GroupState, MemberMetadata
 from kafkette.broker.group.group_metadata_manager import GroupMetadataManager
-from kafkette.broker.group.offset_expiration import expired_offsets
+from kafkette.broker.group.offset_expiration import expired_consumer_group_offsets, expired_offsets
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.purgatory import DelayedOperationPurgatory
 from kafkette.common.background_tasks import cancel_and_wait
@@ -120,6 +121,8 @@ class GroupCoordinator:
         retention_check_interval_ms: ``offsets.retention.check.interval.ms``.
         consumer_group_settings: the ``group.consumer.*`` settings of KIP-848 consumer groups
             (``ConsumerGroupCoordinator``, reachable as ``consumer_groups``); Kafka's defaults when None.
+        group_config_manager: the groups' config overrides the consumer groups apply (reachable as
+            ``consumer_groups.group_configs``); an unbounded empty one when None.
     """
 
     def __init__(
@@ -136,6 +139,7 @@ class GroupCoordinator:
         retention_check_interval_ms: int = 600000,
         scheduler: KafkaScheduler | None = None,
         consumer_group_settings: ConsumerGroupSettings | None = None,
+        group_config_manager: GroupConfigManager | None = None,
     ) -> None:
         self.manager = manager
         self._metadata_cache = metadata_cache
@@ -164,6 +168,7 @@ class GroupCoordinator:
             classic_group_state=self._classic_group_state,
             drop_classic_group=self._drop_classic_group,
             classic_group=self._groups.get,
+            group_configs=group_config_manager,
         )
         manager.on_consumer_group_records = lambda _, records: self.consumer_groups.on_loaded(records)
 
@@ -1175,14 +1180,20 @@ class GroupCoordinator:
         await self.expire_offsets(self._time.milliseconds())
 
     async def expire_offsets(self, now_ms: int) -> int:
-        """Delete the expired offsets of the groups without members here, and the groups left
-        with neither members nor offsets (Kafka's ``cleanupGroupMetadata``).
+        """Delete the expired offsets of the groups here, and the groups left with neither members
+        nor offsets (Kafka's ``cleanupGroupMetadata``): a classic group's offsets only while it has
+        no members, a consumer group's offsets of the topics it does not subscribe to even while it
+        has members (``offset_expiration``).
 
         Returns:
             How many offsets were deleted.
         """
         deleted = 0
-        for group_id in sorted(set(self.manager.group_ids()) | set(self._groups)):
+        consumer_groups = self.consumer_groups.groups
+        for group_id in sorted(set(self.manager.group_ids()) | set(self._groups) | set(consumer_groups)):
+            if group_id in consumer_groups:
+                deleted += await self._expire_consumer_group_offsets(group_id, now_ms)
+                continue
             group = self._groups.get(group_id)
             if group is not None and not group.is_in(GroupState.EMPTY):
                 continue  # a group with members keeps its offsets
@@ -1197,6 +1208,36 @@ class GroupCoordinator:
                 deleted += len(expired)
                 logger.info("Group %s: deleted %d expired offsets", group_id, len(expired))
             await self._remove_if_dead(group_id, group)
+        return deleted
+
+    async def _expire_consumer_group_offsets(self, group_id: str, now_ms: int) -> int:
+        """Kafka's ``OffsetMetadataManager.cleanupExpiredOffsets`` then ``maybeDeleteGroup`` for a
+        KIP-848 consumer group: the expired offsets of unsubscribed topics are deleted; when none is
+        left and the group is Empty, the group goes as DeleteGroups deletes it (its consumer group
+        tombstones, then its group metadata tombstone).
+
+        Returns:
+            How many offsets were deleted.
+        """
+        group = self.consumer_groups.group(group_id)
+        if group is None:
+            return 0
+        expired, all_expired = expired_consumer_group_offsets(
+            self.manager.fetch_offsets(group_id, None),
+            now_ms,
+            self._offsets_retention_ms,
+            group.is_subscribed_to_topic,
+        )
+        deleted = 0
+        if expired:
+            if await self.manager.delete_offsets(group_id, expired) != Errors.NONE:
+                return 0
+            deleted = len(expired)
+            logger.info("Group %s: deleted %d expired offsets", group_id, deleted)
+        if all_expired and not group.members and not self.manager.has_offsets(group_id):
+            if await self.consumer_groups.delete_group(group_id) == Errors.NONE:
+                await self.manager.delete_offsets(group_id, None)
+                logger.info("Consumer group %s: deleted, Empty with no offsets left", group_id)
         return deleted
 
     async def _remove_if_dead(self, group_id: str, group: GroupMetadata | None) -> None:

@@ -51,6 +51,15 @@ class UpdateMetadataTopicConfigs(Struct):
     )
 
 
+class UpdateMetadataGroupConfigs(Struct):
+    """A group's config overrides (KIP-848's group configs), the whole set; empty: none left."""
+
+    FIELDS = (
+        Field("group_id", String),
+        Field("configs", Array(TopicConfigOverride)),
+    )
+
+
 class UpdateMetadataRequest(Struct):
     FIELDS = (
         Field("controller_id", Int32),
@@ -67,6 +76,9 @@ class UpdateMetadataRequest(Struct):
         # the registered brokers the controller fenced (not live: they lead nothing), listed by
         # DescribeCluster v2 with include_fenced_brokers (KIP-1073)
         Field("fenced_brokers", Array(UpdateMetadataBroker)),
+        # the groups whose config overrides changed (every group with overrides in a full request), each
+        # with its whole set: the broker's group coordinator applies them (Kafka's GroupConfigManager)
+        Field("group_configs", Array(UpdateMetadataGroupConfigs)),
     )
 
 

@@ -1,9 +1,11 @@
 """UpdateMetadata's topic configs and deleted topics on the broker: the MetadataCache keeps
-them and local partitions' LogConfig follows at once."""
+them and local partitions' LogConfig follows at once; its group configs go to the group
+coordinator's GroupConfigManager."""
 
 from __future__ import annotations
 
 import logging
+from types import SimpleNamespace
 
 from broker_fakes import config_overrides
 from lifecycle_fakes import (
@@ -18,7 +20,10 @@ from lifecycle_fakes import (
 )
 
 from kafkette.broker.apis import update_metadata as update_metadata_api
+from kafkette.broker.group.group_config_manager import GroupConfig, GroupConfigManager
+from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.protocol.apis.update_metadata import (
+    UpdateMetadataGroupConfigs,
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
     UpdateMetadataTopicConfigs,
@@ -194,3 +199,31 @@ async def test_a_throttled_replicas_config_is_warned_about_once_per_topic_and_na
             )
         assert len(warnings()) == 2, "the follower list once more, the leader list not again"
         assert f"follower.replication.throttled.replicas=1:1 of topic {TOPIC} is accepted" in warnings()[1]
+
+
+async def test_group_configs_reach_the_group_coordinators_group_config_manager() -> None:
+    async def no_stray_replicas(*args: object) -> None:
+        return None
+
+    manager = GroupConfigManager({})
+    ctx = SimpleNamespace(
+        metadata_cache=MetadataCache(1, None),
+        replica_manager=SimpleNamespace(broker_id=1, delete_stray_replicas=no_stray_replicas),
+        group_coordinator=SimpleNamespace(
+            consumer_groups=SimpleNamespace(on_topics_changed=lambda topics: None, group_configs=manager)
+        ),
+    )
+
+    def groups(full: bool, **configs: dict[str, str]) -> UpdateMetadataRequest:
+        request = update(full=full)
+        request.group_configs = [
+            UpdateMetadataGroupConfigs(group_id=g, configs=config_overrides(c)) for g, c in configs.items()
+        ]
+        return request
+
+    await update_metadata_api.handle(ctx, HEADER, groups(False, a={"consumer.heartbeat.interval.ms": "6000"}))
+    await update_metadata_api.handle(ctx, HEADER, groups(False, b={"consumer.session.timeout.ms": "50000"}))
+    assert manager.group_config("a") == GroupConfig(consumer_heartbeat_interval_ms=6000)
+    await update_metadata_api.handle(ctx, HEADER, groups(True, b={"consumer.session.timeout.ms": "55000"}))
+    assert manager.group_ids() == ["b"]  # a full update lists every group with overrides
+    assert manager.group_config("b") == GroupConfig(consumer_session_timeout_ms=55000)

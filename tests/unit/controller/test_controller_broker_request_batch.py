@@ -126,3 +126,23 @@ async def test_a_topic_that_collides_on_dot_and_underscore_is_refused_as_kraft_r
     )
     both = (await create(controller, topic("load.avg", 1, 1), topic("load_avg", 1, 1))).topics
     assert [r.error_code for r in both] == [Errors.NONE, Errors.INVALID_TOPIC_EXCEPTION]
+
+
+async def test_update_metadata_carries_the_named_groups_overrides_and_every_groups_when_full():
+    ctx = _context()
+    ctx.group_configs = {
+        "g": {"consumer.session.timeout.ms": "50000"},
+        "h": {"consumer.heartbeat.interval.ms": "6000"},
+    }
+    channel = _Channel()
+    batch = ControllerBrokerRequestBatch(ctx, 1, channel)
+    batch.add_update_metadata_request_for_brokers([1], groups=["g", "gone"])
+    batch.add_update_metadata_request_for_brokers([2], full=True)
+    batch.send_requests_to_brokers()
+    (named,) = channel.requests[1]
+    assert [(g.group_id, [(c.name, c.value) for c in g.configs]) for g in named.group_configs] == [
+        ("g", [("consumer.session.timeout.ms", "50000")]),
+        ("gone", []),
+    ]
+    (full,) = channel.requests[2]
+    assert [g.group_id for g in full.group_configs] == ["g", "h"]

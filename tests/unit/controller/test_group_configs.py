@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from controller_fakes import make_config, wire_roundtrip
+from controller_fakes import make_config, register_live_brokers, wire_roundtrip
 from local_metadata_log import MetadataLog
 from test_kafka_controller import replay_log
 
@@ -124,7 +124,7 @@ async def test_a_group_config_set_is_described_as_group_config_and_kept_in_the_m
                 [("share.auto.offset.reset", "latest", SOURCE_DEFAULT_CONFIG)],
             ),
         ]
-        assert channel.update_metadata() == {}  # group configs go to no broker
+        assert channel.update_metadata() == {}  # no live broker to tell
     finally:
         await controller.stop()
     records = replay_log(tmp_path)
@@ -228,3 +228,23 @@ async def test_the_nodes_group_properties_give_the_defaults_and_the_bounds(tmp_p
         ).error_code == 0
     finally:
         await controller.stop()
+
+
+async def test_every_live_broker_gets_the_groups_whole_override_set_in_update_metadata(controller, channel):
+    await register_live_brokers(controller, 1, 2)
+    channel.clear()
+    ops = (
+        ("consumer.heartbeat.interval.ms", OP_SET, "6000"),
+        ("consumer.session.timeout.ms", OP_SET, "50000"),
+    )
+    assert (await alter(controller, "g", *ops)).error_code == Errors.NONE
+    assert (await alter(controller, "g", ("consumer.session.timeout.ms", OP_DELETE, None))).error_code == 0
+    for broker_id in (1, 2):
+        first, second = channel.update_metadata()[broker_id]
+        assert [(g.group_id, [(c.name, c.value) for c in g.configs]) for g in first.group_configs] == [
+            ("g", [("consumer.heartbeat.interval.ms", "6000"), ("consumer.session.timeout.ms", "50000")])
+        ]
+        assert [(g.group_id, [(c.name, c.value) for c in g.configs]) for g in second.group_configs] == [
+            ("g", [("consumer.heartbeat.interval.ms", "6000")])
+        ]
+        assert first.partition_states == [] and not first.full
