@@ -34,6 +34,7 @@ from kafkette.protocol.apis.fetch import (
 )
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.kafka_error_responses import fetch_error_response
 from kafkette.protocol.kafka_schema import ZERO_UUID
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -59,29 +60,6 @@ _NEW_LEADER_ERRORS = (Errors.NOT_LEADER_OR_FOLLOWER, Errors.FENCED_LEADER_EPOCH)
 ISOLATION_LEVELS = (0, 1)
 """READ_UNCOMMITTED and READ_COMMITTED; any other value fails the request (Kafka's
 ``IsolationLevel.forId`` throws)."""
-
-
-def _failed(request: FetchRequest, version: int, error: Errors) -> FetchResponse:
-    """The whole request failed with ``error``: the top-level error and, before v13, the same error
-    on every partition asked (high watermark -1, no records), as Kafka's
-    ``FetchRequest.getErrorResponse``."""
-    return FetchResponse(
-        error_code=error,
-        session_id=request.session_id,
-        responses=[]
-        if version >= TOPIC_IDS_MIN_VERSION
-        else [
-            FetchTopicResponse(
-                topic=topic.topic,
-                topic_id=topic.topic_id,
-                partitions=[
-                    FetchPartitionData(partition_index=p.partition, error_code=error, high_watermark=-1)
-                    for p in topic.partitions
-                ],
-            )
-            for topic in request.topics
-        ],
-    )
 
 
 def _requested(
@@ -113,7 +91,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     """Read (possibly after waiting up to ``max_wait_ms``) and answer per partition; a Fetch of
     the metadata log (``__cluster_metadata`` by name, a voter pulling from the quorum's leader)
     goes to this node's voter.  An isolation level other than 0 and 1 fails a request that has a
-    partition the metadata has to read with UNKNOWN_SERVER_ERROR (``_failed``), as Kafka's
+    partition the metadata has to read with UNKNOWN_SERVER_ERROR (Kafka's ``getErrorResponse``), as Kafka's
     ``IsolationLevel.forId`` throws there."""
     version = header.api_version
     if (
@@ -161,7 +139,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     if request.isolation_level not in ISOLATION_LEVELS and any(
         ctx.metadata_cache.partition_state(tp) is not None for tp in interesting
     ):  # Kafka reads the level only when a partition the metadata has is left to read
-        return _failed(request, version, Errors.UNKNOWN_SERVER_ERROR)
+        return fetch_error_response(request, version, Errors.UNKNOWN_SERVER_ERROR, None)  # type: ignore[no-any-return]
     results = (
         await ctx.replica_manager.fetch_messages(
             replica_id=replica_id,

@@ -36,6 +36,7 @@ from kafkette.protocol.apis.list_offsets import (
 )
 from kafkette.protocol.errors import Errors, KafkaError, error_code_for
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.kafka_error_responses import list_offsets_error_response
 from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
     neither 0 nor 1, as Kafka fails the whole request).
     """
     if request.topics and request.isolation_level not in ISOLATION_LEVELS:
-        return _failed(request, Errors.UNKNOWN_SERVER_ERROR)
+        return list_offsets_error_response(request, header.api_version, Errors.UNKNOWN_SERVER_ERROR, None)  # type: ignore[no-any-return]
     asked: set[tuple[str, int]] = set()
     duplicates: set[tuple[str, int]] = set()  # Kafka's ListOffsetsRequest.duplicatePartitions
     for topic in request.topics:
@@ -119,25 +120,6 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
             else:
                 _answer_by_timestamp(tp, partition, req, request.replica_id, resp)
     return ListOffsetsResponse(topics=list(topics.values()))
-
-
-def _failed(request: ListOffsetsRequest, error: Errors) -> ListOffsetsResponse:
-    """The whole request failed with ``error``: every partition asked answers it with offset and
-    timestamp -1 (Kafka's ``ListOffsetsRequest.getErrorResponse``)."""
-    return ListOffsetsResponse(
-        topics=[
-            ListOffsetsTopicResponse(
-                name=topic.name,
-                partitions=[
-                    ListOffsetsPartitionResponse(
-                        partition_index=p.partition_index, error_code=error, offset=-1, timestamp=-1
-                    )
-                    for p in topic.partitions
-                ],
-            )
-            for topic in request.topics
-        ]
-    )
 
 
 def _leader_error(partition: Partition, current_leader_epoch: int) -> Errors:

@@ -15,14 +15,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafkette.broker.auto_topic_creation_manager import topic_name_error
-from kafkette.protocol.apis.metadata import (
-    MetadataRequest,
-    MetadataRequestTopic,
-    MetadataResponse,
-    MetadataResponseTopic,
-)
+from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse, MetadataResponseTopic
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.kafka_error_responses import metadata_error_response
 from kafkette.protocol.kafka_schema import ZERO_UUID
 
 if TYPE_CHECKING:
@@ -47,7 +43,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: MetadataReque
         and header.api_version < TOPIC_IDS_FROM_VERSION
         and any(t.name is None or t.topic_id != ZERO_UUID for t in asked)
     ):
-        return _invalid_request(asked)
+        return metadata_error_response(request, header.api_version, Errors.INVALID_REQUEST, None)  # type: ignore[no-any-return]
     if asked is not None and header.api_version >= TOPIC_IDS_FROM_VERSION:
         topic_ids = [i for i in dict.fromkeys(t.topic_id for t in asked) if i != ZERO_UUID]
         if topic_ids:
@@ -84,21 +80,3 @@ def _by_topic_ids(ctx: ApisContext, header: RequestHeader, topic_ids: list[bytes
         if name is None
     ]
     return response
-
-
-def _invalid_request(asked: list[MetadataRequestTopic]) -> MetadataResponse:
-    """INVALID_REQUEST for every topic asked, each with its name ("" for null) and topic id, no
-    partitions and no brokers (Kafka's ``MetadataRequest.getErrorResponse``)."""
-    return MetadataResponse(
-        brokers=[],
-        topics=[
-            MetadataResponseTopic(
-                error_code=Errors.INVALID_REQUEST,
-                name=t.name or "",
-                topic_id=t.topic_id,
-                is_internal=False,
-                partitions=[],
-            )
-            for t in asked
-        ],
-    )
