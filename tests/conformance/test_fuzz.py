@@ -77,13 +77,13 @@ def test_the_fuzz_draws_the_examples_asked_for_at_every_version_the_listener_off
 
 @pytest.mark.timeout(30)
 def test_a_listed_fuzz_difference_covers_only_its_api_path_and_codes():
-    timed_out = listed("CreateTopics", "topics[].errorCode", [7, 7], [17, 36])
-    assert timed_out is not None and "TimeoutMs <= 0" in timed_out.reason
-    assert listed("CreateTopics", "topics[].errorCode", [7, 0], [17]) is None
-    assert listed("CreateTopics", "errorCode", [7], [17]) is None
-    assert listed("DeleteTopics", "topics[].errorCode", [7], [3]) is None
-    assert listed("OffsetFetch", "topics[].partitions[].errorCode", [0], []) is not None
-    assert listed("OffsetFetch", "topics[].partitions[].errorCode", [0], [3]) is None
+    flipped = listed("DescribeConfigs", "results[].errorCode", [42, 42], [0])
+    assert flipped is not None and "byte flipped" in flipped.reason
+    assert listed("DescribeConfigs", "results[].errorCode", [42, 7], [0]) is None
+    assert listed("DescribeConfigs", "errorCode", [42], [0]) is None
+    assert listed("DescribeGroups", "results[].errorCode", [42], [0]) is None
+    assert listed("InitProducerId", "errorCode", [0, 5], [42]) is not None  # any code of Kafka's
+    assert listed("InitProducerId", "errorCode", [0], [3]) is None
 
 
 @pytest.mark.timeout(60)
