@@ -12,10 +12,10 @@ from kafkette.broker.apis.controller_forwarding import at_controller, deadline_p
 from kafkette.protocol.apis.create_partitions import (
     CreatePartitionsRequest,
     CreatePartitionsResponse,
-    CreatePartitionsTopicResult,
 )
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.kafka_error_responses import create_partitions_error_response
 
 if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
@@ -28,23 +28,12 @@ async def handle(
     REQUEST_TIMED_OUT for everything named when ``timeout_ms`` <= 0 and a topic named once is left
     (``deadline_passed``), as Kafka answers it."""
     if deadline_passed(request.timeout_ms, (t.name for t in request.topics)):
-        return _refused(request, Errors.REQUEST_TIMED_OUT, None)
+        return create_partitions_error_response(request, header.api_version, Errors.REQUEST_TIMED_OUT, None)  # type: ignore[no-any-return]
     response = await at_controller(
         ctx, header, request, lambda c: c.controller.create_partitions(request), request.timeout_ms
     )
     if response is None:
-        return _refused(request, Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE)
+        return create_partitions_error_response(  # type: ignore[no-any-return]
+            request, header.api_version, Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE
+        )
     return response
-
-
-def _refused(
-    request: CreatePartitionsRequest, error: Errors, message: str | None
-) -> CreatePartitionsResponse:
-    """``error`` (with ``message``) for every topic named, as Kafka's
-    ``CreatePartitionsRequest.getErrorResponse``."""
-    return CreatePartitionsResponse(
-        results=[
-            CreatePartitionsTopicResult(name=t.name, error_code=error, error_message=message)
-            for t in request.topics
-        ]
-    )
