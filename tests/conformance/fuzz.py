@@ -134,6 +134,8 @@ class FuzzReport:
         cases: requests sent to each cluster; mutated: how many of them were mutated.
         differences: each ``label: what`` not listed in ``FUZZ_DIFFERENCES``.
         listed: the same for the listed ones, with the reason.
+        raced: the same for differences where one broker missed a short positive ``TimeoutMs``
+            (``_raced``): timing, not behaviour, so reported but never failing.
         failures: Kafkette answers that did not parse or write back, and crashes.
         kafka_failures: the same for Apache Kafka's answers.
         seconds: the wall time of the sending and checking.
@@ -147,6 +149,7 @@ class FuzzReport:
     mutated: int = 0
     differences: list[str] = field(default_factory=list)
     listed: list[str] = field(default_factory=list)
+    raced: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     kafka_failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -161,13 +164,15 @@ class FuzzReport:
             f"fuzz seed {self.seed}, {self.examples} examples per API version: {len(self.covered)} APIs, "
             f"{versions} versions, {self.cases} requests to each cluster ({self.mutated} mutated at the byte "
             f"level), {len(self.failures)} Kafkette failures, {len(self.kafka_failures)} Kafka failures, "
-            f"{len(self.differences)} new differences, {len(self.listed)} listed ones; {self.seconds:.0f} s; "
+            f"{len(self.differences)} new differences, {len(self.listed)} listed ones, "
+            f"{len(self.raced)} timing races; {self.seconds:.0f} s; "
             f"replay: python -m tests.conformance.fuzz --seed {self.seed} --examples {self.examples}"
         ]
         out += [f"FAILURE {f}" for f in self.failures]
         out += [f"KAFKA FAILURE {f}" for f in self.kafka_failures]
         out += [f"DIFFERENCE {d}" for d in grouped(self.differences)]
         out += [f"listed {d}" for d in grouped(self.listed)]
+        out += [f"timing race {d}" for d in grouped(self.raced)]
         if self.skipped:
             out.append(f"not fuzzed (Kafka 4.3.1 rejects these versions): {self.skipped}")
         return "\n".join(out)
@@ -446,6 +451,19 @@ def _short(values: Any) -> str:
     return json.dumps(values, default=lambda v: v.hex() if isinstance(v, bytes) else str(v))[:400]
 
 
+REQUEST_TIMED_OUT = 7
+
+
+def _raced(case: Case, kafka: Counter[int] | None, kafkette: Counter[int] | None) -> bool:
+    """Whether a difference is one broker missing a short positive ``TimeoutMs`` the request
+    gave (a controller API's deadline, KIP-590's forwarding): that side's extra codes are all
+    REQUEST_TIMED_OUT, so which side makes it depends on the machine's load, not on behaviour."""
+    timeout = next((v for k, v in case.values.items() if k.lower() == "timeoutms"), None)
+    if not isinstance(timeout, int) or timeout <= 0:
+        return False
+    return any(side and set(side) == {REQUEST_TIMED_OUT} for side in (kafka, kafkette))
+
+
 def _difference(
     report: FuzzReport,
     case: Case,
@@ -460,6 +478,8 @@ def _difference(
     line = f"{case.label} {where}: {what}"
     if entry is not None:
         report.listed.append(line)
+    elif _raced(case, kafka, kafkette):
+        report.raced.append(line)
     else:
         report.differences.append(f"{line} values={_short(case.values)}")
 

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import os
 import random
+from collections import Counter
 
 import pytest
 
 from kafkette.protocol.api_keys import KAFKA_APIS
 from kafkette.protocol.apis.api_versions import ApiVersionsRequest
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic
-from tests.conformance.fuzz import FUZZ_BROKER_CONFIGS, FuzzReport, fuzz, generate
+from tests.conformance.fuzz import FUZZ_BROKER_CONFIGS, Case, FuzzReport, _difference, fuzz, generate
 from tests.conformance.fuzz_differences import listed
 from tests.conformance.kafka_parser import ParserUnavailable
 from tests.conformance.kafka_specs import encode_request, request_specs
@@ -84,6 +85,24 @@ def test_a_listed_fuzz_difference_covers_only_its_api_path_and_codes():
     assert listed("DescribeGroups", "results[].errorCode", [42], [0]) is None
     assert listed("InitProducerId", "errorCode", [0, 5], [42]) is not None  # any code of Kafka's
     assert listed("InitProducerId", "errorCode", [0], [3]) is None
+
+
+@pytest.mark.timeout(30)
+def test_a_broker_missing_a_short_positive_timeout_is_a_timing_race_not_a_difference():
+    def case(timeout_ms: int) -> Case:
+        values = {"Topics": [], "timeoutMs": timeout_ms, "validateOnly": True}
+        return Case(19, "CreateTopics", 3, values, b"", "flip", 0)
+
+    report = FuzzReport(seed=1, examples=1)
+    where = "topics[].errorCode"
+    _difference(report, case(10), where, "Kafka [7, 7], Kafkette [36]", Counter({7: 2}), Counter({36: 1}))
+    _difference(report, case(10), where, "Kafka [36], Kafkette [7]", Counter({36: 1}), Counter({7: 1}))
+    assert len(report.raced) == 2 and not report.differences
+    _difference(report, case(0), where, "Kafka [7], Kafkette [36]", Counter({7: 1}), Counter({36: 1}))
+    _difference(
+        report, case(10), where, "Kafka [7, 42], Kafkette [36]", Counter({7: 1, 42: 1}), Counter({36: 1})
+    )
+    assert len(report.differences) == 2 and len(report.raced) == 2
 
 
 @pytest.mark.timeout(60)
