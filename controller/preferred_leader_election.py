@@ -38,6 +38,7 @@ from kafkette.protocol.apis.elect_leaders import (
     ElectLeadersResponse,
 )
 from kafkette.protocol.errors import Errors
+from kafkette.protocol.kafka_error_responses import elect_leaders_error_response
 from kafkette.protocol.topic_partition import TopicPartition
 
 
@@ -57,12 +58,18 @@ def elect_leaders(
         ``ControllerResult``: one ``PartitionChangeRecord`` per elected partition and
         the response with a result per partition: 0, ELECTION_NOT_NEEDED,
         PREFERRED_LEADER_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILABLE,
-        UNKNOWN_TOPIC_OR_PARTITION (also for topics queued for deletion); an unknown
-        election type is INVALID_REQUEST for the whole request.
+        UNKNOWN_TOPIC_OR_PARTITION (also for topics queued for deletion).  An empty list is
+        answered at once, whatever the election type (Kafka's ``QuorumController.electLeaders``);
+        an unknown election type is INVALID_REQUEST for the whole request, at the top level and for
+        every partition named (``ElectLeadersRequest.getErrorResponse`` of the exception Kafka's
+        ``ReplicationControlManager.electionType`` throws).
     """
+    if request.topic_partitions == []:
+        return ControllerResult([], ElectLeadersResponse(error_code=0, replica_election_results=[]))
     if request.election_type not in (ELECTION_PREFERRED, ELECTION_UNCLEAN):
+        message = f"Unknown election type {request.election_type}"
         return ControllerResult(
-            [], ElectLeadersResponse(error_code=Errors.INVALID_REQUEST, replica_election_results=[])
+            [], elect_leaders_error_response(request, 0, int(Errors.INVALID_REQUEST), message)
         )
     everything = request.topic_partitions is None
     if everything:

@@ -13,7 +13,8 @@ Does not own: encoding (``kafka_codec``), the choice of error code (the socket s
 Kafka concept: ``AbstractRequest.getErrorResponse`` (``ProduceRequest``, ``FetchRequest``,
 ``ListOffsetsRequest``, ``OffsetCommitRequest``, ``OffsetFetchRequest``, ``FindCoordinatorRequest``,
 ``DescribeGroupsRequest``, ``DeleteGroupsRequest``, ``DeleteTopicsRequest``, ``MetadataRequest``,
-``DeleteRecordsRequest``, ``OffsetsForLeaderEpochRequest``, ``CreatePartitionsRequest``).
+``DeleteRecordsRequest``, ``OffsetsForLeaderEpochRequest``, ``CreatePartitionsRequest``,
+``ElectLeadersRequest``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ from kafkette.protocol.apis.delete_records import (
     DeleteRecordsTopicResult,
 )
 from kafkette.protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsResponse
+from kafkette.protocol.apis.elect_leaders import (
+    ElectLeadersPartitionResult,
+    ElectLeadersReplicaElectionResult,
+    ElectLeadersResponse,
+)
 from kafkette.protocol.apis.fetch import FetchPartitionData, FetchResponse, FetchTopicResponse
 from kafkette.protocol.apis.find_coordinator import Coordinator, FindCoordinatorResponse
 from kafkette.protocol.apis.group_admin import (
@@ -68,29 +74,34 @@ NO_TIMESTAMP = -1
 
 def produce_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
     """``ProduceRequest.getErrorResponse``: every partition with the error, base offset, log append
-    time and log start offset -1, no record errors, the error message."""
-    return ProduceResponse(
-        throttle_time_ms=0,
-        responses=[
-            ProduceTopicResponse(
-                name=topic.name,
-                topic_id=topic.topic_id,
-                partition_responses=[
-                    ProducePartitionResponse(
-                        index=p.index,
-                        error_code=code,
-                        base_offset=INVALID_OFFSET,
-                        log_append_time_ms=NO_TIMESTAMP,
-                        log_start_offset=INVALID_OFFSET,
-                        record_errors=[],
-                        error_message=message,
-                    )
-                    for p in topic.partition_data
-                ],
+    time and log start offset -1, no record errors, the error message.  A partition listed twice is
+    answered once (Kafka builds the answer from ``partitionSizes``, a map keyed by topic id, name
+    and partition), under its topic's first entry."""
+    topics: dict[tuple[str, bytes], ProduceTopicResponse] = {}
+    answered: set[tuple[str, bytes, int]] = set()
+    for topic in request.topic_data:
+        key = (topic.name, topic.topic_id)
+        for p in topic.partition_data:
+            if (*key, p.index) in answered:
+                continue
+            answered.add((*key, p.index))
+            entry = topics.get(key)
+            if entry is None:
+                entry = topics[key] = ProduceTopicResponse(
+                    name=topic.name, topic_id=topic.topic_id, partition_responses=[]
+                )
+            entry.partition_responses.append(
+                ProducePartitionResponse(
+                    index=p.index,
+                    error_code=code,
+                    base_offset=INVALID_OFFSET,
+                    log_append_time_ms=NO_TIMESTAMP,
+                    log_start_offset=INVALID_OFFSET,
+                    record_errors=[],
+                    error_message=message,
+                )
             )
-            for topic in request.topic_data
-        ],
-    )
+    return ProduceResponse(throttle_time_ms=0, responses=list(topics.values()))
 
 
 def fetch_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
@@ -315,6 +326,26 @@ def create_partitions_error_response(request: Any, version: int, code: int, mess
     )
 
 
+def elect_leaders_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``ElectLeadersRequest.getErrorResponse``: the error at the top level (v1+) and, with the
+    message, for every partition of every topic named, a partition named twice twice (none when the
+    request names every partition with a null list)."""
+    return ElectLeadersResponse(
+        throttle_time_ms=0,
+        error_code=code,
+        replica_election_results=[
+            ElectLeadersReplicaElectionResult(
+                topic=t.topic,
+                partition_result=[
+                    ElectLeadersPartitionResult(partition_id=p, error_code=code, error_message=message)
+                    for p in t.partitions
+                ],
+            )
+            for t in request.topic_partitions or []
+        ],
+    )
+
+
 ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.PRODUCE: produce_error_response,
     ApiKey.FETCH: fetch_error_response,
@@ -329,5 +360,6 @@ ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.DELETE_RECORDS: delete_records_error_response,
     ApiKey.OFFSET_FOR_LEADER_EPOCH: offset_for_leader_epoch_error_response,
     ApiKey.CREATE_PARTITIONS: create_partitions_error_response,
+    ApiKey.ELECT_LEADERS: elect_leaders_error_response,
 }
 """The Kafka listener's item-by-item error answers, by API key."""

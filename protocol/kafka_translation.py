@@ -263,12 +263,22 @@ def describe_cluster_refusal(req: Any, version: int) -> KafkaStruct | None:
     )
 
 
+WHOLE_REQUEST_REFUSALS = frozenset({int(Errors.REQUEST_TIMED_OUT), int(Errors.NOT_CONTROLLER)})
+"""Codes a controller API's broker answers for every entry when it refuses the whole request (its
+deadline already past, no controller); the controller's own decisions answer topics otherwise."""
+
+
 def _delete_topics_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """DeleteTopics with one result per topic name, the first: Kafka's answer is keyed by name
     (its ``DeletableTopicResultCollection``), so a name asked twice is answered once, with the
     INVALID_REQUEST of a duplicate (a new answer: the broker's stays whole).  The answers without a
     name (v6: an unknown id, an id given twice, an entry with neither a name nor an id) are all kept,
-    as Kafka's controller answers each of them (two entries with neither get two answers)."""
+    as Kafka's controller answers each of them (two entries with neither get two answers).  A refusal
+    of the whole request (REQUEST_TIMED_OUT or NOT_CONTROLLER on every entry) is Kafka's
+    ``DeleteTopicsRequest.getErrorResponse``, one answer per entry, a name asked twice twice."""
+    codes = {r.error_code for r in resp.responses}
+    if len(codes) == 1 and codes <= WHOLE_REQUEST_REFUSALS:
+        return resp
     seen: set[str] = set()
     kept = []
     for result in resp.responses:

@@ -15,14 +15,17 @@ from typing import TYPE_CHECKING
 from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
 from kafkette.broker.apis.controller_forwarding import at_controller, deadline_passed
 from kafkette.protocol.apis.delete_topics import (
-    DeletableTopicResult,
     DeleteTopicsRequest,
     DeleteTopicsResponse,
     DeleteTopicState,
 )
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.kafka_error_responses import delete_topics_error_response
 from kafkette.protocol.kafka_schema import ZERO_UUID
+
+DELETE_TOPICS_BY_ID_VERSION = 6
+"""The first DeleteTopics version naming topics by ``topics`` entries (KIP-516)."""
 
 if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
@@ -51,10 +54,5 @@ async def handle(
 
 def _refused(request: DeleteTopicsRequest, error: Errors, message: str | None) -> DeleteTopicsResponse:
     """``error`` (with ``message``) for every topic named, as Kafka's
-    ``DeleteTopicsRequest.getErrorResponse``."""
-    return DeleteTopicsResponse(
-        responses=[
-            DeletableTopicResult(name=t.name, topic_id=t.topic_id, error_code=error, error_message=message)
-            for t in request.topics
-        ]
-    )
+    ``DeleteTopicsRequest.getErrorResponse`` (the names of an older version are ``topics`` here)."""
+    return delete_topics_error_response(request, DELETE_TOPICS_BY_ID_VERSION, int(error), message)

@@ -11,14 +11,10 @@ from typing import TYPE_CHECKING
 
 from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
 from kafkette.broker.apis.controller_forwarding import at_controller
-from kafkette.protocol.apis.elect_leaders import (
-    ElectLeadersPartitionResult,
-    ElectLeadersReplicaElectionResult,
-    ElectLeadersRequest,
-    ElectLeadersResponse,
-)
+from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.kafka_error_responses import elect_leaders_error_response
 
 if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
@@ -44,16 +40,4 @@ async def handle(
 def _refused(request: ElectLeadersRequest, error: Errors, message: str | None) -> ElectLeadersResponse:
     """``error`` at the top level and (with ``message``) for every partition named, as Kafka's
     ``ElectLeadersRequest.getErrorResponse``."""
-    return ElectLeadersResponse(
-        error_code=error,
-        replica_election_results=[
-            ElectLeadersReplicaElectionResult(
-                topic=t.topic,
-                partition_result=[
-                    ElectLeadersPartitionResult(partition_id=p, error_code=error, error_message=message)
-                    for p in t.partitions
-                ],
-            )
-            for t in request.topic_partitions or []
-        ],
-    )
+    return elect_leaders_error_response(request, 0, int(error), message)

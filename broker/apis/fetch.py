@@ -9,7 +9,9 @@ partition of an id no topic has is answered UNKNOWN_TOPIC_ID without being read.
 session id and epoch (KIP-227) pick a ``FetchContext`` (``broker/fetch_session.py``): which
 partitions are read (an incremental fetch reads every partition of its session) and which of
 their answers are sent.  From v16 a NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH partition
-carries the leader the metadata names and the answer that leader's endpoint (KIP-951).
+carries the leader the metadata names and the answer that leader's endpoint (KIP-951).  An answer
+Kafka's broker cannot write (a v13+ partition of the zero topic id followed by another refused
+partition: ``_kafka_cannot_write``) is UNKNOWN_SERVER_ERROR, as Kafka answers it.
 
 Kafka concept: ``KafkaApis.handleFetchRequest`` -> ``FetchManager.newContext`` and
 ``ReplicaManager.fetchMessages``.
@@ -116,7 +118,9 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     )
     erroneous: list[tuple[TopicIdPartition, FetchPartitionData]] = []
     interesting: dict[TopicPartition, tuple[TopicIdPartition, FetchPartitionInfo]] = {}
+    order: list[TopicIdPartition] = []
     for tp, part in context.partitions(topic_names):
+        order.append(tp)
         if tp.topic is None:
             erroneous.append(
                 (
@@ -173,6 +177,8 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     error_code, session_id, sent = context.response(
         updates + erroneous, int(ctx.replica_manager.time.monotonic_ms())
     )
+    if _kafka_cannot_write(ctx, order, {tp for tp, _ in sent}):
+        return fetch_error_response(request, version, Errors.UNKNOWN_SERVER_ERROR, None)  # type: ignore[no-any-return]
     by_topic: dict[tuple[bytes, str | None], list[FetchPartitionData]] = {}
     for tp, data in sent:
         by_topic.setdefault((tp.topic_id, tp.topic), []).append(data)
@@ -187,3 +193,27 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     if node_endpoints:
         response.node_endpoints = list(node_endpoints.values())
     return response
+
+
+def _kafka_cannot_write(ctx: ApisContext, order: list[TopicIdPartition], sent: set[TopicIdPartition]) -> bool:
+    """Whether Kafka's broker fails this answer with UNKNOWN_SERVER_ERROR (its ``getErrorResponse``):
+    ``FetchResponse.toMessage`` groups the answered partitions by comparing each with the topic before
+    it, by name when that topic has the zero topic id, and a zero id asked by a v13+ fetch has no name
+    (a NullPointerException).  Kafka answers the partitions it read first, then the ones it refused
+    before reading (an unknown topic id, a partition the metadata lacks) in request order; so the answer
+    fails when a zero-id partition is followed by another refused one.
+
+    Args:
+        order: the fetch context's partitions, in request (or session) order.
+        sent: the partitions the context answers.
+    """
+    refused = [
+        tp
+        for tp in dict.fromkeys(order)
+        if tp in sent
+        and (
+            tp.topic is None
+            or ctx.metadata_cache.partition_state(TopicPartition(tp.topic, tp.partition)) is None
+        )
+    ]
+    return any(tp.topic is None and tp.topic_id == ZERO_UUID for tp in refused[:-1])

@@ -1,9 +1,13 @@
 """Produce handler: appends batches through the ReplicaManager and reports offsets.
 
 acks must be 0, 1 or -1 (INVALID_REQUIRED_ACKS otherwise); acks=0 gets no response, and
-closes the connection when a partition failed.  Transactional batches in a request without a
-transactional id answer TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition, as Kafka
-does (Kafkette has no transactions: a request with a transactional id is appended as is).
+closes the connection when a partition failed.  Before anything, as Kafka's
+``RequestUtils.hasTransactionalRecords``, the first batch of each partition is looked at in request
+order until one is transactional: a batch size or magic Kafka's batch iterator refuses there fails
+the whole request with CORRUPT_MESSAGE, and transactional batches in a request without a
+transactional id answer TRANSACTIONAL_ID_AUTHORIZATION_FAILED, both for every partition (once, however
+often it is listed: ``ProduceRequest.getErrorResponse``), as Kafka does (Kafkette has no transactions:
+a request with a transactional id is appended as is).
 A partition listed twice, or a null ``records``, is INVALID_REQUEST for that
 partition; one whose records hold more than one batch is INVALID_RECORD.  A partition the
 metadata does not have is UNKNOWN_TOPIC_OR_PARTITION before any of those checks, however often it
@@ -40,12 +44,14 @@ from kafkette.protocol.apis.produce import (
 )
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.kafka_error_responses import produce_error_response
 from kafkette.protocol.kafka_schema import ZERO_UUID
 from kafkette.protocol.record_batch import (
     ATTRIBUTES_OFFSET,
     BATCH_LENGTH,
     HEADER_SIZE,
     LOG_OVERHEAD,
+    MAGIC,
     TRANSACTIONAL_MASK,
     CorruptRecordError,
     iter_batches,
@@ -60,6 +66,15 @@ _new_tuple = tuple.__new__
 ADMIN_CLIENT_ID = "__admin_client"
 """The client id whose Produce may append to internal topics (Kafka's ``AdminUtils.ADMIN_CLIENT_ID``:
 ``internalTopicsAllowed = clientId == ADMIN_CLIENT_ID`` in ``handleProduceRequest``)."""
+
+LEGACY_RECORD_OVERHEAD_V0 = 14
+"""The smallest record of magic 0 (Kafka's ``LegacyRecord.RECORD_OVERHEAD_V0``): a batch size below
+it is corrupt whatever the magic."""
+
+MAGIC_OFFSET = 16
+"""Where a batch's magic byte is (Kafka's ``Records.MAGIC_OFFSET``)."""
+
+HEADER_SIZE_UP_TO_MAGIC = MAGIC_OFFSET + 1
 
 CURRENT_LEADER_VERSION = 10
 """The first Produce version whose NOT_LEADER_OR_FOLLOWER answers carry the current leader (KIP-951)."""
@@ -76,13 +91,15 @@ async def handle(
     entries: dict[TopicPartition, bytes] = {}
     topic_ids: dict[str, bytes] = {}  # v13: the id each topic was asked by
     unknown_ids: dict[bytes, dict[int, None]] = {}  # v13: ids no topic has -> their partitions
-    check_transactional = request.transactional_id is None
+    try:
+        transactional = _has_transactional_records(request)
+    except CorruptRecordError as exc:  # Kafka: the whole request fails (``getErrorResponse``)
+        return _error_for_all(request, Errors.CORRUPT_MESSAGE, str(exc))
+    if transactional and request.transactional_id is None:
+        # Kafka: transactional batches need a transactional id (authorized) for the whole request
+        return _error_for_all(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None)
     valid_acks = request.acks in (0, 1, -1)
     for topic in request.topic_data:
-        if check_transactional and any(_is_transactional(part.records) for part in topic.partition_data):
-            # Kafka: transactional batches need a transactional id (authorized) for the whole
-            # request; nothing was appended yet (the appends follow this loop)
-            return _error_for_all(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
         if by_id:
             name = ctx.metadata_cache.topic_name(topic.topic_id)
             if name is None:
@@ -168,32 +185,47 @@ async def handle(
     return ProduceResponse(responses=responses, node_endpoints=[endpoints[n] for n in sorted(endpoints)])
 
 
-def _error_for_all(request: ProduceRequest, error: Errors) -> ProduceResponse | CloseConnectionResponse:
-    """Every partition of ``request`` answered ``error`` under the topic's name or id as asked
-    (acks=0: the connection is closed)."""
+def _error_for_all(
+    request: ProduceRequest, error: Errors, message: str | None
+) -> ProduceResponse | CloseConnectionResponse:
+    """The whole request failed with ``error``: every partition answered so under the topic's name or
+    id as asked, a partition listed twice once (Kafka's ``ProduceRequest.getErrorResponse``); acks=0:
+    the connection is closed (Kafka has no answer to send and closes it)."""
     if request.acks == 0:
         return CLOSE_CONNECTION
-    return ProduceResponse(
-        responses=[
-            ProduceTopicResponse(
-                name=topic.name,
-                topic_id=topic.topic_id,
-                partition_responses=[
-                    ProducePartitionResponse(index=part.index, error_code=int(error), base_offset=-1)
-                    for part in topic.partition_data
-                ],
-            )
-            for topic in request.topic_data
-        ]
-    )
+    return produce_error_response(request, 0, int(error), message)
 
 
-def _is_transactional(records: bytes | None) -> bool:
-    """True when the first batch of ``records`` has Kafka's transactional attribute bit."""
-    if records is None or len(records) < ATTRIBUTES_OFFSET + 2:
-        return False
-    # The bit is in the low byte of the big-endian int16 attributes.
-    return bool(records[ATTRIBUTES_OFFSET + 1] & TRANSACTIONAL_MASK)
+def _has_transactional_records(request: ProduceRequest) -> bool:
+    """Whether a partition's first batch has the transactional attribute bit, looking at the
+    partitions in request order up to the first that has (Kafka's
+    ``RequestUtils.hasTransactionalRecords``, which ``handleProduceRequest`` asks first).
+
+    Raises:
+        CorruptRecordError: a first batch looked at has a size below Kafka's minimum record
+            overhead or a magic outside 0-2 (Kafka's ``ByteBufferLogInputStream.nextBatchSize``).
+    """
+    for topic in request.topic_data:
+        for part in topic.partition_data:
+            records = part.records
+            if records is None or len(records) < LOG_OVERHEAD:
+                continue  # no batch
+            size = BATCH_LENGTH.unpack_from(records, 8)[0]
+            if size < LEGACY_RECORD_OVERHEAD_V0:
+                raise CorruptRecordError(
+                    f"Record size {size} is less than the minimum record overhead "
+                    f"({LEGACY_RECORD_OVERHEAD_V0})"
+                )
+            if len(records) < HEADER_SIZE_UP_TO_MAGIC:
+                continue
+            magic = int.from_bytes(records[MAGIC_OFFSET : MAGIC_OFFSET + 1], "big", signed=True)
+            if magic < 0 or magic > MAGIC:
+                raise CorruptRecordError(f"Invalid magic found in record: {magic}")
+            if len(records) < size + LOG_OVERHEAD:
+                continue  # a batch cut short is no batch
+            if magic == MAGIC and records[ATTRIBUTES_OFFSET + 1] & TRANSACTIONAL_MASK:
+                return True
+    return False
 
 
 def _more_than_one_batch(records: bytes) -> bool:

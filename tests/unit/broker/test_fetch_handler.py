@@ -169,3 +169,26 @@ def test_an_unknown_isolation_level_is_not_read_when_no_partition_the_metadata_h
     response = _call(ctx, 13, request)
     assert response.error_code == Errors.NONE
     assert _partitions(response) == [(TOPIC_ID, 0, int(Errors.UNKNOWN_TOPIC_OR_PARTITION))]
+
+
+def test_a_zero_topic_id_followed_by_another_refused_partition_fails_as_kafkas_broker_does():
+    """Kafka's ``FetchResponse.toMessage`` compares a zero-id topic's null name with the next refused
+    partition's (NullPointerException): UNKNOWN_SERVER_ERROR, top level only, the session id echoed."""
+    zero = bytes(16)
+    ctx = _context({TopicPartition("t", 0): FetchPartitionResult(Errors.NONE, 3, 0, b"x")})
+    for topics in (
+        [(zero, [0, 1])],
+        [(zero, [2]), (UNKNOWN_ID, [0])],
+        [(TOPIC_ID, [0]), (zero, [0]), (zero, [3])],
+    ):
+        failed = _call(ctx, 14, _request(topics, session_id=5, epoch=-1))
+        assert (failed.error_code, failed.session_id, failed.responses) == (
+            int(Errors.UNKNOWN_SERVER_ERROR),
+            5,
+            [],
+        )
+    # the zero id last (the read partitions come first in Kafka's answer), or alone twice: answered
+    for topics in ([(zero, [0]), (TOPIC_ID, [0])], [(UNKNOWN_ID, [0]), (zero, [0, 0])]):
+        answered = _call(ctx, 14, _request(topics))
+        assert answered.error_code == Errors.NONE
+        assert (zero, 0, int(Errors.UNKNOWN_TOPIC_ID)) in _partitions(answered)

@@ -111,6 +111,64 @@ async def test_transactional_batches_without_a_transactional_id_fail_authorizati
     assert await _produce(transactional) == (Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, -1, [])
 
 
+async def _produce_many(parts: list[tuple[int, bytes | None]], acks: int = 1):
+    """Produce to ``TP0``'s topic, partition and records per entry of ``parts``; the answer's
+    (index, error code) pairs and what was appended."""
+    appended: dict = {}
+
+    async def append_records(timeout_ms, required_acks, entries, *, internal_topics_allowed):
+        appended.update(entries)
+        return {tp: ProducePartitionStatus(required_offset=1, base_offset=0, pending=False) for tp in entries}
+
+    ctx = SimpleNamespace(
+        replica_manager=SimpleNamespace(append_records=append_records),
+        metadata_cache=SimpleNamespace(partition_state=lambda tp: object()),
+    )
+    data = [ProducePartitionData(index=i, records=r) for i, r in parts]
+    request = ProduceRequest(
+        transactional_id=None,
+        acks=acks,
+        timeout_ms=1000,
+        topic_data=[ProduceTopicData(name=TP0.topic, partition_data=data)],
+    )
+    response = await produce.handle(
+        ctx, RequestHeader(api_key=0, api_version=9, correlation_id=1, client_id="test"), request
+    )
+    if acks == 0:
+        return response, list(appended)
+    answers = [(p.index, p.error_code) for t in response.responses for p in t.partition_responses]
+    return answers, list(appended)
+
+
+async def test_a_first_batch_kafkas_batch_iterator_refuses_fails_the_whole_request_corrupt_message():
+    good = make_batch(1)
+    too_small = bytes(8) + (13).to_bytes(4, "big") + bytes(20)  # below the v0 record overhead
+    negative = bytes(8) + (-5).to_bytes(4, "big", signed=True)
+    bad_magic = good[:16] + bytes([3]) + good[17:]
+    for corrupt in (too_small, negative, bad_magic):
+        answers, appended = await _produce_many([(0, good), (1, corrupt), (0, good)])
+        assert answers == [(0, Errors.CORRUPT_MESSAGE), (1, Errors.CORRUPT_MESSAGE)] and appended == []
+        assert await _produce_many([(1, corrupt)], acks=0) == (CLOSE_CONNECTION, [])
+    short = bytes(8) + (100).to_bytes(4, "big")  # too short to hold a magic: no batch, the log decides
+    answers, appended = await _produce_many([(0, short)])
+    assert appended == [TP0]
+
+
+async def test_batches_after_the_first_transactional_one_are_not_looked_at():
+    transactional = build_kafka_batch(
+        [(None, b"v", None, 1_000)], producer_id=7, producer_epoch=0, base_sequence=0, transactional=True
+    )
+    corrupt = bytes(8) + (1).to_bytes(4, "big") + bytes(20)
+    answers, appended = await _produce_many([(0, transactional), (1, corrupt), (0, transactional)])
+    assert answers == [
+        (0, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
+        (1, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
+    ]
+    assert appended == []
+    answers, _ = await _produce_many([(1, corrupt), (0, transactional)])
+    assert answers == [(1, Errors.CORRUPT_MESSAGE), (0, Errors.CORRUPT_MESSAGE)]
+
+
 async def test_only_kafkas_admin_client_id_may_append_to_internal_topics():
     allowed: list[bool] = []
     await _produce(make_batch(1), client_id="__admin_client", allowed=allowed)

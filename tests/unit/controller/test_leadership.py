@@ -125,6 +125,36 @@ async def test_an_election_of_an_unknown_topic_or_partition_is_worded_as_kafka(c
     ]
 
 
+async def test_an_unknown_election_type_is_invalid_request_for_each_partition_named_unless_none_is(
+    controller,
+):
+    await register_live_brokers(controller, 1, 2)
+    await create(controller, topic("t", assignment=[[1, 2]]))
+    named = [
+        ElectLeadersTopicPartitions(topic="t", partitions=[0, 0]),
+        ElectLeadersTopicPartitions(topic="nope", partitions=[1]),
+    ]
+
+    response = wire_roundtrip(
+        await controller.elect_leaders(
+            ElectLeadersRequest(election_type=69, timeout_ms=2000, topic_partitions=named)
+        )
+    )
+    empty = await controller.elect_leaders(
+        ElectLeadersRequest(election_type=-39, timeout_ms=2000, topic_partitions=[])
+    )
+
+    assert response.error_code == Errors.INVALID_REQUEST
+    assert [
+        (r.topic, [(p.partition_id, p.error_code, p.error_message) for p in r.partition_result])
+        for r in response.replica_election_results
+    ] == [
+        ("t", [(0, Errors.INVALID_REQUEST, "Unknown election type 69")] * 2),
+        ("nope", [(1, Errors.INVALID_REQUEST, "Unknown election type 69")]),
+    ]
+    assert (empty.error_code, empty.replica_election_results) == (0, [])
+
+
 async def test_unclean_election_elects_a_live_out_of_sync_replica(controller, clock):
     epochs = await register_live_brokers(controller, 1, 2)
     await create(controller, topic("t", assignment=[[1, 2]]))

@@ -306,3 +306,16 @@ def test_delete_topics_v6_keeps_every_answer_without_a_name():
 def test_delete_groups_deletes_a_group_named_twice_once_as_kafka():
     request = group_admin.DeleteGroupsRequest(groups_names=["b", "a", "b", ""])
     assert TRANSLATIONS[int(ApiKey.DELETE_GROUPS)].to_internal(request, 2).groups_names == ["b", "a", ""]
+
+
+def test_delete_topics_refused_as_a_whole_answers_every_entry_a_name_asked_twice_twice():
+    """Kafka's ``DeleteTopicsRequest.getErrorResponse`` (a deadline already past, no controller)
+    answers each entry of the request; only the controller's own answer is keyed by name."""
+    from kafkette.protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsResponse
+
+    for code in (Errors.REQUEST_TIMED_OUT, Errors.NOT_CONTROLLER):
+        answer = DeleteTopicsResponse(
+            responses=[DeletableTopicResult(name=n, error_code=int(code)) for n in ("", "a", "")]
+        )
+        out = TRANSLATIONS[int(ApiKey.DELETE_TOPICS)].to_kafka(answer, 5, None)
+        assert [(r.name, r.error_code) for r in out.responses] == [("", code), ("a", code), ("", code)]
