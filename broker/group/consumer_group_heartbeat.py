@@ -49,7 +49,10 @@ from kafkette.broker.group.consumer_group_regex import (
 )
 from kafkette.broker.group.consumer_group_subscriptions import add_topic_counts, subscription_type_of
 from kafkette.broker.group.current_assignment_builder import CurrentAssignmentBuilder
-from kafkette.broker.group.group_coordinator_config import ConsumerGroupMigrationPolicy
+from kafkette.broker.group.group_coordinator_config import (
+    CONSUMER_GROUP_REGEX_REFRESH_INTERVAL_MS_DEFAULT,
+    ConsumerGroupMigrationPolicy,
+)
 from kafkette.broker.group.target_assignment_builder import (
     TargetAssignmentBuilder,
     can_compute_next_target_assignment,
@@ -97,7 +100,8 @@ class ConsumerGroupSettings:
         max_size: ``group.consumer.max.size``.
         assignment_interval_ms: ``group.consumer.assignment.interval.ms``.
         migration_policy: ``group.consumer.migration.policy``.
-        regex_refresh_interval_ms: ``group.consumer.regex.refresh.interval.ms`` (Kafka's internal config).
+        regex_refresh_interval_ms: ``group.consumer.regex.refresh.interval.ms`` (Kafka's internal config,
+            ms): a group's regexes are resolved again once their last resolution is older.
     """
 
     assignors: Mapping[str, ConsumerGroupPartitionAssignor]
@@ -106,7 +110,7 @@ class ConsumerGroupSettings:
     max_size: int = 2**31 - 1
     assignment_interval_ms: int = 1000
     migration_policy: ConsumerGroupMigrationPolicy = ConsumerGroupMigrationPolicy.BIDIRECTIONAL
-    regex_refresh_interval_ms: int = 600_000
+    regex_refresh_interval_ms: int = CONSUMER_GROUP_REGEX_REFRESH_INTERVAL_MS_DEFAULT
 
     @property
     def default_assignor(self) -> str:

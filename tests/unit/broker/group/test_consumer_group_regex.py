@@ -3,7 +3,8 @@ resolution over every topic, and through ConsumerGroupCoordinator (an in-memory 
 regex join resolved in the background (RegularExpression record, then an epoch bump and the assignment),
 a topic created later joining the assignment after the 10 s batch interval (not before), a second member
 of a resolved regex bumping the epoch at once, the last user's change or leave tombstoning the regex, an
-invalid regex refused, a reload from the records, and shutdown cancelling a running resolution."""
+invalid regex refused, a reload from the records, shutdown cancelling a running resolution, and the
+broker's ``group.consumer.regex.refresh.interval.ms`` resolving a regex again once its resolution is older."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from kafkette.broker.config import KafkaConfig
 from kafkette.broker.group.assignors.registry import new_assignors
 from kafkette.broker.group.consumer_group_coordinator import ConsumerGroupCoordinator
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
@@ -25,6 +27,7 @@ from kafkette.broker.group.consumer_group_regex import (
     compile_regular_expression,
     resolve_regular_expressions,
 )
+from kafkette.broker.group.consumer_group_settings import consumer_group_settings
 from kafkette.broker.group.coordinator_records import decode_key, decode_value
 from kafkette.common.clock import MockTime
 from kafkette.protocol.apis.consumer_group import ConsumerGroupHeartbeatRequest
@@ -87,15 +90,16 @@ class Log:
         ]
 
 
-def _coordinator(time: MockTime, log: Log, topics: Topics) -> ConsumerGroupCoordinator:
+def _coordinator(
+    time: MockTime, log: Log, topics: Topics, settings: ConsumerGroupSettings | None = None
+) -> ConsumerGroupCoordinator:
     return ConsumerGroupCoordinator(
         partition_for=lambda group_id: 0,
         coordinator_error=lambda group_id: Errors.NONE,
         append=log.append,
         topics=topics,
-        settings=ConsumerGroupSettings(
-            assignors=new_assignors(["uniform", "range"]), assignment_interval_ms=0
-        ),
+        settings=settings
+        or ConsumerGroupSettings(assignors=new_assignors(["uniform", "range"]), assignment_interval_ms=0),
         time=time,
     )
 
@@ -211,6 +215,34 @@ async def test_no_refresh_without_new_topics_before_the_refresh_interval():
     await _send(coordinator, _beat("m1", 0))
     assert not coordinator._regex_tasks
     assert not log.regex_records()[records:]
+    await coordinator.stop()
+
+
+async def test_the_brokers_regex_refresh_interval_refreshes_a_resolution_without_new_topics():
+    config = KafkaConfig(
+        {
+            "node.id": "1",
+            "group.consumer.regex.refresh.interval.ms": "10000",
+            "group.consumer.assignment.interval.ms": "0",
+        }
+    )
+    time, log, topics = MockTime(), Log(), Topics()
+    coordinator = _coordinator(time, log, topics, consumer_group_settings(config))
+    response = await _send(coordinator, _join("m1", regex="orders-.*"))
+    await _resolutions_done(coordinator)
+    response = await _send(coordinator, _beat("m1", response.member_epoch))
+    first = log.regex_records()
+    time.advance(10000)
+    await _send(coordinator, _beat("m1", response.member_epoch))
+    assert not coordinator._regex_tasks  # not yet more than the interval old
+    time.advance(1)
+    await _send(coordinator, _beat("m1", response.member_epoch))
+    assert coordinator._regex_tasks
+    await _resolutions_done(coordinator)
+    refreshed = log.regex_records()[len(first) :]
+    assert [(r, v.topics, v.timestamp) for r, v in refreshed] == [
+        ("orders-.*", ("orders-1",), time.milliseconds())
+    ]
     await coordinator.stop()
 
 
