@@ -207,7 +207,7 @@ def regular_expressions_result_records(
         resolved: regex -> the topic names it matched.
         version: the metadata version the resolution read (ms: when it started).
         now_ms: the resolution's timestamp.
-        topics: the cluster's topics (``consumer_group_heartbeat.TopicMetadata``) for the hash.
+        topics: the cluster's topics (``consumer_group_step.TopicMetadata``) for the hash.
 
     Returns:
         ``(records, new group epoch or None when not bumped)``.

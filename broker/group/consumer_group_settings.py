@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafkette.broker.group.assignors.registry import new_assignors
-from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupSettings
+from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
 from kafkette.broker.group.group_config_manager import (
     CONSUMER_ASSIGNMENT_INTERVAL_MS_CONFIG,
     CONSUMER_HEARTBEAT_INTERVAL_MS_CONFIG,

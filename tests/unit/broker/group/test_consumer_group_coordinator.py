@@ -13,7 +13,7 @@ import pytest
 
 from kafkette.broker.group.assignors.registry import new_assignors
 from kafkette.broker.group.consumer_group_coordinator import ConsumerGroupCoordinator
-from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupSettings
+from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
 from kafkette.broker.group.coordinator_records import decode_key, decode_value
 from kafkette.common.clock import MockTime
 from kafkette.protocol.apis.consumer_group import (

@@ -17,7 +17,6 @@ from kafkette.broker.config import KafkaConfig
 from kafkette.broker.group.assignors.registry import new_assignors
 from kafkette.broker.group.consumer_group_coordinator import ConsumerGroupCoordinator
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
-from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupSettings
 from kafkette.broker.group.consumer_group_records import (
     ConsumerGroupMetadataKey,
     ConsumerGroupRegularExpressionKey,
@@ -28,6 +27,7 @@ from kafkette.broker.group.consumer_group_regex import (
     resolve_regular_expressions,
 )
 from kafkette.broker.group.consumer_group_settings import consumer_group_settings
+from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
 from kafkette.broker.group.coordinator_records import decode_key, decode_value
 from kafkette.common.clock import MockTime
 from kafkette.protocol.apis.consumer_group import ConsumerGroupHeartbeatRequest

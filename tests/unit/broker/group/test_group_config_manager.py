@@ -12,7 +12,7 @@ from test_consumer_group_coordinator import Log, Topics, _beat, _join, _owned, _
 
 from kafkette.broker.group.assignors.registry import new_assignors
 from kafkette.broker.group.consumer_group_coordinator import ConsumerGroupCoordinator
-from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupSettings
+from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
 from kafkette.broker.group.group_config_manager import GroupConfig, GroupConfigManager
 from kafkette.common.clock import MockTime
 from kafkette.protocol.errors import Errors
