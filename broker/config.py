@@ -1,7 +1,8 @@
 """The broker's typed configuration: Kafka property names, defaults, validation.
 
 Owns: ``BROKER_CONFIGS`` (every property a node uses, as ``ConfigKey``s of
-``kafkette.common.config_def``) and ``KafkaConfig`` (one attribute per property,
+``kafkette.common.config_def``), ``INTERNAL_BROKER_CONFIGS`` (the ones Kafka defines as internal:
+used, never described) and ``KafkaConfig`` (one attribute per property,
 dots as underscores: ``log.segment.bytes`` -> ``log_segment_bytes``).  A
 ``server.properties`` file is read with the ``javaproperties`` library.  Every key of
 Apache Kafka's broker config table (``kafka_broker_config_names``) is accepted: one
@@ -33,6 +34,7 @@ import javaproperties
 
 from kafkette.broker.group.group_coordinator_config import (
     CONSUMER_GROUP_CONFIGS,
+    CONSUMER_GROUP_INTERNAL_CONFIGS,
     check_group_coordinator_configs,
 )
 from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES, KAFKA_VERSION
@@ -350,7 +352,11 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
 )
 # fmt: on
 
-_BY_NAME: dict[str, ConfigKey] = table(BROKER_CONFIGS)
+INTERNAL_BROKER_CONFIGS: tuple[ConfigKey, ...] = (*CONSUMER_GROUP_INTERNAL_CONFIGS,)
+"""Kafka's internal broker configs a node uses (``ConfigDef.defineInternal``): read and validated as
+``BROKER_CONFIGS`` are, but left out of DescribeConfigs, as Kafka leaves them out."""
+
+_BY_NAME: dict[str, ConfigKey] = table((*BROKER_CONFIGS, *INTERNAL_BROKER_CONFIGS))
 _KNOWN_NAMES: tuple[str, ...] = tuple(sorted(set(_BY_NAME) | KAFKA_BROKER_CONFIG_NAMES))
 NO_QUORUM_MESSAGE = (
     "If using process.roles, either controller.quorum.bootstrap.servers must contain the set of "
@@ -419,7 +425,8 @@ class ListenerEndpoint:
 
 
 class KafkaConfig:
-    """A validated broker configuration; one attribute per property of ``BROKER_CONFIGS``.
+    """A validated broker configuration; one attribute per property of ``BROKER_CONFIGS`` and of
+    ``INTERNAL_BROKER_CONFIGS``.
 
     Attributes set from Kafka's synonyms: ``node_id`` from ``broker.id`` when only that is set
     (``broker_id`` always equals ``node_id``), ``log_dirs`` from ``log.dir`` when ``log.dirs`` is
@@ -442,7 +449,7 @@ class KafkaConfig:
         if unknown:
             raise ConfigError(unknown_config_message(unknown))
         self.originals = dict(props)
-        for key in BROKER_CONFIGS:
+        for key in (*BROKER_CONFIGS, *INTERNAL_BROKER_CONFIGS):
             if key.name in props:
                 value = key.parse(props[key.name])
             else:

@@ -9,9 +9,9 @@ timeout (``CoordinatorTimer``), which fence the member; rebuilding the groups fr
 when it loads, and dropping them when it goes; asking for a new metadata hash when a subscribed topic
 changes; resolving the groups' regex subscriptions in the background (one task per group, cancelled and
 awaited on unload and shutdown) when ``consumer_group_regex`` says one is due, and the metadata version
-that tells it a topic was created.  Does not own the heartbeat's rules (``consumer_group_heartbeat``),
-the model (``consumer_group``), the records' bytes, the group configs (``group_config_manager``), nor
-classic groups (``GroupCoordinator``).
+that tells it a topic was created.  Does not own the heartbeat's rules (``consumer_group_heartbeat``,
+``consumer_group_leave``), the model (``consumer_group``), the records' bytes, the group configs
+(``group_config_manager``), nor classic groups (``GroupCoordinator``).
 
 Kafka concept: ``GroupCoordinatorService.consumerGroupHeartbeat`` / ``consumerGroupDescribe`` over the
 ``CoordinatorRuntime`` (``scheduleWriteOperation``, ``CoordinatorTimer``), ``GroupMetadataManager``'s
@@ -30,21 +30,12 @@ from kafkette.broker.group import consumer_group_admin
 from kafkette.broker.group.consumer_group import ConsumerGroup
 from kafkette.broker.group.consumer_group_describe import describe_consumer_group
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
-from kafkette.broker.group.consumer_group_heartbeat import (
-    CANCEL_REBALANCE_TIMEOUT,
-    LEAVE_GROUP_MEMBER_EPOCH,
-    LEAVE_GROUP_STATIC_MEMBER_EPOCH,
-    METADATA_REFRESH_INTERVAL_MS,
-    ConsumerGroupHeartbeatStep,
-    ConsumerGroupSettings,
-    HeartbeatResult,
-    MetadataRefreshDeadline,
-    TopicMetadata,
-)
+from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupHeartbeatStep
 from kafkette.broker.group.consumer_group_heartbeat_validation import (
     HeartbeatRequestError,
     validate_heartbeat_request,
 )
+from kafkette.broker.group.consumer_group_leave import consumer_group_fence_members, consumer_group_leave
 from kafkette.broker.group.consumer_group_migration import validate_online_upgrade
 from kafkette.broker.group.consumer_group_regex import (
     regexes_to_refresh,
@@ -52,6 +43,16 @@ from kafkette.broker.group.consumer_group_regex import (
     resolve_regular_expressions,
 )
 from kafkette.broker.group.consumer_group_replay import encode_records, replay_record
+from kafkette.broker.group.consumer_group_step import (
+    CANCEL_REBALANCE_TIMEOUT,
+    LEAVE_GROUP_MEMBER_EPOCH,
+    LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+    METADATA_REFRESH_INTERVAL_MS,
+    ConsumerGroupSettings,
+    HeartbeatResult,
+    MetadataRefreshDeadline,
+    TopicMetadata,
+)
 from kafkette.broker.group.coordinator_records import GroupMetadataKey, encode_key
 from kafkette.broker.group.coordinator_timer import CoordinatorTimer
 from kafkette.broker.group.group_config_manager import GroupConfigManager
@@ -200,12 +201,11 @@ class ConsumerGroupCoordinator:
             error, message = await self._replace_classic_group(request)
             if error != Errors.NONE:
                 return _error(error, message)
-            step = self._step()
             try:
                 if request.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
-                    result = step.leave(request)
+                    result = consumer_group_leave(self._groups, self._topics, request)
                 else:
-                    result = step.heartbeat(request, client_id, client_host)
+                    result = self._step().heartbeat(request, client_id, client_host)
             except ConsumerGroupError as exc:
                 return _error(Errors[exc.error], exc.message)
             error = await self._write(request.group_id, result)
@@ -384,7 +384,7 @@ class ConsumerGroupCoordinator:
             logger.info(
                 "[GroupId %s] Member %s fenced from the group because %s.", group_id, member_id, reason
             )
-            result = self._step().fence(group, [member], None)
+            result = consumer_group_fence_members(group, [member], None, self._topics)
             error = await self._write(group_id, result)
             if error == Errors.NONE:
                 self._after_write(result)

@@ -5,15 +5,14 @@ limit, get or create the member (dynamic or static, with the static replacement 
 merge the request into the member, bump the group epoch when the subscription or the subscribed topics'
 metadata changed, compute the next target assignment (at most once per ``group.consumer.assignment.
 interval.ms``), reconcile the member towards its target, and the answer (epoch, heartbeat interval, the
-assignment when the member needs it); the leave (-1) and the static member's temporary leave (-2); and
-fencing members (session or rebalance timeout).  Each computation returns records and does not change
-the group: the coordinator writes the records, then applies them (``consumer_group_replay``), so a failed
-write changes nothing.  Does not own the request's own checks (``consumer_group_heartbeat_validation``),
-locking, timers or writing.
+assignment when the member needs it).  Each computation returns records and does not change the group:
+the coordinator writes the records, then applies them (``consumer_group_replay``), so a failed write
+changes nothing.  Does not own the request's own checks (``consumer_group_heartbeat_validation``), what
+a step reads and returns (``consumer_group_step``), the leave (-1), the static member's temporary leave
+(-2) and fencing (``consumer_group_leave``), locking, timers or writing.
 
-Kafka concept: ``GroupMetadataManager.consumerGroupHeartbeat``, ``consumerGroupLeave``,
-``consumerGroupStaticMemberGroupLeave``, ``consumerGroupFenceMembers``, ``removeMember``,
-``replaceMember``, ``updateSubscriptionMetadata``, ``maybeUpdateTargetAssignment``, ``maybeReconcile``,
+Kafka concept: ``GroupMetadataManager.consumerGroupHeartbeat``, ``replaceMember``,
+``updateSubscriptionMetadata``, ``maybeUpdateTargetAssignment``, ``maybeReconcile``,
 ``throwIfConsumerGroupMemberEpochIsInvalid`` and ``throwIfConsumerGroupIsFull``.
 """
 
@@ -22,19 +21,21 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from kafkette.broker.group import consumer_group_record_helpers as rh
 from kafkette.broker.group.assignors.api import (
-    ConsumerGroupPartitionAssignor,
     PartitionAssignorError,
-    SubscribedTopicDescriber,
     SubscriptionType,
     TopicId,
 )
 from kafkette.broker.group.consumer_group import ConsumerGroup
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
+from kafkette.broker.group.consumer_group_leave import (
+    remove_member_records,
+    throw_if_instance_id_is_fenced,
+    throw_if_static_member_is_unknown,
+)
 from kafkette.broker.group.consumer_group_member import (
     ConsumerGroupMember,
     MemberState,
@@ -42,14 +43,20 @@ from kafkette.broker.group.consumer_group_member import (
 )
 from kafkette.broker.group.consumer_group_metadata_hash import metadata_hash
 from kafkette.broker.group.consumer_group_regex import (
-    RegexUpdate,
     UpdateRegularExpressionStatus,
-    fenced_members_regex_tombstones,
     maybe_update_regular_expressions,
 )
-from kafkette.broker.group.consumer_group_subscriptions import add_topic_counts, subscription_type_of
+from kafkette.broker.group.consumer_group_step import (
+    CANCEL_REBALANCE_TIMEOUT,
+    LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+    METADATA_REFRESH_INTERVAL_MS,
+    ConsumerGroupSettings,
+    HeartbeatResult,
+    MetadataRefreshDeadline,
+    TopicMetadata,
+)
+from kafkette.broker.group.consumer_group_subscriptions import subscription_type_of
 from kafkette.broker.group.current_assignment_builder import CurrentAssignmentBuilder
-from kafkette.broker.group.group_coordinator_config import ConsumerGroupMigrationPolicy
 from kafkette.broker.group.target_assignment_builder import (
     TargetAssignmentBuilder,
     can_compute_next_target_assignment,
@@ -62,99 +69,6 @@ from kafkette.protocol.apis.consumer_group import (
 )
 
 logger = logging.getLogger(__name__)
-
-LEAVE_GROUP_MEMBER_EPOCH = -1
-LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
-METADATA_REFRESH_INTERVAL_MS = 2**31 - 1
-"""How long a computed metadata hash stays valid without a metadata change (Kafka's
-``METADATA_REFRESH_INTERVAL_MS``, ``Integer.MAX_VALUE``): in practice until ``request_metadata_refresh``."""
-
-
-class TopicMetadata(SubscribedTopicDescriber):
-    """What the heartbeat reads of the cluster's topics (Kafka's ``MetadataImage``)."""
-
-    def topic_id_of(self, name: str) -> TopicId | None:
-        """The topic's id, None when it does not exist."""
-        ...
-
-    def topic_name_of(self, topic_id: TopicId) -> str | None:
-        """The topic's name, None when no topic has this id."""
-        ...
-
-    def topic_names(self) -> list[str]:
-        """Every topic's name, internal ones included."""
-        ...
-
-
-@dataclass(frozen=True)
-class ConsumerGroupSettings:
-    """The broker's ``group.consumer.*`` settings the heartbeat applies.
-
-    Attributes:
-        assignors: name -> assignor (``group.consumer.assignors``); the first is the default.
-        session_timeout_ms: ``group.consumer.session.timeout.ms``.
-        heartbeat_interval_ms: ``group.consumer.heartbeat.interval.ms``.
-        max_size: ``group.consumer.max.size``.
-        assignment_interval_ms: ``group.consumer.assignment.interval.ms``.
-        migration_policy: ``group.consumer.migration.policy``.
-        regex_refresh_interval_ms: ``group.consumer.regex.refresh.interval.ms`` (Kafka's internal config).
-    """
-
-    assignors: Mapping[str, ConsumerGroupPartitionAssignor]
-    session_timeout_ms: int = 45000
-    heartbeat_interval_ms: int = 5000
-    max_size: int = 2**31 - 1
-    assignment_interval_ms: int = 1000
-    migration_policy: ConsumerGroupMigrationPolicy = ConsumerGroupMigrationPolicy.BIDIRECTIONAL
-    regex_refresh_interval_ms: int = 600_000
-
-    @property
-    def default_assignor(self) -> str:
-        """The first of ``group.consumer.assignors``."""
-        return next(iter(self.assignors))
-
-
-@dataclass
-class MetadataRefreshDeadline:
-    """When a group's metadata hash must be recomputed (Kafka's ``DeadlineAndEpoch``): at ``deadline_ms``
-    or once the group epoch is below ``epoch`` (a bump whose write failed).  ``(0, 0)`` is due now."""
-
-    deadline_ms: int = 0
-    epoch: int = 0
-
-    def expired(self, now_ms: int, group_epoch: int) -> bool:
-        """Kafka's ``hasMetadataExpired``."""
-        return now_ms >= self.deadline_ms or group_epoch < self.epoch
-
-
-@dataclass
-class HeartbeatResult:
-    """What one step computed.
-
-    Attributes:
-        records: the records to write, in order (Kafka's ``CoordinatorResult.records``).
-        response: the answer, sent once the records are written.
-        group: the group the records apply to (a new, not yet registered one for a first join).
-        member_id: the member the step is about.
-        refresh_deadline: the group's new metadata refresh deadline, None when unchanged.
-        rebalance_timeout: ``(member epoch, timeout ms)`` to (re)start the member's rebalance timer; None
-            to leave it; ``(-1, -1)`` to cancel it.
-        fenced: member ids whose timers must be cancelled.
-        regex: a heartbeat's regex step (the coordinator then checks whether to resolve the group's
-            regexes), None for other steps.
-    """
-
-    records: list[Any]
-    response: ConsumerGroupHeartbeatResponse
-    group: ConsumerGroup
-    member_id: str
-    refresh_deadline: MetadataRefreshDeadline | None = None
-    rebalance_timeout: tuple[int, int] | None = None
-    fenced: list[str] = field(default_factory=list)
-    regex: RegexUpdate | None = None
-
-
-CANCEL_REBALANCE_TIMEOUT = (-1, -1)
 
 
 def owned_partitions(
@@ -206,7 +120,8 @@ def throw_if_member_epoch_is_invalid(
 
 
 class ConsumerGroupHeartbeatStep:
-    """Computes heartbeats, leaves and fences over a coordinator's consumer groups.
+    """Computes heartbeats of epoch 0 or more over a coordinator's consumer groups (a leave or a fence:
+    ``consumer_group_leave``).
 
     Args:
         groups: group id -> consumer group, the coordinator's (read only here).
@@ -364,7 +279,7 @@ class ConsumerGroupHeartbeatStep:
                     f"the instance id is owned by {existing.member_id} member.",
                 )
             replacement = existing.with_member_id(member_id).replace(member_epoch=0, previous_member_epoch=0)
-            records.extend(_remove_member_records(group.group_id, existing.member_id))
+            records.extend(remove_member_records(group.group_id, existing.member_id))
             records.append(rh.member_subscription_record(group.group_id, replacement))
             records.append(
                 rh.target_assignment_record(
@@ -381,9 +296,9 @@ class ConsumerGroupHeartbeatStep:
                 existing.member_id,
             )
             return replacement
-        _throw_if_static_member_is_unknown(existing, instance_id)
+        throw_if_static_member_is_unknown(existing, instance_id)
         assert existing is not None
-        _throw_if_instance_id_is_fenced(existing, member_id, instance_id)
+        throw_if_instance_id_is_fenced(existing, member_id, instance_id)
         throw_if_member_epoch_is_invalid(existing, epoch, owned)
         return existing
 
@@ -504,88 +419,6 @@ class ConsumerGroupHeartbeatStep:
             return updated, (updated.member_epoch, updated.rebalance_timeout_ms)
         return updated, CANCEL_REBALANCE_TIMEOUT
 
-    # ---------------------------------------------------------------- leave and fence
-
-    def leave(self, request: ConsumerGroupHeartbeatRequest) -> HeartbeatResult:
-        """A heartbeat of epoch -1 (leave) or -2 (a static member leaves for a while).
-
-        Raises:
-            ConsumerGroupError: GROUP_ID_NOT_FOUND, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID.
-        """
-        group = self._groups.get(request.group_id)
-        if group is None:
-            raise ConsumerGroupError("GROUP_ID_NOT_FOUND", f"Group {request.group_id} not found.")
-        response = ConsumerGroupHeartbeatResponse(
-            member_id=request.member_id, member_epoch=request.member_epoch
-        )
-        if request.instance_id is None:
-            member = group.get_or_maybe_create_member(request.member_id, False)
-            logger.info("[GroupId %s] Member %s left the consumer group.", group.group_id, member.member_id)
-            return self.fence(group, [member], response)
-        existing = group.static_member(request.instance_id)
-        _throw_if_static_member_is_unknown(existing, request.instance_id)
-        assert existing is not None
-        _throw_if_instance_id_is_fenced(existing, request.member_id, request.instance_id)
-        if request.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
-            leaving = existing.reset_assigned_partitions_epochs_to_zero().replace(
-                member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH, partitions_pending_revocation={}
-            )
-            logger.info(
-                "[GroupId %s] Static member %s with instance id %s temporarily left the consumer group.",
-                group.group_id,
-                existing.member_id,
-                request.instance_id,
-            )
-            return HeartbeatResult(
-                [rh.current_assignment_record(group.group_id, leaving)],
-                ConsumerGroupHeartbeatResponse(
-                    member_id=existing.member_id, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH
-                ),
-                group,
-                existing.member_id,
-            )
-        logger.info(
-            "[GroupId %s] Static member %s with instance id %s left the consumer group.",
-            group.group_id,
-            existing.member_id,
-            request.instance_id,
-        )
-        return self.fence(group, [existing], response)
-
-    def fence(
-        self,
-        group: ConsumerGroup,
-        members: list[ConsumerGroupMember],
-        response: ConsumerGroupHeartbeatResponse | None,
-    ) -> HeartbeatResult:
-        """Kafka's ``consumerGroupFenceMembers``: each member's three tombstones, then the group epoch +1
-        with the metadata hash of the remaining subscriptions.  Nothing when ``members`` is empty."""
-        if not members:
-            return HeartbeatResult([], response or ConsumerGroupHeartbeatResponse(), group, "")
-        records: list[Any] = []
-        for member in members:
-            records.extend(_remove_member_records(group.group_id, member.member_id))
-        regex_tombstones = fenced_members_regex_tombstones(group, members)
-        records.extend(regex_tombstones)
-        names = dict(group.subscribed_topic_names())
-        for member in members:
-            add_topic_counts(names, member.subscribed_topic_names, -1, 0)
-        for key, _ in regex_tombstones:
-            add_topic_counts(names, group.resolved_regex_topics().get(key.regular_expression, ()), 0, -1)
-        new_hash = metadata_hash(names, self._topics)
-        epoch = group.group_epoch + 1
-        records.append(rh.group_epoch_record(group.group_id, epoch, new_hash))
-        logger.info(
-            "[GroupId %s] Bumped group epoch to %d with metadata hash %d.", group.group_id, epoch, new_hash
-        )
-        return HeartbeatResult(
-            records,
-            response or ConsumerGroupHeartbeatResponse(),
-            group,
-            members[0].member_id,
-            fenced=[m.member_id for m in members],
-        )
-
 
 def _merged(
     member: ConsumerGroupMember, request: ConsumerGroupHeartbeatRequest, client_id: str, client_host: str
@@ -618,27 +451,3 @@ def _assignment(member: ConsumerGroupMember) -> ConsumerGroupHeartbeatAssignment
             for topic_id, partitions in member.assigned_partitions.items()
         ]
     )
-
-
-def _remove_member_records(group_id: str, member_id: str) -> list[Any]:
-    """Kafka's ``removeMember``: CurrentAssignment, TargetAssignmentMember and MemberMetadata tombstones,
-    in that order (the order matters on replay)."""
-    return [
-        rh.current_assignment_tombstone(group_id, member_id),
-        rh.target_assignment_tombstone(group_id, member_id),
-        rh.member_subscription_tombstone(group_id, member_id),
-    ]
-
-
-def _throw_if_static_member_is_unknown(member: ConsumerGroupMember | None, instance_id: str) -> None:
-    if member is None:
-        raise ConsumerGroupError("UNKNOWN_MEMBER_ID", f"Instance id {instance_id} is unknown.")
-
-
-def _throw_if_instance_id_is_fenced(member: ConsumerGroupMember, member_id: str, instance_id: str) -> None:
-    if member.member_id != member_id:
-        raise ConsumerGroupError(
-            "FENCED_INSTANCE_ID",
-            f"Static member {member_id} with instance id {instance_id} was fenced by member "
-            f"{member.member_id}.",
-        )

@@ -42,10 +42,6 @@ REGEX_BATCH_REFRESH_MIN_INTERVAL_MS = 10_000
 """A group's regexes are resolved at most once per this interval (Kafka's
 ``REGEX_BATCH_REFRESH_MIN_INTERVAL_MS``)."""
 
-CONSUMER_GROUP_REGEX_REFRESH_INTERVAL_MS_DEFAULT = 600_000
-"""``group.consumer.regex.refresh.interval.ms``'s default: resolved regexes are refreshed at least this
-often even when no topic was created."""
-
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False
 
@@ -211,7 +207,7 @@ def regular_expressions_result_records(
         resolved: regex -> the topic names it matched.
         version: the metadata version the resolution read (ms: when it started).
         now_ms: the resolution's timestamp.
-        topics: the cluster's topics (``consumer_group_heartbeat.TopicMetadata``) for the hash.
+        topics: the cluster's topics (``consumer_group_step.TopicMetadata``) for the hash.
 
     Returns:
         ``(records, new group epoch or None when not bumped)``.

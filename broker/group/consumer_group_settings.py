@@ -7,7 +7,8 @@ group coordinator applies, with one new assignor per configured name, and into t
 
 Kafka concept: ``GroupCoordinatorConfig`` (``consumerGroupSessionTimeoutMs``,
 ``consumerGroupHeartbeatIntervalMs``, ``consumerGroupMaxSize``, ``consumerGroupAssignors``,
-``consumerGroupAssignmentIntervalMs`` and their ``min``/``max`` bounds, ``consumerGroupMigrationPolicy``).
+``consumerGroupAssignmentIntervalMs`` and their ``min``/``max`` bounds, ``consumerGroupMigrationPolicy``,
+``consumerGroupRegexRefreshIntervalMs``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafkette.broker.group.assignors.registry import new_assignors
-from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupSettings
+from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
 from kafkette.broker.group.group_config_manager import (
     CONSUMER_ASSIGNMENT_INTERVAL_MS_CONFIG,
     CONSUMER_HEARTBEAT_INTERVAL_MS_CONFIG,
@@ -40,6 +41,7 @@ def consumer_group_settings(config: KafkaConfig) -> ConsumerGroupSettings:
         max_size=config.group_consumer_max_size,
         assignment_interval_ms=config.group_consumer_assignment_interval_ms,
         migration_policy=ConsumerGroupMigrationPolicy.parse(config.group_consumer_migration_policy),
+        regex_refresh_interval_ms=config.group_consumer_regex_refresh_interval_ms,
     )
 
 

@@ -15,7 +15,7 @@ from kafkette.protocol.topic_partition import TopicPartition
 
 
 class MetadataCacheTopics:
-    """``consumer_group_heartbeat.TopicMetadata`` over a ``MetadataCache``.
+    """``consumer_group_step.TopicMetadata`` over a ``MetadataCache``.
 
     Args:
         metadata_cache: the broker's cache.

@@ -26,7 +26,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupSettings
+from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
 
 logger = logging.getLogger(__name__)
 

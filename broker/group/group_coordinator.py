@@ -26,7 +26,7 @@ from typing import Any
 from kafkette.broker.group import consumer_group_admin
 from kafkette.broker.group.assignors.registry import new_assignors
 from kafkette.broker.group.consumer_group_coordinator import ConsumerGroupCoordinator
-from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupSettings
+from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
 from kafkette.broker.group.consumer_group_topics import MetadataCacheTopics
 from kafkette.broker.group.coordinator_records import (
     GroupMetadataValue,

@@ -3,16 +3,20 @@ validation and messages.
 
 Owns: ``CONSUMER_GROUP_CONFIGS`` (the ``ConfigKey``s ``broker.config.BROKER_CONFIGS`` includes:
 ``group.coordinator.rebalance.protocols`` and the ``group.consumer.*`` session, heartbeat, size,
-assignor, migration and assignment-interval keys), ``check_group_coordinator_configs`` (Kafka's
+assignor, migration and assignment-interval keys), ``CONSUMER_GROUP_INTERNAL_CONFIGS`` (the regex
+refresh interval), ``check_group_coordinator_configs`` (Kafka's
 cross-checks of them, min <= value <= max and heartbeat < session, with Kafka's messages),
 ``consumer_group_assignors`` (the configured server-side assignors by builtin name, Kafka's class
 names accepted), ``ConsumerGroupMigrationPolicy`` and ``clamp_dynamic_configs`` (a dynamic
 ``group.consumer.assignment.interval.ms`` is capped to its bounds, not refused).
 Does not own: the group coordinator that reads them, the per-group overrides
 (``common.group_config``: ``consumer.session.timeout.ms``/``consumer.heartbeat.interval.ms`` of a
-GROUP config resource, checked against these bounds), ``group.consumer.regex.refresh.interval.ms``
-(an internal config of Kafka's, which Kafka's DescribeConfigs does not list: it stays an accepted,
-unused Kafka key until the regex resolver reads it).
+GROUP config resource, checked against these bounds).
+
+``group.consumer.regex.refresh.interval.ms`` is an internal config of Kafka's (``defineInternal``: read
+and validated, at least 10 s, but not listed by Kafka's DescribeConfigs): it is in
+``CONSUMER_GROUP_INTERNAL_CONFIGS``, which ``KafkaConfig`` reads beside ``BROKER_CONFIGS`` and
+DescribeConfigs leaves out.
 
 ``group.coordinator.rebalance.protocols`` keeps Kafka's default (``classic,consumer,streams``), as
 DescribeConfigs has always shown it.  As in Kafka, the consumer protocol is served only when the list
@@ -114,6 +118,22 @@ CONSUMER_GROUP_CONFIGS: tuple[ConfigKey, ...] = (
 )
 # fmt: on
 """The consumer group protocol's broker configs, Kafka's ``GroupCoordinatorConfig.CONFIG_DEF`` entries."""
+
+CONSUMER_GROUP_REGEX_REFRESH_INTERVAL_MS_CONFIG = "group.consumer.regex.refresh.interval.ms"
+CONSUMER_GROUP_REGEX_REFRESH_INTERVAL_MS_DEFAULT = 10 * 60 * 1000
+"""``group.consumer.regex.refresh.interval.ms``'s default (ms): a group's resolved regexes are resolved
+again at least this often even when no topic was created."""
+
+# fmt: off
+CONSUMER_GROUP_INTERNAL_CONFIGS: tuple[ConfigKey, ...] = (
+    ConfigKey(CONSUMER_GROUP_REGEX_REFRESH_INTERVAL_MS_CONFIG, "int",
+              CONSUMER_GROUP_REGEX_REFRESH_INTERVAL_MS_DEFAULT,
+              "The interval at which the group coordinator refreshes the topics matching the consumer "
+              "groups' subscribed regexes (ms).", at_least(10 * 1000)),
+)
+# fmt: on
+"""The consumer group protocol's internal broker configs (Kafka's ``GroupCoordinatorConfig.CONFIG_DEF``
+entries made with ``defineInternal``): read and validated by ``KafkaConfig``, never described."""
 
 _HEARTBEAT_INTERVAL = (
     "group.consumer.heartbeat.interval.ms",

@@ -162,19 +162,26 @@ def test_config_command(brokers):
 LOGGER_LINE = re.compile(r"^\s+(\S+)=(\S+) sensitive=false synonyms=\{\}$")
 
 
-def _broker_loggers(brokers, *args: str) -> dict[str, str]:
-    """ConfigCommand on broker 1's broker-loggers (KIP-412) against both brokers."""
-    return _both(
-        brokers,
+def _broker_logger_command(peer: KafkaPeer, server: str, *args: str) -> str:
+    """ConfigCommand on broker 1's broker-loggers (KIP-412) against the broker at ``server``
+    (``host:port``), with ``args`` (``--describe``, ``--alter ...``); its stdout."""
+    return _run(
+        peer,
         "kafka.admin.ConfigCommand",
         "--bootstrap-server",
-        "{BOOTSTRAP}",
+        server,
         "--entity-type",
         "broker-loggers",
         "--entity-name",
         "1",
         *args,
     )
+
+
+def _broker_loggers(brokers, *args: str) -> dict[str, str]:
+    """``_broker_logger_command`` against both brokers: ``{"kafka": stdout, "kafkette": stdout}``."""
+    peer, bootstrap = brokers
+    return {name: _broker_logger_command(peer, server, *args) for name, server in bootstrap.items()}
 
 
 def _logger_levels(output: str) -> tuple[str, dict[str, str]]:
@@ -208,31 +215,9 @@ def test_config_command_broker_loggers_describe_alter_delete(brokers):
             ("--add-config", f"{chosen[name]}=DEBUG", "DEBUG"),
             ("--delete-config", chosen[name], before[name][1]["root"]),
         ):
-            out = _run(
-                peer,
-                "kafka.admin.ConfigCommand",
-                "--bootstrap-server",
-                server,
-                "--entity-type",
-                "broker-loggers",
-                "--entity-name",
-                "1",
-                "--alter",
-                action,
-                config,
-            )
+            out = _broker_logger_command(peer, server, "--alter", action, config)
             assert out == "Completed updating config for broker-logger 1.\n", (name, out)
-            described = _run(
-                peer,
-                "kafka.admin.ConfigCommand",
-                "--bootstrap-server",
-                server,
-                "--entity-type",
-                "broker-loggers",
-                "--entity-name",
-                "1",
-                "--describe",
-            )
+            described = _broker_logger_command(peer, server, "--describe")
             assert _logger_levels(described)[1][chosen[name]] == done, (name, described)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkette.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafkette.broker.config import BROKER_CONFIGS, INTERNAL_BROKER_CONFIGS, ConfigError, KafkaConfig
 from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES
 
 pytestmark = pytest.mark.timeout(30)
@@ -56,7 +56,7 @@ def test_a_key_far_from_every_known_one_says_it_is_neither_kafkettes_nor_kafkas(
 
 
 def test_every_key_of_kafkas_broker_config_table_is_accepted_and_the_unused_ones_listed():
-    ours = {key.name for key in BROKER_CONFIGS}
+    ours = {key.name for key in (*BROKER_CONFIGS, *INTERNAL_BROKER_CONFIGS)}
     unused = sorted(KAFKA_BROKER_CONFIG_NAMES - ours)
     config = _config(**dict.fromkeys(unused, "any value: not read"))
     assert config.unused_configs == unused

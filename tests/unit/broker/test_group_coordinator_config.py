@@ -9,6 +9,7 @@ from lifecycle_fakes import make_config
 
 from kafkette.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
+from kafkette.broker.group.consumer_group_settings import consumer_group_settings
 from kafkette.broker.group.group_coordinator_config import (
     BUILTIN_ASSIGNORS,
     CONSUMER_GROUP_CONFIGS,
@@ -169,6 +170,11 @@ REFUSED = {
         "group.consumer.assignment.interval.ms must be less than or equal to "
         "group.consumer.max.assignment.interval.ms",
     ),
+    "regex-refresh-interval-below-10-s": (
+        {"group.consumer.regex.refresh.interval.ms": "9999"},
+        "Invalid value 9999 for configuration group.consumer.regex.refresh.interval.ms: Value must be at "
+        "least 10000",
+    ),
 }
 
 
@@ -245,3 +251,12 @@ def test_a_dynamic_assignment_interval_is_capped_where_a_static_one_is_refused(t
     assert dynamic.source_of("group.consumer.session.timeout.ms") == SOURCE_DEFAULT_CONFIG
     with pytest.raises(ConfigError, match="must be less than or equal to"):
         make_config(tmp_path, **{"group.consumer.assignment.interval.ms": "99999"})
+
+
+def test_the_regex_refresh_interval_is_read_into_the_settings_and_never_described():
+    assert consumer_group_settings(_config()).regex_refresh_interval_ms == 600000
+    config = _config(**{"group.consumer.regex.refresh.interval.ms": "10000"})
+    assert config.unused_configs == []
+    assert consumer_group_settings(config).regex_refresh_interval_ms == 10000
+    described = {entry.name for entry in DynamicBrokerConfig(config).describe()}
+    assert "group.consumer.regex.refresh.interval.ms" not in described  # Kafka's internal config

@@ -10,11 +10,11 @@ import asyncio
 from typing import Any
 
 import pytest
+from consumer_group_fakes import Log, Topics, new_coordinator
 
 from kafkette.broker.group.assignors.registry import new_assignors
 from kafkette.broker.group.consumer_group_coordinator import ConsumerGroupCoordinator
-from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupSettings
-from kafkette.broker.group.coordinator_records import decode_key, decode_value
+from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
 from kafkette.common.clock import MockTime
 from kafkette.protocol.apis.consumer_group import (
     ConsumerGroupDescribeRequest,
@@ -27,57 +27,16 @@ FOO = bytes(range(1, 17))
 BAR = bytes(range(17, 33))
 
 
-class Topics:
+def _topics() -> Topics:
     """Two topics: foo (3 partitions), bar (2)."""
-
-    def __init__(self) -> None:
-        self.ids = {"foo": FOO, "bar": BAR}
-        self.partitions = {FOO: 3, BAR: 2}
-
-    def topic_id_of(self, name: str) -> bytes | None:
-        return self.ids.get(name)
-
-    def topic_name_of(self, topic_id: bytes) -> str | None:
-        return next((n for n, i in self.ids.items() if i == topic_id), None)
-
-    def number_of_partitions(self, topic_id: bytes) -> int:
-        return self.partitions.get(topic_id, -1)
-
-    def racks_for_partition(self, topic_id: bytes, partition: int) -> frozenset[str]:
-        return frozenset()
-
-
-class Log:
-    """The group's partition: appended records, optionally failing."""
-
-    def __init__(self) -> None:
-        self.records: list[tuple[bytes, bytes | None]] = []
-        self.fail_with: Errors | None = None
-
-    async def append(self, group_id: str, records: list[tuple[bytes, bytes | None]]) -> Errors:
-        if self.fail_with is not None:
-            return self.fail_with
-        self.records.extend(records)
-        return Errors.NONE
-
-    def decoded(self) -> list[Any]:
-        out = []
-        for key, value in self.records:
-            k = decode_key(key)
-            out.append((k, None if value is None else decode_value(k, value)))
-        return out
+    return Topics({"foo": (FOO, 3), "bar": (BAR, 2)})
 
 
 def _coordinator(time: MockTime, log: Log, **settings: Any) -> ConsumerGroupCoordinator:
     defaults: dict[str, Any] = {"assignment_interval_ms": 0}
     defaults.update(settings)
-    return ConsumerGroupCoordinator(
-        partition_for=lambda group_id: 0,
-        coordinator_error=lambda group_id: Errors.NONE,
-        append=log.append,
-        topics=Topics(),
-        settings=ConsumerGroupSettings(assignors=new_assignors(["uniform", "range"]), **defaults),
-        time=time,
+    return new_coordinator(
+        time, log, _topics(), ConsumerGroupSettings(assignors=new_assignors(["uniform", "range"]), **defaults)
     )
 
 
@@ -331,14 +290,8 @@ async def test_describe_reports_the_group_and_its_members():
 @pytest.mark.parametrize("epoch", [0, 3])
 async def test_not_coordinator_is_answered_with_kafkas_default_message(epoch):
     log = Log()
-    coordinator = ConsumerGroupCoordinator(
-        partition_for=lambda group_id: 0,
-        coordinator_error=lambda group_id: Errors.NOT_COORDINATOR,
-        append=log.append,
-        topics=Topics(),
-        settings=ConsumerGroupSettings(assignors=new_assignors(["uniform", "range"])),
-        time=MockTime(),
-    )
+    settings = ConsumerGroupSettings(assignors=new_assignors(["uniform", "range"]))
+    coordinator = new_coordinator(MockTime(), log, _topics(), settings, Errors.NOT_COORDINATOR)
     request = _join("m1", ["foo"]) if epoch == 0 else _beat("m1", epoch, {})
     response = await _send(coordinator, request)
     assert (response.error_code, response.error_message) == (

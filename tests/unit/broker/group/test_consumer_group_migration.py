@@ -12,8 +12,8 @@ from test_group_coordinator import InMemoryGroupMetadataManager, OneTopicMetadat
 
 from kafkette.broker.group.assignors.registry import new_assignors
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
-from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupSettings
 from kafkette.broker.group.consumer_group_migration import validate_online_upgrade
+from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
 from kafkette.broker.group.group_coordinator import GroupCoordinator
 from kafkette.broker.group.group_coordinator_config import ConsumerGroupMigrationPolicy
 from kafkette.common.clock import MockTime

@@ -3,7 +3,8 @@ resolution over every topic, and through ConsumerGroupCoordinator (an in-memory 
 regex join resolved in the background (RegularExpression record, then an epoch bump and the assignment),
 a topic created later joining the assignment after the 10 s batch interval (not before), a second member
 of a resolved regex bumping the epoch at once, the last user's change or leave tombstoning the regex, an
-invalid regex refused, a reload from the records, and shutdown cancelling a running resolution."""
+invalid regex refused, a reload from the records, shutdown cancelling a running resolution, and the
+broker's ``group.consumer.regex.refresh.interval.ms`` resolving a regex again once its resolution is older."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ import asyncio
 from typing import Any
 
 import pytest
+from consumer_group_fakes import Log, Topics, new_coordinator
 
+from kafkette.broker.config import KafkaConfig
 from kafkette.broker.group.assignors.registry import new_assignors
 from kafkette.broker.group.consumer_group_coordinator import ConsumerGroupCoordinator
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
-from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupSettings
 from kafkette.broker.group.consumer_group_records import (
     ConsumerGroupMetadataKey,
     ConsumerGroupRegularExpressionKey,
@@ -25,7 +27,8 @@ from kafkette.broker.group.consumer_group_regex import (
     compile_regular_expression,
     resolve_regular_expressions,
 )
-from kafkette.broker.group.coordinator_records import decode_key, decode_value
+from kafkette.broker.group.consumer_group_settings import consumer_group_settings
+from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
 from kafkette.common.clock import MockTime
 from kafkette.protocol.apis.consumer_group import ConsumerGroupHeartbeatRequest
 from kafkette.protocol.errors import Errors
@@ -35,68 +38,20 @@ ORDERS_2 = bytes(range(17, 33))
 OTHER = bytes(range(33, 49))
 
 
-class Topics:
-    """orders-1 (2 partitions) and other (1); ``create`` adds one."""
-
-    def __init__(self) -> None:
-        self.ids = {"orders-1": ORDERS_1, "other": OTHER}
-        self.partitions = {ORDERS_1: 2, OTHER: 1}
-
-    def create(self, name: str, topic_id: bytes, partitions: int) -> None:
-        self.ids[name] = topic_id
-        self.partitions[topic_id] = partitions
-
-    def topic_names(self) -> list[str]:
-        return sorted(self.ids)
-
-    def topic_id_of(self, name: str) -> bytes | None:
-        return self.ids.get(name)
-
-    def topic_name_of(self, topic_id: bytes) -> str | None:
-        return next((n for n, i in self.ids.items() if i == topic_id), None)
-
-    def number_of_partitions(self, topic_id: bytes) -> int:
-        return self.partitions.get(topic_id, -1)
-
-    def racks_for_partition(self, topic_id: bytes, partition: int) -> frozenset[str]:
-        return frozenset()
+def _topics() -> Topics:
+    """orders-1 (2 partitions) and other (1)."""
+    return Topics({"orders-1": (ORDERS_1, 2), "other": (OTHER, 1)})
 
 
-class Log:
-    """The group's partition: every append acknowledged and kept."""
-
-    def __init__(self) -> None:
-        self.records: list[tuple[bytes, bytes | None]] = []
-
-    async def append(self, group_id: str, records: list[tuple[bytes, bytes | None]]) -> Errors:
-        self.records.extend(records)
-        return Errors.NONE
-
-    def decoded(self) -> list[Any]:
-        out = []
-        for key, value in self.records:
-            k = decode_key(key)
-            out.append((k, None if value is None else decode_value(k, value)))
-        return out
-
-    def regex_records(self) -> list[Any]:
-        return [
-            (k.regular_expression, v)
-            for k, v in self.decoded()
-            if isinstance(k, ConsumerGroupRegularExpressionKey)
-        ]
-
-
-def _coordinator(time: MockTime, log: Log, topics: Topics) -> ConsumerGroupCoordinator:
-    return ConsumerGroupCoordinator(
-        partition_for=lambda group_id: 0,
-        coordinator_error=lambda group_id: Errors.NONE,
-        append=log.append,
-        topics=topics,
-        settings=ConsumerGroupSettings(
-            assignors=new_assignors(["uniform", "range"]), assignment_interval_ms=0
-        ),
-        time=time,
+def _coordinator(
+    time: MockTime, log: Log, topics: Topics, settings: ConsumerGroupSettings | None = None
+) -> ConsumerGroupCoordinator:
+    return new_coordinator(
+        time,
+        log,
+        topics,
+        settings
+        or ConsumerGroupSettings(assignors=new_assignors(["uniform", "range"]), assignment_interval_ms=0),
     )
 
 
@@ -157,7 +112,7 @@ def test_resolution_is_a_full_match_over_every_topic_internal_ones_included():
 
 
 async def test_a_regex_join_is_resolved_in_the_background_then_assigned():
-    time, log, topics = MockTime(), Log(), Topics()
+    time, log, topics = MockTime(), Log(), _topics()
     coordinator = _coordinator(time, log, topics)
     response = await _send(coordinator, _join("m1", regex="orders-.*"))
     assert response.error_code == Errors.NONE
@@ -179,7 +134,7 @@ async def test_a_regex_join_is_resolved_in_the_background_then_assigned():
 
 
 async def test_a_topic_created_later_is_added_after_the_batch_interval():
-    time, log, topics = MockTime(), Log(), Topics()
+    time, log, topics = MockTime(), Log(), _topics()
     coordinator = _coordinator(time, log, topics)
     response = await _send(coordinator, _join("m1", regex="orders-.*"))
     await _resolutions_done(coordinator)
@@ -202,7 +157,7 @@ async def test_a_topic_created_later_is_added_after_the_batch_interval():
 
 
 async def test_no_refresh_without_new_topics_before_the_refresh_interval():
-    time, log, topics = MockTime(), Log(), Topics()
+    time, log, topics = MockTime(), Log(), _topics()
     coordinator = _coordinator(time, log, topics)
     await _send(coordinator, _join("m1", regex="orders-.*"))
     await _resolutions_done(coordinator)
@@ -214,8 +169,36 @@ async def test_no_refresh_without_new_topics_before_the_refresh_interval():
     await coordinator.stop()
 
 
+async def test_the_brokers_regex_refresh_interval_refreshes_a_resolution_without_new_topics():
+    config = KafkaConfig(
+        {
+            "node.id": "1",
+            "group.consumer.regex.refresh.interval.ms": "10000",
+            "group.consumer.assignment.interval.ms": "0",
+        }
+    )
+    time, log, topics = MockTime(), Log(), _topics()
+    coordinator = _coordinator(time, log, topics, consumer_group_settings(config))
+    response = await _send(coordinator, _join("m1", regex="orders-.*"))
+    await _resolutions_done(coordinator)
+    response = await _send(coordinator, _beat("m1", response.member_epoch))
+    first = log.regex_records()
+    time.advance(10000)
+    await _send(coordinator, _beat("m1", response.member_epoch))
+    assert not coordinator._regex_tasks  # not yet more than the interval old
+    time.advance(1)
+    await _send(coordinator, _beat("m1", response.member_epoch))
+    assert coordinator._regex_tasks
+    await _resolutions_done(coordinator)
+    refreshed = log.regex_records()[len(first) :]
+    assert [(r, v.topics, v.timestamp) for r, v in refreshed] == [
+        ("orders-.*", ("orders-1",), time.milliseconds())
+    ]
+    await coordinator.stop()
+
+
 async def test_a_second_member_of_a_resolved_regex_bumps_the_epoch_at_once():
-    time, log, topics = MockTime(), Log(), Topics()
+    time, log, topics = MockTime(), Log(), _topics()
     coordinator = _coordinator(time, log, topics)
     await _send(coordinator, _join("m1", regex="orders-.*"))
     await _resolutions_done(coordinator)
@@ -228,7 +211,7 @@ async def test_a_second_member_of_a_resolved_regex_bumps_the_epoch_at_once():
 
 
 async def test_the_last_users_change_tombstones_the_regex_and_bumps_the_epoch():
-    time, log, topics = MockTime(), Log(), Topics()
+    time, log, topics = MockTime(), Log(), _topics()
     coordinator = _coordinator(time, log, topics)
     await _send(coordinator, _join("m1", regex="orders-.*"))
     await _resolutions_done(coordinator)
@@ -244,7 +227,7 @@ async def test_the_last_users_change_tombstones_the_regex_and_bumps_the_epoch():
 
 
 async def test_the_last_users_leave_tombstones_the_regex():
-    time, log, topics = MockTime(), Log(), Topics()
+    time, log, topics = MockTime(), Log(), _topics()
     coordinator = _coordinator(time, log, topics)
     await _send(coordinator, _join("m1", regex="orders-.*"))
     await _resolutions_done(coordinator)
@@ -258,7 +241,7 @@ async def test_the_last_users_leave_tombstones_the_regex():
 
 
 async def test_an_invalid_regex_is_refused_and_writes_nothing():
-    time, log, topics = MockTime(), Log(), Topics()
+    time, log, topics = MockTime(), Log(), _topics()
     coordinator = _coordinator(time, log, topics)
     response = await _send(coordinator, _join("m1", regex="[a-"))
     assert response.error_code == Errors.INVALID_REGULAR_EXPRESSION
@@ -269,7 +252,7 @@ async def test_an_invalid_regex_is_refused_and_writes_nothing():
 
 
 async def test_a_reload_keeps_the_resolved_regex():
-    time, log, topics = MockTime(), Log(), Topics()
+    time, log, topics = MockTime(), Log(), _topics()
     coordinator = _coordinator(time, log, topics)
     await _send(coordinator, _join("m1", regex="orders-.*"))
     await _resolutions_done(coordinator)
@@ -282,7 +265,7 @@ async def test_a_reload_keeps_the_resolved_regex():
 
 
 async def test_stop_cancels_a_running_resolution():
-    time, log, topics = MockTime(), Log(), Topics()
+    time, log, topics = MockTime(), Log(), _topics()
     coordinator = _coordinator(time, log, topics)
     await _send(coordinator, _join("m1", regex="orders-.*"))
     assert coordinator._regex_tasks

@@ -8,11 +8,12 @@ import asyncio
 import logging
 
 import pytest
-from test_consumer_group_coordinator import Log, Topics, _beat, _join, _owned, _send
+from consumer_group_fakes import Log
+from test_consumer_group_coordinator import _beat, _join, _owned, _send, _topics
 
 from kafkette.broker.group.assignors.registry import new_assignors
 from kafkette.broker.group.consumer_group_coordinator import ConsumerGroupCoordinator
-from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupSettings
+from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
 from kafkette.broker.group.group_config_manager import GroupConfig, GroupConfigManager
 from kafkette.common.clock import MockTime
 from kafkette.protocol.errors import Errors
@@ -85,7 +86,7 @@ def _coordinator(time: MockTime, manager: GroupConfigManager) -> ConsumerGroupCo
         partition_for=lambda group_id: 0,
         coordinator_error=lambda group_id: Errors.NONE,
         append=Log().append,
-        topics=Topics(),
+        topics=_topics(),
         settings=SETTINGS,
         time=time,
         group_configs=manager,
