@@ -4,9 +4,9 @@ A BROKER resource must name this broker's id: a broker describes only its own
 configs (another id is INVALID_REQUEST saying to ask that broker, as Kafka's
 ``ConfigHelper`` does).  TOPIC resources are forwarded to the controller when this
 broker runs it, otherwise answered NOT_CONTROLLER per resource.  Results keep the
-order of the request.  A BROKER_LOGGER resource (this broker's id) lists the process's
-loggers and their levels (KIP-412, ``runtime_logger_manager.py``).  Kafka concept:
-``KafkaApis.handleDescribeConfigsRequest`` (KIP-133).
+order of the request; a resource of a type Kafka does not know fails them all.  A BROKER_LOGGER
+resource (this broker's id) lists the process's loggers and their levels (KIP-412,
+``runtime_logger_manager.py``).  Kafka concept: ``KafkaApis.handleDescribeConfigsRequest`` (KIP-133).
 """
 
 from __future__ import annotations
@@ -19,13 +19,24 @@ from kafkette.broker.runtime_logger_manager import describe_loggers, describe_re
 from kafkette.protocol.apis.configs import (
     RESOURCE_BROKER,
     RESOURCE_BROKER_LOGGER,
+    RESOURCE_GROUP,
+    RESOURCE_TOPIC,
     DescribeConfigsRequest,
     DescribeConfigsResource,
     DescribeConfigsResponse,
     DescribeConfigsResult,
 )
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, error_class
 from kafkette.protocol.framing import RequestHeader
+
+RESOURCE_CLIENT_METRICS = 16
+"""KIP-714's client metrics subscriptions: a type Kafka describes (Kafkette has none to describe: each is
+INVALID_REQUEST)."""
+
+DESCRIBABLE_RESOURCE_TYPES = frozenset(
+    {RESOURCE_TOPIC, RESOURCE_BROKER, RESOURCE_BROKER_LOGGER, RESOURCE_CLIENT_METRICS, RESOURCE_GROUP}
+)
+"""The resource types Kafka's DescribeConfigs knows (``ConfigHelper``); any other fails the request."""
 
 if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
@@ -60,7 +71,10 @@ def _describe_broker_logger(ctx: ApisContext, resource: DescribeConfigsResource)
 async def handle(
     ctx: ApisContext, header: RequestHeader, request: DescribeConfigsRequest
 ) -> DescribeConfigsResponse:
-    """Describe each resource; one result per requested resource, in request order."""
+    """Describe each resource; one result per requested resource, in request order.  A resource of a
+    type Kafka's ``ConfigHelper`` does not know fails the whole request (``_unexpected_type``)."""
+    if any(r.resource_type not in DESCRIBABLE_RESOURCE_TYPES for r in request.resources):
+        return _unexpected_type(request)
 
     async def forward_topics(resources: list[DescribeConfigsResource]) -> list[DescribeConfigsResult] | None:
         forwarded = DescribeConfigsRequest(resources=resources, include_synonyms=request.include_synonyms)
@@ -81,3 +95,23 @@ async def handle(
         lambda resource: _describe_broker_logger(ctx, resource),
     )
     return DescribeConfigsResponse(results=results)
+
+
+def _unexpected_type(request: DescribeConfigsRequest) -> DescribeConfigsResponse:
+    """Kafka's ``ConfigHelper.handleDescribeConfigsRequest`` throws InvalidRequestException ("Unexpected
+    resource type") for the whole request when a resource's type is none it knows, and
+    ``DescribeConfigsRequest.getErrorResponse`` answers every resource INVALID_REQUEST with the error's
+    default message and no configs."""
+    message = error_class(Errors.INVALID_REQUEST).message
+    return DescribeConfigsResponse(
+        results=[
+            DescribeConfigsResult(
+                error_code=Errors.INVALID_REQUEST,
+                error_message=message,
+                resource_type=r.resource_type,
+                resource_name=r.resource_name,
+                configs=[],
+            )
+            for r in request.resources
+        ]
+    )

@@ -83,14 +83,6 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             "throws IllegalStateException on the duplicate key while sending), Kafkette answers "
             "INVALID_REQUEST for each",
         ),
-        (
-            "DescribeConfigs",
-            "results[].errorCode",
-            {42},
-            {0},
-            "a DescribeConfigs with a byte flipped that Kafka answers INVALID_REQUEST for a resource and "
-            "Kafkette answers (not yet diagnosed)",
-        ),
     )
 )
 

@@ -78,11 +78,12 @@ def test_the_fuzz_draws_the_examples_asked_for_at_every_version_the_listener_off
 
 @pytest.mark.timeout(30)
 def test_a_listed_fuzz_difference_covers_only_its_api_path_and_codes():
-    flipped = listed("DescribeConfigs", "results[].errorCode", [42, 42], [0])
-    assert flipped is not None and "byte flipped" in flipped.reason
-    assert listed("DescribeConfigs", "results[].errorCode", [42, 7], [0]) is None
-    assert listed("DescribeConfigs", "errorCode", [42], [0]) is None
-    assert listed("DescribeGroups", "results[].errorCode", [42], [0]) is None
+    by_id = listed("Metadata", "topics[].errorCode", [100, 100], [])
+    assert by_id is not None and "KIP-516" in by_id.reason
+    assert listed("Metadata", "topics[].errorCode", [100, 7], []) is None
+    assert listed("Metadata", "topics[].errorCode", [100], [3]) is None
+    assert listed("Metadata", "errorCode", [100], []) is None
+    assert listed("DescribeGroups", "topics[].errorCode", [100], []) is None
     assert listed("InitProducerId", "errorCode", [0, 5], [42]) is not None  # any code of Kafka's
     assert listed("InitProducerId", "errorCode", [0], [3]) is None
 
