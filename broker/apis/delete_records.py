@@ -1,7 +1,9 @@
 """DeleteRecords handler: advance log start offsets at this broker's leaders, then wait
 (DelayedDeleteRecords) until the followers have moved too.
 
-A negative ``timeout_ms`` is INVALID_REQUEST for every partition.  Kafka concept:
+A partition the metadata lacks is UNKNOWN_TOPIC_OR_PARTITION before anything else (a partition named
+twice is answered once); a negative ``timeout_ms`` is INVALID_REQUEST for every other partition.
+Kafka concept:
 ``KafkaApis.handleDeleteRecordsRequest`` -> ``ReplicaManager.deleteRecords``.
 """
 
@@ -31,13 +33,18 @@ async def handle(
     for topic in request.topics:
         for part in topic.partitions:
             offsets[TopicPartition(topic.name, part.partition_index)] = part.offset
+    # Kafka answers the partitions its metadata lacks first; only the others reach the ReplicaManager
+    known = {tp: o for tp, o in offsets.items() if ctx.metadata_cache.partition_state(tp) is not None}
+    results: dict[TopicPartition, tuple[int, Errors]] = {
+        tp: (-1, Errors.UNKNOWN_TOPIC_OR_PARTITION) for tp in offsets if tp not in known
+    }
     if request.timeout_ms < 0:
-        results = {tp: (-1, Errors.INVALID_REQUEST) for tp in offsets}
-    else:
-        statuses = await ctx.replica_manager.delete_records(request.timeout_ms, offsets)
-        results = {
-            tp: (s.low_watermark if s.error == Errors.NONE else -1, s.error) for tp, s in statuses.items()
-        }
+        results.update((tp, (-1, Errors.INVALID_REQUEST)) for tp in known)
+    elif known:
+        statuses = await ctx.replica_manager.delete_records(request.timeout_ms, known)
+        results.update(
+            (tp, (s.low_watermark if s.error == Errors.NONE else -1, s.error)) for tp, s in statuses.items()
+        )
     by_topic: dict[str, list[DeleteRecordsPartitionResult]] = {}
     for tp, (low_watermark, error) in results.items():
         by_topic.setdefault(tp.topic, []).append(

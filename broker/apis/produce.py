@@ -8,10 +8,12 @@ the whole request with CORRUPT_MESSAGE, and transactional batches in a request w
 transactional id answer TRANSACTIONAL_ID_AUTHORIZATION_FAILED, both for every partition (once, however
 often it is listed: ``ProduceRequest.getErrorResponse``), as Kafka does (Kafkette has no transactions:
 a request with a transactional id is appended as is).
-A partition listed twice, or a null ``records``, is INVALID_REQUEST for that
-partition; one whose records hold more than one batch is INVALID_RECORD.  A partition the
-metadata does not have is UNKNOWN_TOPIC_OR_PARTITION before any of those checks, however often it
-is listed (Kafka's ``metadataCache.contains`` comes first).  A partition of an internal topic is
+A partition the metadata does not have is UNKNOWN_TOPIC_OR_PARTITION before any other check (Kafka's
+``metadataCache.contains`` comes first); a null ``records`` is INVALID_REQUEST; then Kafka's
+``ProduceRequest.validateRecords``: not exactly one whole batch of magic 2 is INVALID_RECORD, a
+ZStandard batch before v7 UNSUPPORTED_COMPRESSION_TYPE, a batch the iterator refuses CORRUPT_MESSAGE.
+A partition listed twice is answered once, as Kafka's maps keyed by partition answer it: a refusal of
+either entry wins, else the last entry's batch is appended.  A partition of an internal topic is
 INVALID_TOPIC_EXCEPTION, "Cannot append to internal topic <name>", unless the client id is Kafka's
 ``__admin_client`` (the ReplicaManager refuses it; the group coordinator's own writes go straight
 to the ReplicaManager).
@@ -49,12 +51,10 @@ from kafkette.protocol.kafka_schema import ZERO_UUID
 from kafkette.protocol.record_batch import (
     ATTRIBUTES_OFFSET,
     BATCH_LENGTH,
-    HEADER_SIZE,
     LOG_OVERHEAD,
     MAGIC,
     TRANSACTIONAL_MASK,
     CorruptRecordError,
-    iter_batches,
 )
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -75,6 +75,14 @@ MAGIC_OFFSET = 16
 """Where a batch's magic byte is (Kafka's ``Records.MAGIC_OFFSET``)."""
 
 HEADER_SIZE_UP_TO_MAGIC = MAGIC_OFFSET + 1
+
+ZSTD_MIN_VERSION = 7
+"""The first Produce version that may carry ZStandard-compressed batches (KIP-110)."""
+
+COMPRESSION_CODEC_MASK = 0x07
+ZSTD_CODEC = 4
+MAX_COMPRESSION_CODEC = 4
+"""Kafka's compression type ids: none 0, gzip 1, snappy 2, lz4 3, zstd 4."""
 
 CURRENT_LEADER_VERSION = 10
 """The first Produce version whose NOT_LEADER_OR_FOLLOWER answers carry the current leader (KIP-951)."""
@@ -117,14 +125,17 @@ async def handle(
                 errors[tp] = Errors.INVALID_REQUIRED_ACKS
             elif ctx.metadata_cache.partition_state(tp) is None:  # Kafka looks for it before anything else
                 errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
-                entries.pop(tp, None)
-            elif records is None or tp in entries or tp in errors:
+            elif records is None:
                 errors[tp] = Errors.INVALID_REQUEST
-                entries.pop(tp, None)
-            elif _more_than_one_batch(records):
-                errors[tp] = Errors.INVALID_RECORD
             else:
-                entries[tp] = records
+                try:
+                    problem = _validate_records(version, records)
+                except ValueError as exc:  # Kafka: not an ApiException, the whole request fails
+                    return _error_for_all(request, Errors.UNKNOWN_SERVER_ERROR, str(exc))
+                if problem is None:
+                    entries[tp] = records  # listed twice: the last one (Kafka's map)
+                else:
+                    errors[tp] = problem
     statuses = (
         await ctx.replica_manager.append_records(
             request.timeout_ms,
@@ -141,6 +152,8 @@ async def handle(
     by_topic: dict[str, list[ProducePartitionResponse]] = {}
     endpoints: dict[int, NodeEndpoint] = {}
     for tp, status in statuses.items():
+        if tp in errors:  # Kafka's merged answer: a refusal of the same partition wins
+            continue
         parts = by_topic.get(tp.topic)
         if parts is None:
             parts = by_topic[tp.topic] = []
@@ -196,52 +209,77 @@ def _error_for_all(
     return produce_error_response(request, 0, int(error), message)
 
 
+def _next_batch(records: bytes, position: int) -> tuple[int, int] | None:
+    """The magic and size (with the log overhead, bytes) of the batch at ``position``, or None when
+    ``records`` holds no whole batch there (Kafka's ``ByteBufferLogInputStream.nextBatch``).
+
+    Raises:
+        CorruptRecordError: a batch size below Kafka's minimum record overhead or a magic outside 0-2
+            (``nextBatchSize``).
+    """
+    remaining = len(records) - position
+    if remaining < LOG_OVERHEAD:
+        return None
+    size = BATCH_LENGTH.unpack_from(records, position + 8)[0]
+    if size < LEGACY_RECORD_OVERHEAD_V0:
+        raise CorruptRecordError(
+            f"Record size {size} is less than the minimum record overhead ({LEGACY_RECORD_OVERHEAD_V0})"
+        )
+    if remaining < HEADER_SIZE_UP_TO_MAGIC:
+        return None
+    magic = int.from_bytes(records[position + MAGIC_OFFSET : position + MAGIC_OFFSET + 1], "big", signed=True)
+    if magic < 0 or magic > MAGIC:
+        raise CorruptRecordError(f"Invalid magic found in record: {magic}")
+    if remaining < size + LOG_OVERHEAD:
+        return None  # a batch cut short is no batch
+    return magic, size + LOG_OVERHEAD
+
+
 def _has_transactional_records(request: ProduceRequest) -> bool:
     """Whether a partition's first batch has the transactional attribute bit, looking at the
     partitions in request order up to the first that has (Kafka's
     ``RequestUtils.hasTransactionalRecords``, which ``handleProduceRequest`` asks first).
 
     Raises:
-        CorruptRecordError: a first batch looked at has a size below Kafka's minimum record
-            overhead or a magic outside 0-2 (Kafka's ``ByteBufferLogInputStream.nextBatchSize``).
+        CorruptRecordError: a first batch looked at that Kafka's batch iterator refuses (``_next_batch``).
     """
     for topic in request.topic_data:
         for part in topic.partition_data:
             records = part.records
-            if records is None or len(records) < LOG_OVERHEAD:
-                continue  # no batch
-            size = BATCH_LENGTH.unpack_from(records, 8)[0]
-            if size < LEGACY_RECORD_OVERHEAD_V0:
-                raise CorruptRecordError(
-                    f"Record size {size} is less than the minimum record overhead "
-                    f"({LEGACY_RECORD_OVERHEAD_V0})"
-                )
-            if len(records) < HEADER_SIZE_UP_TO_MAGIC:
-                continue
-            magic = int.from_bytes(records[MAGIC_OFFSET : MAGIC_OFFSET + 1], "big", signed=True)
-            if magic < 0 or magic > MAGIC:
-                raise CorruptRecordError(f"Invalid magic found in record: {magic}")
-            if len(records) < size + LOG_OVERHEAD:
-                continue  # a batch cut short is no batch
-            if magic == MAGIC and records[ATTRIBUTES_OFFSET + 1] & TRANSACTIONAL_MASK:
+            batch = None if records is None else _next_batch(records, 0)
+            if (
+                batch is not None
+                and batch[0] == MAGIC
+                and records[ATTRIBUTES_OFFSET + 1] & TRANSACTIONAL_MASK
+            ):
                 return True
     return False
 
 
-def _more_than_one_batch(records: bytes) -> bool:
-    """True when ``records`` holds a second batch after the first: a producer sends exactly one
-    batch per partition (Kafka's ``ProduceRequest.validateRecords``, INVALID_RECORD).  Anything
-    malformed is left to the log's checks (CORRUPT_MESSAGE)."""
-    if len(records) >= LOG_OVERHEAD:
-        # The common case, one batch filling ``records``: its length field says so without a
-        # header decode (fewer bytes after it than a header cannot hold a second batch).
-        first_size = BATCH_LENGTH.unpack_from(records, 8)[0] + LOG_OVERHEAD
-        if len(records) - first_size < HEADER_SIZE:
-            return False
+def _validate_records(version: int, records: bytes) -> Errors | None:
+    """Kafka's ``ProduceRequest.validateRecords`` for one partition: exactly one batch, of magic 2, not
+    ZStandard-compressed before v7; the error a partition breaking that is answered, or None.
+
+    Returns:
+        INVALID_RECORD (no whole batch, another magic, a second batch), UNSUPPORTED_COMPRESSION_TYPE
+        (ZStandard before v7), CORRUPT_MESSAGE (a batch Kafka's iterator refuses), or None.
+
+    Raises:
+        ValueError: before v7, a compression codec id Kafka does not know (its ``CompressionType.forId``
+            throws IllegalArgumentException, which fails the whole request).
+    """
     try:
-        for count, _ in enumerate(iter_batches(records), 1):
-            if count > 1:
-                return True
+        first = _next_batch(records, 0)
+        if first is None or first[0] != MAGIC:
+            return Errors.INVALID_RECORD
+        if version < ZSTD_MIN_VERSION:
+            codec = records[ATTRIBUTES_OFFSET + 1] & COMPRESSION_CODEC_MASK
+            if codec > MAX_COMPRESSION_CODEC:
+                raise ValueError(f"Unknown compression type id: {codec}")
+            if codec == ZSTD_CODEC:
+                return Errors.UNSUPPORTED_COMPRESSION_TYPE
+        if _next_batch(records, first[1]) is not None:
+            return Errors.INVALID_RECORD
     except CorruptRecordError:
-        return False
-    return False
+        return Errors.CORRUPT_MESSAGE
+    return None

@@ -49,13 +49,17 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             {42},
             "Kafkette has no transactions: an InitProducerId naming a transactional id is INVALID_REQUEST",
         ),
-        (
-            "Produce",
-            "connection/none",
-            None,
-            None,
-            "a Produce with a null record set for a partition: Kafka leaves the request unanswered (no "
-            "answer within fuzz.ANSWER_WAIT_S), Kafkette answers it",
+        *(
+            (
+                "Produce",
+                f"connection/{mutation}",
+                None,
+                None,
+                "a Produce with a null record set for a partition the metadata has: Kafka leaves the request "
+                "unanswered (a NullPointerException in handleProduceRequest, then another in "
+                "ProduceRequest.getErrorResponse), Kafkette answers it INVALID_REQUEST for that partition",
+            )
+            for mutation in ("none", "flip")
         ),
         (
             "Metadata",

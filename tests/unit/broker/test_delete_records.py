@@ -25,7 +25,11 @@ from kafkette.protocol.apis.delete_records import (
     DeleteRecordsTopic,
 )
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrRequest
-from kafkette.protocol.apis.update_metadata import UpdateMetadataBroker, UpdateMetadataRequest
+from kafkette.protocol.apis.update_metadata import (
+    UpdateMetadataBroker,
+    UpdateMetadataPartitionState,
+    UpdateMetadataRequest,
+)
 from kafkette.protocol.errors import Errors
 
 WAIT_S = 2.0
@@ -178,6 +182,18 @@ async def test_losing_leadership_completes_a_waiting_delete_records(cluster):
 async def test_handler_answers_per_partition_low_watermark_and_errors(cluster, tmp_path):
     await cluster.lead(make_state(replicas=[1]))
     await cluster.produce()
+    cluster.rm.metadata_cache.update_metadata(  # the metadata the broker has for the partition it leads
+        UpdateMetadataRequest(
+            controller_id=1,
+            controller_epoch=1,
+            full=False,
+            partition_states=[
+                UpdateMetadataPartitionState(
+                    topic_name=TP0.topic, partition_index=0, leader=1, leader_epoch=1, isr=[1], replicas=[1]
+                )
+            ],
+        )
+    )
     ctx = ApisContext(
         config=cluster.rm.config,
         replica_manager=cluster.rm,
@@ -202,4 +218,5 @@ async def test_handler_answers_per_partition_low_watermark_and_errors(cluster, t
     assert results == {0: (Errors.NONE, 15), 9: (Errors.UNKNOWN_TOPIC_OR_PARTITION, -1)}
     request.timeout_ms = -1
     response = await delete_records_api.handle(ctx, None, request)
-    assert {p.error_code for p in response.topics[0].partitions} == {Errors.INVALID_REQUEST}
+    results = {p.partition_index: p.error_code for p in response.topics[0].partitions}
+    assert results == {0: Errors.INVALID_REQUEST, 9: Errors.UNKNOWN_TOPIC_OR_PARTITION}

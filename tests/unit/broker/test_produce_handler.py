@@ -33,6 +33,9 @@ from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.kafka_uuid import uuid_to_string
 from kafkette.protocol.record_batch import build_kafka_batch
 
+FAILS = make_batch(7)
+"""A batch the fake ReplicaManager answers NOT_LEADER_OR_FOLLOWER."""
+
 
 async def _produce(
     records: bytes | None,
@@ -53,7 +56,7 @@ async def _produce(
                 required_offset=1,
                 base_offset=0,
                 pending=False,
-                error=Errors.NONE if records != b"fails" else Errors.CORRUPT_MESSAGE,
+                error=Errors.NONE if records != FAILS else Errors.NOT_LEADER_OR_FOLLOWER,
             )
             for tp in entries
         }
@@ -94,13 +97,16 @@ async def test_a_partition_the_metadata_lacks_is_unknown_topic_or_partition_befo
     assert await _produce(make_batch(1), known=False) == (Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, [])
 
 
-async def test_malformed_records_are_left_to_the_log_checks():
-    assert (await _produce(b"not a batch"))[2] == [TP0], "the log answers CORRUPT_MESSAGE"
+async def test_records_without_one_whole_batch_of_magic_2_are_invalid_record_and_not_appended():
+    one = make_batch(1)
+    legacy = one[:16] + bytes([1]) + one[17:]
+    for records in (b"not a batch", b"", one[:-1], legacy):
+        assert await _produce(records) == (Errors.INVALID_RECORD, -1, [])
 
 
 async def test_acks_0_gets_no_answer_unless_a_partition_failed_which_closes_the_connection():
     assert await _produce(make_batch(1), acks=0) == (None, [TP0])
-    assert await _produce(b"fails", acks=0) == (CLOSE_CONNECTION, [TP0])
+    assert await _produce(FAILS, acks=0) == (CLOSE_CONNECTION, [TP0])
     assert await _produce(make_batch(1) + make_batch(1), acks=0) == (CLOSE_CONNECTION, [])
 
 
@@ -149,9 +155,45 @@ async def test_a_first_batch_kafkas_batch_iterator_refuses_fails_the_whole_reque
         answers, appended = await _produce_many([(0, good), (1, corrupt), (0, good)])
         assert answers == [(0, Errors.CORRUPT_MESSAGE), (1, Errors.CORRUPT_MESSAGE)] and appended == []
         assert await _produce_many([(1, corrupt)], acks=0) == (CLOSE_CONNECTION, [])
-    short = bytes(8) + (100).to_bytes(4, "big")  # too short to hold a magic: no batch, the log decides
-    answers, appended = await _produce_many([(0, short)])
-    assert appended == [TP0]
+    short = bytes(8) + (100).to_bytes(4, "big")  # too short to hold a magic: no batch
+    assert await _produce_many([(0, short)]) == ([(0, Errors.INVALID_RECORD)], [])
+
+
+async def test_zstd_before_v7_and_an_unknown_codec_before_v7_are_refused_as_kafka_refuses_them():
+    def with_codec(codec: int, version: int):
+        batch = bytearray(make_batch(1))
+        batch[22] = (batch[22] & ~0x07) | codec  # the attributes' low byte (Kafka's compression id)
+        request = ProduceRequest(
+            acks=1,
+            timeout_ms=1000,
+            topic_data=[
+                ProduceTopicData(
+                    name=TP0.topic, partition_data=[ProducePartitionData(index=0, records=bytes(batch))]
+                )
+            ],
+        )
+        ctx = SimpleNamespace(
+            replica_manager=SimpleNamespace(append_records=None),
+            metadata_cache=SimpleNamespace(partition_state=lambda tp: object()),
+        )
+        header = RequestHeader(api_key=0, api_version=version, correlation_id=1, client_id="c")
+        return produce.handle(ctx, header, request)
+
+    for version, codec, error in (
+        (6, 4, Errors.UNSUPPORTED_COMPRESSION_TYPE),
+        (6, 5, Errors.UNKNOWN_SERVER_ERROR),
+    ):
+        response = await with_codec(codec, version)
+        assert [p.error_code for t in response.responses for p in t.partition_responses] == [error]
+
+
+async def test_a_partition_listed_twice_is_answered_once_a_refusal_winning_else_the_last_batch_appended():
+    first, last = make_batch(1), make_batch(2)
+    assert await _produce_many([(0, first), (0, last)]) == ([(0, Errors.NONE)], [TP0])
+    answers, appended = await _produce_many([(0, b"x"), (0, last)])
+    assert answers == [(0, Errors.INVALID_RECORD)] and appended == [
+        TP0
+    ]  # Kafka appends it, answers the refusal
 
 
 async def test_batches_after_the_first_transactional_one_are_not_looked_at():
