@@ -14,7 +14,9 @@ Kafka concept: ``AbstractRequest.getErrorResponse`` (``ProduceRequest``, ``Fetch
 ``ListOffsetsRequest``, ``OffsetCommitRequest``, ``OffsetFetchRequest``, ``FindCoordinatorRequest``,
 ``DescribeGroupsRequest``, ``DeleteGroupsRequest``, ``DeleteTopicsRequest``, ``MetadataRequest``,
 ``DeleteRecordsRequest``, ``OffsetsForLeaderEpochRequest``, ``CreatePartitionsRequest``,
-``ElectLeadersRequest``).
+``ElectLeadersRequest``, ``CreateTopicsRequest``, ``DescribeConfigsRequest``, ``AlterConfigsRequest``,
+``IncrementalAlterConfigsRequest``, ``DescribeLogDirsRequest``, ``DescribeProducersRequest``,
+``ConsumerGroupDescribeRequest``, ``DescribeTopicPartitionsRequest``).
 """
 
 from __future__ import annotations
@@ -23,13 +25,31 @@ from collections.abc import Callable
 from typing import Any
 
 from kafkette.protocol.api_keys import ApiKey
+from kafkette.protocol.apis.configs import (
+    AlterConfigsResourceResponse,
+    DescribeConfigsResponse,
+    DescribeConfigsResult,
+    IncrementalAlterConfigsResponse,
+)
+from kafkette.protocol.apis.consumer_group import ConsumerGroupDescribeGroup, ConsumerGroupDescribeResponse
 from kafkette.protocol.apis.create_partitions import CreatePartitionsResponse, CreatePartitionsTopicResult
+from kafkette.protocol.apis.create_topics import CreatableTopicResult, CreateTopicsResponse
 from kafkette.protocol.apis.delete_records import (
     DeleteRecordsPartitionResult,
     DeleteRecordsResponse,
     DeleteRecordsTopicResult,
 )
 from kafkette.protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsResponse
+from kafkette.protocol.apis.describe_log_dirs import DescribeLogDirsResponse
+from kafkette.protocol.apis.describe_producers import (
+    DescribeProducersPartitionResponse,
+    DescribeProducersResponse,
+    DescribeProducersTopicResponse,
+)
+from kafkette.protocol.apis.describe_topic_partitions import (
+    DescribeTopicPartitionsResponse,
+    DescribeTopicPartitionsResponseTopic,
+)
 from kafkette.protocol.apis.elect_leaders import (
     ElectLeadersPartitionResult,
     ElectLeadersReplicaElectionResult,
@@ -64,11 +84,16 @@ from kafkette.protocol.apis.offsets_for_leader_epoch import (
     OffsetsForLeaderEpochResponse,
 )
 from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceResponse, ProduceTopicResponse
+from kafkette.protocol.errors import Errors, default_message
+from kafkette.protocol.kafka_messages.configs import AlterConfigsResponse
+from kafkette.protocol.kafka_schema import ZERO_UUID
 
 ErrorResponse = Callable[[Any, int, int, "str | None"], Any]
 """(request as decoded, version, error code, error message or None) -> response struct."""
 
 INVALID_OFFSET = -1
+NO_AUTHORIZED_OPERATIONS = -2147483648
+"""Kafka's ``Integer.MIN_VALUE`` default of ``authorizedOperations``: not asked."""
 NO_TIMESTAMP = -1
 
 
@@ -346,6 +371,144 @@ def elect_leaders_error_response(request: Any, version: int, code: int, message:
     )
 
 
+def create_topics_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``CreateTopicsRequest.getErrorResponse``: every topic named (a name listed twice twice) with the
+    error and the message; topic id zero, partition count and replication factor -1, no configs."""
+    return CreateTopicsResponse(
+        throttle_time_ms=0,
+        topics=[
+            CreatableTopicResult(
+                name=t.name,
+                topic_id=ZERO_UUID,
+                error_code=code,
+                error_message=message,
+                topic_config_error_code=0,
+                num_partitions=-1,
+                replication_factor=-1,
+                configs=[],
+            )
+            for t in request.topics
+        ],
+    )
+
+
+def describe_configs_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``DescribeConfigsRequest.getErrorResponse``: every resource named (type and name echoed) with
+    the error, no configs; the message is always the error's own (``Errors.message()``), whatever
+    the failure said."""
+    return DescribeConfigsResponse(
+        throttle_time_ms=0,
+        results=[
+            DescribeConfigsResult(
+                error_code=code,
+                error_message=default_message(Errors(code)),
+                resource_type=r.resource_type,
+                resource_name=r.resource_name,
+                configs=[],
+            )
+            for r in request.resources
+        ],
+    )
+
+
+def _alter_configs_results(request: Any, code: int, message: str | None) -> list[Any]:
+    """Every resource of an (Incremental)AlterConfigs request, type and name echoed, with the error."""
+    return [
+        AlterConfigsResourceResponse(
+            error_code=code,
+            error_message=message,
+            resource_type=r.resource_type,
+            resource_name=r.resource_name,
+        )
+        for r in request.resources
+    ]
+
+
+def alter_configs_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``AlterConfigsRequest.getErrorResponse``: every resource named with the error and the message."""
+    return AlterConfigsResponse(throttle_time_ms=0, responses=_alter_configs_results(request, code, message))
+
+
+def incremental_alter_configs_error_response(
+    request: Any, version: int, code: int, message: str | None
+) -> Any:
+    """``IncrementalAlterConfigsRequest.getErrorResponse``: every resource named with the error and
+    the message."""
+    return IncrementalAlterConfigsResponse(
+        throttle_time_ms=0, responses=_alter_configs_results(request, code, message)
+    )
+
+
+def describe_log_dirs_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``DescribeLogDirsRequest.getErrorResponse``: the top-level error (v3+) and no log dirs, so
+    before v3 an empty answer."""
+    return DescribeLogDirsResponse(throttle_time_ms=0, error_code=code, results=[])
+
+
+def describe_producers_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``DescribeProducersRequest.getErrorResponse``: every partition of every topic named (listed
+    twice, answered twice) with the error, no message, no producers."""
+    return DescribeProducersResponse(
+        throttle_time_ms=0,
+        topics=[
+            DescribeProducersTopicResponse(
+                name=t.name,
+                partitions=[
+                    DescribeProducersPartitionResponse(
+                        partition_index=p, error_code=code, error_message=None, active_producers=[]
+                    )
+                    for p in t.partition_indexes
+                ],
+            )
+            for t in request.topics
+        ],
+    )
+
+
+def consumer_group_describe_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``ConsumerGroupDescribeRequest.getErrorResponse``: every group named with the error, no
+    message, empty state and assignor, epochs 0, no members, authorized operations not asked."""
+    return ConsumerGroupDescribeResponse(
+        throttle_time_ms=0,
+        groups=[
+            ConsumerGroupDescribeGroup(
+                error_code=code,
+                error_message=None,
+                group_id=g,
+                group_state="",
+                group_epoch=0,
+                assignment_epoch=0,
+                assignor_name="",
+                members=[],
+                authorized_operations=NO_AUTHORIZED_OPERATIONS,
+            )
+            for g in request.group_ids
+        ],
+    )
+
+
+def describe_topic_partitions_error_response(
+    request: Any, version: int, code: int, message: str | None
+) -> Any:
+    """``DescribeTopicPartitionsRequest.getErrorResponse``: every topic named with the error, topic
+    id zero, not internal, no partitions, authorized operations not asked; no next cursor."""
+    return DescribeTopicPartitionsResponse(
+        throttle_time_ms=0,
+        topics=[
+            DescribeTopicPartitionsResponseTopic(
+                error_code=code,
+                name=t.name,
+                topic_id=ZERO_UUID,
+                is_internal=False,
+                partitions=[],
+                topic_authorized_operations=NO_AUTHORIZED_OPERATIONS,
+            )
+            for t in request.topics
+        ],
+        next_cursor=None,
+    )
+
+
 ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.PRODUCE: produce_error_response,
     ApiKey.FETCH: fetch_error_response,
@@ -361,5 +524,13 @@ ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.OFFSET_FOR_LEADER_EPOCH: offset_for_leader_epoch_error_response,
     ApiKey.CREATE_PARTITIONS: create_partitions_error_response,
     ApiKey.ELECT_LEADERS: elect_leaders_error_response,
+    ApiKey.CREATE_TOPICS: create_topics_error_response,
+    ApiKey.DESCRIBE_CONFIGS: describe_configs_error_response,
+    ApiKey.ALTER_CONFIGS: alter_configs_error_response,
+    ApiKey.INCREMENTAL_ALTER_CONFIGS: incremental_alter_configs_error_response,
+    ApiKey.DESCRIBE_LOG_DIRS: describe_log_dirs_error_response,
+    ApiKey.DESCRIBE_PRODUCERS: describe_producers_error_response,
+    ApiKey.CONSUMER_GROUP_DESCRIBE: consumer_group_describe_error_response,
+    ApiKey.DESCRIBE_TOPIC_PARTITIONS: describe_topic_partitions_error_response,
 }
 """The Kafka listener's item-by-item error answers, by API key."""
