@@ -97,42 +97,80 @@ NO_AUTHORIZED_OPERATIONS = -2147483648
 NO_TIMESTAMP = -1
 
 
+def _int32(value: int) -> int:
+    """``value`` wrapped to a Java ``int``."""
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def _java_string_hash(text: str) -> int:
+    """Java's ``String.hashCode`` (over UTF-16 code units)."""
+    units = text.encode("utf-16-be")
+    h = 0
+    for i in range(0, len(units), 2):
+        h = (31 * h + int.from_bytes(units[i : i + 2], "big")) & 0xFFFFFFFF
+    return _int32(h)
+
+
+def _topic_id_partition_hash(topic_id: bytes, name: str, partition: int) -> int:
+    """Kafka's ``TopicIdPartition.hashCode`` (``Uuid.hashCode`` and ``TopicPartition.hashCode``)."""
+    xor = int.from_bytes(topic_id[:8], "big") ^ int.from_bytes(topic_id[8:16], "big")
+    uuid_hash = _int32(xor >> 32) ^ _int32(xor)
+    topic_partition_hash = _int32(31 * (31 + partition) + _java_string_hash(name))
+    return _int32(31 * (31 + uuid_hash) + topic_partition_hash)
+
+
+def _java_hash_map_order(keys: list[tuple[str, bytes, int]]) -> list[tuple[str, bytes, int]]:
+    """``keys`` (distinct, in insertion order) in the iteration order of a Java ``HashMap`` keyed by
+    ``TopicIdPartition``: by bucket (the spread hash masked by the table size, 16 doubled while the
+    entries exceed three quarters of it), insertion order within a bucket.  Buckets of 8 or more
+    colliding entries (a tree bin, or an early resize) are not reproduced."""
+    capacity = 16
+    while len(keys) > capacity * 3 // 4:
+        capacity *= 2
+
+    def bucket(key: tuple[str, bytes, int]) -> int:
+        h = _topic_id_partition_hash(key[1], key[0], key[2]) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (capacity - 1)
+
+    return sorted(keys, key=bucket)  # stable: insertion order within a bucket
+
+
 def produce_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
     """``ProduceRequest.getErrorResponse``: every partition with the error, base offset, log append
-    time and log start offset -1, no record errors, the error message.  A partition listed twice is
-    answered once (Kafka builds the answer from ``partitionSizes``, a map keyed by topic id, name
-    and partition), under its topic's first entry."""
-    topics: dict[tuple[str, bytes], ProduceTopicResponse] = {}
-    answered: set[tuple[str, bytes, int]] = set()
+    time and log start offset -1, no record errors, the error message.  Kafka builds the answer
+    from ``partitionSizes``, a ``HashMap`` keyed by topic id, name and partition: a partition listed
+    twice is answered once, the partitions come in that map's iteration order, each under the
+    topic entry its first one opened."""
+    seen: dict[tuple[str, bytes, int], None] = {}
     for topic in request.topic_data:
-        key = (topic.name, topic.topic_id)
         for p in topic.partition_data:
-            if (*key, p.index) in answered:
-                continue
-            answered.add((*key, p.index))
-            entry = topics.get(key)
-            if entry is None:
-                entry = topics[key] = ProduceTopicResponse(
-                    name=topic.name, topic_id=topic.topic_id, partition_responses=[]
-                )
-            entry.partition_responses.append(
-                ProducePartitionResponse(
-                    index=p.index,
-                    error_code=code,
-                    base_offset=INVALID_OFFSET,
-                    log_append_time_ms=NO_TIMESTAMP,
-                    log_start_offset=INVALID_OFFSET,
-                    record_errors=[],
-                    error_message=message,
-                )
+            seen.setdefault((topic.name, topic.topic_id, p.index))
+    topics: dict[tuple[str, bytes], ProduceTopicResponse] = {}
+    for name, topic_id, index in _java_hash_map_order(list(seen)):
+        entry = topics.get((name, topic_id))
+        if entry is None:
+            entry = topics[(name, topic_id)] = ProduceTopicResponse(
+                name=name, topic_id=topic_id, partition_responses=[]
             )
+        entry.partition_responses.append(
+            ProducePartitionResponse(
+                index=index,
+                error_code=code,
+                base_offset=INVALID_OFFSET,
+                log_append_time_ms=NO_TIMESTAMP,
+                log_start_offset=INVALID_OFFSET,
+                record_errors=[],
+                error_message=message,
+            )
+        )
     return ProduceResponse(throttle_time_ms=0, responses=list(topics.values()))
 
 
 def fetch_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
     """``FetchRequest.getErrorResponse``: the top-level error and the session id echoed; before v13
     also every partition with the error (high watermark, last stable offset and log start offset -1,
-    no records), from v13 no partitions."""
+    no aborted transactions (an empty list), no records), from v13 no partitions."""
     topics = []
     if version < 13:
         topics = [
@@ -146,7 +184,7 @@ def fetch_error_response(request: Any, version: int, code: int, message: str | N
                         high_watermark=INVALID_OFFSET,
                         last_stable_offset=INVALID_OFFSET,
                         log_start_offset=INVALID_OFFSET,
-                        aborted_transactions=None,
+                        aborted_transactions=[],
                         records=b"",
                     )
                     for p in topic.partitions
@@ -227,7 +265,9 @@ def offset_fetch_error_response(request: Any, version: int, code: int, message: 
 
 def find_coordinator_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
     """``FindCoordinatorRequest.getErrorResponse``: v4+ one coordinator per key with the error
-    (node id -1, host "", port -1); before v4 the top-level error with node id -1."""
+    (node id -1, host "", port -1); before v4 the top-level error with node id -1.  The message is
+    always the error's own (``Errors.message()``), whatever the failure said."""
+    message = default_message(Errors(code))
     if version >= 4:
         return FindCoordinatorResponse(
             throttle_time_ms=0,
@@ -285,9 +325,11 @@ def delete_topics_error_response(request: Any, version: int, code: int, message:
 
 def metadata_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
     """``MetadataRequest.getErrorResponse``: every topic asked (a null name as "") with the error,
-    not internal, no partitions; no brokers; all topics asked (null) gives no topics."""
+    not internal, no partitions; no brokers; all topics asked (null) gives no topics; the error also at
+    the top level (v13+)."""
     return MetadataResponse(
         throttle_time_ms=0,
+        error_code=code,
         brokers=[],
         topics=[
             MetadataResponseTopic(

@@ -169,6 +169,10 @@ def test_find_coordinator_v4_one_coordinator_per_key():
         ("x", CODE, -1, "", -1),
         ("y", CODE, -1, "", -1),
     ]
+    # Kafka writes Errors.message() whatever the failure said
+    assert {c.error_message for c in out.coordinators} == {default_message(CODE)}
+    old = _answer(ApiKey.FIND_COORDINATOR, 3, FindCoordinatorRequest(key="x", key_type=0))
+    assert (old.error_code, old.error_message, old.node_id) == (CODE, default_message(CODE), -1)
 
 
 def test_group_admin_every_group():
@@ -202,6 +206,7 @@ def test_metadata_every_topic_asked_and_none_for_all_topics():
             ("a", CODE, False, []),
             ("b", CODE, False, []),
         ]
+        assert out.error_code == CODE  # written from v13 (KIP-1102)
     assert _answer(ApiKey.METADATA, 12, MetadataRequest(topics=None)).topics == []
 
 
@@ -361,3 +366,30 @@ def test_describe_topic_partitions_every_topic():
         ("a", CODE, ZERO_UUID, False, []),
     ]
     assert out.next_cursor is None
+
+
+def test_produce_partitions_in_the_order_of_kafkas_partition_sizes_hash_map():
+    request = ProduceRequest(
+        acks=-1,
+        timeout_ms=1000,
+        topic_data=[
+            ProduceTopicData(
+                name="a", partition_data=[ProducePartitionData(index=i, records=None) for i in (0, 1, 0)]
+            ),
+            ProduceTopicData(name="b", partition_data=[ProducePartitionData(index=2, records=None)]),
+            ProduceTopicData(
+                name="a", partition_data=[ProducePartitionData(index=i, records=None) for i in (1, 3)]
+            ),
+        ],
+    )
+    out = _answer(ApiKey.PRODUCE, 9, request)
+    # what Kafka 4.3.1's ProduceRequest.getErrorResponse answers (HashMap<TopicIdPartition, Integer>)
+    assert [(t.name, [p.index for p in t.partition_responses]) for t in out.responses] == [
+        ("a", [3, 1, 0]),
+        ("b", [2]),
+    ]
+
+
+def test_fetch_partitions_have_an_empty_aborted_transactions_list():
+    out = _answer(ApiKey.FETCH, 4, _fetch_request())
+    assert {repr(p.aborted_transactions) for t in out.responses for p in t.partitions} == {"[]"}
