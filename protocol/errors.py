@@ -105,7 +105,11 @@ class Errors(IntEnum):
 
 # code -> (retriable, invalid_metadata, message).  One table, as in Kafka's Errors.
 _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
-    Errors.UNKNOWN_SERVER_ERROR: (False, False, "The server experienced an unexpected error."),
+    Errors.UNKNOWN_SERVER_ERROR: (
+        False,
+        False,
+        "The server experienced an unexpected error when processing the request.",
+    ),
     Errors.NONE: (False, False, ""),
     Errors.OFFSET_OUT_OF_RANGE: (
         False,

@@ -14,7 +14,9 @@ Kafka concept: ``AbstractRequest.getErrorResponse`` (``ProduceRequest``, ``Fetch
 ``ListOffsetsRequest``, ``OffsetCommitRequest``, ``OffsetFetchRequest``, ``FindCoordinatorRequest``,
 ``DescribeGroupsRequest``, ``DeleteGroupsRequest``, ``DeleteTopicsRequest``, ``MetadataRequest``,
 ``DeleteRecordsRequest``, ``OffsetsForLeaderEpochRequest``, ``CreatePartitionsRequest``,
-``ElectLeadersRequest``).
+``ElectLeadersRequest``, ``CreateTopicsRequest``, ``DescribeConfigsRequest``, ``AlterConfigsRequest``,
+``IncrementalAlterConfigsRequest``, ``DescribeLogDirsRequest``, ``DescribeProducersRequest``,
+``ConsumerGroupDescribeRequest``, ``DescribeTopicPartitionsRequest``).
 """
 
 from __future__ import annotations
@@ -23,13 +25,31 @@ from collections.abc import Callable
 from typing import Any
 
 from kafkette.protocol.api_keys import ApiKey
+from kafkette.protocol.apis.configs import (
+    AlterConfigsResourceResponse,
+    DescribeConfigsResponse,
+    DescribeConfigsResult,
+    IncrementalAlterConfigsResponse,
+)
+from kafkette.protocol.apis.consumer_group import ConsumerGroupDescribeGroup, ConsumerGroupDescribeResponse
 from kafkette.protocol.apis.create_partitions import CreatePartitionsResponse, CreatePartitionsTopicResult
+from kafkette.protocol.apis.create_topics import CreatableTopicResult, CreateTopicsResponse
 from kafkette.protocol.apis.delete_records import (
     DeleteRecordsPartitionResult,
     DeleteRecordsResponse,
     DeleteRecordsTopicResult,
 )
 from kafkette.protocol.apis.delete_topics import DeletableTopicResult, DeleteTopicsResponse
+from kafkette.protocol.apis.describe_log_dirs import DescribeLogDirsResponse
+from kafkette.protocol.apis.describe_producers import (
+    DescribeProducersPartitionResponse,
+    DescribeProducersResponse,
+    DescribeProducersTopicResponse,
+)
+from kafkette.protocol.apis.describe_topic_partitions import (
+    DescribeTopicPartitionsResponse,
+    DescribeTopicPartitionsResponseTopic,
+)
 from kafkette.protocol.apis.elect_leaders import (
     ElectLeadersPartitionResult,
     ElectLeadersReplicaElectionResult,
@@ -64,50 +84,93 @@ from kafkette.protocol.apis.offsets_for_leader_epoch import (
     OffsetsForLeaderEpochResponse,
 )
 from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceResponse, ProduceTopicResponse
+from kafkette.protocol.errors import Errors, default_message
+from kafkette.protocol.kafka_messages.configs import AlterConfigsResponse
+from kafkette.protocol.kafka_schema import ZERO_UUID
 
 ErrorResponse = Callable[[Any, int, int, "str | None"], Any]
 """(request as decoded, version, error code, error message or None) -> response struct."""
 
 INVALID_OFFSET = -1
+NO_AUTHORIZED_OPERATIONS = -2147483648
+"""Kafka's ``Integer.MIN_VALUE`` default of ``authorizedOperations``: not asked."""
 NO_TIMESTAMP = -1
+
+
+def _int32(value: int) -> int:
+    """``value`` wrapped to a Java ``int``."""
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def _java_string_hash(text: str) -> int:
+    """Java's ``String.hashCode`` (over UTF-16 code units)."""
+    units = text.encode("utf-16-be")
+    h = 0
+    for i in range(0, len(units), 2):
+        h = (31 * h + int.from_bytes(units[i : i + 2], "big")) & 0xFFFFFFFF
+    return _int32(h)
+
+
+def _topic_id_partition_hash(topic_id: bytes, name: str, partition: int) -> int:
+    """Kafka's ``TopicIdPartition.hashCode`` (``Uuid.hashCode`` and ``TopicPartition.hashCode``)."""
+    xor = int.from_bytes(topic_id[:8], "big") ^ int.from_bytes(topic_id[8:16], "big")
+    uuid_hash = _int32(xor >> 32) ^ _int32(xor)
+    topic_partition_hash = _int32(31 * (31 + partition) + _java_string_hash(name))
+    return _int32(31 * (31 + uuid_hash) + topic_partition_hash)
+
+
+def _java_hash_map_order(keys: list[tuple[str, bytes, int]]) -> list[tuple[str, bytes, int]]:
+    """``keys`` (distinct, in insertion order) in the iteration order of a Java ``HashMap`` keyed by
+    ``TopicIdPartition``: by bucket (the spread hash masked by the table size, 16 doubled while the
+    entries exceed three quarters of it), insertion order within a bucket.  Buckets of 8 or more
+    colliding entries (a tree bin, or an early resize) are not reproduced."""
+    capacity = 16
+    while len(keys) > capacity * 3 // 4:
+        capacity *= 2
+
+    def bucket(key: tuple[str, bytes, int]) -> int:
+        h = _topic_id_partition_hash(key[1], key[0], key[2]) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (capacity - 1)
+
+    return sorted(keys, key=bucket)  # stable: insertion order within a bucket
 
 
 def produce_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
     """``ProduceRequest.getErrorResponse``: every partition with the error, base offset, log append
-    time and log start offset -1, no record errors, the error message.  A partition listed twice is
-    answered once (Kafka builds the answer from ``partitionSizes``, a map keyed by topic id, name
-    and partition), under its topic's first entry."""
-    topics: dict[tuple[str, bytes], ProduceTopicResponse] = {}
-    answered: set[tuple[str, bytes, int]] = set()
+    time and log start offset -1, no record errors, the error message.  Kafka builds the answer
+    from ``partitionSizes``, a ``HashMap`` keyed by topic id, name and partition: a partition listed
+    twice is answered once, the partitions come in that map's iteration order, each under the
+    topic entry its first one opened."""
+    seen: dict[tuple[str, bytes, int], None] = {}
     for topic in request.topic_data:
-        key = (topic.name, topic.topic_id)
         for p in topic.partition_data:
-            if (*key, p.index) in answered:
-                continue
-            answered.add((*key, p.index))
-            entry = topics.get(key)
-            if entry is None:
-                entry = topics[key] = ProduceTopicResponse(
-                    name=topic.name, topic_id=topic.topic_id, partition_responses=[]
-                )
-            entry.partition_responses.append(
-                ProducePartitionResponse(
-                    index=p.index,
-                    error_code=code,
-                    base_offset=INVALID_OFFSET,
-                    log_append_time_ms=NO_TIMESTAMP,
-                    log_start_offset=INVALID_OFFSET,
-                    record_errors=[],
-                    error_message=message,
-                )
+            seen.setdefault((topic.name, topic.topic_id, p.index))
+    topics: dict[tuple[str, bytes], ProduceTopicResponse] = {}
+    for name, topic_id, index in _java_hash_map_order(list(seen)):
+        entry = topics.get((name, topic_id))
+        if entry is None:
+            entry = topics[(name, topic_id)] = ProduceTopicResponse(
+                name=name, topic_id=topic_id, partition_responses=[]
             )
+        entry.partition_responses.append(
+            ProducePartitionResponse(
+                index=index,
+                error_code=code,
+                base_offset=INVALID_OFFSET,
+                log_append_time_ms=NO_TIMESTAMP,
+                log_start_offset=INVALID_OFFSET,
+                record_errors=[],
+                error_message=message,
+            )
+        )
     return ProduceResponse(throttle_time_ms=0, responses=list(topics.values()))
 
 
 def fetch_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
     """``FetchRequest.getErrorResponse``: the top-level error and the session id echoed; before v13
     also every partition with the error (high watermark, last stable offset and log start offset -1,
-    no records), from v13 no partitions."""
+    no aborted transactions (an empty list), no records), from v13 no partitions."""
     topics = []
     if version < 13:
         topics = [
@@ -121,7 +184,7 @@ def fetch_error_response(request: Any, version: int, code: int, message: str | N
                         high_watermark=INVALID_OFFSET,
                         last_stable_offset=INVALID_OFFSET,
                         log_start_offset=INVALID_OFFSET,
-                        aborted_transactions=None,
+                        aborted_transactions=[],
                         records=b"",
                     )
                     for p in topic.partitions
@@ -202,7 +265,9 @@ def offset_fetch_error_response(request: Any, version: int, code: int, message: 
 
 def find_coordinator_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
     """``FindCoordinatorRequest.getErrorResponse``: v4+ one coordinator per key with the error
-    (node id -1, host "", port -1); before v4 the top-level error with node id -1."""
+    (node id -1, host "", port -1); before v4 the top-level error with node id -1.  The message is
+    always the error's own (``Errors.message()``), whatever the failure said."""
+    message = default_message(Errors(code))
     if version >= 4:
         return FindCoordinatorResponse(
             throttle_time_ms=0,
@@ -260,9 +325,11 @@ def delete_topics_error_response(request: Any, version: int, code: int, message:
 
 def metadata_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
     """``MetadataRequest.getErrorResponse``: every topic asked (a null name as "") with the error,
-    not internal, no partitions; no brokers; all topics asked (null) gives no topics."""
+    not internal, no partitions; no brokers; all topics asked (null) gives no topics; the error also at
+    the top level (v13+)."""
     return MetadataResponse(
         throttle_time_ms=0,
+        error_code=code,
         brokers=[],
         topics=[
             MetadataResponseTopic(
@@ -346,6 +413,144 @@ def elect_leaders_error_response(request: Any, version: int, code: int, message:
     )
 
 
+def create_topics_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``CreateTopicsRequest.getErrorResponse``: every topic named (a name listed twice twice) with the
+    error and the message; topic id zero, partition count and replication factor -1, no configs."""
+    return CreateTopicsResponse(
+        throttle_time_ms=0,
+        topics=[
+            CreatableTopicResult(
+                name=t.name,
+                topic_id=ZERO_UUID,
+                error_code=code,
+                error_message=message,
+                topic_config_error_code=0,
+                num_partitions=-1,
+                replication_factor=-1,
+                configs=[],
+            )
+            for t in request.topics
+        ],
+    )
+
+
+def describe_configs_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``DescribeConfigsRequest.getErrorResponse``: every resource named (type and name echoed) with
+    the error, no configs; the message is always the error's own (``Errors.message()``), whatever
+    the failure said."""
+    return DescribeConfigsResponse(
+        throttle_time_ms=0,
+        results=[
+            DescribeConfigsResult(
+                error_code=code,
+                error_message=default_message(Errors(code)),
+                resource_type=r.resource_type,
+                resource_name=r.resource_name,
+                configs=[],
+            )
+            for r in request.resources
+        ],
+    )
+
+
+def _alter_configs_results(request: Any, code: int, message: str | None) -> list[Any]:
+    """Every resource of an (Incremental)AlterConfigs request, type and name echoed, with the error."""
+    return [
+        AlterConfigsResourceResponse(
+            error_code=code,
+            error_message=message,
+            resource_type=r.resource_type,
+            resource_name=r.resource_name,
+        )
+        for r in request.resources
+    ]
+
+
+def alter_configs_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``AlterConfigsRequest.getErrorResponse``: every resource named with the error and the message."""
+    return AlterConfigsResponse(throttle_time_ms=0, responses=_alter_configs_results(request, code, message))
+
+
+def incremental_alter_configs_error_response(
+    request: Any, version: int, code: int, message: str | None
+) -> Any:
+    """``IncrementalAlterConfigsRequest.getErrorResponse``: every resource named with the error and
+    the message."""
+    return IncrementalAlterConfigsResponse(
+        throttle_time_ms=0, responses=_alter_configs_results(request, code, message)
+    )
+
+
+def describe_log_dirs_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``DescribeLogDirsRequest.getErrorResponse``: the top-level error (v3+) and no log dirs, so
+    before v3 an empty answer."""
+    return DescribeLogDirsResponse(throttle_time_ms=0, error_code=code, results=[])
+
+
+def describe_producers_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``DescribeProducersRequest.getErrorResponse``: every partition of every topic named (listed
+    twice, answered twice) with the error, no message, no producers."""
+    return DescribeProducersResponse(
+        throttle_time_ms=0,
+        topics=[
+            DescribeProducersTopicResponse(
+                name=t.name,
+                partitions=[
+                    DescribeProducersPartitionResponse(
+                        partition_index=p, error_code=code, error_message=None, active_producers=[]
+                    )
+                    for p in t.partition_indexes
+                ],
+            )
+            for t in request.topics
+        ],
+    )
+
+
+def consumer_group_describe_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``ConsumerGroupDescribeRequest.getErrorResponse``: every group named with the error, no
+    message, empty state and assignor, epochs 0, no members, authorized operations not asked."""
+    return ConsumerGroupDescribeResponse(
+        throttle_time_ms=0,
+        groups=[
+            ConsumerGroupDescribeGroup(
+                error_code=code,
+                error_message=None,
+                group_id=g,
+                group_state="",
+                group_epoch=0,
+                assignment_epoch=0,
+                assignor_name="",
+                members=[],
+                authorized_operations=NO_AUTHORIZED_OPERATIONS,
+            )
+            for g in request.group_ids
+        ],
+    )
+
+
+def describe_topic_partitions_error_response(
+    request: Any, version: int, code: int, message: str | None
+) -> Any:
+    """``DescribeTopicPartitionsRequest.getErrorResponse``: every topic named with the error, topic
+    id zero, not internal, no partitions, authorized operations not asked; no next cursor."""
+    return DescribeTopicPartitionsResponse(
+        throttle_time_ms=0,
+        topics=[
+            DescribeTopicPartitionsResponseTopic(
+                error_code=code,
+                name=t.name,
+                topic_id=ZERO_UUID,
+                is_internal=False,
+                partitions=[],
+                topic_authorized_operations=NO_AUTHORIZED_OPERATIONS,
+            )
+            for t in request.topics
+        ],
+        next_cursor=None,
+    )
+
+
 ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.PRODUCE: produce_error_response,
     ApiKey.FETCH: fetch_error_response,
@@ -361,5 +566,13 @@ ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.OFFSET_FOR_LEADER_EPOCH: offset_for_leader_epoch_error_response,
     ApiKey.CREATE_PARTITIONS: create_partitions_error_response,
     ApiKey.ELECT_LEADERS: elect_leaders_error_response,
+    ApiKey.CREATE_TOPICS: create_topics_error_response,
+    ApiKey.DESCRIBE_CONFIGS: describe_configs_error_response,
+    ApiKey.ALTER_CONFIGS: alter_configs_error_response,
+    ApiKey.INCREMENTAL_ALTER_CONFIGS: incremental_alter_configs_error_response,
+    ApiKey.DESCRIBE_LOG_DIRS: describe_log_dirs_error_response,
+    ApiKey.DESCRIBE_PRODUCERS: describe_producers_error_response,
+    ApiKey.CONSUMER_GROUP_DESCRIBE: consumer_group_describe_error_response,
+    ApiKey.DESCRIBE_TOPIC_PARTITIONS: describe_topic_partitions_error_response,
 }
 """The Kafka listener's item-by-item error answers, by API key."""

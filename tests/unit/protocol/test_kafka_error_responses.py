@@ -4,7 +4,21 @@
 import uuid
 
 from kafkette.protocol.api_keys import KAFKA_APIS, ApiKey
+from kafkette.protocol.apis.configs import (
+    AlterConfigsResource,
+    DescribeConfigsRequest,
+    DescribeConfigsResource,
+    IncrementalAlterConfigsRequest,
+)
+from kafkette.protocol.apis.consumer_group import ConsumerGroupDescribeRequest
+from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
 from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicState
+from kafkette.protocol.apis.describe_log_dirs import DescribableLogDirTopic, DescribeLogDirsRequest
+from kafkette.protocol.apis.describe_producers import DescribeProducersRequest, DescribeProducersRequestTopic
+from kafkette.protocol.apis.describe_topic_partitions import (
+    DescribeTopicPartitionsRequest,
+    DescribeTopicPartitionsRequestTopic,
+)
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest
 from kafkette.protocol.apis.group_admin import DeleteGroupsRequest, DescribeGroupsRequest
@@ -18,8 +32,10 @@ from kafkette.protocol.apis.offsets import (
     OffsetFetchRequestTopic,
 )
 from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, default_message
 from kafkette.protocol.kafka_codec import KafkaReply
+from kafkette.protocol.kafka_messages.configs import AlterConfigsRequest, LegacyAlterConfigsResource
+from kafkette.protocol.kafka_schema import ZERO_UUID
 
 CODE = Errors.UNKNOWN_SERVER_ERROR
 
@@ -153,6 +169,10 @@ def test_find_coordinator_v4_one_coordinator_per_key():
         ("x", CODE, -1, "", -1),
         ("y", CODE, -1, "", -1),
     ]
+    # Kafka writes Errors.message() whatever the failure said
+    assert {c.error_message for c in out.coordinators} == {default_message(CODE)}
+    old = _answer(ApiKey.FIND_COORDINATOR, 3, FindCoordinatorRequest(key="x", key_type=0))
+    assert (old.error_code, old.error_message, old.node_id) == (CODE, default_message(CODE), -1)
 
 
 def test_group_admin_every_group():
@@ -186,6 +206,7 @@ def test_metadata_every_topic_asked_and_none_for_all_topics():
             ("a", CODE, False, []),
             ("b", CODE, False, []),
         ]
+        assert out.error_code == CODE  # written from v13 (KIP-1102)
     assert _answer(ApiKey.METADATA, 12, MetadataRequest(topics=None)).topics == []
 
 
@@ -242,3 +263,133 @@ def test_create_partitions_every_topic():
     )
     out = _answer(ApiKey.CREATE_PARTITIONS, 3, request)
     assert [(r.name, r.error_code) for r in out.results] == [("a", CODE), ("b", CODE)]
+
+
+def test_create_topics_every_topic_named_twice_twice_with_the_message():
+    request = CreateTopicsRequest(
+        topics=[
+            CreatableTopic(name=n, num_partitions=1, replication_factor=1, assignments=[], configs=[])
+            for n in ("a", "b", "a")
+        ],
+        timeout_ms=1000,
+        validate_only=False,
+    )
+    reply = KafkaReply(7, KAFKA_APIS[ApiKey.CREATE_TOPICS], 7, request)
+    out = reply.error_response(Errors.TOPIC_ALREADY_EXISTS, "exists")
+    reply.encode(out)
+    assert [
+        (t.name, t.error_code, t.error_message, t.num_partitions, t.replication_factor) for t in out.topics
+    ] == [(n, Errors.TOPIC_ALREADY_EXISTS, "exists", -1, -1) for n in ("a", "b", "a")]
+    assert all(t.topic_id == ZERO_UUID and t.configs == [] for t in out.topics)
+    _answer(ApiKey.CREATE_TOPICS, 2, request)
+
+
+def test_describe_configs_every_resource_with_the_errors_own_message():
+    request = DescribeConfigsRequest(
+        resources=[
+            DescribeConfigsResource(resource_type=2, resource_name="t", configuration_keys=None),
+            DescribeConfigsResource(resource_type=4, resource_name="1", configuration_keys=["x"]),
+        ],
+        include_synonyms=False,
+        include_documentation=False,
+    )
+    for version in (1, 4):
+        reply = KafkaReply(7, KAFKA_APIS[ApiKey.DESCRIBE_CONFIGS], version, request)
+        out = reply.error_response(CODE, "ignored")
+        reply.encode(out)
+        assert [
+            (r.resource_type, r.resource_name, r.error_code, r.error_message, r.configs) for r in out.results
+        ] == [
+            (2, "t", CODE, default_message(CODE), []),
+            (4, "1", CODE, default_message(CODE), []),
+        ]
+
+
+def test_alter_configs_and_incremental_every_resource_with_the_message():
+    legacy = AlterConfigsRequest(
+        resources=[
+            LegacyAlterConfigsResource(resource_type=2, resource_name="t", configs=[]),
+            LegacyAlterConfigsResource(resource_type=2, resource_name="t", configs=[]),
+        ],
+        validate_only=False,
+    )
+    incremental = IncrementalAlterConfigsRequest(
+        resources=[AlterConfigsResource(resource_type=4, resource_name="1", configs=[])], validate_only=False
+    )
+    for key, request, version in (
+        (ApiKey.ALTER_CONFIGS, legacy, 0),
+        (ApiKey.ALTER_CONFIGS, legacy, 2),
+        (ApiKey.INCREMENTAL_ALTER_CONFIGS, incremental, 0),
+        (ApiKey.INCREMENTAL_ALTER_CONFIGS, incremental, 1),
+    ):
+        out = _answer(key, version, request)
+        assert [(r.resource_type, r.resource_name, r.error_code, r.error_message) for r in out.responses] == [
+            (r.resource_type, r.resource_name, CODE, None) for r in request.resources
+        ]
+
+
+def test_describe_log_dirs_top_level_error_and_no_dirs():
+    request = DescribeLogDirsRequest(topics=[DescribableLogDirTopic(topic="a", partitions=[0])])
+    for version in (1, 3, 5):
+        out = _answer(ApiKey.DESCRIBE_LOG_DIRS, version, request)
+        assert out.error_code == CODE and out.results == []
+
+
+def test_describe_producers_every_partition_listed():
+    request = DescribeProducersRequest(
+        topics=[DescribeProducersRequestTopic(name="a", partition_indexes=[0, 1, 0])]
+    )
+    out = _answer(ApiKey.DESCRIBE_PRODUCERS, 0, request)
+    assert [
+        (t.name, [(p.partition_index, p.error_code, p.error_message) for p in t.partitions])
+        for t in out.topics
+    ] == [("a", [(0, CODE, None), (1, CODE, None), (0, CODE, None)])]
+
+
+def test_consumer_group_describe_every_group():
+    request = ConsumerGroupDescribeRequest(group_ids=["g", "h", "g"], include_authorized_operations=True)
+    for version in (0, 1):
+        out = _answer(ApiKey.CONSUMER_GROUP_DESCRIBE, version, request)
+        assert [
+            (g.group_id, g.error_code, g.error_message, g.group_state, g.members) for g in out.groups
+        ] == [(g, CODE, None, "", []) for g in ("g", "h", "g")]
+        assert all(g.authorized_operations == -2147483648 for g in out.groups)
+
+
+def test_describe_topic_partitions_every_topic():
+    request = DescribeTopicPartitionsRequest(
+        topics=[DescribeTopicPartitionsRequestTopic(name=n) for n in ("a", "a")], cursor=None
+    )
+    out = _answer(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0, request)
+    assert [(t.name, t.error_code, t.topic_id, t.is_internal, t.partitions) for t in out.topics] == [
+        ("a", CODE, ZERO_UUID, False, []),
+        ("a", CODE, ZERO_UUID, False, []),
+    ]
+    assert out.next_cursor is None
+
+
+def test_produce_partitions_in_the_order_of_kafkas_partition_sizes_hash_map():
+    request = ProduceRequest(
+        acks=-1,
+        timeout_ms=1000,
+        topic_data=[
+            ProduceTopicData(
+                name="a", partition_data=[ProducePartitionData(index=i, records=None) for i in (0, 1, 0)]
+            ),
+            ProduceTopicData(name="b", partition_data=[ProducePartitionData(index=2, records=None)]),
+            ProduceTopicData(
+                name="a", partition_data=[ProducePartitionData(index=i, records=None) for i in (1, 3)]
+            ),
+        ],
+    )
+    out = _answer(ApiKey.PRODUCE, 9, request)
+    # what Kafka 4.3.1's ProduceRequest.getErrorResponse answers (HashMap<TopicIdPartition, Integer>)
+    assert [(t.name, [p.index for p in t.partition_responses]) for t in out.responses] == [
+        ("a", [3, 1, 0]),
+        ("b", [2]),
+    ]
+
+
+def test_fetch_partitions_have_an_empty_aborted_transactions_list():
+    out = _answer(ApiKey.FETCH, 4, _fetch_request())
+    assert {repr(p.aborted_transactions) for t in out.responses for p in t.partitions} == {"[]"}
