@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
 from kafkette.broker.apis.controller_forwarding import at_controller, deadline_passed
 from kafkette.protocol.apis.create_topics import (
-    CreatableTopicResult,
     CreateTopicsRequest,
     CreateTopicsResponse,
 )
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.kafka_error_responses import create_topics_error_response
 
 if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
@@ -41,8 +41,4 @@ async def handle(
 def _refused(request: CreateTopicsRequest, error: Errors, message: str | None) -> CreateTopicsResponse:
     """``error`` (with ``message``) for every topic named, as Kafka's
     ``CreateTopicsRequest.getErrorResponse``."""
-    return CreateTopicsResponse(
-        topics=[
-            CreatableTopicResult(name=t.name, error_code=error, error_message=message) for t in request.topics
-        ]
-    )
+    return create_topics_error_response(request, 0, int(error), message)  # type: ignore[no-any-return]
