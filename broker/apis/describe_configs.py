@@ -26,8 +26,9 @@ from kafkette.protocol.apis.configs import (
     DescribeConfigsResponse,
     DescribeConfigsResult,
 )
-from kafkette.protocol.errors import Errors, error_class
+from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
+from kafkette.protocol.kafka_error_responses import describe_configs_error_response
 
 RESOURCE_CLIENT_METRICS = 16
 """KIP-714's client metrics subscriptions: a type Kafka describes (Kafkette has none to describe: each is
@@ -102,16 +103,4 @@ def _unexpected_type(request: DescribeConfigsRequest) -> DescribeConfigsResponse
     resource type") for the whole request when a resource's type is none it knows, and
     ``DescribeConfigsRequest.getErrorResponse`` answers every resource INVALID_REQUEST with the error's
     default message and no configs."""
-    message = error_class(Errors.INVALID_REQUEST).message
-    return DescribeConfigsResponse(
-        results=[
-            DescribeConfigsResult(
-                error_code=Errors.INVALID_REQUEST,
-                error_message=message,
-                resource_type=r.resource_type,
-                resource_name=r.resource_name,
-                configs=[],
-            )
-            for r in request.resources
-        ]
-    )
+    return describe_configs_error_response(request, 0, int(Errors.INVALID_REQUEST), None)  # type: ignore[no-any-return]
