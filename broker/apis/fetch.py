@@ -177,7 +177,10 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     error_code, session_id, sent = context.response(
         updates + erroneous, int(ctx.replica_manager.time.monotonic_ms())
     )
-    if _kafka_cannot_write(ctx, order, {tp for tp, _ in sent}):
+    # only a zero topic id (never in a client's normal fetch) can make it fail: skip the walk otherwise
+    if any(tp.topic_id == ZERO_UUID for tp, _ in erroneous) and _kafka_cannot_write(
+        ctx, order, {tp for tp, _ in sent}
+    ):
         return fetch_error_response(request, version, Errors.UNKNOWN_SERVER_ERROR, None)  # type: ignore[no-any-return]
     by_topic: dict[tuple[bytes, str | None], list[FetchPartitionData]] = {}
     for tp, data in sent:
