@@ -246,8 +246,10 @@ class GroupCoordinator:
             return join_error_response(Errors.COORDINATOR_NOT_AVAILABLE, request.member_id)
         if not group.supports(request.protocol_type, protocols):
             return join_error_response(Errors.INCONSISTENT_GROUP_PROTOCOL, request.member_id)
+        # as given (0 too: Kafka's pending-sync timer then fires at once); -1, the field's default when a
+        # request has none, is the session timeout (Kafka's JoinGroupRequest for v0)
         rebalance_timeout_ms = (
-            request.rebalance_timeout_ms if request.rebalance_timeout_ms > 0 else request.session_timeout_ms
+            request.rebalance_timeout_ms if request.rebalance_timeout_ms >= 0 else request.session_timeout_ms
         )
         instance_id = request.group_instance_id
         member_id = request.member_id

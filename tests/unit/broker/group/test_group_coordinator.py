@@ -664,6 +664,22 @@ async def test_a_member_that_never_syncs_is_removed_after_the_rebalance_timeout(
     assert (group.state.value, group.members) == ("Empty", {})
 
 
+async def test_a_rebalance_timeout_of_zero_is_kept_and_a_static_member_that_never_syncs_goes_at_once(
+    coordinator,
+):
+    """Kafka keeps a v1+ JoinGroup's rebalance timeout as given: at 0 its pending-sync timer fires at
+    once and the member, static or not, is removed (a LeaveGroup by its instance id then finds none)."""
+    request = join_request("g", instance_id="i")
+    request.rebalance_timeout_ms = 0
+    joined = await join(coordinator, request)
+    assert joined.error_code == Errors.NONE
+    for _ in range(5):
+        await asyncio.sleep(0)
+        coordinator.time.advance(0)
+    group = coordinator.group("g")
+    assert (group.state.value, group.members, group.static_members) == ("Empty", {}, {})
+
+
 async def test_a_member_that_synced_in_time_stays(coordinator):
     answer = await stable_member(coordinator, "g")
     coordinator.time.advance(6_000)
