@@ -43,6 +43,15 @@ KNOWN_FAILURES: dict[str, str] = {
         "followers fall out of the ISR (replica.lag.time.max.ms), acks=all Produce requests time out and "
         "the non-idempotent producer's retries append some batches twice; passes when run alone"
     ),
+    "0113_cooperative_rebalance": (
+        "full mode's l_unsubscribe races two consumers into a new group (group.initial.rebalance.delay.ms=0) "
+        "and passes only when the second one's JoinGroup reaches the coordinator before the first one's "
+        "SyncGroup: on Apache Kafka the first consumer is alone in generation 1 too, but its two JoinGroup "
+        "round trips take 40 and 60 ms, so the second consumer's JoinGroup arrives first, the leader's "
+        "SyncGroup gets REBALANCE_IN_PROGRESS and both join generation 2; on Kafkette the first consumer's "
+        "join and sync take 9 ms in all and it is assigned all partitions before the second one joins "
+        "(the same coordinator logic, a faster broker)"
+    ),
 }
 
 
