@@ -64,6 +64,36 @@ def cpu_hogs():
             hog.wait(timeout=10)
 
 
+DISK_HOGS = 2  # processes writing and fsyncing in a loop
+DISK_HOG_CHUNK = 8 * 1024 * 1024  # bytes each writes before its fsync
+
+
+@pytest.fixture
+def disk_hogs(tmp_path):
+    """``DISK_HOGS`` processes that write ``DISK_HOG_CHUNK`` bytes, fsync and start over, on the disk
+    the brokers' logs are on, killed at teardown."""
+    code = (
+        "import os, sys\n"
+        "chunk = os.urandom(int(sys.argv[2]))\n"
+        "fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)\n"
+        "while True:\n"
+        "    os.lseek(fd, 0, 0)\n"
+        "    os.write(fd, chunk)\n"
+        "    os.fsync(fd)\n"
+    )
+    hogs = [
+        subprocess.Popen([sys.executable, "-c", code, str(tmp_path / f"disk-hog-{i}"), str(DISK_HOG_CHUNK)])
+        for i in range(DISK_HOGS)
+    ]
+    try:
+        yield hogs
+    finally:
+        for hog in hogs:
+            hog.kill()
+        for hog in hogs:
+            hog.wait(timeout=10)
+
+
 async def _storm(admin: AdminClient, rng: random.Random, stop_at: float) -> dict[str, int]:
     outcomes: dict[str, int] = {}
     for i in range(STORM_MAX_OPS // 4):
@@ -104,6 +134,18 @@ async def _storm(admin: AdminClient, rng: random.Random, stop_at: float) -> dict
 async def test_the_metadata_quorum_keeps_its_leader_through_a_metadata_storm_on_a_loaded_machine(
     cluster, cpu_hogs
 ):
+    await _storm_keeps_the_leader(cluster)
+
+
+async def test_the_metadata_quorum_keeps_its_leader_through_a_metadata_storm_with_the_disk_busy(
+    cluster, disk_hogs
+):
+    """The same storm while other processes keep the disk busy with writes and fsyncs: every fsync of
+    the metadata log, quorum-state file and snapshots waits behind theirs."""
+    await _storm_keeps_the_leader(cluster)
+
+
+async def _storm_keeps_the_leader(cluster: LocalCluster) -> None:
     seed = random.randrange(2**32)
     print(f"seed={seed}")
     rng = random.Random(seed)
