@@ -62,14 +62,6 @@ FUZZ_DIFFERENCES: tuple[FuzzDifference, ...] = tuple(
             for mutation in ("none", "flip")
         ),
         (
-            "Metadata",
-            "topics[].errorCode",
-            {100},
-            (),
-            "Metadata v10+ naming a topic by id only (KIP-516): Kafka answers UNKNOWN_TOPIC_ID for an id it "
-            "lacks, Kafkette leaves the topic out",
-        ),
-        (
             "FindCoordinator",
             "errorCode",
             {0},

@@ -78,12 +78,13 @@ def test_the_fuzz_draws_the_examples_asked_for_at_every_version_the_listener_off
 
 @pytest.mark.timeout(30)
 def test_a_listed_fuzz_difference_covers_only_its_api_path_and_codes():
-    by_id = listed("Metadata", "topics[].errorCode", [100, 100], [])
-    assert by_id is not None and "KIP-516" in by_id.reason
-    assert listed("Metadata", "topics[].errorCode", [100, 7], []) is None
-    assert listed("Metadata", "topics[].errorCode", [100], [3]) is None
-    assert listed("Metadata", "errorCode", [100], []) is None
-    assert listed("DescribeGroups", "topics[].errorCode", [100], []) is None
+    transactional = listed("FindCoordinator", "errorCode", [0], [42])
+    assert transactional is not None and "transactional" in transactional.reason
+    assert listed("FindCoordinator", "errorCode", [0], [42, 15]) is None
+    assert listed("FindCoordinator", "errorCode", [15], [42]) is None
+    assert listed("FindCoordinator", "coordinators[].errorCode", [0], [42]) is None
+    assert listed("DescribeGroups", "errorCode", [0], [42]) is None
+    assert listed("Metadata", "topics[].errorCode", [100], []) is None  # KIP-516 by id: answered as Kafka
     assert listed("InitProducerId", "errorCode", [0, 5], [42]) is not None  # any code of Kafka's
     assert listed("InitProducerId", "errorCode", [0], [3]) is None
 

@@ -86,6 +86,35 @@ for _v in range(0, 14):
     )
 
 
+@scenario("metadata/by-topic-id")
+def _by_topic_id(t: Target) -> Any:
+    """Metadata v12 and v13 naming topics by id only (KIP-516): a known id is answered under its name,
+    an unknown one UNKNOWN_TOPIC_ID with a null name (Kafka's handleTopicMetadataRequest); before v12
+    an id is INVALID_REQUEST for every topic asked."""
+    name = "md-by-id"
+    create(t, name, partitions=2, rf=2)
+    t.wait_topic(name)
+    topic_id = next(x.topic_id for x in t.metadata([name]).topics if x.name == name)
+    unknown = bytes(range(1, 17))
+    answers: dict[str, Any] = {}
+    for version in (12, 13):
+        for label, ids in (("known", [topic_id]), ("unknown", [unknown]), ("both", [unknown, topic_id])):
+            request = MetadataRequest(
+                topics=[MetadataRequestTopic(name=None, topic_id=i) for i in ids],
+                allow_auto_topic_creation=False,
+            )
+            answer = t.call("Metadata", version, request)
+            answers[f"v{version}/{label}"] = sorted(
+                (code_name(x.error_code), x.name, x.topic_id == topic_id, len(x.partitions))
+                for x in answer.topics
+            )
+    request = MetadataRequest(
+        topics=[MetadataRequestTopic(name=name, topic_id=topic_id)], allow_auto_topic_creation=False
+    )
+    answers["v11/named-with-id"] = [code_name(x.error_code) for x in t.call("Metadata", 11, request).topics]
+    return answers
+
+
 @scenario("metadata/unknown-topic")
 def _unknown(t: Target) -> Any:
     """Metadata for a topic that does not exist, without auto-creation: UNKNOWN_TOPIC_OR_PARTITION."""
