@@ -651,6 +651,24 @@ def default_message(code: Errors) -> str:
     return _ERROR_TABLE[code][2]
 
 
+def api_error_message(exc: BaseException, code: Errors) -> str | None:
+    """The message Kafka's ``ApiError.fromThrowable`` keeps for ``exc`` answered with ``code``: what a
+    request failed as a whole carries where its ``getErrorResponse`` writes ``apiError.message()``.
+
+    Args:
+        exc: the exception the request failed with.
+        code: its wire code (``error_code_for(exc)``).
+
+    Returns:
+        None for UNKNOWN_SERVER_ERROR (no internal detail leaks) and for a message that is the code's
+        default (``default_message``); else the exception's message (``error_message``).
+    """
+    if code == Errors.UNKNOWN_SERVER_ERROR:
+        return None
+    message = error_message(exc) if exc.args else None
+    return None if message is None or message == default_message(code) else message
+
+
 def error_name(code: int) -> str:
     """The name of a wire error code (``"NOT_LEADER_OR_FOLLOWER"``), or the number for a code
     this version does not know (Kafka's ``Errors.forCode(code).name()``)."""
