@@ -246,8 +246,10 @@ class GroupCoordinator:
             return join_error_response(Errors.COORDINATOR_NOT_AVAILABLE, request.member_id)
         if not group.supports(request.protocol_type, protocols):
             return join_error_response(Errors.INCONSISTENT_GROUP_PROTOCOL, request.member_id)
+        # a negative one as given (-1 too: v0's has been made the session timeout by the handler, as
+        # Kafka's JoinGroupRequest does; Kafka keeps any v1+ value)
         rebalance_timeout_ms = (
-            request.rebalance_timeout_ms if request.rebalance_timeout_ms > 0 else request.session_timeout_ms
+            request.rebalance_timeout_ms if request.rebalance_timeout_ms != 0 else request.session_timeout_ms
         )
         instance_id = request.group_instance_id
         member_id = request.member_id
@@ -1321,8 +1323,10 @@ def _join_reason(request: JoinGroupRequest) -> str:
 
 
 def _rebalance_timeout_ms(group: GroupMetadata) -> int:
-    """The group's rebalance timeout: the longest of its members' (Kafka's ``rebalanceTimeoutMs``)."""
-    return max((m.rebalance_timeout_ms for m in group.members.values()), default=0)
+    """The group's rebalance timeout: the longest of its members', 0 when none is longer (Kafka's
+    ``ClassicGroup.rebalanceTimeoutMs``: a group whose members gave -1 has its join and pending-sync
+    timers fire at once)."""
+    return max(0, max((m.rebalance_timeout_ms for m in group.members.values()), default=0))
 
 
 def _new_member_id(client_id: str, group_instance_id: str | None) -> str:
