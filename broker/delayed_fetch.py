@@ -31,6 +31,7 @@ class FetchPartitionInfo:
     partition_max_bytes: int
     current_leader_epoch: int
     log_start_offset: int = -1  # a follower's own log start offset (-1 for consumers)
+    topic_id: bytes = bytes(16)  # the topic id the fetch named (Fetch v13+, KIP-516); zero: none
 
 
 class DelayedFetch(DelayedOperation):

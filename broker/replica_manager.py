@@ -41,12 +41,15 @@ from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, Le
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest
 from kafkette.protocol.errors import (
     Errors,
+    InconsistentTopicIdError,
     InvalidTopicError,
     KafkaStorageError,
     NotLeaderOrFollowerError,
     UnknownTopicOrPartitionError,
     error_code_for,
 )
+from kafkette.protocol.kafka_schema import ZERO_UUID
+from kafkette.protocol.kafka_uuid import uuid_to_string
 from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
@@ -340,7 +343,9 @@ class ReplicaManager:
         A partition that fails answers its error with high watermark and log start offset -1,
         as Kafka's ``ReplicaManager.readFromLog`` does (``createLogReadResult(exception)``).
         With ``fetch_only_from_leader`` False (a consumer with client metadata, KIP-392) a
-        follower serves the read too, up to its own high watermark.
+        follower serves the read too, up to its own high watermark.  A partition whose log carries
+        another topic id than the one the fetch named (Fetch v13+) answers INCONSISTENT_TOPIC_ID
+        (Kafka's ``hasConsistentTopicId``: no id named, or none in the log, is consistent).
         """
         is_follower = replica_id >= 0
         results: dict[TopicPartition, FetchPartitionResult] = {}
@@ -348,6 +353,7 @@ class ReplicaManager:
         for tp, info in fetch_infos.items():
             try:
                 partition = self.get_partition_or_error(tp)
+                self._check_topic_id(tp, info.topic_id)
                 records = partition.read_records(
                     info.fetch_offset,
                     max(0, min(info.partition_max_bytes, budget)),
@@ -372,6 +378,27 @@ class ReplicaManager:
                     logger.exception("%s Error reading %s", self._prefix, tp)
                 results[tp] = FetchPartitionResult(code)  # Kafka: no watermarks with an error
         return results
+
+    def _check_topic_id(self, tp: TopicPartition, topic_id: bytes) -> None:
+        """Refuse a read naming another topic id than ``tp``'s log carries.
+
+        Kafka concept: ``ReplicaManager.readFromLog``'s ``hasConsistentTopicId`` check (a topic
+        deleted and created again under the same name while this broker still holds the old log).
+
+        Args:
+            tp: the partition read.
+            topic_id: the 16 bytes of the id the fetch named; zero when it named none (before v13).
+
+        Raises:
+            InconsistentTopicIdError: the log's ``partition.metadata`` names another topic id.
+        """
+        if topic_id == ZERO_UUID:
+            return
+        local = self.log_manager.topic_id(tp)
+        if local and local != uuid_to_string(topic_id):
+            raise InconsistentTopicIdError(
+                "Topic ID in the fetch session did not match the topic ID in the log."
+            )
 
     async def fetch_messages(
         self,

@@ -116,21 +116,34 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
         False,
         "The requested offset is not within the range of offsets maintained by the server.",
     ),
-    Errors.CORRUPT_MESSAGE: (True, False, "The record batch failed its CRC check or is otherwise corrupt."),
+    Errors.CORRUPT_MESSAGE: (
+        True,
+        False,
+        "This message has failed its CRC checksum, exceeds the valid size, has a null key for a compacted "
+        "topic, or is otherwise corrupt.",
+    ),
     Errors.UNKNOWN_TOPIC_OR_PARTITION: (True, True, "This server does not host this topic-partition."),
     Errors.INVALID_FETCH_SIZE: (False, False, "The requested fetch size is invalid."),
-    Errors.LEADER_NOT_AVAILABLE: (True, True, "There is no leader for this topic-partition."),
+    Errors.LEADER_NOT_AVAILABLE: (
+        True,
+        True,
+        "There is no leader for this topic-partition as we are in the middle of a leadership election.",
+    ),
     Errors.NOT_LEADER_OR_FOLLOWER: (
         True,
         True,
-        "This server is not the leader or a follower for that topic-partition.",
+        "For requests intended only for the leader, this error indicates that the broker is not the "
+        "current leader. For requests intended for any replica, this error indicates that the broker is not "
+        "a replica of the topic partition.",
     ),
     Errors.REQUEST_TIMED_OUT: (True, False, "The request timed out."),
     Errors.BROKER_NOT_AVAILABLE: (False, False, "The broker is not available."),
     Errors.REPLICA_NOT_AVAILABLE: (
         True,
         True,
-        "The replica is not available for the requested topic-partition.",
+        "The replica is not available for the requested topic-partition. Produce/Fetch requests and "
+        "other requests intended only for the leader or follower return NOT_LEADER_OR_FOLLOWER if the "
+        "broker is not a replica of the topic-partition.",
     ),
     Errors.MESSAGE_TOO_LARGE: (
         False,
@@ -172,7 +185,7 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.COORDINATOR_NOT_AVAILABLE: (True, False, "The coordinator is not available."),
     Errors.NOT_COORDINATOR: (True, False, "This is not the correct coordinator."),
     Errors.ILLEGAL_GENERATION: (False, False, "Specified group generation id is not valid."),
-    Errors.INVALID_GROUP_ID: (False, False, "The configured groupId is invalid."),
+    Errors.INVALID_GROUP_ID: (False, False, "The group id is invalid."),
     Errors.UNKNOWN_MEMBER_ID: (False, False, "The coordinator is not aware of this member."),
     Errors.INCONSISTENT_GROUP_PROTOCOL: (
         False,
@@ -192,7 +205,7 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
         False,
         "The group member needs to have a valid member id before actually entering a consumer group.",
     ),
-    Errors.GROUP_MAX_SIZE_REACHED: (False, False, "The consumer group has reached its max size."),
+    Errors.GROUP_MAX_SIZE_REACHED: (False, False, "The group has reached its maximum size."),
     Errors.NON_EMPTY_GROUP: (False, False, "The group is not empty."),
     Errors.FENCED_INSTANCE_ID: (
         False,
@@ -204,7 +217,7 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.GROUP_SUBSCRIBED_TO_TOPIC: (
         False,
         False,
-        "The consumer group is actively subscribed to the topic",
+        "Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.",
     ),
     Errors.INVALID_COMMIT_OFFSET_SIZE: (False, False, "The committing offset data size is not valid."),
     Errors.INVALID_REQUIRED_ACKS: (
@@ -242,7 +255,11 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.UNKNOWN_PRODUCER_ID: (
         False,
         False,
-        "The broker could not locate the producer metadata associated with the producer id.",
+        "This exception is raised by the broker if it could not locate the producer metadata associated with "
+        "the producerId in question. This could happen if, for instance, the producer's records were deleted "
+        "because their retention time had elapsed. Once the last records of the producerId are removed, the "
+        "producer's metadata is removed from the broker, and future appends by the producer will return this "
+        "exception.",
     ),
     Errors.KAFKA_STORAGE_ERROR: (True, True, "Disk error when trying to access log file on the disk."),
     Errors.TOPIC_DELETION_DISABLED: (False, False, "Topic deletion is disabled."),
@@ -265,7 +282,8 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.OFFSET_NOT_AVAILABLE: (
         True,
         False,
-        "The leader high watermark has not caught up from a recent leader election.",
+        "The leader high watermark has not caught up from a recent leader election so the offsets cannot be "
+        "guaranteed to be monotonically increasing.",
     ),
     Errors.INCONSISTENT_VOTER_SET: (
         False,
@@ -631,6 +649,24 @@ def default_message(code: Errors) -> str:
     """Kafka's message for ``code`` (``Errors.message()``): what an answer built from ``code.exception()``
     carries (``ApiError.fromThrowable``), e.g. "This is not the correct coordinator."."""
     return _ERROR_TABLE[code][2]
+
+
+def api_error_message(exc: BaseException, code: Errors) -> str | None:
+    """The message Kafka's ``ApiError.fromThrowable`` keeps for ``exc`` answered with ``code``: what a
+    request failed as a whole carries where its ``getErrorResponse`` writes ``apiError.message()``.
+
+    Args:
+        exc: the exception the request failed with.
+        code: its wire code (``error_code_for(exc)``).
+
+    Returns:
+        None for UNKNOWN_SERVER_ERROR (no internal detail leaks) and for a message that is the code's
+        default (``default_message``); else the exception's message (``error_message``).
+    """
+    if code == Errors.UNKNOWN_SERVER_ERROR:
+        return None
+    message = error_message(exc) if exc.args else None
+    return None if message is None or message == default_message(code) else message
 
 
 def error_name(code: int) -> str:

@@ -36,10 +36,14 @@ from kafkette.protocol.apis.api_versions import (
     FinalizedFeatureKey,
     SupportedFeatureKey,
 )
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, default_message
 from kafkette.protocol.framing import LENGTH, Buffers, FrameError, RequestHeader
 from kafkette.protocol.kafka_binary import I32, BinaryReader
-from kafkette.protocol.kafka_error_responses import ERROR_RESPONSES
+from kafkette.protocol.kafka_error_responses import (
+    DEFAULT_MESSAGE_TOP_LEVEL_APIS,
+    ERROR_RESPONSES,
+    EXCEPTION_MESSAGE_APIS,
+)
 from kafkette.protocol.kafka_header import (
     KafkaHeaderError,
     decode_request_header,
@@ -158,7 +162,17 @@ class KafkaReply:
         ``AbstractRequest.getErrorResponse`` builds it: the error on every item the request named
         (``kafka_error_responses``), else the response with ``code`` as its top-level error; None
         when neither fits (no decoded request and no top-level field).  The answer is then this
-        codec's own (``translate`` off)."""
+        codec's own (``translate`` off).
+
+        Args:
+            code: the error of the whole request.
+            message: the failure's message as ``ApiError.fromThrowable`` keeps it
+                (``errors.api_error_message``), or None; written only by the APIs whose
+                ``getErrorResponse`` writes it (``EXCEPTION_MESSAGE_APIS``), at the top level too
+                (DescribeCluster); DescribeQuorum's top level carries the error's own message.
+        """
+        if self.api.key not in EXCEPTION_MESSAGE_APIS:
+            message = None
         build = ERROR_RESPONSES.get(self.api.key)
         if build is not None and self.request is not None:
             self.translate = False
@@ -169,6 +183,10 @@ class KafkaReply:
         self.translate = False
         out = self.api.response()
         out.error_code = int(code)  # type: ignore[attr-defined]
+        if self.api.key in DEFAULT_MESSAGE_TOP_LEVEL_APIS:
+            message = default_message(code)
+        if message is not None and any(f.name == "error_message" for f, _ in fields):
+            out.error_message = message  # type: ignore[attr-defined]
         return out
 
 

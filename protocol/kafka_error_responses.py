@@ -576,3 +576,24 @@ ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.DESCRIBE_TOPIC_PARTITIONS: describe_topic_partitions_error_response,
 }
 """The Kafka listener's item-by-item error answers, by API key."""
+
+EXCEPTION_MESSAGE_APIS: frozenset[int] = frozenset(
+    {
+        ApiKey.PRODUCE,
+        ApiKey.CREATE_TOPICS,
+        ApiKey.CREATE_PARTITIONS,
+        ApiKey.ELECT_LEADERS,
+        ApiKey.ALTER_CONFIGS,
+        ApiKey.INCREMENTAL_ALTER_CONFIGS,
+        ApiKey.DESCRIBE_CLUSTER,
+    }
+)
+"""The APIs whose ``getErrorResponse`` writes the failure's message (``ApiError.fromThrowable(e).message()``:
+null for UNKNOWN_SERVER_ERROR and for the error's default message); every other API's answer carries no
+message of the failure (DeleteTopics', ConsumerGroupHeartbeat's: none; FindCoordinator's,
+DescribeConfigs', DescribeQuorum's: the error's own)."""
+
+DEFAULT_MESSAGE_TOP_LEVEL_APIS: frozenset[int] = frozenset({ApiKey.DESCRIBE_QUORUM})
+"""The APIs answered at the top level only whose ``getErrorResponse`` writes the error's own message
+(``DescribeQuorumRequest.getTopLevelErrorResponse``: ``Errors.message()``), where the version has the
+field."""

@@ -40,9 +40,10 @@ class Reply(Protocol):
     def encode(self, response: Struct) -> Buffers:
         """The answer frame (length prefix included) as buffers for ``writelines``."""
 
-    def error_response(self, code: Errors) -> Struct | None:
-        """The response carrying ``code`` for the whole request, or None when the API has no
-        such answer (the connection is then closed)."""
+    def error_response(self, code: Errors, message: str | None = None) -> Struct | None:
+        """The response carrying ``code`` (and, where the API's answer has room for it, ``message``:
+        the failure's message as ``errors.api_error_message`` keeps it) for the whole request, or None
+        when the API has no such answer (the connection is then closed)."""
 
 
 @dataclass(slots=True)
@@ -105,10 +106,11 @@ class MsgpackReply:
     def encode(self, response: Struct) -> Buffers:
         return encode_response_buffers(self.correlation_id, response, self.version)
 
-    def error_response(self, code: Errors) -> Struct | None:
+    def error_response(self, code: Errors, message: str | None = None) -> Struct | None:
         """The response with ``code`` as its top-level error, or None when the request's version has
         no such field (Metadata before v13, DescribeLogDirs before v3): a success-shaped answer would
-        hide the error, so the connection is closed instead."""
+        hide the error, so the connection is closed instead.  ``message`` is not carried by this
+        listener's answers."""
         if not any(f.name == "error_code" for f in self.spec.response.fields_for(self.version)):
             return None
         return self.spec.response(error_code=int(code))

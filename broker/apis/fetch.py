@@ -5,7 +5,8 @@ request header) may be served by a follower, up to the follower's high watermark
 broker names no preferred read replica); any other fetch is served by the leader only.
 
 From v13 on topics are named by topic id (KIP-516), resolved through the metadata cache: a
-partition of an id no topic has is answered UNKNOWN_TOPIC_ID without being read.  The request's
+partition of an id no topic has is answered UNKNOWN_TOPIC_ID without being read, one whose log
+carries another topic id (the name's topic deleted and created again) INCONSISTENT_TOPIC_ID.  The request's
 session id and epoch (KIP-227) pick a ``FetchContext`` (``broker/fetch_session.py``): which
 partitions are read (an incremental fetch reads every partition of its session) and which of
 their answers are sent.  From v16 a NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH partition
@@ -137,7 +138,11 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
         interesting[TopicPartition(tp.topic, tp.partition)] = (
             tp,
             FetchPartitionInfo(
-                part.fetch_offset, part.partition_max_bytes, part.current_leader_epoch, part.log_start_offset
+                part.fetch_offset,
+                part.partition_max_bytes,
+                part.current_leader_epoch,
+                part.log_start_offset,
+                tp.topic_id,
             ),
         )
     if request.isolation_level not in ISOLATION_LEVELS and any(

@@ -130,8 +130,9 @@ async def handle(
             else:
                 try:
                     problem = _validate_records(version, records)
-                except ValueError as exc:  # Kafka: not an ApiException, the whole request fails
-                    return _error_for_all(request, Errors.UNKNOWN_SERVER_ERROR, str(exc))
+                except ValueError:  # Kafka: not an ApiException, the whole request fails
+                    # ApiError.fromThrowable keeps no message for UNKNOWN_SERVER_ERROR
+                    return _error_for_all(request, Errors.UNKNOWN_SERVER_ERROR, None)
                 if problem is None:
                     entries[tp] = records  # listed twice: the last one (Kafka's map)
                 else:

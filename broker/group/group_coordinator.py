@@ -246,11 +246,10 @@ class GroupCoordinator:
             return join_error_response(Errors.COORDINATOR_NOT_AVAILABLE, request.member_id)
         if not group.supports(request.protocol_type, protocols):
             return join_error_response(Errors.INCONSISTENT_GROUP_PROTOCOL, request.member_id)
-        # as given (0 too: Kafka's pending-sync timer then fires at once); -1, the field's default when a
-        # request has none, is the session timeout (Kafka's JoinGroupRequest for v0)
-        rebalance_timeout_ms = (
-            request.rebalance_timeout_ms if request.rebalance_timeout_ms >= 0 else request.session_timeout_ms
-        )
+        # as given, 0 and -1 too (Kafka keeps any v1+ value; its pending-sync and join timers then fire at
+        # once); v0's, which the request has no field for, the handler made the session timeout, as Kafka's
+        # JoinGroupRequest does
+        rebalance_timeout_ms = request.rebalance_timeout_ms
         instance_id = request.group_instance_id
         member_id = request.member_id
         reason = _join_reason(request)
@@ -1323,8 +1322,10 @@ def _join_reason(request: JoinGroupRequest) -> str:
 
 
 def _rebalance_timeout_ms(group: GroupMetadata) -> int:
-    """The group's rebalance timeout: the longest of its members' (Kafka's ``rebalanceTimeoutMs``)."""
-    return max((m.rebalance_timeout_ms for m in group.members.values()), default=0)
+    """The group's rebalance timeout: the longest of its members', 0 when none is longer (Kafka's
+    ``ClassicGroup.rebalanceTimeoutMs``: a group whose members gave -1 has its join and pending-sync
+    timers fire at once)."""
+    return max(0, max((m.rebalance_timeout_ms for m in group.members.values()), default=0))
 
 
 def _new_member_id(client_id: str, group_instance_id: str | None) -> str:

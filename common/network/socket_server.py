@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable
 from kafkette.common.network.frame_stream import FrameStream, start_frame_server
 from kafkette.common.network.memory_pool import MemoryPool
 from kafkette.protocol.api_keys import ApiSpec
-from kafkette.protocol.errors import Errors, KafkaError, error_code_for
+from kafkette.protocol.errors import Errors, KafkaError, api_error_message, error_code_for
 from kafkette.protocol.framing import FrameError, RequestHeader
 from kafkette.protocol.schema import Struct
 from kafkette.protocol.wire_codec import MSGPACK_CODEC, Decoded, Reply, RequestDecodeError, WireCodec
@@ -206,7 +206,7 @@ class Connection:
                 logger.warning(
                     "[SocketServer] %s from %s answered with %s: %s", reply.name, self.peer, code.name, exc
                 )
-                response = reply.error_response(code)
+                response = reply.error_response(code, api_error_message(exc, code))
             except Exception:
                 logger.exception("[SocketServer] Handler for %s from %s failed", reply.name, self.peer)
                 response = reply.error_response(Errors.UNKNOWN_SERVER_ERROR)

@@ -7,10 +7,11 @@ with the jars of the test peer (``tests/peers/kafka_peer.py``), parses that body
 ``AbstractRequest.parseRequest``, answers it with ``getErrorResponse(0, Errors.X.exception())`` and
 writes the response body at that version (``tests/peers/kafka/PrintErrorResponses.java``); the
 bytes must equal the body Kafkette encodes for ``error_response(X)`` of the request as its codec
-decodes it.  The socket server passes no message (``message=None``), and Kafka's
-``ApiError.fromThrowable`` of an exception carrying its error's default message also gives a null
-message, so the two are compared unmasked (an API that writes ``Errors.message()`` whatever the
-exception said, DescribeConfigs, must then write the default message too).  No Java or Maven
+decodes it.  The socket server passes the failure's message as Kafka's ``ApiError.fromThrowable``
+keeps it (``errors.api_error_message``): none for an exception carrying its error's default message,
+as Kafka's ``Errors.X.exception()`` here, so the two are compared unmasked (an API that writes
+``Errors.message()`` whatever the exception said, DescribeConfigs, must then write the default message
+too).  No Java or Maven
 fails the test, naming what is missing.
 """
 

@@ -579,6 +579,17 @@ def _join_v8_reason(t: Target) -> Any:
     return [join_shape(x) for x in [*joins, rejoined]]
 
 
+@scenario("groups/join/rebalance-timeout-minus-one")
+def _join_rebalance_minus_one(t: Target) -> Any:
+    """A v1+ JoinGroup with RebalanceTimeoutMs -1: kept as given (only v0, which has no such field,
+    takes the session timeout), so the group's rebalance timeout is 0 and its pending-sync timer fires at
+    once: the member, which never syncs, is removed (its heartbeat UNKNOWN_MEMBER_ID, the group Empty)."""
+    node, (a,) = members(t, "join-minus-one", 1)
+    joins = [code_name(x.error_code) for x in a.join(rebalance_ms=-1)]
+    time.sleep(1)
+    return {"joins": joins, "heartbeat": a.heartbeat(), "group": describe(t, node, "join-minus-one")}
+
+
 @scenario("groups/join/session-timeout-too-small")
 def _join_small_session(t: Target) -> Any:
     """JoinGroup with a session timeout of 5999 ms (below group.min.session.timeout.ms 6000):

@@ -93,6 +93,32 @@ def test_a_topic_id_is_read_by_its_name_and_an_unknown_id_is_unknown_topic_id_un
     assert _partitions(response) == [(TOPIC_ID, 0, 0), (UNKNOWN_ID, 0, int(Errors.UNKNOWN_TOPIC_ID))]
 
 
+def test_the_topic_id_a_fetch_names_goes_to_the_read_to_be_checked_against_the_logs():
+    """From v13 the ReplicaManager is given the topic id the request named (INCONSISTENT_TOPIC_ID when the
+    partition's log carries another, Kafka's ``readFromLog``); before v13 none (zero)."""
+    infos: list[Any] = []
+    ctx = _context({TopicPartition("t", 0): FetchPartitionResult(Errors.INCONSISTENT_TOPIC_ID)})
+    read = ctx.replica_manager.fetch_messages
+
+    async def fetch_messages(fetch_infos: dict[TopicPartition, Any], **kwargs: Any) -> dict:
+        infos.extend(fetch_infos.values())
+        return await read(fetch_infos, **kwargs)
+
+    ctx.replica_manager.fetch_messages = fetch_messages
+    response = _call(ctx, 13, _request([(TOPIC_ID, [0])]))
+    assert _partitions(response) == [(TOPIC_ID, 0, int(Errors.INCONSISTENT_TOPIC_ID))]
+    legacy = FetchRequest(
+        max_wait_ms=0,
+        min_bytes=1,
+        isolation_level=0,
+        topics=[FetchTopic(topic="t", partitions=[FetchPartition(partition=0, fetch_offset=0)])],
+        forgotten_topics_data=[],
+        rack_id="",
+    )
+    _call(ctx, 12, legacy)
+    assert [info.topic_id for info in infos] == [TOPIC_ID, bytes(16)]
+
+
 def test_a_session_answers_only_what_is_new_and_reads_every_partition_it_holds():
     results = {
         TopicPartition("t", 0): FetchPartitionResult(Errors.NONE, 3, 0, b"x"),

@@ -187,6 +187,9 @@ async def test_zstd_before_v7_and_an_unknown_codec_before_v7_are_refused_as_kafk
     ):
         response = await with_codec(codec, version)
         assert [p.error_code for t in response.responses for p in t.partition_responses] == [error]
+    # Kafka's ProduceRequest.getErrorResponse writes ApiError.fromThrowable's message: none for
+    # UNKNOWN_SERVER_ERROR (CompressionType.forId's IllegalArgumentException says nothing on the wire)
+    assert [p.error_message for t in response.responses for p in t.partition_responses] == [None]
 
 
 async def test_a_partition_listed_twice_is_answered_once_a_refusal_winning_else_the_last_batch_appended():

@@ -411,6 +411,30 @@ async def test_fetch_with_a_stale_leader_epoch_answers_fenced_leader_epoch(harne
     assert results[TP0].error == Errors.FENCED_LEADER_EPOCH
 
 
+async def test_a_fetch_naming_another_topic_id_than_the_logs_answers_inconsistent_topic_id(harness):
+    """Kafka's ``readFromLog`` (``hasConsistentTopicId``): a Fetch v13+ naming a topic id the partition's log
+    does not carry is INCONSISTENT_TOPIC_ID; the log's own id, or none named (zero, before v13), is read."""
+    from kafkette.protocol.kafka_uuid import uuid_to_string
+
+    log_id, other_id = bytes(range(1, 17)), bytes(range(21, 37))
+    state = make_state()
+    state.topic_id = uuid_to_string(log_id)
+    await harness.leader_and_isr(state)
+    await harness.produce(1, {TP0: make_batch(2)})
+
+    def read(topic_id: bytes):
+        info = FetchPartitionInfo(0, 1 << 20, -1, topic_id=topic_id)
+        return harness.rm.read_from_local_log(-1, {TP0: info}, 1 << 20)[TP0]
+
+    refused = read(other_id)
+    assert (refused.error, refused.high_watermark, refused.records) == (
+        Errors.INCONSISTENT_TOPIC_ID,
+        -1,
+        None,
+    )
+    assert [read(t).error for t in (log_id, bytes(16))] == [Errors.NONE, Errors.NONE]
+
+
 async def test_follower_fetch_reads_past_the_high_watermark_and_updates_follower_state(harness):
     await harness.leader_and_isr(make_state(replicas=[1, 2, 3], isr=[1, 2, 3]))
     await harness.produce(1, {TP0: make_batch(2)})

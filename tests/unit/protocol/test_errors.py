@@ -170,3 +170,17 @@ def test_default_message_is_the_message_of_the_codes_exception():
     for code in (Errors.NOT_COORDINATOR, Errors.UNSUPPORTED_VERSION, Errors.STALE_MEMBER_EPOCH):
         assert default_message(code) == error_message(error_class(code)())
     assert default_message(Errors.NOT_COORDINATOR) == "This is not the correct coordinator."
+
+
+def test_api_error_message_keeps_what_kafkas_api_error_from_throwable_keeps():
+    from kafkette.protocol.errors import (
+        InvalidRequestError,
+        NotCoordinatorError,
+        UnknownServerError,
+        api_error_message,
+    )
+
+    assert api_error_message(InvalidRequestError("bad field"), Errors.INVALID_REQUEST) == "bad field"
+    assert api_error_message(NotCoordinatorError(), Errors.NOT_COORDINATOR) is None  # the default message
+    assert api_error_message(UnknownServerError("internal"), Errors.UNKNOWN_SERVER_ERROR) is None
+    assert api_error_message(RuntimeError(), Errors.INVALID_REQUEST) is None  # no message at all

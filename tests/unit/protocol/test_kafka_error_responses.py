@@ -393,3 +393,37 @@ def test_produce_partitions_in_the_order_of_kafkas_partition_sizes_hash_map():
 def test_fetch_partitions_have_an_empty_aborted_transactions_list():
     out = _answer(ApiKey.FETCH, 4, _fetch_request())
     assert {repr(p.aborted_transactions) for t in out.responses for p in t.partitions} == {"[]"}
+
+
+def test_delete_topics_carries_no_message_of_the_failure_as_kafkas_get_error_response():
+    """``DeleteTopicsRequest.getErrorResponse`` sets only the name, topic id and error code."""
+    request = DeleteTopicsRequest(topic_names=["a"], timeout_ms=1)
+    reply = KafkaReply(7, KAFKA_APIS[ApiKey.DELETE_TOPICS], 5, request)
+    out = reply.error_response(Errors.POLICY_VIOLATION, "not allowed")
+    reply.encode(out)
+    assert [(r.name, r.error_code, r.error_message) for r in out.responses] == [
+        ("a", Errors.POLICY_VIOLATION, None)
+    ]
+
+
+def test_top_level_only_answers_carry_the_message_where_kafkas_get_error_response_writes_one():
+    """DescribeCluster writes ``ApiError.fromThrowable(e).message()``, DescribeQuorum (v2+) the error's own
+    message (``getTopLevelErrorResponse``), ConsumerGroupHeartbeat none."""
+    cluster = KafkaReply(
+        7, KAFKA_APIS[ApiKey.DESCRIBE_CLUSTER], 1, KAFKA_APIS[ApiKey.DESCRIBE_CLUSTER].request()
+    )
+    out = cluster.error_response(Errors.INVALID_REQUEST, "bad endpoint")
+    cluster.encode(out)
+    assert (out.error_code, out.error_message) == (Errors.INVALID_REQUEST, "bad endpoint")
+    out = cluster.error_response(Errors.INVALID_REQUEST)
+    assert (out.error_code, out.error_message) == (Errors.INVALID_REQUEST, None)
+    for version in (1, 2):  # the field is v2+
+        quorum = KafkaReply(7, KAFKA_APIS[ApiKey.DESCRIBE_QUORUM], version, None)
+        out = quorum.error_response(Errors.NOT_LEADER_OR_FOLLOWER, "ignored")
+        quorum.encode(out)
+        assert out.error_code == Errors.NOT_LEADER_OR_FOLLOWER
+    assert out.error_message == default_message(Errors.NOT_LEADER_OR_FOLLOWER)
+    heartbeat = KafkaReply(7, KAFKA_APIS[ApiKey.CONSUMER_GROUP_HEARTBEAT], 0, None)
+    out = heartbeat.error_response(Errors.INVALID_REQUEST, "ignored")
+    heartbeat.encode(out)
+    assert (out.error_code, out.error_message) == (Errors.INVALID_REQUEST, None)

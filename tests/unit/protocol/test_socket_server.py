@@ -418,3 +418,60 @@ async def test_a_failed_request_on_the_kafka_listener_is_answered_item_by_item_n
         await client.close()
     finally:
         await server.stop()
+
+
+async def _kafka_answer_to_a_failed_describe_cluster(failure: BaseException):
+    """The DescribeCluster v0 answer of the Kafka listener whose handler raised ``failure``."""
+    from kafkette.protocol.api_keys import KAFKA_APIS
+    from kafkette.protocol.kafka_binary import BinaryReader
+    from kafkette.protocol.kafka_codec import KafkaWireCodec
+    from kafkette.protocol.kafka_header import (
+        KafkaRequestHeader,
+        decode_response_header,
+        encode_request_header,
+        request_header_version,
+    )
+
+    async def failing(header, spec, request):
+        raise failure
+
+    api = KAFKA_APIS[ApiKey.DESCRIBE_CLUSTER]
+    server = SocketServer(
+        "127.0.0.1",
+        0,
+        failing,
+        max_request_bytes=MAX_REQUEST_BYTES,
+        max_queued_requests=16,
+        broker_id=1,
+        codec=KafkaWireCodec(),
+    )
+    await server.start()
+    try:
+        head = encode_request_header(
+            KafkaRequestHeader(int(ApiKey.DESCRIBE_CLUSTER), 0, 4, "test"), request_header_version(True)
+        )
+        payload = head + b"".join(bytes(p) for p in api.request().encode(0, True))
+        client = await Client.connect(server)
+        await client.send_raw(LENGTH.pack(len(payload)) + payload)
+        async with asyncio.timeout(WAIT_S):
+            (length,) = LENGTH.unpack(await client.reader.readexactly(LENGTH.size))
+            reader = BinaryReader(await client.reader.readexactly(length))
+        await client.close()
+        assert decode_response_header(reader, 1) == 4
+        return api.response.decode(b"", 0, True, reader)
+    finally:
+        await server.stop()
+
+
+async def test_a_request_failed_as_a_whole_carries_the_failures_message_as_kafkas_api_error_keeps_it():
+    """Kafka's ``KafkaApis.handle`` answers a request that threw with ``getErrorResponse(e)``; for
+    DescribeCluster that writes ``ApiError.fromThrowable(e).message()``: the exception's own message,
+    null when it is the error's default one or the error is UNKNOWN_SERVER_ERROR."""
+    from kafkette.protocol.errors import InvalidRequestError, NotControllerError
+
+    answer = await _kafka_answer_to_a_failed_describe_cluster(InvalidRequestError("no such endpoint"))
+    assert (answer.error_code, answer.error_message) == (Errors.INVALID_REQUEST, "no such endpoint")
+    answer = await _kafka_answer_to_a_failed_describe_cluster(NotControllerError())
+    assert (answer.error_code, answer.error_message) == (Errors.NOT_CONTROLLER, None)
+    answer = await _kafka_answer_to_a_failed_describe_cluster(RuntimeError("internal detail"))
+    assert (answer.error_code, answer.error_message) == (Errors.UNKNOWN_SERVER_ERROR, None)

@@ -664,13 +664,16 @@ async def test_a_member_that_never_syncs_is_removed_after_the_rebalance_timeout(
     assert (group.state.value, group.members) == ("Empty", {})
 
 
-async def test_a_rebalance_timeout_of_zero_is_kept_and_a_static_member_that_never_syncs_goes_at_once(
-    coordinator,
+@pytest.mark.parametrize("rebalance_timeout_ms", [0, -1])
+async def test_a_v1_plus_rebalance_timeout_of_0_or_minus_1_is_kept_and_an_unsynced_member_goes_at_once(
+    coordinator, rebalance_timeout_ms
 ):
-    """Kafka keeps a v1+ JoinGroup's rebalance timeout as given: at 0 its pending-sync timer fires at
-    once and the member, static or not, is removed (a LeaveGroup by its instance id then finds none)."""
+    """Kafka keeps a v1+ JoinGroup's rebalance timeout as given, 0 and -1 too (only v0, which has no such
+    field, takes the session timeout); the group's rebalance timeout is then 0
+    (``ClassicGroup.rebalanceTimeoutMs`` starts from 0), so its pending-sync timer fires at once and the
+    member, static or not, that did not sync is removed (a LeaveGroup by its instance id then finds none)."""
     request = join_request("g", instance_id="i")
-    request.rebalance_timeout_ms = 0
+    request.rebalance_timeout_ms = rebalance_timeout_ms
     joined = await join(coordinator, request)
     assert joined.error_code == Errors.NONE
     for _ in range(5):
@@ -678,6 +681,37 @@ async def test_a_rebalance_timeout_of_zero_is_kept_and_a_static_member_that_neve
         coordinator.time.advance(0)
     group = coordinator.group("g")
     assert (group.state.value, group.members, group.static_members) == ("Empty", {}, {})
+
+
+async def test_a_member_that_gave_minus_one_keeps_it_as_its_rebalance_timeout(coordinator):
+    request = join_request("g", instance_id="i")
+    request.rebalance_timeout_ms = -1
+    task = asyncio.ensure_future(coordinator.handle_join_group(request, "client", "/127.0.0.1"))
+    await asyncio.sleep(0)
+    assert [m.rebalance_timeout_ms for m in coordinator.group("g").members.values()] == [-1]
+    coordinator.time.advance(0)
+    await asyncio.wait_for(task, 1)
+
+
+async def test_a_v0_join_group_takes_the_session_timeout_as_its_rebalance_timeout():
+    """JoinGroup v0 has no rebalance timeout: the handler gives the coordinator the session timeout
+    (Kafka's ``JoinGroupRequest`` constructor); v1+ passes the one given, -1 too."""
+    from kafkette.broker.apis import join_group
+    from kafkette.protocol.framing import RequestHeader
+
+    seen: list[int] = []
+
+    async def handle_join_group(request, client_id, client_host, supports_skip_assignment=True):
+        seen.append(request.rebalance_timeout_ms)
+        return None
+
+    ctx = SimpleNamespace(group_coordinator=SimpleNamespace(handle_join_group=handle_join_group))
+    for version in (0, 1, 5):
+        request = join_request("g")
+        request.rebalance_timeout_ms = -1
+        header = RequestHeader(api_key=11, api_version=version, correlation_id=1, client_id="c")
+        await join_group.handle(ctx, header, request)  # type: ignore[arg-type]
+    assert seen == [10_000, -1, -1]
 
 
 async def test_a_member_that_synced_in_time_stays(coordinator):
