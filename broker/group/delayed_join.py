@@ -43,13 +43,15 @@ class DelayedJoin(DelayedOperation):
 
 
 class InitialDelayedJoin(DelayedOperation):
-    """The first join of an Empty group: waits ``delay_ms``, longer while members arrive.
+    """The first join of an Empty group: waits the whole ``group.initial.rebalance.delay.ms`` (even past
+    the group's rebalance timeout), then again, up to that timeout, while new members arrive (Kafka's
+    ``GroupMetadataManager.prepareRebalance`` and ``tryCompleteInitialRebalanceElseSchedule``).
 
     Args:
         purgatory: the join purgatory (an extension is watched there).
         group: the group.
-        delay_ms: ``group.initial.rebalance.delay.ms``.
-        remaining_ms: how much longer it may still wait (the rebalance timeout left, ms).
+        delay_ms: this wait (ms): ``group.initial.rebalance.delay.ms`` first, then cut to what is left.
+        remaining_ms: how much longer it may still extend the wait (the rebalance timeout left, ms).
         complete_join: the coordinator's completion of the join phase.
     """
 
@@ -74,11 +76,12 @@ class InitialDelayedJoin(DelayedOperation):
         group = self.group
         if group.new_member_added and self._remaining_ms > 0:
             group.new_member_added = False
+            # Kafka's tryCompleteInitialRebalanceElseSchedule: the next wait is the delay, cut to what
+            # is left, and what is left shrinks by the wait just over
             delay = min(self.delay_ms, self._remaining_ms)
+            remaining = max(self._remaining_ms - self.delay_ms, 0)
             self._purgatory.try_complete_else_watch(
-                InitialDelayedJoin(
-                    self._purgatory, group, delay, self._remaining_ms - delay, self._complete_join
-                ),
+                InitialDelayedJoin(self._purgatory, group, delay, remaining, self._complete_join),
                 [group.group_id],
             )
         else:

@@ -464,7 +464,7 @@ class GroupCoordinator:
             operation: DelayedJoin | InitialDelayedJoin = InitialDelayedJoin(
                 self._join_purgatory,
                 group,
-                min(delay, timeout_ms),
+                delay,
                 max(0, timeout_ms - delay),
                 self._complete_join,
             )

@@ -870,3 +870,31 @@ async def test_offset_fetch_of_a_classic_group_checks_no_member_id_nor_member_ep
         assert [(p.committed_offset, p.error_code) for t in answer.topics for p in t.partitions] == [
             (1, Errors.NONE)
         ]
+
+
+async def test_a_new_group_waits_the_whole_initial_rebalance_delay_even_past_its_rebalance_timeout():
+    """Kafka's ``prepareRebalance`` waits ``group.initial.rebalance.delay.ms`` in full for a new group's
+    first join, whatever the members' rebalance timeout (here 1000 ms under a 3000 ms delay)."""
+    time = MockTime()
+    coordinator = GroupCoordinator(
+        InMemoryGroupMetadataManager(),
+        OneTopicMetadataCache(),  # type: ignore[arg-type]
+        initial_rebalance_delay_ms=3_000,
+        scheduler=KafkaScheduler(time=time),
+    )
+    try:
+        request = join_request("g", instance_id="i")
+        request.rebalance_timeout_ms = 1_000
+        task = asyncio.ensure_future(coordinator.handle_join_group(request, "client", "/127.0.0.1"))
+        for step in (1_000, 1_000):
+            for _ in range(5):
+                await asyncio.sleep(0)
+                time.advance(step if _ == 0 else 0)
+        assert not task.done()  # 2000 ms: past the rebalance timeout, inside the delay
+        for _ in range(5):
+            await asyncio.sleep(0)
+            time.advance(1_000 if _ == 0 else 0)
+        answer = await asyncio.wait_for(task, 1)
+        assert (answer.error_code, answer.generation_id) == (Errors.NONE, 1)
+    finally:
+        await coordinator.stop()
