@@ -23,11 +23,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kafkette.broker.group import consumer_group_admin
 from kafkette.broker.group.consumer_group import ConsumerGroup
+from kafkette.broker.group.consumer_group_conversion import (
+    ClassicGroupConversion,
+    classic_to_consumer_group_records,
+)
 from kafkette.broker.group.consumer_group_describe import describe_consumer_group
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
 from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupHeartbeatStep
@@ -158,9 +162,9 @@ class ConsumerGroupCoordinator:
         """The consumer group, None when this broker has none of that id."""
         return self._groups.get(group_id)
 
-    def _step(self) -> ConsumerGroupHeartbeatStep:
+    def _step(self, groups: Mapping[str, ConsumerGroup] | None = None) -> ConsumerGroupHeartbeatStep:
         return ConsumerGroupHeartbeatStep(
-            self._groups,
+            self._groups if groups is None else groups,
             self._settings,
             self._topics,
             self._refresh_deadlines,
@@ -198,17 +202,23 @@ class ConsumerGroupCoordinator:
             error = self._coordinator_error(request.group_id)
             if error != Errors.NONE:
                 return _error(error, default_message(error))
-            error, message = await self._replace_classic_group(request)
-            if error != Errors.NONE:
-                return _error(error, message)
+            conversion = await self._replace_classic_group(request)
+            if isinstance(conversion, ConsumerGroupError):
+                return _error(Errors[conversion.error], conversion.message or None)
+            groups: Mapping[str, ConsumerGroup] = self._groups
+            if conversion is not None:
+                groups = {**self._groups, request.group_id: conversion.group}
             try:
                 if request.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
                     result = consumer_group_leave(self._groups, self._topics, request)
                 else:
-                    result = self._step().heartbeat(request, client_id, client_host)
+                    result = self._step(groups).heartbeat(request, client_id, client_host)
             except ConsumerGroupError as exc:
                 return _error(Errors[exc.error], exc.message)
-            error = await self._write(request.group_id, result)
+            if conversion is not None:
+                error = await self._write_conversion(conversion, result)
+            else:
+                error = await self._write(request.group_id, result)
             if error != Errors.NONE:
                 return _error(error, None)
             self._after_write(result)
@@ -216,29 +226,60 @@ class ConsumerGroupCoordinator:
 
     async def _replace_classic_group(
         self, request: ConsumerGroupHeartbeatRequest
-    ) -> tuple[Errors, str | None]:
-        """A classic group of the heartbeat's id: an Empty one is deleted (its GroupMetadata tombstone
-        written) when a member joins, as Kafka's ``maybeDeleteEmptyClassicGroup``; any other answers
-        GROUP_ID_NOT_FOUND: with Kafka's ``validateOnlineUpgrade`` message when a joining member may not
-        upgrade it (``consumer_group_migration``), else "is not a consumer group" (the online upgrade
-        the policy would allow is not offered)."""
+    ) -> ClassicGroupConversion | ConsumerGroupError | None:
+        """A classic group of the heartbeat's id (Kafka's ``getOrMaybeCreateConsumerGroup``): an Empty one
+        is deleted (its GroupMetadata tombstone written) when a member joins, as Kafka's
+        ``maybeDeleteEmptyClassicGroup``; a non-empty one a member joins (epoch 0) is converted to a
+        consumer group when ``validate_online_upgrade`` allows it (KIP-848's online upgrade, Kafka's
+        ``convertToConsumerGroup``): the conversion is returned, written with the join's own records;
+        any other request answers GROUP_ID_NOT_FOUND "is not a consumer group".
+
+        Returns:
+            None when there is no classic group (any more); the conversion to write; or the refusal.
+        """
         group_id = request.group_id
         state = self._classic_group_state(group_id)
         if state is None or group_id in self._groups:
-            return Errors.NONE, None
+            return None
         if request.member_epoch == 0 and state != "Empty" and (classic := self._classic_group(group_id)):
             try:
                 validate_online_upgrade(classic, self._settings.migration_policy, self._settings.max_size)
+                records = classic_to_consumer_group_records(classic, self._topics)
             except ConsumerGroupError as exc:
-                return Errors[exc.error], exc.message
+                return exc
+            scratch: dict[str, ConsumerGroup] = {}
+            for record in records:
+                replay_record(scratch, record)
+            return ClassicGroupConversion(scratch[group_id], records)
         if request.member_epoch != 0 or state != "Empty":
-            return Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group."
+            return ConsumerGroupError("GROUP_ID_NOT_FOUND", f"Group {group_id} is not a consumer group.")
         error = await self._append(group_id, [(encode_key(GroupMetadataKey(group_id)), None)])
         if error != Errors.NONE:
-            return _OPERATION_ERRORS.get(error, error), None
+            error = _OPERATION_ERRORS.get(error, error)
+            return ConsumerGroupError(error.name, "")  # answered without a message
         self._drop_classic_group(group_id)
         logger.info("[GroupId %s] Converted the empty classic group to a consumer group.", group_id)
-        return Errors.NONE, None
+        return None
+
+    async def _write_conversion(self, conversion: ClassicGroupConversion, result: HeartbeatResult) -> Errors:
+        """Write the classic group's tombstone, the converted group's records and the join's records in one
+        append; once acknowledged, the converted group is this coordinator's, the join's records applied
+        to it, and every converted member's session timer started (its classic session timeout)."""
+        group = conversion.group
+        group_id = group.group_id
+        tombstone = (encode_key(GroupMetadataKey(group_id)), None)
+        records = [tombstone, *encode_records(conversion.records), *encode_records(result.records)]
+        error = await self._append(group_id, records)
+        if error != Errors.NONE:
+            return _OPERATION_ERRORS.get(error, error)
+        self._drop_classic_group(group_id)
+        self._groups[group_id] = group
+        for record in result.records:
+            self._replay(record)
+        for member_id in list(group.members):
+            self._schedule_session_timeout(group_id, member_id)
+        logger.info("[GroupId %s] Converted the classic group to a consumer group.", group_id)
+        return Errors.NONE
 
     async def _write(self, group_id: str, result: HeartbeatResult) -> Errors:
         """Write the step's records and, once acknowledged, apply them to the groups."""
@@ -353,12 +394,18 @@ class ConsumerGroupCoordinator:
     # ---------------------------------------------------------------- timers
 
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
+        """(Re)start the member's session timer: the group's ``consumer.session.timeout.ms``, or the
+        session timeout a classic member joined with (Kafka's ``classicProtocolSessionTimeout``)."""
+
         async def expire() -> None:
             await self._fence_if(group_id, member_id, None, "the member session expired")
 
-        self._timer.schedule(
-            session_timeout_key(group_id, member_id), self._settings_of(group_id).session_timeout_ms, expire
-        )
+        timeout_ms = self._settings_of(group_id).session_timeout_ms
+        group = self._groups.get(group_id)
+        member = group.members.get(member_id) if group is not None else None
+        if member is not None and member.use_classic_protocol():
+            timeout_ms = member.classic_member_metadata.session_timeout_ms
+        self._timer.schedule(session_timeout_key(group_id, member_id), timeout_ms, expire)
 
     def _schedule_rebalance_timeout(self, group_id: str, member_id: str, epoch: int, timeout_ms: int) -> None:
         async def expire() -> None:

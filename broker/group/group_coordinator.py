@@ -181,10 +181,19 @@ class GroupCoordinator:
         return GroupState.EMPTY.value if self.manager.has_offsets(group_id) else None
 
     def _drop_classic_group(self, group_id: str) -> None:
-        """Forget an Empty classic group a consumer group replaces (its tombstone was written)."""
+        """Forget a classic group a consumer group replaces (an Empty one, or one converted by KIP-848's
+        online upgrade): its members' pending JoinGroup and SyncGroup get REBALANCE_IN_PROGRESS (Kafka's
+        ``completeAllJoinFutures`` / ``completeAllSyncFutures``), their session timers end, and the group
+        is Dead, so its pending join and sync phases do nothing."""
         group = self._groups.pop(group_id, None)
-        if group is not None:
-            group.state = GroupState.DEAD
+        if group is None:
+            return
+        group.state = GroupState.DEAD
+        for member in group.members.values():
+            _answer_waiting(member, Errors.REBALANCE_IN_PROGRESS)
+            if member.heartbeat is not None:
+                member.heartbeat.satisfied = True
+                self._heartbeat_purgatory.check_and_complete((group_id, member.member_id))
 
     def _group_error(self, group_id: str, allow_empty: bool = False) -> Errors:
         """Kafka's ``validateGroupStatus``: INVALID_GROUP_ID for an id longer than

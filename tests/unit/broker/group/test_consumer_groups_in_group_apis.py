@@ -144,15 +144,14 @@ async def test_a_group_with_members_is_not_deleted_and_an_empty_one_changes_kind
     assert coordinator.consumer_groups.group("modern") is None
 
 
-async def test_a_consumer_member_replaces_an_empty_classic_group_but_not_one_with_members(coordinator):
+async def test_a_consumer_member_replaces_an_empty_classic_group_and_converts_one_with_members(coordinator):
     await commit(coordinator, "simple", {0: 5})
     joined = await _join(coordinator, "simple")
     assert joined.error_code == Errors.NONE
     assert coordinator.consumer_groups.group("simple") is not None
     first = await coordinator.handle_join_group(join_request("busy"), "c", "/127.0.0.1")
     await coordinator.handle_join_group(join_request("busy", first.member_id), "c", "/127.0.0.1")
-    refused = await _join(coordinator, "busy")
-    assert (refused.error_code, refused.error_message) == (
-        Errors.GROUP_ID_NOT_FOUND,
-        "Group busy is not a consumer group.",
-    )
+    converted = await _join(coordinator, "busy")  # KIP-848's online upgrade: the classic group converts
+    assert converted.error_code == Errors.NONE
+    assert coordinator.group("busy") is None
+    assert set(coordinator.consumer_groups.group("busy").members) == {converted.member_id, first.member_id}
