@@ -28,6 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 from kafkette.broker.group import consumer_group_admin
 from kafkette.broker.group.consumer_group import ConsumerGroup
+from kafkette.broker.group.consumer_group_classic_members import (
+    ClassicMemberJoinStep,
+    classic_heartbeat,
+    classic_leave,
+    classic_sync,
+)
 from kafkette.broker.group.consumer_group_conversion import (
     ClassicGroupConversion,
     classic_to_consumer_group_records,
@@ -40,6 +46,7 @@ from kafkette.broker.group.consumer_group_heartbeat_validation import (
     validate_heartbeat_request,
 )
 from kafkette.broker.group.consumer_group_leave import consumer_group_fence_members, consumer_group_leave
+from kafkette.broker.group.consumer_group_member import ConsumerGroupMember
 from kafkette.broker.group.consumer_group_migration import validate_online_upgrade
 from kafkette.broker.group.consumer_group_regex import (
     regexes_to_refresh,
@@ -67,6 +74,17 @@ from kafkette.protocol.apis.consumer_group import (
     ConsumerGroupDescribeResponse,
     ConsumerGroupHeartbeatRequest,
     ConsumerGroupHeartbeatResponse,
+)
+from kafkette.protocol.apis.group_membership import (
+    HeartbeatRequest,
+    HeartbeatResponse,
+    JoinGroupRequest,
+    JoinGroupResponse,
+    LeaveGroupRequest,
+    LeaveGroupResponse,
+    SyncGroupRequest,
+    SyncGroupResponse,
+    join_error_response,
 )
 from kafkette.protocol.errors import Errors, IllegalStateError, default_message
 from kafkette.protocol.kafka_translation import GROUP_AUTHORIZED_OPERATIONS
@@ -97,6 +115,16 @@ def session_timeout_key(group_id: str, member_id: str) -> str:
 def rebalance_timeout_key(group_id: str, member_id: str) -> str:
     """Kafka's ``groupRebalanceTimeoutKey``."""
     return f"rebalance-timeout-{group_id}-{member_id}"
+
+
+def join_timeout_key(group_id: str, member_id: str) -> str:
+    """Kafka's ``consumerGroupJoinKey`` (a classic member told to rejoin)."""
+    return f"join-{group_id}-{member_id}"
+
+
+def sync_timeout_key(group_id: str, member_id: str) -> str:
+    """Kafka's ``consumerGroupSyncKey`` (a classic member that joined and must sync)."""
+    return f"sync-{group_id}-{member_id}"
 
 
 class ConsumerGroupCoordinator:
@@ -317,6 +345,136 @@ class ConsumerGroupCoordinator:
             epoch, timeout_ms = result.rebalance_timeout
             self._schedule_rebalance_timeout(group_id, result.member_id, epoch, timeout_ms)
 
+    # ---------------------------------------------------------------- classic members
+
+    async def classic_join(
+        self, request: JoinGroupRequest, client_id: str, client_host: str
+    ) -> JoinGroupResponse | None:
+        """A classic member's JoinGroup to a consumer group with members (Kafka's
+        ``classicGroupJoinToConsumerGroup``, ``consumer_group_classic_members``): once its records are
+        written, the member's join timeout is cancelled, its session timer (its own session timeout) and
+        its sync timeout (the request's rebalance timeout) start.
+
+        Returns:
+            The answer (MEMBER_ID_REQUIRED, the member epoch as the generation, or an error with Kafka's
+            code); None when the group is not a consumer group with members (any more): the classic
+            coordinator answers.
+        """
+        group_id = request.group_id
+        async with self._lock(group_id):
+            group = self._groups.get(group_id)
+            if group is None or not group.num_members():
+                return None
+            step = ClassicMemberJoinStep(
+                self._groups,
+                self._settings,
+                self._topics,
+                self._refresh_deadlines,
+                self._time.milliseconds,
+                self._settings_of,
+            )
+            try:
+                joined = step.join(group, request, client_id, client_host, self._settings.migration_policy)
+            except ConsumerGroupError as exc:
+                return join_error_response(Errors[exc.error], request.member_id)
+            if joined.step is None:
+                return joined.response
+            error = await self._write(group_id, joined.step)
+            if error != Errors.NONE:
+                return join_error_response(error, request.member_id)
+            self._after_write(joined.step)
+            member_id = joined.step.member_id
+            self._timer.cancel(join_timeout_key(group_id, member_id))
+            self._schedule_sync_timeout(group_id, member_id, joined.rebalance_timeout_ms)
+            return joined.response
+
+    def classic_sync(self, request: SyncGroupRequest) -> SyncGroupResponse | None:
+        """A classic member's SyncGroup to a consumer group (Kafka's ``classicGroupSyncToConsumerGroup``):
+        its assignment; its sync timeout is cancelled and its session timer restarted.  A member told
+        REBALANCE_IN_PROGRESS gets a join timeout (its rebalance timeout) unless it has one.
+
+        Returns:
+            The answer; None when the group is not a consumer group.
+        """
+        group = self._groups.get(request.group_id)
+        if group is None:
+            return None
+        try:
+            member, response = classic_sync(group, request, self._topics.topic_name_of)
+        except ConsumerGroupError as exc:
+            if exc.error == "REBALANCE_IN_PROGRESS":
+                member = group.members[request.member_id] if request.member_id in group.members else None
+                if member is not None:
+                    self._schedule_join_timeout_if_absent(group.group_id, member)
+            return SyncGroupResponse(error_code=Errors[exc.error])
+        self._timer.cancel(sync_timeout_key(group.group_id, member.member_id))
+        self._schedule_session_timeout(group.group_id, member.member_id)
+        return response
+
+    def classic_heartbeat(self, request: HeartbeatRequest) -> HeartbeatResponse | None:
+        """A classic member's Heartbeat to a consumer group (Kafka's
+        ``classicGroupHeartbeatToConsumerGroup``): its session timer restarted; REBALANCE_IN_PROGRESS (and a
+        join timeout unless it has one) when it must rejoin.
+
+        Returns:
+            The answer; None when the group is not a consumer group.
+        """
+        group = self._groups.get(request.group_id)
+        if group is None:
+            return None
+        try:
+            member, error = classic_heartbeat(
+                group, request.member_id, request.group_instance_id, request.generation_id
+            )
+        except ConsumerGroupError as exc:
+            return HeartbeatResponse(error_code=Errors[exc.error])
+        self._schedule_session_timeout(group.group_id, member.member_id)
+        if error == Errors.REBALANCE_IN_PROGRESS:
+            self._schedule_join_timeout_if_absent(group.group_id, member)
+        return HeartbeatResponse(error_code=error)
+
+    async def classic_leave(self, request: LeaveGroupRequest) -> LeaveGroupResponse | None:
+        """A LeaveGroup to a consumer group (Kafka's ``classicGroupLeaveToConsumerGroup``): the members it
+        names fenced together, their timers cancelled.
+
+        Returns:
+            The answer (each identity's error; a failed write's error for the whole request); None when
+            the group is not a consumer group.
+        """
+        async with self._lock(request.group_id):
+            group = self._groups.get(request.group_id)
+            if group is None:
+                return None
+            left = classic_leave(group, request, self._topics)
+            error = await self._write(group.group_id, left.step)
+            if error != Errors.NONE:
+                return LeaveGroupResponse(error_code=error)
+            self._after_write(left.step)
+            return LeaveGroupResponse(error_code=Errors.NONE, members=left.members)
+
+    def _schedule_join_timeout_if_absent(self, group_id: str, member: ConsumerGroupMember) -> None:
+        """Kafka's ``scheduleConsumerGroupJoinTimeoutIfAbsent``: a classic member told to rejoin is fenced
+        when it does not within its rebalance timeout."""
+        member_id = member.member_id
+
+        async def expire() -> None:
+            await self._fence_if(
+                group_id, member_id, None, "the classic member failed to join within the rebalance timeout"
+            )
+
+        self._timer.schedule_if_absent(
+            join_timeout_key(group_id, member_id), member.rebalance_timeout_ms, expire
+        )
+
+    def _schedule_sync_timeout(self, group_id: str, member_id: str, timeout_ms: int) -> None:
+        """Kafka's ``scheduleConsumerGroupSyncTimeout``: a classic member that joined is fenced when it sends
+        no SyncGroup within the rebalance timeout."""
+
+        async def expire() -> None:
+            await self._fence_if(group_id, member_id, None, "the member failed to sync within timeout")
+
+        self._timer.schedule(sync_timeout_key(group_id, member_id), timeout_ms, expire)
+
     async def delete_group(self, group_id: str) -> Errors:
         """Delete an empty consumer group: its tombstones written (Kafka's ``createGroupTombstoneRecords``),
         then the group dropped.  The caller deletes its offsets.
@@ -416,6 +574,8 @@ class ConsumerGroupCoordinator:
     def _cancel_timers(self, group_id: str, member_id: str) -> None:
         self._timer.cancel(session_timeout_key(group_id, member_id))
         self._timer.cancel(rebalance_timeout_key(group_id, member_id))
+        self._timer.cancel(join_timeout_key(group_id, member_id))
+        self._timer.cancel(sync_timeout_key(group_id, member_id))
 
     async def _fence_if(self, group_id: str, member_id: str, epoch: int | None, reason: str) -> None:
         """Fence ``member_id`` when it is still there (and, for a rebalance timeout, still at ``epoch``)."""

@@ -242,6 +242,9 @@ class GroupCoordinator:
             error = Errors.INVALID_SESSION_TIMEOUT
         if error != Errors.NONE:
             return join_error_response(error, request.member_id)
+        answer = await self.consumer_groups.classic_join(request, client_id, client_host)
+        if answer is not None:  # a classic member inside a consumer group (KIP-848's mixed groups)
+            return answer
         error = await self._clear_empty_consumer_group(request.group_id)
         if error != Errors.NONE:
             return join_error_response(error, request.member_id)
@@ -338,15 +341,12 @@ class GroupCoordinator:
         return await self._await_join(member)
 
     async def _clear_empty_consumer_group(self, group_id: str) -> Errors:
-        """A JoinGroup to a KIP-848 consumer group: an empty one is deleted first and the id becomes a
-        classic group (Kafka's ``maybeDeleteEmptyConsumerGroup``); a classic member joining a consumer group
-        with members (Kafka's mixed groups, ``classicGroupJoinToConsumerGroup``) is not offered here and is
-        refused INCONSISTENT_GROUP_PROTOCOL."""
+        """A JoinGroup to an empty KIP-848 consumer group: it is deleted first and the id becomes a
+        classic group (Kafka's ``maybeDeleteEmptyConsumerGroup``; a consumer group with members serves
+        the classic member itself, ``ConsumerGroupCoordinator.classic_join``)."""
         consumer_group = self.consumer_groups.group(group_id)
         if consumer_group is None:
             return Errors.NONE
-        if consumer_group.num_members():
-            return Errors.INCONSISTENT_GROUP_PROTOCOL
         return await self.consumer_groups.delete_group(group_id)
 
     async def _await_join(self, member: MemberMetadata) -> JoinGroupResponse:
@@ -569,6 +569,10 @@ class GroupCoordinator:
         member (FENCED_INSTANCE_ID, UNKNOWN_MEMBER_ID), its generation (ILLEGAL_GENERATION), then
         the protocol type and name a v5+ request names (INCONSISTENT_GROUP_PROTOCOL when they are
         not the group's)."""
+        if self._group_error(request.group_id) == Errors.NONE:
+            answer = self.consumer_groups.classic_sync(request)
+            if answer is not None:  # a classic member inside a consumer group (KIP-848's mixed groups)
+                return answer
         error = self._group_error(request.group_id)
         group = self._groups.get(request.group_id)
         member = group.members.get(request.member_id) if group is not None else None
@@ -652,6 +656,9 @@ class GroupCoordinator:
         member = group.members.get(request.member_id) if group is not None else None
         if error != Errors.NONE:
             return HeartbeatResponse(error_code=error)
+        answer = self.consumer_groups.classic_heartbeat(request)
+        if answer is not None:  # a classic member inside a consumer group (KIP-848's mixed groups)
+            return answer
         if group is None or group.is_in(GroupState.EMPTY, GroupState.DEAD):
             return HeartbeatResponse(error_code=Errors.UNKNOWN_MEMBER_ID)
         error = group.validate_member(request.member_id, request.group_instance_id)
@@ -663,6 +670,15 @@ class GroupCoordinator:
         if group.is_in(GroupState.PREPARING_REBALANCE):
             return HeartbeatResponse(error_code=Errors.REBALANCE_IN_PROGRESS)
         return HeartbeatResponse(error_code=Errors.NONE)
+
+    async def leave_group(self, request: LeaveGroupRequest) -> LeaveGroupResponse:
+        """LeaveGroup: to a KIP-848 consumer group, its members named are fenced
+        (``ConsumerGroupCoordinator.classic_leave``); to a classic group, ``handle_leave_group``."""
+        if self._group_error(request.group_id) == Errors.NONE:
+            answer = await self.consumer_groups.classic_leave(request)
+            if answer is not None:
+                return answer
+        return self.handle_leave_group(request)
 
     def handle_leave_group(self, request: LeaveGroupRequest) -> LeaveGroupResponse:
         """LeaveGroup: each member named leaves at once and a Stable or CompletingRebalance group

@@ -136,8 +136,9 @@ async def test_a_group_with_members_is_not_deleted_and_an_empty_one_changes_kind
     await _join(coordinator, "modern")
     (result,) = (await coordinator.handle_delete_groups(DeleteGroupsRequest(groups_names=["modern"]))).results
     assert result.error_code == Errors.NON_EMPTY_GROUP
-    refused = await coordinator.handle_join_group(join_request("modern"), "c", "/127.0.0.1")
-    assert refused.error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
+    mixed = await coordinator.handle_join_group(join_request("modern"), "c", "/127.0.0.1")
+    assert mixed.error_code == Errors.MEMBER_ID_REQUIRED  # a classic member of the consumer group
+    assert coordinator.consumer_groups.group("modern") is not None
     assert (await _leave(coordinator, "modern")).error_code == Errors.NONE
     accepted = await coordinator.handle_join_group(join_request("modern"), "c", "/127.0.0.1")
     assert accepted.error_code == Errors.MEMBER_ID_REQUIRED  # a classic group now: a new member gets its id

@@ -1,0 +1,206 @@
+"""Classic members inside a KIP-848 consumer group (Kafka's ``classicGroupJoinToConsumerGroup``,
+``classicGroupSyncToConsumerGroup``, ``classicGroupHeartbeatToConsumerGroup``,
+``classicGroupLeaveToConsumerGroup``): a JoinGroup to a consumer group with members first gets
+MEMBER_ID_REQUIRED, then joins as a member reconciled like a heartbeat (its generation is its member epoch);
+SyncGroup returns its assigned partitions as a ``ConsumerProtocolAssignment``; Heartbeat answers
+REBALANCE_IN_PROGRESS when it must rejoin (here: the partition it waits for was released); LeaveGroup fences
+it; the checks answer Kafka's errors.
+
+The coordinator runs on a manual clock over the in-memory ``GroupMetadataManager`` of
+``test_group_coordinator`` (every write acknowledged) and its one topic ``orders`` of two partitions, with
+no assignment interval so that every epoch bump computes a new target at once.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_group_coordinator import TOPIC, TOPIC_ID, InMemoryGroupMetadataManager, OneTopicMetadataCache
+
+from kafkette.broker.group.assignors.registry import new_assignors
+from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
+from kafkette.broker.group.group_coordinator import GroupCoordinator
+from kafkette.broker.group.group_coordinator_config import ConsumerGroupMigrationPolicy
+from kafkette.common.clock import MockTime
+from kafkette.common.kafka_scheduler import KafkaScheduler
+from kafkette.protocol.apis.consumer_group import (
+    ConsumerGroupHeartbeatRequest,
+    ConsumerGroupHeartbeatTopicPartitions,
+)
+from kafkette.protocol.apis.group_membership import (
+    HeartbeatRequest,
+    JoinGroupRequest,
+    JoinGroupRequestProtocol,
+    LeaveGroupRequest,
+    MemberIdentity,
+    SyncGroupRequest,
+)
+from kafkette.protocol.consumer_protocol import Subscription, decode_assignment, encode_subscription
+from kafkette.protocol.errors import Errors
+from kafkette.protocol.topic_partition import TopicPartition
+
+
+def _coordinator(policy=ConsumerGroupMigrationPolicy.BIDIRECTIONAL) -> GroupCoordinator:
+    settings = ConsumerGroupSettings(
+        new_assignors(["range", "uniform"]), assignment_interval_ms=0, migration_policy=policy
+    )
+    return GroupCoordinator(
+        InMemoryGroupMetadataManager(),
+        OneTopicMetadataCache(),  # type: ignore[arg-type]
+        initial_rebalance_delay_ms=0,
+        scheduler=KafkaScheduler(time=MockTime()),
+        consumer_group_settings=settings,
+    )
+
+
+@pytest.fixture
+async def coordinator():
+    coordinator = _coordinator()
+    yield coordinator
+    await coordinator.stop()
+
+
+async def _consumer(coordinator: GroupCoordinator, epoch: int, owned: list[int] | None = None):
+    request = ConsumerGroupHeartbeatRequest(
+        group_id="g",
+        member_id="z-consumer-member",
+        member_epoch=epoch,
+        rebalance_timeout_ms=30000 if epoch == 0 else -1,
+        subscribed_topic_names=[TOPIC] if epoch == 0 else None,
+        topic_partitions=(
+            [] if epoch == 0 else [ConsumerGroupHeartbeatTopicPartitions(topic_id=TOPIC_ID, partitions=owned)]
+        ),
+    )
+    answer = await coordinator.consumer_groups.heartbeat(request, 1, "client", "/127.0.0.1")
+    assert answer.error_code == Errors.NONE, answer.error_message
+    return answer
+
+
+def _join_request(member_id: str = "", owned: tuple[int, ...] = ()) -> JoinGroupRequest:
+    owned_partitions = tuple(TopicPartition(TOPIC, p) for p in owned)
+    subscription = Subscription(topics=(TOPIC,), owned_partitions=owned_partitions)
+    return JoinGroupRequest(
+        group_id="g",
+        session_timeout_ms=10_000,
+        rebalance_timeout_ms=5_000,
+        member_id=member_id,
+        protocol_type="consumer",
+        protocols=[
+            JoinGroupRequestProtocol(name="cooperative-sticky", metadata=encode_subscription(subscription, 1))
+        ],
+    )
+
+
+async def _classic_join(coordinator: GroupCoordinator, member_id: str = "", owned: tuple[int, ...] = ()):
+    return await coordinator.handle_join_group(_join_request(member_id, owned), "classic", "/127.0.0.2")
+
+
+def _heartbeat(coordinator: GroupCoordinator, member_id: str, generation: int) -> int:
+    request = HeartbeatRequest(group_id="g", generation_id=generation, member_id=member_id)
+    return coordinator.handle_heartbeat(request).error_code
+
+
+async def _sync(coordinator: GroupCoordinator, member_id: str, generation: int):
+    return await coordinator.handle_sync_group(
+        SyncGroupRequest(
+            group_id="g",
+            generation_id=generation,
+            member_id=member_id,
+            protocol_type="consumer",
+            protocol_name="cooperative-sticky",
+            assignments=[],
+        )
+    )
+
+
+async def test_a_classic_member_joins_syncs_and_rejoins_a_consumer_group(coordinator):
+    first = await _consumer(coordinator, 0)
+    assert [tp.partitions for tp in first.assignment.topic_partitions] == [[0, 1]]
+
+    required = await _classic_join(coordinator)
+    assert required.error_code == Errors.MEMBER_ID_REQUIRED and required.member_id
+    member_id = required.member_id
+    joined = await _classic_join(coordinator, member_id)
+    group = coordinator.consumer_groups.group("g")
+    generation = group.group_epoch  # the member epoch: the epoch its join bumped the group to
+    assert (joined.error_code, joined.member_id, joined.generation_id) == (Errors.NONE, member_id, generation)
+    assert (joined.protocol_type, joined.protocol_name, joined.leader, joined.members) == (
+        "consumer",
+        "cooperative-sticky",
+        "",
+        [],
+    )
+    member = group.members[member_id]
+    assert member.use_classic_protocol() and member.classic_member_metadata.session_timeout_ms == 10_000
+    assert (member.client_id, member.client_host) == ("classic", "/127.0.0.2")
+    # range, members by id: the classic member (a UUID) first, partition 0; "z-consumer-member" 1
+    assert group.target_assignment_of(member_id) == {TOPIC_ID: frozenset({0})}
+    # partition 0 is still the consumer member's: nothing assigned yet
+    synced = await _sync(coordinator, member_id, generation)
+    assert synced.error_code == Errors.NONE
+    assert (synced.protocol_type, synced.protocol_name) == ("consumer", "cooperative-sticky")
+    assert decode_assignment(synced.assignment).partitions == ()
+    assert _heartbeat(coordinator, member_id, generation) == Errors.NONE  # waits on partition 0
+
+    consumer_epoch = first.member_epoch
+    revoking = await _consumer(coordinator, consumer_epoch, [0, 1])
+    assert [tp.partitions for tp in revoking.assignment.topic_partitions] == [[1]]
+    await _consumer(coordinator, revoking.member_epoch, [1])  # partition 0 released
+    assert _heartbeat(coordinator, member_id, generation) == Errors.REBALANCE_IN_PROGRESS  # it may take it
+    rejoined = await _classic_join(coordinator, member_id, owned=())
+    assert (rejoined.error_code, rejoined.generation_id) == (Errors.NONE, generation)
+    synced = await _sync(coordinator, member_id, generation)
+    assert decode_assignment(synced.assignment).partitions == (TopicPartition(TOPIC, 0),)
+    assert _heartbeat(coordinator, member_id, generation) == Errors.NONE
+
+
+async def test_the_checks_of_sync_group_and_heartbeat_answer_kafkas_errors(coordinator):
+    await _consumer(coordinator, 0)
+    member_id = (await _classic_join(coordinator)).member_id
+    generation = (await _classic_join(coordinator, member_id)).generation_id
+    assert _heartbeat(coordinator, member_id, generation + 4) == Errors.ILLEGAL_GENERATION
+    assert _heartbeat(coordinator, "z-consumer-member", 2) == Errors.UNKNOWN_MEMBER_ID  # not a classic member
+    assert _heartbeat(coordinator, "nobody", generation) == Errors.UNKNOWN_MEMBER_ID
+    assert (await _sync(coordinator, member_id, generation + 1)).error_code == Errors.ILLEGAL_GENERATION
+    wrong_protocol = await coordinator.handle_sync_group(
+        SyncGroupRequest(
+            group_id="g", generation_id=generation, member_id=member_id, protocol_name="range", assignments=[]
+        )
+    )
+    assert wrong_protocol.error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
+
+
+async def test_a_classic_member_leaving_is_fenced_and_bumps_the_group_epoch(coordinator):
+    await _consumer(coordinator, 0)
+    member_id = (await _classic_join(coordinator)).member_id
+    await _classic_join(coordinator, member_id)
+    group = coordinator.consumer_groups.group("g")
+    epoch = group.group_epoch
+    left = await coordinator.leave_group(
+        LeaveGroupRequest(
+            group_id="g", members=[MemberIdentity(member_id=member_id), MemberIdentity(member_id="nobody")]
+        )
+    )
+    assert left.error_code == Errors.NONE
+    assert [(m.member_id, m.error_code) for m in left.members] == [
+        (member_id, Errors.NONE),
+        ("nobody", Errors.UNKNOWN_MEMBER_ID),
+    ]
+    assert member_id not in group.members and group.group_epoch == epoch + 1
+
+
+async def test_classic_members_may_not_join_when_the_migration_policy_is_disabled():
+    coordinator = _coordinator(ConsumerGroupMigrationPolicy.DISABLED)
+    try:
+        await _consumer(coordinator, 0)
+        refused = await _classic_join(coordinator)
+        assert refused.error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
+    finally:
+        await coordinator.stop()
+
+
+async def test_a_classic_member_of_another_protocol_type_is_refused(coordinator):
+    await _consumer(coordinator, 0)
+    request = _join_request()
+    request.protocol_type = "connect"
+    refused = await coordinator.handle_join_group(request, "classic", "/127.0.0.2")
+    assert refused.error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
