@@ -23,7 +23,6 @@ Kafka concept: ``GroupMetadataManager.classicGroupJoinToConsumerGroup``,
 from __future__ import annotations
 
 import logging
-import struct
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from kafkette.broker.group.consumer_group_conversion import (
     consumer_protocol_subscription,
     topic_partition_map,
 )
+from kafkette.broker.group.consumer_group_downgrade import serialize_assignment
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
 from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupHeartbeatStep
 from kafkette.broker.group.consumer_group_leave import (
@@ -62,9 +62,8 @@ from kafkette.protocol.apis.group_membership import (
     SyncGroupRequest,
     SyncGroupResponse,
 )
-from kafkette.protocol.consumer_protocol import PROTOCOL_TYPE, Assignment, encode_assignment
+from kafkette.protocol.consumer_protocol import PROTOCOL_TYPE
 from kafkette.protocol.errors import Errors
-from kafkette.protocol.topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
@@ -330,17 +329,9 @@ def classic_sync(
 
 def prepare_assignment(member: ConsumerGroupMember, topic_name_of: Callable[[TopicId], str | None]) -> bytes:
     """Kafka's ``prepareAssignment``: the member's assigned partitions (topics known by id) as a
-    ``ConsumerProtocolAssignment``, in the version of its first protocol's subscription (the bytes are the
-    same for every version)."""
-    partitions = []
-    for topic_id, parts in member.assigned_partitions.items():
-        name = topic_name_of(topic_id)
-        if name is not None:
-            partitions += [TopicPartition(name, p) for p in parts]
+    ``ConsumerProtocolAssignment``, in the version of its first protocol's subscription."""
     metadata = member.classic_member_metadata.supported_protocols[0].metadata
-    version = struct.unpack(">h", metadata[:2])[0] if len(metadata) >= 2 else 0
-    encoded = encode_assignment(Assignment(tuple(sorted(partitions))))
-    return struct.pack(">h", max(version, 0)) + encoded[2:]
+    return serialize_assignment(member.assigned_partitions, topic_name_of, metadata)
 
 
 def waiting_on_unreleased_partition(group: ConsumerGroup, member: ConsumerGroupMember) -> bool:

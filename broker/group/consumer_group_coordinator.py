@@ -39,6 +39,10 @@ from kafkette.broker.group.consumer_group_conversion import (
     classic_to_consumer_group_records,
 )
 from kafkette.broker.group.consumer_group_describe import describe_consumer_group
+from kafkette.broker.group.consumer_group_downgrade import (
+    classic_group_from_consumer_group,
+    validate_online_downgrade,
+)
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
 from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupHeartbeatStep
 from kafkette.broker.group.consumer_group_heartbeat_validation import (
@@ -146,6 +150,12 @@ class ConsumerGroupCoordinator:
             non-empty one a member joins is checked by ``validate_online_upgrade``).
         group_configs: the groups' config overrides (session timeout, heartbeat and assignment
             intervals in place of ``settings``'); None: no group has any.
+        classic_group_max_size: ``group.max.size``: a group downgraded to a classic group has no more
+            members.
+        classic_group_record: classic group -> its GroupMetadata record ``(key, value)`` bytes; None: no
+            online downgrade.
+        install_classic_group: ``(classic group, reason)``: a consumer group downgraded to it (its records
+            written) is handed over to the classic coordinator, which rebalances it for ``reason``.
     """
 
     def __init__(
@@ -161,6 +171,9 @@ class ConsumerGroupCoordinator:
         drop_classic_group: Callable[[str], None] = lambda group_id: None,
         classic_group: Callable[[str], GroupMetadata | None] = lambda group_id: None,
         group_configs: GroupConfigManager | None = None,
+        classic_group_max_size: int = 2**31 - 1,
+        classic_group_record: Callable[[GroupMetadata], tuple[bytes, bytes | None]] | None = None,
+        install_classic_group: Callable[[GroupMetadata, str], None] = lambda group, reason: None,
     ) -> None:
         self._partition_for = partition_for
         self._coordinator_error = coordinator_error
@@ -172,6 +185,9 @@ class ConsumerGroupCoordinator:
         self._drop_classic_group = drop_classic_group
         self._classic_group = classic_group
         self.group_configs = group_configs or GroupConfigManager({})
+        self._classic_group_max_size = classic_group_max_size
+        self._classic_group_record = classic_group_record
+        self._install_classic_group = install_classic_group
         self._timer = CoordinatorTimer(time)
         self._groups: dict[str, ConsumerGroup] = {}
         self._refresh_deadlines: dict[str, MetadataRefreshDeadline] = {}
@@ -310,9 +326,20 @@ class ConsumerGroupCoordinator:
         return Errors.NONE
 
     async def _write(self, group_id: str, result: HeartbeatResult) -> Errors:
-        """Write the step's records and, once acknowledged, apply them to the groups."""
+        """Write the step's records and, once acknowledged, apply them to the groups; a fence that leaves
+        only classic members converts the group to a classic group instead (``_convert_to_classic_group``)."""
         if not result.records:
             return Errors.NONE
+        group = self._groups.get(group_id)
+        if (
+            result.fenced
+            and group is not None
+            and self._classic_group_record is not None
+            and validate_online_downgrade(
+                group, result.fenced, self._settings.migration_policy, self._classic_group_max_size
+            )
+        ):
+            return await self._convert_to_classic_group(group, result.fenced)
         error = await self._append(group_id, encode_records(result.records))
         if error != Errors.NONE:
             return _OPERATION_ERRORS.get(error, error)
@@ -320,6 +347,37 @@ class ConsumerGroupCoordinator:
             self._groups[group_id] = result.group
         for record in result.records:
             self._replay(record)
+        return Errors.NONE
+
+    async def _convert_to_classic_group(self, group: ConsumerGroup, leaving: list[str]) -> Errors:
+        """KIP-848's online downgrade (Kafka's ``convertToClassicGroup``): the consumer group's tombstones
+        and the classic group's GroupMetadata record written in one append; once acknowledged, the consumer
+        group and its members' timers are gone and the classic coordinator takes the classic group and
+        prepares a rebalance."""
+        group_id = group.group_id
+        try:
+            classic = classic_group_from_consumer_group(group, leaving, self._topics.topic_name_of)
+        except IllegalStateError as exc:
+            logger.warning("[GroupId %s] Cannot downgrade the consumer group: %s.", group_id, exc)
+            return Errors.UNKNOWN_SERVER_ERROR
+        assert self._classic_group_record is not None
+        tombstones = consumer_group_admin.group_tombstones(group)
+        error = await self._append(
+            group_id, [*encode_records(tombstones), self._classic_group_record(classic)]
+        )
+        if error != Errors.NONE:
+            return _OPERATION_ERRORS.get(error, error)
+        for member_id in list(group.members):
+            self._cancel_timers(group_id, member_id)
+        for record in tombstones:
+            self._replay(record)
+        self._groups.pop(group_id, None)
+        self._refresh_deadlines.pop(group_id, None)
+        self._cancel_regex_refresh(group_id)
+        self._install_classic_group(
+            classic, f"Downgrade group {group_id} from consumer to classic for member leaving."
+        )
+        logger.info("[GroupId %s] Converted the consumer group to a classic group.", group_id)
         return Errors.NONE
 
     def _replay(self, record: Any) -> None:

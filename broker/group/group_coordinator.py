@@ -29,9 +29,12 @@ from kafkette.broker.group.consumer_group_coordinator import ConsumerGroupCoordi
 from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
 from kafkette.broker.group.consumer_group_topics import MetadataCacheTopics
 from kafkette.broker.group.coordinator_records import (
+    GroupMetadataKey,
     GroupMetadataValue,
     MemberMetadataValue,
     OffsetCommitValue,
+    encode_key,
+    encode_value,
 )
 from kafkette.broker.group.delayed_heartbeat import DelayedHeartbeat
 from kafkette.broker.group.delayed_join import DelayedJoin, InitialDelayedJoin
@@ -169,6 +172,9 @@ class GroupCoordinator:
             drop_classic_group=self._drop_classic_group,
             classic_group=self._groups.get,
             group_configs=group_config_manager,
+            classic_group_max_size=max_group_size,
+            classic_group_record=self._classic_group_record,
+            install_classic_group=self._install_downgraded_group,
         )
         manager.on_consumer_group_records = lambda _, records: self.consumer_groups.on_loaded(records)
 
@@ -194,6 +200,20 @@ class GroupCoordinator:
             if member.heartbeat is not None:
                 member.heartbeat.satisfied = True
                 self._heartbeat_purgatory.check_and_complete((group_id, member.member_id))
+
+    def _classic_group_record(self, group: GroupMetadata) -> tuple[bytes, bytes | None]:
+        """The GroupMetadata record of a classic group (a consumer group's online downgrade writes it)."""
+        value = _metadata_value(group, self._time.milliseconds())
+        return encode_key(GroupMetadataKey(group.group_id)), encode_value(value)
+
+    def _install_downgraded_group(self, group: GroupMetadata, reason: str) -> None:
+        """A consumer group became ``group`` (KIP-848's online downgrade, its records written): it is this
+        coordinator's classic group, every member's session timer starts (Kafka's
+        ``rescheduleClassicGroupMemberHeartbeat``) and it rebalances, so that its members rejoin."""
+        self._groups[group.group_id] = group
+        for member in group.members.values():
+            self._schedule_heartbeat(group, member)
+        self._prepare_rebalance(group, reason)
 
     def _group_error(self, group_id: str, allow_empty: bool = False) -> Errors:
         """Kafka's ``validateGroupStatus``: INVALID_GROUP_ID for an id longer than

@@ -4,7 +4,8 @@
 MEMBER_ID_REQUIRED, then joins as a member reconciled like a heartbeat (its generation is its member epoch);
 SyncGroup returns its assigned partitions as a ``ConsumerProtocolAssignment``; Heartbeat answers
 REBALANCE_IN_PROGRESS when it must rejoin (here: the partition it waits for was released); LeaveGroup fences
-it; the checks answer Kafka's errors.
+it; the checks answer Kafka's errors.  When the last consumer-protocol member leaves, the group becomes a
+classic group again (Kafka's ``convertToClassicGroup``) unless the migration policy forbids downgrades.
 
 The coordinator runs on a manual clock over the in-memory ``GroupMetadataManager`` of
 ``test_group_coordinator`` (every write acknowledged) and its one topic ``orders`` of two partitions, with
@@ -204,3 +205,67 @@ async def test_a_classic_member_of_another_protocol_type_is_refused(coordinator)
     request.protocol_type = "connect"
     refused = await coordinator.handle_join_group(request, "classic", "/127.0.0.2")
     assert refused.error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
+
+
+async def _mixed_group(coordinator: GroupCoordinator) -> tuple[str, int]:
+    """A consumer member and a classic member that joined and synced; the classic member's id and
+    generation."""
+    await _consumer(coordinator, 0)
+    member_id = (await _classic_join(coordinator)).member_id
+    generation = (await _classic_join(coordinator, member_id)).generation_id
+    assert (await _sync(coordinator, member_id, generation)).error_code == Errors.NONE
+    return member_id, generation
+
+
+async def _consumer_leaves(coordinator: GroupCoordinator) -> None:
+    request = ConsumerGroupHeartbeatRequest(
+        group_id="g", member_id="z-consumer-member", member_epoch=-1, topic_partitions=None
+    )
+    answer = await coordinator.consumer_groups.heartbeat(request, 1, "client", "/127.0.0.1")
+    assert (answer.error_code, answer.member_epoch) == (Errors.NONE, -1)
+
+
+async def test_the_last_consumer_member_leaving_downgrades_the_group_to_a_classic_group(coordinator):
+    member_id, _ = await _mixed_group(coordinator)
+    group_epoch = coordinator.consumer_groups.group("g").group_epoch
+    target = coordinator.consumer_groups.group("g").target_assignment_of(member_id)
+    written = coordinator.manager.records  # type: ignore[attr-defined]
+    before = len(written)
+    await _consumer_leaves(coordinator)
+    assert coordinator.consumer_groups.group("g") is None
+    classic = coordinator.group("g")
+    assert classic is not None and list(classic.members) == [member_id]
+    assert (classic.generation_id, classic.protocol_type, classic.protocol_name) == (
+        group_epoch,
+        "consumer",
+        "cooperative-sticky",
+    )
+    assert classic.state.value == "PreparingRebalance"  # Kafka prepares a rebalance for the leave
+    assert decode_assignment(classic.members[member_id].assignment).partitions == tuple(
+        TopicPartition(TOPIC, p) for p in sorted(target[TOPIC_ID])
+    )
+    assert written[-1][1] is not None  # the GroupMetadata record, after the consumer group's tombstones
+    assert all(value is None for _, value in written[before:-1])
+    # the classic member is told to rejoin, and does, as a member of the classic group
+    heartbeat = coordinator.handle_heartbeat(
+        HeartbeatRequest(group_id="g", generation_id=group_epoch, member_id=member_id)
+    )
+    assert heartbeat.error_code == Errors.REBALANCE_IN_PROGRESS
+    rejoined = await coordinator.handle_join_group(_join_request(member_id), "classic", "/127.0.0.2")
+    assert (rejoined.error_code, rejoined.generation_id, rejoined.leader) == (
+        Errors.NONE,
+        group_epoch + 1,
+        member_id,
+    )
+
+
+async def test_no_downgrade_when_the_policy_allows_only_upgrades():
+    coordinator = _coordinator(ConsumerGroupMigrationPolicy.UPGRADE)
+    try:
+        member_id, _ = await _mixed_group(coordinator)
+        await _consumer_leaves(coordinator)
+        group = coordinator.consumer_groups.group("g")
+        assert group is not None and list(group.members) == [member_id]
+        assert coordinator.group("g") is None
+    finally:
+        await coordinator.stop()
