@@ -38,19 +38,23 @@ from kafkette.protocol.apis.group_membership import (
 from kafkette.protocol.consumer_protocol import Subscription, decode_assignment, encode_subscription
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.topic_partition import TopicPartition
+from tests.clock_helpers import advance
 
 
 def _coordinator(policy=ConsumerGroupMigrationPolicy.BIDIRECTIONAL) -> GroupCoordinator:
     settings = ConsumerGroupSettings(
         new_assignors(["range", "uniform"]), assignment_interval_ms=0, migration_policy=policy
     )
-    return GroupCoordinator(
+    time = MockTime()
+    coordinator = GroupCoordinator(
         InMemoryGroupMetadataManager(),
         OneTopicMetadataCache(),  # type: ignore[arg-type]
         initial_rebalance_delay_ms=0,
-        scheduler=KafkaScheduler(time=MockTime()),
+        scheduler=KafkaScheduler(time=time),
         consumer_group_settings=settings,
     )
+    coordinator.time = time  # type: ignore[attr-defined]
+    return coordinator
 
 
 @pytest.fixture
@@ -269,3 +273,27 @@ async def test_no_downgrade_when_the_policy_allows_only_upgrades():
         assert coordinator.group("g") is None
     finally:
         await coordinator.stop()
+
+
+async def test_a_classic_member_that_does_not_sync_within_its_rebalance_timeout_is_fenced(coordinator):
+    await _consumer(coordinator, 0)
+    member_id = (await _classic_join(coordinator)).member_id
+    await _classic_join(coordinator, member_id)  # a 5 s rebalance timeout: it must SyncGroup by then
+    group = coordinator.consumer_groups.group("g")
+    await advance(coordinator.time, 4_999)
+    assert member_id in group.members
+    await advance(coordinator.time, 2)
+    assert member_id not in group.members  # "the member failed to sync within timeout"
+
+
+async def test_a_synced_classic_member_is_kept_by_its_heartbeats_and_fenced_when_they_stop(coordinator):
+    await _consumer(coordinator, 0)
+    member_id = (await _classic_join(coordinator)).member_id
+    generation = (await _classic_join(coordinator, member_id)).generation_id
+    await _sync(coordinator, member_id, generation)
+    group = coordinator.consumer_groups.group("g")
+    for _ in range(3):  # its 10 s session renewed by each Heartbeat, past the sync timeout too
+        await advance(coordinator.time, 8_000)
+        assert _heartbeat(coordinator, member_id, generation) == Errors.NONE
+    await advance(coordinator.time, 10_001)
+    assert member_id not in group.members  # its session expired
