@@ -198,6 +198,8 @@ class ClassicMemberJoinStep(ConsumerGroupHeartbeatStep):
         }
         if instance_id is not None:
             changes["instance_id"] = instance_id
+        if subscription.rack_id is not None:
+            changes["rack_id"] = subscription.rack_id
         if request.rebalance_timeout_ms != -1:
             changes["rebalance_timeout_ms"] = request.rebalance_timeout_ms
         updated = member.replace(**changes)

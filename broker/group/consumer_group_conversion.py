@@ -144,6 +144,7 @@ def classic_to_consumer_group_records(
             previous_member_epoch=generation,
             state=MemberState.STABLE,
             instance_id=classic.group_instance_id,
+            rack_id=subscription.rack_id,
             rebalance_timeout_ms=classic.rebalance_timeout_ms,
             client_id=classic.client_id,
             client_host=classic.client_host,

@@ -297,3 +297,15 @@ async def test_a_synced_classic_member_is_kept_by_its_heartbeats_and_fenced_when
         assert _heartbeat(coordinator, member_id, generation) == Errors.NONE
     await advance(coordinator.time, 10_001)
     assert member_id not in group.members  # its session expired
+
+
+async def test_a_classic_members_rack_comes_from_its_subscription_version_3(coordinator):
+    await _consumer(coordinator, 0)
+    request = _join_request()
+    body = encode_subscription(Subscription(topics=(TOPIC,)), 1)[2:]
+    v3 = b"\x00\x03" + body + b"\x00\x00\x00\x00" + b"\x00\x02r1"  # generation 0, rack "r1"
+    request.protocols = [JoinGroupRequestProtocol(name="cooperative-sticky", metadata=v3)]
+    member_id = (await coordinator.handle_join_group(request, "classic", "/127.0.0.2")).member_id
+    request.member_id = member_id
+    assert (await coordinator.handle_join_group(request, "classic", "/127.0.0.2")).error_code == Errors.NONE
+    assert coordinator.consumer_groups.group("g").members[member_id].rack_id == "r1"
