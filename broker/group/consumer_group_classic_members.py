@@ -36,7 +36,10 @@ from kafkette.broker.group.consumer_group_conversion import (
     consumer_protocol_subscription,
     topic_partition_map,
 )
-from kafkette.broker.group.consumer_group_downgrade import serialize_assignment
+from kafkette.broker.group.consumer_group_downgrade import (
+    serialize_assignment,
+    validate_online_downgrade_with_replaced_member,
+)
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
 from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupHeartbeatStep
 from kafkette.broker.group.consumer_group_leave import (
@@ -77,12 +80,18 @@ class ClassicJoinResult:
         step: the records and timers of the join; None when nothing is written (MEMBER_ID_REQUIRED).
         session_timeout_ms: the member's session timeout (ms).
         rebalance_timeout_ms: the request's rebalance timeout (ms): the member must SyncGroup within it.
+        downgrade: the joining static member when it converts the group to a classic group (Kafka's
+            ``validateOnlineDowngradeWithReplacedMember``): the conversion's records follow ``step``'s.
+        rebalance: with ``downgrade``, whether the classic group must rebalance (its assignment is stale:
+            the group epoch is past the assignment epoch).
     """
 
     response: JoinGroupResponse
     step: HeartbeatResult | None = None
     session_timeout_ms: int = 0
     rebalance_timeout_ms: int = 0
+    downgrade: ConsumerGroupMember | None = None
+    rebalance: bool = False
 
 
 @dataclass
@@ -122,6 +131,7 @@ class ClassicMemberJoinStep(ConsumerGroupHeartbeatStep):
         client_id: str,
         client_host: str,
         policy: ConsumerGroupMigrationPolicy,
+        classic_group_max_size: int = 2**31 - 1,
     ) -> ClassicJoinResult:
         """One JoinGroup of a classic member.
 
@@ -130,6 +140,7 @@ class ClassicMemberJoinStep(ConsumerGroupHeartbeatStep):
             request: the JoinGroup (its session timeout already checked against the broker's bounds).
             client_id, client_host: the client (the host as ``"/ip"``).
             policy: ``group.consumer.migration.policy``.
+            classic_group_max_size: ``group.max.size`` (a static member's join may downgrade the group).
 
         Returns:
             MEMBER_ID_REQUIRED with a new id for a dynamic member without one (nothing written); else
@@ -185,6 +196,10 @@ class ClassicMemberJoinStep(ConsumerGroupHeartbeatStep):
             member = self._get_or_maybe_subscribe_static_member(
                 group, member_id, -1, instance_id, [], is_unknown_member, records, use_classic_protocol=True
             )
+        existing_static = group.static_member(instance_id)
+        downgrade = existing_static is not None and validate_online_downgrade_with_replaced_member(
+            group, existing_static, policy, classic_group_max_size
+        )
         try:
             subscription = consumer_protocol_subscription(protocols)
         except ConsumerGroupError as exc:
@@ -218,18 +233,30 @@ class ClassicMemberJoinStep(ConsumerGroupHeartbeatStep):
                 group, bump, member, updated, records
             )
             new_deadline = MetadataRefreshDeadline(now + METADATA_REFRESH_INTERVAL_MS, group_epoch)
-        target_epoch, target = self._maybe_update_target_assignment(
-            group, group_epoch, member, updated, subscription_type, now, records
-        )
         owned = [
             (topic_id, sorted(partitions))
             for topic_id, partitions in topic_partition_map(
                 subscription.owned_partitions, self._topics.topic_id_of
             ).items()
         ]
-        reconciled, rebalance_timeout = self._maybe_reconcile(
-            group, updated, target_epoch, target, bump, owned, records
-        )
+        rebalance = False
+        if downgrade:
+            # Kafka's downgrade through a static replacement: reconciled to the current target unless a
+            # rebalance is due anyway
+            rebalance = group.assignment_epoch < group_epoch
+            reconciled, rebalance_timeout = updated, None
+            if not rebalance:
+                target = group.target_assignment_of(updated.member_id, updated.instance_id)
+                reconciled, rebalance_timeout = self._maybe_reconcile(
+                    group, updated, group.assignment_epoch, target, bump, owned, records
+                )
+        else:
+            target_epoch, target = self._maybe_update_target_assignment(
+                group, group_epoch, member, updated, subscription_type, now, records
+            )
+            reconciled, rebalance_timeout = self._maybe_reconcile(
+                group, updated, target_epoch, target, bump, owned, records
+            )
         response = JoinGroupResponse(
             error_code=Errors.NONE,
             member_id=reconciled.member_id,
@@ -248,7 +275,14 @@ class ClassicMemberJoinStep(ConsumerGroupHeartbeatStep):
             rebalance_timeout,
             regex=regex_update,
         )
-        return ClassicJoinResult(response, step, request.session_timeout_ms, request.rebalance_timeout_ms)
+        return ClassicJoinResult(
+            response,
+            step,
+            request.session_timeout_ms,
+            request.rebalance_timeout_ms,
+            reconciled if downgrade else None,
+            rebalance,
+        )
 
 
 def validate_consumer_group_member(

@@ -155,7 +155,8 @@ class ConsumerGroupCoordinator:
         classic_group_record: classic group -> its GroupMetadata record ``(key, value)`` bytes; None: no
             online downgrade.
         install_classic_group: ``(classic group, reason)``: a consumer group downgraded to it (its records
-            written) is handed over to the classic coordinator, which rebalances it for ``reason``.
+            written) is handed over to the classic coordinator, which rebalances it for ``reason`` (None:
+            no rebalance).
     """
 
     def __init__(
@@ -173,7 +174,7 @@ class ConsumerGroupCoordinator:
         group_configs: GroupConfigManager | None = None,
         classic_group_max_size: int = 2**31 - 1,
         classic_group_record: Callable[[GroupMetadata], tuple[bytes, bytes | None]] | None = None,
-        install_classic_group: Callable[[GroupMetadata, str], None] = lambda group, reason: None,
+        install_classic_group: Callable[[GroupMetadata, str | None], None] = lambda group, reason: None,
     ) -> None:
         self._partition_for = partition_for
         self._coordinator_error = coordinator_error
@@ -349,34 +350,46 @@ class ConsumerGroupCoordinator:
             self._replay(record)
         return Errors.NONE
 
-    async def _convert_to_classic_group(self, group: ConsumerGroup, leaving: list[str]) -> Errors:
+    async def _convert_to_classic_group(
+        self,
+        group: ConsumerGroup,
+        leaving: list[str],
+        joining: ConsumerGroupMember | None = None,
+        rebalance: bool = True,
+        before: list[Any] | None = None,
+    ) -> Errors:
         """KIP-848's online downgrade (Kafka's ``convertToClassicGroup``): the consumer group's tombstones
-        and the classic group's GroupMetadata record written in one append; once acknowledged, the consumer
-        group and its members' timers are gone and the classic coordinator takes the classic group and
-        prepares a rebalance."""
+        and the classic group's GroupMetadata record written in one append (after ``before``, the records
+        of the static member ``joining`` in place of its instance's member, whose tombstones go under the
+        joining id); once acknowledged, the consumer group and its members' timers are gone and the classic
+        coordinator takes the classic group, preparing a rebalance for a leave or (``rebalance``) a stale
+        assignment."""
         group_id = group.group_id
+        replaced = group.static_member(joining.instance_id) if joining is not None else None
         try:
-            classic = classic_group_from_consumer_group(group, leaving, self._topics.topic_name_of)
+            classic = classic_group_from_consumer_group(group, leaving, self._topics.topic_name_of, joining)
         except IllegalStateError as exc:
             logger.warning("[GroupId %s] Cannot downgrade the consumer group: %s.", group_id, exc)
             return Errors.UNKNOWN_SERVER_ERROR
         assert self._classic_group_record is not None
-        tombstones = consumer_group_admin.group_tombstones(group)
-        error = await self._append(
-            group_id, [*encode_records(tombstones), self._classic_group_record(classic)]
-        )
+        renamed = None if joining is None or replaced is None else (replaced.member_id, joining.member_id)
+        tombstones = consumer_group_admin.group_tombstones(group, renamed)
+        records = encode_records([*(before or []), *tombstones])
+        error = await self._append(group_id, [*records, self._classic_group_record(classic)])
         if error != Errors.NONE:
             return _OPERATION_ERRORS.get(error, error)
-        for member_id in list(group.members):
+        for member_id in [*group.members, *([joining.member_id] if joining is not None else [])]:
             self._cancel_timers(group_id, member_id)
-        for record in tombstones:
-            self._replay(record)
         self._groups.pop(group_id, None)
         self._refresh_deadlines.pop(group_id, None)
         self._cancel_regex_refresh(group_id)
-        self._install_classic_group(
-            classic, f"Downgrade group {group_id} from consumer to classic for member leaving."
-        )
+        if joining is None:
+            reason: str | None = f"Downgrade group {group_id} from consumer to classic for member leaving."
+        elif rebalance:
+            reason = f"Downgrade group {group_id} from consumer to classic with stale assignment."
+        else:
+            reason = None
+        self._install_classic_group(classic, reason)
         logger.info("[GroupId %s] Converted the consumer group to a classic group.", group_id)
         return Errors.NONE
 
@@ -432,10 +445,28 @@ class ConsumerGroupCoordinator:
                 self._settings_of,
             )
             try:
-                joined = step.join(group, request, client_id, client_host, self._settings.migration_policy)
+                joined = step.join(
+                    group,
+                    request,
+                    client_id,
+                    client_host,
+                    self._settings.migration_policy,
+                    self._classic_group_max_size if self._classic_group_record is not None else -1,
+                )
             except ConsumerGroupError as exc:
                 return join_error_response(Errors[exc.error], request.member_id)
             if joined.step is None:
+                return joined.response
+            if joined.downgrade is not None:
+                error = await self._convert_to_classic_group(
+                    group,
+                    [],
+                    joining=joined.downgrade,
+                    rebalance=joined.rebalance,
+                    before=joined.step.records,
+                )
+                if error != Errors.NONE:
+                    return join_error_response(error, request.member_id)
                 return joined.response
             error = await self._write(group_id, joined.step)
             if error != Errors.NONE:

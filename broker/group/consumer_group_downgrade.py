@@ -20,6 +20,7 @@ from collections.abc import Callable, Collection
 
 from kafkette.broker.group.assignors.api import TopicId
 from kafkette.broker.group.consumer_group import ConsumerGroup
+from kafkette.broker.group.consumer_group_member import ConsumerGroupMember
 from kafkette.broker.group.group_coordinator_config import ConsumerGroupMigrationPolicy
 from kafkette.broker.group.group_metadata import GroupMetadata, GroupState, MemberMetadata
 from kafkette.protocol.consumer_protocol import PROTOCOL_TYPE, Assignment, encode_assignment
@@ -63,6 +64,34 @@ def validate_online_downgrade(
     return True
 
 
+def validate_online_downgrade_with_replaced_member(
+    group: ConsumerGroup,
+    replaced: ConsumerGroupMember,
+    policy: ConsumerGroupMigrationPolicy,
+    classic_group_max_size: int,
+) -> bool:
+    """Whether a classic static member joining in place of ``replaced`` (the member of its instance id)
+    converts the group to a classic group (Kafka's ``validateOnlineDowngradeWithReplacedMember``): every
+    other member uses the classic protocol, the policy enables downgrades, and the group is no larger
+    than ``group.max.size``."""
+    if any(not m.use_classic_protocol() for m in group.members.values() if m.member_id != replaced.member_id):
+        return False
+    if not policy.is_downgrade_enabled():
+        logger.info(
+            "Cannot downgrade consumer group %s to classic group because the online downgrade is disabled.",
+            group.group_id,
+        )
+        return False
+    if group.num_members() > classic_group_max_size:
+        logger.info(
+            "Cannot downgrade consumer group %s to classic group because its group size is greater than "
+            "classic group max size.",
+            group.group_id,
+        )
+        return False
+    return True
+
+
 def serialize_assignment(
     partitions: dict[TopicId, frozenset[int]] | dict[TopicId, dict[int, int]],
     topic_name_of: Callable[[TopicId], str | None],
@@ -85,6 +114,7 @@ def classic_group_from_consumer_group(
     group: ConsumerGroup,
     leaving_member_ids: Collection[str],
     topic_name_of: Callable[[TopicId], str | None],
+    joining: ConsumerGroupMember | None = None,
 ) -> GroupMetadata:
     """The classic group a consumer group becomes without ``leaving_member_ids`` (Kafka's
     ``ClassicGroup.fromConsumerGroup``).
@@ -93,6 +123,8 @@ def classic_group_from_consumer_group(
         group: a consumer group ``validate_online_downgrade`` accepted (the others use the classic protocol).
         leaving_member_ids: the members that leave (fenced).
         topic_name_of: topic id -> name (the assignments are written by topic name).
+        joining: a classic static member joining in place of the group's member of its instance id; it is
+            added last and takes the replaced member's target.
 
     Returns:
         A Stable classic group at generation = the group epoch, protocol type "consumer", the first
@@ -103,9 +135,13 @@ def classic_group_from_consumer_group(
     classic = GroupMetadata(
         group.group_id, state=GroupState.STABLE, generation_id=group.group_epoch, protocol_type=PROTOCOL_TYPE
     )
-    for member in group.members.values():
-        if member.member_id in leaving:
-            continue
+    replaced = group.static_member(joining.instance_id) if joining is not None else None
+    targets = {m: group.target_assignment_of(m) for m in group.members}
+    adding = [m for m in group.members.values() if m.member_id not in leaving and m is not replaced]
+    if joining is not None:
+        adding.append(joining)
+        targets[joining.member_id] = group.target_assignment_of(replaced.member_id) if replaced else {}
+    for member in adding:
         metadata = member.classic_member_metadata
         classic.add(
             MemberMetadata(
@@ -123,7 +159,7 @@ def classic_group_from_consumer_group(
     classic.subscribed_topics = classic.compute_subscribed_topics()
     for member in classic.members.values():
         member.assignment = serialize_assignment(
-            dict(group.target_assignment_of(member.member_id)),
+            dict(targets.get(member.member_id, {})),
             topic_name_of,
             member.metadata(classic.protocol_name),
         )

@@ -206,14 +206,16 @@ class GroupCoordinator:
         value = _metadata_value(group, self._time.milliseconds())
         return encode_key(GroupMetadataKey(group.group_id)), encode_value(value)
 
-    def _install_downgraded_group(self, group: GroupMetadata, reason: str) -> None:
+    def _install_downgraded_group(self, group: GroupMetadata, reason: str | None) -> None:
         """A consumer group became ``group`` (KIP-848's online downgrade, its records written): it is this
         coordinator's classic group, every member's session timer starts (Kafka's
-        ``rescheduleClassicGroupMemberHeartbeat``) and it rebalances, so that its members rejoin."""
+        ``rescheduleClassicGroupMemberHeartbeat``) and, given a ``reason``, it rebalances, so that its
+        members rejoin."""
         self._groups[group.group_id] = group
         for member in group.members.values():
             self._schedule_heartbeat(group, member)
-        self._prepare_rebalance(group, reason)
+        if reason is not None:
+            self._prepare_rebalance(group, reason)
 
     def _group_error(self, group_id: str, allow_empty: bool = False) -> Errors:
         """Kafka's ``validateGroupStatus``: INVALID_GROUP_ID for an id longer than

@@ -309,3 +309,37 @@ async def test_a_classic_members_rack_comes_from_its_subscription_version_3(coor
     request.member_id = member_id
     assert (await coordinator.handle_join_group(request, "classic", "/127.0.0.2")).error_code == Errors.NONE
     assert coordinator.consumer_groups.group("g").members[member_id].rack_id == "r1"
+
+
+async def test_a_classic_static_member_replacing_the_last_consumer_member_downgrades_the_group(coordinator):
+    static = ConsumerGroupHeartbeatRequest(
+        group_id="g",
+        member_id="z-consumer-member",
+        instance_id="instance-1",
+        member_epoch=0,
+        rebalance_timeout_ms=30000,
+        subscribed_topic_names=[TOPIC],
+        topic_partitions=[],
+    )
+    assert (
+        await coordinator.consumer_groups.heartbeat(static, 1, "c", "/127.0.0.1")
+    ).error_code == Errors.NONE
+    member_id = (await _classic_join(coordinator)).member_id
+    await _classic_join(coordinator, member_id)
+    group = coordinator.consumer_groups.group("g")
+    group_epoch = group.group_epoch
+    consumer_target = group.target_assignment_of("z-consumer-member")
+    request = _join_request()
+    request.group_instance_id = "instance-1"  # the consumer member's instance, now with the classic protocol
+    joined = await coordinator.handle_join_group(request, "classic-static", "/127.0.0.3")
+    assert joined.error_code == Errors.NONE and joined.member_id not in ("", "z-consumer-member")
+    assert coordinator.consumer_groups.group("g") is None  # Kafka's validateOnlineDowngradeWithReplacedMember
+    classic = coordinator.group("g")
+    assert sorted(classic.members) == sorted([member_id, joined.member_id])
+    assert classic.static_members == {"instance-1": joined.member_id}
+    assert (classic.generation_id, classic.state.value) == (
+        group_epoch,
+        "Stable",
+    )  # nothing stale: no rebalance
+    taken = decode_assignment(classic.members[joined.member_id].assignment).partitions
+    assert taken == tuple(TopicPartition(TOPIC, p) for p in sorted(consumer_target[TOPIC_ID]))
