@@ -23,7 +23,6 @@ Kafka concept: ``GroupMetadataManager.classicGroupJoinToConsumerGroup``,
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,6 +66,7 @@ from kafkette.protocol.apis.group_membership import (
 )
 from kafkette.protocol.consumer_protocol import PROTOCOL_TYPE
 from kafkette.protocol.errors import Errors
+from kafkette.protocol.kafka_uuid import random_uuid_string
 
 logger = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ class ClassicMemberJoinStep(ConsumerGroupHeartbeatStep):
         instance_id = request.group_instance_id
         protocols = [(p.name, p.metadata) for p in request.protocols]
         is_unknown_member = not request.member_id
-        member_id = request.member_id or str(uuid.uuid4())
+        member_id = request.member_id or random_uuid_string()
         self._throw_if_group_is_full(group, member_id)
         if not supports_classic_protocols(group, request.protocol_type, {name for name, _ in protocols}):
             raise ConsumerGroupError(

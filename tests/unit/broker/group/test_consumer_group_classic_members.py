@@ -67,7 +67,7 @@ async def coordinator():
 async def _consumer(coordinator: GroupCoordinator, epoch: int, owned: list[int] | None = None):
     request = ConsumerGroupHeartbeatRequest(
         group_id="g",
-        member_id="z-consumer-member",
+        member_id="~consumer-member",
         member_epoch=epoch,
         rebalance_timeout_ms=30000 if epoch == 0 else -1,
         subscribed_topic_names=[TOPIC] if epoch == 0 else None,
@@ -122,7 +122,8 @@ async def test_a_classic_member_joins_syncs_and_rejoins_a_consumer_group(coordin
     assert [tp.partitions for tp in first.assignment.topic_partitions] == [[0, 1]]
 
     required = await _classic_join(coordinator)
-    assert required.error_code == Errors.MEMBER_ID_REQUIRED and required.member_id
+    assert required.error_code == Errors.MEMBER_ID_REQUIRED
+    assert len(required.member_id) == 22  # Kafka's Uuid.randomUuid().toString(): base64, 22 characters
     member_id = required.member_id
     joined = await _classic_join(coordinator, member_id)
     group = coordinator.consumer_groups.group("g")
@@ -137,7 +138,7 @@ async def test_a_classic_member_joins_syncs_and_rejoins_a_consumer_group(coordin
     member = group.members[member_id]
     assert member.use_classic_protocol() and member.classic_member_metadata.session_timeout_ms == 10_000
     assert (member.client_id, member.client_host) == ("classic", "/127.0.0.2")
-    # range, members by id: the classic member (a UUID) first, partition 0; "z-consumer-member" 1
+    # range, members by id: the classic member (base64) gets 0, "~consumer-member" 1
     assert group.target_assignment_of(member_id) == {TOPIC_ID: frozenset({0})}
     # partition 0 is still the consumer member's: nothing assigned yet
     synced = await _sync(coordinator, member_id, generation)
@@ -163,7 +164,7 @@ async def test_the_checks_of_sync_group_and_heartbeat_answer_kafkas_errors(coord
     member_id = (await _classic_join(coordinator)).member_id
     generation = (await _classic_join(coordinator, member_id)).generation_id
     assert _heartbeat(coordinator, member_id, generation + 4) == Errors.ILLEGAL_GENERATION
-    assert _heartbeat(coordinator, "z-consumer-member", 2) == Errors.UNKNOWN_MEMBER_ID  # not a classic member
+    assert _heartbeat(coordinator, "~consumer-member", 2) == Errors.UNKNOWN_MEMBER_ID  # not a classic member
     assert _heartbeat(coordinator, "nobody", generation) == Errors.UNKNOWN_MEMBER_ID
     assert (await _sync(coordinator, member_id, generation + 1)).error_code == Errors.ILLEGAL_GENERATION
     wrong_protocol = await coordinator.handle_sync_group(
@@ -223,7 +224,7 @@ async def _mixed_group(coordinator: GroupCoordinator) -> tuple[str, int]:
 
 async def _consumer_leaves(coordinator: GroupCoordinator) -> None:
     request = ConsumerGroupHeartbeatRequest(
-        group_id="g", member_id="z-consumer-member", member_epoch=-1, topic_partitions=None
+        group_id="g", member_id="~consumer-member", member_epoch=-1, topic_partitions=None
     )
     answer = await coordinator.consumer_groups.heartbeat(request, 1, "client", "/127.0.0.1")
     assert (answer.error_code, answer.member_epoch) == (Errors.NONE, -1)
@@ -314,7 +315,7 @@ async def test_a_classic_members_rack_comes_from_its_subscription_version_3(coor
 async def test_a_classic_static_member_replacing_the_last_consumer_member_downgrades_the_group(coordinator):
     static = ConsumerGroupHeartbeatRequest(
         group_id="g",
-        member_id="z-consumer-member",
+        member_id="~consumer-member",
         instance_id="instance-1",
         member_epoch=0,
         rebalance_timeout_ms=30000,
@@ -328,11 +329,11 @@ async def test_a_classic_static_member_replacing_the_last_consumer_member_downgr
     await _classic_join(coordinator, member_id)
     group = coordinator.consumer_groups.group("g")
     group_epoch = group.group_epoch
-    consumer_target = group.target_assignment_of("z-consumer-member")
+    consumer_target = group.target_assignment_of("~consumer-member")
     request = _join_request()
     request.group_instance_id = "instance-1"  # the consumer member's instance, now with the classic protocol
     joined = await coordinator.handle_join_group(request, "classic-static", "/127.0.0.3")
-    assert joined.error_code == Errors.NONE and joined.member_id not in ("", "z-consumer-member")
+    assert joined.error_code == Errors.NONE and joined.member_id not in ("", "~consumer-member")
     assert coordinator.consumer_groups.group("g") is None  # Kafka's validateOnlineDowngradeWithReplacedMember
     classic = coordinator.group("g")
     assert sorted(classic.members) == sorted([member_id, joined.member_id])
