@@ -26,11 +26,14 @@ VERSION = 0
 @dataclass(frozen=True)
 class Subscription:
     """The topics a member subscribes to (sorted), its user data and, from version 1, the
-    partitions it owns now (KIP-429: the cooperative protocol keeps them where it can)."""
+    partitions it owns now (KIP-429: the cooperative protocol keeps them where it can); from
+    version 3 the member's rack (``client.rack``, KIP-881), read only (None: none, or an older
+    version)."""
 
     topics: tuple[str, ...]
     user_data: bytes | None = None
     owned_partitions: tuple[TopicPartition, ...] = ()
+    rack_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ def _read_topic_partitions(reader: BinaryReader) -> list[TopicPartition]:
 
 def decode_subscription(data: bytes) -> Subscription:
     """A subscription from its bytes (any version: the owned partitions of version 1 and later
-    are read, later fields ignored).
+    and the rack of version 3 are read, version 2's generation skipped, later fields ignored).
 
     Raises:
         ValueError: malformed bytes.
@@ -95,7 +98,10 @@ def decode_subscription(data: bytes) -> Subscription:
     topics = tuple(sorted(reader.string() for _ in range(reader.i32())))
     user_data = reader.nullable_bytes() if reader.remaining() else None
     owned = tuple(sorted(_read_topic_partitions(reader))) if version >= 1 and reader.remaining() else ()
-    return Subscription(topics, user_data, owned)
+    if version >= 2 and reader.remaining():
+        reader.i32()  # the generation (KIP-792)
+    rack_id = reader.nullable_string() if version >= 3 and reader.remaining() else None
+    return Subscription(topics, user_data, owned, rack_id)
 
 
 def decode_assignment(data: bytes) -> Assignment:

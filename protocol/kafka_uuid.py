@@ -10,6 +10,7 @@ Kafka concept: ``org.apache.kafka.common.Uuid``.
 from __future__ import annotations
 
 import base64
+import uuid
 
 from kafkette.protocol.kafka_schema import ZERO_UUID
 
@@ -27,3 +28,12 @@ def uuid_from_string(text: str) -> bytes:
     except ValueError:
         return ZERO_UUID
     return raw if len(raw) == 16 else ZERO_UUID
+
+
+def random_uuid_string() -> str:
+    """A new random uuid in Kafka's string form (``Uuid.randomUuid().toString()``: a version-4 UUID,
+    never one whose string starts with "-")."""
+    while True:
+        text = uuid_to_string(uuid.uuid4().bytes)
+        if not text.startswith("-"):
+            return text

@@ -1,6 +1,6 @@
 """LeaveGroup handler: group membership, at the group's coordinator.
 
-Kafka concept: ``KafkaApis.handleLeaveGroupRequest`` -> ``GroupCoordinator.handle_leave_group``.
+Kafka concept: ``KafkaApis.handleLeaveGroupRequest`` -> ``GroupCoordinator.leave_group``.
 """
 
 from __future__ import annotations
@@ -19,4 +19,4 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: LeaveGroupReq
     """Through the GroupCoordinator (NOT_COORDINATOR when this node has none)."""
     if ctx.group_coordinator is None:
         return LeaveGroupResponse(error_code=Errors.NOT_COORDINATOR)
-    return ctx.group_coordinator.handle_leave_group(request)
+    return await ctx.group_coordinator.leave_group(request)

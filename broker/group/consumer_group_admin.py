@@ -100,15 +100,25 @@ def described(group_id: str, version: int) -> DescribedGroup:
     return DescribedGroup(group_id=group_id, error_code=Errors.NONE, group_state="Dead")
 
 
-def group_tombstones(group: ConsumerGroup) -> list[CoordinatorRecord]:
+def group_tombstones(
+    group: ConsumerGroup, replaced: tuple[str, str] | None = None
+) -> list[CoordinatorRecord]:
     """The records that delete the group, in Kafka's order: every member's current assignment, every
     member's target, the target's epoch, every member's metadata, each resolved regex, the legacy
-    subscription metadata, then the group epoch."""
+    subscription metadata, then the group epoch (Kafka's ``createGroupTombstoneRecords``).
+
+    Args:
+        replaced: ``(leaving member id, joining member id)``: a static member replaced in the same write,
+            whose tombstones go under the joining id (``createGroupTombstoneRecordsWithReplacedMember``).
+    """
     gid = group.group_id
-    records: list[CoordinatorRecord] = [rh.current_assignment_tombstone(gid, m) for m in group.members]
-    records += [rh.target_assignment_tombstone(gid, m) for m in group.members]
+    ids = list(group.members)
+    if replaced is not None:
+        ids = [replaced[1] if m == replaced[0] else m for m in ids]
+    records: list[CoordinatorRecord] = [rh.current_assignment_tombstone(gid, m) for m in ids]
+    records += [rh.target_assignment_tombstone(gid, m) for m in ids]
     records.append(rh.target_assignment_epoch_tombstone(gid))
-    records += [rh.member_subscription_tombstone(gid, m) for m in group.members]
+    records += [rh.member_subscription_tombstone(gid, m) for m in ids]
     records += [(ConsumerGroupRegularExpressionKey(gid, regex), None) for regex in group.resolved_regexes]
     records.append(rh.subscription_metadata_tombstone(gid))
     records.append(rh.group_epoch_tombstone(gid))

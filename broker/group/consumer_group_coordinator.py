@@ -23,12 +23,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kafkette.broker.group import consumer_group_admin
 from kafkette.broker.group.consumer_group import ConsumerGroup
+from kafkette.broker.group.consumer_group_classic_members import (
+    ClassicMemberJoinStep,
+    classic_heartbeat,
+    classic_leave,
+    classic_sync,
+)
+from kafkette.broker.group.consumer_group_conversion import (
+    ClassicGroupConversion,
+    classic_to_consumer_group_records,
+)
 from kafkette.broker.group.consumer_group_describe import describe_consumer_group
+from kafkette.broker.group.consumer_group_downgrade import (
+    classic_group_from_consumer_group,
+    validate_online_downgrade,
+)
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
 from kafkette.broker.group.consumer_group_heartbeat import ConsumerGroupHeartbeatStep
 from kafkette.broker.group.consumer_group_heartbeat_validation import (
@@ -36,6 +50,7 @@ from kafkette.broker.group.consumer_group_heartbeat_validation import (
     validate_heartbeat_request,
 )
 from kafkette.broker.group.consumer_group_leave import consumer_group_fence_members, consumer_group_leave
+from kafkette.broker.group.consumer_group_member import ConsumerGroupMember
 from kafkette.broker.group.consumer_group_migration import validate_online_upgrade
 from kafkette.broker.group.consumer_group_regex import (
     regexes_to_refresh,
@@ -63,6 +78,17 @@ from kafkette.protocol.apis.consumer_group import (
     ConsumerGroupDescribeResponse,
     ConsumerGroupHeartbeatRequest,
     ConsumerGroupHeartbeatResponse,
+)
+from kafkette.protocol.apis.group_membership import (
+    HeartbeatRequest,
+    HeartbeatResponse,
+    JoinGroupRequest,
+    JoinGroupResponse,
+    LeaveGroupRequest,
+    LeaveGroupResponse,
+    SyncGroupRequest,
+    SyncGroupResponse,
+    join_error_response,
 )
 from kafkette.protocol.errors import Errors, IllegalStateError, default_message
 from kafkette.protocol.kafka_translation import GROUP_AUTHORIZED_OPERATIONS
@@ -95,6 +121,16 @@ def rebalance_timeout_key(group_id: str, member_id: str) -> str:
     return f"rebalance-timeout-{group_id}-{member_id}"
 
 
+def join_timeout_key(group_id: str, member_id: str) -> str:
+    """Kafka's ``consumerGroupJoinKey`` (a classic member told to rejoin)."""
+    return f"join-{group_id}-{member_id}"
+
+
+def sync_timeout_key(group_id: str, member_id: str) -> str:
+    """Kafka's ``consumerGroupSyncKey`` (a classic member that joined and must sync)."""
+    return f"sync-{group_id}-{member_id}"
+
+
 class ConsumerGroupCoordinator:
     """The consumer groups this broker coordinates.
 
@@ -114,6 +150,13 @@ class ConsumerGroupCoordinator:
             non-empty one a member joins is checked by ``validate_online_upgrade``).
         group_configs: the groups' config overrides (session timeout, heartbeat and assignment
             intervals in place of ``settings``'); None: no group has any.
+        classic_group_max_size: ``group.max.size``: a group downgraded to a classic group has no more
+            members.
+        classic_group_record: classic group -> its GroupMetadata record ``(key, value)`` bytes; None: no
+            online downgrade.
+        install_classic_group: ``(classic group, reason)``: a consumer group downgraded to it (its records
+            written) is handed over to the classic coordinator, which rebalances it for ``reason`` (None:
+            no rebalance).
     """
 
     def __init__(
@@ -129,6 +172,9 @@ class ConsumerGroupCoordinator:
         drop_classic_group: Callable[[str], None] = lambda group_id: None,
         classic_group: Callable[[str], GroupMetadata | None] = lambda group_id: None,
         group_configs: GroupConfigManager | None = None,
+        classic_group_max_size: int = 2**31 - 1,
+        classic_group_record: Callable[[GroupMetadata], tuple[bytes, bytes | None]] | None = None,
+        install_classic_group: Callable[[GroupMetadata, str | None], None] = lambda group, reason: None,
     ) -> None:
         self._partition_for = partition_for
         self._coordinator_error = coordinator_error
@@ -140,6 +186,9 @@ class ConsumerGroupCoordinator:
         self._drop_classic_group = drop_classic_group
         self._classic_group = classic_group
         self.group_configs = group_configs or GroupConfigManager({})
+        self._classic_group_max_size = classic_group_max_size
+        self._classic_group_record = classic_group_record
+        self._install_classic_group = install_classic_group
         self._timer = CoordinatorTimer(time)
         self._groups: dict[str, ConsumerGroup] = {}
         self._refresh_deadlines: dict[str, MetadataRefreshDeadline] = {}
@@ -158,9 +207,9 @@ class ConsumerGroupCoordinator:
         """The consumer group, None when this broker has none of that id."""
         return self._groups.get(group_id)
 
-    def _step(self) -> ConsumerGroupHeartbeatStep:
+    def _step(self, groups: Mapping[str, ConsumerGroup] | None = None) -> ConsumerGroupHeartbeatStep:
         return ConsumerGroupHeartbeatStep(
-            self._groups,
+            self._groups if groups is None else groups,
             self._settings,
             self._topics,
             self._refresh_deadlines,
@@ -198,17 +247,23 @@ class ConsumerGroupCoordinator:
             error = self._coordinator_error(request.group_id)
             if error != Errors.NONE:
                 return _error(error, default_message(error))
-            error, message = await self._replace_classic_group(request)
-            if error != Errors.NONE:
-                return _error(error, message)
+            conversion = await self._replace_classic_group(request)
+            if isinstance(conversion, ConsumerGroupError):
+                return _error(Errors[conversion.error], conversion.message or None)
+            groups: Mapping[str, ConsumerGroup] = self._groups
+            if conversion is not None:
+                groups = {**self._groups, request.group_id: conversion.group}
             try:
                 if request.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
                     result = consumer_group_leave(self._groups, self._topics, request)
                 else:
-                    result = self._step().heartbeat(request, client_id, client_host)
+                    result = self._step(groups).heartbeat(request, client_id, client_host)
             except ConsumerGroupError as exc:
                 return _error(Errors[exc.error], exc.message)
-            error = await self._write(request.group_id, result)
+            if conversion is not None:
+                error = await self._write_conversion(conversion, result)
+            else:
+                error = await self._write(request.group_id, result)
             if error != Errors.NONE:
                 return _error(error, None)
             self._after_write(result)
@@ -216,34 +271,76 @@ class ConsumerGroupCoordinator:
 
     async def _replace_classic_group(
         self, request: ConsumerGroupHeartbeatRequest
-    ) -> tuple[Errors, str | None]:
-        """A classic group of the heartbeat's id: an Empty one is deleted (its GroupMetadata tombstone
-        written) when a member joins, as Kafka's ``maybeDeleteEmptyClassicGroup``; any other answers
-        GROUP_ID_NOT_FOUND: with Kafka's ``validateOnlineUpgrade`` message when a joining member may not
-        upgrade it (``consumer_group_migration``), else "is not a consumer group" (the online upgrade
-        the policy would allow is not offered)."""
+    ) -> ClassicGroupConversion | ConsumerGroupError | None:
+        """A classic group of the heartbeat's id (Kafka's ``getOrMaybeCreateConsumerGroup``): an Empty one
+        is deleted (its GroupMetadata tombstone written) when a member joins, as Kafka's
+        ``maybeDeleteEmptyClassicGroup``; a non-empty one a member joins (epoch 0) is converted to a
+        consumer group when ``validate_online_upgrade`` allows it (KIP-848's online upgrade, Kafka's
+        ``convertToConsumerGroup``): the conversion is returned, written with the join's own records;
+        any other request answers GROUP_ID_NOT_FOUND "is not a consumer group".
+
+        Returns:
+            None when there is no classic group (any more); the conversion to write; or the refusal.
+        """
         group_id = request.group_id
         state = self._classic_group_state(group_id)
         if state is None or group_id in self._groups:
-            return Errors.NONE, None
+            return None
         if request.member_epoch == 0 and state != "Empty" and (classic := self._classic_group(group_id)):
             try:
                 validate_online_upgrade(classic, self._settings.migration_policy, self._settings.max_size)
+                records = classic_to_consumer_group_records(classic, self._topics)
             except ConsumerGroupError as exc:
-                return Errors[exc.error], exc.message
+                return exc
+            scratch: dict[str, ConsumerGroup] = {}
+            for record in records:
+                replay_record(scratch, record)
+            return ClassicGroupConversion(scratch[group_id], records)
         if request.member_epoch != 0 or state != "Empty":
-            return Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group."
+            return ConsumerGroupError("GROUP_ID_NOT_FOUND", f"Group {group_id} is not a consumer group.")
         error = await self._append(group_id, [(encode_key(GroupMetadataKey(group_id)), None)])
         if error != Errors.NONE:
-            return _OPERATION_ERRORS.get(error, error), None
+            error = _OPERATION_ERRORS.get(error, error)
+            return ConsumerGroupError(error.name, "")  # answered without a message
         self._drop_classic_group(group_id)
         logger.info("[GroupId %s] Converted the empty classic group to a consumer group.", group_id)
-        return Errors.NONE, None
+        return None
+
+    async def _write_conversion(self, conversion: ClassicGroupConversion, result: HeartbeatResult) -> Errors:
+        """Write the classic group's tombstone, the converted group's records and the join's records in one
+        append; once acknowledged, the converted group is this coordinator's, the join's records applied
+        to it, and every converted member's session timer started (its classic session timeout)."""
+        group = conversion.group
+        group_id = group.group_id
+        tombstone = (encode_key(GroupMetadataKey(group_id)), None)
+        records = [tombstone, *encode_records(conversion.records), *encode_records(result.records)]
+        error = await self._append(group_id, records)
+        if error != Errors.NONE:
+            return _OPERATION_ERRORS.get(error, error)
+        self._drop_classic_group(group_id)
+        self._groups[group_id] = group
+        for record in result.records:
+            self._replay(record)
+        for member_id in list(group.members):
+            self._schedule_session_timeout(group_id, member_id)
+        logger.info("[GroupId %s] Converted the classic group to a consumer group.", group_id)
+        return Errors.NONE
 
     async def _write(self, group_id: str, result: HeartbeatResult) -> Errors:
-        """Write the step's records and, once acknowledged, apply them to the groups."""
+        """Write the step's records and, once acknowledged, apply them to the groups; a fence that leaves
+        only classic members converts the group to a classic group instead (``_convert_to_classic_group``)."""
         if not result.records:
             return Errors.NONE
+        group = self._groups.get(group_id)
+        if (
+            result.fenced
+            and group is not None
+            and self._classic_group_record is not None
+            and validate_online_downgrade(
+                group, result.fenced, self._settings.migration_policy, self._classic_group_max_size
+            )
+        ):
+            return await self._convert_to_classic_group(group, result.fenced)
         error = await self._append(group_id, encode_records(result.records))
         if error != Errors.NONE:
             return _OPERATION_ERRORS.get(error, error)
@@ -251,6 +348,49 @@ class ConsumerGroupCoordinator:
             self._groups[group_id] = result.group
         for record in result.records:
             self._replay(record)
+        return Errors.NONE
+
+    async def _convert_to_classic_group(
+        self,
+        group: ConsumerGroup,
+        leaving: list[str],
+        joining: ConsumerGroupMember | None = None,
+        rebalance: bool = True,
+        before: list[Any] | None = None,
+    ) -> Errors:
+        """KIP-848's online downgrade (Kafka's ``convertToClassicGroup``): the consumer group's tombstones
+        and the classic group's GroupMetadata record written in one append (after ``before``, the records
+        of the static member ``joining`` in place of its instance's member, whose tombstones go under the
+        joining id); once acknowledged, the consumer group and its members' timers are gone and the classic
+        coordinator takes the classic group, preparing a rebalance for a leave or (``rebalance``) a stale
+        assignment."""
+        group_id = group.group_id
+        replaced = group.static_member(joining.instance_id) if joining is not None else None
+        try:
+            classic = classic_group_from_consumer_group(group, leaving, self._topics.topic_name_of, joining)
+        except IllegalStateError as exc:
+            logger.warning("[GroupId %s] Cannot downgrade the consumer group: %s.", group_id, exc)
+            return Errors.UNKNOWN_SERVER_ERROR
+        assert self._classic_group_record is not None
+        renamed = None if joining is None or replaced is None else (replaced.member_id, joining.member_id)
+        tombstones = consumer_group_admin.group_tombstones(group, renamed)
+        records = encode_records([*(before or []), *tombstones])
+        error = await self._append(group_id, [*records, self._classic_group_record(classic)])
+        if error != Errors.NONE:
+            return _OPERATION_ERRORS.get(error, error)
+        for member_id in [*group.members, *([joining.member_id] if joining is not None else [])]:
+            self._cancel_timers(group_id, member_id)
+        self._groups.pop(group_id, None)
+        self._refresh_deadlines.pop(group_id, None)
+        self._cancel_regex_refresh(group_id)
+        if joining is None:
+            reason: str | None = f"Downgrade group {group_id} from consumer to classic for member leaving."
+        elif rebalance:
+            reason = f"Downgrade group {group_id} from consumer to classic with stale assignment."
+        else:
+            reason = None
+        self._install_classic_group(classic, reason)
+        logger.info("[GroupId %s] Converted the consumer group to a classic group.", group_id)
         return Errors.NONE
 
     def _replay(self, record: Any) -> None:
@@ -275,6 +415,154 @@ class ConsumerGroupCoordinator:
         elif result.rebalance_timeout is not None:
             epoch, timeout_ms = result.rebalance_timeout
             self._schedule_rebalance_timeout(group_id, result.member_id, epoch, timeout_ms)
+
+    # ---------------------------------------------------------------- classic members
+
+    async def classic_join(
+        self, request: JoinGroupRequest, client_id: str, client_host: str
+    ) -> JoinGroupResponse | None:
+        """A classic member's JoinGroup to a consumer group with members (Kafka's
+        ``classicGroupJoinToConsumerGroup``, ``consumer_group_classic_members``): once its records are
+        written, the member's join timeout is cancelled, its session timer (its own session timeout) and
+        its sync timeout (the request's rebalance timeout) start.
+
+        Returns:
+            The answer (MEMBER_ID_REQUIRED, the member epoch as the generation, or an error with Kafka's
+            code); None when the group is not a consumer group with members (any more): the classic
+            coordinator answers.
+        """
+        group_id = request.group_id
+        async with self._lock(group_id):
+            group = self._groups.get(group_id)
+            if group is None or not group.num_members():
+                return None
+            step = ClassicMemberJoinStep(
+                self._groups,
+                self._settings,
+                self._topics,
+                self._refresh_deadlines,
+                self._time.milliseconds,
+                self._settings_of,
+            )
+            try:
+                joined = step.join(
+                    group,
+                    request,
+                    client_id,
+                    client_host,
+                    self._settings.migration_policy,
+                    self._classic_group_max_size if self._classic_group_record is not None else -1,
+                )
+            except ConsumerGroupError as exc:
+                return join_error_response(Errors[exc.error], request.member_id)
+            if joined.step is None:
+                return joined.response
+            if joined.downgrade is not None:
+                error = await self._convert_to_classic_group(
+                    group,
+                    [],
+                    joining=joined.downgrade,
+                    rebalance=joined.rebalance,
+                    before=joined.step.records,
+                )
+                if error != Errors.NONE:
+                    return join_error_response(error, request.member_id)
+                return joined.response
+            error = await self._write(group_id, joined.step)
+            if error != Errors.NONE:
+                return join_error_response(error, request.member_id)
+            self._after_write(joined.step)
+            member_id = joined.step.member_id
+            self._timer.cancel(join_timeout_key(group_id, member_id))
+            self._schedule_sync_timeout(group_id, member_id, joined.rebalance_timeout_ms)
+            return joined.response
+
+    def classic_sync(self, request: SyncGroupRequest) -> SyncGroupResponse | None:
+        """A classic member's SyncGroup to a consumer group (Kafka's ``classicGroupSyncToConsumerGroup``):
+        its assignment; its sync timeout is cancelled and its session timer restarted.  A member told
+        REBALANCE_IN_PROGRESS gets a join timeout (its rebalance timeout) unless it has one.
+
+        Returns:
+            The answer; None when the group is not a consumer group.
+        """
+        group = self._groups.get(request.group_id)
+        if group is None:
+            return None
+        try:
+            member, response = classic_sync(group, request, self._topics.topic_name_of)
+        except ConsumerGroupError as exc:
+            if exc.error == "REBALANCE_IN_PROGRESS":
+                member = group.members[request.member_id] if request.member_id in group.members else None
+                if member is not None:
+                    self._schedule_join_timeout_if_absent(group.group_id, member)
+            return SyncGroupResponse(error_code=Errors[exc.error])
+        self._timer.cancel(sync_timeout_key(group.group_id, member.member_id))
+        self._schedule_session_timeout(group.group_id, member.member_id)
+        return response
+
+    def classic_heartbeat(self, request: HeartbeatRequest) -> HeartbeatResponse | None:
+        """A classic member's Heartbeat to a consumer group (Kafka's
+        ``classicGroupHeartbeatToConsumerGroup``): its session timer restarted; REBALANCE_IN_PROGRESS (and a
+        join timeout unless it has one) when it must rejoin.
+
+        Returns:
+            The answer; None when the group is not a consumer group.
+        """
+        group = self._groups.get(request.group_id)
+        if group is None:
+            return None
+        try:
+            member, error = classic_heartbeat(
+                group, request.member_id, request.group_instance_id, request.generation_id
+            )
+        except ConsumerGroupError as exc:
+            return HeartbeatResponse(error_code=Errors[exc.error])
+        self._schedule_session_timeout(group.group_id, member.member_id)
+        if error == Errors.REBALANCE_IN_PROGRESS:
+            self._schedule_join_timeout_if_absent(group.group_id, member)
+        return HeartbeatResponse(error_code=error)
+
+    async def classic_leave(self, request: LeaveGroupRequest) -> LeaveGroupResponse | None:
+        """A LeaveGroup to a consumer group (Kafka's ``classicGroupLeaveToConsumerGroup``): the members it
+        names fenced together, their timers cancelled.
+
+        Returns:
+            The answer (each identity's error; a failed write's error for the whole request); None when
+            the group is not a consumer group.
+        """
+        async with self._lock(request.group_id):
+            group = self._groups.get(request.group_id)
+            if group is None:
+                return None
+            left = classic_leave(group, request, self._topics)
+            error = await self._write(group.group_id, left.step)
+            if error != Errors.NONE:
+                return LeaveGroupResponse(error_code=error)
+            self._after_write(left.step)
+            return LeaveGroupResponse(error_code=Errors.NONE, members=left.members)
+
+    def _schedule_join_timeout_if_absent(self, group_id: str, member: ConsumerGroupMember) -> None:
+        """Kafka's ``scheduleConsumerGroupJoinTimeoutIfAbsent``: a classic member told to rejoin is fenced
+        when it does not within its rebalance timeout."""
+        member_id = member.member_id
+
+        async def expire() -> None:
+            await self._fence_if(
+                group_id, member_id, None, "the classic member failed to join within the rebalance timeout"
+            )
+
+        self._timer.schedule_if_absent(
+            join_timeout_key(group_id, member_id), member.rebalance_timeout_ms, expire
+        )
+
+    def _schedule_sync_timeout(self, group_id: str, member_id: str, timeout_ms: int) -> None:
+        """Kafka's ``scheduleConsumerGroupSyncTimeout``: a classic member that joined is fenced when it sends
+        no SyncGroup within the rebalance timeout."""
+
+        async def expire() -> None:
+            await self._fence_if(group_id, member_id, None, "the member failed to sync within timeout")
+
+        self._timer.schedule(sync_timeout_key(group_id, member_id), timeout_ms, expire)
 
     async def delete_group(self, group_id: str) -> Errors:
         """Delete an empty consumer group: its tombstones written (Kafka's ``createGroupTombstoneRecords``),
@@ -353,12 +641,18 @@ class ConsumerGroupCoordinator:
     # ---------------------------------------------------------------- timers
 
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
+        """(Re)start the member's session timer: the group's ``consumer.session.timeout.ms``, or the
+        session timeout a classic member joined with (Kafka's ``classicProtocolSessionTimeout``)."""
+
         async def expire() -> None:
             await self._fence_if(group_id, member_id, None, "the member session expired")
 
-        self._timer.schedule(
-            session_timeout_key(group_id, member_id), self._settings_of(group_id).session_timeout_ms, expire
-        )
+        timeout_ms = self._settings_of(group_id).session_timeout_ms
+        group = self._groups.get(group_id)
+        member = group.members.get(member_id) if group is not None else None
+        if member is not None and member.use_classic_protocol():
+            timeout_ms = member.classic_member_metadata.session_timeout_ms
+        self._timer.schedule(session_timeout_key(group_id, member_id), timeout_ms, expire)
 
     def _schedule_rebalance_timeout(self, group_id: str, member_id: str, epoch: int, timeout_ms: int) -> None:
         async def expire() -> None:
@@ -369,6 +663,8 @@ class ConsumerGroupCoordinator:
     def _cancel_timers(self, group_id: str, member_id: str) -> None:
         self._timer.cancel(session_timeout_key(group_id, member_id))
         self._timer.cancel(rebalance_timeout_key(group_id, member_id))
+        self._timer.cancel(join_timeout_key(group_id, member_id))
+        self._timer.cancel(sync_timeout_key(group_id, member_id))
 
     async def _fence_if(self, group_id: str, member_id: str, epoch: int | None, reason: str) -> None:
         """Fence ``member_id`` when it is still there (and, for a rebalance timeout, still at ``epoch``)."""

@@ -257,8 +257,10 @@ class ConsumerGroupHeartbeatStep:
         owned: list[tuple[TopicId, list[int]]] | None,
         create: bool,
         records: list[Any],
+        use_classic_protocol: bool = False,
     ) -> ConsumerGroupMember:
-        """Kafka's ``getOrMaybeSubscribeStaticConsumerGroupMember`` for a consumer-protocol member."""
+        """Kafka's ``getOrMaybeSubscribeStaticConsumerGroupMember``: ``use_classic_protocol`` for a member
+        joining with JoinGroup (it may replace a static member still in the group, and has no epoch)."""
         existing = group.static_member(instance_id)
         if create:
             if existing is None:
@@ -270,7 +272,8 @@ class ConsumerGroupHeartbeatStep:
                 )
                 return group.get_or_maybe_create_member(member_id, True)
             if (
-                not existing.use_classic_protocol()
+                not use_classic_protocol
+                and not existing.use_classic_protocol()
                 and existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH
             ):
                 raise ConsumerGroupError(
@@ -299,7 +302,8 @@ class ConsumerGroupHeartbeatStep:
         throw_if_static_member_is_unknown(existing, instance_id)
         assert existing is not None
         throw_if_instance_id_is_fenced(existing, member_id, instance_id)
-        throw_if_member_epoch_is_invalid(existing, epoch, owned)
+        if not use_classic_protocol:
+            throw_if_member_epoch_is_invalid(existing, epoch, owned)
         return existing
 
     def _update_subscription_metadata(

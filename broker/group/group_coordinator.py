@@ -29,9 +29,12 @@ from kafkette.broker.group.consumer_group_coordinator import ConsumerGroupCoordi
 from kafkette.broker.group.consumer_group_step import ConsumerGroupSettings
 from kafkette.broker.group.consumer_group_topics import MetadataCacheTopics
 from kafkette.broker.group.coordinator_records import (
+    GroupMetadataKey,
     GroupMetadataValue,
     MemberMetadataValue,
     OffsetCommitValue,
+    encode_key,
+    encode_value,
 )
 from kafkette.broker.group.delayed_heartbeat import DelayedHeartbeat
 from kafkette.broker.group.delayed_join import DelayedJoin, InitialDelayedJoin
@@ -169,6 +172,9 @@ class GroupCoordinator:
             drop_classic_group=self._drop_classic_group,
             classic_group=self._groups.get,
             group_configs=group_config_manager,
+            classic_group_max_size=max_group_size,
+            classic_group_record=self._classic_group_record,
+            install_classic_group=self._install_downgraded_group,
         )
         manager.on_consumer_group_records = lambda _, records: self.consumer_groups.on_loaded(records)
 
@@ -181,10 +187,35 @@ class GroupCoordinator:
         return GroupState.EMPTY.value if self.manager.has_offsets(group_id) else None
 
     def _drop_classic_group(self, group_id: str) -> None:
-        """Forget an Empty classic group a consumer group replaces (its tombstone was written)."""
+        """Forget a classic group a consumer group replaces (an Empty one, or one converted by KIP-848's
+        online upgrade): its members' pending JoinGroup and SyncGroup get REBALANCE_IN_PROGRESS (Kafka's
+        ``completeAllJoinFutures`` / ``completeAllSyncFutures``), their session timers end, and the group
+        is Dead, so its pending join and sync phases do nothing."""
         group = self._groups.pop(group_id, None)
-        if group is not None:
-            group.state = GroupState.DEAD
+        if group is None:
+            return
+        group.state = GroupState.DEAD
+        for member in group.members.values():
+            _answer_waiting(member, Errors.REBALANCE_IN_PROGRESS)
+            if member.heartbeat is not None:
+                member.heartbeat.satisfied = True
+                self._heartbeat_purgatory.check_and_complete((group_id, member.member_id))
+
+    def _classic_group_record(self, group: GroupMetadata) -> tuple[bytes, bytes | None]:
+        """The GroupMetadata record of a classic group (a consumer group's online downgrade writes it)."""
+        value = _metadata_value(group, self._time.milliseconds())
+        return encode_key(GroupMetadataKey(group.group_id)), encode_value(value)
+
+    def _install_downgraded_group(self, group: GroupMetadata, reason: str | None) -> None:
+        """A consumer group became ``group`` (KIP-848's online downgrade, its records written): it is this
+        coordinator's classic group, every member's session timer starts (Kafka's
+        ``rescheduleClassicGroupMemberHeartbeat``) and, given a ``reason``, it rebalances, so that its
+        members rejoin."""
+        self._groups[group.group_id] = group
+        for member in group.members.values():
+            self._schedule_heartbeat(group, member)
+        if reason is not None:
+            self._prepare_rebalance(group, reason)
 
     def _group_error(self, group_id: str, allow_empty: bool = False) -> Errors:
         """Kafka's ``validateGroupStatus``: INVALID_GROUP_ID for an id longer than
@@ -233,6 +264,9 @@ class GroupCoordinator:
             error = Errors.INVALID_SESSION_TIMEOUT
         if error != Errors.NONE:
             return join_error_response(error, request.member_id)
+        answer = await self.consumer_groups.classic_join(request, client_id, client_host)
+        if answer is not None:  # a classic member inside a consumer group (KIP-848's mixed groups)
+            return answer
         error = await self._clear_empty_consumer_group(request.group_id)
         if error != Errors.NONE:
             return join_error_response(error, request.member_id)
@@ -330,15 +364,12 @@ class GroupCoordinator:
         return await self._await_join(member)
 
     async def _clear_empty_consumer_group(self, group_id: str) -> Errors:
-        """A JoinGroup to a KIP-848 consumer group: an empty one is deleted first and the id becomes a
-        classic group (Kafka's ``maybeDeleteEmptyConsumerGroup``); a classic member joining a consumer group
-        with members (Kafka's mixed groups, ``classicGroupJoinToConsumerGroup``) is not offered here and is
-        refused INCONSISTENT_GROUP_PROTOCOL."""
+        """A JoinGroup to an empty KIP-848 consumer group: it is deleted first and the id becomes a
+        classic group (Kafka's ``maybeDeleteEmptyConsumerGroup``; a consumer group with members serves
+        the classic member itself, ``ConsumerGroupCoordinator.classic_join``)."""
         consumer_group = self.consumer_groups.group(group_id)
         if consumer_group is None:
             return Errors.NONE
-        if consumer_group.num_members():
-            return Errors.INCONSISTENT_GROUP_PROTOCOL
         return await self.consumer_groups.delete_group(group_id)
 
     async def _await_join(self, member: MemberMetadata) -> JoinGroupResponse:
@@ -561,6 +592,10 @@ class GroupCoordinator:
         member (FENCED_INSTANCE_ID, UNKNOWN_MEMBER_ID), its generation (ILLEGAL_GENERATION), then
         the protocol type and name a v5+ request names (INCONSISTENT_GROUP_PROTOCOL when they are
         not the group's)."""
+        if self._group_error(request.group_id) == Errors.NONE:
+            answer = self.consumer_groups.classic_sync(request)
+            if answer is not None:  # a classic member inside a consumer group (KIP-848's mixed groups)
+                return answer
         error = self._group_error(request.group_id)
         group = self._groups.get(request.group_id)
         member = group.members.get(request.member_id) if group is not None else None
@@ -644,6 +679,9 @@ class GroupCoordinator:
         member = group.members.get(request.member_id) if group is not None else None
         if error != Errors.NONE:
             return HeartbeatResponse(error_code=error)
+        answer = self.consumer_groups.classic_heartbeat(request)
+        if answer is not None:  # a classic member inside a consumer group (KIP-848's mixed groups)
+            return answer
         if group is None or group.is_in(GroupState.EMPTY, GroupState.DEAD):
             return HeartbeatResponse(error_code=Errors.UNKNOWN_MEMBER_ID)
         error = group.validate_member(request.member_id, request.group_instance_id)
@@ -655,6 +693,15 @@ class GroupCoordinator:
         if group.is_in(GroupState.PREPARING_REBALANCE):
             return HeartbeatResponse(error_code=Errors.REBALANCE_IN_PROGRESS)
         return HeartbeatResponse(error_code=Errors.NONE)
+
+    async def leave_group(self, request: LeaveGroupRequest) -> LeaveGroupResponse:
+        """LeaveGroup: to a KIP-848 consumer group, its members named are fenced
+        (``ConsumerGroupCoordinator.classic_leave``); to a classic group, ``handle_leave_group``."""
+        if self._group_error(request.group_id) == Errors.NONE:
+            answer = await self.consumer_groups.classic_leave(request)
+            if answer is not None:
+                return answer
+        return self.handle_leave_group(request)
 
     def handle_leave_group(self, request: LeaveGroupRequest) -> LeaveGroupResponse:
         """LeaveGroup: each member named leaves at once and a Stable or CompletingRebalance group

@@ -58,3 +58,13 @@ def test_subscription_version_1_carries_the_owned_partitions() -> None:
         ("a",), None, (TopicPartition("a", 0), TopicPartition("a", 1))
     )
     assert decode_subscription(encode_subscription(Subscription(("a",)), version=0)).owned_partitions == ()
+
+
+def test_subscription_version_3_carries_the_rack_after_the_generation() -> None:
+    body = encode_subscription(Subscription(("a",)), version=1)[2:]
+    rack = struct.pack(">h", 2) + b"r1"
+    data = struct.pack(">h", 3) + body + struct.pack(">i", 7) + rack
+    assert decode_subscription(data) == Subscription(("a",), None, (), "r1")
+    null_rack = struct.pack(">h", 3) + body + struct.pack(">i", 7) + struct.pack(">h", -1)
+    assert decode_subscription(null_rack).rack_id is None
+    assert decode_subscription(struct.pack(">h", 2) + body + struct.pack(">i", 7)).rack_id is None

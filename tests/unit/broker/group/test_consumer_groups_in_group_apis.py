@@ -136,23 +136,23 @@ async def test_a_group_with_members_is_not_deleted_and_an_empty_one_changes_kind
     await _join(coordinator, "modern")
     (result,) = (await coordinator.handle_delete_groups(DeleteGroupsRequest(groups_names=["modern"]))).results
     assert result.error_code == Errors.NON_EMPTY_GROUP
-    refused = await coordinator.handle_join_group(join_request("modern"), "c", "/127.0.0.1")
-    assert refused.error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
+    mixed = await coordinator.handle_join_group(join_request("modern"), "c", "/127.0.0.1")
+    assert mixed.error_code == Errors.MEMBER_ID_REQUIRED  # a classic member of the consumer group
+    assert coordinator.consumer_groups.group("modern") is not None
     assert (await _leave(coordinator, "modern")).error_code == Errors.NONE
     accepted = await coordinator.handle_join_group(join_request("modern"), "c", "/127.0.0.1")
     assert accepted.error_code == Errors.MEMBER_ID_REQUIRED  # a classic group now: a new member gets its id
     assert coordinator.consumer_groups.group("modern") is None
 
 
-async def test_a_consumer_member_replaces_an_empty_classic_group_but_not_one_with_members(coordinator):
+async def test_a_consumer_member_replaces_an_empty_classic_group_and_converts_one_with_members(coordinator):
     await commit(coordinator, "simple", {0: 5})
     joined = await _join(coordinator, "simple")
     assert joined.error_code == Errors.NONE
     assert coordinator.consumer_groups.group("simple") is not None
     first = await coordinator.handle_join_group(join_request("busy"), "c", "/127.0.0.1")
     await coordinator.handle_join_group(join_request("busy", first.member_id), "c", "/127.0.0.1")
-    refused = await _join(coordinator, "busy")
-    assert (refused.error_code, refused.error_message) == (
-        Errors.GROUP_ID_NOT_FOUND,
-        "Group busy is not a consumer group.",
-    )
+    converted = await _join(coordinator, "busy")  # KIP-848's online upgrade: the classic group converts
+    assert converted.error_code == Errors.NONE
+    assert coordinator.group("busy") is None
+    assert set(coordinator.consumer_groups.group("busy").members) == {converted.member_id, first.member_id}
