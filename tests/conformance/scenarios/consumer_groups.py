@@ -21,8 +21,9 @@ from kafkette.protocol.apis.consumer_group import (
     ConsumerGroupHeartbeatTopicPartitions,
 )
 from kafkette.protocol.apis.group_admin import ListGroupsRequest
+from kafkette.protocol.consumer_protocol import decode_assignment
 from tests.conformance.catalogue import register, scenario
-from tests.conformance.scenarios.groups import commit, coordinator, members, topic, topic_id_of
+from tests.conformance.scenarios.groups import commit, coordinator, describe, members, topic, topic_id_of
 from tests.conformance.target import Target, code_name
 
 HEARTBEAT_V = 1
@@ -459,6 +460,103 @@ def _upgrade_refused(t: Target) -> Any:
     answer = heartbeat(t, node, "cg-upgrade-refused", "cg-upgrade-member", 1)
     out["consumer heartbeat"] = [code_name(answer.error_code), answer.error_message]
     return out
+
+
+def _member_ids(value: Any, ids: dict[str, str]) -> Any:
+    """``value`` with each random member id of ``ids`` replaced by its label."""
+    if isinstance(value, dict):
+        return {k: _member_ids(v, ids) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_member_ids(v, ids) for v in value]
+    return ids.get(value, value) if isinstance(value, str) else value
+
+
+def _classic_shape(answer: Any) -> dict[str, Any]:
+    """A JoinGroup answer to a consumer group: error, generation (the member epoch), protocol, leader and
+    members, the member id by its length (a random UUID)."""
+    return {
+        "error": code_name(answer.error_code),
+        "generation_id": answer.generation_id,
+        "protocol_type": answer.protocol_type,
+        "protocol_name": answer.protocol_name,
+        "leader": answer.leader,
+        "members": len(answer.members),
+        "member_id_length": len(answer.member_id),
+    }
+
+
+def _synced(answer: Any) -> list[Any]:
+    """A SyncGroup answer: its error and the assignment's partitions by topic."""
+    partitions = decode_assignment(answer.assignment).partitions if answer.assignment else ()
+    return [code_name(answer.error_code), sorted([tp.topic, tp.partition] for tp in partitions)]
+
+
+@scenario("consumer-groups/upgrade/convert")
+def _upgrade_convert(t: Target) -> Any:
+    """KIP-848's online upgrade (``convertToConsumerGroup``): a Stable classic group of one member holding
+    both partitions of a topic; a ConsumerGroupHeartbeat joining it (epoch 0, range) converts it: the
+    joiner's answer, the describe (the classic member at the generation with its SyncGroup assignment);
+    the classic member's Heartbeat, its rejoin (JoinGroup to the consumer group), SyncGroup and Heartbeat
+    while it revokes; then both leave and the group is Empty."""
+    group = "cg-upgrade-convert"
+    names = group_topic(t, f"{group}-topic", 2)
+    node, (classic,) = members(t, group, 1, topics=(f"{group}-topic",))
+    out: dict[str, Any] = {"classic": classic.stable({f"{group}-topic": [0, 1]})}
+    ids = {classic.member_id: "<classic>"}
+    joined = join(t, node, group, f"{group}-consumer", [f"{group}-topic"], server_assignor="range")
+    out["consumer joins"] = shape(joined, names)
+    out["describe"] = described(t, node, [group], 1, names)
+    out["classic heartbeat"] = classic.heartbeat()
+    rejoined = classic.join()
+    out["classic rejoins"] = [_classic_shape(a) for a in rejoined]
+    out["classic syncs"] = _synced(classic.sync())
+    out["classic heartbeat after sync"] = classic.heartbeat()
+    out["describe after"] = described(t, node, [group], 1, names)
+    out["classic leaves"] = classic.leave()
+    out["consumer leaves"] = shape(heartbeat(t, node, group, f"{group}-consumer", -1), names)
+    out["describe empty"] = described(t, node, [group], 1, names)
+    classic.close()
+    return _member_ids(out, ids)
+
+
+@scenario("consumer-groups/mixed/classic-member-joins")
+def _classic_member_joins(t: Target) -> Any:
+    """A classic member (JoinGroup v5, ``range``) joining a consumer group of one member holding both
+    partitions (``classicGroupJoinToConsumerGroup``): MEMBER_ID_REQUIRED, then its join (generation = its
+    member epoch), SyncGroup with nothing yet, Heartbeat; the consumer member revokes; the classic member's
+    Heartbeat (REBALANCE_IN_PROGRESS), rejoin and SyncGroup with its partition; a wrong generation; the
+    describe; then the consumer member leaves, leaving only the classic member: the group becomes a classic
+    group again (``convertToClassicGroup``), rebalancing."""
+    group = "cg-mixed-join"
+    names = group_topic(t, f"{group}-topic", 2)
+    node, (classic,) = members(t, group, 1, topics=(f"{group}-topic",))
+    sub = [f"{group}-topic"]
+    consumer = f"~{group}-consumer"  # after any Kafka Uuid: range gives the classic member 0
+    first = join(t, node, group, consumer, sub, server_assignor="range")
+    out: dict[str, Any] = {"consumer joins": shape(first, names)}
+    time.sleep(ASSIGNMENT_WAIT_S)
+    answers = classic.join()
+    ids = {classic.member_id: "<classic>"}
+    out["classic joins"] = [_classic_shape(a) for a in answers]
+    out["classic syncs"] = _synced(classic.sync())
+    out["classic heartbeat"] = classic.heartbeat()
+    revoke = heartbeat(t, node, group, consumer, first.member_epoch, owned=owned_of(first))
+    out["consumer told to revoke"] = shape(revoke, names)
+    kept = owned_of(revoke) if revoke.assignment is not None else owned_of(first)
+    revoked = heartbeat(t, node, group, consumer, first.member_epoch, owned=kept)
+    out["consumer revoked"] = shape(revoked, names)
+    out["classic heartbeat after the release"] = classic.heartbeat()
+    out["classic rejoins"] = [_classic_shape(a) for a in classic.join()]
+    out["classic syncs again"] = _synced(classic.sync())
+    out["classic heartbeat, wrong generation"] = classic.heartbeat(generation_id=classic.generation_id + 5)
+    out["describe"] = described(t, node, [group], 1, names)
+    out["consumer leaves"] = shape(heartbeat(t, node, group, consumer, -1), names)
+    out["classic heartbeat after the downgrade"] = classic.heartbeat()
+    out["describe after the downgrade"] = described(t, node, [group], 1, names)
+    out["classic describe after the downgrade"] = describe(t, node, group)
+    out["classic leaves"] = classic.leave()
+    classic.close()
+    return _member_ids(out, ids)
 
 
 # --- regex subscriptions (GroupMetadataManager.maybeUpdateRegularExpressions) ----------------------------
