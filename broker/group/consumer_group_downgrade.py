@@ -48,20 +48,7 @@ def validate_online_downgrade(
             "Skip downgrading the consumer group %s to classic group because it's empty.", group.group_id
         )
         return False
-    if not policy.is_downgrade_enabled():
-        logger.info(
-            "Cannot downgrade consumer group %s to classic group because the online downgrade is disabled.",
-            group.group_id,
-        )
-        return False
-    if len(remaining) > classic_group_max_size:
-        logger.info(
-            "Cannot downgrade consumer group %s to classic group because its group size is greater than "
-            "classic group max size.",
-            group.group_id,
-        )
-        return False
-    return True
+    return _policy_and_size_allow(group, len(remaining), policy, classic_group_max_size)
 
 
 def validate_online_downgrade_with_replaced_member(
@@ -76,13 +63,22 @@ def validate_online_downgrade_with_replaced_member(
     than ``group.max.size``."""
     if any(not m.use_classic_protocol() for m in group.members.values() if m.member_id != replaced.member_id):
         return False
+    return _policy_and_size_allow(group, group.num_members(), policy, classic_group_max_size)
+
+
+def _policy_and_size_allow(
+    group: ConsumerGroup, size: int, policy: ConsumerGroupMigrationPolicy, classic_group_max_size: int
+) -> bool:
+    """The two checks both of Kafka's downgrade validations end with, each refusal logged with Kafka's
+    line: ``group.consumer.migration.policy`` enables downgrades, and ``size`` members fit in
+    ``group.max.size``."""
     if not policy.is_downgrade_enabled():
         logger.info(
             "Cannot downgrade consumer group %s to classic group because the online downgrade is disabled.",
             group.group_id,
         )
         return False
-    if group.num_members() > classic_group_max_size:
+    if size > classic_group_max_size:
         logger.info(
             "Cannot downgrade consumer group %s to classic group because its group size is greater than "
             "classic group max size.",
