@@ -122,6 +122,7 @@ class QuorumController:
             on_commit=self._on_commit,
             on_snapshot=self._on_snapshot,
             on_inconsistent=self._on_inconsistent,
+            on_fatal=self._fatal,
             rng=self._rng,
         )
         self._snapshot_every_bytes = raft_config.metadata_log_max_record_bytes_between_snapshots
@@ -222,12 +223,13 @@ class QuorumController:
             return
         try:
             snapshot_id = self.raft.create_snapshot(end_offset, encode_snapshot(snapshot_records(self.image)))
-        except (OSError, ValueError) as exc:
-            logger.error("%s Could not write a snapshot at offset %d: %r", self._prefix, end_offset, exc)
+        except ValueError as exc:
+            logger.error("%s Could not take a snapshot at offset %d: %r", self._prefix, end_offset, exc)
             return
         self._bytes_since_snapshot = 0
         logger.info(
-            "%s Wrote snapshot %s of %d brokers, %d topics, %d partitions",
+            "%s Took snapshot %s of %d brokers, %d topics, %d partitions (its files are written off "
+            "the event loop)",
             self._prefix,
             snapshot_id,
             len(self.image.brokers),

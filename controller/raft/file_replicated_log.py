@@ -12,7 +12,10 @@ after the new log start offset and deleting the old one; ``install_snapshot``: a
 fetched from the leader replaces the whole log) and the epoch lookups the core needs.  The
 entries are also kept in memory (the metadata log is small).  What an entry's payload or a
 snapshot's bytes are belongs to the caller: ``encode`` and ``decode`` turn payloads into bytes
-and back.  Blocking file I/O; the driver decides where it runs.
+and back.  Blocking file I/O; the driver decides where it runs: with ``defer_rewrites`` a
+snapshot changes the log in memory at once and leaves its file work (a ``SegmentRewrite``) to
+the driver (``take_rewrite``, run on a worker thread, ``complete_rewrite``); appends meanwhile
+are buffered and written to the new segment when it is in place.
 
 On-disk format, one frame per entry, offsets dense from the segment's base offset::
 
@@ -41,7 +44,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import crc32c
 import msgpack
@@ -49,6 +52,7 @@ import msgpack
 from kafkette.common.durable_files import fsync_dir, write_file_atomically
 from kafkette.controller.raft.log_frames import FRAME_HEADER, FrameScan, frame
 from kafkette.controller.raft.replicated_log import LogEntry, OffsetAndEpoch
+from kafkette.controller.raft.segment_rewrite import SegmentRewrite
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +112,8 @@ class FileReplicatedLog:
         directory: the partition directory (created if missing).
         encode: payload -> bytes.
         decode: bytes -> payload; raising ValueError marks the frame corrupt.
+        defer_rewrites: leave a snapshot's file work to the driver (``take_rewrite``) instead of
+            doing it inside ``create_snapshot`` / ``install_snapshot``.
 
     Raises:
         OSError: the directory or file cannot be read or written.
@@ -118,8 +124,13 @@ class FileReplicatedLog:
         directory: str | os.PathLike[str],
         encode: Callable[[Any], bytes],
         decode: Callable[[bytes], Any],
+        *,
+        defer_rewrites: bool = False,
     ) -> None:
         self.dir = Path(directory)
+        self._defer_rewrites = defer_rewrites
+        self._rewrites: list[SegmentRewrite] = []  # planned, in order; the first may be running
+        self._buffered: list[bytes] = []  # frames appended while a rewrite is planned
         self._encode = encode
         self._decode = decode
         self._start = 0
@@ -146,6 +157,8 @@ class FileReplicatedLog:
             self._file.truncate(valid_end)
             self._file.seek(valid_end)
             os.fsync(self._file.fileno())
+            size = valid_end
+        self._end_position = size  # where the next frame goes, in the newest segment
         self._flushed = self.end_offset()
         self._durable_cap = self._flushed  # lowered by a truncation or snapshot during a flush
 
@@ -298,7 +311,7 @@ class FileReplicatedLog:
             ValueError: an offset that does not continue the log or an epoch below the last.
             OSError: the write failed.
         """
-        position = self._file.seek(0, os.SEEK_END)
+        position = self._end_position
         frames = []
         for entry in entries:
             if entry.offset != self.end_offset() or entry.epoch < self.last_epoch():
@@ -310,7 +323,16 @@ class FileReplicatedLog:
             self._remember(entry, position)
             position += len(framed)
             frames.append(framed)
-        self._file.write(b"".join(frames))
+        self._write(b"".join(frames))
+        self._end_position = position
+
+    def _write(self, data: bytes) -> None:
+        """Write ``data`` at the end of the segment, or buffer it while a rewrite is planned (it
+        goes to the new segment once that is in place)."""
+        if self._rewrites:
+            self._buffered.append(data)
+        else:
+            self._file.write(data)
 
     def truncate_to(self, offset: int) -> None:
         """Drop every entry at ``offset`` and above (never below the log start offset), on disk
@@ -324,12 +346,30 @@ class FileReplicatedLog:
             return
         position = self._positions[offset - self._start]
         self._forget_from(offset)
-        self._file.flush()
-        self._file.truncate(position)
-        self._file.seek(position)
-        os.fsync(self._file.fileno())
+        self._end_position = position
+        if self._rewrites:
+            self._truncate_planned(offset, position)
+        else:
+            self._file.flush()
+            self._file.truncate(position)
+            self._file.seek(position)
+            os.fsync(self._file.fileno())
         self._flushed = min(self._flushed, offset)
         self._durable_cap = min(self._durable_cap, offset)
+
+    def _truncate_planned(self, offset: int, position: int) -> None:
+        """A truncation while rewrites are planned: ``position`` is in the newest one's segment;
+        cut the buffered frames there, or mark that segment to be cut once in place."""
+        for rewrite in self._rewrites:
+            rewrite.durable_end = min(rewrite.durable_end, offset)
+        newest = self._rewrites[-1]
+        # the buffered frames follow the new segment's kept bytes, or the cut made into them
+        base = len(newest.segment_bytes) if newest.truncate_at is None else newest.truncate_at
+        if position >= base:
+            self._buffered = [b"".join(self._buffered)[: position - base]]
+        else:
+            self._buffered = []
+            newest.truncate_at = position
 
     def read(self, start: int, max_entries: int) -> list[LogEntry]:
         """Up to ``max_entries`` entries from ``start``.
@@ -357,6 +397,7 @@ class FileReplicatedLog:
         Raises:
             OSError: the fsync failed.
         """
+        self._run_rewrites_here()
         if self._flushed == self.end_offset():
             return
         self._file.flush()
@@ -370,12 +411,13 @@ class FileReplicatedLog:
         become durable (``flushed_offset``) only at ``complete_flush``, after the fsync.
 
         Returns:
-            The ticket, or None when everything appended is already durable.
+            The ticket, or None when everything appended is already durable or a snapshot's file
+            work is planned (the entries become durable in its new segment; ``take_rewrite``).
 
         Raises:
             OSError: handing the bytes to the OS failed.
         """
-        if self._flushed == self.end_offset():
+        if self._flushed == self.end_offset() or self._rewrites:
             return None
         self._file.flush()
         self._durable_cap = self.end_offset()
@@ -413,7 +455,6 @@ class FileReplicatedLog:
         before = self._entries[offset - 1 - self._start]
         if before.epoch != snapshot_id.epoch:
             raise ValueError(f"snapshot {snapshot_id}: the entry before it has epoch {before.epoch}")
-        self.flush()
         self._replace(snapshot_id, bytes(data), keep_from=offset)
 
     def install_snapshot(self, snapshot_id: OffsetAndEpoch, data: bytes) -> None:
@@ -426,28 +467,91 @@ class FileReplicatedLog:
         self._replace(snapshot_id, bytes(data), keep_from=None)
 
     def _replace(self, snapshot_id: OffsetAndEpoch, data: bytes, keep_from: int | None) -> None:
-        write_file_atomically(self.dir / snapshot_file_name(snapshot_id), frame(data))
-        old_segment, old_snapshot = self.path, self._snapshot
+        """Move the log in memory to start at ``snapshot_id`` (keeping the entries from
+        ``keep_from``, or none) and plan the file work; without ``defer_rewrites`` it is done here."""
+        newest_segment = self._rewrites[-1].segment_path if self._rewrites else self.path
+        old_snapshot = self._snapshot
         kept = self._entries[keep_from - self._start :] if keep_from is not None else []
         self._snapshot = (snapshot_id, data)
         self._start = snapshot_id.offset
         self._entries, self._positions, self._epoch_starts = [], [], []
+        position = 0
+        frames = []
         for entry in kept:
-            self._remember(entry, 0)
+            framed = self._frame(entry)
+            self._remember(entry, position)
+            position += len(framed)
+            frames.append(framed)
+        self._end_position = position
+        self._buffered = []  # every entry held is in the new segment's bytes
         self.path = self.dir / segment_file_name(self._start)
-        self._file.close()
-        self._rewrite_segment()
-        if old_segment != self.path:
-            old_segment.unlink(missing_ok=True)
-        if old_snapshot is not None and old_snapshot[0] != snapshot_id:
-            (self.dir / snapshot_file_name(old_snapshot[0])).unlink(missing_ok=True)
-        fsync_dir(self.dir)
-        self._file = open(self.path, "r+b")  # noqa: SIM115 - owned until close()
-        self._file.seek(0, os.SEEK_END)
-        self._flushed = self._durable_cap = self.end_offset()
+        self._rewrites.append(
+            SegmentRewrite(
+                directory=self.dir,
+                snapshot_path=self.dir / snapshot_file_name(snapshot_id),
+                snapshot_bytes=frame(data),
+                segment_path=self.path,
+                segment_bytes=b"".join(frames),
+                old_segment=newest_segment,
+                old_snapshot=None if old_snapshot is None else self.dir / snapshot_file_name(old_snapshot[0]),
+                durable_end=self.end_offset(),
+            )
+        )
         logger.info(
             "Metadata log %s now starts at offset %d after snapshot %s", self.dir, self._start, snapshot_id
         )
+        if not self._defer_rewrites:
+            self._run_rewrites_here()
+
+    def take_rewrite(self) -> SegmentRewrite | None:
+        """The next planned snapshot file work for the driver to run (``SegmentRewrite.run``, on a
+        worker thread) and then hand to ``complete_rewrite``; None when there is none or one is
+        running.  Rewrites run one at a time, in the order planned."""
+        if not self._rewrites or self._rewrites[0].started:
+            return None
+        self._rewrites[0].started = True
+        return self._rewrites[0]
+
+    @property
+    def rewrite_pending(self) -> bool:
+        """True while a snapshot's file work is planned or running."""
+        return bool(self._rewrites)
+
+    def complete_rewrite(self, rewrite: SegmentRewrite, segment: BinaryIO) -> None:
+        """Switch to ``rewrite``'s new segment (``segment``, what its ``run`` returned): unless a
+        newer rewrite follows, cut it where the log was truncated meanwhile and write the frames
+        appended meanwhile (not yet durable).  The entries it holds fsynced become durable.
+
+        Raises:
+            ValueError: ``rewrite`` is not the running one.
+            OSError: the cut or the write failed.
+        """
+        if not self._rewrites or self._rewrites[0] is not rewrite:
+            raise ValueError("not the running snapshot rewrite")
+        self._rewrites.pop(0)
+        self._file.close()
+        self._file = segment
+        if not self._rewrites:
+            if rewrite.truncate_at is not None:
+                segment.truncate(rewrite.truncate_at)
+                segment.seek(rewrite.truncate_at)
+                os.fsync(segment.fileno())
+            segment.write(b"".join(self._buffered))
+            self._buffered = []
+        self._flushed = max(self._flushed, min(rewrite.durable_end, self.end_offset()))
+
+    def _run_rewrites_here(self) -> None:
+        """Do the planned file work on this thread (none may be running elsewhere).
+
+        Raises:
+            RuntimeError: a driver is running a rewrite.
+            OSError: a file could not be written.
+        """
+        while self._rewrites:
+            rewrite = self.take_rewrite()
+            if rewrite is None:
+                raise RuntimeError(f"metadata log {self.dir}: a snapshot rewrite is running elsewhere")
+            self.complete_rewrite(rewrite, rewrite.run())
 
     def close(self) -> None:
         """Flush and close the file (idempotent)."""

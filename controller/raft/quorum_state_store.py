@@ -169,3 +169,47 @@ class FileQuorumStateStore:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+class DeferredQuorumStateStore:
+    """A ``FileQuorumStateStore`` whose writes the driver makes durable off its event loop.
+
+    ``write`` keeps the state at once (what ``read`` answers) and counts a version; the driver
+    takes ``staged``, runs ``store.write`` on a worker thread and then ``mark_durable``, and sends
+    nothing the core produced after a write until that write is durable, so a vote is granted
+    (and an epoch acted on) only once it would survive a crash, as Kafka's ``QuorumState``
+    writes the quorum-state file before it answers.
+
+    Args:
+        store: the file store (its ``read`` gives the starting state).
+
+    Raises:
+        ValueError: the file is not a quorum-state file.
+    """
+
+    def __init__(self, store: FileQuorumStateStore) -> None:
+        self.store = store
+        self._state = store.read()
+        self.version = 0  # writes so far
+        self.durable_version = 0  # the newest write known durable
+
+    def read(self) -> ElectionState:
+        return self._state
+
+    def write(self, state: ElectionState) -> None:
+        """Keep ``state``; it is durable once the driver's ``store.write`` of it returns."""
+        self._state = state
+        self.version += 1
+
+    @property
+    def pending(self) -> bool:
+        """True while the newest state written is not yet durable."""
+        return self.durable_version < self.version
+
+    def staged(self) -> tuple[int, ElectionState]:
+        """The newest state written and its version (for the driver to write durably)."""
+        return self.version, self._state
+
+    def mark_durable(self, version: int) -> None:
+        """The state of ``version`` (and every older one) is durable."""
+        self.durable_version = max(self.durable_version, version)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import random
 import time
@@ -33,11 +34,12 @@ from kafkette.controller.raft import raft_messages as core
 from kafkette.controller.raft.file_replicated_log import FileReplicatedLog, fsync_and_close
 from kafkette.controller.raft.kafka_raft_client import KafkaRaftClient, LeaderChange
 from kafkette.controller.raft.leader_state import LeaderState
-from kafkette.controller.raft.quorum_state_store import FileQuorumStateStore
+from kafkette.controller.raft.quorum_state_store import DeferredQuorumStateStore, FileQuorumStateStore
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.controller.raft.raft_wire import RaftWire
 from kafkette.controller.raft.record_serde import RecordSerde
 from kafkette.controller.raft.replicated_log import LogEntry, OffsetAndEpoch
+from kafkette.controller.raft.segment_rewrite import SegmentRewrite
 from kafkette.protocol.errors import (
     Errors,
     KafkaConnectionError,
@@ -81,6 +83,9 @@ class RaftManager:
         on_change: called (no arguments) after anything that may have changed the role, the
             leader or the high watermark (Kafka's ``RaftClient.Listener.handleLeaderChange``,
             widened); it must not block.
+        on_fatal: called with the error when the metadata log or the quorum state cannot be
+            written, or the poll loop crashed: the replica cannot go on (Kafka's raft fault
+            handler, which stops the process).
         rng: randomness for election timeouts.
         clock_ms: monotonic clock (ms).
     """
@@ -98,6 +103,7 @@ class RaftManager:
         on_snapshot: Callable[[bytes], None] | None = None,
         on_inconsistent: Callable[[int, int, tuple[int, ...] | None], None] | None = None,
         on_change: Callable[[], None] | None = None,
+        on_fatal: Callable[[BaseException], None] | None = None,
         rng: random.Random | None = None,
         clock_ms: Callable[[], int] = _monotonic_ms,
     ) -> None:
@@ -113,10 +119,15 @@ class RaftManager:
         self._on_snapshot = on_snapshot
         self._on_inconsistent = on_inconsistent
         self._on_change = on_change
+        self._on_fatal = on_fatal
         self._rng = rng or random.Random()
         self._clock_ms = clock_ms
         self.client: KafkaRaftClient | None = None
         self._log: FileReplicatedLog | None = None
+        self._store: DeferredQuorumStateStore | None = None
+        self._persist_lock = asyncio.Lock()
+        # the snapshot file work running on a worker thread (stop waits for it)
+        self._rewrite_work: tuple[SegmentRewrite, asyncio.Future[Any]] | None = None
         self._delivered = 0
         self._commit_waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._connections: dict[int, BrokerConnection] = {}
@@ -141,7 +152,14 @@ class RaftManager:
         """
         loop = asyncio.get_running_loop()
         self._log = await loop.run_in_executor(
-            None, FileReplicatedLog, self.directory, self._wire.encode_payload, self._wire.decode_payload
+            None,
+            functools.partial(
+                FileReplicatedLog,
+                self.directory,
+                self._wire.encode_payload,
+                self._wire.decode_payload,
+                defer_rewrites=True,
+            ),
         )
         store = FileQuorumStateStore(self.directory, self.voters)
         stored = store.stored_voters()
@@ -152,19 +170,29 @@ class RaftManager:
                 f"differ from the voters {stored} that {store.path} was written with (a static quorum's "
                 f"voters cannot change)"
             )
+        self._store = DeferredQuorumStateStore(store)
         self.client = KafkaRaftClient(
-            self.node_id, frozenset(self.voters), self._log, store, self.config, self._rng, self._clock_ms()
+            self.node_id,
+            frozenset(self.voters),
+            self._log,
+            self._store,
+            self.config,
+            self._rng,
+            self._clock_ms(),
         )
         logger.info(
             "%s Started in epoch %d with %d entries", self._prefix, self.client.epoch, self._log.end_offset()
         )
-        self._tasks.start(self._run, f"raft-manager-{self.node_id}", log_prefix=self._prefix)
+        self._tasks.start(
+            self._run, f"raft-manager-{self.node_id}", on_failure=self._on_fatal, log_prefix=self._prefix
+        )
 
     async def stop(self) -> None:
         """Stop polling, release held fetches, drop outbound requests, fail commit waiters, close
         connections and the log."""
         self._progress.set()
         await self._tasks.stop(STOP_TIMEOUT_S)
+        await self._finish_rewrite()
         for _, waiter in self._commit_waiters:
             if not waiter.done():
                 waiter.set_exception(NotLeaderOrFollowerError(f"{self._prefix} stopped"))
@@ -173,7 +201,24 @@ class RaftManager:
             await connection.close()
         self._connections.clear()
         if self._log is not None:
-            self._log.close()
+            try:
+                await asyncio.to_thread(self._log.close)  # any planned snapshot file work, the last fsync
+            except (OSError, RuntimeError) as exc:
+                logger.error("%s Could not close the metadata log: %r", self._prefix, exc)
+
+    async def _finish_rewrite(self) -> None:
+        """Wait for snapshot file work left running by the stopped poll loop, and switch to its
+        segment, so the log closes on the files it describes."""
+        if self._rewrite_work is None or self._log is None:
+            return
+        rewrite, work = self._rewrite_work
+        self._rewrite_work = None
+        try:
+            segment = await asyncio.wait_for(asyncio.shield(work), STOP_TIMEOUT_S)
+        except (OSError, TimeoutError) as exc:
+            logger.error("%s Snapshot file work did not finish: %r", self._prefix, exc)
+            return
+        self._log.complete_rewrite(rewrite, segment)
 
     # ------------------------------------------------------------------ queries
 
@@ -213,18 +258,23 @@ class RaftManager:
 
     def create_snapshot(self, end_offset: int, data: bytes) -> OffsetAndEpoch:
         """Store ``data``, the state after applying every entry below ``end_offset``, as a
-        snapshot and drop those entries from the log (KIP-630).
+        snapshot and drop those entries from the log (KIP-630).  The log moves at once; the poll
+        loop writes the files on a worker thread (a failure there is fatal, ``on_fatal``).
+
+        Returns:
+            The snapshot id (end offset, epoch of the entry before it).
 
         Raises:
             ValueError: ``end_offset`` is beyond what was delivered or not above the log start offset.
-            OSError: the snapshot could not be written.
         """
         if end_offset > self._delivered:
             raise ValueError(
                 f"{self._prefix} snapshot end offset {end_offset} is beyond the delivered offset "
                 f"{self._delivered}"
             )
-        return self._core().create_snapshot(end_offset, data)
+        snapshot_id = self._core().create_snapshot(end_offset, data)
+        self._wake.set()  # the poll loop writes its files, off the event loop
+        return snapshot_id
 
     @property
     def committed_start_offset(self) -> int:
@@ -307,7 +357,7 @@ class RaftManager:
                 f"{self._prefix} a quorum request of cluster {theirs!r} reached cluster {self.cluster_id!r}"
             )
         source, message = self._wire.from_wire(request)
-        reply = self._answer(source, message)
+        reply = await self._answer(source, message)
         if isinstance(reply, core.FetchResponse) and self._may_hold(source, reply):
             # Kafka's delayed fetch: an empty answer waits (up to FETCH_MAX_WAIT_MS) for new
             # entries or a higher high watermark, so a commit needs no polling follower
@@ -316,14 +366,15 @@ class RaftManager:
                 await asyncio.wait_for(progress.wait(), self._fetch_max_wait_ms / 1000)
             except TimeoutError:
                 pass
-            reply = self._answer(source, message)
+            reply = await self._answer(source, message)
         if isinstance(reply, core.FetchResponse):
             self._high_watermark_sent[source] = reply.high_watermark
         return self._wire.to_wire(reply, self.cluster_id)
 
-    def _answer(self, source: int, message: Any) -> Any:
+    async def _answer(self, source: int, message: Any) -> Any:
         outs = self._core().handle(source, message, self._clock_ms())
         self._after_change()
+        await self._persist_election_state()
         for out in outs:
             if out.destination != source:
                 self._send(out)
@@ -354,11 +405,15 @@ class RaftManager:
             # to flush (no await between the last check and the poll), so the loop keeps answering
             # fetches and votes while the disk syncs
             await self._flush()
-            for out in client.poll(self._clock_ms()):
-                self._send(out)
+            outs = client.poll(self._clock_ms())
             self._after_change()
-            if client.log.flushed_offset() < client.log.end_offset():
-                continue  # appended during the poll (a new leader's LeaderChange): flush now
+            await self._persist_election_state()
+            for out in outs:
+                self._send(out)
+            if client.log.flushed_offset() < client.log.end_offset() or client.log.rewrite_pending:
+                # appended during the poll (a new leader's LeaderChange), or a snapshot taken on
+                # the commits it delivered: write them now
+                continue
             delay_ms = max(
                 1, min(client.next_deadline_ms() - self._clock_ms(), self.config.request_timeout_ms)
             )
@@ -369,12 +424,25 @@ class RaftManager:
                 pass
 
     async def _flush(self) -> None:
-        """Make every appended entry durable, its fsync on a worker thread; entries appended
-        meanwhile (a follower's fetched entries) are flushed by the next round.  A leader counts
-        its own entries toward the high watermark only once flushed (in the next poll), so an
-        entry is acknowledged only after its fsync."""
+        """Make the quorum state and every appended entry durable, and write the snapshots taken,
+        their fsyncs on worker threads; entries appended meanwhile (a follower's fetched entries)
+        are flushed by the next round.  A leader counts its own entries toward the high watermark
+        only once flushed (in the next poll), so an entry is acknowledged only after its fsync;
+        the quorum state goes first, so no entry of an epoch is durable before the epoch is.
+
+        Raises:
+            OSError: a file could not be written (``on_fatal`` is told first).
+        """
         assert self._log is not None
-        while (ticket := self._log.begin_flush()) is not None:
+        await self._persist_election_state()
+        while True:
+            rewrite = self._log.take_rewrite()
+            if rewrite is not None:
+                await self._run_rewrite(rewrite)
+                continue
+            ticket = self._log.begin_flush()
+            if ticket is None:
+                return
             started = time.monotonic()
             await asyncio.to_thread(fsync_and_close, ticket.fd)
             self._log.complete_flush(ticket)
@@ -386,6 +454,58 @@ class RaftManager:
                     ticket.end_offset,
                     elapsed_ms,
                 )
+
+    async def _run_rewrite(self, rewrite: SegmentRewrite) -> None:
+        """Run a snapshot's file work on a worker thread, then switch the log to its segment.
+
+        Raises:
+            OSError: a file could not be written (``on_fatal`` is told first).
+        """
+        assert self._log is not None
+        started = time.monotonic()
+        work = asyncio.get_running_loop().run_in_executor(None, rewrite.run)
+        self._rewrite_work = (rewrite, work)
+        try:
+            segment = await asyncio.shield(work)
+        except OSError as exc:
+            self._rewrite_work = None
+            self._fail(f"Could not write snapshot file {rewrite.snapshot_path.name}", exc)
+            raise
+        self._rewrite_work = None
+        self._log.complete_rewrite(rewrite, segment)
+        logger.info(
+            "%s Wrote snapshot file %s in %d ms",
+            self._prefix,
+            rewrite.snapshot_path.name,
+            (time.monotonic() - started) * 1000,
+        )
+
+    async def _persist_election_state(self) -> None:
+        """Make the quorum state the core last wrote durable (``quorum-state``, on a worker
+        thread) before anything the core produced since is sent; one write at a time, each the
+        newest state.
+
+        Raises:
+            OSError: the file could not be written (``on_fatal`` is told first).
+        """
+        store = self._store
+        if store is None or not store.pending:
+            return
+        target = store.version
+        async with self._persist_lock:
+            while store.durable_version < target:
+                version, state = store.staged()
+                try:
+                    await asyncio.to_thread(store.store.write, state)
+                except OSError as exc:
+                    self._fail(f"Could not write {store.store.path}", exc)
+                    raise
+                store.mark_durable(version)
+
+    def _fail(self, what: str, exc: BaseException) -> None:
+        logger.error("%s %s: %r", self._prefix, what, exc)
+        if self._on_fatal is not None:
+            self._on_fatal(exc)
 
     def _after_change(self) -> None:
         """Deliver newly committed entries and complete the waits they satisfy."""
@@ -483,7 +603,12 @@ class RaftManager:
             if self._on_inconsistent is not None:
                 self._on_inconsistent(out.destination, Errors.INCONSISTENT_VOTER_SET, their_voters)
             return
-        for follow_up in self._core().handle(source, message, self._clock_ms()):
-            self._send(follow_up)
+        follow_ups = self._core().handle(source, message, self._clock_ms())
         self._after_change()
+        try:
+            await self._persist_election_state()
+        except OSError:
+            return  # fatal: told by _persist_election_state
+        for follow_up in follow_ups:
+            self._send(follow_up)
         self._wake.set()
