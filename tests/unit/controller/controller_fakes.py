@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import uuid
 from typing import Any
 
@@ -13,6 +14,8 @@ from kafkette.broker.server import controller_config
 from kafkette.controller.controller import KafkaController
 from kafkette.controller.controller_channel_manager import mark_retrieved
 from kafkette.controller.controller_config import ControllerConfig
+from kafkette.controller.quorum_controller import QuorumController
+from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.protocol.api_keys import API_REGISTRY
 from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
@@ -218,3 +221,25 @@ async def register_live_brokers(controller: KafkaController, *broker_ids: int) -
         beat = await controller.broker_heartbeat(heartbeat(broker_id, response.broker_epoch))
         assert beat.error_code == 0 and not beat.is_fenced, beat
     return epochs
+
+
+async def active_single_voter(tmp_path: Any, raft_config: RaftConfig | None = None) -> QuorumController:
+    """A started QuorumController, the only voter (node 1), once it is the active controller.
+
+    Raises:
+        AssertionError: it did not become active within 5 s (it is stopped first).
+    """
+    node = QuorumController(
+        make_config(),
+        voters={1: ("127.0.0.1", 9001)},
+        metadata_log_dir=str(tmp_path),
+        raft_config=raft_config,
+        rng=random.Random(3),
+    )
+    await node.start()
+    for _ in range(500):
+        if node.is_active:
+            return node
+        await asyncio.sleep(0.01)
+    await node.stop()
+    raise AssertionError("a single voter did not become the active controller within 5 s")

@@ -5,11 +5,8 @@ snapshot every configured number of bytes, and a restart that loads it and then 
 
 from __future__ import annotations
 
-import asyncio
-import random
-
 import pytest
-from controller_fakes import make_config, register_live_brokers, registration
+from controller_fakes import active_single_voter, make_config, register_live_brokers, registration
 
 from kafkette.common.config_def import ConfigError
 from kafkette.controller.quorum_controller import QuorumController
@@ -33,25 +30,8 @@ def _describe(topic: str = "__cluster_metadata", partition: int = 0) -> Describe
     )
 
 
-async def _active(tmp_path, raft_config: RaftConfig | None = None) -> QuorumController:
-    node = QuorumController(
-        make_config(),
-        voters={1: ("127.0.0.1", 9001)},
-        metadata_log_dir=str(tmp_path),
-        raft_config=raft_config,
-        rng=random.Random(3),
-    )
-    await node.start()
-    for _ in range(500):
-        if node.is_active:
-            return node
-        await asyncio.sleep(0.01)
-    await node.stop()
-    raise AssertionError("a single voter did not become the active controller within 5 s")
-
-
 async def test_a_single_voter_becomes_the_active_controller_in_its_raft_epoch(tmp_path):
-    node = await _active(tmp_path)
+    node = await active_single_voter(tmp_path)
     try:
         assert node.leader_id() == 1
         assert node.controller_epoch == node.raft.epoch >= 1
@@ -69,7 +49,7 @@ async def test_a_single_voter_becomes_the_active_controller_in_its_raft_epoch(tm
 async def test_describe_quorum_names_each_static_voter_with_its_controller_listener_and_no_directory(
     tmp_path,
 ):
-    node = await _active(tmp_path)
+    node = await active_single_voter(tmp_path)
     try:
         answer = await node.describe_quorum(_describe())
         assert [(n.node_id, [(x.name, x.host, x.port) for x in n.listeners]) for n in answer.nodes] == [
@@ -90,13 +70,13 @@ async def test_describe_quorum_names_each_static_voter_with_its_controller_liste
 
 
 async def test_a_restarted_voter_replays_the_committed_records_and_takes_a_higher_epoch(tmp_path):
-    node = await _active(tmp_path)
+    node = await active_single_voter(tmp_path)
     response = await node.controller.register_broker(registration(7))
     assert response.error_code == Errors.NONE
     first_epoch = node.controller_epoch
     await node.stop()
 
-    again = await _active(tmp_path)
+    again = await active_single_voter(tmp_path)
     try:
         assert again.controller_epoch == again.raft.epoch > first_epoch
         controller = again.active_controller
@@ -126,7 +106,7 @@ async def test_requests_before_activation_and_after_stop_answer_not_controller(t
 
 async def test_snapshots_every_configured_bytes_and_a_restart_loads_the_snapshot_then_the_log(tmp_path):
     small = RaftConfig(metadata_log_max_record_bytes_between_snapshots=400)
-    node = await _active(tmp_path, small)
+    node = await active_single_voter(tmp_path, small)
     try:
         await register_live_brokers(node.controller, 1, 2)
         for n in range(12):
@@ -146,7 +126,7 @@ async def test_snapshots_every_configured_bytes_and_a_restart_loads_the_snapshot
     assert len(list(directory.glob("*.checkpoint"))) == 1
     assert not (directory / "00000000000000000000.log").exists()
 
-    again = await _active(tmp_path, small)
+    again = await active_single_voter(tmp_path, small)
     try:
         controller = again.active_controller
         assert controller is not None
@@ -158,7 +138,7 @@ async def test_snapshots_every_configured_bytes_and_a_restart_loads_the_snapshot
 
 
 async def test_a_voter_restarted_with_another_voter_list_refuses_to_start_naming_the_property(tmp_path):
-    node = await _active(tmp_path)
+    node = await active_single_voter(tmp_path)
     await node.stop()
     changed = QuorumController(
         make_config(), voters={1: ("127.0.0.1", 9001), 2: ("127.0.0.1", 9002)}, metadata_log_dir=str(tmp_path)
@@ -167,5 +147,5 @@ async def test_a_voter_restarted_with_another_voter_list_refuses_to_start_naming
         ConfigError, match=r"controller.quorum.voters: voters \[1, 2\] differ from the voters \[1\]"
     ):
         await changed.start()
-    again = await _active(tmp_path)  # nothing was changed by the refusal
+    again = await active_single_voter(tmp_path)  # nothing was changed by the refusal
     await again.stop()

@@ -5,16 +5,14 @@ loads them."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import threading
 
 import pytest
-from controller_fakes import make_config, register_live_brokers
+from controller_fakes import active_single_voter, register_live_brokers
 
 from kafkette.controller.metadata_record_serde import METADATA_RECORD_SERDE
-from kafkette.controller.quorum_controller import QuorumController
 from kafkette.controller.raft.quorum_state_store import FileQuorumStateStore
 from kafkette.controller.raft.raft_config import RaftConfig
 from kafkette.controller.raft.raft_manager import RaftManager
@@ -71,23 +69,7 @@ async def test_snapshot_files_are_written_off_the_event_loop_and_a_restart_loads
     threads = _recording_threads(monkeypatch, SegmentRewrite, "run")
     small = RaftConfig(metadata_log_max_record_bytes_between_snapshots=400)
 
-    async def active() -> QuorumController:
-        node = QuorumController(
-            make_config(),
-            voters={1: ("127.0.0.1", 9001)},
-            metadata_log_dir=str(tmp_path),
-            raft_config=small,
-            rng=random.Random(3),
-        )
-        await node.start()
-        for _ in range(500):
-            if node.is_active:
-                return node
-            await asyncio.sleep(0.01)
-        await node.stop()
-        raise AssertionError("a single voter did not become the active controller within 5 s")
-
-    node = await active()
+    node = await active_single_voter(tmp_path, small)
     try:
         await register_live_brokers(node.controller, 1, 2)
         for n in range(8):
@@ -107,7 +89,7 @@ async def test_snapshot_files_are_written_off_the_event_loop_and_a_restart_loads
     [segment] = directory.glob("*.log")
     assert int(segment.name[:20]) == int(checkpoint.name[:20]), "the segment starts where the snapshot ends"
 
-    again = await active()
+    again = await active_single_voter(tmp_path, small)
     try:
         assert set(again.image.topics) == {f"t-{n}" for n in range(8)}
     finally:
