@@ -6,7 +6,8 @@ comparison.  Each pair is one JSON line: target, scenario, seq (its position in 
 connection: ``<scenario it was opened in>#<how many that scenario opened before>``, the same on
 both clusters since scenarios open their connections in program order), api_key, api_version, request (base64
 of the request body, header excluded) and response (base64 of the response frame without its 4-byte length,
-response header included).
+response header included).  ``recording_proxy`` keeps the connections of a real client (librdkafka)
+in the same format.
 """
 
 from __future__ import annotations
