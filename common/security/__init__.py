@@ -1,0 +1,1 @@
+"""Kafka's security model: authentication (SASL, TLS principals) and authorization."""
