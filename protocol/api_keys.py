@@ -99,6 +99,12 @@ from kafkette.protocol.apis.raft import (
     VoteRequest,
     VoteResponse,
 )
+from kafkette.protocol.apis.sasl import (
+    SaslAuthenticateRequest,
+    SaslAuthenticateResponse,
+    SaslHandshakeRequest,
+    SaslHandshakeResponse,
+)
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest, StopReplicaResponse
 from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
 from kafkette.protocol.kafka_messages.cluster import DescribeClusterRequest, DescribeClusterResponse
@@ -127,6 +133,7 @@ class ApiKey(IntEnum):
     SYNC_GROUP = 14
     DESCRIBE_GROUPS = 15
     LIST_GROUPS = 16
+    SASL_HANDSHAKE = 17
     API_VERSIONS = 18
     CREATE_TOPICS = 19
     DELETE_TOPICS = 20
@@ -136,6 +143,7 @@ class ApiKey(IntEnum):
     ALTER_CONFIGS = 33
     DESCRIBE_CONFIGS = 32
     DESCRIBE_LOG_DIRS = 35
+    SASL_AUTHENTICATE = 36
     CREATE_PARTITIONS = 37
     DELETE_GROUPS = 42
     ELECT_LEADERS = 43
@@ -278,6 +286,16 @@ APIS: tuple[ApiSpec, ...] = (
         ApiKey.DESCRIBE_GROUPS, "DescribeGroups", DescribeGroupsRequest, DescribeGroupsResponse, 0, 6, 5, BOTH
     ),
     ApiSpec(ApiKey.LIST_GROUPS, "ListGroups", ListGroupsRequest, ListGroupsResponse, 0, 5, 3, BOTH),
+    ApiSpec(
+        ApiKey.SASL_HANDSHAKE,
+        "SaslHandshake",
+        SaslHandshakeRequest,
+        SaslHandshakeResponse,
+        0,
+        1,
+        _NEVER_FLEXIBLE,
+        BOTH,
+    ),
     ApiSpec(ApiKey.API_VERSIONS, "ApiVersions", ApiVersionsRequest, ApiVersionsResponse, 0, 4, 3, BOTH),
     ApiSpec(ApiKey.CREATE_TOPICS, "CreateTopics", CreateTopicsRequest, CreateTopicsResponse, 2, 7, 5, BOTH),
     ApiSpec(ApiKey.DELETE_TOPICS, "DeleteTopics", DeleteTopicsRequest, DeleteTopicsResponse, 1, 6, 4, BOTH),
@@ -324,6 +342,16 @@ APIS: tuple[ApiSpec, ...] = (
         DescribeLogDirsResponse,
         1,
         5,
+        2,
+        BOTH,
+    ),
+    ApiSpec(
+        ApiKey.SASL_AUTHENTICATE,
+        "SaslAuthenticate",
+        SaslAuthenticateRequest,
+        SaslAuthenticateResponse,
+        0,
+        2,
         2,
         BOTH,
     ),

@@ -49,6 +49,8 @@ class Errors(IntEnum):
     INVALID_COMMIT_OFFSET_SIZE = 28
     COORDINATOR_NOT_AVAILABLE = 15
     INVALID_TIMESTAMP = 32
+    UNSUPPORTED_SASL_MECHANISM = 33
+    ILLEGAL_SASL_STATE = 34
     UNSUPPORTED_VERSION = 35
     TOPIC_ALREADY_EXISTS = 36
     INVALID_PARTITIONS = 37
@@ -63,6 +65,7 @@ class Errors(IntEnum):
     INVALID_PRODUCER_EPOCH = 47
     TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
     KAFKA_STORAGE_ERROR = 56
+    SASL_AUTHENTICATION_FAILED = 58
     UNKNOWN_PRODUCER_ID = 59
     FETCH_SESSION_ID_NOT_FOUND = 70
     INVALID_FETCH_SESSION_EPOCH = 71
@@ -362,6 +365,13 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     Errors.MISMATCHED_ENDPOINT_TYPE: (False, False, "The request was sent to an endpoint of the wrong type."),
     Errors.UNSUPPORTED_ENDPOINT_TYPE: (False, False, "This endpoint type is not supported yet."),
     Errors.INVALID_REGULAR_EXPRESSION: (False, False, "The regular expression is not valid."),
+    Errors.UNSUPPORTED_SASL_MECHANISM: (
+        False,
+        False,
+        "The broker does not support the requested SASL mechanism.",
+    ),
+    Errors.ILLEGAL_SASL_STATE: (False, False, "Request is not valid given the current SASL state."),
+    Errors.SASL_AUTHENTICATION_FAILED: (False, False, "SASL Authentication failed."),
 }
 
 
@@ -578,6 +588,12 @@ if TYPE_CHECKING:
     class UnsupportedEndpointTypeError(KafkaError): ...
 
     class InvalidRegularExpressionError(KafkaError): ...
+
+    class UnsupportedSaslMechanismError(KafkaError): ...
+
+    class IllegalSaslStateError(KafkaError): ...
+
+    class SaslAuthenticationFailedError(KafkaError): ...
 
 
 _BY_CODE: dict[int, type[KafkaError]] = {}

@@ -185,7 +185,10 @@ class KafkaReply:
         out.error_code = int(code)  # type: ignore[attr-defined]
         if self.api.key in DEFAULT_MESSAGE_TOP_LEVEL_APIS:
             message = default_message(code)
-        if message is not None and any(f.name == "error_message" for f, _ in fields):
+        # an API whose getErrorResponse writes ApiError.message() writes null when it is null
+        if any(f.name == "error_message" for f, _ in fields) and (
+            message is not None or self.api.key in EXCEPTION_MESSAGE_APIS
+        ):
             out.error_message = message  # type: ignore[attr-defined]
         return out
 

@@ -586,6 +586,7 @@ EXCEPTION_MESSAGE_APIS: frozenset[int] = frozenset(
         ApiKey.ALTER_CONFIGS,
         ApiKey.INCREMENTAL_ALTER_CONFIGS,
         ApiKey.DESCRIBE_CLUSTER,
+        ApiKey.SASL_AUTHENTICATE,
     }
 )
 """The APIs whose ``getErrorResponse`` writes the failure's message (``ApiError.fromThrowable(e).message()``:

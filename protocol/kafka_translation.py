@@ -452,6 +452,8 @@ TRANSLATIONS: dict[int, Translation] = {
         ApiKey.INCREMENTAL_ALTER_CONFIGS, _alter_configs_request, _alter_configs_response
     ),
     int(ApiKey.OFFSET_DELETE): _translation(ApiKey.OFFSET_DELETE),
+    int(ApiKey.SASL_HANDSHAKE): _translation(ApiKey.SASL_HANDSHAKE),
+    int(ApiKey.SASL_AUTHENTICATE): _translation(ApiKey.SASL_AUTHENTICATE),
     ApiKey.DESCRIBE_CLUSTER: Translation(
         ApiKey.METADATA, _describe_cluster_request, _describe_cluster_response
     ),

@@ -156,6 +156,9 @@ KAFKA_DEFAULT_MESSAGES: dict[Errors, str] = {
     Errors.MISMATCHED_ENDPOINT_TYPE: "The request was sent to an endpoint of the wrong type.",
     Errors.UNSUPPORTED_ENDPOINT_TYPE: "This endpoint type is not supported yet.",
     Errors.INVALID_REGULAR_EXPRESSION: "The regular expression is not valid.",
+    Errors.UNSUPPORTED_SASL_MECHANISM: "The broker does not support the requested SASL mechanism.",
+    Errors.ILLEGAL_SASL_STATE: "Request is not valid given the current SASL state.",
+    Errors.SASL_AUTHENTICATION_FAILED: "SASL Authentication failed.",
 }
 
 

@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from kafka.protocol import admin, consumer, metadata, producer
+from kafka.protocol import admin, consumer, metadata, producer, sasl
 from kafka.protocol.api_message import ApiMessage
 from kafka.protocol.schemas.fields.codecs import BitField
 
@@ -52,7 +52,7 @@ EXAMPLES = settings(
 )
 
 THEIR_CLASSES: dict[str, type[ApiMessage]] = {
-    name: getattr(module, name) for module in (admin, consumer, metadata, producer) for name in module.__all__
+    name: getattr(module, name) for module in (admin, consumer, metadata, producer, sasl) for name in module.__all__
 }
 
 ALIASES = {
