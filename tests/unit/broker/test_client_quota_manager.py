@@ -1,0 +1,97 @@
+"""ClientQuotaManager: which quota applies to a (user, client id) pair by Kafka's precedence, which
+pairs share a rate, Kafka's windowed rate, and the throttle time of a client above its quota."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkette.broker.client_quota_manager import (
+    DEFAULT,
+    ClientQuotaManager,
+    QuotaEntity,
+    WindowedRate,
+    sanitize,
+)
+
+
+def test_nothing_is_measured_or_throttled_without_a_quota():
+    m = ClientQuotaManager("producer_byte_rate")
+    assert not m.quotas_enabled
+    assert m.record_and_get_throttle_time_ms("alice", "c1", 10**9, 0) == 0
+
+
+def test_a_client_above_its_quota_is_throttled_until_its_average_is_back_to_the_quota():
+    m = ClientQuotaManager("producer_byte_rate")
+    m.update_quota(QuotaEntity(None, "c1"), 100.0)
+    # at start the rate divides by 10 full windows (quota.window.num - 1 = 10 s)
+    assert m.record_and_get_throttle_time_ms("ANONYMOUS", "c1", 500, 0) == 0  # 50 B/s
+    assert (
+        m.record_and_get_throttle_time_ms("ANONYMOUS", "c1", 1000, 0) == 5000
+    )  # 150 B/s: (150-100)/100*10 s
+    assert m.record_and_get_throttle_time_ms("ANONYMOUS", "c2", 10**6, 0) == 0  # no quota for c2
+    m.update_quota(QuotaEntity(None, DEFAULT), 1000.0)
+    # the default applies to c3; c2's bytes above were counted too (every client is measured once
+    # any quota of the type exists), so c2 is far over the default now
+    assert m.record_and_get_throttle_time_ms("ANONYMOUS", "c3", 20_000, 0) == 10_000  # (2000-1000)/1000*10 s
+    assert m.record_and_get_throttle_time_ms("ANONYMOUS", "c2", 0, 0) == 990_000
+    m.remove_quota(QuotaEntity(None, DEFAULT))
+    m.remove_quota(QuotaEntity(None, "c1"))
+    assert not m.quotas_enabled
+
+
+def test_the_rate_forgets_samples_older_than_the_quota_window():
+    rate = WindowedRate(samples=11, window_ms=1000)
+    rate.record(11_000, 0)
+    assert rate.measure(0) == pytest.approx(1100.0)  # over 10 s
+    assert rate.window_size_ms(5_500) == 10_500  # 5.5 s elapsed + the 5 full windows missing
+    assert rate.measure(11_000) == 0.0  # every sample expired
+    for t in range(0, 22_000, 1000):
+        rate.record(100, 11_000 + t)
+    assert rate.measure(33_000) == pytest.approx(100.0, rel=0.15)
+
+
+@pytest.mark.parametrize(
+    ("quotas", "user", "client", "tags", "limit"),
+    [
+        (
+            {QuotaEntity("alice", "c1"): 1.0, QuotaEntity("alice", None): 2.0},
+            "alice",
+            "c1",
+            ("alice", "c1"),
+            1.0,
+        ),
+        (
+            {QuotaEntity("alice", DEFAULT): 3.0, QuotaEntity(DEFAULT, "c1"): 4.0},
+            "alice",
+            "c1",
+            ("alice", "c1"),
+            3.0,
+        ),
+        ({QuotaEntity("alice", None): 2.0, QuotaEntity(None, "c1"): 5.0}, "alice", "c1", ("alice", ""), 2.0),
+        ({QuotaEntity(DEFAULT, "c1"): 4.0, QuotaEntity(None, "c1"): 5.0}, "bob", "c1", ("bob", "c1"), 4.0),
+        (
+            {QuotaEntity(DEFAULT, DEFAULT): 6.0, QuotaEntity(DEFAULT, None): 7.0},
+            "bob",
+            "c9",
+            ("bob", "c9"),
+            6.0,
+        ),
+        ({QuotaEntity(DEFAULT, None): 7.0, QuotaEntity(None, DEFAULT): 8.0}, "bob", "c9", ("bob", ""), 7.0),
+        ({QuotaEntity("alice", None): 2.0, QuotaEntity(None, DEFAULT): 8.0}, "bob", "c9", ("", "c9"), 8.0),
+        ({QuotaEntity(None, "c1"): 5.0}, "bob", "c1", ("", "c1"), 5.0),
+        ({QuotaEntity("alice", None): 2.0}, "bob", "c1", ("bob", ""), None),
+    ],
+)
+def test_kafkas_precedence_picks_the_quota_and_the_rate_it_is_measured_on(quotas, user, client, tags, limit):
+    m = ClientQuotaManager("consumer_byte_rate")
+    for entity, value in quotas.items():
+        m.update_quota(entity, value)
+    assert m.quota_metric_tags(user, client) == tags
+    assert m.quota_limit(tags) == limit
+
+
+def test_user_names_are_sanitized_as_kafka_does():
+    assert sanitize("User 1*+~é") == "User%201%2A%2B%7E%C3%A9"
+    m = ClientQuotaManager("producer_byte_rate")
+    m.update_quota(QuotaEntity(sanitize("a b"), None), 10.0)
+    assert m.quota_metric_tags("a b", "c") == ("a%20b", "")
