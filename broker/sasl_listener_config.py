@@ -30,6 +30,9 @@ SASL_PROTOCOLS = frozenset({"SASL_PLAINTEXT", "SASL_SSL"})
 PLAIN_LOGIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM_LOGIN_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 OFFERED = (PLAIN, *(m.mechanism_name for m in ScramMechanism))
+KAFKA_DEFAULT_SECURITY_PROTOCOL_MAP = (
+    "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
+)
 
 ScramLookup = Callable[[str, ScramMechanism], ScramCredential | None]
 """(user name, mechanism) -> the user's credential for it, None when it has none."""
@@ -40,6 +43,43 @@ def _listener_value(props: Mapping[str, Any], listener: str, name: str, default:
     if prefixed in props:
         return props[prefixed]
     return props.get(name, default)
+
+
+def listener_security_protocol(props: Mapping[str, Any], listener: str) -> str:
+    """The security protocol ``listener.security.protocol.map`` (Kafka's default map) gives
+    ``listener``; a listener it does not name is PLAINTEXT."""
+    text = props.get("listener.security.protocol.map") or KAFKA_DEFAULT_SECURITY_PROTOCOL_MAP
+    pairs = (item.split(":", 1) for item in str(text).split(",") if ":" in item)
+    return {name.strip().upper(): protocol.strip().upper() for name, protocol in pairs}.get(
+        listener.upper(), "PLAINTEXT"
+    )
+
+
+def sasl_listener_factory(
+    props: Mapping[str, Any], listener: str, scram_credentials: ScramLookup, clock_ms: Callable[[], int]
+) -> Callable[[], SaslServerAuthenticator] | None:
+    """``authenticator_factory`` of a SASL_PLAINTEXT listener, None for a listener without SASL.
+
+    Raises:
+        ConfigError: a SASL_SSL listener (TLS is not offered yet), a SCRAM mechanism (its
+            credentials are not stored yet), or see ``authenticator_factory``.
+    """
+    protocol = listener_security_protocol(props, listener)
+    if protocol == "SASL_SSL":
+        raise ConfigError(
+            f"Invalid value for configuration listener.security.protocol.map: listener {listener} is "
+            f"SASL_SSL; Kafkette's listeners do not offer TLS yet (use SASL_PLAINTEXT)"
+        )
+    if protocol != "SASL_PLAINTEXT":
+        return None
+    scram = [m for m in enabled_mechanisms(props, listener) if m != PLAIN]
+    if scram:
+        raise ConfigError(
+            f"Invalid value for configuration sasl.enabled.mechanisms of listener {listener}: "
+            f"{', '.join(scram)} not offered yet (SCRAM credentials are not kept in the metadata log "
+            f"yet); PLAIN is"
+        )
+    return authenticator_factory(props, listener, scram_credentials, clock_ms)
 
 
 def enabled_mechanisms(props: Mapping[str, Any], listener: str) -> list[str]:

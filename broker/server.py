@@ -21,6 +21,8 @@ import asyncio
 import logging
 import signal
 import sys
+import time
+from typing import Any
 
 from kafkette.broker.alter_partition_manager import AlterPartitionManager
 from kafkette.broker.apis.apis_context import ApisContext
@@ -40,6 +42,7 @@ from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
 from kafkette.broker.producer_id_manager import ProducerIdManager
 from kafkette.broker.replica_manager import ReplicaManager
+from kafkette.broker.sasl_listener_config import sasl_listener_factory
 from kafkette.broker.server_logging import configure_logging, kafka_logs_dir
 from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.common.network.socket_server import SocketServer
@@ -240,6 +243,7 @@ class KafkaServer:
             )
         )
         host, port = self.config.listener
+        sasl = self._sasl_listeners()
         self.socket_server = SocketServer(
             host, port, apis.handle, broker_id=self.broker_id, **listener_options(self.config)
         )
@@ -254,6 +258,7 @@ class KafkaServer:
                     apis.handle,
                     broker_id=self.broker_id,
                     codec=KafkaWireCodec(endpoint.name, self._feature_flags),
+                    authenticator_factory=sasl.get(endpoint.name),
                     **listener_options(self.config),
                 )
                 self.kafka_socket_servers.append(server)
@@ -285,6 +290,31 @@ class KafkaServer:
         )
         self.lifecycle_manager.start()
         logger.info("%s Started", self._prefix)
+
+    def _sasl_listeners(self) -> dict[str, Any]:
+        """The per-connection authenticator makers of the Kafka-protocol listeners that are
+        SASL_PLAINTEXT (``listener.security.protocol.map``).
+
+        Raises:
+            ConfigError: a SASL listener the brokers' or the controllers' own connections use
+                (their clients do not authenticate yet), or a bad SASL setting (named).
+        """
+        out = {}
+        for endpoint in self.config.listener_endpoints:
+            factory = sasl_listener_factory(
+                self.config.originals, endpoint.name, lambda user, mechanism: None, _monotonic_ms
+            )
+            if factory is None:
+                continue
+            if endpoint.wire_protocol != "kafka":
+                raise ConfigError(
+                    f"Invalid value for configuration listener.security.protocol.map: listener "
+                    f"{endpoint.name} is SASL_PLAINTEXT, but the brokers' and controllers' own "
+                    f"connections do not authenticate yet; only a Kafka-protocol listener "
+                    f"(listener.wire.protocol.map) may be SASL_PLAINTEXT"
+                )
+            out[endpoint.name] = factory
+        return out
 
     def _socket_servers(self) -> list[SocketServer]:
         """Every listener this node serves: the brokers' and the SDK's, Kafka's, the controller's."""
@@ -437,3 +467,7 @@ def run_broker(config_path: str, log_dir: str | None = None) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _monotonic_ms() -> int:
+    return int(time.monotonic() * 1000)

@@ -55,7 +55,8 @@ class RequestHeader:
     """Request header fields (Kafka's RequestHeader v1), and the listener the request came in on
     (None: a msgpack listener; else its name, such as ``KAFKA``), as Kafka's ``RequestContext``
     carries its ``listenerName``: Metadata and FindCoordinator answer with that listener's
-    addresses."""
+    addresses; and, as ``RequestContext`` does, the client's address and its authenticated
+    principal (``User:ANONYMOUS`` on a connection that did not authenticate)."""
 
     api_key: int
     api_version: int
@@ -63,6 +64,7 @@ class RequestHeader:
     client_id: str | None
     listener_name: str | None = None
     client_address: str = ""  # the client's IP address (Kafka's RequestContext.clientAddress)
+    principal: str = "User:ANONYMOUS"  # who sent it (Kafka's RequestContext.principal, toString form)
 
 
 SPLICE_MIN_BYTES = 4096

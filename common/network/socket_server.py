@@ -26,6 +26,7 @@ per-connection response queues).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import socket
@@ -33,6 +34,7 @@ from collections.abc import Awaitable, Callable
 
 from kafkette.common.network.frame_stream import FrameStream, start_frame_server
 from kafkette.common.network.memory_pool import MemoryPool
+from kafkette.common.security.sasl_server_authenticator import ANONYMOUS, SaslServerAuthenticator
 from kafkette.protocol.api_keys import ApiSpec
 from kafkette.protocol.errors import Errors, KafkaError, api_error_message, error_code_for
 from kafkette.protocol.framing import FrameError, RequestHeader
@@ -85,6 +87,10 @@ class Connection:
             maxsize=server.max_queued_requests
         )
         self._handlers: set[asyncio.Task[Struct | None]] = set()
+        factory = server.authenticator_factory
+        self._authenticator: SaslServerAuthenticator | None = factory() if factory is not None else None
+        self.principal = ANONYMOUS
+        self._closing = False  # the last answer is to be written, then the connection closed
 
     async def run(self) -> None:
         writer_task = asyncio.get_running_loop().create_task(
@@ -144,6 +150,10 @@ class Connection:
                 if not await self._answer_decode_error(exc):
                     return
                 continue
+            if self._authenticator is not None and not await self._authenticate(decoded, len(payload)):
+                if self._closing:
+                    return
+                continue
             if decoded.answer is not None:  # answered by the codec itself (Kafka's ApiVersions)
                 stream.release(len(payload))
                 await self._put_ready(decoded.reply, decoded.answer)
@@ -155,6 +165,42 @@ class Connection:
             self._handlers.add(task)
             task.add_done_callback(lambda done, n=size: self._handled(done, n))
             await self._responses.put((decoded.reply, task))
+
+    async def _authenticate(self, decoded: Decoded, size: int) -> bool:
+        """Put a request through the connection's SASL authentication; True when the broker's
+        handlers (or the codec's own answer) take it, False when it was answered here (or the
+        connection is to be closed: ``_closing``).  Once authenticated, the requests carry the
+        connection's principal."""
+        authenticator = self._authenticator
+        assert authenticator is not None
+        if decoded.header is not None:
+            api_key, api_version = decoded.header.api_key, decoded.header.api_version
+        else:  # answered by the codec (ApiVersions, a refusal): the reply knows its API
+            api = getattr(decoded.reply, "api", None) or getattr(decoded.reply, "spec", None)
+            api_key, api_version = (int(api.key), getattr(decoded.reply, "version", 0)) if api else (-1, 0)
+        outcome = authenticator.intercept(api_key, api_version, decoded.request)
+        if outcome is None:
+            if authenticator.principal != self.principal:
+                self.principal = authenticator.principal
+            if decoded.header is not None and self.principal != ANONYMOUS:
+                decoded.header = dataclasses.replace(decoded.header, principal=self.principal)
+            return True
+        self._stream.release(size)
+        response = outcome.response
+        if response is None and outcome.error_code is not None:
+            response = decoded.reply.error_response(outcome.error_code, outcome.error_message)
+        if response is not None:
+            await self._put_ready(decoded.reply, response)
+        if outcome.close:
+            logger.info(
+                "[SocketServer] Closing connection from %s after a failed SASL authentication (%s)",
+                self.peer,
+                outcome.error_message or getattr(response, "error_message", None) or "refused",
+            )
+            self._closing = True
+        elif authenticator.authenticated:
+            self.principal = authenticator.principal
+        return False
 
     def _handled(self, task: asyncio.Task[Struct | None], size: int) -> None:
         """A request was handled: forget its task and give its bytes back to the memory pool."""
@@ -293,6 +339,9 @@ class SocketServer:
             handled across connections (a ``MemoryPool``; -1 or 0: no bound).
         codec: what the listener speaks (``kafkette.protocol.wire_codec``): Kafkette's msgpack
             protocol by default, or Kafka's binary protocol (``KafkaWireCodec``).
+        authenticator_factory: a SASL listener's (``SASL_PLAINTEXT``): makes each connection's
+            ``SaslServerAuthenticator``; until it completes only ApiVersions, SaslHandshake and
+            SaslAuthenticate are served, then requests carry its principal.  None: no SASL.
     """
 
     def __init__(
@@ -309,9 +358,11 @@ class SocketServer:
         connections_max_idle_ms: int = 600_000,
         queued_max_request_bytes: int = -1,
         codec: WireCodec = MSGPACK_CODEC,
+        authenticator_factory: Callable[[], SaslServerAuthenticator] | None = None,
     ) -> None:
         self.host = host
         self.codec = codec
+        self.authenticator_factory = authenticator_factory
         self.port = port
         self.handler = handler
         self.max_request_bytes = max_request_bytes

@@ -10,6 +10,7 @@ from kafkette.broker.sasl_listener_config import (
     enabled_mechanisms,
     login_module,
     reauth_ms,
+    sasl_listener_factory,
 )
 from kafkette.common.config_def import ConfigError
 from kafkette.common.security.scram_credential import ScramMechanism, make_credential
@@ -94,3 +95,15 @@ def test_each_connection_gets_its_own_authenticator_with_plain_users_and_scram_c
     second.intercept(ApiKey.SASL_HANDSHAKE, 1, SaslHandshakeRequest(mechanism="SCRAM-SHA-256"))
     second.intercept(ApiKey.SASL_AUTHENTICATE, 2, SaslAuthenticateRequest(auth_bytes=b"n,,n=bob,r=abc"))
     assert looked_up == [("bob", ScramMechanism.SCRAM_SHA_256)]
+
+
+def test_the_listener_security_protocol_map_decides_which_listeners_authenticate():
+    props = {**PROPS, "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT"}
+    props["listener.name.sasl_plaintext.sasl.enabled.mechanisms"] = "PLAIN"
+    assert sasl_listener_factory(props, "PLAINTEXT", lambda u, m: None, lambda: 0) is None
+    assert sasl_listener_factory(props, "UNMAPPED", lambda u, m: None, lambda: 0) is None
+    assert sasl_listener_factory(props, "SASL_PLAINTEXT", lambda u, m: None, lambda: 0) is not None
+    with pytest.raises(ConfigError, match="SASL_SSL; Kafkette's listeners do not offer TLS yet"):
+        sasl_listener_factory({}, "SASL_SSL", lambda u, m: None, lambda: 0)
+    with pytest.raises(ConfigError, match="SCRAM-SHA-256 not offered yet"):
+        sasl_listener_factory(PROPS, "SASL_PLAINTEXT", lambda u, m: None, lambda: 0)

@@ -1,0 +1,110 @@
+"""SASL/PLAIN on the Kafka-protocol listener, as a Kafka user configures it
+(``listener.security.protocol.map``, ``listener.name.<l>.sasl.enabled.mechanisms``,
+``listener.name.<l>.plain.sasl.jaas.config``), with confluent-kafka (librdkafka) unchanged: a user of
+the JAAS config produces and consumes; a wrong password and an unknown user are refused with
+Kafka's message; a client that does not authenticate gets nothing; the broker keeps serving
+everyone else."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from kafkette.client import LocalCluster
+
+TIMEOUT_S = 30
+JAAS = (
+    "org.apache.kafka.common.security.plain.PlainLoginModule required "
+    'username="admin" password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";'
+)
+SASL_BROKER_CONFIGS = {
+    "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,KAFKA:SASL_PLAINTEXT",
+    "listener.name.kafka.sasl.enabled.mechanisms": "PLAIN",
+    "listener.name.kafka.plain.sasl.jaas.config": JAAS,
+}
+
+
+@pytest.fixture(scope="module")
+def sasl_cluster(tmp_path_factory: pytest.TempPathFactory):
+    with LocalCluster(
+        num_brokers=3,
+        data_dir=tmp_path_factory.mktemp("sasl-plain"),
+        kafka_protocol=True,
+        broker_configs=SASL_BROKER_CONFIGS,
+    ) as cluster:
+        yield cluster
+
+
+def _conf(cluster: LocalCluster, user: str | None, password: str | None, **extra) -> dict:
+    conf = {"bootstrap.servers": cluster.kafka_bootstrap_servers, **extra}
+    if user is not None:
+        conf.update(
+            {
+                "security.protocol": "SASL_PLAINTEXT",
+                "sasl.mechanism": "PLAIN",
+                "sasl.username": user,
+                "sasl.password": password,
+            }
+        )
+    return conf
+
+
+def test_a_user_of_the_jaas_config_produces_and_consumes(sasl_cluster):
+    admin = AdminClient(_conf(sasl_cluster, "admin", "admin-secret"))
+    admin.create_topics([NewTopic("sasl-events", 2, 3)])["sasl-events"].result(timeout=TIMEOUT_S)
+    producer = Producer(_conf(sasl_cluster, "alice", "alice-secret", acks="all"))
+    errors: list = []
+    for i in range(20):
+        producer.produce(
+            "sasl-events",
+            key=str(i).encode(),
+            value=f"v{i}".encode(),
+            on_delivery=lambda e, m: e and errors.append(e),
+        )
+    assert producer.flush(TIMEOUT_S) == 0 and errors == []
+    consumer = Consumer(
+        _conf(
+            sasl_cluster, "alice", "alice-secret", **{"group.id": "sasl-g", "auto.offset.reset": "earliest"}
+        )
+    )
+    consumer.subscribe(["sasl-events"])
+    values = set()
+    deadline = time.monotonic() + TIMEOUT_S
+    while len(values) < 20 and time.monotonic() < deadline:
+        msg = consumer.poll(1.0)
+        if msg is not None and msg.error() is None:
+            values.add(msg.value())
+    consumer.close()
+    assert values == {f"v{i}".encode() for i in range(20)}
+
+
+def _errors_seen(conf: dict, wait_s: float = 10) -> list[KafkaError]:
+    """The errors librdkafka reports (its ``error_cb``, served by ``poll``) within ``wait_s``."""
+    seen: list[KafkaError] = []
+    producer = Producer({**conf, "error_cb": seen.append})
+    deadline = time.monotonic() + wait_s
+    while not seen and time.monotonic() < deadline:
+        producer.poll(0.2)
+    return seen
+
+
+@pytest.mark.parametrize(("user", "password"), [("alice", "wrong"), ("mallory", "alice-secret")])
+def test_a_wrong_password_or_an_unknown_user_is_refused_with_kafkas_message(sasl_cluster, user, password):
+    seen = _errors_seen(_conf(sasl_cluster, user, password))
+    messages = [e.str() for e in seen]
+    assert any(e.code() == KafkaError._AUTHENTICATION for e in seen), messages
+    assert any("Authentication failed: Invalid username or password" in m for m in messages), messages
+    # the broker keeps serving everyone else
+    good = AdminClient(_conf(sasl_cluster, "admin", "admin-secret"))
+    assert len(good.list_topics(timeout=TIMEOUT_S).brokers) == 3
+
+
+def test_a_client_that_does_not_authenticate_gets_nothing(sasl_cluster):
+    admin = AdminClient(_conf(sasl_cluster, None, None))
+    with pytest.raises(KafkaException):
+        admin.list_topics(timeout=5)
+    good = AdminClient(_conf(sasl_cluster, "admin", "admin-secret"))
+    assert len(good.list_topics(timeout=TIMEOUT_S).brokers) == 3
