@@ -108,3 +108,44 @@ def test_a_client_that_does_not_authenticate_gets_nothing(sasl_cluster):
         admin.list_topics(timeout=5)
     good = AdminClient(_conf(sasl_cluster, "admin", "admin-secret"))
     assert len(good.list_topics(timeout=TIMEOUT_S).brokers) == 3
+
+
+def test_kafka_python_and_aiokafka_log_in_with_plain(sasl_cluster):
+    import asyncio
+
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+    from kafka import KafkaConsumer, KafkaProducer
+    from kafka.errors import KafkaError as KafkaPythonError
+
+    bootstrap = sasl_cluster.kafka_bootstrap_servers.split(",")
+    login = {
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanism": "PLAIN",
+        "sasl_plain_username": "alice",
+        "sasl_plain_password": "alice-secret",
+    }
+    producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", **login)
+    producer.send("sasl-python", b"from-kafka-python").get(timeout=TIMEOUT_S)
+    producer.close()
+
+    async def aio() -> list[bytes]:
+        aio_producer = AIOKafkaProducer(bootstrap_servers=bootstrap, **login)
+        await aio_producer.start()
+        try:
+            await aio_producer.send_and_wait("sasl-python", b"from-aiokafka")
+        finally:
+            await aio_producer.stop()
+        consumer = AIOKafkaConsumer(
+            "sasl-python", bootstrap_servers=bootstrap, auto_offset_reset="earliest", **login
+        )
+        await consumer.start()
+        try:
+            batches = await consumer.getmany(timeout_ms=10_000, max_records=10)
+            return sorted(m.value for msgs in batches.values() for m in msgs)
+        finally:
+            await consumer.stop()
+
+    assert asyncio.run(asyncio.wait_for(aio(), TIMEOUT_S)) == [b"from-aiokafka", b"from-kafka-python"]
+
+    with pytest.raises(KafkaPythonError):
+        KafkaConsumer(bootstrap_servers=bootstrap, **{**login, "sasl_plain_password": "wrong"})
