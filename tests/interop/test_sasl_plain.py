@@ -1,19 +1,24 @@
 """SASL/PLAIN on the Kafka-protocol listener, as a Kafka user configures it
 (``listener.security.protocol.map``, ``listener.name.<l>.sasl.enabled.mechanisms``,
-``listener.name.<l>.plain.sasl.jaas.config``), with confluent-kafka (librdkafka) unchanged: a user of
-the JAAS config produces and consumes; a wrong password and an unknown user are refused with
-Kafka's message; a client that does not authenticate gets nothing; the broker keeps serving
-everyone else."""
+``listener.name.<l>.plain.sasl.jaas.config``), each test run against Apache Kafka 4.3.1 configured
+the same way and against Kafkette, with the clients unchanged: with confluent-kafka (librdkafka) a
+user of the JAAS config produces and consumes, a wrong password and an unknown user are refused with
+Kafka's message, a client that does not authenticate gets nothing, and the broker keeps serving
+everyone else; kafka-python and aiokafka log in too."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 import pytest
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafkette.client import LocalCluster
+from kafkette.client.local_cluster import HOST, free_ports
+from tests.conformance.run import PEER_HEAP_MB
+from tests.peers.kafka_peer import KafkaPeer, start_or_fail
 
 TIMEOUT_S = 30
 JAAS = (
@@ -27,19 +32,42 @@ SASL_BROKER_CONFIGS = {
 }
 
 
-@pytest.fixture(scope="module")
-def sasl_cluster(tmp_path_factory: pytest.TempPathFactory):
-    with LocalCluster(
-        num_brokers=3,
-        data_dir=tmp_path_factory.mktemp("sasl-plain"),
-        kafka_protocol=True,
-        broker_configs=SASL_BROKER_CONFIGS,
-    ) as cluster:
-        yield cluster
+@pytest.fixture(scope="module", params=["kafka", "kafkette"])
+def sasl_bootstrap(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The bootstrap servers of a 3-node cluster's SASL_PLAINTEXT listener, configured alike on
+    Apache Kafka 4.3.1 (a third listener, ``SASL_PLAINTEXT``) and on Kafkette (its Kafka-protocol
+    listener mapped to ``SASL_PLAINTEXT``): every test runs against both."""
+    if request.param == "kafkette":
+        with LocalCluster(
+            num_brokers=3,
+            data_dir=tmp_path_factory.mktemp("sasl-plain-kafkette"),
+            kafka_protocol=True,
+            broker_configs=SASL_BROKER_CONFIGS,
+        ) as cluster:
+            yield cluster.kafka_bootstrap_servers
+        return
+    peer = KafkaPeer(tmp_path_factory.mktemp("sasl-plain-kafka"), nodes=3, heap_mb=PEER_HEAP_MB)
+    sasl_ports = dict(zip(peer.node_ids, free_ports(len(peer.node_ids)), strict=True))
+    for node, port in sasl_ports.items():
+        peer.node_configs[node] = {
+            "listeners": f"PLAINTEXT://{HOST}:{peer.ports[node]},CONTROLLER://{HOST}:{peer.controller_ports[node]},"
+            f"SASL_PLAINTEXT://{HOST}:{port}",
+            "advertised.listeners": f"PLAINTEXT://{HOST}:{peer.ports[node]},SASL_PLAINTEXT://{HOST}:{port}",
+            "listener.security.protocol.map": (
+                "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT"
+            ),
+            "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "PLAIN",
+            "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,
+        }
+    start_or_fail(peer)
+    try:
+        yield ",".join(f"{HOST}:{port}" for port in sasl_ports.values())
+    finally:
+        peer.stop()
 
 
-def _conf(cluster: LocalCluster, user: str | None, password: str | None, **extra) -> dict:
-    conf = {"bootstrap.servers": cluster.kafka_bootstrap_servers, **extra}
+def _conf(bootstrap: str, user: str | None, password: str | None, **extra) -> dict:
+    conf = {"bootstrap.servers": bootstrap, **extra}
     if user is not None:
         conf.update(
             {
@@ -52,10 +80,10 @@ def _conf(cluster: LocalCluster, user: str | None, password: str | None, **extra
     return conf
 
 
-def test_a_user_of_the_jaas_config_produces_and_consumes(sasl_cluster):
-    admin = AdminClient(_conf(sasl_cluster, "admin", "admin-secret"))
+def test_a_user_of_the_jaas_config_produces_and_consumes(sasl_bootstrap):
+    admin = AdminClient(_conf(sasl_bootstrap, "admin", "admin-secret"))
     admin.create_topics([NewTopic("sasl-events", 2, 3)])["sasl-events"].result(timeout=TIMEOUT_S)
-    producer = Producer(_conf(sasl_cluster, "alice", "alice-secret", acks="all"))
+    producer = Producer(_conf(sasl_bootstrap, "alice", "alice-secret", acks="all"))
     errors: list = []
     for i in range(20):
         producer.produce(
@@ -67,7 +95,7 @@ def test_a_user_of_the_jaas_config_produces_and_consumes(sasl_cluster):
     assert producer.flush(TIMEOUT_S) == 0 and errors == []
     consumer = Consumer(
         _conf(
-            sasl_cluster, "alice", "alice-secret", **{"group.id": "sasl-g", "auto.offset.reset": "earliest"}
+            sasl_bootstrap, "alice", "alice-secret", **{"group.id": "sasl-g", "auto.offset.reset": "earliest"}
         )
     )
     consumer.subscribe(["sasl-events"])
@@ -92,32 +120,32 @@ def _errors_seen(conf: dict, wait_s: float = 10) -> list[KafkaError]:
 
 
 @pytest.mark.parametrize(("user", "password"), [("alice", "wrong"), ("mallory", "alice-secret")])
-def test_a_wrong_password_or_an_unknown_user_is_refused_with_kafkas_message(sasl_cluster, user, password):
-    seen = _errors_seen(_conf(sasl_cluster, user, password))
+def test_a_wrong_password_or_an_unknown_user_is_refused_with_kafkas_message(sasl_bootstrap, user, password):
+    seen = _errors_seen(_conf(sasl_bootstrap, user, password))
     messages = [e.str() for e in seen]
     assert any(e.code() == KafkaError._AUTHENTICATION for e in seen), messages
     assert any("Authentication failed: Invalid username or password" in m for m in messages), messages
     # the broker keeps serving everyone else
-    good = AdminClient(_conf(sasl_cluster, "admin", "admin-secret"))
+    good = AdminClient(_conf(sasl_bootstrap, "admin", "admin-secret"))
     assert len(good.list_topics(timeout=TIMEOUT_S).brokers) == 3
 
 
-def test_a_client_that_does_not_authenticate_gets_nothing(sasl_cluster):
-    admin = AdminClient(_conf(sasl_cluster, None, None))
+def test_a_client_that_does_not_authenticate_gets_nothing(sasl_bootstrap):
+    admin = AdminClient(_conf(sasl_bootstrap, None, None))
     with pytest.raises(KafkaException):
         admin.list_topics(timeout=5)
-    good = AdminClient(_conf(sasl_cluster, "admin", "admin-secret"))
+    good = AdminClient(_conf(sasl_bootstrap, "admin", "admin-secret"))
     assert len(good.list_topics(timeout=TIMEOUT_S).brokers) == 3
 
 
-def test_kafka_python_and_aiokafka_log_in_with_plain(sasl_cluster):
+def test_kafka_python_and_aiokafka_log_in_with_plain(sasl_bootstrap):
     import asyncio
 
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
     from kafka import KafkaConsumer, KafkaProducer
     from kafka.errors import KafkaError as KafkaPythonError
 
-    bootstrap = sasl_cluster.kafka_bootstrap_servers.split(",")
+    bootstrap = sasl_bootstrap.split(",")
     login = {
         "security_protocol": "SASL_PLAINTEXT",
         "sasl_mechanism": "PLAIN",
