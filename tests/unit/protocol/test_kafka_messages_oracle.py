@@ -52,7 +52,9 @@ EXAMPLES = settings(
 )
 
 THEIR_CLASSES: dict[str, type[ApiMessage]] = {
-    name: getattr(module, name) for module in (admin, consumer, metadata, producer, sasl) for name in module.__all__
+    name: getattr(module, name)
+    for module in (admin, consumer, metadata, producer, sasl)
+    for name in module.__all__
 }
 
 ALIASES = {
