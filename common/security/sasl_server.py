@@ -68,7 +68,23 @@ class SaslServer(Protocol):
         """The authenticated user's name (only once complete)."""
 
 
-class PlainSaslServer:
+class _Exchange:
+    """What every mechanism's exchange answers once done: ``_user`` is set when it completes."""
+
+    _user: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self._user is not None
+
+    @property
+    def authorization_id(self) -> str:
+        if self._user is None:
+            raise RuntimeError("Authentication exchange has not completed")
+        return self._user
+
+
+class PlainSaslServer(_Exchange):
     """SASL/PLAIN against the ``user_<name>="<password>"`` options of a JAAS config.
 
     Args:
@@ -114,18 +130,8 @@ class PlainSaslServer:
         self._user = username
         return b""
 
-    @property
-    def complete(self) -> bool:
-        return self._user is not None
 
-    @property
-    def authorization_id(self) -> str:
-        if self._user is None:
-            raise RuntimeError("Authentication exchange has not completed")
-        return self._user
-
-
-class ScramSaslServer:
+class ScramSaslServer(_Exchange):
     """SASL/SCRAM-SHA-256 or -512: client-first, server-first, client-final, server-final.
 
     Args:
@@ -207,13 +213,3 @@ class ScramSaslServer:
             raise SaslAuthenticationError(
                 "Authentication failed: Client requested an authorization id that is different from username"
             )
-
-    @property
-    def complete(self) -> bool:
-        return self._user is not None
-
-    @property
-    def authorization_id(self) -> str:
-        if self._user is None:
-            raise RuntimeError("Authentication exchange has not completed")
-        return self._user
