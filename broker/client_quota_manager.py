@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import logging
 import urllib.parse
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from kafkette.common.client_quota_entity import CLIENT_ID, IP, USER, ClientQuotaEntity
 
 logger = logging.getLogger(__name__)
 
@@ -162,6 +165,15 @@ class ClientQuotaManager:
             self._types_in_use[kind] -= 1
             logger.info("Removing %s quota for %s", self.quota_type, entity)
 
+    def set_quotas(self, quotas: dict[QuotaEntity, float]) -> None:
+        """Make ``quotas`` the quotas in force: each one set, any other removed (the controller's
+        client quotas as the broker last learned them)."""
+        for entity in [e for e in self._quotas if e not in quotas]:
+            self.remove_quota(entity)
+        for entity, value in quotas.items():
+            if self._quotas.get(entity) != value:
+                self.update_quota(entity, value)
+
     def quota_metric_tags(self, user: str, client_id: str) -> tuple[str, str]:
         """The (user, client id) tags of the rate a request of ``user`` (a principal's name, not
         sanitized) and ``client_id`` counts toward: pairs with the same tags share a rate and a quota
@@ -227,6 +239,33 @@ class ClientQuotaManager:
         if limit <= 0:  # a zero quota: held back a whole quota window each time
             return self._samples * self._window_ms
         return round((measured - limit) / limit * rate.window_size_ms(now_ms))
+
+
+def principal_name(principal: str) -> str:
+    """The user name quotas read from a principal's ``Type:name`` form (``User:alice`` -> ``alice``,
+    ``User:ANONYMOUS`` -> ``ANONYMOUS``: Kafka's ``KafkaPrincipal.getName``)."""
+    return principal.partition(":")[2] or principal
+
+
+def quotas_of_type(
+    client_quotas: Mapping[ClientQuotaEntity, Mapping[str, float]], quota_type: str
+) -> dict[QuotaEntity, float]:
+    """The ``quota_type`` quotas (``producer_byte_rate`` ...) of the client quota entities the
+    controller sent, as ``QuotaEntity``s: user names sanitized, a default name as ``DEFAULT``; IP
+    entities and entities without that quota left out (Kafka's ``ClientQuotaMetadataManager``)."""
+    out = {}
+    for entity, values in client_quotas.items():
+        if quota_type not in values:
+            continue
+        parts = dict(entity)
+        if IP in parts:
+            continue
+        user = (DEFAULT if parts[USER] is None else sanitize(parts[USER])) if USER in parts else None
+        client_id = (
+            (DEFAULT if parts[CLIENT_ID] is None else parts[CLIENT_ID]) if CLIENT_ID in parts else None
+        )
+        out[QuotaEntity(user, client_id)] = values[quota_type]
+    return out
 
 
 def _kind(entity: QuotaEntity) -> int:

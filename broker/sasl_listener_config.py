@@ -61,8 +61,7 @@ def sasl_listener_factory(
     """``authenticator_factory`` of a SASL_PLAINTEXT listener, None for a listener without SASL.
 
     Raises:
-        ConfigError: a SASL_SSL listener (TLS is not offered yet), a SCRAM mechanism (its
-            credentials are not stored yet), or see ``authenticator_factory``.
+        ConfigError: a SASL_SSL listener (TLS is not offered yet), or see ``authenticator_factory``.
     """
     protocol = listener_security_protocol(props, listener)
     if protocol == "SASL_SSL":
@@ -72,13 +71,6 @@ def sasl_listener_factory(
         )
     if protocol != "SASL_PLAINTEXT":
         return None
-    scram = [m for m in enabled_mechanisms(props, listener) if m != PLAIN]
-    if scram:
-        raise ConfigError(
-            f"Invalid value for configuration sasl.enabled.mechanisms of listener {listener}: "
-            f"{', '.join(scram)} not offered yet (SCRAM credentials are not kept in the metadata log "
-            f"yet); PLAIN is"
-        )
     return authenticator_factory(props, listener, scram_credentials, clock_ms)
 
 

@@ -30,6 +30,7 @@ from kafkette.broker.apis.kafka_apis import KafkaApis
 from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
 from kafkette.broker.broker_features import feature_flags
 from kafkette.broker.broker_lifecycle_manager import BrokerLifecycleManager
+from kafkette.broker.client_quota_manager import ClientQuotaManager
 from kafkette.broker.config import ConfigError, KafkaConfig
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
 from kafkette.broker.group.consumer_group_settings import consumer_group_settings, group_config_manager
@@ -43,7 +44,9 @@ from kafkette.broker.node_to_controller_channel import NodeToControllerChannelMa
 from kafkette.broker.producer_id_manager import ProducerIdManager
 from kafkette.broker.replica_manager import ReplicaManager
 from kafkette.broker.sasl_listener_config import sasl_listener_factory
+from kafkette.broker.scram_credential_cache import ScramCredentialCache
 from kafkette.broker.server_logging import configure_logging, kafka_logs_dir
+from kafkette.common.client_quota_entity import PRODUCER_BYTE_RATE
 from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.common.network.socket_server import SocketServer
 from kafkette.common.process_tuning import tune_process_memory
@@ -123,6 +126,7 @@ class KafkaServer:
         self.scheduler = KafkaScheduler(log_prefix=f"[KafkaScheduler id={config.node_id}]")
         self.log_manager = LogManager(config, scheduler=self.scheduler)
         self.metadata_cache = MetadataCache(config.node_id, config.cluster_id)
+        self.scram_credentials = ScramCredentialCache()  # the SCRAM users the controller sent (KIP-554)
         self.controller_channel = NodeToControllerChannelManager(config)
         self.lifecycle_manager = BrokerLifecycleManager(
             config,
@@ -240,6 +244,12 @@ class KafkaServer:
                 auto_topic_creation_manager=self.auto_topic_creation_manager,
                 controller_channel=self.controller_channel,
                 group_coordinator=self.group_coordinator,
+                scram_credentials=self.scram_credentials,
+                produce_quotas=ClientQuotaManager(
+                    PRODUCER_BYTE_RATE,
+                    self.config.quota_window_num,
+                    self.config.quota_window_size_seconds * 1000,
+                ),
             )
         )
         host, port = self.config.listener
@@ -302,7 +312,7 @@ class KafkaServer:
         out = {}
         for endpoint in self.config.listener_endpoints:
             factory = sasl_listener_factory(
-                self.config.originals, endpoint.name, lambda user, mechanism: None, _monotonic_ms
+                self.config.originals, endpoint.name, self.scram_credentials.credential, _monotonic_ms
             )
             if factory is None:
                 continue

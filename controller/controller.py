@@ -32,6 +32,8 @@ from typing import Any, TypeVar
 
 from kafkette.common.background_tasks import cancel_and_wait
 from kafkette.common.kafka_scheduler import KafkaScheduler
+from kafkette.controller.client_quota_apis import ClientQuotaApis
+from kafkette.controller.client_quota_control_manager import ClientQuotaControlManager
 from kafkette.controller.cluster_control_manager import (
     ClusterControlManager,
     HeartbeatAction,
@@ -66,6 +68,8 @@ from kafkette.controller.partition_propagation import (
 )
 from kafkette.controller.raft_metadata_log import RaftMetadataLog
 from kafkette.controller.replication_control_manager import CreateTopicsOutcome, ReplicationControlManager
+from kafkette.controller.scram_apis import ScramApis
+from kafkette.controller.scram_control_manager import ScramControlManager
 from kafkette.controller.topic_deletion_apis import TopicDeletionApis
 from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
 from kafkette.protocol.apis.broker_registration import (
@@ -74,6 +78,7 @@ from kafkette.protocol.apis.broker_registration import (
     BrokerRegistrationRequest,
     BrokerRegistrationResponse,
 )
+from kafkette.protocol.apis.client_quotas import AlterClientQuotasRequest, AlterClientQuotasResponse
 from kafkette.protocol.apis.configs import (
     DescribeConfigsRequest,
     DescribeConfigsResponse,
@@ -91,6 +96,10 @@ from kafkette.protocol.apis.create_topics import (
 from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopicsResponse
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
+from kafkette.protocol.apis.user_scram_credentials import (
+    AlterUserScramCredentialsRequest,
+    AlterUserScramCredentialsResponse,
+)
 from kafkette.protocol.errors import (
     Errors,
     KafkaTimeoutError,
@@ -191,6 +200,8 @@ class KafkaController:
             leader_imbalance_check_interval_seconds=config.leader_imbalance_check_interval_seconds,
         )
         self._config_apis = ConfigApis(self, self._config_control, self._replication_control)
+        self._scram_apis = ScramApis(self, ScramControlManager(self.context))
+        self._client_quota_apis = ClientQuotaApis(self, ClientQuotaControlManager(self.context))
         self._request_timeout_ms: int = config.request_timeout_ms
         self.session_check_interval_ms = max(
             1, min(config.broker_heartbeat_interval_ms // 2, config.broker_session_timeout_ms // 4)
@@ -452,6 +463,16 @@ class KafkaController:
     ) -> IncrementalAlterConfigsResponse:
         """IncrementalAlterConfigs for topics (see ``ConfigApis.incremental_alter_configs``)."""
         return await self._config_apis.incremental_alter_configs(request)
+
+    async def alter_user_scram_credentials(
+        self, request: AlterUserScramCredentialsRequest
+    ) -> AlterUserScramCredentialsResponse:
+        """AlterUserScramCredentials (see ``ScramApis.alter_user_scram_credentials``)."""
+        return await self._scram_apis.alter_user_scram_credentials(request)
+
+    async def alter_client_quotas(self, request: AlterClientQuotasRequest) -> AlterClientQuotasResponse:
+        """AlterClientQuotas (see ``ClientQuotaApis.alter_client_quotas``)."""
+        return await self._client_quota_apis.alter_client_quotas(request)
 
     # ------------------------------------------------------ ControllerOperations
 

@@ -5,7 +5,8 @@ this table), the metadata quorum's Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch
 Fetch of ``__cluster_metadata-0`` (the voter's), DescribeQuorum, and the controller APIs the
 brokers send or forward (BrokerRegistration, BrokerHeartbeat, AlterPartition,
 ControlledShutdown, AllocateProducerIds, CreateTopics, DeleteTopics, CreatePartitions,
-ElectLeaders, DescribeConfigs and IncrementalAlterConfigs of topics).  Any other API gets
+ElectLeaders, DescribeConfigs and IncrementalAlterConfigs of topics, AlterUserScramCredentials,
+AlterClientQuotas).  Any other API gets
 UNSUPPORTED_VERSION from the socket server; a Fetch of any other partition, or a quorum request
 the voter cannot read, gets INVALID_REQUEST.  Does not own what the requests do
 (``QuorumController``).
@@ -61,6 +62,8 @@ _CONTROLLER_METHODS = {
     ApiKey.ELECT_LEADERS: "elect_leaders",
     ApiKey.DESCRIBE_CONFIGS: "describe_configs",
     ApiKey.INCREMENTAL_ALTER_CONFIGS: "incremental_alter_configs",
+    ApiKey.ALTER_USER_SCRAM_CREDENTIALS: "alter_user_scram_credentials",
+    ApiKey.ALTER_CLIENT_QUOTAS: "alter_client_quotas",
 }
 
 

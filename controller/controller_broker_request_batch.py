@@ -33,7 +33,13 @@ import asyncio
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
+from kafkette.common.client_quota_entity import ClientQuotaEntity
 from kafkette.controller.controller_context import BrokerRegistration, ControllerContext
+from kafkette.protocol.apis.client_quotas import (
+    ClientQuotaEntityData,
+    ClientQuotaValueData,
+    DescribeClientQuotasEntry,
+)
 from kafkette.protocol.apis.configs import TopicConfigOverride
 from kafkette.protocol.apis.leader_and_isr import (
     LeaderAndIsrLiveLeader,
@@ -52,6 +58,8 @@ from kafkette.protocol.apis.update_metadata import (
     UpdateMetadataGroupConfigs,
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
+    UpdateMetadataScramCredential,
+    UpdateMetadataScramCredentials,
     UpdateMetadataTopicConfigs,
 )
 from kafkette.protocol.errors import Errors
@@ -106,6 +114,10 @@ class ControllerBrokerRequestBatch:
         self._update_metadata_full: set[int] = set()
         self._removed_topics: dict[int, set[str]] = {}  # broker -> topics removed, for deleted_topics
         self._groups: dict[int, set[str]] = {}  # broker -> groups whose config overrides changed
+        self._scram_users: dict[int, set[str]] = {}  # broker -> users whose SCRAM credentials changed
+        self._quota_entities: dict[
+            int, set[ClientQuotaEntity]
+        ] = {}  # broker -> entities whose quotas changed
         # broker -> {tp: (delete_partition, callback)}
         self._stop_replica: dict[int, dict[TopicPartition, tuple[bool, StopReplicaCallback | None]]] = {}
 
@@ -141,6 +153,8 @@ class ControllerBrokerRequestBatch:
         full: bool = False,
         removed_topics: Iterable[str] = (),
         groups: Iterable[str] = (),
+        scram_users: Iterable[str] = (),
+        quota_entities: Iterable[ClientQuotaEntity] = (),
     ) -> None:
         """Send ``broker_ids`` the state of ``partitions`` plus the live broker list.
 
@@ -148,14 +162,20 @@ class ControllerBrokerRequestBatch:
             full: the request carries every partition (the broker replaces its cache).
             removed_topics: topics just removed (``RemoveTopicRecord``), named in ``deleted_topics``.
             groups: groups whose config overrides changed, sent in ``group_configs``.
+            scram_users: users whose SCRAM credentials changed, sent in ``scram_credentials``.
+            quota_entities: client quota entities whose quotas changed, sent in ``client_quotas``.
         """
         partitions = list(partitions)
         removed = list(removed_topics)
         group_ids = list(groups)
+        users = list(scram_users)
+        entities = list(quota_entities)
         for broker_id in broker_ids:
             self._update_metadata.setdefault(broker_id, set()).update(partitions)
             self._removed_topics.setdefault(broker_id, set()).update(removed)
             self._groups.setdefault(broker_id, set()).update(group_ids)
+            self._scram_users.setdefault(broker_id, set()).update(users)
+            self._quota_entities.setdefault(broker_id, set()).update(entities)
             if full:
                 self._update_metadata_full.add(broker_id)
 
@@ -203,6 +223,8 @@ class ControllerBrokerRequestBatch:
                 full,
                 self._removed_topics.get(broker_id, set()),
                 self._groups.get(broker_id, set()),
+                self._scram_users.get(broker_id, set()),
+                self._quota_entities.get(broker_id, set()),
             )
             future = self._channel.send(broker_id, request)
             for tp in partitions:
@@ -222,6 +244,8 @@ class ControllerBrokerRequestBatch:
         self._update_metadata_full.clear()
         self._removed_topics.clear()
         self._groups.clear()
+        self._scram_users.clear()
+        self._quota_entities.clear()
         return futures
 
     def _broker_epoch(self, broker_id: int) -> int:
@@ -277,6 +301,8 @@ class ControllerBrokerRequestBatch:
         full: bool,
         removed_topics: set[str],
         groups: set[str],
+        scram_users: set[str],
+        quota_entities: set[ClientQuotaEntity],
     ) -> UpdateMetadataRequest:
         ctx = self._context
         states = []
@@ -330,6 +356,32 @@ class ControllerBrokerRequestBatch:
                     ],
                 )
                 for g in sorted(ctx.group_configs if full else groups)
+            ],
+            scram_credentials=[
+                UpdateMetadataScramCredentials(
+                    user=user,
+                    credentials=[
+                        UpdateMetadataScramCredential(
+                            mechanism=r.mechanism,
+                            salt=r.salt,
+                            stored_key=r.stored_key,
+                            server_key=r.server_key,
+                            iterations=r.iterations,
+                        )
+                        for _, r in sorted(ctx.scram_credentials.get(user, {}).items())
+                    ],
+                )
+                for user in sorted(ctx.scram_credentials if full else scram_users)
+            ],
+            client_quotas=[
+                DescribeClientQuotasEntry(
+                    entity=[ClientQuotaEntityData(entity_type=t, entity_name=n) for t, n in entity],
+                    values=[
+                        ClientQuotaValueData(key=k, value=v)
+                        for k, v in sorted(ctx.client_quotas.get(entity, {}).items())
+                    ],
+                )
+                for entity in sorted(ctx.client_quotas if full else quota_entities, key=repr)
             ],
         )
 

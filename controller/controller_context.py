@@ -21,7 +21,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafkette.common.client_quota_entity import ClientQuotaEntity, quota_entity
 from kafkette.controller.metadata_records import (
+    ClientQuotaRecord,
     ConfigRecord,
     ControllerEpochRecord,
     FenceBrokerRecord,
@@ -31,9 +33,11 @@ from kafkette.controller.metadata_records import (
     ProducerIdsRecord,
     RegisterBrokerRecord,
     RemoveTopicRecord,
+    RemoveUserScramCredentialRecord,
     TopicDeletionRecord,
     TopicRecord,
     UnfenceBrokerRecord,
+    UserScramCredentialRecord,
 )
 from kafkette.controller.partition_state_machine import PartitionState, PartitionStateMachine
 from kafkette.controller.replica_state_machine import PartitionAndReplica, ReplicaState, ReplicaStateMachine
@@ -125,6 +129,10 @@ class ControllerContext:
         self.metadata_offset = -1  # the last metadata log offset applied (set by the controller)
         self.topics_to_be_deleted: set[str] = set()
         self.group_configs: dict[str, dict[str, str]] = {}  # group id -> its group config overrides
+        # user -> {mechanism type byte: its UserScramCredentialRecord} (KIP-554)
+        self.scram_credentials: dict[str, dict[int, UserScramCredentialRecord]] = {}
+        # client quota entity -> {quota key: value} (KIP-546)
+        self.client_quotas: dict[ClientQuotaEntity, dict[str, float]] = {}
         self.partition_state_machine = PartitionStateMachine(log_prefix)
         self.replica_state_machine = ReplicaStateMachine(log_prefix)
 
@@ -296,6 +304,25 @@ class ControllerContext:
                 part.offline_replicas = sorted(record.offline_replicas)
         elif isinstance(record, ControllerEpochRecord):
             self.controller_epoch = record.epoch
+        elif isinstance(record, ClientQuotaRecord):
+            entity = quota_entity((pair[0], pair[1]) for pair in record.entity)
+            quotas = self.client_quotas.setdefault(entity, {})
+            if record.remove:
+                quotas.pop(record.key, None)
+            else:
+                quotas[record.key] = record.value
+            if not quotas:
+                del self.client_quotas[entity]
+        elif isinstance(record, UserScramCredentialRecord):
+            self.scram_credentials.setdefault(record.name, {})[record.mechanism] = record
+        elif isinstance(record, RemoveUserScramCredentialRecord):
+            mechanisms = self.scram_credentials.get(record.name, {})
+            if mechanisms.pop(record.mechanism, None) is None:
+                raise ValueError(
+                    f"Unable to find credential to delete: {record.name} mechanism {record.mechanism}"
+                )
+            if not mechanisms:
+                del self.scram_credentials[record.name]
         elif isinstance(record, ProducerIdsRecord):
             self.next_producer_id = record.next_producer_id
         for machine, key, target in transitions:

@@ -172,6 +172,42 @@ class ProducerIdsRecord(MetadataRecord):
 
 
 @dataclass(frozen=True)
+class UserScramCredentialRecord(MetadataRecord):
+    """User ``name``'s SCRAM credential for ``mechanism`` (Kafka's type byte: 1 SCRAM-SHA-256,
+    2 SCRAM-SHA-512) was set: salt, stored key and server key (RFC 5802), never the password
+    (KIP-554)."""
+
+    name: str
+    mechanism: int
+    salt: bytes
+    stored_key: bytes
+    server_key: bytes
+    iterations: int
+
+    def __repr__(self) -> str:  # the keys are secrets: never in logs
+        return f"UserScramCredentialRecord(name={self.name!r}, mechanism={self.mechanism})"
+
+
+@dataclass(frozen=True)
+class RemoveUserScramCredentialRecord(MetadataRecord):
+    """User ``name``'s SCRAM credential for ``mechanism`` was deleted (KIP-554)."""
+
+    name: str
+    mechanism: int
+
+
+@dataclass(frozen=True)
+class ClientQuotaRecord(MetadataRecord):
+    """Quota ``key`` of the client quota ``entity`` ([[entity type, name or None for the
+    default], ...], sorted by type) was set to ``value``, or removed when ``remove`` (KIP-546)."""
+
+    entity: list[list[str | None]]
+    key: str
+    value: float
+    remove: bool = False
+
+
+@dataclass(frozen=True)
 class BeginTransactionRecord(MetadataRecord):
     """Starts an atomic group of records (``name`` describes the operation)."""
 

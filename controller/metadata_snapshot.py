@@ -19,6 +19,7 @@ import msgpack
 
 from kafkette.controller.controller_context import ControllerContext
 from kafkette.controller.metadata_records import (
+    ClientQuotaRecord,
     ConfigRecord,
     ControllerEpochRecord,
     MetadataRecord,
@@ -101,4 +102,8 @@ def snapshot_records(context: ControllerContext) -> list[MetadataRecord]:
     ]
     if context.next_producer_id:
         records.append(ProducerIdsRecord(-1, -1, context.next_producer_id))
+    for entity, quotas in sorted(context.client_quotas.items(), key=lambda item: repr(item[0])):
+        records += [ClientQuotaRecord([list(p) for p in entity], k, v) for k, v in sorted(quotas.items())]
+    for _, mechanisms in sorted(context.scram_credentials.items()):
+        records += [mechanisms[m] for m in sorted(mechanisms)]
     return records

@@ -21,6 +21,12 @@ from kafkette.protocol.apis.broker_registration import (
     BrokerRegistrationRequest,
     BrokerRegistrationResponse,
 )
+from kafkette.protocol.apis.client_quotas import (
+    AlterClientQuotasRequest,
+    AlterClientQuotasResponse,
+    DescribeClientQuotasRequest,
+    DescribeClientQuotasResponse,
+)
 from kafkette.protocol.apis.configs import (
     DescribeConfigsRequest,
     DescribeConfigsResponse,
@@ -107,6 +113,12 @@ from kafkette.protocol.apis.sasl import (
 )
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest, StopReplicaResponse
 from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
+from kafkette.protocol.apis.user_scram_credentials import (
+    AlterUserScramCredentialsRequest,
+    AlterUserScramCredentialsResponse,
+    DescribeUserScramCredentialsRequest,
+    DescribeUserScramCredentialsResponse,
+)
 from kafkette.protocol.kafka_messages.cluster import DescribeClusterRequest, DescribeClusterResponse
 from kafkette.protocol.kafka_messages.configs import AlterConfigsRequest, AlterConfigsResponse
 from kafkette.protocol.kafka_schema import KafkaStruct
@@ -149,6 +161,10 @@ class ApiKey(IntEnum):
     ELECT_LEADERS = 43
     INCREMENTAL_ALTER_CONFIGS = 44
     OFFSET_DELETE = 47
+    DESCRIBE_CLIENT_QUOTAS = 48
+    ALTER_CLIENT_QUOTAS = 49
+    DESCRIBE_USER_SCRAM_CREDENTIALS = 50
+    ALTER_USER_SCRAM_CREDENTIALS = 51
     VOTE = 52
     BEGIN_QUORUM_EPOCH = 53
     END_QUORUM_EPOCH = 54
@@ -385,6 +401,46 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         0,
         _NEVER_FLEXIBLE,
+        BOTH,
+    ),
+    ApiSpec(
+        ApiKey.DESCRIBE_CLIENT_QUOTAS,
+        "DescribeClientQuotas",
+        DescribeClientQuotasRequest,
+        DescribeClientQuotasResponse,
+        0,
+        1,
+        1,
+        BOTH,
+    ),
+    ApiSpec(
+        ApiKey.ALTER_CLIENT_QUOTAS,
+        "AlterClientQuotas",
+        AlterClientQuotasRequest,
+        AlterClientQuotasResponse,
+        0,
+        1,
+        1,
+        BOTH,
+    ),
+    ApiSpec(
+        ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS,
+        "DescribeUserScramCredentials",
+        DescribeUserScramCredentialsRequest,
+        DescribeUserScramCredentialsResponse,
+        0,
+        0,
+        0,
+        BOTH,
+    ),
+    ApiSpec(
+        ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
+        "AlterUserScramCredentials",
+        AlterUserScramCredentialsRequest,
+        AlterUserScramCredentialsResponse,
+        0,
+        0,
+        0,
         BOTH,
     ),
     ApiSpec(ApiKey.VOTE, "Vote", VoteRequest, VoteResponse, flexible_from=0),

@@ -48,6 +48,9 @@ class Errors(IntEnum):
     REBALANCE_IN_PROGRESS = 27
     INVALID_COMMIT_OFFSET_SIZE = 28
     COORDINATOR_NOT_AVAILABLE = 15
+    TOPIC_AUTHORIZATION_FAILED = 29
+    GROUP_AUTHORIZATION_FAILED = 30
+    CLUSTER_AUTHORIZATION_FAILED = 31
     INVALID_TIMESTAMP = 32
     UNSUPPORTED_SASL_MECHANISM = 33
     ILLEGAL_SASL_STATE = 34
@@ -64,6 +67,7 @@ class Errors(IntEnum):
     DUPLICATE_SEQUENCE_NUMBER = 46
     INVALID_PRODUCER_EPOCH = 47
     TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
+    SECURITY_DISABLED = 54
     KAFKA_STORAGE_ERROR = 56
     SASL_AUTHENTICATION_FAILED = 58
     UNKNOWN_PRODUCER_ID = 59
@@ -73,6 +77,9 @@ class Errors(IntEnum):
     NON_EMPTY_GROUP = 68
     GROUP_ID_NOT_FOUND = 69
     GROUP_SUBSCRIBED_TO_TOPIC = 86
+    RESOURCE_NOT_FOUND = 91
+    DUPLICATE_RESOURCE = 92
+    UNACCEPTABLE_CREDENTIAL = 93
     INCONSISTENT_VOTER_SET = 94
     MEMBER_ID_REQUIRED = 79
     GROUP_MAX_SIZE_REACHED = 81
@@ -287,6 +294,25 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
         False,
         "The leader high watermark has not caught up from a recent leader election so the offsets cannot be "
         "guaranteed to be monotonically increasing.",
+    ),
+    Errors.TOPIC_AUTHORIZATION_FAILED: (False, False, "Topic authorization failed."),
+    Errors.GROUP_AUTHORIZATION_FAILED: (False, False, "Group authorization failed."),
+    Errors.CLUSTER_AUTHORIZATION_FAILED: (False, False, "Cluster authorization failed."),
+    Errors.SECURITY_DISABLED: (False, False, "Security features are disabled."),
+    Errors.RESOURCE_NOT_FOUND: (
+        False,
+        False,
+        "A request illegally referred to a resource that does not exist.",
+    ),
+    Errors.DUPLICATE_RESOURCE: (
+        False,
+        False,
+        "A request illegally referred to the same resource twice.",
+    ),
+    Errors.UNACCEPTABLE_CREDENTIAL: (
+        False,
+        False,
+        "Requested credential would not meet criteria for acceptability.",
     ),
     Errors.INCONSISTENT_VOTER_SET: (
         False,
@@ -538,6 +564,20 @@ if TYPE_CHECKING:
     class StaleBrokerEpochError(KafkaError): ...
 
     class OffsetNotAvailableError(KafkaError): ...
+
+    class TopicAuthorizationFailedError(KafkaError): ...
+
+    class GroupAuthorizationFailedError(KafkaError): ...
+
+    class ClusterAuthorizationFailedError(KafkaError): ...
+
+    class SecurityDisabledError(KafkaError): ...
+
+    class ResourceNotFoundError(KafkaError): ...
+
+    class DuplicateResourceError(KafkaError): ...
+
+    class UnacceptableCredentialError(KafkaError): ...
 
     class InconsistentVoterSetError(KafkaError): ...
 

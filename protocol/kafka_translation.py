@@ -454,6 +454,10 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.OFFSET_DELETE): _translation(ApiKey.OFFSET_DELETE),
     int(ApiKey.SASL_HANDSHAKE): _translation(ApiKey.SASL_HANDSHAKE),
     int(ApiKey.SASL_AUTHENTICATE): _translation(ApiKey.SASL_AUTHENTICATE),
+    int(ApiKey.DESCRIBE_CLIENT_QUOTAS): _translation(ApiKey.DESCRIBE_CLIENT_QUOTAS),
+    int(ApiKey.ALTER_CLIENT_QUOTAS): _translation(ApiKey.ALTER_CLIENT_QUOTAS),
+    int(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS): _translation(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS),
+    int(ApiKey.ALTER_USER_SCRAM_CREDENTIALS): _translation(ApiKey.ALTER_USER_SCRAM_CREDENTIALS),
     ApiKey.DESCRIBE_CLUSTER: Translation(
         ApiKey.METADATA, _describe_cluster_request, _describe_cluster_response
     ),

@@ -25,6 +25,7 @@ from kafkette.protocol.apis.broker_registration import (
     BrokerRegistrationRequest,
     BrokerRegistrationResponse,
 )
+from kafkette.protocol.apis.client_quotas import AlterClientQuotasRequest, AlterClientQuotasResponse
 from kafkette.protocol.apis.configs import (
     DescribeConfigsRequest,
     DescribeConfigsResponse,
@@ -38,6 +39,10 @@ from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest, DeleteTopi
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersResponse
 from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest, AllocateProducerIdsResponse
 from kafkette.protocol.apis.raft import DescribeQuorumRequest, DescribeQuorumResponse
+from kafkette.protocol.apis.user_scram_credentials import (
+    AlterUserScramCredentialsRequest,
+    AlterUserScramCredentialsResponse,
+)
 
 
 class Controller(Protocol):
@@ -69,6 +74,12 @@ class Controller(Protocol):
     async def allocate_producer_ids(
         self, request: AllocateProducerIdsRequest
     ) -> AllocateProducerIdsResponse: ...
+
+    async def alter_user_scram_credentials(
+        self, request: AlterUserScramCredentialsRequest
+    ) -> AlterUserScramCredentialsResponse: ...
+
+    async def alter_client_quotas(self, request: AlterClientQuotasRequest) -> AlterClientQuotasResponse: ...
 
 
 class ControllerEndpoint(Protocol):

@@ -24,15 +24,19 @@ and the answer the ``node_endpoints`` of those leaders that are alive, on the li
 came in on.  v11 and v12 (KIP-890) change nothing for a producer outside a transaction (an idempotent
 one included); a transactional batch is appended as at every version.  From v13 (KIP-516) topics are
 named by id: an id no topic has is UNKNOWN_TOPIC_ID for each of its partitions, and every answer
-names its topic by the id it was asked by.
-Kafka concept: ``KafkaApis.handleProduceRequest`` (``getCurrentLeader``).
+names its topic by the id it was asked by.  A producer over its ``producer_byte_rate`` quota
+(KIP-13, KIP-55; the bytes of its record sets, per user and client id) gets the answer at once with
+its ``throttle_time_ms``, and its connection reads nothing more for that long (KIP-219).
+Kafka concept: ``KafkaApis.handleProduceRequest`` (``getCurrentLeader``, ``quotas.produce``).
 """
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from kafkette.broker.apis.current_leader import current_leader
+from kafkette.broker.client_quota_manager import principal_name
 from kafkette.common.network.socket_server import CLOSE_CONNECTION, CloseConnectionResponse
 from kafkette.protocol.apis.produce import (
     PRODUCE_TOPIC_ID_VERSION,
@@ -150,6 +154,12 @@ async def handle(
     if request.acks == 0:  # no answer; a failure closes the connection so the producer notices
         failed = errors or unknown_ids or any(status.error != Errors.NONE for status in statuses.values())
         return CLOSE_CONNECTION if failed else None
+    throttle_time_ms = ctx.produce_quotas.record_and_get_throttle_time_ms(
+        principal_name(header.principal),
+        header.client_id or "",
+        sum(len(records) for records in entries.values()),
+        int(time.monotonic() * 1000),
+    )
     by_topic: dict[str, list[ProducePartitionResponse]] = {}
     endpoints: dict[int, NodeEndpoint] = {}
     for tp, status in statuses.items():
@@ -196,7 +206,11 @@ async def handle(
         )
         for topic_id, indexes in unknown_ids.items()
     )
-    return ProduceResponse(responses=responses, node_endpoints=[endpoints[n] for n in sorted(endpoints)])
+    return ProduceResponse(
+        throttle_time_ms=throttle_time_ms,
+        responses=responses,
+        node_endpoints=[endpoints[n] for n in sorted(endpoints)],
+    )
 
 
 def _error_for_all(

@@ -6,9 +6,11 @@ them); ``topic_configs`` are cached and applied at once to the LogConfig of ever
 local partition of those topics (a new ``min.insync.replicas`` or ``retention.ms``
 takes effect without a LeaderAndIsr); the group coordinator drops the offsets committed
 for the deleted topics' partitions; ``group_configs`` replace the listed groups' overrides in the
-group coordinator's ``GroupConfigManager`` (all of them in a full update).  A full update (the
-broker's first after it registers, or a new controller's) deletes the local logs it does not
-place on this broker (stray logs).
+group coordinator's ``GroupConfigManager`` (all of them in a full update); ``scram_credentials``
+replace the listed users' SCRAM credentials in the ``ScramCredentialCache``, ``client_quotas`` the
+listed entities' quotas in the ``ClientQuotaCache`` (all of them in a full update).
+A full update (the broker's first after it registers, or a new controller's) deletes the local
+logs it does not place on this broker (stray logs).
 Kafka concept: ``KafkaApis.handleUpdateMetadataRequest`` plus the
 broker's config change handling (``TopicConfigHandler``, and for groups ``DynamicConfigPublisher`` ->
 ``GroupCoordinator.updateGroupConfig``), and KIP-858's stray replicas.
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kafkette.broker.client_quota_manager import quotas_of_type
+from kafkette.common.client_quota_entity import PRODUCER_BYTE_RATE
 from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
@@ -53,6 +57,11 @@ async def handle(
             {entry.group_id: {c.name: c.value for c in entry.configs} for entry in request.group_configs},
             full=request.full,
         )
+    if request.full or request.scram_credentials:
+        ctx.scram_credentials.update(request.scram_credentials, full=request.full)
+    if request.full or request.client_quotas:
+        ctx.client_quotas.update(request.client_quotas, full=request.full)
+        ctx.produce_quotas.set_quotas(quotas_of_type(ctx.client_quotas.quotas, PRODUCER_BYTE_RATE))
     if request.topic_configs:
         ctx.replica_manager.update_topic_configs(
             {

@@ -14,10 +14,9 @@ Kafka concept: ``GroupCoordinatorService.throwIfConsumerGroupHeartbeatRequestIsI
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
-from kafkette.broker.group.group_metadata_topic import java_string_hash
+from kafkette.common.java_hash_order import java_hash_set_order
 from kafkette.protocol.errors import Errors
 
 CONSUMER_GENERATED_MEMBER_ID_REQUIRED_VERSION = 1
@@ -25,8 +24,6 @@ CONSUMER_GENERATED_MEMBER_ID_REQUIRED_VERSION = 1
 JOIN_GROUP_MEMBER_EPOCH = 0
 LEAVE_GROUP_MEMBER_EPOCH = -1
 LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
-_JAVA_HASH_SET_BUCKETS = 16
-_JAVA_HASH_SET_MAX_BEFORE_RESIZE = 12
 _JAVA_TRIMMED = "".join(chr(c) for c in range(0x21))
 """What Java's ``String.trim`` strips: every code point up to U+0020."""
 
@@ -43,23 +40,6 @@ class HeartbeatRequestError(Exception):
         super().__init__(message)
         self.error = error
         self.message = message
-
-
-def java_hash_set_order(names: Iterable[str]) -> list[str]:
-    """``names`` in the order Java's ``HashSet`` of them iterates (bucket by the spread
-    ``String.hashCode``, then insertion order): the order Kafka lists the supported assignors in.
-
-    Exact for up to 12 distinct names (a ``HashSet`` of the default capacity, before any resize); more
-    keep their given order after the first 12.
-    """
-    unique = list(dict.fromkeys(names))
-    head, tail = unique[:_JAVA_HASH_SET_MAX_BEFORE_RESIZE], unique[_JAVA_HASH_SET_MAX_BEFORE_RESIZE:]
-
-    def bucket(name: str) -> int:
-        h = java_string_hash(name) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (_JAVA_HASH_SET_BUCKETS - 1)
-
-    return sorted(head, key=bucket) + tail
 
 
 def _blank(value: str | None) -> bool:

@@ -12,20 +12,11 @@ Kafka concept: ``GroupMetadataManager.partitionFor`` / ``GroupCoordinator.partit
 
 from __future__ import annotations
 
+from kafkette.common.java_hash_order import java_string_hash
 from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreatableTopicConfig
 
 _INT_MIN = -(1 << 31)
-
-
-def java_string_hash(value: str) -> int:
-    """Java's ``String.hashCode``: ``s[0]*31^(n-1) + ... + s[n-1]`` over UTF-16 code units,
-    as a signed 32-bit int."""
-    data = value.encode("utf-16-be", "surrogatepass")
-    h = 0
-    for i in range(0, len(data), 2):
-        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
 
 
 def partition_for(group_id: str, partition_count: int) -> int:

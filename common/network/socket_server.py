@@ -17,7 +17,9 @@ Connection quotas, with Kafka's names: a connection beyond ``max.connections`` i
 ``max.connections.per.ip`` from one address is closed as it is accepted (Kafka's
 ``ConnectionQuotas``; Kafka's acceptor waits for a free slot under ``max.connections``
 instead), and a connection that sends no request for ``connections.max.idle.ms`` while
-none of its requests is in flight is closed (a frame trickling in counts as idle).
+none of its requests is in flight is closed (a frame trickling in counts as idle).  An answer
+carrying a ``throttle_time_ms`` (a client over its quota) mutes its connection: the next request
+read waits until that time is over (KIP-219).
 
 Kafka concept: ``SocketServer``/``Processor`` (channel muting replaced by ordered
 per-connection response queues).
@@ -91,6 +93,7 @@ class Connection:
         self._authenticator: SaslServerAuthenticator | None = factory() if factory is not None else None
         self.principal = ANONYMOUS
         self._closing = False  # the last answer is to be written, then the connection closed
+        self._unmute_at = 0.0  # loop time before which no request is read (a throttled client, KIP-219)
 
     async def run(self) -> None:
         writer_task = asyncio.get_running_loop().create_task(
@@ -143,6 +146,9 @@ class Connection:
             except FrameError as exc:
                 logger.warning("[SocketServer] Closing connection from %s: %s", self.peer, exc)
                 return
+            muted_s = self._unmute_at - asyncio.get_running_loop().time()
+            if muted_s > 0:  # throttled: the request waits as Kafka's muted channel leaves it unread
+                await asyncio.sleep(muted_s)
             try:
                 decoded = self._server.codec.decode(payload, self.ip)
             except (RequestDecodeError, FrameError) as exc:
@@ -268,6 +274,10 @@ class Connection:
                 stream.close()
                 return
             if response is not None:  # None: acks=0 produce, no answer
+                throttle_ms = getattr(response, "throttle_time_ms", 0)
+                if throttle_ms and throttle_ms > 0:  # mute the channel until the throttle time is over
+                    unmute_at = asyncio.get_running_loop().time() + throttle_ms / 1000
+                    self._unmute_at = max(self._unmute_at, unmute_at)
                 try:
                     buffers += reply.encode(response)
                 except Exception:  # an answer that does not fit its schema: the connection cannot go on

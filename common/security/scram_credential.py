@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import base64
 import enum
+import hashlib
+import hmac
 import os
 from dataclasses import dataclass
 
@@ -36,6 +38,11 @@ class ScramMechanism(enum.Enum):
     def type_byte(self) -> int:
         """Kafka's ``ScramMechanism.type()`` (UserScramCredentialRecord.mechanism)."""
         return self.value[1]
+
+    @property
+    def hash_name(self) -> str:
+        """The hash's name for ``hashlib`` (``sha256``)."""
+        return "sha" + self.mechanism_name.rsplit("-", 1)[1]
 
     @property
     def min_iterations(self) -> int:
@@ -93,6 +100,32 @@ def make_credential(
         password, iteration_count=iterations, salt=salt
     )
     return ScramCredential(salt_out, stored_key, server_key, count)
+
+
+def salted_password(password: str, salt: bytes, iterations: int, mechanism: ScramMechanism) -> bytes:
+    """RFC 5802's ``SaltedPassword := Hi(Normalize(password), salt, i)``: PBKDF2-HMAC of the UTF-8
+    password (what AlterUserScramCredentials carries, never the password; Kafka's
+    ``ScramFormatter.saltedPassword``)."""
+    return hashlib.pbkdf2_hmac(mechanism.hash_name, password.encode(), salt, iterations)
+
+
+def credential_from_salted_password(
+    salted: bytes, salt: bytes, iterations: int, mechanism: ScramMechanism
+) -> ScramCredential:
+    """The credential a salted password gives (RFC 5802: ``StoredKey := H(HMAC(SaltedPassword,
+    "Client Key"))``, ``ServerKey := HMAC(SaltedPassword, "Server Key")``), as Kafka's
+    ``ScramControlManager.finishUpsertion`` derives it from an AlterUserScramCredentials upsertion.
+
+    Args:
+        salted: the salted password (bytes of the mechanism's hash length).
+        salt: the salt it was made with.
+        iterations: its PBKDF2 iterations.
+        mechanism: which hash.
+    """
+    client_key = hmac.digest(salted, b"Client Key", mechanism.hash_name)
+    stored_key = hashlib.new(mechanism.hash_name, client_key).digest()
+    server_key = hmac.digest(salted, b"Server Key", mechanism.hash_name)
+    return ScramCredential(salt, stored_key, server_key, iterations)
 
 
 def credential_to_string(credential: ScramCredential) -> str:

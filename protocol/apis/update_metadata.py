@@ -5,8 +5,21 @@ it holds for the listed partitions and answers Metadata requests from it.  Kafka
 concept: ``UpdateMetadataRequest`` (into the broker's ``MetadataCache``).
 """
 
+from kafkette.protocol.apis.client_quotas import DescribeClientQuotasEntry
 from kafkette.protocol.apis.configs import TopicConfigOverride
-from kafkette.protocol.schema import Array, Bool, Field, Int16, Int32, Int64, Nullable, String, Struct
+from kafkette.protocol.schema import (
+    Array,
+    Bool,
+    Bytes,
+    Field,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Nullable,
+    String,
+    Struct,
+)
 
 
 class UpdateMetadataPartitionState(Struct):
@@ -60,6 +73,28 @@ class UpdateMetadataGroupConfigs(Struct):
     )
 
 
+class UpdateMetadataScramCredential(Struct):
+    """One SCRAM credential of a user: Kafka's mechanism type byte, salt, stored key, server key
+    and iterations (a ``UserScramCredentialRecord``)."""
+
+    FIELDS = (
+        Field("mechanism", Int8),
+        Field("salt", Bytes),
+        Field("stored_key", Bytes),
+        Field("server_key", Bytes),
+        Field("iterations", Int32),
+    )
+
+
+class UpdateMetadataScramCredentials(Struct):
+    """A user's SCRAM credentials (KIP-554), the whole set; empty: the user has none left."""
+
+    FIELDS = (
+        Field("user", String),
+        Field("credentials", Array(UpdateMetadataScramCredential)),
+    )
+
+
 class UpdateMetadataRequest(Struct):
     FIELDS = (
         Field("controller_id", Int32),
@@ -79,6 +114,13 @@ class UpdateMetadataRequest(Struct):
         # the groups whose config overrides changed (every group with overrides in a full request), each
         # with its whole set: the broker's group coordinator applies them (Kafka's GroupConfigManager)
         Field("group_configs", Array(UpdateMetadataGroupConfigs)),
+        # the users whose SCRAM credentials changed (every user with one in a full request), each with
+        # the whole set: the broker's SASL/SCRAM logins read them (Kafka's ScramPublisher -> CredentialCache)
+        Field("scram_credentials", Array(UpdateMetadataScramCredentials)),
+        # the client quota entities whose quotas changed (every entity with one in a full request), each
+        # with its whole set (empty: none left): the broker's ClientQuotaManager enforces them and
+        # DescribeClientQuotas reads them (Kafka's DynamicClientQuotaPublisher)
+        Field("client_quotas", Array(DescribeClientQuotasEntry)),
     )
 
 

@@ -362,3 +362,80 @@ def test_feature_command_describes_the_features_kafkette_implements_at_the_metad
         assert created.returncode == 0, created.stderr[-1500:]
         after = _kafkette_features(cluster.kafka_bootstrap_servers)
         assert int(after[0][-1]) > int(epoch), "the epoch follows the metadata log"
+
+
+def _quota_command(brokers, *args: str) -> dict[str, str]:
+    return _both(brokers, "kafka.admin.ConfigCommand", "--bootstrap-server", "{BOOTSTRAP}", *args)
+
+
+def test_config_command_client_quotas_alter_describe_remove(brokers):
+    """Client quotas (KIP-546) with ConfigCommand: per user, per client id, per (user, client id)
+    and defaults, set, described and removed, with the same output from both brokers."""
+    for entity in (
+        ("--entity-type", "users", "--entity-name", "alice"),
+        ("--entity-type", "clients", "--entity-name", "app-1"),
+        (
+            "--entity-type",
+            "users",
+            "--entity-name",
+            "alice",
+            "--entity-type",
+            "clients",
+            "--entity-name",
+            "app-1",
+        ),
+        ("--entity-type", "users", "--entity-default"),
+    ):
+        altered = _quota_command(
+            brokers, *entity, "--alter", "--add-config", "producer_byte_rate=1048576,request_percentage=12.5"
+        )
+        assert altered["kafka"] == altered["kafkette"], altered
+        assert altered["kafka"].startswith("Completed updating "), altered
+        described = _quota_command(brokers, *entity, "--describe")
+        assert described["kafka"] == described["kafkette"], described
+        assert "producer_byte_rate=1048576.0" in described["kafka"], described
+    listed = _quota_command(brokers, "--entity-type", "users", "--describe")
+    assert sorted(listed["kafka"].splitlines()) == sorted(listed["kafkette"].splitlines()), listed
+    removed = _quota_command(
+        brokers,
+        "--entity-type",
+        "users",
+        "--entity-name",
+        "alice",
+        "--alter",
+        "--delete-config",
+        "request_percentage",
+    )
+    assert removed["kafka"] == removed["kafkette"], removed
+    described = _quota_command(brokers, "--entity-type", "users", "--entity-name", "alice", "--describe")
+    assert described["kafka"] == described["kafkette"], described
+    assert "request_percentage" not in described["kafkette"], described
+
+
+def test_config_command_refuses_a_fractional_byte_rate_as_kafka_does(brokers):
+    peer, bootstrap = brokers
+    outcomes = {}
+    for name, server in bootstrap.items():
+        done = subprocess.run(
+            [
+                *peer.tool_command("kafka.admin.ConfigCommand"),
+                "--bootstrap-server",
+                server,
+                "--entity-type",
+                "users",
+                "--entity-name",
+                "bob",
+                "--alter",
+                "--add-config",
+                "consumer_byte_rate=10.5",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        outcomes[name] = (
+            done.returncode,
+            [line for line in done.stderr.splitlines() if "Exception" in line][:1],
+        )
+    assert outcomes["kafka"] == outcomes["kafkette"], outcomes
+    assert outcomes["kafka"][0] != 0

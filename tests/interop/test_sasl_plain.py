@@ -16,7 +16,6 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafkette.client import LocalCluster
-from kafkette.client.local_cluster import HOST, free_ports
 from tests.conformance.run import PEER_HEAP_MB
 from tests.peers.kafka_peer import KafkaPeer, start_or_fail
 
@@ -47,21 +46,17 @@ def sasl_bootstrap(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
             yield cluster.kafka_bootstrap_servers
         return
     peer = KafkaPeer(tmp_path_factory.mktemp("sasl-plain-kafka"), nodes=3, heap_mb=PEER_HEAP_MB)
-    sasl_ports = dict(zip(peer.node_ids, free_ports(len(peer.node_ids)), strict=True))
-    for node, port in sasl_ports.items():
-        peer.node_configs[node] = {
-            "listeners": f"PLAINTEXT://{HOST}:{peer.ports[node]},CONTROLLER://{HOST}:{peer.controller_ports[node]},"
-            f"SASL_PLAINTEXT://{HOST}:{port}",
-            "advertised.listeners": f"PLAINTEXT://{HOST}:{peer.ports[node]},SASL_PLAINTEXT://{HOST}:{port}",
-            "listener.security.protocol.map": (
-                "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT"
-            ),
+    sasl_bootstrap = peer.add_listener(
+        "SASL_PLAINTEXT",
+        "SASL_PLAINTEXT",
+        {
             "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "PLAIN",
             "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,
-        }
+        },
+    )
     start_or_fail(peer)
     try:
-        yield ",".join(f"{HOST}:{port}" for port in sasl_ports.values())
+        yield sasl_bootstrap
     finally:
         peer.stop()
 

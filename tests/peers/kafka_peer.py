@@ -216,6 +216,30 @@ class KafkaPeer:
     def bootstrap_servers(self) -> str:
         return ",".join(f"{self.hosts[n]}:{self.ports[n]}" for n in self.node_ids)
 
+    def add_listener(self, name: str, security_protocol: str, configs: dict[str, object]) -> str:
+        """Give every node a third listener ``name`` (its own free port) of ``security_protocol``,
+        with ``configs`` (its ``listener.name.<name>.*`` settings), beside PLAINTEXT and CONTROLLER;
+        call before ``start``.
+
+        Returns:
+            The bootstrap servers of the new listener.
+        """
+        ports = dict(zip(self.node_ids, free_ports(len(self.node_ids)), strict=True))
+        for node, port in ports.items():
+            host = self.hosts[node]
+            self.node_configs.setdefault(node, {}).update(
+                {
+                    "listeners": f"PLAINTEXT://{HOST}:{self.ports[node]},"
+                    f"CONTROLLER://{HOST}:{self.controller_ports[node]},{name}://{HOST}:{port}",
+                    "advertised.listeners": f"PLAINTEXT://{host}:{self.ports[node]},{name}://{host}:{port}",
+                    "listener.security.protocol.map": (
+                        f"PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,{name}:{security_protocol}"
+                    ),
+                    **configs,
+                }
+            )
+        return ",".join(f"{self.hosts[n]}:{port}" for n, port in ports.items())
+
     def node_dir(self, node: int) -> Path:
         return self.data_dir / f"node-{node}"
 

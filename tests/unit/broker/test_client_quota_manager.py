@@ -10,6 +10,8 @@ from kafkette.broker.client_quota_manager import (
     ClientQuotaManager,
     QuotaEntity,
     WindowedRate,
+    principal_name,
+    quotas_of_type,
     sanitize,
 )
 
@@ -95,3 +97,28 @@ def test_user_names_are_sanitized_as_kafka_does():
     m = ClientQuotaManager("producer_byte_rate")
     m.update_quota(QuotaEntity(sanitize("a b"), None), 10.0)
     assert m.quota_metric_tags("a b", "c") == ("a%20b", "")
+
+
+def test_the_controllers_client_quotas_become_the_quotas_in_force():
+    sent = {
+        (("user", "alice"),): {"producer_byte_rate": 100.0, "consumer_byte_rate": 5.0},
+        (("user", None),): {"producer_byte_rate": 50.0},
+        (("client-id", "app"), ("user", "bob smith")): {"producer_byte_rate": 70.0},
+        (("client-id", None),): {"request_percentage": 10.0},
+        (("ip", "10.0.0.1"),): {"connection_creation_rate": 3.0},
+    }
+    assert quotas_of_type(sent, "producer_byte_rate") == {
+        QuotaEntity("alice", None): 100.0,
+        QuotaEntity(DEFAULT, None): 50.0,
+        QuotaEntity("bob%20smith", "app"): 70.0,
+    }
+    manager = ClientQuotaManager("producer_byte_rate")
+    manager.update_quota(QuotaEntity(None, "old"), 1.0)
+    manager.set_quotas(quotas_of_type(sent, "producer_byte_rate"))
+    assert manager.quota_limit(manager.quota_metric_tags("alice", "x")) == 100.0
+    assert manager.quota_limit(manager.quota_metric_tags("carol", "x")) == 50.0
+    assert manager.quota_limit(manager.quota_metric_tags("bob smith", "app")) == 70.0
+    assert manager.quota_limit(("", "old")) is None  # removed: not sent any more
+    manager.set_quotas({})
+    assert not manager.quotas_enabled
+    assert principal_name("User:alice") == "alice" and principal_name("User:ANONYMOUS") == "ANONYMOUS"

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from broker_fakes import TP0, make_batch
 
 from kafkette.broker.apis import produce
+from kafkette.broker.client_quota_manager import ClientQuotaManager
 from kafkette.broker.delayed_produce import ProducePartitionStatus
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.common.network.socket_server import CLOSE_CONNECTION
@@ -64,6 +65,7 @@ async def _produce(
     ctx = SimpleNamespace(
         replica_manager=SimpleNamespace(append_records=append_records),
         metadata_cache=SimpleNamespace(partition_state=lambda tp: object() if known and tp == TP0 else None),
+        produce_quotas=ClientQuotaManager("producer_byte_rate"),
     )
     request = ProduceRequest(
         transactional_id=None,
@@ -129,6 +131,7 @@ async def _produce_many(parts: list[tuple[int, bytes | None]], acks: int = 1):
     ctx = SimpleNamespace(
         replica_manager=SimpleNamespace(append_records=append_records),
         metadata_cache=SimpleNamespace(partition_state=lambda tp: object()),
+        produce_quotas=ClientQuotaManager("producer_byte_rate"),
     )
     data = [ProducePartitionData(index=i, records=r) for i, r in parts]
     request = ProduceRequest(
@@ -177,6 +180,7 @@ async def test_zstd_before_v7_and_an_unknown_codec_before_v7_are_refused_as_kafk
         ctx = SimpleNamespace(
             replica_manager=SimpleNamespace(append_records=None),
             metadata_cache=SimpleNamespace(partition_state=lambda tp: object()),
+            produce_quotas=ClientQuotaManager("producer_byte_rate"),
         )
         header = RequestHeader(api_key=0, api_version=version, correlation_id=1, client_id="c")
         return produce.handle(ctx, header, request)
@@ -281,6 +285,7 @@ def _context(cache: MetadataCache, error: Errors = Errors.NONE, partition: objec
     return SimpleNamespace(
         metadata_cache=cache,
         replica_manager=SimpleNamespace(append_records=append_records, get_partition=lambda tp: partition),
+        produce_quotas=ClientQuotaManager("producer_byte_rate"),
     )
 
 

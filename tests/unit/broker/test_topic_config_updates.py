@@ -20,8 +20,11 @@ from lifecycle_fakes import (
 )
 
 from kafkette.broker.apis import update_metadata as update_metadata_api
+from kafkette.broker.client_quota_cache import ClientQuotaCache
+from kafkette.broker.client_quota_manager import ClientQuotaManager
 from kafkette.broker.group.group_config_manager import GroupConfig, GroupConfigManager
 from kafkette.broker.metadata_cache import MetadataCache
+from kafkette.broker.scram_credential_cache import ScramCredentialCache
 from kafkette.protocol.apis.update_metadata import (
     UpdateMetadataGroupConfigs,
     UpdateMetadataPartitionState,
@@ -212,6 +215,9 @@ async def test_group_configs_reach_the_group_coordinators_group_config_manager()
         group_coordinator=SimpleNamespace(
             consumer_groups=SimpleNamespace(on_topics_changed=lambda topics: None, group_configs=manager)
         ),
+        scram_credentials=ScramCredentialCache(),
+        client_quotas=ClientQuotaCache(),
+        produce_quotas=ClientQuotaManager("producer_byte_rate"),
     )
 
     def groups(full: bool, **configs: dict[str, str]) -> UpdateMetadataRequest:

@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 import msgpack
+from local_metadata_log import MetadataLog
 
 from kafkette.broker.config import KafkaConfig
 from kafkette.broker.server import controller_config
@@ -186,6 +187,18 @@ def make_config(**overrides: Any) -> ControllerConfig:
     }
     props.update({k.replace("_", "."): v for k, v in overrides.items()})
     return controller_config(KafkaConfig(props))
+
+
+def new_controller(path: Any, clock: ManualClock, channel: FakeChannelManager) -> KafkaController:
+    """A controller (not started) over the metadata log in ``path``, as the ``controller`` fixture
+    makes one; a second one over the same path reads back what the first wrote."""
+    return KafkaController(
+        make_config(),
+        metadata_log=MetadataLog(path),
+        channel_manager=channel,
+        clock_ms=clock,
+        rng=random.Random(7),
+    )
 
 
 def incarnation_id(name: str) -> bytes:

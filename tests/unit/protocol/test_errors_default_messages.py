@@ -38,6 +38,13 @@ KAFKA_DEFAULT_MESSAGES: dict[Errors, str] = {
         "The request included a message larger than the max message size the server will accept."
     ),
     Errors.STALE_CONTROLLER_EPOCH: "The controller moved to another broker.",
+    Errors.TOPIC_AUTHORIZATION_FAILED: "Topic authorization failed.",
+    Errors.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
+    Errors.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
+    Errors.SECURITY_DISABLED: "Security features are disabled.",
+    Errors.RESOURCE_NOT_FOUND: "A request illegally referred to a resource that does not exist.",
+    Errors.DUPLICATE_RESOURCE: "A request illegally referred to the same resource twice.",
+    Errors.UNACCEPTABLE_CREDENTIAL: "Requested credential would not meet criteria for acceptability.",
     Errors.OFFSET_METADATA_TOO_LARGE: "The metadata field of the offset request was too large.",
     Errors.NETWORK_EXCEPTION: "The server disconnected before a response was received.",
     Errors.COORDINATOR_LOAD_IN_PROGRESS: "The coordinator is loading and hence can't process requests.",

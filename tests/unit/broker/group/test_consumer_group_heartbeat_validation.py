@@ -8,9 +8,9 @@ import pytest
 
 from kafkette.broker.group.consumer_group_heartbeat_validation import (
     HeartbeatRequestError,
-    java_hash_set_order,
     validate_heartbeat_request,
 )
+from kafkette.common.java_hash_order import java_hash_set_order
 from kafkette.protocol.apis.consumer_group import (
     ConsumerGroupHeartbeatRequest,
     ConsumerGroupHeartbeatTopicPartitions,

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from kafkette.broker.group.group_metadata_topic import group_metadata_topic, java_string_hash, partition_for
+from kafkette.broker.group.group_metadata_topic import group_metadata_topic, partition_for
+from kafkette.common.java_hash_order import java_string_hash
 
 JAVA_HASH_CODES = {
     "": 0,

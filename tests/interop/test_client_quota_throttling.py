@@ -1,0 +1,107 @@
+"""A producer held to its ``producer_byte_rate`` quota (KIP-13, KIP-55, KIP-219), on Apache Kafka
+4.3.1 and on Kafkette configured the same way: the quota set with Kafka's own ``kafka-configs.sh``
+for the producer's client id, then confluent-kafka (librdkafka, unchanged) produces as fast as it
+can; the broker answers with ``throttle_time_ms`` and mutes the connection, so the bytes delivered
+per second after the quota window has filled stay within 10% of the quota, while a producer of
+another client id is not held back.  Both brokers use Kafka's default quota window (11 samples of
+1 s, set explicitly); the rate is measured after it has filled."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from kafkette.client import LocalCluster
+from tests.peers.kafka_peer import KafkaPeer, start_or_fail
+
+pytestmark = pytest.mark.timeout(600)
+
+QUOTA_BYTES_PER_S = 200_000
+WINDOW_CONFIGS = {"quota.window.num": "11", "quota.window.size.seconds": "1"}
+VALUE = b"x" * 2000
+WARM_UP_S = 12.0  # the quota window (11 samples of 1 s) fills: the first burst is allowed
+MEASURE_S = 10.0
+TIMEOUT_S = 30
+
+
+@pytest.fixture(scope="module", params=["kafka", "kafkette"])
+def bootstrap(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One broker's Kafka-protocol bootstrap, Apache Kafka's or Kafkette's, with the same quota window."""
+    if request.param == "kafkette":
+        with LocalCluster(
+            num_brokers=1,
+            data_dir=tmp_path_factory.mktemp("quota-kafkette"),
+            kafka_protocol=True,
+            broker_configs=WINDOW_CONFIGS,
+        ) as cluster:
+            yield cluster.kafka_bootstrap_servers
+        return
+    peer = KafkaPeer(tmp_path_factory.mktemp("quota-kafka"), nodes=1, heap_mb=384)
+    for node in peer.node_ids:
+        peer.node_configs[node] = dict(WINDOW_CONFIGS)
+    start_or_fail(peer)
+    try:
+        yield peer.bootstrap_servers
+    finally:
+        peer.stop()
+
+
+def _set_quota(bootstrap: str, client_id: str) -> None:
+    done = subprocess.run(
+        [
+            *KafkaPeer.tool_command("kafka.admin.ConfigCommand"),
+            "--bootstrap-server",
+            bootstrap,
+            "--entity-type",
+            "clients",
+            "--entity-name",
+            client_id,
+            "--alter",
+            "--add-config",
+            f"producer_byte_rate={QUOTA_BYTES_PER_S}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-1500:]
+
+
+def _delivered_rate(bootstrap: str, topic: str, client_id: str) -> float:
+    """Bytes per second delivered in ``MEASURE_S`` after ``WARM_UP_S`` of producing flat out."""
+    producer = Producer({"bootstrap.servers": bootstrap, "client.id": client_id, "linger.ms": 5, "acks": 1})
+    delivered: list[tuple[float, int]] = []
+
+    def on_delivery(err, msg) -> None:
+        if err is None:
+            delivered.append((time.monotonic(), len(msg.value())))
+
+    start = time.monotonic()
+    end = start + WARM_UP_S + MEASURE_S
+    while time.monotonic() < end:
+        try:
+            producer.produce(topic, VALUE, on_delivery=on_delivery)
+        except BufferError:  # the producer's queue is full: the broker is holding it back
+            producer.poll(0.05)
+        producer.poll(0)
+    producer.flush(TIMEOUT_S)
+    window = [size for at, size in delivered if start + WARM_UP_S <= at < end]
+    return sum(window) / MEASURE_S
+
+
+def test_a_producer_is_held_to_its_byte_rate_and_another_client_is_not(bootstrap):
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic("quota-topic", 1, 1)])["quota-topic"].result(timeout=TIMEOUT_S)
+    _set_quota(bootstrap, "quota-app")
+    time.sleep(1)  # the quota reaches the broker (Kafka: from the metadata log)
+    held = _delivered_rate(bootstrap, "quota-topic", "quota-app")
+    free = _delivered_rate(bootstrap, "quota-topic", "free-app")
+    print(f"held {held:.0f} B/s, free {free:.0f} B/s, quota {QUOTA_BYTES_PER_S} B/s")
+    assert held <= QUOTA_BYTES_PER_S * 1.1, held
+    assert held >= QUOTA_BYTES_PER_S * 0.5, held  # throttled, not stopped
+    assert free > QUOTA_BYTES_PER_S * 2, free
