@@ -199,6 +199,15 @@ class ClientQuotaManager:
                 return tags
         return "", client_id
 
+    def unrecord(self, user: str, client_id: str, value: float, now_ms: int) -> None:
+        """Take back ``value`` recorded for a request that is answered without it (a throttled
+        Fetch gets an empty answer: Kafka's ``unrecordQuotaSensor``)."""
+        if not self.quotas_enabled:
+            return
+        rate = self._rates.get(self.quota_metric_tags(user, client_id))
+        if rate is not None:
+            rate.record(-value, now_ms)
+
     def quota_limit(self, tags: tuple[str, str]) -> float | None:
         """The quota (bytes per second) of a rate with these tags, None when none applies (Kafka's
         ``DefaultQuotaCallback.quotaLimit``)."""

@@ -58,18 +58,13 @@ def listener_security_protocol(props: Mapping[str, Any], listener: str) -> str:
 def sasl_listener_factory(
     props: Mapping[str, Any], listener: str, scram_credentials: ScramLookup, clock_ms: Callable[[], int]
 ) -> Callable[[], SaslServerAuthenticator] | None:
-    """``authenticator_factory`` of a SASL_PLAINTEXT listener, None for a listener without SASL.
+    """``authenticator_factory`` of a SASL_PLAINTEXT or SASL_SSL listener, None for a listener
+    without SASL.
 
     Raises:
-        ConfigError: a SASL_SSL listener (TLS is not offered yet), or see ``authenticator_factory``.
+        ConfigError: see ``authenticator_factory``.
     """
-    protocol = listener_security_protocol(props, listener)
-    if protocol == "SASL_SSL":
-        raise ConfigError(
-            f"Invalid value for configuration listener.security.protocol.map: listener {listener} is "
-            f"SASL_SSL; Kafkette's listeners do not offer TLS yet (use SASL_PLAINTEXT)"
-        )
-    if protocol != "SASL_PLAINTEXT":
+    if listener_security_protocol(props, listener) not in SASL_PROTOCOLS:
         return None
     return authenticator_factory(props, listener, scram_credentials, clock_ms)
 

@@ -43,10 +43,11 @@ from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
 from kafkette.broker.producer_id_manager import ProducerIdManager
 from kafkette.broker.replica_manager import ReplicaManager
-from kafkette.broker.sasl_listener_config import sasl_listener_factory
+from kafkette.broker.sasl_listener_config import listener_security_protocol, sasl_listener_factory
 from kafkette.broker.scram_credential_cache import ScramCredentialCache
 from kafkette.broker.server_logging import configure_logging, kafka_logs_dir
-from kafkette.common.client_quota_entity import PRODUCER_BYTE_RATE
+from kafkette.broker.ssl_listener_config import ssl_listener_options
+from kafkette.common.client_quota_entity import CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE
 from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.common.network.socket_server import SocketServer
 from kafkette.common.process_tuning import tune_process_memory
@@ -233,6 +234,7 @@ class KafkaServer:
             consumer_group_settings=consumer_group_settings(self.config),
             group_config_manager=group_config_manager(self.config),
         )
+        quota_window = (self.config.quota_window_num, self.config.quota_window_size_seconds * 1000)
         apis = KafkaApis(
             ApisContext(
                 self.config,
@@ -245,15 +247,13 @@ class KafkaServer:
                 controller_channel=self.controller_channel,
                 group_coordinator=self.group_coordinator,
                 scram_credentials=self.scram_credentials,
-                produce_quotas=ClientQuotaManager(
-                    PRODUCER_BYTE_RATE,
-                    self.config.quota_window_num,
-                    self.config.quota_window_size_seconds * 1000,
-                ),
+                produce_quotas=ClientQuotaManager(PRODUCER_BYTE_RATE, *quota_window),
+                fetch_quotas=ClientQuotaManager(CONSUMER_BYTE_RATE, *quota_window),
             )
         )
         host, port = self.config.listener
         sasl = self._sasl_listeners()
+        tls = self._ssl_listeners()
         self.socket_server = SocketServer(
             host, port, apis.handle, broker_id=self.broker_id, **listener_options(self.config)
         )
@@ -269,6 +269,7 @@ class KafkaServer:
                     broker_id=self.broker_id,
                     codec=KafkaWireCodec(endpoint.name, self._feature_flags),
                     authenticator_factory=sasl.get(endpoint.name),
+                    **tls.get(endpoint.name, {}),
                     **listener_options(self.config),
                 )
                 self.kafka_socket_servers.append(server)
@@ -303,7 +304,7 @@ class KafkaServer:
 
     def _sasl_listeners(self) -> dict[str, Any]:
         """The per-connection authenticator makers of the Kafka-protocol listeners that are
-        SASL_PLAINTEXT (``listener.security.protocol.map``).
+        SASL_PLAINTEXT or SASL_SSL (``listener.security.protocol.map``).
 
         Raises:
             ConfigError: a SASL listener the brokers' or the controllers' own connections use
@@ -316,14 +317,24 @@ class KafkaServer:
             )
             if factory is None:
                 continue
-            if endpoint.wire_protocol != "kafka":
-                raise ConfigError(
-                    f"Invalid value for configuration listener.security.protocol.map: listener "
-                    f"{endpoint.name} is SASL_PLAINTEXT, but the brokers' and controllers' own "
-                    f"connections do not authenticate yet; only a Kafka-protocol listener "
-                    f"(listener.wire.protocol.map) may be SASL_PLAINTEXT"
-                )
+            _kafka_protocol_only(endpoint, self.config.originals)
             out[endpoint.name] = factory
+        return out
+
+    def _ssl_listeners(self) -> dict[str, dict[str, Any]]:
+        """The TLS context and principal maker of the Kafka-protocol listeners that are SSL or
+        SASL_SSL (``listener.security.protocol.map``).
+
+        Raises:
+            ConfigError: a TLS listener the brokers' or the controllers' own connections use (they
+                do not speak TLS yet), or a bad ``ssl.*`` setting (named).
+        """
+        out = {}
+        for endpoint in self.config.listener_endpoints:
+            options = ssl_listener_options(self.config.originals, endpoint.name)
+            if options is not None:
+                _kafka_protocol_only(endpoint, self.config.originals)
+                out[endpoint.name] = options
         return out
 
     def _socket_servers(self) -> list[SocketServer]:
@@ -481,3 +492,20 @@ def run_broker(config_path: str, log_dir: str | None = None) -> int:
 
 def _monotonic_ms() -> int:
     return int(time.monotonic() * 1000)
+
+
+def _kafka_protocol_only(endpoint: Any, props: Any) -> None:
+    """Refuse a SASL or TLS security protocol on a listener that is not Kafka's protocol.
+
+    Raises:
+        ConfigError: the listener is the brokers', the SDK's or the controllers' own (msgpack):
+            their clients neither authenticate nor speak TLS yet.
+    """
+    if endpoint.wire_protocol != "kafka":
+        protocol = listener_security_protocol(props, endpoint.name)
+        raise ConfigError(
+            f"Invalid value for configuration listener.security.protocol.map: listener "
+            f"{endpoint.name} is {protocol}, but the brokers' and controllers' own connections "
+            f"neither authenticate nor speak TLS yet; only a Kafka-protocol listener "
+            f"(listener.wire.protocol.map) may use SASL or SSL"
+        )

@@ -20,7 +20,7 @@ from kafkette.broker.client_quota_manager import ClientQuotaManager
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
 from kafkette.broker.fetch_session import FetchManager, FetchSessionCache
 from kafkette.broker.scram_credential_cache import ScramCredentialCache
-from kafkette.common.client_quota_entity import PRODUCER_BYTE_RATE
+from kafkette.common.client_quota_entity import CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE
 
 if TYPE_CHECKING:
     from kafkette.broker.apis.controller_endpoint import ControllerEndpoint
@@ -36,16 +36,17 @@ if TYPE_CHECKING:
 @dataclass
 class ApisContext:
     """What request handlers may touch: config, replicas, metadata, and the controller
-        when this broker runs it (None otherwise).
+    when this broker runs it (None otherwise).
 
-        ``dynamic_config`` holds the run-time broker configs (a fresh one over ``config``
-        when not given); ``auto_topic_creation_manager`` None disables auto-creation;
-        ``controller_channel`` forwards controller requests to the active controller (KIP-590;
-        None: this node answers NOT_CONTROLLER unless it is the active controller);
-        ``group_coordinator`` None answers group requests NOT_COORDINATOR; ``fetch_manager`` holds the
-        fetch sessions (KIP-227; a fresh cache of ``max.incremental.fetch.session.cache.slots`` when
-        not given); ``scram_credentials`` the SCRAM users the controller sent (KIP-554); ``client_quotas`` its
-    client quotas (KIP-546), ``produce_quotas`` enforces their ``producer_byte_rate``s."""
+    ``dynamic_config`` holds the run-time broker configs (a fresh one over ``config``
+    when not given); ``auto_topic_creation_manager`` None disables auto-creation;
+    ``controller_channel`` forwards controller requests to the active controller (KIP-590;
+    None: this node answers NOT_CONTROLLER unless it is the active controller);
+    ``group_coordinator`` None answers group requests NOT_COORDINATOR; ``fetch_manager`` holds the
+    fetch sessions (KIP-227; a fresh cache of ``max.incremental.fetch.session.cache.slots`` when
+    not given); ``scram_credentials`` the SCRAM users the controller sent (KIP-554);
+    ``client_quotas`` its client quotas (KIP-546); ``produce_quotas`` and ``fetch_quotas`` enforce
+    their ``producer_byte_rate``s and ``consumer_byte_rate``s."""
 
     config: KafkaConfig
     replica_manager: ReplicaManager
@@ -60,6 +61,7 @@ class ApisContext:
     scram_credentials: ScramCredentialCache = field(default_factory=ScramCredentialCache)
     client_quotas: ClientQuotaCache = field(default_factory=ClientQuotaCache)
     produce_quotas: ClientQuotaManager = field(default_factory=lambda: ClientQuotaManager(PRODUCER_BYTE_RATE))
+    fetch_quotas: ClientQuotaManager = field(default_factory=lambda: ClientQuotaManager(CONSUMER_BYTE_RATE))
 
     def __post_init__(self) -> None:
         if self.dynamic_config is None:

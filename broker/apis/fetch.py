@@ -20,10 +20,12 @@ Kafka concept: ``KafkaApis.handleFetchRequest`` -> ``FetchManager.newContext`` a
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from kafkette.broker.apis import raft_quorum
 from kafkette.broker.apis.current_leader import current_leader
+from kafkette.broker.client_quota_manager import principal_name
 from kafkette.broker.delayed_fetch import FetchPartitionInfo
 from kafkette.broker.fetch_session import TopicIdPartition
 from kafkette.common.topic_names import CLUSTER_METADATA_TOPIC_NAME
@@ -187,6 +189,12 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
         ctx, order, {tp for tp, _ in sent}
     ):
         return fetch_error_response(request, version, Errors.UNKNOWN_SERVER_ERROR, None)  # type: ignore[no-any-return]
+    if replica_id < 0 and ctx.fetch_quotas.quotas_enabled:
+        throttle_time_ms = _consumer_throttle_time_ms(ctx, header, sent)
+        if throttle_time_ms > 0:  # Kafka's getThrottledResponse: nothing read is sent
+            return FetchResponse(
+                throttle_time_ms=throttle_time_ms, error_code=error_code, session_id=session_id, responses=[]
+            )
     by_topic: dict[tuple[bytes, str | None], list[FetchPartitionData]] = {}
     for tp, data in sent:
         by_topic.setdefault((tp.topic_id, tp.topic), []).append(data)
@@ -201,6 +209,21 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     if node_endpoints:
         response.node_endpoints = list(node_endpoints.values())
     return response
+
+
+def _consumer_throttle_time_ms(
+    ctx: ApisContext, header: RequestHeader, sent: list[tuple[TopicIdPartition, FetchPartitionData]]
+) -> int:
+    """The throttle time (ms) of a consumer over its ``consumer_byte_rate`` for this answer's record
+    bytes; a throttled answer's bytes are taken back, as it is sent empty (Kafka's
+    ``quotas.fetch.maybeRecordAndGetThrottleTimeMs`` then ``unrecordQuotaSensor``)."""
+    user, client_id = principal_name(header.principal), header.client_id or ""
+    size = sum(len(data.records) for _, data in sent if data.records)
+    now_ms = int(time.monotonic() * 1000)
+    throttle_time_ms = ctx.fetch_quotas.record_and_get_throttle_time_ms(user, client_id, size, now_ms)
+    if throttle_time_ms > 0:
+        ctx.fetch_quotas.unrecord(user, client_id, size, now_ms)
+    return throttle_time_ms
 
 
 def _kafka_cannot_write(ctx: ApisContext, order: list[TopicIdPartition], sent: set[TopicIdPartition]) -> bool:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import ssl
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -326,6 +327,9 @@ async def open_frame_stream(host: str, port: int, max_frame_bytes: int) -> Frame
     return stream
 
 
+SSL_HANDSHAKE_TIMEOUT_S = 10.0  # a TLS client that has not finished its handshake by then is cut off
+
+
 async def start_frame_server(
     on_connect: Callable[[FrameStream], None],
     host: str,
@@ -333,11 +337,14 @@ async def start_frame_server(
     max_frame_bytes: int,
     backlog: int = 1024,
     memory_pool: MemoryPool | None = None,
+    ssl_context: ssl.SSLContext | None = None,
 ) -> asyncio.Server:
     """Listen on ``host:port``; ``on_connect(stream)`` runs as each connection is made; every
     connection reserves its frames from ``memory_pool`` when one is given.
 
-    ``on_connect`` must not block: it starts (and owns) whatever serves the connection.
+    ``on_connect`` must not block: it starts (and owns) whatever serves the connection.  With
+    ``ssl_context`` each connection is TLS: ``on_connect`` runs once its handshake is done (a
+    failed handshake, or one not done in ``SSL_HANDSHAKE_TIMEOUT_S``, closes it unseen).
 
     Raises:
         OSError: the address is in use or cannot be bound.
@@ -349,4 +356,6 @@ async def start_frame_server(
         port,
         reuse_address=True,
         backlog=backlog,
+        ssl=ssl_context,
+        ssl_handshake_timeout=SSL_HANDSHAKE_TIMEOUT_S if ssl_context is not None else None,
     )

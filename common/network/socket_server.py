@@ -19,7 +19,8 @@ Connection quotas, with Kafka's names: a connection beyond ``max.connections`` i
 instead), and a connection that sends no request for ``connections.max.idle.ms`` while
 none of its requests is in flight is closed (a frame trickling in counts as idle).  An answer
 carrying a ``throttle_time_ms`` (a client over its quota) mutes its connection: the next request
-read waits until that time is over (KIP-219).
+read waits until that time is over (KIP-219), and from then on the connection's requests are
+handled one at a time, as Kafka handles every connection's.
 
 Kafka concept: ``SocketServer``/``Processor`` (channel muting replaced by ordered
 per-connection response queues).
@@ -32,6 +33,7 @@ import dataclasses
 import logging
 import os
 import socket
+import ssl
 from collections.abc import Awaitable, Callable
 
 from kafkette.common.network.frame_stream import FrameStream, start_frame_server
@@ -76,6 +78,10 @@ __all__ = [
 ]
 
 
+MUTED_WAIT_S = 60.0
+"""Longest a throttled connection's next request waits for the ones before it to be handled."""
+
+
 class Connection:
     """One client connection: reads frames, dispatches them, writes answers in order."""
 
@@ -92,10 +98,21 @@ class Connection:
         factory = server.authenticator_factory
         self._authenticator: SaslServerAuthenticator | None = factory() if factory is not None else None
         self.principal = ANONYMOUS
+        self._refused = False  # an SSL client whose certificate names no principal: closed at once
+        ssl_object = stream.get_extra_info("ssl_object")
+        if ssl_object is not None and server.ssl_principal is not None:
+            # an SSL listener's principal: the client certificate's (SASL_SSL: until SASL names one)
+            principal = server.ssl_principal(ssl_object.getpeercert(binary_form=True))
+            self._refused = principal is None
+            self.principal = principal or ANONYMOUS
         self._closing = False  # the last answer is to be written, then the connection closed
         self._unmute_at = 0.0  # loop time before which no request is read (a throttled client, KIP-219)
+        self._throttled = False  # once throttled, requests are handled one at a time, as Kafka's channel
 
     async def run(self) -> None:
+        if self._refused:
+            self._stream.close()
+            return
         writer_task = asyncio.get_running_loop().create_task(
             self._write_loop(), name=f"conn-write-{self.peer}"
         )
@@ -146,9 +163,8 @@ class Connection:
             except FrameError as exc:
                 logger.warning("[SocketServer] Closing connection from %s: %s", self.peer, exc)
                 return
-            muted_s = self._unmute_at - asyncio.get_running_loop().time()
-            if muted_s > 0:  # throttled: the request waits as Kafka's muted channel leaves it unread
-                await asyncio.sleep(muted_s)
+            if self._throttled:
+                await self._wait_until_unmuted()
             try:
                 decoded = self._server.codec.decode(payload, self.ip)
             except (RequestDecodeError, FrameError) as exc:
@@ -160,6 +176,8 @@ class Connection:
                 if self._closing:
                     return
                 continue
+            if self.principal != ANONYMOUS and self._authenticator is None and decoded.header is not None:
+                decoded.header = dataclasses.replace(decoded.header, principal=self.principal)
             if decoded.answer is not None:  # answered by the codec itself (Kafka's ApiVersions)
                 stream.release(len(payload))
                 await self._put_ready(decoded.reply, decoded.answer)
@@ -209,9 +227,29 @@ class Connection:
         return False
 
     def _handled(self, task: asyncio.Task[Struct | None], size: int) -> None:
-        """A request was handled: forget its task and give its bytes back to the memory pool."""
+        """A request was handled: forget its task and give its bytes back to the memory pool; an
+        answer with a ``throttle_time_ms`` mutes the connection for that long from now."""
         self._handlers.discard(task)
         self._stream.release(size)
+        if task.cancelled() or task.exception() is not None:
+            return
+        throttle_ms = getattr(task.result(), "throttle_time_ms", 0)
+        if isinstance(throttle_ms, int) and throttle_ms > 0:
+            self._throttled = True
+            unmute_at = asyncio.get_running_loop().time() + throttle_ms / 1000
+            self._unmute_at = max(self._unmute_at, unmute_at)
+
+    async def _wait_until_unmuted(self) -> None:
+        """Hold a request just read while the connection is muted (KIP-219).  A connection that
+        was throttled once is then served one request at a time, as Kafka serves every channel: its
+        requests in flight finish (and say whether to mute) before the next one is taken, so a
+        client cannot pipeline past its quota.  Bounded: the handlers by ``MUTED_WAIT_S``, the mute
+        by the throttle time."""
+        if self._handlers:
+            await asyncio.wait(set(self._handlers), timeout=MUTED_WAIT_S)
+        muted_s = self._unmute_at - asyncio.get_running_loop().time()
+        if muted_s > 0:  # the request waits as Kafka's muted channel leaves it unread
+            await asyncio.sleep(muted_s)
 
     async def _answer_decode_error(self, exc: Exception) -> bool:
         """Answer a request that did not decode, where its API allows; False closes the connection."""
@@ -274,10 +312,6 @@ class Connection:
                 stream.close()
                 return
             if response is not None:  # None: acks=0 produce, no answer
-                throttle_ms = getattr(response, "throttle_time_ms", 0)
-                if throttle_ms and throttle_ms > 0:  # mute the channel until the throttle time is over
-                    unmute_at = asyncio.get_running_loop().time() + throttle_ms / 1000
-                    self._unmute_at = max(self._unmute_at, unmute_at)
                 try:
                     buffers += reply.encode(response)
                 except Exception:  # an answer that does not fit its schema: the connection cannot go on
@@ -352,6 +386,10 @@ class SocketServer:
         authenticator_factory: a SASL listener's (``SASL_PLAINTEXT``): makes each connection's
             ``SaslServerAuthenticator``; until it completes only ApiVersions, SaslHandshake and
             SaslAuthenticate are served, then requests carry its principal.  None: no SASL.
+        ssl_context: an SSL listener's TLS context (``ssl_factory.ssl_server_context``); None: plaintext.
+        ssl_principal: an SSL listener's principal of a connection from its client certificate (DER
+            bytes, None without one): ``User:<mapped DN>`` or ``User:ANONYMOUS``; None refuses the
+            connection (no mapping rule applies: Kafka fails its authentication).
     """
 
     def __init__(
@@ -369,10 +407,14 @@ class SocketServer:
         queued_max_request_bytes: int = -1,
         codec: WireCodec = MSGPACK_CODEC,
         authenticator_factory: Callable[[], SaslServerAuthenticator] | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+        ssl_principal: Callable[[bytes | None], str] | None = None,
     ) -> None:
         self.host = host
         self.codec = codec
         self.authenticator_factory = authenticator_factory
+        self.ssl_context = ssl_context
+        self.ssl_principal = ssl_principal
         self.port = port
         self.handler = handler
         self.max_request_bytes = max_request_bytes
@@ -399,7 +441,12 @@ class SocketServer:
         """
         try:
             self._server = await start_frame_server(
-                self._accept, self.host, self.port, self.max_request_bytes, memory_pool=self.memory_pool
+                self._accept,
+                self.host,
+                self.port,
+                self.max_request_bytes,
+                memory_pool=self.memory_pool,
+                ssl_context=self.ssl_context,
             )
         except OSError as exc:
             raise listen_error(self.host, self.port, exc) from exc

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from kafkette.broker.apis import fetch
+from kafkette.broker.client_quota_manager import ClientQuotaManager
 from kafkette.broker.fetch_session import FetchManager, FetchSessionCache
 from kafkette.broker.metadata_cache import BrokerEndpoint
 from kafkette.broker.replica_manager import FetchPartitionResult
@@ -53,6 +54,7 @@ def _context(results: dict[TopicPartition, FetchPartitionResult]) -> Any:
         replica_manager=FakeReplicaManager(results),
         metadata_cache=metadata_cache,
         fetch_manager=FetchManager(FetchSessionCache(10)),
+        fetch_quotas=ClientQuotaManager("consumer_byte_rate"),
     )
 
 

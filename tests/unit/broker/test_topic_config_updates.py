@@ -218,6 +218,7 @@ async def test_group_configs_reach_the_group_coordinators_group_config_manager()
         scram_credentials=ScramCredentialCache(),
         client_quotas=ClientQuotaCache(),
         produce_quotas=ClientQuotaManager("producer_byte_rate"),
+        fetch_quotas=ClientQuotaManager("consumer_byte_rate"),
     )
 
     def groups(full: bool, **configs: dict[str, str]) -> UpdateMetadataRequest:

@@ -1,0 +1,60 @@
+"""An SSL or SASL_SSL listener's TLS settings from the broker's properties: its TLS context and
+how a connection's principal is named from its client certificate.
+
+Owns: which listeners are TLS (``listener.security.protocol.map``: SSL and SASL_SSL), building
+their context (``kafkette.common.security.ssl_factory``) and their principal maker: ``User:`` and
+the client certificate's distinguished name through ``ssl.principal.mapping.rules``
+(``SslPrincipalMapper``), ``User:ANONYMOUS`` without a client certificate, and a connection whose
+DN no rule maps refused (logged with Kafka's "No rules apply to ..." message).  Does not own the
+listener (``SocketServer``) nor SASL (``sasl_listener_config``).
+
+Kafka concept: ``ChannelBuilders`` / ``SslChannelBuilder``, ``DefaultKafkaPrincipalBuilder``
+(SSL principals, KIP-371).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from kafkette.broker.sasl_listener_config import listener_security_protocol
+from kafkette.common.config_def import ConfigError
+from kafkette.common.security.ssl_factory import distinguished_name, listener_config, ssl_server_context
+from kafkette.common.security.ssl_principal_mapper import NoMatchingRule, SslPrincipalMapper
+
+logger = logging.getLogger(__name__)
+
+TLS_PROTOCOLS = frozenset({"SSL", "SASL_SSL"})
+ANONYMOUS = "User:ANONYMOUS"
+
+
+def ssl_listener_options(props: Mapping[str, Any], listener: str) -> dict[str, Any] | None:
+    """``SocketServer``'s ``ssl_context`` and ``ssl_principal`` for an SSL or SASL_SSL listener,
+    checked now; None for a listener without TLS.
+
+    Raises:
+        ConfigError: a bad ``ssl.*`` setting (named: see ``ssl_server_context``) or
+            ``ssl.principal.mapping.rules`` Kafka would not parse.
+    """
+    if listener_security_protocol(props, listener) not in TLS_PROTOCOLS:
+        return None
+    context = ssl_server_context(props, listener)
+    rules = listener_config(props, listener, "ssl.principal.mapping.rules")
+    try:
+        mapper = SslPrincipalMapper(None if rules is None else str(rules))
+    except ValueError as exc:
+        raise ConfigError(
+            f"Invalid value {rules} for configuration ssl.principal.mapping.rules: {exc}"
+        ) from None
+
+    def principal(certificate: bytes | None) -> str | None:
+        if not certificate:
+            return ANONYMOUS
+        try:
+            return "User:" + mapper.name(distinguished_name(certificate))
+        except (NoMatchingRule, ValueError) as exc:
+            logger.warning("[SslChannelBuilder listener=%s] Failed authentication: %s", listener, exc)
+            return None
+
+    return {"ssl_context": context, "ssl_principal": principal}
