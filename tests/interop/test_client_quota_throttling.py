@@ -2,10 +2,11 @@
 ``consumer_byte_rate`` (KIP-13, KIP-55, KIP-219), on Apache Kafka 4.3.1 and on Kafkette configured
 the same way: each quota set with Kafka's own ``kafka-configs.sh`` for the client's id, then
 confluent-kafka (librdkafka, unchanged) produces or consumes as fast as it can; the broker answers
-with ``throttle_time_ms`` (a throttled fetch empty) and mutes the connection, so the bytes per second
-after the quota window has filled stay near the quota (between 0.3 and 2 times it, on both brokers),
-while a producer of another client id is not held back.  Both brokers use Kafka's default quota
-window (11 samples of 1 s, set explicitly); the rate is measured after it has filled and printed."""
+with ``throttle_time_ms`` (a throttled fetch empty) and mutes the connection.  The consumer's rate
+once the quota window (Kafka's default, 11 samples of 1 s, set explicitly) has filled is within
+10% of its quota; the producer's, averaged over two windows (its rate saws, see below), is at most
+the quota plus 10% and not stopped; a producer of another client id is not held back.  Rates are
+measured at the client and printed."""
 
 from __future__ import annotations
 
@@ -27,6 +28,11 @@ WINDOW_CONFIGS = {"quota.window.num": "11", "quota.window.size.seconds": "1"}
 VALUE = b"x" * 2000
 WARM_UP_S = 12.0  # the quota window (11 samples of 1 s) fills: the first burst is allowed
 MEASURE_S = 10.0
+# A producer's rate saws: each time the sample holding its last burst leaves the 11 s window, a new
+# burst of up to 10 windows' worth is let through, then each request is throttled about 1 s; so its
+# rate is averaged over two whole windows (2 s to 24 s), which hold exactly one such burst.
+PRODUCER_WARM_UP_S = 2.0
+PRODUCER_MEASURE_S = 22.0
 TIMEOUT_S = 30
 
 
@@ -73,8 +79,8 @@ def _set_quota(bootstrap: str, client_id: str, quota: str = "producer_byte_rate"
     assert done.returncode == 0, done.stderr[-1500:]
 
 
-def _delivered_rate(bootstrap: str, topic: str, client_id: str) -> float:
-    """Bytes per second delivered in ``MEASURE_S`` after ``WARM_UP_S`` of producing flat out."""
+def _delivered_rate(bootstrap: str, topic: str, client_id: str, warm_up_s: float, measure_s: float) -> float:
+    """Bytes per second delivered in ``measure_s`` after ``warm_up_s`` of producing flat out."""
     producer = Producer({"bootstrap.servers": bootstrap, "client.id": client_id, "linger.ms": 5, "acks": 1})
     delivered: list[tuple[float, int]] = []
 
@@ -83,7 +89,7 @@ def _delivered_rate(bootstrap: str, topic: str, client_id: str) -> float:
             delivered.append((time.monotonic(), len(msg.value())))
 
     start = time.monotonic()
-    end = start + WARM_UP_S + MEASURE_S
+    end = start + warm_up_s + measure_s
     while time.monotonic() < end:
         try:
             producer.produce(topic, VALUE, on_delivery=on_delivery)
@@ -91,8 +97,8 @@ def _delivered_rate(bootstrap: str, topic: str, client_id: str) -> float:
             producer.poll(0.05)
         producer.poll(0)
     producer.flush(TIMEOUT_S)
-    window = [size for at, size in delivered if start + WARM_UP_S <= at < end]
-    return sum(window) / MEASURE_S
+    window = [size for at, size in delivered if start + warm_up_s <= at < end]
+    return sum(window) / measure_s
 
 
 def test_a_producer_is_held_to_its_byte_rate_and_another_client_is_not(bootstrap):
@@ -100,12 +106,11 @@ def test_a_producer_is_held_to_its_byte_rate_and_another_client_is_not(bootstrap
     admin.create_topics([NewTopic("quota-topic", 1, 1)])["quota-topic"].result(timeout=TIMEOUT_S)
     _set_quota(bootstrap, "quota-app")
     time.sleep(1)  # the quota reaches the broker (Kafka: from the metadata log)
-    held = _delivered_rate(bootstrap, "quota-topic", "quota-app")
-    free = _delivered_rate(bootstrap, "quota-topic", "free-app")
+    held = _delivered_rate(bootstrap, "quota-topic", "quota-app", PRODUCER_WARM_UP_S, PRODUCER_MEASURE_S)
+    free = _delivered_rate(bootstrap, "quota-topic", "free-app", 1.0, 4.0)
     print(f"held {held:.0f} B/s, free {free:.0f} B/s, quota {QUOTA_BYTES_PER_S} B/s")
-    # Apache Kafka 4.3.1 lets this producer through at about 1.5 times its quota and Kafkette at
-    # about half of it (each measured here, printed above): both hold it far below the free rate
-    assert QUOTA_BYTES_PER_S * 0.3 <= held <= QUOTA_BYTES_PER_S * 2, held
+    # one burst and then about one throttled request a second: about half the quota on both brokers
+    assert QUOTA_BYTES_PER_S * 0.3 <= held <= QUOTA_BYTES_PER_S * 1.1, held
     assert free > held * 10, (free, held)
 
 
@@ -150,4 +155,4 @@ def test_a_consumer_is_held_to_its_byte_rate(bootstrap):
     time.sleep(1)
     held = _consumed_rate(bootstrap, "quota-fetch", "quota-consumer")
     print(f"consumed {held:.0f} B/s, quota {QUOTA_BYTES_PER_S} B/s")
-    assert QUOTA_BYTES_PER_S * 0.3 <= held <= QUOTA_BYTES_PER_S * 2, held
+    assert QUOTA_BYTES_PER_S * 0.9 <= held <= QUOTA_BYTES_PER_S * 1.1, held
