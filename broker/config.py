@@ -371,6 +371,21 @@ LISTENER_PREFIX = "listener.name."
 """Kafka's per-listener form of a config, ``listener.name.<listener>.<config>`` (KIP-103)."""
 
 
+def _refuse_authorizer(props: Mapping[str, Any]) -> None:
+    """Refuse ``authorizer.class.name``: Kafkette enforces no ACLs yet, and a broker started with an
+    authorizer it silently ignored would let everyone do everything.
+
+    Raises:
+        ConfigError: ``authorizer.class.name`` is set (to anything but the empty default).
+    """
+    value = str(props.get("authorizer.class.name", "") or "").strip()
+    if value:
+        raise ConfigError(
+            f"Invalid value {value} for configuration authorizer.class.name: Kafkette enforces no ACLs "
+            f"yet (Kafka's StandardAuthorizer is not offered); leave it unset"
+        )
+
+
 def is_kafka_config(name: str) -> bool:
     """Whether ``name`` is a key of Apache Kafka's broker config table, also in its per-listener
     form (``listener.name.<listener>[.<mechanism>].<config>``, KIP-103).
@@ -468,6 +483,7 @@ class KafkaConfig:
         self._check_listeners()
         self._check_quorum()
         check_group_coordinator_configs(self)
+        _refuse_authorizer(props)
         unused = {k for k in props if k not in _BY_NAME}
         if "log.dirs" in props and "log.dir" in props:
             unused.add("log.dir")

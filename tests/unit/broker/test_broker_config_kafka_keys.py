@@ -57,7 +57,7 @@ def test_a_key_far_from_every_known_one_says_it_is_neither_kafkettes_nor_kafkas(
 
 def test_every_key_of_kafkas_broker_config_table_is_accepted_and_the_unused_ones_listed():
     ours = {key.name for key in (*BROKER_CONFIGS, *INTERNAL_BROKER_CONFIGS)}
-    unused = sorted(KAFKA_BROKER_CONFIG_NAMES - ours)
+    unused = sorted(KAFKA_BROKER_CONFIG_NAMES - ours - {"authorizer.class.name"})  # refused: see below
     config = _config(**dict.fromkeys(unused, "any value: not read"))
     assert config.unused_configs == unused
     assert {
@@ -302,3 +302,12 @@ def test_a_controller_without_voters_or_bootstrap_servers_gets_kafkas_message():
         "contain a parseable set of controllers.$",
     ):
         KafkaConfig(base)
+
+
+@pytest.mark.parametrize(
+    "authorizer", ["org.apache.kafka.metadata.authorizer.StandardAuthorizer", "my.Authorizer"]
+)
+def test_an_authorizer_is_refused_rather_than_silently_not_enforced(authorizer):
+    with pytest.raises(ConfigError, match="authorizer.class.name: Kafkette enforces no ACLs yet"):
+        KafkaConfig({**COMBINED, "authorizer.class.name": authorizer})
+    assert KafkaConfig({**COMBINED, "authorizer.class.name": ""}).node_id == 1
