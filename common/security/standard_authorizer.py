@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from kafkette.common.security.acl import (
     WILDCARD_HOST,
+    WILDCARD_PRINCIPAL,
     WILDCARD_RESOURCE,
     AccessControlEntry,
     AclBinding,
@@ -256,6 +257,67 @@ class StandardAuthorizerData:
             return AuthorizationResult.ALLOWED
         if not found_acls and self.config.allow_everyone_if_no_acl_found:
             return AuthorizationResult.ALLOWED
+        return AuthorizationResult.DENIED
+
+    def authorize_by_resource_type(
+        self,
+        principal: KafkaPrincipal,
+        host: str,
+        operation: AclOperation,
+        resource_type: ResourceType,
+    ) -> AuthorizationResult:
+        """Kafka's ``Authorizer.authorizeByResourceType``: may the caller do ``operation`` on at
+        least one resource of ``resource_type``?  (Used for IDEMPOTENT_WRITE / transactional
+        producers, KIP-679.)
+
+        ALLOWED when ``authorize`` allows a LITERAL resource named ``hardcode`` (super users, the
+        no-ACL default); DENIED by a LITERAL ``*`` DENY; ALLOWED by a LITERAL ``*`` ALLOW; else
+        ALLOWED when some ALLOW pattern is neither denied by the same LITERAL name nor dominated
+        by a PREFIXED DENY that begins it.  Only the exact operation or ALL counts (no implied
+        operations).
+
+        Raises:
+            ValueError: ``operation`` or ``resource_type`` is ANY or UNKNOWN.
+        """
+        if operation in (AclOperation.ANY, AclOperation.UNKNOWN):
+            raise ValueError(f"Must specify a non-filter operation type: {operation}")
+        if resource_type in (ResourceType.ANY, ResourceType.UNKNOWN):
+            raise ValueError(f"Must specify a non-filter resource type: {resource_type}")
+        if (
+            self.authorize(principal, host, operation, resource_type, "hardcode")
+            is AuthorizationResult.ALLOWED
+        ):
+            return AuthorizationResult.ALLOWED
+        deny = {PatternType.LITERAL: set(), PatternType.PREFIXED: set()}
+        allow = {PatternType.LITERAL: set(), PatternType.PREFIXED: set()}
+        wildcard_allow = False
+        for acl in self._by_id.values():
+            if acl.resource_type is not resource_type:
+                continue
+            if acl.host != host and acl.host != WILDCARD_HOST:
+                continue
+            if acl.principal != WILDCARD_PRINCIPAL and KafkaPrincipal.parse(acl.principal) != principal:
+                continue
+            if acl.operation is not operation and acl.operation is not AclOperation.ALL:
+                continue
+            is_wildcard = acl.pattern_type is PatternType.LITERAL and acl.resource_name == WILDCARD_RESOURCE
+            if acl.permission_type is AclPermissionType.DENY:
+                if is_wildcard:
+                    return AuthorizationResult.DENIED
+                deny[acl.pattern_type].add(acl.resource_name)
+            elif acl.permission_type is AclPermissionType.ALLOW:
+                if is_wildcard:
+                    wildcard_allow = True
+                else:
+                    allow[acl.pattern_type].add(acl.resource_name)
+        if wildcard_allow:
+            return AuthorizationResult.ALLOWED
+        for pattern_type, names in allow.items():
+            for name in names:
+                if pattern_type is PatternType.LITERAL and name in deny[PatternType.LITERAL]:
+                    continue
+                if not any(name[:length] in deny[PatternType.PREFIXED] for length in range(1, len(name) + 1)):
+                    return AuthorizationResult.ALLOWED
         return AuthorizationResult.DENIED
 
 

@@ -248,3 +248,40 @@ def test_standard_acl_round_trips_through_a_binding():
     stored = acl("foo", PREFIXED, op=OP.DESCRIBE, perm=DENY, host="1.2.3.4")
     assert StandardAcl.from_acl_binding(stored.to_binding()) == stored
     assert stored.kafka_principal == ALICE
+
+
+def by_type(data, op=OP.WRITE, principal=ALICE):
+    return data.authorize_by_resource_type(principal, "10.0.0.1", op, TOPIC)
+
+
+def test_by_resource_type_allows_when_any_topic_is_writable():
+    assert by_type(data_with(acl("foo", op=OP.WRITE))) is ALLOWED
+    assert by_type(data_with(acl("foo", op=OP.READ))) is DENIED
+    assert by_type(data_with(acl("foo", op=OP.WRITE, principal="User:bob"))) is DENIED
+
+
+def test_by_resource_type_a_prefixed_deny_dominates_the_allows_it_begins():
+    assert (
+        by_type(data_with(acl("foobar", op=OP.WRITE), acl("foo", PREFIXED, op=OP.WRITE, perm=DENY))) is DENIED
+    )
+    assert (
+        by_type(data_with(acl("foo", PREFIXED, op=OP.WRITE), acl("foobar", PREFIXED, perm=DENY, op=OP.WRITE)))
+        is ALLOWED
+    )
+    assert by_type(data_with(acl("foo", op=OP.WRITE), acl("foo", op=OP.ALL, perm=DENY))) is DENIED
+
+
+def test_by_resource_type_wildcard_deny_wins_and_wildcard_allow_allows():
+    assert by_type(data_with(acl("foo", op=OP.WRITE), acl("*", op=OP.WRITE, perm=DENY))) is DENIED
+    assert by_type(data_with(acl("*", op=OP.ALL), acl("foo", PREFIXED, op=OP.WRITE, perm=DENY))) is ALLOWED
+
+
+def test_by_resource_type_follows_super_users_and_the_no_acl_default():
+    assert by_type(data_with(super_users=frozenset({"User:alice"}))) is ALLOWED
+    assert by_type(data_with(allow_everyone_if_no_acl_found=True)) is ALLOWED
+    assert by_type(data_with()) is DENIED
+
+
+def test_by_resource_type_refuses_filter_values():
+    with pytest.raises(ValueError):
+        by_type(data_with(), op=OP.ANY)
