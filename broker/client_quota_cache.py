@@ -79,7 +79,7 @@ class ClientQuotaCache:
             if _matches(dict(entity), exact, specified, request.strict)
         ]
         return DescribeClientQuotasResponse(
-            throttle_time_ms=0, error_code=Errors.NONE, error_message=None, entries=entries
+            throttle_time_ms=0, error_code=Errors.NONE, error_message="", entries=entries
         )
 
 

@@ -66,7 +66,8 @@ class ScramCredentialCache:
         users = list(dict.fromkeys(named)) if named else sorted(self._users)
         results = []
         for user in users:
-            result = DescribeUserScramCredentialsResult(user=user, error_code=Errors.NONE, error_message=None)
+            # Kafka leaves a success's message at its default, "" (not null)
+            result = DescribeUserScramCredentialsResult(user=user, error_code=Errors.NONE, error_message="")
             credentials = self._users.get(user)
             if user in duplicated:
                 result.error_code = Errors.DUPLICATE_RESOURCE
@@ -81,5 +82,5 @@ class ScramCredentialCache:
                 ]
             results.append(result)
         return DescribeUserScramCredentialsResponse(
-            throttle_time_ms=0, error_code=Errors.NONE, error_message=None, results=results
+            throttle_time_ms=0, error_code=Errors.NONE, error_message="", results=results
         )

@@ -53,8 +53,8 @@ def test_logins_look_up_what_the_controller_sent_and_describe_shows_iterations_o
     assert cache.credential("alice", ScramMechanism.SCRAM_SHA_256) == alice256
     assert cache.credential("carol", SHA256) is None
     assert describe(cache, None) == [
-        ("alice", Errors.NONE, None, [(1, 4096), (2, 8192)]),
-        ("bob", Errors.NONE, None, [(1, 4096)]),
+        ("alice", Errors.NONE, "", [(1, 4096), (2, 8192)]),
+        ("bob", Errors.NONE, "", [(1, 4096)]),
     ]
     assert describe(cache, ["bob", "carol", "bob"]) == [
         (
@@ -72,6 +72,6 @@ def test_logins_look_up_what_the_controller_sent_and_describe_shows_iterations_o
     ]
     cache.update([user_set("alice")], full=False)  # every credential of alice deleted
     assert cache.credential("alice", SHA512) is None
-    assert describe(cache, []) == [("bob", Errors.NONE, None, [(1, 4096)])]
+    assert describe(cache, []) == [("bob", Errors.NONE, "", [(1, 4096)])]
     cache.update([], full=True)
     assert describe(cache, None) == []
