@@ -26,6 +26,8 @@ Kafka concept: ``KafkaConfig``/``ConfigDef`` (same names and defaults),
 from __future__ import annotations
 
 import difflib
+import functools
+import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -38,6 +40,7 @@ from kafkette.broker.group.group_coordinator_config import (
     check_group_coordinator_configs,
 )
 from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES, KAFKA_VERSION
+from kafkette.broker.ssl_listener_config import ssl_client_context_for
 from kafkette.common.config_def import (
     PARSERS,
     ConfigError,
@@ -706,6 +709,36 @@ class KafkaConfig:
         return next(
             e for e in kafkette if (e.name == name if name else e.name not in self.controller_listener_names)
         )
+
+    @functools.cached_property
+    def inter_broker_ssl_context(self) -> ssl.SSLContext | None:
+        """The client TLS context of this node's connections to the brokers' own listener (replica
+        fetchers, the controller's requests to brokers): that listener's ``ssl.*`` configs
+        (``inter.broker.listener.name``, else the listener of ``listener``); None when it is not SSL.
+
+        Raises:
+            ConfigError: a bad ``ssl.*`` setting, named.
+        """
+        name = self.inter_broker_listener_name or self._main_endpoint().name
+        return ssl_client_context_for(self.originals, name)
+
+    @functools.cached_property
+    def controller_ssl_context(self) -> ssl.SSLContext | None:
+        """The client TLS context of this node's connections to the controllers (the quorum's and the
+        brokers' requests): the first of ``controller.listener.names``' ``ssl.*`` configs (the
+        brokers' listener's when the controller shares it); None when it is not SSL.
+
+        Raises:
+            ConfigError: a bad ``ssl.*`` setting, named.
+        """
+        names = self.controller_listener_names
+        name = names[0] if names else self._main_endpoint().name
+        return ssl_client_context_for(self.originals, name)
+
+    @property
+    def listener_name(self) -> str:
+        """The name of the listener of ``listener`` (``PLAINTEXT``, ``SSL``, ``CONTROLLER`` ...)."""
+        return self._main_endpoint().name
 
     @property
     def listener(self) -> tuple[str, int]:

@@ -68,6 +68,7 @@ class NodeToControllerChannelManager:
         self.controller_hint = controller_hint
         self._client_id = f"broker-{config.node_id}{CONTROLLER_CHANNEL_CLIENT_SUFFIX}"
         self._timeout_ms = config.request_timeout_ms
+        self._ssl_context = config.controller_ssl_context
         self._connections: dict[int, BrokerConnection] = {}
         self._connect_lock = asyncio.Lock()
 
@@ -129,7 +130,11 @@ class NodeToControllerChannelManager:
                 self._connections.pop(voter, None)
                 host, port = self.voters[voter]
                 connection = BrokerConnection(
-                    host, port, client_id=self._client_id, request_timeout_ms=self._timeout_ms
+                    host,
+                    port,
+                    client_id=self._client_id,
+                    request_timeout_ms=self._timeout_ms,
+                    ssl_context=self._ssl_context,
                 )
                 await connection.connect(timeout_ms=min(self._timeout_ms, CONNECT_TIMEOUT_MS))
                 self._connections[voter] = connection

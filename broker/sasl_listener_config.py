@@ -25,14 +25,11 @@ from kafkette.common.security.jaas_config import LoginModuleEntry, parse_jaas_co
 from kafkette.common.security.sasl_server import PLAIN, PlainSaslServer, SaslServer, ScramSaslServer
 from kafkette.common.security.sasl_server_authenticator import SaslServerAuthenticator
 from kafkette.common.security.scram_credential import ScramCredential, ScramMechanism
+from kafkette.common.security.security_protocol_map import SASL_PROTOCOLS, listener_security_protocol
 
-SASL_PROTOCOLS = frozenset({"SASL_PLAINTEXT", "SASL_SSL"})
 PLAIN_LOGIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM_LOGIN_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 OFFERED = (PLAIN, *(m.mechanism_name for m in ScramMechanism))
-KAFKA_DEFAULT_SECURITY_PROTOCOL_MAP = (
-    "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
-)
 
 ScramLookup = Callable[[str, ScramMechanism], ScramCredential | None]
 """(user name, mechanism) -> the user's credential for it, None when it has none."""
@@ -43,16 +40,6 @@ def _listener_value(props: Mapping[str, Any], listener: str, name: str, default:
     if prefixed in props:
         return props[prefixed]
     return props.get(name, default)
-
-
-def listener_security_protocol(props: Mapping[str, Any], listener: str) -> str:
-    """The security protocol ``listener.security.protocol.map`` (Kafka's default map) gives
-    ``listener``; a listener it does not name is PLAINTEXT."""
-    text = props.get("listener.security.protocol.map") or KAFKA_DEFAULT_SECURITY_PROTOCOL_MAP
-    pairs = (item.split(":", 1) for item in str(text).split(",") if ":" in item)
-    return {name.strip().upper(): protocol.strip().upper() for name, protocol in pairs}.get(
-        listener.upper(), "PLAINTEXT"
-    )
 
 
 def sasl_listener_factory(

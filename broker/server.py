@@ -43,7 +43,7 @@ from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
 from kafkette.broker.producer_id_manager import ProducerIdManager
 from kafkette.broker.replica_manager import ReplicaManager
-from kafkette.broker.sasl_listener_config import listener_security_protocol, sasl_listener_factory
+from kafkette.broker.sasl_listener_config import sasl_listener_factory
 from kafkette.broker.scram_credential_cache import ScramCredentialCache
 from kafkette.broker.server_logging import configure_logging, kafka_logs_dir
 from kafkette.broker.ssl_listener_config import ssl_listener_options
@@ -51,6 +51,7 @@ from kafkette.common.client_quota_entity import CONSUMER_BYTE_RATE, PRODUCER_BYT
 from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.common.network.socket_server import SocketServer
 from kafkette.common.process_tuning import tune_process_memory
+from kafkette.common.security.security_protocol_map import SASL_PROTOCOLS, listener_security_protocol
 from kafkette.common.topic_config import TOPIC_CONFIG_DEFS
 from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
 from kafkette.controller.controller_config import ControllerConfig
@@ -98,6 +99,8 @@ def controller_config(config: KafkaConfig) -> ControllerConfig:
             if config.controller_listener_names
             else config.controller_endpoints[0].name
         ),
+        controller_ssl_context=config.controller_ssl_context,
+        inter_broker_ssl_context=config.inter_broker_ssl_context,
     )
 
 
@@ -255,7 +258,12 @@ class KafkaServer:
         sasl = self._sasl_listeners()
         tls = self._ssl_listeners()
         self.socket_server = SocketServer(
-            host, port, apis.handle, broker_id=self.broker_id, **listener_options(self.config)
+            host,
+            port,
+            apis.handle,
+            broker_id=self.broker_id,
+            **tls.get(self.config.listener_name, {}),
+            **listener_options(self.config),
         )
         await self.socket_server.start()
         registered = []
@@ -280,6 +288,7 @@ class KafkaServer:
                     endpoint.port,
                     apis.handle,
                     broker_id=self.broker_id,
+                    **tls.get(endpoint.name, {}),
                     **listener_options(self.config),
                 )
                 self.controller_socket_servers.append(server)
@@ -333,7 +342,6 @@ class KafkaServer:
         for endpoint in self.config.listener_endpoints:
             options = ssl_listener_options(self.config.originals, endpoint.name)
             if options is not None:
-                _kafka_protocol_only(endpoint, self.config.originals)
                 out[endpoint.name] = options
         return out
 
@@ -407,14 +415,25 @@ def log_config_notes(config: KafkaConfig) -> None:
 
 
 def controller_server(config: KafkaConfig) -> ControllerServer:
-    """A controller-only node (``process.roles=controller``): a voter and its listener, no broker."""
+    """A controller-only node (``process.roles=controller``): a voter and its listener, no broker.
+
+    Raises:
+        ConfigError: its listener is SASL_PLAINTEXT or SASL_SSL (the quorum's connections do not
+            authenticate yet), or a bad ``ssl.*`` setting of an SSL listener (named).
+    """
+    if listener_security_protocol(config.originals, config.listener_name) in SASL_PROTOCOLS:
+        endpoint = next(e for e in config.listener_endpoints if e.name == config.listener_name)
+        _kafka_protocol_only(endpoint, config.originals)
     return ControllerServer(
         controller_config(config),
         voters=config.quorum_voters,
         metadata_log_dir=config.metadata_log_dir,
         raft_config=raft_config(config),
         listener=config.listener,
-        listener_options=listener_options(config),
+        listener_options={
+            **(ssl_listener_options(config.originals, config.listener_name) or {}),
+            **listener_options(config),
+        },
     )
 
 
@@ -495,17 +514,17 @@ def _monotonic_ms() -> int:
 
 
 def _kafka_protocol_only(endpoint: Any, props: Any) -> None:
-    """Refuse a SASL or TLS security protocol on a listener that is not Kafka's protocol.
+    """Refuse a SASL security protocol on a listener that is not Kafka's protocol.
 
     Raises:
         ConfigError: the listener is the brokers', the SDK's or the controllers' own (msgpack):
-            their clients neither authenticate nor speak TLS yet.
+            their clients do not authenticate yet (SSL they do speak).
     """
     if endpoint.wire_protocol != "kafka":
         protocol = listener_security_protocol(props, endpoint.name)
         raise ConfigError(
             f"Invalid value for configuration listener.security.protocol.map: listener "
-            f"{endpoint.name} is {protocol}, but the brokers' and controllers' own connections "
-            f"neither authenticate nor speak TLS yet; only a Kafka-protocol listener "
-            f"(listener.wire.protocol.map) may use SASL or SSL"
+            f"{endpoint.name} is {protocol}, but the brokers', the SDK's and the controllers' own "
+            f"connections do not authenticate yet; only a Kafka-protocol listener "
+            f"(listener.wire.protocol.map) may use SASL (the others may use SSL)"
         )

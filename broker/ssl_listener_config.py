@@ -2,7 +2,9 @@
 how a connection's principal is named from its client certificate.
 
 Owns: which listeners are TLS (``listener.security.protocol.map``: SSL and SASL_SSL), building
-their context (``kafkette.common.security.ssl_factory``) and their principal maker: ``User:`` and
+the client context the node's own connections to such a listener use (the inter-broker and the
+controller listener, configured by the same ``listener.name.<l>.ssl.*`` properties) and
+their server context (``kafkette.common.security.ssl_factory``) and their principal maker: ``User:`` and
 the client certificate's distinguished name through ``ssl.principal.mapping.rules``
 (``SslPrincipalMapper``), ``User:ANONYMOUS`` without a client certificate, and a connection whose
 DN no rule maps refused (logged with Kafka's "No rules apply to ..." message).  Does not own the
@@ -15,17 +17,22 @@ Kafka concept: ``ChannelBuilders`` / ``SslChannelBuilder``, ``DefaultKafkaPrinci
 from __future__ import annotations
 
 import logging
+import ssl
 from collections.abc import Mapping
 from typing import Any
 
-from kafkette.broker.sasl_listener_config import listener_security_protocol
 from kafkette.common.config_def import ConfigError
-from kafkette.common.security.ssl_factory import distinguished_name, listener_config, ssl_server_context
+from kafkette.common.security.security_protocol_map import TLS_PROTOCOLS, listener_security_protocol
+from kafkette.common.security.ssl_factory import (
+    distinguished_name,
+    listener_config,
+    ssl_client_context,
+    ssl_server_context,
+)
 from kafkette.common.security.ssl_principal_mapper import NoMatchingRule, SslPrincipalMapper
 
 logger = logging.getLogger(__name__)
 
-TLS_PROTOCOLS = frozenset({"SSL", "SASL_SSL"})
 ANONYMOUS = "User:ANONYMOUS"
 
 
@@ -58,3 +65,18 @@ def ssl_listener_options(props: Mapping[str, Any], listener: str) -> dict[str, A
             return None
 
     return {"ssl_context": context, "ssl_principal": principal}
+
+
+def ssl_client_context_for(props: Mapping[str, Any], listener: str) -> ssl.SSLContext | None:
+    """The client TLS context this node's own connections to ``listener`` use (replica fetchers
+    and the controller's requests to the inter-broker listener, the quorum's and the brokers'
+    requests to the controller listener), from the same ``listener.name.<listener>.ssl.*`` /
+    ``ssl.*`` properties as the listener's server side, as a Kafka broker configures its clients;
+    None when ``listener`` is not SSL or SASL_SSL.
+
+    Raises:
+        ConfigError: a bad ``ssl.*`` setting (named: see ``ssl_client_context``).
+    """
+    if listener_security_protocol(props, listener) not in TLS_PROTOCOLS:
+        return None
+    return ssl_client_context(props, listener)

@@ -49,6 +49,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("LocalCluster", "LocalClusterError"), "kafkette.client.local_cluster"),
     "OffsetAndMetadata": "kafkette.client.offset_and_metadata",
     **dict.fromkeys(("Producer", "RecordMetadata"), "kafkette.client.producer"),
+    "create_ssl_context": "kafkette.client.ssl_context",
 }
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -150,6 +151,9 @@ class AdminClient:
             ``retry.backoff.max.ms`` (the most the pause between metadata refreshes that
             fail or bring nothing new grows to) and reconnect backoff per broker, in ms
             (``kafkette.client.kafka_client.KafkaClient``).
+        security_protocol, ssl_context: ``PLAINTEXT`` (the default) or ``SSL`` with the client TLS
+            context to use (``kafkette.client.create_ssl_context``), as aiokafka takes them
+            (``kafkette.client.kafka_client.KafkaClient``).
 
     Raises:
         ValueError: no ``bootstrap_servers`` given and ``$KAFKETTE_BOOTSTRAP_SERVERS`` is malformed.
@@ -165,6 +169,8 @@ class AdminClient:
         retry_backoff_max_ms: int = DEFAULT_RETRY_BACKOFF_MAX_MS,
         reconnect_backoff_ms: int = DEFAULT_RECONNECT_BACKOFF_MS,
         reconnect_backoff_max_ms: int = DEFAULT_RECONNECT_BACKOFF_MAX_MS,
+        security_protocol: str = "PLAINTEXT",
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self._request_timeout_ms = request_timeout_ms
         self._retry_backoff_ms = retry_backoff_ms
@@ -176,6 +182,8 @@ class AdminClient:
             retry_backoff_max_ms=retry_backoff_max_ms,
             reconnect_backoff_ms=reconnect_backoff_ms,
             reconnect_backoff_max_ms=reconnect_backoff_max_ms,
+            security_protocol=security_protocol,
+            ssl_context=ssl_context,
         )
 
     async def start(self) -> None:

@@ -23,6 +23,9 @@ from typing import Any
 
 import javaproperties
 
+from kafkette.common.config_def import ConfigError
+from kafkette.common.security.ssl_factory import ssl_client_context
+
 # Kafka property names whose SDK keyword is not the name with dots as underscores.
 PROPERTY_ALIASES = {"batch.size": "max_batch_size", "buffer.memory": "max_buffer_size"}
 
@@ -72,7 +75,10 @@ def client_settings(
         prefix: how the user spelled the names' prefix, for messages (``"kafkette."``).
 
     Returns:
-        ``{keyword: typed value}``.
+        ``{keyword: typed value}``; with ``security.protocol=SSL``, ``ssl_context`` is the client
+        TLS context the ``ssl.*`` properties describe (PEM trust and key stores:
+        ``ssl.truststore.location``, ``ssl.keystore.location``, ``ssl.endpoint.identification.algorithm``
+        ...); other ``ssl.*`` properties are ignored, as Kafka's clients ignore them without TLS.
 
     Raises:
         ValueError: a property ``target`` does not know, a value of the wrong type, or
@@ -81,6 +87,13 @@ def client_settings(
     parameters = inspect.signature(target.__init__).parameters
     where = f" in {source}" if source else ""
     settings: dict[str, Any] = {}
+    tls = {k: str(v) for k, v in properties.items() if k.startswith("ssl.")}
+    properties = {k: v for k, v in properties.items() if not k.startswith("ssl.")}
+    if str(properties.get("security.protocol", "")).strip().upper() == "SSL":
+        try:
+            settings["ssl_context"] = ssl_client_context(tls)
+        except ConfigError as exc:
+            raise ValueError(f"Bad {target.__name__} properties{where}: {exc}") from None
     for prop, raw in properties.items():
         if not takes_property(target, prop):
             raise ValueError(f"Unknown {target.__name__} property '{prefix}{prop}'{where}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import ssl
 from collections.abc import Iterable
 from typing import Any
 
@@ -75,6 +76,29 @@ def parse_bootstrap_servers(bootstrap_servers: str | Iterable[str]) -> list[Addr
     return out
 
 
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL")
+
+
+def check_security(security_protocol: str, ssl_context: ssl.SSLContext | None) -> ssl.SSLContext | None:
+    """The TLS context a client's connections use: ``ssl_context`` for ``SSL``, None for
+    ``PLAINTEXT`` (Kafka's ``security.protocol``, aiokafka's keywords).
+
+    Raises:
+        ValueError: an unknown protocol, SASL_PLAINTEXT or SASL_SSL (the brokers' own listener does
+            not authenticate yet; Kafka's clients reach SASL on the Kafka listener), or ``SSL``
+            without an ``ssl_context``.
+    """
+    protocol = str(security_protocol).upper()
+    if protocol not in SECURITY_PROTOCOLS:
+        raise ValueError(
+            f"Invalid value {security_protocol} for security_protocol: the brokers' own listener takes "
+            f"{' or '.join(SECURITY_PROTOCOLS)} (SASL is offered on the Kafka listener, to Kafka's clients)"
+        )
+    if protocol == "SSL" and ssl_context is None:
+        raise ValueError('`ssl_context` is mandatory if security_protocol=="SSL"')
+    return ssl_context if protocol == "SSL" else None
+
+
 def _reason(exc: BaseException | None) -> str:
     """The bare message of a client error (without the class-name prefix)."""
     if exc is None:
@@ -97,6 +121,14 @@ class KafkaClient:
         reconnect_backoff_max_ms: ...up to this (ms; ``reconnect.backoff.max.ms``).
         metadata_max_age_ms: periodic refresh interval (ms).
         allow_auto_topic_creation: Metadata v1 flag; False keeps unknown topics unknown.
+        security_protocol: ``PLAINTEXT`` or ``SSL`` (Kafka's ``security.protocol``): the brokers'
+            listener's; SASL is not offered on it yet.
+        ssl_context: the TLS context of every connection when ``security_protocol`` is ``SSL``
+            (``kafkette.client.create_ssl_context``, or any ``ssl.SSLContext`` for a client).
+
+    Raises:
+        ValueError: a bad timeout, an unknown or SASL ``security_protocol``, or ``SSL`` without an
+            ``ssl_context`` (aiokafka's rule).
 
     Lifecycle: ``await start()`` bootstraps (raises KafkaConnectionError when no
     bootstrap server answers within ``request_timeout_ms``); ``await close()`` cancels
@@ -115,9 +147,12 @@ class KafkaClient:
         reconnect_backoff_max_ms: int = DEFAULT_RECONNECT_BACKOFF_MAX_MS,
         metadata_max_age_ms: int = 300000,
         allow_auto_topic_creation: bool = False,
+        security_protocol: str = "PLAINTEXT",
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         if request_timeout_ms <= 0:
             raise ValueError("request_timeout_ms must be > 0")
+        self._ssl_context = check_security(security_protocol, ssl_context)
         self._bootstrap = parse_bootstrap_servers(bootstrap_servers)
         self.client_id = client_id
         self.request_timeout_ms = request_timeout_ms
@@ -364,7 +399,11 @@ class KafkaClient:
             if self._closed:
                 raise KafkaConnectionError("client is closed")
             conn = BrokerConnection(
-                address[0], address[1], client_id=self.client_id, request_timeout_ms=self.request_timeout_ms
+                address[0],
+                address[1],
+                client_id=self.client_id,
+                request_timeout_ms=self.request_timeout_ms,
+                ssl_context=self._ssl_context,
             )
             try:
                 await conn.connect()

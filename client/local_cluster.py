@@ -27,11 +27,13 @@ any broker logic.  Kafka concept: the test harness of Kafka's ``KafkaClusterTest
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -49,6 +51,8 @@ from kafkette.client.local_cluster_layout import (
 )
 from kafkette.common.config_def import render_properties
 from kafkette.common.meta_properties import META_PROPERTIES_FILE, random_cluster_id, read_cluster_id
+from kafkette.common.security.security_protocol_map import TLS_PROTOCOLS, listener_security_protocol
+from kafkette.common.security.ssl_factory import ssl_client_context
 from kafkette.protocol.api_keys import API_REGISTRY, ApiKey
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
 from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_request
@@ -96,18 +100,21 @@ def free_ports(count: int) -> list[int]:
             sock.close()
 
 
-def fetch_metadata(port: int, timeout_s: float = 2.0, host: str = HOST) -> MetadataResponse:
+def fetch_metadata(
+    port: int, timeout_s: float = 2.0, host: str = HOST, ssl_context: ssl.SSLContext | None = None
+) -> MetadataResponse:
     """Send one Metadata request (no topics, at the msgpack listener's top version) to
-    ``host:port`` with a blocking socket.
+    ``host:port`` with a blocking socket (over TLS with ``ssl_context``).
 
     Raises:
-        OSError: connection or I/O failure (including timeouts).
+        OSError: connection or I/O failure (including timeouts and failed TLS handshakes).
         ValueError: an undecodable answer.
     """
     request = MetadataRequest(topics=[], allow_auto_topic_creation=False)
     version = API_REGISTRY[ApiKey.METADATA].max_version
     correlation_id = next(_correlation_ids) & 0x7FFFFFFF
-    with socket.create_connection((host, port), timeout=timeout_s) as sock:
+    with socket.create_connection((host, port), timeout=timeout_s) as plain:
+        sock = plain if ssl_context is None else ssl_context.wrap_socket(plain, server_hostname=host)
         sock.sendall(encode_request(request, version, correlation_id, "kafkette-local-cluster"))
         (length,) = LENGTH.unpack(_recv_exactly(sock, LENGTH.size))
         if length < 0 or length > 64 * 1024 * 1024:
@@ -249,6 +256,35 @@ class LocalCluster:
     def bootstrap_servers(self) -> str:
         """``"host1:p1,host2:p2,..."`` of every broker (``127.0.0.1`` unless ``hosts`` says otherwise)."""
         return ",".join(f"{self.hosts[b]}:{self.ports[b]}" for b in self.broker_ids)
+
+    @functools.cached_property
+    def security_protocol(self) -> str:
+        """The security protocol of the brokers' own listener (``PLAINTEXT``, or ``SSL`` when
+        ``broker_configs``' ``listener.security.protocol.map`` makes it so), for the SDK's
+        ``security_protocol``."""
+        return listener_security_protocol(self._broker_configs, "PLAINTEXT")
+
+    @functools.cached_property
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """The client TLS context of the brokers' own listener when it is SSL (None otherwise): the
+        one the brokers use to reach each other, from ``broker_configs``' ``ssl.*`` (and
+        ``listener.name.plaintext.ssl.*``) trust and key stores, for the SDK's ``ssl_context``.
+
+        Raises:
+            ConfigError: a bad ``ssl.*`` setting (named).
+        """
+        if self.security_protocol not in TLS_PROTOCOLS:
+            return None
+        return ssl_client_context(self._broker_configs, "PLAINTEXT")
+
+    @property
+    def client_config(self) -> dict[str, Any]:
+        """Keyword arguments that reach this cluster with the SDK (``Producer(**cluster.client_config)``):
+        ``bootstrap_servers``, and ``security_protocol`` / ``ssl_context`` for an SSL listener."""
+        config: dict[str, Any] = {"bootstrap_servers": self.bootstrap_servers}
+        if self.ssl_context is not None:
+            config.update(security_protocol="SSL", ssl_context=self.ssl_context)
+        return config
 
     @property
     def kafka_bootstrap_servers(self) -> str:
@@ -713,7 +749,9 @@ class LocalCluster:
         for asked in sorted(b for b in expected if self.is_running(b)):
             check_exits()
             try:
-                response = fetch_metadata(self.ports[asked], host=self.hosts[asked])
+                response = fetch_metadata(
+                    self.ports[asked], host=self.hosts[asked], ssl_context=self.ssl_context
+                )
             except (OSError, ValueError) as exc:
                 return f"broker {asked} does not answer Metadata: {exc}"
             listed = {b.node_id for b in response.brokers}

@@ -25,6 +25,7 @@ registration and heartbeats, state as a replayed metadata log, one event queue
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 from collections.abc import Awaitable, Callable
@@ -32,6 +33,7 @@ from typing import Any, TypeVar
 
 from kafkette.common.background_tasks import cancel_and_wait
 from kafkette.common.kafka_scheduler import KafkaScheduler
+from kafkette.common.network.connection import BrokerConnection
 from kafkette.controller.client_quota_apis import ClientQuotaApis
 from kafkette.controller.client_quota_control_manager import ClientQuotaControlManager
 from kafkette.controller.cluster_control_manager import (
@@ -186,7 +188,11 @@ class KafkaController:
             topic_config_defaults=config.topic_config_defaults,
         )
         self._channel: Any = channel_manager or ControllerChannelManager(
-            self.controller_id, request_timeout_ms=config.controller_socket_timeout_ms
+            self.controller_id,
+            request_timeout_ms=config.controller_socket_timeout_ms,
+            connection_factory=functools.partial(
+                BrokerConnection, ssl_context=config.inter_broker_ssl_context
+            ),
         )
         self._config_control = ConfigControlManager(self.context, config, self.log_prefix)
         self._events = ControllerEventManager(self.log_prefix)

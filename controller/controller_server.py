@@ -16,6 +16,7 @@ import asyncio
 import logging
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.common.meta_properties import create_log_dir, ensure_meta_properties
@@ -43,7 +44,7 @@ class ControllerServer:
         listener_options: the listener's bounds, as ``SocketServer`` keyword arguments
             (``max_request_bytes`` for ``socket.request.max.bytes``, ``max_queued_requests``,
             ``max_connections``, ``max_connections_per_ip``, ``connections_max_idle_ms``,
-            ``queued_max_request_bytes``).
+            ``queued_max_request_bytes``; ``ssl_context`` and ``ssl_principal`` for an SSL listener).
     """
 
     def __init__(
@@ -54,7 +55,7 @@ class ControllerServer:
         metadata_log_dir: str,
         raft_config: RaftConfig,
         listener: tuple[str, int],
-        listener_options: Mapping[str, int],
+        listener_options: Mapping[str, Any],
     ) -> None:
         self.node_id = config.node_id
         self.shutdown_requested = asyncio.Event()

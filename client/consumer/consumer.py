@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import ssl
 from collections.abc import Iterable, Mapping, Sequence
 
 from kafkette.client.bootstrap_servers import default_bootstrap_servers
@@ -58,6 +59,9 @@ class Consumer:
         retry_backoff_max_ms, reconnect_backoff_ms, reconnect_backoff_max_ms: Kafka's
             ``retry.backoff.max.ms`` (the most the pause between metadata refreshes that
             fail or bring nothing new grows to) and reconnect backoff per broker, in ms
+            (``kafkette.client.kafka_client.KafkaClient``).
+        security_protocol, ssl_context: ``PLAINTEXT`` (the default) or ``SSL`` with the client TLS
+            context to use (``kafkette.client.create_ssl_context``), as aiokafka takes them
             (``kafkette.client.kafka_client.KafkaClient``).
         allow_auto_create_topics: Metadata's allow_auto_topic_creation flag (Kafka's
             ``allow.auto.create.topics``, default true): when False, assigning or
@@ -111,6 +115,8 @@ class Consumer:
         rebalance_timeout_ms: int | None = None,
         partition_assignment_strategy: Sequence[str | PartitionAssignor] = ("range",),
         group_instance_id: str | None = None,
+        security_protocol: str = "PLAINTEXT",
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         fetch_config = FetchConfig(
             fetch_max_wait_ms, fetch_min_bytes, fetch_max_bytes, max_partition_fetch_bytes
@@ -128,6 +134,8 @@ class Consumer:
             retry_backoff_max_ms=retry_backoff_max_ms,
             reconnect_backoff_ms=reconnect_backoff_ms,
             reconnect_backoff_max_ms=reconnect_backoff_max_ms,
+            security_protocol=security_protocol,
+            ssl_context=ssl_context,
         )
         self._offset_fetcher = OffsetFetcher(
             self._client, request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms

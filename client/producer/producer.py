@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 import time
 from typing import Any
 
@@ -99,6 +100,9 @@ class Producer:
         reconnect_backoff_ms: pause before connecting again to a broker whose connect failed
             (ms), doubling per further failure up to ``reconnect_backoff_max_ms`` (ms).  Batches
             for a leader in that pause stay queued.
+        security_protocol, ssl_context: ``PLAINTEXT`` (the default) or ``SSL`` with the client TLS
+            context to use (``kafkette.client.create_ssl_context``), as aiokafka takes them
+            (``kafkette.client.kafka_client.KafkaClient``).
         max_in_flight_requests_per_connection: unanswered ProduceRequests per broker, hence
             batches of one partition in flight at once (pipelined; the idempotent producer's
             sequence numbers keep their order across retries).  1 sends a partition's next
@@ -140,6 +144,8 @@ class Producer:
         metadata_max_age_ms: int = 300000,
         enable_idempotence: bool | None = None,
         compression_type: str | None = None,
+        security_protocol: str = "PLAINTEXT",
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self._acks = Acks.parse(acks)
         self.compression_type = compression_type
@@ -175,6 +181,8 @@ class Producer:
             retry_backoff_max_ms=retry_backoff_max_ms,
             reconnect_backoff_ms=reconnect_backoff_ms,
             reconnect_backoff_max_ms=reconnect_backoff_max_ms,
+            security_protocol=security_protocol,
+            ssl_context=ssl_context,
         )
         self._accumulator_args = dict(
             max_batch_size=max_batch_size,

@@ -16,6 +16,7 @@ import asyncio
 import collections
 import logging
 import socket
+import ssl
 from typing import Any
 
 from kafkette.common.background_tasks import ShutdownableTask
@@ -41,6 +42,8 @@ class BrokerConnection:
         client_id: sent in every request header.
         request_timeout_ms: default per-request deadline (ms).
         max_in_flight: bound on requests awaiting a response; ``send`` waits for room.
+        ssl_context: a client TLS context (``ssl_client_context``) for an SSL listener; None
+            for a plaintext one.
 
     Use ``await connect()`` (or ``async with``), then ``await send(request)``.
     """
@@ -54,12 +57,14 @@ class BrokerConnection:
         request_timeout_ms: int = 30000,
         max_in_flight: int = 1000,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.client_id = client_id
         self.request_timeout_ms = request_timeout_ms
         self._max_frame_bytes = max_frame_bytes
+        self._ssl_context = ssl_context
         self._stream: FrameStream | None = None
         self._read_task = ShutdownableTask(
             f"conn-read-{host}:{port}",
@@ -83,15 +88,18 @@ class BrokerConnection:
         return self._stream is not None and self._closed_exc is None
 
     async def connect(self, timeout_ms: int | None = None) -> BrokerConnection:
-        """Open the TCP connection.
+        """Open the TCP connection (and its TLS session with an ``ssl_context``).
 
         Raises:
-            KafkaConnectionError: refused, unreachable, or not done within the timeout.
+            KafkaConnectionError: refused, unreachable, a failed TLS handshake (the server's
+                certificate not trusted, or not for this host), or not done within the timeout.
         """
         timeout = (timeout_ms if timeout_ms is not None else self.request_timeout_ms) / 1000
         try:
             async with asyncio.timeout(timeout):
-                self._stream = await open_frame_stream(self.host, self.port, self._max_frame_bytes)
+                self._stream = await open_frame_stream(
+                    self.host, self.port, self._max_frame_bytes, self._ssl_context
+                )
         except (TimeoutError, OSError) as exc:
             raise KafkaConnectionError(f"cannot connect to {self.host}:{self.port}: {exc!r}") from exc
         sock = self._stream.get_extra_info("socket")

@@ -316,18 +316,25 @@ class FrameStream(asyncio.BufferedProtocol):
         return self.transport.get_extra_info(name, default) if self.transport is not None else default
 
 
-async def open_frame_stream(host: str, port: int, max_frame_bytes: int) -> FrameStream:
-    """Connect to ``host:port`` (TCP_NODELAY set by the caller if wanted).
+SSL_HANDSHAKE_TIMEOUT_S = 10.0  # a TLS handshake not finished by then is cut off (either side)
+
+
+async def open_frame_stream(
+    host: str, port: int, max_frame_bytes: int, ssl_context: ssl.SSLContext | None = None
+) -> FrameStream:
+    """Connect to ``host:port`` (TCP_NODELAY set by the caller if wanted); over TLS with
+    ``ssl_context``, the server's certificate checked for ``host`` when the context checks names.
 
     Raises:
-        OSError: refused or unreachable.
+        OSError: refused or unreachable; ``ssl.SSLError`` (an OSError) when the TLS handshake fails.
+        TimeoutError: the TLS handshake took longer than ``SSL_HANDSHAKE_TIMEOUT_S``.
     """
     loop = asyncio.get_running_loop()
-    _, stream = await loop.create_connection(lambda: FrameStream(max_frame_bytes), host, port)
+    tls: dict[str, Any] = {}
+    if ssl_context is not None:
+        tls = {"ssl": ssl_context, "server_hostname": host, "ssl_handshake_timeout": SSL_HANDSHAKE_TIMEOUT_S}
+    _, stream = await loop.create_connection(lambda: FrameStream(max_frame_bytes), host, port, **tls)
     return stream
-
-
-SSL_HANDSHAKE_TIMEOUT_S = 10.0  # a TLS client that has not finished its handshake by then is cut off
 
 
 async def start_frame_server(

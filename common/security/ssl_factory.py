@@ -1,5 +1,5 @@
-"""The TLS server context of an SSL or SASL_SSL listener from Kafka's ``ssl.*`` configs, and the
-distinguished name of a client certificate.
+"""The TLS contexts of an SSL or SASL_SSL listener (server side) and of a client that connects to
+one, from Kafka's ``ssl.*`` configs, and the distinguished name of a client certificate.
 
 Owns: reading Kafka's names with the per-listener precedence (``listener.name.<l>.ssl.*`` over
 ``ssl.*``): a PEM key store (``ssl.keystore.type=PEM`` with ``ssl.keystore.location``, a file of
@@ -8,7 +8,9 @@ the private key and certificate chain, or the inline ``ssl.keystore.key`` and
 (``ssl.truststore.type=PEM`` with ``ssl.truststore.location`` or inline
 ``ssl.truststore.certificates``), ``ssl.client.auth`` (none, requested, required),
 ``ssl.enabled.protocols`` (TLSv1.2, TLSv1.3) and ``ssl.cipher.suites``; refusing at start, with
-the config named, what is missing or unreadable (a JKS or PKCS12 store: Kafkette reads PEM only).
+the config named, what is missing or unreadable (a JKS or PKCS12 store: Kafkette reads PEM only);
+on the client side also ``ssl.endpoint.identification.algorithm`` (``https``, the default, checks
+the server certificate names the host connected to; empty turns the check off).
 Does not own the listener (``SocketServer``) nor the principal's name (``SslPrincipalMapper``).
 
 Kafka concept: ``DefaultSslEngineFactory`` (``SslFactory``, ``PemStore``), ``SslConfigs``.
@@ -51,9 +53,15 @@ def _pem_file(text: str) -> str:
     return path
 
 
-def _load_key_store(ctx: ssl.SSLContext, props: Mapping[str, Any], listener: str) -> None:
-    store_type = str(listener_config(props, listener, "ssl.keystore.type", "JKS")).upper()
+def _load_key_store(
+    ctx: ssl.SSLContext, props: Mapping[str, Any], listener: str, required: bool = True
+) -> None:
+    """Load the key store into ``ctx``; when not ``required`` (a client's, for mutual TLS) a
+    configuration without one loads nothing."""
     location = listener_config(props, listener, "ssl.keystore.location")
+    if not required and not location and not listener_config(props, listener, "ssl.keystore.key"):
+        return
+    store_type = str(listener_config(props, listener, "ssl.keystore.type", "JKS")).upper()
     key = listener_config(props, listener, "ssl.keystore.key")
     chain = listener_config(props, listener, "ssl.keystore.certificate.chain")
     password = listener_config(props, listener, "ssl.key.password")
@@ -167,6 +175,43 @@ def ssl_server_context(props: Mapping[str, Any], listener: str) -> ssl.SSLContex
             f"ssl.client.auth={client_auth} checks client certificates against a trust store"
         )
     ctx.verify_mode = CLIENT_AUTH[client_auth]
+    _protocols(ctx, props, listener)
+    return ctx
+
+
+def ssl_client_context(props: Mapping[str, Any], listener: str = "") -> ssl.SSLContext:
+    """The TLS context of a client connecting to an SSL or SASL_SSL listener, checked now.
+
+    Args:
+        props: Kafka client properties (``security.protocol``, ``ssl.*``), or a broker's properties
+            with ``listener`` naming the listener its own connections go to (the inter-broker or
+            the controller listener: ``listener.name.<listener>.ssl.*`` first, as a Kafka broker
+            configures its clients).
+        listener: the listener's name, or "" for a client's unprefixed properties.
+
+    Returns:
+        A client context: the server's certificate checked against the PEM trust store
+        (``ssl.truststore.location`` / ``ssl.truststore.certificates``; the system's certificate
+        authorities when none is configured, as Java falls back to its own), its names against the
+        host unless ``ssl.endpoint.identification.algorithm`` is empty, and the PEM key store
+        presented when one is configured (mutual TLS).
+
+    Raises:
+        ConfigError: an unreadable store, a store type other than PEM, an unknown protocol or
+            endpoint identification algorithm, or cipher suites OpenSSL does not know; the config
+            is named.
+    """
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    if not _load_trust_store(ctx, props, listener):
+        ctx.load_default_certs()
+    _load_key_store(ctx, props, listener, required=False)
+    algorithm = str(listener_config(props, listener, "ssl.endpoint.identification.algorithm", "https") or "")
+    if algorithm.lower() not in ("https", ""):
+        raise ConfigError(
+            f"Invalid value {algorithm} for configuration "
+            f"{_key(listener, 'ssl.endpoint.identification.algorithm')}: Kafkette offers https or empty"
+        )
+    ctx.check_hostname = algorithm.lower() == "https"
     _protocols(ctx, props, listener)
     return ctx
 

@@ -22,6 +22,7 @@ import dataclasses
 import functools
 import logging
 import random
+import ssl
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -88,6 +89,8 @@ class RaftManager:
             handler, which stops the process).
         rng: randomness for election timeouts.
         clock_ms: monotonic clock (ms).
+        ssl_context: the client TLS context of requests to the other voters over an SSL controller
+            listener (None: plaintext).
     """
 
     def __init__(
@@ -106,8 +109,10 @@ class RaftManager:
         on_fatal: Callable[[BaseException], None] | None = None,
         rng: random.Random | None = None,
         clock_ms: Callable[[], int] = _monotonic_ms,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.node_id = node_id
+        self._ssl_context = ssl_context
         self.voters = dict(voters)
         self.directory = f"{metadata_log_dir}/{METADATA_TOPIC_PARTITION_DIR}"
         self.cluster_id = cluster_id
@@ -574,6 +579,7 @@ class RaftManager:
                     *address,
                     client_id=f"raft-{self.node_id}",
                     request_timeout_ms=self.config.request_timeout_ms,
+                    ssl_context=self._ssl_context,
                 )
                 self._connections[out.destination] = connection
                 await connection.connect()

@@ -1,6 +1,7 @@
 """An SSL listener's TLS context from Kafka's ``ssl.*`` configs: PEM key stores from a file or
 inline, the listener prefix's precedence, client authentication, protocols; each bad setting
-refused at start with the config named; a client certificate's DN in RFC 2253 form."""
+refused at start with the config named; a client certificate's DN in RFC 2253 form; the client side's
+context (trust store, optional key store for mutual TLS, ssl.endpoint.identification.algorithm)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import ssl
 import pytest
 
 from kafkette.common.config_def import ConfigError
-from kafkette.common.security.ssl_factory import distinguished_name, ssl_server_context
+from kafkette.common.security.ssl_factory import distinguished_name, ssl_client_context, ssl_server_context
 from tests.tls_certificates import CertificateAuthority
 
 
@@ -67,3 +68,74 @@ def test_a_certificates_dn_reads_most_specific_first(ca):
     client = ca.issue("client", "alice", unit="clients")
     der = ssl.PEM_cert_to_DER_cert(client.certificate.read_text())
     assert distinguished_name(der) == "CN=alice,OU=clients,O=Kafkette"
+
+
+def test_a_client_context_trusts_the_store_checks_host_names_and_presents_a_key_store_when_given(
+    ca, tmp_path
+):
+    server = ca.issue("broker", "broker", server=True)
+    client = ca.issue("client", "alice")
+    trust = {"ssl.truststore.type": "PEM", "ssl.truststore.location": str(ca.files.certificate)}
+    ctx = ssl_client_context(trust)
+    assert ctx.verify_mode == ssl.CERT_REQUIRED and ctx.check_hostname
+    assert [c["subject"] for c in ctx.get_ca_certs()] == [
+        c["subject"]
+        for c in ssl_client_context({**trust, "ssl.truststore.certificates": "ignored"}).get_ca_certs()
+    ]
+    assert not ssl_client_context({**trust, "ssl.endpoint.identification.algorithm": ""}).check_hostname
+    with_key = ssl_client_context(
+        {**trust, "ssl.keystore.type": "PEM", "ssl.keystore.location": str(client.bundle)}
+    )
+    # a handshake with a server that requires a client certificate shows the key store is presented
+    server_ctx = ssl_server_context(
+        {
+            "ssl.keystore.type": "PEM",
+            "ssl.keystore.location": str(server.bundle),
+            **trust,
+            "ssl.client.auth": "required",
+        },
+        "SSL",
+    )
+    assert _handshake(server_ctx, with_key) is None
+    assert _handshake(server_ctx, ctx) is not None
+
+
+def _handshake(server_ctx: ssl.SSLContext, client_ctx: ssl.SSLContext) -> BaseException | None:
+    """Run a TLS handshake (and one byte each way) between the contexts in memory; the error or None."""
+    c_in, c_out, s_in, s_out = ssl.MemoryBIO(), ssl.MemoryBIO(), ssl.MemoryBIO(), ssl.MemoryBIO()
+    client = client_ctx.wrap_bio(c_in, c_out, server_hostname="127.0.0.1")
+    server = server_ctx.wrap_bio(s_in, s_out, server_side=True)
+    try:
+        for _ in range(10):
+            for end, out, peer_in in ((client, c_out, s_in), (server, s_out, c_in)):
+                try:
+                    end.do_handshake()
+                except ssl.SSLWantReadError:
+                    pass
+                peer_in.write(out.read())
+        client.write(b"x")
+        s_in.write(c_out.read())
+        assert server.read(1) == b"x"
+        server.write(b"y")
+        c_in.write(s_out.read())
+        assert client.read(1) == b"y"
+    except ssl.SSLError as exc:
+        return exc
+    return None
+
+
+@pytest.mark.parametrize(
+    ("props", "message"),
+    [
+        ({"ssl.truststore.type": "JKS", "ssl.truststore.location": "x"}, "ssl.truststore.type"),
+        (
+            {"ssl.truststore.type": "PEM", "ssl.truststore.location": "/nonexistent.pem"},
+            "cannot load the trusted",
+        ),
+        ({"ssl.endpoint.identification.algorithm": "dns"}, "ssl.endpoint.identification.algorithm"),
+        ({"ssl.keystore.type": "PEM", "ssl.keystore.location": "/nonexistent.pem"}, "cannot load the key"),
+    ],
+)
+def test_a_bad_client_setting_is_refused_naming_it(props, message):
+    with pytest.raises(ConfigError, match=message):
+        ssl_client_context(props)
