@@ -26,6 +26,7 @@ from kafkette.client import (
     create_ssl_context,
 )
 from kafkette.client.client_properties import client_settings
+from tests.cli_processes import ok_stdout, run_cli
 from tests.tls_certificates import CertificateAuthority, Issued
 
 pytestmark = pytest.mark.timeout(300)
@@ -130,6 +131,22 @@ async def test_command_config_properties_give_the_sdk_its_tls_context(tls_cluste
     assert await _reads_metadata(cluster.bootstrap_servers, **settings)
     with pytest.raises(ValueError, match="ssl.truststore.type"):
         client_settings({**properties, "ssl.truststore.type": "JKS"}, AdminClient, source="client.properties")
+
+
+def test_the_cli_reaches_the_tls_listener_with_command_config(tls_cluster, tmp_path):
+    cluster, ca, client, _ = tls_cluster
+    config = tmp_path / "client.properties"
+    config.write_text(
+        "security.protocol=SSL\nssl.truststore.type=PEM\n"
+        f"ssl.truststore.location={ca}\nssl.keystore.type=PEM\nssl.keystore.location={client.bundle}\n"
+    )
+    server = ("--bootstrap-server", cluster.bootstrap_servers)
+    created = run_cli("topics", "create", "--topic", "cli-over-tls", *server, "--command-config", str(config))
+    ok_stdout(created)
+    assert "cli-over-tls" in ok_stdout(run_cli("topics", "list", *server, "--command-config", str(config)))
+    (tmp_path / "plaintext.properties").write_text("request.timeout.ms=3000\n")
+    plaintext = run_cli("topics", "list", *server, "--command-config", str(tmp_path / "plaintext.properties"))
+    assert plaintext.returncode != 0
 
 
 def test_the_sdk_refuses_ssl_without_a_context_and_sasl_on_the_brokers_listener():
