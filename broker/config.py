@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -40,7 +39,11 @@ from kafkette.broker.group.group_coordinator_config import (
     check_group_coordinator_configs,
 )
 from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES, KAFKA_VERSION
-from kafkette.broker.ssl_listener_config import ssl_client_context_for
+from kafkette.broker.node_client_security import (
+    CONTROLLER_MECHANISM_CONFIG,
+    INTER_BROKER_MECHANISM_CONFIG,
+    client_security_for,
+)
 from kafkette.common.config_def import (
     PARSERS,
     ConfigError,
@@ -50,6 +53,7 @@ from kafkette.common.config_def import (
     one_of,
     table,
 )
+from kafkette.common.network.client_security import ClientSecurity
 from kafkette.common.topic_config import (
     SYNONYM_MS_PER_UNIT,
     TOPIC_CONFIG_BY_SYNONYM,
@@ -389,6 +393,44 @@ def _refuse_authorizer(props: Mapping[str, Any]) -> None:
         )
 
 
+SECURITY_CONFIG_NAMES = frozenset(
+    {
+        "listener.security.protocol.map",
+        "connections.max.reauth.ms",
+        "sasl.enabled.mechanisms",
+        "sasl.mechanism.inter.broker.protocol",
+        "sasl.mechanism.controller.protocol",
+        "ssl.keystore.type",
+        "ssl.keystore.location",
+        "ssl.keystore.key",
+        "ssl.keystore.certificate.chain",
+        "ssl.keystore.password",
+        "ssl.key.password",
+        "ssl.truststore.type",
+        "ssl.truststore.location",
+        "ssl.truststore.certificates",
+        "ssl.client.auth",
+        "ssl.enabled.protocols",
+        "ssl.cipher.suites",
+        "ssl.principal.mapping.rules",
+        "ssl.endpoint.identification.algorithm",
+    }
+)
+"""Kafka's security configs the listeners read from the properties as given (``ssl_listener_config``,
+``sasl_listener_config``, ``node_client_security``), so they are not listed as unused."""
+
+
+def is_security_config(name: str) -> bool:
+    """Whether ``name`` is one of ``SECURITY_CONFIG_NAMES``, also in its per-listener form, or a
+    listener's per-mechanism ``sasl.jaas.config`` (``listener.name.<l>.<mechanism>.sasl.jaas.config``)."""
+    if name in SECURITY_CONFIG_NAMES:
+        return True
+    if not name.startswith(LISTENER_PREFIX):
+        return False
+    rest = name[len(LISTENER_PREFIX) :].partition(".")[2]
+    return rest in SECURITY_CONFIG_NAMES or rest.partition(".")[2] == "sasl.jaas.config"
+
+
 def is_kafka_config(name: str) -> bool:
     """Whether ``name`` is a key of Apache Kafka's broker config table, also in its per-listener
     form (``listener.name.<listener>[.<mechanism>].<config>``, KIP-103).
@@ -487,7 +529,7 @@ class KafkaConfig:
         self._check_quorum()
         check_group_coordinator_configs(self)
         _refuse_authorizer(props)
-        unused = {k for k in props if k not in _BY_NAME}
+        unused = {k for k in props if k not in _BY_NAME and not is_security_config(k)}
         if "log.dirs" in props and "log.dir" in props:
             unused.add("log.dir")
         if self.controller_quorum_bootstrap_servers and not self.quorum_from_bootstrap_servers:
@@ -711,29 +753,32 @@ class KafkaConfig:
         )
 
     @functools.cached_property
-    def inter_broker_ssl_context(self) -> ssl.SSLContext | None:
-        """The client TLS context of this node's connections to the brokers' own listener (replica
-        fetchers, the controller's requests to brokers): that listener's ``ssl.*`` configs
-        (``inter.broker.listener.name``, else the listener of ``listener``); None when it is not SSL.
+    def inter_broker_security(self) -> ClientSecurity:
+        """TLS and SASL of this node's connections to the brokers' own listener (replica fetchers,
+        the controller's requests to brokers): that listener's ``ssl.*`` configs and, for SASL, the
+        login of ``sasl.mechanism.inter.broker.protocol`` (``inter.broker.listener.name``, else the
+        listener of ``listener``).
 
         Raises:
-            ConfigError: a bad ``ssl.*`` setting, named.
+            ConfigError: a bad ``ssl.*`` or SASL setting, named.
         """
         name = self.inter_broker_listener_name or self._main_endpoint().name
-        return ssl_client_context_for(self.originals, name)
+        return client_security_for(self.originals, name, INTER_BROKER_MECHANISM_CONFIG)
 
     @functools.cached_property
-    def controller_ssl_context(self) -> ssl.SSLContext | None:
-        """The client TLS context of this node's connections to the controllers (the quorum's and the
-        brokers' requests): the first of ``controller.listener.names``' ``ssl.*`` configs (the
-        brokers' listener's when the controller shares it); None when it is not SSL.
+    def controller_security(self) -> ClientSecurity:
+        """TLS and SASL of this node's connections to the controllers (the quorum's and the brokers'
+        requests): the first of ``controller.listener.names``' settings (the brokers' listener's when
+        the controller shares it), logging in with ``sasl.mechanism.controller.protocol`` (or, on a
+        shared listener, ``sasl.mechanism.inter.broker.protocol``).
 
         Raises:
-            ConfigError: a bad ``ssl.*`` setting, named.
+            ConfigError: a bad ``ssl.*`` or SASL setting, named.
         """
         names = self.controller_listener_names
-        name = names[0] if names else self._main_endpoint().name
-        return ssl_client_context_for(self.originals, name)
+        if names:
+            return client_security_for(self.originals, names[0], CONTROLLER_MECHANISM_CONFIG)
+        return client_security_for(self.originals, self._main_endpoint().name, INTER_BROKER_MECHANISM_CONFIG)
 
     @property
     def listener_name(self) -> str:

@@ -68,7 +68,7 @@ class NodeToControllerChannelManager:
         self.controller_hint = controller_hint
         self._client_id = f"broker-{config.node_id}{CONTROLLER_CHANNEL_CLIENT_SUFFIX}"
         self._timeout_ms = config.request_timeout_ms
-        self._ssl_context = config.controller_ssl_context
+        self._security = config.controller_security
         self._connections: dict[int, BrokerConnection] = {}
         self._connect_lock = asyncio.Lock()
 
@@ -134,7 +134,7 @@ class NodeToControllerChannelManager:
                     port,
                     client_id=self._client_id,
                     request_timeout_ms=self._timeout_ms,
-                    ssl_context=self._ssl_context,
+                    security=self._security,
                 )
                 await connection.connect(timeout_ms=min(self._timeout_ms, CONNECT_TIMEOUT_MS))
                 self._connections[voter] = connection

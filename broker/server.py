@@ -99,8 +99,8 @@ def controller_config(config: KafkaConfig) -> ControllerConfig:
             if config.controller_listener_names
             else config.controller_endpoints[0].name
         ),
-        controller_ssl_context=config.controller_ssl_context,
-        inter_broker_ssl_context=config.inter_broker_ssl_context,
+        controller_security=config.controller_security,
+        inter_broker_security=config.inter_broker_security,
     )
 
 
@@ -262,6 +262,7 @@ class KafkaServer:
             port,
             apis.handle,
             broker_id=self.broker_id,
+            authenticator_factory=sasl.get(self.config.listener_name),
             **tls.get(self.config.listener_name, {}),
             **listener_options(self.config),
         )
@@ -288,6 +289,7 @@ class KafkaServer:
                     endpoint.port,
                     apis.handle,
                     broker_id=self.broker_id,
+                    authenticator_factory=sasl.get(endpoint.name),
                     **tls.get(endpoint.name, {}),
                     **listener_options(self.config),
                 )
@@ -312,31 +314,27 @@ class KafkaServer:
         logger.info("%s Started", self._prefix)
 
     def _sasl_listeners(self) -> dict[str, Any]:
-        """The per-connection authenticator makers of the Kafka-protocol listeners that are
-        SASL_PLAINTEXT or SASL_SSL (``listener.security.protocol.map``).
+        """The per-connection authenticator makers of the listeners that are SASL_PLAINTEXT or
+        SASL_SSL (``listener.security.protocol.map``), Kafka's and the node's own alike.
 
         Raises:
-            ConfigError: a SASL listener the brokers' or the controllers' own connections use
-                (their clients do not authenticate yet), or a bad SASL setting (named).
+            ConfigError: a bad SASL setting (named).
         """
         out = {}
         for endpoint in self.config.listener_endpoints:
             factory = sasl_listener_factory(
                 self.config.originals, endpoint.name, self.scram_credentials.credential, _monotonic_ms
             )
-            if factory is None:
-                continue
-            _kafka_protocol_only(endpoint, self.config.originals)
-            out[endpoint.name] = factory
+            if factory is not None:
+                out[endpoint.name] = factory
         return out
 
     def _ssl_listeners(self) -> dict[str, dict[str, Any]]:
-        """The TLS context and principal maker of the Kafka-protocol listeners that are SSL or
-        SASL_SSL (``listener.security.protocol.map``).
+        """The TLS context and principal maker of the listeners that are SSL or SASL_SSL
+        (``listener.security.protocol.map``).
 
         Raises:
-            ConfigError: a TLS listener the brokers' or the controllers' own connections use (they
-                do not speak TLS yet), or a bad ``ssl.*`` setting (named).
+            ConfigError: a bad ``ssl.*`` setting (named).
         """
         out = {}
         for endpoint in self.config.listener_endpoints:
@@ -418,12 +416,18 @@ def controller_server(config: KafkaConfig) -> ControllerServer:
     """A controller-only node (``process.roles=controller``): a voter and its listener, no broker.
 
     Raises:
-        ConfigError: its listener is SASL_PLAINTEXT or SASL_SSL (the quorum's connections do not
-            authenticate yet), or a bad ``ssl.*`` setting of an SSL listener (named).
+        ConfigError: its listener is SASL_PLAINTEXT or SASL_SSL (a controller-only node has no
+            SCRAM users nor authenticates yet: its voters share a broker's listener for SASL), or a
+            bad ``ssl.*`` setting of an SSL listener (named).
     """
-    if listener_security_protocol(config.originals, config.listener_name) in SASL_PROTOCOLS:
-        endpoint = next(e for e in config.listener_endpoints if e.name == config.listener_name)
-        _kafka_protocol_only(endpoint, config.originals)
+    protocol = listener_security_protocol(config.originals, config.listener_name)
+    if protocol in SASL_PROTOCOLS:
+        raise ConfigError(
+            f"Invalid value for configuration listener.security.protocol.map: listener "
+            f"{config.listener_name} of controller-only node {config.node_id} is {protocol}; a "
+            f"controller-only node's listener does not authenticate yet (SSL it speaks; SASL is served "
+            f"on the listeners of nodes with the broker role)"
+        )
     return ControllerServer(
         controller_config(config),
         voters=config.quorum_voters,
@@ -511,20 +515,3 @@ def run_broker(config_path: str, log_dir: str | None = None) -> int:
 
 def _monotonic_ms() -> int:
     return int(time.monotonic() * 1000)
-
-
-def _kafka_protocol_only(endpoint: Any, props: Any) -> None:
-    """Refuse a SASL security protocol on a listener that is not Kafka's protocol.
-
-    Raises:
-        ConfigError: the listener is the brokers', the SDK's or the controllers' own (msgpack):
-            their clients do not authenticate yet (SSL they do speak).
-    """
-    if endpoint.wire_protocol != "kafka":
-        protocol = listener_security_protocol(props, endpoint.name)
-        raise ConfigError(
-            f"Invalid value for configuration listener.security.protocol.map: listener "
-            f"{endpoint.name} is {protocol}, but the brokers', the SDK's and the controllers' own "
-            f"connections do not authenticate yet; only a Kafka-protocol listener "
-            f"(listener.wire.protocol.map) may use SASL (the others may use SSL)"
-        )

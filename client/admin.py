@@ -151,8 +151,10 @@ class AdminClient:
             ``retry.backoff.max.ms`` (the most the pause between metadata refreshes that
             fail or bring nothing new grows to) and reconnect backoff per broker, in ms
             (``kafkette.client.kafka_client.KafkaClient``).
-        security_protocol, ssl_context: ``PLAINTEXT`` (the default) or ``SSL`` with the client TLS
-            context to use (``kafkette.client.create_ssl_context``), as aiokafka takes them
+        security_protocol, ssl_context, sasl_mechanism, sasl_plain_username, sasl_plain_password:
+            ``PLAINTEXT`` (the default), ``SSL``, ``SASL_PLAINTEXT`` or ``SASL_SSL``, the client TLS
+            context (``kafkette.client.create_ssl_context``) and the SASL login (PLAIN,
+            SCRAM-SHA-256, SCRAM-SHA-512), as aiokafka takes them
             (``kafkette.client.kafka_client.KafkaClient``).
 
     Raises:
@@ -171,6 +173,9 @@ class AdminClient:
         reconnect_backoff_max_ms: int = DEFAULT_RECONNECT_BACKOFF_MAX_MS,
         security_protocol: str = "PLAINTEXT",
         ssl_context: ssl.SSLContext | None = None,
+        sasl_mechanism: str = "PLAIN",
+        sasl_plain_username: str | None = None,
+        sasl_plain_password: str | None = None,
     ) -> None:
         self._request_timeout_ms = request_timeout_ms
         self._retry_backoff_ms = retry_backoff_ms
@@ -184,6 +189,9 @@ class AdminClient:
             reconnect_backoff_max_ms=reconnect_backoff_max_ms,
             security_protocol=security_protocol,
             ssl_context=ssl_context,
+            sasl_mechanism=sasl_mechanism,
+            sasl_plain_username=sasl_plain_username,
+            sasl_plain_password=sasl_plain_password,
         )
 
     async def start(self) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 import javaproperties
 
 from kafkette.common.config_def import ConfigError
+from kafkette.common.security.sasl_client import login_from_jaas
 from kafkette.common.security.ssl_factory import ssl_client_context
 
 # Kafka property names whose SDK keyword is not the name with dots as underscores.
@@ -78,7 +79,9 @@ def client_settings(
         ``{keyword: typed value}``; with ``security.protocol=SSL``, ``ssl_context`` is the client
         TLS context the ``ssl.*`` properties describe (PEM trust and key stores:
         ``ssl.truststore.location``, ``ssl.keystore.location``, ``ssl.endpoint.identification.algorithm``
-        ...); other ``ssl.*`` properties are ignored, as Kafka's clients ignore them without TLS.
+        ...) for ``SSL`` and ``SASL_SSL``; other ``ssl.*`` properties are ignored, as Kafka's clients
+        ignore them without TLS; ``sasl.jaas.config``'s ``username`` and ``password`` become
+        ``sasl_plain_username`` / ``sasl_plain_password`` (``sasl.mechanism`` is ``sasl_mechanism``).
 
     Raises:
         ValueError: a property ``target`` does not know, a value of the wrong type, or
@@ -89,11 +92,17 @@ def client_settings(
     settings: dict[str, Any] = {}
     tls = {k: str(v) for k, v in properties.items() if k.startswith("ssl.")}
     properties = {k: v for k, v in properties.items() if not k.startswith("ssl.")}
-    if str(properties.get("security.protocol", "")).strip().upper() == "SSL":
+    if str(properties.get("security.protocol", "")).strip().upper() in ("SSL", "SASL_SSL"):
         try:
             settings["ssl_context"] = ssl_client_context(tls)
         except ConfigError as exc:
             raise ValueError(f"Bad {target.__name__} properties{where}: {exc}") from None
+    jaas = properties.pop("sasl.jaas.config", None)
+    if jaas is not None:
+        try:
+            settings["sasl_plain_username"], settings["sasl_plain_password"] = login_from_jaas(str(jaas))
+        except ValueError as exc:
+            raise ValueError(f"Invalid value for property '{prefix}sasl.jaas.config'{where}: {exc}") from None
     for prop, raw in properties.items():
         if not takes_property(target, prop):
             raise ValueError(f"Unknown {target.__name__} property '{prefix}{prop}'{where}")

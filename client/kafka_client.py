@@ -33,7 +33,9 @@ from kafkette.client.exponential_backoff import (
 )
 from kafkette.client.fault_logger import FaultLogger
 from kafkette.common.background_tasks import SHUTDOWN_TIMEOUT_S, ShutdownableTask, cancel_and_wait
+from kafkette.common.network.client_security import ClientSecurity
 from kafkette.common.network.connection import BrokerConnection
+from kafkette.common.security.sasl_client import sasl_client
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataRequestTopic, MetadataResponse
 from kafkette.protocol.errors import (
     Errors,
@@ -76,27 +78,69 @@ def parse_bootstrap_servers(bootstrap_servers: str | Iterable[str]) -> list[Addr
     return out
 
 
-SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL")
+AUTHENTICATION_ERRORS = tuple(
+    error_class(code)
+    for code in (
+        Errors.SASL_AUTHENTICATION_FAILED,
+        Errors.UNSUPPORTED_SASL_MECHANISM,
+        Errors.ILLEGAL_SASL_STATE,
+    )
+)
+"""A refused login: fatal to the operation, not retried (Kafka's ``AuthenticationException``)."""
+
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 
 
-def check_security(security_protocol: str, ssl_context: ssl.SSLContext | None) -> ssl.SSLContext | None:
-    """The TLS context a client's connections use: ``ssl_context`` for ``SSL``, None for
-    ``PLAINTEXT`` (Kafka's ``security.protocol``, aiokafka's keywords).
+def client_security(
+    security_protocol: str = "PLAINTEXT",
+    ssl_context: ssl.SSLContext | None = None,
+    sasl_mechanism: str = "PLAIN",
+    sasl_plain_username: str | None = None,
+    sasl_plain_password: str | None = None,
+) -> ClientSecurity:
+    """What a client's connections do, from aiokafka's keywords (Kafka's ``security.protocol``,
+    ``sasl.mechanism`` and the login of ``sasl.jaas.config``).
+
+    Returns:
+        A ``ClientSecurity``: TLS with ``ssl_context`` for ``SSL`` / ``SASL_SSL``, a login with the
+        mechanism for ``SASL_PLAINTEXT`` / ``SASL_SSL``.
 
     Raises:
-        ValueError: an unknown protocol, SASL_PLAINTEXT or SASL_SSL (the brokers' own listener does
-            not authenticate yet; Kafka's clients reach SASL on the Kafka listener), or ``SSL``
-            without an ``ssl_context``.
+        ValueError: an unknown protocol or mechanism, ``SSL`` / ``SASL_SSL`` without an
+            ``ssl_context``, or SASL without a user name and password (aiokafka's rules).
     """
     protocol = str(security_protocol).upper()
     if protocol not in SECURITY_PROTOCOLS:
         raise ValueError(
-            f"Invalid value {security_protocol} for security_protocol: the brokers' own listener takes "
-            f"{' or '.join(SECURITY_PROTOCOLS)} (SASL is offered on the Kafka listener, to Kafka's clients)"
+            f"Invalid value {security_protocol} for security_protocol: one of {', '.join(SECURITY_PROTOCOLS)}"
         )
-    if protocol == "SSL" and ssl_context is None:
-        raise ValueError('`ssl_context` is mandatory if security_protocol=="SSL"')
-    return ssl_context if protocol == "SSL" else None
+    if protocol in ("SSL", "SASL_SSL") and ssl_context is None:
+        raise ValueError(f'`ssl_context` is mandatory if security_protocol=="{protocol}"')
+    tls = ssl_context if protocol in ("SSL", "SASL_SSL") else None
+    if not protocol.startswith("SASL_"):
+        return ClientSecurity(tls)
+    if sasl_mechanism not in SASL_MECHANISMS:
+        raise ValueError(
+            f"Invalid value {sasl_mechanism} for sasl_mechanism: one of {', '.join(SASL_MECHANISMS)}"
+        )
+    if sasl_plain_username is None or sasl_plain_password is None:
+        raise ValueError("sasl_plain_username and sasl_plain_password required for PLAIN or SCRAM sasl")
+    username, password = sasl_plain_username, sasl_plain_password
+    return ClientSecurity(tls, lambda: sasl_client(sasl_mechanism, username, password))
+
+
+def _checked_metadata(response: MetadataResponse) -> MetadataResponse:
+    """``response``, unless its top-level ``error_code`` (Metadata v13+, KIP-1102) refuses the whole
+    request (e.g. ILLEGAL_SASL_STATE from a SASL listener the client did not log in to).
+
+    Raises:
+        KafkaError: the class of that error code.
+    """
+    code = getattr(response, "error_code", 0) or 0
+    if code:
+        raise error_class(code)(f"Metadata refused: {Errors(code).name}")
+    return response
 
 
 def _reason(exc: BaseException | None) -> str:
@@ -121,14 +165,16 @@ class KafkaClient:
         reconnect_backoff_max_ms: ...up to this (ms; ``reconnect.backoff.max.ms``).
         metadata_max_age_ms: periodic refresh interval (ms).
         allow_auto_topic_creation: Metadata v1 flag; False keeps unknown topics unknown.
-        security_protocol: ``PLAINTEXT`` or ``SSL`` (Kafka's ``security.protocol``): the brokers'
-            listener's; SASL is not offered on it yet.
-        ssl_context: the TLS context of every connection when ``security_protocol`` is ``SSL``
+        security_protocol: ``PLAINTEXT``, ``SSL``, ``SASL_PLAINTEXT`` or ``SASL_SSL`` (Kafka's
+            ``security.protocol``): the brokers' listener's.
+        ssl_context: the TLS context of every connection for ``SSL`` and ``SASL_SSL``
             (``kafkette.client.create_ssl_context``, or any ``ssl.SSLContext`` for a client).
+        sasl_mechanism, sasl_plain_username, sasl_plain_password: the login of every connection
+            for ``SASL_PLAINTEXT`` and ``SASL_SSL``: ``PLAIN``, ``SCRAM-SHA-256`` or ``SCRAM-SHA-512``
+            (aiokafka's keywords; Kafka's ``sasl.mechanism`` and ``sasl.jaas.config``).
 
     Raises:
-        ValueError: a bad timeout, an unknown or SASL ``security_protocol``, or ``SSL`` without an
-            ``ssl_context`` (aiokafka's rule).
+        ValueError: a bad timeout or security setting (see ``client_security``).
 
     Lifecycle: ``await start()`` bootstraps (raises KafkaConnectionError when no
     bootstrap server answers within ``request_timeout_ms``); ``await close()`` cancels
@@ -149,10 +195,15 @@ class KafkaClient:
         allow_auto_topic_creation: bool = False,
         security_protocol: str = "PLAINTEXT",
         ssl_context: ssl.SSLContext | None = None,
+        sasl_mechanism: str = "PLAIN",
+        sasl_plain_username: str | None = None,
+        sasl_plain_password: str | None = None,
     ) -> None:
         if request_timeout_ms <= 0:
             raise ValueError("request_timeout_ms must be > 0")
-        self._ssl_context = check_security(security_protocol, ssl_context)
+        self._security = client_security(
+            security_protocol, ssl_context, sasl_mechanism, sasl_plain_username, sasl_plain_password
+        )
         self._bootstrap = parse_bootstrap_servers(bootstrap_servers)
         self.client_id = client_id
         self.request_timeout_ms = request_timeout_ms
@@ -184,6 +235,8 @@ class KafkaClient:
 
         Raises:
             KafkaConnectionError: no bootstrap server answered within ``request_timeout_ms``.
+            SaslAuthenticationFailedError, UnsupportedSaslMechanismError, IllegalSaslStateError:
+                a bootstrap server refused the login (at once: Kafka's clients do not retry it).
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.request_timeout_ms / 1000
@@ -192,6 +245,9 @@ class KafkaClient:
             try:
                 await self._refresh_from(list(self._bootstrap))
                 break
+            except AUTHENTICATION_ERRORS:
+                await self.close()
+                raise
             except KafkaError as exc:
                 last_exc = exc
             remaining_s = deadline - loop.time()
@@ -348,7 +404,10 @@ class KafkaClient:
         last_exc: BaseException | None = None
         for address in addresses:
             try:
-                response = await self._send_to_address(address, request)
+                response = _checked_metadata(await self._send_to_address(address, request))
+            except AUTHENTICATION_ERRORS:
+                self.cluster.failed_update()
+                raise
             except KafkaError as exc:
                 last_exc = exc
                 continue
@@ -367,7 +426,7 @@ class KafkaClient:
             topics=None if topics is None else [MetadataRequestTopic(name=t) for t in topics],
             allow_auto_topic_creation=False,
         )
-        response: MetadataResponse = await self.send_to_any(request)
+        response: MetadataResponse = _checked_metadata(await self.send_to_any(request))
         self.cluster.update(response, topics)
         return response
 
@@ -403,7 +462,7 @@ class KafkaClient:
                 address[1],
                 client_id=self.client_id,
                 request_timeout_ms=self.request_timeout_ms,
-                ssl_context=self._ssl_context,
+                security=self._security,
             )
             try:
                 await conn.connect()

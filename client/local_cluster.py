@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from kafkette.client.cluster_pid_file import BrokerProcess, is_alive
+from kafkette.client.kafka_client import client_security
 from kafkette.client.local_cluster_layout import (
     ClusterLayout,
     move_listener_port,
@@ -51,10 +52,18 @@ from kafkette.client.local_cluster_layout import (
 )
 from kafkette.common.config_def import render_properties
 from kafkette.common.meta_properties import META_PROPERTIES_FILE, random_cluster_id, read_cluster_id
-from kafkette.common.security.security_protocol_map import TLS_PROTOCOLS, listener_security_protocol
+from kafkette.common.network.client_security import PLAINTEXT as PLAINTEXT_SECURITY
+from kafkette.common.network.client_security import ClientSecurity
+from kafkette.common.security.sasl_client import login_from_jaas, sasl_authenticate
+from kafkette.common.security.security_protocol_map import (
+    SASL_PROTOCOLS,
+    TLS_PROTOCOLS,
+    listener_security_protocol,
+)
 from kafkette.common.security.ssl_factory import ssl_client_context
 from kafkette.protocol.api_keys import API_REGISTRY, ApiKey
 from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
+from kafkette.protocol.errors import KafkaError
 from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_request
 
 logger = logging.getLogger(__name__)
@@ -101,26 +110,53 @@ def free_ports(count: int) -> list[int]:
 
 
 def fetch_metadata(
-    port: int, timeout_s: float = 2.0, host: str = HOST, ssl_context: ssl.SSLContext | None = None
+    port: int, timeout_s: float = 2.0, host: str = HOST, security: ClientSecurity = PLAINTEXT_SECURITY
 ) -> MetadataResponse:
     """Send one Metadata request (no topics, at the msgpack listener's top version) to
-    ``host:port`` with a blocking socket (over TLS with ``ssl_context``).
+    ``host:port`` with a blocking socket (over TLS, and after the SASL login, as ``security`` asks).
 
     Raises:
         OSError: connection or I/O failure (including timeouts and failed TLS handshakes).
         ValueError: an undecodable answer.
+        KafkaError: the listener refused the SASL login (SaslAuthenticationFailedError ...).
     """
-    request = MetadataRequest(topics=[], allow_auto_topic_creation=False)
-    version = API_REGISTRY[ApiKey.METADATA].max_version
-    correlation_id = next(_correlation_ids) & 0x7FFFFFFF
     with socket.create_connection((host, port), timeout=timeout_s) as plain:
-        sock = plain if ssl_context is None else ssl_context.wrap_socket(plain, server_hostname=host)
+        sock = plain
+        if security.ssl_context is not None:
+            sock = security.ssl_context.wrap_socket(plain, server_hostname=host)
+        if security.sasl is not None:
+            _run_to_completion(sasl_authenticate(_blocking_send(sock), security.sasl()))
+        version = API_REGISTRY[ApiKey.METADATA].max_version
+        return _run_to_completion(_blocking_send(sock)(ApiKey.METADATA, version, _METADATA))
+
+
+_METADATA = MetadataRequest(topics=[], allow_auto_topic_creation=False)
+
+
+def _blocking_send(sock: socket.socket) -> Callable[[int, int, Any], Any]:
+    """A ``sasl_client.Send`` over a blocking socket: the request written, its answer read."""
+
+    async def send(api_key: int, version: int, request: Any) -> Any:
+        correlation_id = next(_correlation_ids) & 0x7FFFFFFF
         sock.sendall(encode_request(request, version, correlation_id, "kafkette-local-cluster"))
         (length,) = LENGTH.unpack(_recv_exactly(sock, LENGTH.size))
         if length < 0 or length > 64 * 1024 * 1024:
             raise ValueError(f"implausible response length {length}")
         _, body = decode_response_envelope(_recv_exactly(sock, length))
-    return MetadataResponse.from_wire(body, version)  # type: ignore[return-value]
+        return API_REGISTRY[ApiKey(api_key)].response.from_wire(body, version)
+
+    return send
+
+
+def _run_to_completion(coroutine: Any) -> Any:
+    """Run a coroutine that never suspends (its awaits do blocking I/O) to its result, in or out
+    of an event loop."""
+    try:
+        coroutine.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coroutine.close()
+    raise RuntimeError("the coroutine suspended")
 
 
 def _recv_exactly(sock: socket.socket, size: int) -> bytes:
@@ -266,9 +302,9 @@ class LocalCluster:
 
     @functools.cached_property
     def ssl_context(self) -> ssl.SSLContext | None:
-        """The client TLS context of the brokers' own listener when it is SSL (None otherwise): the
-        one the brokers use to reach each other, from ``broker_configs``' ``ssl.*`` (and
-        ``listener.name.plaintext.ssl.*``) trust and key stores, for the SDK's ``ssl_context``.
+        """The client TLS context of the brokers' own listener when it is SSL or SASL_SSL (None
+        otherwise): the one the brokers use to reach each other, from ``broker_configs``' ``ssl.*``
+        (and ``listener.name.plaintext.ssl.*``) trust and key stores, for the SDK's ``ssl_context``.
 
         Raises:
             ConfigError: a bad ``ssl.*`` setting (named).
@@ -277,14 +313,44 @@ class LocalCluster:
             return None
         return ssl_client_context(self._broker_configs, "PLAINTEXT")
 
+    @functools.cached_property
+    def sasl_login(self) -> tuple[str, str, str] | None:
+        """``(mechanism, user name, password)`` the brokers log in to each other with on a SASL
+        listener (``sasl.mechanism.inter.broker.protocol`` and the username / password of
+        ``listener.name.plaintext.<mechanism>.sasl.jaas.config``), None without SASL or login.
+
+        Raises:
+            ValueError: an unparseable JAAS config.
+        """
+        if self.security_protocol not in SASL_PROTOCOLS:
+            return None
+        mechanism = str(self._broker_configs.get("sasl.mechanism.inter.broker.protocol", "GSSAPI"))
+        jaas = self._broker_configs.get(f"listener.name.plaintext.{mechanism.lower()}.sasl.jaas.config")
+        if not jaas:
+            return None
+        return (mechanism, *login_from_jaas(str(jaas)))
+
     @property
     def client_config(self) -> dict[str, Any]:
         """Keyword arguments that reach this cluster with the SDK (``Producer(**cluster.client_config)``):
-        ``bootstrap_servers``, and ``security_protocol`` / ``ssl_context`` for an SSL listener."""
+        ``bootstrap_servers``, and for a secured listener ``security_protocol``, ``ssl_context`` and
+        the brokers' own SASL login (``sasl_mechanism``, ``sasl_plain_username``,
+        ``sasl_plain_password``)."""
         config: dict[str, Any] = {"bootstrap_servers": self.bootstrap_servers}
-        if self.ssl_context is not None:
-            config.update(security_protocol="SSL", ssl_context=self.ssl_context)
+        if self.security_protocol != "PLAINTEXT":
+            config.update(security_protocol=self.security_protocol, ssl_context=self.ssl_context)
+        if self.sasl_login is not None:
+            mechanism, username, password = self.sasl_login
+            config.update(
+                sasl_mechanism=mechanism, sasl_plain_username=username, sasl_plain_password=password
+            )
         return config
+
+    @property
+    def _security(self) -> ClientSecurity:
+        config = self.client_config
+        config.pop("bootstrap_servers")
+        return client_security(**config)
 
     @property
     def kafka_bootstrap_servers(self) -> str:
@@ -749,10 +815,8 @@ class LocalCluster:
         for asked in sorted(b for b in expected if self.is_running(b)):
             check_exits()
             try:
-                response = fetch_metadata(
-                    self.ports[asked], host=self.hosts[asked], ssl_context=self.ssl_context
-                )
-            except (OSError, ValueError) as exc:
+                response = fetch_metadata(self.ports[asked], host=self.hosts[asked], security=self._security)
+            except (OSError, ValueError, KafkaError) as exc:
                 return f"broker {asked} does not answer Metadata: {exc}"
             listed = {b.node_id for b in response.brokers}
             wanted = expected if asked == broker_id else {broker_id}

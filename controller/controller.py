@@ -190,9 +190,7 @@ class KafkaController:
         self._channel: Any = channel_manager or ControllerChannelManager(
             self.controller_id,
             request_timeout_ms=config.controller_socket_timeout_ms,
-            connection_factory=functools.partial(
-                BrokerConnection, ssl_context=config.inter_broker_ssl_context
-            ),
+            connection_factory=functools.partial(BrokerConnection, security=config.inter_broker_security),
         )
         self._config_control = ConfigControlManager(self.context, config, self.log_prefix)
         self._events = ControllerEventManager(self.log_prefix)

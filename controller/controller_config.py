@@ -10,9 +10,10 @@ Kafka concept: the explicit settings of ``QuorumController.Builder``.
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from kafkette.common.network.client_security import PLAINTEXT, ClientSecurity
 
 
 @dataclass(frozen=True)
@@ -43,10 +44,10 @@ class ControllerConfig:
         controller_listener_name: the listener the voters of ``controller.quorum.voters`` are reached on
             (``controller.listener.names``' first, else the node's kafkette listener), which DescribeQuorum
             v2 names for each voter (KIP-853).
-        controller_ssl_context: the client TLS context of the voters' requests to each other over an
-            SSL controller listener (None: plaintext).
-        inter_broker_ssl_context: the client TLS context of the active controller's requests to the
-            brokers over an SSL inter-broker listener (None: plaintext).
+        controller_security: TLS and SASL of the voters' requests to each other over the controller
+            listener (plaintext by default).
+        inter_broker_security: TLS and SASL of the active controller's requests to the brokers over
+            the inter-broker listener (plaintext by default).
     """
 
     node_id: int
@@ -66,5 +67,5 @@ class ControllerConfig:
     static_topic_config_names: frozenset[str] = frozenset()
     group_broker_settings: Mapping[str, str] = field(default_factory=dict)
     controller_listener_name: str = "CONTROLLER"
-    controller_ssl_context: ssl.SSLContext | None = field(default=None, compare=False)
-    inter_broker_ssl_context: ssl.SSLContext | None = field(default=None, compare=False)
+    controller_security: ClientSecurity = field(default=PLAINTEXT, compare=False)
+    inter_broker_security: ClientSecurity = field(default=PLAINTEXT, compare=False)

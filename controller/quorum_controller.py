@@ -124,7 +124,7 @@ class QuorumController:
             on_inconsistent=self._on_inconsistent,
             on_fatal=self._fatal,
             rng=self._rng,
-            ssl_context=config.controller_ssl_context,
+            security=config.controller_security,
         )
         self._snapshot_every_bytes = raft_config.metadata_log_max_record_bytes_between_snapshots
         self.image = ControllerContext(_monotonic_ms, lambda: self._prefix)

@@ -8,9 +8,9 @@ fetchEpochEndOffsets).
 
 from __future__ import annotations
 
-import ssl
 from typing import Any
 
+from kafkette.common.network.client_security import PLAINTEXT, ClientSecurity
 from kafkette.common.network.connection import BrokerConnection
 from kafkette.protocol.apis.fetch import FetchRequest, FetchResponse
 from kafkette.protocol.apis.list_offsets import (
@@ -37,7 +37,7 @@ class LeaderEndPoint:
         broker_id: this (follower) broker's id, sent as ``replica_id``.
         leader_id, host, port: the leader broker.
         socket_timeout_ms: per-request timeout (``replica.socket.timeout.ms``).
-        ssl_context: the client TLS context of the inter-broker listener (None: plaintext).
+        security: TLS and SASL of the inter-broker listener (``KafkaConfig.inter_broker_security``).
     """
 
     def __init__(
@@ -47,14 +47,14 @@ class LeaderEndPoint:
         host: str,
         port: int,
         socket_timeout_ms: int,
-        ssl_context: ssl.SSLContext | None = None,
+        security: ClientSecurity = PLAINTEXT,
     ) -> None:
         self.broker_id = broker_id
         self.leader_id = leader_id
         self.host = host
         self.port = port
         self._timeout_ms = socket_timeout_ms
-        self._ssl_context = ssl_context
+        self._security = security
         self._connection: BrokerConnection | None = None
 
     async def _conn(self) -> BrokerConnection:
@@ -67,7 +67,7 @@ class LeaderEndPoint:
                 self.port,
                 client_id=f"replica-fetcher-{self.broker_id}",
                 request_timeout_ms=self._timeout_ms,
-                ssl_context=self._ssl_context,
+                security=self._security,
             )
             await conn.connect(timeout_ms=min(self._timeout_ms, 5000))
             self._connection = conn

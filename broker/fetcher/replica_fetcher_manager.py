@@ -59,8 +59,8 @@ class ReplicaFetcherManager:
         self._time = time
         self._get_partition = get_partition
         self._factory = leader_end_point_factory
-        if leader_end_point_factory is LeaderEndPoint and config.inter_broker_ssl_context is not None:
-            self._factory = functools.partial(LeaderEndPoint, ssl_context=config.inter_broker_ssl_context)
+        if leader_end_point_factory is LeaderEndPoint:
+            self._factory = functools.partial(LeaderEndPoint, security=config.inter_broker_security)
         self._fetchers: dict[tuple[int, int], ReplicaFetcherThread] = {}
         self._owner: dict[TopicPartition, tuple[int, int]] = {}
         self._addresses: dict[int, tuple[str, int]] = {}

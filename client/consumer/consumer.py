@@ -60,8 +60,10 @@ class Consumer:
             ``retry.backoff.max.ms`` (the most the pause between metadata refreshes that
             fail or bring nothing new grows to) and reconnect backoff per broker, in ms
             (``kafkette.client.kafka_client.KafkaClient``).
-        security_protocol, ssl_context: ``PLAINTEXT`` (the default) or ``SSL`` with the client TLS
-            context to use (``kafkette.client.create_ssl_context``), as aiokafka takes them
+        security_protocol, ssl_context, sasl_mechanism, sasl_plain_username, sasl_plain_password:
+            ``PLAINTEXT`` (the default), ``SSL``, ``SASL_PLAINTEXT`` or ``SASL_SSL``, the client TLS
+            context (``kafkette.client.create_ssl_context``) and the SASL login (PLAIN,
+            SCRAM-SHA-256, SCRAM-SHA-512), as aiokafka takes them
             (``kafkette.client.kafka_client.KafkaClient``).
         allow_auto_create_topics: Metadata's allow_auto_topic_creation flag (Kafka's
             ``allow.auto.create.topics``, default true): when False, assigning or
@@ -117,6 +119,9 @@ class Consumer:
         group_instance_id: str | None = None,
         security_protocol: str = "PLAINTEXT",
         ssl_context: ssl.SSLContext | None = None,
+        sasl_mechanism: str = "PLAIN",
+        sasl_plain_username: str | None = None,
+        sasl_plain_password: str | None = None,
     ) -> None:
         fetch_config = FetchConfig(
             fetch_max_wait_ms, fetch_min_bytes, fetch_max_bytes, max_partition_fetch_bytes
@@ -136,6 +141,9 @@ class Consumer:
             reconnect_backoff_max_ms=reconnect_backoff_max_ms,
             security_protocol=security_protocol,
             ssl_context=ssl_context,
+            sasl_mechanism=sasl_mechanism,
+            sasl_plain_username=sasl_plain_username,
+            sasl_plain_password=sasl_plain_password,
         )
         self._offset_fetcher = OffsetFetcher(
             self._client, request_timeout_ms=request_timeout_ms, retry_backoff_ms=retry_backoff_ms

@@ -100,8 +100,10 @@ class Producer:
         reconnect_backoff_ms: pause before connecting again to a broker whose connect failed
             (ms), doubling per further failure up to ``reconnect_backoff_max_ms`` (ms).  Batches
             for a leader in that pause stay queued.
-        security_protocol, ssl_context: ``PLAINTEXT`` (the default) or ``SSL`` with the client TLS
-            context to use (``kafkette.client.create_ssl_context``), as aiokafka takes them
+        security_protocol, ssl_context, sasl_mechanism, sasl_plain_username, sasl_plain_password:
+            ``PLAINTEXT`` (the default), ``SSL``, ``SASL_PLAINTEXT`` or ``SASL_SSL``, the client TLS
+            context (``kafkette.client.create_ssl_context``) and the SASL login (PLAIN,
+            SCRAM-SHA-256, SCRAM-SHA-512), as aiokafka takes them
             (``kafkette.client.kafka_client.KafkaClient``).
         max_in_flight_requests_per_connection: unanswered ProduceRequests per broker, hence
             batches of one partition in flight at once (pipelined; the idempotent producer's
@@ -146,6 +148,9 @@ class Producer:
         compression_type: str | None = None,
         security_protocol: str = "PLAINTEXT",
         ssl_context: ssl.SSLContext | None = None,
+        sasl_mechanism: str = "PLAIN",
+        sasl_plain_username: str | None = None,
+        sasl_plain_password: str | None = None,
     ) -> None:
         self._acks = Acks.parse(acks)
         self.compression_type = compression_type
@@ -183,6 +188,9 @@ class Producer:
             reconnect_backoff_max_ms=reconnect_backoff_max_ms,
             security_protocol=security_protocol,
             ssl_context=ssl_context,
+            sasl_mechanism=sasl_mechanism,
+            sasl_plain_username=sasl_plain_username,
+            sasl_plain_password=sasl_plain_password,
         )
         self._accumulator_args = dict(
             max_batch_size=max_batch_size,

@@ -16,11 +16,12 @@ import asyncio
 import collections
 import logging
 import socket
-import ssl
 from typing import Any
 
 from kafkette.common.background_tasks import ShutdownableTask
+from kafkette.common.network.client_security import PLAINTEXT, ClientSecurity
 from kafkette.common.network.frame_stream import FrameStream, open_frame_stream
+from kafkette.common.security.sasl_client import SaslClient, sasl_authenticate
 from kafkette.protocol.api_keys import spec_for_request
 from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
 from kafkette.protocol.framing import (
@@ -42,8 +43,9 @@ class BrokerConnection:
         client_id: sent in every request header.
         request_timeout_ms: default per-request deadline (ms).
         max_in_flight: bound on requests awaiting a response; ``send`` waits for room.
-        ssl_context: a client TLS context (``ssl_client_context``) for an SSL listener; None
-            for a plaintext one.
+        security: TLS and SASL for a listener whose ``security.protocol`` asks for them
+            (``ClientSecurity``; plaintext by default): the TLS handshake and then the SASL
+            exchange (SaslHandshake v1, SaslAuthenticate, KIP-152) run inside ``connect``.
 
     Use ``await connect()`` (or ``async with``), then ``await send(request)``.
     """
@@ -57,14 +59,14 @@ class BrokerConnection:
         request_timeout_ms: int = 30000,
         max_in_flight: int = 1000,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
-        ssl_context: ssl.SSLContext | None = None,
+        security: ClientSecurity = PLAINTEXT,
     ) -> None:
         self.host = host
         self.port = port
         self.client_id = client_id
         self.request_timeout_ms = request_timeout_ms
         self._max_frame_bytes = max_frame_bytes
-        self._ssl_context = ssl_context
+        self._security = security
         self._stream: FrameStream | None = None
         self._read_task = ShutdownableTask(
             f"conn-read-{host}:{port}",
@@ -88,17 +90,19 @@ class BrokerConnection:
         return self._stream is not None and self._closed_exc is None
 
     async def connect(self, timeout_ms: int | None = None) -> BrokerConnection:
-        """Open the TCP connection (and its TLS session with an ``ssl_context``).
+        """Open the TCP connection (its TLS session, and its SASL login, as ``security`` asks).
 
         Raises:
             KafkaConnectionError: refused, unreachable, a failed TLS handshake (the server's
                 certificate not trusted, or not for this host), or not done within the timeout.
+            SaslAuthenticationFailedError, UnsupportedSaslMechanismError, IllegalSaslStateError:
+                the listener refused the login (the connection is closed).
         """
         timeout = (timeout_ms if timeout_ms is not None else self.request_timeout_ms) / 1000
         try:
             async with asyncio.timeout(timeout):
                 self._stream = await open_frame_stream(
-                    self.host, self.port, self._max_frame_bytes, self._ssl_context
+                    self.host, self.port, self._max_frame_bytes, self._security.ssl_context
                 )
         except (TimeoutError, OSError) as exc:
             raise KafkaConnectionError(f"cannot connect to {self.host}:{self.port}: {exc!r}") from exc
@@ -106,7 +110,25 @@ class BrokerConnection:
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._read_task.start(self._read_loop)
+        if self._security.sasl is not None:
+            await self._authenticate(self._security.sasl(), timeout)
         return self
+
+    async def _authenticate(self, client: SaslClient, timeout_s: float) -> None:
+        """Run the SASL exchange on the fresh connection; close it when the login fails."""
+
+        async def send(api_key: int, api_version: int, request: Struct) -> Any:
+            return await self.send(request, api_version=api_version)
+
+        try:
+            async with asyncio.timeout(timeout_s):
+                await sasl_authenticate(send, client)
+        except TimeoutError as exc:
+            await self.close()
+            raise KafkaConnectionError(f"SASL authentication to {self.host}:{self.port} timed out") from exc
+        except BaseException:
+            await self.close()
+            raise
 
     async def __aenter__(self) -> BrokerConnection:
         return await self.connect()

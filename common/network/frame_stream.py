@@ -131,7 +131,9 @@ class FrameStream(asyncio.BufferedProtocol):
 
     def eof_received(self) -> bool:
         self._finish(asyncio.IncompleteReadError(b"", None))
-        return True  # half-closed: answers already owed can still be written, then close()
+        # half-closed: answers already owed can still be written, then close(); TLS cannot half-close
+        transport = getattr(self, "transport", None)
+        return transport is None or transport.get_extra_info("sslcontext") is None
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._lost_error = exc if exc is not None else ConnectionResetError("connection lost")

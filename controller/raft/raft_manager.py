@@ -22,13 +22,13 @@ import dataclasses
 import functools
 import logging
 import random
-import ssl
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from kafkette.common.background_tasks import BackgroundTasks
 from kafkette.common.config_def import ConfigError
+from kafkette.common.network.client_security import PLAINTEXT, ClientSecurity
 from kafkette.common.network.connection import BrokerConnection
 from kafkette.common.topic_names import METADATA_TOPIC_PARTITION_DIR
 from kafkette.controller.raft import raft_messages as core
@@ -89,8 +89,8 @@ class RaftManager:
             handler, which stops the process).
         rng: randomness for election timeouts.
         clock_ms: monotonic clock (ms).
-        ssl_context: the client TLS context of requests to the other voters over an SSL controller
-            listener (None: plaintext).
+        security: TLS and SASL of requests to the other voters over the controller listener
+            (plaintext by default).
     """
 
     def __init__(
@@ -109,10 +109,10 @@ class RaftManager:
         on_fatal: Callable[[BaseException], None] | None = None,
         rng: random.Random | None = None,
         clock_ms: Callable[[], int] = _monotonic_ms,
-        ssl_context: ssl.SSLContext | None = None,
+        security: ClientSecurity = PLAINTEXT,
     ) -> None:
         self.node_id = node_id
-        self._ssl_context = ssl_context
+        self._security = security
         self.voters = dict(voters)
         self.directory = f"{metadata_log_dir}/{METADATA_TOPIC_PARTITION_DIR}"
         self.cluster_id = cluster_id
@@ -579,7 +579,7 @@ class RaftManager:
                     *address,
                     client_id=f"raft-{self.node_id}",
                     request_timeout_ms=self.config.request_timeout_ms,
-                    ssl_context=self._ssl_context,
+                    security=self._security,
                 )
                 self._connections[out.destination] = connection
                 await connection.connect()

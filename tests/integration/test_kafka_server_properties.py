@@ -31,7 +31,6 @@ KAFKA_SAMPLE = Path(__file__).resolve().parents[1] / "peers" / "kafka" / "server
 STARTUP_TIMEOUT_S = 60
 UNUSED_WARNING = "accepted, not used: "
 UNUSED_IN_KAFKAS_SAMPLE = [
-    "listener.security.protocol.map",
     "num.io.threads",
     "num.network.threads",
     "num.recovery.threads.per.data.dir",

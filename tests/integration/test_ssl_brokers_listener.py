@@ -3,7 +3,7 @@ and the metadata quorum use): a 3-node cluster whose ``PLAINTEXT`` listener is m
 ``ssl.client.auth=required`` replicates, elects and answers over mutual TLS only, the SDK reaches it
 with ``security_protocol="SSL"`` and an ``ssl_context``, and a plaintext client, a client without a
 certificate and a client that does not trust the brokers' authority get nothing while the others
-are served.  A SASL protocol on that listener is refused at start, naming the setting."""
+are served."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from kafkette.client import (
     KafkaConnectionError,
     KafkaTimeoutError,
     LocalCluster,
-    LocalClusterError,
     NewTopic,
     Producer,
     TopicPartition,
@@ -149,18 +148,6 @@ def test_the_cli_reaches_the_tls_listener_with_command_config(tls_cluster, tmp_p
     assert plaintext.returncode != 0
 
 
-def test_the_sdk_refuses_ssl_without_a_context_and_sasl_on_the_brokers_listener():
+def test_the_sdk_refuses_ssl_without_a_context():
     with pytest.raises(ValueError, match="ssl_context"):
         Producer(bootstrap_servers="127.0.0.1:1", security_protocol="SSL")
-    with pytest.raises(ValueError, match="SASL is offered on the Kafka listener"):
-        Producer(bootstrap_servers="127.0.0.1:1", security_protocol="SASL_SSL")
-
-
-def test_a_sasl_brokers_listener_is_refused_at_start_naming_the_setting(tmp_path):
-    configs = {
-        "listener.security.protocol.map": "PLAINTEXT:SASL_PLAINTEXT,KAFKA:PLAINTEXT",
-        "sasl.enabled.mechanisms": "PLAIN",
-    }
-    with pytest.raises(LocalClusterError, match="listener.security.protocol.map"):
-        with LocalCluster(num_brokers=1, data_dir=tmp_path, broker_configs=configs, startup_timeout_s=30):
-            pass

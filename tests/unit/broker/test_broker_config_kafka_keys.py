@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from kafkette.broker.config import BROKER_CONFIGS, INTERNAL_BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafkette.broker.config import (
+    BROKER_CONFIGS,
+    INTERNAL_BROKER_CONFIGS,
+    SECURITY_CONFIG_NAMES,
+    ConfigError,
+    KafkaConfig,
+)
 from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES
 
 pytestmark = pytest.mark.timeout(30)
@@ -57,8 +63,8 @@ def test_a_key_far_from_every_known_one_says_it_is_neither_kafkettes_nor_kafkas(
 
 def test_every_key_of_kafkas_broker_config_table_is_accepted_and_the_unused_ones_listed():
     ours = {key.name for key in (*BROKER_CONFIGS, *INTERNAL_BROKER_CONFIGS)}
-    unused = sorted(KAFKA_BROKER_CONFIG_NAMES - ours - {"authorizer.class.name"})  # refused: see below
-    config = _config(**dict.fromkeys(unused, "any value: not read"))
+    unused = sorted(KAFKA_BROKER_CONFIG_NAMES - ours - SECURITY_CONFIG_NAMES - {"authorizer.class.name"})
+    config = _config(**dict.fromkeys(unused, "any value: not read"))  # authorizer: refused, see below
     assert config.unused_configs == unused
     assert {
         "num.network.threads",
@@ -68,20 +74,34 @@ def test_every_key_of_kafkas_broker_config_table_is_accepted_and_the_unused_ones
         "num.recovery.threads.per.data.dir",
         "transaction.state.log.replication.factor",
         "share.coordinator.state.topic.min.isr",
-        "listener.security.protocol.map",
+        "ssl.keymanager.algorithm",
     } <= set(unused)
+    assert "listener.security.protocol.map" not in unused  # read by the listeners
+
+
+def test_the_security_configs_the_listeners_read_are_not_listed_unused():
+    config = _config(
+        **{
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,KAFKA:PLAINTEXT",
+            "ssl.keystore.location": "/k.pem",
+            "listener.name.kafka.ssl.truststore.location": "/t.pem",
+            "listener.name.kafka.scram-sha-256.sasl.jaas.config": "x",
+            "ssl.keymanager.algorithm": "SunX509",
+        }
+    )
+    assert config.unused_configs == ["ssl.keymanager.algorithm"]
 
 
 def test_kafkas_per_listener_form_of_a_key_is_accepted_and_listed_unused():
     config = _config(
         **{
-            "listener.name.controller.ssl.keystore.location": "/k.jks",
-            "listener.name.sasl_ssl.plain.sasl.jaas.config": "x",
+            "listener.name.controller.ssl.keymanager.algorithm": "SunX509",
+            "listener.name.sasl_ssl.plain.sasl.login.class": "x",
         }
     )
     assert config.unused_configs == [
-        "listener.name.controller.ssl.keystore.location",
-        "listener.name.sasl_ssl.plain.sasl.jaas.config",
+        "listener.name.controller.ssl.keymanager.algorithm",
+        "listener.name.sasl_ssl.plain.sasl.login.class",
     ]
     with pytest.raises(
         ConfigError, match="Unknown configuration 'listener.name.controller.ssl.keystore.locaton'"
@@ -97,7 +117,6 @@ def test_a_used_key_keeps_its_validation():
 def test_kafkas_sample_server_properties_is_accepted_listing_the_keys_kafkette_does_not_use():
     config = KafkaConfig.from_file(str(KAFKA_SAMPLE))
     assert config.unused_configs == [
-        "listener.security.protocol.map",
         "num.io.threads",
         "num.network.threads",
         "num.recovery.threads.per.data.dir",
