@@ -226,7 +226,10 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
 
 
 def _authorized_topics(
-    ctx: ApisContext, header: RequestHeader, from_follower: bool, partitions: list[tuple[TopicIdPartition, Any]]
+    ctx: ApisContext,
+    header: RequestHeader,
+    from_follower: bool,
+    partitions: list[tuple[TopicIdPartition, Any]],
 ) -> set[str] | None:
     """The topics this fetch may read (None: every one, no authorizer): a follower's fetch needs
     CLUSTER_ACTION on the cluster, else none of its partitions is read; a consumer's needs READ on
@@ -235,7 +238,11 @@ def _authorized_topics(
         return None
     names = {tp.topic for tp, _ in partitions if tp.topic is not None}
     if from_follower:
-        return names if authorize(ctx, header, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME) else set()
+        return (
+            names
+            if authorize(ctx, header, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME)
+            else set()
+        )
     return filter_by_authorized(ctx, header, AclOperation.READ, ResourceType.TOPIC, names)
 
 
