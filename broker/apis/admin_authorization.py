@@ -16,6 +16,7 @@ from collections import Counter
 from typing import Any
 
 from kafkette.broker.apis.auth_helper import CLUSTER_NAME, authorize, filter_by_authorized
+from kafkette.broker.apis.describe_configs import DESCRIBABLE_RESOURCE_TYPES
 from kafkette.common.security.acl import AclOperation, ResourceType
 from kafkette.protocol.apis.configs import (
     RESOURCE_BROKER,
@@ -139,7 +140,10 @@ def config_resource_error(
 
 async def check_describe_configs(ctx: Any, header: RequestHeader, request: Any, handler: Any) -> Any:
     """DescribeConfigs: DESCRIBE_CONFIGS per resource (``config_resource_error``); a denied one is
-    answered with the error, its message and no configs, after the authorized ones."""
+    answered with the error, its message and no configs, after the authorized ones.  A request naming
+    a resource type Kafka does not describe is left whole to the handler (INVALID_REQUEST for all)."""
+    if any(r.resource_type not in DESCRIBABLE_RESOURCE_TYPES for r in request.resources):
+        return await handler(ctx, header, request)
     denied = []
     kept = []
     for resource in request.resources:
