@@ -27,7 +27,9 @@ from kafkette.broker.apis import (
     metadata_authorization,
     topic_authorization,
 )
+from kafkette.broker.apis.auth_helper import authorize_cluster_operation
 from kafkette.broker.apis.cluster_authorization import cluster_operation, no_check
+from kafkette.broker.apis.controller_forwarding import is_forwarded
 from kafkette.common.security.acl import AclOperation
 from kafkette.protocol.api_keys import ApiKey
 from kafkette.protocol.errors import Errors, error_class
@@ -97,10 +99,18 @@ Kafka listener's AlterConfigs and DescribeCluster arrive as IncrementalAlterConf
 async def authorize_request(ctx: Any, header: RequestHeader, request: Any, handler: Handler) -> Any:
     """Answer ``request`` through its API's check and ``handler``.
 
+    A request another broker forwarded to this node's controller (KIP-590: its controller channel's
+    client id) was authorized there for its client; here its sender needs CLUSTER_ACTION on the
+    cluster, as Kafka's controller asks of an ``EnvelopeRequest``'s sender.
+
     Raises:
-        ClusterAuthorizationFailedError: the API has no entry in ``AUTHORIZATIONS`` (fail closed).
+        ClusterAuthorizationFailedError: the API has no entry in ``AUTHORIZATIONS`` (fail closed),
+            or a forwarded request's sender lacks CLUSTER_ACTION.
         any authorization error the API's check raises (answered by the API's ``getErrorResponse``).
     """
+    if is_forwarded(header):
+        authorize_cluster_operation(ctx, header, AclOperation.CLUSTER_ACTION)
+        return await handler(ctx, header, request)
     check = AUTHORIZATIONS.get(header.api_key)
     if check is None:
         raise error_class(Errors.CLUSTER_AUTHORIZATION_FAILED)(

@@ -14,6 +14,10 @@ from kafkette.broker.apis.kafka_apis import KafkaApis
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.common.security.acl import AclOperation, AclPermissionType, PatternType, ResourceType
 from kafkette.protocol.api_keys import API_REGISTRY, ApiKey
+from kafkette.protocol.apis.describe_topic_partitions import (
+    DescribeTopicPartitionsRequest,
+    DescribeTopicPartitionsRequestTopic,
+)
 from kafkette.protocol.apis.metadata import (
     NO_AUTHORIZED_OPERATIONS,
     MetadataRequest,
@@ -215,3 +219,23 @@ async def test_describe_cluster_answers_the_cluster_operations_the_broker_comput
         header(ApiKey.METADATA, 13), API_REGISTRY[ApiKey.METADATA], internal
     )
     assert translation.to_kafka(response, 1, kafka_request).cluster_authorized_operations == 8096
+
+
+async def test_describe_topic_partitions_refuses_named_topics_and_hides_others_with_their_operations():
+    ctx = _ctx(authorizer(acl(AclOperation.READ, ResourceType.TOPIC, "orders")))
+    spec = API_REGISTRY[ApiKey.DESCRIBE_TOPIC_PARTITIONS]
+    named = DescribeTopicPartitionsRequest(
+        topics=[DescribeTopicPartitionsRequestTopic(name=n) for n in ("orders", "secret")],
+        response_partition_limit=100,
+    )
+    response = await KafkaApis(ctx).handle(header(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0), spec, named)
+    assert [(t.name, t.error_code, len(t.partitions)) for t in response.topics] == [
+        ("orders", Errors.NONE, 1),
+        ("secret", DENIED, 0),
+    ]
+    assert response.topics[0].topic_authorized_operations == (1 << AclOperation.READ) | (
+        1 << AclOperation.DESCRIBE
+    )
+    every = DescribeTopicPartitionsRequest(topics=[], response_partition_limit=100)
+    response = await KafkaApis(ctx).handle(header(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0), spec, every)
+    assert [t.name for t in response.topics] == ["orders"]

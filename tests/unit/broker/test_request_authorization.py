@@ -4,6 +4,7 @@ changes nothing, and the CLUSTER_ACTION / InitProducerId / ACL API checks answer
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import pytest
@@ -12,11 +13,18 @@ from acl_fakes import ALICE, acl, authorizer, header
 from kafkette.broker.apis import acl_apis_authorization, request_authorization
 from kafkette.broker.apis.auth_helper import CLUSTER_NAME, authorized_operations
 from kafkette.broker.apis.kafka_apis import HANDLERS, KafkaApis
+from kafkette.broker.node_to_controller_channel import CONTROLLER_CHANNEL_CLIENT_SUFFIX
 from kafkette.common.security.acl import AclOperation, AclPermissionType, PatternType, ResourceType
 from kafkette.protocol.api_keys import API_REGISTRY, KAFKA_APIS, ApiKey
+from kafkette.protocol.apis.client_quotas import AlterClientQuotasRequest, DescribeClientQuotasRequest
 from kafkette.protocol.apis.describe_log_dirs import DescribeLogDirsRequest
+from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
 from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest
+from kafkette.protocol.apis.user_scram_credentials import (
+    AlterUserScramCredentialsRequest,
+    DescribeUserScramCredentialsRequest,
+)
 from kafkette.protocol.errors import Errors, error_class
 from kafkette.protocol.kafka_translation import TRANSLATIONS
 
@@ -186,3 +194,67 @@ def test_authorized_operations_are_kafkas_bit_fields():
     assert authorized_operations(read, hdr, ResourceType.TOPIC, "u") == 0
     superuser = SimpleNamespace(authorizer=authorizer(super_users=(ALICE,)))
     assert authorized_operations(superuser, hdr, ResourceType.TOPIC, "u") == 3576
+
+
+async def test_a_forwarded_request_needs_cluster_action_from_the_forwarding_broker():
+    spec = API_REGISTRY[ApiKey.DESCRIBE_LOG_DIRS]
+    forwarded = dataclasses.replace(
+        header(ApiKey.DESCRIBE_LOG_DIRS, 4), client_id=f"broker-2{CONTROLLER_CHANNEL_CLIENT_SUFFIX}"
+    )
+    describe = acl(AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME)
+    with pytest.raises(CLUSTER_AUTHZ):  # what the client may do is no longer asked: the sender's right is
+        await KafkaApis(_log_dirs_ctx(authorizer(describe))).handle(forwarded, spec, DescribeLogDirsRequest())
+    cluster_action = acl(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME)
+    response = await KafkaApis(_log_dirs_ctx(authorizer(cluster_action))).handle(
+        forwarded, spec, DescribeLogDirsRequest()
+    )
+    assert response.error_code == Errors.NONE
+
+
+@pytest.mark.parametrize(
+    ("key", "version", "request_", "needed"),
+    [
+        (
+            ApiKey.ELECT_LEADERS,
+            2,
+            ElectLeadersRequest(election_type=0, topic_partitions=None),
+            AclOperation.ALTER,
+        ),
+        (
+            ApiKey.DESCRIBE_CLIENT_QUOTAS,
+            1,
+            DescribeClientQuotasRequest(components=[]),
+            AclOperation.DESCRIBE_CONFIGS,
+        ),
+        (ApiKey.ALTER_CLIENT_QUOTAS, 1, AlterClientQuotasRequest(entries=[]), AclOperation.ALTER_CONFIGS),
+        (
+            ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS,
+            0,
+            DescribeUserScramCredentialsRequest(users=[]),
+            AclOperation.DESCRIBE,
+        ),
+        (ApiKey.ALTER_USER_SCRAM_CREDENTIALS, 0, AlterUserScramCredentialsRequest(), AclOperation.ALTER),
+    ],
+)
+async def test_cluster_apis_refuse_the_whole_request_without_their_cluster_operation(
+    key, version, request_, needed
+):
+    others = [
+        op
+        for op in (AclOperation.CREATE, AclOperation.CLUSTER_ACTION, AclOperation.IDEMPOTENT_WRITE)
+        if op != needed
+    ]
+    ctx = SimpleNamespace(
+        authorizer=authorizer(*(acl(op, ResourceType.CLUSTER, CLUSTER_NAME) for op in others))
+    )
+    with pytest.raises(CLUSTER_AUTHZ):
+        await KafkaApis(ctx).handle(header(key, version), API_REGISTRY[key], request_)
+    check = request_authorization.AUTHORIZATIONS[key]
+    ctx = SimpleNamespace(authorizer=authorizer(acl(needed, ResourceType.CLUSTER, CLUSTER_NAME)))
+    reached: list = []
+
+    async def handler(ctx, header, request):
+        reached.append(request)
+        return "answered"
+
+    assert await check(ctx, header(key, version), request_, handler) == "answered"
