@@ -11,9 +11,14 @@ import pytest
 from acl_fakes import acl, authorizer, header
 
 from kafkette.broker.apis.auth_helper import CLUSTER_NAME
+from kafkette.broker.apis.consumer_group_heartbeat import consumer_protocol_enabled
 from kafkette.broker.apis.kafka_apis import KafkaApis
 from kafkette.common.security.acl import AclOperation, PatternType, ResourceType
 from kafkette.protocol.api_keys import API_REGISTRY, KAFKA_APIS, ApiKey
+from kafkette.protocol.apis.consumer_group import (
+    ConsumerGroupHeartbeatRequest,
+    ConsumerGroupHeartbeatResponse,
+)
 from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest
 from kafkette.protocol.apis.group_admin import (
     DeletableGroupResult,
@@ -25,6 +30,12 @@ from kafkette.protocol.apis.group_admin import (
     ListedGroup,
     ListGroupsRequest,
     ListGroupsResponse,
+    OffsetDeleteRequest,
+    OffsetDeleteRequestPartition,
+    OffsetDeleteRequestTopic,
+    OffsetDeleteResponse,
+    OffsetDeleteResponsePartition,
+    OffsetDeleteResponseTopic,
 )
 from kafkette.protocol.apis.group_membership import HeartbeatRequest, JoinGroupRequest
 from kafkette.protocol.apis.offsets import (
@@ -230,3 +241,78 @@ async def test_offset_fetch_refuses_a_group_and_hides_or_refuses_topics():
     ]
     assert (other.group_id, other.error_code) == ("other", GROUP_DENIED)
     assert coordinator.asked == ["app-1", "app-1"]  # the refused group was not asked
+
+
+async def test_offset_delete_needs_delete_on_the_group_and_read_on_each_topic():
+    request = OffsetDeleteRequest(
+        group_id="app-1",
+        topics=[
+            OffsetDeleteRequestTopic(name=t, partitions=[OffsetDeleteRequestPartition(partition_index=0)])
+            for t in ("orders", "secret")
+        ],
+    )
+    with pytest.raises(error_class(GROUP_DENIED)):  # READ on the group does not give DELETE
+        await _call(_ctx(authorizer(READ_APP)), ApiKey.OFFSET_DELETE, 0, request)
+    coordinator = SimpleNamespace(handle_offset_delete=_offset_delete)
+    data = authorizer(
+        acl(AclOperation.DELETE, ResourceType.GROUP, "app-1"),
+        acl(AclOperation.READ, ResourceType.TOPIC, "orders"),
+    )
+    response = await _call(_ctx(data, coordinator), ApiKey.OFFSET_DELETE, 0, request)
+    assert {t.name: [p.error_code for p in t.partitions] for t in response.topics} == {
+        "orders": [0],
+        "secret": [TOPIC_DENIED],
+    }
+
+
+async def _offset_delete(request):
+    assert [t.name for t in request.topics] == ["orders"]  # the refused topic is not handed on
+    return OffsetDeleteResponse(
+        topics=[
+            OffsetDeleteResponseTopic(
+                name=t.name, partitions=[OffsetDeleteResponsePartition(partition_index=0, error_code=0)]
+            )
+            for t in request.topics
+        ]
+    )
+
+
+async def test_consumer_group_heartbeat_needs_read_on_the_group_and_describe_on_every_subscribed_topic():
+    heartbeats: list = []
+
+    async def heartbeat(request, version, client_id, client_host):
+        heartbeats.append(request.group_id)
+        return ConsumerGroupHeartbeatResponse(error_code=0, member_id="m", member_epoch=1)
+
+    def ctx(data):
+        out = _ctx(data, SimpleNamespace(consumer_groups=SimpleNamespace(heartbeat=heartbeat)))
+        out.config = SimpleNamespace(group_coordinator_rebalance_protocols=["classic", "consumer"])
+        return out
+
+    request = ConsumerGroupHeartbeatRequest(
+        group_id="app-1", member_id="m", member_epoch=0, subscribed_topic_names=["orders", "secret"]
+    )
+    version = API_REGISTRY[ApiKey.CONSUMER_GROUP_HEARTBEAT].max_version
+    if not consumer_protocol_enabled(ctx(None).config):
+        pytest.fail("the consumer group protocol must be on for this test")
+    with pytest.raises(error_class(GROUP_DENIED)):
+        await _call(
+            ctx(authorizer(acl(AclOperation.DESCRIBE, ResourceType.TOPIC, "*"))),
+            ApiKey.CONSUMER_GROUP_HEARTBEAT,
+            version,
+            request,
+        )
+    response = await _call(
+        ctx(authorizer(READ_APP, acl(AclOperation.DESCRIBE, ResourceType.TOPIC, "orders"))),
+        ApiKey.CONSUMER_GROUP_HEARTBEAT,
+        version,
+        request,
+    )
+    assert response.error_code == TOPIC_DENIED and heartbeats == []
+    response = await _call(
+        ctx(authorizer(READ_APP, acl(AclOperation.DESCRIBE, ResourceType.TOPIC, "*"))),
+        ApiKey.CONSUMER_GROUP_HEARTBEAT,
+        version,
+        request,
+    )
+    assert (response.error_code, heartbeats) == (0, ["app-1"])
