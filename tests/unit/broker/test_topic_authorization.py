@@ -27,6 +27,7 @@ from kafkette.protocol.apis.delete_records import (
     DeleteRecordsRequest,
     DeleteRecordsTopic,
 )
+from kafkette.protocol.apis.describe_producers import DescribeProducersRequest, DescribeProducersRequestTopic
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
 from kafkette.protocol.apis.list_offsets import ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic
 from kafkette.protocol.apis.offsets_for_leader_epoch import (
@@ -316,3 +317,17 @@ async def test_delete_records_needs_delete_on_each_topic():
     answers = {t.name: [(p.error_code, p.low_watermark) for p in t.partitions] for t in response.topics}
     assert answers["payments"] == [(DENIED, -1)]
     assert list(deleted) == [TopicPartition("orders", 0)]
+
+
+async def test_describe_producers_needs_read_on_each_topic():
+    ctx = SimpleNamespace(
+        authorizer=authorizer(acl(AclOperation.READ, ResourceType.TOPIC, "orders")),
+        metadata_cache=SimpleNamespace(contains_topic=lambda name: False),
+        replica_manager=SimpleNamespace(get_partition=lambda tp: None),
+    )
+    request = DescribeProducersRequest(
+        topics=[DescribeProducersRequestTopic(name=t, partition_indexes=[0]) for t in ("orders", "secret")]
+    )
+    response = await _call(ctx, ApiKey.DESCRIBE_PRODUCERS, 0, request)
+    errors = {t.name: [p.error_code for p in t.partitions] for t in response.topics}
+    assert errors == {"orders": [Errors.UNKNOWN_TOPIC_OR_PARTITION], "secret": [DENIED]}
