@@ -138,8 +138,8 @@ async def check_offset_commit(ctx: Any, header: RequestHeader, request: Any, han
 
 async def check_describe_groups(ctx: Any, header: RequestHeader, request: Any, handler: Any) -> Any:
     """DescribeGroups: DESCRIBE on each group (else GROUP_AUTHORIZATION_FAILED, empty state,
-    protocol and members); the authorized operations of each group described without error when
-    asked (v3+)."""
+    protocol and members, listed first as Kafka lists them); the authorized operations of each group
+    described without error when asked (v3+)."""
     groups = list(request.groups)
     allowed = filter_by_authorized(ctx, header, AclOperation.DESCRIBE, ResourceType.GROUP, groups)
     request.groups = [g for g in groups if g in allowed]
@@ -150,11 +150,8 @@ async def check_describe_groups(ctx: Any, header: RequestHeader, request: Any, h
                 group.authorized_operations = authorized_operations(
                     ctx, header, ResourceType.GROUP, group.group_id
                 )
-    answered = iter(response.groups)
-    response.groups = [
-        next(answered)
-        if g in allowed
-        else DescribedGroup(
+    refused = [
+        DescribedGroup(
             error_code=GROUP_DENIED,
             group_id=g,
             group_state="",
@@ -163,7 +160,9 @@ async def check_describe_groups(ctx: Any, header: RequestHeader, request: Any, h
             members=[],
         )
         for g in groups
+        if g not in allowed
     ]
+    response.groups = refused + list(response.groups)
     return response
 
 

@@ -21,6 +21,7 @@ from kafkette.protocol.apis.consumer_group import (
 )
 from kafkette.protocol.apis.find_coordinator import FindCoordinatorRequest
 from kafkette.protocol.apis.group_admin import (
+    AUTHORIZED_OPERATIONS_NOT_ASKED,
     DeletableGroupResult,
     DeleteGroupsRequest,
     DeleteGroupsResponse,
@@ -156,11 +157,12 @@ async def test_find_coordinator_refuses_each_key_the_principal_may_not_describe_
 
 async def test_describe_groups_refuses_each_group_and_answers_its_authorized_operations():
     coordinator = FakeCoordinator()
-    request = DescribeGroupsRequest(groups=["other", "app-1"], include_authorized_operations=True)
+    request = DescribeGroupsRequest(groups=["app-1", "other"], include_authorized_operations=True)
     response = await _call(_ctx(authorizer(READ_APP), coordinator), ApiKey.DESCRIBE_GROUPS, 5, request)
     assert coordinator.asked == [["app-1"]]
     assert [(g.group_id, g.error_code) for g in response.groups] == [("other", GROUP_DENIED), ("app-1", 0)]
     assert response.groups[1].authorized_operations == (1 << AclOperation.READ) | (1 << AclOperation.DESCRIBE)
+    assert response.groups[0].authorized_operations == AUTHORIZED_OPERATIONS_NOT_ASKED
     assert (response.groups[0].group_state, response.groups[0].members) == ("", [])
 
 
