@@ -76,7 +76,8 @@ async def check_delete_topics(ctx: Any, header: RequestHeader, request: Any, han
     """DeleteTopics: DELETE on the cluster, else DELETE on each topic; a topic named and not
     deletable is TOPIC_AUTHORIZATION_FAILED under its name; one given by id (v6+) is answered with
     its name only when the principal may DESCRIBE it (else a null name: its existence is not
-    revealed).  An id no topic has is left to the controller (UNKNOWN_TOPIC_ID)."""
+    revealed).  The refusals come before the controller's answers, as Kafka's; an id no topic has is
+    left to the controller (UNKNOWN_TOPIC_ID)."""
     if authorize(ctx, header, AclOperation.DELETE, ResourceType.CLUSTER, CLUSTER_NAME):
         return await handler(ctx, header, request)
     entries = [DeleteTopicState(name=n, topic_id=ZERO_UUID) for n in request.topic_names or []]
@@ -97,13 +98,13 @@ async def check_delete_topics(ctx: Any, header: RequestHeader, request: Any, han
             denied.append(DeletableTopicResult(name=None, topic_id=entry.topic_id, error_code=DENIED))
     request.topic_names, request.topics = [], kept
     response = await handler(ctx, header, request)
-    response.responses.extend(denied)
+    response.responses = denied + list(response.responses)  # Kafka answers the refusals first
     return response
 
 
 async def check_create_partitions(ctx: Any, header: RequestHeader, request: Any, handler: Any) -> Any:
-    """CreatePartitions: ALTER on each topic, else TOPIC_AUTHORIZATION_FAILED (a name given twice is
-    left to the controller's INVALID_REQUEST)."""
+    """CreatePartitions: ALTER on each topic, else TOPIC_AUTHORIZATION_FAILED, answered before the
+    controller's results (a name given twice is left to the controller's INVALID_REQUEST)."""
     counts = Counter(t.name for t in request.topics)
     alterable = filter_by_authorized(ctx, header, AclOperation.ALTER, ResourceType.TOPIC, counts)
     denied = [n for n, c in counts.items() if c == 1 and n not in alterable]
@@ -111,12 +112,8 @@ async def check_create_partitions(ctx: Any, header: RequestHeader, request: Any,
         return await handler(ctx, header, request)
     request.topics = [t for t in request.topics if t.name not in denied]
     response = await handler(ctx, header, request)
-    response.results.extend(
-        CreatePartitionsTopicResult(
-            name=n, error_code=int(Errors.TOPIC_AUTHORIZATION_FAILED), error_message=None
-        )
-        for n in denied
-    )
+    refused = [CreatePartitionsTopicResult(name=n, error_code=DENIED, error_message=None) for n in denied]
+    response.results = refused + list(response.results)  # Kafka answers the refusals first
     return response
 
 
@@ -170,15 +167,19 @@ async def check_describe_configs(ctx: Any, header: RequestHeader, request: Any, 
 
 async def check_incremental_alter_configs(ctx: Any, header: RequestHeader, request: Any, handler: Any) -> Any:
     """IncrementalAlterConfigs (and AlterConfigs): ALTER_CONFIGS per resource
-    (``config_resource_error``); a denied one is answered with the error and its message."""
+    (``config_resource_error``); a denied one is answered with the error and its message, the
+    answers in the request's order (Kafka's ``ConfigAdminManager.reassembleIncrementalResponse``)."""
     denied = []
     kept = []
-    for resource in request.resources:
+    asked = list(request.resources)
+    kept_ids: set[int] = set()
+    for resource in asked:
         error = config_resource_error(
             ctx, header, AclOperation.ALTER_CONFIGS, resource.resource_type, resource.resource_name
         )
         if error is None:
             kept.append(resource)
+            kept_ids.add(id(resource))
         else:
             denied.append(
                 AlterConfigsResourceResponse(
@@ -188,7 +189,14 @@ async def check_incremental_alter_configs(ctx: Any, header: RequestHeader, reque
                     resource_name=resource.resource_name,
                 )
             )
+    if not denied:
+        return await handler(ctx, header, request)
     request.resources = kept
     response = await handler(ctx, header, request)
-    response.responses.extend(denied)
+    answers = list(response.responses)
+    if len(answers) != len(kept):  # not one answer per resource: no order to restore
+        response.responses = answers + denied
+        return response
+    refused, answered = iter(denied), iter(answers)
+    response.responses = [next(answered) if r in kept_ids else next(refused) for r in map(id, asked)]
     return response

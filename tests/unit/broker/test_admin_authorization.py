@@ -178,10 +178,10 @@ async def test_delete_topics_needs_delete_and_reveals_a_name_only_to_describe():
     response = await _call(ctx, ApiKey.DELETE_TOPICS, 6, request)
     assert ctx.fake.asked == [["orders"]]
     assert [(r.name, r.topic_id, r.error_code) for r in response.responses] == [
-        ("orders", ZERO_UUID, 0),
         ("payments", IDS["payments"], DENIED),
         (None, IDS["secret"], DENIED),  # may not describe it: its name is not revealed
         ("secret", ZERO_UUID, DENIED),
+        ("orders", ZERO_UUID, 0),
     ]
 
 
@@ -192,7 +192,7 @@ async def test_create_partitions_needs_alter_on_each_topic():
     )
     response = await _call(ctx, ApiKey.CREATE_PARTITIONS, 3, request)
     assert ctx.fake.asked == [["orders"]]
-    assert [(r.name, r.error_code) for r in response.results] == [("orders", 0), ("secret", DENIED)]
+    assert [(r.name, r.error_code) for r in response.results] == [("secret", DENIED), ("orders", 0)]
 
 
 async def test_describe_configs_per_resource_broker_resources_on_the_cluster():
@@ -227,12 +227,13 @@ async def test_incremental_alter_configs_needs_alter_configs():
                 resource_name=n,
                 configs=[AlterableConfig(name="retention.ms", config_operation=0, value="1000")],
             )
-            for n in ("orders", "secret")
+            for n in ("secret", "orders")
         ]
     )
     response = await _call(ctx, ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, request)
     assert ctx.fake.asked == [["orders"]]
+    # in the request's order, as Kafka reassembles the answer
     assert [(r.resource_name, r.error_code) for r in response.responses] == [
-        ("orders", 0),
         ("secret", DENIED),
+        ("orders", 0),
     ]
