@@ -16,6 +16,12 @@ from kafkette.broker.apis.kafka_apis import KafkaApis
 from kafkette.common.security.acl import AclOperation, PatternType, ResourceType
 from kafkette.protocol.api_keys import API_REGISTRY, KAFKA_APIS, ApiKey
 from kafkette.protocol.apis.consumer_group import (
+    ConsumerGroupDescribeAssignment,
+    ConsumerGroupDescribeGroup,
+    ConsumerGroupDescribeMember,
+    ConsumerGroupDescribeRequest,
+    ConsumerGroupDescribeResponse,
+    ConsumerGroupDescribeTopicPartitions,
     ConsumerGroupHeartbeatRequest,
     ConsumerGroupHeartbeatResponse,
 )
@@ -318,3 +324,48 @@ async def test_consumer_group_heartbeat_needs_read_on_the_group_and_describe_on_
         request,
     )
     assert (response.error_code, heartbeats) == (0, ["app-1"])
+
+
+async def test_consumer_group_describe_refuses_groups_and_groups_assigned_topics_it_may_not_describe():
+    def describe(request, version):
+        return ConsumerGroupDescribeResponse(
+            groups=[
+                ConsumerGroupDescribeGroup(
+                    group_id=g,
+                    group_state="Stable",
+                    members=[
+                        ConsumerGroupDescribeMember(
+                            member_id="m",
+                            assignment=ConsumerGroupDescribeAssignment(
+                                topic_partitions=[
+                                    ConsumerGroupDescribeTopicPartitions(
+                                        topic_name="orders" if g == "app-1" else "secret", partitions=[0]
+                                    )
+                                ]
+                            ),
+                            target_assignment=ConsumerGroupDescribeAssignment(topic_partitions=[]),
+                        )
+                    ],
+                )
+                for g in request.group_ids
+            ]
+        )
+
+    ctx = _ctx(
+        authorizer(READ_APP, acl(AclOperation.DESCRIBE, ResourceType.TOPIC, "orders")),
+        SimpleNamespace(consumer_groups=SimpleNamespace(describe=describe)),
+    )
+    ctx.config = SimpleNamespace(group_coordinator_rebalance_protocols=["classic", "consumer"])
+    request = ConsumerGroupDescribeRequest(
+        group_ids=["app-1", "app-2", "other"], include_authorized_operations=True
+    )
+    response = await _call(ctx, ApiKey.CONSUMER_GROUP_DESCRIBE, 0, request)
+    assert [(g.group_id, g.error_code, len(g.members)) for g in response.groups] == [
+        ("other", GROUP_DENIED, 0),
+        ("app-1", 0, 1),
+        ("app-2", TOPIC_DENIED, 0),  # its member is assigned "secret"
+    ]
+    assert response.groups[1].authorized_operations == (1 << AclOperation.READ) | (1 << AclOperation.DESCRIBE)
+    assert response.groups[2].error_message == (
+        "The group has described topic(s) that the client is not authorized to describe."
+    )
