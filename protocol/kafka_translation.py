@@ -5,10 +5,11 @@ Every API both listeners speak is declared once, in Kafka's versions (``kafkette
 its request reaches the broker as decoded and the broker's answer goes back as it is, but for
 the per-API differences this module owns (``TRANSLATIONS``): Metadata
 v0's empty topic list meaning all topics; AlterConfigs (33), answered as an IncrementalAlterConfigs
-of SETs that replaces the resource's dynamic configs; the authorized operations of Metadata's topics and
-cluster and of DescribeCluster (KIP-430: every operation, there is no authorizer); FindCoordinator and
-LeaveGroup before their batched versions (and FindCoordinator's messages, worded as Kafka's); DescribeGroups'
-authorized operations (every group operation: there is no authorizer); ListGroups v5's group type
+of SETs that replaces the resource's dynamic configs; the authorized operations of Metadata's topics
+and cluster and of DescribeCluster (KIP-430: those the broker's authorizer computed, else every
+operation); FindCoordinator and LeaveGroup before their batched versions (and FindCoordinator's
+messages, worded as Kafka's); DescribeGroups' authorized operations (the broker's, else every
+group operation); ListGroups v5's group type
 (``classic``) and types filter;
 DescribeCluster, answered from a Metadata request; JoinGroup v0, whose rebalance timeout is its
 session timeout; Fetch, whose record sets go back in Kafka's record encoding
@@ -31,6 +32,7 @@ from typing import Any
 
 from kafkette.protocol import apis as internal
 from kafkette.protocol.api_keys import API_REGISTRY, KAFKA_APIS, ApiKey, ApiSpec
+from kafkette.protocol.apis.metadata import NO_AUTHORIZED_OPERATIONS
 from kafkette.protocol.errors import Errors, error_class
 from kafkette.protocol.kafka_messages import cluster
 from kafkette.protocol.kafka_schema import KafkaStruct
@@ -133,23 +135,26 @@ CLUSTER_AUTHORIZED_OPERATIONS = sum(
 def _metadata_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """Metadata with the operations the caller may perform (KIP-430), when the request asks:
     on each topic from v8, on the cluster in v8 to v10 (Kafka's ``handleTopicMetadataRequest``);
-    left at the "not asked" default (-2147483648) otherwise."""
+    left at the "not asked" default (-2147483648) otherwise.  A value the broker computed (it has
+    an authorizer) is kept; one it left at the default is every operation (no authorizer)."""
     if version >= 8 and req is not None:
         if req.include_topic_authorized_operations:
             for topic in resp.topics:
-                topic.topic_authorized_operations = TOPIC_AUTHORIZED_OPERATIONS
+                if topic.topic_authorized_operations == NO_AUTHORIZED_OPERATIONS:
+                    topic.topic_authorized_operations = TOPIC_AUTHORIZED_OPERATIONS
         if version <= 10 and req.include_cluster_authorized_operations:
-            resp.cluster_authorized_operations = CLUSTER_AUTHORIZED_OPERATIONS
+            if resp.cluster_authorized_operations == NO_AUTHORIZED_OPERATIONS:
+                resp.cluster_authorized_operations = CLUSTER_AUTHORIZED_OPERATIONS
     return resp
 
 
 def _describe_groups_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """DescribeGroups with, from v3 and when the request asks, the operations the caller may
     perform on each group described without error (Kafka's ``handleDescribeGroupsRequest``; left
-    at the "not asked" default otherwise)."""
+    at the "not asked" default otherwise; a value the broker computed with its authorizer is kept)."""
     if version >= 3 and req is not None and req.include_authorized_operations:
         for group in resp.groups:
-            if group.error_code == Errors.NONE:
+            if group.error_code == Errors.NONE and group.authorized_operations == NO_AUTHORIZED_OPERATIONS:
                 group.authorized_operations = GROUP_AUTHORIZED_OPERATIONS
     return resp
 
@@ -204,7 +209,13 @@ def _join_group_request(req: Any, version: int) -> Any:
 
 
 def _describe_cluster_request(req: Any, version: int) -> InternalStruct:
-    return internal.metadata.MetadataRequest(topics=[], allow_auto_topic_creation=False)
+    """A Metadata request for no topic, asking the cluster's authorized operations when the
+    DescribeCluster does (the broker computes them when it has an authorizer)."""
+    return internal.metadata.MetadataRequest(
+        topics=[],
+        allow_auto_topic_creation=False,
+        include_cluster_authorized_operations=bool(req.include_cluster_authorized_operations),
+    )
 
 
 def _describe_cluster_response(resp: Any, version: int, req: Any) -> KafkaStruct:
@@ -229,7 +240,10 @@ def _describe_cluster_response(resp: Any, version: int, req: Any) -> KafkaStruct
         ],
     )
     if req is not None and req.include_cluster_authorized_operations:
-        out.cluster_authorized_operations = CLUSTER_AUTHORIZED_OPERATIONS
+        computed = resp.cluster_authorized_operations
+        out.cluster_authorized_operations = (
+            CLUSTER_AUTHORIZED_OPERATIONS if computed == NO_AUTHORIZED_OPERATIONS else computed
+        )
     return out
 
 

@@ -21,6 +21,7 @@ from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
 from kafkette.broker.fetch_session import FetchManager, FetchSessionCache
 from kafkette.broker.scram_credential_cache import ScramCredentialCache
 from kafkette.common.client_quota_entity import CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE
+from kafkette.common.security.standard_authorizer import StandardAuthorizerData
 
 if TYPE_CHECKING:
     from kafkette.broker.apis.controller_endpoint import ControllerEndpoint
@@ -46,7 +47,9 @@ class ApisContext:
     fetch sessions (KIP-227; a fresh cache of ``max.incremental.fetch.session.cache.slots`` when
     not given); ``scram_credentials`` the SCRAM users the controller sent (KIP-554);
     ``client_quotas`` its client quotas (KIP-546); ``produce_quotas`` and ``fetch_quotas`` enforce
-    their ``producer_byte_rate``s and ``consumer_byte_rate``s."""
+    their ``producer_byte_rate``s and ``consumer_byte_rate``s; ``authorizer`` the ACLs every request
+    is checked against (Kafka's StandardAuthorizer; None: ``authorizer.class.name`` unset, every
+    request is allowed)."""
 
     config: KafkaConfig
     replica_manager: ReplicaManager
@@ -62,6 +65,7 @@ class ApisContext:
     client_quotas: ClientQuotaCache = field(default_factory=ClientQuotaCache)
     produce_quotas: ClientQuotaManager = field(default_factory=lambda: ClientQuotaManager(PRODUCER_BYTE_RATE))
     fetch_quotas: ClientQuotaManager = field(default_factory=lambda: ClientQuotaManager(CONSUMER_BYTE_RATE))
+    authorizer: StandardAuthorizerData | None = None
 
     def __post_init__(self) -> None:
         if self.dynamic_config is None:

@@ -13,6 +13,8 @@ their answers are sent.  From v16 a NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOC
 carries the leader the metadata names and the answer that leader's endpoint (KIP-951).  An answer
 Kafka's broker cannot write (a v13+ partition of the zero topic id followed by another refused
 partition: ``_kafka_cannot_write``) is UNKNOWN_SERVER_ERROR, as Kafka answers it.
+With an authorizer, a consumer's partition of a topic it may not READ, and every partition of a
+follower's fetch without CLUSTER_ACTION on the cluster, is TOPIC_AUTHORIZATION_FAILED and not read.
 
 Kafka concept: ``KafkaApis.handleFetchRequest`` -> ``FetchManager.newContext`` and
 ``ReplicaManager.fetchMessages``.
@@ -21,13 +23,21 @@ Kafka concept: ``KafkaApis.handleFetchRequest`` -> ``FetchManager.newContext`` a
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kafkette.broker.apis import raft_quorum
+from kafkette.broker.apis.auth_helper import (
+    CLUSTER_NAME,
+    authorize,
+    authorize_cluster_operation,
+    authorizer_of,
+    filter_by_authorized,
+)
 from kafkette.broker.apis.current_leader import current_leader
 from kafkette.broker.client_quota_manager import principal_name
 from kafkette.broker.delayed_fetch import FetchPartitionInfo
 from kafkette.broker.fetch_session import TopicIdPartition
+from kafkette.common.security.acl import AclOperation, ResourceType
 from kafkette.common.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.fetch import (
     FetchPartitionData,
@@ -104,6 +114,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
         and request.topics
         and request.topics[0].topic == CLUSTER_METADATA_TOPIC_NAME
     ):
+        authorize_cluster_operation(ctx, header, AclOperation.CLUSTER_ACTION)  # a voter's fetch
         return await raft_quorum.handle(ctx, header, request)  # type: ignore[no-any-return]
     replica_id = (
         request.replica_state.replica_id if version >= REPLICA_STATE_MIN_VERSION else request.replica_id
@@ -122,15 +133,18 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     erroneous: list[tuple[TopicIdPartition, FetchPartitionData]] = []
     interesting: dict[TopicPartition, tuple[TopicIdPartition, FetchPartitionInfo]] = {}
     order: list[TopicIdPartition] = []
-    for tp, part in context.partitions(topic_names):
+    partitions = list(context.partitions(topic_names))
+    readable = _authorized_topics(ctx, header, replica_id >= 0, partitions)
+    for tp, part in partitions:
         order.append(tp)
-        if tp.topic is None:
+        if tp.topic is None or (readable is not None and tp.topic not in readable):
+            code = Errors.UNKNOWN_TOPIC_ID if tp.topic is None else Errors.TOPIC_AUTHORIZATION_FAILED
             erroneous.append(
                 (
                     tp,
                     FetchPartitionData(
                         partition_index=tp.partition,
-                        error_code=int(Errors.UNKNOWN_TOPIC_ID),
+                        error_code=int(code),
                         high_watermark=-1,
                         log_start_offset=-1,
                     ),
@@ -209,6 +223,27 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     if node_endpoints:
         response.node_endpoints = list(node_endpoints.values())
     return response
+
+
+def _authorized_topics(
+    ctx: ApisContext,
+    header: RequestHeader,
+    from_follower: bool,
+    partitions: list[tuple[TopicIdPartition, Any]],
+) -> set[str] | None:
+    """The topics this fetch may read (None: every one, no authorizer): a follower's fetch needs
+    CLUSTER_ACTION on the cluster, else none of its partitions is read; a consumer's needs READ on
+    each topic (Kafka's ``handleFetchRequest``; the others answer TOPIC_AUTHORIZATION_FAILED)."""
+    if authorizer_of(ctx) is None:
+        return None
+    names = {tp.topic for tp, _ in partitions if tp.topic is not None}
+    if from_follower:
+        return (
+            names
+            if authorize(ctx, header, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME)
+            else set()
+        )
+    return filter_by_authorized(ctx, header, AclOperation.READ, ResourceType.TOPIC, names)
 
 
 def _consumer_throttle_time_ms(

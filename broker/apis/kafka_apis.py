@@ -4,7 +4,9 @@ Owns: the table api key -> handler.  Does not own the components handlers may us
 (``apis_context.ApisContext``).  Every handler has one signature,
 ``async handle(ctx, header, request) -> response | None``.  Internal exceptions are
 turned into error codes inside the handlers, per partition; an exception escaping a
-handler is logged by the socket server and answered with UNKNOWN_SERVER_ERROR.
+handler is logged by the socket server and answered with UNKNOWN_SERVER_ERROR.  With an authorizer
+(``ApisContext.authorizer``) each request first goes through its API's authorization
+(``request_authorization``).
 
 Kafka concept: ``KafkaApis.handle`` (kept small: one module per API, as Redpanda's
 ``handlers/`` and Tansu's ``service/`` do).
@@ -63,6 +65,7 @@ from kafkette.broker.apis import (
     update_metadata,
 )
 from kafkette.broker.apis.apis_context import ApisContext
+from kafkette.broker.apis.request_authorization import authorize_request
 from kafkette.common.network.socket_server import CloseConnectionResponse
 from kafkette.protocol.api_keys import ApiKey, ApiSpec
 from kafkette.protocol.errors import UnsupportedVersionError
@@ -147,4 +150,6 @@ class KafkaApis:
         handler = HANDLERS.get(spec.key)
         if handler is None:
             raise UnsupportedVersionError(f"{spec.key.name} is not handled by this broker")
+        if self.ctx.authorizer is not None:  # Kafka's authHelper checks, per API
+            return await authorize_request(self.ctx, header, request, handler)  # type: ignore[no-any-return]
         return await handler(self.ctx, header, request)

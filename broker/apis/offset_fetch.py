@@ -7,6 +7,9 @@ has UNKNOWN_TOPIC_ID (offset -1) for each partition after the coordinator's answ
 the topics of an all-partitions fetch (``topics`` null) their ids, leaving out a topic that has
 none (Kafka cannot name it on the wire).
 
+With an authorizer a group needs DESCRIBE (else GROUP_AUTHORIZATION_FAILED for it) and each topic
+DESCRIBE (else left out of an all-partitions fetch, TOPIC_AUTHORIZATION_FAILED when named).
+
 Kafka concept: ``KafkaApis.handleOffsetFetchRequest`` (``fetchOffsetsForGroup``) ->
 ``GroupCoordinator.fetchOffsets`` / ``fetchAllOffsets``.
 """
@@ -15,6 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kafkette.broker.apis.auth_helper import authorize, authorizer_of, filter_by_authorized
+from kafkette.common.security.acl import AclOperation, ResourceType
 from kafkette.protocol.apis.offsets import (
     OffsetFetchRequest,
     OffsetFetchRequestGroup,
@@ -51,7 +56,41 @@ def _unknown_topic_id(topic: OffsetFetchRequestTopics) -> OffsetFetchResponseTop
     )
 
 
-def _fetch_group(ctx: ApisContext, group: OffsetFetchRequestGroup, version: int) -> OffsetFetchResponseGroup:
+def _fetch_group(
+    ctx: ApisContext, header: RequestHeader, group: OffsetFetchRequestGroup, version: int
+) -> OffsetFetchResponseGroup:
+    """One group's answer: GROUP_AUTHORIZATION_FAILED without DESCRIBE on the group, else
+    ``_fetch_authorized_group``'s with each topic the principal may not DESCRIBE left out of an
+    all-partitions fetch and answered TOPIC_AUTHORIZATION_FAILED (offset -1) when named
+    (Kafka's ``handleOffsetFetchRequest``)."""
+    if not authorize(ctx, header, AclOperation.DESCRIBE, ResourceType.GROUP, group.group_id):
+        return OffsetFetchResponseGroup(group_id=group.group_id, error_code=Errors.GROUP_AUTHORIZATION_FAILED)
+    answer = _fetch_authorized_group(ctx, group, version)
+    if authorizer_of(ctx) is None or answer.error_code != Errors.NONE:
+        return answer
+    names = {t.name for t in answer.topics if t.name}
+    describable = filter_by_authorized(ctx, header, AclOperation.DESCRIBE, ResourceType.TOPIC, names)
+    topics = []
+    for topic in answer.topics:
+        if not topic.name or topic.name in describable:
+            topics.append(topic)
+        elif group.topics is not None:
+            topic.partitions = [
+                OffsetFetchResponsePartition(
+                    partition_index=p.partition_index,
+                    committed_offset=-1,
+                    error_code=Errors.TOPIC_AUTHORIZATION_FAILED,
+                )
+                for p in topic.partitions
+            ]
+            topics.append(topic)
+    answer.topics = topics
+    return answer
+
+
+def _fetch_authorized_group(
+    ctx: ApisContext, group: OffsetFetchRequestGroup, version: int
+) -> OffsetFetchResponseGroup:
     """One group's answer: NOT_COORDINATOR when this node has no coordinator, else its coordinator's,
     with the topics by id of a v10 request named, and answered, as Kafka's ``fetchOffsetsForGroup``."""
     if ctx.group_coordinator is None:
@@ -84,10 +123,13 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: OffsetFetchRe
     answered in the v1-7 shape (its group-level error the top-level ``error_code``)."""
     version = header.api_version
     if version >= GROUPS_FROM_VERSION:
-        return OffsetFetchResponse(groups=[_fetch_group(ctx, group, version) for group in request.groups])
+        return OffsetFetchResponse(
+            groups=[_fetch_group(ctx, header, group, version) for group in request.groups]
+        )
     topics = request.topics
     answer = _fetch_group(
         ctx,
+        header,
         OffsetFetchRequestGroup(
             group_id=request.group_id,
             topics=None
