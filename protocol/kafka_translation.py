@@ -458,6 +458,9 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.ALTER_CLIENT_QUOTAS): _translation(ApiKey.ALTER_CLIENT_QUOTAS),
     int(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS): _translation(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS),
     int(ApiKey.ALTER_USER_SCRAM_CREDENTIALS): _translation(ApiKey.ALTER_USER_SCRAM_CREDENTIALS),
+    int(ApiKey.DESCRIBE_ACLS): _translation(ApiKey.DESCRIBE_ACLS),
+    int(ApiKey.CREATE_ACLS): _translation(ApiKey.CREATE_ACLS),
+    int(ApiKey.DELETE_ACLS): _translation(ApiKey.DELETE_ACLS),
     ApiKey.DESCRIBE_CLUSTER: Translation(
         ApiKey.METADATA, _describe_cluster_request, _describe_cluster_response
     ),
