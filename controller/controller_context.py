@@ -6,7 +6,8 @@ leader epoch, partition epoch), the controller epoch, and the partition and repl
 state machines, which it moves as records are replayed (creation New -> Online,
 leader loss Online -> Offline, election Offline -> Online, broker fenced/unfenced
 replicas Offline/Online, replicas whose log went offline on a live broker Offline and
-back Online when the broker no longer reports them).  Also answers derived queries (live brokers, partitions
+back Online when the broker no longer reports them), group configs, client quotas, SCRAM
+credentials and ACLs by id.  Also answers derived queries (live brokers, partitions
 led by or hosted on a broker).  Does not decide anything and does no I/O: managers read
 it to produce records; ``replay`` is the only mutator besides heartbeat times (which,
 as in Kafka's BrokerHeartbeatManager, are not persisted).
