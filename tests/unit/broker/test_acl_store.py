@@ -9,6 +9,11 @@ from types import SimpleNamespace
 
 from kafkette.broker.acl_store import AclStore
 from kafkette.broker.apis import create_acls, delete_acls, describe_acls
+from kafkette.broker.apis import update_metadata as update_metadata_api
+from kafkette.broker.client_quota_cache import ClientQuotaCache
+from kafkette.broker.client_quota_manager import ClientQuotaManager
+from kafkette.broker.metadata_cache import MetadataCache
+from kafkette.broker.scram_credential_cache import ScramCredentialCache
 from kafkette.common.security.acl import (
     AclOperation,
     AclPermissionType,
@@ -24,7 +29,7 @@ from kafkette.protocol.apis.acls import (
     DeleteAclsRequest,
     DescribeAclsRequest,
 )
-from kafkette.protocol.apis.update_metadata import UpdateMetadataAcl
+from kafkette.protocol.apis.update_metadata import UpdateMetadataAcl, UpdateMetadataRequest
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 
@@ -155,3 +160,31 @@ async def test_without_an_authorizer_the_acl_apis_answer_security_disabled_with_
     assert [(r.error_code, r.error_message, r.matching_acls) for r in response.filter_results] == [
         (Errors.SECURITY_DISABLED, "No Authorizer is configured.", [])
     ]
+
+
+async def test_update_metadata_fills_the_brokers_store_and_a_full_one_replaces_it():
+    async def no_stray_replicas(*args: object) -> None:
+        return None
+
+    store = AclStore(StandardAuthorizerConfig())
+    ctx = SimpleNamespace(
+        metadata_cache=MetadataCache(1, None),
+        replica_manager=SimpleNamespace(broker_id=1, delete_stray_replicas=no_stray_replicas),
+        group_coordinator=None,
+        scram_credentials=ScramCredentialCache(),
+        client_quotas=ClientQuotaCache(),
+        produce_quotas=ClientQuotaManager("producer_byte_rate"),
+        fetch_quotas=ClientQuotaManager("consumer_byte_rate"),
+        authorizer=store,
+    )
+
+    def update(full=False, acls=(), deleted=()):
+        return UpdateMetadataRequest(
+            controller_id=1, controller_epoch=1, full=full, acls=list(acls), deleted_acl_ids=list(deleted)
+        )
+
+    for request in (update(acls=[acl("a"), acl("b", name="other")]), update(deleted=["b"])):
+        assert (await update_metadata_api.handle(ctx, HEADER, request)).error_code == Errors.NONE
+    assert [name for _, name, _, _ in described(store)] == ["orders"]
+    await update_metadata_api.handle(ctx, HEADER, update(full=True))
+    assert len(store) == 0
