@@ -54,6 +54,12 @@ from kafkette.common.config_def import (
     table,
 )
 from kafkette.common.network.client_security import ClientSecurity
+from kafkette.common.security.standard_authorizer import (
+    ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_CONFIG,
+    AUTHORIZER_CLASS_NAME_CONFIG,
+    SUPER_USERS_CONFIG,
+    StandardAuthorizerConfig,
+)
 from kafkette.common.topic_config import (
     SYNONYM_MS_PER_UNIT,
     TOPIC_CONFIG_BY_SYNONYM,
@@ -378,19 +384,26 @@ LISTENER_PREFIX = "listener.name."
 """Kafka's per-listener form of a config, ``listener.name.<listener>.<config>`` (KIP-103)."""
 
 
-def _refuse_authorizer(props: Mapping[str, Any]) -> None:
-    """Refuse ``authorizer.class.name``: Kafkette enforces no ACLs yet, and a broker started with an
-    authorizer it silently ignored would let everyone do everything.
+AUTHORIZER_CONFIG_NAMES = frozenset({SUPER_USERS_CONFIG, ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_CONFIG})
+"""The configs Kafka hands to the authorizer (not keys of its broker config table): accepted and read
+when ``authorizer.class.name`` names Kafka's StandardAuthorizer, else listed as unused."""
+
+
+def _authorizer_config(props: Mapping[str, Any]) -> StandardAuthorizerConfig | None:
+    """The StandardAuthorizer's ``super.users`` and ``allow.everyone.if.no.acl.found``, or None when
+    ``authorizer.class.name`` is unset or empty (no authorization, Kafka's default).
 
     Raises:
-        ConfigError: ``authorizer.class.name`` is set (to anything but the empty default).
+        ConfigError: ``authorizer.class.name`` names any class but Kafka's
+            ``org.apache.kafka.metadata.authorizer.StandardAuthorizer`` (the only one Kafkette has),
+            or ``super.users`` holds an entry that is not ``Type:name``.
     """
-    value = str(props.get("authorizer.class.name", "") or "").strip()
-    if value:
-        raise ConfigError(
-            f"Invalid value {value} for configuration authorizer.class.name: Kafkette enforces no ACLs "
-            f"yet (Kafka's StandardAuthorizer is not offered); leave it unset"
+    try:
+        return StandardAuthorizerConfig.from_properties(
+            {key: str(value) for key, value in props.items() if value is not None}
         )
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 SECURITY_CONFIG_NAMES = frozenset(
@@ -496,7 +509,9 @@ class KafkaConfig:
     (``broker_id`` always equals ``node_id``), ``log_dirs`` from ``log.dir`` when ``log.dirs`` is
     not set, ``metadata_log_dir`` the first of ``log_dirs`` when unset, and
     ``controller_quorum_voters`` this node alone when only ``controller.quorum.bootstrap.servers``
-    names it (``quorum_from_bootstrap_servers`` is then True).  ``unused_configs`` lists, sorted,
+    names it (``quorum_from_bootstrap_servers`` is then True).  ``authorizer`` is the
+    StandardAuthorizer's config (``super.users``, ``allow.everyone.if.no.acl.found``) when
+    ``authorizer.class.name`` names it, else None.  ``unused_configs`` lists, sorted,
     the keys of ``props`` that are Apache Kafka's and that Kafkette does not use (or that lose to
     another key: ``log.dir`` beside ``log.dirs``).
 
@@ -509,7 +524,11 @@ class KafkaConfig:
     """
 
     def __init__(self, props: Mapping[str, Any]) -> None:
-        unknown = sorted(k for k in props if k not in _BY_NAME and not is_kafka_config(k))
+        unknown = sorted(
+            k
+            for k in props
+            if k not in _BY_NAME and k not in AUTHORIZER_CONFIG_NAMES and not is_kafka_config(k)
+        )
         if unknown:
             raise ConfigError(unknown_config_message(unknown))
         self.originals = dict(props)
@@ -528,8 +547,10 @@ class KafkaConfig:
         self._check_listeners()
         self._check_quorum()
         check_group_coordinator_configs(self)
-        _refuse_authorizer(props)
+        self.authorizer = _authorizer_config(props)
         unused = {k for k in props if k not in _BY_NAME and not is_security_config(k)}
+        if self.authorizer is not None:
+            unused -= {AUTHORIZER_CLASS_NAME_CONFIG, *AUTHORIZER_CONFIG_NAMES}
         if "log.dirs" in props and "log.dir" in props:
             unused.add("log.dir")
         if self.controller_quorum_bootstrap_servers and not self.quorum_from_bootstrap_servers:

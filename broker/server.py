@@ -24,6 +24,7 @@ import sys
 import time
 from typing import Any
 
+from kafkette.broker.acl_store import AclStore
 from kafkette.broker.alter_partition_manager import AlterPartitionManager
 from kafkette.broker.apis.apis_context import ApisContext
 from kafkette.broker.apis.kafka_apis import KafkaApis
@@ -131,6 +132,8 @@ class KafkaServer:
         self.log_manager = LogManager(config, scheduler=self.scheduler)
         self.metadata_cache = MetadataCache(config.node_id, config.cluster_id)
         self.scram_credentials = ScramCredentialCache()  # the SCRAM users the controller sent (KIP-554)
+        # the ACLs the controller sent, with StandardAuthorizer's decision (KIP-801); None: no authorizer
+        self.authorizer = AclStore(config.authorizer) if config.authorizer is not None else None
         self.controller_channel = NodeToControllerChannelManager(config)
         self.lifecycle_manager = BrokerLifecycleManager(
             config,
@@ -250,6 +253,7 @@ class KafkaServer:
                 controller_channel=self.controller_channel,
                 group_coordinator=self.group_coordinator,
                 scram_credentials=self.scram_credentials,
+                authorizer=self.authorizer,
                 produce_quotas=ClientQuotaManager(PRODUCER_BYTE_RATE, *quota_window),
                 fetch_quotas=ClientQuotaManager(CONSUMER_BYTE_RATE, *quota_window),
             )

@@ -34,6 +34,8 @@ from typing import Any, TypeVar
 from kafkette.common.background_tasks import cancel_and_wait
 from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.common.network.connection import BrokerConnection
+from kafkette.controller.acl_apis import AclApis
+from kafkette.controller.acl_control_manager import AclControlManager
 from kafkette.controller.client_quota_apis import ClientQuotaApis
 from kafkette.controller.client_quota_control_manager import ClientQuotaControlManager
 from kafkette.controller.cluster_control_manager import (
@@ -73,6 +75,12 @@ from kafkette.controller.replication_control_manager import CreateTopicsOutcome,
 from kafkette.controller.scram_apis import ScramApis
 from kafkette.controller.scram_control_manager import ScramControlManager
 from kafkette.controller.topic_deletion_apis import TopicDeletionApis
+from kafkette.protocol.apis.acls import (
+    CreateAclsRequest,
+    CreateAclsResponse,
+    DeleteAclsRequest,
+    DeleteAclsResponse,
+)
 from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
 from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
@@ -206,6 +214,7 @@ class KafkaController:
         self._config_apis = ConfigApis(self, self._config_control, self._replication_control)
         self._scram_apis = ScramApis(self, ScramControlManager(self.context))
         self._client_quota_apis = ClientQuotaApis(self, ClientQuotaControlManager(self.context))
+        self._acl_apis = AclApis(self, AclControlManager(self.context))
         self._request_timeout_ms: int = config.request_timeout_ms
         self.session_check_interval_ms = max(
             1, min(config.broker_heartbeat_interval_ms // 2, config.broker_session_timeout_ms // 4)
@@ -477,6 +486,14 @@ class KafkaController:
     async def alter_client_quotas(self, request: AlterClientQuotasRequest) -> AlterClientQuotasResponse:
         """AlterClientQuotas (see ``ClientQuotaApis.alter_client_quotas``)."""
         return await self._client_quota_apis.alter_client_quotas(request)
+
+    async def create_acls(self, request: CreateAclsRequest) -> CreateAclsResponse:
+        """CreateAcls (see ``AclApis.create_acls``)."""
+        return await self._acl_apis.create_acls(request)
+
+    async def delete_acls(self, request: DeleteAclsRequest) -> DeleteAclsResponse:
+        """DeleteAcls (see ``AclApis.delete_acls``)."""
+        return await self._acl_apis.delete_acls(request)
 
     # ------------------------------------------------------ ControllerOperations
 

@@ -6,7 +6,7 @@ Fetch of ``__cluster_metadata-0`` (the voter's), DescribeQuorum, and the control
 brokers send or forward (BrokerRegistration, BrokerHeartbeat, AlterPartition,
 ControlledShutdown, AllocateProducerIds, CreateTopics, DeleteTopics, CreatePartitions,
 ElectLeaders, DescribeConfigs and IncrementalAlterConfigs of topics, AlterUserScramCredentials,
-AlterClientQuotas).  Any other API gets
+AlterClientQuotas, CreateAcls, DeleteAcls).  Any other API gets
 UNSUPPORTED_VERSION from the socket server; a Fetch of any other partition, or a quorum request
 the voter cannot read, gets INVALID_REQUEST.  Does not own what the requests do
 (``QuorumController``).
@@ -64,6 +64,8 @@ _CONTROLLER_METHODS = {
     ApiKey.INCREMENTAL_ALTER_CONFIGS: "incremental_alter_configs",
     ApiKey.ALTER_USER_SCRAM_CREDENTIALS: "alter_user_scram_credentials",
     ApiKey.ALTER_CLIENT_QUOTAS: "alter_client_quotas",
+    ApiKey.CREATE_ACLS: "create_acls",
+    ApiKey.DELETE_ACLS: "delete_acls",
 }
 
 

@@ -19,7 +19,9 @@ LeaderAndIsr carries each partition's topic id (a broker keeps it in the log's
 the whole override set of every topic whose partitions the UpdateMetadata names (all topics in a
 full one); ``group_configs`` the whole override set of every group named by
 ``add_update_metadata_request_for_brokers`` (every group with overrides in a full one), which a
-broker's group coordinator applies (KIP-848's group configs).
+broker's group coordinator applies (KIP-848's group configs); ``acls`` the ACLs named by
+``add_update_metadata_request_for_brokers`` that exist at send time (every ACL in a full one) and
+``deleted_acl_ids`` those that no longer do.
 
 Kafka concept: ``ControllerBrokerRequestBatch`` (``addLeaderAndIsrRequestForBrokers``,
 ``addUpdateMetadataRequestForBrokers``, ``addStopReplicaRequestForBrokers``,
@@ -53,6 +55,7 @@ from kafkette.protocol.apis.stop_replica import (
     StopReplicaTopicState,
 )
 from kafkette.protocol.apis.update_metadata import (
+    UpdateMetadataAcl,
     UpdateMetadataBroker,
     UpdateMetadataEndpoint,
     UpdateMetadataGroupConfigs,
@@ -118,6 +121,7 @@ class ControllerBrokerRequestBatch:
         self._quota_entities: dict[
             int, set[ClientQuotaEntity]
         ] = {}  # broker -> entities whose quotas changed
+        self._acl_ids: dict[int, set[str]] = {}  # broker -> ids of the ACLs created or deleted
         # broker -> {tp: (delete_partition, callback)}
         self._stop_replica: dict[int, dict[TopicPartition, tuple[bool, StopReplicaCallback | None]]] = {}
 
@@ -155,6 +159,7 @@ class ControllerBrokerRequestBatch:
         groups: Iterable[str] = (),
         scram_users: Iterable[str] = (),
         quota_entities: Iterable[ClientQuotaEntity] = (),
+        acl_ids: Iterable[str] = (),
     ) -> None:
         """Send ``broker_ids`` the state of ``partitions`` plus the live broker list.
 
@@ -164,18 +169,21 @@ class ControllerBrokerRequestBatch:
             groups: groups whose config overrides changed, sent in ``group_configs``.
             scram_users: users whose SCRAM credentials changed, sent in ``scram_credentials``.
             quota_entities: client quota entities whose quotas changed, sent in ``client_quotas``.
+            acl_ids: ids of ACLs created (sent in ``acls``) or deleted (in ``deleted_acl_ids``).
         """
         partitions = list(partitions)
         removed = list(removed_topics)
         group_ids = list(groups)
         users = list(scram_users)
         entities = list(quota_entities)
+        acls = list(acl_ids)
         for broker_id in broker_ids:
             self._update_metadata.setdefault(broker_id, set()).update(partitions)
             self._removed_topics.setdefault(broker_id, set()).update(removed)
             self._groups.setdefault(broker_id, set()).update(group_ids)
             self._scram_users.setdefault(broker_id, set()).update(users)
             self._quota_entities.setdefault(broker_id, set()).update(entities)
+            self._acl_ids.setdefault(broker_id, set()).update(acls)
             if full:
                 self._update_metadata_full.add(broker_id)
 
@@ -225,6 +233,7 @@ class ControllerBrokerRequestBatch:
                 self._groups.get(broker_id, set()),
                 self._scram_users.get(broker_id, set()),
                 self._quota_entities.get(broker_id, set()),
+                self._acl_ids.get(broker_id, set()),
             )
             future = self._channel.send(broker_id, request)
             for tp in partitions:
@@ -246,6 +255,7 @@ class ControllerBrokerRequestBatch:
         self._groups.clear()
         self._scram_users.clear()
         self._quota_entities.clear()
+        self._acl_ids.clear()
         return futures
 
     def _broker_epoch(self, broker_id: int) -> int:
@@ -303,6 +313,7 @@ class ControllerBrokerRequestBatch:
         groups: set[str],
         scram_users: set[str],
         quota_entities: set[ClientQuotaEntity],
+        acl_ids: set[str],
     ) -> UpdateMetadataRequest:
         ctx = self._context
         states = []
@@ -383,6 +394,20 @@ class ControllerBrokerRequestBatch:
                 )
                 for entity in sorted(ctx.client_quotas if full else quota_entities, key=repr)
             ],
+            acls=[
+                UpdateMetadataAcl(
+                    id=r.id,
+                    resource_type=r.resource_type,
+                    resource_name=r.resource_name,
+                    pattern_type=r.pattern_type,
+                    principal=r.principal,
+                    host=r.host,
+                    operation=r.operation,
+                    permission_type=r.permission_type,
+                )
+                for r in (ctx.acls[i] for i in sorted(ctx.acls if full else acl_ids & ctx.acls.keys()))
+            ],
+            deleted_acl_ids=[] if full else sorted(acl_ids - ctx.acls.keys()),
         )
 
     def _stop_replica_request(

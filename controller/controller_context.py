@@ -6,7 +6,8 @@ leader epoch, partition epoch), the controller epoch, and the partition and repl
 state machines, which it moves as records are replayed (creation New -> Online,
 leader loss Online -> Offline, election Offline -> Online, broker fenced/unfenced
 replicas Offline/Online, replicas whose log went offline on a live broker Offline and
-back Online when the broker no longer reports them).  Also answers derived queries (live brokers, partitions
+back Online when the broker no longer reports them), group configs, client quotas, SCRAM
+credentials and ACLs by id.  Also answers derived queries (live brokers, partitions
 led by or hosted on a broker).  Does not decide anything and does no I/O: managers read
 it to produce records; ``replay`` is the only mutator besides heartbeat times (which,
 as in Kafka's BrokerHeartbeatManager, are not persisted).
@@ -23,6 +24,7 @@ from typing import Any
 
 from kafkette.common.client_quota_entity import ClientQuotaEntity, quota_entity
 from kafkette.controller.metadata_records import (
+    AccessControlEntryRecord,
     ClientQuotaRecord,
     ConfigRecord,
     ControllerEpochRecord,
@@ -32,6 +34,7 @@ from kafkette.controller.metadata_records import (
     PartitionRecord,
     ProducerIdsRecord,
     RegisterBrokerRecord,
+    RemoveAccessControlEntryRecord,
     RemoveTopicRecord,
     RemoveUserScramCredentialRecord,
     TopicDeletionRecord,
@@ -133,6 +136,8 @@ class ControllerContext:
         self.scram_credentials: dict[str, dict[int, UserScramCredentialRecord]] = {}
         # client quota entity -> {quota key: value} (KIP-546)
         self.client_quotas: dict[ClientQuotaEntity, dict[str, float]] = {}
+        # ACL id -> its AccessControlEntryRecord (KIP-801: Kafka's AclControlManager.idToAcl)
+        self.acls: dict[str, AccessControlEntryRecord] = {}
         self.partition_state_machine = PartitionStateMachine(log_prefix)
         self.replica_state_machine = ReplicaStateMachine(log_prefix)
 
@@ -323,6 +328,13 @@ class ControllerContext:
                 )
             if not mechanisms:
                 del self.scram_credentials[record.name]
+        elif isinstance(record, AccessControlEntryRecord):
+            if record.id in self.acls:
+                raise ValueError(f"Unable to replay {record}: an acl with that ID already exists.")
+            self.acls[record.id] = record
+        elif isinstance(record, RemoveAccessControlEntryRecord):
+            if self.acls.pop(record.id, None) is None:
+                raise ValueError(f"Unable to replay {record}: no acl with that ID found.")
         elif isinstance(record, ProducerIdsRecord):
             self.next_producer_id = record.next_producer_id
         for machine, key, target in transitions:

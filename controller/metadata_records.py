@@ -197,6 +197,29 @@ class RemoveUserScramCredentialRecord(MetadataRecord):
 
 
 @dataclass(frozen=True)
+class AccessControlEntryRecord(MetadataRecord):
+    """The ACL ``id`` (Kafka's Uuid in its string form) was created: resource type, name and pattern
+    type, principal (``User:alice``), host, operation and permission type, each enum as Kafka's
+    wire code (``kafkette.common.security.acl``; KIP-140, KIP-801)."""
+
+    id: str
+    resource_type: int
+    resource_name: str
+    pattern_type: int
+    principal: str
+    host: str
+    operation: int
+    permission_type: int
+
+
+@dataclass(frozen=True)
+class RemoveAccessControlEntryRecord(MetadataRecord):
+    """The ACL ``id`` was deleted (KIP-801)."""
+
+    id: str
+
+
+@dataclass(frozen=True)
 class ClientQuotaRecord(MetadataRecord):
     """Quota ``key`` of the client quota ``entity`` ([[entity type, name or None for the
     default], ...], sorted by type) was set to ``value``, or removed when ``remove`` (KIP-546)."""

@@ -4,9 +4,10 @@ Owns: ``encode_snapshot`` / ``decode_snapshot`` (a snapshot's bytes: msgpack of 
 ``[record_type, fields]`` lists) and ``snapshot_records``: the shortest record stream that, replayed into an
 empty ``ControllerContext``, rebuilds the given one (brokers with their registration and
 fencing, topics with their ids and config overrides, partitions with assignment, leader,
-ISR, epochs and offline replicas, topics queued for deletion, the controller epoch and
-the next producer id).  The state machines' states are not recorded: replay derives them,
-as it does from the log.  Does not own writing or fetching snapshots.
+ISR, epochs and offline replicas, topics queued for deletion, the controller epoch,
+the next producer id, client quotas, SCRAM credentials and ACLs).  The state machines'
+states are not recorded: replay derives them, as it does from the log.  Does not own writing or
+fetching snapshots.
 
 Kafka concept: the records a ``SnapshotGenerator`` writes from the controller's image.
 """
@@ -106,4 +107,5 @@ def snapshot_records(context: ControllerContext) -> list[MetadataRecord]:
         records += [ClientQuotaRecord([list(p) for p in entity], k, v) for k, v in sorted(quotas.items())]
     for _, mechanisms in sorted(context.scram_credentials.items()):
         records += [mechanisms[m] for m in sorted(mechanisms)]
+    records += [context.acls[acl_id] for acl_id in sorted(context.acls)]
     return records

@@ -13,6 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
+from kafkette.protocol.apis.acls import (
+    CreateAclsRequest,
+    CreateAclsResponse,
+    DeleteAclsRequest,
+    DeleteAclsResponse,
+    DescribeAclsRequest,
+    DescribeAclsResponse,
+)
 from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
 from kafkette.protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
 from kafkette.protocol.apis.broker_registration import (
@@ -152,6 +160,9 @@ class ApiKey(IntEnum):
     DELETE_RECORDS = 21
     INIT_PRODUCER_ID = 22
     OFFSET_FOR_LEADER_EPOCH = 23
+    DESCRIBE_ACLS = 29
+    CREATE_ACLS = 30
+    DELETE_ACLS = 31
     ALTER_CONFIGS = 33
     DESCRIBE_CONFIGS = 32
     DESCRIBE_LOG_DIRS = 35
@@ -338,6 +349,9 @@ APIS: tuple[ApiSpec, ...] = (
         4,
         BOTH,
     ),
+    ApiSpec(ApiKey.DESCRIBE_ACLS, "DescribeAcls", DescribeAclsRequest, DescribeAclsResponse, 1, 3, 2, BOTH),
+    ApiSpec(ApiKey.CREATE_ACLS, "CreateAcls", CreateAclsRequest, CreateAclsResponse, 1, 3, 2, BOTH),
+    ApiSpec(ApiKey.DELETE_ACLS, "DeleteAcls", DeleteAclsRequest, DeleteAclsResponse, 1, 3, 2, BOTH),
     ApiSpec(
         ApiKey.DESCRIBE_CONFIGS,
         "DescribeConfigs",

@@ -18,7 +18,8 @@ ListOffsets, whose special timestamps asked before the version defining them (ma
 earliest local, -4, v8; latest tiered, -5, v9; earliest pending upload, -6, v11) are
 UNSUPPORTED_VERSION; SyncGroup v5+ without its protocol type or name, refused at once
 (INCONSISTENT_GROUP_PROTOCOL) as Kafka's ``KafkaApis`` does; Produce, whose refusal of an internal
-topic goes without the broker's message.  Pure code, no I/O.
+topic goes without the broker's message; DescribeAcls, CreateAcls and DeleteAcls with an UNKNOWN
+code, which Kafka's request parser refuses.  Pure code, no I/O.
 
 Kafka concept: none in Kafka (it has one protocol); Redpanda's and Tansu's request handlers
 play the same part between their wire types and their storage.
@@ -310,6 +311,43 @@ def _delete_groups_request(req: Any, version: int) -> Any:
     return req
 
 
+_UNKNOWN = 0  # Kafka's UNKNOWN code of ResourceType, PatternType, AclOperation and AclPermissionType
+
+
+def _has_unknown(*codes: int) -> bool:
+    return _UNKNOWN in codes
+
+
+def _describe_acls_request(req: Any, version: int) -> Any:
+    """DescribeAcls as Kafka's ``DescribeAclsRequest`` parses it: a filter with an UNKNOWN code
+    is an invalid request (Kafka's parser throws, the connection is closed)."""
+    if _has_unknown(req.pattern_type_filter, req.resource_type_filter, req.permission_type, req.operation):
+        raise ValueError("DescribeAclsRequest contains UNKNOWN elements")
+    return req
+
+
+def _create_acls_request(req: Any, version: int) -> Any:
+    """CreateAcls as Kafka's ``CreateAclsRequest`` parses it: a creation with an UNKNOWN code is an
+    invalid request."""
+    if any(
+        _has_unknown(c.resource_pattern_type, c.resource_type, c.permission_type, c.operation)
+        for c in req.creations
+    ):
+        raise ValueError("CreatableAcls contain unknown elements")
+    return req
+
+
+def _delete_acls_request(req: Any, version: int) -> Any:
+    """DeleteAcls as Kafka's ``DeleteAclsRequest`` parses it: a filter with an UNKNOWN code is an
+    invalid request."""
+    if any(
+        _has_unknown(f.pattern_type_filter, f.resource_type_filter, f.operation, f.permission_type)
+        for f in req.filters
+    ):
+        raise ValueError("Filters contain UNKNOWN elements")
+    return req
+
+
 def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """Fetch in Kafka's record encoding.  Every partition carries a record set, an empty one
     when it has none (an error, nothing new): Kafka's broker answers ``MemoryRecords.EMPTY``
@@ -472,6 +510,9 @@ TRANSLATIONS: dict[int, Translation] = {
     int(ApiKey.ALTER_CLIENT_QUOTAS): _translation(ApiKey.ALTER_CLIENT_QUOTAS),
     int(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS): _translation(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS),
     int(ApiKey.ALTER_USER_SCRAM_CREDENTIALS): _translation(ApiKey.ALTER_USER_SCRAM_CREDENTIALS),
+    int(ApiKey.DESCRIBE_ACLS): _translation(ApiKey.DESCRIBE_ACLS, to_internal=_describe_acls_request),
+    int(ApiKey.CREATE_ACLS): _translation(ApiKey.CREATE_ACLS, to_internal=_create_acls_request),
+    int(ApiKey.DELETE_ACLS): _translation(ApiKey.DELETE_ACLS, to_internal=_delete_acls_request),
     ApiKey.DESCRIBE_CLUSTER: Translation(
         ApiKey.METADATA, _describe_cluster_request, _describe_cluster_response
     ),

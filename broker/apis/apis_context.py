@@ -15,13 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kafkette.broker.acl_store import AclStore
 from kafkette.broker.client_quota_cache import ClientQuotaCache
 from kafkette.broker.client_quota_manager import ClientQuotaManager
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
 from kafkette.broker.fetch_session import FetchManager, FetchSessionCache
 from kafkette.broker.scram_credential_cache import ScramCredentialCache
 from kafkette.common.client_quota_entity import CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE
-from kafkette.common.security.standard_authorizer import StandardAuthorizerData
 
 if TYPE_CHECKING:
     from kafkette.broker.apis.controller_endpoint import ControllerEndpoint
@@ -47,9 +47,9 @@ class ApisContext:
     fetch sessions (KIP-227; a fresh cache of ``max.incremental.fetch.session.cache.slots`` when
     not given); ``scram_credentials`` the SCRAM users the controller sent (KIP-554);
     ``client_quotas`` its client quotas (KIP-546); ``produce_quotas`` and ``fetch_quotas`` enforce
-    their ``producer_byte_rate``s and ``consumer_byte_rate``s; ``authorizer`` the ACLs every request
-    is checked against (Kafka's StandardAuthorizer; None: ``authorizer.class.name`` unset, every
-    request is allowed)."""
+    their ``producer_byte_rate``s and ``consumer_byte_rate``s; ``authorizer`` the ACLs the controller
+    sent, with Kafka's StandardAuthorizer decision (``authorize``), None when
+    ``authorizer.class.name`` is unset (no authorization; the ACL APIs answer SECURITY_DISABLED)."""
 
     config: KafkaConfig
     replica_manager: ReplicaManager
@@ -65,7 +65,7 @@ class ApisContext:
     client_quotas: ClientQuotaCache = field(default_factory=ClientQuotaCache)
     produce_quotas: ClientQuotaManager = field(default_factory=lambda: ClientQuotaManager(PRODUCER_BYTE_RATE))
     fetch_quotas: ClientQuotaManager = field(default_factory=lambda: ClientQuotaManager(CONSUMER_BYTE_RATE))
-    authorizer: StandardAuthorizerData | None = None
+    authorizer: AclStore | None = None
 
     def __post_init__(self) -> None:
         if self.dynamic_config is None:

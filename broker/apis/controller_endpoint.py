@@ -18,6 +18,12 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from kafkette.protocol.apis.acls import (
+    CreateAclsRequest,
+    CreateAclsResponse,
+    DeleteAclsRequest,
+    DeleteAclsResponse,
+)
 from kafkette.protocol.apis.alter_partition import AlterPartitionRequest, AlterPartitionResponse
 from kafkette.protocol.apis.broker_registration import (
     BrokerHeartbeatRequest,
@@ -80,6 +86,10 @@ class Controller(Protocol):
     ) -> AlterUserScramCredentialsResponse: ...
 
     async def alter_client_quotas(self, request: AlterClientQuotasRequest) -> AlterClientQuotasResponse: ...
+
+    async def create_acls(self, request: CreateAclsRequest) -> CreateAclsResponse: ...
+
+    async def delete_acls(self, request: DeleteAclsRequest) -> DeleteAclsResponse: ...
 
 
 class ControllerEndpoint(Protocol):

@@ -75,6 +75,9 @@ AUTHORIZATIONS: dict[int, Check] = {
     ApiKey.OFFSET_DELETE: group_authorization.check_offset_delete,
     ApiKey.CONSUMER_GROUP_HEARTBEAT: group_authorization.check_consumer_group_heartbeat,
     ApiKey.CONSUMER_GROUP_DESCRIBE: group_authorization.check_consumer_group_describe,
+    ApiKey.CREATE_ACLS: no_check,  # ALTER on the cluster: in ``create_acls``, answered per creation
+    ApiKey.DELETE_ACLS: no_check,  # ALTER on the cluster: in ``delete_acls``, answered per filter
+    ApiKey.DESCRIBE_ACLS: no_check,  # DESCRIBE on the cluster: in ``describe_acls``
     ApiKey.API_VERSIONS: no_check,
     ApiKey.SASL_HANDSHAKE: no_check,
     ApiKey.SASL_AUTHENTICATE: no_check,

@@ -8,7 +8,9 @@ takes effect without a LeaderAndIsr); the group coordinator drops the offsets co
 for the deleted topics' partitions; ``group_configs`` replace the listed groups' overrides in the
 group coordinator's ``GroupConfigManager`` (all of them in a full update); ``scram_credentials``
 replace the listed users' SCRAM credentials in the ``ScramCredentialCache``, ``client_quotas`` the
-listed entities' quotas in the ``ClientQuotaCache`` (all of them in a full update).
+listed entities' quotas in the ``ClientQuotaCache`` (all of them in a full update), ``acls`` and
+``deleted_acl_ids`` the ACLs of the ``AclStore`` (when an authorizer is configured; all of them in a
+full update).
 A full update (the broker's first after it registers, or a new controller's) deletes the local
 logs it does not place on this broker (stray logs).
 Kafka concept: ``KafkaApis.handleUpdateMetadataRequest`` plus the
@@ -59,6 +61,8 @@ async def handle(
         )
     if request.full or request.scram_credentials:
         ctx.scram_credentials.update(request.scram_credentials, full=request.full)
+    if ctx.authorizer is not None and (request.full or request.acls or request.deleted_acl_ids):
+        ctx.authorizer.update(request.acls, request.deleted_acl_ids, full=request.full)
     if request.full or request.client_quotas:
         ctx.client_quotas.update(request.client_quotas, full=request.full)
         ctx.produce_quotas.set_quotas(quotas_of_type(ctx.client_quotas.quotas, PRODUCER_BYTE_RATE))

@@ -4,7 +4,7 @@ cluster's ACLs (KIP-140; pattern types from v1, KIP-290; flexible from v2, KIP-4
 Declared once, in Kafka's versions (1-3 for all three, flexible from 2).  The int8 fields carry
 Kafka's codes from ``kafkette.common.security.acl`` (``ResourceType``, ``PatternType``,
 ``AclOperation``, ``AclPermissionType``); a null name, principal or host in a filter matches any.
-Messages only: no listener answers these yet.
+Both listeners answer them (``broker/apis/describe_acls``, ``create_acls``, ``delete_acls``).
 Kafka concept: ``DescribeAclsRequest``/``Response``, ``CreateAclsRequest``/``Response``,
 ``DeleteAclsRequest``/``Response``.
 """

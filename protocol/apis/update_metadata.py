@@ -95,6 +95,22 @@ class UpdateMetadataScramCredentials(Struct):
     )
 
 
+class UpdateMetadataAcl(Struct):
+    """One ACL as the controller stores it (an ``AccessControlEntryRecord``): its id (Kafka's Uuid
+    string) and Kafka's codes of resource type, pattern type, operation and permission type."""
+
+    FIELDS = (
+        Field("id", String),
+        Field("resource_type", Int8),
+        Field("resource_name", String),
+        Field("pattern_type", Int8),
+        Field("principal", String),
+        Field("host", String),
+        Field("operation", Int8),
+        Field("permission_type", Int8),
+    )
+
+
 class UpdateMetadataRequest(Struct):
     FIELDS = (
         Field("controller_id", Int32),
@@ -121,6 +137,11 @@ class UpdateMetadataRequest(Struct):
         # with its whole set (empty: none left): the broker's ClientQuotaManager enforces them and
         # DescribeClientQuotas reads them (Kafka's DynamicClientQuotaPublisher)
         Field("client_quotas", Array(DescribeClientQuotasEntry)),
+        # the ACLs created (every ACL in a full request) and the ids of those deleted since the last
+        # request: the broker's AclStore, which answers DescribeAcls and authorizes (KIP-801; Kafka's
+        # AclPublisher -> StandardAuthorizer.loadSnapshot / addAcl / removeAcl)
+        Field("acls", Array(UpdateMetadataAcl)),
+        Field("deleted_acl_ids", Array(String)),
     )
 
 

@@ -19,6 +19,7 @@ from kafkette.broker.config import (
     KafkaConfig,
 )
 from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES
+from kafkette.common.security.standard_authorizer import StandardAuthorizerConfig
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -64,7 +65,7 @@ def test_a_key_far_from_every_known_one_says_it_is_neither_kafkettes_nor_kafkas(
 def test_every_key_of_kafkas_broker_config_table_is_accepted_and_the_unused_ones_listed():
     ours = {key.name for key in (*BROKER_CONFIGS, *INTERNAL_BROKER_CONFIGS)}
     unused = sorted(KAFKA_BROKER_CONFIG_NAMES - ours - SECURITY_CONFIG_NAMES - {"authorizer.class.name"})
-    config = _config(**dict.fromkeys(unused, "any value: not read"))  # authorizer: refused, see below
+    config = _config(**dict.fromkeys(unused, "any value: not read"))  # a class name is read: see below
     assert config.unused_configs == unused
     assert {
         "num.network.threads",
@@ -323,10 +324,46 @@ def test_a_controller_without_voters_or_bootstrap_servers_gets_kafkas_message():
         KafkaConfig(base)
 
 
-@pytest.mark.parametrize(
-    "authorizer", ["org.apache.kafka.metadata.authorizer.StandardAuthorizer", "my.Authorizer"]
-)
-def test_an_authorizer_is_refused_rather_than_silently_not_enforced(authorizer):
-    with pytest.raises(ConfigError, match="authorizer.class.name: Kafkette enforces no ACLs yet"):
+STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+
+
+def test_kafkas_standard_authorizer_is_accepted_with_its_super_users_and_default():
+    config = KafkaConfig(
+        {
+            **COMBINED,
+            "authorizer.class.name": STANDARD_AUTHORIZER,
+            "super.users": "User:admin; User:CN=broker,O=kafka",
+            "allow.everyone.if.no.acl.found": "true",
+        }
+    )
+    assert config.authorizer is not None
+    assert config.authorizer.super_users == {"User:admin", "User:CN=broker,O=kafka"}
+    assert config.authorizer.allow_everyone_if_no_acl_found is True
+    assert config.unused_configs == []
+    assert KafkaConfig({**COMBINED, "authorizer.class.name": STANDARD_AUTHORIZER}).authorizer == (
+        StandardAuthorizerConfig(frozenset(), False)
+    )
+
+
+def test_no_authorizer_is_kafkas_default_and_its_settings_are_then_unused():
+    assert KafkaConfig(COMBINED).authorizer is None
+    config = KafkaConfig({**COMBINED, "authorizer.class.name": "", "super.users": "User:admin"})
+    assert config.authorizer is None
+    assert config.unused_configs == ["authorizer.class.name", "super.users"]
+
+
+@pytest.mark.parametrize("authorizer", ["my.Authorizer", "kafka.security.authorizer.AclAuthorizer"])
+def test_an_authorizer_other_than_kafkas_standard_one_is_refused_naming_the_config(authorizer):
+    with pytest.raises(
+        ConfigError,
+        match=f"^Invalid value {re.escape(authorizer)} for configuration authorizer.class.name: only "
+        f"{re.escape(STANDARD_AUTHORIZER)} is supported$",
+    ):
         KafkaConfig({**COMBINED, "authorizer.class.name": authorizer})
-    assert KafkaConfig({**COMBINED, "authorizer.class.name": ""}).node_id == 1
+
+
+def test_a_super_user_that_is_not_type_and_name_is_refused():
+    with pytest.raises(
+        ConfigError, match="expected a string in format principalType:principalName but got admin"
+    ):
+        KafkaConfig({**COMBINED, "authorizer.class.name": STANDARD_AUTHORIZER, "super.users": "admin"})

@@ -219,6 +219,7 @@ async def test_group_configs_reach_the_group_coordinators_group_config_manager()
         client_quotas=ClientQuotaCache(),
         produce_quotas=ClientQuotaManager("producer_byte_rate"),
         fetch_quotas=ClientQuotaManager("consumer_byte_rate"),
+        authorizer=None,
     )
 
     def groups(full: bool, **configs: dict[str, str]) -> UpdateMetadataRequest:
