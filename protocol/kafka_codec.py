@@ -53,7 +53,7 @@ from kafkette.protocol.kafka_header import (
     response_header_version,
 )
 from kafkette.protocol.kafka_schema import KafkaSchemaError, KafkaStruct
-from kafkette.protocol.kafka_translation import REFUSALS, TRANSLATIONS
+from kafkette.protocol.kafka_translation import REFUSALS, TRANSLATIONS, UnparseableRequestError
 from kafkette.protocol.wire_codec import Decoded, RequestDecodeError
 
 logger = logging.getLogger(__name__)
@@ -262,6 +262,10 @@ class KafkaWireCodec:
         translation = TRANSLATIONS[api_key]
         try:
             internal = translation.to_internal(request, version)
+        except UnparseableRequestError as exc:
+            raise RequestDecodeError(
+                f"invalid {api.name} v{version} request: {exc}", Errors.INVALID_REQUEST
+            ) from None
         except (TypeError, ValueError, AttributeError) as exc:
             raise RequestDecodeError(
                 f"invalid {api.name} v{version} request: {exc}", Errors.INVALID_REQUEST, reply

@@ -311,6 +311,12 @@ def _delete_groups_request(req: Any, version: int) -> Any:
     return req
 
 
+class UnparseableRequestError(ValueError):
+    """A request Kafka's own request class refuses to build (its constructor throws while the
+    request is parsed): Kafka answers nothing and closes the connection, whatever the API's answer
+    could carry."""
+
+
 _UNKNOWN = 0  # Kafka's UNKNOWN code of ResourceType, PatternType, AclOperation and AclPermissionType
 
 
@@ -320,9 +326,10 @@ def _has_unknown(*codes: int) -> bool:
 
 def _describe_acls_request(req: Any, version: int) -> Any:
     """DescribeAcls as Kafka's ``DescribeAclsRequest`` parses it: a filter with an UNKNOWN code
-    is an invalid request (Kafka's parser throws, the connection is closed)."""
+    is an invalid request (Kafka's parser throws, the connection is closed unanswered, though
+    DescribeAcls' answer has a top-level error code)."""
     if _has_unknown(req.pattern_type_filter, req.resource_type_filter, req.permission_type, req.operation):
-        raise ValueError("DescribeAclsRequest contains UNKNOWN elements")
+        raise UnparseableRequestError("DescribeAclsRequest contains UNKNOWN elements")
     return req
 
 
@@ -333,7 +340,7 @@ def _create_acls_request(req: Any, version: int) -> Any:
         _has_unknown(c.resource_pattern_type, c.resource_type, c.permission_type, c.operation)
         for c in req.creations
     ):
-        raise ValueError("CreatableAcls contain unknown elements")
+        raise UnparseableRequestError("CreatableAcls contain unknown elements")
     return req
 
 
@@ -344,7 +351,7 @@ def _delete_acls_request(req: Any, version: int) -> Any:
         _has_unknown(f.pattern_type_filter, f.resource_type_filter, f.operation, f.permission_type)
         for f in req.filters
     ):
-        raise ValueError("Filters contain UNKNOWN elements")
+        raise UnparseableRequestError("Filters contain UNKNOWN elements")
     return req
 
 
