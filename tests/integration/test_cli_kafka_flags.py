@@ -302,11 +302,11 @@ def test_perf_tools_take_kafkas_config_file_flags(shared_cluster, tmp_path):
 def test_bad_input_is_one_line_against_a_real_cluster(shared_cluster, tmp_path):
     bootstrap = ["--bootstrap-server", shared_cluster.bootstrap_servers]
     bad = tmp_path / "bad.properties"
-    bad.write_text("request.timeout.ms=20000\nsasl.mechanism=PLAIN\n")
+    bad.write_text("request.timeout.ms=20000\nsasl.kerberos.service.name=kafka\n")
     cases = [
         (
             ["topics", "list", "--command-config", str(bad), *bootstrap],
-            f"Error: Unknown AdminClient property 'sasl.mechanism' in {bad}",
+            f"Error: Unknown AdminClient property 'sasl.kerberos.service.name' in {bad}",
         ),
         (
             ["produce", "--topic", "habits", "--producer-property", "linger.ms=soon", *bootstrap],
