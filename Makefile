@@ -47,11 +47,12 @@ $(STAMP): $(BASE_STAMP)
 	touch $(STAMP)
 
 # The unit tests (pure logic, no sockets or processes) run on both cores (pytest-xdist); the
-# rest, whose real brokers and clients keep time, one at a time.  Both run; either failing fails.
+# rest, whose real brokers and clients keep time, one at a time, listing its 40 slowest steps (what
+# to look at when CI time grows).  Both run; either failing fails.
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest -n 2 tests/unit; unit=$$?; $(BIN)/pytest --ignore=tests/unit; rest=$$?; \
+	$(BIN)/pytest -n 2 tests/unit; unit=$$?; $(BIN)/pytest --ignore=tests/unit --durations=40; rest=$$?; \
 		test $$unit -eq 0 -a $$rest -eq 0
 
 unit: setup
