@@ -6,7 +6,9 @@ with ``throttle_time_ms`` (a throttled fetch empty) and mutes the connection.  T
 once the quota window (Kafka's default, 11 samples of 1 s, set explicitly) has filled is within
 10% of its quota; the producer's, averaged over two windows (its rate saws, see below), is at most
 the quota plus 10% and not stopped; a producer of another client id is not held back.  Rates are
-measured at the client and printed."""
+measured at the client and printed.  A client over a tiny ``request_percentage`` quota (KIP-124)
+asking for metadata is told to back off (librdkafka's ``throttle_cb``) for at most one quota window,
+and another client id asking as often is not."""
 
 from __future__ import annotations
 
@@ -58,7 +60,9 @@ def bootstrap(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
         peer.stop()
 
 
-def _set_quota(bootstrap: str, client_id: str, quota: str = "producer_byte_rate") -> None:
+def _set_quota(
+    bootstrap: str, client_id: str, quota: str = "producer_byte_rate", value: float = QUOTA_BYTES_PER_S
+) -> None:
     done = subprocess.run(
         [
             *KafkaPeer.tool_command("kafka.admin.ConfigCommand"),
@@ -70,7 +74,7 @@ def _set_quota(bootstrap: str, client_id: str, quota: str = "producer_byte_rate"
             client_id,
             "--alter",
             "--add-config",
-            f"{quota}={QUOTA_BYTES_PER_S}",
+            f"{quota}={value}",
         ],
         capture_output=True,
         text=True,
@@ -166,3 +170,36 @@ def test_a_consumer_is_held_to_its_byte_rate(bootstrap):
     held = _consumed_rate(bootstrap, "quota-fetch", "quota-consumer")
     print(f"consumed {held:.0f} B/s, quota {QUOTA_BYTES_PER_S} B/s")
     assert QUOTA_BYTES_PER_S * 0.9 <= held <= QUOTA_BYTES_PER_S * 1.1, held
+
+
+def _throttle_events(bootstrap: str, client_id: str, requests: int) -> list[float]:
+    """The throttle times (s) a librdkafka client of ``client_id`` is told (``throttle_cb``) while it
+    asks for the cluster's metadata ``requests`` times (stopping at the first throttle)."""
+    throttles: list[float] = []
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "client.id": client_id,
+            "throttle_cb": lambda event: throttles.append(event.throttle_time),
+        }
+    )
+    deadline = time.monotonic() + TIMEOUT_S
+    for _ in range(requests):
+        producer.list_topics(timeout=TIMEOUT_S)
+        producer.poll(0)
+        if throttles or time.monotonic() > deadline:
+            break
+    producer.poll(0.5)
+    producer.flush(TIMEOUT_S)
+    return throttles
+
+
+def test_a_client_over_its_request_percentage_is_throttled_and_another_client_is_not(bootstrap):
+    _set_quota(bootstrap, "greedy-app", "request_percentage", 0.01)  # 0.01% of one handler's time
+    time.sleep(1)
+    throttled = _throttle_events(bootstrap, "greedy-app", 500)
+    free = _throttle_events(bootstrap, "polite-app", 100)
+    print(f"throttle times (s): over the quota {throttled}, another client id {free}")
+    assert throttled, "no Metadata answer carried a throttle time"
+    assert all(0 < t <= 1.0 for t in throttled), throttled  # at most one quota window (1 s)
+    assert free == []
