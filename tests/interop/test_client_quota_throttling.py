@@ -8,7 +8,10 @@ once the quota window (Kafka's default, 11 samples of 1 s, set explicitly) has f
 the quota plus 10% and not stopped; a producer of another client id is not held back.  Rates are
 measured at the client and printed.  A client over a tiny ``request_percentage`` quota (KIP-124)
 asking for metadata is told to back off (librdkafka's ``throttle_cb``) for at most one quota window,
-and another client id asking as often is not."""
+and another client id asking as often is not.  A client with a ``controller_mutation_rate`` quota
+(KIP-599) of 1 partition/s (a burst of 11) creating topics with kafka-python (CreateTopics v7,
+DeleteTopics v6: strict) gets the topic that overdraws the bucket and THROTTLING_QUOTA_EXCEEDED for
+the topics after it, and a deletion while the bucket is overdrawn is refused the same way."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from collections.abc import Iterator
 import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
+from kafka import KafkaAdminClient
 
 from kafkette.client import LocalCluster
 from tests.peers.kafka_peer import KafkaPeer, start_or_fail
@@ -203,3 +207,57 @@ def test_a_client_over_its_request_percentage_is_throttled_and_another_client_is
     assert throttled, "no Metadata answer carried a throttle time"
     assert all(0 < t <= 1.0 for t in throttled), throttled  # at most one quota window (1 s)
     assert free == []
+
+
+def _kafka_python_admin(bootstrap: str, client_id: str) -> KafkaAdminClient:
+    """kafka-python's admin client: it asks with the newest CreateTopics/DeleteTopics versions (strict
+    quotas), and answers each topic's error code when told not to raise."""
+    return KafkaAdminClient(
+        bootstrap_servers=bootstrap, client_id=client_id, request_timeout_ms=TIMEOUT_S * 1000
+    )
+
+
+def _codes(result: dict) -> dict[str, int]:
+    return {topic["name"]: topic["error_code"] for topic in result["topics"]}
+
+
+def test_a_client_over_its_controller_mutation_rate_has_topics_refused(bootstrap):
+    _set_quota(bootstrap, "mutator", "controller_mutation_rate", 1)  # 1 partition/s, a burst of 11
+    time.sleep(1)
+    admin = _kafka_python_admin(bootstrap, "mutator")
+    try:
+        first = admin.create_topics(
+            {"mutate-a": {"num_partitions": 10, "replication_factor": 1}}, raise_errors=False
+        )
+        # 1 token left: the next topic may overdraw the bucket, the one after it is refused
+        second = admin.create_topics(
+            {
+                "mutate-b": {"num_partitions": 10, "replication_factor": 1},
+                "mutate-c": {"num_partitions": 1, "replication_factor": 1},
+            },
+            raise_errors=False,
+        )
+    finally:
+        admin.close()
+    print(f"first {_codes(first)}, second {_codes(second)}")
+    assert _codes(first) == {"mutate-a": 0}
+    assert _codes(second) == {"mutate-b": 0, "mutate-c": 89}  # THROTTLING_QUOTA_EXCEEDED
+    refused = next(t for t in second["topics"] if t["name"] == "mutate-c")
+    assert refused["error_message"] is None  # the code's default message is left out (ApiError.fromThrowable)
+    admin = _kafka_python_admin(bootstrap, "mutator")  # a new connection: the old one is muted
+    try:
+        deleted = admin.delete_topics(["mutate-a"], raise_errors=False)
+    finally:
+        admin.close()
+    print(f"delete {deleted}")
+    assert [(t["name"], t["error_code"]) for t in deleted["topics"]] == [("mutate-a", 89)]
+    assert deleted["topics"][0]["topic_id"] is not None  # the topic's id, as the controller found it
+    other = _kafka_python_admin(bootstrap, "not-a-mutator")
+    try:
+        assert _codes(
+            other.create_topics(
+                {"free-d": {"num_partitions": 20, "replication_factor": 1}}, raise_errors=False
+            )
+        ) == {"free-d": 0}
+    finally:
+        other.close()
