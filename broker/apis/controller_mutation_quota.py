@@ -5,7 +5,7 @@ Owns: walking a request's topics in order, each taking its partitions' tokens fr
 ``ControllerMutationQuota``; a topic a strict quota refuses is answered THROTTLING_QUOTA_EXCEEDED (no
 message, as Kafka's) and not forwarded; the tokens of a topic the controller
 then refuses are given back; the answer's ``throttle_time_ms`` is at least the quota's.  Does not own
-the buckets (``ControllerMutationQuotaManager``) nor forwarding (the handlers, ``at_controller``).
+the buckets (``ControllerMutationQuotaManager``) nor forwarding (``at_controller``).
 
 Kafka applies the quota at the active controller (``ControllerApis`` hands
 ``ReplicationControlManager`` a ``ControllerRequestContext.applyPartitionChangeQuota``), so one
@@ -24,6 +24,9 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
+from kafkette.broker.apis.controller_endpoint import ControllerEndpoint
+from kafkette.broker.apis.controller_forwarding import at_controller
 from kafkette.broker.client_quota_manager import principal_name
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
@@ -58,7 +61,7 @@ async def within_controller_mutation_quota(
     header: RequestHeader,
     request: Any,
     api: MutatingApi,
-    forward: Callable[[Any], Awaitable[Any]],
+    ask: Callable[[ControllerEndpoint, Any], Awaitable[Any]],
     refuse: Callable[[Any, Errors, str | None], Any],
 ) -> Any:
     """Answer ``request`` within its client's ``controller_mutation_rate`` quota.
@@ -68,14 +71,19 @@ async def within_controller_mutation_quota(
         header: the request's header (principal, client id, version).
         request: the decoded request; a copy naming only the admitted topics is forwarded.
         api: the API's shape.
-        forward: answers a request at the active controller (its response; every topic of it
-            answered, NOT_CONTROLLER included).
+        ask: ``(controller, request) -> response`` from a controller of this node (forwarded to the
+            active one otherwise, ``at_controller``; no controller reached: NOT_CONTROLLER).
         refuse: ``(request, error, message) -> response`` with that error for every topic named.
 
     Returns:
         The response: the controller's results for the admitted topics, then THROTTLING_QUOTA_EXCEEDED
         for the refused ones; ``throttle_time_ms`` raised to the quota's throttle time.
     """
+
+    async def forward(part: Any) -> Any:
+        response = await at_controller(ctx, header, part, lambda c: ask(c, part), part.timeout_ms)
+        return refuse(part, Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE) if response is None else response
+
     quota = ctx.controller_mutation_quotas.new_quota_for(
         principal_name(header.principal),
         header.client_id or "",

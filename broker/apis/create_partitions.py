@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
-from kafkette.broker.apis.controller_forwarding import at_controller, deadline_passed
+from kafkette.broker.apis.controller_forwarding import deadline_passed
 from kafkette.broker.apis.controller_mutation_quota import MutatingApi, within_controller_mutation_quota
 from kafkette.protocol.apis.create_partitions import (
     CreatePartitionsRequest,
@@ -36,14 +35,8 @@ async def handle(
     def refuse(part: CreatePartitionsRequest, error: Errors, message: str | None) -> CreatePartitionsResponse:
         return create_partitions_error_response(part, header.api_version, error, message)  # type: ignore[no-any-return]
 
-    async def forward(part: CreatePartitionsRequest) -> CreatePartitionsResponse:
-        response = await at_controller(
-            ctx, header, part, lambda c: c.controller.create_partitions(part), part.timeout_ms
-        )
-        return refuse(part, Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE) if response is None else response
-
     return await within_controller_mutation_quota(  # type: ignore[no-any-return]
-        ctx, header, request, CREATE_PARTITIONS, forward, refuse
+        ctx, header, request, CREATE_PARTITIONS, lambda c, part: c.controller.create_partitions(part), refuse
     )
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
-from kafkette.broker.apis.controller_forwarding import at_controller, deadline_passed
+from kafkette.broker.apis.controller_forwarding import deadline_passed
 from kafkette.broker.apis.controller_mutation_quota import MutatingApi, within_controller_mutation_quota
 from kafkette.protocol.apis.create_topics import (
     CreatableTopic,
@@ -34,14 +33,8 @@ async def handle(
     if deadline_passed(request.timeout_ms, (t.name for t in request.topics)):
         return _refused(request, Errors.REQUEST_TIMED_OUT, None)
 
-    async def forward(part: CreateTopicsRequest) -> CreateTopicsResponse:
-        response = await at_controller(
-            ctx, header, part, lambda c: c.controller.create_topics(part), part.timeout_ms
-        )
-        return _refused(part, Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE) if response is None else response
-
     return await within_controller_mutation_quota(  # type: ignore[no-any-return]
-        ctx, header, request, CREATE_TOPICS, forward, _refused
+        ctx, header, request, CREATE_TOPICS, lambda c, part: c.controller.create_topics(part), _refused
     )
 
 

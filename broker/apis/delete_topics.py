@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kafkette.broker.apis.config_resources import NOT_CONTROLLER_MESSAGE
-from kafkette.broker.apis.controller_forwarding import at_controller, deadline_passed
+from kafkette.broker.apis.controller_forwarding import deadline_passed
 from kafkette.broker.apis.controller_mutation_quota import MutatingApi, within_controller_mutation_quota
 from kafkette.protocol.apis.delete_topics import (
     DeleteTopicsRequest,
@@ -47,12 +46,6 @@ async def handle(
     if deadline_passed(request.timeout_ms, ((t.name, t.topic_id) for t in request.topics)):
         return _refused(request, Errors.REQUEST_TIMED_OUT, None)
 
-    async def forward(part: DeleteTopicsRequest) -> DeleteTopicsResponse:
-        response = await at_controller(
-            ctx, header, part, lambda c: c.controller.delete_topics(part), part.timeout_ms
-        )
-        return _refused(part, Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE) if response is None else response
-
     def refuse(part: DeleteTopicsRequest, error: Errors, message: str | None) -> DeleteTopicsResponse:
         """Topics over the quota, answered with the ids the controller would have found for them."""
         response = _refused(part, error, message)
@@ -62,7 +55,7 @@ async def handle(
         return response
 
     return await within_controller_mutation_quota(  # type: ignore[no-any-return]
-        ctx, header, request, DELETE_TOPICS, forward, refuse
+        ctx, header, request, DELETE_TOPICS, lambda c, part: c.controller.delete_topics(part), refuse
     )
 
 
