@@ -32,7 +32,9 @@ from kafkette.broker.auto_topic_creation_manager import AutoTopicCreationManager
 from kafkette.broker.broker_features import feature_flags
 from kafkette.broker.broker_lifecycle_manager import BrokerLifecycleManager
 from kafkette.broker.client_quota_manager import ClientQuotaManager
+from kafkette.broker.client_request_quota_manager import ClientRequestQuotaManager
 from kafkette.broker.config import ConfigError, KafkaConfig
+from kafkette.broker.controller_mutation_quota_manager import ControllerMutationQuotaManager
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
 from kafkette.broker.group.consumer_group_settings import consumer_group_settings, group_config_manager
 from kafkette.broker.group.group_coordinator import GroupCoordinator
@@ -256,6 +258,8 @@ class KafkaServer:
                 authorizer=self.authorizer,
                 produce_quotas=ClientQuotaManager(PRODUCER_BYTE_RATE, *quota_window),
                 fetch_quotas=ClientQuotaManager(CONSUMER_BYTE_RATE, *quota_window),
+                request_quotas=ClientRequestQuotaManager(*quota_window),
+                controller_mutation_quotas=ControllerMutationQuotaManager(*quota_window),
             )
         )
         host, port = self.config.listener

@@ -192,6 +192,26 @@ class ApiKey(IntEnum):
     DESCRIBE_TOPIC_PARTITIONS = 75
 
 
+CLUSTER_ACTION_APIS: frozenset[ApiKey] = frozenset(
+    {
+        ApiKey.LEADER_AND_ISR,
+        ApiKey.STOP_REPLICA,
+        ApiKey.UPDATE_METADATA,
+        ApiKey.CONTROLLED_SHUTDOWN,
+        ApiKey.VOTE,
+        ApiKey.BEGIN_QUORUM_EPOCH,
+        ApiKey.END_QUORUM_EPOCH,
+        ApiKey.DESCRIBE_QUORUM,
+        ApiKey.ALTER_PARTITION,
+        ApiKey.BROKER_REGISTRATION,
+        ApiKey.BROKER_HEARTBEAT,
+        ApiKey.ALLOCATE_PRODUCER_IDS,
+    }
+)
+"""The APIs Kafka marks ``clusterAction`` (``ApiKeys.clusterAction``): requests between nodes, exempt
+from the request quota."""
+
+
 class ListenerType(StrEnum):
     """Which listener answers an API: Kafka's ``ApiMessageType.ListenerType``, by wire protocol."""
 

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 from kafkette.broker.acl_store import AclStore
 from kafkette.broker.client_quota_cache import ClientQuotaCache
 from kafkette.broker.client_quota_manager import ClientQuotaManager
+from kafkette.broker.client_request_quota_manager import ClientRequestQuotaManager
+from kafkette.broker.controller_mutation_quota_manager import ControllerMutationQuotaManager
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
 from kafkette.broker.fetch_session import FetchManager, FetchSessionCache
 from kafkette.broker.scram_credential_cache import ScramCredentialCache
@@ -46,9 +48,11 @@ class ApisContext:
     ``group_coordinator`` None answers group requests NOT_COORDINATOR; ``fetch_manager`` holds the
     fetch sessions (KIP-227; a fresh cache of ``max.incremental.fetch.session.cache.slots`` when
     not given); ``scram_credentials`` the SCRAM users the controller sent (KIP-554);
-    ``client_quotas`` its client quotas (KIP-546); ``produce_quotas`` and ``fetch_quotas`` enforce
-    their ``producer_byte_rate``s and ``consumer_byte_rate``s; ``authorizer`` the ACLs the controller
-    sent, with Kafka's StandardAuthorizer decision (``authorize``), None when
+    ``client_quotas`` its client quotas (KIP-546); ``produce_quotas``, ``fetch_quotas`` and
+    ``request_quotas`` enforce their ``producer_byte_rate``s, ``consumer_byte_rate``s and
+    ``request_percentage``s (KIP-124), ``controller_mutation_quotas`` the
+    ``controller_mutation_rate``s (KIP-599); ``authorizer`` the ACLs the controller sent, with Kafka's
+    StandardAuthorizer decision (``authorize``), None when
     ``authorizer.class.name`` is unset (no authorization; the ACL APIs answer SECURITY_DISABLED)."""
 
     config: KafkaConfig
@@ -65,6 +69,10 @@ class ApisContext:
     client_quotas: ClientQuotaCache = field(default_factory=ClientQuotaCache)
     produce_quotas: ClientQuotaManager = field(default_factory=lambda: ClientQuotaManager(PRODUCER_BYTE_RATE))
     fetch_quotas: ClientQuotaManager = field(default_factory=lambda: ClientQuotaManager(CONSUMER_BYTE_RATE))
+    request_quotas: ClientRequestQuotaManager = field(default_factory=ClientRequestQuotaManager)
+    controller_mutation_quotas: ControllerMutationQuotaManager = field(
+        default_factory=ControllerMutationQuotaManager
+    )
     authorizer: AclStore | None = None
 
     def __post_init__(self) -> None:

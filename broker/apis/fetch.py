@@ -102,6 +102,12 @@ def _requested(
     return fetch_data, to_forget
 
 
+def replica_id_of(request: FetchRequest, version: int) -> int:
+    """The fetching replica's broker id (>= 0 for a follower; -1 for a consumer): the request's
+    ``replica_state`` from v15, its ``replica_id`` before (Kafka's ``FetchRequest.replicaId``)."""
+    return request.replica_state.replica_id if version >= REPLICA_STATE_MIN_VERSION else request.replica_id  # type: ignore[no-any-return]
+
+
 async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest) -> FetchResponse:
     """Read (possibly after waiting up to ``max_wait_ms``) and answer per partition; a Fetch of
     the metadata log (``__cluster_metadata`` by name, a voter pulling from the quorum's leader)
@@ -116,9 +122,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
     ):
         authorize_cluster_operation(ctx, header, AclOperation.CLUSTER_ACTION)  # a voter's fetch
         return await raft_quorum.handle(ctx, header, request)  # type: ignore[no-any-return]
-    replica_id = (
-        request.replica_state.replica_id if version >= REPLICA_STATE_MIN_VERSION else request.replica_id
-    )
+    replica_id = replica_id_of(request, version)
     topic_names = ctx.metadata_cache.topic_ids_to_names() if version >= TOPIC_IDS_MIN_VERSION else {}
     fetch_data, to_forget = _requested(request, version, topic_names)
     context = ctx.fetch_manager.new_context(

@@ -6,7 +6,9 @@ Owns: the table api key -> handler.  Does not own the components handlers may us
 turned into error codes inside the handlers, per partition; an exception escaping a
 handler is logged by the socket server and answered with UNKNOWN_SERVER_ERROR.  With an authorizer
 (``ApisContext.authorizer``) each request first goes through its API's authorization
-(``request_authorization``).
+(``request_authorization``).  With a ``request_percentage`` quota in force, the time each
+request's handler runs is recorded against its user and client id and the answer carries the
+throttle time (KIP-124), except for requests between nodes.
 
 Kafka concept: ``KafkaApis.handle`` (kept small: one module per API, as Redpanda's
 ``handlers/`` and Tansu's ``service/`` do).
@@ -14,6 +16,7 @@ Kafka concept: ``KafkaApis.handle`` (kept small: one module per API, as Redpanda
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -69,8 +72,11 @@ from kafkette.broker.apis import (
 )
 from kafkette.broker.apis.apis_context import ApisContext
 from kafkette.broker.apis.request_authorization import authorize_request
+from kafkette.broker.client_quota_manager import principal_name
+from kafkette.broker.client_request_quota_manager import ClientRequestQuotaManager
+from kafkette.broker.request_thread_time import TimedCoroutine
 from kafkette.common.network.socket_server import CloseConnectionResponse
-from kafkette.protocol.api_keys import ApiKey, ApiSpec
+from kafkette.protocol.api_keys import CLUSTER_ACTION_APIS, ApiKey, ApiSpec
 from kafkette.protocol.errors import UnsupportedVersionError
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.schema import Struct
@@ -157,5 +163,37 @@ class KafkaApis:
         if handler is None:
             raise UnsupportedVersionError(f"{spec.key.name} is not handled by this broker")
         if self.ctx.authorizer is not None:  # Kafka's authHelper checks, per API
-            return await authorize_request(self.ctx, header, request, handler)  # type: ignore[no-any-return]
-        return await handler(self.ctx, header, request)
+            run = authorize_request(self.ctx, header, request, handler)
+        else:
+            run = handler(self.ctx, header, request)
+        quotas = self.ctx.request_quotas
+        if not quotas.quotas_enabled or _exempt_from_request_quota(spec.key, header, request):
+            return await run  # type: ignore[no-any-return]
+        timed = TimedCoroutine(run)
+        response = await timed
+        return _with_request_throttle(quotas, header, response, timed.thread_time_ns)
+
+
+def _exempt_from_request_quota(key: ApiKey, header: RequestHeader, request: Any) -> bool:
+    """True for requests Kafka answers with ``sendResponseExemptThrottle``: the ``clusterAction``
+    APIs and a follower's Fetch."""
+    if key == ApiKey.FETCH:
+        return fetch.replica_id_of(request, header.api_version) >= 0
+    return key in CLUSTER_ACTION_APIS
+
+
+def _with_request_throttle(
+    quotas: ClientRequestQuotaManager, header: RequestHeader, response: Any, thread_time_ns: int
+) -> Any:
+    """Record the request's handler time against its ``request_percentage`` quota and raise the
+    answer's ``throttle_time_ms`` to the request throttle when that is longer (Kafka's
+    ``sendResponseMaybeThrottle``; a Produce or Fetch answer keeps the longer of its byte-rate
+    throttle and this).  No answer (Produce with acks=0) or a closed connection: nothing recorded."""
+    if response is None or isinstance(response, CloseConnectionResponse):
+        return response
+    throttle_ms = quotas.record_request_time(
+        principal_name(header.principal), header.client_id or "", thread_time_ns, int(time.monotonic() * 1000)
+    )
+    if throttle_ms > getattr(response, "throttle_time_ms", throttle_ms):
+        response.throttle_time_ms = throttle_ms
+    return response

@@ -23,7 +23,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kafkette.broker.client_quota_manager import quotas_of_type
-from kafkette.common.client_quota_entity import CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE
+from kafkette.common.client_quota_entity import (
+    CONSUMER_BYTE_RATE,
+    CONTROLLER_MUTATION_RATE,
+    PRODUCER_BYTE_RATE,
+    REQUEST_PERCENTAGE,
+)
 from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
@@ -67,6 +72,10 @@ async def handle(
         ctx.client_quotas.update(request.client_quotas, full=request.full)
         ctx.produce_quotas.set_quotas(quotas_of_type(ctx.client_quotas.quotas, PRODUCER_BYTE_RATE))
         ctx.fetch_quotas.set_quotas(quotas_of_type(ctx.client_quotas.quotas, CONSUMER_BYTE_RATE))
+        ctx.request_quotas.set_quotas(quotas_of_type(ctx.client_quotas.quotas, REQUEST_PERCENTAGE))
+        ctx.controller_mutation_quotas.set_quotas(
+            quotas_of_type(ctx.client_quotas.quotas, CONTROLLER_MUTATION_RATE)
+        )
     if request.topic_configs:
         ctx.replica_manager.update_topic_configs(
             {

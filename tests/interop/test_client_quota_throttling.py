@@ -6,7 +6,12 @@ with ``throttle_time_ms`` (a throttled fetch empty) and mutes the connection.  T
 once the quota window (Kafka's default, 11 samples of 1 s, set explicitly) has filled is within
 10% of its quota; the producer's, averaged over two windows (its rate saws, see below), is at most
 the quota plus 10% and not stopped; a producer of another client id is not held back.  Rates are
-measured at the client and printed."""
+measured at the client and printed.  A client over a tiny ``request_percentage`` quota (KIP-124)
+asking for metadata is told to back off (librdkafka's ``throttle_cb``) for at most one quota window,
+and another client id asking as often is not.  A client with a ``controller_mutation_rate`` quota
+(KIP-599) of 1 partition/s (a burst of 11) creating topics with kafka-python (CreateTopics v7,
+DeleteTopics v6: strict) gets the topic that overdraws the bucket and THROTTLING_QUOTA_EXCEEDED for
+the topics after it, and a deletion while the bucket is overdrawn is refused the same way."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from collections.abc import Iterator
 import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
+from kafka import KafkaAdminClient
 
 from kafkette.client import LocalCluster
 from tests.peers.kafka_peer import KafkaPeer, start_or_fail
@@ -58,7 +64,9 @@ def bootstrap(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
         peer.stop()
 
 
-def _set_quota(bootstrap: str, client_id: str, quota: str = "producer_byte_rate") -> None:
+def _set_quota(
+    bootstrap: str, client_id: str, quota: str = "producer_byte_rate", value: float = QUOTA_BYTES_PER_S
+) -> None:
     done = subprocess.run(
         [
             *KafkaPeer.tool_command("kafka.admin.ConfigCommand"),
@@ -70,7 +78,7 @@ def _set_quota(bootstrap: str, client_id: str, quota: str = "producer_byte_rate"
             client_id,
             "--alter",
             "--add-config",
-            f"{quota}={QUOTA_BYTES_PER_S}",
+            f"{quota}={value}",
         ],
         capture_output=True,
         text=True,
@@ -166,3 +174,90 @@ def test_a_consumer_is_held_to_its_byte_rate(bootstrap):
     held = _consumed_rate(bootstrap, "quota-fetch", "quota-consumer")
     print(f"consumed {held:.0f} B/s, quota {QUOTA_BYTES_PER_S} B/s")
     assert QUOTA_BYTES_PER_S * 0.9 <= held <= QUOTA_BYTES_PER_S * 1.1, held
+
+
+def _throttle_events(bootstrap: str, client_id: str, requests: int) -> list[float]:
+    """The throttle times (s) a librdkafka client of ``client_id`` is told (``throttle_cb``) while it
+    asks for the cluster's metadata ``requests`` times (stopping at the first throttle)."""
+    throttles: list[float] = []
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "client.id": client_id,
+            "throttle_cb": lambda event: throttles.append(event.throttle_time),
+        }
+    )
+    deadline = time.monotonic() + TIMEOUT_S
+    for _ in range(requests):
+        producer.list_topics(timeout=TIMEOUT_S)
+        producer.poll(0)
+        if throttles or time.monotonic() > deadline:
+            break
+    producer.poll(0.5)
+    producer.flush(TIMEOUT_S)
+    return throttles
+
+
+def test_a_client_over_its_request_percentage_is_throttled_and_another_client_is_not(bootstrap):
+    _set_quota(bootstrap, "greedy-app", "request_percentage", 0.01)  # 0.01% of one handler's time
+    time.sleep(1)
+    throttled = _throttle_events(bootstrap, "greedy-app", 500)
+    free = _throttle_events(bootstrap, "polite-app", 100)
+    print(f"throttle times (s): over the quota {throttled}, another client id {free}")
+    assert throttled, "no Metadata answer carried a throttle time"
+    assert all(0 < t <= 1.0 for t in throttled), throttled  # at most one quota window (1 s)
+    assert free == []
+
+
+def _kafka_python_admin(bootstrap: str, client_id: str) -> KafkaAdminClient:
+    """kafka-python's admin client: it asks with the newest CreateTopics/DeleteTopics versions (strict
+    quotas), and answers each topic's error code when told not to raise."""
+    return KafkaAdminClient(
+        bootstrap_servers=bootstrap, client_id=client_id, request_timeout_ms=TIMEOUT_S * 1000
+    )
+
+
+def _codes(result: dict) -> dict[str, int]:
+    return {topic["name"]: topic["error_code"] for topic in result["topics"]}
+
+
+def test_a_client_over_its_controller_mutation_rate_has_topics_refused(bootstrap):
+    _set_quota(bootstrap, "mutator", "controller_mutation_rate", 1)  # 1 partition/s, a burst of 11
+    time.sleep(1)
+    admin = _kafka_python_admin(bootstrap, "mutator")
+    try:
+        first = admin.create_topics(
+            {"mutate-a": {"num_partitions": 10, "replication_factor": 1}}, raise_errors=False
+        )
+        # 1 token left: the next topic may overdraw the bucket, the one after it is refused
+        second = admin.create_topics(
+            {
+                "mutate-b": {"num_partitions": 10, "replication_factor": 1},
+                "mutate-c": {"num_partitions": 1, "replication_factor": 1},
+            },
+            raise_errors=False,
+        )
+    finally:
+        admin.close()
+    print(f"first {_codes(first)}, second {_codes(second)}")
+    assert _codes(first) == {"mutate-a": 0}
+    assert _codes(second) == {"mutate-b": 0, "mutate-c": 89}  # THROTTLING_QUOTA_EXCEEDED
+    refused = next(t for t in second["topics"] if t["name"] == "mutate-c")
+    assert refused["error_message"] is None  # the code's default message is left out (ApiError.fromThrowable)
+    admin = _kafka_python_admin(bootstrap, "mutator")  # a new connection: the old one is muted
+    try:
+        deleted = admin.delete_topics(["mutate-a"], raise_errors=False)
+    finally:
+        admin.close()
+    print(f"delete {deleted}")
+    assert [(t["name"], t["error_code"]) for t in deleted["topics"]] == [("mutate-a", 89)]
+    assert deleted["topics"][0]["topic_id"] is not None  # the topic's id, as the controller found it
+    other = _kafka_python_admin(bootstrap, "not-a-mutator")
+    try:
+        assert _codes(
+            other.create_topics(
+                {"free-d": {"num_partitions": 20, "replication_factor": 1}}, raise_errors=False
+            )
+        ) == {"free-d": 0}
+    finally:
+        other.close()

@@ -122,3 +122,26 @@ def test_the_controllers_client_quotas_become_the_quotas_in_force():
     manager.set_quotas({})
     assert not manager.quotas_enabled
     assert principal_name("User:alice") == "alice" and principal_name("User:ANONYMOUS") == "ANONYMOUS"
+
+
+def test_request_time_is_a_percentage_of_a_second_and_its_throttle_at_most_one_window():
+    from kafkette.broker.client_request_quota_manager import ClientRequestQuotaManager
+
+    quotas = ClientRequestQuotaManager(samples=11, window_ms=1000)
+    assert quotas.record_request_time("alice", "app", 10**9, 0) == 0  # no quota: nothing measured
+    quotas.update_quota(QuotaEntity(client_id="app"), 10.0)  # 10% of one second per second
+    # 0.5 s of handling over a young rate's 10 s: 50% / 10 s = 5% per second, within 10%
+    assert quotas.record_request_time("alice", "app", 500_000_000, 0) == 0
+    # 1.5 s more: 200% / 10 s = 20%/s, (20 - 10) / 10 * 10 s = 10 s, bounded by one window
+    assert quotas.record_request_time("alice", "app", 1_500_000_000, 0) == 1000
+    assert quotas.record_request_time("bob", "other", 10**9, 0) == 0  # another client id: no quota
+
+
+def test_request_quota_throttle_below_the_bound_follows_kafkas_formula():
+    from kafkette.broker.client_request_quota_manager import ClientRequestQuotaManager
+
+    quotas = ClientRequestQuotaManager(samples=11, window_ms=1000)
+    quotas.update_quota(QuotaEntity(client_id="app"), 100.0)
+    # 10.5 s of handling at start: 1050% over 10 s (a young rate counts samples - 1 full windows)
+    # = 105%/s; (105 - 100) / 100 * 10000 ms
+    assert quotas.record_request_time("u", "app", 10_500_000_000, 0) == 500
