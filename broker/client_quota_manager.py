@@ -73,6 +73,9 @@ class WindowedRate:
 
     samples: int = 11
     window_ms: int = 1000
+    simple: bool = False
+    """Kafka's ``SimpleRate``: a young rate divides by the time since its oldest sample (at least one
+    window) instead of counting ``samples - 1`` full windows as elapsed."""
     _samples: list[_Sample] = field(default_factory=list)
     _current: int = 0
 
@@ -99,10 +102,13 @@ class WindowedRate:
 
     def window_size_ms(self, now_ms: int) -> int:
         """The span the rate divides by (ms): since the oldest sample, at least ``samples - 1``
-        full windows, at least 1 ms (Kafka's ``Rate.windowSize``)."""
+        full windows, at least 1 ms (Kafka's ``Rate.windowSize``); a ``simple`` rate: since the
+        oldest sample, at least one window (``SimpleRate.windowSize``)."""
         self._purge(now_ms)
         oldest = min((s.start_ms for s in self._samples), default=now_ms)
         elapsed = now_ms - oldest
+        if self.simple:
+            return max(elapsed, self.window_ms)
         full_windows = elapsed // self.window_ms
         if full_windows < self.samples - 1:
             elapsed += (self.samples - 1 - full_windows) * self.window_ms

@@ -45,6 +45,7 @@ from kafkette.broker.node_client_security import (
     client_security_for,
 )
 from kafkette.common.config_def import (
+    LONG_MAX,
     PARSERS,
     ConfigError,
     ConfigKey,
@@ -263,6 +264,14 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
               at_least(1)),
     ConfigKey("replica.fetch.backoff.ms", "int", 1000, "Backoff after a follower fetch error (ms).",
               at_least(0)),
+    ConfigKey("leader.replication.throttled.rate", "long", LONG_MAX,
+              "Bytes/s this broker sends as leader to the throttled replicas (KIP-73).", at_least(0)),
+    ConfigKey("follower.replication.throttled.rate", "long", LONG_MAX,
+              "Bytes/s this broker fetches as follower for the throttled replicas (KIP-73).", at_least(0)),
+    ConfigKey("replication.quota.window.num", "int", 11,
+              "Samples a replication throttle's rate is measured over.", at_least(1)),
+    ConfigKey("replication.quota.window.size.seconds", "int", 1,
+              "Time span of each replication throttle sample (s).", at_least(1)),
     ConfigKey("quota.window.num", "int", 11,
               "Samples a client quota's rate is measured over (KIP-13).", at_least(1)),
     ConfigKey("quota.window.size.seconds", "int", 1,

@@ -46,6 +46,9 @@ class DelayedFetch(DelayedOperation):
         result: resolved with None on completion; the caller then reads again.
         fetch_only_from_leader: False for a consumer a follower may serve (KIP-392); case A
             then applies only when the replica is gone.
+        leader_throttled: ``partition -> True`` when a follower's fetch of it is held back by the
+            leader's replication throttle: its new data does not complete the fetch (Kafka's
+            ``DelayedFetch`` leaves out ``shouldLeaderThrottle`` partitions).
     """
 
     def __init__(
@@ -58,6 +61,7 @@ class DelayedFetch(DelayedOperation):
         get_partition: Callable[[TopicPartition], Partition | None],
         result: asyncio.Future[None],
         fetch_only_from_leader: bool = True,
+        leader_throttled: Callable[[Partition], bool] | None = None,
     ) -> None:
         super().__init__(delay_ms)
         self.fetch_infos = fetch_infos
@@ -66,6 +70,7 @@ class DelayedFetch(DelayedOperation):
         self._get_partition = get_partition
         self._result = result
         self.fetch_only_from_leader = fetch_only_from_leader
+        self._leader_throttled = leader_throttled
 
     def try_complete(self) -> bool:
         accumulated = 0
@@ -79,6 +84,8 @@ class DelayedFetch(DelayedOperation):
             end_offset = partition.end_offset_for(self.is_follower_fetch)
             if info.fetch_offset > log.log_end_offset or info.fetch_offset < log.log_start_offset:
                 return self.force_complete()  # case C
+            if self._leader_throttled is not None and self._leader_throttled(partition):
+                continue  # its bytes would not be sent: they count for nothing (KIP-73)
             if end_offset > info.fetch_offset:
                 if self.min_bytes <= 1:
                     return self.force_complete()  # case D, any new data is enough

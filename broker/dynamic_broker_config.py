@@ -62,11 +62,12 @@ _KAFKA_TYPE_IDS = {**CONFIG_TYPE_IDS, "class": 8, "password": 9}  # DescribeConf
 
 DYNAMIC_BROKER_CONFIGS: frozenset[str] = frozenset(
     key.synonyms[0] for key in TOPIC_CONFIG_DEFS.values() if key.synonyms and key.synonyms[0] in _BROKER_NAMES
-)
+) | {"leader.replication.throttled.rate", "follower.replication.throttled.rate"}
 """Broker properties a change at run time acts on in Kafkette: the first broker synonym of every
 topic config (``log.retention.ms`` for ``retention.ms``, ``message.max.bytes`` for
 ``max.message.bytes``), the broker-level defaults every partition's log falls back to (Kafka's
-``DynamicLogConfig.ReconfigurableConfigs``).  The other configs Kafka updates dynamically
+``DynamicLogConfig.ReconfigurableConfigs``), and the replication throttles' rates (KIP-73).  The
+other configs Kafka updates dynamically
 (``KAFKA_BROKER_UPDATE_MODES``) are accepted, stored and described, and take effect at the next
 start only if also put in ``server.properties``."""
 

@@ -34,7 +34,8 @@ from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.partition import Partition
 from kafkette.broker.purgatory import DelayedOperationPurgatory
-from kafkette.broker.topic_config_warnings import TopicConfigWarnings
+from kafkette.broker.replication_quota_manager import FOLLOWER, LEADER, ReplicationQuotaManager
+from kafkette.common.config_def import LONG_MAX
 from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.common.topic_names import INTERNAL_TOPICS
 from kafkette.protocol.apis.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
@@ -122,12 +123,17 @@ class ReplicaManager:
         self.produce_purgatory = DelayedOperationPurgatory("Produce", time=self._scheduler.time)
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", time=self._scheduler.time)
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", time=self._scheduler.time)
-        self.fetcher_manager = ReplicaFetcherManager(config, self.get_partition, time=self._scheduler.time)
+        window = (config.replication_quota_window_num, config.replication_quota_window_size_seconds * 1000)
+        self.leader_quota = ReplicationQuotaManager(LEADER, config.node_id, *window)
+        self.follower_quota = ReplicationQuotaManager(FOLLOWER, config.node_id, *window)
+        self.update_replication_quotas(config)
+        self.fetcher_manager = ReplicaFetcherManager(
+            config, self.get_partition, time=self._scheduler.time, quota=self.follower_quota
+        )
         self.time = time_source = self._scheduler.time
         self._clock_ms = lambda: int(time_source.monotonic_ms())
         self._state_lock = asyncio.Lock()
         self._prefix = f"[ReplicaManager broker={self.broker_id}]"
-        self._config_warnings = TopicConfigWarnings(self._prefix)
         if log_manager.cleaner is not None:
             log_manager.cleaner.high_watermark = self.cleanable_high_watermark
 
@@ -220,15 +226,12 @@ class ReplicaManager:
         return partition
 
     def _log_config(self, topic: str, overrides: dict[str, str]) -> LogConfig:
-        """The LogConfig of ``topic`` from the broker defaults and its overrides, warning once
-        about an override that has no effect yet (``TopicConfigWarnings``).
+        """The LogConfig of ``topic`` from the broker defaults and its overrides.
 
         Raises:
             ValueError: (``ConfigError``) an unknown override name or an invalid value.
         """
-        log_config = LogConfig.from_broker(self.log_defaults_config, overrides)
-        self._config_warnings.check(topic, overrides)
-        return log_config
+        return LogConfig.from_broker(self.log_defaults_config, overrides)
 
     def _on_high_watermark_advanced(self, tp: TopicPartition) -> None:
         self.produce_purgatory.check_and_complete(tp)
@@ -367,6 +370,8 @@ class ReplicaManager:
                         replica_id, info.fetch_offset, info.log_start_offset
                     )
                     self.delete_records_purgatory.check_and_complete(tp)
+                    if records and self._should_leader_throttle(partition, replica_id):
+                        records = b""  # Kafka's shouldLeaderThrottle: the partition answered empty
                 budget -= len(records)
                 assert partition.log is not None
                 results[tp] = FetchPartitionResult(
@@ -420,8 +425,9 @@ class ReplicaManager:
         available = sum(len(r.records or b"") for r in results.values())
         has_error = any(r.error != Errors.NONE for r in results.values())
         if max_wait_ms <= 0 or not fetch_infos or available >= min_bytes or has_error:
-            return results
+            return self._record_leader_throttled(replica_id, results)
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        throttled = (lambda p: self._should_leader_throttle(p, replica_id)) if replica_id >= 0 else None
         operation = DelayedFetch(
             max_wait_ms,
             fetch_infos,
@@ -430,10 +436,47 @@ class ReplicaManager:
             get_partition=self.get_partition,
             result=future,
             fetch_only_from_leader=fetch_only_from_leader or replica_id >= 0,
+            leader_throttled=throttled,
         )
         if not self.fetch_purgatory.try_complete_else_watch(operation, list(fetch_infos)):
             await future
-        return self.read_from_local_log(replica_id, fetch_infos, max_bytes, fetch_only_from_leader)
+        results = self.read_from_local_log(replica_id, fetch_infos, max_bytes, fetch_only_from_leader)
+        return self._record_leader_throttled(replica_id, results)
+
+    # ----- replication throttles (KIP-73) -------------------------------------------
+
+    def update_replication_quotas(self, config: KafkaConfig) -> None:
+        """Apply ``leader.replication.throttled.rate`` and ``follower.replication.throttled.rate``
+        of ``config`` (at start and after each dynamic broker config change)."""
+        self.leader_quota.update_quota(config.leader_replication_throttled_rate)
+        self.follower_quota.update_quota(config.follower_replication_throttled_rate)
+
+    def _should_leader_throttle(self, partition: Partition, replica_id: int) -> bool:
+        """True when a follower's fetch of ``partition`` is held back: the follower is out of the
+        ISR, the partition is throttled on this leader and the leader's throttled bytes are over
+        its rate (Kafka's ``ReplicaManager.shouldLeaderThrottle``)."""
+        return (
+            replica_id not in partition.isr
+            and self.leader_quota.is_throttled(partition.tp.partition, partition.topic_configs)
+            and self.leader_quota.is_quota_exceeded(self._clock_ms())
+        )
+
+    def _record_leader_throttled(
+        self, replica_id: int, results: dict[TopicPartition, FetchPartitionResult]
+    ) -> dict[TopicPartition, FetchPartitionResult]:
+        """Count the bytes a follower's fetch answer carries of partitions throttled on this leader
+        (Kafka's ``quotas.leader.record(sizeOfThrottledPartitions)``); ``results`` unchanged."""
+        if replica_id < 0 or self.leader_quota.bytes_per_s >= LONG_MAX:
+            return results
+        size = 0
+        for tp, result in results.items():
+            partition = self.all_partitions.get(tp)
+            if result.records and partition is not None:
+                if self.leader_quota.is_throttled(tp.partition, partition.topic_configs):
+                    size += len(result.records)
+        if size:
+            self.leader_quota.record(size, self._clock_ms())
+        return results
 
     # ----- LeaderAndIsr -------------------------------------------------------------
 
@@ -764,7 +807,7 @@ class ReplicaManager:
         Each hosted partition of a listed topic gets ``LogConfig.from_broker(broker
         defaults, overrides)`` at once (e.g. a new ``min.insync.replicas`` applies to the
         next acks=all produce).  An invalid set is logged and leaves that topic's logs
-        unchanged; an override that has no effect yet is logged once per topic and name.
+        unchanged.
 
         Args:
             topic_configs: ``{topic: {topic config name: string value}}``.

@@ -216,6 +216,7 @@ class KafkaServer:
             self.controller_channel.controller_hint = self.controller.leader_id
             await self.controller.start()
         self.dynamic_config.add_reconfigurable(self.replica_manager.reconfigure_log_defaults)
+        self.dynamic_config.add_reconfigurable(self.replica_manager.update_replication_quotas)
         self.auto_topic_creation_manager = AutoTopicCreationManager(
             self.broker_id,
             self.controller_channel,

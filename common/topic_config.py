@@ -2,9 +2,7 @@
 
 Owns: ``TOPIC_CONFIG_DEFS`` (Kafka's topic configs, with the broker properties each
 overrides: ``segment.bytes`` overrides ``log.segment.bytes``), ``TOPIC_CONFIG_NAMES``, the parsing and
-validation of override values (``parse_topic_config``, ``validate_topic_configs``), and which
-configs are accepted but have no effect yet (``TOPIC_CONFIGS_WITHOUT_EFFECT``,
-``configs_without_effect``, ``no_effect_message``: the broker logs it, the CLI prints it).  The controller
+validation of override values (``parse_topic_config``, ``validate_topic_configs``).  The controller
 validates CreateTopics, CreatePartitions and IncrementalAlterConfigs against this table and describes topics
 with it; the broker's ``LogConfig`` (``kafkette.broker.log.log_config``) has one field per entry.  Does not
 own where overrides are stored (the controller's metadata log) or the broker's properties.
@@ -349,57 +347,6 @@ def synonym_to_topic_value(synonym: str, value: Any) -> Any:
     """
     factor = SYNONYM_MS_PER_UNIT.get(synonym.rsplit(".", 1)[-1], 1)
     return value * factor if factor != 1 and value >= 0 else value
-
-
-TOPIC_CONFIGS_WITHOUT_EFFECT: dict[str, str] = {
-    "follower.replication.throttled.replicas": "Kafkette has no replication quotas yet",
-    "leader.replication.throttled.replicas": "Kafkette has no replication quotas yet",
-}
-"""Topic configs accepted, stored and described as in Kafka that Kafkette does not act on yet,
-with the reason (the replication throttles come with partition reassignment and replication
-quotas)."""
-
-
-def configs_without_effect(configs: Mapping[str, Any]) -> list[str]:
-    """The names in ``configs`` that are accepted but have no effect yet, set to something other
-    than their default (an empty throttled replica list is what Kafkette does anyway).
-
-    Args:
-        configs: ``{topic config name: value}`` (strings or typed values); unknown names and
-            invalid values are skipped (validation reports them).
-
-    Returns:
-        Those names, sorted.
-    """
-    names = []
-    for name in sorted(TOPIC_CONFIGS_WITHOUT_EFFECT.keys() & configs.keys()):
-        try:
-            value = parse_topic_config(name, configs[name])
-        except ValueError:
-            continue
-        if value != TOPIC_CONFIG_DEFS[name].default:
-            names.append(name)
-    return names
-
-
-def no_effect_message(name: str, *, topic: str | None = None, value: Any = None) -> str:
-    """The sentence the broker logs and the CLI prints for a config of ``TOPIC_CONFIGS_WITHOUT_EFFECT``.
-
-    Args:
-        name: the config name.
-        topic: the topic that sets it, when known.
-        value: the value it is set to, when known.
-
-    Returns:
-        ``"Topic config NAME[=VALUE][ of topic TOPIC] is accepted but has no effect yet in
-        Kafkette (REASON)"``.
-    """
-    subject = (
-        f"Topic config {name}"
-        + ("" if value is None else f"={value}")
-        + (f" of topic {topic}" if topic else "")
-    )
-    return f"{subject} is accepted but has no effect yet in Kafkette ({TOPIC_CONFIGS_WITHOUT_EFFECT[name]})"
 
 
 def parse_topic_config(name: str, raw: Any) -> Any:

@@ -21,6 +21,7 @@ from kafkette.broker.config import KafkaConfig
 from kafkette.broker.fetcher.leader_end_point import LeaderEndPoint
 from kafkette.broker.fetcher.replica_fetcher_thread import ReplicaFetcherThread
 from kafkette.broker.partition import Partition
+from kafkette.broker.replication_quota_manager import ReplicationQuotaManager
 from kafkette.common.clock import SYSTEM_TIME, Time
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -45,6 +46,7 @@ class ReplicaFetcherManager:
         get_partition: ``tp -> Partition | None``.
         leader_end_point_factory: builds a LeaderEndPoint (tests pass a fake).
         time: the fetchers' clock (backoffs and waits); the broker's scheduler clock.
+        quota: the follower's replication throttle (KIP-73) every fetcher honours; None: none.
     """
 
     def __init__(
@@ -54,9 +56,11 @@ class ReplicaFetcherManager:
         leader_end_point_factory: Callable[[int, int, str, int, int], LeaderEndPoint] = LeaderEndPoint,
         *,
         time: Time = SYSTEM_TIME,
+        quota: ReplicationQuotaManager | None = None,
     ) -> None:
         self._config = config
         self._time = time
+        self._quota = quota
         self._get_partition = get_partition
         self._factory = leader_end_point_factory
         if leader_end_point_factory is LeaderEndPoint:
@@ -101,6 +105,7 @@ class ReplicaFetcherManager:
                     self._config,
                     self._get_partition,
                     time=self._time,
+                    quota=self._quota,
                 )
                 self._fetchers[key] = fetcher
                 self._addresses[init.leader_id] = address

@@ -42,6 +42,7 @@ from kafkette.broker.fetcher.leader_end_point import LeaderEndPoint
 from kafkette.broker.fetcher.offset_truncation import offset_truncation_state
 from kafkette.broker.log.leader_epoch_cache import UNDEFINED_EPOCH
 from kafkette.broker.partition import Partition
+from kafkette.broker.replication_quota_manager import ReplicationQuotaManager
 from kafkette.common.background_tasks import ShutdownableTask
 from kafkette.common.clock import SYSTEM_TIME, Time
 from kafkette.protocol.apis.fetch import FetchPartition, FetchRequest, FetchTopic
@@ -64,6 +65,13 @@ class PartitionFetchState:
     leader_epoch: int
     state: str = TRUNCATING
     delayed_until: float = 0.0  # monotonic seconds; 0 = not delayed
+    lag: int | None = None  # the leader's high watermark minus our log end after the last fetch
+
+    @property
+    def is_replica_in_sync(self) -> bool:
+        """Caught up with the leader's high watermark at the last fetch (Kafka's
+        ``isReplicaInSync``): a replica in sync is never throttled."""
+        return self.lag is not None and self.lag <= 0
 
 
 class ReplicaFetcherThread:
@@ -76,6 +84,9 @@ class ReplicaFetcherThread:
         config: broker config (``replica.fetch.*``).
         get_partition: ``tp -> Partition | None`` from the ReplicaManager.
         time: the clock of backoffs (``replica.fetch.backoff.ms``) and of waits for work.
+        quota: the follower's replication throttle (KIP-73): a throttled partition that is not in
+            sync is left out of the fetch while the throttled bytes are over
+            ``follower.replication.throttled.rate``; None: no throttle.
     """
 
     def __init__(
@@ -87,9 +98,11 @@ class ReplicaFetcherThread:
         get_partition: Callable[[TopicPartition], Partition | None],
         *,
         time: Time = SYSTEM_TIME,
+        quota: ReplicationQuotaManager | None = None,
     ) -> None:
         self.name = name
         self._time = time
+        self._quota = quota
         self.broker_id = broker_id
         self.leader = leader
         self._config = config
@@ -270,7 +283,20 @@ class ReplicaFetcherThread:
 
     def _fetchable(self) -> list[tuple[TopicPartition, PartitionFetchState]]:
         now = self._now_s()
-        return [(tp, s) for tp, s in self._states.items() if s.state == FETCHING and s.delayed_until <= now]
+        ready = [(tp, s) for tp, s in self._states.items() if s.state == FETCHING and s.delayed_until <= now]
+        if self._quota is None or not self._quota.is_quota_exceeded(int(self._time.monotonic_ms())):
+            return ready
+        return [(tp, s) for tp, s in ready if s.is_replica_in_sync or not self._is_throttled(tp)]
+
+    def _is_throttled(self, tp: TopicPartition) -> bool:
+        """True when ``tp`` is throttled on this follower (its topic's
+        ``follower.replication.throttled.replicas``)."""
+        partition = self._get_partition(tp)
+        return (
+            self._quota is not None
+            and partition is not None
+            and self._quota.is_throttled(tp.partition, partition.topic_configs)
+        )
 
     async def _wait_for_work(self) -> None:
         now = self._now_s()
@@ -383,6 +409,9 @@ class ReplicaFetcherThread:
                     return
                 state.fetch_offset = partition.log.log_end_offset
                 self._states.move_to_end(tp)
+                if self._quota is not None and self._is_throttled(tp):
+                    self._quota.record(len(records), int(self._time.monotonic_ms()))
+            state.lag = max(0, high_watermark - partition.log.log_end_offset)
             partition.update_follower_high_watermark(high_watermark)
             partition.update_follower_log_start_offset(leader_log_start_offset)
             return

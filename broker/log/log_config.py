@@ -68,10 +68,10 @@ class LogConfig(_TopicConfigFields):
 
     One attribute per entry of ``TOPIC_CONFIG_DEFS`` (name with dots as underscores,
     ``segment_bytes``), defaulting to the entry's default (Kafka's).  ``cleanup_policy`` and
-    the throttled replica lists are comma-joined strings.  The throttled replica lists
-    (``kafkette.common.topic_config.TOPIC_CONFIGS_WITHOUT_EFFECT``) and the tiered storage
-    settings (no tiered storage: ``remote.storage.enable=true`` is refused) are accepted,
-    stored and described as in Kafka but not acted on.
+    the throttled replica lists are comma-joined strings (read by the replication throttles,
+    ``ReplicationQuotaManager``).  The tiered storage settings (no tiered storage:
+    ``remote.storage.enable=true`` is refused) are accepted, stored and described as in Kafka
+    but not acted on.
     """
 
     is_compacted: bool = field(init=False, repr=False, compare=False)

@@ -3,10 +3,7 @@
 Owns: the commands and the parsing of kafka-configs.sh's flags: ``--add-config
 k=v,k2=v2`` (a value holding commas is written in brackets, ``k=[a,b]``) and
 ``--delete-config k,k2``.  ``describe`` prints the dynamic overrides by default and
-every config with ``--all``, one ``name=value`` per line with its source; ``alter`` of a
-topic says on stderr (one ``WARNING:`` line each) which configs it set are accepted but have
-no effect yet in Kafkette.  The work is
-done by ``kafkette.client.admin.AdminClient`` (DescribeConfigs, IncrementalAlterConfigs).
+every config with ``--all``, one ``name=value`` per line with its source.  The work is done by ``kafkette.client.admin.AdminClient`` (DescribeConfigs, IncrementalAlterConfigs).
 Kafka concept: ``kafka-configs.sh`` (``ConfigCommand``).
 """
 
@@ -28,7 +25,6 @@ from kafkette.client.config_resource import (
     ConfigResourceType,
     ConfigSource,
 )
-from kafkette.common.topic_config import configs_without_effect, no_effect_message
 
 ENTITY_TYPES = {
     "topics": ConfigResourceType.TOPIC,
@@ -282,7 +278,3 @@ def alter(
 
     run_coroutine(run())
     click.echo(f"Completed updating config for {entity_label(resource)}.")
-    if resource.resource_type == ConfigResourceType.TOPIC:
-        added = {op.name: op.value for op in ops if op.op_type == AlterConfigOpType.SET}
-        for config_name in configs_without_effect(added):
-            click.echo(f"WARNING: {no_effect_message(config_name)}.", err=True)

@@ -31,7 +31,6 @@ from kafkette.client.cli.shared_options import (
     run_coroutine,
 )
 from kafkette.client.config_resource import ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource
-from kafkette.common.topic_config import configs_without_effect, no_effect_message
 from kafkette.protocol.errors import (
     ElectionNotNeededError,
     KafkaError,
@@ -336,8 +335,6 @@ def create(
 
     if run_coroutine(run()):
         click.echo(f"Created topic {name}.")
-        for config_name in configs_without_effect(topic_configs):
-            click.echo(f"WARNING: {no_effect_message(config_name)}.", err=True)
 
 
 @topics.command("list")

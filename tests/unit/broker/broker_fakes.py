@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kafkette.broker.client_request_quota_manager import ClientRequestQuotaManager
 from kafkette.broker.config import KafkaConfig
+from kafkette.broker.controller_mutation_quota_manager import ControllerMutationQuotaManager
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.partition import Partition
@@ -293,3 +295,11 @@ class FakeLeaderEndPointFactory:
         endpoint.block = True
         self.built.append(endpoint)
         return endpoint
+
+
+def with_quota_managers(ctx: Any) -> Any:
+    """``ctx`` (a ``SimpleNamespace`` standing in for an ``ApisContext``) with the request and
+    controller mutation quota managers every request passes through, none of them with a quota."""
+    ctx.request_quotas = ClientRequestQuotaManager()
+    ctx.controller_mutation_quotas = ControllerMutationQuotaManager()
+    return ctx

@@ -12,6 +12,8 @@ from kafkette.broker.apis import create_acls, delete_acls, describe_acls
 from kafkette.broker.apis import update_metadata as update_metadata_api
 from kafkette.broker.client_quota_cache import ClientQuotaCache
 from kafkette.broker.client_quota_manager import ClientQuotaManager
+from kafkette.broker.client_request_quota_manager import ClientRequestQuotaManager
+from kafkette.broker.controller_mutation_quota_manager import ControllerMutationQuotaManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.scram_credential_cache import ScramCredentialCache
 from kafkette.common.security.acl import (
@@ -175,6 +177,8 @@ async def test_update_metadata_fills_the_brokers_store_and_a_full_one_replaces_i
         client_quotas=ClientQuotaCache(),
         produce_quotas=ClientQuotaManager("producer_byte_rate"),
         fetch_quotas=ClientQuotaManager("consumer_byte_rate"),
+        request_quotas=ClientRequestQuotaManager(),
+        controller_mutation_quotas=ControllerMutationQuotaManager(),
         authorizer=store,
     )
 

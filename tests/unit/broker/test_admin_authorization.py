@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from acl_fakes import acl, authorizer, header
+from broker_fakes import with_quota_managers
 
 from kafkette.broker.apis.auth_helper import CLUSTER_NAME
 from kafkette.broker.apis.kafka_apis import KafkaApis
@@ -124,7 +125,7 @@ def _ctx(data: Any) -> Any:
 
 
 async def _call(ctx: Any, key: ApiKey, version: int, request: Any) -> Any:
-    return await KafkaApis(ctx).handle(header(key, version), API_REGISTRY[key], request)
+    return await KafkaApis(with_quota_managers(ctx)).handle(header(key, version), API_REGISTRY[key], request)
 
 
 def _create(names: list[str]) -> CreateTopicsRequest:

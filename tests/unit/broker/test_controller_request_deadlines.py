@@ -9,7 +9,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from kafkette.broker.apis import create_partitions, create_topics, delete_topics, elect_leaders
+from kafkette.broker.apis import (
+    controller_mutation_quota,
+    create_partitions,
+    create_topics,
+    delete_topics,
+    elect_leaders,
+)
+from kafkette.broker.controller_mutation_quota_manager import ControllerMutationQuotaManager
 from kafkette.protocol.apis.create_partitions import CreatePartitionsRequest, CreatePartitionsTopic
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreateTopicsRequest
 from kafkette.protocol.apis.delete_topics import DeleteTopicsRequest
@@ -78,11 +85,12 @@ async def test_nothing_left_to_do_is_answered_as_without_a_deadline(monkeypatch)
         asked.append(type(request).__name__)
         return None  # answered NOT_CONTROLLER, as when no controller answers
 
-    for module in (create_topics, create_partitions, delete_topics, elect_leaders):
+    for module in (controller_mutation_quota, elect_leaders):
         monkeypatch.setattr(module, "at_controller", at_controller)
     twice = [CreatePartitionsTopic(name="a", count=3, assignments=None)] * 2
+    no_quotas = SimpleNamespace(controller_mutation_quotas=ControllerMutationQuotaManager())
     await create_partitions.handle(
-        NO_CONTROLLER, _header(37, 3), CreatePartitionsRequest(topics=twice, timeout_ms=0)
+        no_quotas, _header(37, 3), CreatePartitionsRequest(topics=twice, timeout_ms=0)
     )
     none = ElectLeadersRequest(election_type=0, topic_partitions=[], timeout_ms=0)
     await elect_leaders.handle(NO_CONTROLLER, _header(43, 2), none)

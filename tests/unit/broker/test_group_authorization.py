@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from acl_fakes import acl, authorizer, header
+from broker_fakes import with_quota_managers
 
 from kafkette.broker.apis.auth_helper import CLUSTER_NAME
 from kafkette.broker.apis.consumer_group_heartbeat import consumer_protocol_enabled
@@ -123,7 +124,7 @@ def _ctx(data: Any, coordinator: Any = None) -> Any:
 
 
 async def _call(ctx: Any, key: ApiKey, version: int, request: Any) -> Any:
-    return await KafkaApis(ctx).handle(header(key, version), API_REGISTRY[key], request)
+    return await KafkaApis(with_quota_managers(ctx)).handle(header(key, version), API_REGISTRY[key], request)
 
 
 READ_APP = acl(AclOperation.READ, ResourceType.GROUP, "app", pattern=PatternType.PREFIXED)

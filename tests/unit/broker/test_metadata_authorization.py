@@ -8,6 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from acl_fakes import ALICE, acl, authorizer, header
+from broker_fakes import with_quota_managers
 
 from kafkette.broker.apis.auth_helper import CLUSTER_NAME
 from kafkette.broker.apis.kafka_apis import KafkaApis
@@ -101,7 +102,7 @@ async def _metadata(ctx: Any, topics: list[str] | None, version: int = 12, **fie
         allow_auto_topic_creation=True,
         **fields,
     )
-    return await KafkaApis(ctx).handle(
+    return await KafkaApis(with_quota_managers(ctx)).handle(
         header(ApiKey.METADATA, version), API_REGISTRY[ApiKey.METADATA], request
     )
 
@@ -159,7 +160,7 @@ async def test_auto_creation_needs_create_on_the_cluster_or_the_topic():
 
 async def test_a_topic_asked_by_id_and_not_describable_is_refused_under_its_id():
     request = MetadataRequest(topics=[MetadataRequestTopic(topic_id=TOPICS["secret"], name=None)])
-    response = await KafkaApis(_ctx(authorizer(DESCRIBE_ORDERS))).handle(
+    response = await KafkaApis(with_quota_managers(_ctx(authorizer(DESCRIBE_ORDERS)))).handle(
         header(ApiKey.METADATA, 12), API_REGISTRY[ApiKey.METADATA], request
     )
     assert [(t.name, t.topic_id, t.error_code) for t in response.topics] == [(None, TOPICS["secret"], DENIED)]
@@ -204,18 +205,18 @@ async def test_describe_cluster_answers_the_cluster_operations_the_broker_comput
     ctx = _ctx(
         authorizer(acl(AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME))
     )  # ALTER implies DESCRIBE
-    response = await KafkaApis(ctx).handle(
+    response = await KafkaApis(with_quota_managers(ctx)).handle(
         header(ApiKey.METADATA, 13), API_REGISTRY[ApiKey.METADATA], internal
     )
     answer = translation.to_kafka(response, 1, kafka_request)
     assert answer.cluster_authorized_operations == (1 << AclOperation.ALTER) | (1 << AclOperation.DESCRIBE)
     ctx = _ctx(authorizer())
-    response = await KafkaApis(ctx).handle(
+    response = await KafkaApis(with_quota_managers(ctx)).handle(
         header(ApiKey.METADATA, 13), API_REGISTRY[ApiKey.METADATA], internal
     )
     assert translation.to_kafka(response, 1, kafka_request).cluster_authorized_operations == 0
     ctx = _ctx(None)  # no authorizer: every cluster operation, as before
-    response = await KafkaApis(ctx).handle(
+    response = await KafkaApis(with_quota_managers(ctx)).handle(
         header(ApiKey.METADATA, 13), API_REGISTRY[ApiKey.METADATA], internal
     )
     assert translation.to_kafka(response, 1, kafka_request).cluster_authorized_operations == 8096
@@ -228,7 +229,9 @@ async def test_describe_topic_partitions_refuses_named_topics_and_hides_others_w
         topics=[DescribeTopicPartitionsRequestTopic(name=n) for n in ("orders", "secret")],
         response_partition_limit=100,
     )
-    response = await KafkaApis(ctx).handle(header(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0), spec, named)
+    response = await KafkaApis(with_quota_managers(ctx)).handle(
+        header(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0), spec, named
+    )
     assert [(t.name, t.error_code, len(t.partitions)) for t in response.topics] == [
         ("orders", Errors.NONE, 1),
         ("secret", DENIED, 0),
@@ -237,5 +240,7 @@ async def test_describe_topic_partitions_refuses_named_topics_and_hides_others_w
         1 << AclOperation.DESCRIBE
     )
     every = DescribeTopicPartitionsRequest(topics=[], response_partition_limit=100)
-    response = await KafkaApis(ctx).handle(header(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0), spec, every)
+    response = await KafkaApis(with_quota_managers(ctx)).handle(
+        header(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0), spec, every
+    )
     assert [t.name for t in response.topics] == ["orders"]

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 from acl_fakes import ALICE, acl, authorizer, header
+from broker_fakes import with_quota_managers
 
 from kafkette.broker.apis import acl_apis_authorization, request_authorization
 from kafkette.broker.apis.auth_helper import CLUSTER_NAME, authorized_operations
@@ -48,7 +49,7 @@ async def test_an_api_without_an_authorization_is_refused_cluster_authorization_
     monkeypatch.delitem(request_authorization.AUTHORIZATIONS, ApiKey.DESCRIBE_LOG_DIRS)
     ctx = SimpleNamespace(authorizer=authorizer(super_users=(ALICE,)))
     with pytest.raises(CLUSTER_AUTHZ):
-        await KafkaApis(ctx).handle(
+        await KafkaApis(with_quota_managers(ctx)).handle(
             header(ApiKey.DESCRIBE_LOG_DIRS, 4),
             API_REGISTRY[ApiKey.DESCRIBE_LOG_DIRS],
             DescribeLogDirsRequest(),
@@ -61,7 +62,7 @@ async def test_without_an_authorizer_no_check_runs(monkeypatch):
         authorizer=None,
         replica_manager=SimpleNamespace(log_manager=SimpleNamespace(logs_by_dir=lambda: {})),
     )
-    response = await KafkaApis(ctx).handle(
+    response = await KafkaApis(with_quota_managers(ctx)).handle(
         header(ApiKey.DESCRIBE_LOG_DIRS, 4), API_REGISTRY[ApiKey.DESCRIBE_LOG_DIRS], DescribeLogDirsRequest()
     )
     assert (response.error_code, response.results) == (0, [])
@@ -75,13 +76,15 @@ def _log_dirs_ctx(data):
 
 async def test_describe_log_dirs_needs_describe_on_the_cluster():
     spec = API_REGISTRY[ApiKey.DESCRIBE_LOG_DIRS]
-    denied = await KafkaApis(_log_dirs_ctx(authorizer())).handle(
+    denied = await KafkaApis(with_quota_managers(_log_dirs_ctx(authorizer()))).handle(
         header(ApiKey.DESCRIBE_LOG_DIRS, 4), spec, DescribeLogDirsRequest()
     )
     assert (denied.error_code, denied.results) == (Errors.CLUSTER_AUTHORIZATION_FAILED, [])
     # ALTER implies DESCRIBE
     allowed = await KafkaApis(
-        _log_dirs_ctx(authorizer(acl(AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME)))
+        with_quota_managers(
+            _log_dirs_ctx(authorizer(acl(AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME)))
+        )
     ).handle(header(ApiKey.DESCRIBE_LOG_DIRS, 4), spec, DescribeLogDirsRequest())
     assert allowed.error_code == Errors.NONE
 
@@ -91,23 +94,23 @@ async def test_an_inter_broker_api_needs_cluster_action_super_users_pass():
     request = UpdateMetadataRequest(controller_epoch=0)
     stale = SimpleNamespace(controller_epoch=5)  # the handler answers STALE_CONTROLLER_EPOCH once let through
     with pytest.raises(CLUSTER_AUTHZ):
-        await KafkaApis(SimpleNamespace(authorizer=authorizer(), metadata_cache=stale)).handle(
-            header(ApiKey.UPDATE_METADATA, 8), spec, request
-        )
+        await KafkaApis(
+            with_quota_managers(SimpleNamespace(authorizer=authorizer(), metadata_cache=stale))
+        ).handle(header(ApiKey.UPDATE_METADATA, 8), spec, request)
     everyone_read = authorizer(acl(AclOperation.READ, ResourceType.CLUSTER, CLUSTER_NAME, principal="User:*"))
     with pytest.raises(CLUSTER_AUTHZ):  # READ does not give CLUSTER_ACTION
-        await KafkaApis(SimpleNamespace(authorizer=everyone_read, metadata_cache=stale)).handle(
-            header(ApiKey.UPDATE_METADATA, 8), spec, request
-        )
+        await KafkaApis(
+            with_quota_managers(SimpleNamespace(authorizer=everyone_read, metadata_cache=stale))
+        ).handle(header(ApiKey.UPDATE_METADATA, 8), spec, request)
     for data in (
         authorizer(super_users=("User:broker",)),
         authorizer(
             acl(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME, principal="User:broker")
         ),
     ):
-        response = await KafkaApis(SimpleNamespace(authorizer=data, metadata_cache=stale)).handle(
-            header(ApiKey.UPDATE_METADATA, 8, principal="User:broker"), spec, request
-        )
+        response = await KafkaApis(
+            with_quota_managers(SimpleNamespace(authorizer=data, metadata_cache=stale))
+        ).handle(header(ApiKey.UPDATE_METADATA, 8, principal="User:broker"), spec, request)
         assert response.error_code == Errors.STALE_CONTROLLER_EPOCH
 
 
@@ -116,7 +119,7 @@ async def _init_producer_id(data, transactional_id=None):
         authorizer=data,
         producer_id_manager=SimpleNamespace(generate_producer_id=_next_id),
     )
-    return await KafkaApis(ctx).handle(
+    return await KafkaApis(with_quota_managers(ctx)).handle(
         header(ApiKey.INIT_PRODUCER_ID, 4),
         API_REGISTRY[ApiKey.INIT_PRODUCER_ID],
         InitProducerIdRequest(transactional_id=transactional_id, transaction_timeout_ms=60000),
@@ -203,9 +206,11 @@ async def test_a_forwarded_request_needs_cluster_action_from_the_forwarding_brok
     )
     describe = acl(AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME)
     with pytest.raises(CLUSTER_AUTHZ):  # what the client may do is no longer asked: the sender's right is
-        await KafkaApis(_log_dirs_ctx(authorizer(describe))).handle(forwarded, spec, DescribeLogDirsRequest())
+        await KafkaApis(with_quota_managers(_log_dirs_ctx(authorizer(describe)))).handle(
+            forwarded, spec, DescribeLogDirsRequest()
+        )
     cluster_action = acl(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME)
-    response = await KafkaApis(_log_dirs_ctx(authorizer(cluster_action))).handle(
+    response = await KafkaApis(with_quota_managers(_log_dirs_ctx(authorizer(cluster_action)))).handle(
         forwarded, spec, DescribeLogDirsRequest()
     )
     assert response.error_code == Errors.NONE
@@ -248,7 +253,7 @@ async def test_cluster_apis_refuse_the_whole_request_without_their_cluster_opera
         authorizer=authorizer(*(acl(op, ResourceType.CLUSTER, CLUSTER_NAME) for op in others))
     )
     with pytest.raises(CLUSTER_AUTHZ):
-        await KafkaApis(ctx).handle(header(key, version), API_REGISTRY[key], request_)
+        await KafkaApis(with_quota_managers(ctx)).handle(header(key, version), API_REGISTRY[key], request_)
     check = request_authorization.AUTHORIZATIONS[key]
     ctx = SimpleNamespace(authorizer=authorizer(acl(needed, ResourceType.CLUSTER, CLUSTER_NAME)))
     reached: list = []

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from acl_fakes import ALICE, acl, authorizer, header
-from broker_fakes import make_batch
+from broker_fakes import make_batch, with_quota_managers
 
 from kafkette.broker.apis.auth_helper import CLUSTER_NAME
 from kafkette.broker.apis.kafka_apis import KafkaApis
@@ -46,7 +46,9 @@ WRITE_ORDERS = acl(AclOperation.WRITE, ResourceType.TOPIC, "orders")
 
 
 async def _call(ctx: Any, key: ApiKey, version: int, request: Any, principal: str = ALICE) -> Any:
-    return await KafkaApis(ctx).handle(header(key, version, principal), API_REGISTRY[key], request)
+    return await KafkaApis(with_quota_managers(ctx)).handle(
+        header(key, version, principal), API_REGISTRY[key], request
+    )
 
 
 def _produce_ctx(data: Any, appended: dict) -> Any:

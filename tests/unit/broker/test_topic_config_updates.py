@@ -4,7 +4,6 @@ coordinator's GroupConfigManager."""
 
 from __future__ import annotations
 
-import logging
 from types import SimpleNamespace
 
 from broker_fakes import config_overrides
@@ -22,6 +21,8 @@ from lifecycle_fakes import (
 from kafkette.broker.apis import update_metadata as update_metadata_api
 from kafkette.broker.client_quota_cache import ClientQuotaCache
 from kafkette.broker.client_quota_manager import ClientQuotaManager
+from kafkette.broker.client_request_quota_manager import ClientRequestQuotaManager
+from kafkette.broker.controller_mutation_quota_manager import ControllerMutationQuotaManager
 from kafkette.broker.group.group_config_manager import GroupConfig, GroupConfigManager
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.scram_credential_cache import ScramCredentialCache
@@ -160,50 +161,6 @@ async def test_an_update_from_a_stale_controller_epoch_changes_no_config(tmp_pat
         assert manager.get_partition(TP0).log.config.min_insync_replicas == 1
 
 
-async def test_a_throttled_replicas_config_is_warned_about_once_per_topic_and_name(tmp_path, caplog):
-    def warnings():
-        return [
-            r.getMessage()
-            for r in caplog.records
-            if r.levelno == logging.WARNING and "has no effect yet in Kafkette" in r.getMessage()
-        ]
-
-    caplog.set_level(logging.WARNING, logger="kafkette.broker.topic_config_warnings")
-    async with running_replica_manager(make_config(tmp_path)) as manager:
-        await manager.become_leader_or_follower(
-            leader_and_isr(
-                TP0,
-                TP1,
-                configs={
-                    "leader.replication.throttled.replicas": "*",
-                    "follower.replication.throttled.replicas": "",
-                    "retention.ms": "5",
-                },
-            )
-        )
-        assert warnings() == [
-            "[ReplicaManager broker=1] Topic config leader.replication.throttled.replicas=* of topic "
-            f"{TOPIC} is accepted but has no effect yet in Kafkette (Kafkette has no replication "
-            "quotas yet)"
-        ], "one line for two partitions; an empty list (the default) has no effect"
-        ctx = apis_context(manager)
-        for follower in ("1:1", "0:1,1:1"):
-            await update_metadata_api.handle(
-                ctx,
-                HEADER,
-                update(
-                    configs={
-                        TOPIC: {
-                            "leader.replication.throttled.replicas": "0:1",
-                            "follower.replication.throttled.replicas": follower,
-                        }
-                    }
-                ),
-            )
-        assert len(warnings()) == 2, "the follower list once more, the leader list not again"
-        assert f"follower.replication.throttled.replicas=1:1 of topic {TOPIC} is accepted" in warnings()[1]
-
-
 async def test_group_configs_reach_the_group_coordinators_group_config_manager() -> None:
     async def no_stray_replicas(*args: object) -> None:
         return None
@@ -219,6 +176,8 @@ async def test_group_configs_reach_the_group_coordinators_group_config_manager()
         client_quotas=ClientQuotaCache(),
         produce_quotas=ClientQuotaManager("producer_byte_rate"),
         fetch_quotas=ClientQuotaManager("consumer_byte_rate"),
+        request_quotas=ClientRequestQuotaManager(),
+        controller_mutation_quotas=ControllerMutationQuotaManager(),
         authorizer=None,
     )
 
