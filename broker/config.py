@@ -313,6 +313,11 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
               "Connections from one address at most; more are closed as accepted.", at_least(0)),
     ConfigKey("connections.max.idle.ms", "long", 600000,
               "A connection with no request for this long is closed (ms; -1 never).", at_least(-1)),
+    ConfigKey("ssl.store.watch.interval.ms", "long", 5000,
+              "How often an SSL or SASL_SSL listener polls its PEM key store and trust store files "
+              "(modification time and size); a change reloads them for new connections as a dynamic update "
+              "of listener.name.<l>.ssl.keystore.location does (ms; 0 never). Kafkette's: Kafka has none.",
+              at_least(0)),
     _log_default("compression.type", "Default final compression of topics' batches: producer (as sent), "
                  "uncompressed or a codec."),
     _log_default("log.message.timestamp.type",
@@ -427,6 +432,8 @@ SECURITY_CONFIG_NAMES = frozenset(
         "ssl.cipher.suites",
         "ssl.principal.mapping.rules",
         "ssl.endpoint.identification.algorithm",
+        "ssl.allow.dn.changes",
+        "ssl.allow.san.changes",
     }
 )
 """Kafka's security configs the listeners read from the properties as given (``ssl_listener_config``,
