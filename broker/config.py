@@ -440,15 +440,20 @@ SECURITY_CONFIG_NAMES = frozenset(
 ``sasl_listener_config``, ``node_client_security``), so they are not listed as unused."""
 
 
+PER_MECHANISM_CONFIG_NAMES = frozenset({"sasl.jaas.config", "connections.max.reauth.ms"})
+"""Kafka's SASL configs a listener also reads per mechanism (``listener.name.<l>.<mechanism>.<config>``)."""
+
+
 def is_security_config(name: str) -> bool:
     """Whether ``name`` is one of ``SECURITY_CONFIG_NAMES``, also in its per-listener form, or a
-    listener's per-mechanism ``sasl.jaas.config`` (``listener.name.<l>.<mechanism>.sasl.jaas.config``)."""
+    listener's per-mechanism ``sasl.jaas.config`` or ``connections.max.reauth.ms``
+    (``listener.name.<l>.<mechanism>.sasl.jaas.config``)."""
     if name in SECURITY_CONFIG_NAMES:
         return True
     if not name.startswith(LISTENER_PREFIX):
         return False
     rest = name[len(LISTENER_PREFIX) :].partition(".")[2]
-    return rest in SECURITY_CONFIG_NAMES or rest.partition(".")[2] == "sasl.jaas.config"
+    return rest in SECURITY_CONFIG_NAMES or rest.partition(".")[2] in PER_MECHANISM_CONFIG_NAMES
 
 
 def is_kafka_config(name: str) -> bool:
