@@ -3,13 +3,15 @@
 SASL_PLAINTEXT with PLAIN and a 2 s session lifetime.  A raw Kafka-protocol client is told the
 lifetime, re-authenticates in place to start a new session, and is disconnected on its first
 request after the session ends; a re-authentication as another user is refused with Kafka's
-message and closes the connection; librdkafka (confluent-kafka) and Kafkette's SDK keep producing
+message and closes the connection; librdkafka (confluent-kafka), Kafka's Java producer
+(``ProducerPerformance``) and Kafkette's SDK keep producing
 across several lifetimes without an error and without the broker closing their connections (nor
 the broker's own connections to itself)."""
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import time
 from collections.abc import Iterator
 
@@ -21,12 +23,19 @@ from kafkette.protocol.apis.metadata import MetadataRequest
 from kafkette.protocol.apis.sasl import SaslAuthenticateRequest, SaslHandshakeRequest
 from kafkette.protocol.errors import Errors
 from tests.conformance.raw_client import RawKafkaClient
+from tests.peers.kafka_peer import KafkaPeer
 
 pytestmark = pytest.mark.timeout(180)
 
 LIFETIME_MS = 2000
 PRODUCE_FOR_S = 3 * LIFETIME_MS / 1000
-USERS = {"admin": "admin-secret", "alice": "alice-secret", "bob": "bob-secret", "carol": "carol-secret"}
+USERS = {
+    "admin": "admin-secret",
+    "alice": "alice-secret",
+    "bob": "bob-secret",
+    "carol": "carol-secret",
+    "dave": "dave-secret",
+}
 JAAS = (
     "org.apache.kafka.common.security.plain.PlainLoginModule required "
     + " ".join(['username="admin" password="admin-secret"', *(f'user_{u}="{p}"' for u, p in USERS.items())])
@@ -135,6 +144,38 @@ def test_librdkafka_keeps_producing_across_several_session_lifetimes(cluster):
     assert producer.flush(10) == 0
     assert delivered == [None] * sent and errors == []
     assert _expired_closes(cluster, "bob") == []
+
+
+def test_kafkas_java_producer_keeps_producing_across_several_session_lifetimes(cluster, tmp_path):
+    config = tmp_path / "producer.properties"
+    config.write_text(
+        f"bootstrap.servers={cluster.kafka_bootstrap_servers}\nsecurity.protocol=SASL_PLAINTEXT\n"
+        "sasl.mechanism=PLAIN\nacks=all\nsasl.jaas.config=org.apache.kafka.common.security.plain."
+        f'PlainLoginModule required username="dave" password="{USERS["dave"]}";\n'
+    )
+    records = int(PRODUCE_FOR_S * 20)
+    done = subprocess.run(
+        [
+            *KafkaPeer.tool_command("org.apache.kafka.tools.ProducerPerformance"),
+            "--topic",
+            "reauth-java",
+            "--num-records",
+            str(records),
+            "--throughput",
+            "20",
+            "--record-size",
+            "100",
+            "--producer.config",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert "Exception" not in done.stderr, done.stderr[-1500:]
+    assert f"{records} records sent" in done.stdout, done.stdout[-1500:]
+    assert _expired_closes(cluster, "dave") == []
 
 
 async def test_the_sdk_and_the_brokers_own_connections_re_authenticate_across_lifetimes(cluster):
