@@ -36,9 +36,18 @@ def _serial(issued: Issued) -> int:
     return x509.load_pem_x509_certificate(issued.certificate.read_bytes()).serial_number
 
 
-def _served_serial(factory: SslFactory, ca: CertificateAuthority) -> int:
-    """The serial of the certificate a new connection is shown (a handshake over memory BIOs)."""
+def _handshake(factory: SslFactory, ca: CertificateAuthority, client_cert: Issued | None = None):
+    """A TLS 1.2 handshake over memory BIOs through the factory's listening context, as a client
+    trusting ``ca`` (presenting ``client_cert`` when given); the client's and the server's
+    ``SSLObject``.
+
+    Raises:
+        ssl.SSLError: the handshake failed (on either side).
+    """
     client_ctx = ssl.create_default_context(cafile=str(ca.files.certificate))
+    client_ctx.maximum_version = ssl.TLSVersion.TLSv1_2  # the client certificate checked in the handshake
+    if client_cert is not None:
+        client_ctx.load_cert_chain(client_cert.certificate, client_cert.key)
     c_in, c_out, s_in, s_out = (ssl.MemoryBIO() for _ in range(4))
     client = client_ctx.wrap_bio(c_in, c_out, server_hostname="127.0.0.1")
     server = factory.context.wrap_bio(s_in, s_out, server_side=True)
@@ -50,7 +59,30 @@ def _served_serial(factory: SslFactory, ca: CertificateAuthority) -> int:
                 pass
         s_in.write(c_out.read())
         c_in.write(s_out.read())
+    return client, server
+
+
+def _served_serial(factory: SslFactory, ca: CertificateAuthority) -> int:
+    """The serial of the certificate a new connection is shown."""
+    client, _ = _handshake(factory, ca)
     return x509.load_der_x509_certificate(client.getpeercert(binary_form=True)).serial_number
+
+
+def test_a_new_trust_store_decides_which_client_certificates_new_connections_accept(ca, tmp_path):
+    other_ca = CertificateAuthority(tmp_path, "other-ca")
+    server = ca.issue("server", "broker", server=True)
+    props = {**_props(ca, server.bundle), "ssl.client.auth": "required"}
+    factory = SslFactory(props, "SSL")
+    ours, theirs = ca.issue("ours", "alice"), other_ca.issue("theirs", "bob")
+    _, accepted = _handshake(factory, ca, ours)
+    assert accepted.getpeercert()["subject"][-1] == (("commonName", "alice"),)
+    with pytest.raises(ssl.SSLError):
+        _handshake(factory, ca, theirs)
+    assert factory.reconfigure({**props, "ssl.truststore.location": str(other_ca.files.certificate)})
+    _, accepted = _handshake(factory, ca, theirs)
+    assert accepted.getpeercert()["subject"][-1] == (("commonName", "bob"),)
+    with pytest.raises(ssl.SSLError):
+        _handshake(factory, ca, ours)
 
 
 def test_nothing_is_rebuilt_until_a_reconfigurable_config_or_a_file_changes(ca, tmp_path):
