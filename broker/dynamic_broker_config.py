@@ -348,7 +348,8 @@ class DynamicBrokerConfig:
             the ones Kafkette does not use itself: their override, ``server.properties`` value
             or Kafka's default; a PASSWORD sensitive, its value null); then one entry per stored
             override of a name Kafka does not know (value null, read-only and sensitive, as
-            Kafka shows a custom config).
+            Kafka shows a custom config) or of a listener's form of a config
+            (``listener.name.<l>.ssl.keystore.location``: its value shown unless a PASSWORD).
         """
         wanted = None if names is None else set(names)
         results = []
@@ -378,15 +379,20 @@ class DynamicBrokerConfig:
             ):
                 continue
             known = name in KAFKA_BROKER_CONFIG_TYPES
-            shown = value if known else None
+            # a listener's override (listener.name.<l>.ssl.keystore.location) has its config's type
+            kind = KAFKA_BROKER_CONFIG_TYPES.get(name) or KAFKA_BROKER_CONFIG_TYPES.get(
+                _listener_base(name) or ""
+            )
+            sensitive = kind is None or kind == "PASSWORD"
+            shown = None if sensitive else value
             results.append(
                 DescribeConfigsResourceResult(
                     name=name,
                     value=shown,
                     read_only=not known,
                     config_source=SOURCE_DYNAMIC_BROKER_CONFIG,
-                    is_sensitive=not known,
-                    config_type=CONFIG_TYPE_IDS.get(KAFKA_BROKER_CONFIG_TYPES.get(name, "").lower(), 0),
+                    is_sensitive=sensitive,
+                    config_type=CONFIG_TYPE_IDS.get((kind or "").lower(), 0),
                     synonyms=[
                         DescribeConfigsSynonym(name=name, value=shown, source=SOURCE_DYNAMIC_BROKER_CONFIG)
                     ]
