@@ -322,6 +322,11 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
               "Connections from one address at most; more are closed as accepted.", at_least(0)),
     ConfigKey("connections.max.idle.ms", "long", 600000,
               "A connection with no request for this long is closed (ms; -1 never).", at_least(-1)),
+    ConfigKey("ssl.store.watch.interval.ms", "long", 5000,
+              "How often an SSL or SASL_SSL listener polls its PEM key store and trust store files "
+              "(modification time and size); a change reloads them for new connections as a dynamic update "
+              "of listener.name.<l>.ssl.keystore.location does (ms; 0 never). Kafkette's: Kafka has none.",
+              at_least(0)),
     _log_default("compression.type", "Default final compression of topics' batches: producer (as sent), "
                  "uncompressed or a codec."),
     _log_default("log.message.timestamp.type",
@@ -436,21 +441,28 @@ SECURITY_CONFIG_NAMES = frozenset(
         "ssl.cipher.suites",
         "ssl.principal.mapping.rules",
         "ssl.endpoint.identification.algorithm",
+        "ssl.allow.dn.changes",
+        "ssl.allow.san.changes",
     }
 )
 """Kafka's security configs the listeners read from the properties as given (``ssl_listener_config``,
 ``sasl_listener_config``, ``node_client_security``), so they are not listed as unused."""
 
 
+PER_MECHANISM_CONFIG_NAMES = frozenset({"sasl.jaas.config", "connections.max.reauth.ms"})
+"""Kafka's SASL configs a listener also reads per mechanism (``listener.name.<l>.<mechanism>.<config>``)."""
+
+
 def is_security_config(name: str) -> bool:
     """Whether ``name`` is one of ``SECURITY_CONFIG_NAMES``, also in its per-listener form, or a
-    listener's per-mechanism ``sasl.jaas.config`` (``listener.name.<l>.<mechanism>.sasl.jaas.config``)."""
+    listener's per-mechanism ``sasl.jaas.config`` or ``connections.max.reauth.ms``
+    (``listener.name.<l>.<mechanism>.sasl.jaas.config``)."""
     if name in SECURITY_CONFIG_NAMES:
         return True
     if not name.startswith(LISTENER_PREFIX):
         return False
     rest = name[len(LISTENER_PREFIX) :].partition(".")[2]
-    return rest in SECURITY_CONFIG_NAMES or rest.partition(".")[2] == "sasl.jaas.config"
+    return rest in SECURITY_CONFIG_NAMES or rest.partition(".")[2] in PER_MECHANISM_CONFIG_NAMES
 
 
 def is_kafka_config(name: str) -> bool:

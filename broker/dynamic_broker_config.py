@@ -8,7 +8,9 @@ time and where (``DynamicBrokerConfig.validateConfigs``: read-only, per-broker a
 cluster-wide configs, from ``kafka_dynamic_broker_configs``), the set of properties a
 change acts on (``DYNAMIC_BROKER_CONFIGS``), and the callbacks (reconfigurables) told of each
 change - the ReplicaManager re-applies broker-level log defaults to every local
-partition, topic overrides still winning.  Does not own topic configs (the
+partition, topic overrides still winning - and the listener reconfigurables that check an update
+first (a TLS listener's ``SslFactory``: ``listener.name.<l>.ssl.keystore.*`` / ``ssl.truststore.*``
+reload its certificate for new connections).  Does not own topic configs (the
 controller) nor persistence: dynamic values live until the broker restarts.
 
 Config sources, as Kafka reports them in DescribeConfigs: DYNAMIC_BROKER_CONFIG for
@@ -24,12 +26,11 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from kafkette.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafkette.broker.config import BROKER_CONFIGS, ConfigError, KafkaConfig, is_kafka_config
 from kafkette.broker.group.group_coordinator_config import clamp_dynamic_configs
 from kafkette.broker.kafka_broker_config_defaults import KAFKA_BROKER_CONFIG_DEFAULTS
-from kafkette.broker.kafka_broker_config_names import KAFKA_BROKER_CONFIG_NAMES
 from kafkette.broker.kafka_dynamic_broker_configs import (
     KAFKA_BROKER_CONFIG_TYPES,
     KAFKA_BROKER_UPDATE_MODES,
@@ -72,6 +73,20 @@ other configs Kafka updates dynamically
 start only if also put in ``server.properties``."""
 
 Reconfigurable = Callable[[KafkaConfig], None]
+
+INVALID_DYNAMIC_CONFIGURATION = "Invalid dynamic configuration"
+"""Kafka's message of an update a listener reconfigurable refuses (``DynamicBrokerConfig``)."""
+
+
+class ListenerReconfigurable(Protocol):
+    """A listener's part that checks, then takes, every update of the broker's properties
+    (Kafka's ``ListenerReconfigurable``: the listener's ``SslFactory``)."""
+
+    def validate_reconfiguration(self, new_props: dict[str, Any]) -> object:
+        """Check the update; raises ``ConfigError`` (the message says why) to refuse it."""
+
+    def reconfigure(self, new_props: dict[str, Any]) -> bool:
+        """Take the update (a no-op when nothing it uses changed); raises ``ConfigError``."""
 
 
 def _listener_base(name: str) -> str | None:
@@ -174,6 +189,7 @@ class DynamicBrokerConfig:
         self.current_config = static_config
         self._dynamic: dict[str, str] = {}
         self._reconfigurables: list[Reconfigurable] = []
+        self._listener_reconfigurables: list[ListenerReconfigurable] = []
         self._prefix = f"[DynamicBrokerConfig id={static_config.node_id}]"
 
     @property
@@ -188,6 +204,13 @@ class DynamicBrokerConfig:
     def add_reconfigurable(self, callback: Reconfigurable) -> None:
         """Register ``callback(new_config)``, called after every applied change."""
         self._reconfigurables.append(callback)
+
+    def add_listener_reconfigurable(self, reconfigurable: ListenerReconfigurable) -> None:
+        """Register a listener's reconfigurable: it validates every update of a BROKER resource
+        (refusing it with INVALID_REQUEST) and takes every applied one, even one that sets a value
+        again (an SSL store file re-read when it was modified, as Kafka's
+        ``reloadUpdatedFilesWithoutConfigChange``)."""
+        self._listener_reconfigurables.append(reconfigurable)
 
     # ----------------------------------------------------------------- alter
     def incremental_alter(
@@ -254,14 +277,15 @@ class DynamicBrokerConfig:
                 items = [v for v in items if v not in change]
             dynamic[op.name] = ",".join(items)
         _check_dynamic_update(requested, cluster_default)
-        kafka_names = {
-            k: v for k, v in dynamic.items() if k in _BROKER_NAMES or k in KAFKA_BROKER_CONFIG_NAMES
-        }
+        kafka_names = {k: v for k, v in dynamic.items() if k in _BROKER_NAMES or is_kafka_config(k)}
         try:
             new_config = KafkaConfig(clamp_dynamic_configs({**self.static_config.originals, **kafka_names}))
         except ConfigError as exc:
             raise InvalidRequestError(str(exc)) from None
-        if validate_only or cluster_default:
+        if cluster_default:
+            return
+        self._reconfigure_listeners(new_config, validate_only)
+        if validate_only:
             return
         changed = dynamic != self._dynamic
         self._dynamic = dynamic
@@ -270,6 +294,24 @@ class DynamicBrokerConfig:
             logger.info("%s Dynamic broker configs now %s", self._prefix, dynamic)
             for callback in self._reconfigurables:
                 callback(new_config)
+
+    def _reconfigure_listeners(self, new_config: KafkaConfig, validate_only: bool) -> None:
+        """Validate every listener reconfigurable against ``new_config``, then (unless
+        ``validate_only``) reconfigure each.
+
+        Raises:
+            InvalidRequestError: "Invalid dynamic configuration: <why>" (Kafka's message, with the
+                reconfigurable's reason after it); nothing was changed.
+        """
+        try:
+            for reconfigurable in self._listener_reconfigurables:
+                reconfigurable.validate_reconfiguration(new_config.originals)
+            if not validate_only:
+                for reconfigurable in self._listener_reconfigurables:
+                    reconfigurable.reconfigure(new_config.originals)
+        except ConfigError as exc:
+            logger.info("%s %s: %s", self._prefix, INVALID_DYNAMIC_CONFIGURATION, exc)
+            raise InvalidRequestError(f"{INVALID_DYNAMIC_CONFIGURATION}: {exc}") from None
 
     def _current_string(self, name: str) -> str:
         """The value of ``name`` now in force, as a string ("" when unset)."""
@@ -307,7 +349,8 @@ class DynamicBrokerConfig:
             the ones Kafkette does not use itself: their override, ``server.properties`` value
             or Kafka's default; a PASSWORD sensitive, its value null); then one entry per stored
             override of a name Kafka does not know (value null, read-only and sensitive, as
-            Kafka shows a custom config).
+            Kafka shows a custom config) or of a listener's form of a config
+            (``listener.name.<l>.ssl.keystore.location``: its value shown unless a PASSWORD).
         """
         wanted = None if names is None else set(names)
         results = []
@@ -337,15 +380,20 @@ class DynamicBrokerConfig:
             ):
                 continue
             known = name in KAFKA_BROKER_CONFIG_TYPES
-            shown = value if known else None
+            # a listener's override (listener.name.<l>.ssl.keystore.location) has its config's type
+            kind = KAFKA_BROKER_CONFIG_TYPES.get(name) or KAFKA_BROKER_CONFIG_TYPES.get(
+                _listener_base(name) or ""
+            )
+            sensitive = kind is None or kind == "PASSWORD"
+            shown = None if sensitive else value
             results.append(
                 DescribeConfigsResourceResult(
                     name=name,
                     value=shown,
                     read_only=not known,
                     config_source=SOURCE_DYNAMIC_BROKER_CONFIG,
-                    is_sensitive=not known,
-                    config_type=CONFIG_TYPE_IDS.get(KAFKA_BROKER_CONFIG_TYPES.get(name, "").lower(), 0),
+                    is_sensitive=sensitive,
+                    config_type=CONFIG_TYPE_IDS.get((kind or "").lower(), 0),
                     synonyms=[
                         DescribeConfigsSynonym(name=name, value=shown, source=SOURCE_DYNAMIC_BROKER_CONFIG)
                     ]

@@ -6,6 +6,7 @@ Owns reading Kafka's names with Kafka's per-listener precedence (KIP-103):
 default GSSAPI), ``listener.name.<listener>.<mechanism>.sasl.jaas.config`` (a broker reads its
 server login modules only from that per-listener, per-mechanism form, as Kafka's
 ``JaasContext.loadServerContext`` does without a static JAAS file),
+``listener.name.<listener>.<mechanism>.connections.max.reauth.ms`` over
 ``listener.name.<listener>.connections.max.reauth.ms`` over ``connections.max.reauth.ms`` (0);
 refusing, with Kafka's names, what Kafkette does not offer (GSSAPI, OAUTHBEARER) or what is
 missing; and building the per-connection ``SaslServerAuthenticator``.  Does not own the exchange
@@ -109,13 +110,19 @@ def login_module(props: Mapping[str, Any], listener: str, mechanism: str) -> Log
     return entry
 
 
-def reauth_ms(props: Mapping[str, Any], listener: str) -> int:
-    """The listener's ``connections.max.reauth.ms`` (0: sessions never expire).
+def reauth_ms(props: Mapping[str, Any], listener: str, mechanism: str | None = None) -> int:
+    """The listener's ``connections.max.reauth.ms`` in ms (0: sessions never expire), for
+    ``mechanism`` when given: ``listener.name.<listener>.<mechanism>.connections.max.reauth.ms``
+    first (Kafka's ``SaslChannelBuilder.createConnectionsMaxReauthMsMap``).
 
     Raises:
         ConfigError: not a non-negative integer.
     """
-    value = _listener_value(props, listener, "connections.max.reauth.ms", 0)
+    key = f"listener.name.{listener.lower()}.{(mechanism or '').lower()}.connections.max.reauth.ms"
+    if mechanism is not None and key in props:
+        value = props[key]
+    else:
+        value = _listener_value(props, listener, "connections.max.reauth.ms", 0)
     try:
         ms = int(value)
     except (TypeError, ValueError):
@@ -152,5 +159,5 @@ def authenticator_factory(
             servers[mechanism] = lambda scram=scram: ScramSaslServer(  # type: ignore[misc]
                 scram, lambda user: scram_credentials(user, scram)
             )
-    lifetime_ms = reauth_ms(props, listener)
+    lifetime_ms = {mechanism: reauth_ms(props, listener, mechanism) for mechanism in mechanisms}
     return lambda: SaslServerAuthenticator(mechanisms, servers, lifetime_ms, clock_ms)

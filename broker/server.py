@@ -340,7 +340,8 @@ class KafkaServer:
 
     def _ssl_listeners(self) -> dict[str, dict[str, Any]]:
         """The TLS context and principal maker of the listeners that are SSL or SASL_SSL
-        (``listener.security.protocol.map``).
+        (``listener.security.protocol.map``); each listener's ``SslFactory`` is told of dynamic
+        config updates (``listener.name.<l>.ssl.keystore.location`` ... reload its certificate).
 
         Raises:
             ConfigError: a bad ``ssl.*`` setting (named).
@@ -350,6 +351,7 @@ class KafkaServer:
             options = ssl_listener_options(self.config.originals, endpoint.name)
             if options is not None:
                 out[endpoint.name] = options
+                self.dynamic_config.add_listener_reconfigurable(options["ssl_factory"])
         return out
 
     def _socket_servers(self) -> list[SocketServer]:

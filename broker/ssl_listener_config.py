@@ -4,7 +4,8 @@ how a connection's principal is named from its client certificate.
 Owns: which listeners are TLS (``listener.security.protocol.map``: SSL and SASL_SSL), building
 the client context the node's own connections to such a listener use (the inter-broker and the
 controller listener, configured by the same ``listener.name.<l>.ssl.*`` properties) and
-their server context (``kafkette.common.security.ssl_factory``) and their principal maker: ``User:`` and
+their server context (``SslFactory``: reloaded by a dynamic config update or when the PEM files
+change, polled every ``ssl.store.watch.interval.ms``) and their principal maker: ``User:`` and
 the client certificate's distinguished name through ``ssl.principal.mapping.rules``
 (``SslPrincipalMapper``), ``User:ANONYMOUS`` without a client certificate, and a connection whose
 DN no rule maps refused (logged with Kafka's "No rules apply to ..." message).  Does not own the
@@ -22,23 +23,27 @@ from collections.abc import Mapping
 from typing import Any
 
 from kafkette.common.config_def import ConfigError
+from kafkette.common.security.listener_ssl_factory import SslFactory
 from kafkette.common.security.security_protocol_map import TLS_PROTOCOLS, listener_security_protocol
 from kafkette.common.security.ssl_factory import (
     distinguished_name,
     listener_config,
     ssl_client_context,
-    ssl_server_context,
 )
 from kafkette.common.security.ssl_principal_mapper import NoMatchingRule, SslPrincipalMapper
 
 logger = logging.getLogger(__name__)
 
 ANONYMOUS = "User:ANONYMOUS"
+STORE_WATCH_INTERVAL_CONFIG = "ssl.store.watch.interval.ms"
+"""Kafkette's (Kafka has none): how often a TLS listener polls its PEM store files for a change."""
+STORE_WATCH_INTERVAL_DEFAULT_MS = 5000
 
 
 def ssl_listener_options(props: Mapping[str, Any], listener: str) -> dict[str, Any] | None:
-    """``SocketServer``'s ``ssl_context`` and ``ssl_principal`` for an SSL or SASL_SSL listener,
-    checked now; None for a listener without TLS.
+    """``SocketServer``'s ``ssl_factory`` (the reloadable TLS context, ``SslFactory``),
+    ``ssl_store_watch_interval_ms`` and ``ssl_principal`` for an SSL or SASL_SSL listener, checked
+    now; None for a listener without TLS.
 
     Raises:
         ConfigError: a bad ``ssl.*`` setting (named: see ``ssl_server_context``) or
@@ -46,7 +51,7 @@ def ssl_listener_options(props: Mapping[str, Any], listener: str) -> dict[str, A
     """
     if listener_security_protocol(props, listener) not in TLS_PROTOCOLS:
         return None
-    context = ssl_server_context(props, listener)
+    factory = SslFactory(props, listener)
     rules = listener_config(props, listener, "ssl.principal.mapping.rules")
     try:
         mapper = SslPrincipalMapper(None if rules is None else str(rules))
@@ -64,7 +69,8 @@ def ssl_listener_options(props: Mapping[str, Any], listener: str) -> dict[str, A
             logger.warning("[SslChannelBuilder listener=%s] Failed authentication: %s", listener, exc)
             return None
 
-    return {"ssl_context": context, "ssl_principal": principal}
+    watch_ms = int(props.get(STORE_WATCH_INTERVAL_CONFIG, STORE_WATCH_INTERVAL_DEFAULT_MS))
+    return {"ssl_factory": factory, "ssl_store_watch_interval_ms": watch_ms, "ssl_principal": principal}
 
 
 def ssl_client_context_for(props: Mapping[str, Any], listener: str) -> ssl.SSLContext | None:

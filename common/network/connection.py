@@ -15,14 +15,16 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import random
 import socket
+import time
 from typing import Any
 
 from kafkette.common.background_tasks import ShutdownableTask
 from kafkette.common.network.client_security import PLAINTEXT, ClientSecurity
 from kafkette.common.network.frame_stream import FrameStream, open_frame_stream
 from kafkette.common.security.sasl_client import SaslClient, sasl_authenticate
-from kafkette.protocol.api_keys import spec_for_request
+from kafkette.protocol.api_keys import ApiKey, spec_for_request
 from kafkette.protocol.errors import KafkaConnectionError, KafkaTimeoutError
 from kafkette.protocol.framing import (
     DEFAULT_MAX_FRAME_BYTES,
@@ -33,6 +35,12 @@ from kafkette.protocol.framing import (
 from kafkette.protocol.schema import SchemaError, Struct
 
 logger = logging.getLogger(__name__)
+
+REAUTH_WINDOW = (0.85, 0.95)
+"""The part of the session lifetime after which the client re-authenticates, drawn at random in
+this range per session (Kafka's ``SaslClientAuthenticator``: 85% for latency and clock drift, plus
+up to 10% jitter against re-authentication storms)."""
+SASL_API_KEYS = frozenset({ApiKey.SASL_HANDSHAKE, ApiKey.SASL_AUTHENTICATE})
 
 
 class BrokerConnection:
@@ -45,7 +53,11 @@ class BrokerConnection:
         max_in_flight: bound on requests awaiting a response; ``send`` waits for room.
         security: TLS and SASL for a listener whose ``security.protocol`` asks for them
             (``ClientSecurity``; plaintext by default): the TLS handshake and then the SASL
-            exchange (SaslHandshake v1, SaslAuthenticate, KIP-152) run inside ``connect``.
+            exchange (SaslHandshake v1, SaslAuthenticate, KIP-152) run inside ``connect``.  When
+            the broker gives the session a lifetime (``connections.max.reauth.ms``, KIP-368), the
+            first request sent after 85-95% of it re-authenticates the connection first (the
+            same exchange, on the same connection); requests sent meanwhile wait for it, requests
+            already in flight are answered as usual.
 
     Use ``await connect()`` (or ``async with``), then ``await send(request)``.
     """
@@ -81,6 +93,8 @@ class BrokerConnection:
         self._slots = asyncio.Semaphore(max_in_flight)
         self._correlation_id = 0
         self._closed_exc: BaseException | None = None
+        self._reauthenticate_at: float | None = None  # time.monotonic() seconds; None: never
+        self._reauthenticated: asyncio.Event | None = None  # set while a re-authentication runs
 
     def __repr__(self) -> str:
         return f"<BrokerConnection {self.host}:{self.port}>"
@@ -115,20 +129,44 @@ class BrokerConnection:
         return self
 
     async def _authenticate(self, client: SaslClient, timeout_s: float) -> None:
-        """Run the SASL exchange on the fresh connection; close it when the login fails."""
+        """Run the SASL exchange (on the fresh connection, or again when its session is ending);
+        close the connection when the login fails.  A session lifetime in the answer sets when the
+        next re-authentication is due."""
 
         async def send(api_key: int, api_version: int, request: Struct) -> Any:
-            return await self.send(request, api_version=api_version)
+            return await self._send(request, api_version=api_version)
 
         try:
             async with asyncio.timeout(timeout_s):
-                await sasl_authenticate(send, client)
+                lifetime_ms = await sasl_authenticate(send, client)
         except TimeoutError as exc:
             await self.close()
             raise KafkaConnectionError(f"SASL authentication to {self.host}:{self.port} timed out") from exc
         except BaseException:
             await self.close()
             raise
+        self._reauthenticate_at = None
+        if lifetime_ms > 0:
+            self._reauthenticate_at = time.monotonic() + lifetime_ms * random.uniform(*REAUTH_WINDOW) / 1000
+
+    async def _maybe_reauthenticate(self) -> None:
+        """Re-authenticate first when the session is past its re-authentication time (KIP-368);
+        a request sent while another caller re-authenticates waits for it (``_send``).
+
+        Raises:
+            The errors of ``connect``'s login (the connection is then closed).
+        """
+        due = self._reauthenticate_at
+        if due is None or time.monotonic() < due or self._reauthenticated is not None:
+            return
+        assert self._security.sasl is not None
+        self._reauthenticated = asyncio.Event()
+        try:
+            logger.debug("[BrokerConnection %s:%d] Re-authenticating (KIP-368)", self.host, self.port)
+            await self._authenticate(self._security.sasl(), self.request_timeout_ms / 1000)
+        finally:
+            self._reauthenticated.set()
+            self._reauthenticated = None
 
     async def __aenter__(self) -> BrokerConnection:
         return await self.connect()
@@ -148,7 +186,8 @@ class BrokerConnection:
         timeout_ms: int | None = None,
         expect_response: bool = True,
     ) -> Any:
-        """Send ``request`` and return the decoded response struct.
+        """Send ``request`` and return the decoded response struct (re-authenticating the
+        connection first when its SASL session is ending, KIP-368).
 
         Args:
             request: a registered request struct.
@@ -161,7 +200,35 @@ class BrokerConnection:
             KafkaConnectionError: the connection is closed or lost.
             KafkaTimeoutError: no response in time (the connection is then closed,
                 since later responses can no longer be matched).
+            SaslAuthenticationFailedError ...: a re-authentication was refused (the connection
+                is then closed).
         """
+        await self._maybe_reauthenticate()
+        return await self._send(
+            request, api_version=api_version, timeout_ms=timeout_ms, expect_response=expect_response
+        )
+
+    async def _wait_for_reauthentication(self, request: Struct, timeout_s: float) -> None:
+        """Hold a request other than SaslHandshake / SaslAuthenticate while a re-authentication
+        runs (the broker would refuse it mid-exchange and close the connection)."""
+        while self._reauthenticated is not None and spec_for_request(request).key not in SASL_API_KEYS:
+            try:
+                async with asyncio.timeout(timeout_s):
+                    await self._reauthenticated.wait()
+            except TimeoutError as exc:
+                raise KafkaTimeoutError(
+                    f"re-authentication to {self.host}:{self.port} not done within {timeout_s}s"
+                ) from exc
+
+    async def _send(
+        self,
+        request: Struct,
+        *,
+        api_version: int | None = None,
+        timeout_ms: int | None = None,
+        expect_response: bool = True,
+    ) -> Any:
+        """``send`` without the re-authentication check (the SASL exchange's own requests)."""
         if self._closed_exc is not None or self._stream is None:
             raise KafkaConnectionError(
                 f"connection to {self.host}:{self.port} is closed"
@@ -169,22 +236,22 @@ class BrokerConnection:
         spec = spec_for_request(request)
         version = spec.send_version if api_version is None else api_version
         timeout = (timeout_ms if timeout_ms is not None else self.request_timeout_ms) / 1000
+        await self._wait_for_reauthentication(request, timeout)
+        if self._closed_exc is not None:
+            raise KafkaConnectionError(
+                f"connection to {self.host}:{self.port} is closed"
+            ) from self._closed_exc
         correlation_id = self._next_correlation_id()
         data = encode_request_buffers(request, version, correlation_id, self.client_id)
         if not expect_response:
             self._stream.writelines(data)
             await self._drain()
             return None
-        if self._slots.locked():
-            try:
-                async with asyncio.timeout(timeout):
-                    await self._slots.acquire()
-            except TimeoutError as exc:
-                raise KafkaTimeoutError(
-                    f"no in-flight slot to {self.host}:{self.port} within {timeout}s"
-                ) from exc
-        else:
-            await self._slots.acquire()  # a free slot: taken at once, no timer armed for it
+        await self._acquire_slot(timeout)
+        while self._reauthenticated is not None and spec.key not in SASL_API_KEYS:
+            self._slots.release()  # a re-authentication began while this request waited for a slot
+            await self._wait_for_reauthentication(request, timeout)
+            await self._acquire_slot(timeout)
         fut: asyncio.Future[Struct] = asyncio.get_running_loop().create_future()
         try:
             if self._closed_exc is not None:
@@ -208,6 +275,23 @@ class BrokerConnection:
                 raise err from exc
         finally:
             self._slots.release()
+
+    async def _acquire_slot(self, timeout_s: float) -> None:
+        """Take an in-flight slot, waiting at most ``timeout_s`` when none is free.
+
+        Raises:
+            KafkaTimeoutError: no slot in time.
+        """
+        if not self._slots.locked():
+            await self._slots.acquire()  # a free slot: taken at once, no timer armed for it
+            return
+        try:
+            async with asyncio.timeout(timeout_s):
+                await self._slots.acquire()
+        except TimeoutError as exc:
+            raise KafkaTimeoutError(
+                f"no in-flight slot to {self.host}:{self.port} within {timeout_s}s"
+            ) from exc
 
     async def _drain(self) -> None:
         assert self._stream is not None

@@ -38,6 +38,7 @@ from collections.abc import Awaitable, Callable
 
 from kafkette.common.network.frame_stream import FrameStream, start_frame_server
 from kafkette.common.network.memory_pool import MemoryPool
+from kafkette.common.security.listener_ssl_factory import SslFactory
 from kafkette.common.security.sasl_server_authenticator import ANONYMOUS, SaslServerAuthenticator
 from kafkette.protocol.api_keys import ApiSpec
 from kafkette.protocol.errors import Errors, KafkaError, api_error_message, error_code_for
@@ -387,6 +388,11 @@ class SocketServer:
             ``SaslServerAuthenticator``; until it completes only ApiVersions, SaslHandshake and
             SaslAuthenticate are served, then requests carry its principal.  None: no SASL.
         ssl_context: an SSL listener's TLS context (``ssl_factory.ssl_server_context``); None: plaintext.
+        ssl_factory: instead of ``ssl_context``, an SSL listener's reloadable context
+            (``SslFactory``); the listener owns the watch of its store files, started with the
+            listener and stopped with it.
+        ssl_store_watch_interval_ms: with ``ssl_factory``, how often the store files are polled
+            (ms; 0: never).
         ssl_principal: an SSL listener's principal of a connection from its client certificate (DER
             bytes, None without one): ``User:<mapped DN>`` or ``User:ANONYMOUS``; None refuses the
             connection (no mapping rule applies: Kafka fails its authentication).
@@ -408,12 +414,16 @@ class SocketServer:
         codec: WireCodec = MSGPACK_CODEC,
         authenticator_factory: Callable[[], SaslServerAuthenticator] | None = None,
         ssl_context: ssl.SSLContext | None = None,
+        ssl_factory: SslFactory | None = None,
+        ssl_store_watch_interval_ms: int = 0,
         ssl_principal: Callable[[bytes | None], str] | None = None,
     ) -> None:
         self.host = host
         self.codec = codec
         self.authenticator_factory = authenticator_factory
-        self.ssl_context = ssl_context
+        self.ssl_factory = ssl_factory
+        self.ssl_context = ssl_factory.context if ssl_factory is not None else ssl_context
+        self._ssl_store_watch_interval_ms = ssl_store_watch_interval_ms
         self.ssl_principal = ssl_principal
         self.port = port
         self.handler = handler
@@ -451,6 +461,8 @@ class SocketServer:
         except OSError as exc:
             raise listen_error(self.host, self.port, exc) from exc
         self.bound_port = self._server.sockets[0].getsockname()[1]
+        if self.ssl_factory is not None:
+            self.ssl_factory.start(self._ssl_store_watch_interval_ms)
         logger.info(
             "[SocketServer brokerId=%d] Listening on %s:%d (%s)",
             self._broker_id,
@@ -512,6 +524,8 @@ class SocketServer:
         after ``drain_timeout_s`` are cancelled and awaited.
         """
         await self.stop_accepting()
+        if self.ssl_factory is not None:
+            await self.ssl_factory.stop()
         for connection in list(self._connections):
             connection.abort()
         tasks = list(self._connections.values())

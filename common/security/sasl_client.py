@@ -117,9 +117,14 @@ Send = Callable[[int, int, Any], Awaitable[Any]]
 """(api key, api version, request) -> the answer."""
 
 
-async def sasl_authenticate(send: Send, client: SaslClient) -> None:
-    """Authenticate a fresh connection: SaslHandshake v1 naming the mechanism, then SaslAuthenticate
-    v2 tokens until the mechanism is done.
+async def sasl_authenticate(send: Send, client: SaslClient) -> int:
+    """Authenticate a fresh connection, or re-authenticate one whose session is ending (KIP-368):
+    SaslHandshake v1 naming the mechanism, then SaslAuthenticate v2 tokens until the mechanism is
+    done.
+
+    Returns:
+        The session lifetime the broker gave (``session_lifetime_ms`` of its last answer, ms; 0:
+        the session does not expire): the client re-authenticates before it ends.
 
     Raises:
         UnsupportedSaslMechanismError: the listener does not enable the mechanism (its list named).
@@ -138,10 +143,13 @@ async def sasl_authenticate(send: Send, client: SaslClient) -> None:
     if shake.error_code != Errors.NONE:
         raise error_class(shake.error_code)(f"SaslHandshake refused: {Errors(shake.error_code).name}")
     token = client.next_token(None)
+    lifetime_ms = 0
     while token is not None:
         answer = await send(
             ApiKey.SASL_AUTHENTICATE, AUTHENTICATE_VERSION, SaslAuthenticateRequest(auth_bytes=token)
         )
         if answer.error_code != Errors.NONE:
             raise error_class(answer.error_code)(answer.error_message or Errors(answer.error_code).name)
+        lifetime_ms = int(answer.session_lifetime_ms or 0)
         token = client.next_token(bytes(answer.auth_bytes))
+    return lifetime_ms

@@ -50,6 +50,7 @@ class SaslState(enum.Enum):
     INITIAL_REQUEST = "INITIAL_REQUEST"  # ApiVersions or SaslHandshake
     HANDSHAKE_REQUEST = "HANDSHAKE_REQUEST"  # after ApiVersions: SaslHandshake
     AUTHENTICATE = "AUTHENTICATE"  # SaslAuthenticate tokens
+    REAUTH_BAD_MECHANISM = "REAUTH_BAD_MECHANISM"  # re-authentication asked another mechanism
     COMPLETE = "COMPLETE"
     FAILED = "FAILED"
 
@@ -82,20 +83,32 @@ class SaslServerAuthenticator:
     Args:
         mechanisms: the listener's enabled mechanisms (``sasl.enabled.mechanisms``), in order.
         servers: mechanism -> a factory of a fresh ``SaslServer`` for one exchange.
-        reauth_ms: ``connections.max.reauth.ms`` (0: sessions never expire).
+        reauth_ms: ``connections.max.reauth.ms`` in ms, one for every mechanism or by mechanism
+            (``listener.name.<l>.<mechanism>.connections.max.reauth.ms`` first); 0 or absent: the
+            sessions of that mechanism never expire.
         clock_ms: monotonic clock in ms.
+
+    A session expires ``connections.max.reauth.ms`` after its authentication ended, whatever the
+    client's SaslAuthenticate version (a v0 client, which cannot re-authenticate, is closed then,
+    as KIP-368 says); a v1+ client is told the lifetime (``session_lifetime_ms``) and may
+    re-authenticate on the same connection (SaslHandshake then SaslAuthenticate again) with the
+    same mechanism and principal, which starts a new session.
     """
 
     def __init__(
         self,
         mechanisms: Sequence[str],
         servers: Mapping[str, Callable[[], SaslServer]],
-        reauth_ms: int,
+        reauth_ms: int | Mapping[str, int],
         clock_ms: Callable[[], int],
     ) -> None:
         self.mechanisms = list(mechanisms)
         self._servers = dict(servers)
-        self._reauth_ms = reauth_ms
+        self._reauth_ms_by_mechanism = (
+            dict(reauth_ms) if isinstance(reauth_ms, Mapping) else dict.fromkeys(self.mechanisms, reauth_ms)
+        )
+        self._mechanism: str | None = None
+        self._bad_mechanism_message = ""
         self._clock_ms = clock_ms
         self.state = SaslState.INITIAL_REQUEST
         self.principal = ANONYMOUS
@@ -130,7 +143,7 @@ class SaslServerAuthenticator:
                     "Closing connection of %s: its SASL session expired (connections.max.reauth.ms=%d) "
                     "before it re-authenticated",
                     self.principal,
-                    self._reauth_ms,
+                    self._reauth_ms_by_mechanism.get(self._mechanism or "", 0),
                 )
                 return Intercepted(close=True)  # closed unanswered, as Kafka's SocketServer does
             return PASS
@@ -146,6 +159,8 @@ class SaslServerAuthenticator:
             return self._handshake(api_version, request)
         if api_key == ApiKey.SASL_AUTHENTICATE and self.state is SaslState.AUTHENTICATE:
             return self._authenticate(api_version, request)
+        if api_key == ApiKey.SASL_AUTHENTICATE and self.state is SaslState.REAUTH_BAD_MECHANISM:
+            return self._failed(self._bad_mechanism_message)
         what = "handshake" if self.state is not SaslState.AUTHENTICATE else "authentication"
         self.state = SaslState.FAILED
         return Intercepted(
@@ -174,8 +189,17 @@ class SaslServerAuthenticator:
                 SaslHandshakeResponse(error_code=Errors.UNSUPPORTED_VERSION, mechanisms=self.mechanisms),
                 close=True,
             )
-        self._server = factory()
-        self.state = SaslState.AUTHENTICATE
+        if self._reauthenticating and mechanism != self._mechanism:
+            # answered, then the next SaslAuthenticate is refused (Kafka's REAUTH_BAD_MECHANISM)
+            self._bad_mechanism_message = (
+                f"SASL mechanism '{mechanism}' requested by client is not supported for re-authentication "
+                f"of mechanism '{self._mechanism}'"
+            )
+            self.state = SaslState.REAUTH_BAD_MECHANISM
+        else:
+            self._mechanism = mechanism
+            self._server = factory()
+            self.state = SaslState.AUTHENTICATE
         return Intercepted(SaslHandshakeResponse(error_code=Errors.NONE, mechanisms=self.mechanisms))
 
     def _authenticate(self, version: int, request: Struct | None) -> Intercepted:
@@ -201,8 +225,9 @@ class SaslServerAuthenticator:
             self.principal = principal
             self.state = SaslState.COMPLETE
             self._reauthenticating = False
-            if self._reauth_ms > 0 and self._supports_reauth:
-                lifetime_ms = self._reauth_ms
+            reauth_ms = self._reauth_ms_by_mechanism.get(server.mechanism, 0)
+            if reauth_ms > 0:  # Kafka's ReauthInfo.calcCompletionTimesAndReturnSessionLifetimeMs
+                lifetime_ms = reauth_ms
                 self._session_expires_ms = self._clock_ms() + lifetime_ms
         return Intercepted(
             SaslAuthenticateResponse(

@@ -8,7 +8,7 @@ from lifecycle_fakes import TP0, apis_context, leader_and_isr, make_config, runn
 
 from kafkette.broker.apis import describe_configs as describe_api
 from kafkette.broker.apis import incremental_alter_configs as alter_api
-from kafkette.broker.config import BROKER_CONFIGS
+from kafkette.broker.config import BROKER_CONFIGS, ConfigError
 from kafkette.broker.dynamic_broker_config import DynamicBrokerConfig
 from kafkette.broker.kafka_broker_config_defaults import KAFKA_BROKER_CONFIG_DEFAULTS
 from kafkette.broker.kafka_dynamic_broker_configs import KAFKA_BROKER_UPDATE_MODES
@@ -165,6 +165,45 @@ def test_any_config_kafka_updates_dynamically_is_accepted_and_described(tmp_path
         ("background.threads", "5", SOURCE_DYNAMIC_BROKER_CONFIG),
         ("background.threads", "10", SOURCE_DEFAULT_CONFIG),
     ]
+    listener = dynamic.describe(["listener.name.plaintext.ssl.keystore.location"])[0]
+    assert (listener.value, listener.is_sensitive) == ("/tmp/ks", False)  # a STRING config's listener form
+
+
+class RecordingReconfigurable:
+    """A listener reconfigurable that refuses a key store named ``bad`` (as an SslFactory would)."""
+
+    def __init__(self) -> None:
+        self.validated: list[str | None] = []
+        self.reconfigured: list[str | None] = []
+
+    def validate_reconfiguration(self, new_props):
+        location = new_props.get("listener.name.plaintext.ssl.keystore.location")
+        self.validated.append(location)
+        if location == "bad":
+            raise ConfigError("Validation of dynamic config update of SSLFactory failed: no good")
+
+    def reconfigure(self, new_props):
+        self.reconfigured.append(new_props.get("listener.name.plaintext.ssl.keystore.location"))
+        return True
+
+
+def test_listener_reconfigurables_check_every_update_first_and_take_even_an_unchanged_one(tmp_path):
+    dynamic = DynamicBrokerConfig(make_config(tmp_path))
+    listener = RecordingReconfigurable()
+    dynamic.add_listener_reconfigurable(listener)
+    key = "listener.name.plaintext.ssl.keystore.location"
+    with pytest.raises(InvalidRequestError) as refused:
+        dynamic.incremental_alter([set_op(key, "bad")])
+    assert refused.value.args[0] == (
+        "Invalid dynamic configuration: Validation of dynamic config update of SSLFactory failed: no good"
+    )
+    assert dynamic.dynamic_configs == {} and listener.reconfigured == []
+    dynamic.incremental_alter([set_op(key, "/tmp/ks")], validate_only=True)
+    assert dynamic.dynamic_configs == {} and listener.reconfigured == []
+    dynamic.incremental_alter([set_op(key, "/tmp/ks")])
+    dynamic.incremental_alter([set_op(key, "/tmp/ks")])  # the same path: the file may have changed
+    assert listener.reconfigured == ["/tmp/ks", "/tmp/ks"]
+    assert dynamic.dynamic_configs == {key: "/tmp/ks"}
 
 
 def test_a_broker_config_kafkette_does_not_use_is_listed_at_kafkas_default_as_kafka_lists_it(tmp_path):

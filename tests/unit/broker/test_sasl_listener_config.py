@@ -36,6 +36,14 @@ def test_per_listener_values_come_first_then_the_broker_wide_ones_then_kafkas_de
     assert enabled_mechanisms(PROPS, "SASL_PLAINTEXT") == ["PLAIN", "SCRAM-SHA-256"]
     assert reauth_ms(PROPS, "SASL_PLAINTEXT") == 3_600_000
     assert reauth_ms({}, "X") == 0
+    per_mechanism = {
+        **PROPS,
+        "listener.name.sasl_plaintext.connections.max.reauth.ms": "60000",
+        "listener.name.sasl_plaintext.scram-sha-256.connections.max.reauth.ms": "5000",
+    }
+    assert reauth_ms(per_mechanism, "SASL_PLAINTEXT", "SCRAM-SHA-256") == 5_000
+    assert reauth_ms(per_mechanism, "SASL_PLAINTEXT", "PLAIN") == 60_000
+    assert reauth_ms(per_mechanism, "OTHER", "PLAIN") == 3_600_000
     assert login_module(PROPS, "SASL_PLAINTEXT", "PLAIN").options["user_alice"] == "alice-secret"
     with pytest.raises(ConfigError, match="GSSAPI not offered"):
         enabled_mechanisms(PROPS, "OTHER")  # Kafka's default GSSAPI

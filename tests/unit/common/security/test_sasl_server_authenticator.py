@@ -25,11 +25,13 @@ class Clock:
         return self.now
 
 
-def _authenticator(reauth_ms: int = 0, clock: Clock | None = None) -> SaslServerAuthenticator:
+def _authenticator(
+    reauth_ms: int | dict[str, int] = 0, clock: Clock | None = None
+) -> SaslServerAuthenticator:
     return SaslServerAuthenticator(
         ["PLAIN", "SCRAM-SHA-512"],
         {
-            "PLAIN": lambda: PlainSaslServer({"alice": "alice-pw"}),
+            "PLAIN": lambda: PlainSaslServer({"alice": "alice-pw", "bob": "bob-pw"}),
             "SCRAM-SHA-512": lambda: ScramSaslServer(ScramMechanism.SCRAM_SHA_512, CREDENTIALS.get),
         },
         reauth_ms,
@@ -130,12 +132,42 @@ def test_re_authentication_may_not_change_the_principal():
     a = _authenticator(reauth_ms=60_000)
     _handshake(a, "PLAIN")
     _token(a, b"\x00alice\x00alice-pw", version=1)
+    assert _handshake(a, "PLAIN").response.error_code == Errors.NONE
+    changed = _token(a, b"\x00bob\x00bob-pw", version=1)
+    assert changed.close and changed.response.error_code == Errors.SASL_AUTHENTICATION_FAILED
+    assert changed.response.error_message == (
+        "Cannot change principals during re-authentication from User.alice: User.bob"
+    )
+
+
+def test_re_authentication_may_not_change_the_mechanism():
+    a = _authenticator(reauth_ms=60_000)
     _handshake(a, "SCRAM-SHA-512")
     client = scramp.ScramClient(["SCRAM-SHA-512"], "bob", "bob-pw")
     first = _token(a, client.get_client_first().encode(), version=1)
     client.set_server_first(bytes(first.response.auth_bytes).decode())
-    changed = _token(a, client.get_client_final().encode(), version=1)
-    assert changed.close and changed.response.error_code == Errors.SASL_AUTHENTICATION_FAILED
-    assert "Cannot change principals during re-authentication from User.alice: User.bob" in (
-        changed.response.error_message
+    assert _token(a, client.get_client_final().encode(), version=1).response.error_code == Errors.NONE
+    assert _handshake(a, "PLAIN").response.error_code == Errors.NONE  # answered, as Kafka does
+    refused = _token(a, b"\x00bob\x00bob-pw", version=1)
+    assert refused.close and refused.response.error_code == Errors.SASL_AUTHENTICATION_FAILED
+    assert refused.response.error_message == (
+        "SASL mechanism 'PLAIN' requested by client is not supported for re-authentication of "
+        "mechanism 'SCRAM-SHA-512'"
     )
+
+
+def test_a_v0_client_is_told_no_lifetime_but_is_closed_when_its_session_expires():
+    clock = Clock()
+    a = _authenticator(reauth_ms=5_000, clock=clock)
+    _handshake(a, "PLAIN")
+    assert _token(a, b"\x00alice\x00alice-pw", version=0).response.error_code == Errors.NONE
+    clock.now += 4_999
+    assert a.intercept(ApiKey.PRODUCE, 9, None) is None
+    clock.now += 1
+    assert a.intercept(ApiKey.PRODUCE, 9, None).close
+
+
+def test_each_mechanism_has_its_own_session_lifetime():
+    a = _authenticator(reauth_ms={"PLAIN": 0, "SCRAM-SHA-512": 7_000})
+    _handshake(a, "PLAIN")
+    assert _token(a, b"\x00alice\x00alice-pw", version=2).response.session_lifetime_ms == 0
