@@ -43,13 +43,13 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
         "not supported yet; use --under-replicated-partitions or --unavailable-partitions"
     ),
     # kafka-configs.sh
-    "--entity-default": "cluster-wide defaults are set in each broker's server.properties",
+    "--entity-default": "only kafkette configs takes --entity-default (users and clients)",
     "--add-config-file": "use --add-config k=v,k2=v2",
-    "--user": "only topic and broker configs exist: --topic NAME or --broker ID",
-    "--client": "only topic and broker configs exist: --topic NAME or --broker ID",
-    "--ip": "only topic and broker configs exist: --topic NAME or --broker ID",
-    "--client-metrics": "only topic and broker configs exist: --topic NAME or --broker ID",
-    "--broker-logger": "only topic and broker configs exist: --topic NAME or --broker ID",
+    "--user": "only kafkette configs takes --user NAME (user quotas and SCRAM credentials)",
+    "--client": "only kafkette configs takes --client CLIENT_ID (client quotas)",
+    "--ip": "IP quotas are not supported by kafkette configs yet: --user NAME or --client CLIENT_ID",
+    "--client-metrics": "only topic, broker, group, user and client configs exist",
+    "--broker-logger": "only topic, broker, group, user and client configs exist",
     "--broker-defaults": "cluster-wide defaults are set in each broker's server.properties",
     # kafka-console-producer.sh
     "--sync": "use --request-required-acks all (or --acks all)",
@@ -102,6 +102,7 @@ COMMAND_FLAG_ADVICE: dict[tuple[str, str], str] = {
     ("topics", "--timeout"): "use --request-timeout-ms",
     ("cluster status", "--timeout"): "use --request-timeout-ms",
     ("configs", "--timeout"): "use --request-timeout-ms",
+    ("acls", "--timeout"): "use --request-timeout-ms",
     ("metadata-quorum", "--timeout"): "use --request-timeout-ms",
     ("perf consume", "--group"): "perf consume reads every partition without a group; kafkette consume "
     "takes --group",
