@@ -5,8 +5,9 @@ Owns: the four enums with Kafka's wire codes (``ResourceType``, ``PatternType``,
 (``SUPPORTED_OPERATIONS``), the CLUSTER resource's one name (``CLUSTER_NAME``),
 ``KafkaPrincipal`` and its text form (``User:alice``), ``ResourcePattern`` /
 ``AccessControlEntry`` / ``AclBinding``, the filters DescribeAcls and DeleteAcls carry
-(``ResourcePatternFilter``, ``AccessControlEntryFilter``, ``AclBindingFilter``) with Kafka's ``matches`` and ``find_indefinite_field``, and the checks
-CreateAcls and DeleteAcls apply (``validate_new_acl``, ``validate_filter``).  Pure: no I/O.
+(``ResourcePatternFilter``, ``AccessControlEntryFilter``, ``AclBindingFilter``) with
+Kafka's ``matches`` and ``find_indefinite_field``, and the checks CreateAcls and
+DeleteAcls apply (``validate_new_acl``, ``validate_filter``).  Pure: no I/O.
 Does not own where ACLs are kept or how they authorize (``standard_authorizer``).
 
 Kafka concept: ``org.apache.kafka.common.acl.*``, ``org.apache.kafka.common.resource.*``,
