@@ -157,17 +157,7 @@ class AclAdminCalls:
         if response.error_code != Errors.NONE:
             raise _error(response.error_code, response.error_message, "DescribeAcls")
         return [
-            acl_binding(
-                AclCreation(
-                    resource_type=resource.resource_type,
-                    resource_name=resource.resource_name,
-                    resource_pattern_type=resource.pattern_type,
-                    principal=acl.principal,
-                    host=acl.host,
-                    operation=acl.operation,
-                    permission_type=acl.permission_type,
-                )
-            )
+            _binding(resource.resource_type, resource.resource_name, resource.pattern_type, acl)
             for resource in response.resources
             for acl in resource.acls
         ]
@@ -205,19 +195,24 @@ class AclAdminCalls:
             for matching in result.matching_acls:
                 if matching.error_code != Errors.NONE:
                     raise _error(matching.error_code, matching.error_message, "Deleting an ACL")
-                deleted.append(acl_binding(_as_creation(matching)))
+                deleted.append(
+                    _binding(matching.resource_type, matching.resource_name, matching.pattern_type, matching)
+                )
             out.append(deleted)
         return out
 
 
-def _as_creation(matching: Any) -> AclCreation:
-    """A DeleteAcls matching ACL in CreateAcls' shape, to read it with ``acl_binding``."""
-    return AclCreation(
-        resource_type=matching.resource_type,
-        resource_name=matching.resource_name,
-        resource_pattern_type=matching.pattern_type,
-        principal=matching.principal,
-        host=matching.host,
-        operation=matching.operation,
-        permission_type=matching.permission_type,
+def _binding(resource_type: int, resource_name: str, pattern_type: int, acl: Any) -> AclBinding:
+    """The binding of a described or deleted ACL (``acl`` has principal, host, operation and
+    permission type), read as CreateAcls' creations are (``acl_binding``)."""
+    return acl_binding(
+        AclCreation(
+            resource_type=resource_type,
+            resource_name=resource_name,
+            resource_pattern_type=pattern_type,
+            principal=acl.principal,
+            host=acl.host,
+            operation=acl.operation,
+            permission_type=acl.permission_type,
+        )
     )

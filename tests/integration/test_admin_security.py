@@ -243,35 +243,12 @@ ERIN_READ = "(principal=User:erin, host=*, operation=READ, permissionType=ALLOW)
 
 
 def test_kafkette_acls_adds_lists_and_removes_with_kafka_acls_output(node):
-    added = ok_stdout(
-        _cli(
-            node,
-            "acls",
-            "--add",
-            "--allow-principal",
-            "User:erin",
-            "--operation",
-            "Read",
-            "--topic",
-            "cli-orders",
-        )
-    )
+    add = ("acls", "--add", "--allow-principal", "User:erin", "--operation", "Read", "--topic", "cli-orders")
+    added = ok_stdout(_cli(node, *add))
     assert added == (f"Adding ACLs for resource `{ORDERS}`: \n \t{ERIN_READ}\n\n")
     listed = _cli_until(node, lambda out: "erin" in out, "acls", "--list", "--topic", "cli-orders")
     assert listed == (f"Current ACLs for resource `{ORDERS}`:\n\t{ERIN_READ}\n\n")
-    again = ok_stdout(
-        _cli(
-            node,
-            "acls",
-            "--add",
-            "--allow-principal",
-            "User:erin",
-            "--operation",
-            "Read",
-            "--topic",
-            "cli-orders",
-        )
-    )
+    again = ok_stdout(_cli(node, *add))
     assert again == (f"Acl (pattern={ORDERS}, entry={ERIN_READ}) already exists.\n")
     by_principal = ok_stdout(_cli(node, "acls", "--list", "--principal", "User:erin"))
     assert by_principal.splitlines()[:2] == [
