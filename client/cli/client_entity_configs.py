@@ -31,7 +31,13 @@ from kafkette.client.admin_scram import (
     UserScramCredentialDeletion,
     UserScramCredentialUpsertion,
 )
-from kafkette.common.client_quota_entity import CLIENT_ID, USER, USER_AND_CLIENT_QUOTA_TYPES
+from kafkette.common.client_quota_entity import (
+    CLIENT_ID,
+    USER,
+    USER_AND_CLIENT_QUOTA_TYPES,
+    ClientQuotaEntity,
+)
+from kafkette.common.java_hash_order import java_hash_map_order, java_string_hash
 from kafkette.protocol.errors import Errors, error_class
 
 USERS = "users"
@@ -239,22 +245,31 @@ def quota_entity_map(entity: ClientEntityFlags) -> dict[str, str | None]:
 
 def quota_line(entity: tuple[tuple[str, str | None], ...], values: dict[str, float]) -> str:
     """ConfigCommand's ``describeQuotaConfigs`` line of one entity:
-    ``Quota configs for user-principal 'alice', client-id 'c1' are producer_byte_rate=1024.0``."""
+    ``Quota configs for user-principal 'alice', client-id 'c1' are producer_byte_rate=1024.0``,
+    the values in the order of the Java ``HashMap`` Kafka's AdminClient reads them into."""
     names = dict(entity)
     parts = []
     for quota_type, label in ((USER, "user-principal"), (CLIENT_ID, "client-id"), ("ip", "ip")):
         if quota_type in names:
             name = names[quota_type]
             parts.append(f"{label} '{name}'" if name is not None else f"the default {label}")
-    shown = ", ".join(f"{k}={java_double_text(v)}" for k, v in values.items())
+    keys = java_hash_map_order(values, java_string_hash, len(values))
+    shown = ", ".join(f"{k}={java_double_text(values[k])}" for k in keys)
     return f"Quota configs for {', '.join(parts)} are {shown}"
+
+
+def _entity_hash(entity: ClientQuotaEntity) -> int:
+    """Kafka's ``ClientQuotaEntity.hashCode``: ``Objects.hash(entries)``, the entries a Java map
+    (the sum of ``key.hashCode() ^ value.hashCode()``, a null name hashing to 0)."""
+    total = sum(java_string_hash(t) ^ (java_string_hash(n) if n is not None else 0) for t, n in entity)
+    return (31 + total) & 0xFFFFFFFF
 
 
 async def describe_client_entity(admin: Any, entity: ClientEntityFlags) -> list[str]:
     """The lines of ``configs describe`` of users/clients: the quotas, then (for users alone and
     no default) each user's SCRAM credentials."""
     quotas = await admin.describe_client_quotas(quota_filter(entity))
-    lines = [quota_line(e, v) for e, v in quotas.items()]
+    lines = [quota_line(e, quotas[e]) for e in java_hash_map_order(quotas, _entity_hash, len(quotas))]
     if CLIENTS not in entity.entity_types and "" not in entity.entity_names:
         try:
             described = await admin.describe_user_scram_credentials(list(entity.entity_names) or None)
@@ -271,7 +286,7 @@ async def alter_client_entity(admin: Any, entity: ClientEntityFlags, plan: Clien
     closing line ("Completed updating config for user alice.").
 
     Raises:
-        click.UsageError: "Invalid config(s): k" for a deleted quota that is not set.
+        ValueError: "Invalid config(s): k" for a deleted quota that is not set.
     """
     if plan.scram:
         await admin.alter_user_scram_credentials(list(plan.scram))
@@ -280,7 +295,7 @@ async def alter_client_entity(admin: Any, entity: ClientEntityFlags, plan: Clien
         old = next(iter(current.values()), {})
         missing = [op.key for op in plan.quota_ops if op.value is None and op.key not in old]
         if missing:
-            raise click.UsageError(f"Invalid config(s): {','.join(missing)}")
+            raise ValueError(f"Invalid config(s): {','.join(missing)}")
         await admin.alter_client_quotas([ClientQuotaAlteration(quota_entity_map(entity), plan.quota_ops)])
     head_type, head_name = entity.entity_types[0], entity.entity_names[0]
     if head_name:

@@ -311,7 +311,7 @@ def test_kafkette_configs_of_users_and_clients_print_what_kafka_configs_prints(n
     described = _cli_until(node, lambda out: "Quota" in out, "configs", "describe", "--user", "hank")
     assert (
         described == "Quota configs for user-principal 'hank' are "
-        "producer_byte_rate=1024.0, consumer_byte_rate=2048.0\n"
+        "consumer_byte_rate=2048.0, producer_byte_rate=1024.0\n"
     )
     both = [
         "--entity-type",
@@ -336,6 +336,8 @@ def test_kafkette_configs_of_users_and_clients_print_what_kafka_configs_prints(n
     )
     described = _cli_until(node, lambda out: "Quota" in out, "configs", "describe", "--client-defaults")
     assert described == "Quota configs for the default client-id are consumer_byte_rate=1.0E7\n"
+    not_set = _cli(node, *quotas, "--delete-config", "request_percentage")
+    assert (not_set.returncode, not_set.stderr) == (1, "Error: Invalid config(s): request_percentage\n")
     assert ok_stdout(_cli(node, *scram, "--delete-config", "SCRAM-SHA-512")) == (
         "Completed updating config for user gina.\n"
     )
