@@ -1,6 +1,6 @@
 """Kafka tool flags that ``kafkette`` does not take, and what to use instead.
 
-Owns: ``KAFKA_FLAG_ADVICE`` (a flag of kafka-topics.sh, kafka-configs.sh,
+Owns: ``KAFKA_FLAG_ADVICE`` (a flag of kafka-topics.sh, kafka-configs.sh, kafka-acls.sh,
 kafka-console-producer.sh, kafka-console-consumer.sh, kafka-leader-election.sh or the
 perf tools -> one sentence naming kafkette's way, or why it does not exist yet),
 ``COMMAND_FLAG_ADVICE`` (the same for a flag whose advice depends on the command it was
@@ -51,6 +51,11 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
     "--client-metrics": "only topic, broker, group, user and client configs exist",
     "--broker-logger": "only topic, broker, group, user and client configs exist",
     "--broker-defaults": "cluster-wide defaults are set in each broker's server.properties",
+    # kafka-acls.sh
+    "--delegation-token": "delegation tokens are not supported yet: ACLs on --topic, --group, --cluster or "
+    "--transactional-id",
+    "--user-principal": "delegation tokens are not supported yet: ACLs on --topic, --group, --cluster or "
+    "--transactional-id",
     # kafka-console-producer.sh
     "--sync": "use --request-required-acks all (or --acks all)",
     "--metadata-expiry-ms": "use --producer-property metadata.max.age.ms=N",
