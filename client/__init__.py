@@ -1,7 +1,8 @@
 """Kafkette's Python SDK: AdminClient, Producer, Consumer, LocalCluster and errors.
 
 Exports the public API (aiokafka-shaped, Kafka's names: AdminClient with NewTopic,
-NewPartitions and ConfigResource, ...) and every error class of
+NewPartitions and ConfigResource, Kafka's ACL, SCRAM and client quota value types, ...)
+and every error class of
 ``kafkette.protocol.errors`` (``KafkaError``, ``KafkaConnectionError``, ``KafkaTimeoutError``
 and one class per Kafka error code, e.g. ``NotLeaderOrFollowerError``).
 """
@@ -19,6 +20,34 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(
         ("AdminClient", "NewPartitions", "NewTopic", "PartitionInfo", "TopicDescription"),
         "kafkette.client.admin",
+    ),
+    **dict.fromkeys(
+        (
+            "AccessControlEntry",
+            "AccessControlEntryFilter",
+            "AclBinding",
+            "AclBindingFilter",
+            "AclOperation",
+            "AclPermissionType",
+            "PatternType",
+            "ResourcePattern",
+            "ResourcePatternFilter",
+            "ResourceType",
+        ),
+        "kafkette.client.admin_acls",
+    ),
+    **dict.fromkeys(
+        (
+            "ScramCredentialInfo",
+            "ScramMechanism",
+            "UserScramCredentialDeletion",
+            "UserScramCredentialUpsertion",
+        ),
+        "kafkette.client.admin_scram",
+    ),
+    **dict.fromkeys(
+        ("ClientQuotaAlteration", "ClientQuotaFilter", "ClientQuotaFilterComponent"),
+        "kafkette.client.admin_quotas",
     ),
     **dict.fromkeys(
         (
@@ -51,6 +80,11 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("Producer", "RecordMetadata"), "kafkette.client.producer"),
     "create_ssl_context": "kafkette.client.ssl_context",
 }
+_SECURITY_ADMIN_MODULES = (
+    "kafkette.client.admin_acls",
+    "kafkette.client.admin_quotas",
+    "kafkette.client.admin_scram",
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -99,5 +133,6 @@ __all__ = [
     "RecordMetadata",
     "TopicDescription",
     "TopicPartition",
+    *sorted(n for n, m in _LAZY.items() if m in _SECURITY_ADMIN_MODULES),
     *sorted(_errors.all_error_classes()),
 ]

@@ -22,6 +22,9 @@ import ssl
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from kafkette.client.admin_acls import AclAdminCalls
+from kafkette.client.admin_quotas import QuotaAdminCalls
+from kafkette.client.admin_scram import ScramAdminCalls
 from kafkette.client.bootstrap_servers import default_bootstrap_servers
 from kafkette.client.cluster_metadata import BrokerMetadata
 from kafkette.client.config_resource import (
@@ -138,8 +141,9 @@ def _not_quorum_leader(response: DescribeQuorumResponse) -> bool:
     return bool(partitions) and partitions[0].error_code == Errors.NOT_LEADER_OR_FOLLOWER
 
 
-class AdminClient:
-    """Administrative operations on topics and the cluster.
+class AdminClient(AclAdminCalls, ScramAdminCalls, QuotaAdminCalls):
+    """Administrative operations on topics and the cluster; ACLs, SCRAM users and client quotas
+    come from the mixins (``admin_acls``, ``admin_scram``, ``admin_quotas``).
 
     Args:
         bootstrap_servers: ``"host:port,..."``; when not given, ``$KAFKETTE_BOOTSTRAP_SERVERS``, else

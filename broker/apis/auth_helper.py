@@ -16,46 +16,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kafkette.common.security.acl import AclOperation, KafkaPrincipal, ResourceType
+from kafkette.common.security.acl import (
+    CLUSTER_NAME,
+    SUPPORTED_OPERATIONS,
+    AclOperation,
+    KafkaPrincipal,
+    ResourceType,
+)
 from kafkette.common.security.standard_authorizer import AuthorizationResult, StandardAuthorizerData
 from kafkette.protocol.errors import Errors, error_class
 from kafkette.protocol.framing import RequestHeader
-
-CLUSTER_NAME = "kafka-cluster"
-"""The one CLUSTER resource's name (Kafka's ``Resource.CLUSTER_NAME``)."""
-
-SUPPORTED_OPERATIONS: dict[ResourceType, tuple[AclOperation, ...]] = {
-    ResourceType.TOPIC: (
-        AclOperation.READ,
-        AclOperation.WRITE,
-        AclOperation.CREATE,
-        AclOperation.DESCRIBE,
-        AclOperation.DELETE,
-        AclOperation.ALTER,
-        AclOperation.DESCRIBE_CONFIGS,
-        AclOperation.ALTER_CONFIGS,
-    ),
-    ResourceType.GROUP: (
-        AclOperation.READ,
-        AclOperation.DESCRIBE,
-        AclOperation.DELETE,
-        AclOperation.DESCRIBE_CONFIGS,
-        AclOperation.ALTER_CONFIGS,
-    ),
-    ResourceType.CLUSTER: (
-        AclOperation.CREATE,
-        AclOperation.CLUSTER_ACTION,
-        AclOperation.DESCRIBE_CONFIGS,
-        AclOperation.ALTER_CONFIGS,
-        AclOperation.IDEMPOTENT_WRITE,
-        AclOperation.ALTER,
-        AclOperation.DESCRIBE,
-    ),
-    ResourceType.TRANSACTIONAL_ID: (AclOperation.DESCRIBE, AclOperation.WRITE, AclOperation.TWO_PHASE_COMMIT),
-    ResourceType.DELEGATION_TOKEN: (AclOperation.DESCRIBE,),
-    ResourceType.USER: (AclOperation.CREATE_TOKENS, AclOperation.DESCRIBE_TOKENS),
-}
-"""The operations ACLs can grant per resource type (Kafka's ``AclEntry.supportedOperations``)."""
 
 
 def authorizer_of(ctx: Any) -> StandardAuthorizerData | None:

@@ -1,4 +1,5 @@
-"""``kafkette configs describe|alter``: topic and broker configs from the shell.
+"""``kafkette configs describe|alter``: topic, broker and group configs from the shell; users'
+and clients' quotas and SCRAM credentials through ``client_entity_configs``.
 
 Owns: the commands and the parsing of kafka-configs.sh's flags: ``--add-config
 k=v,k2=v2`` (a value holding commas is written in brackets, ``k=[a,b]``) and
@@ -16,6 +17,15 @@ from typing import Any
 import click
 
 from kafkette.client.admin import AdminClient
+from kafkette.client.cli.client_entity_configs import (
+    CLIENTS,
+    USERS,
+    ClientEntityFlags,
+    alter_client_entity,
+    describe_client_entity,
+    plan_alteration,
+    resolve_client_entity,
+)
 from kafkette.client.cli.shared_options import admin_client, bootstrap_server_option, run_coroutine
 from kafkette.client.config_resource import (
     AlterConfigOp,
@@ -186,38 +196,90 @@ def resolve_entity(
 
 
 def entity_options(func: Callable[..., None]) -> Callable[..., None]:
-    """Add ``--entity-type``, ``--entity-name``, ``--topic`` and ``--broker``; the command
-    receives ``entity_type`` and ``entity_name``."""
+    """Add ``--entity-type`` and ``--entity-name`` (repeatable, for a user and a client together),
+    ``--entity-default``, and the shorthands ``--topic``, ``--broker``, ``--user``, ``--client``,
+    ``--user-defaults``, ``--client-defaults``; the command receives ``entity_type`` and
+    ``entity_name`` (a topic, broker or group), or ``client_entity`` (users and clients: see
+    ``client_entity_configs``) with ``entity_type`` "users"/"clients"."""
 
     @functools.wraps(func)
     def command(
         *args: Any,
-        entity_type: str | None,
-        entity_name: str | None,
+        entity_type: tuple[str, ...],
+        entity_name: tuple[str, ...],
+        entity_default: bool,
         topic: str | None,
         broker: str | None,
+        user: str | None,
+        client: str | None,
+        user_defaults: bool,
+        client_defaults: bool,
         **kwargs: Any,
     ) -> None:
-        kind, name = resolve_entity(entity_type, entity_name, topic, broker)
-        func(*args, entity_type=kind, entity_name=name, **kwargs)
+        shorthands = {
+            "--user": None if user is None else (USERS, user),
+            "--client": None if client is None else (CLIENTS, client),
+            "--user-defaults": (USERS, "") if user_defaults else None,
+            "--client-defaults": (CLIENTS, "") if client_defaults else None,
+        }
+        client_entity = resolve_client_entity(entity_type, entity_name, entity_default, shorthands)
+        if client_entity is not None:
+            if topic is not None or broker is not None:
+                raise click.UsageError("--topic/--broker cannot be combined with users or clients")
+            func(
+                *args,
+                entity_type=client_entity.entity_types[0],
+                entity_name=None,
+                client_entity=client_entity,
+                **kwargs,
+            )
+            return
+        if len(entity_type) > 1:
+            raise click.UsageError(f"Only '{USERS}' and '{CLIENTS}' entity types may be specified together")
+        if len(entity_name) > 1:
+            raise click.UsageError("More entity names specified than entity types")
+        if entity_default:
+            raise click.UsageError(
+                "--entity-default is for users and clients; topic and broker defaults are set in each "
+                "broker's server.properties"
+            )
+        kind, name = resolve_entity(
+            entity_type[0] if entity_type else None, entity_name[0] if entity_name else None, topic, broker
+        )
+        func(*args, entity_type=kind, entity_name=name, client_entity=None, **kwargs)
 
+    for flag, metavar, text in (
+        ("--client-defaults", None, "Same as --entity-type clients --entity-default."),
+        ("--user-defaults", None, "Same as --entity-type users --entity-default."),
+        ("--client", "CLIENT_ID", "Same as --entity-type clients --entity-name CLIENT_ID."),
+        ("--user", "NAME", "Same as --entity-type users --entity-name NAME."),
+        ("--broker", "ID", "Same as --entity-type brokers --entity-name ID."),
+        ("--topic", "NAME", "Same as --entity-type topics --entity-name NAME."),
+    ):
+        if metavar is None:
+            command = click.option(flag, is_flag=True, help=text)(command)
+        else:
+            command = click.option(flag, default=None, metavar=metavar, help=text)(command)
     command = click.option(
-        "--broker", default=None, metavar="ID", help="Same as --entity-type brokers --entity-name ID."
+        "--entity-default", is_flag=True, help="The default entity of the (users or clients) entity type."
     )(command)
     command = click.option(
-        "--topic", default=None, metavar="NAME", help="Same as --entity-type topics --entity-name NAME."
-    )(command)
-    command = click.option(
-        "--entity-name", default=None, help="Topic name or broker id (describe: default every topic/broker)."
+        "--entity-name",
+        multiple=True,
+        help="Topic name, broker id, group, user or client id (describe: default every one).",
     )(command)
     return click.option(
-        "--entity-type", type=click.Choice(sorted(ENTITY_TYPES)), default=None, help="topics or brokers."
+        "--entity-type",
+        type=click.Choice(sorted([*ENTITY_TYPES, USERS, CLIENTS])),
+        multiple=True,
+        help="topics, brokers, groups, users or clients (users and clients together: a user's client).",
     )(command)
 
 
 @click.group()
 def configs() -> None:
-    """Describe and alter topic, broker and group configs."""
+    """Describe and alter topic, broker and group configs, and user and client quotas and SCRAM
+    credentials."""
 
 
 @configs.command("describe")
@@ -226,9 +288,24 @@ def configs() -> None:
 @bootstrap_server_option
 @entity_options
 def describe(
-    entity_type: str, entity_name: str | None, show_all: bool, request_timeout_ms: int, bootstrap_server: str
+    entity_type: str,
+    entity_name: str | None,
+    client_entity: ClientEntityFlags | None,
+    show_all: bool,
+    request_timeout_ms: int,
+    bootstrap_server: str,
 ) -> None:
-    """Describe the configs of a topic, a broker or a group (every group listed when none is named)."""
+    """Describe the configs of a topic, a broker or a group (every group listed when none is named),
+    or the quotas and SCRAM credentials of users and clients."""
+    if client_entity is not None:
+
+        async def run_client_entity() -> list[str]:
+            async with _admin(bootstrap_server, request_timeout_ms) as admin:
+                return await describe_client_entity(admin, client_entity)
+
+        for line in run_coroutine(run_client_entity()):
+            click.echo(line)
+        return
     named = check_entity(entity_type, entity_name, required=False)
 
     async def run() -> dict[ConfigResource, dict[str, ConfigEntry]]:
@@ -261,12 +338,28 @@ def describe(
 def alter(
     entity_type: str,
     entity_name: str | None,
+    client_entity: ClientEntityFlags | None,
     add_config: str | None,
     delete_config: str | None,
     request_timeout_ms: int,
     bootstrap_server: str,
 ) -> None:
-    """Set or remove config overrides of a topic, a broker or a group."""
+    """Set or remove config overrides of a topic, a broker or a group, or the quotas and SCRAM
+    credentials of users and clients."""
+    if client_entity is not None:
+        ops = alter_ops(add_config, delete_config)
+        plan = plan_alteration(
+            client_entity,
+            {op.name: op.value for op in ops if op.op_type == AlterConfigOpType.SET},
+            [op.name for op in ops if op.op_type == AlterConfigOpType.DELETE],
+        )
+
+        async def run_client_entity() -> str:
+            async with _admin(bootstrap_server, request_timeout_ms) as admin:
+                return await alter_client_entity(admin, client_entity, plan)
+
+        click.echo(run_coroutine(run_client_entity()))
+        return
     resource = check_entity(entity_type, entity_name, required=True)
     ops = alter_ops(add_config, delete_config)
     if resource is None:  # check_entity(required=True) never returns None

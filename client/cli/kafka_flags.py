@@ -1,6 +1,6 @@
 """Kafka tool flags that ``kafkette`` does not take, and what to use instead.
 
-Owns: ``KAFKA_FLAG_ADVICE`` (a flag of kafka-topics.sh, kafka-configs.sh,
+Owns: ``KAFKA_FLAG_ADVICE`` (a flag of kafka-topics.sh, kafka-configs.sh, kafka-acls.sh,
 kafka-console-producer.sh, kafka-console-consumer.sh, kafka-leader-election.sh or the
 perf tools -> one sentence naming kafkette's way, or why it does not exist yet),
 ``COMMAND_FLAG_ADVICE`` (the same for a flag whose advice depends on the command it was
@@ -43,14 +43,19 @@ KAFKA_FLAG_ADVICE: dict[str, str] = {
         "not supported yet; use --under-replicated-partitions or --unavailable-partitions"
     ),
     # kafka-configs.sh
-    "--entity-default": "cluster-wide defaults are set in each broker's server.properties",
+    "--entity-default": "only kafkette configs takes --entity-default (users and clients)",
     "--add-config-file": "use --add-config k=v,k2=v2",
-    "--user": "only topic and broker configs exist: --topic NAME or --broker ID",
-    "--client": "only topic and broker configs exist: --topic NAME or --broker ID",
-    "--ip": "only topic and broker configs exist: --topic NAME or --broker ID",
-    "--client-metrics": "only topic and broker configs exist: --topic NAME or --broker ID",
-    "--broker-logger": "only topic and broker configs exist: --topic NAME or --broker ID",
+    "--user": "only kafkette configs takes --user NAME (user quotas and SCRAM credentials)",
+    "--client": "only kafkette configs takes --client CLIENT_ID (client quotas)",
+    "--ip": "IP quotas are not supported by kafkette configs yet: --user NAME or --client CLIENT_ID",
+    "--client-metrics": "only topic, broker, group, user and client configs exist",
+    "--broker-logger": "only topic, broker, group, user and client configs exist",
     "--broker-defaults": "cluster-wide defaults are set in each broker's server.properties",
+    # kafka-acls.sh
+    "--delegation-token": "delegation tokens are not supported yet: ACLs on --topic, --group, --cluster or "
+    "--transactional-id",
+    "--user-principal": "delegation tokens are not supported yet: ACLs on --topic, --group, --cluster or "
+    "--transactional-id",
     # kafka-console-producer.sh
     "--sync": "use --request-required-acks all (or --acks all)",
     "--metadata-expiry-ms": "use --producer-property metadata.max.age.ms=N",
@@ -102,6 +107,7 @@ COMMAND_FLAG_ADVICE: dict[tuple[str, str], str] = {
     ("topics", "--timeout"): "use --request-timeout-ms",
     ("cluster status", "--timeout"): "use --request-timeout-ms",
     ("configs", "--timeout"): "use --request-timeout-ms",
+    ("acls", "--timeout"): "use --request-timeout-ms",
     ("metadata-quorum", "--timeout"): "use --request-timeout-ms",
     ("perf consume", "--group"): "perf consume reads every partition without a group; kafkette consume "
     "takes --group",

@@ -5,7 +5,7 @@ into one ``Error: ...`` line on stderr with a non-zero exit, no traceback; a fla
 Kafka's tools that kafkette does not take names what to use instead), the
 ``kafkette`` group and ``main()`` (console script ``kafkette``).  Each command group
 lives in its own module (cluster, broker, topics, configs, produce, consume, perf,
-delete-records, metadata-quorum).
+delete-records, metadata-quorum, acls).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from kafkette.client.cli.acls import acls
 from kafkette.client.cli.broker import broker
 from kafkette.client.cli.cluster import cluster
 from kafkette.client.cli.configs import configs
@@ -88,6 +89,7 @@ kafkette.add_command(consumer_groups)
 kafkette.add_command(perf)
 kafkette.add_command(delete_records)
 kafkette.add_command(metadata_quorum)
+kafkette.add_command(acls)
 
 
 def main() -> None:

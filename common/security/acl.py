@@ -1,11 +1,13 @@
 """Kafka's ACL model: resource patterns, access control entries, bindings and their filters.
 
 Owns: the four enums with Kafka's wire codes (``ResourceType``, ``PatternType``,
-``AclOperation``, ``AclPermissionType``), ``KafkaPrincipal`` and its text form
-(``User:alice``), ``ResourcePattern`` / ``AccessControlEntry`` / ``AclBinding``, the filters
-DescribeAcls and DeleteAcls carry (``ResourcePatternFilter``, ``AccessControlEntryFilter``,
-``AclBindingFilter``) with Kafka's ``matches`` and ``find_indefinite_field``, and the checks
-CreateAcls and DeleteAcls apply (``validate_new_acl``, ``validate_filter``).  Pure: no I/O.
+``AclOperation``, ``AclPermissionType``), the operations each resource type supports
+(``SUPPORTED_OPERATIONS``), the CLUSTER resource's one name (``CLUSTER_NAME``),
+``KafkaPrincipal`` and its text form (``User:alice``), ``ResourcePattern`` /
+``AccessControlEntry`` / ``AclBinding``, the filters DescribeAcls and DeleteAcls carry
+(``ResourcePatternFilter``, ``AccessControlEntryFilter``, ``AclBindingFilter``) with
+Kafka's ``matches`` and ``find_indefinite_field``, and the checks CreateAcls and
+DeleteAcls apply (``validate_new_acl``, ``validate_filter``).  Pure: no I/O.
 Does not own where ACLs are kept or how they authorize (``standard_authorizer``).
 
 Kafka concept: ``org.apache.kafka.common.acl.*``, ``org.apache.kafka.common.resource.*``,
@@ -382,3 +384,40 @@ def validate_filter(acl_filter: AclBindingFilter) -> None:
         raise InvalidRequestException("Unknown patternFilter.")
     if acl_filter.entry_filter.is_unknown:
         raise InvalidRequestException("Unknown entryFilter.")
+
+
+CLUSTER_NAME = "kafka-cluster"
+"""The one CLUSTER resource's name (Kafka's ``Resource.CLUSTER_NAME``)."""
+
+SUPPORTED_OPERATIONS: dict[ResourceType, tuple[AclOperation, ...]] = {
+    ResourceType.TOPIC: (
+        AclOperation.READ,
+        AclOperation.WRITE,
+        AclOperation.CREATE,
+        AclOperation.DESCRIBE,
+        AclOperation.DELETE,
+        AclOperation.ALTER,
+        AclOperation.DESCRIBE_CONFIGS,
+        AclOperation.ALTER_CONFIGS,
+    ),
+    ResourceType.GROUP: (
+        AclOperation.READ,
+        AclOperation.DESCRIBE,
+        AclOperation.DELETE,
+        AclOperation.DESCRIBE_CONFIGS,
+        AclOperation.ALTER_CONFIGS,
+    ),
+    ResourceType.CLUSTER: (
+        AclOperation.CREATE,
+        AclOperation.CLUSTER_ACTION,
+        AclOperation.DESCRIBE_CONFIGS,
+        AclOperation.ALTER_CONFIGS,
+        AclOperation.IDEMPOTENT_WRITE,
+        AclOperation.ALTER,
+        AclOperation.DESCRIBE,
+    ),
+    ResourceType.TRANSACTIONAL_ID: (AclOperation.DESCRIBE, AclOperation.WRITE, AclOperation.TWO_PHASE_COMMIT),
+    ResourceType.DELEGATION_TOKEN: (AclOperation.DESCRIBE,),
+    ResourceType.USER: (AclOperation.CREATE_TOKENS, AclOperation.DESCRIBE_TOKENS),
+}
+"""The operations ACLs can grant per resource type (Kafka's ``AclEntry.supportedOperations``)."""

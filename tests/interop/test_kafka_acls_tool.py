@@ -27,6 +27,7 @@ from confluent_kafka.admin import (
 )
 
 from kafkette.client import LocalCluster
+from tests.cli_processes import KAFKETTE
 from tests.peers.kafka_peer import KafkaPeer, start_or_fail
 
 pytestmark = pytest.mark.timeout(900)
@@ -216,3 +217,43 @@ def test_acls_survive_a_restart_of_the_kafkette_node(brokers, added):
             break
         time.sleep(1)
     assert after == before
+
+
+def _kafkette_acls(cluster, *args: str) -> str:
+    """``kafkette acls`` (the SDK's listener) stdout; the test fails on a non-zero exit."""
+    done = subprocess.run(
+        [str(KAFKETTE), "acls", "--bootstrap-server", cluster.bootstrap_servers, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, (
+        f"kafkette acls {' '.join(args)} exited {done.returncode}:\n{done.stderr[-1500:]}"
+    )
+    return done.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--list",),
+        ("--list", "--topic", "payments", "--resource-pattern-type", "match"),
+        ("--list", "--principal", "User:alice"),
+        ("--list", "--cluster"),
+    ],
+    ids=lambda args: "-".join(a.strip("-") for a in args),
+)
+def test_kafkette_acls_lists_what_kafkas_tool_lists(brokers, added, args):
+    """``kafkette acls`` on Kafkette prints the blocks Kafka's kafka-acls.sh prints on Apache Kafka
+    (block and line order aside: Kafka's is a Java HashMap's of enums hashed by identity)."""
+    peer, cluster, bootstrap = brokers
+    assert _blocks(_kafkette_acls(cluster, *args)) == _blocks(_acls(peer, bootstrap["kafka"], *args))
+
+
+def test_kafkette_acls_adds_with_kafkas_tool_output(brokers, added):
+    peer, cluster, bootstrap = brokers
+    args = ("--add", "--allow-principal", "User:gus", "--consumer", "--topic", "audit", "--group", "auditors")
+    assert _blocks(_kafkette_acls(cluster, *args)) == _blocks(_acls(peer, bootstrap["kafka"], *args))
+    again = ("--add", "--allow-principal", "User:gus", "--operation", "Read", "--group", "auditors")
+    assert _kafkette_acls(cluster, *again) == _acls(peer, bootstrap["kafka"], *again)

@@ -53,7 +53,7 @@ def test_elect_leaders_refuses_an_unknown_election_type():
 
 
 def test_configs_need_a_known_entity_type():
-    assert_one_line_error(run("configs", "describe", "--entity-type", "users"), "entity-type")
+    assert_one_line_error(run("configs", "describe", "--entity-type", "ips"), "entity-type")
     assert_one_line_error(run("configs", "describe"), "entity-type")
 
 

@@ -70,7 +70,7 @@ def test_timeout_advice_names_a_flag_the_client_command_takes():
         assert named and named[-1] in _options(command), (path, advice)
 
 
-def test_only_the_console_perf_and_group_tools_take_a_flag_the_table_gives_advice_for():
+def test_only_the_console_perf_group_acl_and_config_tools_take_a_flag_the_table_gives_advice_for():
     taken = {
         (path, flag)
         for path, command in COMMANDS.items()
@@ -88,6 +88,15 @@ def test_only_the_console_perf_and_group_tools_take_a_flag_the_table_gives_advic
         ("kafkette consumer-groups", "--delete"),
         ("kafkette perf produce", "--producer.config"),
         ("kafkette perf consume", "--consumer.config"),
+        ("kafkette acls", "--group"),
+        ("kafkette acls", "--list"),
+        ("kafkette acls", "--transactional-id"),
+        ("kafkette configs alter", "--client"),
+        ("kafkette configs alter", "--entity-default"),
+        ("kafkette configs alter", "--user"),
+        ("kafkette configs describe", "--client"),
+        ("kafkette configs describe", "--entity-default"),
+        ("kafkette configs describe", "--user"),
     }
     assert "--producer.config" in _options(COMMANDS["kafkette produce"])
     assert "--producer.config" in _options(COMMANDS["kafkette perf produce"])
@@ -166,14 +175,13 @@ def test_only_the_console_perf_and_group_tools_take_a_flag_the_table_gives_advic
             [
                 "configs",
                 "alter",
-                "--entity-type",
-                "topics",
-                "--entity-default",
+                "--ip",
+                "10.0.0.1",
                 "--add-config",
-                "retention.ms=1",
+                "connection_creation_rate=1",
             ],
-            "Error: kafkette configs alter does not take Kafka's --entity-default: "
-            "cluster-wide defaults are set in each broker's server.properties",
+            "Error: kafkette configs alter does not take Kafka's --ip: "
+            "IP quotas are not supported by kafkette configs yet: --user NAME or --client CLIENT_ID",
         ),
         (
             ["topics", "elect-leaders", "--all-topic-partitions"],
