@@ -228,8 +228,8 @@ def _check_flags_fit(
     if misfits:
         raise click.ClickException(
             f"{directory} holds a cluster of {len(brokers)} broker(s) ({len(layout.voters)} voter(s), "
-            f"broker 1 on port {first_port}, {'with' if has_kafka else 'no'} Kafka-protocol listeners, "
-            f"{'sasl_ssl' if secure else 'plaintext'}) "
+            f"broker 1 on port {first_port}, {'with' if has_kafka else 'no'} Kafka-protocol listeners"
+            f"{', sasl_ssl' if secure else ''}) "
             f"that {', '.join(misfits)} does not fit; "
             f"start it without {'them' if len(misfits) > 1 else 'it'}, edit its server.properties, "
             f"or use a new --data-dir"
