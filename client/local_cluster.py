@@ -28,7 +28,6 @@ any broker logic.  Kafka concept: the test harness of Kafka's ``KafkaClusterTest
 from __future__ import annotations
 
 import functools
-import itertools
 import logging
 import os
 import signal
@@ -41,6 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kafkette.client.blocking_requests import HOST, fetch_metadata
 from kafkette.client.client_properties import read_properties_file
 from kafkette.client.cluster_pid_file import BrokerProcess, is_alive
 from kafkette.client.kafka_client import client_security
@@ -54,14 +54,13 @@ from kafkette.client.local_cluster_layout import (
 )
 from kafkette.client.local_cluster_security import (
     ADMIN_MECHANISM,
-    ADMIN_USER,
     PLAINTEXT,
     SASL_SSL,
-    admin_credential_request,
     admin_properties,
     admin_properties_path,
     check_security,
     cluster_certificates,
+    create_admin_credential,
     librdkafka_properties,
     new_admin_password,
     read_admin_password,
@@ -70,23 +69,18 @@ from kafkette.client.local_cluster_security import (
 )
 from kafkette.common.config_def import render_properties
 from kafkette.common.meta_properties import META_PROPERTIES_FILE, random_cluster_id, read_cluster_id
-from kafkette.common.network.client_security import PLAINTEXT as PLAINTEXT_SECURITY
 from kafkette.common.network.client_security import ClientSecurity
-from kafkette.common.security.sasl_client import login_from_jaas, sasl_authenticate
+from kafkette.common.security.sasl_client import login_from_jaas
 from kafkette.common.security.security_protocol_map import (
     SASL_PROTOCOLS,
     TLS_PROTOCOLS,
     listener_security_protocol,
 )
 from kafkette.common.security.ssl_factory import ssl_client_context
-from kafkette.protocol.api_keys import API_REGISTRY, ApiKey
-from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
-from kafkette.protocol.errors import KafkaError, error_name
-from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_request
+from kafkette.protocol.errors import KafkaError
 
 logger = logging.getLogger(__name__)
 
-HOST = "127.0.0.1"
 ISOLATED_CONTROLLER_BASE_ID = (
     3000  # controller-only nodes are 3001, 3002, ... (as Kafka's KafkaClusterTestKit)
 )
@@ -101,7 +95,6 @@ BIND_FAILURE_GRACE_S = 5.0
 FAILED_START_STOP_TIMEOUT_S = 3.0
 # What a node's own "Error: ..." line says when it could not start where it was told to.
 START_UP_FAILURES = ("cannot listen on ", "log.dirs entry ")
-_correlation_ids = itertools.count(1)
 
 
 # Like Kafka's own test harness (TestUtils.createBrokerConfig): a local cluster is stopped
@@ -125,86 +118,6 @@ def free_ports(count: int) -> list[int]:
     finally:
         for sock in sockets:
             sock.close()
-
-
-def fetch_metadata(
-    port: int, timeout_s: float = 2.0, host: str = HOST, security: ClientSecurity = PLAINTEXT_SECURITY
-) -> MetadataResponse:
-    """Send one Metadata request (no topics, at the msgpack listener's top version) to
-    ``host:port`` with a blocking socket (over TLS, and after the SASL login, as ``security`` asks).
-
-    Raises:
-        OSError: connection or I/O failure (including timeouts and failed TLS handshakes).
-        ValueError: an undecodable answer.
-        KafkaError: the listener refused the SASL login (SaslAuthenticationFailedError ...).
-    """
-    return blocking_request(port, ApiKey.METADATA, _METADATA, timeout_s, host, security)
-
-
-def blocking_request(
-    port: int,
-    api_key: ApiKey,
-    request: Any,
-    timeout_s: float = 2.0,
-    host: str = HOST,
-    security: ClientSecurity = PLAINTEXT_SECURITY,
-) -> Any:
-    """Send one request (at the msgpack listener's top version of ``api_key``) to ``host:port``
-    on a new blocking socket (over TLS, and after the SASL login, as ``security`` asks) and return
-    the decoded response.
-
-    Raises:
-        OSError: connection or I/O failure (including timeouts and failed TLS handshakes).
-        ValueError: an undecodable answer.
-        KafkaError: the listener refused the SASL login (SaslAuthenticationFailedError ...).
-    """
-    with socket.create_connection((host, port), timeout=timeout_s) as plain:
-        sock = plain
-        if security.ssl_context is not None:
-            sock = security.ssl_context.wrap_socket(plain, server_hostname=host)
-        if security.sasl is not None:
-            _run_to_completion(sasl_authenticate(_blocking_send(sock), security.sasl()))
-        version = API_REGISTRY[api_key].max_version
-        return _run_to_completion(_blocking_send(sock)(api_key, version, request))
-
-
-_METADATA = MetadataRequest(topics=[], allow_auto_topic_creation=False)
-
-
-def _blocking_send(sock: socket.socket) -> Callable[[int, int, Any], Any]:
-    """A ``sasl_client.Send`` over a blocking socket: the request written, its answer read."""
-
-    async def send(api_key: int, version: int, request: Any) -> Any:
-        correlation_id = next(_correlation_ids) & 0x7FFFFFFF
-        sock.sendall(encode_request(request, version, correlation_id, "kafkette-local-cluster"))
-        (length,) = LENGTH.unpack(_recv_exactly(sock, LENGTH.size))
-        if length < 0 or length > 64 * 1024 * 1024:
-            raise ValueError(f"implausible response length {length}")
-        _, body = decode_response_envelope(_recv_exactly(sock, length))
-        return API_REGISTRY[ApiKey(api_key)].response.from_wire(body, version)
-
-    return send
-
-
-def _run_to_completion(coroutine: Any) -> Any:
-    """Run a coroutine that never suspends (its awaits do blocking I/O) to its result, in or out
-    of an event loop."""
-    try:
-        coroutine.send(None)
-    except StopIteration as stop:
-        return stop.value
-    coroutine.close()
-    raise RuntimeError("the coroutine suspended")
-
-
-def _recv_exactly(sock: socket.socket, size: int) -> bytes:
-    chunks = bytearray()
-    while len(chunks) < size:
-        chunk = sock.recv(size - len(chunks))
-        if not chunk:
-            raise ConnectionError("connection closed by the broker")
-        chunks += chunk
-    return bytes(chunks)
 
 
 class LocalCluster:
@@ -704,52 +617,25 @@ class LocalCluster:
         write_admin_properties(self.admin_properties_path, self.admin_client_config)
 
     def _create_admin_credential(self, deadline: float, watched: Sequence[int]) -> None:
-        """Give the admin its SCRAM-SHA-512 credential with AlterUserScramCredentials (sent to a
-        running broker, logged in as the brokers log in to each other), then wait until every running
-        broker logs the admin in with it (the credential reaches them through the metadata log).
+        """See ``local_cluster_security.create_admin_credential``.
 
         Raises:
             LocalClusterError: a watched node exited, or the deadline (``time.monotonic()``) passed
                 (the message says what was last refused).
         """
-        password = self._checked_admin_password()
-        admin = client_security(
-            security_protocol=SASL_SSL,
-            ssl_context=self.ssl_context,
-            sasl_mechanism=ADMIN_MECHANISM,
-            sasl_plain_username=ADMIN_USER,
-            sasl_plain_password=password,
+        problem = create_admin_credential(
+            [(self.hosts[b], self.ports[b]) for b in self.broker_ids if self.is_running(b)],
+            self._security,
+            self.ssl_context,
+            self._checked_admin_password(),
+            deadline,
+            lambda: self._check_exited(watched),
         )
-        pending = [b for b in self.broker_ids if self.is_running(b)]
-        created, problem, pause = False, "not tried yet", 0.05
-        while pending:
-            self._check_exited(watched)
-            broker_id = pending[0]
-            host, port = self.hosts[broker_id], self.ports[broker_id]
-            try:
-                if not created:
-                    timeout_s = min(max(deadline - time.monotonic(), 1.0), 10.0)
-                    request = admin_credential_request(password)
-                    response = blocking_request(
-                        port, ApiKey.ALTER_USER_SCRAM_CREDENTIALS, request, timeout_s, host, self._security
-                    )
-                    (result,) = response.results
-                    created = result.error_code == 0
-                    problem = f"AlterUserScramCredentials: {error_name(result.error_code)} "
-                    problem += result.error_message or ""
-                if created:
-                    fetch_metadata(port, host=host, security=admin)
-                    pending.pop(0)
-                    continue
-            except (OSError, ValueError, KafkaError) as exc:
-                problem = f"broker {broker_id}: {exc}"
-            if time.monotonic() >= deadline:
-                raise LocalClusterError(
-                    f"the admin user's {ADMIN_MECHANISM} credential was not usable on every broker after "
-                    f"{self.startup_timeout_s:.0f} s ({problem.strip()})\n{self._log_tails(self.node_ids)}"
-                )
-            time.sleep(pause)
-            pause = min(pause * 2, 0.5)
+        if problem is not None:
+            raise LocalClusterError(
+                f"the admin user's {ADMIN_MECHANISM} credential was not usable on every broker after "
+                f"{self.startup_timeout_s:.0f} s ({problem})\n{self._log_tails(self.node_ids)}"
+            )
         logger.info("[LocalCluster] The admin user logs in with %s on every broker", ADMIN_MECHANISM)
 
     def __enter__(self) -> LocalCluster:

@@ -8,9 +8,10 @@ the admin's SCRAM-SHA-512 credential accepted on both listeners, ``User:admin`` 
 the ``StandardAuthorizer`` with ``allow.everyone.if.no.acl.found=false``), the admin's client
 properties (``admin_properties`` for Kafka's Java clients and Kafkette's ``--command-config``,
 ``librdkafka_properties`` for librdkafka), ``<data-dir>/admin.properties`` (written and read back,
-mode 0600) and the admin's password (random, ``secrets.token_urlsafe``; kept only in files of
-mode 0600).  Does not own the certificates (``local_cluster_certificates``), the broker processes
-nor the creation of the admin's SCRAM credential (``LocalCluster``).
+mode 0600), the admin's password (random, ``secrets.token_urlsafe``; kept only in files of mode
+0600) and ``create_admin_credential`` (the admin's SCRAM credential, made once the brokers run).
+Does not own the certificates (``local_cluster_certificates``) nor the broker processes
+(``LocalCluster``).
 
 Why PLAIN between brokers: the brokers' own listener also carries the metadata quorum (Raft), and
 SCRAM credentials live in the metadata log, so the voters could not log in to each other before
@@ -27,18 +28,26 @@ from __future__ import annotations
 
 import os
 import secrets
+import ssl
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import javaproperties
 
+from kafkette.client.blocking_requests import blocking_request, fetch_metadata
 from kafkette.client.client_properties import read_properties_file
+from kafkette.client.kafka_client import client_security
 from kafkette.client.local_cluster_certificates import ClusterCertificates, write_private_file
+from kafkette.common.network.client_security import ClientSecurity
 from kafkette.common.security.sasl_client import login_from_jaas
 from kafkette.common.security.scram_credential import ScramMechanism, salted_password
+from kafkette.protocol.api_keys import ApiKey
 from kafkette.protocol.apis.user_scram_credentials import (
     AlterUserScramCredentialsRequest,
     ScramCredentialUpsertion,
 )
+from kafkette.protocol.errors import KafkaError, error_name
 
 PLAINTEXT = "PLAINTEXT"
 SASL_SSL = "SASL_SSL"
@@ -194,7 +203,7 @@ def new_admin_password() -> str:
     return secrets.token_urlsafe(24)
 
 
-def admin_credential_request(admin_password: str) -> AlterUserScramCredentialsRequest:
+def _admin_credential_request(admin_password: str) -> AlterUserScramCredentialsRequest:
     """The AlterUserScramCredentials request that gives the admin its SCRAM-SHA-512 credential
     (a fresh salt, Kafka's default 4096 iterations; the password itself never travels)."""
     mechanism = ScramMechanism.SCRAM_SHA_512
@@ -207,3 +216,62 @@ def admin_credential_request(admin_password: str) -> AlterUserScramCredentialsRe
         salted_password=salted_password(admin_password, salt, SCRAM_ITERATIONS, mechanism),
     )
     return AlterUserScramCredentialsRequest(deletions=[], upsertions=[upsertion])
+
+
+def create_admin_credential(
+    brokers: Sequence[tuple[str, int]],
+    broker_login: ClientSecurity,
+    ssl_context: ssl.SSLContext | None,
+    admin_password: str,
+    deadline: float,
+    check_nodes: Callable[[], None] = lambda: None,
+) -> str | None:
+    """Give the admin its SCRAM-SHA-512 credential with AlterUserScramCredentials (sent to the first
+    of ``brokers``, logged in as the brokers log in to each other), then wait until each of
+    ``brokers`` logs the admin in with it (the credential reaches them through the metadata log).
+
+    Args:
+        brokers: ``(host, port)`` of the running brokers' own listeners.
+        broker_login: the brokers' TLS and PLAIN login (``LocalCluster``'s ``client_config``).
+        ssl_context: the client TLS context trusting the cluster's CA.
+        admin_password: the admin user's password.
+        deadline: when to give up (``time.monotonic()`` seconds).
+        check_nodes: called before each try; raises to end the wait (a node exited).
+
+    Returns:
+        None once every broker logs the admin in; else, at the deadline, what was last refused.
+    """
+    admin = client_security(
+        security_protocol=SASL_SSL,
+        ssl_context=ssl_context,
+        sasl_mechanism=ADMIN_MECHANISM,
+        sasl_plain_username=ADMIN_USER,
+        sasl_plain_password=admin_password,
+    )
+    pending = list(brokers)
+    created, problem, pause = False, "not tried yet", 0.05
+    while pending:
+        check_nodes()
+        host, port = pending[0]
+        try:
+            if not created:
+                timeout_s = min(max(deadline - time.monotonic(), 1.0), 10.0)
+                request = _admin_credential_request(admin_password)
+                response = blocking_request(
+                    port, ApiKey.ALTER_USER_SCRAM_CREDENTIALS, request, timeout_s, host, broker_login
+                )
+                (result,) = response.results
+                created = result.error_code == 0
+                problem = f"AlterUserScramCredentials: {error_name(result.error_code)} "
+                problem += result.error_message or ""
+            if created:
+                fetch_metadata(port, host=host, security=admin)
+                pending.pop(0)
+                continue
+        except (OSError, ValueError, KafkaError) as exc:
+            problem = f"{host}:{port}: {exc}"
+        if time.monotonic() >= deadline:
+            return problem.strip()
+        time.sleep(pause)
+        pause = min(pause * 2, 0.5)
+    return None
