@@ -28,7 +28,6 @@ any broker logic.  Kafka concept: the test harness of Kafka's ``KafkaClusterTest
 from __future__ import annotations
 
 import functools
-import itertools
 import logging
 import os
 import signal
@@ -41,8 +40,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kafkette.client.blocking_requests import HOST, fetch_metadata
+from kafkette.client.client_properties import read_properties_file
 from kafkette.client.cluster_pid_file import BrokerProcess, is_alive
 from kafkette.client.kafka_client import client_security
+from kafkette.client.local_cluster_certificates import write_cluster_certificates, write_private_file
 from kafkette.client.local_cluster_layout import (
     ClusterLayout,
     move_listener_port,
@@ -50,25 +52,35 @@ from kafkette.client.local_cluster_layout import (
     port_is_taken,
     read_cluster_layout,
 )
+from kafkette.client.local_cluster_security import (
+    ADMIN_MECHANISM,
+    PLAINTEXT,
+    SASL_SSL,
+    admin_properties,
+    admin_properties_path,
+    check_security,
+    cluster_certificates,
+    create_admin_credential,
+    librdkafka_properties,
+    new_admin_password,
+    read_admin_password,
+    secure_broker_configs,
+    write_admin_properties,
+)
 from kafkette.common.config_def import render_properties
 from kafkette.common.meta_properties import META_PROPERTIES_FILE, random_cluster_id, read_cluster_id
-from kafkette.common.network.client_security import PLAINTEXT as PLAINTEXT_SECURITY
 from kafkette.common.network.client_security import ClientSecurity
-from kafkette.common.security.sasl_client import login_from_jaas, sasl_authenticate
+from kafkette.common.security.sasl_client import login_from_jaas
 from kafkette.common.security.security_protocol_map import (
     SASL_PROTOCOLS,
     TLS_PROTOCOLS,
     listener_security_protocol,
 )
 from kafkette.common.security.ssl_factory import ssl_client_context
-from kafkette.protocol.api_keys import API_REGISTRY, ApiKey
-from kafkette.protocol.apis.metadata import MetadataRequest, MetadataResponse
 from kafkette.protocol.errors import KafkaError
-from kafkette.protocol.framing import LENGTH, decode_response_envelope, encode_request
 
 logger = logging.getLogger(__name__)
 
-HOST = "127.0.0.1"
 ISOLATED_CONTROLLER_BASE_ID = (
     3000  # controller-only nodes are 3001, 3002, ... (as Kafka's KafkaClusterTestKit)
 )
@@ -83,7 +95,6 @@ BIND_FAILURE_GRACE_S = 5.0
 FAILED_START_STOP_TIMEOUT_S = 3.0
 # What a node's own "Error: ..." line says when it could not start where it was told to.
 START_UP_FAILURES = ("cannot listen on ", "log.dirs entry ")
-_correlation_ids = itertools.count(1)
 
 
 # Like Kafka's own test harness (TestUtils.createBrokerConfig): a local cluster is stopped
@@ -107,66 +118,6 @@ def free_ports(count: int) -> list[int]:
     finally:
         for sock in sockets:
             sock.close()
-
-
-def fetch_metadata(
-    port: int, timeout_s: float = 2.0, host: str = HOST, security: ClientSecurity = PLAINTEXT_SECURITY
-) -> MetadataResponse:
-    """Send one Metadata request (no topics, at the msgpack listener's top version) to
-    ``host:port`` with a blocking socket (over TLS, and after the SASL login, as ``security`` asks).
-
-    Raises:
-        OSError: connection or I/O failure (including timeouts and failed TLS handshakes).
-        ValueError: an undecodable answer.
-        KafkaError: the listener refused the SASL login (SaslAuthenticationFailedError ...).
-    """
-    with socket.create_connection((host, port), timeout=timeout_s) as plain:
-        sock = plain
-        if security.ssl_context is not None:
-            sock = security.ssl_context.wrap_socket(plain, server_hostname=host)
-        if security.sasl is not None:
-            _run_to_completion(sasl_authenticate(_blocking_send(sock), security.sasl()))
-        version = API_REGISTRY[ApiKey.METADATA].max_version
-        return _run_to_completion(_blocking_send(sock)(ApiKey.METADATA, version, _METADATA))
-
-
-_METADATA = MetadataRequest(topics=[], allow_auto_topic_creation=False)
-
-
-def _blocking_send(sock: socket.socket) -> Callable[[int, int, Any], Any]:
-    """A ``sasl_client.Send`` over a blocking socket: the request written, its answer read."""
-
-    async def send(api_key: int, version: int, request: Any) -> Any:
-        correlation_id = next(_correlation_ids) & 0x7FFFFFFF
-        sock.sendall(encode_request(request, version, correlation_id, "kafkette-local-cluster"))
-        (length,) = LENGTH.unpack(_recv_exactly(sock, LENGTH.size))
-        if length < 0 or length > 64 * 1024 * 1024:
-            raise ValueError(f"implausible response length {length}")
-        _, body = decode_response_envelope(_recv_exactly(sock, length))
-        return API_REGISTRY[ApiKey(api_key)].response.from_wire(body, version)
-
-    return send
-
-
-def _run_to_completion(coroutine: Any) -> Any:
-    """Run a coroutine that never suspends (its awaits do blocking I/O) to its result, in or out
-    of an event loop."""
-    try:
-        coroutine.send(None)
-    except StopIteration as stop:
-        return stop.value
-    coroutine.close()
-    raise RuntimeError("the coroutine suspended")
-
-
-def _recv_exactly(sock: socket.socket, size: int) -> bytes:
-    chunks = bytearray()
-    while len(chunks) < size:
-        chunk = sock.recv(size - len(chunks))
-        if not chunk:
-            raise ConnectionError("connection closed by the broker")
-        chunks += chunk
-    return bytes(chunks)
 
 
 class LocalCluster:
@@ -199,6 +150,14 @@ class LocalCluster:
         kafka_protocol: give every broker a second listener, ``KAFKA://``, speaking Apache Kafka's
             binary protocol (``listener.wire.protocol.map=KAFKA:kafka``) for Kafka's own clients
             and tools; ``kafka_bootstrap_servers`` lists those listeners.
+        security: ``"PLAINTEXT"`` (the default) or ``"SASL_SSL"`` (any case): a secure cluster in
+            one step.  ``start`` makes a CA and the brokers' certificate under ``<data_dir>/ssl/``
+            (once), the brokers' listeners (and ``KAFKA``'s) SASL_SSL, the brokers logging in to
+            each other as ``admin`` with PLAIN, ``User:admin`` a super user of the
+            StandardAuthorizer (``allow.everyone.if.no.acl.found=false``), the admin's
+            SCRAM-SHA-512 credential, and ``<data_dir>/admin.properties`` (mode 0600, see
+            ``admin_properties_path``); the admin's password is random.  See
+            ``kafkette.client.local_cluster_security``.
 
     Raises:
         ValueError, TypeError: a bad argument (named in the message).
@@ -220,7 +179,9 @@ class LocalCluster:
         hosts: Mapping[int, str] | None = None,
         command_prefix: Mapping[int, Sequence[str]] | None = None,
         kafka_protocol: bool = False,
+        security: str = PLAINTEXT,
     ) -> None:
+        self.security = check_security(security)
         if type(num_brokers) is not int or num_brokers < 1:
             raise ValueError("num_brokers must be an int >= 1")
         if controllers is None:
@@ -269,7 +230,12 @@ class LocalCluster:
             )
         self.hosts: dict[int, str] = {n: (hosts or {}).get(n, HOST) for n in self.node_ids}
         self._command_prefix = {n: list(p) for n, p in (command_prefix or {}).items()}
-        self._broker_configs = dict(broker_configs or {})
+        self._admin_password: str | None = None
+        secure: dict[str, str] = {}
+        if self.security == SASL_SSL:  # a restarted cluster keeps its admin's password
+            self._admin_password = read_admin_password(self.data_dir) or new_admin_password()
+            secure = secure_broker_configs(self.data_dir, self._admin_password)
+        self._broker_configs = {**secure, **(broker_configs or {})}
         self.node_configs: dict[int, dict[str, Any]] = {}  # per node, over broker_configs, at its next start
         self.node_env: dict[
             int, dict[str, str]
@@ -366,6 +332,46 @@ class LocalCluster:
             f"{self.hosts[b]}:{self.kafka_ports[b]}" for b in self.broker_ids if b in self.kafka_ports
         )
 
+    @property
+    def admin_properties_path(self) -> Path:
+        """``<data_dir>/admin.properties``: the admin's Kafka client properties (mode 0600), written by
+        ``start`` for a ``security="SASL_SSL"`` cluster; ``--command-config`` of Kafka's tools (with
+        ``--bootstrap-server`` naming the Kafka-protocol listener) and of Kafkette's CLI."""
+        return admin_properties_path(self.data_dir)
+
+    @property
+    def admin_client_config(self) -> dict[str, str]:
+        """The admin's Kafka client properties for the brokers' own listener, as
+        ``admin.properties`` holds them: ``bootstrap.servers``, ``security.protocol=SASL_SSL``,
+        ``sasl.mechanism=SCRAM-SHA-512``, ``sasl.jaas.config`` (ScramLoginModule, user ``admin``),
+        ``ssl.truststore.type=PEM``, ``ssl.truststore.location`` and ``ssl.ca.location`` (the CA
+        certificate).  For ``client_settings(config, Producer)`` and ``--command-config``.
+
+        Raises:
+            ValueError: the cluster was made without ``security="SASL_SSL"``.
+        """
+        return admin_properties(self.bootstrap_servers, self.data_dir, self._checked_admin_password())
+
+    @property
+    def kafka_admin_client_config(self) -> dict[str, str]:
+        """The admin's client configuration for the Kafka-protocol listeners under librdkafka's names,
+        usable unchanged by confluent-kafka (``confluent_kafka.Producer(config)``): ``bootstrap.servers``,
+        ``security.protocol=SASL_SSL``, ``sasl.mechanism=SCRAM-SHA-512``, ``sasl.username``,
+        ``sasl.password``, ``ssl.ca.location``.
+
+        Raises:
+            ValueError: the cluster was made without ``security="SASL_SSL"`` or ``kafka_protocol``.
+        """
+        password = self._checked_admin_password()
+        return librdkafka_properties(self.kafka_bootstrap_servers, self.data_dir, password)
+
+    def _checked_admin_password(self) -> str:
+        if self._admin_password is None:
+            raise ValueError(
+                f"this cluster has no admin user (security {self.security}); make it with security='SASL_SSL'"
+            )
+        return self._admin_password
+
     @classmethod
     def from_data_dir(
         cls,
@@ -408,6 +414,10 @@ class LocalCluster:
                 f"{Path(data_dir).resolve()} holds nodes {sorted(layout.nodes)} with voters {voters}; "
                 f"a local cluster has brokers 1..N and voters among its nodes"
             )
+        security_configs = _security_configs(Path(data_dir).resolve() / f"broker-{brokers[0]}")
+        secure = listener_security_protocol(security_configs, "PLAINTEXT") == SASL_SSL and (
+            admin_properties_path(Path(data_dir).resolve()).is_file()
+        )
         cluster = cls(
             len(brokers),
             data_dir,
@@ -416,6 +426,8 @@ class LocalCluster:
             controllers=len(voters),
             isolated_controllers=isolated,
             kafka_protocol=any(n.kafka_port is not None for n in layout.nodes.values()),
+            broker_configs=security_configs,
+            security=SASL_SSL if secure else PLAINTEXT,
         )
         if cluster.voter_ids != voters or sorted(cluster.node_ids) != sorted(layout.nodes):
             raise ValueError(
@@ -549,11 +561,17 @@ class LocalCluster:
         return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in props.items()}
 
     def _write_config(self, broker_id: int) -> Path:
+        """Write the node's ``server.properties``: mode 0600 when it holds a secret (a JAAS config
+        or a password)."""
         path = self.config_path(broker_id)
         if self._keep_configs and broker_id not in self.node_configs and path.is_file():
             return path  # as the user left it
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_properties(self.broker_properties(broker_id)), encoding="utf-8")
+        props = self.broker_properties(broker_id)
+        if any(k.endswith(("sasl.jaas.config", "password")) for k in props):
+            write_private_file(path, render_properties(props))
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(render_properties(props), encoding="utf-8")
         return path
 
     # --- lifecycle ------------------------------------------------------------------------
@@ -561,6 +579,10 @@ class LocalCluster:
     def start(self) -> LocalCluster:
         """Start every node (but those of ``from_data_dir``'s ``running``) and wait until every
         broker is registered (see ``wait_for_broker``).
+
+        With ``security="SASL_SSL"`` it first writes the certificates (when missing) and
+        ``admin.properties``, and last gives the admin its SCRAM credential and waits until every
+        running broker logs the admin in with it.
 
         A node that exits meanwhile ends the wait at once; then every node this call started is
         stopped (SIGTERM, SIGKILL after ``FAILED_START_STOP_TIMEOUT_S``) before the error is raised.
@@ -571,16 +593,50 @@ class LocalCluster:
         """
         started = [n for n in self.node_ids if n not in self._adopted or not is_alive(self._adopted[n])]
         try:
+            if self.security == SASL_SSL:
+                self._write_security_files()
             for node_id in started:
                 self._spawn(node_id)
             deadline = time.monotonic() + self.startup_timeout_s
             for broker_id in self.broker_ids:
                 self._wait_registered(broker_id, deadline, watched=started)
             self._check_exited(started)
+            if self.security == SASL_SSL:
+                self._create_admin_credential(deadline, watched=started)
         except BaseException:
             self.stop(timeout_s=FAILED_START_STOP_TIMEOUT_S)
             raise
         return self
+
+    def _write_security_files(self) -> None:
+        """Write the CA and broker certificates (unless the data directory has them) and
+        ``admin.properties`` (mode 0600)."""
+        certificates = cluster_certificates(self.data_dir)
+        if not certificates.exist():
+            write_cluster_certificates(certificates.ca_certificate.parent, self.hosts.values())
+        write_admin_properties(self.admin_properties_path, self.admin_client_config)
+
+    def _create_admin_credential(self, deadline: float, watched: Sequence[int]) -> None:
+        """See ``local_cluster_security.create_admin_credential``.
+
+        Raises:
+            LocalClusterError: a watched node exited, or the deadline (``time.monotonic()``) passed
+                (the message says what was last refused).
+        """
+        problem = create_admin_credential(
+            [(self.hosts[b], self.ports[b]) for b in self.broker_ids if self.is_running(b)],
+            self._security,
+            self.ssl_context,
+            self._checked_admin_password(),
+            deadline,
+            lambda: self._check_exited(watched),
+        )
+        if problem is not None:
+            raise LocalClusterError(
+                f"the admin user's {ADMIN_MECHANISM} credential was not usable on every broker after "
+                f"{self.startup_timeout_s:.0f} s ({problem})\n{self._log_tails(self.node_ids)}"
+            )
+        logger.info("[LocalCluster] The admin user logs in with %s on every broker", ADMIN_MECHANISM)
 
     def __enter__(self) -> LocalCluster:
         return self.start()
@@ -865,3 +921,18 @@ class LocalCluster:
                     )
                     proc.kill()
                     proc.wait(timeout=10)
+
+
+def _security_configs(node_dir: Path) -> dict[str, str]:
+    """The client-facing security entries of ``<node_dir>/server.properties`` (the listener map,
+    ``ssl.*``, ``sasl.*``, ``listener.name.*``): how a restarted cluster's launcher reaches its
+    listener; empty when the file cannot be read."""
+    try:
+        on_disk = read_properties_file(str(node_dir / "server.properties"))
+    except ValueError:
+        return {}
+    return {
+        k: v
+        for k, v in on_disk.items()
+        if k == "listener.security.protocol.map" or k.startswith(("ssl.", "sasl.", "listener.name."))
+    }

@@ -2,7 +2,8 @@
 
 ``start`` launches a LocalCluster of N brokers, prints ``bootstrap.servers=HOST:PORT,...``
 (and ``kafka.bootstrap.servers=...`` with ``--kafka-protocol``) on stdout once every broker is
-registered, and on stderr the ``export KAFKETTE_BOOTSTRAP_SERVERS=...`` line that makes client
+registered (and, with ``--security sasl_ssl``, ``admin.properties=PATH``: the admin's client
+properties), and on stderr the ``export KAFKETTE_BOOTSTRAP_SERVERS=...`` line that makes client
 commands and the SDK find it; it records the brokers in ``<data-dir>/cluster.json``.  A node
 that exits while the cluster starts fails the start at once, named with its exit code, reason
 and log, and the others are stopped.  On a data directory that holds a cluster, ``start``
@@ -54,6 +55,7 @@ from kafkette.client.cluster_pid_file import (
 )
 from kafkette.client.local_cluster import FAILED_START_STOP_TIMEOUT_S, LocalCluster
 from kafkette.client.local_cluster_layout import ClusterLayout, read_cluster_layout, set_properties
+from kafkette.client.local_cluster_security import admin_properties_path
 from kafkette.client.quorum_info import QuorumInfo
 from kafkette.client.topic_specs import TopicDescription
 from kafkette.protocol.errors import KafkaError
@@ -120,6 +122,15 @@ def _pid_file(data_dir: Path) -> ClusterPidFile | None:
     help="Give every broker a second listener speaking Apache Kafka's protocol (for kcat, librdkafka, "
     "kafka-python, aiokafka, Kafka's tools) and print kafka.bootstrap.servers.",
 )
+@click.option(
+    "--security",
+    type=click.Choice(["plaintext", "sasl_ssl"], case_sensitive=False),
+    default=None,
+    help="plaintext, or sasl_ssl: a CA and broker certificates in the data directory, SASL_SSL "
+    "listeners, an admin super user (SCRAM-SHA-512, random password) and DATA_DIR/admin.properties, "
+    "its client properties (--command-config), whose path is printed  [default: plaintext, or as the "
+    "data directory's cluster is]",
+)
 def start(
     num_brokers: int | None,
     data_dir: str | None,
@@ -128,6 +139,7 @@ def start(
     controllers: str | None,
     daemon: bool,
     kafka_protocol: bool,
+    security: str | None,
 ) -> None:
     """Start N brokers and print bootstrap.servers; run until Ctrl-C, or return with --daemon."""
     overrides = dict(parse_key_value(c, "--config") for c in configs)
@@ -151,9 +163,10 @@ def start(
             detached=daemon,
             controllers=None if controllers is None else int(controllers),
             kafka_protocol=kafka_protocol,
+            security=security or "PLAINTEXT",
         )
     else:
-        _check_flags_fit(directory, layout, num_brokers, base_port, controllers, kafka_protocol)
+        _check_flags_fit(directory, layout, num_brokers, base_port, controllers, kafka_protocol, security)
         local = _existing_cluster(directory, running, overrides, detached=daemon or bool(running))
     if running:
         _start_missing(local)
@@ -194,8 +207,10 @@ def _check_flags_fit(
     base_port: int | None,
     controllers: str | None,
     kafka_protocol: bool,
+    security: str | None,
 ) -> None:
     """Refuse, in one line, layout flags that differ from the cluster ``directory`` holds."""
+    secure = admin_properties_path(directory).is_file()
     brokers = layout.broker_ids
     first_port = layout.nodes[brokers[0]].port if brokers else None
     has_kafka = any(n.kafka_port is not None for n in layout.nodes.values())
@@ -206,13 +221,15 @@ def _check_flags_fit(
             (f"--controllers {controllers}", controllers is None or int(controllers) == len(layout.voters)),
             (f"--base-port {base_port}", base_port is None or base_port == first_port),
             ("--kafka-protocol", not kafka_protocol or has_kafka),
+            (f"--security {security}", security is None or (security.upper() == "SASL_SSL") == secure),
         )
         if not fits
     ]
     if misfits:
         raise click.ClickException(
             f"{directory} holds a cluster of {len(brokers)} broker(s) ({len(layout.voters)} voter(s), "
-            f"broker 1 on port {first_port}, {'with' if has_kafka else 'no'} Kafka-protocol listeners) "
+            f"broker 1 on port {first_port}, {'with' if has_kafka else 'no'} Kafka-protocol listeners"
+            f"{', sasl_ssl' if secure else ''}) "
             f"that {', '.join(misfits)} does not fit; "
             f"start it without {'them' if len(misfits) > 1 else 'it'}, edit its server.properties, "
             f"or use a new --data-dir"
@@ -271,8 +288,23 @@ def _echo_bootstrap(local: LocalCluster) -> None:
     click.echo(f"bootstrap.servers={local.bootstrap_servers}")
     if local.kafka_protocol:
         click.echo(f"kafka.bootstrap.servers={local.kafka_bootstrap_servers}")
+    if local.security != "PLAINTEXT":
+        click.echo(f"admin.properties={local.admin_properties_path}")
     click.get_text_stream("stdout").flush()
     click.echo(f"export {BOOTSTRAP_SERVERS_ENV}={shlex.quote(local.bootstrap_servers)}", err=True)
+    if local.security != "PLAINTEXT":
+        command_config = shlex.quote(str(local.admin_properties_path))
+        click.echo(
+            f"The admin user's client properties (mode 0600): {local.admin_properties_path}; use them "
+            f"with: kafkette topics list --command-config {command_config}"
+            + (
+                f" (Kafka's tools: --bootstrap-server {local.kafka_bootstrap_servers} --command-config "
+                f"{command_config})"
+                if local.kafka_protocol
+                else ""
+            ),
+            err=True,
+        )
 
 
 def _start_missing(local: LocalCluster) -> None:

@@ -20,6 +20,7 @@ import asyncio
 import functools
 import inspect
 from collections.abc import Callable, Coroutine, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import click
@@ -97,7 +98,9 @@ def bootstrap_server_option(func: F) -> F:
     ``kafkette.client.cli.bootstrap`` (``--bootstrap-server`` or ``--data-dir``, then the
     file's ``bootstrap.servers``, ``$KAFKETTE_BOOTSTRAP_SERVERS``, 127.0.0.1:9092), also
     kept for ``sdk_settings`` and ``run_coroutine``; it receives ``data_dir`` too when its
-    signature has that parameter (``cluster status``).
+    signature has that parameter (``cluster status``).  With ``--data-dir`` and no
+    ``--command-config``, the directory's ``admin.properties`` (a secure cluster's admin login,
+    see ``kafkette cluster start --security``) is the command config.
 
     Raises:
         click.UsageError: both ``--bootstrap-server`` and ``--data-dir``, or a malformed list.
@@ -117,6 +120,8 @@ def bootstrap_server_option(func: F) -> F:
             command_config=command_config[1] if command_config else None,
         )
         ctx.meta[BOOTSTRAP_KEY] = bootstrap
+        if data_dir is not None and command_config is None:
+            _use_admin_properties(ctx, Path(data_dir))
         if passes_data_dir:
             kwargs["data_dir"] = data_dir
         return func(*args, bootstrap_server=bootstrap.servers, **kwargs)
@@ -150,6 +155,16 @@ def bootstrap_server_option(func: F) -> F:
         "--command-config, else $KAFKETTE_BOOTSTRAP_SERVERS, else 127.0.0.1:9092.",
     )(wrapped)
     return cast(F, wrapped)
+
+
+def _use_admin_properties(ctx: click.Context, data_dir: Path) -> None:
+    """Make ``<data_dir>/admin.properties`` (a ``kafkette cluster start --security sasl_ssl``
+    cluster's admin login) the command's ``--command-config`` when it has none."""
+    from kafkette.client.local_cluster_security import admin_properties_path  # only a secure cluster's
+
+    path = admin_properties_path(data_dir.resolve())
+    if path.is_file():
+        ctx.meta[COMMAND_CONFIG_KEY] = ("--data-dir", str(path))
 
 
 def acks_option(*kafka_flags: str) -> Callable[[F], F]:
