@@ -4,7 +4,8 @@ and clients' quotas and SCRAM credentials through ``client_entity_configs``.
 Owns: the commands and the parsing of kafka-configs.sh's flags: ``--add-config
 k=v,k2=v2`` (a value holding commas is written in brackets, ``k=[a,b]``) and
 ``--delete-config k,k2``.  ``describe`` prints the dynamic overrides by default and
-every config with ``--all``, one ``name=value`` per line with its source.  The work is done by ``kafkette.client.admin.AdminClient`` (DescribeConfigs, IncrementalAlterConfigs).
+every config with ``--all``, one ``name=value`` per line with its source.  The work is done by
+``kafkette.client.admin.AdminClient`` (DescribeConfigs, IncrementalAlterConfigs).
 Kafka concept: ``kafka-configs.sh`` (``ConfigCommand``).
 """
 
