@@ -203,7 +203,8 @@ class BrokerConnection:
             SaslAuthenticationFailedError ...: a re-authentication was refused (the connection
                 is then closed).
         """
-        await self._maybe_reauthenticate()
+        if self._reauthenticate_at is not None:  # a SASL session with a lifetime
+            await self._maybe_reauthenticate()
         return await self._send(
             request, api_version=api_version, timeout_ms=timeout_ms, expect_response=expect_response
         )
@@ -236,7 +237,8 @@ class BrokerConnection:
         spec = spec_for_request(request)
         version = spec.send_version if api_version is None else api_version
         timeout = (timeout_ms if timeout_ms is not None else self.request_timeout_ms) / 1000
-        await self._wait_for_reauthentication(request, timeout)
+        if self._reauthenticated is not None:
+            await self._wait_for_reauthentication(request, timeout)
         if self._closed_exc is not None:
             raise KafkaConnectionError(
                 f"connection to {self.host}:{self.port} is closed"
