@@ -24,7 +24,10 @@ from typing import Any
 from kafkette.common.config_def import ConfigError
 from kafkette.common.security.jaas_config import LoginModuleEntry, parse_jaas_config
 from kafkette.common.security.sasl_server import PLAIN, PlainSaslServer, SaslServer, ScramSaslServer
-from kafkette.common.security.sasl_server_authenticator import SaslServerAuthenticator
+from kafkette.common.security.sasl_server_authenticator import (
+    DEFAULT_MAX_RECEIVE_SIZE,
+    SaslServerAuthenticator,
+)
 from kafkette.common.security.scram_credential import ScramCredential, ScramMechanism
 from kafkette.common.security.security_protocol_map import SASL_PROTOCOLS, listener_security_protocol
 
@@ -160,4 +163,5 @@ def authenticator_factory(
                 scram, lambda user: scram_credentials(user, scram)
             )
     lifetime_ms = {mechanism: reauth_ms(props, listener, mechanism) for mechanism in mechanisms}
-    return lambda: SaslServerAuthenticator(mechanisms, servers, lifetime_ms, clock_ms)
+    max_receive = int(props.get("sasl.server.max.receive.size", DEFAULT_MAX_RECEIVE_SIZE))
+    return lambda: SaslServerAuthenticator(mechanisms, servers, lifetime_ms, clock_ms, max_receive)

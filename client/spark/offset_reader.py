@@ -18,7 +18,15 @@ from typing import TypeVar
 
 from kafkette.client.admin import AdminClient
 from kafkette.client.consumer import Consumer
-from kafkette.client.spark.options import EARLIEST, LATEST, Assign, OffsetSpec, SourceOptions, Subscribe
+from kafkette.client.spark.options import (
+    EARLIEST,
+    LATEST,
+    SECURITY_KEYWORDS,
+    Assign,
+    OffsetSpec,
+    SourceOptions,
+    Subscribe,
+)
 from kafkette.protocol.topic_partition import TopicPartition
 
 T = TypeVar("T")
@@ -47,6 +55,7 @@ class KafketteOffsetReader:
                     AdminClient(
                         bootstrap_servers=self._options.bootstrap_servers,
                         request_timeout_ms=settings.get("request_timeout_ms", 30000),
+                        **{k: settings[k] for k in SECURITY_KEYWORDS if k in settings},
                     ) as admin,
                     Consumer(
                         bootstrap_servers=self._options.bootstrap_servers,

@@ -7,8 +7,10 @@ of ``subscribe`` / ``subscribePattern`` / ``assign``, ``startingOffsets``,
 ``kafkette.bootstrap.servers``, ``topic``), plus the ``kafkette.*`` client settings
 handed to the SDK's Consumer and Producer.  Names, defaults and rejections follow
 Spark's Kafka source and sink (``KafkaSourceProvider``) with the ``kafka.`` prefix
-spelled ``kafkette.``.  Does not own any I/O: topics and offsets are resolved by
-``kafkette.client.spark.offset_reader``.
+spelled ``kafkette.`` or ``kafka.`` (``kafka.security.protocol``, ``kafka.sasl.mechanism``,
+``kafka.sasl.jaas.config``, ``kafka.ssl.truststore.location`` (PEM), ... as Kafka's clients
+name them, mapped by ``kafkette.client.client_properties``).  Does not own any I/O: topics
+and offsets are resolved by ``kafkette.client.spark.offset_reader``.
 
 Every mistake raises ``ValueError`` naming the option, before any Spark task runs.
 """
@@ -28,6 +30,16 @@ from kafkette.protocol.topic_partition import TopicPartition
 
 CLIENT_PREFIX = "kafkette."
 BOOTSTRAP_SERVERS = "kafkette.bootstrap.servers"
+# Spark's own Kafka connector spells the client properties' prefix ``kafka.``; both are taken.
+KAFKA_PREFIX = "kafka."
+# Client properties a source or sink passes to the AdminClient too (the connection's security).
+SECURITY_KEYWORDS = (
+    "security_protocol",
+    "ssl_context",
+    "sasl_mechanism",
+    "sasl_plain_username",
+    "sasl_plain_password",
+)
 
 # Spark's Kafka source: -2 means earliest, -1 latest in JSON offsets.
 EARLIEST = -2
@@ -80,34 +92,70 @@ def _parse_positive_int(options: dict[str, str], name: str) -> int | None:
     return value
 
 
+def _client_option(key: str) -> tuple[str, str] | None:
+    """``(prefix, Kafka client property)`` of a ``kafkette.<property>`` or ``kafka.<property>``
+    option name, None for the connector's own options."""
+    for prefix in (CLIENT_PREFIX, KAFKA_PREFIX):
+        if key.startswith(prefix):
+            return prefix, key[len(prefix) :]
+    return None
+
+
 def _bootstrap_servers(options: dict[str, str]) -> str:
-    servers = options.get(BOOTSTRAP_SERVERS, "").strip()
+    servers = (options.get(BOOTSTRAP_SERVERS) or options.get(KAFKA_PREFIX + "bootstrap.servers", "")).strip()
     if not servers:
         raise ValueError(
-            f"Option '{BOOTSTRAP_SERVERS}' must be specified for configuring Kafkette consumer "
-            f'and producer ("host:port,host:port")'
+            f"Option '{BOOTSTRAP_SERVERS}' (or '{KAFKA_PREFIX}bootstrap.servers') must be specified "
+            f'for configuring Kafkette consumer and producer ("host:port,host:port")'
         )
     return servers
 
 
-def _client_settings(options: dict[str, str], target: type, rejected: Mapping[str, str]) -> dict[str, Any]:
-    """Turn ``kafkette.<property>`` options into SDK keyword arguments of ``target``
-    (``kafkette.request.timeout.ms`` becomes ``request_timeout_ms=...``).
+def _client_properties(options: dict[str, str], rejected: Mapping[str, str]) -> dict[str, str]:
+    """The Kafka client properties of ``kafkette.<property>`` / ``kafka.<property>`` options
+    (``kafka.security.protocol`` -> ``{"security.protocol": ...}``), without ``bootstrap.servers``.
 
     Raises:
-        ValueError: a rejected property, one ``target`` does not know, or a bad value.
+        ValueError: a property the connector sets itself (``rejected``), named as the user spelled it.
     """
     properties: dict[str, str] = {}
     for key, raw in options.items():
-        if not key.startswith(CLIENT_PREFIX):
+        parsed = _client_option(key)
+        if parsed is None:
             continue
-        prop = key[len(CLIENT_PREFIX) :]
+        prop = parsed[1]
         if prop in rejected:
             if prop == "bootstrap.servers":
                 continue
             raise ValueError(f"Kafkette option '{key}' is not supported as {rejected[prop]}")
         properties[prop] = raw
-    return client_settings(properties, target, source="the Spark options", prefix=CLIENT_PREFIX)
+    return properties
+
+
+def client_keywords(
+    properties: Mapping[str, str], target: type, prefix: str = KAFKA_PREFIX
+) -> dict[str, Any]:
+    """SDK keyword arguments of ``target`` from the string client properties an option set keeps
+    (``security.protocol=SASL_SSL`` -> ``security_protocol``, ``ssl_context`` built from the PEM
+    ``ssl.truststore.location``, ``sasl.jaas.config`` -> ``sasl_plain_username`` / ``..._password``).
+
+    Built where the client runs (the driver or an executor): an ``ssl.SSLContext`` cannot be pickled
+    into a Spark task, the strings can.
+
+    Args:
+        properties: ``{Kafka client property: string value}``.
+        target: the SDK class (``Consumer`` or ``Producer``).
+        prefix: how the user spelled the options' prefix, for messages.
+
+    Raises:
+        ValueError: a property ``target`` does not know, or a bad value (named as ``<prefix><property>``).
+    """
+    return client_settings(properties, target, source="the Spark options", prefix=prefix)
+
+
+def _spelled_prefix(options: dict[str, str]) -> str:
+    """The client options' prefix as the user spelled it, for messages (``kafkette.`` when any is)."""
+    return CLIENT_PREFIX if any(key.startswith(CLIENT_PREFIX) for key in options) else KAFKA_PREFIX
 
 
 # --- subscriptions ---------------------------------------------------------------------------
@@ -264,7 +312,8 @@ class SourceOptions:
         fail_on_data_loss: fail (True) or warn and skip (False) when offsets are gone.
         include_headers: add the ``headers`` column.
         poll_timeout_ms: how long an executor waits for the records of its range (ms).
-        consumer_settings: Consumer keyword arguments from ``kafkette.*`` options.
+        consumer_properties: the Kafka client properties of ``kafkette.*`` / ``kafka.*`` options
+            (strings; ``consumer_settings`` turns them into Consumer keyword arguments).
     """
 
     bootstrap_servers: str
@@ -275,7 +324,12 @@ class SourceOptions:
     fail_on_data_loss: bool
     include_headers: bool
     poll_timeout_ms: int
-    consumer_settings: dict[str, Any]
+    consumer_properties: dict[str, str]
+
+    @property
+    def consumer_settings(self) -> dict[str, Any]:
+        """Consumer keyword arguments of the client options (``ssl_context`` built afresh)."""
+        return client_keywords(self.consumer_properties, Consumer)
 
     @classmethod
     def parse(cls, options: Mapping[str, str], streaming: bool) -> SourceOptions:
@@ -311,6 +365,10 @@ class SourceOptions:
         max_per_trigger = _parse_positive_int(opts, "maxOffsetsPerTrigger")
         if max_per_trigger is not None and not streaming:
             max_per_trigger = None  # Spark ignores it for batch reads
+        consumer_properties = _client_properties(opts, _REJECTED_CONSUMER)
+        client_keywords(
+            consumer_properties, Consumer, _spelled_prefix(opts)
+        )  # checked here, before any Spark task runs
         return cls(
             bootstrap_servers=_bootstrap_servers(opts),
             subscription=parse_subscription(opts),
@@ -321,7 +379,7 @@ class SourceOptions:
             include_headers=_parse_bool(opts, "includeHeaders", False),
             poll_timeout_ms=_parse_positive_int(opts, "kafkaConsumer.pollTimeoutMs")
             or DEFAULT_POLL_TIMEOUT_MS,
-            consumer_settings=_client_settings(opts, Consumer, _REJECTED_CONSUMER),
+            consumer_properties=consumer_properties,
         )
 
 
@@ -332,13 +390,19 @@ class SinkOptions:
     Attributes:
         bootstrap_servers: ``host:port,...``.
         topic: the ``topic`` option; overrides a ``topic`` column when set.
-        producer_settings: Producer keyword arguments from ``kafkette.*`` options
-            (``kafkette.acks``, ``kafkette.linger.ms``, ``kafkette.delivery.timeout.ms``, ...).
+        producer_properties: the Kafka client properties of ``kafkette.*`` / ``kafka.*`` options
+            (``kafka.acks``, ``kafkette.linger.ms``, ``kafka.security.protocol``, ...; strings,
+            ``producer_settings`` turns them into Producer keyword arguments).
     """
 
     bootstrap_servers: str
     topic: str | None
-    producer_settings: dict[str, Any]
+    producer_properties: dict[str, str]
+
+    @property
+    def producer_settings(self) -> dict[str, Any]:
+        """Producer keyword arguments of the client options (``ssl_context`` built afresh)."""
+        return client_keywords(self.producer_properties, Producer)
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> SinkOptions:
@@ -351,8 +415,12 @@ class SinkOptions:
         topic = opts.get("topic")
         if topic is not None and not topic.strip():
             raise ValueError("Option 'topic' must not be empty")
+        producer_properties = _client_properties(opts, _REJECTED_PRODUCER)
+        client_keywords(
+            producer_properties, Producer, _spelled_prefix(opts)
+        )  # checked here, before any Spark task runs
         return cls(
             bootstrap_servers=_bootstrap_servers(opts),
             topic=topic.strip() if topic is not None else None,
-            producer_settings=_client_settings(opts, Producer, _REJECTED_PRODUCER),
+            producer_properties=producer_properties,
         )

@@ -164,6 +164,21 @@ class Connection:
             except FrameError as exc:
                 logger.warning("[SocketServer] Closing connection from %s: %s", self.peer, exc)
                 return
+            authenticator = self._authenticator
+            if (
+                authenticator is not None
+                and not authenticator.authenticated
+                and len(payload) > authenticator.max_receive_size
+            ):  # Kafka's SaslServerAuthenticator: InvalidReceiveException, the connection is closed
+                logger.info(
+                    "[SocketServer] Closing connection from %s: a %d-byte frame before authentication "
+                    "(sasl.server.max.receive.size=%d)",
+                    self.peer,
+                    len(payload),
+                    authenticator.max_receive_size,
+                )
+                stream.release(len(payload))
+                return
             if self._throttled:
                 await self._wait_until_unmuted()
             try:

@@ -5,7 +5,8 @@ Owns the connection's authentication state: which requests are allowed in each s
 and SaslHandshake first, then SaslAuthenticate tokens), the handshake's answer (the listener's
 enabled mechanisms; UNSUPPORTED_SASL_MECHANISM for another), each token's evaluation by the
 mechanism's ``SaslServer``, the answers to failures (SASL_AUTHENTICATION_FAILED with the message
-Kafka gives, ILLEGAL_SASL_STATE for a request out of turn) after which the connection is closed,
+Kafka gives, ILLEGAL_SASL_STATE for a request out of turn during the exchange; a request out of
+turn before the handshake is closed unanswered, as Kafka does) after which the connection is closed,
 the authenticated principal (``User:<name>``) and the session's expiry with
 ``connections.max.reauth.ms`` (a v1+ client re-authenticates on the same connection; once the
 session is over, any other request closes it).  Does not own reading or writing frames (the
@@ -73,6 +74,9 @@ class Intercepted:
     close: bool = False
 
 
+DEFAULT_MAX_RECEIVE_SIZE = 524288
+"""``sasl.server.max.receive.size``'s default (bytes): the largest frame read before authentication."""
+
 PASS = None
 """``intercept``'s answer for a request the broker's handlers take as usual."""
 
@@ -101,8 +105,10 @@ class SaslServerAuthenticator:
         servers: Mapping[str, Callable[[], SaslServer]],
         reauth_ms: int | Mapping[str, int],
         clock_ms: Callable[[], int],
+        max_receive_size: int = DEFAULT_MAX_RECEIVE_SIZE,
     ) -> None:
         self.mechanisms = list(mechanisms)
+        self.max_receive_size = max_receive_size
         self._servers = dict(servers)
         self._reauth_ms_by_mechanism = (
             dict(reauth_ms) if isinstance(reauth_ms, Mapping) else dict.fromkeys(self.mechanisms, reauth_ms)
@@ -134,7 +140,14 @@ class SaslServerAuthenticator:
             any request after it), else what to answer and whether to close.
         """
         if self.state is SaslState.COMPLETE:
-            if api_key == ApiKey.SASL_HANDSHAKE and self._supports_reauth:
+            # Kafka's KafkaChannel.maybeBeginServerReauthentication: no session expiry
+            # (connections.max.reauth.ms unset), no re-authentication; KafkaApis answers the
+            # handshake ILLEGAL_SASL_STATE
+            if (
+                api_key == ApiKey.SASL_HANDSHAKE
+                and self._supports_reauth
+                and self._session_expires_ms is not None
+            ):
                 self._reauthenticating = True
                 self.state = SaslState.HANDSHAKE_REQUEST
                 return self._handshake(api_version, request)
@@ -161,11 +174,21 @@ class SaslServerAuthenticator:
             return self._authenticate(api_version, request)
         if api_key == ApiKey.SASL_AUTHENTICATE and self.state is SaslState.REAUTH_BAD_MECHANISM:
             return self._failed(self._bad_mechanism_message)
-        what = "handshake" if self.state is not SaslState.AUTHENTICATE else "authentication"
+        if self.state is not SaslState.AUTHENTICATE:
+            # Kafka's handleKafkaRequest throws IllegalSaslStateException ("Unexpected Kafka request of
+            # type ... during SASL handshake.") with no answer built: the connection is closed unanswered
+            logger.info(
+                "Closing connection: unexpected Kafka request of type %s during SASL handshake",
+                _api_name(api_key),
+            )
+            self.state = SaslState.FAILED
+            return Intercepted(close=True)
         self.state = SaslState.FAILED
         return Intercepted(
             error_code=Errors.ILLEGAL_SASL_STATE,
-            error_message=f"Unexpected Kafka request of type {_api_name(api_key)} during SASL {what}.",
+            error_message=(
+                f"Unexpected Kafka request of type {_api_name(api_key)} during SASL authentication."
+            ),
             close=True,
         )
 

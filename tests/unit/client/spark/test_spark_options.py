@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pickle
+import ssl
+
 import pytest
 
 from kafkette.client.spark.options import (
@@ -14,6 +17,7 @@ from kafkette.client.spark.options import (
     parse_assign_json,
 )
 from kafkette.protocol.topic_partition import TopicPartition
+from tests.tls_certificates import CertificateAuthority
 
 BOOT = {"kafkette.bootstrap.servers": "127.0.0.1:9092"}
 
@@ -152,6 +156,35 @@ def test_client_settings_become_sdk_keywords_of_the_right_type():
         "max_batch_size": 65536,
         "compression_type": "gzip",
     }
+
+
+def test_kafka_prefixed_security_options_become_sdk_keywords_and_pickle(tmp_path):
+    ca = CertificateAuthority(tmp_path)
+    kafka_options = {
+        "kafka.bootstrap.servers": "127.0.0.1:9093",
+        "kafka.security.protocol": "SASL_SSL",
+        "kafka.sasl.mechanism": "SCRAM-SHA-512",
+        "kafka.sasl.jaas.config": (
+            'org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="s3";'
+        ),
+        "kafka.ssl.truststore.type": "PEM",
+        "kafka.ssl.truststore.location": str(ca.files.certificate),
+    }
+    source = pickle.loads(
+        pickle.dumps(SourceOptions.parse({**kafka_options, "subscribe": "t"}, streaming=False))
+    )
+    sink = pickle.loads(pickle.dumps(SinkOptions.parse(kafka_options)))
+    assert source.bootstrap_servers == sink.bootstrap_servers == "127.0.0.1:9093"
+    for settings in (source.consumer_settings, sink.producer_settings):
+        assert isinstance(settings.pop("ssl_context"), ssl.SSLContext)
+        assert settings == {
+            "security_protocol": "SASL_SSL",
+            "sasl_mechanism": "SCRAM-SHA-512",
+            "sasl_plain_username": "alice",
+            "sasl_plain_password": "s3",
+        }
+    with pytest.raises(ValueError, match="Unknown Producer property 'kafka.no.such.setting'"):
+        SinkOptions.parse({**kafka_options, "kafka.no.such.setting": "1"})
 
 
 @pytest.mark.parametrize(
