@@ -133,6 +133,7 @@ def sasl_ssl(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
             kafka_protocol=True,
             broker_configs={
                 "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,KAFKA:SASL_SSL",
+                "group.initial.rebalance.delay.ms": "0",  # as KafkaPeer sets it
                 **_listener_configs("KAFKA", bundle),
             },
         ) as cluster:
