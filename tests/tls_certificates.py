@@ -72,12 +72,21 @@ class CertificateAuthority:
         self.files = _write(directory, name, self._key, self._cert)
 
     def issue(
-        self, stem: str, common_name: str, unit: str = "kafkette-tests", server: bool = False
+        self,
+        stem: str,
+        common_name: str,
+        unit: str = "kafkette-tests",
+        server: bool = False,
+        expired: bool = False,
     ) -> Issued:
         """A certificate for ``CN=<common_name>,OU=<unit>,O=Kafkette`` (with 127.0.0.1 and localhost
-        as subject alternative names when ``server``)."""
+        as subject alternative names when ``server``), valid from yesterday for 30 days, or, when
+        ``expired``, valid for one day ten days ago (``notAfter`` in the past: a TLS peer verifying
+        it refuses it as expired)."""
         key = ec.generate_private_key(ec.SECP256R1())
         now = datetime.datetime.now(datetime.UTC)
+        if expired:
+            now -= datetime.timedelta(days=10)
         builder = (
             x509.CertificateBuilder()
             .subject_name(_name(common_name, unit))
@@ -85,7 +94,7 @@ class CertificateAuthority:
             .public_key(key.public_key())
             .serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=30))
+            .not_valid_after(now + datetime.timedelta(days=1 if expired else 30))
         )
         if server:
             builder = builder.add_extension(

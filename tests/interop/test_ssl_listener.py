@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Consumer, KafkaException, Producer
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafkette.client import LocalCluster
@@ -34,6 +34,7 @@ class TlsCluster:
     ca: Path
     client: Issued
     other_ca: Path
+    expired_client: Issued
 
 
 def _listener_configs(listener: str, ca: CertificateAuthority, server: Issued) -> dict[str, str]:
@@ -55,6 +56,7 @@ def tls(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     ca = CertificateAuthority(certs)
     server = ca.issue("broker", "broker", server=True)
     client = ca.issue("client", "alice", unit="clients")
+    expired_client = ca.issue("expired-client", "bob", unit="clients", expired=True)
     other_ca = CertificateAuthority(certs, "other-ca").files.certificate
     if request.param == "kafkette":
         with LocalCluster(
@@ -66,18 +68,22 @@ def tls(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
                 **_listener_configs("KAFKA", ca, server),
             },
         ) as cluster:
-            yield TlsCluster(cluster.kafka_bootstrap_servers, ca.files.certificate, client, other_ca)
+            yield TlsCluster(
+                cluster.kafka_bootstrap_servers, ca.files.certificate, client, other_ca, expired_client
+            )
         return
     peer = KafkaPeer(tmp_path_factory.mktemp("ssl-kafka"), nodes=3, heap_mb=PEER_HEAP_MB)
     bootstrap = peer.add_listener("SSL", "SSL", _listener_configs("SSL", ca, server))
     start_or_fail(peer)
     try:
-        yield TlsCluster(bootstrap, ca.files.certificate, client, other_ca)
+        yield TlsCluster(bootstrap, ca.files.certificate, client, other_ca, expired_client)
     finally:
         peer.stop()
 
 
-def _conf(tls: TlsCluster, certificate: bool = True, ca: Path | None = None, **extra) -> dict:
+def _conf(
+    tls: TlsCluster, certificate: bool = True, ca: Path | None = None, client: Issued | None = None, **extra
+) -> dict:
     conf = {
         "bootstrap.servers": tls.bootstrap,
         "security.protocol": "SSL",
@@ -85,8 +91,8 @@ def _conf(tls: TlsCluster, certificate: bool = True, ca: Path | None = None, **e
         **extra,
     }
     if certificate:
-        conf["ssl.certificate.location"] = str(tls.client.certificate)
-        conf["ssl.key.location"] = str(tls.client.key)
+        conf["ssl.certificate.location"] = str((client or tls.client).certificate)
+        conf["ssl.key.location"] = str((client or tls.client).key)
     return conf
 
 
@@ -140,11 +146,28 @@ def test_kafka_python_with_a_certificate_reads_the_cluster_over_tls(tls):
 
 @pytest.mark.parametrize(
     "refused",
-    ["no client certificate", "a CA the client does not trust", "plaintext on the TLS port"],
+    [
+        "no client certificate",
+        "a CA the client does not trust",
+        "plaintext on the TLS port",
+        "an expired client certificate",
+    ],
 )
 def test_a_client_the_listener_cannot_trust_is_refused_and_the_others_are_served(tls, refused):
     if refused == "no client certificate":
         conf = _conf(tls, certificate=False)
+    elif refused == "an expired client certificate":
+        # Apache Kafka answers with a TLS alert (librdkafka: "SSL alert number 46", certificate
+        # unknown), Kafkette closes the connection; either way the client gets no Kafka answer
+        seen: list[KafkaError] = []
+        producer = Producer({**_conf(tls, client=tls.expired_client), "error_cb": seen.append})
+        with pytest.raises(KafkaException):
+            producer.list_topics(timeout=3)
+        producer.poll(0.5)
+        refusals = (KafkaError._TRANSPORT, KafkaError._SSL, KafkaError._ALL_BROKERS_DOWN)
+        assert seen and all(e.code() in refusals for e in seen), [e.str() for e in seen]
+        assert _connects(_conf(tls), TIMEOUT_S)
+        return
     elif refused == "a CA the client does not trust":
         conf = _conf(tls, ca=tls.other_ca)
     else:
