@@ -49,11 +49,17 @@ $(STAMP): $(BASE_STAMP)
 # The unit tests (pure logic, no sockets or processes) run on both cores (pytest-xdist); the
 # rest, whose real brokers and clients keep time, one at a time, listing its 40 slowest steps (what
 # to look at when CI time grows).  Both run; either failing fails.
+# Integration test modules whose timing a second pytest worker beside them disturbs: run one at a time.
+SERIAL_INTEGRATION = tests/integration/test_log_compaction.py
+
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest -n 2 tests/unit; unit=$$?; $(BIN)/pytest --ignore=tests/unit --durations=40; rest=$$?; \
-		test $$unit -eq 0 -a $$rest -eq 0
+	$(BIN)/pytest -n 2 tests/unit; unit=$$?; \
+	$(BIN)/pytest -n 2 --dist loadfile tests/integration $(SERIAL_INTEGRATION:%=--ignore=%); integration=$$?; \
+	$(BIN)/pytest $(SERIAL_INTEGRATION); serial=$$?; \
+	$(BIN)/pytest --ignore=tests/unit --ignore=tests/integration --durations=40; rest=$$?; \
+		test $$unit -eq 0 -a $$integration -eq 0 -a $$serial -eq 0 -a $$rest -eq 0
 
 unit: setup
 	$(BIN)/pytest tests/unit
