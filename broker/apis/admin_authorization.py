@@ -46,13 +46,15 @@ async def check_create_topics(ctx: Any, header: RequestHeader, request: Any, han
     controller's INVALID_REQUEST); a created topic's configs are answered only with DESCRIBE_CONFIGS
     on it, else its ``topic_config_error_code`` is TOPIC_AUTHORIZATION_FAILED and no configs."""
     counts = Counter(t.name for t in request.topics)
-    if authorize(ctx, header, AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME):
+    if authorize(ctx, header, AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False):
         denied: list[str] = []
     else:
         creatable = filter_by_authorized(ctx, header, AclOperation.CREATE, ResourceType.TOPIC, counts)
         denied = [n for n, c in counts.items() if c == 1 and n not in creatable]
         request.topics = [t for t in request.topics if t.name not in denied]
-    describable = filter_by_authorized(ctx, header, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, counts)
+    describable = filter_by_authorized(
+        ctx, header, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, counts, log_if_denied=False
+    )
     response = await handler(ctx, header, request)
     for result in response.topics:
         if result.error_code == Errors.NONE and result.name not in describable:
@@ -78,7 +80,7 @@ async def check_delete_topics(ctx: Any, header: RequestHeader, request: Any, han
     its name only when the principal may DESCRIBE it (else a null name: its existence is not
     revealed).  The refusals come before the controller's answers, as Kafka's; an id no topic has is
     left to the controller (UNKNOWN_TOPIC_ID)."""
-    if authorize(ctx, header, AclOperation.DELETE, ResourceType.CLUSTER, CLUSTER_NAME):
+    if authorize(ctx, header, AclOperation.DELETE, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False):
         return await handler(ctx, header, request)
     entries = [DeleteTopicState(name=n, topic_id=ZERO_UUID) for n in request.topic_names or []]
     entries += list(request.topics or [])

@@ -170,9 +170,15 @@ async def check_list_groups(ctx: Any, header: RequestHeader, request: Any, handl
     """ListGroups: every group with DESCRIBE on the cluster, else only those the principal may
     DESCRIBE."""
     response = await handler(ctx, header, request)
-    if not authorize(ctx, header, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+    cluster = (AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME)
+    if not authorize(ctx, header, *cluster, log_if_denied=False):
         allowed = filter_by_authorized(
-            ctx, header, AclOperation.DESCRIBE, ResourceType.GROUP, (g.group_id for g in response.groups)
+            ctx,
+            header,
+            AclOperation.DESCRIBE,
+            ResourceType.GROUP,
+            (g.group_id for g in response.groups),
+            log_if_denied=False,
         )
         response.groups = [g for g in response.groups if g.group_id in allowed]
     return response

@@ -75,7 +75,9 @@ async def check_metadata(ctx: Any, header: RequestHeader, request: Any, handler:
         if (
             auto_create
             and missing
-            and not authorize(ctx, header, AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME)
+            and not authorize(
+                ctx, header, AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False
+            )
         ):
             creatable = filter_by_authorized(ctx, header, AclOperation.CREATE, ResourceType.TOPIC, missing)
             uncreatable = [n for n in missing if n not in creatable]
@@ -87,8 +89,8 @@ async def check_metadata(ctx: Any, header: RequestHeader, request: Any, handler:
     if named is None or by_id:
         kept = []
         for topic in response.topics:
-            if topic.name is None or authorize(
-                ctx, header, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name
+            if topic.name is None or authorize(  # every topic: a hidden one is not logged as denied
+                ctx, header, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name, log_if_denied=by_id
             ):
                 kept.append(topic)
             elif by_id:  # an id asked: refused under the id, the name not revealed

@@ -154,7 +154,9 @@ async def check_offsets_for_leader_epoch(
 ) -> Any:
     """OffsetsForLeaderEpoch: CLUSTER_ACTION on the cluster allows every topic (a follower's);
     else DESCRIBE per topic, the others TOPIC_AUTHORIZATION_FAILED (epoch and end offset -1)."""
-    if authorize(ctx, header, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME):
+    if authorize(
+        ctx, header, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False
+    ):
         return await handler(ctx, header, request)
 
     def denied(topic: Any) -> OffsetForLeaderTopicResult:

@@ -68,6 +68,25 @@ class AuthorizationResult(enum.Enum):
 
 
 @dataclass(frozen=True)
+class MatchingRule:
+    """What decided an authorization (Kafka's ``StandardAuthorizerData.MatchingRule``).
+
+    Attributes:
+        result: ALLOWED or DENIED.
+        description: Kafka's text of the rule: ``SuperUser``, ``DefaultAllow``, ``DefaultDeny`` or
+            ``MatchingAcl(acl=StandardAcl[...])``.
+    """
+
+    result: AuthorizationResult
+    description: str
+
+
+SUPER_USER_RULE = MatchingRule(AuthorizationResult.ALLOWED, "SuperUser")
+DEFAULT_ALLOW_RULE = MatchingRule(AuthorizationResult.ALLOWED, "DefaultAllow")
+DEFAULT_DENY_RULE = MatchingRule(AuthorizationResult.DENIED, "DefaultDeny")
+
+
+@dataclass(frozen=True)
 class StandardAcl:
     """One stored ACL, flattened as AccessControlEntryRecord carries it (Kafka's ``StandardAcl``).
 
@@ -81,6 +100,14 @@ class StandardAcl:
     host: str
     operation: AclOperation
     permission_type: AclPermissionType
+
+    def describe(self) -> str:
+        """Kafka's text of the ACL (its ``StandardAcl`` record's ``toString``)."""
+        return (
+            f"StandardAcl[resourceType={self.resource_type.name}, resourceName={self.resource_name}, "
+            f"patternType={self.pattern_type.name}, principal={self.principal}, host={self.host}, "
+            f"operation={self.operation.name}, permissionType={self.permission_type.name}]"
+        )
 
     @classmethod
     def from_acl_binding(cls, binding: AclBinding) -> StandardAcl:
@@ -241,23 +268,36 @@ class StandardAuthorizerData:
         Returns:
             ALLOWED or DENIED, by the rules in the module docstring.
         """
+        return self.matching_rule(principal, host, operation, resource_type, resource_name).result
+
+    def matching_rule(
+        self,
+        principal: KafkaPrincipal,
+        host: str,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        resource_name: str,
+    ) -> MatchingRule:
+        """The rule that decides ``authorize`` (same arguments): the super user rule, the first
+        counting DENY ACL, else the first counting ALLOW ACL, else the default (Kafka's
+        ``MatchingRuleBuilder``; the audit log names it)."""
         if str(principal) in self.config.super_users:
-            return AuthorizationResult.ALLOWED
+            return SUPER_USER_RULE
         matching_principals = (principal, _WILDCARD_KAFKA_PRINCIPAL)
         found_acls = False
-        allowed = False
+        allow_acl: StandardAcl | None = None
         for acl in self._applicable(resource_type, resource_name):
             found_acls = True
             result = _find_result(operation, matching_principals, host, acl)
             if result is AuthorizationResult.DENIED:
-                return result
-            if result is AuthorizationResult.ALLOWED:
-                allowed = True
-        if allowed:
-            return AuthorizationResult.ALLOWED
+                return MatchingRule(result, f"MatchingAcl(acl={acl.describe()})")
+            if result is AuthorizationResult.ALLOWED and allow_acl is None:
+                allow_acl = acl
+        if allow_acl is not None:
+            return MatchingRule(AuthorizationResult.ALLOWED, f"MatchingAcl(acl={allow_acl.describe()})")
         if not found_acls and self.config.allow_everyone_if_no_acl_found:
-            return AuthorizationResult.ALLOWED
-        return AuthorizationResult.DENIED
+            return DEFAULT_ALLOW_RULE
+        return DEFAULT_DENY_RULE
 
     def authorize_by_resource_type(
         self,
