@@ -74,6 +74,7 @@ PARTITIONS = 3
 BROKERS = 3
 PRODUCERS = 2
 HEAL_TIMEOUT_S = 60
+GROUP_READ_AFTER_HEAL_S = 30  # the consumer group must read something this soon after healing
 RUN_TIMEOUT_S = 900
 DISK_BYTES = 128 << 20
 KAFKETTE, KAFKA, KAFKETTE_KAFKA_LISTENER = "kafkette", "kafka", "kafkette-kafka-listener"
@@ -401,6 +402,10 @@ async def _run_workload(
         end_s = time.monotonic()
     finally:
         await asyncio.to_thread(nemesis.heal)
+        # liveness: a group whose members spent the faults rebalancing still gets to read once healed
+        deadline = time.monotonic() + GROUP_READ_AFTER_HEAL_S
+        while not group_read and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
         stop.set()
         done, pending = await asyncio.wait(tasks, timeout=60)
         for task in pending:
