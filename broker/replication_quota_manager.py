@@ -23,7 +23,7 @@ import logging
 from collections.abc import Mapping
 
 from kafkette.broker.client_quota_manager import WindowedRate
-from kafkette.common.config_def import LONG_MAX
+from kafkette.common.config_def import LONG_MAX, PARSERS
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def throttled_partitions(value: str, broker_id: int) -> frozenset[int] | None:
         None for ``*`` (every partition); else the partition ids listed with ``broker_id``.
         Malformed entries are skipped (the controller validates the config).
     """
-    items = [item.strip() for item in value.split(",") if item.strip()]
+    items = PARSERS["list"](value)
     if items == [ALL_REPLICAS]:
         return None
     out = set()
