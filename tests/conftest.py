@@ -42,10 +42,34 @@ def shared_cluster(tmp_path_factory: pytest.TempPathFactory):
         yield c
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A failed test that started clusters with ``cluster_factory`` gets the tail of each node's
+    ``server.log`` in its report (CI keeps no data directories)."""
+    outcome = yield
+    report = outcome.get_result()
+    clusters = getattr(item, "kafkette_clusters", None)
+    if report.when != "call" or not report.failed or not clusters:
+        return
+    for index, cluster in enumerate(clusters):
+        for node_id in sorted(cluster.ports):
+            path = cluster.broker_dir(node_id) / "server.log"
+            text = path.read_text(errors="replace") if path.exists() else ""
+            lines = text.splitlines()[-SERVER_LOG_TAIL_LINES:]
+            report.sections.append(
+                (f"cluster{index} node {node_id} server.log (last {len(lines)} lines)", "\n".join(lines))
+            )
+
+
+SERVER_LOG_TAIL_LINES = 60
+
+
 @pytest.fixture
-def cluster_factory(tmp_path):
-    """Start clusters with given sizes/configs; every one is stopped at teardown."""
+def cluster_factory(tmp_path, request: pytest.FixtureRequest):
+    """Start clusters with given sizes/configs; every one is stopped at teardown.  A failed
+    test's report carries the tail of each node's ``server.log``."""
     started: list[LocalCluster] = []
+    request.node.kafkette_clusters = started
 
     def make(
         num_brokers: int = 3,
