@@ -234,6 +234,11 @@ class ClientQuotaManager:
             return None
         return next((q[e] for e in order if e in q), None)
 
+    def applies_to(self, user: str, client_id: str) -> bool:
+        """Whether a quota of this type applies to requests of ``user`` (a principal's name) and
+        ``client_id``: they are recorded against a rate with a limit."""
+        return self.quotas_enabled and self.quota_limit(self.quota_metric_tags(user, client_id)) is not None
+
     def record_and_get_throttle_time_ms(self, user: str, client_id: str, value: float, now_ms: int) -> int:
         """Record ``value`` (bytes) for a request of ``user`` / ``client_id`` at ``now_ms`` and return
         how long to throttle it (ms; 0 within the quota or without one).  Kafka's

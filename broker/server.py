@@ -274,6 +274,7 @@ class KafkaServer:
             authenticator_factory=sasl.get(self.config.listener_name),
             **tls.get(self.config.listener_name, {}),
             **listener_options(self.config),
+            one_at_a_time=apis.bound_by_quota,
         )
         await self.socket_server.start()
         registered = []
@@ -289,6 +290,7 @@ class KafkaServer:
                     authenticator_factory=sasl.get(endpoint.name),
                     **tls.get(endpoint.name, {}),
                     **listener_options(self.config),
+                    one_at_a_time=apis.bound_by_quota,
                 )
                 self.kafka_socket_servers.append(server)
                 await server.start()

@@ -75,13 +75,15 @@ from kafkette.broker.apis.request_authorization import authorize_request
 from kafkette.broker.client_quota_manager import principal_name
 from kafkette.broker.client_request_quota_manager import ClientRequestQuotaManager
 from kafkette.broker.request_thread_time import TimedCoroutine
-from kafkette.common.network.socket_server import CloseConnectionResponse
+from kafkette.common.network.socket_server import CloseConnectionResponse, NoOpResponse
 from kafkette.protocol.api_keys import CLUSTER_ACTION_APIS, ApiKey, ApiSpec
 from kafkette.protocol.errors import UnsupportedVersionError
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.schema import Struct
 
-Handler = Callable[[ApisContext, RequestHeader, Any], Awaitable[Struct | CloseConnectionResponse | None]]
+Handler = Callable[
+    [ApisContext, RequestHeader, Any], Awaitable[Struct | CloseConnectionResponse | NoOpResponse | None]
+]
 
 HANDLERS: dict[int, Handler] = {
     ApiKey.PRODUCE: produce.handle,
@@ -149,10 +151,22 @@ class KafkaApis:
     def __init__(self, ctx: ApisContext) -> None:
         self.ctx = ctx
 
+    def bound_by_quota(self, header: RequestHeader) -> bool:
+        """Whether a ``producer_byte_rate``, ``consumer_byte_rate`` or ``request_percentage``
+        quota applies to the request's user and client id: the socket server then handles that
+        connection's requests one at a time, as Kafka's muted channel does, so a throttle holds
+        back the very next request."""
+        ctx = self.ctx
+        user, client_id = principal_name(header.principal), header.client_id or ""
+        return any(
+            quotas.applies_to(user, client_id)
+            for quotas in (ctx.produce_quotas, ctx.fetch_quotas, ctx.request_quotas)
+        )
+
     async def handle(
         self, header: RequestHeader, spec: ApiSpec, request: Struct
-    ) -> Struct | CloseConnectionResponse | None:
-        """Run the handler for ``spec.key``; returns its response (None: no answer;
+    ) -> Struct | CloseConnectionResponse | NoOpResponse | None:
+        """Run the handler for ``spec.key``; returns its response (None or ``NoOpResponse``: no answer;
         ``CLOSE_CONNECTION``: close the connection instead).
 
         Raises:
@@ -188,8 +202,9 @@ def _with_request_throttle(
     """Record the request's handler time against its ``request_percentage`` quota and raise the
     answer's ``throttle_time_ms`` to the request throttle when that is longer (Kafka's
     ``sendResponseMaybeThrottle``; a Produce or Fetch answer keeps the longer of its byte-rate
-    throttle and this).  No answer (Produce with acks=0) or a closed connection: nothing recorded."""
-    if response is None or isinstance(response, CloseConnectionResponse):
+    throttle and this).  No answer (Produce with acks=0, exempt as in Kafka) or a closed connection:
+    nothing recorded."""
+    if response is None or isinstance(response, (CloseConnectionResponse, NoOpResponse)):
         return response
     throttle_ms = quotas.record_request_time(
         principal_name(header.principal), header.client_id or "", thread_time_ns, int(time.monotonic() * 1000)

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from kafkette.broker.apis.current_leader import current_leader
 from kafkette.broker.client_quota_manager import principal_name
-from kafkette.common.network.socket_server import CLOSE_CONNECTION, CloseConnectionResponse
+from kafkette.common.network.socket_server import CLOSE_CONNECTION, CloseConnectionResponse, NoOpResponse
 from kafkette.protocol.apis.produce import (
     PRODUCE_TOPIC_ID_VERSION,
     BatchIndexAndErrorMessage,
@@ -94,9 +94,11 @@ CURRENT_LEADER_VERSION = 10
 
 async def handle(
     ctx: ApisContext, header: RequestHeader, request: ProduceRequest
-) -> ProduceResponse | CloseConnectionResponse | None:
-    """Append and answer per partition; for acks=0 no answer (None), or ``CLOSE_CONNECTION``
-    when a partition failed (Kafka's ``KafkaApis.handleProduceRequest`` closes the connection)."""
+) -> ProduceResponse | CloseConnectionResponse | NoOpResponse | None:
+    """Append and answer per partition; for acks=0 no answer (None, or a ``NoOpResponse``
+    muting the connection for its byte-rate throttle time: Kafka records the bytes of an acks=0
+    Produce against ``producer_byte_rate`` too), or ``CLOSE_CONNECTION`` when a partition failed
+    (Kafka's ``KafkaApis.handleProduceRequest`` closes the connection)."""
     version = header.api_version
     by_id = version >= PRODUCE_TOPIC_ID_VERSION
     errors: dict[TopicPartition, Errors] = {}
@@ -151,15 +153,17 @@ async def handle(
         if entries
         else {}
     )
-    if request.acks == 0:  # no answer; a failure closes the connection so the producer notices
-        failed = errors or unknown_ids or any(status.error != Errors.NONE for status in statuses.values())
-        return CLOSE_CONNECTION if failed else None
     throttle_time_ms = ctx.produce_quotas.record_and_get_throttle_time_ms(
         principal_name(header.principal),
         header.client_id or "",
         sum(len(records) for records in entries.values()),
         int(time.monotonic() * 1000),
     )
+    if request.acks == 0:  # no answer; a failure closes the connection so the producer notices
+        failed = errors or unknown_ids or any(status.error != Errors.NONE for status in statuses.values())
+        if failed:
+            return CLOSE_CONNECTION
+        return NoOpResponse(throttle_time_ms) if throttle_time_ms > 0 else None
     by_topic: dict[str, list[ProducePartitionResponse]] = {}
     endpoints: dict[int, NodeEndpoint] = {}
     for tp, status in statuses.items():

@@ -20,7 +20,9 @@ instead), and a connection that sends no request for ``connections.max.idle.ms``
 none of its requests is in flight is closed (a frame trickling in counts as idle).  An answer
 carrying a ``throttle_time_ms`` (a client over its quota) mutes its connection: the next request
 read waits until that time is over (KIP-219), and from then on the connection's requests are
-handled one at a time, as Kafka handles every connection's.
+handled one at a time, as Kafka handles every connection's; so are those of a client a quota
+applies to from its first request (a producer with acks=0, which pipelines without bound, would
+otherwise get hundreds of requests appended before the first throttle mutes it).
 
 Kafka concept: ``SocketServer``/``Processor`` (channel muting replaced by ordered
 per-connection response queues).
@@ -65,8 +67,19 @@ class CloseConnectionResponse:
 
 CLOSE_CONNECTION = CloseConnectionResponse()
 
+
+@dataclasses.dataclass(frozen=True)
+class NoOpResponse:
+    """A handler's "no answer" that still mutes the connection (Kafka's
+    ``RequestChannel.NoOpResponse`` after ``sendNoOpResponseExemptThrottle``): a Produce with
+    acks=0 over its ``producer_byte_rate`` quota gets no answer, and its connection reads nothing
+    more for ``throttle_time_ms`` (ms).  A plain ``None`` is the same without the mute."""
+
+    throttle_time_ms: int
+
+
 RequestHandler = Callable[
-    [RequestHeader, ApiSpec, Struct], Awaitable[Struct | CloseConnectionResponse | None]
+    [RequestHeader, ApiSpec, Struct], Awaitable[Struct | CloseConnectionResponse | NoOpResponse | None]
 ]
 
 __all__ = [
@@ -74,6 +87,7 @@ __all__ = [
     "CloseConnectionResponse",
     "Connection",
     "Decoded",
+    "NoOpResponse",
     "SocketServer",
     "WireCodec",
 ]
@@ -108,7 +122,9 @@ class Connection:
             self.principal = principal or ANONYMOUS
         self._closing = False  # the last answer is to be written, then the connection closed
         self._unmute_at = 0.0  # loop time before which no request is read (a throttled client, KIP-219)
-        self._throttled = False  # once throttled, requests are handled one at a time, as Kafka's channel
+        # once throttled (or once a request shows its client is bound by a quota), requests are
+        # handled one at a time, as Kafka's channel is muted while one is being handled
+        self._throttled = False
 
     async def run(self) -> None:
         if self._refused:
@@ -194,6 +210,10 @@ class Connection:
                 continue
             if self.principal != ANONYMOUS and self._authenticator is None and decoded.header is not None:
                 decoded.header = dataclasses.replace(decoded.header, principal=self.principal)
+            header = decoded.header
+            if not self._throttled and header is not None and self._server.one_at_a_time(header):
+                self._throttled = True  # a quota's client: no request is handled beside another
+                await self._wait_until_unmuted()
             if decoded.answer is not None:  # answered by the codec itself (Kafka's ApiVersions)
                 stream.release(len(payload))
                 await self._put_ready(decoded.reply, decoded.answer)
@@ -327,7 +347,7 @@ class Connection:
                 self._write_buffers(buffers)
                 stream.close()
                 return
-            if response is not None:  # None: acks=0 produce, no answer
+            if response is not None and not isinstance(response, NoOpResponse):  # acks=0: no answer
                 try:
                     buffers += reply.encode(response)
                 except Exception:  # an answer that does not fit its schema: the connection cannot go on
@@ -383,6 +403,11 @@ def listen_error(host: str, port: int, exc: OSError) -> OSError:
     return error
 
 
+def _bound_by_no_quota(header: RequestHeader) -> bool:
+    """A listener without quotas: every connection handles pipelined requests concurrently."""
+    return False
+
+
 class SocketServer:
     """Accepts connections on the broker's listener.
 
@@ -411,6 +436,10 @@ class SocketServer:
         ssl_principal: an SSL listener's principal of a connection from its client certificate (DER
             bytes, None without one): ``User:<mapped DN>`` or ``User:ANONYMOUS``; None refuses the
             connection (no mapping rule applies: Kafka fails its authentication).
+        one_at_a_time: whether a request's client is bound by a quota; from the first such request
+            on, its connection handles one request at a time (Kafka handles every connection's so),
+            so that the throttle decided for one mutes the connection before the next is handled.
+            Other connections keep handling pipelined requests concurrently.
     """
 
     def __init__(
@@ -432,8 +461,10 @@ class SocketServer:
         ssl_factory: SslFactory | None = None,
         ssl_store_watch_interval_ms: int = 0,
         ssl_principal: Callable[[bytes | None], str] | None = None,
+        one_at_a_time: Callable[[RequestHeader], bool] | None = None,
     ) -> None:
         self.host = host
+        self.one_at_a_time = one_at_a_time or _bound_by_no_quota
         self.codec = codec
         self.authenticator_factory = authenticator_factory
         self.ssl_factory = ssl_factory

@@ -5,7 +5,9 @@ confluent-kafka (librdkafka, unchanged) produces or consumes as fast as it can; 
 with ``throttle_time_ms`` (a throttled fetch empty) and mutes the connection.  The consumer's rate
 once the quota window (Kafka's default, 11 samples of 1 s, set explicitly) has filled is within
 10% of its quota; the producer's, averaged over two windows (its rate saws, see below), is at most
-the quota plus 10% and not stopped; a producer of another client id is not held back.  Rates are
+the quota plus 10% and not stopped; a producer of another client id is not held back.  A producer
+with acks=0, which gets no answer to carry a throttle time, is held by its muted connection: what
+the broker appends stays within the window's burst plus the quota's rate.  Rates are
 measured at the client and printed.  A client over a tiny ``request_percentage`` quota (KIP-124)
 asking for metadata is told to back off (librdkafka's ``throttle_cb``) for at most one quota window,
 and another client id asking as often is not.  A client with a ``controller_mutation_rate`` quota
@@ -20,7 +22,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from kafka import KafkaAdminClient
 
@@ -130,6 +132,56 @@ def test_a_producer_is_held_to_its_byte_rate_and_another_client_is_not(bootstrap
     # one burst and then about one throttled request a second: about half the quota on both brokers
     assert QUOTA_BYTES_PER_S * 0.3 <= held <= QUOTA_BYTES_PER_S * 1.1, held
     assert free > held * 10, (free, held)
+
+
+ACKS0_PRODUCE_S = 12.0
+
+
+def _appended_bytes_with_acks_0(bootstrap: str, topic: str, client_id: str, produce_s: float) -> int:
+    """Bytes the broker appended to ``topic`` (its high watermark times the value size, read when
+    producing stops) while a producer with acks=0, which waits for no answer, sends flat out for
+    ``produce_s`` seconds."""
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "client.id": client_id,
+            "acks": 0,
+            "batch.size": 16384,
+            "queue.buffering.max.messages": 1000,
+        }
+    )
+    watcher = Consumer({"bootstrap.servers": bootstrap, "group.id": f"watch-{client_id}"})
+    try:
+        _, before = watcher.get_watermark_offsets(TopicPartition(topic, 0), timeout=TIMEOUT_S)
+        end = time.monotonic() + produce_s
+        while time.monotonic() < end:
+            try:
+                producer.produce(topic, VALUE)
+            except BufferError:  # the producer's queue is full: its connection is muted
+                producer.poll(0.05)
+            producer.poll(0)
+        _, after = watcher.get_watermark_offsets(TopicPartition(topic, 0), timeout=TIMEOUT_S)
+    finally:
+        producer.purge()
+        producer.flush(TIMEOUT_S)
+        watcher.close()
+    return (after - before) * len(VALUE)
+
+
+def test_an_acks_0_producer_is_held_to_its_byte_rate_by_a_muted_connection(bootstrap):
+    """acks=0 gets no answer to carry a throttle time: the broker mutes the connection instead
+    (Kafka's ``sendNoOpResponseExemptThrottle``), so what it appends stays near the quota (the
+    window's first burst of up to 11 samples, then the rate) while another client id is not held."""
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic("quota-acks0", 1, 1)])["quota-acks0"].result(timeout=TIMEOUT_S)
+    _set_quota(bootstrap, "quota-acks0-app")
+    time.sleep(1)
+    held = _appended_bytes_with_acks_0(bootstrap, "quota-acks0", "quota-acks0-app", ACKS0_PRODUCE_S)
+    free = _appended_bytes_with_acks_0(bootstrap, "quota-acks0", "free-acks0-app", 4.0)
+    bound = QUOTA_BYTES_PER_S * (11 + ACKS0_PRODUCE_S) * 1.1
+    print(f"acks=0: held {held} B in {ACKS0_PRODUCE_S} s (bound {bound:.0f} B), free {free} B in 4 s")
+    assert 0 < held <= bound, (held, bound)
+    assert free > held, (free, held)
 
 
 def _consumed_rate(bootstrap: str, topic: str, client_id: str) -> float:

@@ -90,6 +90,14 @@ def test_kafkas_precedence_picks_the_quota_and_the_rate_it_is_measured_on(quotas
         m.update_quota(entity, value)
     assert m.quota_metric_tags(user, client) == tags
     assert m.quota_limit(tags) == limit
+    assert m.applies_to(user, client) is (limit is not None)
+
+
+def test_no_quota_applies_to_anyone_while_none_is_set():
+    m = ClientQuotaManager("producer_byte_rate")
+    assert not m.applies_to("alice", "c1")
+    m.update_quota(QuotaEntity(None, "c1"), 100.0)
+    assert m.applies_to("alice", "c1") and not m.applies_to("alice", "c2")
 
 
 def test_user_names_are_sanitized_as_kafka_does():

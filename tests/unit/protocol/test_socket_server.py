@@ -13,7 +13,7 @@ import msgpack
 import pytest
 
 from kafkette.common.network.frame_stream import FrameStream
-from kafkette.common.network.socket_server import CLOSE_CONNECTION, Connection, SocketServer
+from kafkette.common.network.socket_server import CLOSE_CONNECTION, Connection, NoOpResponse, SocketServer
 from kafkette.protocol.api_keys import ApiKey
 from kafkette.protocol.apis.api_versions import ApiVersionsRequest, ApiVersionsResponse
 from kafkette.protocol.apis.produce import ProduceRequest
@@ -38,6 +38,7 @@ class StubHandler:
         self.hold_first = False
         self.fail_on: int | None = None
         self.close_on: int | None = None
+        self.no_answer_on: dict[int, int] = {}  # correlation id -> its NoOpResponse's throttle time (ms)
         self.handled: list[int] = []
         self._later_handled = asyncio.Event()
 
@@ -46,6 +47,9 @@ class StubHandler:
             raise RuntimeError("handler failure")
         if header.correlation_id == self.close_on:
             return CLOSE_CONNECTION
+        if header.correlation_id in self.no_answer_on:
+            self.handled.append(header.correlation_id)
+            return NoOpResponse(self.no_answer_on[header.correlation_id])
         if self.hold_first and not self.handled and header.correlation_id == 1:
             self.handled.append(-1)  # mark the first request as started
             await asyncio.wait_for(self._later_handled.wait(), WAIT_S)
@@ -120,6 +124,65 @@ async def test_responses_come_back_in_request_order_when_the_first_handler_is_sl
     assert handler.handled == [-1, 2, 1], "the second request was handled before the first finished"
     assert [first[0], second[0]] == [1, 2]
     assert [first[1].throttle_time_ms, second[1].throttle_time_ms] == [1, 2]
+    await client.close()
+
+
+async def test_a_client_bound_by_a_quota_has_its_requests_handled_one_at_a_time():
+    """Kafka mutes a channel while one of its requests is handled; a quota's client is served so
+    here from its first request: the second waits until the held first one is answered, while
+    another client's pipelined requests are handled side by side."""
+    gate = asyncio.Event()
+    started: list[tuple[str, int]] = []
+
+    async def handle(header, spec, request):
+        started.append((header.client_id, header.correlation_id))
+        if header.correlation_id == 1:
+            await asyncio.wait_for(gate.wait(), WAIT_S)
+        return ApiVersionsResponse(error_code=0, api_keys=[], throttle_time_ms=0)
+
+    server = SocketServer(
+        "127.0.0.1",
+        0,
+        handle,
+        max_request_bytes=MAX_REQUEST_BYTES,
+        max_queued_requests=16,
+        broker_id=1,
+        one_at_a_time=lambda header: header.client_id == "bound",
+    )
+    await server.start()
+    try:
+        for client_id in ("bound", "free"):
+            client = await Client.connect(server)
+            for correlation_id in (1, 2):
+                await client.send_raw(
+                    encode_request(ApiVersionsRequest(), STUB_VERSION, correlation_id, client_id)
+                )
+            await asyncio.sleep(0.2)
+            held = [c for who, c in started if who == client_id]
+            assert held == ([1] if client_id == "bound" else [1, 2]), started
+            gate.set()
+            assert [(await client.receive())[0] for _ in range(2)] == [1, 2]
+            assert [c for who, c in started if who == client_id] == [1, 2]
+            gate.clear()
+            await client.close()
+    finally:
+        await server.stop()
+
+
+async def test_a_no_op_response_answers_nothing_and_mutes_the_connection(server, handler):
+    """An acks=0 Produce over its quota (``NoOpResponse``): no answer, and the next request is
+    read only once its throttle time is over."""
+    handler.no_answer_on = {1: 300}
+    client = await Client.connect(server)
+    await client.send(1)
+    await asyncio.sleep(0.05)  # handled: the connection is muted
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await client.send(2)
+    correlation_id, _ = await client.receive()
+    assert correlation_id == 2  # nothing answered the first
+    assert loop.time() - started >= 0.2  # the muted connection held the second back
+    assert handler.handled == [1, 2]
     await client.close()
 
 
