@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kafkette.broker.apis import produce
+from kafkette.broker.apis import describe_topic_partitions, produce
 from kafkette.broker.apis.auth_helper import (
     CLUSTER_NAME,
     authorize,
@@ -30,7 +30,6 @@ from kafkette.protocol.apis.describe_producers import (
     DescribeProducersPartitionResponse,
     DescribeProducersTopicResponse,
 )
-from kafkette.protocol.apis.describe_topic_partitions import DescribeTopicPartitionsResponseTopic
 from kafkette.protocol.apis.list_offsets import ListOffsetsPartitionResponse, ListOffsetsTopicResponse
 from kafkette.protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderTopicResult
 from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceTopicResponse
@@ -213,28 +212,14 @@ async def check_describe_producers(ctx: Any, header: RequestHeader, request: Any
 async def check_describe_topic_partitions(
     ctx: Any, header: RequestHeader, request: Any, handler: Handler
 ) -> Any:
-    """DescribeTopicPartitions (KIP-966): DESCRIBE on each topic.  A named topic denied is answered
-    TOPIC_AUTHORIZATION_FAILED with no partitions; from an all-topics request (no names) the topics
-    the principal may not describe are left out.  Each topic answered carries its authorized
-    operations (Kafka's handler always fills them)."""
-    response = await handler(ctx, header, request)
-    asked = {t.name for t in request.topics or []}
-    kept = []
-    for topic in response.topics:
-        if topic.name is not None and not authorize(
-            ctx, header, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name
-        ):
-            if topic.name in asked:
-                kept.append(
-                    DescribeTopicPartitionsResponseTopic(
-                        error_code=DENIED, name=topic.name, is_internal=False, partitions=[]
-                    )
-                )
-            continue
-        if topic.name is not None:
-            topic.topic_authorized_operations = authorized_operations(
-                ctx, header, ResourceType.TOPIC, topic.name
-            )
-        kept.append(topic)
-    response.topics = kept
-    return response
+    """DescribeTopicPartitions (KIP-966): DESCRIBE on each topic, checked before the page is cut (see
+    ``describe_topic_partitions.describe``): a named topic denied is answered
+    TOPIC_AUTHORIZATION_FAILED with no partitions; from an all-topics request the topics the
+    principal may not describe are left out, and no page nor cursor names them.  Each topic answered
+    carries its authorized operations (Kafka's handler always fills them)."""
+    return describe_topic_partitions.describe(
+        ctx,
+        request,
+        lambda name: authorize(ctx, header, AclOperation.DESCRIBE, ResourceType.TOPIC, name),
+        lambda name: authorized_operations(ctx, header, ResourceType.TOPIC, name),
+    )

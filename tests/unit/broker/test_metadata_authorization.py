@@ -244,3 +244,26 @@ async def test_describe_topic_partitions_refuses_named_topics_and_hides_others_w
         header(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0), spec, every
     )
     assert [t.name for t in response.topics] == ["orders"]
+
+
+async def test_describe_topic_partitions_pages_only_the_topics_the_principal_may_describe():
+    """A page of one partition: a hidden topic neither takes the page's room nor is named by its
+    ``next_cursor``; a named denied topic comes after the page (Kafka's handler)."""
+    ctx = _ctx(authorizer(acl(AclOperation.DESCRIBE, ResourceType.TOPIC, "orders")))
+    ctx = with_quota_managers(ctx)
+    spec = API_REGISTRY[ApiKey.DESCRIBE_TOPIC_PARTITIONS]
+    every = DescribeTopicPartitionsRequest(topics=[], response_partition_limit=1)
+    response = await KafkaApis(ctx).handle(header(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0), spec, every)
+    assert [t.name for t in response.topics] == ["orders"]
+    assert response.next_cursor is None  # "payments" and "secret" are not disclosed
+    named = DescribeTopicPartitionsRequest(
+        topics=[DescribeTopicPartitionsRequestTopic(name=n) for n in ("secret", "orders", "payments")],
+        response_partition_limit=1,
+    )
+    response = await KafkaApis(ctx).handle(header(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0), spec, named)
+    assert [(t.name, t.error_code) for t in response.topics] == [
+        ("orders", Errors.NONE),
+        ("payments", DENIED),
+        ("secret", DENIED),
+    ]
+    assert response.next_cursor is None
