@@ -227,9 +227,18 @@ class ConsumerGroupCoordinator:
     # ---------------------------------------------------------------- heartbeat
 
     async def heartbeat(
-        self, request: ConsumerGroupHeartbeatRequest, version: int, client_id: str, client_host: str
+        self,
+        request: ConsumerGroupHeartbeatRequest,
+        version: int,
+        client_id: str,
+        client_host: str,
+        may_describe: TopicDescribeCheck | None = None,
     ) -> ConsumerGroupHeartbeatResponse:
         """Answer a ConsumerGroupHeartbeat (Kafka's ``GroupCoordinatorService.consumerGroupHeartbeat``).
+
+        ``may_describe`` (with an authorizer): ``(topic, reference count) -> whether this member may
+        DESCRIBE it``; a regex resolution this heartbeat starts leaves out the topics it may not, as
+        Kafka resolves with the heartbeat's request context.
 
         Returns:
             The answer: the member's id, epoch, heartbeat interval and, when it needs it, its assignment;
@@ -266,7 +275,7 @@ class ConsumerGroupCoordinator:
                 error = await self._write(request.group_id, result)
             if error != Errors.NONE:
                 return _error(error, None)
-            self._after_write(result)
+            self._after_write(result, may_describe)
             return result.response
 
     async def _replace_classic_group(
@@ -399,14 +408,14 @@ class ConsumerGroupCoordinator:
         except IllegalStateError:
             logger.exception("Applying %s failed", record)
 
-    def _after_write(self, result: HeartbeatResult) -> None:
+    def _after_write(self, result: HeartbeatResult, may_describe: TopicDescribeCheck | None = None) -> None:
         group_id = result.group.group_id
         if result.refresh_deadline is not None:
             self._refresh_deadlines[group_id] = result.refresh_deadline
         for member_id in result.fenced:
             self._cancel_timers(group_id, member_id)
         if result.regex is not None:
-            self._maybe_refresh_regular_expressions(group_id, result.regex.require_refresh)
+            self._maybe_refresh_regular_expressions(group_id, result.regex.require_refresh, may_describe)
         if result.fenced or not result.member_id:
             return
         self._schedule_session_timeout(group_id, result.member_id)
@@ -747,10 +756,12 @@ class ConsumerGroupCoordinator:
 
     # ---------------------------------------------------------------- regex subscriptions
 
-    def _maybe_refresh_regular_expressions(self, group_id: str, require_refresh: bool) -> None:
+    def _maybe_refresh_regular_expressions(
+        self, group_id: str, require_refresh: bool, may_describe: TopicDescribeCheck | None
+    ) -> None:
         """Start resolving the group's regexes in the background when due (Kafka's
         ``maybeUpdateRegularExpressions`` scheduling ``<group>-regex`` on its executor): one resolution
-        per group at a time."""
+        per group at a time, keeping the topics ``may_describe`` allows (None: every topic)."""
         group = self._groups.get(group_id)
         if group is None or group_id in self._regex_tasks:
             return
@@ -765,7 +776,7 @@ class ConsumerGroupCoordinator:
         if not regexes:
             return
         task = asyncio.get_running_loop().create_task(
-            self._refresh_regular_expressions(group_id, regexes, self._metadata_version),
+            self._refresh_regular_expressions(group_id, regexes, self._metadata_version, may_describe),
             name=f"{group_id}-regex",
         )
         self._regex_tasks[group_id] = task
@@ -785,12 +796,12 @@ class ConsumerGroupCoordinator:
             task.cancel()
 
     async def _refresh_regular_expressions(
-        self, group_id: str, regexes: frozenset[str], version: int
+        self, group_id: str, regexes: frozenset[str], version: int, may_describe: TopicDescribeCheck | None
     ) -> None:
         """Resolve ``regexes`` over every topic, then write their RegularExpression records (and a group
         epoch bump when the topics or the hash changed) as Kafka's ``handleRegularExpressionsResult``."""
         async with asyncio.timeout(_REGEX_REFRESH_TIMEOUT_S):
-            resolved = resolve_regular_expressions(regexes, self._topics.topic_names())
+            resolved = resolve_regular_expressions(regexes, self._topics.topic_names(), may_describe)
             async with self._lock(group_id):
                 group = self._groups.get(group_id)
                 if group is None or self._coordinator_error(group_id) != Errors.NONE:
@@ -813,6 +824,9 @@ class ConsumerGroupCoordinator:
                         now + METADATA_REFRESH_INTERVAL_MS, epoch
                     )
 
+
+TopicDescribeCheck = Callable[[str, int], bool]
+"""``(topic, reference count) -> whether the heartbeating member may DESCRIBE the topic``."""
 
 _REGEX_REFRESH_TIMEOUT_S = 30.0
 """Bound of one regex resolution, its wait for the partition's lock and its write included (s)."""

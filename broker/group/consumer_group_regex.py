@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -176,10 +177,20 @@ def regexes_to_refresh(
 
 
 def resolve_regular_expressions(
-    regexes: Iterable[str], topic_names: Iterable[str]
+    regexes: Iterable[str],
+    topic_names: Iterable[str],
+    may_describe: Callable[[str, int], bool] | None = None,
 ) -> dict[str, frozenset[str]]:
     """Kafka's ``TopicRegexResolver.resolveRegularExpressions``: regex -> the topic names it fully matches
-    (``Matcher.matches``), internal topics included.  A regex that no longer compiles matches nothing."""
+    (``Matcher.matches``), internal topics included.  A regex that no longer compiles matches nothing.
+
+    Args:
+        regexes: the group's regexes (RE2 syntax).
+        topic_names: every topic the metadata knows.
+        may_describe: with an authorizer, ``(topic, how many regexes matched it) -> whether the member
+            whose heartbeat asked for the resolution may DESCRIBE it``; the topics it may not are left
+            out of every regex's (Kafka's ``filterTopicDescribeAuthorizedTopics``).  None: no filter.
+    """
     names = list(topic_names)
     resolved: dict[str, frozenset[str]] = {}
     for regex in regexes:
@@ -189,7 +200,11 @@ def resolve_regular_expressions(
             resolved[regex] = frozenset()
             continue
         resolved[regex] = frozenset(name for name in names if pattern.fullmatch(name))
-    return resolved
+    if may_describe is None:
+        return resolved
+    matched = Counter(name for topics in resolved.values() for name in topics)
+    denied = {name for name, count in matched.items() if not may_describe(name, count)}
+    return {regex: topics - denied for regex, topics in resolved.items()} if denied else resolved
 
 
 def regular_expressions_result_records(

@@ -162,3 +162,31 @@ def test_create_topics_without_create_is_refused(bootstrap):
     with pytest.raises(Exception) as raised:
         future.result(timeout=TIMEOUT_S)
     assert raised.value.args[0].code() == KafkaError.TOPIC_AUTHORIZATION_FAILED, raised.value
+
+
+def test_a_regex_subscription_gets_only_the_topics_the_member_may_describe(bootstrap):
+    """KIP-848: the coordinator resolves a member's regex with the heartbeat's principal, leaving out
+    the topics it may not DESCRIBE (Kafka's ``TopicRegexResolver``)."""
+    admin = _admin(bootstrap)
+    producer = Producer(_conf(bootstrap, "admin"))
+    for name in ("regex-visible", "regex-hidden"):
+        admin.create_topics([NewTopic(name, 1, 1)])[name].result(timeout=TIMEOUT_S)
+        producer.produce(name, name.encode())
+    assert producer.flush(TIMEOUT_S) == 0
+    _allow(bootstrap, ResourceType.TOPIC, "regex-visible", AclOperation.READ)
+    _allow(bootstrap, ResourceType.GROUP, "alice-regex-group", AclOperation.READ)
+    group = {"group.id": "alice-regex-group", "group.protocol": "consumer", "auto.offset.reset": "earliest"}
+    consumer = Consumer(_conf(bootstrap, "alice", **group))
+    consumer.subscribe(["^regex-.*"])
+    values, errors = [], []
+    deadline = time.monotonic() + TIMEOUT_S
+    try:
+        while time.monotonic() < deadline and not values:
+            msg = consumer.poll(0.5)
+            if msg is not None:
+                (errors if msg.error() is not None else values).append(msg.error() or msg.value())
+        assigned = {tp.topic for tp in consumer.assignment()}
+    finally:
+        consumer.close()
+    assert values == [b"regex-visible"] and errors == [], (values, errors)
+    assert assigned == {"regex-visible"}, assigned

@@ -272,3 +272,16 @@ async def test_stop_cancels_a_running_resolution():
     await coordinator.stop()
     assert not coordinator._regex_tasks
     assert log.regex_records() == []
+
+
+def test_resolution_leaves_out_the_topics_the_member_may_not_describe():
+    asked: list[tuple[str, int]] = []
+
+    def may_describe(topic: str, ref_count: int) -> bool:
+        asked.append((topic, ref_count))
+        return topic != "orders-secret"
+
+    names = ["orders-1", "orders-secret", "payments"]
+    resolved = resolve_regular_expressions(["orders-.*", ".*s.*"], names, may_describe)
+    assert resolved == {"orders-.*": frozenset({"orders-1"}), ".*s.*": frozenset({"orders-1", "payments"})}
+    assert sorted(asked) == [("orders-1", 2), ("orders-secret", 2), ("payments", 1)]  # each topic once
