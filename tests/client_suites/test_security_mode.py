@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.client_suites import librdkafka_build, run
-from tests.client_suites.librdkafka_suite import write_test_conf
+from tests.client_suites.librdkafka_suite import Outcome, write_test_conf
 from tests.client_suites.security import (
     SECURITY_TESTS,
     STANDARD_AUTHORIZER,
@@ -86,3 +86,18 @@ def test_security_mode_runs_alone(capsys: pytest.CaptureFixture[str]) -> None:
     assert exited.value.code == 2
     assert "--mode security runs alone" in capsys.readouterr().err
     assert all(len(t) == 4 and t.isdigit() for t in SECURITY_TESTS)
+
+
+@pytest.mark.timeout(10)
+def test_security_mode_gives_each_test_a_runner_and_the_others_one_runner() -> None:
+    assert run.batches("security", "0081, 0142") == ["0081", "0142"]
+    assert run.batches("quick", "0081,0142") == ["0081,0142"]
+    assert run.batches("full", None) == [None]
+
+
+@pytest.mark.timeout(10)
+def test_merging_runners_keeps_what_a_runner_ran_over_what_another_skipped() -> None:
+    into = {"0081_admin": Outcome("0081_admin", "SKIPPED", "not included in TESTS list", 0.0)}
+    run.merge(into, {"0081_admin": Outcome("0081_admin", "PASSED", "", 9.0)})
+    run.merge(into, {"0081_admin": Outcome("0081_admin", "SKIPPED", "not included in TESTS list", 0.0)})
+    assert into["0081_admin"].state == "PASSED"
