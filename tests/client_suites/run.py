@@ -37,7 +37,12 @@ from tests.client_suites import known
 from tests.client_suites.librdkafka_build import LIBRDKAFKA_VERSION, BuildUnavailable, build
 from tests.client_suites.librdkafka_suite import MODES, Outcome, run_to_the_end
 from tests.client_suites.librdkafka_suite import run as run_suite
-from tests.client_suites.security import SECURITY_TESTS, client_conf, secure_clusters
+from tests.client_suites.security import (
+    SECURITY_TESTS,
+    client_conf,
+    secure_clusters,
+    security_broker_configs,
+)
 from tests.conformance.run import clusters
 from tests.conformance.target import CLUSTER_NODES, SHARED_BROKER_CONFIGS
 from tests.peers.kafka_peer import KAFKA_VERSION, PeerUnavailable
@@ -219,16 +224,24 @@ def table(result: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+def report_broker_configs(modes: set[str]) -> dict[str, object]:
+    """The broker settings a report names: ``BROKER_CONFIGS``, with the security mode's
+    authorizer and re-authentication settings when ``modes`` holds it (its SASL_SSL listener's
+    own ``listener.name.*`` settings, key store paths included, are left out)."""
+    return security_broker_configs(BROKER_CONFIGS) if "security" in modes else BROKER_CONFIGS
+
+
 def write_report(result: Sequence[Row], out_dir: Path, seconds: float) -> Path:
     """Write ``librdkafka-<UTC>.json`` and ``.md`` under ``out_dir``; the JSON's path."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    broker_configs = report_broker_configs({r.mode for r in result})
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     path = out_dir / f"librdkafka-{stamp}.json"
     document = {
         "librdkafka_version": LIBRDKAFKA_VERSION,
         "kafka_version": KAFKA_VERSION,
         "nodes": CLUSTER_NODES,
-        "broker_configs": BROKER_CONFIGS,
+        "broker_configs": broker_configs,
         "modes": {m: list(MODES[m]) for m in {r.mode for r in result}},
         "seconds": round(seconds),
         "counts": counts(result),
@@ -237,7 +250,7 @@ def write_report(result: Sequence[Row], out_dir: Path, seconds: float) -> Path:
     path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     summary = [
         f"librdkafka {LIBRDKAFKA_VERSION} tests, Apache Kafka {KAFKA_VERSION} vs Kafkette "
-        f"({CLUSTER_NODES} brokers each, {BROKER_CONFIGS}), {seconds:.0f} s",
+        f"({CLUSTER_NODES} brokers each, {broker_configs}), {seconds:.0f} s",
         "",
     ]
     summary += ["| mode | Kafka passed/failed/skipped | Kafkette passed/failed/skipped |", "|---|---|---|"]

@@ -101,3 +101,9 @@ def test_merging_runners_keeps_what_a_runner_ran_over_what_another_skipped() -> 
     run.merge(into, {"0081_admin": Outcome("0081_admin", "PASSED", "", 9.0)})
     run.merge(into, {"0081_admin": Outcome("0081_admin", "SKIPPED", "not included in TESTS list", 0.0)})
     assert into["0081_admin"].state == "PASSED"
+
+
+@pytest.mark.timeout(10)
+def test_a_security_run_reports_the_authorizer_and_a_plain_run_does_not() -> None:
+    assert run.report_broker_configs({"security"})["authorizer.class.name"] == STANDARD_AUTHORIZER
+    assert "authorizer.class.name" not in run.report_broker_configs({"quick", "full"})
