@@ -29,15 +29,16 @@ LIBRDKAFKA_CARRIER = "@confluentinc/kafka-javascript@1.10.1"
 CARRIER_TARBALL = "confluentinc-kafka-javascript-1.10.1.tgz"
 CARRIER_SHA256 = "ada7d703bb1d3237e2292bfabf438d663b6160c9f1ac2a2406b5dc4257c81b66"
 SOURCE_IN_TARBALL = "package/deps/librdkafka/"
-# What librdkafka can use but a plain machine may lack: the test programs need none of them
-# (no SASL/SSL run here), and --install-deps would download them.
-CONFIGURE_ARGS = (
-    "--disable-ssl",
-    "--disable-gssapi",
-    "--disable-zstd",
-    "--disable-curl",
-    "--disable-lz4-ext",
-)
+# What librdkafka can use but a plain machine may lack: the test programs need none of them,
+# and --install-deps would download them.  OpenSSL (libssl-dev) is used by the ``ssl`` variant
+# only: SASL_SSL, SCRAM and the security tests' TLS.
+_COMMON_CONFIGURE_ARGS = ("--disable-gssapi", "--disable-zstd", "--disable-curl", "--disable-lz4-ext")
+# Variant -> its configure line; each variant is built in its own source tree (``VARIANT_DIRS``).
+CONFIGURE_ARGS: dict[str, tuple[str, ...]] = {
+    "plain": ("--disable-ssl", *_COMMON_CONFIGURE_ARGS),
+    "ssl": ("--enable-ssl", *_COMMON_CONFIGURE_ARGS),
+}
+VARIANT_DIRS = {"plain": "src", "ssl": "src-ssl"}
 PACK_TIMEOUT_S = 300
 BUILD_TIMEOUT_S = 3600
 BUILT_MARKER = ".kafkette-built"
@@ -105,12 +106,12 @@ def fetch_tarball(cache: Path) -> Path:
     return tarball
 
 
-def unpack(tarball: Path, cache: Path) -> Path:
-    """librdkafka's source tree (``cache/src``), unpacked from the carrier's tarball once."""
-    source = cache / "src"
+def unpack(tarball: Path, cache: Path, name: str = "src") -> Path:
+    """librdkafka's source tree (``cache/<name>``), unpacked from the carrier's tarball once."""
+    source = cache / name
     if (source / "configure").exists():
         return source
-    staging = cache / "src.partial"
+    staging = cache / f"{name}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     with tarfile.open(tarball, "r:gz") as archive:
@@ -140,12 +141,31 @@ def _run(args: list[str], cwd: Path, log: Path) -> None:
         )
 
 
-def build(jobs: int = 2) -> Path:
+def built_marker(variant: str) -> str:
+    """What a finished build of ``variant`` writes in its marker: the version and the configure
+    line, so a build made with another configure line is never taken for this one."""
+    return f"{LIBRDKAFKA_VERSION} ./configure {' '.join(CONFIGURE_ARGS[variant])}\n"
+
+
+def is_built(tests: Path, variant: str) -> bool:
+    """Whether ``tests`` (a source tree's ``tests`` directory) holds a ``test-runner`` built with
+    ``variant``'s configure line.  A plain build's marker from before variants existed (the
+    version alone) counts as a plain build."""
+    marker = tests / BUILT_MARKER
+    if not marker.exists() or not (tests / "test-runner").exists():
+        return False
+    text = marker.read_text(encoding="utf-8")
+    return text == built_marker(variant) or (variant == "plain" and text == LIBRDKAFKA_VERSION + "\n")
+
+
+def build(jobs: int = 2, variant: str = "plain") -> Path:
     """librdkafka's ``tests/`` directory with ``test-runner`` built (and the library it links),
     fetched and built on first use (minutes on 2 cores), reused afterwards.
 
     Args:
         jobs: ``make -j`` parallelism.
+        variant: a key of ``CONFIGURE_ARGS`` (``plain``: no OpenSSL; ``ssl``: with it, for
+            SASL_SSL); each variant has its own source tree under the cache.
 
     Returns:
         The ``tests`` directory (``test-runner``, ``run-test.sh``) of the built source.
@@ -154,20 +174,23 @@ def build(jobs: int = 2) -> Path:
         BuildUnavailable: npm, gcc, g++ or make is missing, or a step failed (named with its log).
     """
     cache = cache_dir()
-    source = cache / "src"
+    source = cache / VARIANT_DIRS[variant]
     tests = source / "tests"
-    if (tests / BUILT_MARKER).exists() and (tests / "test-runner").exists():
+    if is_built(tests, variant):
         return tests
     for tool in ("gcc", "g++", "make"):
         _require(tool, "librdkafka and its tests are C and C++")
-    source = unpack(fetch_tarball(cache), cache)
-    log = cache / "build.log"
-    _run(["./configure", *CONFIGURE_ARGS], source, log)
+    source = unpack(fetch_tarball(cache), cache, VARIANT_DIRS[variant])
+    (tests / BUILT_MARKER).unlink(missing_ok=True)
+    log = cache / f"build-{variant}.log"
+    _run(["./configure", *CONFIGURE_ARGS[variant]], source, log)
     _run(["make", f"-j{jobs}", "libs"], source, log)
     _run(["make", f"-j{jobs}", "test-runner"], tests, log)
-    (tests / BUILT_MARKER).write_text(LIBRDKAFKA_VERSION + "\n", encoding="utf-8")
+    (tests / BUILT_MARKER).write_text(built_marker(variant), encoding="utf-8")
     return tests
 
 
 if __name__ == "__main__":
-    print(build())
+    import sys
+
+    print(build(variant=sys.argv[1] if len(sys.argv) > 1 else "plain"))

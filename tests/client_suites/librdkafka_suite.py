@@ -1,11 +1,12 @@
 """One run of librdkafka's ``test-runner`` against one cluster's Kafka listener, and what each
 test came to.
 
-Owns: the run's ``test.conf`` (``bootstrap.servers`` and nothing else a broker would not give
-every client), its environment (``TEST_KAFKA_VERSION``, ``TESTS``, ``TEST_REPORT``), the
-runner's flags per mode (``MODES``), and reading its report and output into ``Outcome``\\ s (state
-and first error line per test).  The runner itself is librdkafka's, unchanged; its tests are the
-``tests/[08]*-*.c`` programs of ``librdkafka_build``.  Does not own building it nor any broker.
+Owns: the run's ``test.conf`` (``bootstrap.servers``, the client security settings of the
+security mode, and nothing else a broker would not give every client), its environment
+(``TEST_KAFKA_VERSION``, ``TESTS``, ``TEST_REPORT``), the runner's flags per mode (``MODES``), and
+reading its report and output into ``Outcome``\\ s (state and first error line per test).
+The runner itself is librdkafka's, unchanged; its tests are the ``tests/[08]*-*.c`` programs of
+``librdkafka_build``.  Does not own building it nor any broker.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ MODES: dict[str, tuple[str, ...]] = {
     "quick": ("-Q", "-L"),
     "full": ("-L",),
     "idempotent": ("-P", "-L", "-Q"),
+    # librdkafka's SASL/SSL/ACL tests against SASL_SSL listeners (``security``); its local tests
+    # (SSL key and certificate parsing) too.
+    "security": (),
 }
 PARALLEL_TESTS = 3
 # The runner's summary table: "|<colour> <name> | <STATE> | <seconds>s <colour>| <reason>"
@@ -70,13 +74,22 @@ class Outcome:
     seconds: float
 
 
-def write_test_conf(path: Path, bootstrap: str) -> Path:
+def write_test_conf(path: Path, bootstrap: str, client_conf: dict[str, str] | None = None) -> Path:
     """A ``test.conf`` for the runner: the cluster's bootstrap servers, IPv4 (the listeners bind
-    127.0.0.1), and the test timeouts doubled (the machine is shared)."""
-    path.write_text(
-        f"bootstrap.servers={bootstrap}\nbroker.address.family=v4\ntest.timeout.multiplier=2\n",
-        encoding="utf-8",
-    )
+    127.0.0.1), the test timeouts doubled (the machine is shared), then ``client_conf`` (librdkafka
+    properties every test client gets: ``security.protocol``, ``sasl.*``, ``ssl.*``), one
+    ``name=value`` a line.
+
+    Raises:
+        ValueError: a name or value of ``client_conf`` holds a line break or a name holds ``=``
+            (the file is line- and ``=``-separated).
+    """
+    lines = [f"bootstrap.servers={bootstrap}", "broker.address.family=v4", "test.timeout.multiplier=2"]
+    for name, value in (client_conf or {}).items():
+        if "=" in name or any(c in f"{name}{value}" for c in "\r\n"):
+            raise ValueError(f"test.conf property {name!r}={value!r}: no line breaks, no '=' in a name")
+        lines.append(f"{name}={value}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
@@ -150,6 +163,7 @@ def run(
     tests: str | None = None,
     timeout_s: float = 3600.0,
     skip_before: str | None = None,
+    client_conf: dict[str, str] | None = None,
 ) -> tuple[dict[str, Outcome], Path]:
     """Run librdkafka's test-runner once against ``bootstrap``.
 
@@ -165,12 +179,17 @@ def run(
             not finished count as ``RUNNING``/``NOT_STARTED``.
         skip_before: ``TESTS_SKIP_BEFORE``: a test number; the tests before it in the runner's
             table are skipped (librdkafka's way to resume a run).
+        client_conf: extra ``test.conf`` properties (``write_test_conf``).
 
     Returns:
         The outcomes by test name, and the log of the run (stdout and stderr).
     """
     work_dir.mkdir(parents=True, exist_ok=True)
-    conf = write_test_conf(work_dir / "test.conf", bootstrap)
+    conf = write_test_conf(work_dir / "test.conf", bootstrap, client_conf)
+    # Tests read key stores and certificates from ./fixtures (0133_ssl_keys), as run in tests/.
+    fixtures = work_dir / "fixtures"
+    if (tests_dir / "fixtures").is_dir() and not fixtures.exists():
+        fixtures.symlink_to(tests_dir / "fixtures", target_is_directory=True)
     log = work_dir / f"test-runner-{mode}.log"
     lib_path = os.pathsep.join(str(tests_dir.parent / d) for d in ("src", "src-cpp"))
     env = {
@@ -252,6 +271,7 @@ def run_to_the_end(
     broker_version: str,
     tests: str | None = None,
     timeout_s: float = 3600.0,
+    client_conf: dict[str, str] | None = None,
 ) -> tuple[dict[str, Outcome], Path]:
     """``run``, resumed (up to ``MAX_RESUMES`` times, within the same ``timeout_s``) after the
     last test it started when the runner itself dies (an assertion of librdkafka's harness or of
@@ -262,7 +282,9 @@ def run_to_the_end(
     under ``work_dir``/``resume-<n>``).
     """
     deadline = time.monotonic() + timeout_s
-    outcomes, log = run(tests_dir, bootstrap, mode, work_dir, broker_version, tests, timeout_s)
+    outcomes, log = run(
+        tests_dir, bootstrap, mode, work_dir, broker_version, tests, timeout_s, client_conf=client_conf
+    )
     declared = declared_tests((tests_dir / "test.c").read_text(encoding="utf-8", errors="replace"))
     latest = outcomes
     for attempt in range(1, MAX_RESUMES + 1):
@@ -283,6 +305,7 @@ def run_to_the_end(
             tests,
             remaining,
             skip_before=start_at,
+            client_conf=client_conf,
         )
         for name, outcome in latest.items():
             if name not in outcomes or outcomes[name].state == "NOT_STARTED":

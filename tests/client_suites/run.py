@@ -12,8 +12,11 @@ three) against both at once, re-runs alone each test that failed only on Kafkett
 ``known.NOT_OFFERED`` names (a shared machine makes timing tests flaky; a rerun that passes is
 recorded as such; it runs on the same cluster, so what the failed run left behind stays), and writes
 ``librdkafka-<UTC time>.json`` and ``.md`` (mode, test, Kafka, Kafkette, first error) to
-``--out``.  Exit 1 when a test passes on Kafka and fails on Kafkette and ``known.reason`` names
-no reason for it; 2 when Apache Kafka cannot run here or the tests cannot be built.
+``--out``.  ``--mode security`` (alone) runs librdkafka's SASL, SSL and ACL tests
+(``security.SECURITY_TESTS``) with a test-runner built with OpenSSL, against both clusters
+serving a SASL_SSL listener behind Kafka's StandardAuthorizer (``security.secure_clusters``).
+Exit 1 when a test passes on Kafka and fails on Kafkette and ``known.reason`` names no reason for
+it; 2 when Apache Kafka cannot run here or the tests cannot be built.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +37,12 @@ from tests.client_suites import known
 from tests.client_suites.librdkafka_build import LIBRDKAFKA_VERSION, BuildUnavailable, build
 from tests.client_suites.librdkafka_suite import MODES, Outcome, run_to_the_end
 from tests.client_suites.librdkafka_suite import run as run_suite
+from tests.client_suites.security import (
+    SECURITY_TESTS,
+    client_conf,
+    secure_clusters,
+    security_broker_configs,
+)
 from tests.conformance.run import clusters
 from tests.conformance.target import CLUSTER_NODES, SHARED_BROKER_CONFIGS
 from tests.peers.kafka_peer import KAFKA_VERSION, PeerUnavailable
@@ -46,8 +55,28 @@ BROKER_CONFIGS: dict[str, object] = {
 }
 RESULTS_DIR = Path(__file__).parent / "results"
 # Bounds of one mode's whole run (s); librdkafka's tests carry their own, shorter, timeouts.
-MODE_TIMEOUT_S = {"quick": 2400.0, "full": 5400.0, "idempotent": 2400.0}
+MODE_TIMEOUT_S = {"quick": 2400.0, "full": 5400.0, "idempotent": 2400.0, "security": 1800.0}
 RERUN_TIMEOUT_S = 600.0
+# Modes whose tests each get a runner of their own: a test that overruns its timeout ends
+# librdkafka's whole runner, and the security mode's share consumer sub-tests (0135, 0142) wait
+# out theirs on a broker without share groups.
+ONE_TEST_A_RUNNER = frozenset({"security"})
+
+
+def batches(mode: str, tests: str | None) -> list[str | None]:
+    """The ``TESTS`` of each runner a mode starts: ``tests`` split at its commas for a mode of
+    ``ONE_TEST_A_RUNNER``, else ``tests`` whole (one runner; None: every test)."""
+    if mode in ONE_TEST_A_RUNNER and tests:
+        return [t.strip() for t in tests.split(",") if t.strip()]
+    return [tests]
+
+
+def merge(into: dict[str, Outcome], found: dict[str, Outcome]) -> None:
+    """Add one runner's outcomes to those of the runners before it: a test one runner ran wins
+    over its ``SKIPPED`` (not in that runner's ``TESTS``) in another."""
+    for name, outcome in found.items():
+        if name not in into or into[name].state == "SKIPPED":
+            into[name] = outcome
 
 
 @dataclass
@@ -95,7 +124,14 @@ def rows(mode: str, kafka: dict[str, Outcome], ours: dict[str, Outcome]) -> list
     return out
 
 
-def run_mode(tests_dir: Path, targets: dict[str, str], mode: str, work: Path, tests: str | None) -> list[Row]:
+def run_mode(
+    tests_dir: Path,
+    targets: dict[str, str],
+    mode: str,
+    work: Path,
+    tests: str | None,
+    conf: dict[str, str] | None = None,
+) -> list[Row]:
     """One mode against both clusters at once, then each Kafkette-only failure again alone.
 
     Args:
@@ -104,6 +140,7 @@ def run_mode(tests_dir: Path, targets: dict[str, str], mode: str, work: Path, te
         mode: a key of ``MODES``.
         work: the mode's work directory.
         tests: ``TESTS`` for the runner (None: all).
+        conf: extra ``test.conf`` properties for both runners (the security mode's login).
 
     Returns:
         One ``Row`` per test.
@@ -111,9 +148,20 @@ def run_mode(tests_dir: Path, targets: dict[str, str], mode: str, work: Path, te
     outcomes: dict[str, dict[str, Outcome]] = {}
 
     def one(name: str) -> None:
-        outcomes[name], log = run_to_the_end(
-            tests_dir, targets[name], mode, work / name, KAFKA_VERSION, tests, MODE_TIMEOUT_S[mode]
-        )
+        deadline = time.monotonic() + MODE_TIMEOUT_S[mode]
+        outcomes[name] = {}
+        for batch in batches(mode, tests):
+            found, log = run_to_the_end(
+                tests_dir,
+                targets[name],
+                mode,
+                work / name / (batch or "all") if mode in ONE_TEST_A_RUNNER else work / name,
+                KAFKA_VERSION,
+                batch,
+                max(deadline - time.monotonic(), 1.0),
+                conf,
+            )
+            merge(outcomes[name], found)
         print(
             f"[{mode}] {name}: {sum(o.state == 'PASSED' for o in outcomes[name].values())} passed, "
             f"{sum(o.state == 'FAILED' for o in outcomes[name].values())} failed (log {log})",
@@ -138,6 +186,7 @@ def run_mode(tests_dir: Path, targets: dict[str, str], mode: str, work: Path, te
                 KAFKA_VERSION,
                 row.test[:4],
                 RERUN_TIMEOUT_S,
+                client_conf=conf,
             )
             row.rerun = again[row.test].state if row.test in again else "NOT_RUN"
             if row.rerun == "PASSED":
@@ -175,16 +224,24 @@ def table(result: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+def report_broker_configs(modes: set[str]) -> dict[str, object]:
+    """The broker settings a report names: ``BROKER_CONFIGS``, with the security mode's
+    authorizer and re-authentication settings when ``modes`` holds it (its SASL_SSL listener's
+    own ``listener.name.*`` settings, key store paths included, are left out)."""
+    return security_broker_configs(BROKER_CONFIGS) if "security" in modes else BROKER_CONFIGS
+
+
 def write_report(result: Sequence[Row], out_dir: Path, seconds: float) -> Path:
     """Write ``librdkafka-<UTC>.json`` and ``.md`` under ``out_dir``; the JSON's path."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    broker_configs = report_broker_configs({r.mode for r in result})
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     path = out_dir / f"librdkafka-{stamp}.json"
     document = {
         "librdkafka_version": LIBRDKAFKA_VERSION,
         "kafka_version": KAFKA_VERSION,
         "nodes": CLUSTER_NODES,
-        "broker_configs": BROKER_CONFIGS,
+        "broker_configs": broker_configs,
         "modes": {m: list(MODES[m]) for m in {r.mode for r in result}},
         "seconds": round(seconds),
         "counts": counts(result),
@@ -193,7 +250,7 @@ def write_report(result: Sequence[Row], out_dir: Path, seconds: float) -> Path:
     path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     summary = [
         f"librdkafka {LIBRDKAFKA_VERSION} tests, Apache Kafka {KAFKA_VERSION} vs Kafkette "
-        f"({CLUSTER_NODES} brokers each, {BROKER_CONFIGS}), {seconds:.0f} s",
+        f"({CLUSTER_NODES} brokers each, {broker_configs}), {seconds:.0f} s",
         "",
     ]
     summary += ["| mode | Kafka passed/failed/skipped | Kafkette passed/failed/skipped |", "|---|---|---|"]
@@ -207,6 +264,18 @@ def write_report(result: Sequence[Row], out_dir: Path, seconds: float) -> Path:
     return path
 
 
+@contextlib.contextmanager
+def _clusters(work: Path, secure: bool) -> Iterator[tuple[dict[str, str], dict[str, str] | None]]:
+    """Both clusters' bootstrap servers and the runners' extra ``test.conf``: PLAINTEXT
+    listeners and none, or (``secure``) SASL_SSL ones and the admin's login."""
+    if secure:
+        with secure_clusters(work, BROKER_CONFIGS) as (bootstraps, ca):
+            yield bootstraps, client_conf(ca)
+        return
+    with clusters(work, BROKER_CONFIGS) as targets:
+        yield {name: target.bootstrap for name, target in targets.items()}, None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -214,7 +283,8 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         choices=sorted(MODES),
         default=[],
-        help="quick, full or idempotent (repeatable; default: quick, idempotent, full)",
+        help="quick, full or idempotent (repeatable; default: quick, idempotent, full), or security "
+        "(alone: the SASL/SSL/ACL tests against SASL_SSL listeners)",
     )
     parser.add_argument(
         "--tests", default=None, help="librdkafka's TESTS: test numbers to run (0001,0002,...)"
@@ -232,9 +302,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     modes = args.mode or ["quick", "idempotent", "full"]
+    secure = "security" in modes
+    if secure and len(set(modes)) > 1:
+        parser.error("--mode security runs alone (its clusters serve SASL_SSL only)")
+    tests = args.tests or (",".join(SECURITY_TESTS) if secure else None)
     started = time.monotonic()
     try:
-        tests_dir = build()
+        tests_dir = build(variant="ssl" if secure else "plain")
     except BuildUnavailable as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 2
@@ -253,10 +327,9 @@ def main(argv: list[str] | None = None) -> int:
         else tempfile.TemporaryDirectory(prefix="client-suites-") as work
     ):
         try:
-            with clusters(Path(work) / "clusters", BROKER_CONFIGS) as targets:
-                bootstraps = {name: target.bootstrap for name, target in targets.items()}
+            with _clusters(Path(work) / "clusters", secure) as (bootstraps, conf):
                 for mode in modes:
-                    result += run_mode(tests_dir, bootstraps, mode, Path(work) / mode, args.tests)
+                    result += run_mode(tests_dir, bootstraps, mode, Path(work) / mode, tests, conf)
         except PeerUnavailable as exc:
             print(f"Error: {exc}", file=sys.stderr)
             return 2

@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -170,9 +170,21 @@ def answers_report(outcome: AnswerCheck) -> str:
 
 
 @contextlib.contextmanager
-def clusters(work_dir: Path, broker_configs: dict[str, object] | None = None) -> Iterator[dict[str, Target]]:
+def clusters(
+    work_dir: Path,
+    broker_configs: dict[str, object] | None = None,
+    security_protocol: str = "PLAINTEXT",
+    listener_configs: Callable[[str], dict[str, str]] | None = None,
+) -> Iterator[dict[str, Target]]:
     """A 3-node Apache Kafka and a 3-broker Kafkette (Kafka listener on), both with
     ``broker_configs`` (default ``SHARED_BROKER_CONFIGS``), as targets.
+
+    Args:
+        security_protocol: the targets' listener's (``SASL_SSL``...): other than ``PLAINTEXT``,
+            Apache Kafka gets a third listener named after it and Kafkette's Kafka listener
+            (``KAFKA``) is of it; the nodes keep talking to each other over PLAINTEXT.
+        listener_configs: the ``listener.name.<name>.*`` settings of such a listener, given its
+            name.
 
     Raises:
         PeerUnavailable: Apache Kafka cannot run here (no Java, Maven or registry).
@@ -182,18 +194,29 @@ def clusters(work_dir: Path, broker_configs: dict[str, object] | None = None) ->
     peer = KafkaPeer(
         work_dir / "kafka", nodes=CLUSTER_NODES, heap_mb=PEER_HEAP_MB, broker_configs=broker_configs
     )
+    bootstrap, ours_configs = peer.bootstrap_servers, dict(broker_configs)
+    if security_protocol != "PLAINTEXT":
+        configs = listener_configs or (lambda name: {})
+        bootstrap = peer.add_listener(security_protocol, security_protocol, configs(security_protocol))
+        ours_configs |= {
+            "listener.security.protocol.map": f"PLAINTEXT:PLAINTEXT,KAFKA:{security_protocol}",
+            **configs("KAFKA"),
+        }
+    kafka_ports = dict(
+        zip(peer.node_ids, (int(a.rsplit(":", 1)[1]) for a in bootstrap.split(",")), strict=True)
+    )
     peer.start()
     try:
         with LocalCluster(
             num_brokers=CLUSTER_NODES,
             data_dir=work_dir / "kafkette",
             kafka_protocol=True,
-            broker_configs=broker_configs,
+            broker_configs=ours_configs,
         ) as cluster:
             kafka = Target(
                 "kafka",
-                peer.bootstrap_servers,
-                {n: ("127.0.0.1", p) for n, p in peer.ports.items()},
+                bootstrap,
+                {n: ("127.0.0.1", p) for n, p in kafka_ports.items()},
                 stop_node=peer.stop_node,
                 start_node=peer.start_node,
             )
