@@ -46,7 +46,7 @@ from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
 from kafkette.broker.producer_id_manager import ProducerIdManager
 from kafkette.broker.replica_manager import ReplicaManager
-from kafkette.broker.sasl_listener_config import sasl_listener_factory
+from kafkette.broker.sasl_listener_config import enabled_mechanisms, sasl_listener_factory
 from kafkette.broker.scram_credential_cache import ScramCredentialCache
 from kafkette.broker.server_logging import configure_logging, kafka_logs_dir
 from kafkette.broker.ssl_listener_config import ssl_listener_options
@@ -54,6 +54,7 @@ from kafkette.common.client_quota_entity import CONSUMER_BYTE_RATE, PRODUCER_BYT
 from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.common.network.socket_server import SocketServer
 from kafkette.common.process_tuning import tune_process_memory
+from kafkette.common.security.sasl_server import PLAIN
 from kafkette.common.security.security_protocol_map import SASL_PROTOCOLS, listener_security_protocol
 from kafkette.common.topic_config import TOPIC_CONFIG_DEFS
 from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
@@ -427,19 +428,30 @@ def log_config_notes(config: KafkaConfig) -> None:
 
 def controller_server(config: KafkaConfig) -> ControllerServer:
     """A controller-only node (``process.roles=controller``): a voter and its listener, no broker.
+    A SASL_PLAINTEXT or SASL_SSL listener authenticates with PLAIN (the JAAS config's
+    ``user_NAME`` entries); the brokers and the other voters log in with
+    ``sasl.mechanism.controller.protocol``.
 
     Raises:
-        ConfigError: its listener is SASL_PLAINTEXT or SASL_SSL (a controller-only node has no
-            SCRAM users nor authenticates yet: its voters share a broker's listener for SASL), or a
-            bad ``ssl.*`` setting of an SSL listener (named).
+        ConfigError: its SASL listener enables a SCRAM mechanism (a controller-only node does not
+            publish the metadata log's SCRAM credentials to its listener: PLAIN is what it serves),
+            or a bad ``ssl.*`` or SASL setting (named).
     """
-    protocol = listener_security_protocol(config.originals, config.listener_name)
-    if protocol in SASL_PROTOCOLS:
-        raise ConfigError(
-            f"Invalid value for configuration listener.security.protocol.map: listener "
-            f"{config.listener_name} of controller-only node {config.node_id} is {protocol}; a "
-            f"controller-only node's listener does not authenticate yet (SSL it speaks; SASL is served "
-            f"on the listeners of nodes with the broker role)"
+    listener = config.listener_name
+    options: dict[str, Any] = {
+        **(ssl_listener_options(config.originals, listener) or {}),
+        **listener_options(config),
+    }
+    if listener_security_protocol(config.originals, listener) in SASL_PROTOCOLS:
+        scram = [m for m in enabled_mechanisms(config.originals, listener) if m != PLAIN]
+        if scram:
+            raise ConfigError(
+                f"Invalid value {','.join(scram)} for configuration sasl.enabled.mechanisms: listener "
+                f"{listener} of controller-only node {config.node_id} serves PLAIN only (a controller-only "
+                f"node does not publish the metadata log's SCRAM credentials to its listener)"
+            )
+        options["authenticator_factory"] = sasl_listener_factory(
+            config.originals, listener, _no_scram_credentials, _monotonic_ms
         )
     return ControllerServer(
         controller_config(config),
@@ -447,11 +459,13 @@ def controller_server(config: KafkaConfig) -> ControllerServer:
         metadata_log_dir=config.metadata_log_dir,
         raft_config=raft_config(config),
         listener=config.listener,
-        listener_options={
-            **(ssl_listener_options(config.originals, config.listener_name) or {}),
-            **listener_options(config),
-        },
+        listener_options=options,
     )
+
+
+def _no_scram_credentials(user: str, mechanism: Any) -> None:
+    """A controller-only node's SCRAM lookup: it has none (its listener serves PLAIN only)."""
+    return None
 
 
 def listener_options(config: KafkaConfig) -> dict[str, int]:
