@@ -16,3 +16,16 @@ FAST_FAILOVER = {
 # the stopped controller (controlled.shutdown.retry.backoff.ms, 5 s by default).
 # As ``cluster_factory`` keyword arguments.
 QUICK_STOP = {"controlled_shutdown_retry_backoff_ms": 100}
+
+# A PLAIN login of the user ``admin``: the server side (its JAAS config, which also logs the nodes
+# in to each other as ``admin``) and the SDK's keywords (aiokafka's names) over SASL_PLAINTEXT.
+ADMIN_JAAS = (
+    "org.apache.kafka.common.security.plain.PlainLoginModule required "
+    'username="admin" password="admin-secret" user_admin="admin-secret";'
+)
+ADMIN_LOGIN = {
+    "security_protocol": "SASL_PLAINTEXT",
+    "sasl_mechanism": "PLAIN",
+    "sasl_plain_username": "admin",
+    "sasl_plain_password": "admin-secret",
+}

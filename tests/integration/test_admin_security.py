@@ -46,15 +46,12 @@ from kafkette.client import (
     UserScramCredentialUpsertion,
 )
 from tests.cli_processes import KAFKETTE, ok_stdout
+from tests.cluster_configs import ADMIN_JAAS, ADMIN_LOGIN
 
 pytestmark = pytest.mark.timeout(180)
 
 T = TypeVar("T")
 PROPAGATION_TIMEOUT_S = 20
-ADMIN_JAAS = (
-    "org.apache.kafka.common.security.plain.PlainLoginModule required "
-    'username="admin" password="admin-secret" user_admin="admin-secret";'
-)
 NODE_CONFIGS = {
     "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
     "super.users": "User:admin",
@@ -65,12 +62,6 @@ NODE_CONFIGS = {
     "listener.name.plaintext.scram-sha-512.sasl.jaas.config": (
         "org.apache.kafka.common.security.scram.ScramLoginModule required;"
     ),
-}
-ADMIN_LOGIN = {
-    "security_protocol": "SASL_PLAINTEXT",
-    "sasl_mechanism": "PLAIN",
-    "sasl_plain_username": "admin",
-    "sasl_plain_password": "admin-secret",
 }
 
 

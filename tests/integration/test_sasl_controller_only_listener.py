@@ -13,25 +13,16 @@ import pytest
 
 from kafkette.client import AdminClient, LocalCluster, LocalClusterError, NewTopic
 from kafkette.protocol.errors import KafkaError
+from tests.cluster_configs import ADMIN_JAAS, ADMIN_LOGIN
 
 pytestmark = pytest.mark.timeout(300)
 
-JAAS = (
-    "org.apache.kafka.common.security.plain.PlainLoginModule required "
-    'username="admin" password="admin-secret" user_admin="admin-secret";'
-)
 SASL_PLAIN = {
     "listener.security.protocol.map": "PLAINTEXT:SASL_PLAINTEXT",
     "sasl.enabled.mechanisms": "PLAIN",
     "sasl.mechanism.inter.broker.protocol": "PLAIN",
     "sasl.mechanism.controller.protocol": "PLAIN",
-    "listener.name.plaintext.plain.sasl.jaas.config": JAAS,
-}
-ADMIN_LOGIN = {
-    "security_protocol": "SASL_PLAINTEXT",
-    "sasl_mechanism": "PLAIN",
-    "sasl_plain_username": "admin",
-    "sasl_plain_password": "admin-secret",
+    "listener.name.plaintext.plain.sasl.jaas.config": ADMIN_JAAS,
 }
 
 
