@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kafkette.protocol.api_keys import ApiKey
+from kafkette.protocol.apis.client_quotas import DescribeClientQuotasResponse
 from kafkette.protocol.apis.configs import (
     AlterConfigsResourceResponse,
     DescribeConfigsResponse,
@@ -84,6 +85,10 @@ from kafkette.protocol.apis.offsets_for_leader_epoch import (
     OffsetsForLeaderEpochResponse,
 )
 from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceResponse, ProduceTopicResponse
+from kafkette.protocol.apis.user_scram_credentials import (
+    DescribeUserScramCredentialsResponse,
+    DescribeUserScramCredentialsResult,
+)
 from kafkette.protocol.errors import Errors, default_message
 from kafkette.protocol.kafka_messages.configs import AlterConfigsResponse
 from kafkette.protocol.kafka_schema import ZERO_UUID
@@ -487,6 +492,31 @@ def describe_log_dirs_error_response(request: Any, version: int, code: int, mess
     return DescribeLogDirsResponse(throttle_time_ms=0, error_code=code, results=[])
 
 
+def describe_client_quotas_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``DescribeClientQuotasRequest.getErrorResponse``: the error and the message, entries null."""
+    return DescribeClientQuotasResponse(
+        throttle_time_ms=0, error_code=code, error_message=message, entries=None
+    )
+
+
+def describe_user_scram_credentials_error_response(
+    request: Any, version: int, code: int, message: str | None
+) -> Any:
+    """``DescribeUserScramCredentialsRequest.getErrorResponse``: the error and the message at the top
+    level and once per user named (a result without the user's name; none when all were asked)."""
+    return DescribeUserScramCredentialsResponse(
+        throttle_time_ms=0,
+        error_code=code,
+        error_message=message,
+        results=[
+            DescribeUserScramCredentialsResult(
+                user="", error_code=code, error_message=message, credential_infos=[]
+            )
+            for _ in request.users or []
+        ],
+    )
+
+
 def describe_producers_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
     """``DescribeProducersRequest.getErrorResponse``: every partition of every topic named (listed
     twice, answered twice) with the error, no message, no producers."""
@@ -571,6 +601,8 @@ ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.ALTER_CONFIGS: alter_configs_error_response,
     ApiKey.INCREMENTAL_ALTER_CONFIGS: incremental_alter_configs_error_response,
     ApiKey.DESCRIBE_LOG_DIRS: describe_log_dirs_error_response,
+    ApiKey.DESCRIBE_CLIENT_QUOTAS: describe_client_quotas_error_response,
+    ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: describe_user_scram_credentials_error_response,
     ApiKey.DESCRIBE_PRODUCERS: describe_producers_error_response,
     ApiKey.CONSUMER_GROUP_DESCRIBE: consumer_group_describe_error_response,
     ApiKey.DESCRIBE_TOPIC_PARTITIONS: describe_topic_partitions_error_response,
