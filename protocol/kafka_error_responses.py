@@ -25,7 +25,12 @@ from collections.abc import Callable
 from typing import Any
 
 from kafkette.protocol.api_keys import ApiKey
-from kafkette.protocol.apis.client_quotas import DescribeClientQuotasResponse
+from kafkette.protocol.apis.client_quotas import (
+    AlterClientQuotasEntryResult,
+    AlterClientQuotasResponse,
+    ClientQuotaEntityData,
+    DescribeClientQuotasResponse,
+)
 from kafkette.protocol.apis.configs import (
     AlterConfigsResourceResponse,
     DescribeConfigsResponse,
@@ -86,6 +91,8 @@ from kafkette.protocol.apis.offsets_for_leader_epoch import (
 )
 from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceResponse, ProduceTopicResponse
 from kafkette.protocol.apis.user_scram_credentials import (
+    AlterUserScramCredentialsResponse,
+    AlterUserScramCredentialsResult,
     DescribeUserScramCredentialsResponse,
     DescribeUserScramCredentialsResult,
 )
@@ -517,6 +524,39 @@ def describe_user_scram_credentials_error_response(
     )
 
 
+def alter_client_quotas_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``AlterClientQuotasRequest.getErrorResponse``: every entry with its entity, the error and the
+    error's own message (``Errors.message()``, whatever the failure said)."""
+    return AlterClientQuotasResponse(
+        throttle_time_ms=0,
+        entries=[
+            AlterClientQuotasEntryResult(
+                error_code=code,
+                error_message=default_message(Errors(code)),
+                entity=[
+                    ClientQuotaEntityData(entity_type=e.entity_type, entity_name=e.entity_name)
+                    for e in entry.entity
+                ],
+            )
+            for entry in request.entries
+        ],
+    )
+
+
+def alter_user_scram_credentials_error_response(
+    request: Any, version: int, code: int, message: str | None
+) -> Any:
+    """``AlterUserScramCredentialsRequest.getErrorResponse``: each user a deletion or an upsertion
+    names, once and sorted, with the error and the message."""
+    users = sorted({d.name for d in request.deletions} | {u.name for u in request.upsertions})
+    return AlterUserScramCredentialsResponse(
+        throttle_time_ms=0,
+        results=[
+            AlterUserScramCredentialsResult(user=u, error_code=code, error_message=message) for u in users
+        ],
+    )
+
+
 def describe_producers_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
     """``DescribeProducersRequest.getErrorResponse``: every partition of every topic named (listed
     twice, answered twice) with the error, no message, no producers."""
@@ -602,6 +642,8 @@ ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.INCREMENTAL_ALTER_CONFIGS: incremental_alter_configs_error_response,
     ApiKey.DESCRIBE_LOG_DIRS: describe_log_dirs_error_response,
     ApiKey.DESCRIBE_CLIENT_QUOTAS: describe_client_quotas_error_response,
+    ApiKey.ALTER_CLIENT_QUOTAS: alter_client_quotas_error_response,
+    ApiKey.ALTER_USER_SCRAM_CREDENTIALS: alter_user_scram_credentials_error_response,
     ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: describe_user_scram_credentials_error_response,
     ApiKey.DESCRIBE_PRODUCERS: describe_producers_error_response,
     ApiKey.CONSUMER_GROUP_DESCRIBE: consumer_group_describe_error_response,
@@ -619,6 +661,7 @@ EXCEPTION_MESSAGE_APIS: frozenset[int] = frozenset(
         ApiKey.INCREMENTAL_ALTER_CONFIGS,
         ApiKey.DESCRIBE_CLUSTER,
         ApiKey.SASL_AUTHENTICATE,
+        ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
     }
 )
 """The APIs whose ``getErrorResponse`` writes the failure's message (``ApiError.fromThrowable(e).message()``:

@@ -34,7 +34,7 @@ from kafkette.protocol.apis.describe_topic_partitions import DescribeTopicPartit
 from kafkette.protocol.apis.list_offsets import ListOffsetsPartitionResponse, ListOffsetsTopicResponse
 from kafkette.protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderTopicResult
 from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceTopicResponse
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, default_message
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.record_batch import CorruptRecordError
 
@@ -194,13 +194,19 @@ async def check_delete_records(ctx: Any, header: RequestHeader, request: Any, ha
 
 
 async def check_describe_producers(ctx: Any, header: RequestHeader, request: Any, handler: Handler) -> Any:
-    """DescribeProducers: READ on each topic, else its partitions are TOPIC_AUTHORIZATION_FAILED."""
+    """DescribeProducers: READ on each topic, else its partitions are TOPIC_AUTHORIZATION_FAILED with
+    the error's own message (``handleDescribeProducersRequest``: ``new ApiError(error)``)."""
 
     def denied(topic: Any) -> DescribeProducersTopicResponse:
         return DescribeProducersTopicResponse(
             name=topic.name,
             partitions=[
-                DescribeProducersPartitionResponse(partition_index=i, error_code=DENIED, active_producers=[])
+                DescribeProducersPartitionResponse(
+                    partition_index=i,
+                    error_code=DENIED,
+                    error_message=default_message(Errors.TOPIC_AUTHORIZATION_FAILED),
+                    active_producers=[],
+                )
                 for i in topic.partition_indexes
             ],
         )
@@ -216,16 +222,17 @@ async def check_describe_topic_partitions(
     """DescribeTopicPartitions (KIP-966): DESCRIBE on each topic.  A named topic denied is answered
     TOPIC_AUTHORIZATION_FAILED with no partitions; from an all-topics request (no names) the topics
     the principal may not describe are left out.  Each topic answered carries its authorized
-    operations (Kafka's handler always fills them)."""
+    operations (Kafka's handler always fills them).  The denied topics come after the described
+    ones, as ``DescribeTopicPartitionsRequestHandler`` adds them."""
     response = await handler(ctx, header, request)
     asked = {t.name for t in request.topics or []}
-    kept = []
+    kept, denied = [], []
     for topic in response.topics:
         if topic.name is not None and not authorize(
             ctx, header, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name
         ):
             if topic.name in asked:
-                kept.append(
+                denied.append(
                     DescribeTopicPartitionsResponseTopic(
                         error_code=DENIED, name=topic.name, is_internal=False, partitions=[]
                     )
@@ -236,5 +243,5 @@ async def check_describe_topic_partitions(
                 ctx, header, ResourceType.TOPIC, topic.name
             )
         kept.append(topic)
-    response.topics = kept
+    response.topics = kept + denied
     return response

@@ -191,7 +191,15 @@ MASKS: tuple[Mask, ...] = (
             ("CreateAcls", "results[].errorMessage"),
             ("DeleteAcls", "filterResults[].errorMessage"),
             ("ElectLeaders", "replicaElectionResults[].partitionResult[].errorMessage"),
+            ("AlterUserScramCredentials", "results[].errorMessage"),
         )
+    ),
+    Mask(
+        "DescribeTopicPartitions",
+        "topics[]",
+        "Kafka adds the topics refused TOPIC_AUTHORIZATION_FAILED from a HashSet, after the described ones "
+        "(sorted by name); compared sorted by error, then name",
+        sort_by=("errorCode", "name"),
     ),
     Mask("DescribeAcls", "resources[]", UNORDERED, sort_by=("resourceType", "resourceName", "patternType")),
     Mask(

@@ -11,6 +11,7 @@ alice holding none.
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -69,6 +70,14 @@ def _creation(acl: Acl, principal: str) -> AclCreation:
         operation=operation,
         permission_type=permission,
     )
+
+
+def refusal(message: str | None) -> str | None:
+    """``message`` with the Java toString of the request that Kafka's refusals of a cluster
+    operation quote (``Request Request(processor=...) needs ALTER permission.``) left out."""
+    if message is None:
+        return None
+    return re.sub(r"^Request Request\(.*\) needs", "Request needs", message)
 
 
 def every_acl_of(principal: str) -> dict[str, Any]:

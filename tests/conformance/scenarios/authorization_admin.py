@@ -18,11 +18,22 @@ from kafkette.protocol.apis.acls import (
     DeleteAclsRequest,
     DescribeAclsRequest,
 )
-from kafkette.protocol.apis.client_quotas import DescribeClientQuotasRequest
+from kafkette.protocol.apis.client_quotas import (
+    AlterClientQuotasEntry,
+    AlterClientQuotasRequest,
+    ClientQuotaEntityData,
+    ClientQuotaOpData,
+    DescribeClientQuotasRequest,
+)
 from kafkette.protocol.apis.describe_log_dirs import DescribableLogDirTopic, DescribeLogDirsRequest
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest, ElectLeadersTopicPartitions
 from kafkette.protocol.apis.producer_ids import InitProducerIdRequest
-from kafkette.protocol.apis.user_scram_credentials import DescribeUserScramCredentialsRequest, ScramUserName
+from kafkette.protocol.apis.user_scram_credentials import (
+    AlterUserScramCredentialsRequest,
+    DescribeUserScramCredentialsRequest,
+    ScramCredentialDeletion,
+    ScramUserName,
+)
 from kafkette.protocol.kafka_messages.cluster import DescribeClusterRequest
 from tests.conformance.catalogue import AUTHORIZATION, scenario
 from tests.conformance.scenarios.authorization import (
@@ -45,6 +56,7 @@ from tests.conformance.scenarios.authorization import (
     admin_topic,
     granted,
     principal_acls,
+    refusal,
     revoke,
     without_and_with,
 )
@@ -300,5 +312,46 @@ def _cluster_apis(t: Target) -> Any:
         _cluster_reads,
         (CLUSTER, CLUSTER_NAME, LITERAL, DESCRIBE, ALLOW),
         (CLUSTER, CLUSTER_NAME, LITERAL, DESCRIBE_CONFIGS, ALLOW),
+        (CLUSTER, CLUSTER_NAME, LITERAL, ALTER, ALLOW),
+    )
+
+
+def _cluster_alters(t: Target) -> dict[str, Any]:
+    """AlterClientQuotas (validate only) and AlterUserScramCredentials (deleting a credential no
+    user has) as ``t``; each entry's error and message."""
+    quotas = t.call(
+        "AlterClientQuotas",
+        1,
+        AlterClientQuotasRequest(
+            entries=[
+                AlterClientQuotasEntry(
+                    entity=[ClientQuotaEntityData(entity_type="user", entity_name="bob")],
+                    ops=[ClientQuotaOpData(key="producer_byte_rate", value=1024.0, remove=False)],
+                )
+            ],
+            validate_only=True,
+        ),
+    )
+    scram = t.call(
+        "AlterUserScramCredentials",
+        0,
+        AlterUserScramCredentialsRequest(
+            deletions=[ScramCredentialDeletion(name="az-nobody", mechanism=1)], upsertions=[]
+        ),
+    )
+    return {
+        "client_quotas": [[code_name(e.error_code), e.error_message] for e in quotas.entries],
+        "scram": [[r.user, code_name(r.error_code), refusal(r.error_message)] for r in scram.results],
+    }
+
+
+@scenario("authz/admin/cluster-alter-apis", suite=AUTHORIZATION)
+def _cluster_alter_apis(t: Target) -> Any:
+    """AlterClientQuotas needs ALTER_CONFIGS on the cluster, AlterUserScramCredentials ALTER:
+    CLUSTER_AUTHORIZATION_FAILED per entry without, their answers with."""
+    return without_and_with(
+        t,
+        _cluster_alters,
+        (CLUSTER, CLUSTER_NAME, LITERAL, ALTER_CONFIGS, ALLOW),
         (CLUSTER, CLUSTER_NAME, LITERAL, ALTER, ALLOW),
     )
