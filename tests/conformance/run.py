@@ -335,15 +335,16 @@ def table(results: Sequence[Result]) -> str:
     return "\n".join(lines)
 
 
-def write_report(results: Sequence[Result], out_dir: Path) -> Path:
+def write_report(results: Sequence[Result], out_dir: Path, suite: str = MAIN) -> Path:
     """Write ``conformance-<UTC>.json`` and ``.md`` under ``out_dir``; the JSON's path."""
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     path = out_dir / f"conformance-{stamp}.json"
     document = {
         "kafka_version": KAFKA_VERSION,
-        "nodes": CLUSTER_NODES,
-        "shared_broker_configs": SHARED_BROKER_CONFIGS,
+        "suite": suite,
+        "nodes": CLUSTER_NODES if suite == MAIN else AUTHORIZATION_NODES,
+        "shared_broker_configs": SHARED_BROKER_CONFIGS if suite == MAIN else AUTHORIZATION_CONFIGS,
         "summary": summary(results),
         "results": [asdict(r) for r in results],
     }
@@ -392,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
         except (PeerUnavailable, ParserUnavailable) as exc:
             print(f"Error: {exc}", file=sys.stderr)
             return 2
-    path = write_report(results, args.out)
+    path = write_report(results, args.out, args.suite)
     print(answers_report(answers))
     counts = summary(results)
     for r in results:

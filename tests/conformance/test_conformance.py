@@ -49,7 +49,7 @@ def _run(tmp_path_factory: pytest.TempPathFactory, suite: str, scenarios: list[S
         answers = check_answers(targets, report_dir / "pairs")
     except (PeerUnavailable, ParserUnavailable) as exc:
         pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
-    path = write_report(outcome, report_dir)
+    path = write_report(outcome, report_dir, suite)
     print(f"conformance report ({suite}): {path} {summary(outcome)}\n{answers_report(answers)}")
     return {r.id: r for r in outcome}, answers
 
