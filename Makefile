@@ -97,7 +97,7 @@ bench: setup $(BENCH_STAMP)
 	$(BIN)/python -m tests.perf.first_hour_bench
 	$(BIN)/python -m tests.perf.retry_log_bench
 
-# make conformance CONFORMANCE_ARGS="--only topics/": the scenarios against Apache Kafka and Kafkette,
+# make conformance CONFORMANCE_ARGS="--only topics/" (or "--suite authorization"): the scenarios against Apache Kafka and Kafkette,
 # report in tests/conformance/results (python -m tests.conformance.run --help)
 conformance: setup
 	$(BIN)/python -m tests.conformance.run $(CONFORMANCE_ARGS)

@@ -25,6 +25,12 @@ from collections.abc import Callable
 from typing import Any
 
 from kafkette.protocol.api_keys import ApiKey
+from kafkette.protocol.apis.client_quotas import (
+    AlterClientQuotasEntryResult,
+    AlterClientQuotasResponse,
+    ClientQuotaEntityData,
+    DescribeClientQuotasResponse,
+)
 from kafkette.protocol.apis.configs import (
     AlterConfigsResourceResponse,
     DescribeConfigsResponse,
@@ -84,6 +90,12 @@ from kafkette.protocol.apis.offsets_for_leader_epoch import (
     OffsetsForLeaderEpochResponse,
 )
 from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceResponse, ProduceTopicResponse
+from kafkette.protocol.apis.user_scram_credentials import (
+    AlterUserScramCredentialsResponse,
+    AlterUserScramCredentialsResult,
+    DescribeUserScramCredentialsResponse,
+    DescribeUserScramCredentialsResult,
+)
 from kafkette.protocol.errors import Errors, default_message
 from kafkette.protocol.kafka_messages.configs import AlterConfigsResponse
 from kafkette.protocol.kafka_schema import ZERO_UUID
@@ -487,6 +499,64 @@ def describe_log_dirs_error_response(request: Any, version: int, code: int, mess
     return DescribeLogDirsResponse(throttle_time_ms=0, error_code=code, results=[])
 
 
+def describe_client_quotas_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``DescribeClientQuotasRequest.getErrorResponse``: the error and the message, entries null."""
+    return DescribeClientQuotasResponse(
+        throttle_time_ms=0, error_code=code, error_message=message, entries=None
+    )
+
+
+def describe_user_scram_credentials_error_response(
+    request: Any, version: int, code: int, message: str | None
+) -> Any:
+    """``DescribeUserScramCredentialsRequest.getErrorResponse``: the error and the message at the top
+    level and once per user named (a result without the user's name; none when all were asked)."""
+    return DescribeUserScramCredentialsResponse(
+        throttle_time_ms=0,
+        error_code=code,
+        error_message=message,
+        results=[
+            DescribeUserScramCredentialsResult(
+                user="", error_code=code, error_message=message, credential_infos=[]
+            )
+            for _ in request.users or []
+        ],
+    )
+
+
+def alter_client_quotas_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``AlterClientQuotasRequest.getErrorResponse``: every entry with its entity, the error and the
+    error's own message (``Errors.message()``, whatever the failure said)."""
+    return AlterClientQuotasResponse(
+        throttle_time_ms=0,
+        entries=[
+            AlterClientQuotasEntryResult(
+                error_code=code,
+                error_message=default_message(Errors(code)),
+                entity=[
+                    ClientQuotaEntityData(entity_type=e.entity_type, entity_name=e.entity_name)
+                    for e in entry.entity
+                ],
+            )
+            for entry in request.entries
+        ],
+    )
+
+
+def alter_user_scram_credentials_error_response(
+    request: Any, version: int, code: int, message: str | None
+) -> Any:
+    """``AlterUserScramCredentialsRequest.getErrorResponse``: each user a deletion or an upsertion
+    names, once and sorted, with the error and the message."""
+    users = sorted({d.name for d in request.deletions} | {u.name for u in request.upsertions})
+    return AlterUserScramCredentialsResponse(
+        throttle_time_ms=0,
+        results=[
+            AlterUserScramCredentialsResult(user=u, error_code=code, error_message=message) for u in users
+        ],
+    )
+
+
 def describe_producers_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
     """``DescribeProducersRequest.getErrorResponse``: every partition of every topic named (listed
     twice, answered twice) with the error, no message, no producers."""
@@ -571,6 +641,10 @@ ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.ALTER_CONFIGS: alter_configs_error_response,
     ApiKey.INCREMENTAL_ALTER_CONFIGS: incremental_alter_configs_error_response,
     ApiKey.DESCRIBE_LOG_DIRS: describe_log_dirs_error_response,
+    ApiKey.DESCRIBE_CLIENT_QUOTAS: describe_client_quotas_error_response,
+    ApiKey.ALTER_CLIENT_QUOTAS: alter_client_quotas_error_response,
+    ApiKey.ALTER_USER_SCRAM_CREDENTIALS: alter_user_scram_credentials_error_response,
+    ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: describe_user_scram_credentials_error_response,
     ApiKey.DESCRIBE_PRODUCERS: describe_producers_error_response,
     ApiKey.CONSUMER_GROUP_DESCRIBE: consumer_group_describe_error_response,
     ApiKey.DESCRIBE_TOPIC_PARTITIONS: describe_topic_partitions_error_response,
@@ -587,6 +661,7 @@ EXCEPTION_MESSAGE_APIS: frozenset[int] = frozenset(
         ApiKey.INCREMENTAL_ALTER_CONFIGS,
         ApiKey.DESCRIBE_CLUSTER,
         ApiKey.SASL_AUTHENTICATE,
+        ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
     }
 )
 """The APIs whose ``getErrorResponse`` writes the failure's message (``ApiError.fromThrowable(e).message()``:

@@ -133,15 +133,25 @@ CLUSTER_AUTHORIZED_OPERATIONS = sum(
 """Every operation ACLs can grant on the cluster (``AclEntry.supportedOperations(CLUSTER)``, 8096)."""
 
 
+_OPERATIONS_NOT_SET = (int(Errors.TOPIC_AUTHORIZATION_FAILED), int(Errors.UNKNOWN_TOPIC_ID))
+"""The Metadata topic errors whose answers keep the "not asked" operations (``handleTopicMetadataRequest``
+adds them after setting the others')."""
+
+
 def _metadata_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """Metadata with the operations the caller may perform (KIP-430), when the request asks:
     on each topic from v8, on the cluster in v8 to v10 (Kafka's ``handleTopicMetadataRequest``);
     left at the "not asked" default (-2147483648) otherwise.  A value the broker computed (it has
-    an authorizer) is kept; one it left at the default is every operation (no authorizer)."""
+    an authorizer) is kept; one it left at the default is every operation (no authorizer), except
+    on the topics Kafka answers outside its authorized list, refused (TOPIC_AUTHORIZATION_FAILED)
+    or asked by an unknown id (UNKNOWN_TOPIC_ID), which keep the default."""
     if version >= 8 and req is not None:
         if req.include_topic_authorized_operations:
             for topic in resp.topics:
-                if topic.topic_authorized_operations == NO_AUTHORIZED_OPERATIONS:
+                if (
+                    topic.topic_authorized_operations == NO_AUTHORIZED_OPERATIONS
+                    and topic.error_code not in _OPERATIONS_NOT_SET
+                ):
                     topic.topic_authorized_operations = TOPIC_AUTHORIZED_OPERATIONS
         if version <= 10 and req.include_cluster_authorized_operations:
             if resp.cluster_authorized_operations == NO_AUTHORIZED_OPERATIONS:
@@ -355,6 +365,14 @@ def _delete_acls_request(req: Any, version: int) -> Any:
     return req
 
 
+_ANSWERED_BEFORE_READ = (
+    Errors.UNKNOWN_TOPIC_OR_PARTITION,
+    Errors.UNKNOWN_TOPIC_ID,
+    Errors.TOPIC_AUTHORIZATION_FAILED,
+)
+"""The Fetch partition errors ``KafkaApis.handleFetchRequest`` answers before reading the log."""
+
+
 def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     """Fetch in Kafka's record encoding.  Every partition carries a record set, an empty one
     when it has none (an error, nothing new): Kafka's broker answers ``MemoryRecords.EMPTY``
@@ -362,14 +380,15 @@ def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
 
     Aborted transactions as Kafka answers them: a list (empty: there are no transactions here)
     for a partition read without error by a read_committed fetch (isolation level 1; Kafka's
-    ``LocalLog.read`` collects them) and for a partition the metadata does not know
-    or topic id (UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, answered by ``KafkaApis`` before any
-    read with the generated default, an empty list); null otherwise (read_uncommitted, or an error
-    of the log read)."""
+    ``LocalLog.read`` collects them) and for a partition the metadata does not know, of an
+    unknown topic id or of a topic the caller may not READ (UNKNOWN_TOPIC_OR_PARTITION,
+    UNKNOWN_TOPIC_ID, TOPIC_AUTHORIZATION_FAILED, answered by ``KafkaApis`` before any read with the
+    generated default, an empty list); null otherwise (read_uncommitted, or an error of the log
+    read)."""
     read_committed = req is not None and req.isolation_level == READ_COMMITTED
     for topic in resp.responses:
         for partition in topic.partitions:
-            listed = partition.error_code in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.UNKNOWN_TOPIC_ID) or (
+            listed = partition.error_code in _ANSWERED_BEFORE_READ or (
                 read_committed and partition.error_code == Errors.NONE
             )
             partition.aborted_transactions = [] if listed else None

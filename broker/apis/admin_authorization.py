@@ -44,7 +44,9 @@ async def check_create_topics(ctx: Any, header: RequestHeader, request: Any, han
     """CreateTopics: CREATE on the cluster, else CREATE on each topic (a denied topic is answered
     TOPIC_AUTHORIZATION_FAILED, "Authorization failed."; a name given twice is left to the
     controller's INVALID_REQUEST); a created topic's configs are answered only with DESCRIBE_CONFIGS
-    on it, else its ``topic_config_error_code`` is TOPIC_AUTHORIZATION_FAILED and no configs."""
+    on it, else its ``topic_config_error_code`` is TOPIC_AUTHORIZATION_FAILED, no configs, and its
+    partition count and replication factor are left at -1 (Kafka's
+    ``ReplicationControlManager.createTopic`` sets them only with the configs)."""
     counts = Counter(t.name for t in request.topics)
     if authorize(ctx, header, AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False):
         denied: list[str] = []
@@ -59,6 +61,8 @@ async def check_create_topics(ctx: Any, header: RequestHeader, request: Any, han
     for result in response.topics:
         if result.error_code == Errors.NONE and result.name not in describable:
             result.configs = []
+            result.num_partitions = -1
+            result.replication_factor = -1
             result.topic_config_error_code = int(Errors.TOPIC_AUTHORIZATION_FAILED)
     response.topics.extend(
         CreatableTopicResult(
@@ -74,12 +78,23 @@ async def check_create_topics(ctx: Any, header: RequestHeader, request: Any, han
     return response
 
 
+def _delete_denied(name: str | None, topic_id: bytes) -> DeletableTopicResult:
+    """A DeleteTopics result refused TOPIC_AUTHORIZATION_FAILED with the error's own message
+    (``ControllerApis.deleteTopics``: ``new ApiError(TOPIC_AUTHORIZATION_FAILED)``)."""
+    return DeletableTopicResult(
+        name=name,
+        topic_id=topic_id,
+        error_code=DENIED,
+        error_message=default_message(Errors.TOPIC_AUTHORIZATION_FAILED),
+    )
+
+
 async def check_delete_topics(ctx: Any, header: RequestHeader, request: Any, handler: Any) -> Any:
     """DeleteTopics: DELETE on the cluster, else DELETE on each topic; a topic named and not
     deletable is TOPIC_AUTHORIZATION_FAILED under its name; one given by id (v6+) is answered with
     its name only when the principal may DESCRIBE it (else a null name: its existence is not
     revealed).  The refusals come before the controller's answers, as Kafka's; an id no topic has is
-    left to the controller (UNKNOWN_TOPIC_ID)."""
+    left to the controller (UNKNOWN_TOPIC_ID).  A refusal carries the error's own message."""
     if authorize(ctx, header, AclOperation.DELETE, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False):
         return await handler(ctx, header, request)
     entries = [DeleteTopicState(name=n, topic_id=ZERO_UUID) for n in request.topic_names or []]
@@ -95,9 +110,9 @@ async def check_delete_topics(ctx: Any, header: RequestHeader, request: Any, han
         if name is None or name in deletable:
             kept.append(entry)
         elif entry.topic_id == ZERO_UUID or name in describable:
-            denied.append(DeletableTopicResult(name=name, topic_id=entry.topic_id, error_code=DENIED))
+            denied.append(_delete_denied(name, entry.topic_id))
         else:
-            denied.append(DeletableTopicResult(name=None, topic_id=entry.topic_id, error_code=DENIED))
+            denied.append(_delete_denied(None, entry.topic_id))
     request.topic_names, request.topics = [], kept
     response = await handler(ctx, header, request)
     response.responses = denied + list(response.responses)  # Kafka answers the refusals first

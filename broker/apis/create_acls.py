@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from kafkette.broker.apis.acl_apis_authorization import check_create_acls
 from kafkette.broker.apis.controller_forwarding import at_controller
 from kafkette.protocol.apis.acls import AclCreationResult, CreateAclsRequest, CreateAclsResponse
-from kafkette.protocol.errors import Errors, KafkaError, default_message
+from kafkette.protocol.errors import Errors, KafkaError, default_message, error_message
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: CreateAclsReq
     try:
         check_create_acls(ctx, header)
     except KafkaError as exc:
-        return _answer_each(request, Errors.CLUSTER_AUTHORIZATION_FAILED, str(exc))
+        return _answer_each(request, Errors.CLUSTER_AUTHORIZATION_FAILED, error_message(exc))
     response = await at_controller(
         ctx, header, request, lambda c: c.controller.create_acls(request), ctx.config.request_timeout_ms
     )

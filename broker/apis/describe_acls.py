@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from kafkette.broker.apis.acl_apis_authorization import check_describe_acls
 from kafkette.protocol.apis.acls import DescribeAclsRequest, DescribeAclsResponse
-from kafkette.protocol.errors import Errors, KafkaError
+from kafkette.protocol.errors import Errors, KafkaError, error_message
 from kafkette.protocol.framing import RequestHeader
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ async def handle(
         return DescribeAclsResponse(
             throttle_time_ms=0,
             error_code=Errors.CLUSTER_AUTHORIZATION_FAILED,
-            error_message=str(exc),
+            error_message=error_message(exc),
             resources=[],
         )
     return ctx.authorizer.describe(request)

@@ -33,7 +33,7 @@ from kafkette.protocol.apis.describe_producers import (
 from kafkette.protocol.apis.list_offsets import ListOffsetsPartitionResponse, ListOffsetsTopicResponse
 from kafkette.protocol.apis.offsets_for_leader_epoch import EpochEndOffset, OffsetForLeaderTopicResult
 from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceTopicResponse
-from kafkette.protocol.errors import Errors
+from kafkette.protocol.errors import Errors, default_message
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.record_batch import CorruptRecordError
 
@@ -193,13 +193,19 @@ async def check_delete_records(ctx: Any, header: RequestHeader, request: Any, ha
 
 
 async def check_describe_producers(ctx: Any, header: RequestHeader, request: Any, handler: Handler) -> Any:
-    """DescribeProducers: READ on each topic, else its partitions are TOPIC_AUTHORIZATION_FAILED."""
+    """DescribeProducers: READ on each topic, else its partitions are TOPIC_AUTHORIZATION_FAILED with
+    the error's own message (``handleDescribeProducersRequest``: ``new ApiError(error)``)."""
 
     def denied(topic: Any) -> DescribeProducersTopicResponse:
         return DescribeProducersTopicResponse(
             name=topic.name,
             partitions=[
-                DescribeProducersPartitionResponse(partition_index=i, error_code=DENIED, active_producers=[])
+                DescribeProducersPartitionResponse(
+                    partition_index=i,
+                    error_code=DENIED,
+                    error_message=default_message(Errors.TOPIC_AUTHORIZATION_FAILED),
+                    active_producers=[],
+                )
                 for i in topic.partition_indexes
             ],
         )

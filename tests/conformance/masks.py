@@ -51,6 +51,10 @@ MIN_ISR = (
     "(configs/topic-default/min.insync.replicas); compared there, not in every answer listing it"
 )
 MEMBER_ID = "member ids are made by the coordinator with a random UUID"
+REQUEST_TEXT = (
+    "Kafka's refusal of a cluster operation quotes the request's Java toString (processor, connection "
+    'id, session, buffer); Kafkette\'s says "Request needs ... permission."'
+)
 UNORDERED = "Kafka answers these from hash maps, in no order a client may rely on; compared sorted"
 
 MASKS: tuple[Mask, ...] = (
@@ -180,6 +184,45 @@ MASKS: tuple[Mask, ...] = (
     # v6's answers for topics given by id have no name: their error and message order them (ids are random)
     Mask("DeleteTopics", "responses[]", UNORDERED, sort_by=("name", "errorCode", "errorMessage")),
     Mask("DeleteGroups", "results[]", UNORDERED, sort_by="groupId"),
+    *(
+        Mask(api, path, REQUEST_TEXT, pattern=r"Request (Request\(.*\) )?needs [A-Z_]+ permission\.")
+        for api, path in (
+            ("DescribeAcls", "errorMessage"),
+            ("CreateAcls", "results[].errorMessage"),
+            ("DeleteAcls", "filterResults[].errorMessage"),
+            ("ElectLeaders", "replicaElectionResults[].partitionResult[].errorMessage"),
+            ("AlterUserScramCredentials", "results[].errorMessage"),
+        )
+    ),
+    Mask(
+        "DescribeTopicPartitions",
+        "topics[]",
+        "Kafka adds the topics refused TOPIC_AUTHORIZATION_FAILED from a HashSet, after the described ones "
+        "(sorted by name); compared sorted by error, then name",
+        sort_by=("errorCode", "name"),
+    ),
+    Mask("DescribeAcls", "resources[]", UNORDERED, sort_by=("resourceType", "resourceName", "patternType")),
+    Mask(
+        "DescribeAcls",
+        "resources[].acls[]",
+        UNORDERED,
+        sort_by=("principal", "host", "operation", "permissionType"),
+    ),
+    Mask(
+        "DeleteAcls",
+        "filterResults[].matchingAcls[]",
+        "Kafka's controller deletes the matching ACLs in its hash map's order (by random ACL id); "
+        "compared sorted",
+        sort_by=(
+            "resourceType",
+            "resourceName",
+            "patternType",
+            "principal",
+            "host",
+            "operation",
+            "permissionType",
+        ),
+    ),
     Mask(
         "ListGroups",
         "groups",

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kafkette.protocol.api_keys import APIS, ApiSpec
+from kafkette.protocol.apis.sasl import SaslAuthenticateRequest, SaslHandshakeRequest
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.kafka_binary import BinaryReader
 from kafkette.protocol.kafka_header import (
@@ -46,7 +47,11 @@ class RawKafkaClient:
             ``recorder.AnswerRecorder`` keeps them for Kafka's own parser; by default the one
             registered for the broker's address (``recorder.register``), if any.
         connection: the connection's name in the recording (default: ``AnswerRecorder.connection``).
+        sasl_plain: ``(user, password)`` to log in with SASL/PLAIN (SaslHandshake v1, SaslAuthenticate
+            v2, KIP-152) before any request, on a SASL_PLAINTEXT listener; the login is not recorded.
 
+    Raises (from the constructor): ``OSError`` when the connection fails, ``PermissionError`` when
+    the SASL login is refused.
     Raises (from ``call``): ``OSError`` when the connection fails or the broker closes it,
     ``KafkaSchemaError`` when the answer does not parse.
     """
@@ -59,6 +64,7 @@ class RawKafkaClient:
         client_id: str = "conformance",
         recorder: Callable[[int, int, bytes, bytes, str], None] | None = None,
         connection: str | None = None,
+        sasl_plain: tuple[str, str] | None = None,
     ) -> None:
         self._sock = socket.create_connection((host, port), timeout=timeout_s)
         self._correlation_id = 0
@@ -67,6 +73,29 @@ class RawKafkaClient:
         self._recorder = recorder if recorder is not None else (registered.record if registered else None)
         self._conn = connection if connection is not None else (registered.connection() if registered else "")
         self._last_body = b""
+        if sasl_plain is not None:
+            self._login_plain(*sasl_plain)
+
+    def _login_plain(self, user: str, password: str) -> None:
+        """SASL/PLAIN (RFC 4616) in Kafka frames: SaslHandshake v1 naming PLAIN, then one
+        SaslAuthenticate v2 carrying ``\\0user\\0password``.
+
+        Raises:
+            PermissionError: either step answered an error (its name and message).
+        """
+        recorder, self._recorder = self._recorder, None
+        try:
+            handshake = self.call("SaslHandshake", 1, SaslHandshakeRequest(mechanism="PLAIN"))
+            if handshake.error_code:
+                raise PermissionError(f"SaslHandshake PLAIN: {error_name(handshake.error_code)}")
+            token = b"\0" + user.encode() + b"\0" + password.encode()
+            answer = self.call("SaslAuthenticate", 2, SaslAuthenticateRequest(auth_bytes=token))
+            if answer.error_code:
+                raise PermissionError(
+                    f"SASL/PLAIN login of {user}: {error_name(answer.error_code)} {answer.error_message}"
+                )
+        finally:
+            self._recorder = recorder
 
     def call(self, api_name: str, version: int, request: KafkaStruct) -> KafkaStruct:
         """Send ``request`` as ``api_name`` v``version``; the decoded response body."""

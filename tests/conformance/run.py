@@ -14,6 +14,9 @@ Every answer of the scenarios' raw connections is also parsed by Apache Kafka's 
 back byte-identically, or differs from Kafka's outside ``masks.MASKS``; the recorded pairs go to
 ``--out``/pairs/<UTC time>/.
 ``--only PREFIX`` runs the scenarios whose id starts with it (repeatable).
+``--suite authorization`` runs the authorization scenarios instead, on a 1-node Apache Kafka and a
+1-broker Kafkette with Kafka's StandardAuthorizer and a SASL_PLAINTEXT listener
+(``authorization_clusters``).
 """
 
 from __future__ import annotations
@@ -37,12 +40,12 @@ from confluent_kafka import KafkaException
 from kafkette.client import LocalCluster
 from kafkette.protocol.apis.api_versions import ApiVersionsRequest
 from kafkette.protocol.kafka_schema import KafkaSchemaError
-from tests.conformance.catalogue import Scenario, load
+from tests.conformance.catalogue import AUTHORIZATION, MAIN, SUITE_NAMES, Scenario, load
 from tests.conformance.deliberate import DELIBERATE
 from tests.conformance.kafka_parser import COVERAGE_SCENARIO, AnswerCheck, ParserUnavailable
 from tests.conformance.kafka_parser import check as check_kafka_answers
 from tests.conformance.sweep import sweep
-from tests.conformance.target import CLUSTER_NODES, SHARED_BROKER_CONFIGS, Target
+from tests.conformance.target import CLUSTER_NODES, SHARED_BROKER_CONFIGS, ScenarioError, Target
 from tests.peers.kafka_peer import KAFKA_VERSION, KafkaPeer, PeerUnavailable
 
 GOAL = 0.95
@@ -170,6 +173,16 @@ def answers_report(outcome: AnswerCheck) -> str:
 
 
 @contextlib.contextmanager
+def _closing(kafka: Target, ours: Target) -> Iterator[dict[str, Target]]:
+    """``{"kafka": kafka, "kafkette": ours}``, their connections closed on the way out."""
+    try:
+        yield {"kafka": kafka, "kafkette": ours}
+    finally:
+        kafka.close()
+        ours.close()
+
+
+@contextlib.contextmanager
 def clusters(
     work_dir: Path,
     broker_configs: dict[str, object] | None = None,
@@ -227,13 +240,94 @@ def clusters(
                 stop_node=lambda n: cluster.stop_broker(n, hard=False),
                 start_node=cluster.start_broker,
             )
-            try:
-                yield {"kafka": kafka, "kafkette": ours}
-            finally:
-                kafka.close()
-                ours.close()
+            with _closing(kafka, ours) as targets:
+                yield targets
     finally:
         peer.stop()
+
+
+AUTHORIZATION_NODES = 1
+AUTHORIZATION_USERS = {"admin": "admin-secret", "alice": "alice-secret", "bob": "bob-secret"}
+"""The SASL/PLAIN users of the authorization clusters; ``admin`` is a super user."""
+AUTHORIZATION_CONFIGS: dict[str, object] = {
+    **SHARED_BROKER_CONFIGS,
+    "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+    "super.users": "User:admin;User:ANONYMOUS",  # ANONYMOUS: the nodes' own PLAINTEXT/CONTROLLER
+    "allow.everyone.if.no.acl.found": "false",
+}
+
+
+def _plain_listener(listener: str) -> dict[str, object]:
+    """``listener``'s SASL/PLAIN settings (``listener.name.<l>.*``) with ``AUTHORIZATION_USERS``."""
+    users = " ".join(f'user_{u}="{p}"' for u, p in AUTHORIZATION_USERS.items())
+    jaas = (
+        "org.apache.kafka.common.security.plain.PlainLoginModule required "
+        f'username="admin" password="{AUTHORIZATION_USERS["admin"]}" {users};'
+    )
+    prefix = f"listener.name.{listener.lower()}."
+    return {prefix + "sasl.enabled.mechanisms": "PLAIN", prefix + "plain.sasl.jaas.config": jaas}
+
+
+@contextlib.contextmanager
+def authorization_clusters(work_dir: Path) -> Iterator[dict[str, Target]]:
+    """A 1-node Apache Kafka and a 1-broker Kafkette, both with ``AUTHORIZATION_CONFIGS`` and a
+    SASL_PLAINTEXT listener whose PLAIN users are ``AUTHORIZATION_USERS``, as targets logged in as
+    ``admin`` (``Target.as_user`` for the others).  Nodes are not stopped in this suite.
+
+    Raises:
+        PeerUnavailable: Apache Kafka cannot run here (no Java, Maven or registry).
+        RuntimeError, LocalClusterError: a cluster did not start.
+    """
+    peer = KafkaPeer(
+        work_dir / "kafka",
+        nodes=AUTHORIZATION_NODES,
+        heap_mb=PEER_HEAP_MB,
+        broker_configs=AUTHORIZATION_CONFIGS,
+    )
+    bootstrap = peer.add_listener("SASL_PLAINTEXT", "SASL_PLAINTEXT", _plain_listener("SASL_PLAINTEXT"))
+    peer.start()
+
+    def fixed(node: int) -> None:
+        raise ScenarioError("the authorization suite does not stop or start nodes")
+
+    try:
+        with LocalCluster(
+            num_brokers=AUTHORIZATION_NODES,
+            data_dir=work_dir / "kafkette",
+            kafka_protocol=True,
+            broker_configs={
+                **AUTHORIZATION_CONFIGS,
+                "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,KAFKA:SASL_PLAINTEXT",
+                **_plain_listener("KAFKA"),
+            },
+        ) as cluster:
+            addresses = [a.rsplit(":", 1) for a in bootstrap.split(",")]
+            kafka = Target(
+                "kafka",
+                bootstrap,
+                {n: (h, int(p)) for n, (h, p) in zip(peer.node_ids, addresses, strict=True)},
+                stop_node=fixed,
+                start_node=fixed,
+                users=dict(AUTHORIZATION_USERS),
+                user="admin",
+            )
+            ours = Target(
+                "kafkette",
+                cluster.kafka_bootstrap_servers,
+                {n: ("127.0.0.1", p) for n, p in cluster.kafka_ports.items()},
+                stop_node=fixed,
+                start_node=fixed,
+                users=dict(AUTHORIZATION_USERS),
+                user="admin",
+            )
+            with _closing(kafka, ours) as targets:
+                yield targets
+    finally:
+        peer.stop()
+
+
+SUITES = {MAIN: clusters, AUTHORIZATION: authorization_clusters}
+"""Each suite's pair of clusters: ``SUITES[suite](work_dir)`` is a context manager of the targets."""
 
 
 def summary(results: Sequence[Result]) -> dict[str, Any]:
@@ -264,15 +358,16 @@ def table(results: Sequence[Result]) -> str:
     return "\n".join(lines)
 
 
-def write_report(results: Sequence[Result], out_dir: Path) -> Path:
+def write_report(results: Sequence[Result], out_dir: Path, suite: str = MAIN) -> Path:
     """Write ``conformance-<UTC>.json`` and ``.md`` under ``out_dir``; the JSON's path."""
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     path = out_dir / f"conformance-{stamp}.json"
     document = {
         "kafka_version": KAFKA_VERSION,
-        "nodes": CLUSTER_NODES,
-        "shared_broker_configs": SHARED_BROKER_CONFIGS,
+        "suite": suite,
+        "nodes": CLUSTER_NODES if suite == MAIN else AUTHORIZATION_NODES,
+        "shared_broker_configs": SHARED_BROKER_CONFIGS if suite == MAIN else AUTHORIZATION_CONFIGS,
         "summary": summary(results),
         "results": [asdict(r) for r in results],
     }
@@ -295,12 +390,15 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PREFIX",
         help="run the scenarios whose id starts with PREFIX (repeatable)",
     )
+    parser.add_argument(
+        "--suite", choices=SUITE_NAMES, default=MAIN, help="the scenarios and clusters (default main)"
+    )
     parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
     parser.add_argument(
         "--out", type=Path, default=RESULTS_DIR, help=f"where the report goes (default {RESULTS_DIR})"
     )
     args = parser.parse_args(argv)
-    chosen = select(load(), args.only)
+    chosen = select(load(args.suite), args.only)
     if args.list:
         for s in chosen:
             print(f"{s.id}\t{s.doc}")
@@ -310,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="conformance-") as work:
         try:
-            with clusters(Path(work)) as targets:
+            with SUITES[args.suite](Path(work)) as targets:
                 results = run_catalogue(chosen, targets)
             answers = check_answers(
                 targets, args.out / "pairs" / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -318,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
         except (PeerUnavailable, ParserUnavailable) as exc:
             print(f"Error: {exc}", file=sys.stderr)
             return 2
-    path = write_report(results, args.out)
+    path = write_report(results, args.out, args.suite)
     print(answers_report(answers))
     counts = summary(results)
     for r in results:

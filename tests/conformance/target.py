@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
@@ -42,6 +42,9 @@ class Target:
         stop_node / start_node: a controlled shutdown (SIGTERM) of one node and its restart
             (returns once it serves again).
         recorder: keeps every request/answer pair of the raw connections, by scenario.
+        users: ``{user: password}`` of the SASL/PLAIN users of a SASL_PLAINTEXT listener (empty on
+            a PLAINTEXT one).
+        user: the user every client and raw connection of this target logs in as (None: no SASL).
     """
 
     name: str
@@ -50,6 +53,9 @@ class Target:
     stop_node: Callable[[int], None]
     start_node: Callable[[int], None]
     recorder: AnswerRecorder = field(default_factory=AnswerRecorder, repr=False)
+    users: dict[str, str] = field(default_factory=dict, repr=False)
+    user: str | None = None
+    _views: dict[str, Target] = field(default_factory=dict, repr=False)
     _admin: AdminClient | None = field(default=None, repr=False)
     _raw: dict[int, RawKafkaClient] = field(default_factory=dict, repr=False)
 
@@ -59,10 +65,37 @@ class Target:
 
     # --- clients ---------------------------------------------------------------------------
 
+    def as_user(self, user: str) -> Target:
+        """The same cluster seen by SASL/PLAIN user ``user`` (one of ``users``): its own clients
+        and raw connections, the same recorder; kept, and closed with this target.
+
+        Raises:
+            KeyError: ``user`` is not one of ``users``.
+        """
+        view = self._views.get(user)
+        if view is None:
+            self.users[user]  # noqa: B018 - KeyError for an unknown user
+            view = replace(self, user=user, _views={}, _admin=None, _raw={})
+            self._views[user] = view
+        return view
+
+    def client_security(self) -> dict[str, str]:
+        """librdkafka's settings for logging in as ``user`` (SASL_PLAINTEXT, PLAIN); {} without one."""
+        if self.user is None:
+            return {}
+        return {
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "PLAIN",
+            "sasl.username": self.user,
+            "sasl.password": self.users[self.user],
+        }
+
     def admin(self) -> AdminClient:
         """The cluster's AdminClient (confluent-kafka; one per target, kept)."""
         if self._admin is None:
-            self._admin = AdminClient({"bootstrap.servers": self.bootstrap, "socket.timeout.ms": 10000})
+            self._admin = AdminClient(
+                {"bootstrap.servers": self.bootstrap, "socket.timeout.ms": 10000, **self.client_security()}
+            )
         return self._admin
 
     def producer(self, **conf: Any) -> Producer:
@@ -72,6 +105,7 @@ class Target:
                 "bootstrap.servers": self.bootstrap,
                 "linger.ms": 0,
                 "message.timeout.ms": 15000,
+                **self.client_security(),
                 **{k.replace("_", "."): v for k, v in conf.items()},
             }
         )
@@ -85,6 +119,7 @@ class Target:
             "enable.auto.commit": False,
             "session.timeout.ms": 10000,
             "heartbeat.interval.ms": 1000,
+            **self.client_security(),
         }
         settings.update({k.replace("_", "."): v for k, v in conf.items()})
         return Consumer(settings)
@@ -95,7 +130,12 @@ class Target:
         node = node if node is not None else min(self.addresses)
         client = self._raw.get(node)
         if client is None:
-            client = RawKafkaClient(*self.addresses[node], recorder=self.recorder.record, connection="target")
+            client = RawKafkaClient(
+                *self.addresses[node],
+                recorder=self.recorder.record,
+                connection="target" if self.user is None else f"target-{self.user}",
+                sasl_plain=None if self.user is None else (self.user, self.users[self.user]),
+            )
             self._raw[node] = client
         return client
 
@@ -114,6 +154,8 @@ class Target:
             client.close()
 
     def close(self) -> None:
+        for view in self._views.values():
+            view.close()
         for node in list(self._raw):
             self.drop_raw(node)
 

@@ -6,6 +6,8 @@ Kafka peer, ``tests/peers``); without them every test here fails, saying what is
 Every answer of the scenarios' raw connections is also parsed by Apache Kafka's own classes
 (``kafka_parser``): it must parse, write back byte-identically, and equal Kafka's answer to the
 same request outside the fields of ``masks.MASKS``.
+The authorization scenarios (``catalogue.AUTHORIZATION``) run the same way on a second pair of
+1-node clusters with Kafka's StandardAuthorizer and SASL/PLAIN users (``run.authorization_clusters``).
 ``make conformance`` runs the same catalogue and writes its JSON and table."""
 
 from __future__ import annotations
@@ -15,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.catalogue import load
+from tests.conformance.catalogue import AUTHORIZATION, MAIN, Scenario, load
 from tests.conformance.deliberate import DELIBERATE
 from tests.conformance.kafka_parser import AnswerCheck, ParserUnavailable
 from tests.conformance.run import (
     GOAL,
+    SUITES,
     answers_report,
     check_answers,
-    clusters,
     run_catalogue,
     summary,
     write_report,
@@ -32,23 +34,36 @@ from tests.peers.kafka_peer import PeerUnavailable
 pytestmark = pytest.mark.timeout(2400)
 
 SCENARIOS = load()
+AUTHORIZATION_SCENARIOS = load(AUTHORIZATION)
 README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _run(tmp_path_factory: pytest.TempPathFactory, suite: str, scenarios: list[Scenario]):
+    """One run of ``scenarios`` on ``suite``'s clusters (``run.SUITES``): ``({scenario id: Result},
+    AnswerCheck)`` (the report and the recorded request/answer pairs are written under the test's
+    temporary directory)."""
+    try:
+        with SUITES[suite](tmp_path_factory.mktemp(f"conformance-{suite}")) as targets:
+            outcome = run_catalogue(scenarios, targets)
+        report_dir = tmp_path_factory.mktemp(f"conformance-{suite}-report")
+        answers = check_answers(targets, report_dir / "pairs")
+    except (PeerUnavailable, ParserUnavailable) as exc:
+        pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
+    path = write_report(outcome, report_dir, suite)
+    print(f"conformance report ({suite}): {path} {summary(outcome)}\n{answers_report(answers)}")
+    return {r.id: r for r in outcome}, answers
 
 
 @pytest.fixture(scope="module")
 def catalogue_run(tmp_path_factory: pytest.TempPathFactory):
-    """One run of the whole catalogue: ``({scenario id: Result}, AnswerCheck)`` (the report and
-    the recorded request/answer pairs are written under the test's temporary directory)."""
-    try:
-        with clusters(tmp_path_factory.mktemp("conformance")) as targets:
-            outcome = run_catalogue(SCENARIOS, targets)
-        report_dir = tmp_path_factory.mktemp("conformance-report")
-        answers = check_answers(targets, report_dir / "pairs")
-    except (PeerUnavailable, ParserUnavailable) as exc:
-        pytest.fail(f"the Apache Kafka peer cannot run here: {exc}")
-    path = write_report(outcome, report_dir)
-    print(f"conformance report: {path} {summary(outcome)}\n{answers_report(answers)}")
-    return {r.id: r for r in outcome}, answers
+    """One run of the whole main catalogue (PLAINTEXT, no authorizer)."""
+    return _run(tmp_path_factory, MAIN, SCENARIOS)
+
+
+@pytest.fixture(scope="module")
+def authorization_run(tmp_path_factory: pytest.TempPathFactory):
+    """One run of the authorization scenarios (StandardAuthorizer, SASL/PLAIN users)."""
+    return _run(tmp_path_factory, AUTHORIZATION, AUTHORIZATION_SCENARIOS)
 
 
 @pytest.fixture(scope="module")
@@ -100,4 +115,23 @@ def test_apache_kafka_parses_every_answer_of_kafkette_and_writes_it_back_byte_fo
 
 def test_kafkette_answers_equal_apache_kafkas_field_by_field_outside_the_masks(answers):
     assert answers.compared > 0, "no answer of Kafkette could be paired with Apache Kafka's"
+    assert not answers.differences, "\n".join(answers.difference_summary())
+
+
+@pytest.mark.parametrize("scenario_id", [s.id for s in AUTHORIZATION_SCENARIOS])
+def test_kafkette_authorizes_as_apache_kafka(authorization_run, scenario_id):
+    r = authorization_run[0][scenario_id]
+    assert r.same or r.deliberate, (
+        f"{scenario_id} ({r.doc}) differs from Apache Kafka:\n"
+        f"  Apache Kafka: {json.dumps(r.kafka, sort_keys=True)[:1500]}\n"
+        f"  Kafkette:     {json.dumps(r.kafkette, sort_keys=True)[:1500]}"
+    )
+
+
+def test_kafkas_parser_finds_kafkettes_authorization_answers_equal_to_kafkas_outside_the_masks(
+    authorization_run,
+):
+    answers = authorization_run[1]
+    assert answers.parsed["kafkette"] > 0 and answers.compared > 0
+    assert not answers.failures["kafkette"], "\n".join(answers.failures["kafkette"][:50])
     assert not answers.differences, "\n".join(answers.difference_summary())

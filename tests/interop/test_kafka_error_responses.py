@@ -25,6 +25,14 @@ from typing import Any
 import pytest
 
 from kafkette.protocol.api_keys import KAFKA_APIS, ApiKey
+from kafkette.protocol.apis.client_quotas import (
+    AlterClientQuotasEntry,
+    AlterClientQuotasRequest,
+    ClientQuotaEntityData,
+    ClientQuotaFilterComponent,
+    ClientQuotaOpData,
+    DescribeClientQuotasRequest,
+)
 from kafkette.protocol.apis.configs import (
     AlterableConfig,
     AlterConfigsResource,
@@ -68,6 +76,13 @@ from kafkette.protocol.apis.offsets_for_leader_epoch import (
     OffsetsForLeaderEpochRequest,
 )
 from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
+from kafkette.protocol.apis.user_scram_credentials import (
+    AlterUserScramCredentialsRequest,
+    DescribeUserScramCredentialsRequest,
+    ScramCredentialDeletion,
+    ScramCredentialUpsertion,
+    ScramUserName,
+)
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.kafka_codec import KafkaReply
 from kafkette.protocol.kafka_error_responses import ERROR_RESPONSES
@@ -368,6 +383,56 @@ def _describe_topic_partitions() -> list[Any]:
     ]
 
 
+def _describe_client_quotas() -> list[Any]:
+    return [
+        DescribeClientQuotasRequest(
+            components=[ClientQuotaFilterComponent(entity_type="user", match_type=0, match="alice")],
+            strict=False,
+        ),
+        DescribeClientQuotasRequest(components=[], strict=True),
+    ]
+
+
+def _describe_user_scram_credentials() -> list[Any]:
+    """Not users=None (every user): Kafka's getErrorResponse throws NullPointerException on it."""
+    return [
+        DescribeUserScramCredentialsRequest(users=[ScramUserName(name=n) for n in ("alice", "bob", "alice")]),
+        DescribeUserScramCredentialsRequest(users=[]),
+    ]
+
+
+def _alter_client_quotas() -> list[Any]:
+    return [
+        AlterClientQuotasRequest(
+            entries=[
+                AlterClientQuotasEntry(
+                    entity=[
+                        ClientQuotaEntityData(entity_type="user", entity_name="alice"),
+                        ClientQuotaEntityData(entity_type="client-id", entity_name=None),
+                    ],
+                    ops=[ClientQuotaOpData(key="producer_byte_rate", value=1024.0, remove=False)],
+                ),
+                AlterClientQuotasEntry(entity=[], ops=[]),
+            ],
+            validate_only=False,
+        )
+    ]
+
+
+def _alter_user_scram_credentials() -> list[Any]:
+    return [
+        AlterUserScramCredentialsRequest(
+            deletions=[ScramCredentialDeletion(name=n, mechanism=1) for n in ("bob", "alice")],
+            upsertions=[
+                ScramCredentialUpsertion(
+                    name="alice", mechanism=2, iterations=4096, salt=b"s", salted_password=b"p"
+                )
+            ],
+        ),
+        AlterUserScramCredentialsRequest(deletions=[], upsertions=[]),
+    ]
+
+
 REQUESTS: dict[int, Callable[[], list[Any]]] = {
     ApiKey.PRODUCE: _produce,
     ApiKey.FETCH: _fetch,
@@ -391,6 +456,10 @@ REQUESTS: dict[int, Callable[[], list[Any]]] = {
     ApiKey.DESCRIBE_PRODUCERS: _describe_producers,
     ApiKey.CONSUMER_GROUP_DESCRIBE: _consumer_group_describe,
     ApiKey.DESCRIBE_TOPIC_PARTITIONS: _describe_topic_partitions,
+    ApiKey.DESCRIBE_CLIENT_QUOTAS: _describe_client_quotas,
+    ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: _describe_user_scram_credentials,
+    ApiKey.ALTER_CLIENT_QUOTAS: _alter_client_quotas,
+    ApiKey.ALTER_USER_SCRAM_CREDENTIALS: _alter_user_scram_credentials,
 }
 """Per API, the requests to fail (each encoded at every version the listener offers)."""
 

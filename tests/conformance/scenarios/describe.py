@@ -29,7 +29,7 @@ PAGE_TOPICS = {"zz-dtp-page-a": 3, "zz-dtp-page-b": 2}
 for every topic from a cursor among them lists no other."""
 
 
-def _describe_topic_partitions(
+def describe_topic_partitions(
     t: Target, topics: list[str], limit: int = 2000, cursor: tuple[str, int] | None = None
 ) -> Any:
     request = DescribeTopicPartitionsRequest(
@@ -81,7 +81,7 @@ def _found_and_unknown(t: Target) -> Any:
     authorized (no authorizer), no ELR, no next cursor."""
     create(t, "dtp-found", partitions=3, rf=2)
     t.wait_topic("dtp-found")
-    answer = _describe_topic_partitions(t, ["dtp-found", "dtp-no-such-topic", "bad name!", "dtp-found"])
+    answer = describe_topic_partitions(t, ["dtp-found", "dtp-no-such-topic", "bad name!", "dtp-found"])
     return {"topics": _topics(answer), "next_cursor": _cursor(answer)}
 
 
@@ -99,7 +99,7 @@ def _internal(t: Target) -> Any:
     finally:
         consumer.close()
     t.wait_topic("__consumer_offsets")
-    answer = _describe_topic_partitions(t, ["__consumer_offsets"], limit=1)
+    answer = describe_topic_partitions(t, ["__consumer_offsets"], limit=1)
     return {
         "topics": [
             [x.name, code_name(x.error_code), x.is_internal, len(x.partitions)] for x in answer.topics
@@ -123,7 +123,7 @@ def _paging(t: Target) -> Any:
     pages = []
     cursor: tuple[str, int] | None = None
     for _ in range(6):
-        answer = _describe_topic_partitions(t, sorted(PAGE_TOPICS, reverse=True), limit=2, cursor=cursor)
+        answer = describe_topic_partitions(t, sorted(PAGE_TOPICS, reverse=True), limit=2, cursor=cursor)
         pages.append(
             {
                 "topics": [[x.name, [p.partition_index for p in x.partitions]] for x in answer.topics],
@@ -150,7 +150,7 @@ def _limits(t: Target) -> Any:
         ("limit-3", 3, None),
         ("cursor-past-the-end", 2000, ("zz-dtp-page-a", 7)),
     ):
-        answer = _describe_topic_partitions(t, names, limit=limit, cursor=cursor)
+        answer = describe_topic_partitions(t, names, limit=limit, cursor=cursor)
         out[label] = {
             "topics": [[x.name, [p.partition_index for p in x.partitions]] for x in answer.topics],
             "next_cursor": _cursor(answer),
@@ -170,7 +170,7 @@ def _all_topics(t: Target) -> Any:
         ("limit-2", 2, ("zz-dtp-page-a", 1)),
         ("cursor-of-no-topic", 2000, ("zz-dtp-page-a-no-such", 0)),
     ):
-        answer = _describe_topic_partitions(t, [], limit=limit, cursor=cursor)
+        answer = describe_topic_partitions(t, [], limit=limit, cursor=cursor)
         out[label] = {
             "topics": [[x.name, [p.partition_index for p in x.partitions]] for x in answer.topics],
             "next_cursor": _cursor(answer),
@@ -188,12 +188,12 @@ def _invalid_cursor(t: Target) -> Any:
         ("topic-not-listed", ("zz-dtp-page-c", 0)),
         ("negative-partition", ("zz-dtp-page-a", -1)),
     ):
-        answer = _describe_topic_partitions(t, sorted(PAGE_TOPICS), cursor=cursor)
+        answer = describe_topic_partitions(t, sorted(PAGE_TOPICS), cursor=cursor)
         out[label] = {"topics": _topics(answer), "next_cursor": _cursor(answer)}
     return out
 
 
-def _describe_producers(t: Target, partitions: dict[str, list[int]], node: int | None = None) -> Any:
+def describe_producers(t: Target, partitions: dict[str, list[int]], node: int | None = None) -> Any:
     """DescribeProducers v0 of ``partitions`` at ``node``: per topic and partition its error, message and
     producers (epoch, last sequence, a last timestamp set, coordinator epoch, transaction start)."""
     request = DescribeProducersRequest(
@@ -237,8 +237,8 @@ def _idempotent(t: Target) -> Any:
     leaders = {p.partition_index: p.leader_id for p in view}
     return {
         "produced": outcomes,
-        "partition-0-at-leader": _describe_producers(t, {"dp-idempotent": [0]}, leaders[0]),
-        "partition-1-at-leader": _describe_producers(t, {"dp-idempotent": [1]}, leaders[1]),
+        "partition-0-at-leader": describe_producers(t, {"dp-idempotent": [0]}, leaders[0]),
+        "partition-1-at-leader": describe_producers(t, {"dp-idempotent": [1]}, leaders[1]),
     }
 
 
@@ -250,8 +250,8 @@ def _producer_errors(t: Target) -> Any:
     view = t.wait_topic("dp-errors")
     elsewhere = min(n for n in t.addresses if n != view[0].leader_id)
     return {
-        "no-replica-here": _describe_producers(t, {"dp-errors": [0]}, elsewhere),
-        "unknown": _describe_producers(
+        "no-replica-here": describe_producers(t, {"dp-errors": [0]}, elsewhere),
+        "unknown": describe_producers(
             t, {"dp-errors": [5], "dp-no-such-topic": [0, 1], "bad name!": [0]}, view[0].leader_id
         ),
     }

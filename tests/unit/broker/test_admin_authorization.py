@@ -150,6 +150,9 @@ async def test_create_topics_answers_configs_only_with_describe_configs():
     ctx = _ctx(authorizer(acl(AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME)))
     (created,) = (await _call(ctx, ApiKey.CREATE_TOPICS, 7, _create(["orders"]))).topics
     assert (created.configs, created.topic_config_error_code) == ([], DENIED)
+    assert (created.num_partitions, created.replication_factor) == (-1, -1), (
+        "ReplicationControlManager sets them with the configs only"
+    )
     ctx = _ctx(
         authorizer(
             acl(AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME),
@@ -184,6 +187,8 @@ async def test_delete_topics_needs_delete_and_reveals_a_name_only_to_describe():
         ("secret", ZERO_UUID, DENIED),
         ("orders", ZERO_UUID, 0),
     ]
+    refused = default_message(Errors.TOPIC_AUTHORIZATION_FAILED)
+    assert [r.error_message for r in response.responses[:3]] == [refused] * 3, "new ApiError(error)"
 
 
 async def test_create_partitions_needs_alter_on_each_topic():

@@ -11,12 +11,25 @@ import pytest
 from acl_fakes import ALICE, acl, authorizer, header
 from broker_fakes import with_quota_managers
 
-from kafkette.broker.apis import acl_apis_authorization, request_authorization
+from kafkette.broker.apis import (
+    acl_apis_authorization,
+    create_acls,
+    delete_acls,
+    describe_acls,
+    request_authorization,
+)
 from kafkette.broker.apis.auth_helper import CLUSTER_NAME, authorized_operations
 from kafkette.broker.apis.kafka_apis import HANDLERS, KafkaApis
 from kafkette.broker.node_to_controller_channel import CONTROLLER_CHANNEL_CLIENT_SUFFIX
 from kafkette.common.security.acl import AclOperation, AclPermissionType, PatternType, ResourceType
 from kafkette.protocol.api_keys import API_REGISTRY, KAFKA_APIS, ApiKey
+from kafkette.protocol.apis.acls import (
+    AclCreation,
+    CreateAclsRequest,
+    DeleteAclsFilter,
+    DeleteAclsRequest,
+    DescribeAclsRequest,
+)
 from kafkette.protocol.apis.client_quotas import AlterClientQuotasRequest, DescribeClientQuotasRequest
 from kafkette.protocol.apis.describe_log_dirs import DescribeLogDirsRequest
 from kafkette.protocol.apis.elect_leaders import ElectLeadersRequest
@@ -180,6 +193,26 @@ def test_the_acl_apis_need_alter_or_describe_on_the_cluster(check, needed):
         )
     check(SimpleNamespace(authorizer=authorizer(acl(needed, ResourceType.CLUSTER, CLUSTER_NAME))), hdr)
     check(SimpleNamespace(authorizer=None), hdr)
+
+
+async def test_the_acl_apis_refused_answer_the_refusal_message_without_the_error_prefix():
+    ctx = SimpleNamespace(authorizer=authorizer())
+    described = await describe_acls.handle(ctx, header(ApiKey.DESCRIBE_ACLS, 3), DescribeAclsRequest())
+    assert (described.error_code, described.error_message) == (
+        Errors.CLUSTER_AUTHORIZATION_FAILED,
+        "Request needs DESCRIBE permission.",
+    )
+    creation = AclCreation(
+        resource_type=2, resource_name="t", principal="User:bob", host="*", operation=3, permission_type=3
+    )
+    created = await create_acls.handle(
+        ctx, header(ApiKey.CREATE_ACLS, 3), CreateAclsRequest(creations=[creation])
+    )
+    assert [r.error_message for r in created.results] == ["Request needs ALTER permission."]
+    deleted = await delete_acls.handle(
+        ctx, header(ApiKey.DELETE_ACLS, 3), DeleteAclsRequest(filters=[DeleteAclsFilter()])
+    )
+    assert [r.error_message for r in deleted.filter_results] == ["Request needs ALTER permission."]
 
 
 def test_authorized_operations_are_kafkas_bit_fields():

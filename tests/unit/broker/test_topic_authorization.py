@@ -333,3 +333,5 @@ async def test_describe_producers_needs_read_on_each_topic():
     response = await _call(ctx, ApiKey.DESCRIBE_PRODUCERS, 0, request)
     errors = {t.name: [p.error_code for p in t.partitions] for t in response.topics}
     assert errors == {"orders": [Errors.UNKNOWN_TOPIC_OR_PARTITION], "secret": [DENIED]}
+    (secret,) = [t for t in response.topics if t.name == "secret"]
+    assert secret.partitions[0].error_message == "Topic authorization failed.", "new ApiError(error)"

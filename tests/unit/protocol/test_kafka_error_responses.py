@@ -4,6 +4,7 @@
 import uuid
 
 from kafkette.protocol.api_keys import KAFKA_APIS, ApiKey
+from kafkette.protocol.apis.client_quotas import DescribeClientQuotasRequest
 from kafkette.protocol.apis.configs import (
     AlterConfigsResource,
     DescribeConfigsRequest,
@@ -32,6 +33,7 @@ from kafkette.protocol.apis.offsets import (
     OffsetFetchRequestTopic,
 )
 from kafkette.protocol.apis.produce import ProducePartitionData, ProduceRequest, ProduceTopicData
+from kafkette.protocol.apis.user_scram_credentials import DescribeUserScramCredentialsRequest, ScramUserName
 from kafkette.protocol.errors import Errors, default_message
 from kafkette.protocol.kafka_codec import KafkaReply
 from kafkette.protocol.kafka_messages.configs import AlterConfigsRequest, LegacyAlterConfigsResource
@@ -427,3 +429,21 @@ def test_top_level_only_answers_carry_the_message_where_kafkas_get_error_respons
     out = heartbeat.error_response(Errors.INVALID_REQUEST, "ignored")
     heartbeat.encode(out)
     assert (out.error_code, out.error_message) == (Errors.INVALID_REQUEST, None)
+
+
+def test_describe_client_quotas_answers_the_error_with_null_entries_and_no_message():
+    out = _answer(ApiKey.DESCRIBE_CLIENT_QUOTAS, 1, DescribeClientQuotasRequest(components=[], strict=False))
+    assert (out.error_code, out.error_message, out.entries) == (CODE, None, None)
+
+
+def test_describe_user_scram_credentials_answers_the_error_once_per_user_named_without_its_name():
+    request = DescribeUserScramCredentialsRequest(
+        users=[ScramUserName(name="alice"), ScramUserName(name="bob")]
+    )
+    out = _answer(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, request)
+    assert (out.error_code, out.error_message) == (CODE, None)
+    assert [(r.user, r.error_code, r.error_message) for r in out.results] == [("", CODE, None)] * 2
+    everyone = _answer(
+        ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, DescribeUserScramCredentialsRequest(users=None)
+    )
+    assert everyone.results == []

@@ -74,6 +74,9 @@ def _aborted_transactions(isolation_level: int) -> list:
                     internal.fetch.FetchPartitionData(
                         partition_index=2, error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION
                     ),
+                    internal.fetch.FetchPartitionData(
+                        partition_index=3, error_code=Errors.TOPIC_AUTHORIZATION_FAILED
+                    ),
                 ],
             )
         ],
@@ -83,10 +86,10 @@ def _aborted_transactions(isolation_level: int) -> list:
 
 
 def test_fetch_answers_aborted_transactions_as_kafka_null_unless_read_committed_and_read():
-    assert _aborted_transactions(0) == [None, None, []], (
-        "read_uncommitted: Kafka's LocalLog.read collects none"
+    assert _aborted_transactions(0) == [None, None, [], []], (
+        "read_uncommitted: Kafka's LocalLog.read collects none; KafkaApis' own refusals: the default []"
     )
-    assert _aborted_transactions(1) == [[], None, []], (
+    assert _aborted_transactions(1) == [[], None, [], []], (
         "read_committed: a list for a partition read, null on an error"
     )
 
@@ -141,6 +144,30 @@ def test_metadata_answers_every_topic_and_cluster_operation_when_asked_as_kafka_
     )
     assert _metadata(12, True, False) == (3576, not_asked)
     assert _metadata(8, False, False) == (not_asked, not_asked)
+
+
+def test_metadata_leaves_the_operations_of_refused_and_unknown_id_topics_not_asked_as_kafka():
+    answer = internal.metadata.MetadataResponse(
+        brokers=[],
+        cluster_id="c",
+        controller_id=1,
+        topics=[
+            internal.metadata.MetadataResponseTopic(
+                error_code=code, name=name, is_internal=False, partitions=[]
+            )
+            for code, name in (
+                (Errors.NONE, "seen"),
+                (Errors.UNKNOWN_TOPIC_OR_PARTITION, "unknown"),
+                (Errors.TOPIC_AUTHORIZATION_FAILED, "refused"),
+                (Errors.UNKNOWN_TOPIC_ID, None),
+            )
+        ],
+    )
+    request = internal.metadata.MetadataRequest(topics=None, include_topic_authorized_operations=True)
+    out = TRANSLATIONS[int(ApiKey.METADATA)].to_kafka(answer, 12, request)
+    assert [t.topic_authorized_operations for t in out.topics] == [3576, 3576, -2147483648, -2147483648], (
+        "handleTopicMetadataRequest sets the operations of the topics it answers, then adds the others"
+    )
 
 
 def test_describe_cluster_answers_every_cluster_operation_when_asked():
