@@ -11,6 +11,7 @@ Kafkette, so whatever the schemas get wrong shows up on both sides alike.
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 from collections.abc import Callable
 from typing import Any
@@ -46,6 +47,8 @@ class RawKafkaClient:
             ``recorder.AnswerRecorder`` keeps them for Kafka's own parser; by default the one
             registered for the broker's address (``recorder.register``), if any.
         connection: the connection's name in the recording (default: ``AnswerRecorder.connection``).
+        ssl_context: when given, the connection is TLS with it (an SSL or SASL_SSL listener), the
+            handshake done before ``__init__`` returns, the server's name checked as ``host``.
 
     Raises (from ``call``): ``OSError`` when the connection fails or the broker closes it,
     ``KafkaSchemaError`` when the answer does not parse.
@@ -59,8 +62,11 @@ class RawKafkaClient:
         client_id: str = "conformance",
         recorder: Callable[[int, int, bytes, bytes, str], None] | None = None,
         connection: str | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self._sock = socket.create_connection((host, port), timeout=timeout_s)
+        if ssl_context is not None:
+            self._sock = ssl_context.wrap_socket(self._sock, server_hostname=host)
         self._correlation_id = 0
         self._client_id = client_id
         registered = recorder_for((host, port))
