@@ -96,6 +96,7 @@ bench: setup $(BENCH_STAMP)
 	$(BIN)/python -m tests.perf.spark_sources_bench
 	$(BIN)/python -m tests.perf.first_hour_bench
 	$(BIN)/python -m tests.perf.retry_log_bench
+	$(BIN)/python -m tests.perf.security_bench
 
 # make conformance CONFORMANCE_ARGS="--only topics/" (or "--suite authorization"): the scenarios against Apache Kafka and Kafkette,
 # report in tests/conformance/results (python -m tests.conformance.run --help)

@@ -46,7 +46,6 @@ SUPER_USERS_CONFIG = "super.users"
 ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_CONFIG = "allow.everyone.if.no.acl.found"
 STANDARD_AUTHORIZER_CLASS_NAME = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 
-_WILDCARD_KAFKA_PRINCIPAL = KafkaPrincipal(KafkaPrincipal.USER_TYPE, "*")
 
 _IMPLIES_DESCRIBE = frozenset(
     {
@@ -283,7 +282,7 @@ class StandardAuthorizerData:
         ``MatchingRuleBuilder``; the audit log names it)."""
         if str(principal) in self.config.super_users:
             return SUPER_USER_RULE
-        matching_principals = (principal, _WILDCARD_KAFKA_PRINCIPAL)
+        matching_principals = (str(principal), WILDCARD_PRINCIPAL)
         found_acls = False
         allow_acl: StandardAcl | None = None
         for acl in self._applicable(resource_type, resource_name):
@@ -331,12 +330,13 @@ class StandardAuthorizerData:
         deny = {PatternType.LITERAL: set(), PatternType.PREFIXED: set()}
         allow = {PatternType.LITERAL: set(), PatternType.PREFIXED: set()}
         wildcard_allow = False
+        principal_text = str(principal)
         for acl in self._by_id.values():
             if acl.resource_type is not resource_type:
                 continue
             if acl.host != host and acl.host != WILDCARD_HOST:
                 continue
-            if acl.principal != WILDCARD_PRINCIPAL and KafkaPrincipal.parse(acl.principal) != principal:
+            if acl.principal != WILDCARD_PRINCIPAL and acl.principal != principal_text:
                 continue
             if acl.operation is not operation and acl.operation is not AclOperation.ALL:
                 continue
@@ -363,15 +363,17 @@ class StandardAuthorizerData:
 
 def _find_result(
     operation: AclOperation,
-    matching_principals: tuple[KafkaPrincipal, ...],
+    matching_principals: tuple[str, ...],
     host: str,
     acl: StandardAcl,
 ) -> AuthorizationResult | None:
-    """The verdict of one ACL for the action, or None when the ACL does not speak to it."""
-    try:
-        if acl.kafka_principal not in matching_principals:
-            return None
-    except ValueError:
+    """The verdict of one ACL for the action, or None when the ACL does not speak to it.
+
+    ``matching_principals`` are principal texts (``User:alice``, ``User:*``): a principal's text
+    is ``type:name`` and parsing splits at the first colon, so two texts are equal exactly when
+    the principals they parse to are, and a text without a colon (unparseable) matches none.
+    """
+    if acl.principal not in matching_principals:
         return None
     if acl.host != WILDCARD_HOST and acl.host != host:
         return None

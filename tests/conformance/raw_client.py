@@ -11,6 +11,7 @@ Kafkette, so whatever the schemas get wrong shows up on both sides alike.
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 from collections.abc import Callable
 from typing import Any
@@ -49,6 +50,8 @@ class RawKafkaClient:
         connection: the connection's name in the recording (default: ``AnswerRecorder.connection``).
         sasl_plain: ``(user, password)`` to log in with SASL/PLAIN (SaslHandshake v1, SaslAuthenticate
             v2, KIP-152) before any request, on a SASL_PLAINTEXT listener; the login is not recorded.
+        ssl_context: when given, the connection is TLS with it (an SSL or SASL_SSL listener), the
+            handshake done before ``__init__`` returns, the server's name checked as ``host``.
 
     Raises (from the constructor): ``OSError`` when the connection fails, ``PermissionError`` when
     the SASL login is refused.
@@ -65,8 +68,11 @@ class RawKafkaClient:
         recorder: Callable[[int, int, bytes, bytes, str], None] | None = None,
         connection: str | None = None,
         sasl_plain: tuple[str, str] | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self._sock = socket.create_connection((host, port), timeout=timeout_s)
+        if ssl_context is not None:
+            self._sock = ssl_context.wrap_socket(self._sock, server_hostname=host)
         self._correlation_id = 0
         self._client_id = client_id
         registered = recorder_for((host, port))

@@ -15,109 +15,34 @@ import ssl
 import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
-from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
+from confluent_kafka import Consumer, KafkaError, Producer
 from confluent_kafka.admin import (
     AdminClient,
     NewTopic,
-    ScramCredentialInfo,
-    ScramMechanism,
-    UserScramCredentialUpsertion,
 )
 
 from kafkette.client import LocalCluster
 from tests.conformance.run import PEER_HEAP_MB
 from tests.peers import kafka_clients
 from tests.peers.kafka_peer import KafkaPeer, PeerUnavailable, start_or_fail
+from tests.sasl_ssl_clusters import (
+    LOGINS,
+    MECHANISMS,
+    TIMEOUT_S,
+    SaslSsl,
+    client_conf,
+    create_scram_users,
+    kafka_peer_sasl_ssl,
+    listener_configs,
+    login_errors,
+)
 from tests.tls_certificates import CertificateAuthority
 
 pytestmark = pytest.mark.timeout(900)
 
-TIMEOUT_S = 30
 RECORDS = 5
-JAAS = (
-    "org.apache.kafka.common.security.plain.PlainLoginModule required "
-    'username="admin" password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";'
-)
-SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
-MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
-SCRAM_USERS = {  # SASL mechanism -> (user, password) created with AlterUserScramCredentials
-    "SCRAM-SHA-256": ("carol", "carol-secret"),
-    "SCRAM-SHA-512": ("dave", "dave-secret"),
-}
-LOGINS = {"PLAIN": ("alice", "alice-secret"), **SCRAM_USERS}
-
-
-@dataclass(frozen=True)
-class SaslSsl:
-    """A cluster's SASL_SSL listener: its bootstrap servers and the CA file that signed its
-    certificate; ``broker`` is ``kafka`` or ``kafkette``."""
-
-    broker: str
-    bootstrap: str
-    ca: str
-
-
-def _listener_configs(listener: str, bundle: str) -> dict[str, str]:
-    prefix = f"listener.name.{listener.lower()}."
-    return {
-        prefix + "ssl.keystore.type": "PEM",
-        prefix + "ssl.keystore.location": bundle,
-        prefix + "sasl.enabled.mechanisms": ",".join(MECHANISMS),
-        prefix + "plain.sasl.jaas.config": JAAS,
-        prefix + "scram-sha-256.sasl.jaas.config": SCRAM_JAAS,
-        prefix + "scram-sha-512.sasl.jaas.config": SCRAM_JAAS,
-    }
-
-
-def _conf(cluster: SaslSsl, user: str, password: str, mechanism: str = "PLAIN", **extra) -> dict:
-    return {
-        "bootstrap.servers": cluster.bootstrap,
-        "security.protocol": "SASL_SSL",
-        "ssl.ca.location": cluster.ca,
-        "sasl.mechanism": mechanism,
-        "sasl.username": user,
-        "sasl.password": password,
-        **extra,
-    }
-
-
-def _login_errors(conf: dict, wait_s: float) -> list[KafkaError]:
-    """The errors librdkafka reports (its ``error_cb``) while asking for metadata for ``wait_s``."""
-    seen: list[KafkaError] = []
-    producer = Producer({**conf, "error_cb": seen.append})
-    try:
-        producer.list_topics(timeout=wait_s)
-    except KafkaException as exc:
-        seen.append(exc.args[0])
-    producer.poll(0.5)
-    return seen
-
-
-def _create_scram_users(cluster: SaslSsl) -> None:
-    """SCRAM_USERS created over the SASL_SSL listener as the PLAIN admin; returns once each logs in
-    (the credential reached the brokers).
-
-    Raises:
-        AssertionError: the broker refused a credential, or a user cannot log in within TIMEOUT_S.
-    """
-    admin = AdminClient(_conf(cluster, "admin", "admin-secret"))
-    mechanisms = {
-        "SCRAM-SHA-256": ScramMechanism.SCRAM_SHA_256,
-        "SCRAM-SHA-512": ScramMechanism.SCRAM_SHA_512,
-    }
-    upsertions = [
-        UserScramCredentialUpsertion(user, ScramCredentialInfo(mechanisms[m], 8192), password.encode())
-        for m, (user, password) in SCRAM_USERS.items()
-    ]
-    for future in admin.alter_user_scram_credentials(upsertions).values():
-        future.result(timeout=TIMEOUT_S)
-    deadline = time.monotonic() + TIMEOUT_S
-    for mechanism, (user, password) in SCRAM_USERS.items():
-        while errors := _login_errors(_conf(cluster, user, password, mechanism), 3):
-            assert time.monotonic() < deadline, [e.str() for e in errors]
 
 
 @pytest.fixture(scope="module", params=["kafka", "kafkette"])
@@ -134,44 +59,44 @@ def sasl_ssl(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
             broker_configs={
                 "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,KAFKA:SASL_SSL",
                 "group.initial.rebalance.delay.ms": "0",  # as KafkaPeer sets it
-                **_listener_configs("KAFKA", bundle),
+                **listener_configs("KAFKA", bundle),
             },
         ) as cluster:
             served = SaslSsl("kafkette", cluster.kafka_bootstrap_servers, str(ca.files.certificate))
-            _create_scram_users(served)
+            create_scram_users(served)
             yield served
         return
-    peer = KafkaPeer(tmp_path_factory.mktemp("sasl-ssl-kafka"), nodes=3, heap_mb=PEER_HEAP_MB)
-    bootstrap = peer.add_listener("SASL_SSL", "SASL_SSL", _listener_configs("SASL_SSL", bundle))
-    start_or_fail(peer)
-    try:
-        served = SaslSsl("kafka", bootstrap, str(ca.files.certificate))
-        _create_scram_users(served)
+    with kafka_peer_sasl_ssl(
+        tmp_path_factory.mktemp("sasl-ssl-kafka"),
+        bundle,
+        str(ca.files.certificate),
+        nodes=3,
+        heap_mb=PEER_HEAP_MB,
+        start=start_or_fail,
+    ) as (_, served):
         yield served
-    finally:
-        peer.stop()
 
 
 def _served(cluster: SaslSsl) -> None:
     """A good client (the PLAIN admin) still gets the cluster's metadata, all three brokers."""
-    good = AdminClient(_conf(cluster, "admin", "admin-secret"))
+    good = AdminClient(client_conf(cluster, "admin", "admin-secret"))
     assert len(good.list_topics(timeout=TIMEOUT_S).brokers) == 3
 
 
 def _create_topic(cluster: SaslSsl, topic: str) -> None:
-    admin = AdminClient(_conf(cluster, "admin", "admin-secret"))
+    admin = AdminClient(client_conf(cluster, "admin", "admin-secret"))
     admin.create_topics([NewTopic(topic, 1, 3)])[topic].result(timeout=TIMEOUT_S)
 
 
 def _librdkafka(cluster: SaslSsl, mechanism: str, topic: str) -> list[bytes]:
     user, password = LOGINS[mechanism]
-    producer = Producer(_conf(cluster, user, password, mechanism, acks="all"))
+    producer = Producer(client_conf(cluster, user, password, mechanism, acks="all"))
     errors: list = []
     for i in range(RECORDS):
         producer.produce(topic, value=f"v{i}".encode(), on_delivery=lambda e, m: e and errors.append(e))
     assert producer.flush(TIMEOUT_S) == 0 and errors == []
     group = {"group.id": f"{topic}-g", "auto.offset.reset": "earliest"}
-    consumer = Consumer(_conf(cluster, user, password, mechanism, **group))
+    consumer = Consumer(client_conf(cluster, user, password, mechanism, **group))
     consumer.subscribe([topic])
     values: list[bytes] = []
     deadline = time.monotonic() + TIMEOUT_S
@@ -290,7 +215,7 @@ def test_each_client_produces_and_consumes_over_sasl_ssl_with_each_mechanism(sas
 
 def test_a_wrong_password_is_refused_with_kafkas_message(sasl_ssl):
     seen: list[KafkaError] = []
-    producer = Producer({**_conf(sasl_ssl, "alice", "wrong"), "error_cb": seen.append})
+    producer = Producer({**client_conf(sasl_ssl, "alice", "wrong"), "error_cb": seen.append})
     deadline = time.monotonic() + 10
     while not seen and time.monotonic() < deadline:
         producer.poll(0.2)
@@ -309,7 +234,7 @@ API_VERSIONS_V0 = b"\x00\x00\x00\x0b\x00\x12\x00\x00\x00\x00\x00\x07\x00\x01x"
 
 
 def test_a_plaintext_client_on_the_tls_port_gets_nothing_and_the_others_are_served(sasl_ssl):
-    errors = _login_errors({"bootstrap.servers": sasl_ssl.bootstrap}, 3)
+    errors = login_errors({"bootstrap.servers": sasl_ssl.bootstrap}, 3)
     assert errors and all(e.code() != KafkaError.NO_ERROR for e in errors)
     with socket.create_connection(_first_port(sasl_ssl), timeout=5) as raw:
         raw.sendall(API_VERSIONS_V0)
@@ -390,7 +315,7 @@ def expired_server(
 
 def test_a_client_refuses_an_expired_server_certificate_and_the_broker_keeps_serving(expired_server):
     conf = {"bootstrap.servers": expired_server.bootstrap, "security.protocol": "SSL"}
-    errors = _login_errors({**conf, "ssl.ca.location": expired_server.ca}, 3)
+    errors = login_errors({**conf, "ssl.ca.location": expired_server.ca}, 3)
     messages = [e.str() for e in errors]
     assert any("SSL handshake failed" in m and "certificate verify failed" in m for m in messages), messages
     # OpenSSL's reason, which librdkafka's message leaves out, as Python's ssl module reports it

@@ -1,8 +1,9 @@
 """Producing a fixed number of records with confluent-kafka (librdkafka) as fast as it takes them,
-for the benchmarks that load a cluster through Kafka's protocol."""
+and reading them back, for the benchmarks that load a cluster through Kafka's protocol."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 
@@ -30,3 +31,28 @@ def produce_all(
         producer.poll(0)
     if producer.flush(flush_timeout_s) != 0:
         raise RuntimeError(f"confluent-kafka: records still queued after {flush_timeout_s:.0f} s")
+
+
+def consume_all(consumer: Any, topic: str, records: int, partitions: int = 1, timeout_s: float = 300) -> None:
+    """Read ``records`` records from ``topic``'s partitions 0..``partitions - 1`` from offset 0
+    (``assign``, no group join), ``consume(1000)`` at a time, then close the consumer.
+
+    Args:
+        consumer: a ``confluent_kafka.Consumer`` (its ``group.id`` unused but required).
+        timeout_s: bound of the whole read (s).
+
+    Raises:
+        RuntimeError: fewer than ``records`` records were read within ``timeout_s``.
+    """
+    from confluent_kafka import TopicPartition
+
+    count = 0
+    try:
+        consumer.assign([TopicPartition(topic, partition, 0) for partition in range(partitions)])
+        deadline = time.monotonic() + timeout_s
+        while count < records and time.monotonic() < deadline:
+            count += sum(1 for m in consumer.consume(num_messages=1000, timeout=1.0) if m.error() is None)
+    finally:
+        consumer.close()
+    if count < records:
+        raise RuntimeError(f"confluent-kafka read {count} of {records} records")

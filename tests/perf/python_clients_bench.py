@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from tests.perf.confluent_produce import produce_all
+from tests.perf.confluent_produce import consume_all, produce_all
 from tests.perf.footprint_bench import cpu_seconds
 from tests.perf.machine_load import add_quiet_arguments, load_average, wait_until_quiet
 from tests.perf.results_file import write_result
@@ -117,7 +117,7 @@ async def _aiokafka(bootstrap: str, topic: str, records: int, value: bytes) -> t
 
 
 def _confluent(bootstrap: str, topic: str, records: int, value: bytes) -> tuple[float, float]:
-    from confluent_kafka import Consumer, Producer, TopicPartition
+    from confluent_kafka import Consumer, Producer
 
     started = time.perf_counter()
     producer = Producer({"bootstrap.servers": bootstrap, "acks": "1"})
@@ -132,16 +132,7 @@ def _confluent(bootstrap: str, topic: str, records: int, value: bytes) -> tuple[
             "auto.offset.reset": "earliest",
         }
     )
-    count = 0
-    try:
-        consumer.assign([TopicPartition(topic, 0, 0)])
-        deadline = time.monotonic() + 300
-        while count < records and time.monotonic() < deadline:
-            count += sum(1 for m in consumer.consume(num_messages=1000, timeout=1.0) if m.error() is None)
-    finally:
-        consumer.close()
-    if count < records:
-        raise RuntimeError(f"confluent-kafka read {count} of {records} records")
+    consume_all(consumer, topic, records)
     return produced, time.perf_counter() - started
 
 

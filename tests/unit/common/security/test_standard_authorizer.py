@@ -285,3 +285,20 @@ def test_by_resource_type_follows_super_users_and_the_no_acl_default():
 def test_by_resource_type_refuses_filter_values():
     with pytest.raises(ValueError):
         by_type(data_with(), op=OP.ANY)
+
+
+def test_a_principal_whose_name_holds_colons_is_matched_by_its_own_text_only():
+    colons = KafkaPrincipal("User", "CN=a:b")
+    data = data_with(acl("foo", principal="User:CN=a:b"), acl("bar", principal="User:CN=a"))
+    assert authorize(data, OP.READ, "foo", principal=colons) is ALLOWED
+    assert authorize(data, OP.READ, "bar", principal=colons) is DENIED
+    assert by_type(data_with(acl("foo", principal="User:CN=a:b", op=OP.WRITE)), principal=colons) is ALLOWED
+
+
+def test_a_stored_principal_without_a_colon_matches_no_one_and_breaks_nothing():
+    data = data_with(
+        acl("foo", principal="alice", op=OP.WRITE), acl("foo", principal="User:alice", op=OP.WRITE)
+    )
+    assert authorize(data, OP.WRITE, "foo") is ALLOWED
+    assert by_type(data) is ALLOWED
+    assert by_type(data_with(acl("foo", principal="alice", op=OP.WRITE))) is DENIED
