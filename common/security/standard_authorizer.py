@@ -72,12 +72,19 @@ class MatchingRule:
 
     Attributes:
         result: ALLOWED or DENIED.
-        description: Kafka's text of the rule: ``SuperUser``, ``DefaultAllow``, ``DefaultDeny`` or
-            ``MatchingAcl(acl=StandardAcl[...])``.
+        label: ``SuperUser``, ``DefaultAllow`` or ``DefaultDeny``; ``MatchingAcl`` for an ACL's.
+        acl: the ACL that decided, None for the other rules.
     """
 
     result: AuthorizationResult
-    description: str
+    label: str
+    acl: StandardAcl | None = None
+
+    @property
+    def description(self) -> str:
+        """Kafka's text of the rule (``SuperUser`` ... or ``MatchingAcl(acl=StandardAcl[...])``),
+        built only when the audit log writes it."""
+        return f"MatchingAcl(acl={self.acl.describe()})" if self.acl is not None else self.label
 
 
 SUPER_USER_RULE = MatchingRule(AuthorizationResult.ALLOWED, "SuperUser")
@@ -289,11 +296,11 @@ class StandardAuthorizerData:
             found_acls = True
             result = _find_result(operation, matching_principals, host, acl)
             if result is AuthorizationResult.DENIED:
-                return MatchingRule(result, f"MatchingAcl(acl={acl.describe()})")
+                return MatchingRule(result, "MatchingAcl", acl)
             if result is AuthorizationResult.ALLOWED and allow_acl is None:
                 allow_acl = acl
         if allow_acl is not None:
-            return MatchingRule(AuthorizationResult.ALLOWED, f"MatchingAcl(acl={allow_acl.describe()})")
+            return MatchingRule(AuthorizationResult.ALLOWED, "MatchingAcl", allow_acl)
         if not found_acls and self.config.allow_everyone_if_no_acl_found:
             return DEFAULT_ALLOW_RULE
         return DEFAULT_DENY_RULE

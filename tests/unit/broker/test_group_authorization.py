@@ -289,8 +289,11 @@ async def _offset_delete(request):
 async def test_consumer_group_heartbeat_needs_read_on_the_group_and_describe_on_every_subscribed_topic():
     heartbeats: list = []
 
-    async def heartbeat(request, version, client_id, client_host):
+    checks: list = []
+
+    async def heartbeat(request, version, client_id, client_host, may_describe=None):
         heartbeats.append(request.group_id)
+        checks.append(may_describe)
         return ConsumerGroupHeartbeatResponse(error_code=0, member_id="m", member_epoch=1)
 
     def ctx(data):
@@ -325,6 +328,17 @@ async def test_consumer_group_heartbeat_needs_read_on_the_group_and_describe_on_
         request,
     )
     assert (response.error_code, heartbeats) == (0, ["app-1"])
+    regex = ConsumerGroupHeartbeatRequest(
+        group_id="app-1", member_id="m", member_epoch=0, subscribed_topic_regex="o.*"
+    )
+    await _call(
+        ctx(authorizer(READ_APP, acl(AclOperation.DESCRIBE, ResourceType.TOPIC, "orders"))),
+        ApiKey.CONSUMER_GROUP_HEARTBEAT,
+        version,
+        regex,
+    )
+    may_describe = checks[-1]  # the regex resolves to the topics this member may describe
+    assert may_describe("orders", 1) and not may_describe("others", 1)
 
 
 async def test_consumer_group_describe_refuses_groups_and_groups_assigned_topics_it_may_not_describe():
