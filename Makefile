@@ -23,7 +23,7 @@ CHAOS_ARGS ?=
 # each test may take up to an hour (pytest-timeout 3600 s instead of the suite's 300 s)
 FUZZ_EXAMPLES ?= 100000
 CONFORMANCE_ARGS ?=
-# make client-suites CLIENT_SUITES_ARGS="--mode quick": one mode; "--mode security": the SASL/SSL/ACL tests (python -m tests.client_suites.run --help)
+# make client-suites CLIENT_SUITES_ARGS="--mode quick": one mode; "--mode security": the SASL/SSL/ACL tests; "--mode acl": the kafka-acls.sh tests (python -m tests.client_suites.run --help)
 CLIENT_SUITES_ARGS ?=
 FUZZ_FRAMES ?= 3000
 

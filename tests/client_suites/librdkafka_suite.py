@@ -30,6 +30,9 @@ MODES: dict[str, tuple[str, ...]] = {
     # librdkafka's SASL/SSL/ACL tests against SASL_SSL listeners (``security``); its local tests
     # (SSL key and certificate parsing) too.
     "security": (),
+    # librdkafka's ACL tests (``kafka-acls.sh`` through ``KAFKA_PATH``) against PLAINTEXT client
+    # listeners behind the StandardAuthorizer (``acl``).
+    "acl": ("-L",),
 }
 PARALLEL_TESTS = 3
 # The runner's summary table: "|<colour> <name> | <STATE> | <seconds>s <colour>| <reason>"
@@ -164,6 +167,7 @@ def run(
     timeout_s: float = 3600.0,
     skip_before: str | None = None,
     client_conf: dict[str, str] | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> tuple[dict[str, Outcome], Path]:
     """Run librdkafka's test-runner once against ``bootstrap``.
 
@@ -180,6 +184,8 @@ def run(
         skip_before: ``TESTS_SKIP_BEFORE``: a test number; the tests before it in the runner's
             table are skipped (librdkafka's way to resume a run).
         client_conf: extra ``test.conf`` properties (``write_test_conf``).
+        extra_env: extra environment variables of the runner (``KAFKA_PATH``: where its tests
+            find Kafka's ``bin/`` scripts).
 
     Returns:
         The outcomes by test name, and the log of the run (stdout and stderr).
@@ -199,6 +205,7 @@ def run(
         "TEST_REPORT": str(work_dir / f"report-{mode}.json"),
         "RDKAFKA_GITVER": "librdkafka",
         "LD_LIBRARY_PATH": lib_path + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""),
+        **(extra_env or {}),
     }
     env.pop("TESTS", None)
     env.pop("TESTS_SKIP_BEFORE", None)
@@ -272,6 +279,7 @@ def run_to_the_end(
     tests: str | None = None,
     timeout_s: float = 3600.0,
     client_conf: dict[str, str] | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> tuple[dict[str, Outcome], Path]:
     """``run``, resumed (up to ``MAX_RESUMES`` times, within the same ``timeout_s``) after the
     last test it started when the runner itself dies (an assertion of librdkafka's harness or of
@@ -283,7 +291,15 @@ def run_to_the_end(
     """
     deadline = time.monotonic() + timeout_s
     outcomes, log = run(
-        tests_dir, bootstrap, mode, work_dir, broker_version, tests, timeout_s, client_conf=client_conf
+        tests_dir,
+        bootstrap,
+        mode,
+        work_dir,
+        broker_version,
+        tests,
+        timeout_s,
+        client_conf=client_conf,
+        extra_env=extra_env,
     )
     declared = declared_tests((tests_dir / "test.c").read_text(encoding="utf-8", errors="replace"))
     latest = outcomes
@@ -306,6 +322,7 @@ def run_to_the_end(
             remaining,
             skip_before=start_at,
             client_conf=client_conf,
+            extra_env=extra_env,
         )
         for name, outcome in latest.items():
             if name not in outcomes or outcomes[name].state == "NOT_STARTED":

@@ -14,7 +14,10 @@ recorded as such; it runs on the same cluster, so what the failed run left behin
 ``librdkafka-<UTC time>.json`` and ``.md`` (mode, test, Kafka, Kafkette, first error) to
 ``--out``.  ``--mode security`` (alone) runs librdkafka's SASL, SSL and ACL tests
 (``security.SECURITY_TESTS``) with a test-runner built with OpenSSL, against both clusters
-serving a SASL_SSL listener behind Kafka's StandardAuthorizer (``security.secure_clusters``).
+serving a SASL_SSL listener behind Kafka's StandardAuthorizer (``security.secure_clusters``);
+``--mode acl`` (alone) runs the tests that add ACLs with Kafka's ``kafka-acls.sh``
+(``acl.ACL_TESTS``) against PLAINTEXT client listeners behind the authorizer, the nodes logging in
+to each other (``acl.acl_clusters``).
 Exit 1 when a test passes on Kafka and fails on Kafkette and ``known.reason`` names no reason for
 it; 2 when Apache Kafka cannot run here or the tests cannot be built.
 """
@@ -34,6 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tests.client_suites import known
+from tests.client_suites.acl import ACL_TESTS, acl_broker_configs, acl_clusters
 from tests.client_suites.librdkafka_build import LIBRDKAFKA_VERSION, BuildUnavailable, build
 from tests.client_suites.librdkafka_suite import MODES, Outcome, run_to_the_end
 from tests.client_suites.librdkafka_suite import run as run_suite
@@ -55,7 +59,7 @@ BROKER_CONFIGS: dict[str, object] = {
 }
 RESULTS_DIR = Path(__file__).parent / "results"
 # Bounds of one mode's whole run (s); librdkafka's tests carry their own, shorter, timeouts.
-MODE_TIMEOUT_S = {"quick": 2400.0, "full": 5400.0, "idempotent": 2400.0, "security": 1800.0}
+MODE_TIMEOUT_S = {"quick": 2400.0, "full": 5400.0, "idempotent": 2400.0, "security": 1800.0, "acl": 1200.0}
 RERUN_TIMEOUT_S = 600.0
 # Modes whose tests each get a runner of their own: a test that overruns its timeout ends
 # librdkafka's whole runner, and the security mode's share consumer sub-tests (0135, 0142) wait
@@ -131,6 +135,7 @@ def run_mode(
     work: Path,
     tests: str | None,
     conf: dict[str, str] | None = None,
+    env: dict[str, str] | None = None,
 ) -> list[Row]:
     """One mode against both clusters at once, then each Kafkette-only failure again alone.
 
@@ -141,6 +146,7 @@ def run_mode(
         work: the mode's work directory.
         tests: ``TESTS`` for the runner (None: all).
         conf: extra ``test.conf`` properties for both runners (the security mode's login).
+        env: extra environment variables for both runners (the ACL mode's ``KAFKA_PATH``).
 
     Returns:
         One ``Row`` per test.
@@ -160,6 +166,7 @@ def run_mode(
                 batch,
                 max(deadline - time.monotonic(), 1.0),
                 conf,
+                env,
             )
             merge(outcomes[name], found)
         print(
@@ -187,6 +194,7 @@ def run_mode(
                 row.test[:4],
                 RERUN_TIMEOUT_S,
                 client_conf=conf,
+                extra_env=env,
             )
             row.rerun = again[row.test].state if row.test in again else "NOT_RUN"
             if row.rerun == "PASSED":
@@ -226,9 +234,12 @@ def table(result: Sequence[Row]) -> str:
 
 def report_broker_configs(modes: set[str]) -> dict[str, object]:
     """The broker settings a report names: ``BROKER_CONFIGS``, with the security mode's
-    authorizer and re-authentication settings when ``modes`` holds it (its SASL_SSL listener's
-    own ``listener.name.*`` settings, key store paths included, are left out)."""
-    return security_broker_configs(BROKER_CONFIGS) if "security" in modes else BROKER_CONFIGS
+    authorizer and re-authentication settings when ``modes`` holds it, or the ACL mode's
+    authorizer and node login settings (listeners' own ``listener.name.*`` settings, key store
+    paths and passwords included, are left out)."""
+    if "security" in modes:
+        return security_broker_configs(BROKER_CONFIGS)
+    return acl_broker_configs(BROKER_CONFIGS) if "acl" in modes else BROKER_CONFIGS
 
 
 def write_report(result: Sequence[Row], out_dir: Path, seconds: float) -> Path:
@@ -265,15 +276,22 @@ def write_report(result: Sequence[Row], out_dir: Path, seconds: float) -> Path:
 
 
 @contextlib.contextmanager
-def _clusters(work: Path, secure: bool) -> Iterator[tuple[dict[str, str], dict[str, str] | None]]:
-    """Both clusters' bootstrap servers and the runners' extra ``test.conf``: PLAINTEXT
-    listeners and none, or (``secure``) SASL_SSL ones and the admin's login."""
-    if secure:
+def _clusters(
+    work: Path, kind: str
+) -> Iterator[tuple[dict[str, str], dict[str, str] | None, dict[str, str] | None]]:
+    """Both clusters' bootstrap servers, the runners' extra ``test.conf`` and extra environment:
+    PLAINTEXT listeners and neither (``kind`` ``plain``), SASL_SSL ones and the test user's login
+    (``security``), or PLAINTEXT ones behind the authorizer and ``KAFKA_PATH`` (``acl``)."""
+    if kind == "security":
         with secure_clusters(work, BROKER_CONFIGS) as (bootstraps, ca):
-            yield bootstraps, client_conf(ca)
+            yield bootstraps, client_conf(ca), None
+        return
+    if kind == "acl":
+        with acl_clusters(work, BROKER_CONFIGS) as (bootstraps, kafka_path):
+            yield bootstraps, None, {"KAFKA_PATH": str(kafka_path)}
         return
     with clusters(work, BROKER_CONFIGS) as targets:
-        yield {name: target.bootstrap for name, target in targets.items()}, None
+        yield {name: target.bootstrap for name, target in targets.items()}, None, None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -283,8 +301,9 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         choices=sorted(MODES),
         default=[],
-        help="quick, full or idempotent (repeatable; default: quick, idempotent, full), or security "
-        "(alone: the SASL/SSL/ACL tests against SASL_SSL listeners)",
+        help="quick, full or idempotent (repeatable; default: quick, idempotent, full), security "
+        "(alone: the SASL/SSL/ACL tests against SASL_SSL listeners) or acl (alone: the kafka-acls.sh "
+        "tests against PLAINTEXT listeners behind the authorizer)",
     )
     parser.add_argument(
         "--tests", default=None, help="librdkafka's TESTS: test numbers to run (0001,0002,...)"
@@ -302,13 +321,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     modes = args.mode or ["quick", "idempotent", "full"]
-    secure = "security" in modes
-    if secure and len(set(modes)) > 1:
-        parser.error("--mode security runs alone (its clusters serve SASL_SSL only)")
-    tests = args.tests or (",".join(SECURITY_TESTS) if secure else None)
+    kind = next((m for m in ("security", "acl") if m in modes), "plain")
+    if kind != "plain" and len(set(modes)) > 1:
+        parser.error(f"--mode {kind} runs alone (its clusters are set up for it only)")
+    tests = args.tests or {"security": ",".join(SECURITY_TESTS), "acl": ",".join(ACL_TESTS)}.get(kind)
     started = time.monotonic()
     try:
-        tests_dir = build(variant="ssl" if secure else "plain")
+        tests_dir = build(variant="ssl" if kind == "security" else "plain")
     except BuildUnavailable as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 2
@@ -327,9 +346,9 @@ def main(argv: list[str] | None = None) -> int:
         else tempfile.TemporaryDirectory(prefix="client-suites-") as work
     ):
         try:
-            with _clusters(Path(work) / "clusters", secure) as (bootstraps, conf):
+            with _clusters(Path(work) / "clusters", kind) as (bootstraps, conf, env):
                 for mode in modes:
-                    result += run_mode(tests_dir, bootstraps, mode, Path(work) / mode, tests, conf)
+                    result += run_mode(tests_dir, bootstraps, mode, Path(work) / mode, tests, conf, env)
         except PeerUnavailable as exc:
             print(f"Error: {exc}", file=sys.stderr)
             return 2

@@ -218,30 +218,43 @@ def clusters(
     kafka_ports = dict(
         zip(peer.node_ids, (int(a.rsplit(":", 1)[1]) for a in bootstrap.split(",")), strict=True)
     )
+    with beside_the_peer(peer, work_dir / "kafkette", ours_configs) as cluster:
+        kafka = Target(
+            "kafka",
+            bootstrap,
+            {n: ("127.0.0.1", p) for n, p in kafka_ports.items()},
+            stop_node=peer.stop_node,
+            start_node=peer.start_node,
+        )
+        ours = Target(
+            "kafkette",
+            cluster.kafka_bootstrap_servers,
+            {n: ("127.0.0.1", p) for n, p in cluster.kafka_ports.items()},
+            stop_node=lambda n: cluster.stop_broker(n, hard=False),
+            start_node=cluster.start_broker,
+        )
+        with _closing(kafka, ours) as targets:
+            yield targets
+
+
+@contextlib.contextmanager
+def beside_the_peer(
+    peer: KafkaPeer, data_dir: Path, broker_configs: dict[str, object]
+) -> Iterator[LocalCluster]:
+    """Start ``peer`` (an Apache Kafka, not yet started), then ``CLUSTER_NODES`` Kafkette brokers
+    with their Kafka listener on and ``broker_configs``, in ``data_dir``; both are stopped on the
+    way out.
+
+    Raises:
+        PeerUnavailable: Apache Kafka cannot run here.
+        RuntimeError, LocalClusterError: a cluster did not start.
+    """
     peer.start()
     try:
         with LocalCluster(
-            num_brokers=CLUSTER_NODES,
-            data_dir=work_dir / "kafkette",
-            kafka_protocol=True,
-            broker_configs=ours_configs,
+            num_brokers=CLUSTER_NODES, data_dir=data_dir, kafka_protocol=True, broker_configs=broker_configs
         ) as cluster:
-            kafka = Target(
-                "kafka",
-                bootstrap,
-                {n: ("127.0.0.1", p) for n, p in kafka_ports.items()},
-                stop_node=peer.stop_node,
-                start_node=peer.start_node,
-            )
-            ours = Target(
-                "kafkette",
-                cluster.kafka_bootstrap_servers,
-                {n: ("127.0.0.1", p) for n, p in cluster.kafka_ports.items()},
-                stop_node=lambda n: cluster.stop_broker(n, hard=False),
-                start_node=cluster.start_broker,
-            )
-            with _closing(kafka, ours) as targets:
-                yield targets
+            yield cluster
     finally:
         peer.stop()
 

@@ -216,10 +216,18 @@ class KafkaPeer:
     def bootstrap_servers(self) -> str:
         return ",".join(f"{self.hosts[n]}:{self.ports[n]}" for n in self.node_ids)
 
-    def add_listener(self, name: str, security_protocol: str, configs: dict[str, object]) -> str:
+    def add_listener(
+        self,
+        name: str,
+        security_protocol: str,
+        configs: dict[str, object],
+        internal_security_protocol: str = "PLAINTEXT",
+    ) -> str:
         """Give every node a third listener ``name`` (its own free port) of ``security_protocol``,
         with ``configs`` (its ``listener.name.<name>.*`` settings), beside PLAINTEXT and CONTROLLER;
-        call before ``start``.
+        call before ``start``.  ``internal_security_protocol`` is that of the nodes' own
+        PLAINTEXT (inter-broker) and CONTROLLER listeners (``SASL_PLAINTEXT``: the nodes log in to
+        each other, with the login ``configs`` gives them).
 
         Returns:
             The bootstrap servers of the new listener.
@@ -233,7 +241,8 @@ class KafkaPeer:
                     f"CONTROLLER://{HOST}:{self.controller_ports[node]},{name}://{HOST}:{port}",
                     "advertised.listeners": f"PLAINTEXT://{host}:{self.ports[node]},{name}://{host}:{port}",
                     "listener.security.protocol.map": (
-                        f"PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,{name}:{security_protocol}"
+                        f"PLAINTEXT:{internal_security_protocol},"
+                        f"CONTROLLER:{internal_security_protocol},{name}:{security_protocol}"
                     ),
                     **configs,
                 }
