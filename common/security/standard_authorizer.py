@@ -96,7 +96,7 @@ DEFAULT_DENY_RULE = MatchingRule(AuthorizationResult.DENIED, "DefaultDeny")
 class StandardAcl:
     """One stored ACL, flattened as AccessControlEntryRecord carries it (Kafka's ``StandardAcl``).
 
-    ``principal`` is the text form (``User:alice``); ``kafka_principal`` parses it.
+    ``principal`` is the text form (``User:alice``), compared as text when authorizing.
     """
 
     resource_type: ResourceType
@@ -133,17 +133,6 @@ class StandardAcl:
             ResourcePattern(self.resource_type, self.resource_name, self.pattern_type),
             AccessControlEntry(self.principal, self.host, self.operation, self.permission_type),
         )
-
-    @property
-    def kafka_principal(self) -> KafkaPrincipal:
-        """Raises ValueError with Kafka's message when the principal has no colon."""
-        if ":" not in self.principal:
-            raise ValueError(
-                f"Could not parse principal from `{self.principal}` "
-                "(no colon is present separating the principal type from the principal name)"
-            )
-        principal_type, name = self.principal.split(":", 1)
-        return KafkaPrincipal(principal_type, name)
 
 
 @dataclass(frozen=True)

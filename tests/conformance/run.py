@@ -239,9 +239,9 @@ def clusters(
 
 @contextlib.contextmanager
 def beside_the_peer(
-    peer: KafkaPeer, data_dir: Path, broker_configs: dict[str, object]
+    peer: KafkaPeer, data_dir: Path, broker_configs: dict[str, object], num_brokers: int = CLUSTER_NODES
 ) -> Iterator[LocalCluster]:
-    """Start ``peer`` (an Apache Kafka, not yet started), then ``CLUSTER_NODES`` Kafkette brokers
+    """Start ``peer`` (an Apache Kafka, not yet started), then ``num_brokers`` Kafkette brokers
     with their Kafka listener on and ``broker_configs``, in ``data_dir``; both are stopped on the
     way out.
 
@@ -252,7 +252,7 @@ def beside_the_peer(
     peer.start()
     try:
         with LocalCluster(
-            num_brokers=CLUSTER_NODES, data_dir=data_dir, kafka_protocol=True, broker_configs=broker_configs
+            num_brokers=num_brokers, data_dir=data_dir, kafka_protocol=True, broker_configs=broker_configs
         ) as cluster:
             yield cluster
     finally:
@@ -298,45 +298,37 @@ def authorization_clusters(work_dir: Path) -> Iterator[dict[str, Target]]:
         broker_configs=AUTHORIZATION_CONFIGS,
     )
     bootstrap = peer.add_listener("SASL_PLAINTEXT", "SASL_PLAINTEXT", _plain_listener("SASL_PLAINTEXT"))
-    peer.start()
+    ours_configs = {
+        **AUTHORIZATION_CONFIGS,
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,KAFKA:SASL_PLAINTEXT",
+        **_plain_listener("KAFKA"),
+    }
 
     def fixed(node: int) -> None:
         raise ScenarioError("the authorization suite does not stop or start nodes")
 
-    try:
-        with LocalCluster(
-            num_brokers=AUTHORIZATION_NODES,
-            data_dir=work_dir / "kafkette",
-            kafka_protocol=True,
-            broker_configs={
-                **AUTHORIZATION_CONFIGS,
-                "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,KAFKA:SASL_PLAINTEXT",
-                **_plain_listener("KAFKA"),
-            },
-        ) as cluster:
-            addresses = [a.rsplit(":", 1) for a in bootstrap.split(",")]
-            kafka = Target(
-                "kafka",
-                bootstrap,
-                {n: (h, int(p)) for n, (h, p) in zip(peer.node_ids, addresses, strict=True)},
-                stop_node=fixed,
-                start_node=fixed,
-                users=dict(AUTHORIZATION_USERS),
-                user="admin",
-            )
-            ours = Target(
-                "kafkette",
-                cluster.kafka_bootstrap_servers,
-                {n: ("127.0.0.1", p) for n, p in cluster.kafka_ports.items()},
-                stop_node=fixed,
-                start_node=fixed,
-                users=dict(AUTHORIZATION_USERS),
-                user="admin",
-            )
-            with _closing(kafka, ours) as targets:
-                yield targets
-    finally:
-        peer.stop()
+    with beside_the_peer(peer, work_dir / "kafkette", ours_configs, AUTHORIZATION_NODES) as cluster:
+        addresses = [a.rsplit(":", 1) for a in bootstrap.split(",")]
+        kafka = Target(
+            "kafka",
+            bootstrap,
+            {n: (h, int(p)) for n, (h, p) in zip(peer.node_ids, addresses, strict=True)},
+            stop_node=fixed,
+            start_node=fixed,
+            users=dict(AUTHORIZATION_USERS),
+            user="admin",
+        )
+        ours = Target(
+            "kafkette",
+            cluster.kafka_bootstrap_servers,
+            {n: ("127.0.0.1", p) for n, p in cluster.kafka_ports.items()},
+            stop_node=fixed,
+            start_node=fixed,
+            users=dict(AUTHORIZATION_USERS),
+            user="admin",
+        )
+        with _closing(kafka, ours) as targets:
+            yield targets
 
 
 SUITES = {MAIN: clusters, AUTHORIZATION: authorization_clusters}

@@ -247,7 +247,7 @@ def test_config_refuses_a_super_user_without_a_type():
 def test_standard_acl_round_trips_through_a_binding():
     stored = acl("foo", PREFIXED, op=OP.DESCRIBE, perm=DENY, host="1.2.3.4")
     assert StandardAcl.from_acl_binding(stored.to_binding()) == stored
-    assert stored.kafka_principal == ALICE
+    assert KafkaPrincipal.parse(stored.principal) == ALICE
 
 
 def by_type(data, op=OP.WRITE, principal=ALICE):
