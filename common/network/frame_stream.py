@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from kafkette.common.network.memory_pool import MemoryPool
+from kafkette.common.network.ssl_transport_layer import SslTransportLayer
 from kafkette.protocol.framing import LENGTH, FrameError, check_frame_length
 
 SCRATCH_BYTES = 64 * 1024
@@ -359,12 +360,12 @@ async def start_frame_server(
         OSError: the address is in use or cannot be bound.
     """
     loop = asyncio.get_running_loop()
-    return await loop.create_server(
-        lambda: FrameStream(max_frame_bytes, on_connect, memory_pool),
-        host,
-        port,
-        reuse_address=True,
-        backlog=backlog,
-        ssl=ssl_context,
-        ssl_handshake_timeout=SSL_HANDSHAKE_TIMEOUT_S if ssl_context is not None else None,
-    )
+
+    def factory() -> asyncio.BaseProtocol:
+        stream = FrameStream(max_frame_bytes, on_connect, memory_pool)
+        if ssl_context is None:
+            return stream
+        # own TLS layer: a failed handshake's alert reaches the client (see ssl_transport_layer)
+        return SslTransportLayer(ssl_context, stream, SSL_HANDSHAKE_TIMEOUT_S)
+
+    return await loop.create_server(factory, host, port, reuse_address=True, backlog=backlog)
