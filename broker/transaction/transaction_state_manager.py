@@ -35,13 +35,11 @@ from kafkette.broker.transaction.transaction_log import (
 )
 from kafkette.broker.transaction.transaction_metadata import TransactionMetadata, TxnTransitMetadata
 from kafkette.broker.transaction.transaction_state import TransactionState
-from kafkette.common.java_hash_order import java_string_hash
+from kafkette.common.java_hash_order import coordinator_partition_for
+from kafkette.common.topic_names import TRANSACTION_STATE_TOPIC_NAME
 from kafkette.protocol.errors import Errors
 
 logger = logging.getLogger(__name__)
-
-TRANSACTION_STATE_TOPIC_NAME = "__transaction_state"
-_INT_MIN = -(1 << 31)
 
 
 def partition_for(transactional_id: str, partition_count: int) -> int:
@@ -55,10 +53,7 @@ def partition_for(transactional_id: str, partition_count: int) -> int:
     Raises:
         ValueError: ``partition_count`` below 1.
     """
-    if partition_count < 1:
-        raise ValueError(f"partition count must be at least 1, got {partition_count}")
-    h = java_string_hash(transactional_id)
-    return (0 if h == _INT_MIN else abs(h)) % partition_count
+    return coordinator_partition_for(transactional_id, partition_count)
 
 
 def load_transaction_metadata(
