@@ -15,6 +15,7 @@ from kafkette.broker.transaction.transaction_state_manager import (
     partition_for,
 )
 from kafkette.broker.transaction.transaction_state_manager_config import TRANSACTION_CONFIGS
+from kafkette.broker.transaction.transaction_state_topic import transaction_state_topic
 from kafkette.common.config_def import ConfigError
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.topic_partition import TopicPartition
@@ -195,3 +196,16 @@ def test_transaction_timeout_validation():
     assert m.validate_transaction_timeout_ms(900000)
     assert not m.validate_transaction_timeout_ms(900001)
     assert not m.validate_transaction_timeout_ms(0)
+
+
+def test_the_transaction_state_topic_is_created_compacted_uncompressed_with_its_min_isr():
+    topic = transaction_state_topic(50, 3, 2, 104857600, live_brokers=1)
+    assert (topic.name, topic.num_partitions, topic.replication_factor) == ("__transaction_state", 50, 1)
+    assert {c.name: c.value for c in topic.configs} == {
+        "unclean.leader.election.enable": "false",
+        "compression.type": "uncompressed",
+        "cleanup.policy": "compact",
+        "min.insync.replicas": "2",
+        "segment.bytes": "104857600",
+    }
+    assert transaction_state_topic(50, 3, 2, 104857600, live_brokers=5).replication_factor == 3
