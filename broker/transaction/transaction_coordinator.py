@@ -2,7 +2,8 @@
 each returns the error to answer or the transition to write, and does no I/O.
 
 Owns: the checks and state moves of InitProducerId with a ``transactional.id``,
-AddPartitionsToTxn (and AddOffsetsToTxn, which adds the group's ``__consumer_offsets`` partition),
+AddPartitionsToTxn (and AddOffsetsToTxn, which adds the group's ``__consumer_offsets`` partition;
+and v4+'s ``verify_only`` check a partition leader makes, KIP-890),
 EndTxn (transactions V1 and KIP-890's V2, where every EndTxn bumps the epoch and a retry is
 recognised by the bumped epoch) and DescribeTransactions, with Kafka's error answers:
 INVALID_REQUEST (an empty transactional id), INVALID_TRANSACTION_TIMEOUT, NOT_COORDINATOR and
@@ -15,7 +16,8 @@ Does not own: writing the returned ``TxnTransitMetadata`` to ``__transaction_sta
 producer id blocks (``generate_producer_id`` is handed in).
 
 Kafka concept: ``kafka.coordinator.transaction.TransactionCoordinator`` (``handleInitProducerId``,
-``prepareInitProducerIdTransit``, ``handleAddPartitionsToTransaction``, ``endTransaction``,
+``prepareInitProducerIdTransit``, ``handleAddPartitionsToTransaction``,
+``handleVerifyPartitionsInTransaction``, ``endTransaction``,
 ``endTransactionWithTV1``, ``handleDescribeTransactions``).
 """
 
@@ -243,6 +245,39 @@ def handle_add_partitions_to_transaction(
     return _write(
         found.coordinator_epoch, md.prepare_add_partitions(added, now_ms, client_transaction_version)
     )
+
+
+def handle_verify_partitions_in_transaction(
+    manager: TransactionStateManager,
+    transactional_id: str,
+    producer_id: int,
+    producer_epoch: int,
+    partitions: Iterable[TopicPartition],
+) -> dict[TopicPartition, Errors]:
+    """AddPartitionsToTxn v4+ with ``verify_only`` (KIP-890): whether each partition is in the
+    producer's transaction, for a partition leader about to append a transactional batch.
+
+    Returns:
+        Per partition: NONE (in the transaction), TRANSACTION_ABORTABLE (not in it), or the
+        request's error for all (INVALID_REQUEST, the lookup's, INVALID_PRODUCER_ID_MAPPING,
+        PRODUCER_FENCED, CONCURRENT_TRANSACTIONS while the markers are written).
+    """
+    asked = list(dict.fromkeys(partitions))
+    found = _existing(manager, transactional_id)
+    if isinstance(found, CoordinatorResult):
+        return dict.fromkeys(asked, found.error)
+    md = found.transaction_metadata
+    if md.producer_id != producer_id:
+        error = Errors.INVALID_PRODUCER_ID_MAPPING
+    elif md.producer_epoch != producer_epoch:
+        error = Errors.PRODUCER_FENCED
+    elif md.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
+        error = Errors.CONCURRENT_TRANSACTIONS
+    else:
+        return {
+            tp: Errors.NONE if tp in md.topic_partitions else Errors.TRANSACTION_ABORTABLE for tp in asked
+        }
+    return dict.fromkeys(asked, error)
 
 
 def handle_end_transaction(

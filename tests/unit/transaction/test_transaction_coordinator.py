@@ -13,6 +13,7 @@ from kafkette.broker.transaction.transaction_coordinator import (
     handle_describe_transactions,
     handle_end_transaction,
     handle_init_producer_id,
+    handle_verify_partitions_in_transaction,
 )
 from kafkette.broker.transaction.transaction_metadata import SHORT_MAX
 from kafkette.broker.transaction.transaction_state import TransactionState, TransactionVersion
@@ -277,3 +278,21 @@ def test_describe_transactions():
     assert [(t.topic, t.partitions) for t in described.topics] == [("audit", [2]), ("orders", [0, 1])]
     c.md().state = S.DEAD
     assert handle_describe_transactions(c.manager, TID).error_code == E.TRANSACTIONAL_ID_NOT_FOUND
+
+
+def test_verify_partitions_answers_per_partition():
+    c = Coordinator()
+    other = TopicPartition("other", 0)
+
+    def verify(pid, epoch, transactional_id=TID):
+        return handle_verify_partitions_in_transaction(c.manager, transactional_id, pid, epoch, [TP0, other])
+
+    assert verify(1000, 0) == {TP0: E.INVALID_PRODUCER_ID_MAPPING, other: E.INVALID_PRODUCER_ID_MAPPING}
+    assert verify(1000, 0, transactional_id="") == {TP0: E.INVALID_REQUEST, other: E.INVALID_REQUEST}
+    c.written(c.init())
+    c.written(c.add(1000, 0, [TP0]))
+    assert verify(1000, 0) == {TP0: E.NONE, other: E.TRANSACTION_ABORTABLE}
+    assert verify(1000, 1) == {TP0: E.PRODUCER_FENCED, other: E.PRODUCER_FENCED}
+    assert verify(999, 0)[TP0] is E.INVALID_PRODUCER_ID_MAPPING
+    c.written(c.end(1000, 0))
+    assert verify(1000, 1) == {TP0: E.CONCURRENT_TRANSACTIONS, other: E.CONCURRENT_TRANSACTIONS}
