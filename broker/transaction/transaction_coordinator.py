@@ -57,7 +57,8 @@ class CoordinatorResult:
     Attributes:
         error: NONE when ``transit`` is to be written (or nothing is to be done), else the answer.
         coordinator_epoch: the partition's epoch the transition is written at (None: no write).
-        transit: the prepared transition (its metadata now has a pending state), or None.
+        transit: the prepared transition (its metadata now has a pending state), or None;
+            a PREPARE_EPOCH_FENCE transit is not written (see ``handle_init_producer_id``).
         producer_id / producer_epoch: what to answer with NONE and no write (EndTxn V2 retries),
             else -1.
     """
@@ -140,9 +141,12 @@ def handle_init_producer_id(
 
     Returns:
         An error, or the transition to write: EMPTY with the bumped epoch (or a new producer id
-        when the epoch is exhausted), answered with its producer id and epoch once written; or,
-        for an ONGOING transaction, PREPARE_EPOCH_FENCE: the caller aborts the transaction and
-        answers CONCURRENT_TRANSACTIONS, so the producer retries.
+        when the epoch is exhausted), answered with its producer id and epoch once written.  For
+        an ONGOING transaction the transit is PREPARE_EPOCH_FENCE, which is never written: the
+        caller aborts the transaction with ``handle_end_transaction(..., producer_id,
+        transit.producer_epoch, committed=False, <the cluster's transaction.version>,
+        is_from_client=False)``, writes that, and answers CONCURRENT_TRANSACTIONS (or the abort's
+        error), so the producer retries and gets the next epoch.
 
     Raises:
         IllegalTransactionStateError: the id is DEAD or PREPARE_EPOCH_FENCE with no pending state.

@@ -296,3 +296,20 @@ def test_verify_partitions_answers_per_partition():
     assert verify(999, 0)[TP0] is E.INVALID_PRODUCER_ID_MAPPING
     c.written(c.end(1000, 0))
     assert verify(1000, 1) == {TP0: E.CONCURRENT_TRANSACTIONS, other: E.CONCURRENT_TRANSACTIONS}
+
+
+def test_init_producer_id_fences_an_ongoing_v2_transaction_with_one_epoch_bump():
+    c = Coordinator()
+    c.written(c.init())
+    c.written(c.add(1000, 0))
+    fence = c.init()
+    assert fence.transit.txn_state is S.PREPARE_EPOCH_FENCE
+    abort = handle_end_transaction(
+        c.manager, TID, 1000, fence.transit.producer_epoch, False, TV2, c.next_id, 200, is_from_client=False
+    )
+    c.written(abort)
+    assert (c.md().state, c.md().producer_epoch, c.md().last_producer_epoch) == (S.PREPARE_ABORT, 1, 0)
+    c.complete()
+    assert c.add(1000, 0).error is E.PRODUCER_FENCED  # the old producer
+    again = c.written(c.init())
+    assert (again.transit.producer_epoch, again.transit.txn_state) == (2, S.EMPTY)
