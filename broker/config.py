@@ -44,6 +44,7 @@ from kafkette.broker.node_client_security import (
     INTER_BROKER_MECHANISM_CONFIG,
     client_security_for,
 )
+from kafkette.broker.transaction.transaction_state_manager_config import TRANSACTION_CONFIGS
 from kafkette.common.config_def import (
     LONG_MAX,
     PARSERS,
@@ -380,6 +381,7 @@ BROKER_CONFIGS: tuple[ConfigKey, ...] = (
     _log_default("log.cleaner.max.compaction.lag.ms",
                  "Default max.compaction.lag.ms: the longest a record stays uncompacted (ms)."),
     *CONSUMER_GROUP_CONFIGS,  # the consumer group protocol's (KIP-848), with Kafka's cross-checks
+    *TRANSACTION_CONFIGS,  # the transaction coordinator's (KIP-98)
 )
 # fmt: on
 

@@ -5,7 +5,8 @@ Owns: ``java_string_hash`` (over UTF-16 code units, a signed 32-bit int),
 ``java_hash_set_order`` (bucket by the spread hash in a table of the default 16 buckets, then
 insertion order) and ``java_hash_map_order`` (the same for a map built with an initial
 capacity).  Used where a Kafka client prints what a Kafka broker sent in that order (supported
-assignors, client quota values), and for ``__consumer_offsets`` placement.
+assignors, client quota values), and ``coordinator_partition_for`` (``Utils.abs(key.hashCode) %
+partitions``) for ``__consumer_offsets`` and ``__transaction_state`` placement.
 
 Kafka concept: ``java.lang.String.hashCode``, ``java.util.HashMap.hash`` (JDK 8+).
 """
@@ -29,6 +30,19 @@ def java_string_hash(value: str) -> int:
     for i in range(0, len(data), 2):
         h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
     return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def coordinator_partition_for(key: str, partition_count: int) -> int:
+    """The partition of a coordinator topic holding ``key`` (a group id, a transactional id): Kafka's
+    ``Utils.abs(key.hashCode()) % partition_count``, ``Utils.abs`` mapping ``Integer.MIN_VALUE`` to 0.
+
+    Raises:
+        ValueError: ``partition_count`` below 1.
+    """
+    if partition_count < 1:
+        raise ValueError(f"partition count must be at least 1, got {partition_count}")
+    h = java_string_hash(key)
+    return (0 if h == -(1 << 31) else abs(h)) % partition_count
 
 
 def java_hash_set_order(names: Iterable[str]) -> list[str]:

@@ -120,6 +120,20 @@ from kafkette.protocol.apis.sasl import (
     SaslHandshakeResponse,
 )
 from kafkette.protocol.apis.stop_replica import StopReplicaRequest, StopReplicaResponse
+from kafkette.protocol.apis.transactions import (
+    AddOffsetsToTxnRequest,
+    AddOffsetsToTxnResponse,
+    AddPartitionsToTxnRequest,
+    AddPartitionsToTxnResponse,
+    DescribeTransactionsRequest,
+    DescribeTransactionsResponse,
+    EndTxnRequest,
+    EndTxnResponse,
+    ListTransactionsRequest,
+    ListTransactionsResponse,
+    TxnOffsetCommitRequest,
+    TxnOffsetCommitResponse,
+)
 from kafkette.protocol.apis.update_metadata import UpdateMetadataRequest, UpdateMetadataResponse
 from kafkette.protocol.apis.user_scram_credentials import (
     AlterUserScramCredentialsRequest,
@@ -160,6 +174,10 @@ class ApiKey(IntEnum):
     DELETE_RECORDS = 21
     INIT_PRODUCER_ID = 22
     OFFSET_FOR_LEADER_EPOCH = 23
+    ADD_PARTITIONS_TO_TXN = 24
+    ADD_OFFSETS_TO_TXN = 25
+    END_TXN = 26
+    TXN_OFFSET_COMMIT = 28
     DESCRIBE_ACLS = 29
     CREATE_ACLS = 30
     DELETE_ACLS = 31
@@ -184,6 +202,8 @@ class ApiKey(IntEnum):
     FETCH_SNAPSHOT = 59
     DESCRIBE_CLUSTER = 60
     DESCRIBE_PRODUCERS = 61
+    DESCRIBE_TRANSACTIONS = 65
+    LIST_TRANSACTIONS = 66
     BROKER_REGISTRATION = 62
     BROKER_HEARTBEAT = 63
     ALLOCATE_PRODUCER_IDS = 67
@@ -224,6 +244,8 @@ class ListenerType(StrEnum):
 BOTH = frozenset({ListenerType.KAFKA, ListenerType.KAFKETTE})
 KAFKETTE_ONLY = frozenset({ListenerType.KAFKETTE})
 KAFKA_ONLY = frozenset({ListenerType.KAFKA})
+NO_LISTENER: frozenset[ListenerType] = frozenset()
+"""An API declared (and checked against Kafka's specs) that no listener answers yet."""
 
 
 @dataclass(frozen=True)
@@ -368,6 +390,37 @@ APIS: tuple[ApiSpec, ...] = (
         4,
         4,
         BOTH,
+    ),
+    ApiSpec(
+        ApiKey.ADD_PARTITIONS_TO_TXN,
+        "AddPartitionsToTxn",
+        AddPartitionsToTxnRequest,
+        AddPartitionsToTxnResponse,
+        0,
+        5,
+        3,
+        NO_LISTENER,
+    ),
+    ApiSpec(
+        ApiKey.ADD_OFFSETS_TO_TXN,
+        "AddOffsetsToTxn",
+        AddOffsetsToTxnRequest,
+        AddOffsetsToTxnResponse,
+        0,
+        4,
+        3,
+        NO_LISTENER,
+    ),
+    ApiSpec(ApiKey.END_TXN, "EndTxn", EndTxnRequest, EndTxnResponse, 0, 5, 3, NO_LISTENER),
+    ApiSpec(
+        ApiKey.TXN_OFFSET_COMMIT,
+        "TxnOffsetCommit",
+        TxnOffsetCommitRequest,
+        TxnOffsetCommitResponse,
+        0,
+        5,
+        3,
+        NO_LISTENER,
     ),
     ApiSpec(ApiKey.DESCRIBE_ACLS, "DescribeAcls", DescribeAclsRequest, DescribeAclsResponse, 1, 3, 2, BOTH),
     ApiSpec(ApiKey.CREATE_ACLS, "CreateAcls", CreateAclsRequest, CreateAclsResponse, 1, 3, 2, BOTH),
@@ -524,6 +577,26 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         0,
         BOTH,
+    ),
+    ApiSpec(
+        ApiKey.DESCRIBE_TRANSACTIONS,
+        "DescribeTransactions",
+        DescribeTransactionsRequest,
+        DescribeTransactionsResponse,
+        0,
+        0,
+        0,
+        NO_LISTENER,
+    ),
+    ApiSpec(
+        ApiKey.LIST_TRANSACTIONS,
+        "ListTransactions",
+        ListTransactionsRequest,
+        ListTransactionsResponse,
+        0,
+        2,
+        0,
+        NO_LISTENER,
     ),
     ApiSpec(
         ApiKey.BROKER_REGISTRATION,

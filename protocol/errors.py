@@ -66,11 +66,19 @@ class Errors(IntEnum):
     OUT_OF_ORDER_SEQUENCE_NUMBER = 45
     DUPLICATE_SEQUENCE_NUMBER = 46
     INVALID_PRODUCER_EPOCH = 47
+    INVALID_TXN_STATE = 48
+    INVALID_PRODUCER_ID_MAPPING = 49
+    INVALID_TRANSACTION_TIMEOUT = 50
+    CONCURRENT_TRANSACTIONS = 51
+    TRANSACTION_COORDINATOR_FENCED = 52
     TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
     SECURITY_DISABLED = 54
     KAFKA_STORAGE_ERROR = 56
     SASL_AUTHENTICATION_FAILED = 58
     UNKNOWN_PRODUCER_ID = 59
+    PRODUCER_FENCED = 90
+    TRANSACTIONAL_ID_NOT_FOUND = 105
+    TRANSACTION_ABORTABLE = 120
     FETCH_SESSION_ID_NOT_FOUND = 70
     INVALID_FETCH_SESSION_EPOCH = 71
     TOPIC_DELETION_DISABLED = 73
@@ -262,7 +270,48 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     ),
     Errors.DUPLICATE_SEQUENCE_NUMBER: (False, False, "The broker received a duplicate sequence number."),
     Errors.INVALID_PRODUCER_EPOCH: (False, False, "Producer attempted to produce with an old epoch."),
+    Errors.INVALID_TXN_STATE: (
+        False,
+        False,
+        "The producer attempted a transactional operation in an invalid state.",
+    ),
+    Errors.INVALID_PRODUCER_ID_MAPPING: (
+        False,
+        False,
+        "The producer attempted to use a producer id which is not currently assigned to its transactional "
+        "id.",
+    ),
+    Errors.INVALID_TRANSACTION_TIMEOUT: (
+        False,
+        False,
+        "The transaction timeout is larger than the maximum value allowed by the broker (as configured by "
+        "transaction.max.timeout.ms).",
+    ),
+    Errors.CONCURRENT_TRANSACTIONS: (
+        True,
+        False,
+        "The producer attempted to update a transaction while another concurrent operation on the same "
+        "transaction was ongoing.",
+    ),
+    Errors.TRANSACTION_COORDINATOR_FENCED: (
+        False,
+        False,
+        "Indicates that the transaction coordinator sending a WriteTxnMarker is no longer the current "
+        "coordinator for a given producer.",
+    ),
     Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: (False, False, "Transactional Id authorization failed."),
+    Errors.PRODUCER_FENCED: (
+        False,
+        False,
+        "There is a newer producer with the same transactionalId which fences the current one.",
+    ),
+    Errors.TRANSACTIONAL_ID_NOT_FOUND: (False, False, "The transactionalId could not be found."),
+    Errors.TRANSACTION_ABORTABLE: (
+        False,
+        False,
+        "The server encountered an error with the transaction. The client can abort the transaction to "
+        "continue using this transactional ID.",
+    ),
     Errors.UNKNOWN_PRODUCER_ID: (
         False,
         False,
@@ -638,6 +687,22 @@ if TYPE_CHECKING:
     class IllegalSaslStateError(KafkaError): ...
 
     class SaslAuthenticationFailedError(KafkaError): ...
+
+    class InvalidTxnStateError(KafkaError): ...
+
+    class InvalidProducerIdMappingError(KafkaError): ...
+
+    class InvalidTransactionTimeoutError(KafkaError): ...
+
+    class ConcurrentTransactionsError(KafkaError): ...
+
+    class TransactionCoordinatorFencedError(KafkaError): ...
+
+    class ProducerFencedError(KafkaError): ...
+
+    class TransactionalIdNotFoundError(KafkaError): ...
+
+    class TransactionAbortableError(KafkaError): ...
 
 
 _BY_CODE: dict[int, type[KafkaError]] = {}

@@ -12,11 +12,9 @@ Kafka concept: ``GroupMetadataManager.partitionFor`` / ``GroupCoordinator.partit
 
 from __future__ import annotations
 
-from kafkette.common.java_hash_order import java_string_hash
+from kafkette.common.java_hash_order import coordinator_partition_for
 from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.create_topics import CreatableTopic, CreatableTopicConfig
-
-_INT_MIN = -(1 << 31)
 
 
 def partition_for(group_id: str, partition_count: int) -> int:
@@ -26,10 +24,7 @@ def partition_for(group_id: str, partition_count: int) -> int:
     Raises:
         ValueError: ``partition_count`` below 1.
     """
-    if partition_count < 1:
-        raise ValueError(f"partition count must be at least 1, got {partition_count}")
-    h = java_string_hash(group_id)
-    return (0 if h == _INT_MIN else abs(h)) % partition_count
+    return coordinator_partition_for(group_id, partition_count)
 
 
 def group_metadata_topic(

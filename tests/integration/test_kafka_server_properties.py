@@ -38,8 +38,6 @@ UNUSED_IN_KAFKAS_SAMPLE = [
     "share.coordinator.state.topic.replication.factor",
     "socket.receive.buffer.bytes",
     "socket.send.buffer.bytes",
-    "transaction.state.log.min.isr",
-    "transaction.state.log.replication.factor",
 ]
 
 

@@ -73,7 +73,7 @@ def test_every_key_of_kafkas_broker_config_table_is_accepted_and_the_unused_ones
         "socket.send.buffer.bytes",
         "socket.receive.buffer.bytes",
         "num.recovery.threads.per.data.dir",
-        "transaction.state.log.replication.factor",
+        "transaction.two.phase.commit.enable",
         "share.coordinator.state.topic.min.isr",
         "ssl.keymanager.algorithm",
     } <= set(unused)
@@ -125,8 +125,6 @@ def test_kafkas_sample_server_properties_is_accepted_listing_the_keys_kafkette_d
         "share.coordinator.state.topic.replication.factor",
         "socket.receive.buffer.bytes",
         "socket.send.buffer.bytes",
-        "transaction.state.log.min.isr",
-        "transaction.state.log.replication.factor",
     ]
     assert (config.node_id, config.log_dirs, config.metadata_log_dir) == (
         1,

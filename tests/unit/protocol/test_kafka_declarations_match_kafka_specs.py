@@ -77,7 +77,8 @@ KNOWN_DIFFERENCES = {
 
 OFFERED = [KAFKA_APIS[key.api_key] for key in api_versions_response().api_keys]
 INTERNAL = [api for api in APIS if api.key not in KAFKA_APIS]
-"""The APIs only Kafkette's own processes speak (msgpack), compared at every version they declare."""
+"""The APIs only Kafkette's own processes speak (msgpack), and those declared for no listener yet
+(``NO_LISTENER``: the transaction coordinator's), compared at every version they declare."""
 COMPARED = OFFERED + INTERNAL
 CASES = [
     pytest.param(api, kind, id=f"{api.name}-{kind}") for api in COMPARED for kind in ("request", "response")
