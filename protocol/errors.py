@@ -73,6 +73,7 @@ class Errors(IntEnum):
     TRANSACTION_COORDINATOR_FENCED = 52
     TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
     SECURITY_DISABLED = 54
+    OPERATION_NOT_ATTEMPTED = 55
     KAFKA_STORAGE_ERROR = 56
     SASL_AUTHENTICATION_FAILED = 58
     UNKNOWN_PRODUCER_ID = 59
@@ -321,6 +322,12 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
         "producer's metadata is removed from the broker, and future appends by the producer will return this "
         "exception.",
     ),
+    Errors.OPERATION_NOT_ATTEMPTED: (
+        False,
+        False,
+        "The broker did not attempt to execute this operation. This may happen for batched RPCs where some "
+        "operations in the batch failed, causing the broker to respond without trying the rest.",
+    ),
     Errors.KAFKA_STORAGE_ERROR: (True, True, "Disk error when trying to access log file on the disk."),
     Errors.TOPIC_DELETION_DISABLED: (False, False, "Topic deletion is disabled."),
     Errors.FENCED_LEADER_EPOCH: (
@@ -563,6 +570,8 @@ if TYPE_CHECKING:
     class NonEmptyGroupError(KafkaError): ...
 
     class FencedInstanceIdError(KafkaError): ...
+
+    class OperationNotAttemptedError(KafkaError): ...
 
     class GroupIdNotFoundError(KafkaError): ...
 

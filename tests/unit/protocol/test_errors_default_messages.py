@@ -90,7 +90,35 @@ KAFKA_DEFAULT_MESSAGES: dict[Errors, str] = {
     Errors.OUT_OF_ORDER_SEQUENCE_NUMBER: "The broker received an out of order sequence number.",
     Errors.DUPLICATE_SEQUENCE_NUMBER: "The broker received a duplicate sequence number.",
     Errors.INVALID_PRODUCER_EPOCH: "Producer attempted to produce with an old epoch.",
+    Errors.INVALID_TXN_STATE: "The producer attempted a transactional operation in an invalid state.",
+    Errors.INVALID_PRODUCER_ID_MAPPING: (
+        "The producer attempted to use a producer id which is not currently assigned to its transactional id."
+    ),
+    Errors.INVALID_TRANSACTION_TIMEOUT: (
+        "The transaction timeout is larger than the maximum value allowed by the broker (as configured by "
+        "transaction.max.timeout.ms)."
+    ),
+    Errors.CONCURRENT_TRANSACTIONS: (
+        "The producer attempted to update a transaction while another concurrent operation on the same "
+        "transaction was ongoing."
+    ),
+    Errors.TRANSACTION_COORDINATOR_FENCED: (
+        "Indicates that the transaction coordinator sending a WriteTxnMarker is no longer the current "
+        "coordinator for a given producer."
+    ),
     Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization failed.",
+    Errors.OPERATION_NOT_ATTEMPTED: (
+        "The broker did not attempt to execute this operation. This may happen for batched RPCs where some "
+        "operations in the batch failed, causing the broker to respond without trying the rest."
+    ),
+    Errors.PRODUCER_FENCED: (
+        "There is a newer producer with the same transactionalId which fences the current one."
+    ),
+    Errors.TRANSACTIONAL_ID_NOT_FOUND: "The transactionalId could not be found.",
+    Errors.TRANSACTION_ABORTABLE: (
+        "The server encountered an error with the transaction. The client can abort the transaction to "
+        "continue using this transactional ID."
+    ),
     Errors.KAFKA_STORAGE_ERROR: "Disk error when trying to access log file on the disk.",
     Errors.UNKNOWN_PRODUCER_ID: (
         "This exception is raised by the broker if it could not locate the producer metadata associated "
