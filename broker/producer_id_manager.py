@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
 from kafkette.protocol.apis.producer_ids import AllocateProducerIdsRequest
-from kafkette.protocol.errors import raise_for_code
+from kafkette.protocol.errors import Errors, error_class, raise_for_code
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +46,16 @@ class ProducerIdManager:
         Raises:
             KafkaError: the controller refused or could not be reached in time.
         """
+        await self.ensure_available(timeout_ms)
+        return self.next_producer_id()
+
+    async def ensure_available(self, timeout_ms: int = 30000) -> None:
+        """Make sure the current block has an id left, asking the controller for the next block
+        when it is used up (without taking an id: ``next_producer_id`` takes it).
+
+        Raises:
+            KafkaError: the controller refused or could not be reached in time.
+        """
         async with self._lock:
             if self._next >= self._end:
                 response = await self._channel.send(
@@ -61,6 +71,17 @@ class ProducerIdManager:
                     self._next,
                     self._end,
                 )
-            producer_id = self._next
-            self._next += 1
-            return producer_id
+
+    def next_producer_id(self) -> int:
+        """Take the next id of the current block, without waiting (the transaction coordinator's
+        ``generateProducerId``, called after ``ensure_available``).
+
+        Raises:
+            KafkaError: COORDINATOR_LOAD_IN_PROGRESS when the block is used up (retriable, as
+                Kafka's ``RPCProducerIdManager`` answers while it fetches the next block).
+        """
+        if self._next >= self._end:
+            raise error_class(Errors.COORDINATOR_LOAD_IN_PROGRESS)("Producer ID block is not available yet")
+        producer_id = self._next
+        self._next += 1
+        return producer_id

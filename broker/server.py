@@ -50,6 +50,11 @@ from kafkette.broker.sasl_listener_config import enabled_mechanisms, sasl_listen
 from kafkette.broker.scram_credential_cache import ScramCredentialCache
 from kafkette.broker.server_logging import configure_logging, kafka_logs_dir
 from kafkette.broker.ssl_listener_config import ssl_listener_options
+from kafkette.broker.transaction.transaction_coordinator_service import (
+    TransactionCoordinatorService,
+    build_transaction_coordinator,
+)
+from kafkette.broker.transaction.transaction_state_topic import transaction_state_topic
 from kafkette.common.client_quota_entity import CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE
 from kafkette.common.kafka_scheduler import KafkaScheduler
 from kafkette.common.network.socket_server import SocketServer
@@ -57,7 +62,7 @@ from kafkette.common.process_tuning import tune_process_memory
 from kafkette.common.security.sasl_server import PLAIN
 from kafkette.common.security.security_protocol_map import SASL_PROTOCOLS, listener_security_protocol
 from kafkette.common.topic_config import TOPIC_CONFIG_DEFS
-from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
+from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
 from kafkette.controller.controller_config import ControllerConfig
 from kafkette.controller.controller_server import ControllerServer
 from kafkette.controller.raft.raft_config import RaftConfig
@@ -154,6 +159,7 @@ class KafkaServer:
         self.replica_manager: ReplicaManager | None = None
         self.auto_topic_creation_manager: AutoTopicCreationManager | None = None
         self.group_coordinator: GroupCoordinator | None = None
+        self.transaction_coordinator: TransactionCoordinatorService | None = None
         self.controller = None
         self.socket_server: SocketServer | None = None
         self.kafka_socket_servers: list[SocketServer] = []  # listeners speaking Kafka's protocol
@@ -172,9 +178,17 @@ class KafkaServer:
 
     def _internal_topic(self, name: str) -> CreatableTopic | None:
         """The CreateTopics entry of an internal topic (Kafka's ``creatableTopic``), None for others."""
+        config = self.config
+        if name == TRANSACTION_STATE_TOPIC_NAME:
+            return transaction_state_topic(
+                config.transaction_state_log_num_partitions,
+                config.transaction_state_log_replication_factor,
+                config.transaction_state_log_min_isr,
+                config.transaction_state_log_segment_bytes,
+                len(self.metadata_cache.live_brokers),
+            )
         if name != GROUP_METADATA_TOPIC_NAME:
             return None
-        config = self.config
         return group_metadata_topic(
             config.offsets_topic_num_partitions,
             config.offsets_topic_replication_factor,
@@ -185,6 +199,12 @@ class KafkaServer:
     def _feature_flags(self) -> FeatureFlags:
         """The feature flags the Kafka listener's ApiVersions answers give (KIP-584)."""
         return feature_flags(self.metadata_cache.metadata_offset)
+
+    def _transaction_partition_count(self) -> int:
+        """Partitions of ``__transaction_state``: the topic's, or ``transaction.state.log.num.partitions``
+        before it exists."""
+        count = self.metadata_cache.num_partitions(TRANSACTION_STATE_TOPIC_NAME)
+        return count if count is not None else self.config.transaction_state_log_num_partitions
 
     def _offsets_partition_count(self) -> int:
         """Partitions of ``__consumer_offsets``: the topic's, or ``offsets.topic.num.partitions``
@@ -244,6 +264,14 @@ class KafkaServer:
             consumer_group_settings=consumer_group_settings(self.config),
             group_config_manager=group_config_manager(self.config),
         )
+        self.transaction_coordinator = build_transaction_coordinator(
+            self.config,
+            self.replica_manager,
+            self.metadata_cache,
+            self.producer_id_manager,
+            self._transaction_partition_count,
+            self.scheduler.time.milliseconds,
+        )
         quota_window = (self.config.quota_window_num, self.config.quota_window_size_seconds * 1000)
         apis = KafkaApis(
             ApisContext(
@@ -256,6 +284,7 @@ class KafkaServer:
                 auto_topic_creation_manager=self.auto_topic_creation_manager,
                 controller_channel=self.controller_channel,
                 group_coordinator=self.group_coordinator,
+                transaction_coordinator=self.transaction_coordinator,
                 scram_credentials=self.scram_credentials,
                 authorizer=self.authorizer,
                 produce_quotas=ClientQuotaManager(PRODUCER_BYTE_RATE, *quota_window),
@@ -318,6 +347,7 @@ class KafkaServer:
         )
         self.replica_manager.start()
         self.group_coordinator.start()
+        self.transaction_coordinator.start()
         self.alter_partition_manager.start()
         self.log_manager.log_dir_failure_channel.add_listener(
             self.lifecycle_manager.propagate_offline_replica
@@ -392,6 +422,8 @@ class KafkaServer:
             await step("auto topic creation", self.auto_topic_creation_manager.stop())
         if self.group_coordinator is not None:
             await step("group coordinator", self.group_coordinator.stop())
+        if self.transaction_coordinator is not None:
+            await step("transaction coordinator", self.transaction_coordinator.stop())
         if self.replica_manager is not None:
             await step("replica manager", self.replica_manager.stop())
         await step("alter partition manager", self.alter_partition_manager.stop())

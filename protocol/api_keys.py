@@ -399,7 +399,8 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         5,
         3,
-        NO_LISTENER,
+        KAFKETTE_ONLY,
+        sender_version=3,  # v4+ are brokers' batches (KIP-890)
     ),
     ApiSpec(
         ApiKey.ADD_OFFSETS_TO_TXN,
@@ -409,9 +410,11 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         4,
         3,
-        NO_LISTENER,
+        KAFKETTE_ONLY,
     ),
-    ApiSpec(ApiKey.END_TXN, "EndTxn", EndTxnRequest, EndTxnResponse, 0, 5, 3, NO_LISTENER),
+    ApiSpec(
+        ApiKey.END_TXN, "EndTxn", EndTxnRequest, EndTxnResponse, 0, 5, 3, KAFKETTE_ONLY, sender_version=4
+    ),  # v5 is transactions V2 (KIP-890), with transaction.version 2
     ApiSpec(
         ApiKey.TXN_OFFSET_COMMIT,
         "TxnOffsetCommit",
@@ -586,7 +589,7 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         0,
         0,
-        NO_LISTENER,
+        KAFKETTE_ONLY,
     ),
     ApiSpec(
         ApiKey.LIST_TRANSACTIONS,
@@ -596,7 +599,7 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         2,
         0,
-        NO_LISTENER,
+        KAFKETTE_ONLY,
     ),
     ApiSpec(
         ApiKey.BROKER_REGISTRATION,

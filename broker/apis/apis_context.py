@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from kafkette.broker.node_to_controller_channel import NodeToControllerChannelManager
     from kafkette.broker.producer_id_manager import ProducerIdManager
     from kafkette.broker.replica_manager import ReplicaManager
+    from kafkette.broker.transaction.transaction_coordinator_service import TransactionCoordinatorService
 
 
 @dataclass
@@ -45,9 +46,11 @@ class ApisContext:
     when not given); ``auto_topic_creation_manager`` None disables auto-creation;
     ``controller_channel`` forwards controller requests to the active controller (KIP-590;
     None: this node answers NOT_CONTROLLER unless it is the active controller);
-    ``group_coordinator`` None answers group requests NOT_COORDINATOR; ``fetch_manager`` holds the
-    fetch sessions (KIP-227; a fresh cache of ``max.incremental.fetch.session.cache.slots`` when
-    not given); ``scram_credentials`` the SCRAM users the controller sent (KIP-554);
+    ``group_coordinator`` None answers group requests NOT_COORDINATOR;
+    ``transaction_coordinator`` None answers the transactional APIs COORDINATOR_NOT_AVAILABLE;
+    ``fetch_manager`` holds the fetch sessions (KIP-227; a fresh cache of
+    ``max.incremental.fetch.session.cache.slots`` when not given); ``scram_credentials`` the SCRAM
+    users the controller sent (KIP-554);
     ``client_quotas`` its client quotas (KIP-546); ``produce_quotas``, ``fetch_quotas`` and
     ``request_quotas`` enforce their ``producer_byte_rate``s, ``consumer_byte_rate``s and
     ``request_percentage``s (KIP-124), ``controller_mutation_quotas`` the
@@ -64,6 +67,7 @@ class ApisContext:
     auto_topic_creation_manager: AutoTopicCreationManager | None = None
     controller_channel: NodeToControllerChannelManager | None = None
     group_coordinator: GroupCoordinator | None = None
+    transaction_coordinator: TransactionCoordinatorService | None = None
     fetch_manager: FetchManager = field(default=None)  # type: ignore[assignment]
     scram_credentials: ScramCredentialCache = field(default_factory=ScramCredentialCache)
     client_quotas: ClientQuotaCache = field(default_factory=ClientQuotaCache)

@@ -1,11 +1,12 @@
-"""FindCoordinator handler: the broker that coordinates each group asked for.
+"""FindCoordinator handler: the broker that coordinates each group or transactional id asked for.
 
 A group's coordinator is the leader of its ``__consumer_offsets`` partition
 (``partition_for``, over the topic's partition count, or ``offsets.topic.num.partitions``
-before it exists).  The first FindCoordinator of a cluster starts creating the topic (with
-its own partitions, replication factor and configs, whatever ``auto.create.topics.enable``
-says) and answers COORDINATOR_NOT_AVAILABLE, as does a partition with no live leader; the
-client retries.  Transaction coordinators are not supported: INVALID_REQUEST.
+before it exists); a transactional id's, of its ``__transaction_state`` partition (over
+``transaction.state.log.num.partitions`` before it exists).  The first FindCoordinator of a
+cluster for either starts creating the topic (with its own partitions, replication factor and
+configs, whatever ``auto.create.topics.enable`` says) and answers COORDINATOR_NOT_AVAILABLE, as
+does a partition with no live leader; the client retries.  Another key type is INVALID_REQUEST.
 
 A share coordinator (key type 2, KIP-932) is asked for by a share-partition key,
 ``"groupId:topicId:partition"``: before v6, or for a key that is not one, Kafka answers
@@ -24,10 +25,15 @@ import re
 from typing import TYPE_CHECKING
 
 from kafkette.broker.group.group_metadata_topic import partition_for
-from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME, SHARE_GROUP_STATE_TOPIC_NAME
+from kafkette.common.topic_names import (
+    GROUP_METADATA_TOPIC_NAME,
+    SHARE_GROUP_STATE_TOPIC_NAME,
+    TRANSACTION_STATE_TOPIC_NAME,
+)
 from kafkette.protocol.apis.find_coordinator import (
     COORDINATOR_TYPE_GROUP,
     COORDINATOR_TYPE_SHARE,
+    COORDINATOR_TYPE_TRANSACTION,
     SHARE_COORDINATOR_MIN_VERSION,
     Coordinator,
     FindCoordinatorRequest,
@@ -49,48 +55,49 @@ async def handle(
         return FindCoordinatorResponse(
             coordinators=[_share_coordinator(key, header.api_version) for key in request.coordinator_keys]
         )
-    if request.key_type != COORDINATOR_TYPE_GROUP:
-        message = f"coordinator key type {request.key_type} is not supported (only 0, groups)"
+    if request.key_type == COORDINATOR_TYPE_GROUP:
+        topic = GROUP_METADATA_TOPIC_NAME
+    elif request.key_type == COORDINATOR_TYPE_TRANSACTION and header.listener_name is None:
+        topic = TRANSACTION_STATE_TOPIC_NAME  # transactions: on the msgpack listener for now
+    else:
+        message = f"coordinator key type {request.key_type} is not supported"
         return FindCoordinatorResponse(
             coordinators=[
                 _no_coordinator(key, Errors.INVALID_REQUEST, message) for key in request.coordinator_keys
             ]
         )
     cache = ctx.metadata_cache
-    partition_count = cache.num_partitions(GROUP_METADATA_TOPIC_NAME)
+    partition_count = cache.num_partitions(topic)
     if partition_count is None:
         if ctx.auto_topic_creation_manager is not None:
-            ctx.auto_topic_creation_manager.create_topics([GROUP_METADATA_TOPIC_NAME])
+            ctx.auto_topic_creation_manager.create_topics([topic])
         return FindCoordinatorResponse(
             coordinators=[
-                _no_coordinator(
-                    key, Errors.COORDINATOR_NOT_AVAILABLE, f"{GROUP_METADATA_TOPIC_NAME} is being created"
-                )
+                _no_coordinator(key, Errors.COORDINATOR_NOT_AVAILABLE, f"{topic} is being created")
                 for key in request.coordinator_keys
             ]
         )
     return FindCoordinatorResponse(
         coordinators=[
-            _coordinator(ctx, key, partition_count, header.listener_name) for key in request.coordinator_keys
+            _coordinator(ctx, topic, key, partition_count, header.listener_name)
+            for key in request.coordinator_keys
         ]
     )
 
 
 def _coordinator(
-    ctx: ApisContext, group_id: str, partition_count: int, listener_name: str | None
+    ctx: ApisContext, topic: str, key: str, partition_count: int, listener_name: str | None
 ) -> Coordinator:
-    partition = partition_for(group_id, partition_count)
-    state = ctx.metadata_cache.partition_state(TopicPartition(GROUP_METADATA_TOPIC_NAME, partition))
+    partition = partition_for(key, partition_count)  # the same placement for groups and transactional ids
+    state = ctx.metadata_cache.partition_state(TopicPartition(topic, partition))
     leader = ctx.metadata_cache.get_alive_broker(state.leader) if state is not None else None
     address = leader.address(listener_name) if leader is not None else None
     if leader is None or address is None:
         return _no_coordinator(
-            group_id,
-            Errors.COORDINATOR_NOT_AVAILABLE,
-            f"{GROUP_METADATA_TOPIC_NAME}-{partition} has no live leader",
+            key, Errors.COORDINATOR_NOT_AVAILABLE, f"{topic}-{partition} has no live leader"
         )
     return Coordinator(
-        key=group_id,
+        key=key,
         node_id=leader.id,
         host=address[0],
         port=address[1],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
+from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
 from kafkette.protocol.apis.leader_and_isr import (
     LeaderAndIsrPartitionError,
     LeaderAndIsrRequest,
@@ -43,6 +43,16 @@ async def handle(
                 coordinator.on_election(state.partition_index, state.leader_epoch)
             else:
                 coordinator.on_resignation(state.partition_index)
+    transactions = ctx.transaction_coordinator
+    if transactions is not None and error == Errors.NONE:
+        for state in request.partition_states:
+            tp = TopicPartition(state.topic_name, state.partition_index)
+            if state.topic_name != TRANSACTION_STATE_TOPIC_NAME or partition_errors.get(tp) != Errors.NONE:
+                continue
+            if state.leader == ctx.config.node_id:  # the coordinator epoch is the leader epoch
+                transactions.on_election(state.partition_index, state.leader_epoch)
+            else:
+                transactions.on_resignation(state.partition_index, state.leader_epoch)
     return LeaderAndIsrResponse(
         error_code=int(error),
         partition_errors=[

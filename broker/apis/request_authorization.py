@@ -58,6 +58,12 @@ AUTHORIZATIONS: dict[int, Check] = {
     ApiKey.DESCRIBE_LOG_DIRS: cluster_authorization.check_describe_log_dirs,
     ApiKey.DESCRIBE_QUORUM: cluster_operation(AclOperation.DESCRIBE),
     ApiKey.INIT_PRODUCER_ID: cluster_authorization.check_init_producer_id,
+    # the transactional APIs: WRITE / DESCRIBE on the transactional id and the topics, in their handlers
+    ApiKey.ADD_PARTITIONS_TO_TXN: no_check,
+    ApiKey.ADD_OFFSETS_TO_TXN: no_check,
+    ApiKey.END_TXN: no_check,
+    ApiKey.DESCRIBE_TRANSACTIONS: no_check,
+    ApiKey.LIST_TRANSACTIONS: no_check,
     ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: cluster_operation(AclOperation.DESCRIBE),
     ApiKey.ALTER_USER_SCRAM_CREDENTIALS: cluster_operation(AclOperation.ALTER),
     ApiKey.DESCRIBE_CLIENT_QUOTAS: cluster_operation(AclOperation.DESCRIBE_CONFIGS),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
+from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
 from kafkette.protocol.apis.stop_replica import (
     StopReplicaPartitionError,
     StopReplicaRequest,
@@ -28,6 +28,10 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: StopReplicaRe
         for tp, code in partition_errors.items():
             if tp.topic == GROUP_METADATA_TOPIC_NAME and code == Errors.NONE:
                 ctx.group_coordinator.on_resignation(tp.partition)
+    if ctx.transaction_coordinator is not None:  # and a stopped __transaction_state replica
+        for tp, code in partition_errors.items():
+            if tp.topic == TRANSACTION_STATE_TOPIC_NAME and code == Errors.NONE:
+                ctx.transaction_coordinator.on_resignation(tp.partition)
     return StopReplicaResponse(
         error_code=int(error),
         partition_errors=[

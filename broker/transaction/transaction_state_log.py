@@ -63,6 +63,9 @@ class TransactionStateLog:
         broker_id: this broker (log prefix).
         replica_manager: where the partitions are read and appended.
         state_manager: the cache the partitions load into.
+        partition_count: the partitions of ``__transaction_state`` now (the topic's, or
+            ``transaction.state.log.num.partitions`` before it exists); read at each election, so
+            ids are placed over the topic as it is.
         request_timeout_ms: how long an append waits for the ISR (Kafka's ``request.timeout.ms``
             for the transaction log's appends), ms.
         load_buffer_bytes: ``transaction.state.log.load.buffer.size``: bytes read per step.
@@ -79,6 +82,7 @@ class TransactionStateLog:
         replica_manager: ReplicaManager,
         state_manager: TransactionStateManager,
         *,
+        partition_count: Callable[[], int] | None = None,
         request_timeout_ms: int = 30000,
         load_buffer_bytes: int = 5 * 1024 * 1024,
         transaction_version: Callable[[], TransactionVersion] = lambda: TransactionVersion.TV_2,
@@ -87,6 +91,7 @@ class TransactionStateLog:
     ) -> None:
         self._replica_manager = replica_manager
         self._state = state_manager
+        self._partition_count = partition_count
         self._request_timeout_ms = request_timeout_ms
         self._load_buffer_bytes = load_buffer_bytes
         self._transaction_version = transaction_version
@@ -103,6 +108,8 @@ class TransactionStateLog:
         (its leader epoch): load it (a second election at the same epoch is ignored)."""
         if self._stopped:
             return
+        if self._partition_count is not None:
+            self._state.transaction_topic_partition_count = self._partition_count()
         entry = self._state.transaction_metadata_cache.get(partition)
         if self._state.loading_partitions.get(partition) == coordinator_epoch or (
             entry is not None and entry.coordinator_epoch == coordinator_epoch

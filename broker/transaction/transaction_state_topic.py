@@ -21,7 +21,8 @@ def transaction_topic_configs(min_insync_replicas: int, segment_bytes: int) -> d
     """The topic configs Kafka enforces on ``__transaction_state``.
 
     Args:
-        min_insync_replicas: ``transaction.state.log.min.isr``.
+        min_insync_replicas: ``transaction.state.log.min.isr``; capped at the replication factor
+            the topic gets, so that a capped topic can still take acks=all writes.
         segment_bytes: ``transaction.state.log.segment.bytes``.
     """
     return {
@@ -46,14 +47,16 @@ def transaction_state_topic(
         num_partitions: ``transaction.state.log.num.partitions``.
         replication_factor: ``transaction.state.log.replication.factor``; capped at ``live_brokers``
             (at least 1) so that a cluster smaller than it still gets its coordinator.
-        min_insync_replicas: ``transaction.state.log.min.isr``.
+        min_insync_replicas: ``transaction.state.log.min.isr``; capped at the replication factor
+            the topic gets, so that a capped topic can still take acks=all writes.
         segment_bytes: ``transaction.state.log.segment.bytes``.
         live_brokers: brokers alive now.
     """
-    configs = transaction_topic_configs(min_insync_replicas, segment_bytes)
+    replicas = max(1, min(replication_factor, live_brokers))
+    configs = transaction_topic_configs(min(min_insync_replicas, replicas), segment_bytes)
     return CreatableTopic(
         name=TRANSACTION_STATE_TOPIC_NAME,
         num_partitions=num_partitions,
-        replication_factor=max(1, min(replication_factor, live_brokers)),
+        replication_factor=replicas,
         configs=[CreatableTopicConfig(name=k, value=v) for k, v in configs.items()],
     )

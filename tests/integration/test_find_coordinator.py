@@ -56,9 +56,13 @@ async def test_the_first_find_coordinator_creates_the_offsets_topic_and_names_th
                 )
                 assert response.coordinators[0].port == cluster.ports[coordinator]
 
-        refused = await admin._client.send_to_any(
+        # a transactional id's coordinator: none while __transaction_state is being created
+        creating = await admin._client.send_to_any(
             FindCoordinatorRequest(key_type=COORDINATOR_TYPE_TRANSACTION, coordinator_keys=["tx"])
         )
+        assert creating.coordinators[0].error_code == Errors.COORDINATOR_NOT_AVAILABLE
+        assert "__transaction_state is being created" in creating.coordinators[0].error_message
+        refused = await admin._client.send_to_any(FindCoordinatorRequest(key_type=3, coordinator_keys=["x"]))
         assert refused.coordinators[0].error_code == Errors.INVALID_REQUEST
         assert "not supported" in refused.coordinators[0].error_message
 

@@ -18,9 +18,11 @@ class _Ids:
         return 4000
 
 
-async def _answer(**fields: object) -> tuple[int, int, int]:
+async def _answer(listener_name: str | None = None, **fields: object) -> tuple[int, int, int]:
     request = InitProducerIdRequest(transaction_timeout_ms=60000, **{"transactional_id": None, **fields})
-    header = RequestHeader(api_key=22, api_version=5, correlation_id=1, client_id="c")
+    header = RequestHeader(
+        api_key=22, api_version=5, correlation_id=1, client_id="c", listener_name=listener_name
+    )
     response = await init_producer_id.handle(SimpleNamespace(producer_id_manager=_Ids()), header, request)
     return response.error_code, response.producer_id, response.producer_epoch
 
@@ -39,5 +41,9 @@ async def test_both_or_neither_get_a_new_producer_id(producer_id, producer_epoch
     assert await _answer(producer_id=producer_id, producer_epoch=producer_epoch) == (Errors.NONE, 4000, 0)
 
 
-async def test_a_transactional_id_is_invalid_request_without_transactions():
-    assert await _answer(transactional_id="txn") == (Errors.INVALID_REQUEST, -1, -1)
+async def test_a_transactional_id_is_invalid_request_on_the_kafka_listener():
+    assert await _answer("KAFKA", transactional_id="txn") == (Errors.INVALID_REQUEST, -1, -1)
+
+
+async def test_a_transactional_id_without_a_transaction_coordinator_is_coordinator_not_available():
+    assert await _answer(transactional_id="txn") == (Errors.COORDINATOR_NOT_AVAILABLE, -1, -1)

@@ -199,8 +199,8 @@ def test_transaction_timeout_validation():
 
 
 def test_the_transaction_state_topic_is_created_compacted_uncompressed_with_its_min_isr():
-    topic = transaction_state_topic(50, 3, 2, 104857600, live_brokers=1)
-    assert (topic.name, topic.num_partitions, topic.replication_factor) == ("__transaction_state", 50, 1)
+    topic = transaction_state_topic(50, 3, 2, 104857600, live_brokers=5)
+    assert (topic.name, topic.num_partitions, topic.replication_factor) == ("__transaction_state", 50, 3)
     assert {c.name: c.value for c in topic.configs} == {
         "unclean.leader.election.enable": "false",
         "compression.type": "uncompressed",
@@ -208,4 +208,9 @@ def test_the_transaction_state_topic_is_created_compacted_uncompressed_with_its_
         "min.insync.replicas": "2",
         "segment.bytes": "104857600",
     }
-    assert transaction_state_topic(50, 3, 2, 104857600, live_brokers=5).replication_factor == 3
+
+
+def test_on_fewer_brokers_than_its_replication_factor_the_topic_and_its_min_isr_are_capped():
+    topic = transaction_state_topic(50, 3, 2, 104857600, live_brokers=1)
+    assert topic.replication_factor == 1
+    assert {c.name: c.value for c in topic.configs}["min.insync.replicas"] == "1"
