@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kafkette.broker.log.append_origin import AppendOrigin
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.log.unified_log import LogAppendInfo, UnifiedLog
@@ -292,7 +293,9 @@ class Partition:
         configured = self.log.config.min_insync_replicas if self.log is not None else 1
         return min(configured, max(1, len(self.assigned_replicas)))
 
-    def append_records_to_leader(self, records: bytearray, required_acks: int) -> LogAppendInfo:
+    def append_records_to_leader(
+        self, records: bytearray, required_acks: int, origin: AppendOrigin = AppendOrigin.CLIENT
+    ) -> LogAppendInfo:
         """Append producer batches as leader (Kafka's ``Partition.appendRecordsToLeader``): the
         min ISR check here, everything else in ``UnifiedLog.append_as_leader``; then the high
         watermark may move.
@@ -300,6 +303,7 @@ class Partition:
         Args:
             records: the batches of one Produce partition (offsets written in place).
             required_acks: the request's acks (-1, 0 or 1).
+            origin: ``AppendOrigin.COORDINATOR`` for transaction markers, else ``CLIENT``.
 
         Returns:
             The log's LogAppendInfo (a retried batch's original offsets when it was a duplicate).
@@ -317,7 +321,7 @@ class Partition:
                 f"The size of the current ISR {self.isr} is insufficient to satisfy the min.isr requirement "
                 f"of {self.min_insync_replicas} for partition {self.tp}"
             )
-        info = log.append_as_leader(records, self.leader_epoch)
+        info = log.append_as_leader(records, self.leader_epoch, origin)
         self.maybe_increment_leader_high_watermark()
         return info
 

@@ -29,6 +29,7 @@ from kafkette.broker.delayed_delete_records import DelayedDeleteRecords, DeleteR
 from kafkette.broker.delayed_fetch import DelayedFetch, FetchPartitionInfo
 from kafkette.broker.delayed_produce import DelayedProduce, ProducePartitionStatus
 from kafkette.broker.fetcher.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
+from kafkette.broker.log.append_origin import AppendOrigin
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.metadata_cache import MetadataCache
@@ -258,6 +259,7 @@ class ReplicaManager:
         entries: dict[TopicPartition, bytes],
         *,
         internal_topics_allowed: bool = False,
+        origin: AppendOrigin = AppendOrigin.CLIENT,
     ) -> dict[TopicPartition, ProducePartitionStatus]:
         """Append producer batches to the leaders here; wait for the ISR when acks=-1.
 
@@ -269,6 +271,8 @@ class ReplicaManager:
                 ``__consumer_offsets`` (and a Produce from Kafka's ``__admin_client``); a client's
                 append to an internal topic is otherwise INVALID_TOPIC_EXCEPTION, "Cannot append to
                 internal topic <name>" (Kafka's ``ReplicaManager.appendRecords``).
+            origin: ``AppendOrigin.COORDINATOR`` for transaction markers (control batches, which a
+                ``CLIENT`` append may not carry).
 
         Returns:
             ``{tp: ProducePartitionStatus}`` with base offset and error (and message) per partition.
@@ -281,7 +285,7 @@ class ReplicaManager:
                 if not internal_topics_allowed and tp.topic in INTERNAL_TOPICS:
                     self._refuse_internal_topic(tp, "Cannot append to internal topic")
                 partition = self.get_partition_or_error(tp)
-                info = partition.append_records_to_leader(bytearray(records), required_acks)
+                info = partition.append_records_to_leader(bytearray(records), required_acks, origin)
                 log = partition.log
                 statuses[tp] = ProducePartitionStatus(
                     info.last_offset + 1,

@@ -66,6 +66,8 @@ class Errors(IntEnum):
     OUT_OF_ORDER_SEQUENCE_NUMBER = 45
     DUPLICATE_SEQUENCE_NUMBER = 46
     INVALID_PRODUCER_EPOCH = 47
+    INVALID_TXN_STATE = 48
+    TRANSACTION_COORDINATOR_FENCED = 52
     TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
     SECURITY_DISABLED = 54
     KAFKA_STORAGE_ERROR = 56
@@ -400,6 +402,17 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
     ),
     Errors.ILLEGAL_SASL_STATE: (False, False, "Request is not valid given the current SASL state."),
     Errors.SASL_AUTHENTICATION_FAILED: (False, False, "SASL Authentication failed."),
+    Errors.INVALID_TXN_STATE: (
+        False,
+        False,
+        "The producer attempted a transactional operation in an invalid state.",
+    ),
+    Errors.TRANSACTION_COORDINATOR_FENCED: (
+        False,
+        False,
+        "Indicates that the transaction coordinator sending a WriteTxnMarker is no longer the current "
+        "coordinator for a given producer.",
+    ),
 }
 
 
@@ -548,6 +561,10 @@ if TYPE_CHECKING:
     class DuplicateSequenceNumberError(KafkaError): ...
 
     class InvalidProducerEpochError(KafkaError): ...
+
+    class InvalidTxnStateError(KafkaError): ...
+
+    class TransactionCoordinatorFencedError(KafkaError): ...
 
     class TransactionalIdAuthorizationFailedError(KafkaError): ...
 
