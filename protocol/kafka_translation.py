@@ -391,7 +391,7 @@ def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
             listed = partition.error_code in _ANSWERED_BEFORE_READ or (
                 read_committed and partition.error_code == Errors.NONE
             )
-            partition.aborted_transactions = [] if listed else None
+            partition.aborted_transactions = (partition.aborted_transactions or []) if listed else None
             if partition.records is None:
                 partition.records = b""
                 continue

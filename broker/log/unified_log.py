@@ -344,6 +344,19 @@ class UnifiedLog:
                 break
         return found
 
+    def aborted_transactions_in(self, fetch_offset: int, records: bytes) -> list[AbortedTxn]:
+        """The aborted transactions a READ_COMMITTED fetch from ``fetch_offset`` returning
+        ``records`` must carry: those overlapping ``[fetch_offset, end of records)`` (Kafka's
+        ``LocalLog.addAbortedTransactions``).
+
+        Raises:
+            CorruptRecordError: ``records`` holds a batch with a bad header.
+        """
+        upper_bound = fetch_offset
+        for _, header in iter_batches(records):
+            upper_bound = header.next_offset
+        return self.collect_aborted_transactions(fetch_offset, upper_bound)
+
     @property
     def recovery_point(self) -> int:
         """Offset below which every record is fsynced."""

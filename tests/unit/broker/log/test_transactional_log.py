@@ -162,3 +162,15 @@ def test_a_follower_append_of_the_leaders_batches_tracks_the_same_transactions(t
     assert follower.collect_aborted_transactions(0, 3) == [AbortedTxn(7, 0, 2, 3)]
     follower.update_high_watermark(3)
     assert follower.last_stable_offset == 3
+
+
+def test_a_read_committed_read_gets_the_aborted_transactions_overlapping_what_it_read(tmp_path):
+    log = _open(tmp_path)
+    log.append_as_leader(_txn_batch(7, 0), 0)  # 0-1
+    _marker(log, 7, ControlRecordType.ABORT)  # 2
+    log.append_as_leader(_txn_batch(-1, -1, transactional=False), 0)  # 3-4
+    _replicate(log)
+    first_batch = bytes(log.read(0, 1).records)  # min one message: the first batch only
+    assert log.aborted_transactions_in(0, first_batch) == [AbortedTxn(7, 0, 2, 3)]
+    tail = bytes(log.read(3, 1 << 20).records)
+    assert log.aborted_transactions_in(3, tail) == []
