@@ -127,6 +127,7 @@ from kafkette.protocol.apis.user_scram_credentials import (
     DescribeUserScramCredentialsRequest,
     DescribeUserScramCredentialsResponse,
 )
+from kafkette.protocol.apis.write_txn_markers import WriteTxnMarkersRequest, WriteTxnMarkersResponse
 from kafkette.protocol.kafka_messages.cluster import DescribeClusterRequest, DescribeClusterResponse
 from kafkette.protocol.kafka_messages.configs import AlterConfigsRequest, AlterConfigsResponse
 from kafkette.protocol.kafka_schema import KafkaStruct
@@ -160,6 +161,7 @@ class ApiKey(IntEnum):
     DELETE_RECORDS = 21
     INIT_PRODUCER_ID = 22
     OFFSET_FOR_LEADER_EPOCH = 23
+    WRITE_TXN_MARKERS = 27
     DESCRIBE_ACLS = 29
     CREATE_ACLS = 30
     DELETE_ACLS = 31
@@ -206,6 +208,7 @@ CLUSTER_ACTION_APIS: frozenset[ApiKey] = frozenset(
         ApiKey.BROKER_REGISTRATION,
         ApiKey.BROKER_HEARTBEAT,
         ApiKey.ALLOCATE_PRODUCER_IDS,
+        ApiKey.WRITE_TXN_MARKERS,
     }
 )
 """The APIs Kafka marks ``clusterAction`` (``ApiKeys.clusterAction``): requests between nodes, exempt
@@ -367,6 +370,16 @@ APIS: tuple[ApiSpec, ...] = (
         2,
         4,
         4,
+        BOTH,
+    ),
+    ApiSpec(
+        ApiKey.WRITE_TXN_MARKERS,
+        "WriteTxnMarkers",
+        WriteTxnMarkersRequest,
+        WriteTxnMarkersResponse,
+        1,
+        2,
+        1,
         BOTH,
     ),
     ApiSpec(ApiKey.DESCRIBE_ACLS, "DescribeAcls", DescribeAclsRequest, DescribeAclsResponse, 1, 3, 2, BOTH),
