@@ -321,8 +321,9 @@ class UnifiedLog:
 
     def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
         """The aborted transactions overlapping ``[start_offset, upper_bound_offset)``, from the
-        ``.txnindex`` of the segments from the one holding ``start_offset`` on, stopping at the
-        first index whose search is complete.
+        ``.txnindex`` of the segments from the one holding ``start_offset`` on (a transaction is
+        indexed in its marker's segment, which may follow the range), stopping at the first index
+        whose search is complete.
 
         Kafka concept: ``UnifiedLog.collectAbortedTransactions``.
 
@@ -336,8 +337,6 @@ class UnifiedLog:
         segments = self.local_log.segments
         found: list[AbortedTxn] = []
         for segment in segments[self.local_log.segment_index(start_offset) :]:
-            if segment.base_offset >= upper_bound_offset:
-                break
             result = segment.txn_index.collect_aborted_txns(start_offset, upper_bound_offset)
             found += result.aborted_transactions
             if result.is_complete:

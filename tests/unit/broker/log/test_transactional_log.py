@@ -174,3 +174,13 @@ def test_a_read_committed_read_gets_the_aborted_transactions_overlapping_what_it
     assert log.aborted_transactions_in(0, first_batch) == [AbortedTxn(7, 0, 2, 3)]
     tail = bytes(log.read(3, 1 << 20).records)
     assert log.aborted_transactions_in(3, tail) == []
+
+
+def test_an_aborted_transaction_indexed_in_a_later_segment_is_found_for_an_earlier_range(tmp_path):
+    log = _open(tmp_path)
+    log.append_as_leader(_txn_batch(7, 0), 0)  # 0-1
+    log.roll()
+    _marker(log, 7, ControlRecordType.ABORT)  # 2, indexed in the segment at 2
+    _replicate(log)
+    first_segment = bytes(log.read(0, 1 << 20).records)  # a read stops at its segment's end
+    assert log.aborted_transactions_in(0, first_segment) == [AbortedTxn(7, 0, 2, 3)]
