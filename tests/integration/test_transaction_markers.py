@@ -9,6 +9,7 @@ KafkaApis.handleWriteTxnMarkersRequest)."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
 
 import pytest
 
@@ -35,6 +36,7 @@ from kafkette.protocol.control_record import (
 )
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.record_batch import CONTROL_MASK, build_kafka_batch, decode_records, iter_batches
+from tests.peers.kafka_peer import KafkaPeer
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -46,7 +48,9 @@ READ_UNCOMMITTED, READ_COMMITTED = 0, 1
 @pytest.fixture(scope="module")
 def txn_cluster(tmp_path_factory: pytest.TempPathFactory):
     """One broker shared by this module's tests, which run in order on one topic."""
-    with LocalCluster(num_brokers=1, data_dir=tmp_path_factory.mktemp("txn-markers")) as cluster:
+    with LocalCluster(
+        num_brokers=1, data_dir=tmp_path_factory.mktemp("txn-markers"), kafka_protocol=True
+    ) as cluster:
         yield cluster
 
 
@@ -209,6 +213,29 @@ async def test_markers_are_refused_as_kafka_refuses_them(txn_cluster):
         assert await _write_marker(conn, producer, commit=False, coordinator_epoch=3) == {
             (TOPIC, 0): Errors.NONE
         }
+
+
+def test_kafkas_console_consumer_reading_committed_skips_the_aborted_records(txn_cluster):
+    """Kafka's own consumer (isolation.level=read_committed) on the Kafka listener: the committed
+    records only (c0, c1 and the second test's x), the aborted a0 and y dropped by the consumer
+    from the aborted transactions the broker lists."""
+    command = [
+        *KafkaPeer.tool_command("org.apache.kafka.tools.consumer.ConsoleConsumer"),
+        "--bootstrap-server",
+        txn_cluster.kafka_bootstrap_servers,
+        "--topic",
+        TOPIC,
+        "--from-beginning",
+        "--isolation-level",
+        "read_committed",
+        "--max-messages",
+        "3",
+        "--timeout-ms",
+        "30000",
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=90)
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert done.stdout.split() == ["c0", "c1", "x"]
 
 
 async def test_a_restarted_broker_keeps_the_last_stable_offset_and_the_txnindex(txn_cluster):
