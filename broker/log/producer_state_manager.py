@@ -6,8 +6,9 @@ so a retried batch (same producer id, epoch and sequences) is answered with its
 original offsets instead of being written twice, and a batch whose sequence does not
 follow the last one is refused with OUT_OF_ORDER_SEQUENCE_NUMBER.  Followers and
 log loading replay batch headers into it, so a new leader dedupes retries too.
-Rebuilt from the batch headers of the log's last two segments after truncation and at
-start-up (no snapshots yet); owned by the partition's ``UnifiedLog``.
+Rebuilt after truncation and at start-up from the snapshot a clean close wrote
+(``producer_state_snapshot``) plus the batch headers after it, or without one from the batch
+headers of the log's last two segments; owned by the partition's ``UnifiedLog``.
 
 Transactions: a transactional batch opens its producer's transaction (its first offset
 kept as ``current_txn_first_offset``, the partition's ongoing transactions ordered by it);
@@ -25,9 +26,20 @@ Kafka concept: ``ProducerStateManager``/``ProducerStateEntry``/``ProducerAppendI
 from __future__ import annotations
 
 import collections
+import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from kafkette.broker.log.producer_state_snapshot import (
+    CorruptSnapshotError,
+    SnapshotEntry,
+    delete_snapshots,
+    read_snapshot,
+    snapshot_offsets,
+    snapshot_path,
+    write_snapshot,
+)
 from kafkette.broker.log.transaction_index import AbortedTxn, TransactionIndex
 from kafkette.protocol.control_record import (
     ControlRecordType,
@@ -48,6 +60,8 @@ if TYPE_CHECKING:
     from kafkette.broker.log.unified_log import UnifiedLog
 
 NUM_BATCHES_TO_RETAIN = 5
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -340,10 +354,72 @@ class ProducerStateManager:
         self.unreplicated_txns[first_offset] = completed
         return completed
 
+    def take_snapshot(self, dir: Path, offset: int) -> Path:
+        """Write the producers to ``<dir>/<offset>.snapshot`` (blocking; ``offset`` = the log end
+        offset) and remove older snapshots (Kafka's ``ProducerStateManager.takeSnapshot``).
+
+        Raises:
+            OSError: the write failed.
+        """
+        entries = []
+        for entry in self.entries.values():
+            last = entry.batches[-1] if entry.batches else None
+            entries.append(
+                SnapshotEntry(
+                    entry.producer_id,
+                    entry.producer_epoch,
+                    last.last_seq if last else -1,
+                    last.last_offset if last else -1,
+                    last.last_offset - last.first_offset if last else 0,
+                    last.timestamp if last else -1,
+                    entry.coordinator_epoch,
+                    entry.current_txn_first_offset,
+                )
+            )
+        return write_snapshot(dir, offset, entries)
+
+    def _load_snapshot(self, log: UnifiedLog) -> int | None:
+        """Load the latest usable snapshot of ``log`` (at an offset within [log start, recovery
+        point]); return its offset, or None when there is none.  Snapshots past the recovery point
+        (an unclean shutdown, or the log was truncated) are removed, as Kafka's loader does; a
+        corrupt one is removed and ignored (logged)."""
+        dir, bound = log.dir, min(log.log_end_offset, log.recovery_point)
+        delete_snapshots(dir, lambda offset: offset > bound)
+        offsets = [offset for offset in snapshot_offsets(dir) if offset >= log.log_start_offset]
+        if not offsets:
+            return None
+        path = snapshot_path(dir, offsets[-1])
+        try:
+            entries = read_snapshot(path)
+        except (CorruptSnapshotError, OSError) as exc:
+            logger.warning("Ignoring the producer state snapshot %s: %s", path, exc)
+            path.unlink(missing_ok=True)
+            return None
+        for snap in entries:
+            entry = ProducerStateEntry(snap.producer_id, snap.producer_epoch)
+            entry.coordinator_epoch = snap.coordinator_epoch
+            entry.current_txn_first_offset = snap.current_txn_first_offset
+            if snap.last_offset >= 0:
+                entry.batches.append(
+                    BatchMetadata(
+                        snap.last_sequence - snap.offset_delta,
+                        snap.last_sequence,
+                        snap.last_offset - snap.offset_delta,
+                        snap.last_offset,
+                        snap.timestamp,
+                    )
+                )
+            if entry.current_txn_first_offset >= 0:
+                self.ongoing_txns[entry.current_txn_first_offset] = entry.producer_id
+            self.entries[entry.producer_id] = entry
+        self.ongoing_txns = dict(sorted(self.ongoing_txns.items()))
+        return offsets[-1]
+
     def rebuild(self, log: UnifiedLog) -> None:
-        """Rebuild from the batch headers of ``log``'s last two segments (blocking: one pread per
-        16 KiB of headers; payloads are skipped but for control batches, CRCs are the read path's
-        job), re-appending to a segment's ``.txnindex`` the aborted transactions it lacks.
+        """Rebuild from ``log``'s latest snapshot and the batch headers after it, or without one
+        from the batch headers of its last two segments (blocking: one pread per 16 KiB of headers;
+        payloads are skipped but for control batches, CRCs are the read path's job),
+        re-appending to a segment's ``.txnindex`` the aborted transactions it lacks.
 
         Raises:
             ValueError: a header has a bad magic or an impossible length, or a control batch
@@ -351,7 +427,12 @@ class ProducerStateManager:
         """
         self.clear()
         start = log.log_start_offset
-        for segment in log.segments[-2:]:
+        segments = log.segments[-2:]
+        snapshot_offset = self._load_snapshot(log)
+        if snapshot_offset is not None:
+            start = max(start, snapshot_offset)
+            segments = log.segments[log.local_log.segment_index(snapshot_offset) :]
+        for segment in segments:
             for position, header in segment.iter_headers():
                 if header.last_offset < start:
                     continue

@@ -1035,7 +1035,15 @@ class UnifiedLog:
 
     # ----------------------------------------------------------------- lifecycle
     def close(self) -> None:
-        """Close every segment's files (does not flush)."""
+        """Write the producer state snapshot at the log end offset (an online log), then close
+        every segment's files (does not flush the segments)."""
+        if not self.is_offline:
+            try:
+                self.producer_state_manager.take_snapshot(self.dir, self.log_end_offset)
+            except OSError as exc:  # the next start-up replays the log's tail instead
+                logger.warning(
+                    "%s Could not write the producer state snapshot: %s", self.local_log.prefix, exc
+                )
         self.local_log.close()
 
     def delete(self) -> None:

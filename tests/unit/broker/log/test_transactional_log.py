@@ -184,3 +184,34 @@ def test_an_aborted_transaction_indexed_in_a_later_segment_is_found_for_an_earli
     _replicate(log)
     first_segment = bytes(log.read(0, 1 << 20).records)  # a read stops at its segment's end
     assert log.aborted_transactions_in(0, first_segment) == [AbortedTxn(7, 0, 2, 3)]
+
+
+def test_a_transaction_opened_before_the_last_two_segments_survives_a_clean_restart(tmp_path):
+    log = _open(tmp_path)
+    log.append_as_leader(_txn_batch(7, 0), 0)  # 0-1: producer 7's transaction opens
+    for sequence in range(3):  # three more segments of another producer's batches
+        log.roll()
+        log.append_as_leader(_txn_batch(8, sequence, records=1, transactional=False), 0)
+    log.flush_sync()
+    log.close()  # writes the snapshot at the log end offset
+    assert [p.name for p in (tmp_path / "payments-0").glob("*.snapshot")] == ["00000000000000000005.snapshot"]
+    reopened = _open(tmp_path)
+    reopened.update_high_watermark(5)
+    assert reopened.last_stable_offset == 0
+    assert reopened.producer_state_manager.entries[8].last_seq == 2
+    _marker(reopened, 7, ControlRecordType.ABORT)
+    assert reopened.collect_aborted_transactions(0, 6) == [AbortedTxn(7, 0, 5, 6)]
+    reopened.close()
+
+
+def test_a_corrupt_snapshot_is_ignored_and_the_tail_replayed(tmp_path):
+    log = _open(tmp_path)
+    log.append_as_leader(_txn_batch(7, 0), 0)
+    log.flush_sync()
+    log.close()
+    [snapshot] = (tmp_path / "payments-0").glob("*.snapshot")
+    snapshot.write_bytes(snapshot.read_bytes()[:-1] + b"\xff")
+    reopened = _open(tmp_path)
+    reopened.update_high_watermark(2)
+    assert reopened.last_stable_offset == 0  # from the last two segments' headers
+    assert not snapshot.exists()
