@@ -92,8 +92,10 @@ class UnifiedLog:
             00000000000000000000.log     batches back to back (protocol.record_batch format)
             00000000000000000000.index   sparse offset index (OffsetIndex)
             00000000000000000000.timeindex  sparse time index (TimeIndex)
+            00000000000000000000.txnindex   aborted transactions (TransactionIndex), when any
             00000000000000012345.log     next segment: base offset 12345
             leader-epoch-checkpoint      LeaderEpochFileCache entries (LeaderEpochCheckpointFile)
+            00000000000000012400.snapshot  producer state at a clean close (producer_state_snapshot)
 
     Invariants: ``log_start_offset <= high_watermark <= log_end_offset``; retention never
     deletes the active segment nor a segment holding offsets at or above the HW.  A
