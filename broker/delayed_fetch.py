@@ -62,6 +62,7 @@ class DelayedFetch(DelayedOperation):
         result: asyncio.Future[None],
         fetch_only_from_leader: bool = True,
         leader_throttled: Callable[[Partition], bool] | None = None,
+        read_committed: bool = False,
     ) -> None:
         super().__init__(delay_ms)
         self.fetch_infos = fetch_infos
@@ -71,6 +72,7 @@ class DelayedFetch(DelayedOperation):
         self._result = result
         self.fetch_only_from_leader = fetch_only_from_leader
         self._leader_throttled = leader_throttled
+        self.read_committed = read_committed
 
     def try_complete(self) -> bool:
         accumulated = 0
@@ -81,7 +83,7 @@ class DelayedFetch(DelayedOperation):
             if self.fetch_only_from_leader and not partition.is_leader:
                 return self.force_complete()  # case A
             log = partition.log
-            end_offset = partition.end_offset_for(self.is_follower_fetch)
+            end_offset = partition.end_offset_for(self.is_follower_fetch, self.read_committed)
             if info.fetch_offset > log.log_end_offset or info.fetch_offset < log.log_start_offset:
                 return self.force_complete()  # case C
             if self._leader_throttled is not None and self._leader_throttled(partition):

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kafkette.broker.log.append_origin import AppendOrigin
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
 from kafkette.broker.log.unified_log import LogAppendInfo, UnifiedLog
@@ -292,7 +293,9 @@ class Partition:
         configured = self.log.config.min_insync_replicas if self.log is not None else 1
         return min(configured, max(1, len(self.assigned_replicas)))
 
-    def append_records_to_leader(self, records: bytearray, required_acks: int) -> LogAppendInfo:
+    def append_records_to_leader(
+        self, records: bytearray, required_acks: int, origin: AppendOrigin = AppendOrigin.CLIENT
+    ) -> LogAppendInfo:
         """Append producer batches as leader (Kafka's ``Partition.appendRecordsToLeader``): the
         min ISR check here, everything else in ``UnifiedLog.append_as_leader``; then the high
         watermark may move.
@@ -300,6 +303,7 @@ class Partition:
         Args:
             records: the batches of one Produce partition (offsets written in place).
             required_acks: the request's acks (-1, 0 or 1).
+            origin: ``AppendOrigin.COORDINATOR`` for transaction markers, else ``CLIENT``.
 
         Returns:
             The log's LogAppendInfo (a retried batch's original offsets when it was a duplicate).
@@ -317,7 +321,7 @@ class Partition:
                 f"The size of the current ISR {self.isr} is insufficient to satisfy the min.isr requirement "
                 f"of {self.min_insync_replicas} for partition {self.tp}"
             )
-        info = log.append_as_leader(records, self.leader_epoch)
+        info = log.append_as_leader(records, self.leader_epoch, origin)
         self.maybe_increment_leader_high_watermark()
         return info
 
@@ -531,8 +535,10 @@ class Partition:
         current_leader_epoch: int = -1,
         min_one_message: bool = True,
         fetch_only_from_leader: bool = True,
+        read_committed: bool = False,
     ) -> bytes:
-        """Read batches from ``fetch_offset``: followers up to the LEO, consumers to the HW.
+        """Read batches from ``fetch_offset``: followers up to the LEO, consumers to the HW, a
+        READ_COMMITTED consumer to the last stable offset (Kafka's ``FetchIsolation``).
 
         Args:
             fetch_only_from_leader: False for a consumer that a follower may serve (KIP-392):
@@ -546,16 +552,22 @@ class Partition:
             log = self.leader_log(current_leader_epoch)
         else:
             log = self.replica_log(current_leader_epoch)
-        upper = log.log_end_offset if is_follower_fetch else self.high_watermark
+        upper = self._fetch_upper_bound(log, is_follower_fetch, read_committed)
         if upper <= fetch_offset <= log.log_end_offset and fetch_offset >= log.log_start_offset:
             return b""  # nothing readable yet (a consumer may be ahead of a new leader's HW)
         return log.read(fetch_offset, max_bytes, upper, min_one_message).records
 
-    def end_offset_for(self, is_follower_fetch: bool) -> int:
-        """The offset a fetch may read up to (LEO for followers, HW for consumers)."""
+    def end_offset_for(self, is_follower_fetch: bool, read_committed: bool = False) -> int:
+        """The offset a fetch may read up to (LEO for followers, HW for consumers, the LSO for a
+        READ_COMMITTED consumer)."""
         if self.log is None:
             return 0
-        return self.log.log_end_offset if is_follower_fetch else self.high_watermark
+        return self._fetch_upper_bound(self.log, is_follower_fetch, read_committed)
+
+    def _fetch_upper_bound(self, log: UnifiedLog, is_follower_fetch: bool, read_committed: bool) -> int:
+        if is_follower_fetch:
+            return log.log_end_offset
+        return min(self.high_watermark, log.last_stable_offset) if read_committed else self.high_watermark
 
     # ----- follower side ------------------------------------------------------------
 

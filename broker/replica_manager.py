@@ -29,8 +29,10 @@ from kafkette.broker.delayed_delete_records import DelayedDeleteRecords, DeleteR
 from kafkette.broker.delayed_fetch import DelayedFetch, FetchPartitionInfo
 from kafkette.broker.delayed_produce import DelayedProduce, ProducePartitionStatus
 from kafkette.broker.fetcher.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
+from kafkette.broker.log.append_origin import AppendOrigin
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_manager import LogManager
+from kafkette.broker.log.transaction_index import AbortedTxn
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.partition import Partition
 from kafkette.broker.purgatory import DelayedOperationPurgatory
@@ -87,6 +89,8 @@ class FetchPartitionResult:
     high_watermark: int = -1
     log_start_offset: int = -1
     records: bytes | None = None
+    last_stable_offset: int = -1
+    aborted_transactions: list[AbortedTxn] | None = None  # READ_COMMITTED reads only
 
 
 class ReplicaManager:
@@ -258,6 +262,7 @@ class ReplicaManager:
         entries: dict[TopicPartition, bytes],
         *,
         internal_topics_allowed: bool = False,
+        origin: AppendOrigin = AppendOrigin.CLIENT,
     ) -> dict[TopicPartition, ProducePartitionStatus]:
         """Append producer batches to the leaders here; wait for the ISR when acks=-1.
 
@@ -269,6 +274,8 @@ class ReplicaManager:
                 ``__consumer_offsets`` (and a Produce from Kafka's ``__admin_client``); a client's
                 append to an internal topic is otherwise INVALID_TOPIC_EXCEPTION, "Cannot append to
                 internal topic <name>" (Kafka's ``ReplicaManager.appendRecords``).
+            origin: ``AppendOrigin.COORDINATOR`` for transaction markers (control batches, which a
+                ``CLIENT`` append may not carry).
 
         Returns:
             ``{tp: ProducePartitionStatus}`` with base offset and error (and message) per partition.
@@ -281,7 +288,7 @@ class ReplicaManager:
                 if not internal_topics_allowed and tp.topic in INTERNAL_TOPICS:
                     self._refuse_internal_topic(tp, "Cannot append to internal topic")
                 partition = self.get_partition_or_error(tp)
-                info = partition.append_records_to_leader(bytearray(records), required_acks)
+                info = partition.append_records_to_leader(bytearray(records), required_acks, origin)
                 log = partition.log
                 statuses[tp] = ProducePartitionStatus(
                     info.last_offset + 1,
@@ -340,8 +347,13 @@ class ReplicaManager:
         fetch_infos: dict[TopicPartition, FetchPartitionInfo],
         max_bytes: int,
         fetch_only_from_leader: bool = True,
+        read_committed: bool = False,
     ) -> dict[TopicPartition, FetchPartitionResult]:
         """Read each partition once (follower fetches also update the follower's state).
+
+        A READ_COMMITTED consumer (``read_committed``) reads up to the last stable offset and gets
+        the aborted transactions overlapping what it read (Kafka's ``FetchIsolation.TXN_COMMITTED``
+        in ``LocalLog.read``).
 
         A partition that fails answers its error with high watermark and log start offset -1,
         as Kafka's ``ReplicaManager.readFromLog`` does (``createLogReadResult(exception)``).
@@ -364,6 +376,7 @@ class ReplicaManager:
                     current_leader_epoch=info.current_leader_epoch,
                     min_one_message=budget == max_bytes,
                     fetch_only_from_leader=fetch_only_from_leader or is_follower,
+                    read_committed=read_committed,
                 )
                 if is_follower:  # only a fetch that passed validation counts as the follower's position
                     partition.update_follower_fetch_state(
@@ -375,7 +388,16 @@ class ReplicaManager:
                 budget -= len(records)
                 assert partition.log is not None
                 results[tp] = FetchPartitionResult(
-                    Errors.NONE, partition.high_watermark, partition.log.log_start_offset, records
+                    Errors.NONE,
+                    partition.high_watermark,
+                    partition.log.log_start_offset,
+                    records,
+                    partition.log.last_stable_offset,
+                    (
+                        partition.log.aborted_transactions_in(info.fetch_offset, records)
+                        if read_committed
+                        else None
+                    ),
                 )
             except Exception as exc:
                 code = error_code_for(exc)
@@ -414,14 +436,18 @@ class ReplicaManager:
         max_bytes: int,
         fetch_infos: dict[TopicPartition, FetchPartitionInfo],
         fetch_only_from_leader: bool = True,
+        read_committed: bool = False,
     ) -> dict[TopicPartition, FetchPartitionResult]:
-        """Answer a fetch at once when it can be, else wait in the fetch purgatory.
+        """Answer a fetch at once when it can be, else wait in the fetch purgatory
+        (``read_committed``: a READ_COMMITTED consumer, see ``read_from_local_log``).
 
         Responds immediately when ``max_wait_ms`` <= 0, there is nothing to fetch,
         ``min_bytes`` are available, or any partition has an error; otherwise waits
         until DelayedFetch completes and reads again.
         """
-        results = self.read_from_local_log(replica_id, fetch_infos, max_bytes, fetch_only_from_leader)
+        results = self.read_from_local_log(
+            replica_id, fetch_infos, max_bytes, fetch_only_from_leader, read_committed
+        )
         available = sum(len(r.records or b"") for r in results.values())
         has_error = any(r.error != Errors.NONE for r in results.values())
         if max_wait_ms <= 0 or not fetch_infos or available >= min_bytes or has_error:
@@ -437,10 +463,13 @@ class ReplicaManager:
             result=future,
             fetch_only_from_leader=fetch_only_from_leader or replica_id >= 0,
             leader_throttled=throttled,
+            read_committed=read_committed,
         )
         if not self.fetch_purgatory.try_complete_else_watch(operation, list(fetch_infos)):
             await future
-        results = self.read_from_local_log(replica_id, fetch_infos, max_bytes, fetch_only_from_leader)
+        results = self.read_from_local_log(
+            replica_id, fetch_infos, max_bytes, fetch_only_from_leader, read_committed
+        )
         return self._record_leader_throttled(replica_id, results)
 
     # ----- replication throttles (KIP-73) -------------------------------------------

@@ -141,6 +141,7 @@ from kafkette.protocol.apis.user_scram_credentials import (
     DescribeUserScramCredentialsRequest,
     DescribeUserScramCredentialsResponse,
 )
+from kafkette.protocol.apis.write_txn_markers import WriteTxnMarkersRequest, WriteTxnMarkersResponse
 from kafkette.protocol.kafka_messages.cluster import DescribeClusterRequest, DescribeClusterResponse
 from kafkette.protocol.kafka_messages.configs import AlterConfigsRequest, AlterConfigsResponse
 from kafkette.protocol.kafka_schema import KafkaStruct
@@ -177,6 +178,7 @@ class ApiKey(IntEnum):
     ADD_PARTITIONS_TO_TXN = 24
     ADD_OFFSETS_TO_TXN = 25
     END_TXN = 26
+    WRITE_TXN_MARKERS = 27
     TXN_OFFSET_COMMIT = 28
     DESCRIBE_ACLS = 29
     CREATE_ACLS = 30
@@ -226,6 +228,7 @@ CLUSTER_ACTION_APIS: frozenset[ApiKey] = frozenset(
         ApiKey.BROKER_REGISTRATION,
         ApiKey.BROKER_HEARTBEAT,
         ApiKey.ALLOCATE_PRODUCER_IDS,
+        ApiKey.WRITE_TXN_MARKERS,
     }
 )
 """The APIs Kafka marks ``clusterAction`` (``ApiKeys.clusterAction``): requests between nodes, exempt
@@ -424,6 +427,16 @@ APIS: tuple[ApiSpec, ...] = (
         5,
         3,
         NO_LISTENER,
+    ),
+    ApiSpec(
+        ApiKey.WRITE_TXN_MARKERS,
+        "WriteTxnMarkers",
+        WriteTxnMarkersRequest,
+        WriteTxnMarkersResponse,
+        1,
+        2,
+        1,
+        BOTH,
     ),
     ApiSpec(ApiKey.DESCRIBE_ACLS, "DescribeAcls", DescribeAclsRequest, DescribeAclsResponse, 1, 3, 2, BOTH),
     ApiSpec(ApiKey.CREATE_ACLS, "CreateAcls", CreateAclsRequest, CreateAclsResponse, 1, 3, 2, BOTH),

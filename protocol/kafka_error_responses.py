@@ -16,7 +16,7 @@ Kafka concept: ``AbstractRequest.getErrorResponse`` (``ProduceRequest``, ``Fetch
 ``DeleteRecordsRequest``, ``OffsetsForLeaderEpochRequest``, ``CreatePartitionsRequest``,
 ``ElectLeadersRequest``, ``CreateTopicsRequest``, ``DescribeConfigsRequest``, ``AlterConfigsRequest``,
 ``IncrementalAlterConfigsRequest``, ``DescribeLogDirsRequest``, ``DescribeProducersRequest``,
-``ConsumerGroupDescribeRequest``, ``DescribeTopicPartitionsRequest``).
+``ConsumerGroupDescribeRequest``, ``DescribeTopicPartitionsRequest``, ``WriteTxnMarkersRequest``).
 """
 
 from __future__ import annotations
@@ -96,6 +96,7 @@ from kafkette.protocol.apis.user_scram_credentials import (
     DescribeUserScramCredentialsResponse,
     DescribeUserScramCredentialsResult,
 )
+from kafkette.protocol.apis.write_txn_markers import write_txn_markers_response
 from kafkette.protocol.errors import Errors, default_message
 from kafkette.protocol.kafka_messages.configs import AlterConfigsResponse
 from kafkette.protocol.kafka_schema import ZERO_UUID
@@ -621,6 +622,18 @@ def describe_topic_partitions_error_response(
     )
 
 
+def write_txn_markers_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``WriteTxnMarkersRequest.getErrorResponse``: every partition of every marker with the error,
+    by producer id (in the request's order, where Kafka's answer follows its ``HashMap``'s)."""
+    errors: dict[int, dict[tuple[str, int], int]] = {}
+    for marker in request.markers:
+        answered = errors.setdefault(marker.producer_id, {})
+        for topic in marker.topics:
+            for partition in topic.partition_indexes:
+                answered[(topic.name, partition)] = code
+    return write_txn_markers_response(errors)
+
+
 ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.PRODUCE: produce_error_response,
     ApiKey.FETCH: fetch_error_response,
@@ -648,6 +661,7 @@ ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.DESCRIBE_PRODUCERS: describe_producers_error_response,
     ApiKey.CONSUMER_GROUP_DESCRIBE: consumer_group_describe_error_response,
     ApiKey.DESCRIBE_TOPIC_PARTITIONS: describe_topic_partitions_error_response,
+    ApiKey.WRITE_TXN_MARKERS: write_txn_markers_error_response,
 }
 """The Kafka listener's item-by-item error answers, by API key."""
 

@@ -378,10 +378,11 @@ def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
     when it has none (an error, nothing new): Kafka's broker answers ``MemoryRecords.EMPTY``
     there, and librdkafka rejects a null record set as a parse failure of the whole response.
 
-    Aborted transactions as Kafka answers them: a list (empty: there are no transactions here)
-    for a partition read without error by a read_committed fetch (isolation level 1; Kafka's
-    ``LocalLog.read`` collects them) and for a partition the metadata does not know, of an
-    unknown topic id or of a topic the caller may not READ (UNKNOWN_TOPIC_OR_PARTITION,
+    Aborted transactions as Kafka answers them: a list (the handler's, from the log's
+    ``.txnindex``; empty when none overlaps the read) for a partition read without error by a
+    read_committed fetch (isolation level 1; Kafka's ``LocalLog.read`` collects them) and for
+    a partition the metadata does not know, of an unknown topic id or of a topic the caller may
+    not READ (UNKNOWN_TOPIC_OR_PARTITION,
     UNKNOWN_TOPIC_ID, TOPIC_AUTHORIZATION_FAILED, answered by ``KafkaApis`` before any read with the
     generated default, an empty list); null otherwise (read_uncommitted, or an error of the log
     read)."""
@@ -391,7 +392,7 @@ def _fetch_response(resp: Any, version: int, req: Any) -> KafkaStruct:
             listed = partition.error_code in _ANSWERED_BEFORE_READ or (
                 read_committed and partition.error_code == Errors.NONE
             )
-            partition.aborted_transactions = [] if listed else None
+            partition.aborted_transactions = (partition.aborted_transactions or []) if listed else None
             if partition.records is None:
                 partition.records = b""
                 continue

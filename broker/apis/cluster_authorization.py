@@ -46,6 +46,16 @@ async def no_check(ctx: Any, header: RequestHeader, request: Any, handler: Any) 
     return await handler(ctx, header, request)
 
 
+async def check_write_txn_markers(ctx: Any, header: RequestHeader, request: Any, handler: Any) -> Any:
+    """WriteTxnMarkers: ALTER on the cluster (checked without a denial log line), else CLUSTER_ACTION
+    (CLUSTER_AUTHORIZATION_FAILED), as Kafka's ``handleWriteTxnMarkersRequest``."""
+    if not authorize(
+        ctx, header, AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False
+    ):
+        authorize_cluster_operation(ctx, header, AclOperation.CLUSTER_ACTION)
+    return await handler(ctx, header, request)
+
+
 async def check_init_producer_id(ctx: Any, header: RequestHeader, request: Any, handler: Any) -> Any:
     """InitProducerId: a transactional producer needs WRITE on its transactional id
     (TRANSACTIONAL_ID_AUTHORIZATION_FAILED); an idempotent one IDEMPOTENT_WRITE on the cluster or,

@@ -32,22 +32,19 @@ from kafkette.protocol.topic_partition import TopicPartition
 if TYPE_CHECKING:
     from kafkette.broker.apis.apis_context import ApisContext
 
-NO_COORDINATOR_EPOCH = -1
-"""``coordinator_epoch`` of a producer no transaction coordinator wrote a marker for (Kafka's
-``ProducerStateEntry``'s initial value): every producer here, there are no transactions."""
-
 
 def active_producers(manager: ProducerStateManager) -> list[ProducerState]:
-    """The producers ``manager`` holds, each with its epoch, last sequence and last batch's max
-    timestamp (ms), by producer id (Kafka's ``UnifiedLog.activeProducers``)."""
+    """The producers ``manager`` holds, each with its epoch, last sequence, last batch's max
+    timestamp (ms), the epoch of the coordinator that last wrote a marker for it and its open
+    transaction's first offset (-1: none), by producer id (Kafka's ``UnifiedLog.activeProducers``)."""
     return [
         ProducerState(
             producer_id=entry.producer_id,
             producer_epoch=entry.producer_epoch,
             last_sequence=entry.last_seq,
             last_timestamp=entry.batches[-1].timestamp if entry.batches else -1,
-            coordinator_epoch=NO_COORDINATOR_EPOCH,
-            current_txn_start_offset=-1,
+            coordinator_epoch=entry.coordinator_epoch,
+            current_txn_start_offset=entry.current_txn_first_offset,
         )
         for _, entry in sorted(manager.entries.items())
     ]

@@ -40,6 +40,7 @@ from kafkette.broker.fetch_session import TopicIdPartition
 from kafkette.common.security.acl import AclOperation, ResourceType
 from kafkette.common.topic_names import CLUSTER_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.fetch import (
+    AbortedTransaction,
     FetchPartitionData,
     FetchRequest,
     FetchResponse,
@@ -51,6 +52,7 @@ from kafkette.protocol.errors import Errors
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.kafka_error_responses import fetch_error_response
 from kafkette.protocol.kafka_schema import ZERO_UUID
+from kafkette.protocol.kafka_translation import READ_COMMITTED
 from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
@@ -177,6 +179,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
             max_bytes=request.max_bytes,
             fetch_infos={tp: info for tp, (_, info) in interesting.items()},
             fetch_only_from_leader=replica_id >= 0 or version < CLIENT_METADATA_MIN_VERSION,
+            read_committed=request.isolation_level == READ_COMMITTED and replica_id < 0,
         )
         if interesting
         else {}
@@ -188,9 +191,14 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: FetchRequest)
             partition_index=tp.partition,
             error_code=int(result.error),
             high_watermark=result.high_watermark,
-            last_stable_offset=result.high_watermark,
+            last_stable_offset=result.last_stable_offset,
             log_start_offset=result.log_start_offset,
-            aborted_transactions=None,  # read_uncommitted: null, as Kafka answers
+            aborted_transactions=None
+            if result.aborted_transactions is None  # read_uncommitted: null, as Kafka answers
+            else [
+                AbortedTransaction(producer_id=a.producer_id, first_offset=a.first_offset)
+                for a in result.aborted_transactions
+            ],
             records=result.records,
         )
         if version >= CURRENT_LEADER_MIN_VERSION and result.error in _NEW_LEADER_ERRORS:

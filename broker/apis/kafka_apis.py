@@ -74,6 +74,7 @@ from kafkette.broker.apis import (
     stop_replica,
     sync_group,
     update_metadata,
+    write_txn_markers,
 )
 from kafkette.broker.apis.apis_context import ApisContext
 from kafkette.broker.apis.request_authorization import authorize_request
@@ -110,6 +111,7 @@ HANDLERS: dict[int, Handler] = {
     ApiKey.DESCRIBE_CONFIGS: describe_configs.handle,
     ApiKey.DESCRIBE_LOG_DIRS: describe_log_dirs.handle,
     ApiKey.DESCRIBE_PRODUCERS: describe_producers.handle,
+    ApiKey.WRITE_TXN_MARKERS: write_txn_markers.handle,
     ApiKey.DESCRIBE_TOPIC_PARTITIONS: describe_topic_partitions.handle,
     ApiKey.INCREMENTAL_ALTER_CONFIGS: incremental_alter_configs.handle,
     ApiKey.ALTER_PARTITION: alter_partition.handle,

@@ -37,6 +37,7 @@ from kafkette.protocol.apis.list_offsets import (
 from kafkette.protocol.errors import Errors, KafkaError, error_code_for
 from kafkette.protocol.framing import RequestHeader
 from kafkette.protocol.kafka_error_responses import list_offsets_error_response
+from kafkette.protocol.kafka_translation import READ_COMMITTED
 from kafkette.protocol.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
@@ -111,14 +112,17 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: ListOffsetsRe
                 resp.offset = partition.log.log_start_offset
                 resp.leader_epoch = partition.leader_epoch
             elif req.timestamp == LATEST_TIMESTAMP:
-                resp.offset = (
-                    partition.log.log_end_offset if request.replica_id >= 0 else partition.high_watermark
+                resp.offset = partition.end_offset_for(
+                    request.replica_id >= 0, request.isolation_level == READ_COMMITTED
                 )
                 resp.leader_epoch = partition.leader_epoch
             elif req.timestamp in (LATEST_TIERED_TIMESTAMP, EARLIEST_PENDING_UPLOAD_TIMESTAMP):
                 pass  # nothing is tiered: offset, timestamp and leader epoch stay -1
             else:
-                _answer_by_timestamp(tp, partition, req, request.replica_id, resp)
+                last_fetchable_offset = partition.end_offset_for(
+                    request.replica_id >= 0, request.isolation_level == READ_COMMITTED
+                )
+                _answer_by_timestamp(tp, partition, req, last_fetchable_offset, resp)
     return ListOffsetsResponse(topics=list(topics.values()))
 
 
@@ -135,10 +139,12 @@ def _answer_by_timestamp(
     tp: TopicPartition,
     partition: Partition,
     req: ListOffsetsPartition,
-    replica_id: int,
+    last_fetchable_offset: int,
     resp: ListOffsetsPartitionResponse,
 ) -> None:
-    """Fill ``resp`` from a lookup by timestamp; a record consumers may not read yet is not returned."""
+    """Fill ``resp`` from a lookup by timestamp; a record at or past ``last_fetchable_offset`` (the
+    LEO for a replica, the HW, or the LSO for READ_COMMITTED: Kafka's ``lastFetchableOffset``) is
+    not returned."""
     try:
         found = partition.log.fetch_offset_by_timestamp(req.timestamp)
     except Exception as exc:
@@ -146,6 +152,5 @@ def _answer_by_timestamp(
         if resp.error_code == Errors.UNKNOWN_SERVER_ERROR:
             logger.exception("Error looking up %s by timestamp %d", tp, req.timestamp)
         return
-    last_fetchable_offset = partition.log.log_end_offset if replica_id >= 0 else partition.high_watermark
     if found is not None and found.offset < last_fetchable_offset:
         resp.timestamp, resp.offset, resp.leader_epoch = found.timestamp, found.offset, found.leader_epoch

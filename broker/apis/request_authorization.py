@@ -100,6 +100,7 @@ AUTHORIZATIONS: dict[int, Check] = {
     ApiKey.BEGIN_QUORUM_EPOCH: _CLUSTER_ACTION,
     ApiKey.END_QUORUM_EPOCH: _CLUSTER_ACTION,
     ApiKey.FETCH_SNAPSHOT: _CLUSTER_ACTION,
+    ApiKey.WRITE_TXN_MARKERS: cluster_authorization.check_write_txn_markers,
 }
 """The check of each API the broker serves, by the api key its handler is dispatched on (the
 Kafka listener's AlterConfigs and DescribeCluster arrive as IncrementalAlterConfigs and Metadata)."""

@@ -25,7 +25,31 @@ class CorruptIndexError(Exception):
     """
 
 
-class AbstractIndex:
+class IndexFile:
+    """The file side of a segment index: ``path`` and its descriptor ``_fd`` (-1 while closed or
+    not yet opened), fsynced, closed and removed the same way by every index."""
+
+    path: Path
+    _fd: int
+
+    def flush(self) -> None:
+        """fsync the index file when it is open (blocking)."""
+        if self._fd >= 0:
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        """Close the file; idempotent."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def delete(self) -> None:
+        """Close and remove the file (missing is fine)."""
+        self.close()
+        self.path.unlink(missing_ok=True)
+
+
+class AbstractIndex(IndexFile):
     """A sparse index file of fixed-size entries kept in memory as ``array`` columns.
 
     Subclasses set ``ENTRY`` (the on-disk entry ``struct``), keep their columns (one of
@@ -127,22 +151,6 @@ class AbstractIndex:
     def dup_fd(self) -> int:
         """A duplicate of the file descriptor, for an fsync in an executor; the caller closes it."""
         return os.dup(self._fd)
-
-    def flush(self) -> None:
-        """fsync the index file (blocking)."""
-        if self._fd >= 0:
-            os.fsync(self._fd)
-
-    def close(self) -> None:
-        """Close the file; idempotent."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def delete(self) -> None:
-        """Close and remove the file (missing is fine)."""
-        self.close()
-        self.path.unlink(missing_ok=True)
 
     def __repr__(self) -> str:
         return (

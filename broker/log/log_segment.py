@@ -1,4 +1,4 @@
-"""One log segment: ``<20-digit base offset>.log`` plus its ``.index`` and ``.timeindex``.
+"""One log segment: ``<20-digit base offset>.log`` plus its ``.index``, ``.timeindex`` and ``.txnindex``.
 
 Owns the segment's files: append, read of whole batches, offset-to-position and
 timestamp-to-offset translation, the segment's max timestamp, recovery (validate and
@@ -23,6 +23,11 @@ from pathlib import Path
 from kafkette.broker.log.abstract_index import INT32_MAX, CorruptIndexError
 from kafkette.broker.log.offset_index import OffsetIndex
 from kafkette.broker.log.time_index import NO_TIMESTAMP, TimeIndex
+from kafkette.broker.log.transaction_index import (
+    TXN_INDEX_SUFFIX,
+    CorruptTransactionIndexError,
+    TransactionIndex,
+)
 from kafkette.protocol.record_batch import (
     BASE_OFFSET_AND_LENGTH,
     HEADER_SIZE,
@@ -105,7 +110,8 @@ class LogSegment:
 
     Files: ``<dir>/<base:020d>.log`` (batches back to back, exactly as received; see
     ``kafkette.protocol.record_batch`` for the 61-byte header), ``<dir>/<base:020d>.index``
-    (see ``OffsetIndex``) and ``<dir>/<base:020d>.timeindex`` (see ``TimeIndex``).
+    (see ``OffsetIndex``), ``<dir>/<base:020d>.timeindex`` (see ``TimeIndex``) and, once a
+    transaction aborted in it, ``<dir>/<base:020d>.txnindex`` (see ``TransactionIndex``).
     Every batch's offsets lie in ``[base_offset, base_offset + 2**31 - 1]`` and
     increase through the file.
 
@@ -154,6 +160,7 @@ class LogSegment:
         self.log_path = self.dir / segment_file_name(base_offset, LOG_SUFFIX)
         self.index_path = self.dir / segment_file_name(base_offset, INDEX_SUFFIX)
         self.time_index_path = self.dir / segment_file_name(base_offset, TIME_INDEX_SUFFIX)
+        self.txn_index_path = self.dir / segment_file_name(base_offset, TXN_INDEX_SUFFIX)
         self.roll_jitter_ms = roll_jitter_ms
         self.created_ms = monotonic_ms() if created_ms is None else created_ms
         self._first_batch_timestamp: int | None = None
@@ -196,6 +203,12 @@ class LogSegment:
             self.time_index.delete()
             self.time_index = TimeIndex(self.time_index_path, self.base_offset, max_index_size_bytes)
             self.needs_recovery = True
+        try:
+            self.txn_index = TransactionIndex(base_offset, self.txn_index_path)
+        except CorruptTransactionIndexError as exc:
+            logger.warning("Found a corrupt transaction index (%s); it will be rebuilt", exc)
+            self.txn_index_path.unlink(missing_ok=True)
+            self.txn_index = TransactionIndex(base_offset, self.txn_index_path)
 
     def _open_time_index(self, max_index_size_bytes: int) -> TimeIndex:
         """Open the ``.timeindex``; a missing (with data) or corrupt one flags recovery."""
@@ -351,6 +364,11 @@ class LogSegment:
             ValueError: a header has a bad magic or an impossible length.
         """
         return self._iter_headers(start_position)
+
+    def read_batch_at(self, position: int, size: int) -> bytes:
+        """The ``size`` bytes at ``position`` of the ``.log`` file (one batch found by
+        ``iter_headers``; blocking)."""
+        return os.pread(self._fd, size, position)
 
     def append(
         self,
@@ -570,6 +588,8 @@ class LogSegment:
             position += size
         truncated = self._size - position
         self.last_recovery_position = position
+        if truncate:  # entries past the valid batches go; the producer state replay re-adds missing ones
+            self.txn_index.truncate_to(next_offset)
         if truncated and truncate:
             os.ftruncate(self._fd, position)
             self._size = position
@@ -594,6 +614,7 @@ class LogSegment:
         removed = self._size - position
         self.index.truncate_to(offset)
         self.time_index.truncate_to(offset)
+        self.txn_index.truncate_to(offset)
         os.ftruncate(self._fd, position)
         self._size = position
         self._preallocated = False
@@ -607,7 +628,9 @@ class LogSegment:
         The caller fsyncs and closes them; a duplicate stays valid if the segment is closed
         or deleted meanwhile.
         """
-        return [os.dup(self._fd), self.index.dup_fd(), self.time_index.dup_fd()]
+        fds = [os.dup(self._fd), self.index.dup_fd(), self.time_index.dup_fd()]
+        txn_fd = self.txn_index.dup_fd()
+        return fds if txn_fd is None else [*fds, txn_fd]
 
     def flush(self) -> None:
         """fsync the log and both index files (blocking)."""
@@ -615,6 +638,7 @@ class LogSegment:
             os.fsync(self._fd)
         self.index.flush()
         self.time_index.flush()
+        self.txn_index.flush()
 
     def close(self) -> None:
         """Trim a preallocated ``.log`` file, close the three files; idempotent."""
@@ -629,6 +653,7 @@ class LogSegment:
             self._fd = -1
         self.index.close()
         self.time_index.close()
+        self.txn_index.close()
 
     def delete(self) -> None:
         """Close and remove the three files."""
@@ -637,6 +662,7 @@ class LogSegment:
         self.log_path.unlink(missing_ok=True)
         self.index.delete()
         self.time_index.delete()
+        self.txn_index.delete()
 
     def __repr__(self) -> str:
         return (

@@ -37,6 +37,7 @@ import struct
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from kafkette.broker.log.append_origin import AppendOrigin
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.common.config_def import LONG_MAX
 from kafkette.protocol.compression import (
@@ -52,6 +53,7 @@ from kafkette.protocol.record_batch import (
     ATTRIBUTES_OFFSET,
     BASE_OFFSET,
     COMPRESSION_CODEC_MASK,
+    CONTROL_MASK,
     CRC_OFFSET,
     LEADER_EPOCH,
     TIMESTAMP_TYPE_MASK,
@@ -110,6 +112,7 @@ def validate_messages_and_assign_offsets(
     first_offset: int,
     leader_epoch: int,
     now_ms: int,
+    origin: AppendOrigin = AppendOrigin.CLIENT,
 ) -> ValidationResult:
     """Check and convert producer batches and assign their offsets (cases A-C above).
 
@@ -124,14 +127,15 @@ def validate_messages_and_assign_offsets(
         first_offset: offset of the first record (the log end offset).
         leader_epoch: the leader's epoch, written into every batch.
         now_ms: the broker's wall clock (ms since the epoch).
+        origin: who appends: only ``AppendOrigin.COORDINATOR`` may write control batches.
 
     Returns:
         The ValidationResult.
 
     Raises:
         InvalidRecordError: a batch's offset range differs from its record count, an
-            idempotent batch has no sequence, or a record has no key on a compacted topic
-            (INVALID_RECORD).
+            idempotent batch has no sequence, a client wrote a control batch, or a record has
+            no key on a compacted topic (INVALID_RECORD).
         InvalidTimestampError: a CreateTime record is more than ``message.timestamp.before.max.ms``
             before ``now_ms`` or ``message.timestamp.after.max.ms`` after it (INVALID_TIMESTAMP).
         MessageTooLargeError: a batch (after recompression) is larger than ``max.message.bytes``.
@@ -143,7 +147,7 @@ def validate_messages_and_assign_offsets(
     checks = _RecordChecks(tp, config, now_ms)
     target = topic_codec(config.compression_type)
     for _, header in positions:
-        _check_batch(header, tp)
+        _check_batch(header, tp, origin)
     recompressed = 0
     if target is not None and any(header.compression != target for _, header in positions):
         parts: list[bytes] = []
@@ -196,9 +200,24 @@ def validate_messages_and_assign_offsets(
     )
 
 
-def _check_batch(header: BatchHeader, tp: TopicPartition) -> None:
-    """Kafka's ``LogValidator.validateBatch`` for a client's v2 batch (header fields only), and its codec."""
+def check_control_batch_origin(tp: TopicPartition, origin: AppendOrigin) -> None:
+    """Refuse a control batch that does not come from the coordinator.
+
+    Raises:
+        InvalidRecordError: ``origin`` is not ``AppendOrigin.COORDINATOR`` (Kafka's
+            ``LogValidator.validateBatch``: "Clients are not allowed to write control records").
+    """
+    if origin != AppendOrigin.COORDINATOR:
+        raise InvalidRecordError(f"Clients are not allowed to write control records in topic partition {tp}")
+
+
+def _check_batch(header: BatchHeader, tp: TopicPartition, origin: AppendOrigin) -> None:
+    """Kafka's ``LogValidator.validateBatch`` for a v2 batch (header fields only), and its codec:
+    only the coordinator may write control batches, a client's idempotent batch needs a sequence."""
     check_codec(header.compression)
+    if header.attributes & CONTROL_MASK:
+        check_control_batch_origin(tp, origin)
+        return
     if header.last_offset_delta + 1 != header.records_count:
         raise InvalidRecordError(
             f"Inconsistent batch offset range [0, {header.last_offset_delta}] and count of records "

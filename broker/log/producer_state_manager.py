@@ -6,26 +6,62 @@ so a retried batch (same producer id, epoch and sequences) is answered with its
 original offsets instead of being written twice, and a batch whose sequence does not
 follow the last one is refused with OUT_OF_ORDER_SEQUENCE_NUMBER.  Followers and
 log loading replay batch headers into it, so a new leader dedupes retries too.
-Rebuilt from the batch headers of the log's last two segments after truncation and at
-start-up (no snapshots yet); owned by the partition's ``UnifiedLog``.
+Rebuilt after truncation and at start-up from the snapshot a clean close wrote
+(``producer_state_snapshot``) plus the batch headers after it, or without one from the batch
+headers of the log's last two segments; owned by the partition's ``UnifiedLog``.
 
-Kafka concept: ``ProducerStateManager``/``ProducerStateEntry`` (KIP-98), with
-``NUM_BATCHES_TO_RETAIN`` = 5 (= max.in.flight.requests.per.connection).
+Transactions: a transactional batch opens its producer's transaction (its first offset
+kept as ``current_txn_first_offset``, the partition's ongoing transactions ordered by it);
+a control batch (a COMMIT/ABORT marker) ends it, giving a ``CompletedTxn`` that stays
+"unreplicated" until the high watermark passes the marker.  The smallest first offset of
+an ongoing or unreplicated transaction is the first unstable offset, which bounds the
+last stable offset (LSO).  The replay at start-up and after truncation reads the markers
+too and re-appends aborted transactions missing from their segment's ``.txnindex``.
+
+Kafka concept: ``ProducerStateManager``/``ProducerStateEntry``/``ProducerAppendInfo``/
+``CompletedTxn`` (KIP-98), with ``NUM_BATCHES_TO_RETAIN`` = 5
+(= max.in.flight.requests.per.connection).
 """
 
 from __future__ import annotations
 
 import collections
+import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-from kafkette.protocol.errors import InvalidProducerEpochError, OutOfOrderSequenceNumberError
+from kafkette.broker.log.producer_state_snapshot import (
+    CorruptSnapshotError,
+    SnapshotEntry,
+    delete_snapshots,
+    read_snapshot,
+    snapshot_offsets,
+    snapshot_path,
+    write_snapshot,
+)
+from kafkette.broker.log.transaction_index import AbortedTxn, TransactionIndex
+from kafkette.protocol.control_record import (
+    ControlRecordType,
+    EndTransactionMarker,
+    is_control_batch,
+    is_transactional_batch,
+    read_end_txn_marker,
+)
+from kafkette.protocol.errors import (
+    InvalidProducerEpochError,
+    InvalidTxnStateError,
+    OutOfOrderSequenceNumberError,
+    TransactionCoordinatorFencedError,
+)
 from kafkette.protocol.record_batch import BatchHeader
 
 if TYPE_CHECKING:
     from kafkette.broker.log.unified_log import UnifiedLog
 
 NUM_BATCHES_TO_RETAIN = 5
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -44,15 +80,29 @@ class BatchMetadata:
     timestamp: int = field(default=-1, compare=False)
 
 
+class CompletedTxn(NamedTuple):
+    """A transaction a marker ended: its producer, first offset, marker offset, and whether it
+    was aborted (Kafka's ``CompletedTxn``)."""
+
+    producer_id: int
+    first_offset: int
+    last_offset: int
+    is_aborted: bool
+
+
 @dataclass(slots=True)
 class ProducerStateEntry:
-    """One producer's epoch and its last batches."""
+    """One producer's epoch, its last batches, the epoch of the coordinator that last wrote a
+    marker for it (-1: none) and the first offset of its ongoing transaction (-1: none; Kafka's
+    snapshot field ``CurrentTxnFirstOffset``)."""
 
     producer_id: int
     producer_epoch: int
     batches: collections.deque[BatchMetadata] = field(
         default_factory=lambda: collections.deque(maxlen=NUM_BATCHES_TO_RETAIN)
     )
+    coordinator_epoch: int = -1
+    current_txn_first_offset: int = -1
 
     @property
     def last_seq(self) -> int:
@@ -68,6 +118,91 @@ class ProducerStateManager:
 
     def __init__(self) -> None:
         self.entries: dict[int, ProducerStateEntry] = {}
+        self.ongoing_txns: dict[int, int] = {}  # first offset -> producer id, in offset order
+        self.unreplicated_txns: dict[int, CompletedTxn] = {}  # first offset -> txn, marker >= HW
+
+    def clear(self) -> None:
+        """Forget every producer and transaction (the log was emptied)."""
+        self.entries.clear()
+        self.ongoing_txns.clear()
+        self.unreplicated_txns.clear()
+
+    def first_unstable_offset(self) -> int | None:
+        """The smallest first offset of an ongoing transaction or of a completed one whose marker
+        the high watermark has not passed yet; None when there is none.
+
+        Kafka concept: ``ProducerStateManager.firstUnstableOffset``."""
+        first = next(iter(self.ongoing_txns), None)
+        if self.unreplicated_txns:
+            unreplicated = min(self.unreplicated_txns)
+            first = unreplicated if first is None else min(first, unreplicated)
+        return first
+
+    def on_high_watermark_updated(self, high_watermark: int) -> None:
+        """Drop the completed transactions whose marker is below ``high_watermark`` (offset).
+
+        Kafka concept: ``ProducerStateManager.onHighWatermarkUpdated``."""
+        if self.unreplicated_txns:
+            self.unreplicated_txns = {
+                first: txn
+                for first, txn in self.unreplicated_txns.items()
+                if txn.last_offset >= high_watermark
+            }
+
+    def last_stable_offset(self, completed: CompletedTxn) -> int:
+        """The LSO once ``completed`` is no longer ongoing: the first offset of the earliest other
+        ongoing transaction, else the offset after its marker (Kafka's
+        ``ProducerStateManager.lastStableOffset``, stored in ``AbortedTxn``)."""
+        for first_offset, producer_id in self.ongoing_txns.items():
+            if producer_id != completed.producer_id:
+                return first_offset
+        return completed.last_offset + 1
+
+    def update_txn_index(self, completed: CompletedTxn, txn_index: TransactionIndex) -> None:
+        """Append ``completed`` to ``txn_index`` (the segment holding its marker) when it was
+        aborted and the index does not hold it yet (Kafka's ``LogSegment.updateTxnIndex``).
+
+        Raises:
+            OSError: the write failed.
+        """
+        if not completed.is_aborted:
+            return
+        entries = txn_index.entries
+        if entries and entries[-1].last_offset >= completed.last_offset:
+            return  # already indexed (a replay at start-up)
+        txn_index.append(
+            AbortedTxn(
+                completed.producer_id,
+                completed.first_offset,
+                completed.last_offset,
+                self.last_stable_offset(completed),
+            )
+        )
+
+    def check_end_txn_marker(self, header: BatchHeader, marker: EndTransactionMarker) -> None:
+        """Validate a COMMIT/ABORT marker about to be appended by the leader.
+
+        Raises:
+            InvalidProducerEpochError: the marker's producer epoch is older than the producer's.
+            TransactionCoordinatorFencedError: its coordinator epoch is older than the last
+                one seen for the producer (a zombie coordinator).
+
+        Kafka concept: ``ProducerAppendInfo.appendEndTxnMarker`` (``checkProducerEpoch``,
+        ``checkCoordinatorEpoch``).
+        """
+        entry = self.entries.get(header.producer_id)
+        if entry is None:
+            return
+        if header.producer_epoch < entry.producer_epoch:
+            raise InvalidProducerEpochError(
+                f"Epoch of producer {header.producer_id} at offset {header.base_offset} is "
+                f"{header.producer_epoch}, which is smaller than the last seen epoch {entry.producer_epoch}"
+            )
+        if entry.coordinator_epoch > marker.coordinator_epoch:
+            raise TransactionCoordinatorFencedError(
+                f"Invalid coordinator epoch for producerId {header.producer_id}: "
+                f"{marker.coordinator_epoch} (zombie), {entry.coordinator_epoch} (current)"
+            )
 
     def check(self, header: BatchHeader) -> BatchMetadata | None:
         """Validate a producer batch about to be appended by the leader.
@@ -88,6 +223,11 @@ class ProducerStateManager:
         entry = self.entries.get(header.producer_id)
         if entry is None:
             return None
+        if entry.current_txn_first_offset >= 0 and not is_transactional_batch(header):
+            raise InvalidTxnStateError(
+                f"Expected transactional write from producer {header.producer_id} "
+                f"(its transaction began at offset {entry.current_txn_first_offset})"
+            )
         if header.producer_epoch < entry.producer_epoch:
             raise InvalidProducerEpochError(
                 f"Producer {header.producer_id} epoch {header.producer_epoch} is older than "
@@ -156,17 +296,36 @@ class ProducerStateManager:
                 pending[header.producer_id] = (header.producer_epoch, _last_seq(header))
         return results
 
-    def update(self, header: BatchHeader, first_offset: int, max_timestamp: int | None = None) -> None:
+    def update(
+        self,
+        header: BatchHeader,
+        first_offset: int,
+        max_timestamp: int | None = None,
+        marker: EndTransactionMarker | None = None,
+    ) -> CompletedTxn | None:
         """Record an appended batch (``first_offset`` = its base offset in the log, ``max_timestamp``
-        its max timestamp as written when it differs from ``header``'s, ms)."""
+        its max timestamp as written when it differs from ``header``'s, ms; ``marker`` the
+        decoded marker of a control batch).
+
+        Returns:
+            The CompletedTxn when ``marker`` ended a transaction holding data, else None.
+        """
         if header.producer_id < 0:
-            return
+            return None
         entry = self.entries.get(header.producer_id)
-        if entry is None or header.producer_epoch > entry.producer_epoch:
+        if entry is None:
             entry = ProducerStateEntry(header.producer_id, header.producer_epoch)
             self.entries[header.producer_id] = entry
-        elif header.producer_epoch < entry.producer_epoch:
-            return
+        elif header.producer_epoch > entry.producer_epoch:  # a new epoch keeps the open transaction
+            entry.producer_epoch = header.producer_epoch
+            entry.batches.clear()
+        elif header.producer_epoch < entry.producer_epoch and marker is None:
+            return None
+        if marker is not None:
+            return self._end_txn(entry, first_offset, marker)
+        if is_transactional_batch(header) and entry.current_txn_first_offset < 0:
+            entry.current_txn_first_offset = first_offset
+            self.ongoing_txns[first_offset] = header.producer_id
         entry.batches.append(
             BatchMetadata(
                 header.base_sequence,
@@ -176,17 +335,112 @@ class ProducerStateManager:
                 header.max_timestamp if max_timestamp is None else max_timestamp,
             )
         )
+        return None
 
-    def rebuild(self, log: UnifiedLog) -> None:
-        """Rebuild from the batch headers of ``log``'s last two segments (blocking: one pread per
-        16 KiB of headers; payloads are skipped, CRCs are the read path's job).
+    def _end_txn(
+        self, entry: ProducerStateEntry, offset: int, marker: EndTransactionMarker
+    ) -> CompletedTxn | None:
+        """Close ``entry``'s transaction with the marker at ``offset`` (a marker for a producer
+        with no open transaction completes nothing, as in Kafka)."""
+        entry.coordinator_epoch = max(entry.coordinator_epoch, marker.coordinator_epoch)
+        first_offset = entry.current_txn_first_offset
+        if first_offset < 0:
+            return None
+        entry.current_txn_first_offset = -1
+        self.ongoing_txns.pop(first_offset, None)
+        completed = CompletedTxn(
+            entry.producer_id, first_offset, offset, marker.control_type == ControlRecordType.ABORT
+        )
+        self.unreplicated_txns[first_offset] = completed
+        return completed
+
+    def take_snapshot(self, dir: Path, offset: int) -> Path:
+        """Write the producers to ``<dir>/<offset>.snapshot`` (blocking; ``offset`` = the log end
+        offset) and remove older snapshots (Kafka's ``ProducerStateManager.takeSnapshot``).
 
         Raises:
-            ValueError: a header has a bad magic or an impossible length.
+            OSError: the write failed.
         """
-        self.entries.clear()
+        entries = []
+        for entry in self.entries.values():
+            last = entry.batches[-1] if entry.batches else None
+            entries.append(
+                SnapshotEntry(
+                    entry.producer_id,
+                    entry.producer_epoch,
+                    last.last_seq if last else -1,
+                    last.last_offset if last else -1,
+                    last.last_offset - last.first_offset if last else 0,
+                    last.timestamp if last else -1,
+                    entry.coordinator_epoch,
+                    entry.current_txn_first_offset,
+                )
+            )
+        return write_snapshot(dir, offset, entries)
+
+    def _load_snapshot(self, log: UnifiedLog) -> int | None:
+        """Load the latest usable snapshot of ``log`` (at an offset within [log start, recovery
+        point]); return its offset, or None when there is none.  Snapshots past the recovery point
+        (an unclean shutdown, or the log was truncated) are removed, as Kafka's loader does; a
+        corrupt one is removed and ignored (logged)."""
+        dir, bound = log.dir, min(log.log_end_offset, log.recovery_point)
+        delete_snapshots(dir, lambda offset: offset > bound)
+        offsets = [offset for offset in snapshot_offsets(dir) if offset >= log.log_start_offset]
+        if not offsets:
+            return None
+        path = snapshot_path(dir, offsets[-1])
+        try:
+            entries = read_snapshot(path)
+        except (CorruptSnapshotError, OSError) as exc:
+            logger.warning("Ignoring the producer state snapshot %s: %s", path, exc)
+            path.unlink(missing_ok=True)
+            return None
+        for snap in entries:
+            entry = ProducerStateEntry(snap.producer_id, snap.producer_epoch)
+            entry.coordinator_epoch = snap.coordinator_epoch
+            entry.current_txn_first_offset = snap.current_txn_first_offset
+            if snap.last_offset >= 0:
+                entry.batches.append(
+                    BatchMetadata(
+                        snap.last_sequence - snap.offset_delta,
+                        snap.last_sequence,
+                        snap.last_offset - snap.offset_delta,
+                        snap.last_offset,
+                        snap.timestamp,
+                    )
+                )
+            if entry.current_txn_first_offset >= 0:
+                self.ongoing_txns[entry.current_txn_first_offset] = entry.producer_id
+            self.entries[entry.producer_id] = entry
+        self.ongoing_txns = dict(sorted(self.ongoing_txns.items()))
+        return offsets[-1]
+
+    def rebuild(self, log: UnifiedLog) -> None:
+        """Rebuild from ``log``'s latest snapshot and the batch headers after it, or without one
+        from the batch headers of its last two segments (blocking: one pread per 16 KiB of headers;
+        payloads are skipped but for control batches, CRCs are the read path's job),
+        re-appending to a segment's ``.txnindex`` the aborted transactions it lacks.
+
+        Raises:
+            ValueError: a header has a bad magic or an impossible length, or a control batch
+                does not hold a marker.
+        """
+        self.clear()
         start = log.log_start_offset
-        for segment in log.segments[-2:]:
-            for _, header in segment.iter_headers():
-                if header.last_offset >= start:
-                    self.update(header, header.base_offset)
+        segments = log.segments[-2:]
+        snapshot_offset = self._load_snapshot(log)
+        if snapshot_offset is not None:
+            start = max(start, snapshot_offset)
+            segments = log.segments[log.local_log.segment_index(snapshot_offset) :]
+        for segment in segments:
+            for position, header in segment.iter_headers():
+                if header.last_offset < start:
+                    continue
+                marker = None
+                if is_control_batch(header):
+                    marker = read_end_txn_marker(
+                        segment.read_batch_at(position, header.size_in_bytes), 0, header
+                    )
+                completed = self.update(header, header.base_offset, marker=marker)
+                if completed is not None:
+                    self.update_txn_index(completed, segment.txn_index)

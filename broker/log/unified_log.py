@@ -22,6 +22,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import NamedTuple
 
+from kafkette.broker.log.append_origin import AppendOrigin
 from kafkette.broker.log.checkpoint import CorruptCheckpointError
 from kafkette.broker.log.leader_epoch_cache import (
     LEADER_EPOCH_CHECKPOINT_FILE,
@@ -33,10 +34,12 @@ from kafkette.broker.log.local_log import FetchDataInfo, LocalLog
 from kafkette.broker.log.log_config import LogConfig
 from kafkette.broker.log.log_loader import load_segments
 from kafkette.broker.log.log_segment import LogSegment, TimestampAndOffset
-from kafkette.broker.log.log_validator import validate_messages_and_assign_offsets
+from kafkette.broker.log.log_validator import check_control_batch_origin, validate_messages_and_assign_offsets
 from kafkette.broker.log.producer_state_manager import ProducerStateManager
+from kafkette.broker.log.transaction_index import AbortedTxn
 from kafkette.common.clock import SYSTEM_TIME, Time
 from kafkette.protocol.apis.list_offsets import MAX_TIMESTAMP
+from kafkette.protocol.control_record import EndTransactionMarker, is_control_batch, read_end_txn_marker
 from kafkette.protocol.errors import (
     DuplicateSequenceNumberError,
     KafkaStorageError,
@@ -89,8 +92,10 @@ class UnifiedLog:
             00000000000000000000.log     batches back to back (protocol.record_batch format)
             00000000000000000000.index   sparse offset index (OffsetIndex)
             00000000000000000000.timeindex  sparse time index (TimeIndex)
+            00000000000000000000.txnindex   aborted transactions (TransactionIndex), when any
             00000000000000012345.log     next segment: base offset 12345
             leader-epoch-checkpoint      LeaderEpochFileCache entries (LeaderEpochCheckpointFile)
+            00000000000000012400.snapshot  producer state at a clean close (producer_state_snapshot)
 
     Invariants: ``log_start_offset <= high_watermark <= log_end_offset``; retention never
     deletes the active segment nor a segment holding offsets at or above the HW.  A
@@ -301,7 +306,57 @@ class UnifiedLog:
             The value stored.
         """
         self._high_watermark = min(max(high_watermark, self._log_start_offset), self.log_end_offset)
+        self.producer_state_manager.on_high_watermark_updated(self._high_watermark)
         return self._high_watermark
+
+    @property
+    def last_stable_offset(self) -> int:
+        """The first unstable offset (smallest first offset of an open transaction, or of one whose
+        marker the HW has not passed) when below the high watermark, else the high watermark: a
+        READ_COMMITTED consumer reads up to it.
+
+        Kafka concept: ``UnifiedLog.lastStableOffset`` (KIP-98)."""
+        first_unstable = self.producer_state_manager.first_unstable_offset()
+        if first_unstable is not None and first_unstable < self._high_watermark:
+            return first_unstable
+        return self._high_watermark
+
+    def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
+        """The aborted transactions overlapping ``[start_offset, upper_bound_offset)``, from the
+        ``.txnindex`` of the segments from the one holding ``start_offset`` on (a transaction is
+        indexed in its marker's segment, which may follow the range), stopping at the first index
+        whose search is complete.
+
+        Kafka concept: ``UnifiedLog.collectAbortedTransactions``.
+
+        Args:
+            start_offset: the fetch offset.
+            upper_bound_offset: exclusive end (the end of the data fetched, bounded by the LSO).
+
+        Returns:
+            The AbortedTxn entries, oldest marker first.
+        """
+        segments = self.local_log.segments
+        found: list[AbortedTxn] = []
+        for segment in segments[self.local_log.segment_index(start_offset) :]:
+            result = segment.txn_index.collect_aborted_txns(start_offset, upper_bound_offset)
+            found += result.aborted_transactions
+            if result.is_complete:
+                break
+        return found
+
+    def aborted_transactions_in(self, fetch_offset: int, records: bytes) -> list[AbortedTxn]:
+        """The aborted transactions a READ_COMMITTED fetch from ``fetch_offset`` returning
+        ``records`` must carry: those overlapping ``[fetch_offset, end of records)`` (Kafka's
+        ``LocalLog.addAbortedTransactions``).
+
+        Raises:
+            CorruptRecordError: ``records`` holds a batch with a bad header.
+        """
+        upper_bound = fetch_offset
+        for _, header in iter_batches(records):
+            upper_bound = header.next_offset
+        return self.collect_aborted_transactions(fetch_offset, upper_bound)
 
     @property
     def recovery_point(self) -> int:
@@ -367,7 +422,12 @@ class UnifiedLog:
         self.local_log.mark_offline(reason)
 
     # ------------------------------------------------------------------ appends
-    def append_as_leader(self, records: bytearray | bytes | memoryview, leader_epoch: int) -> LogAppendInfo:
+    def append_as_leader(
+        self,
+        records: bytearray | bytes | memoryview,
+        leader_epoch: int,
+        origin: AppendOrigin = AppendOrigin.CLIENT,
+    ) -> LogAppendInfo:
         """The leader's append of one Produce partition's batches (Kafka's ``UnifiedLog.append``
         with offsets assigned).
 
@@ -383,6 +443,8 @@ class UnifiedLog:
             records: one or more batches from a Produce request.  A bytearray gets its offsets
                 and epoch written in place (no copy); other types are copied first.
             leader_epoch: the leader's current epoch.
+            origin: ``AppendOrigin.COORDINATOR`` for transaction markers (control batches), else
+                ``CLIENT``.
 
         Returns:
             The LogAppendInfo (offsets of the first and last records, ``log_append_time_ms``, ...).
@@ -392,7 +454,8 @@ class UnifiedLog:
                 when they must be read (CORRUPT_MESSAGE).
             InvalidRecordError, InvalidTimestampError, MessageTooLargeError,
             UnsupportedCompressionTypeError: from the LogValidator.
-            InvalidProducerEpochError, OutOfOrderSequenceNumberError: from the producer state.
+            InvalidProducerEpochError, OutOfOrderSequenceNumberError, InvalidTxnStateError,
+            TransactionCoordinatorFencedError: from the producer state.
             DuplicateSequenceNumberError: a retried batch came with others in one request.
             KafkaStorageError: the log is offline.
         """
@@ -401,9 +464,11 @@ class UnifiedLog:
             records = bytearray(records)
         positions = validate_batches(records)
         headers = [positions[0][1]] if len(positions) == 1 else [header for _, header in positions]
-        duplicate = self._check_producer_state(headers)
-        if duplicate is not None:
-            return duplicate
+        markers = self._end_txn_markers(records, positions, origin)
+        if markers is None:
+            duplicate = self._check_producer_state(headers)
+            if duplicate is not None:
+                return duplicate
         first_offset = self.log_end_offset
         validated = validate_messages_and_assign_offsets(
             records,
@@ -413,6 +478,7 @@ class UnifiedLog:
             first_offset=first_offset,
             leader_epoch=leader_epoch,
             now_ms=self.time.milliseconds(),
+            origin=origin,
         )
         self.local_log.append(
             validated.records,
@@ -423,8 +489,8 @@ class UnifiedLog:
             self.leader_epoch_cache.assign(leader_epoch, first_offset)
         offset = first_offset
         stamped = validated.log_append_time_ms if validated.log_append_time_ms != -1 else None
-        for header in headers:
-            self.producer_state_manager.update(header, offset, stamped)
+        for index, header in enumerate(headers):
+            self._update_producer_state(header, offset, stamped, markers[index] if markers else None)
             offset += header.last_offset_delta + 1
         self._maybe_request_flush()
         return LogAppendInfo(
@@ -435,6 +501,41 @@ class UnifiedLog:
             validated.max_timestamp,
             validated.log_append_time_ms,
         )
+
+    def _end_txn_markers(
+        self, records: bytearray, positions: list[tuple[int, BatchHeader]], origin: AppendOrigin
+    ) -> list[EndTransactionMarker | None] | None:
+        """The decoded markers of a coordinator's append (one per batch, None for a data batch),
+        checked against the producer state; None for a client's append.
+
+        Raises:
+            InvalidRecordError: a client's append holds a control batch.
+            CorruptRecordError: a control batch holds no valid marker.
+            InvalidProducerEpochError, TransactionCoordinatorFencedError: a stale marker.
+        """
+        if origin != AppendOrigin.COORDINATOR:
+            for _, header in positions:
+                if is_control_batch(header):  # refused before the producer state sees it, as Kafka
+                    check_control_batch_origin(self.tp, origin)
+            return None
+        markers: list[EndTransactionMarker | None] = []
+        for position, header in positions:
+            if is_control_batch(header):
+                marker = read_end_txn_marker(records, position, header)
+                self.producer_state_manager.check_end_txn_marker(header, marker)
+                markers.append(marker)
+            else:
+                markers.append(None)
+        return markers
+
+    def _update_producer_state(
+        self, header: BatchHeader, offset: int, stamped: int | None, marker: EndTransactionMarker | None
+    ) -> None:
+        """Record one appended batch; a marker that aborted a transaction goes into the active
+        segment's ``.txnindex`` (Kafka's ``UnifiedLog.append`` with ``updateTxnIndex``)."""
+        completed = self.producer_state_manager.update(header, offset, stamped, marker)
+        if completed is not None:
+            self.producer_state_manager.update_txn_index(completed, self.local_log.active_segment.txn_index)
 
     def _check_producer_state(self, headers: list[BatchHeader]) -> LogAppendInfo | None:
         """Kafka's ``analyzeAndValidateProducerState``: None to append, else the answer for a retry."""
@@ -490,6 +591,7 @@ class UnifiedLog:
         max_timestamp, offset_of_max = -1, -1
         epochs: list[tuple[int, int]] = []
         appended: list[BatchHeader] = []
+        markers: list[EndTransactionMarker | None] = []
         latest_epoch = self.leader_epoch_cache.latest_epoch
         for position, header in iter_batches(view, verify_crc=True):
             if start < 0:
@@ -519,13 +621,14 @@ class UnifiedLog:
             if header.max_timestamp > max_timestamp:
                 max_timestamp, offset_of_max = header.max_timestamp, header.last_offset
             appended.append(header)
+            markers.append(read_end_txn_marker(view, position, header) if is_control_batch(header) else None)
         if start < 0:
             return None
         self.local_log.append(view[start:end], expected - 1, (max_timestamp, offset_of_max))
         for epoch, epoch_start in epochs:
             self.leader_epoch_cache.assign(epoch, epoch_start)
-        for header in appended:
-            self.producer_state_manager.update(header, header.base_offset)
+        for header, marker in zip(appended, markers, strict=True):
+            self._update_producer_state(header, header.base_offset, None, marker)
         self._maybe_request_flush()
         return LogAppendInfo(first_offset, expected - 1, num_records, end - start, max_timestamp)
 
@@ -669,7 +772,7 @@ class UnifiedLog:
         self.local_log.truncate_fully_and_start_at(offset)
         self._log_start_offset = self._high_watermark = offset
         self.leader_epoch_cache.clear()
-        self.producer_state_manager.entries.clear()
+        self.producer_state_manager.clear()
 
     # ----------------------------------------------------------------- retention
     def maybe_increment_log_start_offset(self, new_log_start_offset: int, reason: str) -> bool:
@@ -934,7 +1037,15 @@ class UnifiedLog:
 
     # ----------------------------------------------------------------- lifecycle
     def close(self) -> None:
-        """Close every segment's files (does not flush)."""
+        """Write the producer state snapshot at the log end offset (an online log), then close
+        every segment's files (does not flush the segments)."""
+        if not self.is_offline:
+            try:
+                self.producer_state_manager.take_snapshot(self.dir, self.log_end_offset)
+            except OSError as exc:  # the next start-up replays the log's tail instead
+                logger.warning(
+                    "%s Could not write the producer state snapshot: %s", self.local_log.prefix, exc
+                )
         self.local_log.close()
 
     def delete(self) -> None:

@@ -39,6 +39,7 @@ from kafkette.protocol.apis.user_scram_credentials import (
     AlterUserScramCredentialsRequest,
     DescribeUserScramCredentialsRequest,
 )
+from kafkette.protocol.apis.write_txn_markers import WriteTxnMarkersRequest
 from kafkette.protocol.errors import Errors, error_class
 from kafkette.protocol.kafka_translation import TRANSLATIONS
 
@@ -296,3 +297,26 @@ async def test_cluster_apis_refuse_the_whole_request_without_their_cluster_opera
         return "answered"
 
     assert await check(ctx, header(key, version), request_, handler) == "answered"
+
+
+async def test_write_txn_markers_needs_alter_or_cluster_action_on_the_cluster():
+    spec = API_REGISTRY[ApiKey.WRITE_TXN_MARKERS]
+    request = WriteTxnMarkersRequest(markers=[])
+
+    async def write_markers(data):
+        ctx = SimpleNamespace(
+            authorizer=data, replica_manager=SimpleNamespace(time=SimpleNamespace(milliseconds=int))
+        )
+        return await KafkaApis(with_quota_managers(ctx)).handle(
+            header(ApiKey.WRITE_TXN_MARKERS, 2, principal="User:coordinator"), spec, request
+        )
+
+    with pytest.raises(CLUSTER_AUTHZ):  # WRITE on the cluster is neither
+        await write_markers(
+            authorizer(
+                acl(AclOperation.WRITE, ResourceType.CLUSTER, CLUSTER_NAME, principal="User:coordinator")
+            )
+        )
+    for operation in (AclOperation.ALTER, AclOperation.CLUSTER_ACTION):
+        granted = authorizer(acl(operation, ResourceType.CLUSTER, CLUSTER_NAME, principal="User:coordinator"))
+        assert (await write_markers(granted)).markers == []
