@@ -51,7 +51,7 @@ _RETRIABLE = frozenset(
 _FENCED = frozenset({Errors.INVALID_PRODUCER_EPOCH, Errors.TRANSACTION_COORDINATOR_FENCED})
 """A newer producer or coordinator owns the transaction: this completion is abandoned."""
 
-_SKIPPED = frozenset({Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT, Errors.UNSUPPORTED_VERSION})
+_SKIPPED = frozenset({Errors.UNSUPPORTED_VERSION})
 """The partition cannot hold markers (nor can it have held the transaction's records): done."""
 
 
