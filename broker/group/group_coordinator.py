@@ -1449,7 +1449,12 @@ class GroupCoordinator:
         removed = 0
         try:
             for group_id in self.manager.group_ids():
-                gone = [tp for tp in self.manager.fetch_offsets(group_id, None) if tp in partitions]
+                # committed and pending transactional offsets alike (Kafka's onTopicsDeleted)
+                held = [
+                    *self.manager.fetch_offsets(group_id, None),
+                    *self.manager.pending_partitions(group_id),
+                ]
+                gone = [tp for tp in dict.fromkeys(held) if tp in partitions]
                 if gone and await self.manager.delete_offsets(group_id, gone) == Errors.NONE:
                     removed += len(gone)
                     await self._remove_if_dead(group_id, self._groups.get(group_id))

@@ -5,6 +5,10 @@ pure logic, no log."""
 
 from __future__ import annotations
 
+from test_consumer_group import member
+
+from kafkette.broker.group.consumer_group import ConsumerGroup
+from kafkette.broker.group.consumer_group_admin import commit_error
 from kafkette.broker.group.coordinator_records import OffsetCommitValue
 from kafkette.broker.group.group_metadata import GroupMetadata, GroupState, MemberMetadata
 from kafkette.broker.group.pending_transactional_offsets import (
@@ -12,7 +16,11 @@ from kafkette.broker.group.pending_transactional_offsets import (
     TransactionResult,
 )
 from kafkette.broker.group.txn_offset_commit import classic_txn_commit_error, unknown_group_txn_commit_error
-from kafkette.protocol.apis.transactions import TxnOffsetCommitRequest
+from kafkette.protocol.apis.transactions import (
+    TxnOffsetCommitRequest,
+    TxnOffsetCommitRequestPartition,
+    TxnOffsetCommitRequestTopic,
+)
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.topic_partition import TopicPartition
 
@@ -129,3 +137,41 @@ def test_classic_group_checks_member_instance_and_generation_but_not_the_state()
 def test_an_unknown_group_takes_only_generation_minus_one():
     assert unknown_group_txn_commit_error(request()) == Errors.NONE
     assert unknown_group_txn_commit_error(request(1, "m1")) == Errors.ILLEGAL_GENERATION
+
+
+T1 = bytes(range(1, 17))
+
+
+def consumer_request(member_id: str, epoch: int, topic: str = "orders", partition: int = 0):
+    txn_request = request(epoch, member_id)
+    txn_request.topics = [
+        TxnOffsetCommitRequestTopic(
+            name=topic, partitions=[TxnOffsetCommitRequestPartition(partition_index=partition)]
+        )
+    ]
+    return txn_request
+
+
+def test_a_consumer_group_answers_a_stale_or_unassigned_transactional_commit_illegal_generation():
+    group = ConsumerGroup("g")
+    group.update_member(member("m1", epoch=10, assigned_partitions={T1: {0: 8}}))
+
+    def error(request) -> Errors:
+        return commit_error(
+            group,
+            request,
+            3,
+            lambda name: T1 if name == "orders" else None,
+            lambda _metadata: True,
+            is_transactional=True,
+        )
+
+    assert error(consumer_request("m1", 10)) == Errors.NONE
+    assert error(consumer_request("m1", 9)) == Errors.NONE  # older epoch, the partition assigned at 8
+    assert (
+        error(consumer_request("m1", 11)) == Errors.ILLEGAL_GENERATION
+    )  # STALE_MEMBER_EPOCH for OffsetCommit
+    assert error(consumer_request("m1", 9, partition=1)) == Errors.ILLEGAL_GENERATION  # not its partition
+    assert error(consumer_request("m1", 9, topic="gone")) == Errors.ILLEGAL_GENERATION  # unknown topic
+    assert error(consumer_request("x", 10)) == Errors.UNKNOWN_MEMBER_ID
+    assert error(consumer_request("", -1)) == Errors.NONE  # no member, generation -1: accepted

@@ -298,3 +298,10 @@ async def test_a_group_with_only_pending_offsets_exists_and_keeps_them_from_expi
     await broker.write_marker(PRODUCER_ID, TransactionResult.COMMIT)
     assert fetch(broker.coordinator) == {0: (10, Errors.NONE), 1: (4, Errors.NONE)}
     assert await broker.coordinator.expire_offsets(later) == 2  # no transaction open: both expire
+
+
+async def test_deleting_the_topic_drops_its_pending_offsets_too(broker):
+    await broker.coordinator.commit_transactional_offsets(txn_commit({0: 10, 1: 11}), 3)
+    assert await broker.coordinator.remove_deleted_partitions({TopicPartition(TOPIC, 0)}) == 1
+    await broker.write_marker(PRODUCER_ID, TransactionResult.COMMIT)
+    assert fetch(broker.coordinator) == {0: (-1, Errors.NONE), 1: (11, Errors.NONE)}
