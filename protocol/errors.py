@@ -102,6 +102,7 @@ class Errors(IntEnum):
     ELIGIBLE_LEADERS_NOT_AVAILABLE = 83
     ELECTION_NOT_NEEDED = 84
     INVALID_RECORD = 87
+    UNSTABLE_OFFSET_COMMIT = 88
     THROTTLING_QUOTA_EXCEEDED = 89
     INVALID_UPDATE_VERSION = 95
     SNAPSHOT_NOT_FOUND = 98
@@ -389,6 +390,7 @@ _ERROR_TABLE: dict[Errors, tuple[bool, bool, str]] = {
         False,
         "This record has failed the validation on broker and hence will be rejected.",
     ),
+    Errors.UNSTABLE_OFFSET_COMMIT: (True, False, "There are unstable offsets that need to be cleared."),
     Errors.THROTTLING_QUOTA_EXCEEDED: (True, False, "The throttling quota has been exceeded."),
     Errors.INVALID_UPDATE_VERSION: (False, False, "The given update version was invalid."),
     Errors.SNAPSHOT_NOT_FOUND: (False, False, "Requested snapshot was not found."),
@@ -690,6 +692,8 @@ if TYPE_CHECKING:
     class InvalidRegularExpressionError(KafkaError): ...
 
     class UnsupportedSaslMechanismError(KafkaError): ...
+
+    class UnstableOffsetCommitError(KafkaError): ...
 
     class ThrottlingQuotaExceededError(KafkaError): ...
 

@@ -90,6 +90,11 @@ from kafkette.protocol.apis.offsets_for_leader_epoch import (
     OffsetsForLeaderEpochResponse,
 )
 from kafkette.protocol.apis.produce import ProducePartitionResponse, ProduceResponse, ProduceTopicResponse
+from kafkette.protocol.apis.transactions import (
+    TxnOffsetCommitResponse,
+    TxnOffsetCommitResponsePartition,
+    TxnOffsetCommitResponseTopic,
+)
 from kafkette.protocol.apis.user_scram_credentials import (
     AlterUserScramCredentialsResponse,
     AlterUserScramCredentialsResult,
@@ -240,6 +245,23 @@ def offset_commit_error_response(request: Any, version: int, code: int, message:
                 topic_id=topic.topic_id,
                 partitions=[
                     OffsetCommitResponsePartition(partition_index=p.partition_index, error_code=code)
+                    for p in topic.partitions
+                ],
+            )
+            for topic in request.topics
+        ],
+    )
+
+
+def txn_offset_commit_error_response(request: Any, version: int, code: int, message: str | None) -> Any:
+    """``TxnOffsetCommitRequest.getErrorResponse``: every partition of every topic with the error."""
+    return TxnOffsetCommitResponse(
+        throttle_time_ms=0,
+        topics=[
+            TxnOffsetCommitResponseTopic(
+                name=topic.name,
+                partitions=[
+                    TxnOffsetCommitResponsePartition(partition_index=p.partition_index, error_code=code)
                     for p in topic.partitions
                 ],
             )
@@ -639,6 +661,7 @@ ERROR_RESPONSES: dict[int, ErrorResponse] = {
     ApiKey.FETCH: fetch_error_response,
     ApiKey.LIST_OFFSETS: list_offsets_error_response,
     ApiKey.OFFSET_COMMIT: offset_commit_error_response,
+    ApiKey.TXN_OFFSET_COMMIT: txn_offset_commit_error_response,
     ApiKey.OFFSET_FETCH: offset_fetch_error_response,
     ApiKey.FIND_COORDINATOR: find_coordinator_error_response,
     ApiKey.DESCRIBE_GROUPS: describe_groups_error_response,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kafkette.broker.apis import txn_offset_commit
 from kafkette.broker.apis.auth_helper import (
     CLUSTER_NAME,
     authorize,
@@ -136,6 +137,32 @@ async def check_offset_commit(ctx: Any, header: RequestHeader, request: Any, han
     )
 
 
+async def check_txn_offset_commit(ctx: Any, header: RequestHeader, request: Any, handler: Any) -> Any:
+    """TxnOffsetCommit: WRITE on the transactional id (else every partition
+    TRANSACTIONAL_ID_AUTHORIZATION_FAILED), READ on the group (else GROUP_AUTHORIZATION_FAILED), READ on
+    each topic (else its partitions TOPIC_AUTHORIZATION_FAILED); Kafka's ``handleTxnOffsetCommitRequest``
+    skips the producer id's authorization, implied by the transactional id's."""
+    if not authorize(
+        ctx, header, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactional_id
+    ):
+        raise error_class(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)(
+            f"Not authorized to WRITE transactional id {request.transactional_id}"
+        )
+    require_group(ctx, header, AclOperation.READ, request.group_id)
+
+    return await split_by_topic(
+        ctx,
+        header,
+        request,
+        handler,
+        AclOperation.READ,
+        "topics",
+        lambda t: t.name,
+        "topics",
+        lambda t: txn_offset_commit.answer_all(t, Errors.TOPIC_AUTHORIZATION_FAILED),
+    )
+
+
 async def check_describe_groups(ctx: Any, header: RequestHeader, request: Any, handler: Any) -> Any:
     """DescribeGroups: DESCRIBE on each group (else GROUP_AUTHORIZATION_FAILED, empty state,
     protocol and members, listed first as Kafka lists them); the authorized operations of each group
@@ -215,7 +242,15 @@ async def check_offset_delete(ctx: Any, header: RequestHeader, request: Any, han
         )
 
     return await split_by_topic(
-        ctx, header, request, handler, AclOperation.READ, "topics", lambda t: t.name, "topics", denied
+        ctx,
+        header,
+        request,
+        handler,
+        AclOperation.READ,
+        "topics",
+        lambda t: t.name,
+        "topics",
+        lambda t: txn_offset_commit.answer_all(t, Errors.TOPIC_AUTHORIZATION_FAILED),
     )
 
 

@@ -73,6 +73,7 @@ from kafkette.broker.apis import (
     sasl_after_authentication,
     stop_replica,
     sync_group,
+    txn_offset_commit,
     update_metadata,
     write_txn_markers,
 )
@@ -125,6 +126,7 @@ HANDLERS: dict[int, Handler] = {
     ApiKey.LIST_TRANSACTIONS: list_transactions.handle,
     ApiKey.FIND_COORDINATOR: find_coordinator.handle,
     ApiKey.OFFSET_COMMIT: offset_commit.handle,
+    ApiKey.TXN_OFFSET_COMMIT: txn_offset_commit.handle,  # no listener offers it until EndTxn exists
     ApiKey.OFFSET_FETCH: offset_fetch.handle,
     ApiKey.JOIN_GROUP: join_group.handle,
     ApiKey.SYNC_GROUP: sync_group.handle,

@@ -57,7 +57,11 @@ def _unknown_topic_id(topic: OffsetFetchRequestTopics) -> OffsetFetchResponseTop
 
 
 def _fetch_group(
-    ctx: ApisContext, header: RequestHeader, group: OffsetFetchRequestGroup, version: int
+    ctx: ApisContext,
+    header: RequestHeader,
+    group: OffsetFetchRequestGroup,
+    version: int,
+    require_stable: bool = False,
 ) -> OffsetFetchResponseGroup:
     """One group's answer: GROUP_AUTHORIZATION_FAILED without DESCRIBE on the group, else
     ``_fetch_authorized_group``'s with each topic the principal may not DESCRIBE left out of an
@@ -65,7 +69,7 @@ def _fetch_group(
     (Kafka's ``handleOffsetFetchRequest``)."""
     if not authorize(ctx, header, AclOperation.DESCRIBE, ResourceType.GROUP, group.group_id):
         return OffsetFetchResponseGroup(group_id=group.group_id, error_code=Errors.GROUP_AUTHORIZATION_FAILED)
-    answer = _fetch_authorized_group(ctx, group, version)
+    answer = _fetch_authorized_group(ctx, group, version, require_stable)
     if authorizer_of(ctx) is None or answer.error_code != Errors.NONE:
         return answer
     names = {t.name for t in answer.topics if t.name}
@@ -89,14 +93,14 @@ def _fetch_group(
 
 
 def _fetch_authorized_group(
-    ctx: ApisContext, group: OffsetFetchRequestGroup, version: int
+    ctx: ApisContext, group: OffsetFetchRequestGroup, version: int, require_stable: bool
 ) -> OffsetFetchResponseGroup:
     """One group's answer: NOT_COORDINATOR when this node has no coordinator, else its coordinator's,
     with the topics by id of a v10 request named, and answered, as Kafka's ``fetchOffsetsForGroup``."""
     if ctx.group_coordinator is None:
         return OffsetFetchResponseGroup(group_id=group.group_id, error_code=Errors.NOT_COORDINATOR)
     if version < TOPIC_IDS_FROM_VERSION:
-        return ctx.group_coordinator.handle_fetch_offsets(group)
+        return ctx.group_coordinator.handle_fetch_offsets(group, require_stable)
     unknown_ids = []
     if group.topics is not None:
         named = []
@@ -107,7 +111,7 @@ def _fetch_authorized_group(
             else:
                 unknown_ids.append(_unknown_topic_id(topic))
         group.topics = named
-    answer = ctx.group_coordinator.handle_fetch_offsets(group)
+    answer = ctx.group_coordinator.handle_fetch_offsets(group, require_stable)
     if answer.error_code != Errors.NONE:
         return answer
     if group.topics is None:
@@ -124,7 +128,9 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: OffsetFetchRe
     version = header.api_version
     if version >= GROUPS_FROM_VERSION:
         return OffsetFetchResponse(
-            groups=[_fetch_group(ctx, header, group, version) for group in request.groups]
+            groups=[
+                _fetch_group(ctx, header, group, version, request.require_stable) for group in request.groups
+            ]
         )
     topics = request.topics
     answer = _fetch_group(
@@ -139,6 +145,7 @@ async def handle(ctx: ApisContext, header: RequestHeader, request: OffsetFetchRe
             ],
         ),
         version,
+        request.require_stable,
     )
     return OffsetFetchResponse(
         error_code=answer.error_code,

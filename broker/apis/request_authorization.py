@@ -74,6 +74,7 @@ AUTHORIZATIONS: dict[int, Check] = {
     ApiKey.HEARTBEAT: group_authorization.check_read_group,
     ApiKey.LEAVE_GROUP: group_authorization.check_read_group,
     ApiKey.OFFSET_COMMIT: group_authorization.check_offset_commit,
+    ApiKey.TXN_OFFSET_COMMIT: group_authorization.check_txn_offset_commit,
     ApiKey.OFFSET_FETCH: no_check,  # DESCRIBE per group and per topic: in ``offset_fetch``, per group
     ApiKey.DESCRIBE_GROUPS: group_authorization.check_describe_groups,
     ApiKey.LIST_GROUPS: group_authorization.check_list_groups,

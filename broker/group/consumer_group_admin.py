@@ -18,10 +18,12 @@ from collections.abc import Callable
 from kafkette.broker.group import consumer_group_record_helpers as rh
 from kafkette.broker.group.consumer_group import ConsumerGroup
 from kafkette.broker.group.consumer_group_errors import ConsumerGroupError
+from kafkette.broker.group.consumer_group_offsets import CommitPartitionValidator
 from kafkette.broker.group.consumer_group_record_helpers import CoordinatorRecord
 from kafkette.broker.group.consumer_group_records import ConsumerGroupRegularExpressionKey
 from kafkette.protocol.apis.group_admin import DescribedGroup, ListedGroup
 from kafkette.protocol.apis.offsets import OffsetCommitRequest, OffsetFetchRequestGroup
+from kafkette.protocol.apis.transactions import TxnOffsetCommitRequest
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.kafka_schema import ZERO_UUID
 
@@ -36,19 +38,25 @@ DESCRIBE_NOT_FOUND_FROM_VERSION = 6
 
 def commit_error(
     group: ConsumerGroup,
-    request: OffsetCommitRequest,
+    request: OffsetCommitRequest | TxnOffsetCommitRequest,
     version: int,
     topic_id_of: Callable[[str], bytes | None],
     metadata_fits: Callable[[str | None], bool],
+    *,
+    is_transactional: bool = False,
 ) -> Errors:
-    """The error every partition of an OffsetCommit to a consumer group gets, NONE when it may commit.
+    """The error every partition of an OffsetCommit (or TxnOffsetCommit) to a consumer group gets, NONE
+    when it may commit.
 
     Args:
         request: the commit, topics by name.
-        version: its OffsetCommit version (a consumer member needs v9+).
+        version: its OffsetCommit version (a consumer member needs v9+), or its TxnOffsetCommit version.
         topic_id_of: topic name -> id, None for an unknown topic.
         metadata_fits: whether a partition's metadata passes ``offset.metadata.max.bytes`` (Kafka checks
             it before the partition's assignment epoch, and a partition refused for it is not validated).
+        is_transactional: a TxnOffsetCommit (Kafka's ``validateTransactionalOffsetCommit``): a stale member
+            epoch is ILLEGAL_GENERATION, and so is a topic unknown to the metadata when the member's
+            assignment is to be checked.
     """
     try:
         validator = group.validate_offset_commit(
@@ -56,13 +64,18 @@ def commit_error(
             request.generation_id,
             api_version=version,
             group_instance_id=request.group_instance_id,
+            is_transactional=is_transactional,
         )
         for topic in request.topics:
-            topic_id = topic_id_of(topic.name) or ZERO_UUID
+            topic_id = topic_id_of(topic.name)
+            if is_transactional and topic_id is None and validator is not CommitPartitionValidator.NO_OP:
+                return Errors.ILLEGAL_GENERATION
             for p in topic.partitions:
                 if metadata_fits(p.committed_metadata):
-                    validator.validate(topic.name, topic_id, p.partition_index)
+                    validator.validate(topic.name, topic_id or ZERO_UUID, p.partition_index)
     except ConsumerGroupError as exc:
+        if is_transactional and exc.error == "STALE_MEMBER_EPOCH":
+            return Errors.ILLEGAL_GENERATION
         return Errors[exc.error]
     return Errors.NONE
 

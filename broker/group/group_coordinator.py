@@ -43,6 +43,11 @@ from kafkette.broker.group.group_config_manager import GroupConfigManager
 from kafkette.broker.group.group_metadata import GroupMetadata, GroupState, MemberMetadata
 from kafkette.broker.group.group_metadata_manager import GroupMetadataManager
 from kafkette.broker.group.offset_expiration import expired_consumer_group_offsets, expired_offsets
+from kafkette.broker.group.pending_transactional_offsets import TransactionResult
+from kafkette.broker.group.txn_offset_commit import (
+    classic_txn_commit_error,
+    unknown_group_txn_commit_error,
+)
 from kafkette.broker.metadata_cache import MetadataCache
 from kafkette.broker.purgatory import DelayedOperationPurgatory
 from kafkette.common.background_tasks import cancel_and_wait
@@ -85,6 +90,12 @@ from kafkette.protocol.apis.offsets import (
     OffsetFetchResponseGroup,
     OffsetFetchResponsePartition,
     OffsetFetchResponseTopics,
+)
+from kafkette.protocol.apis.transactions import (
+    TxnOffsetCommitRequest,
+    TxnOffsetCommitResponse,
+    TxnOffsetCommitResponsePartition,
+    TxnOffsetCommitResponseTopic,
 )
 from kafkette.protocol.errors import Errors
 from kafkette.protocol.kafka_schema import ZERO_UUID
@@ -838,11 +849,11 @@ class GroupCoordinator:
         if group.is_in(GroupState.DEAD):
             return Errors.COORDINATOR_NOT_AVAILABLE
         if request.generation_id >= 0 or request.member_id or request.group_instance_id is not None:
-            error = group.validate_member(request.member_id, request.group_instance_id)
+            error = group.validate_member_generation(
+                request.member_id, request.group_instance_id, request.generation_id
+            )
             if error != Errors.NONE:
                 return error
-            if request.generation_id != group.generation_id:
-                return Errors.ILLEGAL_GENERATION
         elif not group.is_in(GroupState.EMPTY):
             return Errors.UNKNOWN_MEMBER_ID  # no member id nor generation: only an Empty group takes it
         if group.is_in(GroupState.COMPLETING_REBALANCE):
@@ -902,7 +913,101 @@ class GroupCoordinator:
             ]
         )
 
-    def handle_fetch_offsets(self, group: OffsetFetchRequestGroup) -> OffsetFetchResponseGroup:
+    def _txn_commit_group_error(self, request: TxnOffsetCommitRequest, version: int) -> Errors:
+        """The group-level error of a TxnOffsetCommit (``txn_offset_commit``), NONE when it may commit."""
+        error = self._group_error(request.group_id)
+        if error != Errors.NONE:
+            return error
+        consumer_group = self.consumer_groups.group(request.group_id)
+        if consumer_group is not None:
+            return consumer_group_admin.commit_error(
+                consumer_group,
+                request,
+                version,
+                self._topics.topic_id_of,
+                self._metadata_fits,
+                is_transactional=True,
+            )
+        group = self._groups.get(request.group_id)
+        if group is not None:
+            return classic_txn_commit_error(group, request)
+        if self.manager.has_offsets(request.group_id):
+            return classic_txn_commit_error(GroupMetadata(request.group_id), request)  # a simple group
+        return unknown_group_txn_commit_error(request)
+
+    async def commit_transactional_offsets(
+        self, request: TxnOffsetCommitRequest, version: int
+    ) -> TxnOffsetCommitResponse:
+        """TxnOffsetCommit: the offsets a transactional producer commits for a group, written to
+        ``__consumer_offsets`` as a transactional batch of ``request.producer_id``/``producer_epoch``
+        and kept pending (invisible to OffsetFetch) until the transaction's marker
+        (``on_transaction_completed``).
+
+        Args:
+            request: the topics the handler has authorized and found (partitions that exist).
+            version: the request's TxnOffsetCommit version.
+
+        Returns:
+            Every partition answered: the group-level error (INVALID_GROUP_ID, NOT_COORDINATOR,
+            COORDINATOR_LOAD_IN_PROGRESS, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, ILLEGAL_GENERATION,
+            COORDINATOR_NOT_AVAILABLE) on all of them, else OFFSET_METADATA_TOO_LARGE per partition, else
+            the write's error (NONE once acknowledged).
+
+        Kafka concept: ``GroupCoordinatorService.commitTransactionalOffsets`` /
+        ``OffsetMetadataManager.commitTransactionalOffset``.
+        """
+        group_error = self._txn_commit_group_error(request, version)
+        errors: dict[TopicPartition, Errors] = {}
+        to_commit: dict[TopicPartition, OffsetCommitValue] = {}
+        for topic in request.topics:
+            for p in topic.partitions:
+                tp = TopicPartition(topic.name, p.partition_index)
+                if group_error != Errors.NONE:
+                    errors[tp] = group_error
+                elif not self._metadata_fits(p.committed_metadata):
+                    errors[tp] = Errors.OFFSET_METADATA_TOO_LARGE
+                else:
+                    metadata = p.committed_metadata or ""
+                    to_commit[tp] = OffsetCommitValue(p.committed_offset, p.committed_leader_epoch, metadata)
+        if to_commit:
+            errors.update(
+                await self.manager.store_transactional_offsets(
+                    request.group_id, request.producer_id, request.producer_epoch, to_commit
+                )
+            )
+        return TxnOffsetCommitResponse(
+            topics=[
+                TxnOffsetCommitResponseTopic(
+                    name=topic.name,
+                    partitions=[
+                        TxnOffsetCommitResponsePartition(
+                            partition_index=p.partition_index,
+                            error_code=errors[TopicPartition(topic.name, p.partition_index)],
+                        )
+                        for p in topic.partitions
+                    ],
+                )
+                for topic in request.topics
+            ]
+        )
+
+    def on_transaction_completed(
+        self, producer_id: int, partitions: list[int], result: TransactionResult
+    ) -> int:
+        """A transaction's COMMIT or ABORT marker was written to these ``__consumer_offsets``
+        partitions: ``producer_id``'s pending offsets of their groups become committed or are dropped
+        (see ``GroupMetadataManager.complete_transaction``).
+
+        Returns:
+            How many offsets became committed.
+
+        Kafka concept: ``GroupCoordinatorService.onTransactionCompleted``.
+        """
+        return self.manager.complete_transaction(producer_id, partitions, result)
+
+    def handle_fetch_offsets(
+        self, group: OffsetFetchRequestGroup, require_stable: bool = False
+    ) -> OffsetFetchResponseGroup:
         """OffsetFetch of one group: the committed offset of each partition asked for (-1 and
         ``NO_METADATA`` when none, also in a group that does not exist), or of every partition the
         group has committed when ``topics`` is null; or only a group-level error (INVALID_GROUP_ID,
@@ -921,6 +1026,9 @@ class GroupCoordinator:
             twice answered twice, as Kafka's ``OffsetMetadataManager.fetchOffsets``); for a null
             ``topics``, topics sorted by name and partitions by index.
 
+            require_stable: OffsetFetch v7+ (KIP-447): a partition with pending transactional offsets
+                answers UNSTABLE_OFFSET_COMMIT (offset -1) instead of its committed offset.
+
         Kafka concept: ``GroupCoordinator.fetchOffsets`` / ``fetchAllOffsets``
         (``OffsetMetadataManager``).
         """
@@ -936,22 +1044,33 @@ class GroupCoordinator:
             else [TopicPartition(t.name, p) for t in group.topics for p in t.partition_indexes]
         )
         committed = self.manager.fetch_offsets(group.group_id, asked)
+        if require_stable and group.topics is None:  # every partition committed or pending
+            for tp in self.manager.pending_partitions(group.group_id):
+                committed.setdefault(tp, None)
+
+        def answer(tp: TopicPartition) -> OffsetFetchResponsePartition:
+            if require_stable and self.manager.has_pending_transactional_offsets(group.group_id, tp):
+                return OffsetFetchResponsePartition(
+                    partition_index=tp.partition,
+                    committed_offset=-1,
+                    metadata=NO_METADATA,
+                    error_code=Errors.UNSTABLE_OFFSET_COMMIT,
+                )
+            return _offset_fetch_partition(tp.partition, committed.get(tp))
+
         if group.topics is not None:  # in the request's order, a partition asked twice answered twice
             topics = [
                 OffsetFetchResponseTopics(
                     name=t.name,
                     topic_id=t.topic_id,
-                    partitions=[
-                        _offset_fetch_partition(p, committed.get(TopicPartition(t.name, p)))
-                        for p in t.partition_indexes
-                    ],
+                    partitions=[answer(TopicPartition(t.name, p)) for p in t.partition_indexes],
                 )
                 for t in group.topics
             ]
             return OffsetFetchResponseGroup(group_id=group.group_id, error_code=Errors.NONE, topics=topics)
         by_topic: dict[str, list[OffsetFetchResponsePartition]] = {}
-        for tp, value in committed.items():
-            by_topic.setdefault(tp.topic, []).append(_offset_fetch_partition(tp.partition, value))
+        for tp in committed:
+            by_topic.setdefault(tp.topic, []).append(answer(tp))
         return OffsetFetchResponseGroup(
             group_id=group.group_id,
             error_code=Errors.NONE,
@@ -1252,6 +1371,10 @@ class GroupCoordinator:
                 self._offsets_retention_ms,
                 group.empty_since_ms if group is not None else None,
             )
+            # an offset with a pending transactional offset is not expired yet (Kafka's cleanupExpiredOffsets)
+            expired = [
+                tp for tp in expired if not self.manager.has_pending_transactional_offsets(group_id, tp)
+            ]
             if expired and await self.manager.delete_offsets(group_id, expired) == Errors.NONE:
                 deleted += len(expired)
                 logger.info("Group %s: deleted %d expired offsets", group_id, len(expired))
@@ -1276,6 +1399,7 @@ class GroupCoordinator:
             self._offsets_retention_ms,
             group.is_subscribed_to_topic,
         )
+        expired = [tp for tp in expired if not self.manager.has_pending_transactional_offsets(group_id, tp)]
         deleted = 0
         if expired:
             if await self.manager.delete_offsets(group_id, expired) != Errors.NONE:
@@ -1294,7 +1418,7 @@ class GroupCoordinator:
         if (
             group is not None
             and group.is_in(GroupState.EMPTY)
-            and not self.manager.fetch_offsets(group_id, None)
+            and not self.manager.has_offsets(group_id)  # committed or pending transactional offsets
             and not group.pending_members
             and self._groups.get(group_id) is group
         ):
@@ -1325,7 +1449,12 @@ class GroupCoordinator:
         removed = 0
         try:
             for group_id in self.manager.group_ids():
-                gone = [tp for tp in self.manager.fetch_offsets(group_id, None) if tp in partitions]
+                # committed and pending transactional offsets alike (Kafka's onTopicsDeleted)
+                held = [
+                    *self.manager.fetch_offsets(group_id, None),
+                    *self.manager.pending_partitions(group_id),
+                ]
+                gone = [tp for tp in dict.fromkeys(held) if tp in partitions]
                 if gone and await self.manager.delete_offsets(group_id, gone) == Errors.NONE:
                     removed += len(gone)
                     await self._remove_if_dead(group_id, self._groups.get(group_id))

@@ -278,6 +278,16 @@ class GroupMetadata:
                 return Errors.FENCED_INSTANCE_ID
         return Errors.NONE if member_id in self.members else Errors.UNKNOWN_MEMBER_ID
 
+    def validate_member_generation(
+        self, member_id: str, group_instance_id: str | None, generation_id: int
+    ) -> Errors:
+        """``validate_member``, then ILLEGAL_GENERATION when ``generation_id`` is not the group's (the
+        member checks of Kafka's ``ClassicGroup.validateOffsetCommit``)."""
+        error = self.validate_member(member_id, group_instance_id)
+        if error == Errors.NONE and generation_id != self.generation_id:
+            return Errors.ILLEGAL_GENERATION
+        return error
+
     def replace_static_member(self, group_instance_id: str, new_member_id: str) -> MemberMetadata:
         """Give the static member of ``group_instance_id`` a new member id, keeping its place,
         assignment and leadership (Kafka's ``replaceStaticMember``).

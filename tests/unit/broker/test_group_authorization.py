@@ -90,7 +90,7 @@ class FakeCoordinator:
         self.asked.append(list(request.groups_names))
         return DeleteGroupsResponse(results=[DeletableGroupResult(group_id=g) for g in request.groups_names])
 
-    def handle_fetch_offsets(self, group):
+    def handle_fetch_offsets(self, group, require_stable=False):
         self.asked.append(group.group_id)
         topics = (
             group.topics

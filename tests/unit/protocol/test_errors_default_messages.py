@@ -157,6 +157,7 @@ KAFKA_DEFAULT_MESSAGES: dict[Errors, str] = {
         "Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it."
     ),
     Errors.INVALID_RECORD: "This record has failed the validation on broker and hence will be rejected.",
+    Errors.UNSTABLE_OFFSET_COMMIT: "There are unstable offsets that need to be cleared.",
     Errors.THROTTLING_QUOTA_EXCEEDED: "The throttling quota has been exceeded.",
     Errors.INCONSISTENT_VOTER_SET: (
         "Indicates that the either the sender or recipient of a voter-only request is not one of the "

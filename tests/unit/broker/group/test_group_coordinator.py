@@ -104,6 +104,12 @@ class InMemoryGroupMetadataManager:
     def has_offsets(self, group_id: str) -> bool:
         return bool(self.offsets.get(group_id))
 
+    def has_pending_transactional_offsets(self, group_id: str, tp: TopicPartition | None = None) -> bool:
+        return False  # no transactions here (tests/unit/broker/group/test_txn_offsets_on_files.py has them)
+
+    def pending_partitions(self, group_id: str) -> list[TopicPartition]:
+        return []
+
     def group_ids(self) -> list[str]:
         return sorted(g for g, o in self.offsets.items() if o)
 
