@@ -426,7 +426,7 @@ APIS: tuple[ApiSpec, ...] = (
         0,
         5,
         3,
-        NO_LISTENER,
+        KAFKETTE_ONLY,
     ),
     ApiSpec(
         ApiKey.WRITE_TXN_MARKERS,

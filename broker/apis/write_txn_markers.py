@@ -20,7 +20,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from kafkette.broker.group.pending_transactional_offsets import TransactionResult
 from kafkette.broker.log.append_origin import AppendOrigin
+from kafkette.common.topic_names import GROUP_METADATA_TOPIC_NAME
 from kafkette.protocol.apis.write_txn_markers import (
     WriteTxnMarkersRequest,
     WriteTxnMarkersResponse,
@@ -78,7 +80,7 @@ async def handle(
                 else:
                     answered[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
         if entries:
-            appends.append((answered, entries))
+            appends.append((answered, entries, marker))
     statuses = await asyncio.gather(
         *(
             ctx.replica_manager.append_records(
@@ -88,10 +90,17 @@ async def handle(
                 internal_topics_allowed=True,
                 origin=AppendOrigin.COORDINATOR,
             )
-            for _, entries in appends
+            for _, entries, _ in appends
         )
     )
-    for (answered, _), by_partition in zip(appends, statuses, strict=True):
+    for (answered, _, marker), by_partition in zip(appends, statuses, strict=True):
+        offsets_partitions = []
         for tp, status in by_partition.items():
             answered[tp] = int(status.error)
+            if tp.topic == GROUP_METADATA_TOPIC_NAME and status.error == Errors.NONE:
+                offsets_partitions.append(tp.partition)
+        if offsets_partitions and ctx.group_coordinator is not None:
+            # the group coordinator completes the transaction's offsets (Kafka's onTransactionCompleted)
+            result = TransactionResult.COMMIT if marker.transaction_result else TransactionResult.ABORT
+            ctx.group_coordinator.on_transaction_completed(marker.producer_id, offsets_partitions, result)
     return write_txn_markers_response(errors)
