@@ -436,7 +436,7 @@ APIS: tuple[ApiSpec, ...] = (
         1,
         2,
         1,
-        BOTH,
+        KAFKETTE_ONLY,  # the coordinators' channel; the Kafka listener gets it with its translation
     ),
     ApiSpec(ApiKey.DESCRIBE_ACLS, "DescribeAcls", DescribeAclsRequest, DescribeAclsResponse, 1, 3, 2, BOTH),
     ApiSpec(ApiKey.CREATE_ACLS, "CreateAcls", CreateAclsRequest, CreateAclsResponse, 1, 3, 2, BOTH),
