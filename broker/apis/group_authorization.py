@@ -242,15 +242,7 @@ async def check_offset_delete(ctx: Any, header: RequestHeader, request: Any, han
         )
 
     return await split_by_topic(
-        ctx,
-        header,
-        request,
-        handler,
-        AclOperation.READ,
-        "topics",
-        lambda t: t.name,
-        "topics",
-        lambda t: txn_offset_commit.answer_all(t, Errors.TOPIC_AUTHORIZATION_FAILED),
+        ctx, header, request, handler, AclOperation.READ, "topics", lambda t: t.name, "topics", denied
     )
 
 
